@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+import { main } from "../dist/cli/main.js";
+
+const code = await main(process.argv);
+// Exit explicitly: a producer still writing to our stdin must not keep tacit alive.
+process.exit(code);

@@ -1,0 +1,72 @@
+// The host–sandbox protocol, defined once and imported by both sides: the host (runner/,
+// Node) and the library stub (library/sandbox/, Deno). It must stay dependency-free, since
+// the sandbox can load nothing but its own bootstrap files.
+//
+// Framing: one JSON value per line ("\n"-terminated). JSON.stringify never emits a raw
+// newline, so a line is always a whole frame. The host treats anything else on the
+// sandbox's stdout as hostile and ends the evaluation.
+
+export const PROTOCOL_VERSION = 1;
+
+/** The largest frame either side accepts, in bytes (the newline excluded). */
+export const MAX_FRAME_BYTES = 128 * 1024 * 1024;
+
+/** The sandbox global that rewritten `import … from "tacit"` statements read. */
+export const LIBRARY_GLOBAL = "__tacit";
+
+/** Every effect agent code can ask for. The host decides each one. */
+export type Action =
+  | { kind: "Print"; text: string }
+  | { kind: "ReadInput" };
+
+export type ActionKind = Action["kind"];
+
+/** What a granted action returns to the sandbox, per kind. */
+export interface ActionResults {
+  Print: null;
+  ReadInput: string;
+}
+
+/** An error the agent's code sees, as thrown by the stub. */
+export interface RefusalError {
+  /** "SecurityError" for policy denials; "Error" for anything else. */
+  name: "SecurityError" | "Error";
+  message: string;
+}
+
+/** How agent code failed, as the sandbox reports it (stack already in the agent's terms). */
+export interface ScriptFailure {
+  name: string;
+  message: string;
+  stack: string;
+}
+
+export type SandboxFrame =
+  | { type: "request"; id: number; action: Action }
+  | { type: "done" }
+  | { type: "failed"; error: ScriptFailure };
+
+export interface StartFrame {
+  type: "start";
+  protocol: typeof PROTOCOL_VERSION;
+  /** The agent's TypeScript, imports from "tacit" already rewritten; line numbers kept. */
+  code: string;
+  /** The name stack frames use for the agent's code, e.g. "script.ts". */
+  displayName: string;
+  /**
+   * Remove `Deno` and other runtime handles from the global scope before agent code runs.
+   * Always true in production; tests turn it off to prove that the process permissions alone
+   * hold the boundary.
+   */
+  hideRuntime: boolean;
+}
+
+export type ReplyFrame =
+  | { type: "reply"; id: number; ok: true; value: unknown }
+  | { type: "reply"; id: number; ok: false; error: RefusalError };
+
+export type HostFrame = StartFrame | ReplyFrame;
+
+export function encodeFrame(frame: SandboxFrame | HostFrame): string {
+  return JSON.stringify(frame) + "\n";
+}

@@ -1,0 +1,111 @@
+// The sandbox's main module. The host starts Deno on this file with no permissions, sends
+// the agent's code over stdin, and answers every request the code makes.
+//
+// The agent's code is never the main module nor a file this module imports: Deno reads any
+// file the main module statically imports, whatever the flags. It arrives over the pipe and
+// is loaded as a blob: module, from where file reads are denied.
+
+import { createApi, createConsole, SecurityError } from "./api.js";
+import { createChannel } from "./channel.js";
+import { LIBRARY_GLOBAL, type ScriptFailure } from "../protocol.js";
+
+// Captured before agent code runs; agent code may replace or delete the globals.
+const stdin = Deno.stdin;
+const stdout = Deno.stdout;
+const exit = Deno.exit;
+const denoInspect = Deno.inspect;
+const inspect = (value: unknown): string => denoInspect(value, { colors: false, depth: 6 });
+
+const channel = createChannel({
+  readSync: (buffer) => stdin.readSync(buffer),
+  writeSync: (bytes) => stdout.writeSync(bytes),
+  refusal: (name, message) => (name === "SecurityError" ? new SecurityError(message) : new Error(message)),
+});
+
+const start = channel.readStart();
+const api = createApi(channel, inspect);
+const agentUrl = URL.createObjectURL(new Blob([start.code], { type: "application/typescript" }));
+
+function define(name: string, value: unknown): void {
+  Object.defineProperty(globalThis, name, { value, writable: false, enumerable: false, configurable: false });
+}
+for (const [name, fn] of Object.entries(api)) define(name, fn);
+// The import rewriter turns `import { x } from "tacit"` into a read of this object.
+define(LIBRARY_GLOBAL, api);
+Object.defineProperty(globalThis, "console", {
+  value: createConsole(api, inspect),
+  writable: true,
+  enumerable: false,
+  configurable: true,
+});
+
+if (start.hideRuntime) {
+  // Defence in depth: the process has no permissions, but agent code that slips past the
+  // validator should not even hold the runtime's handle.
+  Reflect.deleteProperty(globalThis, "Deno");
+}
+
+let finished = false;
+
+function describeFailure(error: unknown): ScriptFailure {
+  if (error instanceof Error) {
+    return {
+      name: error.name,
+      message: error.message,
+      stack: agentStack(String(error.stack ?? `${error.name}: ${error.message}`)),
+    };
+  }
+  const text = inspect(error);
+  return { name: "Uncaught", message: text, stack: `Uncaught ${text}` };
+}
+
+/** Rewrites stack frames into the agent's terms: its file name, no runner internals. */
+function agentStack(stack: string): string {
+  return stack
+    .split("\n")
+    .filter((line) => !/^\s+at\s/.test(line) || line.includes(agentUrl))
+    .map((line) => line.split(agentUrl).join(start.displayName))
+    .join("\n");
+}
+
+function fail(error: unknown): never {
+  finished = true;
+  channel.send({ type: "failed", error: describeFailure(error) });
+  return exit(1);
+}
+
+addEventListener("error", (event) => {
+  event.preventDefault();
+  fail(event.error);
+});
+addEventListener("unhandledrejection", (event) => {
+  event.preventDefault();
+  fail(event.reason);
+});
+
+let settled = false;
+addEventListener("unload", () => {
+  if (finished) return;
+  finished = true;
+  if (settled) {
+    channel.send({ type: "done" });
+  } else {
+    channel.send({
+      type: "failed",
+      error: {
+        name: "Error",
+        message: "the script's top-level await never settled",
+        stack:
+          "Error: the script's top-level await never settled: it awaits a promise that nothing " +
+          "will resolve (no timer, request or callback is left to resolve it)",
+      },
+    });
+  }
+});
+
+import(agentUrl).then(
+  () => {
+    settled = true;
+  },
+  (error: unknown) => fail(error),
+);

@@ -1,0 +1,210 @@
+// One evaluation, end to end: check the script (validator, then type checker), run it in a
+// fresh sandbox under the monitor, and say how it ended. The sandbox boots while the checks
+// run, so the checks cost little wall time; it is killed unused if they fail.
+
+import type { SandboxFrame, ScriptFailure } from "../library/protocol.js";
+import type { RunnerConfig } from "./config.js";
+import { dispatch, type InputSource } from "./monitor.js";
+import { OUTPUT_LIMIT_BYTES, OutputBuffer } from "./output.js";
+import { rewriteTacitImports } from "./rewrite-imports.js";
+import { Sandbox, type SandboxEnd } from "./sandbox.js";
+import { formatTypeDiagnostic, typeCheck } from "./typecheck.js";
+import { formatDiagnostic, type TacitImport, validate } from "./validator.js";
+
+export const EXIT_CODES = {
+  ok: 0,
+  threw: 1,
+  "protocol-error": 1,
+  usage: 2,
+  rejected: 3,
+  timeout: 124,
+  "resource-limit": 125,
+} as const;
+
+export type Outcome = keyof typeof EXIT_CODES;
+
+export interface EvaluationResult {
+  outcome: Outcome;
+  exitCode: number;
+  stdout: string;
+  /** What went wrong, in the agent's terms; null on success. */
+  error: string | null;
+  durationMs: number;
+  truncated: boolean;
+}
+
+export interface CheckResult {
+  ok: boolean;
+  /** One formatted message per problem, `script.ts:LINE:COL error …`. */
+  errors: string[];
+  tacitImports: TacitImport[];
+}
+
+export interface EvaluateOptions {
+  code: string;
+  /** How the agent's file is named in messages and stack frames. */
+  displayName: string;
+  config: RunnerConfig;
+  input: InputSource;
+  /** Receives output as it is printed (already capped), for streaming to a terminal. */
+  onOutput?: (text: string) => void;
+  /**
+   * Test-only switches, reachable only through this API (never from the CLI, config or the
+   * script): they prove the sandbox holds without the validator and without hiding Deno.
+   */
+  unsafeSkipValidation?: boolean;
+  unsafeKeepRuntime?: boolean;
+}
+
+export async function checkScript(code: string, displayName: string, typeCheckEnabled: boolean): Promise<CheckResult> {
+  const validation = validate(code, displayName);
+  if (!validation.ok) {
+    return { ok: false, errors: validation.diagnostics.map((d) => formatDiagnostic(displayName, d)), tacitImports: [] };
+  }
+  if (typeCheckEnabled) {
+    const types = await typeCheck(code);
+    if (!types.ok) {
+      return {
+        ok: false,
+        errors: types.diagnostics.map((d) => formatTypeDiagnostic(displayName, d)),
+        tacitImports: validation.tacitImports,
+      };
+    }
+  }
+  return { ok: true, errors: [], tacitImports: validation.tacitImports };
+}
+
+function result(outcome: Outcome, output: OutputBuffer, error: string | null, startedAt: number): EvaluationResult {
+  return {
+    outcome,
+    exitCode: EXIT_CODES[outcome],
+    stdout: output.text(),
+    error,
+    durationMs: Math.round(performance.now() - startedAt),
+    truncated: output.truncated,
+  };
+}
+
+export async function evaluate(options: EvaluateOptions): Promise<EvaluationResult> {
+  const startedAt = performance.now();
+  const { config } = options;
+  const output = new OutputBuffer(OUTPUT_LIMIT_BYTES, options.onOutput);
+  const sandbox = new Sandbox({ memoryLimitMb: config.memoryLimitMb });
+
+  let tacitImports: TacitImport[];
+  if (options.unsafeSkipValidation) {
+    tacitImports = [];
+  } else {
+    let check: CheckResult;
+    try {
+      check = await checkScript(options.code, options.displayName, config.typeCheck);
+    } catch (error) {
+      sandbox.kill("cancelled", "the checks failed");
+      await sandbox.ended;
+      throw error;
+    }
+    if (!check.ok) {
+      sandbox.kill("cancelled", "rejected before running");
+      await sandbox.ended;
+      return result("rejected", output, check.errors.join("\n"), startedAt);
+    }
+    tacitImports = check.tacitImports;
+  }
+
+  // Set from the frame handler; an object so the narrowing below sees the assignment.
+  const reported: { outcome: { kind: "done" } | { kind: "failed"; error: ScriptFailure } | null } = { outcome: null };
+  let queue: Promise<void> = Promise.resolve();
+  const context = { output, input: options.input };
+
+  sandbox.onFrame((frame: SandboxFrame) => {
+    switch (frame.type) {
+      case "request": {
+        // The stub waits for each reply, so requests are answered strictly in order.
+        const { id, action } = frame;
+        queue = queue.then(async () => {
+          const decision = await dispatch(action, context);
+          sandbox.send(decision.ok ? { type: "reply", id, ok: true, value: decision.value } : { type: "reply", id, ok: false, error: decision.error });
+        });
+        queue.catch((error: unknown) => sandbox.kill("protocol", `the host failed to answer a request: ${String(error)}`));
+        return;
+      }
+      case "done":
+        reported.outcome = { kind: "done" };
+        void queue.then(() => sandbox.kill("finished", "done"));
+        return;
+      case "failed":
+        reported.outcome = { kind: "failed", error: frame.error };
+        void queue.then(() => sandbox.kill("finished", "failed"));
+        return;
+    }
+  });
+
+  sandbox.send({
+    type: "start",
+    protocol: 1,
+    code: rewriteTacitImports(options.code, tacitImports),
+    displayName: options.displayName,
+    hideRuntime: !options.unsafeKeepRuntime,
+  });
+  const timer = setTimeout(
+    () => sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms`),
+    config.executionTimeoutMs,
+  );
+  const end = await sandbox.ended;
+  clearTimeout(timer);
+  await queue.catch(() => undefined);
+
+  const outcome = reported.outcome;
+  // The sandbox may exit by itself right after reporting, before the host's kill lands.
+  const endedNormally = end.kind === "exited" || end.reason === "finished";
+  if (outcome && endedNormally) {
+    return outcome.kind === "done"
+      ? result("ok", output, null, startedAt)
+      : result("threw", output, outcome.error.stack || `${outcome.error.name}: ${outcome.error.message}`, startedAt);
+  }
+  return describeAbnormalEnd(end, config, output, startedAt);
+}
+
+function describeAbnormalEnd(end: SandboxEnd, config: RunnerConfig, output: OutputBuffer, startedAt: number): EvaluationResult {
+  if (end.kind === "killed") {
+    switch (end.reason) {
+      case "timeout":
+        return result(
+          "timeout",
+          output,
+          `timed out: ${end.detail}, so it was killed. Raise the limit with --exec-timeout-ms <ms> ` +
+            `(config "executionTimeoutMs") if the work needs longer.`,
+          startedAt,
+        );
+      case "memory":
+        return result(
+          "resource-limit",
+          output,
+          `killed: ${end.detail}. Raise the limit with --memory-limit-mb <MiB> (config "memoryLimitMb", now ${config.memoryLimitMb}) ` +
+            "or process the data in smaller pieces.",
+          startedAt,
+        );
+      case "protocol":
+      case "finished":
+      case "cancelled":
+        return result("protocol-error", output, `protocol violation: ${end.detail}; the evaluation was ended`, startedAt);
+    }
+  }
+  const heapExhausted = /out of memory|Reached heap limit/i.test(end.stderr) || end.signal === "SIGTRAP" || end.signal === "SIGABRT";
+  if (heapExhausted) {
+    return result(
+      "resource-limit",
+      output,
+      `killed: the script ran out of memory (V8 heap limit ${config.memoryLimitMb} MiB). Raise it with --memory-limit-mb <MiB> ` +
+        '(config "memoryLimitMb") or process the data in smaller pieces.',
+      startedAt,
+    );
+  }
+  const how = end.signal ? `signal ${end.signal}` : `exit code ${end.code}`;
+  return result(
+    "protocol-error",
+    output,
+    `protocol violation: the sandbox ended (${how}) without reporting a result; the script must not exit the runtime or write to stdout itself`,
+    startedAt,
+  );
+}

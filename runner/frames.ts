@@ -1,0 +1,71 @@
+// The host's view of what the sandbox sends: every line from its stdout is parsed and
+// validated here before anything acts on it. The schemas are tied to the protocol's types
+// in both directions, so the two cannot drift apart.
+
+import { z } from "zod";
+import { type Action, MAX_FRAME_BYTES, type SandboxFrame } from "../library/protocol.js";
+
+const ActionSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("Print"), text: z.string() }).strict(),
+  z.object({ kind: z.literal("ReadInput") }).strict(),
+]);
+
+const SandboxFrameSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("request"), id: z.number().int().positive(), action: ActionSchema }).strict(),
+  z.object({ type: z.literal("done") }).strict(),
+  z
+    .object({
+      type: z.literal("failed"),
+      error: z.object({ name: z.string(), message: z.string(), stack: z.string() }).strict(),
+    })
+    .strict(),
+]);
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const actionSchemaMatchesProtocol: Same<z.infer<typeof ActionSchema>, Action> = true;
+const frameSchemaMatchesProtocol: Same<z.infer<typeof SandboxFrameSchema>, SandboxFrame> = true;
+void actionSchemaMatchesProtocol;
+void frameSchemaMatchesProtocol;
+
+export class ProtocolError extends Error {
+  override name = "ProtocolError";
+}
+
+export function parseSandboxFrame(line: string): SandboxFrame {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    throw new ProtocolError(`the sandbox wrote something that is not a protocol frame: ${JSON.stringify(line.slice(0, 80))}`);
+  }
+  const parsed = SandboxFrameSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new ProtocolError(`the sandbox sent a malformed frame (${parsed.error.issues[0]?.message ?? "invalid"}): ${JSON.stringify(line.slice(0, 80))}`);
+  }
+  return parsed.data;
+}
+
+/** Splits a byte stream into lines, refusing any line longer than the protocol allows. */
+export class FrameSplitter {
+  private pending = "";
+  private readonly decoder = new TextDecoder("utf-8", { fatal: true });
+
+  push(chunk: Uint8Array): string[] {
+    try {
+      this.pending += this.decoder.decode(chunk, { stream: true });
+    } catch {
+      throw new ProtocolError("the sandbox wrote bytes that are not UTF-8 to the protocol channel");
+    }
+    const lines = this.pending.split("\n");
+    this.pending = lines.pop() ?? "";
+    if (this.pending.length > MAX_FRAME_BYTES) {
+      throw new ProtocolError(`the sandbox wrote a frame longer than ${MAX_FRAME_BYTES} bytes`);
+    }
+    return lines;
+  }
+
+  /** Whatever is left when the stream ends; anything here was never a whole frame. */
+  get remainder(): string {
+    return this.pending;
+  }
+}

@@ -1,0 +1,112 @@
+// Which free identifiers a tacit script may use. The tacit part is read from
+// library/interface.d.ts, the one source of truth for the agent-facing API, so the validator
+// and the type checker can never disagree about what exists.
+
+import { readFileSync } from "node:fs";
+import { parseSync } from "oxc-parser";
+import { interfacePath } from "./paths.js";
+import type { RuleId } from "./validator.js";
+
+/** The language's own globals (lib es2023): pure, no authority. */
+const LANGUAGE_GLOBALS = [
+  "undefined", "NaN", "Infinity",
+  "Object", "Array", "Number", "Boolean", "String", "Symbol", "BigInt", "Math", "JSON", "Date", "RegExp",
+  "Error", "EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError", "AggregateError",
+  "Map", "Set", "WeakMap", "WeakSet", "WeakRef", "FinalizationRegistry", "Promise", "Proxy", "Reflect",
+  "ArrayBuffer", "SharedArrayBuffer", "DataView", "Atomics", "Intl",
+  "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array", "Uint32Array",
+  "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array",
+  "parseInt", "parseFloat", "isNaN", "isFinite",
+  "encodeURI", "encodeURIComponent", "decodeURI", "decodeURIComponent",
+];
+
+interface DeclarationNode {
+  type: string;
+  declare?: boolean;
+  id?: { type: string; name?: string; value?: string } | null;
+  declarations?: Array<{ id: { name: string } }>;
+  body?: { body?: DeclarationNode[] } | null;
+  declaration?: DeclarationNode | null;
+}
+
+function declaredNames(statements: readonly DeclarationNode[]): string[] {
+  const names: string[] = [];
+  for (const statement of statements) {
+    const node = statement.type === "ExportNamedDeclaration" && statement.declaration ? statement.declaration : statement;
+    if (node.type === "FunctionDeclaration" || node.type === "TSDeclareFunction" || node.type === "ClassDeclaration") {
+      if (node.id?.name) names.push(node.id.name);
+    } else if (node.type === "VariableDeclaration") {
+      for (const d of node.declarations ?? []) names.push(d.id.name);
+    }
+  }
+  return [...new Set(names)];
+}
+
+function readInterface(): { globals: string[]; exports: string[] } {
+  const source = readFileSync(interfacePath, "utf8");
+  const { program } = parseSync("interface.d.ts", source, { lang: "dts", astType: "ts" });
+  const body = program.body as unknown as DeclarationNode[];
+  const tacitModule = body.find((n) => n.type === "TSModuleDeclaration" && n.id?.value === "tacit");
+  return { globals: declaredNames(body), exports: declaredNames(tacitModule?.body?.body ?? []) };
+}
+
+const fromInterface = readInterface();
+
+/** Names agent code may import from "tacit". */
+export const TACIT_EXPORTS: ReadonlySet<string> = new Set(fromInterface.exports);
+
+/** Every free identifier a script may use as a value. */
+export const ALLOWED_GLOBALS: ReadonlySet<string> = new Set([...LANGUAGE_GLOBALS, ...fromInterface.globals]);
+
+export interface ForbiddenGlobal {
+  rule: Extract<RuleId, "ambient-authority" | "dynamic-code">;
+  reason: string;
+  hint: string;
+}
+
+const API = "Run `tacit interface` to see what a script can do.";
+const RUNTIME: Omit<ForbiddenGlobal, "rule"> = {
+  reason: "a tacit script has no direct access to the runtime or the machine",
+  hint: `Print with println(), read piped data with readInput(). ${API}`,
+};
+const GLOBAL_OBJECT: Omit<ForbiddenGlobal, "rule"> = {
+  reason: "the global object is not reachable from a tacit script",
+  hint: `Use the globals directly (println, readInput, Math, JSON, …). ${API}`,
+};
+const NETWORK: Omit<ForbiddenGlobal, "rule"> = {
+  reason: "a tacit script has no network access of its own",
+  hint: `The network is not among the capabilities of this tacit version. ${API}`,
+};
+const STORAGE: Omit<ForbiddenGlobal, "rule"> = {
+  reason: "a tacit script has no persistent storage",
+  hint: `Keep data in variables; print results with println(). ${API}`,
+};
+const WORKERS: Omit<ForbiddenGlobal, "rule"> = {
+  reason: "a tacit script cannot start workers or other threads",
+  hint: "Use async functions and promises for concurrency within the script.",
+};
+export const HINT_IMPORT =
+  'Only "tacit" can be imported, and its API is also available as globals: ' +
+  'import { println, readInput } from "tacit". ' + API;
+const MODULES: Omit<ForbiddenGlobal, "rule"> = {
+  reason: "a tacit script cannot load modules",
+  hint: HINT_IMPORT,
+};
+const DYNAMIC: Omit<ForbiddenGlobal, "rule"> = {
+  reason: "code built from strings cannot be checked before it runs",
+  hint: "Write the code directly in the script instead of evaluating strings.",
+};
+
+const FORBIDDEN: Record<string, ForbiddenGlobal> = {
+  ...Object.fromEntries(["Deno", "process", "Bun", "navigator", "performance", "addEventListener", "removeEventListener", "dispatchEvent", "close", "alert", "confirm", "prompt", "reportError"].map((n) => [n, { rule: "ambient-authority", ...RUNTIME }])),
+  ...Object.fromEntries(["globalThis", "self", "window", "global", "top", "parent", "frames"].map((n) => [n, { rule: "ambient-authority", ...GLOBAL_OBJECT }])),
+  ...Object.fromEntries(["fetch", "WebSocket", "WebSocketStream", "XMLHttpRequest", "EventSource", "Request", "Response", "Headers"].map((n) => [n, { rule: "ambient-authority", ...NETWORK }])),
+  ...Object.fromEntries(["localStorage", "sessionStorage", "caches", "indexedDB", "BroadcastChannel"].map((n) => [n, { rule: "ambient-authority", ...STORAGE }])),
+  ...Object.fromEntries(["Worker", "SharedWorker", "importScripts", "MessageChannel"].map((n) => [n, { rule: "ambient-authority", ...WORKERS }])),
+  ...Object.fromEntries(["require", "module", "exports", "__dirname", "__filename"].map((n) => [n, { rule: "ambient-authority", ...MODULES }])),
+  ...Object.fromEntries(["eval", "Function", "WebAssembly"].map((n) => [n, { rule: "dynamic-code", ...DYNAMIC }])),
+};
+
+export function forbiddenGlobal(name: string): ForbiddenGlobal | undefined {
+  return Object.hasOwn(FORBIDDEN, name) ? FORBIDDEN[name] : undefined;
+}

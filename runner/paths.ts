@@ -1,0 +1,47 @@
+// Where the runner finds its own parts and the two native tools it drives.
+
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const require = createRequire(import.meta.url);
+
+function findPackageRoot(start: string): string {
+  let dir = start;
+  while (!existsSync(path.join(dir, "package.json"))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`tacit: cannot find package.json above ${start}`);
+    dir = parent;
+  }
+  return dir;
+}
+
+/** The installed package (works from source under vitest and from dist/). */
+export const packageRoot = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+/** The compiled sandbox entry point. Deno runs this file, never the agent's code. */
+export const bootstrapPath = path.join(packageRoot, "dist", "library", "sandbox", "bootstrap.js");
+
+/** The agent-facing API, also what `tacit interface` prints. */
+export const interfacePath = path.join(packageRoot, "library", "interface.d.ts");
+
+let denoPath: string | undefined;
+/** The Deno binary shipped by the `deno` npm package (spawned directly, not via its Node wrapper). */
+export function denoExecutable(): string {
+  denoPath ??= (require("deno/install_api.cjs") as { runInstall(): string }).runInstall();
+  return denoPath;
+}
+
+let tscPath: string | undefined;
+/** The native TypeScript 7 checker binary shipped by the `typescript` package. */
+export function tscExecutable(): string {
+  if (tscPath) return tscPath;
+  const pkg = `@typescript/typescript-${process.platform}-${process.arch}`;
+  // Resolved from typescript's own location, where npm puts its platform package.
+  const fromTypescript = createRequire(require.resolve("typescript/package.json"));
+  const resolved = path.join(path.dirname(fromTypescript.resolve(`${pkg}/package.json`)), "lib", "tsc");
+  if (!existsSync(resolved)) throw new Error(`tacit: TypeScript's native checker is missing at ${resolved}; reinstall with npm ci`);
+  tscPath = resolved;
+  return tscPath;
+}

@@ -1,0 +1,89 @@
+// Type-checks a script against library/interface.d.ts with TypeScript 7's native checker:
+// lib es2023 only (no DOM, no @types), strict, every file a module. Runs after the validator,
+// which has already refused anything that would make the checker read other files.
+
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { interfacePath, tscExecutable } from "./paths.js";
+
+export interface TypeDiagnostic {
+  line: number;
+  column: number;
+  code: string;
+  message: string;
+}
+
+export interface TypeCheckResult {
+  ok: boolean;
+  diagnostics: TypeDiagnostic[];
+}
+
+const COMPILER_OPTIONS = {
+  target: "es2023",
+  lib: ["es2023"],
+  module: "esnext",
+  moduleResolution: "bundler",
+  moduleDetection: "force",
+  types: [],
+  strict: true,
+  noEmit: true,
+  noResolve: true,
+  skipLibCheck: true,
+  allowJs: false,
+  pretty: false,
+};
+
+// tsc prints `script.ts(3,7): error TS2322: message`, continuation lines indented.
+const DIAGNOSTIC_LINE = /^script\.ts\((\d+),(\d+)\): error (TS\d+): (.*)$/;
+
+export function parseTscOutput(output: string): TypeDiagnostic[] {
+  const diagnostics: TypeDiagnostic[] = [];
+  for (const line of output.split("\n")) {
+    const match = DIAGNOSTIC_LINE.exec(line);
+    if (match) {
+      diagnostics.push({ line: Number(match[1]), column: Number(match[2]), code: match[3]!, message: match[4]! });
+    } else if (/^\s+\S/.test(line) && diagnostics.length > 0) {
+      diagnostics[diagnostics.length - 1]!.message += "\n" + line.trimEnd();
+    }
+  }
+  return diagnostics;
+}
+
+export class TypeCheckerError extends Error {
+  override name = "TypeCheckerError";
+}
+
+export async function typeCheck(code: string): Promise<TypeCheckResult> {
+  const dir = await mkdtemp(path.join(tmpdir(), "tacit-check-"));
+  try {
+    await writeFile(path.join(dir, "script.ts"), code);
+    await writeFile(
+      path.join(dir, "tsconfig.json"),
+      JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ["script.ts", interfacePath] }),
+    );
+    const { exitCode, stdout, stderr } = await new Promise<{ exitCode: number; stdout: string; stderr: string }>((resolve, reject) => {
+      execFile(
+        tscExecutable(),
+        ["-p", path.join(dir, "tsconfig.json")],
+        { cwd: dir, maxBuffer: 16 * 1024 * 1024, env: { PATH: process.env.PATH ?? "" } },
+        (error, stdout, stderr) => {
+          if (error && typeof error.code !== "number") reject(new TypeCheckerError(`the type checker could not run: ${error.message}`));
+          else resolve({ exitCode: typeof error?.code === "number" ? error.code : 0, stdout, stderr });
+        },
+      );
+    });
+    const diagnostics = parseTscOutput(stdout);
+    if (exitCode !== 0 && diagnostics.length === 0) {
+      throw new TypeCheckerError(`the type checker failed (exit ${exitCode}): ${(stdout + stderr).trim().slice(0, 2000)}`);
+    }
+    return { ok: diagnostics.length === 0, diagnostics };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export function formatTypeDiagnostic(fileName: string, d: TypeDiagnostic): string {
+  return `${fileName}:${d.line}:${d.column} error ${d.code}: ${d.message}`;
+}

@@ -1,0 +1,248 @@
+// The static check that runs before anything executes. It works on the oxc AST with real
+// scope analysis (not regexes), so comments, strings, template text, split tokens and
+// unicode escapes cannot fool it. It exists for the agent's benefit — precise errors early,
+// each with a rule id, position and a hint — and is not what keeps the host safe: the
+// sandbox process holds no authority whatever this check lets through.
+
+import { analyze } from "@typescript-eslint/scope-manager";
+import { parseSync } from "oxc-parser";
+import { lineColumnOf, lineStarts } from "./source-position.js";
+import { ALLOWED_GLOBALS, forbiddenGlobal, HINT_IMPORT, TACIT_EXPORTS } from "./globals.js";
+
+export type RuleId =
+  | "syntax"
+  | "ambient-authority"
+  | "dynamic-code"
+  | "unknown-global"
+  | "forbidden-import"
+  | "dynamic-import"
+  | "import-meta"
+  | "function-constructor"
+  | "triple-slash-directive"
+  | "ambient-declaration";
+
+export interface Diagnostic {
+  rule: RuleId;
+  line: number;
+  column: number;
+  message: string;
+  hint: string;
+}
+
+/** One `import … from "tacit"` statement, for the rewriter. */
+export interface TacitImport {
+  start: number;
+  end: number;
+  /** `import * as name`; null when the import has only named (or no) bindings. */
+  namespace: string | null;
+  /** Value bindings as [exported name, local name]; type-only ones are left out. */
+  named: Array<[string, string]>;
+}
+
+export interface ValidationResult {
+  ok: boolean;
+  diagnostics: Diagnostic[];
+  tacitImports: TacitImport[];
+}
+
+// A minimal view of the ESTree nodes we inspect; the walker sees everything as this shape.
+interface AstNode {
+  type: string;
+  start: number;
+  end: number;
+  [key: string]: unknown;
+}
+
+function isNode(value: unknown): value is AstNode {
+  return typeof value === "object" && value !== null && typeof (value as AstNode).type === "string";
+}
+
+function walk(node: AstNode, parent: AstNode | null, visit: (node: AstNode, parent: AstNode | null) => void): void {
+  visit(node, parent);
+  for (const key in node) {
+    if (key === "parent") continue;
+    const child = node[key];
+    if (Array.isArray(child)) {
+      for (const item of child) if (isNode(item)) walk(item, node, visit);
+    } else if (isNode(child)) {
+      walk(child, node, visit);
+    }
+  }
+}
+
+function isConstructorKey(node: unknown): boolean {
+  if (!isNode(node)) return false;
+  if (node.type === "Literal") return node.value === "constructor";
+  if (node.type === "TemplateLiteral") {
+    const quasis = node.quasis as Array<{ value: { cooked: string | null } }>;
+    return quasis.length === 1 && quasis[0]?.value.cooked === "constructor";
+  }
+  return false;
+}
+
+/** A non-computed key: `constructor` or "constructor". */
+function isConstructorName(key: AstNode): boolean {
+  return key.name === "constructor" || key.value === "constructor";
+}
+
+function propertyIsConstructor(member: AstNode): boolean {
+  const property = member.property as AstNode;
+  return member.computed ? isConstructorKey(property) : isConstructorName(property);
+}
+
+/** `x.constructor.name` and `a.constructor === B` cannot reach Function; anything else might. */
+function isHarmlessConstructorUse(member: AstNode, parent: AstNode | null): boolean {
+  if (!parent) return false;
+  if (parent.type === "MemberExpression" && parent.object === member && !parent.computed) {
+    return (parent.property as AstNode).name === "name";
+  }
+  if (parent.type === "BinaryExpression") {
+    return ["===", "!==", "==", "!=", "instanceof"].includes(parent.operator as string);
+  }
+  return false;
+}
+
+export function validate(code: string, fileName = "script.ts"): ValidationResult {
+  const starts = lineStarts(code);
+  const diagnostics: Diagnostic[] = [];
+  const tacitImports: TacitImport[] = [];
+  const report = (rule: RuleId, offset: number, message: string, hint: string): void => {
+    const { line, column } = lineColumnOf(starts, offset);
+    diagnostics.push({ rule, line, column, message, hint });
+  };
+
+  const parsed = parseSync(fileName, code, { lang: "ts", sourceType: "module", astType: "ts", range: true });
+  if (parsed.errors.length > 0) {
+    for (const error of parsed.errors) {
+      report("syntax", error.labels[0]?.start ?? 0, error.message, error.helpMessage ?? "Fix the syntax error; the script is TypeScript (an ES module).");
+    }
+    return { ok: false, diagnostics, tacitImports };
+  }
+
+  for (const comment of parsed.comments) {
+    if (comment.type === "Line" && /^\/\s*<\s*[a-z-]+/i.test(comment.value)) {
+      report(
+        "triple-slash-directive",
+        comment.start,
+        "triple-slash directives (/// <reference …>) are not allowed: they make the checker load other files",
+        "Remove the directive; the tacit API is already in scope.",
+      );
+    }
+  }
+
+  const program = parsed.program as unknown as AstNode;
+  walk(program, null, (node, parent) => {
+    switch (node.type) {
+      case "ImportDeclaration": {
+        const source = (node.source as AstNode).value as string;
+        if (source !== "tacit") {
+          report("forbidden-import", node.start, `import of "${source}" is not allowed`, HINT_IMPORT);
+          return;
+        }
+        collectTacitImport(node);
+        return;
+      }
+      case "ExportNamedDeclaration":
+      case "ExportAllDeclaration":
+        if (node.source) {
+          report("forbidden-import", node.start, `re-export from "${(node.source as AstNode).value as string}" is not allowed`, HINT_IMPORT);
+        }
+        return;
+      case "TSImportEqualsDeclaration":
+        if ((node.moduleReference as AstNode).type === "TSExternalModuleReference") {
+          report("forbidden-import", node.start, "import … = require(…) is not allowed", HINT_IMPORT);
+        }
+        return;
+      case "TSImportType":
+        report("forbidden-import", node.start, 'type imports of other modules (import("…") in a type) are not allowed', HINT_IMPORT);
+        return;
+      case "ImportExpression":
+        report("dynamic-import", node.start, "dynamic import() is not allowed", HINT_IMPORT);
+        return;
+      case "MetaProperty":
+        if ((node.meta as AstNode).name === "import") {
+          report("import-meta", node.start, "import.meta is not available in a tacit script", "The script has no location of its own; remove the use of import.meta.");
+        }
+        return;
+      case "TSModuleDeclaration": {
+        const id = node.id as AstNode;
+        if (id.type === "Literal" || node.kind === "global") {
+          report("ambient-declaration", node.start, "declare module/declare global cannot change what the script can reach", "Remove the declaration; `tacit interface` lists the available API.");
+        }
+        return;
+      }
+      case "MemberExpression":
+        if (propertyIsConstructor(node) && !isHarmlessConstructorUse(node, parent)) {
+          report(
+            "function-constructor",
+            (node.property as AstNode).start,
+            "`.constructor` can reach the Function constructor (code from strings), so it is only allowed as `x.constructor.name` or in a comparison",
+            "Call functions directly; use `instanceof` or `x.constructor.name` to inspect a value's class.",
+          );
+        }
+        return;
+      case "Property":
+        if (parent?.type === "ObjectPattern" && (node.computed ? isConstructorKey(node.key) : isConstructorName(node.key as AstNode))) {
+          report("function-constructor", node.start, "destructuring `constructor` can reach the Function constructor", "Use `instanceof` or `x.constructor.name` to inspect a value's class.");
+        }
+        return;
+      case "CallExpression":
+      case "NewExpression":
+        for (const argument of node.arguments as AstNode[]) {
+          if (isConstructorKey(argument)) {
+            report("function-constructor", argument.start, 'passing "constructor" as a property name can reach the Function constructor', "Use `instanceof` or `x.constructor.name` to inspect a value's class.");
+          }
+        }
+        return;
+      default:
+        return;
+    }
+  });
+
+  function collectTacitImport(node: AstNode): void {
+    const entry: TacitImport = { start: node.start, end: node.end, namespace: null, named: [] };
+    const typeOnly = node.importKind === "type";
+    for (const spec of node.specifiers as AstNode[]) {
+      const local = (spec.local as AstNode).name as string;
+      if (spec.type === "ImportDefaultSpecifier") {
+        report("forbidden-import", spec.start, '"tacit" has no default export', 'Use import * as tacit from "tacit", or named imports: import { println } from "tacit".');
+      } else if (spec.type === "ImportNamespaceSpecifier") {
+        if (!typeOnly) entry.namespace = local;
+      } else {
+        const imported = spec.imported as AstNode;
+        const name = (imported.type === "Literal" ? imported.value : imported.name) as string;
+        if (!TACIT_EXPORTS.has(name)) {
+          report("forbidden-import", spec.start, `"tacit" has no export named "${name}"`, `Available: ${[...TACIT_EXPORTS].join(", ")}. Run \`tacit interface\` to see the API.`);
+        } else if (!typeOnly && spec.importKind !== "type") {
+          entry.named.push([name, local]);
+        }
+      }
+    }
+    tacitImports.push(entry);
+  }
+
+  const scopes = analyze(parsed.program as never, { sourceType: "module", lib: [] });
+  for (const reference of scopes.globalScope?.through ?? []) {
+    if (!reference.isValueReference) continue;
+    const name = reference.identifier.name;
+    const offset = (reference.identifier as unknown as AstNode).start;
+    const forbidden = forbiddenGlobal(name);
+    if (forbidden) {
+      report(forbidden.rule, offset, `\`${name}\` is not available: ${forbidden.reason}`, forbidden.hint);
+    } else if (!ALLOWED_GLOBALS.has(name)) {
+      report(
+        "unknown-global",
+        offset,
+        `\`${name}\` is not defined in a tacit script`,
+        "Declare it before use, or use the tacit API (run `tacit interface`). Only the language's built-ins and tacit's globals exist.",
+      );
+    }
+  }
+
+  diagnostics.sort((a, b) => a.line - b.line || a.column - b.column);
+  return { ok: diagnostics.length === 0, diagnostics, tacitImports };
+}
+
+export function formatDiagnostic(fileName: string, d: Diagnostic): string {
+  return `${fileName}:${d.line}:${d.column} error [${d.rule}] ${d.message}\n  hint: ${d.hint}`;
+}

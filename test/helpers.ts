@@ -1,0 +1,80 @@
+// Shared test helpers: drive the real CLI as a subprocess, or the runner's own API (for the
+// attack tests that switch the validator off), always with a real Deno.
+
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { defaultConfig, type RunnerConfig } from "../runner/config.js";
+import { evaluate, type EvaluationResult } from "../runner/evaluate.js";
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const tacitBin = path.join(repoRoot, "bin", "tacit.js");
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  /** Written to the CLI's stdin, then closed. Without it stdin is closed at once. */
+  input?: string | Buffer;
+  cwd?: string;
+  env?: Record<string, string>;
+}
+
+/** Runs `node bin/tacit.js …args` and collects everything. */
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [tacitBin, ...args], {
+      cwd: options.cwd ?? repoRoot,
+      env: { ...process.env, ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (c: Buffer) => out.push(c));
+    child.stderr.on("data", (c: Buffer) => err.push(c));
+    child.on("error", reject);
+    child.on("close", (code) =>
+      resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }),
+    );
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** Runs a script given as text through `tacit run -`. */
+export function runScript(code: string, extraArgs: string[] = [], options: CliOptions = {}): Promise<CliResult> {
+  return runCli(["run", ...extraArgs, "-"], { ...options, input: code });
+}
+
+export interface BypassOptions {
+  /** Also leave `Deno` reachable, so only the process permissions stand in the way. */
+  keepRuntime?: boolean;
+  config?: Partial<RunnerConfig>;
+  input?: string;
+}
+
+/**
+ * Runs code with the validator switched off, through the runner's API (never reachable
+ * from the CLI or from a script). What is left is the sandbox boundary itself.
+ */
+export function runBypassed(code: string, options: BypassOptions = {}): Promise<EvaluationResult> {
+  return evaluate({
+    code,
+    displayName: "script.ts",
+    config: { ...defaultConfig, typeCheck: false, ...options.config },
+    input: options.input === undefined ? { kind: "unavailable", reason: "no input in this test" } : { kind: "piped", read: async () => options.input! },
+    unsafeSkipValidation: true,
+    unsafeKeepRuntime: options.keepRuntime ?? false,
+  });
+}
+
+/** A fresh temp directory, removed by the returned cleanup. */
+export function tempDir(prefix = "tacit-test-"): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
