@@ -3,10 +3,7 @@
 
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-
-export const DEFAULT_TIMEOUT_MS = 30_000;
-export const DEFAULT_MEMORY_LIMIT_MB = 512;
-export const MIN_MEMORY_LIMIT_MB = 64;
+import { DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT_MS, MIN_MEMORY_LIMIT_MB } from "./limits.js";
 
 const ConfigFileSchema = z
   .object({

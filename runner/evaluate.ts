@@ -4,24 +4,16 @@
 
 import type { SandboxFrame, ScriptFailure } from "../library/protocol.js";
 import type { RunnerConfig } from "./config.js";
+import { EXIT_CODES, type Outcome } from "./exit-codes.js";
 import { dispatch, type InputSource } from "./monitor.js";
 import { OUTPUT_LIMIT_BYTES, OutputBuffer } from "./output.js";
 import { rewriteTacitImports } from "./rewrite-imports.js";
 import { Sandbox, type SandboxEnd } from "./sandbox.js";
+import { SandboxProcess } from "./sandbox-process.js";
 import { formatTypeDiagnostic, typeCheck } from "./typecheck.js";
 import { formatDiagnostic, type TacitImport, validate } from "./validator.js";
 
-export const EXIT_CODES = {
-  ok: 0,
-  threw: 1,
-  "protocol-error": 1,
-  usage: 2,
-  rejected: 3,
-  timeout: 124,
-  "resource-limit": 125,
-} as const;
-
-export type Outcome = keyof typeof EXIT_CODES;
+export { EXIT_CODES, type Outcome };
 
 export interface EvaluationResult {
   outcome: Outcome;
@@ -54,6 +46,19 @@ export interface EvaluateOptions {
    */
   unsafeSkipValidation?: boolean;
   unsafeKeepRuntime?: boolean;
+  /**
+   * A sandbox started ahead of time (it boots while the caller loads and checks). Used if it
+   * was started with this config's limits; otherwise it is discarded and a fresh one started.
+   */
+  prestarted?: SandboxProcess;
+}
+
+function sandboxFor(options: EvaluateOptions): Sandbox {
+  const wanted = { memoryLimitMb: options.config.memoryLimitMb };
+  const early = options.prestarted;
+  if (early && !early.isKilled && early.options.memoryLimitMb === wanted.memoryLimitMb) return new Sandbox(early);
+  early?.kill("cancelled", "started with other limits");
+  return new Sandbox(new SandboxProcess(wanted));
 }
 
 export async function checkScript(code: string, displayName: string, typeCheckEnabled: boolean): Promise<CheckResult> {
@@ -89,7 +94,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   const startedAt = performance.now();
   const { config } = options;
   const output = new OutputBuffer(OUTPUT_LIMIT_BYTES, options.onOutput);
-  const sandbox = new Sandbox({ memoryLimitMb: config.memoryLimitMb });
+  const sandbox = sandboxFor(options);
 
   let tacitImports: TacitImport[];
   if (options.unsafeSkipValidation) {

@@ -1,0 +1,94 @@
+// The work behind `tacit run` and `tacit check`. Loaded only when one of them runs, after
+// the sandbox has been started, so Deno boots while this (and zod, oxc, the checker) loads.
+
+import { readFileSync } from "node:fs";
+import type { Command } from "commander";
+import { type ConfigFile, loadConfigFile, parseFlagConfig, resolveConfig, type RunnerConfig } from "../runner/config.js";
+import { checkScript, evaluate, EXIT_CODES, type EvaluationResult } from "../runner/evaluate.js";
+import type { InputSource } from "../runner/monitor.js";
+import type { SandboxProcess } from "../runner/sandbox-process.js";
+import { INPUT_LIMIT_BYTES, readStdin } from "./stdin.js";
+import { type CommonFlags, UsageError } from "./usage.js";
+
+const STDIN_DISPLAY_NAME = "script.ts";
+
+function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
+  const file: ConfigFile = flags.config ? loadConfigFile(flags.config) : {};
+  // `--no-check` only counts when given; otherwise the file's typeCheck applies.
+  const checkGiven = command.getOptionValueSource("check") === "cli";
+  const fromFlags = parseFlagConfig({
+    executionTimeoutMs: flags.execTimeoutMs,
+    memoryLimitMb: flags.memoryLimitMb,
+    typeCheck: checkGiven ? flags.check : undefined,
+    quiet: flags.quiet,
+  });
+  return resolveConfig(file, fromFlags);
+}
+
+async function readScript(target: string): Promise<{ code: string; displayName: string; fromStdin: boolean }> {
+  if (target === "-") {
+    return { code: await readStdin({ limitBytes: Number.POSITIVE_INFINITY, emptyWhenInteractive: false }), displayName: STDIN_DISPLAY_NAME, fromStdin: true };
+  }
+  try {
+    return { code: readFileSync(target, "utf8"), displayName: target, fromStdin: false };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read the script "${target}": ${code === "ENOENT" ? "no such file" : code ?? String(error)}. Pass a .ts file, or - to read the script from standard input.`);
+  }
+}
+
+function inputFor(fromStdin: boolean): InputSource {
+  if (fromStdin) {
+    return {
+      kind: "unavailable",
+      reason:
+        "readInput(): standard input carried the script itself (tacit run -), so there is no piped data. " +
+        "Save the script to a file and run `tacit run script.ts` with the data piped in.",
+    };
+  }
+  let cached: Promise<string> | undefined;
+  return { kind: "piped", read: () => (cached ??= readStdin({ limitBytes: INPUT_LIMIT_BYTES, emptyWhenInteractive: true })) };
+}
+
+function printResult(result: EvaluationResult, json: boolean): void {
+  if (json) {
+    const { stdout, error, exitCode, durationMs, truncated, outcome } = result;
+    process.stdout.write(JSON.stringify({ stdout, error, exitCode, durationMs, truncated, outcome }) + "\n");
+  } else if (result.error) {
+    process.stderr.write(result.error.endsWith("\n") ? result.error : result.error + "\n");
+  }
+}
+
+export async function runCommand(target: string, flags: CommonFlags, command: Command, prestarted: SandboxProcess): Promise<number> {
+  const config = loadConfig(flags, command);
+  const script = await readScript(target);
+  const json = flags.json === true;
+  const result = await evaluate({
+    code: script.code,
+    displayName: script.displayName,
+    config,
+    input: inputFor(script.fromStdin),
+    prestarted,
+    ...(json ? {} : { onOutput: (text: string) => void process.stdout.write(text) }),
+  });
+  printResult(result, json);
+  return result.exitCode;
+}
+
+export async function checkCommand(target: string, flags: CommonFlags, command: Command): Promise<number> {
+  const config = loadConfig(flags, command);
+  const script = await readScript(target);
+  const started = performance.now();
+  const check = await checkScript(script.code, script.displayName, config.typeCheck);
+  const exitCode = check.ok ? EXIT_CODES.ok : EXIT_CODES.rejected;
+  if (flags.json) {
+    const error = check.ok ? null : check.errors.join("\n");
+    process.stdout.write(JSON.stringify({ ok: check.ok, errors: check.errors, error, exitCode, durationMs: Math.round(performance.now() - started) }) + "\n");
+  } else if (check.ok) {
+    if (!config.quiet) process.stderr.write(`${script.displayName}: ok\n`);
+  } else {
+    process.stderr.write(check.errors.join("\n") + "\n");
+  }
+  return exitCode;
+}
+

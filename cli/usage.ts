@@ -1,0 +1,15 @@
+// What the CLI modules share: the flags every script command takes, and usage errors.
+
+export interface CommonFlags {
+  config?: string;
+  check: boolean;
+  execTimeoutMs?: number;
+  memoryLimitMb?: number;
+  quiet?: boolean;
+  json?: boolean;
+}
+
+/** A mistake in how tacit was invoked: exit code 2, message on stderr. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}

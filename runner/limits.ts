@@ -1,0 +1,8 @@
+// Default limits, in a module with no dependencies so the CLI can start the sandbox before
+// it loads anything heavy.
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MEMORY_LIMIT_MB = 512;
+export const MIN_MEMORY_LIMIT_MB = 64;
+/** Resident memory allowed on top of the V8 heap limit: Deno's own footprint and young space. */
+export const RSS_ALLOWANCE_MB = 256;

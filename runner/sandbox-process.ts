@@ -1,0 +1,139 @@
+// The Deno sandbox process: started with no authority at all, a scrubbed environment, a
+// fresh DENO_DIR, a V8 heap limit and a resident-memory watchdog. This module stays free of
+// heavy dependencies so the CLI can start Deno first and load the rest while it boots.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import { RSS_ALLOWANCE_MB } from "./limits.js";
+import { bootstrapPath, denoExecutable } from "./paths.js";
+
+const WATCHDOG_INTERVAL_MS = 50;
+const STDERR_KEEP_CHARS = 16 * 1024;
+
+export interface SandboxOptions {
+  memoryLimitMb: number;
+}
+
+export type KillReason = "timeout" | "memory" | "protocol" | "finished" | "cancelled";
+
+export type SandboxEnd =
+  | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null; stderr: string }
+  | { kind: "killed"; reason: KillReason; detail: string };
+
+/**
+ * Everything Deno is told. Nothing here grants a permission: no --allow-* flag appears, so
+ * files, network, subprocesses, environment, FFI and system information are all denied,
+ * and --no-prompt turns every would-be prompt into a denial.
+ */
+export function sandboxArgs(options: SandboxOptions): string[] {
+  return [
+    "run",
+    "--no-prompt",
+    "--no-remote",
+    "--no-npm",
+    "--no-config",
+    "--no-lock",
+    "--cached-only",
+    "--no-code-cache",
+    `--v8-flags=--max-old-space-size=${options.memoryLimitMb},--disallow-code-generation-from-strings`,
+    bootstrapPath,
+  ];
+}
+
+/** Nothing of the host's environment reaches the sandbox. */
+export function sandboxEnv(denoDir: string): Record<string, string> {
+  return { DENO_DIR: denoDir, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", DENO_NO_PROMPT: "1" };
+}
+
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+function killAllOnExit(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const child of live) child.kill("SIGKILL");
+  });
+}
+
+export class SandboxProcess {
+  readonly options: SandboxOptions;
+  private readonly child: ChildProcess;
+  private readonly denoDir: string;
+  private stderr = "";
+  private killedFor: Extract<SandboxEnd, { kind: "killed" }> | null = null;
+  private readonly watchdog: NodeJS.Timeout;
+  /** Resolves once the process is gone and its DENO_DIR deleted. */
+  readonly ended: Promise<SandboxEnd>;
+
+  constructor(options: SandboxOptions) {
+    this.options = options;
+    this.denoDir = mkdtempSync(path.join(tmpdir(), "tacit-deno-"));
+    killAllOnExit();
+    this.child = spawn(denoExecutable(), sandboxArgs(options), {
+      env: sandboxEnv(this.denoDir),
+      cwd: this.denoDir,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    live.add(this.child);
+    const rssLimitKb = (options.memoryLimitMb + RSS_ALLOWANCE_MB) * 1024;
+    this.watchdog = setInterval(() => this.checkMemory(rssLimitKb), WATCHDOG_INTERVAL_MS);
+    this.watchdog.unref();
+
+    this.child.stderr!.on("data", (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_KEEP_CHARS);
+    });
+    // A sandbox that stops reading (it died, or never reads) must not crash the host.
+    this.child.stdin!.on("error", () => undefined);
+
+    this.ended = new Promise((resolve) => {
+      const finish = (end: SandboxEnd): void => {
+        clearInterval(this.watchdog);
+        live.delete(this.child);
+        rmSync(this.denoDir, { recursive: true, force: true });
+        resolve(this.killedFor ?? end);
+      };
+      this.child.on("close", (code, signal) => finish({ kind: "exited", code, signal, stderr: this.stderr }));
+      this.child.on("error", (error) =>
+        finish({ kind: "killed", reason: "protocol", detail: `the sandbox could not start: ${error.message}` }),
+      );
+    });
+  }
+
+  /** The sandbox's stdout: nothing but protocol frames are expected here. */
+  get stdout(): Readable {
+    return this.child.stdout!;
+  }
+
+  get isKilled(): boolean {
+    return this.killedFor !== null;
+  }
+
+  write(text: string): void {
+    if (this.killedFor || !this.child.stdin!.writable) return;
+    this.child.stdin!.write(text);
+  }
+
+  /** SIGKILL: agent code can trap SIGTERM, not this. The first reason given is kept. */
+  kill(reason: KillReason, detail: string): void {
+    this.killedFor ??= { kind: "killed", reason, detail };
+    this.child.kill("SIGKILL");
+  }
+
+  private checkMemory(limitKb: number): void {
+    const pid = this.child.pid;
+    if (pid === undefined || this.killedFor) return;
+    let status: string;
+    try {
+      status = readFileSync(`/proc/${pid}/status`, "utf8");
+    } catch {
+      return; // Gone already, or no /proc on this system: the V8 heap limit still applies.
+    }
+    const rssKb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
+    if (rssKb > limitKb) {
+      this.kill("memory", `the script used more than ${Math.round(limitKb / 1024)} MiB of memory (resident)`);
+    }
+  }
+}
