@@ -8,8 +8,20 @@
 
 export const PROTOCOL_VERSION = 1;
 
-/** The largest frame either side accepts, in bytes (the newline excluded). */
-export const MAX_FRAME_BYTES = 128 * 1024 * 1024;
+/**
+ * The longest line the host reads from the sandbox, in UTF-16 code units. Anything longer is
+ * hostile: the stub never sends one, because it splits large output into chunks.
+ */
+export const MAX_SANDBOX_FRAME_CHARS = 4 * 1024 * 1024;
+
+/** The longest line the sandbox reads from the host (piped input arrives in one reply). */
+export const MAX_HOST_FRAME_CHARS = 128 * 1024 * 1024;
+
+/**
+ * The most text one Print action carries. JSON escaping can grow text at most sixfold
+ * (a control character becomes \u00XX), so a chunk always fits in a sandbox frame.
+ */
+export const PRINT_CHUNK_CHARS = 512 * 1024;
 
 /** The sandbox global that rewritten `import … from "tacit"` statements read. */
 export const LIBRARY_GLOBAL = "__tacit";

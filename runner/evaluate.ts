@@ -167,10 +167,16 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
       ? result("ok", output, null, startedAt)
       : result("threw", output, outcome.error.stack || `${outcome.error.name}: ${outcome.error.message}`, startedAt);
   }
-  return describeAbnormalEnd(end, config, output, startedAt);
+  return describeAbnormalEnd(end, config, options.displayName, output, startedAt);
 }
 
-function describeAbnormalEnd(end: SandboxEnd, config: RunnerConfig, output: OutputBuffer, startedAt: number): EvaluationResult {
+function describeAbnormalEnd(
+  end: SandboxEnd,
+  config: RunnerConfig,
+  displayName: string,
+  output: OutputBuffer,
+  startedAt: number,
+): EvaluationResult {
   if (end.kind === "killed") {
     switch (end.reason) {
       case "timeout":
@@ -202,6 +208,17 @@ function describeAbnormalEnd(end: SandboxEnd, config: RunnerConfig, output: Outp
       output,
       `killed: the script ran out of memory (V8 heap limit ${config.memoryLimitMb} MiB). Raise it with --memory-limit-mb <MiB> ` +
         '(config "memoryLimitMb") or process the data in smaller pieces.',
+      startedAt,
+    );
+  }
+  const stalled = /Top-level await promise never resolved[\s\S]*?blob:[^\s:]+(?:\/[^\s:]+)?:(\d+):(\d+)/.exec(end.stderr);
+  if (stalled || /Top-level await promise never resolved/.test(end.stderr)) {
+    const where = stalled ? ` (${displayName}:${stalled[1]}:${stalled[2]})` : "";
+    return result(
+      "threw",
+      output,
+      `Error: the script's top-level await never settled${where}: it awaits a promise that nothing will resolve ` +
+        "(no timer, request or callback is left to resolve it)",
       startedAt,
     );
   }

@@ -3,7 +3,7 @@
 // in both directions, so the two cannot drift apart.
 
 import { z } from "zod";
-import { type Action, MAX_FRAME_BYTES, type SandboxFrame } from "../library/protocol.js";
+import { type Action, MAX_SANDBOX_FRAME_CHARS, type SandboxFrame } from "../library/protocol.js";
 
 const ActionSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("Print"), text: z.string() }).strict(),
@@ -58,8 +58,8 @@ export class FrameSplitter {
     }
     const lines = this.pending.split("\n");
     this.pending = lines.pop() ?? "";
-    if (this.pending.length > MAX_FRAME_BYTES) {
-      throw new ProtocolError(`the sandbox wrote a frame longer than ${MAX_FRAME_BYTES} bytes`);
+    if (this.pending.length > MAX_SANDBOX_FRAME_CHARS || lines.some((line) => line.length > MAX_SANDBOX_FRAME_CHARS)) {
+      throw new ProtocolError(`the sandbox wrote a frame longer than ${MAX_SANDBOX_FRAME_CHARS} characters`);
     }
     return lines;
   }

@@ -1,6 +1,7 @@
 // The agent-facing API as it exists inside the sandbox: every function turns into a request
 // to the host through the channel. library/interface.d.ts declares exactly these.
 
+import { PRINT_CHUNK_CHARS } from "../protocol.js";
 import type { Channel } from "./channel.js";
 import { formatConsole, formatPrintf, formatValues, type Inspect } from "./format.js";
 
@@ -17,7 +18,13 @@ export interface TacitApi {
 
 export function createApi(channel: Channel, inspect: Inspect): TacitApi {
   const emit = (text: string): void => {
-    channel.request({ kind: "Print", text });
+    for (let start = 0; start < text.length; ) {
+      let end = Math.min(start + PRINT_CHUNK_CHARS, text.length);
+      // Never split a surrogate pair across two frames.
+      if (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1] ?? "")) end--;
+      channel.request({ kind: "Print", text: text.slice(start, end) });
+      start = end;
+    }
   };
   return Object.freeze({
     println(...values: unknown[]): void {

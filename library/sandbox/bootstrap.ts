@@ -42,7 +42,9 @@ Object.defineProperty(globalThis, "console", {
 if (start.hideRuntime) {
   // Defence in depth: the process has no permissions, but agent code that slips past the
   // validator should not even hold the runtime's handle.
-  Reflect.deleteProperty(globalThis, "Deno");
+  // Workers get a fresh global with Deno in it (still without permissions); scripts have no
+  // use for them, so they go too.
+  for (const name of ["Deno", "Worker"]) Reflect.deleteProperty(globalThis, name);
 }
 
 let finished = false;
@@ -84,23 +86,14 @@ addEventListener("unhandledrejection", (event) => {
 });
 
 let settled = false;
-addEventListener("unload", () => {
-  if (finished) return;
+// "beforeunload" fires when the event loop has run dry, and not on an exit the script forces
+// (Deno.exit, node:process exit): such an exit reports nothing, and the host calls it a
+// protocol violation rather than a success. A top-level await that never settles ends the
+// runtime without it too; Deno says so on stderr, and the host reports that.
+addEventListener("beforeunload", () => {
+  if (finished || !settled) return;
   finished = true;
-  if (settled) {
-    channel.send({ type: "done" });
-  } else {
-    channel.send({
-      type: "failed",
-      error: {
-        name: "Error",
-        message: "the script's top-level await never settled",
-        stack:
-          "Error: the script's top-level await never settled: it awaits a promise that nothing " +
-          "will resolve (no timer, request or callback is left to resolve it)",
-      },
-    });
-  }
+  channel.send({ type: "done" });
 });
 
 import(agentUrl).then(

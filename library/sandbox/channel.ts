@@ -10,7 +10,8 @@ import {
   type SandboxFrame,
   type StartFrame,
   encodeFrame,
-  MAX_FRAME_BYTES,
+  PROTOCOL_VERSION,
+  MAX_HOST_FRAME_CHARS,
 } from "../protocol.js";
 
 export interface Channel {
@@ -48,7 +49,7 @@ export function createChannel(io: ChannelIo): Channel {
         pending = pending.slice(newline + 1);
         return JSON.parse(line) as HostFrame;
       }
-      if (pending.length > MAX_FRAME_BYTES) throw new Error("tacit: oversized frame from host");
+      if (pending.length > MAX_HOST_FRAME_CHARS) throw new Error("tacit: oversized frame from host");
       const n = io.readSync(chunk);
       if (n === null) throw new Error("tacit: the host closed the channel");
       pending += decoder.decode(chunk.subarray(0, n), { stream: true });
@@ -64,6 +65,7 @@ export function createChannel(io: ChannelIo): Channel {
     readStart() {
       const frame = readFrame();
       if (frame.type !== "start") throw new Error("tacit: expected the start frame");
+      if (frame.protocol !== PROTOCOL_VERSION) throw new Error(`tacit: protocol ${frame.protocol} from the host, expected ${PROTOCOL_VERSION}`);
       return frame;
     },
     request(action) {

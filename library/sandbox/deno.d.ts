@@ -8,7 +8,7 @@ declare namespace Deno {
   function exit(code?: number): never;
   function inspect(value: unknown, options?: { colors?: boolean; depth?: number; strAbbreviateSize?: number }): string;
 }
-declare function addEventListener(type: "error" | "unhandledrejection" | "unload", listener: (event: Event & { error?: unknown; reason?: unknown; preventDefault(): void }) => void): void;
+declare function addEventListener(type: "error" | "unhandledrejection" | "beforeunload", listener: (event: Event & { error?: unknown; reason?: unknown; preventDefault(): void }) => void): void;
 declare class Event { readonly type: string; }
 declare class TextEncoder { encode(input: string): Uint8Array }
 declare class TextDecoder { constructor(label?: string, options?: { fatal?: boolean }); decode(input?: Uint8Array, options?: { stream?: boolean }): string }

@@ -1,0 +1,248 @@
+// Attacks on the runtime rather than the world: raw writes to the protocol channel, exiting
+// the runtime, trapping or sending signals, code from strings, and storage that could outlive
+// an evaluation. Each is rejected by the validator through the real CLI and, with the
+// validator bypassed, still cannot do harm.
+
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runBypassed, runScript } from "../helpers.js";
+import { type AttackWorld, createWorld, expectWorldUntouched, lit, NODE_PRELUDE, ownSandboxes, seenOf } from "./fixtures.js";
+
+let world: AttackWorld;
+beforeEach(async () => {
+  world = await createWorld();
+});
+afterEach(async () => {
+  await world.cleanup();
+});
+
+async function expectRejected(code: string, rules: string[]): Promise<void> {
+  const result = await runScript(code);
+  expect(result.code, result.stderr).toBe(3);
+  for (const rule of rules) expect(result.stderr).toContain(`[${rule}]`);
+  await expectWorldUntouched(world, result);
+}
+
+describe("raw writes to the protocol channel (stdout)", () => {
+  const GARBAGE = "garbage-from-the-script";
+  const denoWrite = `println("before");\nDeno.stdout.writeSync(new TextEncoder().encode(${lit(GARBAGE + "\n")}));\nprintln("after");`;
+  const nodeWrite = `${NODE_PRELUDE}const p = await import("node:process");\np.stdout.write(${lit(GARBAGE + "\n")});\nawait new Promise((r) => setTimeout(r, 100));\nprintln("after");`;
+  // Valid JSON, but a request for an action that does not exist.
+  const forged = `Deno.stdout.writeSync(new TextEncoder().encode(${lit(JSON.stringify({ type: "request", id: 1, action: { kind: "Exec", command: "touch" } }) + "\n")}));\nprintln("after");`;
+
+  it("is rejected by the validator (CLI)", async () => {
+    await expectRejected(denoWrite, ["ambient-authority"]);
+    await expectRejected(nodeWrite, ["dynamic-import"]);
+  });
+
+  it("Deno.stdout.writeSync ends the evaluation as a protocol error", async () => {
+    const result = await runBypassed(denoWrite, { keepRuntime: true });
+    expect(result.outcome, result.error ?? "").toBe("protocol-error");
+    expect(result.exitCode).toBe(1);
+    expect(result.error).toMatch(/protocol/);
+    expect(result.stdout).not.toContain(GARBAGE);
+    expect(result.stdout).not.toContain("after");
+  });
+
+  it("node:process stdout.write ends the evaluation as a protocol error", async () => {
+    const result = await runBypassed(nodeWrite, { keepRuntime: true });
+    expect(result.outcome, result.error ?? "").toBe("protocol-error");
+    expect(result.exitCode).toBe(1);
+    expect(result.error).toMatch(/protocol/);
+    expect(result.stdout).not.toContain(GARBAGE);
+  });
+
+  it("node:process stdout.write with Deno hidden writes nothing and does not succeed", async () => {
+    const result = await runBypassed(nodeWrite);
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stdout).not.toContain(GARBAGE);
+    expect(result.error ?? "").not.toContain(GARBAGE);
+  });
+
+  it("a forged request frame for an unknown action ends the evaluation", async () => {
+    const result = await runBypassed(forged, { keepRuntime: true });
+    expect(result.outcome, result.error ?? "").toBe("protocol-error");
+    expect(result.error).toMatch(/protocol/);
+    expect(result.stdout).not.toContain("after");
+    await expectWorldUntouched(world, seenOf(result));
+  });
+});
+
+describe("exiting the runtime is never reported as success", () => {
+  const topLevel = `println("before");\nDeno.exit(0);`;
+  const fromTimer = `println("before");\nsetTimeout(() => Deno.exit(0), 10);`;
+  const viaNode = `${NODE_PRELUDE}const p = await import("node:process");\np.exit(0);`;
+
+  it("is rejected by the validator (CLI)", async () => {
+    await expectRejected(topLevel, ["ambient-authority"]);
+    await expectRejected(viaNode, ["dynamic-import"]);
+  });
+
+  it("Deno.exit(0) at top level → protocol-error", async () => {
+    const result = await runBypassed(topLevel, { keepRuntime: true });
+    expect(result.exitCode).not.toBe(0);
+    expect(result.outcome, result.error ?? "").toBe("protocol-error");
+  });
+
+  it("Deno.exit(0) from a timer, after the module finished → protocol-error", async () => {
+    const result = await runBypassed(fromTimer, { keepRuntime: true });
+    expect(result.outcome, result.error ?? "").toBe("protocol-error");
+    expect(result.exitCode).not.toBe(0);
+  });
+
+  it("node:process exit(0) → protocol-error", async () => {
+    const result = await runBypassed(viaNode, { keepRuntime: true });
+    expect(result.exitCode).not.toBe(0);
+    expect(result.outcome, result.error ?? "").toBe("protocol-error");
+  });
+
+  it("with Deno hidden, neither route exits successfully", async () => {
+    for (const code of [topLevel, viaNode]) {
+      const result = await runBypassed(code);
+      expect(result.exitCode, code).not.toBe(0);
+    }
+  });
+});
+
+describe("signals", () => {
+  const trapAndSpin = `for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) Deno.addSignalListener(signal, () => println("trapped", signal));\nprintln("trapping");\nwhile (true) {}`;
+
+  it("is rejected by the validator (CLI)", async () => {
+    await expectRejected(trapAndSpin, ["ambient-authority"]);
+  });
+
+  it("trapping SIGTERM does not outlive the timeout: SIGKILL, 124, nothing left running", async () => {
+    const before = ownSandboxes().length;
+    const result = await runBypassed(trapAndSpin, { keepRuntime: true, config: { executionTimeoutMs: 1500 } });
+    expect(result.stdout).toContain("trapping");
+    expect(result.outcome).toBe("timeout");
+    expect(result.exitCode).toBe(124);
+    expect(result.durationMs).toBeLessThan(1500 + 1000);
+    expect(result.stdout).not.toContain("trapped");
+    expect(ownSandboxes().length).toBeLessThanOrEqual(before);
+    const hello = await runBypassed('println("ok")');
+    expect(hello).toMatchObject({ outcome: "ok", stdout: "ok\n" });
+  });
+
+  describe("sending signals to the host", () => {
+    const received: string[] = [];
+    const onTerm = () => received.push("SIGTERM");
+    const onWinch = () => received.push("SIGWINCH");
+    beforeEach(() => {
+      received.length = 0;
+      // Listeners turn a delivered signal into a failed assertion instead of a dead worker.
+      // SIGWINCH (ignored by default) for the process-group attempt, so nothing else is hurt.
+      process.on("SIGTERM", onTerm);
+      process.on("SIGWINCH", onWinch);
+    });
+    afterEach(() => {
+      process.off("SIGTERM", onTerm);
+      process.off("SIGWINCH", onWinch);
+    });
+
+    const denoKill = (c: AttackWorld["ctx"]) => `
+for (const [pid, signal] of [[${c.hostPid}, "SIGTERM"], [0, "SIGWINCH"], [${c.victimPid}, "SIGKILL"]]) {
+  try { Deno.kill(pid, signal); println("sent", signal); } catch (e) { println("refused:", e.name); }
+}`;
+    const nodeKill = (c: AttackWorld["ctx"]) => `${NODE_PRELUDE}const p = await import("node:process");
+for (const [pid, signal] of [[${c.hostPid}, "SIGTERM"], [0, "SIGWINCH"], [${c.victimPid}, "SIGKILL"]]) {
+  try { p.kill(pid, signal); println("sent", signal); } catch (e) { println("refused:", e.name); }
+}`;
+
+    it("is rejected by the validator (CLI)", async () => {
+      await expectRejected(denoKill(world.ctx), ["ambient-authority"]);
+      await expectRejected(nodeKill(world.ctx), ["dynamic-import"]);
+    });
+
+    for (const keepRuntime of [true, false]) {
+      it(`Deno.kill / node:process kill fail and deliver nothing (${keepRuntime ? "Deno kept" : "Deno hidden"})`, async () => {
+        for (const code of [denoKill(world.ctx), nodeKill(world.ctx)]) {
+          const result = await runBypassed(code, { keepRuntime });
+          expect(result.stdout).not.toContain("sent");
+          // Each call was made and failed (with Deno hidden, Deno.kill is simply absent).
+          if (keepRuntime || code.includes("Deno.kill")) expect(result.stdout.match(/refused:/g)?.length, result.stdout).toBe(3);
+          await new Promise((r) => setTimeout(r, 50));
+          expect(received, "a signal reached the host").toEqual([]);
+          await expectWorldUntouched(world, seenOf(result));
+        }
+        expect(process.kill(process.pid, 0)).toBe(true);
+      });
+    }
+  });
+});
+
+describe("code from strings (V8 runs with --disallow-code-generation-from-strings)", () => {
+  // Each would print "generated" only if the string was compiled and run.
+  const attempts = [
+    `eval("'gen' + 'erated'")`,
+    `(0, eval)("'gen' + 'erated'")`,
+    `new Function("return 'gen' + 'erated'")()`,
+    `Reflect.construct(Function, ["return 'gen' + 'erated'"])()`,
+    `(() => 0).constructor("return 'gen' + 'erated'")()`,
+    `await new (async function () {}).constructor("return 'gen' + 'erated'")()`,
+    `new (function* () {}).constructor("yield 'gen' + 'erated'")().next().value`,
+  ];
+  const code = attempts.map((a) => `try { println(${a}); } catch (e) { println(e.name); }`).join("\n");
+
+  it("is rejected by the validator (CLI)", async () => {
+    const result = await runScript(code);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain("[dynamic-code]");
+    expect(result.stderr).toContain("[function-constructor]");
+  });
+
+  for (const keepRuntime of [true, false]) {
+    it(`every route throws EvalError with the validator bypassed (${keepRuntime ? "Deno kept" : "Deno hidden"})`, async () => {
+      const result = await runBypassed(code, { keepRuntime });
+      expect(result.outcome, result.error ?? "").toBe("ok");
+      expect(result.stdout).not.toContain("generated");
+      expect(result.stdout.trim().split("\n")).toEqual(attempts.map(() => "EvalError"));
+    });
+  }
+
+  it("a route the validator cannot see (a computed key) still fails at run time, through the CLI", async () => {
+    const hidden = `const F = Reflect.get(Object, "constr" + "uctor") as (source: string) => () => unknown;
+try { println(F("return 'gen' + 'erated'")()); } catch (e) { println((e as Error).name); }`;
+    const result = await runScript(hidden);
+    // Rejecting it would be fine too; running it must not compile the string.
+    expect([0, 3], result.stderr).toContain(result.code);
+    if (result.code === 0) expect(result.stdout).toBe("EvalError\n");
+    expect(result.stdout).not.toContain("generated");
+  });
+
+  it("setTimeout with a string does not compile it", async () => {
+    const result = await runBypassed(`setTimeout("println('gen' + 'erated')", 0);\nawait new Promise((r) => setTimeout(r, 50));`, { keepRuntime: true });
+    expect(result.stdout).not.toContain("generated");
+  });
+});
+
+describe("storage does not outlive an evaluation (fresh DENO_DIR each time)", () => {
+  const store = (secret: string) => `
+localStorage.setItem("k", ${lit(secret)});
+sessionStorage.setItem("k", ${lit(secret)});
+const cache = await caches.open("c");
+await cache.put("http://tacit.invalid/k", new Response(${lit(secret)}));
+println("stored", localStorage.getItem("k")?.length, sessionStorage.getItem("k")?.length, (await (await cache.match("http://tacit.invalid/k"))?.text())?.length);`;
+  const load = `
+println("local", String(localStorage.getItem("k")), localStorage.length);
+println("session", String(sessionStorage.getItem("k")), sessionStorage.length);
+const hit = await (await caches.open("c")).match("http://tacit.invalid/k");
+println("cache", hit ? await hit.text() : "miss");`;
+
+  it("is rejected by the validator (CLI)", async () => {
+    await expectRejected(load, ["ambient-authority"]);
+  });
+
+  for (const keepRuntime of [true, false]) {
+    it(`a value stored by one run is gone in the next (${keepRuntime ? "Deno kept" : "Deno hidden"})`, async () => {
+      const secret = world.ctx.canary;
+      const first = await runBypassed(store(secret), { keepRuntime });
+      expect(first.outcome, first.error ?? "").toBe("ok");
+      // The store really worked within the run (so the next run's miss means something).
+      expect(first.stdout).toBe(`stored ${secret.length} ${secret.length} ${secret.length}\n`);
+      const second = await runBypassed(load, { keepRuntime });
+      expect(second.outcome, second.error ?? "").toBe("ok");
+      expect(second.stdout).not.toContain(secret);
+      expect(second.stdout).toBe("local null 0\nsession null 0\ncache miss\n");
+    });
+  }
+});
