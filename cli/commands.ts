@@ -21,6 +21,10 @@ function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
     memoryLimitMb: flags.memoryLimitMb,
     typeCheck: checkGiven ? flags.check : undefined,
     quiet: flags.quiet,
+    libraryConfig:
+      flags.allowedRoots || flags.classifiedPaths
+        ? { allowedRoots: flags.allowedRoots, classifiedPaths: flags.classifiedPaths }
+        : undefined,
   });
   return resolveConfig(file, fromFlags);
 }

@@ -28,6 +28,10 @@ function positiveInteger(flag: string) {
   };
 }
 
+function commaList(value: string): string[] {
+  return value.split(",").map((item) => item.trim()).filter((item) => item !== "");
+}
+
 function addScriptOptions(command: CommandType, jsonHelp: string): CommandType {
   return command
     .argument("<file>", "the script (.ts), or - to read it from standard input")
@@ -43,6 +47,12 @@ function addScriptOptions(command: CommandType, jsonHelp: string): CommandType {
       new Option("--memory-limit-mb <MiB>", `heap limit for the script, in MiB (default ${DEFAULT_MEMORY_LIMIT_MB})`).argParser(
         positiveInteger("--memory-limit-mb"),
       ),
+    )
+    .addOption(
+      new Option("--allowed-roots <dirs>", "comma-separated directories scripts may open with requestFileSystem (default: the working directory)").argParser(commaList),
+    )
+    .addOption(
+      new Option("--classified-paths <patterns>", "comma-separated gitignore-like patterns of secret paths (default: .ssh, .env, .aws, …)").argParser(commaList),
     )
     .option("--quiet", "print no warnings")
     .addHelpText("after", EXIT_CODE_HELP);

@@ -7,6 +7,8 @@ export interface CommonFlags {
   memoryLimitMb?: number;
   quiet?: boolean;
   json?: boolean;
+  allowedRoots?: string[];
+  classifiedPaths?: string[];
 }
 
 /** A mistake in how tacit was invoked: exit code 2, message on stderr. */

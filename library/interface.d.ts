@@ -21,6 +21,66 @@ declare function printf(format: string, ...args: unknown[]): void;
  */
 declare function readInput(): string;
 
+/**
+ * Asks the host for access to the directory `root` (relative to the working directory, or
+ * absolute) and runs `op` with it. The host checks `root` against the allowed roots
+ * (--allowed-roots; default: the working directory). The FileSystem is revoked when `op`
+ * returns — for an async `op`, when its promise settles; using it afterwards throws a
+ * SecurityError. Paths given to it are relative to `root`, or absolute under it; symbolic
+ * links that lead out of `root` are refused (and left out of listings).
+ */
+declare function requestFileSystem<T>(root: string, op: (fs: FileSystem) => T): T;
+
+interface FileSystem {
+  /** The scope's root, absolute. */
+  readonly root: string;
+  /** An entry for `path` (nothing is checked until it is used). */
+  access(path: string): FileEntry;
+  /** Lines of one file matching `pattern` (a RegExp source). Refused on a classified file. */
+  grep(path: string, pattern: string): GrepMatch[];
+  /**
+   * Lines matching `pattern` in every file under `dir` (whose name matches `glob`, if given:
+   * a glob without "/" matches file names, with "/" the path below `dir`). Classified files
+   * are skipped, never read.
+   */
+  grepRecursive(dir: string, pattern: string, glob?: string): GrepMatch[];
+  /** Absolute paths of the entries under `dir` that match `glob` (same rules as above). */
+  find(dir: string, glob: string): string[];
+}
+
+interface FileEntry {
+  /** Absolute. */
+  readonly path: string;
+  readonly name: string;
+  readonly exists: boolean;
+  readonly isDirectory: boolean;
+  /** In bytes. Throws a SecurityError on a classified path. */
+  readonly size: number;
+  /** True if the path holds secrets (--classified-paths): its content cannot be read. */
+  readonly isClassified: boolean;
+  /** The whole file as UTF-8 text (up to 32 MiB; use forEachLine for more). */
+  read(): string;
+  readBytes(): Uint8Array;
+  readLines(): string[];
+  /** Streams the file line by line, whatever its size; lineNumber starts at 1. */
+  forEachLine(op: (line: string, lineNumber: number) => void): void;
+  /** Replaces the file's content (creating it; its directory must exist). */
+  write(content: string): void;
+  append(content: string): void;
+  /** Deletes a file, a symbolic link (not its target) or an empty directory. */
+  delete(): void;
+  /** Creates the directory and any missing parents. */
+  mkdir(): void;
+  children(): FileEntry[];
+  /** Every entry below this directory, depth first; symbolic links are not descended into. */
+  walk(): FileEntry[];
+}
+
+type GrepMatch = { file: string; lineNumber: number; line: string };
+
+/** Thrown for every policy denial: a path outside the scope, a classified file, a revoked capability. */
+declare class SecurityError extends Error {}
+
 /** console.* print to the same place as println. */
 declare const console: {
   log(...values: unknown[]): void;
@@ -65,4 +125,9 @@ declare module "tacit" {
   export const print: typeof globalThis.print;
   export const printf: typeof globalThis.printf;
   export const readInput: typeof globalThis.readInput;
+  export const requestFileSystem: typeof globalThis.requestFileSystem;
+  export const SecurityError: typeof globalThis.SecurityError;
+  export type FileSystem = globalThis.FileSystem;
+  export type FileEntry = globalThis.FileEntry;
+  export type GrepMatch = globalThis.GrepMatch;
 }

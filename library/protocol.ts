@@ -15,7 +15,7 @@ export const PROTOCOL_VERSION = 1;
 export const MAX_SANDBOX_FRAME_CHARS = 4 * 1024 * 1024;
 
 /** The longest line the sandbox reads from the host (piped input arrives in one reply). */
-export const MAX_HOST_FRAME_CHARS = 128 * 1024 * 1024;
+export const MAX_HOST_FRAME_CHARS = 256 * 1024 * 1024;
 
 /**
  * The most text one Print action carries. JSON escaping can grow text at most sixfold
@@ -26,10 +26,38 @@ export const PRINT_CHUNK_CHARS = 512 * 1024;
 /** The sandbox global that rewritten `import … from "tacit"` statements read. */
 export const LIBRARY_GLOBAL = "__tacit";
 
+/** What FileEntry's properties report, fetched fresh from the host. */
+export interface FileInfo {
+  path: string;
+  name: string;
+  exists: boolean;
+  isDirectory: boolean;
+  isClassified: boolean;
+}
+
+export interface GrepMatch {
+  file: string;
+  lineNumber: number;
+  line: string;
+}
+
 /** Every effect agent code can ask for. The host decides each one. */
 export type Action =
   | { kind: "Print"; text: string }
-  | { kind: "ReadInput" };
+  | { kind: "ReadInput" }
+  | { kind: "FsOpenScope"; root: string }
+  | { kind: "CloseScope"; scope: string }
+  | { kind: "FsStat"; scope: string; path: string }
+  | { kind: "FsSize"; scope: string; path: string }
+  | { kind: "FsRead"; scope: string; path: string; as: "text" | "bytes" }
+  | { kind: "FsReadChunk"; scope: string; path: string; offset: number }
+  | { kind: "FsWrite"; scope: string; path: string; content: string; append: boolean }
+  | { kind: "FsDelete"; scope: string; path: string }
+  | { kind: "FsMkdir"; scope: string; path: string }
+  | { kind: "FsList"; scope: string; path: string; recursive: boolean }
+  | { kind: "FsFind"; scope: string; path: string; glob: string }
+  | { kind: "FsGrep"; scope: string; path: string; pattern: string }
+  | { kind: "FsGrepRecursive"; scope: string; path: string; pattern: string; glob: string | null };
 
 export type ActionKind = Action["kind"];
 
@@ -37,6 +65,21 @@ export type ActionKind = Action["kind"];
 export interface ActionResults {
   Print: null;
   ReadInput: string;
+  FsOpenScope: { scope: string; root: string };
+  CloseScope: null;
+  FsStat: FileInfo;
+  FsSize: number;
+  /** Text, or base64 for bytes. */
+  FsRead: string;
+  FsReadChunk: { base64: string; eof: boolean };
+  FsWrite: null;
+  FsDelete: null;
+  FsMkdir: null;
+  /** Absolute paths. */
+  FsList: string[];
+  FsFind: string[];
+  FsGrep: GrepMatch[];
+  FsGrepRecursive: GrepMatch[];
 }
 
 /** An error the agent's code sees, as thrown by the stub. */

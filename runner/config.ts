@@ -1,9 +1,19 @@
 // The policy and limits tacit runs under: a JSON file (--config) and flags, validated with
 // zod. Unknown keys and bad values are errors that name the key; nothing is ignored.
 
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
+import path from "node:path";
 import { z } from "zod";
+import { DEFAULT_CLASSIFIED_PATHS } from "./fs/classified-paths.js";
 import { DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT_MS, MIN_MEMORY_LIMIT_MB } from "./limits.js";
+
+const LibraryConfigSchema = z
+  .object({
+    allowedRoots: z.array(z.string().min(1)).min(1).optional(),
+    classifiedPaths: z.array(z.string()).optional(),
+    classifiedWrite: z.boolean().optional(),
+  })
+  .strict();
 
 const ConfigFileSchema = z
   .object({
@@ -11,10 +21,22 @@ const ConfigFileSchema = z
     memoryLimitMb: z.number().int().min(MIN_MEMORY_LIMIT_MB).max(65_536).optional(),
     typeCheck: z.boolean().optional(),
     quiet: z.boolean().optional(),
+    libraryConfig: LibraryConfigSchema.optional(),
   })
   .strict();
 
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+export type LibraryConfigFile = z.infer<typeof LibraryConfigSchema>;
+
+/** What scripts may touch. Defaults fail closed. */
+export interface LibraryConfig {
+  /** Real paths of the directories file-system scopes may be opened in (default: the working directory). */
+  allowedRoots: string[];
+  /** Gitignore-like patterns of paths that hold secrets. */
+  classifiedPaths: string[];
+  /** Whether writes (and mkdir, delete) may touch classified paths. */
+  classifiedWrite: boolean;
+}
 
 /** The settings an evaluation runs with, every default filled in. */
 export interface RunnerConfig {
@@ -24,6 +46,7 @@ export interface RunnerConfig {
   memoryLimitMb: number;
   typeCheck: boolean;
   quiet: boolean;
+  library: LibraryConfig;
 }
 
 export class ConfigError extends Error {
@@ -34,8 +57,11 @@ function describeIssues(source: string, error: z.ZodError): string {
   return error.issues
     .map((issue) => {
       if (issue.code === "unrecognized_keys") {
-        return `${source}: unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}` +
-          ` (known keys: ${Object.keys(ConfigFileSchema.shape).join(", ")})`;
+        const inLibrary = issue.path[0] === "libraryConfig";
+        const known = Object.keys(inLibrary ? LibraryConfigSchema.shape : ConfigFileSchema.shape);
+        const where = inLibrary ? "libraryConfig." : "";
+        return `${source}: unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${where}${k}"`).join(", ")}` +
+          ` (known keys${inLibrary ? " in libraryConfig" : ""}: ${known.join(", ")})`;
       }
       const key = issue.path.join(".") || "(top level)";
       return `${source}: ${key}: ${issue.message}`;
@@ -65,14 +91,34 @@ export function loadConfigFile(file: string): ConfigFile {
   return parseConfigFile(file, text);
 }
 
+function resolveRoots(roots: readonly string[], cwd: string): string[] {
+  return roots.map((root) => {
+    const absolute = path.resolve(cwd, root);
+    try {
+      const real = realpathSync.native(absolute);
+      if (!statSync(real).isDirectory()) throw new Error("not a directory");
+      return real;
+    } catch {
+      throw new ConfigError(`allowedRoots: "${root}" (${absolute}) is not an existing directory`);
+    }
+  });
+}
+
 /** Flags win over the file; the file wins over defaults. */
-export function resolveConfig(file: ConfigFile, flags: ConfigFile): RunnerConfig {
+export function resolveConfig(file: ConfigFile, flags: ConfigFile, cwd: string = process.cwd()): RunnerConfig {
   const pick = <K extends keyof ConfigFile>(key: K): ConfigFile[K] => flags[key] ?? file[key];
+  const pickLibrary = <K extends keyof LibraryConfigFile>(key: K): LibraryConfigFile[K] =>
+    flags.libraryConfig?.[key] ?? file.libraryConfig?.[key];
   return {
     executionTimeoutMs: pick("executionTimeoutMs") ?? DEFAULT_TIMEOUT_MS,
     memoryLimitMb: pick("memoryLimitMb") ?? DEFAULT_MEMORY_LIMIT_MB,
     typeCheck: pick("typeCheck") ?? true,
     quiet: pick("quiet") ?? false,
+    library: {
+      allowedRoots: resolveRoots(pickLibrary("allowedRoots") ?? [cwd], cwd),
+      classifiedPaths: pickLibrary("classifiedPaths") ?? [...DEFAULT_CLASSIFIED_PATHS],
+      classifiedWrite: pickLibrary("classifiedWrite") ?? true,
+    },
   };
 }
 

@@ -5,7 +5,11 @@
 import type { SandboxFrame, ScriptFailure } from "../library/protocol.js";
 import type { RunnerConfig } from "./config.js";
 import { EXIT_CODES, type Outcome } from "./exit-codes.js";
-import { dispatch, type InputSource } from "./monitor.js";
+import { CapabilityTable } from "./capabilities.js";
+import { ClassifiedPaths } from "./fs/classified-paths.js";
+import { FileSystemExecutor } from "./fs/file-system.js";
+import { GrepRunner } from "./fs/grep-runner.js";
+import { dispatch, type EvaluationContext, type InputSource } from "./monitor.js";
 import { OUTPUT_LIMIT_BYTES, OutputBuffer } from "./output.js";
 import { rewriteTacitImports } from "./rewrite-imports.js";
 import { Sandbox, type SandboxEnd } from "./sandbox.js";
@@ -38,6 +42,8 @@ export interface EvaluateOptions {
   displayName: string;
   config: RunnerConfig;
   input: InputSource;
+  /** Where relative file-system roots start (default: the process's working directory). */
+  cwd?: string;
   /** Receives output as it is printed (already capped), for streaming to a terminal. */
   onOutput?: (text: string) => void;
   /**
@@ -119,7 +125,23 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   // Set from the frame handler; an object so the narrowing below sees the assignment.
   const reported: { outcome: { kind: "done" } | { kind: "failed"; error: ScriptFailure } | null } = { outcome: null };
   let queue: Promise<void> = Promise.resolve();
-  const context = { output, input: options.input };
+  // Ends host-side work still running for this evaluation (a long search) when it stops.
+  const lifetime = new AbortController();
+  const capabilities = new CapabilityTable();
+  const context: EvaluationContext = {
+    output,
+    input: options.input,
+    files: new FileSystemExecutor(
+      {
+        allowedRoots: config.library.allowedRoots,
+        classified: new ClassifiedPaths(config.library.classifiedPaths),
+        classifiedWrite: config.library.classifiedWrite,
+      },
+      capabilities,
+      new GrepRunner(lifetime.signal),
+      options.cwd ?? process.cwd(),
+    ),
+  };
 
   sandbox.onFrame((frame: SandboxFrame) => {
     switch (frame.type) {
@@ -157,6 +179,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   );
   const end = await sandbox.ended;
   clearTimeout(timer);
+  lifetime.abort();
+  capabilities.revokeAll();
   await queue.catch(() => undefined);
 
   const outcome = reported.outcome;

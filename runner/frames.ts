@@ -5,9 +5,27 @@
 import { z } from "zod";
 import { type Action, MAX_SANDBOX_FRAME_CHARS, type SandboxFrame } from "../library/protocol.js";
 
+const scope = z.string().max(256);
+const filePath = z.string().max(4096);
+
 const ActionSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("Print"), text: z.string() }).strict(),
   z.object({ kind: z.literal("ReadInput") }).strict(),
+  z.object({ kind: z.literal("FsOpenScope"), root: filePath }).strict(),
+  z.object({ kind: z.literal("CloseScope"), scope }).strict(),
+  z.object({ kind: z.literal("FsStat"), scope, path: filePath }).strict(),
+  z.object({ kind: z.literal("FsSize"), scope, path: filePath }).strict(),
+  z.object({ kind: z.literal("FsRead"), scope, path: filePath, as: z.enum(["text", "bytes"]) }).strict(),
+  z.object({ kind: z.literal("FsReadChunk"), scope, path: filePath, offset: z.number().int().nonnegative() }).strict(),
+  z.object({ kind: z.literal("FsWrite"), scope, path: filePath, content: z.string(), append: z.boolean() }).strict(),
+  z.object({ kind: z.literal("FsDelete"), scope, path: filePath }).strict(),
+  z.object({ kind: z.literal("FsMkdir"), scope, path: filePath }).strict(),
+  z.object({ kind: z.literal("FsList"), scope, path: filePath, recursive: z.boolean() }).strict(),
+  z.object({ kind: z.literal("FsFind"), scope, path: filePath, glob: z.string().max(4096) }).strict(),
+  z.object({ kind: z.literal("FsGrep"), scope, path: filePath, pattern: z.string().max(65536) }).strict(),
+  z
+    .object({ kind: z.literal("FsGrepRecursive"), scope, path: filePath, pattern: z.string().max(65536), glob: z.string().max(4096).nullable() })
+    .strict(),
 ]);
 
 const SandboxFrameSchema = z.discriminatedUnion("type", [

@@ -42,18 +42,30 @@ function declaredNames(statements: readonly DeclarationNode[]): string[] {
   return [...new Set(names)];
 }
 
-function readInterface(): { globals: string[]; exports: string[] } {
+function declaredTypeNames(statements: readonly DeclarationNode[]): string[] {
+  return statements
+    .map((statement) => (statement.type === "ExportNamedDeclaration" && statement.declaration ? statement.declaration : statement))
+    .filter((node) => node.type === "TSTypeAliasDeclaration" || node.type === "TSInterfaceDeclaration")
+    .map((node) => node.id?.name ?? "")
+    .filter((name) => name !== "");
+}
+
+function readInterface(): { globals: string[]; exports: string[]; typeExports: string[] } {
   const source = readFileSync(interfacePath, "utf8");
   const { program } = parseSync("interface.d.ts", source, { lang: "dts", astType: "ts" });
   const body = program.body as unknown as DeclarationNode[];
   const tacitModule = body.find((n) => n.type === "TSModuleDeclaration" && n.id?.value === "tacit");
-  return { globals: declaredNames(body), exports: declaredNames(tacitModule?.body?.body ?? []) };
+  const moduleBody = tacitModule?.body?.body ?? [];
+  return { globals: declaredNames(body), exports: declaredNames(moduleBody), typeExports: declaredTypeNames(moduleBody) };
 }
 
 const fromInterface = readInterface();
 
 /** Names agent code may import from "tacit". */
 export const TACIT_EXPORTS: ReadonlySet<string> = new Set(fromInterface.exports);
+
+/** Type-only names "tacit" exports (import type { FileSystem } from "tacit"). */
+export const TACIT_TYPE_EXPORTS: ReadonlySet<string> = new Set(fromInterface.typeExports);
 
 /** Every free identifier a script may use as a value. */
 export const ALLOWED_GLOBALS: ReadonlySet<string> = new Set([...LANGUAGE_GLOBALS, ...fromInterface.globals]);
@@ -67,7 +79,7 @@ export interface ForbiddenGlobal {
 const API = "Run `tacit interface` to see what a script can do.";
 const RUNTIME: Omit<ForbiddenGlobal, "rule"> = {
   reason: "a tacit script has no direct access to the runtime or the machine",
-  hint: `Print with println(), read piped data with readInput(). ${API}`,
+  hint: `Use requestFileSystem(root, fs => …) for files, println() to print, readInput() for piped data. ${API}`,
 };
 const GLOBAL_OBJECT: Omit<ForbiddenGlobal, "rule"> = {
   reason: "the global object is not reachable from a tacit script",

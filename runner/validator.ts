@@ -7,7 +7,7 @@
 import { analyze } from "@typescript-eslint/scope-manager";
 import { parseSync } from "oxc-parser";
 import { lineColumnOf, lineStarts } from "./source-position.js";
-import { ALLOWED_GLOBALS, forbiddenGlobal, HINT_IMPORT, TACIT_EXPORTS } from "./globals.js";
+import { ALLOWED_GLOBALS, forbiddenGlobal, HINT_IMPORT, TACIT_EXPORTS, TACIT_TYPE_EXPORTS } from "./globals.js";
 
 export type RuleId =
   | "syntax"
@@ -211,8 +211,10 @@ export function validate(code: string, fileName = "script.ts"): ValidationResult
       } else {
         const imported = spec.imported as AstNode;
         const name = (imported.type === "Literal" ? imported.value : imported.name) as string;
-        if (!TACIT_EXPORTS.has(name)) {
-          report("forbidden-import", spec.start, `"tacit" has no export named "${name}"`, `Available: ${[...TACIT_EXPORTS].join(", ")}. Run \`tacit interface\` to see the API.`);
+        if (TACIT_TYPE_EXPORTS.has(name)) {
+          // A type: nothing to bind at run time.
+        } else if (!TACIT_EXPORTS.has(name)) {
+          report("forbidden-import", spec.start, `"tacit" has no export named "${name}"`, `Available: ${[...TACIT_EXPORTS, ...TACIT_TYPE_EXPORTS].join(", ")}. Run \`tacit interface\` to see the API.`);
         } else if (!typeOnly && spec.importKind !== "type") {
           entry.named.push([name, local]);
         }

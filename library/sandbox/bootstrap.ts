@@ -7,6 +7,7 @@
 
 import { createApi, createConsole, SecurityError } from "./api.js";
 import { createChannel } from "./channel.js";
+import { createFileSystemApi } from "./fs.js";
 import { LIBRARY_GLOBAL, type ScriptFailure } from "../protocol.js";
 
 // Captured before agent code runs; agent code may replace or delete the globals.
@@ -23,7 +24,7 @@ const channel = createChannel({
 });
 
 const start = channel.readStart();
-const api = createApi(channel, inspect);
+const api = Object.freeze({ ...createApi(channel, inspect), ...createFileSystemApi(channel), SecurityError });
 const agentUrl = URL.createObjectURL(new Blob([start.code], { type: "application/typescript" }));
 
 function define(name: string, value: unknown): void {

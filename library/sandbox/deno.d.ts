@@ -12,6 +12,7 @@ declare function addEventListener(type: "error" | "unhandledrejection" | "before
 declare class Event { readonly type: string; }
 declare class TextEncoder { encode(input: string): Uint8Array }
 declare class TextDecoder { constructor(label?: string, options?: { fatal?: boolean }); decode(input?: Uint8Array, options?: { stream?: boolean }): string }
+declare function atob(data: string): string;
 declare class Blob { constructor(parts: string[], options?: { type?: string }) }
 declare const URL: { createObjectURL(blob: Blob): string; revokeObjectURL(url: string): void };
 declare function setTimeout(cb: (...args: unknown[]) => void, ms?: number, ...args: unknown[]): number;

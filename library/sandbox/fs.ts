@@ -1,0 +1,173 @@
+// requestFileSystem and the FileSystem/FileEntry objects it hands out. They hold nothing but
+// the host's scope token and path strings; every operation is a request the host decides.
+
+import type { Channel } from "./channel.js";
+import type { FileInfo, GrepMatch } from "../protocol.js";
+
+declare global {
+  interface Uint8ArrayConstructor {
+    fromBase64(base64: string): Uint8Array;
+  }
+}
+
+/** POSIX path arithmetic for display only: the host resolves every path again itself. */
+function absolutePath(root: string, requested: string): string {
+  const joined = requested.startsWith("/") ? requested : `${root}/${requested}`;
+  const parts: string[] = [];
+  for (const part of joined.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") parts.pop();
+    else parts.push(part);
+  }
+  return "/" + parts.join("/");
+}
+
+function patternSource(pattern: unknown): string {
+  return pattern instanceof RegExp ? pattern.source : String(pattern);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
+
+export function createFileSystemApi(channel: Channel) {
+  class FileEntry {
+    readonly #scope: string;
+    readonly path: string;
+    readonly name: string;
+
+    constructor(scope: string, absolute: string) {
+      this.#scope = scope;
+      this.path = absolute;
+      this.name = absolute.slice(absolute.lastIndexOf("/") + 1);
+    }
+
+    #info(): FileInfo {
+      return channel.request({ kind: "FsStat", scope: this.#scope, path: this.path });
+    }
+    get exists(): boolean {
+      return this.#info().exists;
+    }
+    get isDirectory(): boolean {
+      return this.#info().isDirectory;
+    }
+    get isClassified(): boolean {
+      return this.#info().isClassified;
+    }
+    get size(): number {
+      return channel.request({ kind: "FsSize", scope: this.#scope, path: this.path });
+    }
+    read(): string {
+      return channel.request({ kind: "FsRead", scope: this.#scope, path: this.path, as: "text" });
+    }
+    readBytes(): Uint8Array {
+      return Uint8Array.fromBase64(channel.request({ kind: "FsRead", scope: this.#scope, path: this.path, as: "bytes" }));
+    }
+    readLines(): string[] {
+      const lines = this.read().split(/\r?\n/);
+      if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+      return lines;
+    }
+    forEachLine(op: (line: string, lineNumber: number) => void): void {
+      const decoder = new TextDecoder();
+      let pending = "";
+      let lineNumber = 0;
+      let offset = 0;
+      for (;;) {
+        const chunk = channel.request({ kind: "FsReadChunk", scope: this.#scope, path: this.path, offset });
+        const bytes = Uint8Array.fromBase64(chunk.base64);
+        offset += bytes.length;
+        pending += decoder.decode(bytes, { stream: !chunk.eof });
+        const lines = pending.split("\n");
+        pending = lines.pop() ?? "";
+        for (const line of lines) op(line.endsWith("\r") ? line.slice(0, -1) : line, ++lineNumber);
+        if (chunk.eof) break;
+      }
+      if (pending !== "") op(pending.endsWith("\r") ? pending.slice(0, -1) : pending, ++lineNumber);
+    }
+    write(content: string): void {
+      channel.request({ kind: "FsWrite", scope: this.#scope, path: this.path, content: String(content), append: false });
+    }
+    append(content: string): void {
+      channel.request({ kind: "FsWrite", scope: this.#scope, path: this.path, content: String(content), append: true });
+    }
+    delete(): void {
+      channel.request({ kind: "FsDelete", scope: this.#scope, path: this.path });
+    }
+    mkdir(): void {
+      channel.request({ kind: "FsMkdir", scope: this.#scope, path: this.path });
+    }
+    children(): FileEntry[] {
+      return channel.request({ kind: "FsList", scope: this.#scope, path: this.path, recursive: false }).map((p) => new FileEntry(this.#scope, p));
+    }
+    walk(): FileEntry[] {
+      return channel.request({ kind: "FsList", scope: this.#scope, path: this.path, recursive: true }).map((p) => new FileEntry(this.#scope, p));
+    }
+    toString(): string {
+      return `FileEntry(${this.path})`;
+    }
+  }
+
+  class FileSystem {
+    readonly #scope: string;
+    readonly root: string;
+
+    constructor(scope: string, root: string) {
+      this.#scope = scope;
+      this.root = root;
+    }
+    access(path: string): FileEntry {
+      return new FileEntry(this.#scope, absolutePath(this.root, String(path)));
+    }
+    grep(path: string, pattern: string | RegExp): GrepMatch[] {
+      return channel.request({ kind: "FsGrep", scope: this.#scope, path: absolutePath(this.root, String(path)), pattern: patternSource(pattern) });
+    }
+    grepRecursive(dir: string, pattern: string | RegExp, glob?: string): GrepMatch[] {
+      return channel.request({
+        kind: "FsGrepRecursive",
+        scope: this.#scope,
+        path: absolutePath(this.root, String(dir)),
+        pattern: patternSource(pattern),
+        glob: glob === undefined ? null : String(glob),
+      });
+    }
+    find(dir: string, glob: string): string[] {
+      return channel.request({ kind: "FsFind", scope: this.#scope, path: absolutePath(this.root, String(dir)), glob: String(glob) });
+    }
+    toString(): string {
+      return `FileSystem(${this.root})`;
+    }
+  }
+
+  function requestFileSystem<T>(root: string, op: (fs: FileSystem) => T): T {
+    if (typeof op !== "function") throw new TypeError("requestFileSystem(root, op): op must be a function that receives the FileSystem");
+    const { scope, root: absoluteRoot } = channel.request({ kind: "FsOpenScope", root: String(root) });
+    const close = (): void => {
+      channel.request({ kind: "CloseScope", scope });
+    };
+    let result: T;
+    try {
+      result = op(new FileSystem(scope, absoluteRoot));
+    } catch (error) {
+      close();
+      throw error;
+    }
+    if (!isThenable(result)) {
+      close();
+      return result;
+    }
+    // An async block keeps its capability until its promise settles.
+    return Promise.resolve(result).then(
+      (value) => {
+        close();
+        return value;
+      },
+      (error: unknown) => {
+        close();
+        throw error;
+      },
+    ) as T;
+  }
+
+  return { requestFileSystem };
+}

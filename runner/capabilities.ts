@@ -1,0 +1,53 @@
+// Capability tokens: unguessable, issued only by the host, checked on every use, and
+// revoked when the scope that asked for them ends. The sandbox holds nothing but the token.
+
+import { randomBytes } from "node:crypto";
+import { PolicyDenial } from "./refusals.js";
+
+export interface FileSystemScope {
+  kind: "fs";
+  /** The root as the agent named it, made absolute. */
+  root: string;
+  /** The root with every symlink resolved: containment is decided against this. */
+  realRoot: string;
+}
+
+export type Capability = FileSystemScope;
+
+const SCOPE_FUNCTION: Record<Capability["kind"], string> = { fs: "requestFileSystem" };
+
+export class CapabilityTable {
+  private readonly live = new Map<string, Capability>();
+  private readonly revoked = new Map<string, Capability["kind"]>();
+
+  issue(capability: Capability): string {
+    const token = randomBytes(24).toString("base64url");
+    this.live.set(token, capability);
+    return token;
+  }
+
+  revoke(token: string): void {
+    const capability = this.live.get(token);
+    if (!capability) return;
+    this.live.delete(token);
+    this.revoked.set(token, capability.kind);
+  }
+
+  /** The capability behind a token, or a denial saying why there is none. */
+  get<K extends Capability["kind"]>(token: string, kind: K): Extract<Capability, { kind: K }> {
+    const capability = this.live.get(token);
+    if (capability && capability.kind === kind) return capability as Extract<Capability, { kind: K }>;
+    const scope = SCOPE_FUNCTION[kind];
+    if (this.revoked.get(token) === kind) {
+      throw new PolicyDenial(
+        `this capability was used outside its ${scope} scope: it was revoked when the block given to ${scope}() ended. ` +
+          `Do the work inside the block (for an async block, before its promise settles), or call ${scope}() again.`,
+      );
+    }
+    throw new PolicyDenial(`not a capability this host issued: only the object ${scope}() passes to its block can be used`);
+  }
+
+  revokeAll(): void {
+    for (const token of [...this.live.keys()]) this.revoke(token);
+  }
+}

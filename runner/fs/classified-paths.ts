@@ -1,0 +1,92 @@
+// Which paths hold secrets. Patterns are gitignore-like:
+//   - no "/"            matches any path component      (".env", "*.pem", ".env.*")
+//   - relative with "/" is anchored at the filesystem root ("home/*/.ssh", "srv/**/keys")
+//   - absolute          matches the full path; its non-glob prefix is resolved through symlinks
+// A trailing "/" is dropped; a path is classified if it or any ancestor matches.
+
+import path from "node:path";
+import picomatch from "picomatch";
+import { resolveReal } from "./containment.js";
+
+export const DEFAULT_CLASSIFIED_PATHS: readonly string[] = [
+  ".ssh", ".gnupg", ".env", ".env.*", ".netrc", ".npmrc", ".pypirc", ".docker", ".kube", ".aws", ".azure", ".gcloud",
+];
+
+const GLOB_CHAR = /[*?[\]{}!]/;
+
+type Matcher = (absolute: string) => boolean;
+
+interface CompiledPattern {
+  /** Component patterns: a path matches if its last component does (ancestors checked apart). */
+  component: boolean;
+  match: Matcher;
+}
+
+function componentMatcher(pattern: string): Matcher {
+  const test = picomatch(pattern, { dot: true });
+  return (absolute) => test(path.basename(absolute));
+}
+
+function anchoredMatcher(pattern: string): Matcher {
+  const test = picomatch(pattern, { dot: true });
+  return (absolute) => test(absolute.slice(path.parse(absolute).root.length));
+}
+
+function absoluteMatcher(pattern: string): Matcher {
+  const parts = pattern.split("/");
+  const firstGlob = parts.findIndex((part) => GLOB_CHAR.test(part));
+  const prefix = (firstGlob === -1 ? parts : parts.slice(0, firstGlob)).join("/") || "/";
+  const rest = firstGlob === -1 ? [] : parts.slice(firstGlob);
+  const realPrefix = resolveReal(prefix);
+  const anchored = [realPrefix.replace(/\/$/, ""), ...rest].join("/");
+  const test = picomatch(anchored, { dot: true });
+  return (absolute) => test(absolute);
+}
+
+export class ClassifiedPaths {
+  private readonly compiled: CompiledPattern[];
+
+  constructor(readonly patterns: readonly string[]) {
+    this.compiled = patterns
+      .map((p) => p.trim().replace(/\/+$/, ""))
+      .filter((p) => p !== "")
+      .map((p) =>
+        p.startsWith("/")
+          ? { component: false, match: absoluteMatcher(p) }
+          : p.includes("/")
+            ? { component: false, match: anchoredMatcher(p) }
+            : { component: true, match: componentMatcher(p) },
+      );
+  }
+
+  /** This exact path matches a pattern (its ancestors not considered). */
+  private matchesItself(absolute: string): boolean {
+    return this.compiled.some((pattern) => pattern.match(absolute));
+  }
+
+  /** True if the absolute path or one of its ancestors matches a pattern. */
+  matches(absolute: string): boolean {
+    for (let current = path.resolve(absolute); ; current = path.dirname(current)) {
+      if (this.matchesItself(current)) return true;
+      if (current === path.dirname(current)) return false;
+    }
+  }
+
+  /**
+   * For a walk that only descends into unclassified directories: an ordinary entry needs
+   * only itself checked; a symlink leads elsewhere, so its target is checked in full.
+   */
+  isClassifiedEntry(entry: { named: string; real: string; isSymlink: boolean }): boolean {
+    return entry.isSymlink
+      ? this.isClassified(entry.named, entry.real)
+      : this.matchesItself(entry.named) || this.matchesItself(entry.real);
+  }
+
+  /**
+   * Classified if the path as named or where it really leads is: a link to a secret is a
+   * secret, and so is a secret's name pointing somewhere ordinary.
+   */
+  isClassified(named: string, real: string): boolean {
+    return this.matches(named) || this.matches(real);
+  }
+}

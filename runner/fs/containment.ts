@@ -1,0 +1,61 @@
+// Where a path really leads, and whether that is inside a root. Containment is decided on
+// fully resolved paths (symlinks followed, dead ones included) and by whole path components,
+// never by string prefix: /work/app_evil is not inside /work/app.
+
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import path from "node:path";
+
+const MAX_LINK_HOPS = 40;
+
+export class PathResolutionError extends Error {
+  override name = "PathResolutionError";
+}
+
+/** True if `candidate` is `root` or below it. Both must be absolute and normalized. */
+export function isWithin(candidate: string, root: string): boolean {
+  const relative = path.relative(root, candidate);
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative) && relative.split(path.sep)[0] !== "..");
+}
+
+function lstatOrNull(p: string): import("node:fs").Stats | null {
+  try {
+    return lstatSync(p);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    throw error;
+  }
+}
+
+/**
+ * The real location of `absolute`: every symlink on the way resolved, including a dead
+ * final link (whose target is where a write would land) and links inside parts that do not
+ * exist yet. Components after the first missing one are appended as written.
+ */
+export function resolveReal(absolute: string, hops = 0): string {
+  if (hops > MAX_LINK_HOPS) throw new PathResolutionError(`too many symbolic links resolving ${absolute}`);
+  const normalized = path.resolve(absolute);
+  try {
+    return realpathSync.native(normalized);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ENOTDIR") {
+      if (code === "ELOOP") throw new PathResolutionError(`too many symbolic links resolving ${absolute}`);
+      throw error;
+    }
+  }
+  // Walk down from the filesystem root to the first component that does not resolve.
+  const parts = normalized.split(path.sep).filter(Boolean);
+  let resolved = path.parse(normalized).root;
+  for (let i = 0; i < parts.length; i++) {
+    const next = path.join(resolved, parts[i]!);
+    const stat = lstatOrNull(next);
+    if (stat === null) return path.join(next, ...parts.slice(i + 1));
+    if (stat.isSymbolicLink()) {
+      const target = path.resolve(resolved, readlinkSync(next));
+      return resolveReal(path.join(target, ...parts.slice(i + 1)), hops + 1);
+    }
+    resolved = realpathSync.native(next);
+  }
+  return resolved;
+}

@@ -1,0 +1,342 @@
+// The file-system executor: carries out FileSystem/FileEntry requests for one evaluation,
+// after deciding each against the policy. Every path is resolved here, by the host: relative
+// to the scope's root, `..` collapsed, symlinks followed (dead ones too), and then required
+// to lie inside the scope by whole path components.
+
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import path from "node:path";
+import type { FileInfo, GrepMatch } from "../../library/protocol.js";
+import type { CapabilityTable, FileSystemScope } from "../capabilities.js";
+import { EffectFailure, PolicyDenial } from "../refusals.js";
+import type { ClassifiedPaths } from "./classified-paths.js";
+import { isWithin, PathResolutionError, resolveReal } from "./containment.js";
+import { globMatcher } from "./grep-core.js";
+import type { GrepRunner } from "./grep-runner.js";
+import { listChildren, walkTree } from "./walk.js";
+
+/** read()/readBytes() refuse files larger than this; forEachLine streams any size. */
+export const READ_LIMIT_BYTES = 32 * 1024 * 1024;
+/** forEachLine fetches files in pieces of this size. */
+export const CHUNK_BYTES = 1024 * 1024;
+
+export interface FileSystemPolicy {
+  /** Real paths; a scope's root must lie inside one. */
+  allowedRoots: readonly string[];
+  classified: ClassifiedPaths;
+  classifiedWrite: boolean;
+}
+
+interface Resolved {
+  /** Absolute, as the agent named it (under the scope root). */
+  named: string;
+  /** Every symlink resolved. */
+  real: string;
+  classified: boolean;
+}
+
+const ERRNO_TEXT: Record<string, string> = {
+  ENOENT: "no such file or directory",
+  EISDIR: "is a directory",
+  ENOTDIR: "not a directory",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  ENOTEMPTY: "directory not empty (delete its children first)",
+  EEXIST: "already exists",
+  ELOOP: "too many symbolic links",
+  ENAMETOOLONG: "name too long",
+};
+
+function failure(requested: string, error: unknown): EffectFailure {
+  const code = (error as NodeJS.ErrnoException).code ?? "";
+  return new EffectFailure(`${requested}: ${ERRNO_TEXT[code] ?? (error as Error).message}`);
+}
+
+/** What a file descriptor really refers to, after opening (Linux); null where unknown. */
+function openedPath(fd: number): string | null {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return null;
+  }
+}
+
+export class FileSystemExecutor {
+  constructor(
+    private readonly policy: FileSystemPolicy,
+    private readonly capabilities: CapabilityTable,
+    private readonly grep: GrepRunner,
+    private readonly cwd: string,
+  ) {}
+
+  openScope(root: string): { scope: string; root: string } {
+    const named = path.resolve(this.cwd, root);
+    let realRoot: string;
+    try {
+      realRoot = resolveReal(named);
+    } catch (error) {
+      throw failure(root, error);
+    }
+    if (!this.policy.allowedRoots.some((allowed) => isWithin(realRoot, allowed))) {
+      throw new PolicyDenial(
+        `requestFileSystem("${root}"): ${named} is outside the allowed roots (${this.policy.allowedRoots.join(", ")}). ` +
+          "Ask for a directory inside one of them, or have the operator add it with --allowed-roots (config libraryConfig.allowedRoots).",
+      );
+    }
+    let isDirectory = false;
+    try {
+      isDirectory = statSync(realRoot).isDirectory();
+    } catch {
+      // Reported below.
+    }
+    if (!isDirectory) throw new EffectFailure(`requestFileSystem("${root}"): ${named} is not an existing directory`);
+    const scope: FileSystemScope = { kind: "fs", root: named, realRoot };
+    return { scope: this.capabilities.issue(scope), root: named };
+  }
+
+  closeScope(token: string): void {
+    this.capabilities.revoke(token);
+  }
+
+  private resolve(token: string, requested: string): Resolved & { scope: FileSystemScope } {
+    const scope = this.capabilities.get(token, "fs");
+    const named = path.resolve(scope.root, requested);
+    if (!isWithin(named, scope.root) && !isWithin(named, scope.realRoot)) {
+      throw new PolicyDenial(
+        `${requested}: outside this file system scope (${scope.root}). Use a path under the root, or request a scope for the other directory.`,
+      );
+    }
+    let real: string;
+    try {
+      real = resolveReal(named);
+    } catch (error) {
+      if (error instanceof PathResolutionError) throw new EffectFailure(`${requested}: ${error.message}`);
+      throw failure(requested, error);
+    }
+    if (!isWithin(real, scope.realRoot)) {
+      throw new PolicyDenial(
+        `${requested}: resolves (through a symbolic link) to a place outside this file system scope (${scope.root}); links out of the scope are not followed.`,
+      );
+    }
+    return { scope, named, real, classified: this.policy.classified.isClassified(named, real) };
+  }
+
+  private denyClassified(target: Resolved, requested: string, operation: string): void {
+    if (target.classified) {
+      throw new PolicyDenial(
+        `${requested}: ${operation} refused: the path is classified (it holds secrets). ` +
+          "Use readClassified() to get a Classified value whose plaintext stays in the host.",
+      );
+    }
+  }
+
+  private denyClassifiedWrite(target: Resolved, requested: string, operation: string): void {
+    if (target.classified && !this.policy.classifiedWrite) {
+      throw new PolicyDenial(
+        `${requested}: ${operation} refused: the path is classified and classifiedWrite is off (config libraryConfig.classifiedWrite).`,
+      );
+    }
+  }
+
+  stat(token: string, requested: string): FileInfo {
+    const target = this.resolve(token, requested);
+    let exists = false;
+    let isDirectory = false;
+    try {
+      const stats = statSync(target.real);
+      exists = true;
+      isDirectory = stats.isDirectory();
+    } catch {
+      // Missing (or a dead link): exists stays false.
+    }
+    return { path: target.named, name: path.basename(target.named), exists, isDirectory, isClassified: target.classified };
+  }
+
+  size(token: string, requested: string): number {
+    const target = this.resolve(token, requested);
+    this.denyClassified(target, requested, "size");
+    try {
+      return statSync(target.real).size;
+    } catch (error) {
+      throw failure(requested, error);
+    }
+  }
+
+  read(token: string, requested: string, as: "text" | "bytes"): string {
+    const target = this.resolve(token, requested);
+    this.denyClassified(target, requested, as === "text" ? "read" : "readBytes");
+    try {
+      const size = statSync(target.real).size;
+      if (size > READ_LIMIT_BYTES) {
+        throw new EffectFailure(
+          `${requested}: ${size} bytes is more than read() returns at once (${READ_LIMIT_BYTES}); use forEachLine() to stream it.`,
+        );
+      }
+      const bytes = readFileSync(target.real);
+      return as === "text" ? bytes.toString("utf8") : bytes.toString("base64");
+    } catch (error) {
+      if (error instanceof EffectFailure) throw error;
+      throw failure(requested, error);
+    }
+  }
+
+  readChunk(token: string, requested: string, offset: number): { base64: string; eof: boolean } {
+    const target = this.resolve(token, requested);
+    this.denyClassified(target, requested, "forEachLine");
+    let fd: number;
+    try {
+      fd = openSync(target.real, "r");
+    } catch (error) {
+      throw failure(requested, error);
+    }
+    try {
+      const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+      const n = readSync(fd, buffer, 0, CHUNK_BYTES, offset);
+      return { base64: buffer.subarray(0, n).toString("base64"), eof: n < CHUNK_BYTES };
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  write(token: string, requested: string, content: string, append: boolean): void {
+    const target = this.resolve(token, requested);
+    this.denyClassifiedWrite(target, requested, append ? "append" : "write");
+    let existed = true;
+    try {
+      lstatSync(target.real);
+    } catch {
+      existed = false;
+    }
+    // O_NOFOLLOW: a link swapped in as the last component after the check is not followed.
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (append ? constants.O_APPEND : 0);
+    let fd: number;
+    try {
+      fd = openSync(target.real, flags, 0o666);
+    } catch (error) {
+      throw failure(requested, error);
+    }
+    try {
+      // Check again after opening: a directory swapped for a link in between is caught here.
+      const actual = openedPath(fd);
+      if (actual !== null && (!isWithin(actual, target.scope.realRoot) || (!this.policy.classifiedWrite && this.policy.classified.matches(actual)))) {
+        if (!existed) {
+          try {
+            unlinkSync(actual);
+          } catch {
+            // Already gone.
+          }
+        }
+        throw new PolicyDenial(`${requested}: the path changed while it was being opened and now leads outside this file system scope; nothing was written.`);
+      }
+      if (!fstatSync(fd).isFile()) throw new EffectFailure(`${requested}: not a regular file`);
+      if (!append) ftruncateSync(fd, 0);
+      const bytes = Buffer.from(content, "utf8");
+      for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
+    } catch (error) {
+      if (error instanceof PolicyDenial || error instanceof EffectFailure) throw error;
+      throw failure(requested, error);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  delete(token: string, requested: string): void {
+    const target = this.resolve(token, requested);
+    this.denyClassifiedWrite(target, requested, "delete");
+    if (target.real === target.scope.realRoot) throw new PolicyDenial(`${requested}: the scope's root itself cannot be deleted`);
+    try {
+      // A link is removed itself, never what it points to: the entry is named through its
+      // parent's real location, which must itself be inside the scope.
+      const parent = resolveReal(path.dirname(target.named));
+      if (!isWithin(parent, target.scope.realRoot)) throw new PolicyDenial(`${requested}: outside this file system scope`);
+      const entry = path.join(parent, path.basename(target.named));
+      if (lstatSync(entry).isDirectory()) rmdirSync(entry);
+      else unlinkSync(entry);
+    } catch (error) {
+      if (error instanceof PolicyDenial) throw error;
+      throw failure(requested, error);
+    }
+  }
+
+  mkdir(token: string, requested: string): void {
+    const target = this.resolve(token, requested);
+    this.denyClassifiedWrite(target, requested, "mkdir");
+    try {
+      mkdirSync(target.real, { recursive: true });
+    } catch (error) {
+      throw failure(requested, error);
+    }
+    const after = resolveReal(target.named);
+    if (!isWithin(after, target.scope.realRoot)) {
+      throw new PolicyDenial(`${requested}: the path changed while the directory was being made and now leads outside this file system scope.`);
+    }
+  }
+
+  list(token: string, requested: string, recursive: boolean): string[] {
+    const target = this.resolve(token, requested);
+    try {
+      if (!statSync(target.real).isDirectory()) throw new EffectFailure(`${requested}: not a directory`);
+      if (!recursive) return listChildren(target.named, target.real, target.scope.realRoot).map((e) => e.named);
+      return Array.from(walkTree(target.named, target.real, target.scope.realRoot), (e) => e.named);
+    } catch (error) {
+      if (error instanceof EffectFailure) throw error;
+      throw failure(requested, error);
+    }
+  }
+
+  find(token: string, requested: string, glob: string): string[] {
+    const target = this.resolve(token, requested);
+    const wanted = globMatcher(glob, target.named);
+    try {
+      if (!statSync(target.real).isDirectory()) throw new EffectFailure(`${requested}: not a directory`);
+    } catch (error) {
+      if (error instanceof EffectFailure) throw error;
+      throw failure(requested, error);
+    }
+    const found: string[] = [];
+    for (const entry of walkTree(target.named, target.real, target.scope.realRoot)) if (wanted(entry.named)) found.push(entry.named);
+    return found;
+  }
+
+  async grepFile(token: string, requested: string, pattern: string): Promise<GrepMatch[]> {
+    const target = this.resolve(token, requested);
+    this.denyClassified(target, requested, "grep");
+    return this.search(requested, pattern, { op: "grep", named: target.named, real: target.real, pattern });
+  }
+
+  async grepRecursive(token: string, requested: string, pattern: string, glob: string | null): Promise<GrepMatch[]> {
+    const target = this.resolve(token, requested);
+    // A classified directory holds nothing grepRecursive may read.
+    if (target.classified) return [];
+    return this.search(requested, pattern, {
+      op: "grepRecursive",
+      dir: target.named,
+      realDir: target.real,
+      realRoot: target.scope.realRoot,
+      pattern,
+      glob,
+      classifiedPatterns: this.policy.classified.patterns,
+    });
+  }
+
+  private async search(requested: string, pattern: string, job: Parameters<GrepRunner["run"]>[0]): Promise<GrepMatch[]> {
+    const reply = await this.grep.run(job);
+    if (reply.ok) return reply.matches;
+    if (reply.invalidPattern) throw new EffectFailure(`grep pattern /${pattern}/ is not a valid regular expression: ${reply.message}`);
+    throw new EffectFailure(`${requested}: ${ERRNO_TEXT[reply.message] ?? reply.message}`);
+  }
+}

@@ -1,0 +1,104 @@
+// Line-by-line search of files, streaming (a 1 GiB file is never loaded whole). Runs in the
+// grep worker, so an agent's pathological pattern can stall only that thread, which the host
+// terminates, never the host itself.
+
+import { closeSync, openSync, readSync } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
+import picomatch from "picomatch";
+import { ClassifiedPaths } from "./classified-paths.js";
+import { walkTree } from "./walk.js";
+
+import type { GrepMatch } from "../../library/protocol.js";
+
+export type { GrepMatch };
+
+/** Results past this many characters are refused rather than shipped. */
+export const GREP_RESULT_LIMIT_CHARS = 16 * 1024 * 1024;
+const CHUNK_BYTES = 1024 * 1024;
+
+export class GrepLimitError extends Error {
+  override name = "GrepLimitError";
+}
+
+/** Calls `onLine` for every line of the file, streaming; stops early if it returns false. */
+export function forEachLineOf(realPath: string, onLine: (line: string, lineNumber: number) => boolean | void): void {
+  const fd = openSync(realPath, "r");
+  try {
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    const decoder = new StringDecoder("utf8");
+    let pending = "";
+    let lineNumber = 0;
+    for (;;) {
+      const n = readSync(fd, buffer, 0, CHUNK_BYTES, null);
+      const text = n === 0 ? decoder.end() : decoder.write(buffer.subarray(0, n));
+      pending += text;
+      let start = 0;
+      for (let newline = pending.indexOf("\n", start); newline !== -1; newline = pending.indexOf("\n", start)) {
+        const line = pending.slice(start, newline).replace(/\r$/, "");
+        if (onLine(line, ++lineNumber) === false) return;
+        start = newline + 1;
+      }
+      pending = pending.slice(start);
+      if (n === 0) {
+        if (pending !== "") onLine(pending.replace(/\r$/, ""), ++lineNumber);
+        return;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export class MatchCollector {
+  readonly matches: GrepMatch[] = [];
+  private chars = 0;
+
+  add(match: GrepMatch): void {
+    this.chars += match.file.length + match.line.length + 32;
+    if (this.chars > GREP_RESULT_LIMIT_CHARS) {
+      throw new GrepLimitError(
+        `more than ${GREP_RESULT_LIMIT_CHARS} characters of matches; narrow the pattern, or the glob, or search a smaller directory`,
+      );
+    }
+    this.matches.push(match);
+  }
+}
+
+export function grepFile(named: string, real: string, regex: RegExp, collector: MatchCollector): void {
+  forEachLineOf(real, (line, lineNumber) => {
+    regex.lastIndex = 0;
+    if (regex.test(line)) collector.add({ file: named, lineNumber, line });
+  });
+}
+
+/** A glob without "/" matches file names; with "/" it matches the path below `dir`. */
+export function globMatcher(glob: string, dir: string): (named: string) => boolean {
+  const test = picomatch(glob, { dot: true, basename: !glob.includes("/") });
+  return (named) => test(glob.includes("/") ? named.slice(dir.length + 1) : named);
+}
+
+export interface GrepRecursiveRequest {
+  dir: string;
+  realDir: string;
+  realRoot: string;
+  pattern: string;
+  glob: string | null;
+  classifiedPatterns: readonly string[];
+}
+
+/** Classified files and directories are pruned by name: never opened, never read. */
+export function grepRecursive(request: GrepRecursiveRequest, regex: RegExp): GrepMatch[] {
+  const classified = new ClassifiedPaths(request.classifiedPatterns);
+  const wanted = request.glob ? globMatcher(request.glob, request.dir) : () => true;
+  const collector = new MatchCollector();
+  for (const entry of walkTree(request.dir, request.realDir, request.realRoot, (e) => classified.isClassifiedEntry(e))) {
+    if (entry.isDirectory || !wanted(entry.named)) continue;
+    try {
+      grepFile(entry.named, entry.real, regex, collector);
+    } catch (error) {
+      if (error instanceof GrepLimitError) throw error;
+      // Unreadable or vanished files are skipped, as grep -r does.
+    }
+  }
+  return collector.matches;
+}

@@ -1,0 +1,39 @@
+// The grep worker thread: runs the agent's regular expressions away from the host's event
+// loop. A catastrophic pattern stalls only this thread; the host terminates it.
+
+import { parentPort } from "node:worker_threads";
+import { type GrepMatch, grepFile, grepRecursive, type GrepRecursiveRequest, MatchCollector } from "./grep-core.js";
+
+export type GrepJob =
+  | { id: number; op: "grep"; named: string; real: string; pattern: string }
+  | ({ id: number; op: "grepRecursive" } & GrepRecursiveRequest);
+
+export type GrepReply = { id: number; ok: true; matches: GrepMatch[] } | { id: number; ok: false; message: string; invalidPattern: boolean };
+
+function compile(pattern: string): RegExp {
+  return new RegExp(pattern);
+}
+
+parentPort?.on("message", (job: GrepJob) => {
+  let regex: RegExp;
+  try {
+    regex = compile(job.pattern);
+  } catch (error) {
+    parentPort!.postMessage({ id: job.id, ok: false, invalidPattern: true, message: (error as Error).message } satisfies GrepReply);
+    return;
+  }
+  try {
+    let matches: GrepMatch[];
+    if (job.op === "grep") {
+      const collector = new MatchCollector();
+      grepFile(job.named, job.real, regex, collector);
+      matches = collector.matches;
+    } else {
+      matches = grepRecursive(job, regex);
+    }
+    parentPort!.postMessage({ id: job.id, ok: true, matches } satisfies GrepReply);
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    parentPort!.postMessage({ id: job.id, ok: false, invalidPattern: false, message: e.code ?? e.message } satisfies GrepReply);
+  }
+});
