@@ -22,8 +22,8 @@ function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
     typeCheck: checkGiven ? flags.check : undefined,
     quiet: flags.quiet,
     libraryConfig:
-      flags.allowedRoots || flags.classifiedPaths
-        ? { allowedRoots: flags.allowedRoots, classifiedPaths: flags.classifiedPaths }
+      flags.allowedRoots || flags.classifiedPaths || flags.secureOutput
+        ? { allowedRoots: flags.allowedRoots, classifiedPaths: flags.classifiedPaths, secureOutput: flags.secureOutput }
         : undefined,
   });
   return resolveConfig(file, fromFlags);

@@ -54,6 +54,7 @@ function addScriptOptions(command: CommandType, jsonHelp: string): CommandType {
     .addOption(
       new Option("--classified-paths <patterns>", "comma-separated gitignore-like patterns of secret paths (default: .ssh, .env, .aws, …)").argParser(commaList),
     )
+    .option("--secure-output <file>", "append-only file (created 0600) that receives classified values printed, in plaintext")
     .option("--quiet", "print no warnings")
     .addHelpText("after", EXIT_CODE_HELP);
 }

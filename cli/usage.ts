@@ -9,6 +9,7 @@ export interface CommonFlags {
   json?: boolean;
   allowedRoots?: string[];
   classifiedPaths?: string[];
+  secureOutput?: string;
 }
 
 /** A mistake in how tacit was invoked: exit code 2, message on stderr. */

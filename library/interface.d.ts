@@ -5,7 +5,10 @@
 // Nothing else reaches the outside world: there is no `Deno`, `process`, `fetch`,
 // `globalThis`, `eval` or `import()` in a tacit script.
 
-/** Prints the values separated by spaces, then a newline. Strings print as they are. */
+/**
+ * Prints the values separated by spaces, then a newline. Strings print as they are; a
+ * Classified value prints as "Classified(***)" (its plaintext goes to --secure-output only).
+ */
 declare function println(...values: unknown[]): void;
 /** Prints the values separated by spaces, without a newline. */
 declare function print(...values: unknown[]): void;
@@ -46,6 +49,10 @@ interface FileSystem {
   grepRecursive(dir: string, pattern: string, glob?: string): GrepMatch[];
   /** Absolute paths of the entries under `dir` that match `glob` (same rules as above). */
   find(dir: string, glob: string): string[];
+  /** A classified file's content as a Classified value (refused on an ordinary path). */
+  readClassified(path: string): Classified<string>;
+  /** Writes a Classified value to a classified path (refused on an ordinary path). */
+  writeClassified(path: string, content: Classified<string>): void;
 }
 
 interface FileEntry {
@@ -74,9 +81,32 @@ interface FileEntry {
   children(): FileEntry[];
   /** Every entry below this directory, depth first; symbolic links are not descended into. */
   walk(): FileEntry[];
+  readClassified(): Classified<string>;
+  writeClassified(content: Classified<string>): void;
 }
 
 type GrepMatch = { file: string; lineNumber: number; line: string };
+
+/**
+ * A value whose plaintext stays in the host. Agent code can transform it (map/flatMap run in
+ * a separate pure evaluator), write it to a classified file, or print it — printing shows
+ * "Classified(***)" here and writes the plaintext only to the secure output (--secure-output).
+ * toString, JSON and inspection all show "Classified(***)". A function that fails inside
+ * map gives a value that looks like any other (the failure goes to the secure output).
+ */
+interface Classified<T> {
+  /**
+   * `fn` must be pure: it may use its argument, literals, captured plain data and captured
+   * Classified values, and built-ins like Math, JSON and String; not printing, capabilities,
+   * or assignment to outer variables.
+   */
+  map<U>(fn: (value: T) => U): Classified<U>;
+  flatMap<U>(fn: (value: T) => Classified<U>): Classified<U>;
+  toString(): string;
+}
+
+/** Wraps plain data as a Classified value. */
+declare function classify<T>(value: T): Classified<T>;
 
 /** Thrown for every policy denial: a path outside the scope, a classified file, a revoked capability. */
 declare class SecurityError extends Error {}
@@ -127,6 +157,8 @@ declare module "tacit" {
   export const readInput: typeof globalThis.readInput;
   export const requestFileSystem: typeof globalThis.requestFileSystem;
   export const SecurityError: typeof globalThis.SecurityError;
+  export const classify: typeof globalThis.classify;
+  export type Classified<T> = globalThis.Classified<T>;
   export type FileSystem = globalThis.FileSystem;
   export type FileEntry = globalThis.FileEntry;
   export type GrepMatch = globalThis.GrepMatch;

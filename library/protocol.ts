@@ -17,6 +17,22 @@ export const MAX_SANDBOX_FRAME_CHARS = 4 * 1024 * 1024;
 /** The longest line the sandbox reads from the host (piped input arrives in one reply). */
 export const MAX_HOST_FRAME_CHARS = 256 * 1024 * 1024;
 
+/** How a classified value shows to agent code, anywhere. */
+export const CLASSIFIED_MASK = "Classified(***)";
+
+/** The pure evaluator's protocol: the host sends a job, the evaluator answers it. */
+export interface PureJob {
+  id: number;
+  /** A function's source text, as the sandbox's fn.toString() gave it. */
+  source: string;
+  /** The classified value's plaintext (JSON data). */
+  value: unknown;
+  /** Captured values by name; classified ones arrive as plaintext, marked. */
+  captures: Record<string, { plain: unknown } | { classifiedValue: unknown }>;
+  flat: boolean;
+}
+export type PureReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
+
 /**
  * The most text one Print action carries. JSON escaping can grow text at most sixfold
  * (a control character becomes \u00XX), so a chunk always fits in a sandbox frame.
@@ -41,9 +57,22 @@ export interface GrepMatch {
   line: string;
 }
 
+/** Printed output: text, and classified values the host shows masked (plaintext: sink only). */
+export type PrintPart = string | { classified: string };
+
+/** A value captured by a map/flatMap function, as the sandbox sends it. */
+export type Capture = { plain: unknown } | { classified: string };
+
+/** The sandbox global that rewritten map/flatMap calls use to attach their captured values. */
+export const PURE_CAPTURES_GLOBAL = "__tacitPure";
+
 /** Every effect agent code can ask for. The host decides each one. */
 export type Action =
-  | { kind: "Print"; text: string }
+  | { kind: "Print"; parts: PrintPart[] }
+  | { kind: "Classify"; value: unknown }
+  | { kind: "ClassifiedMap"; handle: string; source: string; captures: Record<string, Capture>; flat: boolean }
+  | { kind: "FsReadClassified"; scope: string; path: string }
+  | { kind: "FsWriteClassified"; scope: string; path: string; handle: string }
   | { kind: "ReadInput" }
   | { kind: "FsOpenScope"; root: string }
   | { kind: "CloseScope"; scope: string }
@@ -64,6 +93,10 @@ export type ActionKind = Action["kind"];
 /** What a granted action returns to the sandbox, per kind. */
 export interface ActionResults {
   Print: null;
+  Classify: string;
+  ClassifiedMap: string;
+  FsReadClassified: string;
+  FsWriteClassified: null;
   ReadInput: string;
   FsOpenScope: { scope: string; root: string };
   CloseScope: null;

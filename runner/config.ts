@@ -12,6 +12,7 @@ const LibraryConfigSchema = z
     allowedRoots: z.array(z.string().min(1)).min(1).optional(),
     classifiedPaths: z.array(z.string()).optional(),
     classifiedWrite: z.boolean().optional(),
+    secureOutput: z.string().min(1).optional(),
   })
   .strict();
 
@@ -36,6 +37,8 @@ export interface LibraryConfig {
   classifiedPaths: string[];
   /** Whether writes (and mkdir, delete) may touch classified paths. */
   classifiedWrite: boolean;
+  /** The secure output sink (absolute), or null: classified plaintext printed goes only there. */
+  secureOutput: string | null;
 }
 
 /** The settings an evaluation runs with, every default filled in. */
@@ -118,6 +121,7 @@ export function resolveConfig(file: ConfigFile, flags: ConfigFile, cwd: string =
       allowedRoots: resolveRoots(pickLibrary("allowedRoots") ?? [cwd], cwd),
       classifiedPaths: pickLibrary("classifiedPaths") ?? [...DEFAULT_CLASSIFIED_PATHS],
       classifiedWrite: pickLibrary("classifiedWrite") ?? true,
+      secureOutput: ((file) => (file ? path.resolve(cwd, file) : null))(pickLibrary("secureOutput")),
     },
   };
 }

@@ -6,12 +6,16 @@ import type { SandboxFrame, ScriptFailure } from "../library/protocol.js";
 import type { RunnerConfig } from "./config.js";
 import { EXIT_CODES, type Outcome } from "./exit-codes.js";
 import { CapabilityTable } from "./capabilities.js";
+import { PureEvaluator } from "./classified/pure-evaluator.js";
+import { ClassifiedStore } from "./classified/store.js";
+import { SecureSink } from "./secure-sink.js";
 import { ClassifiedPaths } from "./fs/classified-paths.js";
 import { FileSystemExecutor } from "./fs/file-system.js";
 import { GrepRunner } from "./fs/grep-runner.js";
 import { dispatch, type EvaluationContext, type InputSource } from "./monitor.js";
 import { OUTPUT_LIMIT_BYTES, OutputBuffer } from "./output.js";
-import { rewriteTacitImports } from "./rewrite-imports.js";
+import { rewriteForSandbox } from "./rewrite-imports.js";
+import type { PureFunctionSite } from "./pure-functions.js";
 import { Sandbox, type SandboxEnd } from "./sandbox.js";
 import { SandboxProcess } from "./sandbox-process.js";
 import { formatTypeDiagnostic, typeCheck } from "./typecheck.js";
@@ -34,6 +38,7 @@ export interface CheckResult {
   /** One formatted message per problem, `script.ts:LINE:COL error …`. */
   errors: string[];
   tacitImports: TacitImport[];
+  pureFunctions: PureFunctionSite[];
 }
 
 export interface EvaluateOptions {
@@ -70,7 +75,7 @@ function sandboxFor(options: EvaluateOptions): Sandbox {
 export async function checkScript(code: string, displayName: string, typeCheckEnabled: boolean): Promise<CheckResult> {
   const validation = validate(code, displayName);
   if (!validation.ok) {
-    return { ok: false, errors: validation.diagnostics.map((d) => formatDiagnostic(displayName, d)), tacitImports: [] };
+    return { ok: false, errors: validation.diagnostics.map((d) => formatDiagnostic(displayName, d)), tacitImports: [], pureFunctions: [] };
   }
   if (typeCheckEnabled) {
     const types = await typeCheck(code);
@@ -79,10 +84,11 @@ export async function checkScript(code: string, displayName: string, typeCheckEn
         ok: false,
         errors: types.diagnostics.map((d) => formatTypeDiagnostic(displayName, d)),
         tacitImports: validation.tacitImports,
+        pureFunctions: validation.pureFunctions,
       };
     }
   }
-  return { ok: true, errors: [], tacitImports: validation.tacitImports };
+  return { ok: true, errors: [], tacitImports: validation.tacitImports, pureFunctions: validation.pureFunctions };
 }
 
 function result(outcome: Outcome, output: OutputBuffer, error: string | null, startedAt: number): EvaluationResult {
@@ -102,10 +108,9 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   const output = new OutputBuffer(OUTPUT_LIMIT_BYTES, options.onOutput);
   const sandbox = sandboxFor(options);
 
-  let tacitImports: TacitImport[];
-  if (options.unsafeSkipValidation) {
-    tacitImports = [];
-  } else {
+  let tacitImports: TacitImport[] = [];
+  let pureFunctions: PureFunctionSite[] = [];
+  if (!options.unsafeSkipValidation) {
     let check: CheckResult;
     try {
       check = await checkScript(options.code, options.displayName, config.typeCheck);
@@ -120,6 +125,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
       return result("rejected", output, check.errors.join("\n"), startedAt);
     }
     tacitImports = check.tacitImports;
+    pureFunctions = check.pureFunctions;
   }
 
   // Set from the frame handler; an object so the narrowing below sees the assignment.
@@ -128,9 +134,14 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   // Ends host-side work still running for this evaluation (a long search) when it stops.
   const lifetime = new AbortController();
   const capabilities = new CapabilityTable();
+  const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
+  const pure = new PureEvaluator();
   const context: EvaluationContext = {
     output,
     input: options.input,
+    classified: new ClassifiedStore(pure, (reason) => sink?.append(`[tacit] ${reason}\n`)),
+    sink,
+    background: [],
     files: new FileSystemExecutor(
       {
         allowedRoots: config.library.allowedRoots,
@@ -169,7 +180,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   sandbox.send({
     type: "start",
     protocol: 1,
-    code: rewriteTacitImports(options.code, tacitImports),
+    code: rewriteForSandbox(options.code, tacitImports, pureFunctions),
     displayName: options.displayName,
     hideRuntime: !options.unsafeKeepRuntime,
   });
@@ -182,6 +193,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   lifetime.abort();
   capabilities.revokeAll();
   await queue.catch(() => undefined);
+  await finishClassifiedWork(context, pure, sink, end.kind === "killed" && end.reason !== "finished");
 
   const outcome = reported.outcome;
   // The sandbox may exit by itself right after reporting, before the host's kill lands.
@@ -192,6 +204,18 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
       : result("threw", output, outcome.error.stack || `${outcome.error.name}: ${outcome.error.message}`, startedAt);
   }
   return describeAbnormalEnd(end, config, options.displayName, output, startedAt);
+}
+
+/**
+ * Lets background classified work (pending writes, sink output) finish after a normal end;
+ * after a kill it is abandoned, and the pure evaluator goes with the sandbox.
+ */
+async function finishClassifiedWork(context: EvaluationContext, pure: PureEvaluator, sink: SecureSink | null, abandoned: boolean): Promise<void> {
+  if (abandoned) pure.close();
+  await Promise.all(context.background.splice(0)).catch(() => undefined);
+  pure.close();
+  await sink?.flush().catch(() => undefined);
+  sink?.close();
 }
 
 function describeAbnormalEnd(

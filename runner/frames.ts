@@ -7,9 +7,22 @@ import { type Action, MAX_SANDBOX_FRAME_CHARS, type SandboxFrame } from "../libr
 
 const scope = z.string().max(256);
 const filePath = z.string().max(4096);
+const handle = z.string().max(64);
 
 const ActionSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("Print"), text: z.string() }).strict(),
+  z.object({ kind: z.literal("Print"), parts: z.array(z.union([z.string(), z.object({ classified: handle }).strict()])) }).strict(),
+  z.object({ kind: z.literal("Classify"), value: z.unknown() }).strict(),
+  z
+    .object({
+      kind: z.literal("ClassifiedMap"),
+      handle,
+      source: z.string().max(1024 * 1024),
+      captures: z.record(z.string(), z.union([z.object({ plain: z.unknown() }).strict(), z.object({ classified: handle }).strict()])),
+      flat: z.boolean(),
+    })
+    .strict(),
+  z.object({ kind: z.literal("FsReadClassified"), scope, path: filePath }).strict(),
+  z.object({ kind: z.literal("FsWriteClassified"), scope, path: filePath, handle }).strict(),
   z.object({ kind: z.literal("ReadInput") }).strict(),
   z.object({ kind: z.literal("FsOpenScope"), root: filePath }).strict(),
   z.object({ kind: z.literal("CloseScope"), scope }).strict(),

@@ -64,6 +64,9 @@ const fromInterface = readInterface();
 /** Names agent code may import from "tacit". */
 export const TACIT_EXPORTS: ReadonlySet<string> = new Set(fromInterface.exports);
 
+/** The globals tacit itself provides (the API, console, timers…), as opposed to the language's. */
+export const TACIT_GLOBALS: ReadonlySet<string> = new Set(fromInterface.globals);
+
 /** Type-only names "tacit" exports (import type { FileSystem } from "tacit"). */
 export const TACIT_TYPE_EXPORTS: ReadonlySet<string> = new Set(fromInterface.typeExports);
 

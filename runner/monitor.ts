@@ -2,7 +2,8 @@
 // place that decides and carries out each. The switch is exhaustive; a new Action variant
 // without a decision here does not compile.
 
-import type { Action, ActionResults, RefusalError } from "../library/protocol.js";
+import { type Action, type ActionResults, CLASSIFIED_MASK, type PrintPart, type RefusalError } from "../library/protocol.js";
+import { type ClassifiedStore, plaintextOf } from "./classified/store.js";
 import type { FileSystemExecutor } from "./fs/file-system.js";
 import type { OutputBuffer } from "./output.js";
 import { EffectFailure, PolicyDenial } from "./refusals.js";
@@ -16,6 +17,22 @@ export interface EvaluationContext {
   output: OutputBuffer;
   input: InputSource;
   files: FileSystemExecutor;
+  classified: ClassifiedStore;
+  /** Where plaintext output goes (--secure-output); null when none is configured. */
+  sink: { append(text: string | Promise<string>): void } | null;
+  /** Classified work that finishes after its request was answered (awaited at the end). */
+  background: Array<Promise<unknown>>;
+}
+
+/** The agent sees classified parts masked; the sink, if any, gets the whole text in plaintext. */
+function print(parts: readonly PrintPart[], context: EvaluationContext): void {
+  const values = parts.map((part) => (typeof part === "string" ? part : context.classified.get(part.classified)));
+  context.output.write(parts.map((part) => (typeof part === "string" ? part : CLASSIFIED_MASK)).join(""));
+  if (context.sink) {
+    context.sink.append(
+      Promise.all(values.map(async (value) => (typeof value === "string" ? value : plaintextOf(await value)))).then((texts) => texts.join("")),
+    );
+  }
 }
 
 function granted<K extends Action["kind"]>(_kind: K, value: ActionResults[K]): Decision<ActionResults[K]> {
@@ -43,10 +60,30 @@ export async function dispatch(action: Action, context: EvaluationContext): Prom
 
 async function decide(action: Action, context: EvaluationContext): Promise<Decision> {
   const { files } = context;
+  // File operations see the files as the script left them: pending classified writes first.
+  if (action.kind.startsWith("Fs") && context.background.length > 0) await Promise.all(context.background.splice(0));
   switch (action.kind) {
     case "Print":
-      context.output.write(action.text);
+      print(action.parts, context);
       return granted(action.kind, null);
+    case "Classify":
+      return granted(action.kind, context.classified.add(action.value));
+    case "ClassifiedMap":
+      return granted(action.kind, context.classified.map(action.handle, action.source, action.captures, action.flat));
+    case "FsReadClassified":
+      return granted(action.kind, context.classified.add(files.readClassified(action.scope, action.path)));
+    case "FsWriteClassified": {
+      const write = files.prepareClassifiedWrite(action.scope, action.path);
+      const value = context.classified.get(action.handle);
+      // The write happens once the value is computed; a value that failed writes nothing
+      // (the failure went to the secure sink) and, to agent code, looks the same.
+      context.background.push(
+        value.then((result) => {
+          if (result.ok) write(plaintextOf(result));
+        }).catch((error: unknown) => context.sink?.append(`[tacit] writeClassified(${action.path}) failed: ${String(error)}\n`)),
+      );
+      return granted(action.kind, null);
+    }
     case "ReadInput":
       if (context.input.kind === "unavailable") return refused("Error", context.input.reason);
       try {

@@ -23,6 +23,9 @@ export const packageRoot = findPackageRoot(path.dirname(fileURLToPath(import.met
 /** The compiled sandbox entry point. Deno runs this file, never the agent's code. */
 export const bootstrapPath = path.join(packageRoot, "dist", "library", "sandbox", "bootstrap.js");
 
+/** The pure evaluator's entry point (map/flatMap on classified plaintext). */
+export const pureEvaluatorPath = path.join(packageRoot, "dist", "library", "pure", "evaluator.js");
+
 /** The agent-facing API, also what `tacit interface` prints. */
 export const interfacePath = path.join(packageRoot, "library", "interface.d.ts");
 

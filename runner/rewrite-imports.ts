@@ -2,7 +2,8 @@
 // other character where it was so that line:column in errors still point at the agent's
 // own source. (A blob: module cannot resolve the bare specifier "tacit".)
 
-import { LIBRARY_GLOBAL } from "../library/protocol.js";
+import { LIBRARY_GLOBAL, PURE_CAPTURES_GLOBAL } from "../library/protocol.js";
+import type { PureFunctionSite } from "./pure-functions.js";
 import type { TacitImport } from "./validator.js";
 
 function replacementFor(entry: TacitImport): string {
@@ -15,14 +16,44 @@ function replacementFor(entry: TacitImport): string {
   return parts.join(" ");
 }
 
-export function rewriteTacitImports(code: string, imports: readonly TacitImport[]): string {
+interface Edit {
+  at: number;
+  /** Characters replaced from `at` (0 for an insertion). */
+  length: number;
+  text: string;
+}
+
+function applyEdits(code: string, edits: readonly Edit[]): string {
   let result = "";
   let cursor = 0;
-  for (const entry of [...imports].sort((a, b) => a.start - b.start)) {
-    const original = code.slice(entry.start, entry.end);
-    const newlines = original.split("\n").length - 1;
-    result += code.slice(cursor, entry.start) + replacementFor(entry) + "\n".repeat(newlines);
-    cursor = entry.end;
+  // Stable order: by position; at one position, in the order given (an opener before a closer).
+  for (const edit of [...edits].sort((a, b) => a.at - b.at)) {
+    result += code.slice(cursor, edit.at) + edit.text;
+    cursor = edit.at + edit.length;
   }
   return result + code.slice(cursor);
+}
+
+/**
+ * The code the sandbox runs: tacit imports turned into reads of the library object (same
+ * line count), and functions passed to map/flatMap wrapped so their captured variables can
+ * be handed to the pure evaluator: `fn` becomes `__tacitPure(fn, () => ({ a, b }))`.
+ */
+export function rewriteForSandbox(code: string, imports: readonly TacitImport[], pureFunctions: readonly PureFunctionSite[] = []): string {
+  const edits: Edit[] = [];
+  for (const entry of imports) {
+    const newlines = code.slice(entry.start, entry.end).split("\n").length - 1;
+    edits.push({ at: entry.start, length: entry.end - entry.start, text: replacementFor(entry) + "\n".repeat(newlines) });
+  }
+  // Nested sites are fine: each insertion is independent text at its own offset.
+  for (const site of pureFunctions) {
+    edits.push({ at: site.start, length: 0, text: `${PURE_CAPTURES_GLOBAL}(` });
+    edits.push({ at: site.end, length: 0, text: `, () => ({ ${site.captures.join(", ")} }))` });
+  }
+  return applyEdits(code, edits);
+}
+
+/** Only the import rewriting (kept for callers that have no map sites). */
+export function rewriteTacitImports(code: string, imports: readonly TacitImport[]): string {
+  return rewriteForSandbox(code, imports);
 }

@@ -8,13 +8,19 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { RSS_ALLOWANCE_MB } from "./limits.js";
-import { bootstrapPath, denoExecutable } from "./paths.js";
+import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
 
 const WATCHDOG_INTERVAL_MS = 50;
 const STDERR_KEEP_CHARS = 16 * 1024;
 
 export interface SandboxOptions {
   memoryLimitMb: number;
+  /**
+   * "sandbox" runs the agent's code; "pure" is the pure evaluator, which runs map functions
+   * on plaintext and may build functions from their source (it has nothing to protect: no
+   * permissions and no channel but its replies to the host).
+   */
+  role?: "sandbox" | "pure";
 }
 
 export type KillReason = "timeout" | "memory" | "protocol" | "finished" | "cancelled";
@@ -29,6 +35,8 @@ export type SandboxEnd =
  * and --no-prompt turns every would-be prompt into a denial.
  */
 export function sandboxArgs(options: SandboxOptions): string[] {
+  const pure = options.role === "pure";
+  const v8Flags = [`--max-old-space-size=${options.memoryLimitMb}`, ...(pure ? [] : ["--disallow-code-generation-from-strings"])];
   return [
     "run",
     "--no-prompt",
@@ -38,8 +46,8 @@ export function sandboxArgs(options: SandboxOptions): string[] {
     "--no-lock",
     "--cached-only",
     "--no-code-cache",
-    `--v8-flags=--max-old-space-size=${options.memoryLimitMb},--disallow-code-generation-from-strings`,
-    bootstrapPath,
+    `--v8-flags=${v8Flags.join(",")}`,
+    pure ? pureEvaluatorPath : bootstrapPath,
   ];
 }
 

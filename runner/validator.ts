@@ -6,6 +6,7 @@
 
 import { analyze } from "@typescript-eslint/scope-manager";
 import { parseSync } from "oxc-parser";
+import { analyzePureFunctions, type PureFunctionSite } from "./pure-functions.js";
 import { lineColumnOf, lineStarts } from "./source-position.js";
 import { ALLOWED_GLOBALS, forbiddenGlobal, HINT_IMPORT, TACIT_EXPORTS, TACIT_TYPE_EXPORTS } from "./globals.js";
 
@@ -19,7 +20,8 @@ export type RuleId =
   | "import-meta"
   | "function-constructor"
   | "triple-slash-directive"
-  | "ambient-declaration";
+  | "ambient-declaration"
+  | "impure-map";
 
 export interface Diagnostic {
   rule: RuleId;
@@ -43,6 +45,8 @@ export interface ValidationResult {
   ok: boolean;
   diagnostics: Diagnostic[];
   tacitImports: TacitImport[];
+  /** Inline functions passed to map/flatMap that capture outer variables. */
+  pureFunctions: PureFunctionSite[];
 }
 
 // A minimal view of the ESTree nodes we inspect; the walker sees everything as this shape.
@@ -116,7 +120,7 @@ export function validate(code: string, fileName = "script.ts"): ValidationResult
     for (const error of parsed.errors) {
       report("syntax", error.labels[0]?.start ?? 0, error.message, error.helpMessage ?? "Fix the syntax error; the script is TypeScript (an ES module).");
     }
-    return { ok: false, diagnostics, tacitImports };
+    return { ok: false, diagnostics, tacitImports, pureFunctions: [] };
   }
 
   for (const comment of parsed.comments) {
@@ -131,6 +135,8 @@ export function validate(code: string, fileName = "script.ts"): ValidationResult
   }
 
   const program = parsed.program as unknown as AstNode;
+  const calls: AstNode[] = [];
+  const capabilityBlocks = new Set<unknown>();
   walk(program, null, (node, parent) => {
     switch (node.type) {
       case "ImportDeclaration": {
@@ -188,6 +194,13 @@ export function validate(code: string, fileName = "script.ts"): ValidationResult
         return;
       case "CallExpression":
       case "NewExpression":
+        if (node.type === "CallExpression") {
+          calls.push(node);
+          const callee = node.callee as AstNode;
+          if (callee.type === "Identifier" && /^request[A-Z]/.test(callee.name as string)) {
+            for (const argument of node.arguments as AstNode[]) capabilityBlocks.add(argument);
+          }
+        }
         for (const argument of node.arguments as AstNode[]) {
           if (isConstructorKey(argument)) {
             report("function-constructor", argument.start, 'passing "constructor" as a property name can reach the Function constructor', "Use `instanceof` or `x.constructor.name` to inspect a value's class.");
@@ -241,8 +254,12 @@ export function validate(code: string, fileName = "script.ts"): ValidationResult
     }
   }
 
+  const pureFunctions = analyzePureFunctions(calls, capabilityBlocks, scopes, (offset, message, hint) =>
+    report("impure-map", offset, message, hint),
+  );
+
   diagnostics.sort((a, b) => a.line - b.line || a.column - b.column);
-  return { ok: diagnostics.length === 0, diagnostics, tacitImports };
+  return { ok: diagnostics.length === 0, diagnostics, tacitImports, pureFunctions };
 }
 
 export function formatDiagnostic(fileName: string, d: Diagnostic): string {

@@ -1,8 +1,9 @@
 // The agent-facing API as it exists inside the sandbox: every function turns into a request
 // to the host through the channel. library/interface.d.ts declares exactly these.
 
-import { PRINT_CHUNK_CHARS } from "../protocol.js";
+import { PRINT_CHUNK_CHARS, type PrintPart } from "../protocol.js";
 import type { Channel } from "./channel.js";
+import { type ClassifiedApi, SENTINEL_PATTERN } from "./classified.js";
 import { formatConsole, formatPrintf, formatValues, type Inspect } from "./format.js";
 
 export class SecurityError extends Error {
@@ -16,26 +17,54 @@ export interface TacitApi {
   readInput(): string;
 }
 
-export function createApi(channel: Channel, inspect: Inspect): TacitApi {
-  const emit = (text: string): void => {
-    for (let start = 0; start < text.length; ) {
-      let end = Math.min(start + PRINT_CHUNK_CHARS, text.length);
-      // Never split a surrogate pair across two frames.
-      if (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1] ?? "")) end--;
-      channel.request({ kind: "Print", text: text.slice(start, end) });
-      start = end;
-    }
+/** Splits formatted text into text and classified parts (found by their sentinels). */
+function partsOf(text: string): PrintPart[] {
+  const pieces = text.split(new RegExp(SENTINEL_PATTERN.source, "g"));
+  // split() with one capture group alternates: text, handle, text, handle, …, text.
+  const parts: PrintPart[] = [];
+  pieces.forEach((piece, index) => {
+    if (index % 2 === 1) parts.push({ classified: piece });
+    else if (piece !== "") parts.push(piece);
+  });
+  return parts;
+}
+
+export function createApi(channel: Channel, inspect: Inspect, classified: ClassifiedApi): TacitApi {
+  const sendParts = (parts: PrintPart[]): void => {
+    if (parts.length > 0) channel.request({ kind: "Print", parts });
   };
+  const emit = (text: string): void => {
+    let batch: PrintPart[] = [];
+    for (const part of partsOf(text)) {
+      if (typeof part !== "string") {
+        batch.push(part);
+        continue;
+      }
+      for (let start = 0; start < part.length; ) {
+        let end = Math.min(start + PRINT_CHUNK_CHARS, part.length);
+        // Never split a surrogate pair across two frames.
+        if (end < part.length && /[\uD800-\uDBFF]/.test(part[end - 1] ?? "")) end--;
+        batch.push(part.slice(start, end));
+        if (end < part.length) {
+          sendParts(batch);
+          batch = [];
+        }
+        start = end;
+      }
+    }
+    sendParts(batch);
+  };
+  const format = <R>(fn: () => R): R => classified.formatWithHandles(fn);
   return Object.freeze({
     println(...values: unknown[]): void {
-      emit(formatValues(values, inspect) + "\n");
+      emit(format(() => formatValues(values, inspect)) + "\n");
     },
     print(...values: unknown[]): void {
-      emit(formatValues(values, inspect));
+      emit(format(() => formatValues(values, inspect)));
     },
-    printf(format: string, ...args: unknown[]): void {
-      if (typeof format !== "string") throw new TypeError("printf: the first argument must be a format string");
-      emit(formatPrintf(format, args, inspect));
+    printf(format_: string, ...args: unknown[]): void {
+      if (typeof format_ !== "string") throw new TypeError("printf: the first argument must be a format string");
+      emit(format(() => formatPrintf(format_, args, inspect)));
     },
     readInput(): string {
       return channel.request({ kind: "ReadInput" });
@@ -44,15 +73,16 @@ export function createApi(channel: Channel, inspect: Inspect): TacitApi {
 }
 
 /** console.* all print to the same place as println, one line per call. */
-export function createConsole(api: TacitApi, inspect: Inspect): Record<string, (...args: unknown[]) => void> {
+export function createConsole(api: TacitApi, inspect: Inspect, classified: ClassifiedApi): Record<string, (...args: unknown[]) => void> {
+  const formatConsoleLine = (values: readonly unknown[]): string => classified.formatWithHandles(() => formatConsole(values, inspect));
   const line = (...values: unknown[]): void => {
-    api.print(formatConsole(values, inspect) + "\n");
+    api.print(formatConsoleLine(values) + "\n");
   };
   const counts = new Map<string, number>();
   const timers = new Map<string, number>();
   let indent = "";
   const indented = (...values: unknown[]): void => {
-    const text = formatConsole(values, inspect);
+    const text = formatConsoleLine(values);
     api.print(text.split("\n").map((l) => indent + l).join("\n") + "\n");
   };
   return Object.freeze({
@@ -62,9 +92,9 @@ export function createConsole(api: TacitApi, inspect: Inspect): Record<string, (
     warn: indented,
     error: indented,
     trace: indented,
-    dir: (value: unknown) => line(inspect(value)),
+    dir: (value: unknown) => line(value),
     dirxml: indented,
-    table: (value: unknown) => line(inspect(value)),
+    table: (value: unknown) => line(value),
     assert: (condition: unknown, ...values: unknown[]) => {
       if (!condition) indented("Assertion failed" + (values.length ? ":" : ""), ...values);
     },

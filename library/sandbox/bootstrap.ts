@@ -7,8 +7,9 @@
 
 import { createApi, createConsole, SecurityError } from "./api.js";
 import { createChannel } from "./channel.js";
+import { attachCaptures, createClassifiedApi } from "./classified.js";
 import { createFileSystemApi } from "./fs.js";
-import { LIBRARY_GLOBAL, type ScriptFailure } from "../protocol.js";
+import { LIBRARY_GLOBAL, PURE_CAPTURES_GLOBAL, type ScriptFailure } from "../protocol.js";
 
 // Captured before agent code runs; agent code may replace or delete the globals.
 const stdin = Deno.stdin;
@@ -24,7 +25,13 @@ const channel = createChannel({
 });
 
 const start = channel.readStart();
-const api = Object.freeze({ ...createApi(channel, inspect), ...createFileSystemApi(channel), SecurityError });
+const classified = createClassifiedApi(channel);
+const api = Object.freeze({
+  ...createApi(channel, inspect, classified),
+  ...createFileSystemApi(channel, classified),
+  classify: classified.classify,
+  SecurityError,
+});
 const agentUrl = URL.createObjectURL(new Blob([start.code], { type: "application/typescript" }));
 
 function define(name: string, value: unknown): void {
@@ -33,8 +40,9 @@ function define(name: string, value: unknown): void {
 for (const [name, fn] of Object.entries(api)) define(name, fn);
 // The import rewriter turns `import { x } from "tacit"` into a read of this object.
 define(LIBRARY_GLOBAL, api);
+define(PURE_CAPTURES_GLOBAL, attachCaptures);
 Object.defineProperty(globalThis, "console", {
-  value: createConsole(api, inspect),
+  value: createConsole(api, inspect, classified),
   writable: true,
   enumerable: false,
   configurable: true,

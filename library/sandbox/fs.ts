@@ -2,6 +2,7 @@
 // the host's scope token and path strings; every operation is a request the host decides.
 
 import type { Channel } from "./channel.js";
+import type { ClassifiedApi } from "./classified.js";
 import type { FileInfo, GrepMatch } from "../protocol.js";
 
 declare global {
@@ -30,7 +31,8 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
 
-export function createFileSystemApi(channel: Channel) {
+export function createFileSystemApi(channel: Channel, classified: ClassifiedApi) {
+  type Classified = ReturnType<ClassifiedApi["wrap"]>;
   class FileEntry {
     readonly #scope: string;
     readonly path: string;
@@ -97,6 +99,13 @@ export function createFileSystemApi(channel: Channel) {
     mkdir(): void {
       channel.request({ kind: "FsMkdir", scope: this.#scope, path: this.path });
     }
+    readClassified(): Classified {
+      return classified.wrap(channel.request({ kind: "FsReadClassified", scope: this.#scope, path: this.path }));
+    }
+    writeClassified(content: Classified): void {
+      const handle = classified.handleOf(content, "writeClassified(content)");
+      channel.request({ kind: "FsWriteClassified", scope: this.#scope, path: this.path, handle });
+    }
     children(): FileEntry[] {
       return channel.request({ kind: "FsList", scope: this.#scope, path: this.path, recursive: false }).map((p) => new FileEntry(this.#scope, p));
     }
@@ -130,6 +139,12 @@ export function createFileSystemApi(channel: Channel) {
         pattern: patternSource(pattern),
         glob: glob === undefined ? null : String(glob),
       });
+    }
+    readClassified(path: string): Classified {
+      return this.access(path).readClassified();
+    }
+    writeClassified(path: string, content: Classified): void {
+      this.access(path).writeClassified(content);
     }
     find(dir: string, glob: string): string[] {
       return channel.request({ kind: "FsFind", scope: this.#scope, path: absolutePath(this.root, String(dir)), glob: String(glob) });

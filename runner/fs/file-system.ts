@@ -179,15 +179,18 @@ export class FileSystemExecutor {
   read(token: string, requested: string, as: "text" | "bytes"): string {
     const target = this.resolve(token, requested);
     this.denyClassified(target, requested, as === "text" ? "read" : "readBytes");
+    return this.readContent(requested, target.real, as === "text" ? "utf8" : "base64");
+  }
+
+  private readContent(requested: string, real: string, encoding: "utf8" | "base64"): string {
     try {
-      const size = statSync(target.real).size;
+      const size = statSync(real).size;
       if (size > READ_LIMIT_BYTES) {
         throw new EffectFailure(
           `${requested}: ${size} bytes is more than read() returns at once (${READ_LIMIT_BYTES}); use forEachLine() to stream it.`,
         );
       }
-      const bytes = readFileSync(target.real);
-      return as === "text" ? bytes.toString("utf8") : bytes.toString("base64");
+      return readFileSync(real).toString(encoding);
     } catch (error) {
       if (error instanceof EffectFailure) throw error;
       throw failure(requested, error);
@@ -212,9 +215,35 @@ export class FileSystemExecutor {
     }
   }
 
+  /** The plaintext of a classified file, for the classified store only. */
+  readClassified(token: string, requested: string): string {
+    const target = this.resolve(token, requested);
+    if (!target.classified) {
+      throw new EffectFailure(`${requested}: readClassified() is for classified paths, and this one is not; use read().`);
+    }
+    return this.readContent(requested, target.real, "utf8");
+  }
+
+  /** Checks a classified write now; the returned function writes once the value is known. */
+  prepareClassifiedWrite(token: string, requested: string): (content: string) => void {
+    const target = this.resolve(token, requested);
+    if (!target.classified) {
+      throw new PolicyDenial(
+        `${requested}: writeClassified() refused: the path is not classified, so the secret would become readable. ` +
+          "Write it under a classified path (--classified-paths, config libraryConfig.classifiedPaths).",
+      );
+    }
+    this.denyClassifiedWrite(target, requested, "writeClassified");
+    return (content) => this.writeResolved(target, requested, content, false);
+  }
+
   write(token: string, requested: string, content: string, append: boolean): void {
     const target = this.resolve(token, requested);
     this.denyClassifiedWrite(target, requested, append ? "append" : "write");
+    this.writeResolved(target, requested, content, append);
+  }
+
+  private writeResolved(target: Resolved & { scope: FileSystemScope }, requested: string, content: string, append: boolean): void {
     let existed = true;
     try {
       lstatSync(target.real);

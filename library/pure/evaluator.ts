@@ -1,0 +1,94 @@
+// The pure evaluator: a second zero-permission Deno process that runs map/flatMap functions
+// on classified plaintext. It can compute but not communicate: its only output is a reply
+// to the host, which keeps the result classified. Nothing it prints, throws or returns ever
+// reaches agent code.
+
+import { CLASSIFIED_MASK, MAX_HOST_FRAME_CHARS, PURE_CAPTURES_GLOBAL, type PureJob, type PureReply } from "../protocol.js";
+
+const stdin = Deno.stdin;
+const stdout = Deno.stdout;
+Reflect.deleteProperty(globalThis, "Deno");
+Reflect.deleteProperty(globalThis, "Worker");
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const chunk = new Uint8Array(64 * 1024);
+let pending = "";
+
+function readLine(): string | null {
+  for (;;) {
+    const newline = pending.indexOf("\n");
+    if (newline >= 0) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      return line;
+    }
+    if (pending.length > MAX_HOST_FRAME_CHARS) return null;
+    const n = stdin.readSync(chunk);
+    if (n === null) return null;
+    pending += decoder.decode(chunk.subarray(0, n), { stream: true });
+  }
+}
+
+function reply(message: PureReply): void {
+  const bytes = encoder.encode(JSON.stringify(message) + "\n");
+  for (let offset = 0; offset < bytes.length; ) offset += stdout.writeSync(bytes.subarray(offset));
+}
+
+/** Classified values inside a map function: they compute directly on the plaintext. */
+class PureClassified {
+  readonly #value: unknown;
+  constructor(value: unknown) {
+    this.#value = value;
+  }
+  static unwrap(value: unknown): unknown {
+    return value instanceof PureClassified ? value.#value : value;
+  }
+  map(fn: (value: unknown) => unknown): PureClassified {
+    return new PureClassified(PureClassified.unwrap(fn(this.#value)));
+  }
+  flatMap(fn: (value: unknown) => unknown): PureClassified {
+    const result = fn(this.#value);
+    if (!(result instanceof PureClassified)) throw new TypeError("flatMap: the function must return a Classified value");
+    return result;
+  }
+  toString(): string {
+    return CLASSIFIED_MASK;
+  }
+  toJSON(): string {
+    return CLASSIFIED_MASK;
+  }
+}
+
+// classify() is pure: inside a map function it wraps a value directly. Nested map functions
+// arrive wrapped by the host's rewriter; here their captures are already in scope.
+Object.defineProperty(globalThis, "classify", { value: (value: unknown) => new PureClassified(value), enumerable: false });
+Object.defineProperty(globalThis, PURE_CAPTURES_GLOBAL, { value: <F>(fn: F) => fn, enumerable: false });
+
+function run(job: PureJob): unknown {
+  const names = Object.keys(job.captures);
+  const values = names.map((name) => {
+    const capture = job.captures[name]!;
+    return "plain" in capture ? capture.plain : new PureClassified(capture.classifiedValue);
+  });
+  // Capture names are identifiers (checked by the host); the source is the agent's function.
+  const make = new Function(...names, `"use strict"; return (${job.source});`) as (...args: unknown[]) => unknown;
+  const fn = make(...values);
+  if (typeof fn !== "function") throw new TypeError("map/flatMap: not a function");
+  const result = fn(job.value);
+  if (job.flat && !(result instanceof PureClassified)) throw new TypeError("flatMap: the function must return a Classified value");
+  const value = PureClassified.unwrap(result);
+  if (value instanceof Promise) throw new TypeError("map/flatMap: the function must be synchronous (it returned a Promise)");
+  // Only JSON data can be kept: check now, so the failure is recorded as this map's.
+  const json = JSON.stringify(value);
+  return json === undefined ? null : JSON.parse(json);
+}
+
+for (let line = readLine(); line !== null; line = readLine()) {
+  const job = JSON.parse(line) as PureJob;
+  try {
+    reply({ id: job.id, ok: true, value: run(job) });
+  } catch (error) {
+    reply({ id: job.id, ok: false, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+  }
+}

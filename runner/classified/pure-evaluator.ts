@@ -1,0 +1,88 @@
+// The host's handle on the pure evaluator process: one per evaluation, started on first
+// use, jobs run one at a time. A job that runs too long or breaks the process kills it; the
+// next job starts a fresh one. Whatever happens in there, the caller gets a result to keep
+// classified, never something to show the agent.
+
+import type { PureJob, PureReply } from "../../library/protocol.js";
+import { SandboxProcess } from "../sandbox-process.js";
+
+/** How long one map/flatMap function may run. */
+export const PURE_JOB_TIMEOUT_MS = 5_000;
+const PURE_MEMORY_LIMIT_MB = 256;
+
+export type PureResult = { ok: true; value: unknown } | { ok: false; reason: string };
+
+export class PureEvaluator {
+  private process: SandboxProcess | null = null;
+  private pending = "";
+  private waiting: { id: number; resolve: (reply: PureReply) => void } | null = null;
+  private chain: Promise<unknown> = Promise.resolve();
+  private nextId = 1;
+  private closed = false;
+
+  private start(): SandboxProcess {
+    const proc = new SandboxProcess({ memoryLimitMb: PURE_MEMORY_LIMIT_MB, role: "pure" });
+    this.pending = "";
+    proc.stdout.setEncoding("utf8");
+    proc.stdout.on("data", (text: string) => {
+      this.pending += text;
+      for (let newline = this.pending.indexOf("\n"); newline !== -1; newline = this.pending.indexOf("\n")) {
+        const line = this.pending.slice(0, newline);
+        this.pending = this.pending.slice(newline + 1);
+        this.onLine(line);
+      }
+    });
+    void proc.ended.then((end) => {
+      if (this.process === proc) this.process = null;
+      const why = end.kind === "killed" ? end.detail : `the evaluator exited (${end.signal ?? end.code})`;
+      this.waiting?.resolve({ id: this.waiting.id, ok: false, error: why });
+      this.waiting = null;
+    });
+    return proc;
+  }
+
+  private onLine(line: string): void {
+    let reply: PureReply;
+    try {
+      reply = JSON.parse(line) as PureReply;
+    } catch {
+      this.process?.kill("protocol", "the pure evaluator wrote something that is not a reply");
+      return;
+    }
+    if (this.waiting && reply.id === this.waiting.id) {
+      const { resolve } = this.waiting;
+      this.waiting = null;
+      resolve(reply);
+    }
+  }
+
+  /** Runs one job after those before it. Never rejects. */
+  run(job: Omit<PureJob, "id">): Promise<PureResult> {
+    const result = this.chain.then(() => this.runNow(job));
+    this.chain = result;
+    return result;
+  }
+
+  private runNow(job: Omit<PureJob, "id">): Promise<PureResult> {
+    if (this.closed) return Promise.resolve({ ok: false, reason: "the evaluation ended before this value was computed" });
+    const proc = (this.process ??= this.start());
+    const id = this.nextId++;
+    return new Promise<PureResult>((resolve) => {
+      const timer = setTimeout(() => proc.kill("timeout", `the function ran longer than ${PURE_JOB_TIMEOUT_MS} ms`), PURE_JOB_TIMEOUT_MS);
+      this.waiting = {
+        id,
+        resolve: (reply) => {
+          clearTimeout(timer);
+          resolve(reply.ok ? { ok: true, value: reply.value } : { ok: false, reason: reply.error });
+        },
+      };
+      proc.write(JSON.stringify({ ...job, id } satisfies PureJob) + "\n");
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    this.process?.kill("finished", "the evaluation ended");
+    this.process = null;
+  }
+}
