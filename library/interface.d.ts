@@ -133,6 +133,7 @@ declare const console: {
 };
 
 /** Timers work as in any JavaScript runtime; the callback must be a function. */
+declare function setTimeout(callback: (_: void) => void, delayMs?: number): number;
 declare function setTimeout<A extends unknown[]>(callback: (...args: A) => void, delayMs?: number, ...args: A): number;
 declare function clearTimeout(id: number | undefined): void;
 declare function setInterval<A extends unknown[]>(callback: (...args: A) => void, delayMs?: number, ...args: A): number;

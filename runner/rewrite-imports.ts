@@ -8,12 +8,24 @@ import type { TacitImport } from "./validator.js";
 
 function replacementFor(entry: TacitImport): string {
   const parts: string[] = [];
-  if (entry.namespace) parts.push(`const ${entry.namespace} = ${LIBRARY_GLOBAL};`);
+  if (entry.namespace) parts.push(`const ${entry.namespace}=${LIBRARY_GLOBAL};`);
   if (entry.named.length > 0) {
-    const bindings = entry.named.map(([name, local]) => (name === local ? name : `${name}: ${local}`));
-    parts.push(`const { ${bindings.join(", ")} } = ${LIBRARY_GLOBAL};`);
+    const bindings = entry.named.map(([name, local]) => (name === local ? name : `${name}:${local}`));
+    parts.push(`const{${bindings.join(",")}}=${LIBRARY_GLOBAL};`);
   }
-  return parts.join(" ");
+  return parts.join("");
+}
+
+/**
+ * The replacement laid over the original's shape: same line breaks, and blanks for the rest,
+ * so that everything after the import keeps its line and column. (When the replacement is
+ * longer than the import's first line, later columns on that line shift; rare.)
+ */
+function sameShape(original: string, replacement: string): string {
+  const blank = original.replace(/[^\r\n\u2028\u2029]/g, " ");
+  const firstBreak = blank.search(/[\r\n\u2028\u2029]/);
+  const firstLine = firstBreak === -1 ? blank.length : firstBreak;
+  return replacement.length <= firstLine ? replacement + blank.slice(replacement.length) : replacement + blank.slice(firstLine);
 }
 
 interface Edit {
@@ -42,8 +54,7 @@ function applyEdits(code: string, edits: readonly Edit[]): string {
 export function rewriteForSandbox(code: string, imports: readonly TacitImport[], pureFunctions: readonly PureFunctionSite[] = []): string {
   const edits: Edit[] = [];
   for (const entry of imports) {
-    const newlines = code.slice(entry.start, entry.end).split("\n").length - 1;
-    edits.push({ at: entry.start, length: entry.end - entry.start, text: replacementFor(entry) + "\n".repeat(newlines) });
+    edits.push({ at: entry.start, length: entry.end - entry.start, text: sameShape(code.slice(entry.start, entry.end), replacementFor(entry)) });
   }
   // Nested sites are fine: each insertion is independent text at its own offset.
   for (const site of pureFunctions) {

@@ -94,6 +94,14 @@ function propertyIsConstructor(member: AstNode): boolean {
   return member.computed ? isConstructorKey(property) : isConstructorName(property);
 }
 
+/** Reflect.get(f, "constructor"), Object.getOwnPropertyDescriptor(p, "constructor") and the like. */
+function isReflectiveCall(call: AstNode): boolean {
+  const callee = call.callee as AstNode;
+  if (callee.type !== "MemberExpression") return false;
+  const object = callee.object as AstNode;
+  return object.type === "Identifier" && (object.name === "Reflect" || object.name === "Object");
+}
+
 /** `x.constructor.name` and `a.constructor === B` cannot reach Function; anything else might. */
 function isHarmlessConstructorUse(member: AstNode, parent: AstNode | null): boolean {
   if (!parent) return false;
@@ -136,8 +144,15 @@ export function validate(code: string, fileName = "script.ts"): ValidationResult
 
   const program = parsed.program as unknown as AstNode;
   const calls: AstNode[] = [];
+  // Identifiers in `typeof X` type queries: erased before running, so no reach at run time.
+  const typeQueryNames = new Set<number>();
   const capabilityBlocks = new Set<unknown>();
   walk(program, null, (node, parent) => {
+    if (node.type === "TSTypeQuery") {
+      walk(node, null, (inner) => {
+        if (inner.type === "Identifier") typeQueryNames.add(inner.start);
+      });
+    }
     switch (node.type) {
       case "ImportDeclaration": {
         const source = (node.source as AstNode).value as string;
@@ -170,13 +185,23 @@ export function validate(code: string, fileName = "script.ts"): ValidationResult
           report("import-meta", node.start, "import.meta is not available in a tacit script", "The script has no location of its own; remove the use of import.meta.");
         }
         return;
-      case "TSModuleDeclaration": {
-        const id = node.id as AstNode;
-        if (id.type === "Literal" || node.kind === "global") {
-          report("ambient-declaration", node.start, "declare module/declare global cannot change what the script can reach", "Remove the declaration; `tacit interface` lists the available API.");
+      case "TSModuleDeclaration":
+      case "VariableDeclaration":
+      case "FunctionDeclaration":
+      case "TSDeclareFunction":
+      case "ClassDeclaration":
+      case "TSEnumDeclaration":
+        // `declare` introduces a name without a value: at run time the name means whatever the
+        // runtime has under it (declare const Deno: any). Scripts declare by defining.
+        if (node.declare === true || (node.type === "TSModuleDeclaration" && ((node.id as AstNode).type === "Literal" || node.kind === "global"))) {
+          report(
+            "ambient-declaration",
+            node.start,
+            "`declare` statements are not allowed: they name things the script does not define, which at run time means the runtime's own globals",
+            "Define what you need (const, function, class), or use the tacit API; `tacit interface` lists it.",
+          );
         }
         return;
-      }
       case "MemberExpression":
         if (propertyIsConstructor(node) && !isHarmlessConstructorUse(node, parent)) {
           report(
@@ -201,7 +226,7 @@ export function validate(code: string, fileName = "script.ts"): ValidationResult
             for (const argument of node.arguments as AstNode[]) capabilityBlocks.add(argument);
           }
         }
-        for (const argument of node.arguments as AstNode[]) {
+        for (const argument of isReflectiveCall(node) ? (node.arguments as AstNode[]) : []) {
           if (isConstructorKey(argument)) {
             report("function-constructor", argument.start, 'passing "constructor" as a property name can reach the Function constructor', "Use `instanceof` or `x.constructor.name` to inspect a value's class.");
           }
@@ -241,6 +266,7 @@ export function validate(code: string, fileName = "script.ts"): ValidationResult
     if (!reference.isValueReference) continue;
     const name = reference.identifier.name;
     const offset = (reference.identifier as unknown as AstNode).start;
+    if (typeQueryNames.has(offset)) continue;
     const forbidden = forbiddenGlobal(name);
     if (forbidden) {
       report(forbidden.rule, offset, `\`${name}\` is not available: ${forbidden.reason}`, forbidden.hint);

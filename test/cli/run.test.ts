@@ -1,0 +1,319 @@
+// `tacit run`, `check`, `interface`, `--help` and `--version` through the real CLI (node +
+// Deno, as a user runs them): output, exit codes and error messages.
+
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { repoRoot, runCli, runScript, tempDir } from "../helpers.js";
+
+let dir: string;
+let cleanup: () => void;
+
+beforeAll(() => {
+  ({ dir, cleanup } = tempDir("tacit-cli-run-"));
+});
+afterAll(() => cleanup());
+
+/** Writes `content` to a file in the temp dir and returns its absolute path. */
+function file(name: string, content: string): string {
+  const target = path.join(dir, name);
+  writeFileSync(target, content);
+  return target;
+}
+
+/** Nothing of the runner's own machinery may show in what the agent sees. */
+function expectNoInternals(text: string): void {
+  for (const internal of ["blob:", "data:", "file://", "dist/", "bootstrap", "node_modules", "node:internal"]) {
+    expect(text, `leaked "${internal}"`).not.toContain(internal);
+  }
+}
+
+const EXIT_CODE_LINES = [
+  /^\s+0\s+success$/m,
+  /^\s+1\s+the script threw/m,
+  /^\s+2\s+usage or config error$/m,
+  /^\s+3\s+rejected before running/m,
+  /^\s+124\s+timed out/m,
+  /^\s+125\s+killed for a resource limit/m,
+];
+
+describe("tacit run: output", () => {
+  it("runs examples/hello.ts", async () => {
+    const r = await runCli(["run", "examples/hello.ts"]);
+    expect(r).toEqual({
+      code: 0,
+      stdout: "Hello, world!\n2 + 2 = 4\nconsole.log prints to the same place: { ok: true, items: [ 1, 2, 3 ] }\n",
+      stderr: "",
+    });
+  });
+
+  it("reads the script from standard input with `run -`", async () => {
+    const r = await runScript('const n: number = 6 * 7;\nprintln("from stdin", n);');
+    expect(r).toEqual({ code: 0, stdout: "from stdin 42\n", stderr: "" });
+  });
+
+  it("hands piped data to readInput() when the script is a file", async () => {
+    const script = file("upper.ts", 'const text = readInput();\nprintln(text.length, readInput() === text);\nprint(text.toUpperCase());\n');
+    const r = await runCli(["run", script], { input: "abc\ndéf\n" });
+    expect(r).toEqual({ code: 0, stdout: "8 true\nABC\nDÉF\n", stderr: "" });
+  });
+
+  it("readInput() in `run -` fails, explaining that there is no piped data", async () => {
+    const r = await runScript('println("start");\nconst data = readInput();\nprintln(data);');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("start\n");
+    expect(r.stderr).toContain("readInput()");
+    expect(r.stderr).toMatch(/no piped data/);
+    expect(r.stderr).toContain("script.ts:2:14");
+    expectNoInternals(r.stderr);
+  });
+
+  it("printf formats %s %d %.2f %%", async () => {
+    const r = await runScript('printf("%s|%d|%.2f|%%\\n", "a", 42.9, 3.14159);\nprintf("%d%% of %s\\n", 50, [1, 2]);\nprintf("no directives");');
+    expect(r).toEqual({ code: 0, stdout: "a|42|3.14|%\n50% of [ 1, 2 ]\nno directives", stderr: "" });
+  });
+
+  it("printf with too few arguments throws a TypeError", async () => {
+    const r = await runScript('println("before");\nprintf("%s and %s\\n", "one");\nprintln("never");');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("before\n");
+    expect(r.stderr).toMatch(/^TypeError: printf: /);
+    expect(r.stderr).toContain("script.ts:2:1");
+    expectNoInternals(r.stderr);
+  });
+
+  it("console.log, console.error and console.warn print to stdout, in order with println", async () => {
+    const r = await runScript(
+      'println("1");\nconsole.log("2", { a: 1 });\nconsole.error("3");\nprint("4");\nconsole.warn("5");\nconsole.info("%s-%d", "6", 7);\nprintln("8");',
+    );
+    expect(r).toEqual({ code: 0, stdout: "1\n2 { a: 1 }\n3\n45\n6-7\n8\n", stderr: "" });
+  });
+
+  // Regression (library/interface.d.ts, fixed): `setTimeout<A>(callback: (...args: A) => void, delayMs?,
+  // ...args: A)` infers A = [value: unknown] from `r`, so the checker rejected this with
+  // script.ts:1:24 error TS2554: Expected 3 arguments, but got 2 (exit 3). @types/node adds
+  // an overload `setTimeout(callback: (_: void) => void, ms?: number)` for this idiom.
+  it("top-level await works", async () => {
+    const r = await runScript('await new Promise(r => setTimeout(r, 10));\nprintln("slept");');
+    expect(r).toEqual({ code: 0, stdout: "slept\n", stderr: "" });
+  });
+
+  it("prints what setTimeout callbacks print after the main body completed", async () => {
+    const r = await runScript(
+      'println("a");\nsetTimeout(() => {\n  println("c");\n  setTimeout(() => println("d"), 20);\n}, 30);\nprintln("b");',
+    );
+    expect(r).toEqual({ code: 0, stdout: "a\nb\nc\nd\n", stderr: "" });
+  });
+});
+
+describe("tacit run --json", () => {
+  it("prints one JSON object with exactly the result's fields", async () => {
+    const r = await runScript('println("x");\nprint("y");', ["--json"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe("");
+    expect(r.stdout.endsWith("\n")).toBe(true);
+    expect(r.stdout.trimEnd().split("\n")).toHaveLength(1);
+    const result = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(Object.keys(result).sort()).toEqual(["durationMs", "error", "exitCode", "outcome", "stdout", "truncated"]);
+    expect(result).toMatchObject({ stdout: "x\ny", error: null, exitCode: 0, truncated: false, outcome: "ok" });
+    expect(Number.isInteger(result.durationMs)).toBe(true);
+    expect(result.durationMs as number).toBeGreaterThanOrEqual(0);
+  });
+
+  it("reports a throw in the object, not on stderr", async () => {
+    const r = await runScript('println("partial");\nthrow new Error("boom");', ["--json"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("");
+    const result = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(result).toMatchObject({ stdout: "partial\n", exitCode: 1, truncated: false, outcome: "threw" });
+    expect(result.error).toMatch(/^Error: boom\n\s+at script\.ts:2:7/);
+    expectNoInternals(result.error as string);
+  });
+});
+
+describe("tacit run: exit codes", () => {
+  it("1: a throw shows script.ts:LINE:COL of the throw, and the output printed before it", async () => {
+    const r = await runScript('println("before");\nfunction fail(): never {\n  throw new Error("boom");\n}\nfail();\nprintln("after");');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("before\n");
+    expect(r.stderr).toMatch(/^Error: boom\n/);
+    expect(r.stderr).toContain("at fail (script.ts:3:9)");
+    expect(r.stderr).toContain("at script.ts:5:1");
+    expectNoInternals(r.stderr);
+  });
+
+  it("1: a throw in a script file names the file, with no internals", async () => {
+    const script = file("throws.ts", 'const value: unknown = null;\nprintln("x");\n(value as { a: number }).a;\n');
+    const r = await runCli(["run", script]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("x\n");
+    expect(r.stderr).toMatch(/^TypeError: /);
+    expect(r.stderr).toContain(`${script}:3:`);
+    expectNoInternals(r.stderr.split(script).join("SCRIPT"));
+  });
+
+  // Regression (rewrite-imports, fixed): code after `import … from "tacit"` on the same line is shifted
+  // left by the rewrite, so the reported column was 36 instead of 40.
+  it("1: the position of a throw after an import on the same line", async () => {
+    const r = await runScript('import { println } from "tacit"; throw new Error("x");');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("script.ts:1:40");
+  });
+
+  it("1: a top-level await that never settles says so", async () => {
+    const r = await runScript('println("waiting");\nawait new Promise(() => {});\nprintln("never");');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("waiting\n");
+    expect(r.stderr).toMatch(/top-level await never settled/);
+    expect(r.stderr).toContain("script.ts:2:1");
+    expect(r.stderr).not.toMatch(/protocol violation/);
+    expectNoInternals(r.stderr);
+  });
+
+  it("2: an unknown flag", async () => {
+    const r = await runCli(["run", "--bogus", "examples/hello.ts"]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("--bogus");
+  });
+
+  it("2: a missing script file", async () => {
+    const missing = path.join(dir, "does-not-exist.ts");
+    const r = await runCli(["run", missing]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(missing);
+    expect(r.stderr).toMatch(/no such file/);
+  });
+
+  it.each([["abc"], ["0"], ["-5"], ["1.5"]])("2: --exec-timeout-ms %s", async (value) => {
+    const r = await runCli(["run", "--exec-timeout-ms", value, "examples/hello.ts"]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("--exec-timeout-ms");
+    expect(r.stderr).toContain(value);
+  });
+
+  it("2: --config with an unknown key names the key", async () => {
+    const config = file("unknown-key.json", JSON.stringify({ typeCheck: true, executionTimeout: 5 }));
+    const r = await runCli(["run", "--config", config, "examples/hello.ts"]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain('"executionTimeout"');
+  });
+
+  it.each([
+    ["executionTimeoutMs", -1],
+    ["executionTimeoutMs", "1000"],
+    ["typeCheck", "no"],
+  ])("2: --config with a bad value names the key (%s: %j)", async (key, value) => {
+    const config = file(`bad-${key}.json`, JSON.stringify({ [key]: value }));
+    const r = await runCli(["run", "--config", config, "examples/hello.ts"]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(key);
+  });
+
+  it("2: --config that is not JSON", async () => {
+    const config = file("broken.json", '{ "typeCheck": tru');
+    const r = await runCli(["run", "--config", config, "examples/hello.ts"]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(config);
+    expect(r.stderr).toMatch(/JSON/);
+  });
+
+  it("3: a validation error, with rule, position and hint; nothing runs", async () => {
+    const r = await runScript('println("ran");\nconst pid = Deno.pid;');
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^script\.ts:2:13 error \[ambient-authority\] .*`Deno`/);
+    expect(r.stderr).toMatch(/\n\s+hint: \S/);
+  });
+
+  it("3: a type error, with position and code; nothing runs", async () => {
+    const r = await runScript('const x: number = "s";\nprintln("ran", x);');
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("script.ts:1:7");
+    expect(r.stderr).toContain("TS2322");
+  });
+
+  it("124: an endless loop is killed at --exec-timeout-ms", async () => {
+    const started = Date.now();
+    const r = await runScript('println("started");\nwhile (true) {}', ["--exec-timeout-ms", "1000"]);
+    expect(r.code).toBe(124);
+    expect(r.stdout).toBe("started\n");
+    expect(r.stderr).toContain("1000 ms");
+    expect(r.stderr).toContain("--exec-timeout-ms");
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+});
+
+describe("type checking switches", () => {
+  const typeError = 'const x: number = "s";\nprintln(typeof x);';
+
+  it("--no-check lets a type error run", async () => {
+    const r = await runScript(typeError, ["--no-check"]);
+    expect(r).toEqual({ code: 0, stdout: "string\n", stderr: "" });
+  });
+
+  it('config {"typeCheck": false} lets a type error run', async () => {
+    const config = file("no-check.json", JSON.stringify({ typeCheck: false }));
+    const r = await runScript(typeError, ["--config", config]);
+    expect(r).toEqual({ code: 0, stdout: "string\n", stderr: "" });
+  });
+
+  it("--no-check still validates", async () => {
+    const r = await runScript('println("ran");\neval("1");', ["--no-check"]);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^script\.ts:2:1 error \[dynamic-code\]/);
+  });
+});
+
+describe("tacit check", () => {
+  it("exits 0 on a good file and prints nothing to stdout", async () => {
+    const r = await runCli(["check", "examples/hello.ts"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+  });
+
+  it("exits 3 on a type error and does not run the script", async () => {
+    const script = file("bad-type.ts", 'println("ran");\nconst x: number = "s";\n');
+    const r = await runCli(["check", script]);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(`${script}:2:7 error TS2322`);
+  });
+
+  it("exits 3 on a validation error", async () => {
+    const script = file("bad-import.ts", 'import fs from "node:fs";\n');
+    const r = await runCli(["check", script]);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(`${script}:1:1 error [forbidden-import]`);
+  });
+});
+
+describe("tacit interface, --help, --version", () => {
+  it("interface prints library/interface.d.ts exactly", async () => {
+    const r = await runCli(["interface"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(readFileSync(path.join(repoRoot, "library", "interface.d.ts"), "utf8"));
+  });
+
+  it("--help mentions every exit code and exits 0, as does run --help", async () => {
+    for (const args of [["--help"], ["run", "--help"]]) {
+      const r = await runCli(args);
+      expect(r.code, args.join(" ")).toBe(0);
+      for (const line of EXIT_CODE_LINES) expect(r.stdout, args.join(" ")).toMatch(line);
+    }
+  });
+
+  it("--version prints package.json's version", async () => {
+    const { version } = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
+    const r = await runCli(["--version"]);
+    expect(r).toEqual({ code: 0, stdout: `${version}\n`, stderr: "" });
+  });
+});
