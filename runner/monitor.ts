@@ -116,7 +116,7 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
     case "FsList":
       return granted(action.kind, files.list(action.scope, action.path, action.recursive));
     case "FsFind":
-      return granted(action.kind, files.find(action.scope, action.path, action.glob));
+      return granted(action.kind, await files.find(action.scope, action.path, action.glob));
     case "FsGrep":
       return granted(action.kind, await files.grepFile(action.scope, action.path, action.pattern));
     case "FsGrepRecursive":

@@ -25,7 +25,6 @@ import type { CapabilityTable, FileSystemScope } from "../capabilities.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
 import { isWithin, PathResolutionError, resolveReal } from "./containment.js";
-import { globMatcher } from "./grep-core.js";
 import type { GrepRunner } from "./grep-runner.js";
 import { listChildren, walkTree } from "./walk.js";
 
@@ -327,18 +326,18 @@ export class FileSystemExecutor {
     }
   }
 
-  find(token: string, requested: string, glob: string): string[] {
+  async find(token: string, requested: string, glob: string): Promise<string[]> {
     const target = this.resolve(token, requested);
-    const wanted = globMatcher(glob, target.named);
     try {
       if (!statSync(target.real).isDirectory()) throw new EffectFailure(`${requested}: not a directory`);
     } catch (error) {
       if (error instanceof EffectFailure) throw error;
       throw failure(requested, error);
     }
-    const found: string[] = [];
-    for (const entry of walkTree(target.named, target.real, target.scope.realRoot)) if (wanted(entry.named)) found.push(entry.named);
-    return found;
+    // Globs become regular expressions: matched in the worker, like grep patterns.
+    const reply = await this.grep.run({ op: "find", pattern: "", dir: target.named, realDir: target.real, realRoot: target.scope.realRoot, glob });
+    if (reply.ok && "paths" in reply) return reply.paths;
+    throw new EffectFailure(`${requested}: ${reply.ok ? "unexpected reply" : (ERRNO_TEXT[reply.message] ?? reply.message)}`);
   }
 
   async grepFile(token: string, requested: string, pattern: string): Promise<GrepMatch[]> {
@@ -364,7 +363,8 @@ export class FileSystemExecutor {
 
   private async search(requested: string, pattern: string, job: Parameters<GrepRunner["run"]>[0]): Promise<GrepMatch[]> {
     const reply = await this.grep.run(job);
-    if (reply.ok) return reply.matches;
+    if (reply.ok && "matches" in reply) return reply.matches;
+    if (reply.ok) throw new EffectFailure(`${requested}: unexpected reply from the search worker`);
     if (reply.invalidPattern) throw new EffectFailure(`grep pattern /${pattern}/ is not a valid regular expression: ${reply.message}`);
     throw new EffectFailure(`${requested}: ${ERRNO_TEXT[reply.message] ?? reply.message}`);
   }

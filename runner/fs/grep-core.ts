@@ -73,8 +73,24 @@ export function grepFile(named: string, real: string, regex: RegExp, collector: 
 
 /** A glob without "/" matches file names; with "/" it matches the path below `dir`. */
 export function globMatcher(glob: string, dir: string): (named: string) => boolean {
-  const test = picomatch(glob, { dot: true, basename: !glob.includes("/") });
+  // No extglobs or braces: plain *, **, ? and […] are all a path filter needs.
+  const test = picomatch(glob, { dot: true, basename: !glob.includes("/"), noextglob: true, nobrace: true });
   return (named) => test(glob.includes("/") ? named.slice(dir.length + 1) : named);
+}
+
+export interface FindRequest {
+  dir: string;
+  realDir: string;
+  realRoot: string;
+  glob: string;
+}
+
+/** Entries under `dir` whose name (or path below dir, for a glob with "/") matches. */
+export function findEntries(request: FindRequest): string[] {
+  const wanted = globMatcher(request.glob, request.dir);
+  const found: string[] = [];
+  for (const entry of walkTree(request.dir, request.realDir, request.realRoot)) if (wanted(entry.named)) found.push(entry.named);
+  return found;
 }
 
 export interface GrepRecursiveRequest {

@@ -1,14 +1,18 @@
-// The grep worker thread: runs the agent's regular expressions away from the host's event
-// loop. A catastrophic pattern stalls only this thread; the host terminates it.
+// The search worker thread: runs the agent's regular expressions and globs away from the
+// host's event loop. A catastrophic pattern stalls only this thread; the host terminates it.
 
 import { parentPort } from "node:worker_threads";
-import { type GrepMatch, grepFile, grepRecursive, type GrepRecursiveRequest, MatchCollector } from "./grep-core.js";
+import { findEntries, type FindRequest, type GrepMatch, grepFile, grepRecursive, type GrepRecursiveRequest, MatchCollector } from "./grep-core.js";
 
 export type GrepJob =
   | { id: number; op: "grep"; named: string; real: string; pattern: string }
-  | ({ id: number; op: "grepRecursive" } & GrepRecursiveRequest);
+  | ({ id: number; op: "grepRecursive" } & GrepRecursiveRequest)
+  | ({ id: number; op: "find"; pattern: "" } & FindRequest);
 
-export type GrepReply = { id: number; ok: true; matches: GrepMatch[] } | { id: number; ok: false; message: string; invalidPattern: boolean };
+export type GrepReply =
+  | { id: number; ok: true; matches: GrepMatch[] }
+  | { id: number; ok: true; paths: string[] }
+  | { id: number; ok: false; message: string; invalidPattern: boolean };
 
 function compile(pattern: string): RegExp {
   return new RegExp(pattern);
@@ -23,6 +27,10 @@ parentPort?.on("message", (job: GrepJob) => {
     return;
   }
   try {
+    if (job.op === "find") {
+      parentPort!.postMessage({ id: job.id, ok: true, paths: findEntries(job) } satisfies GrepReply);
+      return;
+    }
     let matches: GrepMatch[];
     if (job.op === "grep") {
       const collector = new MatchCollector();
