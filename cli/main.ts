@@ -81,6 +81,7 @@ export function buildProgram(setExitCode: (code: number) => void): CommandType {
       setExitCode(await runCommand(file, flags, command, prestarted));
     } finally {
       prestarted.kill("cancelled", "the command ended");
+      await prestarted.ended;
     }
   });
 

@@ -211,9 +211,9 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
  * after a kill it is abandoned, and the pure evaluator goes with the sandbox.
  */
 async function finishClassifiedWork(context: EvaluationContext, pure: PureEvaluator, sink: SecureSink | null, abandoned: boolean): Promise<void> {
-  if (abandoned) pure.close();
+  if (abandoned) await pure.close();
   await Promise.all(context.background.splice(0)).catch(() => undefined);
-  pure.close();
+  await pure.close();
   await sink?.flush().catch(() => undefined);
   sink?.close();
 }

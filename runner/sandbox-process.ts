@@ -56,13 +56,17 @@ export function sandboxEnv(denoDir: string): Record<string, string> {
   return { DENO_DIR: denoDir, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", DENO_NO_PROMPT: "1" };
 }
 
-const live = new Set<ChildProcess>();
+/** Processes still running, with their DENO_DIRs: nothing outlives the host. */
+const live = new Map<ChildProcess, string>();
 let exitHookInstalled = false;
 function killAllOnExit(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.on("exit", () => {
-    for (const child of live) child.kill("SIGKILL");
+    for (const [child, denoDir] of live) {
+      child.kill("SIGKILL");
+      rmSync(denoDir, { recursive: true, force: true });
+    }
   });
 }
 
@@ -85,7 +89,7 @@ export class SandboxProcess {
       cwd: this.denoDir,
       stdio: ["pipe", "pipe", "pipe"],
     });
-    live.add(this.child);
+    live.set(this.child, this.denoDir);
     const rssLimitKb = (options.memoryLimitMb + RSS_ALLOWANCE_MB) * 1024;
     this.watchdog = setInterval(() => this.checkMemory(rssLimitKb), WATCHDOG_INTERVAL_MS);
     this.watchdog.unref();

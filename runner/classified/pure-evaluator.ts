@@ -80,9 +80,13 @@ export class PureEvaluator {
     });
   }
 
-  close(): void {
+  /** Ends the process; resolves once it is gone (and its DENO_DIR deleted). */
+  async close(): Promise<void> {
     this.closed = true;
-    this.process?.kill("finished", "the evaluation ended");
+    const proc = this.process;
     this.process = null;
+    if (!proc) return;
+    proc.kill("finished", "the evaluation ended");
+    await proc.ended;
   }
 }
