@@ -207,13 +207,17 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
 }
 
 /**
- * Lets background classified work (pending writes, sink output) finish after a normal end;
- * after a kill it is abandoned, and the pure evaluator goes with the sandbox.
+ * Lets background classified work finish after a normal end — pending classified writes, and
+ * sink output waiting for values still being computed — before the pure evaluator stops.
+ * After a kill it is abandoned: the evaluator stops first, and whatever was waiting for it
+ * is recorded as unavailable.
  */
 async function finishClassifiedWork(context: EvaluationContext, pure: PureEvaluator, sink: SecureSink | null, abandoned: boolean): Promise<void> {
   if (abandoned) await pure.close();
   await Promise.all(context.background.splice(0)).catch(() => undefined);
+  await sink?.flush().catch(() => undefined);
   await pure.close();
+  // Failures reported while closing (values that never finished) still reach the sink.
   await sink?.flush().catch(() => undefined);
   sink?.close();
 }

@@ -20,11 +20,14 @@ export class GrepLimitError extends Error {
   override name = "GrepLimitError";
 }
 
+/** One read buffer for the thread: searches are synchronous, so they never share it at once. */
+let sharedBuffer: Buffer | null = null;
+
 /** Calls `onLine` for every line of the file, streaming; stops early if it returns false. */
 export function forEachLineOf(realPath: string, onLine: (line: string, lineNumber: number) => boolean | void): void {
   const fd = openSync(realPath, "r");
   try {
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    const buffer = (sharedBuffer ??= Buffer.allocUnsafe(CHUNK_BYTES));
     const decoder = new StringDecoder("utf8");
     let pending = "";
     let lineNumber = 0;

@@ -1,0 +1,187 @@
+// The file-system capability against the tools it stands in for, in the same run:
+//  - reads: 10,000 small files read through `requestFileSystem` + `FileEntry.read()` vs. raw
+//    Deno (`--allow-read`, Deno.readTextFileSync). Target: at most 4x.
+//  - grepRecursive over a generated 20,000-file tree vs. `grep -rn`. Target: at most 1.5x.
+// Both are whole-process timings. The headline ratio is the loop's: each command's own
+// startup (the same command doing no work) is subtracted from it before dividing, so the
+// fixed cost of starting tacit (see the startup benchmark) does not hide or inflate the
+// per-file cost. The whole-process ratio is printed too.
+
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { denoExecutable } from "../runner/paths.js";
+import { type CommandSpec, measureInterleaved } from "./measure.js";
+import { heavyRuns, line, medianOf, ms, runChecked, tacitBin, tempDir, verdictLine } from "./helpers.js";
+
+const READ_FILES = 10_000;
+const GREP_DIRS = 200;
+const GREP_FILES_PER_DIR = 100;
+const PATTERN = "tacitneedle";
+
+interface LoopComparison {
+  title: string;
+  floorWork: string;
+  floorIdle: string;
+  tacitWork: string;
+  tacitIdle: string;
+  target: number;
+}
+
+/** Prints medians, the loop-only ratio (the headline, judged against the target) and the whole-process ratio. */
+function reportLoop(c: LoopComparison, samples: Map<string, number[]>): boolean {
+  const floorWork = medianOf(samples, c.floorWork);
+  const floorIdle = medianOf(samples, c.floorIdle);
+  const tacitWork = medianOf(samples, c.tacitWork);
+  const tacitIdle = medianOf(samples, c.tacitIdle);
+  console.log(`\n${c.title}`);
+  line(c.floorWork, `median ${ms(floorWork)}   (floor)`);
+  line(c.floorIdle, `median ${ms(floorIdle)}   (floor's startup)`);
+  line(c.tacitWork, `median ${ms(tacitWork)}`);
+  line(c.tacitIdle, `median ${ms(tacitIdle)}   (tacit's startup)`);
+  const floorLoop = floorWork - floorIdle;
+  const tacitLoop = tacitWork - tacitIdle;
+  line("floor loop (work - startup)", `${ms(floorLoop)}`);
+  line("tacit loop (work - startup)", `${ms(tacitLoop)}`);
+  line("whole process", `${(tacitWork / floorWork).toFixed(2)}x floor  (for information)`);
+  return verdictLine("loop only (headline)", tacitLoop / Math.max(floorLoop, 0.1), c.target);
+}
+
+function tacitRun(label: string, script: string, cwd: string): CommandSpec {
+  return { label, steps: [{ file: process.execPath, args: [tacitBin, "run", "--no-check", script], cwd }] };
+}
+
+export function benchReads(runs: number): boolean {
+  const n = heavyRuns(runs);
+  const scripts = tempDir("reads-scripts");
+  const data = tempDir("reads-data");
+  try {
+    let expected = 0;
+    for (let i = 0; i < READ_FILES; i++) {
+      // ~100 bytes each, varying a little.
+      const text = `file ${i}: ${"abcdefghij".repeat(9)}\n`;
+      expected += text.length;
+      writeFileSync(path.join(data, `f${i}.txt`), text);
+    }
+    const tacitScript = (count: number) =>
+      `requestFileSystem(".", (fs) => {\n` +
+      `  let n = 0;\n` +
+      `  for (let i = 0; i < ${count}; i++) n += fs.access("f" + i + ".txt").read().length;\n` +
+      `  println(n);\n` +
+      `});\n`;
+    const floorScript = (count: number) =>
+      `let n = 0;\n` + `for (let i = 0; i < ${count}; i++) n += Deno.readTextFileSync("f" + i + ".txt").length;\n` + `console.log(n);\n`;
+    const files = {
+      tacitWork: path.join(scripts, "reads.ts"),
+      tacitIdle: path.join(scripts, "reads0.ts"),
+      floorWork: path.join(scripts, "floor.ts"),
+      floorIdle: path.join(scripts, "floor0.ts"),
+    };
+    writeFileSync(files.tacitWork, tacitScript(READ_FILES));
+    writeFileSync(files.tacitIdle, tacitScript(0));
+    writeFileSync(files.floorWork, floorScript(READ_FILES));
+    writeFileSync(files.floorIdle, floorScript(0));
+
+    const deno = denoExecutable();
+    const denoArgs = (script: string) => ["run", "--no-config", "--allow-read", script];
+    const labels: LoopComparison = {
+      title: `reads: ${READ_FILES} files of ~100 bytes, FileEntry.read() vs Deno.readTextFileSync (${n} runs each, interleaved; BENCH_RUNS/3, min 3)`,
+      floorWork: `floor: deno run --allow-read (${READ_FILES} reads)`,
+      floorIdle: "floor: deno run --allow-read (0 reads)",
+      tacitWork: `tacit run --no-check (${READ_FILES} reads)`,
+      tacitIdle: "tacit run --no-check (scope, 0 reads)",
+      target: 4,
+    };
+
+    // Both must read the same bytes before either is timed.
+    const fromTacit = runChecked(process.execPath, [tacitBin, "run", "--no-check", files.tacitWork], data).trim();
+    const fromDeno = runChecked(deno, denoArgs(files.floorWork), data).trim();
+    if (fromTacit !== String(expected) || fromDeno !== String(expected)) {
+      throw new Error(`reads: expected ${expected} characters, tacit read ${fromTacit}, deno read ${fromDeno}`);
+    }
+
+    const samples = measureInterleaved(
+      [
+        { label: labels.floorWork, steps: [{ file: deno, args: denoArgs(files.floorWork), cwd: data }] },
+        { label: labels.floorIdle, steps: [{ file: deno, args: denoArgs(files.floorIdle), cwd: data }] },
+        tacitRun(labels.tacitWork, files.tacitWork, data),
+        tacitRun(labels.tacitIdle, files.tacitIdle, data),
+      ],
+      n,
+    );
+    const met = reportLoop(labels, samples);
+    line("characters read (checked before timing)", `${expected}, the same from both`);
+    return met;
+  } finally {
+    rmSync(scripts, { recursive: true, force: true });
+    rmSync(data, { recursive: true, force: true });
+  }
+}
+
+export function benchGrepRecursive(runs: number): boolean {
+  const n = heavyRuns(runs);
+  const scripts = tempDir("grep-scripts");
+  const tree = tempDir("grep-tree");
+  const small = tempDir("grep-one");
+  try {
+    // 200 dirs x 100 files, five lines each; every seventh file has one matching line.
+    let expected = 0;
+    for (let d = 0; d < GREP_DIRS; d++) {
+      const dir = path.join(tree, `d${d}`);
+      mkdirSync(dir);
+      for (let f = 0; f < GREP_FILES_PER_DIR; f++) {
+        const k = d * GREP_FILES_PER_DIR + f;
+        const hit = k % 7 === 0;
+        if (hit) expected++;
+        const lines = [
+          `// file ${k} in directory ${d}`,
+          `const value${k} = ${k * 31} + offset;`,
+          hit ? `// ${PATTERN}: marker for file ${k}` : `// nothing to see in file ${k}`,
+          `export function f${k}(x: number) { return x * ${k}; }`,
+          `// end of file ${k}`,
+        ];
+        writeFileSync(path.join(dir, `f${f}.ts`), lines.join("\n") + "\n");
+      }
+    }
+    // The floor's startup: grep over a directory holding one matching file (grep exits 1
+    // when nothing matches, which the timer would take for a failure).
+    writeFileSync(path.join(small, "one.ts"), `// ${PATTERN}\n`);
+
+    const files = {
+      tacitWork: path.join(scripts, "grep.ts"),
+      tacitIdle: path.join(scripts, "scope.ts"),
+    };
+    writeFileSync(files.tacitWork, `requestFileSystem(".", (fs) => {\n  println(fs.grepRecursive(".", "${PATTERN}").length);\n});\n`);
+    writeFileSync(files.tacitIdle, `requestFileSystem(".", (fs) => {\n  println(0);\n});\n`);
+
+    const total = GREP_DIRS * GREP_FILES_PER_DIR;
+    const labels: LoopComparison = {
+      title: `grepRecursive: ${total} files (${GREP_DIRS} dirs x ${GREP_FILES_PER_DIR}) vs grep -rn (${n} runs each, interleaved; BENCH_RUNS/3, min 3)`,
+      floorWork: `floor: grep -rn (${total} files)`,
+      floorIdle: "floor: grep -rn (1 file)",
+      tacitWork: `tacit run --no-check grepRecursive`,
+      tacitIdle: "tacit run --no-check (scope only)",
+      target: 1.5,
+    };
+
+    const fromGrep = runChecked("grep", ["-rn", PATTERN, "."], tree).split("\n").filter((l) => l !== "").length;
+    const fromTacit = Number(runChecked(process.execPath, [tacitBin, "run", "--no-check", files.tacitWork], tree).trim());
+    if (fromGrep !== expected || fromTacit !== expected) {
+      throw new Error(`grepRecursive: expected ${expected} matches, grep -rn found ${fromGrep}, grepRecursive found ${fromTacit}`);
+    }
+
+    const samples = measureInterleaved(
+      [
+        { label: labels.floorWork, steps: [{ file: "grep", args: ["-rn", PATTERN, "."], cwd: tree }] },
+        { label: labels.floorIdle, steps: [{ file: "grep", args: ["-rn", PATTERN, "."], cwd: small }] },
+        tacitRun(labels.tacitWork, files.tacitWork, tree),
+        tacitRun(labels.tacitIdle, files.tacitIdle, tree),
+      ],
+      n,
+    );
+    const met = reportLoop(labels, samples);
+    line("matching lines (checked before timing)", `${expected}, the same from grep -rn and grepRecursive`);
+    return met;
+  } finally {
+    for (const dir of [scripts, tree, small]) rmSync(dir, { recursive: true, force: true });
+  }
+}
