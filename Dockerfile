@@ -8,6 +8,7 @@ COPY runner ./runner
 COPY library ./library
 COPY bench ./bench
 COPY examples ./examples
+COPY build ./build
 COPY tsconfig.json rolldown.config.mjs ./
 # The same install as the README: npm builds tacit (dist/) in its prepare step.
 RUN npm ci && npm link

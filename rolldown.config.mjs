@@ -1,11 +1,27 @@
 // Bundles the CLI (from tsc's output in dist/) into a few files, so that `tacit run` loads
 // one module graph instead of hundreds of files: start-up time is most of a short run.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "rolldown";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** Replaces scope-manager's TypeScript lib tables, which tacit never reads, with an empty one. */
+const scopeManagerWithoutLibs = {
+  name: "scope-manager-without-libs",
+  resolveId(source, importer) {
+    if (source === "../lib" && importer?.includes(`${path.sep}@typescript-eslint${path.sep}scope-manager${path.sep}dist${path.sep}referencer${path.sep}`)) {
+      return path.join(here, "build", "scope-manager-no-lib.cjs");
+    }
+    return null;
+  },
+};
 
 export default defineConfig({
   input: { tacit: "dist/cli/main.js" },
   platform: "node",
   // oxc-parser loads a native binding relative to its own files.
   external: ["oxc-parser"],
-  output: { dir: "dist/bundle", format: "esm", minify: true, sourcemap: true, entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" },
+  plugins: [scopeManagerWithoutLibs],
+  output: { dir: "dist/bundle", cleanDir: true, format: "esm", minify: true, sourcemap: true, entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" },
 });

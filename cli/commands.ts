@@ -1,16 +1,14 @@
 // The work behind `tacit run` and `tacit check`. Loaded only when one of them runs, after
 // the sandbox has been started, so Deno boots while this (and zod, oxc, the checker) loads.
 
-import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { type ConfigFile, loadConfigFile, parseFlagConfig, resolveConfig, type RunnerConfig } from "../runner/config.js";
-import { checkScript, evaluate, EXIT_CODES, type EvaluationResult } from "../runner/evaluate.js";
+import { type CheckResult, checkScript, evaluate, EXIT_CODES, type EvaluationResult } from "../runner/evaluate.js";
 import type { InputSource } from "../runner/monitor.js";
 import type { SandboxProcess } from "../runner/sandbox-process.js";
+import { readScript, type ScriptSource } from "./script-source.js";
 import { INPUT_LIMIT_BYTES, readStdin } from "./stdin.js";
-import { type CommonFlags, UsageError } from "./usage.js";
-
-const STDIN_DISPLAY_NAME = "script.ts";
+import type { CommonFlags } from "./usage.js";
 
 function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
   const file: ConfigFile = flags.config ? loadConfigFile(flags.config) : {};
@@ -27,18 +25,6 @@ function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
         : undefined,
   });
   return resolveConfig(file, fromFlags);
-}
-
-async function readScript(target: string): Promise<{ code: string; displayName: string; fromStdin: boolean }> {
-  if (target === "-") {
-    return { code: await readStdin({ limitBytes: Number.POSITIVE_INFINITY, emptyWhenInteractive: false }), displayName: STDIN_DISPLAY_NAME, fromStdin: true };
-  }
-  try {
-    return { code: readFileSync(target, "utf8"), displayName: target, fromStdin: false };
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read the script "${target}": ${code === "ENOENT" ? "no such file" : code ?? String(error)}. Pass a .ts file, or - to read the script from standard input.`);
-  }
 }
 
 function inputFor(fromStdin: boolean): InputSource {
@@ -63,9 +49,14 @@ function printResult(result: EvaluationResult, json: boolean): void {
   }
 }
 
-export async function runCommand(target: string, flags: CommonFlags, command: Command, prestarted: SandboxProcess): Promise<number> {
+export async function runCommand(
+  script: ScriptSource,
+  flags: CommonFlags,
+  command: Command,
+  prestarted: SandboxProcess,
+  precheck: { typeChecked: boolean; result: Promise<CheckResult> },
+): Promise<number> {
   const config = loadConfig(flags, command);
-  const script = await readScript(target);
   const json = flags.json === true;
   const result = await evaluate({
     code: script.code,
@@ -73,6 +64,7 @@ export async function runCommand(target: string, flags: CommonFlags, command: Co
     config,
     input: inputFor(script.fromStdin),
     prestarted,
+    precheck,
     ...(json ? {} : { onOutput: (text: string) => void process.stdout.write(text) }),
   });
   printResult(result, json);

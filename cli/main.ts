@@ -8,6 +8,7 @@ import { EXIT_CODES } from "../runner/exit-codes.js";
 import { DEFAULT_MEMORY_LIMIT_MB } from "../runner/limits.js";
 import { interfacePath, packageRoot } from "../runner/paths.js";
 import { SandboxProcess } from "../runner/sandbox-process.js";
+import { readScript } from "./script-source.js";
 import type { CommonFlags } from "./usage.js";
 
 const EXIT_CODE_HELP = `
@@ -74,11 +75,16 @@ export function buildProgram(setExitCode: (code: number) => void): CommandType {
     program.command("run").description("validate, type-check and run a script"),
     "print one JSON object: stdout, error, exitCode, durationMs, truncated",
   ).action(async (file: string, flags: CommonFlags, command: CommandType) => {
-    // Deno boots while the rest of tacit loads and the checks run.
+    // Deno boots while the checks run and the rest of tacit loads: the type checker is a
+    // separate process too, so the three overlap.
     const prestarted = new SandboxProcess({ memoryLimitMb: flags.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB });
     try {
+      const script = await readScript(file);
+      const { checkScript } = await import("../runner/checks.js");
+      const precheck = { typeChecked: flags.check, result: checkScript(script.code, script.displayName, flags.check) };
+      precheck.result.catch(() => undefined); // awaited (and reported) by the evaluation
       const { runCommand } = await import("./commands.js");
-      setExitCode(await runCommand(file, flags, command, prestarted));
+      setExitCode(await runCommand(script, flags, command, prestarted, precheck));
     } finally {
       prestarted.kill("cancelled", "the command ended");
       await prestarted.ended;

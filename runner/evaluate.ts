@@ -18,10 +18,10 @@ import { rewriteForSandbox } from "./rewrite-imports.js";
 import type { PureFunctionSite } from "./pure-functions.js";
 import { Sandbox, type SandboxEnd } from "./sandbox.js";
 import { SandboxProcess } from "./sandbox-process.js";
-import { formatTypeDiagnostic, typeCheck } from "./typecheck.js";
-import { formatDiagnostic, type TacitImport, validate } from "./validator.js";
+import { type CheckResult, checkScript } from "./checks.js";
+import type { TacitImport } from "./validator.js";
 
-export { EXIT_CODES, type Outcome };
+export { type CheckResult, checkScript, EXIT_CODES, type Outcome };
 
 export interface EvaluationResult {
   outcome: Outcome;
@@ -31,14 +31,6 @@ export interface EvaluationResult {
   error: string | null;
   durationMs: number;
   truncated: boolean;
-}
-
-export interface CheckResult {
-  ok: boolean;
-  /** One formatted message per problem, `script.ts:LINE:COL error …`. */
-  errors: string[];
-  tacitImports: TacitImport[];
-  pureFunctions: PureFunctionSite[];
 }
 
 export interface EvaluateOptions {
@@ -62,6 +54,11 @@ export interface EvaluateOptions {
    * was started with this config's limits; otherwise it is discarded and a fresh one started.
    */
   prestarted?: SandboxProcess;
+  /**
+   * Checks already under way (started while the rest of tacit loaded), with whether they
+   * include type-checking. Used when that matches the config; otherwise the checks run here.
+   */
+  precheck?: { typeChecked: boolean; result: Promise<CheckResult> };
 }
 
 function sandboxFor(options: EvaluateOptions): Sandbox {
@@ -70,25 +67,6 @@ function sandboxFor(options: EvaluateOptions): Sandbox {
   if (early && !early.isKilled && early.options.memoryLimitMb === wanted.memoryLimitMb) return new Sandbox(early);
   early?.kill("cancelled", "started with other limits");
   return new Sandbox(new SandboxProcess(wanted));
-}
-
-export async function checkScript(code: string, displayName: string, typeCheckEnabled: boolean): Promise<CheckResult> {
-  const validation = validate(code, displayName);
-  if (!validation.ok) {
-    return { ok: false, errors: validation.diagnostics.map((d) => formatDiagnostic(displayName, d)), tacitImports: [], pureFunctions: [] };
-  }
-  if (typeCheckEnabled) {
-    const types = await typeCheck(code);
-    if (!types.ok) {
-      return {
-        ok: false,
-        errors: types.diagnostics.map((d) => formatTypeDiagnostic(displayName, d)),
-        tacitImports: validation.tacitImports,
-        pureFunctions: validation.pureFunctions,
-      };
-    }
-  }
-  return { ok: true, errors: [], tacitImports: validation.tacitImports, pureFunctions: validation.pureFunctions };
 }
 
 function result(outcome: Outcome, output: OutputBuffer, error: string | null, startedAt: number): EvaluationResult {
@@ -113,7 +91,10 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   if (!options.unsafeSkipValidation) {
     let check: CheckResult;
     try {
-      check = await checkScript(options.code, options.displayName, config.typeCheck);
+      const early = options.precheck;
+      check = await (early && early.typeChecked === config.typeCheck
+        ? early.result
+        : checkScript(options.code, options.displayName, config.typeCheck));
     } catch (error) {
       sandbox.kill("cancelled", "the checks failed");
       await sandbox.ended;

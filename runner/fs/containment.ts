@@ -14,7 +14,7 @@ export class PathResolutionError extends Error {
 /** True if `candidate` is `root` or below it. Both must be absolute and normalized. */
 export function isWithin(candidate: string, root: string): boolean {
   const relative = path.relative(root, candidate);
-  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative) && relative.split(path.sep)[0] !== "..");
+  return relative === "" || (relative !== ".." && !relative.startsWith(".." + path.sep) && !path.isAbsolute(relative));
 }
 
 function lstatOrNull(p: string): import("node:fs").Stats | null {

@@ -3,27 +3,13 @@
 // to the scope's root, `..` collapsed, symlinks followed (dead ones too), and then required
 // to lie inside the scope by whole path components.
 
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  ftruncateSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readlinkSync,
-  readSync,
-  rmdirSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readSync, rmdirSync, statSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import type { FileInfo, GrepMatch } from "../../library/protocol.js";
 import type { CapabilityTable, FileSystemScope } from "../capabilities.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
+import { inVerifiedDirectory, NotRegularFileError, openForReading } from "./checked-open.js";
 import { isWithin, PathResolutionError, resolveReal } from "./containment.js";
 import type { GrepRunner } from "./grep-runner.js";
 import { listChildren, walkTree } from "./walk.js";
@@ -56,21 +42,23 @@ const ERRNO_TEXT: Record<string, string> = {
   EPERM: "operation not permitted",
   ENOTEMPTY: "directory not empty (delete its children first)",
   EEXIST: "already exists",
+  EINVAL: "invalid path (it changed while being resolved)",
   ELOOP: "too many symbolic links",
   ENAMETOOLONG: "name too long",
 };
 
-function failure(requested: string, error: unknown): EffectFailure {
+function failure(requested: string, error: unknown): EffectFailure | PolicyDenial {
+  if (error instanceof PolicyDenial || error instanceof EffectFailure) return error;
+  if (error instanceof NotRegularFileError || error instanceof PathResolutionError) return new EffectFailure(`${requested}: ${error.message}`);
   const code = (error as NodeJS.ErrnoException).code ?? "";
   return new EffectFailure(`${requested}: ${ERRNO_TEXT[code] ?? (error as Error).message}`);
 }
 
-/** What a file descriptor really refers to, after opening (Linux); null where unknown. */
-function openedPath(fd: number): string | null {
+function existsAsDirectory(p: string): boolean {
   try {
-    return readlinkSync(`/proc/self/fd/${fd}`);
+    return statSync(p).isDirectory();
   } catch {
-    return null;
+    return false;
   }
 }
 
@@ -123,7 +111,6 @@ export class FileSystemExecutor {
     try {
       real = resolveReal(named);
     } catch (error) {
-      if (error instanceof PathResolutionError) throw new EffectFailure(`${requested}: ${error.message}`);
       throw failure(requested, error);
     }
     if (!isWithin(real, scope.realRoot)) {
@@ -178,21 +165,53 @@ export class FileSystemExecutor {
   read(token: string, requested: string, as: "text" | "bytes"): string {
     const target = this.resolve(token, requested);
     this.denyClassified(target, requested, as === "text" ? "read" : "readBytes");
-    return this.readContent(requested, target.real, as === "text" ? "utf8" : "base64");
+    return this.readContent(target, requested, as === "text" ? "utf8" : "base64", false);
   }
 
-  private readContent(requested: string, real: string, encoding: "utf8" | "base64"): string {
+  /**
+   * The check after opening: the descriptor must lead inside the scope, and (for ordinary
+   * reads) not to a classified file. A directory swapped for a link is caught here.
+   */
+  private afterOpen(target: Resolved & { scope: FileSystemScope }, requested: string, mayBeClassified: boolean): (actual: string) => void {
+    return (actual) => {
+      if (!isWithin(actual, target.scope.realRoot)) {
+        throw new PolicyDenial(`${requested}: the path changed while it was being opened and now leads outside this file system scope; nothing was read.`);
+      }
+      if (!mayBeClassified && this.policy.classified.matches(actual)) {
+        throw new PolicyDenial(`${requested}: the path changed while it was being opened and now leads to a classified file; nothing was read.`);
+      }
+    };
+  }
+
+  private readContent(target: Resolved & { scope: FileSystemScope }, requested: string, encoding: "utf8" | "base64", mayBeClassified: boolean): string {
+    let fd: number;
     try {
-      const size = statSync(real).size;
+      fd = openForReading(target.real, this.afterOpen(target, requested, mayBeClassified));
+    } catch (error) {
+      throw failure(requested, error);
+    }
+    try {
+      const size = fstatSync(fd).size;
       if (size > READ_LIMIT_BYTES) {
         throw new EffectFailure(
           `${requested}: ${size} bytes is more than read() returns at once (${READ_LIMIT_BYTES}); use forEachLine() to stream it.`,
         );
       }
-      return readFileSync(real).toString(encoding);
+      const chunks: Buffer[] = [];
+      let total = 0;
+      for (;;) {
+        const buffer = Buffer.allocUnsafe(Math.max(size - total, 0) + 1);
+        const n = readSync(fd, buffer, 0, buffer.length, null);
+        if (n === 0) break;
+        total += n;
+        if (total > READ_LIMIT_BYTES) throw new EffectFailure(`${requested}: grew past ${READ_LIMIT_BYTES} bytes while being read; use forEachLine().`);
+        chunks.push(buffer.subarray(0, n));
+      }
+      return Buffer.concat(chunks, total).toString(encoding);
     } catch (error) {
-      if (error instanceof EffectFailure) throw error;
       throw failure(requested, error);
+    } finally {
+      closeSync(fd);
     }
   }
 
@@ -201,7 +220,7 @@ export class FileSystemExecutor {
     this.denyClassified(target, requested, "forEachLine");
     let fd: number;
     try {
-      fd = openSync(target.real, "r");
+      fd = openForReading(target.real, this.afterOpen(target, requested, false));
     } catch (error) {
       throw failure(requested, error);
     }
@@ -209,6 +228,8 @@ export class FileSystemExecutor {
       const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
       const n = readSync(fd, buffer, 0, CHUNK_BYTES, offset);
       return { base64: buffer.subarray(0, n).toString("base64"), eof: n < CHUNK_BYTES };
+    } catch (error) {
+      throw failure(requested, error);
     } finally {
       closeSync(fd);
     }
@@ -220,20 +241,22 @@ export class FileSystemExecutor {
     if (!target.classified) {
       throw new EffectFailure(`${requested}: readClassified() is for classified paths, and this one is not; use read().`);
     }
-    return this.readContent(requested, target.real, "utf8");
+    return this.readContent(target, requested, "utf8", true);
   }
 
   /** Checks a classified write now; the returned function writes once the value is known. */
   prepareClassifiedWrite(token: string, requested: string): (content: string) => void {
     const target = this.resolve(token, requested);
-    if (!target.classified) {
+    // Where the bytes land must be classified: a classified name linking to an ordinary
+    // file would copy the secret out.
+    if (!this.policy.classified.matches(target.real)) {
       throw new PolicyDenial(
-        `${requested}: writeClassified() refused: the path is not classified, so the secret would become readable. ` +
+        `${requested}: writeClassified() refused: the path is not classified (or links to one that is not), so the secret would become readable. ` +
           "Write it under a classified path (--classified-paths, config libraryConfig.classifiedPaths).",
       );
     }
     this.denyClassifiedWrite(target, requested, "writeClassified");
-    return (content) => this.writeResolved(target, requested, content, false);
+    return (content) => this.writeResolved(target, requested, content, false, true);
   }
 
   write(token: string, requested: string, content: string, append: boolean): void {
@@ -242,43 +265,48 @@ export class FileSystemExecutor {
     this.writeResolved(target, requested, content, append);
   }
 
-  private writeResolved(target: Resolved & { scope: FileSystemScope }, requested: string, content: string, append: boolean): void {
-    let existed = true;
-    try {
-      lstatSync(target.real);
-    } catch {
-      existed = false;
-    }
-    // O_NOFOLLOW: a link swapped in as the last component after the check is not followed.
-    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (append ? constants.O_APPEND : 0);
-    let fd: number;
-    try {
-      fd = openSync(target.real, flags, 0o666);
-    } catch (error) {
-      throw failure(requested, error);
-    }
-    try {
-      // Check again after opening: a directory swapped for a link in between is caught here.
-      const actual = openedPath(fd);
-      if (actual !== null && (!isWithin(actual, target.scope.realRoot) || (!this.policy.classifiedWrite && this.policy.classified.matches(actual)))) {
-        if (!existed) {
-          try {
-            unlinkSync(actual);
-          } catch {
-            // Already gone.
-          }
-        }
+  /** A directory an entry is made or removed in must really be inside the scope. */
+  private directoryCheck(target: Resolved & { scope: FileSystemScope }, requested: string): (actualDir: string) => void {
+    return (actualDir) => {
+      if (!isWithin(actualDir, target.scope.realRoot)) {
+        throw new PolicyDenial(`${requested}: the path changed while it was being used and now leads outside this file system scope; nothing was changed.`);
+      }
+    };
+  }
+
+  /** What may be where a write really lands (checked after opening). */
+  private writeDestinationCheck(target: Resolved & { scope: FileSystemScope }, requested: string, mustBeClassified: boolean): (actual: string) => void {
+    return (actual) => {
+      if (!isWithin(actual, target.scope.realRoot)) {
         throw new PolicyDenial(`${requested}: the path changed while it was being opened and now leads outside this file system scope; nothing was written.`);
       }
-      if (!fstatSync(fd).isFile()) throw new EffectFailure(`${requested}: not a regular file`);
-      if (!append) ftruncateSync(fd, 0);
-      const bytes = Buffer.from(content, "utf8");
-      for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
+      const classified = this.policy.classified.matches(actual);
+      if ((classified && !this.policy.classifiedWrite) || (mustBeClassified && !classified)) {
+        throw new PolicyDenial(`${requested}: the path changed while it was being opened and now leads somewhere this write may not go; nothing was written.`);
+      }
+    };
+  }
+
+  private writeResolved(target: Resolved & { scope: FileSystemScope }, requested: string, content: string, append: boolean, mustBeClassified = false): void {
+    const check = this.writeDestinationCheck(target, requested, mustBeClassified);
+    const name = path.basename(target.real);
+    try {
+      inVerifiedDirectory(path.dirname(target.real), this.directoryCheck(target, requested), (dir, actualDir) => {
+        check(path.join(actualDir, name));
+        // O_NOFOLLOW: a link swapped in as the file itself is not followed either.
+        const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK | (append ? constants.O_APPEND : 0);
+        const fd = openSync(path.join(dir, name), flags, 0o666);
+        try {
+          if (!fstatSync(fd).isFile()) throw new EffectFailure(`${requested}: not a regular file`);
+          if (!append) ftruncateSync(fd, 0);
+          const bytes = Buffer.from(content, "utf8");
+          for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
+        } finally {
+          closeSync(fd);
+        }
+      });
     } catch (error) {
-      if (error instanceof PolicyDenial || error instanceof EffectFailure) throw error;
       throw failure(requested, error);
-    } finally {
-      closeSync(fd);
     }
   }
 
@@ -286,31 +314,52 @@ export class FileSystemExecutor {
     const target = this.resolve(token, requested);
     this.denyClassifiedWrite(target, requested, "delete");
     if (target.real === target.scope.realRoot) throw new PolicyDenial(`${requested}: the scope's root itself cannot be deleted`);
+    // A link is removed itself, never what it points to: the entry is named inside its
+    // parent directory, opened and verified to be inside the scope.
+    const name = path.basename(target.named);
     try {
-      // A link is removed itself, never what it points to: the entry is named through its
-      // parent's real location, which must itself be inside the scope.
       const parent = resolveReal(path.dirname(target.named));
-      if (!isWithin(parent, target.scope.realRoot)) throw new PolicyDenial(`${requested}: outside this file system scope`);
-      const entry = path.join(parent, path.basename(target.named));
-      if (lstatSync(entry).isDirectory()) rmdirSync(entry);
-      else unlinkSync(entry);
+      inVerifiedDirectory(parent, this.directoryCheck(target, requested), (dir, actualDir) => {
+        this.writeDestinationCheck(target, requested, false)(path.join(actualDir, name));
+        const entry = path.join(dir, name);
+        if (lstatSync(entry).isDirectory()) rmdirSync(entry);
+        else unlinkSync(entry);
+      });
     } catch (error) {
-      if (error instanceof PolicyDenial) throw error;
       throw failure(requested, error);
     }
   }
 
+  /** Creates the directory and its missing parents one at a time, each inside a verified parent. */
   mkdir(token: string, requested: string): void {
     const target = this.resolve(token, requested);
     this.denyClassifiedWrite(target, requested, "mkdir");
+    const check = this.directoryCheck(target, requested);
+    const destination = this.writeDestinationCheck(target, requested, false);
+    const missing: string[] = [];
+    let existing = target.real;
     try {
-      mkdirSync(target.real, { recursive: true });
+      while (!existsAsDirectory(existing)) {
+        missing.unshift(path.basename(existing));
+        existing = path.dirname(existing);
+      }
+      let parent = existing;
+      for (const name of missing) {
+        parent = inVerifiedDirectory(parent, check, (dir, actualDir) => {
+          destination(path.join(actualDir, name));
+          try {
+            mkdirSync(path.join(dir, name));
+          } catch (error) {
+            // Made meanwhile is fine; a file of that name is not.
+            if ((error as NodeJS.ErrnoException).code !== "EEXIST" || !existsAsDirectory(path.join(dir, name))) throw error;
+          }
+          return path.join(actualDir, name);
+        });
+      }
+      // The last one made must be a directory inside the scope, however it was reached.
+      inVerifiedDirectory(parent, check, () => undefined);
     } catch (error) {
       throw failure(requested, error);
-    }
-    const after = resolveReal(target.named);
-    if (!isWithin(after, target.scope.realRoot)) {
-      throw new PolicyDenial(`${requested}: the path changed while the directory was being made and now leads outside this file system scope.`);
     }
   }
 
@@ -343,7 +392,14 @@ export class FileSystemExecutor {
   async grepFile(token: string, requested: string, pattern: string): Promise<GrepMatch[]> {
     const target = this.resolve(token, requested);
     this.denyClassified(target, requested, "grep");
-    return this.search(requested, pattern, { op: "grep", named: target.named, real: target.real, pattern });
+    return this.search(requested, pattern, {
+      op: "grep",
+      named: target.named,
+      real: target.real,
+      realRoot: target.scope.realRoot,
+      classifiedPatterns: this.policy.classified.patterns,
+      pattern,
+    });
   }
 
   async grepRecursive(token: string, requested: string, pattern: string, glob: string | null): Promise<GrepMatch[]> {

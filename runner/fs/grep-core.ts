@@ -2,10 +2,12 @@
 // grep worker, so an agent's pathological pattern can stall only that thread, which the host
 // terminates, never the host itself.
 
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, readSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import picomatch from "picomatch";
+import { openForReading } from "./checked-open.js";
 import { ClassifiedPaths } from "./classified-paths.js";
+import { isWithin } from "./containment.js";
 import { walkTree } from "./walk.js";
 
 import type { GrepMatch } from "../../library/protocol.js";
@@ -23,9 +25,16 @@ export class GrepLimitError extends Error {
 /** One read buffer for the thread: searches are synchronous, so they never share it at once. */
 let sharedBuffer: Buffer | null = null;
 
-/** Calls `onLine` for every line of the file, streaming; stops early if it returns false. */
-export function forEachLineOf(realPath: string, onLine: (line: string, lineNumber: number) => boolean | void): void {
-  const fd = openSync(realPath, "r");
+/**
+ * Calls `onLine` for every line of the file, streaming; stops early if it returns false.
+ * `verify` checks where the opened file really is (a path swapped after the check is caught).
+ */
+export function forEachLineOf(
+  realPath: string,
+  verify: (actual: string) => void,
+  onLine: (line: string, lineNumber: number) => boolean | void,
+): void {
+  const fd = openForReading(realPath, verify);
   try {
     const buffer = (sharedBuffer ??= Buffer.allocUnsafe(CHUNK_BYTES));
     const decoder = new StringDecoder("utf8");
@@ -67,8 +76,15 @@ export class MatchCollector {
   }
 }
 
-export function grepFile(named: string, real: string, regex: RegExp, collector: MatchCollector): void {
-  forEachLineOf(real, (line, lineNumber) => {
+/** Where a search may read: inside the scope, and nothing classified. */
+export function searchableCheck(realRoot: string, classified: ClassifiedPaths): (actual: string) => void {
+  return (actual) => {
+    if (!isWithin(actual, realRoot) || classified.matches(actual)) throw new Error("the path changed while being searched");
+  };
+}
+
+export function grepFile(named: string, real: string, verify: (actual: string) => void, regex: RegExp, collector: MatchCollector): void {
+  forEachLineOf(real, verify, (line, lineNumber) => {
     regex.lastIndex = 0;
     if (regex.test(line)) collector.add({ file: named, lineNumber, line });
   });
@@ -110,13 +126,14 @@ export function grepRecursive(request: GrepRecursiveRequest, regex: RegExp): Gre
   const classified = new ClassifiedPaths(request.classifiedPatterns);
   const wanted = request.glob ? globMatcher(request.glob, request.dir) : () => true;
   const collector = new MatchCollector();
+  const verify = searchableCheck(request.realRoot, classified);
   for (const entry of walkTree(request.dir, request.realDir, request.realRoot, (e) => classified.isClassifiedEntry(e))) {
     if (entry.isDirectory || !wanted(entry.named)) continue;
     try {
-      grepFile(entry.named, entry.real, regex, collector);
+      grepFile(entry.named, entry.real, verify, regex, collector);
     } catch (error) {
       if (error instanceof GrepLimitError) throw error;
-      // Unreadable or vanished files are skipped, as grep -r does.
+      // Unreadable, vanished and special files (FIFOs, sockets, devices) are skipped.
     }
   }
   return collector.matches;

@@ -2,10 +2,11 @@
 // host's event loop. A catastrophic pattern stalls only this thread; the host terminates it.
 
 import { parentPort } from "node:worker_threads";
-import { findEntries, type FindRequest, type GrepMatch, grepFile, grepRecursive, type GrepRecursiveRequest, MatchCollector } from "./grep-core.js";
+import { ClassifiedPaths } from "./classified-paths.js";
+import { findEntries, searchableCheck, type FindRequest, type GrepMatch, grepFile, grepRecursive, type GrepRecursiveRequest, MatchCollector } from "./grep-core.js";
 
 export type GrepJob =
-  | { id: number; op: "grep"; named: string; real: string; pattern: string }
+  | { id: number; op: "grep"; named: string; real: string; realRoot: string; classifiedPatterns: readonly string[]; pattern: string }
   | ({ id: number; op: "grepRecursive" } & GrepRecursiveRequest)
   | ({ id: number; op: "find"; pattern: "" } & FindRequest);
 
@@ -34,7 +35,7 @@ parentPort?.on("message", (job: GrepJob) => {
     let matches: GrepMatch[];
     if (job.op === "grep") {
       const collector = new MatchCollector();
-      grepFile(job.named, job.real, regex, collector);
+      grepFile(job.named, job.real, searchableCheck(job.realRoot, new ClassifiedPaths(job.classifiedPatterns)), regex, collector);
       matches = collector.matches;
     } else {
       matches = grepRecursive(job, regex);

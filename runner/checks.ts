@@ -1,0 +1,34 @@
+// The checks before anything runs: the validator, then (unless switched off) the type
+// checker. Kept apart from the rest of the runner so the CLI can start them early.
+
+import type { PureFunctionSite } from "./pure-functions.js";
+import { formatTypeDiagnostic, typeCheck } from "./typecheck.js";
+import { formatDiagnostic, type TacitImport, validate } from "./validator.js";
+
+export interface CheckResult {
+  ok: boolean;
+  /** One formatted message per problem, `script.ts:LINE:COL error …`. */
+  errors: string[];
+  tacitImports: TacitImport[];
+  pureFunctions: PureFunctionSite[];
+}
+
+export async function checkScript(code: string, displayName: string, typeCheckEnabled: boolean): Promise<CheckResult> {
+  const validation = validate(code, displayName);
+  if (!validation.ok) {
+    return { ok: false, errors: validation.diagnostics.map((d) => formatDiagnostic(displayName, d)), tacitImports: [], pureFunctions: [] };
+  }
+  if (typeCheckEnabled) {
+    const types = await typeCheck(code);
+    if (!types.ok) {
+      return {
+        ok: false,
+        errors: types.diagnostics.map((d) => formatTypeDiagnostic(displayName, d)),
+        tacitImports: validation.tacitImports,
+        pureFunctions: validation.pureFunctions,
+      };
+    }
+  }
+  return { ok: true, errors: [], tacitImports: validation.tacitImports, pureFunctions: validation.pureFunctions };
+}
+

@@ -1,0 +1,57 @@
+// Opening files so that a path swapped between the check and the use cannot redirect the
+// operation. Every open is checked again afterwards against what the descriptor really
+// refers to (/proc/self/fd on Linux). Anything that creates or removes an entry does it
+// through a directory descriptor verified the same way, named as /proc/self/fd/N/name: the
+// kernel resolves that from the opened directory itself, however its path changes later.
+
+import { closeSync, constants, fstatSync, openSync, readlinkSync } from "node:fs";
+import path from "node:path";
+
+/** What a descriptor really refers to; null where the system cannot say (no /proc). */
+export function openedPath(fd: number): string | null {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return null;
+  }
+}
+
+export class NotRegularFileError extends Error {
+  override name = "NotRegularFileError";
+}
+
+/**
+ * Opens an existing file for reading without blocking (a FIFO would wait for a writer) and
+ * without following a final link; refuses anything but a regular file. `verify` gets the real
+ * opened path and throws if it is not acceptable.
+ */
+export function openForReading(real: string, verify: (actual: string) => void): number {
+  const fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    verify(openedPath(fd) ?? real);
+    const stats = fstatSync(fd);
+    if (stats.isDirectory()) throw new NotRegularFileError("is a directory");
+    if (!stats.isFile()) throw new NotRegularFileError("not a regular file (a FIFO, socket or device)");
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/**
+ * Runs `op` with a path naming the directory `realDir` as opened and verified: `verify`
+ * receives where the directory really is. `op` gets "/proc/self/fd/N" (or `realDir` itself
+ * where there is no /proc) and the verified real location.
+ */
+export function inVerifiedDirectory<T>(realDir: string, verify: (actualDir: string) => void, op: (dir: string, actualDir: string) => T): T {
+  const fd = openSync(realDir, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    const actual = openedPath(fd);
+    verify(actual ?? realDir);
+    return op(actual === null ? realDir : `/proc/self/fd/${fd}`, actual ?? realDir);
+  } finally {
+    closeSync(fd);
+  }
+}
+

@@ -1,0 +1,145 @@
+// ClassifiedPaths pattern semantics, unit level: gitignore-like patterns, matched against
+// absolute paths, a path classified if it or an ancestor matches.
+
+import { mkdirSync, symlinkSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
+import { resolveReal } from "../../runner/fs/containment.js";
+import { realTempDir } from "./fixtures.js";
+
+/** Each path → whether `patterns` classify it. */
+function expectMatches(patterns: string[], cases: Record<string, boolean>): void {
+  const classified = new ClassifiedPaths(patterns);
+  const actual = Object.fromEntries(Object.keys(cases).map((p) => [p, classified.matches(p)]));
+  expect(actual, `patterns ${JSON.stringify(patterns)}`).toEqual(cases);
+}
+
+describe("patterns without a slash match any path component", () => {
+  it(".env", () => {
+    expectMatches([".env"], {
+      "/.env": true,
+      "/a/.env": true,
+      "/a/b/c/.env": true,
+      "/a/.env/x": true,
+      "/a/.env/x/y.txt": true,
+      "/a/.envrc": false,
+      "/a/x.env": false,
+      "/a/.env.local": false,
+      "/a/b": false,
+    });
+  });
+
+  it(".env.* and *.pem (globs within a component; dotfiles included)", () => {
+    expectMatches([".env.*", "*.pem"], {
+      "/a/.env.local": true,
+      "/a/.env.production/x": true,
+      "/a/.env": false,
+      "/a/b/key.pem": true,
+      "/a/.hidden.pem": true,
+      "/a/pem": false,
+      "/a/key.pem.bak": false,
+    });
+  });
+
+  it("a trailing slash is dropped", () => {
+    expectMatches([".ssh/"], { "/home/u/.ssh": true, "/home/u/.ssh/id_rsa": true, "/home/u/ssh": false });
+  });
+
+  it("blank patterns match nothing", () => {
+    expectMatches(["", "   "], { "/a": false, "/": false, "/.env": false });
+  });
+});
+
+describe("relative patterns with a slash are anchored at the filesystem root", () => {
+  it("tmp/*/secret", () => {
+    expectMatches(["tmp/*/secret"], {
+      "/tmp/x/secret": true,
+      "/tmp/x/secret/deeper/file": true,
+      "/tmp/x/y/secret": false,
+      "/other/tmp/x/secret": false,
+      "/tmp/secret": false,
+    });
+  });
+
+  it("srv/**/keys", () => {
+    expectMatches(["srv/**/keys"], {
+      "/srv/keys": true,
+      "/srv/a/b/keys": true,
+      "/srv/a/b/keys/k.pem": true,
+      "/x/srv/a/keys": false,
+      "/srv/a/keysx": false,
+    });
+  });
+});
+
+describe("absolute patterns match the full path", () => {
+  it("with **, ?, [...]", () => {
+    expectMatches(["/data/**/*.key"], {
+      "/data/a.key": true,
+      "/data/a/b/c.key": true,
+      "/data/a/b/c.key/inside": true,
+      "/other/data/a.key": false,
+      "/data/a.keys": false,
+    });
+    expectMatches(["/data/file?.txt"], { "/data/file1.txt": true, "/data/fileA.txt": true, "/data/file12.txt": false, "/data/file.txt": false });
+    expectMatches(["/data/[ab]-*.txt"], { "/data/a-1.txt": true, "/data/b-2.txt": true, "/data/c-1.txt": false });
+  });
+
+  it("an ancestor's match classifies everything below it, by whole components", () => {
+    expectMatches(["/data/secret/"], {
+      "/data/secret": true,
+      "/data/secret/a/b": true,
+      "/data/secretive": false,
+      "/data/secretive/x": false,
+      "/data": false,
+    });
+  });
+
+  describe("with a symlinked prefix", () => {
+    let dir: string;
+    let cleanup: () => void;
+    beforeAll(() => {
+      ({ dir, cleanup } = realTempDir("tacit-files-patterns-"));
+      mkdirSync(path.join(dir, "real/vault"), { recursive: true });
+      symlinkSync(path.join(dir, "real"), path.join(dir, "link"));
+    });
+    afterAll(() => cleanup());
+
+    it("resolves the pattern's non-glob prefix, so the real path matches", () => {
+      const classified = new ClassifiedPaths([`${dir}/link/vault/*.txt`]);
+      expect(classified.matches(`${dir}/real/vault/a.txt`)).toBe(true);
+      expect(classified.matches(`${dir}/real/vault/a.md`)).toBe(false);
+      expect(classified.matches(`${dir}/real/other/a.txt`)).toBe(false);
+    });
+
+    it("classifies a path named through a link when its real location matches", () => {
+      const classified = new ClassifiedPaths([`${dir}/real/vault`]);
+      const named = `${dir}/link/vault/key.txt`;
+      expect(classified.isClassified(named, resolveReal(named))).toBe(true);
+      expect(classified.isClassified(`${dir}/link/other.txt`, resolveReal(`${dir}/link/other.txt`))).toBe(false);
+    });
+  });
+});
+
+describe("the defaults", () => {
+  it("cover the usual secret stores", () => {
+    expectMatches([...DEFAULT_CLASSIFIED_PATHS], {
+      "/home/u/.ssh/id_ed25519": true,
+      "/home/u/.gnupg/pubring.kbx": true,
+      "/app/.env": true,
+      "/app/.env.local": true,
+      "/home/u/.netrc": true,
+      "/home/u/.npmrc": true,
+      "/home/u/.pypirc": true,
+      "/home/u/.docker/config.json": true,
+      "/home/u/.kube/config": true,
+      "/home/u/.aws/credentials": true,
+      "/home/u/.azure/x": true,
+      "/home/u/.gcloud/x": true,
+      "/app/src/index.ts": false,
+      "/app/.envrc": false,
+      "/app/env": false,
+    });
+  });
+});

@@ -1,0 +1,80 @@
+// Containment, unit level: isWithin compares whole path components (never string
+// prefixes), and resolveReal follows every link, dead ones included.
+
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isWithin, PathResolutionError, resolveReal } from "../../runner/fs/containment.js";
+import { realTempDir } from "./fixtures.js";
+
+describe("isWithin", () => {
+  it("decides by path components, never by string prefix", () => {
+    const cases: Array<[string, string, boolean]> = [
+      ["/work/app", "/work/app", true],
+      ["/work/app/x", "/work/app", true],
+      ["/work/app/x/y/z", "/work/app", true],
+      ["/work/app_evil", "/work/app", false],
+      ["/work/app_evil/x", "/work/app", false],
+      ["/work/appx", "/work/app", false],
+      ["/work", "/work/app", false],
+      ["/", "/work/app", false],
+      ["/work/other", "/work/app", false],
+      ["/x", "/", true],
+      ["/", "/", true],
+    ];
+    const actual = cases.map(([candidate, root]) => [candidate, root, isWithin(candidate, root)]);
+    expect(actual).toEqual(cases);
+  });
+
+  it("treats a name that starts with two dots as an ordinary component inside the root", () => {
+    expect(isWithin("/work/app/..foo", "/work/app")).toBe(true);
+    expect(isWithin("/work/app/.../x", "/work/app")).toBe(true);
+    expect(isWithin("/work/..app", "/work/app")).toBe(false);
+  });
+});
+
+describe("resolveReal", () => {
+  let dir: string;
+  let cleanup: () => void;
+
+  beforeAll(() => {
+    ({ dir, cleanup } = realTempDir("tacit-files-resolve-"));
+    mkdirSync(path.join(dir, "real/sub"), { recursive: true });
+    mkdirSync(path.join(dir, "outside"));
+    writeFileSync(path.join(dir, "real/file.txt"), "x");
+    symlinkSync(path.join(dir, "real"), path.join(dir, "dirlink"));
+    symlinkSync("real/file.txt", path.join(dir, "rel-file-link"));
+    // Dead links: their targets do not exist (yet).
+    symlinkSync(path.join(dir, "outside/new.txt"), path.join(dir, "dead"));
+    symlinkSync("outside/not-yet", path.join(dir, "dead-relative"));
+    symlinkSync(path.join(dir, "dead"), path.join(dir, "dead-chain"));
+    symlinkSync(path.join(dir, "outside/missing-dir"), path.join(dir, "dead-dir"));
+    symlinkSync(path.join(dir, "loop-b"), path.join(dir, "loop-a"));
+    symlinkSync(path.join(dir, "loop-a"), path.join(dir, "loop-b"));
+  });
+  afterAll(() => cleanup());
+
+  it("returns existing paths as they are, and resolves live links", () => {
+    expect(resolveReal(path.join(dir, "real/file.txt"))).toBe(path.join(dir, "real/file.txt"));
+    expect(resolveReal(path.join(dir, "dirlink/file.txt"))).toBe(path.join(dir, "real/file.txt"));
+    expect(resolveReal(path.join(dir, "rel-file-link"))).toBe(path.join(dir, "real/file.txt"));
+    expect(resolveReal(path.join(dir, "real/sub/../file.txt"))).toBe(path.join(dir, "real/file.txt"));
+  });
+
+  it("follows dead links to where a write would land", () => {
+    expect(resolveReal(path.join(dir, "dead"))).toBe(path.join(dir, "outside/new.txt"));
+    expect(resolveReal(path.join(dir, "dead-relative"))).toBe(path.join(dir, "outside/not-yet"));
+    expect(resolveReal(path.join(dir, "dead-chain"))).toBe(path.join(dir, "outside/new.txt"));
+    expect(resolveReal(path.join(dir, "dead-dir/a/b.txt"))).toBe(path.join(dir, "outside/missing-dir/a/b.txt"));
+  });
+
+  it("appends missing components as written, after resolving links before them", () => {
+    expect(resolveReal(path.join(dir, "missing/a/b"))).toBe(path.join(dir, "missing/a/b"));
+    expect(resolveReal(path.join(dir, "dirlink/missing/x"))).toBe(path.join(dir, "real/missing/x"));
+  });
+
+  it("refuses a link loop with a PathResolutionError", () => {
+    expect(() => resolveReal(path.join(dir, "loop-a"))).toThrow(PathResolutionError);
+    expect(() => resolveReal(path.join(dir, "loop-a/x"))).toThrow(PathResolutionError);
+  });
+});

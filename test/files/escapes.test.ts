@@ -1,0 +1,269 @@
+// Ways out of a file-system scope, through the real CLI. Each must be refused AND the bad
+// thing must not happen: checked from outside (files outside the root unchanged and not
+// created, canaries nowhere in the output).
+//
+// Layout (all real paths):
+//   base/app              the root and working directory
+//   base/app_evil/secret  a sibling sharing the root's name as a prefix (CVE-2025-53110)
+//   base/outside/         an empty directory: nothing may ever appear in it
+//   base/outside_data/    a directory with a canary, reached by links in app (CVE-2025-53109)
+//   base/allowed_extra/   a directory that --allowed-roots may add
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir, tacit, writeTree } from "./fixtures.js";
+
+let base: string;
+let app: string;
+let cleanup: () => void;
+const canary = makeCanary();
+const sshCanary = makeCanary();
+
+beforeAll(() => {
+  ({ dir: base, cleanup } = realTempDir("tacit-files-escape-"));
+  app = path.join(base, "app");
+  writeTree(base, {
+    "app_evil/secret": canary + "\n",
+    "outside": { dir: true },
+    "outside_data/secret.txt": canary + "\n",
+    "allowed_extra/public.txt": "public data\n",
+    "app/ok.txt": "inside\n",
+    "app/sub/inner.txt": "inner\n",
+    "app/.ssh/id_rsa": sshCanary + "\n",
+    // Pre-existing links out of the root.
+    "app/link_out": { symlink: path.join(base, "outside_data") },
+    "app/file_link": { symlink: path.join(base, "outside_data/secret.txt") },
+    "app/rel_link": { symlink: "../app_evil" },
+    // Dead links whose targets are outside: a write through them would create the target.
+    "app/dead": { symlink: path.join(base, "outside/created.txt") },
+    "app/dead_dir": { symlink: path.join(base, "outside/newdir") },
+    // Ordinary names leading into a classified directory.
+    "app/innocent.txt": { symlink: ".ssh/id_rsa" },
+    "app/keys": { symlink: ".ssh" },
+  });
+});
+afterAll(() => cleanup());
+
+function expectOutsideUntouched(): void {
+  expect(readdirSync(path.join(base, "outside")), "something was created outside the root").toEqual([]);
+  expect(readdirSync(path.join(base, "app_evil"))).toEqual(["secret"]);
+  expect(readFileSync(path.join(base, "app_evil/secret"), "utf8")).toBe(canary + "\n");
+  expect(readdirSync(path.join(base, "outside_data"))).toEqual(["secret.txt"]);
+  expect(readFileSync(path.join(base, "outside_data/secret.txt"), "utf8")).toBe(canary + "\n");
+  expect(readFileSync(path.join(app, ".ssh/id_rsa"), "utf8")).toBe(sshCanary + "\n");
+  expect(readdirSync(base).sort()).toEqual(["allowed_extra", "app", "app_evil", "outside", "outside_data"]);
+}
+
+describe("escapes from a scope", () => {
+  it("refuses .., absolute, prefix-trick and symlink paths, and nothing outside is read or changed", async () => {
+    const evil = path.join(base, "app_evil/secret");
+    const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  // .. and absolute paths
+  attempt("dotdot read", () => fs.access("../app_evil/secret").read());
+  attempt("dotdot deep", () => fs.access("sub/../../app_evil/secret").read());
+  attempt("dotdot etc", () => fs.access("../../../../../../etc/passwd").read());
+  attempt("absolute etc", () => fs.access("/etc/passwd").read());
+  attempt("dotdot write", () => fs.access("../outside/written.txt").write("x"));
+  attempt("dotdot mkdir", () => fs.access("../outside/made").mkdir());
+  attempt("dotdot delete", () => fs.access("../app_evil/secret").delete());
+  attempt("dotdot grep", () => fs.grep("../app_evil/secret", "."));
+  attempt("dotdot find", () => fs.find("..", "*"));
+  attempt("dotdot grepRecursive", () => fs.grepRecursive("..", "."));
+  attempt("dotdot children", () => fs.access("..").children());
+  attempt("dotdot exists", () => fs.access("../app_evil/secret").exists);
+  // The prefix trick: app_evil starts with "app" (CVE-2025-53110)
+  attempt("prefix absolute read", () => fs.access(${lit(evil)}).read());
+  attempt("prefix absolute readBytes", () => fs.access(${lit(evil)}).readBytes());
+  attempt("prefix absolute forEachLine", () => fs.access(${lit(evil)}).forEachLine(() => {}));
+  attempt("prefix absolute size", () => fs.access(${lit(evil)}).size);
+  attempt("prefix absolute write", () => fs.access(${lit(evil)}).write("pwned"));
+  attempt("prefix absolute append", () => fs.access(${lit(evil)}).append("pwned"));
+  attempt("prefix absolute new", () => fs.access(${lit(path.join(base, "outside/new.txt"))}).write("pwned"));
+  // A pre-existing symlink out of the root (CVE-2025-53109)
+  attempt("link dir read", () => fs.access("link_out/secret.txt").read());
+  attempt("link dir write", () => fs.access("link_out/new.txt").write("pwned"));
+  attempt("link dir children", () => fs.access("link_out").children());
+  attempt("link dir walk", () => fs.access("link_out").walk());
+  attempt("link dir find", () => fs.find("link_out", "*"));
+  attempt("link dir grepRecursive", () => fs.grepRecursive("link_out", "."));
+  attempt("link file read", () => fs.access("file_link").read());
+  attempt("link file readBytes", () => fs.access("file_link").readBytes());
+  attempt("link file readLines", () => fs.access("file_link").readLines());
+  attempt("link file forEachLine", () => fs.access("file_link").forEachLine(() => {}));
+  attempt("link file size", () => fs.access("file_link").size);
+  attempt("link file grep", () => fs.grep("file_link", "."));
+  attempt("link file write", () => fs.access("file_link").write("pwned"));
+  attempt("link file append", () => fs.access("file_link").append("pwned"));
+  attempt("relative link read", () => fs.access("rel_link/secret").read());
+  // A dead link whose target is outside: a write would create the target
+  attempt("dead link write", () => fs.access("dead").write("pwned"));
+  attempt("dead link append", () => fs.access("dead").append("pwned"));
+  attempt("dead dir link write", () => fs.access("dead_dir/f.txt").write("pwned"));
+  attempt("dead dir link mkdir", () => fs.access("dead_dir").mkdir());
+  attempt("dead dir link mkdir deep", () => fs.access("dead_dir/a/b").mkdir());
+  // The listings leave links out of the root out
+  attempt("children", () => fs.access(".").children().map((e) => e.name));
+  attempt("walk", () => fs.access(".").walk().map((e) => e.path));
+  attempt("find", () => fs.find(".", "*"));
+  attempt("grepRecursive", () => fs.grepRecursive(".", ".").map((m) => m.file));
+  // Ordinary names that lead into a classified directory are classified
+  attempt("innocent isClassified", () => fs.access("innocent.txt").isClassified);
+  attempt("innocent read", () => fs.access("innocent.txt").read());
+  attempt("innocent readBytes", () => fs.access("innocent.txt").readBytes());
+  attempt("innocent grep", () => fs.grep("innocent.txt", "."));
+  attempt("keys isClassified", () => fs.access("keys/id_rsa").isClassified);
+  attempt("keys read", () => fs.access("keys/id_rsa").read());
+  attempt("keys grepRecursive", () => fs.grepRecursive("keys", "."));
+  // The file a link points to is still there
+  attempt("delete through link", () => fs.access("file_link").delete());
+});
+// Scope roots outside the allowed roots
+attempt("root sibling", () => requestFileSystem("../app_evil", (fs) => fs.access("secret").read()));
+attempt("root sibling absolute", () => requestFileSystem(${lit(path.join(base, "app_evil"))}, (fs) => fs.access("secret").read()));
+attempt("root parent", () => requestFileSystem("..", (fs) => fs.access("app_evil/secret").read()));
+attempt("root fs root", () => requestFileSystem("/", (fs) => fs.access("etc/passwd").read()));
+attempt("root through link", () => requestFileSystem("link_out", (fs) => fs.access("secret.txt").read()));
+attempt("root extra", () => requestFileSystem("../allowed_extra", (fs) => fs.access("public.txt").read()));
+attempt("root inside", () => requestFileSystem("sub", (fs) => [fs.root, fs.access("inner.txt").read()]));
+attempt("sub scope dotdot", () => requestFileSystem("sub", (fs) => fs.access("../ok.txt").read()));
+`;
+    const r = await tacit(app, script);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain(canary);
+    expect(r.stdout).not.toContain(sshCanary);
+    expect(r.stdout).not.toContain("root:x:0:0");
+    const found = attempts(r.stdout);
+
+    expectRefused(
+      found,
+      [
+        "dotdot read", "dotdot deep", "dotdot etc", "absolute etc", "dotdot write", "dotdot mkdir", "dotdot delete",
+        "dotdot grep", "dotdot find", "dotdot grepRecursive", "dotdot children", "dotdot exists",
+        "prefix absolute read", "prefix absolute readBytes", "prefix absolute forEachLine", "prefix absolute size",
+        "prefix absolute write", "prefix absolute append", "prefix absolute new",
+      ],
+      /outside this file system scope/,
+    );
+    expectRefused(
+      found,
+      [
+        "link dir read", "link dir write", "link dir children", "link dir walk", "link dir find", "link dir grepRecursive",
+        "link file read", "link file readBytes", "link file readLines", "link file forEachLine", "link file size",
+        "link file grep", "link file write", "link file append", "relative link read",
+        "dead link write", "dead link append", "dead dir link write", "dead dir link mkdir", "dead dir link mkdir deep",
+      ],
+      /resolves \(through a symbolic link\) to a place outside this file system scope/,
+    );
+
+    // Listings: links out of the root are left out, not followed.
+    expect(attemptOf(found, "children")).toEqual({ status: "ok", value: [".ssh", "innocent.txt", "keys", "ok.txt", "sub"] });
+    const inside = (...names: string[]) => names.map((n) => path.join(app, n));
+    expect(attemptOf(found, "walk")).toEqual({
+      status: "ok",
+      value: inside(".ssh", ".ssh/id_rsa", "innocent.txt", "keys", "ok.txt", "sub", "sub/inner.txt"),
+    });
+    expect(attemptOf(found, "find")).toEqual({
+      status: "ok",
+      value: inside(".ssh", ".ssh/id_rsa", "innocent.txt", "keys", "ok.txt", "sub", "sub/inner.txt"),
+    });
+    // grepRecursive reads only ordinary files inside the root (not the classified ones, not through links).
+    expect(attemptOf(found, "grepRecursive")).toEqual({ status: "ok", value: inside("ok.txt", "sub/inner.txt") });
+
+    expect(attemptOf(found, "innocent isClassified")).toEqual({ status: "ok", value: true });
+    expect(attemptOf(found, "keys isClassified")).toEqual({ status: "ok", value: true });
+    expectRefused(found, ["innocent read", "innocent readBytes", "innocent grep", "keys read"], /classified/);
+    expect(attemptOf(found, "keys grepRecursive")).toEqual({ status: "ok", value: [] });
+
+    expectRefused(
+      found,
+      ["root sibling", "root sibling absolute", "root parent", "root fs root", "root through link", "root extra"],
+      /outside the allowed roots .*--allowed-roots/,
+    );
+    expect(attemptOf(found, "root inside")).toEqual({ status: "ok", value: [path.join(app, "sub"), "inner\n"] });
+    expectRefused(found, ["sub scope dotdot"], /outside this file system scope/);
+
+    // Among other things: the file behind file_link survived "delete through link".
+    expectOutsideUntouched();
+  });
+
+  it("opens a root outside the working directory only when --allowed-roots lists it", async () => {
+    const script = `${ATTEMPT_PRELUDE}
+attempt("extra", () => requestFileSystem("../allowed_extra", (fs) => fs.access("public.txt").read()));
+attempt("extra absolute", () => requestFileSystem(${lit(path.join(base, "allowed_extra"))}, (fs) => fs.root));
+attempt("app", () => requestFileSystem(".", (fs) => fs.access("ok.txt").read()));
+attempt("app to extra", () => requestFileSystem(".", (fs) => fs.access("../allowed_extra/public.txt").read()));
+attempt("sibling", () => requestFileSystem("../app_evil", (fs) => fs.access("secret").read()));
+attempt("base", () => requestFileSystem("..", (fs) => fs.access("app_evil/secret").read()));
+`;
+    const r = await tacit(app, script, ["--allowed-roots", `.,${path.join(base, "allowed_extra")}`]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain(canary);
+    const found = attempts(r.stdout);
+    expect(attemptOf(found, "extra")).toEqual({ status: "ok", value: "public data\n" });
+    expect(attemptOf(found, "extra absolute")).toEqual({ status: "ok", value: path.join(base, "allowed_extra") });
+    expect(attemptOf(found, "app")).toEqual({ status: "ok", value: "inside\n" });
+    // A scope is its own root, not the union of the allowed roots.
+    expectRefused(found, ["app to extra"], /outside this file system scope/);
+    expectRefused(found, ["sibling", "base"], /outside the allowed roots/);
+    expectOutsideUntouched();
+  });
+});
+
+describe("a link swapped during a write loop", () => {
+  // Each write is a fresh race between the host's check and its use; a few hundred give a
+  // window that is hit in most runs when the host checks only before opening.
+  const WRITES = 400;
+  const MKDIRS = 200;
+  it(`never lets a write or mkdir land outside the root while dir flips between a directory and a link out`, async () => {
+    const { dir, cleanup: done } = realTempDir("tacit-files-swap-");
+    const root = path.join(dir, "root");
+    const outside = path.join(dir, "outside");
+    mkdirSync(path.join(root, "dir"), { recursive: true });
+    mkdirSync(outside);
+    // The spare link; the swapper keeps renaming "dir" between the real directory and it.
+    symlinkSync(outside, path.join(root, "spare-link"));
+    const swapper: ChildProcess = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const fs = require("fs");
+for (;;) {
+  try { fs.renameSync("dir", "spare-dir"); fs.renameSync("spare-link", "dir"); } catch {}
+  try { fs.renameSync("dir", "spare-link"); fs.renameSync("spare-dir", "dir"); } catch {}
+}`,
+      ],
+      { cwd: root, stdio: "ignore" },
+    );
+    try {
+      const script = `
+const counts = { ok: 0, refused: 0, failed: 0 };
+const tally = (f: () => void) => {
+  try { f(); counts.ok++; } catch (e) { if (e instanceof SecurityError) counts.refused++; else counts.failed++; }
+};
+requestFileSystem(".", (fs) => {
+  for (let i = 0; i < ${WRITES}; i++) tally(() => fs.access("dir/f.txt").write("write " + i));
+  for (let i = 0; i < ${MKDIRS}; i++) tally(() => fs.access("dir/made/" + i).mkdir());
+});
+println(JSON.stringify(counts));
+`;
+      const r = await tacit(root, script);
+      swapper.kill("SIGKILL");
+      // First the bad thing, then how the script fared.
+      expect.soft(readdirSync(outside), `a write or mkdir landed outside the root (${r.stdout.trim()})`).toEqual([]);
+      expect.soft(r.stderr, "the host failed while racing").toBe("");
+      expect(r.code).toBe(0);
+      const counts = JSON.parse(r.stdout) as { ok: number; refused: number; failed: number };
+      expect(counts.ok + counts.refused + counts.failed).toBe(WRITES + MKDIRS);
+      // The swap really raced the script: some attempts found the link in place.
+      expect(counts.refused, r.stdout).toBeGreaterThan(0);
+    } finally {
+      swapper.kill("SIGKILL");
+      done();
+    }
+  });
+});
