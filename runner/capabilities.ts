@@ -1,7 +1,7 @@
 // Capability tokens: unguessable, issued only by the host, checked on every use, and
 // revoked when the scope that asked for them ends. The sandbox holds nothing but the token.
 
-import { randomBytes } from "node:crypto";
+import { randomToken } from "./random-token.js";
 import { PolicyDenial } from "./refusals.js";
 
 export interface FileSystemScope {
@@ -21,7 +21,7 @@ export class CapabilityTable {
   private readonly revoked = new Map<string, Capability["kind"]>();
 
   issue(capability: Capability): string {
-    const token = randomBytes(24).toString("base64url");
+    const token = randomToken(24);
     this.live.set(token, capability);
     return token;
   }

@@ -3,7 +3,7 @@
 // which has already refused anything that would make the checker read other files.
 
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { interfacePath, tscExecutable } from "./paths.js";
@@ -56,10 +56,10 @@ export class TypeCheckerError extends Error {
 }
 
 export async function typeCheck(code: string): Promise<TypeCheckResult> {
-  const dir = await mkdtemp(path.join(tmpdir(), "tacit-check-"));
+  const dir = mkdtempSync(path.join(tmpdir(), "tacit-check-"));
   try {
-    await writeFile(path.join(dir, "script.ts"), code);
-    await writeFile(
+    writeFileSync(path.join(dir, "script.ts"), code);
+    writeFileSync(
       path.join(dir, "tsconfig.json"),
       JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ["script.ts", interfacePath] }),
     );
@@ -80,7 +80,7 @@ export async function typeCheck(code: string): Promise<TypeCheckResult> {
     }
     return { ok: diagnostics.length === 0, diagnostics };
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

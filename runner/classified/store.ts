@@ -3,8 +3,8 @@
 // map/flatMap results are computed in the background by the pure evaluator, so a call
 // returns at once and a failing function looks, to agent code, like any other.
 
-import { randomBytes } from "node:crypto";
 import type { Capture, PureJob } from "../../library/protocol.js";
+import { randomToken } from "../random-token.js";
 import { PolicyDenial } from "../refusals.js";
 import type { PureEvaluator, PureResult } from "./pure-evaluator.js";
 
@@ -20,7 +20,7 @@ export class ClassifiedStore {
   ) {}
 
   private issue(value: Promise<PureResult>): string {
-    const handle = "c" + randomBytes(18).toString("base64url");
+    const handle = "c" + randomToken(18);
     this.values.set(handle, value);
     return handle;
   }

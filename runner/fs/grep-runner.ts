@@ -1,8 +1,9 @@
 // The host's handle on the grep worker: one thread per evaluation, started on first use,
 // terminated when the evaluation ends or is aborted (a timeout kills a stuck search too).
 
+import { createRequire } from "node:module";
 import path from "node:path";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { packageRoot } from "../paths.js";
 import type { GrepMatch } from "./grep-core.js";
 import type { GrepJob, GrepReply } from "./grep-worker.js";
@@ -21,7 +22,9 @@ export class GrepRunner {
   }
 
   private start(): Worker {
-    const worker = new Worker(WORKER_PATH);
+    // Loaded on first search: most runs never search, and the module costs start-up time.
+    const { Worker: WorkerThread } = createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
+    const worker = new WorkerThread(WORKER_PATH);
     worker.unref();
     worker.on("message", (reply: GrepReply) => {
       this.pending.get(reply.id)?.resolve(reply);
