@@ -18,7 +18,8 @@ const scopeManagerWithoutLibs = {
 };
 
 export default defineConfig({
-  input: { tacit: "dist/cli/main.js" },
+  // The search worker is a separate entry: a thread loads it on first search.
+  input: { tacit: "dist/cli/main.js", "grep-worker": "dist/runner/fs/grep-worker.js" },
   platform: "node",
   // oxc-parser loads a native binding relative to its own files.
   external: ["oxc-parser"],

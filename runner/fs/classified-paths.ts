@@ -60,26 +60,16 @@ export class ClassifiedPaths {
   }
 
   /** This exact path matches a pattern (its ancestors not considered). */
-  private matchesItself(absolute: string): boolean {
+  matchesExactly(absolute: string): boolean {
     return this.compiled.some((pattern) => pattern.match(absolute));
   }
 
   /** True if the absolute path or one of its ancestors matches a pattern. */
   matches(absolute: string): boolean {
     for (let current = path.resolve(absolute); ; current = path.dirname(current)) {
-      if (this.matchesItself(current)) return true;
+      if (this.matchesExactly(current)) return true;
       if (current === path.dirname(current)) return false;
     }
-  }
-
-  /**
-   * For a walk that only descends into unclassified directories: an ordinary entry needs
-   * only itself checked; a symlink leads elsewhere, so its target is checked in full.
-   */
-  isClassifiedEntry(entry: { named: string; real: string; isSymlink: boolean }): boolean {
-    return entry.isSymlink
-      ? this.isClassified(entry.named, entry.real)
-      : this.matchesItself(entry.named) || this.matchesItself(entry.real);
   }
 
   /**

@@ -3,7 +3,16 @@
 
 import { parentPort } from "node:worker_threads";
 import { ClassifiedPaths } from "./classified-paths.js";
-import { findEntries, searchableCheck, type FindRequest, type GrepMatch, grepFile, grepRecursive, type GrepRecursiveRequest, MatchCollector } from "./grep-core.js";
+import {
+  findEntries,
+  type FindRequest,
+  type GrepMatch,
+  grepFile,
+  grepRecursive,
+  type GrepRecursiveRequest,
+  MatchCollector,
+  searchableCheck,
+} from "./grep-core.js";
 
 export type GrepJob =
   | { id: number; op: "grep"; named: string; real: string; realRoot: string; classifiedPatterns: readonly string[]; pattern: string }
@@ -32,15 +41,13 @@ parentPort?.on("message", (job: GrepJob) => {
       parentPort!.postMessage({ id: job.id, ok: true, paths: findEntries(job) } satisfies GrepReply);
       return;
     }
-    let matches: GrepMatch[];
     if (job.op === "grep") {
       const collector = new MatchCollector();
       grepFile(job.named, job.real, searchableCheck(job.realRoot, new ClassifiedPaths(job.classifiedPatterns)), regex, collector);
-      matches = collector.matches;
+      parentPort!.postMessage({ id: job.id, ok: true, matches: collector.matches } satisfies GrepReply);
     } else {
-      matches = grepRecursive(job, regex);
+      parentPort!.postMessage({ id: job.id, ok: true, matches: grepRecursive(job, regex) } satisfies GrepReply);
     }
-    parentPort!.postMessage({ id: job.id, ok: true, matches } satisfies GrepReply);
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
     parentPort!.postMessage({ id: job.id, ok: false, invalidPattern: false, message: e.code ?? e.message } satisfies GrepReply);
