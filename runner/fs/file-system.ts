@@ -183,7 +183,8 @@ export class FileSystemExecutor {
     };
   }
 
-  private readContent(target: Resolved & { scope: FileSystemScope }, requested: string, encoding: "utf8" | "base64", mayBeClassified: boolean): string {
+  /** Opens a resolved file for reading, checked again after opening; runs `use` with it. */
+  private withFileForReading<T>(target: Resolved & { scope: FileSystemScope }, requested: string, mayBeClassified: boolean, use: (fd: number) => T): T {
     let fd: number;
     try {
       fd = openForReading(target.real, this.afterOpen(target, requested, mayBeClassified));
@@ -191,6 +192,16 @@ export class FileSystemExecutor {
       throw failure(requested, error);
     }
     try {
+      return use(fd);
+    } catch (error) {
+      throw failure(requested, error);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private readContent(target: Resolved & { scope: FileSystemScope }, requested: string, encoding: "utf8" | "base64", mayBeClassified: boolean): string {
+    return this.withFileForReading(target, requested, mayBeClassified, (fd) => {
       const size = fstatSync(fd).size;
       if (size > READ_LIMIT_BYTES) {
         throw new EffectFailure(
@@ -208,31 +219,17 @@ export class FileSystemExecutor {
         chunks.push(buffer.subarray(0, n));
       }
       return Buffer.concat(chunks, total).toString(encoding);
-    } catch (error) {
-      throw failure(requested, error);
-    } finally {
-      closeSync(fd);
-    }
+    });
   }
 
   readChunk(token: string, requested: string, offset: number): { base64: string; eof: boolean } {
     const target = this.resolve(token, requested);
     this.denyClassified(target, requested, "forEachLine");
-    let fd: number;
-    try {
-      fd = openForReading(target.real, this.afterOpen(target, requested, false));
-    } catch (error) {
-      throw failure(requested, error);
-    }
-    try {
+    return this.withFileForReading(target, requested, false, (fd) => {
       const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
       const n = readSync(fd, buffer, 0, CHUNK_BYTES, offset);
       return { base64: buffer.subarray(0, n).toString("base64"), eof: n < CHUNK_BYTES };
-    } catch (error) {
-      throw failure(requested, error);
-    } finally {
-      closeSync(fd);
-    }
+    });
   }
 
   /** The plaintext of a classified file, for the classified store only. */

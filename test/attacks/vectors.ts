@@ -6,14 +6,9 @@
 
 import { type AttackContext, attempt, ENV_CANARY_NAME, lit, NODE_PRELUDE } from "./fixtures.js";
 
-export type RuleId =
-  | "ambient-authority"
-  | "dynamic-code"
-  | "unknown-global"
-  | "forbidden-import"
-  | "dynamic-import"
-  | "import-meta"
-  | "function-constructor";
+import type { RuleId } from "../../runner/validator.js";
+
+export type { RuleId };
 
 export interface Attack {
   name: string;
