@@ -25,14 +25,14 @@ export class NotRegularFileError extends Error {
  * without following a final link; refuses anything but a regular file. `verify` gets the real
  * opened path and throws if it is not acceptable.
  */
-export function openForReading(real: string, verify: (actual: string) => void): number {
+export function openForReading(real: string, verify: (actual: string) => void): { fd: number; size: number } {
   const fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     verify(openedPath(fd) ?? real);
     const stats = fstatSync(fd);
     if (stats.isDirectory()) throw new NotRegularFileError("is a directory");
     if (!stats.isFile()) throw new NotRegularFileError("not a regular file (a FIFO, socket or device)");
-    return fd;
+    return { fd, size: stats.size };
   } catch (error) {
     closeSync(fd);
     throw error;

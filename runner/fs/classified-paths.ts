@@ -64,12 +64,27 @@ export class ClassifiedPaths {
     return this.compiled.some((pattern) => pattern.match(absolute));
   }
 
+  /**
+   * Answers for directories already asked about. Matching depends only on the path string
+   * (the patterns are fixed at construction), so a remembered answer is always right.
+   */
+  private readonly directoryAnswers = new Map<string, boolean>();
+
   /** True if the absolute path or one of its ancestors matches a pattern. */
   matches(absolute: string): boolean {
-    for (let current = path.resolve(absolute); ; current = path.dirname(current)) {
-      if (this.matchesExactly(current)) return true;
-      if (current === path.dirname(current)) return false;
+    const resolved = path.resolve(absolute);
+    return this.matchesExactly(resolved) || this.directoryMatches(path.dirname(resolved));
+  }
+
+  private directoryMatches(dir: string): boolean {
+    let answer = this.directoryAnswers.get(dir);
+    if (answer === undefined) {
+      const parent = path.dirname(dir);
+      answer = this.matchesExactly(dir) || (parent !== dir && this.directoryMatches(parent));
+      if (this.directoryAnswers.size > 50_000) this.directoryAnswers.clear();
+      this.directoryAnswers.set(dir, answer);
     }
+    return answer;
   }
 
   /**

@@ -184,15 +184,21 @@ export class FileSystemExecutor {
   }
 
   /** Opens a resolved file for reading, checked again after opening; runs `use` with it. */
-  private withFileForReading<T>(target: Resolved & { scope: FileSystemScope }, requested: string, mayBeClassified: boolean, use: (fd: number) => T): T {
+  private withFileForReading<T>(
+    target: Resolved & { scope: FileSystemScope },
+    requested: string,
+    mayBeClassified: boolean,
+    use: (fd: number, size: number) => T,
+  ): T {
     let fd: number;
+    let size: number;
     try {
-      fd = openForReading(target.real, this.afterOpen(target, requested, mayBeClassified));
+      ({ fd, size } = openForReading(target.real, this.afterOpen(target, requested, mayBeClassified)));
     } catch (error) {
       throw failure(requested, error);
     }
     try {
-      return use(fd);
+      return use(fd, size);
     } catch (error) {
       throw failure(requested, error);
     } finally {
@@ -201,8 +207,7 @@ export class FileSystemExecutor {
   }
 
   private readContent(target: Resolved & { scope: FileSystemScope }, requested: string, encoding: "utf8" | "base64", mayBeClassified: boolean): string {
-    return this.withFileForReading(target, requested, mayBeClassified, (fd) => {
-      const size = fstatSync(fd).size;
+    return this.withFileForReading(target, requested, mayBeClassified, (fd, size) => {
       if (size > READ_LIMIT_BYTES) {
         throw new EffectFailure(
           `${requested}: ${size} bytes is more than read() returns at once (${READ_LIMIT_BYTES}); use forEachLine() to stream it.`,
@@ -211,14 +216,16 @@ export class FileSystemExecutor {
       const chunks: Buffer[] = [];
       let total = 0;
       for (;;) {
-        const buffer = Buffer.allocUnsafe(Math.max(size - total, 0) + 1);
+        // One byte more than the size fstat gave: a short read means the end, without a
+        // second read to find out; a file that grew meanwhile is read on.
+        const buffer = Buffer.allocUnsafe(Math.max(size - total, 0) + (chunks.length === 0 ? 1 : 64 * 1024));
         const n = readSync(fd, buffer, 0, buffer.length, null);
-        if (n === 0) break;
         total += n;
         if (total > READ_LIMIT_BYTES) throw new EffectFailure(`${requested}: grew past ${READ_LIMIT_BYTES} bytes while being read; use forEachLine().`);
         chunks.push(buffer.subarray(0, n));
+        if (n < buffer.length) break;
       }
-      return Buffer.concat(chunks, total).toString(encoding);
+      return (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)).toString(encoding);
     });
   }
 

@@ -56,7 +56,7 @@ export function forEachLineOfFd(fd: number, onLine: (line: string, lineNumber: n
 
 /** forEachLineOfFd on a path; `verify` checks where the opened file really is. */
 export function forEachLineOf(realPath: string, verify: (actual: string) => void, onLine: (line: string, lineNumber: number) => boolean | void): void {
-  const fd = openForReading(realPath, verify);
+  const { fd } = openForReading(realPath, verify);
   try {
     forEachLineOfFd(fd, onLine);
   } finally {
@@ -188,7 +188,7 @@ function searchLinkedEntry(named: string, linkPath: string, context: SearchConte
     return;
   }
   if (!isWithin(real, context.realRoot) || context.classified.isClassified(named, real) || !context.wanted(named)) return;
-  searchOpenedFile(named, () => openForReading(real, context.verify), context);
+  searchOpenedFile(named, () => openForReading(real, context.verify).fd, context);
 }
 
 function searchOpenedFile(named: string, open: () => number, context: SearchContext): void {
