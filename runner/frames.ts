@@ -95,8 +95,4 @@ export class FrameSplitter {
     return lines;
   }
 
-  /** Whatever is left when the stream ends; anything here was never a whole frame. */
-  get remainder(): string {
-    return this.pending;
-  }
 }
