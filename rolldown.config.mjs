@@ -1,5 +1,7 @@
 // Bundles the CLI (from tsc's output in dist/) into a few files, so that `tacit run` loads
-// one module graph instead of hundreds of files: start-up time is most of a short run.
+// one module graph instead of hundreds of files: start-up time is most of a short run. The
+// bundle is CommonJS so that bin/tacit.js can compile it through a V8 code cache (Node 20
+// has none for ES modules); oxc-parser, an ES module, is loaded with require(esm).
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "rolldown";
@@ -24,5 +26,13 @@ export default defineConfig({
   // oxc-parser loads a native binding relative to its own files.
   external: ["oxc-parser"],
   plugins: [scopeManagerWithoutLibs],
-  output: { dir: "dist/bundle", cleanDir: true, format: "esm", minify: true, sourcemap: true, entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" },
+  output: {
+    dir: "dist/bundle",
+    cleanDir: true,
+    format: "cjs",
+    minify: true,
+    sourcemap: true,
+    entryFileNames: "[name].cjs",
+    chunkFileNames: "[name]-[hash].cjs",
+  },
 });

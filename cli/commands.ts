@@ -40,6 +40,17 @@ function inputFor(fromStdin: boolean): InputSource {
   return { kind: "piped", read: () => (cached ??= readStdin({ limitBytes: INPUT_LIMIT_BYTES, emptyWhenInteractive: true })) };
 }
 
+/**
+ * Output as it is printed. A reader that goes away (`tacit run s.ts | head -1`) is not an
+ * error: the rest of the output is dropped, as a Unix filter's would be, and the script
+ * finishes its work.
+ */
+function streamToStdout(): (text: string) => void {
+  return (text) => {
+    if (!process.stdout.destroyed) process.stdout.write(text);
+  };
+}
+
 function printResult(result: EvaluationResult, json: boolean): void {
   if (json) {
     const { stdout, error, exitCode, durationMs, truncated, outcome } = result;
@@ -65,7 +76,7 @@ export async function runCommand(
     input: inputFor(script.fromStdin),
     prestarted,
     precheck,
-    ...(json ? {} : { onOutput: (text: string) => void process.stdout.write(text) }),
+    ...(json ? {} : { onOutput: streamToStdout() }),
   });
   printResult(result, json);
   return result.exitCode;

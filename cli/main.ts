@@ -112,7 +112,17 @@ export function buildProgram(setExitCode: (code: number) => void): CommandType {
   return program;
 }
 
+/** A reader that closed its end (`| head`) ends our output, not the command. */
+function tolerateClosedOutput(stream: NodeJS.WriteStream): void {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+    stream.destroy();
+  });
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
+  tolerateClosedOutput(process.stdout);
+  tolerateClosedOutput(process.stderr);
   let exitCode: number = EXIT_CODES.ok;
   const program = buildProgram((code) => {
     exitCode = code;

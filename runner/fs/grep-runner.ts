@@ -8,7 +8,7 @@ import { packageRoot } from "../paths.js";
 import type { GrepMatch } from "./grep-core.js";
 import type { GrepJob, GrepReply } from "./grep-worker.js";
 
-const WORKER_PATH = path.join(packageRoot, "dist", "bundle", "grep-worker.js");
+const WORKER_PATH = path.join(packageRoot, "dist", "bundle", "grep-worker.cjs");
 
 type JobInput = GrepJob extends infer J ? (J extends { id: number } ? Omit<J, "id"> : never) : never;
 

@@ -317,3 +317,20 @@ describe("tacit interface, --help, --version", () => {
     expect(r).toEqual({ code: 0, stdout: `${version}\n`, stderr: "" });
   });
 });
+
+describe("tacit run in a pipeline", () => {
+  it("a reader that stops early (| head -1) ends the output, not the command: no crash, exit 0", async () => {
+    const { spawn } = await import("node:child_process");
+    const child = spawn(process.execPath, [path.join(repoRoot, "bin", "tacit.js"), "run", "--no-check", "-"], { cwd: repoRoot });
+    child.stdin.end("for (let i = 0; i < 20000; i++) println(i);\nprintln('done');\n");
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    // Read the first chunk, then close our end of the pipe, as `head -1` does.
+    const first = await new Promise<string>((resolve) => child.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString())));
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(first.startsWith("0\n")).toBe(true);
+    expect(stderr).not.toMatch(/EPIPE|Unhandled|internal error/);
+    expect(code).toBe(0);
+  });
+});
