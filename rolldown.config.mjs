@@ -21,7 +21,7 @@ const scopeManagerWithoutLibs = {
 
 export default defineConfig({
   // The search worker is a separate entry: a thread loads it on first search.
-  input: { tacit: "dist/cli/main.js", "grep-worker": "dist/runner/fs/grep-worker.js" },
+  input: { tacit: "dist/cli/main.js", prestart: "dist/cli/prestart.js", "grep-worker": "dist/runner/fs/grep-worker.js" },
   platform: "node",
   // oxc-parser loads a native binding relative to its own files.
   external: ["oxc-parser"],

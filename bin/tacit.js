@@ -8,9 +8,12 @@ import { installCodeCache, saveCodeCache } from "../dist/cli/code-cache.js";
 
 const bundleDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "dist", "bundle");
 installCodeCache(path.resolve(bundleDir));
-const { main } = createRequire(import.meta.url)(path.join(bundleDir, "tacit.cjs"));
+const require = createRequire(import.meta.url);
+// `tacit run` starts its sandbox before the rest of tacit loads.
+const prestarted = require(path.join(bundleDir, "prestart.cjs")).prestartFromArgv(process.argv);
+const { main } = require(path.join(bundleDir, "tacit.cjs"));
 
-const code = await main(process.argv);
+const code = await main(process.argv, prestarted);
 saveCodeCache();
 // Exit explicitly (a producer still writing to our stdin must not keep tacit alive), but
 // only once everything written to stdout and stderr has been handed to the OS: a pipe to a

@@ -64,7 +64,7 @@ function version(): string {
   return (JSON.parse(readFileSync(`${packageRoot}/package.json`, "utf8")) as { version: string }).version;
 }
 
-export function buildProgram(setExitCode: (code: number) => void): CommandType {
+export function buildProgram(setExitCode: (code: number) => void, prestarted?: SandboxProcess): CommandType {
   const program = new Command("tacit")
     .description("Run AI-agent TypeScript against a capability library, in a Deno sandbox with no authority of its own.")
     .version(version(), "-V, --version")
@@ -77,17 +77,17 @@ export function buildProgram(setExitCode: (code: number) => void): CommandType {
   ).action(async (file: string, flags: CommonFlags, command: CommandType) => {
     // Deno boots while the checks run and the rest of tacit loads: the type checker is a
     // separate process too, so the three overlap.
-    const prestarted = new SandboxProcess({ memoryLimitMb: flags.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB });
+    const sandbox = prestarted ?? new SandboxProcess({ memoryLimitMb: flags.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB });
     try {
       const script = await readScript(file);
       const { checkScript } = await import("../runner/checks.js");
       const precheck = { typeChecked: flags.check, result: checkScript(script.code, script.displayName, flags.check) };
       precheck.result.catch(() => undefined); // awaited (and reported) by the evaluation
       const { runCommand } = await import("./commands.js");
-      setExitCode(await runCommand(script, flags, command, prestarted, precheck));
+      setExitCode(await runCommand(script, flags, command, sandbox, precheck));
     } finally {
-      prestarted.kill("cancelled", "the command ended");
-      await prestarted.ended;
+      sandbox.kill("cancelled", "the command ended");
+      await sandbox.ended;
     }
   });
 
@@ -120,13 +120,14 @@ function tolerateClosedOutput(stream: NodeJS.WriteStream): void {
   });
 }
 
-export async function main(argv: readonly string[]): Promise<number> {
+/** `prestarted`: a sandbox bin/tacit.js started from the raw arguments (see cli/prestart.ts). */
+export async function main(argv: readonly string[], prestarted?: SandboxProcess): Promise<number> {
   tolerateClosedOutput(process.stdout);
   tolerateClosedOutput(process.stderr);
   let exitCode: number = EXIT_CODES.ok;
   const program = buildProgram((code) => {
     exitCode = code;
-  });
+  }, prestarted);
   try {
     await program.parseAsync(argv as string[]);
     return exitCode;
@@ -135,6 +136,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       // --help and --version end here too, successfully; commander has printed the message.
       return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
     }
+    prestarted?.kill("cancelled", "the command did not run a script");
     const name = error instanceof Error ? error.name : "";
     if (name === "ConfigError" || name === "UsageError") {
       process.stderr.write(`tacit: ${(error as Error).message}\n`);

@@ -1,0 +1,16 @@
+// The first thing `tacit run` does, before the rest of tacit loads: start the sandbox, so
+// that Deno boots while Node loads and checks. It is a guess from the raw arguments; the run
+// command uses it only if it matches the final options (a --config may change the memory
+// limit), and otherwise discards it.
+
+import { DEFAULT_MEMORY_LIMIT_MB } from "../runner/limits.js";
+import { SandboxProcess } from "../runner/sandbox-process.js";
+
+export function prestartFromArgv(argv: readonly string[]): SandboxProcess | undefined {
+  if (argv[2] !== "run") return undefined;
+  const flag = argv.indexOf("--memory-limit-mb");
+  const memoryLimitMb = flag === -1 ? DEFAULT_MEMORY_LIMIT_MB : Number(argv[flag + 1]);
+  // A malformed value is the CLI's to report; start nothing.
+  if (!Number.isInteger(memoryLimitMb) || memoryLimitMb <= 0) return undefined;
+  return new SandboxProcess({ memoryLimitMb });
+}
