@@ -55,6 +55,10 @@ function addScriptOptions(command: CommandType, jsonHelp: string): CommandType {
     .addOption(
       new Option("--classified-paths <patterns>", "comma-separated gitignore-like patterns of secret paths (default: .ssh, .env, .aws, …)").argParser(commaList),
     )
+    .addOption(
+      new Option("--command-permissions <globs>", "comma-separated command name globs (* only) that scripts may run with requestExecPermission").argParser(commaList),
+    )
+    .option("--strict", "let scripts run any command but file tools, shells, interpreters, network tools and command runners (when --command-permissions is unset)")
     .option("--secure-output <file>", "append-only file (created 0600) that receives classified values printed, in plaintext")
     .option("--quiet", "print no warnings")
     .addHelpText("after", EXIT_CODE_HELP);

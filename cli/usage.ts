@@ -10,6 +10,8 @@ export interface CommonFlags {
   allowedRoots?: string[];
   classifiedPaths?: string[];
   secureOutput?: string;
+  commandPermissions?: string[];
+  strict?: boolean;
 }
 
 /** A mistake in how tacit was invoked: exit code 2, message on stderr. */

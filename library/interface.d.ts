@@ -88,6 +88,28 @@ interface FileEntry {
 type GrepMatch = { file: string; lineNumber: number; line: string };
 
 /**
+ * Asks the host to let `op` run the named commands (names like "git", not paths: the host
+ * finds the program on its own PATH). Each must also be permitted by the operator
+ * (--command-permissions, or --strict); otherwise this throws a SecurityError. The
+ * permission is revoked when `op` returns — for an async `op`, when its promise settles.
+ */
+declare function requestExecPermission<T>(commands: string[], op: (proc: ProcessPermission) => T): T;
+
+interface ProcessPermission {
+  /**
+   * Runs `command` with `args` exactly as given (no shell). `cwd` must be inside the allowed
+   * roots (default: the working directory); `timeoutMs` (default 30000) kills the command and
+   * everything it started; `input` is its standard input. stdout and stderr are captured up
+   * to 8 MiB each. A non-zero exit is a result, not an exception; a timeout gives exit 124.
+   */
+  exec(command: string, args?: string[], options?: { cwd?: string; timeoutMs?: number; input?: string }): ProcessResult;
+  /** exec(command, args).stdout */
+  execOutput(command: string, args?: string[]): string;
+}
+
+type ProcessResult = { exitCode: number; stdout: string; stderr: string };
+
+/**
  * A value whose plaintext stays in the host. Agent code can transform it (map/flatMap run in
  * a separate pure evaluator), write it to a classified file, or print it — printing shows
  * "Classified(***)" here and writes the plaintext only to the secure output (--secure-output).
@@ -157,6 +179,9 @@ declare module "tacit" {
   export const printf: typeof globalThis.printf;
   export const readInput: typeof globalThis.readInput;
   export const requestFileSystem: typeof globalThis.requestFileSystem;
+  export const requestExecPermission: typeof globalThis.requestExecPermission;
+  export type ProcessPermission = globalThis.ProcessPermission;
+  export type ProcessResult = globalThis.ProcessResult;
   export const SecurityError: typeof globalThis.SecurityError;
   export const classify: typeof globalThis.classify;
   export type Classified<T> = globalThis.Classified<T>;

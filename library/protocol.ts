@@ -86,7 +86,9 @@ export type Action =
   | { kind: "FsList"; scope: string; path: string; recursive: boolean }
   | { kind: "FsFind"; scope: string; path: string; glob: string }
   | { kind: "FsGrep"; scope: string; path: string; pattern: string }
-  | { kind: "FsGrepRecursive"; scope: string; path: string; pattern: string; glob: string | null };
+  | { kind: "FsGrepRecursive"; scope: string; path: string; pattern: string; glob: string | null }
+  | { kind: "ExecOpenScope"; commands: string[] }
+  | { kind: "Exec"; scope: string; command: string; args: string[]; cwd: string | null; timeoutMs: number | null; input: string | null };
 
 export type ActionKind = Action["kind"];
 
@@ -113,6 +115,14 @@ export interface ActionResults {
   FsFind: string[];
   FsGrep: GrepMatch[];
   FsGrepRecursive: GrepMatch[];
+  ExecOpenScope: { scope: string };
+  Exec: ProcessResult;
+}
+
+export interface ProcessResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
 }
 
 /** An error the agent's code sees, as thrown by the stub. */

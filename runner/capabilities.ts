@@ -12,9 +12,15 @@ export interface FileSystemScope {
   realRoot: string;
 }
 
-export type Capability = FileSystemScope;
+export interface ExecScope {
+  kind: "exec";
+  /** The commands the block asked for (each already checked against the policy). */
+  commands: ReadonlySet<string>;
+}
 
-const SCOPE_FUNCTION: Record<Capability["kind"], string> = { fs: "requestFileSystem" };
+export type Capability = FileSystemScope | ExecScope;
+
+const SCOPE_FUNCTION: Record<Capability["kind"], string> = { fs: "requestFileSystem", exec: "requestExecPermission" };
 
 export class CapabilityTable {
   private readonly live = new Map<string, Capability>();

@@ -13,6 +13,8 @@ const LibraryConfigSchema = z
     classifiedPaths: z.array(z.string()).optional(),
     classifiedWrite: z.boolean().optional(),
     secureOutput: z.string().min(1).optional(),
+    commandPermissions: z.array(z.string().min(1).regex(/^[^/]*$/, "a command pattern is a name glob, without \"/\"")).optional(),
+    strictMode: z.boolean().optional(),
   })
   .strict();
 
@@ -39,6 +41,10 @@ export interface LibraryConfig {
   classifiedWrite: boolean;
   /** The secure output sink (absolute), or null: classified plaintext printed goes only there. */
   secureOutput: string | null;
+  /** Command name globs (`*` only) that may run; null when unset. */
+  commandPermissions: string[] | null;
+  /** With commandPermissions unset: anything but a denylist of risky commands may run. */
+  strictMode: boolean;
 }
 
 /** The settings an evaluation runs with, every default filled in. */
@@ -122,6 +128,8 @@ export function resolveConfig(file: ConfigFile, flags: ConfigFile, cwd: string =
       classifiedPaths: pickLibrary("classifiedPaths") ?? [...DEFAULT_CLASSIFIED_PATHS],
       classifiedWrite: pickLibrary("classifiedWrite") ?? true,
       secureOutput: ((file) => (file ? path.resolve(cwd, file) : null))(pickLibrary("secureOutput")),
+      commandPermissions: pickLibrary("commandPermissions") ?? null,
+      strictMode: pickLibrary("strictMode") ?? false,
     },
   };
 }

@@ -10,6 +10,7 @@ import { PureEvaluator } from "./classified/pure-evaluator.js";
 import { ClassifiedStore } from "./classified/store.js";
 import { SecureSink } from "./secure-sink.js";
 import { ClassifiedPaths } from "./fs/classified-paths.js";
+import { ExecExecutor } from "./exec/executor.js";
 import { FileSystemExecutor } from "./fs/file-system.js";
 import { GrepRunner } from "./fs/grep-runner.js";
 import { dispatch, type EvaluationContext, type InputSource } from "./monitor.js";
@@ -132,6 +133,13 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
       capabilities,
       new GrepRunner(lifetime.signal),
       options.cwd ?? process.cwd(),
+    ),
+    commands: new ExecExecutor(
+      { commandPermissions: config.library.commandPermissions, strictMode: config.library.strictMode },
+      config.library.allowedRoots,
+      capabilities,
+      options.cwd ?? process.cwd(),
+      lifetime.signal,
     ),
   };
 

@@ -36,6 +36,18 @@ const ActionSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("FsList"), scope, path: filePath, recursive: z.boolean() }).strict(),
   z.object({ kind: z.literal("FsFind"), scope, path: filePath, glob: z.string().max(4096) }).strict(),
   z.object({ kind: z.literal("FsGrep"), scope, path: filePath, pattern: z.string().max(65536) }).strict(),
+  z.object({ kind: z.literal("ExecOpenScope"), commands: z.array(z.string().max(4096)).max(1000) }).strict(),
+  z
+    .object({
+      kind: z.literal("Exec"),
+      scope,
+      command: z.string().max(4096),
+      args: z.array(z.string()).max(100_000),
+      cwd: filePath.nullable(),
+      timeoutMs: z.number().int().positive().nullable(),
+      input: z.string().nullable(),
+    })
+    .strict(),
   z
     .object({ kind: z.literal("FsGrepRecursive"), scope, path: filePath, pattern: z.string().max(65536), glob: z.string().max(4096).nullable() })
     .strict(),

@@ -82,7 +82,7 @@ export interface ForbiddenGlobal {
 const API = "Run `tacit interface` to see what a script can do.";
 const RUNTIME: Omit<ForbiddenGlobal, "rule"> = {
   reason: "a tacit script has no direct access to the runtime or the machine",
-  hint: `Use requestFileSystem(root, fs => …) for files, println() to print, readInput() for piped data. ${API}`,
+  hint: `Use requestFileSystem(root, fs => …) for files, requestExecPermission([...], proc => …) for commands, println() to print, readInput() for piped data. ${API}`,
 };
 const GLOBAL_OBJECT: Omit<ForbiddenGlobal, "rule"> = {
   reason: "the global object is not reachable from a tacit script",

@@ -4,6 +4,7 @@
 
 import { type Action, type ActionResults, CLASSIFIED_MASK, type PrintPart, type RefusalError } from "../library/protocol.js";
 import { type ClassifiedStore, plaintextOf } from "./classified/store.js";
+import type { ExecExecutor } from "./exec/executor.js";
 import type { FileSystemExecutor } from "./fs/file-system.js";
 import type { OutputBuffer } from "./output.js";
 import { EffectFailure, PolicyDenial } from "./refusals.js";
@@ -17,6 +18,7 @@ export interface EvaluationContext {
   output: OutputBuffer;
   input: InputSource;
   files: FileSystemExecutor;
+  commands: ExecExecutor;
   classified: ClassifiedStore;
   /** Where plaintext output goes (--secure-output); null when none is configured. */
   sink: { append(text: string | Promise<string>): void } | null;
@@ -121,6 +123,10 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       return granted(action.kind, await files.grepFile(action.scope, action.path, action.pattern));
     case "FsGrepRecursive":
       return granted(action.kind, await files.grepRecursive(action.scope, action.path, action.pattern, action.glob));
+    case "ExecOpenScope":
+      return granted(action.kind, context.commands.openScope(action.commands));
+    case "Exec":
+      return granted(action.kind, await context.commands.exec(action.scope, action));
     default:
       return assertNever(action);
   }

@@ -8,6 +8,7 @@
 import { createApi, createConsole, SecurityError } from "./api.js";
 import { createChannel } from "./channel.js";
 import { attachCaptures, createClassifiedApi } from "./classified.js";
+import { createExecApi } from "./exec.js";
 import { createFileSystemApi } from "./fs.js";
 import { LIBRARY_GLOBAL, PURE_CAPTURES_GLOBAL, type ScriptFailure } from "../protocol.js";
 
@@ -29,6 +30,7 @@ const classified = createClassifiedApi(channel);
 const api = Object.freeze({
   ...createApi(channel, inspect, classified),
   ...createFileSystemApi(channel, classified),
+  ...createExecApi(channel),
   classify: classified.classify,
   SecurityError,
 });

@@ -3,6 +3,7 @@
 
 import type { Channel } from "./channel.js";
 import type { ClassifiedApi } from "./classified.js";
+import { withScope } from "./scope.js";
 import type { FileInfo, GrepMatch } from "../protocol.js";
 
 declare global {
@@ -25,10 +26,6 @@ function absolutePath(root: string, requested: string): string {
 
 function patternSource(pattern: unknown): string {
   return pattern instanceof RegExp ? pattern.source : String(pattern);
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
 
 export function createFileSystemApi(channel: Channel, classified: ClassifiedApi) {
@@ -155,33 +152,17 @@ export function createFileSystemApi(channel: Channel, classified: ClassifiedApi)
   }
 
   function requestFileSystem<T>(root: string, op: (fs: FileSystem) => T): T {
-    if (typeof op !== "function") throw new TypeError("requestFileSystem(root, op): op must be a function that receives the FileSystem");
-    const { scope, root: absoluteRoot } = channel.request({ kind: "FsOpenScope", root: String(root) });
-    const close = (): void => {
-      channel.request({ kind: "CloseScope", scope });
-    };
-    let result: T;
-    try {
-      result = op(new FileSystem(scope, absoluteRoot));
-    } catch (error) {
-      close();
-      throw error;
-    }
-    if (!isThenable(result)) {
-      close();
-      return result;
-    }
-    // An async block keeps its capability until its promise settles.
-    return Promise.resolve(result).then(
-      (value) => {
-        close();
-        return value;
+    let scope = "";
+    return withScope(
+      "requestFileSystem",
+      () => {
+        const granted = channel.request({ kind: "FsOpenScope", root: String(root) });
+        scope = granted.scope;
+        return new FileSystem(granted.scope, granted.root);
       },
-      (error: unknown) => {
-        close();
-        throw error;
-      },
-    ) as T;
+      () => void channel.request({ kind: "CloseScope", scope }),
+      op,
+    );
   }
 
   return { requestFileSystem };

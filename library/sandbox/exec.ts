@@ -1,0 +1,59 @@
+// requestExecPermission and the ProcessPermission it hands out: a scope token and nothing
+// else; the host decides and runs every command.
+
+import type { ProcessResult } from "../protocol.js";
+import type { Channel } from "./channel.js";
+import { withScope } from "./scope.js";
+
+export interface ExecOptions {
+  cwd?: string;
+  timeoutMs?: number;
+  input?: string;
+}
+
+export function createExecApi(channel: Channel) {
+  class ProcessPermission {
+    readonly #scope: string;
+
+    constructor(scope: string) {
+      this.#scope = scope;
+    }
+
+    exec(command: string, args: readonly string[] = [], options: ExecOptions = {}): ProcessResult {
+      if (!Array.isArray(args)) throw new TypeError("exec(command, args): args must be an array of strings");
+      return channel.request({
+        kind: "Exec",
+        scope: this.#scope,
+        command: String(command),
+        args: args.map(String),
+        cwd: options.cwd === undefined ? null : String(options.cwd),
+        timeoutMs: options.timeoutMs === undefined ? null : Number(options.timeoutMs),
+        input: options.input === undefined ? null : String(options.input),
+      });
+    }
+
+    execOutput(command: string, args: readonly string[] = []): string {
+      return this.exec(command, args).stdout;
+    }
+
+    toString(): string {
+      return "ProcessPermission";
+    }
+  }
+
+  function requestExecPermission<T>(commands: readonly string[], op: (proc: ProcessPermission) => T): T {
+    if (!Array.isArray(commands)) throw new TypeError("requestExecPermission(commands, op): commands must be an array of command names");
+    let scope = "";
+    return withScope(
+      "requestExecPermission",
+      () => {
+        scope = channel.request({ kind: "ExecOpenScope", commands: commands.map(String) }).scope;
+        return new ProcessPermission(scope);
+      },
+      () => void channel.request({ kind: "CloseScope", scope }),
+      op,
+    );
+  }
+
+  return { requestExecPermission };
+}

@@ -1,0 +1,184 @@
+// The command executor: runs what requestExecPermission scopes allow, after the policy
+// allows it too. No shell: the program (found on the host's own PATH) gets argv as given.
+// Each child runs in its own process group with a minimal environment, and is killed with
+// the whole group at its timeout or when the evaluation ends.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { accessSync, constants, realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import type { ProcessResult } from "../../library/protocol.js";
+import type { CapabilityTable } from "../capabilities.js";
+import { isWithin } from "../fs/containment.js";
+import { EffectFailure, PolicyDenial } from "../refusals.js";
+import { type CommandPolicy, commandRefusal } from "./command-policy.js";
+
+export const EXEC_OUTPUT_LIMIT_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_EXEC_TIMEOUT_MS = 30_000;
+
+/** What a child gets of the host's environment: enough to run, no secrets, no LD_*. */
+export function childEnvironment(host: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const env: Record<string, string> = { PATH: host.PATH ?? "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", TERM: "dumb" };
+  if (host.HOME) env.HOME = host.HOME;
+  return env;
+}
+
+/** The program a command name denotes on the host's PATH, or null. */
+export function findOnPath(command: string, searchPath: string = process.env.PATH ?? ""): string | null {
+  for (const dir of searchPath.split(path.delimiter)) {
+    if (!path.isAbsolute(dir)) continue; // A relative PATH entry would depend on the cwd.
+    const candidate = path.join(dir, command);
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return null;
+}
+
+/** Collects one output stream up to the limit; the rest is drained and dropped. */
+class CappedOutput {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  truncated = false;
+
+  add(chunk: Buffer): void {
+    const room = EXEC_OUTPUT_LIMIT_BYTES - this.size;
+    if (room <= 0) {
+      this.truncated = true;
+      return;
+    }
+    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    if (kept.length < chunk.length) this.truncated = true;
+    this.chunks.push(kept);
+    this.size += kept.length;
+  }
+
+  text(): string {
+    const text = Buffer.concat(this.chunks, this.size).toString("utf8");
+    return this.truncated ? `${text}\n[tacit: output truncated at ${EXEC_OUTPUT_LIMIT_BYTES} bytes; the rest was discarded]\n` : text;
+  }
+}
+
+export interface ExecRequest {
+  command: string;
+  args: readonly string[];
+  cwd: string | null;
+  timeoutMs: number | null;
+  input: string | null;
+}
+
+export class ExecExecutor {
+  private readonly running = new Set<ChildProcess>();
+
+  constructor(
+    private readonly policy: CommandPolicy,
+    private readonly allowedRoots: readonly string[],
+    private readonly capabilities: CapabilityTable,
+    private readonly workingDirectory: string,
+    signal: AbortSignal,
+  ) {
+    signal.addEventListener("abort", () => this.killAll(), { once: true });
+  }
+
+  openScope(commands: readonly string[]): { scope: string } {
+    if (commands.length === 0) throw new EffectFailure("requestExecPermission(commands, …): name at least one command");
+    for (const command of commands) {
+      const refusal = commandRefusal(command, this.policy);
+      if (refusal) throw new PolicyDenial(`requestExecPermission: ${refusal}`);
+    }
+    return { scope: this.capabilities.issue({ kind: "exec", commands: new Set(commands) }) };
+  }
+
+  private resolveCwd(requested: string | null): string {
+    const named = path.resolve(this.workingDirectory, requested ?? ".");
+    let real: string;
+    try {
+      real = realpathSync.native(named);
+      if (!statSync(real).isDirectory()) throw new Error("not a directory");
+    } catch {
+      throw new EffectFailure(`exec: cwd ${named} is not an existing directory`);
+    }
+    if (!this.allowedRoots.some((root) => isWithin(real, root))) {
+      throw new PolicyDenial(
+        `exec: cwd ${named} is outside the allowed roots (${this.allowedRoots.join(", ")}); pass a cwd inside one of them, or have the operator add it with --allowed-roots`,
+      );
+    }
+    return real;
+  }
+
+  async exec(token: string, request: ExecRequest): Promise<ProcessResult> {
+    const scope = this.capabilities.get(token, "exec");
+    if (!scope.commands.has(request.command)) {
+      throw new PolicyDenial(
+        `exec("${request.command}"): not among the commands this requestExecPermission scope asked for (${[...scope.commands].join(", ")}); ask for it in the list`,
+      );
+    }
+    const refusal = commandRefusal(request.command, this.policy);
+    if (refusal) throw new PolicyDenial(`exec: ${refusal}`);
+    const program = findOnPath(request.command);
+    if (!program) throw new EffectFailure(`exec("${request.command}"): not found on the host's PATH`);
+    const cwd = this.resolveCwd(request.cwd);
+    const timeoutMs = request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
+    return this.run(program, request, cwd, timeoutMs);
+  }
+
+  private run(program: string, request: ExecRequest, cwd: string, timeoutMs: number): Promise<ProcessResult> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(program, [...request.args], {
+        cwd,
+        env: childEnvironment(),
+        // Its own process group, so that a timeout kills everything it started.
+        detached: true,
+        stdio: [request.input === null ? "ignore" : "pipe", "pipe", "pipe"],
+      });
+      this.running.add(child);
+      const stdout = new CappedOutput();
+      const stderr = new CappedOutput();
+      child.stdout!.on("data", (chunk: Buffer) => stdout.add(chunk));
+      child.stderr!.on("data", (chunk: Buffer) => stderr.add(chunk));
+      if (request.input !== null) {
+        child.stdin!.on("error", () => undefined); // A child that does not read its input.
+        child.stdin!.end(request.input);
+      }
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        killGroup(child);
+      }, timeoutMs);
+      child.on("error", (error) => {
+        clearTimeout(timer);
+        this.running.delete(child);
+        reject(new EffectFailure(`exec("${request.command}"): could not start: ${error.message}`));
+      });
+      child.on("close", (code, signal) => {
+        clearTimeout(timer);
+        this.running.delete(child);
+        // Whatever the child left running in its group goes with it.
+        killGroup(child);
+        const exitCode = timedOut ? 124 : (code ?? 128 + signalNumber(signal));
+        const killedNote = timedOut ? `\n[tacit: killed after ${timeoutMs} ms (timeoutMs), with the processes it started]\n` : "";
+        resolve({ exitCode, stdout: stdout.text(), stderr: stderr.text() + killedNote });
+      });
+    });
+  }
+
+  killAll(): void {
+    for (const child of this.running) killGroup(child);
+  }
+}
+
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {
+    // Already gone.
+  }
+}
+
+function signalNumber(signal: NodeJS.Signals | null): number {
+  const numbers: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGTERM: 15 };
+  return signal ? (numbers[signal] ?? 0) : 0;
+}
