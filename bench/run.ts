@@ -1,9 +1,10 @@
 // `npm run bench`: every benchmark, each printing medians and ratios against a floor
 // measured in the same run. BENCH_RUNS sets the number of samples (default 15; the heavy
 // file benchmarks take a third of it, at least 3). BENCH_ONLY picks some by name, comma
-// separated (startup, reads, grep, map); by default all run.
+// separated (startup, reads, grep, map, exec); by default all run.
 
 import { benchMap } from "./classified.js";
+import { benchExec } from "./exec.js";
 import { benchGrepRecursive, benchReads } from "./files.js";
 import { benchStartup } from "./startup.js";
 
@@ -13,6 +14,7 @@ const benchmarks: Record<string, (runs: number) => boolean> = {
   reads: benchReads,
   grep: benchGrepRecursive,
   map: benchMap,
+  exec: benchExec,
 };
 const only = (process.env.BENCH_ONLY ?? "")
   .split(",")
