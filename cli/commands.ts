@@ -20,13 +20,14 @@ function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
     typeCheck: checkGiven ? flags.check : undefined,
     quiet: flags.quiet,
     libraryConfig:
-      flags.allowedRoots || flags.classifiedPaths || flags.secureOutput || flags.commandPermissions || flags.strict
+      flags.allowedRoots || flags.classifiedPaths || flags.secureOutput || flags.commandPermissions || flags.strict || flags.networkPermissions
         ? {
             allowedRoots: flags.allowedRoots,
             classifiedPaths: flags.classifiedPaths,
             secureOutput: flags.secureOutput,
             commandPermissions: flags.commandPermissions,
             strictMode: flags.strict,
+            networkPermissions: flags.networkPermissions,
           }
         : undefined,
   });

@@ -59,6 +59,9 @@ function addScriptOptions(command: CommandType, jsonHelp: string): CommandType {
       new Option("--command-permissions <globs>", "comma-separated command name globs (* only) that scripts may run with requestExecPermission").argParser(commaList),
     )
     .option("--strict", "let scripts run any command but file tools, shells, interpreters, network tools and command runners (when --command-permissions is unset)")
+    .addOption(
+      new Option("--network-permissions <hosts>", "comma-separated host patterns scripts may reach with requestNetwork (like api.example.com, *.example.com:8443, 127.0.0.1:*)").argParser(commaList),
+    )
     .option("--secure-output <file>", "append-only file (created 0600) that receives classified values printed, in plaintext")
     .option("--quiet", "print no warnings")
     .addHelpText("after", EXIT_CODE_HELP);

@@ -11,6 +11,7 @@ export interface CommonFlags {
   classifiedPaths?: string[];
   secureOutput?: string;
   commandPermissions?: string[];
+  networkPermissions?: string[];
   strict?: boolean;
 }
 

@@ -110,6 +110,32 @@ interface ProcessPermission {
 type ProcessResult = { exitCode: number; stdout: string; stderr: string };
 
 /**
+ * Asks the host to let `op` reach the named hosts ("api.example.com", "*.example.com",
+ * "127.0.0.1:8080"; without a port, only the scheme's default port). Each request must match
+ * these and the operator's --network-permissions; with none set, no host is reachable.
+ * Loopback, private and link-local addresses are refused unless the operator named the host
+ * or address literally. Revoked when `op` returns (or its promise settles).
+ */
+declare function requestNetwork<T>(hosts: string[], op: (net: Network) => T): T;
+
+interface RequestOptions {
+  headers?: Record<string, string>;
+  /** Sent with the request; their values never come back (they are redacted from answers). */
+  secretHeaders?: Record<string, Classified<string>>;
+}
+
+interface Network {
+  /** The response body (up to 8 MiB, cut with a marker); redirects are followed if allowed. */
+  httpGet(url: string, options?: RequestOptions): string;
+  httpPost(url: string, body: string, options?: RequestOptions & { contentType?: string }): string;
+  httpRequest(method: string, url: string, options?: RequestOptions & { body?: string }): HttpResponse;
+  /** Sends a classified body; the answer stays classified too. */
+  httpPostClassified(url: string, body: Classified<string>, options?: RequestOptions & { contentType?: string }): Classified<string>;
+}
+
+type HttpResponse = { status: number; body: string };
+
+/**
  * A value whose plaintext stays in the host. Agent code can transform it (map/flatMap run in
  * a separate pure evaluator), write it to a classified file, or print it — printing shows
  * "Classified(***)" here and writes the plaintext only to the secure output (--secure-output).
@@ -180,6 +206,10 @@ declare module "tacit" {
   export const readInput: typeof globalThis.readInput;
   export const requestFileSystem: typeof globalThis.requestFileSystem;
   export const requestExecPermission: typeof globalThis.requestExecPermission;
+  export const requestNetwork: typeof globalThis.requestNetwork;
+  export type Network = globalThis.Network;
+  export type RequestOptions = globalThis.RequestOptions;
+  export type HttpResponse = globalThis.HttpResponse;
   export type ProcessPermission = globalThis.ProcessPermission;
   export type ProcessResult = globalThis.ProcessResult;
   export const SecurityError: typeof globalThis.SecurityError;

@@ -66,6 +66,24 @@ export type Capture = { plain: unknown } | { classified: string };
 /** The sandbox global that rewritten map/flatMap calls use to attach their captured values. */
 export const PURE_CAPTURES_GLOBAL = "__tacitPure";
 
+/** An HTTP request as the sandbox asks for it. Secret values travel as classified handles. */
+export interface HttpRequestFields {
+  scope: string;
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** Header name → classified handle; the host sends the plaintext. */
+  secretHeaders: Record<string, string>;
+  body: string | null;
+  /** A classified body's handle (httpPostClassified). */
+  classifiedBody: string | null;
+}
+
+export interface HttpResponse {
+  status: number;
+  body: string;
+}
+
 /** Every effect agent code can ask for. The host decides each one. */
 export type Action =
   | { kind: "Print"; parts: PrintPart[] }
@@ -87,6 +105,9 @@ export type Action =
   | { kind: "FsFind"; scope: string; path: string; glob: string }
   | { kind: "FsGrep"; scope: string; path: string; pattern: string }
   | { kind: "FsGrepRecursive"; scope: string; path: string; pattern: string; glob: string | null }
+  | { kind: "NetOpenScope"; hosts: string[] }
+  | ({ kind: "HttpRequest" } & HttpRequestFields)
+  | ({ kind: "HttpRequestClassified" } & HttpRequestFields)
   | { kind: "ExecOpenScope"; commands: string[] }
   | { kind: "Exec"; scope: string; command: string; args: string[]; cwd: string | null; timeoutMs: number | null; input: string | null };
 
@@ -115,6 +136,10 @@ export interface ActionResults {
   FsFind: string[];
   FsGrep: GrepMatch[];
   FsGrepRecursive: GrepMatch[];
+  NetOpenScope: { scope: string };
+  HttpRequest: HttpResponse;
+  /** A classified handle: the answer stays in the host. */
+  HttpRequestClassified: string;
   ExecOpenScope: { scope: string };
   Exec: ProcessResult;
 }

@@ -1,6 +1,7 @@
 // Capability tokens: unguessable, issued only by the host, checked on every use, and
 // revoked when the scope that asked for them ends. The sandbox holds nothing but the token.
 
+import type { HostPattern } from "./net/host-policy.js";
 import { randomToken } from "./random-token.js";
 import { PolicyDenial } from "./refusals.js";
 
@@ -18,9 +19,19 @@ export interface ExecScope {
   commands: ReadonlySet<string>;
 }
 
-export type Capability = FileSystemScope | ExecScope;
+export interface NetworkScope {
+  kind: "net";
+  /** The hosts the block asked for, as patterns. */
+  hosts: readonly HostPattern[];
+}
 
-const SCOPE_FUNCTION: Record<Capability["kind"], string> = { fs: "requestFileSystem", exec: "requestExecPermission" };
+export type Capability = FileSystemScope | ExecScope | NetworkScope;
+
+const SCOPE_FUNCTION: Record<Capability["kind"], string> = {
+  fs: "requestFileSystem",
+  exec: "requestExecPermission",
+  net: "requestNetwork",
+};
 
 export class CapabilityTable {
   private readonly live = new Map<string, Capability>();

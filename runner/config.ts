@@ -5,7 +5,23 @@ import { readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_CLASSIFIED_PATHS } from "./fs/classified-paths.js";
-import { DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT_MS, MIN_MEMORY_LIMIT_MB } from "./limits.js";
+import { parseHostPattern } from "./net/host-policy.js";
+
+function isHostPattern(source: string): boolean {
+  try {
+    parseHostPattern(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
+import {
+  DEFAULT_HTTP_TIMEOUT_MS,
+  DEFAULT_MEMORY_LIMIT_MB,
+  DEFAULT_RESPONSE_LIMIT_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  MIN_MEMORY_LIMIT_MB,
+} from "./limits.js";
 
 const LibraryConfigSchema = z
   .object({
@@ -15,6 +31,11 @@ const LibraryConfigSchema = z
     secureOutput: z.string().min(1).optional(),
     commandPermissions: z.array(z.string().min(1).regex(/^[^/]*$/, "a command pattern is a name glob, without \"/\"")).optional(),
     strictMode: z.boolean().optional(),
+    networkPermissions: z
+      .array(z.string().min(1).refine(isHostPattern, "a host pattern is like \"api.example.com\", \"*.example.com:8443\" or \"127.0.0.1:*\""))
+      .optional(),
+    networkResponseLimitBytes: z.number().int().positive().optional(),
+    networkTimeoutMs: z.number().int().positive().optional(),
   })
   .strict();
 
@@ -45,6 +66,10 @@ export interface LibraryConfig {
   commandPermissions: string[] | null;
   /** With commandPermissions unset: anything but a denylist of risky commands may run. */
   strictMode: boolean;
+  /** Host patterns scripts may reach; null when unset (nothing is reachable). */
+  networkPermissions: string[] | null;
+  networkResponseLimitBytes: number;
+  networkTimeoutMs: number;
 }
 
 /** The settings an evaluation runs with, every default filled in. */
@@ -130,6 +155,9 @@ export function resolveConfig(file: ConfigFile, flags: ConfigFile, cwd: string =
       secureOutput: ((file) => (file ? path.resolve(cwd, file) : null))(pickLibrary("secureOutput")),
       commandPermissions: pickLibrary("commandPermissions") ?? null,
       strictMode: pickLibrary("strictMode") ?? false,
+      networkPermissions: pickLibrary("networkPermissions") ?? null,
+      networkResponseLimitBytes: pickLibrary("networkResponseLimitBytes") ?? DEFAULT_RESPONSE_LIMIT_BYTES,
+      networkTimeoutMs: pickLibrary("networkTimeoutMs") ?? DEFAULT_HTTP_TIMEOUT_MS,
     },
   };
 }

@@ -11,6 +11,8 @@ import { ClassifiedStore } from "./classified/store.js";
 import { SecureSink } from "./secure-sink.js";
 import { ClassifiedPaths } from "./fs/classified-paths.js";
 import { ExecExecutor } from "./exec/executor.js";
+import { NetworkExecutor } from "./net/executor.js";
+import { parseHostPattern } from "./net/host-policy.js";
 import { FileSystemExecutor } from "./fs/file-system.js";
 import { GrepRunner } from "./fs/grep-runner.js";
 import { dispatch, type EvaluationContext, type InputSource } from "./monitor.js";
@@ -118,10 +120,11 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   const capabilities = new CapabilityTable();
   const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
   const pure = new PureEvaluator();
+  const classified = new ClassifiedStore(pure, (reason) => sink?.append(`[tacit] ${reason}\n`));
   const context: EvaluationContext = {
     output,
     input: options.input,
-    classified: new ClassifiedStore(pure, (reason) => sink?.append(`[tacit] ${reason}\n`)),
+    classified,
     sink,
     background: [],
     files: new FileSystemExecutor(
@@ -133,6 +136,16 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
       capabilities,
       new GrepRunner(lifetime.signal),
       options.cwd ?? process.cwd(),
+    ),
+    network: new NetworkExecutor(
+      {
+        permissions: config.library.networkPermissions?.map(parseHostPattern) ?? null,
+        maxResponseBytes: config.library.networkResponseLimitBytes,
+        timeoutMs: config.library.networkTimeoutMs,
+      },
+      capabilities,
+      classified,
+      lifetime.signal,
     ),
     commands: new ExecExecutor(
       { commandPermissions: config.library.commandPermissions, strictMode: config.library.strictMode },

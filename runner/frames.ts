@@ -9,6 +9,16 @@ const scope = z.string().max(256);
 const filePath = z.string().max(4096);
 const handle = z.string().max(64);
 
+const httpFields = {
+  scope,
+  method: z.string().regex(/^[A-Za-z]{1,20}$/, "an HTTP method is a word"),
+  url: z.string().max(65536),
+  headers: z.record(z.string().max(1024), z.string().max(65536)),
+  secretHeaders: z.record(z.string().max(1024), handle),
+  body: z.string().nullable(),
+  classifiedBody: handle.nullable(),
+};
+
 const ActionSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("Print"), parts: z.array(z.union([z.string(), z.object({ classified: handle }).strict()])) }).strict(),
   z.object({ kind: z.literal("Classify"), value: z.unknown() }).strict(),
@@ -36,6 +46,9 @@ const ActionSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("FsList"), scope, path: filePath, recursive: z.boolean() }).strict(),
   z.object({ kind: z.literal("FsFind"), scope, path: filePath, glob: z.string().max(4096) }).strict(),
   z.object({ kind: z.literal("FsGrep"), scope, path: filePath, pattern: z.string().max(65536) }).strict(),
+  z.object({ kind: z.literal("NetOpenScope"), hosts: z.array(z.string().max(1024)).max(1000) }).strict(),
+  z.object({ kind: z.literal("HttpRequest"), ...httpFields }).strict(),
+  z.object({ kind: z.literal("HttpRequestClassified"), ...httpFields }).strict(),
   z.object({ kind: z.literal("ExecOpenScope"), commands: z.array(z.string().max(4096)).max(1000) }).strict(),
   z
     .object({

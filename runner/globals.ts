@@ -90,7 +90,7 @@ const GLOBAL_OBJECT: Omit<ForbiddenGlobal, "rule"> = {
 };
 const NETWORK: Omit<ForbiddenGlobal, "rule"> = {
   reason: "a tacit script has no network access of its own",
-  hint: `The network is not among the capabilities of this tacit version. ${API}`,
+  hint: `Use requestNetwork(["api.example.com"], net => net.httpGet(url)); the operator permits hosts with --network-permissions. ${API}`,
 };
 const STORAGE: Omit<ForbiddenGlobal, "rule"> = {
   reason: "a tacit script has no persistent storage",

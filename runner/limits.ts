@@ -6,3 +6,7 @@ export const DEFAULT_MEMORY_LIMIT_MB = 512;
 export const MIN_MEMORY_LIMIT_MB = 64;
 /** Resident memory allowed on top of the V8 heap limit: Deno's own footprint and young space. */
 export const RSS_ALLOWANCE_MB = 256;
+/** An HTTP answer's body is cut here, with a visible marker. */
+export const DEFAULT_RESPONSE_LIMIT_BYTES = 8 * 1024 * 1024;
+/** An HTTP request (redirects included) must be answered within this. */
+export const DEFAULT_HTTP_TIMEOUT_MS = 30_000;

@@ -5,6 +5,7 @@
 import { type Action, type ActionResults, CLASSIFIED_MASK, type PrintPart, type RefusalError } from "../library/protocol.js";
 import { type ClassifiedStore, plaintextOf } from "./classified/store.js";
 import type { ExecExecutor } from "./exec/executor.js";
+import { NetworkExecutor } from "./net/executor.js";
 import type { FileSystemExecutor } from "./fs/file-system.js";
 import type { OutputBuffer } from "./output.js";
 import { EffectFailure, PolicyDenial } from "./refusals.js";
@@ -19,6 +20,7 @@ export interface EvaluationContext {
   input: InputSource;
   files: FileSystemExecutor;
   commands: ExecExecutor;
+  network: NetworkExecutor;
   classified: ClassifiedStore;
   /** Where plaintext output goes (--secure-output); null when none is configured. */
   sink: { append(text: string | Promise<string>): void } | null;
@@ -123,6 +125,14 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       return granted(action.kind, await files.grepFile(action.scope, action.path, action.pattern));
     case "FsGrepRecursive":
       return granted(action.kind, await files.grepRecursive(action.scope, action.path, action.pattern, action.glob));
+    case "NetOpenScope":
+      return granted(action.kind, context.network.openScope(action.hosts));
+    case "HttpRequest":
+      return granted(action.kind, NetworkExecutor.visible(await context.network.request(action)));
+    case "HttpRequestClassified": {
+      const answer = await context.network.request(action);
+      return granted(action.kind, context.classified.add(answer.body));
+    }
     case "ExecOpenScope":
       return granted(action.kind, context.commands.openScope(action.commands));
     case "Exec":

@@ -10,6 +10,7 @@ import { createChannel } from "./channel.js";
 import { attachCaptures, createClassifiedApi } from "./classified.js";
 import { createExecApi } from "./exec.js";
 import { createFileSystemApi } from "./fs.js";
+import { createNetworkApi } from "./net.js";
 import { LIBRARY_GLOBAL, PURE_CAPTURES_GLOBAL, type ScriptFailure } from "../protocol.js";
 
 // Captured before agent code runs; agent code may replace or delete the globals.
@@ -31,6 +32,7 @@ const api = Object.freeze({
   ...createApi(channel, inspect, classified),
   ...createFileSystemApi(channel, classified),
   ...createExecApi(channel),
+  ...createNetworkApi(channel, classified),
   classify: classified.classify,
   SecurityError,
 });

@@ -1,0 +1,71 @@
+// requestNetwork and the Network it hands out: a scope token and nothing else. Secret
+// headers and classified bodies travel as handles; the host sends their plaintext.
+
+import type { HttpRequestFields, HttpResponse } from "../protocol.js";
+import type { Channel } from "./channel.js";
+import type { ClassifiedApi } from "./classified.js";
+import { withScope } from "./scope.js";
+
+interface RequestOptions {
+  headers?: Record<string, string>;
+  secretHeaders?: Record<string, unknown>;
+  contentType?: string;
+  body?: string;
+}
+
+export function createNetworkApi(channel: Channel, classified: ClassifiedApi) {
+  type Classified = ReturnType<ClassifiedApi["wrap"]>;
+
+  function fields(scope: string, method: string, url: string, options: RequestOptions, body: string | null): HttpRequestFields {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(options.headers ?? {})) headers[name] = String(value);
+    if (options.contentType !== undefined) headers["content-type"] = String(options.contentType);
+    const secretHeaders: Record<string, string> = {};
+    for (const [name, value] of Object.entries(options.secretHeaders ?? {})) {
+      secretHeaders[name] = classified.handleOf(value, `secretHeaders["${name}"]`);
+    }
+    return { scope, method, url: String(url), headers, secretHeaders, body, classifiedBody: null };
+  }
+
+  class Network {
+    readonly #scope: string;
+
+    constructor(scope: string) {
+      this.#scope = scope;
+    }
+    httpRequest(method: string, url: string, options: RequestOptions = {}): HttpResponse {
+      const body = options.body === undefined ? null : String(options.body);
+      return channel.request({ kind: "HttpRequest", ...fields(this.#scope, String(method), url, options, body) });
+    }
+    httpGet(url: string, options: RequestOptions = {}): string {
+      return this.httpRequest("GET", url, options).body;
+    }
+    httpPost(url: string, body: string, options: RequestOptions = {}): string {
+      return this.httpRequest("POST", url, { contentType: "text/plain; charset=utf-8", ...options, body: String(body) }).body;
+    }
+    httpPostClassified(url: string, body: Classified, options: RequestOptions = {}): Classified {
+      const request = fields(this.#scope, "POST", url, { contentType: "text/plain; charset=utf-8", ...options }, null);
+      request.classifiedBody = classified.handleOf(body, "httpPostClassified(url, body)");
+      return classified.wrap(channel.request({ kind: "HttpRequestClassified", ...request }));
+    }
+    toString(): string {
+      return "Network";
+    }
+  }
+
+  function requestNetwork<T>(hosts: readonly string[], op: (net: Network) => T): T {
+    if (!Array.isArray(hosts)) throw new TypeError("requestNetwork(hosts, op): hosts must be an array of host names");
+    let scope = "";
+    return withScope(
+      "requestNetwork",
+      () => {
+        scope = channel.request({ kind: "NetOpenScope", hosts: hosts.map(String) }).scope;
+        return new Network(scope);
+      },
+      () => void channel.request({ kind: "CloseScope", scope }),
+      op,
+    );
+  }
+
+  return { requestNetwork };
+}

@@ -1,0 +1,30 @@
+// Addresses a request must not reach unless the operator named the host literally:
+// loopback, private, link-local (cloud metadata lives there), unspecified, multicast and the
+// like. Checked on the address actually connected to, so a permitted name that resolves to
+// 127.0.0.1 or 169.254.169.254 is refused.
+
+import { BlockList, isIPv4, isIPv6 } from "node:net";
+
+const restricted = new BlockList();
+for (const [network, prefix] of [
+  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
+  ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4],
+] as const) {
+  restricted.addSubnet(network, prefix, "ipv4");
+}
+for (const [network, prefix] of [
+  ["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["64:ff9b::", 96], ["2001:db8::", 32],
+] as const) {
+  restricted.addSubnet(network, prefix, "ipv6");
+}
+
+/** True for an address in a loopback, private, link-local or otherwise internal range. */
+export function isRestrictedAddress(address: string): boolean {
+  if (isIPv4(address)) return restricted.check(address, "ipv4");
+  if (isIPv6(address)) {
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+    if (mapped) return restricted.check(mapped[1]!, "ipv4");
+    return restricted.check(address, "ipv6");
+  }
+  return true; // Not an address at all: nothing to connect to.
+}

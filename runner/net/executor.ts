@@ -1,0 +1,180 @@
+// The network executor: HTTP for requestNetwork scopes. A URL is requested only if it
+// matches the scope's hosts and the operator's --network-permissions; with those unset,
+// nothing is reachable. Secret headers are unwrapped here and never come back: every
+// classified plaintext a request carried is redacted from what the agent sees of the answer.
+
+import type { CapabilityTable } from "../capabilities.js";
+import type { ClassifiedStore } from "../classified/store.js";
+import { EffectFailure, PolicyDenial } from "../refusals.js";
+import type { HttpLimits } from "./http-client.js";
+import { hostOf, HostPatternError, type HostPattern, parseHostPattern, patternMatches } from "./host-policy.js";
+
+const MAX_REDIRECTS = 5;
+/** Shorter secrets are not redacted: replacing every "a" in a body would destroy it. */
+const MIN_REDACTED_LENGTH = 4;
+const REDACTED = "[redacted]";
+
+export interface NetworkPolicy {
+  /** Parsed --network-permissions; null when unset (nothing reachable). */
+  permissions: readonly HostPattern[] | null;
+  maxResponseBytes: number;
+  timeoutMs: number;
+}
+
+export interface HttpRequestAction {
+  scope: string;
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** Header name → classified handle. */
+  secretHeaders: Record<string, string>;
+  body: string | null;
+  /** A classified body (httpPostClassified): its plaintext is sent. */
+  classifiedBody: string | null;
+}
+
+/** An answer as the host holds it: with the plaintexts the request carried, for redaction. */
+export interface HttpAnswer {
+  status: number;
+  body: string;
+  secrets: string[];
+}
+
+function parsePatterns(sources: readonly string[], what: string): HostPattern[] {
+  try {
+    return sources.map(parseHostPattern);
+  } catch (error) {
+    if (error instanceof HostPatternError) throw new PolicyDenial(`${what}: ${error.message}`);
+    throw error;
+  }
+}
+
+export function parseNetworkPermissions(sources: readonly string[] | null): HostPattern[] | null {
+  return sources === null ? null : sources.map(parseHostPattern);
+}
+
+function redact(text: string, secrets: readonly string[]): string {
+  let result = text;
+  for (const secret of secrets) if (secret.length >= MIN_REDACTED_LENGTH) result = result.split(secret).join(REDACTED);
+  return result;
+}
+
+export class NetworkExecutor {
+  constructor(
+    private readonly policy: NetworkPolicy,
+    private readonly capabilities: CapabilityTable,
+    private readonly classified: ClassifiedStore,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  private requirePolicy(): readonly HostPattern[] {
+    if (this.policy.permissions === null) {
+      throw new PolicyDenial(
+        "no host is reachable: the operator has not set --network-permissions (config libraryConfig.networkPermissions)",
+      );
+    }
+    return this.policy.permissions;
+  }
+
+  openScope(hosts: readonly string[]): { scope: string } {
+    const permissions = this.requirePolicy();
+    if (hosts.length === 0) throw new EffectFailure("requestNetwork(hosts, …): name at least one host");
+    const patterns = parsePatterns(hosts, "requestNetwork");
+    // A named host no permission could ever match is refused now, not at the first request.
+    for (const pattern of patterns) {
+      if (pattern.literalHost !== null && !permissions.some((permission) => permission.host.test(pattern.literalHost!))) {
+        throw new PolicyDenial(
+          `requestNetwork: ${pattern.source} is not permitted by --network-permissions (${permissions.map((p) => p.source).join(", ")}); the operator can add it there (config libraryConfig.networkPermissions)`,
+        );
+      }
+    }
+    return { scope: this.capabilities.issue({ kind: "net", hosts: patterns }) };
+  }
+
+  /** The check for one URL (each redirect hop too): scope ∩ policy, and whether it is named literally. */
+  private urlCheck(scopeHosts: readonly HostPattern[], permissions: readonly HostPattern[]) {
+    return (url: URL): { restrictedAllowed: boolean } => {
+      if (url.protocol !== "http:" && url.protocol !== "https:") {
+        throw new PolicyDenial(`${url.protocol} URLs are not supported: only http and https`);
+      }
+      if (url.username !== "" || url.password !== "") {
+        throw new PolicyDenial(`${url.host}: credentials in a URL are refused; send them with secretHeaders (a Classified value) instead`);
+      }
+      const where = `${hostOf(url)}${url.port ? `:${url.port}` : ""}`;
+      if (!scopeHosts.some((pattern) => patternMatches(pattern, url))) {
+        throw new PolicyDenial(`${where} is not among the hosts this requestNetwork scope asked for (${scopeHosts.map((p) => p.source).join(", ")})`);
+      }
+      const permitting = permissions.filter((pattern) => patternMatches(pattern, url));
+      if (permitting.length === 0) {
+        throw new PolicyDenial(
+          `${where} is not permitted by --network-permissions (${permissions.map((p) => p.source).join(", ")}); the operator can add it there (config libraryConfig.networkPermissions)`,
+        );
+      }
+      return { restrictedAllowed: permitting.some((pattern) => pattern.literalHost === hostOf(url)) };
+    };
+  }
+
+  /** Secret header values and a classified body, in plaintext (host-side only). */
+  private async unwrap(action: HttpRequestAction): Promise<{ secretHeaders: Record<string, string>; body: string | null; secrets: string[] }> {
+    const secretHeaders: Record<string, string> = {};
+    const secrets: string[] = [];
+    for (const [name, handle] of Object.entries(action.secretHeaders)) {
+      const value = await this.classified.get(handle);
+      // A value that could not be computed is sent empty: refusing would tell the agent so.
+      const text = value.ok ? (typeof value.value === "string" ? value.value : JSON.stringify(value.value)) : "";
+      secretHeaders[name] = text;
+      secrets.push(text);
+    }
+    let body = action.body;
+    if (action.classifiedBody !== null) {
+      const value = await this.classified.get(action.classifiedBody);
+      body = value.ok ? (typeof value.value === "string" ? value.value : JSON.stringify(value.value)) : "";
+      secrets.push(body);
+    }
+    return { secretHeaders, body, secrets };
+  }
+
+  async request(action: HttpRequestAction): Promise<HttpAnswer> {
+    const scope = this.capabilities.get(action.scope, "net");
+    const permissions = this.requirePolicy();
+    let url: URL;
+    try {
+      url = new URL(action.url);
+    } catch {
+      throw new EffectFailure(`"${action.url}" is not an absolute URL`);
+    }
+    const check = this.urlCheck(scope.hosts, permissions);
+    check(url); // Decided before anything is unwrapped or sent.
+    const { secretHeaders, body, secrets } = await this.unwrap(action);
+    const limits: HttpLimits = { maxResponseBytes: this.policy.maxResponseBytes, timeoutMs: this.policy.timeoutMs, maxRedirects: MAX_REDIRECTS };
+    // Loaded on first use: node:http, node:https and TLS cost start-up time every run.
+    const { httpExchange } = await import("./http-client.js");
+    try {
+      const outcome = await httpExchange(
+        {
+          method: action.method.toUpperCase(),
+          url,
+          headers: { ...action.headers, ...secretHeaders },
+          originBoundHeaders: new Set(["authorization", "cookie", "proxy-authorization", ...Object.keys(secretHeaders).map((n) => n.toLowerCase())]),
+          body: body === null ? null : Buffer.from(body, "utf8"),
+        },
+        check,
+        limits,
+        this.signal,
+      );
+      const text = outcome.body.toString("utf8") + (outcome.truncated ? `\n[tacit: response truncated at ${limits.maxResponseBytes} bytes]\n` : "");
+      return { status: outcome.status, body: text, secrets };
+    } catch (error) {
+      if (error instanceof PolicyDenial || error instanceof EffectFailure) {
+        error.message = redact(error.message, secrets);
+        throw error;
+      }
+      throw new EffectFailure(redact(`${url.origin}: ${(error as Error).message}`, secrets));
+    }
+  }
+
+  /** What the agent may see of an answer: everything the request carried in secret, redacted. */
+  static visible(result: HttpAnswer): { status: number; body: string } {
+    return { status: result.status, body: redact(result.body, result.secrets) };
+  }
+}

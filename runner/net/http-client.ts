@@ -1,0 +1,132 @@
+// One HTTP exchange for a script, redirects included, with every hop checked before it is
+// made: the URL against the policy, and the address actually connected to against the
+// restricted ranges (the check happens in the connection's own DNS lookup, so the name
+// cannot resolve differently between check and connect).
+
+import { lookup as dnsLookup } from "node:dns";
+import http from "node:http";
+import https from "node:https";
+import type { LookupFunction } from "node:net";
+import { PolicyDenial, EffectFailure } from "../refusals.js";
+import { isRestrictedAddress } from "./address-check.js";
+import { hostOf, isIpLiteral } from "./host-policy.js";
+
+export interface HttpCall {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  /** Headers dropped when a redirect leaves the origin (credentials). */
+  originBoundHeaders: ReadonlySet<string>;
+  body: Buffer | null;
+}
+
+export interface HttpOutcome {
+  status: number;
+  body: Buffer;
+  truncated: boolean;
+}
+
+export interface HttpLimits {
+  maxResponseBytes: number;
+  timeoutMs: number;
+  maxRedirects: number;
+}
+
+/** Decides a URL before it is requested; says whether a restricted address is acceptable. */
+export type UrlCheck = (url: URL) => { restrictedAllowed: boolean };
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+function checkedLookup(host: string, restrictedAllowed: boolean): LookupFunction {
+  return ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    dnsLookup(hostname, { all: true }, (error, addresses) => {
+      if (error) return callback(error);
+      const refused = addresses.find((entry) => isRestrictedAddress(entry.address));
+      if (refused && !restrictedAllowed) {
+        return callback(
+          new PolicyDenial(
+            `${host} resolves to ${refused.address}, a loopback, private or link-local address; such addresses are reachable only when ` +
+              "--network-permissions names the host or address literally",
+          ),
+        );
+      }
+      const chosen = addresses[0];
+      if (!chosen) return callback(new EffectFailure(`${host}: no address`));
+      return options.all ? callback(null, [chosen]) : callback(null, chosen.address, chosen.family);
+    });
+  }) as unknown as LookupFunction;
+}
+
+function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, signal: AbortSignal): Promise<HttpOutcome & { location: string | null }> {
+  const { url } = call;
+  const host = hostOf(url);
+  if (isIpLiteral(host) && isRestrictedAddress(host) && !restrictedAllowed) {
+    throw new PolicyDenial(
+      `${host} is a loopback, private or link-local address; it is reachable only when --network-permissions names it literally`,
+    );
+  }
+  const transport = url.protocol === "https:" ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = transport.request(
+      url,
+      {
+        method: call.method,
+        headers: call.headers,
+        lookup: checkedLookup(host, restrictedAllowed),
+        signal,
+        timeout: limits.timeoutMs,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let truncated = false;
+        response.on("data", (chunk: Buffer) => {
+          if (truncated) return;
+          const room = limits.maxResponseBytes - size;
+          if (chunk.length > room) {
+            chunks.push(chunk.subarray(0, room));
+            size += room;
+            truncated = true;
+            response.destroy();
+            finish();
+            return;
+          }
+          chunks.push(chunk);
+          size += chunk.length;
+        });
+        let finished = false;
+        const finish = (): void => {
+          if (finished) return;
+          finished = true;
+          clearTimeout(overall);
+          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks, size), truncated, location: response.headers.location ?? null });
+        };
+        response.on("end", finish);
+        response.on("error", (error) => (truncated ? finish() : reject(error)));
+      },
+    );
+    const overall = setTimeout(() => request.destroy(new EffectFailure(`${url.origin}: no complete answer within ${limits.timeoutMs} ms`)), limits.timeoutMs);
+    request.on("timeout", () => request.destroy(new EffectFailure(`${url.origin}: no answer within ${limits.timeoutMs} ms`)));
+    request.on("error", (error) => {
+      clearTimeout(overall);
+      reject(error);
+    });
+    request.end(call.body ?? undefined);
+  });
+}
+
+/** Makes the request, following redirects that pass the same checks. */
+export async function httpExchange(first: HttpCall, check: UrlCheck, limits: HttpLimits, signal: AbortSignal): Promise<HttpOutcome> {
+  let call = first;
+  for (let hop = 0; ; hop++) {
+    const { restrictedAllowed } = check(call.url);
+    const outcome = await once(call, restrictedAllowed, limits, signal);
+    if (!REDIRECTS.has(outcome.status) || outcome.location === null) return outcome;
+    if (hop >= limits.maxRedirects) throw new EffectFailure(`${first.url.origin}: more than ${limits.maxRedirects} redirects`);
+    const next = new URL(outcome.location, call.url);
+    const sameOrigin = next.origin === call.url.origin;
+    const headers = Object.fromEntries(Object.entries(call.headers).filter(([name]) => sameOrigin || !call.originBoundHeaders.has(name.toLowerCase())));
+    const becomesGet = outcome.status === 303 || ((outcome.status === 301 || outcome.status === 302) && call.method === "POST");
+    call = { ...call, url: next, headers, method: becomesGet ? "GET" : call.method, body: becomesGet ? null : call.body };
+  }
+}
