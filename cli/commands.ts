@@ -20,7 +20,15 @@ function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
     typeCheck: checkGiven ? flags.check : undefined,
     quiet: flags.quiet,
     libraryConfig:
-      flags.allowedRoots || flags.classifiedPaths || flags.secureOutput || flags.commandPermissions || flags.strict || flags.networkPermissions
+      flags.allowedRoots ||
+      flags.classifiedPaths ||
+      flags.secureOutput ||
+      flags.commandPermissions ||
+      flags.strict ||
+      flags.networkPermissions ||
+      flags.llmBaseUrl ||
+      flags.llmApiKey ||
+      flags.llmModel
         ? {
             allowedRoots: flags.allowedRoots,
             classifiedPaths: flags.classifiedPaths,
@@ -28,10 +36,16 @@ function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
             commandPermissions: flags.commandPermissions,
             strictMode: flags.strict,
             networkPermissions: flags.networkPermissions,
+            llm:
+              flags.llmBaseUrl || flags.llmApiKey || flags.llmModel
+                ? { baseUrl: flags.llmBaseUrl, apiKey: flags.llmApiKey, model: flags.llmModel }
+                : undefined,
           }
         : undefined,
   });
-  return resolveConfig(file, fromFlags);
+  const config = resolveConfig(file, fromFlags);
+  if (!config.quiet) for (const warning of config.warnings) process.stderr.write(`tacit: warning: ${warning}\n`);
+  return config;
 }
 
 function inputFor(fromStdin: boolean): InputSource {

@@ -62,6 +62,9 @@ function addScriptOptions(command: CommandType, jsonHelp: string): CommandType {
     .addOption(
       new Option("--network-permissions <hosts>", "comma-separated host patterns scripts may reach with requestNetwork (like api.example.com, *.example.com:8443, 127.0.0.1:*)").argParser(commaList),
     )
+    .option("--llm-base-url <url>", "OpenAI-compatible endpoint for chat(), e.g. https://api.example.com/v1")
+    .option("--llm-api-key <key>", "its API key (kept in the host; never shown to scripts or in output)")
+    .option("--llm-model <name>", "the model chat() asks")
     .option("--secure-output <file>", "append-only file (created 0600) that receives classified values printed, in plaintext")
     .option("--quiet", "print no warnings")
     .addHelpText("after", EXIT_CODE_HELP);

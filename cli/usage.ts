@@ -12,6 +12,9 @@ export interface CommonFlags {
   secureOutput?: string;
   commandPermissions?: string[];
   networkPermissions?: string[];
+  llmBaseUrl?: string;
+  llmApiKey?: string;
+  llmModel?: string;
   strict?: boolean;
 }
 

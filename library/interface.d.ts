@@ -156,6 +156,14 @@ interface Classified<T> {
 /** Wraps plain data as a Classified value. */
 declare function classify<T>(value: T): Classified<T>;
 
+/**
+ * Asks the operator's model (--llm-base-url, --llm-api-key, --llm-model) one question.
+ * With a Classified message, the question and the answer stay classified: the plaintext goes
+ * to the model from the host, and the answer comes back as a Classified value.
+ */
+declare function chat(message: string): string;
+declare function chat(message: Classified<string>): Classified<string>;
+
 /** Thrown for every policy denial: a path outside the scope, a classified file, a revoked capability. */
 declare class SecurityError extends Error {}
 
@@ -214,6 +222,7 @@ declare module "tacit" {
   export type ProcessResult = globalThis.ProcessResult;
   export const SecurityError: typeof globalThis.SecurityError;
   export const classify: typeof globalThis.classify;
+  export const chat: typeof globalThis.chat;
   export type Classified<T> = globalThis.Classified<T>;
   export type FileSystem = globalThis.FileSystem;
   export type FileEntry = globalThis.FileEntry;

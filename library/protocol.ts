@@ -105,6 +105,8 @@ export type Action =
   | { kind: "FsFind"; scope: string; path: string; glob: string }
   | { kind: "FsGrep"; scope: string; path: string; pattern: string }
   | { kind: "FsGrepRecursive"; scope: string; path: string; pattern: string; glob: string | null }
+  | { kind: "Chat"; message: string }
+  | { kind: "ChatClassified"; handle: string }
   | { kind: "NetOpenScope"; hosts: string[] }
   | ({ kind: "HttpRequest" } & HttpRequestFields)
   | ({ kind: "HttpRequestClassified" } & HttpRequestFields)
@@ -136,6 +138,9 @@ export interface ActionResults {
   FsFind: string[];
   FsGrep: GrepMatch[];
   FsGrepRecursive: GrepMatch[];
+  Chat: string;
+  /** A classified handle: the question and the answer stay in the host. */
+  ChatClassified: string;
   NetOpenScope: { scope: string };
   HttpRequest: HttpResponse;
   /** A classified handle: the answer stays in the host. */

@@ -5,6 +5,7 @@ import { readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_CLASSIFIED_PATHS } from "./fs/classified-paths.js";
+import type { LlmConfig } from "./llm/chat-client.js";
 import { parseHostPattern } from "./net/host-policy.js";
 
 function isHostPattern(source: string): boolean {
@@ -33,6 +34,10 @@ const LibraryConfigSchema = z
     strictMode: z.boolean().optional(),
     networkPermissions: z
       .array(z.string().min(1).refine(isHostPattern, "a host pattern is like \"api.example.com\", \"*.example.com:8443\" or \"127.0.0.1:*\""))
+      .optional(),
+    llm: z
+      .object({ baseUrl: z.string().url().optional(), apiKey: z.string().min(1).optional(), model: z.string().min(1).optional() })
+      .strict()
       .optional(),
     networkResponseLimitBytes: z.number().int().positive().optional(),
     networkTimeoutMs: z.number().int().positive().optional(),
@@ -70,10 +75,14 @@ export interface LibraryConfig {
   networkPermissions: string[] | null;
   networkResponseLimitBytes: number;
   networkTimeoutMs: number;
+  /** The operator's model for chat(), when fully configured; see `warnings` otherwise. */
+  llm: LlmConfig | null;
 }
 
 /** The settings an evaluation runs with, every default filled in. */
 export interface RunnerConfig {
+  /** Things the operator should know (printed unless quiet); never contain a secret. */
+  warnings: string[];
   /** Wall-clock limit for one evaluation; the sandbox is killed (SIGKILL) when it passes. */
   executionTimeoutMs: number;
   /** V8 heap limit; the resident-memory watchdog allows this plus a fixed allowance. */
@@ -125,6 +134,10 @@ export function loadConfigFile(file: string): ConfigFile {
   return parseConfigFile(file, text);
 }
 
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
 function resolveRoots(roots: readonly string[], cwd: string): string[] {
   return roots.map((root) => {
     const absolute = path.resolve(cwd, root);
@@ -143,7 +156,16 @@ export function resolveConfig(file: ConfigFile, flags: ConfigFile, cwd: string =
   const pick = <K extends keyof ConfigFile>(key: K): ConfigFile[K] => flags[key] ?? file[key];
   const pickLibrary = <K extends keyof LibraryConfigFile>(key: K): LibraryConfigFile[K] =>
     flags.libraryConfig?.[key] ?? file.libraryConfig?.[key];
+  const warnings: string[] = [];
+  const llmParts = { ...file.libraryConfig?.llm, ...definedOnly(flags.libraryConfig?.llm ?? {}) };
+  let llm: LlmConfig | null = null;
+  if (llmParts.baseUrl || llmParts.apiKey || llmParts.model) {
+    const missing = (["baseUrl", "apiKey", "model"] as const).filter((key) => !llmParts[key]);
+    if (missing.length === 0) llm = { baseUrl: llmParts.baseUrl!, apiKey: llmParts.apiKey!, model: llmParts.model! };
+    else warnings.push(`llm config is incomplete (missing ${missing.join(", ")}), so it is ignored and chat() is unavailable; set --llm-base-url, --llm-api-key and --llm-model`);
+  }
   return {
+    warnings,
     executionTimeoutMs: pick("executionTimeoutMs") ?? DEFAULT_TIMEOUT_MS,
     memoryLimitMb: pick("memoryLimitMb") ?? DEFAULT_MEMORY_LIMIT_MB,
     typeCheck: pick("typeCheck") ?? true,
@@ -158,6 +180,7 @@ export function resolveConfig(file: ConfigFile, flags: ConfigFile, cwd: string =
       networkPermissions: pickLibrary("networkPermissions") ?? null,
       networkResponseLimitBytes: pickLibrary("networkResponseLimitBytes") ?? DEFAULT_RESPONSE_LIMIT_BYTES,
       networkTimeoutMs: pickLibrary("networkTimeoutMs") ?? DEFAULT_HTTP_TIMEOUT_MS,
+      llm,
     },
   };
 }

@@ -147,6 +147,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
       classified,
       lifetime.signal,
     ),
+    llm: config.library.llm,
+    lifetime: lifetime.signal,
     commands: new ExecExecutor(
       { commandPermissions: config.library.commandPermissions, strictMode: config.library.strictMode },
       config.library.allowedRoots,
@@ -186,16 +188,33 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
     displayName: options.displayName,
     hideRuntime: !options.unsafeKeepRuntime,
   });
+  const deadline = performance.now() + config.executionTimeoutMs;
   const timer = setTimeout(
     () => sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms`),
     config.executionTimeoutMs,
   );
   const end = await sandbox.ended;
   clearTimeout(timer);
-  lifetime.abort();
+  // After a kill, host-side work stops at once; after a normal end, classified values still
+  // being computed (for the sink, a pending write, a classified chat) are let finish first.
+  const abandoned = end.kind === "killed" && end.reason !== "finished";
+  if (abandoned) lifetime.abort();
   capabilities.revokeAll();
   await queue.catch(() => undefined);
-  await finishClassifiedWork(context, pure, sink, end.kind === "killed" && end.reason !== "finished");
+  // Background classified work is bounded by what remains of the evaluation's time limit.
+  const remaining = Math.max(0, deadline - performance.now());
+  let overtime: NodeJS.Timeout | undefined;
+  await Promise.race([
+    finishClassifiedWork(context, pure, sink, abandoned),
+    new Promise<void>((resolve) => {
+      overtime = setTimeout(() => {
+        lifetime.abort();
+        void finishClassifiedWork(context, pure, sink, true).then(resolve);
+      }, remaining);
+    }),
+  ]);
+  clearTimeout(overtime);
+  lifetime.abort();
 
   const outcome = reported.outcome;
   // The sandbox may exit by itself right after reporting, before the host's kill lands.

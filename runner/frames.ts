@@ -46,6 +46,8 @@ const ActionSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("FsList"), scope, path: filePath, recursive: z.boolean() }).strict(),
   z.object({ kind: z.literal("FsFind"), scope, path: filePath, glob: z.string().max(4096) }).strict(),
   z.object({ kind: z.literal("FsGrep"), scope, path: filePath, pattern: z.string().max(65536) }).strict(),
+  z.object({ kind: z.literal("Chat"), message: z.string() }).strict(),
+  z.object({ kind: z.literal("ChatClassified"), handle }).strict(),
   z.object({ kind: z.literal("NetOpenScope"), hosts: z.array(z.string().max(1024)).max(1000) }).strict(),
   z.object({ kind: z.literal("HttpRequest"), ...httpFields }).strict(),
   z.object({ kind: z.literal("HttpRequestClassified"), ...httpFields }).strict(),
@@ -107,17 +109,26 @@ export class FrameSplitter {
   private readonly decoder = new TextDecoder("utf-8", { fatal: true });
 
   push(chunk: Uint8Array): string[] {
+    let text: string;
     try {
-      this.pending += this.decoder.decode(chunk, { stream: true });
+      text = this.decoder.decode(chunk, { stream: true });
     } catch {
       throw new ProtocolError("the sandbox wrote bytes that are not UTF-8 to the protocol channel");
     }
-    const lines = this.pending.split("\n");
+    // Split only where the new text has line breaks; a long frame arriving in many chunks is
+    // not rescanned from its start each time.
+    if (!text.includes("\n")) {
+      this.pending += text;
+      if (this.pending.length > MAX_SANDBOX_FRAME_CHARS) {
+        throw new ProtocolError(`the sandbox wrote a frame longer than ${MAX_SANDBOX_FRAME_CHARS} characters`);
+      }
+      return [];
+    }
+    const lines = (this.pending + text).split("\n");
     this.pending = lines.pop() ?? "";
     if (this.pending.length > MAX_SANDBOX_FRAME_CHARS || lines.some((line) => line.length > MAX_SANDBOX_FRAME_CHARS)) {
       throw new ProtocolError(`the sandbox wrote a frame longer than ${MAX_SANDBOX_FRAME_CHARS} characters`);
     }
     return lines;
   }
-
 }

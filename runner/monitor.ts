@@ -5,6 +5,7 @@
 import { type Action, type ActionResults, CLASSIFIED_MASK, type PrintPart, type RefusalError } from "../library/protocol.js";
 import { type ClassifiedStore, plaintextOf } from "./classified/store.js";
 import type { ExecExecutor } from "./exec/executor.js";
+import { chatCompletion, type LlmConfig } from "./llm/chat-client.js";
 import { NetworkExecutor } from "./net/executor.js";
 import type { FileSystemExecutor } from "./fs/file-system.js";
 import type { OutputBuffer } from "./output.js";
@@ -21,6 +22,10 @@ export interface EvaluationContext {
   files: FileSystemExecutor;
   commands: ExecExecutor;
   network: NetworkExecutor;
+  /** The operator's model for chat(); null when none is configured. */
+  llm: LlmConfig | null;
+  /** Aborted when the evaluation ends (a pending chat is cancelled). */
+  lifetime: AbortSignal;
   classified: ClassifiedStore;
   /** Where plaintext output goes (--secure-output); null when none is configured. */
   sink: { append(text: string | Promise<string>): void } | null;
@@ -45,6 +50,13 @@ function granted<K extends Action["kind"]>(_kind: K, value: ActionResults[K]): D
 
 function refused(name: RefusalError["name"], message: string): Decision<never> {
   return { ok: false, error: { name, message } };
+}
+
+function requireLlm(context: EvaluationContext): LlmConfig {
+  if (context.llm) return context.llm;
+  throw new EffectFailure(
+    "chat: no model is configured; the operator sets one with --llm-base-url, --llm-api-key and --llm-model (config libraryConfig.llm)",
+  );
 }
 
 function assertNever(action: never): never {
@@ -125,6 +137,13 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       return granted(action.kind, await files.grepFile(action.scope, action.path, action.pattern));
     case "FsGrepRecursive":
       return granted(action.kind, await files.grepRecursive(action.scope, action.path, action.pattern, action.glob));
+    case "Chat":
+      return granted(action.kind, await chatCompletion(requireLlm(context), action.message, context.lifetime));
+    case "ChatClassified": {
+      const llm = requireLlm(context);
+      const asText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value));
+      return granted(action.kind, context.classified.derive(action.handle, (plaintext) => chatCompletion(llm, asText(plaintext), context.lifetime), "chat"));
+    }
     case "NetOpenScope":
       return granted(action.kind, context.network.openScope(action.hosts));
     case "HttpRequest":

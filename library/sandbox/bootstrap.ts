@@ -34,6 +34,12 @@ const api = Object.freeze({
   ...createExecApi(channel),
   ...createNetworkApi(channel, classified),
   classify: classified.classify,
+  chat(message: unknown): unknown {
+    if (classified.isClassified(message)) {
+      return classified.wrap(channel.request({ kind: "ChatClassified", handle: classified.handleOf(message, "chat(message)") }));
+    }
+    return channel.request({ kind: "Chat", message: String(message) });
+  },
   SecurityError,
 });
 const agentUrl = URL.createObjectURL(new Blob([start.code], { type: "application/typescript" }));

@@ -42,13 +42,17 @@ export function createChannel(io: ChannelIo): Channel {
   }
 
   function readFrame(): HostFrame {
+    // Only text not yet searched is searched for the newline: a large reply arrives in many
+    // reads, and rescanning it all each time would be quadratic.
+    let searched = 0;
     for (;;) {
-      const newline = pending.indexOf("\n");
+      const newline = pending.indexOf("\n", searched);
       if (newline >= 0) {
         const line = pending.slice(0, newline);
         pending = pending.slice(newline + 1);
         return JSON.parse(line) as HostFrame;
       }
+      searched = pending.length;
       if (pending.length > MAX_HOST_FRAME_CHARS) throw new Error("tacit: oversized frame from host");
       const n = io.readSync(chunk);
       if (n === null) throw new Error("tacit: the host closed the channel");

@@ -125,13 +125,11 @@ export function createClassifiedApi(channel: Channel) {
     }
   }
 
-  /** Text-only rendering of a value for %s/println: classified values as sentinels. */
-  function sentinelFor(value: unknown): string | undefined {
-    const handle = typeof value === "object" && value !== null ? handles.get(value) : undefined;
-    return handle ? SENTINEL_OPEN + handle + SENTINEL_CLOSE : undefined;
+  function isClassified(value: unknown): boolean {
+    return typeof value === "object" && value !== null && handles.has(value);
   }
 
-  return { Classified, classify, wrap, handleOf, formatWithHandles, sentinelFor };
+  return { Classified, classify, wrap, handleOf, isClassified, formatWithHandles };
 }
 
 export type ClassifiedApi = ReturnType<typeof createClassifiedApi>;

@@ -29,6 +29,26 @@ export class ClassifiedStore {
     return this.issue(Promise.resolve({ ok: true, value }));
   }
 
+  /**
+   * A value computed in the background from another one (chat on a classified message):
+   * returned at once; a failure is recorded like a failing map's, out of the agent's sight.
+   */
+  derive(handle: string, compute: (plaintext: unknown) => Promise<unknown>, what: string): string {
+    const input = this.get(handle);
+    const computed = input.then(async (base): Promise<PureResult> => {
+      if (!base.ok) return base;
+      try {
+        return { ok: true, value: await compute(base.value) };
+      } catch (error) {
+        return { ok: false, reason: `${what} failed: ${(error as Error).message}` };
+      }
+    });
+    void computed.then((result) => {
+      if (!result.ok) this.onFailure(result.reason);
+    });
+    return this.issue(computed);
+  }
+
   /** The value behind a handle, or a denial if this evaluation never issued it. */
   get(handle: string): Promise<PureResult> {
     const value = this.values.get(handle);

@@ -110,13 +110,14 @@ export class ExecExecutor {
 
   async exec(token: string, request: ExecRequest): Promise<ProcessResult> {
     const scope = this.capabilities.get(token, "exec");
+    // The policy first: its message says what to do about a path given as a command.
+    const refusal = commandRefusal(request.command, this.policy);
+    if (refusal) throw new PolicyDenial(`exec: ${refusal}`);
     if (!scope.commands.has(request.command)) {
       throw new PolicyDenial(
         `exec("${request.command}"): not among the commands this requestExecPermission scope asked for (${[...scope.commands].join(", ")}); ask for it in the list`,
       );
     }
-    const refusal = commandRefusal(request.command, this.policy);
-    if (refusal) throw new PolicyDenial(`exec: ${refusal}`);
     const program = findOnPath(request.command);
     if (!program) throw new EffectFailure(`exec("${request.command}"): not found on the host's PATH`);
     const cwd = this.resolveCwd(request.cwd);

@@ -1,0 +1,45 @@
+// chat(): one message to the operator's OpenAI-compatible model. The API key lives only
+// here, in the host: it never reaches the sandbox, output, errors or logs.
+
+import { EffectFailure } from "../refusals.js";
+
+export interface LlmConfig {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+}
+
+export const CHAT_TIMEOUT_MS = 120_000;
+const ANSWER_LIMIT_CHARS = 8 * 1024 * 1024;
+
+function redactKey(text: string, key: string): string {
+  return key.length > 0 ? text.split(key).join("[redacted]") : text;
+}
+
+/** The model's answer to one user message. */
+export async function chatCompletion(llm: LlmConfig, message: string, signal: AbortSignal): Promise<string> {
+  const url = `${llm.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${llm.apiKey}` },
+      body: JSON.stringify({ model: llm.model, messages: [{ role: "user", content: message }] }),
+      signal: AbortSignal.any([signal, AbortSignal.timeout(CHAT_TIMEOUT_MS)]),
+    });
+  } catch (error) {
+    throw new EffectFailure(redactKey(`chat: the model at ${llm.baseUrl} could not be reached: ${(error as Error).message}`, llm.apiKey));
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    throw new EffectFailure(redactKey(`chat: the model answered HTTP ${response.status}: ${text.slice(0, 500)}`, llm.apiKey));
+  }
+  let content: unknown;
+  try {
+    content = (JSON.parse(text) as { choices?: Array<{ message?: { content?: unknown } }> }).choices?.[0]?.message?.content;
+  } catch {
+    throw new EffectFailure("chat: the model's answer is not JSON");
+  }
+  if (typeof content !== "string") throw new EffectFailure("chat: the model's answer has no choices[0].message.content");
+  return content.length > ANSWER_LIMIT_CHARS ? content.slice(0, ANSWER_LIMIT_CHARS) : content;
+}

@@ -1,0 +1,49 @@
+// Shared pieces of the commands suite: the real CLI run in a temp working directory (the
+// default allowed root) with extra environment, and a look at the host's process table from
+// outside (never taking the script's word for it). Attempt reporting is the files suite's.
+
+import { execFileSync } from "node:child_process";
+import { chmodSync } from "node:fs";
+import path from "node:path";
+import { type CliResult, runScript } from "../helpers.js";
+
+export { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir, writeTree } from "../files/fixtures.js";
+export type { CliResult };
+
+/** `tacit run -` with the script on stdin, working directory `cwd`, extra environment `env`. */
+export function tacit(cwd: string, script: string, args: string[] = [], env: Record<string, string> = {}): Promise<CliResult> {
+  return runScript(script, args, { cwd, env });
+}
+
+/** Writes an executable shell script (run through an allowed `bash`, or found on no PATH). */
+export function makeExecutable(file: string): void {
+  chmodSync(file, 0o755);
+}
+
+/** Full command lines of live processes whose command line contains `needle` (pgrep -f). */
+export function livePrograms(needle: string): string[] {
+  try {
+    const out = execFileSync("pgrep", ["-a", "-f", needle], { encoding: "utf8" });
+    // pgrep never lists itself; drop the shells that vitest or we might have spawned to look.
+    return out.split("\n").filter((line) => line.trim() !== "" && !line.includes("pgrep"));
+  } catch {
+    return []; // exit status 1: nothing matched
+  }
+}
+
+/** Polls until no live process matches `needle`, or `withinMs` passes; returns what is left. */
+export async function leftAlive(needle: string, withinMs = 2_000): Promise<string[]> {
+  const until = Date.now() + withinMs;
+  for (;;) {
+    const alive = livePrograms(needle);
+    if (alive.length === 0 || Date.now() >= until) return alive;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A fractional sleep duration no other test or process uses, so pgrep finds only ours. */
+export function uniqueSleep(): string {
+  return `31.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+}
+
+export const at = (root: string, p: string): string => path.join(root, p);

@@ -1,0 +1,98 @@
+// The limits of one exec, with real processes: a child that outlives timeoutMs is killed
+// together with its own children (checked in the host's process table afterwards), and
+// 20 MiB of output on a stream is captured as 8 MiB with a visible truncation marker.
+
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { attemptOf, attempts, ATTEMPT_PRELUDE, leftAlive, realTempDir, tacit, uniqueSleep } from "./fixtures.js";
+
+let root: string;
+let cleanup: () => void;
+
+beforeAll(() => {
+  ({ dir: root, cleanup } = realTempDir("tacit-exec-limits-"));
+});
+afterAll(() => cleanup());
+
+type ExecResult = { exitCode: number; stdout: string; stderr: string };
+
+const MiB = 1024 * 1024;
+
+describe("timeoutMs", () => {
+  it("kills a child and its own children when it passes: exit code 124, a marker on stderr, no process left", async () => {
+    const plain = uniqueSleep();
+    const stubborn = uniqueSleep();
+    // One child in the background and one in the foreground, both descendants of the program.
+    writeFileSync(path.join(root, "spawn.sh"), `sleep ${plain} &\nsleep ${plain}\n`);
+    // The same, ignoring SIGTERM (the ignored disposition is inherited by the sleeps).
+    writeFileSync(path.join(root, "stubborn.sh"), `trap '' TERM HUP INT\nsleep ${stubborn} &\nsleep ${stubborn}\necho never\n`);
+    const script = `${ATTEMPT_PRELUDE}
+requestExecPermission(["bash"], (proc) => {
+  for (const file of ["spawn.sh", "stubborn.sh"]) {
+    const started = Date.now();
+    attempt(file, () => ({ result: proc.exec("bash", [file], { timeoutMs: 700 }), ms: Date.now() - started }));
+  }
+});
+`;
+    const started = Date.now();
+    const r = await tacit(root, script, ["--command-permissions", "bash"]);
+    const elapsed = Date.now() - started;
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const found = attempts(r.stdout);
+    for (const file of ["spawn.sh", "stubborn.sh"]) {
+      const a = attemptOf(found, file);
+      expect(a.status, `${file}: ${JSON.stringify(a.value)}`).toBe("ok");
+      const { result, ms } = a.value as { result: ExecResult; ms: number };
+      expect(result.exitCode, file).toBe(124);
+      expect(result.stderr, file).toMatch(/killed after/i);
+      expect(result.stdout, file).not.toContain("never");
+      expect(ms, file).toBeGreaterThanOrEqual(650);
+      expect(ms, file).toBeLessThan(10_000);
+    }
+    expect(elapsed).toBeLessThan(25_000);
+    expect(await leftAlive(`sleep ${plain}`), "children of spawn.sh left running").toEqual([]);
+    expect(await leftAlive(`sleep ${stubborn}`), "children of stubborn.sh left running").toEqual([]);
+  });
+});
+
+describe("output capture", () => {
+  it("keeps about 8 MiB of a stream a child fills with 20 MiB, ending with a truncation marker, and finishes", async () => {
+    writeFileSync(path.join(root, "big-out.sh"), "head -c 20971520 /dev/zero | tr '\\0' 'a'\nprintf small >&2\n");
+    writeFileSync(path.join(root, "big-err.sh"), "head -c 20971520 /dev/zero | tr '\\0' 'b' >&2\nprintf small\n");
+    const script = `${ATTEMPT_PRELUDE}
+function summary(text: string, ch: string) {
+  let leading = 0;
+  while (leading < text.length && text[leading] === ch) leading++;
+  return { length: text.length, leading, rest: text.slice(leading, leading + 400) };
+}
+requestExecPermission(["bash"], (proc) => {
+  attempt("stdout", () => { const r = proc.exec("bash", ["big-out.sh"]); return { exitCode: r.exitCode, big: summary(r.stdout, "a"), other: r.stderr }; });
+  attempt("stderr", () => { const r = proc.exec("bash", ["big-err.sh"]); return { exitCode: r.exitCode, big: summary(r.stderr, "b"), other: r.stdout }; });
+});
+`;
+    const started = Date.now();
+    const r = await tacit(root, script, ["--command-permissions", "bash"]);
+    const elapsed = Date.now() - started;
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const found = attempts(r.stdout);
+    type Summary = { length: number; leading: number; rest: string };
+    for (const name of ["stdout", "stderr"]) {
+      const a = attemptOf(found, name);
+      expect(a.status, JSON.stringify(a.value)).toBe("ok");
+      const { big, other } = a.value as { exitCode: number; big: Summary; other: string };
+      // About 8 MiB of the child's bytes, then only the marker.
+      expect(big.leading, name).toBeGreaterThan(8 * MiB - 64 * 1024);
+      expect(big.leading, name).toBeLessThanOrEqual(8 * MiB);
+      expect(big.rest.trimStart().startsWith("[tacit: output truncated"), `${name} goes on with ${JSON.stringify(big.rest)}`).toBe(true);
+      expect(big.length - big.leading, `${name} after the kept bytes`).toBeLessThan(400);
+      // The child ran to its end (the other stream holds what it printed last), and was not
+      // cut short by the 30 s default timeout.
+      expect(other, name).toBe("small");
+      expect(big.rest, name).not.toMatch(/killed after/i);
+    }
+    expect(elapsed).toBeLessThan(50_000);
+  });
+});

@@ -1,0 +1,157 @@
+// Which commands may run: nothing without a policy (fail closed); under --strict anything
+// but shells, interpreters, file and network tools and command runners (any letter case);
+// under --command-permissions only the globs given (which win over --strict); the same from
+// a --config file; a command given as a path is refused; and the scope's list narrows it all.
+
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, type CliResult, expectRefused, realTempDir, tacit } from "./fixtures.js";
+
+let root: string;
+let cleanup: () => void;
+
+beforeAll(() => {
+  ({ dir: root, cleanup } = realTempDir("tacit-exec-policy-"));
+});
+afterAll(() => cleanup());
+
+/** A script that asks for each command alone (label = the command) and reports the attempt. */
+function requestEach(commands: readonly string[], extra = ""): string {
+  return `${ATTEMPT_PRELUDE}
+for (const command of ${JSON.stringify(commands)}) {
+  attempt(command, () => requestExecPermission([command], () => "granted"));
+}
+${extra}`;
+}
+
+function expectGranted(found: ReturnType<typeof attempts>, labels: readonly string[]): void {
+  for (const label of labels) expect(attemptOf(found, label), label).toEqual({ status: "ok", value: "granted" });
+}
+
+function expectClean(r: CliResult): ReturnType<typeof attempts> {
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
+  return attempts(r.stdout);
+}
+
+describe("without a command policy", () => {
+  it("runs nothing, and the refusal names both flags that would allow it", async () => {
+    const script = `${ATTEMPT_PRELUDE}
+attempt("printf", () => requestExecPermission(["printf"], (p) => p.execOutput("printf", ["ran"])));
+attempt("true", () => requestExecPermission(["true"], (p) => p.exec("true")));
+`;
+    const found = expectClean(await tacit(root, script));
+    expectRefused(found, ["printf", "true"], /--command-permissions/);
+    expectRefused(found, ["printf", "true"], /--strict/);
+  });
+});
+
+const STRICT_DENIED = ["cat", "rm", "sh", "bash", "python3", "node", "curl", "wget", "ssh", "env", "xargs", "find"];
+const STRICT_DENIED_CASES = ["CAT", "Cat", "RM", "Sh", "BASH", "Python3", "NODE", "cUrl", "Env", "XARGS"];
+// Not named in the brief, but plainly shells, interpreters, network tools or command runners.
+const STRICT_DENIED_MORE = ["dash", "zsh", "perl", "nc", "sudo", "nohup", "timeout", "busybox"];
+const AS_PATHS = ["/bin/cat", "/usr/bin/printf", "./printf", "bin/printf", "../printf", "/bin/CAT"];
+
+describe("--strict", () => {
+  let r: CliResult;
+  let found: ReturnType<typeof attempts>;
+  beforeAll(async () => {
+    const extra = `
+attempt("printf runs", () => requestExecPermission(["printf"], (p) => p.exec("printf", ["%s", "strict ok"])));
+attempt("sh with printf", () => requestExecPermission(["printf", "sh"], () => "granted"));
+requestExecPermission(["printf"], (p) => {
+  attempt("exec by path", () => p.exec("/usr/bin/printf", ["by path"]));
+  attempt("exec by relative path", () => p.exec("./printf", ["by path"]));
+});
+`;
+    r = await tacit(root, requestEach([...STRICT_DENIED, ...STRICT_DENIED_CASES, ...STRICT_DENIED_MORE, ...AS_PATHS, "printf"], extra), ["--strict"]);
+    found = expectClean(r);
+  });
+
+  it("refuses file tools, shells, interpreters, network tools and command runners — in any letter case", () => {
+    expectRefused(found, STRICT_DENIED);
+    expectRefused(found, STRICT_DENIED_CASES);
+    // Each refusal names the command and the flag that would allow it.
+    for (const label of [...STRICT_DENIED, ...STRICT_DENIED_CASES]) {
+      expect(attemptOf(found, label).value, label).toContain(label);
+      expect(attemptOf(found, label).value, label).toMatch(/--command-permissions/);
+    }
+    // A scope that asks for one denied command among allowed ones is refused as a whole.
+    expectRefused(found, ["sh with printf"], /\bsh\b/);
+  });
+
+  it("refuses other shells, interpreters and command runners as well", () => {
+    expectRefused(found, STRICT_DENIED_MORE);
+  });
+
+  it("refuses a command given as a path, saying to give its name", () => {
+    expectRefused(found, AS_PATHS, /name/i);
+    expectRefused(found, ["exec by path", "exec by relative path"]);
+  });
+
+  it("runs what is not denied", () => {
+    expectGranted(found, ["printf"]);
+    expect(attemptOf(found, "printf runs")).toEqual({ status: "ok", value: { exitCode: 0, stdout: "strict ok", stderr: "" } });
+  });
+});
+
+describe("--command-permissions", () => {
+  it('"git*" allows git and refuses ls; a scope\'s list narrows it further', async () => {
+    const extra = `
+attempt("git --version", () => requestExecPermission(["git"], (p) => p.exec("git", ["--version"])));
+attempt("git and ls", () => requestExecPermission(["git", "ls"], () => "granted"));
+requestExecPermission(["git"], (p) => {
+  attempt("ls in a git scope", () => p.exec("ls"));
+});
+`;
+    const found = expectClean(await tacit(root, requestEach(["ls", "git", "git-upload-pack", "gi", "xgit", "/usr/bin/git"], extra), ["--command-permissions", "git*"]));
+    expectRefused(found, ["ls", "gi", "xgit"], /--command-permissions/);
+    expect(attemptOf(found, "ls").value).toContain("ls");
+    expectGranted(found, ["git", "git-upload-pack"]);
+    const version = attemptOf(found, "git --version");
+    expect(version.status, JSON.stringify(version.value)).toBe("ok");
+    expect(version.value).toMatchObject({ exitCode: 0, stderr: "" });
+    expect((version.value as { stdout: string }).stdout).toMatch(/^git version \d/);
+    expectRefused(found, ["git and ls"], /\bls\b/);
+    expectRefused(found, ["ls in a git scope"], /\bls\b/);
+    expect(attemptOf(found, "ls in a git scope").value).toMatch(/\bgit\b/);
+    expectRefused(found, ["/usr/bin/git"], /name/i);
+  });
+
+  it("wins over --strict: the allowed commands run even if strict mode would deny them, nothing else does", async () => {
+    const extra = `
+attempt("cat runs", () => requestExecPermission(["cat"], (p) => p.exec("cat", [], { input: "through cat" }).stdout));
+`;
+    const found = expectClean(await tacit(root, requestEach(["cat", "printf", "pwd"], extra), ["--strict", "--command-permissions", "cat"]));
+    expectGranted(found, ["cat"]);
+    expect(attemptOf(found, "cat runs")).toEqual({ status: "ok", value: "through cat" });
+    expectRefused(found, ["printf", "pwd"], /--command-permissions/);
+  });
+});
+
+describe("--config", () => {
+  it("libraryConfig.commandPermissions: globs with * only, matched against the whole name", async () => {
+    const config = path.join(root, "globs.json");
+    writeFileSync(config, JSON.stringify({ libraryConfig: { commandPermissions: ["pr*f"] } }));
+    const extra = `
+attempt("printf runs", () => requestExecPermission(["printf"], (p) => p.execOutput("printf", ["from config"])));
+`;
+    const found = expectClean(await tacit(root, requestEach(["printf", "prf", "xprintf", "printfx", "pwd", "echo"], extra), ["--config", config]));
+    expectGranted(found, ["printf", "prf"]);
+    expect(attemptOf(found, "printf runs")).toEqual({ status: "ok", value: "from config" });
+    expectRefused(found, ["xprintf", "printfx", "pwd", "echo"]);
+  });
+
+  it("libraryConfig.strictMode", async () => {
+    const config = path.join(root, "strict.json");
+    writeFileSync(config, JSON.stringify({ libraryConfig: { strictMode: true } }));
+    const extra = `
+attempt("printf runs", () => requestExecPermission(["printf"], (p) => p.execOutput("printf", ["strict from config"])));
+`;
+    const found = expectClean(await tacit(root, requestEach(["sh", "CAT", "printf"], extra), ["--config", config]));
+    expectRefused(found, ["sh", "CAT"]);
+    expectGranted(found, ["printf"]);
+    expect(attemptOf(found, "printf runs")).toEqual({ status: "ok", value: "strict from config" });
+  });
+});

@@ -1,0 +1,108 @@
+// chat() against a fake OpenAI-compatible server on loopback (the only fake: a cloud model
+// cannot run here). Through the real CLI: plain and classified chat, the key kept in the
+// host, and the incomplete-config warning.
+
+import { once } from "node:events";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers.js";
+
+interface Received {
+  authorization: string | undefined;
+  model: string;
+  content: string;
+}
+
+let server: Server;
+let baseUrl: string;
+const received: Received[] = [];
+let dir: string;
+const apiKey = `sk-test-${randomUUID()}`;
+const canary = `CANARY-${randomUUID()}`;
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    request.on("end", () => {
+      const parsed = JSON.parse(body) as { model: string; messages: Array<{ content: string }> };
+      const content = parsed.messages[0]!.content;
+      received.push({ authorization: request.headers.authorization, model: parsed.model, content });
+      response.setHeader("content-type", "application/json");
+      // The answer repeats the question and the key: neither may reach the agent.
+      response.end(JSON.stringify({ choices: [{ message: { role: "assistant", content: `answer to: ${content} (${request.headers.authorization})` } }] }));
+    });
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  dir = mkdtempSync(path.join(tmpdir(), "tacit-chat-"));
+  writeFileSync(path.join(dir, ".env"), `${canary}\n`);
+});
+
+afterAll(() => {
+  server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function llmFlags(): string[] {
+  return ["--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "test-model"];
+}
+
+describe("chat", () => {
+  it("plain chat returns the model's answer; the key goes to the model, never to the agent", async () => {
+    received.length = 0;
+    const script = path.join(dir, "plain.ts");
+    writeFileSync(script, 'const a: string = chat("what is 2+2?");\nprintln(a.startsWith("answer to: what is 2+2?"));\n');
+    const r = await runCli(["run", ...llmFlags(), script], { cwd: dir });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    // The fake model echoes the Authorization header; plain answers are the model's words.
+    expect(r.stdout.split("\n")[0]).toBe("true");
+    expect(received).toEqual([{ authorization: `Bearer ${apiKey}`, model: "test-model", content: "what is 2+2?" }]);
+  });
+
+  it("classified chat: the model gets the plaintext, the agent gets Classified(***), the sink the answer", async () => {
+    received.length = 0;
+    const script = path.join(dir, "classified.ts");
+    const sink = path.join(dir, "sink.txt");
+    writeFileSync(
+      script,
+      'requestFileSystem(".", (fs) => {\n  const answer = chat(fs.readClassified(".env").map((s) => "summarize " + s.trim()));\n  println(answer, String(answer), JSON.stringify({ answer }));\n});\n',
+    );
+    const r = await runCli(["run", ...llmFlags(), "--secure-output", sink, script], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('Classified(***) Classified(***) {"answer":"Classified(***)"}\n');
+    expect(r.stdout + r.stderr).not.toContain(canary);
+    expect(r.stdout + r.stderr).not.toContain(apiKey);
+    expect(received.map((m) => m.content)).toEqual([`summarize ${canary}`]);
+    expect(readFileSync(sink, "utf8")).toContain(`answer to: summarize ${canary}`);
+  });
+
+  it("without a model, chat is a clear error; an incomplete config is a warning that never shows the key", async () => {
+    const script = path.join(dir, "none.ts");
+    writeFileSync(script, 'println(chat("hi"));\n');
+    const none = await runCli(["run", script], { cwd: dir });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain("no model is configured");
+    expect(none.stderr).toContain("--llm-base-url");
+    const partial = await runCli(["run", "--llm-api-key", apiKey, script], { cwd: dir });
+    expect(partial.stderr).toContain("warning: llm config is incomplete (missing baseUrl, model)");
+    expect(partial.stdout + partial.stderr).not.toContain(apiKey);
+    expect(partial.code).toBe(1);
+  });
+
+  it("the key never reaches the sandbox's environment or the agent's errors", async () => {
+    const script = path.join(dir, "unreachable.ts");
+    writeFileSync(script, 'try { chat("hi"); } catch (e) { println((e as Error).message); }\n');
+    const r = await runCli(["run", "--llm-base-url", "http://127.0.0.1:1/v1", "--llm-api-key", apiKey, "--llm-model", "m", script], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("could not be reached");
+    expect(r.stdout + r.stderr).not.toContain(apiKey);
+  });
+});
