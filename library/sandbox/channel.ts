@@ -42,21 +42,29 @@ export function createChannel(io: ChannelIo): Channel {
   }
 
   function readFrame(): HostFrame {
-    // Only text not yet searched is searched for the newline: a large reply arrives in many
-    // reads, and rescanning it all each time would be quadratic.
-    let searched = 0;
+    const newline = pending.indexOf("\n");
+    if (newline >= 0) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      return JSON.parse(line) as HostFrame;
+    }
+    // A large reply arrives in many reads: keep the pieces and search only each new one for
+    // the newline (appending to one string and searching it would copy it again every read).
+    const pieces = [pending];
+    let length = pending.length;
     for (;;) {
-      const newline = pending.indexOf("\n", searched);
-      if (newline >= 0) {
-        const line = pending.slice(0, newline);
-        pending = pending.slice(newline + 1);
-        return JSON.parse(line) as HostFrame;
-      }
-      searched = pending.length;
-      if (pending.length > MAX_HOST_FRAME_CHARS) throw new Error("tacit: oversized frame from host");
       const n = io.readSync(chunk);
       if (n === null) throw new Error("tacit: the host closed the channel");
-      pending += decoder.decode(chunk.subarray(0, n), { stream: true });
+      const text = decoder.decode(chunk.subarray(0, n), { stream: true });
+      const end = text.indexOf("\n");
+      if (end >= 0) {
+        pieces.push(text.slice(0, end));
+        pending = text.slice(end + 1);
+        return JSON.parse(pieces.join("")) as HostFrame;
+      }
+      pieces.push(text);
+      length += text.length;
+      if (length > MAX_HOST_FRAME_CHARS) throw new Error("tacit: oversized frame from host");
     }
   }
 
