@@ -11,8 +11,8 @@ const handle = z.string().max(64);
 
 const httpFields = {
   scope,
-  method: z.string().regex(/^[A-Za-z]{1,20}$/, "an HTTP method is a word"),
-  url: z.string().max(65536),
+  method: z.string().max(64),
+  url: z.string().max(4 * 1024 * 1024),
   headers: z.record(z.string().max(1024), z.string().max(65536)),
   secretHeaders: z.record(z.string().max(1024), handle),
   body: z.string().nullable(),

@@ -150,7 +150,7 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       return granted(action.kind, NetworkExecutor.visible(await context.network.request(action)));
     case "HttpRequestClassified": {
       const answer = await context.network.request(action);
-      return granted(action.kind, context.classified.add(answer.body));
+      return granted(action.kind, context.classified.add(NetworkExecutor.classifiedText(answer)));
     }
     case "ExecOpenScope":
       return granted(action.kind, context.commands.openScope(action.commands));

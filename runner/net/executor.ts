@@ -10,6 +10,7 @@ import type { HttpLimits } from "./http-client.js";
 import { hostOf, HostPatternError, type HostPattern, parseHostPattern, patternMatches } from "./host-policy.js";
 
 const MAX_REDIRECTS = 5;
+const MAX_URL_CHARS = 64 * 1024;
 /** Shorter secrets are not redacted: replacing every "a" in a body would destroy it. */
 const MIN_REDACTED_LENGTH = 4;
 const REDACTED = "[redacted]";
@@ -36,8 +37,15 @@ export interface HttpRequestAction {
 /** An answer as the host holds it: with the plaintexts the request carried, for redaction. */
 export interface HttpAnswer {
   status: number;
+  /** The body as received (cut at the limit when `truncated`), before any redaction. */
   body: string;
+  truncated: boolean;
+  limitBytes: number;
   secrets: string[];
+}
+
+function truncationMarker(answer: HttpAnswer): string {
+  return answer.truncated ? `\n[tacit: response truncated at ${answer.limitBytes} bytes]\n` : "";
 }
 
 function parsePatterns(sources: readonly string[], what: string): HostPattern[] {
@@ -53,9 +61,32 @@ export function parseNetworkPermissions(sources: readonly string[] | null): Host
   return sources === null ? null : sources.map(parseHostPattern);
 }
 
-function redact(text: string, secrets: readonly string[]): string {
+/**
+ * Every occurrence of a secret, replaced; and a text that ends partway into a secret (an
+ * answer cut at the size limit) has that partial secret replaced too.
+ */
+export function redact(text: string, secrets: readonly string[]): string {
   let result = text;
-  for (const secret of secrets) if (secret.length >= MIN_REDACTED_LENGTH) result = result.split(secret).join(REDACTED);
+  // The forms an echo commonly gives back: as sent, trimmed (servers trim header values),
+  // JSON-escaped, URL-encoded. Longest first, so a longer form is not cut by a shorter one.
+  const forms = [
+    ...new Set(
+      secrets.flatMap((secret) => {
+        const trimmed = secret.trim();
+        return [secret, trimmed, JSON.stringify(secret).slice(1, -1), JSON.stringify(trimmed).slice(1, -1), encodeURIComponent(secret)];
+      }),
+    ),
+  ].sort((a, b) => b.length - a.length);
+  for (const secret of forms) {
+    if (secret.length < MIN_REDACTED_LENGTH) continue;
+    result = result.split(secret).join(REDACTED);
+    for (let cut = secret.length - 1; cut >= MIN_REDACTED_LENGTH; cut--) {
+      if (result.endsWith(secret.slice(0, cut))) {
+        result = result.slice(0, result.length - cut) + REDACTED;
+        break;
+      }
+    }
+  }
   return result;
 }
 
@@ -136,6 +167,10 @@ export class NetworkExecutor {
 
   async request(action: HttpRequestAction): Promise<HttpAnswer> {
     const scope = this.capabilities.get(action.scope, "net");
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(action.method)) {
+      throw new EffectFailure(`"${action.method}" is not an HTTP method (a token like GET, POST or PATCH); nothing was sent`);
+    }
+    if (action.url.length > MAX_URL_CHARS) throw new EffectFailure(`a URL of ${action.url.length} characters is longer than tacit sends (${MAX_URL_CHARS}); nothing was sent`);
     const permissions = this.requirePolicy();
     let url: URL;
     try {
@@ -162,8 +197,7 @@ export class NetworkExecutor {
         limits,
         this.signal,
       );
-      const text = outcome.body.toString("utf8") + (outcome.truncated ? `\n[tacit: response truncated at ${limits.maxResponseBytes} bytes]\n` : "");
-      return { status: outcome.status, body: text, secrets };
+      return { status: outcome.status, body: outcome.body.toString("utf8"), truncated: outcome.truncated, limitBytes: limits.maxResponseBytes, secrets };
     } catch (error) {
       if (error instanceof PolicyDenial || error instanceof EffectFailure) {
         error.message = redact(error.message, secrets);
@@ -174,7 +208,12 @@ export class NetworkExecutor {
   }
 
   /** What the agent may see of an answer: everything the request carried in secret, redacted. */
-  static visible(result: HttpAnswer): { status: number; body: string } {
-    return { status: result.status, body: redact(result.body, result.secrets) };
+  static visible(answer: HttpAnswer): { status: number; body: string } {
+    return { status: answer.status, body: redact(answer.body, answer.secrets) + truncationMarker(answer) };
+  }
+
+  /** The whole answer, for the classified store (it never reaches the agent). */
+  static classifiedText(answer: HttpAnswer): string {
+    return answer.body + truncationMarker(answer);
   }
 }

@@ -32,7 +32,8 @@ export function parseHostPattern(source: string): HostPattern {
     const raw = trimmed.slice(colon + 1);
     port = raw === "*" ? "*" : Number(raw);
   }
-  if (host === "" || /[/@?#\s]/.test(host) || (typeof port === "number" && (port < 1 || port > 65535))) {
+  const badHost = host === "" || /[/@?#\s[\]]/.test(host) || (host.includes(":") && !bracketed) || (bracketed !== null && !host.includes(":"));
+  if (badHost || (typeof port === "number" && (!Number.isInteger(port) || port < 1 || port > 65535))) {
     throw new HostPatternError(`"${source}" is not a host pattern (like "api.example.com", "*.example.com:8443" or "127.0.0.1:*")`);
   }
   const regex = new RegExp(`^${host.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join("[a-z0-9-]*")}$`);

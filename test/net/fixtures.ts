@@ -1,0 +1,102 @@
+// Shared pieces of the network suite: a real HTTP server on 127.0.0.1 that records every
+// request it receives (so a test judges "nothing was sent" from the server's side, never by
+// the script's word), config files for the limits, and the files suite's attempt reporting.
+// No test sends traffic anywhere but 127.0.0.1.
+
+import { writeFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import path from "node:path";
+
+export {
+  ATTEMPT_PRELUDE,
+  attemptOf,
+  attempts,
+  expectRefused,
+  lit,
+  makeCanary,
+  realTempDir,
+  tacit,
+  writeTree,
+} from "../files/fixtures.js";
+export type { CliResult } from "../files/fixtures.js";
+
+/** One request as the server received it. */
+export interface Received {
+  method: string;
+  /** Path and query. */
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export type Handler = (request: Received, response: http.ServerResponse) => void;
+
+export interface TestServer {
+  port: number;
+  /** "http://127.0.0.1:PORT" */
+  origin: string;
+  /** Every request received, in order (including those a handler never answered). */
+  received: Received[];
+  close(): Promise<void>;
+}
+
+/** Answers with a JSON echo of the request: method, url, headers, body. */
+export const echo: Handler = (request, response) => {
+  response.setHeader("content-type", "application/json");
+  response.end(JSON.stringify(request));
+};
+
+/**
+ * Starts a server on 127.0.0.1 (a free port). A request counts as received as soon as its
+ * headers arrive (`received` is then updated again with the full body).
+ */
+export async function startServer(handler: Handler = echo): Promise<TestServer> {
+  const received: Received[] = [];
+  const sockets = new Set<Socket>();
+  const server = http.createServer((request, response) => {
+    const entry: Received = { method: request.method ?? "", url: request.url ?? "", headers: request.headers, body: "" };
+    received.push(entry);
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      entry.body = Buffer.concat(chunks).toString("utf8");
+      handler(entry, response);
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    origin: `http://127.0.0.1:${port}`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A port nothing listens on (bound, then released); requests to it must never be tried. */
+export async function unusedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Writes a `--config` file with these libraryConfig keys; returns its path. */
+export function configFile(dir: string, libraryConfig: Record<string, unknown>): string {
+  const file = path.join(dir, "tacit.json");
+  writeFileSync(file, JSON.stringify({ libraryConfig }));
+  return file;
+}
+
+/** `--network-permissions a,b,…` */
+export const permit = (...patterns: string[]): string[] => ["--network-permissions", patterns.join(",")];

