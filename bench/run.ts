@@ -1,20 +1,22 @@
 // `npm run bench`: every benchmark, each printing medians and ratios against a floor
 // measured in the same run. BENCH_RUNS sets the number of samples (default 15; the heavy
 // file benchmarks take a third of it, at least 3). BENCH_ONLY picks some by name, comma
-// separated (startup, reads, grep, map, exec); by default all run.
+// separated (startup, reads, grep, map, exec, net); by default all run.
 
 import { benchMap } from "./classified.js";
 import { benchExec } from "./exec.js";
+import { benchNet } from "./net.js";
 import { benchGrepRecursive, benchReads } from "./files.js";
 import { benchStartup } from "./startup.js";
 
 const runs = Number(process.env.BENCH_RUNS ?? 15);
-const benchmarks: Record<string, (runs: number) => boolean> = {
+const benchmarks: Record<string, (runs: number) => boolean | Promise<boolean>> = {
   startup: benchStartup,
   reads: benchReads,
   grep: benchGrepRecursive,
   map: benchMap,
   exec: benchExec,
+  net: benchNet,
 };
 const only = (process.env.BENCH_ONLY ?? "")
   .split(",")
@@ -25,7 +27,8 @@ if (unknown.length > 0) {
   console.error(`BENCH_ONLY: no benchmark named ${unknown.join(", ")} (there are: ${Object.keys(benchmarks).join(", ")})`);
   process.exit(2);
 }
-const results = Object.entries(benchmarks)
-  .filter(([name]) => only.length === 0 || only.includes(name))
-  .map(([, bench]) => bench(runs));
+const results: boolean[] = [];
+for (const [name, bench] of Object.entries(benchmarks)) {
+  if (only.length === 0 || only.includes(name)) results.push(await bench(runs));
+}
 console.log(results.every(Boolean) ? "\nall targets met" : "\nsome targets missed (see above)");
