@@ -3,6 +3,7 @@
 // nothing is reachable. Secret headers are unwrapped here and never come back: every
 // classified plaintext a request carried is redacted from what the agent sees of the answer.
 
+import type { HttpRequestFields } from "../../library/protocol.js";
 import type { CapabilityTable } from "../capabilities.js";
 import type { ClassifiedStore } from "../classified/store.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
@@ -22,17 +23,8 @@ export interface NetworkPolicy {
   timeoutMs: number;
 }
 
-export interface HttpRequestAction {
-  scope: string;
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  /** Header name → classified handle. */
-  secretHeaders: Record<string, string>;
-  body: string | null;
-  /** A classified body (httpPostClassified): its plaintext is sent. */
-  classifiedBody: string | null;
-}
+/** What the monitor hands over: the protocol's request fields. */
+export type HttpRequestAction = HttpRequestFields;
 
 /** An answer as the host holds it: with the plaintexts the request carried, for redaction. */
 export interface HttpAnswer {
