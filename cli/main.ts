@@ -37,7 +37,7 @@ function addScriptOptions(command: CommandType, jsonHelp: string): CommandType {
   return command
     .argument("<file>", "the script (.ts), or - to read it from standard input")
     .option("--json", jsonHelp)
-    .option("--config <file>", "JSON config file (keys: executionTimeoutMs, memoryLimitMb, typeCheck, quiet)")
+    .option("--config <file>", "JSON config file: executionTimeoutMs, memoryLimitMb, typeCheck, quiet, and libraryConfig (allowedRoots, classifiedPaths, classifiedWrite, secureOutput, commandPermissions, strictMode, networkPermissions, networkResponseLimitBytes, networkTimeoutMs, llm); see the README")
     .option("--no-check", "skip type-checking (config: typeCheck: false)")
     .addOption(
       new Option("--exec-timeout-ms <ms>", "wall-clock limit for the script, in ms (default 30000)").argParser(
