@@ -120,3 +120,10 @@ export async function checkCommand(target: string, flags: CommonFlags, command: 
   return exitCode;
 }
 
+
+export async function serveCommand(flags: CommonFlags, command: Command, version: string): Promise<number> {
+  const config = loadConfig(flags, command);
+  const { serve } = await import("../runner/mcp-server.js");
+  await serve({ config, version });
+  return EXIT_CODES.ok;
+}

@@ -34,9 +34,12 @@ function commaList(value: string): string[] {
 }
 
 function addScriptOptions(command: CommandType, jsonHelp: string): CommandType {
+  return addPolicyOptions(command.argument("<file>", "the script (.ts), or - to read it from standard input").option("--json", jsonHelp));
+}
+
+/** The options that say what scripts may do and how long they may take. */
+function addPolicyOptions(command: CommandType): CommandType {
   return command
-    .argument("<file>", "the script (.ts), or - to read it from standard input")
-    .option("--json", jsonHelp)
     .option("--config <file>", "JSON config file: executionTimeoutMs, memoryLimitMb, typeCheck, quiet, and libraryConfig (allowedRoots, classifiedPaths, classifiedWrite, secureOutput, commandPermissions, strictMode, networkPermissions, networkResponseLimitBytes, networkTimeoutMs, llm); see the README")
     .option("--no-check", "skip type-checking (config: typeCheck: false)")
     .addOption(
@@ -107,6 +110,15 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
   ).action(async (file: string, flags: CommonFlags, command: CommandType) => {
     const { checkCommand } = await import("./commands.js");
     setExitCode(await checkCommand(file, flags, command));
+  });
+
+  addPolicyOptions(
+    program
+      .command("serve")
+      .description("an MCP server on stdio: tools execute_typescript and show_interface, for any MCP client"),
+  ).action(async (flags: CommonFlags, command: CommandType) => {
+    const { serveCommand } = await import("./commands.js");
+    setExitCode(await serveCommand(flags, command, version()));
   });
 
   program

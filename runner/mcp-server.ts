@@ -1,0 +1,107 @@
+// `tacit serve`: an MCP server over stdio (the official SDK), so that any MCP client can send
+// code instead of tool calls. stdout carries protocol messages only; anything for a person
+// goes to stderr. Each call runs like `tacit run`, with the same checks and messages; a
+// failure is a tool result with isError, never a protocol error.
+
+import { readFileSync } from "node:fs";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { z } from "zod";
+import type { RunnerConfig } from "./config.js";
+import { evaluate, type EvaluationResult } from "./evaluate.js";
+import { interfacePath } from "./paths.js";
+import { SandboxProcess } from "./sandbox-process.js";
+
+const INSTRUCTIONS =
+  "tacit runs TypeScript you write against a capability library, in a sandbox with no authority of its own: " +
+  "files, commands, the network and a second model are capabilities you request in the code " +
+  "(requestFileSystem, requestExecPermission, requestNetwork, chat), and the operator's policy decides each effect. " +
+  "Secrets stay classified: you can transform and store them, never see them. " +
+  "Call show_interface first to see the API, then execute_typescript with a complete script.";
+
+const EXAMPLES = `
+// Examples
+requestFileSystem(".", (fs) => {
+  for (const m of fs.grepRecursive("src", "TODO", "*.ts")) println(\`\${m.file}:\${m.lineNumber}: \${m.line}\`);
+  const env = fs.readClassified(".env");                    // a handle; the plaintext stays in the host
+  fs.writeClassified(".env.backup", env.map((t) => t.trim()));
+});
+requestExecPermission(["git"], (proc) => println(proc.execOutput("git", ["status", "--short"])));
+`;
+
+const resultShape = {
+  stdout: z.string().describe("what the script printed (classified values show as Classified(***))"),
+  error: z.string().nullable().describe("why it failed, in the script's own terms; null on success"),
+  exitCode: z.number().int().describe("0 success, 1 threw, 3 rejected before running, 124 timed out, 125 resource limit"),
+  durationMs: z.number(),
+  truncated: z.boolean().describe("true if the output was cut at 10 MiB"),
+};
+
+function toolResult(result: EvaluationResult) {
+  const { stdout, error, exitCode, durationMs, truncated } = result;
+  const text = [stdout, error ? `${stdout ? "\n" : ""}${error}` : "", `\n[exit ${exitCode}, ${durationMs} ms${truncated ? ", output truncated" : ""}]`]
+    .join("")
+    .trim();
+  return {
+    content: [{ type: "text" as const, text }],
+    structuredContent: { stdout, error, exitCode, durationMs, truncated },
+    isError: exitCode !== 0,
+  };
+}
+
+export interface ServeOptions {
+  config: RunnerConfig;
+  version: string;
+}
+
+export async function serve({ config, version }: ServeOptions): Promise<void> {
+  const server = new McpServer({ name: "tacit", version }, { instructions: INSTRUCTIONS });
+  // A warm spare: the next call's sandbox boots while the client thinks.
+  let spare: SandboxProcess | undefined = new SandboxProcess({ memoryLimitMb: config.memoryLimitMb });
+  const takeSpare = (): SandboxProcess | undefined => {
+    const taken = spare;
+    spare = new SandboxProcess({ memoryLimitMb: config.memoryLimitMb });
+    return taken;
+  };
+
+  server.registerTool(
+    "execute_typescript",
+    {
+      title: "Run TypeScript in the tacit sandbox",
+      description:
+        "Validates, type-checks and runs one TypeScript script (an ES module; top-level await allowed) against the tacit API " +
+        "(see show_interface). Returns what it printed, or the precise error with script.ts:LINE:COL.",
+      inputSchema: { code: z.string().describe("the whole script") },
+      outputSchema: resultShape,
+    },
+    async ({ code }) => {
+      const result = await evaluate({
+        code,
+        displayName: "script.ts",
+        config,
+        input: { kind: "unavailable", reason: "readInput(): an MCP call has no piped input; put the data in the script." },
+        ...(spare ? { prestarted: takeSpare() } : {}),
+      });
+      return toolResult(result);
+    },
+  );
+
+  server.registerTool(
+    "show_interface",
+    {
+      title: "Show the tacit API",
+      description: "The TypeScript declarations (interface.d.ts) scripts are written against, with short examples.",
+    },
+    async () => ({ content: [{ type: "text" as const, text: readFileSync(interfacePath, "utf8") + EXAMPLES }] }),
+  );
+
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  if (!config.quiet) process.stderr.write("tacit: serving MCP on stdio\n");
+  await new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.on("end", () => resolve());
+  });
+  spare?.kill("cancelled", "the server stopped");
+  await server.close();
+}

@@ -1,0 +1,96 @@
+// `tacit serve` driven by the real MCP SDK client over stdio: the tools, their structured
+// results, failures as isError results (never protocol errors), and a clean stdout.
+
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { repoRoot } from "../helpers.js";
+
+let client: Client;
+let transport: StdioClientTransport;
+let stderr = "";
+
+beforeAll(async () => {
+  transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(repoRoot, "bin", "tacit.js"), "serve", "--exec-timeout-ms", "3000"],
+    cwd: repoRoot,
+    stderr: "pipe",
+  });
+  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  client = new Client({ name: "tacit-test", version: "0.0.0" });
+  await client.connect(transport);
+});
+
+afterAll(async () => {
+  await client.close();
+});
+
+interface RunResult {
+  stdout: string;
+  error: string | null;
+  exitCode: number;
+  durationMs: number;
+  truncated: boolean;
+}
+
+async function execute(code: string): Promise<{ isError: boolean; text: string; result: RunResult }> {
+  const response = await client.callTool({ name: "execute_typescript", arguments: { code } });
+  const content = response.content as Array<{ type: string; text: string }>;
+  return { isError: response.isError === true, text: content[0]!.text, result: response.structuredContent as unknown as RunResult };
+}
+
+describe("tacit serve", () => {
+  it("says what it is and lists its tools with schemas", async () => {
+    expect(client.getInstructions()).toContain("show_interface");
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["execute_typescript", "show_interface"]);
+    const execute = tools.find((t) => t.name === "execute_typescript")!;
+    expect(execute.inputSchema.properties).toHaveProperty("code");
+    expect(execute.outputSchema?.properties).toHaveProperty("exitCode");
+  });
+
+  it("runs a script: text for the model, structured content for programs", async () => {
+    const { isError, text, result } = await execute('const x: number = 21;\nprintln("answer", x * 2);');
+    expect(isError).toBe(false);
+    expect(result).toMatchObject({ stdout: "answer 42\n", error: null, exitCode: 0, truncated: false });
+    expect(text).toContain("answer 42");
+  });
+
+  it("rejections, type errors, exceptions and timeouts are isError results with the CLI's messages", async () => {
+    const rejected = await execute("Deno.exit(1)");
+    expect(rejected.isError).toBe(true);
+    expect(rejected.result.exitCode).toBe(3);
+    expect(rejected.result.error).toContain("script.ts:1:1 error [ambient-authority]");
+    const typeError = await execute('const x: number = "s";');
+    expect(typeError.result.exitCode).toBe(3);
+    expect(typeError.result.error).toContain("script.ts:1:7 error TS2322");
+    const thrown = await execute('println("before");\nthrow new Error("boom");');
+    expect(thrown.result).toMatchObject({ stdout: "before\n", exitCode: 1 });
+    expect(thrown.result.error).toContain("script.ts:2:7");
+    const timeout = await execute("while (true) {}");
+    expect(timeout.result.exitCode).toBe(124);
+    // The server is still there afterwards.
+    expect((await execute('println("still here")')).result.stdout).toBe("still here\n");
+  });
+
+  // The SDK (1.32) answers arguments that fail the input schema with an isError result naming
+  // the problem, as current MCP recommends for input validation, rather than InvalidParams.
+  it("wrong arguments get a clear error naming the missing argument, and the server goes on", async () => {
+    const response = await client.callTool({ name: "execute_typescript", arguments: { source: "x" } });
+    expect(response.isError).toBe(true);
+    expect((response.content as Array<{ text: string }>)[0]!.text).toMatch(/code/);
+    expect((await execute("println(1)")).result.exitCode).toBe(0);
+  });
+
+  it("show_interface returns interface.d.ts and examples; stdout carried only protocol", async () => {
+    const response = await client.callTool({ name: "show_interface", arguments: {} });
+    const text = (response.content as Array<{ text: string }>)[0]!.text;
+    expect(text).toContain(readFileSync(path.join(repoRoot, "library", "interface.d.ts"), "utf8"));
+    expect(text).toContain("requestFileSystem");
+    // Had anything but protocol messages reached stdout, the client would have failed to parse it.
+    expect(stderr).not.toMatch(/error/i);
+  });
+});
