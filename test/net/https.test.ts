@@ -1,0 +1,55 @@
+// https works, with certificate checking on: a server with a certificate the host does not
+// trust is refused; the same server is reached once the operator trusts its CA (Node's
+// NODE_EXTRA_CA_CERTS, read by the host process, never by the sandbox).
+
+import { execFileSync } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers.js";
+
+let dir: string;
+let server: Server;
+let port = 0;
+let requests = 0;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "tacit-https-"));
+  execFileSync("openssl", [
+    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem"),
+  ], { stdio: "ignore" });
+  server = createServer({ key: readFileSync(path.join(dir, "key.pem")), cert: readFileSync(path.join(dir, "cert.pem")) }, (_request, response) => {
+    requests++;
+    response.end("over tls");
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  port = (server.address() as AddressInfo).port;
+  writeFileSync(
+    path.join(dir, "get.ts"),
+    `requestNetwork(["127.0.0.1:${port}"], (net) => {\n  try { println(net.httpGet("https://127.0.0.1:${port}/")); } catch (e) { println("refused:", (e as Error).message); }\n});\n`,
+  );
+});
+
+afterAll(() => {
+  server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("https", () => {
+  it("an untrusted certificate is refused; a trusted one works", async () => {
+    const args = ["run", "--network-permissions", `127.0.0.1:${port}`, path.join(dir, "get.ts")];
+    const untrusted = await runCli(args, { cwd: dir });
+    expect(untrusted.code, untrusted.stderr).toBe(0);
+    expect(untrusted.stdout).toMatch(/^refused: .*certificate/m);
+    const trusted = await runCli(args, { cwd: dir, env: { NODE_EXTRA_CA_CERTS: path.join(dir, "cert.pem") } });
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(trusted.stdout).toBe("over tls\n");
+    expect(requests).toBe(1);
+  });
+});
