@@ -62,6 +62,8 @@ export interface EvaluateOptions {
    * include type-checking. Used when that matches the config; otherwise the checks run here.
    */
   precheck?: { typeChecked: boolean; result: Promise<CheckResult> };
+  /** Aborting it stops the evaluation for real (an MCP client's cancellation). */
+  signal?: AbortSignal;
 }
 
 function sandboxFor(options: EvaluateOptions): Sandbox {
@@ -193,7 +195,11 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
     () => sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms`),
     config.executionTimeoutMs,
   );
+  const cancel = (): void => sandbox.kill("cancelled", "the evaluation was cancelled by its caller");
+  options.signal?.addEventListener("abort", cancel, { once: true });
+  if (options.signal?.aborted) cancel();
   const end = await sandbox.ended;
+  options.signal?.removeEventListener("abort", cancel);
   clearTimeout(timer);
   // After a kill, host-side work stops at once; after a normal end, classified values still
   // being computed (for the sink, a pending write, a classified chat) are let finish first.
@@ -268,9 +274,10 @@ function describeAbnormalEnd(
             "or process the data in smaller pieces.",
           startedAt,
         );
+      case "cancelled":
+        return result("threw", output, `cancelled: ${end.detail}`, startedAt);
       case "protocol":
       case "finished":
-      case "cancelled":
         return result("protocol-error", output, `protocol violation: ${end.detail}; the evaluation was ended`, startedAt);
     }
   }

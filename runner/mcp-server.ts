@@ -29,6 +29,8 @@ requestFileSystem(".", (fs) => {
 requestExecPermission(["git"], (proc) => println(proc.execOutput("git", ["status", "--short"])));
 `;
 
+const PROGRESS_INTERVAL_MS = 1000;
+
 const resultShape = {
   stdout: z.string().describe("what the script printed (classified values show as Classified(***))"),
   error: z.string().nullable().describe("why it failed, in the script's own terms; null on success"),
@@ -74,15 +76,34 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
       inputSchema: { code: z.string().describe("the whole script") },
       outputSchema: resultShape,
     },
-    async ({ code }) => {
-      const result = await evaluate({
-        code,
-        displayName: "script.ts",
-        config,
-        input: { kind: "unavailable", reason: "readInput(): an MCP call has no piped input; put the data in the script." },
-        ...(spare ? { prestarted: takeSpare() } : {}),
-      });
-      return toolResult(result);
+    async ({ code }, extra) => {
+      // A client that sent a progress token hears about a long evaluation every second.
+      const progressToken = extra._meta?.progressToken;
+      const started = Date.now();
+      const ticker =
+        progressToken === undefined
+          ? undefined
+          : setInterval(() => {
+              void extra
+                .sendNotification({
+                  method: "notifications/progress",
+                  params: { progressToken, progress: Date.now() - started, message: `running for ${Math.round((Date.now() - started) / 1000)} s` },
+                })
+                .catch(() => undefined);
+            }, PROGRESS_INTERVAL_MS);
+      try {
+        const result = await evaluate({
+          code,
+          displayName: "script.ts",
+          config,
+          input: { kind: "unavailable", reason: "readInput(): an MCP call has no piped input; put the data in the script." },
+          signal: extra.signal,
+          ...(spare ? { prestarted: takeSpare() } : {}),
+        });
+        return toolResult(result);
+      } finally {
+        clearInterval(ticker);
+      }
     },
   );
 

@@ -85,6 +85,22 @@ describe("tacit serve", () => {
     expect((await execute("println(1)")).result.exitCode).toBe(0);
   });
 
+  it("a long evaluation reports progress to a client that asks, and a cancellation ends it; the server goes on", async () => {
+    const progress: number[] = [];
+    const controller = new AbortController();
+    const call = client.callTool(
+      { name: "execute_typescript", arguments: { code: "while (true) {}" } },
+      undefined,
+      { signal: controller.signal, onprogress: (p) => progress.push(p.progress), timeout: 10_000 },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1600));
+    controller.abort("enough");
+    await expect(call).rejects.toThrow();
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+    // The server killed that sandbox and still answers.
+    expect((await execute('println("after cancel")')).result.stdout).toBe("after cancel\n");
+  });
+
   it("show_interface returns interface.d.ts and examples; stdout carried only protocol", async () => {
     const response = await client.callTool({ name: "show_interface", arguments: {} });
     const text = (response.content as Array<{ text: string }>)[0]!.text;
