@@ -119,46 +119,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   let queue: Promise<void> = Promise.resolve();
   // Ends host-side work still running for this evaluation (a long search) when it stops.
   const lifetime = new AbortController();
-  const capabilities = new CapabilityTable();
-  const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
-  const pure = new PureEvaluator();
-  const classified = new ClassifiedStore(pure, (reason) => sink?.append(`[tacit] ${reason}\n`));
-  const context: EvaluationContext = {
-    output,
-    input: options.input,
-    classified,
-    sink,
-    background: [],
-    files: new FileSystemExecutor(
-      {
-        allowedRoots: config.library.allowedRoots,
-        classified: new ClassifiedPaths(config.library.classifiedPaths),
-        classifiedWrite: config.library.classifiedWrite,
-      },
-      capabilities,
-      new GrepRunner(lifetime.signal),
-      options.cwd ?? process.cwd(),
-    ),
-    network: new NetworkExecutor(
-      {
-        permissions: config.library.networkPermissions?.map(parseHostPattern) ?? null,
-        maxResponseBytes: config.library.networkResponseLimitBytes,
-        timeoutMs: config.library.networkTimeoutMs,
-      },
-      capabilities,
-      classified,
-      lifetime.signal,
-    ),
-    llm: config.library.llm,
-    lifetime: lifetime.signal,
-    commands: new ExecExecutor(
-      { commandPermissions: config.library.commandPermissions, strictMode: config.library.strictMode },
-      config.library.allowedRoots,
-      capabilities,
-      options.cwd ?? process.cwd(),
-      lifetime.signal,
-    ),
-  };
+  const { context, capabilities, pure, sink } = createEvaluationContext(config, options, output, lifetime.signal);
 
   sandbox.onFrame((frame: SandboxFrame) => {
     switch (frame.type) {
@@ -231,6 +192,52 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
       : result("threw", output, outcome.error.stack || `${outcome.error.name}: ${outcome.error.message}`, startedAt);
   }
   return describeAbnormalEnd(end, config, options.displayName, output, startedAt);
+}
+
+/** Everything the monitor decides with, for one evaluation: policy, executors, stores. */
+function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions, output: OutputBuffer, lifetime: AbortSignal) {
+  const cwd = options.cwd ?? process.cwd();
+  const capabilities = new CapabilityTable();
+  const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
+  const pure = new PureEvaluator();
+  const classified = new ClassifiedStore(pure, (reason) => sink?.append(`[tacit] ${reason}\n`));
+  const context: EvaluationContext = {
+    output,
+    input: options.input,
+    classified,
+    sink,
+    background: [],
+    files: new FileSystemExecutor(
+      {
+        allowedRoots: config.library.allowedRoots,
+        classified: new ClassifiedPaths(config.library.classifiedPaths),
+        classifiedWrite: config.library.classifiedWrite,
+      },
+      capabilities,
+      new GrepRunner(lifetime),
+      cwd,
+    ),
+    network: new NetworkExecutor(
+      {
+        permissions: config.library.networkPermissions?.map(parseHostPattern) ?? null,
+        maxResponseBytes: config.library.networkResponseLimitBytes,
+        timeoutMs: config.library.networkTimeoutMs,
+      },
+      capabilities,
+      classified,
+      lifetime,
+    ),
+    llm: config.library.llm,
+    lifetime,
+    commands: new ExecExecutor(
+      { commandPermissions: config.library.commandPermissions, strictMode: config.library.strictMode },
+      config.library.allowedRoots,
+      capabilities,
+      cwd,
+      lifetime,
+    ),
+  };
+  return { context, capabilities, pure, sink };
 }
 
 /**
