@@ -19,6 +19,7 @@ function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
     memoryLimitMb: flags.memoryLimitMb,
     typeCheck: checkGiven ? flags.check : undefined,
     quiet: flags.quiet,
+    sessionEnabled: command.getOptionValueSource("session") === "cli" ? flags.session : undefined,
     libraryConfig:
       flags.allowedRoots ||
       flags.classifiedPaths ||

@@ -115,7 +115,8 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
   addPolicyOptions(
     program
       .command("serve")
-      .description("an MCP server on stdio: tools execute_typescript and show_interface, for any MCP client"),
+      .description("an MCP server on stdio for any MCP client: execute_typescript, REPL sessions, show_interface")
+      .option("--no-session", "hide the REPL session tools (config: sessionEnabled: false)"),
   ).action(async (flags: CommonFlags, command: CommandType) => {
     const { serveCommand } = await import("./commands.js");
     setExitCode(await serveCommand(flags, command, version()));

@@ -7,6 +7,8 @@ export interface CommonFlags {
   memoryLimitMb?: number;
   quiet?: boolean;
   json?: boolean;
+  /** serve: false with --no-session. */
+  session?: boolean;
   allowedRoots?: string[];
   classifiedPaths?: string[];
   secureOutput?: string;

@@ -63,6 +63,9 @@ export type PrintPart = string | { classified: string };
 /** A value captured by a map/flatMap function, as the sandbox sends it. */
 export type Capture = { plain: unknown } | { classified: string };
 
+/** The sandbox global a REPL snippet's final expression is passed to, to be shown. */
+export const ECHO_GLOBAL = "__tacitEcho";
+
 /** The sandbox global that rewritten map/flatMap calls use to attach their captured values. */
 export const PURE_CAPTURES_GLOBAL = "__tacitPure";
 

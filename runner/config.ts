@@ -50,6 +50,9 @@ const ConfigFileSchema = z
     memoryLimitMb: z.number().int().min(MIN_MEMORY_LIMIT_MB).max(65_536).optional(),
     typeCheck: z.boolean().optional(),
     quiet: z.boolean().optional(),
+    sessionEnabled: z.boolean().optional(),
+    maxSessions: z.number().int().positive().optional(),
+    sessionIdleMs: z.number().int().positive().optional(),
     libraryConfig: LibraryConfigSchema.optional(),
   })
   .strict();
@@ -89,6 +92,10 @@ export interface RunnerConfig {
   memoryLimitMb: number;
   typeCheck: boolean;
   quiet: boolean;
+  /** tacit serve: whether the REPL session tools exist, how many may live, how long idle. */
+  sessionEnabled: boolean;
+  maxSessions: number;
+  sessionIdleMs: number;
   library: LibraryConfig;
 }
 
@@ -170,6 +177,9 @@ export function resolveConfig(file: ConfigFile, flags: ConfigFile, cwd: string =
     memoryLimitMb: pick("memoryLimitMb") ?? DEFAULT_MEMORY_LIMIT_MB,
     typeCheck: pick("typeCheck") ?? true,
     quiet: pick("quiet") ?? false,
+    sessionEnabled: pick("sessionEnabled") ?? true,
+    maxSessions: pick("maxSessions") ?? 100,
+    sessionIdleMs: pick("sessionIdleMs") ?? 30 * 60_000,
     library: {
       allowedRoots: resolveRoots(pickLibrary("allowedRoots") ?? [cwd], cwd),
       classifiedPaths: pickLibrary("classifiedPaths") ?? [...DEFAULT_CLASSIFIED_PATHS],

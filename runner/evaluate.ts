@@ -2,7 +2,7 @@
 // fresh sandbox under the monitor, and say how it ended. The sandbox boots while the checks
 // run, so the checks cost little wall time; it is killed unused if they fail.
 
-import type { SandboxFrame, ScriptFailure } from "../library/protocol.js";
+import type { Action, SandboxFrame, ScriptFailure } from "../library/protocol.js";
 import type { RunnerConfig } from "./config.js";
 import { EXIT_CODES, type Outcome } from "./exit-codes.js";
 import { CapabilityTable } from "./capabilities.js";
@@ -15,7 +15,7 @@ import { NetworkExecutor } from "./net/executor.js";
 import { parseHostPattern } from "./net/host-policy.js";
 import { FileSystemExecutor } from "./fs/file-system.js";
 import { GrepRunner } from "./fs/grep-runner.js";
-import { dispatch, type EvaluationContext, type InputSource } from "./monitor.js";
+import { type Decision, dispatch, type EvaluationContext, type InputSource } from "./monitor.js";
 import { OUTPUT_LIMIT_BYTES, OutputBuffer } from "./output.js";
 import { rewriteForSandbox } from "./rewrite-imports.js";
 import type { PureFunctionSite } from "./pure-functions.js";
@@ -64,6 +64,31 @@ export interface EvaluateOptions {
   precheck?: { typeChecked: boolean; result: Promise<CheckResult> };
   /** Aborting it stops the evaluation for real (an MCP client's cancellation). */
   signal?: AbortSignal;
+  /** A REPL session's part in this evaluation (see runner/session.ts). */
+  session?: SessionPart;
+}
+
+/** One exchange with the monitor, as a session records it for replay. */
+export interface RecordedExchange {
+  action: Action;
+  decision: Decision;
+}
+
+/** What lives across a session's evaluations. */
+export interface SessionState {
+  classified: ClassifiedStore;
+  pure: PureEvaluator;
+  sink: SecureSink | null;
+}
+
+export interface SessionPart {
+  state: SessionState;
+  /** The requests of earlier snippets, answered from here instead of being performed again. */
+  replay: readonly RecordedExchange[];
+  /** This evaluation's own exchanges are appended here. */
+  record: RecordedExchange[];
+  /** Edits to the code for the sandbox beyond the usual (the echo of a final expression). */
+  extraEdits: readonly { at: number; length: number; text: string }[];
 }
 
 function sandboxFor(options: EvaluateOptions): Sandbox {
@@ -120,14 +145,25 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   // Ends host-side work still running for this evaluation (a long search) when it stops.
   const lifetime = new AbortController();
   const { context, capabilities, pure, sink } = createEvaluationContext(config, options, output, lifetime.signal);
+  const replay = replayer(options.session?.replay ?? []);
 
   sandbox.onFrame((frame: SandboxFrame) => {
     switch (frame.type) {
       case "request": {
         // The stub waits for each reply, so requests are answered strictly in order.
         const { id, action } = frame;
+        const replayed = replay.next(action);
         queue = queue.then(async () => {
-          const decision = await dispatch(action, context);
+          let decision: Decision;
+          if (replayed === "diverged") {
+            sandbox.kill("protocol", "replaying the session's earlier snippets asked for something else than they did the first time");
+            return;
+          } else if (replayed) {
+            decision = replayed;
+          } else {
+            decision = await dispatch(action, context);
+            options.session?.record.push({ action, decision });
+          }
           sandbox.send(decision.ok ? { type: "reply", id, ok: true, value: decision.value } : { type: "reply", id, ok: false, error: decision.error });
         });
         queue.catch((error: unknown) => sandbox.kill("protocol", `the host failed to answer a request: ${String(error)}`));
@@ -147,7 +183,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   sandbox.send({
     type: "start",
     protocol: 1,
-    code: rewriteForSandbox(options.code, tacitImports, pureFunctions),
+    code: rewriteForSandbox(options.code, tacitImports, pureFunctions, options.session?.extraEdits),
     displayName: options.displayName,
     hideRuntime: !options.unsafeKeepRuntime,
   });
@@ -172,11 +208,11 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   const remaining = Math.max(0, deadline - performance.now());
   let overtime: NodeJS.Timeout | undefined;
   await Promise.race([
-    finishClassifiedWork(context, pure, sink, abandoned),
+    finishClassifiedWork(context, pure, sink, abandoned, options.session !== undefined),
     new Promise<void>((resolve) => {
       overtime = setTimeout(() => {
         lifetime.abort();
-        void finishClassifiedWork(context, pure, sink, true).then(resolve);
+        void finishClassifiedWork(context, pure, sink, true, options.session !== undefined).then(resolve);
       }, remaining);
     }),
   ]);
@@ -194,13 +230,29 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   return describeAbnormalEnd(end, config, options.displayName, output, startedAt);
 }
 
+/**
+ * Answers a session's earlier requests from their recording: each must be exactly what it was
+ * the first time ("diverged" otherwise); past the recording, null (perform it).
+ */
+function replayer(recording: readonly RecordedExchange[]) {
+  let next = 0;
+  return {
+    next(action: Action): Decision | "diverged" | null {
+      if (next >= recording.length) return null;
+      const expected = recording[next++]!;
+      return JSON.stringify(expected.action) === JSON.stringify(action) ? expected.decision : "diverged";
+    },
+  };
+}
+
 /** Everything the monitor decides with, for one evaluation: policy, executors, stores. */
 function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions, output: OutputBuffer, lifetime: AbortSignal) {
   const cwd = options.cwd ?? process.cwd();
   const capabilities = new CapabilityTable();
-  const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
-  const pure = new PureEvaluator();
-  const classified = new ClassifiedStore(pure, (reason) => sink?.append(`[tacit] ${reason}\n`));
+  const shared = options.session?.state;
+  const sink = shared ? shared.sink : config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
+  const pure = shared?.pure ?? new PureEvaluator();
+  const classified = shared?.classified ?? new ClassifiedStore(pure, (reason) => sink?.append(`[tacit] ${reason}\n`));
   const context: EvaluationContext = {
     output,
     input: options.input,
@@ -246,10 +298,18 @@ function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions,
  * After a kill it is abandoned: the evaluator stops first, and whatever was waiting for it
  * is recorded as unavailable.
  */
-async function finishClassifiedWork(context: EvaluationContext, pure: PureEvaluator, sink: SecureSink | null, abandoned: boolean): Promise<void> {
-  if (abandoned) await pure.close();
+async function finishClassifiedWork(
+  context: EvaluationContext,
+  pure: PureEvaluator,
+  sink: SecureSink | null,
+  abandoned: boolean,
+  sessionOwned: boolean,
+): Promise<void> {
+  if (abandoned && !sessionOwned) await pure.close();
   await Promise.all(context.background.splice(0)).catch(() => undefined);
   await sink?.flush().catch(() => undefined);
+  // A session's store, evaluator and sink live on; they end with the session.
+  if (sessionOwned) return;
   await pure.close();
   // Failures reported while closing (values that never finished) still reach the sink.
   await sink?.flush().catch(() => undefined);

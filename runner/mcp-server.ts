@@ -11,6 +11,7 @@ import type { RunnerConfig } from "./config.js";
 import { evaluate, type EvaluationResult } from "./evaluate.js";
 import { interfacePath } from "./paths.js";
 import { SandboxProcess } from "./sandbox-process.js";
+import { ReplSession } from "./session.js";
 
 const INSTRUCTIONS =
   "tacit runs TypeScript you write against a capability library, in a sandbox with no authority of its own: " +
@@ -107,6 +108,8 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
     },
   );
 
+  if (config.sessionEnabled) registerSessionTools(server, config, takeSpare);
+
   server.registerTool(
     "show_interface",
     {
@@ -125,4 +128,92 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
   });
   spare?.kill("cancelled", "the server stopped");
   await server.close();
+}
+
+function textResult(text: string, isError = false) {
+  return { content: [{ type: "text" as const, text }], ...(isError ? { isError: true } : {}) };
+}
+
+/** create_repl_session, execute_in_session, delete_repl_session, list_sessions. */
+function registerSessionTools(server: McpServer, config: RunnerConfig, takeSpare: () => SandboxProcess | undefined): void {
+  const sessions = new Map<string, ReplSession>();
+  const reclaim = setInterval(() => {
+    const now = Date.now();
+    for (const [id, session] of sessions) {
+      if (now - session.lastUsed > config.sessionIdleMs) {
+        sessions.delete(id);
+        void session.close();
+      }
+    }
+  }, Math.min(60_000, config.sessionIdleMs));
+  reclaim.unref();
+  const unknown = (id: string) =>
+    textResult(`no session "${id}": it was deleted, reclaimed after ${Math.round(config.sessionIdleMs / 60_000)} idle minutes, or never created; create one with create_repl_session`, true);
+
+  server.registerTool(
+    "create_repl_session",
+    {
+      title: "Create a REPL session",
+      description:
+        "A session keeps top-level const, let, function and class bindings across snippets run with execute_in_session; " +
+        "a snippet's final expression is shown. Returns the session id.",
+      outputSchema: { session_id: z.string() },
+    },
+    async () => {
+      if (sessions.size >= config.maxSessions) {
+        return textResult(`too many live sessions (${config.maxSessions}); delete one with delete_repl_session first`, true);
+      }
+      const session = new ReplSession(config);
+      sessions.set(session.id, session);
+      return { content: [{ type: "text" as const, text: session.id }], structuredContent: { session_id: session.id } };
+    },
+  );
+
+  server.registerTool(
+    "execute_in_session",
+    {
+      title: "Run a snippet in a REPL session",
+      description:
+        "Runs TypeScript in the session: earlier snippets' bindings are in scope, the final expression's value is shown. " +
+        "A snippet that fails (validation, types, an exception, a timeout) leaves the session as it was.",
+      inputSchema: { session_id: z.string(), code: z.string() },
+      outputSchema: resultShape,
+    },
+    async ({ session_id, code }, extra) => {
+      const session = sessions.get(session_id);
+      if (!session) return unknown(session_id);
+      try {
+        const spare = takeSpare();
+        return toolResult(await session.execute(code, config, { signal: extra.signal, ...(spare ? { prestarted: spare } : {}) }));
+      } catch (error) {
+        return textResult((error as Error).message, true);
+      }
+    },
+  );
+
+  server.registerTool(
+    "delete_repl_session",
+    { title: "Delete a REPL session", description: "Ends the session and everything it holds.", inputSchema: { session_id: z.string() } },
+    async ({ session_id }) => {
+      const session = sessions.get(session_id);
+      if (!session) return unknown(session_id);
+      sessions.delete(session_id);
+      await session.close();
+      return textResult(`deleted ${session_id}`);
+    },
+  );
+
+  server.registerTool(
+    "list_sessions",
+    {
+      title: "List REPL sessions",
+      description: "The live sessions, with their snippet counts and idle times.",
+      outputSchema: { sessions: z.array(z.object({ session_id: z.string(), snippets: z.number(), idleMs: z.number() })) },
+    },
+    async () => {
+      const now = Date.now();
+      const list = [...sessions.values()].map((s) => ({ session_id: s.id, snippets: s.snippetCount, idleMs: now - s.lastUsed }));
+      return { content: [{ type: "text" as const, text: JSON.stringify(list) }], structuredContent: { sessions: list } };
+    },
+  );
 }

@@ -28,7 +28,7 @@ function sameShape(original: string, replacement: string): string {
   return replacement.length <= firstLine ? replacement + blank.slice(replacement.length) : replacement + blank.slice(firstLine);
 }
 
-interface Edit {
+export interface Edit {
   at: number;
   /** Characters replaced from `at` (0 for an insertion). */
   length: number;
@@ -51,8 +51,13 @@ function applyEdits(code: string, edits: readonly Edit[]): string {
  * line count), and functions passed to map/flatMap wrapped so their captured variables can
  * be handed to the pure evaluator: `fn` becomes `__tacitPure(fn, () => ({ a, b }))`.
  */
-export function rewriteForSandbox(code: string, imports: readonly TacitImport[], pureFunctions: readonly PureFunctionSite[] = []): string {
-  const edits: Edit[] = [];
+export function rewriteForSandbox(
+  code: string,
+  imports: readonly TacitImport[],
+  pureFunctions: readonly PureFunctionSite[] = [],
+  extraEdits: readonly Edit[] = [],
+): string {
+  const edits: Edit[] = [...extraEdits];
   for (const entry of imports) {
     edits.push({ at: entry.start, length: entry.end - entry.start, text: sameShape(code.slice(entry.start, entry.end), replacementFor(entry)) });
   }

@@ -11,7 +11,7 @@ import { attachCaptures, createClassifiedApi } from "./classified.js";
 import { createExecApi } from "./exec.js";
 import { createFileSystemApi } from "./fs.js";
 import { createNetworkApi } from "./net.js";
-import { LIBRARY_GLOBAL, PURE_CAPTURES_GLOBAL, type ScriptFailure } from "../protocol.js";
+import { ECHO_GLOBAL, LIBRARY_GLOBAL, PURE_CAPTURES_GLOBAL, type ScriptFailure } from "../protocol.js";
 
 // Captured before agent code runs; agent code may replace or delete the globals.
 const stdin = Deno.stdin;
@@ -51,6 +51,11 @@ for (const [name, fn] of Object.entries(api)) define(name, fn);
 // The import rewriter turns `import { x } from "tacit"` into a read of this object.
 define(LIBRARY_GLOBAL, api);
 define(PURE_CAPTURES_GLOBAL, attachCaptures);
+// A REPL snippet's final expression is shown the way Deno's REPL shows values.
+define(ECHO_GLOBAL, (value: unknown) => {
+  if (value !== undefined) api.print(inspect(value) + "\n");
+  return value;
+});
 Object.defineProperty(globalThis, "console", {
   value: createConsole(api, inspect, classified),
   writable: true,

@@ -46,7 +46,14 @@ describe("tacit serve", () => {
   it("says what it is and lists its tools with schemas", async () => {
     expect(client.getInstructions()).toContain("show_interface");
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["execute_typescript", "show_interface"]);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      "create_repl_session",
+      "delete_repl_session",
+      "execute_in_session",
+      "execute_typescript",
+      "list_sessions",
+      "show_interface",
+    ]);
     const execute = tools.find((t) => t.name === "execute_typescript")!;
     expect(execute.inputSchema.properties).toHaveProperty("code");
     expect(execute.outputSchema?.properties).toHaveProperty("exitCode");
