@@ -128,3 +128,9 @@ export async function serveCommand(flags: CommonFlags, command: Command, version
   await serve({ config, version });
   return EXIT_CODES.ok;
 }
+
+export async function replCommand(flags: CommonFlags, command: Command): Promise<number> {
+  const config = loadConfig(flags, command);
+  const { repl } = await import("./repl.js");
+  return repl(config);
+}

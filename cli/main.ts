@@ -122,6 +122,15 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
     setExitCode(await serveCommand(flags, command, version()));
   });
 
+  addPolicyOptions(
+    program
+      .command("repl")
+      .description("an interactive prompt: the same library and checks, with bindings kept between inputs"),
+  ).action(async (flags: CommonFlags, command: CommandType) => {
+    const { replCommand } = await import("./commands.js");
+    setExitCode(await replCommand(flags, command));
+  });
+
   program
     .command("interface")
     .description("print the capability API scripts are written against (a .d.ts)")

@@ -1,0 +1,52 @@
+// `tacit repl`: an interactive prompt over a REPL session, for people building or testing
+// policies. Line editing and history come from node:readline; input continues over several
+// lines while what was typed is an unfinished statement.
+
+import { createInterface } from "node:readline";
+import { parseSync } from "oxc-parser";
+import type { RunnerConfig } from "../runner/config.js";
+import { ReplSession } from "../runner/session.js";
+
+/** True while the text so far ends in the middle of a statement (an unclosed brace, say). */
+function isUnfinished(code: string): boolean {
+  const { errors } = parseSync("script.ts", code, { lang: "ts", sourceType: "module" });
+  return errors.some((error) => (error.labels[0]?.start ?? 0) >= code.trimEnd().length);
+}
+
+export async function repl(config: RunnerConfig): Promise<number> {
+  const interactive = process.stdin.isTTY === true;
+  const session = new ReplSession(config);
+  const lines = createInterface({ input: process.stdin, output: process.stdout, terminal: interactive, historySize: 1000 });
+  const prompt = (more: boolean): void => {
+    if (!interactive) return;
+    lines.setPrompt(more ? "... " : "tacit> ");
+    lines.prompt();
+  };
+  if (interactive) process.stdout.write("tacit repl: TypeScript against the tacit API (tacit interface). .exit or Ctrl-D to leave.\n");
+  prompt(false);
+  let pending = "";
+  for await (const line of lines) {
+    if (pending === "" && line.trim() === ".exit") break;
+    pending = pending === "" ? line : `${pending}\n${line}`;
+    if (pending.trim() === "") {
+      pending = "";
+      prompt(false);
+      continue;
+    }
+    if (isUnfinished(pending)) {
+      prompt(true);
+      continue;
+    }
+    const code = pending;
+    pending = "";
+    lines.pause();
+    const result = await session.execute(code, config);
+    process.stdout.write(result.stdout);
+    if (result.error) process.stderr.write(result.error.endsWith("\n") ? result.error : `${result.error}\n`);
+    lines.resume();
+    prompt(false);
+  }
+  lines.close();
+  await session.close();
+  return 0;
+}
