@@ -19,6 +19,7 @@ function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
     memoryLimitMb: flags.memoryLimitMb,
     typeCheck: checkGiven ? flags.check : undefined,
     quiet: flags.quiet,
+    recordPath: flags.record,
     sessionEnabled: command.getOptionValueSource("session") === "cli" ? flags.session : undefined,
     libraryConfig:
       flags.allowedRoots ||
@@ -101,6 +102,10 @@ export async function runCommand(
     ...(json ? {} : { onOutput: streamToStdout() }),
   });
   printResult(result, json);
+  if (config.recordPath) {
+    const { Recorder } = await import("../runner/recorder.js");
+    new Recorder(config.recordPath).append({ kind: "run", code: script.code, result });
+  }
   return result.exitCode;
 }
 

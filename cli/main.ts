@@ -69,6 +69,7 @@ function addPolicyOptions(command: CommandType): CommandType {
     .option("--llm-api-key <key>", "its API key (kept in the host; never shown to scripts or in output)")
     .option("--llm-model <name>", "the model chat() asks")
     .option("--secure-output <file>", "append-only file (created 0600) that receives classified values printed, in plaintext")
+    .option("--record <dir>", "append every executed script and its result to <dir>/tacit-record.jsonl (config: recordPath)")
     .option("--quiet", "print no warnings")
     .addHelpText("after", EXIT_CODE_HELP);
 }

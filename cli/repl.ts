@@ -16,6 +16,7 @@ function isUnfinished(code: string): boolean {
 export async function repl(config: RunnerConfig): Promise<number> {
   const interactive = process.stdin.isTTY === true;
   const session = new ReplSession(config);
+  const recorder = config.recordPath ? new (await import("../runner/recorder.js")).Recorder(config.recordPath) : null;
   const lines = createInterface({ input: process.stdin, output: process.stdout, terminal: interactive, historySize: 1000 });
   const prompt = (more: boolean): void => {
     if (!interactive) return;
@@ -41,6 +42,7 @@ export async function repl(config: RunnerConfig): Promise<number> {
     pending = "";
     lines.pause();
     const result = await session.execute(code, config);
+    recorder?.append({ kind: "repl", sessionId: session.id, code, result });
     process.stdout.write(result.stdout);
     if (result.error) process.stderr.write(result.error.endsWith("\n") ? result.error : `${result.error}\n`);
     lines.resume();

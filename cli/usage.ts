@@ -7,6 +7,7 @@ export interface CommonFlags {
   memoryLimitMb?: number;
   quiet?: boolean;
   json?: boolean;
+  record?: string;
   /** serve: false with --no-session. */
   session?: boolean;
   allowedRoots?: string[];

@@ -50,6 +50,7 @@ const ConfigFileSchema = z
     memoryLimitMb: z.number().int().min(MIN_MEMORY_LIMIT_MB).max(65_536).optional(),
     typeCheck: z.boolean().optional(),
     quiet: z.boolean().optional(),
+    recordPath: z.string().min(1).optional(),
     sessionEnabled: z.boolean().optional(),
     maxSessions: z.number().int().positive().optional(),
     sessionIdleMs: z.number().int().positive().optional(),
@@ -92,6 +93,8 @@ export interface RunnerConfig {
   memoryLimitMb: number;
   typeCheck: boolean;
   quiet: boolean;
+  /** --record: the directory executed code and results are appended to; null when off. */
+  recordPath: string | null;
   /** tacit serve: whether the REPL session tools exist, how many may live, how long idle. */
   sessionEnabled: boolean;
   maxSessions: number;
@@ -177,6 +180,7 @@ export function resolveConfig(file: ConfigFile, flags: ConfigFile, cwd: string =
     memoryLimitMb: pick("memoryLimitMb") ?? DEFAULT_MEMORY_LIMIT_MB,
     typeCheck: pick("typeCheck") ?? true,
     quiet: pick("quiet") ?? false,
+    recordPath: ((dir) => (dir ? path.resolve(cwd, dir) : null))(pick("recordPath")),
     sessionEnabled: pick("sessionEnabled") ?? true,
     maxSessions: pick("maxSessions") ?? 100,
     sessionIdleMs: pick("sessionIdleMs") ?? 30 * 60_000,

@@ -11,6 +11,7 @@ import type { RunnerConfig } from "./config.js";
 import { evaluate, type EvaluationResult } from "./evaluate.js";
 import { interfacePath } from "./paths.js";
 import { SandboxProcess } from "./sandbox-process.js";
+import { Recorder } from "./recorder.js";
 import { ReplSession } from "./session.js";
 
 const INSTRUCTIONS =
@@ -59,6 +60,7 @@ export interface ServeOptions {
 
 export async function serve({ config, version }: ServeOptions): Promise<void> {
   const server = new McpServer({ name: "tacit", version }, { instructions: INSTRUCTIONS });
+  const recorder = config.recordPath ? new Recorder(config.recordPath) : null;
   // A warm spare: the next call's sandbox boots while the client thinks.
   let spare: SandboxProcess | undefined = new SandboxProcess({ memoryLimitMb: config.memoryLimitMb });
   const takeSpare = (): SandboxProcess | undefined => {
@@ -101,6 +103,7 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
           signal: extra.signal,
           ...(spare ? { prestarted: takeSpare() } : {}),
         });
+        recorder?.append({ kind: "execute_typescript", code, result });
         return toolResult(result);
       } finally {
         clearInterval(ticker);
@@ -108,7 +111,7 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
     },
   );
 
-  if (config.sessionEnabled) registerSessionTools(server, config, takeSpare);
+  if (config.sessionEnabled) registerSessionTools(server, config, takeSpare, recorder);
 
   server.registerTool(
     "show_interface",
@@ -135,7 +138,12 @@ function textResult(text: string, isError = false) {
 }
 
 /** create_repl_session, execute_in_session, delete_repl_session, list_sessions. */
-function registerSessionTools(server: McpServer, config: RunnerConfig, takeSpare: () => SandboxProcess | undefined): void {
+function registerSessionTools(
+  server: McpServer,
+  config: RunnerConfig,
+  takeSpare: () => SandboxProcess | undefined,
+  recorder: Recorder | null,
+): void {
   const sessions = new Map<string, ReplSession>();
   const reclaim = setInterval(() => {
     const now = Date.now();
@@ -184,7 +192,9 @@ function registerSessionTools(server: McpServer, config: RunnerConfig, takeSpare
       if (!session) return unknown(session_id);
       try {
         const spare = takeSpare();
-        return toolResult(await session.execute(code, config, { signal: extra.signal, ...(spare ? { prestarted: spare } : {}) }));
+        const result = await session.execute(code, config, { signal: extra.signal, ...(spare ? { prestarted: spare } : {}) });
+        recorder?.append({ kind: "execute_in_session", sessionId: session_id, code, result });
+        return toolResult(result);
       } catch (error) {
         return textResult((error as Error).message, true);
       }
