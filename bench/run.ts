@@ -1,11 +1,12 @@
 // `npm run bench`: every benchmark, each printing medians and ratios against a floor
 // measured in the same run. BENCH_RUNS sets the number of samples (default 15; the heavy
 // file benchmarks take a third of it, at least 3). BENCH_ONLY picks some by name, comma
-// separated (startup, reads, grep, map, exec, net); by default all run.
+// separated (startup, reads, grep, map, exec, net, serve); by default all run.
 
 import { benchMap } from "./classified.js";
 import { benchExec } from "./exec.js";
 import { benchNet } from "./net.js";
+import { benchServe } from "./serve.js";
 import { benchGrepRecursive, benchReads } from "./files.js";
 import { benchStartup } from "./startup.js";
 
@@ -17,6 +18,7 @@ const benchmarks: Record<string, (runs: number) => boolean | Promise<boolean>> =
   map: benchMap,
   exec: benchExec,
   net: benchNet,
+  serve: benchServe,
 };
 const only = (process.env.BENCH_ONLY ?? "")
   .split(",")
