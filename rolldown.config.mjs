@@ -23,8 +23,9 @@ export default defineConfig({
   // The search worker is a separate entry: a thread loads it on first search.
   input: { tacit: "dist/cli/main.js", prestart: "dist/cli/prestart.js", "grep-worker": "dist/runner/fs/grep-worker.js" },
   platform: "node",
-  // oxc-parser loads a native binding relative to its own files.
-  external: ["oxc-parser"],
+  // oxc-parser loads a native binding, and TypeScript's API finds its checker binary,
+  // relative to their own files: both stay in node_modules.
+  external: ["oxc-parser", /^typescript(\/|$)/],
   plugins: [scopeManagerWithoutLibs],
   output: {
     dir: "dist/bundle",

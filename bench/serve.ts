@@ -19,7 +19,8 @@ function percentile(values: readonly number[], p: number): number {
 export async function benchServe(runs: number): Promise<boolean> {
   const calls = Math.max(20, runs * 2);
   const dir = tempDir("serve");
-  const transport = new StdioClientTransport({ command: process.execPath, args: [tacitBin, "serve", "--quiet"], cwd: dir, stderr: "ignore" });
+  const extraArgs = (process.env.BENCH_SERVE_ARGS ?? "").split(" ").filter(Boolean);
+  const transport = new StdioClientTransport({ command: process.execPath, args: [tacitBin, "serve", "--quiet", ...extraArgs], cwd: dir, stderr: "ignore" });
   const client = new Client({ name: "tacit-bench", version: "0.0.0" });
   try {
     await client.connect(transport);

@@ -2,7 +2,7 @@
 // checker. Kept apart from the rest of the runner so the CLI can start them early.
 
 import type { PureFunctionSite } from "./pure-functions.js";
-import { formatTypeDiagnostic, typeCheck } from "./typecheck.js";
+import { formatTypeDiagnostic, typeCheck, type TypeCheckResult } from "./typecheck.js";
 import { formatDiagnostic, type TacitImport, validate } from "./validator.js";
 
 export interface CheckResult {
@@ -13,13 +13,16 @@ export interface CheckResult {
   pureFunctions: PureFunctionSite[];
 }
 
-export async function checkScript(code: string, displayName: string, typeCheckEnabled: boolean): Promise<CheckResult> {
+/** How the code is type-checked: a tsc process by default; a long-lived server passes its own. */
+export type TypeChecker = (code: string) => TypeCheckResult | Promise<TypeCheckResult>;
+
+export async function checkScript(code: string, displayName: string, typeCheckEnabled: boolean, checker: TypeChecker = typeCheck): Promise<CheckResult> {
   const validation = validate(code, displayName);
   if (!validation.ok) {
     return { ok: false, errors: validation.diagnostics.map((d) => formatDiagnostic(displayName, d)), tacitImports: [], pureFunctions: [] };
   }
   if (typeCheckEnabled) {
-    const types = await typeCheck(code);
+    const types = await checker(code);
     if (!types.ok) {
       return {
         ok: false,

@@ -21,7 +21,7 @@ import { rewriteForSandbox } from "./rewrite-imports.js";
 import type { PureFunctionSite } from "./pure-functions.js";
 import { Sandbox, type SandboxEnd } from "./sandbox.js";
 import { SandboxProcess } from "./sandbox-process.js";
-import { type CheckResult, checkScript } from "./checks.js";
+import { type CheckResult, checkScript, type TypeChecker } from "./checks.js";
 import type { TacitImport } from "./validator.js";
 
 export { type CheckResult, checkScript, EXIT_CODES, type Outcome };
@@ -64,6 +64,8 @@ export interface EvaluateOptions {
   precheck?: { typeChecked: boolean; result: Promise<CheckResult> };
   /** Aborting it stops the evaluation for real (an MCP client's cancellation). */
   signal?: AbortSignal;
+  /** The type checker to use (a server keeps an incremental one); default: a tsc process. */
+  typeChecker?: TypeChecker;
   /** A REPL session's part in this evaluation (see runner/session.ts). */
   session?: SessionPart;
 }
@@ -124,7 +126,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
       const early = options.precheck;
       check = await (early && early.typeChecked === config.typeCheck
         ? early.result
-        : checkScript(options.code, options.displayName, config.typeCheck));
+        : checkScript(options.code, options.displayName, config.typeCheck, options.typeChecker));
     } catch (error) {
       sandbox.kill("cancelled", "the checks failed");
       await sandbox.ended;

@@ -11,6 +11,8 @@ import type { RunnerConfig } from "./config.js";
 import { evaluate, type EvaluationResult } from "./evaluate.js";
 import { interfacePath } from "./paths.js";
 import { SandboxProcess } from "./sandbox-process.js";
+import type { TypeChecker } from "./checks.js";
+import { IncrementalTypeChecker } from "./incremental-typecheck.js";
 import { Recorder } from "./recorder.js";
 import { ReplSession } from "./session.js";
 
@@ -53,6 +55,9 @@ function toolResult(result: EvaluationResult) {
   };
 }
 
+/** Runs `use` with the warm spare sandbox (if one is ready), then starts the next spare. */
+type WithSpare = <T>(use: (prestarted: SandboxProcess | undefined) => Promise<T>) => Promise<T>;
+
 export interface ServeOptions {
   config: RunnerConfig;
   version: string;
@@ -61,12 +66,21 @@ export interface ServeOptions {
 export async function serve({ config, version }: ServeOptions): Promise<void> {
   const server = new McpServer({ name: "tacit", version }, { instructions: INSTRUCTIONS });
   const recorder = config.recordPath ? new Recorder(config.recordPath) : null;
-  // A warm spare: the next call's sandbox boots while the client thinks.
+  // One incremental checker for the server's life: a re-check costs milliseconds, not a process.
+  let checker: IncrementalTypeChecker | undefined;
+  const typeChecker: TypeChecker = (code) => (checker ??= new IncrementalTypeChecker()).check(code);
+  // A warm spare: the next call's sandbox boots while this one runs and the client thinks.
+  // The replacement is started as soon as the spare is taken (measured: calls that follow each
+  // other closely find it booted; started after the answer, they wait for Deno to boot).
   let spare: SandboxProcess | undefined = new SandboxProcess({ memoryLimitMb: config.memoryLimitMb });
-  const takeSpare = (): SandboxProcess | undefined => {
+  let closing = false;
+  const withSpare: WithSpare = async (use) => {
     const taken = spare;
-    spare = new SandboxProcess({ memoryLimitMb: config.memoryLimitMb });
-    return taken;
+    spare = undefined;
+    setImmediate(() => {
+      if (!closing && spare === undefined) spare = new SandboxProcess({ memoryLimitMb: config.memoryLimitMb });
+    });
+    return use(taken);
   };
 
   server.registerTool(
@@ -95,14 +109,17 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
                 .catch(() => undefined);
             }, PROGRESS_INTERVAL_MS);
       try {
-        const result = await evaluate({
-          code,
-          displayName: "script.ts",
-          config,
-          input: { kind: "unavailable", reason: "readInput(): an MCP call has no piped input; put the data in the script." },
-          signal: extra.signal,
-          ...(spare ? { prestarted: takeSpare() } : {}),
-        });
+        const result = await withSpare((prestarted) =>
+          evaluate({
+            code,
+            displayName: "script.ts",
+            config,
+            input: { kind: "unavailable", reason: "readInput(): an MCP call has no piped input; put the data in the script." },
+            signal: extra.signal,
+            typeChecker,
+            ...(prestarted ? { prestarted } : {}),
+          }),
+        );
         recorder?.append({ kind: "execute_typescript", code, result });
         return toolResult(result);
       } finally {
@@ -111,7 +128,7 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
     },
   );
 
-  if (config.sessionEnabled) registerSessionTools(server, config, takeSpare, recorder);
+  if (config.sessionEnabled) registerSessionTools(server, config, withSpare, recorder, typeChecker);
 
   server.registerTool(
     "show_interface",
@@ -129,7 +146,9 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
     transport.onclose = () => resolve();
     process.stdin.on("end", () => resolve());
   });
+  closing = true;
   spare?.kill("cancelled", "the server stopped");
+  checker?.close();
   await server.close();
 }
 
@@ -141,8 +160,9 @@ function textResult(text: string, isError = false) {
 function registerSessionTools(
   server: McpServer,
   config: RunnerConfig,
-  takeSpare: () => SandboxProcess | undefined,
+  withSpare: WithSpare,
   recorder: Recorder | null,
+  typeChecker: TypeChecker,
 ): void {
   const sessions = new Map<string, ReplSession>();
   const reclaim = setInterval(() => {
@@ -191,8 +211,9 @@ function registerSessionTools(
       const session = sessions.get(session_id);
       if (!session) return unknown(session_id);
       try {
-        const spare = takeSpare();
-        const result = await session.execute(code, config, { signal: extra.signal, ...(spare ? { prestarted: spare } : {}) });
+        const result = await withSpare((prestarted) =>
+          session.execute(code, config, { signal: extra.signal, typeChecker, ...(prestarted ? { prestarted } : {}) }),
+        );
         recorder?.append({ kind: "execute_in_session", sessionId: session_id, code, result });
         return toolResult(result);
       } catch (error) {

@@ -10,6 +10,7 @@ import { parseSync } from "oxc-parser";
 import { ECHO_GLOBAL } from "../library/protocol.js";
 import { ClassifiedStore } from "./classified/store.js";
 import { PureEvaluator } from "./classified/pure-evaluator.js";
+import type { TypeChecker } from "./checks.js";
 import type { RunnerConfig } from "./config.js";
 import { evaluate, type EvaluationResult, type RecordedExchange, type SessionState } from "./evaluate.js";
 import { randomToken } from "./random-token.js";
@@ -64,7 +65,11 @@ export class ReplSession {
     return this.snippets.length;
   }
 
-  async execute(code: string, config: RunnerConfig, extra: { signal?: AbortSignal; prestarted?: SandboxProcess } = {}): Promise<EvaluationResult> {
+  async execute(
+    code: string,
+    config: RunnerConfig,
+    extra: { signal?: AbortSignal; prestarted?: SandboxProcess; typeChecker?: TypeChecker } = {},
+  ): Promise<EvaluationResult> {
     if (this.busy) throw new Error("this session is already running a snippet; wait for it, or use another session");
     this.busy = true;
     this.lastUsed = Date.now();
@@ -88,6 +93,7 @@ export class ReplSession {
         session: { state: this.state, replay: this.recording, record, extraEdits: edits },
         ...(extra.signal ? { signal: extra.signal } : {}),
         ...(extra.prestarted ? { prestarted: extra.prestarted } : {}),
+        ...(extra.typeChecker ? { typeChecker: extra.typeChecker } : {}),
       });
       if (result.exitCode === 0) {
         this.snippets.push({ code, echo });

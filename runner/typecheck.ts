@@ -20,7 +20,7 @@ export interface TypeCheckResult {
   diagnostics: TypeDiagnostic[];
 }
 
-const COMPILER_OPTIONS = {
+export const COMPILER_OPTIONS = {
   target: "es2023",
   lib: ["es2023"],
   module: "esnext",

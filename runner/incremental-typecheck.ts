@@ -1,0 +1,58 @@
+// Type-checking for a long-lived server: TypeScript 7's in-process API
+// (typescript/unstable/sync, pinned with the exact typescript version since it is unstable)
+// keeps one checker process and project alive, so a re-check costs milliseconds instead of a
+// new tsc process. Same options and the same interface.d.ts as the one-shot check.
+
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { API, type Diagnostic, type Snapshot } from "typescript/unstable/sync";
+import { interfacePath } from "./paths.js";
+import { lineColumnOf, lineStarts } from "./source-position.js";
+import { COMPILER_OPTIONS, type TypeCheckResult, type TypeDiagnostic } from "./typecheck.js";
+
+function flatten(diagnostic: Diagnostic, depth = 0): string {
+  const chained = (diagnostic.messageChain ?? []).map((child) => `\n${"  ".repeat(depth + 1)}${flatten(child, depth + 1)}`);
+  return diagnostic.text + chained.join("");
+}
+
+export class IncrementalTypeChecker {
+  private readonly dir = mkdtempSync(path.join(tmpdir(), "tacit-checker-"));
+  private readonly script = path.join(this.dir, "script.ts");
+  private readonly tsconfig = path.join(this.dir, "tsconfig.json");
+  private readonly api: API;
+  private snapshot: Snapshot;
+
+  constructor() {
+    writeFileSync(this.tsconfig, JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ["script.ts", interfacePath] }));
+    writeFileSync(this.script, "");
+    this.api = new API({ cwd: this.dir });
+    this.snapshot = this.api.updateSnapshot({ openProjects: [this.tsconfig] });
+  }
+
+  /** Synchronous: a re-check takes a few milliseconds. */
+  check(code: string): TypeCheckResult {
+    writeFileSync(this.script, code);
+    const previous = this.snapshot;
+    this.snapshot = this.api.updateSnapshot({ fileChanges: { changed: [this.script] } });
+    previous.dispose();
+    const project = this.snapshot.getProject(this.tsconfig);
+    if (!project) throw new Error("tacit: the type checker lost its project");
+    const found = [...project.program.getSyntacticDiagnostics(this.script), ...project.program.getSemanticDiagnostics(this.script)];
+    const starts = lineStarts(code);
+    const diagnostics: TypeDiagnostic[] = found.map((diagnostic) => {
+      const { line, column } = lineColumnOf(starts, diagnostic.pos);
+      return { line, column, code: `TS${diagnostic.code}`, message: flatten(diagnostic) };
+    });
+    diagnostics.sort((a, b) => a.line - b.line || a.column - b.column);
+    return { ok: diagnostics.length === 0, diagnostics };
+  }
+
+  close(): void {
+    try {
+      this.api.close();
+    } finally {
+      rmSync(this.dir, { recursive: true, force: true });
+    }
+  }
+}
