@@ -94,8 +94,16 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
     const sandbox = prestarted ?? new SandboxProcess({ memoryLimitMb: flags.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB });
     try {
       const script = await readScript(file);
+      // The type checker (its own process, reading nothing but the script: see typeCheck) starts
+      // first; the validator loads and runs meanwhile, and decides whether its answer counts.
+      const { typeCheck } = await import("../runner/typecheck.js");
+      const earlyTypes = flags.check ? typeCheck(script.code) : null;
+      earlyTypes?.catch(() => undefined);
       const { checkScript } = await import("../runner/checks.js");
-      const precheck = { typeChecked: flags.check, result: checkScript(script.code, script.displayName, flags.check) };
+      const precheck = {
+        typeChecked: flags.check,
+        result: checkScript(script.code, script.displayName, flags.check, earlyTypes ? () => earlyTypes : undefined),
+      };
       precheck.result.catch(() => undefined); // awaited (and reported) by the evaluation
       const { runCommand } = await import("./commands.js");
       setExitCode(await runCommand(script, flags, command, sandbox, precheck));
@@ -157,6 +165,11 @@ function tolerateClosedOutput(stream: NodeJS.WriteStream): void {
 export async function main(argv: readonly string[], prestarted?: SandboxProcess): Promise<number> {
   tolerateClosedOutput(process.stdout);
   tolerateClosedOutput(process.stderr);
+  // Ended by a signal, tacit still runs its exit hooks: sandboxes, checkers and their
+  // temporary directories go with it.
+  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+    process.once(signal, () => process.exit(code));
+  }
   let exitCode: number = EXIT_CODES.ok;
   const program = buildProgram((code) => {
     exitCode = code;

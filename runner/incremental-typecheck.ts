@@ -28,6 +28,7 @@ export class IncrementalTypeChecker {
     writeFileSync(this.script, "");
     this.api = new API({ cwd: this.dir });
     this.snapshot = this.api.updateSnapshot({ openProjects: [this.tsconfig] });
+    process.once("exit", () => rmSync(this.dir, { recursive: true, force: true }));
   }
 
   /** Synchronous: a re-check takes a few milliseconds. */

@@ -2,7 +2,7 @@
 // lib es2023 only (no DOM, no @types), strict, every file a module. Runs after the validator,
 // which has already refused anything that would make the checker read other files.
 
-import { execFile } from "node:child_process";
+import { type ChildProcess, execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -55,7 +55,28 @@ export class TypeCheckerError extends Error {
   override name = "TypeCheckerError";
 }
 
+/** Checks in flight: a process that exits early (a rejected script) leaves none behind. */
+const inFlight = new Map<ChildProcess, string>();
+let exitHookInstalled = false;
+function cleanUpOnExit(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const [child, dir] of inFlight) {
+      child.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
+
+/**
+ * With `noResolve` the checker reads nothing but the script, interface.d.ts and its own lib
+ * files — no triple-slash reference or import target is ever opened (verified with strace) —
+ * so a check may start before the validator has looked at the code; its answer is used only
+ * if the validator passes.
+ */
 export async function typeCheck(code: string): Promise<TypeCheckResult> {
+  cleanUpOnExit();
   const dir = mkdtempSync(path.join(tmpdir(), "tacit-check-"));
   try {
     writeFileSync(path.join(dir, "script.ts"), code);
@@ -64,15 +85,17 @@ export async function typeCheck(code: string): Promise<TypeCheckResult> {
       JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ["script.ts", interfacePath] }),
     );
     const { exitCode, stdout, stderr } = await new Promise<{ exitCode: number; stdout: string; stderr: string }>((resolve, reject) => {
-      execFile(
+      const child = execFile(
         tscExecutable(),
         ["-p", path.join(dir, "tsconfig.json")],
         { cwd: dir, maxBuffer: 16 * 1024 * 1024, env: { PATH: process.env.PATH ?? "" } },
         (error, stdout, stderr) => {
+          inFlight.delete(child);
           if (error && typeof error.code !== "number") reject(new TypeCheckerError(`the type checker could not run: ${error.message}`));
           else resolve({ exitCode: typeof error?.code === "number" ? error.code : 0, stdout, stderr });
         },
       );
+      inFlight.set(child, dir);
     });
     const diagnostics = parseTscOutput(stdout);
     if (exitCode !== 0 && diagnostics.length === 0) {
