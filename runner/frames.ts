@@ -3,7 +3,7 @@
 // in both directions, so the two cannot drift apart.
 
 import { z } from "zod";
-import { type Action, MAX_SANDBOX_FRAME_CHARS, type SandboxFrame } from "../library/protocol.js";
+import { type Action, MAX_SANDBOX_FRAME_CHARS, type PureReply, type SandboxFrame } from "../library/protocol.js";
 
 const scope = z.string().max(256);
 const filePath = z.string().max(4096);
@@ -103,10 +103,31 @@ export function parseSandboxFrame(line: string): SandboxFrame {
   return parsed.data;
 }
 
+const PureReplySchema = z.union([
+  z.object({ id: z.number().int(), ok: z.literal(true), value: z.unknown() }).strict(),
+  z.object({ id: z.number().int(), ok: z.literal(false), error: z.string() }).strict(),
+]);
+
+/** A reply from the pure evaluator (agent code runs there: it is validated like any frame). */
+export function parsePureReply(line: string): PureReply {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    throw new ProtocolError("the pure evaluator wrote something that is not a reply");
+  }
+  const parsed = PureReplySchema.safeParse(json);
+  if (!parsed.success) throw new ProtocolError("the pure evaluator sent a malformed reply");
+  return parsed.data as PureReply;
+}
+
 /** Splits a byte stream into lines, refusing any line longer than the protocol allows. */
 export class FrameSplitter {
   private pending = "";
   private readonly decoder = new TextDecoder("utf-8", { fatal: true });
+
+  /** `limitChars`: the longest line accepted (the pure evaluator's replies may be larger). */
+  constructor(private readonly limitChars: number = MAX_SANDBOX_FRAME_CHARS) {}
 
   push(chunk: Uint8Array): string[] {
     let text: string;
@@ -119,15 +140,15 @@ export class FrameSplitter {
     // not rescanned from its start each time.
     if (!text.includes("\n")) {
       this.pending += text;
-      if (this.pending.length > MAX_SANDBOX_FRAME_CHARS) {
-        throw new ProtocolError(`the sandbox wrote a frame longer than ${MAX_SANDBOX_FRAME_CHARS} characters`);
+      if (this.pending.length > this.limitChars) {
+        throw new ProtocolError(`the sandbox wrote a frame longer than ${this.limitChars} characters`);
       }
       return [];
     }
     const lines = (this.pending + text).split("\n");
     this.pending = lines.pop() ?? "";
-    if (this.pending.length > MAX_SANDBOX_FRAME_CHARS || lines.some((line) => line.length > MAX_SANDBOX_FRAME_CHARS)) {
-      throw new ProtocolError(`the sandbox wrote a frame longer than ${MAX_SANDBOX_FRAME_CHARS} characters`);
+    if (this.pending.length > this.limitChars || lines.some((line) => line.length > this.limitChars)) {
+      throw new ProtocolError(`the sandbox wrote a frame longer than ${this.limitChars} characters`);
     }
     return lines;
   }

@@ -3,7 +3,8 @@
 // next job starts a fresh one. Whatever happens in there, the caller gets a result to keep
 // classified, never something to show the agent.
 
-import type { PureJob, PureReply } from "../../library/protocol.js";
+import { MAX_HOST_FRAME_CHARS, type PureJob, type PureReply } from "../../library/protocol.js";
+import { FrameSplitter, parsePureReply, ProtocolError } from "../frames.js";
 import { SandboxProcess } from "../sandbox-process.js";
 
 /** How long one map/flatMap function may run. */
@@ -14,7 +15,6 @@ export type PureResult = { ok: true; value: unknown } | { ok: false; reason: str
 
 export class PureEvaluator {
   private process: SandboxProcess | null = null;
-  private pending = "";
   private waiting: { id: number; resolve: (reply: PureReply) => void } | null = null;
   private chain: Promise<unknown> = Promise.resolve();
   private nextId = 1;
@@ -22,14 +22,15 @@ export class PureEvaluator {
 
   private start(): SandboxProcess {
     const proc = new SandboxProcess({ memoryLimitMb: PURE_MEMORY_LIMIT_MB, role: "pure" });
-    this.pending = "";
-    proc.stdout.setEncoding("utf8");
-    proc.stdout.on("data", (text: string) => {
-      this.pending += text;
-      for (let newline = this.pending.indexOf("\n"); newline !== -1; newline = this.pending.indexOf("\n")) {
-        const line = this.pending.slice(0, newline);
-        this.pending = this.pending.slice(newline + 1);
-        this.onLine(line);
+    // The same splitting and validation as the sandbox's frames; replies carry whole values,
+    // so they may be as long as what the host sends the evaluator.
+    const splitter = new FrameSplitter(MAX_HOST_FRAME_CHARS);
+    proc.stdout.on("data", (chunk: Buffer) => {
+      try {
+        for (const line of splitter.push(chunk)) this.onReply(parsePureReply(line));
+      } catch (error) {
+        if (!(error instanceof ProtocolError)) throw error;
+        proc.kill("protocol", error.message);
       }
     });
     void proc.ended.then((end) => {
@@ -41,14 +42,7 @@ export class PureEvaluator {
     return proc;
   }
 
-  private onLine(line: string): void {
-    let reply: PureReply;
-    try {
-      reply = JSON.parse(line) as PureReply;
-    } catch {
-      this.process?.kill("protocol", "the pure evaluator wrote something that is not a reply");
-      return;
-    }
+  private onReply(reply: PureReply): void {
     if (this.waiting && reply.id === this.waiting.id) {
       const { resolve } = this.waiting;
       this.waiting = null;
