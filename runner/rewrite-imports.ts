@@ -69,7 +69,3 @@ export function rewriteForSandbox(
   return applyEdits(code, edits);
 }
 
-/** Only the import rewriting (kept for callers that have no map sites). */
-export function rewriteTacitImports(code: string, imports: readonly TacitImport[]): string {
-  return rewriteForSandbox(code, imports);
-}

@@ -1,16 +1,16 @@
-// Unit tests of rewriteTacitImports (runner/rewrite-imports.ts): `import … from "tacit"`
+// Unit tests of rewriteForSandbox's import rewriting (runner/rewrite-imports.ts): `import … from "tacit"`
 // becomes a read of the sandbox's library object, and every other character keeps its
 // line and column so that positions in runtime errors point at the agent's own source.
 
 import { describe, expect, it } from "vitest";
 import { LIBRARY_GLOBAL } from "../../library/protocol.js";
-import { rewriteTacitImports } from "../../runner/rewrite-imports.js";
+import { rewriteForSandbox } from "../../runner/rewrite-imports.js";
 import { validate } from "../../runner/validator.js";
 
 function rewrite(code: string): string {
   const result = validate(code);
   expect(result.diagnostics).toEqual([]);
-  return rewriteTacitImports(code, result.tacitImports);
+  return rewriteForSandbox(code, result.tacitImports);
 }
 
 /** Runs rewritten (plain JavaScript) code with a fake library object; returns `result`'s value. */
@@ -36,7 +36,7 @@ function squash(text: string): string {
   return text.replace(/[ \t]*([{}=,:;])[ \t]*/g, "$1").replace(/[ \t]+$/gm, "");
 }
 
-describe("rewriteTacitImports", () => {
+describe("rewriteForSandbox: tacit imports", () => {
   it("leaves code without tacit imports unchanged", () => {
     const code = 'const a = 1;\nprintln(a, "import { x } from \\"tacit\\"");\n';
     expect(squash(rewrite(code))).toBe(squash(code));
@@ -102,7 +102,7 @@ describe("rewriteTacitImports", () => {
     expect(squash(rewrite(code))).toBe(squash(`const a = 1;\nconst { println } = ${L};\nconst b = 2;\nconst t = ${L};\nconst c = 3;`));
     // The rewriter sorts the imports itself.
     const imports = [...validate(code).tacitImports].reverse();
-    expect(rewriteTacitImports(code, imports)).toBe(rewrite(code));
+    expect(rewriteForSandbox(code, imports)).toBe(rewrite(code));
   });
 
   // Regression (rewrite-imports, fixed): the replacement is shorter than the import it replaces, so code
