@@ -7,6 +7,8 @@ import { writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import path from "node:path";
+import { afterEach } from "vitest";
+import { realTempDir } from "../files/fixtures.js";
 
 export {
   ATTEMPT_PRELUDE,
@@ -100,3 +102,26 @@ export function configFile(dir: string, libraryConfig: Record<string, unknown>):
 
 /** `--network-permissions a,b,…` */
 export const permit = (...patterns: string[]): string[] => ["--network-permissions", patterns.join(",")];
+
+/**
+ * Servers and temp dirs that live for one test: each test file calls this once at the top
+ * level, and everything it hands out is closed or removed after each test.
+ */
+export function perTestResources(dirPrefix: string) {
+  const cleanups: Array<() => void | Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+  return {
+    async server(handler?: Handler): Promise<TestServer> {
+      const started = await startServer(handler);
+      cleanups.push(() => started.close());
+      return started;
+    },
+    dir(): string {
+      const { dir, cleanup } = realTempDir(dirPrefix);
+      cleanups.push(cleanup);
+      return dir;
+    },
+  };
+}

@@ -3,7 +3,7 @@
 // same checks, credentials kept to their origin); the response size cap; timeouts.
 
 import type http from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ATTEMPT_PRELUDE,
   attemptOf,
@@ -14,28 +14,14 @@ import {
   type Handler,
   lit,
   permit,
-  realTempDir,
-  startServer,
   tacit,
   type TestServer,
+  perTestResources,
 } from "./fixtures.js";
 
-const cleanups: Array<() => void | Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
-
-async function server(handler?: Handler): Promise<TestServer> {
-  const started = await startServer(handler);
-  cleanups.push(() => started.close());
-  return started;
-}
-
-function workDir(): string {
-  const { dir, cleanup } = realTempDir("tacit-net-http-");
-  cleanups.push(cleanup);
-  return dir;
-}
+const resources = perTestResources("tacit-net-http-");
+const server = resources.server;
+const workDir = resources.dir;
 
 /** /status/NNN answers NNN; /redirect?to=URL[&code=NNN] redirects; anything else echoes. */
 const routes: Handler = (request, response) => {

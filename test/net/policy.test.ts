@@ -4,7 +4,7 @@
 // "nothing was sent" is judged by the recording server, never by the script. Names other
 // than "localhost" are only ever used where policy refuses them before any lookup.
 
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ATTEMPT_PRELUDE,
   attemptOf,
@@ -12,29 +12,14 @@ import {
   expectRefused,
   lit,
   permit,
-  realTempDir,
-  startServer,
   tacit,
-  type TestServer,
   unusedPort,
+  perTestResources,
 } from "./fixtures.js";
 
-const cleanups: Array<() => void | Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
-
-async function server(): Promise<TestServer> {
-  const started = await startServer();
-  cleanups.push(() => started.close());
-  return started;
-}
-
-function workDir(): string {
-  const { dir, cleanup } = realTempDir("tacit-net-policy-");
-  cleanups.push(cleanup);
-  return dir;
-}
+const resources = perTestResources("tacit-net-policy-");
+const server = resources.server;
+const workDir = resources.dir;
 
 describe("network permissions and scopes", () => {
   it("with --network-permissions unset, requestNetwork is refused, naming the flag, and nothing is sent", async () => {

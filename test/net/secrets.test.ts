@@ -6,7 +6,7 @@
 
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
 import {
   ATTEMPT_PRELUDE,
@@ -19,23 +19,13 @@ import {
   lit,
   makeCanary,
   permit,
-  realTempDir,
-  startServer,
   tacit,
-  type TestServer,
   writeTree,
+  perTestResources,
 } from "./fixtures.js";
 
-const cleanups: Array<() => void | Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
-
-async function server(handler?: Handler): Promise<TestServer> {
-  const started = await startServer(handler);
-  cleanups.push(() => started.close());
-  return started;
-}
+const resources = perTestResources("tacit-net-secret-");
+const server = resources.server;
 
 interface SecretWorld {
   /** The script's working directory, with `.env` holding the canary. */
@@ -46,8 +36,7 @@ interface SecretWorld {
 }
 
 function secretWorld(): SecretWorld {
-  const { dir: base, cleanup } = realTempDir("tacit-net-secret-");
-  cleanups.push(cleanup);
+  const base = resources.dir();
   const root = path.join(base, "work");
   const canary = makeCanary();
   writeTree(root, { ".env": `  ${canary}\n`, "plain.txt": "nothing here\n" });
