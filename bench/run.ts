@@ -1,8 +1,9 @@
 // `npm run bench`: every benchmark, each printing medians and ratios against a floor
 // measured in the same run. BENCH_RUNS sets the number of samples (default 15; the heavy
 // file benchmarks take a third of it, at least 3). BENCH_ONLY picks some by name, comma
-// separated (startup, reads, grep, map, exec, net, serve); by default all run.
+// separated (startup, reads, grep, map, exec, net, serve, audit); by default all run.
 
+import { benchAudit } from "./audit.js";
 import { benchMap } from "./classified.js";
 import { benchExec } from "./exec.js";
 import { benchNet } from "./net.js";
@@ -19,6 +20,7 @@ const benchmarks: Record<string, (runs: number) => boolean | Promise<boolean>> =
   exec: benchExec,
   net: benchNet,
   serve: benchServe,
+  audit: benchAudit,
 };
 const only = (process.env.BENCH_ONLY ?? "")
   .split(",")

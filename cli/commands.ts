@@ -6,6 +6,8 @@ import { type ConfigFile, loadConfigFile, parseFlagConfig, resolveConfig, type R
 import { type CheckResult, checkScript, evaluate, EXIT_CODES, type EvaluationResult } from "../runner/evaluate.js";
 import type { InputSource } from "../runner/monitor.js";
 import type { SandboxProcess } from "../runner/sandbox-process.js";
+import { terminalAsker } from "../runner/approval/askers.js";
+import { createOversight } from "../runner/approval/oversight.js";
 import { readScript, type ScriptSource } from "./script-source.js";
 import { INPUT_LIMIT_BYTES, readStdin } from "./stdin.js";
 import type { CommonFlags } from "./usage.js";
@@ -20,6 +22,7 @@ function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
     typeCheck: checkGiven ? flags.check : undefined,
     quiet: flags.quiet,
     recordPath: flags.record,
+    auditLog: flags.auditLog,
     sessionEnabled: command.getOptionValueSource("session") === "cli" ? flags.session : undefined,
     libraryConfig:
       flags.allowedRoots ||
@@ -45,7 +48,7 @@ function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
           }
         : undefined,
   });
-  const config = resolveConfig(file, fromFlags);
+  const config = { ...resolveConfig(file, fromFlags), assumeYes: flags.yes === true };
   if (!config.quiet) for (const warning of config.warnings) process.stderr.write(`tacit: warning: ${warning}\n`);
   return config;
 }
@@ -92,7 +95,9 @@ export async function runCommand(
 ): Promise<number> {
   const config = loadConfig(flags, command);
   const json = flags.json === true;
+  const oversight = await createOversight(config, process.cwd(), terminalAsker);
   const result = await evaluate({
+    oversight,
     code: script.code,
     displayName: script.displayName,
     config,
@@ -100,7 +105,7 @@ export async function runCommand(
     prestarted,
     precheck,
     ...(json ? {} : { onOutput: streamToStdout() }),
-  });
+  }).finally(() => oversight.audit?.close());
   printResult(result, json);
   if (config.recordPath) {
     const { Recorder } = await import("../runner/recorder.js");

@@ -40,7 +40,7 @@ function addScriptOptions(command: CommandType, jsonHelp: string): CommandType {
 /** The options that say what scripts may do and how long they may take. */
 function addPolicyOptions(command: CommandType): CommandType {
   return command
-    .option("--config <file>", "JSON config file: executionTimeoutMs, memoryLimitMb, typeCheck, quiet, and libraryConfig (allowedRoots, classifiedPaths, classifiedWrite, secureOutput, commandPermissions, strictMode, networkPermissions, networkResponseLimitBytes, networkTimeoutMs, llm); see the README")
+    .option("--config <file>", "JSON config file: executionTimeoutMs, memoryLimitMb, typeCheck, quiet, auditLog, policy (approval tiers), and libraryConfig (allowedRoots, classifiedPaths, classifiedWrite, secureOutput, commandPermissions, strictMode, networkPermissions, networkResponseLimitBytes, networkTimeoutMs, llm); see the README")
     .option("--no-check", "skip type-checking (config: typeCheck: false)")
     .addOption(
       new Option("--exec-timeout-ms <ms>", "wall-clock limit for the script, in ms (default 30000)").argParser(
@@ -70,6 +70,8 @@ function addPolicyOptions(command: CommandType): CommandType {
     .option("--llm-model <name>", "the model chat() asks")
     .option("--secure-output <file>", "append-only file (created 0600) that receives classified values printed, in plaintext")
     .option("--record <dir>", "append every executed script and its result to <dir>/tacit-record.jsonl (config: recordPath)")
+    .option("--audit-log <file>", "append a signed, hash-chained log of every evaluation and action decision to <file> (config: auditLog); check it with tacit audit verify")
+    .option("--yes", "answer yes to every approval the config's policy asks for, for this run (never remembered)")
     .option("--quiet", "print no warnings")
     .addHelpText("after", EXIT_CODE_HELP);
 }
@@ -148,8 +150,70 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
       setExitCode(EXIT_CODES.ok);
     });
 
+  const approvals = program
+    .command("approvals")
+    .description("the remembered answers to approve-once questions (30 days; kept owner-only in $TACIT_HOME or ~/.config/tacit)");
+  approvals
+    .command("list")
+    .description("print every remembered approval and when it expires")
+    .option("--json", "print a JSON array")
+    .action(async (flags: { json?: boolean }) => {
+      const { listApprovals } = await import("./approvals.js");
+      setExitCode(listApprovals(flags.json === true));
+    });
+  approvals
+    .command("grant")
+    .description("pre-approve patterns (as a refusal message names them), for unattended runs")
+    .argument("<patterns...>", "canonical patterns, e.g. 'exec git push *'")
+    .action(async (patterns: string[]) => {
+      const { grantApprovals } = await import("./approvals.js");
+      setExitCode(grantApprovals(patterns));
+    });
+  approvals
+    .command("revoke")
+    .description("forget remembered approvals: the next time, a person is asked again")
+    .argument("[patterns...]", "patterns as tacit approvals list prints them")
+    .option("--all", "forget every approval")
+    .action(async (patterns: string[], flags: { all?: boolean }) => {
+      const { revokeApprovals } = await import("./approvals.js");
+      setExitCode(revokeApprovals(patterns, flags.all === true));
+    });
+
+  const audit = program
+    .command("audit")
+    .description("the tamper-evident audit log written with --audit-log: verify it, show it, print the signing key");
+  audit
+    .command("verify")
+    .description("check an audit log offline: edited, inserted, deleted or reordered lines, an unsigned tail, signatures (exit 0 verified, 1 problems)")
+    .argument("<file>", "the audit log")
+    .option("--public-key <hex>", "the Ed25519 public key heads must be signed with (default: this machine's, as `tacit audit key` prints it)")
+    .option("--json", "print the report as one JSON object")
+    .action(async (file: string, flags: { publicKey?: string; json?: boolean }) => {
+      const { auditVerifyCommand } = await import("./audit.js");
+      setExitCode(auditVerifyCommand(file, flags));
+    });
+  audit
+    .command("show")
+    .description("print an audit log readably, one line per event (it does not verify it)")
+    .argument("<file>", "the audit log")
+    .option("--json", "print the lines as one JSON array")
+    .action(async (file: string, flags: { json?: boolean }) => {
+      const { auditShowCommand } = await import("./audit.js");
+      setExitCode(auditShowCommand(file, flags));
+    });
+  audit
+    .command("key")
+    .description("print the public key audit logs are signed with (made on first use); the key's file goes to stderr")
+    .action(async () => {
+      const { auditKeyCommand } = await import("./audit.js");
+      setExitCode(auditKeyCommand());
+    });
+
   program.exitOverride();
-  for (const command of program.commands) command.exitOverride();
+  for (const command of program.commands) {
+    command.exitOverride();
+    for (const sub of command.commands) sub.exitOverride();
+  }
   return program;
 }
 
@@ -184,7 +248,7 @@ export async function main(argv: readonly string[], prestarted?: SandboxProcess)
     }
     prestarted?.kill("cancelled", "the command did not run a script");
     const name = error instanceof Error ? error.name : "";
-    if (name === "ConfigError" || name === "UsageError") {
+    if (name === "ConfigError" || name === "UsageError" || name === "ApprovalStoreError" || name === "AuditLogError") {
       process.stderr.write(`tacit: ${(error as Error).message}\n`);
       return EXIT_CODES.usage;
     }

@@ -6,6 +6,8 @@ import { createInterface } from "node:readline";
 import { parseSync } from "oxc-parser";
 import type { RunnerConfig } from "../runner/config.js";
 import { ReplSession } from "../runner/session.js";
+import { terminalAsker } from "../runner/approval/askers.js";
+import { createOversight } from "../runner/approval/oversight.js";
 
 /** True while the text so far ends in the middle of a statement (an unclosed brace, say). */
 function isUnfinished(code: string): boolean {
@@ -16,6 +18,9 @@ function isUnfinished(code: string): boolean {
 export async function repl(config: RunnerConfig): Promise<number> {
   const interactive = process.stdin.isTTY === true;
   const session = new ReplSession(config);
+  // Approvals are asked on the terminal (readline is paused while a snippet runs).
+  const oversight = await createOversight(config, process.cwd(), terminalAsker);
+  oversight.audit?.append({ type: "session-started", session: session.id });
   const recorder = config.recordPath ? new (await import("../runner/recorder.js")).Recorder(config.recordPath) : null;
   const lines = createInterface({ input: process.stdin, output: process.stdout, terminal: interactive, historySize: 1000 });
   const prompt = (more: boolean): void => {
@@ -41,7 +46,7 @@ export async function repl(config: RunnerConfig): Promise<number> {
     const code = pending;
     pending = "";
     lines.pause();
-    const result = await session.execute(code, config);
+    const result = await session.execute(code, config, { oversight });
     recorder?.append({ kind: "repl", sessionId: session.id, code, result });
     process.stdout.write(result.stdout);
     if (result.error) process.stderr.write(result.error.endsWith("\n") ? result.error : `${result.error}\n`);
@@ -50,5 +55,7 @@ export async function repl(config: RunnerConfig): Promise<number> {
   }
   lines.close();
   await session.close();
+  oversight.audit?.append({ type: "session-ended", session: session.id, reason: "the repl ended" });
+  oversight.audit?.close();
   return 0;
 }

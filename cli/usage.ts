@@ -19,6 +19,9 @@ export interface CommonFlags {
   llmApiKey?: string;
   llmModel?: string;
   strict?: boolean;
+  auditLog?: string;
+  /** --yes: answer every approval yes for this run. */
+  yes?: boolean;
 }
 
 /** A mistake in how tacit was invoked: exit code 2, message on stderr. */

@@ -64,6 +64,12 @@ export class CapabilityTable {
     throw new PolicyDenial(`not a capability this host issued: only the object ${scope}() passes to its block can be used`);
   }
 
+  /** The root of a live file-system scope (for naming its actions), or null. */
+  fsRoot(token: string): string | null {
+    const capability = this.live.get(token);
+    return capability?.kind === "fs" ? capability.root : null;
+  }
+
   revokeAll(): void {
     for (const token of [...this.live.keys()]) this.revoke(token);
   }

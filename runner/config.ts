@@ -7,6 +7,7 @@ import { z } from "zod";
 import { DEFAULT_CLASSIFIED_PATHS } from "./fs/classified-paths.js";
 import type { LlmConfig } from "./llm/chat-client.js";
 import { parseHostPattern } from "./net/host-policy.js";
+import { type PolicyConfig, PolicySchema } from "./approval/policy.js";
 
 function isHostPattern(source: string): boolean {
   try {
@@ -54,6 +55,8 @@ const ConfigFileSchema = z
     sessionEnabled: z.boolean().optional(),
     maxSessions: z.number().int().positive().optional(),
     sessionIdleMs: z.number().int().positive().optional(),
+    auditLog: z.string().min(1).optional(),
+    policy: PolicySchema.optional(),
     libraryConfig: LibraryConfigSchema.optional(),
   })
   .strict();
@@ -99,6 +102,12 @@ export interface RunnerConfig {
   sessionEnabled: boolean;
   maxSessions: number;
   sessionIdleMs: number;
+  /** --audit-log: the signed, hash-chained log of evaluations and action decisions; null when off. */
+  auditLog: string | null;
+  /** Which actions need a person (approval tiers); null: the allowlists alone decide. */
+  policy: PolicyConfig | null;
+  /** --yes: every approval a policy asks for is answered yes, for this run (never remembered). */
+  assumeYes: boolean;
   library: LibraryConfig;
 }
 
@@ -110,11 +119,14 @@ function describeIssues(source: string, error: z.ZodError): string {
   return error.issues
     .map((issue) => {
       if (issue.code === "unrecognized_keys") {
-        const inLibrary = issue.path[0] === "libraryConfig";
-        const known = Object.keys(inLibrary ? LibraryConfigSchema.shape : ConfigFileSchema.shape);
-        const where = inLibrary ? "libraryConfig." : "";
-        return `${source}: unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${where}${k}"`).join(", ")}` +
-          ` (known keys${inLibrary ? " in libraryConfig" : ""}: ${known.join(", ")})`;
+        const where = issue.path.join(".");
+        const known =
+          issue.path[0] === "libraryConfig" ? Object.keys(LibraryConfigSchema.shape)
+          : issue.path[0] === "policy" && issue.path.length === 1 ? ["rules"]
+          : issue.path[0] === "policy" ? ["action", "tier", "path", "command", "args", "host", "method", "beyondAllowlist"]
+          : Object.keys(ConfigFileSchema.shape);
+        return `${source}: unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${where ? `${where}.` : ""}${k}"`).join(", ")}` +
+          ` (known keys${where ? ` in ${where}` : ""}: ${known.join(", ")})`;
       }
       const key = issue.path.join(".") || "(top level)";
       return `${source}: ${key}: ${issue.message}`;
@@ -184,6 +196,9 @@ export function resolveConfig(file: ConfigFile, flags: ConfigFile, cwd: string =
     sessionEnabled: pick("sessionEnabled") ?? true,
     maxSessions: pick("maxSessions") ?? 100,
     sessionIdleMs: pick("sessionIdleMs") ?? 30 * 60_000,
+    auditLog: ((file) => (file ? path.resolve(cwd, file) : null))(pick("auditLog")),
+    policy: pick("policy") ?? null,
+    assumeYes: false,
     library: {
       allowedRoots: resolveRoots(pickLibrary("allowedRoots") ?? [cwd], cwd),
       classifiedPaths: pickLibrary("classifiedPaths") ?? [...DEFAULT_CLASSIFIED_PATHS],

@@ -15,7 +15,7 @@ import { NetworkExecutor } from "./net/executor.js";
 import { parseHostPattern } from "./net/host-policy.js";
 import { FileSystemExecutor } from "./fs/file-system.js";
 import { GrepRunner } from "./fs/grep-runner.js";
-import { type Decision, dispatch, type EvaluationContext, type InputSource } from "./monitor.js";
+import { type Decision, type EvaluationContext, type InputSource } from "./monitor.js";
 import { OUTPUT_LIMIT_BYTES, OutputBuffer } from "./output.js";
 import { rewriteForSandbox } from "./rewrite-imports.js";
 import type { PureFunctionSite } from "./pure-functions.js";
@@ -23,6 +23,12 @@ import { Sandbox, type SandboxEnd } from "./sandbox.js";
 import { SandboxProcess } from "./sandbox-process.js";
 import { type CheckResult, checkScript, type TypeChecker } from "./checks.js";
 import type { TacitImport } from "./validator.js";
+import { ApprovalGate, type Oversight } from "./approval/gate.js";
+import { RunGrants } from "./approval/grants.js";
+import { unattendedOversight } from "./approval/oversight.js";
+import { digestOf } from "./audit/digest.js";
+import { PausableTimer } from "./pausable-timer.js";
+import { randomToken } from "./random-token.js";
 
 export { type CheckResult, checkScript, EXIT_CODES, type Outcome };
 
@@ -68,6 +74,8 @@ export interface EvaluateOptions {
   typeChecker?: TypeChecker;
   /** A REPL session's part in this evaluation (see runner/session.ts). */
   session?: SessionPart;
+  /** Approval tiers, who to ask, and the audit log; default: the config's policy, no one to ask, no log. */
+  oversight?: Oversight;
 }
 
 /** One exchange with the monitor, as a session records it for replay. */
@@ -84,6 +92,8 @@ export interface SessionState {
 }
 
 export interface SessionPart {
+  /** The session's id, for the audit log. */
+  id: string;
   state: SessionState;
   /** The requests of earlier snippets, answered from here instead of being performed again. */
   replay: readonly RecordedExchange[];
@@ -112,7 +122,38 @@ function result(outcome: Outcome, output: OutputBuffer, error: string | null, st
   };
 }
 
+/** Runs one evaluation, logged (when an audit log is configured) from start to end and signed. */
 export async function evaluate(options: EvaluateOptions): Promise<EvaluationResult> {
+  const oversight = options.oversight ?? unattendedOversight(options.config, options.cwd ?? process.cwd());
+  const evaluation = randomToken(9);
+  const audit = oversight.audit;
+  audit?.append({
+    type: "evaluation-started",
+    evaluation,
+    session: options.session?.id ?? null,
+    displayName: options.displayName,
+    codeDigest: digestOf(options.code),
+    policyDigest: oversight.policyDigest,
+  });
+  let ended: EvaluationResult | undefined;
+  try {
+    ended = await runEvaluation(options, oversight, evaluation);
+    return ended;
+  } finally {
+    if (audit) {
+      audit.append({
+        type: "evaluation-ended",
+        evaluation,
+        outcome: ended?.outcome ?? "internal-error",
+        exitCode: ended?.exitCode ?? EXIT_CODES.threw,
+        durationMs: ended?.durationMs ?? 0,
+      });
+      audit.signHead();
+    }
+  }
+}
+
+async function runEvaluation(options: EvaluateOptions, oversight: Oversight, evaluation: string): Promise<EvaluationResult> {
   const startedAt = performance.now();
   const { config } = options;
   const output = new OutputBuffer(OUTPUT_LIMIT_BYTES, options.onOutput);
@@ -146,8 +187,20 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   let queue: Promise<void> = Promise.resolve();
   // Ends host-side work still running for this evaluation (a long search) when it stops.
   const lifetime = new AbortController();
-  const { context, capabilities, pure, sink } = createEvaluationContext(config, options, output, lifetime.signal);
+  const { context, capabilities, pure, sink, grants } = createEvaluationContext(config, options, output, lifetime.signal);
   const replay = replayer(options.session?.replay ?? []);
+  const clock = new PausableTimer(config.executionTimeoutMs, () =>
+    sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms`),
+  );
+  const gate = new ApprovalGate({
+    oversight,
+    evaluation,
+    library: config.library,
+    capabilities,
+    grants,
+    cwd: options.cwd ?? process.cwd(),
+    whilePaused: (work) => clock.whilePaused(work),
+  });
 
   sandbox.onFrame((frame: SandboxFrame) => {
     switch (frame.type) {
@@ -163,7 +216,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
           } else if (replayed) {
             decision = replayed;
           } else {
-            decision = await dispatch(action, context);
+            decision = await gate.dispatch(action, context);
             options.session?.record.push({ action, decision });
           }
           sandbox.send(decision.ok ? { type: "reply", id, ok: true, value: decision.value } : { type: "reply", id, ok: false, error: decision.error });
@@ -189,17 +242,13 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
     displayName: options.displayName,
     hideRuntime: !options.unsafeKeepRuntime,
   });
-  const deadline = performance.now() + config.executionTimeoutMs;
-  const timer = setTimeout(
-    () => sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms`),
-    config.executionTimeoutMs,
-  );
   const cancel = (): void => sandbox.kill("cancelled", "the evaluation was cancelled by its caller");
   options.signal?.addEventListener("abort", cancel, { once: true });
   if (options.signal?.aborted) cancel();
   const end = await sandbox.ended;
   options.signal?.removeEventListener("abort", cancel);
-  clearTimeout(timer);
+  const remaining = clock.left();
+  clock.stop();
   // After a kill, host-side work stops at once; after a normal end, classified values still
   // being computed (for the sink, a pending write, a classified chat) are let finish first.
   const abandoned = end.kind === "killed" && end.reason !== "finished";
@@ -207,7 +256,6 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   capabilities.revokeAll();
   await queue.catch(() => undefined);
   // Background classified work is bounded by what remains of the evaluation's time limit.
-  const remaining = Math.max(0, deadline - performance.now());
   let overtime: NodeJS.Timeout | undefined;
   await Promise.race([
     finishClassifiedWork(context, pure, sink, abandoned, options.session !== undefined),
@@ -251,6 +299,7 @@ function replayer(recording: readonly RecordedExchange[]) {
 function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions, output: OutputBuffer, lifetime: AbortSignal) {
   const cwd = options.cwd ?? process.cwd();
   const capabilities = new CapabilityTable();
+  const grants = new RunGrants();
   const shared = options.session?.state;
   const sink = shared ? shared.sink : config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
   const pure = shared?.pure ?? new PureEvaluator();
@@ -264,6 +313,7 @@ function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions,
     files: new FileSystemExecutor(
       {
         allowedRoots: config.library.allowedRoots,
+        grantedRoots: grants.roots,
         classified: new ClassifiedPaths(config.library.classifiedPaths),
         classifiedWrite: config.library.classifiedWrite,
       },
@@ -274,6 +324,7 @@ function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions,
     network: new NetworkExecutor(
       {
         permissions: config.library.networkPermissions?.map(parseHostPattern) ?? null,
+        grantedHosts: grants.hosts,
         maxResponseBytes: config.library.networkResponseLimitBytes,
         timeoutMs: config.library.networkTimeoutMs,
       },
@@ -289,9 +340,10 @@ function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions,
       capabilities,
       cwd,
       lifetime,
+      grants.commands,
     ),
   };
-  return { context, capabilities, pure, sink };
+  return { context, capabilities, pure, sink, grants };
 }
 
 /**

@@ -15,6 +15,9 @@ import type { TypeChecker } from "./checks.js";
 import { IncrementalTypeChecker } from "./incremental-typecheck.js";
 import { Recorder } from "./recorder.js";
 import { ReplSession } from "./session.js";
+import type { Oversight } from "./approval/gate.js";
+import { elicitationAsker } from "./approval/elicitation.js";
+import { createOversight } from "./approval/oversight.js";
 
 const INSTRUCTIONS =
   "tacit runs TypeScript you write against a capability library, in a sandbox with no authority of its own: " +
@@ -66,6 +69,8 @@ export interface ServeOptions {
 export async function serve({ config, version }: ServeOptions): Promise<void> {
   const server = new McpServer({ name: "tacit", version }, { instructions: INSTRUCTIONS });
   const recorder = config.recordPath ? new Recorder(config.recordPath) : null;
+  // Approvals are asked of the client's user (elicitation); the audit log lives as long as the server.
+  const oversight = await createOversight(config, process.cwd(), elicitationAsker(server.server));
   // One incremental checker for the server's life: a re-check costs milliseconds, not a process.
   let checker: IncrementalTypeChecker | undefined;
   const typeChecker: TypeChecker = (code) => (checker ??= new IncrementalTypeChecker()).check(code);
@@ -117,6 +122,7 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
             input: { kind: "unavailable", reason: "readInput(): an MCP call has no piped input; put the data in the script." },
             signal: extra.signal,
             typeChecker,
+            oversight,
             ...(prestarted ? { prestarted } : {}),
           }),
         );
@@ -128,7 +134,7 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
     },
   );
 
-  if (config.sessionEnabled) registerSessionTools(server, config, withSpare, recorder, typeChecker);
+  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, recorder, typeChecker, oversight) : null;
 
   server.registerTool(
     "show_interface",
@@ -149,6 +155,8 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
   closing = true;
   spare?.kill("cancelled", "the server stopped");
   checker?.close();
+  await sessions?.closeAll("the server stopped");
+  oversight.audit?.close();
   await server.close();
 }
 
@@ -163,15 +171,19 @@ function registerSessionTools(
   withSpare: WithSpare,
   recorder: Recorder | null,
   typeChecker: TypeChecker,
-): void {
+  oversight: Oversight,
+): { closeAll(reason: string): Promise<void> } {
   const sessions = new Map<string, ReplSession>();
+  const end = async (session: ReplSession, reason: string): Promise<void> => {
+    sessions.delete(session.id);
+    await session.close();
+    oversight.audit?.append({ type: "session-ended", session: session.id, reason });
+    oversight.audit?.signHead();
+  };
   const reclaim = setInterval(() => {
     const now = Date.now();
-    for (const [id, session] of sessions) {
-      if (now - session.lastUsed > config.sessionIdleMs) {
-        sessions.delete(id);
-        void session.close();
-      }
+    for (const session of sessions.values()) {
+      if (now - session.lastUsed > config.sessionIdleMs) void end(session, "reclaimed after being idle");
     }
   }, Math.min(60_000, config.sessionIdleMs));
   reclaim.unref();
@@ -193,6 +205,7 @@ function registerSessionTools(
       }
       const session = new ReplSession(config);
       sessions.set(session.id, session);
+      oversight.audit?.append({ type: "session-started", session: session.id });
       return { content: [{ type: "text" as const, text: session.id }], structuredContent: { session_id: session.id } };
     },
   );
@@ -212,7 +225,7 @@ function registerSessionTools(
       if (!session) return unknown(session_id);
       try {
         const result = await withSpare((prestarted) =>
-          session.execute(code, config, { signal: extra.signal, typeChecker, ...(prestarted ? { prestarted } : {}) }),
+          session.execute(code, config, { signal: extra.signal, typeChecker, oversight, ...(prestarted ? { prestarted } : {}) }),
         );
         recorder?.append({ kind: "execute_in_session", sessionId: session_id, code, result });
         return toolResult(result);
@@ -228,8 +241,7 @@ function registerSessionTools(
     async ({ session_id }) => {
       const session = sessions.get(session_id);
       if (!session) return unknown(session_id);
-      sessions.delete(session_id);
-      await session.close();
+      await end(session, "deleted by the client");
       return textResult(`deleted ${session_id}`);
     },
   );
@@ -247,4 +259,11 @@ function registerSessionTools(
       return { content: [{ type: "text" as const, text: JSON.stringify(list) }], structuredContent: { sessions: list } };
     },
   );
+
+  return {
+    async closeAll(reason) {
+      clearInterval(reclaim);
+      await Promise.all([...sessions.values()].map((session) => end(session, reason)));
+    },
+  };
 }

@@ -11,6 +11,7 @@ import { ECHO_GLOBAL } from "../library/protocol.js";
 import { ClassifiedStore } from "./classified/store.js";
 import { PureEvaluator } from "./classified/pure-evaluator.js";
 import type { TypeChecker } from "./checks.js";
+import type { Oversight } from "./approval/gate.js";
 import type { RunnerConfig } from "./config.js";
 import { evaluate, type EvaluationResult, type RecordedExchange, type SessionState } from "./evaluate.js";
 import { randomToken } from "./random-token.js";
@@ -68,7 +69,7 @@ export class ReplSession {
   async execute(
     code: string,
     config: RunnerConfig,
-    extra: { signal?: AbortSignal; prestarted?: SandboxProcess; typeChecker?: TypeChecker } = {},
+    extra: { signal?: AbortSignal; prestarted?: SandboxProcess; typeChecker?: TypeChecker; oversight?: Oversight } = {},
   ): Promise<EvaluationResult> {
     if (this.busy) throw new Error("this session is already running a snippet; wait for it, or use another session");
     this.busy = true;
@@ -90,10 +91,11 @@ export class ReplSession {
         displayName: DISPLAY_NAME,
         config,
         input: { kind: "unavailable", reason: "readInput(): a session snippet has no piped input; put the data in the snippet." },
-        session: { state: this.state, replay: this.recording, record, extraEdits: edits },
+        session: { id: this.id, state: this.state, replay: this.recording, record, extraEdits: edits },
         ...(extra.signal ? { signal: extra.signal } : {}),
         ...(extra.prestarted ? { prestarted: extra.prestarted } : {}),
         ...(extra.typeChecker ? { typeChecker: extra.typeChecker } : {}),
+        ...(extra.oversight ? { oversight: extra.oversight } : {}),
       });
       if (result.exitCode === 0) {
         this.snippets.push({ code, echo });

@@ -78,14 +78,21 @@ export class ExecExecutor {
     private readonly capabilities: CapabilityTable,
     private readonly workingDirectory: string,
     signal: AbortSignal,
+    /** Commands a person allowed for this run beyond the policy (a live set: see RunGrants). */
+    private readonly grantedCommands: ReadonlySet<string> = new Set(),
   ) {
     signal.addEventListener("abort", () => this.killAll(), { once: true });
+  }
+
+  /** The policy's refusal, unless a person allowed the command for this run. */
+  private refusal(command: string): string | null {
+    return this.grantedCommands.has(command) ? null : commandRefusal(command, this.policy);
   }
 
   openScope(commands: readonly string[]): { scope: string } {
     if (commands.length === 0) throw new EffectFailure("requestExecPermission(commands, …): name at least one command");
     for (const command of commands) {
-      const refusal = commandRefusal(command, this.policy);
+      const refusal = this.refusal(command);
       if (refusal) throw new PolicyDenial(`requestExecPermission: ${refusal}`);
     }
     return { scope: this.capabilities.issue({ kind: "exec", commands: new Set(commands) }) };
@@ -111,7 +118,7 @@ export class ExecExecutor {
   async exec(token: string, request: ExecRequest): Promise<ProcessResult> {
     const scope = this.capabilities.get(token, "exec");
     // The policy first: its message says what to do about a path given as a command.
-    const refusal = commandRefusal(request.command, this.policy);
+    const refusal = this.refusal(request.command);
     if (refusal) throw new PolicyDenial(`exec: ${refusal}`);
     if (!scope.commands.has(request.command)) {
       throw new PolicyDenial(

@@ -22,6 +22,8 @@ export const CHUNK_BYTES = 1024 * 1024;
 export interface FileSystemPolicy {
   /** Real paths; a scope's root must lie inside one. */
   allowedRoots: readonly string[];
+  /** Roots a person allowed for this run beyond allowedRoots (a live list: see RunGrants). */
+  grantedRoots: readonly string[];
   classified: ClassifiedPaths;
   classifiedWrite: boolean;
 }
@@ -78,7 +80,7 @@ export class FileSystemExecutor {
     } catch (error) {
       throw failure(root, error);
     }
-    if (!this.policy.allowedRoots.some((allowed) => isWithin(realRoot, allowed))) {
+    if (![...this.policy.allowedRoots, ...this.policy.grantedRoots].some((allowed) => isWithin(realRoot, allowed))) {
       throw new PolicyDenial(
         `requestFileSystem("${root}"): ${named} is outside the allowed roots (${this.policy.allowedRoots.join(", ")}). ` +
           "Ask for a directory inside one of them, or have the operator add it with --allowed-roots (config libraryConfig.allowedRoots).",

@@ -19,6 +19,8 @@ const REDACTED = "[redacted]";
 export interface NetworkPolicy {
   /** Parsed --network-permissions; null when unset (nothing reachable). */
   permissions: readonly HostPattern[] | null;
+  /** Hosts a person allowed for this run beyond permissions (a live list: see RunGrants). */
+  grantedHosts: readonly HostPattern[];
   maxResponseBytes: number;
   timeoutMs: number;
 }
@@ -91,12 +93,13 @@ export class NetworkExecutor {
   ) {}
 
   private requirePolicy(): readonly HostPattern[] {
-    if (this.policy.permissions === null) {
+    const granted = this.policy.grantedHosts;
+    if (this.policy.permissions === null && granted.length === 0) {
       throw new PolicyDenial(
         "no host is reachable: the operator has not set --network-permissions (config libraryConfig.networkPermissions)",
       );
     }
-    return this.policy.permissions;
+    return granted.length === 0 ? this.policy.permissions! : [...(this.policy.permissions ?? []), ...granted];
   }
 
   openScope(hosts: readonly string[]): { scope: string } {

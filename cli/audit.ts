@@ -1,0 +1,89 @@
+// `tacit audit verify|show|key`: the audit log's offline tools. Exit codes: 0 the log
+// verified (or was shown whole), 1 problems found, 2 usage errors (unreadable file, bad key).
+
+import { readFileSync } from "node:fs";
+import { defaultKeyFile, loadOrCreateSigningKey, readPublicKey } from "../runner/audit/keys.js";
+import { showAuditLog } from "../runner/audit/show.js";
+import { verifyAuditLog, type VerifyReport } from "../runner/audit/verify.js";
+import { UsageError } from "./usage.js";
+
+export interface VerifyFlags {
+  publicKey?: string;
+  json?: boolean;
+}
+
+export function auditVerifyCommand(file: string, flags: VerifyFlags): number {
+  const text = readLog(file);
+  let trusted: string | null = null;
+  let source: string;
+  if (flags.publicKey !== undefined) {
+    if (!/^[0-9a-fA-F]{64}$/.test(flags.publicKey)) {
+      throw new UsageError(`--public-key takes an Ed25519 public key as 64 hex digits (as printed by \`tacit audit key\`), got "${flags.publicKey}"`);
+    }
+    trusted = flags.publicKey.toLowerCase();
+    source = "the key given with --public-key";
+  } else {
+    // This machine's key, if it has one: the usual case is verifying a log written here.
+    const own = keyErrorsAsUsage(() => readPublicKey());
+    trusted = own?.publicKeyHex ?? null;
+    source = own ? `this machine's key, from ${own.file} (pass --public-key to verify a log from elsewhere)` : "";
+  }
+  const report = verifyAuditLog(text, trusted);
+  if (trusted !== null) report.notes.unshift(`heads were checked against ${source}`);
+  else if (report.trust === "first-head") report.notes.unshift(`there is no key in ${defaultKeyFile(false)} and none was given with --public-key`);
+
+  if (flags.json) process.stdout.write(JSON.stringify({ file, ...report }, null, 2) + "\n");
+  else process.stdout.write(renderReport(file, report));
+  return report.ok ? 0 : 1;
+}
+
+function renderReport(file: string, report: VerifyReport): string {
+  const out: string[] = [];
+  const summary =
+    `${report.lines} lines, ${report.heads} signed heads (${report.validHeads} valid)` +
+    (report.lastSignedLine === null ? ", no line signed" : `, signed through line ${report.lastSignedLine}`) +
+    (report.unsignedTail > 0 ? `, ${report.unsignedTail} unsigned after the last head` : "");
+  if (report.ok) out.push(`${file}: verified — ${summary}`);
+  else {
+    out.push(`${file}: ${report.problems.length} problem${report.problems.length === 1 ? "" : "s"} — ${summary}`);
+    for (const problem of report.problems) out.push(`  line ${problem.line}: ${problem.reason}`);
+  }
+  for (const warning of report.warnings) out.push(`  warning, line ${warning.line}: ${warning.reason}`);
+  for (const note of report.notes) out.push(`  note: ${note}`);
+  return out.join("\n") + "\n";
+}
+
+export function auditShowCommand(file: string, flags: { json?: boolean }): number {
+  const result = showAuditLog(readLog(file), flags.json ? "json" : "text");
+  process.stdout.write(result.output);
+  if (result.unreadable.length > 0 && flags.json) {
+    for (const { line, reason } of result.unreadable) process.stderr.write(`tacit: ${file}: line ${line} left out: ${reason}\n`);
+  }
+  return result.unreadable.length === 0 ? 0 : 1;
+}
+
+/** Prints the public key (stdout) and where the key lives (stderr), making it on first use. */
+export function auditKeyCommand(): number {
+  const key = keyErrorsAsUsage(() => loadOrCreateSigningKey());
+  process.stdout.write(`${key.publicKeyHex}\n`);
+  process.stderr.write(`tacit: the audit signing key ${key.created ? "was created in" : "is in"} ${key.file} (keep it owner-only; it signs audit log heads)\n`);
+  return 0;
+}
+
+function readLog(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`cannot read the audit log ${file}: ${(error as Error).message}`);
+  }
+}
+
+/** A key file that cannot be used (permissions, format, tacit home) is the operator's to fix: exit 2. */
+function keyErrorsAsUsage<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof Error) throw new UsageError(error.message.replace(/^tacit: /, ""));
+    throw error;
+  }
+}

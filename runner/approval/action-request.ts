@@ -1,0 +1,151 @@
+// What an action is, for deciding its tier and for the audit log: a category rules can
+// name, the subject rules match on, and a canonical pattern — a stable one-line name that
+// approvals are remembered under and people read ("exec git push *", "fs.delete /w/a.txt",
+// "net POST api.example.com"). Built from the action alone and the host's own records (a
+// scope's root), never from anything the model says about it.
+
+import path from "node:path";
+import type { Action } from "../../library/protocol.js";
+import { resolveReal } from "../fs/containment.js";
+import { hostOf } from "../net/host-policy.js";
+import type { RuleAction } from "./policy.js";
+
+export type RequestSubject =
+  | { kind: "path"; /** As named, and as it really leads (symlinks resolved); computed only when a rule needs them. */ paths: () => string[] }
+  | { kind: "command"; command: string; args: readonly string[] }
+  | { kind: "url"; method: string; url: URL }
+  | { kind: "none" };
+
+export interface ActionRequest {
+  /** What rules name; "internal" for actions no rule can raise (printing, scopes, classify). */
+  category: RuleAction | "internal";
+  pattern: string;
+  subject: RequestSubject;
+}
+
+export interface ScopeLookup {
+  /** Where relative roots start. */
+  cwd: string;
+  /** The root of a live file-system scope, or null when the token names none. */
+  fsRoot(token: string): string | null;
+}
+
+const FS_CATEGORY = {
+  FsStat: "fs.stat",
+  FsSize: "fs.read",
+  FsRead: "fs.read",
+  FsReadChunk: "fs.read",
+  FsList: "fs.read",
+  FsFind: "fs.read",
+  FsGrep: "fs.read",
+  FsGrepRecursive: "fs.read",
+  FsWrite: "fs.write",
+  FsDelete: "fs.delete",
+  FsMkdir: "fs.mkdir",
+  FsReadClassified: "fs.readClassified",
+  FsWriteClassified: "fs.writeClassified",
+} as const satisfies Partial<Record<Action["kind"], RuleAction>>;
+
+function internal(pattern: string): ActionRequest {
+  return { category: "internal", pattern, subject: { kind: "none" } };
+}
+
+export function pathSubject(absolute: string): RequestSubject {
+  let paths: string[] | undefined;
+  return {
+    kind: "path",
+    paths: () => {
+      if (paths) return paths;
+      let real = absolute;
+      try {
+        real = resolveReal(absolute);
+      } catch {
+        // An unresolvable path (a link loop) is refused by the executor; match it as named.
+      }
+      return (paths = real === absolute ? [absolute] : [absolute, real]);
+    },
+  };
+}
+
+/**
+ * The shape of a command line approvals are remembered by: the command, its first argument
+ * when that is a plain word (a subcommand: "git push", "npm test"), and "*" for the rest.
+ */
+export function commandShape(command: string, args: readonly string[]): string {
+  const words = [command];
+  let rest = args;
+  if (args.length > 0 && /^[A-Za-z][A-Za-z0-9:._-]*$/.test(args[0]!)) {
+    words.push(args[0]!);
+    rest = args.slice(1);
+  }
+  if (rest.length > 0) words.push("*");
+  return words.join(" ");
+}
+
+export function urlPattern(method: string, url: URL): string {
+  const port = url.port === "" ? "" : `:${url.port}`;
+  return `net ${method.toUpperCase()} ${url.protocol === "http:" ? "http://" : ""}${hostOf(url)}${port}`;
+}
+
+export function describeAction(action: Action, scopes: ScopeLookup): ActionRequest {
+  switch (action.kind) {
+    case "Print":
+      return internal("print");
+    case "Classify":
+      return internal("classify");
+    case "ClassifiedMap":
+      return internal(action.flat ? "classified.flatMap" : "classified.map");
+    case "ReadInput":
+      return internal("input.read");
+    case "CloseScope":
+      return internal("scope.close");
+    case "FsOpenScope": {
+      const absolute = path.resolve(scopes.cwd, action.root);
+      return { category: "fs.open", pattern: `fs.open ${absolute}`, subject: pathSubject(absolute) };
+    }
+    case "NetOpenScope":
+      return internal(`net.open ${action.hosts.join(" ")}`);
+    case "ExecOpenScope":
+      return internal(`exec.open ${action.commands.join(" ")}`);
+    case "FsStat":
+    case "FsSize":
+    case "FsRead":
+    case "FsReadChunk":
+    case "FsList":
+    case "FsFind":
+    case "FsGrep":
+    case "FsGrepRecursive":
+    case "FsWrite":
+    case "FsDelete":
+    case "FsMkdir":
+    case "FsReadClassified":
+    case "FsWriteClassified": {
+      const category = FS_CATEGORY[action.kind];
+      const root = scopes.fsRoot(action.scope);
+      // Not a live scope: the executor refuses it; nothing to match.
+      if (root === null) return { category, pattern: `${category} (no scope)`, subject: { kind: "none" } };
+      const absolute = path.resolve(root, action.path);
+      return { category, pattern: `${category} ${absolute}`, subject: pathSubject(absolute) };
+    }
+    case "Exec":
+      return {
+        category: "exec",
+        pattern: `exec ${commandShape(action.command, action.args)}`,
+        subject: { kind: "command", command: action.command, args: action.args },
+      };
+    case "HttpRequest":
+    case "HttpRequestClassified": {
+      let url: URL;
+      try {
+        url = new URL(action.url);
+      } catch {
+        return { category: "net", pattern: "net (not a URL)", subject: { kind: "none" } };
+      }
+      return { category: "net", pattern: urlPattern(action.method, url), subject: { kind: "url", method: action.method.toUpperCase(), url } };
+    }
+    case "Chat":
+      return { category: "chat", pattern: "chat", subject: { kind: "none" } };
+    case "ChatClassified":
+      return { category: "chat", pattern: "chat classified", subject: { kind: "none" } };
+  }
+}

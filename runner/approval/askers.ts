@@ -1,0 +1,110 @@
+// Who answers when an action needs a person: the controlling terminal (`tacit run`), the
+// MCP client's user through elicitation (`tacit serve`, in runner/mcp-server.ts), everyone
+// at once (`--yes`), or no one — and then the answer is no.
+
+import { closeSync, constants, openSync, writeSync } from "node:fs";
+import { ReadStream } from "node:tty";
+import type { Tier } from "../audit/events.js";
+
+export interface ApprovalQuestion {
+  /** The canonical pattern, e.g. "exec git push *". */
+  pattern: string;
+  tier: Exclude<Tier, "allow">;
+  /** True when the static allowlists refuse the action and the policy lets a person extend them. */
+  beyondAllowlist: boolean;
+  /** The action in full, for the person: the exact command line, URL or path. */
+  detail: string;
+}
+
+export interface Answer {
+  answer: "yes" | "no";
+  /** How it was reached, for the audit log: "terminal", "elicitation", "--yes", "no-one-to-ask". */
+  via: string;
+  /** For a "no" nobody gave: why no one could be asked. */
+  unavailable?: string;
+  /** Whether a "yes" came from a person (only those are remembered). */
+  fromPerson: boolean;
+  /** A yes given earlier and remembered (approve-once), not asked now. */
+  remembered?: boolean;
+}
+
+export interface Asker {
+  ask(question: ApprovalQuestion): Promise<Answer>;
+}
+
+/** How long a question waits for a person before the answer is no. */
+export const ASK_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * Agent-chosen text (paths, arguments, URLs) made safe to show a person: control characters
+ * (terminal escape sequences, newlines that could fake a line of the question) and bidi
+ * overrides are shown as escapes.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+export function questionText(question: ApprovalQuestion): string {
+  const lines = [
+    question.beyondAllowlist
+      ? `tacit: a script asks for something the allowlists do not permit; the policy lets you allow it for this run:`
+      : `tacit: a script asks to do something the policy says a person must approve (${question.tier}):`,
+    `  ${printable(question.detail)}`,
+    `  pattern: ${printable(question.pattern)}`,
+  ];
+  if (question.tier === "approve-once") lines.push("  (a yes is remembered for 30 days; see tacit approvals list)");
+  return lines.join("\n");
+}
+
+export const yesToAll: Asker = {
+  ask: async () => ({ answer: "yes", via: "--yes", fromPerson: false }),
+};
+
+export function noOneToAsk(reason: string): Asker {
+  return { ask: async () => ({ answer: "no", via: "no-one-to-ask", unavailable: reason, fromPerson: false }) };
+}
+
+/** Asks on the controlling terminal (/dev/tty), not stdin: stdin may carry the script or data. */
+export const terminalAsker: Asker = {
+  async ask(question) {
+    let fd: number;
+    try {
+      fd = openSync("/dev/tty", constants.O_RDWR | constants.O_NOCTTY);
+    } catch {
+      return { answer: "no", via: "no-one-to-ask", unavailable: "tacit has no terminal to ask on", fromPerson: false };
+    }
+    try {
+      writeSync(fd, `\n${questionText(question)}\nAllow? [y/N] `);
+    } catch {
+      closeSync(fd);
+      return { answer: "no", via: "no-one-to-ask", unavailable: "tacit cannot write to its terminal", fromPerson: false };
+    }
+    const line = await readLine(fd, ASK_TIMEOUT_MS);
+    const yes = line !== null && /^\s*y(es)?\s*$/i.test(line);
+    return { answer: yes ? "yes" : "no", via: line === null ? "terminal (no answer)" : "terminal", fromPerson: line !== null };
+  },
+};
+
+/** One line from a terminal, or null at end of input or after `timeoutMs`. Closes `fd`. */
+function readLine(fd: number, timeoutMs: number): Promise<string | null> {
+  return new Promise((resolve) => {
+    const stream = new ReadStream(fd);
+    let text = "";
+    const finish = (line: string | null): void => {
+      clearTimeout(timer);
+      stream.removeAllListeners("data");
+      stream.destroy();
+      resolve(line);
+    };
+    const timer = setTimeout(() => finish(null), timeoutMs);
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk: string) => {
+      text += chunk;
+      // A terminal in raw mode (the repl's readline) sends "\r" for Enter.
+      const newline = text.search(/[\r\n]/);
+      if (newline !== -1) finish(text.slice(0, newline));
+    });
+    stream.on("end", () => finish(null));
+    stream.on("error", () => finish(null));
+  });
+}

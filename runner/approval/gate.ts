@@ -1,0 +1,250 @@
+// The approval gate: stands in front of the monitor for every action of one evaluation.
+// It names the action (category, canonical pattern), resolves its tier from the policy —
+// before anything runs, and never from what the model says — asks a person when the tier
+// says so, and writes each step to the audit log: requested, decided, result.
+
+import path from "node:path";
+import type { Action } from "../../library/protocol.js";
+import type { AuditEvent, Tier } from "../audit/events.js";
+import { digestOf } from "../audit/digest.js";
+import type { CapabilityTable } from "../capabilities.js";
+import type { LibraryConfig } from "../config.js";
+import { commandRefusal } from "../exec/command-policy.js";
+import { isWithin, resolveReal } from "../fs/containment.js";
+import { type Decision, dispatch, type EvaluationContext } from "../monitor.js";
+import { type HostPattern, parseHostPattern } from "../net/host-policy.js";
+import { type ActionRequest, describeAction, pathSubject } from "./action-request.js";
+import type { Answer, Asker } from "./askers.js";
+import type { RunGrants } from "./grants.js";
+import type { TierPolicy } from "./policy.js";
+import type { Approval, ApprovalStore } from "./store.js";
+
+/** Where audit events go: the AuditLog. */
+export interface AuditSink {
+  append(event: AuditEvent): void;
+  /** Writes what was appended to the file (called before an action with an effect). */
+  flush(): void;
+  /** Signs the chain so far (the end of every evaluation and session). */
+  signHead(): void;
+  close(): void;
+}
+
+/** What outlives one evaluation: the policy, the person to ask, remembered approvals, the log. */
+export interface Oversight {
+  policy: TierPolicy;
+  asker: Asker;
+  /** Opened on first need: runs that never ask never touch the file. */
+  approvals: () => ApprovalStore;
+  audit: AuditSink | null;
+  /** "sha256:…" of the configuration decisions depend on (secrets left out), for the log. */
+  policyDigest: string;
+}
+
+export interface GateOptions {
+  oversight: Oversight;
+  evaluation: string;
+  library: LibraryConfig;
+  capabilities: CapabilityTable;
+  grants: RunGrants;
+  cwd: string;
+  /** Runs `work` with the evaluation's clock stopped: time a person takes is not the script's. */
+  whilePaused: <T>(work: Promise<T>) => Promise<T>;
+}
+
+/** Categories whose actions change nothing outside tacit. */
+const READ_ONLY: ReadonlySet<ActionRequest["category"]> = new Set(["internal", "fs.read", "fs.stat", "fs.open", "fs.readClassified"]);
+
+function refused(message: string): Decision<never> {
+  return { ok: false, error: { name: "SecurityError", message } };
+}
+
+/** A request the allowlists refuse that a beyondAllowlist rule makes askable, with what a yes grants. */
+interface Extension {
+  request: ActionRequest;
+  detail: string;
+  grant: () => void;
+}
+
+export class ApprovalGate {
+  private actions = 0;
+  /** Paths whose chunked read (forEachLine) a person approved in this evaluation. */
+  private readonly approvedStreams = new Set<string>();
+
+  constructor(private readonly options: GateOptions) {}
+
+  /** True when the gate has nothing to do: no rule and no log, so actions go straight to the monitor. */
+  get transparent(): boolean {
+    return this.options.oversight.policy.empty && this.options.oversight.audit === null;
+  }
+
+  async dispatch(action: Action, context: EvaluationContext): Promise<Decision> {
+    if (this.transparent) return dispatch(action, context);
+    const { oversight, evaluation } = this.options;
+    const number = ++this.actions;
+    const request = describeAction(action, {
+      cwd: this.options.cwd,
+      fsRoot: (token) => this.options.capabilities.fsRoot(token),
+    });
+    let tier: Tier = oversight.policy.tierOf(request);
+    // A later piece of a read a person already approved is the same read.
+    const streamKey = action.kind === "FsReadChunk" ? `${action.scope}\0${action.path}` : null;
+    if (action.kind === "FsReadChunk" && action.offset > 0 && this.approvedStreams.has(streamKey!)) tier = "allow";
+    this.log({ type: "action-requested", evaluation, action: number, kind: action.kind, pattern: request.pattern, tier });
+
+    // The allowlists' extensions a person may grant for this run, asked before the scope opens.
+    for (const extension of this.extensionsFor(action)) {
+      const extensionTier = oversight.policy.beyondTierOf(extension.request);
+      if (extensionTier === null || extensionTier === "allow") continue;
+      const answer = await this.approve(extension.request, extensionTier, true, extension.detail);
+      this.logDecision(number, answer, extension.request.pattern);
+      if (answer.answer === "yes") extension.grant();
+      // A "no" leaves the allowlists as they are: the executor refuses with its usual message.
+    }
+
+    if (tier !== "allow") {
+      const answer = await this.approve(request, tier, false, detailOf(action, request));
+      if (answer.answer === "no") {
+        const message = refusalMessage(request.pattern, tier, answer);
+        this.logDecision(number, answer, null, message);
+        this.log({ type: "action-result", evaluation, action: number, ok: false, digest: digestOf(message), size: Buffer.byteLength(message), durationMs: 0 });
+        return refused(message);
+      }
+      this.logDecision(number, answer, null);
+      if (streamKey !== null) this.approvedStreams.add(streamKey);
+    } else {
+      this.log({ type: "decision", evaluation, action: number, decision: "allow", answer: null, via: "policy", reason: null });
+    }
+
+    // An effect on the world is on file before it happens; reads are written in batches.
+    if (!READ_ONLY.has(request.category)) oversight.audit?.flush();
+    const started = performance.now();
+    const decision = await dispatch(action, context);
+    const reply = JSON.stringify(decision.ok ? decision.value ?? null : decision.error);
+    this.log({
+      type: "action-result",
+      evaluation,
+      action: number,
+      ok: decision.ok,
+      digest: digestOf(reply),
+      size: Buffer.byteLength(reply),
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+    });
+    return decision;
+  }
+
+  private log(event: AuditEvent): void {
+    this.options.oversight.audit?.append(event);
+  }
+
+  private logDecision(number: number, answer: Answer, extending: string | null, reason: string | null = null): void {
+    const decision = answer.fromPerson && !answer.remembered ? "asked" : answer.answer === "yes" ? "allow" : "deny";
+    this.log({
+      type: "decision",
+      evaluation: this.options.evaluation,
+      action: number,
+      decision,
+      answer: decision === "asked" ? answer.answer : null,
+      via: extending ? `${answer.via}; extends the allowlists: ${extending}` : answer.via,
+      reason,
+    });
+  }
+
+  /** A remembered yes, or a person's answer (remembered when it is a person's yes to approve-once). */
+  private async approve(request: ActionRequest, tier: Exclude<Tier, "allow">, beyondAllowlist: boolean, detail: string): Promise<Answer> {
+    const { oversight } = this.options;
+    if (tier === "approve-once") {
+      let remembered: Approval | null;
+      try {
+        remembered = oversight.approvals().find(request.pattern);
+      } catch (error) {
+        // A damaged or unsafe approvals file answers nothing: fail closed, and say why.
+        return { answer: "no", via: "no-one-to-ask", unavailable: (error as Error).message, fromPerson: false };
+      }
+      if (remembered) return { answer: "yes", via: `remembered (approved ${remembered.grantedAt} via ${remembered.via})`, fromPerson: true, remembered: true };
+    }
+    const answer = await this.options.whilePaused(oversight.asker.ask({ pattern: request.pattern, tier, beyondAllowlist, detail }));
+    if (answer.answer === "yes" && answer.fromPerson && tier === "approve-once") {
+      try {
+        oversight.approvals().remember(request.pattern, answer.via);
+      } catch (error) {
+        return { ...answer, via: `${answer.via}; not remembered: ${(error as Error).message}` };
+      }
+    }
+    return answer;
+  }
+
+  private extensionsFor(action: Action): Extension[] {
+    const { library, grants, cwd } = this.options;
+    switch (action.kind) {
+      case "ExecOpenScope":
+        return action.commands
+          .filter((command) => !grants.commands.has(command) && !command.includes("/") && command !== "")
+          .filter((command) => commandRefusal(command, { commandPermissions: library.commandPermissions, strictMode: library.strictMode }) !== null)
+          .map((command) => ({
+            request: { category: "exec", pattern: `extend exec ${command}`, subject: { kind: "command", command, args: [] } },
+            detail: `let scripts run the command "${command}" (not permitted by --command-permissions / --strict)`,
+            grant: () => grants.commands.add(command),
+          }));
+      case "NetOpenScope":
+        return action.hosts.flatMap((source): Extension[] => {
+          let pattern: HostPattern;
+          try {
+            pattern = parseHostPattern(source);
+          } catch {
+            return [];
+          }
+          const host = pattern.literalHost;
+          if (host === null || pattern.port === "*") return [];
+          const permitted = [...(library.networkPermissions?.map(parseHostPattern) ?? []), ...grants.hosts];
+          if (permitted.some((permission) => permission.host.test(host))) return [];
+          const port = pattern.port === null ? "" : `:${pattern.port}`;
+          const url = new URL(`https://${host.includes(":") ? `[${host}]` : host}${port}`);
+          return [{
+            request: { category: "net", pattern: `extend net ${host}${port}`, subject: { kind: "url", method: "*", url } },
+            detail: `let scripts reach ${host}${port || " (default ports)"} (not permitted by --network-permissions)`,
+            grant: () => grants.hosts.push(pattern),
+          }];
+        });
+      case "FsOpenScope": {
+        const named = path.resolve(cwd, action.root);
+        let real: string;
+        try {
+          real = resolveReal(named);
+        } catch {
+          return [];
+        }
+        if ([...library.allowedRoots, ...grants.roots].some((root) => isWithin(real, root))) return [];
+        return [{
+          request: { category: "fs.open", pattern: `extend fs.open ${real}`, subject: pathSubject(named) },
+          detail: `let scripts open ${real} with requestFileSystem (outside --allowed-roots)`,
+          grant: () => grants.roots.push(real),
+        }];
+      }
+      default:
+        return [];
+    }
+  }
+}
+
+function detailOf(action: Action, request: ActionRequest): string {
+  switch (action.kind) {
+    case "Exec":
+      return `run: ${[action.command, ...action.args].map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word))).join(" ")}${action.cwd ? ` (in ${action.cwd})` : ""}`;
+    case "HttpRequest":
+    case "HttpRequestClassified":
+      return `${action.method.toUpperCase()} ${action.url}`;
+    default:
+      return request.pattern;
+  }
+}
+
+function refusalMessage(pattern: string, tier: Exclude<Tier, "allow">, answer: Answer): string {
+  if (answer.unavailable === undefined) {
+    return `${pattern}: refused: a person was asked (${answer.via}) and did not approve it. Do not retry it; do the work another way or ask the user.`;
+  }
+  const how =
+    tier === "approve-once"
+      ? `Pre-approve it with \`tacit approvals grant '${pattern}'\` (remembered 30 days), answer yes once when tacit can ask (a terminal, or an MCP client with elicitation), or run with --yes.`
+      : "It is asked every time (always-ask): run tacit where it can ask (a terminal, or an MCP client with elicitation), or with --yes.";
+  return `${pattern}: refused: the policy requires a person's approval (${tier}), and no one could be asked: ${answer.unavailable}. ${how}`;
+}

@@ -1,0 +1,143 @@
+// The `policy` section: which actions a person must approve. Without it every action the
+// static allowlists permit is `allow` and the rest is denied, so unattended runs behave as
+// before. A rule raises the actions it matches to `approve-once` or `always-ask`; with
+// `beyondAllowlist` it also makes matching actions the allowlists refuse askable, so a person
+// can extend them for one run. Rules only ever add a person to the loop: the highest tier
+// among the matching rules wins, and nothing here allows what no one approved.
+
+import path from "node:path";
+import picomatch from "picomatch";
+import { z } from "zod";
+import type { Tier } from "../audit/events.js";
+import { type HostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
+import type { ActionRequest } from "./action-request.js";
+
+export const RULE_ACTIONS = [
+  "fs.read", "fs.stat", "fs.write", "fs.delete", "fs.mkdir", "fs.readClassified", "fs.writeClassified", "fs.open",
+  "exec", "net", "chat",
+] as const;
+export type RuleAction = (typeof RULE_ACTIONS)[number];
+
+function validHostPattern(source: string): boolean {
+  try {
+    parseHostPattern(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const RuleSchema = z
+  .object({
+    action: z.enum(RULE_ACTIONS),
+    tier: z.enum(["approve-once", "always-ask"]),
+    /** fs.*: a glob (picomatch, `**` across directories) on the absolute path; relative globs start at the working directory. */
+    path: z.string().min(1).optional(),
+    /** exec: a glob (`*` only) on the command name. */
+    command: z.string().min(1).regex(/^[^/]*$/, "a command pattern is a name glob, without \"/\"").optional(),
+    /** exec: a glob (`*` only) on the arguments joined by single spaces. */
+    args: z.string().optional(),
+    /** net: a host pattern, as in networkPermissions. */
+    host: z.string().min(1).refine(validHostPattern, "a host pattern is like \"api.example.com\", \"*.example.com:8443\" or \"127.0.0.1:*\"").optional(),
+    /** net: the HTTP method (any when absent). */
+    method: z.string().min(1).optional(),
+    /** Also ask about matching actions the static allowlists refuse (exec: the command; net: the host; fs.open: the root). */
+    beyondAllowlist: z.boolean().optional(),
+  })
+  .strict()
+  .superRefine((rule, ctx) => {
+    const fields: Record<string, readonly RuleAction[]> = {
+      path: ["fs.read", "fs.stat", "fs.write", "fs.delete", "fs.mkdir", "fs.readClassified", "fs.writeClassified", "fs.open"],
+      command: ["exec"],
+      args: ["exec"],
+      host: ["net"],
+      method: ["net"],
+    };
+    for (const [field, actions] of Object.entries(fields)) {
+      if (rule[field as keyof typeof rule] !== undefined && !actions.includes(rule.action)) {
+        ctx.addIssue({ code: "custom", path: [field], message: `"${field}" does not apply to action "${rule.action}" (it applies to ${actions.join(", ")})` });
+      }
+    }
+    if (rule.beyondAllowlist) {
+      const subject = rule.action === "exec" ? rule.command : rule.action === "net" ? rule.host : rule.action === "fs.open" ? rule.path : null;
+      if (subject === null) {
+        ctx.addIssue({ code: "custom", path: ["beyondAllowlist"], message: "beyondAllowlist applies to exec (with command), net (with host) and fs.open (with path)" });
+      } else if (rule.args !== undefined || rule.method !== undefined) {
+        ctx.addIssue({ code: "custom", path: ["beyondAllowlist"], message: "a beyondAllowlist rule cannot name args or method: it is decided when the scope opens, before any command line or request exists" });
+      } else if (subject === undefined) {
+        ctx.addIssue({ code: "custom", path: ["beyondAllowlist"], message: `beyondAllowlist needs the rule to name what it extends (${rule.action === "exec" ? "command" : rule.action === "net" ? "host" : "path"}): a person is never asked about everything` });
+      }
+    }
+  });
+
+export const PolicySchema = z.object({ rules: z.array(RuleSchema) }).strict();
+export type PolicyConfig = z.infer<typeof PolicySchema>;
+export type PolicyRule = z.infer<typeof RuleSchema>;
+
+const TIER_RANK: Record<Tier, number> = { allow: 0, "approve-once": 1, "always-ask": 2 };
+
+function starGlob(glob: string): RegExp {
+  return new RegExp(`^${glob.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "s");
+}
+
+interface CompiledRule {
+  rule: PolicyRule;
+  matches(request: ActionRequest): boolean;
+}
+
+function compile(rule: PolicyRule, cwd: string): CompiledRule {
+  const pathTest = rule.path === undefined ? null : picomatch(path.isAbsolute(rule.path) ? rule.path : path.join(cwd, rule.path), { dot: true });
+  const commandTest = rule.command === undefined ? null : starGlob(rule.command.toLowerCase());
+  const argsTest = rule.args === undefined ? null : starGlob(rule.args);
+  const host: HostPattern | null = rule.host === undefined ? null : parseHostPattern(rule.host);
+  const method = rule.method?.toUpperCase() ?? null;
+  return {
+    rule,
+    matches(request) {
+      if (request.category !== rule.action) return false;
+      const subject = request.subject;
+      switch (subject.kind) {
+        case "path":
+          // Matched against the path as named and as it really leads: a symlink does not dodge a rule.
+          return pathTest === null || subject.paths().some((p) => pathTest(p));
+        case "command":
+          return (commandTest === null || commandTest.test(subject.command.toLowerCase())) && (argsTest === null || argsTest.test(subject.args.join(" ")));
+        case "url":
+          return (host === null || patternMatches(host, subject.url)) && (method === null || method === subject.method);
+        case "none":
+          return pathTest === null && commandTest === null && argsTest === null && host === null && method === null;
+      }
+    },
+  };
+}
+
+export class TierPolicy {
+  private readonly rules: CompiledRule[];
+
+  constructor(config: PolicyConfig | null, cwd: string) {
+    this.rules = (config?.rules ?? []).map((rule) => compile(rule, cwd));
+  }
+
+  /** True when no rule exists: every decision is the static allowlists', as without a policy. */
+  get empty(): boolean {
+    return this.rules.length === 0;
+  }
+
+  /** The tier for an action the allowlists permit: the highest among matching rules. */
+  tierOf(request: ActionRequest): Tier {
+    let tier: Tier = "allow";
+    for (const { rule, matches } of this.rules) {
+      if (TIER_RANK[rule.tier] > TIER_RANK[tier] && matches(request)) tier = rule.tier;
+    }
+    return tier;
+  }
+
+  /** The tier for an action the allowlists refuse: null (stays refused) unless a beyondAllowlist rule matches. */
+  beyondTierOf(request: ActionRequest): Tier | null {
+    let tier: Tier | null = null;
+    for (const { rule, matches } of this.rules) {
+      if (rule.beyondAllowlist && (tier === null || TIER_RANK[rule.tier] > TIER_RANK[tier]) && matches(request)) tier = rule.tier;
+    }
+    return tier;
+  }
+}

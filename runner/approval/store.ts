@@ -1,0 +1,124 @@
+// Remembered approvals: a person's "yes" to an approve-once pattern, kept for 30 days in an
+// owner-only file in tacit's home, listable and revocable (`tacit approvals list|revoke`).
+// Written whole to a temporary file and renamed, so a reader never sees half a file.
+
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { randomToken } from "../random-token.js";
+import { ensureTacitHome, tacitHome } from "../tacit-home.js";
+
+export const APPROVAL_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+
+const ApprovalSchema = z
+  .object({
+    pattern: z.string().min(1),
+    grantedAt: z.string().datetime(),
+    expiresAt: z.string().datetime(),
+    /** Who said yes: "terminal", "elicitation" or "tacit approvals grant". */
+    via: z.string(),
+  })
+  .strict();
+const ApprovalsFileSchema = z.object({ version: z.literal(1), approvals: z.array(ApprovalSchema) }).strict();
+
+export type Approval = z.infer<typeof ApprovalSchema>;
+
+export class ApprovalStoreError extends Error {
+  override name = "ApprovalStoreError";
+}
+
+export function defaultApprovalsFile(): string {
+  return path.join(tacitHome(), "approvals.json");
+}
+
+export class ApprovalStore {
+  constructor(
+    readonly file: string = defaultApprovalsFile(),
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Every approval on file, expired ones included (list shows them as expired). */
+  all(): Approval[] {
+    let text: string;
+    try {
+      const stat = statSync(this.file);
+      if ((stat.mode & 0o022) !== 0) {
+        throw new ApprovalStoreError(`${this.file} can be written by others, so its approvals are not trusted; remove it or chmod 600 it`);
+      }
+      text = readFileSync(this.file, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw error;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new ApprovalStoreError(`${this.file} is not valid JSON; fix or remove it (tacit approvals revoke --all rewrites it)`);
+    }
+    const result = ApprovalsFileSchema.safeParse(parsed);
+    if (!result.success) {
+      throw new ApprovalStoreError(`${this.file} is not an approvals file (${result.error.issues[0]?.message ?? "bad shape"}); fix or remove it`);
+    }
+    return result.data.approvals;
+  }
+
+  isLive(approval: Approval): boolean {
+    return Date.parse(approval.expiresAt) > this.now();
+  }
+
+  /** The live approval for a pattern, if a person gave one. */
+  find(pattern: string): Approval | null {
+    return this.all().find((approval) => approval.pattern === pattern && this.isLive(approval)) ?? null;
+  }
+
+  remember(pattern: string, via: string): Approval {
+    const now = this.now();
+    const approval: Approval = {
+      pattern,
+      grantedAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + APPROVAL_LIFETIME_MS).toISOString(),
+      via,
+    };
+    // Expired entries are dropped on every write; a pattern has at most one entry.
+    this.save([...this.all().filter((a) => a.pattern !== pattern && this.isLive(a)), approval]);
+    return approval;
+  }
+
+  /** Removes the approvals whose pattern is one of `patterns`; returns those removed. */
+  revoke(patterns: readonly string[]): Approval[] {
+    const all = this.all();
+    const removed = all.filter((a) => patterns.includes(a.pattern));
+    if (removed.length > 0) this.save(all.filter((a) => !patterns.includes(a.pattern)));
+    return removed;
+  }
+
+  revokeAll(): Approval[] {
+    let all: Approval[] = [];
+    try {
+      all = this.all();
+    } catch {
+      // An unreadable file is replaced by an empty one.
+    }
+    this.save([]);
+    return all;
+  }
+
+  private save(approvals: Approval[]): void {
+    if (this.file === defaultApprovalsFile()) ensureTacitHome();
+    const temporary = `${this.file}.${randomToken(6)}.tmp`;
+    const fd = openSync(temporary, "wx", 0o600);
+    try {
+      writeSync(fd, JSON.stringify({ version: 1, approvals }, null, 2) + "\n");
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      renameSync(temporary, this.file);
+    } catch (error) {
+      unlinkSync(temporary);
+      throw error;
+    }
+  }
+}

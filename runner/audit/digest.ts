@@ -1,0 +1,46 @@
+// Canonical JSON and digests: what the audit log hashes, and how code, policies and results
+// are named in it. A digest must not depend on the order in which an object's keys happened
+// to be inserted, or the same policy written twice would get two names, and a line read back
+// from the log (parsed, so its keys in file order) must hash as it did when it was written.
+
+import { createHash } from "node:crypto";
+
+/**
+ * JSON with object keys sorted (recursively, by UTF-16 code units: JavaScript's default
+ * sort) and no whitespace. Everything else is exactly JSON.stringify's: toJSON is honoured,
+ * undefined, functions and symbols are left out of objects and become null in arrays,
+ * non-finite numbers become null, a bigint throws. So canonicalJson(JSON.parse(
+ * JSON.stringify(v))) === canonicalJson(v), which is what lets a verifier recompute a hash
+ * from the line it reads. A top-level value with no JSON form (undefined) gives "null".
+ */
+export function canonicalJson(value: unknown): string {
+  return encode(value) ?? "null";
+}
+
+/** undefined means "no JSON form" (left out of objects), as with JSON.stringify. */
+function encode(value: unknown): string | undefined {
+  if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    value = (value as { toJSON: () => unknown }).toJSON();
+  }
+  if (value === null || typeof value !== "object") return JSON.stringify(value) as string | undefined;
+  if (Array.isArray(value)) return `[${value.map((item) => encode(item) ?? "null").join(",")}]`;
+  const parts: string[] = [];
+  for (const key of Object.keys(value).sort()) {
+    const encoded = encode((value as Record<string, unknown>)[key]);
+    if (encoded !== undefined) parts.push(`${JSON.stringify(key)}:${encoded}`);
+  }
+  return `{${parts.join(",")}}`;
+}
+
+/** Lower-case hex SHA-256 of a string's UTF-8 bytes (or of bytes). */
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/**
+ * "sha256:<hex>": a string is digested as its UTF-8 bytes (so the digest of a script is
+ * the digest of its file), any other value as its canonical JSON.
+ */
+export function digestOf(value: unknown): string {
+  return `sha256:${sha256Hex(typeof value === "string" ? value : canonicalJson(value))}`;
+}

@@ -1,0 +1,61 @@
+// Ed25519 for the audit log. Signatures are deterministic (RFC 8032): the same key and
+// message give the same bytes whichever implementation makes them, so each side uses what
+// fits it best:
+//  - signing and deriving public keys: node:crypto (OpenSSL). It runs inside `tacit run`,
+//    where @noble/ed25519's one-time base-point table (60–80 ms of BigInt work per process)
+//    would be most of the audit log's cost;
+//  - verifying: @noble/ed25519 with strict RFC 8032 rules, offline in `tacit audit verify`.
+// test/audit checks that both agree byte for byte.
+
+import { createPrivateKey, createPublicKey, type KeyObject, sign } from "node:crypto";
+import * as ed from "@noble/ed25519";
+import { sha512 } from "@noble/hashes/sha2.js";
+
+ed.hashes.sha512 = (message) => sha512(message);
+
+/** PKCS#8 wrapping of a raw 32-byte Ed25519 private key (RFC 8410). */
+const PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
+
+const keyObjects = new Map<string, KeyObject>();
+
+function privateKeyObject(privateKey: Uint8Array): KeyObject {
+  const id = Buffer.from(privateKey).toString("hex");
+  let key = keyObjects.get(id);
+  if (!key) {
+    key = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, privateKey]), format: "der", type: "pkcs8" });
+    keyObjects.set(id, key);
+  }
+  return key;
+}
+
+export function publicKeyOf(privateKey: Uint8Array): Uint8Array {
+  const spki = createPublicKey(privateKeyObject(privateKey)).export({ format: "der", type: "spki" });
+  return new Uint8Array(spki.subarray(spki.length - 32));
+}
+
+export function signBytes(message: Uint8Array, privateKey: Uint8Array): Uint8Array {
+  return new Uint8Array(sign(null, message, privateKeyObject(privateKey)));
+}
+
+/** noble's own signature, for the test that both implementations agree. */
+export const nobleSign = (message: Uint8Array, privateKey: Uint8Array): Uint8Array => ed.sign(message, privateKey);
+export const noblePublicKeyOf = (privateKey: Uint8Array): Uint8Array => ed.getPublicKey(privateKey);
+
+/** False (never a throw) for a malformed key or signature: the caller reports why. */
+export function verifyBytes(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
+  try {
+    // Strict RFC 8032 rules rather than ZIP-215: a log signature has no consensus to agree
+    // with, and strictness rules out the small-order keys that "verify" anything.
+    return ed.verify(signature, message, publicKey, { zip215: false });
+  } catch {
+    return false;
+  }
+}
+
+export const toHex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex");
+
+/** Bytes from lower- or upper-case hex; null unless it is exactly `length` bytes of hex. */
+export function fromHex(hex: string, length: number): Uint8Array | null {
+  if (hex.length !== length * 2 || !/^[0-9a-fA-F]*$/.test(hex)) return null;
+  return new Uint8Array(Buffer.from(hex, "hex"));
+}

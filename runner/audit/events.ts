@@ -1,0 +1,66 @@
+// The audit log's vocabulary: one typed event per line. Events carry kinds, canonical
+// patterns, decisions and digests — never classified plaintext or secret header values
+// (a digest of a short secret could be brute-forced, so not even digests of those: results
+// are digested as the sandbox saw them, where classified values are opaque handles).
+
+/** How much a person is involved before an action runs; decided by the host's policy. */
+export type Tier = "allow" | "approve-once" | "always-ask";
+
+/** An action's decision: allowed by policy, refused, or put to a person (with the answer). */
+export type DecisionKind = "allow" | "deny" | "asked";
+
+export type AuditEvent =
+  | {
+      type: "evaluation-started";
+      evaluation: string;
+      /** The REPL session the snippet belongs to; null for one-shot runs. */
+      session: string | null;
+      displayName: string;
+      /** "sha256:<hex>" of the agent's code. */
+      codeDigest: string;
+      /** "sha256:<hex>" of the effective policy (secrets such as the LLM key left out). */
+      policyDigest: string;
+    }
+  | {
+      type: "action-requested";
+      evaluation: string;
+      /** 1, 2, … within the evaluation. */
+      action: number;
+      /** The protocol's Action kind, e.g. "FsWrite". */
+      kind: string;
+      /** The canonical pattern approvals are keyed by, e.g. "fs.delete /work/app/a.txt". */
+      pattern: string;
+      tier: Tier;
+    }
+  | {
+      type: "decision";
+      evaluation: string;
+      action: number;
+      decision: DecisionKind;
+      /** For "asked": the person's answer. */
+      answer: "yes" | "no" | null;
+      /** How the decision was reached: "policy", "remembered", "terminal", "elicitation", "--yes", "no-one-to-ask", … */
+      via: string;
+      /** For a denial: the message the agent was given. */
+      reason: string | null;
+    }
+  | {
+      type: "action-result";
+      evaluation: string;
+      action: number;
+      ok: boolean;
+      /** "sha256:<hex>" of the reply as the sandbox received it. */
+      digest: string;
+      /** Its size in bytes (UTF-8 of its JSON form). */
+      size: number;
+      durationMs: number;
+    }
+  | {
+      type: "evaluation-ended";
+      evaluation: string;
+      outcome: string;
+      exitCode: number;
+      durationMs: number;
+    }
+  | { type: "session-started"; session: string }
+  | { type: "session-ended"; session: string; reason: string };

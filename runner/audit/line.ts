@@ -1,0 +1,124 @@
+// One line of the audit log, as written and as read back, and the hashes that chain lines.
+//
+//   {"seq":N,"time":"<ISO 8601>","event":{…},"prev":"<64 hex>","hash":"<64 hex>","chain":"<64 hex>"}
+//
+//   hash  = SHA-256( canonicalJson({ seq, time, event }) )            (see digest.ts)
+//   chain = SHA-256( prev + hash )   — the two lower-case hex strings, concatenated as ASCII
+//   prev  = the previous line's chain; "0" × 64 on the first line
+//
+// seq counts lines from 1, heads included, so in an untouched log seq is the line number.
+// `chain` commits to every line up to this one, so signing one chain value signs all of them.
+// A head is an ordinary chained line whose event signs the chain of the line before it:
+//
+//   {"type":"head","signs":<chain of line N>,"signedSeq":N,"publicKey":<32 bytes hex>,
+//    "signature":<64 bytes hex: Ed25519 over the UTF-8 of "tacit-audit-head-v1:" + signs>}
+//
+// The prefix keeps a head signature from meaning anything anywhere else the key might be used.
+
+import { z } from "zod";
+import type { AuditEvent } from "./events.js";
+import { canonicalJson, sha256Hex } from "./digest.js";
+
+/** Signs everything up to and including line `signedSeq` (the line before the head). */
+export interface HeadEvent {
+  type: "head";
+  signs: string;
+  signedSeq: number;
+  publicKey: string;
+  signature: string;
+}
+
+/**
+ * Written when a log is reopened and its last line is not a head: the lines since the last
+ * head were not signed by the process that wrote them (it crashed, or someone else appended
+ * them while no tacit held the log). The next head will sign them, so without this marker a
+ * verifier could not tell them from lines signed when they were written.
+ */
+export interface ResumedEvent {
+  type: "resumed-after-unsigned-tail";
+  /** The seq of the last line found when reopening. */
+  lastSeq: number;
+}
+
+/** Events only the log itself writes, never the evaluation code. */
+export type LogEvent = HeadEvent | ResumedEvent;
+
+/** Any event that can appear in a log. */
+export type LoggedEvent = AuditEvent | LogEvent;
+
+export interface AuditLine<E = LoggedEvent> {
+  seq: number;
+  time: string;
+  event: E;
+  prev: string;
+  hash: string;
+  chain: string;
+}
+
+export const ZERO_CHAIN = "0".repeat(64);
+export const HEAD_SIGNATURE_PREFIX = "tacit-audit-head-v1:";
+
+export function eventHash(seq: number, time: string, event: unknown): string {
+  return sha256Hex(canonicalJson({ seq, time, event }));
+}
+
+export function chainOf(prev: string, hash: string): string {
+  return sha256Hex(prev + hash);
+}
+
+export function headMessage(signs: string): Uint8Array {
+  return new TextEncoder().encode(HEAD_SIGNATURE_PREFIX + signs);
+}
+
+const hex = (bytes: number) => z.string().regex(new RegExp(`^[0-9a-f]{${bytes * 2}}$`), `${bytes * 2} lower-case hex digits`);
+
+/**
+ * A line read from a file (outside data). Strict: a key the writer never writes is refused,
+ * since only seq, time and event are hashed and anything else would ride along unprotected.
+ * Events are checked only for a `type`: integrity does not depend on knowing every event
+ * kind, and a verifier must still check logs written by a newer tacit.
+ */
+export const lineSchema = z.strictObject({
+  seq: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  time: z.string(),
+  event: z.looseObject({ type: z.string() }),
+  prev: hex(32),
+  hash: hex(32),
+  chain: hex(32),
+});
+export type ParsedLine = z.infer<typeof lineSchema>;
+
+export const headEventSchema = z.strictObject({
+  type: z.literal("head"),
+  signs: hex(32),
+  signedSeq: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  publicKey: hex(32),
+  signature: hex(64),
+});
+
+export const resumedEventSchema = z.strictObject({
+  type: z.literal("resumed-after-unsigned-tail"),
+  lastSeq: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+});
+
+export type LineParse = { ok: true; line: ParsedLine } | { ok: false; reason: string };
+
+/** Parses one line of text (without its newline). */
+export function parseLine(text: string): LineParse {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: "not valid JSON" };
+  }
+  const result = lineSchema.safeParse(json);
+  if (!result.success) return { ok: false, reason: `not an audit line (${describeIssues(result.error)})` };
+  return { ok: true, line: result.data };
+}
+
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.length ? issue.path.join(".") : "line"}: ${issue.message}`)
+    .join("; ");
+}

@@ -1,0 +1,333 @@
+// The audit log writer: append-only JSON lines, hash-chained, with signed heads (the line
+// format and hash definitions are in line.ts). Lines are written on an O_APPEND descriptor in
+// small batches (a syscall per line cost more than the rest of auditing together); `flush()`
+// writes the batch at once, and the approval gate calls it before every action with an
+// effect (write, delete, command, request), so those are in the file (the OS's cache) before
+// they happen. fsync happens at each signed head, so a crash loses at most the unsigned
+// tail, which `tacit audit verify` reports as such.
+//
+// One writer per file: a FILE.lock holding the writer's pid keeps a second process from
+// interleaving its own chain. A log that exists is continued from its last line, read from
+// the end of the file (logs grow; the start is never read).
+
+import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, unlinkSync, writeSync } from "node:fs";
+import path from "node:path";
+import { signBytes } from "./ed25519.js";
+import type { AuditEvent } from "./events.js";
+import { createExclusive } from "./exclusive-file.js";
+import { loadOrCreateSigningKey, type SigningKey } from "./keys.js";
+import { type AuditLine, chainOf, eventHash, headEventSchema, headMessage, type LoggedEvent, type ParsedLine, parseLine, ZERO_CHAIN } from "./line.js";
+
+export interface AuditLogOptions {
+  /** The signing key's file; default: audit-key.json in the tacit home. */
+  keyFile?: string;
+  /** Sign a head after this many lines since the last one (default 10,000). */
+  signEveryEvents?: number;
+  /** …or this long after the first unsigned line, whichever comes first (default 5000 ms). */
+  signIntervalMs?: number;
+}
+
+/** Why a log cannot be opened or written; the message says what to do about it. */
+export class AuditLogError extends Error {
+  override name = "AuditLogError";
+}
+
+// Each head costs an fsync (milliseconds on a slow disk): by count only for very busy logs.
+const DEFAULT_SIGN_EVERY_EVENTS = 10_000;
+/** Lines kept before a write, at most. */
+const BATCH_LINES = 256;
+const DEFAULT_SIGN_INTERVAL_MS = 5000;
+/** A last line longer than this is not something tacit wrote. */
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+export class AuditLog {
+  private fd: number | null;
+  private seq: number;
+  private chain: string;
+  /** Lines written since the last head. */
+  private unsigned = 0;
+  /** Lines made but not yet written (see flush). */
+  private batch: string[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  /** Set by a failed write or timed signing; every later call reports it. */
+  private failure: AuditLogError | null = null;
+  private readonly exitHook = (): void => {
+    try {
+      this.close();
+    } catch (error) {
+      process.stderr.write(`tacit: ${(error as Error).message}\n`);
+    }
+  };
+
+  private constructor(
+    readonly path: string,
+    fd: number,
+    tail: ParsedLine | null,
+    private readonly key: SigningKey,
+    private readonly lock: LockFile,
+    private readonly signEveryEvents: number,
+    private readonly signIntervalMs: number,
+  ) {
+    this.fd = fd;
+    this.seq = tail?.seq ?? 0;
+    this.chain = tail?.chain ?? ZERO_CHAIN;
+    // A normal exit (process.exit included, as on SIGINT) still signs what was written.
+    process.on("exit", this.exitHook);
+  }
+
+  static open(file: string, options: AuditLogOptions = {}): AuditLog {
+    const resolved = path.resolve(file);
+    const signEveryEvents = options.signEveryEvents ?? DEFAULT_SIGN_EVERY_EVENTS;
+    const signIntervalMs = options.signIntervalMs ?? DEFAULT_SIGN_INTERVAL_MS;
+    if (!Number.isInteger(signEveryEvents) || signEveryEvents <= 0) {
+      throw new AuditLogError(`signEveryEvents must be a positive whole number, got ${signEveryEvents}`);
+    }
+    if (!Number.isFinite(signIntervalMs) || signIntervalMs <= 0) {
+      throw new AuditLogError(`signIntervalMs must be a positive number of milliseconds, got ${signIntervalMs}`);
+    }
+    let key: SigningKey;
+    try {
+      key = loadOrCreateSigningKey(options.keyFile);
+    } catch (error) {
+      throw new AuditLogError(`cannot sign the audit log ${resolved}: ${(error as Error).message}`);
+    }
+    try {
+      mkdirSync(path.dirname(resolved), { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw new AuditLogError(`cannot create the directory of the audit log ${resolved}: ${(error as Error).message}`);
+    }
+    const lock = LockFile.acquire(resolved);
+    let fd: number | null = null;
+    try {
+      try {
+        // a+: append-only writes, plus reads of the tail. 0600 applies only when it creates.
+        fd = openSync(resolved, "a+", 0o600);
+      } catch (error) {
+        throw new AuditLogError(`cannot open the audit log ${resolved}: ${(error as Error).message}`);
+      }
+      const stat = fstatSync(fd);
+      if (!stat.isFile()) throw new AuditLogError(`the audit log ${resolved} is not a regular file`);
+      if (process.platform !== "win32" && (stat.mode & 0o022) !== 0) {
+        throw new AuditLogError(
+          `other users can write to the audit log ${resolved} (mode ${(stat.mode & 0o777).toString(8)}), so they could have ` +
+            `edited it; tacit will not extend it. Run \`tacit audit verify ${resolved}\`, then either \`chmod go-w ${resolved}\` ` +
+            `or start a new audit log file.`,
+        );
+      }
+      const tail = readLastLine(fd, stat.size, resolved);
+      if (tail?.event.type === "head") {
+        const head = headEventSchema.parse(tail.event);
+        if (head.publicKey !== key.publicKeyHex) {
+          throw new AuditLogError(
+            `the audit log ${resolved} was signed with another key (${head.publicKey}) than this one (${key.publicKeyHex}, ` +
+              `in ${key.file}); one log signed with two keys cannot be verified against one. Start a new audit log file, ` +
+              `or set TACIT_HOME to where the other key lives.`,
+          );
+        }
+      }
+      const log = new AuditLog(resolved, fd, tail, key, lock, signEveryEvents, signIntervalMs);
+      if (tail !== null && tail.event.type !== "head") log.write({ type: "resumed-after-unsigned-tail", lastSeq: tail.seq });
+      return log;
+    } catch (error) {
+      if (fd !== null) closeSync(fd);
+      lock.release();
+      throw error;
+    }
+  }
+
+  /** Writes one event as one line; signs a head when signEveryEvents lines are unsigned. */
+  append(event: AuditEvent): void {
+    this.write(event);
+    if (this.unsigned >= this.signEveryEvents) this.signHead();
+  }
+
+  /** Signs the chain so far with a head line (if anything was written since the last), then fsyncs. */
+  signHead(): void {
+    if (this.fd === null) return; // closed: close() signed already
+    this.throwIfFailed();
+    this.clearTimer();
+    if (this.unsigned === 0) return;
+    const signs = this.chain;
+    const signature = Buffer.from(signBytes(headMessage(signs), this.key.privateKey)).toString("hex");
+    this.write({ type: "head", signs, signedSeq: this.seq, publicKey: this.key.publicKeyHex, signature });
+    this.flush();
+    try {
+      fsyncSync(this.fd);
+    } catch (error) {
+      throw this.fail(`cannot fsync the audit log ${this.path}: ${(error as Error).message}`);
+    }
+    this.unsigned = 0;
+    this.clearTimer(); // write() started one for the head line itself
+  }
+
+  /** Signs what is unsigned, then releases the file and its lock. Idempotent. */
+  close(): void {
+    if (this.fd === null) return;
+    try {
+      if (this.failure === null) this.signHead();
+    } finally {
+      this.clearTimer();
+      closeSync(this.fd);
+      this.fd = null;
+      this.lock.release();
+      process.off("exit", this.exitHook);
+    }
+  }
+
+  private write(event: LoggedEvent): void {
+    if (this.fd === null) throw new AuditLogError(`the audit log ${this.path} is closed`);
+    this.throwIfFailed();
+    const seq = this.seq + 1;
+    const time = new Date().toISOString();
+    const hash = eventHash(seq, time, event);
+    const chain = chainOf(this.chain, hash);
+    const line: AuditLine = { seq, time, event, prev: this.chain, hash, chain };
+    this.batch.push(JSON.stringify(line) + "\n");
+    if (this.batch.length >= BATCH_LINES) this.flush();
+    this.seq = seq;
+    this.chain = chain;
+    this.unsigned++;
+    if (this.timer === null) {
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        try {
+          this.signHead();
+        } catch (error) {
+          if (this.failure === null) this.fail((error as Error).message);
+        }
+      }, this.signIntervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Writes the lines made so far to the file (not fsynced: see signHead). */
+  flush(): void {
+    if (this.fd === null || this.batch.length === 0) return;
+    this.throwIfFailed();
+    const bytes = Buffer.from(this.batch.join(""), "utf8");
+    this.batch = [];
+    try {
+      for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.fd, bytes, offset);
+    } catch (error) {
+      // Part of a line may be in the file: nothing written after it could be verified.
+      throw this.fail(`cannot write to the audit log ${this.path}: ${(error as Error).message}`);
+    }
+  }
+
+  private fail(message: string): AuditLogError {
+    this.failure ??= new AuditLogError(`${message}; no further events are logged to it`);
+    return this.failure;
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure !== null) throw this.failure;
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
+
+/**
+ * The last line of the log, checked to be one tacit wrote whole (parsed, hash and chain
+ * consistent), or null for an empty file. Reads backwards from the end in growing chunks.
+ */
+function readLastLine(fd: number, size: number, file: string): ParsedLine | null {
+  if (size === 0) return null;
+  const refuse = (why: string) =>
+    new AuditLogError(
+      `the last line of the audit log ${file} is incomplete or corrupt (${why}), so tacit cannot continue its chain. ` +
+        `Run \`tacit audit verify ${file}\` to see what happened, keep the file as it is, and give tacit a new audit log file.`,
+    );
+  let text: string | null = null;
+  for (let chunk = 64 * 1024; text === null; chunk *= 4) {
+    const start = Math.max(0, size - chunk);
+    const buffer = Buffer.alloc(size - start);
+    for (let read = 0; read < buffer.length; ) {
+      const n = readSync(fd, buffer, read, buffer.length - read, start + read);
+      if (n === 0) throw refuse("the file shrank while it was read");
+      read += n;
+    }
+    if (buffer[buffer.length - 1] !== 0x0a) throw refuse("it does not end with a newline: a write was cut off");
+    const newline = buffer.lastIndexOf(0x0a, buffer.length - 2);
+    if (newline >= 0 || start === 0) text = buffer.subarray(newline + 1, buffer.length - 1).toString("utf8");
+    else if (size - start >= MAX_LINE_BYTES) throw refuse(`it is longer than ${MAX_LINE_BYTES} bytes`);
+  }
+  const parsed = parseLine(text);
+  if (!parsed.ok) throw refuse(parsed.reason);
+  const line = parsed.line;
+  if (eventHash(line.seq, line.time, line.event) !== line.hash) throw refuse("its hash does not match its content");
+  if (chainOf(line.prev, line.hash) !== line.chain) throw refuse("its chain value does not follow from prev and hash");
+  return line;
+}
+
+/** FILE.lock, holding the writer's pid: one writer per log. */
+class LockFile {
+  private held = true;
+
+  private constructor(private readonly file: string) {}
+
+  static acquire(logFile: string): LockFile {
+    const file = `${logFile}.lock`;
+    const content = `${process.pid}\n`;
+    // A few rounds: find a stale lock and remove it, then take the file (unless another
+    // process took it first).
+    for (let round = 0; round < 3; round++) {
+      try {
+        if (createExclusive(file, content)) return new LockFile(file);
+      } catch (error) {
+        throw new AuditLogError(`cannot create the lock file ${file} for the audit log ${logFile}: ${(error as Error).message}`);
+      }
+      const found = readOrNull(file);
+      if (found === null) continue; // released meanwhile
+      const pid = /^\d+\n?$/.test(found) ? Number(found) : 0;
+      if (pid > 0 && isAlive(pid)) {
+        throw new AuditLogError(
+          pid === process.pid
+            ? `the audit log ${logFile} is already open in this process (lock file ${file})`
+            : `the audit log ${logFile} is being written by process ${pid} (lock file ${file}); two writers would ` +
+                `break its chain. Give each tacit its own audit log file; if process ${pid} is not a tacit ` +
+                `(a crashed writer's pid taken by another program), delete ${file}.`,
+        );
+      }
+      // Stale: its writer died without releasing it. Removed only if it still holds what was
+      // read, so a lock another process took over meanwhile is left alone (a narrow race
+      // remains between this read and the unlink).
+      if (readOrNull(file) === found) unlinkQuietly(file);
+    }
+    throw new AuditLogError(`cannot take the lock file ${file} for the audit log ${logFile}: other processes keep taking it`);
+  }
+
+  release(): void {
+    if (!this.held) return;
+    this.held = false;
+    if (readOrNull(this.file) === `${process.pid}\n`) unlinkQuietly(this.file);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, as another user's process.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function readOrNull(file: string): string | null {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // already gone
+  }
+}

@@ -1,0 +1,91 @@
+// A readable rendering of an audit log: one line per event with its seq, time, type and main
+// fields; heads as "signed through line N". It shows, it does not verify (that is
+// verify.ts). Text from the log is outside data, partly shaped by agent code (paths, command
+// lines), so control characters are escaped before they reach a terminal.
+//
+// --json: a JSON array of the lines as parsed (objects exactly as in the file), one element
+// per line of output, so that jq and friends read it as one document.
+
+import { type ParsedLine, parseLine } from "./line.js";
+
+export interface ShowResult {
+  output: string;
+  /** Lines that could not be parsed (shown in the text form, left out of the JSON form). */
+  unreadable: { line: number; reason: string }[];
+}
+
+export function showAuditLog(text: string, format: "text" | "json"): ShowResult {
+  const unreadable: ShowResult["unreadable"] = [];
+  const parsed: { line: number; entry: ParsedLine }[] = [];
+  const segments = text.split("\n");
+  if (segments.at(-1) === "") segments.pop();
+  segments.forEach((segment, index) => {
+    const result = parseLine(segment);
+    if (result.ok) parsed.push({ line: index + 1, entry: result.line });
+    else unreadable.push({ line: index + 1, reason: result.reason });
+  });
+
+  if (format === "json") {
+    const body = parsed.map(({ entry }) => JSON.stringify(entry)).join(",\n");
+    return { output: parsed.length === 0 ? "[]\n" : `[\n${body}\n]\n`, unreadable };
+  }
+  const seqWidth = Math.max(3, ...parsed.map(({ entry }) => String(entry.seq).length));
+  const rows: { line: number; text: string }[] = [
+    ...parsed.map(({ line, entry }) => ({
+      line,
+      text: `${String(entry.seq).padStart(seqWidth)}  ${clean(entry.time)}  ${clean(entry.event.type).padEnd(18)}  ${describe(entry.event)}`.trimEnd(),
+    })),
+    ...unreadable.map(({ line, reason }) => ({ line, text: `${"!".repeat(seqWidth)}  line ${line} is unreadable: ${reason}` })),
+  ];
+  rows.sort((a, b) => a.line - b.line);
+  return { output: rows.map((row) => row.text + "\n").join(""), unreadable };
+}
+
+type Fields = Record<string, unknown>;
+
+/** The main fields of an event, by its type; unknown types show their fields as JSON. */
+function describe(event: Fields): string {
+  const f = (key: string) => clean(event[key] === undefined || event[key] === null ? "-" : String(event[key]));
+  const digest = (key: string) => shortDigest(f(key));
+  switch (event.type) {
+    case "evaluation-started":
+      return `eval ${f("evaluation")}  session ${f("session")}  ${f("displayName")}  code ${digest("codeDigest")}  policy ${digest("policyDigest")}`;
+    case "action-requested":
+      return `eval ${f("evaluation")} #${f("action")}  ${f("kind")}  ${quoted(event.pattern)}  tier ${f("tier")}`;
+    case "decision": {
+      const answer = event.decision === "asked" ? ` → ${f("answer")}` : "";
+      const reason = event.reason === null || event.reason === undefined ? "" : `: ${quoted(event.reason)}`;
+      return `eval ${f("evaluation")} #${f("action")}  ${f("decision")}${answer}  via ${f("via")}${reason}`;
+    }
+    case "action-result":
+      return `eval ${f("evaluation")} #${f("action")}  ${event.ok === true ? "ok" : "failed"}  ${f("size")} B  ${f("durationMs")} ms  ${digest("digest")}`;
+    case "evaluation-ended":
+      return `eval ${f("evaluation")}  ${f("outcome")}  exit ${f("exitCode")}  ${f("durationMs")} ms`;
+    case "session-started":
+      return `session ${f("session")}`;
+    case "session-ended":
+      return `session ${f("session")}  ${quoted(event.reason)}`;
+    case "head":
+      return `signed through line ${f("signedSeq")} (key ${clean(String(event.publicKey ?? "-")).slice(0, 16)}…)`;
+    case "resumed-after-unsigned-tail":
+      return `reopened: the lines up to ${f("lastSeq")} were found unsigned`;
+    default: {
+      const { type: _type, ...rest } = event;
+      return clean(JSON.stringify(rest));
+    }
+  }
+}
+
+/** "sha256:0123456789ab…" — enough to compare by eye; --json has the whole digest. */
+function shortDigest(digest: string): string {
+  return digest.length > 19 ? `${digest.slice(0, 19)}…` : digest;
+}
+
+function quoted(value: unknown): string {
+  return typeof value === "string" ? clean(JSON.stringify(value)) : clean(String(value ?? "-"));
+}
+
+/** Escapes C0/C1 control characters (terminal escape sequences included) and line breaks. */
+function clean(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}

@@ -1,0 +1,303 @@
+// Offline verification of an audit log (format: line.ts). Each problem names the line where
+// it shows and, as far as the log lets one tell, what happened there: an edit (hash), a line
+// rewritten with its hashes recomputed (the next line's prev), deleted, swapped or inserted
+// lines (seq and chain), a cut-off last line, lines no signed head covers, and heads whose
+// signature fails or comes from another key than the trusted one.
+//
+// What the chain alone proves is only self-consistency: whoever can rewrite the file can
+// recompute every hash. The signatures, checked against a key the verifier trusts, are what
+// tie the content to the signer.
+
+import { fromHex, verifyBytes } from "./ed25519.js";
+import { chainOf, describeIssues, eventHash, headEventSchema, headMessage, type ParsedLine, parseLine, resumedEventSchema, ZERO_CHAIN } from "./line.js";
+
+export interface VerifyProblem {
+  /** 1-based line number in the file. */
+  line: number;
+  reason: string;
+}
+
+export interface VerifyReport {
+  /** No problems (warnings do not count). */
+  ok: boolean;
+  /** Lines in the file, an incomplete last one included. */
+  lines: number;
+  heads: number;
+  /** Heads whose signature verifies with the trusted key. */
+  validHeads: number;
+  /** The last line covered by a valid head (the line before it); null if none is. */
+  lastSignedLine: number | null;
+  /** Lines after the last head, which no signature covers. */
+  unsignedTail: number;
+  /** The key heads were checked against, and where that trust came from. */
+  publicKey: string | null;
+  trust: "given" | "first-head" | "none";
+  problems: VerifyProblem[];
+  /** Worth knowing, but not evidence of tampering (e.g. a tail signed only after a crash). */
+  warnings: VerifyProblem[];
+  notes: string[];
+}
+
+interface Entry {
+  line: number;
+  parsed: ParsedLine;
+}
+
+const short = (hex: string) => `${hex.slice(0, 12)}…`;
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+export function verifyAuditLog(text: string, trustedPublicKeyHex: string | null): VerifyReport {
+  const problems: VerifyProblem[] = [];
+  const warnings: VerifyProblem[] = [];
+  const notes: string[] = [];
+  const problem = (line: number, reason: string) => problems.push({ line, reason });
+
+  // The writer ends every line with a newline, so a last segment that is not empty is a
+  // line whose write was cut off (or a file cut short).
+  const segments = text === "" ? [] : text.split("\n");
+  const complete = segments.at(-1) === "";
+  if (complete) segments.pop();
+  const lineCount = segments.length;
+
+  const entries: Entry[] = [];
+  segments.forEach((segment, index) => {
+    const line = index + 1;
+    const isLast = line === lineCount;
+    if (segment === "" || /^\s+$/.test(segment)) {
+      problem(line, "empty line: tacit never writes one, so the file was edited here");
+      return;
+    }
+    const parsed = parseLine(segment);
+    if (!parsed.ok) {
+      problem(
+        line,
+        isLast && !complete
+          ? `incomplete last line (${parsed.reason}): the file ends in the middle of a line — a write cut off by a crash, or the file was truncated`
+          : `unreadable line (${parsed.reason}): it was edited or corrupted`,
+      );
+      return;
+    }
+    if (isLast && !complete) {
+      problem(line, "the last line has no newline at its end: the file was truncated, or edited, right after it");
+    }
+    entries.push({ line, parsed: parsed.line });
+  });
+
+  // Who has which seq, and whose chain is continued by which line: to tell an inserted
+  // line from the genuine one it duplicates, and a moved line from a deleted one.
+  const bySeq = new Map<number, Entry[]>();
+  const continuedBy = new Map<string, Entry[]>();
+  for (const entry of entries) {
+    bySeq.set(entry.parsed.seq, [...(bySeq.get(entry.parsed.seq) ?? []), entry]);
+    continuedBy.set(entry.parsed.prev, [...(continuedBy.get(entry.parsed.prev) ?? []), entry]);
+  }
+  const isContinued = (entry: Entry) => (continuedBy.get(entry.parsed.chain) ?? []).some((next) => next.parsed.seq === entry.parsed.seq + 1);
+
+  // The key heads must be signed with.
+  let publicKey = trustedPublicKeyHex?.toLowerCase() ?? null;
+  let trust: VerifyReport["trust"] = publicKey === null ? "none" : "given";
+  if (publicKey === null) {
+    const firstHead = entries.map((entry) => headEventSchema.safeParse(entry.parsed.event)).find((result) => result.success);
+    if (firstHead?.success) {
+      publicKey = firstHead.data.publicKey;
+      trust = "first-head";
+      notes.push(
+        `no trusted public key was given, so heads were checked against the key in the first head (${publicKey}): ` +
+          `this shows the log is consistent with itself, not who signed it. Pass --public-key (from \`tacit audit key\` ` +
+          `on the machine that wrote the log) to check the signer.`,
+      );
+    }
+  }
+
+  let heads = 0;
+  let validHeads = 0;
+  let lastHeadLine: number | null = null;
+  let lastValidHeadLine: number | null = null;
+  /** The line the chain has reached: the highest seq seen so far that belongs where it is. */
+  let last: Entry | null = null;
+
+  entries.forEach((entry, index) => {
+    const { line, parsed } = entry;
+    const isFinal = index === entries.length - 1;
+
+    // The line itself.
+    if (eventHash(parsed.seq, parsed.time, parsed.event) !== parsed.hash) {
+      problem(line, "edited: the line's seq, time or event does not match its hash (changed after it was written)");
+    }
+    if (chainOf(parsed.prev, parsed.hash) !== parsed.chain) {
+      problem(line, "edited: its chain value does not follow from its prev and hash (a hash or chain value was rewritten by hand)");
+    }
+
+    // Its place in the chain.
+    if (last === null) {
+      if (parsed.seq !== 1) {
+        const first = bySeq.get(1)?.[0];
+        problem(
+          line,
+          first
+            ? `out of order: the log's first line (seq 1) is at line ${first.line}, but this line (seq ${parsed.seq}) comes first`
+            : `the log starts at seq ${parsed.seq}, not 1: its first ${plural(parsed.seq - 1, "line")} ${parsed.seq === 2 ? "was" : "were"} deleted`,
+        );
+      } else if (parsed.prev !== ZERO_CHAIN) {
+        problem(line, "chain broken: the first line's prev should be 64 zeros (lines before it were deleted, or it was rewritten)");
+      }
+      last = entry;
+    } else if (parsed.seq === last.parsed.seq + 1) {
+      if (parsed.prev !== last.parsed.chain) {
+        problem(
+          line,
+          `chain broken: prev does not match the chain of line ${last.line}; line ${last.line} was rewritten with its ` +
+            `hashes recomputed, or this line's prev was changed`,
+        );
+      }
+      last = entry;
+    } else if (parsed.seq > last.parsed.seq + 1) {
+      const missing = firstFoundBetween(bySeq, last.parsed.seq + 1, parsed.seq - 1, line);
+      if (missing === null) {
+        const count = parsed.seq - last.parsed.seq - 1;
+        problem(
+          line,
+          count === 1
+            ? `deleted line: seq jumps from ${last.parsed.seq} (line ${last.line}) to ${parsed.seq}; the line with seq ${last.parsed.seq + 1} is missing`
+            : `deleted lines: seq jumps from ${last.parsed.seq} (line ${last.line}) to ${parsed.seq}; ${count} lines (seq ${last.parsed.seq + 1}–${parsed.seq - 1}) are missing`,
+        );
+        last = entry;
+      } else if (isContinued(entry) || isFinal) {
+        problem(line, `out of order: seq ${parsed.seq} comes before seq ${missing.parsed.seq} (line ${missing.line}); lines were swapped or moved`);
+        last = entry;
+      } else {
+        // Nothing continues from it and the sequence resumes later: it does not belong.
+        problem(line, `inserted: seq ${parsed.seq} does not fit after seq ${last.parsed.seq} (line ${last.line}), and no line continues its chain`);
+      }
+    } else {
+      const twin = (bySeq.get(parsed.seq) ?? []).filter((other) => other.line < line).at(-1);
+      if (twin === undefined) {
+        problem(line, `out of order: seq ${parsed.seq} comes after seq ${last.parsed.seq} (line ${last.line}); lines were swapped or moved`);
+      } else if (isContinued(entry) && !isContinued(twin)) {
+        problem(twin.line, `inserted: line ${line} has the same seq (${parsed.seq}), and the chain continues from line ${line}, not from this one`);
+        if (last === twin) last = entry;
+      } else if (isContinued(twin) && !isContinued(entry)) {
+        problem(line, `inserted: seq ${parsed.seq} is already at line ${twin.line}, and the chain continues from there, not from this line`);
+      } else {
+        problem(line, `seq ${parsed.seq} repeated (also at line ${twin.line}): a line was inserted or duplicated`);
+      }
+    }
+
+    // What the line says, for the two kinds the log writes itself.
+    if (parsed.event.type === "head") {
+      heads++;
+      lastHeadLine = line;
+      if (checkHead(entry, publicKey, trust, problem)) {
+        validHeads++;
+        lastValidHeadLine = line;
+      }
+    } else if (parsed.event.type === "resumed-after-unsigned-tail") {
+      const resumed = resumedEventSchema.safeParse(parsed.event);
+      if (!resumed.success) problem(line, `malformed resumed-after-unsigned-tail event (${describeIssues(resumed.error)})`);
+      const from = (lastHeadLine ?? 0) + 1;
+      if (from < line) {
+        warnings.push({
+          line,
+          reason:
+            `lines ${from}–${line - 1} were not signed by the process that wrote them: the log was reopened here after ` +
+            `its writer stopped without signing (a crash), or after someone else appended them; a later head signs them ` +
+            `as they were found`,
+        });
+      }
+    }
+  });
+
+  const unsignedTail = lineCount - (lastHeadLine ?? 0);
+  if (unsignedTail > 0 && entries.length > 0) {
+    const first = (lastHeadLine ?? 0) + 1;
+    problem(
+      first,
+      lastHeadLine === null
+        ? `none of the ${plural(lineCount, "line")} is signed (the log has no head): its writer stopped before signing ` +
+            `(a crash loses at most this unsigned tail), or the lines were not written by tacit`
+        : `${plural(unsignedTail, "line")} after the last signed head at line ${lastHeadLine} ${unsignedTail === 1 ? "is" : "are"} not signed: ` +
+            `written after the last signature (a crash loses at most this tail) or appended later`,
+    );
+  }
+  if (lineCount === 0) notes.push("the log is empty");
+
+  problems.sort((a, b) => a.line - b.line);
+  return {
+    ok: problems.length === 0,
+    lines: lineCount,
+    heads,
+    validHeads,
+    lastSignedLine: lastValidHeadLine === null ? null : lastValidHeadLine - 1,
+    unsignedTail,
+    publicKey,
+    trust,
+    problems,
+    warnings,
+    notes,
+  };
+}
+
+/** Checks a head line's event; true if it is a valid signature by the trusted key over its prev. */
+function checkHead(
+  entry: Entry,
+  publicKey: string | null,
+  trust: VerifyReport["trust"],
+  problem: (line: number, reason: string) => void,
+): boolean {
+  const { line, parsed } = entry;
+  const head = headEventSchema.safeParse(parsed.event);
+  if (!head.success) {
+    problem(line, `malformed head (${describeIssues(head.error)})`);
+    return false;
+  }
+  const { signs, signedSeq, signature } = head.data;
+  let valid = true;
+  // A head signs the chain of the line before it, which is also its own prev.
+  if (signs !== parsed.prev || signedSeq !== parsed.seq - 1) {
+    problem(
+      line,
+      `head does not sign the line before it: it signs seq ${signedSeq} with chain ${short(signs)}, but follows seq ` +
+        `${parsed.seq - 1} with chain ${short(parsed.prev)} (the head was moved, or the lines before it rewritten)`,
+    );
+    valid = false;
+  }
+  if (!verifyBytes(fromHex(signature, 64)!, headMessage(signs), fromHex(head.data.publicKey, 32)!)) {
+    problem(
+      line,
+      `signature does not verify: the chain it signs was changed after signing (lines before it rewritten with their ` +
+        `hashes recomputed), or the head was forged`,
+    );
+    return false;
+  }
+  if (publicKey !== null && head.data.publicKey !== publicKey) {
+    problem(
+      line,
+      trust === "given"
+        ? `signed by a different key (${short(head.data.publicKey)}) than the trusted one (${short(publicKey)}): ` +
+            `the log was re-signed with another key, or written on another machine`
+        : `signed by a different key (${short(head.data.publicKey)}) than the first head (${short(publicKey)}): ` +
+            `part of the log was re-signed with another key`,
+    );
+    return false;
+  }
+  return valid;
+}
+
+/** The first entry, on another line than `line`, with a seq from `from` to `to`; null if none. */
+function firstFoundBetween(bySeq: Map<number, Entry[]>, from: number, to: number, line: number): Entry | null {
+  // A seq gap can be huge in a forged line; look the gap up only where the log has entries.
+  if (to - from > bySeq.size) {
+    for (const [seq, found] of bySeq) {
+      if (seq >= from && seq <= to) {
+        const other = found.find((entry) => entry.line !== line);
+        if (other) return other;
+      }
+    }
+    return null;
+  }
+  for (let seq = from; seq <= to; seq++) {
+    const other = bySeq.get(seq)?.find((entry) => entry.line !== line);
+    if (other) return other;
+  }
+  return null;
+}

@@ -1,0 +1,25 @@
+// Where tacit keeps what outlives a run: the audit signing key and remembered approvals.
+// $TACIT_HOME when set (tests, containers), else $XDG_CONFIG_HOME/tacit, else ~/.config/tacit.
+// The directory is owner-only: both files decide what an agent may do or prove what it did.
+
+import { chmodSync, mkdirSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+export function tacitHome(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.TACIT_HOME) return path.resolve(env.TACIT_HOME);
+  const config = env.XDG_CONFIG_HOME ? path.resolve(env.XDG_CONFIG_HOME) : path.join(os.homedir(), ".config");
+  return path.join(config, "tacit");
+}
+
+/** Creates the directory (0700) if needed and returns it; refuses one others can write to. */
+export function ensureTacitHome(env: NodeJS.ProcessEnv = process.env): string {
+  const home = tacitHome(env);
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const stat = statSync(home);
+  if (typeof process.getuid === "function" && stat.uid !== process.getuid()) {
+    throw new Error(`tacit: ${home} belongs to another user; set TACIT_HOME to a directory of your own`);
+  }
+  if ((stat.mode & 0o077) !== 0) chmodSync(home, 0o700);
+  return home;
+}

@@ -1,0 +1,94 @@
+// `tacit audit key` and `tacit audit show`, through the real CLI.
+
+import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { AuditLog } from "../../runner/audit/log.js";
+import { runCli } from "../helpers.js";
+import { auditHome, readLines, writeLog } from "./fixtures.js";
+
+describe("tacit audit key", () => {
+  let ctx: ReturnType<typeof auditHome>;
+  beforeEach(() => {
+    ctx = auditHome();
+  });
+  afterEach(() => ctx.cleanup());
+
+  it("makes the key on first use, owner-only, and prints the same public key after", async () => {
+    const first = await runCli(["audit", "key"], { env: ctx.env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/^[0-9a-f]{64}\n$/);
+    expect(first.stderr).toContain(`the audit signing key was created in ${ctx.keyFile}`);
+    expect(statSync(ctx.keyFile).mode & 0o777).toBe(0o600);
+    expect(statSync(ctx.home).mode & 0o777).toBe(0o700);
+    expect(JSON.parse(readFileSync(ctx.keyFile, "utf8"))).toMatchObject({ publicKey: first.stdout.trim() });
+
+    const second = await runCli(["audit", "key"], { env: ctx.env });
+    expect(second.stdout).toBe(first.stdout);
+    expect(second.stderr).toContain(`the audit signing key is in ${ctx.keyFile}`);
+  });
+
+  it("is the key logs are signed with", async () => {
+    const file = path.join(ctx.dir, "audit.jsonl");
+    writeLog(file, ctx.keyFile, 1);
+    const key = await runCli(["audit", "key"], { env: ctx.env });
+    expect((readLines(file)[10]!.event as { publicKey: string }).publicKey).toBe(key.stdout.trim());
+  });
+
+  it("refuses a key file others can read (exit 2)", async () => {
+    await runCli(["audit", "key"], { env: ctx.env });
+    chmodSync(ctx.keyFile, 0o640);
+    const result = await runCli(["audit", "key"], { env: ctx.env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/the audit key file .* is accessible to other users \(mode 640\)/);
+  });
+});
+
+describe("tacit audit show", () => {
+  let ctx: ReturnType<typeof auditHome>;
+  let file: string;
+  beforeEach(() => {
+    ctx = auditHome();
+    file = path.join(ctx.dir, "audit.jsonl");
+    writeLog(file, ctx.keyFile, 1);
+  });
+  afterEach(() => ctx.cleanup());
+
+  it("prints one readable line per event, heads as what they sign", async () => {
+    const result = await runCli(["audit", "show", file], { env: ctx.env });
+    expect(result.code, result.stderr).toBe(0);
+    const rows = result.stdout.trimEnd().split("\n");
+    expect(rows).toHaveLength(11);
+    expect(rows[0]).toMatch(/^ {2}1  \d{4}-\d\d-\d\dT[\d:.]+Z  evaluation-started  eval eval-1  session -  script\.ts  code sha256:\w{12}…  policy sha256:\w{12}…$/);
+    expect(rows[1]).toMatch(/ {2}2  .*  action-requested    eval eval-1 #1  FsRead  "fs\.read \/work\/app\/README\.md"  tier allow$/);
+    expect(rows[5]).toMatch(/decision            eval eval-1 #2  asked → yes  via terminal$/);
+    expect(rows[8]).toMatch(/decision            eval eval-1 #3  deny  via policy: "api\.example\.com is not in networkPermissions"$/);
+    expect(rows[3]).toMatch(/action-result       eval eval-1 #1  ok  120 B  3 ms  sha256:\w{12}…$/);
+    expect(rows[9]).toMatch(/evaluation-ended    eval eval-1  ok  exit 0  412 ms$/);
+    expect(rows[10]).toMatch(/head                signed through line 10 \(key [0-9a-f]{16}…\)$/);
+  });
+
+  it("--json prints the lines as one JSON array", async () => {
+    const result = await runCli(["audit", "show", file, "--json"], { env: ctx.env });
+    expect(result.code).toBe(0);
+    const parsed = JSON.parse(result.stdout) as { seq: number }[];
+    expect(parsed).toEqual(readLines(file));
+  });
+
+  it("escapes control characters that came from agent code", async () => {
+    const other = path.join(ctx.dir, "escape.jsonl");
+    const log = AuditLog.open(other, { keyFile: ctx.keyFile });
+    log.append({ type: "action-requested", evaluation: "e", action: 1, kind: "FsRead", pattern: "fs.read /work/\u001b[2J\u009bx", tier: "allow" });
+    log.close();
+    const result = await runCli(["audit", "show", other], { env: ctx.env });
+    expect(result.stdout).not.toMatch(/[\u001b\u009b]/);
+    expect(result.stdout).toContain('"fs.read /work/\\u001b[2J\\u009bx"');
+  });
+
+  it("marks unreadable lines and exits 1", async () => {
+    writeFileSync(file, readFileSync(file, "utf8") + "{not json\n");
+    const result = await runCli(["audit", "show", file], { env: ctx.env });
+    expect(result.code).toBe(1);
+    expect(result.stdout.trimEnd().split("\n").at(-1)).toBe("!!!  line 12 is unreadable: not valid JSON");
+  });
+});

@@ -1,0 +1,135 @@
+// Shared by the audit tests: realistic logs written with the real AuditLog, the edits an
+// attacker would make to them, and `tacit audit verify` through the real CLI.
+
+import { randomBytes } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { publicKeyOf, signBytes, toHex } from "../../runner/audit/ed25519.js";
+import type { AuditEvent } from "../../runner/audit/events.js";
+import { AuditLog, type AuditLogOptions } from "../../runner/audit/log.js";
+import { type AuditLine, chainOf, eventHash, headMessage, type HeadEvent, type LoggedEvent } from "../../runner/audit/line.js";
+import type { VerifyReport } from "../../runner/audit/verify.js";
+import { type CliResult, runCli, tempDir } from "../helpers.js";
+
+/** A temp TACIT_HOME (its key file path) plus a directory for logs. */
+export function auditHome(): { home: string; keyFile: string; dir: string; env: Record<string, string>; cleanup: () => void } {
+  const { dir, cleanup } = tempDir("tacit-audit-");
+  const home = path.join(dir, "home");
+  return { home, keyFile: path.join(home, "audit-key.json"), dir, env: { TACIT_HOME: home }, cleanup };
+}
+
+const digest = (seed: string) => `sha256:${Buffer.from(seed.padEnd(32, ".")).toString("hex").slice(0, 64)}`;
+
+/** What one `tacit run` of a script that reads a file, runs git and fetches a URL records. */
+export function evaluationEvents(evaluation: string): AuditEvent[] {
+  const actions: { kind: string; pattern: string; tier: "allow" | "approve-once" | "always-ask"; decision: "allow" | "deny" | "asked" }[] = [
+    { kind: "FsRead", pattern: "fs.read /work/app/README.md", tier: "allow", decision: "allow" },
+    { kind: "Exec", pattern: "exec git status", tier: "approve-once", decision: "asked" },
+    { kind: "HttpRequest", pattern: "http GET api.example.com:443", tier: "allow", decision: "deny" },
+  ];
+  const events: AuditEvent[] = [
+    {
+      type: "evaluation-started",
+      evaluation,
+      session: null,
+      displayName: "script.ts",
+      codeDigest: digest(`code-${evaluation}`),
+      policyDigest: digest("policy"),
+    },
+  ];
+  actions.forEach((a, index) => {
+    const action = index + 1;
+    events.push({ type: "action-requested", evaluation, action, kind: a.kind, pattern: a.pattern, tier: a.tier });
+    events.push({
+      type: "decision",
+      evaluation,
+      action,
+      decision: a.decision,
+      answer: a.decision === "asked" ? "yes" : null,
+      via: a.decision === "asked" ? "terminal" : "policy",
+      reason: a.decision === "deny" ? "api.example.com is not in networkPermissions" : null,
+    });
+    if (a.decision !== "deny") {
+      events.push({ type: "action-result", evaluation, action, ok: true, digest: digest(`result-${action}`), size: 120 * action, durationMs: 3 });
+    }
+  });
+  events.push({ type: "evaluation-ended", evaluation, outcome: "ok", exitCode: 0, durationMs: 412 });
+  return events;
+}
+
+/**
+ * Writes `evaluations` evaluations, signing a head at the end of each (as the runner does),
+ * and closes the log. Each evaluation is 11 lines: 10 events, then a head. In the first:
+ * 1 started, 2–4 file read (requested, decision, result), 5–7 git (asked, yes), 8–9 HTTP
+ * (denied), 10 ended, 11 head.
+ */
+export function writeLog(file: string, keyFile: string, evaluations = 2, options: AuditLogOptions = {}): void {
+  const log = AuditLog.open(file, { keyFile, ...options });
+  try {
+    for (let i = 1; i <= evaluations; i++) {
+      for (const event of evaluationEvents(`eval-${i}`)) log.append(event);
+      log.signHead();
+    }
+  } finally {
+    log.close();
+  }
+}
+
+export type Line = AuditLine<LoggedEvent & Record<string, unknown>>;
+
+export function readLines(file: string): Line[] {
+  return readFileSync(file, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Line);
+}
+
+export function writeLines(file: string, lines: Line[]): void {
+  writeFileSync(file, lines.map((line) => JSON.stringify(line) + "\n").join(""), { mode: 0o600 });
+}
+
+/** Recomputes one line's hash and chain from its content and prev, as a careful forger would. */
+export function rehash(line: Line): Line {
+  const hash = eventHash(line.seq, line.time, line.event);
+  return { ...line, hash, chain: chainOf(line.prev, hash) };
+}
+
+/**
+ * Rewrites the chain from index `from` on: every prev, hash and chain recomputed, each head's
+ * `signs` and `signedSeq` pointed at the new chain. Heads keep their old signature unless a
+ * key to re-sign with is given.
+ */
+export function rechain(lines: Line[], from: number, resignWith?: Uint8Array): Line[] {
+  const out = lines.slice(0, from);
+  for (let i = from; i < lines.length; i++) {
+    const before = out[i - 1];
+    let line: Line = { ...lines[i]!, prev: before ? before.chain : "0".repeat(64) };
+    if (line.event.type === "head") {
+      const head = { ...(line.event as HeadEvent), signs: line.prev, signedSeq: line.seq - 1 };
+      if (resignWith) {
+        head.publicKey = toHex(publicKeyOf(resignWith));
+        head.signature = toHex(signBytes(headMessage(head.signs), resignWith));
+      }
+      line = { ...line, event: head as Line["event"] };
+    }
+    out.push(rehash(line));
+  }
+  return out;
+}
+
+export function newPrivateKey(): Uint8Array {
+  return new Uint8Array(randomBytes(32));
+}
+
+export function publicKeyHex(keyFile: string): string {
+  return (JSON.parse(readFileSync(keyFile, "utf8")) as { publicKey: string }).publicKey;
+}
+
+/** `tacit audit verify FILE --json …` through the CLI, its report parsed. */
+export async function verifyJson(file: string, env: Record<string, string>, extra: string[] = []): Promise<{ result: CliResult; report: VerifyReport }> {
+  const result = await runCli(["audit", "verify", file, "--json", ...extra], { env });
+  let report: VerifyReport;
+  try {
+    report = JSON.parse(result.stdout) as VerifyReport;
+  } catch {
+    throw new Error(`tacit audit verify printed no JSON (exit ${result.code}): ${result.stdout}${result.stderr}`);
+  }
+  return { result, report };
+}

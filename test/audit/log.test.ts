@@ -1,0 +1,172 @@
+// The writer: owner-only files, one chain across sessions, a crash's unsigned tail marked on
+// reopening, periodic signing, the lock, and the refusals (with what to do about them).
+
+import { spawn, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { AuditLog, AuditLogError } from "../../runner/audit/log.js";
+import { runCli } from "../helpers.js";
+import { auditHome, evaluationEvents, readLines, verifyJson, writeLines, writeLog } from "./fixtures.js";
+
+describe("AuditLog", () => {
+  let ctx: ReturnType<typeof auditHome>;
+  let file: string;
+  beforeEach(() => {
+    ctx = auditHome();
+    file = path.join(ctx.dir, "logs", "audit.jsonl");
+  });
+  afterEach(() => ctx.cleanup());
+
+  const openError = (options = {}): string => {
+    try {
+      AuditLog.open(file, { keyFile: ctx.keyFile, ...options }).close();
+    } catch (error) {
+      expect(error).toBeInstanceOf(AuditLogError);
+      return (error as Error).message;
+    }
+    throw new Error("AuditLog.open did not refuse");
+  };
+
+  it("creates the log and the key owner-only (0600, home 0700)", () => {
+    writeLog(file, ctx.keyFile, 1);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(ctx.keyFile).mode & 0o777).toBe(0o600);
+    expect(statSync(ctx.home).mode & 0o777).toBe(0o700);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it("continues the chain when a second session appends", async () => {
+    writeLog(file, ctx.keyFile, 2);
+    writeLog(file, ctx.keyFile, 1);
+    const lines = readLines(file);
+    expect(lines.map((line) => line.seq)).toEqual(Array.from({ length: 33 }, (_, i) => i + 1));
+    expect(lines[22]!.prev).toBe(lines[21]!.chain);
+    const { result, report } = await verifyJson(file, ctx.env);
+    expect(result.code, result.stdout).toBe(0);
+    expect(report).toMatchObject({ ok: true, lines: 33, heads: 3, validHeads: 3, lastSignedLine: 32, warnings: [] });
+  });
+
+  it("after a crash, marks the unsigned tail it finds before continuing", async () => {
+    writeLog(file, ctx.keyFile, 2);
+    writeLines(file, readLines(file).slice(0, 21)); // the last head never written
+    writeLog(file, ctx.keyFile, 1);
+    const lines = readLines(file);
+    expect(lines[21]!.event).toEqual({ type: "resumed-after-unsigned-tail", lastSeq: 21 });
+    const { result, report } = await verifyJson(file, ctx.env);
+    expect(result.code, result.stdout).toBe(0);
+    expect(report.warnings).toEqual([
+      {
+        line: 22,
+        reason: expect.stringMatching(/^lines 12–21 were not signed by the process that wrote them: the log was reopened here after its writer stopped without signing \(a crash\)/),
+      },
+    ]);
+    const text = (await runCli(["audit", "verify", file], { env: ctx.env })).stdout;
+    expect(text).toContain("warning, line 22: lines 12–21 were not signed");
+  });
+
+  it("signs a head every signEveryEvents lines", () => {
+    const log = AuditLog.open(file, { keyFile: ctx.keyFile, signEveryEvents: 3 });
+    for (const event of evaluationEvents("e").slice(0, 7)) log.append(event);
+    const heads = () => readLines(file).flatMap((line, i) => (line.event.type === "head" ? [i + 1] : []));
+    expect(heads()).toEqual([4, 8]);
+    log.close();
+    expect(heads()).toEqual([4, 8, 10]);
+    log.close(); // idempotent
+    expect(readLines(file)).toHaveLength(10);
+  });
+
+  it("signs a head signIntervalMs after the first unsigned line", async () => {
+    const log = AuditLog.open(file, { keyFile: ctx.keyFile, signIntervalMs: 50 });
+    try {
+      log.append(evaluationEvents("e")[0]!);
+      log.flush(); // lines are written in batches; the gate flushes before effects
+      expect(readLines(file).at(-1)!.event.type).toBe("evaluation-started");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(readLines(file).map((line) => line.event.type)).toEqual(["evaluation-started", "head"]);
+    } finally {
+      log.close();
+    }
+    expect(readLines(file)).toHaveLength(2); // nothing new to sign at close
+  });
+
+  it("signHead with nothing new writes nothing", () => {
+    const log = AuditLog.open(file, { keyFile: ctx.keyFile });
+    log.append(evaluationEvents("e")[0]!);
+    log.signHead();
+    log.signHead();
+    log.close();
+    expect(readLines(file).map((line) => line.event.type)).toEqual(["evaluation-started", "head"]);
+  });
+
+  it("refuses to continue a log whose last line is incomplete, pointing at tacit audit verify", () => {
+    writeLog(file, ctx.keyFile, 1);
+    truncateSync(file, statSync(file).size - 10);
+    const message = openError();
+    expect(message).toMatch(/the last line of the audit log .*audit\.jsonl is incomplete or corrupt \(it does not end with a newline/);
+    expect(message).toMatch(/Run `tacit audit verify .*audit\.jsonl` .* give tacit a new audit log file/);
+  });
+
+  it("refuses to continue a log whose last line was edited", () => {
+    writeLog(file, ctx.keyFile, 1);
+    writeFileSync(file, readFileSync(file, "utf8").replace(/"signedSeq":10/, '"signedSeq":9'));
+    expect(openError()).toMatch(/incomplete or corrupt \(its hash does not match its content\)/);
+  });
+
+  it("refuses a log other users can write to", () => {
+    writeLog(file, ctx.keyFile, 1);
+    chmodSync(file, 0o666);
+    expect(openError()).toMatch(/other users can write to the audit log .* \(mode 666\), so they could have edited it/);
+  });
+
+  it("refuses a log signed with another key", () => {
+    writeLog(file, ctx.keyFile, 1);
+    expect(openError({ keyFile: path.join(ctx.dir, "other-home", "audit-key.json") })).toMatch(/was signed with another key/);
+  });
+
+  it("refuses a key file others can read, and says what to do", () => {
+    writeLog(file, ctx.keyFile, 1);
+    chmodSync(ctx.keyFile, 0o644);
+    expect(openError()).toMatch(/accessible to other users \(mode 644\): anyone who can read it can sign forged audit logs\. Run `chmod 600/);
+  });
+
+  describe("the lock", () => {
+    it("refuses a second writer in the same process", () => {
+      const log = AuditLog.open(file, { keyFile: ctx.keyFile });
+      try {
+        expect(openError()).toMatch(/is already open in this process/);
+      } finally {
+        log.close();
+      }
+    });
+
+    it("refuses while a live process holds it, naming the pid", async () => {
+      writeLog(file, ctx.keyFile, 1);
+      const holder = spawn("sleep", ["30"], { stdio: "ignore" });
+      try {
+        writeFileSync(`${file}.lock`, `${holder.pid}\n`);
+        expect(openError()).toContain(`is being written by process ${holder.pid} (lock file ${file}.lock)`);
+        expect(readLines(file)).toHaveLength(11);
+      } finally {
+        holder.kill();
+      }
+    });
+
+    it("takes over a stale lock whose process is gone", async () => {
+      writeLog(file, ctx.keyFile, 1);
+      const dead = spawnSync(process.execPath, ["-e", ""]).pid;
+      writeFileSync(`${file}.lock`, `${dead}\n`);
+      writeLog(file, ctx.keyFile, 1);
+      expect(existsSync(`${file}.lock`)).toBe(false);
+      const { result } = await verifyJson(file, ctx.env);
+      expect(result.code, result.stdout).toBe(0);
+    });
+
+    it("is held while the log is open and released by close", () => {
+      const log = AuditLog.open(file, { keyFile: ctx.keyFile });
+      expect(readFileSync(`${file}.lock`, "utf8")).toBe(`${process.pid}\n`);
+      log.close();
+      expect(existsSync(`${file}.lock`)).toBe(false);
+    });
+  });
+});
