@@ -1,0 +1,217 @@
+// The audit log of real runs: `tacit run --audit-log` with file, command and network actions
+// (and a secret used in a header) verifies; every kind of tampering with that real log is
+// caught on the right line; no classified canary or secret header value appears in it.
+// `tacit serve` logs its sessions into the same kind of chain.
+
+import { existsSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { repoRoot, runCli } from "../helpers.js";
+import { startServer, type TestServer } from "../net/fixtures.js";
+import { auditHome, type Line, newPrivateKey, readLines, rechain, verifyJson, writeLines } from "./fixtures.js";
+
+const CANARY = "CANARY-7f3e9a1c-do-not-log";
+const HEADER_SECRET = "hdr-secret-55ab0c";
+
+const SCRIPT = (origin: string) => `
+requestFileSystem(".", (fs) => {
+  fs.access("notes.txt").write("hello from the script");
+  println(fs.access("notes.txt").read());
+  const env = fs.readClassified(".env");
+  println("classified:", env);
+  const token = env.map((text) => text.split("=")[1]!.trim());
+  requestNetwork(["127.0.0.1:*"], (net) => {
+    const answer = net.httpRequest("GET", "${origin}/echo", { secretHeaders: { authorization: token, "x-api-key": classify("${HEADER_SECRET}") } });
+    println("status", answer.status);
+  });
+});
+requestExecPermission(["echo"], (proc) => println(proc.execOutput("echo", ["hi", "there"]).trim()));
+`;
+
+describe("the audit log of a real tacit run", () => {
+  let ctx: ReturnType<typeof auditHome>;
+  let server: TestServer;
+  let log: string;
+  let lines: Line[];
+  const variant = (name: string, content: Line[] | string): string => {
+    const file = path.join(ctx.dir, `${name}.jsonl`);
+    if (typeof content === "string") writeFileSync(file, content, { mode: 0o600 });
+    else writeLines(file, content);
+    return file;
+  };
+  const lineOf = (predicate: (line: Line) => boolean): number => lines.findIndex(predicate);
+
+  beforeAll(async () => {
+    ctx = auditHome();
+    server = await startServer();
+    writeFileSync(path.join(ctx.dir, ".env"), `TOKEN=${CANARY}\n`);
+    writeFileSync(path.join(ctx.dir, "script.ts"), SCRIPT(server.origin));
+    log = path.join(ctx.dir, "audit.jsonl");
+    const args = ["run", "--audit-log", log, "--command-permissions", "echo", "--network-permissions", `127.0.0.1:${server.port}`, "script.ts"];
+    const run = await runCli(args, { cwd: ctx.dir, env: ctx.env });
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("hello from the script");
+    expect(run.stdout).toContain("classified: Classified(***)");
+    expect(run.stdout).toContain("hi there");
+    // The secret really went out (so the log had the chance to leak it).
+    expect(server.received[0]?.headers.authorization).toBe(CANARY);
+    expect(server.received[0]?.headers["x-api-key"]).toBe(HEADER_SECRET);
+    expect(run.stdout).toContain("status 200");
+    lines = readLines(log);
+  }, 60_000);
+  afterAll(async () => {
+    await server.close();
+    ctx.cleanup();
+  });
+
+  it("records the evaluation and every action, and verifies", async () => {
+    const types = lines.map((line) => line.event.type);
+    expect(types[0]).toBe("evaluation-started");
+    expect(types.at(-2)).toBe("evaluation-ended");
+    expect(types.at(-1)).toBe("head");
+    const kinds = lines.flatMap((line) => (line.event.type === "action-requested" ? [String(line.event.kind)] : []));
+    for (const kind of ["FsOpenScope", "FsWrite", "FsRead", "FsReadClassified", "ClassifiedMap", "NetOpenScope", "HttpRequest", "ExecOpenScope", "Exec", "Print"]) {
+      expect(kinds).toContain(kind);
+    }
+    const patterns = lines.flatMap((line) => (line.event.type === "action-requested" ? [String(line.event.pattern)] : []));
+    expect(patterns).toContain(`fs.write ${path.join(ctx.dir, "notes.txt")}`);
+    expect(patterns).toContain("exec echo hi *");
+    expect(patterns).toContain(`net GET http://127.0.0.1:${server.port}`);
+    // Every request has a decision and a result.
+    const requested = lines.filter((line) => line.event.type === "action-requested").length;
+    expect(lines.filter((line) => line.event.type === "decision")).toHaveLength(requested);
+    expect(lines.filter((line) => line.event.type === "action-result")).toHaveLength(requested);
+
+    const { result, report } = await verifyJson(log, ctx.env);
+    expect(result.code, result.stdout).toBe(0);
+    expect(report).toMatchObject({ ok: true, lines: lines.length, problems: [], unsignedTail: 0 });
+  });
+
+  it("holds no classified plaintext and no secret header value, in any common encoding", () => {
+    const text = readFileSync(log, "utf8");
+    for (const secret of [CANARY, HEADER_SECRET]) {
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(Buffer.from(secret).toString("base64"));
+      expect(text).not.toContain(Buffer.from(secret).toString("hex"));
+    }
+    expect(text).not.toContain("TOKEN=");
+  });
+
+  it("catches an edited field on its line", async () => {
+    const edited = structuredClone(lines);
+    const at = lineOf((line) => line.event.type === "action-requested" && line.event.kind === "Exec");
+    (edited[at]!.event as { pattern: string }).pattern = "exec echo harmless";
+    const { result, report } = await verifyJson(variant("edited", edited), ctx.env);
+    expect(result.code).toBe(1);
+    expect(report.problems).toEqual([{ line: at + 1, reason: expect.stringMatching(/^edited/) }]);
+  });
+
+  it("catches a deleted line where the gap is", async () => {
+    const at = lineOf((line) => line.event.type === "decision" && line.event.decision === "allow") + 3;
+    const deleted = lines.filter((_, i) => i !== at);
+    const { result, report } = await verifyJson(variant("deleted", deleted), ctx.env);
+    expect(result.code).toBe(1);
+    expect(report.problems[0]).toEqual({ line: at + 1, reason: expect.stringMatching(/seq jumps from/) });
+  });
+
+  it("catches two swapped lines", async () => {
+    const swapped = [...lines];
+    [swapped[5], swapped[6]] = [swapped[6]!, swapped[5]!];
+    const { result, report } = await verifyJson(variant("swapped", swapped), ctx.env);
+    expect(result.code).toBe(1);
+    expect(report.problems.map((p) => p.line)).toEqual(expect.arrayContaining([6, 7]));
+    expect(report.problems.map((p) => p.reason).join("\n")).toMatch(/out of order/);
+  });
+
+  it("catches a forged line appended after the last signed head", async () => {
+    const last = lines.at(-1)!;
+    const forged = rechain([...lines, { ...last, seq: last.seq + 1, event: { type: "session-ended", session: "s-forged", reason: "forged" } as Line["event"] }], lines.length);
+    const { result, report } = await verifyJson(variant("appended", forged), ctx.env);
+    expect(result.code).toBe(1);
+    expect(report.problems).toEqual([{ line: lines.length + 1, reason: expect.stringMatching(/not signed/) }]);
+  });
+
+  it("catches a truncated log (the last head cut off)", async () => {
+    const file = variant("truncated", readFileSync(log, "utf8"));
+    truncateSync(file, readFileSync(log).length - 40);
+    const { result, report } = await verifyJson(file, ctx.env);
+    expect(result.code).toBe(1);
+    const reasons = report.problems.map((p) => `${p.line}: ${p.reason}`).join("\n");
+    expect(reasons).toContain(`${lines.length}: `);
+    expect(reasons).toMatch(/incomplete/);
+  });
+
+  it("catches a log re-signed with another key, against this machine's key and against --public-key", async () => {
+    const at = lineOf((line) => line.event.type === "action-requested" && line.event.kind === "Exec");
+    const edited = structuredClone(lines);
+    (edited[at]!.event as { pattern: string }).pattern = "exec echo harmless";
+    const forged = rechain(edited, at, newPrivateKey());
+    const file = variant("resigned", forged);
+    const mine = await verifyJson(file, ctx.env);
+    expect(mine.result.code).toBe(1);
+    expect(mine.report.problems).toEqual([{ line: lines.length, reason: expect.stringMatching(/different key/) }]);
+    const key = JSON.parse(readFileSync(ctx.keyFile, "utf8")) as { publicKey: string };
+    const given = await verifyJson(file, { TACIT_HOME: path.join(ctx.dir, "elsewhere") }, ["--public-key", key.publicKey]);
+    expect(given.result.code).toBe(1);
+    expect(given.report.problems[0]?.reason).toMatch(/different key/);
+  });
+
+  it("a second run appends to the same chain, which still verifies", async () => {
+    const copy = variant("two-runs", readFileSync(log, "utf8"));
+    writeFileSync(path.join(ctx.dir, "second.ts"), 'println("second");\n');
+    const run = await runCli(["run", "--audit-log", copy, "second.ts"], { cwd: ctx.dir, env: ctx.env });
+    expect(run.code, run.stderr).toBe(0);
+    const after = readLines(copy);
+    expect(after.length).toBeGreaterThan(lines.length);
+    expect(after[lines.length]!.prev).toBe(lines.at(-1)!.chain);
+    const { result } = await verifyJson(copy, ctx.env);
+    expect(result.code).toBe(0);
+  });
+});
+
+describe("the audit log of tacit serve", () => {
+  let ctx: ReturnType<typeof auditHome>;
+  beforeAll(() => {
+    ctx = auditHome();
+  });
+  afterAll(() => ctx.cleanup());
+
+  it("logs one-shot calls and a session from creation to deletion, signed, and verifies", async () => {
+    const log = path.join(ctx.dir, "serve.jsonl");
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [path.join(repoRoot, "bin", "tacit.js"), "serve", "--audit-log", log],
+      cwd: ctx.dir,
+      env: { PATH: process.env.PATH ?? "", ...ctx.env },
+      stderr: "ignore",
+    });
+    const client = new Client({ name: "tacit-test", version: "0.0.0" });
+    await client.connect(transport);
+    try {
+      const oneShot = await client.callTool({ name: "execute_typescript", arguments: { code: 'println("one")' } });
+      expect(oneShot.isError).toBeFalsy();
+      const created = await client.callTool({ name: "create_repl_session", arguments: {} });
+      const session = (created.structuredContent as { session_id: string }).session_id;
+      await client.callTool({ name: "execute_in_session", arguments: { session_id: session, code: "const x = 21" } });
+      const doubled = await client.callTool({ name: "execute_in_session", arguments: { session_id: session, code: "x * 2" } });
+      expect((doubled.structuredContent as { stdout: string }).stdout).toContain("42");
+      await client.callTool({ name: "delete_repl_session", arguments: { session_id: session } });
+      const lines = readLines(log);
+      const types = lines.map((line) => line.event.type);
+      expect(types).toContain("session-started");
+      expect(types).toContain("session-ended");
+      // The session's end was signed at once (not left for the server's exit).
+      expect(types.at(-1)).toBe("head");
+      const snippets = lines.filter((line) => line.event.type === "evaluation-started" && line.event.session === session);
+      expect(snippets).toHaveLength(2);
+    } finally {
+      await client.close();
+    }
+    expect(existsSync(`${log}.lock`)).toBe(false);
+    const { result, report } = await verifyJson(log, ctx.env);
+    expect(result.code, JSON.stringify(report.problems)).toBe(0);
+  }, 60_000);
+});
