@@ -63,14 +63,19 @@ function assertNever(action: never): never {
   throw new Error(`tacit: no policy for action ${JSON.stringify(action)}`);
 }
 
+/** The refusal an executor's error stands for; anything else is the host's own failure (rethrown). */
+export function refusalOf(error: unknown): Decision<never> {
+  if (error instanceof PolicyDenial) return refused("SecurityError", error.message);
+  if (error instanceof EffectFailure) return refused("Error", error.message);
+  throw error;
+}
+
 /** Decides one action: carries it out, or refuses it with a message for the agent. */
 export async function dispatch(action: Action, context: EvaluationContext): Promise<Decision> {
   try {
     return await decide(action, context);
   } catch (error) {
-    if (error instanceof PolicyDenial) return refused("SecurityError", error.message);
-    if (error instanceof EffectFailure) return refused("Error", error.message);
-    throw error;
+    return refusalOf(error);
   }
 }
 

@@ -11,10 +11,10 @@ import type { CapabilityTable } from "../capabilities.js";
 import type { LibraryConfig } from "../config.js";
 import { commandRefusal } from "../exec/command-policy.js";
 import { isWithin, resolveReal } from "../fs/containment.js";
-import { type Decision, dispatch, type EvaluationContext } from "../monitor.js";
-import { type HostPattern, parseHostPattern } from "../net/host-policy.js";
+import { type Decision, dispatch, type EvaluationContext, refusalOf } from "../monitor.js";
+import { type HostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
 import { type ActionRequest, describeAction, pathSubject } from "./action-request.js";
-import type { Answer, Asker } from "./askers.js";
+import { type Answer, type Asker, printable } from "./askers.js";
 import type { RunGrants } from "./grants.js";
 import type { TierPolicy } from "./policy.js";
 import type { Approval, ApprovalStore } from "./store.js";
@@ -85,7 +85,7 @@ export class ApprovalGate {
       cwd: this.options.cwd,
       fsRoot: (token) => this.options.capabilities.fsRoot(token),
     });
-    let tier: Tier = oversight.policy.tierOf(request);
+    let tier: Tier = oversight.policy.tierOf(request, { extended: this.isExtended(action) });
     // A later piece of a read a person already approved is the same read.
     const streamKey = action.kind === "FsReadChunk" ? `${action.scope}\0${action.path}` : null;
     if (action.kind === "FsReadChunk" && action.offset > 0 && this.approvedStreams.has(streamKey!)) tier = "allow";
@@ -97,11 +97,24 @@ export class ApprovalGate {
       if (extensionTier === null || extensionTier === "allow") continue;
       const answer = await this.approve(extension.request, extensionTier, true, extension.detail);
       this.logDecision(number, answer, extension.request.pattern);
-      if (answer.answer === "yes") extension.grant();
+      if (answer.answer === "yes") {
+        extension.grant();
+        // The person's yes to the extension answers for the action that asked for it.
+        tier = oversight.policy.tierOf(request, { extended: true });
+      }
       // A "no" leaves the allowlists as they are: the executor refuses with its usual message.
     }
 
     if (tier !== "allow") {
+      // A person is asked only about what the allowlists and the scope would let happen:
+      // anything else is refused now, as the monitor would, without a question.
+      const precheck = this.precheck(action, context);
+      if (precheck !== null) {
+        const message = precheck.ok ? "" : precheck.error.message;
+        this.log({ type: "decision", evaluation, action: number, decision: "deny", answer: null, via: "allowlists (before asking)", reason: message });
+        this.log({ type: "action-result", evaluation, action: number, ok: false, digest: digestOf(message), size: Buffer.byteLength(message), durationMs: 0 });
+        return precheck;
+      }
       const answer = await this.approve(request, tier, false, detailOf(action, request));
       if (answer.answer === "no") {
         const message = refusalMessage(request.pattern, tier, answer);
@@ -173,6 +186,73 @@ export class ApprovalGate {
     return answer;
   }
 
+  /** The executor's refusal of an action before it would run, or null when it passes. */
+  private precheck(action: Action, context: EvaluationContext): Decision<never> | null {
+    try {
+      switch (action.kind) {
+        case "Exec":
+          context.commands.authorize(action.scope, action);
+          break;
+        case "HttpRequest":
+        case "HttpRequestClassified":
+          context.network.authorize(action);
+          break;
+        case "FsStat":
+        case "FsSize":
+        case "FsRead":
+        case "FsReadChunk":
+        case "FsList":
+        case "FsFind":
+        case "FsGrep":
+        case "FsGrepRecursive":
+        case "FsWrite":
+        case "FsDelete":
+        case "FsMkdir":
+        case "FsReadClassified":
+        case "FsWriteClassified":
+          context.files.authorize(action.scope, action.path);
+          break;
+        default:
+          break;
+      }
+      return null;
+    } catch (error) {
+      return refusalOf(error);
+    }
+  }
+
+  /** Whether a person extended the allowlists (this run) for what the action touches. */
+  private isExtended(action: Action): boolean {
+    const { grants } = this.options;
+    switch (action.kind) {
+      case "Exec":
+        return grants.commands.has(action.command);
+      case "HttpRequest":
+      case "HttpRequestClassified": {
+        try {
+          const url = new URL(action.url);
+          return grants.hosts.some((pattern) => patternMatches(pattern, url));
+        } catch {
+          return false;
+        }
+      }
+      case "FsOpenScope": {
+        try {
+          const real = resolveReal(path.resolve(this.options.cwd, action.root));
+          return grants.roots.some((granted) => isWithin(real, granted));
+        } catch {
+          return false;
+        }
+      }
+      default:
+        if ("scope" in action && "path" in action) {
+          const root = this.options.capabilities.fsRoot(action.scope);
+          return root !== null && grants.roots.some((granted) => isWithin(path.resolve(root, action.path), granted));
+        }
+        return false;
+    }
+  }
+
   private extensionsFor(action: Action): Extension[] {
     const { library, grants, cwd } = this.options;
     switch (action.kind) {
@@ -196,7 +276,9 @@ export class ApprovalGate {
           const host = pattern.literalHost;
           if (host === null || pattern.port === "*") return [];
           const permitted = [...(library.networkPermissions?.map(parseHostPattern) ?? []), ...grants.hosts];
-          if (permitted.some((permission) => permission.host.test(host))) return [];
+          // Permitted already (host and port), so nothing to extend.
+          const samePort = (permission: HostPattern) => permission.port === "*" || permission.port === pattern.port;
+          if (permitted.some((permission) => permission.host.test(host) && samePort(permission))) return [];
           const port = pattern.port === null ? "" : `:${pattern.port}`;
           const url = new URL(`https://${host.includes(":") ? `[${host}]` : host}${port}`);
           return [{
@@ -238,13 +320,19 @@ function detailOf(action: Action, request: ActionRequest): string {
   }
 }
 
-function refusalMessage(pattern: string, tier: Exclude<Tier, "allow">, answer: Answer): string {
+/** A pattern as one single-quoted shell word, so a refusal's suggested command is safe to paste. */
+function shellQuoted(text: string): string {
+  return `'${text.replace(/'/g, "'\\''")}'`;
+}
+
+function refusalMessage(rawPattern: string, tier: Exclude<Tier, "allow">, answer: Answer): string {
+  const pattern = printable(rawPattern);
   if (answer.unavailable === undefined) {
     return `${pattern}: refused: a person was asked (${answer.via}) and did not approve it. Do not retry it; do the work another way or ask the user.`;
   }
   const how =
     tier === "approve-once"
-      ? `Pre-approve it with \`tacit approvals grant '${pattern}'\` (remembered 30 days), answer yes once when tacit can ask (a terminal, or an MCP client with elicitation), or run with --yes.`
+      ? `Pre-approve it with \`tacit approvals grant ${shellQuoted(rawPattern)}\` (remembered 30 days), answer yes once when tacit can ask (a terminal, or an MCP client with elicitation), or run with --yes.`
       : "It is asked every time (always-ask): run tacit where it can ask (a terminal, or an MCP client with elicitation), or with --yes.";
   return `${pattern}: refused: the policy requires a person's approval (${tier}), and no one could be asked: ${answer.unavailable}. ${how}`;
 }

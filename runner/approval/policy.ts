@@ -123,10 +123,15 @@ export class TierPolicy {
     return this.rules.length === 0;
   }
 
-  /** The tier for an action the allowlists permit: the highest among matching rules. */
-  tierOf(request: ActionRequest): Tier {
+  /**
+   * The tier for an action the allowlists permit: the highest among matching rules. With
+   * `extended` (a person extended the allowlists for what it touches, this run), the
+   * beyondAllowlist rules are left out: that yes answered for them.
+   */
+  tierOf(request: ActionRequest, options: { extended?: boolean } = {}): Tier {
     let tier: Tier = "allow";
     for (const { rule, matches } of this.rules) {
+      if (options.extended && rule.beyondAllowlist) continue;
       if (TIER_RANK[rule.tier] > TIER_RANK[tier] && matches(request)) tier = rule.tier;
     }
     return tier;

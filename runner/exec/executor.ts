@@ -115,7 +115,8 @@ export class ExecExecutor {
     return real;
   }
 
-  async exec(token: string, request: ExecRequest): Promise<ProcessResult> {
+  /** The checks before anything runs (scope, policy); throws the refusal. The approval gate asks only after these pass. */
+  authorize(token: string, request: Pick<ExecRequest, "command">): void {
     const scope = this.capabilities.get(token, "exec");
     // The policy first: its message says what to do about a path given as a command.
     const refusal = this.refusal(request.command);
@@ -125,6 +126,10 @@ export class ExecExecutor {
         `exec("${request.command}"): not among the commands this requestExecPermission scope asked for (${[...scope.commands].join(", ")}); ask for it in the list`,
       );
     }
+  }
+
+  async exec(token: string, request: ExecRequest): Promise<ProcessResult> {
+    this.authorize(token, request);
     const program = findOnPath(request.command);
     if (!program) throw new EffectFailure(`exec("${request.command}"): not found on the host's PATH`);
     const cwd = this.resolveCwd(request.cwd);

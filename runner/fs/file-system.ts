@@ -101,6 +101,11 @@ export class FileSystemExecutor {
     this.capabilities.revoke(token);
   }
 
+  /** The containment checks every operation starts with; throws the refusal. The approval gate asks only after these pass. */
+  authorize(token: string, requested: string): void {
+    this.resolve(token, requested);
+  }
+
   private resolve(token: string, requested: string): Resolved & { scope: FileSystemScope } {
     const scope = this.capabilities.get(token, "fs");
     const named = path.resolve(scope.root, requested);

@@ -160,7 +160,8 @@ export class NetworkExecutor {
     return { secretHeaders, body, secrets };
   }
 
-  async request(action: HttpRequestAction): Promise<HttpAnswer> {
+  /** The checks before anything is unwrapped or sent (scope, policy, URL); throws the refusal. */
+  authorize(action: HttpRequestAction): { url: URL; check: (url: URL) => { restrictedAllowed: boolean } } {
     const scope = this.capabilities.get(action.scope, "net");
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(action.method)) {
       throw new EffectFailure(`"${action.method}" is not an HTTP method (a token like GET, POST or PATCH); nothing was sent`);
@@ -174,7 +175,12 @@ export class NetworkExecutor {
       throw new EffectFailure(`"${action.url}" is not an absolute URL`);
     }
     const check = this.urlCheck(scope.hosts, permissions);
-    check(url); // Decided before anything is unwrapped or sent.
+    check(url);
+    return { url, check };
+  }
+
+  async request(action: HttpRequestAction): Promise<HttpAnswer> {
+    const { url, check } = this.authorize(action); // Decided before anything is unwrapped or sent.
     const { secretHeaders, body, secrets } = await this.unwrap(action);
     const limits: HttpLimits = { maxResponseBytes: this.policy.maxResponseBytes, timeoutMs: this.policy.timeoutMs, maxRedirects: MAX_REDIRECTS };
     // Loaded on first use: node:http, node:https and TLS cost start-up time every run.

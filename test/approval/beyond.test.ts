@@ -1,0 +1,237 @@
+// beyondAllowlist: a rule may make something the static allowlists refuse askable, so a
+// person can extend them for one run — a command (exec), a host (net), a root (fs.open).
+// Nobody to ask: refused with the allowlist's usual message, nothing happened. A yes on the
+// terminal: it runs. Anything no rule names is never asked about.
+//
+// A person answers one question: a yes to the extension answers for the actions it covers
+// (each command line of that command, each request to that host, the fs.open itself) in
+// this run. Where the allowlists already permit the thing, the rule is an ordinary rule and
+// its tier applies to each action. Other rules (say, always-ask on `git push`) still apply.
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { lit, onTerminal, startServer, storedApprovals, type TestServer, unattended, worlds } from "./fixtures.js";
+
+const world = worlds("tacit-beyond-");
+
+const touchScript = (command: string, file: string): string =>
+  `requestExecPermission([${lit(command)}], (p) => p.exec(${lit(command)}, [${lit(file)}]));\nprintln("ran");\n`;
+
+describe("exec beyond --command-permissions", () => {
+  const rules = [{ action: "exec", command: "touch", tier: "always-ask", beyondAllowlist: true }];
+
+  it("no terminal: refused with the usual allowlist message; the command did not run", async () => {
+    const w = world();
+    const run = await unattended(w, ["run", "--config", w.config(rules), w.script(touchScript("touch", "marker"))]);
+    expect(run.code, run.all).toBe(1);
+    expect(run.stderr).toContain("no command may run");
+    expect(run.stdout).not.toContain("ran");
+    expect(w.exists("marker")).toBe(false);
+  });
+
+  it("terminal, y: the command runs for this run only, after one question", async () => {
+    const w = world();
+    const config = w.config(rules);
+    const run = await onTerminal(w, ["run", "--config", config, w.script(touchScript("touch", "marker"))], { answers: ["y"] });
+    expect(run.code, run.all).toBe(0);
+    expect(run.prompts).toBe(1);
+    expect(run.stdout).toContain("the allowlists do not permit");
+    expect(run.stdout).toContain('let scripts run the command "touch"');
+    expect(run.stdout).toContain("pattern: extend exec touch");
+    expect(run.stdout).not.toContain("pattern: exec touch marker");
+    expect(run.stdout).toContain("ran");
+    expect(w.exists("marker")).toBe(true);
+    expect(storedApprovals(w)).toBeNull();
+    // Not carried over: the next run without a terminal is refused again.
+    const again = await unattended(w, ["run", "--config", config, w.script(touchScript("touch", "marker2"), "again.ts")]);
+    expect(again.code, again.all).toBe(1);
+    expect(w.exists("marker2")).toBe(false);
+  });
+
+  it("where the allowlist already permits the command, the rule's tier applies to each command line", async () => {
+    const w = world();
+    const config = w.config(rules, { libraryConfig: { commandPermissions: ["touch"] } });
+    const run = await onTerminal(w, ["run", "--config", config, w.script(touchScript("touch", "marker"))], { answers: ["y"] });
+    expect(run.code, run.all).toBe(0);
+    expect(run.prompts).toBe(1);
+    expect(run.stdout).not.toContain("pattern: extend exec touch");
+    expect(run.stdout).toContain("pattern: exec touch marker");
+    expect(w.exists("marker")).toBe(true);
+  });
+
+  it("terminal, n: refused with the allowlist's message; nothing ran", async () => {
+    const w = world();
+    const run = await onTerminal(w, ["run", "--config", w.config(rules), w.script(touchScript("touch", "marker"))], { answers: ["n"] });
+    expect(run.code, run.all).toBe(1);
+    expect(run.prompts).toBe(1);
+    expect(run.stdout).toContain("no command may run");
+    expect(w.exists("marker")).toBe(false);
+  });
+
+  it("a command no beyond rule names is never asked about (no prompt on the terminal), and stays refused", async () => {
+    const w = world();
+    const config = w.config([...rules, { action: "exec", command: "mkdir", tier: "always-ask" }]);
+    const run = await onTerminal(w, ["run", "--config", config, w.script(`requestExecPermission(["mkdir"], (p) => p.exec("mkdir", ["made"]));\n`)], {
+      answers: ["y"],
+    });
+    expect(run.code, run.all).toBe(1);
+    expect(run.prompts).toBe(0);
+    expect(run.stdout).not.toContain("tacit: a script asks");
+    expect(run.stdout).toContain("no command may run");
+    expect(w.exists("made")).toBe(false);
+  });
+
+  it("approve-once beyond: the extension is remembered; later runs need no one, for any command line of it", async () => {
+    const w = world();
+    const config = w.config([{ action: "exec", command: "touch", tier: "approve-once", beyondAllowlist: true }]);
+    const script = w.script(touchScript("touch", "marker"));
+    const run = await onTerminal(w, ["run", "--config", config, script], { answers: ["y"] });
+    expect(run.code, run.all).toBe(0);
+    expect(run.prompts).toBe(1);
+    expect(storedApprovals(w)!.map((a) => a.pattern)).toEqual(["extend exec touch"]);
+    w.file("marker", "");
+    const again = await unattended(w, ["run", "--config", config, script]);
+    expect(again.code, again.all).toBe(0);
+    expect(again.stdout).toContain("ran");
+    const other = await unattended(w, ["run", "--config", config, w.script(touchScript("touch", "marker2"), "again.ts")]);
+    expect(other.code, other.all).toBe(0);
+    expect(w.exists("marker2")).toBe(true);
+  });
+
+  it("another rule still applies after the extension: yes to the extension, no to the always-ask command line, nothing ran", async () => {
+    const w = world();
+    const config = w.config([...rules, { action: "exec", command: "touch", args: "marker*", tier: "always-ask" }]);
+    const run = await onTerminal(w, ["run", "--config", config, w.script(touchScript("touch", "marker"))], { answers: ["y", "n"] });
+    expect(run.prompts).toBe(2);
+    expect(run.stdout).toContain("pattern: extend exec touch");
+    expect(run.stdout).toContain("pattern: exec touch marker");
+    expect(run.code, run.all).toBe(1);
+    expect(w.exists("marker")).toBe(false);
+  });
+});
+
+describe("net beyond --network-permissions", () => {
+  const netScript = (server: TestServer, host = `127.0.0.1:${server.port}`): string =>
+    `const body = requestNetwork([${lit(host)}], (n) => n.httpGet(${lit(`http://${host}/hello`)}));\nprintln("got", JSON.parse(body).url);\n`;
+
+  async function withServer(test: (server: TestServer) => Promise<void>): Promise<void> {
+    const server = await startServer();
+    try {
+      await test(server);
+    } finally {
+      await server.close();
+    }
+  }
+
+  it("no terminal: refused with the usual message; the server received nothing", () =>
+    withServer(async (server) => {
+      const w = world();
+      const config = w.config([{ action: "net", host: `127.0.0.1:${server.port}`, tier: "always-ask", beyondAllowlist: true }]);
+      const run = await unattended(w, ["run", "--config", config, w.script(netScript(server))]);
+      expect(run.code, run.all).toBe(1);
+      expect(run.stderr).toContain("no host is reachable");
+      expect(run.stdout).not.toContain("got");
+      expect(server.received).toEqual([]);
+    }));
+
+  it("terminal, y: the request goes through", () =>
+    withServer(async (server) => {
+      const w = world();
+      const config = w.config([{ action: "net", host: `127.0.0.1:${server.port}`, tier: "always-ask", beyondAllowlist: true }]);
+      const run = await onTerminal(w, ["run", "--config", config, w.script(netScript(server))], { answers: ["y"] });
+      expect(run.code, run.all).toBe(0);
+      expect(run.prompts).toBe(1);
+      expect(run.stdout).toContain(`pattern: extend net 127.0.0.1:${server.port}`);
+      expect(run.stdout).not.toContain(`pattern: net GET http://127.0.0.1:${server.port}`);
+      expect(run.stdout).toContain("got /hello");
+      expect(server.received.map((r) => r.url)).toEqual(["/hello"]);
+    }));
+
+  it("terminal, n: refused; the server received nothing", () =>
+    withServer(async (server) => {
+      const w = world();
+      const config = w.config([{ action: "net", host: `127.0.0.1:${server.port}`, tier: "always-ask", beyondAllowlist: true }]);
+      const run = await onTerminal(w, ["run", "--config", config, w.script(netScript(server))], { answers: ["n"] });
+      expect(run.code, run.all).toBe(1);
+      expect(run.prompts).toBe(1);
+      expect(server.received).toEqual([]);
+    }));
+
+  it("a permitted host on another port can be extended too (the port is part of what is permitted)", () =>
+    withServer(async (server) => {
+      const w = world();
+      // 127.0.0.1 is permitted, but only on port 1: the server's port is beyond the allowlist.
+      const config = w.config([{ action: "net", host: `127.0.0.1:${server.port}`, tier: "always-ask", beyondAllowlist: true }], {
+        libraryConfig: { networkPermissions: ["127.0.0.1:1"] },
+      });
+      const run = await onTerminal(w, ["run", "--config", config, w.script(netScript(server))], { answers: ["y", "y"] });
+      expect(run.stdout).toContain(`pattern: extend net 127.0.0.1:${server.port}`);
+      expect(run.code, run.all).toBe(0);
+      expect(server.received.map((r) => r.url)).toEqual(["/hello"]);
+    }));
+
+  it("a host no beyond rule names (another port) is never asked about; the server received nothing", () =>
+    withServer(async (server) => {
+      const w = world();
+      const config = w.config([{ action: "net", host: "127.0.0.1:1", tier: "always-ask", beyondAllowlist: true }]);
+      const run = await onTerminal(w, ["run", "--config", config, w.script(netScript(server))], { answers: ["y"] });
+      expect(run.code, run.all).toBe(1);
+      expect(run.prompts).toBe(0);
+      expect(server.received).toEqual([]);
+    }));
+});
+
+describe("fs.open beyond --allowed-roots", () => {
+  function outsideWorld() {
+    const w = world();
+    const outside = path.join(w.root, "outside");
+    mkdirSync(outside);
+    writeFileSync(path.join(outside, "o.txt"), "keep me\n");
+    const other = path.join(w.root, "other");
+    mkdirSync(other);
+    writeFileSync(path.join(other, "o.txt"), "keep me\n");
+    const script = (root: string): string =>
+      w.script(`requestFileSystem(${lit(root)}, (fs) => fs.access("o.txt").delete());\nprintln("deleted");\n`);
+    return { w, outside, other, script, config: w.config([{ action: "fs.open", path: outside, tier: "always-ask", beyondAllowlist: true }]) };
+  }
+
+  it("no terminal: refused; the file outside is still there", async () => {
+    const { w, outside, script, config } = outsideWorld();
+    const run = await unattended(w, ["run", "--config", config, script(outside)]);
+    expect(run.code, run.all).toBe(1);
+    expect(run.stderr).toContain("SecurityError");
+    // The rule also makes fs.open itself always-ask, so the refusal is the approval's, not the allowlist's.
+    expect(run.stderr).toContain(`fs.open ${outside}: refused`);
+    expect(run.stdout).not.toContain("deleted");
+    expect(w.exists("../outside/o.txt")).toBe(true);
+  });
+
+  it("terminal, y: the root opens for this run", async () => {
+    const { w, outside, script, config } = outsideWorld();
+    const run = await onTerminal(w, ["run", "--config", config, script(outside)], { answers: ["y"] });
+    expect(run.code, run.all).toBe(0);
+    // One question: the yes to the extension answers for the fs.open that asked for it.
+    expect(run.prompts).toBe(1);
+    expect(run.stdout).toContain(`pattern: extend fs.open ${outside}`);
+    expect(run.stdout).not.toContain(`pattern: fs.open ${outside}\n`);
+    expect(run.stdout).toContain("deleted");
+    expect(w.exists("../outside/o.txt")).toBe(false);
+  });
+
+  it("terminal, n to the extension: the allowlist refuses as usual; the file outside is still there", async () => {
+    const { w, outside, script, config } = outsideWorld();
+    const run = await onTerminal(w, ["run", "--config", config, script(outside)], { answers: ["n", "y"] });
+    expect(run.code, run.all).toBe(1);
+    expect(w.exists("../outside/o.txt")).toBe(true);
+  });
+
+  it("a root no beyond rule names is never asked about, and stays refused", async () => {
+    const { w, other, script, config } = outsideWorld();
+    const run = await onTerminal(w, ["run", "--config", config, script(other)], { answers: ["y"] });
+    expect(run.code, run.all).toBe(1);
+    expect(run.prompts).toBe(0);
+    expect(run.stdout).toContain("SecurityError");
+    expect(w.exists("../other/o.txt")).toBe(true);
+  });
+});

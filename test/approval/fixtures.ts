@@ -1,0 +1,203 @@
+// Shared pieces of the approvals suite: a temp world per test (a working directory that is
+// the default allowed root, a TACIT_HOME of its own — never ~/.config — and a config file),
+// the real CLI run either with no controlling terminal at all (its own session, so
+// /dev/tty cannot be opened) or inside a pseudo-terminal from `script`, where the test
+// answers each "Allow? [y/N]" it sees on the terminal.
+
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach } from "vitest";
+import { realTempDir } from "../files/fixtures.js";
+import { tacitBin } from "../helpers.js";
+
+export { lit } from "../files/fixtures.js";
+export { startServer, type TestServer } from "../net/fixtures.js";
+
+/** The text the terminal asker ends its question with. */
+export const PROMPT = "Allow? [y/N] ";
+
+export interface World {
+  /** The temp dir holding everything below (removed after the test). */
+  root: string;
+  /** The working directory of each run: the default allowed root. */
+  work: string;
+  /** TACIT_HOME: approvals.json and the audit key live here. */
+  home: string;
+  /** approvals.json in `home`. */
+  approvalsFile: string;
+  /** Writes `{ policy: { rules }, ...extra }` as the config file; returns its path. */
+  config(rules: unknown[], extra?: Record<string, unknown>): string;
+  /** Writes a file (parents made) under `work` and returns its absolute path. */
+  file(name: string, content?: string): string;
+  /** Writes the script to `work/<name>` and returns its path. */
+  script(code: string, name?: string): string;
+  /** Path under `work`. */
+  at(name: string): string;
+  exists(name: string): boolean;
+  env: Record<string, string>;
+}
+
+/** Call once at the top of a test file: `const world = worlds();` then `world()` in each test. */
+export function worlds(prefix = "tacit-approval-"): () => World {
+  const cleanups: Array<() => void> = [];
+  afterEach(() => {
+    for (const cleanup of cleanups.splice(0)) cleanup();
+  });
+  return () => {
+    const { dir, cleanup } = realTempDir(prefix);
+    cleanups.push(cleanup);
+    return makeWorld(dir);
+  };
+}
+
+export function makeWorld(root: string): World {
+  const work = path.join(root, "work");
+  const home = path.join(root, "home");
+  mkdirSync(work);
+  const at = (name: string): string => path.join(work, name);
+  const world: World = {
+    root,
+    work,
+    home,
+    approvalsFile: path.join(home, "approvals.json"),
+    config(rules, extra = {}) {
+      const file = path.join(root, "tacit.json");
+      writeFileSync(file, JSON.stringify({ policy: { rules }, ...extra }, null, 2));
+      return file;
+    },
+    file(name, content = "keep me\n") {
+      const target = at(name);
+      mkdirSync(path.dirname(target), { recursive: true });
+      writeFileSync(target, content);
+      return target;
+    },
+    script(code, name = "s.ts") {
+      const target = path.join(work, name);
+      writeFileSync(target, code);
+      return target;
+    },
+    at,
+    exists: (name) => existsSync(at(name)),
+    env: { TACIT_HOME: home },
+  };
+  return world;
+}
+
+export interface Run {
+  code: number | null;
+  /** stdout (terminal runs: everything the terminal showed, stdout and stderr, "\r" removed). */
+  stdout: string;
+  /** stderr ("" for terminal runs: it went to the terminal). */
+  stderr: string;
+  /** How many times "Allow? [y/N]" appeared. */
+  prompts: number;
+  /** stdout + stderr, for messages that may be on either. */
+  all: string;
+}
+
+function collect(child: ReturnType<typeof spawn>, onStdout?: (text: string) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.setEncoding("utf8");
+    child.stderr!.setEncoding("utf8");
+    child.stdout!.on("data", (chunk: string) => {
+      stdout += chunk;
+      onStdout?.(stdout);
+    });
+    child.stderr!.on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/**
+ * `tacit …args` with no controlling terminal: the child starts its own session (setsid), so
+ * opening /dev/tty fails whatever terminal the test runner has. stdin is closed at once.
+ */
+export async function unattended(world: World, args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
+  const child = spawn(process.execPath, [tacitBin, ...args], {
+    cwd: world.work,
+    env: { ...process.env, ...world.env, ...extraEnv },
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+  });
+  child.stdin!.on("error", () => undefined);
+  child.stdin!.end();
+  const { code, stdout, stderr } = await collect(child);
+  return { code, stdout, stderr, prompts: count(stdout + stderr, PROMPT.trim()), all: stdout + stderr };
+}
+
+const shellQuote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
+
+export interface TerminalOptions {
+  /** Typed (with Enter) at each prompt, in order; a prompt beyond them is answered with Enter (no). */
+  answers: string[];
+  /** How long the "person" takes before typing each answer. */
+  thinkMs?: number;
+  extraEnv?: Record<string, string>;
+}
+
+/**
+ * `tacit …args` inside a pseudo-terminal (`script -qec CMD /dev/null`): the terminal is the
+ * child's controlling terminal, and the test types an answer each time the question appears.
+ */
+export async function onTerminal(world: World, args: string[], options: TerminalOptions): Promise<Run> {
+  const command = [process.execPath, tacitBin, ...args].map(shellQuote).join(" ");
+  const child = spawn("script", ["-qec", command, "/dev/null"], {
+    cwd: world.work,
+    env: { ...process.env, ...world.env, ...options.extraEnv },
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+  });
+  child.stdin!.on("error", () => undefined);
+  const answers = [...options.answers];
+  let answered = 0;
+  const timers: NodeJS.Timeout[] = [];
+  const { code, stdout, stderr } = await collect(child, (shown) => {
+    const asked = count(shown, PROMPT.trim());
+    while (answered < asked) {
+      answered++;
+      const answer = answers.shift() ?? "";
+      timers.push(setTimeout(() => child.stdin!.write(`${answer}\n`), options.thinkMs ?? 0));
+    }
+  });
+  for (const timer of timers) clearTimeout(timer);
+  const shown = stdout.replace(/\r/g, "");
+  return { code, stdout: shown, stderr, prompts: count(shown, PROMPT.trim()), all: shown + stderr };
+}
+
+function count(text: string, needle: string): number {
+  return text.split(needle).length - 1;
+}
+
+/** `tacit approvals …` (no terminal needed). */
+export function approvals(world: World, args: string[]): Promise<Run> {
+  return unattended(world, ["approvals", ...args]);
+}
+
+export interface StoredApproval {
+  pattern: string;
+  grantedAt: string;
+  expiresAt: string;
+  via: string;
+}
+
+/** approvals.json as written, or null when absent. */
+export function storedApprovals(world: World): StoredApproval[] | null {
+  if (!existsSync(world.approvalsFile)) return null;
+  return (JSON.parse(readFileSync(world.approvalsFile, "utf8")) as { approvals: StoredApproval[] }).approvals;
+}
+
+/** Writes approvals.json directly (owner-only unless `mode` says otherwise). */
+export function writeApprovals(world: World, entries: StoredApproval[], mode = 0o600): void {
+  mkdirSync(world.home, { recursive: true, mode: 0o700 });
+  writeFileSync(world.approvalsFile, JSON.stringify({ version: 1, approvals: entries }, null, 2), { mode });
+  chmodSync(world.approvalsFile, mode);
+}
+
+/** A script that deletes `name` in the working directory and says so. */
+export const deleteScript = (name: string): string =>
+  `requestFileSystem(".", (fs) => { fs.access(${JSON.stringify(name)}).delete(); });\nprintln("deleted");\n`;
+

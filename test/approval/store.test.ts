@@ -1,0 +1,184 @@
+// Remembered approvals ($TACIT_HOME/approvals.json): an expired one does not count, a revoked
+// one asks again, a granted one lets an unattended run through, and a file others can write
+// (or one that is not an approvals file) is not trusted: fail closed, with a message.
+
+import { statSync, writeFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { approvals, deleteScript, onTerminal, storedApprovals, unattended, type World, worlds, writeApprovals } from "./fixtures.js";
+
+const world = worlds("tacit-store-");
+
+const DAY = 86_400_000;
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** A world with a.txt, a config making every delete approve-once, and the delete script. */
+function deleting(): { w: World; config: string; script: string; pattern: string } {
+  const w = world();
+  const target = w.file("a.txt");
+  return {
+    w,
+    config: w.config([{ action: "fs.delete", tier: "approve-once" }]),
+    script: w.script(deleteScript("a.txt")),
+    pattern: `fs.delete ${target}`,
+  };
+}
+
+describe("expiry", () => {
+  it("an approval whose expiresAt has passed does not count; `approvals list` shows it as expired", async () => {
+    const { w, config, script, pattern } = deleting();
+    const now = Date.now();
+    writeApprovals(w, [{ pattern, grantedAt: iso(now - 31 * DAY), expiresAt: iso(now - DAY), via: "terminal" }]);
+    const run = await unattended(w, ["run", "--config", config, script]);
+    expect(run.code, run.all).toBe(1);
+    expect(run.stderr).toContain(`${pattern}: refused`);
+    expect(w.exists("a.txt")).toBe(true);
+
+    const list = await approvals(w, ["list"]);
+    expect(list.code, list.all).toBe(0);
+    expect(list.stdout).toContain(`${pattern}\texpired\t`);
+    const json = await approvals(w, ["list", "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject([{ pattern, expired: true }]);
+  });
+
+  it("the same entry, still live, does count (the control for the test above)", async () => {
+    const { w, config, script, pattern } = deleting();
+    const now = Date.now();
+    writeApprovals(w, [{ pattern, grantedAt: iso(now - DAY), expiresAt: iso(now + DAY), via: "terminal" }]);
+    const run = await unattended(w, ["run", "--config", config, script]);
+    expect(run.code, run.all).toBe(0);
+    expect(run.stdout).toContain("deleted");
+    expect(w.exists("a.txt")).toBe(false);
+  });
+
+  it("a yes on the terminal replaces an expired entry with a fresh 30-day one", async () => {
+    const { w, config, script, pattern } = deleting();
+    const now = Date.now();
+    writeApprovals(w, [{ pattern, grantedAt: iso(now - 31 * DAY), expiresAt: iso(now - DAY), via: "terminal" }]);
+    const run = await onTerminal(w, ["run", "--config", config, script], { answers: ["y"] });
+    expect(run.code, run.all).toBe(0);
+    expect(run.prompts).toBe(1);
+    const stored = storedApprovals(w)!;
+    expect(stored).toHaveLength(1);
+    expect(Date.parse(stored[0]!.expiresAt)).toBeGreaterThan(now + 29 * DAY);
+  });
+});
+
+describe("grant and revoke", () => {
+  it("grant lets an unattended run through; revoke makes the next run ask again (refused without a terminal)", async () => {
+    const { w, config, script, pattern } = deleting();
+    const granted = await approvals(w, ["grant", pattern]);
+    expect(granted.code, granted.all).toBe(0);
+    expect(granted.stderr).toContain(`approved ${pattern} until`);
+    expect(storedApprovals(w)).toMatchObject([{ pattern, via: "tacit approvals grant" }]);
+    // Owner-only file in an owner-only home.
+    expect(statSync(w.approvalsFile).mode & 0o777).toBe(0o600);
+    expect(statSync(w.home).mode & 0o777).toBe(0o700);
+
+    const run = await unattended(w, ["run", "--config", config, script]);
+    expect(run.code, run.all).toBe(0);
+    expect(w.exists("a.txt")).toBe(false);
+
+    const revoked = await approvals(w, ["revoke", pattern]);
+    expect(revoked.code, revoked.all).toBe(0);
+    expect(revoked.stderr).toContain(`revoked ${pattern}`);
+    expect(storedApprovals(w)).toEqual([]);
+
+    w.file("a.txt");
+    const refused = await unattended(w, ["run", "--config", config, script]);
+    expect(refused.code, refused.all).toBe(1);
+    expect(refused.stderr).toContain(`${pattern}: refused`);
+    expect(w.exists("a.txt")).toBe(true);
+    // With a terminal, the person is asked again.
+    const asked = await onTerminal(w, ["run", "--config", config, script], { answers: ["n"] });
+    expect(asked.prompts).toBe(1);
+    expect(asked.code, asked.all).toBe(1);
+    expect(w.exists("a.txt")).toBe(true);
+  });
+
+  it("revoke --all forgets everything; revoking an unknown pattern says so (exit 1); revoke with nothing named is a usage error", async () => {
+    const { w, config, script, pattern } = deleting();
+    expect((await approvals(w, ["grant", pattern, "exec git push *", "net POST api.example.com"])).code).toBe(0);
+    expect(storedApprovals(w)!.map((a) => a.pattern).sort()).toEqual(["exec git push *", pattern, "net POST api.example.com"].sort());
+
+    const unknown = await approvals(w, ["revoke", "exec git push *", "exec rm *"]);
+    expect(unknown.code, unknown.all).toBe(1);
+    expect(unknown.stderr).toContain("revoked exec git push *");
+    expect(unknown.stderr).toContain("no remembered approval for: exec rm *");
+    expect(storedApprovals(w)!.map((a) => a.pattern).sort()).toEqual([pattern, "net POST api.example.com"].sort());
+
+    const none = await approvals(w, ["revoke"]);
+    expect(none.code, none.all).toBe(2);
+    expect(none.stderr).toContain("--all");
+
+    const all = await approvals(w, ["revoke", "--all"]);
+    expect(all.code, all.all).toBe(0);
+    expect(all.stderr).toContain("revoked 2 approvals");
+    expect(storedApprovals(w)).toEqual([]);
+    const list = await approvals(w, ["list"]);
+    expect(list.stdout).toBe("");
+    expect(list.stderr).toContain("no remembered approvals");
+
+    const refused = await unattended(w, ["run", "--config", config, script]);
+    expect(refused.code, refused.all).toBe(1);
+    expect(w.exists("a.txt")).toBe(true);
+  });
+
+  it("grant refuses a pattern with stray whitespace (it would never match)", async () => {
+    const w = world();
+    const bad = await approvals(w, ["grant", " fs.delete /x "]);
+    expect(bad.code, bad.all).toBe(2);
+    expect(bad.stderr).toContain("is not a pattern");
+    expect(storedApprovals(w)).toBeNull();
+  });
+});
+
+describe("an approvals file that cannot be trusted fails closed", () => {
+  for (const [label, mode] of [["group-writable", 0o620], ["world-writable", 0o602]] as const) {
+    it(`${label}: its live approval does not count, and the refusal says why`, async () => {
+      const { w, config, script, pattern } = deleting();
+      const now = Date.now();
+      writeApprovals(w, [{ pattern, grantedAt: iso(now), expiresAt: iso(now + DAY), via: "terminal" }], mode);
+      expect(statSync(w.approvalsFile).mode & 0o777).toBe(mode);
+      const run = await unattended(w, ["run", "--config", config, script]);
+      expect(run.code, run.all).toBe(1);
+      expect(run.stderr).toContain(`${pattern}: refused`);
+      expect(run.stderr).toContain("can be written by others");
+      expect(w.exists("a.txt")).toBe(true);
+
+      const list = await approvals(w, ["list"]);
+      expect(list.code, list.all).toBe(2);
+      expect(list.stderr).toContain("can be written by others");
+      const grant = await approvals(w, ["grant", "exec ls"]);
+      expect(grant.code, grant.all).toBe(2);
+      // The untrusted file was left as it was.
+      expect(statSync(w.approvalsFile).mode & 0o777).toBe(mode);
+    });
+  }
+
+  it("not JSON, or not an approvals file: refused with a message", async () => {
+    const { w, config, script } = deleting();
+    writeApprovals(w, []);
+    writeFileSync(w.approvalsFile, "{ not json");
+    const run = await unattended(w, ["run", "--config", config, script]);
+    expect(run.code, run.all).toBe(1);
+    expect(run.stderr).toContain("is not valid JSON");
+    expect(w.exists("a.txt")).toBe(true);
+
+    writeFileSync(w.approvalsFile, JSON.stringify({ version: 2, approvals: [] }));
+    const shape = await unattended(w, ["run", "--config", config, script]);
+    expect(shape.code, shape.all).toBe(1);
+    expect(shape.stderr).toContain("is not an approvals file");
+    expect(w.exists("a.txt")).toBe(true);
+  });
+
+  it("a damaged file is refused before anyone is asked, even with a terminal", async () => {
+    const { w, config, script } = deleting();
+    writeApprovals(w, []);
+    writeFileSync(w.approvalsFile, "{ not json");
+    const run = await onTerminal(w, ["run", "--config", config, script], { answers: ["y"] });
+    // The lookup fails first: fail closed without asking.
+    expect(run.prompts).toBe(0);
+    expect(run.code, run.all).toBe(1);
+    expect(w.exists("a.txt")).toBe(true);
+  });
+});

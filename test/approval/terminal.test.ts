@@ -1,0 +1,138 @@
+// `tacit run` asks on its controlling terminal (a pseudo-terminal from `script` here; the
+// test types the answer when "Allow? [y/N]" appears). A yes to approve-once is remembered
+// and later unattended runs go through without asking; a no refuses and remembers nothing;
+// a yes to always-ask is never remembered. (The clock while asking: clock.test.ts.)
+
+import { describe, expect, it } from "vitest";
+import { approvals, deleteScript, onTerminal, storedApprovals, unattended, worlds } from "./fixtures.js";
+
+const world = worlds("tacit-terminal-");
+
+describe("asking on the terminal", () => {
+  it("approve-once, y: allowed and remembered; `approvals list` shows it; the next unattended run needs no one", async () => {
+    const w = world();
+    const target = w.file("a.txt");
+    const config = w.config([{ action: "fs.delete", tier: "approve-once" }]);
+    const script = w.script(deleteScript("a.txt"));
+    const run = await onTerminal(w, ["run", "--config", config, script], { answers: ["y"] });
+    expect(run.code, run.all).toBe(0);
+    expect(run.prompts).toBe(1);
+    // The question names the action and the pattern it will be remembered under.
+    expect(run.stdout).toContain("the policy says a person must approve (approve-once)");
+    expect(run.stdout).toContain(`pattern: fs.delete ${target}`);
+    expect(run.stdout).toContain("remembered for 30 days");
+    expect(run.stdout).toContain("deleted");
+    expect(w.exists("a.txt")).toBe(false);
+
+    const stored = storedApprovals(w)!;
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ pattern: `fs.delete ${target}`, via: "terminal" });
+    const days = (Date.parse(stored[0]!.expiresAt) - Date.parse(stored[0]!.grantedAt)) / 86_400_000;
+    expect(days).toBe(30);
+
+    const list = await approvals(w, ["list"]);
+    expect(list.code, list.all).toBe(0);
+    expect(list.stdout).toContain(`fs.delete ${target}\tuntil ${stored[0]!.expiresAt}`);
+    const json = await approvals(w, ["list", "--json"]);
+    expect(JSON.parse(json.stdout)).toEqual([{ ...stored[0], expired: false }]);
+
+    // Remembered: the same pattern, with no terminal at all, goes through without a prompt.
+    w.file("a.txt");
+    const again = await unattended(w, ["run", "--config", config, script]);
+    expect(again.code, again.all).toBe(0);
+    expect(again.prompts).toBe(0);
+    expect(again.stdout).toContain("deleted");
+    expect(w.exists("a.txt")).toBe(false);
+
+    // Remembered by its exact pattern only: another path is still refused.
+    w.file("b.txt");
+    const other = await unattended(w, ["run", "--config", config, w.script(deleteScript("b.txt"), "other.ts")]);
+    expect(other.code, other.all).toBe(1);
+    expect(other.stderr).toContain(`fs.delete ${w.at("b.txt")}: refused`);
+    expect(w.exists("b.txt")).toBe(true);
+  });
+
+  it("approve-once, n: refused with the person's answer in the message; nothing remembered", async () => {
+    const w = world();
+    const target = w.file("a.txt");
+    const config = w.config([{ action: "fs.delete", tier: "approve-once" }]);
+    const run = await onTerminal(w, ["run", "--config", config, w.script(deleteScript("a.txt"))], { answers: ["n"] });
+    expect(run.code, run.all).toBe(1);
+    expect(run.prompts).toBe(1);
+    expect(run.stdout).toContain(`fs.delete ${target}: refused: a person was asked (terminal) and did not approve it`);
+    expect(run.stdout).not.toContain("deleted");
+    expect(w.exists("a.txt")).toBe(true);
+    expect(storedApprovals(w)).toBeNull();
+    const list = await approvals(w, ["list", "--json"]);
+    expect(JSON.parse(list.stdout)).toEqual([]);
+  });
+
+  it("only y or yes (any case) is a yes: Enter, 'sure', 'nope' are no", async () => {
+    const w = world();
+    for (const name of ["1", "2", "3", "4", "5"]) w.file(name);
+    const config = w.config([{ action: "fs.delete", tier: "always-ask" }]);
+    const script = w.script(
+      `requestFileSystem(".", (fs) => {\n  for (const name of ["1", "2", "3", "4", "5"]) {\n` +
+        `    try { fs.access(name).delete(); println("deleted", name); } catch (e) { println("kept", name, e instanceof SecurityError); }\n  }\n});\n`,
+    );
+    const run = await onTerminal(w, ["run", "--config", config, script], { answers: ["YES", "", "sure", "Y", "nope"] });
+    expect(run.code, run.all).toBe(0);
+    expect(run.prompts).toBe(5);
+    expect(["1", "2", "3", "4", "5"].filter((name) => w.exists(name))).toEqual(["2", "3", "5"]);
+    expect(run.stdout).toContain("kept 2 true");
+  });
+
+  it("always-ask, y: allowed, never remembered; the next unattended run is refused", async () => {
+    const w = world();
+    const config = w.config([{ action: "exec", tier: "always-ask", command: "touch" }], { libraryConfig: { commandPermissions: ["touch"] } });
+    const script = w.script(`requestExecPermission(["touch"], (p) => p.exec("touch", ["marker"]));\nprintln("ran");\n`);
+    const run = await onTerminal(w, ["run", "--config", config, script], { answers: ["y"] });
+    expect(run.code, run.all).toBe(0);
+    expect(run.prompts).toBe(1);
+    expect(run.stdout).toContain("(always-ask)");
+    expect(run.stdout).toContain("run: touch marker");
+    expect(run.stdout).toContain("pattern: exec touch marker");
+    expect(run.stdout).not.toContain("remembered for 30 days");
+    expect(w.exists("marker")).toBe(true);
+    expect(storedApprovals(w)).toBeNull();
+
+    const again = await unattended(w, ["run", "--config", config, w.script(`requestExecPermission(["touch"], (p) => p.exec("touch", ["marker2"]));\n`, "again.ts")]);
+    expect(again.code, again.all).toBe(1);
+    expect(again.stderr).toContain("exec touch marker2: refused");
+    expect(w.exists("marker2")).toBe(false);
+  });
+
+  it("always-ask asks every time, even for the same action in one run; approve-once asks once per pattern", async () => {
+    const w = world();
+    const config = w.config([
+      { action: "fs.write", tier: "approve-once" },
+      { action: "fs.stat", tier: "always-ask" },
+    ]);
+    const script = w.script(
+      `requestFileSystem(".", (fs) => {\n  const f = fs.access("out.txt");\n  f.write("one");\n  f.write("two");\n` +
+        `  println("exists", f.exists);\n  println("exists", f.exists);\n});\n`,
+    );
+    const run = await onTerminal(w, ["run", "--config", config, script], { answers: ["y", "y", "y"] });
+    expect(run.code, run.all).toBe(0);
+    // One question for the two writes (remembered after the first), one for each stat.
+    expect(run.prompts).toBe(3);
+    expect(run.stdout.match(/pattern: fs\.write /g)).toHaveLength(1);
+    expect(run.stdout.match(/pattern: fs\.stat /g)).toHaveLength(2);
+    expect(storedApprovals(w)!.map((a) => a.pattern)).toEqual([`fs.write ${w.at("out.txt")}`]);
+  });
+});
+
+describe("nobody is asked about what would be refused anyway", () => {
+  it("a delete outside the scope's root: refused at once, no question, nothing remembered", async () => {
+    const w = world();
+    const outside = w.file("../elsewhere/keep.txt");
+    const config = w.config([{ action: "fs.delete", tier: "approve-once" }]);
+    const run = await onTerminal(w, ["run", "--config", config, w.script(deleteScript("../elsewhere/keep.txt"))], { answers: ["y"] });
+    expect(run.code, run.all).toBe(1);
+    expect(run.prompts).toBe(0);
+    expect(run.all).toContain("outside this file system scope"); // on a terminal, stderr shows with stdout
+    expect(w.exists("../elsewhere/keep.txt")).toBe(true);
+    expect(outside).toContain("elsewhere");
+    expect(storedApprovals(w)).toBeNull();
+  });
+});

@@ -1,0 +1,173 @@
+// Where nobody can be asked (no controlling terminal: the child runs in its own session),
+// approve-once and always-ask fail closed, with a SecurityError naming the pattern and how to
+// pre-approve it; nothing happens. `--yes` allows both without asking and remembers nothing.
+
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { deleteScript, lit, onTerminal, startServer, storedApprovals, unattended, worlds } from "./fixtures.js";
+
+const world = worlds("tacit-unattended-");
+
+describe("no terminal: fail closed", () => {
+  it("approve-once: refused, the message names the pattern, `tacit approvals grant '…'` and --yes; the file stays", async () => {
+    const w = world();
+    const target = w.file("a.txt");
+    const run = await unattended(w, ["run", "--config", w.config([{ action: "fs.delete", tier: "approve-once" }]), w.script(deleteScript("a.txt"))]);
+    expect(run.code, run.all).toBe(1);
+    expect(run.stdout).not.toContain("deleted");
+    expect(run.stderr).toContain("SecurityError");
+    expect(run.stderr).toContain(`fs.delete ${target}: refused`);
+    expect(run.stderr).toContain("(approve-once)");
+    expect(run.stderr).toContain("no terminal");
+    expect(run.stderr).toContain(`\`tacit approvals grant 'fs.delete ${target}'\``);
+    expect(run.stderr).toContain("--yes");
+    expect(run.prompts).toBe(0);
+    expect(w.exists("a.txt")).toBe(true);
+    // Nothing was remembered, and the home was not even needed.
+    expect(storedApprovals(w)).toBeNull();
+  });
+
+  it("always-ask: refused, naming the pattern and --yes (no grant: it cannot be pre-approved); the command did not run", async () => {
+    const w = world();
+    const config = w.config([{ action: "exec", tier: "always-ask", command: "touch" }], { libraryConfig: { commandPermissions: ["touch"] } });
+    const script = w.script(
+      `try {\n  requestExecPermission(["touch"], (p) => p.exec("touch", ["marker"]));\n  println("ran");\n} catch (e) {\n  println("caught", e instanceof SecurityError, (e as Error).message);\n}\n`,
+    );
+    const run = await unattended(w, ["run", "--config", config, script]);
+    expect(run.code, run.all).toBe(0);
+    expect(run.stdout).toContain("caught true exec touch marker: refused");
+    expect(run.stdout).toContain("(always-ask)");
+    expect(run.stdout).toContain("--yes");
+    expect(run.stdout).not.toContain("approvals grant");
+    expect(run.stdout).not.toContain("ran");
+    expect(w.exists("marker")).toBe(false);
+  });
+
+  it("net: refused before anything is sent (the server received no request)", async () => {
+    const w = world();
+    const server = await startServer();
+    try {
+      const config = w.config([{ action: "net", tier: "approve-once", host: "127.0.0.1:*", method: "POST" }], {
+        libraryConfig: { networkPermissions: [`127.0.0.1:${server.port}`] },
+      });
+      const script = w.script(
+        `requestNetwork([${lit(`127.0.0.1:${server.port}`)}], (n) => {\n` +
+          `  println("get", n.httpGet(${lit(`${server.origin}/get`)}).length > 0);\n` +
+          `  n.httpPost(${lit(`${server.origin}/post`)}, "payload");\n` +
+          `  println("posted");\n});\n`,
+      );
+      const run = await unattended(w, ["run", "--config", config, script]);
+      expect(run.code, run.all).toBe(1);
+      // GET is not covered by the rule and went through; the POST never reached the server.
+      expect(run.stdout).toContain("get true");
+      expect(run.stdout).not.toContain("posted");
+      expect(run.stderr).toContain(`tacit approvals grant 'net POST http://127.0.0.1:${server.port}'`);
+      expect(server.received.map((r) => `${r.method} ${r.url}`)).toEqual(["GET /get"]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("the suggested `tacit approvals grant '…'`, pasted into a shell, grants exactly the pattern and runs nothing else", async () => {
+    const w = world();
+    // The script chooses the path, so it chooses part of the suggested command line.
+    const name = "a'$(touch PWNED)'.txt";
+    const config = w.config([{ action: "fs.delete", tier: "approve-once" }]);
+    const run = await unattended(w, ["run", "--config", config, w.script(deleteScript(name))]);
+    expect(run.code, run.all).toBe(1);
+    const suggested = /`(tacit approvals grant [^`]*)`/.exec(run.stderr)?.[1];
+    expect(suggested, run.stderr).toBeDefined();
+    // A shell where `tacit` only prints its arguments, one per line.
+    const shell = spawnSync("sh", ["-c", `tacit() { printf '%s\\n' "$@"; }\n${suggested}`], { cwd: w.work, encoding: "utf8" });
+    expect(w.exists("PWNED")).toBe(false);
+    expect(shell.stdout.split("\n").filter(Boolean)).toEqual(["approvals", "grant", `fs.delete ${w.at(name)}`]);
+  });
+
+  it("a yes does not stretch a scope: an out-of-scope delete stays refused, whatever the person answers", async () => {
+    const w = world();
+    const outside = path.join(w.root, "outside.txt");
+    writeFileSync(outside, "keep me\n");
+    const config = w.config([{ action: "fs.delete", tier: "always-ask" }]);
+    const run = await onTerminal(w, ["run", "--config", config, w.script(deleteScript("../outside.txt"))], { answers: ["y"] });
+    expect(run.code, run.all).toBe(1);
+    expect(run.stdout).toContain("outside this file system scope");
+    expect(existsSync(outside)).toBe(true);
+  });
+
+  it("a write through a symlink into a protected directory is caught by the rule on the directory", async () => {
+    const w = world();
+    mkdirSync(w.at("deploy"));
+    symlinkSync(w.at("deploy"), w.at("link"));
+    const config = w.config([{ action: "fs.write", tier: "always-ask", path: `${w.at("deploy")}/**` }]);
+    const script = w.script(`requestFileSystem(".", (fs) => fs.access("link/new.txt").write("x"));\nprintln("wrote");\n`);
+    const run = await unattended(w, ["run", "--config", config, script]);
+    expect(run.code, run.all).toBe(1);
+    expect(run.stderr).toContain(`fs.write ${w.at("link/new.txt")}: refused`);
+    expect(w.exists("deploy/new.txt")).toBe(false);
+  });
+
+  it("an action no rule matches is allowed as before, without asking", async () => {
+    const w = world();
+    w.file("a.txt");
+    const config = w.config([{ action: "fs.delete", tier: "always-ask", path: "protected/**" }]);
+    const run = await unattended(w, ["run", "--config", config, w.script(deleteScript("a.txt"))]);
+    expect(run.code, run.all).toBe(0);
+    expect(run.stdout).toContain("deleted");
+    expect(w.exists("a.txt")).toBe(false);
+  });
+
+  it("a policy does not widen the allowlists: an allow-tier action the allowlists refuse stays refused", async () => {
+    const w = world();
+    // A rule on exec without beyondAllowlist and no --command-permissions: refused by the allowlist, not asked.
+    const config = w.config([{ action: "exec", tier: "approve-once", command: "touch" }]);
+    const run = await unattended(w, ["run", "--config", config, w.script(`requestExecPermission(["touch"], (p) => p.exec("touch", ["marker"]));\n`)]);
+    expect(run.code, run.all).toBe(1);
+    expect(run.stderr).toContain("no command may run");
+    expect(w.exists("marker")).toBe(false);
+  });
+});
+
+describe("--yes", () => {
+  it("allows approve-once and always-ask actions without asking, and remembers nothing", async () => {
+    const w = world();
+    w.file("a.txt");
+    w.file("b.txt");
+    const config = w.config(
+      [
+        { action: "fs.delete", tier: "approve-once" },
+        { action: "exec", tier: "always-ask", command: "touch" },
+      ],
+      { libraryConfig: { commandPermissions: ["touch"] } },
+    );
+    const script = w.script(
+      `requestFileSystem(".", (fs) => fs.access("a.txt").delete());\n` +
+        `requestExecPermission(["touch"], (p) => p.exec("touch", ["marker"]));\nprintln("done");\n`,
+    );
+    const run = await unattended(w, ["run", "--config", config, "--yes", script]);
+    expect(run.code, run.all).toBe(0);
+    expect(run.stdout).toContain("done");
+    expect(w.exists("a.txt")).toBe(false);
+    expect(w.exists("marker")).toBe(true);
+    expect(run.prompts).toBe(0);
+    expect(storedApprovals(w)).toBeNull();
+
+    // Not remembered: the same kind of action without --yes is refused again.
+    const again = await unattended(w, ["run", "--config", config, w.script(deleteScript("b.txt"), "again.ts")]);
+    expect(again.code, again.all).toBe(1);
+    expect(again.stderr).toContain("refused");
+    expect(w.exists("b.txt")).toBe(true);
+  });
+
+  it("does not ask even when a terminal is there", async () => {
+    const w = world();
+    w.file("a.txt");
+    const config = w.config([{ action: "fs.delete", tier: "always-ask" }]);
+    const run = await onTerminal(w, ["run", "--config", config, "--yes", w.script(deleteScript("a.txt"))], { answers: ["n"] });
+    expect(run.code, run.all).toBe(0);
+    expect(run.prompts).toBe(0);
+    expect(w.exists("a.txt")).toBe(false);
+    expect(storedApprovals(w)).toBeNull();
+  });
+});
