@@ -21,7 +21,8 @@ import type { Approval, ApprovalStore } from "./store.js";
 
 /** Where audit events go: the AuditLog. */
 export interface AuditSink {
-  append(event: AuditEvent): void;
+  /** A function is called when the line is made (after the reply is sent): for costly fields. */
+  append(event: AuditEvent | (() => AuditEvent)): void;
   /** Writes what was appended to the file (called before an action with an effect). */
   flush(): void;
   /** Signs the chain so far (the end of every evaluation and session). */
@@ -132,15 +133,11 @@ export class ApprovalGate {
     if (!READ_ONLY.has(request.category)) oversight.audit?.flush();
     const started = performance.now();
     const decision = await dispatch(action, context);
-    const reply = JSON.stringify(decision.ok ? decision.value ?? null : decision.error);
-    this.log({
-      type: "action-result",
-      evaluation,
-      action: number,
-      ok: decision.ok,
-      digest: digestOf(reply),
-      size: Buffer.byteLength(reply),
-      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+    const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+    // Built when the log writes the line, after the reply has gone to the sandbox.
+    oversight.audit?.append(() => {
+      const reply = JSON.stringify(decision.ok ? decision.value ?? null : decision.error);
+      return { type: "action-result", evaluation, action: number, ok: decision.ok, digest: digestOf(reply), size: Buffer.byteLength(reply), durationMs };
     });
     return decision;
   }

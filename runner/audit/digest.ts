@@ -3,7 +3,7 @@
 // to be inserted, or the same policy written twice would get two names, and a line read back
 // from the log (parsed, so its keys in file order) must hash as it did when it was written.
 
-import { createHash } from "node:crypto";
+import * as crypto from "node:crypto";
 
 /**
  * JSON with object keys sorted (recursively, by UTF-16 code units: JavaScript's default
@@ -32,9 +32,13 @@ function encode(value: unknown): string | undefined {
   return `{${parts.join(",")}}`;
 }
 
+// crypto.hash (Node >= 20.12) is a one-shot digest, about 3x faster than createHash for the
+// short inputs the log hashes several times per action.
+const oneShot = (crypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: "hex") => string }).hash;
+
 /** Lower-case hex SHA-256 of a string's UTF-8 bytes (or of bytes). */
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
+  return oneShot ? oneShot("sha256", data, "hex") : crypto.createHash("sha256").update(data).digest("hex");
 }
 
 /**

@@ -48,6 +48,9 @@ export class AuditLog {
   private unsigned = 0;
   /** Lines made but not yet written (see flush). */
   private batch: string[] = [];
+  /** Events appended whose lines are not made yet (see append). */
+  private pending: Array<{ event: AuditEvent | (() => AuditEvent); at: number }> = [];
+  private drainScheduled = false;
   private timer: NodeJS.Timeout | null = null;
   /** Set by a failed write or timed signing; every later call reports it. */
   private failure: AuditLogError | null = null;
@@ -135,10 +138,39 @@ export class AuditLog {
     }
   }
 
-  /** Writes one event as one line; signs a head when signEveryEvents lines are unsigned. */
-  append(event: AuditEvent): void {
-    this.write(event);
-    if (this.unsigned >= this.signEveryEvents) this.signHead();
+  /**
+   * Records one event (its time taken now). The line — canonical JSON, hash, chain — is made
+   * just after the current turn of the event loop, once the reply to the sandbox is on its
+   * way, so the hashing overlaps the sandbox's own work instead of delaying it; flush(),
+   * signHead() and close() make every pending line first, in order. An event may be given as
+   * a function (a result's digest, say), called when the line is made.
+   */
+  append(event: AuditEvent | (() => AuditEvent)): void {
+    if (this.fd === null) throw new AuditLogError(`the audit log ${this.path} is closed`);
+    this.throwIfFailed();
+    this.pending.push({ event, at: Date.now() });
+    if (this.pending.length >= BATCH_LINES) this.drain();
+    else if (!this.drainScheduled) {
+      this.drainScheduled = true;
+      setImmediate(() => {
+        this.drainScheduled = false;
+        try {
+          this.drain();
+        } catch (error) {
+          if (this.failure === null) this.fail((error as Error).message);
+        }
+      });
+    }
+  }
+
+  /** Makes the lines of pending events (hashing and chaining them), signing when enough are unsigned. */
+  private drain(): void {
+    const pending = this.pending;
+    this.pending = [];
+    for (const { event, at } of pending) {
+      this.write(typeof event === "function" ? event() : event, new Date(at).toISOString());
+      if (this.unsigned >= this.signEveryEvents) this.signHead();
+    }
   }
 
   /** Signs the chain so far with a head line (if anything was written since the last), then fsyncs. */
@@ -146,6 +178,7 @@ export class AuditLog {
     if (this.fd === null) return; // closed: close() signed already
     this.throwIfFailed();
     this.clearTimer();
+    if (this.pending.length > 0) this.drain();
     if (this.unsigned === 0) return;
     const signs = this.chain;
     const signature = Buffer.from(signBytes(headMessage(signs), this.key.privateKey)).toString("hex");
@@ -174,11 +207,10 @@ export class AuditLog {
     }
   }
 
-  private write(event: LoggedEvent): void {
+  private write(event: LoggedEvent, time = new Date().toISOString()): void {
     if (this.fd === null) throw new AuditLogError(`the audit log ${this.path} is closed`);
     this.throwIfFailed();
     const seq = this.seq + 1;
-    const time = new Date().toISOString();
     const hash = eventHash(seq, time, event);
     const chain = chainOf(this.chain, hash);
     const line: AuditLine = { seq, time, event, prev: this.chain, hash, chain };
@@ -202,7 +234,9 @@ export class AuditLog {
 
   /** Writes the lines made so far to the file (not fsynced: see signHead). */
   flush(): void {
-    if (this.fd === null || this.batch.length === 0) return;
+    if (this.fd === null) return;
+    if (this.pending.length > 0) this.drain();
+    if (this.batch.length === 0) return;
     this.throwIfFailed();
     const bytes = Buffer.from(this.batch.join(""), "utf8");
     this.batch = [];

@@ -4,7 +4,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AuditLog, AuditLogError } from "../../runner/audit/log.js";
 import { runCli } from "../helpers.js";
 import { auditHome, evaluationEvents, readLines, verifyJson, writeLines, writeLog } from "./fixtures.js";
@@ -68,6 +68,7 @@ describe("AuditLog", () => {
   it("signs a head every signEveryEvents lines", () => {
     const log = AuditLog.open(file, { keyFile: ctx.keyFile, signEveryEvents: 3 });
     for (const event of evaluationEvents("e").slice(0, 7)) log.append(event);
+    log.flush(); // lines are made after the current turn of the event loop, and written in batches
     const heads = () => readLines(file).flatMap((line, i) => (line.event.type === "head" ? [i + 1] : []));
     expect(heads()).toEqual([4, 8]);
     log.close();
@@ -168,5 +169,37 @@ describe("AuditLog", () => {
       log.close();
       expect(existsSync(`${file}.lock`)).toBe(false);
     });
+  });
+});
+
+describe("AuditLog: deferred lines", () => {
+  let ctx: ReturnType<typeof auditHome>;
+  beforeAll(() => {
+    ctx = auditHome();
+  });
+  afterAll(() => ctx.cleanup());
+
+  it("makes lines in append order after the turn (a function event is called then), and keeps each event's own time", async () => {
+    const file = path.join(ctx.dir, "deferred.jsonl");
+    const log = AuditLog.open(file, { keyFile: ctx.keyFile });
+    const events = evaluationEvents("d");
+    const [started, requested] = events;
+    const ended = events.at(-1);
+    let called = 0;
+    log.append(started!);
+    log.append(() => {
+      called++;
+      return requested!;
+    });
+    expect(called).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    log.append(ended!);
+    expect(called).toBe(1);
+    log.close();
+    const lines = readLines(file);
+    expect(lines.map((line) => line.event.type)).toEqual(["evaluation-started", "action-requested", "evaluation-ended", "head"]);
+    expect(Date.parse(lines[2]!.time) - Date.parse(lines[1]!.time)).toBeGreaterThanOrEqual(15);
+    const { result } = await verifyJson(file, ctx.env);
+    expect(result.code).toBe(0);
   });
 });
