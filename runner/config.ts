@@ -6,17 +6,9 @@ import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_CLASSIFIED_PATHS } from "./fs/classified-paths.js";
 import type { LlmConfig } from "./llm/chat-client.js";
-import { parseHostPattern } from "./net/host-policy.js";
+import { isHostPattern } from "./net/host-policy.js";
 import { type PolicyConfig, PolicySchema } from "./approval/policy.js";
 
-function isHostPattern(source: string): boolean {
-  try {
-    parseHostPattern(source);
-    return true;
-  } catch {
-    return false;
-  }
-}
 import {
   DEFAULT_HTTP_TIMEOUT_MS,
   DEFAULT_MEMORY_LIMIT_MB,

@@ -46,6 +46,13 @@ const FS_CATEGORY = {
   FsWriteClassified: "fs.writeClassified",
 } as const satisfies Partial<Record<Action["kind"], RuleAction>>;
 
+/** An action on one path inside a file-system scope. */
+export type FsPathAction = Extract<Action, { kind: keyof typeof FS_CATEGORY }>;
+
+export function isFsPathAction(action: Action): action is FsPathAction {
+  return Object.hasOwn(FS_CATEGORY, action.kind);
+}
+
 function internal(pattern: string): ActionRequest {
   return { category: "internal", pattern, subject: { kind: "none" } };
 }
@@ -107,26 +114,6 @@ export function describeAction(action: Action, scopes: ScopeLookup): ActionReque
       return internal(`net.open ${action.hosts.join(" ")}`);
     case "ExecOpenScope":
       return internal(`exec.open ${action.commands.join(" ")}`);
-    case "FsStat":
-    case "FsSize":
-    case "FsRead":
-    case "FsReadChunk":
-    case "FsList":
-    case "FsFind":
-    case "FsGrep":
-    case "FsGrepRecursive":
-    case "FsWrite":
-    case "FsDelete":
-    case "FsMkdir":
-    case "FsReadClassified":
-    case "FsWriteClassified": {
-      const category = FS_CATEGORY[action.kind];
-      const root = scopes.fsRoot(action.scope);
-      // Not a live scope: the executor refuses it; nothing to match.
-      if (root === null) return { category, pattern: `${category} (no scope)`, subject: { kind: "none" } };
-      const absolute = path.resolve(root, action.path);
-      return { category, pattern: `${category} ${absolute}`, subject: pathSubject(absolute) };
-    }
     case "Exec":
       return {
         category: "exec",
@@ -147,5 +134,18 @@ export function describeAction(action: Action, scopes: ScopeLookup): ActionReque
       return { category: "chat", pattern: "chat", subject: { kind: "none" } };
     case "ChatClassified":
       return { category: "chat", pattern: "chat classified", subject: { kind: "none" } };
+    default: {
+      if (!isFsPathAction(action)) return assertNever(action);
+      const category = FS_CATEGORY[action.kind];
+      const root = scopes.fsRoot(action.scope);
+      // Not a live scope: the executor refuses it; nothing to match.
+      if (root === null) return { category, pattern: `${category} (no scope)`, subject: { kind: "none" } };
+      const absolute = path.resolve(root, action.path);
+      return { category, pattern: `${category} ${absolute}`, subject: pathSubject(absolute) };
+    }
   }
+}
+
+function assertNever(action: never): never {
+  throw new Error(`tacit: no description for action ${JSON.stringify(action)}`);
 }

@@ -13,7 +13,7 @@ import { commandRefusal } from "../exec/command-policy.js";
 import { isWithin, resolveReal } from "../fs/containment.js";
 import { type Decision, dispatch, type EvaluationContext, refusalOf } from "../monitor.js";
 import { type HostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
-import { type ActionRequest, describeAction, pathSubject } from "./action-request.js";
+import { type ActionRequest, describeAction, isFsPathAction, pathSubject } from "./action-request.js";
 import { type Answer, type Asker, printable } from "./askers.js";
 import type { RunGrants } from "./grants.js";
 import type { TierPolicy } from "./policy.js";
@@ -194,22 +194,8 @@ export class ApprovalGate {
         case "HttpRequestClassified":
           context.network.authorize(action);
           break;
-        case "FsStat":
-        case "FsSize":
-        case "FsRead":
-        case "FsReadChunk":
-        case "FsList":
-        case "FsFind":
-        case "FsGrep":
-        case "FsGrepRecursive":
-        case "FsWrite":
-        case "FsDelete":
-        case "FsMkdir":
-        case "FsReadClassified":
-        case "FsWriteClassified":
-          context.files.authorize(action.scope, action.path);
-          break;
         default:
+          if (isFsPathAction(action)) context.files.authorize(action.scope, action.path);
           break;
       }
       return null;
@@ -242,7 +228,7 @@ export class ApprovalGate {
         }
       }
       default:
-        if ("scope" in action && "path" in action) {
+        if (isFsPathAction(action)) {
           const root = this.options.capabilities.fsRoot(action.scope);
           return root !== null && grants.roots.some((granted) => isWithin(path.resolve(root, action.path), granted));
         }

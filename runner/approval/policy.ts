@@ -9,7 +9,7 @@ import path from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
 import type { Tier } from "../audit/events.js";
-import { type HostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
+import { type HostPattern, isHostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
 import type { ActionRequest } from "./action-request.js";
 
 export const RULE_ACTIONS = [
@@ -18,14 +18,6 @@ export const RULE_ACTIONS = [
 ] as const;
 export type RuleAction = (typeof RULE_ACTIONS)[number];
 
-function validHostPattern(source: string): boolean {
-  try {
-    parseHostPattern(source);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const RuleSchema = z
   .object({
@@ -38,7 +30,7 @@ const RuleSchema = z
     /** exec: a glob (`*` only) on the arguments joined by single spaces. */
     args: z.string().optional(),
     /** net: a host pattern, as in networkPermissions. */
-    host: z.string().min(1).refine(validHostPattern, "a host pattern is like \"api.example.com\", \"*.example.com:8443\" or \"127.0.0.1:*\"").optional(),
+    host: z.string().min(1).refine(isHostPattern, "a host pattern is like \"api.example.com\", \"*.example.com:8443\" or \"127.0.0.1:*\"").optional(),
     /** net: the HTTP method (any when absent). */
     method: z.string().min(1).optional(),
     /** Also ask about matching actions the static allowlists refuse (exec: the command; net: the host; fs.open: the root). */

@@ -40,6 +40,16 @@ export function parseHostPattern(source: string): HostPattern {
   return { source, host: regex, literalHost: host.includes("*") ? null : host, port };
 }
 
+/** For schemas: whether `source` parses as a host pattern. */
+export function isHostPattern(source: string): boolean {
+  try {
+    parseHostPattern(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const DEFAULT_PORTS: Record<string, number> = { "http:": 80, "https:": 443 };
 
 export function patternMatches(pattern: HostPattern, url: URL): boolean {

@@ -85,6 +85,14 @@ export function writeLines(file: string, lines: Line[]): void {
   writeFileSync(file, lines.map((line) => JSON.stringify(line) + "\n").join(""), { mode: 0o600 });
 }
 
+/** Writes a variant of a log (lines, or raw text) to `dir/name.jsonl`, owner-only; returns its path. */
+export function writeVariant(dir: string, name: string, content: Line[] | string): string {
+  const file = path.join(dir, `${name}.jsonl`);
+  if (typeof content === "string") writeFileSync(file, content, { mode: 0o600 });
+  else writeLines(file, content);
+  return file;
+}
+
 /** Recomputes one line's hash and chain from its content and prev, as a careful forger would. */
 export function rehash(line: Line): Line {
   const hash = eventHash(line.seq, line.time, line.event);

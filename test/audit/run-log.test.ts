@@ -10,7 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot, runCli } from "../helpers.js";
 import { startServer, type TestServer } from "../net/fixtures.js";
-import { auditHome, type Line, newPrivateKey, readLines, rechain, verifyJson, writeLines } from "./fixtures.js";
+import { auditHome, type Line, newPrivateKey, readLines, rechain, verifyJson, writeVariant } from "./fixtures.js";
 
 const CANARY = "CANARY-7f3e9a1c-do-not-log";
 const HEADER_SECRET = "hdr-secret-55ab0c";
@@ -35,12 +35,7 @@ describe("the audit log of a real tacit run", () => {
   let server: TestServer;
   let log: string;
   let lines: Line[];
-  const variant = (name: string, content: Line[] | string): string => {
-    const file = path.join(ctx.dir, `${name}.jsonl`);
-    if (typeof content === "string") writeFileSync(file, content, { mode: 0o600 });
-    else writeLines(file, content);
-    return file;
-  };
+  const variant = (name: string, content: Line[] | string): string => writeVariant(ctx.dir, name, content);
   const lineOf = (predicate: (line: Line) => boolean): number => lines.findIndex(predicate);
 
   beforeAll(async () => {

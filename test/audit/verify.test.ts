@@ -1,24 +1,19 @@
 // `tacit audit verify`: a clean log verifies; each way of tampering with one is caught, on
 // the line where it shows, with a reason that says what happened.
 
-import { truncateSync, statSync, writeFileSync, readFileSync } from "node:fs";
+import { truncateSync, statSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publicKeyOf, toHex } from "../../runner/audit/ed25519.js";
 import { runCli } from "../helpers.js";
-import { auditHome, type Line, newPrivateKey, publicKeyHex, readLines, rechain, rehash, verifyJson, writeLines, writeLog } from "./fixtures.js";
+import { auditHome, type Line, newPrivateKey, publicKeyHex, readLines, rechain, rehash, verifyJson, writeLog, writeVariant } from "./fixtures.js";
 
 describe("tacit audit verify", () => {
   let ctx: ReturnType<typeof auditHome>;
   let original: string;
   let lines: Line[];
   /** Writes a variant of the clean log to its own file. */
-  const variant = (name: string, content: Line[] | string): string => {
-    const file = path.join(ctx.dir, `${name}.jsonl`);
-    if (typeof content === "string") writeFileSync(file, content, { mode: 0o600 });
-    else writeLines(file, content);
-    return file;
-  };
+  const variant = (name: string, content: Line[] | string): string => writeVariant(ctx.dir, name, content);
 
   beforeAll(() => {
     ctx = auditHome();
