@@ -66,8 +66,23 @@ export interface ServeOptions {
   version: string;
 }
 
+type LogLevel = "debug" | "info" | "notice" | "warning" | "error";
+
+/**
+ * Server-side logging: MCP logging messages (notifications/message, at the level the client
+ * set with logging/setLevel), and stderr for a person watching (unless --quiet). Never code,
+ * output or anything classified: what happened, not what it contained.
+ */
+function serverLog(server: McpServer, quiet: boolean) {
+  return (level: LogLevel, message: string, toStderr = true): void => {
+    if (toStderr && !quiet && level !== "debug") process.stderr.write(`tacit: ${message}\n`);
+    if (server.isConnected()) void server.server.sendLoggingMessage({ level, logger: "tacit", data: message }).catch(() => undefined);
+  };
+}
+
 export async function serve({ config, version }: ServeOptions): Promise<void> {
-  const server = new McpServer({ name: "tacit", version }, { instructions: INSTRUCTIONS });
+  const server = new McpServer({ name: "tacit", version }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
+  const log = serverLog(server, config.quiet);
   const recorder = config.recordPath ? new Recorder(config.recordPath) : null;
   // Approvals are asked of the client's user (elicitation); the audit log lives as long as the server.
   const oversight = await createOversight(config, process.cwd(), elicitationAsker(server.server));
@@ -127,6 +142,7 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
           }),
         );
         recorder?.append({ kind: "execute_typescript", code, result });
+        log("debug", `execute_typescript: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
         return toolResult(result);
       } finally {
         clearInterval(ticker);
@@ -134,7 +150,7 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
     },
   );
 
-  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, recorder, typeChecker, oversight) : null;
+  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, recorder, typeChecker, oversight, log) : null;
 
   server.registerTool(
     "show_interface",
@@ -147,7 +163,8 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
 
   const transport = new StdioServerTransport();
   await server.connect(transport);
-  if (!config.quiet) process.stderr.write("tacit: serving MCP on stdio\n");
+  log("info", `serving MCP on stdio (tacit ${version}${oversight.audit ? `, audit log ${config.auditLog}` : ""})`);
+  for (const warning of config.warnings) log("warning", warning, false); // stderr had them at startup
   await new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.on("end", () => resolve());
@@ -172,6 +189,7 @@ function registerSessionTools(
   recorder: Recorder | null,
   typeChecker: TypeChecker,
   oversight: Oversight,
+  log: ReturnType<typeof serverLog>,
 ): { closeAll(reason: string): Promise<void> } {
   const sessions = new Map<string, ReplSession>();
   const end = async (session: ReplSession, reason: string): Promise<void> => {
@@ -179,6 +197,7 @@ function registerSessionTools(
     await session.close();
     oversight.audit?.append({ type: "session-ended", session: session.id, reason });
     oversight.audit?.signHead();
+    log("info", `session ${session.id} ended: ${reason}`);
   };
   const reclaim = setInterval(() => {
     const now = Date.now();
@@ -206,6 +225,7 @@ function registerSessionTools(
       const session = new ReplSession(config);
       sessions.set(session.id, session);
       oversight.audit?.append({ type: "session-started", session: session.id });
+      log("info", `session ${session.id} created (${sessions.size} live)`);
       return { content: [{ type: "text" as const, text: session.id }], structuredContent: { session_id: session.id } };
     },
   );
@@ -228,6 +248,7 @@ function registerSessionTools(
           session.execute(code, config, { signal: extra.signal, typeChecker, oversight, ...(prestarted ? { prestarted } : {}) }),
         );
         recorder?.append({ kind: "execute_in_session", sessionId: session_id, code, result });
+        log("debug", `execute_in_session ${session_id}: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
         return toolResult(result);
       } catch (error) {
         return textResult((error as Error).message, true);
