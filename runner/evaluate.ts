@@ -202,6 +202,15 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     whilePaused: (work) => clock.whilePaused(work),
   });
 
+  // Once the sandbox has reported and every request is answered, the evaluation is over: the
+  // process is killed, and its exit (Deno's teardown takes milliseconds) is not waited for.
+  let reportedAndAnswered: (end: SandboxEnd) => void = () => undefined;
+  const whenReported = new Promise<SandboxEnd>((resolve) => (reportedAndAnswered = resolve));
+  const finishReported = (how: "done" | "failed"): void => {
+    sandbox.kill("finished", how);
+    reportedAndAnswered(sandbox.killed!); // the first reason, if it was killed for another before
+  };
+
   sandbox.onFrame((frame: SandboxFrame) => {
     switch (frame.type) {
       case "request": {
@@ -226,11 +235,11 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
       }
       case "done":
         reported.outcome = { kind: "done" };
-        void queue.then(() => sandbox.kill("finished", "done"));
+        void queue.then(() => finishReported("done"));
         return;
       case "failed":
         reported.outcome = { kind: "failed", error: frame.error };
-        void queue.then(() => sandbox.kill("finished", "failed"));
+        void queue.then(() => finishReported("failed"));
         return;
     }
   });
@@ -245,7 +254,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   const cancel = (): void => sandbox.kill("cancelled", "the evaluation was cancelled by its caller");
   options.signal?.addEventListener("abort", cancel, { once: true });
   if (options.signal?.aborted) cancel();
-  const end = await sandbox.ended;
+  const end = await Promise.race([sandbox.ended, whenReported]);
   options.signal?.removeEventListener("abort", cancel);
   const remaining = clock.left();
   clock.stop();

@@ -3,7 +3,7 @@
 // heavy dependencies so the CLI can start Deno first and load the rest while it boots.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rm, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
@@ -103,9 +103,12 @@ export class SandboxProcess {
     this.ended = new Promise((resolve) => {
       const finish = (end: SandboxEnd): void => {
         clearInterval(this.watchdog);
-        live.delete(this.child);
-        rmSync(this.denoDir, { recursive: true, force: true });
-        resolve(this.killedFor ?? end);
+        // Deleted on libuv's thread pool, not the main thread (a DENO_DIR holds a few caches);
+        // the exit hook still deletes it if tacit exits first.
+        rm(this.denoDir, { recursive: true, force: true }, () => {
+          live.delete(this.child);
+          resolve(this.killedFor ?? end);
+        });
       };
       this.child.on("close", (code, signal) => finish({ kind: "exited", code, signal, stderr: this.stderr }));
       this.child.on("error", (error) =>
@@ -121,6 +124,11 @@ export class SandboxProcess {
 
   get isKilled(): boolean {
     return this.killedFor !== null;
+  }
+
+  /** Why the host killed it (the first reason given), or null. */
+  get killed(): Extract<SandboxEnd, { kind: "killed" }> | null {
+    return this.killedFor;
   }
 
   write(text: string): void {

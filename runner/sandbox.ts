@@ -32,6 +32,11 @@ export class Sandbox {
     this.proc.kill(reason, detail);
   }
 
+  /** Why the host killed it (the first reason), or null. */
+  get killed(): Extract<SandboxEnd, { kind: "killed" }> | null {
+    return this.proc.killed;
+  }
+
   private onStdout(chunk: Buffer): void {
     if (this.proc.isKilled) return;
     try {

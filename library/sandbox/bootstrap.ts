@@ -26,7 +26,8 @@ const channel = createChannel({
   refusal: (name, message) => (name === "SecurityError" ? new SecurityError(message) : new Error(message)),
 });
 
-const start = channel.readStart();
+// Everything that does not depend on the agent's code is built (and compiled) before its
+// start frame is read: a spare sandbox does this while it waits, not while a call waits.
 const classified = createClassifiedApi(channel);
 const api = Object.freeze({
   ...createApi(channel, inspect, classified),
@@ -42,6 +43,12 @@ const api = Object.freeze({
   },
   SecurityError,
 });
+const agentConsole = createConsole(api, inspect, classified);
+// Warms the module loader and its TypeScript transpiler on a module of nothing, so the
+// agent's module is the second one through them.
+await import(URL.createObjectURL(new Blob(["export {};\n"], { type: "application/typescript" })));
+
+const start = channel.readStart();
 const agentUrl = URL.createObjectURL(new Blob([start.code], { type: "application/typescript" }));
 
 function define(name: string, value: unknown): void {
@@ -57,7 +64,7 @@ define(ECHO_GLOBAL, (value: unknown) => {
   return value;
 });
 Object.defineProperty(globalThis, "console", {
-  value: createConsole(api, inspect, classified),
+  value: agentConsole,
   writable: true,
   enumerable: false,
   configurable: true,

@@ -34,7 +34,9 @@ describe("tacit serve under malformed input", () => {
     send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "execute_typescript", arguments: { code: "x".repeat(2_000_000) } } });
     send({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "execute_typescript", arguments: { code: 'println("still fine")' } } });
     const deadline = Date.now() + 30_000;
-    while (!responses.some((r) => r.id === 6) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    // Calls run concurrently: the huge one (5) may answer after the small one (6).
+    const answered = (id: number) => responses.some((r) => r.id === id);
+    while (![4, 5, 6].every(answered) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     child.stdin.end();
     child.kill();
     expect(stdoutGarbage).toBe("");
