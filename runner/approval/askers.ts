@@ -3,7 +3,7 @@
 // at once (`--yes`), or no one — and then the answer is no.
 
 import { closeSync, constants, openSync, writeSync } from "node:fs";
-import { ReadStream } from "node:tty";
+import { createRequire } from "node:module";
 import type { Tier } from "../audit/events.js";
 
 export interface ApprovalQuestion {
@@ -85,9 +85,13 @@ export const terminalAsker: Asker = {
   },
 };
 
+// node:tty costs milliseconds to load; only a run that asks needs it.
+const require = createRequire(import.meta.url);
+
 /** One line from a terminal, or null at end of input or after `timeoutMs`. Closes `fd`. */
 function readLine(fd: number, timeoutMs: number): Promise<string | null> {
   return new Promise((resolve) => {
+    const { ReadStream } = require("node:tty") as typeof import("node:tty");
     const stream = new ReadStream(fd);
     let text = "";
     const finish = (line: string | null): void => {
