@@ -190,6 +190,12 @@ export interface StartFrame {
    * hold the boundary.
    */
   hideRuntime: boolean;
+  /**
+   * REPL sessions: Math.random is seeded with this (the same for every run of the session's
+   * snippets), so replaying earlier snippets draws the numbers they drew the first time.
+   * null: the runtime's own Math.random.
+   */
+  randomSeed: number | null;
 }
 
 export type ReplyFrame =

@@ -99,6 +99,8 @@ export interface SessionPart {
   replay: readonly RecordedExchange[];
   /** This evaluation's own exchanges are appended here. */
   record: RecordedExchange[];
+  /** The session's seed for Math.random (see StartFrame.randomSeed). */
+  randomSeed: number;
   /** Edits to the code for the sandbox beyond the usual (the echo of a final expression). */
   extraEdits: readonly { at: number; length: number; text: string }[];
 }
@@ -220,7 +222,13 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
         queue = queue.then(async () => {
           let decision: Decision;
           if (replayed === "diverged") {
-            sandbox.kill("protocol", "replaying the session's earlier snippets asked for something else than they did the first time");
+            sandbox.kill(
+              "protocol",
+              "replaying the session's earlier snippets asked for something else than they did the first time " +
+                "(an earlier snippet depends on something that changes between runs, such as the clock or crypto.getRandomValues, " +
+                "and it changed what the snippet did). The session cannot go on from here: create a new session, and keep such " +
+                "values out of what later snippets build on (each snippet is re-run, with its effects answered from a recording)",
+            );
             return;
           } else if (replayed) {
             decision = replayed;
@@ -250,6 +258,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     code: rewriteForSandbox(options.code, tacitImports, pureFunctions, options.session?.extraEdits),
     displayName: options.displayName,
     hideRuntime: !options.unsafeKeepRuntime,
+    randomSeed: options.session?.randomSeed ?? null,
   });
   const cancel = (): void => sandbox.kill("cancelled", "the evaluation was cancelled by its caller");
   options.signal?.addEventListener("abort", cancel, { once: true });

@@ -11,3 +11,9 @@ export function randomToken(bytes: number): string {
   randomBytes ??= (require("node:crypto") as typeof import("node:crypto")).randomBytes;
   return randomBytes(bytes).toString("base64url");
 }
+
+/** A random unsigned 32-bit integer from the OS's CSPRNG. */
+export function randomUint32(): number {
+  randomBytes ??= (require("node:crypto") as typeof import("node:crypto")).randomBytes;
+  return randomBytes(4).readUInt32LE(0);
+}

@@ -14,7 +14,7 @@ import type { TypeChecker } from "./checks.js";
 import type { Oversight } from "./approval/gate.js";
 import type { RunnerConfig } from "./config.js";
 import { evaluate, type EvaluationResult, type RecordedExchange, type SessionState } from "./evaluate.js";
-import { randomToken } from "./random-token.js";
+import { randomToken, randomUint32 } from "./random-token.js";
 import type { SandboxProcess } from "./sandbox-process.js";
 import { SecureSink } from "./secure-sink.js";
 import { lineStarts } from "./source-position.js";
@@ -48,6 +48,8 @@ function shiftLines(text: string | null, lines: number): string | null {
 
 export class ReplSession {
   readonly id = `s${randomToken(12)}`;
+  /** Every run of the session's snippets draws the same Math.random numbers (see StartFrame). */
+  private readonly randomSeed = randomUint32();
   readonly createdAt = Date.now();
   lastUsed = Date.now();
   private readonly snippets: Array<{ code: string; echo: Edit[] }> = [];
@@ -91,7 +93,7 @@ export class ReplSession {
         displayName: DISPLAY_NAME,
         config,
         input: { kind: "unavailable", reason: "readInput(): a session snippet has no piped input; put the data in the snippet." },
-        session: { id: this.id, state: this.state, replay: this.recording, record, extraEdits: edits },
+        session: { id: this.id, state: this.state, replay: this.recording, record, extraEdits: edits, randomSeed: this.randomSeed },
         ...(extra.signal ? { signal: extra.signal } : {}),
         ...(extra.prestarted ? { prestarted: extra.prestarted } : {}),
         ...(extra.typeChecker ? { typeChecker: extra.typeChecker } : {}),

@@ -70,12 +70,41 @@ Object.defineProperty(globalThis, "console", {
   configurable: true,
 });
 
+if (start.randomSeed !== null) {
+  Object.defineProperty(Math, "random", { value: seededRandom(start.randomSeed), writable: true, enumerable: false, configurable: true });
+}
+
 if (start.hideRuntime) {
   // Defence in depth: the process has no permissions, but agent code that slips past the
   // validator should not even hold the runtime's handle.
   // Workers get a fresh global with Deno in it (still without permissions); scripts have no
   // use for them, so they go too.
   for (const name of ["Deno", "Worker"]) Reflect.deleteProperty(globalThis, name);
+}
+
+/**
+ * sfc32, state from splitmix32 of the seed: a small, well-mixed generator (not for secrets,
+ * like Math.random itself). Doubles in [0, 1) from 32 bits, as V8's own uses 52; enough here.
+ */
+function seededRandom(seed: number): () => number {
+  let x = seed >>> 0;
+  const splitmix = (): number => {
+    x = (x + 0x9e3779b9) | 0;
+    let z = x;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+    return (z ^ (z >>> 16)) >>> 0;
+  };
+  let a = splitmix(), b = splitmix(), c = splitmix(), d = splitmix();
+  return function random(): number {
+    const t = (((a + b) | 0) + d) | 0;
+    d = (d + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    c = (c + t) | 0;
+    return (t >>> 0) / 4294967296;
+  };
 }
 
 let finished = false;

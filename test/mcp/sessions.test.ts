@@ -65,6 +65,34 @@ describe("REPL sessions", () => {
     expect(await run(s, "x")).toMatchObject({ stdout: "42\n" });
   });
 
+  it("Math.random draws the same numbers when earlier snippets are replayed: a value shown is the value kept", async () => {
+    const s = await create();
+    const first = await run(s, "const r = Math.random();\nprintln(r)");
+    expect(first.exitCode).toBe(0);
+    const shown = Number(first.stdout.trim());
+    expect(shown).toBeGreaterThanOrEqual(0);
+    expect(shown).toBeLessThan(1);
+    expect(await run(s, "r")).toMatchObject({ stdout: `${first.stdout.trim()}\n`, exitCode: 0 });
+    // Later draws continue the sequence rather than repeat it.
+    const next = await run(s, "Math.random() === r");
+    expect(next).toMatchObject({ stdout: "false\n", exitCode: 0 });
+    // Another session draws other numbers.
+    const other = await create();
+    expect((await run(other, "Math.random()")).stdout).not.toBe(first.stdout);
+    for (const id of [s, other]) await client.callTool({ name: "delete_repl_session", arguments: { session_id: id } });
+  });
+
+  it("a snippet whose replay would come out differently (the clock) fails with a message that says why", async () => {
+    const s = await create();
+    expect((await run(s, "const t = Date.now();\nprintln(t)")).exitCode).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const replayed = await run(s, "t");
+    expect(replayed.exitCode).not.toBe(0);
+    expect(replayed.error).toContain("depends on something that changes between runs");
+    expect(replayed.error).toContain("create a new session");
+    await client.callTool({ name: "delete_repl_session", arguments: { session_id: s } });
+  });
+
   it("a failing, ill-typed or timed-out snippet leaves the earlier bindings intact", async () => {
     const s = await create();
     await run(s, "const kept = 7");
