@@ -59,7 +59,20 @@ export const ZERO_CHAIN = "0".repeat(64);
 export const HEAD_SIGNATURE_PREFIX = "tacit-audit-head-v1:";
 
 export function eventHash(seq: number, time: string, event: unknown): string {
-  return sha256Hex(canonicalJson({ seq, time, event }));
+  return eventHashOfJson(seq, time, canonicalJson(event));
+}
+
+/**
+ * The same hash from the event's canonical JSON, made once by the writer for both the hash and
+ * the line: canonicalJson({seq, time, event}) is exactly this text (keys sorted: event, seq, time).
+ */
+export function eventHashOfJson(seq: number, time: string, eventJson: string): string {
+  return sha256Hex(`{"event":${eventJson},"seq":${JSON.stringify(seq)},"time":${JSON.stringify(time)}}`);
+}
+
+/** A line as the writer puts it in the file (the event in its canonical JSON). */
+export function lineText(seq: number, time: string, eventJson: string, prev: string, hash: string, chain: string): string {
+  return `{"seq":${JSON.stringify(seq)},"time":${JSON.stringify(time)},"event":${eventJson},"prev":"${prev}","hash":"${hash}","chain":"${chain}"}`;
 }
 
 export function chainOf(prev: string, hash: string): string {

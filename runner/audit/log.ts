@@ -12,11 +12,12 @@
 
 import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
+import { canonicalJson } from "./digest.js";
 import { signBytes } from "./ed25519.js";
 import type { AuditEvent } from "./events.js";
 import { createExclusive } from "./exclusive-file.js";
 import { loadOrCreateSigningKey, type SigningKey } from "./keys.js";
-import { type AuditLine, chainOf, eventHash, headEventSchema, headMessage, type LoggedEvent, type ParsedLine, parseLine, ZERO_CHAIN } from "./line.js";
+import { chainOf, eventHash, eventHashOfJson, headEventSchema, headMessage, lineText, type LoggedEvent, type ParsedLine, parseLine, ZERO_CHAIN } from "./line.js";
 
 export interface AuditLogOptions {
   /** The signing key's file; default: audit-key.json in the tacit home. */
@@ -211,10 +212,10 @@ export class AuditLog {
     if (this.fd === null) throw new AuditLogError(`the audit log ${this.path} is closed`);
     this.throwIfFailed();
     const seq = this.seq + 1;
-    const hash = eventHash(seq, time, event);
+    const eventJson = canonicalJson(event);
+    const hash = eventHashOfJson(seq, time, eventJson);
     const chain = chainOf(this.chain, hash);
-    const line: AuditLine = { seq, time, event, prev: this.chain, hash, chain };
-    this.batch.push(JSON.stringify(line) + "\n");
+    this.batch.push(lineText(seq, time, eventJson, this.chain, hash, chain) + "\n");
     if (this.batch.length >= BATCH_LINES) this.flush();
     this.seq = seq;
     this.chain = chain;
