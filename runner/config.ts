@@ -5,6 +5,7 @@ import { readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_CLASSIFIED_PATHS } from "./fs/classified-paths.js";
+import { isWithin, resolveReal } from "./fs/containment.js";
 import type { LlmConfig } from "./llm/chat-client.js";
 import { isHostPattern } from "./net/host-policy.js";
 import { type PolicyConfig, PolicySchema } from "./approval/policy.js";
@@ -152,6 +153,14 @@ function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
+function realOrSelf(absolute: string): string {
+  try {
+    return resolveReal(absolute);
+  } catch {
+    return absolute;
+  }
+}
+
 function resolveRoots(roots: readonly string[], cwd: string): string[] {
   return roots.map((root) => {
     const absolute = path.resolve(cwd, root);
@@ -178,24 +187,41 @@ export function resolveConfig(file: ConfigFile, flags: ConfigFile, cwd: string =
     if (missing.length === 0) llm = { baseUrl: llmParts.baseUrl!, apiKey: llmParts.apiKey!, model: llmParts.model! };
     else warnings.push(`llm config is incomplete (missing ${missing.join(", ")}), so it is ignored and chat() is unavailable; set --llm-base-url, --llm-api-key and --llm-model`);
   }
+  const allowedRoots = resolveRoots(pickLibrary("allowedRoots") ?? [cwd], cwd);
+  const secureOutput = ((file) => (file ? path.resolve(cwd, file) : null))(pickLibrary("secureOutput"));
+  const auditLog = ((file) => (file ? path.resolve(cwd, file) : null))(pick("auditLog"));
+  const recordPath = ((dir) => (dir ? path.resolve(cwd, dir) : null))(pick("recordPath"));
+  // tacit refuses scripts its own files (fs/protected-paths.ts), but only while it knows them.
+  for (const [file, what, flag] of [
+    [secureOutput, "the secure output file", "--secure-output"],
+    [auditLog, "the audit log", "--audit-log"],
+    [recordPath, "the record directory", "--record"],
+  ] as const) {
+    if (file && allowedRoots.some((root) => isWithin(realOrSelf(file), root))) {
+      warnings.push(
+        `${what} (${file}) lies inside the allowed roots: scripts are refused it while ${flag} names it, but a run without ` +
+          `${flag} would let scripts read or change it; keep it outside the allowed roots`,
+      );
+    }
+  }
   return {
     warnings,
     executionTimeoutMs: pick("executionTimeoutMs") ?? DEFAULT_TIMEOUT_MS,
     memoryLimitMb: pick("memoryLimitMb") ?? DEFAULT_MEMORY_LIMIT_MB,
     typeCheck: pick("typeCheck") ?? true,
     quiet: pick("quiet") ?? false,
-    recordPath: ((dir) => (dir ? path.resolve(cwd, dir) : null))(pick("recordPath")),
+    recordPath,
     sessionEnabled: pick("sessionEnabled") ?? true,
     maxSessions: pick("maxSessions") ?? 100,
     sessionIdleMs: pick("sessionIdleMs") ?? 30 * 60_000,
-    auditLog: ((file) => (file ? path.resolve(cwd, file) : null))(pick("auditLog")),
+    auditLog,
     policy: pick("policy") ?? null,
     assumeYes: false,
     library: {
-      allowedRoots: resolveRoots(pickLibrary("allowedRoots") ?? [cwd], cwd),
+      allowedRoots,
       classifiedPaths: pickLibrary("classifiedPaths") ?? [...DEFAULT_CLASSIFIED_PATHS],
       classifiedWrite: pickLibrary("classifiedWrite") ?? true,
-      secureOutput: ((file) => (file ? path.resolve(cwd, file) : null))(pickLibrary("secureOutput")),
+      secureOutput,
       commandPermissions: pickLibrary("commandPermissions") ?? null,
       strictMode: pickLibrary("strictMode") ?? false,
       networkPermissions: pickLibrary("networkPermissions") ?? null,

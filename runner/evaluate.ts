@@ -15,6 +15,7 @@ import { NetworkExecutor } from "./net/executor.js";
 import { parseHostPattern } from "./net/host-policy.js";
 import { FileSystemExecutor } from "./fs/file-system.js";
 import { GrepRunner } from "./fs/grep-runner.js";
+import { protectedPathsOf } from "./fs/protected-paths.js";
 import { type Decision, type EvaluationContext, type InputSource } from "./monitor.js";
 import { OUTPUT_LIMIT_BYTES, OutputBuffer } from "./output.js";
 import { rewriteForSandbox } from "./rewrite-imports.js";
@@ -334,6 +335,7 @@ function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions,
         grantedRoots: grants.roots,
         classified: new ClassifiedPaths(config.library.classifiedPaths),
         classifiedWrite: config.library.classifiedWrite,
+        protectedPaths: protectedPathsOf(config),
       },
       capabilities,
       new GrepRunner(lifetime),

@@ -12,6 +12,7 @@ import type { ClassifiedPaths } from "./classified-paths.js";
 import { inVerifiedDirectory, NotRegularFileError, openForReading } from "./checked-open.js";
 import { isWithin, PathResolutionError, resolveReal } from "./containment.js";
 import type { GrepRunner } from "./grep-runner.js";
+import { asSearchExclusions, type ProtectedPath, protectedPathOf } from "./protected-paths.js";
 import { listChildren, walkTree } from "./walk.js";
 
 /** read()/readBytes() refuse files larger than this; forEachLine streams any size. */
@@ -26,6 +27,8 @@ export interface FileSystemPolicy {
   grantedRoots: readonly string[];
   classified: ClassifiedPaths;
   classifiedWrite: boolean;
+  /** tacit's own files: refused to every operation, skipped by searches (see protected-paths.ts). */
+  protectedPaths: readonly ProtectedPath[];
 }
 
 interface Resolved {
@@ -123,6 +126,12 @@ export class FileSystemExecutor {
     if (!isWithin(real, scope.realRoot)) {
       throw new PolicyDenial(
         `${requested}: resolves (through a symbolic link) to a place outside this file system scope (${scope.root}); links out of the scope are not followed.`,
+      );
+    }
+    const own = protectedPathOf(this.policy.protectedPaths, named, real);
+    if (own) {
+      throw new PolicyDenial(
+        `${requested}: refused: this is ${own.what}; it belongs to tacit, and scripts can neither read nor write it. Work with other files.`,
       );
     }
     return { scope, named, real, classified: this.policy.classified.isClassified(named, real) };
@@ -408,7 +417,7 @@ export class FileSystemExecutor {
       named: target.named,
       real: target.real,
       realRoot: target.scope.realRoot,
-      classifiedPatterns: this.policy.classified.patterns,
+      classifiedPatterns: this.searchExclusions(),
       pattern,
     });
   }
@@ -424,8 +433,13 @@ export class FileSystemExecutor {
       realRoot: target.scope.realRoot,
       pattern,
       glob,
-      classifiedPatterns: this.policy.classified.patterns,
+      classifiedPatterns: this.searchExclusions(),
     });
+  }
+
+  /** What a search never opens: classified paths and tacit's own files. */
+  private searchExclusions(): string[] {
+    return [...this.policy.classified.patterns, ...asSearchExclusions(this.policy.protectedPaths)];
   }
 
   private async search(requested: string, pattern: string, job: Parameters<GrepRunner["run"]>[0]): Promise<GrepMatch[]> {

@@ -1,0 +1,111 @@
+// tacit's own files are out of every script's reach, even inside the allowed roots: the
+// secure output (plaintext secrets), tacit's home (remembered approvals, the audit signing
+// key) and the audit log. A script that reached them could read secrets back, grant itself
+// approvals, or forge the log. Every route is tried; the secret never shows, nothing changes.
+
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli, runScript } from "../helpers.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, makeCanary, realTempDir } from "./fixtures.js";
+
+describe("the secure output file inside the allowed root", () => {
+  let root: string;
+  let cleanup: () => void;
+  const canary = makeCanary();
+  const sink = () => path.join(root, "secure.log");
+
+  beforeAll(async () => {
+    ({ dir: root, cleanup } = realTempDir("tacit-protected-"));
+    writeFileSync(path.join(root, ".env"), `TOKEN=${canary}\n`);
+    symlinkSync("secure.log", path.join(root, "link-to-sink"));
+    const first = await runScript('requestFileSystem(".", (fs) => println(fs.readClassified(".env")));', ["--secure-output", "secure.log"], { cwd: root });
+    expect(first.code, first.stderr).toBe(0);
+    expect(readFileSync(sink(), "utf8")).toContain(canary);
+  }, 30_000);
+  afterAll(() => cleanup());
+
+  it("is refused to every read, write and search; the secret never reaches the script; only tacit writes to it", async () => {
+    const before = readFileSync(sink(), "utf8");
+    const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("read", () => fs.access("secure.log").read());
+  attempt("readBytes", () => fs.access("secure.log").readBytes().length);
+  attempt("size", () => fs.access("secure.log").size);
+  attempt("lines", () => { const seen: string[] = []; fs.access("secure.log").forEachLine((l) => seen.push(l)); return seen; });
+  attempt("grep", () => fs.grep("secure.log", "TOKEN"));
+  attempt("through a link", () => fs.access("link-to-sink").read());
+  attempt("readClassified", () => String(fs.readClassified("secure.log")));
+  attempt("write", () => fs.access("secure.log").write("overwritten"));
+  attempt("append", () => fs.access("secure.log").append("more"));
+  attempt("delete", () => fs.access("secure.log").delete());
+  attempt("grepRecursive", () => fs.grepRecursive(".", ${lit(canary.slice(0, 12))}));
+});
+`;
+    const r = await runScript(script, ["--secure-output", "secure.log"], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain(canary);
+    const found = attempts(r.stdout);
+    for (const label of ["read", "readBytes", "size", "lines", "grep", "through a link", "readClassified", "write", "append", "delete"]) {
+      const attempt = attemptOf(found, label);
+      expect(attempt.status, label).toBe("SecurityError");
+      expect(String(attempt.value), label).toContain("the secure output file (--secure-output, which holds plaintext)");
+    }
+    // The search skips it without opening it (and .env is classified): nothing found.
+    expect(attemptOf(found, "grepRecursive")).toEqual({ status: "ok", value: [] });
+    // Only tacit wrote to it: the run's own printed output, appended (that is the sink's job).
+    expect(readFileSync(sink(), "utf8")).toBe(before + r.stdout);
+    // The operator is told where it would be safer.
+    expect(r.stderr).toContain("lies inside the allowed roots");
+  }, 30_000);
+});
+
+describe("tacit's home and the audit log inside the allowed root", () => {
+  let root: string;
+  let cleanup: () => void;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    ({ dir: root, cleanup } = realTempDir("tacit-protected-home-"));
+    env = { TACIT_HOME: path.join(root, "home") };
+    // A first audited run creates the signing key and the log.
+    const first = await runScript('println("first")', ["--audit-log", "audit.jsonl"], { cwd: root, env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(existsSync(path.join(root, "home", "audit-key.json"))).toBe(true);
+  }, 30_000);
+  afterAll(() => cleanup());
+
+  it("the signing key, the approvals and the log are refused; no approval appears; the log still verifies", async () => {
+    const key = readFileSync(path.join(root, "home", "audit-key.json"), "utf8");
+    const privateKey = (JSON.parse(key) as { privateKey: string }).privateKey;
+    const forged = JSON.stringify({ version: 1, approvals: [{ pattern: "exec git push *", grantedAt: "2026-12-01T00:00:00.000Z", expiresAt: "2030-01-01T00:00:00.000Z", via: "terminal" }] });
+    const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("read key", () => fs.access("home/audit-key.json").read());
+  attempt("classified key", () => String(fs.readClassified("home/audit-key.json")));
+  attempt("list home", () => fs.access("home").children().length);
+  attempt("grant", () => fs.access("home/approvals.json").write(${lit(forged)}));
+  attempt("grant classified", () => fs.writeClassified("home/approvals.json", classify(${lit(forged)})));
+  attempt("mkdir", () => fs.access("home/sub").mkdir());
+  attempt("append to log", () => fs.access("audit.jsonl").append("{}\\n"));
+  attempt("take the lock", () => fs.access("audit.jsonl.lock").write("1"));
+  attempt("search", () => fs.grepRecursive(".", ${lit(privateKey.slice(0, 16))}));
+});
+`;
+    const r = await runScript(script, ["--audit-log", "audit.jsonl"], { cwd: root, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain(privateKey);
+    const found = attempts(r.stdout);
+    for (const label of ["read key", "classified key", "list home", "grant", "grant classified", "mkdir"]) {
+      expect(attemptOf(found, label).status, label).toBe("SecurityError");
+      expect(String(attemptOf(found, label).value), label).toContain("tacit's home");
+    }
+    for (const label of ["append to log", "take the lock"]) expect(attemptOf(found, label).status, label).toBe("SecurityError");
+    expect(attemptOf(found, "search")).toEqual({ status: "ok", value: [] });
+    expect(existsSync(path.join(root, "home", "approvals.json"))).toBe(false);
+    expect(existsSync(path.join(root, "home", "sub"))).toBe(false);
+    expect(readFileSync(path.join(root, "home", "audit-key.json"), "utf8")).toBe(key);
+    const verify = await runCli(["audit", "verify", "audit.jsonl"], { cwd: root, env });
+    expect(verify.code, verify.stdout).toBe(0);
+  }, 30_000);
+});
