@@ -48,7 +48,7 @@ function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
           }
         : undefined,
   });
-  const config = { ...resolveConfig(file, fromFlags), assumeYes: flags.yes === true };
+  const config = { ...resolveConfig(file, fromFlags, process.cwd(), process.env, flags.config ?? null), assumeYes: flags.yes === true };
   if (!config.quiet) for (const warning of config.warnings) process.stderr.write(`tacit: warning: ${warning}\n`);
   return config;
 }

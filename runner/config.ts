@@ -83,6 +83,8 @@ export interface LibraryConfig {
 export interface RunnerConfig {
   /** Things the operator should know (printed unless quiet); never contain a secret. */
   warnings: string[];
+  /** The --config file (absolute), or null: scripts are refused it (it may hold the LLM key). */
+  configFile: string | null;
   /** Wall-clock limit for one evaluation; the sandbox is killed (SIGKILL) when it passes. */
   executionTimeoutMs: number;
   /** V8 heap limit; the resident-memory watchdog allows this plus a fixed allowance. */
@@ -175,12 +177,24 @@ function resolveRoots(roots: readonly string[], cwd: string): string[] {
 }
 
 /** Flags win over the file; the file wins over defaults. */
-export function resolveConfig(file: ConfigFile, flags: ConfigFile, cwd: string = process.cwd()): RunnerConfig {
+export function resolveConfig(
+  file: ConfigFile,
+  flags: ConfigFile,
+  cwd: string = process.cwd(),
+  env: NodeJS.ProcessEnv = process.env,
+  configFile: string | null = null,
+): RunnerConfig {
   const pick = <K extends keyof ConfigFile>(key: K): ConfigFile[K] => flags[key] ?? file[key];
   const pickLibrary = <K extends keyof LibraryConfigFile>(key: K): LibraryConfigFile[K] =>
     flags.libraryConfig?.[key] ?? file.libraryConfig?.[key];
   const warnings: string[] = [];
-  const llmParts = { ...file.libraryConfig?.llm, ...definedOnly(flags.libraryConfig?.llm ?? {}) };
+  // The key may also come from the environment, which no script can reach (the sandbox's is
+  // empty) and which is not a file in the project.
+  const llmParts = {
+    ...definedOnly({ apiKey: env.TACIT_LLM_API_KEY || undefined }),
+    ...file.libraryConfig?.llm,
+    ...definedOnly(flags.libraryConfig?.llm ?? {}),
+  };
   let llm: LlmConfig | null = null;
   if (llmParts.baseUrl || llmParts.apiKey || llmParts.model) {
     const missing = (["baseUrl", "apiKey", "model"] as const).filter((key) => !llmParts[key]);
@@ -192,20 +206,25 @@ export function resolveConfig(file: ConfigFile, flags: ConfigFile, cwd: string =
   const auditLog = ((file) => (file ? path.resolve(cwd, file) : null))(pick("auditLog"));
   const recordPath = ((dir) => (dir ? path.resolve(cwd, dir) : null))(pick("recordPath"));
   // tacit refuses scripts its own files (fs/protected-paths.ts), but only while it knows them.
-  for (const [file, what, flag] of [
+  const configPath = configFile ? path.resolve(cwd, configFile) : null;
+  const keyInConfigFile = file.libraryConfig?.llm?.apiKey !== undefined;
+  for (const [owned, what, flag] of [
+    [keyInConfigFile ? configPath : null, "the config file holding the LLM API key", "--config"],
     [secureOutput, "the secure output file", "--secure-output"],
     [auditLog, "the audit log", "--audit-log"],
     [recordPath, "the record directory", "--record"],
   ] as const) {
-    if (file && allowedRoots.some((root) => isWithin(realOrSelf(file), root))) {
+    if (owned && allowedRoots.some((root) => isWithin(realOrSelf(owned), root))) {
       warnings.push(
-        `${what} (${file}) lies inside the allowed roots: scripts are refused it while ${flag} names it, but a run without ` +
-          `${flag} would let scripts read or change it; keep it outside the allowed roots`,
+        `${what} (${owned}) lies inside the allowed roots: scripts are refused it while ${flag} names it, but a run without ` +
+          `${flag} would let scripts read or change it; keep it outside the allowed roots` +
+          (flag === "--config" ? " (or give the key in the environment, TACIT_LLM_API_KEY)" : ""),
       );
     }
   }
   return {
     warnings,
+    configFile: configPath,
     executionTimeoutMs: pick("executionTimeoutMs") ?? DEFAULT_TIMEOUT_MS,
     memoryLimitMb: pick("memoryLimitMb") ?? DEFAULT_MEMORY_LIMIT_MB,
     typeCheck: pick("typeCheck") ?? true,

@@ -1,6 +1,7 @@
 // tacit's own files, which no script may read or write whatever the allowed roots say: the
-// secure output (plaintext secrets), tacit's home (remembered approvals and the audit signing
-// key), the audit log and its lock, and the record directory. A script that could reach them
+// config file (it may hold the LLM key), the secure output (plaintext secrets), tacit's home
+// (remembered approvals and the audit signing key), the audit log and its lock, and the record
+// directory. A script that could reach them
 // could read secrets back, grant itself approvals, or forge and sign the log.
 
 import path from "node:path";
@@ -27,6 +28,7 @@ export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = 
   const paths: ProtectedPath[] = [
     { path: real(tacitHome(env)), what: "tacit's home (remembered approvals and the audit signing key)" },
   ];
+  if (config.configFile) paths.push({ path: real(config.configFile), what: "tacit's config file (--config, which may hold the LLM API key)" });
   if (config.library.secureOutput) paths.push({ path: real(config.library.secureOutput), what: "the secure output file (--secure-output, which holds plaintext)" });
   if (config.auditLog) {
     paths.push({ path: real(config.auditLog), what: "the audit log (--audit-log)" });

@@ -109,3 +109,30 @@ requestFileSystem(".", (fs) => {
     expect(verify.code, verify.stdout).toBe(0);
   }, 30_000);
 });
+
+describe("the config file inside the allowed root", () => {
+  it("is refused to scripts, so the LLM key in it stays in the host; tacit warns and names the environment variable", async () => {
+    const { dir: root, cleanup } = realTempDir("tacit-protected-config-");
+    try {
+      const apiKey = `sk-${makeCanary()}`;
+      writeFileSync(path.join(root, "tacit.json"), JSON.stringify({ libraryConfig: { llm: { baseUrl: "http://127.0.0.1:9/v1", apiKey, model: "m" } } }));
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("read config", () => fs.access("tacit.json").read());
+  attempt("search config", () => fs.grepRecursive(".", "sk-"));
+});
+`;
+      const r = await runScript(script, ["--config", "tacit.json"], { cwd: root });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout + r.stderr).not.toContain(apiKey);
+      const found = attempts(r.stdout);
+      expect(attemptOf(found, "read config").status).toBe("SecurityError");
+      expect(String(attemptOf(found, "read config").value)).toContain("tacit's config file");
+      expect(attemptOf(found, "search config")).toEqual({ status: "ok", value: [] });
+      expect(r.stderr).toContain("the config file holding the LLM API key");
+      expect(r.stderr).toContain("TACIT_LLM_API_KEY");
+    } finally {
+      cleanup();
+    }
+  }, 30_000);
+});

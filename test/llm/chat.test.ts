@@ -67,6 +67,17 @@ describe("chat", () => {
     expect(received).toEqual([{ authorization: `Bearer ${apiKey}`, model: "test-model", content: "what is 2+2?" }]);
   });
 
+  it("takes the key from TACIT_LLM_API_KEY (the environment, out of every script's reach) when no flag or config gives one", async () => {
+    received.length = 0;
+    const script = path.join(dir, "env-key.ts");
+    writeFileSync(script, 'println(chat("ping").length > 0);\n');
+    const r = await runCli(["run", "--llm-base-url", baseUrl, "--llm-model", "test-model", script], { cwd: dir, env: { TACIT_LLM_API_KEY: apiKey } });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("true\n");
+    expect(received).toEqual([{ authorization: `Bearer ${apiKey}`, model: "test-model", content: "ping" }]);
+  });
+
   it("classified chat: the model gets the plaintext, the agent gets Classified(***), the sink the answer", async () => {
     received.length = 0;
     const script = path.join(dir, "classified.ts");
