@@ -28,6 +28,7 @@ import { ApprovalGate, type Oversight } from "./approval/gate.js";
 import { RunGrants } from "./approval/grants.js";
 import { unattendedOversight } from "./approval/oversight.js";
 import { digestOf } from "./audit/digest.js";
+import { HostSecrets } from "./host-secrets.js";
 import { PausableTimer } from "./pausable-timer.js";
 import { randomToken } from "./random-token.js";
 
@@ -192,6 +193,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   const lifetime = new AbortController();
   const { context, capabilities, pure, sink, grants } = createEvaluationContext(config, options, output, lifetime.signal);
   const replay = replayer(options.session?.replay ?? []);
+  sandbox.scrubReplies(context.hostSecrets);
   const clock = new PausableTimer(config.executionTimeoutMs, () =>
     sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms`),
   );
@@ -325,6 +327,7 @@ function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions,
   const classified = shared?.classified ?? new ClassifiedStore(pure, (reason) => sink?.append(`[tacit] ${reason}\n`));
   const context: EvaluationContext = {
     output,
+    hostSecrets: new HostSecrets([config.library.llm?.apiKey]),
     input: options.input,
     classified,
     sink,

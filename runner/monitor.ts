@@ -9,6 +9,7 @@ import { chatCompletion, type LlmConfig } from "./llm/chat-client.js";
 import { NetworkExecutor } from "./net/executor.js";
 import type { FileSystemExecutor } from "./fs/file-system.js";
 import type { OutputBuffer } from "./output.js";
+import type { HostSecrets } from "./host-secrets.js";
 import { EffectFailure, PolicyDenial } from "./refusals.js";
 
 export type Decision<T = unknown> = { ok: true; value: T } | { ok: false; error: RefusalError };
@@ -31,6 +32,8 @@ export interface EvaluationContext {
   sink: { append(text: string | Promise<string>): void } | null;
   /** Classified work that finishes after its request was answered (awaited at the end). */
   background: Array<Promise<unknown>>;
+  /** The host's own secrets (the LLM key), scrubbed from whatever goes back to the script. */
+  hostSecrets: HostSecrets;
 }
 
 /** The agent sees classified parts masked; the sink, if any, gets the whole text in plaintext. */
@@ -121,10 +124,14 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       return granted(action.kind, files.stat(action.scope, action.path));
     case "FsSize":
       return granted(action.kind, files.size(action.scope, action.path));
-    case "FsRead":
-      return granted(action.kind, files.read(action.scope, action.path, action.as));
-    case "FsReadChunk":
-      return granted(action.kind, files.readChunk(action.scope, action.path, action.offset));
+    case "FsRead": {
+      const content = files.read(action.scope, action.path, action.as);
+      return granted(action.kind, action.as === "bytes" ? context.hostSecrets.scrubBase64(content) : content);
+    }
+    case "FsReadChunk": {
+      const chunk = files.readChunk(action.scope, action.path, action.offset);
+      return granted(action.kind, { ...chunk, base64: context.hostSecrets.scrubBase64(chunk.base64) });
+    }
     case "FsWrite":
       files.write(action.scope, action.path, action.content, action.append);
       return granted(action.kind, null);

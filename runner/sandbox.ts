@@ -3,6 +3,7 @@
 
 import { encodeFrame, type HostFrame, type SandboxFrame } from "../library/protocol.js";
 import { FrameSplitter, parseSandboxFrame, ProtocolError } from "./frames.js";
+import type { HostSecrets } from "./host-secrets.js";
 import { type KillReason, type SandboxEnd, SandboxProcess, type SandboxOptions } from "./sandbox-process.js";
 
 export type { SandboxEnd, SandboxOptions };
@@ -10,6 +11,7 @@ export type { SandboxEnd, SandboxOptions };
 export class Sandbox {
   private readonly splitter = new FrameSplitter();
   private frameHandler: (frame: SandboxFrame) => void = () => undefined;
+  private secrets: HostSecrets | null = null;
 
   /** Takes over a started process; its stdout stays paused until now, so nothing is lost. */
   constructor(private readonly proc: SandboxProcess) {
@@ -25,7 +27,13 @@ export class Sandbox {
   }
 
   send(frame: HostFrame): void {
-    this.proc.write(encodeFrame(frame));
+    const line = encodeFrame(frame);
+    this.proc.write(this.secrets && frame.type === "reply" ? this.secrets.scrubLine(line) : line);
+  }
+
+  /** Host secrets to scrub from every reply (see host-secrets.ts). */
+  scrubReplies(secrets: HostSecrets): void {
+    this.secrets = secrets.empty ? null : secrets;
   }
 
   kill(reason: KillReason, detail: string): void {

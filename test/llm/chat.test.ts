@@ -78,6 +78,28 @@ describe("chat", () => {
     expect(received).toEqual([{ authorization: `Bearer ${apiKey}`, model: "test-model", content: "ping" }]);
   });
 
+  it("the key never comes back to a script by another route: a file holding it, read as text, bytes or lines, grepped, or printed by a command", async () => {
+    writeFileSync(path.join(dir, "leaked-key.txt"), `key: ${apiKey}\n`);
+    const script = path.join(dir, "routes.ts");
+    writeFileSync(
+      script,
+      [
+        'requestFileSystem(".", (fs) => {',
+        '  const file = fs.access("leaked-key.txt");',
+        "  println(file.read());",
+        "  println(new TextDecoder().decode(file.readBytes()));",
+        "  file.forEachLine((line) => println(line));",
+        '  println(JSON.stringify(fs.grep("leaked-key.txt", "key")));',
+        "});",
+        'requestExecPermission(["cat"], (proc) => println(proc.execOutput("cat", ["leaked-key.txt"])));',
+      ].join("\n") + "\n",
+    );
+    const r = await runCli(["run", ...llmFlags(), "--command-permissions", "cat", script], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain(apiKey);
+    expect(r.stdout.match(/key: \[redacted\]/g)).toHaveLength(5);
+  });
+
   it("classified chat: the model gets the plaintext, the agent gets Classified(***), the sink the answer", async () => {
     received.length = 0;
     const script = path.join(dir, "classified.ts");

@@ -1,0 +1,48 @@
+// Secrets of the host's own (the operator's LLM API key) never reach a script, whatever route
+// they take back: a file that happens to contain one, a command's output (`ps` shows a
+// command line, /proc shows an environment), an answer from a server. Every reply to the
+// sandbox is scrubbed of them: in its JSON line (text anywhere in it), and in base64 payloads
+// (bytes read from files) after decoding. A long random key cannot match by accident.
+
+const MASK = "[redacted]";
+/** Shorter values are not scrubbed: they would match ordinary text. */
+const MIN_SECRET_CHARS = 8;
+
+export class HostSecrets {
+  private readonly secrets: string[];
+  private readonly inJson: string[];
+
+  constructor(secrets: ReadonlyArray<string | null | undefined>) {
+    this.secrets = secrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_CHARS);
+    this.inJson = this.secrets.map((s) => JSON.stringify(s).slice(1, -1));
+  }
+
+  get empty(): boolean {
+    return this.secrets.length === 0;
+  }
+
+  /** An encoded frame with every secret (as it appears inside a JSON string) masked. */
+  scrubLine(line: string): string {
+    let out = line;
+    for (const secret of this.inJson) if (out.includes(secret)) out = out.split(secret).join(MASK);
+    return out;
+  }
+
+  /** Base64 bytes with every secret masked (decoded, scrubbed, encoded again). */
+  scrubBase64(base64: string): string {
+    if (this.empty) return base64;
+    const bytes = Buffer.from(base64, "base64");
+    let changed = false;
+    let out = bytes;
+    for (const secret of this.secrets) {
+      const needle = Buffer.from(secret, "utf8");
+      let at = out.indexOf(needle);
+      while (at !== -1) {
+        out = Buffer.concat([out.subarray(0, at), Buffer.from(MASK), out.subarray(at + needle.length)]);
+        changed = true;
+        at = out.indexOf(needle, at + MASK.length);
+      }
+    }
+    return changed ? out.toString("base64") : base64;
+  }
+}
