@@ -1,10 +1,22 @@
 // `tacit approvals list|grant|revoke`: the remembered answers to approve-once questions.
 
+import { realpathSync } from "node:fs";
+import path from "node:path";
 import { ApprovalStore } from "../runner/approval/store.js";
 import { UsageError } from "./usage.js";
 
 function store(): ApprovalStore {
   return new ApprovalStore();
+}
+
+/** The directory approvals hold in: --in, or the working directory, as a real path. */
+export function approvalDirectory(given: string | undefined): string {
+  const absolute = path.resolve(given ?? process.cwd());
+  try {
+    return realpathSync.native(absolute);
+  } catch {
+    throw new UsageError(`${absolute} is not an existing directory`);
+  }
 }
 
 export function listApprovals(json: boolean): number {
@@ -20,22 +32,22 @@ export function listApprovals(json: boolean): number {
   }
   for (const approval of approvals) {
     const state = Date.parse(approval.expiresAt) <= now ? "expired" : `until ${approval.expiresAt}`;
-    process.stdout.write(`${approval.pattern}\t${state}\tgranted ${approval.grantedAt} via ${approval.via}\n`);
+    process.stdout.write(`${approval.pattern}\tin ${approval.directory}\t${state}\tgranted ${approval.grantedAt} via ${approval.via}\n`);
   }
   return 0;
 }
 
-export function grantApprovals(patterns: readonly string[]): number {
+export function grantApprovals(patterns: readonly string[], directory: string): number {
   const approvals = store();
   for (const pattern of patterns) {
     if (pattern.trim() !== pattern || pattern === "") throw new UsageError(`"${pattern}" is not a pattern: copy it exactly from the refusal message`);
-    const approval = approvals.remember(pattern, "tacit approvals grant");
-    process.stderr.write(`approved ${approval.pattern} until ${approval.expiresAt}\n`);
+    const approval = approvals.remember(pattern, "tacit approvals grant", directory);
+    process.stderr.write(`approved ${approval.pattern} in ${approval.directory} until ${approval.expiresAt}\n`);
   }
   return 0;
 }
 
-export function revokeApprovals(patterns: readonly string[], all: boolean): number {
+export function revokeApprovals(patterns: readonly string[], all: boolean, directory: string | null): number {
   const approvals = store();
   if (all) {
     const removed = approvals.revokeAll();
@@ -43,8 +55,8 @@ export function revokeApprovals(patterns: readonly string[], all: boolean): numb
     return 0;
   }
   if (patterns.length === 0) throw new UsageError("name the patterns to revoke (as tacit approvals list prints them), or pass --all");
-  const removed = approvals.revoke(patterns);
-  for (const approval of removed) process.stderr.write(`revoked ${approval.pattern}\n`);
+  const removed = approvals.revoke(patterns, directory);
+  for (const approval of removed) process.stderr.write(`revoked ${approval.pattern} in ${approval.directory}\n`);
   const missing = patterns.filter((pattern) => !removed.some((a) => a.pattern === pattern));
   if (missing.length > 0) {
     process.stderr.write(`no remembered approval for: ${missing.join(", ")} (see tacit approvals list)\n`);

@@ -163,20 +163,22 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
     });
   approvals
     .command("grant")
-    .description("pre-approve patterns (as a refusal message names them), for unattended runs")
+    .description("pre-approve patterns (as a refusal message names them) in this working directory, for unattended runs")
     .argument("<patterns...>", "canonical patterns, e.g. 'exec git push *'")
-    .action(async (patterns: string[]) => {
-      const { grantApprovals } = await import("./approvals.js");
-      setExitCode(grantApprovals(patterns));
+    .option("--in <dir>", "the working directory the approval holds in (default: this one)")
+    .action(async (patterns: string[], flags: { in?: string }) => {
+      const { approvalDirectory, grantApprovals } = await import("./approvals.js");
+      setExitCode(grantApprovals(patterns, approvalDirectory(flags.in)));
     });
   approvals
     .command("revoke")
     .description("forget remembered approvals: the next time, a person is asked again")
     .argument("[patterns...]", "patterns as tacit approvals list prints them")
     .option("--all", "forget every approval")
-    .action(async (patterns: string[], flags: { all?: boolean }) => {
-      const { revokeApprovals } = await import("./approvals.js");
-      setExitCode(revokeApprovals(patterns, flags.all === true));
+    .option("--in <dir>", "only those holding in this working directory (default: in any)")
+    .action(async (patterns: string[], flags: { all?: boolean; in?: string }) => {
+      const { approvalDirectory, revokeApprovals } = await import("./approvals.js");
+      setExitCode(revokeApprovals(patterns, flags.all === true, flags.in === undefined ? null : approvalDirectory(flags.in)));
     });
 
   const audit = program

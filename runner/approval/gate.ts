@@ -3,6 +3,7 @@
 // before anything runs, and never from what the model says — asks a person when the tier
 // says so, and writes each step to the audit log: requested, decided, result.
 
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { Action } from "../../library/protocol.js";
 import type { AuditEvent, Tier } from "../audit/events.js";
@@ -52,6 +53,14 @@ export interface GateOptions {
   whilePaused: <T>(work: Promise<T>) => Promise<T>;
 }
 
+function realDirectory(cwd: string): string {
+  try {
+    return realpathSync.native(cwd);
+  } catch {
+    return path.resolve(cwd);
+  }
+}
+
 /** Categories whose actions change nothing outside tacit. */
 const READ_ONLY: ReadonlySet<ActionRequest["category"]> = new Set(["internal", "fs.read", "fs.stat", "fs.open", "fs.readClassified"]);
 
@@ -71,7 +80,12 @@ export class ApprovalGate {
   /** Paths whose chunked read (forEachLine) a person approved in this evaluation. */
   private readonly approvedStreams = new Set<string>();
 
-  constructor(private readonly options: GateOptions) {}
+  /** Where remembered approvals hold: the working directory, as a real path. */
+  private readonly directory: string;
+
+  constructor(private readonly options: GateOptions) {
+    this.directory = realDirectory(options.cwd);
+  }
 
   /** True when the gate has nothing to do: no rule and no log, so actions go straight to the monitor. */
   get transparent(): boolean {
@@ -165,7 +179,7 @@ export class ApprovalGate {
     if (tier === "approve-once") {
       let remembered: Approval | null;
       try {
-        remembered = oversight.approvals().find(request.pattern);
+        remembered = oversight.approvals().find(request.pattern, this.directory);
       } catch (error) {
         // A damaged or unsafe approvals file answers nothing: fail closed, and say why.
         return { answer: "no", via: "no-one-to-ask", unavailable: (error as Error).message, fromPerson: false };
@@ -175,7 +189,7 @@ export class ApprovalGate {
     const answer = await this.options.whilePaused(oversight.asker.ask({ pattern: request.pattern, tier, beyondAllowlist, detail }));
     if (answer.answer === "yes" && answer.fromPerson && tier === "approve-once") {
       try {
-        oversight.approvals().remember(request.pattern, answer.via);
+        oversight.approvals().remember(request.pattern, answer.via, this.directory);
       } catch (error) {
         return { ...answer, via: `${answer.via}; not remembered: ${(error as Error).message}` };
       }
@@ -315,7 +329,7 @@ function refusalMessage(rawPattern: string, tier: Exclude<Tier, "allow">, answer
   }
   const how =
     tier === "approve-once"
-      ? `Pre-approve it with \`tacit approvals grant ${shellQuoted(rawPattern)}\` (remembered 30 days), answer yes once when tacit can ask (a terminal, or an MCP client with elicitation), or run with --yes.`
+      ? `Pre-approve it with \`tacit approvals grant ${shellQuoted(rawPattern)}\` in this directory (remembered 30 days), answer yes once when tacit can ask (a terminal, or an MCP client with elicitation), or run with --yes.`
       : "It is asked every time (always-ask): run tacit where it can ask (a terminal, or an MCP client with elicitation), or with --yes.";
   return `${pattern}: refused: the policy requires a person's approval (${tier}), and no one could be asked: ${answer.unavailable}. ${how}`;
 }

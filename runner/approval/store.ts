@@ -1,5 +1,7 @@
 // Remembered approvals: a person's "yes" to an approve-once pattern, kept for 30 days in an
 // owner-only file in tacit's home, listable and revocable (`tacit approvals list|revoke`).
+// A yes holds in the working directory it was given in: `exec git push *` approved in one
+// project is not approved in another.
 // Written whole to a temporary file and renamed, so a reader never sees half a file.
 
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
@@ -13,6 +15,8 @@ export const APPROVAL_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 const ApprovalSchema = z
   .object({
     pattern: z.string().min(1),
+    /** The working directory (real path) the approval holds in. */
+    directory: z.string().min(1),
     grantedAt: z.string().datetime(),
     expiresAt: z.string().datetime(),
     /** Who said yes: "terminal", "elicitation" or "tacit approvals grant". */
@@ -67,29 +71,31 @@ export class ApprovalStore {
     return Date.parse(approval.expiresAt) > this.now();
   }
 
-  /** The live approval for a pattern, if a person gave one. */
-  find(pattern: string): Approval | null {
-    return this.all().find((approval) => approval.pattern === pattern && this.isLive(approval)) ?? null;
+  /** The live approval for a pattern in a directory, if a person gave one. */
+  find(pattern: string, directory: string): Approval | null {
+    return this.all().find((approval) => approval.pattern === pattern && approval.directory === directory && this.isLive(approval)) ?? null;
   }
 
-  remember(pattern: string, via: string): Approval {
+  remember(pattern: string, via: string, directory: string): Approval {
     const now = this.now();
     const approval: Approval = {
       pattern,
+      directory,
       grantedAt: new Date(now).toISOString(),
       expiresAt: new Date(now + APPROVAL_LIFETIME_MS).toISOString(),
       via,
     };
     // Expired entries are dropped on every write; a pattern has at most one entry.
-    this.save([...this.all().filter((a) => a.pattern !== pattern && this.isLive(a)), approval]);
+    this.save([...this.all().filter((a) => !(a.pattern === pattern && a.directory === directory) && this.isLive(a)), approval]);
     return approval;
   }
 
-  /** Removes the approvals whose pattern is one of `patterns`; returns those removed. */
-  revoke(patterns: readonly string[]): Approval[] {
+  /** Removes the approvals whose pattern is one of `patterns` (in `directory`, or in any); returns those removed. */
+  revoke(patterns: readonly string[], directory: string | null = null): Approval[] {
     const all = this.all();
-    const removed = all.filter((a) => patterns.includes(a.pattern));
-    if (removed.length > 0) this.save(all.filter((a) => !patterns.includes(a.pattern)));
+    const matches = (a: Approval) => patterns.includes(a.pattern) && (directory === null || a.directory === directory);
+    const removed = all.filter(matches);
+    if (removed.length > 0) this.save(all.filter((a) => !matches(a)));
     return removed;
   }
 

@@ -5,7 +5,7 @@
 // answers each "Allow? [y/N]" it sees on the terminal.
 
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
@@ -179,6 +179,8 @@ export function approvals(world: World, args: string[]): Promise<Run> {
 
 export interface StoredApproval {
   pattern: string;
+  /** Where it holds: the world's working directory unless given. */
+  directory?: string;
   grantedAt: string;
   expiresAt: string;
   via: string;
@@ -193,7 +195,8 @@ export function storedApprovals(world: World): StoredApproval[] | null {
 /** Writes approvals.json directly (owner-only unless `mode` says otherwise). */
 export function writeApprovals(world: World, entries: StoredApproval[], mode = 0o600): void {
   mkdirSync(world.home, { recursive: true, mode: 0o700 });
-  writeFileSync(world.approvalsFile, JSON.stringify({ version: 1, approvals: entries }, null, 2), { mode });
+  const approvals = entries.map((entry) => ({ ...entry, directory: entry.directory ?? realpathSync.native(world.work) }));
+  writeFileSync(world.approvalsFile, JSON.stringify({ version: 1, approvals }, null, 2), { mode });
   chmodSync(world.approvalsFile, mode);
 }
 

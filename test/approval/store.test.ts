@@ -2,7 +2,8 @@
 // one asks again, a granted one lets an unattended run through, and a file others can write
 // (or one that is not an approvals file) is not trusted: fail closed, with a message.
 
-import { statSync, writeFileSync } from "node:fs";
+import { realpathSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { approvals, deleteScript, onTerminal, storedApprovals, unattended, type World, worlds, writeApprovals } from "./fixtures.js";
 
@@ -35,7 +36,7 @@ describe("expiry", () => {
 
     const list = await approvals(w, ["list"]);
     expect(list.code, list.all).toBe(0);
-    expect(list.stdout).toContain(`${pattern}\texpired\t`);
+    expect(list.stdout).toContain(`${pattern}\tin ${realpathSync.native(w.work)}\texpired\t`);
     const json = await approvals(w, ["list", "--json"]);
     expect(JSON.parse(json.stdout)).toMatchObject([{ pattern, expired: true }]);
   });
@@ -47,6 +48,26 @@ describe("expiry", () => {
     const run = await unattended(w, ["run", "--config", config, script]);
     expect(run.code, run.all).toBe(0);
     expect(run.stdout).toContain("deleted");
+    expect(w.exists("a.txt")).toBe(false);
+  });
+
+  it("an approval holds only in the working directory it was given in", async () => {
+    const { w, config, script, pattern } = deleting();
+    const now = Date.now();
+    const elsewhere = path.dirname(realpathSync.native(w.work));
+    writeApprovals(w, [{ pattern, directory: elsewhere, grantedAt: iso(now - DAY), expiresAt: iso(now + DAY), via: "terminal" }]);
+    const run = await unattended(w, ["run", "--config", config, script]);
+    expect(run.code, run.all).toBe(1);
+    expect(run.stderr).toContain("in this directory");
+    expect(w.exists("a.txt")).toBe(true);
+    // Granted here, it holds here; `list` says where.
+    const granted = await approvals(w, ["grant", pattern]);
+    expect(granted.code, granted.all).toBe(0);
+    const listed = await approvals(w, ["list"]);
+    expect(listed.stdout).toContain(`${pattern}\tin ${realpathSync.native(w.work)}\t`);
+    expect(listed.stdout).toContain(`${pattern}\tin ${elsewhere}\t`);
+    const again = await unattended(w, ["run", "--config", config, script]);
+    expect(again.code, again.all).toBe(0);
     expect(w.exists("a.txt")).toBe(false);
   });
 
@@ -68,7 +89,7 @@ describe("grant and revoke", () => {
     const { w, config, script, pattern } = deleting();
     const granted = await approvals(w, ["grant", pattern]);
     expect(granted.code, granted.all).toBe(0);
-    expect(granted.stderr).toContain(`approved ${pattern} until`);
+    expect(granted.stderr).toContain(`approved ${pattern} in ${realpathSync.native(w.work)} until`);
     expect(storedApprovals(w)).toMatchObject([{ pattern, via: "tacit approvals grant" }]);
     // Owner-only file in an owner-only home.
     expect(statSync(w.approvalsFile).mode & 0o777).toBe(0o600);

@@ -3,6 +3,7 @@
 // and later unattended runs go through without asking; a no refuses and remembers nothing;
 // a yes to always-ask is never remembered. (The clock while asking: clock.test.ts.)
 
+import { realpathSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { approvals, deleteScript, onTerminal, storedApprovals, unattended, worlds } from "./fixtures.js";
 
@@ -32,7 +33,7 @@ describe("asking on the terminal", () => {
 
     const list = await approvals(w, ["list"]);
     expect(list.code, list.all).toBe(0);
-    expect(list.stdout).toContain(`fs.delete ${target}\tuntil ${stored[0]!.expiresAt}`);
+    expect(list.stdout).toContain(`fs.delete ${target}\tin ${realpathSync.native(w.work)}\tuntil ${stored[0]!.expiresAt}`);
     const json = await approvals(w, ["list", "--json"]);
     expect(JSON.parse(json.stdout)).toEqual([{ ...stored[0], expired: false }]);
 
