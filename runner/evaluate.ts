@@ -321,6 +321,7 @@ function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions,
   const cwd = options.cwd ?? process.cwd();
   const capabilities = new CapabilityTable();
   const grants = new RunGrants();
+  const protectedPaths = protectedPathsOf(config);
   const shared = options.session?.state;
   const sink = shared ? shared.sink : config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
   const pure = shared?.pure ?? new PureEvaluator();
@@ -338,7 +339,7 @@ function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions,
         grantedRoots: grants.roots,
         classified: new ClassifiedPaths(config.library.classifiedPaths),
         classifiedWrite: config.library.classifiedWrite,
-        protectedPaths: protectedPathsOf(config),
+        protectedPaths,
       },
       capabilities,
       new GrepRunner(lifetime),
@@ -364,6 +365,7 @@ function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions,
       cwd,
       lifetime,
       grants.commands,
+      protectedPaths,
     ),
   };
   return { context, capabilities, pure, sink, grants };

@@ -9,6 +9,7 @@ import path from "node:path";
 import type { ProcessResult } from "../../library/protocol.js";
 import type { CapabilityTable } from "../capabilities.js";
 import { isWithin } from "../fs/containment.js";
+import { type ProtectedPath, protectedPathOf } from "../fs/protected-paths.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import { type CommandPolicy, commandRefusal } from "./command-policy.js";
 
@@ -80,6 +81,8 @@ export class ExecExecutor {
     signal: AbortSignal,
     /** Commands a person allowed for this run beyond the policy (a live set: see RunGrants). */
     private readonly grantedCommands: ReadonlySet<string> = new Set(),
+    /** tacit's own files (see fs/protected-paths.ts): no command runs inside them. */
+    private readonly protectedPaths: readonly ProtectedPath[] = [],
   ) {
     signal.addEventListener("abort", () => this.killAll(), { once: true });
   }
@@ -112,6 +115,8 @@ export class ExecExecutor {
         `exec: cwd ${named} is outside the allowed roots (${this.allowedRoots.join(", ")}); pass a cwd inside one of them, or have the operator add it with --allowed-roots`,
       );
     }
+    const own = protectedPathOf(this.protectedPaths, named, real);
+    if (own) throw new PolicyDenial(`exec: cwd ${named} is ${own.what}; it belongs to tacit, and commands do not run there`);
     return real;
   }
 

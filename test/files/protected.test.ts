@@ -91,8 +91,9 @@ requestFileSystem(".", (fs) => {
   attempt("take the lock", () => fs.access("audit.jsonl.lock").write("1"));
   attempt("search", () => fs.grepRecursive(".", ${lit(privateKey.slice(0, 16))}));
 });
+requestExecPermission(["ls"], (proc) => attempt("command in home", () => proc.exec("ls", [], { cwd: "home" }).stdout));
 `;
-    const r = await runScript(script, ["--audit-log", "audit.jsonl"], { cwd: root, env });
+    const r = await runScript(script, ["--audit-log", "audit.jsonl", "--command-permissions", "ls"], { cwd: root, env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout + r.stderr).not.toContain(privateKey);
     const found = attempts(r.stdout);
@@ -100,7 +101,7 @@ requestFileSystem(".", (fs) => {
       expect(attemptOf(found, label).status, label).toBe("SecurityError");
       expect(String(attemptOf(found, label).value), label).toContain("tacit's home");
     }
-    for (const label of ["append to log", "take the lock"]) expect(attemptOf(found, label).status, label).toBe("SecurityError");
+    for (const label of ["append to log", "take the lock", "command in home"]) expect(attemptOf(found, label).status, label).toBe("SecurityError");
     expect(attemptOf(found, "search")).toEqual({ status: "ok", value: [] });
     expect(existsSync(path.join(root, "home", "approvals.json"))).toBe(false);
     expect(existsSync(path.join(root, "home", "sub"))).toBe(false);
