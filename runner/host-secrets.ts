@@ -28,6 +28,35 @@ export class HostSecrets {
     return out;
   }
 
+  /** How many bytes around a piece of a file are needed to see a secret that crosses its edges. */
+  get margin(): number {
+    return this.secrets.reduce((max, secret) => Math.max(max, Buffer.byteLength(secret) - 1), 0);
+  }
+
+  /**
+   * A piece of a file with every byte that belongs to a secret replaced by "*", the secret
+   * found in the piece with its neighbours (`before`, `after`) so one split across pieces is
+   * masked in both. Same length: the reader's offsets stay right.
+   */
+  scrubChunk(chunk: Buffer, before: Buffer, after: Buffer): Buffer {
+    if (this.empty) return chunk;
+    const window = Buffer.concat([before, chunk, after]);
+    const from = before.length;
+    const to = before.length + chunk.length;
+    let out: Buffer | null = null;
+    for (const secret of this.secrets) {
+      const needle = Buffer.from(secret, "utf8");
+      for (let at = window.indexOf(needle); at !== -1; at = window.indexOf(needle, at + 1)) {
+        const start = Math.max(at, from);
+        const end = Math.min(at + needle.length, to);
+        if (start >= end) continue;
+        out ??= Buffer.from(chunk);
+        out.fill(0x2a, start - from, end - from);
+      }
+    }
+    return out ?? chunk;
+  }
+
   /** Base64 bytes with every secret masked (decoded, scrubbed, encoded again). */
   scrubBase64(base64: string): string {
     if (this.empty) return base64;

@@ -129,8 +129,8 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       return granted(action.kind, action.as === "bytes" ? context.hostSecrets.scrubBase64(content) : content);
     }
     case "FsReadChunk": {
-      const chunk = files.readChunk(action.scope, action.path, action.offset);
-      return granted(action.kind, { ...chunk, base64: context.hostSecrets.scrubBase64(chunk.base64) });
+      const { chunk, before, after, eof } = files.readChunk(action.scope, action.path, action.offset, context.hostSecrets.margin);
+      return granted(action.kind, { base64: context.hostSecrets.scrubChunk(chunk, before, after).toString("base64"), eof });
     }
     case "FsWrite":
       files.write(action.scope, action.path, action.content, action.append);

@@ -245,13 +245,26 @@ export class FileSystemExecutor {
     });
   }
 
-  readChunk(token: string, requested: string, offset: number): { base64: string; eof: boolean } {
+  /**
+   * One piece of a file for forEachLine. With `margin`, the bytes just before and after the
+   * piece come too (host-side only, never sent): a host secret split across two pieces is
+   * still found (see host-secrets.ts).
+   */
+  readChunk(token: string, requested: string, offset: number, margin = 0): { chunk: Buffer; eof: boolean; before: Buffer; after: Buffer } {
     const target = this.resolve(token, requested);
     this.denyClassified(target, requested, "forEachLine");
     return this.withFileForReading(target, requested, false, (fd) => {
-      const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-      const n = readSync(fd, buffer, 0, CHUNK_BYTES, offset);
-      return { base64: buffer.subarray(0, n).toString("base64"), eof: n < CHUNK_BYTES };
+      const start = Math.max(0, offset - margin);
+      const buffer = Buffer.allocUnsafe(offset - start + CHUNK_BYTES + margin);
+      let n = 0;
+      for (let read = -1; read !== 0 && n < buffer.length; n += read) read = readSync(fd, buffer, n, buffer.length - n, start + n);
+      const chunkEnd = Math.min(n, offset - start + CHUNK_BYTES);
+      return {
+        before: buffer.subarray(0, offset - start),
+        chunk: buffer.subarray(Math.min(n, offset - start), chunkEnd),
+        after: buffer.subarray(chunkEnd, n),
+        eof: chunkEnd - (offset - start) < CHUNK_BYTES,
+      };
     });
   }
 

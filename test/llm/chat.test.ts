@@ -97,7 +97,26 @@ describe("chat", () => {
     const r = await runCli(["run", ...llmFlags(), "--command-permissions", "cat", script], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout + r.stderr).not.toContain(apiKey);
-    expect(r.stdout.match(/key: \[redacted\]/g)).toHaveLength(5);
+    // Whole replies say [redacted]; forEachLine's pieces keep their length, so the key is starred.
+    expect(r.stdout.match(/key: \[redacted\]/g)).toHaveLength(4);
+    expect(r.stdout).toContain(`key: ${"*".repeat(apiKey.length)}`);
+  });
+
+  it("a key split across two pieces of forEachLine is masked in both", async () => {
+    const chunk = 1024 * 1024; // runner/fs/file-system.ts CHUNK_BYTES
+    const keyStart = chunk - 7; // the piece boundary falls inside the key
+    const fillerBytes = keyStart - "key: ".length;
+    expect(fillerBytes % 2).toBe(0);
+    writeFileSync(path.join(dir, "split-key.txt"), "f\n".repeat(fillerBytes / 2) + `key: ${apiKey}\nend\n`);
+    const script = path.join(dir, "split.ts");
+    writeFileSync(
+      script,
+      'requestFileSystem(".", (fs) => fs.access("split-key.txt").forEachLine((line) => { if (!line.startsWith("f")) println(line); }));\n',
+    );
+    const r = await runCli(["run", ...llmFlags(), script], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain(apiKey);
+    expect(r.stdout).toBe(`key: ${"*".repeat(apiKey.length)}\nend\n`);
   });
 
   it("classified chat: the model gets the plaintext, the agent gets Classified(***), the sink the answer", async () => {
