@@ -104,7 +104,9 @@ export class ApprovalGate {
     // A later piece of a read a person already approved is the same read.
     const streamKey = action.kind === "FsReadChunk" ? `${action.scope}\0${action.path}` : null;
     if (action.kind === "FsReadChunk" && action.offset > 0 && this.approvedStreams.has(streamKey!)) tier = "allow";
-    this.log({ type: "action-requested", evaluation, action: number, kind: action.kind, pattern: request.pattern, tier });
+    // Events on the per-action path list their keys in sorted order: the log then makes their
+    // canonical JSON natively (audit/digest.ts). Any order would be correct, only slower.
+    this.log({ action: number, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" });
 
     // The allowlists' extensions a person may grant for this run, asked before the scope opens.
     for (const extension of this.extensionsFor(action)) {
@@ -126,7 +128,7 @@ export class ApprovalGate {
       const precheck = this.precheck(action, context);
       if (precheck !== null) {
         const message = precheck.ok ? "" : precheck.error.message;
-        this.log({ type: "decision", evaluation, action: number, decision: "deny", answer: null, via: "allowlists (before asking)", reason: message });
+        this.log({ action: number, answer: null, decision: "deny", evaluation, reason: message, type: "decision", via: "allowlists (before asking)" });
         this.log({ type: "action-result", evaluation, action: number, ok: false, digest: digestOf(message), size: Buffer.byteLength(message), durationMs: 0 });
         return precheck;
       }
@@ -140,7 +142,7 @@ export class ApprovalGate {
       this.logDecision(number, answer, null);
       if (streamKey !== null) this.approvedStreams.add(streamKey);
     } else {
-      this.log({ type: "decision", evaluation, action: number, decision: "allow", answer: null, via: "policy", reason: null });
+      this.log({ action: number, answer: null, decision: "allow", evaluation, reason: null, type: "decision", via: "policy" });
     }
 
     // An effect on the world is on file before it happens; reads are written in batches.
@@ -151,7 +153,7 @@ export class ApprovalGate {
     // Built when the log writes the line, after the reply has gone to the sandbox.
     oversight.audit?.append(() => {
       const reply = JSON.stringify(decision.ok ? decision.value ?? null : decision.error);
-      return { type: "action-result", evaluation, action: number, ok: decision.ok, digest: digestOf(reply), size: Buffer.byteLength(reply), durationMs };
+      return { action: number, digest: digestOf(reply), durationMs, evaluation, ok: decision.ok, size: Buffer.byteLength(reply), type: "action-result" };
     });
     return decision;
   }

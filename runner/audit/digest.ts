@@ -17,6 +17,20 @@ export function canonicalJson(value: unknown): string {
   return encode(value) ?? "null";
 }
 
+/** Keys in sort order, values all strings, finite numbers, booleans or null. */
+function isSortedFlat(value: Record<string, unknown>): boolean {
+  let previous: string | null = null;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) return false;
+    if (previous !== null && !(previous < key)) return false;
+    const item = value[key];
+    const type = typeof item;
+    if (!(item === null || type === "string" || type === "boolean" || (type === "number" && Number.isFinite(item)))) return false;
+    previous = key;
+  }
+  return true;
+}
+
 /** undefined means "no JSON form" (left out of objects), as with JSON.stringify. */
 function encode(value: unknown): string | undefined {
   if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
@@ -24,6 +38,9 @@ function encode(value: unknown): string | undefined {
   }
   if (value === null || typeof value !== "object") return JSON.stringify(value) as string | undefined;
   if (Array.isArray(value)) return `[${value.map((item) => encode(item) ?? "null").join(",")}]`;
+  // Fast path: a flat object whose keys are already in order (the log's own events are built
+  // that way) is exactly JSON.stringify's output, made natively.
+  if (isSortedFlat(value as Record<string, unknown>)) return JSON.stringify(value);
   const parts: string[] = [];
   for (const key of Object.keys(value).sort()) {
     const encoded = encode((value as Record<string, unknown>)[key]);
