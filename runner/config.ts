@@ -5,7 +5,7 @@ import { readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_CLASSIFIED_PATHS } from "./fs/classified-paths.js";
-import { isWithin, resolveReal } from "./fs/containment.js";
+import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
 import type { LlmConfig } from "./llm/chat-client.js";
 import { isHostPattern } from "./net/host-policy.js";
 import { type PolicyConfig, PolicySchema } from "./approval/policy.js";
@@ -155,14 +155,6 @@ function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-function realOrSelf(absolute: string): string {
-  try {
-    return resolveReal(absolute);
-  } catch {
-    return absolute;
-  }
-}
-
 function resolveRoots(roots: readonly string[], cwd: string): string[] {
   return roots.map((root) => {
     const absolute = path.resolve(cwd, root);
@@ -214,7 +206,7 @@ export function resolveConfig(
     [auditLog, "the audit log", "--audit-log"],
     [recordPath, "the record directory", "--record"],
   ] as const) {
-    if (owned && allowedRoots.some((root) => isWithin(realOrSelf(owned), root))) {
+    if (owned && allowedRoots.some((root) => isWithin(resolveRealOrSelf(owned), root))) {
       warnings.push(
         `${what} (${owned}) lies inside the allowed roots: scripts are refused it while ${flag} names it, but a run without ` +
           `${flag} would let scripts read or change it; keep it outside the allowed roots` +

@@ -12,7 +12,8 @@ import type { OutputBuffer } from "./output.js";
 import type { HostSecrets } from "./host-secrets.js";
 import { EffectFailure, PolicyDenial } from "./refusals.js";
 
-export type Decision<T = unknown> = { ok: true; value: T } | { ok: false; error: RefusalError };
+export type Decision<T = unknown> = { ok: true; value: T } | Refusal;
+export type Refusal = { ok: false; error: RefusalError };
 
 /** Where readInput() gets its data: piped stdin, or nothing, with the reason. */
 export type InputSource = { kind: "piped"; read: () => Promise<string> } | { kind: "unavailable"; reason: string };
@@ -51,7 +52,7 @@ function granted<K extends Action["kind"]>(_kind: K, value: ActionResults[K]): D
   return { ok: true, value };
 }
 
-function refused(name: RefusalError["name"], message: string): Decision<never> {
+export function refused(name: RefusalError["name"], message: string): Refusal {
   return { ok: false, error: { name, message } };
 }
 
@@ -67,7 +68,7 @@ function assertNever(action: never): never {
 }
 
 /** The refusal an executor's error stands for; anything else is the host's own failure (rethrown). */
-export function refusalOf(error: unknown): Decision<never> {
+export function refusalOf(error: unknown): Refusal {
   if (error instanceof PolicyDenial) return refused("SecurityError", error.message);
   if (error instanceof EffectFailure) return refused("Error", error.message);
   throw error;

@@ -6,7 +6,7 @@
 
 import path from "node:path";
 import type { Action } from "../../library/protocol.js";
-import { resolveReal } from "../fs/containment.js";
+import { resolveRealOrSelf } from "../fs/containment.js";
 import { hostOf } from "../net/host-policy.js";
 import type { RuleAction } from "./policy.js";
 
@@ -63,12 +63,7 @@ export function pathSubject(absolute: string): RequestSubject {
     kind: "path",
     paths: () => {
       if (paths) return paths;
-      let real = absolute;
-      try {
-        real = resolveReal(absolute);
-      } catch {
-        // An unresolvable path (a link loop) is refused by the executor; match it as named.
-      }
+      const real = resolveRealOrSelf(absolute);
       return (paths = real === absolute ? [absolute] : [absolute, real]);
     },
   };

@@ -5,6 +5,7 @@
 import { closeSync, constants, openSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Tier } from "../audit/events.js";
+import { printable } from "../printable.js";
 
 export interface ApprovalQuestion {
   /** The canonical pattern, e.g. "exec git push *". */
@@ -34,15 +35,6 @@ export interface Asker {
 
 /** How long a question waits for a person before the answer is no. */
 export const ASK_TIMEOUT_MS = 5 * 60_000;
-
-/**
- * Agent-chosen text (paths, arguments, URLs) made safe to show a person: control characters
- * (terminal escape sequences, newlines that could fake a line of the question) and bidi
- * overrides are shown as escapes.
- */
-export function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
 
 export function questionText(question: ApprovalQuestion): string {
   const lines = [

@@ -3,7 +3,6 @@
 // before anything runs, and never from what the model says — asks a person when the tier
 // says so, and writes each step to the audit log: requested, decided, result.
 
-import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { Action } from "../../library/protocol.js";
 import type { AuditEvent, Tier } from "../audit/events.js";
@@ -11,11 +10,12 @@ import { digestOf } from "../audit/digest.js";
 import type { CapabilityTable } from "../capabilities.js";
 import type { LibraryConfig } from "../config.js";
 import { commandRefusal } from "../exec/command-policy.js";
-import { isWithin, resolveReal } from "../fs/containment.js";
-import { type Decision, dispatch, type EvaluationContext, refusalOf } from "../monitor.js";
+import { isWithin, resolveReal, resolveRealOrSelf } from "../fs/containment.js";
+import { type Decision, dispatch, type EvaluationContext, type Refusal, refusalOf, refused } from "../monitor.js";
 import { type HostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
 import { type ActionRequest, describeAction, isFsPathAction, pathSubject } from "./action-request.js";
-import { type Answer, type Asker, printable } from "./askers.js";
+import { printable } from "../printable.js";
+import type { Answer, Asker } from "./askers.js";
 import type { RunGrants } from "./grants.js";
 import type { TierPolicy } from "./policy.js";
 import type { Approval, ApprovalStore } from "./store.js";
@@ -53,20 +53,8 @@ export interface GateOptions {
   whilePaused: <T>(work: Promise<T>) => Promise<T>;
 }
 
-function realDirectory(cwd: string): string {
-  try {
-    return realpathSync.native(cwd);
-  } catch {
-    return path.resolve(cwd);
-  }
-}
-
 /** Categories whose actions change nothing outside tacit. */
 const READ_ONLY: ReadonlySet<ActionRequest["category"]> = new Set(["internal", "fs.read", "fs.stat", "fs.open", "fs.readClassified"]);
-
-function refused(message: string): Decision<never> {
-  return { ok: false, error: { name: "SecurityError", message } };
-}
 
 /** A request the allowlists refuse that a beyondAllowlist rule makes askable, with what a yes grants. */
 interface Extension {
@@ -84,7 +72,7 @@ export class ApprovalGate {
   private readonly directory: string;
 
   constructor(private readonly options: GateOptions) {
-    this.directory = realDirectory(options.cwd);
+    this.directory = resolveRealOrSelf(path.resolve(options.cwd));
   }
 
   /** True when the gate has nothing to do: no rule and no log, so actions go straight to the monitor. */
@@ -100,7 +88,8 @@ export class ApprovalGate {
       cwd: this.options.cwd,
       fsRoot: (token) => this.options.capabilities.fsRoot(token),
     });
-    let tier: Tier = oversight.policy.tierOf(request, { extended: this.isExtended(action) });
+    // With no rules everything is "allow": the per-action work below is only the log's.
+    let tier: Tier = oversight.policy.empty ? "allow" : oversight.policy.tierOf(request, { extended: this.isExtended(action) });
     // A later piece of a read a person already approved is the same read.
     const streamKey = action.kind === "FsReadChunk" ? `${action.scope}\0${action.path}` : null;
     if (action.kind === "FsReadChunk" && action.offset > 0 && this.approvedStreams.has(streamKey!)) tier = "allow";
@@ -109,7 +98,7 @@ export class ApprovalGate {
     this.log({ action: number, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" });
 
     // The allowlists' extensions a person may grant for this run, asked before the scope opens.
-    for (const extension of this.extensionsFor(action)) {
+    for (const extension of oversight.policy.empty ? [] : this.extensionsFor(action)) {
       const extensionTier = oversight.policy.beyondTierOf(extension.request);
       if (extensionTier === null || extensionTier === "allow") continue;
       const answer = await this.approve(extension.request, extensionTier, true, extension.detail);
@@ -125,19 +114,17 @@ export class ApprovalGate {
     if (tier !== "allow") {
       // A person is asked only about what the allowlists and the scope would let happen:
       // anything else is refused now, as the monitor would, without a question.
-      const precheck = this.precheck(action, context);
-      if (precheck !== null) {
-        const message = precheck.ok ? "" : precheck.error.message;
+      const refusal = this.precheck(action, context);
+      if (refusal !== null) {
+        const { message } = refusal.error;
         this.log({ action: number, answer: null, decision: "deny", evaluation, reason: message, type: "decision", via: "allowlists (before asking)" });
-        this.log({ type: "action-result", evaluation, action: number, ok: false, digest: digestOf(message), size: Buffer.byteLength(message), durationMs: 0 });
-        return precheck;
+        return this.refusedWithoutRunning(number, refusal);
       }
       const answer = await this.approve(request, tier, false, detailOf(action, request));
       if (answer.answer === "no") {
         const message = refusalMessage(request.pattern, tier, answer);
         this.logDecision(number, answer, null, message);
-        this.log({ type: "action-result", evaluation, action: number, ok: false, digest: digestOf(message), size: Buffer.byteLength(message), durationMs: 0 });
-        return refused(message);
+        return this.refusedWithoutRunning(number, refused("SecurityError", message));
       }
       this.logDecision(number, answer, null);
       if (streamKey !== null) this.approvedStreams.add(streamKey);
@@ -156,6 +143,13 @@ export class ApprovalGate {
       return { action: number, digest: digestOf(reply), durationMs, evaluation, ok: decision.ok, size: Buffer.byteLength(reply), type: "action-result" };
     });
     return decision;
+  }
+
+  /** Logs the result of an action refused before it ran (what the sandbox is told), and returns the refusal. */
+  private refusedWithoutRunning(number: number, refusal: Refusal): Refusal {
+    const reply = JSON.stringify(refusal.error);
+    this.log({ action: number, digest: digestOf(reply), durationMs: 0, evaluation: this.options.evaluation, ok: false, size: Buffer.byteLength(reply), type: "action-result" });
+    return refusal;
   }
 
   private log(event: AuditEvent): void {
@@ -200,7 +194,7 @@ export class ApprovalGate {
   }
 
   /** The executor's refusal of an action before it would run, or null when it passes. */
-  private precheck(action: Action, context: EvaluationContext): Decision<never> | null {
+  private precheck(action: Action, context: EvaluationContext): Refusal | null {
     try {
       switch (action.kind) {
         case "Exec":

@@ -21,30 +21,27 @@ function policyView(config: RunnerConfig): unknown {
   };
 }
 
-export async function createOversight(config: RunnerConfig, cwd: string, asker: Asker): Promise<Oversight> {
+/** The policy, who is asked (everyone at once with --yes) and remembered approvals, opened on first need. */
+function oversightOf(config: RunnerConfig, cwd: string, asker: Asker): Omit<Oversight, "audit" | "policyDigest"> {
   let store: ApprovalStore | undefined;
+  return {
+    policy: new TierPolicy(config.policy, cwd),
+    asker: config.assumeYes ? yesToAll : asker,
+    approvals: () => (store ??= new ApprovalStore()),
+  };
+}
+
+export async function createOversight(config: RunnerConfig, cwd: string, asker: Asker): Promise<Oversight> {
   let audit: Oversight["audit"] = null;
   if (config.auditLog) {
     const { AuditLog } = await import("../audit/log.js");
     audit = AuditLog.open(config.auditLog);
   }
-  return {
-    policy: new TierPolicy(config.policy, cwd),
-    asker: config.assumeYes ? yesToAll : asker,
-    approvals: () => (store ??= new ApprovalStore()),
-    audit,
-    policyDigest: digestOf(policyView(config)),
-  };
+  return { ...oversightOf(config, cwd, asker), audit, policyDigest: digestOf(policyView(config)) };
 }
 
 /** For callers that bring no oversight (the runner's API in tests): the policy, no log, no one to ask. */
 export function unattendedOversight(config: RunnerConfig, cwd: string): Oversight {
-  let store: ApprovalStore | undefined;
-  return {
-    policy: new TierPolicy(config.policy, cwd),
-    asker: config.assumeYes ? yesToAll : noOneToAsk("this evaluation has no one to ask (it was started without a terminal or MCP client)"),
-    approvals: () => (store ??= new ApprovalStore()),
-    audit: null,
-    policyDigest: "",
-  };
+  const nobody = noOneToAsk("this evaluation has no one to ask (it was started without a terminal or MCP client)");
+  return { ...oversightOf(config, cwd, nobody), audit: null, policyDigest: "" };
 }

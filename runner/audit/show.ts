@@ -6,6 +6,7 @@
 // --json: a JSON array of the lines as parsed (objects exactly as in the file), one element
 // per line of output, so that jq and friends read it as one document.
 
+import { printable } from "../printable.js";
 import { type ParsedLine, parseLine } from "./line.js";
 
 export interface ShowResult {
@@ -33,7 +34,7 @@ export function showAuditLog(text: string, format: "text" | "json"): ShowResult 
   const rows: { line: number; text: string }[] = [
     ...parsed.map(({ line, entry }) => ({
       line,
-      text: `${String(entry.seq).padStart(seqWidth)}  ${clean(entry.time)}  ${clean(entry.event.type).padEnd(18)}  ${describe(entry.event)}`.trimEnd(),
+      text: `${String(entry.seq).padStart(seqWidth)}  ${printable(entry.time)}  ${printable(entry.event.type).padEnd(18)}  ${describe(entry.event)}`.trimEnd(),
     })),
     ...unreadable.map(({ line, reason }) => ({ line, text: `${"!".repeat(seqWidth)}  line ${line} is unreadable: ${reason}` })),
   ];
@@ -45,7 +46,7 @@ type Fields = Record<string, unknown>;
 
 /** The main fields of an event, by its type; unknown types show their fields as JSON. */
 function describe(event: Fields): string {
-  const f = (key: string) => clean(event[key] === undefined || event[key] === null ? "-" : String(event[key]));
+  const f = (key: string) => printable(event[key] === undefined || event[key] === null ? "-" : String(event[key]));
   const digest = (key: string) => shortDigest(f(key));
   switch (event.type) {
     case "evaluation-started":
@@ -66,12 +67,12 @@ function describe(event: Fields): string {
     case "session-ended":
       return `session ${f("session")}  ${quoted(event.reason)}`;
     case "head":
-      return `signed through line ${f("signedSeq")} (key ${clean(String(event.publicKey ?? "-")).slice(0, 16)}…)`;
+      return `signed through line ${f("signedSeq")} (key ${printable(String(event.publicKey ?? "-")).slice(0, 16)}…)`;
     case "resumed-after-unsigned-tail":
       return `reopened: the lines up to ${f("lastSeq")} were found unsigned`;
     default: {
       const { type: _type, ...rest } = event;
-      return clean(JSON.stringify(rest));
+      return printable(JSON.stringify(rest));
     }
   }
 }
@@ -82,10 +83,5 @@ function shortDigest(digest: string): string {
 }
 
 function quoted(value: unknown): string {
-  return typeof value === "string" ? clean(JSON.stringify(value)) : clean(String(value ?? "-"));
-}
-
-/** Escapes C0/C1 control characters (terminal escape sequences included) and line breaks. */
-function clean(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return typeof value === "string" ? printable(JSON.stringify(value)) : printable(String(value ?? "-"));
 }

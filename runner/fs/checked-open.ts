@@ -5,7 +5,6 @@
 // kernel resolves that from the opened directory itself, however its path changes later.
 
 import { closeSync, constants, fstatSync, openSync, readlinkSync } from "node:fs";
-import path from "node:path";
 
 /** What a descriptor really refers to; null where the system cannot say (no /proc). */
 export function openedPath(fd: number): string | null {

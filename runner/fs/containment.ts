@@ -59,3 +59,15 @@ export function resolveReal(absolute: string, hops = 0): string {
   }
   return resolved;
 }
+
+/**
+ * resolveReal, or the path as given when it cannot be resolved (a link loop): for matching and
+ * naming only; the executors' own resolution refuses such a path when it is used.
+ */
+export function resolveRealOrSelf(absolute: string): string {
+  try {
+    return resolveReal(absolute);
+  } catch {
+    return path.resolve(absolute);
+  }
+}

@@ -4,10 +4,9 @@
 // directory. A script that could reach them
 // could read secrets back, grant itself approvals, or forge and sign the log.
 
-import path from "node:path";
 import type { RunnerConfig } from "../config.js";
 import { tacitHome } from "../tacit-home.js";
-import { isWithin, resolveReal } from "./containment.js";
+import { isWithin, resolveRealOrSelf } from "./containment.js";
 
 export interface ProtectedPath {
   /** Real (symlinks resolved) and absolute. */
@@ -16,25 +15,17 @@ export interface ProtectedPath {
   what: string;
 }
 
-function real(absolute: string): string {
-  try {
-    return resolveReal(absolute);
-  } catch {
-    return path.resolve(absolute);
-  }
-}
-
 export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = process.env): ProtectedPath[] {
   const paths: ProtectedPath[] = [
-    { path: real(tacitHome(env)), what: "tacit's home (remembered approvals and the audit signing key)" },
+    { path: resolveRealOrSelf(tacitHome(env)), what: "tacit's home (remembered approvals and the audit signing key)" },
   ];
-  if (config.configFile) paths.push({ path: real(config.configFile), what: "tacit's config file (--config, which may hold the LLM API key)" });
-  if (config.library.secureOutput) paths.push({ path: real(config.library.secureOutput), what: "the secure output file (--secure-output, which holds plaintext)" });
+  if (config.configFile) paths.push({ path: resolveRealOrSelf(config.configFile), what: "tacit's config file (--config, which may hold the LLM API key)" });
+  if (config.library.secureOutput) paths.push({ path: resolveRealOrSelf(config.library.secureOutput), what: "the secure output file (--secure-output, which holds plaintext)" });
   if (config.auditLog) {
-    paths.push({ path: real(config.auditLog), what: "the audit log (--audit-log)" });
-    paths.push({ path: real(`${config.auditLog}.lock`), what: "the audit log's lock" });
+    paths.push({ path: resolveRealOrSelf(config.auditLog), what: "the audit log (--audit-log)" });
+    paths.push({ path: resolveRealOrSelf(`${config.auditLog}.lock`), what: "the audit log's lock" });
   }
-  if (config.recordPath) paths.push({ path: real(config.recordPath), what: "the record directory (--record)" });
+  if (config.recordPath) paths.push({ path: resolveRealOrSelf(config.recordPath), what: "the record directory (--record)" });
   return paths;
 }
 
