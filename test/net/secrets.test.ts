@@ -22,6 +22,7 @@ import {
   tacit,
   writeTree,
   perTestResources,
+  type TestServer,
 } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-secret-");
@@ -90,6 +91,19 @@ const reflecting: Handler = (request, response) => {
   }
 };
 
+
+/**
+ * A script's start that sends secret headers to an echo server and reads back what it
+ * received: `echoed(name, value)` returns the header as the server saw it (the body follows).
+ */
+function echoingScript(a: TestServer): string {
+  return `${ATTEMPT_PRELUDE}
+${TOKEN}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  const echoed = (name: string, value: Classified<string>): string =>
+    String(JSON.parse(net.httpGet(${lit(`${a.origin}/echo`)}, { secretHeaders: { [name]: value } })).headers[name] ?? "");`;
+}
+
 describe("secret headers", () => {
   it("arrive at the server in plaintext; echoes of them come back redacted, in bodies, statuses and errors", async () => {
     const world = secretWorld();
@@ -153,14 +167,9 @@ println("token:", token, String(token), JSON.stringify({ token }));
   it("a secret reshaped so that a JSON echo escapes it (a quote, a tab) is still redacted", async () => {
     const world = secretWorld();
     const a = await server(); // a plain JSON echo, like any public "echo my request" endpoint
-    const url = `${a.origin}/echo`;
     const result = await tacit(
       world.root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
-  const echoed = (name: string, value: Classified<string>): string =>
-    String(JSON.parse(net.httpGet(${lit(url)}, { secretHeaders: { [name]: value } })).headers[name] ?? "");
+      `${echoingScript(a)}
   // The echo JSON-escapes these, so the text it answers is not the text that was sent.
   attempt("quote", () => echoed("x-quote", token.map((t) => t + '"')));
   attempt("tab", () => echoed("x-tab", token.map((t) => t + "\\t")));
@@ -182,14 +191,9 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   it.fails("KNOWN LIMITATION: a secret sent in pieces shorter than 4 characters to a reflecting host is not redacted", async () => {
     const world = secretWorld();
     const a = await server(); // a plain JSON echo, like any public "echo my request" endpoint
-    const url = `${a.origin}/echo`;
     const result = await tacit(
       world.root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
-  const echoed = (name: string, value: Classified<string>): string =>
-    String(JSON.parse(net.httpGet(${lit(url)}, { secretHeaders: { [name]: value } })).headers[name] ?? "");
+      `${echoingScript(a)}
   attempt("pieces-of-3", () => {
     let joined = "";
     for (let i = 0; i < 60; i += 3) {
