@@ -48,17 +48,12 @@ export async function benchServe(runs: number): Promise<boolean> {
         spawnSync(process.execPath, [tacitBin, "run", script], { cwd: dir, stdio: "ignore" });
         oneShot.push(performance.now() - started);
       }
-      // A fresh session every ten snippets: a session replays its earlier snippets, so its
-      // cost grows with its length (reported as measured, not hidden).
-      if (i % 10 === 9) {
-        await client.callTool({ name: "delete_repl_session", arguments: { session_id: session } });
-        session = await createSession();
-      }
     }
     // The same calls with a client that thinks (100 ms) between them, as a model does for
     // seconds: the warm spare sandbox has booted by then. Back-to-back calls above measure
-    // Deno's boot too (about 75 ms of CPU each on this kind of machine), since every call
-    // gets a fresh sandbox.
+    // Deno's boot too (about 75 ms of CPU each on this kind of machine), since every
+    // execute_typescript gets a fresh sandbox. A session keeps one live sandbox for all its
+    // snippets, so one session takes every call here: its cost must not grow with its length.
     const pacedExecute: number[] = [];
     const pacedSession: number[] = [];
     const think = () => new Promise((resolve) => setTimeout(resolve, 100));
@@ -68,10 +63,6 @@ export async function benchServe(runs: number): Promise<boolean> {
       pacedExecute.push(await timeCall("execute_typescript", { code: `println(${snippet})` }));
       await think();
       pacedSession.push(await timeCall("execute_in_session", { session_id: session, code: snippet }));
-      if (i % 10 === 9) {
-        await client.callTool({ name: "delete_repl_session", arguments: { session_id: session } });
-        session = await createSession();
-      }
     }
     const report = (label: string, values: number[], medianTarget: number): boolean => {
       const m = median(values);
@@ -86,6 +77,12 @@ export async function benchServe(runs: number): Promise<boolean> {
     const b = report("execute_in_session (back to back)", inSession, 10);
     const c = report("execute_typescript (100 ms between calls)", pacedExecute, 15);
     const d = report("execute_in_session (100 ms between calls)", pacedSession, 10);
+    const early = median(inSession.slice(0, 10));
+    const late = median(inSession.slice(-10));
+    line(
+      `one session's snippets 1-10 vs ${inSession.length - 9}-${inSession.length}`,
+      `median ${ms(early)} vs ${ms(late)}   ${(late / early).toFixed(2)}x (a live sandbox: no growth expected)`,
+    );
     return a && b && c && d;
   } finally {
     await client.close().catch(() => undefined);

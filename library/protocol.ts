@@ -66,6 +66,13 @@ export type Capture = { plain: unknown } | { classified: string };
 /** The sandbox global a REPL snippet's final expression is passed to, to be shown. */
 export const ECHO_GLOBAL = "__tacitEcho";
 
+/**
+ * The sandbox global a REPL snippet ends with: it publishes the snippet's top-level bindings as
+ * accessors on the global object, so later snippets (separate modules) read and assign them
+ * live. Takes name → [getter, setter or null for a constant].
+ */
+export const PUBLISH_GLOBAL = "__tacitPublish";
+
 /** The sandbox global that rewritten map/flatMap calls use to attach their captured values. */
 export const PURE_CAPTURES_GLOBAL = "__tacitPure";
 
@@ -196,13 +203,25 @@ export interface StartFrame {
    * null: the runtime's own Math.random.
    */
   randomSeed: number | null;
+  /**
+   * A REPL session's sandbox: after reporting "done" it stays alive and waits for the next
+   * snippet (a NextFrame) instead of exiting.
+   */
+  session: boolean;
+}
+
+/** The next snippet for a session's live sandbox (after it reported "done"). */
+export interface NextFrame {
+  type: "next";
+  code: string;
+  displayName: string;
 }
 
 export type ReplyFrame =
   | { type: "reply"; id: number; ok: true; value: unknown }
   | { type: "reply"; id: number; ok: false; error: RefusalError };
 
-export type HostFrame = StartFrame | ReplyFrame;
+export type HostFrame = StartFrame | NextFrame | ReplyFrame;
 
 export function encodeFrame(frame: SandboxFrame | HostFrame): string {
   return JSON.stringify(frame) + "\n";

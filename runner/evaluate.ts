@@ -2,7 +2,7 @@
 // fresh sandbox under the monitor, and say how it ended. The sandbox boots while the checks
 // run, so the checks cost little wall time; it is killed unused if they fail.
 
-import type { Action, SandboxFrame, ScriptFailure } from "../library/protocol.js";
+import { type Action, type HostFrame, PROTOCOL_VERSION } from "../library/protocol.js";
 import type { RunnerConfig } from "./config.js";
 import { EXIT_CODES, type Outcome } from "./exit-codes.js";
 import { CapabilityTable } from "./capabilities.js";
@@ -16,11 +16,13 @@ import { parseHostPattern } from "./net/host-policy.js";
 import { FileSystemExecutor } from "./fs/file-system.js";
 import { GrepRunner } from "./fs/grep-runner.js";
 import { protectedPathsOf } from "./fs/protected-paths.js";
-import { type Decision, type EvaluationContext, type InputSource } from "./monitor.js";
+import type { Decision, EvaluationContext, InputSource } from "./monitor.js";
 import { OUTPUT_LIMIT_BYTES, OutputBuffer } from "./output.js";
 import { rewriteForSandbox } from "./rewrite-imports.js";
 import type { PureFunctionSite } from "./pure-functions.js";
 import { Sandbox, type SandboxEnd } from "./sandbox.js";
+import { converse } from "./conversation.js";
+import type { LiveSandbox } from "./live-sandbox.js";
 import { SandboxProcess } from "./sandbox-process.js";
 import { type CheckResult, checkScript, type TypeChecker } from "./checks.js";
 import type { TacitImport } from "./validator.js";
@@ -91,20 +93,23 @@ export interface SessionState {
   classified: ClassifiedStore;
   pure: PureEvaluator;
   sink: SecureSink | null;
+  /** One table for the session, so a capability kept from an earlier snippet is refused as revoked. */
+  capabilities: CapabilityTable;
 }
 
 export interface SessionPart {
   /** The session's id, for the audit log. */
   id: string;
   state: SessionState;
-  /** The requests of earlier snippets, answered from here instead of being performed again. */
-  replay: readonly RecordedExchange[];
-  /** This evaluation's own exchanges are appended here. */
+  /** The session's sandbox: it runs this snippet and, if it succeeds, stays alive for the next. */
+  live: LiveSandbox;
+  /**
+   * The snippet as the sandbox runs it, from what the checks found in `code` (the session's
+   * earlier snippets followed by this one, so the checks see the whole program).
+   */
+  sandboxCode: (imports: readonly TacitImport[], pureFunctions: readonly PureFunctionSite[]) => string;
+  /** This evaluation's exchanges are appended here (a rebuilt sandbox replays them). */
   record: RecordedExchange[];
-  /** The session's seed for Math.random (see StartFrame.randomSeed). */
-  randomSeed: number;
-  /** Edits to the code for the sandbox beyond the usual (the echo of a final expression). */
-  extraEdits: readonly { at: number; length: number; text: string }[];
 }
 
 function sandboxFor(options: EvaluateOptions): Sandbox {
@@ -161,7 +166,14 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   const startedAt = performance.now();
   const { config } = options;
   const output = new OutputBuffer(OUTPUT_LIMIT_BYTES, options.onOutput);
-  const sandbox = sandboxFor(options);
+  const live = options.session?.live;
+  const sandbox = live ? live.sandbox : sandboxFor(options);
+  // A one-shot sandbox that will not run anything is killed; a session's waits for the next snippet.
+  const unused = async (reason: string): Promise<void> => {
+    if (live) return;
+    sandbox.kill("cancelled", reason);
+    await sandbox.ended;
+  };
 
   let tacitImports: TacitImport[] = [];
   let pureFunctions: PureFunctionSite[] = [];
@@ -173,26 +185,20 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
         ? early.result
         : checkScript(options.code, options.displayName, config.typeCheck, options.typeChecker));
     } catch (error) {
-      sandbox.kill("cancelled", "the checks failed");
-      await sandbox.ended;
+      await unused("the checks failed");
       throw error;
     }
     if (!check.ok) {
-      sandbox.kill("cancelled", "rejected before running");
-      await sandbox.ended;
+      await unused("rejected before running");
       return result("rejected", output, check.errors.join("\n"), startedAt);
     }
     tacitImports = check.tacitImports;
     pureFunctions = check.pureFunctions;
   }
 
-  // Set from the frame handler; an object so the narrowing below sees the assignment.
-  const reported: { outcome: { kind: "done" } | { kind: "failed"; error: ScriptFailure } | null } = { outcome: null };
-  let queue: Promise<void> = Promise.resolve();
   // Ends host-side work still running for this evaluation (a long search) when it stops.
   const lifetime = new AbortController();
   const { context, capabilities, pure, sink, grants } = createEvaluationContext(config, options, output, lifetime.signal);
-  const replay = replayer(options.session?.replay ?? []);
   sandbox.scrubReplies(context.hostSecrets);
   const clock = new PausableTimer(config.executionTimeoutMs, () =>
     sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms`),
@@ -207,75 +213,30 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     whilePaused: (work) => clock.whilePaused(work),
   });
 
-  // Once the sandbox has reported and every request is answered, the evaluation is over: the
-  // process is killed, and its exit (Deno's teardown takes milliseconds) is not waited for.
-  let reportedAndAnswered: (end: SandboxEnd) => void = () => undefined;
-  const whenReported = new Promise<SandboxEnd>((resolve) => (reportedAndAnswered = resolve));
-  const finishReported = (how: "done" | "failed"): void => {
-    sandbox.kill("finished", how);
-    reportedAndAnswered(sandbox.killed!); // the first reason, if it was killed for another before
-  };
-
-  sandbox.onFrame((frame: SandboxFrame) => {
-    switch (frame.type) {
-      case "request": {
-        // The stub waits for each reply, so requests are answered strictly in order.
-        const { id, action } = frame;
-        const replayed = replay.next(action);
-        queue = queue.then(async () => {
-          let decision: Decision;
-          if (replayed === "diverged") {
-            sandbox.kill(
-              "protocol",
-              "replaying the session's earlier snippets asked for something else than they did the first time " +
-                "(an earlier snippet depends on something that changes between runs, such as the clock or crypto.getRandomValues, " +
-                "and it changed what the snippet did). The session cannot go on from here: create a new session, and keep such " +
-                "values out of what later snippets build on (each snippet is re-run, with its effects answered from a recording)",
-            );
-            return;
-          } else if (replayed) {
-            decision = replayed;
-          } else {
-            decision = await gate.dispatch(action, context);
-            options.session?.record.push({ action, decision });
-          }
-          sandbox.send(decision.ok ? { type: "reply", id, ok: true, value: decision.value } : { type: "reply", id, ok: false, error: decision.error });
-        });
-        queue.catch((error: unknown) => sandbox.kill("protocol", `the host failed to answer a request: ${String(error)}`));
-        return;
-      }
-      case "done":
-        reported.outcome = { kind: "done" };
-        void queue.then(() => finishReported("done"));
-        return;
-      case "failed":
-        reported.outcome = { kind: "failed", error: frame.error };
-        void queue.then(() => finishReported("failed"));
-        return;
-    }
-  });
-
-  sandbox.send({
-    type: "start",
-    protocol: 1,
-    code: rewriteForSandbox(options.code, tacitImports, pureFunctions, options.session?.extraEdits),
-    displayName: options.displayName,
-    hideRuntime: !options.unsafeKeepRuntime,
-    randomSeed: options.session?.randomSeed ?? null,
+  const code = options.session
+    ? options.session.sandboxCode(tacitImports, pureFunctions)
+    : rewriteForSandbox(options.code, tacitImports, pureFunctions);
+  const program: HostFrame = live
+    ? live.programFrame(code, options.displayName)
+    : { type: "start", protocol: PROTOCOL_VERSION, code, displayName: options.displayName, hideRuntime: !options.unsafeKeepRuntime, randomSeed: null, session: false };
+  const conversation = converse(sandbox, program, live !== undefined, async (action) => {
+    const decision = await gate.dispatch(action, context);
+    options.session?.record.push({ action, decision });
+    return decision;
   });
   const cancel = (): void => sandbox.kill("cancelled", "the evaluation was cancelled by its caller");
   options.signal?.addEventListener("abort", cancel, { once: true });
   if (options.signal?.aborted) cancel();
-  const end = await Promise.race([sandbox.ended, whenReported]);
+  const end = await conversation.end;
   options.signal?.removeEventListener("abort", cancel);
   const remaining = clock.left();
   clock.stop();
   // After a kill, host-side work stops at once; after a normal end, classified values still
   // being computed (for the sink, a pending write, a classified chat) are let finish first.
-  const abandoned = end.kind === "killed" && end.reason !== "finished";
+  const abandoned = end !== "alive" && end.kind === "killed" && end.reason !== "finished";
   if (abandoned) lifetime.abort();
   capabilities.revokeAll();
-  await queue.catch(() => undefined);
+  await conversation.drained();
   // Background classified work is bounded by what remains of the evaluation's time limit.
   let overtime: NodeJS.Timeout | undefined;
   await Promise.race([
@@ -290,39 +251,23 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   clearTimeout(overtime);
   lifetime.abort();
 
-  const outcome = reported.outcome;
+  const outcome = conversation.reported();
   // The sandbox may exit by itself right after reporting, before the host's kill lands.
-  const endedNormally = end.kind === "exited" || end.reason === "finished";
-  if (outcome && endedNormally) {
-    return outcome.kind === "done"
-      ? result("ok", output, null, startedAt)
-      : result("threw", output, outcome.error.stack || `${outcome.error.name}: ${outcome.error.message}`, startedAt);
+  if (end === "alive" || (outcome && (end.kind === "exited" || end.reason === "finished"))) {
+    return outcome?.kind === "failed"
+      ? result("threw", output, outcome.error.stack || `${outcome.error.name}: ${outcome.error.message}`, startedAt)
+      : result("ok", output, null, startedAt);
   }
   return describeAbnormalEnd(end, config, options.displayName, output, startedAt);
-}
-
-/**
- * Answers a session's earlier requests from their recording: each must be exactly what it was
- * the first time ("diverged" otherwise); past the recording, null (perform it).
- */
-function replayer(recording: readonly RecordedExchange[]) {
-  let next = 0;
-  return {
-    next(action: Action): Decision | "diverged" | null {
-      if (next >= recording.length) return null;
-      const expected = recording[next++]!;
-      return JSON.stringify(expected.action) === JSON.stringify(action) ? expected.decision : "diverged";
-    },
-  };
 }
 
 /** Everything the monitor decides with, for one evaluation: policy, executors, stores. */
 function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions, output: OutputBuffer, lifetime: AbortSignal) {
   const cwd = options.cwd ?? process.cwd();
-  const capabilities = new CapabilityTable();
+  const shared = options.session?.state;
+  const capabilities = shared?.capabilities ?? new CapabilityTable();
   const grants = new RunGrants();
   const protectedPaths = protectedPathsOf(config);
-  const shared = options.session?.state;
   const sink = shared ? shared.sink : config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
   const pure = shared?.pure ?? new PureEvaluator();
   const classified = shared?.classified ?? new ClassifiedStore(pure, (reason) => sink?.append(`[tacit] ${reason}\n`));

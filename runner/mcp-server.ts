@@ -222,7 +222,8 @@ function registerSessionTools(
       if (sessions.size >= config.maxSessions) {
         return textResult(`too many live sessions (${config.maxSessions}); delete one with delete_repl_session first`, true);
       }
-      const session = new ReplSession(config);
+      // The warm spare becomes the session's sandbox; the next spare boots meanwhile.
+      const session = await withSpare(async (prestarted) => new ReplSession(config, prestarted));
       sessions.set(session.id, session);
       oversight.audit?.append({ type: "session-started", session: session.id });
       log("info", `session ${session.id} created (${sessions.size} live)`);
@@ -244,9 +245,7 @@ function registerSessionTools(
       const session = sessions.get(session_id);
       if (!session) return unknown(session_id);
       try {
-        const result = await withSpare((prestarted) =>
-          session.execute(code, config, { signal: extra.signal, typeChecker, oversight, ...(prestarted ? { prestarted } : {}) }),
-        );
+        const result = await session.execute(code, config, { signal: extra.signal, typeChecker, oversight });
         recorder?.append({ kind: "execute_in_session", sessionId: session_id, code, result });
         log("debug", `execute_in_session ${session_id}: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
         return toolResult(result);

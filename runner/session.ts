@@ -1,44 +1,145 @@
-// REPL sessions: snippets that build on each other. Each snippet runs in a fresh sandbox as
-// the last part of one module made of the session's earlier successful snippets and itself,
-// so bindings, reassignments and closures behave as in one program. The earlier snippets'
-// requests are answered from a recording of their first run — nothing is performed twice —
-// and their output is not shown again. A snippet that fails, times out or is cancelled adds
-// nothing, so the session keeps the bindings of its successful snippets. Classified values
-// (and the secure sink) live with the session.
+// REPL sessions: snippets that build on each other, run one after another in the session's
+// one live sandbox. Each snippet is its own module; it ends by publishing its top-level
+// bindings as accessors on the sandbox's global object, so later snippets read and assign
+// them live and earlier closures see the change. The checks see the whole program (earlier
+// snippets, then this one), so types and names carry over.
+//
+// A snippet that fails at run time, times out or is cancelled ends the sandbox. The session
+// then starts a new one and replays its successful snippets into it, answering their
+// requests from the recording of their first run (nothing is performed twice, nothing is
+// shown again), so it keeps exactly the bindings of its successful snippets.
 
 import { parseSync } from "oxc-parser";
-import { ECHO_GLOBAL } from "../library/protocol.js";
+import { ECHO_GLOBAL, PUBLISH_GLOBAL } from "../library/protocol.js";
+import { CapabilityTable } from "./capabilities.js";
 import { ClassifiedStore } from "./classified/store.js";
 import { PureEvaluator } from "./classified/pure-evaluator.js";
 import type { TypeChecker } from "./checks.js";
 import type { Oversight } from "./approval/gate.js";
 import type { RunnerConfig } from "./config.js";
-import { evaluate, type EvaluationResult, type RecordedExchange, type SessionState } from "./evaluate.js";
+import { converse } from "./conversation.js";
+import { evaluate, EXIT_CODES, type EvaluationResult, type RecordedExchange, type SessionState } from "./evaluate.js";
+import { HostSecrets } from "./host-secrets.js";
+import { LiveSandbox } from "./live-sandbox.js";
+import { PausableTimer } from "./pausable-timer.js";
+import type { PureFunctionSite } from "./pure-functions.js";
 import { randomToken, randomUint32 } from "./random-token.js";
+import { type Edit, rewriteForSandbox } from "./rewrite-imports.js";
 import type { SandboxProcess } from "./sandbox-process.js";
 import { SecureSink } from "./secure-sink.js";
 import { lineStarts } from "./source-position.js";
+import type { TacitImport } from "./validator.js";
 
 const DISPLAY_NAME = "script.ts";
 
-type Edit = { at: number; length: number; text: string };
+const DIVERGED =
+  "replaying the session's earlier snippets asked for something else than they did the first time " +
+  "(an earlier snippet depends on something that changes between runs, such as the clock or crypto.getRandomValues, " +
+  "and it changed what the snippet did). The session cannot go on from here: create a new session, and keep such " +
+  "values out of what later snippets build on (after a snippet fails, the session's sandbox is rebuilt by re-running " +
+  "the successful snippets, with their effects answered from a recording)";
 
-/**
- * The edits that pass a snippet's final expression statement to the echo. Replayed snippets
- * keep theirs: the echo's output is part of what their recording answers.
- */
-function echoEdits(snippet: string, offset: number): Edit[] {
-  const { program, errors } = parseSync(DISPLAY_NAME, snippet, { lang: "ts", sourceType: "module", astType: "ts" });
-  if (errors.length > 0) return []; // The checks will report it.
-  const last = program.body[program.body.length - 1] as unknown as { type: string; expression?: { start: number; end: number } } | undefined;
-  if (last?.type !== "ExpressionStatement" || !last.expression) return [];
-  return [
-    { at: offset + last.expression.start, length: 0, text: `${ECHO_GLOBAL}((` },
-    { at: offset + last.expression.end, length: 0, text: "))" },
-  ];
+interface AstNode {
+  type: string;
+  start: number;
+  end: number;
+  [key: string]: unknown;
 }
 
-/** Positions in messages refer to the whole module; the agent sees its snippet's lines. */
+/** A top-level binding a snippet publishes: its name, and whether later snippets may assign it. */
+interface Binding {
+  name: string;
+  constant: boolean;
+}
+
+function patternNames(pattern: AstNode | null | undefined, into: string[]): void {
+  if (!pattern) return;
+  switch (pattern.type) {
+    case "Identifier":
+      into.push(pattern.name as string);
+      return;
+    case "ObjectPattern":
+      for (const property of pattern.properties as AstNode[]) patternNames((property.type === "RestElement" ? property.argument : property.value) as AstNode, into);
+      return;
+    case "ArrayPattern":
+      for (const element of pattern.elements as Array<AstNode | null>) patternNames(element, into);
+      return;
+    case "AssignmentPattern":
+      patternNames(pattern.left as AstNode, into);
+      return;
+    case "RestElement":
+      patternNames(pattern.argument as AstNode, into);
+      return;
+  }
+}
+
+/** The value bindings a top-level statement declares (types, `declare` and overloads have none). */
+function declaredBindings(statement: AstNode): Binding[] {
+  const node = statement.type === "ExportNamedDeclaration" ? (statement.declaration as AstNode | null) : statement;
+  if (!node || node.declare === true) return [];
+  const named = (constant: boolean): Binding[] => {
+    const id = node.id as AstNode | null;
+    return id?.type === "Identifier" ? [{ name: id.name as string, constant }] : [];
+  };
+  switch (node.type) {
+    case "VariableDeclaration": {
+      const names: string[] = [];
+      for (const declarator of node.declarations as AstNode[]) patternNames(declarator.id as AstNode, names);
+      const constant = node.kind !== "let" && node.kind !== "var";
+      return names.map((name) => ({ name, constant }));
+    }
+    case "FunctionDeclaration":
+    case "ClassDeclaration":
+      return named(false);
+    case "TSEnumDeclaration":
+      return node.const === true ? [] : named(false);
+    case "TSModuleDeclaration":
+      return node.body ? named(false) : [];
+    default:
+      return [];
+  }
+}
+
+/**
+ * The snippet's own edits: its final expression statement passed to the echo, and a closing
+ * statement that publishes its top-level bindings (reached only if the snippet's body completes).
+ */
+function snippetEdits(snippet: string, imports: readonly TacitImport[]): { edits: Edit[]; publish: string } {
+  const { program, errors } = parseSync(DISPLAY_NAME, snippet, { lang: "ts", sourceType: "module", astType: "ts" });
+  if (errors.length > 0) return { edits: [], publish: "" }; // The checks have reported it.
+  const body = program.body as unknown as AstNode[];
+  const bindings = new Map<string, boolean>();
+  for (const statement of body) for (const { name, constant } of declaredBindings(statement)) bindings.set(name, constant);
+  for (const entry of imports) {
+    if (entry.namespace) bindings.set(entry.namespace, true);
+    for (const [, local] of entry.named) bindings.set(local, true);
+  }
+  const edits: Edit[] = [];
+  const last = body[body.length - 1];
+  const expression = last?.type === "ExpressionStatement" ? (last.expression as AstNode) : null;
+  if (expression) {
+    edits.push({ at: expression.start, length: 0, text: `${ECHO_GLOBAL}((` }, { at: expression.end, length: 0, text: "))" });
+  }
+  if (bindings.size === 0) return { edits, publish: "" };
+  const entries = [...bindings].map(([name, constant]) => {
+    const value = name === "value__" ? "value___" : "value__";
+    return `${JSON.stringify(name)}: [() => ${name}, ${constant ? "null" : `(${value}) => { ${name} = ${value}; }`}]`;
+  });
+  return { edits, publish: `\n;${PUBLISH_GLOBAL}({ ${entries.join(", ")} });\n` };
+}
+
+/**
+ * The snippet as its module in the session's sandbox. `imports` and `pureFunctions` were
+ * found in the whole program; those inside the snippet (from `offset`) are moved to its text.
+ */
+function snippetForSandbox(snippet: string, offset: number, imports: readonly TacitImport[], pureFunctions: readonly PureFunctionSite[]): string {
+  const own = imports.filter((entry) => entry.start >= offset).map((entry) => ({ ...entry, start: entry.start - offset, end: entry.end - offset }));
+  const sites = pureFunctions.filter((site) => site.start >= offset).map((site) => ({ ...site, start: site.start - offset, end: site.end - offset }));
+  const { edits, publish } = snippetEdits(snippet, own);
+  return rewriteForSandbox(snippet, own, sites, edits) + publish;
+}
+
+/** Positions in the checks' messages refer to the whole program; the agent sees its snippet's lines. */
 function shiftLines(text: string | null, lines: number): string | null {
   if (text === null || lines === 0) return text;
   return text.replace(new RegExp(`${DISPLAY_NAME.replace(".", "\\.")}:(\\d+):(\\d+)`, "g"), (whole, line: string, column: string) =>
@@ -46,22 +147,37 @@ function shiftLines(text: string | null, lines: number): string | null {
   );
 }
 
+interface Snippet {
+  code: string;
+  /** The module the sandbox ran. */
+  sandboxCode: string;
+  /** Its requests and the host's answers, for a replay. */
+  recording: RecordedExchange[];
+}
+
 export class ReplSession {
   readonly id = `s${randomToken(12)}`;
-  /** Every run of the session's snippets draws the same Math.random numbers (see StartFrame). */
+  /** A rebuilt sandbox draws the same Math.random numbers as the one it replaces (see StartFrame). */
   private readonly randomSeed = randomUint32();
   readonly createdAt = Date.now();
   lastUsed = Date.now();
-  private readonly snippets: Array<{ code: string; echo: Edit[] }> = [];
-  private readonly recording: RecordedExchange[] = [];
+  private readonly snippets: Snippet[] = [];
   private readonly state: SessionState;
+  private live: LiveSandbox | null;
+  /** A rebuild under way (started as soon as a snippet has ended the sandbox). */
+  private rebuilding: Promise<void> | null = null;
+  /** Why the session cannot go on, once a rebuild has failed. */
+  private broken: string | null = null;
+  private closed = false;
   private busy = false;
 
-  constructor(config: RunnerConfig) {
+  /** `prestarted`: a warm sandbox to become the session's (used if started with the config's limits). */
+  constructor(private readonly config: RunnerConfig, prestarted?: SandboxProcess) {
     const pure = new PureEvaluator();
     const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
     const classified = new ClassifiedStore(pure, (reason) => sink?.append(`[tacit] ${reason}\n`));
-    this.state = { classified, pure, sink };
+    this.state = { classified, pure, sink, capabilities: new CapabilityTable() };
+    this.live = new LiveSandbox(config.memoryLimitMb, this.randomSeed, prestarted);
   }
 
   get snippetCount(): number {
@@ -71,39 +187,51 @@ export class ReplSession {
   async execute(
     code: string,
     config: RunnerConfig,
-    extra: { signal?: AbortSignal; prestarted?: SandboxProcess; typeChecker?: TypeChecker; oversight?: Oversight } = {},
+    extra: { signal?: AbortSignal; typeChecker?: TypeChecker; oversight?: Oversight } = {},
   ): Promise<EvaluationResult> {
     if (this.busy) throw new Error("this session is already running a snippet; wait for it, or use another session");
     this.busy = true;
     this.lastUsed = Date.now();
     try {
-      const prefix = this.snippets.map((snippet) => snippet.code).join("\n");
-      const combined = prefix === "" ? code : `${prefix}\n${code}`;
-      const prefixLines = prefix === "" ? 0 : lineStarts(prefix).length;
-      const echo = echoEdits(code, 0);
-      const edits: Edit[] = [];
-      let at = 0;
-      for (const snippet of [...this.snippets, { code, echo }]) {
-        for (const edit of snippet.echo) edits.push({ ...edit, at: edit.at + at });
-        at += snippet.code.length + 1;
+      const live = await this.liveSandbox();
+      if (!live) {
+        return { outcome: "protocol-error", exitCode: EXIT_CODES["protocol-error"], stdout: "", error: this.broken, durationMs: 0, truncated: false };
       }
+      // Each earlier snippet ends with a line of its own holding ";", so that no two snippets
+      // read as one statement to the checks (a snippet starting with "(" or "`" would
+      // otherwise call the last one's final expression).
+      const prefix = this.snippets.map((snippet) => `${snippet.code}\n;\n`).join("");
+      const offset = prefix.length;
+      const prefixLines = lineStarts(prefix).length - 1;
       const record: RecordedExchange[] = [];
-      const result = await evaluate({
-        code: combined,
-        displayName: DISPLAY_NAME,
-        config,
-        input: { kind: "unavailable", reason: "readInput(): a session snippet has no piped input; put the data in the snippet." },
-        session: { id: this.id, state: this.state, replay: this.recording, record, extraEdits: edits, randomSeed: this.randomSeed },
-        ...(extra.signal ? { signal: extra.signal } : {}),
-        ...(extra.prestarted ? { prestarted: extra.prestarted } : {}),
-        ...(extra.typeChecker ? { typeChecker: extra.typeChecker } : {}),
-        ...(extra.oversight ? { oversight: extra.oversight } : {}),
-      });
-      if (result.exitCode === 0) {
-        this.snippets.push({ code, echo });
-        this.recording.push(...record);
+      let sandboxCode = "";
+      let result: EvaluationResult;
+      try {
+        result = await evaluate({
+          code: prefix + code,
+          displayName: DISPLAY_NAME,
+          config,
+          input: { kind: "unavailable", reason: "readInput(): a session snippet has no piped input; put the data in the snippet." },
+          session: {
+            id: this.id,
+            state: this.state,
+            live,
+            record,
+            sandboxCode: (imports, sites) => (sandboxCode = snippetForSandbox(code, offset, imports, sites)),
+          },
+          ...(extra.signal ? { signal: extra.signal } : {}),
+          ...(extra.typeChecker ? { typeChecker: extra.typeChecker } : {}),
+          ...(extra.oversight ? { oversight: extra.oversight } : {}),
+        });
+      } catch (error) {
+        this.replaceSandbox(live);
+        throw error;
       }
-      return { ...result, error: shiftLines(result.error, prefixLines) };
+      if (result.outcome === "ok") this.snippets.push({ code, sandboxCode, recording: record });
+      // Rejected snippets never reached the sandbox; anything else that went wrong ended it.
+      else if (result.outcome !== "rejected" || !live.usable) this.replaceSandbox(live);
+      // The checks saw the whole program; the sandbox ran the snippet alone.
+      return result.outcome === "rejected" ? { ...result, error: shiftLines(result.error, prefixLines) } : result;
     } finally {
       this.busy = false;
       this.lastUsed = Date.now();
@@ -111,8 +239,67 @@ export class ReplSession {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    await this.rebuilding;
+    await this.live?.end("the session ended");
+    this.live = null;
     await this.state.pure.close();
     await this.state.sink?.flush().catch(() => undefined);
     this.state.sink?.close();
   }
+
+  /** The sandbox for the next snippet, after any rebuild; null if the session is broken. */
+  private async liveSandbox(): Promise<LiveSandbox | null> {
+    await this.rebuilding;
+    if (this.live && !this.live.usable) this.replaceSandbox(this.live);
+    await this.rebuilding;
+    return this.broken ? null : this.live;
+  }
+
+  /** Ends `old` and starts rebuilding at once, so the next snippet finds the new sandbox ready. */
+  private replaceSandbox(old: LiveSandbox): void {
+    this.live = null;
+    void old.end("replaced after a failed snippet");
+    this.rebuilding = this.rebuild().finally(() => (this.rebuilding = null));
+  }
+
+  private async rebuild(): Promise<void> {
+    const live = new LiveSandbox(this.config.memoryLimitMb, this.randomSeed);
+    for (const [index, snippet] of this.snippets.entries()) {
+      if (this.closed) break;
+      const failure = await replay(live, snippet, this.config);
+      if (failure !== null) {
+        this.broken = failure === DIVERGED ? failure : `the session's sandbox could not be rebuilt: replaying snippet ${index + 1} ${failure}; create a new session`;
+        await live.end("the rebuild failed");
+        return;
+      }
+    }
+    if (this.closed) await live.end("the session ended");
+    else this.live = live;
+  }
+}
+
+/**
+ * Runs one earlier snippet again in a rebuilt sandbox, answering each request from the
+ * recording; returns null, or why it did not go as the first time.
+ */
+async function replay(live: LiveSandbox, snippet: Snippet, config: RunnerConfig): Promise<string | null> {
+  const { sandbox } = live;
+  sandbox.scrubReplies(new HostSecrets([config.library.llm?.apiKey]));
+  const clock = new PausableTimer(config.executionTimeoutMs, () => sandbox.kill("timeout", `it ran longer than ${config.executionTimeoutMs} ms`));
+  let next = 0;
+  const conversation = converse(sandbox, live.programFrame(snippet.sandboxCode, DISPLAY_NAME), true, async (action) => {
+    const expected = snippet.recording[next++];
+    if (expected && JSON.stringify(expected.action) === JSON.stringify(action)) return expected.decision;
+    sandbox.kill("protocol", DIVERGED);
+    return null;
+  });
+  const end = await conversation.end;
+  clock.stop();
+  await conversation.drained();
+  if (end === "alive") return next === snippet.recording.length ? null : DIVERGED;
+  if (end.kind === "killed" && end.detail === DIVERGED) return DIVERGED;
+  const reported = conversation.reported();
+  if (reported?.kind === "failed") return `threw: ${reported.error.message}`;
+  return end.kind === "killed" ? `was stopped: ${end.detail}` : `ended the sandbox (${end.signal ? `signal ${end.signal}` : `exit code ${end.code}`})`;
 }

@@ -11,7 +11,7 @@ import { attachCaptures, createClassifiedApi } from "./classified.js";
 import { createExecApi } from "./exec.js";
 import { createFileSystemApi } from "./fs.js";
 import { createNetworkApi } from "./net.js";
-import { ECHO_GLOBAL, LIBRARY_GLOBAL, PURE_CAPTURES_GLOBAL, type ScriptFailure } from "../protocol.js";
+import { ECHO_GLOBAL, LIBRARY_GLOBAL, PUBLISH_GLOBAL, PURE_CAPTURES_GLOBAL, type ScriptFailure } from "../protocol.js";
 
 // Captured before agent code runs; agent code may replace or delete the globals.
 const stdin = Deno.stdin;
@@ -49,12 +49,23 @@ const agentConsole = createConsole(api, inspect, classified);
 await import(URL.createObjectURL(new Blob(["export {};\n"], { type: "application/typescript" })));
 
 const start = channel.readStart();
-const agentUrl = URL.createObjectURL(new Blob([start.code], { type: "application/typescript" }));
 
-function define(name: string, value: unknown): void {
-  Object.defineProperty(globalThis, name, { value, writable: false, enumerable: false, configurable: false });
+// Captured too: snippets of a session are loaded, and their bindings published, after agent
+// code has had the chance to replace these.
+const BlobCtor = Blob;
+const createObjectURL = URL.createObjectURL;
+const defineProperty = Object.defineProperty;
+const entriesOf = Object.entries;
+const moduleUrlOf = (code: string): string => createObjectURL(new BlobCtor([code], { type: "application/typescript" }));
+
+/** The agent's modules (a session has one per snippet), by URL, with the names stack frames show. */
+const moduleNames = new Map<string, string>();
+
+function define(name: string, value: unknown, configurable = false): void {
+  defineProperty(globalThis, name, { value, writable: false, enumerable: false, configurable });
 }
-for (const [name, fn] of Object.entries(api)) define(name, fn);
+// In a session, a snippet's top-level binding of the same name replaces one for later snippets.
+for (const [name, fn] of Object.entries(api)) define(name, fn, start.session);
 // The import rewriter turns `import { x } from "tacit"` into a read of this object.
 define(LIBRARY_GLOBAL, api);
 define(PURE_CAPTURES_GLOBAL, attachCaptures);
@@ -62,6 +73,18 @@ define(PURE_CAPTURES_GLOBAL, attachCaptures);
 define(ECHO_GLOBAL, (value: unknown) => {
   if (value !== undefined) api.print(inspect(value) + "\n");
   return value;
+});
+define(PUBLISH_GLOBAL, (bindings: Record<string, [() => unknown, ((value: unknown) => void) | null]>) => {
+  for (const [name, [get, set]] of entriesOf(bindings)) {
+    const assignToConstant = (): never => {
+      throw new TypeError(`Assignment to constant variable \`${name}\` (declared with const in an earlier snippet).`);
+    };
+    try {
+      defineProperty(globalThis, name, { get, set: set ?? assignToConstant, enumerable: false, configurable: true });
+    } catch {
+      throw new TypeError(`the top-level binding \`${name}\` cannot be kept for later snippets: it would replace a built-in that cannot be replaced. Rename it.`);
+    }
+  }
 });
 Object.defineProperty(globalThis, "console", {
   value: agentConsole,
@@ -121,12 +144,13 @@ function describeFailure(error: unknown): ScriptFailure {
   return { name: "Uncaught", message: text, stack: `Uncaught ${text}` };
 }
 
-/** Rewrites stack frames into the agent's terms: its file name, no runner internals. */
+/** Rewrites stack frames into the agent's terms: its file names, no runner internals. */
 function agentStack(stack: string): string {
+  const isAgentFrame = (line: string): boolean => [...moduleNames.keys()].some((url) => line.includes(url));
   return stack
     .split("\n")
-    .filter((line) => !/^\s+at\s/.test(line) || line.includes(agentUrl))
-    .map((line) => line.split(agentUrl).join(start.displayName))
+    .filter((line) => !/^\s+at\s/.test(line) || isAgentFrame(line))
+    .map((line) => [...moduleNames].reduce((text, [url, name]) => text.split(url).join(name), line))
     .join("\n");
 }
 
@@ -146,19 +170,40 @@ addEventListener("unhandledrejection", (event) => {
 });
 
 let settled = false;
+let current: string | null = null;
+let snippetsRun = 0;
+
+/** Loads one module of agent code; a session's earlier snippets keep their modules under a numbered name. */
+function runAgentModule(code: string, displayName: string): void {
+  if (current) moduleNames.set(current, `snippet-${snippetsRun}.ts`);
+  snippetsRun++;
+  current = moduleUrlOf(code);
+  moduleNames.set(current, displayName);
+  settled = false;
+  import(current).then(
+    () => {
+      settled = true;
+    },
+    (error: unknown) => fail(error),
+  );
+}
+
 // "beforeunload" fires when the event loop has run dry, and not on an exit the script forces
 // (Deno.exit, node:process exit): such an exit reports nothing, and the host calls it a
 // protocol violation rather than a success. A top-level await that never settles ends the
 // runtime without it too; Deno says so on stderr, and the host reports that.
-addEventListener("beforeunload", () => {
+// A session's sandbox then waits for the next snippet, blocked on stdin (nothing of the last
+// one is left to run), and cancelling the unload keeps the runtime going with it.
+addEventListener("beforeunload", (event) => {
   if (finished || !settled) return;
-  finished = true;
   channel.send({ type: "done" });
+  if (!start.session) {
+    finished = true;
+    return;
+  }
+  const next = channel.readNext();
+  event.preventDefault();
+  runAgentModule(next.code, next.displayName);
 });
 
-import(agentUrl).then(
-  () => {
-    settled = true;
-  },
-  (error: unknown) => fail(error),
-);
+runAgentModule(start.code, start.displayName);

@@ -6,6 +6,7 @@ import {
   type Action,
   type ActionResults,
   type HostFrame,
+  type NextFrame,
   type ReplyFrame,
   type SandboxFrame,
   type StartFrame,
@@ -20,6 +21,8 @@ export interface Channel {
   send(frame: SandboxFrame): void;
   /** Reads the one frame the host sends first. */
   readStart(): StartFrame;
+  /** A session's sandbox, between snippets: blocks until the host sends the next one. */
+  readNext(): NextFrame;
 }
 
 export interface ChannelIo {
@@ -78,6 +81,11 @@ export function createChannel(io: ChannelIo): Channel {
       const frame = readFrame();
       if (frame.type !== "start") throw new Error("tacit: expected the start frame");
       if (frame.protocol !== PROTOCOL_VERSION) throw new Error(`tacit: protocol ${frame.protocol} from the host, expected ${PROTOCOL_VERSION}`);
+      return frame;
+    },
+    readNext() {
+      const frame = readFrame();
+      if (frame.type !== "next") throw new Error("tacit: expected the next snippet");
       return frame;
     },
     request(action) {

@@ -51,71 +51,147 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+async function remove(session: string): Promise<void> {
+  await client.callTool({ name: "delete_repl_session", arguments: { session_id: session } });
+}
+
+/** Runs `body` with a new session, deleted afterwards (the server allows 3 at once). */
+async function withSession(body: (session: string) => Promise<void>): Promise<void> {
+  const session = await create();
+  try {
+    await body(session);
+  } finally {
+    await remove(session);
+  }
+}
+
 describe("REPL sessions", () => {
-  it("keep bindings across snippets and echo a final expression", async () => {
-    const s = await create();
-    expect(await run(s, "const x = 42")).toMatchObject({ stdout: "", exitCode: 0 });
-    expect(await run(s, "x * 2")).toMatchObject({ stdout: "84\n", exitCode: 0 });
-    expect(await run(s, "let n = 1;\nfunction get(): number { return n; }")).toMatchObject({ exitCode: 0 });
-    expect(await run(s, "n = 5")).toMatchObject({ exitCode: 0 });
-    expect(await run(s, "get()")).toMatchObject({ stdout: "5\n", exitCode: 0 });
-    expect(await run(s, 'class Greeter { hi() { return "hi"; } }\nnew Greeter().hi()')).toMatchObject({ stdout: '"hi"\n' });
-    // Output of earlier snippets is not shown again.
-    expect(await run(s, 'println("printed once")')).toMatchObject({ stdout: "printed once\n" });
-    expect(await run(s, "x")).toMatchObject({ stdout: "42\n" });
-  });
+  it("keep bindings across snippets and echo a final expression", () =>
+    withSession(async (s) => {
+      expect(await run(s, "const x = 42")).toMatchObject({ stdout: "", exitCode: 0 });
+      expect(await run(s, "x * 2")).toMatchObject({ stdout: "84\n", exitCode: 0 });
+      expect(await run(s, "let n = 1;\nfunction get(): number { return n; }")).toMatchObject({ exitCode: 0 });
+      expect(await run(s, "n = 5")).toMatchObject({ exitCode: 0 });
+      expect(await run(s, "get()")).toMatchObject({ stdout: "5\n", exitCode: 0 });
+      expect(await run(s, 'class Greeter { hi() { return "hi"; } }\nnew Greeter().hi()')).toMatchObject({ stdout: '"hi"\n' });
+      // Output of earlier snippets is not shown again.
+      expect(await run(s, 'println("printed once")')).toMatchObject({ stdout: "printed once\n" });
+      expect(await run(s, "x")).toMatchObject({ stdout: "42\n" });
+    }));
 
-  it("Math.random draws the same numbers when earlier snippets are replayed: a value shown is the value kept", async () => {
-    const s = await create();
-    const first = await run(s, "const r = Math.random();\nprintln(r)");
-    expect(first.exitCode).toBe(0);
-    const shown = Number(first.stdout.trim());
-    expect(shown).toBeGreaterThanOrEqual(0);
-    expect(shown).toBeLessThan(1);
-    expect(await run(s, "r")).toMatchObject({ stdout: `${first.stdout.trim()}\n`, exitCode: 0 });
-    // Later draws continue the sequence rather than repeat it.
-    const next = await run(s, "Math.random() === r");
-    expect(next).toMatchObject({ stdout: "false\n", exitCode: 0 });
-    // Another session draws other numbers.
-    const other = await create();
-    expect((await run(other, "Math.random()")).stdout).not.toBe(first.stdout);
-    for (const id of [s, other]) await client.callTool({ name: "delete_repl_session", arguments: { session_id: id } });
-  });
+  it("share live bindings: earlier closures see later assignments, in every form", () =>
+    withSession(async (s) => {
+      expect(await run(s, "let count = 0;\nconst bump = () => ++count;\nlet [a, { b }] = [1, { b: 2 }];")).toMatchObject({ exitCode: 0 });
+      expect(await run(s, "count += 10; count++; [a, b] = [b, a]; bump()")).toMatchObject({ stdout: "12\n", exitCode: 0 });
+      expect(await run(s, "`${count} ${a} ${b}`")).toMatchObject({ stdout: '"12 2 1"\n' });
+      // A function kept in a let and replaced by a later snippet is the new one everywhere.
+      expect(await run(s, "let twice = (v: number): number => v * 2;\nconst useTwice = () => twice(21);")).toMatchObject({ exitCode: 0 });
+      expect(await run(s, "twice = (v: number) => v * 3;\nuseTwice()")).toMatchObject({ stdout: "63\n", exitCode: 0 });
+      // Imports from "tacit" carry over, aliases included.
+      expect(await run(s, 'import { println as say } from "tacit";')).toMatchObject({ exitCode: 0 });
+      expect(await run(s, 'say("via alias")')).toMatchObject({ stdout: "via alias\n", exitCode: 0 });
+      // An enum and a destructured const too.
+      expect(await run(s, "enum Color { Red, Green }\nconst { length } = [1, 2, 3];")).toMatchObject({ exitCode: 0 });
+      expect(await run(s, "`${Color.Green} ${length}`")).toMatchObject({ stdout: '"1 3"\n' });
+    }));
 
-  it("a snippet whose replay would come out differently (the clock) fails with a message that says why", async () => {
-    const s = await create();
-    expect((await run(s, "const t = Date.now();\nprintln(t)")).exitCode).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    const replayed = await run(s, "t");
-    expect(replayed.exitCode).not.toBe(0);
-    expect(replayed.error).toContain("depends on something that changes between runs");
-    expect(replayed.error).toContain("create a new session");
-    await client.callTool({ name: "delete_repl_session", arguments: { session_id: s } });
-  });
+  it("refuse assigning an earlier snippet's const, saying which binding", () =>
+    withSession(async (s) => {
+      await run(s, "const fixed = 1");
+      const assigned = await run(s, "fixed = 2");
+      // The type checker sees the whole program and says it first.
+      expect(assigned.exitCode).toBe(3);
+      expect(assigned.error).toContain("fixed");
+      // Reached at run time (the checker cannot see through a function's parameter), it throws.
+      await run(s, "function setFixed(f: (v: number) => void) { f(3); }");
+      const hidden = await run(s, "setFixed((v) => { (fixed as any) = v; })");
+      expect(hidden.exitCode).toBe(1);
+      expect(hidden.error).toContain("Assignment to constant variable `fixed`");
+      expect(await run(s, "fixed")).toMatchObject({ stdout: "1\n", exitCode: 0 });
+    }));
 
-  it("a failing, ill-typed or timed-out snippet leaves the earlier bindings intact", async () => {
-    const s = await create();
-    await run(s, "const kept = 7");
-    const thrown = await run(s, 'const lost = 1;\nthrow new Error("boom")');
-    expect(thrown.exitCode).toBe(1);
-    expect(thrown.error).toContain("script.ts:2:7");
-    const typed = await run(s, 'const bad: number = "s";');
-    expect(typed.exitCode).toBe(3);
-    expect(typed.error).toContain("script.ts:1:7 error TS2322");
-    expect((await run(s, "while (true) {}")).exitCode).toBe(124);
-    expect(await run(s, "kept")).toMatchObject({ stdout: "7\n", exitCode: 0 });
-    expect((await run(s, "lost")).exitCode).not.toBe(0);
-  });
+  it("run in one live sandbox: a value read from the clock is kept as it was shown", () =>
+    withSession(async (s) => {
+      const first = await run(s, "const t = Date.now();\nprintln(t)");
+      expect(first.exitCode).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await run(s, "t")).toMatchObject({ stdout: first.stdout, exitCode: 0 });
+      expect(await run(s, "Date.now() > t")).toMatchObject({ stdout: "true\n", exitCode: 0 });
+    }));
 
-  it("performs each effect once: replayed snippets are answered from their recording", async () => {
-    const s = await create();
-    await run(s, 'requestFileSystem(".", (fs) => fs.access("count.txt").append("x"));');
-    await run(s, "const y = 1");
-    await run(s, "y + 1");
-    expect(readFileSync(path.join(dir, "count.txt"), "utf8")).toBe("x");
-  });
+  it("Math.random draws the same numbers when a rebuilt sandbox replays earlier snippets", () =>
+    withSession(async (s) => {
+      const first = await run(s, "const r = Math.random();\nprintln(r)");
+      expect(first.exitCode).toBe(0);
+      const shown = Number(first.stdout.trim());
+      expect(shown).toBeGreaterThanOrEqual(0);
+      expect(shown).toBeLessThan(1);
+      // A failure ends the sandbox; the rebuilt one replays the first snippet.
+      expect((await run(s, 'throw new Error("rebuild")')).exitCode).toBe(1);
+      expect(await run(s, "r")).toMatchObject({ stdout: `${first.stdout.trim()}\n`, exitCode: 0 });
+      // Later draws continue the sequence rather than repeat it.
+      expect(await run(s, "Math.random() === r")).toMatchObject({ stdout: "false\n", exitCode: 0 });
+      // Another session draws other numbers.
+      await withSession(async (other) => expect((await run(other, "Math.random()")).stdout).not.toBe(first.stdout));
+    }));
+
+  it("a rebuild whose replay comes out differently (the clock) ends the session with a message that says why", () =>
+    withSession(async (s) => {
+      expect((await run(s, "const t = Date.now();\nprintln(t)")).exitCode).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect((await run(s, 'throw new Error("rebuild")')).exitCode).toBe(1);
+      const replayed = await run(s, "t");
+      expect(replayed.exitCode).not.toBe(0);
+      expect(replayed.error).toContain("depends on something that changes between runs");
+      expect(replayed.error).toContain("create a new session");
+    }));
+
+  it("a failing, ill-typed or timed-out snippet leaves the earlier bindings intact, undoing what it changed", () =>
+    withSession(async (s) => {
+      await run(s, "const kept = 7;\nlet counter = 1;\nconst read = () => counter;");
+      const thrown = await run(s, 'const lost = 1;\ncounter = 99;\nthrow new Error("boom")');
+      expect(thrown.exitCode).toBe(1);
+      expect(thrown.error).toContain("script.ts:3:7");
+      expect(await run(s, "read()")).toMatchObject({ stdout: "1\n", exitCode: 0 });
+      const typed = await run(s, 'const bad: number = "s";');
+      expect(typed.exitCode).toBe(3);
+      expect(typed.error).toContain("script.ts:1:7 error TS2322");
+      expect((await run(s, "counter = 50;\nwhile (true) {}")).exitCode).toBe(124);
+      expect(await run(s, "kept + read()")).toMatchObject({ stdout: "8\n", exitCode: 0 });
+      expect((await run(s, "lost")).exitCode).not.toBe(0);
+    }));
+
+  it("names an earlier snippet's frames in a stack trace by the snippet's number", () =>
+    withSession(async (s) => {
+      await run(s, "const one = 1;");
+      await run(s, 'function fails(): never {\n  throw new Error("from snippet two");\n}');
+      const thrown = await run(s, "fails();");
+      expect(thrown.exitCode).toBe(1);
+      expect(thrown.error).toContain("snippet-2.ts:2:9");
+      expect(thrown.error).toContain("script.ts:1:1");
+    }));
+
+  it("performs each effect once: a rebuilt sandbox's replay is answered from the recording", () =>
+    withSession(async (s) => {
+      await run(s, 'requestFileSystem(".", (fs) => fs.access("count.txt").append("x"));');
+      await run(s, "const y = 1");
+      expect((await run(s, 'throw new Error("rebuild")')).exitCode).toBe(1);
+      expect(await run(s, "y + 1")).toMatchObject({ stdout: "2\n", exitCode: 0 });
+      expect(readFileSync(path.join(dir, "count.txt"), "utf8")).toBe("x");
+    }));
+
+  it("refuses a capability kept from an earlier snippet: its scope ended with that snippet", () =>
+    withSession(async (s) => {
+      writeFileSync(path.join(dir, "kept.txt"), "secret-ish");
+      await run(s, 'let saved: FileSystem | undefined;\nrequestFileSystem(".", (fs) => { saved = fs; });');
+      const reused = await run(s, 'saved!.access("kept.txt").read()');
+      expect(reused.exitCode).toBe(1);
+      expect(reused.error).toContain("outside its requestFileSystem scope");
+      expect(reused.stdout).not.toContain("secret-ish");
+    }));
 
   it("lists, deletes, refuses past the limit, and explains an unknown id", async () => {
+    for (let i = 0; i < 3; i++) await create();
     const listed = await client.callTool({ name: "list_sessions", arguments: {} });
     const before = (listed.structuredContent as { sessions: Array<{ session_id: string }> }).sessions;
     expect(before.length).toBe(3);

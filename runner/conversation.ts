@@ -1,0 +1,81 @@
+// One program's exchange with a sandbox: send it, answer its requests strictly in order, and
+// learn how it ended. A one-shot sandbox is killed once it has reported; a session's live
+// sandbox is left waiting for its next snippet.
+
+import type { Action, HostFrame, ScriptFailure, SandboxFrame } from "../library/protocol.js";
+import type { Decision } from "./monitor.js";
+import type { Sandbox, SandboxEnd } from "./sandbox.js";
+
+export type Reported = { kind: "done" } | { kind: "failed"; error: ScriptFailure };
+
+/** "alive": a session's sandbox reported and waits for more; otherwise how the process ended. */
+export type ProgramEnd = SandboxEnd | "alive";
+
+export interface Conversation {
+  /** Resolves once the sandbox has reported and every request is answered, or it has ended. */
+  readonly end: Promise<ProgramEnd>;
+  /** What the sandbox reported, if it did. */
+  reported(): Reported | null;
+  /** Resolves when every request received so far has been answered. */
+  drained(): Promise<void>;
+}
+
+/**
+ * `answer` decides one request; null means it has ended the sandbox itself and nothing is
+ * sent back. With `keepAlive`, a "done" leaves the process running.
+ */
+export function converse(
+  sandbox: Sandbox,
+  program: HostFrame,
+  keepAlive: boolean,
+  answer: (action: Action) => Promise<Decision | null>,
+): Conversation {
+  let reported: Reported | null = null;
+  let queue: Promise<void> = Promise.resolve();
+  let finish: (end: ProgramEnd) => void = () => undefined;
+  const whenReported = new Promise<ProgramEnd>((resolve) => (finish = resolve));
+  // Once the sandbox has reported and every request is answered, the program is over: a
+  // one-shot process is killed, and its exit (Deno's teardown takes milliseconds) is not waited for.
+  const afterReport = (how: Reported): void => {
+    reported = how;
+    void queue.then(() => {
+      if (keepAlive && how.kind === "done") return finish("alive");
+      sandbox.kill("finished", how.kind);
+      finish(sandbox.killed!); // the first reason, if it was killed for another before
+    });
+  };
+
+  sandbox.onFrame((frame: SandboxFrame) => {
+    if (reported) {
+      // Nothing may come between a report and the next program: the sandbox waits on stdin.
+      sandbox.kill("protocol", `the sandbox sent a ${frame.type} frame after reporting its result`);
+      return;
+    }
+    switch (frame.type) {
+      case "request": {
+        // The stub waits for each reply, so requests are answered strictly in order.
+        const { id, action } = frame;
+        queue = queue.then(async () => {
+          const decision = await answer(action);
+          if (decision === null) return;
+          sandbox.send(decision.ok ? { type: "reply", id, ok: true, value: decision.value } : { type: "reply", id, ok: false, error: decision.error });
+        });
+        queue.catch((error: unknown) => sandbox.kill("protocol", `the host failed to answer a request: ${String(error)}`));
+        return;
+      }
+      case "done":
+        afterReport({ kind: "done" });
+        return;
+      case "failed":
+        afterReport({ kind: "failed", error: frame.error });
+        return;
+    }
+  });
+  sandbox.send(program);
+
+  return {
+    end: Promise.race([sandbox.ended, whenReported]),
+    reported: () => reported,
+    drained: () => queue.catch(() => undefined),
+  };
+}

@@ -1,0 +1,37 @@
+// A REPL session's sandbox: one Deno process that runs the session's snippets one after
+// another, each as its own module, and keeps their top-level bindings (see session.ts).
+
+import { type NextFrame, PROTOCOL_VERSION, type StartFrame } from "../library/protocol.js";
+import { Sandbox } from "./sandbox.js";
+import { SandboxProcess } from "./sandbox-process.js";
+
+export class LiveSandbox {
+  readonly sandbox: Sandbox;
+  private started = false;
+  private exited = false;
+
+  /** Takes over `prestarted` if it was started with these limits, else starts a process. */
+  constructor(memoryLimitMb: number, private readonly randomSeed: number, prestarted?: SandboxProcess) {
+    const usable = prestarted && !prestarted.isKilled && prestarted.options.memoryLimitMb === memoryLimitMb;
+    if (prestarted && !usable) prestarted.kill("cancelled", "started with other limits");
+    this.sandbox = new Sandbox(usable ? prestarted : new SandboxProcess({ memoryLimitMb }));
+    void this.sandbox.ended.then(() => (this.exited = true));
+  }
+
+  /** Still running and not condemned: it can take the next snippet. */
+  get usable(): boolean {
+    return !this.exited && this.sandbox.killed === null;
+  }
+
+  /** The frame that runs `code` next: the start frame the first time, then next-snippet frames. */
+  programFrame(code: string, displayName: string): StartFrame | NextFrame {
+    if (this.started) return { type: "next", code, displayName };
+    this.started = true;
+    return { type: "start", protocol: PROTOCOL_VERSION, code, displayName, hideRuntime: true, randomSeed: this.randomSeed, session: true };
+  }
+
+  async end(detail: string): Promise<void> {
+    this.sandbox.kill("cancelled", detail);
+    await this.sandbox.ended;
+  }
+}
