@@ -22,18 +22,20 @@ export class IncrementalTypeChecker {
   private readonly tsconfig = path.join(this.dir, "tsconfig.json");
   private readonly api: API;
   private snapshot: Snapshot;
+  /** The script's text, served to the checker from memory (no file write per check). */
+  private code = "";
 
   constructor() {
     writeFileSync(this.tsconfig, JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ["script.ts", interfacePath] }));
     writeFileSync(this.script, "");
-    this.api = new API({ cwd: this.dir });
+    this.api = new API({ cwd: this.dir, fs: { readFile: (file) => (file === this.script ? this.code : undefined) } });
     this.snapshot = this.api.updateSnapshot({ openProjects: [this.tsconfig] });
     process.once("exit", () => rmSync(this.dir, { recursive: true, force: true }));
   }
 
   /** Synchronous: a re-check takes a few milliseconds. */
   check(code: string): TypeCheckResult {
-    writeFileSync(this.script, code);
+    this.code = code;
     const previous = this.snapshot;
     this.snapshot = this.api.updateSnapshot({ fileChanges: { changed: [this.script] } });
     previous.dispose();
