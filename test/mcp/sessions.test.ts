@@ -1,7 +1,7 @@
 // REPL sessions through the real MCP SDK client: bindings across snippets, failures that
 // leave the session as it was, effects performed once, limits and deletion.
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -158,7 +158,36 @@ describe("REPL sessions", () => {
       expect(typed.error).toContain("script.ts:1:7 error TS2322");
       expect((await run(s, "counter = 50;\nwhile (true) {}")).exitCode).toBe(124);
       expect(await run(s, "kept + read()")).toMatchObject({ stdout: "8\n", exitCode: 0 });
+      const stalled = await run(s, "counter = 60;\nawait new Promise(() => {});");
+      expect(stalled.exitCode).toBe(1);
+      expect(stalled.error).toContain("top-level await never settled");
+      expect(await run(s, "read()")).toMatchObject({ stdout: "1\n", exitCode: 0 });
       expect((await run(s, "lost")).exitCode).not.toBe(0);
+    }));
+
+  it("ends a snippet only when its timers have run: nothing of it spills into the next", () =>
+    withSession(async (s) => {
+      const first = await run(s, 'setTimeout(() => println("late"), 150);\nprintln("early")');
+      expect(first).toMatchObject({ stdout: "early\nlate\n", exitCode: 0 });
+      expect(await run(s, "1")).toMatchObject({ stdout: "1\n", exitCode: 0 });
+    }));
+
+  it("a snippet cannot fake its own end (the end of a snippet is the event loop running dry) to carry work into the next", () =>
+    withSession(async (s) => {
+      const faked = await run(
+        s,
+        [
+          'requestFileSystem(".", async (fs) => {',
+          "  await new Promise((resolve) => setTimeout(resolve, 300));",
+          '  fs.access("carried.txt").write("carried");',
+          "});",
+          'setTimeout(() => dispatchEvent(new Event("beforeunload", { cancelable: true })), 0);',
+        ].join("\n"),
+      );
+      expect(faked.exitCode).toBe(3);
+      expect(faked.error).toContain("`dispatchEvent` is not available");
+      expect(await run(s, "await new Promise((resolve) => setTimeout(resolve, 400));\n1")).toMatchObject({ stdout: "1\n", exitCode: 0 });
+      expect(existsSync(path.join(dir, "carried.txt"))).toBe(false);
     }));
 
   it("names an earlier snippet's frames in a stack trace by the snippet's number", () =>
