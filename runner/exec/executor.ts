@@ -1,7 +1,8 @@
 // The command executor: runs what requestExecPermission scopes allow, after the policy
 // allows it too. No shell: the program (found on the host's own PATH) gets argv as given.
-// Each child runs in its own process group with a minimal environment, and is killed with
-// the whole group at its timeout or when the evaluation ends.
+// Each child runs in its own process group and, where the host allows, its own PID namespace
+// (see pid-namespace.ts), with a minimal environment; it is killed with everything it started
+// at its timeout or when the evaluation ends.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
@@ -12,6 +13,16 @@ import { isWithin } from "../fs/containment.js";
 import { type ProtectedPath, protectedPathOf } from "../fs/protected-paths.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import { type CommandPolicy, commandRefusal } from "./command-policy.js";
+import { namespaceWrapper } from "./pid-namespace.js";
+
+let warnedNoNamespace = false;
+function warnNoNamespace(reason: string): void {
+  if (warnedNoNamespace) return;
+  warnedNoNamespace = true;
+  process.stderr.write(
+    `tacit: warning: commands run without a PID namespace (${reason}); a command that leaves its process group with setsid can outlive its timeout\n`,
+  );
+}
 
 export const EXEC_OUTPUT_LIMIT_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_EXEC_TIMEOUT_MS = 30_000;
@@ -144,10 +155,13 @@ export class ExecExecutor {
 
   private run(program: string, request: ExecRequest, cwd: string, timeoutMs: number): Promise<ProcessResult> {
     return new Promise((resolve, reject) => {
-      const child = spawn(program, [...request.args], {
+      const wrapper = namespaceWrapper(warnNoNamespace);
+      const [file, argv] = wrapper ? [wrapper.program, [...wrapper.argsBefore, program, ...request.args]] : [program, [...request.args]];
+      const child = spawn(file, argv, {
         cwd,
         env: childEnvironment(),
-        // Its own process group, so that a timeout kills everything it started.
+        // Its own process group, so that a timeout kills everything it started (and the
+        // namespace, when there is one, whatever left the group).
         detached: true,
         stdio: [request.input === null ? "ignore" : "pipe", "pipe", "pipe"],
       });

@@ -2,7 +2,7 @@
 // together with its own children (checked in the host's process table afterwards), and
 // 20 MiB of output on a stream is captured as 8 MiB with a visible truncation marker.
 
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attemptOf, attempts, ATTEMPT_PRELUDE, leftAlive, realTempDir, tacit, uniqueSleep } from "./fixtures.js";
@@ -54,6 +54,33 @@ requestExecPermission(["bash"], (proc) => {
     expect(elapsed).toBeLessThan(25_000);
     expect(await leftAlive(`sleep ${plain}`), "children of spawn.sh left running").toEqual([]);
     expect(await leftAlive(`sleep ${stubborn}`), "children of stubborn.sh left running").toEqual([]);
+  });
+});
+
+describe("a child that leaves its process group (setsid)", () => {
+  it("dies when the command ends, and when its timeout passes: no process left, nothing it would have written", async () => {
+    const afterEnd = uniqueSleep();
+    const afterTimeout = uniqueSleep();
+    // The escaped child writes a marker once it has slept; it must never get that far.
+    const escape = (sleep: string, marker: string): string =>
+      `setsid sh -c 'sleep ${sleep}; echo escaped > ${marker}' < /dev/null > /dev/null 2>&1 &\nsleep 0.5\n`;
+    writeFileSync(path.join(root, "escape-end.sh"), `${escape(afterEnd, "escaped-end.txt")}echo ended\n`);
+    writeFileSync(path.join(root, "escape-timeout.sh"), `${escape(afterTimeout, "escaped-timeout.txt")}sleep 30\n`);
+    const script = `${ATTEMPT_PRELUDE}
+requestExecPermission(["bash"], (proc) => {
+  attempt("end", () => proc.exec("bash", ["escape-end.sh"]));
+  attempt("timeout", () => proc.exec("bash", ["escape-timeout.sh"], { timeoutMs: 1500 }));
+});
+`;
+    const r = await tacit(root, script, ["--command-permissions", "bash"]);
+    expect(r.code).toBe(0);
+    const found = attempts(r.stdout);
+    expect((attemptOf(found, "end").value as ExecResult).stdout).toBe("ended\n");
+    expect((attemptOf(found, "timeout").value as ExecResult).exitCode).toBe(124);
+    expect(await leftAlive(`sleep ${afterEnd}`), "the child that escaped a finished command").toEqual([]);
+    expect(await leftAlive(`sleep ${afterTimeout}`), "the child that escaped a timed-out command").toEqual([]);
+    expect(existsSync(path.join(root, "escaped-end.txt"))).toBe(false);
+    expect(existsSync(path.join(root, "escaped-timeout.txt"))).toBe(false);
   });
 });
 
