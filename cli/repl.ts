@@ -46,7 +46,7 @@ export async function repl(config: RunnerConfig): Promise<number> {
     const code = pending;
     pending = "";
     lines.pause();
-    const result = await session.execute(code, config, { oversight });
+    const result = await session.execute(code, { oversight });
     recorder?.append({ kind: "repl", sessionId: session.id, code, result });
     process.stdout.write(result.stdout);
     if (result.error) process.stderr.write(result.error.endsWith("\n") ? result.error : `${result.error}\n`);

@@ -259,7 +259,7 @@ function registerSessionTools(
       const session = sessions.get(session_id);
       if (!session) return unknown(session_id);
       try {
-        const result = await session.execute(code, config, { signal: extra.signal, typeChecker, oversight });
+        const result = await session.execute(code, { signal: extra.signal, typeChecker, oversight });
         recorder?.append({ kind: "execute_in_session", sessionId: session_id, code, result });
         log("debug", `execute_in_session ${session_id}: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
         return toolResult(result);

@@ -184,18 +184,16 @@ export class ReplSession {
     return this.snippets.length;
   }
 
-  async execute(
-    code: string,
-    config: RunnerConfig,
-    extra: { signal?: AbortSignal; typeChecker?: TypeChecker; oversight?: Oversight } = {},
-  ): Promise<EvaluationResult> {
+  async execute(code: string, extra: { signal?: AbortSignal; typeChecker?: TypeChecker; oversight?: Oversight } = {}): Promise<EvaluationResult> {
+    const { config } = this;
     if (this.busy) throw new Error("this session is already running a snippet; wait for it, or use another session");
     this.busy = true;
     this.lastUsed = Date.now();
     try {
       const live = await this.liveSandbox();
       if (!live) {
-        return { outcome: "protocol-error", exitCode: EXIT_CODES["protocol-error"], stdout: "", error: this.broken, durationMs: 0, truncated: false };
+        const error = this.broken ?? "the session's sandbox is gone; create a new session";
+        return { outcome: "protocol-error", exitCode: EXIT_CODES["protocol-error"], stdout: "", error, durationMs: 0, truncated: false };
       }
       // Each earlier snippet ends with a line of its own holding ";", so that no two snippets
       // read as one statement to the checks (a snippet starting with "(" or "`" would
@@ -264,15 +262,22 @@ export class ReplSession {
   }
 
   private async rebuild(): Promise<void> {
-    const live = new LiveSandbox(this.config.memoryLimitMb, this.randomSeed);
-    for (const [index, snippet] of this.snippets.entries()) {
-      if (this.closed) break;
-      const failure = await replay(live, snippet, this.config);
-      if (failure !== null) {
-        this.broken = failure === DIVERGED ? failure : `the session's sandbox could not be rebuilt: replaying snippet ${index + 1} ${failure}; create a new session`;
-        await live.end("the rebuild failed");
-        return;
+    let live: LiveSandbox | null = null;
+    try {
+      live = new LiveSandbox(this.config.memoryLimitMb, this.randomSeed);
+      for (const [index, snippet] of this.snippets.entries()) {
+        if (this.closed) break;
+        const failure = await replay(live, snippet, this.config);
+        if (failure !== null) {
+          this.broken = failure === DIVERGED ? failure : `the session's sandbox could not be rebuilt: replaying snippet ${index + 1} ${failure}; create a new session`;
+          await live.end("the rebuild failed");
+          return;
+        }
       }
+    } catch (error) {
+      this.broken = `the session's sandbox could not be rebuilt (${(error as Error).message}); create a new session`;
+      await live?.end("the rebuild failed");
+      return;
     }
     if (this.closed) await live.end("the session ended");
     else this.live = live;
