@@ -39,7 +39,10 @@ export function converse(
   const afterReport = (how: Reported): void => {
     reported = how;
     void queue.then(() => {
-      if (keepAlive && how.kind === "done") return finish("alive");
+      if (keepAlive && how.kind === "done") {
+        sandbox.watchMemory(false); // it waits, blocked, for the next program
+        return finish("alive");
+      }
       sandbox.kill("finished", how.kind);
       finish(sandbox.killed!); // the first reason, if it was killed for another before
     });
@@ -71,6 +74,7 @@ export function converse(
         return;
     }
   });
+  sandbox.watchMemory(true);
   sandbox.send(program);
 
   return {

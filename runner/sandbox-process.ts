@@ -76,7 +76,8 @@ export class SandboxProcess {
   private readonly denoDir: string;
   private stderr = "";
   private killedFor: Extract<SandboxEnd, { kind: "killed" }> | null = null;
-  private readonly watchdog: NodeJS.Timeout;
+  private watchdog: NodeJS.Timeout | null = null;
+  private readonly rssLimitKb: number;
   /** Resolves once the process is gone and its DENO_DIR deleted. */
   readonly ended: Promise<SandboxEnd>;
 
@@ -90,9 +91,8 @@ export class SandboxProcess {
       stdio: ["pipe", "pipe", "pipe"],
     });
     live.set(this.child, this.denoDir);
-    const rssLimitKb = (options.memoryLimitMb + RSS_ALLOWANCE_MB) * 1024;
-    this.watchdog = setInterval(() => this.checkMemory(rssLimitKb), WATCHDOG_INTERVAL_MS);
-    this.watchdog.unref();
+    this.rssLimitKb = (options.memoryLimitMb + RSS_ALLOWANCE_MB) * 1024;
+    this.watchMemory(true);
 
     this.child.stderr!.on("data", (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_KEEP_CHARS);
@@ -102,7 +102,7 @@ export class SandboxProcess {
 
     this.ended = new Promise((resolve) => {
       const finish = (end: SandboxEnd): void => {
-        clearInterval(this.watchdog);
+        this.watchMemory(false);
         // Deleted on libuv's thread pool, not the main thread (a DENO_DIR holds a few caches);
         // the exit hook still deletes it if tacit exits first.
         rm(this.denoDir, { recursive: true, force: true }, () => {
@@ -140,6 +140,21 @@ export class SandboxProcess {
   kill(reason: KillReason, detail: string): void {
     this.killedFor ??= { kind: "killed", reason, detail };
     this.child.kill("SIGKILL");
+  }
+
+  /**
+   * Starts or stops the resident-memory watchdog. A session's sandbox between snippets waits
+   * blocked on stdin and cannot grow; a hundred idle sessions should not cost the host a
+   * hundred /proc reads every 50 ms.
+   */
+  watchMemory(on: boolean): void {
+    if (on && this.watchdog === null && !this.killedFor) {
+      this.watchdog = setInterval(() => this.checkMemory(this.rssLimitKb), WATCHDOG_INTERVAL_MS);
+      this.watchdog.unref();
+    } else if (!on && this.watchdog !== null) {
+      clearInterval(this.watchdog);
+      this.watchdog = null;
+    }
   }
 
   private checkMemory(limitKb: number): void {

@@ -36,6 +36,11 @@ export class Sandbox {
     this.secrets = secrets.empty ? null : secrets;
   }
 
+  /** See SandboxProcess.watchMemory. */
+  watchMemory(on: boolean): void {
+    this.proc.watchMemory(on);
+  }
+
   kill(reason: KillReason, detail: string): void {
     this.proc.kill(reason, detail);
   }
