@@ -1,16 +1,14 @@
 // REPL sessions: snippets that build on each other, run one after another in the session's
 // one live sandbox. Each snippet is its own module; it ends by publishing its top-level
-// bindings as accessors on the sandbox's global object, so later snippets read and assign
-// them live and earlier closures see the change. The checks see the whole program (earlier
-// snippets, then this one), so types and names carry over.
+// bindings as accessors on the sandbox's global object (see snippet-module.ts), so later
+// snippets read and assign them live and earlier closures see the change. The checks see the
+// whole program (earlier snippets, then this one), so types and names carry over.
 //
 // A snippet that fails at run time, times out or is cancelled ends the sandbox. The session
 // then starts a new one and replays its successful snippets into it, answering their
 // requests from the recording of their first run (nothing is performed twice, nothing is
 // shown again), so it keeps exactly the bindings of its successful snippets.
 
-import { parseSync } from "oxc-parser";
-import { ECHO_GLOBAL, PUBLISH_GLOBAL } from "../library/protocol.js";
 import { CapabilityTable } from "./capabilities.js";
 import { ClassifiedStore } from "./classified/store.js";
 import { PureEvaluator } from "./classified/pure-evaluator.js";
@@ -22,13 +20,11 @@ import { evaluate, EXIT_CODES, type EvaluationResult, type RecordedExchange, typ
 import { HostSecrets } from "./host-secrets.js";
 import { LiveSandbox } from "./live-sandbox.js";
 import { PausableTimer } from "./pausable-timer.js";
-import type { PureFunctionSite } from "./pure-functions.js";
 import { randomToken, randomUint32 } from "./random-token.js";
-import { type Edit, rewriteForSandbox } from "./rewrite-imports.js";
 import type { SandboxProcess } from "./sandbox-process.js";
 import { SecureSink } from "./secure-sink.js";
 import { lineStarts } from "./source-position.js";
-import type { TacitImport } from "./validator.js";
+import { snippetForSandbox } from "./snippet-module.js";
 
 const DISPLAY_NAME = "script.ts";
 
@@ -38,106 +34,6 @@ const DIVERGED =
   "and it changed what the snippet did). The session cannot go on from here: create a new session, and keep such " +
   "values out of what later snippets build on (after a snippet fails, the session's sandbox is rebuilt by re-running " +
   "the successful snippets, with their effects answered from a recording)";
-
-interface AstNode {
-  type: string;
-  start: number;
-  end: number;
-  [key: string]: unknown;
-}
-
-/** A top-level binding a snippet publishes: its name, and whether later snippets may assign it. */
-interface Binding {
-  name: string;
-  constant: boolean;
-}
-
-function patternNames(pattern: AstNode | null | undefined, into: string[]): void {
-  if (!pattern) return;
-  switch (pattern.type) {
-    case "Identifier":
-      into.push(pattern.name as string);
-      return;
-    case "ObjectPattern":
-      for (const property of pattern.properties as AstNode[]) patternNames((property.type === "RestElement" ? property.argument : property.value) as AstNode, into);
-      return;
-    case "ArrayPattern":
-      for (const element of pattern.elements as Array<AstNode | null>) patternNames(element, into);
-      return;
-    case "AssignmentPattern":
-      patternNames(pattern.left as AstNode, into);
-      return;
-    case "RestElement":
-      patternNames(pattern.argument as AstNode, into);
-      return;
-  }
-}
-
-/** The value bindings a top-level statement declares (types, `declare` and overloads have none). */
-function declaredBindings(statement: AstNode): Binding[] {
-  const node = statement.type === "ExportNamedDeclaration" ? (statement.declaration as AstNode | null) : statement;
-  if (!node || node.declare === true) return [];
-  const named = (constant: boolean): Binding[] => {
-    const id = node.id as AstNode | null;
-    return id?.type === "Identifier" ? [{ name: id.name as string, constant }] : [];
-  };
-  switch (node.type) {
-    case "VariableDeclaration": {
-      const names: string[] = [];
-      for (const declarator of node.declarations as AstNode[]) patternNames(declarator.id as AstNode, names);
-      const constant = node.kind !== "let" && node.kind !== "var";
-      return names.map((name) => ({ name, constant }));
-    }
-    case "FunctionDeclaration":
-    case "ClassDeclaration":
-      return named(false);
-    case "TSEnumDeclaration":
-      return node.const === true ? [] : named(false);
-    case "TSModuleDeclaration":
-      return node.body ? named(false) : [];
-    default:
-      return [];
-  }
-}
-
-/**
- * The snippet's own edits: its final expression statement passed to the echo, and a closing
- * statement that publishes its top-level bindings (reached only if the snippet's body completes).
- */
-function snippetEdits(snippet: string, imports: readonly TacitImport[]): { edits: Edit[]; publish: string } {
-  const { program, errors } = parseSync(DISPLAY_NAME, snippet, { lang: "ts", sourceType: "module", astType: "ts" });
-  if (errors.length > 0) return { edits: [], publish: "" }; // The checks have reported it.
-  const body = program.body as unknown as AstNode[];
-  const bindings = new Map<string, boolean>();
-  for (const statement of body) for (const { name, constant } of declaredBindings(statement)) bindings.set(name, constant);
-  for (const entry of imports) {
-    if (entry.namespace) bindings.set(entry.namespace, true);
-    for (const [, local] of entry.named) bindings.set(local, true);
-  }
-  const edits: Edit[] = [];
-  const last = body[body.length - 1];
-  const expression = last?.type === "ExpressionStatement" ? (last.expression as AstNode) : null;
-  if (expression) {
-    edits.push({ at: expression.start, length: 0, text: `${ECHO_GLOBAL}((` }, { at: expression.end, length: 0, text: "))" });
-  }
-  if (bindings.size === 0) return { edits, publish: "" };
-  const entries = [...bindings].map(([name, constant]) => {
-    const value = name === "value__" ? "value___" : "value__";
-    return `${JSON.stringify(name)}: [() => ${name}, ${constant ? "null" : `(${value}) => { ${name} = ${value}; }`}]`;
-  });
-  return { edits, publish: `\n;${PUBLISH_GLOBAL}({ ${entries.join(", ")} });\n` };
-}
-
-/**
- * The snippet as its module in the session's sandbox. `imports` and `pureFunctions` were
- * found in the whole program; those inside the snippet (from `offset`) are moved to its text.
- */
-function snippetForSandbox(snippet: string, offset: number, imports: readonly TacitImport[], pureFunctions: readonly PureFunctionSite[]): string {
-  const own = imports.filter((entry) => entry.start >= offset).map((entry) => ({ ...entry, start: entry.start - offset, end: entry.end - offset }));
-  const sites = pureFunctions.filter((site) => site.start >= offset).map((site) => ({ ...site, start: site.start - offset, end: site.end - offset }));
-  const { edits, publish } = snippetEdits(snippet, own);
-  return rewriteForSandbox(snippet, own, sites, edits) + publish;
-}
 
 /** Positions in the checks' messages refer to the whole program; the agent sees its snippet's lines. */
 function shiftLines(text: string | null, lines: number): string | null {
