@@ -1,7 +1,7 @@
 // REPL sessions through the real MCP SDK client: bindings across snippets, failures that
 // leave the session as it was, effects performed once, limits and deletion.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -11,6 +11,34 @@ import { repoRoot } from "../helpers.js";
 
 let dir: string;
 let client: Client;
+let serverPid: number;
+
+/** The Deno processes the server has started and not yet ended (its spare, sessions' sandboxes). */
+function denoChildren(): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const [, comm, rest] = /^\d+ \((.*)\) (.*)$/s.exec(stat)!;
+      const parent = Number(rest!.split(" ")[1]);
+      if (parent === serverPid && comm!.startsWith("deno")) children.push(Number(entry));
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return children;
+}
+
+/** Waits (up to 5 s) for the server's Deno processes to number `count`; returns the last count seen. */
+async function settleAt(count: number): Promise<number> {
+  const until = Date.now() + 5000;
+  for (;;) {
+    const now = denoChildren().length;
+    if (now === count || Date.now() > until) return now;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 async function connect(args: string[]): Promise<Client> {
   const transport = new StdioClientTransport({
@@ -43,7 +71,15 @@ async function run(session: string, code: string): Promise<Result> {
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "tacit-sessions-"));
   writeFileSync(path.join(dir, "config.json"), JSON.stringify({ maxSessions: 3 }));
-  client = await connect(["--exec-timeout-ms", "3000", "--config", "config.json"]);
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(repoRoot, "bin", "tacit.js"), "serve", "--exec-timeout-ms", "3000", "--config", "config.json"],
+    cwd: dir,
+    stderr: "ignore",
+  });
+  client = new Client({ name: "tacit-test", version: "0.0.0" });
+  await client.connect(transport);
+  serverPid = transport.pid!;
 });
 
 afterAll(async () => {
@@ -218,6 +254,17 @@ describe("REPL sessions", () => {
       expect(reused.error).toContain("outside its requestFileSystem scope");
       expect(reused.stdout).not.toContain("secret-ish");
     }));
+
+  it("keeps one live Deno process per session, and deleting the session ends it", async () => {
+    const before = await settleAt(1); // the warm spare
+    expect(before).toBe(1);
+    const s = await create();
+    await run(s, "const a = 1");
+    await run(s, "a + 1");
+    expect(await settleAt(before + 1)).toBe(before + 1); // the session's sandbox and a new spare
+    await remove(s);
+    expect(await settleAt(before)).toBe(before);
+  });
 
   it("lists, deletes, refuses past the limit, and explains an unknown id", async () => {
     for (let i = 0; i < 3; i++) await create();
