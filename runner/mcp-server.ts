@@ -6,6 +6,8 @@
 import { readFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { RunnerConfig } from "./config.js";
 import { evaluate, type EvaluationResult } from "./evaluate.js";
@@ -58,6 +60,26 @@ function toolResult(result: EvaluationResult) {
     structuredContent: { stdout, error, exitCode, durationMs, truncated },
     isError: exitCode !== 0,
   };
+}
+
+type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** Runs `work`; a client that sent a progress token hears about it every second until it ends. */
+async function withProgress<T>(extra: ToolExtra, work: () => Promise<T>): Promise<T> {
+  const progressToken = extra._meta?.progressToken;
+  if (progressToken === undefined) return work();
+  const started = Date.now();
+  const ticker = setInterval(() => {
+    const progress = Date.now() - started;
+    void extra
+      .sendNotification({ method: "notifications/progress", params: { progressToken, progress, message: `running for ${Math.round(progress / 1000)} s` } })
+      .catch(() => undefined);
+  }, PROGRESS_INTERVAL_MS);
+  try {
+    return await work();
+  } finally {
+    clearInterval(ticker);
+  }
 }
 
 /** Runs `use` with the warm spare sandbox (if one is ready), then starts the next spare once it has finished. */
@@ -127,22 +149,8 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
       inputSchema: { code: z.string().describe("the whole script") },
       outputSchema: resultShape,
     },
-    async ({ code }, extra) => {
-      // A client that sent a progress token hears about a long evaluation every second.
-      const progressToken = extra._meta?.progressToken;
-      const started = Date.now();
-      const ticker =
-        progressToken === undefined
-          ? undefined
-          : setInterval(() => {
-              void extra
-                .sendNotification({
-                  method: "notifications/progress",
-                  params: { progressToken, progress: Date.now() - started, message: `running for ${Math.round((Date.now() - started) / 1000)} s` },
-                })
-                .catch(() => undefined);
-            }, PROGRESS_INTERVAL_MS);
-      try {
+    async ({ code }, extra) =>
+      withProgress(extra, async () => {
         const result = await withSpare((prestarted) =>
           evaluate({
             code,
@@ -158,10 +166,7 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
         recorder?.append({ kind: "execute_typescript", code, result });
         log("debug", `execute_typescript: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
         return toolResult(result);
-      } finally {
-        clearInterval(ticker);
-      }
-    },
+      }),
   );
 
   const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, recorder, typeChecker, oversight, log) : null;
@@ -259,7 +264,7 @@ function registerSessionTools(
       const session = sessions.get(session_id);
       if (!session) return unknown(session_id);
       try {
-        const result = await session.execute(code, { signal: extra.signal, typeChecker, oversight });
+        const result = await withProgress(extra, () => session.execute(code, { signal: extra.signal, typeChecker, oversight }));
         recorder?.append({ kind: "execute_in_session", sessionId: session_id, code, result });
         log("debug", `execute_in_session ${session_id}: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
         return toolResult(result);

@@ -43,6 +43,13 @@ function shiftLines(text: string | null, lines: number): string | null {
   );
 }
 
+export interface ExecuteOptions {
+  /** Aborting it stops the snippet for real (an MCP client's cancellation). */
+  signal?: AbortSignal;
+  typeChecker?: TypeChecker;
+  oversight?: Oversight;
+}
+
 interface Snippet {
   code: string;
   /** The module the sandbox ran. */
@@ -65,7 +72,8 @@ export class ReplSession {
   /** Why the session cannot go on, once a rebuild has failed. */
   private broken: string | null = null;
   private closed = false;
-  private busy = false;
+  /** Snippets run one at a time, in the order they came: each waits for the one before. */
+  private turn: Promise<unknown> = Promise.resolve();
 
   /** `prestarted`: a warm sandbox to become the session's (used if started with the config's limits). */
   constructor(private readonly config: RunnerConfig, prestarted?: SandboxProcess) {
@@ -80,10 +88,18 @@ export class ReplSession {
     return this.snippets.length;
   }
 
-  async execute(code: string, extra: { signal?: AbortSignal; typeChecker?: TypeChecker; oversight?: Oversight } = {}): Promise<EvaluationResult> {
+  /**
+   * Runs a snippet after any still running (a client may send the next one before the last
+   * has ended, say right after cancelling it).
+   */
+  execute(code: string, extra: ExecuteOptions = {}): Promise<EvaluationResult> {
+    const result = this.turn.then(() => this.run(code, extra));
+    this.turn = result.catch(() => undefined);
+    return result;
+  }
+
+  private async run(code: string, extra: ExecuteOptions): Promise<EvaluationResult> {
     const { config } = this;
-    if (this.busy) throw new Error("this session is already running a snippet; wait for it, or use another session");
-    this.busy = true;
     this.lastUsed = Date.now();
     try {
       const live = await this.liveSandbox();
@@ -127,7 +143,6 @@ export class ReplSession {
       // The checks saw the whole program; the sandbox ran the snippet alone.
       return result.outcome === "rejected" ? { ...result, error: shiftLines(result.error, prefixLines) } : result;
     } finally {
-      this.busy = false;
       this.lastUsed = Date.now();
     }
   }

@@ -226,6 +226,35 @@ describe("REPL sessions", () => {
       expect(existsSync(path.join(dir, "carried.txt"))).toBe(false);
     }));
 
+  it("a long snippet reports progress to a client that asks; a cancellation ends it and the session goes on", () =>
+    withSession(async (s) => {
+      await run(s, "const before = 3");
+      const progress: number[] = [];
+      const controller = new AbortController();
+      const call = client.callTool(
+        { name: "execute_in_session", arguments: { session_id: s, code: "while (true) {}" } },
+        undefined,
+        { signal: controller.signal, onprogress: (p) => progress.push(p.progress), timeout: 10_000 },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1600));
+      controller.abort("enough");
+      await expect(call).rejects.toThrow();
+      expect(progress.length).toBeGreaterThanOrEqual(1);
+      expect(await run(s, "before * 2")).toMatchObject({ stdout: "6\n", exitCode: 0 });
+    }));
+
+  it("runs snippets sent together one after another, in the order they came", () =>
+    withSession(async (s) => {
+      const [first, second, third] = await Promise.all([
+        run(s, "let q = 1;\nawait new Promise((resolve) => setTimeout(resolve, 200));\nq = 2;"),
+        run(s, "q * 10"),
+        run(s, "q = q + 1"),
+      ]);
+      expect(first).toMatchObject({ exitCode: 0 });
+      expect(second).toMatchObject({ stdout: "20\n", exitCode: 0 });
+      expect(third).toMatchObject({ stdout: "3\n", exitCode: 0 });
+    }));
+
   it("names an earlier snippet's frames in a stack trace by the snippet's number", () =>
     withSession(async (s) => {
       await run(s, "const one = 1;");
