@@ -1,6 +1,7 @@
 // One evaluation, end to end: check the script (validator, then type checker), run it in a
-// fresh sandbox under the monitor, and say how it ended. The sandbox boots while the checks
-// run, so the checks cost little wall time; it is killed unused if they fail.
+// fresh sandbox (or a session's live one) under the monitor, and say how it ended. A fresh
+// sandbox boots while the checks run, so the checks cost little wall time; it is killed
+// unused if they fail.
 
 import { type Action, type HostFrame, PROTOCOL_VERSION } from "../library/protocol.js";
 import type { RunnerConfig } from "./config.js";
