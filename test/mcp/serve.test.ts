@@ -7,6 +7,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers.js";
+import { expectProgressThenCancel } from "./progress.js";
 
 let client: Client;
 let transport: StdioClientTransport;
@@ -93,17 +94,7 @@ describe("tacit serve", () => {
   });
 
   it("a long evaluation reports progress to a client that asks, and a cancellation ends it; the server goes on", async () => {
-    const progress: number[] = [];
-    const controller = new AbortController();
-    const call = client.callTool(
-      { name: "execute_typescript", arguments: { code: "while (true) {}" } },
-      undefined,
-      { signal: controller.signal, onprogress: (p) => progress.push(p.progress), timeout: 10_000 },
-    );
-    await new Promise((resolve) => setTimeout(resolve, 1600));
-    controller.abort("enough");
-    await expect(call).rejects.toThrow();
-    expect(progress.length).toBeGreaterThanOrEqual(1);
+    await expectProgressThenCancel(client, "execute_typescript", {});
     // The server killed that sandbox and still answers.
     expect((await execute('println("after cancel")')).result.stdout).toBe("after cancel\n");
   });

@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers.js";
+import { expectProgressThenCancel } from "./progress.js";
 
 let dir: string;
 let client: Client;
@@ -229,17 +230,7 @@ describe("REPL sessions", () => {
   it("a long snippet reports progress to a client that asks; a cancellation ends it and the session goes on", () =>
     withSession(async (s) => {
       await run(s, "const before = 3");
-      const progress: number[] = [];
-      const controller = new AbortController();
-      const call = client.callTool(
-        { name: "execute_in_session", arguments: { session_id: s, code: "while (true) {}" } },
-        undefined,
-        { signal: controller.signal, onprogress: (p) => progress.push(p.progress), timeout: 10_000 },
-      );
-      await new Promise((resolve) => setTimeout(resolve, 1600));
-      controller.abort("enough");
-      await expect(call).rejects.toThrow();
-      expect(progress.length).toBeGreaterThanOrEqual(1);
+      await expectProgressThenCancel(client, "execute_in_session", { session_id: s });
       expect(await run(s, "before * 2")).toMatchObject({ stdout: "6\n", exitCode: 0 });
     }));
 
