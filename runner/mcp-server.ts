@@ -62,6 +62,14 @@ function toolResult(result: EvaluationResult) {
   };
 }
 
+/**
+ * A call's debug line, sent once its answer has gone out: a client that set no logging level
+ * gets every message, and a notification written first would delay the answer behind it.
+ */
+function logAfterAnswer(log: ReturnType<typeof serverLog>, message: string): void {
+  setImmediate(() => log("debug", message));
+}
+
 type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** Runs `work`; a client that sent a progress token hears about it every second until it ends. */
@@ -164,7 +172,7 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
           }),
         );
         recorder?.append({ kind: "execute_typescript", code, result });
-        log("debug", `execute_typescript: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
+        logAfterAnswer(log, `execute_typescript: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
         return toolResult(result);
       }),
   );
@@ -266,7 +274,7 @@ function registerSessionTools(
       try {
         const result = await withProgress(extra, () => session.execute(code, { signal: extra.signal, typeChecker, oversight }));
         recorder?.append({ kind: "execute_in_session", sessionId: session_id, code, result });
-        log("debug", `execute_in_session ${session_id}: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
+        logAfterAnswer(log, `execute_in_session ${session_id}: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
         return toolResult(result);
       } catch (error) {
         return textResult((error as Error).message, true);
