@@ -16,6 +16,7 @@ import { SandboxProcess } from "./sandbox-process.js";
 import type { TypeChecker } from "./checks.js";
 import { IncrementalTypeChecker } from "./incremental-typecheck.js";
 import { Recorder } from "./recorder.js";
+import { refuseMalformedToolCalls } from "./mcp-arguments.js";
 import { ReplSession } from "./session.js";
 import type { Oversight } from "./approval/gate.js";
 import { elicitationAsker } from "./approval/elicitation.js";
@@ -37,6 +38,17 @@ requestFileSystem(".", (fs) => {
 });
 requestExecPermission(["git"], (proc) => println(proc.execOutput("git", ["status", "--short"])));
 `;
+
+/** Each tool's arguments: registered as its input schema, and checked at the edge (mcp-arguments.ts). */
+const TOOL_ARGUMENTS = {
+  execute_typescript: { code: z.string().describe("the whole script") },
+  create_repl_session: {},
+  execute_in_session: { session_id: z.string(), code: z.string() },
+  delete_repl_session: { session_id: z.string() },
+  list_sessions: {},
+  show_interface: {},
+} satisfies Record<string, z.ZodRawShape>;
+type ToolName = keyof typeof TOOL_ARGUMENTS;
 
 const PROGRESS_INTERVAL_MS = 1000;
 /** A call this soon after the last answer is taken as part of a burst (see withSpare). */
@@ -154,7 +166,7 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
       description:
         "Validates, type-checks and runs one TypeScript script (an ES module; top-level await allowed) against the tacit API " +
         "(see show_interface). Returns what it printed, or the precise error with script.ts:LINE:COL.",
-      inputSchema: { code: z.string().describe("the whole script") },
+      inputSchema: TOOL_ARGUMENTS.execute_typescript,
       outputSchema: resultShape,
     },
     async ({ code }, extra) =>
@@ -184,12 +196,16 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
     {
       title: "Show the tacit API",
       description: "The TypeScript declarations (interface.d.ts) scripts are written against, with short examples.",
+      inputSchema: TOOL_ARGUMENTS.show_interface,
     },
     async () => ({ content: [{ type: "text" as const, text: readFileSync(interfacePath, "utf8") + EXAMPLES }] }),
   );
 
   const transport = new StdioServerTransport();
   await server.connect(transport);
+  const sessionTools: ToolName[] = ["create_repl_session", "execute_in_session", "delete_repl_session", "list_sessions"];
+  const offered = (Object.keys(TOOL_ARGUMENTS) as ToolName[]).filter((name) => config.sessionEnabled || !sessionTools.includes(name));
+  refuseMalformedToolCalls(transport, new Map(offered.map((name) => [name, TOOL_ARGUMENTS[name]])));
   log("info", `serving MCP on stdio (tacit ${version}${oversight.audit ? `, audit log ${config.auditLog}` : ""})`);
   for (const warning of config.warnings) log("warning", warning, false); // stderr had them at startup
   await new Promise<void>((resolve) => {
@@ -243,6 +259,7 @@ function registerSessionTools(
       description:
         "A session keeps top-level const, let, function and class bindings across snippets run with execute_in_session; " +
         "a snippet's final expression is shown. Returns the session id.",
+      inputSchema: TOOL_ARGUMENTS.create_repl_session,
       outputSchema: { session_id: z.string() },
     },
     async () => {
@@ -265,7 +282,7 @@ function registerSessionTools(
       description:
         "Runs TypeScript in the session: earlier snippets' bindings are in scope, the final expression's value is shown. " +
         "A snippet that fails (validation, types, an exception, a timeout) leaves the session as it was.",
-      inputSchema: { session_id: z.string(), code: z.string() },
+      inputSchema: TOOL_ARGUMENTS.execute_in_session,
       outputSchema: resultShape,
     },
     async ({ session_id, code }, extra) => {
@@ -284,7 +301,7 @@ function registerSessionTools(
 
   server.registerTool(
     "delete_repl_session",
-    { title: "Delete a REPL session", description: "Ends the session and everything it holds.", inputSchema: { session_id: z.string() } },
+    { title: "Delete a REPL session", description: "Ends the session and everything it holds.", inputSchema: TOOL_ARGUMENTS.delete_repl_session },
     async ({ session_id }) => {
       const session = sessions.get(session_id);
       if (!session) return unknown(session_id);
@@ -298,6 +315,7 @@ function registerSessionTools(
     {
       title: "List REPL sessions",
       description: "The live sessions, with their snippet counts and idle times.",
+      inputSchema: TOOL_ARGUMENTS.list_sessions,
       outputSchema: { sessions: z.array(z.object({ session_id: z.string(), snippets: z.number(), idleMs: z.number() })) },
     },
     async () => {

@@ -42,8 +42,9 @@ describe("tacit serve under malformed input", () => {
     expect(stdoutGarbage).toBe("");
     expect(responses.find((r) => r.id === 2)?.error?.code).toBe(-32601);
     expect(responses.find((r) => r.id === 3)?.result).toBeTruthy();
-    const wrongType = responses.find((r) => r.id === 4) as { result?: { isError?: boolean }; error?: unknown } | undefined;
-    expect(wrongType?.error !== undefined || wrongType?.result?.isError === true).toBe(true);
+    const wrongType = responses.find((r) => r.id === 4) as { error?: { code: number; message: string } } | undefined;
+    expect(wrongType?.error?.code).toBe(-32602);
+    expect(wrongType?.error?.message).toContain('argument "code"');
     const huge = responses.find((r) => r.id === 5) as { result?: { isError?: boolean } } | undefined;
     expect(huge?.result?.isError).toBe(true);
     const fine = responses.find((r) => r.id === 6) as { result?: { structuredContent?: { stdout: string } } } | undefined;

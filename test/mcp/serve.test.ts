@@ -1,5 +1,6 @@
 // `tacit serve` driven by the real MCP SDK client over stdio: the tools, their structured
-// results, failures as isError results (never protocol errors), and a clean stdout.
+// results, failures as isError results (never protocol errors), wrong arguments as
+// InvalidParams, and a clean stdout.
 
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -84,12 +85,21 @@ describe("tacit serve", () => {
     expect((await execute('println("still here")')).result.stdout).toBe("still here\n");
   });
 
-  // The SDK (1.32) answers arguments that fail the input schema with an isError result naming
-  // the problem, as current MCP recommends for input validation, rather than InvalidParams.
-  it("wrong arguments get a clear error naming the missing argument, and the server goes on", async () => {
-    const response = await client.callTool({ name: "execute_typescript", arguments: { source: "x" } });
-    expect(response.isError).toBe(true);
-    expect((response.content as Array<{ text: string }>)[0]!.text).toMatch(/code/);
+  // The issue asks for InvalidParams here; tacit checks tool arguments at the edge
+  // (runner/mcp-arguments.ts), since the SDK alone would answer with an isError result.
+  it("wrong arguments get a clear InvalidParams naming the problem, and the server goes on", async () => {
+    await expect(client.callTool({ name: "execute_typescript", arguments: { source: "x" } })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('argument "code" is missing (a string); unknown argument "source"'),
+    });
+    await expect(client.callTool({ name: "execute_typescript", arguments: { code: 42 } })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('argument "code": Invalid input: expected string, received number'),
+    });
+    await expect(client.callTool({ name: "run_python", arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('unknown tool "run_python"; this server\'s tools are execute_typescript'),
+    });
     expect((await execute("println(1)")).result.exitCode).toBe(0);
   });
 

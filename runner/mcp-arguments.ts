@@ -1,0 +1,47 @@
+// Tool arguments are checked at the edge: a tools/call naming an unknown tool, or with
+// arguments that do not match the tool's input schema, is answered with JSON-RPC
+// InvalidParams (-32602) naming what is wrong, before the SDK sees it. (The SDK 1.32 would
+// answer both with an isError tool result, as the 2025-11-25 spec prefers; the issue asks for
+// InvalidParams, which keeps "your call was malformed" apart from "your script failed".)
+
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+
+const callParams = z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() }).loose();
+
+/** Why the arguments of a tools/call are wrong, or null when they are fine. */
+export function argumentProblem(tools: ReadonlyMap<string, z.ZodRawShape>, params: unknown): string | null {
+  const call = callParams.safeParse(params);
+  if (!call.success) return `tools/call needs params {name, arguments}: ${z.prettifyError(call.error).replace(/\n/g, "; ")}`;
+  const shape = tools.get(call.data.name);
+  if (!shape) return `unknown tool "${call.data.name}"; this server's tools are ${[...tools.keys()].join(", ")}`;
+  const checked = z.strictObject(shape).safeParse(call.data.arguments ?? {});
+  if (checked.success) return null;
+  const problems = checked.error.issues.map((issue) => {
+    if (issue.code === "unrecognized_keys") return `unknown argument${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+    const where = issue.path.length > 0 ? `argument "${issue.path.join(".")}"` : "arguments";
+    if (issue.code === "invalid_type" && issue.path.length === 1 && !(String(issue.path[0]) in (call.data.arguments ?? {}))) {
+      return `${where} is missing (a ${issue.expected})`;
+    }
+    return `${where}: ${issue.message}`;
+  });
+  const expected = Object.keys(shape).length === 0 ? "it takes no arguments" : `it takes ${Object.keys(shape).map((k) => `"${k}"`).join(", ")}`;
+  return `${call.data.name}: ${problems.join("; ")} (${expected})`;
+}
+
+/** Answers malformed tool calls on `transport` with InvalidParams; everything else goes on to the server. */
+export function refuseMalformedToolCalls(transport: Transport, tools: ReadonlyMap<string, z.ZodRawShape>): void {
+  const deliver = transport.onmessage;
+  if (!deliver) throw new Error("tacit: connect the server to the transport before checking its tool calls");
+  transport.onmessage = (message: JSONRPCMessage, extra) => {
+    if (isJSONRPCRequest(message) && message.method === "tools/call") {
+      const problem = argumentProblem(tools, message.params);
+      if (problem !== null) {
+        void transport.send({ jsonrpc: "2.0", id: message.id, error: { code: ErrorCode.InvalidParams, message: problem } }).catch(() => undefined);
+        return;
+      }
+    }
+    deliver(message, extra);
+  };
+}
