@@ -3,6 +3,7 @@
 // sandbox boots while the checks run, so the checks cost little wall time; it is killed
 // unused if they fail.
 
+import { hash } from "node:crypto";
 import { type Action, type HostFrame, PROTOCOL_VERSION } from "../library/protocol.js";
 import type { RunnerConfig } from "./config.js";
 import { EXIT_CODES, type Outcome } from "./exit-codes.js";
@@ -85,8 +86,17 @@ export interface EvaluateOptions {
 
 /** One exchange with the monitor, as a session records it for replay. */
 export interface RecordedExchange {
-  action: Action;
+  /**
+   * What was asked, as a digest (a replay must ask exactly the same): the request itself can
+   * be large (a print, a write) and a long session keeps every one.
+   */
+  actionDigest: string;
   decision: Decision;
+}
+
+/** The digest a replayed request is compared by. */
+export function exchangeDigest(action: Action): string {
+  return hash("sha256", JSON.stringify(action), "base64");
 }
 
 /** What lives across a session's evaluations. */
@@ -222,7 +232,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     : { type: "start", protocol: PROTOCOL_VERSION, code, displayName: options.displayName, hideRuntime: !options.unsafeKeepRuntime, randomSeed: null, session: false };
   const conversation = converse(sandbox, program, live !== undefined, async (action) => {
     const decision = await gate.dispatch(action, context);
-    options.session?.record.push({ action, decision });
+    options.session?.record.push({ actionDigest: exchangeDigest(action), decision });
     return decision;
   });
   const cancel = (): void => sandbox.kill("cancelled", "the evaluation was cancelled by its caller");

@@ -16,7 +16,7 @@ import type { TypeChecker } from "./checks.js";
 import type { Oversight } from "./approval/gate.js";
 import type { RunnerConfig } from "./config.js";
 import { converse } from "./conversation.js";
-import { evaluate, EXIT_CODES, type EvaluationResult, type RecordedExchange, type SessionState } from "./evaluate.js";
+import { evaluate, exchangeDigest, EXIT_CODES, type EvaluationResult, type RecordedExchange, type SessionState } from "./evaluate.js";
 import { HostSecrets } from "./host-secrets.js";
 import { LiveSandbox } from "./live-sandbox.js";
 import { PausableTimer } from "./pausable-timer.js";
@@ -206,7 +206,7 @@ async function replay(live: LiveSandbox, snippet: Snippet, config: RunnerConfig)
   let next = 0;
   const conversation = converse(sandbox, live.programFrame(snippet.sandboxCode, DISPLAY_NAME), true, async (action) => {
     const expected = snippet.recording[next++];
-    if (expected && JSON.stringify(expected.action) === JSON.stringify(action)) return expected.decision;
+    if (expected && expected.actionDigest === exchangeDigest(action)) return expected.decision;
     sandbox.kill("protocol", DIVERGED);
     return null;
   });
