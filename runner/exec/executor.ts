@@ -20,7 +20,9 @@ function warnNoNamespace(reason: string): void {
   if (warnedNoNamespace) return;
   warnedNoNamespace = true;
   process.stderr.write(
-    `tacit: warning: commands run without a PID namespace (${reason}); a command that leaves its process group with setsid can outlive its timeout\n`,
+    `tacit: warning: commands run without a PID namespace (${reason}); a command that leaves its process group with setsid ` +
+      "can outlive its timeout. To contain them, run tacit where util-linux `unshare` may create PID namespaces: as root, or with " +
+      "unprivileged user namespaces allowed (in a container, one allowed to call unshare)\n",
   );
 }
 
