@@ -36,9 +36,13 @@ let probed: NamespaceWrapper | null | undefined;
  * `onUnavailable` hears once why commands will run without one.
  */
 export function namespaceWrapper(onUnavailable: (reason: string) => void): NamespaceWrapper | null {
-  if (probed !== undefined) return probed;
-  probed = null;
-  const unshare = UNSHARE_CANDIDATES.find(executable);
+  if (probed === undefined) probed = probeNamespaceWrapper(UNSHARE_CANDIDATES, onUnavailable);
+  return probed;
+}
+
+/** Tries `unshare` (the first of `candidates` that exists) as root, then through a user namespace. */
+export function probeNamespaceWrapper(candidates: readonly string[], onUnavailable: (reason: string) => void): NamespaceWrapper | null {
+  const unshare = candidates.find(executable);
   if (!unshare || !executable(SHELL)) {
     onUnavailable("util-linux `unshare` (or /bin/sh) is not installed");
     return null;
@@ -46,8 +50,8 @@ export function namespaceWrapper(onUnavailable: (reason: string) => void): Names
   // As root a PID namespace needs nothing more; otherwise a user namespace mapping the user to itself.
   for (const userNamespace of [[], ["--map-current-user"]]) {
     const argsBefore = [...userNamespace, "--pid", "--fork", "--kill-child", "--", SHELL, "-c", RUN_AS_CHILD, "tacit-exec"];
-    const probe = spawnSync(unshare, [...argsBefore, "/bin/sh", "-c", "exit 0"], { stdio: "ignore", timeout: 5000 });
-    if (probe.status === 0) return (probed = { program: unshare, argsBefore });
+    const probe = spawnSync(unshare, [...argsBefore, SHELL, "-c", "exit 0"], { stdio: "ignore", timeout: 5000 });
+    if (probe.status === 0) return { program: unshare, argsBefore };
   }
   onUnavailable("this host does not allow creating a PID namespace (no root, and user namespaces are disabled)");
   return null;
