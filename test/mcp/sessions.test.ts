@@ -74,7 +74,7 @@ beforeAll(async () => {
   writeFileSync(path.join(dir, "config.json"), JSON.stringify({ maxSessions: 3 }));
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [path.join(repoRoot, "bin", "tacit.js"), "serve", "--exec-timeout-ms", "3000", "--config", "config.json"],
+    args: [path.join(repoRoot, "bin", "tacit.js"), "serve", "--exec-timeout-ms", "3000", "--memory-limit-mb", "128", "--config", "config.json"],
     cwd: dir,
     stderr: "ignore",
   });
@@ -200,6 +200,16 @@ describe("REPL sessions", () => {
       expect(stalled.error).toContain("top-level await never settled");
       expect(await run(s, "read()")).toMatchObject({ stdout: "1\n", exitCode: 0 });
       expect((await run(s, "lost")).exitCode).not.toBe(0);
+    }));
+
+  it("watches memory in every snippet (the watchdog rests between them): a later bomb is killed, the session goes on", () =>
+    withSession(async (s) => {
+      await run(s, "const kept = 5;");
+      await run(s, "kept + 1");
+      const bomb = await run(s, "const hoard: Uint8Array[] = [];\nwhile (true) { const b = new Uint8Array(64 * 1024 * 1024); b.fill(7); hoard.push(b); }");
+      expect(bomb.exitCode).toBe(125);
+      expect(bomb.error).toMatch(/memory/);
+      expect(await run(s, "kept * 2")).toMatchObject({ stdout: "10\n", exitCode: 0 });
     }));
 
   it("ends a snippet only when its timers have run: nothing of it spills into the next", () =>
