@@ -3,10 +3,11 @@
 // heavy dependencies so the CLI can start Deno first and load the rest while it boots.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rm, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rm } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
+import { cleanUpAtExit } from "./exit-cleanup.js";
 import { RSS_ALLOWANCE_MB } from "./limits.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
 
@@ -56,20 +57,6 @@ export function sandboxEnv(denoDir: string): Record<string, string> {
   return { DENO_DIR: denoDir, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", DENO_NO_PROMPT: "1" };
 }
 
-/** Processes still running, with their DENO_DIRs: nothing outlives the host. */
-const live = new Map<ChildProcess, string>();
-let exitHookInstalled = false;
-function killAllOnExit(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const [child, denoDir] of live) {
-      child.kill("SIGKILL");
-      rmSync(denoDir, { recursive: true, force: true });
-    }
-  });
-}
-
 export class SandboxProcess {
   readonly options: SandboxOptions;
   private readonly child: ChildProcess;
@@ -84,13 +71,13 @@ export class SandboxProcess {
   constructor(options: SandboxOptions) {
     this.options = options;
     this.denoDir = mkdtempSync(path.join(tmpdir(), "tacit-deno-"));
-    killAllOnExit();
     this.child = spawn(denoExecutable(), sandboxArgs(options), {
       env: sandboxEnv(this.denoDir),
       cwd: this.denoDir,
       stdio: ["pipe", "pipe", "pipe"],
     });
-    live.set(this.child, this.denoDir);
+    // Nothing outlives the host: if tacit exits first, the process is killed and its DENO_DIR deleted.
+    const release = cleanUpAtExit(this.child, this.denoDir);
     this.rssLimitKb = (options.memoryLimitMb + RSS_ALLOWANCE_MB) * 1024;
     this.watchMemory(true);
 
@@ -106,7 +93,7 @@ export class SandboxProcess {
         // Deleted on libuv's thread pool, not the main thread (a DENO_DIR holds a few caches);
         // the exit hook still deletes it if tacit exits first.
         rm(this.denoDir, { recursive: true, force: true }, () => {
-          live.delete(this.child);
+          release();
           resolve(this.killedFor ?? end);
         });
       };

@@ -2,10 +2,11 @@
 // lib es2023 only (no DOM, no @types), strict, every file a module. Runs after the validator,
 // which has already refused anything that would make the checker read other files.
 
-import { type ChildProcess, execFile } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { cleanUpAtExit } from "./exit-cleanup.js";
 import { interfacePath, tscExecutable } from "./paths.js";
 
 export interface TypeDiagnostic {
@@ -55,20 +56,6 @@ export class TypeCheckerError extends Error {
   override name = "TypeCheckerError";
 }
 
-/** Checks in flight: a process that exits early (a rejected script) leaves none behind. */
-const inFlight = new Map<ChildProcess, string>();
-let exitHookInstalled = false;
-function cleanUpOnExit(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const [child, dir] of inFlight) {
-      child.kill("SIGKILL");
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-}
-
 /**
  * With `noResolve` the checker reads nothing but the script, interface.d.ts and its own lib
  * files — no triple-slash reference or import target is ever opened (verified with strace) —
@@ -76,7 +63,6 @@ function cleanUpOnExit(): void {
  * if the validator passes.
  */
 export async function typeCheck(code: string): Promise<TypeCheckResult> {
-  cleanUpOnExit();
   const dir = mkdtempSync(path.join(tmpdir(), "tacit-check-"));
   try {
     writeFileSync(path.join(dir, "script.ts"), code);
@@ -90,12 +76,13 @@ export async function typeCheck(code: string): Promise<TypeCheckResult> {
         ["-p", path.join(dir, "tsconfig.json")],
         { cwd: dir, maxBuffer: 16 * 1024 * 1024, env: { PATH: process.env.PATH ?? "" } },
         (error, stdout, stderr) => {
-          inFlight.delete(child);
+          release();
           if (error && typeof error.code !== "number") reject(new TypeCheckerError(`the type checker could not run: ${error.message}`));
           else resolve({ exitCode: typeof error?.code === "number" ? error.code : 0, stdout, stderr });
         },
       );
-      inFlight.set(child, dir);
+      // A process that exits early (a rejected script) leaves no check behind.
+      const release = cleanUpAtExit(child, dir);
     });
     const diagnostics = parseTscOutput(stdout);
     if (exitCode !== 0 && diagnostics.length === 0) {
