@@ -22,10 +22,10 @@ import type { Decision, EvaluationContext, InputSource } from "./monitor.js";
 import { OUTPUT_LIMIT_BYTES, OutputBuffer } from "./output.js";
 import { rewriteForSandbox } from "./rewrite-imports.js";
 import type { PureFunctionSite } from "./pure-functions.js";
-import { Sandbox, type SandboxEnd } from "./sandbox.js";
+import { type SandboxEnd, sandboxWith } from "./sandbox.js";
 import { converse } from "./conversation.js";
 import type { LiveSandbox } from "./live-sandbox.js";
-import { SandboxProcess } from "./sandbox-process.js";
+import type { SandboxProcess } from "./sandbox-process.js";
 import { type CheckResult, checkScript, type TypeChecker } from "./checks.js";
 import type { TacitImport } from "./validator.js";
 import { ApprovalGate, type Oversight } from "./approval/gate.js";
@@ -123,14 +123,6 @@ export interface SessionPart {
   record: RecordedExchange[];
 }
 
-function sandboxFor(options: EvaluateOptions): Sandbox {
-  const wanted = { memoryLimitMb: options.config.memoryLimitMb };
-  const early = options.prestarted;
-  if (early && !early.isKilled && early.options.memoryLimitMb === wanted.memoryLimitMb) return new Sandbox(early);
-  early?.kill("cancelled", "started with other limits");
-  return new Sandbox(new SandboxProcess(wanted));
-}
-
 function result(outcome: Outcome, output: OutputBuffer, error: string | null, startedAt: number): EvaluationResult {
   return {
     outcome,
@@ -178,7 +170,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   const { config } = options;
   const output = new OutputBuffer(OUTPUT_LIMIT_BYTES, options.onOutput);
   const live = options.session?.live;
-  const sandbox = live ? live.sandbox : sandboxFor(options);
+  const sandbox = live ? live.sandbox : sandboxWith(config.memoryLimitMb, options.prestarted);
   // A one-shot sandbox that will not run anything is killed; a session's waits for the next snippet.
   const unused = async (reason: string): Promise<void> => {
     if (live) return;

@@ -2,8 +2,8 @@
 // another, each as its own module, and keeps their top-level bindings (see session.ts).
 
 import { type NextFrame, PROTOCOL_VERSION, type StartFrame } from "../library/protocol.js";
-import { Sandbox } from "./sandbox.js";
-import { SandboxProcess } from "./sandbox-process.js";
+import { type Sandbox, sandboxWith } from "./sandbox.js";
+import type { SandboxProcess } from "./sandbox-process.js";
 
 export class LiveSandbox {
   readonly sandbox: Sandbox;
@@ -12,9 +12,7 @@ export class LiveSandbox {
 
   /** Takes over `prestarted` if it was started with these limits, else starts a process. */
   constructor(memoryLimitMb: number, private readonly randomSeed: number, prestarted?: SandboxProcess) {
-    const usable = prestarted && !prestarted.isKilled && prestarted.options.memoryLimitMb === memoryLimitMb;
-    if (prestarted && !usable) prestarted.kill("cancelled", "started with other limits");
-    this.sandbox = new Sandbox(usable ? prestarted : new SandboxProcess({ memoryLimitMb }));
+    this.sandbox = sandboxWith(memoryLimitMb, prestarted);
     void this.sandbox.ended.then(() => (this.exited = true));
   }
 

@@ -8,6 +8,16 @@ import { type KillReason, type SandboxEnd, SandboxProcess, type SandboxOptions }
 
 export type { SandboxEnd, SandboxOptions };
 
+/**
+ * A sandbox with these limits: `prestarted` (started ahead, booting while the caller worked)
+ * when it is alive and was started with them; otherwise a fresh one, and `prestarted` killed.
+ */
+export function sandboxWith(memoryLimitMb: number, prestarted?: SandboxProcess): Sandbox {
+  if (prestarted && !prestarted.isKilled && prestarted.options.memoryLimitMb === memoryLimitMb) return new Sandbox(prestarted);
+  prestarted?.kill("cancelled", "started with other limits");
+  return new Sandbox(new SandboxProcess({ memoryLimitMb }));
+}
+
 export class Sandbox {
   private readonly splitter = new FrameSplitter();
   private frameHandler: (frame: SandboxFrame) => void = () => undefined;
