@@ -43,6 +43,11 @@ function patternNames(pattern: AstNode | null | undefined, into: string[]): void
   }
 }
 
+/** The declaration a statement makes, looking through `export`; null for `export { … }`. */
+function declarationOf(statement: AstNode): AstNode | null {
+  return statement.type === "ExportNamedDeclaration" ? (statement.declaration as AstNode | null) : statement;
+}
+
 /**
  * Whether a namespace exists at run time: it does if it holds anything but types (a namespace
  * of types only is erased, and publishing it would publish a name that refers to itself).
@@ -52,7 +57,7 @@ function isInstantiated(namespace: AstNode): boolean {
   if (!body) return false;
   if (body.type === "TSModuleDeclaration") return isInstantiated(body); // namespace A.B { … }
   return (body.body as AstNode[]).some((statement) => {
-    const node = statement.type === "ExportNamedDeclaration" ? (statement.declaration as AstNode | null) : statement;
+    const node = declarationOf(statement);
     if (!node) return false;
     if (node.type === "TSTypeAliasDeclaration" || node.type === "TSInterfaceDeclaration") return false;
     if (node.type === "TSModuleDeclaration") return isInstantiated(node);
@@ -62,7 +67,7 @@ function isInstantiated(namespace: AstNode): boolean {
 
 /** The value bindings a top-level statement declares (types, `declare` and overloads have none). */
 function declaredBindings(statement: AstNode): Binding[] {
-  const node = statement.type === "ExportNamedDeclaration" ? (statement.declaration as AstNode | null) : statement;
+  const node = declarationOf(statement);
   if (!node || node.declare === true) return [];
   const named = (constant: boolean): Binding[] => {
     const id = node.id as AstNode | null;
@@ -96,7 +101,7 @@ function declaredBindings(statement: AstNode): Binding[] {
 function constEnumEdits(snippet: string, body: readonly AstNode[]): Edit[] {
   const edits: Edit[] = [];
   for (const statement of body) {
-    const node = statement.type === "ExportNamedDeclaration" ? (statement.declaration as AstNode | null) : statement;
+    const node = declarationOf(statement);
     if (node?.type === "TSEnumDeclaration" && node.const === true && snippet.startsWith("const", node.start)) {
       edits.push({ at: node.start, length: "const".length, text: " ".repeat("const".length) });
     }
