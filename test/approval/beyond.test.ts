@@ -11,12 +11,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { lit, onTerminal, startServer, storedApprovals, type TestServer, unattended, worlds } from "./fixtures.js";
+import { lit, onTerminal, startServer, storedApprovals, type TestServer, touchScript, unattended, worlds } from "./fixtures.js";
 
 const world = worlds("tacit-beyond-");
-
-const touchScript = (command: string, file: string): string =>
-  `requestExecPermission([${lit(command)}], (p) => p.exec(${lit(command)}, [${lit(file)}]));\nprintln("ran");\n`;
 
 describe("exec beyond --command-permissions", () => {
   const rules = [{ action: "exec", command: "touch", tier: "always-ask", beyondAllowlist: true }];

@@ -11,7 +11,8 @@ import { afterEach } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
 import { tacitBin } from "../helpers.js";
 
-export { lit } from "../files/fixtures.js";
+import { lit } from "../files/fixtures.js";
+export { lit };
 export { startServer, type TestServer } from "../net/fixtures.js";
 
 /** The text the terminal asker ends its question with. */
@@ -201,6 +202,10 @@ export function writeApprovals(world: World, entries: StoredApproval[], mode = 0
 }
 
 /** A script that deletes `name` in the working directory and says so. */
+/** A script that runs `command file` in an exec scope, then prints "ran". */
+export const touchScript = (command: string, file: string): string =>
+  `requestExecPermission([${lit(command)}], (p) => p.exec(${lit(command)}, [${lit(file)}]));\nprintln("ran");\n`;
+
 export const deleteScript = (name: string): string =>
   `requestFileSystem(".", (fs) => { fs.access(${JSON.stringify(name)}).delete(); });\nprintln("deleted");\n`;
 

@@ -5,7 +5,7 @@
 
 import { realpathSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { approvals, deleteScript, onTerminal, storedApprovals, unattended, worlds } from "./fixtures.js";
+import { approvals, deleteScript, onTerminal, storedApprovals, touchScript, unattended, worlds } from "./fixtures.js";
 
 const world = worlds("tacit-terminal-");
 
@@ -86,7 +86,7 @@ describe("asking on the terminal", () => {
   it("always-ask, y: allowed, never remembered; the next unattended run is refused", async () => {
     const w = world();
     const config = w.config([{ action: "exec", tier: "always-ask", command: "touch" }], { libraryConfig: { commandPermissions: ["touch"] } });
-    const script = w.script(`requestExecPermission(["touch"], (p) => p.exec("touch", ["marker"]));\nprintln("ran");\n`);
+    const script = w.script(touchScript("touch", "marker"));
     const run = await onTerminal(w, ["run", "--config", config, script], { answers: ["y"] });
     expect(run.code, run.all).toBe(0);
     expect(run.prompts).toBe(1);
