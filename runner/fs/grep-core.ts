@@ -30,7 +30,7 @@ let sharedBuffer: Buffer | null = null;
  * Calls `onLine` for every line of an open regular file, streaming; stops early if it
  * returns false.
  */
-export function forEachLineOfFd(fd: number, onLine: (line: string, lineNumber: number) => boolean | void): void {
+export function forEachLineOfFd(fd: number, onLine: (line: string, lineNumber: number) => boolean | void, literal: Buffer | null = null): void {
   const buffer = (sharedBuffer ??= Buffer.allocUnsafe(CHUNK_BYTES));
   const decoder = new StringDecoder("utf8");
   let pending = "";
@@ -39,6 +39,8 @@ export function forEachLineOfFd(fd: number, onLine: (line: string, lineNumber: n
     const n = readSync(fd, buffer, 0, CHUNK_BYTES, null);
     // A regular file that returns less than asked for is at its end: no extra read to learn it.
     const atEnd = n < CHUNK_BYTES;
+    // The whole file is in the buffer: without the literal, no line can match.
+    if (literal !== null && atEnd && lineNumber === 0 && pending === "" && buffer.subarray(0, n).indexOf(literal) === -1) return;
     pending += decoder.write(buffer.subarray(0, n)) + (atEnd ? decoder.end() : "");
     let start = 0;
     for (let newline = pending.indexOf("\n", start); newline !== -1; newline = pending.indexOf("\n", start)) {
@@ -64,17 +66,19 @@ export function forEachLineOf(realPath: string, verify: (actual: string) => void
   }
 }
 
+export function tooManyMatches(): GrepLimitError {
+  return new GrepLimitError(
+    `more than ${GREP_RESULT_LIMIT_CHARS} characters of matches; narrow the pattern, or the glob, or search a smaller directory`,
+  );
+}
+
 export class MatchCollector {
   readonly matches: GrepMatch[] = [];
   private chars = 0;
 
   add(match: GrepMatch): void {
     this.chars += match.file.length + match.line.length + 32;
-    if (this.chars > GREP_RESULT_LIMIT_CHARS) {
-      throw new GrepLimitError(
-        `more than ${GREP_RESULT_LIMIT_CHARS} characters of matches; narrow the pattern, or the glob, or search a smaller directory`,
-      );
-    }
+    if (this.chars > GREP_RESULT_LIMIT_CHARS) throw tooManyMatches();
     this.matches.push(match);
   }
 }
@@ -128,14 +132,143 @@ export interface GrepRecursiveRequest {
   classifiedPatterns: readonly string[];
 }
 
-interface SearchContext {
+/** How to search one file: shared by the walking thread and the search helper. */
+export interface FileSearch {
+  regex: RegExp;
+  /** Bytes every matching line contains (a pattern that is a plain ASCII literal), or null. */
+  literal: Buffer | null;
+  verify: (actual: string) => void;
+}
+
+/**
+ * One file of a recursive search, in search order. `opened` files are opened as `path`
+ * (/proc/self/fd/N/name under a verified directory) without following a final link;
+ * `linked` ones are the in-scope target of a symlink, opened and verified like any read.
+ */
+export type SearchTask = { kind: "opened"; named: string; path: string } | { kind: "linked"; named: string; real: string };
+
+export function fileSearchOf(pattern: string, realRoot: string, classified: ClassifiedPaths, regex: RegExp = new RegExp(pattern)): FileSearch {
+  return { regex, literal: literalOf(pattern), verify: searchableCheck(realRoot, classified) };
+}
+
+// A pattern with none of these is a literal in a RegExp made without flags.
+const REGEX_SYNTAX = /[\\^$.|?*+()[\]{}]/;
+
+/**
+ * The UTF-8 bytes of a pattern that can only match itself, or null. Only printable ASCII:
+ * decoding never makes ASCII out of other bytes, so a file whose bytes lack the literal has
+ * no line that contains it, and is not split into lines at all.
+ */
+export function literalOf(pattern: string): Buffer | null {
+  if (pattern === "" || REGEX_SYNTAX.test(pattern) || !/^[\x20-\x7e]+$/.test(pattern)) return null;
+  return Buffer.from(pattern, "latin1");
+}
+
+/** Searches one file of a recursive search; an unreadable or vanished file is skipped, as grep -r does. */
+export function searchTask(task: SearchTask, search: FileSearch, collector: MatchCollector): void {
+  let fd: number;
+  try {
+    fd = task.kind === "opened"
+      ? openSync(task.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+      : openForReading(task.real, search.verify).fd;
+  } catch {
+    return; // Unreadable, vanished, or a link swapped in: skipped.
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return; // FIFOs, sockets and devices are skipped.
+    forEachLineOfFd(fd, grepLines(task.named, search.regex, collector), search.literal);
+  } catch (error) {
+    if (error instanceof GrepLimitError) throw error;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Searches batches of files, perhaps with another thread. `begin` hands over a batch (another
+ * thread may start on it at once); `finish` completes the batch begun last and returns the
+ * matches of each of its files, by index. One batch is in progress at a time.
+ */
+export interface BatchSearcher {
+  begin(tasks: readonly SearchTask[]): void;
+  finish(): GrepMatch[][];
+}
+
+interface WalkContext {
   realRoot: string;
   classified: ClassifiedPaths;
   wanted: (named: string) => boolean;
-  verify: (actual: string) => void;
-  regex: RegExp;
-  collector: MatchCollector;
+  batches: TaskBatches;
 }
+
+/**
+ * Files to search, gathered in walk order and searched a batch at a time: while one batch is
+ * being searched (by a helper thread, if there is one), the walk gathers the next.
+ */
+class TaskBatches {
+  private tasks: SearchTask[] = [];
+  /** Directories walked whose files may still be in a batch: closed once it is searched. */
+  private finishedDirectories: number[] = [];
+  /** Those of the batch in progress. */
+  private inProgress: { directories: number[] } | null = null;
+  /** Set when a batch failed (too many matches): nothing more is searched. */
+  private failed = false;
+  readonly collector = new MatchCollector();
+
+  constructor(private readonly searcher: BatchSearcher) {}
+
+  add(task: SearchTask): void {
+    this.tasks.push(task);
+    if (this.tasks.length >= BATCH_FILES) this.next();
+  }
+
+  directoryFinished(fd: number): void {
+    this.finishedDirectories.push(fd);
+    if (this.finishedDirectories.length >= BATCH_DIRECTORIES) this.next();
+  }
+
+  /** Finishes the batch in progress and begins the one gathered since. */
+  next(): void {
+    this.finishInProgress();
+    if (this.failed) return;
+    this.inProgress = { directories: this.finishedDirectories };
+    this.finishedDirectories = [];
+    const tasks = this.tasks;
+    this.tasks = [];
+    this.searcher.begin(tasks);
+  }
+
+  /** Searches what is left; the walk is over. */
+  end(): void {
+    this.next();
+    this.finishInProgress();
+  }
+
+  private finishInProgress(): void {
+    const batch = this.inProgress;
+    if (batch === null) return;
+    this.inProgress = null;
+    try {
+      for (const matches of this.searcher.finish()) for (const match of matches) this.collector.add(match);
+    } catch (error) {
+      this.failed = true;
+      throw error;
+    } finally {
+      for (const fd of batch.directories) closeSync(fd);
+    }
+  }
+
+  /** Closes every directory still open (after a failure). */
+  closeDirectories(): void {
+    for (const fd of [...(this.inProgress?.directories ?? []), ...this.finishedDirectories.splice(0)]) closeSync(fd);
+    this.inProgress = null;
+  }
+}
+
+/** Files per batch: enough that handing half to another thread pays, few enough to start it early. */
+const BATCH_FILES = 1024;
+/** Directory descriptors kept open for a batch's files, at most (besides those still being walked). */
+const BATCH_DIRECTORIES = 64;
 
 const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
@@ -143,9 +276,10 @@ const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name 
  * One directory of a recursive search. The directory is opened and verified once (it must
  * really be inside the scope); its files are opened through that descriptor
  * (/proc/self/fd/N/name, without following a final link), so no per-file check is needed
- * and a directory swapped for a link cannot redirect the reads.
+ * and a directory swapped for a link cannot redirect the reads. The descriptor stays open
+ * until the batch holding its files has been searched.
  */
-function searchDirectory(named: string, realDir: string, context: SearchContext): void {
+function walkDirectory(named: string, realDir: string, context: WalkContext): void {
   let dirFd: number;
   try {
     dirFd = openSync(realDir, constants.O_RDONLY | constants.O_DIRECTORY);
@@ -161,26 +295,26 @@ function searchDirectory(named: string, realDir: string, context: SearchContext)
       const entryNamed = path.join(named, dirent.name);
       const entryReal = path.join(actualDir, dirent.name);
       if (dirent.isSymbolicLink()) {
-        searchLinkedEntry(entryNamed, entryReal, context);
+        linkedEntry(entryNamed, entryReal, context);
         continue;
       }
       // Pruned by name: classified files and directories are never opened.
       if (context.classified.matchesExactly(entryNamed) || (entryReal !== entryNamed && context.classified.matchesExactly(entryReal))) continue;
       if (dirent.isDirectory()) {
-        searchDirectory(entryNamed, entryReal, context);
+        walkDirectory(entryNamed, entryReal, context);
       } else if (dirent.isFile() && context.wanted(entryNamed)) {
-        searchOpenedFile(entryNamed, () => openSync(path.join(dirPath, dirent.name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK), context);
+        context.batches.add({ kind: "opened", named: entryNamed, path: path.join(dirPath, dirent.name) });
       }
     }
   } catch (error) {
     if (error instanceof GrepLimitError) throw error;
   } finally {
-    closeSync(dirFd);
+    context.batches.directoryFinished(dirFd);
   }
 }
 
 /** A symlink met in a search: followed only to a regular file inside the scope, never into a directory. */
-function searchLinkedEntry(named: string, linkPath: string, context: SearchContext): void {
+function linkedEntry(named: string, linkPath: string, context: WalkContext): void {
   let real: string;
   try {
     real = resolveReal(linkPath);
@@ -188,37 +322,44 @@ function searchLinkedEntry(named: string, linkPath: string, context: SearchConte
     return;
   }
   if (!isWithin(real, context.realRoot) || context.classified.isClassified(named, real) || !context.wanted(named)) return;
-  searchOpenedFile(named, () => openForReading(real, context.verify).fd, context);
+  context.batches.add({ kind: "linked", named, real });
 }
 
-function searchOpenedFile(named: string, open: () => number, context: SearchContext): void {
-  let fd: number;
-  try {
-    fd = open();
-  } catch {
-    return; // Unreadable, vanished, or a link swapped in: skipped.
-  }
-  try {
-    if (!fstatSync(fd).isFile()) return; // FIFOs, sockets and devices are skipped.
-    forEachLineOfFd(fd, grepLines(named, context.regex, context.collector));
-  } catch (error) {
-    if (error instanceof GrepLimitError) throw error;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Classified files and directories are pruned by name: never opened, never read. */
-export function grepRecursive(request: GrepRecursiveRequest, regex: RegExp): GrepMatch[] {
+/**
+ * Classified files and directories are pruned by name: never opened, never read. Files are
+ * searched a batch at a time, by this thread alone or `shared` with another; matches come
+ * back in walk order, whoever searched them.
+ */
+export function grepRecursive(request: GrepRecursiveRequest, regex: RegExp, shared: ((search: FileSearch) => BatchSearcher) | null = null): GrepMatch[] {
   const classified = new ClassifiedPaths(request.classifiedPatterns);
-  const collector = new MatchCollector();
-  searchDirectory(request.dir, request.realDir, {
-    realRoot: request.realRoot,
-    classified,
-    wanted: request.glob ? globMatcher(request.glob, request.dir) : () => true,
-    verify: searchableCheck(request.realRoot, classified),
-    regex,
-    collector,
-  });
-  return collector.matches;
+  const search = fileSearchOf(request.pattern, request.realRoot, classified, regex);
+  const batches = new TaskBatches(shared ? shared(search) : searchAlone(search));
+  try {
+    walkDirectory(request.dir, request.realDir, {
+      realRoot: request.realRoot,
+      classified,
+      wanted: request.glob ? globMatcher(request.glob, request.dir) : () => true,
+      batches,
+    });
+    batches.end();
+  } finally {
+    batches.closeDirectories(); // those left by a search that failed
+  }
+  return batches.collector.matches;
+}
+
+/** Searches each batch in this thread, when it is finished. */
+function searchAlone(search: FileSearch): BatchSearcher {
+  let pending: readonly SearchTask[] = [];
+  return {
+    begin: (tasks) => (pending = tasks),
+    finish: () => {
+      const collector = new MatchCollector();
+      return pending.map((task) => {
+        const before = collector.matches.length;
+        searchTask(task, search, collector);
+        return collector.matches.slice(before);
+      });
+    },
+  };
 }

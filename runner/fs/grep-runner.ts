@@ -1,19 +1,29 @@
 // The host's handle on the grep worker: one thread per evaluation, started on first use,
 // terminated when the evaluation ends or is aborted (a timeout kills a stuck search too).
+// A recursive search also gets a helper thread, where there is a second core, that takes a
+// share of its files (see shared-search.ts); it is ended with the worker.
 
 import { createRequire } from "node:module";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import type { Worker } from "node:worker_threads";
 import { packageRoot } from "../paths.js";
 import type { GrepMatch } from "./grep-core.js";
-import type { GrepJob, GrepReply } from "./grep-worker.js";
+import type { ConnectHelper, GrepJob, GrepReply, WorkerRole } from "./grep-worker.js";
+import { CONTROL_BYTES } from "./shared-search.js";
 
 const WORKER_PATH = path.join(packageRoot, "dist", "bundle", "grep-worker.cjs");
 
 type JobInput = GrepJob extends infer J ? (J extends { id: number } ? Omit<J, "id"> : never) : never;
 
+function workerThreads(): typeof import("node:worker_threads") {
+  // Loaded on first search: most runs never search, and the module costs start-up time.
+  return createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
+}
+
 export class GrepRunner {
   private worker: Worker | null = null;
+  private helper: Worker | null = null;
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (r: GrepReply) => void; reject: (e: Error) => void }>();
 
@@ -22,37 +32,54 @@ export class GrepRunner {
   }
 
   private start(): Worker {
-    // Loaded on first search: most runs never search, and the module costs start-up time.
-    const { Worker: WorkerThread } = createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
-    const worker = new WorkerThread(WORKER_PATH);
+    const worker = new (workerThreads().Worker)(WORKER_PATH, { workerData: { role: "search" } satisfies WorkerRole });
     worker.unref();
     worker.on("message", (reply: GrepReply) => {
       this.pending.get(reply.id)?.resolve(reply);
       this.pending.delete(reply.id);
     });
-    const fail = (error: Error): void => {
-      for (const { reject } of this.pending.values()) reject(error);
-      this.pending.clear();
-      this.worker = null;
-    };
-    worker.on("error", fail);
-    worker.on("exit", () => fail(new Error("the search was stopped")));
+    worker.on("error", (error) => this.fail(error));
+    worker.on("exit", () => this.fail(new Error("the search was stopped")));
     return worker;
+  }
+
+  /** Starts the helper and hands the worker its end of the link (the worker never waits for it to start). */
+  private connectHelper(worker: Worker): Worker {
+    const { Worker: WorkerThread, MessageChannel } = workerThreads();
+    const { port1, port2 } = new MessageChannel();
+    const control = new SharedArrayBuffer(CONTROL_BYTES);
+    const helper = new WorkerThread(WORKER_PATH, { workerData: { role: "helper", port: port2, control } satisfies WorkerRole, transferList: [port2] });
+    helper.unref();
+    // A helper that dies could leave the worker waiting for its answer: the search ends with it.
+    helper.on("error", (error) => this.fail(error));
+    helper.on("exit", () => this.fail(new Error("the search helper stopped")));
+    worker.postMessage({ op: "connect-helper", port: port1, control } satisfies ConnectHelper, [port1]);
+    return helper;
+  }
+
+  private fail(error: Error): void {
+    for (const { reject } of this.pending.values()) reject(error);
+    this.pending.clear();
+    this.close();
   }
 
   run(job: JobInput): Promise<GrepReply> {
     if (this.signal.aborted) return Promise.reject(new Error("the evaluation has ended"));
-    this.worker ??= this.start();
+    const worker = (this.worker ??= this.start());
+    if (job.op === "grepRecursive" && this.helper === null && availableParallelism() > 1) this.helper = this.connectHelper(worker);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker!.postMessage({ ...job, id });
+      worker.postMessage({ ...job, id });
     });
   }
 
   close(): void {
-    void this.worker?.terminate();
+    const { worker, helper } = this;
     this.worker = null;
+    this.helper = null;
+    void worker?.terminate();
+    void helper?.terminate();
   }
 }
 

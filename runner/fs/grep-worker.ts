@@ -1,7 +1,9 @@
 // The search worker thread: runs the agent's regular expressions and globs away from the
-// host's event loop. A catastrophic pattern stalls only this thread; the host terminates it.
+// host's event loop. A catastrophic pattern stalls only this thread (and the search helper);
+// the host terminates them. The same file runs as the search helper, which takes a share of
+// a recursive search's files (see shared-search.ts).
 
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import { ClassifiedPaths } from "./classified-paths.js";
 import {
   findEntries,
@@ -10,46 +12,68 @@ import {
   grepFile,
   grepRecursive,
   type GrepRecursiveRequest,
+  type FileSearch,
   MatchCollector,
   searchableCheck,
 } from "./grep-core.js";
+import { type HelperLink, serveAsHelper, sharedSearcher } from "./shared-search.js";
 
 export type GrepJob =
   | { id: number; op: "grep"; named: string; real: string; realRoot: string; classifiedPatterns: readonly string[]; pattern: string }
   | ({ id: number; op: "grepRecursive" } & GrepRecursiveRequest)
   | ({ id: number; op: "find"; pattern: "" } & FindRequest);
 
+/** Sent once, before the first recursive search: the walker's end of the link to the helper. */
+export type ConnectHelper = { op: "connect-helper" } & HelperLink;
+
 export type GrepReply =
   | { id: number; ok: true; matches: GrepMatch[] }
   | { id: number; ok: true; paths: string[] }
   | { id: number; ok: false; message: string; invalidPattern: boolean };
 
+/** How the thread is started: as the search worker, or as its helper. */
+export type WorkerRole = { role: "search" } | ({ role: "helper" } & HelperLink);
+
 function compile(pattern: string): RegExp {
   return new RegExp(pattern);
 }
 
-parentPort?.on("message", (job: GrepJob) => {
-  let regex: RegExp;
-  try {
-    regex = compile(job.pattern);
-  } catch (error) {
-    parentPort!.postMessage({ id: job.id, ok: false, invalidPattern: true, message: (error as Error).message } satisfies GrepReply);
-    return;
-  }
-  try {
-    if (job.op === "find") {
-      parentPort!.postMessage({ id: job.id, ok: true, paths: findEntries(job) } satisfies GrepReply);
+function serveSearches(): void {
+  let helper: HelperLink | null = null;
+  parentPort?.on("message", (job: GrepJob | ConnectHelper) => {
+    if (job.op === "connect-helper") {
+      helper = { port: job.port, control: job.control };
       return;
     }
-    if (job.op === "grep") {
-      const collector = new MatchCollector();
-      grepFile(job.named, job.real, searchableCheck(job.realRoot, new ClassifiedPaths(job.classifiedPatterns)), regex, collector);
-      parentPort!.postMessage({ id: job.id, ok: true, matches: collector.matches } satisfies GrepReply);
-    } else {
-      parentPort!.postMessage({ id: job.id, ok: true, matches: grepRecursive(job, regex) } satisfies GrepReply);
+    let regex: RegExp;
+    try {
+      regex = compile(job.pattern);
+    } catch (error) {
+      parentPort!.postMessage({ id: job.id, ok: false, invalidPattern: true, message: (error as Error).message } satisfies GrepReply);
+      return;
     }
-  } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    parentPort!.postMessage({ id: job.id, ok: false, invalidPattern: false, message: e.code ?? e.message } satisfies GrepReply);
-  }
-});
+    try {
+      if (job.op === "find") {
+        parentPort!.postMessage({ id: job.id, ok: true, paths: findEntries(job) } satisfies GrepReply);
+        return;
+      }
+      if (job.op === "grep") {
+        const collector = new MatchCollector();
+        grepFile(job.named, job.real, searchableCheck(job.realRoot, new ClassifiedPaths(job.classifiedPatterns)), regex, collector);
+        parentPort!.postMessage({ id: job.id, ok: true, matches: collector.matches } satisfies GrepReply);
+      } else {
+        const link = helper;
+        const settings = { pattern: job.pattern, realRoot: job.realRoot, classifiedPatterns: job.classifiedPatterns };
+        const shared = link && ((search: FileSearch) => sharedSearcher(link, settings, search));
+        parentPort!.postMessage({ id: job.id, ok: true, matches: grepRecursive(job, regex, shared) } satisfies GrepReply);
+      }
+    } catch (error) {
+      const e = error as NodeJS.ErrnoException;
+      parentPort!.postMessage({ id: job.id, ok: false, invalidPattern: false, message: e.code ?? e.message } satisfies GrepReply);
+    }
+  });
+}
+
+const role = (workerData as WorkerRole | null) ?? { role: "search" };
+if (role.role === "helper") serveAsHelper(role);
+else serveSearches();

@@ -1,0 +1,144 @@
+// A recursive search's files, shared between the thread that walks the tree and a helper
+// thread: both take the next file from one counter in shared memory, so neither waits on the
+// other while there is work, and matches are put back in walk order by file index.
+//
+// A batch's life, in one shared word (the batch number and a phase): the walker opens it and
+// posts the files; the helper joins if it arrives while the batch is still open; the walker,
+// out of files, closes it unless the helper joined, and then waits for the helper to be done.
+// A helper that arrives after the close does nothing, so a slow-starting helper never holds
+// the walker up.
+
+import { type MessagePort, receiveMessageOnPort } from "node:worker_threads";
+import { ClassifiedPaths } from "./classified-paths.js";
+import {
+  type BatchSearcher,
+  type FileSearch,
+  fileSearchOf,
+  type GrepMatch,
+  GrepLimitError,
+  MatchCollector,
+  searchTask,
+  tooManyMatches,
+  type SearchTask,
+} from "./grep-core.js";
+
+/** The two ends of the link: a message port each and the same shared control words. */
+export interface HelperLink {
+  port: MessagePort;
+  control: SharedArrayBuffer;
+}
+
+export const CONTROL_BYTES = 8;
+
+/** What the walker sends with each batch. */
+export interface BatchMessage {
+  batch: number;
+  tasks: SearchTask[];
+  pattern: string;
+  realRoot: string;
+  classifiedPatterns: readonly string[];
+}
+
+/** The helper's answer: the matches of the files it searched, by index. */
+export interface BatchReply {
+  batch: number;
+  results: [number, GrepMatch[]][];
+  limited: boolean;
+  /** The helper failed (a bug, not a file it could not read): its results are incomplete. */
+  failure: string | null;
+}
+
+const STATE = 0;
+const NEXT = 1;
+const OPEN = 0;
+const JOINED = 1;
+const DONE = 2;
+const CLOSED = 3;
+
+function tagged(batch: number, phase: number): number {
+  return ((batch & 0x1fffffff) << 2) | phase;
+}
+
+/**
+ * Takes files from the shared counter until none are left, or until this search has found
+ * too many matches (then the counter is run out, so the other thread stops too).
+ */
+function claimAndSearch(tasks: readonly SearchTask[], control: Int32Array, search: FileSearch, found: (index: number, matches: GrepMatch[]) => void): boolean {
+  const collector = new MatchCollector();
+  for (;;) {
+    const index = Atomics.add(control, NEXT, 1);
+    if (index >= tasks.length) return false;
+    const before = collector.matches.length;
+    try {
+      searchTask(tasks[index]!, search, collector);
+    } catch (error) {
+      if (!(error instanceof GrepLimitError)) throw error;
+      Atomics.store(control, NEXT, tasks.length);
+      return true;
+    }
+    if (collector.matches.length > before) found(index, collector.matches.slice(before));
+  }
+}
+
+/**
+ * The walker's side: the helper starts on a batch as soon as it is begun; the walker joins in
+ * when it finishes the batch (after gathering the next), takes what is left, and waits for
+ * the helper only if it joined.
+ */
+export function sharedSearcher(link: HelperLink, settings: Omit<BatchMessage, "batch" | "tasks">, search: FileSearch): BatchSearcher {
+  const control = new Int32Array(link.control);
+  let batch = Atomics.load(control, STATE) >>> 2;
+  let tasks: readonly SearchTask[] = [];
+  return {
+    begin(next) {
+      tasks = next;
+      batch++;
+      Atomics.store(control, NEXT, 0);
+      Atomics.store(control, STATE, tagged(batch, OPEN));
+      link.port.postMessage({ batch, tasks: next as SearchTask[], ...settings } satisfies BatchMessage);
+    },
+    finish() {
+      const results: GrepMatch[][] = tasks.map(() => []);
+      let limited = claimAndSearch(tasks, control, search, (index, matches) => (results[index] = matches));
+      const open = tagged(batch, OPEN);
+      if (Atomics.compareExchange(control, STATE, open, tagged(batch, CLOSED)) !== open) {
+        // The helper joined: wait until it is done; its answer is posted before it says so.
+        while (Atomics.load(control, STATE) === tagged(batch, JOINED)) Atomics.wait(control, STATE, tagged(batch, JOINED));
+        const reply = receiveMessageOnPort(link.port)?.message as BatchReply | undefined;
+        if (reply?.batch !== batch) throw new Error("the search helper's answer went missing");
+        if (reply.failure !== null) throw new Error(`the search helper failed: ${reply.failure}`);
+        for (const [index, matches] of reply.results) results[index] = matches;
+        limited ||= reply.limited;
+      }
+      if (limited) throw tooManyMatches();
+      return results;
+    },
+  };
+}
+
+/** The helper's side: joins each batch still open when it arrives. */
+export function serveAsHelper(link: HelperLink): void {
+  const control = new Int32Array(link.control);
+  let search: { key: string; value: FileSearch } | null = null;
+  link.port.on("message", (message: BatchMessage) => {
+    const { batch, tasks } = message;
+    const open = tagged(batch, OPEN);
+    if (Atomics.compareExchange(control, STATE, open, tagged(batch, JOINED)) !== open) return; // done without us
+    const results: [number, GrepMatch[]][] = [];
+    let limited = false;
+    let failure: string | null = null;
+    try {
+      const key = JSON.stringify([message.pattern, message.realRoot, message.classifiedPatterns]);
+      if (search?.key !== key) search = { key, value: fileSearchOf(message.pattern, message.realRoot, new ClassifiedPaths(message.classifiedPatterns)) };
+      limited = claimAndSearch(tasks, control, search.value, (index, matches) => results.push([index, matches]));
+    } catch (error) {
+      failure = String(error);
+      Atomics.store(control, NEXT, tasks.length);
+    } finally {
+      // Whatever happened, the walker is told, or it would wait for ever.
+      link.port.postMessage({ batch, results, limited, failure } satisfies BatchReply);
+      Atomics.store(control, STATE, tagged(batch, DONE));
+      Atomics.notify(control, STATE);
+    }
+  });
+}

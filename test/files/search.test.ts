@@ -1,0 +1,142 @@
+// grepRecursive over trees large enough that the search is split into batches and shared with
+// the helper thread: the matches must be exactly those of a plain walk, in the same order,
+// with classified files and links out of the scope still never read; the result limit holds
+// across both threads; and a catastrophic pattern is still ended by the time limit.
+
+import { execFileSync } from "node:child_process";
+import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeCanary, realTempDir, tacit, type TreeSpec, writeTree } from "./fixtures.js";
+
+let root: string;
+let outside: string;
+const cleanups: Array<() => void> = [];
+const canary = makeCanary();
+const NEEDLE = "needle-7f3a";
+
+/** Depth-first, name order, links to files followed (as grepRecursive promises), links to directories not. */
+function expectedMatches(dir: string, pattern: RegExp, skip: (p: string) => boolean): Match[] {
+  const found: Match[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const entry = path.join(dir, name);
+    if (skip(entry)) continue;
+    const stats = statSync(entry, { throwIfNoEntry: false });
+    if (stats === undefined) continue; // a dead link
+    if (stats.isDirectory()) {
+      if (!lstatSync(entry).isSymbolicLink()) found.push(...expectedMatches(entry, pattern, skip));
+    } else if (stats.isFile()) {
+      readFileSync(entry, "utf8").split("\n").forEach((line, i, all) => {
+        if (i === all.length - 1 && line === "") return;
+        if (pattern.test(line)) found.push({ file: entry, lineNumber: i + 1, line });
+      });
+    }
+  }
+  return found;
+}
+
+type Match = { file: string; lineNumber: number; line: string };
+
+/** Where two long match lists first differ (null when equal): a short failure message for a long list. */
+function firstDifference(actual: Match[], expected: Match[]): { index: number; actual: Match | undefined; expected: Match | undefined } | null {
+  for (let i = 0; i < Math.max(actual.length, expected.length); i++) {
+    if (JSON.stringify(actual[i]) !== JSON.stringify(expected[i])) return { index: i, actual: actual[i], expected: expected[i] };
+  }
+  return null;
+}
+
+beforeAll(() => {
+  ({ dir: root } = ((r) => (cleanups.push(r.cleanup), r))(realTempDir("tacit-search-")));
+  ({ dir: outside } = ((r) => (cleanups.push(r.cleanup), r))(realTempDir("tacit-search-outside-")));
+  writeTree(outside, { "secret.txt": `${NEEDLE} ${canary}\n` });
+  // 90 directories (more than a batch keeps open), 3,150 files (three batches and more), some nested.
+  const spec: TreeSpec = {};
+  for (let d = 0; d < 90; d++) {
+    const dir = d % 3 === 0 ? `top${d}/inner` : `top${d}`;
+    for (let f = 0; f < 35; f++) {
+      const k = d * 35 + f;
+      const lines = [`file ${k}`, k % 5 === 0 ? `found ${NEEDLE} in ${k}` : `nothing in ${k}`, k % 11 === 0 ? `${NEEDLE} again` : "end"];
+      spec[`${dir}/f${String(f).padStart(2, "0")}.${k % 4 === 0 ? "md" : "txt"}`] = lines.join("\n") + "\n";
+    }
+  }
+  spec["top1/.env"] = `TOKEN=${canary} ${NEEDLE}\n`;
+  spec["top2/.ssh/id_rsa"] = `${NEEDLE} ${canary}\n`;
+  spec["top4/out.txt"] = { symlink: path.join(outside, "secret.txt") };
+  spec["top5/outdir"] = { symlink: outside };
+  spec["top7/alias.txt"] = { symlink: "../top8/f00.md" };
+  spec["top10/env-link.txt"] = { symlink: "../top1/.env" };
+  writeTree(root, spec);
+  execFileSync("mkfifo", [path.join(root, "top13", "pipe.txt")]);
+});
+afterAll(() => {
+  for (const cleanup of cleanups) cleanup();
+});
+
+const classifiedOrOut = (p: string): boolean =>
+  /\/(\.env|\.ssh)$/.test(p) || p.endsWith("/top4/out.txt") || p.endsWith("/top5/outdir") || p.endsWith("/top10/env-link.txt") || p.endsWith("/pipe.txt");
+
+describe("grepRecursive over many files", () => {
+  it("finds exactly what a plain walk finds, in walk order, and nothing classified or outside", async () => {
+    const result = await tacit(root, `requestFileSystem(".", (fs) => { println(JSON.stringify(fs.grepRecursive(".", ${JSON.stringify(NEEDLE)}))); });`);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const expected = expectedMatches(root, new RegExp(NEEDLE), classifiedOrOut);
+    expect(expected.length).toBeGreaterThan(900);
+    expect(firstDifference(JSON.parse(result.stdout), expected)).toBeNull();
+    expect(result.stdout).not.toContain(canary);
+    expect(expected.some((m) => m.file === path.join(root, "top7", "alias.txt"))).toBe(true); // a link to a file inside is followed
+  });
+
+  it("does the same for a pattern that is not a literal, and with a glob", async () => {
+    const script = `requestFileSystem(".", (fs) => {
+  println(JSON.stringify(fs.grepRecursive(".", "^found .*[0-9]+$", "*.md")));
+  println(JSON.stringify(fs.grepRecursive(".", "a|b")));
+});`;
+    const result = await tacit(root, script);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const [md, any] = result.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(firstDifference(md, expectedMatches(root, /^found .*[0-9]+$/, classifiedOrOut).filter((m) => m.file.endsWith(".md")))).toBeNull();
+    expect(firstDifference(any, expectedMatches(root, /a|b/, classifiedOrOut))).toBeNull();
+    expect(result.stdout).not.toContain(canary);
+  });
+});
+
+describe("limits", () => {
+  let big: string;
+  beforeAll(() => {
+    const made = realTempDir("tacit-search-big-");
+    cleanups.push(made.cleanup);
+    big = made.dir;
+    // 2,000 files of 9 KiB, every line matching: 18 MB of matches, past the 16 MiB limit,
+    // found by both threads together.
+    const body = Array.from({ length: 128 }, (_, i) => `line ${i} ${"x".repeat(60)}`).join("\n") + "\n";
+    const spec: TreeSpec = {};
+    for (let i = 0; i < 2000; i++) spec[`d${i % 20}/f${i}.txt`] = body;
+    writeTree(big, spec);
+  });
+
+  it("refuses a result past the limit, whichever thread found the matches, and the script goes on", async () => {
+    const script = `requestFileSystem(".", (fs) => {
+  try { fs.grepRecursive(".", "line"); println("returned"); } catch (e) { println("refused: " + (e as Error).message); }
+  println("after: " + fs.grepRecursive(".", "line 5 ").length);
+});`;
+    const result = await tacit(big, script);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^refused: .*more than 16777216 characters of matches; narrow the pattern/m);
+    expect(result.stdout).not.toContain("returned");
+    expect(result.stdout).toContain("after: 2000\n");
+  });
+
+  it("ends a catastrophic pattern at the time limit (124), with both search threads", async () => {
+    const made = realTempDir("tacit-search-redos-");
+    cleanups.push(made.cleanup);
+    const spec: TreeSpec = {};
+    for (let i = 0; i < 1500; i++) spec[`d${i % 10}/f${i}.txt`] = `${"a".repeat(40)}!\n`;
+    writeTree(made.dir, spec);
+    const result = await tacit(made.dir, `requestFileSystem(".", (fs) => { println(fs.grepRecursive(".", "^(a+)+$").length); });`, ["--exec-timeout-ms", "3000"]);
+    expect(result.code).toBe(124);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/time limit|timed out/i);
+  });
+});
