@@ -36,6 +36,9 @@ import { HostSecrets } from "./host-secrets.js";
 import { PausableTimer } from "./pausable-timer.js";
 import { randomToken } from "./random-token.js";
 
+/** A script that may search recursively (a mention is enough: starting threads early is only an optimisation). */
+const RECURSIVE_SEARCH = /\bgrepRecursive\b/;
+
 export { type CheckResult, checkScript, EXIT_CODES, type Outcome };
 
 export interface EvaluationResult {
@@ -178,6 +181,13 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     await sandbox.ended;
   };
 
+  // Ends host-side work still running for this evaluation (a long search) when it stops.
+  const lifetime = new AbortController();
+  const grep = new GrepRunner(lifetime.signal);
+  // A script that names a recursive search gets its search threads started now, so they
+  // boot while the checks run and the sandbox starts, not when the search is asked for.
+  if (RECURSIVE_SEARCH.test(options.code)) grep.prestart();
+
   let tacitImports: TacitImport[] = [];
   let pureFunctions: PureFunctionSite[] = [];
   if (!options.unsafeSkipValidation) {
@@ -188,10 +198,12 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
         ? early.result
         : checkScript(options.code, options.displayName, config.typeCheck, options.typeChecker));
     } catch (error) {
+      lifetime.abort();
       await unused("the checks failed");
       throw error;
     }
     if (!check.ok) {
+      lifetime.abort();
       await unused("rejected before running");
       return result("rejected", output, check.errors.join("\n"), startedAt);
     }
@@ -199,9 +211,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     pureFunctions = check.pureFunctions;
   }
 
-  // Ends host-side work still running for this evaluation (a long search) when it stops.
-  const lifetime = new AbortController();
-  const { context, capabilities, pure, sink, grants } = createEvaluationContext(config, options, output, lifetime.signal);
+  const { context, capabilities, pure, sink, grants } = createEvaluationContext(config, options, output, lifetime.signal, grep);
   sandbox.scrubReplies(context.hostSecrets);
   const clock = new PausableTimer(config.executionTimeoutMs, () =>
     sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms`),
@@ -265,7 +275,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
 }
 
 /** Everything the monitor decides with, for one evaluation: policy, executors, stores. */
-function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions, output: OutputBuffer, lifetime: AbortSignal) {
+function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions, output: OutputBuffer, lifetime: AbortSignal, grep: GrepRunner) {
   const cwd = options.cwd ?? process.cwd();
   const shared = options.session?.state;
   const capabilities = shared?.capabilities ?? new CapabilityTable();
@@ -290,7 +300,7 @@ function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions,
         protectedPaths,
       },
       capabilities,
-      new GrepRunner(lifetime),
+      grep,
       cwd,
     ),
     network: new NetworkExecutor(

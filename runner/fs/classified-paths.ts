@@ -16,15 +16,23 @@ const GLOB_CHAR = /[*?[\]{}!]/;
 
 type Matcher = (absolute: string) => boolean;
 
-interface CompiledPattern {
-  /** Component patterns: a path matches if its last component does (ancestors checked apart). */
-  component: boolean;
-  match: Matcher;
-}
-
-function componentMatcher(pattern: string): Matcher {
-  const test = picomatch(pattern, { dot: true });
-  return (absolute) => test(path.basename(absolute));
+/**
+ * One test for all the name patterns (most configured patterns are names): picomatch's
+ * regular expressions joined into one, plus its exact-text match. A walk asks it of every
+ * entry: one regular expression instead of one per pattern.
+ */
+function namesMatcher(patterns: readonly string[]): (name: string) => boolean {
+  if (patterns.length === 0) return () => false;
+  const exact = new Set(patterns);
+  const expressions = patterns.map((pattern) => picomatch.makeRe(pattern, { dot: true }));
+  const combined = expressions.every((expression) => expression.flags === "")
+    ? new RegExp(expressions.map((expression) => `(?:${expression.source})`).join("|"))
+    : null;
+  if (combined === null) {
+    const tests = patterns.map((pattern) => picomatch(pattern, { dot: true }));
+    return (name) => tests.some((test) => test(name));
+  }
+  return (name) => name !== "" && (exact.has(name) || combined.test(name));
 }
 
 function anchoredMatcher(pattern: string): Matcher {
@@ -44,24 +52,20 @@ function absoluteMatcher(pattern: string): Matcher {
 }
 
 export class ClassifiedPaths {
-  private readonly compiled: CompiledPattern[];
+  /** Patterns without "/": tested against the last component of a path. */
+  private readonly matchesName: (name: string) => boolean;
+  /** Anchored and absolute patterns: tested against the whole path. */
+  private readonly pathMatchers: Matcher[];
 
   constructor(readonly patterns: readonly string[]) {
-    this.compiled = patterns
-      .map((p) => p.trim().replace(/\/+$/, ""))
-      .filter((p) => p !== "")
-      .map((p) =>
-        p.startsWith("/")
-          ? { component: false, match: absoluteMatcher(p) }
-          : p.includes("/")
-            ? { component: false, match: anchoredMatcher(p) }
-            : { component: true, match: componentMatcher(p) },
-      );
+    const cleaned = patterns.map((p) => p.trim().replace(/\/+$/, "")).filter((p) => p !== "");
+    this.matchesName = namesMatcher(cleaned.filter((p) => !p.includes("/")));
+    this.pathMatchers = cleaned.filter((p) => p.includes("/")).map((p) => (p.startsWith("/") ? absoluteMatcher(p) : anchoredMatcher(p)));
   }
 
   /** This exact path matches a pattern (its ancestors not considered). */
   matchesExactly(absolute: string): boolean {
-    return this.compiled.some((pattern) => pattern.match(absolute));
+    return this.matchesName(path.basename(absolute)) || this.pathMatchers.some((match) => match(absolute));
   }
 
   /**

@@ -3,7 +3,6 @@
 // terminates, never the host itself.
 
 import { closeSync, constants, type Dirent, fstatSync, openSync, readdirSync, readSync } from "node:fs";
-import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import picomatch from "picomatch";
 import { openedPath, openForReading } from "./checked-open.js";
@@ -32,16 +31,21 @@ let sharedBuffer: Buffer | null = null;
  */
 export function forEachLineOfFd(fd: number, onLine: (line: string, lineNumber: number) => boolean | void, literal: Buffer | null = null): void {
   const buffer = (sharedBuffer ??= Buffer.allocUnsafe(CHUNK_BYTES));
-  const decoder = new StringDecoder("utf8");
+  let decoder: StringDecoder | null = null;
   let pending = "";
   let lineNumber = 0;
-  for (;;) {
+  for (let first = true; ; first = false) {
     const n = readSync(fd, buffer, 0, CHUNK_BYTES, null);
     // A regular file that returns less than asked for is at its end: no extra read to learn it.
     const atEnd = n < CHUNK_BYTES;
-    // The whole file is in the buffer: without the literal, no line can match.
-    if (literal !== null && atEnd && lineNumber === 0 && pending === "" && buffer.subarray(0, n).indexOf(literal) === -1) return;
-    pending += decoder.write(buffer.subarray(0, n)) + (atEnd ? decoder.end() : "");
+    if (first && atEnd) {
+      // The whole file is in the buffer: without the literal, no line can match.
+      if (literal !== null && buffer.subarray(0, n).indexOf(literal) === -1) return;
+      pending = buffer.toString("utf8", 0, n);
+    } else {
+      decoder ??= new StringDecoder("utf8");
+      pending += decoder.write(buffer.subarray(0, n)) + (atEnd ? decoder.end() : "");
+    }
     let start = 0;
     for (let newline = pending.indexOf("\n", start); newline !== -1; newline = pending.indexOf("\n", start)) {
       const line = pending.slice(start, newline);
@@ -292,8 +296,9 @@ function walkDirectory(named: string, realDir: string, context: WalkContext): vo
     if (!isWithin(actualDir, context.realRoot)) return;
     const dirPath = opened === null ? realDir : `/proc/self/fd/${dirFd}`;
     for (const dirent of readdirSync(dirPath, { withFileTypes: true }).sort(byName)) {
-      const entryNamed = path.join(named, dirent.name);
-      const entryReal = path.join(actualDir, dirent.name);
+      // Both directories are absolute and normalized, and a name from readdir has no "/".
+      const entryNamed = `${named === "/" ? "" : named}/${dirent.name}`;
+      const entryReal = `${actualDir === "/" ? "" : actualDir}/${dirent.name}`;
       if (dirent.isSymbolicLink()) {
         linkedEntry(entryNamed, entryReal, context);
         continue;
@@ -303,7 +308,7 @@ function walkDirectory(named: string, realDir: string, context: WalkContext): vo
       if (dirent.isDirectory()) {
         walkDirectory(entryNamed, entryReal, context);
       } else if (dirent.isFile() && context.wanted(entryNamed)) {
-        context.batches.add({ kind: "opened", named: entryNamed, path: path.join(dirPath, dirent.name) });
+        context.batches.add({ kind: "opened", named: entryNamed, path: `${dirPath}/${dirent.name}` });
       }
     }
   } catch (error) {

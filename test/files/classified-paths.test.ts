@@ -46,6 +46,14 @@ describe("patterns without a slash match any path component", () => {
     expectMatches([".ssh/"], { "/home/u/.ssh": true, "/home/u/.ssh/id_rsa": true, "/home/u/ssh": false });
   });
 
+  it("a name pattern also matches its own text exactly, as picomatch does ([id] is a class and a name)", () => {
+    expectMatches(["[id]", ".env"], { "/a/[id]": true, "/a/i": true, "/a/d/x": true, "/a/x": false, "/a/.env": true, "/a/[id]x": false });
+  });
+
+  it("only anchored patterns: no name is classified by them", () => {
+    expectMatches(["srv/*/keys"], { "/srv/a/keys": true, "/a/keys": false, "/a/.env": false, "/a/b": false });
+  });
+
   it("blank patterns match nothing", () => {
     expectMatches(["", "   "], { "/a": false, "/": false, "/.env": false });
   });
