@@ -267,3 +267,68 @@ println(JSON.stringify(counts));
     }
   });
 });
+
+describe("a link swapped during reads and recursive searches", () => {
+  // The same flipping directory, read through: each read resolves, opens and checks again;
+  // each search opens the directory once, verifies it, and opens its files through that
+  // descriptor, so a swap after the check cannot lead it outside (the search's batches keep
+  // directory descriptors open longer than one read does).
+  const READS = 300;
+  const SEARCHES = 30;
+  it("never returns what is outside while dir flips between a directory and a link out", async () => {
+    const { dir, cleanup: done } = realTempDir("tacit-files-swap-read-");
+    const root = path.join(dir, "root");
+    const outside = path.join(dir, "outside");
+    const canary = makeCanary();
+    const needle = "needle-swap";
+    const inside: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) inside[`root/dir/f${i}.txt`] = `${needle} inside ${i}\n`;
+    const beyond: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) beyond[`outside/f${i}.txt`] = `${needle} ${canary}\n`;
+    writeTree(dir, { ...inside, ...beyond });
+    symlinkSync(outside, path.join(root, "spare-link"));
+    const swapper: ChildProcess = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const fs = require("fs");
+for (;;) {
+  try { fs.renameSync("dir", "spare-dir"); fs.renameSync("spare-link", "dir"); } catch {}
+  try { fs.renameSync("dir", "spare-link"); fs.renameSync("spare-dir", "dir"); } catch {}
+}`,
+      ],
+      { cwd: root, stdio: "ignore" },
+    );
+    try {
+      const script = `
+const counts = { read: 0, refused: 0, failed: 0, matches: 0 };
+requestFileSystem(".", (fs) => {
+  for (let i = 0; i < ${READS}; i++) {
+    try { println(fs.access("dir/f" + (i % 40) + ".txt").read().trim()); counts.read++; }
+    catch (e) { if (e instanceof SecurityError) counts.refused++; else counts.failed++; }
+  }
+  for (let i = 0; i < ${SEARCHES}; i++) {
+    const found = fs.grepRecursive(".", ${lit(needle)});
+    for (const m of found) println(m.file + ": " + m.line);
+    counts.matches += found.length;
+  }
+});
+println(JSON.stringify(counts));
+`;
+      const r = await tacit(root, script);
+      swapper.kill("SIGKILL");
+      // First the bad thing, then how the script fared.
+      expect.soft(r.stdout, "something outside the root was read").not.toContain(canary);
+      expect.soft(r.stderr, "the host failed while racing").toBe("");
+      expect(r.code).toBe(0);
+      const counts = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { read: number; refused: number; failed: number; matches: number };
+      expect(counts.read + counts.refused + counts.failed).toBe(READS);
+      // The swap really raced the script: some reads found the link in place, some the directory.
+      expect(counts.refused, r.stdout.slice(-300)).toBeGreaterThan(0);
+      expect(counts.read, r.stdout.slice(-300)).toBeGreaterThan(0);
+    } finally {
+      swapper.kill("SIGKILL");
+      done();
+    }
+  });
+});
