@@ -12,7 +12,10 @@ import { hostOf, HostPatternError, type HostPattern, parseHostPattern, patternMa
 
 const MAX_REDIRECTS = 5;
 const MAX_URL_CHARS = 64 * 1024;
-/** Shorter secrets are not redacted: replacing every "a" in a body would destroy it. */
+/**
+ * Shorter secrets are not redacted (replacing every "a" in a body would destroy it), so
+ * they are not sent either: a host that echoes requests would show them to the script.
+ */
 const MIN_REDACTED_LENGTH = 4;
 const REDACTED = "[redacted]";
 
@@ -84,6 +87,19 @@ export function redact(text: string, secrets: readonly string[]): string {
   return result;
 }
 
+/**
+ * The plaintext, if it is blank or long enough to be redacted from an answer; else the
+ * refusal. Judged trimmed, as servers trim header values before echoing them.
+ */
+function unredactableRefused(plaintext: string, what: string): string {
+  const core = plaintext.trim().length;
+  if (core === 0 || core >= MIN_REDACTED_LENGTH) return plaintext;
+  throw new PolicyDenial(
+    `${what}: refused: a secret of fewer than ${MIN_REDACTED_LENGTH} characters is not sent, because tacit could not redact it ` +
+      "from the answer (a host that echoes requests would show it to the script). Send the whole secret, not a piece of it; nothing was sent.",
+  );
+}
+
 export class NetworkExecutor {
   constructor(
     private readonly policy: NetworkPolicy,
@@ -140,24 +156,31 @@ export class NetworkExecutor {
     };
   }
 
-  /** Secret header values and a classified body, in plaintext (host-side only). */
+  /**
+   * Secret header values and a classified body, in plaintext (host-side only). A secret too
+   * short to be redacted from the answer is refused (a piece cut from a longer secret, say):
+   * otherwise a host that echoes requests would show it, a few characters per request.
+   */
   private async unwrap(action: HttpRequestAction): Promise<{ secretHeaders: Record<string, string>; body: string | null; secrets: string[] }> {
     const secretHeaders: Record<string, string> = {};
     const secrets: string[] = [];
     for (const [name, handle] of Object.entries(action.secretHeaders)) {
-      const value = await this.classified.get(handle);
-      // A value that could not be computed is sent empty: refusing would tell the agent so.
-      const text = value.ok ? (typeof value.value === "string" ? value.value : JSON.stringify(value.value)) : "";
+      const text = unredactableRefused(await this.plaintextOf(handle), `secretHeaders["${name}"]`);
       secretHeaders[name] = text;
       secrets.push(text);
     }
     let body = action.body;
     if (action.classifiedBody !== null) {
-      const value = await this.classified.get(action.classifiedBody);
-      body = value.ok ? (typeof value.value === "string" ? value.value : JSON.stringify(value.value)) : "";
+      body = unredactableRefused(await this.plaintextOf(action.classifiedBody), "the classified body");
       secrets.push(body);
     }
     return { secretHeaders, body, secrets };
+  }
+
+  private async plaintextOf(handle: string): Promise<string> {
+    const value = await this.classified.get(handle);
+    // A value that could not be computed is sent empty: refusing would tell the agent so.
+    return value.ok ? (typeof value.value === "string" ? value.value : JSON.stringify(value.value)) : "";
   }
 
   /** The checks before anything is unwrapped or sent (scope, policy, URL); throws the refusal. */
