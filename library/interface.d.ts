@@ -120,7 +120,10 @@ declare function requestNetwork<T>(hosts: string[], op: (net: Network) => T): T;
 
 interface RequestOptions {
   headers?: Record<string, string>;
-  /** Sent with the request; their values never come back (they are redacted from answers). */
+  /**
+   * Sent with the request; their values never come back (they are redacted from answers). A
+   * value under 4 characters (a piece of a secret) is refused: it could not be redacted.
+   */
   secretHeaders?: Record<string, Classified<string>>;
 }
 
@@ -129,7 +132,7 @@ interface Network {
   httpGet(url: string, options?: RequestOptions): string;
   httpPost(url: string, body: string, options?: RequestOptions & { contentType?: string }): string;
   httpRequest(method: string, url: string, options?: RequestOptions & { body?: string }): HttpResponse;
-  /** Sends a classified body; the answer stays classified too. */
+  /** Sends a classified body (refused under 4 characters, like a secret header); the answer stays classified too. */
   httpPostClassified(url: string, body: Classified<string>, options?: RequestOptions & { contentType?: string }): Classified<string>;
 }
 
