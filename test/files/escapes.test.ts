@@ -214,6 +214,25 @@ attempt("base", () => requestFileSystem("..", (fs) => fs.access("app_evil/secret
   });
 });
 
+/**
+ * A process that keeps renaming root/dir between the real directory and root/spare-link (a
+ * link out of the root), as fast as it can, until killed.
+ */
+function startSwapper(root: string): ChildProcess {
+  return spawn(
+    process.execPath,
+    [
+      "-e",
+      `const fs = require("fs");
+for (;;) {
+  try { fs.renameSync("dir", "spare-dir"); fs.renameSync("spare-link", "dir"); } catch {}
+  try { fs.renameSync("dir", "spare-link"); fs.renameSync("spare-dir", "dir"); } catch {}
+}`,
+    ],
+    { cwd: root, stdio: "ignore" },
+  );
+}
+
 describe("a link swapped during a write loop", () => {
   // Each write is a fresh race between the host's check and its use; a few hundred give a
   // window that is hit in most runs when the host checks only before opening.
@@ -227,18 +246,7 @@ describe("a link swapped during a write loop", () => {
     mkdirSync(outside);
     // The spare link; the swapper keeps renaming "dir" between the real directory and it.
     symlinkSync(outside, path.join(root, "spare-link"));
-    const swapper: ChildProcess = spawn(
-      process.execPath,
-      [
-        "-e",
-        `const fs = require("fs");
-for (;;) {
-  try { fs.renameSync("dir", "spare-dir"); fs.renameSync("spare-link", "dir"); } catch {}
-  try { fs.renameSync("dir", "spare-link"); fs.renameSync("spare-dir", "dir"); } catch {}
-}`,
-      ],
-      { cwd: root, stdio: "ignore" },
-    );
+    const swapper = startSwapper(root);
     try {
       const script = `
 const counts = { ok: 0, refused: 0, failed: 0 };
@@ -287,18 +295,7 @@ describe("a link swapped during reads and recursive searches", () => {
     for (let i = 0; i < 40; i++) beyond[`outside/f${i}.txt`] = `${needle} ${canary}\n`;
     writeTree(dir, { ...inside, ...beyond });
     symlinkSync(outside, path.join(root, "spare-link"));
-    const swapper: ChildProcess = spawn(
-      process.execPath,
-      [
-        "-e",
-        `const fs = require("fs");
-for (;;) {
-  try { fs.renameSync("dir", "spare-dir"); fs.renameSync("spare-link", "dir"); } catch {}
-  try { fs.renameSync("dir", "spare-link"); fs.renameSync("spare-dir", "dir"); } catch {}
-}`,
-      ],
-      { cwd: root, stdio: "ignore" },
-    );
+    const swapper = startSwapper(root);
     try {
       const script = `
 const counts = { read: 0, refused: 0, failed: 0, matches: 0 };
