@@ -10,7 +10,7 @@ import type { Worker } from "node:worker_threads";
 import { packageRoot } from "../paths.js";
 import type { GrepMatch } from "./grep-core.js";
 import type { ConnectHelper, GrepJob, GrepReply, WorkerRole } from "./grep-worker.js";
-import { CONTROL_BYTES } from "./shared-search.js";
+import { CONTROL_BYTES } from "./helper-link.js";
 
 const WORKER_PATH = path.join(packageRoot, "dist", "bundle", "grep-worker.cjs");
 

@@ -16,7 +16,8 @@ import {
   MatchCollector,
   searchableCheck,
 } from "./grep-core.js";
-import { type HelperLink, serveAsHelper, sharedSearcher } from "./shared-search.js";
+import type { HelperLink } from "./helper-link.js";
+import { serveAsHelper, sharedSearcher } from "./shared-search.js";
 
 export type GrepJob =
   | { id: number; op: "grep"; named: string; real: string; realRoot: string; classifiedPatterns: readonly string[]; pattern: string }

@@ -8,7 +8,7 @@
 // A helper that arrives after the close does nothing, so a slow-starting helper never holds
 // the walker up.
 
-import { type MessagePort, receiveMessageOnPort } from "node:worker_threads";
+import { receiveMessageOnPort } from "node:worker_threads";
 import { ClassifiedPaths } from "./classified-paths.js";
 import {
   type BatchSearcher,
@@ -21,14 +21,8 @@ import {
   tooManyMatches,
   type SearchTask,
 } from "./grep-core.js";
+import type { HelperLink } from "./helper-link.js";
 
-/** The two ends of the link: a message port each and the same shared control words. */
-export interface HelperLink {
-  port: MessagePort;
-  control: SharedArrayBuffer;
-}
-
-export const CONTROL_BYTES = 8;
 
 /** What the walker sends with each batch. */
 export interface BatchMessage {
