@@ -39,16 +39,20 @@ requestFileSystem(".", (fs) => {
 requestExecPermission(["git"], (proc) => println(proc.execOutput("git", ["status", "--short"])));
 `;
 
-/** Each tool's arguments: registered as its input schema, and checked at the edge (mcp-arguments.ts). */
-const TOOL_ARGUMENTS = {
-  execute_typescript: { code: z.string().describe("the whole script") },
+/** The session tools' arguments (the tools --no-session hides). */
+const SESSION_TOOL_ARGUMENTS = {
   create_repl_session: {},
   execute_in_session: { session_id: z.string(), code: z.string() },
   delete_repl_session: { session_id: z.string() },
   list_sessions: {},
-  show_interface: {},
 } satisfies Record<string, z.ZodRawShape>;
-type ToolName = keyof typeof TOOL_ARGUMENTS;
+
+/** Each tool's arguments: registered as its input schema, and checked at the edge (mcp-arguments.ts). */
+const TOOL_ARGUMENTS = {
+  execute_typescript: { code: z.string().describe("the whole script") },
+  show_interface: {},
+  ...SESSION_TOOL_ARGUMENTS,
+} satisfies Record<string, z.ZodRawShape>;
 
 const PROGRESS_INTERVAL_MS = 1000;
 /** A call this soon after the last answer is taken as part of a burst (see withSpare). */
@@ -203,9 +207,10 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
 
   const transport = new StdioServerTransport();
   await server.connect(transport);
-  const sessionTools: ToolName[] = ["create_repl_session", "execute_in_session", "delete_repl_session", "list_sessions"];
-  const offered = (Object.keys(TOOL_ARGUMENTS) as ToolName[]).filter((name) => config.sessionEnabled || !sessionTools.includes(name));
-  refuseMalformedToolCalls(transport, new Map(offered.map((name) => [name, TOOL_ARGUMENTS[name]])));
+  const offered: Record<string, z.ZodRawShape> = config.sessionEnabled
+    ? TOOL_ARGUMENTS
+    : Object.fromEntries(Object.entries(TOOL_ARGUMENTS).filter(([name]) => !(name in SESSION_TOOL_ARGUMENTS)));
+  refuseMalformedToolCalls(transport, new Map(Object.entries(offered)));
   log("info", `serving MCP on stdio (tacit ${version}${oversight.audit ? `, audit log ${config.auditLog}` : ""})`);
   for (const warning of config.warnings) log("warning", warning, false); // stderr had them at startup
   await new Promise<void>((resolve) => {
