@@ -317,6 +317,11 @@ describe("REPL sessions", () => {
     const plain = await connect(["--no-session"]);
     const { tools } = await plain.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(["execute_typescript", "show_interface"]);
+    // Called anyway, a hidden tool is an unknown one.
+    await expect(plain.callTool({ name: "create_repl_session", arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('unknown tool "create_repl_session"; this server\'s tools are execute_typescript, show_interface'),
+    });
     await plain.close();
   });
 });
