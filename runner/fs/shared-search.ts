@@ -23,7 +23,6 @@ import {
 } from "./grep-core.js";
 import type { HelperLink } from "./helper-link.js";
 
-
 /** What the walker sends with each batch. */
 export interface BatchMessage {
   batch: number;
@@ -93,13 +92,18 @@ export function sharedSearcher(link: HelperLink, settings: Omit<BatchMessage, "b
     },
     finish() {
       const results: GrepMatch[][] = tasks.map(() => []);
-      let limited = claimAndSearch(tasks, control, search, (index, matches) => (results[index] = matches));
+      let limited: boolean;
+      try {
+        limited = claimAndSearch(tasks, control, search, (index, matches) => (results[index] = matches));
+      } catch (error) {
+        Atomics.store(control, NEXT, tasks.length); // the helper stops too
+        throw error;
+      }
       const open = tagged(batch, OPEN);
       if (Atomics.compareExchange(control, STATE, open, tagged(batch, CLOSED)) !== open) {
         // The helper joined: wait until it is done; its answer is posted before it says so.
         while (Atomics.load(control, STATE) === tagged(batch, JOINED)) Atomics.wait(control, STATE, tagged(batch, JOINED));
-        const reply = receiveMessageOnPort(link.port)?.message as BatchReply | undefined;
-        if (reply?.batch !== batch) throw new Error("the search helper's answer went missing");
+        const reply = answerFor(link.port, batch);
         if (reply.failure !== null) throw new Error(`the search helper failed: ${reply.failure}`);
         for (const [index, matches] of reply.results) results[index] = matches;
         limited ||= reply.limited;
@@ -108,6 +112,18 @@ export function sharedSearcher(link: HelperLink, settings: Omit<BatchMessage, "b
       return results;
     },
   };
+}
+
+/**
+ * The helper's answer for `batch`. Answers to earlier batches are passed over: a search that
+ * failed in the walker leaves its batch's answer unread.
+ */
+function answerFor(port: HelperLink["port"], batch: number): BatchReply {
+  for (;;) {
+    const reply = receiveMessageOnPort(port)?.message as BatchReply | undefined;
+    if (reply === undefined) throw new Error("the search helper's answer went missing");
+    if (reply.batch === batch) return reply;
+  }
 }
 
 /** The helper's side: joins each batch still open when it arrives. */
