@@ -3,6 +3,7 @@
 // sandbox is left waiting for its next snippet.
 
 import type { Action, HostFrame, ScriptFailure, SandboxFrame } from "../library/protocol.js";
+import { prepareFrameParsing } from "./frames.js";
 import type { Decision } from "./monitor.js";
 import type { Sandbox, SandboxEnd } from "./sandbox.js";
 
@@ -76,6 +77,8 @@ export function converse(
   });
   sandbox.watchMemory(true);
   sandbox.send(program);
+  // The frame schemas are built while the sandbox starts on the program, not before sending it.
+  setImmediate(prepareFrameParsing);
 
   return {
     end: Promise.race([sandbox.ended, whenReported]),

@@ -3,7 +3,6 @@
 // sandbox boots while the checks run, so the checks cost little wall time; it is killed
 // unused if they fail.
 
-import { hash } from "node:crypto";
 import { type Action, type HostFrame, PROTOCOL_VERSION } from "../library/protocol.js";
 import type { RunnerConfig } from "./config.js";
 import { EXIT_CODES, type Outcome } from "./exit-codes.js";
@@ -31,7 +30,7 @@ import type { TacitImport } from "./validator.js";
 import { ApprovalGate, type Oversight } from "./approval/gate.js";
 import { RunGrants } from "./approval/grants.js";
 import { unattendedOversight } from "./approval/oversight.js";
-import { digestOf } from "./audit/digest.js";
+import { digestOf, sha256Base64 } from "./audit/digest.js";
 import { HostSecrets } from "./host-secrets.js";
 import { PausableTimer } from "./pausable-timer.js";
 import { randomToken } from "./random-token.js";
@@ -99,7 +98,7 @@ export interface RecordedExchange {
 
 /** The digest a replayed request is compared by. */
 export function exchangeDigest(action: Action): string {
-  return hash("sha256", JSON.stringify(action), "base64");
+  return sha256Base64(JSON.stringify(action));
 }
 
 /** What lives across a session's evaluations. */

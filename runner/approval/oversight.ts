@@ -37,7 +37,8 @@ export async function createOversight(config: RunnerConfig, cwd: string, asker: 
     const { AuditLog } = await import("../audit/log.js");
     audit = AuditLog.open(config.auditLog);
   }
-  return { ...oversightOf(config, cwd, asker), audit, policyDigest: digestOf(policyView(config)) };
+  // The policy's digest is for the log's events only.
+  return { ...oversightOf(config, cwd, asker), audit, policyDigest: audit ? digestOf(policyView(config)) : "" };
 }
 
 /** For callers that bring no oversight (the runner's API in tests): the policy, no log, no one to ask. */

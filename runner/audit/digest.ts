@@ -3,7 +3,7 @@
 // to be inserted, or the same policy written twice would get two names, and a line read back
 // from the log (parsed, so its keys in file order) must hash as it did when it was written.
 
-import * as crypto from "node:crypto";
+import { createRequire } from "node:module";
 
 /**
  * JSON with object keys sorted (recursively, by UTF-16 code units: JavaScript's default
@@ -49,13 +49,28 @@ function encode(value: unknown): string | undefined {
   return `{${parts.join(",")}}`;
 }
 
-// crypto.hash (Node >= 20.12) is a one-shot digest, about 3x faster than createHash for the
-// short inputs the log hashes several times per action.
-const oneShot = (crypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: "hex") => string }).hash;
+type Sha256 = (data: string | Uint8Array, encoding: "hex" | "base64") => string;
+let sha256: Sha256 | null = null;
+
+/**
+ * node:crypto, loaded on the first digest: loading it costs a run without an audit log
+ * several milliseconds of start-up. crypto.hash (Node >= 20.12) is a one-shot digest, about
+ * 3x faster than createHash for the short inputs the log hashes several times per action.
+ */
+function loadSha256(): Sha256 {
+  const crypto = createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
+  const oneShot = (crypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: "hex" | "base64") => string }).hash;
+  return oneShot ? (data, encoding) => oneShot("sha256", data, encoding) : (data, encoding) => crypto.createHash("sha256").update(data).digest(encoding);
+}
 
 /** Lower-case hex SHA-256 of a string's UTF-8 bytes (or of bytes). */
 export function sha256Hex(data: string | Uint8Array): string {
-  return oneShot ? oneShot("sha256", data, "hex") : crypto.createHash("sha256").update(data).digest("hex");
+  return (sha256 ??= loadSha256())(data, "hex");
+}
+
+/** Base64 SHA-256 of a string's UTF-8 bytes. */
+export function sha256Base64(data: string): string {
+  return (sha256 ??= loadSha256())(data, "base64");
 }
 
 /**
