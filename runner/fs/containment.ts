@@ -11,8 +11,19 @@ export class PathResolutionError extends Error {
   override name = "PathResolutionError";
 }
 
-/** True if `candidate` is `root` or below it. Both must be absolute and normalized. */
+/** A POSIX path with an empty, "." or ".." component, or a trailing "/": not normalized. */
+const UNNORMALIZED = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
+
+/**
+ * True if `candidate` is `root` or below it, by whole components. Both should be absolute
+ * and normalized: then "inside" is equality or a prefix ending at a separator (/work/app_evil
+ * is not inside /work/app), checked on the strings, which is cheap enough for every path of a
+ * walk. Anything else goes through path.relative, which normalizes first.
+ */
 export function isWithin(candidate: string, root: string): boolean {
+  if (path.sep === "/" && candidate.startsWith("/") && root.startsWith("/") && !UNNORMALIZED.test(candidate) && !UNNORMALIZED.test(root)) {
+    return candidate === root || root === "/" || candidate.startsWith(`${root}/`);
+  }
   const relative = path.relative(root, candidate);
   return relative === "" || (relative !== ".." && !relative.startsWith(".." + path.sep) && !path.isAbsolute(relative));
 }

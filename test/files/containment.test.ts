@@ -26,6 +26,36 @@ describe("isWithin", () => {
     expect(actual).toEqual(cases);
   });
 
+  it("normalizes what is not normalized before comparing (dot components, doubled or trailing slashes)", () => {
+    const cases: Array<[string, string, boolean]> = [
+      ["/work/app/../app_evil", "/work/app", false],
+      ["/work/app/..", "/work/app", false],
+      ["/work/app/x/..", "/work/app", true],
+      ["/work/app/./x", "/work/app", true],
+      ["/work/./app_evil", "/work/app", false],
+      ["/work/app/", "/work/app", true],
+      ["/work/app_evil/", "/work/app", false],
+      ["/work/app/x", "/work/app/", true],
+      ["/work/app_evil", "/work/app/", false],
+      ["/work//app/x", "/work/app", true],
+      ["/work/app/x", "/work//app", true],
+      ["/work/ap", "/work/app/..", true],
+      ["/other", "/work/app/../..", true],
+    ];
+    const actual = cases.map(([candidate, root]) => [candidate, root, isWithin(candidate, root)]);
+    expect(actual).toEqual(cases);
+  });
+
+  it("agrees with a comparison of path.relative on every pair of a set of tricky paths", () => {
+    const byRelative = (candidate: string, root: string): boolean => {
+      const relative = path.relative(root, candidate);
+      return relative === "" || (relative !== ".." && !relative.startsWith("../") && !path.isAbsolute(relative));
+    };
+    const paths = ["/", "/w", "/w/a", "/w/a/", "/w/a_b", "/w/ab", "/w/a/b", "/w/a/..", "/w/a/../b", "/w/./a", "/w//a", "/w/a/.b", "/w/a/..b", "/w/a/b/c", "/wa", "/w/a b", "/w/ä"];
+    const disagreements = paths.flatMap((candidate) => paths.filter((root) => isWithin(candidate, root) !== byRelative(candidate, root)).map((root) => `${candidate} in ${root}`));
+    expect(disagreements).toEqual([]);
+  });
+
   it("treats a name that starts with two dots as an ordinary component inside the root", () => {
     expect(isWithin("/work/app/..foo", "/work/app")).toBe(true);
     expect(isWithin("/work/app/.../x", "/work/app")).toBe(true);
