@@ -96,6 +96,6 @@ export class ClassifiedPaths {
    * secret, and so is a secret's name pointing somewhere ordinary.
    */
   isClassified(named: string, real: string): boolean {
-    return this.matches(named) || this.matches(real);
+    return this.matches(named) || (real !== named && this.matches(real));
   }
 }
