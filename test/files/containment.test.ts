@@ -7,6 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isWithin, PathResolutionError, resolveReal } from "../../runner/fs/containment.js";
 import { realTempDir } from "./fixtures.js";
 
+/** Each [candidate, root, inside] decided as given. */
+function expectWithin(cases: Array<[string, string, boolean]>): void {
+  expect(cases.map(([candidate, root]) => [candidate, root, isWithin(candidate, root)])).toEqual(cases);
+}
+
 describe("isWithin", () => {
   it("decides by path components, never by string prefix", () => {
     const cases: Array<[string, string, boolean]> = [
@@ -22,8 +27,7 @@ describe("isWithin", () => {
       ["/x", "/", true],
       ["/", "/", true],
     ];
-    const actual = cases.map(([candidate, root]) => [candidate, root, isWithin(candidate, root)]);
-    expect(actual).toEqual(cases);
+    expectWithin(cases);
   });
 
   it("normalizes what is not normalized before comparing (dot components, doubled or trailing slashes)", () => {
@@ -42,8 +46,7 @@ describe("isWithin", () => {
       ["/work/ap", "/work/app/..", true],
       ["/other", "/work/app/../..", true],
     ];
-    const actual = cases.map(([candidate, root]) => [candidate, root, isWithin(candidate, root)]);
-    expect(actual).toEqual(cases);
+    expectWithin(cases);
   });
 
   it("agrees with a comparison of path.relative on every pair of a set of tricky paths", () => {
