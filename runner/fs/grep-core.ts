@@ -215,8 +215,12 @@ class TaskBatches {
   private finishedDirectories: number[] = [];
   /** Those of the batch in progress. */
   private inProgress: { directories: number[] } | null = null;
-  /** Set when a batch failed (too many matches): nothing more is searched. */
-  private failed = false;
+  /** Set when a batch failed (too many matches, a helper that failed): nothing more is searched. */
+  private searchFailed = false;
+
+  get failed(): boolean {
+    return this.searchFailed;
+  }
   readonly collector = new MatchCollector();
 
   constructor(private readonly searcher: BatchSearcher) {}
@@ -234,7 +238,7 @@ class TaskBatches {
   /** Finishes the batch in progress and begins the one gathered since. */
   next(): void {
     this.finishInProgress();
-    if (this.failed) return;
+    if (this.searchFailed) return;
     this.inProgress = { directories: this.finishedDirectories };
     this.finishedDirectories = [];
     const tasks = this.tasks;
@@ -255,7 +259,7 @@ class TaskBatches {
     try {
       for (const matches of this.searcher.finish()) for (const match of matches) this.collector.add(match);
     } catch (error) {
-      this.failed = true;
+      this.searchFailed = true;
       throw error;
     } finally {
       for (const fd of batch.directories) closeSync(fd);
@@ -312,7 +316,8 @@ function walkDirectory(named: string, realDir: string, context: WalkContext): vo
       }
     }
   } catch (error) {
-    if (error instanceof GrepLimitError) throw error;
+    // An unreadable directory is left out; a failed search is not.
+    if (error instanceof GrepLimitError || context.batches.failed) throw error;
   } finally {
     context.batches.directoryFinished(dirFd);
   }

@@ -140,3 +140,30 @@ describe("limits", () => {
     expect(result.stderr).toMatch(/time limit|timed out/i);
   });
 });
+
+describe("a search that fails part-way (unit)", () => {
+  // The helper thread failing cannot be brought about from outside; a searcher that fails on
+  // its second batch stands in for it. The walk must fail too, not return what it had.
+  it("fails whole instead of returning the matches found before, and closes every directory it opened", async () => {
+    const { grepRecursive } = await import("../../runner/fs/grep-core.js");
+    const openDescriptors = () => readdirSync("/proc/self/fd").length;
+    const before = openDescriptors();
+    let batches = 0;
+    const failing = () => {
+      let pending: readonly unknown[] = [];
+      return {
+        begin: (tasks: readonly unknown[]) => {
+          pending = tasks;
+        },
+        finish: () => {
+          if (++batches === 2) throw new Error("the helper failed");
+          return pending.map(() => []);
+        },
+      };
+    };
+    const request = { dir: root, realDir: root, realRoot: root, pattern: NEEDLE, glob: null, classifiedPatterns: [".env", ".ssh"] };
+    expect(() => grepRecursive(request, new RegExp(NEEDLE), failing)).toThrow("the helper failed");
+    expect(batches).toBe(2);
+    expect(openDescriptors()).toBe(before);
+  });
+});
