@@ -116,6 +116,8 @@ export interface SessionPart {
   state: SessionState;
   /** The session's sandbox: it runs this snippet and, if it succeeds, stays alive for the next. */
   live: LiveSandbox;
+  /** This snippet alone, as sent (`code` is the whole program). */
+  snippet: string;
   /**
    * The snippet as the sandbox runs it, from what the checks found in `code` (the session's
    * earlier snippets followed by this one, so the checks see the whole program).
@@ -185,7 +187,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   const grep = new GrepRunner(lifetime.signal);
   // A script that names a recursive search gets its search threads started now, so they
   // boot while the checks run and the sandbox starts, not when the search is asked for.
-  if (RECURSIVE_SEARCH.test(options.code)) grep.prestart();
+  if (RECURSIVE_SEARCH.test(options.session?.snippet ?? options.code)) grep.prestart();
 
   let tacitImports: TacitImport[] = [];
   let pureFunctions: PureFunctionSite[] = [];

@@ -126,6 +126,7 @@ export class ReplSession {
             id: this.id,
             state: this.state,
             live,
+            snippet: code,
             record,
             sandboxCode: (imports, sites) => (sandboxCode = snippetForSandbox(code, offset, imports, sites)),
           },
