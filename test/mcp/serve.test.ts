@@ -6,6 +6,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers.js";
 import { expectProgressThenCancel } from "./progress.js";
@@ -107,6 +108,33 @@ describe("tacit serve", () => {
     await expectProgressThenCancel(client, "execute_typescript", {});
     // The server killed that sandbox and still answers.
     expect((await execute('println("after cancel")')).result.stdout).toBe("after cancel\n");
+  });
+
+  it("search threads started for a script end with it: rejected, failed or finished, the server keeps no extra threads", async () => {
+    const threads = (): number => Number(/^Threads:\s+(\d+)$/m.exec(readFileSync(`/proc/${transport.pid}/status`, "utf8"))?.[1]);
+    /** The server's thread count once it has settled (threads end asynchronously). */
+    const settled = async (): Promise<number> => {
+      let last = threads();
+      for (let i = 0; i < 40; i++) {
+        await sleep(50);
+        const now = threads();
+        if (now === last) return now;
+        last = now;
+      }
+      return last;
+    };
+    await execute("println(1)");
+    const before = await settled();
+    // Each names grepRecursive, so each gets the search threads started at once.
+    const rejected = await execute("Deno.exit(0); // grepRecursive");
+    expect(rejected.result.exitCode).toBe(3);
+    const threw = await execute("// grepRecursive\nthrow new Error('no');");
+    expect(threw.result.exitCode).toBe(1);
+    for (let i = 0; i < 3; i++) {
+      const searched = await execute(`requestFileSystem(".", (fs) => println(fs.grepRecursive("library", "interface-that-is-nowhere-${i}").length));`);
+      expect(searched.result.stdout).toBe("0\n");
+    }
+    expect(await settled()).toBeLessThanOrEqual(before);
   });
 
   it("show_interface returns interface.d.ts and examples; stdout carried only protocol", async () => {
