@@ -1,17 +1,14 @@
 // Ed25519 for the audit log. Signatures are deterministic (RFC 8032): the same key and
 // message give the same bytes whichever implementation makes them, so each side uses what
 // fits it best:
-//  - signing and deriving public keys: node:crypto (OpenSSL). It runs inside `tacit run`,
+//  - signing and deriving public keys, here: node:crypto (OpenSSL). It runs inside `tacit run`,
 //    where @noble/ed25519's one-time base-point table (60–80 ms of BigInt work per process)
-//    would be most of the audit log's cost;
-//  - verifying: @noble/ed25519 with strict RFC 8032 rules, offline in `tacit audit verify`.
+//    would be most of the audit log's cost, and where loading noble at all costs start-up;
+//  - verifying: @noble/ed25519 with strict RFC 8032 rules, offline in `tacit audit verify`
+//    (ed25519-verify.ts).
 // test/audit checks that both agree byte for byte.
 
 import { createPrivateKey, createPublicKey, type KeyObject, sign } from "node:crypto";
-import * as ed from "@noble/ed25519";
-import { sha512 } from "@noble/hashes/sha2.js";
-
-ed.hashes.sha512 = (message) => sha512(message);
 
 /** PKCS#8 wrapping of a raw 32-byte Ed25519 private key (RFC 8410). */
 const PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
@@ -35,21 +32,6 @@ export function publicKeyOf(privateKey: Uint8Array): Uint8Array {
 
 export function signBytes(message: Uint8Array, privateKey: Uint8Array): Uint8Array {
   return new Uint8Array(sign(null, message, privateKeyObject(privateKey)));
-}
-
-/** noble's own signature, for the test that both implementations agree. */
-export const nobleSign = (message: Uint8Array, privateKey: Uint8Array): Uint8Array => ed.sign(message, privateKey);
-export const noblePublicKeyOf = (privateKey: Uint8Array): Uint8Array => ed.getPublicKey(privateKey);
-
-/** False (never a throw) for a malformed key or signature: the caller reports why. */
-export function verifyBytes(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
-  try {
-    // Strict RFC 8032 rules rather than ZIP-215: a log signature has no consensus to agree
-    // with, and strictness rules out the small-order keys that "verify" anything.
-    return ed.verify(signature, message, publicKey, { zip215: false });
-  } catch {
-    return false;
-  }
 }
 
 export const toHex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex");

@@ -44,8 +44,11 @@ export function defaultKeyFile(create: boolean): string {
 export function loadOrCreateSigningKey(file: string = defaultKeyFile(true)): SigningKey & { created: boolean } {
   const resolved = path.resolve(file);
   let created = false;
-  if (readKeyFile(resolved) === null) created = createKeyFile(resolved);
-  const stored = readKeyFile(resolved);
+  let stored = readKeyFile(resolved);
+  if (stored === null) {
+    created = createKeyFile(resolved);
+    stored = readKeyFile(resolved);
+  }
   if (stored === null) throw new AuditKeyError(`the audit key file ${resolved} disappeared while it was being created; run the command again`);
   return { ...stored, created };
 }

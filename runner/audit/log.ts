@@ -169,9 +169,17 @@ export class AuditLog {
     const pending = this.pending;
     this.pending = [];
     for (const { event, at } of pending) {
-      this.write(typeof event === "function" ? event() : event, new Date(at).toISOString());
+      this.write(typeof event === "function" ? event() : event, this.timeText(at));
       if (this.unsigned >= this.signEveryEvents) this.signHead();
     }
+  }
+
+  /** The last time written, as text: an action's events mostly fall in one millisecond. */
+  private lastTime = { at: Number.NaN, text: "" };
+
+  private timeText(at: number): string {
+    if (at !== this.lastTime.at) this.lastTime = { at, text: new Date(at).toISOString() };
+    return this.lastTime.text;
   }
 
   /** Signs the chain so far with a head line (if anything was written since the last), then fsyncs. */
@@ -239,10 +247,16 @@ export class AuditLog {
     if (this.pending.length > 0) this.drain();
     if (this.batch.length === 0) return;
     this.throwIfFailed();
-    const bytes = Buffer.from(this.batch.join(""), "utf8");
+    const text = this.batch.join("");
     this.batch = [];
     try {
-      for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.fd, bytes, offset);
+      // Written as text (no Buffer made in JavaScript); a short write, which a regular file
+      // gives only when it cannot take more, is finished from bytes.
+      const written = writeSync(this.fd, text);
+      if (written < Buffer.byteLength(text)) {
+        const bytes = Buffer.from(text, "utf8");
+        for (let offset = written; offset < bytes.length; ) offset += writeSync(this.fd, bytes, offset);
+      }
     } catch (error) {
       // Part of a line may be in the file: nothing written after it could be verified.
       throw this.fail(`cannot write to the audit log ${this.path}: ${(error as Error).message}`);

@@ -8,7 +8,8 @@
 // recompute every hash. The signatures, checked against a key the verifier trusts, are what
 // tie the content to the signer.
 
-import { fromHex, verifyBytes } from "./ed25519.js";
+import { fromHex } from "./ed25519.js";
+import { verifyBytes } from "./ed25519-verify.js";
 import { chainOf, describeIssues, eventHash, headEventSchema, headMessage, type ParsedLine, parseLine, resumedEventSchema, ZERO_CHAIN } from "./line.js";
 
 export interface VerifyProblem {

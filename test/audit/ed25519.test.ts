@@ -1,9 +1,10 @@
 // The audit log signs with node:crypto and verifies with @noble/ed25519 (see
-// runner/audit/ed25519.ts): both must agree exactly, or heads would fail to verify.
+// runner/audit/ed25519.ts, ed25519-verify.ts): both must agree exactly, or heads would fail to verify.
 
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { nobleSign, noblePublicKeyOf, publicKeyOf, signBytes, verifyBytes } from "../../runner/audit/ed25519.js";
+import { publicKeyOf, signBytes } from "../../runner/audit/ed25519.js";
+import { nobleSign, noblePublicKeyOf, verifyBytes } from "../../runner/audit/ed25519-verify.js";
 
 describe("Ed25519: node:crypto and @noble/ed25519 agree", () => {
   it("derive the same public key and the same signature bytes, which noble verifies", () => {
