@@ -47,6 +47,21 @@ describe("AuditLog", () => {
     expect(report).toMatchObject({ ok: true, lines: 33, heads: 3, validHeads: 3, lastSignedLine: 32, warnings: [] });
   });
 
+  it("writes events holding multi-byte text whole, across batches, and the log verifies", async () => {
+    const log = AuditLog.open(file, { keyFile: ctx.keyFile });
+    // More than one batch (256 lines) of lines longer in bytes than in UTF-16 units.
+    for (let i = 0; i < 600; i++) {
+      log.append({ action: i, evaluation: "e", kind: "FsRead", pattern: `fs.read /tmp/ä/ü/😀/${i}`, tier: "allow", type: "action-requested" });
+    }
+    log.close();
+    const lines = readLines(file);
+    expect(lines).toHaveLength(601);
+    expect(lines[599]!.event).toMatchObject({ pattern: "fs.read /tmp/ä/ü/😀/599" });
+    const { result, report } = await verifyJson(file, ctx.env);
+    expect(result.code, result.stdout).toBe(0);
+    expect(report).toMatchObject({ ok: true, lines: 601, heads: 1, validHeads: 1, warnings: [] });
+  });
+
   it("after a crash, marks the unsigned tail it finds before continuing", async () => {
     writeLog(file, ctx.keyFile, 2);
     writeLines(file, readLines(file).slice(0, 21)); // the last head never written
