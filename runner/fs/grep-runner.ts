@@ -38,12 +38,13 @@ export class GrepRunner {
       this.pending.get(reply.id)?.resolve(reply);
       this.pending.delete(reply.id);
     });
-    worker.on("error", (error) => this.fail(error));
-    worker.on("exit", () => this.fail(new Error("the search was stopped")));
+    // Only the current threads' ends count: those of threads already closed are expected.
+    worker.on("error", (error) => this.worker === worker && this.fail(error));
+    worker.on("exit", () => this.worker === worker && this.fail(new Error("the search was stopped")));
     return worker;
   }
 
-  /** Starts the helper and hands the worker its end of the link (the worker never waits for it to start). */
+  /** Starts the helper and hands the worker its end of the link; the worker does not wait for it to start. */
   private connectHelper(worker: Worker): Worker {
     const { Worker: WorkerThread, MessageChannel } = workerThreads();
     const { port1, port2 } = new MessageChannel();
@@ -51,16 +52,14 @@ export class GrepRunner {
     const helper = new WorkerThread(WORKER_PATH, { workerData: { role: "helper", port: port2, control } satisfies WorkerRole, transferList: [port2] });
     helper.unref();
     // A helper that dies could leave the worker waiting for its answer: the search ends with it.
-    helper.on("error", (error) => this.fail(error));
-    helper.on("exit", () => this.fail(new Error("the search helper stopped")));
+    helper.on("error", (error) => this.helper === helper && this.fail(error));
+    helper.on("exit", () => this.helper === helper && this.fail(new Error("the search helper stopped")));
     worker.postMessage({ op: "connect-helper", port: port1, control } satisfies ConnectHelper, [port1]);
     return helper;
   }
 
   private fail(error: Error): void {
-    for (const { reject } of this.pending.values()) reject(error);
-    this.pending.clear();
-    this.close();
+    this.close(error);
   }
 
   /** Starts the threads a recursive search uses before it is asked for (they take tens of ms to boot). */
@@ -85,7 +84,10 @@ export class GrepRunner {
     });
   }
 
-  close(): void {
+  /** Ends both threads; a search still waiting for its answer fails with `reason`. */
+  close(reason: Error = new Error("the search was stopped")): void {
+    for (const { reject } of this.pending.values()) reject(reason);
+    this.pending.clear();
     const { worker, helper } = this;
     this.worker = null;
     this.helper = null;
