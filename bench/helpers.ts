@@ -7,7 +7,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { packageRoot } from "../runner/paths.js";
-import { median } from "./measure.js";
+import { median, ratioText } from "./measure.js";
 
 export const tacitBin = path.join(packageRoot, "bin", "tacit.js");
 
@@ -44,6 +44,6 @@ export function ms(value: number): string {
 /** One "ratio vs target" line; returns whether the target was met. */
 export function verdictLine(label: string, ratio: number, target: number): boolean {
   const met = ratio <= target;
-  line(label, `${ratio.toFixed(2)}x floor  target <= ${target.toFixed(1)}x: ${met ? "met" : "MISSED"}`);
+  line(label, `${ratioText(ratio, target)}x floor  target <= ${target.toFixed(1)}x: ${met ? "met" : "MISSED"}`);
   return met;
 }

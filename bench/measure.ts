@@ -38,6 +38,12 @@ export function measureInterleaved(specs: readonly CommandSpec[], runs: number, 
   return samples;
 }
 
+/** A ratio in two decimals, or three where two would hide which side of the target it is on (2.001 is not 2.00). */
+export function ratioText(ratio: number, target?: number): string {
+  const two = ratio.toFixed(2);
+  return target !== undefined && Number(two) === target && ratio !== target ? ratio.toFixed(3) : two;
+}
+
 export function report(title: string, floorLabel: string, samples: Map<string, number[]>, targets: Record<string, number>): boolean {
   const floor = median(samples.get(floorLabel)!);
   console.log(`\n${title}`);
@@ -50,7 +56,7 @@ export function report(title: string, floorLabel: string, samples: Map<string, n
     const target = targets[label];
     const verdict = target === undefined ? "" : ratio <= target ? `  target <= ${target.toFixed(1)}x: met` : `  target <= ${target.toFixed(1)}x: MISSED`;
     if (target !== undefined && ratio > target) allMet = false;
-    console.log(`  ${label.padEnd(44)} median ${m.toFixed(1).padStart(7)} ms   ${ratio.toFixed(2)}x floor${verdict}`);
+    console.log(`  ${label.padEnd(44)} median ${m.toFixed(1).padStart(7)} ms   ${ratioText(ratio, target)}x floor${verdict}`);
   }
   return allMet;
 }
