@@ -141,6 +141,19 @@ describe("limits", () => {
   });
 });
 
+describe("a search by the walking thread alone (unit: one core, no helper)", () => {
+  it("finds what a plain walk finds, in walk order, across batches", async () => {
+    const { grepRecursive } = await import("../../runner/fs/grep-core.js");
+    const { DEFAULT_CLASSIFIED_PATHS } = await import("../../runner/fs/classified-paths.js");
+    const request = { dir: root, realDir: root, realRoot: root, pattern: NEEDLE, glob: null, classifiedPatterns: DEFAULT_CLASSIFIED_PATHS };
+    const found = grepRecursive(request, new RegExp(NEEDLE));
+    const expected = expectedMatches(root, new RegExp(NEEDLE), classifiedOrOut);
+    expect(expected.length).toBeGreaterThan(900);
+    expect(firstDifference(found, expected)).toBeNull();
+    expect(JSON.stringify(found)).not.toContain(canary);
+  });
+});
+
 describe("a search that fails part-way (unit)", () => {
   // The helper thread failing cannot be brought about from outside; a searcher that fails on
   // its second batch stands in for it. The walk must fail too, not return what it had.
