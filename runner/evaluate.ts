@@ -175,15 +175,17 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   const output = new OutputBuffer(OUTPUT_LIMIT_BYTES, options.onOutput);
   const live = options.session?.live;
   const sandbox = live ? live.sandbox : sandboxWith(config.memoryLimitMb, options.prestarted);
-  // A one-shot sandbox that will not run anything is killed; a session's waits for the next snippet.
+  // Ends host-side work still running for this evaluation (a long search) when it stops.
+  const lifetime = new AbortController();
+  // Nothing started for a program that will not run goes on: a one-shot sandbox is killed
+  // (a session's waits for the next snippet), and the search threads end.
   const unused = async (reason: string): Promise<void> => {
+    lifetime.abort();
     if (live) return;
     sandbox.kill("cancelled", reason);
     await sandbox.ended;
   };
 
-  // Ends host-side work still running for this evaluation (a long search) when it stops.
-  const lifetime = new AbortController();
   const grep = new GrepRunner(lifetime.signal);
   // A script that names a recursive search gets its search threads started now, so they
   // boot while the checks run and the sandbox starts, not when the search is asked for.
@@ -199,12 +201,10 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
         ? early.result
         : checkScript(options.code, options.displayName, config.typeCheck, options.typeChecker));
     } catch (error) {
-      lifetime.abort();
       await unused("the checks failed");
       throw error;
     }
     if (!check.ok) {
-      lifetime.abort();
       await unused("rejected before running");
       return result("rejected", output, check.errors.join("\n"), startedAt);
     }
