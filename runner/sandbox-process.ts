@@ -136,7 +136,7 @@ export class SandboxProcess {
    */
   watchMemory(on: boolean): void {
     if (on && this.watchdog === null && !this.killedFor) {
-      this.watchdog = setInterval(() => this.checkMemory(this.rssLimitKb), WATCHDOG_INTERVAL_MS);
+      this.watchdog = setInterval(() => this.checkMemory(), WATCHDOG_INTERVAL_MS);
       this.watchdog.unref();
     } else if (!on && this.watchdog !== null) {
       clearInterval(this.watchdog);
@@ -144,7 +144,8 @@ export class SandboxProcess {
     }
   }
 
-  private checkMemory(limitKb: number): void {
+  private checkMemory(): void {
+    const limitKb = this.rssLimitKb;
     const pid = this.child.pid;
     if (pid === undefined || this.killedFor) return;
     let status: string;
