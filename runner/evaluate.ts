@@ -287,7 +287,7 @@ function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions,
   const classified = shared?.classified ?? new ClassifiedStore(pure, (reason) => sink?.append(`[tacit] ${reason}\n`));
   const context: EvaluationContext = {
     output,
-    hostSecrets: new HostSecrets([config.library.llm?.apiKey]),
+    hostSecrets: HostSecrets.of(config),
     input: options.input,
     classified,
     sink,

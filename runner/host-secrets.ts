@@ -4,6 +4,8 @@
 // sandbox is scrubbed of them: in its JSON line (text anywhere in it), and in base64 payloads
 // (bytes read from files) after decoding. A long random key cannot match by accident.
 
+import type { RunnerConfig } from "./config.js";
+
 const MASK = "[redacted]";
 /** Shorter values are not scrubbed: they would match ordinary text. */
 const MIN_SECRET_CHARS = 8;
@@ -11,6 +13,11 @@ const MIN_SECRET_CHARS = 8;
 export class HostSecrets {
   private readonly secrets: string[];
   private readonly inJson: string[];
+
+  /** The host's secrets under `config`: what every reply to a sandbox is scrubbed of. */
+  static of(config: RunnerConfig): HostSecrets {
+    return new HostSecrets([config.library.llm?.apiKey]);
+  }
 
   constructor(secrets: ReadonlyArray<string | null | undefined>) {
     this.secrets = secrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_CHARS);

@@ -202,7 +202,7 @@ export class ReplSession {
  */
 async function replay(live: LiveSandbox, snippet: Snippet, config: RunnerConfig): Promise<string | null> {
   const { sandbox } = live;
-  sandbox.scrubReplies(new HostSecrets([config.library.llm?.apiKey]));
+  sandbox.scrubReplies(HostSecrets.of(config));
   const clock = new PausableTimer(config.executionTimeoutMs, () => sandbox.kill("timeout", `it ran longer than ${config.executionTimeoutMs} ms`));
   let next = 0;
   const conversation = converse(sandbox, live.programFrame(snippet.sandboxCode, DISPLAY_NAME), true, async (action) => {
