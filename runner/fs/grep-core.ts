@@ -163,13 +163,13 @@ const REGEX_SYNTAX = /[\\^$.|?*+()[\]{}]/;
  * decoding never makes ASCII out of other bytes, so a file whose bytes lack the literal has
  * no line that contains it, and is not split into lines at all.
  */
-export function literalOf(pattern: string): Buffer | null {
+function literalOf(pattern: string): Buffer | null {
   if (pattern === "" || REGEX_SYNTAX.test(pattern) || !/^[\x20-\x7e]+$/.test(pattern)) return null;
   return Buffer.from(pattern, "latin1");
 }
 
 /** Searches one file of a recursive search; an unreadable or vanished file is skipped, as grep -r does. */
-export function searchTask(task: SearchTask, search: FileSearch, collector: MatchCollector): void {
+function searchTask(task: SearchTask, search: FileSearch, collector: MatchCollector): void {
   let fd: number;
   try {
     fd = task.kind === "opened"
@@ -185,6 +185,32 @@ export function searchTask(task: SearchTask, search: FileSearch, collector: Matc
     if (error instanceof GrepLimitError) throw error;
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * Searches the files `claim` hands out (the next index each time, until one past the end),
+ * reporting each file's matches by index; true if it stopped at the result limit. Threads
+ * that share a batch each run this with a claim on one shared counter.
+ */
+export function searchClaimed(
+  tasks: readonly SearchTask[],
+  search: FileSearch,
+  claim: () => number,
+  found: (index: number, matches: GrepMatch[]) => void,
+): boolean {
+  const collector = new MatchCollector();
+  for (;;) {
+    const index = claim();
+    if (index >= tasks.length) return false;
+    const before = collector.matches.length;
+    try {
+      searchTask(tasks[index]!, search, collector);
+    } catch (error) {
+      if (!(error instanceof GrepLimitError)) throw error;
+      return true;
+    }
+    if (collector.matches.length > before) found(index, collector.matches.slice(before));
   }
 }
 
@@ -364,12 +390,10 @@ function searchAlone(search: FileSearch): BatchSearcher {
   return {
     begin: (tasks) => (pending = tasks),
     finish: () => {
-      const collector = new MatchCollector();
-      return pending.map((task) => {
-        const before = collector.matches.length;
-        searchTask(task, search, collector);
-        return collector.matches.slice(before);
-      });
+      const results: GrepMatch[][] = pending.map(() => []);
+      let next = 0;
+      if (searchClaimed(pending, search, () => next++, (index, matches) => (results[index] = matches))) throw tooManyMatches();
+      return results;
     },
   };
 }

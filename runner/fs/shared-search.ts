@@ -15,9 +15,7 @@ import {
   type FileSearch,
   fileSearchOf,
   type GrepMatch,
-  GrepLimitError,
-  MatchCollector,
-  searchTask,
+  searchClaimed,
   tooManyMatches,
   type SearchTask,
 } from "./grep-core.js";
@@ -57,20 +55,9 @@ function tagged(batch: number, phase: number): number {
  * too many matches (then the counter is run out, so the other thread stops too).
  */
 function claimAndSearch(tasks: readonly SearchTask[], control: Int32Array, search: FileSearch, found: (index: number, matches: GrepMatch[]) => void): boolean {
-  const collector = new MatchCollector();
-  for (;;) {
-    const index = Atomics.add(control, NEXT, 1);
-    if (index >= tasks.length) return false;
-    const before = collector.matches.length;
-    try {
-      searchTask(tasks[index]!, search, collector);
-    } catch (error) {
-      if (!(error instanceof GrepLimitError)) throw error;
-      Atomics.store(control, NEXT, tasks.length);
-      return true;
-    }
-    if (collector.matches.length > before) found(index, collector.matches.slice(before));
-  }
+  const limited = searchClaimed(tasks, search, () => Atomics.add(control, NEXT, 1), found);
+  if (limited) Atomics.store(control, NEXT, tasks.length);
+  return limited;
 }
 
 /**
