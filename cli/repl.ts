@@ -3,7 +3,7 @@
 // lines while what was typed is an unfinished statement.
 
 import { createInterface } from "node:readline";
-import { parseSync } from "oxc-parser";
+import { parseSync } from "../runner/parser.js";
 import type { RunnerConfig } from "../runner/config.js";
 import { ReplSession } from "../runner/session.js";
 import { terminalAsker } from "../runner/approval/askers.js";

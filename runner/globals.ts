@@ -3,8 +3,9 @@
 // and the type checker can never disagree about what exists.
 
 import { readFileSync } from "node:fs";
-import { parseSync } from "oxc-parser";
-import { interfacePath } from "./paths.js";
+import { parseSync } from "./parser.js";
+import { onFirstUse } from "./on-first-use.js";
+import { interfaceNamesPath, interfacePath } from "./paths.js";
 import type { RuleId } from "./validator.js";
 
 /** The language's own globals (lib es2023): pure, no authority. */
@@ -50,8 +51,17 @@ function declaredTypeNames(statements: readonly DeclarationNode[]): string[] {
     .filter((name) => name !== "");
 }
 
-function readInterface(): { globals: string[]; exports: string[]; typeExports: string[] } {
-  const source = readFileSync(interfacePath, "utf8");
+export interface InterfaceNames {
+  /** Names agent code may import from "tacit". */
+  exports: string[];
+  /** The globals tacit itself provides (the API, console, timers…), as opposed to the language's. */
+  globals: string[];
+  /** Type-only names "tacit" exports (import type { FileSystem } from "tacit"). */
+  typeExports: string[];
+}
+
+/** The names interface.d.ts declares, read from its syntax tree. */
+export function namesFromInterface(source: string): InterfaceNames {
   const { program } = parseSync("interface.d.ts", source, { lang: "dts", astType: "ts" });
   const body = program.body as unknown as DeclarationNode[];
   const tacitModule = body.find((n) => n.type === "TSModuleDeclaration" && n.id?.value === "tacit");
@@ -59,19 +69,43 @@ function readInterface(): { globals: string[]; exports: string[]; typeExports: s
   return { globals: declaredNames(body), exports: declaredNames(moduleBody), typeExports: declaredTypeNames(moduleBody) };
 }
 
-const fromInterface = readInterface();
+/**
+ * The names, from the file the build wrote (dist/interface-names.json) when it was made from
+ * this very interface text, or else from parsing the interface. Parsing it is 10-20 ms of a
+ * run's start-up; comparing the text is not.
+ */
+export function loadInterfaceNames(interfaceFile: string, prebuiltFile: string): InterfaceNames {
+  const source = readFileSync(interfaceFile, "utf8");
+  try {
+    const prebuilt = JSON.parse(readFileSync(prebuiltFile, "utf8")) as Partial<InterfaceNames> & { source?: unknown };
+    const lists = [prebuilt.exports, prebuilt.globals, prebuilt.typeExports];
+    if (prebuilt.source === source && lists.every((list) => Array.isArray(list) && list.every((name) => typeof name === "string"))) {
+      return { exports: prebuilt.exports!, globals: prebuilt.globals!, typeExports: prebuilt.typeExports! };
+    }
+  } catch {
+    // Missing or unreadable: parsed below.
+  }
+  return namesFromInterface(source);
+}
 
-/** Names agent code may import from "tacit". */
-export const TACIT_EXPORTS: ReadonlySet<string> = new Set(fromInterface.exports);
+export interface IdentifierSets {
+  tacitExports: ReadonlySet<string>;
+  tacitGlobals: ReadonlySet<string>;
+  tacitTypeExports: ReadonlySet<string>;
+  /** Every free identifier a script may use as a value. */
+  allowedGlobals: ReadonlySet<string>;
+}
 
-/** The globals tacit itself provides (the API, console, timers…), as opposed to the language's. */
-export const TACIT_GLOBALS: ReadonlySet<string> = new Set(fromInterface.globals);
-
-/** Type-only names "tacit" exports (import type { FileSystem } from "tacit"). */
-export const TACIT_TYPE_EXPORTS: ReadonlySet<string> = new Set(fromInterface.typeExports);
-
-/** Every free identifier a script may use as a value. */
-export const ALLOWED_GLOBALS: ReadonlySet<string> = new Set([...LANGUAGE_GLOBALS, ...fromInterface.globals]);
+/** What the validator checks identifiers against, read once on first use. */
+export const identifierSets = onFirstUse((): IdentifierSets => {
+  const names = loadInterfaceNames(interfacePath, interfaceNamesPath);
+  return {
+    tacitExports: new Set(names.exports),
+    tacitGlobals: new Set(names.globals),
+    tacitTypeExports: new Set(names.typeExports),
+    allowedGlobals: new Set([...LANGUAGE_GLOBALS, ...names.globals]),
+  };
+});
 
 export interface ForbiddenGlobal {
   rule: Extract<RuleId, "ambient-authority" | "dynamic-code">;

@@ -29,6 +29,9 @@ export const pureEvaluatorPath = path.join(packageRoot, "dist", "library", "pure
 /** The agent-facing API, also what `tacit interface` prints. */
 export const interfacePath = path.join(packageRoot, "library", "interface.d.ts");
 
+/** The names interface.d.ts declares, written by the build (build/interface-names.mjs). */
+export const interfaceNamesPath = path.join(packageRoot, "dist", "interface-names.json");
+
 let denoPath: string | undefined;
 /** The Deno binary shipped by the `deno` npm package (spawned directly, not via its Node wrapper). */
 export function denoExecutable(): string {

@@ -8,7 +8,7 @@
 //     capabilities and functions, and assignment to outer variables.
 
 import type { Reference, Scope, ScopeManager, Variable } from "@typescript-eslint/scope-manager";
-import { TACIT_GLOBALS } from "./globals.js";
+import { identifierSets } from "./globals.js";
 
 export interface AstNode {
   type: string;
@@ -120,7 +120,7 @@ function checkPurity(fnScope: Scope, capabilityBlocks: ReadonlySet<unknown>, rep
     if (!ref.isValueReference || seen.has(name)) continue;
     seen.add(name);
     if (!variable) {
-      if (TACIT_GLOBALS.has(name) && !PURE_EVALUATOR_GLOBALS.has(name)) {
+      if (identifierSets().tacitGlobals.has(name) && !PURE_EVALUATOR_GLOBALS.has(name)) {
         report(identifier.start, `the map function uses \`${name}\`, which the pure evaluator does not have (no printing, input or capabilities there)`, HINT);
       }
       continue;

@@ -3,7 +3,7 @@
 // statement passed to the echo, and a closing statement that publishes its top-level
 // bindings (PUBLISH_GLOBAL) so later snippets, separate modules, read and assign them live.
 
-import { parseSync } from "oxc-parser";
+import { parseSync } from "./parser.js";
 import { ECHO_GLOBAL, PUBLISH_GLOBAL } from "../library/protocol.js";
 import type { PureFunctionSite } from "./pure-functions.js";
 import { type Edit, rewriteForSandbox } from "./rewrite-imports.js";

@@ -5,10 +5,10 @@
 // sandbox process holds no authority whatever this check lets through.
 
 import { analyze } from "@typescript-eslint/scope-manager";
-import { parseSync } from "oxc-parser";
+import { parseSync } from "./parser.js";
 import { analyzePureFunctions, type PureFunctionSite } from "./pure-functions.js";
 import { lineColumnOf, lineStarts } from "./source-position.js";
-import { ALLOWED_GLOBALS, forbiddenGlobal, HINT_IMPORT, TACIT_EXPORTS, TACIT_TYPE_EXPORTS } from "./globals.js";
+import { forbiddenGlobal, HINT_IMPORT, identifierSets } from "./globals.js";
 
 export type RuleId =
   | "syntax"
@@ -249,10 +249,11 @@ export function validate(code: string, fileName = "script.ts"): ValidationResult
       } else {
         const imported = spec.imported as AstNode;
         const name = (imported.type === "Literal" ? imported.value : imported.name) as string;
-        if (TACIT_TYPE_EXPORTS.has(name)) {
+        const { tacitExports, tacitTypeExports } = identifierSets();
+        if (tacitTypeExports.has(name)) {
           // A type: nothing to bind at run time.
-        } else if (!TACIT_EXPORTS.has(name)) {
-          report("forbidden-import", spec.start, `"tacit" has no export named "${name}"`, `Available: ${[...TACIT_EXPORTS, ...TACIT_TYPE_EXPORTS].join(", ")}. Run \`tacit interface\` to see the API.`);
+        } else if (!tacitExports.has(name)) {
+          report("forbidden-import", spec.start, `"tacit" has no export named "${name}"`, `Available: ${[...tacitExports, ...tacitTypeExports].join(", ")}. Run \`tacit interface\` to see the API.`);
         } else if (!typeOnly && spec.importKind !== "type") {
           entry.named.push([name, local]);
         }
@@ -270,7 +271,7 @@ export function validate(code: string, fileName = "script.ts"): ValidationResult
     const forbidden = forbiddenGlobal(name);
     if (forbidden) {
       report(forbidden.rule, offset, `\`${name}\` is not available: ${forbidden.reason}`, forbidden.hint);
-    } else if (!ALLOWED_GLOBALS.has(name)) {
+    } else if (!identifierSets().allowedGlobals.has(name)) {
       report(
         "unknown-global",
         offset,

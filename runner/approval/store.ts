@@ -7,25 +7,30 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { onFirstUse } from "../on-first-use.js";
 import { randomToken } from "../random-token.js";
 import { ensureTacitHome, tacitHome } from "../tacit-home.js";
 
 export const APPROVAL_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 
-const ApprovalSchema = z
-  .object({
-    pattern: z.string().min(1),
-    /** The working directory (real path) the approval holds in. */
-    directory: z.string().min(1),
-    grantedAt: z.string().datetime(),
-    expiresAt: z.string().datetime(),
-    /** Who said yes: "terminal", "elicitation" or "tacit approvals grant". */
-    via: z.string(),
-  })
-  .strict();
-const ApprovalsFileSchema = z.object({ version: z.literal(1), approvals: z.array(ApprovalSchema) }).strict();
+function buildApprovalsFileSchema() {
+  const ApprovalSchema = z
+    .object({
+      pattern: z.string().min(1),
+      /** The working directory (real path) the approval holds in. */
+      directory: z.string().min(1),
+      grantedAt: z.string().datetime(),
+      expiresAt: z.string().datetime(),
+      /** Who said yes: "terminal", "elicitation" or "tacit approvals grant". */
+      via: z.string(),
+    })
+    .strict();
+  return z.object({ version: z.literal(1), approvals: z.array(ApprovalSchema) }).strict();
+}
+/** Built on first use: most runs never read the approvals file. */
+const approvalsFileSchema = onFirstUse(buildApprovalsFileSchema);
 
-export type Approval = z.infer<typeof ApprovalSchema>;
+export type Approval = z.infer<ReturnType<typeof buildApprovalsFileSchema>>["approvals"][number];
 
 export class ApprovalStoreError extends Error {
   override name = "ApprovalStoreError";
@@ -60,7 +65,7 @@ export class ApprovalStore {
     } catch {
       throw new ApprovalStoreError(`${this.file} is not valid JSON; fix or remove it (tacit approvals revoke --all rewrites it)`);
     }
-    const result = ApprovalsFileSchema.safeParse(parsed);
+    const result = approvalsFileSchema().safeParse(parsed);
     if (!result.success) {
       throw new ApprovalStoreError(`${this.file} is not an approvals file (${result.error.issues[0]?.message ?? "bad shape"}); fix or remove it`);
     }
