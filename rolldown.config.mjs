@@ -35,5 +35,8 @@ export default defineConfig({
     sourcemap: true,
     entryFileNames: "[name].cjs",
     chunkFileNames: "[name]-[hash].cjs",
+    // zod in a chunk of its own: otherwise it shares one with whatever small module every zod
+    // user also imports (tacit-home, say), and loads on start-up paths that need only that.
+    codeSplitting: { groups: [{ name: "zod", test: /node_modules[\\/]zod[\\/]/ }] },
   },
 });

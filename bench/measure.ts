@@ -6,13 +6,18 @@ import { spawnSync } from "node:child_process";
 export interface CommandSpec {
   label: string;
   /** Commands run one after another; the sample is their total wall time. */
-  steps: Array<{ file: string; args: string[]; cwd?: string; input?: string }>;
+  steps: Array<{ file: string; args: string[]; cwd?: string; input?: string; env?: Record<string, string> }>;
 }
 
 function timeOnce(spec: CommandSpec): number {
   const started = performance.now();
   for (const step of spec.steps) {
-    const run = spawnSync(step.file, step.args, { cwd: step.cwd, input: step.input ?? "", stdio: ["pipe", "pipe", "pipe"] });
+    const run = spawnSync(step.file, step.args, {
+      cwd: step.cwd,
+      input: step.input ?? "",
+      stdio: ["pipe", "pipe", "pipe"],
+      env: step.env ? { ...process.env, ...step.env } : process.env,
+    });
     if (run.status !== 0) {
       throw new Error(`${spec.label}: ${step.file} ${step.args.join(" ")} exited ${run.status}: ${run.stderr.toString().slice(0, 500)}`);
     }

@@ -39,6 +39,13 @@ export function denoExecutable(): string {
   return denoPath;
 }
 
+let typescriptPackageVersion: string | undefined;
+/** The version of the pinned typescript package, whose checker decides what is a type error. */
+export function typescriptVersion(): string {
+  typescriptPackageVersion ??= (require("typescript/package.json") as { version: string }).version;
+  return typescriptPackageVersion;
+}
+
 let tscPath: string | undefined;
 /** The native TypeScript 7 checker binary shipped by the `typescript` package. */
 export function tscExecutable(): string {

@@ -3,11 +3,13 @@
 // which has already refused anything that would make the checker read other files.
 
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { cleanUpAtExit } from "./exit-cleanup.js";
-import { interfacePath, tscExecutable } from "./paths.js";
+import { interfacePath, tscExecutable, typescriptVersion } from "./paths.js";
+import { tacitHome } from "./tacit-home.js";
+import { textDigest, TypeCheckCache } from "./typecheck-cache.js";
 
 export interface TypeDiagnostic {
   line: number;
@@ -56,13 +58,32 @@ export class TypeCheckerError extends Error {
   override name = "TypeCheckerError";
 }
 
+/** The verdict cache in tacit home `home` (see typecheck-cache.ts). */
+export function typeCheckCacheIn(home: string): TypeCheckCache {
+  const identity = JSON.stringify({
+    typescript: typescriptVersion(),
+    options: COMPILER_OPTIONS,
+    interface: textDigest(readFileSync(interfacePath, "utf8")),
+  });
+  return new TypeCheckCache(path.join(home, "typecheck-cache"), identity);
+}
+
+let defaultCache: TypeCheckCache | null | undefined;
+
+/** The cache in tacit's home; null with TACIT_TYPECHECK_CACHE=off. */
+export function typeCheckCache(): TypeCheckCache | null {
+  defaultCache ??= process.env.TACIT_TYPECHECK_CACHE === "off" ? null : typeCheckCacheIn(tacitHome());
+  return defaultCache;
+}
+
 /**
  * With `noResolve` the checker reads nothing but the script, interface.d.ts and its own lib
  * files — no triple-slash reference or import target is ever opened (verified with strace) —
  * so a check may start before the validator has looked at the code; its answer is used only
  * if the validator passes.
  */
-export async function typeCheck(code: string): Promise<TypeCheckResult> {
+export async function typeCheck(code: string, cache: TypeCheckCache | null = typeCheckCache()): Promise<TypeCheckResult> {
+  if (cache?.passed(code)) return { ok: true, diagnostics: [] };
   const dir = mkdtempSync(path.join(tmpdir(), "tacit-check-"));
   try {
     writeFileSync(path.join(dir, "script.ts"), code);
@@ -88,6 +109,7 @@ export async function typeCheck(code: string): Promise<TypeCheckResult> {
     if (exitCode !== 0 && diagnostics.length === 0) {
       throw new TypeCheckerError(`the type checker failed (exit ${exitCode}): ${(stdout + stderr).trim().slice(0, 2000)}`);
     }
+    if (diagnostics.length === 0) cache?.remember(code);
     return { ok: diagnostics.length === 0, diagnostics };
   } finally {
     rmSync(dir, { recursive: true, force: true });
