@@ -110,8 +110,8 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
       const { runCommand } = await import("./commands.js");
       setExitCode(await runCommand(script, flags, command, sandbox, precheck));
     } finally {
+      // Killed, not waited for: a sandbox leaves nothing behind to clean up (see SANDBOX_DENO_DIR).
       sandbox.kill("cancelled", "the command ended");
-      await sandbox.ended;
     }
   });
 

@@ -1,11 +1,10 @@
-// The Deno sandbox process: started with no authority at all, a scrubbed environment, a
-// fresh DENO_DIR, a V8 heap limit and a resident-memory watchdog. This module stays free of
+// The Deno sandbox process: started with no authority at all, a scrubbed environment, no
+// place to write anything (not even Deno's own caches), a V8 heap limit and a resident-memory
+// watchdog. This module stays free of
 // heavy dependencies so the CLI can start Deno first and load the rest while it boots.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rm } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { readFileSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { cleanUpAtExit } from "./exit-cleanup.js";
 import { RSS_ALLOWANCE_MB } from "./limits.js";
@@ -52,32 +51,40 @@ export function sandboxArgs(options: SandboxOptions): string[] {
   ];
 }
 
+/**
+ * Deno's cache directory: a path under /dev/null, where nothing can be created, by root
+ * either. Deno keeps its caches in memory instead; with its transpile cache off
+ * (DENO_EMIT_CACHE_MODE) and no V8 code cache (--no-code-cache), a sandbox writes no file
+ * anywhere. Nothing one evaluation stores (localStorage, caches) can reach the next, and no
+ * directory is left to delete, so a finished sandbox need not be waited for.
+ */
+export const SANDBOX_DENO_DIR = "/dev/null/tacit-sandbox-writes-nothing";
+
 /** Nothing of the host's environment reaches the sandbox. */
-export function sandboxEnv(denoDir: string): Record<string, string> {
-  return { DENO_DIR: denoDir, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", DENO_NO_PROMPT: "1" };
+export function sandboxEnv(): Record<string, string> {
+  return { DENO_DIR: SANDBOX_DENO_DIR, DENO_EMIT_CACHE_MODE: "disable", NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", DENO_NO_PROMPT: "1" };
 }
 
 export class SandboxProcess {
   readonly options: SandboxOptions;
   private readonly child: ChildProcess;
-  private readonly denoDir: string;
   private stderr = "";
   private killedFor: Extract<SandboxEnd, { kind: "killed" }> | null = null;
   private watchdog: NodeJS.Timeout | null = null;
   private readonly rssLimitKb: number;
-  /** Resolves once the process is gone and its DENO_DIR deleted. */
+  /** Resolves once the process is gone. */
   readonly ended: Promise<SandboxEnd>;
 
   constructor(options: SandboxOptions) {
     this.options = options;
-    this.denoDir = mkdtempSync(path.join(tmpdir(), "tacit-deno-"));
     this.child = spawn(denoExecutable(), sandboxArgs(options), {
-      env: sandboxEnv(this.denoDir),
-      cwd: this.denoDir,
+      env: sandboxEnv(),
+      // A directory that always exists; the sandbox can neither read nor write it.
+      cwd: "/",
       stdio: ["pipe", "pipe", "pipe"],
     });
-    // Nothing outlives the host: if tacit exits first, the process is killed and its DENO_DIR deleted.
-    const release = cleanUpAtExit(this.child, this.denoDir);
+    // Nothing outlives the host: if tacit exits first, the process is killed.
+    const release = cleanUpAtExit(this.child, null);
     this.rssLimitKb = (options.memoryLimitMb + RSS_ALLOWANCE_MB) * 1024;
     this.watchMemory(true);
 
@@ -90,12 +97,8 @@ export class SandboxProcess {
     this.ended = new Promise((resolve) => {
       const finish = (end: SandboxEnd): void => {
         this.watchMemory(false);
-        // Deleted on libuv's thread pool, not the main thread (a DENO_DIR holds a few caches);
-        // the exit hook still deletes it if tacit exits first.
-        rm(this.denoDir, { recursive: true, force: true }, () => {
-          release();
-          resolve(this.killedFor ?? end);
-        });
+        release();
+        resolve(this.killedFor ?? end);
       };
       this.child.on("close", (code, signal) => finish({ kind: "exited", code, signal, stderr: this.stderr }));
       this.child.on("error", (error) =>

@@ -74,7 +74,7 @@ export class PureEvaluator {
     });
   }
 
-  /** Ends the process; resolves once it is gone (and its DENO_DIR deleted). */
+  /** Ends the process; resolves once it is gone. */
   async close(): Promise<void> {
     this.closed = true;
     const proc = this.process;
