@@ -4,77 +4,92 @@
 
 import { z } from "zod";
 import { type Action, MAX_SANDBOX_FRAME_CHARS, type PureReply, type SandboxFrame } from "../library/protocol.js";
+import { onFirstUse } from "./on-first-use.js";
 
-/**
- * The schemas, built on first use: building them takes milliseconds that a run would otherwise
- * spend before its sandbox gets the program (see prepareFrameParsing).
- */
-function buildSchemas() {
-  const scope = z.string().max(256);
-  const filePath = z.string().max(4096);
-  const handle = z.string().max(64);
+const scope = () => z.string().max(256);
+const filePath = () => z.string().max(4096);
+const handle = () => z.string().max(64);
 
-  const httpFields = {
-    scope,
+function httpFields() {
+  return {
+    scope: scope(),
     method: z.string().max(64),
     url: z.string().max(4 * 1024 * 1024),
     headers: z.record(z.string().max(1024), z.string().max(65536)),
-    secretHeaders: z.record(z.string().max(1024), handle),
+    secretHeaders: z.record(z.string().max(1024), handle()),
     body: z.string().nullable(),
-    classifiedBody: handle.nullable(),
+    classifiedBody: handle().nullable(),
   };
+}
 
-  const ActionSchema = z.discriminatedUnion("kind", [
-    z.object({ kind: z.literal("Print"), parts: z.array(z.union([z.string(), z.object({ classified: handle }).strict()])) }).strict(),
-    z.object({ kind: z.literal("Classify"), value: z.unknown() }).strict(),
+/**
+ * One schema per action kind, each built the first time a request of that kind arrives:
+ * building all of them took a run several milliseconds just as its first request came in.
+ */
+const ACTION_SCHEMAS = {
+  Print: () => z.object({ kind: z.literal("Print"), parts: z.array(z.union([z.string(), z.object({ classified: handle() }).strict()])) }).strict(),
+  Classify: () => z.object({ kind: z.literal("Classify"), value: z.unknown() }).strict(),
+  ClassifiedMap: () =>
     z
       .object({
         kind: z.literal("ClassifiedMap"),
-        handle,
+        handle: handle(),
         source: z.string().max(1024 * 1024),
-        captures: z.record(z.string(), z.union([z.object({ plain: z.unknown() }).strict(), z.object({ classified: handle }).strict()])),
+        captures: z.record(z.string(), z.union([z.object({ plain: z.unknown() }).strict(), z.object({ classified: handle() }).strict()])),
         flat: z.boolean(),
       })
       .strict(),
-    z.object({ kind: z.literal("FsReadClassified"), scope, path: filePath }).strict(),
-    z.object({ kind: z.literal("FsWriteClassified"), scope, path: filePath, handle }).strict(),
-    z.object({ kind: z.literal("ReadInput") }).strict(),
-    z.object({ kind: z.literal("FsOpenScope"), root: filePath }).strict(),
-    z.object({ kind: z.literal("CloseScope"), scope }).strict(),
-    z.object({ kind: z.literal("FsStat"), scope, path: filePath }).strict(),
-    z.object({ kind: z.literal("FsSize"), scope, path: filePath }).strict(),
-    z.object({ kind: z.literal("FsRead"), scope, path: filePath, as: z.enum(["text", "bytes"]) }).strict(),
-    z.object({ kind: z.literal("FsReadChunk"), scope, path: filePath, offset: z.number().int().nonnegative() }).strict(),
-    z.object({ kind: z.literal("FsWrite"), scope, path: filePath, content: z.string(), append: z.boolean() }).strict(),
-    z.object({ kind: z.literal("FsDelete"), scope, path: filePath }).strict(),
-    z.object({ kind: z.literal("FsMkdir"), scope, path: filePath }).strict(),
-    z.object({ kind: z.literal("FsList"), scope, path: filePath, recursive: z.boolean() }).strict(),
-    z.object({ kind: z.literal("FsFind"), scope, path: filePath, glob: z.string().max(4096) }).strict(),
-    z.object({ kind: z.literal("FsGrep"), scope, path: filePath, pattern: z.string().max(65536) }).strict(),
-    z.object({ kind: z.literal("Chat"), message: z.string() }).strict(),
-    z.object({ kind: z.literal("ChatClassified"), handle }).strict(),
-    z.object({ kind: z.literal("NetOpenScope"), hosts: z.array(z.string().max(1024)).max(1000) }).strict(),
-    z.object({ kind: z.literal("HttpRequest"), ...httpFields }).strict(),
-    z.object({ kind: z.literal("HttpRequestClassified"), ...httpFields }).strict(),
-    z.object({ kind: z.literal("ExecOpenScope"), commands: z.array(z.string().max(4096)).max(1000) }).strict(),
+  FsReadClassified: () => z.object({ kind: z.literal("FsReadClassified"), scope: scope(), path: filePath() }).strict(),
+  FsWriteClassified: () => z.object({ kind: z.literal("FsWriteClassified"), scope: scope(), path: filePath(), handle: handle() }).strict(),
+  ReadInput: () => z.object({ kind: z.literal("ReadInput") }).strict(),
+  FsOpenScope: () => z.object({ kind: z.literal("FsOpenScope"), root: filePath() }).strict(),
+  CloseScope: () => z.object({ kind: z.literal("CloseScope"), scope: scope() }).strict(),
+  FsStat: () => z.object({ kind: z.literal("FsStat"), scope: scope(), path: filePath() }).strict(),
+  FsSize: () => z.object({ kind: z.literal("FsSize"), scope: scope(), path: filePath() }).strict(),
+  FsRead: () => z.object({ kind: z.literal("FsRead"), scope: scope(), path: filePath(), as: z.enum(["text", "bytes"]) }).strict(),
+  FsReadChunk: () => z.object({ kind: z.literal("FsReadChunk"), scope: scope(), path: filePath(), offset: z.number().int().nonnegative() }).strict(),
+  FsWrite: () => z.object({ kind: z.literal("FsWrite"), scope: scope(), path: filePath(), content: z.string(), append: z.boolean() }).strict(),
+  FsDelete: () => z.object({ kind: z.literal("FsDelete"), scope: scope(), path: filePath() }).strict(),
+  FsMkdir: () => z.object({ kind: z.literal("FsMkdir"), scope: scope(), path: filePath() }).strict(),
+  FsList: () => z.object({ kind: z.literal("FsList"), scope: scope(), path: filePath(), recursive: z.boolean() }).strict(),
+  FsFind: () => z.object({ kind: z.literal("FsFind"), scope: scope(), path: filePath(), glob: z.string().max(4096) }).strict(),
+  FsGrep: () => z.object({ kind: z.literal("FsGrep"), scope: scope(), path: filePath(), pattern: z.string().max(65536) }).strict(),
+  Chat: () => z.object({ kind: z.literal("Chat"), message: z.string() }).strict(),
+  ChatClassified: () => z.object({ kind: z.literal("ChatClassified"), handle: handle() }).strict(),
+  NetOpenScope: () => z.object({ kind: z.literal("NetOpenScope"), hosts: z.array(z.string().max(1024)).max(1000) }).strict(),
+  HttpRequest: () => z.object({ kind: z.literal("HttpRequest"), ...httpFields() }).strict(),
+  HttpRequestClassified: () => z.object({ kind: z.literal("HttpRequestClassified"), ...httpFields() }).strict(),
+  ExecOpenScope: () => z.object({ kind: z.literal("ExecOpenScope"), commands: z.array(z.string().max(4096)).max(1000) }).strict(),
+  Exec: () =>
     z
       .object({
         kind: z.literal("Exec"),
-        scope,
+        scope: scope(),
         command: z.string().max(4096),
         args: z.array(z.string()).max(100_000),
-        cwd: filePath.nullable(),
+        cwd: filePath().nullable(),
         timeoutMs: z.number().int().positive().nullable(),
         input: z.string().nullable(),
       })
       .strict(),
-    z
-      .object({ kind: z.literal("FsGrepRecursive"), scope, path: filePath, pattern: z.string().max(65536), glob: z.string().max(4096).nullable() })
-      .strict(),
-  ]);
+  FsGrepRecursive: () =>
+    z.object({ kind: z.literal("FsGrepRecursive"), scope: scope(), path: filePath(), pattern: z.string().max(65536), glob: z.string().max(4096).nullable() }).strict(),
+};
 
-  const SandboxFrameSchema = z.discriminatedUnion("type", [
-    z.object({ type: z.literal("request"), id: z.number().int().positive(), action: ActionSchema }).strict(),
+type ActionKind = keyof typeof ACTION_SCHEMAS;
+type ParsedAction = { [K in ActionKind]: z.infer<ReturnType<(typeof ACTION_SCHEMAS)[K]>> }[ActionKind];
+const builtActionSchemas = new Map<ActionKind, ReturnType<(typeof ACTION_SCHEMAS)[ActionKind]>>();
+
+function actionSchema(kind: ActionKind): ReturnType<(typeof ACTION_SCHEMAS)[ActionKind]> {
+  let schema = builtActionSchemas.get(kind);
+  if (schema === undefined) builtActionSchemas.set(kind, (schema = ACTION_SCHEMAS[kind]()));
+  return schema;
+}
+
+/** A frame's outer shape; a request's action is checked against the schema of its kind. */
+const envelopeSchema = onFirstUse(() =>
+  z.discriminatedUnion("type", [
+    z.object({ type: z.literal("request"), id: z.number().int().positive(), action: z.object({ kind: z.string() }).passthrough() }).strict(),
     z.object({ type: z.literal("done") }).strict(),
     z
       .object({
@@ -82,32 +97,28 @@ function buildSchemas() {
         error: z.object({ name: z.string(), message: z.string(), stack: z.string() }).strict(),
       })
       .strict(),
-  ]);
+  ]),
+);
 
-  const PureReplySchema = z.union([
+const pureReplySchema = onFirstUse(() =>
+  z.union([
     z.object({ id: z.number().int(), ok: z.literal(true), value: z.unknown() }).strict(),
     z.object({ id: z.number().int(), ok: z.literal(false), error: z.string() }).strict(),
-  ]);
-
-  return { ActionSchema, SandboxFrameSchema, PureReplySchema };
-}
-
-type Schemas = ReturnType<typeof buildSchemas>;
-let schemas: Schemas | null = null;
+  ]),
+);
 
 /**
- * Builds the schemas if they are not built yet. Called once a program is on its way, so the
- * building overlaps the sandbox's start on it instead of delaying the program.
+ * Builds what the first frame needs (the envelope and the Print action) if not yet built.
+ * Called once a program is on its way, so the building overlaps the sandbox's start on it.
  */
-export function prepareFrameParsing(): Schemas {
-  return (schemas ??= buildSchemas());
+export function prepareFrameParsing(): void {
+  envelopeSchema();
+  actionSchema("Print");
 }
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const actionSchemaMatchesProtocol: Same<z.infer<Schemas["ActionSchema"]>, Action> = true;
-const frameSchemaMatchesProtocol: Same<z.infer<Schemas["SandboxFrameSchema"]>, SandboxFrame> = true;
-void actionSchemaMatchesProtocol;
-void frameSchemaMatchesProtocol;
+const actionSchemasMatchProtocol: Same<ParsedAction, Action> = true;
+void actionSchemasMatchProtocol;
 
 export class ProtocolError extends Error {
   override name = "ProtocolError";
@@ -120,14 +131,19 @@ export function parseSandboxFrame(line: string): SandboxFrame {
   } catch {
     throw new ProtocolError(`the sandbox wrote something that is not a protocol frame: ${JSON.stringify(line.slice(0, 80))}`);
   }
-  const parsed = prepareFrameParsing().SandboxFrameSchema.safeParse(json);
-  if (!parsed.success) {
-    throw new ProtocolError(`the sandbox sent a malformed frame (${parsed.error.issues[0]?.message ?? "invalid"}): ${JSON.stringify(line.slice(0, 80))}`);
+  const malformed = (error: z.ZodError): ProtocolError =>
+    new ProtocolError(`the sandbox sent a malformed frame (${error.issues[0]?.message ?? "invalid"}): ${JSON.stringify(line.slice(0, 80))}`);
+  const frame = envelopeSchema().safeParse(json);
+  if (!frame.success) throw malformed(frame.error);
+  if (frame.data.type !== "request") return frame.data;
+  const { kind } = frame.data.action;
+  if (!Object.hasOwn(ACTION_SCHEMAS, kind)) {
+    throw new ProtocolError(`the sandbox sent a malformed frame (unknown action kind ${JSON.stringify(kind.slice(0, 40))}): ${JSON.stringify(line.slice(0, 80))}`);
   }
-  return parsed.data;
+  const action = actionSchema(kind as ActionKind).safeParse(frame.data.action);
+  if (!action.success) throw malformed(action.error);
+  return { type: "request", id: frame.data.id, action: action.data as Action };
 }
-
-
 
 /** A reply from the pure evaluator (agent code runs there: it is validated like any frame). */
 export function parsePureReply(line: string): PureReply {
@@ -137,7 +153,7 @@ export function parsePureReply(line: string): PureReply {
   } catch {
     throw new ProtocolError("the pure evaluator wrote something that is not a reply");
   }
-  const parsed = prepareFrameParsing().PureReplySchema.safeParse(json);
+  const parsed = pureReplySchema().safeParse(json);
   if (!parsed.success) throw new ProtocolError("the pure evaluator sent a malformed reply");
   return parsed.data as PureReply;
 }

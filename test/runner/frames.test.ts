@@ -1,0 +1,42 @@
+// The host's check of every frame the sandbox sends (runner/frames.ts): the envelope, then
+// the action against the schema of its own kind. Anything else is a protocol error.
+
+import { describe, expect, it } from "vitest";
+import { parsePureReply, parseSandboxFrame, ProtocolError } from "../../runner/frames.js";
+
+const request = (action: unknown, id: unknown = 1) => JSON.stringify({ type: "request", id, action });
+
+describe("sandbox frames", () => {
+  it("accepts each kind of frame the protocol has", () => {
+    expect(parseSandboxFrame(request({ kind: "Print", parts: ["hi\n", { classified: "c1" }] }))).toEqual({
+      type: "request",
+      id: 1,
+      action: { kind: "Print", parts: ["hi\n", { classified: "c1" }] },
+    });
+    expect(parseSandboxFrame(request({ kind: "FsRead", scope: "s", path: "/a", as: "text" }, 7)).type).toBe("request");
+    expect(parseSandboxFrame(request({ kind: "Exec", scope: "s", command: "git", args: ["status"], cwd: null, timeoutMs: null, input: null })).type).toBe("request");
+    expect(parseSandboxFrame(JSON.stringify({ type: "done" }))).toEqual({ type: "done" });
+    expect(parseSandboxFrame(JSON.stringify({ type: "failed", error: { name: "E", message: "m", stack: "s" } })).type).toBe("failed");
+  });
+
+  it.each([
+    ["not JSON", "{ nope", /not a protocol frame/],
+    ["an unknown frame type", JSON.stringify({ type: "reply", id: 1 }), /malformed frame/],
+    ["an unknown action kind", request({ kind: "Spawn", command: "sh" }), /unknown action kind "Spawn"/],
+    ["an inherited property as the kind", request({ kind: "constructor" }), /unknown action kind "constructor"/],
+    ["a kind that is not a string", request({ kind: 1 }), /malformed frame/],
+    ["an action with a field its kind does not have", request({ kind: "Print", parts: [], extra: 1 }), /malformed frame/],
+    ["an action with a field of the wrong type", request({ kind: "FsRead", scope: "s", path: 1, as: "text" }), /malformed frame/],
+    ["an action missing a field", request({ kind: "FsRead", scope: "s", as: "text" }), /malformed frame/],
+    ["a request id that is not a positive integer", request({ kind: "ReadInput" }, 0), /malformed frame/],
+    ["a frame with an extra field", JSON.stringify({ type: "done", also: true }), /malformed frame/],
+  ])("refuses %s", (_what, line, message) => {
+    expect(() => parseSandboxFrame(line)).toThrow(ProtocolError);
+    expect(() => parseSandboxFrame(line)).toThrow(message);
+  });
+
+  it("checks the pure evaluator's replies too", () => {
+    expect(parsePureReply(JSON.stringify({ id: 1, ok: true, value: 2 }))).toEqual({ id: 1, ok: true, value: 2 });
+    expect(() => parsePureReply(JSON.stringify({ id: 1, ok: true, value: 2, more: 1 }))).toThrow(ProtocolError);
+  });
+});
