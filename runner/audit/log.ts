@@ -35,8 +35,14 @@ export class AuditLogError extends Error {
 
 // Each head costs an fsync (milliseconds on a slow disk): by count only for very busy logs.
 const DEFAULT_SIGN_EVERY_EVENTS = 10_000;
-/** Lines kept before a write, at most. */
+/** Lines kept before a write, at most; also events kept before their lines are made. */
 const BATCH_LINES = 256;
+/**
+ * How long appended events wait, at most, before their lines are made (unless a batch fills
+ * first, or flush/signHead/close come). Making them a request at a time, right after each
+ * reply, cost a run of 1,000 reads about 15% over no log; in batches, about 11%.
+ */
+export const AUDIT_DRAIN_DELAY_MS = 25;
 const DEFAULT_SIGN_INTERVAL_MS = 5000;
 /** A last line longer than this is not something tacit wrote. */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -140,11 +146,11 @@ export class AuditLog {
   }
 
   /**
-   * Records one event (its time taken now). The line — canonical JSON, hash, chain — is made
-   * just after the current turn of the event loop, once the reply to the sandbox is on its
-   * way, so the hashing overlaps the sandbox's own work instead of delaying it; flush(),
-   * signHead() and close() make every pending line first, in order. An event may be given as
-   * a function (a result's digest, say), called when the line is made.
+   * Records one event (its time taken now). Its line — canonical JSON, hash, chain — is made
+   * later, with others: once BATCH_LINES events are pending, or AUDIT_DRAIN_DELAY_MS after the
+   * first of them, and always before flush(), signHead() and close() write; so hashing never
+   * delays a reply to the sandbox. An event may be given as a function (a result's digest,
+   * say), called when the line is made.
    */
   append(event: AuditEvent | (() => AuditEvent)): void {
     if (this.fd === null) throw new AuditLogError(`the audit log ${this.path} is closed`);
@@ -153,14 +159,14 @@ export class AuditLog {
     if (this.pending.length >= BATCH_LINES) this.drain();
     else if (!this.drainScheduled) {
       this.drainScheduled = true;
-      setImmediate(() => {
+      setTimeout(() => {
         this.drainScheduled = false;
         try {
           this.drain();
         } catch (error) {
           if (this.failure === null) this.fail((error as Error).message);
         }
-      });
+      }, AUDIT_DRAIN_DELAY_MS).unref();
     }
   }
 
