@@ -3,7 +3,7 @@
 // caught on the right line; no classified canary or secret header value appears in it.
 // `tacit serve` logs its sessions into the same kind of chain.
 
-import { existsSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -211,4 +211,29 @@ describe("the audit log of tacit serve", () => {
     const { result, report } = await verifyJson(log, ctx.env);
     expect(result.code, JSON.stringify(report.problems)).toBe(0);
   }, 60_000);
+});
+
+describe("an audit log that cannot be opened", () => {
+  // A log that cannot be opened stops the run before the script does anything.
+  it.each([
+    ["its lock is held by a live process", (log: string) => writeFileSync(`${log}.lock`, `${process.pid}\n`), /is being written by process/],
+    ["others can write to it", (log: string) => writeFileSync(log, "", { mode: 0o666 }), /other users can write to the audit log/],
+  ])("when %s, the run fails with the reason and the script does nothing", async (_what, spoil, reason) => {
+    const ctx = auditHome();
+    try {
+      const log = path.join(ctx.dir, "logs", "audit.jsonl");
+      const work = path.join(ctx.dir, "work");
+      for (const dir of [path.dirname(log), work]) mkdirSync(dir, { recursive: true });
+      spoil(log);
+      if (existsSync(log)) chmodSync(log, 0o666); // writeFileSync's mode is filtered by the umask
+      const script = 'println("printed");\nrequestFileSystem(".", (fs) => fs.access("marker.txt").write("written"));\nprintln("after");\n';
+      const run = await runCli(["run", "--audit-log", log, "-"], { cwd: work, env: ctx.env, input: script });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(reason);
+      expect(run.stdout).toBe("");
+      expect(existsSync(path.join(work, "marker.txt"))).toBe(false);
+    } finally {
+      ctx.cleanup();
+    }
+  });
 });
