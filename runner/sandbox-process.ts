@@ -1,7 +1,7 @@
 // The Deno sandbox process: started with no authority at all, a scrubbed environment, no
 // place to write anything (not even Deno's own caches), a V8 heap limit and a resident-memory
-// watchdog. This module stays free of
-// heavy dependencies so the CLI can start Deno first and load the rest while it boots.
+// watchdog. This module stays free of heavy dependencies so the CLI can start Deno first and
+// load the rest while it boots.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
