@@ -8,8 +8,7 @@ import { DEFAULT_CLASSIFIED_PATHS } from "./fs/classified-paths.js";
 import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
 import type { LlmConfig } from "./llm/chat-client.js";
 import { isHostPattern } from "./net/host-policy.js";
-import { type PolicyConfig, policySchema } from "./approval/policy.js";
-import { onFirstUse } from "./on-first-use.js";
+import { type PolicyConfig, PolicySchema } from "./approval/policy.js";
 
 import {
   DEFAULT_HTTP_TIMEOUT_MS,
@@ -19,50 +18,44 @@ import {
   MIN_MEMORY_LIMIT_MB,
 } from "./limits.js";
 
-/** The file's schema and its libraryConfig part, built on first use: a run with no --config and
- * no value flags never builds them. */
-function buildConfigSchemas() {
-  const LibraryConfigSchema = z
-    .object({
-      allowedRoots: z.array(z.string().min(1)).min(1).optional(),
-      classifiedPaths: z.array(z.string()).optional(),
-      classifiedWrite: z.boolean().optional(),
-      secureOutput: z.string().min(1).optional(),
-      commandPermissions: z.array(z.string().min(1).regex(/^[^/]*$/, "a command pattern is a name glob, without \"/\"")).optional(),
-      strictMode: z.boolean().optional(),
-      networkPermissions: z
-        .array(z.string().min(1).refine(isHostPattern, "a host pattern is like \"api.example.com\", \"*.example.com:8443\" or \"127.0.0.1:*\""))
-        .optional(),
-      llm: z
-        .object({ baseUrl: z.string().url().optional(), apiKey: z.string().min(1).optional(), model: z.string().min(1).optional() })
-        .strict()
-        .optional(),
-      networkResponseLimitBytes: z.number().int().positive().optional(),
-      networkTimeoutMs: z.number().int().positive().optional(),
-    })
-    .strict();
+const LibraryConfigSchema = z
+  .object({
+    allowedRoots: z.array(z.string().min(1)).min(1).optional(),
+    classifiedPaths: z.array(z.string()).optional(),
+    classifiedWrite: z.boolean().optional(),
+    secureOutput: z.string().min(1).optional(),
+    commandPermissions: z.array(z.string().min(1).regex(/^[^/]*$/, "a command pattern is a name glob, without \"/\"")).optional(),
+    strictMode: z.boolean().optional(),
+    networkPermissions: z
+      .array(z.string().min(1).refine(isHostPattern, "a host pattern is like \"api.example.com\", \"*.example.com:8443\" or \"127.0.0.1:*\""))
+      .optional(),
+    llm: z
+      .object({ baseUrl: z.string().url().optional(), apiKey: z.string().min(1).optional(), model: z.string().min(1).optional() })
+      .strict()
+      .optional(),
+    networkResponseLimitBytes: z.number().int().positive().optional(),
+    networkTimeoutMs: z.number().int().positive().optional(),
+  })
+  .strict();
 
-  const ConfigFileSchema = z
-    .object({
-      executionTimeoutMs: z.number().int().positive().optional(),
-      memoryLimitMb: z.number().int().min(MIN_MEMORY_LIMIT_MB).max(65_536).optional(),
-      typeCheck: z.boolean().optional(),
-      quiet: z.boolean().optional(),
-      recordPath: z.string().min(1).optional(),
-      sessionEnabled: z.boolean().optional(),
-      maxSessions: z.number().int().positive().optional(),
-      sessionIdleMs: z.number().int().positive().optional(),
-      auditLog: z.string().min(1).optional(),
-      policy: policySchema().optional(),
-      libraryConfig: LibraryConfigSchema.optional(),
-    })
-    .strict();
-  return { LibraryConfigSchema, ConfigFileSchema };
-}
-const configSchemas = onFirstUse(buildConfigSchemas);
+const ConfigFileSchema = z
+  .object({
+    executionTimeoutMs: z.number().int().positive().optional(),
+    memoryLimitMb: z.number().int().min(MIN_MEMORY_LIMIT_MB).max(65_536).optional(),
+    typeCheck: z.boolean().optional(),
+    quiet: z.boolean().optional(),
+    recordPath: z.string().min(1).optional(),
+    sessionEnabled: z.boolean().optional(),
+    maxSessions: z.number().int().positive().optional(),
+    sessionIdleMs: z.number().int().positive().optional(),
+    auditLog: z.string().min(1).optional(),
+    policy: PolicySchema.optional(),
+    libraryConfig: LibraryConfigSchema.optional(),
+  })
+  .strict();
 
-export type ConfigFile = z.infer<ReturnType<typeof buildConfigSchemas>["ConfigFileSchema"]>;
-export type LibraryConfigFile = z.infer<ReturnType<typeof buildConfigSchemas>["LibraryConfigSchema"]>;
+export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+export type LibraryConfigFile = z.infer<typeof LibraryConfigSchema>;
 
 /** What scripts may touch. Defaults fail closed. */
 export interface LibraryConfig {
@@ -123,10 +116,10 @@ function describeIssues(source: string, error: z.ZodError): string {
       if (issue.code === "unrecognized_keys") {
         const where = issue.path.join(".");
         const known =
-          issue.path[0] === "libraryConfig" ? Object.keys(configSchemas().LibraryConfigSchema.shape)
+          issue.path[0] === "libraryConfig" ? Object.keys(LibraryConfigSchema.shape)
           : issue.path[0] === "policy" && issue.path.length === 1 ? ["rules"]
           : issue.path[0] === "policy" ? ["action", "tier", "path", "command", "args", "host", "method", "beyondAllowlist"]
-          : Object.keys(configSchemas().ConfigFileSchema.shape);
+          : Object.keys(ConfigFileSchema.shape);
         return `${source}: unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${where ? `${where}.` : ""}${k}"`).join(", ")}` +
           ` (known keys${where ? ` in ${where}` : ""}: ${known.join(", ")})`;
       }
@@ -143,7 +136,7 @@ export function parseConfigFile(source: string, text: string): ConfigFile {
   } catch (error) {
     throw new ConfigError(`${source}: not valid JSON: ${(error as Error).message}`);
   }
-  const parsed = configSchemas().ConfigFileSchema.safeParse(json);
+  const parsed = ConfigFileSchema.safeParse(json);
   if (!parsed.success) throw new ConfigError(describeIssues(source, parsed.error));
   return parsed.data;
 }
@@ -253,7 +246,7 @@ export function resolveConfig(
 /** Validates flag values with the same schema as the file, so the messages match. */
 export function parseFlagConfig(flags: Record<string, unknown>): ConfigFile {
   const defined = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
-  const parsed = configSchemas().ConfigFileSchema.safeParse(defined);
+  const parsed = ConfigFileSchema.safeParse(defined);
   if (!parsed.success) throw new ConfigError(describeIssues("flags", parsed.error));
   return parsed.data;
 }

@@ -8,7 +8,6 @@
 import path from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
-import { onFirstUse } from "../on-first-use.js";
 import type { Tier } from "../audit/events.js";
 import { type HostPattern, isHostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
 import type { ActionRequest } from "./action-request.js";
@@ -19,56 +18,53 @@ export const RULE_ACTIONS = [
 ] as const;
 export type RuleAction = (typeof RULE_ACTIONS)[number];
 
-function buildPolicySchema() {
-  const RuleSchema = z
-    .object({
-      action: z.enum(RULE_ACTIONS),
-      tier: z.enum(["approve-once", "always-ask"]),
-      /** fs.*: a glob (picomatch, `**` across directories) on the absolute path; relative globs start at the working directory. */
-      path: z.string().min(1).optional(),
-      /** exec: a glob (`*` only) on the command name. */
-      command: z.string().min(1).regex(/^[^/]*$/, "a command pattern is a name glob, without \"/\"").optional(),
-      /** exec: a glob (`*` only) on the arguments joined by single spaces. */
-      args: z.string().optional(),
-      /** net: a host pattern, as in networkPermissions. */
-      host: z.string().min(1).refine(isHostPattern, "a host pattern is like \"api.example.com\", \"*.example.com:8443\" or \"127.0.0.1:*\"").optional(),
-      /** net: the HTTP method (any when absent). */
-      method: z.string().min(1).optional(),
-      /** Also ask about matching actions the static allowlists refuse (exec: the command; net: the host; fs.open: the root). */
-      beyondAllowlist: z.boolean().optional(),
-    })
-    .strict()
-    .superRefine((rule, ctx) => {
-      const fields: Record<string, readonly RuleAction[]> = {
-        path: ["fs.read", "fs.stat", "fs.write", "fs.delete", "fs.mkdir", "fs.readClassified", "fs.writeClassified", "fs.open"],
-        command: ["exec"],
-        args: ["exec"],
-        host: ["net"],
-        method: ["net"],
-      };
-      for (const [field, actions] of Object.entries(fields)) {
-        if (rule[field as keyof typeof rule] !== undefined && !actions.includes(rule.action)) {
-          ctx.addIssue({ code: "custom", path: [field], message: `"${field}" does not apply to action "${rule.action}" (it applies to ${actions.join(", ")})` });
-        }
-      }
-      if (rule.beyondAllowlist) {
-        const subject = rule.action === "exec" ? rule.command : rule.action === "net" ? rule.host : rule.action === "fs.open" ? rule.path : null;
-        if (subject === null) {
-          ctx.addIssue({ code: "custom", path: ["beyondAllowlist"], message: "beyondAllowlist applies to exec (with command), net (with host) and fs.open (with path)" });
-        } else if (rule.args !== undefined || rule.method !== undefined) {
-          ctx.addIssue({ code: "custom", path: ["beyondAllowlist"], message: "a beyondAllowlist rule cannot name args or method: it is decided when the scope opens, before any command line or request exists" });
-        } else if (subject === undefined) {
-          ctx.addIssue({ code: "custom", path: ["beyondAllowlist"], message: `beyondAllowlist needs the rule to name what it extends (${rule.action === "exec" ? "command" : rule.action === "net" ? "host" : "path"}): a person is never asked about everything` });
-        }
-      }
-    });
-  return z.object({ rules: z.array(RuleSchema) }).strict();
-}
 
-/** The `policy` section's schema (built on first use). */
-export const policySchema = onFirstUse(buildPolicySchema);
-export type PolicyConfig = z.infer<ReturnType<typeof buildPolicySchema>>;
-export type PolicyRule = PolicyConfig["rules"][number];
+const RuleSchema = z
+  .object({
+    action: z.enum(RULE_ACTIONS),
+    tier: z.enum(["approve-once", "always-ask"]),
+    /** fs.*: a glob (picomatch, `**` across directories) on the absolute path; relative globs start at the working directory. */
+    path: z.string().min(1).optional(),
+    /** exec: a glob (`*` only) on the command name. */
+    command: z.string().min(1).regex(/^[^/]*$/, "a command pattern is a name glob, without \"/\"").optional(),
+    /** exec: a glob (`*` only) on the arguments joined by single spaces. */
+    args: z.string().optional(),
+    /** net: a host pattern, as in networkPermissions. */
+    host: z.string().min(1).refine(isHostPattern, "a host pattern is like \"api.example.com\", \"*.example.com:8443\" or \"127.0.0.1:*\"").optional(),
+    /** net: the HTTP method (any when absent). */
+    method: z.string().min(1).optional(),
+    /** Also ask about matching actions the static allowlists refuse (exec: the command; net: the host; fs.open: the root). */
+    beyondAllowlist: z.boolean().optional(),
+  })
+  .strict()
+  .superRefine((rule, ctx) => {
+    const fields: Record<string, readonly RuleAction[]> = {
+      path: ["fs.read", "fs.stat", "fs.write", "fs.delete", "fs.mkdir", "fs.readClassified", "fs.writeClassified", "fs.open"],
+      command: ["exec"],
+      args: ["exec"],
+      host: ["net"],
+      method: ["net"],
+    };
+    for (const [field, actions] of Object.entries(fields)) {
+      if (rule[field as keyof typeof rule] !== undefined && !actions.includes(rule.action)) {
+        ctx.addIssue({ code: "custom", path: [field], message: `"${field}" does not apply to action "${rule.action}" (it applies to ${actions.join(", ")})` });
+      }
+    }
+    if (rule.beyondAllowlist) {
+      const subject = rule.action === "exec" ? rule.command : rule.action === "net" ? rule.host : rule.action === "fs.open" ? rule.path : null;
+      if (subject === null) {
+        ctx.addIssue({ code: "custom", path: ["beyondAllowlist"], message: "beyondAllowlist applies to exec (with command), net (with host) and fs.open (with path)" });
+      } else if (rule.args !== undefined || rule.method !== undefined) {
+        ctx.addIssue({ code: "custom", path: ["beyondAllowlist"], message: "a beyondAllowlist rule cannot name args or method: it is decided when the scope opens, before any command line or request exists" });
+      } else if (subject === undefined) {
+        ctx.addIssue({ code: "custom", path: ["beyondAllowlist"], message: `beyondAllowlist needs the rule to name what it extends (${rule.action === "exec" ? "command" : rule.action === "net" ? "host" : "path"}): a person is never asked about everything` });
+      }
+    }
+  });
+
+export const PolicySchema = z.object({ rules: z.array(RuleSchema) }).strict();
+export type PolicyConfig = z.infer<typeof PolicySchema>;
+export type PolicyRule = z.infer<typeof RuleSchema>;
 
 const TIER_RANK: Record<Tier, number> = { allow: 0, "approve-once": 1, "always-ask": 2 };
 
