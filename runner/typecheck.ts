@@ -70,9 +70,9 @@ export function typeCheckCacheIn(home: string): TypeCheckCache {
 
 let defaultCache: TypeCheckCache | null | undefined;
 
-/** The cache in tacit's home; null with TACIT_TYPECHECK_CACHE=off. */
+/** The cache in tacit's home; null with TACIT_TYPECHECK_CACHE=off. Decided once per process. */
 export function typeCheckCache(): TypeCheckCache | null {
-  defaultCache ??= process.env.TACIT_TYPECHECK_CACHE === "off" ? null : typeCheckCacheIn(tacitHome());
+  if (defaultCache === undefined) defaultCache = process.env.TACIT_TYPECHECK_CACHE === "off" ? null : typeCheckCacheIn(tacitHome());
   return defaultCache;
 }
 
