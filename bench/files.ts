@@ -72,13 +72,17 @@ export function benchReads(runs: number): boolean {
       `let n = 0;\n` + `for (let i = 0; i < ${count}; i++) n += Deno.readTextFileSync("f" + i + ".txt").length;\n` + `console.log(n);\n`;
     const files = {
       tacitWork: path.join(scripts, "reads.ts"),
+      tacitHalf: path.join(scripts, "reads-half.ts"),
       tacitIdle: path.join(scripts, "reads0.ts"),
       floorWork: path.join(scripts, "floor.ts"),
+      floorHalf: path.join(scripts, "floor-half.ts"),
       floorIdle: path.join(scripts, "floor0.ts"),
     };
     writeFileSync(files.tacitWork, tacitScript(READ_FILES));
+    writeFileSync(files.tacitHalf, tacitScript(READ_FILES / 2));
     writeFileSync(files.tacitIdle, tacitScript(0));
     writeFileSync(files.floorWork, floorScript(READ_FILES));
+    writeFileSync(files.floorHalf, floorScript(READ_FILES / 2));
     writeFileSync(files.floorIdle, floorScript(0));
 
     const deno = denoExecutable();
@@ -99,16 +103,26 @@ export function benchReads(runs: number): boolean {
       throw new Error(`reads: expected ${expected} characters, tacit read ${fromTacit}, deno read ${fromDeno}`);
     }
 
+    const floorHalf = `floor: deno run --allow-read (${READ_FILES / 2} reads)`;
+    const tacitHalf = `tacit run --no-check (${READ_FILES / 2} reads)`;
     const samples = measureInterleaved(
       [
         { label: labels.floorWork, steps: [{ file: deno, args: denoArgs(files.floorWork), cwd: data }] },
         { label: labels.floorIdle, steps: [{ file: deno, args: denoArgs(files.floorIdle), cwd: data }] },
         tacitRun(labels.tacitWork, files.tacitWork, data),
         tacitRun(labels.tacitIdle, files.tacitIdle, data),
+        { label: floorHalf, steps: [{ file: deno, args: denoArgs(files.floorHalf), cwd: data }] },
+        tacitRun(tacitHalf, files.tacitHalf, data),
       ],
       n,
     );
     const met = reportLoop(labels, samples);
+    // For information: the second half of the loop alone, after both processes' JIT has warmed
+    // up (tacit's host takes a few thousand requests to reach its steady per-read time; raw
+    // Deno warms up too), so the headline is not read as warm-up cost only.
+    const tacitWarm = medianOf(samples, labels.tacitWork) - medianOf(samples, tacitHalf);
+    const floorWarm = medianOf(samples, labels.floorWork) - medianOf(samples, floorHalf);
+    line(`reads ${READ_FILES / 2 + 1}-${READ_FILES} (warm; t(${READ_FILES}) - t(${READ_FILES / 2}))`, `tacit ${ms(tacitWarm)}, floor ${ms(floorWarm)}: ${(tacitWarm / Math.max(floorWarm, 0.1)).toFixed(2)}x  (for information)`);
     line("characters read (checked before timing)", `${expected}, the same from both`);
     return met;
   } finally {
