@@ -8,7 +8,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot, runCli } from "../helpers.js";
+import { runCli, tacitBin } from "../helpers.js";
 import { startServer, type TestServer } from "../net/fixtures.js";
 import { auditHome, type Line, newPrivateKey, readLines, rechain, verifyJson, writeVariant } from "./fixtures.js";
 
@@ -180,7 +180,7 @@ describe("the audit log of tacit serve", () => {
     const log = path.join(ctx.dir, "serve.jsonl");
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [path.join(repoRoot, "bin", "tacit.js"), "serve", "--audit-log", log],
+      args: [tacitBin, "serve", "--audit-log", log],
       cwd: ctx.dir,
       env: { PATH: process.env.PATH ?? "", ...ctx.env },
       stderr: "ignore",

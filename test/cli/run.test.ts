@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot, runCli, runScript, tempDir } from "../helpers.js";
+import { repoRoot, runCli, runScript, tacitBin, tempDir } from "../helpers.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -321,7 +321,7 @@ describe("tacit interface, --help, --version", () => {
 describe("tacit run in a pipeline", () => {
   it("a reader that stops early (| head -1) ends the output, not the command: no crash, exit 0", async () => {
     const { spawn } = await import("node:child_process");
-    const child = spawn(process.execPath, [path.join(repoRoot, "bin", "tacit.js"), "run", "--no-check", "-"], { cwd: repoRoot });
+    const child = spawn(process.execPath, [tacitBin, "run", "--no-check", "-"], { cwd: repoRoot });
     child.stdin.end("for (let i = 0; i < 20000; i++) println(i);\nprintln('done');\n");
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));

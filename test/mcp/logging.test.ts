@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { LoggingMessageNotificationSchema, type LoggingMessageNotification } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot } from "../helpers.js";
+import { tacitBin } from "../helpers.js";
 
 let dir: string;
 beforeAll(() => {
@@ -19,7 +19,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function connect(): Promise<{ client: Client; messages: LoggingMessageNotification["params"][] }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [path.join(repoRoot, "bin", "tacit.js"), "serve", "--quiet"],
+    args: [tacitBin, "serve", "--quiet"],
     cwd: dir,
     stderr: "ignore",
   });

@@ -2,13 +2,12 @@
 // huge payload — after which the server still answers a well-formed request correctly.
 
 import { spawn } from "node:child_process";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { repoRoot } from "../helpers.js";
+import { repoRoot, tacitBin } from "../helpers.js";
 
 describe("tacit serve under malformed input", () => {
   it("answers correctly after garbage", async () => {
-    const child = spawn(process.execPath, [path.join(repoRoot, "bin", "tacit.js"), "serve", "--quiet"], { cwd: repoRoot, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [tacitBin, "serve", "--quiet"], { cwd: repoRoot, stdio: ["pipe", "pipe", "pipe"] });
     const responses: Array<{ id?: unknown; result?: unknown; error?: { code: number } }> = [];
     let buffered = "";
     let stdoutGarbage = "";

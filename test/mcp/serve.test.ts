@@ -8,7 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot } from "../helpers.js";
+import { repoRoot, tacitBin } from "../helpers.js";
 import { expectProgressThenCancel } from "./progress.js";
 
 let client: Client;
@@ -18,7 +18,7 @@ let stderr = "";
 beforeAll(async () => {
   transport = new StdioClientTransport({
     command: process.execPath,
-    args: [path.join(repoRoot, "bin", "tacit.js"), "serve", "--exec-timeout-ms", "3000"],
+    args: [tacitBin, "serve", "--exec-timeout-ms", "3000"],
     cwd: repoRoot,
     stderr: "pipe",
   });

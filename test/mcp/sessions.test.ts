@@ -7,7 +7,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot } from "../helpers.js";
+import { tacitBin } from "../helpers.js";
 import { expectProgressThenCancel } from "./progress.js";
 
 let dir: string;
@@ -44,7 +44,7 @@ async function settleAt(count: number): Promise<number> {
 async function connect(args: string[]): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [path.join(repoRoot, "bin", "tacit.js"), "serve", ...args],
+    args: [tacitBin, "serve", ...args],
     cwd: dir,
     stderr: "ignore",
   });
@@ -74,7 +74,7 @@ beforeAll(async () => {
   writeFileSync(path.join(dir, "config.json"), JSON.stringify({ maxSessions: 3 }));
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [path.join(repoRoot, "bin", "tacit.js"), "serve", "--exec-timeout-ms", "3000", "--memory-limit-mb", "128", "--config", "config.json"],
+    args: [tacitBin, "serve", "--exec-timeout-ms", "3000", "--memory-limit-mb", "128", "--config", "config.json"],
     cwd: dir,
     stderr: "ignore",
   });

@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// The `tacit` command. The CLI is a CommonJS bundle (dist/bundle), compiled through a V8
+// code cache (dist/bundle/code-cache.cjs, from cli/code-cache.ts) so that a short run does not
+// spend its time compiling. This file is CommonJS too: Node then starts it without setting up
+// its ES module loader, about 8 ms of every run.
+"use strict";
+const path = require("node:path");
+
+const bundleDir = path.resolve(__dirname, "..", "dist", "bundle");
+const { installCodeCache, saveCodeCache } = require(path.join(bundleDir, "code-cache.cjs"));
+installCodeCache(bundleDir);
+// `tacit run` starts its sandbox before the rest of tacit loads.
+const prestarted = require(path.join(bundleDir, "prestart.cjs")).prestartFromArgv(process.argv);
+const { main } = require(path.join(bundleDir, "tacit.cjs"));
+
+// A failure of main itself is an unhandled rejection: Node prints it and exits with 1.
+void main(process.argv, prestarted).then((code) => {
+  saveCodeCache();
+  // Exit explicitly (a producer still writing to our stdin must not keep tacit alive), but
+  // only once everything written to stdout and stderr has been handed to the OS: a pipe to a
+  // slow reader may still hold output.
+  let pending = 2;
+  const done = () => {
+    if (--pending === 0) process.exit(code);
+  };
+  process.stdout.write("", done);
+  process.stderr.write("", done);
+});
