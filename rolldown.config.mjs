@@ -1,6 +1,6 @@
 // Bundles the CLI (from tsc's output in dist/) into a few files, so that `tacit run` loads
 // one module graph instead of hundreds of files: start-up time is most of a short run. The
-// bundle is CommonJS so that bin/tacit.cjs can compile it through a V8 code cache (Node 20
+// bundle is CommonJS so that bin/tacit.js can compile it through a V8 code cache (Node 20
 // has none for ES modules); oxc-parser, an ES module, is loaded with require(esm).
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,7 +21,7 @@ const scopeManagerWithoutLibs = {
 
 export default defineConfig({
   // The search worker is a separate entry: a thread loads it on first search. The code cache
-  // is one too: bin/tacit.cjs loads it (compiled as usual) before anything it caches.
+  // is one too: bin/tacit.js loads it (compiled as usual) before anything it caches.
   input: {
     tacit: "dist/cli/main.js",
     prestart: "dist/cli/prestart.js",

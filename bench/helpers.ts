@@ -9,7 +9,7 @@ import path from "node:path";
 import { packageRoot } from "../runner/paths.js";
 import { median, ratioText } from "./measure.js";
 
-export const tacitBin = path.join(packageRoot, "bin", "tacit.cjs");
+export const tacitBin = path.join(packageRoot, "bin", "tacit.js");
 
 export function tempDir(tag: string): string {
   return mkdtempSync(path.join(tmpdir(), `tacit-bench-${tag}-`));

@@ -22,7 +22,7 @@ export function benchStartup(runs: number): boolean {
       "const printf = (f: string, ...a: unknown[]) => console.log(f, ...a);";
     writeFileSync(floorScript, readFileSync(hello, "utf8").replace(/^import .* from "tacit";$/m, shim));
     const node = process.execPath;
-    const tacit = path.join(packageRoot, "bin", "tacit.cjs");
+    const tacit = path.join(packageRoot, "bin", "tacit.js");
     const floor = "floor: node -e 0; deno run hello.ts";
     const checked = "tacit run hello.ts (checked, cold)";
     const remembered = "tacit run hello.ts (check remembered)";

@@ -227,7 +227,7 @@ function tolerateClosedOutput(stream: NodeJS.WriteStream): void {
   });
 }
 
-/** `prestarted`: a sandbox bin/tacit.cjs started from the raw arguments (see cli/prestart.ts). */
+/** `prestarted`: a sandbox bin/tacit.js started from the raw arguments (see cli/prestart.ts). */
 export async function main(argv: readonly string[], prestarted?: SandboxProcess): Promise<number> {
   tolerateClosedOutput(process.stdout);
   tolerateClosedOutput(process.stderr);

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const inspector = path.join(root, "node_modules", "@modelcontextprotocol", "inspector-cli", "build", "cli.js");
-const server = ["node", path.join(root, "bin", "tacit.cjs"), "serve", "--quiet"];
+const server = ["node", path.join(root, "bin", "tacit.js"), "serve", "--quiet"];
 
 function inspect(args) {
   const run = spawnSync(process.execPath, [inspector, "--cli", ...server, ...args], { cwd: path.join(root, "bin"), encoding: "utf8", timeout: 120_000 });

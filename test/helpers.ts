@@ -10,7 +10,7 @@ import { defaultConfig, type RunnerConfig } from "../runner/config.js";
 import { evaluate, type EvaluationResult } from "../runner/evaluate.js";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-export const tacitBin = path.join(repoRoot, "bin", "tacit.cjs");
+export const tacitBin = path.join(repoRoot, "bin", "tacit.js");
 
 export interface CliResult {
   code: number | null;
@@ -25,7 +25,7 @@ export interface CliOptions {
   env?: Record<string, string>;
 }
 
-/** Runs `node bin/tacit.cjs …args` and collects everything. */
+/** Runs `node bin/tacit.js …args` and collects everything. */
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [tacitBin, ...args], {

@@ -225,7 +225,7 @@ export function ownSandboxes(): number[] {
   return childPidsOf(process.pid).filter((pid) => isSandbox(pid) && processRunning(pid));
 }
 
-/** `node bin/tacit.cjs run … -` with the script on stdin; measures wall time, tracks sandboxes. */
+/** `node bin/tacit.js run … -` with the script on stdin; measures wall time, tracks sandboxes. */
 export function runCliTracked(code: string, args: string[]): Promise<TrackedCliResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The `tacit` command. The CLI is a CommonJS bundle (dist/bundle), compiled through a V8
 // code cache (dist/bundle/code-cache.cjs, from cli/code-cache.ts) so that a short run does not
-// spend its time compiling. This file is CommonJS too: Node then starts it without setting up
-// its ES module loader, about 8 ms of every run.
+// spend its time compiling. This file is CommonJS too (bin/package.json says so, while the
+// command keeps its name): Node then starts it without setting up its ES module loader,
+// about 8 ms of every run.
 "use strict";
 const path = require("node:path");
 
