@@ -2,10 +2,9 @@
 // library/interface.d.ts, the one source of truth for the agent-facing API, so the validator
 // and the type checker can never disagree about what exists.
 
-import { readFileSync } from "node:fs";
 import { parseSync } from "./parser.js";
+import { interfaceFile, type InterfaceNames, readInterfaceFile } from "./interface-file.js";
 import { onFirstUse } from "./on-first-use.js";
-import { interfaceNamesPath, interfacePath } from "./paths.js";
 import type { RuleId } from "./validator.js";
 
 /** The language's own globals (lib es2023): pure, no authority. */
@@ -51,14 +50,7 @@ function declaredTypeNames(statements: readonly DeclarationNode[]): string[] {
     .filter((name) => name !== "");
 }
 
-export interface InterfaceNames {
-  /** Names agent code may import from "tacit". */
-  exports: string[];
-  /** The globals tacit itself provides (the API, console, timers…), as opposed to the language's. */
-  globals: string[];
-  /** Type-only names "tacit" exports (import type { FileSystem } from "tacit"). */
-  typeExports: string[];
-}
+export type { InterfaceNames };
 
 /** The names interface.d.ts declares, read from its syntax tree. */
 export function namesFromInterface(source: string): InterfaceNames {
@@ -75,17 +67,8 @@ export function namesFromInterface(source: string): InterfaceNames {
  * run's start-up; comparing the text is not.
  */
 export function loadInterfaceNames(interfaceFile: string, prebuiltFile: string): InterfaceNames {
-  const source = readFileSync(interfaceFile, "utf8");
-  try {
-    const prebuilt = JSON.parse(readFileSync(prebuiltFile, "utf8")) as Partial<InterfaceNames> & { source?: unknown };
-    const lists = [prebuilt.exports, prebuilt.globals, prebuilt.typeExports];
-    if (prebuilt.source === source && lists.every((list) => Array.isArray(list) && list.every((name) => typeof name === "string"))) {
-      return { exports: prebuilt.exports!, globals: prebuilt.globals!, typeExports: prebuilt.typeExports! };
-    }
-  } catch {
-    // Missing or unreadable: parsed below.
-  }
-  return namesFromInterface(source);
+  const read = readInterfaceFile(interfaceFile, prebuiltFile);
+  return read.names ?? namesFromInterface(read.source);
 }
 
 export interface IdentifierSets {
@@ -98,7 +81,8 @@ export interface IdentifierSets {
 
 /** What the validator checks identifiers against, read once on first use. */
 export const identifierSets = onFirstUse((): IdentifierSets => {
-  const names = loadInterfaceNames(interfacePath, interfaceNamesPath);
+  const read = interfaceFile();
+  const names = read.names ?? namesFromInterface(read.source);
   return {
     tacitExports: new Set(names.exports),
     tacitGlobals: new Set(names.globals),

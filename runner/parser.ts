@@ -5,10 +5,10 @@
 // oxc-parser's own wrap() does (src-js/wrap.js, same pinned version); anywhere else, and
 // whenever anything about the binding is unexpected, oxc-parser itself is loaded.
 
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import path from "node:path";
 import type { ParseResult, ParserOptions } from "oxc-parser";
+import { packageJsonOf } from "./paths.js";
 
 export type { ParserOptions };
 export type Parsed = Pick<ParseResult, "program" | "module" | "comments" | "errors">;
@@ -39,26 +39,11 @@ function bindingPackageName(): string | null {
   }
 }
 
-/**
- * oxc-parser's package.json, found the way Node looks a package up (the nearest node_modules
- * that has it, symlinks resolved, as require does) without going through its exports map:
- * matching "./package.json" against that map's patterns cost about 3.5 ms of start-up.
- * require.resolve decides if the walk finds nothing.
- */
-function parserPackageJson(fromTacit: NodeJS.Require): string {
-  for (const dir of fromTacit.resolve.paths("oxc-parser") ?? []) {
-    const candidate = path.join(dir, "oxc-parser", "package.json");
-    if (existsSync(candidate)) return realpathSync(candidate);
-  }
-  return fromTacit.resolve("oxc-parser/package.json");
-}
-
 function loadBinding(): NativeBinding | null {
   const name = bindingPackageName();
   if (name === null) return null;
   try {
-    const fromTacit = createRequire(import.meta.url);
-    const entry = parserPackageJson(fromTacit);
+    const entry = packageJsonOf("oxc-parser");
     const fromParser = createRequire(entry);
     const version = (fromParser("./package.json") as { version: string }).version;
     // A binding of another version may read its options differently: only the matching one.

@@ -3,10 +3,11 @@
 // which has already refused anything that would make the checker read other files.
 
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { cleanUpAtExit } from "./exit-cleanup.js";
+import { interfaceFile } from "./interface-file.js";
 import { interfacePath, tscExecutable, typescriptVersion } from "./paths.js";
 import { tacitHome } from "./tacit-home.js";
 import { textDigest, TypeCheckCache } from "./typecheck-cache.js";
@@ -58,12 +59,18 @@ export class TypeCheckerError extends Error {
   override name = "TypeCheckerError";
 }
 
+/** The installed interface's digest: the build's, while the text is the one it was made from. */
+function interfaceDigest(): string {
+  const read = interfaceFile();
+  return read.digest ?? textDigest(read.source);
+}
+
 /** The verdict cache in tacit home `home` (see typecheck-cache.ts). */
 export function typeCheckCacheIn(home: string): TypeCheckCache {
   const identity = JSON.stringify({
     typescript: typescriptVersion(),
     options: COMPILER_OPTIONS,
-    interface: textDigest(readFileSync(interfacePath, "utf8")),
+    interface: interfaceDigest(),
   });
   return new TypeCheckCache(path.join(home, "typecheck-cache"), identity);
 }

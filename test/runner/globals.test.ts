@@ -7,7 +7,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { identifierSets, loadInterfaceNames, namesFromInterface } from "../../runner/globals.js";
+import { readInterfaceFile } from "../../runner/interface-file.js";
 import { interfaceNamesPath, interfacePath } from "../../runner/paths.js";
+import { textDigest } from "../../runner/typecheck-cache.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "tacit-globals-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -45,5 +47,26 @@ describe("the names the interface declares", () => {
     expect(loadInterfaceNames(interfaceFile, malformed).globals).toEqual(["a"]);
     writeFileSync(malformed, "{ not json");
     expect(loadInterfaceNames(interfaceFile, malformed).globals).toEqual(["a"]);
+  });
+});
+
+describe("the interface's digest (the type-check cache's identity)", () => {
+  it("is the one the build wrote, while the text is the same", () => {
+    const source = readFileSync(interfacePath, "utf8");
+    expect(readInterfaceFile(interfacePath, interfaceNamesPath).digest).toBe(textDigest(source));
+  });
+
+  it("is not taken from a file made from another text, nor when it is malformed", () => {
+    const interfaceFile = path.join(dir, "interface3.d.ts");
+    const text = "declare function b(): void;\n";
+    writeFileSync(interfaceFile, text);
+    const prebuilt = path.join(dir, "digest.json");
+    const names = { globals: ["b"], exports: [], typeExports: [] };
+    writeFileSync(prebuilt, JSON.stringify({ source: "another text", digest: "0".repeat(28), ...names }));
+    expect(readInterfaceFile(interfaceFile, prebuilt).digest).toBeNull();
+    writeFileSync(prebuilt, JSON.stringify({ source: text, digest: "not hex", ...names }));
+    expect(readInterfaceFile(interfaceFile, prebuilt)).toEqual({ source: text, names, digest: null });
+    writeFileSync(prebuilt, JSON.stringify({ source: text, digest: textDigest(text), ...names }));
+    expect(readInterfaceFile(interfaceFile, prebuilt).digest).toBe(textDigest(text));
   });
 });
