@@ -35,7 +35,12 @@ export const interfaceNamesPath = path.join(packageRoot, "dist", "interface-name
 let denoPath: string | undefined;
 /** The Deno binary shipped by the `deno` npm package (spawned directly, not via its Node wrapper). */
 export function denoExecutable(): string {
-  denoPath ??= (require("deno/install_api.cjs") as { runInstall(): string }).runInstall();
+  if (denoPath) return denoPath;
+  // The package's install step leaves the binary beside its package.json, where its own
+  // runInstall() looks first; loading that module (and node:os with it) costs about 1 ms of
+  // the time before the sandbox is spawned, so it is asked only when the binary is elsewhere.
+  const installed = path.join(path.dirname(packageJsonOf("deno")), process.platform === "win32" ? "deno.exe" : "deno");
+  denoPath = existsSync(installed) ? installed : (require("deno/install_api.cjs") as { runInstall(): string }).runInstall();
   return denoPath;
 }
 
