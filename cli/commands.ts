@@ -11,6 +11,7 @@ import { createOversight } from "../runner/approval/oversight.js";
 import { readScript, type ScriptSource } from "./script-source.js";
 import { INPUT_LIMIT_BYTES, readStdin } from "./stdin.js";
 import type { CommonFlags } from "./usage.js";
+import { monotonicMs } from "../runner/monotonic.js";
 
 function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
   const file: ConfigFile = flags.config ? loadConfigFile(flags.config) : {};
@@ -117,12 +118,12 @@ export async function runCommand(
 export async function checkCommand(target: string, flags: CommonFlags, command: Command): Promise<number> {
   const config = loadConfig(flags, command);
   const script = await readScript(target);
-  const started = performance.now();
+  const started = monotonicMs();
   const check = await checkScript(script.code, script.displayName, config.typeCheck);
   const exitCode = check.ok ? EXIT_CODES.ok : EXIT_CODES.rejected;
   if (flags.json) {
     const error = check.ok ? null : check.errors.join("\n");
-    process.stdout.write(JSON.stringify({ ok: check.ok, errors: check.errors, error, exitCode, durationMs: Math.round(performance.now() - started) }) + "\n");
+    process.stdout.write(JSON.stringify({ ok: check.ok, errors: check.errors, error, exitCode, durationMs: Math.round(monotonicMs() - started) }) + "\n");
   } else if (check.ok) {
     if (!config.quiet) process.stderr.write(`${script.displayName}: ok\n`);
   } else {

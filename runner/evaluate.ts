@@ -34,6 +34,7 @@ import { digestOf, sha256Base64 } from "./audit/digest.js";
 import { HostSecrets } from "./host-secrets.js";
 import { PausableTimer } from "./pausable-timer.js";
 import { randomToken } from "./random-token.js";
+import { monotonicMs } from "./monotonic.js";
 
 /** A script that may search recursively (a mention is enough: starting threads early is only an optimisation). */
 const RECURSIVE_SEARCH = /\bgrepRecursive\b/;
@@ -133,7 +134,7 @@ function result(outcome: Outcome, output: OutputBuffer, error: string | null, st
     exitCode: EXIT_CODES[outcome],
     stdout: output.text(),
     error,
-    durationMs: Math.round(performance.now() - startedAt),
+    durationMs: Math.round(monotonicMs() - startedAt),
     truncated: output.truncated,
   };
 }
@@ -170,7 +171,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
 }
 
 async function runEvaluation(options: EvaluateOptions, oversight: Oversight, evaluation: string): Promise<EvaluationResult> {
-  const startedAt = performance.now();
+  const startedAt = monotonicMs();
   const { config } = options;
   const output = new OutputBuffer(OUTPUT_LIMIT_BYTES, options.onOutput);
   const live = options.session?.live;

@@ -21,6 +21,7 @@ import { ReplSession } from "./session.js";
 import type { Oversight } from "./approval/gate.js";
 import { elicitationAsker } from "./approval/elicitation.js";
 import { createOversight } from "./approval/oversight.js";
+import { monotonicMs } from "./monotonic.js";
 
 const INSTRUCTIONS =
   "tacit runs TypeScript you write against a capability library, in a sandbox with no authority of its own: " +
@@ -153,12 +154,12 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
   const withSpare: WithSpare = async (use) => {
     const taken = spare;
     spare = undefined;
-    const backToBack = performance.now() - lastAnswerAt < BACK_TO_BACK_MS;
+    const backToBack = monotonicMs() - lastAnswerAt < BACK_TO_BACK_MS;
     if (backToBack) setImmediate(replenish);
     try {
       return await use(taken);
     } finally {
-      lastAnswerAt = performance.now();
+      lastAnswerAt = monotonicMs();
       if (!backToBack) setImmediate(replenish);
     }
   };

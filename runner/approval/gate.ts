@@ -19,6 +19,7 @@ import type { Answer, Asker } from "./askers.js";
 import type { RunGrants } from "./grants.js";
 import type { TierPolicy } from "./policy.js";
 import type { Approval, ApprovalStore } from "./store.js";
+import { monotonicMs } from "../monotonic.js";
 
 /** Where audit events go: the AuditLog. */
 export interface AuditSink {
@@ -134,9 +135,9 @@ export class ApprovalGate {
 
     // An effect on the world is on file before it happens; reads are written in batches.
     if (!READ_ONLY.has(request.category)) oversight.audit?.flush();
-    const started = performance.now();
+    const started = monotonicMs();
     const decision = await dispatch(action, context);
-    const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+    const durationMs = Math.round((monotonicMs() - started) * 1000) / 1000;
     // Built when the log writes the line, after the reply has gone to the sandbox.
     oversight.audit?.append(() => {
       const reply = JSON.stringify(decision.ok ? decision.value ?? null : decision.error);
