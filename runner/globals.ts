@@ -3,7 +3,7 @@
 // and the type checker can never disagree about what exists.
 
 import { parseSync } from "./parser.js";
-import { interfaceFile, type InterfaceNames, readInterfaceFile } from "./interface-file.js";
+import { type InterfaceFile, interfaceFile, type InterfaceNames, readInterfaceFile } from "./interface-file.js";
 import { onFirstUse } from "./on-first-use.js";
 import type { RuleId } from "./validator.js";
 
@@ -67,7 +67,11 @@ export function namesFromInterface(source: string): InterfaceNames {
  * run's start-up; comparing the text is not.
  */
 export function loadInterfaceNames(interfaceFile: string, prebuiltFile: string): InterfaceNames {
-  const read = readInterfaceFile(interfaceFile, prebuiltFile);
+  return namesOf(readInterfaceFile(interfaceFile, prebuiltFile));
+}
+
+/** The names the build wrote for this text, or else parsed from it. */
+function namesOf(read: InterfaceFile): InterfaceNames {
   return read.names ?? namesFromInterface(read.source);
 }
 
@@ -81,8 +85,7 @@ export interface IdentifierSets {
 
 /** What the validator checks identifiers against, read once on first use. */
 export const identifierSets = onFirstUse((): IdentifierSets => {
-  const read = interfaceFile();
-  const names = read.names ?? namesFromInterface(read.source);
+  const names = namesOf(interfaceFile());
   return {
     tacitExports: new Set(names.exports),
     tacitGlobals: new Set(names.globals),

@@ -9,8 +9,11 @@ import { onFirstUse } from "./on-first-use.js";
 import { interfaceNamesPath, interfacePath } from "./paths.js";
 
 export interface InterfaceNames {
-  globals: string[];
+  /** Names agent code may import from "tacit". */
   exports: string[];
+  /** The globals tacit itself provides (the API, console, timers…), as opposed to the language's. */
+  globals: string[];
+  /** Type-only names "tacit" exports (import type { FileSystem } from "tacit"). */
   typeExports: string[];
 }
 

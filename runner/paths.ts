@@ -58,10 +58,17 @@ export function packageJsonOf(name: string, from: NodeJS.Require = require): str
   return from.resolve(`${name}/package.json`);
 }
 
+let typescriptPackage: string | undefined;
+/** typescript's package.json: both the checker's version and its binary are found from it. */
+function typescriptPackageJson(): string {
+  typescriptPackage ??= packageJsonOf("typescript");
+  return typescriptPackage;
+}
+
 let typescriptPackageVersion: string | undefined;
 /** The version of the pinned typescript package, whose checker decides what is a type error. */
 export function typescriptVersion(): string {
-  typescriptPackageVersion ??= (require(packageJsonOf("typescript")) as { version: string }).version;
+  typescriptPackageVersion ??= (require(typescriptPackageJson()) as { version: string }).version;
   return typescriptPackageVersion;
 }
 
@@ -71,7 +78,7 @@ export function tscExecutable(): string {
   if (tscPath) return tscPath;
   const pkg = `@typescript/typescript-${process.platform}-${process.arch}`;
   // Resolved from typescript's own location, where npm puts its platform package.
-  const fromTypescript = createRequire(packageJsonOf("typescript"));
+  const fromTypescript = createRequire(typescriptPackageJson());
   const resolved = path.join(path.dirname(packageJsonOf(pkg, fromTypescript)), "lib", "tsc");
   if (!existsSync(resolved)) throw new Error(`tacit: TypeScript's native checker is missing at ${resolved}; reinstall with npm ci`);
   tscPath = resolved;
