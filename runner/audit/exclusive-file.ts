@@ -6,10 +6,13 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, linkSync, openSync, unlinkSync, writeSync } from "node:fs";
 
-/** True if this call created `file` with `content` (mode 0600); false if it already existed. */
-export function createExclusive(file: string, content: string): boolean {
+/**
+ * True if this call created `file` with `content` (mode 0600); false if it already existed.
+ * `durable`: the content is fsynced before the file is linked into place.
+ */
+export function createExclusive(file: string, content: string, { durable = true }: { durable?: boolean } = {}): boolean {
   const temp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
-  writeNew(temp, content);
+  writeNew(temp, content, durable);
   try {
     linkSync(temp, file);
     return true;
@@ -18,7 +21,7 @@ export function createExclusive(file: string, content: string): boolean {
     // A file system without hard links: an exclusive create still never replaces anything,
     // though a reader may see the file before its content.
     try {
-      writeNew(file, content);
+      writeNew(file, content, durable);
       return true;
     } catch (fallbackError) {
       if ((fallbackError as NodeJS.ErrnoException).code === "EEXIST") return false;
@@ -29,12 +32,12 @@ export function createExclusive(file: string, content: string): boolean {
   }
 }
 
-function writeNew(file: string, content: string): void {
+function writeNew(file: string, content: string, durable: boolean): void {
   const fd = openSync(file, "wx", 0o600);
   try {
     const bytes = Buffer.from(content, "utf8");
     for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }

@@ -326,11 +326,13 @@ class LockFile {
   static acquire(logFile: string): LockFile {
     const file = `${logFile}.lock`;
     const content = `${process.pid}\n`;
+    // Not fsynced (milliseconds here): a lock need not outlive a crash, whose writer is then
+    // dead and its lock stale, or empty or missing, which is also taken as released.
     // A few rounds: find a stale lock and remove it, then take the file (unless another
     // process took it first).
     for (let round = 0; round < 3; round++) {
       try {
-        if (createExclusive(file, content)) return new LockFile(file);
+        if (createExclusive(file, content, { durable: false })) return new LockFile(file);
       } catch (error) {
         throw new AuditLogError(`cannot create the lock file ${file} for the audit log ${logFile}: ${(error as Error).message}`);
       }

@@ -178,6 +178,16 @@ describe("AuditLog", () => {
       expect(result.code, result.stdout).toBe(0);
     });
 
+    it("takes over an empty lock (its content is not fsynced, so a crash can leave it so)", async () => {
+      writeLog(file, ctx.keyFile, 1);
+      writeFileSync(`${file}.lock`, "");
+      writeLog(file, ctx.keyFile, 1);
+      expect(existsSync(`${file}.lock`)).toBe(false);
+      expect(readLines(file)).toHaveLength(22);
+      const { result } = await verifyJson(file, ctx.env);
+      expect(result.code, result.stdout).toBe(0);
+    });
+
     it("is held while the log is open and released by close", () => {
       const log = AuditLog.open(file, { keyFile: ctx.keyFile });
       expect(readFileSync(`${file}.lock`, "utf8")).toBe(`${process.pid}\n`);
