@@ -85,8 +85,6 @@ export async function dispatch(action: Action, context: EvaluationContext): Prom
 
 async function decide(action: Action, context: EvaluationContext): Promise<Decision> {
   const { files } = context;
-  // File operations see the files as the script left them: pending classified writes first.
-  if (action.kind.startsWith("Fs") && context.background.length > 0) await Promise.all(context.background.splice(0));
   switch (action.kind) {
     case "Print":
       print(action.parts, context);
@@ -95,17 +93,24 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       return granted(action.kind, context.classified.add(action.value));
     case "ClassifiedMap":
       return granted(action.kind, context.classified.map(action.handle, action.source, action.captures, action.flat));
-    case "FsReadClassified":
-      return granted(action.kind, context.classified.add(files.readClassified(action.scope, action.path)));
+    // No answer to the script waits for a classified value: how long one takes to compute, or
+    // whether it could be, would otherwise show in the time a later call takes. A classified
+    // read is read after the classified writes still pending, for the store only.
+    case "FsReadClassified": {
+      const read = files.openClassifiedRead(action.scope, action.path);
+      const pendingWrites = Promise.all(context.background);
+      return granted(action.kind, context.classified.later(pendingWrites.then(read), `readClassified(${action.path})`));
+    }
     case "FsWriteClassified": {
-      const write = files.prepareClassifiedWrite(action.scope, action.path);
       const value = context.classified.get(action.handle);
-      // The write happens once the value is computed; a value that failed writes nothing
-      // (the failure went to the secure sink) and, to agent code, looks the same.
+      // The file is created or emptied now and filled once the value is computed; a value
+      // that failed leaves it empty (the failure went to the secure sink), which looks, to
+      // agent code, like any other.
+      const fill = files.openClassifiedWrite(action.scope, action.path);
       context.background.push(
-        value.then((result) => {
-          if (result.ok) write(plaintextOf(result));
-        }).catch((error: unknown) => context.sink?.append(`[tacit] writeClassified(${action.path}) failed: ${String(error)}\n`)),
+        value
+          .then((result) => fill(result.ok ? plaintextOf(result) : null))
+          .catch((error: unknown) => context.sink?.append(`[tacit] writeClassified(${action.path}) failed: ${String(error)}\n`)),
       );
       return granted(action.kind, null);
     }

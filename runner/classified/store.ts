@@ -29,6 +29,18 @@ export class ClassifiedStore {
     return this.issue(Promise.resolve({ ok: true, value }));
   }
 
+  /** A value that becomes known later (a classified file read after pending writes); a failure is recorded out of sight. */
+  later(value: Promise<unknown>, what: string): string {
+    const computed = value.then(
+      (plaintext): PureResult => ({ ok: true, value: plaintext }),
+      (error: unknown): PureResult => ({ ok: false, reason: `${what} failed: ${(error as Error).message}` }),
+    );
+    void computed.then((result) => {
+      if (!result.ok) this.onFailure(result.reason);
+    });
+    return this.issue(computed);
+  }
+
   /**
    * A value computed in the background from another one (chat on a classified message):
    * returned at once; a failure is recorded like a failing map's, out of the agent's sight.

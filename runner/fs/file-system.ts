@@ -223,26 +223,7 @@ export class FileSystemExecutor {
   }
 
   private readContent(target: Resolved & { scope: FileSystemScope }, requested: string, encoding: "utf8" | "base64", mayBeClassified: boolean): string {
-    return this.withFileForReading(target, requested, mayBeClassified, (fd, size) => {
-      if (size > READ_LIMIT_BYTES) {
-        throw new EffectFailure(
-          `${requested}: ${size} bytes is more than read() returns at once (${READ_LIMIT_BYTES}); use forEachLine() to stream it.`,
-        );
-      }
-      const chunks: Buffer[] = [];
-      let total = 0;
-      for (;;) {
-        // One byte more than the size fstat gave: a short read means the end, without a
-        // second read to find out; a file that grew meanwhile is read on.
-        const buffer = Buffer.allocUnsafe(Math.max(size - total, 0) + (chunks.length === 0 ? 1 : 64 * 1024));
-        const n = readSync(fd, buffer, 0, buffer.length, null);
-        total += n;
-        if (total > READ_LIMIT_BYTES) throw new EffectFailure(`${requested}: grew past ${READ_LIMIT_BYTES} bytes while being read; use forEachLine().`);
-        chunks.push(buffer.subarray(0, n));
-        if (n < buffer.length) break;
-      }
-      return (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)).toString(encoding);
-    });
+    return this.withFileForReading(target, requested, mayBeClassified, (fd, size) => readWhole(fd, size, requested, encoding));
   }
 
   /**
@@ -268,17 +249,41 @@ export class FileSystemExecutor {
     });
   }
 
-  /** The plaintext of a classified file, for the classified store only. */
-  readClassified(token: string, requested: string): string {
+  /**
+   * Opens a classified file now (every check, and its errors, now) and returns what reads its
+   * plaintext, for the classified store only, when the store wants it: after classified
+   * writes still pending, which must not make this call wait (see the monitor).
+   */
+  openClassifiedRead(token: string, requested: string): () => string {
     const target = this.resolve(token, requested);
     if (!target.classified) {
       throw new EffectFailure(`${requested}: readClassified() is for classified paths, and this one is not; use read().`);
     }
-    return this.readContent(target, requested, "utf8", true);
+    let fd: number;
+    try {
+      ({ fd } = openForReading(target.real, this.afterOpen(target, requested, true)));
+    } catch (error) {
+      throw failure(requested, error);
+    }
+    return () => {
+      try {
+        return readWhole(fd, fstatSync(fd).size, requested, "utf8");
+      } catch (error) {
+        throw failure(requested, error);
+      } finally {
+        closeSync(fd);
+      }
+    };
   }
 
-  /** Checks a classified write now; the returned function writes once the value is known. */
-  prepareClassifiedWrite(token: string, requested: string): (content: string) => void {
+  /**
+   * Creates or empties a classified file now (every check, and its errors, now) and returns
+   * what fills it, through the descriptor opened now, once the value is known; null leaves it
+   * empty. So whether a value could be computed, and when, changes nothing a script can see:
+   * the file exists at once either way, and a later rename, delete or link swap cannot
+   * redirect the plaintext.
+   */
+  openClassifiedWrite(token: string, requested: string): (content: string | null) => void {
     const target = this.resolve(token, requested);
     // Where the bytes land must be classified: a classified name linking to an ordinary
     // file would copy the secret out.
@@ -289,7 +294,16 @@ export class FileSystemExecutor {
       );
     }
     this.denyClassifiedWrite(target, requested, "writeClassified");
-    return (content) => this.writeResolved(target, requested, content, false, true);
+    const fd = this.openForWriting(target, requested, false, true);
+    return (content) => {
+      try {
+        if (content !== null) writeAll(fd, content);
+      } catch (error) {
+        throw failure(requested, error);
+      } finally {
+        closeSync(fd);
+      }
+    };
   }
 
   write(token: string, requested: string, content: string, append: boolean): void {
@@ -320,22 +334,46 @@ export class FileSystemExecutor {
     };
   }
 
-  private writeResolved(target: Resolved & { scope: FileSystemScope }, requested: string, content: string, append: boolean, mustBeClassified = false): void {
+  private writeResolved(target: Resolved & { scope: FileSystemScope }, requested: string, content: string, append: boolean): void {
+    const fd = this.openForWriting(target, requested, append, false);
+    try {
+      writeAll(fd, content);
+    } catch (error) {
+      throw failure(requested, error);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /**
+   * Opens the file a write goes to (created if missing, emptied unless appending), checked in
+   * its verified directory. A file with other hard links is refused before anything changes:
+   * writing it would change it under its other names too, which may be outside the scope or
+   * not classified.
+   */
+  private openForWriting(target: Resolved & { scope: FileSystemScope }, requested: string, append: boolean, mustBeClassified: boolean): number {
     const check = this.writeDestinationCheck(target, requested, mustBeClassified);
     const name = path.basename(target.real);
     try {
-      inVerifiedDirectory(path.dirname(target.real), this.directoryCheck(target, requested), (dir, actualDir) => {
+      return inVerifiedDirectory(path.dirname(target.real), this.directoryCheck(target, requested), (dir, actualDir) => {
         check(path.join(actualDir, name));
         // O_NOFOLLOW: a link swapped in as the file itself is not followed either.
         const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK | (append ? constants.O_APPEND : 0);
         const fd = openSync(path.join(dir, name), flags, 0o666);
         try {
-          if (!fstatSync(fd).isFile()) throw new EffectFailure(`${requested}: not a regular file`);
+          const stats = fstatSync(fd);
+          if (!stats.isFile()) throw new EffectFailure(`${requested}: not a regular file`);
+          if (stats.nlink > 1) {
+            throw new PolicyDenial(
+              `${requested}: refused: the file has ${stats.nlink} hard links, and writing it would change it under its other names too ` +
+                "(which may be outside this scope, or not classified); nothing was written. Delete it first (that removes only this name), then write a new file.",
+            );
+          }
           if (!append) ftruncateSync(fd, 0);
-          const bytes = Buffer.from(content, "utf8");
-          for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
-        } finally {
+          return fd;
+        } catch (error) {
           closeSync(fd);
+          throw error;
         }
       });
     } catch (error) {
@@ -462,4 +500,29 @@ export class FileSystemExecutor {
     if (reply.invalidPattern) throw new EffectFailure(`grep pattern /${pattern}/ is not a valid regular expression: ${reply.message}`);
     throw new EffectFailure(`${requested}: ${ERRNO_TEXT[reply.message] ?? reply.message}`);
   }
+}
+
+/** The whole content of an open file of `size` bytes (read on if it grows), within READ_LIMIT_BYTES. */
+function readWhole(fd: number, size: number, requested: string, encoding: "utf8" | "base64"): string {
+  if (size > READ_LIMIT_BYTES) {
+    throw new EffectFailure(`${requested}: ${size} bytes is more than read() returns at once (${READ_LIMIT_BYTES}); use forEachLine() to stream it.`);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    // One byte more than the size fstat gave: a short read means the end, without a
+    // second read to find out; a file that grew meanwhile is read on.
+    const buffer = Buffer.allocUnsafe(Math.max(size - total, 0) + (chunks.length === 0 ? 1 : 64 * 1024));
+    const n = readSync(fd, buffer, 0, buffer.length, null);
+    total += n;
+    if (total > READ_LIMIT_BYTES) throw new EffectFailure(`${requested}: grew past ${READ_LIMIT_BYTES} bytes while being read; use forEachLine().`);
+    chunks.push(buffer.subarray(0, n));
+    if (n < buffer.length) break;
+  }
+  return (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)).toString(encoding);
+}
+
+function writeAll(fd: number, content: string): void {
+  const bytes = Buffer.from(content, "utf8");
+  for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
 }

@@ -239,8 +239,9 @@ throw new Error("uncaught " + escaped);
     for (const name of ["copy.txt", "src/copy.txt", "copy2.txt", "copy3.txt", "copy4.txt"]) expect(existsSync(path.join(world.root, name)), name).toBe(false);
     expect(readFileSync(path.join(world.root, "plain-out.txt"), "utf8")).toBe(`${MASK}${MASK}{"secret":"${MASK}"}`);
     expect(readFileSync(path.join(world.root, "plain-out2.txt"), "utf8")).toBe(MASK);
-    // A map that failed writes nothing, and looks like any other value to the script.
-    expect(existsSync(path.join(world.root, "secrets/boom.txt"))).toBe(false);
+    // A map that failed leaves its file empty: the file exists as for any value (whether it
+    // exists must not tell the script whether the map failed), and nothing of the secret is in it.
+    expect(readFileSync(path.join(world.root, "secrets/boom.txt"), "utf8")).toBe("");
     expect(attemptOf(found, "oracle write")).toEqual({ status: "ok", value: null });
     expect(attemptOf(found, "error with secret")).toEqual({ status: "Error", value: `message ${MASK}` });
 
@@ -248,6 +249,56 @@ throw new Error("uncaught " + escaped);
     const sink = readFileSync(world.sink, "utf8");
     expect(sink).toContain(`println API_KEY=${world.canary}\nDEBUG=1\n ${world.canary}\n`);
     expect(sink).toContain(`map failed: Error: API_KEY=${world.canary}`);
+  });
+
+  it("writeClassified is no oracle: the file exists at once whether the map failed or not, and no later call waits for it", async () => {
+    // The attack that recovered a whole secret: guess a prefix in map (fail when wrong), write
+    // the result, and ask whether the file exists; or make the map slow when the guess is
+    // right and time a later call. Both must read the same for every guess.
+    const world = secretWorld();
+    const script = `
+requestFileSystem(".", (fs) => {
+  const secret = fs.readClassified(".env");
+  const seen: string[] = [];
+  for (const guess of ["API_KEY=", "NOPE"]) {
+    const probe = secret.map((v) => { if (!v.startsWith(guess)) throw new Error("no"); return "x"; });
+    if (fs.access("secrets/probe.txt").exists) fs.access("secrets/probe.txt").delete();
+    fs.writeClassified("secrets/probe.txt", probe);
+    seen.push(guess + ":" + fs.access("secrets/probe.txt").exists);
+    // Slow only when the guess is right: a later call must not wait for it.
+    const slow = secret.map((v) => { if (v.startsWith(guess)) { const end = Date.now() + 1500; while (Date.now() < end) {} } return "y"; });
+    fs.writeClassified("secrets/slow-" + guess.length + ".txt", slow);
+    const started = Date.now();
+    fs.access("plain.txt").exists;
+    fs.readClassified("secrets/probe.txt");
+    seen.push(guess + ":" + (Date.now() - started < 1000 ? "quick" : "waited"));
+  }
+  println(seen.join(" "));
+});
+`;
+    const r = await tacit(world.root, script, [...CLASSIFIED_FLAG, "--secure-output", world.sink]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("API_KEY=:true API_KEY=:quick NOPE:true NOPE:quick\n");
+    expectOnlyInClassifiedAndSink(world, r);
+    // The slow value was still written before the run ended; the failed one left its file empty.
+    expect(readFileSync(path.join(world.root, "secrets/slow-8.txt"), "utf8")).toBe("y");
+    expect(readFileSync(path.join(world.root, "secrets/probe.txt"), "utf8")).toBe("");
+  });
+
+  it("a classified file read after a classified write reads what was written", async () => {
+    const world = secretWorld();
+    const script = `
+requestFileSystem(".", (fs) => {
+  const secret = fs.readClassified(".env");
+  fs.writeClassified("secrets/first-line.txt", secret.map((v) => { const end = Date.now() + 300; while (Date.now() < end) {} return v.split("\\n")[0]!; }));
+  println(fs.readClassified("secrets/first-line.txt"));
+});
+`;
+    const r = await tacit(world.root, script, [...CLASSIFIED_FLAG, "--secure-output", world.sink]);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(`${MASK}\n`);
+    expect(readFileSync(world.sink, "utf8")).toContain(`API_KEY=${world.canary}\n`);
   });
 
   it("a map that never ends does not stop the script, and shows nothing", async () => {
@@ -267,7 +318,7 @@ requestFileSystem(".", (fs) => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`stuck ${MASK}\nfinished\n`);
     expectOnlyInClassifiedAndSink(world, r);
-    expect(existsSync(path.join(world.root, "secrets/stuck.txt"))).toBe(false);
+    expect(readFileSync(path.join(world.root, "secrets/stuck.txt"), "utf8")).toBe("");
     // The evaluator is replaced after the kill: the next map still works.
     expect(readFileSync(path.join(world.root, "secrets/after.txt"), "utf8")).toBe(String(`API_KEY=${world.canary}`.length));
     expect(readFileSync(world.sink, "utf8")).toMatch(/map failed: .*longer than/);
