@@ -286,9 +286,10 @@ function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions,
   const sink = shared ? shared.sink : config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
   const pure = shared?.pure ?? new PureEvaluator();
   const classified = shared?.classified ?? new ClassifiedStore(pure, (reason) => sink?.append(`[tacit] ${reason}\n`));
+  const hostSecrets = HostSecrets.of(config);
   const context: EvaluationContext = {
     output,
-    hostSecrets: HostSecrets.of(config),
+    hostSecrets,
     input: options.input,
     classified,
     sink,
@@ -300,6 +301,7 @@ function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions,
         classified: new ClassifiedPaths(config.library.classifiedPaths),
         classifiedWrite: config.library.classifiedWrite,
         protectedPaths,
+        hostSecrets: hostSecrets.texts,
       },
       capabilities,
       grep,

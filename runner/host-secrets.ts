@@ -28,6 +28,11 @@ export class HostSecrets {
     return this.secrets.length === 0;
   }
 
+  /** The secrets themselves, for the search threads: lines are searched with them masked. */
+  get texts(): readonly string[] {
+    return this.secrets;
+  }
+
   /** An encoded frame with every secret (as it appears inside a JSON string) masked. */
   scrubLine(line: string): string {
     let out = line;

@@ -29,6 +29,11 @@ export interface FileSystemPolicy {
   classifiedWrite: boolean;
   /** tacit's own files: refused to every operation, skipped by searches (see protected-paths.ts). */
   protectedPaths: readonly ProtectedPath[];
+  /**
+   * The host's own secrets (see host-secrets.ts): masked in every line before a grep pattern
+   * is tried on it, so whether a pattern matches cannot spell one out character by character.
+   */
+  hostSecrets: readonly string[];
 }
 
 interface Resolved {
@@ -469,6 +474,7 @@ export class FileSystemExecutor {
       real: target.real,
       realRoot: target.scope.realRoot,
       classifiedPatterns: this.searchExclusions(),
+      hostSecrets: this.policy.hostSecrets,
       pattern,
     });
   }
@@ -485,6 +491,7 @@ export class FileSystemExecutor {
       pattern,
       glob,
       classifiedPatterns: this.searchExclusions(),
+      hostSecrets: this.policy.hostSecrets,
     });
   }
 

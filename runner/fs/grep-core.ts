@@ -94,15 +94,33 @@ export function searchableCheck(realRoot: string, classified: ClassifiedPaths): 
   };
 }
 
-function grepLines(named: string, regex: RegExp, collector: MatchCollector): (line: string, lineNumber: number) => void {
-  return (line, lineNumber) => {
+/** Replaces every host secret in a line with the mask; null when there are none. */
+export type LineMask = ((line: string) => string) | null;
+
+const HOST_SECRET_MASK = "[redacted]";
+
+/** The mask for the host's secrets (texts as the host holds them), or null when there are none. */
+export function maskOf(hostSecrets: readonly string[]): LineMask {
+  if (hostSecrets.length === 0) return null;
+  return (line) => {
+    let out = line;
+    for (const secret of hostSecrets) if (out.includes(secret)) out = out.split(secret).join(HOST_SECRET_MASK);
+    return out;
+  };
+}
+
+function grepLines(named: string, regex: RegExp, collector: MatchCollector, mask: LineMask): (line: string, lineNumber: number) => void {
+  return (raw, lineNumber) => {
+    // The pattern is tried on the line as the script may see it: a match on a host secret's
+    // characters would tell the script them one by one, whatever the reply masks.
+    const line = mask === null ? raw : mask(raw);
     regex.lastIndex = 0;
     if (regex.test(line)) collector.add({ file: named, lineNumber, line });
   };
 }
 
-export function grepFile(named: string, real: string, verify: (actual: string) => void, regex: RegExp, collector: MatchCollector): void {
-  forEachLineOf(real, verify, grepLines(named, regex, collector));
+export function grepFile(named: string, real: string, verify: (actual: string) => void, regex: RegExp, collector: MatchCollector, mask: LineMask = null): void {
+  forEachLineOf(real, verify, grepLines(named, regex, collector, mask));
 }
 
 /** A glob without "/" matches file names; with "/" it matches the path below `dir`. */
@@ -134,11 +152,13 @@ export interface GrepRecursiveRequest {
   pattern: string;
   glob: string | null;
   classifiedPatterns: readonly string[];
+  hostSecrets: readonly string[];
 }
 
 /** How to search one file: shared by the walking thread and the search helper. */
 export interface FileSearch {
   regex: RegExp;
+  mask: LineMask;
   /** Bytes every matching line contains (a pattern that is a plain ASCII literal), or null. */
   literal: Buffer | null;
   verify: (actual: string) => void;
@@ -151,8 +171,16 @@ export interface FileSearch {
  */
 export type SearchTask = { kind: "opened"; named: string; path: string } | { kind: "linked"; named: string; real: string };
 
-export function fileSearchOf(pattern: string, realRoot: string, classified: ClassifiedPaths, regex: RegExp = new RegExp(pattern)): FileSearch {
-  return { regex, literal: literalOf(pattern), verify: searchableCheck(realRoot, classified) };
+export function fileSearchOf(
+  pattern: string,
+  realRoot: string,
+  classified: ClassifiedPaths,
+  hostSecrets: readonly string[],
+  regex: RegExp = new RegExp(pattern),
+): FileSearch {
+  const mask = maskOf(hostSecrets);
+  // Lines are tried masked, so the bytes of the file are no guide to which can match.
+  return { regex, mask, literal: mask === null ? literalOf(pattern) : null, verify: searchableCheck(realRoot, classified) };
 }
 
 // A pattern with none of these is a literal in a RegExp made without flags.
@@ -180,7 +208,7 @@ function searchTask(task: SearchTask, search: FileSearch, collector: MatchCollec
   }
   try {
     if (!fstatSync(fd).isFile()) return; // FIFOs, sockets and devices are skipped.
-    forEachLineOfFd(fd, grepLines(task.named, search.regex, collector), search.literal);
+    forEachLineOfFd(fd, grepLines(task.named, search.regex, collector, search.mask), search.literal);
   } catch (error) {
     if (error instanceof GrepLimitError) throw error;
   } finally {
@@ -308,23 +336,25 @@ const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name 
 
 /**
  * One directory of a recursive search. The directory is opened and verified once (it must
- * really be inside the scope); its files are opened through that descriptor
- * (/proc/self/fd/N/name, without following a final link), so no per-file check is needed
- * and a directory swapped for a link cannot redirect the reads. The descriptor stays open
- * until the batch holding its files has been searched.
+ * really be inside the scope, and not classified); its files and subdirectories are opened
+ * through that descriptor (/proc/self/fd/N/name, without following a final link), so no
+ * per-file check is needed and a directory swapped for a link cannot redirect the walk. The
+ * descriptor stays open until the batch holding its files has been searched.
  */
-function walkDirectory(named: string, realDir: string, context: WalkContext): void {
+function walkDirectory(named: string, openAs: string, context: WalkContext): void {
   let dirFd: number;
   try {
-    dirFd = openSync(realDir, constants.O_RDONLY | constants.O_DIRECTORY);
+    dirFd = openSync(openAs, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   } catch {
-    return; // Unreadable or gone: left out, as grep -r does.
+    return; // Unreadable, gone, or a link swapped in: left out, as grep -r does.
   }
   try {
     const opened = openedPath(dirFd);
-    const actualDir = opened ?? realDir;
-    if (!isWithin(actualDir, context.realRoot)) return;
-    const dirPath = opened === null ? realDir : `/proc/self/fd/${dirFd}`;
+    const actualDir = opened ?? openAs;
+    // Where the directory really is decides, not the name it was reached by: a name swapped
+    // for a link into a classified directory after the listing must not lead the search there.
+    if (!isWithin(actualDir, context.realRoot) || context.classified.matches(actualDir)) return;
+    const dirPath = opened === null ? openAs : `/proc/self/fd/${dirFd}`;
     for (const dirent of readdirSync(dirPath, { withFileTypes: true }).sort(byName)) {
       // Both directories are absolute and normalized, and a name from readdir has no "/".
       const entryNamed = `${named === "/" ? "" : named}/${dirent.name}`;
@@ -336,7 +366,7 @@ function walkDirectory(named: string, realDir: string, context: WalkContext): vo
       // Pruned by name: classified files and directories are never opened.
       if (context.classified.matchesExactly(entryNamed) || (entryReal !== entryNamed && context.classified.matchesExactly(entryReal))) continue;
       if (dirent.isDirectory()) {
-        walkDirectory(entryNamed, entryReal, context);
+        walkDirectory(entryNamed, opened === null ? entryReal : `${dirPath}/${dirent.name}`, context);
       } else if (dirent.isFile() && context.wanted(entryNamed)) {
         context.batches.add({ kind: "opened", named: entryNamed, path: `${dirPath}/${dirent.name}` });
       }
@@ -368,7 +398,7 @@ function linkedEntry(named: string, linkPath: string, context: WalkContext): voi
  */
 export function grepRecursive(request: GrepRecursiveRequest, regex: RegExp, shared: ((search: FileSearch) => BatchSearcher) | null = null): GrepMatch[] {
   const classified = new ClassifiedPaths(request.classifiedPatterns);
-  const search = fileSearchOf(request.pattern, request.realRoot, classified, regex);
+  const search = fileSearchOf(request.pattern, request.realRoot, classified, request.hostSecrets, regex);
   const batches = new TaskBatches(shared ? shared(search) : searchAlone(search));
   try {
     walkDirectory(request.dir, request.realDir, {

@@ -14,13 +14,14 @@ import {
   type GrepRecursiveRequest,
   type FileSearch,
   MatchCollector,
+  maskOf,
   searchableCheck,
 } from "./grep-core.js";
 import type { HelperLink } from "./helper-link.js";
 import { serveAsHelper, sharedSearcher } from "./shared-search.js";
 
 export type GrepJob =
-  | { id: number; op: "grep"; named: string; real: string; realRoot: string; classifiedPatterns: readonly string[]; pattern: string }
+  | { id: number; op: "grep"; named: string; real: string; realRoot: string; classifiedPatterns: readonly string[]; hostSecrets: readonly string[]; pattern: string }
   | ({ id: number; op: "grepRecursive" } & GrepRecursiveRequest)
   | ({ id: number; op: "find"; pattern: "" } & FindRequest);
 
@@ -60,11 +61,11 @@ function serveSearches(): void {
       }
       if (job.op === "grep") {
         const collector = new MatchCollector();
-        grepFile(job.named, job.real, searchableCheck(job.realRoot, new ClassifiedPaths(job.classifiedPatterns)), regex, collector);
+        grepFile(job.named, job.real, searchableCheck(job.realRoot, new ClassifiedPaths(job.classifiedPatterns)), regex, collector, maskOf(job.hostSecrets));
         parentPort!.postMessage({ id: job.id, ok: true, matches: collector.matches } satisfies GrepReply);
       } else {
         const link = helper;
-        const settings = { pattern: job.pattern, realRoot: job.realRoot, classifiedPatterns: job.classifiedPatterns };
+        const settings = { pattern: job.pattern, realRoot: job.realRoot, classifiedPatterns: job.classifiedPatterns, hostSecrets: job.hostSecrets };
         const shared = link && ((search: FileSearch) => sharedSearcher(link, settings, search));
         parentPort!.postMessage({ id: job.id, ok: true, matches: grepRecursive(job, regex, shared) } satisfies GrepReply);
       }

@@ -28,6 +28,7 @@ export interface BatchMessage {
   pattern: string;
   realRoot: string;
   classifiedPatterns: readonly string[];
+  hostSecrets: readonly string[];
 }
 
 /** The helper's answer: the matches of the files it searched, by index. */
@@ -125,8 +126,10 @@ export function serveAsHelper(link: HelperLink): void {
     let limited = false;
     let failure: string | null = null;
     try {
-      const key = JSON.stringify([message.pattern, message.realRoot, message.classifiedPatterns]);
-      if (search?.key !== key) search = { key, value: fileSearchOf(message.pattern, message.realRoot, new ClassifiedPaths(message.classifiedPatterns)) };
+      const key = JSON.stringify([message.pattern, message.realRoot, message.classifiedPatterns, message.hostSecrets]);
+      if (search?.key !== key) {
+        search = { key, value: fileSearchOf(message.pattern, message.realRoot, new ClassifiedPaths(message.classifiedPatterns), message.hostSecrets) };
+      }
       limited = claimAndSearch(tasks, control, search.value, (index, matches) => results.push([index, matches]));
     } catch (error) {
       failure = String(error);

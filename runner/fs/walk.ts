@@ -4,6 +4,7 @@
 
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import { inVerifiedDirectory } from "./checked-open.js";
 import { isWithin, resolveReal } from "./containment.js";
 
 export interface WalkEntry {
@@ -15,18 +16,29 @@ export interface WalkEntry {
   isSymlink: boolean;
 }
 
-/** The direct children of `dir`, whose real location `realDir` the caller has checked. */
+/**
+ * The direct children of `dir`, whose real location `realDir` the caller has checked. The
+ * directory is opened and listed through its descriptor, checked to be inside the root: a
+ * directory swapped for a link out between the check and the listing is refused, not listed.
+ */
 export function listChildren(dir: string, realDir: string, realRoot: string): WalkEntry[] {
+  const inside = (actual: string): void => {
+    if (!isWithin(actual, realRoot)) throw new Error(`${dir}: the directory changed while it was being listed and now leads outside the scope`);
+  };
+  return inVerifiedDirectory(realDir, inside, (opened, actualDir) => listOpened(dir, opened, actualDir, realRoot));
+}
+
+function listOpened(dir: string, opened: string, actualDir: string, realRoot: string): WalkEntry[] {
   const entries: WalkEntry[] = [];
-  for (const dirent of readdirSync(realDir, { withFileTypes: true })) {
+  for (const dirent of readdirSync(opened, { withFileTypes: true })) {
     const named = path.join(dir, dirent.name);
     if (!dirent.isSymbolicLink()) {
-      entries.push({ named, real: path.join(realDir, dirent.name), isDirectory: dirent.isDirectory(), isSymlink: false });
+      entries.push({ named, real: path.join(actualDir, dirent.name), isDirectory: dirent.isDirectory(), isSymlink: false });
       continue;
     }
     let real: string;
     try {
-      real = resolveReal(path.join(realDir, dirent.name));
+      real = resolveReal(path.join(actualDir, dirent.name));
     } catch {
       continue; // A link loop: nothing the listing can safely report.
     }

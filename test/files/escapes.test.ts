@@ -10,7 +10,7 @@
 //   base/allowed_extra/   a directory that --allowed-roots may add
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir, tacit, writeTree } from "./fixtures.js";
@@ -325,6 +325,98 @@ println(JSON.stringify(counts));
       expect(counts.read, r.stdout.slice(-300)).toBeGreaterThan(0);
     } finally {
       swapper.kill("SIGKILL");
+      done();
+    }
+  });
+});
+
+describe("a link swapped in during searches and listings", () => {
+  // A security review found both: a search that opened a subdirectory by its path followed a
+  // link swapped in after the listing (into .ssh, classified), and a listing by path listed
+  // the names of a directory outside. Directories are now opened through their parent's
+  // descriptor without following a link, and checked where they really are.
+  const ROUNDS = 120;
+  it("never searches a classified directory or lists one outside while names flip to links", async () => {
+    const { dir, cleanup: done } = realTempDir("tacit-files-swap-search-");
+    const root = path.join(dir, "root");
+    const sshCanary = makeCanary();
+    const outsideName = `name-${makeCanary()}`;
+    const needle = "needle-flip";
+    writeTree(dir, {
+      "root/.ssh/id_rsa": `${needle} ${sshCanary}\n`,
+      "root/sub/readme.txt": `${needle} ordinary\n`,
+      "root/listed/readme.txt": "ordinary\n",
+      [`outside/${outsideName}`]: "outside\n",
+    });
+    symlinkSync(".ssh", path.join(root, "spare-sub"));
+    symlinkSync(path.join(dir, "outside"), path.join(root, "spare-listed"));
+    const swapper = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const fs = require("fs");
+for (;;) {
+  for (const name of ["sub", "listed"]) {
+    try { fs.renameSync(name, "hold-" + name); fs.renameSync("spare-" + name, name); } catch {}
+    try { fs.renameSync(name, "spare-" + name); fs.renameSync("hold-" + name, name); } catch {}
+  }
+}`,
+      ],
+      { cwd: root, stdio: "ignore" },
+    );
+    try {
+      const script = `
+const counts = { searches: 0, listings: 0, failed: 0 };
+requestFileSystem(".", (fs) => {
+  for (let i = 0; i < ${ROUNDS}; i++) {
+    try { for (const m of fs.grepRecursive(".", ${lit(needle)})) println(m.file + ": " + m.line); counts.searches++; } catch { counts.failed++; }
+    try { for (const e of fs.access("listed").children()) println(e.path); counts.listings++; } catch { counts.failed++; }
+    try { for (const p of fs.find(".", "*")) println(p); } catch { counts.failed++; }
+  }
+});
+println(JSON.stringify(counts));
+`;
+      const r = await tacit(root, script);
+      swapper.kill("SIGKILL");
+      expect.soft(r.stdout, "a classified file was searched").not.toContain(sshCanary);
+      expect.soft(r.stdout, "a directory outside the root was listed").not.toContain(outsideName);
+      expect.soft(r.stderr, "the host failed while racing").toBe("");
+      expect(r.code).toBe(0);
+      const counts = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { searches: number; listings: number; failed: number };
+      expect(counts.searches).toBeGreaterThan(0);
+      // The swap really raced the script: the ordinary file was found in some rounds.
+      expect(r.stdout).toContain(`${needle} ordinary`);
+    } finally {
+      swapper.kill("SIGKILL");
+      done();
+    }
+  });
+});
+
+describe("hard links", () => {
+  it("refuses to write or append through a file with other hard links, and nothing outside changes", async () => {
+    const { dir, cleanup: done } = realTempDir("tacit-files-hardlink-");
+    const root = path.join(dir, "root");
+    const canary = makeCanary();
+    writeTree(dir, { "outside/data.txt": `${canary}\n`, "root/own.txt": "own\n" });
+    // A hard link that was already there (tacit cannot tell where the file's other names are).
+    linkSync(path.join(dir, "outside/data.txt"), path.join(root, "inside.txt"));
+    try {
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("write", () => fs.access("inside.txt").write("pwned"));
+  attempt("append", () => fs.access("inside.txt").append("pwned"));
+  attempt("own", () => { fs.access("own.txt").append("more\\n"); return fs.access("own.txt").read(); });
+  attempt("delete then write", () => { fs.access("inside.txt").delete(); fs.access("inside.txt").write("mine\\n"); return fs.access("inside.txt").read(); });
+});
+`;
+      const r = await tacit(root, script);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["write", "append"], /hard links/);
+      expect(attemptOf(found, "own")).toEqual({ status: "ok", value: "own\nmore\n" });
+      expect(attemptOf(found, "delete then write")).toEqual({ status: "ok", value: "mine\n" });
+      expect(readFileSync(path.join(dir, "outside/data.txt"), "utf8")).toBe(`${canary}\n`);
+    } finally {
       done();
     }
   });

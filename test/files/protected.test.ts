@@ -137,3 +137,37 @@ requestFileSystem(".", (fs) => {
     }
   }, 30_000);
 });
+
+describe("the LLM key in an ordinary file", () => {
+  it("cannot be spelt out by grep: patterns are tried on lines with the key masked", async () => {
+    // A security review recovered a whole key this way: reads masked it, but whether
+    // grep("deploy.sh", known + c) matched told the next character.
+    const { dir: root, cleanup } = realTempDir("tacit-host-secret-grep-");
+    try {
+      const apiKey = `sk-${makeCanary()}`;
+      writeFileSync(path.join(root, "deploy.sh"), `export OPENAI_API_KEY=${apiKey}\necho done\n`);
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("read", () => fs.access("deploy.sh").read());
+  attempt("grep prefix", () => fs.grep("deploy.sh", "OPENAI_API_KEY=sk-").length);
+  attempt("grep first characters", () => fs.grep("deploy.sh", ${JSON.stringify(apiKey.slice(0, 6))}).length);
+  attempt("grepRecursive first characters", () => fs.grepRecursive(".", ${JSON.stringify(apiKey.slice(0, 6))}).length);
+  attempt("grep other line", () => fs.grep("deploy.sh", "echo").length);
+  attempt("grep masked line", () => fs.grep("deploy.sh", "OPENAI_API_KEY=")[0]?.line);
+});
+`;
+      const r = await runScript(script, ["--llm-base-url", "http://127.0.0.1:9/v1", "--llm-api-key", apiKey, "--llm-model", "m"], { cwd: root });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout + r.stderr).not.toContain(apiKey);
+      const found = attempts(r.stdout);
+      expect(attemptOf(found, "read")).toEqual({ status: "ok", value: "export OPENAI_API_KEY=[redacted]\necho done\n" });
+      for (const label of ["grep prefix", "grep first characters", "grepRecursive first characters"]) {
+        expect(attemptOf(found, label), label).toEqual({ status: "ok", value: 0 });
+      }
+      expect(attemptOf(found, "grep other line")).toEqual({ status: "ok", value: 1 });
+      expect(attemptOf(found, "grep masked line")).toEqual({ status: "ok", value: "export OPENAI_API_KEY=[redacted]" });
+    } finally {
+      cleanup();
+    }
+  }, 30_000);
+});
