@@ -213,7 +213,8 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     pureFunctions = check.pureFunctions;
   }
 
-  const { context, capabilities, pure, sink, grants } = createEvaluationContext(config, options, output, lifetime.signal, grep);
+  const stop = (detail: string): void => sandbox.kill("classified", detail);
+  const { context, capabilities, pure, sink, grants } = createEvaluationContext(config, options, output, lifetime.signal, grep, stop);
   sandbox.scrubReplies(context.hostSecrets);
   const clock = new PausableTimer(config.executionTimeoutMs, () =>
     sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms`),
@@ -277,7 +278,14 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
 }
 
 /** Everything the monitor decides with, for one evaluation: policy, executors, stores. */
-function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions, output: OutputBuffer, lifetime: AbortSignal, grep: GrepRunner) {
+function createEvaluationContext(
+  config: RunnerConfig,
+  options: EvaluateOptions,
+  output: OutputBuffer,
+  lifetime: AbortSignal,
+  grep: GrepRunner,
+  stop: (detail: string) => void,
+) {
   const cwd = options.cwd ?? process.cwd();
   const shared = options.session?.state;
   const capabilities = shared?.capabilities ?? new CapabilityTable();
@@ -290,6 +298,7 @@ function createEvaluationContext(config: RunnerConfig, options: EvaluateOptions,
   const context: EvaluationContext = {
     output,
     hostSecrets,
+    stop,
     input: options.input,
     classified,
     sink,
@@ -384,6 +393,14 @@ function describeAbnormalEnd(
         );
       case "cancelled":
         return result("threw", output, `cancelled: ${end.detail}`, startedAt);
+      case "classified":
+        return result(
+          "threw",
+          output,
+          `stopped: ${end.detail}. Whether this happens depends on a secret, so the request that needed it was not answered ` +
+            "(a refusal there would tell the script about the secret); the reason went to the secure output (--secure-output).",
+          startedAt,
+        );
       case "protocol":
       case "finished":
         return result("protocol-error", output, `protocol violation: ${end.detail}; the evaluation was ended`, startedAt);

@@ -23,7 +23,8 @@ export interface SandboxOptions {
   role?: "sandbox" | "pure";
 }
 
-export type KillReason = "timeout" | "memory" | "protocol" | "finished" | "cancelled";
+/** "classified": stopped because a classified value could not be used (see UnsendableSecret). */
+export type KillReason = "timeout" | "memory" | "protocol" | "finished" | "cancelled" | "classified";
 
 export type SandboxEnd =
   | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null; stderr: string }

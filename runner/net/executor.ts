@@ -88,17 +88,30 @@ export function redact(text: string, secrets: readonly string[]): string {
 }
 
 /**
- * The plaintext, if it is blank or long enough to be redacted from an answer; else the
- * refusal. Judged trimmed, as servers trim header values before echoing them.
+ * A classified value that cannot be sent: too short to be redacted from an answer, or with
+ * characters a header cannot carry. Whether this happens depends on the plaintext, so it is
+ * no refusal the script could read at the request (that would tell it a bit of the secret
+ * each time): the evaluation is stopped instead, and the reason goes to the secure output.
  */
-function unredactableRefused(plaintext: string, what: string): string {
+export class UnsendableSecret extends Error {
+  override name = "UnsendableSecret";
+}
+
+/**
+ * The plaintext, if it is blank or long enough to be redacted from an answer; else it cannot
+ * be sent. Judged trimmed, as servers trim header values before echoing them.
+ */
+function redactableOrUnsendable(plaintext: string, what: string): string {
   const core = plaintext.trim().length;
   if (core === 0 || core >= MIN_REDACTED_LENGTH) return plaintext;
-  throw new PolicyDenial(
-    `${what}: refused: a secret of fewer than ${MIN_REDACTED_LENGTH} characters is not sent, because tacit could not redact it ` +
-      "from the answer (a host that echoes requests would show it to the script). Send the whole secret, not a piece of it; nothing was sent.",
+  throw new UnsendableSecret(
+    `${what} was not sent: a secret of fewer than ${MIN_REDACTED_LENGTH} characters could not be redacted from the answer ` +
+      "(a host that echoes requests would show it). Send the whole secret, not a piece of it.",
   );
 }
+
+/** What Node's HTTP client accepts in a header value: tab, printable ASCII and bytes 0x80-0xff. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 export class NetworkExecutor {
   constructor(
@@ -165,13 +178,16 @@ export class NetworkExecutor {
     const secretHeaders: Record<string, string> = {};
     const secrets: string[] = [];
     for (const [name, handle] of Object.entries(action.secretHeaders)) {
-      const text = unredactableRefused(await this.plaintextOf(handle), `secretHeaders["${name}"]`);
+      const text = redactableOrUnsendable(await this.plaintextOf(handle), `secretHeaders["${name}"]`);
+      if (!HEADER_VALUE.test(text)) {
+        throw new UnsendableSecret(`secretHeaders["${name}"] was not sent: the value holds characters an HTTP header cannot carry (a line break or a control character).`);
+      }
       secretHeaders[name] = text;
       secrets.push(text);
     }
     let body = action.body;
     if (action.classifiedBody !== null) {
-      body = unredactableRefused(await this.plaintextOf(action.classifiedBody), "the classified body");
+      body = redactableOrUnsendable(await this.plaintextOf(action.classifiedBody), "the classified body");
       secrets.push(body);
     }
     return { secretHeaders, body, secrets };
