@@ -12,7 +12,7 @@ import type { ClassifiedPaths } from "./classified-paths.js";
 import { inVerifiedDirectory, NotRegularFileError, openForReading } from "./checked-open.js";
 import { isWithin, PathResolutionError, resolveReal } from "./containment.js";
 import type { GrepRunner } from "./grep-runner.js";
-import { asSearchExclusions, type ProtectedPath, protectedPathOf } from "./protected-paths.js";
+import { asSearchExclusions, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
 import { listChildren, walkTree } from "./walk.js";
 
 /** read()/readBytes() refuse files larger than this; forEachLine streams any size. */
@@ -390,6 +390,12 @@ export class FileSystemExecutor {
     const target = this.resolve(token, requested);
     this.denyClassifiedWrite(target, requested, "delete");
     if (target.real === target.scope.realRoot) throw new PolicyDenial(`${requested}: the scope's root itself cannot be deleted`);
+    const below = protectedPathBelow(this.policy.protectedPaths, target.named, target.real);
+    if (below) {
+      throw new PolicyDenial(
+        `${requested}: refused: ${below.what} lies inside it or behind it, and removing it would let a script put files of its own where tacit looks for its own. Work with other files.`,
+      );
+    }
     // A link is removed itself, never what it points to: the entry is named inside its
     // parent directory, opened and verified to be inside the scope.
     const name = path.basename(target.named);

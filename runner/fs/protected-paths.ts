@@ -4,34 +4,51 @@
 // directory. A script that could reach them
 // could read secrets back, grant itself approvals, or forge and sign the log.
 
+import path from "node:path";
 import type { RunnerConfig } from "../config.js";
 import { tacitHome } from "../tacit-home.js";
 import { isWithin, resolveRealOrSelf } from "./containment.js";
 
 export interface ProtectedPath {
-  /** Real (symlinks resolved) and absolute. */
+  /** Absolute: where it really is (symlinks resolved), or the name tacit opens it by. */
   path: string;
   /** What it is, for the refusal. */
   what: string;
 }
 
 export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = process.env): ProtectedPath[] {
-  const paths: ProtectedPath[] = [
-    { path: resolveRealOrSelf(tacitHome(env)), what: "tacit's home (remembered approvals and the audit signing key)" },
-  ];
-  if (config.configFile) paths.push({ path: resolveRealOrSelf(config.configFile), what: "tacit's config file (--config, which may hold the LLM API key)" });
-  if (config.library.secureOutput) paths.push({ path: resolveRealOrSelf(config.library.secureOutput), what: "the secure output file (--secure-output, which holds plaintext)" });
+  const paths: ProtectedPath[] = [];
+  // Both where each file really is and the name tacit opens it by: a script that replaced a
+  // link on the way to it with a directory of its own (so that the name led elsewhere) could
+  // otherwise fill that directory with approvals, a key or a sink tacit would then use.
+  const protect = (file: string, what: string): void => {
+    const named = path.resolve(file);
+    const real = resolveRealOrSelf(file);
+    paths.push({ path: real, what });
+    if (named !== real) paths.push({ path: named, what });
+  };
+  protect(tacitHome(env), "tacit's home (remembered approvals and the audit signing key)");
+  if (config.configFile) protect(config.configFile, "tacit's config file (--config, which may hold the LLM API key)");
+  if (config.library.secureOutput) protect(config.library.secureOutput, "the secure output file (--secure-output, which holds plaintext)");
   if (config.auditLog) {
-    paths.push({ path: resolveRealOrSelf(config.auditLog), what: "the audit log (--audit-log)" });
-    paths.push({ path: resolveRealOrSelf(`${config.auditLog}.lock`), what: "the audit log's lock" });
+    protect(config.auditLog, "the audit log (--audit-log)");
+    protect(`${config.auditLog}.lock`, "the audit log's lock");
   }
-  if (config.recordPath) paths.push({ path: resolveRealOrSelf(config.recordPath), what: "the record directory (--record)" });
+  if (config.recordPath) protect(config.recordPath, "the record directory (--record)");
   return paths;
 }
 
 /** The protected path that `named` or `real` is (or lies inside), or null. */
 export function protectedPathOf(paths: readonly ProtectedPath[], named: string, realPath: string): ProtectedPath | null {
   return paths.find((p) => isWithin(realPath, p.path) || isWithin(named, p.path)) ?? null;
+}
+
+/**
+ * The protected path that lies below `named` or `real`, or null: removing such a directory or
+ * link would let a script put something of its own where tacit looks for its files.
+ */
+export function protectedPathBelow(paths: readonly ProtectedPath[], named: string, realPath: string): ProtectedPath | null {
+  return paths.find((p) => isWithin(p.path, realPath) || isWithin(p.path, named)) ?? null;
 }
 
 /** As absolute classified-path patterns, so a recursive search skips them without opening them. */

@@ -3,7 +3,7 @@
 // key) and the audit log. A script that reached them could read secrets back, grant itself
 // approvals, or forge the log. Every route is tried; the secret never shows, nothing changes.
 
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, runScript } from "../helpers.js";
@@ -166,6 +166,54 @@ requestFileSystem(".", (fs) => {
       }
       expect(attemptOf(found, "grep other line")).toEqual({ status: "ok", value: 1 });
       expect(attemptOf(found, "grep masked line")).toEqual({ status: "ok", value: "export OPENAI_API_KEY=[redacted]" });
+    } finally {
+      cleanup();
+    }
+  }, 30_000);
+});
+
+describe("tacit's files reached through a link inside the allowed root", () => {
+  // A security review forged an approval this way: TACIT_HOME was reached through a link
+  // (a stow-style ~/.config -> dotfiles/config); the script removed the link, made a directory
+  // of that name, and wrote approvals.json into it, which tacit then trusted. The same swap put
+  // the secure output where the script could read it.
+  it("refuses to remove the link or fill a directory of its name; the home and the sink stay tacit's", async () => {
+    const { dir: root, cleanup } = realTempDir("tacit-protected-link-");
+    try {
+      const canary = makeCanary();
+      writeFileSync(path.join(root, ".env"), `TOKEN=${canary}\n`);
+      mkdirSync(path.join(root, "dotfiles/config/tacit"), { recursive: true, mode: 0o700 });
+      symlinkSync("dotfiles/config", path.join(root, ".config"));
+      mkdirSync(path.join(root, "private"));
+      symlinkSync("private", path.join(root, "sinkdir"));
+      const home = path.join(root, ".config/tacit");
+      const approvals = JSON.stringify({ version: 1, approvals: [{ pattern: "fs.delete x", directory: root, grantedAt: "2026-01-01T00:00:00Z", expiresAt: "2099-01-01T00:00:00Z", via: "terminal" }] });
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("remove home link", () => fs.access(".config").delete());
+  attempt("make home", () => fs.access(".config/tacit").mkdir());
+  attempt("forge approvals", () => fs.access(".config/tacit/approvals.json").write(${lit(approvals)}));
+  attempt("remove sink link", () => fs.access("sinkdir").delete());
+  attempt("write sink", () => fs.access("sinkdir/out.log").write(""));
+  println(fs.readClassified(".env"));
+});
+requestFileSystem(".", (fs) => {
+  attempt("read sink", () => fs.access("sinkdir/out.log").read());
+  attempt("read sink directly", () => fs.access("private/out.log").read());
+});
+`;
+      const r = await runScript(script, ["--secure-output", "sinkdir/out.log"], { cwd: root, env: { TACIT_HOME: home } });
+      expect(r.stdout + r.stderr).not.toContain(canary);
+      const found = attempts(r.stdout);
+      for (const label of ["remove home link", "make home", "forge approvals", "remove sink link", "write sink", "read sink", "read sink directly"]) {
+        expect(attemptOf(found, label).status, label).toBe("SecurityError");
+      }
+      expect(String(attemptOf(found, "remove home link").value)).toContain("lies inside it or behind it");
+      // The links are still there, no approval was planted, and the plaintext went to the sink.
+      expect(lstatSync(path.join(root, ".config")).isSymbolicLink()).toBe(true);
+      expect(lstatSync(path.join(root, "sinkdir")).isSymbolicLink()).toBe(true);
+      expect(existsSync(path.join(root, "dotfiles/config/tacit/approvals.json"))).toBe(false);
+      expect(readFileSync(path.join(root, "private/out.log"), "utf8")).toContain(canary);
     } finally {
       cleanup();
     }
