@@ -58,22 +58,40 @@ export function parseNetworkPermissions(sources: readonly string[] | null): Host
   return sources === null ? null : sources.map(parseHostPattern);
 }
 
+/** Words of a secret value this long or longer are redacted on their own too. */
+const MIN_REDACTED_WORD_LENGTH = 8;
+
+/**
+ * The forms an echo commonly gives back of a value that was sent: as sent, trimmed (servers
+ * trim header values), lower-cased (a host name), JSON-escaped, URL-encoded, base64. And the
+ * same for each long word of it: a server that parses "Bearer <token>" or "a=<token>" echoes
+ * the token alone. A value reshaped character by character is beyond any redaction (see the
+ * README): no echoing host where secrets are sent.
+ */
+function echoedForms(secret: string): string[] {
+  const words = secret.split(/[\s=;,:"'&]+/).filter((word) => word.length >= MIN_REDACTED_WORD_LENGTH && word !== secret);
+  return [secret, secret.trim(), ...words].flatMap((value) => {
+    const base64 = Buffer.from(value, "utf8").toString("base64");
+    return [
+      value,
+      value.toLowerCase(),
+      JSON.stringify(value).slice(1, -1),
+      encodeURIComponent(value),
+      base64,
+      base64.replace(/=+$/, ""),
+      Buffer.from(value, "utf8").toString("base64url"),
+    ];
+  });
+}
+
 /**
  * Every occurrence of a secret, replaced; and a text that ends partway into a secret (an
  * answer cut at the size limit) has that partial secret replaced too.
  */
 export function redact(text: string, secrets: readonly string[]): string {
   let result = text;
-  // The forms an echo commonly gives back: as sent, trimmed (servers trim header values),
-  // JSON-escaped, URL-encoded. Longest first, so a longer form is not cut by a shorter one.
-  const forms = [
-    ...new Set(
-      secrets.flatMap((secret) => {
-        const trimmed = secret.trim();
-        return [secret, trimmed, JSON.stringify(secret).slice(1, -1), JSON.stringify(trimmed).slice(1, -1), encodeURIComponent(secret)];
-      }),
-    ),
-  ].sort((a, b) => b.length - a.length);
+  // Longest first, so a longer form is not cut by a shorter one.
+  const forms = [...new Set(secrets.flatMap(echoedForms))].sort((a, b) => b.length - a.length);
   for (const secret of forms) {
     if (secret.length < MIN_REDACTED_LENGTH) continue;
     result = result.split(secret).join(REDACTED);

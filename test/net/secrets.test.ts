@@ -224,6 +224,59 @@ println("token:", token, String(token), JSON.stringify({ token }));
     expectNotSeen(world, prefixed);
   });
 
+  // A security review had ordinary servers give the token back alone: one that parses
+  // "Bearer <token>", httpbin's /cookies parsing "a=<token>", one that answers in base64, and a
+  // redirect to a host named after it (lower-cased by the URL parser).
+  it("a token sent inside a longer header value is redacted when the server gives it back alone, encoded or lower-cased", async () => {
+    const world = secretWorld();
+    const a = await server((request, response) => {
+      const url = new URL(request.url, "http://x");
+      const authorization = String(request.headers.authorization ?? "");
+      const cookie = String(request.headers.cookie ?? "");
+      switch (url.pathname) {
+        case "/bearer":
+          response.end(JSON.stringify({ token: authorization.replace(/^Bearer /, "") }));
+          return;
+        case "/cookies":
+          response.end(JSON.stringify({ cookies: Object.fromEntries(cookie.split("; ").map((pair) => pair.split("="))) }));
+          return;
+        case "/base64":
+          response.end(Buffer.from(authorization.replace(/^Bearer /, "")).toString("base64"));
+          return;
+        case "/to-host":
+          response.writeHead(302, { location: `http://${authorization.replace(/^Bearer /, "")}.invalid/` });
+          response.end();
+          return;
+        default:
+          echo(request, response);
+      }
+    });
+    const O = a.origin;
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  const bearer = { secretHeaders: { authorization: token.map((t) => "Bearer " + t) } };
+  attempt("bearer", () => net.httpGet("${O}/bearer", bearer));
+  attempt("cookies", () => net.httpGet("${O}/cookies", { secretHeaders: { cookie: token.map((t) => "a=" + t + "; b=1") } }));
+  attempt("base64", () => net.httpGet("${O}/base64", bearer));
+  attempt("host", () => net.httpGet("${O}/to-host", bearer));
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    expect(attemptOf(found, "bearer")).toEqual({ status: "ok", value: JSON.stringify({ token: "[redacted]" }) });
+    expect(attemptOf(found, "cookies")).toEqual({ status: "ok", value: JSON.stringify({ cookies: { a: "[redacted]", b: "1" } }) });
+    expect(attemptOf(found, "base64")).toEqual({ status: "ok", value: "[redacted]" });
+    expect(attemptOf(found, "host").status).toBe("SecurityError");
+    expectNotSeen(world, result);
+    // The server did get the token itself.
+    expect(a.received.some((r) => r.headers.authorization === `Bearer ${world.canary}`)).toBe(true);
+  });
+
   // KNOWN LIMITATION, asserted as failing so that a fix shows up: redaction itself answers a
   // question. A script sends a secret derived to be one of two known strings and puts one of
   // them in the URL; an echo reflects both, and the URL's copy comes back redacted exactly when
