@@ -214,6 +214,18 @@ export function resolveConfig(
       );
     }
   }
+  const classifiedPaths = pickLibrary("classifiedPaths") ?? [...DEFAULT_CLASSIFIED_PATHS];
+  // Gitignore-like, but a relative pattern with "/" is anchored at the filesystem root (the
+  // design's rule): "config/credentials.json" does not match ./config/credentials.json.
+  for (const pattern of classifiedPaths) {
+    const trimmed = pattern.trim().replace(/\/+$/, "");
+    if (trimmed.includes("/") && !trimmed.startsWith("/") && !trimmed.startsWith("**/")) {
+      warnings.push(
+        `classified path "${pattern}" is anchored at the filesystem root (it matches /${trimmed}, not a path under the ` +
+          `working directory); write "**/${trimmed}" to match it under any directory, or give the absolute path`,
+      );
+    }
+  }
   return {
     warnings,
     configFile: configPath,
@@ -230,7 +242,7 @@ export function resolveConfig(
     assumeYes: false,
     library: {
       allowedRoots,
-      classifiedPaths: pickLibrary("classifiedPaths") ?? [...DEFAULT_CLASSIFIED_PATHS],
+      classifiedPaths,
       classifiedWrite: pickLibrary("classifiedWrite") ?? true,
       secureOutput,
       commandPermissions: pickLibrary("commandPermissions") ?? null,

@@ -81,6 +81,19 @@ describe("relative patterns with a slash are anchored at the filesystem root", (
   });
 });
 
+describe("a relative pattern with a slash, given to the CLI", () => {
+  // Easy to mistake for one relative to the project (a security review did): tacit says so.
+  it("gets a warning that says where it is anchored and how to match under the project", async () => {
+    const { runScript } = await import("../helpers.js");
+    const r = await runScript("println(1);", ["--classified-paths", "config/credentials.json,**/keys,.env,/abs/secret"]);
+    expect(r.code, r.stderr).toBe(0);
+    const warnings = r.stderr.split("\n").filter((line) => line.startsWith("tacit: warning: classified path"));
+    expect(warnings).toEqual([
+      'tacit: warning: classified path "config/credentials.json" is anchored at the filesystem root (it matches /config/credentials.json, not a path under the working directory); write "**/config/credentials.json" to match it under any directory, or give the absolute path',
+    ]);
+  });
+});
+
 describe("absolute patterns match the full path", () => {
   it("with **, ?, [...]", () => {
     expectMatches(["/data/**/*.key"], {
