@@ -2,6 +2,7 @@
 // verified (or was shown whole), 1 problems found, 2 usage errors (unreadable file, bad key).
 
 import { readFileSync } from "node:fs";
+import { anchorForVerify } from "../runner/audit/anchor.js";
 import { defaultKeyFile, loadOrCreateSigningKey, readPublicKey } from "../runner/audit/keys.js";
 import { showAuditLog } from "../runner/audit/show.js";
 import { verifyAuditLog, type VerifyReport } from "../runner/audit/verify.js";
@@ -28,7 +29,9 @@ export function auditVerifyCommand(file: string, flags: VerifyFlags): number {
     trusted = own?.publicKeyHex ?? null;
     source = own ? `this machine's key, from ${own.file} (pass --public-key to verify a log from elsewhere)` : "";
   }
-  const report = verifyAuditLog(text, trusted);
+  // This machine's record of the last head it signed in this file: what shows a cut after a head.
+  const anchor = anchorForVerify(file, text, flags.publicKey === undefined ? null : trusted);
+  const report = verifyAuditLog(text, trusted, anchor);
   if (trusted !== null) report.notes.unshift(`heads were checked against ${source}`);
   else if (report.trust === "first-head") report.notes.unshift(`there is no key in ${defaultKeyFile(false)} and none was given with --public-key`);
 

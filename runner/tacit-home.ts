@@ -1,6 +1,7 @@
-// Where tacit keeps what outlives a run: the audit signing key and remembered approvals.
+// Where tacit keeps what outlives a run: the audit signing key, the audit logs' anchors (the
+// last head signed in each log, audit/anchor.ts) and remembered approvals.
 // $TACIT_HOME when set (tests, containers), else $XDG_CONFIG_HOME/tacit, else ~/.config/tacit.
-// The directory is owner-only: both files decide what an agent may do or prove what it did.
+// The directory is owner-only: these files decide what an agent may do or prove what it did.
 
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import os from "node:os";

@@ -8,10 +8,15 @@
 //
 // One writer per file: a FILE.lock holding the writer's pid keeps a second process from
 // interleaving its own chain. A log that exists is continued from its last line, read from
-// the end of the file (logs grow; the start is never read).
+// the end of the file (logs grow; the start is read only for a log that has no anchor yet).
+//
+// Each signed head is also recorded outside the log, in the tacit home (anchor.ts): a log cut
+// right after a head is otherwise a shorter log that verifies. On reopening, the writer finds
+// that head where the record says it ended, or refuses to continue the log.
 
-import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
+import { AnchorError, anchorRecord, type AnchorRecord, AnchorStore, anchorsDirFor, realLogPath } from "./anchor.js";
 import { canonicalJson } from "./digest.js";
 import { signBytes } from "./ed25519.js";
 import type { AuditEvent } from "./events.js";
@@ -47,6 +52,15 @@ const DEFAULT_SIGN_INTERVAL_MS = 5000;
 /** A last line longer than this is not something tacit wrote. */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
+/** Where the writer records its signed heads (anchor.ts), and what it needs to. */
+interface Anchoring {
+  store: AnchorStore;
+  /** The log's real path: what the record is keyed by. */
+  log: string;
+  /** The chain of the log's first line; null until a new log's first line is written. */
+  firstChain: string | null;
+}
+
 export class AuditLog {
   private fd: number | null;
   private seq: number;
@@ -75,6 +89,7 @@ export class AuditLog {
     tail: ParsedLine | null,
     private readonly key: SigningKey,
     private readonly lock: LockFile,
+    private readonly anchoring: Anchoring,
     private readonly signEveryEvents: number,
     private readonly signIntervalMs: number,
   ) {
@@ -109,6 +124,33 @@ export class AuditLog {
     const lock = LockFile.acquire(resolved);
     let fd: number | null = null;
     try {
+      const store = new AnchorStore(anchorsDirFor(key.file));
+      const readAnchor = (log: string): AnchorRecord | null => {
+        try {
+          return store.read(log);
+        } catch (error) {
+          if (!(error instanceof AnchorError)) throw error;
+          throw new AuditLogError(
+            `${error.message}. It records the last head tacit signed in the audit log ${resolved}, which is how a cut log is ` +
+              `told from an intact one, so tacit will not extend the log without it. Run \`tacit audit verify ${resolved}\`; ` +
+              `if the log is as you expect, delete ${store.fileFor(log)} (the log is anchored again from its next signed head), ` +
+              `or give tacit a new audit log file.`,
+          );
+        }
+      };
+      if (!existsSync(resolved)) {
+        // A log this machine signed, gone: starting a new one under its name would hide that.
+        const before = realLogPath(resolved);
+        const record = readAnchor(before);
+        if (record !== null) {
+          throw new AuditLogError(
+            `${signedAt(record, resolved, store.fileFor(before))}, but there is no such file any more: it was deleted or moved ` +
+              `away. tacit will not start a new log in its place, since that would hide what happened to the old one. If you ` +
+              `moved it yourself (log rotation), run \`tacit audit verify\` on it where it is now; then give tacit a new audit ` +
+              `log file, or delete ${store.fileFor(before)} to start a new log under this name.`,
+          );
+        }
+      }
       try {
         // a+: append-only writes, plus reads of the tail. 0600 applies only when it creates.
         fd = openSync(resolved, "a+", 0o600);
@@ -135,7 +177,14 @@ export class AuditLog {
           );
         }
       }
-      const log = new AuditLog(resolved, fd, tail, key, lock, signEveryEvents, signIntervalMs);
+      const real = realpathSync(resolved);
+      const record = readAnchor(real);
+      if (record !== null) checkAnchor(fd, stat.size, tail, record, resolved, store.fileFor(real));
+      // A log with lines but no record (written before tacit anchored logs, or moved here):
+      // its identity is read from its first line once, and its next head is recorded.
+      const firstChain = record?.firstChain ?? (tail === null ? null : readFirstLine(fd, stat.size, resolved).chain);
+      const anchoring: Anchoring = { store, log: real, firstChain };
+      const log = new AuditLog(resolved, fd, tail, key, lock, anchoring, signEveryEvents, signIntervalMs);
       if (tail !== null && tail.event.type !== "head") log.write({ type: "resumed-after-unsigned-tail", lastSeq: tail.seq });
       return log;
     } catch (error) {
@@ -197,7 +246,8 @@ export class AuditLog {
     if (this.unsigned === 0) return;
     const signs = this.chain;
     const signature = Buffer.from(signBytes(headMessage(signs), this.key.privateKey)).toString("hex");
-    this.write({ type: "head", signs, signedSeq: this.seq, publicKey: this.key.publicKeyHex, signature });
+    const time = new Date().toISOString();
+    this.write({ type: "head", signs, signedSeq: this.seq, publicKey: this.key.publicKeyHex, signature }, time);
     this.flush();
     try {
       fsyncSync(this.fd);
@@ -206,6 +256,25 @@ export class AuditLog {
     }
     this.unsigned = 0;
     this.clearTimer(); // write() started one for the head line itself
+    this.recordHead(this.fd, time);
+  }
+
+  /**
+   * Records the head just signed and fsynced outside the log (anchor.ts). After the fsync, so
+   * the record is never ahead of what the log has on disk: a crash cannot make the log look cut.
+   */
+  private recordHead(fd: number, time: string): void {
+    const { store, log, firstChain } = this.anchoring;
+    try {
+      // A head follows at least one line, so the first line's chain is known by now.
+      if (firstChain === null) throw new Error("the log's first line is not known");
+      // The file's own size (the head is its last line, as the lock keeps other writers out).
+      const offset = fstatSync(fd).size;
+      store.write(anchorRecord({ log, firstChain, seq: this.seq, chain: this.chain, offset, time, publicKey: this.key.publicKeyHex }));
+    } catch (error) {
+      // Fail closed, as for a write to the log: a log whose heads are not recorded could be cut unseen.
+      throw this.fail(`cannot record the signed head of the audit log ${this.path} in ${store.fileFor(log)}: ${(error as Error).message}`);
+    }
   }
 
   /** Signs what is unsigned, then releases the file and its lock. Idempotent. */
@@ -230,6 +299,7 @@ export class AuditLog {
     const hash = eventHashOfJson(seq, time, eventJson);
     const chain = chainOf(this.chain, hash);
     this.batch.push(lineText(seq, time, eventJson, this.chain, hash, chain) + "\n");
+    if (seq === 1) this.anchoring.firstChain = chain;
     if (this.batch.length >= BATCH_LINES) this.flush();
     this.seq = seq;
     this.chain = chain;
@@ -286,7 +356,7 @@ export class AuditLog {
 
 /**
  * The last line of the log, checked to be one tacit wrote whole (parsed, hash and chain
- * consistent), or null for an empty file. Reads backwards from the end in growing chunks.
+ * consistent), or null for an empty file.
  */
 function readLastLine(fd: number, size: number, file: string): ParsedLine | null {
   if (size === 0) return null;
@@ -295,26 +365,90 @@ function readLastLine(fd: number, size: number, file: string): ParsedLine | null
       `the last line of the audit log ${file} is incomplete or corrupt (${why}), so tacit cannot continue its chain. ` +
         `Run \`tacit audit verify ${file}\` to see what happened, keep the file as it is, and give tacit a new audit log file.`,
     );
-  let text: string | null = null;
-  for (let chunk = 64 * 1024; text === null; chunk *= 4) {
-    const start = Math.max(0, size - chunk);
-    const buffer = Buffer.alloc(size - start);
-    for (let read = 0; read < buffer.length; ) {
-      const n = readSync(fd, buffer, read, buffer.length - read, start + read);
-      if (n === 0) throw refuse("the file shrank while it was read");
-      read += n;
-    }
-    if (buffer[buffer.length - 1] !== 0x0a) throw refuse("it does not end with a newline: a write was cut off");
-    const newline = buffer.lastIndexOf(0x0a, buffer.length - 2);
-    if (newline >= 0 || start === 0) text = buffer.subarray(newline + 1, buffer.length - 1).toString("utf8");
-    else if (size - start >= MAX_LINE_BYTES) throw refuse(`it is longer than ${MAX_LINE_BYTES} bytes`);
-  }
-  const parsed = parseLine(text);
+  const read = readLineEndingAt(fd, size);
+  if (!read.ok) throw refuse(read.why);
+  const parsed = parseLine(read.text);
   if (!parsed.ok) throw refuse(parsed.reason);
   const line = parsed.line;
   if (eventHash(line.seq, line.time, line.event) !== line.hash) throw refuse("its hash does not match its content");
   if (chainOf(line.prev, line.hash) !== line.chain) throw refuse("its chain value does not follow from prev and hash");
   return line;
+}
+
+/**
+ * The text of the line that ends (with its newline) at byte `end`, without the newline.
+ * Reads backwards from there in growing chunks: the rest of the file is never read.
+ */
+function readLineEndingAt(fd: number, end: number): { ok: true; text: string } | { ok: false; why: string } {
+  for (let chunk = 64 * 1024; ; chunk *= 4) {
+    const start = Math.max(0, end - chunk);
+    const buffer = Buffer.alloc(end - start);
+    for (let read = 0; read < buffer.length; ) {
+      const n = readSync(fd, buffer, read, buffer.length - read, start + read);
+      if (n === 0) return { ok: false, why: "the file shrank while it was read" };
+      read += n;
+    }
+    if (buffer[buffer.length - 1] !== 0x0a) return { ok: false, why: "it does not end with a newline: a write was cut off" };
+    const newline = buffer.lastIndexOf(0x0a, buffer.length - 2);
+    if (newline >= 0 || start === 0) return { ok: true, text: buffer.subarray(newline + 1, buffer.length - 1).toString("utf8") };
+    if (end - start >= MAX_LINE_BYTES) return { ok: false, why: `it is longer than ${MAX_LINE_BYTES} bytes` };
+  }
+}
+
+/** The first line of a log that has lines, read once to learn its identity for its anchor. */
+function readFirstLine(fd: number, size: number, file: string): ParsedLine {
+  const refuse = (why: string) =>
+    new AuditLogError(
+      `the first line of the audit log ${file} is corrupt (${why}), so tacit cannot tell which log this is. ` +
+        `Run \`tacit audit verify ${file}\` to see what happened, keep the file as it is, and give tacit a new audit log file.`,
+    );
+  let text: string | null = null;
+  for (let chunk = 64 * 1024; text === null; chunk *= 4) {
+    const buffer = Buffer.alloc(Math.min(size, chunk));
+    for (let read = 0; read < buffer.length; ) {
+      const n = readSync(fd, buffer, read, buffer.length - read, read);
+      if (n === 0) throw refuse("the file shrank while it was read");
+      read += n;
+    }
+    const newline = buffer.indexOf(0x0a);
+    if (newline >= 0) text = buffer.subarray(0, newline).toString("utf8");
+    else if (buffer.length >= Math.min(size, MAX_LINE_BYTES)) throw refuse("it has no end");
+  }
+  const parsed = parseLine(text);
+  if (!parsed.ok) throw refuse(parsed.reason);
+  return parsed.line;
+}
+
+const short = (hex: string) => `${hex.slice(0, 12)}…`;
+
+/** "this machine signed a head at line N of …": how every anchor refusal begins. */
+function signedAt(record: AnchorRecord, file: string, recordFile: string): string {
+  return (
+    `this machine signed a head at line ${record.seq} of the audit log ${file} (chain ${short(record.chain)}, at ` +
+    `${record.time}; recorded in ${recordFile})`
+  );
+}
+
+/**
+ * Refuses a log that does not hold, where its record says, the head this machine last
+ * recorded signing in it: the file was cut, or rewritten from some point before that head.
+ */
+function checkAnchor(fd: number, size: number, tail: ParsedLine | null, record: AnchorRecord, file: string, recordFile: string): void {
+  const what =
+    `so tacit will not continue it (the lines it lost would go unnoticed). Run \`tacit audit verify ${file}\` to see ` +
+    `what is left, keep the file as it is (it is the evidence), and give tacit a new audit log file.`;
+  if (size < record.offset) {
+    const now = tail === null ? "is now empty" : `now ends at line ${tail.seq} (byte ${size}; the head ended at byte ${record.offset})`;
+    throw new AuditLogError(`${signedAt(record, file, recordFile)}, but the file ${now}: it was truncated after tacit wrote it, ${what}`);
+  }
+  const read = readLineEndingAt(fd, record.offset);
+  const parsed = read.ok ? parseLine(read.text) : null;
+  if (parsed?.ok && parsed.line.seq === record.seq && parsed.line.chain === record.chain) return;
+  const found = parsed?.ok ? `seq ${parsed.line.seq} with chain ${short(parsed.line.chain)}` : "no intact line";
+  throw new AuditLogError(
+    `${signedAt(record, file, recordFile)}, but where that head ended (byte ${record.offset}) the file now has ${found}: ` +
+      `it was rewritten (or cut and written again) after tacit wrote it, ${what}`,
+  );
 }
 
 /** FILE.lock, holding the writer's pid: one writer per log. */

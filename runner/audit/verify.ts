@@ -6,8 +6,10 @@
 //
 // What the chain alone proves is only self-consistency: whoever can rewrite the file can
 // recompute every hash. The signatures, checked against a key the verifier trusts, are what
-// tie the content to the signer.
+// tie the content to the signer. Neither shows that nothing was cut after a signed head: the
+// writer's record of its last head (anchor.ts), checked here when the caller has it, does.
 
+import type { AnchorInput } from "./anchor.js";
 import { fromHex } from "./ed25519.js";
 import { verifyBytes } from "./ed25519-verify.js";
 import { chainOf, describeIssues, eventHash, headEventSchema, headMessage, type ParsedLine, parseLine, resumedEventSchema, ZERO_CHAIN } from "./line.js";
@@ -37,7 +39,24 @@ export interface VerifyReport {
   /** Worth knowing, but not evidence of tampering (e.g. a tail signed only after a crash). */
   warnings: VerifyProblem[];
   notes: string[];
+  /** The log's length checked against the writer's record of the last head it signed in it. */
+  anchor: VerifyAnchor;
 }
+
+export interface VerifyAnchor {
+  /**
+   * anchored: the file holds the recorded head (it was not cut before it); truncated: it ends
+   * before it; rewritten: that line is something else; unanchored: no record was used, so a
+   * cut right after a signed head cannot be told from a shorter log.
+   */
+  status: "anchored" | "truncated" | "rewritten" | "unanchored";
+  /** The recorded head (its line is its seq), or null when unanchored. */
+  head: { line: number; chain: string; time: string } | null;
+  /** The record file used, or why none was. */
+  source: string;
+}
+
+const UNDETECTABLE_CUT = "a cut right after a signed head cannot be detected without the writer's record of its last head";
 
 interface Entry {
   line: number;
@@ -47,7 +66,15 @@ interface Entry {
 const short = (hex: string) => `${hex.slice(0, 12)}…`;
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-export function verifyAuditLog(text: string, trustedPublicKeyHex: string | null): VerifyReport {
+/**
+ * `anchor`: the writer's record for this file (from this machine's tacit home), or why there
+ * is none; without one, the report says what cannot be checked.
+ */
+export function verifyAuditLog(
+  text: string,
+  trustedPublicKeyHex: string | null,
+  anchor: AnchorInput = { record: null, why: "no writer's record was given", sameFirstLine: [] },
+): VerifyReport {
   const problems: VerifyProblem[] = [];
   const warnings: VerifyProblem[] = [];
   const notes: string[] = [];
@@ -221,6 +248,8 @@ export function verifyAuditLog(text: string, trustedPublicKeyHex: string | null)
     );
   }
   if (lineCount === 0) notes.push("the log is empty");
+  const completeLines = complete ? lineCount : lineCount - 1;
+  const anchorResult = checkAnchor(anchor, entries, completeLines, problem, notes);
 
   problems.sort((a, b) => a.line - b.line);
   return {
@@ -235,7 +264,55 @@ export function verifyAuditLog(text: string, trustedPublicKeyHex: string | null)
     problems,
     warnings,
     notes,
+    anchor: anchorResult,
   };
+}
+
+/**
+ * The log's length against the writer's record: the recorded head (seq N, chain C) must be
+ * in the file. Lines after it need no record: a later head signs them, or they are reported
+ * as an unsigned tail.
+ */
+function checkAnchor(
+  anchor: AnchorInput,
+  entries: Entry[],
+  completeLines: number,
+  problem: (line: number, reason: string) => void,
+  notes: string[],
+): VerifyAnchor {
+  if (anchor.record === null) {
+    notes.push(`unanchored: ${anchor.why}; ${UNDETECTABLE_CUT}`);
+    for (const { record, file } of anchor.sameFirstLine) {
+      const reaches = entries.some((entry) => entry.parsed.seq === record.seq && entry.parsed.chain === record.chain);
+      notes.push(
+        `this machine's record ${file} is for a log with the same first line at ${record.log} (a head at line ${record.seq}, ` +
+          `at ${record.time}): if this file was moved or copied from there, ${reaches ? "it holds that head" : `it does not hold that head (the file ends at line ${completeLines}, or differs there): an earlier copy, or a cut`}`,
+      );
+    }
+    return { status: "unanchored", head: null, source: anchor.why };
+  }
+  const { record, source } = anchor;
+  const head = { line: record.seq, chain: record.chain, time: record.time };
+  const signed = `this machine signed a head at line ${record.seq} (chain ${short(record.chain)}, at ${record.time}; recorded in ${source})`;
+  if (entries.some((entry) => entry.parsed.seq === record.seq && entry.parsed.chain === record.chain)) {
+    notes.push(`anchored: ${signed}, and the file holds it, so it was not cut short before that line`);
+    return { status: "anchored", head, source };
+  }
+  if (completeLines < record.seq) {
+    problem(
+      Math.max(completeLines, 1),
+      `truncated: ${signed}, the file ends at line ${completeLines}; the lines after it were cut off ` +
+        `(keep this file as it is, and look for a copy of the whole log)`,
+    );
+    return { status: "truncated", head, source };
+  }
+  const there = entries.find((entry) => entry.line === record.seq);
+  problem(
+    record.seq,
+    `rewritten: ${signed}, but line ${record.seq} of the file is ${there ? `seq ${there.parsed.seq} with chain ${short(there.parsed.chain)}` : "not an intact line"}: ` +
+      `the log was rewritten, or cut and written again, after this machine signed it`,
+  );
+  return { status: "rewritten", head, source };
 }
 
 /** Checks a head line's event; true if it is a valid signature by the trusted key over its prev. */

@@ -1,6 +1,6 @@
 // tacit's own files, which no script may read or write whatever the allowed roots say: the
 // config file (it may hold the LLM key), the secure output (plaintext secrets), tacit's home
-// (remembered approvals and the audit signing key), the audit log and its lock, and the record
+// (remembered approvals, the audit signing key and the audit logs' anchors), the audit log and its lock, and the record
 // directory. A script that could reach them
 // could read secrets back, grant itself approvals, or forge and sign the log.
 
@@ -27,7 +27,7 @@ export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = 
     paths.push({ path: real, what });
     if (named !== real) paths.push({ path: named, what });
   };
-  protect(tacitHome(env), "tacit's home (remembered approvals and the audit signing key)");
+  protect(tacitHome(env), "tacit's home (remembered approvals, the audit signing key and the audit logs' anchors)");
   if (config.configFile) protect(config.configFile, "tacit's config file (--config, which may hold the LLM API key)");
   if (config.library.secureOutput) protect(config.library.secureOutput, "the secure output file (--secure-output, which holds plaintext)");
   if (config.auditLog) {

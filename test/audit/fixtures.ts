@@ -1,15 +1,17 @@
 // Shared by the audit tests: realistic logs written with the real AuditLog, the edits an
 // attacker would make to them, and `tacit audit verify` through the real CLI.
 
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { publicKeyOf, signBytes, toHex } from "../../runner/audit/ed25519.js";
 import type { AuditEvent } from "../../runner/audit/events.js";
 import { AuditLog, type AuditLogOptions } from "../../runner/audit/log.js";
 import { type AuditLine, chainOf, eventHash, headMessage, type HeadEvent, type LoggedEvent } from "../../runner/audit/line.js";
 import type { VerifyReport } from "../../runner/audit/verify.js";
-import { type CliResult, runCli, tempDir } from "../helpers.js";
+import { type CliResult, repoRoot, runCli, tempDir } from "../helpers.js";
 
 /** A temp TACIT_HOME (its key file path) plus a directory for logs. */
 export function auditHome(): { home: string; keyFile: string; dir: string; env: Record<string, string>; cleanup: () => void } {
@@ -73,6 +75,26 @@ export function writeLog(file: string, keyFile: string, evaluations = 2, options
   } finally {
     log.close();
   }
+}
+
+/**
+ * A real crash: a separate process (the built writer, as `tacit run` uses it) appends one
+ * evaluation's events to the log, writes them, and is killed (SIGKILL) before it signs them,
+ * so neither a head nor the record of one is written for them.
+ */
+export function crashWhileWriting(file: string, keyFile: string, evaluation: string): void {
+  const writer = pathToFileURL(path.join(repoRoot, "dist", "runner", "audit", "log.js")).href;
+  const script =
+    `const { AuditLog } = await import(${JSON.stringify(writer)});\n` +
+    `const [file, keyFile, events] = process.argv.slice(1);\n` +
+    `const log = AuditLog.open(file, { keyFile });\n` +
+    `for (const event of JSON.parse(events)) log.append(event);\n` +
+    `log.flush();\n` +
+    `process.kill(process.pid, "SIGKILL");\n`;
+  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script, file, keyFile, JSON.stringify(evaluationEvents(evaluation))], {
+    encoding: "utf8",
+  });
+  if (child.signal !== "SIGKILL") throw new Error(`the crashing writer did not crash (exit ${child.status}): ${child.stderr}`);
 }
 
 export type Line = AuditLine<LoggedEvent & Record<string, unknown>>;

@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AUDIT_DRAIN_DELAY_MS, AuditLog, AuditLogError } from "../../runner/audit/log.js";
 import { runCli } from "../helpers.js";
-import { auditHome, evaluationEvents, readLines, verifyJson, writeLines, writeLog } from "./fixtures.js";
+import { auditHome, crashWhileWriting, evaluationEvents, readLines, verifyJson, writeLog } from "./fixtures.js";
 
 describe("AuditLog", () => {
   let ctx: ReturnType<typeof auditHome>;
@@ -63,8 +63,11 @@ describe("AuditLog", () => {
   });
 
   it("after a crash, marks the unsigned tail it finds before continuing", async () => {
-    writeLog(file, ctx.keyFile, 2);
-    writeLines(file, readLines(file).slice(0, 21)); // the last head never written
+    writeLog(file, ctx.keyFile, 1);
+    // A real crash (not lines cut from the file, which the head's record would show as a cut):
+    // the second evaluation's lines are written, its head never is.
+    crashWhileWriting(file, ctx.keyFile, "eval-2");
+    expect(readLines(file)).toHaveLength(21);
     writeLog(file, ctx.keyFile, 1);
     const lines = readLines(file);
     expect(lines[21]!.event).toEqual({ type: "resumed-after-unsigned-tail", lastSeq: 21 });

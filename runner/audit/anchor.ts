@@ -1,0 +1,243 @@
+// The audit log's anchor: this machine's record, kept outside the log, of the last head its
+// writer signed in each log file. The chain and the signatures show that what is in a log is
+// what was written, but not that nothing was cut from its end: a log cut right after a signed
+// head is a shorter log that verifies. Whoever can edit the log but not the tacit home (a
+// script that got at the file, a person with write access to where the log lives) cannot
+// move the record, so a cut, or a file rewritten from some point on, shows against it.
+//
+// One small file per log, in <tacit home>/audit-anchors/ (beside the signing key, owner-only
+// like it), named by a digest of the log's real path: one writer per log (the log's lock), so
+// no two processes ever write the same record, and a head rewrites a few hundred bytes
+// whatever the number of logs. Each record also holds the chain of the log's first line,
+// which survives a rename: `tacit audit verify` uses it to name the record a moved or copied
+// log came from (as a note: a copy taken earlier is a shorter log too, and not a forgery).
+//
+// Crash semantics: the record is written (temporary file, then rename, so a reader never sees
+// half of one) after the log's fsync, and is not fsynced itself: it is never ahead of what
+// the log has on disk, so a crash cannot make an intact log look cut. A crash can lose the
+// newest record (it then anchors an older head, which the log still holds), or, on a file
+// system that does not order a rename after the data it names, leave it empty; an unreadable
+// record stops the writer, with what to do.
+
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { onFirstUse } from "../on-first-use.js";
+import { randomToken } from "../random-token.js";
+import { tacitHome } from "../tacit-home.js";
+import { sha256Hex } from "./digest.js";
+import { describeIssues, parseLine } from "./line.js";
+
+const ANCHOR_FORMAT = "tacit-audit-anchor-v1";
+const ANCHORS_DIR_NAME = "audit-anchors";
+
+function buildAnchorSchema() {
+  const hex32 = z.string().regex(/^[0-9a-f]{64}$/, "64 lower-case hex digits");
+  const count = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+  return z.strictObject({
+    format: z.literal(ANCHOR_FORMAT),
+    /** The log's real path (symlinks resolved) when the head was signed. */
+    log: z.string().min(1),
+    /** The chain of the log's first line: which log this is, whatever its name. */
+    firstChain: hex32,
+    /** The head line's seq (its line number in an untouched log) and its chain value. */
+    seq: count.positive(),
+    chain: hex32,
+    /** The file's size in bytes right after the head line: where the writer looks for it. */
+    offset: count.positive(),
+    /** When it was signed, and with which key. */
+    time: z.string().datetime(),
+    publicKey: hex32,
+  });
+}
+/** Built on first use, as the other schemas: a run without --audit-log never needs it. */
+const anchorSchema = onFirstUse(buildAnchorSchema);
+
+export type AnchorRecord = z.infer<ReturnType<typeof buildAnchorSchema>>;
+
+/** A record that exists but cannot be used; the message says which file and what to do. */
+export class AnchorError extends Error {
+  override name = "AnchorError";
+}
+
+/** The records of the logs signed with the key in `keyFile`: they live beside it. */
+export function anchorsDirFor(keyFile: string): string {
+  return path.join(path.dirname(path.resolve(keyFile)), ANCHORS_DIR_NAME);
+}
+
+/** The records of this machine's default key (`tacit audit verify` reads these). */
+export function defaultAnchorsDir(): string {
+  return path.join(tacitHome(), ANCHORS_DIR_NAME);
+}
+
+/**
+ * The path a log's record is keyed by: its real path, or, for a file that does not exist (a
+ * log to be created, or one deleted), its directory's real path and its name.
+ */
+export function realLogPath(file: string): string {
+  const resolved = path.resolve(file);
+  try {
+    return realpathSync(resolved);
+  } catch {
+    try {
+      return path.join(realpathSync(path.dirname(resolved)), path.basename(resolved));
+    } catch {
+      return resolved;
+    }
+  }
+}
+
+export class AnchorStore {
+  constructor(readonly dir: string) {}
+
+  /** The record file for the log whose real path is `log`. */
+  fileFor(log: string): string {
+    // 128 bits of the digest: a name per path, short enough for any file system.
+    return path.join(this.dir, `${sha256Hex(log).slice(0, 32)}.json`);
+  }
+
+  /** The record for `log` (a real path), or null if none was made; AnchorError if one is unusable. */
+  read(log: string): AnchorRecord | null {
+    const file = this.fileFor(log);
+    const record = readRecord(file);
+    // A record for another path under this name would be a digest collision or a file put
+    // there by hand: either way it says nothing about this log.
+    return record !== null && record.log === log ? record : null;
+  }
+
+  /** Replaces the record of `record.log`, whole or not at all (see the header for why no fsync). */
+  write(record: AnchorRecord): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const file = this.fileFor(record.log);
+    const temporary = `${file}.${randomToken(6)}.tmp`;
+    const fd = openSync(temporary, "wx", 0o600);
+    try {
+      writeSync(fd, JSON.stringify(record, null, 2) + "\n");
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      renameSync(temporary, file);
+    } catch (error) {
+      unlinkQuietly(temporary);
+      throw error;
+    }
+  }
+
+  /** Records, other than for `exceptLog`, of a log with this first line (a moved or copied log); unusable ones are skipped. */
+  findByFirstChain(firstChain: string, exceptLog: string): Array<{ record: AnchorRecord; file: string }> {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return [];
+    }
+    const found: Array<{ record: AnchorRecord; file: string }> = [];
+    for (const name of names.filter((n) => n.endsWith(".json")).sort()) {
+      const file = path.join(this.dir, name);
+      try {
+        const record = readRecord(file);
+        if (record !== null && record.firstChain === firstChain && record.log !== exceptLog) found.push({ record, file });
+      } catch {
+        // An unusable record anchors nothing; the log it belongs to reports it when opened.
+      }
+    }
+    return found;
+  }
+}
+
+/** null when the file does not exist; AnchorError for anything else wrong with it. */
+function readRecord(file: string): AnchorRecord | null {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new AnchorError(`cannot read the audit anchor ${file}: ${(error as Error).message}`);
+  }
+  let text: string;
+  try {
+    // The descriptor's own stat: the file checked is the file read.
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new AnchorError(`the audit anchor ${file} is not a regular file`);
+    if (process.platform !== "win32" && (stat.mode & 0o022) !== 0) {
+      throw new AnchorError(
+        `the audit anchor ${file} can be written by other users (mode ${(stat.mode & 0o777).toString(8)}), so it cannot ` +
+          `vouch for the log's length`,
+      );
+    }
+    if (typeof process.getuid === "function" && stat.uid !== process.getuid()) {
+      throw new AnchorError(`the audit anchor ${file} belongs to another user; set TACIT_HOME to a directory of your own`);
+    }
+    text = readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new AnchorError(
+      `the audit anchor ${file} is not valid JSON${text === "" ? " (it is empty: a system crash can leave it so)" : ""}`,
+    );
+  }
+  const parsed = anchorSchema().safeParse(json);
+  if (!parsed.success) throw new AnchorError(`the audit anchor ${file} is not a tacit audit anchor (${describeIssues(parsed.error)})`);
+  return parsed.data;
+}
+
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // already gone
+  }
+}
+
+/** What `tacit audit verify` was given to check the log's length against (see verify.ts). */
+export type AnchorInput =
+  | { record: AnchorRecord; source: string }
+  /** No record applies: `why` says so, `sameFirstLine` names records of a log with the same first line. */
+  | { record: null; why: string; sameFirstLine: Array<{ record: AnchorRecord; file: string }> };
+
+/**
+ * This machine's record for the log in `file` (text as read), for `tacit audit verify`.
+ * `givenKey`: the key given with --public-key, if any; a record is used then only if its
+ * heads were signed with that key (it is this machine's own log), since someone else's log
+ * at a path this machine once wrote to is not what the record describes.
+ */
+export function anchorForVerify(file: string, text: string, givenKey: string | null, dir: string = defaultAnchorsDir()): AnchorInput {
+  const store = new AnchorStore(dir);
+  const log = realLogPath(file);
+  const sameFirstLine = () => {
+    const firstChain = firstLineChain(text);
+    return firstChain === null ? [] : store.findByFirstChain(firstChain, log);
+  };
+  let record: AnchorRecord | null;
+  try {
+    record = store.read(log);
+  } catch (error) {
+    return { record: null, why: `this machine's record for it is unusable (${(error as Error).message})`, sameFirstLine: [] };
+  }
+  if (record === null) return { record: null, why: `this machine has no record of signing heads in ${log} (in ${dir})`, sameFirstLine: sameFirstLine() };
+  if (givenKey !== null && record.publicKey !== givenKey) {
+    return {
+      record: null,
+      why: `this machine's record for ${log} is for heads signed with another key (${record.publicKey.slice(0, 12)}…) than the one given with --public-key, so it was not used`,
+      sameFirstLine: [],
+    };
+  }
+  return { record, source: store.fileFor(log) };
+}
+
+/** The chain value of the text's first line, if it is a line (whether it is intact is verify's business). */
+function firstLineChain(text: string): string | null {
+  const end = text.indexOf("\n");
+  const parsed = parseLine(end < 0 ? text : text.slice(0, end));
+  return parsed.ok ? parsed.line.chain : null;
+}
+
+/** A record for the head the writer just signed. */
+export function anchorRecord(fields: Omit<AnchorRecord, "format">): AnchorRecord {
+  return { format: ANCHOR_FORMAT, ...fields };
+}
