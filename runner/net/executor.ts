@@ -3,6 +3,7 @@
 // nothing is reachable. Secret headers are unwrapped here and never come back: every
 // classified plaintext a request carried is redacted from what the agent sees of the answer.
 
+import { isIP } from "node:net";
 import type { HttpRequestFields } from "../../library/protocol.js";
 import type { CapabilityTable } from "../capabilities.js";
 import type { ClassifiedStore } from "../classified/store.js";
@@ -183,7 +184,17 @@ export class NetworkExecutor {
           `${where} is not permitted by --network-permissions (${permissions.map((p) => p.source).join(", ")}); the operator can add it there (config libraryConfig.networkPermissions)`,
         );
       }
-      return { restrictedAllowed: permitting.some((pattern) => pattern.literalHost === hostOf(url)) };
+      // Loopback, private and link-local addresses need a literal permission: the operator's,
+      // or a person's yes to an address they were shown. A yes to a name (a beyondAllowlist
+      // approval) does not show the address it resolves to, which may be the cloud's metadata
+      // service.
+      const operators = this.policy.permissions ?? [];
+      const host = hostOf(url);
+      return {
+        restrictedAllowed: permitting.some(
+          (pattern) => pattern.literalHost === host && (operators.includes(pattern) || isIP(host.replace(/^\[|\]$/g, "")) !== 0),
+        ),
+      };
     };
   }
 

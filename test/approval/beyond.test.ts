@@ -168,6 +168,22 @@ describe("net beyond --network-permissions", () => {
       expect(server.received.map((r) => r.url)).toEqual(["/hello"]);
     }));
 
+  // A security review reached loopback this way: a person's yes to a name does not show the
+  // address it resolves to (which could be the cloud's metadata service), so a name extended
+  // by approval does not unlock loopback, private or link-local addresses. (A yes to an
+  // address the person was shown does: "terminal, y" above.)
+  it("a yes to a name that resolves to loopback does not unlock it; the server received nothing", () =>
+    withServer(async (server) => {
+      const w = world();
+      const config = w.config([{ action: "net", host: "*:*", tier: "approve-once", beyondAllowlist: true }], {
+        libraryConfig: { networkPermissions: ["api.example.com"] },
+      });
+      const run = await unattended(w, ["run", "--yes", "--config", config, w.script(netScript(server, `localhost:${server.port}`))]);
+      expect(run.code, run.all).toBe(1);
+      expect(run.stderr).toMatch(/loopback|private|link-local|literally/i);
+      expect(server.received).toEqual([]);
+    }));
+
   it("a host no beyond rule names (another port) is never asked about; the server received nothing", () =>
     withServer(async (server) => {
       const w = world();
