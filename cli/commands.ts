@@ -64,7 +64,8 @@ function inputFor(fromStdin: boolean): InputSource {
     };
   }
   let cached: Promise<string> | undefined;
-  return { kind: "piped", read: () => (cached ??= readStdin({ limitBytes: INPUT_LIMIT_BYTES, emptyWhenInteractive: true })) };
+  // One evaluation per run, so the first call's signal is the evaluation's.
+  return { kind: "piped", read: (signal) => (cached ??= readStdin({ limitBytes: INPUT_LIMIT_BYTES, emptyWhenInteractive: true, signal })) };
 }
 
 /**
@@ -136,8 +137,8 @@ export async function checkCommand(target: string, flags: CommonFlags, command: 
 export async function serveCommand(flags: CommonFlags, command: Command, version: string): Promise<number> {
   const config = loadConfig(flags, command);
   const { serve } = await import("../runner/mcp-server.js");
-  await serve({ config, version });
-  return EXIT_CODES.ok;
+  // A transport that failed under the server is not a normal stop: a supervisor should see it.
+  return (await serve({ config, version })) === "stdin ended" ? EXIT_CODES.ok : EXIT_CODES["protocol-error"];
 }
 
 export async function replCommand(flags: CommonFlags, command: Command): Promise<number> {

@@ -12,11 +12,36 @@ export interface ReadStdinOptions {
   limitBytes: number;
   /** For readInput(): a terminal is "nothing piped", so a script never waits on a person. */
   emptyWhenInteractive: boolean;
+  /**
+   * For readInput(): the evaluation's lifetime. Once aborted (the script was killed, timed
+   * out or cancelled) the read gives up at once and stops consuming stdin, so a producer that
+   * keeps the pipe open cannot keep tacit waiting past its limit.
+   */
+  signal?: AbortSignal;
+}
+
+export class InputAbandonedError extends Error {
+  override name = "InputAbandonedError";
 }
 
 /** Everything on stdin as UTF-8. */
-export async function readStdin({ limitBytes, emptyWhenInteractive }: ReadStdinOptions): Promise<string> {
-  if (process.stdin.isTTY && emptyWhenInteractive) return "";
+export function readStdin({ limitBytes, emptyWhenInteractive, signal }: ReadStdinOptions): Promise<string> {
+  if (process.stdin.isTTY && emptyWhenInteractive) return Promise.resolve("");
+  const reading = readAll(limitBytes);
+  if (!signal) return reading;
+  return new Promise<string>((resolve, reject) => {
+    const giveUp = (): void => {
+      reject(new InputAbandonedError("readInput(): the evaluation ended before the piped input did"));
+      process.stdin.destroy();
+    };
+    if (signal.aborted) return giveUp();
+    signal.addEventListener("abort", giveUp, { once: true });
+    // Settling after giveUp changes nothing; the handler keeps a late failure from going unhandled.
+    reading.then(resolve, reject).finally(() => signal.removeEventListener("abort", giveUp));
+  });
+}
+
+async function readAll(limitBytes: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of process.stdin) {

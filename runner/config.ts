@@ -11,6 +11,7 @@ import { isHostPattern } from "./net/host-policy.js";
 import { type PolicyConfig, PolicySchema } from "./approval/policy.js";
 
 import {
+  DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES,
   DEFAULT_HTTP_TIMEOUT_MS,
   DEFAULT_MEMORY_LIMIT_MB,
   DEFAULT_RESPONSE_LIMIT_BYTES,
@@ -48,6 +49,7 @@ const ConfigFileSchema = z
     sessionEnabled: z.boolean().optional(),
     maxSessions: z.number().int().positive().optional(),
     sessionIdleMs: z.number().int().positive().optional(),
+    classifiedStoreLimitBytes: z.number().int().positive().optional(),
     auditLog: z.string().min(1).optional(),
     policy: PolicySchema.optional(),
     libraryConfig: LibraryConfigSchema.optional(),
@@ -97,6 +99,8 @@ export interface RunnerConfig {
   sessionEnabled: boolean;
   maxSessions: number;
   sessionIdleMs: number;
+  /** Classified plaintext one evaluation or session may hold in the host (see classified/budget.ts). */
+  classifiedStoreLimitBytes: number;
   /** --audit-log: the signed, hash-chained log of evaluations and action decisions; null when off. */
   auditLog: string | null;
   /** Which actions need a person (approval tiers); null: the allowlists alone decide. */
@@ -237,6 +241,7 @@ export function resolveConfig(
     sessionEnabled: pick("sessionEnabled") ?? true,
     maxSessions: pick("maxSessions") ?? 100,
     sessionIdleMs: pick("sessionIdleMs") ?? 30 * 60_000,
+    classifiedStoreLimitBytes: pick("classifiedStoreLimitBytes") ?? DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES,
     auditLog,
     policy: pick("policy") ?? null,
     assumeYes: false,

@@ -36,6 +36,31 @@ import { PausableTimer } from "./pausable-timer.js";
 import { randomToken } from "./random-token.js";
 import { monotonicMs } from "./monotonic.js";
 
+/**
+ * How long a killed evaluation may still wait for host-side work to wind down (a request in
+ * progress, pending classified writes, the sink): everything it waits on is being stopped,
+ * so this is only a bound, which keeps a run within about this much of its time limit.
+ */
+const ABANDONED_GRACE_MS = 1_000;
+
+/** Resolves when `work` settles or `ms` have passed, whichever is first. */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work.then(() => undefined, () => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+/** `work`'s value, or null as soon as `signal` is aborted (the work itself is not stopped by this). */
+async function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | null> {
+  if (signal.aborted) return null;
+  let stop: (() => void) | undefined;
+  try {
+    return await Promise.race([work, new Promise<null>((resolve) => signal.addEventListener("abort", (stop = () => resolve(null)), { once: true }))]);
+  } finally {
+    if (stop) signal.removeEventListener("abort", stop);
+  }
+}
+
 /** A script that may search recursively (a mention is enough: starting threads early is only an optimisation). */
 const RECURSIVE_SEARCH = /\bgrepRecursive\b/;
 
@@ -213,8 +238,11 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     pureFunctions = check.pureFunctions;
   }
 
+  // Aborted as soon as the sandbox is killed (timeout, cancellation, memory): from then on
+  // nothing more is carried out for this evaluation, and its map/flatMap jobs stop.
+  const abandon = new AbortController();
   const stop = (detail: string): void => sandbox.kill("classified", detail);
-  const { context, capabilities, pure, sink, grants } = createEvaluationContext(config, options, output, lifetime.signal, grep, stop);
+  const { context, capabilities, pure, sink, grants } = createEvaluationContext(config, options, output, lifetime.signal, abandon.signal, grep, stop);
   sandbox.scrubReplies(context.hostSecrets);
   const clock = new PausableTimer(config.executionTimeoutMs, () =>
     sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms`),
@@ -236,7 +264,11 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     ? live.programFrame(code, options.displayName)
     : { type: "start", protocol: PROTOCOL_VERSION, code, displayName: options.displayName, hideRuntime: !options.unsafeKeepRuntime, randomSeed: null, session: false };
   const conversation = converse(sandbox, program, live !== undefined, async (action) => {
-    const decision = await gate.dispatch(action, context);
+    // A killed sandbox reads no answer, and an effect carried out for it now would happen
+    // after its limit: requests still queued are dropped, one in progress is let go of.
+    if (abandon.signal.aborted) return null;
+    const decision = await unlessAborted(gate.dispatch(action, context), abandon.signal);
+    if (decision === null) return null;
     options.session?.record.push({ actionDigest: exchangeDigest(action), decision });
     return decision;
   });
@@ -247,21 +279,34 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   options.signal?.removeEventListener("abort", cancel);
   const remaining = clock.left();
   clock.stop();
-  // After a kill, host-side work stops at once; after a normal end, classified values still
-  // being computed (for the sink, a pending write, a classified chat) are let finish first.
+  // After a kill, host-side work stops at once: the pure evaluator (a one-shot's own) is
+  // closed before anything waits, so no request or pending write waits on values it would
+  // have computed (a chain of maps can keep it busy for PURE_JOB_TIMEOUT_MS each). After a
+  // normal end, classified values still being computed (for the sink, a pending write, a
+  // classified chat) are let finish first.
   const abandoned = end !== "alive" && end.kind === "killed" && end.reason !== "finished";
-  if (abandoned) lifetime.abort();
+  if (abandoned) {
+    abandon.abort();
+    lifetime.abort();
+    if (!options.session) await pure.close();
+  }
   capabilities.revokeAll();
-  await conversation.drained();
-  // Background classified work is bounded by what remains of the evaluation's time limit.
+  // Bounded all the same: whatever a request still waits on, a killed evaluation ends within a grace of its limit.
+  await (abandoned ? settledWithin(conversation.drained(), ABANDONED_GRACE_MS) : conversation.drained());
+  // Background classified work is bounded by what remains of the evaluation's time limit
+  // (after a kill, by the grace): then it is abandoned too, and waited for a grace at most.
   let overtime: NodeJS.Timeout | undefined;
   await Promise.race([
     finishClassifiedWork(context, pure, sink, abandoned, options.session !== undefined),
     new Promise<void>((resolve) => {
-      overtime = setTimeout(() => {
-        lifetime.abort();
-        void finishClassifiedWork(context, pure, sink, true, options.session !== undefined).then(resolve);
-      }, remaining);
+      overtime = setTimeout(
+        () => {
+          abandon.abort();
+          lifetime.abort();
+          void settledWithin(finishClassifiedWork(context, pure, sink, true, options.session !== undefined), ABANDONED_GRACE_MS).then(resolve);
+        },
+        abandoned ? ABANDONED_GRACE_MS : remaining,
+      );
     }),
   ]);
   clearTimeout(overtime);
@@ -283,6 +328,7 @@ function createEvaluationContext(
   options: EvaluateOptions,
   output: OutputBuffer,
   lifetime: AbortSignal,
+  abandoned: AbortSignal,
   grep: GrepRunner,
   stop: (detail: string) => void,
 ) {
@@ -293,7 +339,7 @@ function createEvaluationContext(
   const protectedPaths = protectedPathsOf(config);
   const sink = shared ? shared.sink : config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
   const pure = shared?.pure ?? new PureEvaluator();
-  const classified = shared?.classified ?? new ClassifiedStore(pure, (reason) => sink?.append(`[tacit] ${reason}\n`));
+  const classified = shared?.classified ?? new ClassifiedStore(pure, (reason) => sink?.append(`[tacit] ${reason}\n`), config.classifiedStoreLimitBytes);
   const hostSecrets = HostSecrets.of(config);
   const context: EvaluationContext = {
     output,
@@ -329,6 +375,7 @@ function createEvaluationContext(
     ),
     llm: config.library.llm,
     lifetime,
+    abandoned,
     commands: new ExecExecutor(
       { commandPermissions: config.library.commandPermissions, strictMode: config.library.strictMode },
       config.library.allowedRoots,

@@ -10,3 +10,9 @@ export const RSS_ALLOWANCE_MB = 256;
 export const DEFAULT_RESPONSE_LIMIT_BYTES = 8 * 1024 * 1024;
 /** An HTTP request (redirects included) must be answered within this. */
 export const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
+/**
+ * Classified plaintext one evaluation or session may hold in the host (its classified store
+ * keeps every value until it ends): enough for real secrets and documents, far below what
+ * takes a host, or a server holding many sessions, down.
+ */
+export const DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES = 256 * 1024 * 1024;

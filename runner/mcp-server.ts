@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type ServerNotification, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { RunnerConfig } from "./config.js";
 import { evaluate, type EvaluationResult } from "./evaluate.js";
@@ -17,6 +17,7 @@ import type { TypeChecker } from "./checks.js";
 import { IncrementalTypeChecker } from "./incremental-typecheck.js";
 import { Recorder } from "./recorder.js";
 import { refuseMalformedToolCalls } from "./mcp-arguments.js";
+import { limitedStdin, MAX_MESSAGE_BYTES, type OversizedMessage } from "./mcp-stdin.js";
 import { ReplSession } from "./session.js";
 import type { Oversight } from "./approval/gate.js";
 import { elicitationAsker } from "./approval/elicitation.js";
@@ -129,7 +130,10 @@ function serverLog(server: McpServer, quiet: boolean) {
   };
 }
 
-export async function serve({ config, version }: ServeOptions): Promise<void> {
+/** How the server stopped: its client went away (stdin ended), or its transport closed under it. */
+export type ServeEnd = "stdin ended" | "transport closed";
+
+export async function serve({ config, version }: ServeOptions): Promise<ServeEnd> {
   const server = new McpServer({ name: "tacit", version }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
   const log = serverLog(server, config.quiet);
   const recorder = config.recordPath ? new Recorder(config.recordPath) : null;
@@ -206,7 +210,21 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
     async () => ({ content: [{ type: "text" as const, text: readFileSync(interfacePath, "utf8") + EXAMPLES }] }),
   );
 
-  const transport = new StdioServerTransport();
+  // Stdin passes through a line limit first: an oversized message is answered with an error
+  // (or logged) and skipped, instead of making the SDK's transport close (see mcp-stdin.ts).
+  const refuseOversized = ({ bytes, id }: OversizedMessage): void => {
+    const what = `a message of ${bytes} bytes is longer than the ${MAX_MESSAGE_BYTES / (1024 * 1024)} MiB tacit serve reads; it was skipped, nothing in it ran`;
+    if (id === null) {
+      log("warning", `${what} (no request id could be read from it, so it is not answered)`);
+      return;
+    }
+    log("warning", `${what} (request ${JSON.stringify(id)} is answered with an error)`);
+    const advice = "; keep large data out of the call (have the script read it from a file with requestFileSystem)";
+    void transport.send({ jsonrpc: "2.0", id, error: { code: ErrorCode.InvalidRequest, message: what + advice } }).catch(() => undefined);
+  };
+  const input = limitedStdin(process.stdin, MAX_MESSAGE_BYTES, refuseOversized);
+  // Its buffer is given room for more than one whole message, so that nothing the limit lets through can overflow it.
+  const transport = new StdioServerTransport(input.stream, process.stdout, { maxBufferSize: 2 * MAX_MESSAGE_BYTES });
   await server.connect(transport);
   const offered: Record<string, z.ZodRawShape> = config.sessionEnabled
     ? TOOL_ARGUMENTS
@@ -214,16 +232,33 @@ export async function serve({ config, version }: ServeOptions): Promise<void> {
   refuseMalformedToolCalls(transport, new Map(Object.entries(offered)));
   log("info", `serving MCP on stdio (tacit ${version}${oversight.audit ? `, audit log ${config.auditLog}` : ""})`);
   for (const warning of config.warnings) log("warning", warning, false); // stderr had them at startup
-  await new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
-    process.stdin.on("end", () => resolve());
+  // The server stops when stdin ends (the client is gone). A transport that closes while stdin
+  // is still open is not that, and is said so, with the last transport error, if any.
+  let lastTransportError: Error | null = null;
+  const reportError = transport.onerror;
+  transport.onerror = (error) => {
+    lastTransportError = error;
+    reportError?.(error);
+  };
+  const stopped = await new Promise<ServeEnd>((resolve) => {
+    const closeProtocol = transport.onclose;
+    transport.onclose = () => {
+      closeProtocol?.();
+      resolve("transport closed");
+    };
+    void input.ended.then(() => resolve("stdin ended"));
   });
+  if (stopped === "transport closed") {
+    const why = lastTransportError ? `: ${(lastTransportError as Error).message}` : "";
+    process.stderr.write(`tacit: the MCP transport closed while stdin was still open${why}; the server stops\n`);
+  }
   closing = true;
   spare?.kill("cancelled", "the server stopped");
   checker?.close();
   await sessions?.closeAll("the server stopped");
   oversight.audit?.close();
   await server.close();
+  return stopped;
 }
 
 function textResult(text: string, isError = false) {

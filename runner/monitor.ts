@@ -15,8 +15,12 @@ import { EffectFailure, PolicyDenial } from "./refusals.js";
 export type Decision<T = unknown> = { ok: true; value: T } | Refusal;
 export type Refusal = { ok: false; error: RefusalError };
 
-/** Where readInput() gets its data: piped stdin, or nothing, with the reason. */
-export type InputSource = { kind: "piped"; read: () => Promise<string> } | { kind: "unavailable"; reason: string };
+/**
+ * Where readInput() gets its data: piped stdin, or nothing, with the reason. `read` gives up
+ * (rejects) once `signal` is aborted: a producer that never closes the pipe must not keep an
+ * evaluation that has been killed waiting.
+ */
+export type InputSource = { kind: "piped"; read: (signal: AbortSignal) => Promise<string> } | { kind: "unavailable"; reason: string };
 
 export interface EvaluationContext {
   output: OutputBuffer;
@@ -28,6 +32,12 @@ export interface EvaluationContext {
   llm: LlmConfig | null;
   /** Aborted when the evaluation ends (a pending chat is cancelled). */
   lifetime: AbortSignal;
+  /**
+   * Aborted when the sandbox was killed (timeout, cancellation, memory), or when the work left
+   * after a normal end outran the time limit: this evaluation's map/flatMap jobs stop, in a
+   * session too, whose evaluator outlives the evaluation.
+   */
+  abandoned: AbortSignal;
   classified: ClassifiedStore;
   /** Where plaintext output goes (--secure-output); null when none is configured. */
   sink: { append(text: string | Promise<string>): void } | null;
@@ -101,9 +111,9 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       print(action.parts, context);
       return granted(action.kind, null);
     case "Classify":
-      return granted(action.kind, context.classified.add(action.value));
+      return granted(action.kind, context.classified.classify(action.value));
     case "ClassifiedMap":
-      return granted(action.kind, context.classified.map(action.handle, action.source, action.captures, action.flat));
+      return granted(action.kind, context.classified.map(action.handle, action.source, action.captures, action.flat, context.abandoned));
     // No answer to the script waits for a classified value: how long one takes to compute, or
     // whether it could be, would otherwise show in the time a later call takes. A classified
     // read is read after the classified writes still pending, for the store only.
@@ -128,7 +138,7 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
     case "ReadInput":
       if (context.input.kind === "unavailable") return refused("Error", context.input.reason);
       try {
-        return granted(action.kind, await context.input.read());
+        return granted(action.kind, await context.input.read(context.lifetime));
       } catch (error) {
         return refused("Error", error instanceof Error ? error.message : String(error));
       }
@@ -179,7 +189,7 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       return granted(action.kind, NetworkExecutor.visible(await context.network.request(action)));
     case "HttpRequestClassified": {
       const answer = await context.network.request(action);
-      return granted(action.kind, context.classified.add(NetworkExecutor.classifiedText(answer)));
+      return granted(action.kind, context.classified.hold(NetworkExecutor.classifiedText(answer), "httpPostClassified"));
     }
     case "ExecOpenScope":
       return granted(action.kind, context.commands.openScope(action.commands));

@@ -79,7 +79,7 @@ export class ReplSession {
   constructor(private readonly config: RunnerConfig, prestarted?: SandboxProcess) {
     const pure = new PureEvaluator();
     const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
-    const classified = new ClassifiedStore(pure, (reason) => sink?.append(`[tacit] ${reason}\n`));
+    const classified = new ClassifiedStore(pure, (reason) => sink?.append(`[tacit] ${reason}\n`), config.classifiedStoreLimitBytes);
     this.state = { classified, pure, sink, capabilities: new CapabilityTable() };
     this.live = new LiveSandbox(config.memoryLimitMb, this.randomSeed, prestarted);
   }

@@ -50,23 +50,32 @@ export class PureEvaluator {
     }
   }
 
-  /** Runs one job after those before it. Never rejects. */
-  run(job: Omit<PureJob, "id">): Promise<PureResult> {
-    const result = this.chain.then(() => this.runNow(job));
+  /**
+   * Runs one job after those before it. Never rejects. `abandoned` is the signal of the
+   * evaluation that asked for it: once that evaluation is killed, the job is not started, or
+   * (running) its process is killed, so a session's evaluator is free for the next snippet
+   * at once instead of after a queue of jobs of up to PURE_JOB_TIMEOUT_MS each.
+   */
+  run(job: Omit<PureJob, "id">, abandoned?: AbortSignal): Promise<PureResult> {
+    const result = this.chain.then(() => this.runNow(job, abandoned));
     this.chain = result;
     return result;
   }
 
-  private runNow(job: Omit<PureJob, "id">): Promise<PureResult> {
-    if (this.closed) return Promise.resolve({ ok: false, reason: "the evaluation ended before this value was computed" });
+  private runNow(job: Omit<PureJob, "id">, abandoned: AbortSignal | undefined): Promise<PureResult> {
+    if (this.closed || abandoned?.aborted) return Promise.resolve({ ok: false, reason: "the evaluation ended before this value was computed" });
     const proc = (this.process ??= this.start());
     const id = this.nextId++;
     return new Promise<PureResult>((resolve) => {
       const timer = setTimeout(() => proc.kill("timeout", `the function ran longer than ${PURE_JOB_TIMEOUT_MS} ms`), PURE_JOB_TIMEOUT_MS);
+      // The process is killed (the next job starts a fresh one); its end resolves the job.
+      const stop = (): void => proc.kill("cancelled", "the evaluation ended before this value was computed");
+      abandoned?.addEventListener("abort", stop, { once: true });
       this.waiting = {
         id,
         resolve: (reply) => {
           clearTimeout(timer);
+          abandoned?.removeEventListener("abort", stop);
           resolve(reply.ok ? { ok: true, value: reply.value } : { ok: false, reason: reply.error });
         },
       };

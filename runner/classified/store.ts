@@ -2,22 +2,32 @@
 // handles; a handle is unguessable and means something only in the evaluation that made it.
 // map/flatMap results are computed in the background by the pure evaluator, so a call
 // returns at once and a failing function looks, to agent code, like any other.
+//
+// The plaintext it holds is capped (see PlaintextBudget): a store lives as long as its
+// evaluation or session and never forgets a value, so without a cap a loop of classify()
+// grows the host until it dies — the whole server, under `tacit serve`.
 
 import type { Capture, PureJob } from "../../library/protocol.js";
 import { randomToken } from "../random-token.js";
-import { PolicyDenial } from "../refusals.js";
+import { EffectFailure, PolicyDenial } from "../refusals.js";
 import type { PureEvaluator, PureResult } from "./pure-evaluator.js";
+import { PlaintextBudget } from "./budget.js";
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 export class ClassifiedStore {
   private readonly values = new Map<string, Promise<PureResult>>();
+  private readonly budget: PlaintextBudget;
 
   constructor(
     private readonly evaluator: PureEvaluator,
     /** Told about every value that could not be computed (the secure sink, if any). */
     private readonly onFailure: (reason: string) => void,
-  ) {}
+    /** How much plaintext the store may hold (config classifiedStoreLimitBytes). */
+    limitBytes: number,
+  ) {
+    this.budget = new PlaintextBudget(limitBytes);
+  }
 
   private issue(value: Promise<PureResult>): string {
     const handle = "c" + randomToken(18);
@@ -25,15 +35,58 @@ export class ClassifiedStore {
     return handle;
   }
 
-  add(value: unknown): string {
-    return this.issue(Promise.resolve({ ok: true, value }));
+  /**
+   * A value computed out of the agent's sight is kept only if it fits the budget; one that
+   * does not becomes a failed value, recorded like a failing map's. Its size can depend on
+   * plaintext, so whether it fits must show nowhere the agent can see.
+   */
+  private admitted(computed: Promise<PureResult>, what: string): Promise<PureResult> {
+    return computed.then((result) => {
+      if (!result.ok || this.budget.admitComputed(result.value)) return result;
+      return { ok: false, reason: `${what}: ${this.budget.fullReason()}` };
+    });
+  }
+
+  /**
+   * classify(value): a value the agent already has, so its size tells it nothing, and it may
+   * be refused visibly. Whether it is refused depends only on what the agent's own classify()
+   * calls have added up to (see PlaintextBudget.chargeClassify), never on computed values.
+   */
+  classify(value: unknown): string {
+    const charge = this.budget.chargeClassify(value);
+    if (charge === "refused") {
+      throw new EffectFailure(
+        `classify(): refused a value of about ${mib(PlaintextBudget.sizeOf(value))} MiB: the values this evaluation ` +
+          `(or session) classified already take about ${mib(this.budget.classifiedBytes)} MiB of the ` +
+          `${mib(this.budget.limitBytes)} MiB the host keeps for classified values (config "classifiedStoreLimitBytes"). ` +
+          "Classify smaller values, or reuse a Classified value instead of classifying the same data again.",
+      );
+    }
+    if (charge === "held") return this.issue(Promise.resolve({ ok: true, value }));
+    // Accepted but not kept: computed values fill the rest of the budget, and saying so would
+    // tell the agent how large they are.
+    const result: PureResult = { ok: false, reason: `classify(): ${this.budget.fullReason()}` };
+    this.onFailure(result.reason);
+    return this.issue(Promise.resolve(result));
+  }
+
+  /** A value that arrived already computed and out of the agent's sight (a classified HTTP answer). */
+  hold(value: unknown, what: string): string {
+    const kept = this.admitted(Promise.resolve({ ok: true, value }), what);
+    void kept.then((result) => {
+      if (!result.ok) this.onFailure(result.reason);
+    });
+    return this.issue(kept);
   }
 
   /** A value that becomes known later (a classified file read after pending writes); a failure is recorded out of sight. */
   later(value: Promise<unknown>, what: string): string {
-    const computed = value.then(
-      (plaintext): PureResult => ({ ok: true, value: plaintext }),
-      (error: unknown): PureResult => ({ ok: false, reason: `${what} failed: ${(error as Error).message}` }),
+    const computed = this.admitted(
+      value.then(
+        (plaintext): PureResult => ({ ok: true, value: plaintext }),
+        (error: unknown): PureResult => ({ ok: false, reason: `${what} failed: ${(error as Error).message}` }),
+      ),
+      what,
     );
     void computed.then((result) => {
       if (!result.ok) this.onFailure(result.reason);
@@ -47,14 +100,17 @@ export class ClassifiedStore {
    */
   derive(handle: string, compute: (plaintext: unknown) => Promise<unknown>, what: string): string {
     const input = this.get(handle);
-    const computed = input.then(async (base): Promise<PureResult> => {
-      if (!base.ok) return base;
-      try {
-        return { ok: true, value: await compute(base.value) };
-      } catch (error) {
-        return { ok: false, reason: `${what} failed: ${(error as Error).message}` };
-      }
-    });
+    const computed = this.admitted(
+      input.then(async (base): Promise<PureResult> => {
+        if (!base.ok) return base;
+        try {
+          return { ok: true, value: await compute(base.value) };
+        } catch (error) {
+          return { ok: false, reason: `${what} failed: ${(error as Error).message}` };
+        }
+      }),
+      what,
+    );
     void computed.then((result) => {
       if (!result.ok) this.onFailure(result.reason);
     });
@@ -68,13 +124,15 @@ export class ClassifiedStore {
     return value;
   }
 
-  map(handle: string, source: string, captures: Record<string, Capture>, flat: boolean): string {
+  /** `abandoned`: the asking evaluation's kill signal (see PureEvaluator.run). */
+  map(handle: string, source: string, captures: Record<string, Capture>, flat: boolean, abandoned?: AbortSignal): string {
     const input = this.get(handle);
     const captured: Array<[string, Capture, Promise<PureResult> | null]> = Object.entries(captures).map(([name, capture]) => {
       if (!IDENTIFIER.test(name)) throw new PolicyDenial(`map/flatMap: "${name}" is not an identifier`);
       return [name, capture, "classified" in capture ? this.get(capture.classified) : null];
     });
-    const computed = (async (): Promise<PureResult> => {
+    const what = flat ? "flatMap" : "map";
+    const computed = this.admitted((async (): Promise<PureResult> => {
       const base = await input;
       if (!base.ok) return base;
       const jobCaptures: PureJob["captures"] = {};
@@ -87,13 +145,17 @@ export class ClassifiedStore {
         if (!resolved.ok) return resolved;
         jobCaptures[name] = { classifiedValue: resolved.value };
       }
-      return this.evaluator.run({ source, value: base.value, captures: jobCaptures, flat });
-    })();
+      return this.evaluator.run({ source, value: base.value, captures: jobCaptures, flat }, abandoned);
+    })(), what);
     void computed.then((result) => {
-      if (!result.ok) this.onFailure(`${flat ? "flatMap" : "map"} failed: ${result.reason}`);
+      if (!result.ok) this.onFailure(`${what} failed: ${result.reason}`);
     });
     return this.issue(computed);
   }
+}
+
+function mib(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(1);
 }
 
 /** How a classified value reads as text (in the secure sink, or written to a file). */

@@ -1,0 +1,62 @@
+// How much classified plaintext a store holds, measured cheaply (no deep walk: a string's
+// length, a buffer's bytes, an object's JSON length) and capped. Two sums are kept, because
+// what may be refused visibly must not depend on anything the agent cannot see:
+//
+// - `classifiedBytes`: what the agent's own classify() calls added (values it already has).
+//   A classify() that would take it past the limit is refused visibly; the agent can work
+//   out that refusal itself, so it tells it nothing.
+// - `heldBytes`: everything actually held, computed values included (map results, classified
+//   file reads and HTTP answers, whose sizes may depend on a secret). A value that does not
+//   fit is not kept and fails out of sight, like a failing map.
+//
+// A classify() accepted by the first sum but not fitting the second is charged all the same
+// (and not kept), so that the first sum, and with it every later visible refusal, never
+// depends on computed values.
+
+export type ClassifyCharge = "held" | "charged" | "refused";
+
+export class PlaintextBudget {
+  private classified = 0;
+  private held = 0;
+
+  constructor(readonly limitBytes: number) {}
+
+  /** About what a value costs the host to hold: UTF-16 strings at 2 bytes a character. */
+  static sizeOf(value: unknown): number {
+    if (typeof value === "string") return value.length * 2;
+    if (ArrayBuffer.isView(value)) return value.byteLength;
+    if (value === null || typeof value !== "object") return 8;
+    // Values come from JSON frames, so they stringify (and cost about as much as their text).
+    return (JSON.stringify(value)?.length ?? 0) * 2;
+  }
+
+  get classifiedBytes(): number {
+    return this.classified;
+  }
+
+  chargeClassify(value: unknown): ClassifyCharge {
+    const size = PlaintextBudget.sizeOf(value);
+    if (this.classified + size > this.limitBytes) return "refused";
+    this.classified += size;
+    return this.take(size) ? "held" : "charged";
+  }
+
+  /** Whether a computed value is kept (and counted). */
+  admitComputed(value: unknown): boolean {
+    return this.take(PlaintextBudget.sizeOf(value));
+  }
+
+  /** Why a value was not kept, for the secure sink. */
+  fullReason(): string {
+    return (
+      `not kept: the classified values of this evaluation or session already fill the ` +
+      `${Math.round(this.limitBytes / (1024 * 1024))} MiB the host holds for them (config "classifiedStoreLimitBytes")`
+    );
+  }
+
+  private take(size: number): boolean {
+    if (this.held + size > this.limitBytes) return false;
+    this.held += size;
+    return true;
+  }
+}

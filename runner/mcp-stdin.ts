@@ -1,0 +1,232 @@
+// What `tacit serve` reads from stdin before the MCP SDK does. The SDK's stdio transport
+// buffers at most 10 MiB of a line; one longer message makes it throw and close, and the
+// server then stopped, silently, taking every session with it. Here each line (one JSON-RPC
+// message) is passed on whole if it fits MAX_MESSAGE_BYTES; a longer one is skipped to its
+// end without being kept (only its first and last few KiB, to find its id), and reported, so
+// that it can be answered with an error and the server reads on.
+
+import { PassThrough, type Readable } from "node:stream";
+
+/** The longest message passed to the SDK: its own default buffer, so every message it took before still goes through. */
+export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+/** How much of each end of a skipped line is kept to find its id (ids are short, and sit first or last). */
+const EDGE_BYTES = 4096;
+
+const NEWLINE = 0x0a;
+
+export type RequestId = string | number;
+
+export interface OversizedMessage {
+  bytes: number;
+  /** The request's id, if it could be read from either end of the line; null for a notification or when it could not. */
+  id: RequestId | null;
+}
+
+/**
+ * Splits a byte stream into lines: `onLine` gets each line that fits (without its newline),
+ * `onOversized` is told of each that does not.
+ */
+export class MessageLines {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** While skipping an oversized line: its first and (rolling) last bytes, and its length so far. */
+  private skipping: { head: Buffer; tail: Buffer; bytes: number } | null = null;
+
+  constructor(
+    private readonly limitBytes: number,
+    private readonly onLine: (line: Buffer) => void,
+    private readonly onOversized: (message: OversizedMessage) => void,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    while (start <= chunk.length) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      const piece = chunk.subarray(start, newline === -1 ? chunk.length : newline);
+      this.take(piece);
+      if (newline === -1) return;
+      this.endLine();
+      start = newline + 1;
+    }
+  }
+
+  private take(piece: Buffer): void {
+    if (piece.length === 0) return;
+    if (this.skipping) {
+      this.skipping.tail = lastBytes([this.skipping.tail, piece]);
+      this.skipping.bytes += piece.length;
+      return;
+    }
+    this.pending.push(piece);
+    this.pendingBytes += piece.length;
+    if (this.pendingBytes > this.limitBytes) {
+      // From here on the line is only counted: holding it would be what the limit is against.
+      const all = Buffer.concat(this.pending);
+      this.skipping = { head: Buffer.from(all.subarray(0, EDGE_BYTES)), tail: lastBytes([all]), bytes: all.length };
+      this.pending = [];
+      this.pendingBytes = 0;
+    }
+  }
+
+  private endLine(): void {
+    if (this.skipping) {
+      const { head, tail, bytes } = this.skipping;
+      this.skipping = null;
+      this.onOversized({ bytes, id: requestIdOf(head.toString("utf8"), tail.toString("utf8")) });
+      return;
+    }
+    // Copied: a chunk's subarrays would keep the whole chunk alive while the SDK holds the line.
+    const line = Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.onLine(line);
+  }
+}
+
+function lastBytes(parts: Buffer[]): Buffer {
+  const joined = Buffer.concat(parts);
+  return joined.length <= EDGE_BYTES ? joined : Buffer.from(joined.subarray(joined.length - EDGE_BYTES));
+}
+
+/**
+ * The id of a JSON-RPC message from the ends of its line alone: a top-level `"id"` that is
+ * the first members' (`{"jsonrpc":"2.0","id":7,…`, as most clients write it) or the last
+ * (`…,"jsonrpc":"2.0","id":7}`, as the MCP SDK writes it). Anything else, or an id that is
+ * not a string or number, gives null: the message is then only logged.
+ */
+export function requestIdOf(head: string, tail: string): RequestId | null {
+  return idFromStart(head) ?? idFromEnd(tail);
+}
+
+/** A JSON string token at `at` (the index of its opening quote): its end (after the closing quote), or -1. */
+function stringEnd(text: string, at: number): number {
+  for (let i = at + 1; i < text.length; i++) {
+    if (text[i] === "\\") i++;
+    else if (text[i] === '"') return i + 1;
+  }
+  return -1;
+}
+
+function skipSpace(text: string, at: number): number {
+  while (at < text.length && /\s/.test(text[at]!)) at++;
+  return at;
+}
+
+/** A string or number id token starting at `at`, parsed; null if it is not one or runs past the text. */
+function idToken(text: string, at: number): RequestId | null {
+  if (text[at] === '"') {
+    const end = stringEnd(text, at);
+    return end === -1 ? null : (JSON.parse(text.slice(at, end)) as string);
+  }
+  const number = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?=\s*[,}])/.exec(text.slice(at, at + 40));
+  return number ? Number(number[0]) : null;
+}
+
+/** Walks the top-level members from the start of the line, skipping other values, until "id" or the text runs out. */
+function idFromStart(text: string): RequestId | null {
+  let at = skipSpace(text, 0);
+  if (text[at] !== "{") return null;
+  at++;
+  for (;;) {
+    at = skipSpace(text, at);
+    if (text[at] !== '"') return null;
+    const keyEnd = stringEnd(text, at);
+    if (keyEnd === -1) return null;
+    const key = text.slice(at, keyEnd);
+    at = skipSpace(text, keyEnd);
+    if (text[at] !== ":") return null;
+    at = skipSpace(text, at + 1);
+    if (key === '"id"') return idToken(text, at);
+    // Skip the value: strings whole, brackets counted, up to the comma that ends it.
+    let depth = 0;
+    for (;;) {
+      if (at >= text.length) return null;
+      const c = text[at]!;
+      if (c === '"') {
+        const end = stringEnd(text, at);
+        if (end === -1) return null;
+        at = end;
+        continue;
+      }
+      if (c === "{" || c === "[") depth++;
+      else if (c === "}" || c === "]") {
+        if (depth === 0) return null; // the object ended without an id
+        depth--;
+      } else if (c === "," && depth === 0) break;
+      at++;
+    }
+    at++;
+  }
+}
+
+/**
+ * Reads the last member backwards: the line ends `"id": <value> }`. Inside a JSON string every
+ * quote is escaped, so the quotes found going backwards are the real ones.
+ */
+function idFromEnd(text: string): RequestId | null {
+  let at = text.length - 1;
+  const back = (): void => {
+    while (at >= 0 && /\s/.test(text[at]!)) at--;
+  };
+  back();
+  if (text[at] !== "}") return null;
+  at--;
+  back();
+  const valueEnd = at + 1;
+  if (text[at] === '"') {
+    at--;
+    while (at >= 0 && !(text[at] === '"' && !escaped(text, at))) at--;
+    if (at < 0) return null;
+  } else {
+    while (at >= 0 && /[-+.eE0-9]/.test(text[at]!)) at--;
+    at++;
+    if (at === valueEnd) return null;
+  }
+  const valueStart = at;
+  at--;
+  back();
+  if (text[at] !== ":") return null;
+  at--;
+  back();
+  if (text.slice(at - 3, at + 1) !== '"id"' || escaped(text, at - 3)) return null;
+  at -= 4;
+  back();
+  if (text[at] !== "," && text[at] !== "{") return null;
+  try {
+    const id: unknown = JSON.parse(text.slice(valueStart, valueEnd));
+    return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the character at `at` is escaped (an odd number of backslashes before it). */
+function escaped(text: string, at: number): boolean {
+  let slashes = 0;
+  for (let i = at - 1; i >= 0 && text[i] === "\\"; i--) slashes++;
+  return slashes % 2 === 1;
+}
+
+/**
+ * `stdin` as the SDK transport should read it: lines that fit, each passed on as one chunk
+ * (so the transport's buffer never holds more than one), and oversized ones reported instead.
+ * `ended` resolves when `stdin` ends or fails (the client went away).
+ */
+export function limitedStdin(
+  stdin: Readable,
+  limitBytes: number,
+  onOversized: (message: OversizedMessage) => void,
+): { stream: PassThrough; ended: Promise<void> } {
+  const stream = new PassThrough();
+  const lines = new MessageLines(limitBytes, (line) => stream.write(Buffer.concat([line, Buffer.from("\n")])), onOversized);
+  stdin.on("data", (chunk: Buffer) => lines.push(chunk));
+  const ended = new Promise<void>((resolve) => {
+    stdin.once("end", resolve);
+    stdin.once("close", resolve);
+    stdin.once("error", () => resolve());
+  });
+  // A last line without its newline is dropped, as the SDK itself would drop it.
+  void ended.then(() => stream.end());
+  return { stream, ended };
+}

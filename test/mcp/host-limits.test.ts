@@ -1,0 +1,203 @@
+// `tacit serve` keeps going when one client message or one session asks too much of the host:
+// a JSON-RPC message longer than the stdio limit is skipped and answered with an error (the
+// SDK's transport used to close on it, and the server stopped without a word); a session
+// filling its classified store is refused, while the server and other sessions go on; a
+// snippet killed while classified work was queued frees the session's evaluator at once.
+
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tacitBin } from "../helpers.js";
+import { MAX_MESSAGE_BYTES, MessageLines, type OversizedMessage, requestIdOf } from "../../runner/mcp-stdin.js";
+
+const OVERSIZED_CODE = "//" + "x".repeat(20 * 1024 * 1024);
+
+interface Result {
+  stdout: string;
+  error: string | null;
+  exitCode: number;
+  durationMs: number;
+}
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "tacit-serve-limits-"));
+  // A small store, so that filling it takes a moment; the default is 256 MiB.
+  writeFileSync(path.join(dir, "config.json"), JSON.stringify({ classifiedStoreLimitBytes: 16 * 1024 * 1024 }));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A raw `tacit serve`: lines in, parsed lines out. */
+function rawServer(): { child: ChildProcessWithoutNullStreams; responses: Array<Record<string, unknown>>; stderr: () => string; send: (line: string) => void } {
+  const child = spawn(process.execPath, [tacitBin, "serve"], { cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
+  const responses: Array<Record<string, unknown>> = [];
+  let buffered = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    buffered += chunk.toString();
+    for (let newline = buffered.indexOf("\n"); newline !== -1; newline = buffered.indexOf("\n")) {
+      responses.push(JSON.parse(buffered.slice(0, newline)) as Record<string, unknown>);
+      buffered = buffered.slice(newline + 1);
+    }
+  });
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.on("error", () => undefined);
+  return { child, responses, stderr: () => stderr, send: (line) => void child.stdin.write(line + "\n") };
+}
+
+async function until(done: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+describe("tacit serve and oversized messages", () => {
+  it("skips a 20 MB line, answers it with an error by its id (first or last), and answers the next call", async () => {
+    const server = rawServer();
+    try {
+      server.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } }));
+      server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+      const call = (code: string) => ({ name: "execute_typescript", arguments: { code } });
+      // Most clients write the id first; the MCP SDK writes it last.
+      server.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: call(OVERSIZED_CODE) }));
+      server.send(JSON.stringify({ method: "tools/call", params: call(OVERSIZED_CODE), jsonrpc: "2.0", id: "last" }));
+      // A notification has no id to answer: it is only logged.
+      server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { blob: OVERSIZED_CODE } }));
+      server.send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: call('println("still answering")') }));
+      await until(() => server.responses.some((r) => r.id === 3), 30_000);
+
+      expect(server.child.exitCode).toBeNull();
+      const errorOf = (id: unknown) => (server.responses.find((r) => r.id === id) as { error?: { code: number; message: string } } | undefined)?.error;
+      for (const id of [2, "last"]) {
+        expect(errorOf(id)?.code).toBe(ErrorCode.InvalidRequest);
+        expect(errorOf(id)?.message).toContain("is longer than the 10 MiB tacit serve reads; it was skipped, nothing in it ran");
+      }
+      const fine = server.responses.find((r) => r.id === 3) as { result?: { structuredContent?: Result } } | undefined;
+      expect(fine?.result?.structuredContent).toMatchObject({ stdout: "still answering\n", exitCode: 0 });
+      expect(server.stderr()).toContain("(request 2 is answered with an error)");
+      expect(server.stderr()).toContain('(request "last" is answered with an error)');
+      expect(server.stderr()).toContain("no request id could be read from it, so it is not answered");
+      // Logged to the client too.
+      const logged = server.responses.filter((r) => r.method === "notifications/message").map((r) => JSON.stringify(r.params));
+      expect(logged.some((text) => text.includes("it was skipped, nothing in it ran"))).toBe(true);
+    } finally {
+      server.child.stdin.end();
+      server.child.kill();
+    }
+  }, 60_000);
+
+  it("through the real SDK client: the oversized call fails with InvalidRequest, the next one is answered", async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [tacitBin, "serve", "--quiet"], cwd: dir, stderr: "ignore" });
+    const client = new Client({ name: "tacit-test", version: "0.0.0" });
+    await client.connect(transport);
+    try {
+      const oversized = client.callTool({ name: "execute_typescript", arguments: { code: OVERSIZED_CODE } });
+      await expect(oversized).rejects.toBeInstanceOf(McpError);
+      await expect(oversized).rejects.toMatchObject({ code: ErrorCode.InvalidRequest });
+      const response = await client.callTool({ name: "execute_typescript", arguments: { code: 'println("after")' } });
+      expect(response.structuredContent).toMatchObject({ stdout: "after\n", exitCode: 0 });
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it("still takes a message just under the limit", async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [tacitBin, "serve", "--quiet"], cwd: dir, stderr: "ignore" });
+    const client = new Client({ name: "tacit-test", version: "0.0.0" });
+    await client.connect(transport);
+    try {
+      const code = 'println("big comment");\n//' + "y".repeat(MAX_MESSAGE_BYTES - 1024 * 1024);
+      const response = await client.callTool({ name: "execute_typescript", arguments: { code } });
+      expect(response.structuredContent).toMatchObject({ stdout: "big comment\n", exitCode: 0 });
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});
+
+describe("MessageLines and requestIdOf", () => {
+  it("pass lines that fit whole, however they are chunked, and report the rest with their ids", () => {
+    const lines: string[] = [];
+    const oversized: OversizedMessage[] = [];
+    const splitter = new MessageLines(64, (line) => lines.push(line.toString()), (message) => oversized.push(message));
+    const long = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "m", params: { p: "z".repeat(200) } });
+    const text = `{"a":1}\n${long}\n{"b":2}\n\n`;
+    for (let i = 0; i < text.length; i += 5) splitter.push(Buffer.from(text.slice(i, i + 5)));
+    expect(lines).toEqual(['{"a":1}', '{"b":2}', ""]);
+    expect(oversized).toEqual([{ bytes: long.length, id: 7 }]);
+  });
+
+  it("find an id only where it is a top-level member", () => {
+    expect(requestIdOf('{"jsonrpc":"2.0","id":"abc","method":"x","params":{"p":"', "")).toBe("abc");
+    expect(requestIdOf('{"params":{"id":5,"q":[1,{"id":6}]},"id":8,"method":', "")).toBe(8);
+    expect(requestIdOf("", 'zz"},"jsonrpc":"2.0","id":42}')).toBe(42);
+    expect(requestIdOf("", 'zz \\"},"jsonrpc":"2.0","id":"a\\"b"}')).toBe('a"b');
+    // Nested, or inside a string: not the message's id.
+    expect(requestIdOf('{"params":{"id":5,"code":"', "")).toBeNull();
+    expect(requestIdOf("", '"params":{"id":5}}')).toBeNull();
+    expect(requestIdOf("", '"code":"x \\"id\\":5}"}')).toBeNull();
+    expect(requestIdOf('{"jsonrpc":"2.0","method":"notifications/x","params":{"', '"}}')).toBeNull();
+  });
+});
+
+describe("tacit serve and a session that fills its classified store", () => {
+  let client: Client;
+  let transport: StdioClientTransport;
+  beforeAll(async () => {
+    transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [tacitBin, "serve", "--quiet", "--config", "config.json", "--exec-timeout-ms", "3000", "--network-permissions", "127.0.0.1:9"],
+      cwd: dir,
+      stderr: "ignore",
+    });
+    client = new Client({ name: "tacit-test", version: "0.0.0" });
+    await client.connect(transport);
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+
+  const create = async (): Promise<string> =>
+    ((await client.callTool({ name: "create_repl_session", arguments: {} })).structuredContent as { session_id: string }).session_id;
+  const run = async (session: string, code: string): Promise<Result> =>
+    (await client.callTool({ name: "execute_in_session", arguments: { session_id: session, code } }, undefined, { timeout: 120_000 }))
+      .structuredContent as unknown as Result;
+
+  it("is refused, visibly, while the server and other sessions go on", async () => {
+    const greedy = await create();
+    const other = await create();
+    const filled = await run(greedy, 'const big = "x".repeat(1024 * 1024);\nlet n = 0;\nfor (;;) { classify(big + n); n++; }');
+    expect(filled.exitCode).toBe(1);
+    expect(filled.error).toContain("classify(): refused a value of about 2.0 MiB");
+    expect(filled.error).toContain("of the 16.0 MiB the host keeps for classified values");
+    // The store is per session: the other one has all of its own.
+    expect(await run(other, 'const mine = classify("y".repeat(1024 * 1024));\nString(mine)')).toMatchObject({ stdout: '"Classified(***)"\n', exitCode: 0 });
+    expect(await run(greedy, "1 + 1")).toMatchObject({ stdout: "2\n", exitCode: 0 });
+    const oneShot = await client.callTool({ name: "execute_typescript", arguments: { code: 'println("one-shot")' } });
+    expect(oneShot.structuredContent).toMatchObject({ stdout: "one-shot\n", exitCode: 0 });
+    expect(transport.pid).not.toBeNull();
+  }, 120_000);
+
+  it("a snippet killed while its classified work was queued frees the session's evaluator at once", async () => {
+    const session = await create();
+    // About 48 s of jobs, and a request that waits for their value.
+    const slow =
+      'let value = classify("x");\n' +
+      "for (let i = 0; i < 10; i++) value = value.map((s) => { const end = Date.now() + 4800; while (Date.now() < end) {} return s; });\n" +
+      'requestNetwork(["127.0.0.1:9"], (net) => net.httpPostClassified("http://127.0.0.1:9/", value));';
+    const started = Date.now();
+    const killed = await run(session, slow);
+    expect(killed.exitCode).toBe(124);
+    expect(Date.now() - started).toBeLessThan(3000 + 5000);
+    // The next snippet's map runs now, not behind the killed one's: its request gets as far as the (closed) port.
+    const next = Date.now();
+    const after = await run(session, 'const quick = classify("quick").map((s) => s + "!");\nrequestNetwork(["127.0.0.1:9"], (net) => net.httpPostClassified("http://127.0.0.1:9/", quick));');
+    expect(after.exitCode).toBe(1);
+    expect(after.error).toContain("http://127.0.0.1:9");
+    expect(Date.now() - next).toBeLessThan(3000 + 5000);
+  }, 120_000);
+});

@@ -1,0 +1,182 @@
+// Limits on the host's own work, through the real CLI: a killed evaluation stops its host-side
+// work at once (classified jobs, requests waiting on them, a readInput() on a pipe that never
+// ends), and the classified store holds a bounded amount of plaintext, refusing visibly only
+// what the agent can tell about by itself.
+
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runScript, tacitBin, tempDir } from "../helpers.js";
+
+const LIMIT_MS = 3000;
+/** Generous: the run must end near its limit, not after the work it abandoned (about 48 s here). */
+const ENDS_WITHIN_MS = LIMIT_MS + 5000;
+
+let base: string;
+/** Where scripts run (the allowed root); the secure sinks lie outside it, in `base`. */
+let dir: string;
+let cleanup: () => void;
+beforeAll(() => {
+  ({ dir: base, cleanup } = tempDir("tacit-host-limits-"));
+  dir = path.join(base, "work");
+  mkdirSync(dir);
+});
+afterAll(() => cleanup());
+
+interface TimedRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  elapsedMs: number;
+  /** The CLI process's peak resident memory (VmHWM), last seen while it ran; null where /proc is missing. */
+  peakRssKb: number | null;
+}
+
+/**
+ * `tacit run <args>` in `dir`; `stdin` is written and closed, or with "held open" never
+ * closed while tacit runs (a producer that has not finished).
+ */
+function timedRun(args: string[], stdin: string | "held open"): Promise<TimedRun> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, [tacitBin, "run", ...args], { cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    let peakRssKb: number | null = null;
+    const status = `/proc/${child.pid}/status`;
+    const watch = setInterval(() => {
+      try {
+        const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(status, "utf8"));
+        if (hwm) peakRssKb = Number(hwm[1]);
+      } catch {
+        // Gone, or no /proc here.
+      }
+    }, 50);
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearInterval(watch);
+      resolve({ code, stdout, stderr, elapsedMs: Date.now() - started, peakRssKb });
+    });
+    child.stdin.on("error", () => undefined);
+    if (stdin === "held open") child.once("close", () => child.stdin.destroy());
+    else child.stdin.end(stdin);
+  });
+}
+
+function script(name: string, code: string): string {
+  writeFileSync(path.join(dir, name), code);
+  return name;
+}
+
+/** Ten maps of about 4.8 s each in the pure evaluator (each job may take 5 s): about 48 s of work. */
+const SLOW_CHAIN = `
+let value = classify("x");
+for (let i = 0; i < 10; i++) value = value.map((s) => { const end = Date.now() + 4800; while (Date.now() < end) {} return s; });
+`;
+
+describe("a killed evaluation stops its host-side work", () => {
+  it("a request waiting on slow classified work: 124 within a few seconds of the limit", async () => {
+    // The request needs the value (its body) before anything is sent; port 9 is never reached.
+    const name = script(
+      "waits.ts",
+      `${SLOW_CHAIN}\nprintln("waiting");\nrequestNetwork(["127.0.0.1:9"], (net) => net.httpPostClassified("http://127.0.0.1:9/", value));\n`,
+    );
+    const r = await timedRun(["--exec-timeout-ms", String(LIMIT_MS), "--network-permissions", "127.0.0.1:9", name], "");
+    expect(r.stdout).toBe("waiting\n");
+    expect(r.stderr).toContain(`timed out: the script ran longer than ${LIMIT_MS} ms`);
+    expect(r.code).toBe(124);
+    expect(r.elapsedMs).toBeLessThan(ENDS_WITHIN_MS);
+  }, 60_000);
+
+  it("pending classified writes of slow values: 124 within a few seconds of the limit, the file left empty", async () => {
+    const name = script("writes.ts", `${SLOW_CHAIN}\nrequestFileSystem(".", (fs) => fs.writeClassified(".env.out", value));\nwhile (true) {}\n`);
+    const r = await timedRun(["--exec-timeout-ms", String(LIMIT_MS), name], "");
+    expect(r.code).toBe(124);
+    expect(r.elapsedMs).toBeLessThan(ENDS_WITHIN_MS);
+    expect(readFileSync(path.join(dir, ".env.out"), "utf8")).toBe("");
+  }, 60_000);
+
+  it("readInput() on a pipe its producer keeps open: 124 within a few seconds of the limit", async () => {
+    const name = script("reads.ts", "println(readInput().length);\n");
+    const r = await timedRun(["--exec-timeout-ms", String(LIMIT_MS), name], "held open");
+    expect(r.stderr).toContain(`timed out: the script ran longer than ${LIMIT_MS} ms`);
+    expect(r.code).toBe(124);
+    expect(r.elapsedMs).toBeLessThan(ENDS_WITHIN_MS);
+  }, 30_000);
+
+  it("readInput() still reads a pipe that does end", async () => {
+    const name = script("reads-all.ts", "println(readInput().length);\n");
+    const r = await timedRun(["--exec-timeout-ms", String(LIMIT_MS), name], "12345");
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe("5\n");
+    expect(r.code).toBe(0);
+  });
+});
+
+describe("the classified store's plaintext limit", () => {
+  it("a loop of classify(big) ends with a refusal that says why, and the host stays bounded", async () => {
+    // The default limit (256 MiB): without it this loop grows the host until it dies.
+    const name = script(
+      "classify-loop.ts",
+      'const big = "x".repeat(1024 * 1024);\nlet n = 0;\nfor (;;) { classify(big + n); n++; }\n',
+    );
+    const r = await timedRun(["--exec-timeout-ms", "60000", name], "");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("classify(): refused a value of about 2.0 MiB");
+    expect(r.stderr).toContain("of the 256.0 MiB the host keeps for classified values");
+    expect(r.stderr).toContain('config "classifiedStoreLimitBytes"');
+    if (existsSync("/proc/self/status")) {
+      expect(r.peakRssKb).not.toBeNull();
+      expect(r.peakRssKb!).toBeLessThan(1024 * 1024); // 1 GiB: 256 MiB held, plus Node and frames in flight
+    }
+  }, 90_000);
+
+  it("the refusal is an Error a script can catch, and goes on", async () => {
+    const config = path.join(dir, "small-store.json");
+    writeFileSync(config, JSON.stringify({ classifiedStoreLimitBytes: 1024 * 1024 }));
+    const r = await runScript(
+      'const big = "x".repeat(300_000);\nlet n = 0;\ntry { for (;;) { classify(big + n); n++; } } catch (e) { println(n, (e as Error).name); }\nprintln(classify("small"));\n',
+      ["--config", config],
+      { cwd: dir },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe("1 Error\nClassified(***)\n");
+    expect(r.code).toBe(0);
+  });
+
+  it("a computed value over the limit fails out of sight, and classify() is never refused because of it (no oracle)", async () => {
+    const config = path.join(dir, "one-mib-store.json");
+    writeFileSync(config, JSON.stringify({ classifiedStoreLimitBytes: 1024 * 1024 }));
+    // The first value's size stands for one that depends on a secret: whether it fits, and
+    // whether the classify() after it is then kept, must look the same to the script.
+    const run = (repeat: number, sink: string) =>
+      runScript(
+        `const v = classify("ab").map((s) => s.repeat(${repeat}));\n` +
+          "const until = Date.now() + 1500; while (Date.now() < until) {} // the map has finished by now\n" +
+          'const w = classify("z".repeat(200_000));\n' +
+          'println("values:", v, w);\n',
+        ["--config", config, "--secure-output", sink],
+        { cwd: dir },
+      );
+    const fitsSink = path.join(base, "fits.log");
+    const overSink = path.join(base, "over.log");
+    const fillsSink = path.join(base, "fills.log");
+    const fits = await run(10, fitsSink);
+    const over = await run(1_000_000, overSink); // 4 MB of UTF-16: more than the whole store
+    const fills = await run(230_000, fillsSink); // about 0.9 MiB: fits, and leaves no room for w
+    for (const r of [fits, over, fills]) {
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toBe("values: Classified(***) Classified(***)\n");
+      expect(r.code).toBe(0);
+    }
+    expect(readFileSync(fitsSink, "utf8")).toBe(`values: ${"ab".repeat(10)} ${"z".repeat(200_000)}\n`);
+    const overText = readFileSync(overSink, "utf8");
+    expect(overText).toContain("<classified value unavailable: map: not kept: the classified values of this evaluation or session already fill the 1 MiB");
+    expect(overText).toContain(` ${"z".repeat(200_000)}\n`);
+    const fillsText = readFileSync(fillsSink, "utf8");
+    expect(fillsText).toContain(`values: ${"ab".repeat(230_000)} <classified value unavailable: classify(): not kept:`);
+  }, 60_000);
+});
