@@ -59,9 +59,9 @@ function addPolicyOptions(command: CommandType): CommandType {
       new Option("--classified-paths <patterns>", "comma-separated gitignore-like patterns of secret paths (default: .ssh, .env, .aws, …)").argParser(commaList),
     )
     .addOption(
-      new Option("--command-permissions <globs>", "comma-separated command name globs (* only) that scripts may run with requestExecPermission").argParser(commaList),
+      new Option("--command-permissions <globs>", "comma-separated command name globs (* only) that scripts may run with requestExecPermission; a permitted command runs with your full authority (allowed roots, classified paths and network permissions do not bind it)").argParser(commaList),
     )
-    .option("--strict", "let scripts run any command but file tools, shells, interpreters, network tools and command runners (when --command-permissions is unset)")
+    .option("--strict", "when --command-permissions is unset, let scripts run any command but shells, interpreters, file and network tools and programs that run other programs or code: a denylist for convenience, not a confinement (every other command runs with your full authority)")
     .addOption(
       new Option("--network-permissions <hosts>", "comma-separated host patterns scripts may reach with requestNetwork (like api.example.com, *.example.com:8443, 127.0.0.1:*)").argParser(commaList),
     )

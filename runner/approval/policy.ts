@@ -11,6 +11,7 @@ import { z } from "zod";
 import type { Tier } from "../audit/events.js";
 import { type HostPattern, isHostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
 import type { ActionRequest } from "./action-request.js";
+import { argsMatcher } from "./args-pattern.js";
 
 export const RULE_ACTIONS = [
   "fs.read", "fs.stat", "fs.write", "fs.delete", "fs.mkdir", "fs.readClassified", "fs.writeClassified", "fs.open",
@@ -27,7 +28,10 @@ const RuleSchema = z
     path: z.string().min(1).optional(),
     /** exec: a glob (`*` only) on the command name. */
     command: z.string().min(1).regex(/^[^/]*$/, "a command pattern is a name glob, without \"/\"").optional(),
-    /** exec: a glob (`*` only) on the arguments joined by single spaces. */
+    /**
+     * exec: a glob (`*` only) on the arguments joined by single spaces; since rules add a
+     * person to the loop, it fails safe (also from any argument, and on aliases: see args-pattern.ts).
+     */
     args: z.string().optional(),
     /** net: a host pattern, as in networkPermissions. */
     host: z.string().min(1).refine(isHostPattern, "a host pattern is like \"api.example.com\", \"*.example.com:8443\" or \"127.0.0.1:*\"").optional(),
@@ -80,7 +84,9 @@ interface CompiledRule {
 function compile(rule: PolicyRule, cwd: string): CompiledRule {
   const pathTest = rule.path === undefined ? null : picomatch(path.isAbsolute(rule.path) ? rule.path : path.join(cwd, rule.path), { dot: true });
   const commandTest = rule.command === undefined ? null : starGlob(rule.command.toLowerCase());
-  const argsTest = rule.args === undefined ? null : starGlob(rule.args);
+  // A rule that raises the tier must not be dodged by reordering a command line: its args
+  // pattern fails safe. (Every rule raises it today; one that lowered it would match exactly.)
+  const argsTest = rule.args === undefined ? null : argsMatcher(rule.args, TIER_RANK[rule.tier] > TIER_RANK.allow);
   const host: HostPattern | null = rule.host === undefined ? null : parseHostPattern(rule.host);
   const method = rule.method?.toUpperCase() ?? null;
   return {
@@ -93,7 +99,7 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
           // Matched against the path as named and as it really leads: a symlink does not dodge a rule.
           return pathTest === null || subject.paths().some((p) => pathTest(p));
         case "command":
-          return (commandTest === null || commandTest.test(subject.command.toLowerCase())) && (argsTest === null || argsTest.test(subject.args.join(" ")));
+          return (commandTest === null || commandTest.test(subject.command.toLowerCase())) && (argsTest === null || argsTest(subject.args));
         case "url":
           return (host === null || patternMatches(host, subject.url)) && (method === null || method === subject.method);
         case "none":

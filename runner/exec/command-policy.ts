@@ -1,32 +1,10 @@
 // Which commands may run. Decided on the command's name alone: the host then finds the
-// program on its own PATH, so a name cannot smuggle in a path the agent chose.
+// program on its own PATH, so a name cannot smuggle in a path the agent chose. What a
+// permitted command then does is not decided here: it runs with the user's full authority.
 
 import path from "node:path";
-
-/**
- * Used by --strict when --command-permissions is unset: file tools, shells, interpreters,
- * network tools and command runners — whatever would hand a script the authority it was
- * not given (read any file, run any code, reach any host).
- */
-export const STRICT_DENYLIST: ReadonlySet<string> = new Set([
-  // file tools
-  "cat", "tac", "head", "tail", "less", "more", "cp", "mv", "rm", "rmdir", "dd", "tee", "ln", "chmod", "chown", "chgrp",
-  "find", "locate", "touch", "truncate", "shred", "install", "mkfifo", "mknod", "split", "base64", "xxd", "od", "strings",
-  "tar", "zip", "unzip", "gzip", "gunzip", "zcat", "bzip2", "xz", "7z", "rsync", "sed", "awk", "gawk", "mawk", "vi", "vim",
-  "nvim", "nano", "emacs", "ed",
-  // shells
-  "sh", "bash", "dash", "zsh", "fish", "ksh", "mksh", "csh", "tcsh", "busybox", "pwsh", "powershell", "cmd",
-  // interpreters
-  "python", "python2", "python3", "node", "nodejs", "deno", "bun", "perl", "ruby", "php", "lua", "luajit", "tclsh",
-  "wish", "java", "jshell", "osascript", "R", "Rscript", "julia", "ghci", "irb", "gdb", "lldb",
-  // network tools
-  "curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "scp", "sftp", "ftp", "tftp", "ping", "dig",
-  "nslookup", "host", "openssl", "aria2c",
-  // command runners and privilege
-  "env", "xargs", "nohup", "timeout", "watch", "nice", "ionice", "chroot", "sudo", "su", "doas", "pkexec", "setsid",
-  "strace", "ltrace", "script", "expect", "time", "parallel", "at", "crontab", "systemd-run", "docker", "podman",
-  "kubectl", "npx", "npm", "pnpm", "yarn", "pip", "pip3", "make", "eval", "exec", "command", "builtin", "source",
-].map((name) => name.toLowerCase()));
+import { realProgramOf } from "./program-path.js";
+import { MULTI_CALL_PROGRAMS, type StrictMatch, strictMatch } from "./strict-denylist.js";
 
 export interface CommandPolicy {
   /** Globs (`*` only) matched against the whole command name; null when unset. */
@@ -38,6 +16,30 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${glob.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
 }
 
+/**
+ * Why --strict refuses `command`, judged by its name and by the file the name really runs
+ * (`editor` → vim.basic, `rbash` → bash), or null. A multi-call binary (BusyBox) is judged by
+ * the name alone, since that name is what it acts as.
+ */
+function strictRefusal(command: string): string | null {
+  let match: StrictMatch | null = strictMatch(command);
+  let via = "";
+  if (match === null) {
+    const real = realProgramOf(command);
+    const realName = real === null ? null : path.basename(real);
+    if (realName !== null && !MULTI_CALL_PROGRAMS.has(realName.toLowerCase())) {
+      match = strictMatch(realName);
+      via = ` (it runs ${real})`;
+    }
+  }
+  if (match === null) return null;
+  return (
+    `"${command}" is refused under --strict${via}: it is ${match.group.kind} (${match.family}), and ${match.group.why}. ` +
+    "--strict refuses such programs for convenience; it is not a confinement. The operator can permit named commands with " +
+    "--command-permissions, knowing that a permitted command runs with the user's full authority"
+  );
+}
+
 /** Why the policy refuses `command`, or null when it may run. */
 export function commandRefusal(command: string, policy: CommandPolicy): string | null {
   if (command === "" || command.includes("/") || command.includes("\0")) {
@@ -47,9 +49,6 @@ export function commandRefusal(command: string, policy: CommandPolicy): string |
     if (policy.commandPermissions.some((glob) => globToRegExp(glob).test(command))) return null;
     return `"${command}" is not among the permitted commands (${policy.commandPermissions.join(", ") || "none"}); the operator can add it with --command-permissions (config libraryConfig.commandPermissions)`;
   }
-  if (policy.strictMode) {
-    if (!STRICT_DENYLIST.has(path.basename(command).toLowerCase())) return null;
-    return `"${command}" is refused under --strict: it is a file tool, shell, interpreter, network tool or command runner; the operator can permit named commands with --command-permissions`;
-  }
+  if (policy.strictMode) return strictRefusal(command);
   return `no command may run: the operator has set neither --command-permissions (config libraryConfig.commandPermissions) nor --strict (config libraryConfig.strictMode)`;
 }

@@ -5,7 +5,7 @@
 // at its timeout or when the evaluation ends.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { accessSync, constants, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ProcessResult } from "../../library/protocol.js";
 import type { CapabilityTable } from "../capabilities.js";
@@ -14,17 +14,28 @@ import { type ProtectedPath, protectedPathOf } from "../fs/protected-paths.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import { type CommandPolicy, commandRefusal } from "./command-policy.js";
 import { namespaceWrapper } from "./pid-namespace.js";
+import { findOnPath } from "./program-path.js";
 
-let warnedNoNamespace = false;
-function warnNoNamespace(reason: string): void {
-  if (warnedNoNamespace) return;
-  warnedNoNamespace = true;
-  process.stderr.write(
-    `tacit: warning: commands run without a PID namespace (${reason}); a command that leaves its process group with setsid ` +
-      "can outlive its timeout. To contain them, run tacit where util-linux `unshare` may create PID namespaces: as root, or with " +
-      "unprivileged user namespaces allowed (in a container, one allowed to call unshare)\n",
-  );
-}
+export { findOnPath };
+
+// Each said once per process, when the probe finds out (see pid-namespace.ts).
+const NAMESPACE_NOTICES = {
+  onUnavailable(reason: string): void {
+    process.stderr.write(
+      `tacit: warning: commands run without a PID namespace (${reason}); a command that leaves its process group with setsid ` +
+        "can outlive its timeout, and commands see every process of the user, with its environment (ps eww, /proc/PID/environ). " +
+        "To contain them, run tacit where util-linux `unshare` may create PID namespaces: as root, or with " +
+        "unprivileged user namespaces allowed (in a container, one allowed to call unshare)\n",
+    );
+  },
+  onSharedProc(reason: string): void {
+    process.stderr.write(
+      `tacit: warning: commands run in a PID namespace but with the host's /proc (${reason}); they can see every process of ` +
+        "the user, with its command line and environment (ps eww, /proc/PID/environ), tacit's own included. To hide them, run " +
+        "tacit where util-linux `unshare --mount-proc` works: as root, or with unprivileged user namespaces allowed\n",
+    );
+  },
+};
 
 export const EXEC_OUTPUT_LIMIT_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_EXEC_TIMEOUT_MS = 30_000;
@@ -34,21 +45,6 @@ export function childEnvironment(host: NodeJS.ProcessEnv = process.env): Record<
   const env: Record<string, string> = { PATH: host.PATH ?? "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", TERM: "dumb" };
   if (host.HOME) env.HOME = host.HOME;
   return env;
-}
-
-/** The program a command name denotes on the host's PATH, or null. */
-export function findOnPath(command: string, searchPath: string = process.env.PATH ?? ""): string | null {
-  for (const dir of searchPath.split(path.delimiter)) {
-    if (!path.isAbsolute(dir)) continue; // A relative PATH entry would depend on the cwd.
-    const candidate = path.join(dir, command);
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return null;
 }
 
 /** Collects one output stream up to the limit; the rest is drained and dropped. */
@@ -157,7 +153,7 @@ export class ExecExecutor {
 
   private run(program: string, request: ExecRequest, cwd: string, timeoutMs: number): Promise<ProcessResult> {
     return new Promise((resolve, reject) => {
-      const wrapper = namespaceWrapper(warnNoNamespace);
+      const wrapper = namespaceWrapper(NAMESPACE_NOTICES);
       const [file, argv] = wrapper ? [wrapper.program, [...wrapper.argsBefore, program, ...request.args]] : [program, [...request.args]];
       const child = spawn(file, argv, {
         cwd,

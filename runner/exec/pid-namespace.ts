@@ -3,6 +3,13 @@
 // can leave it with setsid() and outlive its timeout, and tacit. When the first process of a
 // PID namespace ends, the kernel kills every other process in it, wherever they moved.
 //
+// Where it can, the namespace also gets its own /proc (a mount namespace with a fresh proc
+// mounted: `unshare --mount-proc`), so that a command sees only its own processes: with the
+// host's /proc, `ps eww` or /proc/PID/environ shows it the command line and environment of
+// every process of the user, tacit's own included (an API key passed in its environment).
+// This hides them from an ordinary command; it is not a confinement against code that runs
+// with the user's authority (it could, for one, unmount that /proc where it has the right).
+//
 // That first process is a shell the host chooses, which runs the command as its child and
 // passes on its exit status; the command itself is not PID 1, which would ignore signals it
 // sends itself. The command's argv reaches it verbatim as positional parameters.
@@ -18,6 +25,8 @@ const RUN_AS_CHILD = '"$@"; exit $?';
 export interface NamespaceWrapper {
   program: string;
   argsBefore: string[];
+  /** True when the namespace has its own /proc (it sees only its own processes). */
+  ownProc: boolean;
 }
 
 function executable(file: string): boolean {
@@ -31,27 +40,52 @@ function executable(file: string): boolean {
 
 let probed: NamespaceWrapper | null | undefined;
 
+/** Why commands lack part of the isolation, each heard once per process. */
+export interface NamespaceNotices {
+  /** No PID namespace at all: commands run in a process group only. */
+  onUnavailable: (reason: string) => void;
+  /** A PID namespace, but the host's /proc: commands can see every process of the user. */
+  onSharedProc: (reason: string) => void;
+}
+
 /**
  * The wrapper this host supports, found once per process (a probe costs a few ms), or null.
- * `onUnavailable` hears once why commands will run without one.
+ * `notices` hear once why commands will run without a namespace, or without their own /proc.
  */
-export function namespaceWrapper(onUnavailable: (reason: string) => void): NamespaceWrapper | null {
-  if (probed === undefined) probed = probeNamespaceWrapper(UNSHARE_CANDIDATES, onUnavailable);
+export function namespaceWrapper(notices: NamespaceNotices): NamespaceWrapper | null {
+  if (probed === undefined) probed = probeNamespaceWrapper(UNSHARE_CANDIDATES, notices.onUnavailable, notices.onSharedProc);
   return probed;
 }
 
-/** Tries `unshare` (the first of `candidates` that exists) as root, then through a user namespace. */
-export function probeNamespaceWrapper(candidates: readonly string[], onUnavailable: (reason: string) => void): NamespaceWrapper | null {
+/** The shapes tried, best first: a PID namespace with its own /proc, then one without. */
+const NAMESPACE_FLAGS: ReadonlyArray<{ flags: readonly string[]; ownProc: boolean }> = [
+  { flags: ["--mount", "--mount-proc", "--pid", "--fork", "--kill-child"], ownProc: true },
+  { flags: ["--pid", "--fork", "--kill-child"], ownProc: false },
+];
+
+/**
+ * Tries `unshare` (the first of `candidates` that exists) as root, then through a user
+ * namespace; with its own /proc first, then without (`onSharedProc` hears why).
+ */
+export function probeNamespaceWrapper(
+  candidates: readonly string[],
+  onUnavailable: (reason: string) => void,
+  onSharedProc: (reason: string) => void = () => undefined,
+): NamespaceWrapper | null {
   const unshare = candidates.find(executable);
   if (!unshare || !executable(SHELL)) {
     onUnavailable("util-linux `unshare` (or /bin/sh) is not installed");
     return null;
   }
-  // As root a PID namespace needs nothing more; otherwise a user namespace mapping the user to itself.
-  for (const userNamespace of [[], ["--map-current-user"]]) {
-    const argsBefore = [...userNamespace, "--pid", "--fork", "--kill-child", "--", SHELL, "-c", RUN_AS_CHILD, "tacit-exec"];
-    const probe = spawnSync(unshare, [...argsBefore, SHELL, "-c", "exit 0"], { stdio: "ignore", timeout: 5000 });
-    if (probe.status === 0) return { program: unshare, argsBefore };
+  for (const { flags, ownProc } of NAMESPACE_FLAGS) {
+    // As root a PID namespace needs nothing more; otherwise a user namespace mapping the user to itself.
+    for (const userNamespace of [[], ["--map-current-user"]]) {
+      const argsBefore = [...userNamespace, ...flags, "--", SHELL, "-c", RUN_AS_CHILD, "tacit-exec"];
+      const probe = spawnSync(unshare, [...argsBefore, SHELL, "-c", "exit 0"], { stdio: "ignore", timeout: 5000 });
+      if (probe.status !== 0) continue;
+      if (!ownProc) onSharedProc("this host does not allow a mount namespace with its own /proc beside the PID namespace");
+      return { program: unshare, argsBefore, ownProc };
+    }
   }
   onUnavailable("this host does not allow creating a PID namespace (no root, and user namespaces are disabled)");
   return null;

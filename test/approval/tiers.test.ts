@@ -116,7 +116,9 @@ describe("TierPolicy", () => {
     expect(tierOf(rules, exec("git", ["push", "origin", "main"]), lookup)).toBe("approve-once");
     expect(tierOf(rules, exec("git", ["push"]), lookup)).toBe("approve-once");
     expect(tierOf(rules, exec("git", ["status"]), lookup)).toBe("allow");
-    expect(tierOf(rules, exec("git", ["log", "push"]), lookup)).toBe("allow");
+    // Fail safe: "push" after other arguments may be the subcommand (`git -C . push`), so a rule
+    // that asks matches there too; over-asking about `git log push` is the price.
+    expect(tierOf(rules, exec("git", ["log", "push"]), lookup)).toBe("approve-once");
     expect(tierOf(rules, exec("GIT", ["push"]), lookup)).toBe("approve-once");
     expect(tierOf(rules, exec("rm", []), lookup)).toBe("always-ask");
     expect(tierOf(rules, exec("rmdir", ["x"]), lookup)).toBe("allow");
@@ -124,6 +126,42 @@ describe("TierPolicy", () => {
     expect(tierOf(rules, exec("kubectl", ["delete", "pod"]), lookup)).toBe("allow");
     // Glob metacharacters other than * are literal.
     expect(tierOf([{ action: "exec", tier: "always-ask", command: "a.c" }], exec("abc", []), lookup)).toBe("allow");
+  });
+
+  it("exec: an args glob on a rule that asks fails safe: global options and aliases do not dodge it", () => {
+    const lookup = scopes("/w");
+    const rules: PolicyRule[] = [{ action: "exec", tier: "always-ask", command: "git", args: "push*" }];
+    // Global options before the subcommand: the glob matches from any argument.
+    expect(tierOf(rules, exec("git", ["-C", ".", "push", "origin", "HEAD"]), lookup)).toBe("always-ask");
+    expect(tierOf(rules, exec("git", ["--git-dir=.git", "--work-tree", ".", "push"]), lookup)).toBe("always-ask");
+    // An alias moves the subcommand into another argument: one containing the glob's head matches,
+    // and so does any argument that defines an alias at all (what it runs is not in the arguments).
+    expect(tierOf(rules, exec("git", ["-c", "alias.p=push", "p", "origin", "HEAD"]), lookup)).toBe("always-ask");
+    expect(tierOf(rules, exec("git", ["-c", "ALIAS.x=!sh -c 'git pu''sh'", "x"]), lookup)).toBe("always-ask");
+    // What no argument names is still not asked about.
+    expect(tierOf(rules, exec("git", ["status"]), lookup)).toBe("allow");
+    expect(tierOf(rules, exec("git", ["-C", ".", "status"]), lookup)).toBe("allow");
+    // A glob with words after its head: the whole head must appear.
+    const force: PolicyRule[] = [{ action: "exec", tier: "always-ask", command: "git", args: "push --force*" }];
+    expect(tierOf(force, exec("git", ["-C", ".", "push", "--force", "origin"]), lookup)).toBe("always-ask");
+    expect(tierOf(force, exec("git", ["-c", "alias.fp=push --force", "fp"]), lookup)).toBe("always-ask");
+    expect(tierOf(force, exec("git", ["-C", ".", "push", "origin"]), lookup)).toBe("allow");
+    // A glob without *: from any argument to the end.
+    const exact: PolicyRule[] = [{ action: "exec", tier: "approve-once", command: "npm", args: "publish" }];
+    expect(tierOf(exact, exec("npm", ["--prefix", "x", "publish"]), lookup)).toBe("approve-once");
+    // …and any argument that holds it: over-asking, never under-asking.
+    expect(tierOf(exact, exec("npm", ["publish", "--dry-run"]), lookup)).toBe("approve-once");
+    expect(tierOf(exact, exec("npm", ["run", "build"]), lookup)).toBe("allow");
+  });
+
+  it("exec: matching an args glob takes time linear in the command line (no backtracking on the script's text)", () => {
+    const lookup = scopes("/w");
+    // The head "a a" fits at the start; the rest has many stars and never matches (no "c").
+    const rules: PolicyRule[] = [{ action: "exec", tier: "always-ask", command: "x", args: "a a*a*a*a*a*a*c" }];
+    const args = Array.from({ length: 2000 }, () => "a");
+    const started = Date.now();
+    expect(tierOf(rules, exec("x", args), lookup)).toBe("allow");
+    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it("net: host pattern (ports as in networkPermissions) and method", () => {

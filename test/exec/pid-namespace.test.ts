@@ -1,7 +1,8 @@
 // The probe for a PID namespace to run commands in (runner/exec/pid-namespace.ts): where
 // `unshare` works it gives the wrapper, whose shell passes the command's argv and exit status
-// through unchanged; where it is missing, no wrapper and the reason. The containment itself is
-// tested through the CLI in limits.test.ts.
+// through unchanged; where it is missing, no wrapper and the reason; where the host allows, the
+// namespace has its own /proc. The containment itself is tested through the CLI in
+// limits.test.ts and proc-isolation.test.ts.
 
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
@@ -23,5 +24,19 @@ describe("the PID namespace probe", () => {
     const run = spawnSync(wrapper!.program, [...wrapper!.argsBefore, "/bin/sh", "-c", 'printf "%s\\n" "$@"; exit 7', "sh", ...args], { encoding: "utf8" });
     expect(run.stdout).toBe(args.map((a) => `${a}\n`).join(""));
     expect(run.status).toBe(7);
+  });
+
+  it("gives the namespace its own /proc where the host allows: a command there sees only the namespace's processes", (ctx) => {
+    const reasons: string[] = [];
+    const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], (r) => reasons.push(r), (r) => reasons.push(r));
+    ctx.skip(wrapper?.ownProc !== true, `this host cannot give commands their own /proc (${reasons.join("; ")})`);
+    expect(reasons).toEqual([]);
+    // PID 1 is the wrapper's shell, and the test runner (this process) is not to be seen.
+    const run = spawnSync(wrapper!.program, [...wrapper!.argsBefore, "/bin/sh", "-c", `cat /proc/1/cmdline; echo; test -e /proc/${process.pid} && echo leaked; ls /proc | grep -c '^[0-9]'`], { encoding: "utf8" });
+    const [cmdline, ...rest] = run.stdout.split("\n");
+    expect(cmdline!.split("\0").slice(0, 2)).toEqual(["/bin/sh", "-c"]);
+    expect(rest.join("\n")).not.toContain("leaked");
+    expect(Number(rest[0])).toBeLessThan(10);
+    expect(run.status).toBe(0);
   });
 });

@@ -1,9 +1,10 @@
 // Which commands may run: nothing without a policy (fail closed); under --strict anything
-// but shells, interpreters, file and network tools and command runners (any letter case);
+// but shells, interpreters, file and network tools and command runners (any letter case,
+// any version or variant suffix, and judged by the program a name really runs);
 // under --command-permissions only the globs given (which win over --strict); the same from
 // a --config file; a command given as a path is refused; and the scope's list narrows it all.
 
-import { writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, type CliResult, expectRefused, realTempDir, tacit } from "./fixtures.js";
@@ -93,6 +94,66 @@ requestExecPermission(["printf"], (p) => {
   it("runs what is not denied", () => {
     expectGranted(found, ["printf"]);
     expect(attemptOf(found, "printf runs")).toEqual({ status: "ok", value: { exitCode: 0, stdout: "strict ok", stderr: "" } });
+  });
+});
+
+// Versioned and suffixed names of denied families, as distributions install them: each ran
+// arbitrary code under --strict when only the bare names were listed.
+const STRICT_DENIED_VERSIONED = [
+  "python3.11", "python3.12", "python3m", "pypy3", "perl5.36.0", "tclsh8.6", "wish8.6", "lua5.4", "php8.2", "ruby3.1", "node18",
+  "bash5.2", "ksh93", "gawk-5.1", "vim.basic", "nc.openbsd", "gcc-12", "x86_64-linux-gnu-gcc-12", "pydoc3", "pip3.11",
+];
+// Shells by other names, and programs that run other programs or code through their
+// arguments: env CMD, xargs, find -exec, awk's system(), GNU sed's e, vi/ex's !cmd, sqlite3's
+// .shell, gdb's shell, make's recipes, git's aliases and hooks, sort --compress-program, …
+const STRICT_DENIED_RUNNERS = [
+  "rbash", "yash", "elvish", "tmux", "script", "env", "xargs", "find", "awk", "gawk", "mawk", "sed", "vi", "vim", "ex", "view",
+  "nvim", "emacs", "less", "man", "sqlite3", "psql", "gdb", "make", "cmake", "gcc", "cc", "ldd", "ssh", "ssh-agent", "nohup",
+  "timeout", "nice", "stdbuf", "watch", "strace", "sudo", "su", "doas", "git", "git-upload-pack", "hg", "expect", "sort", "split",
+  "flock", "unshare", "nsenter", "setarch", "m4", "dc", "pandoc", "pdflatex", "npm", "cargo", "go", "docker",
+];
+
+describe("--strict: families, not exact names", () => {
+  let found: ReturnType<typeof attempts>;
+  let binDir: string;
+  beforeAll(async () => {
+    // Innocent-looking names on PATH that lead to a shell and to printf.
+    binDir = path.join(root, "bin");
+    mkdirSync(binDir);
+    symlinkSync("/bin/sh", path.join(binDir, "tacit-innocent-tool"));
+    symlinkSync("/usr/bin/printf", path.join(binDir, "tacit-printf-alias"));
+    const extra = `
+attempt("printf alias runs", () => requestExecPermission(["tacit-printf-alias"], (p) => p.exec("tacit-printf-alias", ["%s", "alias ok"]).stdout));
+`;
+    const names = [...STRICT_DENIED_VERSIONED, ...STRICT_DENIED_RUNNERS, "tacit-innocent-tool", "printf", "pwd", "ls", "grep", "wc", "ps"];
+    const r = await tacit(root, requestEach(names, extra), ["--strict"], { PATH: `${binDir}:${process.env.PATH ?? "/usr/bin:/bin"}` });
+    found = expectClean(r);
+  });
+
+  it("refuses versioned and suffixed names of shells, interpreters and tools (python3.11, perl5.36.0, tclsh8.6, gcc-12, …)", () => {
+    expectRefused(found, STRICT_DENIED_VERSIONED, /refused under --strict/);
+    for (const label of STRICT_DENIED_VERSIONED) {
+      expect(attemptOf(found, label).value, label).toContain(`"${label}"`);
+      expect(attemptOf(found, label).value, label).toMatch(/--command-permissions/);
+      expect(attemptOf(found, label).value, label).toMatch(/not a confinement/);
+    }
+    expect(attemptOf(found, "python3.11").value).toMatch(/interpreter \(python\)/);
+    expect(attemptOf(found, "perl5.36.0").value).toMatch(/interpreter \(perl\)/);
+  });
+
+  it("refuses other shells and the programs that run commands or code through their arguments (env, xargs, find, awk, sed, vi, sqlite3, git, sort, …)", () => {
+    expectRefused(found, STRICT_DENIED_RUNNERS, /refused under --strict/);
+    expect(attemptOf(found, "git").value).toMatch(/alias/);
+    expect(attemptOf(found, "rbash").value).toMatch(/shell/);
+  });
+
+  it("judges the program a name really runs: a symlink to a shell under another name is refused, naming it", () => {
+    expectRefused(found, ["tacit-innocent-tool"], /refused under --strict \(it runs \/.*\): it is a shell/);
+  });
+
+  it("still runs ordinary tools, under their own names and others", () => {
+    expectGranted(found, ["printf", "pwd", "ls", "grep", "wc", "ps"]);
+    expect(attemptOf(found, "printf alias runs")).toEqual({ status: "ok", value: "alias ok" });
   });
 });
 

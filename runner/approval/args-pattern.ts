@@ -1,0 +1,79 @@
+// How a rule's `args` glob (`*` only) matches a command line. Matched exactly, `push*` on
+// the arguments joined by spaces misses `git -C . push` and `git -c alias.p=push p`: global
+// options come first, and an alias moves the subcommand into another argument. A rule that
+// asks a person must fail safe — asking too often is a nuisance, too rarely is the bug — so
+// for those rules the glob also matches
+//   - starting at any argument (`-C . push origin` matches `push*`), and
+//   - when any single argument contains the glob's literal head (`alias.p=push` for `push*`), and
+//   - when any argument defines an alias (`alias.…`, any case): what the command will then
+//     do can no longer be read from its arguments.
+// This cannot see what a command reads from elsewhere (aliases in .git/config, a hook), so a
+// rule on the whole command is the safe choice for commands with global options and aliases.
+//
+// Matching is linear in the command line (no regular expression backtracking on text the
+// script chose, which would stall the host).
+
+/** Whether `glob` (`*` matches any run of characters, newlines included) matches all of `text`. */
+export function starGlobMatches(glob: string, text: string): boolean {
+  // The classic two-pointer wildcard match: on a mismatch, let the last `*` absorb one more character.
+  let g = 0;
+  let t = 0;
+  let starAt = -1;
+  let resumeAt = 0;
+  while (t < text.length) {
+    if (g < glob.length && glob[g] !== "*" && glob[g] === text[t]) {
+      g++;
+      t++;
+    } else if (g < glob.length && glob[g] === "*") {
+      starAt = g++;
+      resumeAt = t;
+    } else if (starAt !== -1) {
+      g = starAt + 1;
+      t = ++resumeAt;
+    } else {
+      return false;
+    }
+  }
+  while (g < glob.length && glob[g] === "*") g++;
+  return g === glob.length;
+}
+
+/**
+ * Whether `glob` matches the joined command line starting at the start of some argument
+ * (or, erring towards a match, after any space). Since a `*` after the glob's literal head
+ * can absorb any prefix, the earliest such start where the head fits is the only one to try.
+ */
+function matchesFromSomeArgument(glob: string, joined: string): boolean {
+  const star = glob.indexOf("*");
+  if (star === -1) return joined === glob || joined.endsWith(` ${glob}`);
+  const head = glob.slice(0, star);
+  const rest = glob.slice(star);
+  for (let at = 0; at <= joined.length; at = joined.indexOf(" ", at) + 1) {
+    if (joined.startsWith(head, at)) return starGlobMatches(rest, joined.slice(at + head.length));
+    if (joined.indexOf(" ", at) === -1) break;
+  }
+  return false;
+}
+
+/** The glob's literal text before its first `*`, trimmed (`push --force` for `push --force*`), or null when there is none. */
+function literalHead(glob: string): string | null {
+  const head = glob.split("*", 1)[0]!.trim();
+  return head === "" ? null : head;
+}
+
+const DEFINES_ALIAS = /alias\./i;
+
+/**
+ * The test a rule's `args` glob applies to a command's arguments. `failSafe` (rules that add
+ * a person to the loop) widens it as described above; without it the glob must match the
+ * arguments joined by single spaces, exactly.
+ */
+export function argsMatcher(glob: string, failSafe: boolean): (args: readonly string[]) => boolean {
+  if (!failSafe) return (args) => starGlobMatches(glob, args.join(" "));
+  const head = literalHead(glob);
+  return (args) => {
+    // Starting at the first argument is one of the starts tried: the exact match is included.
+    if (matchesFromSomeArgument(glob, args.join(" "))) return true;
+    return args.some((arg) => (head !== null && arg.includes(head)) || DEFINES_ALIAS.test(arg));
+  };
+}

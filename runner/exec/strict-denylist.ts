@@ -1,0 +1,149 @@
+// What --strict refuses: programs that would hand a script authority it was not given — run
+// any code, read or write any file, reach any host, or act as someone else. A denylist is
+// for convenience, not a confinement: any program left off it still runs with the user's
+// full authority. So names are matched loosely, erring towards refusal: a program is known by
+// its family, whatever version or variant suffix its name carries (`python3.11`,
+// `perl5.36.0`, `tclsh8.6`, `vim.basic`, `gcc-12`, `x86_64-linux-gnu-gcc`, `git-upload-pack`),
+// anything named like a shell is one (`rbash`, `yash`, `elvish`), and the check also judges
+// the file a name really runs (`editor` → `vim.basic`), see command-policy.ts.
+
+/** A family of denied programs and why --strict refuses them, in words for the refusal. */
+export interface DeniedGroup {
+  /** What they are, as in "it is <kind>". */
+  kind: string;
+  /** What they would let a script do. */
+  why: string;
+  /** Family names, lower case: each also stands for its versioned and suffixed names. */
+  names: readonly string[];
+}
+
+export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
+  {
+    kind: "a shell, or a program that hosts one",
+    why: "it runs any command line it is given",
+    names: [
+      "sh", "bash", "rbash", "dash", "ash", "hush", "zsh", "rzsh", "ksh", "rksh", "mksh", "pdksh", "oksh", "loksh", "csh", "tcsh",
+      "fish", "yash", "posh", "elvish", "xonsh", "nu", "nushell", "rc", "es", "scsh", "busybox", "toybox", "coreutils", "pwsh",
+      "powershell", "cmd", "script", "tmux", "screen", "dtach", "abduco",
+    ],
+  },
+  {
+    kind: "an interpreter",
+    why: "it runs any code its arguments or input give it",
+    names: [
+      "python", "pypy", "jython", "ipython", "bpython", "ptpython", "pydoc", "jupyter", "perl", "perldoc", "cpan", "ruby", "jruby",
+      "irb", "erb", "ri", "pry", "node", "nodejs", "deno", "bun", "bunx", "ts-node", "tsx", "qjs", "d8", "jsc", "rhino", "php",
+      "lua", "luajit", "tclsh", "wish", "expect", "expectk", "java", "jshell", "jrunscript", "jjs", "groovy", "scala", "kotlin",
+      "clojure", "clj", "osascript", "r", "rscript", "julia", "octave", "ghc", "ghci", "runghc", "runhaskell", "guile", "racket",
+      "sbcl", "clisp", "ecl", "gosh", "erl", "escript", "elixir", "iex", "ocaml", "utop", "swift", "dotnet", "mono",
+    ],
+  },
+  {
+    kind: "a tool with a language that reaches the system",
+    why: "its own language runs commands or opens files (awk's system(), GNU sed's e command, sqlite3's .shell, m4's syscmd, TeX's \\write18, …)",
+    names: [
+      "awk", "gawk", "mawk", "nawk", "sed", "sqlite", "mysql", "mariadb", "psql", "gdb", "lldb", "m4", "dc", "gnuplot", "gs",
+      "ghostscript", "tex", "latex", "pdflatex", "xelatex", "lualatex", "luatex", "pdftex", "xetex", "latexmk", "pandoc", "groff",
+      "troff", "nroff", "r2", "radare2",
+    ],
+  },
+  {
+    kind: "an editor or pager",
+    why: "it runs commands through its escapes (vi's :!cmd, ex -c '!cmd', less's !cmd, man -P) and reads or writes any file",
+    names: [
+      "vi", "vim", "view", "rview", "rvim", "vimdiff", "ex", "gvim", "evim", "nvim", "nano", "pico", "emacs", "emacsclient", "ed", "red",
+      "mg", "jed", "joe", "micro", "kak", "hx", "helix", "less", "more", "most", "man", "info", "editor", "pager",
+      "sensible-editor", "sensible-pager", "sensible-browser", "xdg-open", "open", "see", "run-mailcap",
+    ],
+  },
+  {
+    kind: "a command runner",
+    why: "it runs another program named in its arguments or configuration (env CMD, xargs, find -exec, git's aliases and hooks, sort --compress-program, …)",
+    names: [
+      "env", "xargs", "find", "fd", "fdfind", "parallel", "nohup", "timeout", "watch", "nice", "ionice", "stdbuf", "taskset", "chrt",
+      "numactl", "prlimit", "setsid", "setarch", "linux32", "linux64", "i386", "x86_64", "flock", "unbuffer", "faketime", "fakeroot",
+      "proot", "chroot", "unshare", "nsenter", "firejail", "bwrap", "runcon", "sg", "newgrp", "strace", "ltrace", "valgrind", "perf",
+      "time", "entr", "run-parts", "start-stop-daemon", "daemonize", "systemd-run", "systemd-nspawn", "dbus-run-session", "xvfb-run",
+      "catchsegv", "ldd", "at", "batch", "crontab", "eval", "exec", "command", "builtin", "source", "fzf", "ip", "sort", "split",
+      "sdiff", "diff3", "rg", "mail", "mailx", "mutt", "neomutt", "git", "hg", "svn",
+    ],
+  },
+  {
+    kind: "a compiler, build tool, package manager or test runner",
+    why: "it runs code from the project, its configuration or a registry (Makefiles, hooks, plugins, install scripts, gcc -wrapper), and the dynamic loader (ld.so) runs any program",
+    names: [
+      "make", "gmake", "bmake", "cmake", "ninja", "meson", "scons", "ant", "mvn", "gradle", "bazel", "just", "task", "gcc", "cc", "g++",
+      "c++", "cpp", "clang", "clang++", "tcc", "gfortran", "ld", "as", "javac", "rustc", "cargo", "go", "npx", "npm", "pnpm", "yarn",
+      "corepack", "pip", "pipx", "uv", "uvx", "poetry", "pdm", "conda", "gem", "bundle", "rake", "luarocks", "dpkg", "apt", "yum",
+      "dnf", "rpm", "apk", "pacman", "brew", "snap", "flatpak", "nix", "pytest", "tox", "nox", "jest", "vitest", "mocha", "eslint",
+      "prettier", "webpack", "vite", "rollup", "babel", "pre-commit", "docker", "podman", "kubectl", "nerdctl", "buildah", "lxc",
+    ],
+  },
+  {
+    kind: "a file tool",
+    why: "it reads or writes any file the user can, past --allowed-roots and --classified-paths",
+    names: [
+      "cat", "tac", "head", "tail", "cp", "mv", "rm", "rmdir", "dd", "tee", "ln", "chmod", "chown", "chgrp", "locate", "touch",
+      "truncate", "shred", "install", "mkfifo", "mknod", "base64", "base32", "xxd", "od", "hexdump", "strings", "tar", "zip", "unzip",
+      "gzip", "gunzip", "zcat", "bzip2", "xz", "7z", "rsync", "cpio", "patch", "bat", "batcat",
+    ],
+  },
+  {
+    kind: "a network tool",
+    why: "it reaches hosts past --network-permissions",
+    names: [
+      "curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "scp", "sftp", "ftp", "lftp", "tftp", "ping", "dig",
+      "nslookup", "host", "openssl", "aria2c", "http", "httpie", "xh", "lynx", "links", "w3m", "elinks", "nmap", "whois", "traceroute",
+    ],
+  },
+  {
+    kind: "a privilege or credential tool",
+    why: "it runs commands as someone else, or acts with the user's keys and services",
+    names: ["sudo", "su", "doas", "pkexec", "runuser", "setpriv", "capsh", "sudoedit", "gpg", "systemctl", "busctl", "gdbus", "dbus-send", "mount"],
+  },
+];
+
+/** Multi-call binaries act as the name they are run by: judging the file they are would refuse `ls` on BusyBox systems. */
+export const MULTI_CALL_PROGRAMS: ReadonlySet<string> = new Set(["busybox", "toybox", "coreutils"]);
+
+const GROUP_OF: ReadonlyMap<string, DeniedGroup> = new Map(
+  STRICT_DENIED_GROUPS.flatMap((group) => group.names.map((name) => [name, group] as const)),
+);
+
+const SHELL_LIKE: DeniedGroup = STRICT_DENIED_GROUPS[0]!;
+/** Anything named like a shell (`rbash`, `yash`, `elvish`, a shell yet to be written): a short word ending in "sh". */
+const SHELL_SHAPED = /^[a-z]{0,5}sh$/;
+
+/** Why --strict refuses a program name: the group, and the family that matched. */
+export interface StrictMatch {
+  group: DeniedGroup;
+  family: string;
+}
+
+/**
+ * The words a name is known by: the whole name, its parts between "-", "_" and ".", and each
+ * part without a version tail (`python3.11` → python; `tclsh8.6` → tclsh; `python3m` → python;
+ * `x86_64-linux-gnu-gcc-12` → gcc; `nc.openbsd` → nc).
+ */
+function wordsOf(name: string): string[] {
+  const words = new Set<string>([name]);
+  for (const part of name.split(/[-_.]/)) {
+    words.add(part);
+    words.add(part.replace(/[0-9][0-9a-z]*$/, ""));
+  }
+  words.delete("");
+  return [...words];
+}
+
+/** The denied family a program name belongs to (any letter case), or null. */
+export function strictMatch(name: string): StrictMatch | null {
+  const lower = name.toLowerCase();
+  for (const word of wordsOf(lower)) {
+    const group = GROUP_OF.get(word);
+    if (group) return { group, family: word };
+  }
+  for (const word of wordsOf(lower)) {
+    if (SHELL_SHAPED.test(word)) return { group: SHELL_LIKE, family: word };
+  }
+  return null;
+}

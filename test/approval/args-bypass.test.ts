@@ -1,0 +1,57 @@
+// An args rule that asks cannot be dodged by moving the subcommand: with
+// `{ command: "git", args: "push*", tier: "always-ask" }` and nobody to ask, `git -C . push`
+// and `git -c alias.p=push p` are refused with the approval message like a plain `git push`
+// (a security review pushed through both), while `git status` runs. Checked against a real
+// repository and remote: the remote receives nothing.
+
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { unattended, worlds } from "./fixtures.js";
+
+const world = worlds("tacit-args-bypass-");
+
+function git(cwd: string, args: string[]): string {
+  return execFileSync("git", ["-c", "user.name=tacit test", "-c", "user.email=test@tacit.invalid", ...args], { cwd, encoding: "utf8" });
+}
+
+const SCRIPT = `
+function attempt(label: string, run: () => unknown): void {
+  try {
+    println(label, "=>", JSON.stringify(run()));
+  } catch (e) {
+    println(label, "refused:", e instanceof SecurityError, (e as Error).message);
+  }
+}
+requestExecPermission(["git"], (p) => {
+  attempt("direct push", () => p.exec("git", ["push", "origin", "HEAD:refs/heads/direct"]).exitCode);
+  attempt("-C push", () => p.exec("git", ["-C", ".", "push", "origin", "HEAD:refs/heads/via-C"]).exitCode);
+  attempt("alias push", () => p.exec("git", ["-c", "alias.p=push", "p", "origin", "HEAD:refs/heads/via-alias"]).exitCode);
+  attempt("status", () => p.exec("git", ["status", "--porcelain"]).exitCode);
+});
+`;
+
+describe("an args rule on git push, no terminal", () => {
+  it("refuses git -C . push and git -c alias.p=push p with the approval message, runs git status; the remote gets nothing", async () => {
+    const w = world();
+    const remote = path.join(w.root, "remote.git");
+    git(w.root, ["init", "-q", "--bare", remote]);
+    git(w.work, ["init", "-q"]);
+    git(w.work, ["commit", "-q", "--allow-empty", "-m", "start"]);
+    git(w.work, ["remote", "add", "origin", remote]);
+    const config = w.config([{ action: "exec", command: "git", args: "push*", tier: "always-ask" }], {
+      libraryConfig: { commandPermissions: ["git"] },
+    });
+    const run = await unattended(w, ["run", "--config", config, w.script(SCRIPT)]);
+    expect(run.code, run.all).toBe(0);
+    for (const label of ["direct push", "-C push", "alias push"]) {
+      const line = run.stdout.split("\n").find((l) => l.startsWith(`${label} `));
+      expect(line, `${label}: ${run.all}`).toMatch(/refused: true exec git .*: refused: the policy requires a person's approval \(always-ask\), and no one could be asked/);
+      expect(line, label).toContain("--yes");
+    }
+    expect(run.stdout).toContain("status => 0");
+    expect(run.prompts).toBe(0);
+    // Nothing reached the remote.
+    expect(git(remote, ["for-each-ref"]).trim()).toBe("");
+  });
+});
