@@ -11,7 +11,13 @@ import { hostOf } from "../net/host-policy.js";
 import type { RuleAction } from "./policy.js";
 
 export type RequestSubject =
-  | { kind: "path"; /** As named, and as it really leads (symlinks resolved); computed only when a rule needs them. */ paths: () => string[] }
+  | {
+      kind: "path";
+      /** As named, and as it really leads (symlinks resolved); computed only when a rule needs them. */
+      paths: () => string[];
+      /** The action reads what lies below the path too (a search, a listing): a rule on anything there applies. */
+      tree: boolean;
+    }
   | { kind: "command"; command: string; args: readonly string[] }
   | { kind: "url"; method: string; url: URL }
   | { kind: "none" };
@@ -57,10 +63,11 @@ function internal(pattern: string): ActionRequest {
   return { category: "internal", pattern, subject: { kind: "none" } };
 }
 
-export function pathSubject(absolute: string): RequestSubject {
+export function pathSubject(absolute: string, tree = false): RequestSubject {
   let paths: string[] | undefined;
   return {
     kind: "path",
+    tree,
     paths: () => {
       if (paths) return paths;
       const real = resolveRealOrSelf(absolute);
@@ -136,7 +143,8 @@ export function describeAction(action: Action, scopes: ScopeLookup): ActionReque
       // Not a live scope: the executor refuses it; nothing to match.
       if (root === null) return { category, pattern: `${category} (no scope)`, subject: { kind: "none" } };
       const absolute = path.resolve(root, action.path);
-      return { category, pattern: `${category} ${absolute}`, subject: pathSubject(absolute) };
+      const tree = action.kind === "FsGrepRecursive" || action.kind === "FsFind" || action.kind === "FsList";
+      return { category, pattern: `${category} ${absolute}`, subject: pathSubject(absolute, tree) };
     }
   }
 }

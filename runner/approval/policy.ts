@@ -7,6 +7,7 @@
 
 import path from "node:path";
 import picomatch from "picomatch";
+import { isWithin } from "../fs/containment.js";
 import { z } from "zod";
 import type { Tier } from "../audit/events.js";
 import { type HostPattern, isHostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
@@ -82,7 +83,10 @@ interface CompiledRule {
 }
 
 function compile(rule: PolicyRule, cwd: string): CompiledRule {
-  const pathTest = rule.path === undefined ? null : picomatch(path.isAbsolute(rule.path) ? rule.path : path.join(cwd, rule.path), { dot: true });
+  const pathGlob = rule.path === undefined ? null : path.isAbsolute(rule.path) ? rule.path : path.join(cwd, rule.path);
+  const pathTest = pathGlob === null ? null : picomatch(pathGlob, { dot: true });
+  // Where the glob's matches can lie: its text before the first glob character.
+  const pathBase = pathGlob === null ? null : picomatch.scan(pathGlob).base || "/";
   const commandTest = rule.command === undefined ? null : starGlob(rule.command.toLowerCase());
   // A rule that raises the tier must not be dodged by reordering a command line: its args
   // pattern fails safe. (Every rule raises it today; one that lowered it would match exactly.)
@@ -95,9 +99,16 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
       if (request.category !== rule.action) return false;
       const subject = request.subject;
       switch (subject.kind) {
-        case "path":
+        case "path": {
+          if (pathTest === null) return true;
           // Matched against the path as named and as it really leads: a symlink does not dodge a rule.
-          return pathTest === null || subject.paths().some((p) => pathTest(p));
+          const paths = subject.paths();
+          if (paths.some((p) => pathTest(p))) return true;
+          // A search or listing reads below its directory: a rule that may match anything there
+          // applies to it (a security review read private/** through grepRecursive("."); over-
+          // asking about a search that would have found nothing there is the price).
+          return subject.tree && paths.some((dir) => isWithin(pathBase!, dir) || isWithin(dir, pathBase!));
+        }
         case "command":
           return (commandTest === null || commandTest.test(subject.command.toLowerCase())) && (argsTest === null || argsTest(subject.args));
         case "url":

@@ -106,6 +106,36 @@ describe("TierPolicy", () => {
     expect(tierOf(byName, fs("FsDelete", "link/sub"), lookup)).toBe("approve-once");
   });
 
+  it("fs.read: a search or listing of a directory is asked about when a rule may match something below it", () => {
+    // A security review read private/** through grepRecursive(".") while read() was refused.
+    const lookup = scopes("/w");
+    const rules: PolicyRule[] = [{ action: "fs.read", tier: "always-ask", path: "private/**" }];
+    const action = (kind: "FsGrepRecursive" | "FsFind" | "FsList" | "FsGrep" | "FsRead", p: string): Action => {
+      switch (kind) {
+        case "FsGrepRecursive":
+          return { kind, scope: "S", path: p, pattern: "x", glob: null };
+        case "FsFind":
+          return { kind, scope: "S", path: p, glob: "*" };
+        case "FsList":
+          return { kind, scope: "S", path: p, recursive: false };
+        case "FsGrep":
+          return { kind, scope: "S", path: p, pattern: "x" };
+        case "FsRead":
+          return { kind, scope: "S", path: p, as: "text" };
+      }
+    };
+    expect(tierOf(rules, action("FsRead", "private/notes.txt"), lookup)).toBe("always-ask");
+    expect(tierOf(rules, action("FsGrepRecursive", "."), lookup)).toBe("always-ask");
+    expect(tierOf(rules, action("FsFind", "."), lookup)).toBe("always-ask");
+    expect(tierOf(rules, action("FsList", "private"), lookup)).toBe("always-ask");
+    expect(tierOf(rules, action("FsGrepRecursive", "private/deeper"), lookup)).toBe("always-ask");
+    // Nothing the rule covers lies below these.
+    expect(tierOf(rules, action("FsGrepRecursive", "public"), lookup)).toBe("allow");
+    expect(tierOf(rules, action("FsList", "."), lookup)).toBe("always-ask");
+    expect(tierOf(rules, action("FsGrep", "public/a.txt"), lookup)).toBe("allow");
+    expect(tierOf(rules, action("FsRead", "public/a.txt"), lookup)).toBe("allow");
+  });
+
   it("exec: command and argument globs (* only), command names case-insensitively", () => {
     const lookup = scopes("/w");
     const rules: PolicyRule[] = [

@@ -45,6 +45,27 @@ describe("no terminal: fail closed", () => {
     expect(w.exists("marker")).toBe(false);
   });
 
+  it("a read rule covers searches and listings that would read below it: grepRecursive(\".\") does not find what read() may not", async () => {
+    const w = world();
+    w.file("private/notes.txt", "PRIVATE_CANARY\n");
+    w.file("public.txt", "nothing\n");
+    const config = w.config([{ action: "fs.read", tier: "always-ask", path: "private/**" }]);
+    const script = w.script(
+      `requestFileSystem(".", (fs) => {\n` +
+        `  for (const [label, f] of [["read", () => fs.access("private/notes.txt").read()], ["grepRecursive", () => fs.grepRecursive(".", "PRIVATE_CANARY")], ["find", () => fs.find(".", "*.txt")], ["public", () => fs.access("public.txt").read()]] as const) {\n` +
+        `    try { println(label, "ok", JSON.stringify(f())); } catch (e) { println(label, "refused", (e as Error).name); }\n` +
+        `  }\n` +
+        `});\n`,
+    );
+    const run = await unattended(w, ["run", "--config", config, script]);
+    expect(run.code, run.all).toBe(0);
+    expect(run.stdout).not.toContain("PRIVATE_CANARY");
+    expect(run.stdout).toContain("read refused SecurityError");
+    expect(run.stdout).toContain("grepRecursive refused SecurityError");
+    expect(run.stdout).toContain("find refused SecurityError");
+    expect(run.stdout).toContain('public ok "nothing\\n"');
+  });
+
   it("net: refused before anything is sent (the server received no request)", async () => {
     const w = world();
     const server = await startServer();
