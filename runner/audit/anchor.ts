@@ -19,7 +19,7 @@
 // system that does not order a rename after the data it names, leave it empty; an unreadable
 // record stops the writer, with what to do.
 
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { onFirstUse } from "../on-first-use.js";
@@ -27,6 +27,7 @@ import { randomToken } from "../random-token.js";
 import { tacitHome } from "../tacit-home.js";
 import { sha256Hex } from "./digest.js";
 import { describeIssues, parseLine } from "./line.js";
+import { readOwnFile } from "./own-file.js";
 
 const ANCHOR_FORMAT = "tacit-audit-anchor-v1";
 const ANCHORS_DIR_NAME = "audit-anchors";
@@ -148,31 +149,19 @@ export class AnchorStore {
 
 /** null when the file does not exist; AnchorError for anything else wrong with it. */
 function readRecord(file: string): AnchorRecord | null {
-  let fd: number;
-  try {
-    fd = openSync(file, "r");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new AnchorError(`cannot read the audit anchor ${file}: ${(error as Error).message}`);
-  }
-  let text: string;
-  try {
-    // The descriptor's own stat: the file checked is the file read.
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new AnchorError(`the audit anchor ${file} is not a regular file`);
-    if (process.platform !== "win32" && (stat.mode & 0o022) !== 0) {
-      throw new AnchorError(
-        `the audit anchor ${file} can be written by other users (mode ${(stat.mode & 0o777).toString(8)}), so it cannot ` +
-          `vouch for the log's length`,
-      );
+  const text = readOwnFile(file, 0o022, (problem) => {
+    switch (problem.kind) {
+      case "unreadable":
+        return new AnchorError(`cannot read the audit anchor ${file}: ${problem.message}`);
+      case "not-a-file":
+        return new AnchorError(`the audit anchor ${file} is not a regular file`);
+      case "mode":
+        return new AnchorError(`the audit anchor ${file} can be written by other users (mode ${problem.mode.toString(8)}), so it cannot vouch for the log's length`);
+      case "owner":
+        return new AnchorError(`the audit anchor ${file} belongs to another user; set TACIT_HOME to a directory of your own`);
     }
-    if (typeof process.getuid === "function" && stat.uid !== process.getuid()) {
-      throw new AnchorError(`the audit anchor ${file} belongs to another user; set TACIT_HOME to a directory of your own`);
-    }
-    text = readFileSync(fd, "utf8");
-  } finally {
-    closeSync(fd);
-  }
+  });
+  if (text === null) return null;
   let json: unknown;
   try {
     json = JSON.parse(text);

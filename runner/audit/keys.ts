@@ -4,12 +4,13 @@
 // others can read or write is refused, not used.
 
 import { randomBytes } from "node:crypto";
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { ensureTacitHome, tacitHome } from "../tacit-home.js";
 import { fromHex, publicKeyOf, toHex } from "./ed25519.js";
 import { createExclusive } from "./exclusive-file.js";
+import { readOwnFile } from "./own-file.js";
 
 export interface SigningKey {
   privateKey: Uint8Array;
@@ -61,32 +62,23 @@ export function readPublicKey(file: string = defaultKeyFile(false)): { publicKey
 
 /** null when the file does not exist; throws AuditKeyError for anything else wrong with it. */
 function readKeyFile(file: string): SigningKey | null {
-  let fd: number;
-  try {
-    fd = openSync(file, "r");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new AuditKeyError(`cannot read the audit key file ${file}: ${(error as Error).message}`);
-  }
-  let text: string;
-  try {
-    // The descriptor's own stat: the file checked is the file read.
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new AuditKeyError(`the audit key file ${file} is not a regular file`);
-    if (process.platform !== "win32" && (stat.mode & 0o077) !== 0) {
-      throw new AuditKeyError(
-        `the audit key file ${file} is accessible to other users (mode ${(stat.mode & 0o777).toString(8)}): ` +
-          `anyone who can read it can sign forged audit logs. Run \`chmod 600 ${file}\` if you trust that nobody copied ` +
-          `or replaced it, or delete it to have a new key made (logs signed with the old one then verify only with --public-key <old key>).`,
-      );
+  const text = readOwnFile(file, 0o077, (problem) => {
+    switch (problem.kind) {
+      case "unreadable":
+        return new AuditKeyError(`cannot read the audit key file ${file}: ${problem.message}`);
+      case "not-a-file":
+        return new AuditKeyError(`the audit key file ${file} is not a regular file`);
+      case "mode":
+        return new AuditKeyError(
+          `the audit key file ${file} is accessible to other users (mode ${problem.mode.toString(8)}): ` +
+            `anyone who can read it can sign forged audit logs. Run \`chmod 600 ${file}\` if you trust that nobody copied ` +
+            `or replaced it, or delete it to have a new key made (logs signed with the old one then verify only with --public-key <old key>).`,
+        );
+      case "owner":
+        return new AuditKeyError(`the audit key file ${file} belongs to another user; set TACIT_HOME to a directory of your own`);
     }
-    if (typeof process.getuid === "function" && stat.uid !== process.getuid()) {
-      throw new AuditKeyError(`the audit key file ${file} belongs to another user; set TACIT_HOME to a directory of your own`);
-    }
-    text = readFileSync(fd, "utf8");
-  } finally {
-    closeSync(fd);
-  }
+  });
+  if (text === null) return null;
   let parsed: z.infer<typeof keyFileSchema>;
   try {
     parsed = keyFileSchema.parse(JSON.parse(text));
