@@ -201,7 +201,20 @@ export class FileSystemExecutor {
       if (!mayBeClassified && this.policy.classified.matches(actual)) {
         throw new PolicyDenial(`${requested}: the path changed while it was being opened and now leads to a classified file; nothing was read.`);
       }
+      this.denyOwnAfterOpen(actual, requested, "read");
     };
+  }
+
+  /**
+   * tacit's own files, checked where a descriptor really leads: a name swapped for a link
+   * between the check and the open could otherwise lead into them (a security review read the
+   * secure output and wrote into tacit's home that way).
+   */
+  private denyOwnAfterOpen(actual: string, requested: string, what: "read" | "changed" | "written"): void {
+    const own = protectedPathOf(this.policy.protectedPaths, actual, actual);
+    if (own) {
+      throw new PolicyDenial(`${requested}: the path changed while it was being opened and now leads to ${own.what}; nothing was ${what}.`);
+    }
   }
 
   /** Opens a resolved file for reading, checked again after opening; runs `use` with it. */
@@ -323,6 +336,7 @@ export class FileSystemExecutor {
       if (!isWithin(actualDir, target.scope.realRoot)) {
         throw new PolicyDenial(`${requested}: the path changed while it was being used and now leads outside this file system scope; nothing was changed.`);
       }
+      this.denyOwnAfterOpen(actualDir, requested, "changed");
     };
   }
 
@@ -336,6 +350,7 @@ export class FileSystemExecutor {
       if ((classified && !this.policy.classifiedWrite) || (mustBeClassified && !classified)) {
         throw new PolicyDenial(`${requested}: the path changed while it was being opened and now leads somewhere this write may not go; nothing was written.`);
       }
+      this.denyOwnAfterOpen(actual, requested, "written");
     };
   }
 

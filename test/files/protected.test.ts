@@ -219,3 +219,63 @@ requestFileSystem(".", (fs) => {
     }
   }, 30_000);
 });
+
+describe("tacit's files behind a name that flips to a link", () => {
+  // A security review raced a directory against a link to the sink's directory (and to
+  // TACIT_HOME): the check before opening saw the directory, the open followed the link. What
+  // a descriptor really leads to is checked against tacit's files after opening too.
+  const ROUNDS = 400;
+  it("never reads the secure output or writes into tacit's home while d flips between a directory and a link to them", async () => {
+    const { dir: root, cleanup } = realTempDir("tacit-protected-race-");
+    const { spawn } = await import("node:child_process");
+    let swapper: import("node:child_process").ChildProcess | null = null;
+    try {
+      const canary = makeCanary();
+      mkdirSync(path.join(root, "out"));
+      writeFileSync(path.join(root, "out", "sink.log"), `earlier plaintext ${canary}\n`);
+      mkdirSync(path.join(root, "home"), { mode: 0o700 });
+      mkdirSync(path.join(root, "dreal"));
+      writeFileSync(path.join(root, "dreal", "sink.log"), "ordinary\n");
+      symlinkSync("out", path.join(root, "spare-sink"));
+      symlinkSync("home", path.join(root, "spare-home"));
+      swapper = spawn(
+        process.execPath,
+        [
+          "-e",
+          `const fs = require("fs");
+for (;;) {
+  for (const spare of ["spare-sink", "spare-home"]) {
+    try { fs.renameSync("d", "hold"); fs.renameSync(spare, "d"); } catch {}
+    try { fs.renameSync("d", spare); fs.renameSync("hold", "d"); } catch {}
+  }
+}`,
+        ],
+        { cwd: root, stdio: "ignore" },
+      );
+      const { renameSync } = await import("node:fs");
+      renameSync(path.join(root, "dreal"), path.join(root, "d"));
+      const script = `
+const counts = { read: 0, wrote: 0, refused: 0, failed: 0 };
+requestFileSystem(".", (fs) => {
+  for (let i = 0; i < ${ROUNDS}; i++) {
+    try { println(fs.access("d/sink.log").read().trim()); counts.read++; } catch (e) { if (e instanceof SecurityError) counts.refused++; else counts.failed++; }
+    try { fs.access("d/planted.json").write("PLANTED"); counts.wrote++; } catch (e) { if (e instanceof SecurityError) counts.refused++; else counts.failed++; }
+  }
+});
+println(JSON.stringify(counts));
+`;
+      const r = await runScript(script, ["--secure-output", "out/sink.log"], { cwd: root, env: { TACIT_HOME: path.join(root, "home") } });
+      swapper.kill("SIGKILL");
+      expect.soft(r.stdout, "the secure output was read").not.toContain(canary);
+      expect.soft(existsSync(path.join(root, "home", "planted.json")), "a file was written into tacit's home").toBe(false);
+      expect(r.code, r.stderr).toBe(0);
+      const counts = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { read: number; refused: number };
+      // The swap really raced the script.
+      expect(counts.read).toBeGreaterThan(0);
+      expect(counts.refused).toBeGreaterThan(0);
+    } finally {
+      swapper?.kill("SIGKILL");
+      cleanup();
+    }
+  }, 60_000);
+});
