@@ -481,7 +481,15 @@ export class FileSystemExecutor {
       throw failure(requested, error);
     }
     // Globs become regular expressions: matched in the worker, like grep patterns.
-    const reply = await this.grep.run({ op: "find", pattern: "", dir: target.named, realDir: target.real, realRoot: target.scope.realRoot, glob });
+    const reply = await this.grep.run({
+      op: "find",
+      pattern: "",
+      dir: target.named,
+      realDir: target.real,
+      realRoot: target.scope.realRoot,
+      glob,
+      hostSecrets: this.policy.hostSecrets,
+    });
     if (reply.ok && "paths" in reply) return reply.paths;
     throw new EffectFailure(`${requested}: ${reply.ok ? "unexpected reply" : (ERRNO_TEXT[reply.message] ?? reply.message)}`);
   }

@@ -124,22 +124,28 @@ export function grepFile(named: string, real: string, verify: (actual: string) =
 }
 
 /** A glob without "/" matches file names; with "/" it matches the path below `dir`. */
-export function globMatcher(glob: string, dir: string): (named: string) => boolean {
+export function globMatcher(glob: string, dir: string, mask: LineMask = null): (named: string) => boolean {
   // No extglobs or braces: plain *, **, ? and […] are all a path filter needs.
   const test = picomatch(glob, { dot: true, basename: !glob.includes("/"), noextglob: true, nobrace: true });
-  return (named) => test(glob.includes("/") ? named.slice(dir.length + 1) : named);
+  // Tried on the name as the script may see it: a glob on a host secret in a file name would
+  // spell it out one character at a time, however the reply masks the name.
+  return (named) => {
+    const tried = glob.includes("/") ? named.slice(dir.length + 1) : named;
+    return test(mask === null ? tried : mask(tried));
+  };
 }
 
 export interface FindRequest {
   dir: string;
   realDir: string;
   realRoot: string;
+  hostSecrets: readonly string[];
   glob: string;
 }
 
 /** Entries under `dir` whose name (or path below dir, for a glob with "/") matches. */
 export function findEntries(request: FindRequest): string[] {
-  const wanted = globMatcher(request.glob, request.dir);
+  const wanted = globMatcher(request.glob, request.dir, maskOf(request.hostSecrets));
   const found: string[] = [];
   for (const entry of walkTree(request.dir, request.realDir, request.realRoot)) if (wanted(entry.named)) found.push(entry.named);
   return found;
@@ -404,7 +410,7 @@ export function grepRecursive(request: GrepRecursiveRequest, regex: RegExp, shar
     walkDirectory(request.dir, request.realDir, {
       realRoot: request.realRoot,
       classified,
-      wanted: request.glob ? globMatcher(request.glob, request.dir) : () => true,
+      wanted: request.glob ? globMatcher(request.glob, request.dir, maskOf(request.hostSecrets)) : () => true,
       batches,
     });
     batches.end();

@@ -146,6 +146,8 @@ describe("the LLM key in an ordinary file", () => {
     try {
       const apiKey = `sk-${makeCanary()}`;
       writeFileSync(path.join(root, "deploy.sh"), `export OPENAI_API_KEY=${apiKey}\necho done\n`);
+      mkdirSync(path.join(root, "cache"));
+      writeFileSync(path.join(root, "cache", `tok_${apiKey}.json`), "x\n");
       const script = `${ATTEMPT_PRELUDE}
 requestFileSystem(".", (fs) => {
   attempt("read", () => fs.access("deploy.sh").read());
@@ -154,6 +156,9 @@ requestFileSystem(".", (fs) => {
   attempt("grepRecursive first characters", () => fs.grepRecursive(".", ${JSON.stringify(apiKey.slice(0, 6))}).length);
   attempt("grep other line", () => fs.grep("deploy.sh", "echo").length);
   attempt("grep masked line", () => fs.grep("deploy.sh", "OPENAI_API_KEY=")[0]?.line);
+  attempt("find glob on a name", () => fs.find("cache", "tok_" + ${JSON.stringify(apiKey.slice(0, 6))} + "*").length);
+  attempt("grepRecursive glob on a name", () => fs.grepRecursive("cache", "x", "tok_" + ${JSON.stringify(apiKey.slice(0, 6))} + "*").length);
+  attempt("find all", () => fs.find("cache", "*"));
 });
 `;
       const r = await runScript(script, ["--llm-base-url", "http://127.0.0.1:9/v1", "--llm-api-key", apiKey, "--llm-model", "m"], { cwd: root });
@@ -166,6 +171,10 @@ requestFileSystem(".", (fs) => {
       }
       expect(attemptOf(found, "grep other line")).toEqual({ status: "ok", value: 1 });
       expect(attemptOf(found, "grep masked line")).toEqual({ status: "ok", value: "export OPENAI_API_KEY=[redacted]" });
+      // Globs are tried on names as the script sees them (a review spelt a key out of a file name).
+      expect(attemptOf(found, "find glob on a name")).toEqual({ status: "ok", value: 0 });
+      expect(attemptOf(found, "grepRecursive glob on a name")).toEqual({ status: "ok", value: 0 });
+      expect(attemptOf(found, "find all")).toEqual({ status: "ok", value: [path.join(root, "cache", "tok_[redacted].json")] });
     } finally {
       cleanup();
     }
