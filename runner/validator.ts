@@ -4,6 +4,7 @@
 // each with a rule id, position and a hint — and is not what keeps the host safe: the
 // sandbox process holds no authority whatever this check lets through.
 
+import { nestingRefusal } from "./nesting.js";
 import { analyze } from "@typescript-eslint/scope-manager";
 import { parseSync } from "./parser.js";
 import { analyzePureFunctions, type PureFunctionSite } from "./pure-functions.js";
@@ -21,7 +22,8 @@ export type RuleId =
   | "function-constructor"
   | "triple-slash-directive"
   | "ambient-declaration"
-  | "impure-map";
+  | "impure-map"
+  | "too-deep";
 
 export interface Diagnostic {
   rule: RuleId;
@@ -114,7 +116,27 @@ function isHarmlessConstructorUse(member: AstNode, parent: AstNode | null): bool
   return false;
 }
 
+const HINT_TOO_DEEP = "Split the expression into named parts (const a = …; const b = f(a);), or put large data in a file and read it.";
+
 export function validate(code: string, fileName = "script.ts"): ValidationResult {
+  try {
+    return validateUnguarded(code, fileName);
+  } catch (error) {
+    // The checks walk the tree recursively: one a few thousand deep (a chain of 3,000 "+")
+    // exhausts the stack. That is the script's shape, not a fault of tacit's.
+    if (!(error instanceof RangeError)) throw error;
+    const diagnostic: Diagnostic = {
+      rule: "too-deep",
+      line: 1,
+      column: 1,
+      message: "the script nests too deeply for tacit's checks (an expression some thousands of levels deep)",
+      hint: HINT_TOO_DEEP,
+    };
+    return { ok: false, diagnostics: [diagnostic], tacitImports: [], pureFunctions: [] };
+  }
+}
+
+function validateUnguarded(code: string, fileName: string): ValidationResult {
   const starts = lineStarts(code);
   const diagnostics: Diagnostic[] = [];
   const tacitImports: TacitImport[] = [];
@@ -123,6 +145,11 @@ export function validate(code: string, fileName = "script.ts"): ValidationResult
     diagnostics.push({ rule, line, column, message, hint });
   };
 
+  const tooDeep = nestingRefusal(code);
+  if (tooDeep !== null) {
+    report("too-deep", tooDeep.offset, tooDeep.message, HINT_TOO_DEEP);
+    return { ok: false, diagnostics, tacitImports, pureFunctions: [] };
+  }
   const parsed = parseSync(fileName, code, { lang: "ts", sourceType: "module", astType: "ts", range: true });
   if (parsed.errors.length > 0) {
     for (const error of parsed.errors) {

@@ -182,6 +182,22 @@ describe("tacit serve and a session that fills its classified store", () => {
     expect(transport.pid).not.toBeNull();
   }, 120_000);
 
+  it("a script nested thousands deep is refused; the server and the session stay", async () => {
+    // A security review crashed the server (SIGSEGV in the native parser) with 20 KB of brackets.
+    const session = await create();
+    expect(await run(session, "const kept = 41;")).toMatchObject({ exitCode: 0 });
+    const deep = `const x = ${"(".repeat(10_000)}1${")".repeat(10_000)};`;
+    const chain = `const y = 1${"+1".repeat(3_000)};`;
+    for (const code of [deep, chain]) {
+      const refused = await run(session, code);
+      expect(refused.exitCode).toBe(3); // rejected before running
+      expect(refused.error).toContain("[too-deep]");
+      const oneShot = await client.callTool({ name: "execute_typescript", arguments: { code } });
+      expect((oneShot.structuredContent as unknown as Result).error).toContain("[too-deep]");
+    }
+    expect(await run(session, "kept + 1")).toMatchObject({ stdout: "42\n", exitCode: 0 });
+  }, 120_000);
+
   it("a snippet killed while its classified work was queued frees the session's evaluator at once", async () => {
     const session = await create();
     // About 48 s of jobs, and a request that waits for their value.

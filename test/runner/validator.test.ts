@@ -379,3 +379,30 @@ await main();
     expectAccepted(code);
   });
 });
+
+describe("nesting, before parsing (the native parser crashes the process on very deep input)", () => {
+  it("refuses brackets or template expressions over the limit, and long operator chains", async () => {
+    const { nestingRefusal, MAX_NESTING, MAX_OPERATORS } = await import("../../runner/nesting.js");
+    expect(nestingRefusal(`const x = ${"(".repeat(MAX_NESTING)}1${")".repeat(MAX_NESTING)};`)).toBeNull();
+    expect(nestingRefusal(`const x = ${"(".repeat(MAX_NESTING + 1)}1${")".repeat(MAX_NESTING + 1)};`)?.message).toMatch(/nest more than 1000 deep/);
+    expect(nestingRefusal(`const x = ${"`${".repeat(MAX_NESTING + 1)}1${"}`".repeat(MAX_NESTING + 1)};`)?.message).toMatch(/nest more than/);
+    expect(nestingRefusal(`const x = 1${"+1".repeat(MAX_OPERATORS)};`)?.message).toMatch(/more than 40000 operators/);
+  });
+
+  it("does not count brackets in strings, comments or template text", async () => {
+    const { nestingRefusal } = await import("../../runner/nesting.js");
+    const many = "(".repeat(5000);
+    expect(nestingRefusal(`const a = "${many}"; const b = '${many}'; // ${many}\n/* ${many} */ const c = \`${many} \${1} ${many}\`;`)).toBeNull();
+    expect(nestingRefusal("const s = `a ${`b ${`c`}`}`; const t = { a: [1, (2)] };")).toBeNull();
+  });
+
+  it("becomes a too-deep diagnostic, as does a tree too deep for the checks", async () => {
+    const { validate } = await import("../../runner/validator.js");
+    const deep = validate(`const x = ${"(".repeat(2000)}1${")".repeat(2000)};`);
+    expect(deep.ok).toBe(false);
+    expect(deep.diagnostics[0]?.rule).toBe("too-deep");
+    const chain = validate(`const y = 1${"+1".repeat(30_000)};`);
+    expect(chain.ok).toBe(false);
+    expect(chain.diagnostics[0]).toMatchObject({ rule: "too-deep", message: expect.stringContaining("too deeply for tacit's checks") });
+  });
+});
