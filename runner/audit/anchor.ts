@@ -88,6 +88,15 @@ export function realLogPath(file: string): string {
   }
 }
 
+/**
+ * The names a log's records are kept under: the name tacit was given (made absolute) and where
+ * it really is. Both: a name swapped for a link to a cut copy leaves the real path without a
+ * record, but not the name (a second security review had a writer continue a cut log so).
+ */
+export function logNames(file: string): string[] {
+  return [...new Set([path.resolve(file), realLogPath(file)])];
+}
+
 export class AnchorStore {
   constructor(readonly dir: string) {}
 
@@ -197,14 +206,22 @@ export type AnchorInput =
  */
 export function anchorForVerify(file: string, text: string, givenKey: string | null, dir: string = defaultAnchorsDir()): AnchorInput {
   const store = new AnchorStore(dir);
-  const log = realLogPath(file);
+  const names = logNames(file);
+  let log = names.at(-1)!;
   const sameFirstLine = () => {
     const firstChain = firstLineChain(text);
     return firstChain === null ? [] : store.findByFirstChain(firstChain, log);
   };
-  let record: AnchorRecord | null;
+  let record: AnchorRecord | null = null;
   try {
-    record = store.read(log);
+    // The name given first: it is what a swapped link cannot take its record away from.
+    for (const name of names) {
+      record = store.read(name);
+      if (record !== null) {
+        log = name;
+        break;
+      }
+    }
   } catch (error) {
     return { record: null, why: `this machine's record for it is unusable (${(error as Error).message})`, sameFirstLine: [] };
   }

@@ -14,9 +14,9 @@
 // right after a head is otherwise a shorter log that verifies. On reopening, the writer finds
 // that head where the record says it ended, or refuses to continue the log.
 
-import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
-import { AnchorError, anchorRecord, type AnchorRecord, AnchorStore, anchorsDirFor, realLogPath } from "./anchor.js";
+import { AnchorError, anchorRecord, type AnchorRecord, AnchorStore, anchorsDirFor, logNames } from "./anchor.js";
 import { canonicalJson } from "./digest.js";
 import { signBytes } from "./ed25519.js";
 import type { AuditEvent } from "./events.js";
@@ -55,8 +55,8 @@ const MAX_LINE_BYTES = 16 * 1024 * 1024;
 /** Where the writer records its signed heads (anchor.ts), and what it needs to. */
 interface Anchoring {
   store: AnchorStore;
-  /** The log's real path: what the record is keyed by. */
-  log: string;
+  /** The names its records are kept under (anchor.ts logNames). */
+  logs: string[];
   /** The chain of the log's first line; null until a new log's first line is written. */
   firstChain: string | null;
 }
@@ -140,9 +140,9 @@ export class AuditLog {
       };
       if (!existsSync(resolved)) {
         // A log this machine signed, gone: starting a new one under its name would hide that.
-        const before = realLogPath(resolved);
-        const record = readAnchor(before);
-        if (record !== null) {
+        const before = logNames(resolved).find((name) => readAnchor(name) !== null);
+        const record = before === undefined ? null : readAnchor(before);
+        if (record !== null && before !== undefined) {
           throw new AuditLogError(
             `${signedAt(record, resolved, store.fileFor(before))}, but there is no such file any more: it was deleted or moved ` +
               `away. tacit will not start a new log in its place, since that would hide what happened to the old one. If you ` +
@@ -177,13 +177,19 @@ export class AuditLog {
           );
         }
       }
-      const real = realpathSync(resolved);
-      const record = readAnchor(real);
-      if (record !== null) checkAnchor(fd, stat.size, tail, record, resolved, store.fileFor(real));
+      // Every record of it, under the name given and where it really is, must be held by the file.
+      const names = logNames(resolved);
+      let record: AnchorRecord | null = null;
+      for (const name of names) {
+        const found = readAnchor(name);
+        if (found === null) continue;
+        checkAnchor(fd, stat.size, tail, found, resolved, store.fileFor(name));
+        record ??= found;
+      }
       // A log with lines but no record (written before tacit anchored logs, or moved here):
       // its identity is read from its first line once, and its next head is recorded.
       const firstChain = record?.firstChain ?? (tail === null ? null : readFirstLine(fd, stat.size, resolved).chain);
-      const anchoring: Anchoring = { store, log: real, firstChain };
+      const anchoring: Anchoring = { store, logs: names, firstChain };
       const log = new AuditLog(resolved, fd, tail, key, lock, anchoring, signEveryEvents, signIntervalMs);
       if (tail !== null && tail.event.type !== "head") log.write({ type: "resumed-after-unsigned-tail", lastSeq: tail.seq });
       return log;
@@ -264,13 +270,14 @@ export class AuditLog {
    * the record is never ahead of what the log has on disk: a crash cannot make the log look cut.
    */
   private recordHead(fd: number, time: string): void {
-    const { store, log, firstChain } = this.anchoring;
+    const { store, logs, firstChain } = this.anchoring;
+    let log = logs[0]!;
     try {
       // A head follows at least one line, so the first line's chain is known by now.
       if (firstChain === null) throw new Error("the log's first line is not known");
       // The file's own size (the head is its last line, as the lock keeps other writers out).
       const offset = fstatSync(fd).size;
-      store.write(anchorRecord({ log, firstChain, seq: this.seq, chain: this.chain, offset, time, publicKey: this.key.publicKeyHex }));
+      for (log of logs) store.write(anchorRecord({ log, firstChain, seq: this.seq, chain: this.chain, offset, time, publicKey: this.key.publicKeyHex }));
     } catch (error) {
       // Fail closed, as for a write to the log: a log whose heads are not recorded could be cut unseen.
       throw this.fail(`cannot record the signed head of the audit log ${this.path} in ${store.fileFor(log)}: ${(error as Error).message}`);

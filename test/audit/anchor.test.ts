@@ -3,7 +3,7 @@
 // caught by `tacit audit verify` and refused by the next writer. Through the real CLI, with
 // logs written by real `tacit run`s.
 
-import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AnchorStore, anchorsDirFor, realLogPath } from "../../runner/audit/anchor.js";
@@ -103,6 +103,24 @@ describe("the anchor of an audit log", () => {
     expect(next.stderr).toContain("keep the file as it is");
     expect(next.stderr).toContain("give tacit a new audit log file");
     expect(readFileSync(log, "utf8")).toBe(cut); // nothing appended to the cut file
+  });
+
+  it("a log whose name is swapped for a link to a cut copy: verify reports the cut, and the next writer refuses it", async () => {
+    // A second security review: the record was kept under the real path only, so pointing the
+    // log's name at a cut copy left no record to compare, and a writer continued the copy.
+    const lines = readLines(log);
+    const first = headsOf(lines)[0]!;
+    const copy = path.join(path.dirname(log), ".cut-copy");
+    writeLines(copy, lines.slice(0, first));
+    rmSync(log);
+    symlinkSync(path.basename(copy), log);
+    const { result, report } = await verifyJson(log, ctx.env);
+    expect(result.code).toBe(1);
+    expect(report.anchor.status).toBe("truncated");
+    const next = await run();
+    expect(next.code).toBe(2);
+    expect(next.stderr).toMatch(/it was truncated after tacit wrote it/);
+    expect(readLines(copy)).toHaveLength(first);
   });
 
   it("a log cut and continued by a forger: verify reports the recorded head's line as rewritten, and the writer refuses", async () => {
