@@ -5,8 +5,10 @@
 // for those rules the glob also matches
 //   - starting at any argument (`-C . push origin` matches `push*`), and
 //   - when any single argument contains the glob's literal head (`alias.p=push` for `push*`), and
-//   - when any argument defines an alias (`alias.…`, any case): what the command will then
-//     do can no longer be read from its arguments.
+//   - when any argument defines an alias (`alias.…`, any case) or sets configuration on the
+//     command line (`-c`, `--config-env`: git's include.path and help.autocorrect reach a
+//     push with no alias and no "push" in sight, as a second review showed): what the command
+//     will then do can no longer be read from its arguments.
 // This cannot see what a command reads from elsewhere (aliases in .git/config, a hook), so a
 // rule on the whole command is the safe choice for commands with global options and aliases.
 //
@@ -62,6 +64,9 @@ function literalHead(glob: string): string | null {
 }
 
 const DEFINES_ALIAS = /alias\./i;
+/** An argument that sets configuration for the command: `-c`, `-ckey=value`, `--config-env…`. */
+// Case matters: git -C names a directory.
+const SETS_CONFIG = /^(?:-c|--config-env|--config)(?:$|=|[a-z.])/;
 
 /**
  * The test a rule's `args` glob applies to a command's arguments. `failSafe` (rules that add
@@ -74,6 +79,6 @@ export function argsMatcher(glob: string, failSafe: boolean): (args: readonly st
   return (args) => {
     // Starting at the first argument is one of the starts tried: the exact match is included.
     if (matchesFromSomeArgument(glob, args.join(" "))) return true;
-    return args.some((arg) => (head !== null && arg.includes(head)) || DEFINES_ALIAS.test(arg));
+    return args.some((arg) => (head !== null && arg.includes(head)) || DEFINES_ALIAS.test(arg) || SETS_CONFIG.test(arg));
   };
 }

@@ -66,6 +66,11 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       "time", "entr", "run-parts", "start-stop-daemon", "daemonize", "systemd-run", "systemd-nspawn", "dbus-run-session", "xvfb-run",
       "catchsegv", "ldd", "at", "batch", "crontab", "eval", "exec", "command", "builtin", "source", "fzf", "ip", "sort", "split",
       "sdiff", "diff3", "rg", "mail", "mailx", "mutt", "neomutt", "git", "hg", "svn",
+      // Found running other programs by a second review: logsave, choom and uclampset run a
+      // command; msgexec and msgfilter run one per message; scalar is git; systemd-run & co.
+      "logsave", "choom", "uclampset", "msgexec", "msgfilter", "scalar", "systemd-run", "systemd-socket-activate",
+      "systemd-inhibit", "systemd-cat", "pg_virtualenv", "sotruss", "memusage", "heaptrack", "gprofng", "gp-collect-app",
+      "scriptlive", "scriptreplay", "vimtutor", "jexec", "pygmentize",
     ],
   },
   {
@@ -77,6 +82,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       "corepack", "pip", "pipx", "uv", "uvx", "poetry", "pdm", "conda", "gem", "bundle", "rake", "luarocks", "dpkg", "apt", "yum",
       "dnf", "rpm", "apk", "pacman", "brew", "snap", "flatpak", "nix", "pytest", "tox", "nox", "jest", "vitest", "mocha", "eslint",
       "prettier", "webpack", "vite", "rollup", "babel", "pre-commit", "docker", "podman", "kubectl", "nerdctl", "buildah", "lxc",
+      // A second review: ctest/cpack run CMake scripts, prove runs Perl tests, pdb and jdb are
+      // debuggers, lli/opt/bugpoint run LLVM code, nvcc a compiler, gcore/gdbtui are gdb.
+      "ctest", "cpack", "prove", "pdb", "jdb", "lli", "opt", "bugpoint", "nvcc", "gcore", "gdbtui", "mvndebug",
     ],
   },
   {
@@ -99,7 +107,7 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
   {
     kind: "a privilege or credential tool",
     why: "it runs commands as someone else, or acts with the user's keys and services",
-    names: ["sudo", "su", "doas", "pkexec", "runuser", "setpriv", "capsh", "sudoedit", "gpg", "systemctl", "busctl", "gdbus", "dbus-send", "mount"],
+    names: ["sudo", "su", "doas", "pkexec", "runuser", "setpriv", "capsh", "sudoedit", "gpg", "systemctl", "busctl", "gdbus", "dbus-send", "mount", "umount"],
   },
 ];
 

@@ -64,19 +64,25 @@ const MIN_REDACTED_WORD_LENGTH = 8;
 
 /**
  * The forms an echo commonly gives back of a value that was sent: as sent, trimmed (servers
- * trim header values), lower-cased (a host name), JSON-escaped, URL-encoded, base64. And the
+ * trim header values), lower- or upper-cased, JSON-escaped (Go's way too), HTML-escaped,
+ * URL-encoded, base64. And the
  * same for each long word of it: a server that parses "Bearer <token>" or "a=<token>" echoes
  * the token alone. A value reshaped character by character is beyond any redaction (see the
  * README): no echoing host where secrets are sent.
  */
 function echoedForms(secret: string): string[] {
-  const words = secret.split(/[\s=;,:"'&]+/).filter((word) => word.length >= MIN_REDACTED_WORD_LENGTH && word !== secret);
+  const words = secret.split(/[\s=;,:"']+/).filter((word) => word.length >= MIN_REDACTED_WORD_LENGTH && word !== secret);
   return [secret, secret.trim(), ...words].flatMap((value) => {
     const base64 = Buffer.from(value, "utf8").toString("base64");
+    const json = JSON.stringify(value).slice(1, -1);
     return [
       value,
       value.toLowerCase(),
-      JSON.stringify(value).slice(1, -1),
+      value.toUpperCase(),
+      json,
+      // Go's encoding/json, and HTML pages (a second review got echoes back in both).
+      json.replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026"),
+      value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;"),
       encodeURIComponent(value),
       base64,
       base64.replace(/=+$/, ""),

@@ -168,6 +168,11 @@ describe("TierPolicy", () => {
     // and so does any argument that defines an alias at all (what it runs is not in the arguments).
     expect(tierOf(rules, exec("git", ["-c", "alias.p=push", "p", "origin", "HEAD"]), lookup)).toBe("always-ask");
     expect(tierOf(rules, exec("git", ["-c", "ALIAS.x=!sh -c 'git pu''sh'", "x"]), lookup)).toBe("always-ask");
+    // Configuration on the command line can reach a push without naming it (include.path,
+    // help.autocorrect): any -c makes the rule ask.
+    expect(tierOf(rules, exec("git", ["-c", "include.path=/tmp/inc.cfg", "shipit", "origin"]), lookup)).toBe("always-ask");
+    expect(tierOf(rules, exec("git", ["-c", "help.autocorrect=immediate", "pusj", "origin"]), lookup)).toBe("always-ask");
+    expect(tierOf(rules, exec("git", ["--config-env=core.x=ENV", "shipit"]), lookup)).toBe("always-ask");
     // What no argument names is still not asked about.
     expect(tierOf(rules, exec("git", ["status"]), lookup)).toBe("allow");
     expect(tierOf(rules, exec("git", ["-C", ".", "status"]), lookup)).toBe("allow");

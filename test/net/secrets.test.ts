@@ -403,3 +403,18 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expectNotSeen(world, result);
   });
 });
+
+describe("redact (unit): the forms a server gives a value back in", () => {
+  it("covers upper case, Go-style and HTML escaping of the value and of its long words", async () => {
+    const { redact } = await import("../../runner/net/executor.js");
+    const secret = "pw<Secr3t>Wxyz&Q-longenough";
+    const header = `Bearer ${secret}`;
+    for (const echo of [
+      secret.toUpperCase(),
+      JSON.stringify(secret).slice(1, -1).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026"),
+      secret.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"),
+    ]) {
+      expect(redact(`you sent: ${echo}.`, [header]), echo).toBe("you sent: [redacted].");
+    }
+  });
+});
