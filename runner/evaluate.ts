@@ -3,6 +3,7 @@
 // sandbox boots while the checks run, so the checks cost little wall time; it is killed
 // unused if they fail.
 
+import { askedReadGlobs } from "./approval/policy.js";
 import { type Action, type HostFrame, PROTOCOL_VERSION } from "../library/protocol.js";
 import type { RunnerConfig } from "./config.js";
 import { EXIT_CODES, type Outcome } from "./exit-codes.js";
@@ -357,6 +358,7 @@ function createEvaluationContext(
         classifiedWrite: config.library.classifiedWrite,
         protectedPaths,
         hostSecrets: hostSecrets.texts,
+        searchSkips: askedReadGlobs(config.policy, cwd),
       },
       capabilities,
       grep,

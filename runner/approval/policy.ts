@@ -120,6 +120,18 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
   };
 }
 
+/**
+ * The absolute globs of the read rules that put a person in the loop: a recursive search skips
+ * what they cover when a link leads it there from elsewhere (its own directory is decided by
+ * the gate; a link inside an ordinary directory is not, and a second review read a covered
+ * file through one).
+ */
+export function askedReadGlobs(config: PolicyConfig | null, cwd: string): string[] {
+  return (config?.rules ?? [])
+    .filter((rule) => rule.action === "fs.read" && rule.path !== undefined && TIER_RANK[rule.tier] > TIER_RANK.allow)
+    .map((rule) => (path.isAbsolute(rule.path!) ? rule.path! : path.join(cwd, rule.path!)));
+}
+
 export class TierPolicy {
   private readonly rules: CompiledRule[];
 

@@ -34,6 +34,8 @@ export interface FileSystemPolicy {
    * is tried on it, so whether a pattern matches cannot spell one out character by character.
    */
   hostSecrets: readonly string[];
+  /** Absolute globs a recursive search does not follow a link into (see askedReadGlobs). */
+  searchSkips: readonly string[];
 }
 
 interface Resolved {
@@ -521,6 +523,7 @@ export class FileSystemExecutor {
       glob,
       classifiedPatterns: this.searchExclusions(),
       hostSecrets: this.policy.hostSecrets,
+      linkSkips: this.policy.searchSkips,
     });
   }
 

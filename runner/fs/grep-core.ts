@@ -159,6 +159,8 @@ export interface GrepRecursiveRequest {
   glob: string | null;
   classifiedPatterns: readonly string[];
   hostSecrets: readonly string[];
+  /** Absolute globs a link is not followed into (files read rules put a person in front of). */
+  linkSkips: readonly string[];
 }
 
 /** How to search one file: shared by the walking thread and the search helper. */
@@ -261,6 +263,7 @@ export interface BatchSearcher {
 interface WalkContext {
   realRoot: string;
   classified: ClassifiedPaths;
+  linkSkips: ClassifiedPaths;
   wanted: (named: string) => boolean;
   batches: TaskBatches;
 }
@@ -393,7 +396,7 @@ function linkedEntry(named: string, linkPath: string, context: WalkContext): voi
   } catch {
     return;
   }
-  if (!isWithin(real, context.realRoot) || context.classified.isClassified(named, real) || !context.wanted(named)) return;
+  if (!isWithin(real, context.realRoot) || context.classified.isClassified(named, real) || context.linkSkips.matches(real) || !context.wanted(named)) return;
   context.batches.add({ kind: "linked", named, real });
 }
 
@@ -410,6 +413,7 @@ export function grepRecursive(request: GrepRecursiveRequest, regex: RegExp, shar
     walkDirectory(request.dir, request.realDir, {
       realRoot: request.realRoot,
       classified,
+      linkSkips: new ClassifiedPaths(request.linkSkips),
       wanted: request.glob ? globMatcher(request.glob, request.dir, maskOf(request.hostSecrets)) : () => true,
       batches,
     });

@@ -66,6 +66,26 @@ describe("no terminal: fail closed", () => {
     expect(run.stdout).toContain('public ok "nothing\\n"');
   });
 
+  it("a search does not follow a link from an ordinary directory to a file a read rule covers", async () => {
+    // A second security review read private/secret.txt through public/lnk with grepRecursive("public").
+    const w = world();
+    w.file("private/secret.txt", "PRIV_CANARY\n");
+    w.file("public/own.txt", "PRIV_CANARY is named here\n");
+    symlinkSync("../private/secret.txt", w.at("public/lnk"));
+    const config = w.config([{ action: "fs.read", tier: "always-ask", path: "private/**" }]);
+    const script = w.script(
+      `requestFileSystem(".", (fs) => {\n` +
+        `  println(JSON.stringify(fs.grepRecursive("public", "PRIV_CANARY").map((m) => m.file)));\n` +
+        `  try { fs.access("public/lnk").read(); println("read"); } catch (e) { println("refused", (e as Error).name); }\n` +
+        `});\n`,
+    );
+    const run = await unattended(w, ["run", "--config", config, script]);
+    expect(run.code, run.all).toBe(0);
+    expect(run.stdout).toContain(JSON.stringify([w.at("public/own.txt")]));
+    expect(run.stdout).toContain("refused SecurityError");
+    expect(run.stdout).not.toContain("lnk\"");
+  });
+
   it("net: refused before anything is sent (the server received no request)", async () => {
     const w = world();
     const server = await startServer();

@@ -145,7 +145,7 @@ describe("a search by the walking thread alone (unit: one core, no helper)", () 
   it("finds what a plain walk finds, in walk order, across batches", async () => {
     const { grepRecursive } = await import("../../runner/fs/grep-core.js");
     const { DEFAULT_CLASSIFIED_PATHS } = await import("../../runner/fs/classified-paths.js");
-    const request = { dir: root, realDir: root, realRoot: root, pattern: NEEDLE, glob: null, classifiedPatterns: DEFAULT_CLASSIFIED_PATHS, hostSecrets: [] };
+    const request = { dir: root, realDir: root, realRoot: root, pattern: NEEDLE, glob: null, classifiedPatterns: DEFAULT_CLASSIFIED_PATHS, hostSecrets: [], linkSkips: [] };
     const found = grepRecursive(request, new RegExp(NEEDLE));
     const expected = expectedMatches(root, new RegExp(NEEDLE), classifiedOrOut);
     expect(expected.length).toBeGreaterThan(900);
@@ -174,7 +174,7 @@ describe("a search that fails part-way (unit)", () => {
         },
       };
     };
-    const request = { dir: root, realDir: root, realRoot: root, pattern: NEEDLE, glob: null, classifiedPatterns: [".env", ".ssh"], hostSecrets: [] };
+    const request = { dir: root, realDir: root, realRoot: root, pattern: NEEDLE, glob: null, classifiedPatterns: [".env", ".ssh"], hostSecrets: [], linkSkips: [] };
     expect(() => grepRecursive(request, new RegExp(NEEDLE), failing)).toThrow("the helper failed");
     expect(batches).toBe(2);
     expect(openDescriptors()).toBe(before);
