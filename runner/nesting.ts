@@ -1,71 +1,51 @@
-// How deeply a script nests, measured before anything parses it. oxc's native parser (run in
-// the host's own process) crashes the whole process on a script nested some thousands deep
+// Whether a script is safe to give the native parser. oxc, run in the host's own process,
+// crashes the whole process (a segmentation fault) on a script nested some thousands deep
 // (`(((…)))` 10,000 deep, or a chain of some 50,000 binary operators): a security review took
-// `tacit serve` down with 20 KB of brackets. A scan of the text refuses such a script first.
-// It over-counts (a bracket in a regular expression counts too), which only refuses sooner.
+// `tacit serve` down, every session with it, with 20 KB of brackets.
+//
+// A scan of the raw text counts every opening bracket and operator character, in strings and
+// comments too: no lexing, so nothing a script writes can make it count less than is there, and
+// a tree cannot be deeper than the brackets or operators it has. Below the bounds the script is
+// safe as it stands. Above them (large or bracket-heavy scripts), it is parsed once in a child
+// process first: if that one crashes, the script is refused, and the host never parses it.
 
-/** Brackets ( [ { and template `${` open at once, at most. */
-export const MAX_NESTING = 1000;
-/** Operator characters in the whole script, at most: long chains build deep trees too. */
-export const MAX_OPERATORS = 40_000;
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { packageRoot } from "./paths.js";
 
-const OPERATOR = new Set(["+", "-", "*", "/", "%", "<", ">", "&", "|", "^", "!", "~", "?", "="]);
+/** Opening brackets ( [ { in the whole text, at most, for a script to skip the probe. */
+export const SAFE_OPENERS = 2000;
+/** Operator characters in the whole text, at most, for a script to skip the probe. */
+export const SAFE_OPERATORS = 20_000;
 
-/** Why the script is too deep to parse safely (with where), or null. */
-export function nestingRefusal(code: string): { offset: number; message: string } | null {
-  let depth = 0;
+const PROBE_PATH = path.join(packageRoot, "dist", "bundle", "parse-probe.cjs");
+const PROBE_TIMEOUT_MS = 30_000;
+
+const OPERATORS = "+-*/%<>&|^!~?=";
+
+/** The raw counts: an upper bound on how deep the script's tree can be. */
+export function roughCounts(code: string): { openers: number; operators: number } {
+  let openers = 0;
   let operators = 0;
-  // What each open bracket is: "(" "[" "{", or "`" for a template's ${…}.
-  const open: string[] = [];
   for (let i = 0; i < code.length; i++) {
-    const c = code[i]!;
-    if (c === "/" && code[i + 1] === "/") {
-      const end = code.indexOf("\n", i);
-      i = end === -1 ? code.length : end;
-      continue;
-    }
-    if (c === "/" && code[i + 1] === "*") {
-      const end = code.indexOf("*/", i + 2);
-      i = end === -1 ? code.length : end + 1;
-      continue;
-    }
-    if (c === "'" || c === '"') {
-      for (i++; i < code.length && code[i] !== c && code[i] !== "\n"; i++) if (code[i] === "\\") i++;
-      continue;
-    }
-    if (c === "`" || (c === "}" && open.at(-1) === "`")) {
-      if (c === "}") {
-        open.pop();
-        depth--;
-      }
-      // Template text up to its end or its next ${.
-      for (i++; i < code.length && code[i] !== "`"; i++) {
-        if (code[i] === "\\") i++;
-        else if (code[i] === "$" && code[i + 1] === "{") {
-          open.push("`");
-          depth++;
-          i++;
-          break;
-        }
-      }
-      if (depth > MAX_NESTING) return refusal(i, `brackets and template expressions nest more than ${MAX_NESTING} deep`);
-      continue;
-    }
-    if (c === "(" || c === "[" || c === "{") {
-      open.push(c);
-      if (++depth > MAX_NESTING) return refusal(i, `brackets and template expressions nest more than ${MAX_NESTING} deep`);
-    } else if (c === ")" || c === "]" || c === "}") {
-      if (open.length > 0) {
-        open.pop();
-        depth--;
-      }
-    } else if (OPERATOR.has(c) && ++operators > MAX_OPERATORS) {
-      return refusal(i, `the script holds more than ${MAX_OPERATORS} operators`);
-    }
+    const c = code.charCodeAt(i);
+    if (c === 40 || c === 91 || c === 123) openers++; // ( [ {
+    else if (OPERATORS.includes(code[i]!)) operators++;
   }
-  return null;
+  return { openers, operators };
 }
 
-function refusal(offset: number, why: string): { offset: number; message: string } {
-  return { offset, message: `${why}, more than tacit's parser takes safely` };
+/** True when the counts cannot reach a depth the parser fails on. */
+export function safeToParse(code: string): boolean {
+  const { openers, operators } = roughCounts(code);
+  return openers <= SAFE_OPENERS && operators <= SAFE_OPERATORS;
+}
+
+/** Why the script cannot be parsed safely, or null: it was probed in a child process if it had to be. */
+export function nestingRefusal(code: string): string | null {
+  if (safeToParse(code)) return null;
+  const probe = spawnSync(process.execPath, [PROBE_PATH], { input: code, timeout: PROBE_TIMEOUT_MS, stdio: ["pipe", "ignore", "ignore"] });
+  if (probe.status === 0) return null;
+  const how = probe.signal ? `crashed (${probe.signal})` : probe.error ? `failed (${probe.error.message})` : `failed (exit ${probe.status})`;
+  return `the script nests too deeply for tacit's parser: parsing it in a separate process ${how}`;
 }

@@ -147,7 +147,7 @@ function validateUnguarded(code: string, fileName: string): ValidationResult {
 
   const tooDeep = nestingRefusal(code);
   if (tooDeep !== null) {
-    report("too-deep", tooDeep.offset, tooDeep.message, HINT_TOO_DEEP);
+    report("too-deep", 0, tooDeep, HINT_TOO_DEEP);
     return { ok: false, diagnostics, tacitImports, pureFunctions: [] };
   }
   const parsed = parseSync(fileName, code, { lang: "ts", sourceType: "module", astType: "ts", range: true });
