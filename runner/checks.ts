@@ -16,8 +16,18 @@ export interface CheckResult {
 /** How the code is type-checked: a tsc process by default; a long-lived server passes its own. */
 export type TypeChecker = (code: string) => TypeCheckResult | Promise<TypeCheckResult>;
 
-export async function checkScript(code: string, displayName: string, typeCheckEnabled: boolean, checker: TypeChecker = typeCheck): Promise<CheckResult> {
-  const validation = validate(code, displayName);
+/**
+ * `fresh`: the part of `code` not checked before (a session's new snippet; the earlier ones
+ * passed already): only its nesting is measured, so a long session is not probed again and again.
+ */
+export async function checkScript(
+  code: string,
+  displayName: string,
+  typeCheckEnabled: boolean,
+  checker: TypeChecker = typeCheck,
+  fresh: string = code,
+): Promise<CheckResult> {
+  const validation = validate(code, displayName, fresh);
   if (!validation.ok) {
     return { ok: false, errors: validation.diagnostics.map((d) => formatDiagnostic(displayName, d)), tacitImports: [], pureFunctions: [] };
   }

@@ -226,7 +226,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
       const early = options.precheck;
       check = await (early && early.typeChecked === config.typeCheck
         ? early.result
-        : checkScript(options.code, options.displayName, config.typeCheck, options.typeChecker));
+        : checkScript(options.code, options.displayName, config.typeCheck, options.typeChecker, options.session?.snippet ?? options.code));
     } catch (error) {
       await unused("the checks failed");
       throw error;

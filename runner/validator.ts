@@ -118,9 +118,14 @@ function isHarmlessConstructorUse(member: AstNode, parent: AstNode | null): bool
 
 const HINT_TOO_DEEP = "Split the expression into named parts (const a = …; const b = f(a);), or put large data in a file and read it.";
 
-export function validate(code: string, fileName = "script.ts"): ValidationResult {
+/**
+ * `fresh`: the part of `code` whose nesting has not been measured (see nesting.ts): a session's
+ * new snippet. Earlier snippets each passed on their own, and snippets are siblings at the top
+ * level, so the program nests no deeper than the deepest of them.
+ */
+export function validate(code: string, fileName = "script.ts", fresh: string = code): ValidationResult {
   try {
-    return validateUnguarded(code, fileName);
+    return validateUnguarded(code, fileName, fresh);
   } catch (error) {
     // The checks walk the tree recursively: one a few thousand deep (a chain of 3,000 "+")
     // exhausts the stack. That is the script's shape, not a fault of tacit's.
@@ -136,7 +141,7 @@ export function validate(code: string, fileName = "script.ts"): ValidationResult
   }
 }
 
-function validateUnguarded(code: string, fileName: string): ValidationResult {
+function validateUnguarded(code: string, fileName: string, fresh: string): ValidationResult {
   const starts = lineStarts(code);
   const diagnostics: Diagnostic[] = [];
   const tacitImports: TacitImport[] = [];
@@ -145,7 +150,7 @@ function validateUnguarded(code: string, fileName: string): ValidationResult {
     diagnostics.push({ rule, line, column, message, hint });
   };
 
-  const tooDeep = nestingRefusal(code);
+  const tooDeep = nestingRefusal(fresh);
   if (tooDeep !== null) {
     report("too-deep", 0, tooDeep, HINT_TOO_DEEP);
     return { ok: false, diagnostics, tacitImports, pureFunctions: [] };

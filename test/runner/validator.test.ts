@@ -382,10 +382,12 @@ await main();
 
 describe("nesting, before parsing (the native parser crashes the process on very deep input)", () => {
   it("counts every opening bracket and operator, in strings and comments too (no lexing a script could mislead)", async () => {
-    const { roughCounts, safeToParse, SAFE_OPENERS } = await import("../../runner/nesting.js");
+    const { roughCounts, safeToParse, SAFE_OPENERS, SAFE_OPERATORS } = await import("../../runner/nesting.js");
     expect(roughCounts('const a = "((("; // [[\nconst b = /)/; const c = 1 + 2;')).toEqual({ openers: 5, operators: 8 });
     expect(safeToParse("println(1);")).toBe(true);
     expect(safeToParse("(".repeat(SAFE_OPENERS + 1))).toBe(false);
+    // Both kinds add up on one stack: 2,000 brackets around 20,000 "!" crash the parser.
+    expect(safeToParse("(".repeat(SAFE_OPENERS / 2 + 1) + "!".repeat(SAFE_OPERATORS / 2))).toBe(false);
   });
 
   it("probes a large or bracket-heavy script in a child process: one that crashes the parser is refused, one that does not is let through", async () => {
@@ -395,6 +397,7 @@ describe("nesting, before parsing (the native parser crashes the process on very
     const disguised = `const x = ${"( /)/, ".repeat(10_000)}1${")".repeat(10_000)};`;
     expect(nestingRefusal(disguised)).toMatch(/crashed/);
     expect(nestingRefusal(`const s = "${"(".repeat(5000)}";`)).toBeNull();
+    expect(nestingRefusal(`const x = ${"(".repeat(1999)}${"!".repeat(19_990)}1${")".repeat(1999)};`)).toMatch(/crashed/);
   });
 
   it("becomes a too-deep diagnostic, as does a tree too deep for the checks", async () => {
