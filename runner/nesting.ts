@@ -4,10 +4,10 @@
 // `tacit serve` down, every session with it, with 20 KB of brackets.
 //
 // A scan of the raw text counts every opening bracket and operator character, in strings and
-// comments too: no lexing, so nothing a script writes can make it count less than is there, and
-// a tree cannot be deeper than the brackets or operators it has. Below the bounds the script is
-// safe as it stands. Above them (large or bracket-heavy scripts), it is parsed once in a child
-// process first: if that one crashes, the script is refused, and the host never parses it.
+// comments too (no lexing, so nothing a script writes can make it count less than is there),
+// and its length bounds everything else. Within the bounds the script is safe as it stands.
+// Beyond them (long or bracket-heavy scripts), it is parsed once in a child process first: if
+// that one crashes, the script is refused, and the host never parses it.
 
 import { spawnSync } from "node:child_process";
 import path from "node:path";
@@ -21,6 +21,13 @@ import { packageRoot } from "./paths.js";
  */
 export const SAFE_OPENERS = 2000;
 export const SAFE_OPERATORS = 20_000;
+/**
+ * And at most this long: nesting needs no bracket or operator (labels `a:a:…`, `void void …`,
+ * `new new …`, `typeof`, `if (a) if (a) …` crash the parser some 8,000-30,000 deep), but each
+ * level takes two characters or more, and 8 KiB of them, mixed with the brackets allowed, parsed
+ * safely here. A longer script is probed first (a child process: about 60 ms).
+ */
+export const SAFE_LENGTH = 8192;
 
 const PROBE_PATH = path.join(packageRoot, "dist", "bundle", "parse-probe.cjs");
 const PROBE_TIMEOUT_MS = 30_000;
@@ -42,7 +49,7 @@ export function roughCounts(code: string): { openers: number; operators: number 
 /** True when the counts cannot reach a depth the parser fails on. */
 export function safeToParse(code: string): boolean {
   const { openers, operators } = roughCounts(code);
-  return openers / SAFE_OPENERS + operators / SAFE_OPERATORS <= 1;
+  return code.length <= SAFE_LENGTH && openers / SAFE_OPENERS + operators / SAFE_OPERATORS <= 1;
 }
 
 /** Why the script cannot be parsed safely, or null: it was probed in a child process if it had to be. */

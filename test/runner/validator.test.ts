@@ -398,6 +398,9 @@ describe("nesting, before parsing (the native parser crashes the process on very
     expect(nestingRefusal(disguised)).toMatch(/crashed/);
     expect(nestingRefusal(`const s = "${"(".repeat(5000)}";`)).toBeNull();
     expect(nestingRefusal(`const x = ${"(".repeat(1999)}${"!".repeat(19_990)}1${")".repeat(1999)};`)).toMatch(/crashed/);
+    // Nesting with neither brackets nor operators: the length bound sends it to the probe.
+    expect(nestingRefusal(`${"a:".repeat(30_000)}b;`)).toMatch(/crashed/);
+    expect(nestingRefusal(`const x = ${"void ".repeat(30_000)}1;`)).toMatch(/crashed/);
   });
 
   it("becomes a too-deep diagnostic, as does a tree too deep for the checks", async () => {
