@@ -28,16 +28,19 @@ export class HostSecrets {
     return this.secrets.length === 0;
   }
 
-  /** The secrets themselves, for the search threads: lines are searched with them masked. */
+  /** The secrets themselves, for the search threads, which make a HostSecrets of their own. */
   get texts(): readonly string[] {
     return this.secrets;
   }
 
   /** An encoded frame with every secret (as it appears inside a JSON string) masked. */
   scrubLine(line: string): string {
-    let out = line;
-    for (const secret of this.inJson) if (out.includes(secret)) out = out.split(secret).join(MASK);
-    return out;
+    return masked(line, this.inJson);
+  }
+
+  /** Plain text (a line or a name a search tries a pattern on) with every secret masked. */
+  scrubText(text: string): string {
+    return masked(text, this.secrets);
   }
 
   /** How many bytes around a piece of a file are needed to see a secret that crosses its edges. */
@@ -86,4 +89,10 @@ export class HostSecrets {
     }
     return changed ? out.toString("base64") : base64;
   }
+}
+
+function masked(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(MASK);
+  return out;
 }

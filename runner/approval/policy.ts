@@ -82,8 +82,13 @@ interface CompiledRule {
   matches(request: ActionRequest): boolean;
 }
 
+/** A rule's path glob made absolute: relative globs start at the working directory. */
+function absoluteGlob(glob: string, cwd: string): string {
+  return path.isAbsolute(glob) ? glob : path.join(cwd, glob);
+}
+
 function compile(rule: PolicyRule, cwd: string): CompiledRule {
-  const pathGlob = rule.path === undefined ? null : path.isAbsolute(rule.path) ? rule.path : path.join(cwd, rule.path);
+  const pathGlob = rule.path === undefined ? null : absoluteGlob(rule.path, cwd);
   const pathTest = pathGlob === null ? null : picomatch(pathGlob, { dot: true });
   // Where the glob's matches can lie: its text before the first glob character.
   const pathBase = pathGlob === null ? null : picomatch.scan(pathGlob).base || "/";
@@ -129,7 +134,7 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
 export function askedReadGlobs(config: PolicyConfig | null, cwd: string): string[] {
   return (config?.rules ?? [])
     .filter((rule) => rule.action === "fs.read" && rule.path !== undefined && TIER_RANK[rule.tier] > TIER_RANK.allow)
-    .map((rule) => (path.isAbsolute(rule.path!) ? rule.path! : path.join(cwd, rule.path!)));
+    .map((rule) => absoluteGlob(rule.path!, cwd));
 }
 
 export class TierPolicy {

@@ -315,15 +315,7 @@ export class FileSystemExecutor {
     }
     this.denyClassifiedWrite(target, requested, "writeClassified");
     const fd = this.openForWriting(target, requested, false, true);
-    return (content) => {
-      try {
-        if (content !== null) writeAll(fd, content);
-      } catch (error) {
-        throw failure(requested, error);
-      } finally {
-        closeSync(fd);
-      }
-    };
+    return (content) => writeAndClose(fd, content, requested);
   }
 
   write(token: string, requested: string, content: string, append: boolean): void {
@@ -357,14 +349,7 @@ export class FileSystemExecutor {
   }
 
   private writeResolved(target: Resolved & { scope: FileSystemScope }, requested: string, content: string, append: boolean): void {
-    const fd = this.openForWriting(target, requested, append, false);
-    try {
-      writeAll(fd, content);
-    } catch (error) {
-      throw failure(requested, error);
-    } finally {
-      closeSync(fd);
-    }
+    writeAndClose(this.openForWriting(target, requested, append, false), content, requested);
   }
 
   /**
@@ -561,7 +546,14 @@ function readWhole(fd: number, size: number, requested: string, encoding: "utf8"
   return (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)).toString(encoding);
 }
 
-function writeAll(fd: number, content: string): void {
-  const bytes = Buffer.from(content, "utf8");
-  for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
+/** Writes `content` (null: nothing) to a descriptor from openForWriting, and closes it. */
+function writeAndClose(fd: number, content: string | null, requested: string): void {
+  try {
+    const bytes = Buffer.from(content ?? "", "utf8");
+    for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
+  } catch (error) {
+    throw failure(requested, error);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -9,6 +9,7 @@ import { openedPath, openForReading } from "./checked-open.js";
 import { ClassifiedPaths } from "./classified-paths.js";
 import { isWithin, resolveReal } from "./containment.js";
 import { walkTree } from "./walk.js";
+import { HostSecrets } from "../host-secrets.js";
 
 import type { GrepMatch } from "../../library/protocol.js";
 
@@ -97,16 +98,10 @@ export function searchableCheck(realRoot: string, classified: ClassifiedPaths): 
 /** Replaces every host secret in a line with the mask; null when there are none. */
 export type LineMask = ((line: string) => string) | null;
 
-const HOST_SECRET_MASK = "[redacted]";
-
 /** The mask for the host's secrets (texts as the host holds them), or null when there are none. */
 export function maskOf(hostSecrets: readonly string[]): LineMask {
-  if (hostSecrets.length === 0) return null;
-  return (line) => {
-    let out = line;
-    for (const secret of hostSecrets) if (out.includes(secret)) out = out.split(secret).join(HOST_SECRET_MASK);
-    return out;
-  };
+  const secrets = new HostSecrets(hostSecrets);
+  return secrets.empty ? null : (text) => secrets.scrubText(text);
 }
 
 function grepLines(named: string, regex: RegExp, collector: MatchCollector, mask: LineMask): (line: string, lineNumber: number) => void {
