@@ -140,9 +140,11 @@ export class AuditLog {
       };
       if (!existsSync(resolved)) {
         // A log this machine signed, gone: starting a new one under its name would hide that.
-        const before = logNames(resolved).find((name) => readAnchor(name) !== null);
-        const record = before === undefined ? null : readAnchor(before);
-        if (record !== null && before !== undefined) {
+        const found = logNames(resolved)
+          .map((name) => ({ name, record: readAnchor(name) }))
+          .find(({ record }) => record !== null);
+        if (found?.record) {
+          const { name: before, record } = found;
           throw new AuditLogError(
             `${signedAt(record, resolved, store.fileFor(before))}, but there is no such file any more: it was deleted or moved ` +
               `away. tacit will not start a new log in its place, since that would hide what happened to the old one. If you ` +
