@@ -89,7 +89,9 @@ function actionSchema(kind: ActionKind): ReturnType<(typeof ACTION_SCHEMAS)[Acti
 /** A frame's outer shape; a request's action is checked against the schema of its kind. */
 const envelopeSchema = onFirstUse(() =>
   z.discriminatedUnion("type", [
-    z.object({ type: z.literal("request"), id: z.number().int().positive(), action: z.object({ kind: z.string() }).passthrough() }).strict(),
+    // The action is checked whole by the schema of its kind (below); checking it here as well
+    // copied every action once more and cost a request about a third of its parsing.
+    z.object({ type: z.literal("request"), id: z.number().int().positive(), action: z.unknown() }).strict(),
     z.object({ type: z.literal("done") }).strict(),
     z
       .object({
@@ -136,13 +138,21 @@ export function parseSandboxFrame(line: string): SandboxFrame {
   const frame = envelopeSchema().safeParse(json);
   if (!frame.success) throw malformed(frame.error);
   if (frame.data.type !== "request") return frame.data;
-  const { kind } = frame.data.action;
+  const kind = kindOf(frame.data.action);
+  if (kind === null) throw new ProtocolError(`the sandbox sent a malformed frame (an action without a kind): ${JSON.stringify(line.slice(0, 80))}`);
   if (!Object.hasOwn(ACTION_SCHEMAS, kind)) {
     throw new ProtocolError(`the sandbox sent a malformed frame (unknown action kind ${JSON.stringify(kind.slice(0, 40))}): ${JSON.stringify(line.slice(0, 80))}`);
   }
   const action = actionSchema(kind as ActionKind).safeParse(frame.data.action);
   if (!action.success) throw malformed(action.error);
   return { type: "request", id: frame.data.id, action: action.data as Action };
+}
+
+/** The `kind` an action names, to pick the schema that then checks all of it; null if it names none. */
+function kindOf(action: unknown): string | null {
+  if (typeof action !== "object" || action === null || !Object.hasOwn(action, "kind")) return null;
+  const { kind } = action as { kind: unknown };
+  return typeof kind === "string" ? kind : null;
 }
 
 /** A reply from the pure evaluator (agent code runs there: it is validated like any frame). */
