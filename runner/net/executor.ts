@@ -135,6 +135,23 @@ function redactableOrUnsendable(plaintext: string, what: string): string {
   );
 }
 
+/**
+ * Headers that decide where a message ends or what becomes of the connection. Node frames
+ * the body itself; a script's own Content-Length (shorter than its body) smuggled a second
+ * request onto the connection that took the next request's first bytes, secret header
+ * included, as its body, and an echoing host gave them back past redaction. Refused in
+ * `headers` and `secretHeaders` alike.
+ */
+const FRAMING_HEADERS = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer", "expect", "proxy-connection"]);
+
+function refuseFramingHeaders(action: HttpRequestAction): void {
+  for (const name of [...Object.keys(action.headers), ...Object.keys(action.secretHeaders)]) {
+    if (FRAMING_HEADERS.has(name.trim().toLowerCase())) {
+      throw new PolicyDenial(`the ${name} header is set by tacit, not by scripts (it decides how the request is framed); nothing was sent`);
+    }
+  }
+}
+
 /** What Node's HTTP client accepts in a header value: tab, printable ASCII and bytes 0x80-0xff. */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
@@ -240,6 +257,7 @@ export class NetworkExecutor {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(action.method)) {
       throw new EffectFailure(`"${action.method}" is not an HTTP method (a token like GET, POST or PATCH); nothing was sent`);
     }
+    refuseFramingHeaders(action);
     if (action.url.length > MAX_URL_CHARS) throw new EffectFailure(`a URL of ${action.url.length} characters is longer than tacit sends (${MAX_URL_CHARS}); nothing was sent`);
     const permissions = this.requirePolicy();
     let url: URL;

@@ -73,6 +73,9 @@ function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, si
         method: call.method,
         headers: call.headers,
         lookup: checkedLookup(host, restrictedAllowed),
+        // A connection of its own, closed after the answer: no later request (one carrying a
+        // secret) shares a connection with bytes an earlier one left for the server to read.
+        agent: false,
         signal,
         timeout: limits.timeoutMs,
       },
