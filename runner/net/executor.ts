@@ -146,8 +146,15 @@ const FRAMING_HEADERS = new Set(["content-length", "transfer-encoding", "connect
 
 function refuseFramingHeaders(action: HttpRequestAction): void {
   for (const name of [...Object.keys(action.headers), ...Object.keys(action.secretHeaders)]) {
-    if (FRAMING_HEADERS.has(name.trim().toLowerCase())) {
+    const lower = name.trim().toLowerCase();
+    if (FRAMING_HEADERS.has(lower)) {
       throw new PolicyDenial(`the ${name} header is set by tacit, not by scripts (it decides how the request is framed); nothing was sent`);
+    }
+    // Node takes the TLS server name and the certificate check from a Host header: with one,
+    // a connection to a permitted address spoke to, and verified, another site behind it (a
+    // CDN's shared front): domain fronting past --network-permissions.
+    if (lower === "host") {
+      throw new PolicyDenial(`the ${name} header is set by tacit from the URL, which is what --network-permissions judges; nothing was sent`);
     }
   }
 }

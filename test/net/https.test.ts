@@ -53,3 +53,54 @@ describe("https", () => {
     expect(requests).toBe(1);
   });
 });
+
+describe("https: the Host header", () => {
+  let frontDir: string;
+  let front: Server;
+  let frontPort = 0;
+  const servedAs: string[] = [];
+
+  beforeAll(async () => {
+    frontDir = mkdtempSync(path.join(tmpdir(), "tacit-https-front-"));
+    // A trusted certificate for a name the operator never permitted, served at a permitted
+    // address: a CDN's shared front serves many sites at one address.
+    execFileSync("openssl", [
+      "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=fronted.test",
+      "-addext", "subjectAltName=DNS:fronted.test", "-keyout", path.join(frontDir, "key.pem"), "-out", path.join(frontDir, "cert.pem"),
+    ], { stdio: "ignore" });
+    front = createServer({ key: readFileSync(path.join(frontDir, "key.pem")), cert: readFileSync(path.join(frontDir, "cert.pem")) }, (request, response) => {
+      servedAs.push(`${String((request.socket as { servername?: unknown }).servername)} ${request.headers.host}`);
+      response.end("fronted");
+    });
+    front.listen(0, "127.0.0.1");
+    await once(front, "listening");
+    frontPort = (front.address() as AddressInfo).port;
+  });
+
+  afterAll(() => {
+    front.close();
+    rmSync(frontDir, { recursive: true, force: true });
+  });
+
+  it("is refused: it would pick the TLS server name and certificate of a site --network-permissions does not name", async () => {
+    const script = path.join(frontDir, "front.ts");
+    writeFileSync(
+      script,
+      `requestNetwork(["127.0.0.1:${frontPort}"], (net) => {
+  for (const headers of [{ Host: "fronted.test" }, { HOST: "fronted.test:443" }] as Record<string, string>[]) {
+    try { println(net.httpGet("https://127.0.0.1:${frontPort}/", { headers })); } catch (e) { println("refused:", (e as Error).message); }
+  }
+  try { println(net.httpGet("http://127.0.0.1:${frontPort}/", { secretHeaders: { host: classify("fronted.test") } })); } catch (e) { println("refused:", (e as Error).message); }
+});
+`,
+    );
+    const result = await runCli(["run", "--network-permissions", `127.0.0.1:${frontPort}`, script], {
+      cwd: frontDir,
+      env: { NODE_EXTRA_CA_CERTS: path.join(frontDir, "cert.pem") },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).not.toContain("fronted\n");
+    expect(result.stdout.match(/^refused: .*Host header is set by tacit from the URL/gim)).toHaveLength(3);
+    expect(servedAs).toEqual([]);
+  });
+});
