@@ -10,15 +10,15 @@ import type { ClassifiedStore } from "../classified/store.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import type { HttpLimits } from "./http-client.js";
 import { hostOf, HostPatternError, type HostPattern, parseHostPattern, patternMatches } from "./host-policy.js";
+import { MIN_REDACTED_LENGTH, redact } from "./redaction.js";
 
 const MAX_REDIRECTS = 5;
 const MAX_URL_CHARS = 64 * 1024;
 /**
- * Shorter secrets are not redacted (replacing every "a" in a body would destroy it), so
- * they are not sent either: a host that echoes requests would show them to the script.
+ * Secret header values, all together, past which none is sent: servers refuse headers far
+ * shorter (8-16 KiB), and redaction's automaton grows with what it looks for.
  */
-const MIN_REDACTED_LENGTH = 4;
-const REDACTED = "[redacted]";
+const MAX_SECRET_HEADER_CHARS = 64 * 1024;
 
 export interface NetworkPolicy {
   /** Parsed --network-permissions; null when unset (nothing reachable). */
@@ -57,59 +57,6 @@ function parsePatterns(sources: readonly string[], what: string): HostPattern[] 
 
 export function parseNetworkPermissions(sources: readonly string[] | null): HostPattern[] | null {
   return sources === null ? null : sources.map(parseHostPattern);
-}
-
-/** Words of a secret value this long or longer are redacted on their own too. */
-const MIN_REDACTED_WORD_LENGTH = 8;
-
-/**
- * The forms an echo commonly gives back of a value that was sent: as sent, trimmed (servers
- * trim header values), lower- or upper-cased, JSON-escaped (Go's way too), HTML-escaped,
- * URL-encoded, base64. And the
- * same for each long word of it: a server that parses "Bearer <token>" or "a=<token>" echoes
- * the token alone. A value reshaped character by character is beyond any redaction (see the
- * README): no echoing host where secrets are sent.
- */
-function echoedForms(secret: string): string[] {
-  const words = secret.split(/[\s=;,:"']+/).filter((word) => word.length >= MIN_REDACTED_WORD_LENGTH && word !== secret);
-  return [secret, secret.trim(), ...words].flatMap((value) => {
-    const base64 = Buffer.from(value, "utf8").toString("base64");
-    const json = JSON.stringify(value).slice(1, -1);
-    return [
-      value,
-      value.toLowerCase(),
-      value.toUpperCase(),
-      json,
-      // Go's encoding/json, and HTML pages (a second review got echoes back in both).
-      json.replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026"),
-      value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;"),
-      encodeURIComponent(value),
-      base64,
-      base64.replace(/=+$/, ""),
-      Buffer.from(value, "utf8").toString("base64url"),
-    ];
-  });
-}
-
-/**
- * Every occurrence of a secret, replaced; and a text that ends partway into a secret (an
- * answer cut at the size limit) has that partial secret replaced too.
- */
-export function redact(text: string, secrets: readonly string[]): string {
-  let result = text;
-  // Longest first, so a longer form is not cut by a shorter one.
-  const forms = [...new Set(secrets.flatMap(echoedForms))].sort((a, b) => b.length - a.length);
-  for (const secret of forms) {
-    if (secret.length < MIN_REDACTED_LENGTH) continue;
-    result = result.split(secret).join(REDACTED);
-    for (let cut = secret.length - 1; cut >= MIN_REDACTED_LENGTH; cut--) {
-      if (result.endsWith(secret.slice(0, cut))) {
-        result = result.slice(0, result.length - cut) + REDACTED;
-        break;
-      }
-    }
-  }
-  return result;
 }
 
 /**
@@ -243,6 +190,9 @@ export class NetworkExecutor {
       }
       secretHeaders[name] = text;
       secrets.push(text);
+    }
+    if (secrets.reduce((total, text) => total + text.length, 0) > MAX_SECRET_HEADER_CHARS) {
+      throw new UnsendableSecret(`secretHeaders were not sent: together they are longer than ${MAX_SECRET_HEADER_CHARS} characters, more than servers take.`);
     }
     let body = action.body;
     if (action.classifiedBody !== null) {

@@ -4,9 +4,12 @@
 // (in the body, in a redirect, in a truncated answer). A classified answer goes to the
 // secure sink only.
 
+import { once } from "node:events";
 import { readFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
 import {
   ATTEMPT_PRELUDE,
@@ -347,6 +350,45 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(a.received.map((r) => r.url).filter((url) => url !== "/second")).toEqual([]);
   });
 
+  it("redacting an answer reads it once, however many words the secret has: the run ends within its limit", async () => {
+    const world = secretWorld();
+    // 8 MiB of text that starts a match with every word of the secret at every few characters,
+    // from a server that takes long headers (Node's default is 16 KiB).
+    const urls: string[] = [];
+    const big = http.createServer({ maxHeaderSize: 128 * 1024 }, (request, response) => {
+      urls.push(request.url ?? "");
+      response.end("w0000000".repeat(1024 * 1024));
+    });
+    big.listen(0, "127.0.0.1");
+    await once(big, "listening");
+    onTestFinished(() => void big.close());
+    const port = (big.address() as AddressInfo).port;
+    const a = { port, origin: `http://127.0.0.1:${port}` };
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+const words: string[] = [];
+for (let i = 0; i < 5000; i++) words.push("w" + String(i).padStart(9, "0"));
+const many = classify(words.join(" "));
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  attempt("big", () => net.httpGet(${lit(`${a.origin}/big`)}, { secretHeaders: { "x-words": many } }).length);
+  attempt("too-long", () => net.httpGet(${lit(`${a.origin}/long`)}, { secretHeaders: { "x-words": many, "x-more": many } }).length);
+});
+`,
+      // Before, the host's thread searched the answer once per form (50,000 of them), about a
+      // minute here, and the wall-clock limit could not fire until it was done.
+      [...permit(`127.0.0.1:${a.port}`), "--exec-timeout-ms", "30000", "--secure-output", world.sink],
+    );
+    // Stopped at the second request (below), not killed at the limit (124).
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(/^stopped: a classified value could not be sent/m);
+    // The 8 MiB answer, with the secret's words masked (the last one, cut short, too).
+    expect(attemptOf(attempts(result.stdout), "big")).toEqual({ status: "ok", value: 8 * 1024 * 1024 - 8 + "[redacted]".length });
+    // Secret headers longer than servers take are not sent: the evaluation stops there.
+    expect(urls).toEqual(["/big"]);
+    expect(readFileSync(world.sink, "utf8")).toMatch(/longer than 65536 characters/);
+  }, 120_000);
+
   it("an answer cut by the size limit does not reveal part of a secret it reflected", async () => {
     const world = secretWorld();
     const limit = 4096;
@@ -437,7 +479,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
 
 describe("redact (unit): the forms a server gives a value back in", () => {
   it("covers upper case, Go-style and HTML escaping of the value and of its long words", async () => {
-    const { redact } = await import("../../runner/net/executor.js");
+    const { redact } = await import("../../runner/net/redaction.js");
     const secret = "pw<Secr3t>Wxyz&Q-longenough";
     const header = `Bearer ${secret}`;
     for (const echo of [
@@ -447,5 +489,16 @@ describe("redact (unit): the forms a server gives a value back in", () => {
     ]) {
       expect(redact(`you sent: ${echo}.`, [header]), echo).toBe("you sent: [redacted].");
     }
+  });
+
+  it("masks overlapping forms as one, a text that ends partway into a form, and a secret longer than the text", async () => {
+    const { redact } = await import("../../runner/net/redaction.js");
+    expect(redact("a tokenAAAA-tokenBBBB z", ["tokenAAAA-tok", "A-tokenBBBB"])).toBe("a [redacted] z");
+    expect(redact("x=sk-1234567", ["sk-12345678"])).toBe("x=[redacted]");
+    expect(redact("x=sk-", ["sk-12345678"])).toBe("x=sk-"); // Under 4 characters: left.
+    const long = "k".repeat(1_000_000);
+    expect(redact(`head ${"k".repeat(20)}`, [long])).toBe("head [redacted]");
+    expect(redact("nothing secret here", ["Bearer sk-abcdefghij"])).toBe("nothing secret here");
+    expect(redact("got sk-abcdefghij and SK-ABCDEFGHIJ.", ["Bearer sk-abcdefghij"])).toBe("got [redacted] and [redacted].");
   });
 });

@@ -1,0 +1,180 @@
+// Redaction of what a request carried in secret from what the agent sees of its answer, in
+// one pass over the text whatever the number of forms. Searching for each form in turn cost
+// forms × text: a security review sent a classified value of 1,500 words as a secret header
+// and held the host's only thread 11 s on an 8 MiB answer (past the wall-clock limit, and
+// every session of tacit serve with it), and a classified body of 2 million words failed a
+// request and took the error message's redaction to 2 GB and a minute. Here the forms go into
+// one automaton (Aho-Corasick) and the text is read once.
+
+/** Shorter forms are not redacted: replacing every "a" in a body would destroy it. */
+export const MIN_REDACTED_LENGTH = 4;
+export const REDACTED = "[redacted]";
+/** Words of a secret value this long or longer are redacted on their own too. */
+const MIN_REDACTED_WORD_LENGTH = 8;
+/**
+ * Long words are looked for in this much of each secret only. Header values are capped well
+ * below it (see MAX_SECRET_HEADER_CHARS); a classified body can be far longer, and its words
+ * matter only for error messages, which never quote a body.
+ */
+const WORD_SCAN_CHARS = 64 * 1024;
+
+/**
+ * The forms an echo commonly gives back of a value that was sent: as sent, trimmed (servers
+ * trim header values), lower- or upper-cased, JSON-escaped (Go's way too), HTML-escaped,
+ * URL-encoded, base64. And the same for each long word of it: a server that parses
+ * "Bearer <token>" or "a=<token>" echoes the token alone. A value reshaped character by
+ * character is beyond any redaction (see the README): no echoing host where secrets are sent.
+ */
+function formsOf(value: string): string[] {
+  const base64 = Buffer.from(value, "utf8").toString("base64");
+  const json = JSON.stringify(value).slice(1, -1);
+  return [
+    value,
+    value.toLowerCase(),
+    value.toUpperCase(),
+    json,
+    // Go's encoding/json, and HTML pages (a second review got echoes back in both).
+    json.replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026"),
+    value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;"),
+    encodeURIComponent(value),
+    base64,
+    base64.replace(/=+$/, ""),
+    Buffer.from(value, "utf8").toString("base64url"),
+  ];
+}
+
+/**
+ * The forms of `secret` that a text of `room` characters can hold, each with whether it can
+ * be there whole. A value longer than the text can only end it partway (an answer cut at the
+ * size limit), so only the forms of its first `room + 1` characters are needed, as prefixes:
+ * a 256 MiB body costs what a text-sized one does.
+ */
+function echoedForms(secret: string, room: number): Array<{ form: string; whole: boolean }> {
+  const out: Array<{ form: string; whole: boolean }> = [];
+  const add = (value: string): void => {
+    const whole = value.length <= room;
+    for (const form of formsOf(whole ? value : value.slice(0, room + 1))) out.push({ form, whole: whole && form.length <= room });
+  };
+  add(secret);
+  add(secret.trim());
+  const scanned = secret.length > WORD_SCAN_CHARS ? secret.slice(0, WORD_SCAN_CHARS) : secret;
+  for (const word of new Set(scanned.split(/[\s=;,:"']+/))) {
+    if (word.length >= MIN_REDACTED_WORD_LENGTH && word !== secret) add(word);
+  }
+  return out;
+}
+
+/** An Aho-Corasick automaton over UTF-16 code units: the forms, found in one pass. */
+class FormMatcher {
+  /** node * 0x10000 + code unit → child node; node 0 is the root. */
+  private readonly edges = new Map<number, number>();
+  private readonly depth: number[] = [0];
+  private readonly parent: number[] = [0];
+  private readonly unit: number[] = [0];
+  /** Length of the longest whole form ending at a node (its own or by its fail links); 0: none. */
+  private readonly longest: number[] = [0];
+  private fail: Int32Array = new Int32Array(1);
+  /** The root's children by code unit (0: none): most of a text is read at the root, so this is the fast path. */
+  private readonly rootNext = new Int32Array(0x10000);
+
+  add(form: string, whole: boolean): void {
+    let node = 0;
+    for (let i = 0; i < form.length; i++) {
+      const key = node * 0x10000 + form.charCodeAt(i);
+      let child = this.edges.get(key);
+      if (child === undefined) {
+        child = this.depth.length;
+        this.edges.set(key, child);
+        this.depth.push(i + 1);
+        this.parent.push(node);
+        this.unit.push(form.charCodeAt(i));
+        this.longest.push(0);
+        if (node === 0) this.rootNext[form.charCodeAt(i)] = child;
+      }
+      node = child;
+    }
+    if (whole) this.longest[node] = form.length;
+  }
+
+  /** Fail links, breadth first (nodes by depth), and the longest whole form at each node. */
+  build(): void {
+    const count = this.depth.length;
+    this.fail = new Int32Array(count);
+    // Nodes by depth (a counting sort): a node's fail link is decided after its parent's.
+    let deepest = 0;
+    for (const d of this.depth) deepest = Math.max(deepest, d);
+    const starts = new Int32Array(deepest + 2);
+    for (const d of this.depth) starts[d + 1]!++;
+    for (let d = 1; d < starts.length; d++) starts[d]! += starts[d - 1]!;
+    const byDepth = new Int32Array(count);
+    for (let node = 0; node < count; node++) byDepth[starts[this.depth[node]!]!++] = node;
+    for (const node of byDepth) {
+      if (this.depth[node]! <= 1) continue; // The root and its children fail to the root.
+      const code = this.unit[node]!;
+      let state = this.fail[this.parent[node]!]!;
+      let next = this.edges.get(state * 0x10000 + code);
+      while (next === undefined && state !== 0) {
+        state = this.fail[state]!;
+        next = this.edges.get(state * 0x10000 + code);
+      }
+      const target = next ?? 0;
+      this.fail[node] = target;
+      if (this.longest[node] === 0) this.longest[node] = this.longest[target]!;
+    }
+  }
+
+  /**
+   * The ranges of `text` to mask: every whole form found (overlaps merged), and the text's end
+   * when it stops partway into a form (at least MIN_REDACTED_LENGTH characters of it).
+   */
+  ranges(text: string): Array<[number, number]> {
+    const ranges: Array<[number, number]> = [];
+    const cover = (start: number, end: number): void => {
+      while (ranges.length > 0 && start <= ranges[ranges.length - 1]![1]) start = Math.min(start, ranges.pop()![0]);
+      ranges.push([start, end]);
+    };
+    let state = 0;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (state === 0) {
+        state = this.rootNext[code]!;
+        continue; // A form is at least MIN_REDACTED_LENGTH long: none ends at its first unit.
+      }
+      let next = this.edges.get(state * 0x10000 + code);
+      while (next === undefined && state !== 0) {
+        state = this.fail[state]!;
+        next = this.edges.get(state * 0x10000 + code);
+      }
+      state = next ?? this.rootNext[code]!;
+      const found = this.longest[state]!;
+      if (found >= MIN_REDACTED_LENGTH) cover(i + 1 - found, i + 1);
+    }
+    if (this.depth[state]! >= MIN_REDACTED_LENGTH) cover(text.length - this.depth[state]!, text.length);
+    return ranges;
+  }
+}
+
+/**
+ * Every occurrence of a secret's forms, replaced; and a text that ends partway into one (an
+ * answer cut at the size limit) has that partial secret replaced too.
+ */
+export function redact(text: string, secrets: readonly string[]): string {
+  const matcher = new FormMatcher();
+  let any = false;
+  for (const secret of secrets) {
+    for (const { form, whole } of echoedForms(secret, text.length)) {
+      if (form.length < MIN_REDACTED_LENGTH) continue;
+      matcher.add(form, whole);
+      any = true;
+    }
+  }
+  if (!any) return text;
+  matcher.build();
+  let result = "";
+  let from = 0;
+  for (const [start, end] of matcher.ranges(text)) {
+    result += text.slice(from, start) + REDACTED;
+    from = end;
+  }
+  return result + text.slice(from);
+}
