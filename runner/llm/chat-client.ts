@@ -32,7 +32,9 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
   }
   const text = await response.text();
   if (!response.ok) {
-    throw new EffectFailure(redactKey(`chat: the model answered HTTP ${response.status}: ${text.slice(0, 500)}`, llm.apiKey));
+    // Masked before it is cut: cut first, a key the answer quotes across the cut kept its first
+    // part, and a script moved the cut with the length of its question.
+    throw new EffectFailure(`chat: the model answered HTTP ${response.status}: ${redactKey(text, llm.apiKey).slice(0, 500)}`);
   }
   let content: unknown;
   try {

@@ -33,6 +33,12 @@ beforeAll(async () => {
       const parsed = JSON.parse(body) as { model: string; messages: Array<{ content: string }> };
       const content = parsed.messages[0]!.content;
       received.push({ authorization: request.headers.authorization, model: parsed.model, content });
+      if (parsed.model === "error-echo") {
+        // A refusal that quotes the request, key included (some proxies do), after the question.
+        response.statusCode = 400;
+        response.end(`bad request: ${content} (credential ${request.headers.authorization})`);
+        return;
+      }
       response.setHeader("content-type", "application/json");
       // The answer repeats the question and the key: neither may reach the agent.
       response.end(JSON.stringify({ choices: [{ message: { role: "assistant", content: `answer to: ${content} (${request.headers.authorization})` } }] }));
@@ -156,5 +162,18 @@ describe("chat", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("could not be reached");
     expect(r.stdout + r.stderr).not.toContain(apiKey);
+  });
+
+  it("an error answer quoting the key is cut after the key is masked: no length of question leaves a piece of it", async () => {
+    const script = path.join(dir, "error-cut.ts");
+    // The answer is cut at 500 characters; the question's length moves the key across the cut.
+    writeFileSync(script, 'for (let k = 380; k < 480; k += 3) {\n  try { chat("x".repeat(k)); } catch (e) { println((e as Error).message); }\n}\n');
+    const r = await runCli(["run", "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "error-echo", script], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("chat: the model answered HTTP 400: bad request: xxx");
+    const random = apiKey.slice("sk-test-".length);
+    for (let at = 0; at + 8 <= random.length; at++) {
+      expect(r.stdout + r.stderr, `holds ${random.slice(at, at + 8)} of the key`).not.toContain(random.slice(at, at + 8));
+    }
   });
 });
