@@ -28,7 +28,15 @@ const WORD_SCAN_CHARS = 64 * 1024;
 function formsOf(value: string): string[] {
   const base64 = Buffer.from(value, "utf8").toString("base64");
   const json = JSON.stringify(value).slice(1, -1);
+  // A header value goes out one byte per character (latin-1), and an answer is read as UTF-8:
+  // a server that echoes the bytes gives "ä" back as U+FFFD, and Python's json.dumps as
+  // \u00e4. Either way the rest of a secret with one such character came back unredacted.
+  const nonAscii = /[^\x00-\x7f]/.test(value);
+  const echoedBytes = nonAscii ? [Buffer.from(value, "latin1").toString("utf8")] : [];
+  const asciiJson = nonAscii ? [json.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)] : [];
   return [
+    ...echoedBytes,
+    ...asciiJson,
     value,
     value.toLowerCase(),
     value.toUpperCase(),

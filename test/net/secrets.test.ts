@@ -7,7 +7,7 @@
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
@@ -388,6 +388,47 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(urls).toEqual(["/big"]);
     expect(readFileSync(world.sink, "utf8")).toMatch(/longer than 65536 characters/);
   }, 120_000);
+
+  it("a secret with a non-ASCII character is redacted when a server echoes its bytes or escapes it as ASCII JSON", async () => {
+    const world = secretWorld();
+    writeTree(world.root, { ".env": `pässwörd-${world.canary}\n` });
+    // Echoes the request's head byte for byte, as many debugging endpoints do.
+    const raw = net.createServer((socket) => {
+      let head = Buffer.alloc(0);
+      socket.on("error", () => {});
+      socket.on("data", (data: Buffer) => {
+        head = Buffer.concat([head, data]);
+        const end = head.indexOf("\r\n\r\n");
+        if (end === -1) return;
+        const body = head.subarray(0, end);
+        socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n`), body]));
+      });
+    });
+    raw.listen(0, "127.0.0.1");
+    await once(raw, "listening");
+    onTestFinished(() => void raw.close());
+    const rawPort = (raw.address() as AddressInfo).port;
+    // Python's json.dumps: every non-ASCII character as \uXXXX.
+    const py = await server((request, response) =>
+      response.end(JSON.stringify(request.headers).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)),
+    );
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN}
+requestNetwork([${lit(`127.0.0.1:${rawPort}`)}, ${lit(`127.0.0.1:${py.port}`)}], (net) => {
+  attempt("raw", () => net.httpGet(${lit(`http://127.0.0.1:${rawPort}/`)}, { secretHeaders: { authorization: token } }));
+  attempt("ascii-json", () => net.httpGet(${lit(`${py.origin}/`)}, { secretHeaders: { authorization: token } }));
+});
+`,
+      permit(`127.0.0.1:${rawPort}`, `127.0.0.1:${py.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    expect(attemptOf(found, "raw").value).toMatch(/^authorization: \[redacted\]$/m);
+    expect(attemptOf(found, "ascii-json").value).toContain('"authorization":"[redacted]"');
+    expectNotSeen(world, result);
+  });
 
   it("an answer cut by the size limit does not reveal part of a secret it reflected", async () => {
     const world = secretWorld();
