@@ -30,6 +30,7 @@ import { type CheckResult, checkScript, type TypeChecker } from "./checks.js";
 import type { TacitImport } from "./validator.js";
 import { ApprovalGate, type Oversight } from "./approval/gate.js";
 import { RunGrants } from "./approval/grants.js";
+import { redirectVetting } from "./approval/redirects.js";
 import { unattendedOversight } from "./approval/oversight.js";
 import { digestOf, sha256Base64 } from "./audit/digest.js";
 import { HostSecrets } from "./host-secrets.js";
@@ -243,7 +244,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   // nothing more is carried out for this evaluation, and its map/flatMap jobs stop.
   const abandon = new AbortController();
   const stop = (detail: string): void => sandbox.kill("classified", detail);
-  const { context, capabilities, pure, sink, grants } = createEvaluationContext(config, options, output, lifetime.signal, abandon.signal, grep, stop);
+  const { context, capabilities, pure, sink, grants } = createEvaluationContext(config, options, oversight, output, lifetime.signal, abandon.signal, grep, stop);
   sandbox.scrubReplies(context.hostSecrets);
   const clock = new PausableTimer(config.executionTimeoutMs, () =>
     sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms`),
@@ -327,6 +328,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
 function createEvaluationContext(
   config: RunnerConfig,
   options: EvaluateOptions,
+  oversight: Oversight,
   output: OutputBuffer,
   lifetime: AbortSignal,
   abandoned: AbortSignal,
@@ -370,6 +372,7 @@ function createEvaluationContext(
         grantedHosts: grants.hosts,
         maxResponseBytes: config.library.networkResponseLimitBytes,
         timeoutMs: config.library.networkTimeoutMs,
+        redirects: redirectVetting(oversight.policy, grants),
       },
       capabilities,
       classified,

@@ -8,7 +8,8 @@ import type { HttpRequestFields } from "../../library/protocol.js";
 import type { CapabilityTable } from "../capabilities.js";
 import type { ClassifiedStore } from "../classified/store.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
-import type { HttpLimits } from "./http-client.js";
+import type { RedirectVetting } from "../approval/redirects.js";
+import type { HttpLimits, UrlCheck } from "./http-client.js";
 import { hostOf, HostPatternError, type HostPattern, parseHostPattern, patternMatches } from "./host-policy.js";
 import { MIN_REDACTED_LENGTH, redact } from "./redaction.js";
 
@@ -27,6 +28,8 @@ export interface NetworkPolicy {
   grantedHosts: readonly HostPattern[];
   maxResponseBytes: number;
   timeoutMs: number;
+  /** Refuses a redirect the approval policy would ask a person about (approval/redirects.ts); null without rules. */
+  redirects?: RedirectVetting | null;
 }
 
 /** What the monitor hands over: the protocol's request fields. */
@@ -143,8 +146,15 @@ export class NetworkExecutor {
   }
 
   /** The check for one URL (each redirect hop too): scope ∩ policy, and whether it is named literally. */
-  private urlCheck(scopeHosts: readonly HostPattern[], permissions: readonly HostPattern[]) {
-    return (url: URL): { restrictedAllowed: boolean } => {
+  private urlCheck(scopeHosts: readonly HostPattern[], permissions: readonly HostPattern[], first?: { method: string; url: URL }): UrlCheck {
+    return (url, method, hop) => {
+      const asks = hop > 0 && first ? this.policy.redirects?.(first, { method, url }) : null;
+      if (asks) {
+        throw new PolicyDenial(
+          `${first!.url.origin} redirected the request to ${url.href}, which the approval policy puts a person in front of ` +
+            `(${asks}); a redirect is never asked about, so it was not followed. Request that URL directly`,
+        );
+      }
       if (url.protocol !== "http:" && url.protocol !== "https:") {
         throw new PolicyDenial(`${url.protocol} URLs are not supported: only http and https`);
       }
@@ -209,7 +219,7 @@ export class NetworkExecutor {
   }
 
   /** The checks before anything is unwrapped or sent (scope, policy, URL); throws the refusal. */
-  authorize(action: HttpRequestAction): { url: URL; check: (url: URL) => { restrictedAllowed: boolean } } {
+  authorize(action: HttpRequestAction): { url: URL; check: UrlCheck } {
     const scope = this.capabilities.get(action.scope, "net");
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(action.method)) {
       throw new EffectFailure(`"${action.method}" is not an HTTP method (a token like GET, POST or PATCH); nothing was sent`);
@@ -223,8 +233,8 @@ export class NetworkExecutor {
     } catch {
       throw new EffectFailure(`"${action.url}" is not an absolute URL`);
     }
-    const check = this.urlCheck(scope.hosts, permissions);
-    check(url);
+    const check = this.urlCheck(scope.hosts, permissions, { method: action.method, url });
+    check(url, action.method, 0);
     return { url, check };
   }
 

@@ -32,8 +32,11 @@ export interface HttpLimits {
   maxRedirects: number;
 }
 
-/** Decides a URL before it is requested; says whether a restricted address is acceptable. */
-export type UrlCheck = (url: URL) => { restrictedAllowed: boolean };
+/**
+ * Decides a URL before it is requested (`method` is the one it would be requested with; a hop
+ * after the first is a redirect); says whether a restricted address is acceptable.
+ */
+export type UrlCheck = (url: URL, method: string, hop: number) => { restrictedAllowed: boolean };
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
@@ -122,7 +125,7 @@ function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, si
 export async function httpExchange(first: HttpCall, check: UrlCheck, limits: HttpLimits, signal: AbortSignal): Promise<HttpOutcome> {
   let call = first;
   for (let hop = 0; ; hop++) {
-    const { restrictedAllowed } = check(call.url);
+    const { restrictedAllowed } = check(call.url, call.method, hop);
     const outcome = await once(call, restrictedAllowed, limits, signal);
     if (!REDIRECTS.has(outcome.status) || outcome.location === null) return outcome;
     if (hop >= limits.maxRedirects) throw new EffectFailure(`${first.url.origin}: more than ${limits.maxRedirects} redirects`);

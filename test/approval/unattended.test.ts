@@ -111,6 +111,36 @@ describe("no terminal: fail closed", () => {
     }
   });
 
+  it("net: a redirect from a permitted host does not carry a request to a host a rule asks about", async () => {
+    const w = world();
+    const asked = await startServer();
+    const redirector = await startServer((_request, response) => {
+      response.statusCode = 307;
+      response.setHeader("location", `${asked.origin}/admin/delete`);
+      response.end();
+    });
+    try {
+      const config = w.config([{ action: "net", tier: "always-ask", host: `127.0.0.1:${asked.port}` }], {
+        libraryConfig: { networkPermissions: ["127.0.0.1:*"] },
+      });
+      const script = w.script(
+        `requestNetwork(["127.0.0.1:*"], (n) => {\n` +
+          `  try { n.httpPost(${lit(`${redirector.origin}/hop`)}, "payload"); println("posted"); }\n` +
+          `  catch (e) { println("refused", (e as Error).name); }\n` +
+          `  println("same origin", n.httpGet(${lit(`${asked.origin}/direct`)}) !== "");\n` +
+          `});\n`,
+      );
+      const run = await unattended(w, ["run", "--config", config, script]);
+      // The POST went to the redirector only; the asked host received nothing (the direct GET was refused too).
+      expect(run.stdout, run.all).toContain("refused SecurityError");
+      expect(run.stdout).not.toContain("posted");
+      expect(redirector.received.map((r) => `${r.method} ${r.url}`)).toEqual(["POST /hop"]);
+      expect(asked.received).toEqual([]);
+    } finally {
+      await Promise.all([asked.close(), redirector.close()]);
+    }
+  });
+
   it("the suggested `tacit approvals grant '…'`, pasted into a shell, grants exactly the pattern and runs nothing else", async () => {
     const w = world();
     // The script chooses the path, so it chooses part of the suggested command line.

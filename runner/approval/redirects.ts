@@ -1,0 +1,31 @@
+// Redirects under the approval policy. The gate decides a request by its URL, before it is
+// sent; the HTTP client then follows redirects that the allowlists permit. A hop to a host
+// (or with a method) that a rule puts a person in front of would reach it without anyone
+// being asked, under the first URL's pattern in the log: a security review had a 307 from a
+// permitted host carry a POST, body and all, to an always-ask host. Such a hop is not followed.
+
+import { urlPattern } from "./action-request.js";
+import type { RunGrants } from "./grants.js";
+import type { TierPolicy } from "./policy.js";
+import { patternMatches } from "../net/host-policy.js";
+
+export interface HttpHop {
+  method: string;
+  url: URL;
+}
+
+/** Why the hop from `first` to `next` needs a person (and is not followed), or null when it may be followed. */
+export type RedirectVetting = (first: HttpHop, next: HttpHop) => string | null;
+
+export function redirectVetting(policy: TierPolicy, grants: RunGrants): RedirectVetting | null {
+  if (policy.empty) return null;
+  return (first, next) => {
+    const pattern = urlPattern(next.method, next.url);
+    // The same pattern as the request the gate decided: its decision (a yes included) covers it.
+    if (pattern === urlPattern(first.method, first.url)) return null;
+    const request = { category: "net", pattern, subject: { kind: "url", method: next.method.toUpperCase(), url: next.url } } as const;
+    const extended = grants.hosts.some((host) => patternMatches(host, next.url));
+    const tier = policy.tierOf(request, { extended });
+    return tier === "allow" ? null : `${pattern} (${tier})`;
+  };
+}
