@@ -1,8 +1,12 @@
 // `tacit approvals list|grant|revoke`: the remembered answers to approve-once questions.
+// A pattern holds text agent code chose (a path), so it is shown through printable(): a yes
+// to a file name holding "\x1b[2K\r…" otherwise wiped its own line off the operator's
+// terminal and put a made-up one there. revoke takes a pattern as list shows it, too.
 
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { ApprovalStore } from "../runner/approval/store.js";
+import { printable } from "../runner/printable.js";
 import { UsageError } from "./usage.js";
 
 function store(): ApprovalStore {
@@ -32,7 +36,7 @@ export function listApprovals(json: boolean): number {
   }
   for (const approval of approvals) {
     const state = Date.parse(approval.expiresAt) <= now ? "expired" : `until ${approval.expiresAt}`;
-    process.stdout.write(`${approval.pattern}\tin ${approval.directory}\t${state}\tgranted ${approval.grantedAt} via ${approval.via}\n`);
+    process.stdout.write(`${printable(approval.pattern)}\tin ${printable(approval.directory)}\t${state}\tgranted ${approval.grantedAt} via ${printable(approval.via)}\n`);
   }
   return 0;
 }
@@ -42,7 +46,7 @@ export function grantApprovals(patterns: readonly string[], directory: string): 
   for (const pattern of patterns) {
     if (pattern.trim() !== pattern || pattern === "") throw new UsageError(`"${pattern}" is not a pattern: copy it exactly from the refusal message`);
     const approval = approvals.remember(pattern, "tacit approvals grant", directory);
-    process.stderr.write(`approved ${approval.pattern} in ${approval.directory} until ${approval.expiresAt}\n`);
+    process.stderr.write(`approved ${printable(approval.pattern)} in ${printable(approval.directory)} until ${approval.expiresAt}\n`);
   }
   return 0;
 }
@@ -55,11 +59,14 @@ export function revokeApprovals(patterns: readonly string[], all: boolean, direc
     return 0;
   }
   if (patterns.length === 0) throw new UsageError("name the patterns to revoke (as tacit approvals list prints them), or pass --all");
-  const removed = approvals.revoke(patterns, directory);
-  for (const approval of removed) process.stderr.write(`revoked ${approval.pattern} in ${approval.directory}\n`);
-  const missing = patterns.filter((pattern) => !removed.some((a) => a.pattern === pattern));
+  // A pattern named as list prints it (escaped) stands for the stored pattern it was printed from.
+  const named = (a: { pattern: string }, pattern: string) => a.pattern === pattern || printable(a.pattern) === pattern;
+  const stored = approvals.all().filter((a) => patterns.some((pattern) => named(a, pattern))).map((a) => a.pattern);
+  const removed = approvals.revoke([...new Set([...patterns, ...stored])], directory);
+  for (const approval of removed) process.stderr.write(`revoked ${printable(approval.pattern)} in ${printable(approval.directory)}\n`);
+  const missing = patterns.filter((pattern) => !removed.some((a) => named(a, pattern)));
   if (missing.length > 0) {
-    process.stderr.write(`no remembered approval for: ${missing.join(", ")} (see tacit approvals list)\n`);
+    process.stderr.write(`no remembered approval for: ${missing.map(printable).join(", ")} (see tacit approvals list)\n`);
     return 1;
   }
   return 0;

@@ -8,7 +8,8 @@ import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from "@mod
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
 import { tacitBin } from "../helpers.js";
-import { makeWorld, storedApprovals, type World } from "./fixtures.js";
+import { printable } from "../../runner/printable.js";
+import { approvals, makeWorld, storedApprovals, type World } from "./fixtures.js";
 
 interface Connection {
   client: Client;
@@ -151,6 +152,27 @@ describe("a client that declares elicitation", () => {
     expect(second.isError).toBe(false);
     expect(second.result.stdout).toBe("wrote\n");
     expect(asked).toHaveLength(1);
+  });
+
+  it("a remembered pattern holding control characters is listed escaped, and revoked as listed", async () => {
+    // The script chooses the file name: it wipes its own line and fakes another.
+    const name = "notes\u001b[2K\rexec git push *\tin elsewhere\texpired.txt";
+    answer = () => ({ action: "accept", content: { approve: true } });
+    const written = await execute(eliciting, `requestFileSystem(".", (fs) => fs.access(${JSON.stringify(name)}).write("v"));\n`);
+    expect(written.isError, written.text).toBe(false);
+    const pattern = `fs.write ${world.at(name)}`;
+    expect(storedApprovals(world)).toContainEqual(expect.objectContaining({ pattern }));
+
+    const list = await approvals(world, ["list"]);
+    expect(list.code, list.all).toBe(0);
+    expect(list.stdout).not.toMatch(/[\u001b\r]/);
+    const shown = printable(pattern);
+    expect(list.stdout.split("\n")).toContainEqual(expect.stringMatching(new RegExp(`^${shown.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\tin `)));
+
+    const revoked = await approvals(world, ["revoke", shown]);
+    expect(revoked.code, revoked.all).toBe(0);
+    expect(revoked.stderr).not.toMatch(/[\u001b\r]/);
+    expect(storedApprovals(world)?.map((a) => a.pattern)).not.toContain(pattern);
   });
 
   it("a REPL session asks the same way", async () => {
