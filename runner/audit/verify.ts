@@ -12,7 +12,8 @@
 import type { AnchorInput } from "./anchor.js";
 import { fromHex } from "./ed25519.js";
 import { verifyBytes } from "./ed25519-verify.js";
-import { chainOf, describeIssues, eventHash, headEventSchema, headMessage, type ParsedLine, parseLine, resumedEventSchema, ZERO_CHAIN } from "./line.js";
+import { canonicalJson } from "./digest.js";
+import { chainOf, describeIssues, eventHashOfJson, headEventSchema, lineText, headMessage, type ParsedLine, parseLine, resumedEventSchema, ZERO_CHAIN } from "./line.js";
 
 export interface VerifyProblem {
   /** 1-based line number in the file. */
@@ -61,6 +62,8 @@ const UNDETECTABLE_CUT = "a cut right after a signed head cannot be detected wit
 interface Entry {
   line: number;
   parsed: ParsedLine;
+  /** The line as it is in the file. */
+  text: string;
 }
 
 const short = (hex: string) => `${hex.slice(0, 12)}…`;
@@ -108,7 +111,7 @@ export function verifyAuditLog(
     if (isLast && !complete) {
       problem(line, "the last line has no newline at its end: the file was truncated, or edited, right after it");
     }
-    entries.push({ line, parsed: parsed.line });
+    entries.push({ line, parsed: parsed.line, text: segment });
   });
 
   // Who has which seq, and whose chain is continued by which line: to tell an inserted
@@ -145,12 +148,22 @@ export function verifyAuditLog(
   let last: Entry | null = null;
 
   entries.forEach((entry, index) => {
-    const { line, parsed } = entry;
+    const { line, parsed, text } = entry;
     const isFinal = index === entries.length - 1;
 
-    // The line itself.
-    if (eventHash(parsed.seq, parsed.time, parsed.event) !== parsed.hash) {
+    // The line itself. The hash covers the content as parsed, so the text must also be exactly
+    // what the writer makes of that content: a security review added a repeated "pattern" key
+    // (JSON.parse keeps the last, a reader by eye or another parser the first) and a
+    // "__proto__" member (dropped when the line is parsed) to a line that still verified.
+    const eventJson = canonicalJson(parsed.event);
+    if (eventHashOfJson(parsed.seq, parsed.time, eventJson) !== parsed.hash) {
       problem(line, "edited: the line's seq, time or event does not match its hash (changed after it was written)");
+    } else if (text !== lineText(parsed.seq, parsed.time, eventJson, parsed.prev, parsed.hash, parsed.chain)) {
+      problem(
+        line,
+        "edited: the line is not written as tacit writes it (a repeated or dropped key such as __proto__, spacing or escapes " +
+          "changed by hand), so other readers may see other content than its hash covers",
+      );
     }
     if (chainOf(parsed.prev, parsed.hash) !== parsed.chain) {
       problem(line, "edited: its chain value does not follow from its prev and hash (a hash or chain value was rewritten by hand)");

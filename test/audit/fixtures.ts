@@ -9,7 +9,8 @@ import { pathToFileURL } from "node:url";
 import { publicKeyOf, signBytes, toHex } from "../../runner/audit/ed25519.js";
 import type { AuditEvent } from "../../runner/audit/events.js";
 import { AuditLog, type AuditLogOptions } from "../../runner/audit/log.js";
-import { type AuditLine, chainOf, eventHash, headMessage, type HeadEvent, type LoggedEvent } from "../../runner/audit/line.js";
+import { canonicalJson } from "../../runner/audit/digest.js";
+import { type AuditLine, chainOf, eventHash, headMessage, type HeadEvent, lineText, type LoggedEvent } from "../../runner/audit/line.js";
 import type { VerifyReport } from "../../runner/audit/verify.js";
 import { type CliResult, repoRoot, runCli, tempDir } from "../helpers.js";
 
@@ -103,8 +104,10 @@ export function readLines(file: string): Line[] {
   return readFileSync(file, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Line);
 }
 
+/** Writes lines in the writer's own form (as a careful forger would: verify refuses any other). */
 export function writeLines(file: string, lines: Line[]): void {
-  writeFileSync(file, lines.map((line) => JSON.stringify(line) + "\n").join(""), { mode: 0o600 });
+  const text = (line: Line) => lineText(line.seq, line.time, canonicalJson(line.event), line.prev, line.hash, line.chain);
+  writeFileSync(file, lines.map((line) => text(line) + "\n").join(""), { mode: 0o600 });
 }
 
 /** Writes a variant of a log (lines, or raw text) to `dir/name.jsonl`, owner-only; returns its path. */

@@ -106,6 +106,23 @@ describe("the audit log of a real tacit run", () => {
     expect(report.problems).toEqual([{ line: at + 1, reason: expect.stringMatching(/^edited/) }]);
   });
 
+  it("catches text added to a line that its hash does not see: a repeated key, a __proto__ member", async () => {
+    const text = readFileSync(log, "utf8").split("\n");
+    const at = lineOf((line) => line.event.type === "action-requested" && line.event.kind === "Exec");
+    const pattern = `"pattern":${JSON.stringify((lines[at]!.event as { pattern: string }).pattern)}`;
+    expect(text[at]).toContain(pattern);
+    for (const [name, added] of [
+      ["repeated", `"pattern":"exec echo harmless",${pattern}`],
+      ["proto", `"__proto__":{"pattern":"exec echo harmless"},${pattern}`],
+    ] as const) {
+      const edited = [...text];
+      edited[at] = text[at]!.replace(pattern, added);
+      const { result, report } = await verifyJson(variant(name, edited.join("\n")), ctx.env);
+      expect(result.code, name).toBe(1);
+      expect(report.problems, name).toEqual([{ line: at + 1, reason: expect.stringMatching(/^edited: the line is not written as tacit writes it/) }]);
+    }
+  });
+
   it("catches a deleted line where the gap is", async () => {
     const at = lineOf((line) => line.event.type === "decision" && line.event.decision === "allow") + 3;
     const deleted = lines.filter((_, i) => i !== at);
