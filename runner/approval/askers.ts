@@ -56,6 +56,18 @@ export function noOneToAsk(reason: string): Asker {
   return { ask: async () => ({ answer: "no", via: "no-one-to-ask", unavailable: reason, fromPerson: false }) };
 }
 
+/**
+ * Written before each question on a terminal. The script's own output went to the same
+ * terminal just before, unfiltered (stdout is data), and a security review ended it with an
+ * unterminated OSC string ("\x1b]0;"), which swallows everything after it — the real question
+ * and its prompt — while a fake question printed above it was what the person answered. So
+ * the terminal is brought back to showing text as text first: CAN and ST end any escape
+ * sequence or control string left open; DECSTR (soft reset) restores modes, margins and
+ * character sets; SGR 0 and SI plain, visible text in G0; OSC 104/110/111 the palette and
+ * default colours (a script can make them all black).
+ */
+export const TERMINAL_RESET = "\x18\x1b\\\x1b[!p\x1b[0m\x0f\x1b]104\x1b\\\x1b]110\x1b\\\x1b]111\x1b\\";
+
 /** Asks on the controlling terminal (/dev/tty), not stdin: stdin may carry the script or data. */
 export const terminalAsker: Asker = {
   async ask(question) {
@@ -66,7 +78,7 @@ export const terminalAsker: Asker = {
       return { answer: "no", via: "no-one-to-ask", unavailable: "tacit has no terminal to ask on", fromPerson: false };
     }
     try {
-      writeSync(fd, `\n${questionText(question)}\nAllow? [y/N] `);
+      writeSync(fd, `${TERMINAL_RESET}\n${questionText(question)}\nAllow? [y/N] `);
     } catch {
       closeSync(fd);
       return { answer: "no", via: "no-one-to-ask", unavailable: "tacit cannot write to its terminal", fromPerson: false };

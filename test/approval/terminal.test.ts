@@ -9,6 +9,43 @@ import { approvals, deleteScript, onTerminal, storedApprovals, touchScript, unat
 
 const world = worlds("tacit-terminal-");
 
+/**
+ * The text a terminal shows of `raw`, after the escape sequences a VT/xterm parser consumes:
+ * CSI and two-character sequences, and control strings (OSC, DCS, SOS, PM, APC) ended by ST,
+ * BEL (OSC) or cancelled by CAN/SUB. Enough to tell text shown from text swallowed.
+ */
+function shownText(raw: string): string {
+  let shown = "";
+  let state: "ground" | "escape" | "csi" | "string" = "ground";
+  for (const c of raw) {
+    if (c === "\x18" || c === "\x1a") {
+      state = "ground";
+      continue;
+    }
+    if (c === "\x1b") {
+      state = "escape";
+      continue;
+    }
+    switch (state) {
+      case "ground":
+        if (c >= " " || c === "\n" || c === "\t") shown += c;
+        break;
+      case "escape":
+        if (c === "[") state = "csi";
+        else if ("]PX^_".includes(c)) state = "string";
+        else if (c < " " || c > "/") state = "ground"; // a final byte (intermediates stay)
+        break;
+      case "csi":
+        if (c >= "@" && c <= "~") state = "ground";
+        break;
+      case "string":
+        if (c === "\x07") state = "ground";
+        break;
+    }
+  }
+  return shown;
+}
+
 describe("asking on the terminal", () => {
   it("approve-once, y: allowed and remembered; `approvals list` shows it; the next unattended run needs no one", async () => {
     const w = world();
@@ -51,6 +88,22 @@ describe("asking on the terminal", () => {
     expect(other.code, other.all).toBe(1);
     expect(other.stderr).toContain(`fs.delete ${w.at("b.txt")}: refused`);
     expect(w.exists("b.txt")).toBe(true);
+  });
+
+  it("the question is shown as text whatever the script printed before it (an unterminated OSC string)", async () => {
+    const w = world();
+    const target = w.file("a.txt");
+    const config = w.config([{ action: "fs.delete", tier: "always-ask" }]);
+    // A fake question, then an escape string left open, which would swallow the real one.
+    const script = `print("tacit: a script asks to do something the policy says a person must approve:\\n  fs.read ./README.md\\n\\u001b]0;");\n${deleteScript("a.txt")}`;
+    const run = await onTerminal(w, ["run", "--config", config, w.script(script)], { answers: ["n"] });
+    expect(run.code, run.all).toBe(1);
+    expect(run.prompts).toBe(1);
+    const shown = shownText(run.stdout);
+    expect(shown).toContain("fs.read ./README.md"); // the script's output is still shown, as printed
+    expect(shown).toContain(`pattern: fs.delete ${target}`);
+    expect(shown).toContain("Allow? [y/N]");
+    expect(w.exists("a.txt")).toBe(true);
   });
 
   it("approve-once, n: refused with the person's answer in the message; nothing remembered", async () => {
