@@ -77,6 +77,19 @@ export function pathSubject(absolute: string, tree = false): RequestSubject {
 }
 
 /**
+ * The pattern a person is asked about and a yes is remembered under. For a path that leads
+ * elsewhere through a link, where it leads is part of it: a security review had a person
+ * asked about "fs.write /w/docs/notes.txt" where docs linked into deploy/ (the rule on
+ * deploy/** was why they were asked, and the question did not say so), and a yes given while
+ * a path was plain went on covering it once it had become a link to somewhere else.
+ */
+export function approvalPattern(request: ActionRequest): string {
+  if (request.subject.kind !== "path") return request.pattern;
+  const real = request.subject.paths()[1];
+  return real === undefined ? request.pattern : `${request.pattern} -> ${real}`;
+}
+
+/**
  * The shape of a command line approvals are remembered by: the command, its first argument
  * when that is a plain word (a subcommand: "git push", "npm test"), and "*" for the rest.
  */

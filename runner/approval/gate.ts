@@ -13,7 +13,7 @@ import { commandRefusal } from "../exec/command-policy.js";
 import { isWithin, resolveReal, resolveRealOrSelf } from "../fs/containment.js";
 import { type Decision, dispatch, type EvaluationContext, type Refusal, refusalOf, refused } from "../monitor.js";
 import { type HostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
-import { type ActionRequest, describeAction, isFsPathAction, pathSubject } from "./action-request.js";
+import { type ActionRequest, approvalPattern, describeAction, isFsPathAction, pathSubject } from "./action-request.js";
 import { printable } from "../printable.js";
 import type { Answer, Asker } from "./askers.js";
 import type { RunGrants } from "./grants.js";
@@ -121,9 +121,11 @@ export class ApprovalGate {
         this.log({ action: number, answer: null, decision: "deny", evaluation, reason: message, type: "decision", via: "allowlists (before asking)" });
         return this.refusedWithoutRunning(number, refusal);
       }
-      const answer = await this.approve(request, tier, false, detailOf(action, request));
+      // Asked about, and remembered, under where the path really leads as well (see approvalPattern).
+      const asked: ActionRequest = { ...request, pattern: approvalPattern(request) };
+      const answer = await this.approve(asked, tier, false, detailOf(action, asked));
       if (answer.answer === "no") {
-        const message = refusalMessage(request.pattern, tier, answer);
+        const message = refusalMessage(asked.pattern, tier, answer);
         this.logDecision(number, answer, null, message);
         return this.refusedWithoutRunning(number, refused("SecurityError", message));
       }

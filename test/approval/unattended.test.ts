@@ -3,10 +3,10 @@
 // pre-approve it; nothing happens. `--yes` allows both without asking and remembers nothing.
 
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { deleteScript, lit, onTerminal, startServer, storedApprovals, unattended, worlds } from "./fixtures.js";
+import { approvals, deleteScript, lit, onTerminal, startServer, storedApprovals, unattended, worlds } from "./fixtures.js";
 
 const world = worlds("tacit-unattended-");
 
@@ -175,8 +175,29 @@ describe("no terminal: fail closed", () => {
     const script = w.script(`requestFileSystem(".", (fs) => fs.access("link/new.txt").write("x"));\nprintln("wrote");\n`);
     const run = await unattended(w, ["run", "--config", config, script]);
     expect(run.code, run.all).toBe(1);
-    expect(run.stderr).toContain(`fs.write ${w.at("link/new.txt")}: refused`);
+    expect(run.stderr).toContain(`fs.write ${w.at("link/new.txt")} -> ${w.at("deploy/new.txt")}: refused`);
     expect(w.exists("deploy/new.txt")).toBe(false);
+  });
+
+  it("a yes remembered for a plain path does not cover it once it leads elsewhere through a link", async () => {
+    const w = world();
+    mkdirSync(w.at("docs"));
+    mkdirSync(w.at("deploy"));
+    const config = w.config([{ action: "fs.write", tier: "approve-once" }]);
+    const script = w.script(`requestFileSystem(".", (fs) => fs.access("docs/notes.txt").write("x"));\nprintln("wrote");\n`);
+    const granted = await approvals(w, ["grant", `fs.write ${w.at("docs/notes.txt")}`]);
+    expect(granted.code, granted.all).toBe(0);
+    const plain = await unattended(w, ["run", "--config", config, script]);
+    expect(plain.code, plain.all).toBe(0);
+    expect(w.exists("docs/notes.txt")).toBe(true);
+
+    rmSync(w.at("docs"), { recursive: true });
+    symlinkSync(w.at("deploy"), w.at("docs"));
+    const linked = await unattended(w, ["run", "--config", config, script]);
+    expect(linked.code, linked.all).toBe(1);
+    // Refused, and the pattern to approve says where the write would really go.
+    expect(linked.stderr).toContain(`tacit approvals grant 'fs.write ${w.at("docs/notes.txt")} -> ${w.at("deploy/notes.txt")}'`);
+    expect(w.exists("deploy/notes.txt")).toBe(false);
   });
 
   it("an action no rule matches is allowed as before, without asking", async () => {
