@@ -276,6 +276,8 @@ function registerSessionTools(
   log: ReturnType<typeof serverLog>,
 ): { closeAll(reason: string): Promise<void> } {
   const sessions = new Map<string, ReplSession>();
+  /** create_repl_session calls under way, not yet in `sessions`. */
+  let creating = 0;
   const end = async (session: ReplSession, reason: string): Promise<void> => {
     sessions.delete(session.id);
     await session.close();
@@ -304,11 +306,19 @@ function registerSessionTools(
       outputSchema: { session_id: z.string() },
     },
     async () => {
-      if (sessions.size >= config.maxSessions) {
+      // Sessions still being made count: calls sent together all passed the check before any
+      // was added (a security review made 10 sessions under a limit of 3 that way).
+      if (sessions.size + creating >= config.maxSessions) {
         return textResult(`too many live sessions (${config.maxSessions}); delete one with delete_repl_session first`, true);
       }
-      // The warm spare becomes the session's sandbox; the next spare boots meanwhile.
-      const session = await withSpare(async (prestarted) => new ReplSession(config, prestarted));
+      creating++;
+      let session: ReplSession;
+      try {
+        // The warm spare becomes the session's sandbox; the next spare boots meanwhile.
+        session = await withSpare(async (prestarted) => new ReplSession(config, prestarted));
+      } finally {
+        creating--;
+      }
       sessions.set(session.id, session);
       oversight.audit?.append({ type: "session-started", session: session.id });
       log("info", `session ${session.id} created (${sessions.size} live)`);

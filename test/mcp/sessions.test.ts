@@ -313,6 +313,19 @@ describe("REPL sessions", () => {
     expect(typeof (await create())).toBe("string");
   });
 
+  it("holds the limit against calls sent together: 10 at once under a limit of 3 make 3", async () => {
+    const listSessions = async () =>
+      (((await client.callTool({ name: "list_sessions", arguments: {} })).structuredContent as { sessions: Array<{ session_id: string }> }).sessions);
+    for (const { session_id } of await listSessions()) await remove(session_id);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => client.callTool({ name: "create_repl_session", arguments: {} })));
+    try {
+      expect(answers.filter((answer) => !answer.isError)).toHaveLength(3);
+      expect((await listSessions()).length).toBe(3);
+    } finally {
+      for (const { session_id } of await listSessions()) await remove(session_id);
+    }
+  });
+
   it("--no-session hides the session tools", async () => {
     const plain = await connect(["--no-session"]);
     const { tools } = await plain.listTools();
