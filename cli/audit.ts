@@ -6,6 +6,7 @@ import { anchorForVerify } from "../runner/audit/anchor.js";
 import { defaultKeyFile, loadOrCreateSigningKey, readPublicKey } from "../runner/audit/keys.js";
 import { showAuditLog } from "../runner/audit/show.js";
 import { verifyAuditLog, type VerifyReport } from "../runner/audit/verify.js";
+import { printable } from "../runner/printable.js";
 import { UsageError } from "./usage.js";
 
 export interface VerifyFlags {
@@ -49,10 +50,10 @@ function renderReport(file: string, report: VerifyReport): string {
   if (report.ok) out.push(`${file}: verified — ${summary}`);
   else {
     out.push(`${file}: ${report.problems.length} problem${report.problems.length === 1 ? "" : "s"} — ${summary}`);
-    for (const problem of report.problems) out.push(`  line ${problem.line}: ${problem.reason}`);
+    for (const problem of report.problems) out.push(`  line ${problem.line}: ${printable(problem.reason)}`);
   }
-  for (const warning of report.warnings) out.push(`  warning, line ${warning.line}: ${warning.reason}`);
-  for (const note of report.notes) out.push(`  note: ${note}`);
+  for (const warning of report.warnings) out.push(`  warning, line ${warning.line}: ${printable(warning.reason)}`);
+  for (const note of report.notes) out.push(`  note: ${printable(note)}`);
   return out.join("\n") + "\n";
 }
 
@@ -60,7 +61,7 @@ export function auditShowCommand(file: string, flags: { json?: boolean }): numbe
   const result = showAuditLog(readLog(file), flags.json ? "json" : "text");
   process.stdout.write(result.output);
   if (result.unreadable.length > 0 && flags.json) {
-    for (const { line, reason } of result.unreadable) process.stderr.write(`tacit: ${file}: line ${line} left out: ${reason}\n`);
+    for (const { line, reason } of result.unreadable) process.stderr.write(`tacit: ${file}: line ${line} left out: ${printable(reason)}\n`);
   }
   return result.unreadable.length === 0 ? 0 : 1;
 }

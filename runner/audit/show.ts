@@ -36,7 +36,7 @@ export function showAuditLog(text: string, format: "text" | "json"): ShowResult 
       line,
       text: `${String(entry.seq).padStart(seqWidth)}  ${printable(entry.time)}  ${printable(entry.event.type).padEnd(18)}  ${describe(entry.event)}`.trimEnd(),
     })),
-    ...unreadable.map(({ line, reason }) => ({ line, text: `${"!".repeat(seqWidth)}  line ${line} is unreadable: ${reason}` })),
+    ...unreadable.map(({ line, reason }) => ({ line, text: `${"!".repeat(seqWidth)}  line ${line} is unreadable: ${printable(reason)}` })),
   ];
   rows.sort((a, b) => a.line - b.line);
   return { output: rows.map((row) => row.text + "\n").join(""), unreadable };

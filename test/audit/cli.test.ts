@@ -1,4 +1,4 @@
-// `tacit audit key` and `tacit audit show`, through the real CLI.
+// `tacit audit key`, `tacit audit show` and the text `tacit audit verify` prints, through the real CLI.
 
 import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -83,6 +83,26 @@ describe("tacit audit show", () => {
     const result = await runCli(["audit", "show", other], { env: ctx.env });
     expect(result.stdout).not.toMatch(/[\u001b\u009b]/);
     expect(result.stdout).toContain('"fs.read /work/\\u001b[2J\\u009bx"');
+  });
+
+  it("verify and show escape control characters a tamperer put in the log (they would redraw the report)", async () => {
+    const lines = readFileSync(file, "utf8").split("\n");
+    // An extra key is reported by name: this one would wipe the report's first line and write "verified" there.
+    const fake = `\u001b[1A\u001b[2K\r${file}: verified — 11 lines\u001b[8m`;
+    lines[2] = `${lines[2]!.slice(0, -1)},${JSON.stringify(fake)}:1}`;
+    writeFileSync(file, lines.join("\n"));
+    const verify = await runCli(["audit", "verify", file], { env: ctx.env });
+    expect(verify.code).toBe(1);
+    expect(verify.stdout).toContain("line 3: unreadable line");
+    expect(verify.stdout).toContain("\\u001b[1A");
+    expect(verify.stdout).not.toMatch(/[\u001b\r]/);
+    const show = await runCli(["audit", "show", file], { env: ctx.env });
+    expect(show.code).toBe(1);
+    expect(show.stdout).toContain("line 3 is unreadable");
+    expect(show.stdout).not.toMatch(/[\u001b\r]/);
+    const json = await runCli(["audit", "show", file, "--json"], { env: ctx.env });
+    expect(json.stderr).toContain("line 3 left out");
+    expect(json.stderr).not.toMatch(/[\u001b\r]/);
   });
 
   it("marks unreadable lines and exits 1", async () => {
