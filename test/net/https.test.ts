@@ -5,12 +5,28 @@
 import { execFileSync } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import type { RequestListener } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers.js";
+
+/**
+ * An https server on loopback with a fresh self-signed certificate (cert.pem in `dir`) for
+ * `name`, given as the certificate's subject alternative name ("IP:…" or "DNS:…").
+ */
+async function startTlsServer(dir: string, name: string, handler: RequestListener): Promise<{ server: Server; port: number }> {
+  execFileSync("openssl", [
+    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", `/CN=${name.replace(/^\w+:/, "")}`,
+    "-addext", `subjectAltName=${name}`, "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem"),
+  ], { stdio: "ignore" });
+  const server = createServer({ key: readFileSync(path.join(dir, "key.pem")), cert: readFileSync(path.join(dir, "cert.pem")) }, handler);
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return { server, port: (server.address() as AddressInfo).port };
+}
 
 let dir: string;
 let server: Server;
@@ -19,17 +35,10 @@ let requests = 0;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "tacit-https-"));
-  execFileSync("openssl", [
-    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem"),
-  ], { stdio: "ignore" });
-  server = createServer({ key: readFileSync(path.join(dir, "key.pem")), cert: readFileSync(path.join(dir, "cert.pem")) }, (_request, response) => {
+  ({ server, port } = await startTlsServer(dir, "IP:127.0.0.1", (_request, response) => {
     requests++;
     response.end("over tls");
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  port = (server.address() as AddressInfo).port;
+  }));
   writeFileSync(
     path.join(dir, "get.ts"),
     `requestNetwork(["127.0.0.1:${port}"], (net) => {\n  try { println(net.httpGet("https://127.0.0.1:${port}/")); } catch (e) { println("refused:", (e as Error).message); }\n});\n`,
@@ -64,17 +73,10 @@ describe("https: the Host header", () => {
     frontDir = mkdtempSync(path.join(tmpdir(), "tacit-https-front-"));
     // A trusted certificate for a name the operator never permitted, served at a permitted
     // address: a CDN's shared front serves many sites at one address.
-    execFileSync("openssl", [
-      "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=fronted.test",
-      "-addext", "subjectAltName=DNS:fronted.test", "-keyout", path.join(frontDir, "key.pem"), "-out", path.join(frontDir, "cert.pem"),
-    ], { stdio: "ignore" });
-    front = createServer({ key: readFileSync(path.join(frontDir, "key.pem")), cert: readFileSync(path.join(frontDir, "cert.pem")) }, (request, response) => {
+    ({ server: front, port: frontPort } = await startTlsServer(frontDir, "DNS:fronted.test", (request, response) => {
       servedAs.push(`${String((request.socket as { servername?: unknown }).servername)} ${request.headers.host}`);
       response.end("fronted");
-    });
-    front.listen(0, "127.0.0.1");
-    await once(front, "listening");
-    frontPort = (front.address() as AddressInfo).port;
+    }));
   });
 
   afterAll(() => {
