@@ -130,6 +130,16 @@ export class ApprovalGate {
         return this.refusedWithoutRunning(number, refused("SecurityError", message));
       }
       this.logDecision(number, answer, null);
+      // The script waits while a person is asked, but others need not: a security review had
+      // a concurrent call replace docs/ with a link into deploy/ while a person read "fs.write
+      // docs/prod.conf", and the yes wrote deploy/prod.conf. A path that leads somewhere else
+      // now than when asked is not what the person approved.
+      const moved = movedSinceAsked(request, asked.pattern);
+      if (moved !== null) {
+        const message = `${printable(asked.pattern)}: refused: the path changed while a person was asked (it now leads to ${printable(moved)}); nothing was done. Do not retry it; ask the user.`;
+        this.log({ action: number, answer: null, decision: "deny", evaluation, reason: message, type: "decision", via: "path changed after the answer" });
+        return this.refusedWithoutRunning(number, refused("SecurityError", message));
+      }
       if (streamKey !== null) this.approvedStreams.add(streamKey);
     } else {
       this.log({ action: number, answer: null, decision: "allow", evaluation, reason: null, type: "decision", via: "policy" });
@@ -302,6 +312,14 @@ export class ApprovalGate {
         return [];
     }
   }
+}
+
+/** Where a path action's path leads now, when that is not what `askedPattern` named; null when unchanged (or not a path). */
+function movedSinceAsked(request: ActionRequest, askedPattern: string): string | null {
+  if (request.subject.kind !== "path") return null;
+  const named = request.subject.paths()[0]!;
+  const now: ActionRequest = { ...request, subject: pathSubject(named, request.subject.tree) };
+  return approvalPattern(now) === askedPattern ? null : resolveRealOrSelf(named);
 }
 
 function detailOf(action: Action, request: ActionRequest): string {
