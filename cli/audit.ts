@@ -15,7 +15,8 @@ export interface VerifyFlags {
 }
 
 export function auditVerifyCommand(file: string, flags: VerifyFlags): number {
-  const text = readLog(file);
+  const bytes = readLog(file);
+  const text = bytes.toString("utf8");
   let trusted: string | null = null;
   let source: string;
   if (flags.publicKey !== undefined) {
@@ -32,7 +33,7 @@ export function auditVerifyCommand(file: string, flags: VerifyFlags): number {
   }
   // This machine's record of the last head it signed in this file: what shows a cut after a head.
   const anchor = anchorForVerify(file, text, flags.publicKey === undefined ? null : trusted);
-  const report = verifyAuditLog(text, trusted, anchor);
+  const report = verifyAuditLog(text, trusted, anchor, bytes);
   if (trusted !== null) report.notes.unshift(`heads were checked against ${source}`);
   else if (report.trust === "first-head") report.notes.unshift(`there is no key in ${defaultKeyFile(false)} and none was given with --public-key`);
 
@@ -58,7 +59,7 @@ function renderReport(file: string, report: VerifyReport): string {
 }
 
 export function auditShowCommand(file: string, flags: { json?: boolean }): number {
-  const result = showAuditLog(readLog(file), flags.json ? "json" : "text");
+  const result = showAuditLog(readLog(file).toString("utf8"), flags.json ? "json" : "text");
   process.stdout.write(result.output);
   if (result.unreadable.length > 0 && flags.json) {
     for (const { line, reason } of result.unreadable) process.stderr.write(`tacit: ${file}: line ${line} left out: ${printable(reason)}\n`);
@@ -74,9 +75,9 @@ export function auditKeyCommand(): number {
   return 0;
 }
 
-function readLog(file: string): string {
+function readLog(file: string): Buffer {
   try {
-    return readFileSync(file, "utf8");
+    return readFileSync(file);
   } catch (error) {
     throw new UsageError(`cannot read the audit log ${file}: ${(error as Error).message}`);
   }

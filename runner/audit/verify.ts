@@ -77,6 +77,8 @@ export function verifyAuditLog(
   text: string,
   trustedPublicKeyHex: string | null,
   anchor: AnchorInput = { record: null, why: "no writer's record was given", sameFirstLine: [] },
+  /** The file's bytes, when the caller has them: a line that is not UTF-8 is reported (see linesNotUtf8). */
+  bytes?: Uint8Array,
 ): VerifyReport {
   const problems: VerifyProblem[] = [];
   const warnings: VerifyProblem[] = [];
@@ -90,10 +92,18 @@ export function verifyAuditLog(
   if (complete) segments.pop();
   const lineCount = segments.length;
 
+  const notUtf8 = bytes === undefined ? new Set<number>() : linesNotUtf8(bytes);
   const entries: Entry[] = [];
   segments.forEach((segment, index) => {
     const line = index + 1;
     const isLast = line === lineCount;
+    if (notUtf8.has(line)) {
+      problem(
+        line,
+        "edited: the line's bytes are not UTF-8 (tacit writes only UTF-8); read as text they become U+FFFD, which is what its hash covers, " +
+          "so other readers may see other content",
+      );
+    }
     if (segment === "" || /^\s+$/.test(segment)) {
       problem(line, "empty line: tacit never writes one, so the file was edited here");
       return;
@@ -279,6 +289,29 @@ export function verifyAuditLog(
     notes,
     anchor: anchorResult,
   };
+}
+
+/**
+ * 1-based numbers of the lines whose bytes are not valid UTF-8. The text a log is verified on
+ * is the file decoded with each invalid sequence replaced by U+FFFD, so a security review
+ * replaced the UTF-8 of a U+FFFD in a real line (a file name the script chose) with an invalid
+ * sequence of the same length, and the changed file verified.
+ */
+export function linesNotUtf8(bytes: Uint8Array): Set<number> {
+  const found = new Set<number>();
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let start = 0;
+  for (let line = 1; start < bytes.length; line++) {
+    const newline = bytes.indexOf(0x0a, start);
+    const end = newline === -1 ? bytes.length : newline;
+    try {
+      decoder.decode(bytes.subarray(start, end));
+    } catch {
+      found.add(line);
+    }
+    start = end + 1;
+  }
+  return found;
 }
 
 /**

@@ -123,6 +123,29 @@ describe("the audit log of a real tacit run", () => {
     }
   });
 
+  it("catches bytes that are not UTF-8 where the writer wrote a U+FFFD (the text read is the same, the file is not)", async () => {
+    // The script chooses a file name holding U+FFFD; its UTF-8 (EF BF BD) is then replaced with
+    // a cut-off 4-byte sequence of the same length, which decodes to U+FFFD again.
+    const fffdLog = path.join(ctx.dir, "fffd.jsonl");
+    writeFileSync(path.join(ctx.dir, "fffd.ts"), `requestFileSystem(".", (fs) => fs.access("notes-\\uFFFD.txt").write("x"));\n`);
+    const run = await runCli(["run", "--audit-log", fffdLog, "fffd.ts"], { cwd: ctx.dir, env: ctx.env });
+    expect(run.code, run.stderr).toBe(0);
+    const genuine = readFileSync(fffdLog);
+    const replacement = Buffer.from("\uFFFD");
+    const at = genuine.indexOf(replacement);
+    expect(at).toBeGreaterThan(0);
+    expect((await verifyJson(fffdLog, ctx.env)).result.code).toBe(0);
+    const tampered = Buffer.from(genuine);
+    Buffer.from([0xf0, 0x9f, 0x98]).copy(tampered, at);
+    expect(tampered.toString("utf8")).toBe(genuine.toString("utf8"));
+    const file = path.join(ctx.dir, "fffd-tampered.jsonl");
+    writeFileSync(file, tampered, { mode: 0o600 });
+    const line = genuine.subarray(0, at).toString("utf8").split("\n").length;
+    const { result, report } = await verifyJson(file, ctx.env);
+    expect(result.code).toBe(1);
+    expect(report.problems).toEqual([{ line, reason: expect.stringMatching(/^edited: the line's bytes are not UTF-8/) }]);
+  });
+
   it("catches a deleted line where the gap is", async () => {
     const at = lineOf((line) => line.event.type === "decision" && line.event.decision === "allow") + 3;
     const deleted = lines.filter((_, i) => i !== at);
