@@ -6,7 +6,7 @@ import { createInterface } from "node:readline";
 import { parseSync } from "../runner/parser.js";
 import type { RunnerConfig } from "../runner/config.js";
 import { ReplSession } from "../runner/session.js";
-import { terminalAsker } from "../runner/approval/askers.js";
+import { rawTerminalAsker, terminalAsker } from "../runner/approval/askers.js";
 import { createOversight } from "../runner/approval/oversight.js";
 
 /** True while the text so far ends in the middle of a statement (an unclosed brace, say). */
@@ -19,7 +19,8 @@ export async function repl(config: RunnerConfig): Promise<number> {
   const interactive = process.stdin.isTTY === true;
   const session = new ReplSession(config);
   // Approvals are asked on the terminal (readline is paused while a snippet runs).
-  const oversight = await createOversight(config, process.cwd(), terminalAsker);
+  // readline keeps an interactive terminal in raw mode, and the asker must leave it so.
+  const oversight = await createOversight(config, process.cwd(), interactive ? rawTerminalAsker : terminalAsker);
   oversight.audit?.append({ type: "session-started", session: session.id });
   const recorder = config.recordPath ? new (await import("../runner/recorder.js")).Recorder(config.recordPath) : null;
   const lines = createInterface({ input: process.stdin, output: process.stdout, terminal: interactive, historySize: 1000 });

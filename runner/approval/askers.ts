@@ -2,7 +2,7 @@
 // MCP client's user through elicitation (`tacit serve`, in runner/mcp-server.ts), everyone
 // at once (`--yes`), or no one — and then the answer is no.
 
-import { closeSync, constants, openSync, writeSync } from "node:fs";
+import { closeSync, constants, openSync, readSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Tier } from "../audit/events.js";
 import { printable } from "../printable.js";
@@ -68,26 +68,77 @@ export function noOneToAsk(reason: string): Asker {
  */
 export const TERMINAL_RESET = "\x18\x1b\\\x1b[!p\x1b[0m\x0f\x1b]104\x1b\\\x1b]110\x1b\\\x1b]111\x1b\\";
 
-/** Asks on the controlling terminal (/dev/tty), not stdin: stdin may carry the script or data. */
-export const terminalAsker: Asker = {
-  async ask(question) {
-    let fd: number;
-    try {
-      fd = openSync("/dev/tty", constants.O_RDWR | constants.O_NOCTTY);
-    } catch {
-      return { answer: "no", via: "no-one-to-ask", unavailable: "tacit has no terminal to ask on", fromPerson: false };
+/**
+ * Asks on the controlling terminal (/dev/tty), not stdin: stdin may carry the script or data.
+ * `raw`: the terminal is already in raw mode (the repl's readline) and is left in it.
+ */
+function terminalAskerFor(raw: boolean): Asker {
+  return {
+    ask: (question) => askOnTerminal(question, raw),
+  };
+}
+
+/** For `tacit run`: the terminal is in its usual line mode. */
+export const terminalAsker: Asker = terminalAskerFor(false);
+/** For the interactive repl, whose readline keeps the terminal in raw mode. */
+export const rawTerminalAsker: Asker = terminalAskerFor(true);
+
+async function askOnTerminal(question: ApprovalQuestion, raw: boolean): Promise<Answer> {
+  let fd: number;
+  try {
+    fd = openSync("/dev/tty", constants.O_RDWR | constants.O_NOCTTY);
+  } catch {
+    return { answer: "no", via: "no-one-to-ask", unavailable: "tacit has no terminal to ask on", fromPerson: false };
+  }
+  discardTypeAhead(raw);
+  try {
+    writeSync(fd, `${TERMINAL_RESET}\n${questionText(question)}\nAllow? [y/N] `);
+  } catch {
+    closeSync(fd);
+    return { answer: "no", via: "no-one-to-ask", unavailable: "tacit cannot write to its terminal", fromPerson: false };
+  }
+  const line = await readLine(fd, ASK_TIMEOUT_MS);
+  const yes = line !== null && /^\s*y(es)?\s*$/i.test(line);
+  return { answer: yes ? "yes" : "no", via: line === null ? "terminal (no answer)" : "terminal", fromPerson: line !== null };
+}
+
+/**
+ * Throws away what was typed before the question was shown, so only a line typed after it
+ * answers it: a security review's script printed a fake "Show the report? [y/N]", kept busy
+ * while the person typed "y" and Enter, then asked to delete a file, and that "y", waiting in
+ * the terminal's input, answered the real question the moment it was printed. A line still
+ * being typed (no Enter yet) is readable only outside line mode, so a terminal in line mode
+ * is put in raw mode for the drain and back after it.
+ */
+function discardTypeAhead(raw: boolean): void {
+  let fd: number;
+  try {
+    fd = openSync("/dev/tty", constants.O_RDONLY | constants.O_NOCTTY | constants.O_NONBLOCK);
+  } catch {
+    return;
+  }
+  let modes: import("node:tty").ReadStream | null = null;
+  try {
+    if (!raw) {
+      const { ReadStream } = require("node:tty") as typeof import("node:tty");
+      modes = new ReadStream(openSync("/dev/tty", constants.O_RDONLY | constants.O_NOCTTY));
+      modes.setRawMode(true);
     }
-    try {
-      writeSync(fd, `${TERMINAL_RESET}\n${questionText(question)}\nAllow? [y/N] `);
-    } catch {
-      closeSync(fd);
-      return { answer: "no", via: "no-one-to-ask", unavailable: "tacit cannot write to its terminal", fromPerson: false };
+    const buffer = Buffer.alloc(4096);
+    // Bounded: a terminal that never stops sending is not waited for.
+    for (let reads = 0; reads < 256; reads++) {
+      if (readSync(fd, buffer) === 0) break;
     }
-    const line = await readLine(fd, ASK_TIMEOUT_MS);
-    const yes = line !== null && /^\s*y(es)?\s*$/i.test(line);
-    return { answer: yes ? "yes" : "no", via: line === null ? "terminal (no answer)" : "terminal", fromPerson: line !== null };
-  },
-};
+  } catch {
+    // EAGAIN: nothing (more) is waiting.
+  } finally {
+    if (modes !== null) {
+      modes.setRawMode(false);
+      modes.destroy();
+    }
+    closeSync(fd);
+  }
+}
 
 // node:tty costs milliseconds to load; only a run that asks needs it.
 const require = createRequire(import.meta.url);

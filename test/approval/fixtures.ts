@@ -138,6 +138,11 @@ export interface TerminalOptions {
   /** How long the "person" takes before typing each answer. */
   thinkMs?: number;
   extraEnv?: Record<string, string>;
+  /**
+   * Typed once when `after` appears (before any question): a person answering something the
+   * script printed. `echoed` runs once the terminal has echoed it, i.e. it is in the input.
+   */
+  typeAhead?: { after: string; text: string; echoed: () => void };
 }
 
 /**
@@ -156,7 +161,18 @@ export async function onTerminal(world: World, args: string[], options: Terminal
   const answers = [...options.answers];
   let answered = 0;
   const timers: NodeJS.Timeout[] = [];
+  const typeAhead = options.typeAhead;
+  let typedAt = -1;
+  let echoed = false;
   const { code, stdout, stderr } = await collect(child, (shown) => {
+    if (typeAhead !== undefined && typedAt === -1 && shown.includes(typeAhead.after)) {
+      typedAt = shown.indexOf(typeAhead.after) + typeAhead.after.length;
+      child.stdin!.write(typeAhead.text);
+    }
+    if (typeAhead !== undefined && typedAt !== -1 && !echoed && shown.slice(typedAt).includes(typeAhead.text.trim())) {
+      echoed = true;
+      typeAhead.echoed();
+    }
     const asked = count(shown, PROMPT.trim());
     while (answered < asked) {
       answered++;

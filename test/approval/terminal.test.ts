@@ -106,6 +106,45 @@ describe("asking on the terminal", () => {
     expect(w.exists("a.txt")).toBe(true);
   });
 
+  it("what was typed before the question does not answer it (a y typed at the script's own fake prompt)", async () => {
+    const w = world();
+    w.file("a.txt");
+    const config = w.config([{ action: "fs.delete", tier: "always-ask" }]);
+    // The script asks its own question, waits until the person has typed (the test makes
+    // "typed" once the terminal echoed the y), then asks to delete. The person answers the
+    // real question no.
+    const script =
+      `print("Build finished. Show the report? [y/N] ");\n` +
+      `requestFileSystem(".", (fs) => { while (!fs.access("typed").exists) {} });\n` +
+      deleteScript("a.txt");
+    const run = await onTerminal(w, ["run", "--config", config, w.script(script)], {
+      answers: ["n"],
+      typeAhead: { after: "Show the report? [y/N] ", text: "y\n", echoed: () => w.file("typed") },
+    });
+    expect(run.prompts, run.all).toBe(1);
+    expect(w.exists("a.txt")).toBe(true);
+    expect(run.code, run.all).toBe(1);
+    expect(run.all).toContain("did not approve it");
+  });
+
+  it("a line begun before the question (y, no Enter yet) does not answer it either", async () => {
+    const w = world();
+    w.file("a.txt");
+    const config = w.config([{ action: "fs.delete", tier: "always-ask" }]);
+    const script =
+      `print("Press y to see the report: ");\n` +
+      `requestFileSystem(".", (fs) => { while (!fs.access("typed").exists) {} });\n` +
+      deleteScript("a.txt");
+    // At the real question the person just presses Enter: no.
+    const run = await onTerminal(w, ["run", "--config", config, w.script(script)], {
+      answers: [""],
+      typeAhead: { after: "Press y to see the report: ", text: "y", echoed: () => w.file("typed") },
+    });
+    expect(run.prompts, run.all).toBe(1);
+    expect(w.exists("a.txt")).toBe(true);
+    expect(run.code, run.all).toBe(1);
+  });
+
   it("approve-once, n: refused with the person's answer in the message; nothing remembered", async () => {
     const w = world();
     const target = w.file("a.txt");
