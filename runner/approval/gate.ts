@@ -126,10 +126,10 @@ export class ApprovalGate {
       const answer = await this.approve(asked, tier, false, detailOf(action, asked));
       if (answer.answer === "no") {
         const message = refusalMessage(asked.pattern, tier, answer);
-        this.logDecision(number, answer, null, message);
+        this.logDecision(number, answer, null, message, asked.pattern === request.pattern ? null : asked.pattern);
         return this.refusedWithoutRunning(number, refused("SecurityError", message));
       }
-      this.logDecision(number, answer, null);
+      this.logDecision(number, answer, null, null, asked.pattern === request.pattern ? null : asked.pattern);
       // The script waits while a person is asked, but others need not: a security review had
       // a concurrent call replace docs/ with a link into deploy/ while a person read "fs.write
       // docs/prod.conf", and the yes wrote deploy/prod.conf. A path that leads somewhere else
@@ -169,15 +169,22 @@ export class ApprovalGate {
     this.options.oversight.audit?.append(event);
   }
 
-  private logDecision(number: number, answer: Answer, extending: string | null, reason: string | null = null): void {
+  /**
+   * `askedAbout`: the pattern the person was asked about (or a remembered yes was found under)
+   * when it is not the action's logged pattern: a path through a link is asked about with
+   * where it leads, and the log must show what was approved.
+   */
+  private logDecision(number: number, answer: Answer, extending: string | null, reason: string | null = null, askedAbout: string | null = null): void {
     const decision = answer.fromPerson && !answer.remembered ? "asked" : answer.answer === "yes" ? "allow" : "deny";
+    let via = extending ? `${answer.via}; extends the allowlists: ${extending}` : answer.via;
+    if (askedAbout !== null) via += `; asked about: ${askedAbout}`;
     this.log({
       type: "decision",
       evaluation: this.options.evaluation,
       action: number,
       decision,
       answer: decision === "asked" ? answer.answer : null,
-      via: extending ? `${answer.via}; extends the allowlists: ${extending}` : answer.via,
+      via,
       reason,
     });
   }

@@ -3,7 +3,7 @@
 // pre-approve it; nothing happens. `--yes` allows both without asking and remembers nothing.
 
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { approvals, deleteScript, lit, onTerminal, startServer, storedApprovals, unattended, worlds } from "./fixtures.js";
@@ -173,10 +173,15 @@ describe("no terminal: fail closed", () => {
     symlinkSync(w.at("deploy"), w.at("link"));
     const config = w.config([{ action: "fs.write", tier: "always-ask", path: `${w.at("deploy")}/**` }]);
     const script = w.script(`requestFileSystem(".", (fs) => fs.access("link/new.txt").write("x"));\nprintln("wrote");\n`);
-    const run = await unattended(w, ["run", "--config", config, script]);
+    const log = path.join(w.root, "audit.jsonl");
+    const run = await unattended(w, ["run", "--config", config, "--audit-log", log, script]);
     expect(run.code, run.all).toBe(1);
     expect(run.stderr).toContain(`fs.write ${w.at("link/new.txt")} -> ${w.at("deploy/new.txt")}: refused`);
     expect(w.exists("deploy/new.txt")).toBe(false);
+    // The log names what the question was about, where the link leads included.
+    const decisions = readFileSync(log, "utf8").split("\n").filter((line) => line.includes('"type":"decision"') && line.includes('"decision":"deny"'));
+    expect(decisions).toHaveLength(1);
+    expect(JSON.parse(decisions[0]!).event.via).toContain(`; asked about: fs.write ${w.at("link/new.txt")} -> ${w.at("deploy/new.txt")}`);
   });
 
   it("a yes remembered for a plain path does not cover it once it leads elsewhere through a link", async () => {
