@@ -25,7 +25,10 @@ const WORD_SCAN_CHARS = 64 * 1024;
  * "Bearer <token>" or "a=<token>" echoes the token alone. A value reshaped character by
  * character is beyond any redaction (see the README): no echoing host where secrets are sent.
  */
-function formsOf(value: string): string[] {
+function formsOf(sent: string): string[] {
+  // What goes out is UTF-8, where a lone surrogate becomes U+FFFD, so that is what an echo
+  // holds; encodeURIComponent also throws on one (which ended the evaluation: see echoedForms).
+  const value = wellFormed(sent);
   const base64 = Buffer.from(value, "utf8").toString("base64");
   const json = JSON.stringify(value).slice(1, -1);
   // A header value goes out one byte per character (latin-1), and an answer is read as UTF-8:
@@ -51,6 +54,22 @@ function formsOf(value: string): string[] {
   ];
 }
 
+/** The string with each lone surrogate replaced by U+FFFD, as UTF-8 encoding does. */
+function wellFormed(text: string): string {
+  return text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd");
+}
+
+/**
+ * A value's first `length` UTF-16 units, one more when the cut would fall inside a surrogate
+ * pair: a cut there left a lone surrogate, and a classified body with an emoji where an error
+ * message's length fell ended the evaluation (the host's reply failed), a signal that told the
+ * script where the secret's astral characters are.
+ */
+function prefixOf(value: string, length: number): string {
+  const code = value.charCodeAt(length - 1);
+  return value.slice(0, code >= 0xd800 && code <= 0xdbff ? length + 1 : length);
+}
+
 /**
  * The forms of `secret` that a text of `room` characters can hold, each with whether it can
  * be there whole. A value longer than the text can only end it partway (an answer cut at the
@@ -61,11 +80,11 @@ function echoedForms(secret: string, room: number): Array<{ form: string; whole:
   const out: Array<{ form: string; whole: boolean }> = [];
   const add = (value: string): void => {
     const whole = value.length <= room;
-    for (const form of formsOf(whole ? value : value.slice(0, room + 1))) out.push({ form, whole: whole && form.length <= room });
+    for (const form of formsOf(whole ? value : prefixOf(value, room + 1))) out.push({ form, whole: whole && form.length <= room });
   };
   add(secret);
   add(secret.trim());
-  const scanned = secret.length > WORD_SCAN_CHARS ? secret.slice(0, WORD_SCAN_CHARS) : secret;
+  const scanned = secret.length > WORD_SCAN_CHARS ? prefixOf(secret, WORD_SCAN_CHARS) : secret;
   for (const word of new Set(scanned.split(/[\s=;,:"']+/))) {
     if (word.length >= MIN_REDACTED_WORD_LENGTH && word !== secret) add(word);
   }

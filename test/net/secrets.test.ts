@@ -542,6 +542,35 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(result.stdout + result.stderr).not.toContain(replyMarker);
     expectNotSeen(world, result);
   });
+
+  it("a failed request whose classified body has an astral character (or a lone surrogate) is an ordinary error wherever its message is cut", async () => {
+    const world = secretWorld();
+    writeTree(world.root, { ".env": `${"s".repeat(80)}-${world.canary}\n` });
+    // Hangs up on every request, so each one fails with an error that redaction reads.
+    const a = await server((_request, response) => void response.socket?.destroy());
+    // The error ("http://127.0.0.1:PORT: socket hang up") is about 38 characters long; an emoji
+    // at each place around that length puts one where redaction cuts the body to the message's length.
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  for (let at = 20; at < 70; at++) {
+    attempt("emoji-" + at, () => String(net.httpPostClassified(${lit(`${a.origin}/x`)}, token.map((t) => t.slice(0, at) + "\u{1F600}" + t.slice(at)))));
+  }
+  attempt("lone", () => String(net.httpPostClassified(${lit(`${a.origin}/x`)}, classify("ab\ud800cdefgh"))));
+  println("after");
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("after\n");
+    const found = attempts(result.stdout);
+    for (let at = 20; at < 70; at++) expect(attemptOf(found, `emoji-${at}`).value).toMatch(/socket hang up/);
+    expect(attemptOf(found, "lone").value).toMatch(/socket hang up/);
+    expectNotSeen(world, result);
+  });
 });
 
 describe("redact (unit): the forms a server gives a value back in", () => {
