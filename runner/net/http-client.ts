@@ -69,12 +69,18 @@ function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, si
     );
   }
   const transport = url.protocol === "https:" ? https : http;
+  // A body is always framed by its length. Node frames one on GET, HEAD, DELETE, OPTIONS,
+  // TRACE and CONNECT with nothing at all, so a server read it as the next request on the
+  // connection: a security review's GET body was a whole request of its own, with the Host
+  // and framing headers tacit refuses, that a server which reads past "Connection: close"
+  // answered as a second request.
+  const headers = call.body === null ? call.headers : { ...call.headers, "content-length": String(call.body.length) };
   return new Promise((resolve, reject) => {
     const request = transport.request(
       url,
       {
         method: call.method,
-        headers: call.headers,
+        headers,
         lookup: checkedLookup(host, restrictedAllowed),
         // A connection of its own, closed after the answer: no later request (one carrying a
         // secret) shares a connection with bytes an earlier one left for the server to read.

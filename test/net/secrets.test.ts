@@ -350,6 +350,41 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(a.received.map((r) => r.url).filter((url) => url !== "/second")).toEqual([]);
   });
 
+  it("a body on GET, HEAD, DELETE, OPTIONS or TRACE is framed: it cannot be read as a request of its own", async () => {
+    const world = secretWorld();
+    // A lenient server that reads on past "Connection: close", as some servers and fronts do.
+    const seen: Array<{ method: string; url: string; host: string; body: string }> = [];
+    const lenient = http.createServer({ insecureHTTPParser: true }, (request, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => (body += chunk.toString("latin1")));
+      request.on("end", () => {
+        seen.push({ method: request.method ?? "", url: request.url ?? "", host: String(request.headers.host), body });
+        response.end("ok");
+      });
+    });
+    lenient.listen(0, "127.0.0.1");
+    await once(lenient, "listening");
+    onTestFinished(() => void lenient.close());
+    const port = (lenient.address() as AddressInfo).port;
+    const smuggled = "POST /smuggled HTTP/1.1\r\nHost: other-site.example\r\nContent-Length: 5\r\n\r\nhello";
+    const methods = ["GET", "HEAD", "DELETE", "OPTIONS", "TRACE"];
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+requestNetwork([${lit(`127.0.0.1:${port}`)}], (net) => {
+  for (const method of ${JSON.stringify(methods)}) {
+    attempt(method, () => net.httpRequest(method, ${lit(`http://127.0.0.1:${port}/first-`)} + method, { body: ${lit(smuggled)} }).status);
+  }
+});
+`,
+      permit(`127.0.0.1:${port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    // The server never took the body for a request (to another site, with the script's framing).
+    expect(seen.filter((r) => r.url === "/smuggled" || r.host !== `127.0.0.1:${port}`)).toEqual([]);
+    for (const method of methods) expect(seen.find((r) => r.url === `/first-${method}`)).toMatchObject({ method, body: smuggled });
+  });
+
   it("redacting an answer reads it once, however many words the secret has: the run ends within its limit", async () => {
     const world = secretWorld();
     // 8 MiB of text that starts a match with every word of the secret at every few characters,
