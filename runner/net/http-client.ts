@@ -6,7 +6,7 @@
 import { lookup as dnsLookup } from "node:dns";
 import http from "node:http";
 import https from "node:https";
-import type { LookupFunction } from "node:net";
+import type { LookupFunction, Socket } from "node:net";
 import { PolicyDenial, EffectFailure } from "../refusals.js";
 import { isRestrictedAddress } from "./address-check.js";
 import { hostOf, isIpLiteral } from "./host-policy.js";
@@ -119,6 +119,17 @@ function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, si
     );
     const overall = setTimeout(() => request.destroy(new EffectFailure(`${url.origin}: no complete answer within ${limits.timeoutMs} ms`)), limits.timeoutMs);
     request.on("timeout", () => request.destroy(new EffectFailure(`${url.origin}: no answer within ${limits.timeoutMs} ms`)));
+    // A tunnel (an answer to CONNECT) or a switch of protocol (101, which a server may send
+    // unasked) hands the connection to a listener; with none, the request never settled and
+    // the script waited past the request timeout for the evaluation's limit. tacit speaks
+    // plain HTTP only.
+    const switched = (response: http.IncomingMessage, socket: Socket): void => {
+      clearTimeout(overall);
+      socket.destroy();
+      reject(new EffectFailure(`${url.origin}: answered ${response.statusCode ?? 0} with a tunnel or another protocol, which tacit does not speak`));
+    };
+    request.on("connect", switched);
+    request.on("upgrade", switched);
     request.on("error", (error) => {
       clearTimeout(overall);
       reject(error);

@@ -2,8 +2,10 @@
 // headers as the server received them; redirects (followed only when the target passes the
 // same checks, credentials kept to their origin); the response size cap; timeouts.
 
+import { once } from "node:events";
 import type http from "node:http";
-import { describe, expect, it } from "vitest";
+import net, { type AddressInfo } from "node:net";
+import { describe, expect, it, onTestFinished } from "vitest";
 import {
   ATTEMPT_PRELUDE,
   attemptOf,
@@ -200,6 +202,45 @@ println("done");
     expect(result.stdout).toContain("done");
     expect(a.received.map((r) => r.url)).toEqual(["/hang", "/stall"]);
     expect(elapsed).toBeLessThan(10_000);
+  });
+
+  it("an answer that opens a tunnel (CONNECT) or switches protocol (101, unasked) fails the request; nothing hangs", async () => {
+    const dir = workDir();
+    // Answers CONNECT with 200 and anything else with 101, then keeps the connection open.
+    const switching = net.createServer((socket) => {
+      socket.on("error", () => {});
+      socket.once("data", (data: Buffer) => {
+        socket.write(
+          data.toString("latin1").startsWith("CONNECT ")
+            ? "HTTP/1.1 200 Connection established\r\n\r\ntunnel"
+            : "HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\nframes",
+        );
+      });
+    });
+    switching.listen(0, "127.0.0.1");
+    await once(switching, "listening");
+    onTestFinished(() => void switching.close());
+    const port = (switching.address() as AddressInfo).port;
+    const result = await tacit(
+      dir,
+      `${ATTEMPT_PRELUDE}
+requestNetwork([${lit(`127.0.0.1:${port}`)}], (net) => {
+  attempt("connect", () => net.httpRequest("CONNECT", ${lit(`http://127.0.0.1:${port}/x`)}));
+  attempt("upgrade", () => net.httpGet(${lit(`http://127.0.0.1:${port}/y`)}));
+});
+println("done");
+`,
+      // A request timeout far below the run's limit: a request still pending at the limit was left hanging.
+      [...permit(`127.0.0.1:${port}`), "--config", configFile(dir, { networkTimeoutMs: 2000 }), "--exec-timeout-ms", "15000"],
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    for (const label of ["connect", "upgrade"]) {
+      const { status, value } = attemptOf(found, label);
+      expect(status, label).toBe("Error");
+      expect(String(value), label).toMatch(/tunnel or another protocol/);
+    }
+    expect(result.stdout).toContain("done");
   });
 });
 
