@@ -46,6 +46,9 @@ function formsOf(sent: string): string[] {
     json,
     // Go's encoding/json, and HTML pages (a second review got echoes back in both).
     json.replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026"),
+    // PHP's json_encode (and some Java encoders) escape "/" as "\/": a base64 key such as an
+    // AWS secret came back from a PHP echo in pieces between the escapes, none of them a form.
+    json.replace(/\//g, "\\/"),
     value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;"),
     encodeURIComponent(value),
     base64,

@@ -424,6 +424,31 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(readFileSync(world.sink, "utf8")).toMatch(/longer than 65536 characters/);
   }, 120_000);
 
+  it("a secret with \"/\" is redacted when a server's JSON escapes it as \"\\/\" (PHP's json_encode)", async () => {
+    const world = secretWorld();
+    // A base64 key has "/" in it (an AWS secret key, say).
+    const key = `${world.canary.slice(0, 14)}/${world.canary.slice(14, 28)}/${world.canary.slice(28)}`;
+    writeTree(world.root, { ".env": `${key}\n` });
+    // PHP's json_encode of the request headers: "/" comes out as "\/".
+    const php = await server((request, response) => response.end(JSON.stringify(request.headers).replace(/\//g, "\\/")));
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN}
+requestNetwork([${lit(`127.0.0.1:${php.port}`)}], (net) => {
+  attempt("php", () => net.httpGet(${lit(`${php.origin}/`)}, { secretHeaders: { authorization: token, "x-bearer": token.map((t) => "Bearer " + t) } }));
+});
+`,
+      permit(`127.0.0.1:${php.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(php.received[0]?.headers.authorization).toBe(key);
+    const echoed = String(attemptOf(attempts(result.stdout), "php").value);
+    expect(echoed).toContain('"authorization":"[redacted]"');
+    expect(echoed).toContain('"x-bearer":"[redacted]"');
+    expectNotSeen(world, result);
+  });
+
   it("a secret with a non-ASCII character is redacted when a server echoes its bytes or escapes it as ASCII JSON", async () => {
     const world = secretWorld();
     writeTree(world.root, { ".env": `pässwörd-${world.canary}\n` });
