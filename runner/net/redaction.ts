@@ -37,9 +37,15 @@ function formsOf(sent: string): string[] {
   const nonAscii = /[^\x00-\x7f]/.test(value);
   const echoedBytes = nonAscii ? [Buffer.from(value, "latin1").toString("utf8")] : [];
   const asciiJson = nonAscii ? [json.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)] : [];
+  // Go's encoding/json writes each byte that is not UTF-8 as the escape \ufffd (and <, >, &
+  // escaped): a Go echo of such a header gave "p\ufffdssw\ufffdrd-<canary>" back.
+  const goEchoedBytes = nonAscii
+    ? [JSON.stringify(goDecoded(Buffer.from(value, "latin1"))).slice(1, -1).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026").replace(/\ufffd/g, "\\ufffd")]
+    : [];
   return [
     ...echoedBytes,
     ...asciiJson,
+    ...goEchoedBytes,
     value,
     value.toLowerCase(),
     value.toUpperCase(),
@@ -55,6 +61,29 @@ function formsOf(sent: string): string[] {
     base64.replace(/=+$/, ""),
     Buffer.from(value, "utf8").toString("base64url"),
   ];
+}
+
+/**
+ * Bytes read as UTF-8 the way Go does: each byte that does not start a valid sequence is one
+ * U+FFFD (Node makes one of a truncated sequence's bytes together).
+ */
+function goDecoded(bytes: Buffer): string {
+  let out = "";
+  for (let i = 0; i < bytes.length; ) {
+    const lead = bytes[i]!;
+    const length = lead < 0x80 ? 1 : lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+    // The second byte's range depends on the lead (no overlong forms, surrogates or past U+10FFFF).
+    const low = lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80;
+    const high = lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf;
+    let valid = length > 0 && i + length <= bytes.length;
+    for (let k = 1; valid && k < length; k++) {
+      const byte = bytes[i + k]!;
+      valid = k === 1 ? byte >= low && byte <= high : byte >= 0x80 && byte <= 0xbf;
+    }
+    out += valid ? bytes.subarray(i, i + length).toString("utf8") : "\ufffd";
+    i += valid ? length : 1;
+  }
+  return out;
 }
 
 /** The string with each lone surrogate replaced by U+FFFD, as UTF-8 encoding does. */

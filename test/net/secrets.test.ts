@@ -449,6 +449,54 @@ requestNetwork([${lit(`127.0.0.1:${php.port}`)}], (net) => {
     expectNotSeen(world, result);
   });
 
+  it("a secret with non-ASCII characters is redacted when a Go server echoes it as JSON (bytes that are not UTF-8 as \\ufffd)", async () => {
+    const world = secretWorld();
+    writeTree(world.root, { ".env": `pässwörd-àª-${world.canary}\n` });
+    // Go's encoding/json of the header's bytes: a byte that does not start valid UTF-8 is the escape \ufffd.
+    const go = net.createServer((socket) => {
+      let head = Buffer.alloc(0);
+      socket.on("error", () => {});
+      socket.on("data", (data: Buffer) => {
+        head = Buffer.concat([head, data]);
+        if (head.indexOf("\r\n\r\n") === -1) return;
+        const line = head.subarray(0, head.indexOf("\r\n\r\n")).toString("latin1").split("\r\n").find((l) => /^authorization:/i.test(l)) ?? "";
+        const bytes = Buffer.from(line.slice("authorization:".length).trim(), "latin1");
+        const strict = new TextDecoder("utf-8", { fatal: true });
+        let text = "";
+        for (let i = 0; i < bytes.length; ) {
+          const size = [1, 2, 3, 4].find((n) => {
+            try {
+              return i + n <= bytes.length && (strict.decode(bytes.subarray(i, i + n)), true);
+            } catch {
+              return false;
+            }
+          });
+          text += size === undefined ? "\ufffd" : bytes.subarray(i, i + size).toString("utf8");
+          i += size ?? 1;
+        }
+        const body = Buffer.from(`{"authorization":${JSON.stringify(text).replace(/\ufffd/g, "\\ufffd")}}`);
+        socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n`), body]));
+      });
+    });
+    go.listen(0, "127.0.0.1");
+    await once(go, "listening");
+    onTestFinished(() => void go.close());
+    const port = (go.address() as AddressInfo).port;
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN}
+requestNetwork([${lit(`127.0.0.1:${port}`)}], (net) => {
+  attempt("go", () => net.httpGet(${lit(`http://127.0.0.1:${port}/`)}, { secretHeaders: { authorization: token } }));
+});
+`,
+      permit(`127.0.0.1:${port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(attemptOf(attempts(result.stdout), "go").value).toBe('{"authorization":"[redacted]"}');
+    expectNotSeen(world, result);
+  });
+
   it("a secret with a non-ASCII character is redacted when a server echoes its bytes or escapes it as ASCII JSON", async () => {
     const world = secretWorld();
     writeTree(world.root, { ".env": `pässwörd-${world.canary}\n` });
