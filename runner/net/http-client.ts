@@ -60,6 +60,26 @@ function checkedLookup(host: string, restrictedAllowed: boolean): LookupFunction
   }) as unknown as LookupFunction;
 }
 
+/**
+ * The bytes without a UTF-8 sequence the size limit cut short. Read as text, a cut one became
+ * U+FFFD, which no form of a secret holds at that place: a security review had a server reflect
+ * "ä<canary>ö…" with the cut inside "ö", and the answer ended with the secret up to there
+ * unredacted (redaction masks a text that ends partway into a secret, not one that ends in
+ * something else).
+ */
+function wholeCharacters(body: Buffer): Buffer {
+  for (let back = 1; back <= Math.min(4, body.length); back++) {
+    const byte = body[body.length - back]!;
+    if (byte < 0x80) return body; // ASCII: nothing cut.
+    if (byte >= 0xc0) {
+      // A lead byte: drop its sequence when the bytes it needs are not all there.
+      const needs = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+      return needs > back ? body.subarray(0, body.length - back) : body;
+    }
+  }
+  return body;
+}
+
 function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, signal: AbortSignal): Promise<HttpOutcome & { location: string | null }> {
   const { url } = call;
   const host = hostOf(url);
@@ -111,7 +131,8 @@ function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, si
           if (finished) return;
           finished = true;
           clearTimeout(overall);
-          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks, size), truncated, location: response.headers.location ?? null });
+          const body = Buffer.concat(chunks, size);
+          resolve({ status: response.statusCode ?? 0, body: truncated ? wholeCharacters(body) : body, truncated, location: response.headers.location ?? null });
         };
         response.on("end", finish);
         response.on("error", (error) => (truncated ? finish() : reject(error)));

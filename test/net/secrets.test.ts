@@ -599,6 +599,33 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   });
 });
 
+describe("secret headers and the size limit", () => {
+  it("an answer cut inside a character of a reflected secret does not reveal the secret before it", async () => {
+    const world = secretWorld();
+    writeTree(world.root, { ".env": `ä${world.canary}ö-tail\n` });
+    const limit = 4096;
+    // Reflects the header as UTF-8 ("ö" is two bytes), padded so that the cut falls between them.
+    const a = await server((request, response) => {
+      const secret = String(request.headers.authorization ?? "");
+      response.end("x".repeat(limit - Buffer.byteLength(`ä${world.canary}`) - 1) + secret + "y".repeat(100));
+    });
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  attempt("cut", () => net.httpGet(${lit(`${a.origin}/`)}, { secretHeaders: { authorization: token } }).replace(/^x+/, ""));
+});
+`,
+      [...permit(`127.0.0.1:${a.port}`), "--config", configFile(world.root, { networkResponseLimitBytes: limit })],
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(a.received[0]?.headers.authorization).toBe(`ä${world.canary}ö-tail`);
+    expect(String(attemptOf(attempts(result.stdout), "cut").value)).toMatch(/^\[redacted\]\n\[tacit: response truncated/);
+    expectNotSeen(world, result);
+  });
+});
+
 describe("httpPostClassified", () => {
   it("sends the plaintext body; the answer is a Classified whose plaintext reaches the secure sink only", async () => {
     const world = secretWorld();
