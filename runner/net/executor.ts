@@ -94,6 +94,13 @@ function redactableOrUnsendable(plaintext: string, what: string): string {
  */
 const FRAMING_HEADERS = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer", "expect", "proxy-connection"]);
 
+/**
+ * Headers that make many servers (Google's APIs, ASP.NET, frameworks' method-override
+ * middleware) run another method than the request's: a POST carrying "X-HTTP-Method-Override:
+ * DELETE" deleted past an approval rule on DELETE, which judges the method tacit sends.
+ */
+const METHOD_OVERRIDE_HEADERS = new Set(["x-http-method-override", "x-http-method", "x-method-override"]);
+
 function refuseFramingHeaders(action: HttpRequestAction): void {
   for (const name of [...Object.keys(action.headers), ...Object.keys(action.secretHeaders)]) {
     const lower = name.trim().toLowerCase();
@@ -103,6 +110,9 @@ function refuseFramingHeaders(action: HttpRequestAction): void {
     // Node takes the TLS server name and the certificate check from a Host header: with one,
     // a connection to a permitted address spoke to, and verified, another site behind it (a
     // CDN's shared front): domain fronting past --network-permissions.
+    if (METHOD_OVERRIDE_HEADERS.has(lower)) {
+      throw new PolicyDenial(`the ${name} header is refused: servers that honour it run another method than the one sent, which is what approval rules judge; use httpRequest(method, …); nothing was sent`);
+    }
     if (lower === "host") {
       throw new PolicyDenial(`the ${name} header is set by tacit from the URL, which is what --network-permissions judges; nothing was sent`);
     }

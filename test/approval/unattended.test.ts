@@ -111,6 +111,33 @@ describe("no terminal: fail closed", () => {
     }
   });
 
+  it("net: a method-override header does not carry a request past a rule on the method", async () => {
+    const w = world();
+    const server = await startServer();
+    try {
+      const config = w.config([{ action: "net", tier: "always-ask", host: `127.0.0.1:${server.port}`, method: "DELETE" }], {
+        libraryConfig: { networkPermissions: [`127.0.0.1:${server.port}`] },
+      });
+      const script = w.script(
+        `requestNetwork([${lit(`127.0.0.1:${server.port}`)}], (n) => {\n` +
+          `  for (const name of ["X-HTTP-Method-Override", "x-http-method", "X-Method-Override"]) {\n` +
+          `    try { n.httpPost(${lit(`${server.origin}/item`)}, "", { headers: { [name]: "DELETE" } }); println("overridden", name); }\n` +
+          `    catch (e) { println("refused", name, (e as Error).name); }\n` +
+          `  }\n` +
+          `  try { n.httpPost(${lit(`${server.origin}/item`)}, "", { secretHeaders: { "X-HTTP-Method-Override": classify("DELETE") } }); println("overridden secret"); }\n` +
+          `  catch (e) { println("refused secret", (e as Error).name); }\n` +
+          `});\n`,
+      );
+      const run = await unattended(w, ["run", "--config", config, script]);
+      expect(run.code, run.all).toBe(0);
+      expect(run.stdout).not.toContain("overridden");
+      expect(run.stdout.match(/refused .* SecurityError/g)).toHaveLength(4);
+      expect(server.received).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("net: a redirect from a permitted host does not carry a request to a host a rule asks about", async () => {
     const w = world();
     const asked = await startServer();
