@@ -101,18 +101,19 @@ const FRAMING_HEADERS = new Set(["content-length", "transfer-encoding", "connect
  */
 const METHOD_OVERRIDE_HEADERS = new Set(["x-http-method-override", "x-http-method", "x-method-override"]);
 
+/** Refuses the headers tacit owns (framing, routing, the method): see the sets above. */
 function refuseFramingHeaders(action: HttpRequestAction): void {
   for (const name of [...Object.keys(action.headers), ...Object.keys(action.secretHeaders)]) {
     const lower = name.trim().toLowerCase();
     if (FRAMING_HEADERS.has(lower)) {
       throw new PolicyDenial(`the ${name} header is set by tacit, not by scripts (it decides how the request is framed); nothing was sent`);
     }
-    // Node takes the TLS server name and the certificate check from a Host header: with one,
-    // a connection to a permitted address spoke to, and verified, another site behind it (a
-    // CDN's shared front): domain fronting past --network-permissions.
     if (METHOD_OVERRIDE_HEADERS.has(lower)) {
       throw new PolicyDenial(`the ${name} header is refused: servers that honour it run another method than the one sent, which is what approval rules judge; use httpRequest(method, …); nothing was sent`);
     }
+    // Node takes the TLS server name and the certificate check from a Host header: with one,
+    // a connection to a permitted address spoke to, and verified, another site behind it (a
+    // CDN's shared front): domain fronting past --network-permissions.
     if (lower === "host") {
       throw new PolicyDenial(`the ${name} header is set by tacit from the URL, which is what --network-permissions judges; nothing was sent`);
     }
