@@ -126,6 +126,29 @@ export class ProtocolError extends Error {
   override name = "ProtocolError";
 }
 
+/**
+ * How deep a value from the sandbox or the pure evaluator may nest. JSON.parse takes any depth
+ * but the host's JSON.stringify recurses and throws past some thousands (measured here: 4,000
+ * deep stringify, 8,000 do not), and the host stringifies these values again (a value's size,
+ * a job for the pure evaluator, a classified value's text). Thrown there, out of any request,
+ * it was an unhandled rejection that ended the host: a security review crashed `tacit run`
+ * (and so `tacit serve`, every session with it) with a map function that sent back a value
+ * nested 200,000 deep only for some plaintexts, reading a bit of the secret from the exit code.
+ */
+export const MAX_VALUE_DEPTH = 1000;
+
+/** Whether a parsed JSON value nests deeper than MAX_VALUE_DEPTH (iterative: any depth is safe to ask about). */
+function nestsTooDeeply(value: unknown): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== "object" || current === null) continue;
+    if (depth >= MAX_VALUE_DEPTH) return true;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 export function parseSandboxFrame(line: string): SandboxFrame {
   let json: unknown;
   try {
@@ -133,6 +156,7 @@ export function parseSandboxFrame(line: string): SandboxFrame {
   } catch {
     throw new ProtocolError(`the sandbox wrote something that is not a protocol frame: ${JSON.stringify(line.slice(0, 80))}`);
   }
+  if (nestsTooDeeply(json)) throw new ProtocolError(`the sandbox sent a frame nested deeper than ${MAX_VALUE_DEPTH} levels`);
   const malformed = (error: z.ZodError): ProtocolError =>
     new ProtocolError(`the sandbox sent a malformed frame (${error.issues[0]?.message ?? "invalid"}): ${JSON.stringify(line.slice(0, 80))}`);
   const frame = envelopeSchema().safeParse(json);
@@ -163,6 +187,8 @@ export function parsePureReply(line: string): PureReply {
   } catch {
     throw new ProtocolError("the pure evaluator wrote something that is not a reply");
   }
+  // Killing the evaluator for it fails the job out of sight, like any other failing map.
+  if (nestsTooDeeply(json)) throw new ProtocolError(`the pure evaluator sent a value nested deeper than ${MAX_VALUE_DEPTH} levels`);
   const parsed = pureReplySchema().safeParse(json);
   if (!parsed.success) throw new ProtocolError("the pure evaluator sent a malformed reply");
   return parsed.data as PureReply;

@@ -324,6 +324,36 @@ requestFileSystem(".", (fs) => {
     expect(readFileSync(world.sink, "utf8")).toMatch(/map failed: .*longer than/);
   });
 
+  it("a map result nested too deeply for the host to stringify fails out of sight, not by ending the host", async () => {
+    // The map replaces the evaluator's JSON.stringify, so that its reply carries a value nested
+    // 200,000 deep when its guess is right: the host crashed on it (exit 1), and only then.
+    const world = secretWorld();
+    const script = (guess: string): string => `
+requestFileSystem(".", (fs) => {
+  const secret = fs.readClassified(".env");
+  const probe = secret.map((text) => {
+    if (text.startsWith(${lit(guess)})) {
+      const deep = "[".repeat(200000) + "]".repeat(200000);
+      const real = JSON.stringify;
+      (JSON as { stringify: unknown }).stringify = (x: unknown) =>
+        x !== null && typeof x === "object" && "ok" in x ? real(x).replace('"value":"x"', '"value":' + deep) : real(x);
+    }
+    return "x";
+  });
+  fs.writeClassified("secrets/probe.txt", probe);
+  println("done");
+});
+`;
+    for (const guess of ["API_KEY=", "NOPE"]) {
+      const r = await tacit(world.root, script(guess), [...CLASSIFIED_FLAG, "--secure-output", world.sink]);
+      expect(r.stderr, guess).toBe("");
+      expect(r.code, guess).toBe(0);
+      expect(r.stdout, guess).toBe("done\n");
+      expectOnlyInClassifiedAndSink(world, r);
+    }
+    expect(readFileSync(world.sink, "utf8")).toMatch(/map failed: .*nested deeper than/);
+  });
+
   it("whatever the pure evaluator prints, throws or exits with stays out of the result (validator bypassed)", async () => {
     const world = secretWorld();
     let connections = 0;

@@ -116,6 +116,30 @@ describe("a killed evaluation stops its host-side work", () => {
   });
 });
 
+describe("values nested deeper than the host can stringify", () => {
+  it("a frame that carries one ends the evaluation with a protocol violation, not the host with a stack overflow", async () => {
+    // The script replaces its JSON.stringify, so that the map's captured marker goes out nested
+    // 200,000 deep: the host crashed stringifying the job for the pure evaluator (an unhandled
+    // rejection, which takes `tacit serve` down with every session).
+    const r = await runScript(
+      `const deep = "[".repeat(200000) + "]".repeat(200000);
+const real = JSON.stringify;
+(JSON as { stringify: unknown }).stringify = (x: unknown) => {
+  const s = real(x);
+  return typeof s === "string" && s.includes('"DEEPME"') ? s.replace('"DEEPME"', deep) : s;
+};
+const marker = "DEEPME";
+println(classify("x").map((v) => v + marker));
+`,
+      ["--no-check"],
+      { cwd: dir },
+    );
+    expect(r.stderr).not.toContain("Maximum call stack");
+    expect(r.stderr).toContain("the sandbox sent a frame nested deeper than 1000 levels");
+    expect(r.code).toBe(1);
+  });
+});
+
 describe("the classified store's plaintext limit", () => {
   it("a loop of classify(big) ends with a refusal that says why, and the host stays bounded", async () => {
     // The default limit (256 MiB): without it this loop grows the host until it dies.
