@@ -64,8 +64,19 @@ export class PureEvaluator {
 
   private runNow(job: Omit<PureJob, "id">, abandoned: AbortSignal | undefined): Promise<PureResult> {
     if (this.closed || abandoned?.aborted) return Promise.resolve({ ok: false, reason: "the evaluation ended before this value was computed" });
-    const proc = (this.process ??= this.start());
     const id = this.nextId++;
+    // The job is one line of JSON, and it can be longer than a string may be (a computed value
+    // of some tens of millions of characters, captured under several names, is in it once per
+    // name). Thrown in here, that rejected the job, and with it every later one; out of any
+    // request, the rejection ended the host: a security review crashed `tacit run` (exit 1) only
+    // when a map, told by the plaintext, made its value large. It fails out of sight instead.
+    let line: string;
+    try {
+      line = JSON.stringify({ ...job, id } satisfies PureJob) + "\n";
+    } catch (error) {
+      return Promise.resolve({ ok: false, reason: `the job could not be sent to the pure evaluator: ${String(error)}` });
+    }
+    const proc = (this.process ??= this.start());
     return new Promise<PureResult>((resolve) => {
       const timer = setTimeout(() => proc.kill("timeout", `the function ran longer than ${PURE_JOB_TIMEOUT_MS} ms`), PURE_JOB_TIMEOUT_MS);
       // The process is killed (the next job starts a fresh one); its end resolves the job.
@@ -79,7 +90,7 @@ export class PureEvaluator {
           resolve(reply.ok ? { ok: true, value: reply.value } : { ok: false, reason: reply.error });
         },
       };
-      proc.write(JSON.stringify({ ...job, id } satisfies PureJob) + "\n");
+      proc.write(line);
     });
   }
 

@@ -354,6 +354,33 @@ requestFileSystem(".", (fs) => {
     expect(readFileSync(world.sink, "utf8")).toMatch(/map failed: .*nested deeper than/);
   });
 
+  it("a map job too long to send to the evaluator fails out of sight, not by ending the host", async () => {
+    // The first map makes a value of 40 million characters only when its guess is right; the
+    // second captures it under 14 names, so its job is longer than a string may be: the host
+    // crashed building it (exit 1), and only then.
+    const world = secretWorld();
+    const names = Array.from({ length: 14 }, (_, i) => `b${i}`);
+    const script = (guess: string): string => `
+requestFileSystem(".", (fs) => {
+  const secret = fs.readClassified(".env");
+  const big = secret.map((text) => (text.startsWith(${lit(guess)}) ? "x".repeat(40_000_000) : ""));
+  const ${names.map((name) => `${name} = big`).join(", ")};
+  const probe = big.map((v) => String(v.length + [${names.join(", ")}].length));
+  fs.writeClassified("secrets/probe.txt", probe);
+  println("done");
+});
+`;
+    for (const guess of ["API_KEY=", "NOPE"]) {
+      const r = await tacit(world.root, script(guess), [...CLASSIFIED_FLAG, "--secure-output", world.sink]);
+      expect(r.stderr, guess).toBe("");
+      expect(r.code, guess).toBe(0);
+      expect(r.stdout, guess).toBe("done\n");
+    }
+    expect(readFileSync(world.sink, "utf8")).toContain("the job could not be sent to the pure evaluator");
+    // The wrong guess's value was small: its job went through.
+    expect(readFileSync(path.join(world.root, "secrets/probe.txt"), "utf8")).toBe("14");
+  }, 60_000);
+
   it("whatever the pure evaluator prints, throws or exits with stays out of the result (validator bypassed)", async () => {
     const world = secretWorld();
     let connections = 0;
