@@ -4,7 +4,8 @@
 // through a directory descriptor verified the same way, named as /proc/self/fd/N/name: the
 // kernel resolves that from the opened directory itself, however its path changes later.
 
-import { closeSync, constants, fstatSync, openSync, readlinkSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, type Stats } from "node:fs";
+import path from "node:path";
 
 /** What a descriptor really refers to; null where the system cannot say (no /proc). */
 export function openedPath(fd: number): string | null {
@@ -54,3 +55,20 @@ export function inVerifiedDirectory<T>(realDir: string, verify: (actualDir: stri
   }
 }
 
+
+/**
+ * What `real` is (its lstat), looked up in its parent directory as opened and verified, or
+ * the directory itself when `real` is `top` (the scope's root, whose parent is outside it):
+ * a parent swapped for a link between the check and the look cannot lead it elsewhere (a
+ * security review read the size of a classified file and of one outside the scope that
+ * way). `verify` receives where the entry really is. A final link is not followed: the
+ * caller resolved every link, so one there now was swapped in.
+ */
+export function statInVerifiedDirectory(real: string, top: string, verify: (actual: string) => void): Stats {
+  if (real === top) return inVerifiedDirectory(real, verify, (dir) => lstatSync(`${dir}/.`));
+  const name = path.basename(real);
+  return inVerifiedDirectory(path.dirname(real), () => undefined, (dir, actualDir) => {
+    verify(path.join(actualDir, name));
+    return lstatSync(path.join(dir, name));
+  });
+}

@@ -3,13 +3,13 @@
 // to the scope's root, `..` collapsed, symlinks followed (dead ones too), and then required
 // to lie inside the scope by whole path components.
 
-import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readSync, rmdirSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readSync, rmdirSync, type Stats, statSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import type { FileInfo, GrepMatch } from "../../library/protocol.js";
 import type { CapabilityTable, FileSystemScope } from "../capabilities.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
-import { inVerifiedDirectory, NotRegularFileError, openForReading } from "./checked-open.js";
+import { inVerifiedDirectory, NotRegularFileError, openForReading, statInVerifiedDirectory } from "./checked-open.js";
 import { isWithin, PathResolutionError, resolveReal } from "./containment.js";
 import type { GrepRunner } from "./grep-runner.js";
 import { asSearchExclusions, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
@@ -166,11 +166,12 @@ export class FileSystemExecutor {
     let exists = false;
     let isDirectory = false;
     try {
-      const stats = statSync(target.real);
+      const stats = this.statResolved(target, requested, true);
       exists = true;
       isDirectory = stats.isDirectory();
-    } catch {
-      // Missing (or a dead link): exists stays false.
+    } catch (error) {
+      // Missing (or a dead link): exists stays false. A path swapped to lead elsewhere is refused.
+      if (error instanceof PolicyDenial) throw error;
     }
     return { path: target.named, name: path.basename(target.named), exists, isDirectory, isClassified: target.classified };
   }
@@ -179,10 +180,25 @@ export class FileSystemExecutor {
     const target = this.resolve(token, requested);
     this.denyClassified(target, requested, "size");
     try {
-      return statSync(target.real).size;
+      return this.statResolved(target, requested, false).size;
     } catch (error) {
       throw failure(requested, error);
     }
+  }
+
+  /**
+   * What a resolved path is, looked up through its verified parent (see
+   * statInVerifiedDirectory): it must still be inside the scope, not one of tacit's files,
+   * and (unless `mayBeClassified`) not classified. statSync on the path followed a directory
+   * swapped for a link after the check, and told the size of a classified file or one
+   * outside the scope.
+   */
+  private statResolved(target: Resolved & { scope: FileSystemScope }, requested: string, mayBeClassified: boolean): Stats {
+    const stats = statInVerifiedDirectory(target.real, target.scope.realRoot, this.afterOpen(target, requested, mayBeClassified));
+    if (stats.isSymbolicLink()) {
+      throw new PolicyDenial(`${requested}: the path changed while it was being looked at (a link was swapped in); nothing was reported.`);
+    }
+    return stats;
   }
 
   read(token: string, requested: string, as: "text" | "bytes"): string {
@@ -450,11 +466,11 @@ export class FileSystemExecutor {
   list(token: string, requested: string, recursive: boolean): string[] {
     const target = this.resolve(token, requested);
     try {
-      if (!statSync(target.real).isDirectory()) throw new EffectFailure(`${requested}: not a directory`);
+      if (!this.statResolved(target, requested, true).isDirectory()) throw new EffectFailure(`${requested}: not a directory`);
       if (!recursive) return listChildren(target.named, target.real, target.scope.realRoot).map((e) => e.named);
       return Array.from(walkTree(target.named, target.real, target.scope.realRoot), (e) => e.named);
     } catch (error) {
-      if (error instanceof EffectFailure) throw error;
+      if (error instanceof EffectFailure || error instanceof PolicyDenial) throw error;
       throw failure(requested, error);
     }
   }
@@ -462,9 +478,9 @@ export class FileSystemExecutor {
   async find(token: string, requested: string, glob: string): Promise<string[]> {
     const target = this.resolve(token, requested);
     try {
-      if (!statSync(target.real).isDirectory()) throw new EffectFailure(`${requested}: not a directory`);
+      if (!this.statResolved(target, requested, true).isDirectory()) throw new EffectFailure(`${requested}: not a directory`);
     } catch (error) {
-      if (error instanceof EffectFailure) throw error;
+      if (error instanceof EffectFailure || error instanceof PolicyDenial) throw error;
       throw failure(requested, error);
     }
     // Globs become regular expressions: matched in the worker, like grep patterns.

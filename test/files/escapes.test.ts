@@ -393,6 +393,70 @@ println(JSON.stringify(counts));
   });
 });
 
+describe("a link swapped in while sizes and existence are asked", () => {
+  // A security review read the size of .ssh/id_rsa and of a file outside the root through
+  // size, and whether a name exists outside through exists: both looked the path up again
+  // after the check, following a directory swapped for a link meanwhile. They now look it up
+  // in its verified parent directory.
+  const ROUNDS = 1500;
+  it("never tells the size of a classified file or of one outside, nor that a name exists outside", async () => {
+    const { dir, cleanup: done } = realTempDir("tacit-files-swap-size-");
+    const root = path.join(dir, "root");
+    const outsideName = `only-outside-${makeCanary()}`;
+    // Sizes no ordinary file here has: seeing one means the size came through the link.
+    writeTree(dir, {
+      "root/.ssh/id_rsa": "k".repeat(4321),
+      "root/sub/id_rsa": "x\n",
+      "root/listed/readme.txt": "ordinary\n",
+      "outside/id_rsa": "o".repeat(2345),
+      [`outside/${outsideName}`]: "outside\n",
+    });
+    symlinkSync(".ssh", path.join(root, "spare-sub"));
+    symlinkSync(path.join(dir, "outside"), path.join(root, "spare-listed"));
+    const swapper = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const fs = require("fs");
+for (;;) {
+  for (const name of ["sub", "listed"]) {
+    try { fs.renameSync(name, "hold-" + name); fs.renameSync("spare-" + name, name); } catch {}
+    try { fs.renameSync(name, "spare-" + name); fs.renameSync("hold-" + name, name); } catch {}
+  }
+}`,
+      ],
+      { cwd: root, stdio: "ignore" },
+    );
+    try {
+      const script = `
+const seen = { sizes: [] as number[], existsOutside: 0, ordinary: 0, failed: 0 };
+requestFileSystem(".", (fs) => {
+  for (let i = 0; i < ${ROUNDS}; i++) {
+    for (const name of ["sub/id_rsa", "listed/id_rsa"]) {
+      try { const size = fs.access(name).size; if (!seen.sizes.includes(size)) seen.sizes.push(size); if (size === 2) seen.ordinary++; } catch { seen.failed++; }
+    }
+    try { if (fs.access(${lit(`listed/${outsideName}`)}).exists) seen.existsOutside++; } catch { seen.failed++; }
+  }
+});
+println(JSON.stringify(seen));
+`;
+      const r = await tacit(root, script);
+      swapper.kill("SIGKILL");
+      expect.soft(r.stderr, "the host failed while racing").toBe("");
+      expect(r.code).toBe(0);
+      const seen = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { sizes: number[]; existsOutside: number; ordinary: number; failed: number };
+      expect.soft(seen.sizes, "the size of a classified file was told").not.toContain(4321);
+      expect.soft(seen.sizes, "the size of a file outside the root was told").not.toContain(2345);
+      expect.soft(seen.existsOutside, "a name outside the root was seen to exist").toBe(0);
+      // The swap really raced the script: the ordinary file was there in some rounds.
+      expect(seen.ordinary, r.stdout).toBeGreaterThan(0);
+    } finally {
+      swapper.kill("SIGKILL");
+      done();
+    }
+  });
+});
+
 describe("hard links", () => {
   it("refuses to write or append through a file with other hard links, and nothing outside changes", async () => {
     const { dir, cleanup: done } = realTempDir("tacit-files-hardlink-");
