@@ -10,7 +10,7 @@ import type { CapabilityTable, FileSystemScope } from "../capabilities.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
 import { inVerifiedDirectory, NotRegularFileError, openForReading, statInVerifiedDirectory } from "./checked-open.js";
-import { isWithin, PathResolutionError, resolveReal } from "./containment.js";
+import { isWithin, PathResolutionError, resolveReal, resolveRealOrSelf } from "./containment.js";
 import type { GrepRunner } from "./grep-runner.js";
 import { asSearchExclusions, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
 import { listChildren, walkTree } from "./walk.js";
@@ -408,25 +408,34 @@ export class FileSystemExecutor {
     const target = this.resolve(token, requested);
     this.denyClassifiedWrite(target, requested, "delete");
     if (target.real === target.scope.realRoot) throw new PolicyDenial(`${requested}: the scope's root itself cannot be deleted`);
-    const below = protectedPathBelow(this.policy.protectedPaths, target.named, target.real);
-    if (below) {
-      throw new PolicyDenial(
-        `${requested}: refused: ${below.what} lies inside it or behind it, and removing it would let a script put files of its own where tacit looks for its own. Work with other files.`,
-      );
-    }
+    this.denyRemovingOwn(target.named, target.real, requested);
     // A link is removed itself, never what it points to: the entry is named inside its
     // parent directory, opened and verified to be inside the scope.
     const name = path.basename(target.named);
     try {
       const parent = resolveReal(path.dirname(target.named));
       inVerifiedDirectory(parent, this.directoryCheck(target, requested), (dir, actualDir) => {
-        this.writeDestinationCheck(target, requested, false)(path.join(actualDir, name));
+        const actual = path.join(actualDir, name);
+        this.writeDestinationCheck(target, requested, false)(actual);
+        // Again where the entry really is: a directory on the way swapped for a link after the
+        // check let a security review remove the link on the way to tacit's home.
+        this.denyRemovingOwn(actual, resolveRealOrSelf(actual), requested);
         const entry = path.join(dir, name);
         if (lstatSync(entry).isDirectory()) rmdirSync(entry);
         else unlinkSync(entry);
       });
     } catch (error) {
       throw failure(requested, error);
+    }
+  }
+
+  /** Refuses to remove what tacit's own files lie inside or behind (named or really). */
+  private denyRemovingOwn(named: string, real: string, requested: string): void {
+    const below = protectedPathBelow(this.policy.protectedPaths, named, real);
+    if (below) {
+      throw new PolicyDenial(
+        `${requested}: refused: ${below.what} lies inside it or behind it, and removing it would let a script put files of its own where tacit looks for its own. Work with other files.`,
+      );
     }
   }
 

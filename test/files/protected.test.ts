@@ -288,3 +288,56 @@ println(JSON.stringify(counts));
     }
   }, 60_000);
 });
+
+describe("the link on the way to tacit's home, behind a name that flips to a link", () => {
+  // A security review removed the link on the way to TACIT_HOME (refused when named) by naming
+  // it through d/.config while d flipped between a directory and a link to the root: the
+  // check saw d, an ordinary directory with no .config, the removal found the home's link.
+  // The entry is checked again where it really is. Each round is a narrow race (the check and
+  // the removal are one call); a removal that succeeds is the bad thing, and ends the script.
+  const ROUNDS = 10000;
+  it("never removes the link while d flips between a directory and a link to the root", async () => {
+    const { dir: root, cleanup } = realTempDir("tacit-protected-delete-race-");
+    const { spawn } = await import("node:child_process");
+    let swapper: import("node:child_process").ChildProcess | null = null;
+    try {
+      mkdirSync(path.join(root, "dotfiles/config/tacit"), { recursive: true, mode: 0o700 });
+      symlinkSync("dotfiles/config", path.join(root, ".config"));
+      mkdirSync(path.join(root, "d"));
+      symlinkSync(".", path.join(root, "spare"));
+      swapper = spawn(
+        process.execPath,
+        [
+          "-e",
+          `const fs = require("fs");
+for (;;) {
+  try { fs.renameSync("d", "hold"); fs.renameSync("spare", "d"); } catch {}
+  try { fs.renameSync("d", "spare"); fs.renameSync("hold", "d"); } catch {}
+}`,
+        ],
+        { cwd: root, stdio: "ignore" },
+      );
+      const script = `
+const counts = { removed: 0, refused: 0, failed: 0 };
+requestFileSystem(".", (fs) => {
+  for (let i = 0; i < ${ROUNDS}; i++) {
+    try { fs.access("d/.config").delete(); counts.removed++; break; } catch (e) { if (e instanceof SecurityError) counts.refused++; else counts.failed++; }
+  }
+});
+println(JSON.stringify(counts));
+`;
+      const r = await runScript(script, [], { cwd: root, env: { TACIT_HOME: path.join(root, ".config/tacit") } });
+      swapper.kill("SIGKILL");
+      expect.soft(lstatSync(path.join(root, ".config")).isSymbolicLink(), "the link on the way to tacit's home was removed").toBe(true);
+      expect(r.code, r.stderr).toBe(0);
+      const counts = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { removed: number; refused: number; failed: number };
+      expect(counts.removed, "a removal went through").toBe(0);
+      // The swap really raced the script: d was the link at some checks, the directory at others.
+      expect(counts.refused).toBeGreaterThan(0);
+      expect(counts.failed).toBeGreaterThan(0);
+    } finally {
+      swapper?.kill("SIGKILL");
+      cleanup();
+    }
+  }, 60_000);
+});
