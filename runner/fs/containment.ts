@@ -66,7 +66,10 @@ export function resolveReal(absolute: string, hops = 0): string {
       const target = path.resolve(resolved, readlinkSync(next));
       return resolveReal(path.join(target, ...parts.slice(i + 1)), hops + 1);
     }
-    resolved = realpathSync.native(next);
+    // `resolved` is real and `next` is no link, so `next` is real too. realpath on each
+    // prefix instead cost the cube of the depth (every call walks the prefix again): a
+    // security review blocked the host for 35 s with one `exists` under 1,500 directories.
+    resolved = next;
   }
   return resolved;
 }

@@ -2,9 +2,10 @@
 // and ArrayBuffer bombs are killed for memory (125), output is capped with a visible marker.
 // After each, the sandbox processes are gone and the host still runs a script.
 
+import { execFileSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { OUTPUT_LIMIT_BYTES } from "../../runner/output.js";
-import { runBypassed, runScript } from "../helpers.js";
+import { runBypassed, runScript, tempDir } from "../helpers.js";
 import { processRunning, runCliTracked, type TrackedCliResult } from "./fixtures.js";
 
 const MARKER = "[tacit: output truncated";
@@ -117,4 +118,30 @@ await new Promise(() => setInterval(() => undefined, 1000));`;
       expectCapped(result.stdout);
     });
   });
+
+  it("a deep directory tree does not hold the host: a script under it runs to its end within its limit", async () => {
+    // A security review held the host for 35 s (with a 3 s limit, which cannot fire while the
+    // host is busy) by one `exists` under 1,500 directories: resolving a path that does not
+    // exist called realpath on each prefix, at a cost of the cube of the depth. 2,000 levels
+    // (near PATH_MAX) took minutes per call; the script now ends well inside its limit.
+    const { dir } = tempDir("tacit-limits-deep-");
+    // rmSync's recursion overflows the stack on a tree this deep; rm does not.
+    const cleanup = (): void => void execFileSync("rm", ["-rf", dir]);
+    try {
+      const script = `
+requestFileSystem(".", (fs) => {
+  const deep = "x" + "/x".repeat(2000);
+  fs.access(deep).mkdir();
+  for (let i = 0; i < 5; i++) fs.access(deep + "/missing" + i).exists;
+  fs.access(deep + "/f.txt").write("bottom");
+  println(fs.access(deep + "/f.txt").read());
+});
+`;
+      const result = await runScript(script, ["--exec-timeout-ms", "20000"], { cwd: dir });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe("bottom\n");
+    } finally {
+      cleanup();
+    }
+  }, 240_000);
 });
