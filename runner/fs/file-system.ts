@@ -19,6 +19,8 @@ import { listChildren, walkTree } from "./walk.js";
 export const READ_LIMIT_BYTES = 32 * 1024 * 1024;
 /** forEachLine fetches files in pieces of this size. */
 export const CHUNK_BYTES = 1024 * 1024;
+/** Classified reads and writes waiting for the store that keep their descriptor open, at most. */
+export const HELD_DESCRIPTORS_LIMIT = 256;
 
 export interface FileSystemPolicy {
   /** Real paths; a scope's root must lie inside one. */
@@ -295,13 +297,14 @@ export class FileSystemExecutor {
     if (!target.classified) {
       throw new EffectFailure(`${requested}: readClassified() is for classified paths, and this one is not; use read().`);
     }
-    let fd: number;
-    try {
-      ({ fd } = openForReading(target.real, this.afterOpen(target, requested, true)));
-    } catch (error) {
-      throw failure(requested, error);
-    }
-    return () => {
+    const open = (): number => {
+      try {
+        return openForReading(target.real, this.afterOpen(target, requested, true)).fd;
+      } catch (error) {
+        throw failure(requested, error);
+      }
+    };
+    const read = (fd: number): string => {
       try {
         return readWhole(fd, fstatSync(fd).size, requested, "utf8");
       } catch (error) {
@@ -309,6 +312,35 @@ export class FileSystemExecutor {
       } finally {
         closeSync(fd);
       }
+    };
+    const fd = open();
+    const held = this.holdDescriptor(fd);
+    // Past the limit it is opened again, with every check, when the store reads it; a failure
+    // then is the store's, out of sight, as for any value.
+    return held ? () => read(held.release()) : () => read(open());
+  }
+
+  /** Descriptors kept open for classified work still pending (see holdDescriptor). */
+  private heldDescriptors = 0;
+
+  /**
+   * Keeps `fd` open for a classified read or write done later, within HELD_DESCRIPTORS_LIMIT;
+   * past it, closes `fd` and returns null (the caller opens the file again when the value is
+   * there). A security review held one per call while a slow value was pending, 20,000 in 6 s,
+   * and every open in the host (other sessions' included) failed with EMFILE. Which way a
+   * call went shows nowhere: the file was checked (and created) now either way.
+   */
+  private holdDescriptor(fd: number): { release: () => number } | null {
+    if (this.heldDescriptors >= HELD_DESCRIPTORS_LIMIT) {
+      closeSync(fd);
+      return null;
+    }
+    this.heldDescriptors++;
+    return {
+      release: () => {
+        this.heldDescriptors--;
+        return fd;
+      },
     };
   }
 
@@ -330,8 +362,14 @@ export class FileSystemExecutor {
       );
     }
     this.denyClassifiedWrite(target, requested, "writeClassified");
-    const fd = this.openForWriting(target, requested, false, true);
-    return (content) => writeAndClose(fd, content, requested);
+    const held = this.holdDescriptor(this.openForWriting(target, requested, false, true));
+    if (held) return (content) => writeAndClose(held.release(), content, requested);
+    // Created (or emptied) now; filled through a descriptor opened, with every check, then,
+    // and never created again: a file the script deleted meanwhile stays deleted whether or
+    // not the value could be computed (its coming back would tell).
+    return (content) => {
+      if (content !== null) writeAndClose(this.openForWriting(target, requested, false, true, false), content, requested);
+    };
   }
 
   write(token: string, requested: string, content: string, append: boolean): void {
@@ -369,19 +407,19 @@ export class FileSystemExecutor {
   }
 
   /**
-   * Opens the file a write goes to (created if missing, emptied unless appending), checked in
+   * Opens the file a write goes to (created if missing and `create`, emptied unless appending), checked in
    * its verified directory. A file with other hard links is refused before anything changes:
    * writing it would change it under its other names too, which may be outside the scope or
    * not classified.
    */
-  private openForWriting(target: Resolved & { scope: FileSystemScope }, requested: string, append: boolean, mustBeClassified: boolean): number {
+  private openForWriting(target: Resolved & { scope: FileSystemScope }, requested: string, append: boolean, mustBeClassified: boolean, create = true): number {
     const check = this.writeDestinationCheck(target, requested, mustBeClassified);
     const name = path.basename(target.real);
     try {
       return inVerifiedDirectory(path.dirname(target.real), this.directoryCheck(target, requested), (dir, actualDir) => {
         check(path.join(actualDir, name));
         // O_NOFOLLOW: a link swapped in as the file itself is not followed either.
-        const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK | (append ? constants.O_APPEND : 0);
+        const flags = constants.O_WRONLY | (create ? constants.O_CREAT : 0) | constants.O_NOFOLLOW | constants.O_NONBLOCK | (append ? constants.O_APPEND : 0);
         const fd = openSync(path.join(dir, name), flags, 0o666);
         try {
           const stats = fstatSync(fd);

@@ -4,14 +4,14 @@
 // side: the dual-use path (readClassified → map → writeClassified, printing to the sink)
 // works byte for byte, and classifiedWrite: false stops every write to classified paths.
 
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
 import { defaultConfig } from "../../runner/config.js";
-import { runBypassed } from "../helpers.js";
+import { type CliResult, runBypassed, tacitBin } from "../helpers.js";
 import {
   ATTEMPT_PRELUDE,
   attemptOf,
@@ -597,4 +597,55 @@ requestFileSystem(".", (fs) => {
     // Without "secrets" among the patterns, secrets/ is an ordinary directory.
     expect(searched).toEqual([".envrc", "plain.txt", "secrets/key.txt", "secrets/nested/deep.txt", "src/app.ts"].map((n) => path.join(world.root, n)));
   });
+});
+
+describe("classified work waiting for a slow value", () => {
+  // A security review exhausted the host's descriptors: each readClassified and writeClassified
+  // kept its file open until a pending value was computed, so a few thousand calls behind a
+  // slow map made every open in the host fail with EMFILE (other sessions' too). The CLI runs
+  // here with 4096 descriptors, so 5,000 of each would run it out.
+  it("keeps a bounded number of files open: every call, and a read after them, succeeds; the values land", async () => {
+    const { dir: root, cleanup } = realTempDir("tacit-files-held-");
+    try {
+      const canary = makeCanary();
+      writeFileSync(path.join(root, ".env"), `TOKEN=${canary}\n`);
+      writeFileSync(path.join(root, "plain.txt"), "plain\n");
+      const script = `
+requestFileSystem(".", (fs) => {
+  // Pending for about 12 s: three maps of 4 s each, one after the other.
+  let slow = classify("slow");
+  for (let i = 0; i < 3; i++) slow = slow.map((s) => { const end = Date.now() + 4000; while (Date.now() < end) {} return s; });
+  fs.writeClassified(".env.first", slow);
+  const counts = { read: 0, written: 0 };
+  let last = fs.readClassified(".env");
+  for (let i = 0; i < 5000; i++) { last = fs.readClassified(".env"); counts.read++; }
+  for (let i = 0; i < 5000; i++) { fs.writeClassified(".env.w" + i, last); counts.written++; }
+  // Deleted before its value is there: it must stay deleted (its coming back would tell).
+  fs.writeClassified(".env.gone", slow);
+  fs.access(".env.gone").delete();
+  println(JSON.stringify(counts), fs.access("plain.txt").read().trim());
+});
+`;
+      const r = await new Promise<CliResult>((resolve, reject) => {
+        const child = spawn("sh", ["-c", 'ulimit -n 4096 && exec "$0" "$@"', process.execPath, tacitBin, "run", "-"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+        const out: Buffer[] = [];
+        const err: Buffer[] = [];
+        child.stdout.on("data", (c: Buffer) => out.push(c));
+        child.stderr.on("data", (c: Buffer) => err.push(c));
+        child.on("error", reject);
+        child.on("close", (code) => resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
+        child.stdin.end(script);
+      });
+      expect(r.stdout + r.stderr, "the host ran out of descriptors").not.toContain("EMFILE");
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.trim()).toBe(`${JSON.stringify({ read: 5000, written: 5000 })} plain`);
+      // Written through a descriptor kept open and through one opened later alike.
+      expect(readFileSync(path.join(root, ".env.first"), "utf8")).toBe("slow");
+      expect(readFileSync(path.join(root, ".env.w0"), "utf8")).toBe(`TOKEN=${canary}\n`);
+      expect(readFileSync(path.join(root, ".env.w4999"), "utf8")).toBe(`TOKEN=${canary}\n`);
+      expect(existsSync(path.join(root, ".env.gone")), "a classified file deleted before its value came back").toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 120_000);
 });
