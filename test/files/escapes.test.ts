@@ -330,6 +330,21 @@ println(JSON.stringify(counts));
   });
 });
 
+/**
+ * A process that swaps each of `names` (directories in `root`) with `spare-<name>` (a link
+ * the test made) and back, as fast as it can, until killed: an external agent racing tacit.
+ */
+function flipWithSpares(root: string, names: string[]): ChildProcess {
+  const script = `const fs = require("fs");
+for (;;) {
+  for (const name of ${JSON.stringify(names)}) {
+    try { fs.renameSync(name, "hold-" + name); fs.renameSync("spare-" + name, name); } catch {}
+    try { fs.renameSync(name, "spare-" + name); fs.renameSync("hold-" + name, name); } catch {}
+  }
+}`;
+  return spawn(process.execPath, ["-e", script], { cwd: root, stdio: "ignore" });
+}
+
 describe("a link swapped in during searches and listings", () => {
   // A security review found both: a search that opened a subdirectory by its path followed a
   // link swapped in after the listing (into .ssh, classified), and a listing by path listed
@@ -350,20 +365,7 @@ describe("a link swapped in during searches and listings", () => {
     });
     symlinkSync(".ssh", path.join(root, "spare-sub"));
     symlinkSync(path.join(dir, "outside"), path.join(root, "spare-listed"));
-    const swapper = spawn(
-      process.execPath,
-      [
-        "-e",
-        `const fs = require("fs");
-for (;;) {
-  for (const name of ["sub", "listed"]) {
-    try { fs.renameSync(name, "hold-" + name); fs.renameSync("spare-" + name, name); } catch {}
-    try { fs.renameSync(name, "spare-" + name); fs.renameSync("hold-" + name, name); } catch {}
-  }
-}`,
-      ],
-      { cwd: root, stdio: "ignore" },
-    );
+    const swapper = flipWithSpares(root, ["sub", "listed"]);
     try {
       const script = `
 const counts = { searches: 0, listings: 0, failed: 0 };
@@ -413,20 +415,7 @@ describe("a link swapped in while sizes and existence are asked", () => {
     });
     symlinkSync(".ssh", path.join(root, "spare-sub"));
     symlinkSync(path.join(dir, "outside"), path.join(root, "spare-listed"));
-    const swapper = spawn(
-      process.execPath,
-      [
-        "-e",
-        `const fs = require("fs");
-for (;;) {
-  for (const name of ["sub", "listed"]) {
-    try { fs.renameSync(name, "hold-" + name); fs.renameSync("spare-" + name, name); } catch {}
-    try { fs.renameSync(name, "spare-" + name); fs.renameSync("hold-" + name, name); } catch {}
-  }
-}`,
-      ],
-      { cwd: root, stdio: "ignore" },
-    );
+    const swapper = flipWithSpares(root, ["sub", "listed"]);
     try {
       const script = `
 const seen = { sizes: [] as number[], existsOutside: 0, ordinary: 0, failed: 0 };
