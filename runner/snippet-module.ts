@@ -3,6 +3,7 @@
 // statement passed to the echo, and a closing statement that publishes its top-level
 // bindings (PUBLISH_GLOBAL) so later snippets, separate modules, read and assign them live.
 
+import { analyze } from "@typescript-eslint/scope-manager";
 import { parseSync } from "./parser.js";
 import { ECHO_GLOBAL, PUBLISH_GLOBAL } from "../library/protocol.js";
 import type { PureFunctionSite } from "./pure-functions.js";
@@ -93,6 +94,21 @@ function declaredBindings(statement: AstNode): Binding[] {
   }
 }
 
+/** The value names declared in the module's own scope, with how: a variable's kind, or the definition type. */
+function moduleScopeValues(program: unknown): Array<{ name: string; kind: string }> {
+  const scopes = analyze(program as never, { sourceType: "module", lib: [] });
+  const moduleScope = scopes.globalScope?.childScopes.find((scope) => scope.type === "module");
+  const found: Array<{ name: string; kind: string }> = [];
+  for (const variable of moduleScope?.variables ?? []) {
+    if (!variable.isValueVariable) continue;
+    const definition = variable.defs[0];
+    if (!definition) continue;
+    const kind = definition.type === "Variable" ? String((definition.parent as { kind?: string } | null)?.kind ?? "var") : definition.type;
+    found.push({ name: variable.name, kind });
+  }
+  return found;
+}
+
 /**
  * A top-level `const enum` becomes a plain enum: the transpiler inlines a const enum's members
  * where they are used in the same module and emits no object, so a later snippet (another
@@ -114,7 +130,7 @@ function constEnumEdits(snippet: string, body: readonly AstNode[]): Edit[] {
  * statement that publishes its top-level bindings (reached only if the snippet's body completes).
  */
 function snippetEdits(snippet: string, imports: readonly TacitImport[]): { edits: Edit[]; publish: string } {
-  const { program, errors } = parseSync("snippet.ts", snippet, { lang: "ts", sourceType: "module", astType: "ts" });
+  const { program, errors } = parseSync("snippet.ts", snippet, { lang: "ts", sourceType: "module", astType: "ts", range: true });
   if (errors.length > 0) return { edits: [], publish: "" }; // The checks have reported it.
   const body = program.body as unknown as AstNode[];
   const bindings = new Map<string, boolean>();
@@ -124,16 +140,30 @@ function snippetEdits(snippet: string, imports: readonly TacitImport[]): { edits
     if (entry.namespace) bindings.set(entry.namespace, true);
     for (const [, local] of entry.named) bindings.set(local, true);
   }
+  // Every other value name the module declares (a `var` inside a block, `export default
+  // function f`, `import a = N.b`, …): the checks saw later snippets' uses of it resolve to
+  // this declaration, so it must not fall through to a global of the same name at run time.
+  const hidden = new Map<string, string>();
+  for (const { name, kind } of moduleScopeValues(program)) {
+    if (bindings.has(name) || hidden.has(name)) continue;
+    if (kind === "var" || kind === "let" || kind === "FunctionName" || kind === "ClassName") bindings.set(name, false);
+    else if (kind === "const" || kind === "using" || kind === "await using") bindings.set(name, true);
+    else hidden.set(name, name);
+  }
   const last = body[body.length - 1];
   const expression = last?.type === "ExpressionStatement" ? (last.expression as AstNode) : null;
   if (expression) {
     edits.push({ at: expression.start, length: 0, text: `${ECHO_GLOBAL}((` }, { at: expression.end, length: 0, text: "))" });
   }
-  if (bindings.size === 0) return { edits, publish: "" };
+  if (bindings.size === 0 && hidden.size === 0) return { edits, publish: "" };
   const entries = [...bindings].map(([name, constant]) => {
     const value = name === "value__" ? "value___" : "value__";
     return `${JSON.stringify(name)}: [() => ${name}, ${constant ? "null" : `(${value}) => { ${name} = ${value}; }`}]`;
   });
+  // Not referenced here (a type-only alias would then be kept, and fail): later snippets find
+  // the name taken, holding undefined, instead of the runtime's global. (Not a getter that
+  // throws: the runtime's own code reads some of these names, globalThis for one.)
+  for (const name of hidden.keys()) entries.push(`${JSON.stringify(name)}: [() => undefined, null]`);
   return { edits, publish: `\n;${PUBLISH_GLOBAL}({ ${entries.join(", ")} });\n` };
 }
 

@@ -75,6 +75,8 @@ const BlobCtor = Blob;
 const createObjectURL = URL.createObjectURL;
 const defineProperty = Object.defineProperty;
 const entriesOf = Object.entries;
+// A snippet may publish a binding named globalThis: later publishing still defines on the real one.
+const realGlobal = globalThis;
 const moduleUrlOf = (code: string): string => createObjectURL(new BlobCtor([code], { type: "application/typescript" }));
 
 /** The agent's modules (a session has one per snippet), by URL, with the names stack frames show. */
@@ -99,7 +101,7 @@ define(PUBLISH_GLOBAL, (bindings: Record<string, [() => unknown, ((value: unknow
       throw new TypeError(`Assignment to constant variable \`${name}\` (declared with const in an earlier snippet).`);
     };
     try {
-      defineProperty(globalThis, name, { get, set: set ?? assignToConstant, enumerable: false, configurable: true });
+      defineProperty(realGlobal, name, { get, set: set ?? assignToConstant, enumerable: false, configurable: true });
     } catch {
       throw new TypeError(`the top-level binding \`${name}\` cannot be kept for later snippets: it would replace a built-in that cannot be replaced. Rename it.`);
     }

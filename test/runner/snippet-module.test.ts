@@ -46,7 +46,13 @@ describe("a snippet's published bindings", () => {
       published(
         "type T = number;\ninterface I { x: T }\nfunction over(x: number): number;\nfunction over(x: unknown) { return x; }\nconst enum Inline { A }\nenum Kept { B }\nnamespace Space { export const v = 1; }\nnamespace Types { export type U = string; }",
       ),
-    ).toEqual({ over: true, Inline: true, Kept: true, Space: true });
+    ).toEqual({ over: true, Inline: true, Kept: true, Space: true, Types: false });
+    // The namespace of types gets no value, only a placeholder that keeps the name from
+    // reaching a global of the same name in later snippets.
+    const snippet = "namespace Types { export type U = string; }";
+    const code = snippetForSandbox(snippet, 0, [], []);
+    expect(code).not.toContain("() => Types");
+    expect(code).toContain('"Types": [() => undefined, null]');
   });
 
   it("makes a const enum a plain one (the transpiler would inline it and emit no object), columns kept", () => {

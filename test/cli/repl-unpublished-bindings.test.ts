@@ -1,0 +1,30 @@
+// A later snippet runs as its own module: a name an earlier snippet declared other than as a
+// plain top-level statement (a `var` in a block, `export default function`, `import a = N`)
+// must not fall through to the runtime's global of the same name, which the checks refuse.
+
+import { describe, expect, it } from "vitest";
+import { runCli } from "../helpers.js";
+
+const later = "const g: any = globalThis; println(typeof g, typeof g.Math)";
+
+describe("tacit repl: names declared by an earlier snippet", () => {
+  it.each([
+    ["export default function", "export default function globalThis() {}", "function undefined\n"],
+    ["var in a block", "{ var globalThis: any = 1 }", "number undefined\n"],
+  ])("%s shadows the global in later snippets", async (_, first, expected) => {
+    const r = await runCli(["repl"], { input: `${first}\n${later}\n` });
+    expect(r.stdout).toBe(expected);
+    expect(r.stdout).not.toContain("object");
+  });
+
+  it("import alias: the name is taken (undefined), not the runtime's global", async () => {
+    const r = await runCli(["repl"], { input: `namespace N { export const x = 1 }\nimport globalThis = N;\nprintln(typeof globalThis)\n` });
+    expect(r.stdout).toBe("undefined\n");
+  });
+
+  it("still carries block vars and default-exported classes", async () => {
+    const input = ["{ var v = 5 }", "v = v + 1", "export default class K { static z = 3 }", "K.z + v", ""].join("\n");
+    const r = await runCli(["repl"], { input });
+    expect(r.stdout).toBe("6\n9\n");
+  });
+});
