@@ -295,7 +295,18 @@ function validateUnguarded(code: string, fileName: string, fresh: string): Valid
   }
 
   const scopes = analyze(parsed.program as never, { sourceType: "module", lib: [] });
-  for (const reference of scopes.globalScope?.through ?? []) {
+  // Names the scope analysis binds but the transpiler erases (a type-only import, a namespace
+  // with no values): a value use of one reaches the runtime's global of that name, so it is
+  // checked as a global.
+  const boundImports = new Set<string>();
+  for (const entry of tacitImports) {
+    if (entry.namespace) boundImports.add(entry.namespace);
+    for (const [, local] of entry.named) boundImports.add(local);
+  }
+  const erasedUses = scopes.scopes.flatMap((scope) =>
+    scope.references.filter((reference) => reference.isValueReference && reference.resolved !== null && isErasedAtRunTime(reference.resolved, boundImports)),
+  );
+  for (const reference of [...(scopes.globalScope?.through ?? []), ...erasedUses]) {
     if (!reference.isValueReference) continue;
     const name = reference.identifier.name;
     const offset = (reference.identifier as unknown as AstNode).start;
@@ -319,6 +330,46 @@ function validateUnguarded(code: string, fileName: string, fresh: string): Valid
 
   diagnostics.sort((a, b) => a.line - b.line || a.column - b.column);
   return { ok: diagnostics.length === 0, diagnostics, tacitImports, pureFunctions };
+}
+
+/**
+ * Whether a namespace surely has a value at run time: it declares a variable, function, class
+ * or (non-const) enum, or holds a namespace that does. Anything else may be erased.
+ */
+function namespaceHasValue(namespace: AstNode): boolean {
+  const body = namespace.body as AstNode | null;
+  if (!body || namespace.declare === true) return false;
+  if (body.type === "TSModuleDeclaration") return namespaceHasValue(body);
+  return (body.body as AstNode[]).some((statement) => {
+    const node = statement.type === "ExportNamedDeclaration" ? (statement.declaration as AstNode | null) : statement;
+    if (!node || node.declare === true) return false;
+    switch (node.type) {
+      case "VariableDeclaration":
+      case "FunctionDeclaration":
+      case "ClassDeclaration":
+        return true;
+      case "TSEnumDeclaration":
+        return node.const !== true;
+      case "TSModuleDeclaration":
+        return namespaceHasValue(node);
+      default:
+        return false;
+    }
+  });
+}
+
+/** A variable every definition of which the transpiler erases (see erasedUses). */
+function isErasedAtRunTime(variable: { defs: ReadonlyArray<{ type: string; node: unknown }> }, boundImports: ReadonlySet<string>): boolean {
+  if (variable.defs.length === 0) return false;
+  return variable.defs.every((definition) => {
+    const node = definition.node as AstNode;
+    if (definition.type === "ImportBinding") {
+      if (node.type === "TSImportEqualsDeclaration") return false; // kept, as `var a = N.b`
+      return !boundImports.has((node.local as AstNode).name as string);
+    }
+    if (definition.type === "TSModuleName") return !namespaceHasValue(node);
+    return false;
+  });
 }
 
 export function formatDiagnostic(fileName: string, d: Diagnostic): string {

@@ -1,0 +1,38 @@
+// Names the checks' scope analysis binds but the transpiler erases before the sandbox runs
+// the code: a type-only import, a namespace holding only types. A value use of such a name
+// reaches the runtime's global of that name, so the checks treat it as one (even with the
+// type check off, which would otherwise have been the only thing to catch it).
+
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers.js";
+
+const dir = mkdtempSync(path.join(tmpdir(), "tacit-erased-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const use = 'import { println } from "tacit";\nconst g: any = globalThis;\nprintln(typeof g, typeof g?.Math);\n';
+
+describe("tacit run --no-check: names erased before run time", () => {
+  it.each([
+    ['import { type println as globalThis } from "tacit";'],
+    ['import type { println as globalThis } from "tacit";'],
+    ['import type * as globalThis from "tacit";'],
+    ["namespace globalThis { export type X = 1 }"],
+    ["namespace globalThis { ; }"],
+  ])("%s: a value use of the name is refused", async (declaration) => {
+    const file = path.join(dir, "script.ts");
+    writeFileSync(file, `${declaration}\n${use}`);
+    const r = await runCli(["run", "--no-check", file]);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("[ambient-authority] `globalThis` is not available");
+  });
+
+  it("a namespace with values still binds its name", async () => {
+    const file = path.join(dir, "values.ts");
+    writeFileSync(file, `namespace globalThis { export const a = 1 }\n${use}`);
+    const r = await runCli(["run", "--no-check", file]);
+    expect(r.stdout).toBe("object undefined\n");
+  });
+});
