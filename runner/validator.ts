@@ -304,7 +304,12 @@ function validateUnguarded(code: string, fileName: string, fresh: string): Valid
     for (const [, local] of entry.named) boundImports.add(local);
   }
   const erasedUses = scopes.scopes.flatMap((scope) =>
-    scope.references.filter((reference) => reference.isValueReference && reference.resolved !== null && isErasedAtRunTime(reference.resolved, boundImports)),
+    scope.references.filter(
+      (reference) =>
+        reference.isValueReference &&
+        reference.resolved !== null &&
+        (isErasedAtRunTime(reference.resolved, boundImports) || isEnumMemberNotYetDeclared(reference.resolved, reference.identifier as unknown as AstNode)),
+    ),
   );
   for (const reference of [...(scopes.globalScope?.through ?? []), ...erasedUses]) {
     if (!reference.isValueReference) continue;
@@ -356,6 +361,15 @@ function namespaceHasValue(namespace: AstNode): boolean {
         return false;
     }
   });
+}
+
+/**
+ * A use of an enum member by its bare name, in the enum's own initializers, before the member's
+ * declaration has ended (a later member, or its own initializer): the transpiler rewrites only
+ * uses of members already declared, and leaves this one to mean the global of that name.
+ */
+function isEnumMemberNotYetDeclared(variable: { defs: ReadonlyArray<{ type: string; node: unknown }> }, identifier: AstNode): boolean {
+  return variable.defs.some((definition) => definition.type === "TSEnumMemberName" && identifier.start < (definition.node as AstNode).end);
 }
 
 /** A variable every definition of which the transpiler erases (see erasedUses). */

@@ -35,4 +35,22 @@ describe("tacit run --no-check: names erased before run time", () => {
     const r = await runCli(["run", "--no-check", file]);
     expect(r.stdout).toBe("object undefined\n");
   });
+
+  it.each([
+    ['enum E { B = Object.getOwnPropertyNames(globalThis).length, globalThis = 0 }', "later member"],
+    ['enum E { globalThis = (typeof globalThis === "object" ? 1 : 3) }', "own initializer"],
+  ])("%s: an enum member used before it is declared (%s) is refused, type check on", async (declaration) => {
+    const file = path.join(dir, "enum.ts");
+    writeFileSync(file, `import { println } from "tacit";\n${declaration}\nprintln(E);\n`);
+    const r = await runCli(["run", file]);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("[ambient-authority] `globalThis` is not available");
+  });
+
+  it("an enum member declared earlier still means the member", async () => {
+    const file = path.join(dir, "enum-ok.ts");
+    writeFileSync(file, 'import { println } from "tacit";\nenum E { globalThis = Math.random(), B = typeof globalThis === "number" ? 1 : 2 }\nprintln(E.B);\n');
+    const r = await runCli(["run", "--no-check", file]);
+    expect(r.stdout).toBe("1\n");
+  });
 });
