@@ -10,6 +10,15 @@ import { parseSync } from "./parser.js";
 import { analyzePureFunctions, type PureFunctionSite } from "./pure-functions.js";
 import { lineColumnOf, lineStarts } from "./source-position.js";
 import { forbiddenGlobal, HINT_IMPORT, identifierSets } from "./globals.js";
+import { ECHO_GLOBAL, LIBRARY_GLOBAL, PUBLISH_GLOBAL, PURE_CAPTURES_GLOBAL } from "../library/protocol.js";
+
+/**
+ * Names the rewritten code calls (the library object, the map-capture wrapper, a session's
+ * echo and its publishing of bindings): a declaration of one would take the call over, and a
+ * snippet that swallowed its own publishing would leave later snippets' uses of its names to
+ * reach the runtime's globals.
+ */
+const RESERVED_NAMES: ReadonlySet<string> = new Set([LIBRARY_GLOBAL, ECHO_GLOBAL, PUBLISH_GLOBAL, PURE_CAPTURES_GLOBAL]);
 
 export type RuleId =
   | "syntax"
@@ -295,6 +304,19 @@ function validateUnguarded(code: string, fileName: string, fresh: string): Valid
   }
 
   const scopes = analyze(parsed.program as never, { sourceType: "module", lib: [] });
+  for (const scope of scopes.scopes) {
+    for (const variable of scope.variables) {
+      if (!RESERVED_NAMES.has(variable.name)) continue;
+      for (const identifier of variable.identifiers) {
+        report(
+          "ambient-authority",
+          (identifier as unknown as AstNode).start,
+          `\`${variable.name}\` is a name tacit reserves for the code it runs, and cannot be declared`,
+          "Rename it.",
+        );
+      }
+    }
+  }
   // Names the scope analysis binds but the transpiler erases (a type-only import, a namespace
   // with no values): a value use of one reaches the runtime's global of that name, so it is
   // checked as a global.

@@ -27,4 +27,10 @@ describe("tacit repl: names declared by an earlier snippet", () => {
     const r = await runCli(["repl"], { input });
     expect(r.stdout).toBe("6\n9\n");
   });
+
+  it("a snippet cannot take over the publishing of its bindings by declaring its name", async () => {
+    const r = await runCli(["repl"], { input: `const __tacitPublish = (x: any) => {}; let globalThis: any = 1\n${later}\n` });
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("`__tacitPublish` is a name tacit reserves");
+  });
 });
