@@ -188,7 +188,14 @@ function validateUnguarded(code: string, fileName: string, fresh: string): Valid
   // Identifiers in `typeof X` type queries: erased before running, so no reach at run time.
   const typeQueryNames = new Set<number>();
   const capabilityBlocks = new Set<unknown>();
+  // `export const/let/var` inside a namespace, and the enums: see isNamespaceExportInEnum.
+  const namespaceExports = new Set<unknown>();
+  const enums: AstNode[] = [];
   walk(program, null, (node, parent) => {
+    if (node.type === "ExportNamedDeclaration" && parent?.type === "TSModuleBlock" && (node.declaration as AstNode | null)?.type === "VariableDeclaration") {
+      namespaceExports.add(node.declaration);
+    }
+    if (node.type === "TSEnumDeclaration") enums.push(node);
     if (node.type === "TSTypeQuery") {
       walk(node, null, (inner) => {
         if (inner.type === "Identifier") typeQueryNames.add(inner.start);
@@ -330,7 +337,9 @@ function validateUnguarded(code: string, fileName: string, fresh: string): Valid
       (reference) =>
         reference.isValueReference &&
         reference.resolved !== null &&
-        (isErasedAtRunTime(reference.resolved, boundImports) || isEnumMemberNotYetDeclared(reference.resolved, reference.identifier as unknown as AstNode)),
+        (isErasedAtRunTime(reference.resolved, boundImports) ||
+          isEnumMemberNotYetDeclared(reference.resolved, reference.identifier as unknown as AstNode) ||
+          isNamespaceExportInEnum(reference.resolved, reference.identifier as unknown as AstNode, namespaceExports, enums)),
     ),
   );
   for (const reference of [...(scopes.globalScope?.through ?? []), ...erasedUses]) {
@@ -392,6 +401,21 @@ function namespaceHasValue(namespace: AstNode): boolean {
  */
 function isEnumMemberNotYetDeclared(variable: { defs: ReadonlyArray<{ type: string; node: unknown }> }, identifier: AstNode): boolean {
   return variable.defs.some((definition) => definition.type === "TSEnumMemberName" && identifier.start < (definition.node as AstNode).end);
+}
+
+/**
+ * A variable a namespace exports (`export const x` in a namespace lives as N.x), used inside an
+ * enum: the transpiler rewrites such uses everywhere else in the namespace, but not in an
+ * enum's initializers, where the bare name means the global of that name.
+ */
+function isNamespaceExportInEnum(
+  variable: { defs: ReadonlyArray<{ type: string; parent: unknown }> },
+  identifier: AstNode,
+  namespaceExports: ReadonlySet<unknown>,
+  enums: readonly AstNode[],
+): boolean {
+  if (!variable.defs.some((definition) => definition.type === "Variable" && namespaceExports.has(definition.parent))) return false;
+  return enums.some((declaration) => declaration.start <= identifier.start && identifier.start < declaration.end);
 }
 
 /** A variable every definition of which the transpiler erases (see erasedUses). */

@@ -53,4 +53,22 @@ describe("tacit run --no-check: names erased before run time", () => {
     const r = await runCli(["run", "--no-check", file]);
     expect(r.stdout).toBe("1\n");
   });
+
+  it("a namespace's exported variable used in an enum inside it is refused, type check on", async () => {
+    const file = path.join(dir, "namespace-enum.ts");
+    writeFileSync(
+      file,
+      'import { println } from "tacit";\nnamespace N { export const globalThis: any = 1; export enum E { A = Object.getOwnPropertyNames(globalThis).length } }\nprintln(N.E.A);\n',
+    );
+    const r = await runCli(["run", file]);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("[ambient-authority] `globalThis` is not available");
+  });
+
+  it("a namespace's exported variable still means itself outside enums", async () => {
+    const file = path.join(dir, "namespace-ok.ts");
+    writeFileSync(file, 'import { println } from "tacit";\nnamespace N { export const globalThis: any = 1; export const g = (() => globalThis)() }\nprintln(N.g);\n');
+    const r = await runCli(["run", "--no-check", file]);
+    expect(r.stdout).toBe("1\n");
+  });
 });
