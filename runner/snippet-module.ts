@@ -158,12 +158,13 @@ function snippetEdits(snippet: string, imports: readonly TacitImport[]): { edits
   if (bindings.size === 0 && hidden.size === 0) return { edits, publish: "" };
   const entries = [...bindings].map(([name, constant]) => {
     const value = name === "value__" ? "value___" : "value__";
-    return `${JSON.stringify(name)}: [() => ${name}, ${constant ? "null" : `(${value}) => { ${name} = ${value}; }`}]`;
+    // A computed key: a plain "__proto__" key would set the object's prototype, not add an entry.
+    return `[${JSON.stringify(name)}]: [() => ${name}, ${constant ? "null" : `(${value}) => { ${name} = ${value}; }`}]`;
   });
   // Not referenced here (a type-only alias would then be kept, and fail): later snippets find
   // the name taken, holding undefined, instead of the runtime's global. (Not a getter that
   // throws: the runtime's own code reads some of these names, globalThis for one.)
-  for (const name of hidden.keys()) entries.push(`${JSON.stringify(name)}: [() => undefined, null]`);
+  for (const name of hidden.keys()) entries.push(`[${JSON.stringify(name)}]: [() => undefined, null]`);
   return { edits, publish: `\n;${PUBLISH_GLOBAL}({ ${entries.join(", ")} });\n` };
 }
 

@@ -28,6 +28,12 @@ describe("tacit repl: names declared by an earlier snippet", () => {
     expect(r.stdout).toBe("6\n9\n");
   });
 
+  it("a binding named __proto__ is carried like any other", async () => {
+    const r = await runCli(["repl"], { input: "let __proto__ = 5\n__proto__ + 1\n__proto__ = 7\n__proto__ * 2\n" });
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe("6\n7\n14\n");
+  });
+
   it("a snippet cannot take over the publishing of its bindings by declaring its name", async () => {
     const r = await runCli(["repl"], { input: `const __tacitPublish = (x: any) => {}; let globalThis: any = 1\n${later}\n` });
     expect(r.stdout).toBe("");

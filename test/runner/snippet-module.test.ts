@@ -16,7 +16,7 @@ function published(snippet: string): Record<string, boolean> {
   const statement = code.slice(code.indexOf(`${PUBLISH_GLOBAL}(`));
   if (!code.includes(`${PUBLISH_GLOBAL}(`)) return {};
   const entries: Record<string, boolean> = {};
-  for (const match of statement.matchAll(/"([^"]+)": \[\(\) => [^,]+, (null|\()/g)) entries[match[1]!] = match[2] !== "null";
+  for (const match of statement.matchAll(/\["([^"]+)"\]: \[\(\) => [^,]+, (null|\()/g)) entries[match[1]!] = match[2] !== "null";
   return entries;
 }
 
@@ -52,7 +52,7 @@ describe("a snippet's published bindings", () => {
     const snippet = "namespace Types { export type U = string; }";
     const code = snippetForSandbox(snippet, 0, [], []);
     expect(code).not.toContain("() => Types");
-    expect(code).toContain('"Types": [() => undefined, null]');
+    expect(code).toContain('["Types"]: [() => undefined, null]');
   });
 
   it("makes a const enum a plain one (the transpiler would inline it and emit no object), columns kept", () => {
