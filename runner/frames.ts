@@ -139,12 +139,15 @@ export const MAX_VALUE_DEPTH = 1000;
 
 /** Whether a parsed JSON value nests deeper than MAX_VALUE_DEPTH (iterative: any depth is safe to ask about). */
 function nestsTooDeeply(value: unknown): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
+  if (typeof value !== "object" || value === null) return false;
+  // Only objects and arrays are stacked: a frame's many strings and numbers cost no entry.
+  const stack: Array<[object, number]> = [[value, 0]];
   while (stack.length > 0) {
     const [current, depth] = stack.pop()!;
-    if (typeof current !== "object" || current === null) continue;
     if (depth >= MAX_VALUE_DEPTH) return true;
-    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+    for (const child of Object.values(current)) {
+      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+    }
   }
   return false;
 }

@@ -102,7 +102,7 @@ const FRAMING_HEADERS = new Set(["content-length", "transfer-encoding", "connect
 const METHOD_OVERRIDE_HEADERS = new Set(["x-http-method-override", "x-http-method", "x-method-override"]);
 
 /** Refuses the headers tacit owns (framing, routing, the method): see the sets above. */
-function refuseFramingHeaders(action: HttpRequestAction): void {
+function refuseHeadersTacitSets(action: HttpRequestAction): void {
   for (const name of [...Object.keys(action.headers), ...Object.keys(action.secretHeaders)]) {
     const lower = name.trim().toLowerCase();
     if (FRAMING_HEADERS.has(lower)) {
@@ -157,12 +157,12 @@ export class NetworkExecutor {
   }
 
   /** The check for one URL (each redirect hop too): scope ∩ policy, and whether it is named literally. */
-  private urlCheck(scopeHosts: readonly HostPattern[], permissions: readonly HostPattern[], first?: { method: string; url: URL }): UrlCheck {
+  private urlCheck(scopeHosts: readonly HostPattern[], permissions: readonly HostPattern[], first: { method: string; url: URL }): UrlCheck {
     return (url, method, hop) => {
-      const asks = hop > 0 && first ? this.policy.redirects?.(first, { method, url }) : null;
+      const asks = hop > 0 ? this.policy.redirects?.(first, { method, url }) : null;
       if (asks) {
         throw new PolicyDenial(
-          `${first!.url.origin} redirected the request to ${url.href}, which the approval policy puts a person in front of ` +
+          `${first.url.origin} redirected the request to ${url.href}, which the approval policy puts a person in front of ` +
             `(${asks}); a redirect is never asked about, so it was not followed. Request that URL directly`,
         );
       }
@@ -235,7 +235,7 @@ export class NetworkExecutor {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(action.method)) {
       throw new EffectFailure(`"${action.method}" is not an HTTP method (a token like GET, POST or PATCH); nothing was sent`);
     }
-    refuseFramingHeaders(action);
+    refuseHeadersTacitSets(action);
     if (action.url.length > MAX_URL_CHARS) throw new EffectFailure(`a URL of ${action.url.length} characters is longer than tacit sends (${MAX_URL_CHARS}); nothing was sent`);
     const permissions = this.requirePolicy();
     let url: URL;
