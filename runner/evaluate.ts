@@ -20,6 +20,7 @@ import { GrepRunner } from "./fs/grep-runner.js";
 import { protectedPathsOf } from "./fs/protected-paths.js";
 import type { Decision, EvaluationContext, InputSource } from "./monitor.js";
 import { OUTPUT_LIMIT_BYTES, OutputBuffer } from "./output.js";
+import { printable } from "./printable.js";
 import { rewriteForSandbox } from "./rewrite-imports.js";
 import type { PureFunctionSite } from "./pure-functions.js";
 import { type SandboxEnd, sandboxWith } from "./sandbox.js";
@@ -479,6 +480,17 @@ function describeAbnormalEnd(
       startedAt,
     );
   }
+  const panic = denoPanic(end.stderr);
+  if (panic !== null) {
+    return result(
+      "protocol-error",
+      output,
+      `the sandbox crashed: Deno panicked while running the script (${panic}). This is a bug in Deno, not a refusal by ` +
+        "tacit; nothing was done after the crash. Rewrite the construct Deno fails on (TypeScript-only syntax such as " +
+        "decorators inside a namespace is the usual cause) and run the script again.",
+      startedAt,
+    );
+  }
   const how = end.signal ? `signal ${end.signal}` : `exit code ${end.code}`;
   return result(
     "protocol-error",
@@ -486,4 +498,15 @@ function describeAbnormalEnd(
     `protocol violation: the sandbox ended (${how}) without reporting a result; the script must not exit the runtime or write to stdout itself`,
     startedAt,
   );
+}
+
+/**
+ * Deno's own crash report ("Deno has panicked…"): its panic message, one printable line, or
+ * null when the sandbox did not panic. Without this, a crash inside Deno read as the script
+ * having broken the protocol.
+ */
+function denoPanic(stderr: string): string | null {
+  if (!stderr.includes("Deno has panicked")) return null;
+  const message = /panicked at [^\n]*:\n([^\n]+)/.exec(stderr)?.[1]?.trim() ?? "no message";
+  return printable(message.length > 300 ? `${message.slice(0, 300)}…` : message);
 }
