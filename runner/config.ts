@@ -13,6 +13,7 @@ import { type PolicyConfig, PolicySchema } from "./approval/policy.js";
 import {
   DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES,
   DEFAULT_HTTP_TIMEOUT_MS,
+  DEFAULT_MAX_CONCURRENT_EVALUATIONS,
   DEFAULT_MEMORY_LIMIT_MB,
   DEFAULT_RESPONSE_LIMIT_BYTES,
   DEFAULT_TIMEOUT_MS,
@@ -48,6 +49,7 @@ const ConfigFileSchema = z
     recordPath: z.string().min(1).optional(),
     sessionEnabled: z.boolean().optional(),
     maxSessions: z.number().int().positive().optional(),
+    maxConcurrentEvaluations: z.number().int().positive().max(1024).optional(),
     sessionIdleMs: z.number().int().positive().optional(),
     classifiedStoreLimitBytes: z.number().int().positive().optional(),
     auditLog: z.string().min(1).optional(),
@@ -99,6 +101,8 @@ export interface RunnerConfig {
   sessionEnabled: boolean;
   maxSessions: number;
   sessionIdleMs: number;
+  /** tacit serve: execute_typescript calls running at once; more wait their turn. */
+  maxConcurrentEvaluations: number;
   /** Classified plaintext one evaluation or session may hold in the host (see classified/budget.ts). */
   classifiedStoreLimitBytes: number;
   /** --audit-log: the signed, hash-chained log of evaluations and action decisions; null when off. */
@@ -241,6 +245,7 @@ export function resolveConfig(
     sessionEnabled: pick("sessionEnabled") ?? true,
     maxSessions: pick("maxSessions") ?? 100,
     sessionIdleMs: pick("sessionIdleMs") ?? 30 * 60_000,
+    maxConcurrentEvaluations: pick("maxConcurrentEvaluations") ?? DEFAULT_MAX_CONCURRENT_EVALUATIONS,
     classifiedStoreLimitBytes: pick("classifiedStoreLimitBytes") ?? DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES,
     auditLog,
     policy: pick("policy") ?? null,

@@ -16,3 +16,8 @@ export const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
  * takes a host, or a server holding many sessions, down.
  */
 export const DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES = 256 * 1024 * 1024;
+/**
+ * tacit serve: execute_typescript calls that run at once (each is a sandbox process with its
+ * own heap limit); later calls wait their turn. Agents rarely send more than a few together.
+ */
+export const DEFAULT_MAX_CONCURRENT_EVALUATIONS = 8;

@@ -23,6 +23,7 @@ import type { Oversight } from "./approval/gate.js";
 import { elicitationAsker } from "./approval/elicitation.js";
 import { createOversight } from "./approval/oversight.js";
 import { monotonicMs } from "./monotonic.js";
+import { ConcurrencyLimit } from "./concurrency-limit.js";
 
 const INSTRUCTIONS =
   "tacit runs TypeScript you write against a capability library, in a sandbox with no authority of its own: " +
@@ -149,6 +150,8 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
   // client sending calls back to back) starts it at once instead, giving it a head start
   // (back to back: 86 ms at once, 103 ms after the answer, 90 ms this way; there every call
   // waits for most of a boot, since every one-shot call needs a fresh sandbox).
+  // One-shot calls beyond the limit wait (in order) rather than each starting a sandbox at once.
+  const evaluations = new ConcurrencyLimit(config.maxConcurrentEvaluations);
   let spare: SandboxProcess | undefined = new SandboxProcess({ memoryLimitMb: config.memoryLimitMb });
   let closing = false;
   let lastAnswerAt = -Infinity;
@@ -180,18 +183,30 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
     },
     async ({ code }, extra) =>
       withProgress(extra, async () => {
-        const result = await withSpare((prestarted) =>
-          evaluate({
-            code,
-            displayName: "script.ts",
-            config,
-            input: { kind: "unavailable", reason: "readInput(): an MCP call has no piped input; put the data in the script." },
-            signal: extra.signal,
-            typeChecker,
-            oversight,
-            ...(prestarted ? { prestarted } : {}),
-          }),
-        );
+        let result: EvaluationResult;
+        try {
+          result = await evaluations.run(
+            () =>
+              withSpare((prestarted) =>
+                evaluate({
+                  code,
+                  displayName: "script.ts",
+                  config,
+                  input: { kind: "unavailable", reason: "readInput(): an MCP call has no piped input; put the data in the script." },
+                  signal: extra.signal,
+                  typeChecker,
+                  oversight,
+                  ...(prestarted ? { prestarted } : {}),
+                }),
+              ),
+            extra.signal,
+            () => new CancelledBeforeStart(),
+          );
+        } catch (error) {
+          if (!(error instanceof CancelledBeforeStart)) throw error;
+          logAfterAnswer(log, "execute_typescript: cancelled while waiting for its turn; it never ran");
+          return textResult(error.message, true);
+        }
         recorder?.append({ kind: "execute_typescript", code, result });
         logAfterAnswer(log, `execute_typescript: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
         return toolResult(result);
@@ -259,6 +274,13 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
   oversight.audit?.close();
   await server.close();
   return stopped;
+}
+
+/** An execute_typescript call cancelled by its client while it waited for its turn. */
+class CancelledBeforeStart extends Error {
+  constructor() {
+    super("cancelled: the call was cancelled while it waited for another execute_typescript call to finish; it never ran");
+  }
 }
 
 function textResult(text: string, isError = false) {

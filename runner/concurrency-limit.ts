@@ -1,0 +1,50 @@
+// At most N tasks at a time, the rest waiting in arrival order. tacit serve runs each
+// execute_typescript call in its own sandbox process; without a bound, a client sending many
+// calls at once would start as many Deno processes (each allowed its full heap) as it liked.
+
+export class ConcurrencyLimit {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(readonly limit: number) {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`a concurrency limit must be a whole number >= 1, got ${limit}`);
+  }
+
+  /** Tasks waiting for a slot. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /**
+   * Runs `task` once a slot is free. If `signal` aborts while the task waits, it never runs:
+   * the call rejects with `cancelled()`'s error.
+   */
+  async run<T>(task: () => Promise<T>, signal: AbortSignal | undefined, cancelled: () => Error): Promise<T> {
+    if (this.running >= this.limit) await this.slot(signal, cancelled);
+    else this.running++;
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next(); // the slot passes on as it is
+      else this.running--;
+    }
+  }
+
+  private slot(signal: AbortSignal | undefined, cancelled: () => Error): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(cancelled());
+      const take = (): void => {
+        signal?.removeEventListener("abort", leave);
+        resolve();
+      };
+      const leave = (): void => {
+        const at = this.waiting.indexOf(take);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(cancelled());
+      };
+      signal?.addEventListener("abort", leave, { once: true });
+      this.waiting.push(take);
+    });
+  }
+}

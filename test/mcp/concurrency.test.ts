@@ -1,0 +1,79 @@
+// `tacit serve` runs at most `maxConcurrentEvaluations` execute_typescript calls at once (each
+// is a sandbox process with its own heap): a client sending many at once cannot start a
+// process per call. Later calls wait their turn, in order; one cancelled while it waits never
+// runs. Each script signals through files it writes, so the test sees what ran, not timings.
+
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tacitBin } from "../helpers.js";
+
+let dir: string;
+let client: Client;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "tacit-serve-concurrency-"));
+  writeFileSync(path.join(dir, "config.json"), JSON.stringify({ maxConcurrentEvaluations: 1 }));
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [tacitBin, "serve", "--no-check", "--exec-timeout-ms", "20000", "--config", "config.json"],
+    cwd: dir,
+    stderr: "ignore",
+  });
+  client = new Client({ name: "tacit-test", version: "0.0.0" });
+  await client.connect(transport);
+});
+
+afterAll(async () => {
+  await client.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Writes `name`, then holds its slot until the file `release` exists. */
+const holding = (name: string) =>
+  `requestFileSystem(".", (fs) => {\n  fs.access("${name}").write("x");\n  while (!fs.access("release").exists) {}\n});\n`;
+const marking = (name: string) => `requestFileSystem(".", (fs) => fs.access("${name}").write("x"));\nprintln("${name} ran");\n`;
+
+async function until(file: string): Promise<void> {
+  for (let i = 0; i < 400 && !existsSync(path.join(dir, file)); i++) await sleep(25);
+  expect(existsSync(path.join(dir, file)), `${file} was written`).toBe(true);
+}
+
+describe("tacit serve: concurrent execute_typescript calls", () => {
+  it("runs one at a time under maxConcurrentEvaluations: 1, the next when the first has finished", async () => {
+    const first = client.callTool({ name: "execute_typescript", arguments: { code: holding("first-started") } });
+    await until("first-started");
+    const second = client.callTool({ name: "execute_typescript", arguments: { code: marking("second") } });
+    await sleep(1500);
+    expect(existsSync(path.join(dir, "second")), "the second call ran while the first held the only slot").toBe(false);
+    writeFileSync(path.join(dir, "release"), "");
+    expect((await first).isError).toBeFalsy();
+    const answer = await second;
+    expect(answer.isError).toBeFalsy();
+    expect((answer.structuredContent as { stdout: string }).stdout).toBe("second ran\n");
+    expect(existsSync(path.join(dir, "second"))).toBe(true);
+    rmSync(path.join(dir, "release"));
+  });
+
+  it("a call cancelled while it waits never runs, and the calls after it still do", async () => {
+    const first = client.callTool({ name: "execute_typescript", arguments: { code: holding("holder-started") } });
+    await until("holder-started");
+    const abort = new AbortController();
+    const cancelled = client.callTool({ name: "execute_typescript", arguments: { code: marking("cancelled") } }, undefined, { signal: abort.signal });
+    const after = client.callTool({ name: "execute_typescript", arguments: { code: marking("after") } });
+    await sleep(1500); // long enough for it to have run, had it not waited
+    expect(existsSync(path.join(dir, "after")), "a call ran while another held the only slot").toBe(false);
+    abort.abort("the test cancels it");
+    await expect(cancelled).rejects.toThrow();
+    writeFileSync(path.join(dir, "release"), "");
+    expect((await first).isError).toBeFalsy();
+    const answer = await after;
+    expect((answer.structuredContent as { stdout: string }).stdout).toBe("after ran\n");
+    await sleep(500);
+    expect(existsSync(path.join(dir, "cancelled")), "the cancelled call ran").toBe(false);
+  });
+});
