@@ -2,16 +2,22 @@
 // owner-only file in tacit's home, listable and revocable (`tacit approvals list|revoke`).
 // A yes holds in the working directory it was given in: `exec git push *` approved in one
 // project is not approved in another.
-// Written whole to a temporary file and renamed, so a reader never sees half a file.
+// Written whole to a temporary file and renamed, so a reader never sees half a file; every
+// change reads and writes it under a lock file, so a revoke and a yes remembered by another
+// tacit at the same moment cannot undo each other (the later write used to put back what the
+// earlier one had removed).
 
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { FileLock } from "../file-lock.js";
 import { onFirstUse } from "../on-first-use.js";
 import { randomToken } from "../random-token.js";
 import { ensureTacitHome, tacitHome } from "../tacit-home.js";
 
 export const APPROVAL_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+/** How long a change waits for another process's change to the file to finish. */
+const LOCK_WAIT_MS = 5000;
 
 function buildApprovalsFileSchema() {
   const ApprovalSchema = z
@@ -91,32 +97,59 @@ export class ApprovalStore {
       via,
     };
     // Expired entries are dropped on every write; a pattern has at most one entry.
-    this.save([...this.all().filter((a) => !(a.pattern === pattern && a.directory === directory) && this.isLive(a)), approval]);
+    this.locked(() => this.save([...this.all().filter((a) => !(a.pattern === pattern && a.directory === directory) && this.isLive(a)), approval]));
     return approval;
   }
 
   /** Removes the approvals whose pattern is one of `patterns` (in `directory`, or in any); returns those removed. */
   revoke(patterns: readonly string[], directory: string | null = null): Approval[] {
-    const all = this.all();
-    const matches = (a: Approval) => patterns.includes(a.pattern) && (directory === null || a.directory === directory);
-    const removed = all.filter(matches);
-    if (removed.length > 0) this.save(all.filter((a) => !matches(a)));
-    return removed;
+    return this.locked(() => {
+      const all = this.all();
+      const matches = (a: Approval) => patterns.includes(a.pattern) && (directory === null || a.directory === directory);
+      const removed = all.filter(matches);
+      if (removed.length > 0) this.save(all.filter((a) => !matches(a)));
+      return removed;
+    });
   }
 
   revokeAll(): Approval[] {
-    let all: Approval[] = [];
+    return this.locked(() => {
+      let all: Approval[] = [];
+      try {
+        all = this.all();
+      } catch {
+        // An unreadable file is replaced by an empty one.
+      }
+      this.save([]);
+      return all;
+    });
+  }
+
+  /** Runs a read-modify-write of the file holding its lock (FILE.lock). */
+  private locked<T>(change: () => T): T {
+    if (this.file === defaultApprovalsFile()) ensureTacitHome();
+    const lockFile = `${this.file}.lock`;
+    let attempt;
     try {
-      all = this.all();
-    } catch {
-      // An unreadable file is replaced by an empty one.
+      attempt = FileLock.acquireWaiting(lockFile, LOCK_WAIT_MS);
+    } catch (error) {
+      throw new ApprovalStoreError(`cannot create the lock file ${lockFile} for ${this.file}: ${(error as Error).message}`);
     }
-    this.save([]);
-    return all;
+    if (!attempt.ok) {
+      const holder = attempt.heldBy === null ? "other processes keep taking it" : `process ${attempt.heldBy} holds it`;
+      throw new ApprovalStoreError(
+        `${this.file} is being changed by another process (lock file ${lockFile}: ${holder}); nothing was changed. ` +
+          `Try again; if ${attempt.heldBy === null ? "this persists" : `process ${attempt.heldBy} is not a tacit`}, delete ${lockFile}.`,
+      );
+    }
+    try {
+      return change();
+    } finally {
+      attempt.lock.release();
+    }
   }
 
   private save(approvals: Approval[]): void {
-    if (this.file === defaultApprovalsFile()) ensureTacitHome();
     const temporary = `${this.file}.${randomToken(6)}.tmp`;
     const fd = openSync(temporary, "wx", 0o600);
     try {

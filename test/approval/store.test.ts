@@ -2,7 +2,9 @@
 // one asks again, a granted one lets an unattended run through, and a file others can write
 // (or one that is not an approvals file) is not trusted: fail closed, with a message.
 
-import { realpathSync, statSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { approvals, deleteScript, onTerminal, storedApprovals, unattended, type World, worlds, writeApprovals } from "./fixtures.js";
@@ -201,5 +203,47 @@ describe("an approvals file that cannot be trusted fails closed", () => {
     expect(run.prompts).toBe(0);
     expect(run.code, run.all).toBe(1);
     expect(w.exists("a.txt")).toBe(true);
+  });
+});
+
+describe("concurrent changes", () => {
+  // Without the lock, a revoke and a yes remembered by another tacit at the same moment could
+  // undo each other: each read the file, changed its copy, and wrote it whole, so the later
+  // write put back an approval the earlier one had revoked.
+  it("a change waits while another live process holds the approvals lock, and gives up with a message after 5 s", async () => {
+    const { w } = deleting();
+    expect((await approvals(w, ["grant", "exec git push *"])).code).toBe(0);
+    const lock = `${w.approvalsFile}.lock`;
+    const holder = spawn("sleep", ["60"], { stdio: "ignore" });
+    try {
+      writeFileSync(lock, `${holder.pid}\n`);
+      const refused = await approvals(w, ["revoke", "exec git push *"]);
+      expect(refused.code, refused.all).not.toBe(0);
+      expect(refused.stderr).toContain(`process ${holder.pid} holds it`);
+      expect(refused.stderr).toContain("nothing was changed");
+      expect(storedApprovals(w)!.map((a) => a.pattern)).toEqual(["exec git push *"]);
+
+      const waiting = approvals(w, ["revoke", "exec git push *"]);
+      await sleep(1000);
+      expect(storedApprovals(w)!.map((a) => a.pattern), "changed while another process held the lock").toEqual(["exec git push *"]);
+      rmSync(lock);
+      const revoked = await waiting;
+      expect(revoked.code, revoked.all).toBe(0);
+      expect(storedApprovals(w)).toEqual([]);
+      expect(existsSync(lock)).toBe(false);
+    } finally {
+      holder.kill();
+    }
+  });
+
+  it("a lock left by a process that is gone is taken over", async () => {
+    const { w } = deleting();
+    expect((await approvals(w, ["grant", "exec git push *"])).code).toBe(0);
+    const gone = spawnSync("true").pid;
+    writeFileSync(`${w.approvalsFile}.lock`, `${gone}\n`);
+    const revoked = await approvals(w, ["revoke", "exec git push *"]);
+    expect(revoked.code, revoked.all).toBe(0);
+    expect(storedApprovals(w)).toEqual([]);
+    expect(existsSync(`${w.approvalsFile}.lock`)).toBe(false);
   });
 });
