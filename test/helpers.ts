@@ -2,6 +2,8 @@
 // attack tests that switch the validator off), always with a real Deno.
 
 import { spawn } from "node:child_process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -77,4 +79,12 @@ export function runBypassed(code: string, options: BypassOptions = {}): Promise<
 export function tempDir(prefix = "tacit-test-"): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** An MCP SDK client connected to a real `tacit serve` started with `args` in `cwd` (its stderr ignored). */
+export async function connectServe(args: string[], cwd: string): Promise<Client> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [tacitBin, "serve", ...args], cwd, stderr: "ignore" });
+  const client = new Client({ name: "tacit-test", version: "0.0.0" });
+  await client.connect(transport);
+  return client;
 }

@@ -7,10 +7,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tacitBin } from "../helpers.js";
+import { connectServe } from "../helpers.js";
 
 let dir: string;
 let client: Client;
@@ -18,14 +17,7 @@ let client: Client;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "tacit-serve-concurrency-"));
   writeFileSync(path.join(dir, "config.json"), JSON.stringify({ maxConcurrentEvaluations: 1 }));
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [tacitBin, "serve", "--no-check", "--exec-timeout-ms", "20000", "--config", "config.json"],
-    cwd: dir,
-    stderr: "ignore",
-  });
-  client = new Client({ name: "tacit-test", version: "0.0.0" });
-  await client.connect(transport);
+  client = await connectServe(["--no-check", "--exec-timeout-ms", "20000", "--config", "config.json"], dir);
 });
 
 afterAll(async () => {

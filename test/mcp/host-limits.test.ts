@@ -8,11 +8,10 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tacitBin } from "../helpers.js";
+import { connectServe, tacitBin } from "../helpers.js";
 import { MAX_MESSAGE_BYTES, MessageLines, type OversizedMessage, requestIdOf } from "../../runner/mcp-stdin.js";
 
 const OVERSIZED_CODE = "//" + "x".repeat(20 * 1024 * 1024);
@@ -91,9 +90,7 @@ describe("tacit serve and oversized messages", () => {
   }, 60_000);
 
   it("through the real SDK client: the oversized call fails with InvalidRequest, the next one is answered", async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [tacitBin, "serve", "--quiet"], cwd: dir, stderr: "ignore" });
-    const client = new Client({ name: "tacit-test", version: "0.0.0" });
-    await client.connect(transport);
+    const client = await connectServe(["--quiet"], dir);
     try {
       const oversized = client.callTool({ name: "execute_typescript", arguments: { code: OVERSIZED_CODE } });
       await expect(oversized).rejects.toBeInstanceOf(McpError);
@@ -106,9 +103,7 @@ describe("tacit serve and oversized messages", () => {
   }, 60_000);
 
   it("still takes a message just under the limit", async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [tacitBin, "serve", "--quiet"], cwd: dir, stderr: "ignore" });
-    const client = new Client({ name: "tacit-test", version: "0.0.0" });
-    await client.connect(transport);
+    const client = await connectServe(["--quiet"], dir);
     try {
       const code = 'println("big comment");\n//' + "y".repeat(MAX_MESSAGE_BYTES - 1024 * 1024);
       const response = await client.callTool({ name: "execute_typescript", arguments: { code } });
@@ -146,16 +141,8 @@ describe("MessageLines and requestIdOf", () => {
 
 describe("tacit serve and a session that fills its classified store", () => {
   let client: Client;
-  let transport: StdioClientTransport;
   beforeAll(async () => {
-    transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [tacitBin, "serve", "--quiet", "--config", "config.json", "--exec-timeout-ms", "3000", "--network-permissions", "127.0.0.1:9"],
-      cwd: dir,
-      stderr: "ignore",
-    });
-    client = new Client({ name: "tacit-test", version: "0.0.0" });
-    await client.connect(transport);
+    client = await connectServe(["--quiet", "--config", "config.json", "--exec-timeout-ms", "3000", "--network-permissions", "127.0.0.1:9"], dir);
   });
   afterAll(async () => {
     await client.close();
@@ -179,7 +166,7 @@ describe("tacit serve and a session that fills its classified store", () => {
     expect(await run(greedy, "1 + 1")).toMatchObject({ stdout: "2\n", exitCode: 0 });
     const oneShot = await client.callTool({ name: "execute_typescript", arguments: { code: 'println("one-shot")' } });
     expect(oneShot.structuredContent).toMatchObject({ stdout: "one-shot\n", exitCode: 0 });
-    expect(transport.pid).not.toBeNull();
+    await expect(client.ping()).resolves.toBeDefined();
   }, 120_000);
 
   it("a script nested thousands deep is refused; the server and the session stay", async () => {
