@@ -49,7 +49,14 @@ export function converse(
     });
   };
 
+  // The stub sends a request only once the previous one is answered (it blocks on the reply).
+  // A second one before that is hostile: answered strictly in order, requests sent ahead
+  // without waiting would each be parsed and held by the host until their turn, and behind
+  // one slow request (a person being asked, with the clock paused) that grows without bound.
+  let unanswered = false;
+  let violated = false;
   sandbox.onFrame((frame: SandboxFrame) => {
+    if (violated) return;
     if (reported) {
       // Nothing may come between a report and the next program: the sandbox waits on stdin.
       sandbox.kill("protocol", `the sandbox sent a ${frame.type} frame after reporting its result`);
@@ -59,9 +66,16 @@ export function converse(
       case "request": {
         // The stub waits for each reply, so requests are answered strictly in order.
         const { id, action } = frame;
+        if (unanswered) {
+          violated = true;
+          sandbox.kill("protocol", `the sandbox sent request ${id} before its previous request was answered`);
+          return;
+        }
+        unanswered = true;
         queue = queue.then(async () => {
           const decision = await answer(action);
           if (decision === null) return;
+          unanswered = false;
           sandbox.send(decision.ok ? { type: "reply", id, ok: true, value: decision.value } : { type: "reply", id, ok: false, error: decision.error });
         });
         queue.catch((error: unknown) => sandbox.kill("protocol", `the host failed to answer a request: ${String(error)}`));

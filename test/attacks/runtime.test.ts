@@ -4,6 +4,8 @@
 // validator bypassed, still cannot do harm.
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { defaultConfig } from "../../runner/config.js";
+import { evaluate } from "../../runner/evaluate.js";
 import { runBypassed, runScript } from "../helpers.js";
 import { type AttackWorld, createWorld, expectWorldUntouched, lit, NODE_PRELUDE, ownSandboxes, seenOf } from "./fixtures.js";
 
@@ -64,6 +66,39 @@ describe("raw writes to the protocol channel (stdout)", () => {
     expect(result.error).toMatch(/protocol/);
     expect(result.stdout).not.toContain("after");
     await expectWorldUntouched(world, seenOf(result));
+  });
+});
+
+describe("requests sent ahead of their answers (the raw channel)", () => {
+  const frameOf = (id: number, action: object): string => JSON.stringify({ type: "request", id, action }) + "\n";
+  const writeAll = "const w = (b) => { for (let o = 0; o < b.length; ) o += Deno.stdout.writeSync(b.subarray(o)); };\n";
+
+  it("a second request before the first is answered ends the evaluation; it is never carried out", async () => {
+    const canary = `AHEAD-${Date.now()}`;
+    const code = `${writeAll}w(new TextEncoder().encode(${lit(frameOf(1, { kind: "Print", parts: ["first\n"] }) + frameOf(2, { kind: "Print", parts: [canary] }))}));\nDeno.stdin.readSync(new Uint8Array(1 << 16));\nprintln("after");`;
+    const result = await runBypassed(code, { keepRuntime: true });
+    expect(result.outcome, result.error ?? "").toBe("protocol-error");
+    expect(result.error).toMatch(/before its previous request was answered/);
+    expect(result.stdout).not.toContain(canary);
+    expect(result.stdout).not.toContain("after");
+  });
+
+  it("a flood of requests behind one that waits (readInput on an open pipe) is refused at once, not held by the host", async () => {
+    // Each held request was parsed and kept until its turn: behind a request that waits (here
+    // readInput on a pipe its producer keeps open; a person being asked, with the clock paused,
+    // waits longer) the host grew by the flood's size until it ran out of memory.
+    const flood = `${writeAll}const enc = new TextEncoder();\nw(enc.encode(${lit(frameOf(1, { kind: "ReadInput" }))}));\nconst big = enc.encode(JSON.stringify({ type: "request", id: 2, action: { kind: "Print", parts: ["x".repeat(2_000_000)] } }) + "\\n");\nfor (let i = 0; i < 150; i++) w(big);\nDeno.stdin.readSync(new Uint8Array(1 << 16));`;
+    const result = await evaluate({
+      code: flood,
+      displayName: "script.ts",
+      config: { ...defaultConfig, typeCheck: false, executionTimeoutMs: 10_000 },
+      input: { kind: "piped", read: () => new Promise<string>(() => undefined) },
+      unsafeSkipValidation: true,
+      unsafeKeepRuntime: true,
+    });
+    expect(result.outcome, result.error ?? "").toBe("protocol-error");
+    expect(result.error).toMatch(/before its previous request was answered/);
+    expect(result.durationMs).toBeLessThan(5000);
   });
 });
 
