@@ -10,7 +10,7 @@ import { EXIT_CODES, type Outcome } from "./exit-codes.js";
 import { CapabilityTable } from "./capabilities.js";
 import { PureEvaluator } from "./classified/pure-evaluator.js";
 import { ClassifiedStore } from "./classified/store.js";
-import { SecureSink } from "./secure-sink.js";
+import { SecureSink, SinkQuota } from "./secure-sink.js";
 import { ClassifiedPaths } from "./fs/classified-paths.js";
 import { ExecExecutor } from "./exec/executor.js";
 import { NetworkExecutor } from "./net/executor.js";
@@ -351,7 +351,8 @@ function createEvaluationContext(
     stop,
     input: options.input,
     classified,
-    sink,
+    // What the script may print, and that again with each classified value it may hold, once.
+    sink: sink ? new SinkQuota(sink, { knownBytes: OUTPUT_LIMIT_BYTES, totalBytes: OUTPUT_LIMIT_BYTES + config.classifiedStoreLimitBytes }) : null,
     background: [],
     files: new FileSystemExecutor(
       {

@@ -10,6 +10,7 @@ import { NetworkExecutor, UnsendableSecret } from "./net/executor.js";
 import type { FileSystemExecutor } from "./fs/file-system.js";
 import type { OutputBuffer } from "./output.js";
 import type { HostSecrets } from "./host-secrets.js";
+import type { SinkWriter } from "./secure-sink.js";
 import { EffectFailure, PolicyDenial } from "./refusals.js";
 
 export type Decision<T = unknown> = { ok: true; value: T } | Refusal;
@@ -39,8 +40,8 @@ export interface EvaluationContext {
    */
   abandoned: AbortSignal;
   classified: ClassifiedStore;
-  /** Where plaintext output goes (--secure-output); null when none is configured. */
-  sink: { append(text: string | Promise<string>): void } | null;
+  /** Where plaintext output goes (--secure-output), this evaluation's share; null when none is configured. */
+  sink: SinkWriter | null;
   /** Classified work that finishes after its request was answered (awaited at the end). */
   background: Array<Promise<unknown>>;
   /** The host's own secrets (the LLM key), scrubbed from whatever goes back to the script. */
@@ -57,8 +58,10 @@ function print(parts: readonly PrintPart[], context: EvaluationContext): void {
   const values = parts.map((part) => (typeof part === "string" ? part : context.classified.get(part.classified)));
   context.output.write(parts.map((part) => (typeof part === "string" ? part : CLASSIFIED_MASK)).join(""));
   if (context.sink) {
+    const knownBytes = parts.reduce((sum, part) => sum + (typeof part === "string" ? Buffer.byteLength(part) : 0), 0);
     context.sink.append(
       Promise.all(values.map(async (value) => (typeof value === "string" ? value : plaintextOf(await value)))).then((texts) => texts.join("")),
+      knownBytes,
     );
   }
 }

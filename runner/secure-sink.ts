@@ -1,6 +1,7 @@
 // The secure output sink: the one place classified plaintext may be written for a person to
 // read. An append-only file, created owner-only (0600) in the same open() that creates it,
-// so it is never briefly readable by others; an existing file keeps its permissions.
+// so it is never briefly readable by others; an existing file keeps its permissions. What one
+// evaluation appends is capped (see SinkQuota).
 
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import path from "node:path";
@@ -19,10 +20,14 @@ export class SecureSink {
     return this.fd;
   }
 
-  /** Appends text once `text` resolves; appends happen in call order. */
-  append(text: string | Promise<string>): void {
+  /**
+   * Appends text once `text` resolves; appends happen in call order. `admit`, called in that
+   * order too, just before the write, decides what of the text is written.
+   */
+  append(text: string | Promise<string>, admit?: (text: string) => string): void {
     this.chain = this.chain.then(async () => {
-      const bytes = Buffer.from(await text, "utf8");
+      const resolved = await text;
+      const bytes = Buffer.from(admit ? admit(resolved) : resolved, "utf8");
       const fd = this.open();
       for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
     });
@@ -37,5 +42,75 @@ export class SecureSink {
   close(): void {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
+  }
+}
+
+/** Where an evaluation's output meant for a person goes; `knownBytes`: the part of it known now. */
+export interface SinkWriter {
+  append(text: string | Promise<string>, knownBytes?: number): void;
+}
+
+export interface SinkLimits {
+  /** Text known when appended (what the script printed around classified values). */
+  knownBytes: number;
+  /** Everything written, classified plaintext included. */
+  totalBytes: number;
+}
+
+export function sinkCutMarker(limits: SinkLimits): string {
+  return (
+    `\n[tacit: secure output cut: this evaluation printed more than ${limits.knownBytes} bytes, or wrote more than ` +
+    `${limits.totalBytes} bytes with its classified values; the rest was discarded]\n`
+  );
+}
+
+/**
+ * One evaluation's share of the sink, capped as its output is (the script cannot tell: nothing
+ * of this reaches it, so where a cut falls may depend on a secret). An append waits, text and
+ * all, for the values before it; uncapped, a script printing behind a slow value made the host
+ * hold everything it printed (1.9 GB resident in a 30 s run) and the disk take it all. Past a
+ * limit the text is cut with a visible marker, and later appends are dropped unqueued.
+ */
+export class SinkQuota implements SinkWriter {
+  private known = 0;
+  private written = 0;
+  /** No more appends are queued. */
+  private refusing = false;
+  /** The marker is written (or queued); whatever comes later is dropped. */
+  private full = false;
+
+  constructor(
+    private readonly sink: SecureSink,
+    private readonly limits: SinkLimits,
+  ) {}
+
+  append(text: string | Promise<string>, knownBytes: number = typeof text === "string" ? Buffer.byteLength(text) : 0): void {
+    if (this.refusing) return;
+    if (this.known + knownBytes > this.limits.knownBytes) {
+      this.refusing = true;
+      // After everything queued before it, unless one of those was cut already.
+      this.sink.append("", () => this.cut(""));
+      return;
+    }
+    this.known += knownBytes;
+    this.sink.append(text, (resolved) => this.admit(resolved));
+  }
+
+  private admit(text: string): string {
+    if (this.full) return "";
+    const size = Buffer.byteLength(text);
+    if (this.written + size <= this.limits.totalBytes) {
+      this.written += size;
+      return text;
+    }
+    return this.cut(Buffer.from(text).subarray(0, this.limits.totalBytes - this.written).toString("utf8").replace(/\uFFFD$/, ""));
+  }
+
+  private cut(head: string): string {
+    if (this.full) return "";
+    this.full = true;
+    this.refusing = true;
+    this.written = this.limits.totalBytes;
+    return head + sinkCutMarker(this.limits);
   }
 }

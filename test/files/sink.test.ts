@@ -50,4 +50,25 @@ describe("the secure sink", () => {
     expect(statSync(sink).mode & 0o777).toBe(0o644);
     expect(readFileSync(sink, "utf8")).toBe(`previous content\nplain line\nsecret: ${canary}\n`);
   });
+
+  it("takes at most what the script may print from one evaluation, even behind a slow value", async () => {
+    // Printed behind a value still being computed, each append waited, text and all: a
+    // security review's script printed 1.8 GB into the sink in a 30 s run while the host grew
+    // to 1.9 GB resident. Here a map of about 2 s, then 60 MiB of plain text.
+    const sink = path.join(base, "flood.log");
+    const script = `
+requestFileSystem(".", (fs) => {
+  const slow = fs.readClassified(".env").map((v) => { const end = Date.now() + 2000; while (Date.now() < end) {} return v; });
+  println("first:", slow);
+  const chunk = "y".repeat(512 * 1024);
+  for (let i = 0; i < 120; i++) print(chunk);
+});
+`;
+    const r = await tacit(root, script, ["--secure-output", sink]);
+    expect(r.code, r.stderr).toBe(0);
+    const written = readFileSync(sink, "utf8");
+    expect(written.startsWith(`first: ${canary}\n`)).toBe(true);
+    expect(written).toContain("[tacit: secure output cut:");
+    expect(Buffer.byteLength(written)).toBeLessThan(11 * 1024 * 1024);
+  }, 60_000);
 });
