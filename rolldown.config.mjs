@@ -26,6 +26,8 @@ export default defineConfig({
     tacit: "dist/cli/main.js",
     prestart: "dist/cli/prestart.js",
     "grep-worker": "dist/runner/fs/grep-worker.js",
+    // tacit serve's type checker runs in a thread (runner/typecheck-thread.ts).
+    "typecheck-worker": "dist/runner/typecheck-worker.js",
     // Parses a large or bracket-heavy script in a child process first (runner/nesting.ts).
     "parse-probe": "dist/runner/parse-probe.js",
     "code-cache": "dist/cli/code-cache.js",

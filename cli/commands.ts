@@ -12,6 +12,7 @@ import { readScript, type ScriptSource } from "./script-source.js";
 import { INPUT_LIMIT_BYTES, readStdin } from "./stdin.js";
 import type { CommonFlags } from "./usage.js";
 import { monotonicMs } from "../runner/monotonic.js";
+import { typeCheck } from "../runner/typecheck.js";
 
 function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
   const file: ConfigFile = flags.config ? loadConfigFile(flags.config) : {};
@@ -120,7 +121,7 @@ export async function checkCommand(target: string, flags: CommonFlags, command: 
   const config = loadConfig(flags, command);
   const script = await readScript(target);
   const started = monotonicMs();
-  const check = await checkScript(script.code, script.displayName, config.typeCheck);
+  const check = await checkScript(script.code, script.displayName, config.typeCheck, (text) => typeCheck(text, config.executionTimeoutMs));
   const exitCode = check.ok ? EXIT_CODES.ok : EXIT_CODES.rejected;
   if (flags.json) {
     const error = check.ok ? null : check.errors.join("\n");

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { type Command as CommandType, Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { EXIT_CODES } from "../runner/exit-codes.js";
-import { DEFAULT_MEMORY_LIMIT_MB } from "../runner/limits.js";
+import { DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT_MS } from "../runner/limits.js";
 import { interfacePath, packageRoot } from "../runner/paths.js";
 import { SandboxProcess } from "../runner/sandbox-process.js";
 import { readScript } from "./script-source.js";
@@ -99,7 +99,8 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
       // The type checker (its own process, reading nothing but the script: see typeCheck) starts
       // first; the validator loads and runs meanwhile, and decides whether its answer counts.
       const { typeCheck } = await import("../runner/typecheck.js");
-      const earlyTypes = flags.check ? typeCheck(script.code) : null;
+      // Limited by the time limit a flag gives (the config file is not read yet), else the default.
+      const earlyTypes = flags.check ? typeCheck(script.code, flags.execTimeoutMs ?? DEFAULT_TIMEOUT_MS) : null;
       earlyTypes?.catch(() => undefined);
       const { checkScript } = await import("../runner/checks.js");
       const precheck = {

@@ -2,6 +2,7 @@
 // checker. Kept apart from the rest of the runner so the CLI can start them early.
 
 import type { PureFunctionSite } from "./pure-functions.js";
+import { DEFAULT_TIMEOUT_MS } from "./limits.js";
 import { formatTypeDiagnostic, typeCheck, type TypeCheckResult } from "./typecheck.js";
 import { formatDiagnostic, type TacitImport, validate } from "./validator.js";
 
@@ -24,7 +25,7 @@ export async function checkScript(
   code: string,
   displayName: string,
   typeCheckEnabled: boolean,
-  checker: TypeChecker = typeCheck,
+  checker: TypeChecker = (text) => typeCheck(text, DEFAULT_TIMEOUT_MS),
   fresh: string = code,
 ): Promise<CheckResult> {
   const validation = validate(code, displayName, fresh);

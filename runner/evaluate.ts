@@ -28,6 +28,7 @@ import { converse } from "./conversation.js";
 import type { LiveSandbox } from "./live-sandbox.js";
 import type { SandboxProcess } from "./sandbox-process.js";
 import { type CheckResult, checkScript, type TypeChecker } from "./checks.js";
+import { typeCheck } from "./typecheck.js";
 import type { TacitImport } from "./validator.js";
 import { ApprovalGate, type Oversight } from "./approval/gate.js";
 import { RunGrants } from "./approval/grants.js";
@@ -228,7 +229,13 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
       const early = options.precheck;
       check = await (early && early.typeChecked === config.typeCheck
         ? early.result
-        : checkScript(options.code, options.displayName, config.typeCheck, options.typeChecker, options.session?.snippet ?? options.code));
+        : checkScript(
+            options.code,
+            options.displayName,
+            config.typeCheck,
+            options.typeChecker ?? ((text) => typeCheck(text, config.executionTimeoutMs)),
+            options.session?.snippet ?? options.code,
+          ));
     } catch (error) {
       await unused("the checks failed");
       throw error;

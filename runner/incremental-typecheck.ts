@@ -33,6 +33,22 @@ export class IncrementalTypeChecker {
     process.once("exit", () => rmSync(this.dir, { recursive: true, force: true }));
   }
 
+  /**
+   * The checker process's id, so that a check that runs too long can be stopped from another
+   * thread (see typecheck-thread.ts). The API keeps its process private; the typescript
+   * version is pinned exactly, and a changed shape fails here, loudly, not later.
+   */
+  get processId(): number {
+    const pid = (this.api as unknown as { client?: { channel?: { child?: { pid?: unknown } } } }).client?.channel?.child?.pid;
+    if (typeof pid !== "number") throw new Error("tacit: the type checker's process id is not where this typescript version keeps it");
+    return pid;
+  }
+
+  /** Its working directory (removed by close(), or by whoever kills its process). */
+  get directory(): string {
+    return this.dir;
+  }
+
   /** Synchronous: a re-check takes a few milliseconds. */
   check(code: string): TypeCheckResult {
     this.code = code;

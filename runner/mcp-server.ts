@@ -14,7 +14,7 @@ import { evaluate, type EvaluationResult } from "./evaluate.js";
 import { interfacePath } from "./paths.js";
 import { SandboxProcess } from "./sandbox-process.js";
 import type { TypeChecker } from "./checks.js";
-import { IncrementalTypeChecker } from "./incremental-typecheck.js";
+import { ThreadedTypeChecker } from "./typecheck-thread.js";
 import { Recorder } from "./recorder.js";
 import { refuseMalformedToolCalls } from "./mcp-arguments.js";
 import { limitedStdin, MAX_MESSAGE_BYTES, type OversizedMessage } from "./mcp-stdin.js";
@@ -141,8 +141,9 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
   // Approvals are asked of the client's user (elicitation); the audit log lives as long as the server.
   const oversight = await createOversight(config, process.cwd(), elicitationAsker(server.server));
   // One incremental checker for the server's life: a re-check costs milliseconds, not a process.
-  let checker: IncrementalTypeChecker | undefined;
-  const typeChecker: TypeChecker = (code) => (checker ??= new IncrementalTypeChecker()).check(code);
+  // In a thread of its own, limited by the evaluations' time limit (see typecheck-thread.ts).
+  let checker: ThreadedTypeChecker | undefined;
+  const typeChecker: TypeChecker = (code) => (checker ??= new ThreadedTypeChecker(config.executionTimeoutMs)).check(code);
   // A warm spare: the next call's sandbox boots while the client thinks. Its replacement is
   // started once this call has answered, so that a boot (tens of ms of CPU) does not compete
   // with the call (measured here, 100 ms between calls: median 29 ms when started as the

@@ -55,6 +55,26 @@ export function parseTscOutput(output: string): TypeDiagnostic[] {
   return diagnostics;
 }
 
+/**
+ * The verdict on a script whose check ran past its limit (the evaluation's time limit): the
+ * checker is stopped, since types can be written to take it minutes, and the script refused.
+ */
+export function typeCheckTimedOut(limitMs: number): TypeCheckResult {
+  return {
+    ok: false,
+    diagnostics: [
+      {
+        line: 1,
+        column: 1,
+        code: "check-time-limit",
+        message:
+          `type-checking took longer than ${limitMs} ms, so it was stopped and the script was not run. Simplify its types, ` +
+          "or have the operator raise the limit (--exec-timeout-ms) or run without type-checking (--no-check)",
+      },
+    ],
+  };
+}
+
 export class TypeCheckerError extends Error {
   override name = "TypeCheckerError";
 }
@@ -89,7 +109,7 @@ export function typeCheckCache(): TypeCheckCache | null {
  * so a check may start before the validator has looked at the code; its answer is used only
  * if the validator passes.
  */
-export async function typeCheck(code: string, cache: TypeCheckCache | null = typeCheckCache()): Promise<TypeCheckResult> {
+export async function typeCheck(code: string, limitMs: number, cache: TypeCheckCache | null = typeCheckCache()): Promise<TypeCheckResult> {
   if (cache?.passed(code)) return { ok: true, diagnostics: [] };
   const dir = mkdtempSync(path.join(tmpdir(), "tacit-check-"));
   try {
@@ -98,20 +118,22 @@ export async function typeCheck(code: string, cache: TypeCheckCache | null = typ
       path.join(dir, "tsconfig.json"),
       JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ["script.ts", interfacePath] }),
     );
-    const { exitCode, stdout, stderr } = await new Promise<{ exitCode: number; stdout: string; stderr: string }>((resolve, reject) => {
+    const { exitCode, stdout, stderr } = await new Promise<{ exitCode: number | "timeout"; stdout: string; stderr: string }>((resolve, reject) => {
       const child = execFile(
         tscExecutable(),
         ["-p", path.join(dir, "tsconfig.json")],
-        { cwd: dir, maxBuffer: 16 * 1024 * 1024, env: { PATH: process.env.PATH ?? "" } },
+        { cwd: dir, maxBuffer: 16 * 1024 * 1024, env: { PATH: process.env.PATH ?? "" }, timeout: limitMs, killSignal: "SIGKILL" },
         (error, stdout, stderr) => {
           release();
-          if (error && typeof error.code !== "number") reject(new TypeCheckerError(`the type checker could not run: ${error.message}`));
+          if (error?.killed && error.signal === "SIGKILL") resolve({ exitCode: "timeout", stdout, stderr });
+          else if (error && typeof error.code !== "number") reject(new TypeCheckerError(`the type checker could not run: ${error.message}`));
           else resolve({ exitCode: typeof error?.code === "number" ? error.code : 0, stdout, stderr });
         },
       );
       // A process that exits early (a rejected script) leaves no check behind.
       const release = cleanUpAtExit(child, dir);
     });
+    if (exitCode === "timeout") return typeCheckTimedOut(limitMs);
     const diagnostics = parseTscOutput(stdout);
     if (exitCode !== 0 && diagnostics.length === 0) {
       throw new TypeCheckerError(`the type checker failed (exit ${exitCode}): ${(stdout + stderr).trim().slice(0, 2000)}`);

@@ -47,10 +47,10 @@ describe("the type-check verdict cache", () => {
 
   it("is filled by a passing check and never by a failing one", async () => {
     const cache = typeCheckCacheIn(path.join(home.dir, "checks"));
-    expect((await typeCheck('const n: number = 1;\nprintln(n);\n', cache)).ok).toBe(true);
+    expect((await typeCheck('const n: number = 1;\nprintln(n);\n', 30_000, cache)).ok).toBe(true);
     expect(cache.passed('const n: number = 1;\nprintln(n);\n')).toBe(true);
     const bad = 'const n: number = "one";\n';
-    expect((await typeCheck(bad, cache)).ok).toBe(false);
+    expect((await typeCheck(bad, 30_000, cache)).ok).toBe(false);
     expect(cache.passed(bad)).toBe(false);
     expect(existsSync(cache.dir)).toBe(true);
   });

@@ -1,0 +1,102 @@
+// tacit serve's type checker: the incremental checker (incremental-typecheck.ts) in a thread of
+// its own, with a time limit. On the server's thread, a check blocked everything until it
+// ended: in a security review a script of types that take about a second each to check (a
+// template literal type of 10,000 members, inferred apart) held the server 8 s, every other
+// session's calls and time limits with it, with no limit at all. A check past the limit kills
+// the checker's process and thread and rejects the script; the next check starts a new one.
+
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import { packageRoot } from "./paths.js";
+import { type TypeCheckResult, typeCheckTimedOut } from "./typecheck.js";
+import type { TypeCheckReply, TypeCheckRequest } from "./typecheck-worker.js";
+
+const WORKER_PATH = path.join(packageRoot, "dist", "bundle", "typecheck-worker.cjs");
+
+interface Running {
+  worker: Worker;
+  ready: Promise<{ pid: number; directory: string }>;
+  pending: Map<number, (reply: TypeCheckReply) => void>;
+}
+
+export class ThreadedTypeChecker {
+  private running: Running | null = null;
+  private nextId = 1;
+  /** Checks run one at a time, as on one thread: each waits for the one before. */
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly limitMs: number) {}
+
+  private start(): Running {
+    const worker = new Worker(WORKER_PATH);
+    worker.unref();
+    const pending = new Map<number, (reply: TypeCheckReply) => void>();
+    let ready!: (value: { pid: number; directory: string }) => void;
+    let broken!: (error: Error) => void;
+    const running: Running = { worker, pending, ready: new Promise((resolve, reject) => ((ready = resolve), (broken = reject))) };
+    running.ready.catch(() => undefined);
+    worker.on("message", (reply: TypeCheckReply) => {
+      if (reply.kind === "ready") return ready({ pid: reply.pid, directory: reply.directory });
+      pending.get(reply.id)?.(reply);
+      pending.delete(reply.id);
+    });
+    const end = (error: Error): void => {
+      broken(error);
+      for (const settle of pending.values()) settle({ kind: "failed", id: 0, message: error.message });
+      pending.clear();
+      if (this.running === running) this.running = null;
+    };
+    worker.on("error", end);
+    worker.on("exit", () => end(new Error("the type checker's thread ended")));
+    return running;
+  }
+
+  check(code: string): Promise<TypeCheckResult> {
+    const result = this.chain.then(() => this.checkNow(code));
+    this.chain = result.catch(() => undefined);
+    return result;
+  }
+
+  private async checkNow(code: string): Promise<TypeCheckResult> {
+    const running = (this.running ??= this.start());
+    const id = this.nextId++;
+    let timer: NodeJS.Timeout | undefined;
+    const reply = await new Promise<TypeCheckReply | "timeout">((resolve) => {
+      running.pending.set(id, resolve);
+      // The limit counts from the request: starting the checker is part of a check.
+      timer = setTimeout(() => resolve("timeout"), this.limitMs);
+      running.worker.postMessage({ id, code } satisfies TypeCheckRequest);
+    });
+    clearTimeout(timer);
+    if (reply === "timeout") {
+      this.stop(running);
+      return typeCheckTimedOut(this.limitMs);
+    }
+    if (reply.kind !== "result") throw new Error(`tacit: the type checker failed: ${reply.kind === "failed" ? reply.message : "no answer"}`);
+    return reply.result;
+  }
+
+  /** Kills the checker's process (the thread is blocked reading from it), then the thread. */
+  private stop(running: Running): void {
+    if (this.running === running) this.running = null;
+    running.pending.clear();
+    void running.ready.then(
+      ({ pid, directory }) => {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // Gone already.
+        }
+        rmSync(directory, { recursive: true, force: true });
+      },
+      () => undefined,
+    );
+    void running.worker.terminate();
+  }
+
+  close(): void {
+    const running = this.running;
+    if (running) this.stop(running);
+  }
+}

@@ -1,0 +1,24 @@
+// The thread a long-lived server type-checks in (see typecheck-thread.ts): TypeScript's
+// synchronous API blocks the thread it runs on until the checker answers, and a script can
+// make that take minutes.
+
+import { parentPort } from "node:worker_threads";
+import { IncrementalTypeChecker } from "./incremental-typecheck.js";
+import type { TypeCheckResult } from "./typecheck.js";
+
+export type TypeCheckRequest = { id: number; code: string };
+export type TypeCheckReply =
+  | { kind: "ready"; pid: number; directory: string }
+  | { kind: "result"; id: number; result: TypeCheckResult }
+  | { kind: "failed"; id: number; message: string };
+
+const port = parentPort!;
+const checker = new IncrementalTypeChecker();
+port.postMessage({ kind: "ready", pid: checker.processId, directory: checker.directory } satisfies TypeCheckReply);
+port.on("message", ({ id, code }: TypeCheckRequest) => {
+  try {
+    port.postMessage({ kind: "result", id, result: checker.check(code) } satisfies TypeCheckReply);
+  } catch (error) {
+    port.postMessage({ kind: "failed", id, message: error instanceof Error ? error.message : String(error) } satisfies TypeCheckReply);
+  }
+});

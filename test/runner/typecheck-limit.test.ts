@@ -1,0 +1,82 @@
+// Type-checking is held to the evaluation's time limit: types can be written so that checking
+// them takes minutes (here, about a second per copy of a template literal type of 10,000
+// members inferred apart). In tacit serve the check ran on the server's thread, so every other
+// session waited with it; in tacit run and tacit check nothing limited it.
+
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli, tacitBin } from "../helpers.js";
+
+const LIMIT_MS = 2000;
+
+/** A script that type-checks for many seconds (about one per copy here); names unique per call. */
+function slowToCheck(copies: number): string {
+  const tag = randomUUID().replace(/-/g, "");
+  let code = "";
+  for (let i = 0; i < copies; i++) {
+    const d = `D${i}_${tag}`;
+    code += `type ${d} = "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "q${i}";\n`;
+    code += `type Ex${i}_${tag}<T> = T extends \`\${infer A}\${infer B}\${infer C}\${infer E}\` ? [A, B, C, E] : never;\n`;
+    code += `const r${i}: Ex${i}_${tag}<\`\${${d}}\${${d}}\${${d}}\${${d}}\`> = ["0", "0", "0", "0"];\nprintln(r${i});\n`;
+  }
+  return code;
+}
+
+interface Result {
+  stdout: string;
+  error: string | null;
+  exitCode: number;
+}
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "tacit-check-limit-"));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("a script whose types take too long to check", () => {
+  it("is refused by tacit check once the limit passes", async () => {
+    writeFileSync(path.join(dir, "slow.ts"), slowToCheck(30));
+    const started = Date.now();
+    const r = await runCli(["check", "--exec-timeout-ms", String(LIMIT_MS), "slow.ts"], { cwd: dir, env: { TACIT_TYPECHECK_CACHE: "off" } });
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toContain("check-time-limit");
+    expect(Date.now() - started).toBeLessThan(LIMIT_MS + 4000);
+  }, 60_000);
+
+  it("holds tacit serve no longer than the limit, and the server goes on checking", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [tacitBin, "serve", "--quiet", "--exec-timeout-ms", String(LIMIT_MS)],
+      cwd: dir,
+      stderr: "ignore",
+    });
+    const client = new Client({ name: "tacit-test", version: "0.0.0" });
+    await client.connect(transport);
+    try {
+      await client.callTool({ name: "execute_typescript", arguments: { code: 'println("warm")' } });
+      const started = Date.now();
+      const slow = client.callTool({ name: "execute_typescript", arguments: { code: slowToCheck(30) } }, undefined, { timeout: 120_000 });
+      // Another client's call, sent while the slow one is being checked.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const other = await client.callTool({ name: "execute_typescript", arguments: { code: 'const n: number = 2;\nprintln("other", n)' } }, undefined, { timeout: 120_000 });
+      const otherMs = Date.now() - started;
+      const refused = (await slow).structuredContent as unknown as Result;
+      expect(refused.exitCode, refused.error ?? "").toBe(3);
+      expect(refused.error).toContain("check-time-limit");
+      expect((other.structuredContent as unknown as Result).stdout).toBe("other 2\n");
+      expect(otherMs).toBeLessThan(LIMIT_MS + 4000);
+      // A type error is still found by the checker started after the stopped one.
+      const bad = (await client.callTool({ name: "execute_typescript", arguments: { code: 'const s: string = 1;\nprintln(s)' } })).structuredContent as unknown as Result;
+      expect(bad.exitCode).toBe(3);
+      expect(bad.error).toContain("TS2322");
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+});
