@@ -7,12 +7,15 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, tacitBin } from "../helpers.js";
+import { connectServe, runCli } from "../helpers.js";
 
 const LIMIT_MS = 2000;
+/**
+ * What "held no longer than the limit" allows on top of it: starting tacit and a loaded CI
+ * machine. Unlimited, these 30 copies take about 30 s to check, so the bound still tells.
+ */
+const SLACK_MS = 10_000;
 
 /** A script that type-checks for many seconds (about one per copy here); names unique per call. */
 function slowToCheck(copies: number): string {
@@ -46,18 +49,11 @@ describe("a script whose types take too long to check", () => {
     const r = await runCli(["check", "--exec-timeout-ms", String(LIMIT_MS), "slow.ts"], { cwd: dir, env: { TACIT_TYPECHECK_CACHE: "off" } });
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toContain("check-time-limit");
-    expect(Date.now() - started).toBeLessThan(LIMIT_MS + 4000);
+    expect(Date.now() - started).toBeLessThan(LIMIT_MS + SLACK_MS);
   }, 60_000);
 
   it("holds tacit serve no longer than the limit, and the server goes on checking", async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [tacitBin, "serve", "--quiet", "--exec-timeout-ms", String(LIMIT_MS)],
-      cwd: dir,
-      stderr: "ignore",
-    });
-    const client = new Client({ name: "tacit-test", version: "0.0.0" });
-    await client.connect(transport);
+    const client = await connectServe(["--quiet", "--exec-timeout-ms", String(LIMIT_MS)], dir);
     try {
       await client.callTool({ name: "execute_typescript", arguments: { code: 'println("warm")' } });
       const started = Date.now();
@@ -70,7 +66,7 @@ describe("a script whose types take too long to check", () => {
       expect(refused.exitCode, refused.error ?? "").toBe(3);
       expect(refused.error).toContain("check-time-limit");
       expect((other.structuredContent as unknown as Result).stdout).toBe("other 2\n");
-      expect(otherMs).toBeLessThan(LIMIT_MS + 4000);
+      expect(otherMs).toBeLessThan(LIMIT_MS + SLACK_MS);
       // A type error is still found by the checker started after the stopped one.
       const bad = (await client.callTool({ name: "execute_typescript", arguments: { code: 'const s: string = 1;\nprintln(s)' } })).structuredContent as unknown as Result;
       expect(bad.exitCode).toBe(3);
