@@ -10,6 +10,11 @@ import { resolveReal } from "./containment.js";
 
 export const DEFAULT_CLASSIFIED_PATHS: readonly string[] = [
   ".ssh", ".gnupg", ".env", ".env.*", ".netrc", ".npmrc", ".pypirc", ".docker", ".kube", ".aws", ".azure", ".gcloud",
+  // Further stores of credentials in plain files: git's credential store, PostgreSQL's and
+  // MySQL's passwords, Vault's and Terraform's tokens, and under ~/.config the gcloud SDK's
+  // credentials (it keeps none in ~/.gcloud) and GitHub CLI's tokens (hosts.yml), and cargo's.
+  ".git-credentials", ".pgpass", ".my.cnf", ".vault-token", ".terraformrc",
+  "**/.config/gcloud", "**/.config/gh", "**/.cargo/credentials", "**/.cargo/credentials.toml",
 ];
 
 const GLOB_CHAR = /[*?[\]{}!]/;
