@@ -37,8 +37,22 @@ function namesMatcher(patterns: readonly string[]): (name: string) => boolean {
     const tests = patterns.map((pattern) => picomatch(pattern, { dot: true }));
     return (name) => tests.some((test) => test(name));
   }
-  return (name) => name !== "" && (exact.has(name) || combined.test(name));
+  // Answers by name: a walk meets the same names again and again (index.ts, package.json,
+  // f0.ts in every directory), and an answer depends on the name alone.
+  const answers = new Map<string, boolean>();
+  return (name) => {
+    let answer = answers.get(name);
+    if (answer === undefined) {
+      answer = name !== "" && (exact.has(name) || combined.test(name));
+      if (answers.size >= NAME_ANSWERS) answers.clear();
+      answers.set(name, answer);
+    }
+    return answer;
+  };
 }
+
+/** Names whose answers are kept, at most (then they are forgotten and asked again). */
+const NAME_ANSWERS = 10_000;
 
 function anchoredMatcher(pattern: string): Matcher {
   const test = picomatch(pattern, { dot: true });
@@ -68,9 +82,9 @@ export class ClassifiedPaths {
     this.pathMatchers = cleaned.filter((p) => p.includes("/")).map((p) => (p.startsWith("/") ? absoluteMatcher(p) : anchoredMatcher(p)));
   }
 
-  /** This exact path matches a pattern (its ancestors not considered). */
-  matchesExactly(absolute: string): boolean {
-    return this.matchesName(path.basename(absolute)) || this.pathMatchers.some((match) => match(absolute));
+  /** This exact path matches a pattern (its ancestors not considered); `name` is its last component, if the caller has it. */
+  matchesExactly(absolute: string, name: string = path.basename(absolute)): boolean {
+    return this.matchesName(name) || this.pathMatchers.some((match) => match(absolute));
   }
 
   /**

@@ -359,20 +359,25 @@ function walkDirectory(named: string, openAs: string, context: WalkContext): voi
     // for a link into a classified directory after the listing must not lead the search there.
     if (!isWithin(actualDir, context.realRoot) || context.classified.matches(actualDir)) return;
     const dirPath = opened === null ? openAs : `/proc/self/fd/${dirFd}`;
+    // Both directories are absolute and normalized, and a name from readdir has no "/".
+    const namedPrefix = named === "/" ? "/" : `${named}/`;
+    const realPrefix = actualDir === "/" ? "/" : `${actualDir}/`;
+    // Usually the directory is where it was named: then each entry's real path is its name.
+    const realIsNamed = realPrefix === namedPrefix;
     for (const dirent of readdirSync(dirPath, { withFileTypes: true }).sort(byName)) {
-      // Both directories are absolute and normalized, and a name from readdir has no "/".
-      const entryNamed = `${named === "/" ? "" : named}/${dirent.name}`;
-      const entryReal = `${actualDir === "/" ? "" : actualDir}/${dirent.name}`;
+      const name = dirent.name;
+      const entryNamed = namedPrefix + name;
+      const entryReal = realIsNamed ? entryNamed : realPrefix + name;
       if (dirent.isSymbolicLink()) {
         linkedEntry(entryNamed, entryReal, context);
         continue;
       }
       // Pruned by name: classified files and directories are never opened.
-      if (context.classified.matchesExactly(entryNamed) || (entryReal !== entryNamed && context.classified.matchesExactly(entryReal))) continue;
+      if (context.classified.matchesExactly(entryNamed, name) || (!realIsNamed && context.classified.matchesExactly(entryReal, name))) continue;
       if (dirent.isDirectory()) {
-        walkDirectory(entryNamed, opened === null ? entryReal : `${dirPath}/${dirent.name}`, context);
+        walkDirectory(entryNamed, opened === null ? entryReal : `${dirPath}/${name}`, context);
       } else if (dirent.isFile() && context.wanted(entryNamed)) {
-        context.batches.add({ kind: "opened", named: entryNamed, path: `${dirPath}/${dirent.name}` });
+        context.batches.add({ kind: "opened", named: entryNamed, path: `${dirPath}/${name}` });
       }
     }
   } catch (error) {
