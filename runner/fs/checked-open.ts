@@ -7,6 +7,20 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, type Stats } from "node:fs";
 import path from "node:path";
 
+/**
+ * This process's descriptor directory in /proc, named by the process id: /proc/self is a link
+ * the kernel resolves again on every path through it, which a search of thousands of files
+ * pays per file. The id is read from that link, so it is the one this /proc mount knows the
+ * process by; it cannot change, nor name another process, while this one runs.
+ */
+export const procFdDirectory: string = (() => {
+  try {
+    return `/proc/${readlinkSync("/proc/self")}/fd`;
+  } catch {
+    return "/proc/self/fd";
+  }
+})();
+
 /** What a descriptor really refers to; null where the system cannot say (no /proc). */
 export function openedPath(fd: number): string | null {
   try {

@@ -5,7 +5,7 @@
 import { closeSync, constants, type Dirent, fstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import picomatch from "picomatch";
-import { openedPath, openForReading } from "./checked-open.js";
+import { openedPath, openForReading, procFdDirectory } from "./checked-open.js";
 import { ClassifiedPaths } from "./classified-paths.js";
 import { isWithin, resolveReal } from "./containment.js";
 import { walkTree } from "./walk.js";
@@ -169,7 +169,7 @@ export interface FileSearch {
 
 /**
  * One file of a recursive search, in search order. `opened` files are opened as `path`
- * (/proc/self/fd/N/name under a verified directory) without following a final link;
+ * (/proc/<pid>/fd/N/name under a verified directory) without following a final link;
  * `linked` ones are the in-scope target of a symlink, opened and verified like any read.
  */
 export type SearchTask = { kind: "opened"; named: string; path: string } | { kind: "linked"; named: string; real: string };
@@ -341,7 +341,7 @@ const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name 
 /**
  * One directory of a recursive search. The directory is opened and verified once (it must
  * really be inside the scope, and not classified); its files and subdirectories are opened
- * through that descriptor (/proc/self/fd/N/name, without following a final link), so no
+ * through that descriptor (/proc/<pid>/fd/N/name, without following a final link), so no
  * per-file check is needed and a directory swapped for a link cannot redirect the walk. The
  * descriptor stays open until the batch holding its files has been searched.
  */
@@ -358,7 +358,7 @@ function walkDirectory(named: string, openAs: string, context: WalkContext): voi
     // Where the directory really is decides, not the name it was reached by: a name swapped
     // for a link into a classified directory after the listing must not lead the search there.
     if (!isWithin(actualDir, context.realRoot) || context.classified.matches(actualDir)) return;
-    const dirPath = opened === null ? openAs : `/proc/self/fd/${dirFd}`;
+    const dirPath = opened === null ? openAs : `${procFdDirectory}/${dirFd}`;
     // Both directories are absolute and normalized, and a name from readdir has no "/".
     const namedPrefix = named === "/" ? "/" : `${named}/`;
     const realPrefix = actualDir === "/" ? "/" : `${actualDir}/`;
