@@ -14,13 +14,13 @@
 // right after a head is otherwise a shorter log that verifies. On reopening, the writer finds
 // that head where the record says it ended, or refuses to continue the log.
 
-import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import path from "node:path";
 import { AnchorError, anchorRecord, type AnchorRecord, AnchorStore, anchorsDirFor, logNames } from "./anchor.js";
 import { canonicalJson } from "./digest.js";
 import { signBytes } from "./ed25519.js";
 import type { AuditEvent } from "./events.js";
-import { createExclusive } from "./exclusive-file.js";
+import { FileLock } from "../file-lock.js";
 import { loadOrCreateSigningKey, type SigningKey } from "./keys.js";
 import { chainOf, eventHash, eventHashOfJson, headEventSchema, headMessage, lineText, type LoggedEvent, type ParsedLine, parseLine, ZERO_CHAIN } from "./line.js";
 
@@ -88,7 +88,7 @@ export class AuditLog {
     fd: number,
     tail: ParsedLine | null,
     private readonly key: SigningKey,
-    private readonly lock: LockFile,
+    private readonly lock: FileLock,
     private readonly anchoring: Anchoring,
     private readonly signEveryEvents: number,
     private readonly signIntervalMs: number,
@@ -121,7 +121,7 @@ export class AuditLog {
     } catch (error) {
       throw new AuditLogError(`cannot create the directory of the audit log ${resolved}: ${(error as Error).message}`);
     }
-    const lock = LockFile.acquire(resolved);
+    const lock = lockLog(resolved);
     let fd: number | null = null;
     try {
       const store = new AnchorStore(anchorsDirFor(key.file));
@@ -460,74 +460,23 @@ function checkAnchor(fd: number, size: number, tail: ParsedLine | null, record: 
   );
 }
 
-/** FILE.lock, holding the writer's pid: one writer per log. */
-class LockFile {
-  private held = true;
-
-  private constructor(private readonly file: string) {}
-
-  static acquire(logFile: string): LockFile {
-    const file = `${logFile}.lock`;
-    const content = `${process.pid}\n`;
-    // Not fsynced (milliseconds here): a lock need not outlive a crash, whose writer is then
-    // dead and its lock stale, or empty or missing, which is also taken as released.
-    // A few rounds: find a stale lock and remove it, then take the file (unless another
-    // process took it first).
-    for (let round = 0; round < 3; round++) {
-      try {
-        if (createExclusive(file, content, { durable: false })) return new LockFile(file);
-      } catch (error) {
-        throw new AuditLogError(`cannot create the lock file ${file} for the audit log ${logFile}: ${(error as Error).message}`);
-      }
-      const found = readOrNull(file);
-      if (found === null) continue; // released meanwhile
-      const pid = /^\d+\n?$/.test(found) ? Number(found) : 0;
-      if (pid > 0 && isAlive(pid)) {
-        throw new AuditLogError(
-          pid === process.pid
-            ? `the audit log ${logFile} is already open in this process (lock file ${file})`
-            : `the audit log ${logFile} is being written by process ${pid} (lock file ${file}); two writers would ` +
-                `break its chain. Give each tacit its own audit log file; if process ${pid} is not a tacit ` +
-                `(a crashed writer's pid taken by another program), delete ${file}.`,
-        );
-      }
-      // Stale: its writer died without releasing it. Removed only if it still holds what was
-      // read, so a lock another process took over meanwhile is left alone (a narrow race
-      // remains between this read and the unlink).
-      if (readOrNull(file) === found) unlinkQuietly(file);
-    }
-    throw new AuditLogError(`cannot take the lock file ${file} for the audit log ${logFile}: other processes keep taking it`);
-  }
-
-  release(): void {
-    if (!this.held) return;
-    this.held = false;
-    if (readOrNull(this.file) === `${process.pid}\n`) unlinkQuietly(this.file);
-  }
-}
-
-function isAlive(pid: number): boolean {
+/** FILE.lock, holding the writer's pid: one writer per log (see file-lock.ts). */
+function lockLog(logFile: string): FileLock {
+  const file = `${logFile}.lock`;
+  let attempt;
   try {
-    process.kill(pid, 0);
-    return true;
+    attempt = FileLock.tryAcquire(file);
   } catch (error) {
-    // EPERM: it exists, as another user's process.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    throw new AuditLogError(`cannot create the lock file ${file} for the audit log ${logFile}: ${(error as Error).message}`);
   }
-}
-
-function readOrNull(file: string): string | null {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return null;
-  }
-}
-
-function unlinkQuietly(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch {
-    // already gone
-  }
+  if (attempt.ok) return attempt.lock;
+  const pid = attempt.heldBy;
+  if (pid === null) throw new AuditLogError(`cannot take the lock file ${file} for the audit log ${logFile}: other processes keep taking it`);
+  throw new AuditLogError(
+    pid === process.pid
+      ? `the audit log ${logFile} is already open in this process (lock file ${file})`
+      : `the audit log ${logFile} is being written by process ${pid} (lock file ${file}); two writers would ` +
+          `break its chain. Give each tacit its own audit log file; if process ${pid} is not a tacit ` +
+          `(a crashed writer's pid taken by another program), delete ${file}.`,
+  );
 }
