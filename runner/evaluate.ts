@@ -31,6 +31,7 @@ import { type CheckResult, checkScript, type TypeChecker } from "./checks.js";
 import { typeCheck } from "./typecheck.js";
 import type { TacitImport } from "./validator.js";
 import { ApprovalGate, type Oversight } from "./approval/gate.js";
+import { abortRace } from "./abort-race.js";
 import { RunGrants } from "./approval/grants.js";
 import { redirectVetting } from "./approval/redirects.js";
 import { unattendedOversight } from "./approval/oversight.js";
@@ -52,17 +53,6 @@ async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> 
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([work.then(() => undefined, () => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
-}
-
-/** `work`'s value, or null as soon as `signal` is aborted (the work itself is not stopped by this). */
-async function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | null> {
-  if (signal.aborted) return null;
-  let stop: (() => void) | undefined;
-  try {
-    return await Promise.race([work, new Promise<null>((resolve) => signal.addEventListener("abort", (stop = () => resolve(null)), { once: true }))]);
-  } finally {
-    if (stop) signal.removeEventListener("abort", stop);
-  }
 }
 
 /** A script that may search recursively (a mention is enough: starting threads early is only an optimisation). */
@@ -251,6 +241,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   // Aborted as soon as the sandbox is killed (timeout, cancellation, memory): from then on
   // nothing more is carried out for this evaluation, and its map/flatMap jobs stop.
   const abandon = new AbortController();
+  const unlessAbandoned = abortRace(abandon.signal);
   const stop = (detail: string): void => sandbox.kill("classified", detail);
   const { context, capabilities, pure, sink, grants } = createEvaluationContext(config, options, oversight, output, lifetime.signal, abandon.signal, grep, stop);
   sandbox.scrubReplies(context.hostSecrets);
@@ -277,7 +268,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     // A killed sandbox reads no answer, and an effect carried out for it now would happen
     // after its limit: requests still queued are dropped, one in progress is let go of.
     if (abandon.signal.aborted) return null;
-    const decision = await unlessAborted(gate.dispatch(action, context), abandon.signal);
+    const decision = await unlessAbandoned(gate.dispatch(action, context));
     if (decision === null) return null;
     options.session?.record.push({ actionDigest: exchangeDigest(action), decision });
     return decision;
