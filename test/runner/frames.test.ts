@@ -36,6 +36,13 @@ describe("sandbox frames", () => {
     ["an action missing a field", request({ kind: "FsRead", scope: "s", as: "text" }), /malformed frame/],
     ["a request id that is not a positive integer", request({ kind: "ReadInput" }, 0), /malformed frame/],
     ["a frame with an extra field", JSON.stringify({ type: "done", also: true }), /malformed frame/],
+    // A request of a known kind is checked whole in one parse: its envelope as strictly as any.
+    ["a request of a known kind with an extra field", JSON.stringify({ type: "request", id: 1, action: { kind: "ReadInput" }, also: true }), /malformed frame/],
+    ["a request of a known kind with an id that is not a number", request({ kind: "FsRead", scope: "s", path: "/a", as: "text" }, "1"), /malformed frame/],
+    ["a request of a known kind with a negative id", request({ kind: "FsRead", scope: "s", path: "/a", as: "text" }, -3), /malformed frame/],
+    ["a request of a known kind with a fractional id", request({ kind: "Print", parts: [] }, 1.5), /malformed frame/],
+    ["a path longer than the protocol allows", request({ kind: "FsRead", scope: "s", path: "/" + "a".repeat(5000), as: "text" }), /malformed frame/],
+    ["a read of a third kind", request({ kind: "FsRead", scope: "s", path: "/a", as: "json" }), /malformed frame/],
   ])("refuses %s", (_what, line, message) => {
     expect(() => parseSandboxFrame(line)).toThrow(ProtocolError);
     expect(() => parseSandboxFrame(line)).toThrow(message);
