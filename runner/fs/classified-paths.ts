@@ -6,7 +6,7 @@
 
 import path from "node:path";
 import picomatch from "picomatch";
-import { resolveReal } from "./containment.js";
+import { resolvedPath, resolveReal } from "./containment.js";
 
 export const DEFAULT_CLASSIFIED_PATHS: readonly string[] = [
   ".ssh", ".gnupg", ".env", ".env.*", ".netrc", ".npmrc", ".pypirc", ".docker", ".kube", ".aws", ".azure", ".gcloud",
@@ -95,7 +95,7 @@ export class ClassifiedPaths {
 
   /** True if the absolute path or one of its ancestors matches a pattern. */
   matches(absolute: string): boolean {
-    const resolved = path.resolve(absolute);
+    const resolved = resolvedPath(absolute);
     return this.matchesExactly(resolved) || this.directoryMatches(path.dirname(resolved));
   }
 

@@ -4,7 +4,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isWithin, PathResolutionError, resolveReal } from "../../runner/fs/containment.js";
+import { isWithin, PathResolutionError, resolvedPath, resolveReal } from "../../runner/fs/containment.js";
 import { realTempDir } from "./fixtures.js";
 
 /** Each [candidate, root, inside] decided as given. */
@@ -63,6 +63,16 @@ describe("isWithin", () => {
     expect(isWithin("/work/app/..foo", "/work/app")).toBe(true);
     expect(isWithin("/work/app/.../x", "/work/app")).toBe(true);
     expect(isWithin("/work/..app", "/work/app")).toBe(false);
+  });
+});
+
+describe("resolvedPath", () => {
+  it("is path.resolve, for normalized and unnormalized paths alike", () => {
+    const paths = [
+      "/", "//", "///x", "/a", "/a/", "/a//b", "/a/./b", "/a/../b", "/a/b/.", "/a/b/..", "/..", "/.", "/a/...", "/a/.b", "/a/..b/c",
+      "/a/b./c", "/.hidden/x", "/a/b/c.txt", "/a\\b", "/a /b", "/tmp/x/", "a", "a/b", "./a", "../a", "", ".", "..", "/a/b/../../..",
+    ];
+    expect(paths.map((p) => [p, resolvedPath(p)])).toEqual(paths.map((p) => [p, path.resolve(p)]));
   });
 });
 
