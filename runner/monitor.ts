@@ -57,13 +57,8 @@ export interface EvaluationContext {
 function print(parts: readonly PrintPart[], context: EvaluationContext): void {
   const values = parts.map((part) => (typeof part === "string" ? part : context.classified.get(part.classified)));
   context.output.write(parts.map((part) => (typeof part === "string" ? part : CLASSIFIED_MASK)).join(""));
-  if (context.sink) {
-    const knownBytes = parts.reduce((sum, part) => sum + (typeof part === "string" ? Buffer.byteLength(part) : 0), 0);
-    context.sink.append(
-      Promise.all(values.map(async (value) => (typeof value === "string" ? value : plaintextOf(await value)))).then((texts) => texts.join("")),
-      knownBytes,
-    );
-  }
+  // Each value is read as text only when the sink gets to it (see SinkQuota.appendParts).
+  context.sink?.appendParts(values);
 }
 
 function granted<K extends Action["kind"]>(_kind: K, value: ActionResults[K]): Decision<ActionResults[K]> {

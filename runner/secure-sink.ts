@@ -5,6 +5,9 @@
 
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import path from "node:path";
+import { CLASSIFIED_MASK } from "../library/protocol.js";
+import type { PureResult } from "./classified/pure-evaluator.js";
+import { plaintextOf } from "./classified/store.js";
 
 export class SecureSink {
   private fd: number | null = null;
@@ -25,13 +28,23 @@ export class SecureSink {
    * order too, just before the write, decides what of the text is written.
    */
   append(text: string | Promise<string>, admit?: (text: string) => string): void {
-    this.chain = this.chain.then(async () => {
+    this.enqueue(async (write) => {
       const resolved = await text;
-      const bytes = Buffer.from(admit ? admit(resolved) : resolved, "utf8");
-      const fd = this.open();
-      for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
+      write(admit ? admit(resolved) : resolved);
     });
+  }
+
+  /** Runs `job` once everything appended before it is written; what it writes goes in order. */
+  enqueue(job: (write: (text: string) => void) => Promise<void>): void {
+    this.chain = this.chain.then(() => job((text) => this.write(text)));
     this.chain.catch(() => undefined);
+  }
+
+  private write(text: string): void {
+    if (text === "") return;
+    const bytes = Buffer.from(text, "utf8");
+    const fd = this.open();
+    for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
   }
 
   /** Resolves when everything appended so far is written. */
@@ -48,6 +61,11 @@ export class SecureSink {
 /** Where an evaluation's output meant for a person goes; `knownBytes`: the part of it known now. */
 export interface SinkWriter {
   append(text: string | Promise<string>, knownBytes?: number): void;
+  /**
+   * A printed line: its text parts, and its classified values (read as plaintext only when the
+   * sink gets to them, one at a time).
+   */
+  appendParts(parts: ReadonlyArray<string | Promise<PureResult>>): void;
 }
 
 export interface SinkLimits {
@@ -85,15 +103,41 @@ export class SinkQuota implements SinkWriter {
   ) {}
 
   append(text: string | Promise<string>, knownBytes: number = typeof text === "string" ? Buffer.byteLength(text) : 0): void {
-    if (this.refusing) return;
+    if (!this.take(knownBytes)) return;
+    this.sink.append(text, (resolved) => this.admit(resolved));
+  }
+
+  /**
+   * A classified part counts as what the script saw of it (the mask), so that printing the
+   * same value over and over queues no more than printing its mask would. Each value is read
+   * as text and cut at its turn, never joined with the rest of the line: joined when computed,
+   * a line of 150 copies of a 3 MB value made a 450 MB string at once, and a few such lines
+   * behind a slow value took the host past its heap (a security review: 1.4 GB resident with a
+   * 16 MiB store, out of memory under a 300 MB heap).
+   */
+  appendParts(parts: ReadonlyArray<string | Promise<PureResult>>): void {
+    const maskBytes = Buffer.byteLength(CLASSIFIED_MASK);
+    const knownBytes = parts.reduce((sum, part) => sum + (typeof part === "string" ? Buffer.byteLength(part) : maskBytes), 0);
+    if (!this.take(knownBytes)) return;
+    this.sink.enqueue(async (write) => {
+      for (const part of parts) {
+        if (this.full) return;
+        write(this.admit(typeof part === "string" ? part : plaintextOf(await part)));
+      }
+    });
+  }
+
+  /** Counts `knownBytes` against the limit; false (and the cut queued) past it. */
+  private take(knownBytes: number): boolean {
+    if (this.refusing) return false;
     if (this.known + knownBytes > this.limits.knownBytes) {
       this.refusing = true;
       // After everything queued before it, unless one of those was cut already.
       this.sink.append("", () => this.cut(""));
-      return;
+      return false;
     }
     this.known += knownBytes;
-    this.sink.append(text, (resolved) => this.admit(resolved));
+    return true;
   }
 
   private admit(text: string): string {

@@ -4,6 +4,7 @@
 import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runScript } from "../helpers.js";
 import { makeCanary, realTempDir, tacit, writeTree } from "./fixtures.js";
 
 let base: string;
@@ -70,5 +71,36 @@ requestFileSystem(".", (fs) => {
     expect(written.startsWith(`first: ${canary}\n`)).toBe(true);
     expect(written).toContain("[tacit: secure output cut:");
     expect(Buffer.byteLength(written)).toBeLessThan(11 * 1024 * 1024);
+  }, 60_000);
+
+  it("reads a printed line's classified values one at a time, never the whole line at once", async () => {
+    // Joined as soon as computed, a line of 150 copies of a 3 MB classified value was a 450 MB
+    // string in the host, and lines queued behind a slow value were all held: a security
+    // review's script took the host to 1.4 GB resident, and out of memory under a 300 MB heap.
+    // Counted as nothing, such lines also queued without limit. Under a 300 MB heap here.
+    const sink = path.join(base, "parts.log");
+    const config = path.join(base, "small-store.json");
+    writeFileSync(config, JSON.stringify({ classifiedStoreLimitBytes: 16 * 1024 * 1024 }));
+    const script = `
+requestFileSystem(".", (fs) => {
+  const slow = fs.readClassified(".env").map((v) => { const end = Date.now() + 2000; while (Date.now() < end) {} return v; });
+  println("first:", slow);
+  const big = classify("z".repeat(3_000_000));
+  const parts: unknown[] = new Array(150).fill(big);
+  for (let i = 0; i < 4; i++) print(...parts);
+  println("printed");
+});
+`;
+    const r = await runScript(script, ["--config", config, "--secure-output", sink], {
+      cwd: root,
+      env: { NODE_OPTIONS: "--max-old-space-size=300" },
+    });
+    expect(r.code, r.stderr.slice(0, 2000)).toBe(0);
+    expect(r.stdout.endsWith("printed\n")).toBe(true);
+    const written = readFileSync(sink, "utf8");
+    expect(written.startsWith(`first: ${canary}\nzzz`)).toBe(true);
+    expect(written).toContain("[tacit: secure output cut:");
+    // 10 MiB of what the script printed plus the 16 MiB store, and the marker.
+    expect(Buffer.byteLength(written)).toBeLessThan(27 * 1024 * 1024);
   }, 60_000);
 });
