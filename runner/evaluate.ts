@@ -10,7 +10,7 @@ import { EXIT_CODES, type Outcome } from "./exit-codes.js";
 import { CapabilityTable } from "./capabilities.js";
 import { PureEvaluator } from "./classified/pure-evaluator.js";
 import { ClassifiedStore } from "./classified/store.js";
-import { SecureSink, SinkQuota } from "./secure-sink.js";
+import { FailureNotes, SecureSink, SinkQuota } from "./secure-sink.js";
 import { ClassifiedPaths } from "./fs/classified-paths.js";
 import { ExecExecutor } from "./exec/executor.js";
 import { NetworkExecutor } from "./net/executor.js";
@@ -126,6 +126,8 @@ export interface SessionState {
   classified: ClassifiedStore;
   pure: PureEvaluator;
   sink: SecureSink | null;
+  /** Where its store's failure notes go: each snippet's share of the sink in turn. */
+  notes: FailureNotes;
   /** One table for the session, so a capability kept from an earlier snippet is refused as revoked. */
   capabilities: CapabilityTable;
 }
@@ -341,7 +343,12 @@ function createEvaluationContext(
   const protectedPaths = protectedPathsOf(config);
   const sink = shared ? shared.sink : config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
   const pure = shared?.pure ?? new PureEvaluator();
-  const classified = shared?.classified ?? new ClassifiedStore(pure, (reason) => sink?.append(`[tacit] ${reason}\n`), config.classifiedStoreLimitBytes);
+  // What the script may print, and that again with each classified value it may hold, once;
+  // the store's notes on values it could not compute count against the same share.
+  const quota = sink ? new SinkQuota(sink, { knownBytes: OUTPUT_LIMIT_BYTES, totalBytes: OUTPUT_LIMIT_BYTES + config.classifiedStoreLimitBytes }) : null;
+  const notes = shared?.notes ?? new FailureNotes();
+  notes.to = quota;
+  const classified = shared?.classified ?? new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes);
   const hostSecrets = HostSecrets.of(config);
   const context: EvaluationContext = {
     output,
@@ -349,8 +356,7 @@ function createEvaluationContext(
     stop,
     input: options.input,
     classified,
-    // What the script may print, and that again with each classified value it may hold, once.
-    sink: sink ? new SinkQuota(sink, { knownBytes: OUTPUT_LIMIT_BYTES, totalBytes: OUTPUT_LIMIT_BYTES + config.classifiedStoreLimitBytes }) : null,
+    sink: quota,
     background: [],
     files: new FileSystemExecutor(
       {

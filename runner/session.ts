@@ -22,7 +22,7 @@ import { LiveSandbox } from "./live-sandbox.js";
 import { PausableTimer } from "./pausable-timer.js";
 import { randomToken, randomUint32 } from "./random-token.js";
 import type { SandboxProcess } from "./sandbox-process.js";
-import { SecureSink } from "./secure-sink.js";
+import { FailureNotes, SecureSink } from "./secure-sink.js";
 import { lineStarts } from "./source-position.js";
 import { snippetForSandbox } from "./snippet-module.js";
 
@@ -79,8 +79,9 @@ export class ReplSession {
   constructor(private readonly config: RunnerConfig, prestarted?: SandboxProcess) {
     const pure = new PureEvaluator();
     const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
-    const classified = new ClassifiedStore(pure, (reason) => sink?.append(`[tacit] ${reason}\n`), config.classifiedStoreLimitBytes);
-    this.state = { classified, pure, sink, capabilities: new CapabilityTable() };
+    const notes = new FailureNotes();
+    const classified = new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes);
+    this.state = { classified, pure, sink, notes, capabilities: new CapabilityTable() };
     this.live = new LiveSandbox(config.memoryLimitMb, this.randomSeed, prestarted);
   }
 

@@ -87,7 +87,7 @@ export class PureEvaluator {
         resolve: (reply) => {
           clearTimeout(timer);
           abandoned?.removeEventListener("abort", stop);
-          resolve(reply.ok ? { ok: true, value: reply.value } : { ok: false, reason: reply.error });
+          resolve(reply.ok ? { ok: true, value: reply.value } : { ok: false, reason: shortReason(reply.error) });
         },
       };
       proc.write(line);
@@ -103,4 +103,16 @@ export class PureEvaluator {
     proc.kill("finished", "the evaluation ended");
     await proc.ended;
   }
+}
+
+/**
+ * How much of a function's error a failed value keeps. The store holds a failed value (its
+ * reason included) for as long as the evaluation or session lives, and its note goes to the
+ * secure output: a function throwing a 4 MB message, mapped in a loop, had the host hold and
+ * write 4 MB a call.
+ */
+export const MAX_REASON_CHARS = 2048;
+
+function shortReason(reason: string): string {
+  return reason.length <= MAX_REASON_CHARS ? reason : `${reason.slice(0, MAX_REASON_CHARS)}… (${reason.length - MAX_REASON_CHARS} more characters)`;
 }

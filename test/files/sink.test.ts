@@ -103,4 +103,24 @@ requestFileSystem(".", (fs) => {
     // 10 MiB of what the script printed plus the 16 MiB store, and the marker.
     expect(Buffer.byteLength(written)).toBeLessThan(27 * 1024 * 1024);
   }, 60_000);
+
+  it("counts the notes on values that could not be computed against the evaluation's share", async () => {
+    // Written straight to the sink, the store's notes had no cap: mapping a value with a
+    // function that throws a 3,000-character message, in a loop, wrote 162 MB in 10 s.
+    const sink = path.join(base, "notes.log");
+    const config = path.join(base, "small-store-notes.json");
+    writeFileSync(config, JSON.stringify({ classifiedStoreLimitBytes: 16 * 1024 * 1024 }));
+    const script = `
+const value = classify("a");
+const end = Date.now() + 6000;
+while (Date.now() < end) value.map((v) => { throw new Error("x".repeat(3000)); });
+println("done");
+`;
+    const r = await runScript(script, ["--config", config, "--secure-output", sink], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    const written = readFileSync(sink, "utf8");
+    expect(written.startsWith("[tacit] map failed: Error: xxx")).toBe(true);
+    expect(written).toContain("[tacit: secure output cut:");
+    expect(Buffer.byteLength(written)).toBeLessThan(27 * 1024 * 1024);
+  }, 60_000);
 });
