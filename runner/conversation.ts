@@ -73,6 +73,13 @@ export function converse(
         }
         unanswered = true;
         queue = queue.then(async () => {
+          // Nor is a request answered while the host still holds part of the previous reply:
+          // the stub reads a reply whole before its next request, but code with the raw channel
+          // could leave each reply unread and send the next request once the host had answered.
+          // Every reply then stayed in the host (a review's flood of 4 MB file reads grew it by
+          // 294 MB in 9 s, up to the time limit). Waiting here holds at most one reply; a
+          // further request meanwhile is a second unanswered one, and ends the sandbox.
+          await Promise.race([sandbox.written(), sandbox.ended]);
           const decision = await answer(action);
           if (decision === null) return;
           unanswered = false;

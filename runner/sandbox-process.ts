@@ -70,6 +70,7 @@ export class SandboxProcess {
   readonly options: SandboxOptions;
   private readonly child: ChildProcess;
   private stderr = "";
+  private lastWrite: Promise<void> = Promise.resolve();
   private killedFor: Extract<SandboxEnd, { kind: "killed" }> | null = null;
   private watchdog: NodeJS.Timeout | null = null;
   private readonly rssLimitKb: number;
@@ -124,7 +125,16 @@ export class SandboxProcess {
 
   write(text: string): void {
     if (this.killedFor || !this.child.stdin!.writable) return;
-    this.child.stdin!.write(text);
+    // Called once the text is in the pipe, or the write failed (the process is gone).
+    this.lastWrite = new Promise((resolve) => this.child.stdin!.write(text, () => resolve()));
+  }
+
+  /**
+   * Resolves once everything written so far has gone into the pipe to the sandbox, that is,
+   * the sandbox has read all but what the pipe holds (64 KiB); what it has not is held by the host.
+   */
+  written(): Promise<void> {
+    return this.lastWrite;
   }
 
   /** SIGKILL: agent code can trap SIGTERM, not this. The first reason given is kept. */

@@ -41,6 +41,11 @@ export class Sandbox {
     this.proc.write(this.secrets && frame.type === "reply" ? this.secrets.scrubLine(line) : line);
   }
 
+  /** See SandboxProcess.written. */
+  written(): Promise<void> {
+    return this.proc.written();
+  }
+
   /** Host secrets to scrub from every reply (see host-secrets.ts). */
   scrubReplies(secrets: HostSecrets): void {
     this.secrets = secrets.empty ? null : secrets;

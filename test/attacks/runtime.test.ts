@@ -6,7 +6,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../runner/config.js";
 import { evaluate } from "../../runner/evaluate.js";
-import { runBypassed, runScript } from "../helpers.js";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { runBypassed, runScript, tempDir } from "../helpers.js";
 import { type AttackWorld, createWorld, expectWorldUntouched, lit, NODE_PRELUDE, ownSandboxes, seenOf } from "./fixtures.js";
 
 let world: AttackWorld;
@@ -100,6 +102,46 @@ describe("requests sent ahead of their answers (the raw channel)", () => {
     expect(result.error).toMatch(/before its previous request was answered/);
     expect(result.durationMs).toBeLessThan(5000);
   });
+});
+
+describe("replies the sandbox never reads (the raw channel)", () => {
+  it("a request is not answered until the previous reply has gone to the sandbox, so unread replies cannot pile up in the host", async () => {
+    // The stub reads each reply whole before it sends its next request. Code with the raw
+    // channel could send a request, leave the reply unread, and send the next once the host had
+    // answered: every reply (here a 4 MB file's text) was queued in the host's pipe buffer
+    // for the sandbox's stdin, without bound, for as long as the evaluation lasted.
+    const { dir, cleanup } = tempDir("tacit-unread-");
+    try {
+      writeFileSync(path.join(dir, "big.txt"), "b".repeat(4 * 1024 * 1024));
+      const frameOf = (id: number, action: object): string => JSON.stringify({ type: "request", id, action }) + "\n";
+      const code = `
+const enc = new TextEncoder();
+const w = (b) => { for (let o = 0; o < b.length; ) o += Deno.stdout.writeSync(b.subarray(o)); };
+w(enc.encode(${lit(frameOf(1, { kind: "FsOpenScope", root: dir }))}));
+const buf = new Uint8Array(1 << 16);
+let text = "";
+while (!text.includes("\\n")) text += new TextDecoder().decode(buf.subarray(0, Deno.stdin.readSync(buf)));
+const scope = JSON.parse(text.slice(0, text.indexOf("\\n"))).value.scope;
+// Each reply is left unread; the next request goes once the host has had time to answer.
+for (let id = 2; id < 60; id++) {
+  w(enc.encode(JSON.stringify({ type: "request", id, action: { kind: "FsRead", scope, path: "big.txt", as: "text" } }) + "\\n"));
+  const end = Date.now() + 150;
+  while (Date.now() < end) {}
+}
+`;
+      let peak = 0;
+      const base = process.memoryUsage().rss;
+      const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss - base)), 20);
+      const result = await runBypassed(code, { keepRuntime: true, config: { executionTimeoutMs: 15_000, library: { ...defaultConfig.library, allowedRoots: [dir] } } });
+      clearInterval(sampler);
+      expect(result.outcome, `${result.error} (host grew ${peak} bytes)`).toBe("protocol-error");
+      expect(result.error).toMatch(/before its previous request was answered/);
+      // Unbounded, the host held hundreds of MB of unread replies (one reply is 4 MB).
+      expect(peak).toBeLessThan(200 * 1024 * 1024);
+    } finally {
+      cleanup();
+    }
+  }, 30_000);
 });
 
 describe("exiting the runtime is never reported as success", () => {
