@@ -12,7 +12,7 @@ import { readScript, type ScriptSource } from "./script-source.js";
 import { INPUT_LIMIT_BYTES, readStdin } from "./stdin.js";
 import type { CommonFlags } from "./usage.js";
 import { monotonicMs } from "../runner/monotonic.js";
-import { typeCheck } from "../runner/typecheck.js";
+import { type CheckDeadline, typeCheck } from "../runner/typecheck.js";
 
 function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
   const file: ConfigFile = flags.config ? loadConfigFile(flags.config) : {};
@@ -94,9 +94,12 @@ export async function runCommand(
   flags: CommonFlags,
   command: Command,
   prestarted: SandboxProcess,
-  precheck: { typeChecked: boolean; result: Promise<CheckResult> },
+  precheck: { typeChecked: boolean; typesDeadline: CheckDeadline; result: Promise<CheckResult> },
 ): Promise<number> {
   const config = loadConfig(flags, command);
+  // The early check started with the flag's limit or the default: the config file's holds. A
+  // check whose answer will not be used (the config turns checking off) is stopped.
+  precheck.typesDeadline.set(config.typeCheck ? config.executionTimeoutMs : 0);
   const json = flags.json === true;
   const oversight = await createOversight(config, process.cwd(), terminalAsker);
   const result = await evaluate({

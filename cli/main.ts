@@ -98,13 +98,16 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
       const script = await readScript(file);
       // The type checker (its own process, reading nothing but the script: see typeCheck) starts
       // first; the validator loads and runs meanwhile, and decides whether its answer counts.
-      const { typeCheck } = await import("../runner/typecheck.js");
-      // Limited by the time limit a flag gives (the config file is not read yet), else the default.
-      const earlyTypes = flags.check ? typeCheck(script.code, flags.execTimeoutMs ?? DEFAULT_TIMEOUT_MS) : null;
+      const { CheckDeadline, typeCheck } = await import("../runner/typecheck.js");
+      // Limited by the time limit a flag gives (the config file is not read yet), else the
+      // default; runCommand applies the config's limit as soon as it has read it.
+      const typesDeadline = new CheckDeadline(flags.execTimeoutMs ?? DEFAULT_TIMEOUT_MS);
+      const earlyTypes = flags.check ? typeCheck(script.code, typesDeadline) : null;
       earlyTypes?.catch(() => undefined);
       const { checkScript } = await import("../runner/checks.js");
       const precheck = {
         typeChecked: flags.check,
+        typesDeadline,
         result: checkScript(script.code, script.displayName, flags.check, earlyTypes ? () => earlyTypes : undefined),
       };
       precheck.result.catch(() => undefined); // awaited (and reported) by the evaluation

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { cleanUpAtExit } from "./exit-cleanup.js";
 import { interfaceFile } from "./interface-file.js";
+import { monotonicMs } from "./monotonic.js";
 import { interfacePath, tscExecutable, typescriptVersion } from "./paths.js";
 import { tacitHome } from "./tacit-home.js";
 import { textDigest, TypeCheckCache } from "./typecheck-cache.js";
@@ -75,6 +76,50 @@ export function typeCheckTimedOut(limitMs: number): TypeCheckResult {
   };
 }
 
+/**
+ * A one-shot check's time limit, counted from when it was made. tacit run starts its check
+ * before the config file is read, with the limit a flag gives or the default; once the config
+ * is read, `set` applies its limit (checked with the default's 15 s, a script whose config
+ * file said 2 s was checked for 14 s, then ran).
+ */
+export class CheckDeadline {
+  private readonly startedAt = monotonicMs();
+  private timer: NodeJS.Timeout | null = null;
+  private expire: (() => void) | null = null;
+
+  constructor(private current: number) {}
+
+  get limitMs(): number {
+    return this.current;
+  }
+
+  set(limitMs: number): void {
+    this.current = limitMs;
+    if (this.expire) this.schedule();
+  }
+
+  /** Calls `expire` once the limit has passed (at once if it has already). */
+  arm(expire: () => void): void {
+    this.expire = expire;
+    this.schedule();
+  }
+
+  disarm(): void {
+    this.expire = null;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private schedule(): void {
+    if (this.timer) clearTimeout(this.timer);
+    const expire = this.expire!;
+    this.timer = setTimeout(() => {
+      this.disarm();
+      expire();
+    }, Math.max(0, this.startedAt + this.current - monotonicMs()));
+  }
+}
+
 export class TypeCheckerError extends Error {
   override name = "TypeCheckerError";
 }
@@ -109,7 +154,8 @@ export function typeCheckCache(): TypeCheckCache | null {
  * so a check may start before the validator has looked at the code; its answer is used only
  * if the validator passes.
  */
-export async function typeCheck(code: string, limitMs: number, cache: TypeCheckCache | null = typeCheckCache()): Promise<TypeCheckResult> {
+export async function typeCheck(code: string, limit: number | CheckDeadline, cache: TypeCheckCache | null = typeCheckCache()): Promise<TypeCheckResult> {
+  const deadline = typeof limit === "number" ? new CheckDeadline(limit) : limit;
   if (cache?.passed(code)) return { ok: true, diagnostics: [] };
   const dir = mkdtempSync(path.join(tmpdir(), "tacit-check-"));
   try {
@@ -122,18 +168,24 @@ export async function typeCheck(code: string, limitMs: number, cache: TypeCheckC
       const child = execFile(
         tscExecutable(),
         ["-p", path.join(dir, "tsconfig.json")],
-        { cwd: dir, maxBuffer: 16 * 1024 * 1024, env: { PATH: process.env.PATH ?? "" }, timeout: limitMs, killSignal: "SIGKILL" },
+        { cwd: dir, maxBuffer: 16 * 1024 * 1024, env: { PATH: process.env.PATH ?? "" } },
         (error, stdout, stderr) => {
           release();
-          if (error?.killed && error.signal === "SIGKILL") resolve({ exitCode: "timeout", stdout, stderr });
+          deadline.disarm();
+          if (timedOut) resolve({ exitCode: "timeout", stdout, stderr });
           else if (error && typeof error.code !== "number") reject(new TypeCheckerError(`the type checker could not run: ${error.message}`));
           else resolve({ exitCode: typeof error?.code === "number" ? error.code : 0, stdout, stderr });
         },
       );
       // A process that exits early (a rejected script) leaves no check behind.
       const release = cleanUpAtExit(child, dir);
+      let timedOut = false;
+      deadline.arm(() => {
+        timedOut = true;
+        child.kill("SIGKILL");
+      });
     });
-    if (exitCode === "timeout") return typeCheckTimedOut(limitMs);
+    if (exitCode === "timeout") return typeCheckTimedOut(deadline.limitMs);
     const diagnostics = parseTscOutput(stdout);
     if (exitCode !== 0 && diagnostics.length === 0) {
       throw new TypeCheckerError(`the type checker failed (exit ${exitCode}): ${(stdout + stderr).trim().slice(0, 2000)}`);

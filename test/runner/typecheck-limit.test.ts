@@ -52,6 +52,19 @@ describe("a script whose types take too long to check", () => {
     expect(Date.now() - started).toBeLessThan(LIMIT_MS + SLACK_MS);
   }, 60_000);
 
+  it("is held by tacit run to the limit its config file sets, though the check starts before the file is read", async () => {
+    // tacit run's early check took the flag's limit or the default (15 s): with a config file
+    // saying 2 s, these types were checked for 14 s, and the script then ran.
+    writeFileSync(path.join(dir, "slow-run.ts"), slowToCheck(30));
+    writeFileSync(path.join(dir, "limit.json"), JSON.stringify({ executionTimeoutMs: LIMIT_MS }));
+    const started = Date.now();
+    const r = await runCli(["run", "--config", "limit.json", "slow-run.ts"], { cwd: dir, env: { TACIT_TYPECHECK_CACHE: "off" } });
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toContain(`check-time-limit: type-checking took longer than ${LIMIT_MS} ms`);
+    expect(r.stdout).toBe("");
+    expect(Date.now() - started).toBeLessThan(LIMIT_MS + SLACK_MS);
+  }, 60_000);
+
   it("holds tacit serve no longer than the limit, and the server goes on checking", async () => {
     const client = await connectServe(["--quiet", "--exec-timeout-ms", String(LIMIT_MS)], dir);
     try {
