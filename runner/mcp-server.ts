@@ -214,7 +214,7 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
       }),
   );
 
-  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, recorder, typeChecker, oversight, log) : null;
+  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, recorder, typeChecker, oversight, log, evaluations) : null;
 
   server.registerTool(
     "show_interface",
@@ -280,7 +280,7 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
 /** An execute_typescript call cancelled by its client while it waited for its turn. */
 class CancelledBeforeStart extends Error {
   constructor() {
-    super("cancelled: the call was cancelled while it waited for another execute_typescript call to finish; it never ran");
+    super("cancelled: the call was cancelled while it waited for another execute_typescript call or session snippet to finish; it never ran");
   }
 }
 
@@ -297,6 +297,7 @@ function registerSessionTools(
   typeChecker: TypeChecker,
   oversight: Oversight,
   log: ReturnType<typeof serverLog>,
+  evaluations: ConcurrencyLimit,
 ): { closeAll(reason: string): Promise<void> } {
   const sessions = new Map<string, ReplSession>();
   /** create_repl_session calls under way, not yet in `sessions`. */
@@ -363,7 +364,10 @@ function registerSessionTools(
       const session = sessions.get(session_id);
       if (!session) return unknown(session_id);
       try {
-        const result = await withProgress(extra, () => session.execute(code, { signal: extra.signal, typeChecker, oversight }));
+        // A snippet runs in a sandbox like any call: it takes one of the same slots (uncounted,
+        // a client could run as many sandboxes at once as it had sessions: 100 by default).
+        const slot = <T>(task: () => Promise<T>): Promise<T> => evaluations.run(task, extra.signal, () => new CancelledBeforeStart());
+        const result = await withProgress(extra, () => session.execute(code, { signal: extra.signal, typeChecker, oversight, slot }));
         recorder?.append({ kind: "execute_in_session", sessionId: session_id, code, result });
         logAfterAnswer(log, `execute_in_session ${session_id}: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
         return toolResult(result);

@@ -48,6 +48,11 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   typeChecker?: TypeChecker;
   oversight?: Oversight;
+  /**
+   * Runs the snippet once a slot is free (tacit serve's maxConcurrentEvaluations), taken when
+   * its turn in the session comes, so snippets queued behind each other hold none.
+   */
+  slot?: <T>(task: () => Promise<T>) => Promise<T>;
 }
 
 interface Snippet {
@@ -94,7 +99,7 @@ export class ReplSession {
    * has ended, say right after cancelling it).
    */
   execute(code: string, extra: ExecuteOptions = {}): Promise<EvaluationResult> {
-    const result = this.turn.then(() => this.run(code, extra));
+    const result = this.turn.then(() => (extra.slot ? extra.slot(() => this.run(code, extra)) : this.run(code, extra)));
     this.turn = result.catch(() => undefined);
     return result;
   }

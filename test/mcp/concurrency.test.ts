@@ -68,4 +68,33 @@ describe("tacit serve: concurrent execute_typescript calls", () => {
     await sleep(500);
     expect(existsSync(path.join(dir, "cancelled")), "the cancelled call ran").toBe(false);
   });
+
+  it("counts session snippets too: one waits while another call holds the only slot, and holds it itself", async () => {
+    // Snippets ran outside the limit: with maxSessions at 100, a client could run a hundred
+    // sandboxes at once (each with its own heap) by spreading its calls over sessions.
+    const session = async (): Promise<string> =>
+      ((await client.callTool({ name: "create_repl_session", arguments: {} })).structuredContent as { session_id: string }).session_id;
+    rmSync(path.join(dir, "release"), { force: true });
+    const [a, b] = [await session(), await session()];
+    const first = client.callTool({ name: "execute_typescript", arguments: { code: holding("call-holds") } });
+    await until("call-holds");
+    const inSession = client.callTool({ name: "execute_in_session", arguments: { session_id: a, code: marking("session-a") } });
+    await sleep(1500);
+    expect(existsSync(path.join(dir, "session-a")), "a snippet ran while a call held the only slot").toBe(false);
+    writeFileSync(path.join(dir, "release"), "");
+    expect((await first).isError).toBeFalsy();
+    expect(((await inSession).structuredContent as { stdout: string }).stdout).toBe("session-a ran\n");
+    rmSync(path.join(dir, "release"));
+
+    // And a snippet holds the slot against another session's.
+    const holder = client.callTool({ name: "execute_in_session", arguments: { session_id: a, code: holding("snippet-holds") } });
+    await until("snippet-holds");
+    const other = client.callTool({ name: "execute_in_session", arguments: { session_id: b, code: marking("session-b") } });
+    await sleep(1500);
+    expect(existsSync(path.join(dir, "session-b")), "two sessions' snippets ran at once under a limit of 1").toBe(false);
+    writeFileSync(path.join(dir, "release"), "");
+    expect((await holder).isError).toBeFalsy();
+    expect(((await other).structuredContent as { stdout: string }).stdout).toBe("session-b ran\n");
+    rmSync(path.join(dir, "release"));
+  }, 60_000);
 });
