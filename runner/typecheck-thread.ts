@@ -5,7 +5,7 @@
 // session's calls and time limits with it, with no limit at all. A check past the limit kills
 // the checker's process and thread and rejects the script; the next check starts a new one.
 
-import { rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { packageRoot } from "./paths.js";
@@ -73,7 +73,12 @@ export class ThreadedTypeChecker {
       this.stop(running);
       return typeCheckTimedOut(this.limitMs);
     }
-    if (reply.kind !== "result") throw new Error(`tacit: the type checker failed: ${reply.kind === "failed" ? reply.message : "no answer"}`);
+    if (reply.kind !== "result") {
+      // Its process may be gone (it crashed, or was killed): kept, it failed the next check too,
+      // and left the one after that waiting for the time limit. The next check starts a new one.
+      this.stop(running);
+      throw new Error(`tacit: the type checker failed: ${reply.kind === "failed" ? reply.message : "no answer"}`);
+    }
     return reply.result;
   }
 
@@ -83,10 +88,13 @@ export class ThreadedTypeChecker {
     running.pending.clear();
     void running.ready.then(
       ({ pid, directory }) => {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // Gone already.
+        // Only while it is still this process's child: a pid freed by its death may be reused.
+        if (isChildOfThisProcess(pid)) {
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+            // Gone already.
+          }
         }
         rmSync(directory, { recursive: true, force: true });
       },
@@ -98,5 +106,16 @@ export class ThreadedTypeChecker {
   close(): void {
     const running = this.running;
     if (running) this.stop(running);
+  }
+}
+
+function isChildOfThisProcess(pid: number): boolean {
+  if (!existsSync("/proc/self/stat")) return true; // no procfs to ask: killed as before
+  try {
+    // /proc/PID/stat: "pid (comm) state ppid …"; comm may hold spaces and parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === process.pid;
+  } catch {
+    return false;
   }
 }

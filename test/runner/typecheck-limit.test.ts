@@ -4,7 +4,7 @@
 // session waited with it; in tacit run and tacit check nothing limited it.
 
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -84,6 +84,44 @@ describe("a script whose types take too long to check", () => {
       const bad = (await client.callTool({ name: "execute_typescript", arguments: { code: 'const s: string = 1;\nprintln(s)' } })).structuredContent as unknown as Result;
       expect(bad.exitCode).toBe(3);
       expect(bad.error).toContain("TS2322");
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+});
+
+describe("a type checker whose process dies", () => {
+  it("is replaced for the next check in tacit serve, which neither fails nor waits for the limit", async () => {
+    // Kept after its process died (a crash, the OOM killer), the checker failed the next check
+    // and held the one after it (and every call behind it) until the time limit.
+    const client = await connectServe(["--quiet", "--exec-timeout-ms", String(LIMIT_MS * 4)], dir);
+    try {
+      const call = async (code: string) =>
+        (await client.callTool({ name: "execute_typescript", arguments: { code } }, undefined, { timeout: 120_000 })).structuredContent as unknown as Result | undefined;
+      expect((await call('const n: number = 1;\nprintln("one", n)'))?.stdout).toBe("one 1\n");
+      const serverPid = (client.transport as unknown as { pid: number | null }).pid!;
+      const checkers = readdirSync("/proc")
+        .filter((entry) => /^\d+$/.test(entry))
+        .filter((pid) => {
+          try {
+            const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+            return stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) === "tsc" && Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === serverPid;
+          } catch {
+            return false;
+          }
+        });
+      expect(checkers.length).toBe(1);
+      process.kill(Number(checkers[0]), "SIGKILL");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The check that finds it dead may fail; the next one gets a new checker.
+      await call('const n: number = 2;\nprintln("two", n)').catch(() => undefined);
+      const started = Date.now();
+      const third = await call('const n: number = 3;\nprintln("three", n)');
+      expect(third?.error ?? null, JSON.stringify(third)).toBeNull();
+      expect(third?.stdout).toBe("three 3\n");
+      expect(Date.now() - started).toBeLessThan(LIMIT_MS * 4);
+      const bad = await call('const s: string = 1;\nprintln(s)');
+      expect(bad?.error).toContain("TS2322");
     } finally {
       await client.close();
     }
