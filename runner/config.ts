@@ -14,6 +14,7 @@ import {
   DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES,
   DEFAULT_HTTP_TIMEOUT_MS,
   DEFAULT_MAX_CONCURRENT_EVALUATIONS,
+  DEFAULT_SESSION_RECORDING_LIMIT_BYTES,
   DEFAULT_MEMORY_LIMIT_MB,
   DEFAULT_RESPONSE_LIMIT_BYTES,
   DEFAULT_TIMEOUT_MS,
@@ -50,6 +51,7 @@ const ConfigFileSchema = z
     sessionEnabled: z.boolean().optional(),
     maxSessions: z.number().int().positive().optional(),
     maxConcurrentEvaluations: z.number().int().positive().max(1024).optional(),
+    sessionRecordingLimitBytes: z.number().int().positive().optional(),
     sessionIdleMs: z.number().int().positive().optional(),
     classifiedStoreLimitBytes: z.number().int().positive().optional(),
     auditLog: z.string().min(1).optional(),
@@ -103,6 +105,8 @@ export interface RunnerConfig {
   sessionIdleMs: number;
   /** tacit serve: execute_typescript calls running at once; more wait their turn. */
   maxConcurrentEvaluations: number;
+  /** Replies a session keeps to rebuild its sandbox after a failed snippet (see session-recording.ts). */
+  sessionRecordingLimitBytes: number;
   /** Classified plaintext one evaluation or session may hold in the host (see classified/budget.ts). */
   classifiedStoreLimitBytes: number;
   /** --audit-log: the signed, hash-chained log of evaluations and action decisions; null when off. */
@@ -246,6 +250,7 @@ export function resolveConfig(
     maxSessions: pick("maxSessions") ?? 100,
     sessionIdleMs: pick("sessionIdleMs") ?? 30 * 60_000,
     maxConcurrentEvaluations: pick("maxConcurrentEvaluations") ?? DEFAULT_MAX_CONCURRENT_EVALUATIONS,
+    sessionRecordingLimitBytes: pick("sessionRecordingLimitBytes") ?? DEFAULT_SESSION_RECORDING_LIMIT_BYTES,
     classifiedStoreLimitBytes: pick("classifiedStoreLimitBytes") ?? DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES,
     auditLog,
     policy: pick("policy") ?? null,

@@ -21,6 +21,7 @@ import { protectedPathsOf } from "./fs/protected-paths.js";
 import type { Decision, EvaluationContext, InputSource } from "./monitor.js";
 import { OUTPUT_LIMIT_BYTES, OutputBuffer } from "./output.js";
 import { printable } from "./printable.js";
+import type { RecordedExchange } from "./session-recording.js";
 import { rewriteForSandbox } from "./rewrite-imports.js";
 import type { PureFunctionSite } from "./pure-functions.js";
 import { type SandboxEnd, sandboxWith } from "./sandbox.js";
@@ -106,16 +107,6 @@ export interface EvaluateOptions {
   oversight?: Oversight;
 }
 
-/** One exchange with the monitor, as a session records it for replay. */
-export interface RecordedExchange {
-  /**
-   * What was asked, as a digest (a replay must ask exactly the same): the request itself can
-   * be large (a print, a write) and a long session keeps every one.
-   */
-  actionDigest: string;
-  decision: Decision;
-}
-
 /** The digest a replayed request is compared by. */
 export function exchangeDigest(action: Action): string {
   return sha256Base64(JSON.stringify(action));
@@ -146,7 +137,7 @@ export interface SessionPart {
    */
   sandboxCode: (imports: readonly TacitImport[], pureFunctions: readonly PureFunctionSite[]) => string;
   /** This evaluation's exchanges are appended here (a rebuilt sandbox replays them). */
-  record: RecordedExchange[];
+  record: { push(exchange: RecordedExchange): void };
 }
 
 function result(outcome: Outcome, output: OutputBuffer, error: string | null, startedAt: number): EvaluationResult {

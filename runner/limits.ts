@@ -21,3 +21,8 @@ export const DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES = 256 * 1024 * 1024;
  * own heap limit); later calls wait their turn. Agents rarely send more than a few together.
  */
 export const DEFAULT_MAX_CONCURRENT_EVALUATIONS = 8;
+/**
+ * Replies one REPL session keeps to rebuild its sandbox after a failed snippet (file contents
+ * included); past it the session goes on, but a failed snippet then ends it.
+ */
+export const DEFAULT_SESSION_RECORDING_LIMIT_BYTES = 256 * 1024 * 1024;

@@ -16,7 +16,8 @@ import type { TypeChecker } from "./checks.js";
 import type { Oversight } from "./approval/gate.js";
 import type { RunnerConfig } from "./config.js";
 import { converse } from "./conversation.js";
-import { evaluate, exchangeDigest, EXIT_CODES, type EvaluationResult, type RecordedExchange, type SessionState } from "./evaluate.js";
+import { evaluate, exchangeDigest, EXIT_CODES, type EvaluationResult, type SessionState } from "./evaluate.js";
+import { type RecordedExchange, SessionRecording } from "./session-recording.js";
 import { HostSecrets } from "./host-secrets.js";
 import { LiveSandbox } from "./live-sandbox.js";
 import { PausableTimer } from "./pausable-timer.js";
@@ -70,6 +71,8 @@ export class ReplSession {
   readonly createdAt = Date.now();
   lastUsed = Date.now();
   private readonly snippets: Snippet[] = [];
+  /** What the snippets' effects answered, kept to replay them; bounded (see session-recording.ts). */
+  private readonly recording: SessionRecording;
   private readonly state: SessionState;
   private live: LiveSandbox | null;
   /** A rebuild under way (started as soon as a snippet has ended the sandbox). */
@@ -87,6 +90,7 @@ export class ReplSession {
     const notes = new FailureNotes();
     const classified = new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes);
     this.state = { classified, pure, sink, notes, capabilities: new CapabilityTable() };
+    this.recording = new SessionRecording(config.sessionRecordingLimitBytes);
     this.live = new LiveSandbox(config.memoryLimitMb, this.randomSeed, prestarted);
   }
 
@@ -119,7 +123,7 @@ export class ReplSession {
       const prefix = this.snippets.map((snippet) => `${snippet.code}\n;\n`).join("");
       const offset = prefix.length;
       const prefixLines = lineStarts(prefix).length - 1;
-      const record: RecordedExchange[] = [];
+      const record = this.recording.snippet();
       let sandboxCode = "";
       let result: EvaluationResult;
       try {
@@ -144,9 +148,16 @@ export class ReplSession {
         this.replaceSandbox(live);
         throw error;
       }
-      if (result.outcome === "ok") this.snippets.push({ code, sandboxCode, recording: record });
-      // Rejected snippets never reached the sandbox; anything else that went wrong ended it.
-      else if (result.outcome !== "rejected" || !live.usable) this.replaceSandbox(live);
+      if (result.outcome === "ok") {
+        this.snippets.push({ code, sandboxCode, recording: record.exchanges });
+        this.recording.commit();
+        // Past the limit, no replay is possible: what was kept is let go.
+        if (!this.recording.complete) for (const snippet of this.snippets) snippet.recording = [];
+      } else {
+        this.recording.release(record);
+        // Rejected snippets never reached the sandbox; anything else that went wrong ended it.
+        if (result.outcome !== "rejected" || !live.usable) this.replaceSandbox(live);
+      }
       // The checks saw the whole program; the sandbox ran the snippet alone.
       return result.outcome === "rejected" ? { ...result, error: shiftLines(result.error, prefixLines) } : result;
     } finally {
@@ -180,6 +191,14 @@ export class ReplSession {
   }
 
   private async rebuild(): Promise<void> {
+    if (!this.recording.complete) {
+      this.broken =
+        `the session's sandbox could not be rebuilt after the failed snippet: its snippets' effects passed ` +
+        `${this.recording.limitBytes} bytes of recorded replies (sessionRecordingLimitBytes), the most a session keeps ` +
+        "to replay them, so the earlier snippets' bindings are lost; create a new session, and read large files in " +
+        "execute_typescript calls or a few times, not over and over in one session";
+      return;
+    }
     let live: LiveSandbox | null = null;
     try {
       live = new LiveSandbox(this.config.memoryLimitMb, this.randomSeed);

@@ -1,0 +1,69 @@
+// A session keeps its snippets' replies (file contents included) to rebuild its sandbox after
+// a failed snippet; what it keeps is bounded by sessionRecordingLimitBytes. Past the bound the
+// session goes on, but a later failure ends it with a message that says why; a failed snippet
+// that alone passed the bound is forgotten with its record, and the session rebuilds as usual.
+// Unbounded, a snippet reading a large file in a loop made the server hold gigabytes.
+
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectServe } from "../helpers.js";
+
+interface Result {
+  stdout: string;
+  error: string | null;
+  exitCode: number;
+}
+
+let dir: string;
+let client: Client;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "tacit-session-recording-"));
+  writeFileSync(path.join(dir, "config.json"), JSON.stringify({ sessionRecordingLimitBytes: 1024 * 1024 }));
+  writeFileSync(path.join(dir, "big.txt"), "b".repeat(300 * 1024));
+  client = await connectServe(["--no-check", "--config", "config.json"], dir);
+});
+
+afterAll(async () => {
+  await client.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function create(): Promise<string> {
+  return ((await client.callTool({ name: "create_repl_session", arguments: {} })).structuredContent as { session_id: string }).session_id;
+}
+
+async function run(session: string, code: string): Promise<Result> {
+  return (await client.callTool({ name: "execute_in_session", arguments: { session_id: session, code } })).structuredContent as unknown as Result;
+}
+
+/** Reads big.txt (300 KiB) `times` times: about 600 KiB of recorded reply each. */
+const reading = (times: number) =>
+  `let total = 0;\nrequestFileSystem(".", (fs) => { for (let i = 0; i < ${times}; i++) total += fs.access("big.txt").read().length; });\ntotal`;
+
+describe("a session's recording of replies", () => {
+  it("past the limit the session goes on, and a later failure ends it, saying why", async () => {
+    const s = await create();
+    expect(await run(s, "const kept = 41;")).toMatchObject({ exitCode: 0 });
+    expect(await run(s, reading(4))).toMatchObject({ stdout: `${4 * 300 * 1024}\n`, exitCode: 0 });
+    expect(await run(s, "kept + 1")).toMatchObject({ stdout: "42\n", exitCode: 0 });
+    expect(await run(s, 'throw new Error("boom")')).toMatchObject({ exitCode: 1 });
+    const after = await run(s, "kept");
+    expect(after.exitCode).not.toBe(0);
+    expect(after.error).toContain("sessionRecordingLimitBytes");
+    expect(after.error).toContain("create a new session");
+  });
+
+  it("a failed snippet that alone passed the limit is forgotten, and the session rebuilds as usual", async () => {
+    const s = await create();
+    expect(await run(s, "const kept = 41;")).toMatchObject({ exitCode: 0 });
+    expect(await run(s, `${reading(4)};\nthrow new Error("after reading")`)).toMatchObject({ exitCode: 1 });
+    expect(await run(s, "kept + 1")).toMatchObject({ stdout: "42\n", exitCode: 0 });
+    expect(await run(s, reading(1))).toMatchObject({ stdout: `${300 * 1024}\n`, exitCode: 0 });
+    expect(await run(s, 'throw new Error("boom")')).toMatchObject({ exitCode: 1 });
+    expect(await run(s, "kept + total")).toMatchObject({ stdout: `${41 + 300 * 1024}\n`, exitCode: 0 });
+  });
+});
