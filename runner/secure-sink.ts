@@ -34,10 +34,25 @@ export class SecureSink {
     });
   }
 
-  /** Runs `job` once everything appended before it is written; what it writes goes in order. */
+  /**
+   * Runs `job` once everything appended before it is written; what it writes goes in order. A
+   * job that fails is reported (once per sink) and the next ones still run: a rejected chain
+   * skipped every later append without a word, so a sink that could not be written lost all
+   * the plaintext meant for a person silently.
+   */
   enqueue(job: (write: (text: string) => void) => Promise<void>): void {
-    this.chain = this.chain.then(() => job((text) => this.write(text)));
-    this.chain.catch(() => undefined);
+    this.chain = this.chain.then(() => job((text) => this.write(text))).catch((error: unknown) => this.report(error));
+  }
+
+  private reported = false;
+
+  /** Tells the operator on stderr; only a system error's code and call, never text that was being written. */
+  private report(error: unknown): void {
+    if (this.reported) return;
+    this.reported = true;
+    const { code, syscall } = error as NodeJS.ErrnoException;
+    const why = typeof code === "string" ? `${code}${typeof syscall === "string" ? ` (${syscall})` : ""}` : "an internal error";
+    process.stderr.write(`tacit: cannot write to the secure output ${this.file}: ${why}; what was printed for it is lost\n`);
   }
 
   private write(text: string): void {

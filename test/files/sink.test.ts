@@ -40,6 +40,19 @@ describe("the secure sink", () => {
 
   });
 
+  it("a sink that cannot be written is reported once on stderr, without the plaintext", async () => {
+    // A failed append left the sink's chain rejected, so every later one was skipped without a
+    // word: the plaintext meant for a person was lost and nobody was told.
+    writeFileSync(path.join(base, "a-file"), "not a directory\n");
+    const sink = path.join(base, "a-file", "secure.log");
+    const r = await tacit(root, SCRIPT + SCRIPT, ["--secure-output", sink, "--quiet"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("plain line\nsecret: Classified(***)\n".repeat(2));
+    expect(r.stderr.match(/cannot write to the secure output/g)).toHaveLength(1);
+    expect(r.stderr).toContain(sink);
+    expect(r.stderr).not.toContain(canary);
+  });
+
   it("keeps an existing file's mode (0644) and content, and appends", async () => {
     const sink = path.join(base, "existing.log");
     writeFileSync(sink, "previous content\n");
