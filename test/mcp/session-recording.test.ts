@@ -24,6 +24,7 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "tacit-session-recording-"));
   writeFileSync(path.join(dir, "config.json"), JSON.stringify({ sessionRecordingLimitBytes: 1024 * 1024 }));
   writeFileSync(path.join(dir, "big.txt"), "b".repeat(300 * 1024));
+  writeFileSync(path.join(dir, "small.txt"), "s");
   client = await connectServe(["--no-check", "--config", "config.json"], dir);
 });
 
@@ -65,5 +66,19 @@ describe("a session's recording of replies", () => {
     expect(await run(s, reading(1))).toMatchObject({ stdout: `${300 * 1024}\n`, exitCode: 0 });
     expect(await run(s, 'throw new Error("boom")')).toMatchObject({ exitCode: 1 });
     expect(await run(s, "kept + total")).toMatchObject({ stdout: `${41 + 300 * 1024}\n`, exitCode: 0 });
+  });
+
+  it("counts each recorded exchange, not only its reply: many tiny replies pass the limit too", async () => {
+    // A review kept a session's host growing by about 50 MB per snippet of 60,000 \`size\`
+    // requests (each reply a number, counted as 4 bytes): every exchange also keeps its
+    // digest and two objects, about 150 bytes that went uncounted.
+    const s = await create();
+    expect(await run(s, "const kept = 41;")).toMatchObject({ exitCode: 0 });
+    const sizes = 'let sum = 0;\nrequestFileSystem(".", (fs) => { const f = fs.access("small.txt"); for (let i = 0; i < 10000; i++) sum += f.size; });\nsum';
+    expect(await run(s, sizes)).toMatchObject({ stdout: "10000\n", exitCode: 0 });
+    expect(await run(s, 'throw new Error("boom")')).toMatchObject({ exitCode: 1 });
+    const after = await run(s, "kept");
+    expect(after.exitCode).not.toBe(0);
+    expect(after.error).toContain("sessionRecordingLimitBytes");
   });
 });
