@@ -339,7 +339,9 @@ function registerSessionTools(
       let session: ReplSession;
       try {
         // The warm spare becomes the session's sandbox; the next spare boots meanwhile.
-        session = await withSpare(async (prestarted) => new ReplSession(config, prestarted));
+        // Its rebuilds take a slot as its snippets do; none waits on a cancellation.
+        const rebuildSlot = <T>(task: () => Promise<T>): Promise<T> => evaluations.run(task, undefined, () => new CancelledBeforeStart());
+        session = await withSpare(async (prestarted) => new ReplSession(config, prestarted, rebuildSlot));
       } finally {
         creating--;
       }

@@ -75,16 +75,27 @@ export class ReplSession {
   private readonly recording: SessionRecording;
   private readonly state: SessionState;
   private live: LiveSandbox | null;
-  /** A rebuild under way (started as soon as a snippet has ended the sandbox). */
+  /** A rebuild under way (started as soon as a snippet has ended the sandbox and a slot is free). */
   private rebuilding: Promise<void> | null = null;
+  /** The rebuild has its slot and runs (close waits for it; one still waiting for a slot will not start). */
+  private rebuildRunning = false;
   /** Why the session cannot go on, once a rebuild has failed. */
   private broken: string | null = null;
   private closed = false;
   /** Snippets run one at a time, in the order they came: each waits for the one before. */
   private turn: Promise<unknown> = Promise.resolve();
 
-  /** `prestarted`: a warm sandbox to become the session's (used if started with the config's limits). */
-  constructor(private readonly config: RunnerConfig, prestarted?: SandboxProcess) {
+  /**
+   * `prestarted`: a warm sandbox to become the session's (used if started with the config's limits).
+   * `rebuildSlot`: runs a rebuild once a slot is free (tacit serve's maxConcurrentEvaluations):
+   * a rebuild replays every earlier snippet in a sandbox of its own, after the failed snippet's
+   * slot is given back.
+   */
+  constructor(
+    private readonly config: RunnerConfig,
+    prestarted?: SandboxProcess,
+    private readonly rebuildSlot?: <T>(task: () => Promise<T>) => Promise<T>,
+  ) {
     const pure = new PureEvaluator();
     const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
     const notes = new FailureNotes();
@@ -145,7 +156,7 @@ export class ReplSession {
           ...(extra.oversight ? { oversight: extra.oversight } : {}),
         });
       } catch (error) {
-        this.replaceSandbox(live);
+        this.replaceSandbox(live, false);
         throw error;
       }
       if (result.outcome === "ok") {
@@ -156,7 +167,7 @@ export class ReplSession {
       } else {
         this.recording.release(record);
         // Rejected snippets never reached the sandbox; anything else that went wrong ended it.
-        if (result.outcome !== "rejected" || !live.usable) this.replaceSandbox(live);
+        if (result.outcome !== "rejected" || !live.usable) this.replaceSandbox(live, false);
       }
       // The checks saw the whole program; the sandbox ran the snippet alone.
       return result.outcome === "rejected" ? { ...result, error: shiftLines(result.error, prefixLines) } : result;
@@ -167,7 +178,7 @@ export class ReplSession {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.rebuilding;
+    if (this.rebuildRunning) await this.rebuilding;
     await this.live?.end("the session ended");
     this.live = null;
     await this.state.pure.close();
@@ -178,19 +189,34 @@ export class ReplSession {
   /** The sandbox for the next snippet, after any rebuild; null if the session is broken. */
   private async liveSandbox(): Promise<LiveSandbox | null> {
     await this.rebuilding;
-    if (this.live && !this.live.usable) this.replaceSandbox(this.live);
+    // Here the snippet holds its slot already, and waits for the rebuild: it runs in that slot.
+    if (this.live && !this.live.usable) this.replaceSandbox(this.live, true);
     await this.rebuilding;
     return this.broken ? null : this.live;
   }
 
-  /** Ends `old` and starts rebuilding at once, so the next snippet finds the new sandbox ready. */
-  private replaceSandbox(old: LiveSandbox): void {
+  /**
+   * Ends `old` and starts rebuilding as soon as a slot is free (at once when `inSlot`: the caller
+   * holds one), so the next snippet finds the new sandbox ready.
+   */
+  private replaceSandbox(old: LiveSandbox, inSlot: boolean): void {
     this.live = null;
     void old.end("replaced after a failed snippet");
-    this.rebuilding = this.rebuild().finally(() => (this.rebuilding = null));
+    const rebuild = inSlot || !this.rebuildSlot ? this.rebuild() : this.rebuildSlot(() => this.rebuild());
+    this.rebuilding = rebuild.finally(() => (this.rebuilding = null));
   }
 
   private async rebuild(): Promise<void> {
+    if (this.closed) return;
+    this.rebuildRunning = true;
+    try {
+      await this.rebuildNow();
+    } finally {
+      this.rebuildRunning = false;
+    }
+  }
+
+  private async rebuildNow(): Promise<void> {
     if (!this.recording.complete) {
       this.broken =
         `the session's sandbox could not be rebuilt after the failed snippet: its snippets' effects passed ` +

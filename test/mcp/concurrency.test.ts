@@ -97,4 +97,21 @@ describe("tacit serve: concurrent execute_typescript calls", () => {
     expect(((await other).structuredContent as { stdout: string }).stdout).toBe("session-b ran\n");
     rmSync(path.join(dir, "release"));
   }, 60_000);
+
+  it("counts a session's rebuild too: replaying its snippets after a failure holds a slot", async () => {
+    // A failed snippet's session replays every earlier snippet in a new sandbox at once, and
+    // did so outside the limit: a client failing a snippet in each of its sessions ran as many
+    // replays at once (each a sandbox, each up to the time limit per snippet) as it had sessions.
+    const s = ((await client.callTool({ name: "create_repl_session", arguments: {} })).structuredContent as { session_id: string }).session_id;
+    const busy = "const started = Date.now();\nwhile (Date.now() - started < 5000) {}\n";
+    expect((await client.callTool({ name: "execute_in_session", arguments: { session_id: s, code: busy } }, undefined, { timeout: 60_000 })).isError).toBeFalsy();
+    // The failure starts the rebuild, which replays the 5 s loop.
+    await client.callTool({ name: "execute_in_session", arguments: { session_id: s, code: 'throw new Error("fail")' } });
+    const during = client.callTool({ name: "execute_typescript", arguments: { code: marking("during-rebuild") } });
+    await sleep(2000);
+    expect(existsSync(path.join(dir, "during-rebuild")), "a call ran while a session's rebuild held the only slot").toBe(false);
+    expect(((await during).structuredContent as { stdout: string }).stdout).toBe("during-rebuild ran\n");
+    const after = await client.callTool({ name: "execute_in_session", arguments: { session_id: s, code: "typeof started" } });
+    expect((after.structuredContent as { stdout: string }).stdout).toBe('"number"\n');
+  }, 60_000);
 });
