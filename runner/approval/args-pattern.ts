@@ -8,7 +8,11 @@
 //   - when any argument defines an alias (`alias.…`, any case) or sets configuration on the
 //     command line (`-c`, `--config-env`: git's include.path and help.autocorrect reach a
 //     push with no alias and no "push" in sight, as a second review showed): what the command
-//     will then do can no longer be read from its arguments.
+//     will then do can no longer be read from its arguments, and
+//   - when each of the glob's words matches some argument, in any order, a long option also
+//     by a beginning of it (`--mir` for `--mirror*`): git takes options after the repository
+//     and refspec, and a long option by any unambiguous beginning (a third review force-pushed
+//     past `push --force*` with `git push origin main --force`, and mirrored with `--mir`).
 // This cannot see what a command reads from elsewhere (aliases in .git/config, a hook), so a
 // rule on the whole command is the safe choice for commands with global options and aliases.
 //
@@ -57,6 +61,18 @@ function matchesFromSomeArgument(glob: string, joined: string): boolean {
   return false;
 }
 
+/** Whether `arg` is a long option that names `word`'s option by a beginning of it (`--mir` for `--mirror*`). */
+function abbreviates(arg: string, word: string): boolean {
+  if (!arg.startsWith("--") || !word.startsWith("--")) return false;
+  const name = arg.split("=", 1)[0]!;
+  return name.length > 2 && word.split("*", 1)[0]!.startsWith(name);
+}
+
+/** Whether each of the glob's space-separated words (those with text besides `*`) matches some argument, in any order. */
+function wordsAppear(words: readonly string[], args: readonly string[]): boolean {
+  return words.length > 0 && words.every((word) => args.some((arg) => starGlobMatches(word, arg) || abbreviates(arg, word)));
+}
+
 /** The glob's literal text before its first `*`, trimmed (`push --force` for `push --force*`), or null when there is none. */
 function literalHead(glob: string): string | null {
   const head = glob.split("*", 1)[0]!.trim();
@@ -76,9 +92,11 @@ const SETS_CONFIG = /^(?:-c|--config-env|--config)(?:$|=|[a-z.])/;
 export function argsMatcher(glob: string, failSafe: boolean): (args: readonly string[]) => boolean {
   if (!failSafe) return (args) => starGlobMatches(glob, args.join(" "));
   const head = literalHead(glob);
+  const words = glob.split(" ").filter((word) => word.replaceAll("*", "") !== "");
   return (args) => {
     // Starting at the first argument is one of the starts tried: the exact match is included.
     if (matchesFromSomeArgument(glob, args.join(" "))) return true;
+    if (wordsAppear(words, args)) return true;
     return args.some((arg) => (head !== null && arg.includes(head)) || DEFINES_ALIAS.test(arg) || SETS_CONFIG.test(arg));
   };
 }

@@ -54,4 +54,52 @@ describe("an args rule on git push, no terminal", () => {
     // Nothing reached the remote.
     expect(git(remote, ["for-each-ref"]).trim()).toBe("");
   });
+
+  it("refuses an option the rule names wherever it stands, and abbreviated: git push … --force, git push --mir", async () => {
+    // git takes options after the repository and refspec, and a long option by any unambiguous
+    // beginning: a rule on "push --force*" matched `git push --force origin x` only, and one on
+    // "push --mirror*" not `--mir`. A review force-pushed over the remote's main, and mirrored
+    // (deleting its other branches), with no one asked.
+    const w = world();
+    const remote = path.join(w.root, "remote.git");
+    git(w.root, ["init", "-q", "--bare", remote]);
+    git(w.work, ["init", "-q"]);
+    git(w.work, ["commit", "-q", "--allow-empty", "-m", "start"]);
+    git(w.work, ["remote", "add", "origin", remote]);
+    git(w.work, ["push", "-q", "origin", "HEAD:refs/heads/main", "HEAD:refs/heads/keep"]);
+    git(w.work, ["commit", "-q", "--amend", "--allow-empty", "-m", "rewritten"]);
+    const before = git(remote, ["for-each-ref", "--format=%(refname) %(objectname)"]);
+    const config = w.config(
+      [
+        { action: "exec", command: "git", args: "push --force*", tier: "always-ask" },
+        { action: "exec", command: "git", args: "push --mirror*", tier: "always-ask" },
+      ],
+      { libraryConfig: { commandPermissions: ["git"] } },
+    );
+    const script = `
+function attempt(label: string, run: () => unknown): void {
+  try {
+    println(label, "=>", JSON.stringify(run()));
+  } catch (e) {
+    println(label, "refused:", e instanceof SecurityError, (e as Error).message);
+  }
+}
+requestExecPermission(["git"], (p) => {
+  attempt("force first", () => p.exec("git", ["push", "--force", "origin", "HEAD:refs/heads/main"]).exitCode);
+  attempt("force last", () => p.exec("git", ["push", "origin", "HEAD:refs/heads/main", "--force"]).exitCode);
+  attempt("mirror abbreviated", () => p.exec("git", ["push", "--mir", "origin"]).exitCode);
+  attempt("plain push", () => p.exec("git", ["push", "origin", "HEAD:refs/heads/plain"]).exitCode);
+});
+`;
+    const run = await unattended(w, ["run", "--config", config, w.script(script)]);
+    expect(run.code, run.all).toBe(0);
+    for (const label of ["force first", "force last", "mirror abbreviated"]) {
+      const line = run.stdout.split("\n").find((l) => l.startsWith(`${label} `));
+      expect(line, `${label}: ${run.all}`).toMatch(/refused: true exec git .*: refused: the policy requires a person's approval \(always-ask\), and no one could be asked/);
+    }
+    expect(run.stdout).toContain("plain push => 0");
+    // The remote's branches are as they were, beside the plain push's new one.
+    const after = git(remote, ["for-each-ref", "--format=%(refname) %(objectname)"]);
+    expect(after.split("\n").filter((l) => !l.startsWith("refs/heads/plain ")).join("\n")).toBe(before);
+  });
 });
