@@ -1,27 +1,37 @@
-// Child processes tacit starts (a sandbox, a type check in a temporary directory of its own):
-// if tacit exits while one still runs, it is killed and its directory deleted, so nothing
-// outlives tacit. Kept free of dependencies: the CLI loads it first.
+// Child processes tacit starts (a sandbox, a type check in a temporary directory of its own, a
+// command with its process group): if tacit exits while one still runs, it is killed and its
+// directory deleted, so nothing outlives tacit. Kept free of dependencies: the CLI loads it first.
 
 import type { ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
 
-const running = new Map<ChildProcess, string | null>();
+/** Each child's directory, and whether it leads a process group to kill with it. */
+const running = new Map<ChildProcess, { dir: string | null; group: boolean }>();
 let hookInstalled = false;
 
 /**
- * Kills `child` and deletes `dir` (if it has one) if tacit exits before the returned release
- * is called (once the child has ended and the directory is gone).
+ * Kills `child` (with `group`, its whole process group: it was spawned detached) and deletes
+ * `dir` (if it has one) if tacit exits before the returned release is called (once the child
+ * has ended and the directory is gone).
  */
-export function cleanUpAtExit(child: ChildProcess, dir: string | null): () => void {
+export function cleanUpAtExit(child: ChildProcess, dir: string | null, group = false): () => void {
   if (!hookInstalled) {
     hookInstalled = true;
     process.on("exit", () => {
-      for (const [leftover, leftoverDir] of running) {
-        leftover.kill("SIGKILL");
-        if (leftoverDir !== null) rmSync(leftoverDir, { recursive: true, force: true });
+      for (const [leftover, how] of running) {
+        if (how.group && leftover.pid !== undefined) {
+          try {
+            process.kill(-leftover.pid, "SIGKILL");
+          } catch {
+            // Gone already.
+          }
+        } else {
+          leftover.kill("SIGKILL");
+        }
+        if (how.dir !== null) rmSync(how.dir, { recursive: true, force: true });
       }
     });
   }
-  running.set(child, dir);
+  running.set(child, { dir, group });
   return () => running.delete(child);
 }

@@ -9,6 +9,7 @@ import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ProcessResult } from "../../library/protocol.js";
 import type { CapabilityTable } from "../capabilities.js";
+import { cleanUpAtExit } from "../exit-cleanup.js";
 import { isWithin } from "../fs/containment.js";
 import { type ProtectedPath, protectedPathOf } from "../fs/protected-paths.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
@@ -164,6 +165,8 @@ export class ExecExecutor {
         stdio: [request.input === null ? "ignore" : "pipe", "pipe", "pipe"],
       });
       this.running.add(child);
+      // Ended by a signal, tacit runs its exit hooks: the command and its group go with it.
+      const release = cleanUpAtExit(child, null, true);
       const stdout = new CappedOutput();
       const stderr = new CappedOutput();
       child.stdout!.on("data", (chunk: Buffer) => stdout.add(chunk));
@@ -180,6 +183,7 @@ export class ExecExecutor {
       child.on("error", (error) => {
         clearTimeout(timer);
         this.running.delete(child);
+        release();
         reject(new EffectFailure(`exec("${request.command}"): could not start: ${error.message}`));
       });
       child.on("close", (code, signal) => {
@@ -187,6 +191,7 @@ export class ExecExecutor {
         this.running.delete(child);
         // Whatever the child left running in its group goes with it.
         killGroup(child);
+        release();
         const exitCode = timedOut ? 124 : (code ?? 128 + signalNumber(signal));
         const killedNote = timedOut ? `\n[tacit: killed after ${timeoutMs} ms (timeoutMs), with the processes it started]\n` : "";
         resolve({ exitCode, stdout: stdout.text(), stderr: stderr.text() + killedNote });

@@ -2,10 +2,13 @@
 // together with its own children (checked in the host's process table afterwards), and
 // 20 MiB of output on a stream is captured as 8 MiB with a visible truncation marker.
 
+import { spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attemptOf, attempts, ATTEMPT_PRELUDE, leftAlive, realTempDir, tacit, uniqueSleep } from "./fixtures.js";
+import { tacitBin } from "../helpers.js";
+import { attemptOf, attempts, ATTEMPT_PRELUDE, leftAlive, livePrograms, realTempDir, tacit, uniqueSleep } from "./fixtures.js";
 
 let root: string;
 let cleanup: () => void;
@@ -82,6 +85,37 @@ requestExecPermission(["bash"], (proc) => {
     expect(existsSync(path.join(root, "escaped-end.txt"))).toBe(false);
     expect(existsSync(path.join(root, "escaped-timeout.txt"))).toBe(false);
   });
+});
+
+describe("tacit ended by a signal while a command runs", () => {
+  // tacit exits on SIGINT, SIGTERM and SIGHUP through its exit hooks, which ended its sandbox and
+  // type checker but not a running command: in a review, Ctrl-C (exit 130), SIGTERM and SIGHUP
+  // each left `unshare … sleep` running after tacit had gone, with no time limit left to end it.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    it(`${signal}: the command and what it started end with tacit`, async () => {
+      const seconds = uniqueSleep();
+      writeFileSync(path.join(root, "signal.ts"), `requestExecPermission(["sleep"], (p) => p.exec("sleep", ["${seconds}"]));\n`);
+      const child = spawn(process.execPath, [tacitBin, "run", "--no-check", "--command-permissions", "sleep", "signal.ts"], { cwd: root, stdio: "ignore" });
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      try {
+        for (let i = 0; i < 200 && livePrograms(`sleep ${seconds}`).length === 0; i++) await sleep(50);
+        expect(livePrograms(`sleep ${seconds}`), "the command started").not.toEqual([]);
+        child.kill(signal);
+        expect(await exited).toBe({ SIGINT: 130, SIGTERM: 143, SIGHUP: 129 }[signal]);
+        expect(await leftAlive(`sleep ${seconds}`), "a command left running after tacit exited").toEqual([]);
+      } finally {
+        child.kill("SIGKILL");
+        // Whatever this test started and left, by pid.
+        for (const line of livePrograms(`sleep ${seconds}`)) {
+          try {
+            process.kill(Number(line.split(" ")[0]), "SIGKILL");
+          } catch {
+            // Gone already.
+          }
+        }
+      }
+    });
+  }
 });
 
 describe("output capture", () => {
