@@ -7,7 +7,7 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { unattended, worlds } from "./fixtures.js";
+import { unattended, type World, worlds } from "./fixtures.js";
 
 const world = worlds("tacit-args-bypass-");
 
@@ -15,7 +15,8 @@ function git(cwd: string, args: string[]): string {
   return execFileSync("git", ["-c", "user.name=tacit test", "-c", "user.email=test@tacit.invalid", ...args], { cwd, encoding: "utf8" });
 }
 
-const SCRIPT = `
+/** Script text: prints each labelled attempt's result, or that it was refused and why. */
+const ATTEMPT = `
 function attempt(label: string, run: () => unknown): void {
   try {
     println(label, "=>", JSON.stringify(run()));
@@ -23,7 +24,9 @@ function attempt(label: string, run: () => unknown): void {
     println(label, "refused:", e instanceof SecurityError, (e as Error).message);
   }
 }
-requestExecPermission(["git"], (p) => {
+`;
+
+const SCRIPT = `${ATTEMPT}requestExecPermission(["git"], (p) => {
   attempt("direct push", () => p.exec("git", ["push", "origin", "HEAD:refs/heads/direct"]).exitCode);
   attempt("-C push", () => p.exec("git", ["-C", ".", "push", "origin", "HEAD:refs/heads/via-C"]).exitCode);
   attempt("alias push", () => p.exec("git", ["-c", "alias.p=push", "p", "origin", "HEAD:refs/heads/via-alias"]).exitCode);
@@ -31,14 +34,20 @@ requestExecPermission(["git"], (p) => {
 });
 `;
 
+/** A repository in the world's working directory with one empty commit, and a bare remote "origin". */
+function repositoryWithRemote(w: World): string {
+  const remote = path.join(w.root, "remote.git");
+  git(w.root, ["init", "-q", "--bare", remote]);
+  git(w.work, ["init", "-q"]);
+  git(w.work, ["commit", "-q", "--allow-empty", "-m", "start"]);
+  git(w.work, ["remote", "add", "origin", remote]);
+  return remote;
+}
+
 describe("an args rule on git push, no terminal", () => {
   it("refuses git -C . push and git -c alias.p=push p with the approval message, runs git status; the remote gets nothing", async () => {
     const w = world();
-    const remote = path.join(w.root, "remote.git");
-    git(w.root, ["init", "-q", "--bare", remote]);
-    git(w.work, ["init", "-q"]);
-    git(w.work, ["commit", "-q", "--allow-empty", "-m", "start"]);
-    git(w.work, ["remote", "add", "origin", remote]);
+    const remote = repositoryWithRemote(w);
     const config = w.config([{ action: "exec", command: "git", args: "push*", tier: "always-ask" }], {
       libraryConfig: { commandPermissions: ["git"] },
     });
@@ -61,11 +70,7 @@ describe("an args rule on git push, no terminal", () => {
     // "push --mirror*" not `--mir`. A review force-pushed over the remote's main, and mirrored
     // (deleting its other branches), with no one asked.
     const w = world();
-    const remote = path.join(w.root, "remote.git");
-    git(w.root, ["init", "-q", "--bare", remote]);
-    git(w.work, ["init", "-q"]);
-    git(w.work, ["commit", "-q", "--allow-empty", "-m", "start"]);
-    git(w.work, ["remote", "add", "origin", remote]);
+    const remote = repositoryWithRemote(w);
     git(w.work, ["push", "-q", "origin", "HEAD:refs/heads/main", "HEAD:refs/heads/keep"]);
     git(w.work, ["commit", "-q", "--amend", "--allow-empty", "-m", "rewritten"]);
     const before = git(remote, ["for-each-ref", "--format=%(refname) %(objectname)"]);
@@ -76,15 +81,7 @@ describe("an args rule on git push, no terminal", () => {
       ],
       { libraryConfig: { commandPermissions: ["git"] } },
     );
-    const script = `
-function attempt(label: string, run: () => unknown): void {
-  try {
-    println(label, "=>", JSON.stringify(run()));
-  } catch (e) {
-    println(label, "refused:", e instanceof SecurityError, (e as Error).message);
-  }
-}
-requestExecPermission(["git"], (p) => {
+    const script = `${ATTEMPT}requestExecPermission(["git"], (p) => {
   attempt("force first", () => p.exec("git", ["push", "--force", "origin", "HEAD:refs/heads/main"]).exitCode);
   attempt("force last", () => p.exec("git", ["push", "origin", "HEAD:refs/heads/main", "--force"]).exitCode);
   attempt("mirror abbreviated", () => p.exec("git", ["push", "--mir", "origin"]).exitCode);
