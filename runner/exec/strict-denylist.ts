@@ -94,6 +94,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       "cat", "tac", "head", "tail", "cp", "mv", "rm", "rmdir", "dd", "tee", "ln", "chmod", "chown", "chgrp", "locate", "touch",
       "truncate", "shred", "install", "mkfifo", "mknod", "base64", "base32", "xxd", "od", "hexdump", "strings", "tar", "zip", "unzip",
       "gzip", "gunzip", "zcat", "bzip2", "xz", "7z", "rsync", "cpio", "patch", "bat", "batcat",
+      // A third review: each prints any file it is given (`diff ~/.ssh/id_rsa /dev/null`).
+      "diff", "cmp", "sdiff", "diff3", "grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "nl", "rev", "uniq", "cut", "paste",
+      "fold", "fmt", "pr", "expand", "unexpand", "comm", "join", "shuf", "iconv", "look", "csplit", "zless", "zmore",
     ],
   },
   {
