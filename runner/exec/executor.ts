@@ -40,6 +40,8 @@ const NAMESPACE_NOTICES = {
 
 export const EXEC_OUTPUT_LIMIT_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_EXEC_TIMEOUT_MS = 30_000;
+/** The longest delay setTimeout honours. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** What a child gets of the host's environment: enough to run, no secrets, no LD_*. */
 export function childEnvironment(host: NodeJS.ProcessEnv = process.env): Record<string, string> {
@@ -148,7 +150,9 @@ export class ExecExecutor {
     const program = findOnPath(request.command);
     if (!program) throw new EffectFailure(`exec("${request.command}"): not found on the host's PATH`);
     const cwd = this.resolveCwd(request.cwd);
-    const timeoutMs = request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
+    // setTimeout fires at once for anything past 2^31-1 ms (about 24.8 days), which killed the
+    // command after 1 ms: such a timeout means "no limit of its own" (the evaluation's holds).
+    const timeoutMs = Math.min(request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS, MAX_TIMER_MS);
     return this.run(program, request, cwd, timeoutMs);
   }
 

@@ -60,6 +60,22 @@ requestExecPermission(["bash"], (proc) => {
   });
 });
 
+describe("a timeoutMs past what a timer can hold", () => {
+  it("means no limit of its own, not an instant kill (setTimeout fires at once past 2^31-1 ms)", async () => {
+    const script = `${ATTEMPT_PRELUDE}
+requestExecPermission(["bash"], (proc) => {
+  attempt("long", () => proc.exec("bash", ["-c", "sleep 0.3; echo finished"], { timeoutMs: 10_000_000_000 }));
+});
+`;
+    const r = await tacit(root, script, ["--command-permissions", "bash"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain("TimeoutOverflowWarning");
+    const a = attemptOf(attempts(r.stdout), "long");
+    expect(a.status, JSON.stringify(a.value)).toBe("ok");
+    expect(a.value).toMatchObject({ exitCode: 0, stdout: "finished\n" });
+  });
+});
+
 describe("a child that leaves its process group (setsid)", () => {
   it("dies when the command ends, and when its timeout passes: no process left, nothing it would have written", async () => {
     const afterEnd = uniqueSleep();
