@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { type Command as CommandType, Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { EXIT_CODES } from "../runner/exit-codes.js";
-import { DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT_MS } from "../runner/limits.js";
+import { DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT_MS, MAX_TIMER_MS } from "../runner/limits.js";
 import { interfacePath, packageRoot } from "../runner/paths.js";
 import { SandboxProcess } from "../runner/sandbox-process.js";
 import { readScript } from "./script-source.js";
@@ -20,11 +20,12 @@ Exit codes:
   124  timed out (killed at the wall-clock limit)
   125  killed for a resource limit (memory)`;
 
-function positiveInteger(flag: string) {
+function positiveInteger(flag: string, max = Number.MAX_SAFE_INTEGER, why = "") {
   return (value: string): number => {
     if (!/^\d+$/.test(value) || Number(value) <= 0) {
       throw new InvalidArgumentError(`${flag} takes a positive whole number, got "${value}".`);
     }
+    if (Number(value) > max) throw new InvalidArgumentError(`${flag} takes at most ${max}${why}, got ${value}.`);
     return Number(value);
   };
 }
@@ -44,7 +45,7 @@ function addPolicyOptions(command: CommandType): CommandType {
     .option("--no-check", "skip type-checking (config: typeCheck: false)")
     .addOption(
       new Option("--exec-timeout-ms <ms>", "wall-clock limit for the script, in ms (default 30000)").argParser(
-        positiveInteger("--exec-timeout-ms"),
+        positiveInteger("--exec-timeout-ms", MAX_TIMER_MS, " (about 24.8 days: a longer timer fires at once)"),
       ),
     )
     .addOption(

@@ -18,8 +18,11 @@ import {
   DEFAULT_MEMORY_LIMIT_MB,
   DEFAULT_RESPONSE_LIMIT_BYTES,
   DEFAULT_TIMEOUT_MS,
+  MAX_TIMER_MS,
   MIN_MEMORY_LIMIT_MB,
 } from "./limits.js";
+
+const TIMER_TOO_LONG = `at most ${MAX_TIMER_MS} ms (about 24.8 days: a longer timer fires at once)`;
 
 const LibraryConfigSchema = z
   .object({
@@ -37,13 +40,13 @@ const LibraryConfigSchema = z
       .strict()
       .optional(),
     networkResponseLimitBytes: z.number().int().positive().optional(),
-    networkTimeoutMs: z.number().int().positive().optional(),
+    networkTimeoutMs: z.number().int().positive().max(MAX_TIMER_MS, TIMER_TOO_LONG).optional(),
   })
   .strict();
 
 const ConfigFileSchema = z
   .object({
-    executionTimeoutMs: z.number().int().positive().optional(),
+    executionTimeoutMs: z.number().int().positive().max(MAX_TIMER_MS, TIMER_TOO_LONG).optional(),
     memoryLimitMb: z.number().int().min(MIN_MEMORY_LIMIT_MB).max(65_536).optional(),
     typeCheck: z.boolean().optional(),
     quiet: z.boolean().optional(),
@@ -52,7 +55,7 @@ const ConfigFileSchema = z
     maxSessions: z.number().int().positive().optional(),
     maxConcurrentEvaluations: z.number().int().positive().max(1024).optional(),
     sessionRecordingLimitBytes: z.number().int().positive().optional(),
-    sessionIdleMs: z.number().int().positive().optional(),
+    sessionIdleMs: z.number().int().positive().max(MAX_TIMER_MS, TIMER_TOO_LONG).optional(),
     classifiedStoreLimitBytes: z.number().int().positive().optional(),
     auditLog: z.string().min(1).optional(),
     policy: PolicySchema.optional(),

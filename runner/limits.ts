@@ -26,3 +26,8 @@ export const DEFAULT_MAX_CONCURRENT_EVALUATIONS = 8;
  * included); past it the session goes on, but a failed snippet then ends it.
  */
 export const DEFAULT_SESSION_RECORDING_LIMIT_BYTES = 256 * 1024 * 1024;
+/**
+ * The longest delay a timer honours (2^31-1 ms, about 24.8 days): setTimeout fires at once for
+ * anything longer, so no time limit may exceed it.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;

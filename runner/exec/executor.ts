@@ -10,6 +10,7 @@ import path from "node:path";
 import type { ProcessResult } from "../../library/protocol.js";
 import type { CapabilityTable } from "../capabilities.js";
 import { cleanUpAtExit } from "../exit-cleanup.js";
+import { MAX_TIMER_MS } from "../limits.js";
 import { isWithin } from "../fs/containment.js";
 import { type ProtectedPath, protectedPathOf } from "../fs/protected-paths.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
@@ -40,8 +41,6 @@ const NAMESPACE_NOTICES = {
 
 export const EXEC_OUTPUT_LIMIT_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_EXEC_TIMEOUT_MS = 30_000;
-/** The longest delay setTimeout honours. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** What a child gets of the host's environment: enough to run, no secrets, no LD_*. */
 export function childEnvironment(host: NodeJS.ProcessEnv = process.env): Record<string, string> {

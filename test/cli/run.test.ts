@@ -218,12 +218,22 @@ describe("tacit run: exit codes", () => {
     ["executionTimeoutMs", -1],
     ["executionTimeoutMs", "1000"],
     ["typeCheck", "no"],
+    // Past 2^31-1 ms a timer fires at once: every evaluation would be killed as it started.
+    ["executionTimeoutMs", 3_000_000_000],
+    ["sessionIdleMs", 3_000_000_000],
   ])("2: --config with a bad value names the key (%s: %j)", async (key, value) => {
     const config = file(`bad-${key}.json`, JSON.stringify({ [key]: value }));
     const r = await runCli(["run", "--config", config, "examples/hello.ts"]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(key);
+  });
+
+  it("2: --exec-timeout-ms longer than a timer can hold", async () => {
+    const r = await runCli(["run", "--exec-timeout-ms", "3000000000", "examples/hello.ts"]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("--exec-timeout-ms takes at most 2147483647");
   });
 
   it("2: --config that is not JSON", async () => {
