@@ -79,7 +79,7 @@ export function converse(
           // Every reply then stayed in the host (a review's flood of 4 MB file reads grew it by
           // 294 MB in 9 s, up to the time limit). Waiting here holds at most one reply; a
           // further request meanwhile is a second unanswered one, and ends the sandbox.
-          await Promise.race([sandbox.written(), sandbox.ended]);
+          await sandbox.written();
           const decision = await answer(action);
           if (decision === null) return;
           unanswered = false;

@@ -71,6 +71,8 @@ export class SandboxProcess {
   private readonly child: ChildProcess;
   private stderr = "";
   private lastWrite: Promise<void> = Promise.resolve();
+  /** Settles `lastWrite` when the process ends first (its pipe then takes nothing more). */
+  private settleLastWrite: (() => void) | null = null;
   private killedFor: Extract<SandboxEnd, { kind: "killed" }> | null = null;
   private watchdog: NodeJS.Timeout | null = null;
   private readonly rssLimitKb: number;
@@ -99,6 +101,7 @@ export class SandboxProcess {
     this.ended = new Promise((resolve) => {
       const finish = (end: SandboxEnd): void => {
         this.watchMemory(false);
+        this.settleLastWrite?.();
         release();
         resolve(this.killedFor ?? end);
       };
@@ -125,13 +128,17 @@ export class SandboxProcess {
 
   write(text: string): void {
     if (this.killedFor || !this.child.stdin!.writable) return;
-    // Called once the text is in the pipe, or the write failed (the process is gone).
-    this.lastWrite = new Promise((resolve) => this.child.stdin!.write(text, () => resolve()));
+    // Settled once the text is in the pipe, or the write failed, or the process has ended.
+    this.lastWrite = new Promise((resolve) => {
+      this.settleLastWrite = resolve;
+      this.child.stdin!.write(text, () => resolve());
+    });
   }
 
   /**
    * Resolves once everything written so far has gone into the pipe to the sandbox, that is,
-   * the sandbox has read all but what the pipe holds (64 KiB); what it has not is held by the host.
+   * the sandbox has read all but what the pipe holds (64 KiB); what it has not is held by the
+   * host. Also once the process has ended: then nothing more is waited for.
    */
   written(): Promise<void> {
     return this.lastWrite;
