@@ -24,17 +24,6 @@ export class SecureSink {
   }
 
   /**
-   * Appends text once `text` resolves; appends happen in call order. `admit`, called in that
-   * order too, just before the write, decides what of the text is written.
-   */
-  append(text: string | Promise<string>, admit?: (text: string) => string): void {
-    this.enqueue(async (write) => {
-      const resolved = await text;
-      write(admit ? admit(resolved) : resolved);
-    });
-  }
-
-  /**
    * Runs `job` once everything appended before it is written; what it writes goes in order. A
    * job that fails is reported (once per sink) and the next ones still run: a rejected chain
    * skipped every later append without a word, so a sink that could not be written lost all
@@ -73,9 +62,10 @@ export class SecureSink {
   }
 }
 
-/** Where an evaluation's output meant for a person goes; `knownBytes`: the part of it known now. */
+/** Where an evaluation's output meant for a person goes. */
 export interface SinkWriter {
-  append(text: string | Promise<string>, knownBytes?: number): void;
+  /** Plain text (a note from tacit). */
+  append(text: string): void;
   /**
    * A printed line: its text parts, and its classified values (read as plaintext only when the
    * sink gets to them, one at a time).
@@ -117,9 +107,9 @@ export class SinkQuota implements SinkWriter {
     private readonly limits: SinkLimits,
   ) {}
 
-  append(text: string | Promise<string>, knownBytes: number = typeof text === "string" ? Buffer.byteLength(text) : 0): void {
-    if (!this.take(knownBytes)) return;
-    this.sink.append(text, (resolved) => this.admit(resolved));
+  append(text: string): void {
+    if (!this.take(Buffer.byteLength(text))) return;
+    this.sink.enqueue(async (write) => write(this.admit(text)));
   }
 
   /**
@@ -148,7 +138,7 @@ export class SinkQuota implements SinkWriter {
     if (this.known + knownBytes > this.limits.knownBytes) {
       this.refusing = true;
       // After everything queued before it, unless one of those was cut already.
-      this.sink.append("", () => this.cut(""));
+      this.sink.enqueue(async (write) => write(this.cut("")));
       return false;
     }
     this.known += knownBytes;
