@@ -24,7 +24,7 @@ export const procFdDirectory: string = (() => {
 /** What a descriptor really refers to; null where the system cannot say (no /proc). */
 export function openedPath(fd: number): string | null {
   try {
-    return readlinkSync(`/proc/self/fd/${fd}`);
+    return readlinkSync(`${procFdDirectory}/${fd}`);
   } catch {
     return null;
   }
@@ -55,7 +55,7 @@ export function openForReading(real: string, verify: (actual: string) => void): 
 
 /**
  * Runs `op` with a path naming the directory `realDir` as opened and verified: `verify`
- * receives where the directory really is. `op` gets "/proc/self/fd/N" (or `realDir` itself
+ * receives where the directory really is. `op` gets "/proc/<pid>/fd/N" (or `realDir` itself
  * where there is no /proc) and the verified real location.
  */
 export function inVerifiedDirectory<T>(realDir: string, verify: (actualDir: string) => void, op: (dir: string, actualDir: string) => T): T {
@@ -63,7 +63,7 @@ export function inVerifiedDirectory<T>(realDir: string, verify: (actualDir: stri
   try {
     const actual = openedPath(fd);
     verify(actual ?? realDir);
-    return op(actual === null ? realDir : `/proc/self/fd/${fd}`, actual ?? realDir);
+    return op(actual === null ? realDir : `${procFdDirectory}/${fd}`, actual ?? realDir);
   } finally {
     closeSync(fd);
   }
