@@ -2,6 +2,9 @@
 // execute_typescript call in its own sandbox process; without a bound, a client sending many
 // calls at once would start as many Deno processes (each allowed its full heap) as it liked.
 
+/** Runs a task once a slot is free (see ConcurrencyLimit.slot). */
+export type Slot = <T>(task: () => Promise<T>) => Promise<T>;
+
 export class ConcurrencyLimit {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
@@ -20,7 +23,7 @@ export class ConcurrencyLimit {
    * the call rejects with `cancelled()`'s error.
    */
   async run<T>(task: () => Promise<T>, signal: AbortSignal | undefined, cancelled: () => Error): Promise<T> {
-    if (this.running >= this.limit) await this.slot(signal, cancelled);
+    if (this.running >= this.limit) await this.waitForSlot(signal, cancelled);
     else this.running++;
     try {
       return await task();
@@ -31,7 +34,12 @@ export class ConcurrencyLimit {
     }
   }
 
-  private slot(signal: AbortSignal | undefined, cancelled: () => Error): Promise<void> {
+  /** `run` with its signal and cancellation fixed: what a caller hands to code that only runs tasks. */
+  slot(signal: AbortSignal | undefined, cancelled: () => Error): Slot {
+    return (task) => this.run(task, signal, cancelled);
+  }
+
+  private waitForSlot(signal: AbortSignal | undefined, cancelled: () => Error): Promise<void> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(cancelled());
       const take = (): void => {

@@ -23,7 +23,7 @@ import type { Oversight } from "./approval/gate.js";
 import { elicitationAsker } from "./approval/elicitation.js";
 import { createOversight } from "./approval/oversight.js";
 import { monotonicMs } from "./monotonic.js";
-import { ConcurrencyLimit } from "./concurrency-limit.js";
+import { ConcurrencyLimit, type Slot } from "./concurrency-limit.js";
 
 const INSTRUCTIONS =
   "tacit runs TypeScript you write against a capability library, in a sandbox with no authority of its own: " +
@@ -153,6 +153,7 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
   // waits for most of a boot, since every one-shot call needs a fresh sandbox).
   // One-shot calls beyond the limit wait (in order) rather than each starting a sandbox at once.
   const evaluations = new ConcurrencyLimit(config.maxConcurrentEvaluations);
+  const slotFor = (signal?: AbortSignal): Slot => evaluations.slot(signal, () => new CancelledBeforeStart());
   let spare: SandboxProcess | undefined = new SandboxProcess({ memoryLimitMb: config.memoryLimitMb });
   let closing = false;
   let lastAnswerAt = -Infinity;
@@ -186,22 +187,19 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
       withProgress(extra, async () => {
         let result: EvaluationResult;
         try {
-          result = await evaluations.run(
-            () =>
-              withSpare((prestarted) =>
-                evaluate({
-                  code,
-                  displayName: "script.ts",
-                  config,
-                  input: { kind: "unavailable", reason: "readInput(): an MCP call has no piped input; put the data in the script." },
-                  signal: extra.signal,
-                  typeChecker,
-                  oversight,
-                  ...(prestarted ? { prestarted } : {}),
-                }),
-              ),
-            extra.signal,
-            () => new CancelledBeforeStart(),
+          result = await slotFor(extra.signal)(() =>
+            withSpare((prestarted) =>
+              evaluate({
+                code,
+                displayName: "script.ts",
+                config,
+                input: { kind: "unavailable", reason: "readInput(): an MCP call has no piped input; put the data in the script." },
+                signal: extra.signal,
+                typeChecker,
+                oversight,
+                ...(prestarted ? { prestarted } : {}),
+              }),
+            ),
           );
         } catch (error) {
           if (!(error instanceof CancelledBeforeStart)) throw error;
@@ -214,7 +212,7 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
       }),
   );
 
-  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, recorder, typeChecker, oversight, log, evaluations) : null;
+  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, recorder, typeChecker, oversight, log, slotFor) : null;
 
   server.registerTool(
     "show_interface",
@@ -297,7 +295,7 @@ function registerSessionTools(
   typeChecker: TypeChecker,
   oversight: Oversight,
   log: ReturnType<typeof serverLog>,
-  evaluations: ConcurrencyLimit,
+  slotFor: (signal?: AbortSignal) => Slot,
 ): { closeAll(reason: string): Promise<void> } {
   const sessions = new Map<string, ReplSession>();
   /** create_repl_session calls under way, not yet in `sessions`. */
@@ -340,8 +338,8 @@ function registerSessionTools(
       try {
         // The warm spare becomes the session's sandbox; the next spare boots meanwhile.
         // Its rebuilds take a slot as its snippets do; none waits on a cancellation.
-        const rebuildSlot = <T>(task: () => Promise<T>): Promise<T> => evaluations.run(task, undefined, () => new CancelledBeforeStart());
-        session = await withSpare(async (prestarted) => new ReplSession(config, prestarted, rebuildSlot));
+        // Its rebuilds take a slot as its snippets do; none waits on a cancellation.
+        session = await withSpare(async (prestarted) => new ReplSession(config, prestarted, slotFor()));
       } finally {
         creating--;
       }
@@ -368,8 +366,7 @@ function registerSessionTools(
       try {
         // A snippet runs in a sandbox like any call: it takes one of the same slots (uncounted,
         // a client could run as many sandboxes at once as it had sessions: 100 by default).
-        const slot = <T>(task: () => Promise<T>): Promise<T> => evaluations.run(task, extra.signal, () => new CancelledBeforeStart());
-        const result = await withProgress(extra, () => session.execute(code, { signal: extra.signal, typeChecker, oversight, slot }));
+        const result = await withProgress(extra, () => session.execute(code, { signal: extra.signal, typeChecker, oversight, slot: slotFor(extra.signal) }));
         recorder?.append({ kind: "execute_in_session", sessionId: session_id, code, result });
         logAfterAnswer(log, `execute_in_session ${session_id}: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
         return toolResult(result);

@@ -18,6 +18,7 @@ import type { RunnerConfig } from "./config.js";
 import { converse } from "./conversation.js";
 import { evaluate, exchangeDigest, EXIT_CODES, type EvaluationResult, type SessionState } from "./evaluate.js";
 import { type RecordedExchange, SessionRecording } from "./session-recording.js";
+import type { Slot } from "./concurrency-limit.js";
 import { HostSecrets } from "./host-secrets.js";
 import { LiveSandbox } from "./live-sandbox.js";
 import { PausableTimer } from "./pausable-timer.js";
@@ -53,7 +54,7 @@ export interface ExecuteOptions {
    * Runs the snippet once a slot is free (tacit serve's maxConcurrentEvaluations), taken when
    * its turn in the session comes, so snippets queued behind each other hold none.
    */
-  slot?: <T>(task: () => Promise<T>) => Promise<T>;
+  slot?: Slot;
 }
 
 interface Snippet {
@@ -94,7 +95,7 @@ export class ReplSession {
   constructor(
     private readonly config: RunnerConfig,
     prestarted?: SandboxProcess,
-    private readonly rebuildSlot?: <T>(task: () => Promise<T>) => Promise<T>,
+    private readonly rebuildSlot?: Slot,
   ) {
     const pure = new PureEvaluator();
     const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
