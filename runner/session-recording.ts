@@ -31,11 +31,13 @@ function approximateBytes(decision: Decision): number {
   return EXCHANGE_OVERHEAD_BYTES + (JSON.stringify(value) ?? "").length * 2;
 }
 
+/** A session's snippets run one at a time, so one running count serves the snippet under way. */
 export class SessionRecording {
-  private bytes = 0;
-  /** The snippet running now has taken the session past its limit. */
-  private overflowing = false;
-  /** A snippet that did finished well: what was recorded is let go, and no replay is possible. */
+  /** What the successful snippets' records hold. */
+  private keptBytes = 0;
+  /** What the snippet under way has recorded so far, the reply that passed the limit included. */
+  private runningBytes = 0;
+  /** A snippet that passed the limit finished well: every record was let go, and no replay is possible. */
   private lost = false;
 
   constructor(readonly limitBytes: number) {}
@@ -45,52 +47,40 @@ export class SessionRecording {
     return !this.lost;
   }
 
-  /** A snippet's own record, counted against this session's limit as it grows. */
+  /** The running snippet's record, counted against this session's limit as it grows. */
   snippet(): SnippetRecord {
+    this.runningBytes = 0;
     return new SnippetRecord(this);
   }
 
-  /** Counts a reply; false once the limit is passed (then nothing more is kept). */
+  /** Counts a reply of the running snippet; false once the limit is passed (then nothing more is kept). */
   take(bytes: number): boolean {
-    if (this.lost || this.overflowing) return false;
-    this.bytes += bytes;
-    this.overflowing = this.bytes > this.limitBytes;
-    return !this.overflowing;
+    if (this.lost) return false;
+    this.runningBytes += bytes;
+    return this.keptBytes + this.runningBytes <= this.limitBytes;
   }
 
   /** The snippet succeeded: its record stays, or, past the limit, every record goes. */
   commit(): void {
-    if (this.overflowing) this.lost = true;
+    this.keptBytes += this.runningBytes;
+    this.runningBytes = 0;
+    if (this.keptBytes > this.limitBytes) this.lost = true;
   }
 
-  /** The snippet failed: its record is not kept, and what it counted is given back. */
-  release(record: SnippetRecord): void {
-    this.bytes -= record.bytes;
-    this.overflowing = false;
+  /** The snippet failed: its record is not kept, nor counted. */
+  release(): void {
+    this.runningBytes = 0;
   }
 }
 
 export class SnippetRecord {
   exchanges: RecordedExchange[] = [];
-  /** Counted against the session, the reply that passed the limit included. */
-  bytes = 0;
-  private full = false;
 
   constructor(private readonly session: SessionRecording) {}
 
   push(exchange: RecordedExchange): void {
-    if (this.full) return;
-    const bytes = approximateBytes(exchange.decision);
-    const kept = this.session.take(bytes);
-    if (!kept) {
-      // Counted even so when it passed the limit (take added it), so release gives it back.
-      if (!this.session.complete) return;
-      this.bytes += bytes;
-      this.full = true;
-      this.exchanges = [];
-      return;
-    }
-    this.bytes += bytes;
-    this.exchanges.push(exchange);
+    // Past the limit the counts only grow, so every later push lands here too.
+    if (!this.session.take(approximateBytes(exchange.decision))) this.exchanges = [];
+    else this.exchanges.push(exchange);
   }
 }

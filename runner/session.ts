@@ -166,7 +166,7 @@ export class ReplSession {
         // Past the limit, no replay is possible: what was kept is let go.
         if (!this.recording.complete) for (const snippet of this.snippets) snippet.recording = [];
       } else {
-        this.recording.release(record);
+        this.recording.release();
         // Rejected snippets never reached the sandbox; anything else that went wrong ended it.
         if (result.outcome !== "rejected" || !live.usable) this.replaceSandbox(live, false);
       }
