@@ -28,21 +28,33 @@ export async function checkScript(
   checker: TypeChecker = (text) => typeCheck(text, DEFAULT_TIMEOUT_MS),
   fresh: string = code,
 ): Promise<CheckResult> {
+  const { validation, types } = checkInStages(code, displayName, typeCheckEnabled, checker, fresh);
+  return types ?? validation;
+}
+
+/**
+ * The checks in two stages: the validation's result now, and the type check, which only code
+ * that passed validation reaches (it reads the modules code imports), as a promise, or null when
+ * validation failed or type-checking is off. A caller can prepare the run while types are checked.
+ */
+export function checkInStages(
+  code: string,
+  displayName: string,
+  typeCheckEnabled: boolean,
+  checker: TypeChecker,
+  fresh: string = code,
+): { validation: CheckResult; types: Promise<CheckResult> | null } {
   const validation = validate(code, displayName, fresh);
   if (!validation.ok) {
-    return { ok: false, errors: validation.diagnostics.map((d) => formatDiagnostic(displayName, d)), tacitImports: [], pureFunctions: [] };
+    const errors = validation.diagnostics.map((d) => formatDiagnostic(displayName, d));
+    return { validation: { ok: false, errors, tacitImports: [], pureFunctions: [] }, types: null };
   }
-  if (typeCheckEnabled) {
-    const types = await checker(code);
-    if (!types.ok) {
-      return {
-        ok: false,
-        errors: types.diagnostics.map((d) => formatTypeDiagnostic(displayName, d)),
-        tacitImports: validation.tacitImports,
-        pureFunctions: validation.pureFunctions,
-      };
-    }
-  }
-  return { ok: true, errors: [], tacitImports: validation.tacitImports, pureFunctions: validation.pureFunctions };
+  const { tacitImports, pureFunctions } = validation;
+  const passed: CheckResult = { ok: true, errors: [], tacitImports, pureFunctions };
+  if (!typeCheckEnabled) return { validation: passed, types: null };
+  const types = Promise.resolve()
+    .then(() => checker(code))
+    .then((checked): CheckResult => (checked.ok ? passed : { ok: false, errors: checked.diagnostics.map((d) => formatTypeDiagnostic(displayName, d)), tacitImports, pureFunctions }));
+  return { validation: passed, types };
 }
 

@@ -28,7 +28,7 @@ import { type SandboxEnd, sandboxWith } from "./sandbox.js";
 import { converse } from "./conversation.js";
 import type { LiveSandbox } from "./live-sandbox.js";
 import type { SandboxProcess } from "./sandbox-process.js";
-import { type CheckResult, checkScript, type TypeChecker } from "./checks.js";
+import { type CheckResult, checkInStages, checkScript, type TypeChecker } from "./checks.js";
 import { typeCheck } from "./typecheck.js";
 import type { TacitImport } from "./validator.js";
 import { ApprovalGate, type Oversight } from "./approval/gate.js";
@@ -206,19 +206,22 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
 
   let tacitImports: TacitImport[] = [];
   let pureFunctions: PureFunctionSite[] = [];
+  // A type check started here is awaited once the run is prepared (below): the preparation,
+  // which has no effect outside this evaluation, overlaps the checker's work.
+  let typesChecked: Promise<CheckResult> | null = null;
   if (!options.unsafeSkipValidation) {
     let check: CheckResult;
     try {
       const early = options.precheck;
-      check = await (early && early.typeChecked === config.typeCheck
-        ? early.result
-        : checkScript(
-            options.code,
-            options.displayName,
-            config.typeCheck,
-            options.typeChecker ?? ((text) => typeCheck(text, config.executionTimeoutMs)),
-            options.session?.snippet ?? options.code,
-          ));
+      if (early && early.typeChecked === config.typeCheck) check = await early.result;
+      else {
+        const checker = options.typeChecker ?? ((text: string) => typeCheck(text, config.executionTimeoutMs));
+        const stages = checkInStages(options.code, options.displayName, config.typeCheck, checker, options.session?.snippet ?? options.code);
+        check = stages.validation;
+        typesChecked = stages.types;
+        // Handled here too: a preparation that throws leaves it unawaited.
+        typesChecked?.catch(() => undefined);
+      }
     } catch (error) {
       await unused("the checks failed");
       throw error;
@@ -236,11 +239,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   const abandon = new AbortController();
   const unlessAbandoned = abortRace(abandon.signal);
   const stop = (detail: string): void => sandbox.kill("classified", detail);
-  const { context, capabilities, pure, sink, grants } = createEvaluationContext(config, options, oversight, output, lifetime.signal, abandon.signal, grep, stop);
-  sandbox.scrubReplies(context.hostSecrets);
-  const clock = new PausableTimer(config.executionTimeoutMs, () =>
-    sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms`),
-  );
+  const { context, capabilities, pure, sink, grants, attachNotes } = createEvaluationContext(config, options, oversight, output, lifetime.signal, abandon.signal, grep, stop);
   const gate = new ApprovalGate({
     oversight,
     evaluation,
@@ -254,9 +253,29 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   const code = options.session
     ? options.session.sandboxCode(tacitImports, pureFunctions)
     : rewriteForSandbox(options.code, tacitImports, pureFunctions);
+
+  if (typesChecked) {
+    let types: CheckResult;
+    try {
+      types = await typesChecked;
+    } catch (error) {
+      await unused("the checks failed");
+      throw error;
+    }
+    if (!types.ok) {
+      await unused("rejected before running");
+      return result("rejected", output, types.errors.join("\n"), startedAt);
+    }
+  }
+  // From here on the evaluation touches what outlives it: a session's sandbox and failure notes.
   const program: HostFrame = live
     ? live.programFrame(code, options.displayName)
     : { type: "start", protocol: PROTOCOL_VERSION, code, displayName: options.displayName, hideRuntime: !options.unsafeKeepRuntime, randomSeed: null, session: false };
+  attachNotes();
+  sandbox.scrubReplies(context.hostSecrets);
+  const clock = new PausableTimer(config.executionTimeoutMs, () =>
+    sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms`),
+  );
   const conversation = converse(sandbox, program, live !== undefined, async (action) => {
     // A killed sandbox reads no answer, and an effect carried out for it now would happen
     // after its limit: requests still queued are dropped, one in progress is let go of.
@@ -338,7 +357,6 @@ function createEvaluationContext(
   // the store's notes on values it could not compute count against the same share.
   const quota = sink ? new SinkQuota(sink, { knownBytes: OUTPUT_LIMIT_BYTES, totalBytes: OUTPUT_LIMIT_BYTES + config.classifiedStoreLimitBytes }) : null;
   const notes = shared?.notes ?? new FailureNotes();
-  notes.to = quota;
   const classified = shared?.classified ?? new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes);
   const hostSecrets = HostSecrets.of(config);
   const context: EvaluationContext = {
@@ -388,7 +406,11 @@ function createEvaluationContext(
       protectedPaths,
     ),
   };
-  return { context, capabilities, pure, sink, grants };
+  // The store's notes on values it could not compute go to this evaluation's share from when it runs.
+  const attachNotes = (): void => {
+    notes.to = quota;
+  };
+  return { context, capabilities, pure, sink, grants, attachNotes };
 }
 
 /**

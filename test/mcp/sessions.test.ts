@@ -202,6 +202,18 @@ describe("REPL sessions", () => {
       expect((await run(s, "lost")).exitCode).not.toBe(0);
     }));
 
+  // The run is prepared while types are checked: nothing of a rejected snippet may reach the
+  // session's sandbox (its first program frame starts the sandbox; any later one is "next").
+  it("a session whose first snippets are refused (ill-typed, invalid) starts with the next one", () =>
+    withSession(async (s) => {
+      expect(await run(s, 'const early: number = "s";')).toMatchObject({ exitCode: 3 });
+      expect(await run(s, 'import fs from "node:fs";')).toMatchObject({ exitCode: 3 });
+      expect(await run(s, "const first = 1")).toMatchObject({ exitCode: 0 });
+      expect(await run(s, "const second: string = first;")).toMatchObject({ exitCode: 3 });
+      expect(await run(s, "first + 1")).toMatchObject({ stdout: "2\n", exitCode: 0 });
+      expect((await run(s, "early")).exitCode).not.toBe(0);
+    }));
+
   it("watches memory in every snippet (the watchdog rests between them): a later bomb is killed, the session goes on", () =>
     withSession(async (s) => {
       await run(s, "const kept = 5;");
