@@ -49,12 +49,15 @@ export class IncrementalTypeChecker {
     return this.dir;
   }
 
+  /** The snapshot the last check replaced, freed by releaseStale() or by the next check. */
+  private stale: Snapshot | null = null;
+
   /** Synchronous: a re-check takes a few milliseconds. */
   check(code: string): TypeCheckResult {
+    this.releaseStale();
     this.code = code;
-    const previous = this.snapshot;
+    this.stale = this.snapshot;
     this.snapshot = this.api.updateSnapshot({ fileChanges: { changed: [this.script] } });
-    previous.dispose();
     const project = this.snapshot.getProject(this.tsconfig);
     if (!project) throw new Error("tacit: the type checker lost its project");
     const found = [...project.program.getSyntacticDiagnostics(this.script), ...project.program.getSemanticDiagnostics(this.script)];
@@ -65,6 +68,16 @@ export class IncrementalTypeChecker {
     });
     diagnostics.sort((a, b) => a.line - b.line || a.column - b.column);
     return { ok: diagnostics.length === 0, diagnostics };
+  }
+
+  /**
+   * Frees the snapshot the last check replaced: a round trip to the checker process (a few
+   * tenths of a millisecond), which the checker's thread makes once its answer is on its way.
+   */
+  releaseStale(): void {
+    const stale = this.stale;
+    this.stale = null;
+    stale?.dispose();
   }
 
   close(): void {

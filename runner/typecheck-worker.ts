@@ -20,5 +20,11 @@ port.on("message", ({ id, code }: TypeCheckRequest) => {
     port.postMessage({ kind: "result", id, result: checker.check(code) } satisfies TypeCheckReply);
   } catch (error) {
     port.postMessage({ kind: "failed", id, message: error instanceof Error ? error.message : String(error) } satisfies TypeCheckReply);
+    return;
+  }
+  try {
+    checker.releaseStale(); // after the answer: it is not part of the check
+  } catch {
+    // The checker's process failed: the next check finds out, and a new checker takes over.
   }
 });
