@@ -204,32 +204,37 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   // boot while the checks run and the sandbox starts, not when the search is asked for.
   if (RECURSIVE_SEARCH.test(options.session?.snippet ?? options.code)) grep.prestart();
 
+  // The checks' verdict: checks that fail, or a script they refuse, stop what was started for it.
+  const checked = async (checks: () => CheckResult | Promise<CheckResult>): Promise<CheckResult> => {
+    try {
+      return await checks();
+    } catch (error) {
+      await unused("the checks failed");
+      throw error;
+    }
+  };
+  const refused = async (check: CheckResult): Promise<EvaluationResult> => {
+    await unused("rejected before running");
+    return result("rejected", output, check.errors.join("\n"), startedAt);
+  };
+
   let tacitImports: TacitImport[] = [];
   let pureFunctions: PureFunctionSite[] = [];
   // A type check started here is awaited once the run is prepared (below): the preparation,
   // which has no effect outside this evaluation, overlaps the checker's work.
   let typesChecked: Promise<CheckResult> | null = null;
   if (!options.unsafeSkipValidation) {
-    let check: CheckResult;
-    try {
+    const check = await checked(() => {
       const early = options.precheck;
-      if (early && early.typeChecked === config.typeCheck) check = await early.result;
-      else {
-        const checker = options.typeChecker ?? ((text: string) => typeCheck(text, config.executionTimeoutMs));
-        const stages = checkInStages(options.code, options.displayName, config.typeCheck, checker, options.session?.snippet ?? options.code);
-        check = stages.validation;
-        typesChecked = stages.types;
-        // Handled here too: a preparation that throws leaves it unawaited.
-        typesChecked?.catch(() => undefined);
-      }
-    } catch (error) {
-      await unused("the checks failed");
-      throw error;
-    }
-    if (!check.ok) {
-      await unused("rejected before running");
-      return result("rejected", output, check.errors.join("\n"), startedAt);
-    }
+      if (early && early.typeChecked === config.typeCheck) return early.result;
+      const checker = options.typeChecker ?? ((text: string) => typeCheck(text, config.executionTimeoutMs));
+      const stages = checkInStages(options.code, options.displayName, config.typeCheck, checker, options.session?.snippet ?? options.code);
+      typesChecked = stages.types;
+      // Handled here too: a preparation that throws leaves it unawaited.
+      typesChecked?.catch(() => undefined);
+      return stages.validation;
+    });
+    if (!check.ok) return refused(check);
     tacitImports = check.tacitImports;
     pureFunctions = check.pureFunctions;
   }
@@ -255,17 +260,9 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     : rewriteForSandbox(options.code, tacitImports, pureFunctions);
 
   if (typesChecked) {
-    let types: CheckResult;
-    try {
-      types = await typesChecked;
-    } catch (error) {
-      await unused("the checks failed");
-      throw error;
-    }
-    if (!types.ok) {
-      await unused("rejected before running");
-      return result("rejected", output, types.errors.join("\n"), startedAt);
-    }
+    const pending: Promise<CheckResult> = typesChecked;
+    const types = await checked(() => pending);
+    if (!types.ok) return refused(types);
   }
   // From here on the evaluation touches what outlives it: a session's sandbox and failure notes.
   const program: HostFrame = live
