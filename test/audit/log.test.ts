@@ -5,7 +5,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { AuditLog, AuditLogError } from "../../runner/audit/log.js";
+import { AUDIT_DRAIN_DELAY_MS, AuditLog, AuditLogError } from "../../runner/audit/log.js";
 import { runCli } from "../helpers.js";
 import { auditHome, crashWhileWriting, evaluationEvents, readLines, verifyJson, writeLog } from "./fixtures.js";
 
@@ -220,7 +220,7 @@ describe("AuditLog: deferred lines", () => {
       return requested!;
     });
     expect(called).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, AUDIT_DRAIN_DELAY_MS + 20));
     log.append(ended!);
     expect(called).toBe(1);
     log.close();
