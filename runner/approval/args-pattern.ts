@@ -12,7 +12,12 @@
 //   - when each of the glob's words matches some argument, in any order, a long option also
 //     by a beginning of it (`--mir` for `--mirror*`): git takes options after the repository
 //     and refspec, and a long option by any unambiguous beginning (a third review force-pushed
-//     past `push --force*` with `git push origin main --force`, and mirrored with `--mir`).
+//     past `push --force*` with `git push origin main --force`, and mirrored with `--mir`), also
+//     under a leading `*` (`*--force*` by `--forc`), and
+//   - when a word that is a short option (`-f*`, `-rf`) has each of its letters among the
+//     arguments' short options, bundled or not (`-qf`, `-fr`, `-r -f`), and a long option
+//     (`--force*`) has its first letter there, in either case (`-f`): the usual short form of
+//     a long option, which a fourth review force-pushed with past `push --force*`.
 // This cannot see what a command reads from elsewhere (aliases in .git/config, a hook), so a
 // rule on the whole command is the safe choice for commands with global options and aliases.
 //
@@ -61,16 +66,45 @@ function matchesFromSomeArgument(glob: string, joined: string): boolean {
   return false;
 }
 
+/** The option a word names: its text before any `*`, after leading ones (`--force` for `*--force*`). */
+function optionOf(word: string): string {
+  return word.replace(/^\*+/, "").split("*", 1)[0]!;
+}
+
 /** Whether `arg` is a long option that names `word`'s option by a beginning of it (`--mir` for `--mirror*`). */
 function abbreviates(arg: string, word: string): boolean {
-  if (!arg.startsWith("--") || !word.startsWith("--")) return false;
+  const option = optionOf(word);
+  if (!arg.startsWith("--") || !option.startsWith("--")) return false;
   const name = arg.split("=", 1)[0]!;
-  return name.length > 2 && word.split("*", 1)[0]!.startsWith(name);
+  return name.length > 2 && option.startsWith(name);
+}
+
+/**
+ * The characters of every argument that is a group of short options (`-qf` gives q and f; a
+ * value bundled after its option counts too, which can only add a match).
+ */
+function shortOptionLetters(args: readonly string[]): Set<string> {
+  const letters = new Set<string>();
+  for (const arg of args) {
+    if (arg.length > 1 && arg[0] === "-" && arg[1] !== "-") for (const letter of arg.slice(1).split("=", 1)[0]!) letters.add(letter);
+  }
+  return letters;
+}
+
+/** Whether the short options among the arguments cover `word`'s: all letters of `-rf*`, or the first of `--force*` in either case. */
+function shortFormsAppear(word: string, letters: ReadonlySet<string>): boolean {
+  const option = optionOf(word);
+  const long = /^--([A-Za-z0-9])/.exec(option);
+  if (long) return letters.has(long[1]!.toLowerCase()) || letters.has(long[1]!.toUpperCase());
+  const short = /^-([A-Za-z0-9]+)/.exec(option);
+  return short !== null && [...short[1]!].every((letter) => letters.has(letter));
 }
 
 /** Whether each of the glob's space-separated words (those with text besides `*`) matches some argument, in any order. */
 function wordsAppear(words: readonly string[], args: readonly string[]): boolean {
-  return words.length > 0 && words.every((word) => args.some((arg) => starGlobMatches(word, arg) || abbreviates(arg, word)));
+  if (words.length === 0) return false;
+  const letters = shortOptionLetters(args);
+  return words.every((word) => shortFormsAppear(word, letters) || args.some((arg) => starGlobMatches(word, arg) || abbreviates(arg, word)));
 }
 
 /** The glob's literal text before its first `*`, trimmed (`push --force` for `push --force*`), or null when there is none. */

@@ -100,3 +100,38 @@ describe("an args rule on git push, no terminal", () => {
     expect(after.split("\n").filter((l) => !l.startsWith("refs/heads/plain ")).join("\n")).toBe(before);
   });
 });
+
+describe("option words in an args rule, written as git takes them", () => {
+  it("refuses a short option bundled or standing for the long one, and a long one abbreviated under a leading *", async () => {
+    // A fourth review force-pushed past three rules that ask: "push -f*" with `-qf` (short
+    // options bundle), "push --force*" with `-f` (the short form of --force) and "*--force*"
+    // with `--forc` (the abbreviation was recognised only for words starting with "--").
+    const w = world();
+    const remote = repositoryWithRemote(w);
+    git(w.work, ["push", "-q", "origin", "HEAD:refs/heads/a", "HEAD:refs/heads/b", "HEAD:refs/heads/c"]);
+    git(w.work, ["commit", "-q", "--amend", "--allow-empty", "-m", "rewritten"]);
+    const before = git(remote, ["for-each-ref", "--format=%(refname) %(objectname)"]);
+    const rules = (args: string) => w.config([{ action: "exec", command: "git", args, tier: "always-ask" }], { libraryConfig: { commandPermissions: ["git"] } });
+    const cases: Array<[string, string, string[]]> = [
+      ["push -f*", "bundled", ["push", "-qf", "origin", "HEAD:refs/heads/a"]],
+      ["push --force*", "short form", ["push", "-f", "origin", "HEAD:refs/heads/b"]],
+      ["*--force*", "abbreviated", ["push", "--forc", "origin", "HEAD:refs/heads/c"]],
+    ];
+    const lines: string[] = [];
+    for (const [args, label, argv] of cases) {
+      const script = `${ATTEMPT}requestExecPermission(["git"], (p) => {
+  attempt(${JSON.stringify(label)}, () => p.exec("git", ${JSON.stringify(argv)}).exitCode);
+  attempt("plain push", () => p.exec("git", ["push", "-q", "origin", "HEAD:refs/heads/plain"]).exitCode);
+});
+`;
+      const run = await unattended(w, ["run", "--config", rules(args), w.script(script)]);
+      expect(run.code, run.all).toBe(0);
+      expect(run.stdout).toContain("plain push => 0");
+      lines.push(`${args}: ${run.stdout.split("\n").find((l) => l.startsWith(`${label} `)) ?? run.all}`);
+    }
+    const asked = /refused: true exec git .*: refused: the policy requires a person's approval \(always-ask\), and no one could be asked/;
+    expect(lines.filter((line) => !asked.test(line)), "ran without a question").toEqual([]);
+    const after = git(remote, ["for-each-ref", "--format=%(refname) %(objectname)"]);
+    expect(after.split("\n").filter((l) => !l.startsWith("refs/heads/plain ")).join("\n")).toBe(before);
+  });
+});
