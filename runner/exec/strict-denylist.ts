@@ -97,6 +97,13 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // A third review: each prints any file it is given (`diff ~/.ssh/id_rsa /dev/null`).
       "diff", "cmp", "sdiff", "diff3", "grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "nl", "rev", "uniq", "cut", "paste",
       "fold", "fmt", "pr", "expand", "unexpand", "comm", "join", "shuf", "iconv", "look", "csplit", "zless", "zmore",
+      // A fourth review: more that print any file (`basenc --base64 ~/.ssh/id_rsa`, `ptx`,
+      // `column`, `ul`, `jq -R .`), and decompressors that pass a file that is not compressed
+      // through unchanged (`bzcat -f`, `zstdcat -f`), with their grep, diff and pager wrappers.
+      "basenc", "ptx", "tsort", "column", "ul", "pv", "jq", "gojq", "jaq", "yq", "xq", "tomlq", "mlr", "miller", "xsv", "qsv",
+      "bzcat", "bunzip", "bzip2recover", "bzgrep", "bzegrep", "bzfgrep", "bzdiff", "bzcmp", "bzless", "bzmore", "zstd", "zstdcat",
+      "unzstd", "zstdmt", "pzstd", "zstdgrep", "zstdless", "lz4", "lz4cat", "unlz4", "lzop", "lzip", "plzip", "lunzip", "brotli",
+      "pigz", "unpigz", "zdiff", "zcmp", "zegrep", "zfgrep", "zipgrep", "combine",
     ],
   },
   {

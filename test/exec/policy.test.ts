@@ -7,7 +7,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, type CliResult, expectRefused, realTempDir, tacit } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, type CliResult, expectRefused, makeCanary, realTempDir, tacit } from "./fixtures.js";
 
 let root: string;
 let cleanup: () => void;
@@ -154,6 +154,42 @@ attempt("printf alias runs", () => requestExecPermission(["tacit-printf-alias"],
   it("still runs ordinary tools, under their own names and others", () => {
     expectGranted(found, ["printf", "pwd", "ls", "wc", "ps"]);
     expect(attemptOf(found, "printf alias runs")).toEqual({ status: "ok", value: "alias ok" });
+  });
+});
+
+describe("--strict and the tools that print a file they are given", () => {
+  // A fourth review printed a file outside the allowed roots under --strict through tools off
+  // the denylist: basenc --base64, ptx, column, ul, jq -R, bzcat -f and zstdcat -f (the
+  // compressors pass a file that is not compressed through unchanged), and the like.
+  const PRINTERS: Array<[string, string[]]> = [
+    ["basenc", ["--base64"]], ["ptx", []], ["column", []], ["ul", []], ["jq", ["-R", "."]], ["yq", ["-R", "."]],
+    ["bzcat", ["-f"]], ["bunzip2", ["-cf"]], ["zstdcat", ["-f"]], ["unzstd", ["-cf"]], ["lz4cat", ["-f"]], ["zdiff", []], ["zegrep", ["."]],
+    ["bzgrep", ["."]], ["zstdgrep", ["."]], ["pv", ["-q"]],
+  ];
+  it("refuses them, so none prints the file", async () => {
+    const { dir, cleanup } = realTempDir("tacit-strict-printers-");
+    try {
+      const canary = makeCanary();
+      const secret = path.join(dir, "secret.txt");
+      writeFileSync(secret, `${canary} ${canary}\n`);
+      const script = `${ATTEMPT_PRELUDE}
+for (const [command, args] of ${JSON.stringify(PRINTERS)} as Array<[string, string[]]>) {
+  attempt(command, () => {
+    const r = requestExecPermission([command], (p) => p.exec(command, [...args, ${JSON.stringify(secret)}, ...(command === "zdiff" ? ["/dev/null"] : [])]));
+    return r.stdout + r.stderr;
+  });
+}
+`;
+      const r = await tacit(root, script, ["--strict"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      // Names not installed here are refused all the same (the policy judges the name first).
+      expectRefused(found, PRINTERS.map(([command]) => command), /refused under --strict/);
+      expect(r.stdout).not.toContain(canary);
+      expect(r.stdout).not.toContain(Buffer.from(canary).toString("base64").slice(0, 20));
+    } finally {
+      cleanup();
+    }
   });
 });
 
