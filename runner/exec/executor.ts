@@ -10,6 +10,7 @@ import path from "node:path";
 import type { ProcessResult } from "../../library/protocol.js";
 import type { CapabilityTable } from "../capabilities.js";
 import { cleanUpAtExit } from "../exit-cleanup.js";
+import { diesWithTacit } from "../parent-death.js";
 import { MAX_TIMER_MS } from "../limits.js";
 import { isWithin } from "../fs/containment.js";
 import { type ProtectedPath, protectedPathOf } from "../fs/protected-paths.js";
@@ -158,8 +159,10 @@ export class ExecExecutor {
   private run(program: string, request: ExecRequest, cwd: string, timeoutMs: number): Promise<ProcessResult> {
     return new Promise((resolve, reject) => {
       const wrapper = namespaceWrapper(NAMESPACE_NOTICES);
-      const [file, argv] = wrapper ? [wrapper.program, [...wrapper.argsBefore, program, ...request.args]] : [program, [...request.args]];
-      const child = spawn(file, argv, {
+      const [command, argv] = wrapper ? [wrapper.program, [...wrapper.argsBefore, program, ...request.args]] : [program, [...request.args]];
+      // Killed by the kernel when tacit ends in a way that runs no exit hook (see parent-death.ts).
+      const { file, args } = diesWithTacit(command, argv);
+      const child = spawn(file, args, {
         cwd,
         env: childEnvironment(),
         // Its own process group, so that a timeout kills everything it started (and the

@@ -134,6 +134,36 @@ describe("tacit ended by a signal while a command runs", () => {
   }
 });
 
+describe("tacit ended in a way that runs no exit hook while a command runs", () => {
+  // SIGKILL (the OOM killer, a supervisor's last resort), SIGQUIT (Ctrl-\ at a terminal) and a
+  // crash end tacit without its exit hooks: in a fourth review each left `unshare … sleep`
+  // running, with no time limit left to end it (its timer was in the process that had gone).
+  for (const signal of ["SIGKILL", "SIGQUIT"] as const) {
+    it(`${signal}: the command and what it started end with tacit`, async () => {
+      const seconds = uniqueSleep();
+      writeFileSync(path.join(root, "abrupt.ts"), `requestExecPermission(["sleep"], (p) => p.exec("sleep", ["${seconds}"]));\n`);
+      const child = spawn(process.execPath, [tacitBin, "run", "--no-check", "--command-permissions", "sleep", "abrupt.ts"], { cwd: root, stdio: "ignore" });
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, how) => resolve(how)));
+      try {
+        for (let i = 0; i < 200 && livePrograms(`sleep ${seconds}`).length === 0; i++) await sleep(50);
+        expect(livePrograms(`sleep ${seconds}`), "the command started").not.toEqual([]);
+        child.kill(signal);
+        expect(await exited).toBe(signal);
+        expect(await leftAlive(`sleep ${seconds}`), "a command left running after tacit ended").toEqual([]);
+      } finally {
+        child.kill("SIGKILL");
+        for (const line of livePrograms(`sleep ${seconds}`)) {
+          try {
+            process.kill(Number(line.split(" ")[0]), "SIGKILL");
+          } catch {
+            // Gone already.
+          }
+        }
+      }
+    });
+  }
+});
+
 describe("output capture", () => {
   it("keeps about 8 MiB of a stream a child fills with 20 MiB, ending with a truncation marker, and finishes", async () => {
     writeFileSync(path.join(root, "big-out.sh"), "head -c 20971520 /dev/zero | tr '\\0' 'a'\nprintf small >&2\n");
