@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { cleanUpAtExit } from "./exit-cleanup.js";
 import { RSS_ALLOWANCE_MB } from "./limits.js";
+import { diesWithTacit } from "./parent-death.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
 
 const WATCHDOG_INTERVAL_MS = 50;
@@ -81,7 +82,10 @@ export class SandboxProcess {
 
   constructor(options: SandboxOptions) {
     this.options = options;
-    this.child = spawn(denoExecutable(), sandboxArgs(options), {
+    // Killed by the kernel when tacit ends in a way that runs no exit hook (see parent-death.ts):
+    // code spinning in a loop reads nothing, so nothing else would end it.
+    const { file, args } = diesWithTacit(denoExecutable(), sandboxArgs(options));
+    this.child = spawn(file, args, {
       env: sandboxEnv(),
       // A directory that always exists; the sandbox can neither read nor write it.
       cwd: "/",

@@ -6,9 +6,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../runner/config.js";
 import { evaluate } from "../../runner/evaluate.js";
-import { writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import path from "node:path";
-import { runBypassed, runScript, tempDir } from "../helpers.js";
+import { runBypassed, runScript, tacitBin, tempDir } from "../helpers.js";
 import { type AttackWorld, createWorld, expectWorldUntouched, lit, NODE_PRELUDE, ownSandboxes, seenOf } from "./fixtures.js";
 
 let world: AttackWorld;
@@ -18,6 +20,33 @@ beforeEach(async () => {
 afterEach(async () => {
   await world.cleanup();
 });
+
+/** The pids of `pid`'s children (from /proc: a process's children file lists those of each of its threads). */
+function childrenOf(pid: number): number[] {
+  try {
+    const tasks = readdirSync(`/proc/${pid}/task`);
+    return tasks.flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number));
+  } catch {
+    return [];
+  }
+}
+
+function commandLineOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** Alive and not a zombie waiting to be reaped (a container's init may never reap it). */
+function isRunning(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
 
 async function expectRejected(code: string, rules: string[]): Promise<void> {
   const result = await runScript(code);
@@ -198,6 +227,33 @@ describe("signals", () => {
     expect(ownSandboxes().length).toBeLessThanOrEqual(before);
     const hello = await runBypassed('println("ok")');
     expect(hello).toMatchObject({ outcome: "ok", stdout: "ok\n" });
+  });
+
+  it("a sandbox spinning in a loop ends with tacit when tacit is killed with SIGKILL (no exit hook runs)", async () => {
+    // A fourth review SIGKILLed `tacit run` (as the OOM killer or a supervisor does) while its
+    // script spun in a loop: the Deno sandbox, which reads nothing while it spins, ran on at
+    // full CPU with no time limit left (the timer was in the process that had gone).
+    const { dir, cleanup } = tempDir("tacit-spin-");
+    const child = spawn(process.execPath, [tacitBin, "run", "--no-check", "spin.ts"], { cwd: dir, stdio: "ignore" });
+    const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+    let sandboxes: number[] = [];
+    try {
+      writeFileSync(path.join(dir, "spin.ts"), "while (true) {}\n");
+      for (let i = 0; i < 200 && sandboxes.length === 0; i++) {
+        await sleep(50);
+        sandboxes = childrenOf(child.pid!).filter((pid) => commandLineOf(pid).includes("bootstrap.js"));
+      }
+      expect(sandboxes, "the sandbox started").not.toEqual([]);
+      await sleep(300);
+      child.kill("SIGKILL");
+      await exited;
+      for (let i = 0; i < 40 && sandboxes.some(isRunning); i++) await sleep(50);
+      expect(sandboxes.filter(isRunning), "sandboxes left running after tacit was killed").toEqual([]);
+    } finally {
+      child.kill("SIGKILL");
+      for (const pid of sandboxes.filter(isRunning)) process.kill(pid, "SIGKILL");
+      cleanup();
+    }
   });
 
   describe("sending signals to the host", () => {
