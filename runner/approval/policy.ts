@@ -12,6 +12,7 @@ import { z } from "zod";
 import type { Tier } from "../audit/events.js";
 import { type HostPattern, isHostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
 import type { ActionRequest } from "./action-request.js";
+import { runsOtherPrograms } from "../exec/strict-denylist.js";
 import { argsMatcher } from "./args-pattern.js";
 
 export const RULE_ACTIONS = [
@@ -95,7 +96,8 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
   const commandTest = rule.command === undefined ? null : starGlob(rule.command.toLowerCase());
   // A rule that raises the tier must not be dodged by reordering a command line: its args
   // pattern fails safe. (Every rule raises it today; one that lowered it would match exactly.)
-  const argsTest = rule.args === undefined ? null : argsMatcher(rule.args, TIER_RANK[rule.tier] > TIER_RANK.allow);
+  const failSafe = TIER_RANK[rule.tier] > TIER_RANK.allow;
+  const argsTest = rule.args === undefined ? null : argsMatcher(rule.args, failSafe);
   const host: HostPattern | null = rule.host === undefined ? null : parseHostPattern(rule.host);
   const method = rule.method?.toUpperCase() ?? null;
   return {
@@ -115,7 +117,11 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
           return subject.tree && paths.some((dir) => isWithin(pathBase!, dir) || isWithin(dir, pathBase!));
         }
         case "command":
-          return (commandTest === null || commandTest.test(subject.command.toLowerCase())) && (argsTest === null || argsTest(subject.args));
+          if ((commandTest === null || commandTest.test(subject.command.toLowerCase())) && (argsTest === null || argsTest(subject.args))) return true;
+          // A rule that asks is not dodged by running its command through another that runs it
+          // (`env VAR=x git push`, `nice git push`, `sh -c "git push"`): a fourth review pushed
+          // past a rule on git with env, nice and timeout permitted beside it.
+          return failSafe && commandTest !== null && runsOtherPrograms(subject.command) && runsThrough(commandTest, argsTest, subject.args);
         case "url":
           return (host === null || patternMatches(host, subject.url)) && (method === null || method === subject.method);
         case "none":
@@ -123,6 +129,19 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
       }
     },
   };
+}
+
+/**
+ * Whether some word of `args` (split at spaces too: a shell's -c takes one command line) names
+ * the rule's command (by its last path component) with the words after it matching the rule's
+ * args, or with no words after it (they may come from elsewhere: `xargs git` reads them from
+ * its input); every such word is tried, so runners may nest (`env nice git push`).
+ */
+function runsThrough(commandTest: RegExp, argsTest: ((args: readonly string[]) => boolean) | null, args: readonly string[]): boolean {
+  const words = args.flatMap((arg) => arg.split(/\s+/)).filter((word) => word !== "");
+  return words.some(
+    (word, at) => commandTest.test(path.basename(word).toLowerCase()) && (argsTest === null || at === words.length - 1 || argsTest(words.slice(at + 1))),
+  );
 }
 
 /**

@@ -165,3 +165,16 @@ export function strictMatch(name: string): StrictMatch | null {
   }
   return null;
 }
+
+const RUNS_OTHERS: ReadonlySet<DeniedGroup> = new Set(
+  STRICT_DENIED_GROUPS.filter((group) => /shell|command runner|privilege/.test(group.kind)),
+);
+
+/**
+ * Whether a program name is a shell, a command runner or a privilege tool: one that runs
+ * another program named in its arguments (`env VAR=x git`, `nice git`, `sudo git`, `sh -c "git …"`).
+ */
+export function runsOtherPrograms(name: string): boolean {
+  const match = strictMatch(name);
+  return match !== null && RUNS_OTHERS.has(match.group);
+}

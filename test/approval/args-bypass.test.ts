@@ -135,3 +135,31 @@ describe("option words in an args rule, written as git takes them", () => {
     expect(after.split("\n").filter((l) => !l.startsWith("refs/heads/plain ")).join("\n")).toBe(before);
   });
 });
+
+describe("a rule on a command, run through another that runs it", () => {
+  it("refuses env VAR=x git push, nice git push, timeout 60 git push and xargs git (push on its input) like git push; env git status runs", async () => {
+    // With env, nice and timeout permitted beside git (--command-permissions), a fourth review
+    // pushed past { command: "git", args: "push*" }: the rule saw the command "env", not git.
+    // With nothing after the command's name, the rest may come from elsewhere (xargs's input).
+    const w = world();
+    const remote = repositoryWithRemote(w);
+    const config = w.config([{ action: "exec", command: "git", args: "push*", tier: "always-ask" }], {
+      libraryConfig: { commandPermissions: ["git", "env", "nice", "timeout", "xargs"] },
+    });
+    const script = `${ATTEMPT}requestExecPermission(["env", "nice", "timeout", "xargs"], (p) => {
+  attempt("env push", () => p.exec("env", ["GIT_TRACE=0", "git", "push", "origin", "HEAD:refs/heads/via-env"]).exitCode);
+  attempt("nice push", () => p.exec("nice", ["-n", "1", "git", "push", "origin", "HEAD:refs/heads/via-nice"]).exitCode);
+  attempt("timeout push", () => p.exec("timeout", ["60", "/usr/bin/git", "push", "origin", "HEAD:refs/heads/via-timeout"]).exitCode);
+  attempt("xargs push", () => p.exec("xargs", ["git"], { input: "push origin HEAD:refs/heads/via-xargs" }).exitCode);
+  attempt("env status", () => p.exec("env", ["git", "status", "--porcelain"]).exitCode);
+});
+`;
+    const run = await unattended(w, ["run", "--config", config, w.script(script)]);
+    expect(run.code, run.all).toBe(0);
+    const asked = /refused: true exec .*: refused: the policy requires a person's approval \(always-ask\), and no one could be asked/;
+    const lines = ["env push", "nice push", "timeout push", "xargs push"].map((label) => run.stdout.split("\n").find((l) => l.startsWith(`${label} `)) ?? `${label}: ${run.all}`);
+    expect(lines.filter((line) => !asked.test(line)), "ran without a question").toEqual([]);
+    expect(run.stdout).toContain("env status => 0");
+    expect(git(remote, ["for-each-ref"]).trim()).toBe("");
+  });
+});
