@@ -341,9 +341,24 @@ function detailOf(action: Action, request: ActionRequest): string {
   }
 }
 
-/** A pattern as one single-quoted shell word, so a refusal's suggested command is safe to paste. */
+/**
+ * A pattern as one shell word, so a refusal's suggested command is safe to paste: single-quoted,
+ * or, when it holds characters printable() would escape (a right-to-left override reverses what
+ * follows it on screen), as bash's $'…' with each of them as \uXXXX or \UXXXXXXXX, so that what
+ * a person reads is what the shell passes on.
+ */
 function shellQuoted(text: string): string {
-  return `'${text.replace(/'/g, "'\\''")}'`;
+  if (printable(text) === text) return `'${text.replace(/'/g, "'\\''")}'`;
+  let quoted = "";
+  for (const c of text) {
+    if (c === "\\" || c === "'") quoted += `\\${c}`;
+    else if (printable(c) === c) quoted += c;
+    else {
+      const code = c.codePointAt(0)!;
+      quoted += code > 0xffff ? `\\U${code.toString(16).padStart(8, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+    }
+  }
+  return `$'${quoted}'`;
 }
 
 function refusalMessage(rawPattern: string, tier: Exclude<Tier, "allow">, answer: Answer): string {

@@ -2,11 +2,14 @@
 // approve-once and always-ask fail closed, with a SecurityError naming the pattern and how to
 // pre-approve it; nothing happens. `--yes` allows both without asking and remembers nothing.
 
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { tacitBin } from "../helpers.js";
 import { approvals, deleteScript, lit, onTerminal, startServer, storedApprovals, unattended, worlds } from "./fixtures.js";
+
+const shellWord = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
 
 const world = worlds("tacit-unattended-");
 
@@ -27,6 +30,29 @@ describe("no terminal: fail closed", () => {
     expect(w.exists("a.txt")).toBe(true);
     // Nothing was remembered, and the home was not even needed.
     expect(storedApprovals(w)).toBeNull();
+  });
+
+  it("approve-once: the suggested grant shows hidden characters as escapes, and pasted into bash grants exactly that pattern", async () => {
+    // A fourth review named a file "report\u202eTXT.sh": the message escaped the pattern, but
+    // the `tacit approvals grant '…'` it suggests held the right-to-left override raw, so a
+    // person read the command to paste with its tail reversed ("…report" + "hs.TXT'").
+    const w = world();
+    const name = "report\u202eTXT.sh\u200b";
+    const target = w.file(name, "x");
+    const config = w.config([{ action: "fs.read", tier: "approve-once", path: "**" }]);
+    const script = w.script(`requestFileSystem(".", (fs) => println(fs.access(${JSON.stringify(name)}).read()));\n`);
+    const run = await unattended(w, ["run", "--config", config, script]);
+    expect(run.code, run.all).toBe(1);
+    const grant = /`(tacit approvals grant [^`]*)`/.exec(run.stderr)?.[1];
+    expect(grant, run.stderr).toBeDefined();
+    expect(run.stderr).not.toMatch(/[\u202e\u200b]/);
+    expect(grant).toContain("\\u202e");
+    // The command as shown, pasted into bash, remembers the real pattern: the read then runs.
+    execFileSync("bash", ["-c", grant!.replace(/^tacit /, `${shellWord(process.execPath)} ${shellWord(tacitBin)} `)], { cwd: w.work, env: { ...process.env, ...w.env } });
+    expect(JSON.stringify(storedApprovals(w))).toContain(JSON.stringify(`fs.read ${target}`).slice(1, -1));
+    const again = await unattended(w, ["run", "--config", config, script]);
+    expect(again.code, again.all).toBe(0);
+    expect(again.stdout).toBe("x\n");
   });
 
   it("always-ask: refused, naming the pattern and --yes (no grant: it cannot be pre-approved); the command did not run", async () => {
