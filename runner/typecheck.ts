@@ -9,6 +9,7 @@ import path from "node:path";
 import { cleanUpAtExit } from "./exit-cleanup.js";
 import { interfaceFile } from "./interface-file.js";
 import { monotonicMs } from "./monotonic.js";
+import { diesWithTacit } from "./parent-death.js";
 import { interfacePath, tscExecutable, typescriptVersion } from "./paths.js";
 import { tacitHome } from "./tacit-home.js";
 import { textDigest, TypeCheckCache } from "./typecheck-cache.js";
@@ -165,9 +166,12 @@ export async function typeCheck(code: string, limit: number | CheckDeadline, cac
       JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ["script.ts", interfacePath] }),
     );
     const { exitCode, stdout, stderr } = await new Promise<{ exitCode: number | "timeout"; stdout: string; stderr: string }>((resolve, reject) => {
+      // Killed by the kernel if tacit ends without its exit hooks (see parent-death.ts): a script
+      // can make a check take minutes, and its time limit is a timer in this process.
+      const checker = diesWithTacit(tscExecutable(), ["-p", path.join(dir, "tsconfig.json")]);
       const child = execFile(
-        tscExecutable(),
-        ["-p", path.join(dir, "tsconfig.json")],
+        checker.file,
+        checker.args,
         { cwd: dir, maxBuffer: 16 * 1024 * 1024, env: { PATH: process.env.PATH ?? "" } },
         (error, stdout, stderr) => {
           release();

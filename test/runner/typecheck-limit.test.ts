@@ -3,12 +3,14 @@
 // members inferred apart). In tacit serve the check ran on the server's thread, so every other
 // session waited with it; in tacit run and tacit check nothing limited it.
 
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectServe, runCli } from "../helpers.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { connectServe, runCli, tacitBin } from "../helpers.js";
 
 const LIMIT_MS = 2000;
 /**
@@ -127,3 +129,61 @@ describe("a type checker whose process dies", () => {
     }
   }, 120_000);
 });
+
+describe("tacit run killed with SIGKILL while it type-checks", () => {
+  it("leaves no type checker running", async () => {
+    // A fourth review SIGKILLed `tacit run` (as the OOM killer or a supervisor does) during the
+    // check of a script written to take minutes: the checker ran on to the end, its time limit
+    // gone with the process that held the timer.
+    writeFileSync(path.join(dir, "slow-run.ts"), slowToCheck(200));
+    const child = spawn(process.execPath, [tacitBin, "run", "--exec-timeout-ms", "600000", "slow-run.ts"], {
+      cwd: dir,
+      env: { ...process.env, TACIT_TYPECHECK_CACHE: "off" },
+      stdio: "ignore",
+    });
+    const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+    let checkers: number[] = [];
+    try {
+      for (let i = 0; i < 200 && checkers.length === 0; i++) {
+        await sleep(50);
+        checkers = childrenOf(child.pid!).filter((pid) => commandLineOf(pid).includes("tsconfig.json"));
+      }
+      expect(checkers, "the type checker started").not.toEqual([]);
+      child.kill("SIGKILL");
+      await exited;
+      for (let i = 0; i < 40 && checkers.some(isRunning); i++) await sleep(50);
+      expect(checkers.filter(isRunning), "type checkers left running after tacit was killed").toEqual([]);
+    } finally {
+      child.kill("SIGKILL");
+      for (const pid of checkers.filter(isRunning)) process.kill(pid, "SIGKILL");
+    }
+  }, 30_000);
+});
+
+/** The pids of `pid`'s children, from each of its threads' /proc children file. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
+function commandLineOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** Alive and not a zombie waiting to be reaped. */
+function isRunning(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
