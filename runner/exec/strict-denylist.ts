@@ -15,11 +15,14 @@ export interface DeniedGroup {
   why: string;
   /** Family names, lower case: each also stands for its versioned and suffixed names. */
   names: readonly string[];
+  /** They run another program named in their arguments (see runsOtherPrograms). */
+  runsNamedPrograms?: true;
 }
 
 export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
   {
     kind: "a shell, or a program that hosts one",
+    runsNamedPrograms: true,
     why: "it runs any command line it is given",
     names: [
       "sh", "bash", "rbash", "dash", "ash", "hush", "zsh", "rzsh", "ksh", "rksh", "mksh", "pdksh", "oksh", "loksh", "csh", "tcsh",
@@ -58,6 +61,7 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
   },
   {
     kind: "a command runner",
+    runsNamedPrograms: true,
     why: "it runs another program named in its arguments or configuration (env CMD, xargs, find -exec, git's aliases and hooks, sort --compress-program, …)",
     names: [
       "env", "xargs", "find", "fd", "fdfind", "parallel", "nohup", "timeout", "watch", "nice", "ionice", "stdbuf", "taskset", "chrt",
@@ -116,6 +120,7 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
   },
   {
     kind: "a privilege or credential tool",
+    runsNamedPrograms: true,
     why: "it runs commands as someone else, or acts with the user's keys and services",
     names: ["sudo", "su", "doas", "pkexec", "runuser", "setpriv", "capsh", "sudoedit", "gpg", "systemctl", "busctl", "gdbus", "dbus-send", "mount", "umount"],
   },
@@ -166,15 +171,10 @@ export function strictMatch(name: string): StrictMatch | null {
   return null;
 }
 
-const RUNS_OTHERS: ReadonlySet<DeniedGroup> = new Set(
-  STRICT_DENIED_GROUPS.filter((group) => /shell|command runner|privilege/.test(group.kind)),
-);
-
 /**
  * Whether a program name is a shell, a command runner or a privilege tool: one that runs
  * another program named in its arguments (`env VAR=x git`, `nice git`, `sudo git`, `sh -c "git …"`).
  */
 export function runsOtherPrograms(name: string): boolean {
-  const match = strictMatch(name);
-  return match !== null && RUNS_OTHERS.has(match.group);
+  return strictMatch(name)?.group.runsNamedPrograms === true;
 }
