@@ -1,5 +1,6 @@
 // `tacit audit verify|show|key`: the audit log's offline tools. Exit codes: 0 the log
-// verified (or was shown whole), 1 problems found, 2 usage errors (unreadable file, bad key).
+// verified against a trusted key (or was shown whole), 1 problems found or no trusted key to
+// verify against, 2 usage errors (unreadable file, bad key).
 
 import { readFileSync } from "node:fs";
 import { anchorForVerify } from "../runner/audit/anchor.js";
@@ -37,9 +38,12 @@ export function auditVerifyCommand(file: string, flags: VerifyFlags): number {
   if (trusted !== null) report.notes.unshift(`heads were checked against ${source}`);
   else if (report.trust === "first-head") report.notes.unshift(`there is no key in ${defaultKeyFile(false)} and none was given with --public-key`);
 
-  if (flags.json) process.stdout.write(JSON.stringify({ file, ...report }, null, 2) + "\n");
+  // Heads checked only against the key in the log's own first head prove nothing about who
+  // wrote it: a log rewritten and re-signed with anyone's key passes that. Not "verified".
+  const verified = report.ok && report.trust === "given";
+  if (flags.json) process.stdout.write(JSON.stringify({ file, verified, ...report }, null, 2) + "\n");
   else process.stdout.write(renderReport(file, report));
-  return report.ok ? 0 : 1;
+  return verified ? 0 : 1;
 }
 
 function renderReport(file: string, report: VerifyReport): string {
@@ -48,8 +52,14 @@ function renderReport(file: string, report: VerifyReport): string {
     `${report.lines} lines, ${report.heads} signed heads (${report.validHeads} valid)` +
     (report.lastSignedLine === null ? ", no line signed" : `, signed through line ${report.lastSignedLine}`) +
     (report.unsignedTail > 0 ? `, ${report.unsignedTail} unsigned after the last head` : "");
-  if (report.ok) out.push(`${file}: verified — ${summary}`);
-  else {
+  if (report.ok && report.trust === "given") out.push(`${file}: verified — ${summary}`);
+  else if (report.ok) {
+    out.push(
+      `${file}: NOT verified — ${summary}; no trusted public key, so its heads were checked only against the key in its own ` +
+        `first head, which anyone who rewrote the log could have signed with. Pass --public-key KEY (\`tacit audit key\` prints ` +
+        `it on the machine that wrote the log).`,
+    );
+  } else {
     out.push(`${file}: ${report.problems.length} problem${report.problems.length === 1 ? "" : "s"} — ${summary}`);
     for (const problem of report.problems) out.push(`  line ${problem.line}: ${printable(problem.reason)}`);
   }

@@ -208,12 +208,17 @@ describe("tacit audit verify", () => {
       expect(report.problems.map((p) => p.line)).toEqual([11, 22]);
     });
 
-    it("with no trusted key at all, only self-consistency can be checked, and the report says so", async () => {
+    // A log rewritten and re-signed with the attacker's own key is consistent with itself: with
+    // no trusted key that is all that can be checked, and it is not reported as verified.
+    it("with no trusted key at all, only self-consistency can be checked: not verified, exit 1", async () => {
       const { result, report } = await verifyJson(file, { TACIT_HOME: path.join(ctx.dir, "empty-home") });
-      expect(result.code).toBe(0);
-      expect(report).toMatchObject({ ok: true, trust: "first-head", publicKey: attackerKey });
+      expect(result.code).toBe(1);
+      expect(report).toMatchObject({ ok: true, verified: false, trust: "first-head", publicKey: attackerKey });
       expect(report.notes.join("\n")).toMatch(/consistent with itself, not who signed it/);
       const text = await runCli(["audit", "verify", file], { env: { TACIT_HOME: path.join(ctx.dir, "empty-home") } });
+      expect(text.code).toBe(1);
+      expect(text.stdout).toMatch(/: NOT verified — .*no trusted public key.*--public-key KEY/);
+      expect(text.stdout).not.toMatch(/: verified/);
       expect(text.stdout).toMatch(/note: no trusted public key was given/);
     });
   });
