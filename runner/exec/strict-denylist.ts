@@ -178,3 +178,32 @@ export function strictMatch(name: string): StrictMatch | null {
 export function runsOtherPrograms(name: string): boolean {
   return strictMatch(name)?.group.runsNamedPrograms === true;
 }
+
+/**
+ * Options under which a program --strict lets run reads a file it is given and echoes its
+ * lines in its messages: `date -f FILE` says "invalid date '<line>'" for each line, and
+ * `wc --files0-from=FILE` names the whole file as one missing file. Found by a fourth review.
+ */
+export const STRICT_DENIED_OPTIONS: ReadonlyArray<{ programs: readonly string[]; long: readonly string[]; short: string }> = [
+  { programs: ["wc", "du"], long: ["--files0-from"], short: "" },
+  { programs: ["date"], long: ["--file"], short: "f" },
+  { programs: ["file"], long: ["--files-from", "--magic-file"], short: "fm" },
+];
+
+/**
+ * The option of `args` that makes `program` print a file's lines under --strict, or null.
+ * GNU programs take a long option by any unambiguous beginning (`--files0`) and short ones
+ * bundled (`-bf`); both are refused, as is anything after `--`, which cannot be an option.
+ */
+export function strictDeniedOption(program: string, args: readonly string[]): string | null {
+  const rule = STRICT_DENIED_OPTIONS.find(({ programs }) => programs.includes(program.toLowerCase()));
+  if (rule === undefined) return null;
+  for (const arg of args) {
+    if (arg === "--") return null;
+    if (arg.startsWith("--")) {
+      const name = arg.split("=", 1)[0]!;
+      if (name.length > 2 && rule.long.some((option) => option.startsWith(name))) return arg;
+    } else if (arg.startsWith("-") && [...arg.slice(1)].some((letter) => rule.short.includes(letter))) return arg;
+  }
+  return null;
+}

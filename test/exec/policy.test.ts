@@ -191,6 +191,43 @@ for (const [command, args] of ${JSON.stringify(PRINTERS)} as Array<[string, stri
       cleanup();
     }
   });
+
+  // Found by the same review: tools --strict runs, given an option that makes them read a file
+  // and echo its lines in their messages (`date -f FILE`: "invalid date '<line>'").
+  const ECHOERS: Array<[string, string, string[]]> = [
+    ["date -f", "date", ["-f"]], ["date --file=", "date", ["--file="]], ["date -uf", "date", ["-uf"]], ["date --fi", "date", ["--fi"]],
+    ["wc --files0-from=", "wc", ["--files0-from="]], ["wc --files0", "wc", ["--files0"]], ["du --files0-from", "du", ["--files0-from"]],
+    ["file -f", "file", ["-f"]], ["file -bf", "file", ["-bf"]], ["file --files-from", "file", ["--files-from"]], ["file -m", "file", ["-m"]],
+  ];
+  it("refuses the options that make an allowed tool print a file's lines; the tools still run without them", async () => {
+    const { dir, cleanup } = realTempDir("tacit-strict-echoers-");
+    try {
+      const canary = makeCanary();
+      const secret = path.join(dir, "secret.txt");
+      writeFileSync(secret, `${canary}\nline two ${canary}\n`);
+      const script = `${ATTEMPT_PRELUDE}
+for (const [label, command, option] of ${JSON.stringify(ECHOERS)} as Array<[string, string, string[]]>) {
+  attempt(label, () => {
+    const last = option[option.length - 1]!;
+    const args = last.endsWith("=") ? [...option.slice(0, -1), last + ${JSON.stringify(secret)}] : [...option, ${JSON.stringify(secret)}];
+    const r = requestExecPermission([command], (p) => p.exec(command, args));
+    return r.stdout + r.stderr;
+  });
+}
+attempt("wc -l", () => requestExecPermission(["wc"], (p) => p.exec("wc", ["-l", "--", ${JSON.stringify(secret)}]).stdout));
+attempt("date", () => requestExecPermission(["date"], (p) => p.exec("date", ["-u", "+%Y"]).exitCode));
+`;
+      const r = await tacit(root, script, ["--strict", "--allowed-roots", `${root},${dir}`]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ECHOERS.map(([label]) => label), /the option .* is refused under --strict/);
+      expect(attemptOf(found, "wc -l")).toEqual({ status: "ok", value: expect.stringMatching(/^2 /) });
+      expect(attemptOf(found, "date")).toEqual({ status: "ok", value: 0 });
+      expect(r.stdout).not.toContain(canary);
+    } finally {
+      cleanup();
+    }
+  });
 });
 
 describe("--command-permissions", () => {
