@@ -21,6 +21,7 @@ import {
   MAX_TIMER_MS,
   MIN_MEMORY_LIMIT_MB,
 } from "./limits.js";
+import { PARSED_ONCE } from "./parse-once.js";
 
 const TIMER_TOO_LONG = `at most ${MAX_TIMER_MS} ms (about 24.8 days: a longer timer fires at once)`;
 
@@ -151,7 +152,7 @@ export function parseConfigFile(source: string, text: string): ConfigFile {
   } catch (error) {
     throw new ConfigError(`${source}: not valid JSON: ${(error as Error).message}`);
   }
-  const parsed = ConfigFileSchema.safeParse(json);
+  const parsed = ConfigFileSchema.safeParse(json, PARSED_ONCE);
   if (!parsed.success) throw new ConfigError(describeIssues(source, parsed.error));
   return parsed.data;
 }
@@ -276,7 +277,7 @@ export function resolveConfig(
 /** Validates flag values with the same schema as the file, so the messages match. */
 export function parseFlagConfig(flags: Record<string, unknown>): ConfigFile {
   const defined = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
-  const parsed = ConfigFileSchema.safeParse(defined);
+  const parsed = ConfigFileSchema.safeParse(defined, PARSED_ONCE);
   if (!parsed.success) throw new ConfigError(describeIssues("flags", parsed.error));
   return parsed.data;
 }

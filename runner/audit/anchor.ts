@@ -28,6 +28,7 @@ import { tacitHome } from "../tacit-home.js";
 import { sha256Hex } from "./digest.js";
 import { describeIssues, parseLine } from "./line.js";
 import { readOwnFile } from "./own-file.js";
+import { PARSED_ONCE } from "../parse-once.js";
 
 const ANCHOR_FORMAT = "tacit-audit-anchor-v1";
 const ANCHORS_DIR_NAME = "audit-anchors";
@@ -179,7 +180,7 @@ function readRecord(file: string): AnchorRecord | null {
       `the audit anchor ${file} is not valid JSON${text === "" ? " (it is empty: a system crash can leave it so)" : ""}`,
     );
   }
-  const parsed = anchorSchema().safeParse(json);
+  const parsed = anchorSchema().safeParse(json, PARSED_ONCE);
   if (!parsed.success) throw new AnchorError(`the audit anchor ${file} is not a tacit audit anchor (${describeIssues(parsed.error)})`);
   return parsed.data;
 }

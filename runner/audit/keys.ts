@@ -11,6 +11,7 @@ import { ensureTacitHome, tacitHome } from "../tacit-home.js";
 import { fromHex, publicKeyOf, toHex } from "./ed25519.js";
 import { createExclusive } from "./exclusive-file.js";
 import { readOwnFile } from "./own-file.js";
+import { PARSED_ONCE } from "../parse-once.js";
 
 export interface SigningKey {
   privateKey: Uint8Array;
@@ -81,7 +82,7 @@ function readKeyFile(file: string): SigningKey | null {
   if (text === null) return null;
   let parsed: z.infer<typeof keyFileSchema>;
   try {
-    parsed = keyFileSchema.parse(JSON.parse(text));
+    parsed = keyFileSchema.parse(JSON.parse(text), PARSED_ONCE);
   } catch {
     throw new AuditKeyError(`the audit key file ${file} is not a tacit audit key (${KEY_FORMAT}); move it away to have a new key made`);
   }

@@ -18,6 +18,7 @@
 import { z } from "zod";
 import type { AuditEvent } from "./events.js";
 import { canonicalJson, sha256Hex } from "./digest.js";
+import { PARSED_ONCE } from "../parse-once.js";
 
 /** Signs everything up to and including line `signedSeq` (the line before the head). */
 export interface HeadEvent {
@@ -116,15 +117,18 @@ export const resumedEventSchema = z.strictObject({
 
 export type LineParse = { ok: true; line: ParsedLine } | { ok: false; reason: string };
 
-/** Parses one line of text (without its newline). */
-export function parseLine(text: string): LineParse {
+/**
+ * Parses one line of text (without its newline). `once`: the only line or two parsed in this
+ * process (the writer reading a log's tail), parsed without zod's compiled fast path.
+ */
+export function parseLine(text: string, once = false): LineParse {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
     return { ok: false, reason: "not valid JSON" };
   }
-  const result = lineSchema.safeParse(json);
+  const result = lineSchema.safeParse(json, once ? PARSED_ONCE : undefined);
   if (!result.success) return { ok: false, reason: `not an audit line (${describeIssues(result.error)})` };
   return { ok: true, line: result.data };
 }

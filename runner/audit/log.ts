@@ -23,6 +23,7 @@ import type { AuditEvent } from "./events.js";
 import { FileLock } from "../file-lock.js";
 import { loadOrCreateSigningKey, type SigningKey } from "./keys.js";
 import { chainOf, eventHash, eventHashOfJson, headEventSchema, headMessage, lineText, type LoggedEvent, type ParsedLine, parseLine, ZERO_CHAIN } from "./line.js";
+import { PARSED_ONCE } from "../parse-once.js";
 
 export interface AuditLogOptions {
   /** The signing key's file; default: audit-key.json in the tacit home. */
@@ -170,7 +171,7 @@ export class AuditLog {
       }
       const tail = readLastLine(fd, stat.size, resolved);
       if (tail?.event.type === "head") {
-        const head = headEventSchema.parse(tail.event);
+        const head = headEventSchema.parse(tail.event, PARSED_ONCE);
         if (head.publicKey !== key.publicKeyHex) {
           throw new AuditLogError(
             `the audit log ${resolved} was signed with another key (${head.publicKey}) than this one (${key.publicKeyHex}, ` +
@@ -376,7 +377,7 @@ function readLastLine(fd: number, size: number, file: string): ParsedLine | null
     );
   const read = readLineEndingAt(fd, size);
   if (!read.ok) throw refuse(read.why);
-  const parsed = parseLine(read.text);
+  const parsed = parseLine(read.text, true);
   if (!parsed.ok) throw refuse(parsed.reason);
   const line = parsed.line;
   if (eventHash(line.seq, line.time, line.event) !== line.hash) throw refuse("its hash does not match its content");
@@ -423,7 +424,7 @@ function readFirstLine(fd: number, size: number, file: string): ParsedLine {
     if (newline >= 0) text = buffer.subarray(0, newline).toString("utf8");
     else if (buffer.length >= Math.min(size, MAX_LINE_BYTES)) throw refuse("it has no end");
   }
-  const parsed = parseLine(text);
+  const parsed = parseLine(text, true);
   if (!parsed.ok) throw refuse(parsed.reason);
   return parsed.line;
 }
@@ -451,7 +452,7 @@ function checkAnchor(fd: number, size: number, tail: ParsedLine | null, record: 
     throw new AuditLogError(`${signedAt(record, file, recordFile)}, but the file ${now}: it was truncated after tacit wrote it, ${what}`);
   }
   const read = readLineEndingAt(fd, record.offset);
-  const parsed = read.ok ? parseLine(read.text) : null;
+  const parsed = read.ok ? parseLine(read.text, true) : null;
   if (parsed?.ok && parsed.line.seq === record.seq && parsed.line.chain === record.chain) return;
   const found = parsed?.ok ? `seq ${parsed.line.seq} with chain ${short(parsed.line.chain)}` : "no intact line";
   throw new AuditLogError(
