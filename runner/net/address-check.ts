@@ -12,8 +12,10 @@ for (const [network, prefix] of [
 ] as const) {
   restricted.addSubnet(network, prefix, "ipv4");
 }
+// ::/96 holds ::, ::1 and the deprecated IPv4-compatible addresses (::7f00:1 is 127.0.0.1 on a
+// host that tunnels them); a fourth review noted they were missing. 6to4 is checked below.
 for (const [network, prefix] of [
-  ["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["64:ff9b::", 96], ["2001:db8::", 32],
+  ["::", 96], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["64:ff9b::", 96], ["2001:db8::", 32],
 ] as const) {
   restricted.addSubnet(network, prefix, "ipv6");
 }
@@ -24,7 +26,14 @@ export function isRestrictedAddress(address: string): boolean {
   if (isIPv6(address)) {
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
     if (mapped) return restricted.check(mapped[1]!, "ipv4");
-    return restricted.check(address, "ipv6");
+    if (restricted.check(address, "ipv6")) return true;
+    // 6to4 (2002:AABB:CCDD::/48) carries the IPv4 address AA.BB.CC.DD: judged as that address.
+    const sixToFour = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4})(?::|$)/i.exec(address);
+    if (sixToFour) {
+      const [high, low] = [parseInt(sixToFour[1]!, 16), parseInt(sixToFour[2]!, 16)];
+      return restricted.check(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, "ipv4");
+    }
+    return false;
   }
   return true; // Not an address at all: nothing to connect to.
 }

@@ -123,6 +123,13 @@ describe("restricted addresses", () => {
     ["::ffff:7f00:1", true], // ::ffff:127.0.0.1 in hex form
     ["::ffff:a9fe:a9fe", true], // ::ffff:169.254.169.254
     ["::ffff:8.8.8.8", false],
+    ["::7f00:1", true], // IPv4-compatible ::127.0.0.1 (deprecated; tunnelled by some hosts)
+    ["::127.0.0.1", true],
+    ["::a9fe:a9fe", true],
+    ["2002:7f00:1::1", true], // 6to4 of 127.0.0.1
+    ["2002:a9fe:a9fe::", true], // 6to4 of 169.254.169.254
+    ["2002:0a00:0001:1::5", true], // 6to4 of 10.0.0.1
+    ["2002:808:808::1", false], // 6to4 of 8.8.8.8
     ["8.8.8.8", false],
     ["1.1.1.1", false],
     ["2606:4700::1", false],
