@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../runner/config.js";
 import { evaluate } from "../../runner/evaluate.js";
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { childrenOf, commandLineOf, isRunning } from "../processes.js";
+import { writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import path from "node:path";
 import { runBypassed, runScript, tacitBin, tempDir } from "../helpers.js";
@@ -20,33 +21,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await world.cleanup();
 });
-
-/** The pids of `pid`'s children (from /proc: a process's children file lists those of each of its threads). */
-function childrenOf(pid: number): number[] {
-  try {
-    const tasks = readdirSync(`/proc/${pid}/task`);
-    return tasks.flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number));
-  } catch {
-    return [];
-  }
-}
-
-function commandLineOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8");
-  } catch {
-    return "";
-  }
-}
-
-/** Alive and not a zombie waiting to be reaped (a container's init may never reap it). */
-function isRunning(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
 
 async function expectRejected(code: string, rules: string[]): Promise<void> {
   const result = await runScript(code);

@@ -41,6 +41,17 @@ export async function leftAlive(needle: string, withinMs = 2_000): Promise<strin
   }
 }
 
+/** Kills, by pid, whatever live process matches `needle` (a test's leftovers). */
+export function killLive(needle: string): void {
+  for (const line of livePrograms(needle)) {
+    try {
+      process.kill(Number(line.split(" ")[0]), "SIGKILL");
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
 /** A fractional sleep duration no other test or process uses, so pgrep finds only ours. */
 export function uniqueSleep(): string {
   return `31.${process.pid}${Math.floor(Math.random() * 1e6)}`;

@@ -8,7 +8,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tacitBin } from "../helpers.js";
-import { attemptOf, attempts, ATTEMPT_PRELUDE, leftAlive, livePrograms, realTempDir, tacit, uniqueSleep } from "./fixtures.js";
+import { attemptOf, attempts, ATTEMPT_PRELUDE, killLive, leftAlive, livePrograms, realTempDir, tacit, uniqueSleep } from "./fixtures.js";
 
 let root: string;
 let cleanup: () => void;
@@ -121,14 +121,7 @@ describe("tacit ended by a signal while a command runs", () => {
         expect(await leftAlive(`sleep ${seconds}`), "a command left running after tacit exited").toEqual([]);
       } finally {
         child.kill("SIGKILL");
-        // Whatever this test started and left, by pid.
-        for (const line of livePrograms(`sleep ${seconds}`)) {
-          try {
-            process.kill(Number(line.split(" ")[0]), "SIGKILL");
-          } catch {
-            // Gone already.
-          }
-        }
+        killLive(`sleep ${seconds}`); // whatever this test started and left
       }
     });
   }
@@ -152,13 +145,7 @@ describe("tacit ended in a way that runs no exit hook while a command runs", () 
         expect(await leftAlive(`sleep ${seconds}`), "a command left running after tacit ended").toEqual([]);
       } finally {
         child.kill("SIGKILL");
-        for (const line of livePrograms(`sleep ${seconds}`)) {
-          try {
-            process.kill(Number(line.split(" ")[0]), "SIGKILL");
-          } catch {
-            // Gone already.
-          }
-        }
+        killLive(`sleep ${seconds}`); // whatever this test started and left
       }
     });
   }

@@ -4,6 +4,7 @@
 // session waited with it; in tacit run and tacit check nothing limited it.
 
 import { spawn } from "node:child_process";
+import { childrenOf, commandLineOf, isRunning } from "../processes.js";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -160,30 +161,3 @@ describe("tacit run killed with SIGKILL while it type-checks", () => {
   }, 30_000);
 });
 
-/** The pids of `pid`'s children, from each of its threads' /proc children file. */
-function childrenOf(pid: number): number[] {
-  try {
-    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-      readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number),
-    );
-  } catch {
-    return [];
-  }
-}
-
-function commandLineOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8");
-  } catch {
-    return "";
-  }
-}
-
-/** Alive and not a zombie waiting to be reaped. */
-function isRunning(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
