@@ -12,7 +12,7 @@ import { z } from "zod";
 import type { Tier } from "../audit/events.js";
 import { type HostPattern, isHostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
 import type { ActionRequest } from "./action-request.js";
-import { runsOtherPrograms } from "../exec/strict-denylist.js";
+import { runsCodeText, runsOtherPrograms } from "../exec/strict-denylist.js";
 import { argsMatcher } from "./args-pattern.js";
 
 export const RULE_ACTIONS = [
@@ -80,7 +80,12 @@ function starGlob(glob: string): RegExp {
 
 interface CompiledRule {
   rule: PolicyRule;
-  matches(request: ActionRequest): boolean;
+  /**
+   * `throughRunners`: also a command run through another (a shell, env, xargs, …). Only for
+   * raising the tier of what the allowlists permit: beyond them, it would make every shell
+   * and interpreter askable under a rule that extends them to one command.
+   */
+  matches(request: ActionRequest, throughRunners: boolean): boolean;
 }
 
 /** A rule's path glob made absolute: relative globs start at the working directory. */
@@ -102,7 +107,7 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
   const method = rule.method?.toUpperCase() ?? null;
   return {
     rule,
-    matches(request) {
+    matches(request, throughRunners) {
       if (request.category !== rule.action) return false;
       const subject = request.subject;
       switch (subject.kind) {
@@ -121,7 +126,12 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
           // A rule that asks is not dodged by running its command through another that runs it
           // (`env VAR=x git push`, `nice git push`, `sh -c "git push"`): a fourth review pushed
           // past a rule on git with env, nice and timeout permitted beside it.
-          return failSafe && commandTest !== null && runsOtherPrograms(subject.command) && runsThrough(commandTest, argsTest, subject.args);
+          if (!failSafe || !throughRunners || commandTest === null) return false;
+          // A shell's, an interpreter's or awk's arguments are code, which can name the command any
+          // way it likes (`sh -c "'git' push"`, `awk 'BEGIN{system("git push")}'`: a fifth review
+          // pushed through both): a rule on a command also asks about them.
+          if (runsCodeText(subject.command)) return true;
+          return runsOtherPrograms(subject.command) && runsThrough(commandTest, argsTest, [subject.command, ...subject.args]);
         case "url":
           return (host === null || patternMatches(host, subject.url)) && (method === null || method === subject.method);
         case "none":
@@ -131,17 +141,33 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
   };
 }
 
+/** env's -S/--split-string: env splits the string itself, with its own escapes (`git\_push`) and ${VAR}s. */
+const SPLITS_STRING = /^(?:-[^-]*S|--s)/;
+/** Runners that append words from their input (or a file, `xargs -a`) to the command they run. */
+const APPENDS_INPUT = /^(?:xargs|parallel)$/;
+
 /**
- * Whether some word of `args` (split at spaces too: a shell's -c takes one command line) names
- * the rule's command (by its last path component) with the words after it matching the rule's
- * args, or with no words after it (they may come from elsewhere: `xargs git` reads them from
- * its input); every such word is tried, so runners may nest (`env nice git push`).
+ * Whether `line` (the runner and its arguments; split at spaces too: a shell's -c takes one
+ * command line) runs the rule's command: some word names it (by its last path component) with
+ * the words after it matching the rule's args, or with no words after it, or after xargs (the
+ * rest may come from elsewhere: xargs appends its input); every such word is tried, so runners
+ * may nest (`env nice git push`). A shell or interpreter named anywhere, or env's split string,
+ * runs text no word-by-word reading can follow: it counts as running the command.
  */
-function runsThrough(commandTest: RegExp, argsTest: ((args: readonly string[]) => boolean) | null, args: readonly string[]): boolean {
-  const words = args.flatMap((arg) => arg.split(/\s+/)).filter((word) => word !== "");
-  return words.some(
-    (word, at) => commandTest.test(path.basename(word).toLowerCase()) && (argsTest === null || at === words.length - 1 || argsTest(words.slice(at + 1))),
-  );
+function runsThrough(commandTest: RegExp, argsTest: ((args: readonly string[]) => boolean) | null, line: readonly string[]): boolean {
+  const words = line.flatMap((arg) => arg.split(/\s+/)).filter((word) => word !== "");
+  let appends = false;
+  let env = false;
+  for (const [at, word] of words.entries()) {
+    const name = path.basename(word).toLowerCase();
+    // By family only: a word shaped like a shell's name may be `push`.
+    if (at > 0 && runsCodeText(name, { byShape: false })) return true;
+    if (env && SPLITS_STRING.test(word)) return true;
+    if (at > 0 && commandTest.test(name) && (argsTest === null || appends || at === words.length - 1 || argsTest(words.slice(at + 1)))) return true;
+    appends ||= APPENDS_INPUT.test(name);
+    env ||= name === "env";
+  }
+  return false;
 }
 
 /**
@@ -177,7 +203,7 @@ export class TierPolicy {
     let tier: Tier = "allow";
     for (const { rule, matches } of this.rules) {
       if (options.extended && rule.beyondAllowlist) continue;
-      if (TIER_RANK[rule.tier] > TIER_RANK[tier] && matches(request)) tier = rule.tier;
+      if (TIER_RANK[rule.tier] > TIER_RANK[tier] && matches(request, true)) tier = rule.tier;
     }
     return tier;
   }
@@ -186,7 +212,7 @@ export class TierPolicy {
   beyondTierOf(request: ActionRequest): Tier | null {
     let tier: Tier | null = null;
     for (const { rule, matches } of this.rules) {
-      if (rule.beyondAllowlist && (tier === null || TIER_RANK[rule.tier] > TIER_RANK[tier]) && matches(request)) tier = rule.tier;
+      if (rule.beyondAllowlist && (tier === null || TIER_RANK[rule.tier] > TIER_RANK[tier]) && matches(request, false)) tier = rule.tier;
     }
     return tier;
   }

@@ -17,12 +17,15 @@ export interface DeniedGroup {
   names: readonly string[];
   /** They run another program named in their arguments (see runsOtherPrograms). */
   runsNamedPrograms?: true;
+  /** Their arguments or input are code or a command line, which can name a program any way it likes (see runsCodeText). */
+  runsCodeText?: true;
 }
 
 export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
   {
     kind: "a shell, or a program that hosts one",
     runsNamedPrograms: true,
+    runsCodeText: true,
     why: "it runs any command line it is given",
     names: [
       "sh", "bash", "rbash", "dash", "ash", "hush", "zsh", "rzsh", "ksh", "rksh", "mksh", "pdksh", "oksh", "loksh", "csh", "tcsh",
@@ -32,6 +35,7 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
   },
   {
     kind: "an interpreter",
+    runsCodeText: true,
     why: "it runs any code its arguments or input give it",
     names: [
       "python", "pypy", "jython", "ipython", "bpython", "ptpython", "pydoc", "jupyter", "perl", "perldoc", "cpan", "ruby", "jruby",
@@ -43,6 +47,7 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
   },
   {
     kind: "a tool with a language that reaches the system",
+    runsCodeText: true,
     why: "its own language runs commands or opens files (awk's system(), GNU sed's e command, sqlite3's .shell, m4's syscmd, TeX's \\write18, …)",
     names: [
       "awk", "gawk", "mawk", "nawk", "sed", "sqlite", "mysql", "mariadb", "psql", "gdb", "lldb", "m4", "dc", "gnuplot", "gs",
@@ -52,6 +57,7 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
   },
   {
     kind: "an editor or pager",
+    runsCodeText: true,
     why: "it runs commands through its escapes (vi's :!cmd, ex -c '!cmd', less's !cmd, man -P) and reads or writes any file",
     names: [
       "vi", "vim", "view", "rview", "rvim", "vimdiff", "ex", "gvim", "evim", "nvim", "nano", "pico", "emacs", "emacsclient", "ed", "red",
@@ -158,13 +164,20 @@ function wordsOf(name: string): string[] {
   return [...words];
 }
 
-/** The denied family a program name belongs to (any letter case), or null. */
-export function strictMatch(name: string): StrictMatch | null {
-  const lower = name.toLowerCase();
+/** The denied family a lower-case name belongs to by its words alone (not by its shape), or null. */
+function familyMatch(lower: string): StrictMatch | null {
   for (const word of wordsOf(lower)) {
     const group = GROUP_OF.get(word);
     if (group) return { group, family: word };
   }
+  return null;
+}
+
+/** The denied family a program name belongs to (any letter case), or null. */
+export function strictMatch(name: string): StrictMatch | null {
+  const lower = name.toLowerCase();
+  const byFamily = familyMatch(lower);
+  if (byFamily) return byFamily;
   for (const word of wordsOf(lower)) {
     if (SHELL_SHAPED.test(word)) return { group: SHELL_LIKE, family: word };
   }
@@ -177,6 +190,16 @@ export function strictMatch(name: string): StrictMatch | null {
  */
 export function runsOtherPrograms(name: string): boolean {
   return strictMatch(name)?.group.runsNamedPrograms === true;
+}
+
+/**
+ * Whether a program name is a shell, an interpreter, a tool with a language that runs commands
+ * or an editor: its arguments are code or a command line (`sh -c "'git' push"`,
+ * `awk 'BEGIN{system("git push")}'`), so no reading of its words can tell which programs it runs.
+ */
+export function runsCodeText(name: string, options: { byShape?: boolean } = {}): boolean {
+  const match = options.byShape === false ? familyMatch(name.toLowerCase()) : strictMatch(name);
+  return match?.group.runsCodeText === true;
 }
 
 /**

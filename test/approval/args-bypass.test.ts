@@ -163,3 +163,32 @@ describe("a rule on a command, run through another that runs it", () => {
     expect(git(remote, ["for-each-ref"]).trim()).toBe("");
   });
 });
+
+describe("a rule on a command, run through a program that reads a command line or code", () => {
+  it("refuses git push through sh -c with quotes, env -S with its escapes, xargs with options after git, awk's system() and a git alias run by a shell", async () => {
+    // A fifth review pushed past { command: "git", args: "push*" } with sh, env, xargs and awk
+    // permitted beside git: `sh -c "'git' push"` (the quoted name is no word "git"), `env -S
+    // 'git\_push'` (env's own escapes), `xargs git --no-pager` (push on its input) and
+    // `awk 'BEGIN{system("git push")}'` (awk is not a runner, so it was never looked into).
+    const w = world();
+    const remote = repositoryWithRemote(w);
+    const config = w.config([{ action: "exec", command: "git", args: "push*", tier: "always-ask" }], {
+      libraryConfig: { commandPermissions: ["git", "env", "sh", "xargs", "awk"] },
+    });
+    const script = `${ATTEMPT}requestExecPermission(["env", "sh", "xargs", "awk"], (p) => {
+  attempt("sh quoted push", () => p.exec("sh", ["-c", "'git' push origin HEAD:refs/heads/via-sh"]).exitCode);
+  attempt("env -S push", () => p.exec("env", ["-S", "git\\\\_push\\\\_origin\\\\_HEAD:refs/heads/via-env-s"]).exitCode);
+  attempt("xargs push", () => p.exec("xargs", ["git", "--no-pager"], { input: "push origin HEAD:refs/heads/via-xargs" }).exitCode);
+  attempt("awk push", () => p.exec("awk", ['BEGIN{system("git push origin HEAD:refs/heads/via-awk")}']).exitCode);
+  attempt("env alias push", () => p.exec("env", ["git", "-c", "alias.x=!sh -c 'gi''t pu''sh origin HEAD:refs/heads/via-alias'", "x"]).exitCode);
+});
+`;
+    const run = await unattended(w, ["run", "--config", config, w.script(script)]);
+    expect(run.code, run.all).toBe(0);
+    const asked = /refused: true exec .*: refused: the policy requires a person's approval \(always-ask\), and no one could be asked/;
+    const labels = ["sh quoted push", "env -S push", "xargs push", "awk push", "env alias push"];
+    const lines = labels.map((label) => run.stdout.split("\n").find((l) => l.startsWith(`${label} `)) ?? `${label}: ${run.all}`);
+    expect(lines.filter((line) => !asked.test(line)), "ran without a question").toEqual([]);
+    expect(git(remote, ["for-each-ref"]).trim()).toBe("");
+  });
+});

@@ -27,6 +27,20 @@ describe("exec beyond --command-permissions", () => {
     expect(w.exists("marker")).toBe(false);
   });
 
+  // A rule that extends the allowlists to one command makes only that command askable: a shell
+  // or an interpreter, which could run it, stays refused without a question.
+  it("terminal: sh, python3 and env are not asked about under a rule that extends the allowlists to touch", async () => {
+    const w = world();
+    const script = `requestExecPermission(["sh"], (p) => p.exec("sh", ["-c", "touch marker"]));\nprintln("ran");\n`;
+    for (const command of ["sh", "python3", "env"]) {
+      const run = await onTerminal(w, ["run", "--config", w.config(rules), w.script(script.replaceAll('"sh"', JSON.stringify(command)), `${command}.ts`)], { answers: ["y"] });
+      expect(run.prompts, command).toBe(0);
+      expect(run.code, run.all).toBe(1);
+      expect(run.all, command).toContain("no command may run");
+      expect(w.exists("marker"), command).toBe(false);
+    }
+  });
+
   it("terminal, y: the command runs for this run only, after one question", async () => {
     const w = world();
     const config = w.config(rules);
