@@ -114,6 +114,13 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       "bzcat", "bunzip", "bzip2recover", "bzgrep", "bzegrep", "bzfgrep", "bzdiff", "bzcmp", "bzless", "bzmore", "zstd", "zstdcat",
       "unzstd", "zstdmt", "pzstd", "zstdgrep", "zstdless", "lz4", "lz4cat", "unlz4", "lzop", "lzip", "plzip", "lunzip", "brotli",
       "pigz", "unpigz", "zdiff", "zcmp", "zegrep", "zfgrep", "zipgrep", "combine",
+      // A fifth review: roff preprocessors pass any file through (soelim, preconv, tbl, eqn,
+      // pic, …), terminfo compilers and gettext's catalog tools quote each line or word they
+      // cannot parse (tic: terminal '<line>'; msgcat: keyword "<word>" unknown); unlink deletes
+      // any file and link gives any file a second name inside the roots.
+      "soelim", "zsoelim", "preconv", "tbl", "gtbl", "eqn", "geqn", "neqn", "gneqn", "pic", "gpic", "grn", "refer", "grefer",
+      "grap", "chem", "ideal", "lookbib", "tic", "captoinfo", "infotocap", "msgcat", "msgattrib", "msgconv", "msgen", "msggrep",
+      "msguniq", "msgfmt", "msgmerge", "msgcomm", "msgcmp", "msgunfmt", "msginit", "xgettext", "unlink", "link",
     ],
   },
   {

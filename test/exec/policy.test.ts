@@ -4,7 +4,7 @@
 // under --command-permissions only the globs given (which win over --strict); the same from
 // a --config file; a command given as a path is refused; and the scope's list narrows it all.
 
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, type CliResult, expectRefused, makeCanary, realTempDir, tacit } from "./fixtures.js";
@@ -165,6 +165,12 @@ describe("--strict and the tools that print a file they are given", () => {
     ["basenc", ["--base64"]], ["ptx", []], ["column", []], ["ul", []], ["jq", ["-R", "."]], ["yq", ["-R", "."]],
     ["bzcat", ["-f"]], ["bunzip2", ["-cf"]], ["zstdcat", ["-f"]], ["unzstd", ["-cf"]], ["lz4cat", ["-f"]], ["zdiff", []], ["zegrep", ["."]],
     ["bzgrep", ["."]], ["zstdgrep", ["."]], ["pv", ["-q"]],
+    // A fifth review: roff preprocessors pass their input through (soelim, preconv, tbl, eqn,
+    // pic), terminfo compilers quote each entry they cannot parse (tic, captoinfo, infotocap),
+    // and gettext's catalog tools each word they do not know (msgcat: keyword "<word>" unknown).
+    ["soelim", []], ["preconv", []], ["tbl", []], ["gtbl", []], ["eqn", []], ["neqn", []], ["pic", []], ["gpic", []],
+    ["tic", []], ["captoinfo", []], ["infotocap", []], ["msgcat", []], ["msgattrib", []], ["msgconv", []], ["msgen", []],
+    ["msggrep", []], ["msguniq", []], ["msgfmt", []], ["msgmerge", []], ["msgcomm", []], ["xgettext", []],
   ];
   it("refuses them, so none prints the file", async () => {
     const { dir, cleanup } = realTempDir("tacit-strict-printers-");
@@ -187,6 +193,27 @@ for (const [command, args] of ${JSON.stringify(PRINTERS)} as Array<[string, stri
       expectRefused(found, PRINTERS.map(([command]) => command), /refused under --strict/);
       expect(r.stdout).not.toContain(canary);
       expect(r.stdout).not.toContain(Buffer.from(canary).toString("base64").slice(0, 20));
+    } finally {
+      cleanup();
+    }
+  });
+
+  it("refuses unlink and link, which delete or hard-link any file past the allowed roots", async () => {
+    // A fifth review deleted a file outside the allowed roots with `unlink FILE` under --strict
+    // (rm was refused); `link FILE ./x` makes a second name for any file inside the roots.
+    const { dir, cleanup } = realTempDir("tacit-strict-unlink-");
+    try {
+      const victim = path.join(dir, "keep.txt");
+      writeFileSync(victim, "keep\n");
+      const script = `${ATTEMPT_PRELUDE}
+attempt("unlink", () => requestExecPermission(["unlink"], (p) => p.exec("unlink", [${JSON.stringify(victim)}]).exitCode));
+attempt("link", () => requestExecPermission(["link"], (p) => p.exec("link", [${JSON.stringify(victim)}, "linked.txt"]).exitCode));
+`;
+      const r = await tacit(root, script, ["--strict"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), ["unlink", "link"], /refused under --strict/);
+      expect(existsSync(victim)).toBe(true);
+      expect(existsSync(path.join(root, "linked.txt"))).toBe(false);
     } finally {
       cleanup();
     }
