@@ -40,7 +40,8 @@ export function auditVerifyCommand(file: string, flags: VerifyFlags): number {
 
   // Heads checked only against the key in the log's own first head prove nothing about who
   // wrote it: a log rewritten and re-signed with anyone's key passes that. Not "verified".
-  const verified = report.ok && report.trust === "given";
+  // Nor is a log in which nothing is signed (emptied, truncated to 0 bytes): no key vouches for it.
+  const verified = report.ok && report.trust === "given" && report.validHeads > 0;
   if (flags.json) process.stdout.write(JSON.stringify({ file, verified, ...report }, null, 2) + "\n");
   else process.stdout.write(renderReport(file, report));
   return verified ? 0 : 1;
@@ -52,8 +53,10 @@ function renderReport(file: string, report: VerifyReport): string {
     `${report.lines} lines, ${report.heads} signed heads (${report.validHeads} valid)` +
     (report.lastSignedLine === null ? ", no line signed" : `, signed through line ${report.lastSignedLine}`) +
     (report.unsignedTail > 0 ? `, ${report.unsignedTail} unsigned after the last head` : "");
-  if (report.ok && report.trust === "given") out.push(`${file}: verified — ${summary}`);
-  else if (report.ok) {
+  if (report.ok && report.trust === "given" && report.validHeads > 0) out.push(`${file}: verified — ${summary}`);
+  else if (report.ok && report.trust === "given") {
+    out.push(`${file}: NOT verified — ${summary}; no line is signed, so no key vouches for it (an emptied log looks like this).`);
+  } else if (report.ok) {
     out.push(
       `${file}: NOT verified — ${summary}; no trusted public key, so its heads were checked only against the key in its own ` +
         `first head, which anyone who rewrote the log could have signed with. Pass --public-key KEY (\`tacit audit key\` prints ` +

@@ -223,6 +223,21 @@ describe("tacit audit verify", () => {
     });
   });
 
+  // A fifth review emptied a log (truncated to 0 bytes): nothing in it is signed, yet it was
+  // "verified" with exit 0, against --public-key or this machine's key alike.
+  it("an emptied log: NOT verified, exit 1, against --public-key and against this machine's key", async () => {
+    const file = variant("emptied", "");
+    for (const [env, args] of [[{ TACIT_HOME: path.join(ctx.dir, "empty-home") }, ["--public-key", publicKeyHex(ctx.keyFile)]], [ctx.env, []]] as const) {
+      const { result, report } = await verifyJson(file, env, [...args]);
+      expect(result.code).toBe(1);
+      expect(report).toMatchObject({ verified: false, lines: 0, validHeads: 0 });
+      const text = await runCli(["audit", "verify", ...args, file], { env });
+      expect(text.code).toBe(1);
+      expect(text.stdout).toMatch(/: NOT verified — 0 lines.*no line is signed/);
+      expect(text.stdout).not.toMatch(/: verified/);
+    }
+  });
+
   it("--public-key with another key than the one that signed: every head fails", async () => {
     const other = toHex(publicKeyOf(newPrivateKey()));
     const { result, report } = await verifyJson(original, ctx.env, ["--public-key", other]);
