@@ -2,7 +2,7 @@
 // result and timing (TACIT's --record). What is recorded is what the agent saw: classified
 // values appear only as Classified(***), secret header values never.
 
-import { appendFileSync, mkdirSync } from "node:fs";
+import { closeSync, constants, fstatSync, mkdirSync, openSync, writeSync } from "node:fs";
 import path from "node:path";
 import type { EvaluationResult } from "./evaluate.js";
 
@@ -35,6 +35,35 @@ export class Recorder {
       durationMs,
       truncated,
     };
-    appendFileSync(this.file, JSON.stringify(line) + "\n", { mode: 0o600 });
+    const problem = this.write(JSON.stringify(line) + "\n");
+    if (problem !== null) process.stderr.write(`tacit: --record: ${this.file} ${problem}; nothing was recorded\n`);
+  }
+
+  /**
+   * Appends to the record file itself, never through a link: a symlink or hard link put there
+   * (by a command a script may run, say `ln` or `git checkout`) would send the record, code
+   * the script chose included, into a file outside the allowed roots. Checked on the
+   * descriptor written. Returns what was wrong, or null.
+   */
+  private write(text: string): string | null {
+    let fd: number;
+    try {
+      // O_NONBLOCK: a FIFO put there would otherwise hold the open (and tacit) until read.
+      const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+      fd = openSync(this.file, flags, 0o600);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      return code === "ELOOP" ? "is a symbolic link" : `cannot be opened (${code ?? (error as Error).message})`;
+    }
+    try {
+      const stat = fstatSync(fd);
+      if (!stat.isFile()) return "is not a regular file";
+      if (stat.nlink !== 1) return "has other names (a hard link)";
+      if (typeof process.getuid === "function" && stat.uid !== process.getuid()) return "belongs to another user";
+      writeSync(fd, text);
+      return null;
+    } finally {
+      closeSync(fd);
+    }
   }
 }

@@ -2,7 +2,8 @@
 // values only as Classified(***).
 
 import { randomUUID } from "node:crypto";
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli, tempDir } from "../helpers.js";
@@ -30,6 +31,39 @@ describe("--record", () => {
       expect(readFileSync(path.join(dir, "sink.txt"), "utf8")).toContain(canary);
     } finally {
       cleanup();
+    }
+  });
+
+  // A fifth review: the record was appended by path, following a symlink. Agent code that may
+  // run ln (or git checkout, tar x) put one at rec/tacit-record.jsonl leading outside the
+  // allowed roots, and the next run's record (with the code it chose) was appended there.
+  it("does not follow a symlink or a hard link at the record file, nor wait on a FIFO there: the file it leads to is left alone", async () => {
+    const { dir, cleanup } = tempDir();
+    const outside = tempDir("tacit-record-outside-");
+    try {
+      const victim = path.join(outside.dir, "victim.txt");
+      writeFileSync(victim, "untouched\n");
+      mkdirSync(path.join(dir, "work", "rec"), { recursive: true });
+      const work = path.join(dir, "work");
+      for (const [name, option] of [["symbolic", ["-s"]], ["hard", []]] as const) {
+        const plant = `requestExecPermission(["ln"], (p) => p.exec("ln", [...${JSON.stringify(option)}, "-f", ${JSON.stringify(victim)}, "rec/tacit-record.jsonl"]));\n`;
+        const first = await runCli(["run", "--command-permissions", "ln", "-"], { cwd: work, input: plant });
+        expect(first.code, first.stderr).toBe(0);
+        expect(lstatSync(path.join(work, "rec", "tacit-record.jsonl")).isSymbolicLink(), name).toBe(name === "symbolic");
+        const r = await runCli(["run", "--record", "rec", "-"], { cwd: work, input: `println("recorded ${name}");\n` });
+        expect(r.stdout).toBe(`recorded ${name}\n`);
+        expect(r.stderr, name).toMatch(/--record: .*tacit-record\.jsonl.* nothing was recorded/);
+        expect(readFileSync(victim, "utf8"), name).toBe("untouched\n");
+      }
+      // A FIFO there held the open, and tacit with it, until something read it.
+      rmSync(path.join(work, "rec", "tacit-record.jsonl"));
+      execFileSync("mkfifo", [path.join(work, "rec", "tacit-record.jsonl")]);
+      const r = await runCli(["run", "--record", "rec", "-"], { cwd: work, input: 'println("recorded fifo");\n' });
+      expect(r.stdout).toBe("recorded fifo\n");
+      expect(r.stderr).toMatch(/--record: .*tacit-record\.jsonl.* nothing was recorded/);
+    } finally {
+      cleanup();
+      outside.cleanup();
     }
   });
 });
