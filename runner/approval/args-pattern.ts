@@ -17,7 +17,10 @@
 //   - when a word that is a short option (`-f*`, `-rf`) has each of its letters among the
 //     arguments' short options, bundled or not (`-qf`, `-fr`, `-r -f`), and a long option
 //     (`--force*`) has its first letter there, in either case (`-f`): the usual short form of
-//     a long option, which a fourth review force-pushed with past `push --force*`.
+//     a long option, which a fourth review force-pushed with past `push --force*` (a short
+//     option's letters too match in either case: `rm -R` for `-r*`, found by a fifth review), and
+//   - when a word that is no option is named by a beginning of two characters or more
+//     (`npm publi` for `publish*`: npm takes a command by any unambiguous beginning).
 // This cannot see what a command reads from elsewhere (aliases in .git/config, a hook), so a
 // rule on the whole command is the safe choice for commands with global options and aliases.
 //
@@ -71,9 +74,14 @@ function optionOf(word: string): string {
   return word.replace(/^\*+/, "").split("*", 1)[0]!;
 }
 
-/** Whether `arg` is a long option that names `word`'s option by a beginning of it (`--mir` for `--mirror*`). */
+/**
+ * Whether `arg` names `word` by a beginning of it: a long option (`--mir` for `--mirror*`), or
+ * a word that is no option, by two characters or more (`publi` for `publish*`: npm takes a
+ * command by any unambiguous beginning, and a fifth review published with `npm publi`).
+ */
 function abbreviates(arg: string, word: string): boolean {
   const option = optionOf(word);
+  if (!option.startsWith("-")) return !arg.startsWith("-") && arg.length >= 2 && option.startsWith(arg);
   if (!arg.startsWith("--") || !option.startsWith("--")) return false;
   const name = arg.split("=", 1)[0]!;
   return name.length > 2 && option.startsWith(name);
@@ -91,13 +99,22 @@ function shortOptionLetters(args: readonly string[]): Set<string> {
   return letters;
 }
 
-/** Whether the short options among the arguments cover `word`'s: all letters of `-rf*`, or the first of `--force*` in either case. */
+/** Whether `letters` holds `letter` in either case. */
+function hasEitherCase(letters: ReadonlySet<string>, letter: string): boolean {
+  return letters.has(letter.toLowerCase()) || letters.has(letter.toUpperCase());
+}
+
+/**
+ * Whether the short options among the arguments cover `word`'s: all letters of `-rf*`, or the
+ * first of `--force*`, in either case (`rm -R` is `rm -r`: a fifth review removed a tree with
+ * it past `-r*`).
+ */
 function shortFormsAppear(word: string, letters: ReadonlySet<string>): boolean {
   const option = optionOf(word);
   const long = /^--([A-Za-z0-9])/.exec(option);
-  if (long) return letters.has(long[1]!.toLowerCase()) || letters.has(long[1]!.toUpperCase());
+  if (long) return hasEitherCase(letters, long[1]!);
   const short = /^-([A-Za-z0-9]+)/.exec(option);
-  return short !== null && [...short[1]!].every((letter) => letters.has(letter));
+  return short !== null && [...short[1]!].every((letter) => hasEitherCase(letters, letter));
 }
 
 /** Whether each of the glob's space-separated words (those with text besides `*`) matches some argument, in any order. */

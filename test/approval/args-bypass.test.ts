@@ -5,6 +5,7 @@
 // repository and remote: the remote receives nothing.
 
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { unattended, type World, worlds } from "./fixtures.js";
@@ -190,5 +191,39 @@ describe("a rule on a command, run through a program that reads a command line o
     const lines = labels.map((label) => run.stdout.split("\n").find((l) => l.startsWith(`${label} `)) ?? `${label}: ${run.all}`);
     expect(lines.filter((line) => !asked.test(line)), "ran without a question").toEqual([]);
     expect(git(remote, ["for-each-ref"]).trim()).toBe("");
+  });
+});
+
+describe("a subcommand abbreviated, a short option in the other case", () => {
+  it("refuses npm publi (npm takes a command by a beginning of it) under publish*, and rm -R under -r*; npm --version and rm of a file run", async () => {
+    // A fifth review ran `npm publi --dry-run` past { command: "npm", args: "publish*" } and
+    // removed a tree with `rm -R` past { command: "rm", args: "-r*" }: neither word was read
+    // as the one the rule names.
+    const w = world();
+    w.file("package.json", JSON.stringify({ name: "tacit-sec5-probe", version: "1.0.0" }));
+    w.file("tree/leaf.txt");
+    w.file("single.txt");
+    const config = w.config(
+      [
+        { action: "exec", command: "npm", args: "publish*", tier: "always-ask" },
+        { action: "exec", command: "rm", args: "-r*", tier: "always-ask" },
+      ],
+      { libraryConfig: { commandPermissions: ["npm", "rm"] } },
+    );
+    const script = `${ATTEMPT}requestExecPermission(["npm", "rm"], (p) => {
+  attempt("npm publi", () => p.exec("npm", ["publi", "--dry-run", "--offline"]).exitCode);
+  attempt("rm -R", () => p.exec("rm", ["-R", "tree"]).exitCode);
+  attempt("npm version", () => p.exec("npm", ["--version"]).exitCode);
+  attempt("rm file", () => p.exec("rm", ["single.txt"]).exitCode);
+});
+`;
+    const run = await unattended(w, ["run", "--config", config, w.script(script)]);
+    expect(run.code, run.all).toBe(0);
+    const asked = /refused: true exec .*: refused: the policy requires a person's approval \(always-ask\), and no one could be asked/;
+    const lines = ["npm publi", "rm -R"].map((label) => run.stdout.split("\n").find((l) => l.startsWith(`${label} `)) ?? `${label}: ${run.all}`);
+    expect(lines.filter((line) => !asked.test(line)), "ran without a question").toEqual([]);
+    expect(run.stdout).toContain("npm version => 0");
+    expect(run.stdout).toContain("rm file => 0");
+    expect(existsSync(path.join(w.work, "tree", "leaf.txt"))).toBe(true);
   });
 });
