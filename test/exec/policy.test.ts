@@ -171,6 +171,14 @@ describe("--strict and the tools that print a file they are given", () => {
     ["soelim", []], ["preconv", []], ["tbl", []], ["gtbl", []], ["eqn", []], ["neqn", []], ["pic", []], ["gpic", []],
     ["tic", []], ["captoinfo", []], ["infotocap", []], ["msgcat", []], ["msgattrib", []], ["msgconv", []], ["msgen", []],
     ["msggrep", []], ["msguniq", []], ["msgfmt", []], ["msgmerge", []], ["msgcomm", []], ["xgettext", []],
+    // The same review: xz's and lzma's grep, diff and pager scripts (xz -cdf passes a plain file
+    // through), rgrep, ICU's and Perl's iconv (uconv, piconv), tarcat, splain, rpcgen, GnuPG's
+    // gpgparsemail and dumpsexp, and LLVM's assembler, TableGen and yaml2obj (they quote the
+    // line they cannot parse).
+    ["xzgrep", ["."]], ["xzegrep", ["."]], ["xzfgrep", ["c"]], ["xzless", []], ["xzmore", []], ["xzdiff", []], ["lzgrep", ["."]],
+    ["lzegrep", ["."]], ["lzfgrep", ["c"]], ["lzless", []], ["lzmore", []], ["rgrep", ["."]], ["uconv", []], ["piconv", []],
+    ["tarcat", []], ["splain", []], ["rpcgen", []], ["gpgparsemail", []], ["dumpsexp", []], ["llvm-mc", []], ["llvm-mc-14", []],
+    ["llvm-tblgen", []], ["llvm-tblgen-14", []], ["yaml2obj", []], ["yaml2obj-14", []],
   ];
   it("refuses them, so none prints the file", async () => {
     const { dir, cleanup } = realTempDir("tacit-strict-printers-");
