@@ -83,6 +83,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       "logsave", "choom", "uclampset", "msgexec", "msgfilter", "scalar", "systemd-run", "systemd-socket-activate",
       "systemd-inhibit", "systemd-cat", "pg_virtualenv", "sotruss", "memusage", "heaptrack", "gprofng", "gp-collect-app",
       "scriptlive", "scriptreplay", "vimtutor", "jexec", "pygmentize",
+      // A fifth review: LLVM's not runs its arguments as a command (`not-14 sh -c …`); luit,
+      // debconf and vgdb run a command they are given.
+      "not", "luit", "debconf", "vgdb",
     ],
   },
   {

@@ -206,6 +206,26 @@ for (const [command, args] of ${JSON.stringify(PRINTERS)} as Array<[string, stri
     }
   });
 
+  it("refuses LLVM's not, which runs the command it is given (not-14 sh -c …), and other runners off the list", async () => {
+    // A fifth review ran a shell under --strict through `not-14 sh -c …` (LLVM's test helper
+    // runs its arguments as a command and inverts the exit status).
+    const { dir, cleanup } = realTempDir("tacit-strict-not-");
+    try {
+      const marker = path.join(dir, "marker");
+      const script = `${ATTEMPT_PRELUDE}
+for (const command of ["not-14", "not", "luit", "debconf", "vgdb"]) {
+  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, ["sh", "-c", ${JSON.stringify(`echo ran > ${marker}`)}]).exitCode));
+}
+`;
+      const r = await tacit(root, script, ["--strict"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), ["not-14", "not", "luit", "debconf", "vgdb"], /refused under --strict/);
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  });
+
   it("refuses unlink and link, which delete or hard-link any file past the allowed roots", async () => {
     // A fifth review deleted a file outside the allowed roots with `unlink FILE` under --strict
     // (rm was refused); `link FILE ./x` makes a second name for any file inside the roots.
