@@ -135,6 +135,11 @@ const DEFINES_ALIAS = /alias\./i;
 // Case matters: git -C names a directory.
 const SETS_CONFIG = /^(?:-c|--config-env|--config)(?:$|=|[a-z.])/;
 
+/** Whether an argument gives the command configuration or an alias (git's `-c`, `alias.…`): what it runs is then open. */
+export function configuresCommand(arg: string): boolean {
+  return DEFINES_ALIAS.test(arg) || SETS_CONFIG.test(arg);
+}
+
 /**
  * The test a rule's `args` glob applies to a command's arguments. `failSafe` (rules that add
  * a person to the loop) widens it as described above; without it the glob must match the
@@ -148,6 +153,6 @@ export function argsMatcher(glob: string, failSafe: boolean): (args: readonly st
     // Starting at the first argument is one of the starts tried: the exact match is included.
     if (matchesFromSomeArgument(glob, args.join(" "))) return true;
     if (wordsAppear(words, args)) return true;
-    return args.some((arg) => (head !== null && arg.includes(head)) || DEFINES_ALIAS.test(arg) || SETS_CONFIG.test(arg));
+    return args.some((arg) => (head !== null && arg.includes(head)) || configuresCommand(arg));
   };
 }

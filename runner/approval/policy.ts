@@ -13,7 +13,7 @@ import type { Tier } from "../audit/events.js";
 import { type HostPattern, isHostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
 import type { ActionRequest } from "./action-request.js";
 import { runsCodeText, runsOtherPrograms } from "../exec/strict-denylist.js";
-import { argsMatcher } from "./args-pattern.js";
+import { argsMatcher, configuresCommand } from "./args-pattern.js";
 
 export const RULE_ACTIONS = [
   "fs.read", "fs.stat", "fs.write", "fs.delete", "fs.mkdir", "fs.readClassified", "fs.writeClassified", "fs.open",
@@ -145,24 +145,34 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
 const SPLITS_STRING = /^(?:-[^-]*S|--s)/;
 /** Runners that append words from their input (or a file, `xargs -a`) to the command they run. */
 const APPENDS_INPUT = /^(?:xargs|parallel)$/;
+/** Git and the names it runs as; what they run can be set in their configuration. */
+const GIT_FAMILY = /^(?:git(?:-.*)?|scalar)$/;
+/** Git's variables that name a command or set configuration (GIT_CONFIG_*, GIT_SSH_COMMAND, GIT_PAGER, GIT_EXEC_PATH, …), as env sets them. */
+const GIT_VARIABLE = /^GIT_[A-Z0-9_]*=/i;
 
 /**
  * Whether `line` (the runner and its arguments; split at spaces too: a shell's -c takes one
  * command line) runs the rule's command: some word names it (by its last path component) with
  * the words after it matching the rule's args, or with no words after it, or after xargs (the
  * rest may come from elsewhere: xargs appends its input); every such word is tried, so runners
- * may nest (`env nice git push`). A shell or interpreter named anywhere, or env's split string,
- * runs text no word-by-word reading can follow: it counts as running the command.
+ * may nest (`env nice git push`). A shell or interpreter named anywhere, env's split string, or
+ * git given configuration runs text no word-by-word reading can follow: it counts as running
+ * the command.
  */
 function runsThrough(commandTest: RegExp, argsTest: ((args: readonly string[]) => boolean) | null, line: readonly string[]): boolean {
   const words = line.flatMap((arg) => arg.split(/\s+/)).filter((word) => word !== "");
   let appends = false;
   let env = false;
+  let git = false;
   for (const [at, word] of words.entries()) {
     const name = path.basename(word).toLowerCase();
     // By family only: a word shaped like a shell's name may be `push`.
     if (at > 0 && runsCodeText(name, { byShape: false })) return true;
     if (env && SPLITS_STRING.test(word)) return true;
+    // Git runs what its configuration names (`-c alias.x=!cmd`, core.pager, GIT_CONFIG_* from
+    // env): a fifth review ran a command a rule asks about through both.
+    if ((git && configuresCommand(word)) || (env && GIT_VARIABLE.test(word))) return true;
+    git ||= GIT_FAMILY.test(name);
     if (at > 0 && commandTest.test(name) && (argsTest === null || appends || at === words.length - 1 || argsTest(words.slice(at + 1)))) return true;
     appends ||= APPENDS_INPUT.test(name);
     env ||= name === "env";

@@ -227,3 +227,28 @@ describe("a subcommand abbreviated, a short option in the other case", () => {
     expect(existsSync(path.join(w.work, "tree", "leaf.txt"))).toBe(true);
   });
 });
+
+describe("a rule on a command, run by git's configuration", () => {
+  it("asks before git -c 'alias.x=!touch …' x and env GIT_CONFIG_*=… git y under a rule on touch; git --version runs", async () => {
+    // A fifth review ran a command a rule asks about through git with git and env permitted:
+    // a shell alias given with -c, or in GIT_CONFIG_* variables set through env.
+    const w = world();
+    const config = w.config([{ action: "exec", command: "touch", tier: "always-ask" }], {
+      libraryConfig: { commandPermissions: ["git", "env", "touch"] },
+    });
+    const script = `${ATTEMPT}requestExecPermission(["git", "env"], (p) => {
+  attempt("git -c alias", () => p.exec("git", ["-c", "alias.x=!touch by-alias", "x"]).exitCode);
+  attempt("env GIT_CONFIG", () => p.exec("env", ["GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=alias.y", "GIT_CONFIG_VALUE_0=!touch by-env", "git", "y"]).exitCode);
+  attempt("git version", () => p.exec("git", ["--version"]).exitCode);
+});
+`;
+    const run = await unattended(w, ["run", "--config", config, w.script(script)]);
+    expect(run.code, run.all).toBe(0);
+    const asked = /refused: true exec .*: refused: the policy requires a person's approval \(always-ask\), and no one could be asked/;
+    const lines = ["git -c alias", "env GIT_CONFIG"].map((label) => run.stdout.split("\n").find((l) => l.startsWith(`${label} `)) ?? `${label}: ${run.all}`);
+    expect(lines.filter((line) => !asked.test(line)), "ran without a question").toEqual([]);
+    expect(run.stdout).toContain("git version => 0");
+    expect(existsSync(path.join(w.work, "by-alias"))).toBe(false);
+    expect(existsSync(path.join(w.work, "by-env"))).toBe(false);
+  });
+});
