@@ -132,6 +132,10 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // line they cannot parse.
       "xzgrep", "xzegrep", "xzfgrep", "xzdiff", "xzcmp", "lzgrep", "lzegrep", "lzfgrep", "lzdiff", "lzcmp", "rgrep", "uconv",
       "piconv", "tarcat", "splain", "rpcgen", "gpgparsemail", "dumpsexp", "mc", "tblgen", "yaml2obj",
+      // And tools that copy any file into one a script can read or print (`ar q x.a FILE` then
+      // `ar p x.a`; objcopy -I binary, ptar, jar, gpgtar), pass it through (uncompress -cf, as
+      // gzip -dcf) or rewrite it in place (enc2xs empties the file it is given; gzexe, znew, zforce).
+      "ar", "objcopy", "ptar", "ptardiff", "ptargrep", "jar", "gpgtar", "uncompress", "enc2xs", "gzexe", "znew", "zforce",
     ],
   },
   {

@@ -4,7 +4,7 @@
 // under --command-permissions only the globs given (which win over --strict); the same from
 // a --config file; a command given as a path is refused; and the scope's list narrows it all.
 
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, type CliResult, expectRefused, makeCanary, realTempDir, tacit } from "./fixtures.js";
@@ -179,6 +179,10 @@ describe("--strict and the tools that print a file they are given", () => {
     ["lzegrep", ["."]], ["lzfgrep", ["c"]], ["lzless", []], ["lzmore", []], ["rgrep", ["."]], ["uconv", []], ["piconv", []],
     ["tarcat", []], ["splain", []], ["rpcgen", []], ["gpgparsemail", []], ["dumpsexp", []], ["llvm-mc", []], ["llvm-mc-14", []],
     ["llvm-tblgen", []], ["llvm-tblgen-14", []], ["yaml2obj", []], ["yaml2obj-14", []],
+    // And tools that copy a file into one the script can read (`ar q x.a FILE; ar p x.a`,
+    // `objcopy -I binary`, ptar, jar, gpgtar) or pass it through (`uncompress -cf`, gzip's).
+    ["uncompress", ["-cf"]], ["ar", ["p"]], ["llvm-ar", ["p"]], ["objcopy", ["-I", "binary", "-O", "binary"]],
+    ["llvm-objcopy", ["-I", "binary", "-O", "binary"]], ["ptar", ["-c", "-f", "copy.tar"]], ["jar", ["cf", "copy.jar"]], ["gpgtar", []],
   ];
   it("refuses them, so none prints the file", async () => {
     const { dir, cleanup } = realTempDir("tacit-strict-printers-");
@@ -221,6 +225,29 @@ for (const command of ["not-14", "not", "luit", "debconf", "vgdb"]) {
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), ["not-14", "not", "luit", "debconf", "vgdb"], /refused under --strict/);
       expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  });
+
+  it("refuses ar, which copies any file into an archive the script then prints (ar q, then ar p), and enc2xs, which empties the file it is given", async () => {
+    // A fifth review printed a file outside the allowed roots under --strict with `ar q x.a
+    // FILE` then `ar p x.a`, and emptied one with `enc2xs FILE`.
+    const { dir, cleanup } = realTempDir("tacit-strict-ar-");
+    try {
+      const canary = makeCanary();
+      const secret = path.join(dir, "secret.txt");
+      writeFileSync(secret, `${canary}\n`);
+      const script = `${ATTEMPT_PRELUDE}
+attempt("ar q", () => requestExecPermission(["ar"], (p) => p.exec("ar", ["q", "copy.a", ${JSON.stringify(secret)}]).exitCode));
+attempt("ar p", () => requestExecPermission(["ar"], (p) => p.exec("ar", ["p", "copy.a"]).stdout));
+attempt("enc2xs", () => requestExecPermission(["enc2xs"], (p) => p.exec("enc2xs", [${JSON.stringify(secret)}]).exitCode));
+`;
+      const r = await tacit(root, script, ["--strict"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), ["ar q", "ar p", "enc2xs"], /refused under --strict/);
+      expect(r.stdout).not.toContain(canary);
+      expect(readFileSync(secret, "utf8")).toBe(`${canary}\n`);
     } finally {
       cleanup();
     }
