@@ -17,7 +17,7 @@ import { type ActionRequest, approvalPattern, describeAction, isFsPathAction, pa
 import { printable } from "../printable.js";
 import type { Answer, Asker } from "./askers.js";
 import type { RunGrants } from "./grants.js";
-import type { TierPolicy } from "./policy.js";
+import type { PolicyRule, TierPolicy } from "./policy.js";
 import type { Approval, ApprovalStore } from "./store.js";
 import { monotonicMs } from "../monotonic.js";
 
@@ -123,9 +123,10 @@ export class ApprovalGate {
       }
       // Asked about, and remembered, under where the path really leads as well (see approvalPattern).
       const asked: ActionRequest = { ...request, pattern: approvalPattern(request) };
-      const answer = await this.approve(asked, tier, false, detailOf(action, asked));
+      const why = indirectReason(oversight.policy.indirectRuleOf(request, { extended: this.isExtended(action) }), request);
+      const answer = await this.approve(asked, tier, false, detailOf(action, asked) + why);
       if (answer.answer === "no") {
-        const message = refusalMessage(asked.pattern, tier, answer);
+        const message = refusalMessage(asked.pattern, tier, answer) + why;
         this.logDecision(number, answer, null, message, asked.pattern === request.pattern ? null : asked.pattern);
         return this.refusedWithoutRunning(number, refused("SecurityError", message));
       }
@@ -359,6 +360,16 @@ function shellQuoted(text: string): string {
     }
   }
   return `$'${quoted}'`;
+}
+
+/** Why a command no rule names is asked about (see TierPolicy.indirectRuleOf), or "". */
+function indirectReason(rule: PolicyRule | null, request: ActionRequest): string {
+  if (rule === null || request.subject.kind !== "command") return "";
+  const named = [rule.command, rule.args].filter((part) => part !== undefined).join(" ");
+  return (
+    ` (${printable(request.subject.command)} is asked about under the rule on \`${printable(named)}\` (${rule.tier}): it runs code or ` +
+    `other programs, which could run that command)`
+  );
 }
 
 function refusalMessage(rawPattern: string, tier: Exclude<Tier, "allow">, answer: Answer): string {

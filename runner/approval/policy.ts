@@ -218,6 +218,23 @@ export class TierPolicy {
     return tier;
   }
 
+  /**
+   * The rule behind tierOf's tier when only rules that matched through another program raised
+   * it (the command runs code or other programs: `sh`, `python3`, `env`, `xargs`), or null: a
+   * question or refusal then says why a command that no rule names is asked about.
+   */
+  indirectRuleOf(request: ActionRequest, options: { extended?: boolean } = {}): PolicyRule | null {
+    const tier = this.tierOf(request, options);
+    if (tier === "allow") return null;
+    let indirect: PolicyRule | null = null;
+    for (const { rule, matches } of this.rules) {
+      if ((options.extended && rule.beyondAllowlist) || rule.tier !== tier) continue;
+      if (matches(request, false)) return null;
+      if (indirect === null && matches(request, true)) indirect = rule;
+    }
+    return indirect;
+  }
+
   /** The tier for an action the allowlists refuse: null (stays refused) unless a beyondAllowlist rule matches. */
   beyondTierOf(request: ActionRequest): Tier | null {
     let tier: Tier | null = null;

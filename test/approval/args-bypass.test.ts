@@ -58,6 +58,8 @@ describe("an args rule on git push, no terminal", () => {
       const line = run.stdout.split("\n").find((l) => l.startsWith(`${label} `));
       expect(line, `${label}: ${run.all}`).toMatch(/refused: true exec git .*: refused: the policy requires a person's approval \(always-ask\), and no one could be asked/);
       expect(line, label).toContain("--yes");
+      // Named by the rule itself: no word about other programs.
+      expect(line, label).not.toContain("is asked about under the rule");
     }
     expect(run.stdout).toContain("status => 0");
     expect(run.prompts).toBe(0);
@@ -190,6 +192,8 @@ describe("a rule on a command, run through a program that reads a command line o
     const labels = ["sh quoted push", "env -S push", "xargs push", "awk push", "env alias push"];
     const lines = labels.map((label) => run.stdout.split("\n").find((l) => l.startsWith(`${label} `)) ?? `${label}: ${run.all}`);
     expect(lines.filter((line) => !asked.test(line)), "ran without a question").toEqual([]);
+    // The refusal says why a command no rule names was asked about.
+    expect(lines.find((line) => line.startsWith("awk push "))).toContain("(awk is asked about under the rule on `git push*` (always-ask): it runs code or other programs");
     expect(git(remote, ["for-each-ref"]).trim()).toBe("");
   });
 });
