@@ -4,7 +4,8 @@
 
 import path from "node:path";
 import { realProgramOf } from "./program-path.js";
-import { MULTI_CALL_PROGRAMS, type StrictMatch, strictMatch } from "./strict-denylist.js";
+import { printable } from "../printable.js";
+import { MULTI_CALL_PROGRAMS, type StrictMatch, strictDeniedOption, strictMatch } from "./strict-denylist.js";
 
 export interface CommandPolicy {
   /** Globs (`*` only) matched against the whole command name; null when unset. */
@@ -40,8 +41,19 @@ function strictRefusal(command: string): string | null {
   );
 }
 
-/** Why the policy refuses `command`, or null when it may run. */
-export function commandRefusal(command: string, policy: CommandPolicy): string | null {
+/** Why --strict refuses `command` run with `args`: one of the few options that make an allowed tool echo a file. */
+function strictOptionRefusal(command: string, args: readonly string[]): string | null {
+  const option = strictDeniedOption(command, args);
+  if (option === null) return null;
+  return (
+    `the option ${printable(option)} of "${command}" is refused under --strict: with it, ${command} reads a file it is given and ` +
+    "prints its lines in its messages, past --allowed-roots and --classified-paths. Read files with requestFileSystem; the " +
+    "operator can permit the command outright with --command-permissions"
+  );
+}
+
+/** Why the policy refuses `command` (run with `args`, when known), or null when it may run. */
+export function commandRefusal(command: string, policy: CommandPolicy, args: readonly string[] = []): string | null {
   if (command === "" || command.includes("/") || command.includes("\0")) {
     return `"${command}" is not a command name: give the name alone (like "git"); the host finds the program on its own PATH`;
   }
@@ -49,6 +61,6 @@ export function commandRefusal(command: string, policy: CommandPolicy): string |
     if (policy.commandPermissions.some((glob) => globToRegExp(glob).test(command))) return null;
     return `"${command}" is not among the permitted commands (${policy.commandPermissions.join(", ") || "none"}); the operator can add it with --command-permissions (config libraryConfig.commandPermissions)`;
   }
-  if (policy.strictMode) return strictRefusal(command);
+  if (policy.strictMode) return strictRefusal(command) ?? strictOptionRefusal(command, args);
   return `no command may run: the operator has set neither --command-permissions (config libraryConfig.commandPermissions) nor --strict (config libraryConfig.strictMode)`;
 }

@@ -10,8 +10,6 @@ import path from "node:path";
 import type { ProcessResult } from "../../library/protocol.js";
 import type { CapabilityTable } from "../capabilities.js";
 import { cleanUpAtExit } from "../exit-cleanup.js";
-import { printable } from "../printable.js";
-import { strictDeniedOption } from "./strict-denylist.js";
 import { diesWithTacit } from "../parent-death.js";
 import { MAX_TIMER_MS } from "../limits.js";
 import { isWithin } from "../fs/containment.js";
@@ -101,9 +99,9 @@ export class ExecExecutor {
     signal.addEventListener("abort", () => this.killAll(), { once: true });
   }
 
-  /** The policy's refusal, unless a person allowed the command for this run. */
-  private refusal(command: string): string | null {
-    return this.grantedCommands.has(command) ? null : commandRefusal(command, this.policy);
+  /** The policy's refusal (of the command, or of how `args` use it), unless a person allowed the command for this run. */
+  private refusal(command: string, args: readonly string[] = []): string | null {
+    return this.grantedCommands.has(command) ? null : commandRefusal(command, this.policy, args);
   }
 
   openScope(commands: readonly string[]): { scope: string } {
@@ -138,18 +136,8 @@ export class ExecExecutor {
   authorize(token: string, request: Pick<ExecRequest, "command" | "args">): void {
     const scope = this.capabilities.get(token, "exec");
     // The policy first: its message says what to do about a path given as a command.
-    const refusal = this.refusal(request.command);
+    const refusal = this.refusal(request.command, request.args);
     if (refusal) throw new PolicyDenial(`exec: ${refusal}`);
-    const option = this.policy.strictMode && this.policy.commandPermissions === null && !this.grantedCommands.has(request.command)
-      ? strictDeniedOption(request.command, request.args)
-      : null;
-    if (option !== null) {
-      throw new PolicyDenial(
-        `exec("${request.command}"): the option ${printable(option)} is refused under --strict: with it, ${request.command} reads a file it is ` +
-          `given and prints its lines in its messages, past --allowed-roots and --classified-paths. Read files with requestFileSystem; ` +
-          `the operator can permit the command outright with --command-permissions`,
-      );
-    }
     if (!scope.commands.has(request.command)) {
       throw new PolicyDenial(
         `exec("${request.command}"): not among the commands this requestExecPermission scope asked for (${[...scope.commands].join(", ")}); ask for it in the list`,
