@@ -43,17 +43,17 @@ export function auditVerifyCommand(file: string, flags: VerifyFlags): number {
   // Nor is a log in which nothing is signed (emptied, truncated to 0 bytes): no key vouches for it.
   const verified = report.ok && report.trust === "given" && report.validHeads > 0;
   if (flags.json) process.stdout.write(JSON.stringify({ file, verified, ...report }, null, 2) + "\n");
-  else process.stdout.write(renderReport(file, report));
+  else process.stdout.write(renderReport(file, report, verified));
   return verified ? 0 : 1;
 }
 
-function renderReport(file: string, report: VerifyReport): string {
+function renderReport(file: string, report: VerifyReport, verified: boolean): string {
   const out: string[] = [];
   const summary =
     `${report.lines} lines, ${report.heads} signed heads (${report.validHeads} valid)` +
     (report.lastSignedLine === null ? ", no line signed" : `, signed through line ${report.lastSignedLine}`) +
     (report.unsignedTail > 0 ? `, ${report.unsignedTail} unsigned after the last head` : "");
-  if (report.ok && report.trust === "given" && report.validHeads > 0) out.push(`${file}: verified — ${summary}`);
+  if (verified) out.push(`${file}: verified — ${summary}`);
   else if (report.ok && report.trust === "given") {
     out.push(`${file}: NOT verified — ${summary}; no line is signed, so no key vouches for it (an emptied log looks like this).`);
   } else if (report.ok) {

@@ -123,7 +123,7 @@ export class ApprovalGate {
       }
       // Asked about, and remembered, under where the path really leads as well (see approvalPattern).
       const asked: ActionRequest = { ...request, pattern: approvalPattern(request) };
-      const why = indirectReason(oversight.policy.indirectRuleOf(request, { extended: this.isExtended(action) }), request);
+      const why = indirectReason(oversight.policy.indirectRuleOf(request, tier, { extended: this.isExtended(action) }), request);
       const answer = await this.approve(asked, tier, false, detailOf(action, asked) + why);
       if (answer.answer === "no") {
         const message = refusalMessage(asked.pattern, tier, answer) + why;

@@ -219,12 +219,12 @@ export class TierPolicy {
   }
 
   /**
-   * The rule behind tierOf's tier when only rules that matched through another program raised
-   * it (the command runs code or other programs: `sh`, `python3`, `env`, `xargs`), or null: a
-   * question or refusal then says why a command that no rule names is asked about.
+   * The rule behind `tier` (what tierOf gave, with the same options) when only rules that
+   * matched through another program raised it (the command runs code or other programs: `sh`,
+   * `python3`, `env`, `xargs`), or null: a question or refusal then says why a command that no
+   * rule names is asked about.
    */
-  indirectRuleOf(request: ActionRequest, options: { extended?: boolean } = {}): PolicyRule | null {
-    const tier = this.tierOf(request, options);
+  indirectRuleOf(request: ActionRequest, tier: Tier, options: { extended?: boolean } = {}): PolicyRule | null {
     if (tier === "allow") return null;
     let indirect: PolicyRule | null = null;
     for (const { rule, matches } of this.rules) {
