@@ -2,6 +2,7 @@
 // command line. Used by the tests that kill tacit and look for what it left behind.
 
 import { readdirSync, readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 
 /** The pids of `pid`'s children (from /proc: a process's children file lists those of each of its threads). */
 export function childrenOf(pid: number): number[] {
@@ -30,4 +31,20 @@ export function isRunning(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The children of `pid` whose command line contains `needle`, polled for up to 10 s until there are some. */
+export async function childrenRunning(pid: number, needle: string): Promise<number[]> {
+  for (let i = 0; i < 200; i++) {
+    await sleep(50);
+    const found = childrenOf(pid).filter((child) => commandLineOf(child).includes(needle));
+    if (found.length > 0) return found;
+  }
+  return [];
+}
+
+/** Those of `pids` still running after up to 2 s of waiting for them to end. */
+export async function stillRunning(pids: readonly number[]): Promise<number[]> {
+  for (let i = 0; i < 40 && pids.some(isRunning); i++) await sleep(50);
+  return pids.filter(isRunning);
 }

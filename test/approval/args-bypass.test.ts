@@ -27,6 +27,15 @@ function attempt(label: string, run: () => unknown): void {
 }
 `;
 
+/** A refusal for want of a person to ask, as an unattended run gives it to the script (of any command, of git). */
+const ASKED = /refused: true exec .*: refused: the policy requires a person's approval \(always-ask\), and no one could be asked/;
+const ASKED_GIT = /refused: true exec git .*: refused: the policy requires a person's approval \(always-ask\), and no one could be asked/;
+
+/** The line an attempt printed for `label` (see ATTEMPT), if it printed one. */
+function lineOf(stdout: string, label: string): string | undefined {
+  return stdout.split("\n").find((l) => l.startsWith(`${label} `));
+}
+
 const SCRIPT = `${ATTEMPT}requestExecPermission(["git"], (p) => {
   attempt("direct push", () => p.exec("git", ["push", "origin", "HEAD:refs/heads/direct"]).exitCode);
   attempt("-C push", () => p.exec("git", ["-C", ".", "push", "origin", "HEAD:refs/heads/via-C"]).exitCode);
@@ -55,8 +64,8 @@ describe("an args rule on git push, no terminal", () => {
     const run = await unattended(w, ["run", "--config", config, w.script(SCRIPT)]);
     expect(run.code, run.all).toBe(0);
     for (const label of ["direct push", "-C push", "alias push"]) {
-      const line = run.stdout.split("\n").find((l) => l.startsWith(`${label} `));
-      expect(line, `${label}: ${run.all}`).toMatch(/refused: true exec git .*: refused: the policy requires a person's approval \(always-ask\), and no one could be asked/);
+      const line = lineOf(run.stdout, label);
+      expect(line, `${label}: ${run.all}`).toMatch(ASKED_GIT);
       expect(line, label).toContain("--yes");
       // Named by the rule itself: no word about other programs.
       expect(line, label).not.toContain("is asked about under the rule");
@@ -94,8 +103,8 @@ describe("an args rule on git push, no terminal", () => {
     const run = await unattended(w, ["run", "--config", config, w.script(script)]);
     expect(run.code, run.all).toBe(0);
     for (const label of ["force first", "force last", "mirror abbreviated"]) {
-      const line = run.stdout.split("\n").find((l) => l.startsWith(`${label} `));
-      expect(line, `${label}: ${run.all}`).toMatch(/refused: true exec git .*: refused: the policy requires a person's approval \(always-ask\), and no one could be asked/);
+      const line = lineOf(run.stdout, label);
+      expect(line, `${label}: ${run.all}`).toMatch(ASKED_GIT);
     }
     expect(run.stdout).toContain("plain push => 0");
     // The remote's branches are as they were, beside the plain push's new one.
@@ -130,10 +139,9 @@ describe("option words in an args rule, written as git takes them", () => {
       const run = await unattended(w, ["run", "--config", rules(args), w.script(script)]);
       expect(run.code, run.all).toBe(0);
       expect(run.stdout).toContain("plain push => 0");
-      lines.push(`${args}: ${run.stdout.split("\n").find((l) => l.startsWith(`${label} `)) ?? run.all}`);
+      lines.push(`${args}: ${lineOf(run.stdout, label) ?? run.all}`);
     }
-    const asked = /refused: true exec git .*: refused: the policy requires a person's approval \(always-ask\), and no one could be asked/;
-    expect(lines.filter((line) => !asked.test(line)), "ran without a question").toEqual([]);
+    expect(lines.filter((line) => !ASKED_GIT.test(line)), "ran without a question").toEqual([]);
     const after = git(remote, ["for-each-ref", "--format=%(refname) %(objectname)"]);
     expect(after.split("\n").filter((l) => !l.startsWith("refs/heads/plain ")).join("\n")).toBe(before);
   });
@@ -159,9 +167,8 @@ describe("a rule on a command, run through another that runs it", () => {
 `;
     const run = await unattended(w, ["run", "--config", config, w.script(script)]);
     expect(run.code, run.all).toBe(0);
-    const asked = /refused: true exec .*: refused: the policy requires a person's approval \(always-ask\), and no one could be asked/;
-    const lines = ["env push", "nice push", "timeout push", "xargs push"].map((label) => run.stdout.split("\n").find((l) => l.startsWith(`${label} `)) ?? `${label}: ${run.all}`);
-    expect(lines.filter((line) => !asked.test(line)), "ran without a question").toEqual([]);
+    const lines = ["env push", "nice push", "timeout push", "xargs push"].map((label) => lineOf(run.stdout, label) ?? `${label}: ${run.all}`);
+    expect(lines.filter((line) => !ASKED.test(line)), "ran without a question").toEqual([]);
     expect(run.stdout).toContain("env status => 0");
     expect(git(remote, ["for-each-ref"]).trim()).toBe("");
   });
@@ -188,10 +195,9 @@ describe("a rule on a command, run through a program that reads a command line o
 `;
     const run = await unattended(w, ["run", "--config", config, w.script(script)]);
     expect(run.code, run.all).toBe(0);
-    const asked = /refused: true exec .*: refused: the policy requires a person's approval \(always-ask\), and no one could be asked/;
     const labels = ["sh quoted push", "env -S push", "xargs push", "awk push", "env alias push"];
-    const lines = labels.map((label) => run.stdout.split("\n").find((l) => l.startsWith(`${label} `)) ?? `${label}: ${run.all}`);
-    expect(lines.filter((line) => !asked.test(line)), "ran without a question").toEqual([]);
+    const lines = labels.map((label) => lineOf(run.stdout, label) ?? `${label}: ${run.all}`);
+    expect(lines.filter((line) => !ASKED.test(line)), "ran without a question").toEqual([]);
     // The refusal says why a command no rule names was asked about.
     expect(lines.find((line) => line.startsWith("awk push "))).toContain("(awk is asked about under the rule on `git push*` (always-ask): it runs code or other programs");
     expect(git(remote, ["for-each-ref"]).trim()).toBe("");
@@ -223,9 +229,8 @@ describe("a subcommand abbreviated, a short option in the other case", () => {
 `;
     const run = await unattended(w, ["run", "--config", config, w.script(script)]);
     expect(run.code, run.all).toBe(0);
-    const asked = /refused: true exec .*: refused: the policy requires a person's approval \(always-ask\), and no one could be asked/;
-    const lines = ["npm publi", "rm -R"].map((label) => run.stdout.split("\n").find((l) => l.startsWith(`${label} `)) ?? `${label}: ${run.all}`);
-    expect(lines.filter((line) => !asked.test(line)), "ran without a question").toEqual([]);
+    const lines = ["npm publi", "rm -R"].map((label) => lineOf(run.stdout, label) ?? `${label}: ${run.all}`);
+    expect(lines.filter((line) => !ASKED.test(line)), "ran without a question").toEqual([]);
     expect(run.stdout).toContain("npm version => 0");
     expect(run.stdout).toContain("rm file => 0");
     expect(existsSync(path.join(w.work, "tree", "leaf.txt"))).toBe(true);
@@ -248,9 +253,8 @@ describe("a rule on a command, run by git's configuration", () => {
 `;
     const run = await unattended(w, ["run", "--config", config, w.script(script)]);
     expect(run.code, run.all).toBe(0);
-    const asked = /refused: true exec .*: refused: the policy requires a person's approval \(always-ask\), and no one could be asked/;
-    const lines = ["git -c alias", "env GIT_CONFIG"].map((label) => run.stdout.split("\n").find((l) => l.startsWith(`${label} `)) ?? `${label}: ${run.all}`);
-    expect(lines.filter((line) => !asked.test(line)), "ran without a question").toEqual([]);
+    const lines = ["git -c alias", "env GIT_CONFIG"].map((label) => lineOf(run.stdout, label) ?? `${label}: ${run.all}`);
+    expect(lines.filter((line) => !ASKED.test(line)), "ran without a question").toEqual([]);
     expect(run.stdout).toContain("git version => 0");
     expect(existsSync(path.join(w.work, "by-alias"))).toBe(false);
     expect(existsSync(path.join(w.work, "by-env"))).toBe(false);

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../runner/config.js";
 import { evaluate } from "../../runner/evaluate.js";
 import { spawn } from "node:child_process";
-import { childrenOf, commandLineOf, isRunning } from "../processes.js";
+import { childrenRunning, isRunning, stillRunning } from "../processes.js";
 import { writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import path from "node:path";
@@ -213,16 +213,12 @@ describe("signals", () => {
     let sandboxes: number[] = [];
     try {
       writeFileSync(path.join(dir, "spin.ts"), "while (true) {}\n");
-      for (let i = 0; i < 200 && sandboxes.length === 0; i++) {
-        await sleep(50);
-        sandboxes = childrenOf(child.pid!).filter((pid) => commandLineOf(pid).includes("bootstrap.js"));
-      }
+      sandboxes = await childrenRunning(child.pid!, "bootstrap.js");
       expect(sandboxes, "the sandbox started").not.toEqual([]);
       await sleep(300);
       child.kill("SIGKILL");
       await exited;
-      for (let i = 0; i < 40 && sandboxes.some(isRunning); i++) await sleep(50);
-      expect(sandboxes.filter(isRunning), "sandboxes left running after tacit was killed").toEqual([]);
+      expect(await stillRunning(sandboxes), "sandboxes left running after tacit was killed").toEqual([]);
     } finally {
       child.kill("SIGKILL");
       for (const pid of sandboxes.filter(isRunning)) process.kill(pid, "SIGKILL");

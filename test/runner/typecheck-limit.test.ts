@@ -4,7 +4,7 @@
 // session waited with it; in tacit run and tacit check nothing limited it.
 
 import { spawn } from "node:child_process";
-import { childrenOf, commandLineOf, isRunning } from "../processes.js";
+import { childrenRunning, isRunning, stillRunning } from "../processes.js";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -145,15 +145,11 @@ describe("tacit run killed with SIGKILL while it type-checks", () => {
     const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
     let checkers: number[] = [];
     try {
-      for (let i = 0; i < 200 && checkers.length === 0; i++) {
-        await sleep(50);
-        checkers = childrenOf(child.pid!).filter((pid) => commandLineOf(pid).includes("tsconfig.json"));
-      }
+      checkers = await childrenRunning(child.pid!, "tsconfig.json");
       expect(checkers, "the type checker started").not.toEqual([]);
       child.kill("SIGKILL");
       await exited;
-      for (let i = 0; i < 40 && checkers.some(isRunning); i++) await sleep(50);
-      expect(checkers.filter(isRunning), "type checkers left running after tacit was killed").toEqual([]);
+      expect(await stillRunning(checkers), "type checkers left running after tacit was killed").toEqual([]);
     } finally {
       child.kill("SIGKILL");
       for (const pid of checkers.filter(isRunning)) process.kill(pid, "SIGKILL");
