@@ -94,7 +94,11 @@ export class SandboxProcess {
     // Nothing outlives the host: if tacit exits first, the process is killed.
     const release = cleanUpAtExit(this.child, null);
     this.rssLimitKb = (options.memoryLimitMb + RSS_ALLOWANCE_MB) * 1024;
-    this.watchMemory(true);
+    // The pure evaluator runs map functions from its first job on, and is watched from the
+    // start. An agent's sandbox runs nothing but tacit's bootstrap until its program is sent,
+    // and converse() starts the watch then: a warm spare waiting for tacit serve's next call
+    // woke the server 20 times a second to read /proc for nothing.
+    if (options.role === "pure") this.watchMemory(true);
 
     this.child.stderr!.on("data", (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_KEEP_CHARS);
