@@ -22,6 +22,36 @@ const GLOB_CHAR = /[*?[\]{}!]/;
 type Matcher = (absolute: string) => boolean;
 
 /**
+ * Compiled forms, kept for the process: each evaluation builds its ClassifiedPaths anew (an
+ * absolute pattern's prefix is resolved again, the file system may have changed), but what a
+ * pattern compiles to never changes. Compiling the defaults cost tacit serve about half a
+ * millisecond a call. The expressions have neither the g nor the y flag: they keep no state.
+ */
+const compiled = new Map<string, unknown>();
+const COMPILED_KEPT = 1_000;
+
+function once<T>(key: string, compile: () => T): T {
+  if (compiled.has(key)) return compiled.get(key) as T;
+  const value = compile();
+  if (compiled.size >= COMPILED_KEPT) compiled.clear();
+  compiled.set(key, value);
+  return value;
+}
+
+/** picomatch's test for `pattern` with dot files included. */
+const globTest = (pattern: string): picomatch.Matcher => once(`test\0${pattern}`, () => picomatch(pattern, { dot: true }));
+
+/** All the name patterns as one expression, or null where one has flags and cannot be joined. */
+function combinedNames(patterns: readonly string[]): RegExp | null {
+  return once(`names\0${patterns.join("\0")}`, () => {
+    const expressions = patterns.map((pattern) => picomatch.makeRe(pattern, { dot: true }));
+    return expressions.every((expression) => expression.flags === "")
+      ? new RegExp(expressions.map((expression) => `(?:${expression.source})`).join("|"))
+      : null;
+  });
+}
+
+/**
  * One test for all the name patterns (most configured patterns are names): picomatch's
  * regular expressions joined into one, plus its exact-text match. A walk asks it of every
  * entry: one regular expression instead of one per pattern.
@@ -29,12 +59,9 @@ type Matcher = (absolute: string) => boolean;
 function namesMatcher(patterns: readonly string[]): (name: string) => boolean {
   if (patterns.length === 0) return () => false;
   const exact = new Set(patterns);
-  const expressions = patterns.map((pattern) => picomatch.makeRe(pattern, { dot: true }));
-  const combined = expressions.every((expression) => expression.flags === "")
-    ? new RegExp(expressions.map((expression) => `(?:${expression.source})`).join("|"))
-    : null;
+  const combined = combinedNames(patterns);
   if (combined === null) {
-    const tests = patterns.map((pattern) => picomatch(pattern, { dot: true }));
+    const tests = patterns.map(globTest);
     return (name) => tests.some((test) => test(name));
   }
   // Answers by name: a walk meets the same names again and again (index.ts, package.json,
@@ -55,7 +82,7 @@ function namesMatcher(patterns: readonly string[]): (name: string) => boolean {
 const NAME_ANSWERS = 10_000;
 
 function anchoredMatcher(pattern: string): Matcher {
-  const test = picomatch(pattern, { dot: true });
+  const test = globTest(pattern);
   return (absolute) => test(absolute.slice(path.parse(absolute).root.length));
 }
 
@@ -66,7 +93,7 @@ function absoluteMatcher(pattern: string): Matcher {
   const rest = firstGlob === -1 ? [] : parts.slice(firstGlob);
   const realPrefix = resolveReal(prefix);
   const anchored = [realPrefix.replace(/\/$/, ""), ...rest].join("/");
-  const test = picomatch(anchored, { dot: true });
+  const test = globTest(anchored);
   return (absolute) => test(absolute);
 }
 
