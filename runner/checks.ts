@@ -1,6 +1,7 @@
 // The checks before anything runs: the validator, then (unless switched off) the type
 // checker. Kept apart from the rest of the runner so the CLI can start them early.
 
+import type { ParsedProgram } from "./parser.js";
 import type { PureFunctionSite } from "./pure-functions.js";
 import { DEFAULT_TIMEOUT_MS } from "./limits.js";
 import { formatTypeDiagnostic, typeCheck, type TypeCheckResult } from "./typecheck.js";
@@ -43,8 +44,9 @@ export function checkInStages(
   typeCheckEnabled: boolean,
   checker: TypeChecker,
   fresh: string = code,
+  parsed?: () => ParsedProgram | null,
 ): { validation: CheckResult; types: Promise<CheckResult> | null } {
-  const validation = validate(code, displayName, fresh);
+  const validation = validate(code, displayName, fresh, parsed);
   if (!validation.ok) {
     const errors = validation.diagnostics.map((d) => formatDiagnostic(displayName, d));
     return { validation: { ok: false, errors, tacitImports: [], pureFunctions: [] }, types: null };

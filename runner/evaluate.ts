@@ -23,6 +23,7 @@ import { OUTPUT_LIMIT_BYTES, OutputBuffer } from "./output.js";
 import { printable } from "./printable.js";
 import type { RecordedExchange } from "./session-recording.js";
 import { rewriteForSandbox } from "./rewrite-imports.js";
+import type { ParsedProgram } from "./parser.js";
 import type { PureFunctionSite } from "./pure-functions.js";
 import { type SandboxEnd, sandboxWith } from "./sandbox.js";
 import { converse } from "./conversation.js";
@@ -131,6 +132,8 @@ export interface SessionPart {
   live: LiveSandbox;
   /** This snippet alone, as sent (`code` is the whole program). */
   snippet: string;
+  /** The whole program's parse, joined from the earlier snippets' kept one (or null: parse it whole). */
+  parsed: () => ParsedProgram | null;
   /**
    * The snippet as the sandbox runs it, from what the checks found in `code` (the session's
    * earlier snippets followed by this one, so the checks see the whole program).
@@ -228,7 +231,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
       const early = options.precheck;
       if (early && early.typeChecked === config.typeCheck) return early.result;
       const checker = options.typeChecker ?? ((text: string) => typeCheck(text, config.executionTimeoutMs));
-      const stages = checkInStages(options.code, options.displayName, config.typeCheck, checker, options.session?.snippet ?? options.code);
+      const stages = checkInStages(options.code, options.displayName, config.typeCheck, checker, options.session?.snippet ?? options.code, options.session?.parsed);
       typesChecked = stages.types;
       // Handled here too: a preparation that throws leaves it unawaited.
       typesChecked?.catch(() => undefined);

@@ -12,6 +12,11 @@ import { packageJsonOf } from "./paths.js";
 
 export type { ParserOptions };
 export type Parsed = Pick<ParseResult, "program" | "module" | "comments" | "errors">;
+/** What the checks read of a parse. */
+export type ParsedProgram = Pick<Parsed, "program" | "comments" | "errors">;
+
+/** How the checks parse a script: TypeScript, as an ES module, with ranges for the scope analysis. */
+export const PROGRAM_OPTIONS: ParserOptions = { lang: "ts", sourceType: "module", astType: "ts", range: true };
 type ParseSync = (filename: string, sourceText: string, options?: ParserOptions) => Parsed;
 
 /** What the binding's parseSync returns: the program as JSON, with paths to literals JSON cannot carry. */

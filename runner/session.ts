@@ -26,6 +26,7 @@ import { randomToken, randomUint32 } from "./random-token.js";
 import type { SandboxProcess } from "./sandbox-process.js";
 import { FailureNotes, SecureSink } from "./secure-sink.js";
 import { lineStarts } from "./source-position.js";
+import { SessionParse } from "./session-parse.js";
 import { snippetForSandbox } from "./snippet-module.js";
 
 const DISPLAY_NAME = "script.ts";
@@ -72,6 +73,8 @@ export class ReplSession {
   readonly createdAt = Date.now();
   lastUsed = Date.now();
   private readonly snippets: Snippet[] = [];
+  /** The checks' parse of the successful snippets, kept (see session-parse.ts). */
+  private readonly parse = new SessionParse();
   /** What the snippets' effects answered, kept to replay them; bounded (see session-recording.ts). */
   private readonly recording: SessionRecording;
   private readonly state: SessionState;
@@ -149,6 +152,7 @@ export class ReplSession {
             state: this.state,
             live,
             snippet: code,
+            parsed: () => this.parse.programWith(code),
             record,
             sandboxCode: (imports, sites) => (sandboxCode = snippetForSandbox(code, offset, imports, sites)),
           },
@@ -162,6 +166,7 @@ export class ReplSession {
       }
       if (result.outcome === "ok") {
         this.snippets.push({ code, sandboxCode, recording: record.exchanges });
+        this.parse.append(code);
         this.recording.commit();
         // Past the limit, no replay is possible: what was kept is let go.
         if (!this.recording.complete) for (const snippet of this.snippets) snippet.recording = [];

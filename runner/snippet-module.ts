@@ -4,7 +4,7 @@
 // bindings (PUBLISH_GLOBAL) so later snippets, separate modules, read and assign them live.
 
 import { analyze } from "@typescript-eslint/scope-manager";
-import { parseSync } from "./parser.js";
+import { parseSync, PROGRAM_OPTIONS } from "./parser.js";
 import { ECHO_GLOBAL, PUBLISH_GLOBAL } from "../library/protocol.js";
 import type { PureFunctionSite } from "./pure-functions.js";
 import { type Edit, rewriteForSandbox } from "./rewrite-imports.js";
@@ -130,7 +130,7 @@ function constEnumEdits(snippet: string, body: readonly AstNode[]): Edit[] {
  * statement that publishes its top-level bindings (reached only if the snippet's body completes).
  */
 function snippetEdits(snippet: string, imports: readonly TacitImport[]): { edits: Edit[]; publish: string } {
-  const { program, errors } = parseSync("snippet.ts", snippet, { lang: "ts", sourceType: "module", astType: "ts", range: true });
+  const { program, errors } = parseSync("snippet.ts", snippet, PROGRAM_OPTIONS);
   if (errors.length > 0) return { edits: [], publish: "" }; // The checks have reported it.
   const body = program.body as unknown as AstNode[];
   const bindings = new Map<string, boolean>();

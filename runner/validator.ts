@@ -6,7 +6,7 @@
 
 import { nestingRefusal } from "./nesting.js";
 import { analyze } from "@typescript-eslint/scope-manager";
-import { parseSync } from "./parser.js";
+import { type ParsedProgram, parseSync, PROGRAM_OPTIONS } from "./parser.js";
 import { analyzePureFunctions, type PureFunctionSite } from "./pure-functions.js";
 import { lineColumnOf, lineStarts } from "./source-position.js";
 import { forbiddenGlobal, HINT_IMPORT, identifierSets } from "./globals.js";
@@ -130,11 +130,14 @@ const HINT_TOO_DEEP = "Split the expression into named parts (const a = …; con
 /**
  * `fresh`: the part of `code` whose nesting has not been measured (see nesting.ts): a session's
  * new snippet. Earlier snippets each passed on their own, and snippets are siblings at the top
- * level, so the program nests no deeper than the deepest of them.
+ * level, so the program nests no deeper than the deepest of them. `parsed`: where `code` is
+ * parsed for the checks (a session joins the parse of its earlier snippets, kept, with the
+ * new one's: session-parse.ts), or null to parse it whole; asked only once `fresh` is known
+ * not to nest too deeply.
  */
-export function validate(code: string, fileName = "script.ts", fresh: string = code): ValidationResult {
+export function validate(code: string, fileName = "script.ts", fresh: string = code, parsed: () => ParsedProgram | null = () => null): ValidationResult {
   try {
-    return validateUnguarded(code, fileName, fresh);
+    return validateUnguarded(code, fileName, fresh, parsed);
   } catch (error) {
     // The checks walk the tree recursively: one a few thousand deep (a chain of 3,000 "+")
     // exhausts the stack. That is the script's shape, not a fault of tacit's.
@@ -150,7 +153,7 @@ export function validate(code: string, fileName = "script.ts", fresh: string = c
   }
 }
 
-function validateUnguarded(code: string, fileName: string, fresh: string): ValidationResult {
+function validateUnguarded(code: string, fileName: string, fresh: string, parsedAlready: () => ParsedProgram | null): ValidationResult {
   const starts = lineStarts(code);
   const diagnostics: Diagnostic[] = [];
   const tacitImports: TacitImport[] = [];
@@ -164,7 +167,7 @@ function validateUnguarded(code: string, fileName: string, fresh: string): Valid
     report("too-deep", 0, tooDeep, HINT_TOO_DEEP);
     return { ok: false, diagnostics, tacitImports, pureFunctions: [] };
   }
-  const parsed = parseSync(fileName, code, { lang: "ts", sourceType: "module", astType: "ts", range: true });
+  const parsed = parsedAlready() ?? parseSync(fileName, code, PROGRAM_OPTIONS);
   if (parsed.errors.length > 0) {
     for (const error of parsed.errors) {
       report("syntax", error.labels[0]?.start ?? 0, error.message, error.helpMessage ?? "Fix the syntax error; the script is TypeScript (an ES module).");
