@@ -184,6 +184,7 @@ export class ReplSession {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.parse.release();
     if (this.rebuildRunning) await this.rebuilding;
     await this.live?.end("the session ended");
     this.live = null;

@@ -88,17 +88,33 @@ describe("SessionParse", () => {
     expect(accepted.length).toBeGreaterThan(EARLIER.length);
   });
 
-  it("stops keeping parses past its limit, and then leaves the whole parse to the caller", () => {
+  it("stops keeping parses past a session's limit, and then leaves the whole parse to the caller", () => {
     const session = new SessionParse();
-    const big = `const big = ${JSON.stringify("x".repeat(600 * 1024))}`;
+    const big = `const big = ${JSON.stringify("x".repeat(150 * 1024))}`;
     session.append(big);
     expect(session.programWith("big.length")).not.toBeNull();
     session.append("const other = big");
     session.append("const more = other");
     expect(session.programWith("more.length")).not.toBeNull();
-    session.append(`const huge = ${JSON.stringify("y".repeat(600 * 1024))}`);
+    session.append(`const huge = ${JSON.stringify("y".repeat(150 * 1024))}`);
     expect(session.programWith("huge.length")).toBeNull();
     session.append("1");
     expect(session.programWith("2")).toBeNull();
+    session.release();
+  });
+
+  it("keeps at most a shared amount for all sessions together; an ended session gives its share back", () => {
+    const snippet = `const s = ${JSON.stringify("z".repeat(200 * 1024))}`;
+    const sessions = Array.from({ length: 12 }, () => new SessionParse());
+    for (const session of sessions) session.append(snippet);
+    const keeping = sessions.filter((session) => session.programWith("s.length") !== null);
+    expect(keeping.length).toBeGreaterThan(0);
+    expect(keeping.length).toBeLessThan(sessions.length);
+    for (const session of keeping) session.release();
+    const later = new SessionParse();
+    later.append(snippet);
+    expect(later.programWith("s.length")).not.toBeNull();
+    later.release();
+    for (const session of sessions) session.release();
   });
 });
