@@ -41,7 +41,8 @@ export function converse(
     reported = how;
     void queue.then(() => {
       if (keepAlive && how.kind === "done") {
-        sandbox.watchMemory(false); // it waits, blocked, for the next program
+        // It waits, blocked, for the next program: from now on it must not run at all.
+        sandbox.watchIdle();
         return finish("alive");
       }
       sandbox.kill("finished", how.kind);

@@ -472,6 +472,14 @@ function describeAbnormalEnd(
             "(a refusal there would tell the script about the secret); the reason went to the secure output (--secure-output).",
           startedAt,
         );
+      case "lingered":
+        return result(
+          "protocol-error",
+          output,
+          `the session's sandbox was ended before this snippet could run: ${end.detail} (something an earlier snippet ` +
+            "started went on running after its snippet had ended); create a new session",
+          startedAt,
+        );
       case "protocol":
       case "finished":
         return result("protocol-error", output, `protocol violation: ${end.detail}; the evaluation was ended`, startedAt);

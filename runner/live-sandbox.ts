@@ -28,6 +28,12 @@ export class LiveSandbox {
     return { type: "start", protocol: PROTOCOL_VERSION, code, displayName, hideRuntime: true, randomSeed: this.randomSeed, session: true };
   }
 
+  /** Why it was ended between snippets for going on running (see SandboxProcess.watchIdle), or null. */
+  get lingered(): string | null {
+    const killed = this.sandbox.killed;
+    return killed?.reason === "lingered" ? killed.detail : null;
+  }
+
   async end(detail: string): Promise<void> {
     this.sandbox.kill("cancelled", detail);
     await this.sandbox.ended;

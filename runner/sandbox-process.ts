@@ -12,6 +12,16 @@ import { diesWithTacit } from "./parent-death.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
 
 const WATCHDOG_INTERVAL_MS = 50;
+/** Between a session's snippets (see watchIdle): nothing should change, so a slower look is enough. */
+const IDLE_WATCH_INTERVAL_MS = 250;
+/**
+ * CPU time a session's sandbox may still use after it has reported a snippet and blocked for
+ * the next (measured: none; this covers the runtime's last background work). More means
+ * something the snippet started still runs.
+ */
+const IDLE_CPU_ALLOWANCE_MS = 500;
+/** /proc/PID/stat counts CPU time in clock ticks of 1/100 s (USER_HZ on Linux). */
+const MS_PER_CLOCK_TICK = 10;
 const STDERR_KEEP_CHARS = 16 * 1024;
 
 export interface SandboxOptions {
@@ -24,8 +34,11 @@ export interface SandboxOptions {
   role?: "sandbox" | "pure";
 }
 
-/** "classified": stopped because a classified value could not be used (see UnsendableSecret). */
-export type KillReason = "timeout" | "memory" | "protocol" | "finished" | "cancelled" | "classified";
+/**
+ * "classified": stopped because a classified value could not be used (see UnsendableSecret).
+ * "lingered": a session's sandbox went on running between snippets (see watchIdle).
+ */
+export type KillReason = "timeout" | "memory" | "protocol" | "finished" | "cancelled" | "classified" | "lingered";
 
 export type SandboxEnd =
   | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null; stderr: string }
@@ -158,33 +171,83 @@ export class SandboxProcess {
     this.child.kill("SIGKILL");
   }
 
-  /**
-   * Starts or stops the resident-memory watchdog. A session's sandbox between snippets waits
-   * blocked on stdin and cannot grow; a hundred idle sessions should not cost the host a
-   * hundred /proc reads every 50 ms.
-   */
+  /** Starts or stops the resident-memory watchdog, for a program running in the sandbox. */
   watchMemory(on: boolean): void {
-    if (on && this.watchdog === null && !this.killedFor) {
+    this.stopWatching();
+    if (on && !this.killedFor) {
       this.watchdog = setInterval(() => this.checkMemory(), WATCHDOG_INTERVAL_MS);
       this.watchdog.unref();
-    } else if (!on && this.watchdog !== null) {
-      clearInterval(this.watchdog);
-      this.watchdog = null;
+    }
+  }
+
+  /**
+   * A session's sandbox between snippets: it waits blocked on stdin, and nothing of the last
+   * snippet is left to run, so it uses no CPU and does not grow. Something that does (a worker
+   * thread the snippet started and left running: the time limit is not counting then) ends it,
+   * as "lingered". Looked at every 250 ms: a hundred idle sessions cost the host little.
+   */
+  watchIdle(): void {
+    this.stopWatching();
+    if (this.killedFor) return;
+    // CPU time is counted from the first look, not read here: the pure evaluator goes idle after
+    // every job, and a /proc read per job would be paid by every map.
+    let cpuAtStart: number | null | undefined;
+    this.watchdog = setInterval(() => {
+      cpuAtStart ??= this.cpuMs();
+      this.checkIdle(cpuAtStart);
+    }, IDLE_WATCH_INTERVAL_MS);
+    this.watchdog.unref();
+  }
+
+  private stopWatching(): void {
+    if (this.watchdog !== null) clearInterval(this.watchdog);
+    this.watchdog = null;
+  }
+
+  /** Resident memory in KiB, or null when the process is gone or there is no /proc. */
+  private rssKb(): number | null {
+    const pid = this.child.pid;
+    if (pid === undefined) return null;
+    try {
+      return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+    } catch {
+      return null; // Gone already, or no /proc on this system: the V8 heap limit still applies.
+    }
+  }
+
+  /** CPU time (user and system, all threads) in ms, or null when it cannot be read. */
+  private cpuMs(): number | null {
+    const pid = this.child.pid;
+    if (pid === undefined) return null;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      // Fields after the command name (which may hold spaces and parentheses): state is the first, utime the 12th, stime the 13th.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ticks = Number(fields[11]) + Number(fields[12]);
+      return Number.isFinite(ticks) ? ticks * MS_PER_CLOCK_TICK : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private checkIdle(cpuAtStart: number | null): void {
+    if (this.killedFor) return;
+    const rssKb = this.rssKb();
+    if (rssKb !== null && rssKb > this.rssLimitKb) {
+      this.kill("lingered", `it grew past ${Math.round(this.rssLimitKb / 1024)} MiB of memory (resident) while it waited for the next snippet`);
+      return;
+    }
+    const cpu = this.cpuMs();
+    if (cpuAtStart !== null && cpu !== null && cpu - cpuAtStart > IDLE_CPU_ALLOWANCE_MS) {
+      this.kill("lingered", `it used ${cpu - cpuAtStart} ms of CPU time while it waited for the next snippet`);
     }
   }
 
   private checkMemory(): void {
     const limitKb = this.rssLimitKb;
-    const pid = this.child.pid;
-    if (pid === undefined || this.killedFor) return;
-    let status: string;
-    try {
-      status = readFileSync(`/proc/${pid}/status`, "utf8");
-    } catch {
-      return; // Gone already, or no /proc on this system: the V8 heap limit still applies.
-    }
-    const rssKb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
-    if (rssKb > limitKb) {
+    if (this.killedFor) return;
+    const rssKb = this.rssKb();
+    if (rssKb !== null && rssKb > limitKb) {
       this.kill("memory", `the script used more than ${Math.round(limitKb / 1024)} MiB of memory (resident)`);
     }
   }

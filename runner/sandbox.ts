@@ -56,6 +56,11 @@ export class Sandbox {
     this.proc.watchMemory(on);
   }
 
+  /** See SandboxProcess.watchIdle. */
+  watchIdle(): void {
+    this.proc.watchIdle();
+  }
+
   kill(reason: KillReason, detail: string): void {
     this.proc.kill(reason, detail);
   }

@@ -38,6 +38,16 @@ const DIVERGED =
   "values out of what later snippets build on (after a snippet fails, the session's sandbox is rebuilt by re-running " +
   "the successful snippets, with their effects answered from a recording)";
 
+/** Why a session whose sandbox went on running between snippets cannot go on (a rebuild would replay what started it). */
+function lingered(detail: string): string {
+  return (
+    `the session's sandbox was ended between snippets: ${detail}. Something an earlier snippet started (a worker ` +
+    "thread) went on running after its snippet had ended, where neither the time limit nor the memory limit applies, " +
+    "and rebuilding the session would replay the snippet that started it. Create a new session, and end everything a " +
+    "snippet starts before the snippet ends"
+  );
+}
+
 /** Positions in the checks' messages refer to the whole program; the agent sees its snippet's lines. */
 function shiftLines(text: string | null, lines: number): string | null {
   if (text === null || lines === 0) return text;
@@ -56,6 +66,11 @@ export interface ExecuteOptions {
    * its turn in the session comes, so snippets queued behind each other hold none.
    */
   slot?: Slot;
+  /**
+   * Test-only, reachable only through this API (never from the CLI, MCP or the REPL): runs the
+   * snippet without the validator, as agent code that defeats it would (see EvaluateOptions).
+   */
+  unsafeSkipValidation?: boolean;
 }
 
 interface Snippet {
@@ -159,6 +174,7 @@ export class ReplSession {
           ...(extra.signal ? { signal: extra.signal } : {}),
           ...(extra.typeChecker ? { typeChecker: extra.typeChecker } : {}),
           ...(extra.oversight ? { oversight: extra.oversight } : {}),
+          ...(extra.unsafeSkipValidation ? { unsafeSkipValidation: true } : {}),
         });
       } catch (error) {
         this.replaceSandbox(live, false);
@@ -209,6 +225,11 @@ export class ReplSession {
   private replaceSandbox(old: LiveSandbox, inSlot: boolean): void {
     this.live = null;
     void old.end("replaced after a failed snippet");
+    const detail = old.lingered;
+    if (detail !== null) {
+      this.broken ??= lingered(detail);
+      return;
+    }
     const rebuild = inSlot || !this.rebuildSlot ? this.rebuild() : this.rebuildSlot(() => this.rebuild());
     this.rebuilding = rebuild.finally(() => (this.rebuilding = null));
   }

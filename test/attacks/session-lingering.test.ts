@@ -1,0 +1,98 @@
+// A session's sandbox waits, blocked on stdin, between snippets: the host stops timing it and
+// watching its memory closely then. A snippet that leaves a thread running behind it (a
+// node:worker_threads Worker, unref'd so that the snippet still ends) must not get that time
+// for free: with the validator bypassed (agent code that defeats the static checks, as the
+// design assumes), such a worker ran on after its snippet, out of reach of the time limit, and
+// grew the sandbox past its memory limit without end (806 MiB within 3 s under a 128 MiB limit,
+// and on until the session was deleted). The host ends such a sandbox, and the session says why.
+
+import { afterEach, describe, expect, it } from "vitest";
+import { setTimeout as sleep } from "node:timers/promises";
+import { defaultConfig } from "../../runner/config.js";
+import { ReplSession } from "../../runner/session.js";
+import { isRunning } from "../processes.js";
+import { ownSandboxes } from "./fixtures.js";
+
+/**
+ * The worker needs node:process, which reads the (deleted) Deno global: a stand-in answers
+ * every question it asks. The snippet ends at once; the worker is unref'd so it does not hold
+ * the snippet open.
+ */
+function lingeringWorker(body: string): string {
+  return `
+const stub = (): unknown => new Proxy(function () { return ""; }, { get: (_t, key) => (typeof key === "symbol" || key === "then" ? undefined : stub()) });
+(globalThis as any).Deno = stub();
+(globalThis as any).console = { log() {}, info() {}, warn() {}, error() {}, debug() {} };
+const threads = await import("node:worker_threads");
+const worker = new threads.Worker(new URL("data:text/javascript," + encodeURIComponent(${JSON.stringify(body)})));
+worker.unref();
+println("worker started");`;
+}
+
+const SPIN = "while (true) {}";
+// Off the V8 heap, 32 MiB every 50 ms up to 640 MiB, then it holds them.
+const GROW = "const keep = []; const t = setInterval(() => { keep.push(new Uint8Array(32 << 20).fill(1)); if (keep.length >= 20) clearInterval(t); }, 50); setInterval(() => {}, 1000);";
+
+let session: ReplSession | null = null;
+afterEach(async () => {
+  await session?.close();
+  session = null;
+});
+
+async function endedWithin(pid: number, ms: number): Promise<boolean> {
+  for (const until = Date.now() + ms; Date.now() < until; await sleep(100)) if (!isRunning(pid)) return true;
+  return !isRunning(pid);
+}
+
+describe("a thread a session snippet leaves running", () => {
+  for (const [name, body] of [
+    ["spinning (CPU between snippets)", SPIN],
+    ["growing (memory past the limit between snippets)", GROW],
+  ] as const) {
+    it(`${name}: its sandbox is ended, and the session says why`, async () => {
+      const before = new Set(ownSandboxes());
+      session = new ReplSession({ ...defaultConfig, typeCheck: false, memoryLimitMb: 128, executionTimeoutMs: 10_000 });
+      const first = await session.execute(lingeringWorker(body), { unsafeSkipValidation: true });
+      expect(first.outcome, first.error ?? "").toBe("ok");
+      expect(first.stdout).toBe("worker started\n");
+      const sandboxes = ownSandboxes().filter((pid) => !before.has(pid));
+      expect(sandboxes.length, "no session sandbox was seen").toBe(1);
+
+      expect(await endedWithin(sandboxes[0]!, 8_000), "the sandbox ran on between snippets").toBe(true);
+
+      const next = await session.execute("1 + 1");
+      expect(next.outcome).toBe("protocol-error");
+      expect(next.error).toMatch(/went on running after its snippet had ended/);
+      expect(next.error).toMatch(/create a new session/i);
+    });
+  }
+
+  it("a forged end (a worker writes the done frame while the snippet spins on): the spin is ended, not left untimed", async () => {
+    const before = new Set(ownSandboxes());
+    session = new ReplSession({ ...defaultConfig, typeCheck: false, memoryLimitMb: 128, executionTimeoutMs: 10_000 });
+    // The worker's global has a Deno of its own (no permissions), and its stdout is the protocol channel.
+    const forge = 'setTimeout(() => Deno.stdout.writeSync(new TextEncoder().encode(JSON.stringify({ type: "done" }) + "\\n")), 300);';
+    const code = lingeringWorker(forge).replace('println("worker started");', "while (true) {}");
+    const first = await session.execute(code, { unsafeSkipValidation: true });
+    // The host took the forged frame for the snippet's end: the clock stopped while the loop ran on.
+    expect(first.outcome, first.error ?? "").toBe("ok");
+    const sandboxes = ownSandboxes().filter((pid) => !before.has(pid));
+    expect(sandboxes.length, "no session sandbox was seen").toBe(1);
+
+    expect(await endedWithin(sandboxes[0]!, 8_000), "the snippet's loop ran on, untimed, after its forged end").toBe(true);
+
+    const next = await session.execute("1 + 1");
+    expect(next.outcome).toBe("protocol-error");
+    expect(next.error).toMatch(/went on running after its snippet had ended/);
+  });
+
+  it("nothing left running: a session that worked hard and then waited goes on", async () => {
+    session = new ReplSession({ ...defaultConfig, typeCheck: false, memoryLimitMb: 128 });
+    const first = await session.execute("let kept: object[] = [];\nfor (let i = 0; i < 300_000; i++) kept.push({ i, s: `item ${i}` });\nkept = kept.slice(-10);\nkept.length");
+    expect(first.outcome, first.error ?? "").toBe("ok");
+    await sleep(1_500);
+    const next = await session.execute("kept.length + 1");
+    expect(next.outcome, next.error ?? "").toBe("ok");
+    expect(next.stdout).toBe("11\n");
+  });
+});
