@@ -89,6 +89,8 @@ export class SandboxProcess {
   private settleLastWrite: (() => void) | null = null;
   private killedFor: Extract<SandboxEnd, { kind: "killed" }> | null = null;
   private watchdog: NodeJS.Timeout | null = null;
+  /** The process has ended: nothing is watched any more (its pid may belong to another process). */
+  private gone = false;
   private readonly rssLimitKb: number;
   /** Resolves once the process is gone. */
   readonly ended: Promise<SandboxEnd>;
@@ -121,6 +123,7 @@ export class SandboxProcess {
 
     this.ended = new Promise((resolve) => {
       const finish = (end: SandboxEnd): void => {
+        this.gone = true;
         this.watchMemory(false);
         this.settleLastWrite?.();
         release();
@@ -174,7 +177,7 @@ export class SandboxProcess {
   /** Starts or stops the resident-memory watchdog, for a program running in the sandbox. */
   watchMemory(on: boolean): void {
     this.stopWatching();
-    if (on && !this.killedFor) {
+    if (on && !this.killedFor && !this.gone) {
       this.watchdog = setInterval(() => this.checkMemory(), WATCHDOG_INTERVAL_MS);
       this.watchdog.unref();
     }
@@ -188,7 +191,7 @@ export class SandboxProcess {
    */
   watchIdle(): void {
     this.stopWatching();
-    if (this.killedFor) return;
+    if (this.killedFor || this.gone) return;
     // CPU time is counted from the first look, not read here: the pure evaluator goes idle after
     // every job, and a /proc read per job would be paid by every map.
     let cpuAtStart: number | null | undefined;

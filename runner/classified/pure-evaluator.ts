@@ -87,9 +87,14 @@ export class PureEvaluator {
         resolve: (reply) => {
           clearTimeout(timer);
           abandoned?.removeEventListener("abort", stop);
+          // Answered: the evaluator waits for its next job, blocked on stdin, and must not run
+          // at all until then. A thread a function started and left running (timed by nothing
+          // between jobs, for as long as a session lives) ends it; the next job starts a fresh one.
+          proc.watchIdle();
           resolve(reply.ok ? { ok: true, value: reply.value } : { ok: false, reason: shortReason(reply.error) });
         },
       };
+      proc.watchMemory(true);
       proc.write(line);
     });
   }

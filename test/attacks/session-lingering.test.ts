@@ -6,11 +6,14 @@
 // grew the sandbox past its memory limit without end (806 MiB within 3 s under a 128 MiB limit,
 // and on until the session was deleted). The host ends such a sandbox, and the session says why.
 
-import { afterEach, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setTimeout as sleep } from "node:timers/promises";
 import { defaultConfig } from "../../runner/config.js";
 import { ReplSession } from "../../runner/session.js";
-import { isRunning } from "../processes.js";
+import { tempDir } from "../helpers.js";
+import { childrenOf, commandLineOf, isRunning } from "../processes.js";
 import { ownSandboxes } from "./fixtures.js";
 
 /**
@@ -94,5 +97,53 @@ describe("a thread a session snippet leaves running", () => {
     const next = await session.execute("kept.length + 1");
     expect(next.outcome, next.error ?? "").toBe("ok");
     expect(next.stdout).toBe("11\n");
+  });
+
+});
+
+/** The pure evaluators (map/flatMap) running as children of this process. */
+function pureEvaluators(): number[] {
+  return childrenOf(process.pid).filter((pid) => commandLineOf(pid).includes("evaluator.js") && isRunning(pid));
+}
+
+// The pure evaluator lives as long as its session, and runs one map function at a time under a
+// time limit per job; between jobs nothing is timed. With the validator bypassed, a map
+// function reached node:worker_threads synchronously (process.getBuiltinModule, with a
+// stand-in for the deleted Deno global) and left a worker spinning in the session's evaluator
+// after the job had answered: a core burned for as long as the session lived.
+describe("a thread a map function leaves running in the pure evaluator", () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeAll(() => ({ dir, cleanup } = tempDir("tacit-lingering-")));
+  afterAll(() => cleanup());
+
+  it("is ended once the evaluator waits for its next job; later maps still work", async () => {
+    const before = new Set(pureEvaluators());
+    const sink = path.join(dir, "secure-output.txt");
+    session = new ReplSession({ ...defaultConfig, typeCheck: false, memoryLimitMb: 128, library: { ...defaultConfig.library, secureOutput: sink } });
+    const spin = `
+const spun = classify("x").map((value) => {
+  const stub = (): unknown => new Proxy(function () { return ""; }, { get: (_t, key) => (typeof key === "symbol" || key === "then" ? undefined : stub()) });
+  (globalThis as any).Deno = stub();
+  (globalThis as any).console = { log() {}, info() {}, warn() {}, error() {}, debug() {} };
+  const threads = (globalThis as any).process.getBuiltinModule("node:worker_threads");
+  new threads.Worker(new URL("data:text/javascript," + encodeURIComponent(${JSON.stringify(SPIN)}))).unref();
+  return value + "!";
+});
+println(spun);`;
+    const first = await session.execute(spin, { unsafeSkipValidation: true });
+    expect(first.outcome, first.error ?? "").toBe("ok");
+    const evaluators = pureEvaluators().filter((pid) => !before.has(pid));
+    expect(evaluators.length, "no pure evaluator was seen").toBe(1);
+
+    expect(await endedWithin(evaluators[0]!, 8_000), "the pure evaluator ran a thread on between jobs").toBe(true);
+
+    const next = await session.execute('const doubled = classify(21).map((n) => n * 2);\nprintln(doubled);\n"next"', { unsafeSkipValidation: true });
+    expect(next.outcome, next.error ?? "").toBe("ok");
+    expect(next.stdout).toBe('Classified(***)\n"next"\n');
+    await session.close();
+    session = null;
+    // The fresh evaluator computed the later value: its plaintext reached the secure output.
+    expect(readFileSync(sink, "utf8")).toContain("42");
   });
 });
