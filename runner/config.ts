@@ -230,7 +230,20 @@ export function resolveConfig(
       );
     }
   }
-  const classifiedPaths = pickLibrary("classifiedPaths") ?? [...DEFAULT_CLASSIFIED_PATHS];
+  const givenClassified = pickLibrary("classifiedPaths");
+  const classifiedPaths = givenClassified ?? [...DEFAULT_CLASSIFIED_PATHS];
+  // A list of patterns replaces the defaults; one given to add a pattern took them all away in
+  // silence (.env read as plain text). Said, with what to do; the list stays as given.
+  if (givenClassified) {
+    const given = new Set(givenClassified.map((pattern) => pattern.trim().replace(/\/+$/, "")));
+    const dropped = DEFAULT_CLASSIFIED_PATHS.filter((pattern) => !given.has(pattern));
+    if (dropped.length > 0) {
+      warnings.push(
+        `classifiedPaths replaces the default patterns, so these are not classified in this run (scripts can read them as ` +
+          `plain text): ${dropped.join(", ")}; add them to the list to keep them classified`,
+      );
+    }
+  }
   // Gitignore-like, but a relative pattern with "/" is anchored at the filesystem root (the
   // design's rule): "config/credentials.json" does not match ./config/credentials.json.
   for (const pattern of classifiedPaths) {

@@ -1,7 +1,7 @@
 // ClassifiedPaths pattern semantics, unit level: gitignore-like patterns, matched against
 // absolute paths, a path classified if it or an ancestor matches.
 
-import { mkdirSync, symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
@@ -175,5 +175,39 @@ describe("the defaults", () => {
       "/app/.envrc": false,
       "/app/env": false,
     });
+  });
+});
+
+describe("patterns given to the CLI replace the defaults", () => {
+  // An operator who adds a pattern of their own (--classified-paths secrets.json) easily takes
+  // it as one more: it replaced every default, and a script read .env as plain text with no
+  // word from tacit (a sixth review printed its canary). tacit names what is no longer classified.
+  let dir: string;
+  let cleanup: () => void;
+  const canary = `canary-${crypto.randomUUID()}`;
+  const READ_ENV = 'requestFileSystem(".", (fs) => println(fs.access(".env").read()));';
+  beforeAll(() => {
+    ({ dir, cleanup } = realTempDir("tacit-classified-replaced-"));
+    writeFileSync(path.join(dir, ".env"), `TOKEN=${canary}\n`);
+  });
+  afterAll(() => cleanup());
+
+  it("a warning names the default patterns the list leaves out", async () => {
+    const { runScript } = await import("../helpers.js");
+    const r = await runScript(READ_ENV, ["--classified-paths", "secrets.json"], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(canary); // What the operator's list says: .env is not classified.
+    const warning = r.stderr.split("\n").find((line) => line.startsWith("tacit: warning: classifiedPaths replaces"));
+    expect(warning, r.stderr).toBeDefined();
+    for (const pattern of [".env", ".ssh", ".aws", "**/.config/gh"]) expect(warning).toContain(pattern);
+    expect(warning).toMatch(/add them to the list to keep them classified/);
+  });
+
+  it("no warning when the list keeps the defaults", async () => {
+    const { runScript } = await import("../helpers.js");
+    const r = await runScript(READ_ENV, ["--classified-paths", [...DEFAULT_CLASSIFIED_PATHS, "secrets.json"].join(",")], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).not.toContain(canary);
+    expect(r.stderr).not.toMatch(/classifiedPaths replaces/);
   });
 });
