@@ -31,3 +31,8 @@ export const DEFAULT_SESSION_RECORDING_LIMIT_BYTES = 256 * 1024 * 1024;
  * anything longer, so no time limit may exceed it.
  */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * The code one REPL session keeps, its snippets together: each snippet is checked with all the
+ * earlier ones (the validator on the host's main thread), so what a check reads is bounded.
+ */
+export const SESSION_CODE_LIMIT_CHARS = 16 * 1024 * 1024;

@@ -20,6 +20,7 @@ import { evaluate, exchangeDigest, EXIT_CODES, type EvaluationResult, type Sessi
 import { type RecordedExchange, SessionRecording } from "./session-recording.js";
 import type { Slot } from "./concurrency-limit.js";
 import { HostSecrets } from "./host-secrets.js";
+import { SESSION_CODE_LIMIT_CHARS } from "./limits.js";
 import { LiveSandbox } from "./live-sandbox.js";
 import { PausableTimer } from "./pausable-timer.js";
 import { randomToken, randomUint32 } from "./random-token.js";
@@ -45,6 +46,20 @@ function lingered(detail: string): string {
     "thread) went on running after its snippet had ended, where neither the time limit nor the memory limit applies, " +
     "and rebuilding the session would replay the snippet that started it. Create a new session, and end everything a " +
     "snippet starts before the snippet ends"
+  );
+}
+
+const MIB = 1024 * 1024;
+
+/** Why a snippet that would take the session's code past SESSION_CODE_LIMIT_CHARS is refused. */
+function tooMuchCode(kept: number, snippet: number): string {
+  const mib = (chars: number): string => (chars / MIB).toFixed(1);
+  return (
+    `refused before it was checked: the session's snippets together would be ${mib(kept + snippet)} MiB of code ` +
+    `(${mib(kept)} MiB kept from earlier snippets, ${mib(snippet)} MiB in this one), more than the ` +
+    `${mib(SESSION_CODE_LIMIT_CHARS)} MiB a session keeps: every snippet is checked together with all the earlier ones. ` +
+    "The session goes on as it was. Keep large data out of the code (put it in a file and read it with " +
+    "requestFileSystem), or create a new session (or run the script with execute_typescript)"
   );
 }
 
@@ -141,6 +156,11 @@ export class ReplSession {
   private async run(code: string, extra: ExecuteOptions): Promise<EvaluationResult> {
     const { config } = this;
     this.lastUsed = Date.now();
+    // What every later check reads grows with each snippet kept: bounded, refused before any work.
+    const kept = this.snippets.reduce((chars, snippet) => chars + snippet.code.length, 0);
+    if (kept + code.length > SESSION_CODE_LIMIT_CHARS) {
+      return { outcome: "rejected", exitCode: EXIT_CODES.rejected, stdout: "", error: tooMuchCode(kept, code.length), durationMs: 0, truncated: false };
+    }
     try {
       const live = await this.liveSandbox();
       if (!live) {
