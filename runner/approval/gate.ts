@@ -66,8 +66,8 @@ interface Extension {
 
 export class ApprovalGate {
   private actions = 0;
-  /** Paths whose chunked read (forEachLine) a person approved in this evaluation. */
-  private readonly approvedStreams = new Set<string>();
+  /** Paths whose chunked read (forEachLine) a person approved in this evaluation, with the pattern they were asked about. */
+  private readonly approvedStreams = new Map<string, string>();
 
   /** Where remembered approvals hold: the working directory, as a real path. */
   private readonly directory: string;
@@ -91,12 +91,23 @@ export class ApprovalGate {
     });
     // With no rules everything is "allow": the per-action work below is only the log's.
     let tier: Tier = oversight.policy.empty ? "allow" : oversight.policy.tierOf(request, { extended: this.isExtended(action) });
-    // A later piece of a read a person already approved is the same read.
+    // A later piece of a read a person already approved is the same read, while its path leads
+    // where it did when they were asked: a security review swapped it for a link between pieces,
+    // and the rest of the stream came from a file a rule always asks about, with no question.
     const streamKey = action.kind === "FsReadChunk" ? `${action.scope}\0${action.path}` : null;
-    if (action.kind === "FsReadChunk" && action.offset > 0 && this.approvedStreams.has(streamKey!)) tier = "allow";
+    const streamAskedAs = action.kind === "FsReadChunk" && action.offset > 0 ? this.approvedStreams.get(streamKey!) : undefined;
+    const streamMoved = streamAskedAs === undefined ? null : movedSinceAsked(request, streamAskedAs);
+    if (streamAskedAs !== undefined && streamMoved === null) tier = "allow";
     // Events on the per-action path list their keys in sorted order: the log then makes their
     // canonical JSON natively (audit/digest.ts). Any order would be correct, only slower.
     this.log({ action: number, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" });
+    if (streamMoved !== null) {
+      const message =
+        `${printable(streamAskedAs!)}: refused: the path changed since a person approved reading it (it now leads to ` +
+        `${printable(streamMoved)}); nothing more of it was read. Do not retry it; ask the user.`;
+      this.log({ action: number, answer: null, decision: "deny", evaluation, reason: message, type: "decision", via: "path changed after the answer" });
+      return this.refusedWithoutRunning(number, refused("SecurityError", message));
+    }
 
     // The allowlists' extensions a person may grant for this run, asked before the scope opens.
     for (const extension of oversight.policy.empty ? [] : this.extensionsFor(action)) {
@@ -141,7 +152,7 @@ export class ApprovalGate {
         this.log({ action: number, answer: null, decision: "deny", evaluation, reason: message, type: "decision", via: "path changed after the answer" });
         return this.refusedWithoutRunning(number, refused("SecurityError", message));
       }
-      if (streamKey !== null) this.approvedStreams.add(streamKey);
+      if (streamKey !== null) this.approvedStreams.set(streamKey, asked.pattern);
     } else {
       this.log({ action: number, answer: null, decision: "allow", evaluation, reason: null, type: "decision", via: "policy" });
     }

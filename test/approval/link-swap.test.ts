@@ -69,3 +69,112 @@ it("a path swapped for a link while a person is asked is refused after the yes, 
   const text = (response.content as Array<{ text: string }>).map((c) => c.text).join("");
   expect(text).toContain(`the path changed while a person was asked (it now leads to ${world.at("deploy/prod.conf")})`);
 });
+
+// A streamed read (forEachLine) is asked about once, at its first piece; later pieces of the
+// same read are not asked about again. A security review swapped the path for a link between
+// pieces: the person approved reading docs/notes.txt, the script then replaced docs/ with a link
+// to deploy/ (ln, in the callback that received the first piece), and the next pieces came from
+// deploy/notes.txt, which a rule always asks about, with no question (a raw request could name
+// offset 1 and read all of the other file but its first byte). A piece whose path leads elsewhere
+// than when the person was asked is refused.
+it("a streamed read whose path is swapped for a link between pieces is refused, and nothing of the other file is read", async () => {
+  const temp = realTempDir("tacit-stream-swap-");
+  const world = makeWorld(temp.dir);
+  const canary = `canary-${crypto.randomUUID()}`;
+  const filler = "harmless line\n".repeat(Math.ceil((1.5 * 1024 * 1024) / 14));
+  world.file("docs/notes.txt", filler);
+  // Past the first piece (1 MiB), so that only a later piece could read it.
+  world.file("deploy/notes.txt", `${filler}SECRET ${canary}\n`);
+  const config = world.config(
+    [
+      { action: "fs.read", tier: "always-ask" },
+      { action: "fs.read", path: `${world.work}/deploy/**`, tier: "always-ask" },
+    ],
+    { libraryConfig: { commandPermissions: ["ln", "rm"] } },
+  );
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [tacitBin, "serve", "--config", config, "--exec-timeout-ms", "20000"],
+    cwd: world.work,
+    env: { ...(process.env as Record<string, string>), TACIT_HOME: world.home },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "tacit-stream-swap-test", version: "0.0.0" }, { capabilities: { elicitation: {} } });
+  close = async () => {
+    await client.close();
+    temp.cleanup();
+  };
+  // The person approves reading docs/notes.txt, and nothing else.
+  const questions: string[] = [];
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    const message = (request.params as { message: string }).message;
+    questions.push(message);
+    const approve = `${message}\n`.includes(`pattern: fs.read ${world.at("docs/notes.txt")}\n`);
+    return { action: "accept", content: { approve } };
+  });
+  await client.connect(transport);
+
+  const response = await client.callTool({
+    name: "execute_typescript",
+    arguments: {
+      code: `requestFileSystem(".", (fs) => requestExecPermission(["rm", "ln"], (p) => {
+  let swapped = false;
+  const found: string[] = [];
+  try {
+    fs.access("docs/notes.txt").forEachLine((line) => {
+      if (!swapped) {
+        swapped = true;
+        println("swap", p.exec("rm", ["-r", "docs"]).exitCode, p.exec("ln", ["-s", "deploy", "docs"]).exitCode);
+      }
+      if (line.startsWith("SECRET")) found.push(line);
+    });
+  } catch (error) {
+    println("refused:", (error as Error).message);
+  }
+  println("found:", found.join(" | "));
+}));
+`,
+    },
+  });
+  const text = (response.content as Array<{ text: string }>).map((c) => c.text).join("");
+  expect(text, text).toContain("swap 0 0");
+  expect(questions.length, questions.join("\n---\n")).toBeGreaterThanOrEqual(1);
+  expect(`${questions[0]}\n`).toContain(`pattern: fs.read ${world.at("docs/notes.txt")}\n`);
+  // The bad thing: the rest of the stream came from deploy/notes.txt, asked about by no one.
+  expect(text).not.toContain(canary);
+  expect(text).toContain(`the path changed since a person approved reading it (it now leads to ${world.at("deploy/notes.txt")})`);
+});
+
+it("a streamed read a person approved, its path unchanged, goes on to its end with one question", async () => {
+  const temp = realTempDir("tacit-stream-kept-");
+  const world = makeWorld(temp.dir);
+  const lines = Math.ceil((2.5 * 1024 * 1024) / 14);
+  world.file("docs/notes.txt", "harmless line\n".repeat(lines));
+  const config = world.config([{ action: "fs.read", tier: "always-ask" }]);
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [tacitBin, "serve", "--config", config],
+    cwd: world.work,
+    env: { ...(process.env as Record<string, string>), TACIT_HOME: world.home },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "tacit-stream-kept-test", version: "0.0.0" }, { capabilities: { elicitation: {} } });
+  close = async () => {
+    await client.close();
+    temp.cleanup();
+  };
+  let questions = 0;
+  client.setRequestHandler(ElicitRequestSchema, async () => {
+    questions++;
+    return { action: "accept", content: { approve: true } };
+  });
+  await client.connect(transport);
+  const response = await client.callTool({
+    name: "execute_typescript",
+    arguments: { code: `requestFileSystem(".", (fs) => { let n = 0; fs.access("docs/notes.txt").forEachLine(() => n++); println(n); });\n` },
+  });
+  const text = (response.content as Array<{ text: string }>).map((c) => c.text).join("");
+  expect(response.isError, text).toBeFalsy();
+  expect(text).toContain(`${lines}\n`);
+  expect(questions).toBe(1);
+});
