@@ -83,6 +83,12 @@ export class SessionParse {
   /** The length of the program's text so far: every successful snippet with its "\n;\n". */
   private length = 0;
   private kept = true;
+  /**
+   * Successful snippets not parsed yet: parsed once the call has answered (a paced client
+   * waits for none of it), or by the next call if it comes first.
+   */
+  private pending: string[] = [];
+  private parseScheduled = false;
 
   /**
    * The parse of the program with `fresh` as its new snippet, or null where this cannot give
@@ -90,6 +96,7 @@ export class SessionParse {
    * parses the whole text, which also reports any syntax error where the whole puts it.
    */
   programWith(fresh: string): ParsedProgram | null {
+    this.parsePending();
     if (!this.kept) return null;
     const piece = parsePiece(fresh, this.length);
     if (piece === null) return null;
@@ -108,6 +115,19 @@ export class SessionParse {
 
   /** Records a successful snippet: from now on the program holds it, followed by "\n;\n". */
   append(snippet: string): void {
+    if (!this.kept) return;
+    this.pending.push(snippet);
+    if (this.parseScheduled) return;
+    this.parseScheduled = true;
+    setImmediate(() => this.parsePending());
+  }
+
+  private parsePending(): void {
+    this.parseScheduled = false;
+    for (const snippet of this.pending.splice(0)) this.keep(snippet);
+  }
+
+  private keep(snippet: string): void {
     if (!this.kept) return;
     const chunk = `${snippet}${CONTEXT}`;
     let piece: Piece | null = null;
@@ -132,6 +152,7 @@ export class SessionParse {
   release(): void {
     if (this.kept) keptInAll -= this.length;
     this.kept = false;
+    this.pending = [];
     this.statements = [];
     this.comments = [];
   }
