@@ -49,6 +49,12 @@ import { monotonicMs } from "./monotonic.js";
  * so this is only a bound, which keeps a run within about this much of its time limit.
  */
 const ABANDONED_GRACE_MS = 1_000;
+/**
+ * The reason every evaluation's controllers are aborted with, made once: abort() without one
+ * builds a DOMException, stack trace and all, each time an evaluation ends. Work aborted by it
+ * (a request, a chat) has ended with its evaluation; no one sees the message.
+ */
+const EVALUATION_OVER = new Error("the evaluation is over");
 
 /** Resolves when `work` settles or `ms` have passed, whichever is first. */
 async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
@@ -196,7 +202,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   // Nothing started for a program that will not run goes on: a one-shot sandbox is killed
   // (a session's waits for the next snippet), and the search threads end.
   const unused = async (reason: string): Promise<void> => {
-    lifetime.abort();
+    lifetime.abort(EVALUATION_OVER);
     if (live) return;
     sandbox.kill("cancelled", reason);
     await sandbox.ended;
@@ -299,8 +305,8 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   // classified chat) are let finish first.
   const abandoned = end !== "alive" && end.kind === "killed" && end.reason !== "finished";
   if (abandoned) {
-    abandon.abort();
-    lifetime.abort();
+    abandon.abort(EVALUATION_OVER);
+    lifetime.abort(EVALUATION_OVER);
     if (!options.session) await pure.close();
   }
   capabilities.revokeAll();
@@ -314,8 +320,8 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     new Promise<void>((resolve) => {
       overtime = setTimeout(
         () => {
-          abandon.abort();
-          lifetime.abort();
+          abandon.abort(EVALUATION_OVER);
+          lifetime.abort(EVALUATION_OVER);
           void settledWithin(finishClassifiedWork(context, pure, sink, true, options.session !== undefined), ABANDONED_GRACE_MS).then(resolve);
         },
         abandoned ? ABANDONED_GRACE_MS : remaining,
@@ -323,7 +329,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     }),
   ]);
   clearTimeout(overtime);
-  lifetime.abort();
+  lifetime.abort(EVALUATION_OVER);
 
   const outcome = conversation.reported();
   // The sandbox may exit by itself right after reporting, before the host's kill lands.
