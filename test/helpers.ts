@@ -81,6 +81,28 @@ export function tempDir(prefix = "tacit-test-"): { dir: string; cleanup: () => v
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** A tool call's structured result (runner/mcp-server.ts declares it as the tools' outputSchema). */
+export interface ToolResult {
+  stdout: string;
+  error: string | null;
+  exitCode: number;
+  durationMs: number;
+  truncated: boolean;
+}
+
+/** A new REPL session on `client`'s server: its id. */
+export async function createSession(client: Client): Promise<string> {
+  const response = await client.callTool({ name: "create_repl_session", arguments: {} });
+  return (response.structuredContent as { session_id: string }).session_id;
+}
+
+/** Runs `code` in `session` and gives its structured result; `timeoutMs` is the client's own wait for the answer. */
+export async function runInSession(client: Client, session: string, code: string, timeoutMs?: number): Promise<ToolResult> {
+  const options = timeoutMs === undefined ? undefined : { timeout: timeoutMs };
+  const response = await client.callTool({ name: "execute_in_session", arguments: { session_id: session, code } }, undefined, options);
+  return response.structuredContent as unknown as ToolResult;
+}
+
 /** An MCP SDK client connected to a real `tacit serve` started with `args` in `cwd` (its stderr ignored). */
 export async function connectServe(args: string[], cwd: string): Promise<Client> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [tacitBin, "serve", ...args], cwd, stderr: "ignore" });

@@ -11,17 +11,10 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectServe, tacitBin } from "../helpers.js";
+import { connectServe, createSession, runInSession, tacitBin, type ToolResult } from "../helpers.js";
 import { MAX_MESSAGE_BYTES, MessageLines, type OversizedMessage, requestIdOf } from "../../runner/mcp-stdin.js";
 
 const OVERSIZED_CODE = "//" + "x".repeat(20 * 1024 * 1024);
-
-interface Result {
-  stdout: string;
-  error: string | null;
-  exitCode: number;
-  durationMs: number;
-}
 
 let dir: string;
 beforeAll(() => {
@@ -75,7 +68,7 @@ describe("tacit serve and oversized messages", () => {
         expect(errorOf(id)?.code).toBe(ErrorCode.InvalidRequest);
         expect(errorOf(id)?.message).toContain("is longer than the 10 MiB tacit serve reads; it was skipped, nothing in it ran");
       }
-      const fine = server.responses.find((r) => r.id === 3) as { result?: { structuredContent?: Result } } | undefined;
+      const fine = server.responses.find((r) => r.id === 3) as { result?: { structuredContent?: ToolResult } } | undefined;
       expect(fine?.result?.structuredContent).toMatchObject({ stdout: "still answering\n", exitCode: 0 });
       expect(server.stderr()).toContain("(request 2 is answered with an error)");
       expect(server.stderr()).toContain('(request "last" is answered with an error)');
@@ -148,11 +141,8 @@ describe("tacit serve and a session that fills its classified store", () => {
     await client.close();
   });
 
-  const create = async (): Promise<string> =>
-    ((await client.callTool({ name: "create_repl_session", arguments: {} })).structuredContent as { session_id: string }).session_id;
-  const run = async (session: string, code: string): Promise<Result> =>
-    (await client.callTool({ name: "execute_in_session", arguments: { session_id: session, code } }, undefined, { timeout: 120_000 }))
-      .structuredContent as unknown as Result;
+  const create = () => createSession(client);
+  const run = (session: string, code: string) => runInSession(client, session, code, 120_000);
 
   it("is refused, visibly, while the server and other sessions go on", async () => {
     const greedy = await create();
@@ -180,7 +170,7 @@ describe("tacit serve and a session that fills its classified store", () => {
       expect(refused.exitCode).toBe(3); // rejected before running
       expect(refused.error).toContain("[too-deep]");
       const oneShot = await client.callTool({ name: "execute_typescript", arguments: { code } });
-      expect((oneShot.structuredContent as unknown as Result).error).toContain("[too-deep]");
+      expect((oneShot.structuredContent as unknown as ToolResult).error).toContain("[too-deep]");
     }
     expect(await run(session, "kept + 1")).toMatchObject({ stdout: "42\n", exitCode: 0 });
   }, 120_000);

@@ -11,13 +11,7 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SESSION_CODE_LIMIT_CHARS } from "../../runner/limits.js";
-import { connectServe } from "../helpers.js";
-
-interface Result {
-  stdout: string;
-  error: string | null;
-  exitCode: number;
-}
+import { connectServe, createSession, runInSession } from "../helpers.js";
 
 let dir: string;
 let client: Client;
@@ -32,10 +26,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function run(session: string, code: string): Promise<Result> {
-  const response = await client.callTool({ name: "execute_in_session", arguments: { session_id: session, code } });
-  return response.structuredContent as unknown as Result;
-}
+const run = (session: string, code: string) => runInSession(client, session, code);
 
 /** A snippet of about 9 MiB: a comment, then a binding. */
 function bulky(name: string): string {
@@ -45,8 +36,7 @@ function bulky(name: string): string {
 describe("the code a session keeps", () => {
   it("is bounded: a snippet that would take it past the limit is refused, and the session goes on", async () => {
     expect(SESSION_CODE_LIMIT_CHARS).toBeLessThan(2 * 9 * 1024 * 1024);
-    const created = await client.callTool({ name: "create_repl_session", arguments: {} });
-    const session = (created.structuredContent as { session_id: string }).session_id;
+    const session = await createSession(client);
 
     expect(await run(session, bulky("first"))).toMatchObject({ exitCode: 0, error: null });
 

@@ -9,13 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectServe } from "../helpers.js";
-
-interface Result {
-  stdout: string;
-  error: string | null;
-  exitCode: number;
-}
+import { connectServe, createSession, runInSession } from "../helpers.js";
 
 let dir: string;
 let client: Client;
@@ -33,13 +27,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function create(): Promise<string> {
-  return ((await client.callTool({ name: "create_repl_session", arguments: {} })).structuredContent as { session_id: string }).session_id;
-}
-
-async function run(session: string, code: string): Promise<Result> {
-  return (await client.callTool({ name: "execute_in_session", arguments: { session_id: session, code } })).structuredContent as unknown as Result;
-}
+const create = () => createSession(client);
+const run = (session: string, code: string) => runInSession(client, session, code);
 
 /** Reads big.txt (300 KiB) `times` times: about 600 KiB of recorded reply each. */
 const reading = (times: number) =>

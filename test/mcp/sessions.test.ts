@@ -7,7 +7,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tacitBin } from "../helpers.js";
+import { createSession, runInSession, tacitBin } from "../helpers.js";
 import { expectProgressThenCancel } from "./progress.js";
 
 let dir: string;
@@ -53,21 +53,8 @@ async function connect(args: string[]): Promise<Client> {
   return connected;
 }
 
-interface Result {
-  stdout: string;
-  error: string | null;
-  exitCode: number;
-}
-
-async function create(on: Client = client): Promise<string> {
-  const response = await on.callTool({ name: "create_repl_session", arguments: {} });
-  return (response.structuredContent as { session_id: string }).session_id;
-}
-
-async function run(session: string, code: string, on: Client = client): Promise<Result> {
-  const response = await on.callTool({ name: "execute_in_session", arguments: { session_id: session, code } });
-  return response.structuredContent as unknown as Result;
-}
+const create = (on: Client = client) => createSession(on);
+const run = (session: string, code: string, on: Client = client) => runInSession(on, session, code);
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "tacit-sessions-"));

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setTimeout as sleep } from "node:timers/promises";
-import { connectServe, runCli, tacitBin } from "../helpers.js";
+import { connectServe, runCli, tacitBin, type ToolResult } from "../helpers.js";
 
 const LIMIT_MS = 2000;
 /**
@@ -31,12 +31,6 @@ function slowToCheck(copies: number): string {
     code += `const r${i}: Ex${i}_${tag}<\`\${${d}}\${${d}}\${${d}}\${${d}}\`> = ["0", "0", "0", "0"];\nprintln(r${i});\n`;
   }
   return code;
-}
-
-interface Result {
-  stdout: string;
-  error: string | null;
-  exitCode: number;
 }
 
 let dir: string;
@@ -78,13 +72,13 @@ describe("a script whose types take too long to check", () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       const other = await client.callTool({ name: "execute_typescript", arguments: { code: 'const n: number = 2;\nprintln("other", n)' } }, undefined, { timeout: 120_000 });
       const otherMs = Date.now() - started;
-      const refused = (await slow).structuredContent as unknown as Result;
+      const refused = (await slow).structuredContent as unknown as ToolResult;
       expect(refused.exitCode, refused.error ?? "").toBe(3);
       expect(refused.error).toContain("check-time-limit");
-      expect((other.structuredContent as unknown as Result).stdout).toBe("other 2\n");
+      expect((other.structuredContent as unknown as ToolResult).stdout).toBe("other 2\n");
       expect(otherMs).toBeLessThan(LIMIT_MS + SLACK_MS);
       // A type error is still found by the checker started after the stopped one.
-      const bad = (await client.callTool({ name: "execute_typescript", arguments: { code: 'const s: string = 1;\nprintln(s)' } })).structuredContent as unknown as Result;
+      const bad = (await client.callTool({ name: "execute_typescript", arguments: { code: 'const s: string = 1;\nprintln(s)' } })).structuredContent as unknown as ToolResult;
       expect(bad.exitCode).toBe(3);
       expect(bad.error).toContain("TS2322");
     } finally {
@@ -100,7 +94,7 @@ describe("a type checker whose process dies", () => {
     const client = await connectServe(["--quiet", "--exec-timeout-ms", String(LIMIT_MS * 4)], dir);
     try {
       const call = async (code: string) =>
-        (await client.callTool({ name: "execute_typescript", arguments: { code } }, undefined, { timeout: 120_000 })).structuredContent as unknown as Result | undefined;
+        (await client.callTool({ name: "execute_typescript", arguments: { code } }, undefined, { timeout: 120_000 })).structuredContent as unknown as ToolResult | undefined;
       expect((await call('const n: number = 1;\nprintln("one", n)'))?.stdout).toBe("one 1\n");
       const serverPid = (client.transport as unknown as { pid: number | null }).pid!;
       const checkers = readdirSync("/proc")
