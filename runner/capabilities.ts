@@ -33,8 +33,17 @@ const SCOPE_FUNCTION: Record<Capability["kind"], string> = {
   net: "requestNetwork",
 };
 
+/**
+ * Revoked tokens remembered, at most, to say that a token was revoked rather than never
+ * issued: a session's table lives as long as the session, and one that opened a scope a
+ * million times kept a million tokens (about 100 MB). A token forgotten is refused all the
+ * same, with the message that covers both.
+ */
+export const REVOKED_TOKENS_KEPT = 10_000;
+
 export class CapabilityTable {
   private readonly live = new Map<string, Capability>();
+  /** In the order they were revoked: the oldest is forgotten first. */
   private readonly revoked = new Map<string, Capability["kind"]>();
 
   issue(capability: Capability): string {
@@ -48,6 +57,7 @@ export class CapabilityTable {
     if (!capability) return;
     this.live.delete(token);
     this.revoked.set(token, capability.kind);
+    if (this.revoked.size > REVOKED_TOKENS_KEPT) this.revoked.delete(this.revoked.keys().next().value!);
   }
 
   /** The capability behind a token, or a denial saying why there is none. */
@@ -61,7 +71,9 @@ export class CapabilityTable {
           `Do the work inside the block (for an async block, before its promise settles), or call ${scope}() again.`,
       );
     }
-    throw new PolicyDenial(`not a capability this host issued: only the object ${scope}() passes to its block can be used`);
+    throw new PolicyDenial(
+      `not a live capability of this host: only the object ${scope}() passes to its block can be used, and only while the block runs`,
+    );
   }
 
   /** The root of a live file-system scope (for naming its actions), or null. */
