@@ -7,9 +7,31 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { API, type Diagnostic, type Snapshot } from "typescript/unstable/sync";
-import { interfacePath } from "./paths.js";
+import { parentDeathWrapper } from "./parent-death.js";
+import { interfacePath, tscExecutable } from "./paths.js";
 import { lineColumnOf, lineStarts } from "./source-position.js";
 import { COMPILER_OPTIONS, type TypeCheckResult, type TypeDiagnostic } from "./typecheck.js";
+
+/** `text` as one word for sh, whatever it holds. */
+function shellWord(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * A launcher for the checker that makes it die with the thread that starts it, and so with
+ * tacit however tacit ends (see parent-death.ts): TypeScript's API starts the checker itself,
+ * by a path it is given and with arguments of its own, so the path is this script, which runs
+ * the checker under setpriv --pdeathsig (same process: sh and setpriv each replace themselves).
+ * A SIGKILLed tacit serve left a checker running on a script written to take minutes. Null
+ * where the host has no such setpriv: the checker runs unwrapped, as before.
+ */
+function checkerLauncher(dir: string): string | null {
+  const setpriv = parentDeathWrapper();
+  if (setpriv === null) return null;
+  const launcher = path.join(dir, "checker.sh");
+  writeFileSync(launcher, `#!/bin/sh\nexec ${shellWord(setpriv)} --pdeathsig KILL -- ${shellWord(tscExecutable())} "$@"\n`, { mode: 0o700 });
+  return launcher;
+}
 
 function flatten(diagnostic: Diagnostic, depth = 0): string {
   const chained = (diagnostic.messageChain ?? []).map((child) => `\n${"  ".repeat(depth + 1)}${flatten(child, depth + 1)}`);
@@ -28,7 +50,12 @@ export class IncrementalTypeChecker {
   constructor() {
     writeFileSync(this.tsconfig, JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ["script.ts", interfacePath] }));
     writeFileSync(this.script, "");
-    this.api = new API({ cwd: this.dir, fs: { readFile: (file) => (file === this.script ? this.code : undefined) } });
+    const launcher = checkerLauncher(this.dir);
+    this.api = new API({
+      cwd: this.dir,
+      ...(launcher === null ? {} : { tsserverPath: launcher }),
+      fs: { readFile: (file) => (file === this.script ? this.code : undefined) },
+    });
     this.snapshot = this.api.updateSnapshot({ openProjects: [this.tsconfig] });
     process.once("exit", () => rmSync(this.dir, { recursive: true, force: true }));
   }

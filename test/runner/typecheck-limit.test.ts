@@ -151,3 +151,28 @@ describe("tacit run killed with SIGKILL while it type-checks", () => {
   }, 30_000);
 });
 
+describe("tacit serve killed with SIGKILL while it type-checks", () => {
+  it("leaves no type checker running", async () => {
+    // The server's incremental checker was started by TypeScript's API, unwrapped: SIGKILLed
+    // during the check of a script written to take minutes, the server left its checker
+    // running to the end of that check, with the time limit gone with the server's timer.
+    const child = spawn(process.execPath, [tacitBin, "serve", "--quiet", "--exec-timeout-ms", "600000"], { cwd: dir, stdio: ["pipe", "pipe", "ignore"] });
+    const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+    let checkers: number[] = [];
+    try {
+      const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+      send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } });
+      send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "execute_typescript", arguments: { code: slowToCheck(200) } } });
+      checkers = await childrenRunning(child.pid!, "--api");
+      expect(checkers, "the type checker started").not.toEqual([]);
+      await sleep(500); // well into the check
+      child.kill("SIGKILL");
+      await exited;
+      expect(await stillRunning(checkers), "type checkers left running after tacit serve was killed").toEqual([]);
+    } finally {
+      child.kill("SIGKILL");
+      for (const pid of checkers.filter(isRunning)) process.kill(pid, "SIGKILL");
+    }
+  }, 30_000);
+});
