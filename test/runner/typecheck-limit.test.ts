@@ -3,7 +3,7 @@
 // members inferred apart). In tacit serve the check ran on the server's thread, so every other
 // session waited with it; in tacit run and tacit check nothing limited it.
 
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { childrenRunning, isRunning, stillRunning } from "../processes.js";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -125,8 +125,28 @@ describe("a type checker whose process dies", () => {
   }, 120_000);
 });
 
-describe("tacit run killed with SIGKILL while it type-checks", () => {
-  it("leaves no type checker running", async () => {
+/**
+ * SIGKILLs tacit (`child`) once its type checker (a child whose command line holds `needle`)
+ * is well into a check, and asserts that the checker ended with it.
+ */
+async function expectCheckerToDieWith(child: ChildProcess, needle: string): Promise<void> {
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  let checkers: number[] = [];
+  try {
+    checkers = await childrenRunning(child.pid!, needle);
+    expect(checkers, "the type checker started").not.toEqual([]);
+    await sleep(500); // well into the check
+    child.kill("SIGKILL");
+    await exited;
+    expect(await stillRunning(checkers), "type checkers left running after tacit was killed").toEqual([]);
+  } finally {
+    child.kill("SIGKILL");
+    for (const pid of checkers.filter(isRunning)) process.kill(pid, "SIGKILL");
+  }
+}
+
+describe("tacit killed with SIGKILL while it type-checks", () => {
+  it("tacit run leaves no type checker running", async () => {
     // A fourth review SIGKILLed `tacit run` (as the OOM killer or a supervisor does) during the
     // check of a script written to take minutes: the checker ran on to the end, its time limit
     // gone with the process that held the timer.
@@ -136,43 +156,18 @@ describe("tacit run killed with SIGKILL while it type-checks", () => {
       env: { ...process.env, TACIT_TYPECHECK_CACHE: "off" },
       stdio: "ignore",
     });
-    const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-    let checkers: number[] = [];
-    try {
-      checkers = await childrenRunning(child.pid!, "tsconfig.json");
-      expect(checkers, "the type checker started").not.toEqual([]);
-      child.kill("SIGKILL");
-      await exited;
-      expect(await stillRunning(checkers), "type checkers left running after tacit was killed").toEqual([]);
-    } finally {
-      child.kill("SIGKILL");
-      for (const pid of checkers.filter(isRunning)) process.kill(pid, "SIGKILL");
-    }
+    await expectCheckerToDieWith(child, "tsconfig.json");
   }, 30_000);
-});
 
-describe("tacit serve killed with SIGKILL while it type-checks", () => {
-  it("leaves no type checker running", async () => {
+  it("tacit serve leaves no type checker running", async () => {
     // The server's incremental checker was started by TypeScript's API, unwrapped: SIGKILLed
     // during the check of a script written to take minutes, the server left its checker
     // running to the end of that check, with the time limit gone with the server's timer.
     const child = spawn(process.execPath, [tacitBin, "serve", "--quiet", "--exec-timeout-ms", "600000"], { cwd: dir, stdio: ["pipe", "pipe", "ignore"] });
-    const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-    let checkers: number[] = [];
-    try {
-      const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
-      send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } });
-      send({ jsonrpc: "2.0", method: "notifications/initialized" });
-      send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "execute_typescript", arguments: { code: slowToCheck(200) } } });
-      checkers = await childrenRunning(child.pid!, "--api");
-      expect(checkers, "the type checker started").not.toEqual([]);
-      await sleep(500); // well into the check
-      child.kill("SIGKILL");
-      await exited;
-      expect(await stillRunning(checkers), "type checkers left running after tacit serve was killed").toEqual([]);
-    } finally {
-      child.kill("SIGKILL");
-      for (const pid of checkers.filter(isRunning)) process.kill(pid, "SIGKILL");
-    }
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } });
+    send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "execute_typescript", arguments: { code: slowToCheck(200) } } });
+    await expectCheckerToDieWith(child, "--api");
   }, 30_000);
 });
