@@ -7,15 +7,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { API, type Diagnostic, type Snapshot } from "typescript/unstable/sync";
-import { parentDeathWrapper } from "./parent-death.js";
+import { diesWithTacit, parentDeathWrapper } from "./parent-death.js";
 import { interfacePath, tscExecutable } from "./paths.js";
+import { singleQuoted } from "./shell-word.js";
 import { lineColumnOf, lineStarts } from "./source-position.js";
 import { COMPILER_OPTIONS, type TypeCheckResult, type TypeDiagnostic } from "./typecheck.js";
-
-/** `text` as one word for sh, whatever it holds. */
-function shellWord(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * A launcher for the checker that makes it die with the thread that starts it, and so with
@@ -26,10 +22,10 @@ function shellWord(text: string): string {
  * where the host has no such setpriv: the checker runs unwrapped, as before.
  */
 function checkerLauncher(dir: string): string | null {
-  const setpriv = parentDeathWrapper();
-  if (setpriv === null) return null;
+  if (parentDeathWrapper() === null) return null;
+  const { file, args } = diesWithTacit(tscExecutable(), []);
   const launcher = path.join(dir, "checker.sh");
-  writeFileSync(launcher, `#!/bin/sh\nexec ${shellWord(setpriv)} --pdeathsig KILL -- ${shellWord(tscExecutable())} "$@"\n`, { mode: 0o700 });
+  writeFileSync(launcher, `#!/bin/sh\nexec ${[file, ...args].map(singleQuoted).join(" ")} "$@"\n`, { mode: 0o700 });
   return launcher;
 }
 

@@ -15,6 +15,7 @@ import { type Decision, dispatch, type EvaluationContext, type Refusal, refusalO
 import { type HostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
 import { type ActionRequest, approvalPattern, describeAction, isFsPathAction, pathSubject } from "./action-request.js";
 import { printable } from "../printable.js";
+import { singleQuoted } from "../shell-word.js";
 import type { Answer, Asker } from "./askers.js";
 import type { RunGrants } from "./grants.js";
 import type { PolicyRule, TierPolicy } from "./policy.js";
@@ -360,7 +361,7 @@ function detailOf(action: Action, request: ActionRequest): string {
  * a person reads is what the shell passes on.
  */
 function shellQuoted(text: string): string {
-  if (printable(text) === text) return `'${text.replace(/'/g, "'\\''")}'`;
+  if (printable(text) === text) return singleQuoted(text);
   let quoted = "";
   for (const c of text) {
     if (c === "\\" || c === "'") quoted += `\\${c}`;
