@@ -4,7 +4,7 @@
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { DEFAULT_CLASSIFIED_PATHS } from "./fs/classified-paths.js";
+import { cleanedPattern, DEFAULT_CLASSIFIED_PATHS } from "./fs/classified-paths.js";
 import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
 import type { LlmConfig } from "./llm/chat-client.js";
 import { isHostPattern } from "./net/host-policy.js";
@@ -235,7 +235,7 @@ export function resolveConfig(
   // A list of patterns replaces the defaults; one given to add a pattern took them all away in
   // silence (.env read as plain text). Said, with what to do; the list stays as given.
   if (givenClassified) {
-    const given = new Set(givenClassified.map((pattern) => pattern.trim().replace(/\/+$/, "")));
+    const given = new Set(givenClassified.map(cleanedPattern));
     const dropped = DEFAULT_CLASSIFIED_PATHS.filter((pattern) => !given.has(pattern));
     if (dropped.length > 0) {
       warnings.push(
@@ -247,7 +247,7 @@ export function resolveConfig(
   // Gitignore-like, but a relative pattern with "/" is anchored at the filesystem root (the
   // design's rule): "config/credentials.json" does not match ./config/credentials.json.
   for (const pattern of classifiedPaths) {
-    const trimmed = pattern.trim().replace(/\/+$/, "");
+    const trimmed = cleanedPattern(pattern);
     if (trimmed.includes("/") && !trimmed.startsWith("/") && !trimmed.startsWith("**/")) {
       warnings.push(
         `classified path "${pattern}" is anchored at the filesystem root (it matches /${trimmed}, not a path under the ` +

@@ -19,6 +19,11 @@ export const DEFAULT_CLASSIFIED_PATHS: readonly string[] = [
 
 const GLOB_CHAR = /[*?[\]{}!]/;
 
+/** A pattern as it is matched: surrounding space and a trailing "/" dropped. */
+export function cleanedPattern(pattern: string): string {
+  return pattern.trim().replace(/\/+$/, "");
+}
+
 type Matcher = (absolute: string) => boolean;
 
 /**
@@ -104,7 +109,7 @@ export class ClassifiedPaths {
   private readonly pathMatchers: Matcher[];
 
   constructor(readonly patterns: readonly string[]) {
-    const cleaned = patterns.map((p) => p.trim().replace(/\/+$/, "")).filter((p) => p !== "");
+    const cleaned = patterns.map(cleanedPattern).filter((p) => p !== "");
     this.matchesName = namesMatcher(cleaned.filter((p) => !p.includes("/")));
     this.pathMatchers = cleaned.filter((p) => p.includes("/")).map((p) => (p.startsWith("/") ? absoluteMatcher(p) : anchoredMatcher(p)));
   }
