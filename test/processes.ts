@@ -1,8 +1,10 @@
 // What tests read about processes from /proc: whether one is still running, its children, its
 // command line. Used by the tests that kill tacit and look for what it left behind.
 
+import type { ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import { expect } from "vitest";
 
 /** The pids of `pid`'s children (from /proc: a process's children file lists those of each of its threads). */
 export function childrenOf(pid: number): number[] {
@@ -34,7 +36,7 @@ export function isRunning(pid: number): boolean {
 }
 
 /** The children of `pid` whose command line contains `needle`, polled for up to 10 s until there are some. */
-export async function childrenRunning(pid: number, needle: string): Promise<number[]> {
+async function childrenRunning(pid: number, needle: string): Promise<number[]> {
   for (let i = 0; i < 200; i++) {
     await sleep(50);
     const found = childrenOf(pid).filter((child) => commandLineOf(child).includes(needle));
@@ -44,7 +46,28 @@ export async function childrenRunning(pid: number, needle: string): Promise<numb
 }
 
 /** Those of `pids` still running after up to 2 s of waiting for them to end. */
-export async function stillRunning(pids: readonly number[]): Promise<number[]> {
+async function stillRunning(pids: readonly number[]): Promise<number[]> {
   for (let i = 0; i < 40 && pids.some(isRunning); i++) await sleep(50);
   return pids.filter(isRunning);
+}
+
+/**
+ * SIGKILLs tacit (`child`, no exit hook runs) once its children whose command line holds
+ * `needle` have run for `runMs`, and asserts that they ended with it (`what` names them in the
+ * failure). Whatever happens, nothing is left running.
+ */
+export async function expectToDieWith(child: ChildProcess, needle: string, what: string, runMs: number): Promise<void> {
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  let found: number[] = [];
+  try {
+    found = await childrenRunning(child.pid!, needle);
+    expect(found, `the ${what} started`).not.toEqual([]);
+    await sleep(runMs);
+    child.kill("SIGKILL");
+    await exited;
+    expect(await stillRunning(found), `${what} left running after tacit was killed`).toEqual([]);
+  } finally {
+    child.kill("SIGKILL");
+    for (const pid of found.filter(isRunning)) process.kill(pid, "SIGKILL");
+  }
 }

@@ -7,9 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../runner/config.js";
 import { evaluate } from "../../runner/evaluate.js";
 import { spawn } from "node:child_process";
-import { childrenRunning, isRunning, stillRunning } from "../processes.js";
+import { expectToDieWith } from "../processes.js";
 import { writeFileSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
 import path from "node:path";
 import { runBypassed, runScript, tacitBin, tempDir } from "../helpers.js";
 import { type AttackWorld, createWorld, expectWorldUntouched, lit, NODE_PRELUDE, ownSandboxes, seenOf } from "./fixtures.js";
@@ -208,20 +207,11 @@ describe("signals", () => {
     // script spun in a loop: the Deno sandbox, which reads nothing while it spins, ran on at
     // full CPU with no time limit left (the timer was in the process that had gone).
     const { dir, cleanup } = tempDir("tacit-spin-");
-    const child = spawn(process.execPath, [tacitBin, "run", "--no-check", "spin.ts"], { cwd: dir, stdio: "ignore" });
-    const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-    let sandboxes: number[] = [];
     try {
       writeFileSync(path.join(dir, "spin.ts"), "while (true) {}\n");
-      sandboxes = await childrenRunning(child.pid!, "bootstrap.js");
-      expect(sandboxes, "the sandbox started").not.toEqual([]);
-      await sleep(300);
-      child.kill("SIGKILL");
-      await exited;
-      expect(await stillRunning(sandboxes), "sandboxes left running after tacit was killed").toEqual([]);
+      const child = spawn(process.execPath, [tacitBin, "run", "--no-check", "spin.ts"], { cwd: dir, stdio: "ignore" });
+      await expectToDieWith(child, "bootstrap.js", "sandboxes", 300);
     } finally {
-      child.kill("SIGKILL");
-      for (const pid of sandboxes.filter(isRunning)) process.kill(pid, "SIGKILL");
       cleanup();
     }
   });

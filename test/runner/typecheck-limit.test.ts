@@ -3,14 +3,13 @@
 // members inferred apart). In tacit serve the check ran on the server's thread, so every other
 // session waited with it; in tacit run and tacit check nothing limited it.
 
-import { type ChildProcess, spawn } from "node:child_process";
-import { childrenRunning, isRunning, stillRunning } from "../processes.js";
+import { spawn } from "node:child_process";
+import { expectToDieWith } from "../processes.js";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setTimeout as sleep } from "node:timers/promises";
 import { connectServe, runCli, tacitBin, type ToolResult } from "../helpers.js";
 
 const LIMIT_MS = 2000;
@@ -125,26 +124,6 @@ describe("a type checker whose process dies", () => {
   }, 120_000);
 });
 
-/**
- * SIGKILLs tacit (`child`) once its type checker (a child whose command line holds `needle`)
- * is well into a check, and asserts that the checker ended with it.
- */
-async function expectCheckerToDieWith(child: ChildProcess, needle: string): Promise<void> {
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  let checkers: number[] = [];
-  try {
-    checkers = await childrenRunning(child.pid!, needle);
-    expect(checkers, "the type checker started").not.toEqual([]);
-    await sleep(500); // well into the check
-    child.kill("SIGKILL");
-    await exited;
-    expect(await stillRunning(checkers), "type checkers left running after tacit was killed").toEqual([]);
-  } finally {
-    child.kill("SIGKILL");
-    for (const pid of checkers.filter(isRunning)) process.kill(pid, "SIGKILL");
-  }
-}
-
 describe("tacit killed with SIGKILL while it type-checks", () => {
   it("tacit run leaves no type checker running", async () => {
     // A fourth review SIGKILLed `tacit run` (as the OOM killer or a supervisor does) during the
@@ -156,7 +135,7 @@ describe("tacit killed with SIGKILL while it type-checks", () => {
       env: { ...process.env, TACIT_TYPECHECK_CACHE: "off" },
       stdio: "ignore",
     });
-    await expectCheckerToDieWith(child, "tsconfig.json");
+    await expectToDieWith(child, "tsconfig.json", "type checkers", 500);
   }, 30_000);
 
   it("tacit serve leaves no type checker running", async () => {
@@ -168,6 +147,6 @@ describe("tacit killed with SIGKILL while it type-checks", () => {
     send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } });
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
     send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "execute_typescript", arguments: { code: slowToCheck(200) } } });
-    await expectCheckerToDieWith(child, "--api");
+    await expectToDieWith(child, "--api", "type checkers", 500);
   }, 30_000);
 });
