@@ -1,6 +1,6 @@
 // Where the runner finds its own parts and the two native tools it drives.
 
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -83,4 +83,53 @@ export function tscExecutable(): string {
   if (!existsSync(resolved)) throw new Error(`tacit: TypeScript's native checker is missing at ${resolved}; reinstall with npm ci`);
   tscPath = resolved;
   return tscPath;
+}
+
+let codeLocations: readonly string[] | undefined;
+
+/**
+ * Every place tacit's own code is, or would be loaded from: this package, and each package it
+ * depends on (transitively, optional and peer ones too), both where it really is and each place
+ * Node's resolution would look for it first (a directory or file created there would shadow it). tacit runs
+ * this code with your full authority, and Deno and the type checker are among it, so a script
+ * must not change it (see fs/protected-paths.ts). Found once per process.
+ */
+export function tacitCodeLocations(): readonly string[] {
+  if (codeLocations) return codeLocations;
+  const found = new Set<string>([packageRoot]);
+  const seen = new Set<string>();
+  const visit = (packageJson: string): void => {
+    let manifest: { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
+    try {
+      manifest = JSON.parse(readFileSync(packageJson, "utf8")) as typeof manifest;
+    } catch {
+      return;
+    }
+    const from = createRequire(packageJson);
+    const names = [manifest.dependencies, manifest.optionalDependencies, manifest.peerDependencies].flatMap((listed) => Object.keys(listed ?? {}));
+    for (const name of new Set(names)) {
+      // A package found nowhere is an optional one for another platform, never loaded here.
+      const looked: string[] = [];
+      for (const dir of from.resolve.paths(name) ?? []) {
+        const candidate = path.join(dir, name);
+        // require() also takes a file there (name.js, name.json, name.node) before a directory.
+        looked.push(candidate, `${candidate}.js`, `${candidate}.json`, `${candidate}.node`);
+        if (!existsSync(path.join(candidate, "package.json"))) continue;
+        for (const place of looked) found.add(place);
+        const real = realpathSync(candidate);
+        found.add(real);
+        if (!seen.has(real)) {
+          seen.add(real);
+          visit(path.join(real, "package.json"));
+        }
+        break;
+      }
+    }
+  };
+  seen.add(packageRoot);
+  visit(path.join(packageRoot, "package.json"));
+  // Checked on every change a script asks for: a place inside another is left out (most are).
+  const places = [...found].sort();
+  codeLocations = places.filter((place, index) => index === 0 || !places.slice(0, index).some((outer) => place === outer || place.startsWith(`${outer}/`)));
+  return codeLocations;
 }

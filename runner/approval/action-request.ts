@@ -9,6 +9,7 @@ import type { Action } from "../../library/protocol.js";
 import { resolveRealOrSelf } from "../fs/containment.js";
 import { hostOf } from "../net/host-policy.js";
 import type { RuleAction } from "./policy.js";
+import type { PathUse } from "../fs/protected-paths.js";
 
 export type RequestSubject =
   | {
@@ -57,6 +58,12 @@ export type FsPathAction = Extract<Action, { kind: keyof typeof FS_CATEGORY }>;
 
 export function isFsPathAction(action: Action): action is FsPathAction {
   return Object.hasOwn(FS_CATEGORY, action.kind);
+}
+
+/** Whether a file-system action only reads its path, or may change what is there. */
+export function fsPathUse(action: FsPathAction): PathUse {
+  const category = FS_CATEGORY[action.kind];
+  return category === "fs.read" || category === "fs.stat" || category === "fs.readClassified" ? "read" : "change";
 }
 
 function internal(pattern: string): ActionRequest {

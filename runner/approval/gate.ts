@@ -13,7 +13,7 @@ import { commandRefusal } from "../exec/command-policy.js";
 import { isWithin, resolveReal, resolveRealOrSelf } from "../fs/containment.js";
 import { type Decision, dispatch, type EvaluationContext, type Refusal, refusalOf, refused } from "../monitor.js";
 import { type HostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
-import { type ActionRequest, approvalPattern, describeAction, isFsPathAction, pathSubject } from "./action-request.js";
+import { type ActionRequest, approvalPattern, describeAction, fsPathUse, isFsPathAction, pathSubject } from "./action-request.js";
 import { printable } from "../printable.js";
 import { singleQuoted } from "../shell-word.js";
 import type { Answer, Asker } from "./askers.js";
@@ -238,7 +238,7 @@ export class ApprovalGate {
           context.network.authorize(action);
           break;
         default:
-          if (isFsPathAction(action)) context.files.authorize(action.scope, action.path);
+          if (isFsPathAction(action)) context.files.authorize(action.scope, action.path, fsPathUse(action));
           break;
       }
       return null;

@@ -127,7 +127,8 @@ export class ExecExecutor {
         `exec: cwd ${named} is outside the allowed roots (${this.allowedRoots.join(", ")}); pass a cwd inside one of them, or have the operator add it with --allowed-roots`,
       );
     }
-    const own = protectedPathOf(this.protectedPaths, named, real);
+    // tacit's own code is no place a command is kept from: an allowed command can change it from anywhere.
+    const own = protectedPathOf(this.protectedPaths, named, real, "read");
     if (own) throw new PolicyDenial(`exec: cwd ${named} is ${own.what}; it belongs to tacit, and commands do not run there`);
     return real;
   }

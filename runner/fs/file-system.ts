@@ -12,7 +12,7 @@ import type { ClassifiedPaths } from "./classified-paths.js";
 import { inVerifiedDirectory, NotRegularFileError, openForReading, statInVerifiedDirectory } from "./checked-open.js";
 import { isWithin, PathResolutionError, resolveReal, resolveRealOrSelf } from "./containment.js";
 import type { GrepRunner } from "./grep-runner.js";
-import { asSearchExclusions, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
+import { asSearchExclusions, type PathUse, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
 import { listChildren, walkTree } from "./walk.js";
 
 /** read()/readBytes() refuse files larger than this; forEachLine streams any size. */
@@ -113,12 +113,15 @@ export class FileSystemExecutor {
     this.capabilities.revoke(token);
   }
 
-  /** The containment checks every operation starts with; throws the refusal. The approval gate asks only after these pass. */
-  authorize(token: string, requested: string): void {
-    this.resolve(token, requested);
+  /**
+   * The containment checks every operation starts with; throws the refusal. The approval gate
+   * asks only after these pass. `use`: whether the operation only reads (tacit's own code may be read).
+   */
+  authorize(token: string, requested: string, use: PathUse): void {
+    this.resolve(token, requested, use);
   }
 
-  private resolve(token: string, requested: string): Resolved & { scope: FileSystemScope } {
+  private resolve(token: string, requested: string, use: PathUse = "change"): Resolved & { scope: FileSystemScope } {
     const scope = this.capabilities.get(token, "fs");
     const named = path.resolve(scope.root, requested);
     if (!isWithin(named, scope.root) && !isWithin(named, scope.realRoot)) {
@@ -137,10 +140,12 @@ export class FileSystemExecutor {
         `${requested}: resolves (through a symbolic link) to a place outside this file system scope (${scope.root}); links out of the scope are not followed.`,
       );
     }
-    const own = protectedPathOf(this.policy.protectedPaths, named, real);
+    const own = protectedPathOf(this.policy.protectedPaths, named, real, use);
     if (own) {
       throw new PolicyDenial(
-        `${requested}: refused: this is ${own.what}; it belongs to tacit, and scripts can neither read nor write it. Work with other files.`,
+        own.readable
+          ? `${requested}: refused: this is ${own.what}; scripts may read it but not change it (nor create or delete files there). Work with other files.`
+          : `${requested}: refused: this is ${own.what}; it belongs to tacit, and scripts can neither read nor write it. Work with other files.`,
       );
     }
     return { scope, named, real, classified: this.policy.classified.isClassified(named, real) };
@@ -164,7 +169,7 @@ export class FileSystemExecutor {
   }
 
   stat(token: string, requested: string): FileInfo {
-    const target = this.resolve(token, requested);
+    const target = this.resolve(token, requested, "read");
     let exists = false;
     let isDirectory = false;
     try {
@@ -179,7 +184,7 @@ export class FileSystemExecutor {
   }
 
   size(token: string, requested: string): number {
-    const target = this.resolve(token, requested);
+    const target = this.resolve(token, requested, "read");
     this.denyClassified(target, requested, "size");
     try {
       return this.statResolved(target, requested, false).size;
@@ -204,7 +209,7 @@ export class FileSystemExecutor {
   }
 
   read(token: string, requested: string, as: "text" | "bytes"): string {
-    const target = this.resolve(token, requested);
+    const target = this.resolve(token, requested, "read");
     this.denyClassified(target, requested, as === "text" ? "read" : "readBytes");
     return this.readContent(target, requested, as === "text" ? "utf8" : "base64", false);
   }
@@ -231,7 +236,7 @@ export class FileSystemExecutor {
    * secure output and wrote into tacit's home that way).
    */
   private denyOwnAfterOpen(actual: string, requested: string, what: "read" | "changed" | "written"): void {
-    const own = protectedPathOf(this.policy.protectedPaths, actual, actual);
+    const own = protectedPathOf(this.policy.protectedPaths, actual, actual, what === "read" ? "read" : "change");
     if (own) {
       throw new PolicyDenial(`${requested}: the path changed while it was being opened and now leads to ${own.what}; nothing was ${what}.`);
     }
@@ -270,7 +275,7 @@ export class FileSystemExecutor {
    * still found (see host-secrets.ts).
    */
   readChunk(token: string, requested: string, offset: number, margin = 0): { chunk: Buffer; eof: boolean; before: Buffer; after: Buffer } {
-    const target = this.resolve(token, requested);
+    const target = this.resolve(token, requested, "read");
     this.denyClassified(target, requested, "forEachLine");
     return this.withFileForReading(target, requested, false, (fd) => {
       const start = Math.max(0, offset - margin);
@@ -293,7 +298,7 @@ export class FileSystemExecutor {
    * writes still pending, which must not make this call wait (see the monitor).
    */
   openClassifiedRead(token: string, requested: string): () => string {
-    const target = this.resolve(token, requested);
+    const target = this.resolve(token, requested, "read");
     if (!target.classified) {
       throw new EffectFailure(`${requested}: readClassified() is for classified paths, and this one is not; use read().`);
     }
@@ -511,7 +516,7 @@ export class FileSystemExecutor {
   }
 
   list(token: string, requested: string, recursive: boolean): string[] {
-    const target = this.resolve(token, requested);
+    const target = this.resolve(token, requested, "read");
     try {
       if (!this.statResolved(target, requested, true).isDirectory()) throw new EffectFailure(`${requested}: not a directory`);
       if (!recursive) return listChildren(target.named, target.real, target.scope.realRoot).map((e) => e.named);
@@ -523,7 +528,7 @@ export class FileSystemExecutor {
   }
 
   async find(token: string, requested: string, glob: string): Promise<string[]> {
-    const target = this.resolve(token, requested);
+    const target = this.resolve(token, requested, "read");
     try {
       if (!this.statResolved(target, requested, true).isDirectory()) throw new EffectFailure(`${requested}: not a directory`);
     } catch (error) {
@@ -545,7 +550,7 @@ export class FileSystemExecutor {
   }
 
   async grepFile(token: string, requested: string, pattern: string): Promise<GrepMatch[]> {
-    const target = this.resolve(token, requested);
+    const target = this.resolve(token, requested, "read");
     this.denyClassified(target, requested, "grep");
     return this.search(requested, pattern, {
       op: "grep",
@@ -559,7 +564,7 @@ export class FileSystemExecutor {
   }
 
   async grepRecursive(token: string, requested: string, pattern: string, glob: string | null): Promise<GrepMatch[]> {
-    const target = this.resolve(token, requested);
+    const target = this.resolve(token, requested, "read");
     // A classified directory holds nothing grepRecursive may read.
     if (target.classified) return [];
     return this.search(requested, pattern, {

@@ -2,10 +2,14 @@
 // config file (it may hold the LLM key), the secure output (plaintext secrets), tacit's home
 // (remembered approvals, the audit signing key and the audit logs' anchors), the audit log and its lock, and the record
 // directory. A script that could reach them
-// could read secrets back, grant itself approvals, or forge and sign the log.
+// could read secrets back, grant itself approvals, or forge and sign the log. And tacit's own
+// code (its package, the packages it loads, Deno and the type checker among them), which a
+// script may read but not change: tacit runs it with your full authority, so a script that
+// rewrote it would run code of its own outside the sandbox the next time tacit loads it.
 
 import path from "node:path";
 import type { RunnerConfig } from "../config.js";
+import { tacitCodeLocations } from "../paths.js";
 import { tacitHome } from "../tacit-home.js";
 import { isWithin, resolveRealOrSelf } from "./containment.js";
 
@@ -14,6 +18,29 @@ export interface ProtectedPath {
   path: string;
   /** What it is, for the refusal. */
   what: string;
+  /** Scripts may read it, only not change it (tacit's own code). */
+  readable?: true;
+}
+
+/** Whether an operation only reads a path, or may change what is there (write, create, delete). */
+export type PathUse = "read" | "change";
+
+let code: ProtectedPath[] | undefined;
+
+/**
+ * tacit's own code, found on first use (a few tens of milliseconds: only a script that changes
+ * files pays it). Protected whatever the config says: a project that has tacit as a dependency
+ * holds it inside the default allowed root, and a script that wrote into it ran code of its own
+ * with your authority at tacit's next start, or in tacit serve at the type checker's next
+ * restart, with no command permitted.
+ */
+function tacitCode(): ProtectedPath[] {
+  code ??= tacitCodeLocations().map((location) => ({
+    path: location,
+    what: "tacit's own code (its package, or a package it loads, which run with your full authority)",
+    readable: true,
+  }));
+  return code;
 }
 
 export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = process.env): ProtectedPath[] {
@@ -38,9 +65,13 @@ export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = 
   return paths;
 }
 
-/** The protected path that `named` or `real` is (or lies inside), or null. */
-export function protectedPathOf(paths: readonly ProtectedPath[], named: string, realPath: string): ProtectedPath | null {
-  return paths.find((p) => isWithin(realPath, p.path) || isWithin(named, p.path)) ?? null;
+/**
+ * The protected path that `named` or `real` is (or lies inside), or null. `use`: "read" lets
+ * tacit's own code through (it may be read); anything else is refused it too.
+ */
+export function protectedPathOf(paths: readonly ProtectedPath[], named: string, realPath: string, use: PathUse = "change"): ProtectedPath | null {
+  const inside = (p: ProtectedPath): boolean => isWithin(realPath, p.path) || isWithin(named, p.path);
+  return paths.find(inside) ?? (use === "change" ? (tacitCode().find(inside) ?? null) : null);
 }
 
 /**
@@ -48,7 +79,8 @@ export function protectedPathOf(paths: readonly ProtectedPath[], named: string, 
  * link would let a script put something of its own where tacit looks for its files.
  */
 export function protectedPathBelow(paths: readonly ProtectedPath[], named: string, realPath: string): ProtectedPath | null {
-  return paths.find((p) => isWithin(p.path, realPath) || isWithin(p.path, named)) ?? null;
+  const below = (p: ProtectedPath): boolean => isWithin(p.path, realPath) || isWithin(p.path, named);
+  return paths.find(below) ?? tacitCode().find(below) ?? null;
 }
 
 /** As absolute classified-path patterns, so a recursive search skips them without opening them. */

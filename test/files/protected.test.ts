@@ -2,11 +2,15 @@
 // secure output (plaintext secrets), tacit's home (remembered approvals, the audit signing
 // key) and the audit log. A script that reached them could read secrets back, grant itself
 // approvals, or forge the log. Every route is tried; the secret never shows, nothing changes.
+// And tacit's own code, which scripts may read but not change.
 
-import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, runScript } from "../helpers.js";
+import { isWithin } from "../../runner/fs/containment.js";
+import { denoExecutable, tscExecutable } from "../../runner/paths.js";
+import { type CliResult, repoRoot, runCli, runScript } from "../helpers.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, makeCanary, realTempDir } from "./fixtures.js";
 
 describe("the secure output file inside the allowed root", () => {
@@ -340,4 +344,97 @@ println(JSON.stringify(counts));
       cleanup();
     }
   }, 60_000);
+});
+
+describe("tacit's own code inside the allowed root (a project that has tacit as a dependency)", () => {
+  let root: string;
+  let cleanup: () => void;
+  let installed: string;
+  const canary = makeCanary();
+  const proof = () => path.join(root, "ran-outside-the-sandbox");
+
+  /** `node node_modules/tacit/bin/tacit.js run -` in the project, as `npx tacit run -` would. */
+  const runInstalled = (code: string): Promise<CliResult> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [path.join(installed, "bin", "tacit.js"), "run", "-"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      child.stdout.on("data", (c: Buffer) => out.push(c));
+      child.stderr.on("data", (c: Buffer) => err.push(c));
+      child.on("error", reject);
+      child.on("close", (exit) => resolve({ code: exit, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
+      child.stdin.end(code);
+    });
+
+  beforeAll(() => {
+    ({ dir: root, cleanup } = realTempDir("tacit-protected-code-"));
+    // The project's node_modules/tacit: this build's package, its dependencies where they are.
+    installed = path.join(root, "node_modules", "tacit");
+    mkdirSync(installed, { recursive: true });
+    for (const part of ["bin", "dist", "library", "package.json"]) cpSync(path.join(repoRoot, part), path.join(installed, part), { recursive: true });
+    symlinkSync(path.join(repoRoot, "node_modules"), path.join(installed, "node_modules"));
+  });
+  afterAll(() => cleanup());
+
+  it("can be read but not changed: a script that rewrote it ran its own code outside the sandbox at tacit's next start", async () => {
+    const startup = path.join(installed, "dist", "bundle", "prestart.cjs");
+    const before = readFileSync(startup, "utf8");
+    const payload = `require("node:fs").writeFileSync(${JSON.stringify(proof())}, ${JSON.stringify(canary)});\n`;
+    const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  const startup = fs.access("node_modules/tacit/dist/bundle/prestart.cjs");
+  attempt("read", () => startup.read().includes("prestartFromArgv"));
+  attempt("search", () => fs.grepRecursive("node_modules/tacit/dist/bundle", "prestartFromArgv", "prestart.cjs").length);
+  attempt("write", () => startup.write(${lit(payload)} + startup.read()));
+  attempt("append", () => startup.append(${lit(payload)}));
+  attempt("delete", () => startup.delete());
+  attempt("new file", () => fs.access("node_modules/tacit/dist/bundle/other.cjs").write(${lit(payload)}));
+  attempt("mkdir", () => fs.access("node_modules/tacit/node_modules2").mkdir());
+  attempt("delete the package's parent", () => fs.access("node_modules").delete());
+});
+`;
+    const r = await runInstalled(script);
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    expect(attemptOf(found, "read")).toEqual({ status: "ok", value: true });
+    expect(attemptOf(found, "search")).toEqual({ status: "ok", value: 1 });
+    for (const label of ["write", "append", "delete", "new file", "mkdir", "delete the package's parent"]) {
+      const attempt = attemptOf(found, label);
+      expect(attempt.status, label).toBe("SecurityError");
+      expect(String(attempt.value), label).toContain("tacit's own code");
+    }
+    expect(readFileSync(startup, "utf8")).toBe(before);
+    expect(existsSync(path.join(installed, "dist", "bundle", "other.cjs"))).toBe(false);
+    // The next start of tacit runs its own code, not the script's.
+    const next = await runInstalled('println("next")');
+    expect(next.stdout).toBe("next\n");
+    expect(existsSync(proof())).toBe(false);
+  }, 30_000);
+
+  it("names where it is found: each dependency, where Node would look for it first, Deno and the type checker", async () => {
+    // As the installed copy finds them (its dependencies are this checkout's, through a link).
+    const listed = await new Promise<string>((resolve, reject) => {
+      const program = `import(${JSON.stringify(path.join(installed, "dist", "runner", "paths.js"))}).then((m) => console.log(JSON.stringify(m.tacitCodeLocations())))`;
+      const child = spawn(process.execPath, ["--input-type=module", "-e", program], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+      const out: Buffer[] = [];
+      child.stdout.on("data", (c: Buffer) => out.push(c));
+      child.on("error", reject);
+      child.on("close", () => resolve(Buffer.concat(out).toString("utf8")));
+    });
+    const locations = JSON.parse(listed) as string[];
+    const covered = (place: string): boolean => locations.some((location) => isWithin(place, location));
+    expect(locations).toContain(installed);
+    for (const name of ["zod", "deno", "typescript", "oxc-parser", "@modelcontextprotocol/sdk", "@typescript-eslint/scope-manager"]) {
+      expect(covered(realpathSync(path.join(repoRoot, "node_modules", name))), name).toBe(true);
+    }
+    expect(covered(denoExecutable())).toBe(true);
+    expect(covered(tscExecutable())).toBe(true);
+    // Created here, a directory or file would be found before the dependency where it really is.
+    const scope = path.join(realpathSync(path.join(repoRoot, "node_modules")), "@modelcontextprotocol", "node_modules");
+    expect(covered(path.join(scope, "zod"))).toBe(true);
+    expect(covered(path.join(scope, "zod.js"))).toBe(true);
+    // And nothing else of the project is.
+    expect(covered(path.join(root, "src", "app.ts"))).toBe(false);
+    expect(covered(path.join(root, "node_modules", "left-pad"))).toBe(false);
+  });
 });
