@@ -3,7 +3,7 @@
 
 import type { HostPattern } from "./net/host-policy.js";
 import { randomToken } from "./random-token.js";
-import { PolicyDenial } from "./refusals.js";
+import { EffectFailure, PolicyDenial } from "./refusals.js";
 
 export interface FileSystemScope {
   kind: "fs";
@@ -41,12 +41,28 @@ const SCOPE_FUNCTION: Record<Capability["kind"], string> = {
  */
 export const REVOKED_TOKENS_KEPT = 10_000;
 
+/**
+ * Capabilities live at once, at most: each is an entry in the host until its block returns or
+ * its promise settles, and a block whose promise never settles holds its entry until the
+ * evaluation ends. A seventh security review opened such scopes in a loop: 1.7 million in
+ * 110 s, tacit at 676 MB and growing with the time limit, the sandbox well under its own.
+ */
+export const LIVE_CAPABILITIES_LIMIT = 10_000;
+
 export class CapabilityTable {
   private readonly live = new Map<string, Capability>();
   /** In the order they were revoked: the oldest is forgotten first. */
   private readonly revoked = new Map<string, Capability["kind"]>();
 
   issue(capability: Capability): string {
+    if (this.live.size >= LIVE_CAPABILITIES_LIMIT) {
+      const scope = SCOPE_FUNCTION[capability.kind];
+      throw new EffectFailure(
+        `${scope}(): refused: ${LIVE_CAPABILITIES_LIMIT} capabilities are open at once, the most the host keeps: each block ` +
+          "given to requestFileSystem, requestExecPermission or requestNetwork holds one until it returns (an async block, " +
+          "until its promise settles). Do many operations in one block instead of a block each, and let blocks settle before opening more",
+      );
+    }
     const token = randomToken(24);
     this.live.set(token, capability);
     return token;
