@@ -116,6 +116,7 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
     // whether it could be, would otherwise show in the time a later call takes. A classified
     // read is read after the classified writes still pending, for the store only.
     case "FsReadClassified": {
+      context.classified.reserve(`readClassified(${action.path})`);
       const read = files.openClassifiedRead(action.scope, action.path);
       const pendingWrites = Promise.all(context.background);
       return granted(action.kind, context.classified.later(pendingWrites.then(read), `readClassified(${action.path})`));
@@ -186,6 +187,7 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
     case "HttpRequest":
       return granted(action.kind, NetworkExecutor.visible(await context.network.request(action)));
     case "HttpRequestClassified": {
+      context.classified.reserve("httpPostClassified");
       const answer = await context.network.request(action);
       return granted(action.kind, context.classified.hold(NetworkExecutor.classifiedText(answer), "httpPostClassified"));
     }

@@ -15,6 +15,16 @@ import { PlaintextBudget } from "./budget.js";
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
+/**
+ * Classified values one store keeps, at most: each costs the host about 300 bytes beyond its
+ * plaintext (its handle, its entry, its result), which the plaintext budget does not see, and
+ * a store never forgets a value. A seventh security review called classify("") in a loop in
+ * each snippet of a session: 160,000 values per 8 s snippet, tacit serve growing by about
+ * 55 MB each snippet, without end. How many values there are is known to the agent (one per
+ * call that made one), so this refusal, unlike the budget's, may be visible.
+ */
+export const CLASSIFIED_VALUES_KEPT = 100_000;
+
 export class ClassifiedStore {
   private readonly values = new Map<string, Promise<PureResult>>();
   private readonly budget: PlaintextBudget;
@@ -27,6 +37,19 @@ export class ClassifiedStore {
     limitBytes: number,
   ) {
     this.budget = new PlaintextBudget(limitBytes);
+  }
+
+  /**
+   * Refuses a new value once the store holds CLASSIFIED_VALUES_KEPT; asked before any work
+   * for it is done (a classified read or request is not made only to be refused).
+   */
+  reserve(what: string): void {
+    if (this.values.size < CLASSIFIED_VALUES_KEPT) return;
+    throw new EffectFailure(
+      `${what}: refused: this evaluation (or session) already holds ${CLASSIFIED_VALUES_KEPT} Classified values, the most ` +
+        "the host keeps (each is kept until the evaluation or session ends, whatever its size). Make fewer values: one " +
+        "map over a whole list instead of one per item, or reuse a Classified value; in a session, start a new one",
+    );
   }
 
   private issue(value: Promise<PureResult>): string {
@@ -53,6 +76,7 @@ export class ClassifiedStore {
    * calls have added up to (see PlaintextBudget.chargeClassify), never on computed values.
    */
   classify(value: unknown): string {
+    this.reserve("classify()");
     const charge = this.budget.chargeClassify(value);
     if (charge === "refused") {
       throw new EffectFailure(
@@ -72,6 +96,7 @@ export class ClassifiedStore {
 
   /** A value that arrived already computed and out of the agent's sight (a classified HTTP answer). */
   hold(value: unknown, what: string): string {
+    this.reserve(what);
     const kept = this.admitted(Promise.resolve({ ok: true, value }), what);
     void kept.then((result) => {
       if (!result.ok) this.onFailure(result.reason);
@@ -81,6 +106,7 @@ export class ClassifiedStore {
 
   /** A value that becomes known later (a classified file read after pending writes); a failure is recorded out of sight. */
   later(value: Promise<unknown>, what: string): string {
+    this.reserve(what);
     const computed = this.admitted(
       value.then(
         (plaintext): PureResult => ({ ok: true, value: plaintext }),
@@ -99,6 +125,7 @@ export class ClassifiedStore {
    * returned at once; a failure is recorded like a failing map's, out of the agent's sight.
    */
   derive(handle: string, compute: (plaintext: unknown) => Promise<unknown>, what: string): string {
+    this.reserve(what);
     const input = this.get(handle);
     const computed = this.admitted(
       input.then(async (base): Promise<PureResult> => {
@@ -126,6 +153,7 @@ export class ClassifiedStore {
 
   /** `abandoned`: the asking evaluation's kill signal (see PureEvaluator.run). */
   map(handle: string, source: string, captures: Record<string, Capture>, flat: boolean, abandoned?: AbortSignal): string {
+    this.reserve(flat ? "flatMap" : "map");
     const input = this.get(handle);
     const captured: Array<[string, Capture, Promise<PureResult> | null]> = Object.entries(captures).map(([name, capture]) => {
       if (!IDENTIFIER.test(name)) throw new PolicyDenial(`map/flatMap: "${name}" is not an identifier`);
