@@ -42,6 +42,7 @@ import { HostSecrets } from "./host-secrets.js";
 import { PausableTimer } from "./pausable-timer.js";
 import { randomToken } from "./random-token.js";
 import { monotonicMs } from "./monotonic.js";
+import { MapRequestBudget } from "./classified/budget.js";
 
 /**
  * How long a killed evaluation may still wait for host-side work to wind down (a request in
@@ -371,6 +372,7 @@ function createEvaluationContext(
     stop,
     input: options.input,
     classified,
+    mapRequests: new MapRequestBudget(config.classifiedStoreLimitBytes),
     sink: quota,
     background: [],
     files: new FileSystemExecutor(

@@ -12,6 +12,7 @@ import type { OutputBuffer } from "./output.js";
 import type { HostSecrets } from "./host-secrets.js";
 import type { SinkWriter } from "./secure-sink.js";
 import { EffectFailure, PolicyDenial } from "./refusals.js";
+import { MapRequestBudget } from "./classified/budget.js";
 
 export type Decision<T = unknown> = { ok: true; value: T } | Refusal;
 export type Refusal = { ok: false; error: RefusalError };
@@ -40,6 +41,8 @@ export interface EvaluationContext {
    */
   abandoned: AbortSignal;
   classified: ClassifiedStore;
+  /** What this evaluation's map/flatMap requests have brought into the host (see MapRequestBudget). */
+  mapRequests: MapRequestBudget;
   /** Where plaintext output goes (--secure-output), this evaluation's share; null when none is configured. */
   sink: SinkWriter | null;
   /** Classified work that finishes after its request was answered (awaited at the end). */
@@ -111,6 +114,8 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
     case "Classify":
       return granted(action.kind, context.classified.classify(action.value));
     case "ClassifiedMap":
+      context.classified.reserve(action.flat ? "flatMap" : "map");
+      context.mapRequests.charge(action.flat ? "flatMap" : "map", action.source, action.captures);
       return granted(action.kind, context.classified.map(action.handle, action.source, action.captures, action.flat, context.abandoned));
     // No answer to the script waits for a classified value: how long one takes to compute, or
     // whether it could be, would otherwise show in the time a later call takes. A classified

@@ -13,6 +13,9 @@
 // (and not kept), so that the first sum, and with it every later visible refusal, never
 // depends on computed values.
 
+import type { Capture } from "../../library/protocol.js";
+import { EffectFailure } from "../refusals.js";
+
 export type ClassifyCharge = "held" | "charged" | "refused";
 
 export class PlaintextBudget {
@@ -58,5 +61,35 @@ export class PlaintextBudget {
     if (this.held + size > this.limitBytes) return false;
     this.held += size;
     return true;
+  }
+}
+
+/**
+ * What one evaluation's map/flatMap requests bring into the host: each job waits for the pure
+ * evaluator (one job at a time) holding its function's source and plain captures, and the
+ * sandbox can send them faster than the evaluator runs them (a function that takes seconds,
+ * or simply large captures). A seventh security review mapped a function capturing 1 MiB of
+ * text in a loop: tacit held about 1.2 GB after 20 s (and died at a 300 MB heap). Charged at
+ * the request, by sizes the agent knows (what it sends), never released within the
+ * evaluation: so whether a map is refused depends on nothing it cannot see.
+ */
+export class MapRequestBudget {
+  private used = 0;
+
+  constructor(readonly limitBytes: number) {}
+
+  charge(what: "map" | "flatMap", source: string, captures: Record<string, Capture>): void {
+    let size = PlaintextBudget.sizeOf(source);
+    for (const capture of Object.values(captures)) if ("plain" in capture) size += PlaintextBudget.sizeOf(capture.plain);
+    if (this.used + size > this.limitBytes) {
+      const mib = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
+      throw new EffectFailure(
+        `${what}: refused: its function and captured values (about ${mib(size)} MiB) would take this evaluation's map and flatMap ` +
+          `calls past ${mib(this.limitBytes)} MiB (about ${mib(this.used)} MiB so far; config "classifiedStoreLimitBytes"): each ` +
+          "call sends the host its function and what it captures, to wait for its turn. Capture less: classify a large table " +
+          "once and capture the Classified value (it is not sent again), or map once over a whole list instead of once per item",
+      );
+    }
+    this.used += size;
   }
 }

@@ -1,0 +1,42 @@
+// map/flatMap jobs wait in the host for the pure evaluator, one at a time, each holding its
+// function's source and the plain values it captures; the sandbox can send them faster than
+// they run. A seventh security review mapped a function capturing 1 MiB of text in a loop:
+// tacit held about 1.2 GB after 20 s, and a tacit with a 300 MB heap died of it (under tacit
+// serve, every session with it). What one evaluation's map calls bring is now bounded, by
+// sizes the script itself sent, so a refusal tells it nothing about any plaintext.
+
+import { describe, expect, it } from "vitest";
+import { DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES } from "../../runner/limits.js";
+import { runScript } from "../helpers.js";
+
+describe("a flood of map calls with large captures", () => {
+  it("is refused past the evaluation's bound, before the host holds it; a Classified capture is not charged; the host lives", async () => {
+    const script = `
+const big = "x".repeat(1 << 20);
+const v = classify("s");
+let made = 0;
+let refusal = "";
+try {
+  for (;;) { v.map((s) => s.length + big.length); made++; }
+} catch (e) {
+  refusal = String(e);
+}
+println(made);
+println(refusal.slice(0, 60));
+const table = classify(big);
+let more = 0;
+for (let i = 0; i < 1000; i++) { v.map((s) => s.length + table.length); more++; }
+println(more);
+`;
+    // A heap too small for what the flood used to leave in the host: a tacit that held it died.
+    const r = await runScript(script, ["--no-check", "--exec-timeout-ms", "20000"], { env: { NODE_OPTIONS: "--max-old-space-size=300" } });
+    expect(r.code, r.stderr.slice(0, 400)).toBe(0);
+    const [made, refusal, more] = r.stdout.trim().split("\n");
+    // Each call sends a little over 2 MiB (1 Mi characters at 2 bytes, and its source): the bound lets through what fits.
+    const fit = DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES / (2 * (1 << 20));
+    expect(Number(made)).toBeGreaterThanOrEqual(fit - 2);
+    expect(Number(made)).toBeLessThan(fit);
+    expect(refusal).toBe("Error: map: refused: its function and captured values (about");
+    expect(more).toBe("1000");
+  }, 30_000);
+});
