@@ -43,6 +43,8 @@ import { PausableTimer } from "./pausable-timer.js";
 import { randomToken } from "./random-token.js";
 import { monotonicMs } from "./monotonic.js";
 import { MapRequestBudget } from "./classified/budget.js";
+import { ConcurrencyLimit } from "./concurrency-limit.js";
+import { CLASSIFIED_CHATS_AT_ONCE } from "./llm/chat-client.js";
 
 /**
  * How long a killed evaluation may still wait for host-side work to wind down (a request in
@@ -373,6 +375,7 @@ function createEvaluationContext(
     input: options.input,
     classified,
     mapRequests: new MapRequestBudget(config.classifiedStoreLimitBytes),
+    classifiedChats: new ConcurrencyLimit(CLASSIFIED_CHATS_AT_ONCE),
     sink: quota,
     background: [],
     files: new FileSystemExecutor(

@@ -13,6 +13,7 @@ import type { HostSecrets } from "./host-secrets.js";
 import type { SinkWriter } from "./secure-sink.js";
 import { EffectFailure, PolicyDenial } from "./refusals.js";
 import { MapRequestBudget } from "./classified/budget.js";
+import type { ConcurrencyLimit } from "./concurrency-limit.js";
 
 export type Decision<T = unknown> = { ok: true; value: T } | Refusal;
 export type Refusal = { ok: false; error: RefusalError };
@@ -41,6 +42,8 @@ export interface EvaluationContext {
    */
   abandoned: AbortSignal;
   classified: ClassifiedStore;
+  /** Classified chats being asked of the model, at most CLASSIFIED_CHATS_AT_ONCE at a time. */
+  classifiedChats: ConcurrencyLimit;
   /** What this evaluation's map/flatMap requests have brought into the host (see MapRequestBudget). */
   mapRequests: MapRequestBudget;
   /** Where plaintext output goes (--secure-output), this evaluation's share; null when none is configured. */
@@ -185,7 +188,10 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
     case "ChatClassified": {
       const llm = requireLlm(context);
       const asText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value));
-      return granted(action.kind, context.classified.derive(action.handle, (plaintext) => chatCompletion(llm, asText(plaintext), context.lifetime), "chat"));
+      // Asked a few at a time (CLASSIFIED_CHATS_AT_ONCE); one still waiting when the evaluation ends is never asked.
+      const ask = (plaintext: unknown): Promise<string> =>
+        context.classifiedChats.run(() => chatCompletion(llm, asText(plaintext), context.lifetime), context.lifetime, () => new EffectFailure("chat: the evaluation ended before the model was asked"));
+      return granted(action.kind, context.classified.derive(action.handle, ask, "chat"));
     }
     case "NetOpenScope":
       return granted(action.kind, context.network.openScope(action.hosts));

@@ -10,6 +10,13 @@ export interface LlmConfig {
 }
 
 export const CHAT_TIMEOUT_MS = 120_000;
+
+/**
+ * Chats on a Classified message asked of the model at once, at most, per evaluation: each
+ * returns at once and is asked in the background, and nothing else bounded how many were open
+ * (a seventh security review had 3,801 open after 4 s, one socket and one billed question each).
+ */
+export const CLASSIFIED_CHATS_AT_ONCE = 4;
 const ANSWER_LIMIT_CHARS = 8 * 1024 * 1024;
 
 function redactKey(text: string, key: string): string {
