@@ -3,13 +3,13 @@
 // keeps one checker process and project alive, so a re-check costs milliseconds instead of a
 // new tsc process. Same options and the same interface.d.ts as the one-shot check.
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { API, type Diagnostic, type Snapshot } from "typescript/unstable/sync";
 import { diesWithTacit, parentDeathWrapper } from "./parent-death.js";
 import { interfacePath, tscExecutable } from "./paths.js";
 import { singleQuoted } from "./shell-word.js";
+import { makeTempDir } from "./temp-dirs.js";
 import { lineColumnOf, lineStarts } from "./source-position.js";
 import { COMPILER_OPTIONS, type TypeCheckResult, type TypeDiagnostic } from "./typecheck.js";
 
@@ -35,7 +35,7 @@ function flatten(diagnostic: Diagnostic, depth = 0): string {
 }
 
 export class IncrementalTypeChecker {
-  private readonly dir = mkdtempSync(path.join(tmpdir(), "tacit-checker-"));
+  private readonly dir = makeTempDir("tacit-checker-");
   private readonly script = path.join(this.dir, "script.ts");
   private readonly tsconfig = path.join(this.dir, "tsconfig.json");
   private readonly api: API;

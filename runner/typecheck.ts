@@ -3,8 +3,7 @@
 // which has already refused anything that would make the checker read other files.
 
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { cleanUpAtExit } from "./exit-cleanup.js";
 import { interfaceFile } from "./interface-file.js";
@@ -12,6 +11,7 @@ import { monotonicMs } from "./monotonic.js";
 import { diesWithTacit } from "./parent-death.js";
 import { interfacePath, tscExecutable, typescriptVersion } from "./paths.js";
 import { tacitHome } from "./tacit-home.js";
+import { makeTempDir } from "./temp-dirs.js";
 import { textDigest, TypeCheckCache } from "./typecheck-cache.js";
 
 export interface TypeDiagnostic {
@@ -158,7 +158,7 @@ export function typeCheckCache(): TypeCheckCache | null {
 export async function typeCheck(code: string, limit: number | CheckDeadline, cache: TypeCheckCache | null = typeCheckCache()): Promise<TypeCheckResult> {
   const deadline = typeof limit === "number" ? new CheckDeadline(limit) : limit;
   if (cache?.passed(code)) return { ok: true, diagnostics: [] };
-  const dir = mkdtempSync(path.join(tmpdir(), "tacit-check-"));
+  const dir = makeTempDir("tacit-check-");
   try {
     writeFileSync(path.join(dir, "script.ts"), code);
     writeFileSync(

@@ -5,12 +5,14 @@
 // could read secrets back, grant itself approvals, or forge and sign the log. And tacit's own
 // code (its package, the packages it loads, Deno and the type checker among them), which a
 // script may read but not change: tacit runs it with your full authority, so a script that
-// rewrote it would run code of its own outside the sandbox the next time tacit loads it.
+// rewrote it would run code of its own outside the sandbox the next time tacit loads it. And
+// the working directories of tacit's type checks (temp-dirs.ts), refused like tacit's files.
 
 import path from "node:path";
 import type { RunnerConfig } from "../config.js";
 import { tacitCodeLocations } from "../paths.js";
 import { tacitHome } from "../tacit-home.js";
+import { tacitTempDirBelow, tacitTempDirOf, tempDirSearchExclusions } from "../temp-dirs.js";
 import { isWithin, resolveRealOrSelf } from "./containment.js";
 
 export interface ProtectedPath {
@@ -71,7 +73,16 @@ export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = 
  */
 export function protectedPathOf(paths: readonly ProtectedPath[], named: string, realPath: string, use: PathUse = "change"): ProtectedPath | null {
   const inside = (p: ProtectedPath): boolean => isWithin(realPath, p.path) || isWithin(named, p.path);
-  return paths.find(inside) ?? (use === "change" ? (tacitCode().find(inside) ?? null) : null);
+  return paths.find(inside) ?? checkDir(tacitTempDirOf(realPath) ?? tacitTempDirOf(named)) ?? (use === "change" ? (tacitCode().find(inside) ?? null) : null);
+}
+
+/**
+ * A type check's working directory (temp-dirs.ts): another run's script, its checker settings
+ * and tacit serve's checker launcher, which a script whose roots hold the temporary directory
+ * could otherwise rewrite before the checker reads or runs them.
+ */
+function checkDir(dir: string | null): ProtectedPath | null {
+  return dir === null ? null : { path: dir, what: "a working directory of tacit's type checker (a script being checked, its settings and the checker's launcher)" };
 }
 
 /**
@@ -80,10 +91,10 @@ export function protectedPathOf(paths: readonly ProtectedPath[], named: string, 
  */
 export function protectedPathBelow(paths: readonly ProtectedPath[], named: string, realPath: string): ProtectedPath | null {
   const below = (p: ProtectedPath): boolean => isWithin(p.path, realPath) || isWithin(p.path, named);
-  return paths.find(below) ?? tacitCode().find(below) ?? null;
+  return paths.find(below) ?? checkDir(tacitTempDirBelow(realPath) ?? tacitTempDirBelow(named)) ?? tacitCode().find(below) ?? null;
 }
 
 /** As absolute classified-path patterns, so a recursive search skips them without opening them. */
 export function asSearchExclusions(paths: readonly ProtectedPath[]): string[] {
-  return paths.map((p) => p.path.replace(/[*?[\]{}()!+@\\]/g, "\\$&"));
+  return [...paths.map((p) => p.path.replace(/[*?[\]{}()!+@\\]/g, "\\$&")), ...tempDirSearchExclusions()];
 }

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isWithin } from "../../runner/fs/containment.js";
 import { denoExecutable, tscExecutable } from "../../runner/paths.js";
 import { type CliResult, repoRoot, runCli, runScript } from "../helpers.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, makeCanary, realTempDir } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir } from "./fixtures.js";
 
 describe("the secure output file inside the allowed root", () => {
   let root: string;
@@ -437,4 +437,48 @@ requestFileSystem(".", (fs) => {
     expect(covered(path.join(root, "src", "app.ts"))).toBe(false);
     expect(covered(path.join(root, "node_modules", "left-pad"))).toBe(false);
   });
+});
+
+describe("tacit's type-check working directories, when the allowed root holds the temporary directory", () => {
+  // Another run's check, as it stands while the checker works: its settings, its script, and
+  // tacit serve's checker launcher, which the server runs again after a timed-out check.
+  const original = { "tmp/tacit-check-Ab12Cd/tsconfig.json": '{"compilerOptions":{"noEmit":true}}\n', "tmp/tacit-check-Ab12Cd/script.ts": "println(1);\n", "tmp/tacit-checker-Ef34Gh/checker.sh": "#!/bin/sh\nexec true\n" };
+  let root: string;
+  let cleanup: () => void;
+
+  beforeAll(() => {
+    ({ dir: root, cleanup } = realTempDir("tacit-tmp-root-"));
+    for (const [file, text] of Object.entries(original)) {
+      mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+      writeFileSync(path.join(root, file), text);
+    }
+  });
+  afterAll(() => cleanup());
+
+  it("are refused to every read, write, listing and content search; tacit's own checks still work there", async () => {
+    const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("read settings", () => fs.access("tmp/tacit-check-Ab12Cd/tsconfig.json").read());
+  attempt("write settings", () => fs.access("tmp/tacit-check-Ab12Cd/tsconfig.json").write('{"compilerOptions":{"outDir":"/tmp/owned"}}'));
+  attempt("write script", () => fs.access("tmp/tacit-check-Ab12Cd/script.ts").write("evil();"));
+  attempt("write launcher", () => fs.access("tmp/tacit-checker-Ef34Gh/checker.sh").write("#!/bin/sh\\ntouch /tmp/owned\\n"));
+  attempt("append launcher", () => fs.access("tmp/tacit-checker-Ef34Gh/checker.sh").append("touch /tmp/owned\\n"));
+  attempt("new file", () => fs.access("tmp/tacit-check-Ab12Cd/extra.ts").write("x"));
+  attempt("mkdir", () => fs.access("tmp/tacit-checker-Ef34Gh/sub").mkdir());
+  attempt("delete dir", () => fs.access("tmp/tacit-check-Ab12Cd").delete());
+  attempt("list", () => fs.access("tmp/tacit-checker-Ef34Gh").children().map((e) => e.name));
+  attempt("delete the temporary directory", () => fs.access("tmp").delete());
+  attempt("grep", () => fs.grepRecursive(".", "exec|compilerOptions|println").map((m) => m.file));
+});
+`;
+    // TMPDIR is inside the allowed root: this run's own type check works in a directory there too.
+    const result = await runScript(script, [], { cwd: root, env: { TMPDIR: path.join(root, "tmp") } });
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    expectRefused(found, ["read settings", "write settings", "write script", "write launcher", "append launcher", "new file", "mkdir", "delete dir", "list", "delete the temporary directory"], /type checker/);
+    expect(attemptOf(found, "grep")).toEqual({ status: "ok", value: [] });
+    for (const [file, text] of Object.entries(original)) expect(readFileSync(path.join(root, file), "utf8")).toBe(text);
+    expect(existsSync(path.join(root, "tmp", "tacit-check-Ab12Cd", "extra.ts"))).toBe(false);
+    expect(existsSync(path.join(root, "tmp", "tacit-checker-Ef34Gh", "sub"))).toBe(false);
+  }, 30_000);
 });

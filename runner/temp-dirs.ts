@@ -1,0 +1,63 @@
+// tacit's own working directories under the system's temporary directory: where a type check
+// writes the script, its settings and (tacit serve's checker) the launcher it starts the
+// checker with. A script whose allowed roots hold the temporary directory could otherwise
+// rewrite another run's settings or launcher before the checker reads or runs them.
+
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
+
+/** One-shot type checks (typecheck.ts), and tacit serve's incremental checker (incremental-typecheck.ts). */
+const PREFIXES = ["tacit-check-", "tacit-checker-"] as const;
+export type TempDirKind = (typeof PREFIXES)[number];
+
+/** A new owner-only directory of this kind under the temporary directory. */
+export function makeTempDir(kind: TempDirKind): string {
+  return mkdtempSync(path.join(tmpdir(), kind));
+}
+
+let roots: string[] | undefined;
+
+/** The temporary directory as named and as it really is. */
+function tempRoots(): string[] {
+  if (!roots) {
+    const named = path.resolve(tmpdir());
+    const real = resolveRealOrSelf(named);
+    roots = named === real ? [named] : [named, real];
+  }
+  return roots;
+}
+
+const isTacitDirName = (name: string): boolean => PREFIXES.some((prefix) => name.startsWith(prefix));
+
+/** The tacit working directory that `candidate` is or lies in, or null. */
+export function tacitTempDirOf(candidate: string): string | null {
+  for (const root of tempRoots()) {
+    if (candidate === root || !isWithin(candidate, root)) continue;
+    const name = path.relative(root, candidate).split(path.sep)[0]!;
+    if (isTacitDirName(name)) return path.join(root, name);
+  }
+  return null;
+}
+
+/** A tacit working directory that exists now below `candidate` (which would remove it), or null. */
+export function tacitTempDirBelow(candidate: string): string | null {
+  for (const root of tempRoots()) {
+    if (!isWithin(root, candidate)) continue;
+    let names: string[];
+    try {
+      names = readdirSync(root);
+    } catch {
+      continue;
+    }
+    const found = names.find(isTacitDirName);
+    if (found !== undefined) return path.join(root, found);
+  }
+  return null;
+}
+
+/** As absolute classified-path patterns, so a recursive search skips them without opening them. */
+export function tempDirSearchExclusions(): string[] {
+  return tempRoots().flatMap((root) => PREFIXES.map((prefix) => `${root.replace(/[*?[\]{}()!+@\\]/g, "\\$&")}/${prefix}*`));
+}
