@@ -4,6 +4,7 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { resolveRealOrSelf } from "./fs/containment.js";
 
 const require = createRequire(import.meta.url);
 
@@ -90,7 +91,8 @@ let codeLocations: readonly string[] | undefined;
 /**
  * Every place tacit's own code is, or would be loaded from: this package, and each package it
  * depends on (transitively, optional and peer ones too), both where it really is and each place
- * Node's resolution would look for it first (a directory or file created there would shadow it). tacit runs
+ * Node's resolution would look for it first (a directory or file created there would shadow it),
+ * and the Node binary that runs tacit. tacit runs
  * this code with your full authority, and Deno and the type checker are among it, so a script
  * must not change it (see fs/protected-paths.ts). Found once per process.
  */
@@ -128,6 +130,9 @@ export function tacitCodeLocations(): readonly string[] {
   };
   seen.add(packageRoot);
   visit(path.join(packageRoot, "package.json"));
+  // And the Node that runs tacit: a script that replaced it (a Node installed under your home,
+  // with the home an allowed root) would run as tacit the next time tacit starts.
+  for (const node of [path.resolve(process.execPath), resolveRealOrSelf(process.execPath)]) found.add(node);
   // Checked on every change a script asks for: a place inside another is left out (most are).
   const places = [...found].sort();
   codeLocations = places.filter((place, index) => index === 0 || !places.slice(0, index).some((outer) => place === outer || place.startsWith(`${outer}/`)));

@@ -5,7 +5,7 @@
 // And tacit's own code, which scripts may read but not change.
 
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isWithin } from "../../runner/fs/containment.js";
@@ -429,6 +429,7 @@ requestFileSystem(".", (fs) => {
     }
     expect(covered(denoExecutable())).toBe(true);
     expect(covered(tscExecutable())).toBe(true);
+    expect(covered(realpathSync(process.execPath)), "the Node that runs tacit").toBe(true);
     // Created here, a directory or file would be found before the dependency where it really is.
     const scope = path.join(realpathSync(path.join(repoRoot, "node_modules")), "@modelcontextprotocol", "node_modules");
     expect(covered(path.join(scope, "zod"))).toBe(true);
@@ -437,6 +438,54 @@ requestFileSystem(".", (fs) => {
     expect(covered(path.join(root, "src", "app.ts"))).toBe(false);
     expect(covered(path.join(root, "node_modules", "left-pad"))).toBe(false);
   });
+});
+
+describe("the Node that runs tacit, installed inside the allowed root (nvm under a home that is a root)", () => {
+  let root: string;
+  let cleanup: () => void;
+  let node: string;
+  const before = { size: 0, mtimeMs: 0 };
+
+  beforeAll(() => {
+    ({ dir: root, cleanup } = realTempDir("tacit-protected-node-"));
+    // A copy, never a link: were the refusal missing, the test would write this file.
+    node = path.join(root, ".nvm", "versions", "node", "bin", "node");
+    mkdirSync(path.dirname(node), { recursive: true });
+    copyFileSync(process.execPath, node);
+    chmodSync(node, 0o755);
+    ({ size: before.size, mtimeMs: before.mtimeMs } = statSync(node));
+  });
+  afterAll(() => cleanup());
+
+  it("can be read but not changed, replaced or removed: tacit would run the replacement at its next start", async () => {
+    const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("size", () => fs.access(".nvm/versions/node/bin/node").size > 0);
+  // A running binary cannot be written (ETXTBSY), but it can be removed and written anew.
+  attempt("delete", () => fs.access(".nvm/versions/node/bin/node").delete());
+  attempt("write", () => fs.access(".nvm/versions/node/bin/node").write("#!/bin/sh\\ntouch owned\\n"));
+  attempt("append", () => fs.access(".nvm/versions/node/bin/node").append("x"));
+  attempt("delete its directory", () => fs.access(".nvm/versions/node/bin").delete());
+});
+`;
+    const result = await new Promise<CliResult>((resolve, reject) => {
+      const child = spawn(node, [path.join(repoRoot, "bin", "tacit.js"), "run", "-"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      child.stdout.on("data", (c: Buffer) => out.push(c));
+      child.stderr.on("data", (c: Buffer) => err.push(c));
+      child.on("error", reject);
+      child.on("close", (exit) => resolve({ code: exit, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
+      child.stdin.end(script);
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    expect(attemptOf(found, "size")).toEqual({ status: "ok", value: true });
+    expectRefused(found, ["delete", "write", "append", "delete its directory"], /tacit's own code/);
+    const after = statSync(node);
+    expect({ size: after.size, mtimeMs: after.mtimeMs }).toEqual(before);
+    expect(existsSync(path.join(root, "owned"))).toBe(false);
+  }, 30_000);
 });
 
 describe("tacit's type-check working directories, when the allowed root holds the temporary directory", () => {
