@@ -18,6 +18,8 @@ export function makeTempDir(kind: TempDirKind): string {
 }
 
 let roots: string[] | undefined;
+/** What a path in one of tacit's directories starts with, under each root. */
+let starts: string[] | undefined;
 
 /** The temporary directory as named and as it really is. */
 function tempRoots(): string[] {
@@ -31,8 +33,13 @@ function tempRoots(): string[] {
 
 const isTacitDirName = (name: string): boolean => PREFIXES.some((prefix) => name.startsWith(prefix));
 
-/** The tacit working directory that `candidate` is or lies in, or null. */
+/** Every prefix starts so: one startsWith turns away any other path (this runs on every file operation). */
+const COMMON_PREFIX = "tacit-check";
+
+/** The tacit working directory that `candidate` (absolute and normalized, as the executors' paths are) is or lies in, or null. */
 export function tacitTempDirOf(candidate: string): string | null {
+  starts ??= tempRoots().map((root) => path.join(root, COMMON_PREFIX));
+  if (!starts.some((start) => candidate.startsWith(start))) return null;
   for (const root of tempRoots()) {
     if (candidate === root || !isWithin(candidate, root)) continue;
     const name = path.relative(root, candidate).split(path.sep)[0]!;
