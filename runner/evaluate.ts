@@ -377,7 +377,7 @@ function createEvaluationContext(
     mapRequests: new MapRequestBudget(config.classifiedStoreLimitBytes),
     classifiedChats: new ConcurrencyLimit(CLASSIFIED_CHATS_AT_ONCE),
     sink: quota,
-    background: [],
+    background: new Set(),
     files: new FileSystemExecutor(
       {
         allowedRoots: config.library.allowedRoots,
@@ -438,7 +438,7 @@ async function finishClassifiedWork(
   sessionOwned: boolean,
 ): Promise<void> {
   if (abandoned && !sessionOwned) await pure.close();
-  await Promise.all(context.background.splice(0)).catch(() => undefined);
+  await Promise.all([...context.background]).catch(() => undefined);
   await sink?.flush().catch(() => undefined);
   // A session's store, evaluator and sink live on; they end with the session.
   if (sessionOwned) return;

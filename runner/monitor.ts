@@ -48,8 +48,12 @@ export interface EvaluationContext {
   mapRequests: MapRequestBudget;
   /** Where plaintext output goes (--secure-output), this evaluation's share; null when none is configured. */
   sink: SinkWriter | null;
-  /** Classified work that finishes after its request was answered (awaited at the end). */
-  background: Array<Promise<unknown>>;
+  /**
+   * Classified work that finishes after its request was answered (awaited at the end), while it
+   * is pending: each removes itself once settled, so a loop of writeClassified calls leaves
+   * nothing behind, and a classified read waits only for the writes still pending.
+   */
+  background: Set<Promise<unknown>>;
   /** The host's own secrets (the LLM key), scrubbed from whatever goes back to the script. */
   hostSecrets: HostSecrets;
   /**
@@ -126,7 +130,7 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
     case "FsReadClassified": {
       context.classified.reserve(`readClassified(${action.path})`);
       const read = files.openClassifiedRead(action.scope, action.path);
-      const pendingWrites = Promise.all(context.background);
+      const pendingWrites = Promise.all([...context.background]);
       return granted(action.kind, context.classified.later(pendingWrites.then(read), `readClassified(${action.path})`));
     }
     case "FsWriteClassified": {
@@ -135,11 +139,11 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       // that failed leaves it empty (the failure went to the secure sink), which looks, to
       // agent code, like any other.
       const fill = files.openClassifiedWrite(action.scope, action.path);
-      context.background.push(
-        value
-          .then((result) => fill(result.ok ? plaintextOf(result) : null))
-          .catch((error: unknown) => context.sink?.append(`[tacit] writeClassified(${action.path}) failed: ${String(error)}\n`)),
-      );
+      const write: Promise<unknown> = value
+        .then((result) => fill(result.ok ? plaintextOf(result) : null))
+        .catch((error: unknown) => context.sink?.append(`[tacit] writeClassified(${action.path}) failed: ${String(error)}\n`))
+        .finally(() => context.background.delete(write));
+      context.background.add(write);
       return granted(action.kind, null);
     }
     case "ReadInput":

@@ -317,6 +317,23 @@ requestFileSystem(".", (fs) => {
     expect(readFileSync(world.sink, "utf8")).toContain(`API_KEY=${world.canary}\n`);
   });
 
+  it("many classified writes, each read back: every read sees the write before it", async () => {
+    const world = secretWorld();
+    // Each round writes the value read in the round before, one character longer: the last
+    // file holds 2,000 characters only if every read waited for the write before it.
+    const script = `
+requestFileSystem(".", (fs) => {
+  fs.writeClassified("secrets/chain.txt", classify(""));
+  for (let i = 0; i < 2000; i++) fs.writeClassified("secrets/chain.txt", fs.readClassified("secrets/chain.txt").map((v) => v + "x"));
+  println("done");
+});
+`;
+    const r = await tacit(world.root, script, CLASSIFIED_FLAG);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe("done\n");
+    expect(readFileSync(path.join(world.root, "secrets/chain.txt"), "utf8")).toBe("x".repeat(2000));
+  }, 60_000);
+
   it("a map that never ends does not stop the script, and shows nothing", async () => {
     const world = secretWorld();
     const script = `
