@@ -25,12 +25,16 @@ export interface CliOptions {
   input?: string | Buffer;
   cwd?: string;
   env?: Record<string, string>;
+  /** The Node that runs tacit; default: this one. */
+  node?: string;
+  /** The tacit command to run; default: this checkout's bin/tacit.js. */
+  bin?: string;
 }
 
 /** Runs `node bin/tacit.js …args` and collects everything. */
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [tacitBin, ...args], {
+    const child = spawn(options.node ?? process.execPath, [options.bin ?? tacitBin, ...args], {
       cwd: options.cwd ?? repoRoot,
       env: { ...process.env, ...options.env },
       stdio: ["pipe", "pipe", "pipe"],

@@ -354,17 +354,7 @@ describe("tacit's own code inside the allowed root (a project that has tacit as 
   const proof = () => path.join(root, "ran-outside-the-sandbox");
 
   /** `node node_modules/tacit/bin/tacit.js run -` in the project, as `npx tacit run -` would. */
-  const runInstalled = (code: string): Promise<CliResult> =>
-    new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [path.join(installed, "bin", "tacit.js"), "run", "-"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      child.stdout.on("data", (c: Buffer) => out.push(c));
-      child.stderr.on("data", (c: Buffer) => err.push(c));
-      child.on("error", reject);
-      child.on("close", (exit) => resolve({ code: exit, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
-      child.stdin.end(code);
-    });
+  const runInstalled = (code: string): Promise<CliResult> => runScript(code, [], { cwd: root, bin: path.join(installed, "bin", "tacit.js") });
 
   beforeAll(() => {
     ({ dir: root, cleanup } = realTempDir("tacit-protected-code-"));
@@ -468,16 +458,7 @@ requestFileSystem(".", (fs) => {
   attempt("delete its directory", () => fs.access(".nvm/versions/node/bin").delete());
 });
 `;
-    const result = await new Promise<CliResult>((resolve, reject) => {
-      const child = spawn(node, [path.join(repoRoot, "bin", "tacit.js"), "run", "-"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      child.stdout.on("data", (c: Buffer) => out.push(c));
-      child.stderr.on("data", (c: Buffer) => err.push(c));
-      child.on("error", reject);
-      child.on("close", (exit) => resolve({ code: exit, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
-      child.stdin.end(script);
-    });
+    const result = await runScript(script, [], { cwd: root, node });
     expect(result.code, result.stderr).toBe(0);
     const found = attempts(result.stdout);
     expect(attemptOf(found, "size")).toEqual({ status: "ok", value: true });
