@@ -4,7 +4,7 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { resolveRealOrSelf } from "./fs/containment.js";
+import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
 
 const require = createRequire(import.meta.url);
 
@@ -135,6 +135,6 @@ export function tacitCodeLocations(): readonly string[] {
   for (const node of [path.resolve(process.execPath), resolveRealOrSelf(process.execPath)]) found.add(node);
   // Checked on every change a script asks for: a place inside another is left out (most are).
   const places = [...found].sort();
-  codeLocations = places.filter((place, index) => index === 0 || !places.slice(0, index).some((outer) => place === outer || place.startsWith(`${outer}/`)));
+  codeLocations = places.filter((place, index) => !places.slice(0, index).some((outer) => isWithin(place, outer)));
   return codeLocations;
 }

@@ -64,7 +64,7 @@ export function tacitTempDirBelow(candidate: string): string | null {
   return null;
 }
 
-/** As absolute classified-path patterns, so a recursive search skips them without opening them. */
-export function tempDirSearchExclusions(): string[] {
-  return tempRoots().flatMap((root) => PREFIXES.map((prefix) => `${root.replace(/[*?[\]{}()!+@\\]/g, "\\$&")}/${prefix}*`));
+/** Where tacit's directories are made: each root (as named and as it really is) with each name prefix. */
+export function tempDirPlaces(): Array<{ root: string; prefix: string }> {
+  return tempRoots().flatMap((root) => PREFIXES.map((prefix) => ({ root, prefix })));
 }

@@ -12,7 +12,7 @@ import path from "node:path";
 import type { RunnerConfig } from "../config.js";
 import { tacitCodeLocations } from "../paths.js";
 import { tacitHome } from "../tacit-home.js";
-import { tacitTempDirBelow, tacitTempDirOf, tempDirSearchExclusions } from "../temp-dirs.js";
+import { tacitTempDirBelow, tacitTempDirOf, tempDirPlaces } from "../temp-dirs.js";
 import { isWithin, resolveRealOrSelf } from "./containment.js";
 
 export interface ProtectedPath {
@@ -94,7 +94,10 @@ export function protectedPathBelow(paths: readonly ProtectedPath[], named: strin
   return paths.find(below) ?? checkDir(tacitTempDirBelow(realPath) ?? tacitTempDirBelow(named)) ?? tacitCode().find(below) ?? null;
 }
 
+/** A path as a glob that matches only itself. */
+const literalGlob = (text: string): string => text.replace(/[*?[\]{}()!+@\\]/g, "\\$&");
+
 /** As absolute classified-path patterns, so a recursive search skips them without opening them. */
 export function asSearchExclusions(paths: readonly ProtectedPath[]): string[] {
-  return [...paths.map((p) => p.path.replace(/[*?[\]{}()!+@\\]/g, "\\$&")), ...tempDirSearchExclusions()];
+  return [...paths.map((p) => literalGlob(p.path)), ...tempDirPlaces().map(({ root, prefix }) => `${literalGlob(root)}/${prefix}*`)];
 }
