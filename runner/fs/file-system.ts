@@ -10,8 +10,9 @@ import type { CapabilityTable, FileSystemScope } from "../capabilities.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
 import { inVerifiedDirectory, NotRegularFileError, openForReading, statInVerifiedDirectory } from "./checked-open.js";
-import { isWithin, PathResolutionError, resolveReal, resolveRealOrSelf } from "./containment.js";
+import { isWithin, PathResolutionError, resolveReal, resolveRealBelow, resolveRealOrSelf } from "./containment.js";
 import type { GrepRunner } from "./grep-runner.js";
+import type { GrepReply } from "./grep-worker.js";
 import { asSearchExclusions, type PathUse, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
 import { listChildren, walkTree } from "./walk.js";
 
@@ -131,7 +132,9 @@ export class FileSystemExecutor {
     }
     let real: string;
     try {
-      real = resolveReal(named);
+      // The root was resolved when the scope opened: only what is below it needs resolving.
+      const fromRealRoot = isWithin(named, scope.realRoot) ? named : path.join(scope.realRoot, path.relative(scope.root, named));
+      real = resolveRealBelow(scope.realRoot, fromRealRoot);
     } catch (error) {
       throw failure(requested, error);
     }
@@ -546,7 +549,7 @@ export class FileSystemExecutor {
       hostSecrets: this.policy.hostSecrets,
     });
     if (reply.ok && "paths" in reply) return reply.paths;
-    throw new EffectFailure(`${requested}: ${reply.ok ? "unexpected reply" : (ERRNO_TEXT[reply.message] ?? reply.message)}`);
+    throw searchFailure(requested, `find glob ${JSON.stringify(glob)}`, reply);
   }
 
   async grepFile(token: string, requested: string, pattern: string): Promise<GrepMatch[]> {
@@ -588,10 +591,20 @@ export class FileSystemExecutor {
   private async search(requested: string, pattern: string, job: Parameters<GrepRunner["run"]>[0]): Promise<GrepMatch[]> {
     const reply = await this.grep.run(job);
     if (reply.ok && "matches" in reply) return reply.matches;
-    if (reply.ok) throw new EffectFailure(`${requested}: unexpected reply from the search worker`);
-    if (reply.invalidPattern) throw new EffectFailure(`grep pattern /${pattern}/ is not a valid regular expression: ${reply.message}`);
-    throw new EffectFailure(`${requested}: ${ERRNO_TEXT[reply.message] ?? reply.message}`);
+    throw searchFailure(requested, `grep pattern /${pattern}/`, reply);
   }
+}
+
+/** The error for a search that did not answer as asked; `pattern` names the pattern or glob. */
+function searchFailure(requested: string, pattern: string, reply: GrepReply): Error {
+  if (reply.ok) return new EffectFailure(`${requested}: unexpected reply from the search worker`);
+  if (reply.failure === "invalid-pattern") return new EffectFailure(`${pattern} is not a valid regular expression: ${reply.message}`);
+  if (reply.failure === "refused") {
+    return new PolicyDenial(
+      `${requested}: the path changed while it was being opened and now leads outside this file system scope or to a classified file; nothing was searched.`,
+    );
+  }
+  return new EffectFailure(`${requested}: ${ERRNO_TEXT[reply.message] ?? reply.message}`);
 }
 
 /** The whole content of an open file of `size` bytes (read on if it grows), within READ_LIMIT_BYTES. */

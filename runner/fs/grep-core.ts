@@ -88,10 +88,15 @@ export class MatchCollector {
   }
 }
 
+/** A file a search opened that leads outside the scope or to a classified file (a link swapped in). */
+export class SearchRefusal extends Error {
+  override name = "SearchRefusal";
+}
+
 /** Where a search may read: inside the scope, and nothing classified. */
 export function searchableCheck(realRoot: string, classified: ClassifiedPaths): (actual: string) => void {
   return (actual) => {
-    if (!isWithin(actual, realRoot) || classified.matches(actual)) throw new Error("the path changed while being searched");
+    if (!isWithin(actual, realRoot) || classified.matches(actual)) throw new SearchRefusal("the path changed while being searched");
   };
 }
 

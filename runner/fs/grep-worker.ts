@@ -16,6 +16,7 @@ import {
   MatchCollector,
   maskOf,
   searchableCheck,
+  SearchRefusal,
 } from "./grep-core.js";
 import type { HelperLink } from "./helper-link.js";
 import { serveAsHelper, sharedSearcher } from "./shared-search.js";
@@ -31,7 +32,13 @@ export type ConnectHelper = { op: "connect-helper" } & HelperLink;
 export type GrepReply =
   | { id: number; ok: true; matches: GrepMatch[] }
   | { id: number; ok: true; paths: string[] }
-  | { id: number; ok: false; message: string; invalidPattern: boolean };
+  | { id: number; ok: false; message: string; failure: SearchFailure };
+
+/**
+ * Why a search failed: its pattern does not compile; the file it was to read led outside the
+ * scope or to a classified file once opened (refused); or the file system said no.
+ */
+export type SearchFailure = "invalid-pattern" | "refused" | "error";
 
 /** How the thread is started: as the search worker, or as its helper. */
 export type WorkerRole = { role: "search" } | ({ role: "helper" } & HelperLink);
@@ -51,7 +58,7 @@ function serveSearches(): void {
     try {
       regex = compile(job.pattern);
     } catch (error) {
-      parentPort!.postMessage({ id: job.id, ok: false, invalidPattern: true, message: (error as Error).message } satisfies GrepReply);
+      parentPort!.postMessage({ id: job.id, ok: false, failure: "invalid-pattern", message: (error as Error).message } satisfies GrepReply);
       return;
     }
     try {
@@ -71,7 +78,8 @@ function serveSearches(): void {
       }
     } catch (error) {
       const e = error as NodeJS.ErrnoException;
-      parentPort!.postMessage({ id: job.id, ok: false, invalidPattern: false, message: e.code ?? e.message } satisfies GrepReply);
+      const failure: SearchFailure = error instanceof SearchRefusal ? "refused" : "error";
+      parentPort!.postMessage({ id: job.id, ok: false, failure, message: e.code ?? e.message } satisfies GrepReply);
     }
   });
 }

@@ -1,10 +1,10 @@
 // Containment, unit level: isWithin compares whole path components (never string
-// prefixes), and resolveReal follows every link, dead ones included.
+// prefixes), and resolveReal (and resolveRealBelow) follows every link, dead ones included.
 
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isWithin, PathResolutionError, resolvedPath, resolveReal } from "../../runner/fs/containment.js";
+import { isWithin, PathResolutionError, resolvedPath, resolveReal, resolveRealBelow } from "../../runner/fs/containment.js";
 import { realTempDir } from "./fixtures.js";
 
 /** Each [candidate, root, inside] decided as given. */
@@ -119,5 +119,17 @@ describe("resolveReal", () => {
   it("refuses a link loop with a PathResolutionError", () => {
     expect(() => resolveReal(path.join(dir, "loop-a"))).toThrow(PathResolutionError);
     expect(() => resolveReal(path.join(dir, "loop-a/x"))).toThrow(PathResolutionError);
+  });
+
+  it("resolveRealBelow, which looks only below a real directory, answers as resolveReal does", () => {
+    const names = [
+      "", "real", "real/file.txt", "dirlink/file.txt", "rel-file-link", "real/sub/../file.txt", "dead", "dead-relative",
+      "dead-chain", "dead-dir/a/b.txt", "missing/a/b", "dirlink/missing/x", "real/file.txt/below-a-file",
+    ];
+    const paths = [...names.map((name) => path.join(dir, name)), path.dirname(dir), "/"];
+    expect(paths.map((p) => [p, resolveRealBelow(dir, p)])).toEqual(paths.map((p) => [p, resolveReal(p)]));
+    const realSub = path.join(dir, "real/sub");
+    expect(resolveRealBelow(realSub, path.join(realSub, "../file.txt"))).toBe(path.join(dir, "real/file.txt"));
+    expect(() => resolveRealBelow(dir, path.join(dir, "loop-a/x"))).toThrow(PathResolutionError);
   });
 });

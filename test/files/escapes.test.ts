@@ -474,3 +474,49 @@ requestFileSystem(".", (fs) => {
     }
   });
 });
+
+describe("a scope's root swapped for a link after the scope opened", () => {
+  it("reads, writes, sizes and listings through the scope reach nothing outside", async () => {
+    const { dir, cleanup: done } = realTempDir("tacit-files-root-swap-");
+    const root = path.join(dir, "root");
+    const canary = makeCanary();
+    writeTree(dir, { "outside/secret.txt": `${canary}\n`, "root/sub/ok.txt": "inside\n" });
+    try {
+      // The scope on sub resolved sub when it opened; the script then moves sub away and puts a
+      // link to the outside directory in its place, so every later path through the scope
+      // leads out (tacit resolves only below the root it resolved, and checks after opening).
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem("sub", (inner) => {
+  attempt("before", () => inner.access("ok.txt").read());
+  requestExecPermission(["mv", "ln"], (ex) => {
+    ex.exec("mv", ["sub", "sub-moved"]);
+    ex.exec("ln", ["-s", ${lit(path.join(dir, "outside"))}, "sub"]);
+  });
+  attempt("read", () => inner.access("secret.txt").read());
+  attempt("readBytes", () => inner.access("secret.txt").readBytes());
+  attempt("forEachLine", () => inner.access("secret.txt").forEachLine(() => {}));
+  attempt("grep", () => inner.grep("secret.txt", "."));
+  attempt("size", () => inner.access("secret.txt").size);
+  attempt("exists", () => inner.access("secret.txt").exists);
+  attempt("write", () => inner.access("secret.txt").write("pwned"));
+  attempt("new file", () => inner.access("new.txt").write("pwned"));
+  attempt("mkdir", () => inner.access("made").mkdir());
+  attempt("delete", () => inner.access("secret.txt").delete());
+  attempt("children", () => inner.access(".").children().map((e) => e.name));
+  attempt("find", () => inner.find(".", "*"));
+  attempt("grepRecursive", () => inner.grepRecursive(".", "."));
+});
+`;
+      const r = await tacit(root, script, ["--command-permissions", "mv,ln"]);
+      const found = attempts(r.stdout);
+      expect(attemptOf(found, "before"), r.stdout + r.stderr).toEqual({ status: "ok", value: "inside\n" });
+      expectRefused(found, ["read", "readBytes", "forEachLine", "grep", "size", "exists", "write", "new file", "mkdir", "delete"], /changed while it was being/);
+      expectRefused(found, ["children", "find", "grepRecursive"], /resolves \(through a symbolic link\) to a place outside/);
+      expect(r.stdout + r.stderr).not.toContain(canary);
+      expect(readdirSync(path.join(dir, "outside"))).toEqual(["secret.txt"]);
+      expect(readFileSync(path.join(dir, "outside/secret.txt"), "utf8")).toBe(`${canary}\n`);
+    } finally {
+      done();
+    }
+  });
+});
