@@ -9,6 +9,7 @@ import type { SandboxProcess } from "../runner/sandbox-process.js";
 import { terminalAsker } from "../runner/approval/askers.js";
 import { createOversight } from "../runner/approval/oversight.js";
 import { readScript, type ScriptSource } from "./script-source.js";
+import { writeShown } from "./terminal-output.js";
 import { INPUT_LIMIT_BYTES, readStdin } from "./stdin.js";
 import type { CommonFlags } from "./usage.js";
 import { monotonicMs } from "../runner/monotonic.js";
@@ -76,7 +77,7 @@ function inputFor(fromStdin: boolean): InputSource {
  */
 function streamToStdout(): (text: string) => void {
   return (text) => {
-    if (!process.stdout.destroyed) process.stdout.write(text);
+    if (!process.stdout.destroyed) writeShown(process.stdout, text);
   };
 }
 
@@ -85,7 +86,7 @@ function printResult(result: EvaluationResult, json: boolean): void {
     const { stdout, error, exitCode, durationMs, truncated, outcome } = result;
     process.stdout.write(JSON.stringify({ stdout, error, exitCode, durationMs, truncated, outcome }) + "\n");
   } else if (result.error) {
-    process.stderr.write(result.error.endsWith("\n") ? result.error : result.error + "\n");
+    writeShown(process.stderr, result.error.endsWith("\n") ? result.error : result.error + "\n");
   }
 }
 
@@ -130,9 +131,9 @@ export async function checkCommand(target: string, flags: CommonFlags, command: 
     const error = check.ok ? null : check.errors.join("\n");
     process.stdout.write(JSON.stringify({ ok: check.ok, errors: check.errors, error, exitCode, durationMs: Math.round(monotonicMs() - started) }) + "\n");
   } else if (check.ok) {
-    if (!config.quiet) process.stderr.write(`${script.displayName}: ok\n`);
+    if (!config.quiet) writeShown(process.stderr, `${script.displayName}: ok\n`);
   } else {
-    process.stderr.write(check.errors.join("\n") + "\n");
+    writeShown(process.stderr, check.errors.join("\n") + "\n");
   }
   return exitCode;
 }

@@ -8,6 +8,7 @@ import type { RunnerConfig } from "../runner/config.js";
 import { ReplSession } from "../runner/session.js";
 import { rawTerminalAsker, terminalAsker } from "../runner/approval/askers.js";
 import { createOversight } from "../runner/approval/oversight.js";
+import { writeShown } from "./terminal-output.js";
 
 /** True while the text so far ends in the middle of a statement (an unclosed brace, say). */
 function isUnfinished(code: string): boolean {
@@ -49,8 +50,8 @@ export async function repl(config: RunnerConfig): Promise<number> {
     lines.pause();
     const result = await session.execute(code, { oversight });
     recorder?.append({ kind: "repl", sessionId: session.id, code, result });
-    process.stdout.write(result.stdout);
-    if (result.error) process.stderr.write(result.error.endsWith("\n") ? result.error : `${result.error}\n`);
+    writeShown(process.stdout, result.stdout);
+    if (result.error) writeShown(process.stderr, result.error.endsWith("\n") ? result.error : `${result.error}\n`);
     lines.resume();
     prompt(false);
   }

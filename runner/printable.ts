@@ -14,3 +14,17 @@ export function printable(text: string): string {
     return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
   });
 }
+
+/**
+ * A script's own output on its way to a terminal: text stays text (line breaks, tabs, carriage
+ * returns and every printable character of any script), but the controls that make a terminal
+ * act rather than show are written as escapes: ESC and the C1 controls start the sequences
+ * that set the clipboard (OSC 52), retitle the window and on some terminals type the title
+ * back into the shell, hide or redraw what was shown, or turn text into a disguised link;
+ * backspace, BEL and the rest of C0 have no business in output either.
+ */
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+
+export function terminalSafe(text: string): string {
+  return text.replace(TERMINAL_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}

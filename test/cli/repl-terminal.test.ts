@@ -56,4 +56,18 @@ describe("tacit repl on a terminal", () => {
       cleanup();
     }
   }, 90_000);
+
+  it("shows the controls a snippet prints as escapes: the terminal's clipboard and title stay untouched", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const { code, screen } = await onTerminal(['println("a\\x1b]52;c;cm0gLXJmIH4=\\x07b")', '"t\\x1b]2;x\\x07"', ".exit"], dir);
+      expect(code).toBe(0);
+      expect(screen).not.toMatch(/\x1b\]|\x07/);
+      expect(screen).toContain("a\\u001b]52;c;cm0gLXJmIH4=\\u0007b\n");
+      // The echo of a string value quotes it with its escapes already (Deno's inspect).
+      expect(screen).toContain('"t\\x1b]2;x\\x07"\n');
+    } finally {
+      cleanup();
+    }
+  }, 90_000);
 });

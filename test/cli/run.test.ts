@@ -356,3 +356,39 @@ describe("tacit run in a pipeline", () => {
     expect(code).toBe(0);
   });
 });
+
+describe("tacit run on a terminal", () => {
+  // A script's text with the sequences that make a terminal act: set the clipboard (OSC 52),
+  // retitle the window and ask for the title back (typed into the shell on some terminals),
+  // clear the screen, a C1 CSI, and a BEL; in its output and in the error it throws.
+  const hostile = [
+    'println("clip:\\x1b]52;c;cm0gLXJmIH4=\\x07 title:\\x1b]2;x\\x1b\\\\\\x1b[21t clear:\\x1b[2J c1:\\u009b31m tab:\\tcrlf:\\r\\nend");',
+    'throw new Error("boom \\x1b[2J\\x1b]8;;https://example.invalid\\x07link");',
+  ].join("\n");
+
+  it("shows the controls a script prints as escapes, keeping line breaks and tabs", async () => {
+    const script = file("terminal.ts", hostile + "\n");
+    const { spawn } = await import("node:child_process");
+    // util-linux `script` gives tacit a pseudo-terminal for its stdout and stderr.
+    const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
+    const command = [process.execPath, tacitBin, "run", script].map(quote).join(" ");
+    const child = spawn("script", ["-qec", command, "/dev/null"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    let screen = "";
+    child.stdout.on("data", (chunk: Buffer) => (screen += chunk.toString("utf8")));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code).toBe(1);
+    // Nothing that starts a terminal sequence reached the terminal; each is shown as an escape.
+    expect(screen).not.toMatch(/[\x1b\x07\x9b]/);
+    expect(screen).toContain("clip:\\u001b]52;c;cm0gLXJmIH4=\\u0007 title:\\u001b]2;x\\u001b\\\\u001b[21t clear:\\u001b[2J c1:\\u009b31m");
+    // The terminal itself turns each line feed into CR LF: undone, the script's own CR LF is left.
+    expect(screen.replace(/\r\n/g, "\n")).toContain("tab:\tcrlf:\r\nend");
+    expect(screen).toContain("boom \\u001b[2J\\u001b]8;;https://example.invalid\\u0007link");
+  });
+
+  it("passes the same output byte for byte to a pipe", async () => {
+    const r = await runCli(["run", file("piped.ts", hostile + "\n")]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("clip:\x1b]52;c;cm0gLXJmIH4=\x07 title:\x1b]2;x\x1b\\\x1b[21t clear:\x1b[2J c1:\u009b31m tab:\tcrlf:\r\nend\n");
+    expect(r.stderr).toContain("boom \x1b[2J\x1b]8;;https://example.invalid\x07link");
+  });
+});
