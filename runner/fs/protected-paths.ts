@@ -7,9 +7,12 @@
 // script may read but not change: tacit runs it with your full authority, so a script that
 // rewrote it would run code of its own outside the sandbox the next time tacit loads it. And
 // the working directories of tacit's type checks (temp-dirs.ts), refused like tacit's files.
+// And the files that decide how tacit starts (launch-files.ts: npm's .npmrc, the MCP clients'
+// settings that hold tacit's command and flags), which a script may read but not change.
 
 import path from "node:path";
 import type { RunnerConfig } from "../config.js";
+import { tacitLaunchFiles } from "../launch-files.js";
 import { tacitCodeLocations } from "../paths.js";
 import { tacitHome } from "../tacit-home.js";
 import { tacitTempDirBelow, tacitTempDirOf, tempDirPlaces } from "../temp-dirs.js";
@@ -45,6 +48,29 @@ function tacitCode(): ProtectedPath[] {
   return code;
 }
 
+let launch: ProtectedPath[] | undefined;
+
+/**
+ * The files that decide how tacit is started, found on first use like its code: a script that
+ * wrote `node-options=--require ./x.js` into the project's .npmrc ran x.js inside tacit, with
+ * your authority, at the next `npx tacit`; one that rewrote .mcp.json gave itself wider flags.
+ */
+function tacitLaunch(): ProtectedPath[] {
+  launch ??= tacitLaunchFiles().map((location) => ({
+    path: location,
+    what: "a file that decides how tacit starts (npm's configuration, which can make `npx tacit` run code of its own inside tacit, or an MCP client's settings holding tacit's command and policy flags)",
+    readable: true,
+  }));
+  return launch;
+}
+
+let readOnlyPaths: ProtectedPath[] | undefined;
+/** What scripts may read but not change: tacit's code and the files that start it. */
+function readOnly(): ProtectedPath[] {
+  readOnlyPaths ??= [...tacitCode(), ...tacitLaunch()];
+  return readOnlyPaths;
+}
+
 export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = process.env): ProtectedPath[] {
   const paths: ProtectedPath[] = [];
   // Both where each file really is and the name tacit opens it by: a script that replaced a
@@ -73,7 +99,7 @@ export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = 
  */
 export function protectedPathOf(paths: readonly ProtectedPath[], named: string, realPath: string, use: PathUse = "change"): ProtectedPath | null {
   const inside = (p: ProtectedPath): boolean => isWithin(realPath, p.path) || isWithin(named, p.path);
-  return paths.find(inside) ?? checkDir(tacitTempDirOf(realPath) ?? tacitTempDirOf(named)) ?? (use === "change" ? (tacitCode().find(inside) ?? null) : null);
+  return paths.find(inside) ?? checkDir(tacitTempDirOf(realPath) ?? tacitTempDirOf(named)) ?? (use === "change" ? (readOnly().find(inside) ?? null) : null);
 }
 
 /**
@@ -91,7 +117,7 @@ function checkDir(dir: string | null): ProtectedPath | null {
  */
 export function protectedPathBelow(paths: readonly ProtectedPath[], named: string, realPath: string): ProtectedPath | null {
   const below = (p: ProtectedPath): boolean => isWithin(p.path, realPath) || isWithin(p.path, named);
-  return paths.find(below) ?? checkDir(tacitTempDirBelow(realPath) ?? tacitTempDirBelow(named)) ?? tacitCode().find(below) ?? null;
+  return paths.find(below) ?? checkDir(tacitTempDirBelow(realPath) ?? tacitTempDirBelow(named)) ?? readOnly().find(below) ?? null;
 }
 
 /** A path as a glob that matches only itself. */

@@ -9,6 +9,7 @@ import { chmodSync, copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, read
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isWithin } from "../../runner/fs/containment.js";
+import { tacitLaunchFiles } from "../../runner/launch-files.js";
 import { denoExecutable, tscExecutable } from "../../runner/paths.js";
 import { type CliResult, repoRoot, runCli, runScript } from "../helpers.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir } from "./fixtures.js";
@@ -511,4 +512,102 @@ requestFileSystem(".", (fs) => {
     expect(existsSync(path.join(root, "tmp", "tacit-check-Ab12Cd", "extra.ts"))).toBe(false);
     expect(existsSync(path.join(root, "tmp", "tacit-checker-Ef34Gh", "sub"))).toBe(false);
   }, 30_000);
+});
+
+describe("the files that decide how tacit starts, inside the allowed root (npm's .npmrc, the MCP client's settings)", () => {
+  // A security review wrote `node-options=--require ./x.cjs` into the project's .npmrc with
+  // nothing but requestFileSystem("."): npm turns it into NODE_OPTIONS, so the next
+  // `npx tacit` (how the README registers tacit with an MCP client) ran x.cjs inside tacit, with
+  // the operator's authority; rewriting .mcp.json gave the next `tacit serve` wider flags.
+  let root: string;
+  let cleanup: () => void;
+  const canary = makeCanary();
+  const proof = () => path.join(root, "ran-outside-the-sandbox");
+  const npx = path.join(path.dirname(process.execPath), "npx");
+  const mcpJson = JSON.stringify({ mcpServers: { tacit: { command: "npx", args: ["tacit", "serve", "--allowed-roots", "."] } } });
+
+  /** `npx tacit run -` in the project, as an operator (or an MCP client) starts it; npm's settings from this environment left out. */
+  const runThroughNpx = (code: string): Promise<CliResult> =>
+    new Promise((resolve, reject) => {
+      const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+      const child = spawn(process.execPath, [realpathSync(npx), "--offline", "tacit", "run", "-"], { cwd: root, env, stdio: ["pipe", "pipe", "pipe"] });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      child.stdout.on("data", (c: Buffer) => out.push(c));
+      child.stderr.on("data", (c: Buffer) => err.push(c));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
+      child.stdin.end(code);
+    });
+
+  beforeAll(() => {
+    ({ dir: root, cleanup } = realTempDir("tacit-protected-launch-"));
+    // A project with tacit installed as npm would: node_modules/tacit and its .bin link.
+    const installed = path.join(root, "node_modules", "tacit");
+    mkdirSync(installed, { recursive: true });
+    for (const part of ["bin", "dist", "library", "package.json"]) cpSync(path.join(repoRoot, part), path.join(installed, part), { recursive: true });
+    symlinkSync(path.join(repoRoot, "node_modules"), path.join(installed, "node_modules"));
+    mkdirSync(path.join(root, "node_modules", ".bin"));
+    symlinkSync("../tacit/bin/tacit.js", path.join(root, "node_modules", ".bin", "tacit"));
+    writeFileSync(path.join(root, "package.json"), JSON.stringify({ name: "project", version: "1.0.0", private: true }));
+    writeFileSync(path.join(root, ".mcp.json"), mcpJson);
+    writeFileSync(path.join(root, "payload.cjs"), `require("node:fs").writeFileSync(${JSON.stringify(proof())}, ${JSON.stringify(canary)});\n`);
+  });
+  afterAll(() => cleanup());
+
+  it.skipIf(!existsSync(npx))("can be read but not written, created or deleted: the next npx tacit runs tacit, not the script's code", async () => {
+    const npmrc = `node-options=--require ${path.join(root, "payload.cjs")}\n`;
+    const wider = JSON.stringify({ mcpServers: { tacit: { command: "npx", args: ["tacit", "serve", "--allowed-roots", "/", "--command-permissions", "*"] } } });
+    const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("write .npmrc", () => fs.access(".npmrc").write(${lit(npmrc)}));
+  attempt("append .npmrc", () => fs.access(".npmrc").append(${lit(npmrc)}));
+  attempt("writeClassified .npmrc", () => fs.writeClassified(".npmrc", classify(${lit(npmrc)})));
+  attempt("read .mcp.json", () => fs.access(".mcp.json").read());
+  attempt("write .mcp.json", () => fs.access(".mcp.json").write(${lit(wider)}));
+  attempt("delete .mcp.json", () => fs.access(".mcp.json").delete());
+  attempt("mkdir .claude", () => fs.access(".claude").mkdir());
+  attempt("write .claude/settings.json", () => fs.access(".claude/settings.json").write('{"permissions":{"allow":["Bash"]}}'));
+  attempt("write .vscode/mcp.json", () => fs.access(".vscode/mcp.json").write(${lit(wider)}));
+  attempt("write opencode.json", () => fs.access("opencode.json").write(${lit(wider)}));
+  attempt("write an ordinary file", () => fs.access("notes.txt").write("fine"));
+});
+`;
+    const r = await runScript(script, [], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    expect(attemptOf(found, "read .mcp.json")).toEqual({ status: "ok", value: mcpJson });
+    expect(attemptOf(found, "mkdir .claude").status).toBe("ok");
+    expect(attemptOf(found, "write an ordinary file").status).toBe("ok");
+    expectRefused(
+      found,
+      ["write .npmrc", "append .npmrc", "writeClassified .npmrc", "write .mcp.json", "delete .mcp.json", "write .claude/settings.json", "write .vscode/mcp.json", "write opencode.json"],
+      /decides how tacit starts/,
+    );
+    expect(existsSync(path.join(root, ".npmrc"))).toBe(false);
+    expect(readFileSync(path.join(root, ".mcp.json"), "utf8")).toBe(mcpJson);
+    for (const file of [".claude/settings.json", ".vscode/mcp.json", "opencode.json"]) expect(existsSync(path.join(root, file)), file).toBe(false);
+    // The next start through npx runs tacit, and nothing of the script's with it.
+    const next = await runThroughNpx('println("next")');
+    expect(next.stdout, next.stderr).toBe("next\n");
+    expect(existsSync(proof()), "the script's code ran inside tacit at its next start").toBe(false);
+  }, 60_000);
+
+  it("names npm's configuration along the way up, npm's user and global files, npm itself and the clients' settings", () => {
+    const home = path.join(root, "home");
+    const places = tacitLaunchFiles(path.join(root, "packages", "app"), { HOME: home, npm_config_userconfig: path.join(root, "npmrc.user"), NPM_CONFIG_GLOBALCONFIG: path.join(root, "npmrc.global") });
+    const covered = (place: string): boolean => places.some((location) => isWithin(place, location));
+    for (const dir of [path.join(root, "packages", "app"), path.join(root, "packages"), root, "/"]) expect(covered(path.join(dir, ".npmrc")), dir).toBe(true);
+    expect(covered(path.join(root, "npmrc.user"))).toBe(true);
+    expect(covered(path.join(root, "npmrc.global"))).toBe(true);
+    expect(covered(path.join(home, ".npmrc")), "named by npm_config_userconfig instead").toBe(false);
+    const npm = path.join(path.dirname(path.dirname(realpathSync(process.execPath))), "lib", "node_modules", "npm");
+    expect(covered(path.join(npm, "bin", "npx-cli.js")), "the npm beside the Node that runs tacit").toBe(true);
+    for (const file of [".mcp.json", ".vscode/mcp.json", "opencode.json", ".opencode/plugin/x.ts", ".claude/settings.json", ".claude/settings.local.json"]) {
+      expect(covered(path.join(root, "packages", "app", file)), file).toBe(true);
+    }
+    for (const file of [".claude.json", ".claude/settings.json", ".config/opencode/opencode.json"]) expect(covered(path.join(home, file)), file).toBe(true);
+    // And nothing else of the project is.
+    for (const file of ["package.json", "src/app.ts", ".claude/commands/x.md", "Makefile"]) expect(covered(path.join(root, "packages", "app", file)), file).toBe(false);
+  });
 });
