@@ -6,10 +6,15 @@
 // client's own tool denials). A script that could write them, with nothing but
 // requestFileSystem("."), would run code of its own outside the sandbox, or widen its own policy,
 // the next time tacit starts. fs/protected-paths.ts lets scripts read them but not change them.
+// And the project's package.json, which a script may change but not so that it declares a
+// program named tacit: `npx tacit` runs the project's own bin of that name (from `bin`, or a
+// file named tacit in `directories.bin`) before the installed tacit, so such a bin ran a
+// script's file with your authority at the next start (fs/file-system.ts asks tacitBinChange).
 
+import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { resolveRealOrSelf } from "./fs/containment.js";
+import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
 
 /**
  * Relative to the directory tacit was started in: the project settings of the MCP clients the
@@ -31,8 +36,80 @@ function npmSetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
  * Every place, absolute, as named and where it really leads: npm's project configuration
  * (.npmrc in the start directory and each directory above it, since npm's project is the
  * nearest one with a package.json or node_modules), its user and global configuration, npm's
- * own package, and the MCP clients' settings.
+ * own package, the MCP clients' settings, and a file named tacit in a bin directory a project
+ * package.json names (directories.bin).
  */
+/** The command the README registers tacit as, which npx looks up among the project's own bins first. */
+const COMMAND = "tacit";
+
+/** A package.json's fields as npm reads them, or null when it does not parse (npm then runs none of its bins). */
+function manifestOf(text: string | null): { name?: unknown; bin?: unknown; directories?: unknown } | null {
+  if (text === null) return null;
+  try {
+    const parsed: unknown = JSON.parse(text.replace(/^\uFEFF/, ""));
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The name npm gives a bin key (or a package name, for a single bin): its last path component. */
+const binName = (key: string): string => path.basename(key.replace(/[\\:]/g, "/"));
+
+/** What a package.json says npx would run as `tacit`: the bin of that name, and the directory every file of which is a bin. */
+function tacitBinOf(text: string | null): string | null {
+  const manifest = manifestOf(text);
+  if (manifest === null) return null;
+  let bin: unknown = null;
+  if (typeof manifest.bin === "string") bin = typeof manifest.name === "string" && binName(manifest.name) === COMMAND ? manifest.bin : null;
+  else if (typeof manifest.bin === "object" && manifest.bin !== null) {
+    bin = Object.entries(manifest.bin as Record<string, unknown>).filter(([key]) => binName(key) === COMMAND);
+    if ((bin as unknown[]).length === 0) bin = null;
+  }
+  const directories = manifest.directories;
+  const binDir = typeof directories === "object" && directories !== null ? ((directories as { bin?: unknown }).bin ?? null) : null;
+  return bin === null && binDir === null ? null : JSON.stringify([bin, binDir]);
+}
+
+/** The package.json files npx would take as the project's when tacit is started in `cwd`: there and in each directory above. */
+function isLaunchManifest(file: string, cwd: string): boolean {
+  return path.basename(file) === "package.json" && isWithin(path.resolve(cwd), path.dirname(file));
+}
+
+/**
+ * Why writing `after` over `before` (null: no file) to `file` is refused, or null: a project
+ * package.json may change in every way but one, declaring what npx would run as tacit (a bin
+ * named tacit, or a bin directory) differently than it did. A declaration removed, or a file
+ * npm cannot parse, runs nothing.
+ */
+export function tacitBinChange(files: readonly string[], before: string | null, after: string, cwd: string = process.cwd()): string | null {
+  if (!files.some((file) => isLaunchManifest(file, cwd))) return null;
+  const declared = tacitBinOf(after);
+  if (declared === null || declared === tacitBinOf(before)) return null;
+  return (
+    "it would make this project's package.json declare a program named tacit (in bin, or through directories.bin), which `npx tacit` " +
+    "runs instead of the installed tacit, with the operator's authority. Change other fields, or leave bin and directories.bin as they are"
+  );
+}
+
+/** Where a file becomes a program npx runs as tacit because a project package.json names its directory in directories.bin. */
+function binDirectoryEntries(cwd: string): string[] {
+  const entries: string[] = [];
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    let text: string | null = null;
+    try {
+      text = readFileSync(path.join(dir, "package.json"), "utf8");
+    } catch {
+      // None here.
+    }
+    const directories = manifestOf(text)?.directories;
+    const binDir = typeof directories === "object" && directories !== null ? (directories as { bin?: unknown }).bin : undefined;
+    if (typeof binDir === "string") entries.push(path.join(path.resolve(dir, binDir), COMMAND));
+    if (path.dirname(dir) === dir) break;
+  }
+  return entries;
+}
+
 export function tacitLaunchFiles(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): string[] {
   const places: string[] = [];
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
@@ -57,5 +134,6 @@ export function tacitLaunchFiles(cwd: string = process.cwd(), env: NodeJS.Proces
   }
   for (const file of CLIENT_PROJECT_FILES) places.push(path.resolve(cwd, file));
   for (const file of CLIENT_USER_FILES) places.push(path.join(home, file));
+  places.push(...binDirectoryEntries(cwd));
   return [...new Set(places.flatMap((place) => [place, resolveRealOrSelf(place)]))];
 }

@@ -3,10 +3,11 @@
 // to the scope's root, `..` collapsed, symlinks followed (dead ones too), and then required
 // to lie inside the scope by whole path components.
 
-import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readSync, rmdirSync, type Stats, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, rmdirSync, type Stats, statSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import type { FileInfo, GrepMatch } from "../../library/protocol.js";
 import type { CapabilityTable, FileSystemScope } from "../capabilities.js";
+import { tacitBinChange } from "../launch-files.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
 import { inVerifiedDirectory, NotRegularFileError, openForReading, statInVerifiedDirectory } from "./checked-open.js";
@@ -383,7 +384,21 @@ export class FileSystemExecutor {
   write(token: string, requested: string, content: string, append: boolean): void {
     const target = this.resolve(token, requested);
     this.denyClassifiedWrite(target, requested, append ? "append" : "write");
+    this.denyTacitBin(target, requested, content, append);
     this.writeResolved(target, requested, content, append);
+  }
+
+  /** A project package.json may not come to declare a program npx would run as tacit (see launch-files.ts). */
+  private denyTacitBin(target: Resolved, requested: string, content: string, append: boolean): void {
+    if (path.basename(target.real) !== "package.json" && path.basename(target.named) !== "package.json") return;
+    let before: string | null = null;
+    try {
+      before = readFileSync(target.real, "utf8");
+    } catch {
+      // A new file.
+    }
+    const refusal = tacitBinChange([target.named, target.real], before, append ? (before ?? "") + content : content);
+    if (refusal) throw new PolicyDenial(`${requested}: ${append ? "append" : "write"} refused: ${refusal}; nothing was written.`);
   }
 
   /** A directory an entry is made or removed in must really be inside the scope. */

@@ -552,6 +552,7 @@ describe("the files that decide how tacit starts, inside the allowed root (npm's
     writeFileSync(path.join(root, "package.json"), JSON.stringify({ name: "project", version: "1.0.0", private: true }));
     writeFileSync(path.join(root, ".mcp.json"), mcpJson);
     writeFileSync(path.join(root, "payload.cjs"), `require("node:fs").writeFileSync(${JSON.stringify(proof())}, ${JSON.stringify(canary)});\n`);
+    writeFileSync(path.join(root, "payload.sh"), `#!/bin/sh\necho ${canary} > ${JSON.stringify(proof())}\n`);
   });
   afterAll(() => cleanup());
 
@@ -571,6 +572,16 @@ requestFileSystem(".", (fs) => {
   attempt("write .vscode/mcp.json", () => fs.access(".vscode/mcp.json").write(${lit(wider)}));
   attempt("write opencode.json", () => fs.access("opencode.json").write(${lit(wider)}));
   attempt("write an ordinary file", () => fs.access("notes.txt").write("fine"));
+  // npx runs the project's own bin named tacit before the installed one.
+  const manifest = fs.access("package.json");
+  attempt("package.json, first half", () => manifest.write('{"name":"project","version":"1.0.0","bin":{"tac'));
+  attempt("package.json, second half", () => manifest.append('it":"payload.sh"}}'));
+  attempt("package.json, an ordinary change", () => manifest.write(${lit(JSON.stringify({ name: "project", version: "1.0.1", private: true, description: "changed" }))}));
+  attempt("package.json, a single bin", () => manifest.write(${lit(JSON.stringify({ name: "@scope/tacit", version: "1.0.0", bin: "payload.sh" }))}));
+  attempt("package.json, a bin directory", () => manifest.write(${lit(JSON.stringify({ name: "project", version: "1.0.0", directories: { bin: "." } }))}));
+  attempt("package.json, a bin path", () => manifest.write(${lit(JSON.stringify({ name: "project", version: "1.0.0", bin: { "sub/tacit": "payload.sh" } }))}));
+  attempt("package.json, a bin", () => manifest.write(${lit(JSON.stringify({ name: "project", version: "1.0.0", bin: { tacit: "payload.sh" } }))}));
+  attempt("package.json, another bin", () => manifest.write(${lit(JSON.stringify({ name: "project", version: "1.0.2", bin: { other: "payload.sh" } }))}));
 });
 `;
     const r = await runScript(script, [], { cwd: root });
@@ -579,6 +590,13 @@ requestFileSystem(".", (fs) => {
     expect(attemptOf(found, "read .mcp.json")).toEqual({ status: "ok", value: mcpJson });
     expect(attemptOf(found, "mkdir .claude").status).toBe("ok");
     expect(attemptOf(found, "write an ordinary file").status).toBe("ok");
+    for (const label of ["package.json, first half", "package.json, an ordinary change", "package.json, another bin"]) expect(attemptOf(found, label).status, label).toBe("ok");
+    expectRefused(
+      found,
+      ["package.json, second half", "package.json, a single bin", "package.json, a bin directory", "package.json, a bin path", "package.json, a bin"],
+      /declare a program named tacit/,
+    );
+    expect(JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"))).toEqual({ name: "project", version: "1.0.2", bin: { other: "payload.sh" } });
     expectRefused(
       found,
       ["write .npmrc", "append .npmrc", "writeClassified .npmrc", "write .mcp.json", "delete .mcp.json", "write .claude/settings.json", "write .vscode/mcp.json", "write opencode.json"],
@@ -609,5 +627,11 @@ requestFileSystem(".", (fs) => {
     for (const file of [".claude.json", ".claude/settings.json", ".config/opencode/opencode.json"]) expect(covered(path.join(home, file)), file).toBe(true);
     // And nothing else of the project is.
     for (const file of ["package.json", "src/app.ts", ".claude/commands/x.md", "Makefile"]) expect(covered(path.join(root, "packages", "app", file)), file).toBe(false);
+    // But a program named tacit in the bin directory a project package.json names (npx would run it).
+    mkdirSync(path.join(root, "packages", "app"), { recursive: true });
+    writeFileSync(path.join(root, "packages", "app", "package.json"), JSON.stringify({ name: "app", directories: { bin: "tools" } }));
+    const withBinDir = tacitLaunchFiles(path.join(root, "packages", "app"), { HOME: home });
+    expect(withBinDir.some((location) => isWithin(path.join(root, "packages", "app", "tools", "tacit"), location))).toBe(true);
+    expect(withBinDir.some((location) => isWithin(path.join(root, "packages", "app", "tools", "other"), location))).toBe(false);
   });
 });
