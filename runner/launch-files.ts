@@ -32,13 +32,6 @@ function npmSetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return key === undefined ? undefined : env[key];
 }
 
-/**
- * Every place, absolute, as named and where it really leads: npm's project configuration
- * (.npmrc in the start directory and each directory above it, since npm's project is the
- * nearest one with a package.json or node_modules), its user and global configuration, npm's
- * own package, the MCP clients' settings, and a file named tacit in a bin directory a project
- * package.json names (directories.bin).
- */
 /** The command the README registers tacit as, which npx looks up among the project's own bins first. */
 const COMMAND = "tacit";
 
@@ -110,6 +103,13 @@ function binDirectoryEntries(cwd: string): string[] {
   return entries;
 }
 
+/**
+ * Every place, absolute, as named and where it really leads: npm's project configuration
+ * (.npmrc in the start directory and each directory above it, since npm's project is the
+ * nearest one with a package.json or node_modules), its user and global configuration, npm's
+ * own package, the MCP clients' settings, and a file named tacit in a bin directory a project
+ * package.json names (directories.bin).
+ */
 export function tacitLaunchFiles(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): string[] {
   const places: string[] = [];
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
