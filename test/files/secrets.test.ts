@@ -382,15 +382,17 @@ requestFileSystem(".", (fs) => {
   });
 
   it("a map job too long to send to the evaluator fails out of sight, not by ending the host", async () => {
-    // The first map makes a value of 40 million characters only when its guess is right; the
-    // second captures it under 14 names, so its job is longer than a string may be: the host
-    // crashed building it (exit 1), and only then.
+    // The first map makes a value of 10 million characters only when its guess is right; the
+    // second captures it under 56 names, so its job is longer than a string may be (2^29 - 24
+    // characters): the host crashed building it (exit 1), and only then. (A value of 40 million
+    // under 14 names did the same, but making and sending it took most of the evaluator's 5 s
+    // job limit on a loaded machine.)
     const world = secretWorld();
-    const names = Array.from({ length: 14 }, (_, i) => `b${i}`);
+    const names = Array.from({ length: 56 }, (_, i) => `b${i}`);
     const script = (guess: string): string => `
 requestFileSystem(".", (fs) => {
   const secret = fs.readClassified(".env");
-  const big = secret.map((text) => (text.startsWith(${lit(guess)}) ? "x".repeat(40_000_000) : ""));
+  const big = secret.map((text) => (text.startsWith(${lit(guess)}) ? "x".repeat(10_000_000) : ""));
   const ${names.map((name) => `${name} = big`).join(", ")};
   const probe = big.map((v) => String(v.length + [${names.join(", ")}].length));
   fs.writeClassified("secrets/probe.txt", probe);
@@ -400,7 +402,7 @@ requestFileSystem(".", (fs) => {
     await runForEachGuess(world, script);
     expect(readFileSync(world.sink, "utf8")).toContain("the job could not be sent to the pure evaluator");
     // The wrong guess's value was small: its job went through.
-    expect(readFileSync(path.join(world.root, "secrets/probe.txt"), "utf8")).toBe("14");
+    expect(readFileSync(path.join(world.root, "secrets/probe.txt"), "utf8")).toBe("56");
   }, 60_000);
 
   it("whatever the pure evaluator prints, throws or exits with stays out of the result (validator bypassed)", async () => {
