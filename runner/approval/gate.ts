@@ -348,7 +348,12 @@ function detailOf(action: Action, request: ActionRequest): string {
       return `run: ${[action.command, ...action.args].map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word))).join(" ")}${action.cwd ? ` (in ${action.cwd})` : ""}`;
     case "HttpRequest":
     case "HttpRequestClassified":
-      return `${action.method.toUpperCase()} ${action.url}`;
+      // As the request will be sent (the parser's serialization: the host in its ASCII form, the
+      // rest percent-encoded), never as the script spelled it: a security review had a person
+      // approve "POST https://myteаm.pages.example/upload" (a Cyrillic "а") and
+      // "https://docs∕evil.pages.example/" (a division slash, which reads as "/"), both of which
+      // went to other names under the allowed domain than the one the question seemed to show.
+      return `${action.method.toUpperCase()} ${request.subject.kind === "url" ? request.subject.url.href : action.url}`;
     default:
       return request.pattern;
   }
