@@ -19,6 +19,7 @@ import { Recorder } from "./recorder.js";
 import { refuseMalformedToolCalls } from "./mcp-arguments.js";
 import { limitedStdin, MAX_MESSAGE_BYTES, type OversizedMessage } from "./mcp-stdin.js";
 import { ReplSession } from "./session.js";
+import { HeapShare } from "./heap-share.js";
 import type { Oversight } from "./approval/gate.js";
 import { elicitationAsker } from "./approval/elicitation.js";
 import { createOversight } from "./approval/oversight.js";
@@ -298,6 +299,8 @@ function registerSessionTools(
   slotFor: (signal?: AbortSignal) => Slot,
 ): { closeAll(reason: string): Promise<void> } {
   const sessions = new Map<string, ReplSession>();
+  /** What all sessions keep of their replies together: each one's own limit, times maxSessions, is more than the host holds. */
+  const recordings = HeapShare.quarterOfHeap();
   /** create_repl_session calls under way, not yet in `sessions`. */
   let creating = 0;
   const end = async (session: ReplSession, reason: string): Promise<void> => {
@@ -338,8 +341,7 @@ function registerSessionTools(
       try {
         // The warm spare becomes the session's sandbox; the next spare boots meanwhile.
         // Its rebuilds take a slot as its snippets do; none waits on a cancellation.
-        // Its rebuilds take a slot as its snippets do; none waits on a cancellation.
-        session = await withSpare(async (prestarted) => new ReplSession(config, prestarted, slotFor()));
+        session = await withSpare(async (prestarted) => new ReplSession(config, prestarted, slotFor(), recordings));
       } finally {
         creating--;
       }

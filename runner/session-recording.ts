@@ -4,6 +4,7 @@
 // longer be rebuilt (it goes on until a snippet fails; then it must be recreated). Unbounded,
 // a snippet reading a large file in a loop made the host hold gigabytes.
 
+import { HeapShare } from "./heap-share.js";
 import type { Decision } from "./monitor.js";
 
 /** One exchange with the monitor, as a session records it for replay. */
@@ -33,42 +34,79 @@ function approximateBytes(decision: Decision): number {
 
 /** A session's snippets run one at a time, so one running count serves the snippet under way. */
 export class SessionRecording {
-  /** What the successful snippets' records hold. */
+  /** What the successful snippets' records hold (taken from the pool). */
   private keptBytes = 0;
-  /** What the snippet under way has recorded so far, the reply that passed the limit included. */
+  /** What the snippet under way has recorded so far (taken from the pool), until it passes a limit. */
   private runningBytes = 0;
-  /** A snippet that passed the limit finished well: every record was let go, and no replay is possible. */
-  private lost = false;
+  /** The snippet under way passed this session's limit or the pool's: its record was let go. */
+  private overflowed: "session" | "server" | null = null;
+  /** A snippet that passed a limit finished well: every record was let go, and no replay is possible. */
+  private lost: "session" | "server" | null = null;
 
-  constructor(readonly limitBytes: number) {}
+  constructor(
+    readonly limitBytes: number,
+    private readonly pool: HeapShare = HeapShare.unbounded(),
+  ) {}
 
   /** Whether every successful snippet's replies are still kept, so the sandbox can be rebuilt. */
   get complete(): boolean {
-    return !this.lost;
+    return this.lost === null;
   }
 
-  /** The running snippet's record, counted against this session's limit as it grows. */
+  /** Which limit made the recording incomplete: the session's own, or the server's for all sessions. */
+  get lostTo(): "session" | "server" | null {
+    return this.lost;
+  }
+
+  /** The server-wide limit, for messages. */
+  get poolLimitBytes(): number {
+    return this.pool.limitBytes;
+  }
+
+  /** The running snippet's record, counted against this session's limit and the pool as it grows. */
   snippet(): SnippetRecord {
-    this.runningBytes = 0;
+    this.release(); // a snippet that ended in an exception was neither committed nor released
     return new SnippetRecord(this);
   }
 
-  /** Counts a reply of the running snippet; false once the limit is passed (then nothing more is kept). */
+  /** Counts a reply of the running snippet; false once a limit is passed (then nothing more is kept). */
   take(bytes: number): boolean {
-    if (this.lost) return false;
+    if (this.lost !== null || this.overflowed !== null) return false;
+    const over = this.keptBytes + this.runningBytes + bytes > this.limitBytes ? "session" : this.pool.take(bytes) ? null : "server";
+    if (over !== null) {
+      this.overflowed = over;
+      this.pool.give(this.runningBytes);
+      this.runningBytes = 0;
+      return false;
+    }
     this.runningBytes += bytes;
-    return this.keptBytes + this.runningBytes <= this.limitBytes;
+    return true;
   }
 
-  /** The snippet succeeded: its record stays, or, past the limit, every record goes. */
+  /** The snippet succeeded: its record stays, or, past a limit, every record goes. */
   commit(): void {
-    this.keptBytes += this.runningBytes;
+    if (this.overflowed !== null) {
+      this.lost = this.overflowed;
+      this.pool.give(this.keptBytes + this.runningBytes);
+      this.keptBytes = 0;
+    } else {
+      this.keptBytes += this.runningBytes;
+    }
     this.runningBytes = 0;
-    if (this.keptBytes > this.limitBytes) this.lost = true;
+    this.overflowed = null;
   }
 
   /** The snippet failed: its record is not kept, nor counted. */
   release(): void {
+    this.pool.give(this.runningBytes);
+    this.runningBytes = 0;
+    this.overflowed = null;
+  }
+
+  /** The session ended: what it kept goes back to the pool. */
+  close(): void {
+    this.pool.give(this.keptBytes + this.runningBytes);
+    this.keptBytes = 0;
     this.runningBytes = 0;
   }
 }
@@ -79,7 +117,7 @@ export class SnippetRecord {
   constructor(private readonly session: SessionRecording) {}
 
   push(exchange: RecordedExchange): void {
-    // Past the limit the counts only grow, so every later push lands here too.
+    // Past a limit, every later reply of the snippet is refused too: its record stays empty.
     if (!this.session.take(approximateBytes(exchange.decision))) this.exchanges = [];
     else this.exchanges.push(exchange);
   }

@@ -17,6 +17,7 @@ import type { Oversight } from "./approval/gate.js";
 import type { RunnerConfig } from "./config.js";
 import { converse } from "./conversation.js";
 import { evaluate, exchangeDigest, EXIT_CODES, type EvaluationResult, type SessionState } from "./evaluate.js";
+import type { HeapShare } from "./heap-share.js";
 import { type RecordedExchange, SessionRecording } from "./session-recording.js";
 import type { Slot } from "./concurrency-limit.js";
 import { HostSecrets } from "./host-secrets.js";
@@ -124,18 +125,20 @@ export class ReplSession {
    * `rebuildSlot`: runs a rebuild once a slot is free (tacit serve's maxConcurrentEvaluations):
    * a rebuild replays every earlier snippet in a sandbox of its own, after the failed snippet's
    * slot is given back.
+   * `recordings`: what all the server's sessions keep of their replies together (see heap-share.ts).
    */
   constructor(
     private readonly config: RunnerConfig,
     prestarted?: SandboxProcess,
     private readonly rebuildSlot?: Slot,
+    recordings?: HeapShare,
   ) {
     const pure = new PureEvaluator();
     const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
     const notes = new FailureNotes();
     const classified = new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes);
     this.state = { classified, pure, sink, notes, capabilities: new CapabilityTable() };
-    this.recording = new SessionRecording(config.sessionRecordingLimitBytes);
+    this.recording = new SessionRecording(config.sessionRecordingLimitBytes, recordings);
     this.live = new LiveSandbox(config.memoryLimitMb, this.randomSeed, prestarted);
   }
 
@@ -224,6 +227,7 @@ export class ReplSession {
     if (this.rebuildRunning) await this.rebuilding;
     await this.live?.end("the session ended");
     this.live = null;
+    this.recording.close();
     await this.state.pure.close();
     await this.state.sink?.flush().catch(() => undefined);
     this.state.sink?.close();
@@ -266,11 +270,15 @@ export class ReplSession {
 
   private async rebuildNow(): Promise<void> {
     if (!this.recording.complete) {
+      const limit =
+        this.recording.lostTo === "server"
+          ? `took the recorded replies of all this server's sessions together past ${this.recording.poolLimitBytes} bytes, ` +
+            "the most they keep (a quarter of tacit's heap limit) to replay them"
+          : `passed ${this.recording.limitBytes} bytes of recorded replies (sessionRecordingLimitBytes), the most a session keeps to replay them`;
       this.broken =
-        `the session's sandbox could not be rebuilt after the failed snippet: its snippets' effects passed ` +
-        `${this.recording.limitBytes} bytes of recorded replies (sessionRecordingLimitBytes), the most a session keeps ` +
-        "to replay them, so the earlier snippets' bindings are lost; create a new session, and read large files in " +
-        "execute_typescript calls or a few times, not over and over in one session";
+        `the session's sandbox could not be rebuilt after the failed snippet: its snippets' effects ${limit}, ` +
+        "so the earlier snippets' bindings are lost; create a new session (delete the ones you no longer need), and read " +
+        "large files in execute_typescript calls or a few times, not over and over in one session";
       return;
     }
     let live: LiveSandbox | null = null;
