@@ -125,18 +125,20 @@ export class ReplSession {
    * `rebuildSlot`: runs a rebuild once a slot is free (tacit serve's maxConcurrentEvaluations):
    * a rebuild replays every earlier snippet in a sandbox of its own, after the failed snippet's
    * slot is given back.
-   * `recordings`: what all the server's sessions keep of their replies together (see heap-share.ts).
+   * `recordings`, `classifiedValues`: what all the server's sessions keep of their replies, and hold of classified
+   * plaintext, together (see heap-share.ts).
    */
   constructor(
     private readonly config: RunnerConfig,
     prestarted?: SandboxProcess,
     private readonly rebuildSlot?: Slot,
     recordings?: HeapShare,
+    classifiedValues?: HeapShare,
   ) {
     const pure = new PureEvaluator();
     const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
     const notes = new FailureNotes();
-    const classified = new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes);
+    const classified = new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes, classifiedValues);
     this.state = { classified, pure, sink, notes, capabilities: new CapabilityTable() };
     this.recording = new SessionRecording(config.sessionRecordingLimitBytes, recordings);
     this.live = new LiveSandbox(config.memoryLimitMb, this.randomSeed, prestarted);
@@ -228,6 +230,7 @@ export class ReplSession {
     await this.live?.end("the session ended");
     this.live = null;
     this.recording.close();
+    this.state.classified.release();
     await this.state.pure.close();
     await this.state.sink?.flush().catch(() => undefined);
     this.state.sink?.close();

@@ -15,14 +15,34 @@
 
 import type { Capture } from "../../library/protocol.js";
 import { EffectFailure } from "../refusals.js";
+import { HeapShare } from "../heap-share.js";
 
 export type ClassifyCharge = "held" | "charged" | "refused";
 
 export class PlaintextBudget {
   private classified = 0;
   private held = 0;
+  /** The last value not kept did not fit the server's share for all sessions (not this store's own limit). */
+  private sharedFull = false;
+  /** Given back: a value computed after the end is not kept (it would take from the share for good). */
+  private released = false;
 
-  constructor(readonly limitBytes: number) {}
+  /**
+   * `shared`: what all of a server's sessions may hold together (see heap-share.ts). It only
+   * decides whether a value is kept, out of sight: a visible refusal (chargeClassify's
+   * "refused") depends on this store's own classify() calls alone.
+   */
+  constructor(
+    readonly limitBytes: number,
+    private readonly shared: HeapShare = HeapShare.unbounded(),
+  ) {}
+
+  /** The store ended: what it held goes back to the share. */
+  release(): void {
+    this.shared.give(this.held);
+    this.held = 0;
+    this.released = true;
+  }
 
   /** About what a value costs the host to hold: UTF-16 strings at 2 bytes a character. */
   static sizeOf(value: unknown): number {
@@ -51,6 +71,13 @@ export class PlaintextBudget {
 
   /** Why a value was not kept, for the secure sink. */
   fullReason(): string {
+    if (this.sharedFull) {
+      return (
+        `not kept: the classified values of all this server's sessions together already fill the ` +
+        `${Math.round(this.shared.limitBytes / (1024 * 1024))} MiB the host holds for them (a quarter of tacit's heap limit); ` +
+        "delete sessions no longer needed"
+      );
+    }
     return (
       `not kept: the classified values of this evaluation or session already fill the ` +
       `${Math.round(this.limitBytes / (1024 * 1024))} MiB the host holds for them (config "classifiedStoreLimitBytes")`
@@ -58,7 +85,15 @@ export class PlaintextBudget {
   }
 
   private take(size: number): boolean {
-    if (this.held + size > this.limitBytes) return false;
+    if (this.released) return false;
+    if (this.held + size > this.limitBytes) {
+      this.sharedFull = false;
+      return false;
+    }
+    if (!this.shared.take(size)) {
+      this.sharedFull = true;
+      return false;
+    }
     this.held += size;
     return true;
   }

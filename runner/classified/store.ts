@@ -7,6 +7,7 @@
 // evaluation or session and never forgets a value, so without a cap a loop of classify()
 // grows the host until it dies — the whole server, under `tacit serve`.
 
+import type { HeapShare } from "../heap-share.js";
 import type { Capture, PureJob } from "../../library/protocol.js";
 import { randomToken } from "../random-token.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
@@ -35,8 +36,15 @@ export class ClassifiedStore {
     private readonly onFailure: (reason: string) => void,
     /** How much plaintext the store may hold (config classifiedStoreLimitBytes). */
     limitBytes: number,
+    /** What it holds together with other stores (a server's sessions; see heap-share.ts). */
+    shared?: HeapShare,
   ) {
-    this.budget = new PlaintextBudget(limitBytes);
+    this.budget = new PlaintextBudget(limitBytes, shared);
+  }
+
+  /** The store's evaluation or session ended: what it held is given back to the share it draws on. */
+  release(): void {
+    this.budget.release();
   }
 
   /**

@@ -1,0 +1,62 @@
+// What all the sessions of one tacit serve hold of classified plaintext together is bounded:
+// each session's store is bounded by classifiedStoreLimitBytes (256 MiB by default), but a
+// server holds up to maxSessions sessions. Unbounded together, a few sessions each within its
+// own limit made a server with a 250 MB heap die (every session with it). A value past the
+// server's share is not kept, out of sight, like one past the session's own limit.
+
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createSession, runInSession, tacitBin } from "../helpers.js";
+
+let dir: string;
+let client: Client;
+let stderr = "";
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "tacit-classified-share-"));
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [tacitBin, "serve", "--no-check", "--exec-timeout-ms", "30000", "--classified-paths", "*.secret"],
+    cwd: dir,
+    env: { ...(process.env as Record<string, string>), NODE_OPTIONS: "--max-old-space-size=250" },
+    stderr: "pipe",
+  });
+  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  client = new Client({ name: "tacit-test", version: "0.0.0" });
+  await client.connect(transport);
+});
+
+afterAll(async () => {
+  await client?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it("sessions each within their own limit cannot together fill the server with classified values; deleting them gives their share back", async () => {
+  // 34 values of 3 MiB and 3,000 of 2,000 characters: about 108 MiB of plaintext per session (216 MiB as counted), under
+  // the 256 MiB a session holds.
+  const classifying = `const kept: unknown[] = [];\nconst chunk = "c".repeat(3 * 1024 * 1024);\nfor (let i = 0; i < 34; i++) kept.push(classify(chunk + i));\n` +
+    // Smaller ones after them, so that what is held fills the server's share to its last few bytes.
+    `for (let i = 0; i < 3000; i++) kept.push(classify("f".repeat(2000) + i));\n` +
+    `for (let i = 0; i < 3000; i++) kept.push(classify("s" + i));\nkept.length`;
+  const sessions: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const s = await createSession(client);
+    sessions.push(s);
+    expect(await runInSession(client, s, classifying, 60_000), stderr).toMatchObject({ exitCode: 0, stdout: "6034\n" });
+  }
+  for (const s of sessions) await client.callTool({ name: "delete_repl_session", arguments: { session_id: s } });
+  // The server still answers, and a new session's classified values are kept and written.
+  const fresh = await createSession(client);
+  const written = await runInSession(
+    client,
+    fresh,
+    `requestFileSystem(".", (fs) => fs.writeClassified("out.secret", classify("kept-after-the-flood").map((t) => t.toUpperCase())));\n"done"`,
+    60_000,
+  );
+  expect(written, stderr).toMatchObject({ exitCode: 0 });
+  expect(readFileSync(path.join(dir, "out.secret"), "utf8")).toBe("KEPT-AFTER-THE-FLOOD");
+}, 60_000);
