@@ -2,7 +2,25 @@
 // not declare the capability cannot ask anyone, so the answer is no.
 
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { ASK_TIMEOUT_MS, type Asker, questionText } from "./askers.js";
+import { ASK_TIMEOUT_MS, type ApprovalQuestion, type Asker, questionText } from "./askers.js";
+
+/**
+ * The question as an elicitation message. Clients may show it as Markdown, HTML included, and
+ * the lines after the first hold what the script chose (arguments, paths): a ninth security
+ * review ran `git push "<!--" --force "-->"`, and a client that renders the message showed
+ * `run: git push ""` (the HTML comment hid the rest) above the pattern `exec git push *`.
+ * Those lines now stand in a fenced code block, shown as written. Nothing in them can end it:
+ * the fence is longer than any run of backticks inside, and printable() has escaped every
+ * line break the script's strings held.
+ */
+export function elicitationMessage(question: ApprovalQuestion): string {
+  const [heading, ...lines] = questionText(question).split("\n");
+  const body = lines.join("\n");
+  let longestRun = 0;
+  for (const run of body.match(/`+/g) ?? []) longestRun = Math.max(longestRun, run.length);
+  const fence = "`".repeat(Math.max(3, longestRun + 1));
+  return [heading, fence, body, fence].join("\n");
+}
 
 export function elicitationAsker(server: Server): Asker {
   return {
@@ -18,7 +36,7 @@ export function elicitationAsker(server: Server): Asker {
       try {
         const result = await server.elicitInput(
           {
-            message: questionText(question),
+            message: elicitationMessage(question),
             requestedSchema: {
               type: "object",
               properties: {

@@ -19,9 +19,13 @@ beforeAll(async () => {
   const temp = realTempDir("tacit-question-");
   cleanup = temp.cleanup;
   world = makeWorld(temp.dir);
-  const config = world.config([{ action: "net", tier: "always-ask" }], {
-    libraryConfig: { networkPermissions: ["*.pages.example"] },
-  });
+  const config = world.config(
+    [
+      { action: "net", tier: "always-ask" },
+      { action: "exec", command: "git", tier: "always-ask" },
+    ],
+    { libraryConfig: { networkPermissions: ["*.pages.example"], commandPermissions: ["git"] } },
+  );
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [tacitBin, "serve", "--config", config, "--exec-timeout-ms", "10000"],
@@ -47,7 +51,11 @@ beforeEach(() => {
 });
 
 async function questionFor(url: string): Promise<string> {
-  const code = `requestNetwork(["*.pages.example"], (net) => net.httpPost(${JSON.stringify(url)}, "report"));\n`;
+  return askedAbout(`requestNetwork(["*.pages.example"], (net) => net.httpPost(${JSON.stringify(url)}, "report"));\n`);
+}
+
+/** Runs `code`, whose one action a person is asked about (and declines): the message they were shown. */
+async function askedAbout(code: string): Promise<string> {
   const response = await client.callTool({ name: "execute_typescript", arguments: { code } });
   expect(response.isError).toBe(true);
   expect(asked, JSON.stringify(response.content)).toHaveLength(1);
@@ -61,7 +69,7 @@ describe("a URL in an approval question", () => {
   it("a host in another script (a homoglyph) is shown in the form the request uses", async () => {
     // Cyrillic "а" (U+0430) in place of the Latin "a": the request goes to xn--mytem-7ve.pages.example.
     const message = await questionFor("https://myte\u0430m.pages.example/upload");
-    expect(message.split("\n")[1]).toBe("  POST https://xn--mytem-7ve.pages.example/upload");
+    expect(message.split("\n").find((line) => line.startsWith("  POST "))).toBe("  POST https://xn--mytem-7ve.pages.example/upload");
     expect(message).not.toContain("\u0430");
   });
 
@@ -69,7 +77,24 @@ describe("a URL in an approval question", () => {
     // "∕" (U+2215) reads as "/": the script's spelling reads as a POST to a host "docs"; the URL
     // parser keeps it in the host, which becomes xn--docsevil-1f7d.pages.example.
     const message = await questionFor("https://docs\u2215evil.pages.example/upload");
-    expect(message.split("\n")[1]).toBe("  POST https://xn--docsevil-1f7d.pages.example/upload");
+    expect(message.split("\n").find((line) => line.startsWith("  POST "))).toBe("  POST https://xn--docsevil-1f7d.pages.example/upload");
     expect(message).not.toContain("\u2215");
+  });
+});
+
+describe("an elicitation message", () => {
+  // Clients may render the message as Markdown, HTML included: what the script chose must show as written.
+  it("shows what the script chose in a fenced code block that nothing in it can end", async () => {
+    const args = ["push", "<!--", "--force", "-->", "```", "````x"];
+    const message = await askedAbout(`requestExecPermission(["git"], (proc) => proc.exec("git", ${JSON.stringify(args)}));\n`);
+    const lines = message.split("\n");
+    // The heading is tacit's own; then a fence longer than any run of backticks inside, the question's lines, the same fence.
+    expect(lines[0]).toMatch(/^tacit: a script asks to do something the policy says a person must approve/);
+    expect(lines[1]).toBe("`````");
+    expect(lines.at(-1)).toBe("`````");
+    const inside = lines.slice(2, -1);
+    expect(inside).toContain('  run: git push "<!--" --force "-->" "```" "````x"');
+    expect(inside).toContain("  pattern: exec git push *");
+    for (const line of inside) expect(line).not.toMatch(/^ {0,3}`{5}/);
   });
 });
