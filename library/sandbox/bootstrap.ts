@@ -11,7 +11,7 @@ import { attachCaptures, createClassifiedApi } from "./classified.js";
 import { createExecApi } from "./exec.js";
 import { createFileSystemApi } from "./fs.js";
 import { createNetworkApi } from "./net.js";
-import { ECHO_GLOBAL, LIBRARY_GLOBAL, PUBLISH_GLOBAL, PURE_CAPTURES_GLOBAL, type ScriptFailure } from "../protocol.js";
+import { ECHO_GLOBAL, LIBRARY_GLOBAL, PUBLISH_GLOBAL, PURE_CAPTURES_GLOBAL, type ScriptFailure, type StartFrame } from "../protocol.js";
 
 // Captured before agent code runs; agent code may replace or delete the globals.
 const stdin = Deno.stdin;
@@ -67,7 +67,8 @@ function rehearsePrinting(): void {
   createApi(nowhere, inspect, createClassifiedApi(nowhere)).println(1, "warm", { a: [1] });
 }
 
-const start = channel.readStart();
+// Set by begin(), from the start frame the host sends once it has a program for this sandbox.
+let start: StartFrame;
 
 // Captured too: snippets of a session are loaded, and their bindings published, after agent
 // code has had the chance to replace these.
@@ -85,45 +86,50 @@ const moduleNames = new Map<string, string>();
 function define(name: string, value: unknown, configurable = false): void {
   defineProperty(globalThis, name, { value, writable: false, enumerable: false, configurable });
 }
-// In a session, a snippet's top-level binding of the same name replaces one for later snippets.
-for (const [name, fn] of Object.entries(api)) define(name, fn, start.session);
-// The import rewriter turns `import { x } from "tacit"` into a read of this object.
-define(LIBRARY_GLOBAL, api);
-define(PURE_CAPTURES_GLOBAL, attachCaptures);
-// A REPL snippet's final expression is shown the way Deno's REPL shows values.
-define(ECHO_GLOBAL, (value: unknown) => {
-  if (value !== undefined) api.print(inspect(value) + "\n");
-  return value;
-});
-define(PUBLISH_GLOBAL, (bindings: Record<string, [() => unknown, ((value: unknown) => void) | null]>) => {
-  for (const [name, [get, set]] of entriesOf(bindings)) {
-    const assignToConstant = (): never => {
-      throw new TypeError(`Assignment to constant variable \`${name}\` (declared with const in an earlier snippet).`);
-    };
-    try {
-      defineProperty(realGlobal, name, { get, set: set ?? assignToConstant, enumerable: false, configurable: true });
-    } catch {
-      throw new TypeError(`the top-level binding \`${name}\` cannot be kept for later snippets: it would replace a built-in that cannot be replaced. Rename it.`);
+/** Sets the stage for the program of `frame` (the library's globals, the runtime hidden) and loads it. */
+function begin(frame: StartFrame): void {
+  start = frame;
+  // In a session, a snippet's top-level binding of the same name replaces one for later snippets.
+  for (const [name, fn] of Object.entries(api)) define(name, fn, start.session);
+  // The import rewriter turns `import { x } from "tacit"` into a read of this object.
+  define(LIBRARY_GLOBAL, api);
+  define(PURE_CAPTURES_GLOBAL, attachCaptures);
+  // A REPL snippet's final expression is shown the way Deno's REPL shows values.
+  define(ECHO_GLOBAL, (value: unknown) => {
+    if (value !== undefined) api.print(inspect(value) + "\n");
+    return value;
+  });
+  define(PUBLISH_GLOBAL, (bindings: Record<string, [() => unknown, ((value: unknown) => void) | null]>) => {
+    for (const [name, [get, set]] of entriesOf(bindings)) {
+      const assignToConstant = (): never => {
+        throw new TypeError(`Assignment to constant variable \`${name}\` (declared with const in an earlier snippet).`);
+      };
+      try {
+        defineProperty(realGlobal, name, { get, set: set ?? assignToConstant, enumerable: false, configurable: true });
+      } catch {
+        throw new TypeError(`the top-level binding \`${name}\` cannot be kept for later snippets: it would replace a built-in that cannot be replaced. Rename it.`);
+      }
     }
+  });
+  Object.defineProperty(globalThis, "console", {
+    value: agentConsole,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+
+  if (start.randomSeed !== null) {
+    Object.defineProperty(Math, "random", { value: seededRandom(start.randomSeed), writable: true, enumerable: false, configurable: true });
   }
-});
-Object.defineProperty(globalThis, "console", {
-  value: agentConsole,
-  writable: true,
-  enumerable: false,
-  configurable: true,
-});
 
-if (start.randomSeed !== null) {
-  Object.defineProperty(Math, "random", { value: seededRandom(start.randomSeed), writable: true, enumerable: false, configurable: true });
-}
-
-if (start.hideRuntime) {
-  // Defence in depth: the process has no permissions, but agent code that slips past the
-  // validator should not even hold the runtime's handle.
-  // Workers get a fresh global with Deno in it (still without permissions); scripts have no
-  // use for them, so they go too.
-  for (const name of ["Deno", "Worker"]) Reflect.deleteProperty(globalThis, name);
+  if (start.hideRuntime) {
+    // Defence in depth: the process has no permissions, but agent code that slips past the
+    // validator should not even hold the runtime's handle.
+    // Workers get a fresh global with Deno in it (still without permissions); scripts have no
+    // use for them, so they go too.
+    for (const name of ["Deno", "Worker"]) Reflect.deleteProperty(globalThis, name);
+  }
+  runAgentModule(start.code, start.displayName);
 }
 
 /**
@@ -215,7 +221,17 @@ function runAgentModule(code: string, displayName: string): void {
 // runtime without it too; Deno says so on stderr, and the host reports that.
 // A session's sandbox then waits for the next snippet, blocked on stdin (nothing of the last
 // one is left to run), and cancelling the unload keeps the runtime going with it.
+// The start frame is read at the first unload, not at the end of this module: whatever this
+// module's start-up left running has finished by then, so the program's own unload (and its
+// "done") is not held up behind it. A one-shot program starts as a session's next snippet does.
+let begun = false;
 addEventListener("beforeunload", (event) => {
+  if (!begun) {
+    begun = true;
+    event.preventDefault();
+    begin(channel.readStart());
+    return;
+  }
   if (finished || !settled) return;
   channel.send({ type: "done" });
   if (!start.session) {
@@ -227,4 +243,3 @@ addEventListener("beforeunload", (event) => {
   runAgentModule(next.code, next.displayName);
 });
 
-runAgentModule(start.code, start.displayName);
