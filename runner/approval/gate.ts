@@ -22,6 +22,14 @@ import type { PolicyRule, TierPolicy } from "./policy.js";
 import type { Approval, ApprovalStore } from "./store.js";
 import { monotonicMs } from "../monotonic.js";
 
+
+/**
+ * The longest action (its detail and pattern as shown) a person is asked about. A question is
+ * read to decide, and an MCP client may cut a long message short: a ninth security review asked
+ * about `find . <a path of 4,000 characters> -delete` under a rule whose pattern (`exec find *`)
+ * says nothing of the end, where the -delete was. Longer ones are refused without asking.
+ */
+export const QUESTION_LIMIT_CHARS = 2_000;
 /** Where audit events go: the AuditLog. */
 export interface AuditSink {
   /** A function is called when the line is made (after the reply is sent): for costly fields. */
@@ -214,6 +222,18 @@ export class ApprovalGate {
         return { answer: "no", via: "no-one-to-ask", unavailable: (error as Error).message, fromPerson: false };
       }
       if (remembered) return { answer: "yes", via: `remembered (approved ${remembered.grantedAt} via ${remembered.via})`, fromPerson: true, remembered: true };
+    }
+    const shownChars = printable(detail).length + printable(request.pattern).length;
+    if (shownChars > QUESTION_LIMIT_CHARS) {
+      return {
+        answer: "no",
+        via: "no-one-to-ask",
+        unavailable:
+          `the action is ${shownChars} characters long as a question would show it, more than a person can be asked to read whole ` +
+          `(${QUESTION_LIMIT_CHARS}; a client may cut a long message short, hiding its end). Ask for it in a shorter form: ` +
+          "put long data in a file, or split the work into smaller actions",
+        fromPerson: false,
+      };
     }
     const answer = await this.options.whilePaused(oversight.asker.ask({ pattern: request.pattern, tier, beyondAllowlist, detail }));
     if (answer.answer === "yes" && answer.fromPerson && tier === "approve-once") {

@@ -98,3 +98,21 @@ describe("an elicitation message", () => {
     for (const line of inside) expect(line).not.toMatch(/^ {0,3}`{5}/);
   });
 });
+
+describe("a question too long to read whole", () => {
+  // A client may cut a long message short: the end of a long action (a -delete after a path of
+  // thousands of characters) would not be seen, and the pattern line says nothing of it.
+  it("is not asked: the action is refused, saying why and what to do instead", async () => {
+    const args = ["push", `origin/${"a".repeat(4_000)}`, "--force"];
+    const response = await client.callTool({
+      name: "execute_typescript",
+      arguments: { code: `requestExecPermission(["git"], (proc) => proc.exec("git", ${JSON.stringify(args)}));\n` },
+    });
+    expect(response.isError).toBe(true);
+    expect(asked, "the person was asked").toHaveLength(0);
+    const text = (response.content as Array<{ type: string; text: string }>).map((part) => part.text).join("\n");
+    expect(text).toMatch(/refused: the policy requires a person's approval \(always-ask\), and no one could be asked: the action is \d+ characters long/);
+    expect(text).toContain("more than a person can be asked to read whole (2000");
+    expect(text).toContain("put long data in a file, or split the work into smaller actions");
+  });
+});
