@@ -107,9 +107,24 @@ export async function runInSession(client: Client, session: string, code: string
   return response.structuredContent as unknown as ToolResult;
 }
 
-/** An MCP SDK client connected to a real `tacit serve` started with `args` in `cwd` (its stderr ignored). */
-export async function connectServe(args: string[], cwd: string): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [tacitBin, "serve", ...args], cwd, stderr: "ignore" });
+export interface ServeOptions {
+  /** Added to the environment tacit serve runs with. */
+  env?: Record<string, string>;
+  /** Gets what tacit serve writes to stderr (ignored without it). */
+  onStderr?: (text: string) => void;
+}
+
+/** An MCP SDK client connected to a real `tacit serve` started with `args` in `cwd`. */
+export async function connectServe(args: string[], cwd: string, options: ServeOptions = {}): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [tacitBin, "serve", ...args],
+    cwd,
+    stderr: options.onStderr ? "pipe" : "ignore",
+    ...(options.env ? { env: { ...(process.env as Record<string, string>), ...options.env } } : {}),
+  });
+  const onStderr = options.onStderr;
+  if (onStderr) transport.stderr?.on("data", (chunk: Buffer) => onStderr(chunk.toString()));
   const client = new Client({ name: "tacit-test", version: "0.0.0" });
   await client.connect(transport);
   return client;

@@ -7,10 +7,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createSession, runInSession, tacitBin } from "../helpers.js";
+import { connectServe, createSession, runInSession } from "../helpers.js";
 
 let dir: string;
 let client: Client;
@@ -19,16 +18,10 @@ let stderr = "";
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "tacit-recording-pool-"));
   writeFileSync(path.join(dir, "big.txt"), "b".repeat(4 * 1024 * 1024));
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [tacitBin, "serve", "--no-check", "--exec-timeout-ms", "30000"],
-    cwd: dir,
-    env: { ...(process.env as Record<string, string>), NODE_OPTIONS: "--max-old-space-size=250" },
-    stderr: "pipe",
+  client = await connectServe(["--no-check", "--exec-timeout-ms", "30000"], dir, {
+    env: { NODE_OPTIONS: "--max-old-space-size=250" },
+    onStderr: (text) => (stderr += text),
   });
-  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  client = new Client({ name: "tacit-test", version: "0.0.0" });
-  await client.connect(transport);
 });
 
 afterAll(async () => {
