@@ -30,44 +30,33 @@ export interface ProtectedPath {
 /** Whether an operation only reads a path, or may change what is there (write, create, delete). */
 export type PathUse = "read" | "change";
 
-let code: ProtectedPath[] | undefined;
-
-/**
- * tacit's own code, found on first use (a few tens of milliseconds: only a script that changes
- * files pays it). Protected whatever the config says: a project that has tacit as a dependency
- * holds it inside the default allowed root, and a script that wrote into it ran code of its own
- * with your authority at tacit's next start, or in tacit serve at the type checker's next
- * restart, with no command permitted.
- */
-function tacitCode(): ProtectedPath[] {
-  code ??= tacitCodeLocations().map((location) => ({
-    path: location,
-    what: "tacit's own code (its package, or a package it loads, which run with your full authority)",
-    readable: true,
-  }));
-  return code;
-}
-
-let launch: ProtectedPath[] | undefined;
-
-/**
- * The files that decide how tacit is started, found on first use like its code: a script that
- * wrote `node-options=--require ./x.js` into the project's .npmrc ran x.js inside tacit, with
- * your authority, at the next `npx tacit`; one that rewrote .mcp.json gave itself wider flags.
- */
-function tacitLaunch(): ProtectedPath[] {
-  launch ??= tacitLaunchFiles().map((location) => ({
-    path: location,
-    what: "a file that decides how tacit starts (npm's configuration, which can make `npx tacit` run code of its own inside tacit, or an MCP client's settings holding tacit's command and policy flags)",
-    readable: true,
-  }));
-  return launch;
+/** A place scripts may read but not change, and what to call it in a refusal. */
+function readOnlyAt(what: string): (location: string) => ProtectedPath {
+  return (location) => ({ path: location, what, readable: true });
 }
 
 let readOnlyPaths: ProtectedPath[] | undefined;
-/** What scripts may read but not change: tacit's code and the files that start it. */
+
+/**
+ * What scripts may read but not change, found on first use (a few tens of milliseconds: only a
+ * script that changes files pays it), whatever the config says:
+ * - tacit's own code: a project that has tacit as a dependency holds it inside the default
+ *   allowed root, and a script that wrote into it ran code of its own with your authority at
+ *   tacit's next start, or in tacit serve at the type checker's next restart, with no command
+ *   permitted;
+ * - the files that decide how tacit is started: a script that wrote
+ *   `node-options=--require ./x.js` into the project's .npmrc ran x.js inside tacit, with your
+ *   authority, at the next `npx tacit`; one that rewrote .mcp.json gave itself wider flags.
+ */
 function readOnly(): ProtectedPath[] {
-  readOnlyPaths ??= [...tacitCode(), ...tacitLaunch()];
+  readOnlyPaths ??= [
+    ...tacitCodeLocations().map(readOnlyAt("tacit's own code (its package, or a package it loads, which run with your full authority)")),
+    ...tacitLaunchFiles().map(
+      readOnlyAt(
+        "a file that decides how tacit starts (npm's configuration, which can make `npx tacit` run code of its own inside tacit, or an MCP client's settings holding tacit's command and policy flags)",
+      ),
+    ),
+  ];
   return readOnlyPaths;
 }
 
