@@ -18,12 +18,40 @@ import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
 
 /**
  * Relative to the directory tacit was started in: the project settings of the MCP clients the
- * README names (and OpenCode's .opencode, whose plugins it runs at start).
+ * README names, and of a few others (and OpenCode's .opencode, whose plugins it runs at start).
  */
-const CLIENT_PROJECT_FILES = [".mcp.json", ".vscode/mcp.json", "opencode.json", "opencode.jsonc", ".opencode", ".claude/settings.json", ".claude/settings.local.json"];
+const CLIENT_PROJECT_FILES = [
+  ".mcp.json",
+  ".vscode/mcp.json",
+  // VS Code also reads MCP servers from the workspace settings' "mcp" key.
+  ".vscode/settings.json",
+  ".opencode",
+  ".claude/settings.json",
+  ".claude/settings.local.json",
+  // Other clients that start MCP servers from a project's settings.
+  ".cursor/mcp.json",
+  ".gemini/settings.json",
+];
+
+/**
+ * In the start directory and each one above it: npm's and yarn's project configuration (npm's
+ * project is the nearest directory with a package.json or node_modules; yarn's .yarnrc.yml can
+ * name the yarn to run, `yarnPath`), and OpenCode's, which it merges from each directory up.
+ */
+const ALONG_THE_WAY_UP = [".npmrc", ".yarnrc", ".yarnrc.yml", "opencode.json", "opencode.jsonc"];
 
 /** Relative to the home directory: the same clients' user settings. */
-const CLIENT_USER_FILES = [".claude.json", ".claude/settings.json", ".config/opencode/opencode.json", ".config/opencode/opencode.jsonc"];
+const CLIENT_USER_FILES = [
+  ".claude.json",
+  ".claude/settings.json",
+  ".config/opencode/opencode.json",
+  ".config/opencode/opencode.jsonc",
+  ".config/Code/User/settings.json",
+  ".config/Code/User/mcp.json",
+  ".config/Claude/claude_desktop_config.json",
+  ".cursor/mcp.json",
+  ".gemini/settings.json",
+];
 
 /** An npm setting from the environment (npm reads npm_config_x in any case). */
 function npmSetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -104,16 +132,15 @@ function binDirectoryEntries(cwd: string): string[] {
 }
 
 /**
- * Every place, absolute, as named and where it really leads: npm's project configuration
- * (.npmrc in the start directory and each directory above it, since npm's project is the
- * nearest one with a package.json or node_modules), its user and global configuration, npm's
- * own package, the MCP clients' settings, and a file named tacit in a bin directory a project
- * package.json names (directories.bin).
+ * Every place, absolute, as named and where it really leads: npm's, yarn's and OpenCode's
+ * project configuration in the start directory and each directory above it, npm's user and
+ * global configuration, npm's own package, the MCP clients' settings, and a file named tacit
+ * in a bin directory a project package.json names (directories.bin).
  */
 export function tacitLaunchFiles(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): string[] {
   const places: string[] = [];
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
-    places.push(path.join(dir, ".npmrc"));
+    for (const file of ALONG_THE_WAY_UP) places.push(path.join(dir, file));
     if (path.dirname(dir) === dir) break;
   }
   const localPrefix = npmSetting(env, "local_prefix");

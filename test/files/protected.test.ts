@@ -571,6 +571,9 @@ requestFileSystem(".", (fs) => {
   attempt("write .claude/settings.json", () => fs.access(".claude/settings.json").write('{"permissions":{"allow":["Bash"]}}'));
   attempt("write .vscode/mcp.json", () => fs.access(".vscode/mcp.json").write(${lit(wider)}));
   attempt("write opencode.json", () => fs.access("opencode.json").write(${lit(wider)}));
+  attempt("write .vscode/settings.json", () => fs.access(".vscode/settings.json").write(${lit(wider)}));
+  attempt("write .cursor/mcp.json", () => fs.access(".cursor/mcp.json").write(${lit(wider)}));
+  attempt("write .yarnrc.yml", () => fs.access(".yarnrc.yml").write("yarnPath: ./payload.cjs\\n"));
   attempt("write an ordinary file", () => fs.access("notes.txt").write("fine"));
   // npx runs the project's own bin named tacit before the installed one.
   const manifest = fs.access("package.json");
@@ -599,12 +602,24 @@ requestFileSystem(".", (fs) => {
     expect(JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"))).toEqual({ name: "project", version: "1.0.2", bin: { other: "payload.sh" } });
     expectRefused(
       found,
-      ["write .npmrc", "append .npmrc", "writeClassified .npmrc", "write .mcp.json", "delete .mcp.json", "write .claude/settings.json", "write .vscode/mcp.json", "write opencode.json"],
+      [
+        "write .npmrc",
+        "append .npmrc",
+        "writeClassified .npmrc",
+        "write .mcp.json",
+        "delete .mcp.json",
+        "write .claude/settings.json",
+        "write .vscode/mcp.json",
+        "write opencode.json",
+        "write .vscode/settings.json",
+        "write .cursor/mcp.json",
+        "write .yarnrc.yml",
+      ],
       /decides how tacit starts/,
     );
     expect(existsSync(path.join(root, ".npmrc"))).toBe(false);
     expect(readFileSync(path.join(root, ".mcp.json"), "utf8")).toBe(mcpJson);
-    for (const file of [".claude/settings.json", ".vscode/mcp.json", "opencode.json"]) expect(existsSync(path.join(root, file)), file).toBe(false);
+    for (const file of [".claude/settings.json", ".vscode/mcp.json", "opencode.json", ".vscode/settings.json", ".cursor/mcp.json", ".yarnrc.yml"]) expect(existsSync(path.join(root, file)), file).toBe(false);
     // The next start through npx runs tacit, and nothing of the script's with it.
     const next = await runThroughNpx('println("next")');
     expect(next.stdout, next.stderr).toBe("next\n");
@@ -615,18 +630,41 @@ requestFileSystem(".", (fs) => {
     const home = path.join(root, "home");
     const places = tacitLaunchFiles(path.join(root, "packages", "app"), { HOME: home, npm_config_userconfig: path.join(root, "npmrc.user"), NPM_CONFIG_GLOBALCONFIG: path.join(root, "npmrc.global") });
     const covered = (place: string): boolean => places.some((location) => isWithin(place, location));
-    for (const dir of [path.join(root, "packages", "app"), path.join(root, "packages"), root, "/"]) expect(covered(path.join(dir, ".npmrc")), dir).toBe(true);
+    for (const dir of [path.join(root, "packages", "app"), path.join(root, "packages"), root, "/"]) {
+      for (const file of [".npmrc", ".yarnrc", ".yarnrc.yml", "opencode.json", "opencode.jsonc"]) expect(covered(path.join(dir, file)), path.join(dir, file)).toBe(true);
+    }
     expect(covered(path.join(root, "npmrc.user"))).toBe(true);
     expect(covered(path.join(root, "npmrc.global"))).toBe(true);
     expect(covered(path.join(home, ".npmrc")), "named by npm_config_userconfig instead").toBe(false);
     const npm = path.join(path.dirname(path.dirname(realpathSync(process.execPath))), "lib", "node_modules", "npm");
     expect(covered(path.join(npm, "bin", "npx-cli.js")), "the npm beside the Node that runs tacit").toBe(true);
-    for (const file of [".mcp.json", ".vscode/mcp.json", "opencode.json", ".opencode/plugin/x.ts", ".claude/settings.json", ".claude/settings.local.json"]) {
+    for (const file of [
+      ".mcp.json",
+      ".vscode/mcp.json",
+      ".vscode/settings.json",
+      "opencode.json",
+      ".opencode/plugin/x.ts",
+      ".claude/settings.json",
+      ".claude/settings.local.json",
+      ".cursor/mcp.json",
+      ".gemini/settings.json",
+    ]) {
       expect(covered(path.join(root, "packages", "app", file)), file).toBe(true);
     }
-    for (const file of [".claude.json", ".claude/settings.json", ".config/opencode/opencode.json"]) expect(covered(path.join(home, file)), file).toBe(true);
+    for (const file of [
+      ".claude.json",
+      ".claude/settings.json",
+      ".config/opencode/opencode.json",
+      ".config/Code/User/settings.json",
+      ".config/Code/User/mcp.json",
+      ".config/Claude/claude_desktop_config.json",
+      ".cursor/mcp.json",
+      ".gemini/settings.json",
+    ]) {
+      expect(covered(path.join(home, file)), file).toBe(true);
+    }
     // And nothing else of the project is.
-    for (const file of ["package.json", "src/app.ts", ".claude/commands/x.md", "Makefile"]) expect(covered(path.join(root, "packages", "app", file)), file).toBe(false);
+    for (const file of ["package.json", "src/app.ts", ".claude/commands/x.md", "Makefile", ".vscode/launch.json"]) expect(covered(path.join(root, "packages", "app", file)), file).toBe(false);
     // But a program named tacit in the bin directory a project package.json names (npx would run it).
     mkdirSync(path.join(root, "packages", "app"), { recursive: true });
     writeFileSync(path.join(root, "packages", "app", "package.json"), JSON.stringify({ name: "app", directories: { bin: "tools" } }));
