@@ -20,7 +20,13 @@ export const MAX_HOST_FRAME_CHARS = 256 * 1024 * 1024;
 /** How a classified value shows to agent code, anywhere. */
 export const CLASSIFIED_MASK = "Classified(***)";
 
-/** The pure evaluator's protocol: the host sends a job, the evaluator answers it. */
+/**
+ * The pure evaluator's protocol: the host sends a job, the evaluator answers it. Before its
+ * first job, once started, the evaluator answers PURE_READY_ID: a job's time limit is the
+ * function's, and starts there, not with the process's start (a Deno boot, slow on a loaded machine).
+ */
+export const PURE_READY_ID = 0;
+
 export interface PureJob {
   id: number;
   /** A function's source text, as the sandbox's fn.toString() gave it. */

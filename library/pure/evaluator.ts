@@ -3,7 +3,7 @@
 // to the host, which keeps the result classified. Nothing it prints, throws or returns ever
 // reaches agent code.
 
-import { CLASSIFIED_MASK, MAX_HOST_FRAME_CHARS, PURE_CAPTURES_GLOBAL, type PureJob, type PureReply } from "../protocol.js";
+import { CLASSIFIED_MASK, MAX_HOST_FRAME_CHARS, PURE_CAPTURES_GLOBAL, PURE_READY_ID, type PureJob, type PureReply } from "../protocol.js";
 
 const stdin = Deno.stdin;
 const stdout = Deno.stdout;
@@ -84,6 +84,7 @@ function run(job: PureJob): unknown {
   return json === undefined ? null : JSON.parse(json);
 }
 
+reply({ id: PURE_READY_ID, ok: true, value: null });
 for (let line = readLine(); line !== null; line = readLine()) {
   const job = JSON.parse(line) as PureJob;
   try {

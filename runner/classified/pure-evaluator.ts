@@ -3,18 +3,23 @@
 // next job starts a fresh one. Whatever happens in there, the caller gets a result to keep
 // classified, never something to show the agent.
 
-import { MAX_HOST_FRAME_CHARS, type PureJob, type PureReply } from "../../library/protocol.js";
+import { MAX_HOST_FRAME_CHARS, PURE_READY_ID, type PureJob, type PureReply } from "../../library/protocol.js";
 import { FrameSplitter, parsePureReply, ProtocolError } from "../frames.js";
 import { SandboxProcess } from "../sandbox-process.js";
 
 /** How long one map/flatMap function may run. */
 export const PURE_JOB_TIMEOUT_MS = 5_000;
+/** How long the evaluator may take to start (before its first job's own limit runs). */
+const PURE_START_TIMEOUT_MS = 30_000;
 const PURE_MEMORY_LIMIT_MB = 256;
 
 export type PureResult = { ok: true; value: unknown } | { ok: false; reason: string };
 
 export class PureEvaluator {
   private process: SandboxProcess | null = null;
+  /** Settles once the current process has said it is ready for jobs (or has ended). */
+  private ready: Promise<void> = Promise.resolve();
+  private markReady: () => void = () => undefined;
   private waiting: { id: number; resolve: (reply: PureReply) => void } | null = null;
   private chain: Promise<unknown> = Promise.resolve();
   private nextId = 1;
@@ -22,18 +27,29 @@ export class PureEvaluator {
 
   private start(): SandboxProcess {
     const proc = new SandboxProcess({ memoryLimitMb: PURE_MEMORY_LIMIT_MB, role: "pure" });
+    this.ready = new Promise<void>((resolve) => (this.markReady = resolve));
+    const startLimit = setTimeout(() => proc.kill("timeout", `the pure evaluator did not start within ${PURE_START_TIMEOUT_MS} ms`), PURE_START_TIMEOUT_MS);
+    const started = (): void => {
+      clearTimeout(startLimit);
+      this.markReady();
+    };
     // The same splitting and validation as the sandbox's frames; replies carry whole values,
     // so they may be as long as what the host sends the evaluator.
     const splitter = new FrameSplitter(MAX_HOST_FRAME_CHARS);
     proc.stdout.on("data", (chunk: Buffer) => {
       try {
-        for (const line of splitter.push(chunk)) this.onReply(parsePureReply(line));
+        for (const line of splitter.push(chunk)) {
+          const reply = parsePureReply(line);
+          if (reply.id === PURE_READY_ID) started();
+          else this.onReply(reply);
+        }
       } catch (error) {
         if (!(error instanceof ProtocolError)) throw error;
         proc.kill("protocol", error.message);
       }
     });
     void proc.ended.then((end) => {
+      started();
       if (this.process === proc) this.process = null;
       const why = end.kind === "killed" ? end.detail : `the evaluator exited (${end.signal ?? end.code})`;
       this.waiting?.resolve({ id: this.waiting.id, ok: false, error: why });
@@ -78,13 +94,19 @@ export class PureEvaluator {
     }
     const proc = (this.process ??= this.start());
     return new Promise<PureResult>((resolve) => {
-      const timer = setTimeout(() => proc.kill("timeout", `the function ran longer than ${PURE_JOB_TIMEOUT_MS} ms`), PURE_JOB_TIMEOUT_MS);
+      // The function's limit, from when the evaluator is ready: a fresh one's start does not count.
+      let timer: NodeJS.Timeout | undefined;
+      let settled = false;
+      void this.ready.then(() => {
+        if (!settled) timer = setTimeout(() => proc.kill("timeout", `the function ran longer than ${PURE_JOB_TIMEOUT_MS} ms`), PURE_JOB_TIMEOUT_MS);
+      });
       // The process is killed (the next job starts a fresh one); its end resolves the job.
       const stop = (): void => proc.kill("cancelled", "the evaluation ended before this value was computed");
       abandoned?.addEventListener("abort", stop, { once: true });
       this.waiting = {
         id,
         resolve: (reply) => {
+          settled = true;
           clearTimeout(timer);
           abandoned?.removeEventListener("abort", stop);
           // Answered: the evaluator waits for its next job, blocked on stdin, and must not run
