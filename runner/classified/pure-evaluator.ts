@@ -19,19 +19,20 @@ export class PureEvaluator {
   private process: SandboxProcess | null = null;
   /** Settles once the current process has said it is ready for jobs (or has ended). */
   private ready: Promise<void> = Promise.resolve();
-  private markReady: () => void = () => undefined;
-  private waiting: { id: number; resolve: (reply: PureReply) => void } | null = null;
+  /** The job under way, and the process it was sent to. */
+  private waiting: { id: number; proc: SandboxProcess; resolve: (reply: PureReply) => void } | null = null;
   private chain: Promise<unknown> = Promise.resolve();
   private nextId = 1;
   private closed = false;
 
   private start(): SandboxProcess {
     const proc = new SandboxProcess({ memoryLimitMb: PURE_MEMORY_LIMIT_MB, role: "pure" });
-    this.ready = new Promise<void>((resolve) => (this.markReady = resolve));
+    let markReady: () => void = () => undefined;
+    this.ready = new Promise<void>((resolve) => (markReady = resolve));
     const startLimit = setTimeout(() => proc.kill("timeout", `the pure evaluator did not start within ${PURE_START_TIMEOUT_MS} ms`), PURE_START_TIMEOUT_MS);
     const started = (): void => {
       clearTimeout(startLimit);
-      this.markReady();
+      markReady();
     };
     // The same splitting and validation as the sandbox's frames; replies carry whole values,
     // so they may be as long as what the host sends the evaluator.
@@ -41,7 +42,7 @@ export class PureEvaluator {
         for (const line of splitter.push(chunk)) {
           const reply = parsePureReply(line);
           if (reply.id === PURE_READY_ID) started();
-          else this.onReply(reply);
+          else this.onReply(reply, proc);
         }
       } catch (error) {
         if (!(error instanceof ProtocolError)) throw error;
@@ -51,15 +52,18 @@ export class PureEvaluator {
     void proc.ended.then((end) => {
       started();
       if (this.process === proc) this.process = null;
+      // Only a job sent to this process ends with it (a later one went to a fresh process).
+      if (this.waiting?.proc !== proc) return;
       const why = end.kind === "killed" ? end.detail : `the evaluator exited (${end.signal ?? end.code})`;
-      this.waiting?.resolve({ id: this.waiting.id, ok: false, error: why });
+      this.waiting.resolve({ id: this.waiting.id, ok: false, error: why });
       this.waiting = null;
     });
     return proc;
   }
 
-  private onReply(reply: PureReply): void {
-    if (this.waiting && reply.id === this.waiting.id) {
+  /** A reply counts only from the process its job was sent to, for that job. */
+  private onReply(reply: PureReply, from: SandboxProcess): void {
+    if (this.waiting && this.waiting.proc === from && reply.id === this.waiting.id) {
       const { resolve } = this.waiting;
       this.waiting = null;
       resolve(reply);
@@ -92,12 +96,17 @@ export class PureEvaluator {
     } catch (error) {
       return Promise.resolve({ ok: false, reason: `the job could not be sent to the pure evaluator: ${String(error)}` });
     }
+    // A process killed between jobs (it went on running after answering, say) whose end has
+    // not been seen yet takes no more jobs: a fresh one does. Sent there, the job failed with
+    // the old process's reason.
+    if (this.process?.killed) this.process = null;
     const proc = (this.process ??= this.start());
+    const ready = this.ready;
     return new Promise<PureResult>((resolve) => {
       // The function's limit, from when the evaluator is ready: a fresh one's start does not count.
       let timer: NodeJS.Timeout | undefined;
       let settled = false;
-      void this.ready.then(() => {
+      void ready.then(() => {
         if (!settled) timer = setTimeout(() => proc.kill("timeout", `the function ran longer than ${PURE_JOB_TIMEOUT_MS} ms`), PURE_JOB_TIMEOUT_MS);
       });
       // The process is killed (the next job starts a fresh one); its end resolves the job.
@@ -105,6 +114,7 @@ export class PureEvaluator {
       abandoned?.addEventListener("abort", stop, { once: true });
       this.waiting = {
         id,
+        proc,
         resolve: (reply) => {
           settled = true;
           clearTimeout(timer);
