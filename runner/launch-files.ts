@@ -98,13 +98,22 @@ function isLaunchManifest(file: string, cwd: string): boolean {
 }
 
 /**
+ * Whether one of `files` (a path as named and where it leads) is such a package.json: a
+ * classified write there is refused outright, since judging its content (tacitBinChange)
+ * would tell the script something about a secret.
+ */
+export function isLaunchManifestAt(files: readonly string[], cwd: string = process.cwd()): boolean {
+  return files.some((file) => isLaunchManifest(file, cwd));
+}
+
+/**
  * Why writing `after` over `before` (null: no file) to `file` is refused, or null: a project
  * package.json may change in every way but one, declaring what npx would run as tacit (a bin
  * named tacit, or a bin directory) differently than it did. A declaration removed, or a file
  * npm cannot parse, runs nothing.
  */
 export function tacitBinChange(files: readonly string[], before: string | null, after: string, cwd: string = process.cwd()): string | null {
-  if (!files.some((file) => isLaunchManifest(file, cwd))) return null;
+  if (!isLaunchManifestAt(files, cwd)) return null;
   const declared = tacitBinOf(after);
   if (declared === null || declared === tacitBinOf(before)) return null;
   return (

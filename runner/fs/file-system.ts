@@ -7,7 +7,7 @@ import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, o
 import path from "node:path";
 import type { FileInfo, GrepMatch } from "../../library/protocol.js";
 import type { CapabilityTable, FileSystemScope } from "../capabilities.js";
-import { tacitBinChange } from "../launch-files.js";
+import { isLaunchManifestAt, tacitBinChange } from "../launch-files.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
 import { inVerifiedDirectory, NotRegularFileError, openForReading, statInVerifiedDirectory } from "./checked-open.js";
@@ -371,6 +371,12 @@ export class FileSystemExecutor {
       );
     }
     this.denyClassifiedWrite(target, requested, "writeClassified");
+    if (isLaunchManifestAt([target.named, target.real])) {
+      throw new PolicyDenial(
+        `${requested}: writeClassified() refused: this is the project's package.json, which \`npx tacit\` reads to find what to run as tacit, ` +
+          "and a secret written there could not be checked for that without telling you something about it. Write the secret to another classified path.",
+      );
+    }
     const held = this.holdDescriptor(this.openForWriting(target, requested, false, true));
     if (held) return (content) => writeAndClose(held.release(), content, requested);
     // Created (or emptied) now; filled through a descriptor opened, with every check, then,

@@ -626,6 +626,32 @@ requestFileSystem(".", (fs) => {
     expect(existsSync(proof()), "the script's code ran inside tacit at its next start").toBe(false);
   }, 60_000);
 
+  it("a package.json the operator classified takes no classified write: judging its content would tell about the secret", async () => {
+    const { dir, cleanup } = realTempDir("tacit-launch-classified-");
+    try {
+      const canary = makeCanary();
+      const manifest = JSON.stringify({ name: "project", version: "1.0.0" });
+      writeFileSync(path.join(dir, "package.json"), manifest);
+      writeFileSync(path.join(dir, ".env"), JSON.stringify({ name: "project", bin: { tacit: canary } }));
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  const secret = fs.readClassified(".env");
+  attempt("writeClassified package.json", () => fs.writeClassified("package.json", secret));
+  attempt("writeClassified another classified file", () => fs.writeClassified("copy.env", secret));
+});
+`;
+      const r = await runScript(script, ["--classified-paths", ".env,copy.env,package.json"], { cwd: dir });
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["writeClassified package.json"], /writeClassified\(\) refused: this is the project's package.json/);
+      expect(attemptOf(found, "writeClassified another classified file").status).toBe("ok");
+      expect(readFileSync(path.join(dir, "package.json"), "utf8")).toBe(manifest);
+      expect(r.stdout + r.stderr).not.toContain(canary);
+    } finally {
+      cleanup();
+    }
+  });
+
   it("names npm's configuration along the way up, npm's user and global files, npm itself and the clients' settings", () => {
     const home = path.join(root, "home");
     const places = tacitLaunchFiles(path.join(root, "packages", "app"), { HOME: home, npm_config_userconfig: path.join(root, "npmrc.user"), NPM_CONFIG_GLOBALCONFIG: path.join(root, "npmrc.global") });
