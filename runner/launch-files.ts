@@ -98,22 +98,21 @@ function isLaunchManifest(file: string, cwd: string): boolean {
 }
 
 /**
- * Whether one of `files` (a path as named and where it leads) is such a package.json: a
- * classified write there is refused outright, since judging its content (tacitBinChange)
- * would tell the script something about a secret.
+ * Whether one of `files` (a path as named and where it leads) is such a package.json: what a
+ * write leaves there is judged (tacitBinChange), and a classified write there is refused
+ * outright, since judging its content would tell the script something about a secret.
  */
 export function isLaunchManifestAt(files: readonly string[], cwd: string = process.cwd()): boolean {
   return files.some((file) => isLaunchManifest(file, cwd));
 }
 
 /**
- * Why writing `after` over `before` (null: no file) to `file` is refused, or null: a project
- * package.json may change in every way but one, declaring what npx would run as tacit (a bin
- * named tacit, or a bin directory) differently than it did. A declaration removed, or a file
- * npm cannot parse, runs nothing.
+ * Why writing `after` over `before` (null: no file) to a project package.json (see
+ * isLaunchManifestAt) is refused, or null: it may change in every way but one, declaring what
+ * npx would run as tacit (a bin named tacit, or a bin directory) differently than it did. A
+ * declaration removed, or a file npm cannot parse, runs nothing.
  */
-export function tacitBinChange(files: readonly string[], before: string | null, after: string, cwd: string = process.cwd()): string | null {
-  if (!isLaunchManifestAt(files, cwd)) return null;
+export function tacitBinChange(before: string | null, after: string): string | null {
   const declared = tacitBinOf(after);
   if (declared === null || declared === tacitBinOf(before)) return null;
   return (

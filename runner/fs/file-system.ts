@@ -396,14 +396,15 @@ export class FileSystemExecutor {
 
   /** A project package.json may not come to declare a program npx would run as tacit (see launch-files.ts). */
   private denyTacitBin(target: Resolved, requested: string, content: string, append: boolean): void {
-    if (path.basename(target.real) !== "package.json" && path.basename(target.named) !== "package.json") return;
+    // Only such a package.json is read before the write (one in a subdirectory is not npm's project's).
+    if (!isLaunchManifestAt([target.named, target.real])) return;
     let before: string | null = null;
     try {
       before = readFileSync(target.real, "utf8");
     } catch {
       // A new file.
     }
-    const refusal = tacitBinChange([target.named, target.real], before, append ? (before ?? "") + content : content);
+    const refusal = tacitBinChange(before, append ? (before ?? "") + content : content);
     if (refusal) throw new PolicyDenial(`${requested}: ${append ? "append" : "write"} refused: ${refusal}; nothing was written.`);
   }
 
