@@ -74,6 +74,21 @@ function manifestOf(text: string | null): { name?: unknown; bin?: unknown; direc
   }
 }
 
+/** A manifest's `directories.bin`, every file in which npm makes a bin; null when it names none. */
+function binDirectoryOf(manifest: { directories?: unknown }): unknown {
+  const directories = manifest.directories;
+  return typeof directories === "object" && directories !== null ? ((directories as { bin?: unknown }).bin ?? null) : null;
+}
+
+/** `dir` and each directory above it, up to the filesystem root. */
+function thisAndAbove(dir: string): string[] {
+  const dirs: string[] = [];
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    dirs.push(at);
+    if (path.dirname(at) === at) return dirs;
+  }
+}
+
 /** The name npm gives a bin key (or a package name, for a single bin): its last path component. */
 const binName = (key: string): string => path.basename(key.replace(/[\\:]/g, "/"));
 
@@ -87,8 +102,7 @@ function tacitBinOf(text: string | null): string | null {
     bin = Object.entries(manifest.bin as Record<string, unknown>).filter(([key]) => binName(key) === COMMAND);
     if ((bin as unknown[]).length === 0) bin = null;
   }
-  const directories = manifest.directories;
-  const binDir = typeof directories === "object" && directories !== null ? ((directories as { bin?: unknown }).bin ?? null) : null;
+  const binDir = binDirectoryOf(manifest);
   return bin === null && binDir === null ? null : JSON.stringify([bin, binDir]);
 }
 
@@ -124,17 +138,16 @@ export function tacitBinChange(before: string | null, after: string): string | n
 /** Where a file becomes a program npx runs as tacit because a project package.json names its directory in directories.bin. */
 function binDirectoryEntries(cwd: string): string[] {
   const entries: string[] = [];
-  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+  for (const dir of thisAndAbove(cwd)) {
     let text: string | null = null;
     try {
       text = readFileSync(path.join(dir, "package.json"), "utf8");
     } catch {
       // None here.
     }
-    const directories = manifestOf(text)?.directories;
-    const binDir = typeof directories === "object" && directories !== null ? (directories as { bin?: unknown }).bin : undefined;
+    const manifest = manifestOf(text);
+    const binDir = manifest === null ? null : binDirectoryOf(manifest);
     if (typeof binDir === "string") entries.push(path.join(path.resolve(dir, binDir), COMMAND));
-    if (path.dirname(dir) === dir) break;
   }
   return entries;
 }
@@ -147,10 +160,7 @@ function binDirectoryEntries(cwd: string): string[] {
  */
 export function tacitLaunchFiles(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): string[] {
   const places: string[] = [];
-  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
-    for (const file of ALONG_THE_WAY_UP) places.push(path.join(dir, file));
-    if (path.dirname(dir) === dir) break;
-  }
+  for (const dir of thisAndAbove(cwd)) for (const file of ALONG_THE_WAY_UP) places.push(path.join(dir, file));
   const localPrefix = npmSetting(env, "local_prefix");
   if (localPrefix) places.push(path.join(path.resolve(localPrefix), ".npmrc"));
   const home = env.HOME ? path.resolve(env.HOME) : os.homedir();
