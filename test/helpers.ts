@@ -4,6 +4,7 @@
 import { spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -112,6 +113,8 @@ export interface ServeOptions {
   env?: Record<string, string>;
   /** Gets what tacit serve writes to stderr (ignored without it). */
   onStderr?: (text: string) => void;
+  /** The client declares elicitation, and this answers each question tacit serve asks its user. */
+  onElicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>;
 }
 
 /** An MCP SDK client connected to a real `tacit serve` started with `args` in `cwd`. */
@@ -125,7 +128,9 @@ export async function connectServe(args: string[], cwd: string, options: ServeOp
   });
   const onStderr = options.onStderr;
   if (onStderr) transport.stderr?.on("data", (chunk: Buffer) => onStderr(chunk.toString()));
-  const client = new Client({ name: "tacit-test", version: "0.0.0" });
+  const onElicit = options.onElicit;
+  const client = new Client({ name: "tacit-test", version: "0.0.0" }, onElicit ? { capabilities: { elicitation: {} } } : {});
+  if (onElicit) client.setRequestHandler(ElicitRequestSchema, async (request) => onElicit(request));
   await client.connect(transport);
   return client;
 }

@@ -9,7 +9,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFile
 import path from "node:path";
 import { afterEach } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
-import { tacitBin } from "../helpers.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { connectServe, type ServeOptions, tacitBin } from "../helpers.js";
 
 import { lit } from "../files/fixtures.js";
 export { lit };
@@ -225,3 +226,7 @@ export const touchScript = (command: string, file: string): string =>
 export const deleteScript = (name: string): string =>
   `requestFileSystem(".", (fs) => { fs.access(${JSON.stringify(name)}).delete(); });\nprintln("deleted");\n`;
 
+/** An MCP client connected to `tacit serve <args>` in `world` (its working directory, its own TACIT_HOME). */
+export function serveWorld(world: World, args: string[], options: Omit<ServeOptions, "env"> = {}): Promise<Client> {
+  return connectServe(args, world.work, { ...options, env: { TACIT_HOME: world.home } });
+}

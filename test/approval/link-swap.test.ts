@@ -4,13 +4,10 @@
 // docs/prod.conf; the yes must not write deploy/prod.conf, which a rule always asks about.
 
 import { mkdirSync, readFileSync } from "node:fs";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, expect, it } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
-import { tacitBin } from "../helpers.js";
-import { makeWorld } from "./fixtures.js";
+import { makeWorld, serveWorld } from "./fixtures.js";
 
 let close: (() => Promise<void>) | null = null;
 afterEach(async () => {
@@ -30,31 +27,24 @@ it("a path swapped for a link while a person is asked is refused after the yes, 
     ],
     { libraryConfig: { commandPermissions: ["ln", "rm"] } },
   );
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [tacitBin, "serve", "--config", config, "--exec-timeout-ms", "10000"],
-    cwd: world.work,
-    env: { ...(process.env as Record<string, string>), TACIT_HOME: world.home },
-    stderr: "pipe",
+  const questions: string[] = [];
+  let swap = "";
+  const client: Client = await serveWorld(world, ["--config", config, "--exec-timeout-ms", "10000"], {
+    onElicit: async (request) => {
+      questions.push((request.params as { message: string }).message);
+      // While the person reads the question, the agent's other call swaps the directory.
+      const other = await client.callTool({
+        name: "execute_typescript",
+        arguments: { code: `requestExecPermission(["rm", "ln"], (p) => { print(p.exec("rm", ["-r", "docs"]).exitCode, p.exec("ln", ["-s", "deploy", "docs"]).exitCode); });\n` },
+      });
+      swap = (other.content as Array<{ text: string }>).map((c) => c.text).join("");
+      return { action: "accept", content: { approve: true } };
+    },
   });
-  const client = new Client({ name: "tacit-link-swap-test", version: "0.0.0" }, { capabilities: { elicitation: {} } });
   close = async () => {
     await client.close();
     temp.cleanup();
   };
-  const questions: string[] = [];
-  let swap = "";
-  client.setRequestHandler(ElicitRequestSchema, async (request) => {
-    questions.push((request.params as { message: string }).message);
-    // While the person reads the question, the agent's other call swaps the directory.
-    const other = await client.callTool({
-      name: "execute_typescript",
-      arguments: { code: `requestExecPermission(["rm", "ln"], (p) => { print(p.exec("rm", ["-r", "docs"]).exitCode, p.exec("ln", ["-s", "deploy", "docs"]).exitCode); });\n` },
-    });
-    swap = (other.content as Array<{ text: string }>).map((c) => c.text).join("");
-    return { action: "accept", content: { approve: true } };
-  });
-  await client.connect(transport);
 
   const response = await client.callTool({
     name: "execute_typescript",
@@ -92,27 +82,20 @@ it("a streamed read whose path is swapped for a link between pieces is refused, 
     ],
     { libraryConfig: { commandPermissions: ["ln", "rm"] } },
   );
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [tacitBin, "serve", "--config", config, "--exec-timeout-ms", "20000"],
-    cwd: world.work,
-    env: { ...(process.env as Record<string, string>), TACIT_HOME: world.home },
-    stderr: "pipe",
+  // The person approves reading docs/notes.txt, and nothing else.
+  const questions: string[] = [];
+  const client = await serveWorld(world, ["--config", config, "--exec-timeout-ms", "20000"], {
+    onElicit: (request) => {
+      const message = (request.params as { message: string }).message;
+      questions.push(message);
+      const approve = `${message}\n`.includes(`pattern: fs.read ${world.at("docs/notes.txt")}\n`);
+      return { action: "accept", content: { approve } };
+    },
   });
-  const client = new Client({ name: "tacit-stream-swap-test", version: "0.0.0" }, { capabilities: { elicitation: {} } });
   close = async () => {
     await client.close();
     temp.cleanup();
   };
-  // The person approves reading docs/notes.txt, and nothing else.
-  const questions: string[] = [];
-  client.setRequestHandler(ElicitRequestSchema, async (request) => {
-    const message = (request.params as { message: string }).message;
-    questions.push(message);
-    const approve = `${message}\n`.includes(`pattern: fs.read ${world.at("docs/notes.txt")}\n`);
-    return { action: "accept", content: { approve } };
-  });
-  await client.connect(transport);
 
   const response = await client.callTool({
     name: "execute_typescript",
@@ -151,24 +134,17 @@ it("a streamed read a person approved, its path unchanged, goes on to its end wi
   const lines = Math.ceil((2.5 * 1024 * 1024) / 14);
   world.file("docs/notes.txt", "harmless line\n".repeat(lines));
   const config = world.config([{ action: "fs.read", tier: "always-ask" }]);
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [tacitBin, "serve", "--config", config],
-    cwd: world.work,
-    env: { ...(process.env as Record<string, string>), TACIT_HOME: world.home },
-    stderr: "pipe",
+  let questions = 0;
+  const client = await serveWorld(world, ["--config", config], {
+    onElicit: () => {
+      questions++;
+      return { action: "accept", content: { approve: true } };
+    },
   });
-  const client = new Client({ name: "tacit-stream-kept-test", version: "0.0.0" }, { capabilities: { elicitation: {} } });
   close = async () => {
     await client.close();
     temp.cleanup();
   };
-  let questions = 0;
-  client.setRequestHandler(ElicitRequestSchema, async () => {
-    questions++;
-    return { action: "accept", content: { approve: true } };
-  });
-  await client.connect(transport);
   const response = await client.callTool({
     name: "execute_typescript",
     arguments: { code: `requestFileSystem(".", (fs) => { let n = 0; fs.access("docs/notes.txt").forEachLine(() => n++); println(n); });\n` },

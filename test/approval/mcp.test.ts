@@ -2,14 +2,12 @@
 // here by the real SDK Client: a client that declares elicitation is asked (the question names
 // the pattern) and its answer decides; a client that does not is refused, saying why.
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
-import { tacitBin } from "../helpers.js";
 import { printable } from "../../runner/printable.js";
-import { approvals, makeWorld, storedApprovals, type World } from "./fixtures.js";
+import { approvals, makeWorld, serveWorld, storedApprovals, type World } from "./fixtures.js";
 
 interface Connection {
   client: Client;
@@ -25,23 +23,18 @@ let eliciting: Connection;
 let plain: Connection;
 
 async function connect(config: string, elicitation: boolean): Promise<Connection> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [tacitBin, "serve", "--config", config, "--exec-timeout-ms", "10000"],
-    cwd: world.work,
-    env: { ...(process.env as Record<string, string>), TACIT_HOME: world.home },
-    stderr: "pipe",
-  });
   let stderr = "";
-  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const client = new Client({ name: "tacit-approval-test", version: "0.0.0" }, elicitation ? { capabilities: { elicitation: {} } } : {});
-  if (elicitation) {
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      asked.push(request);
-      return answer(request);
-    });
-  }
-  await client.connect(transport);
+  const client = await serveWorld(world, ["--config", config, "--exec-timeout-ms", "10000"], {
+    onStderr: (text) => (stderr += text),
+    ...(elicitation
+      ? {
+          onElicit: (request: ElicitRequest) => {
+            asked.push(request);
+            return answer(request);
+          },
+        }
+      : {}),
+  });
   return { client, stderr: () => stderr };
 }
 

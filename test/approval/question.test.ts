@@ -2,13 +2,11 @@
 // built from strings the script chose, and must say what will really happen. Driven by the real
 // SDK Client against `tacit serve`.
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { type ElicitRequest, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
-import { tacitBin } from "../helpers.js";
-import { makeWorld, type World } from "./fixtures.js";
+import { makeWorld, serveWorld, type World } from "./fixtures.js";
 
 let world: World;
 let cleanup: () => void;
@@ -26,19 +24,12 @@ beforeAll(async () => {
     ],
     { libraryConfig: { networkPermissions: ["*.pages.example"], commandPermissions: ["git"] } },
   );
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [tacitBin, "serve", "--config", config, "--exec-timeout-ms", "10000"],
-    cwd: world.work,
-    env: { ...(process.env as Record<string, string>), TACIT_HOME: world.home },
-    stderr: "pipe",
+  client = await serveWorld(world, ["--config", config, "--exec-timeout-ms", "10000"], {
+    onElicit: (request) => {
+      asked.push(request);
+      return { action: "decline" };
+    },
   });
-  client = new Client({ name: "tacit-question-test", version: "0.0.0" }, { capabilities: { elicitation: {} } });
-  client.setRequestHandler(ElicitRequestSchema, async (request) => {
-    asked.push(request);
-    return { action: "decline" };
-  });
-  await client.connect(transport);
 });
 
 afterAll(async () => {
