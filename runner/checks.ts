@@ -3,6 +3,7 @@
 
 import type { ParsedProgram } from "./parser.js";
 import type { PureFunctionSite } from "./pure-functions.js";
+import type { SplitCheck } from "./split-check.js";
 import { DEFAULT_TIMEOUT_MS } from "./limits.js";
 import { formatTypeDiagnostic, typeCheck, type TypeCheckResult } from "./typecheck.js";
 import { formatDiagnostic, type TacitImport, validate } from "./validator.js";
@@ -15,8 +16,19 @@ export interface CheckResult {
   pureFunctions: PureFunctionSite[];
 }
 
-/** How the code is type-checked: a tsc process by default; a long-lived server passes its own. */
-export type TypeChecker = (code: string) => TypeCheckResult | Promise<TypeCheckResult>;
+/**
+ * How the code is type-checked: a tsc process by default; a long-lived server passes its own,
+ * which can also check a session's new snippet apart from the earlier ones (`split`).
+ */
+export type TypeChecker = (code: string, split?: SplitCheck) => TypeCheckResult | Promise<TypeCheckResult>;
+
+/** A session's part in its type check: whether the new snippet may be checked apart, and what the check found. */
+export interface CheckApart {
+  /** Asked once the snippet has passed validation; null: check the whole program. */
+  split(): SplitCheck | null;
+  /** Told after the check: whether a name of a snippet checked apart is a global already (null: checked whole). */
+  checked(shadowsGlobal: boolean | null): void;
+}
 
 /**
  * `fresh`: the part of `code` not checked before (a session's new snippet; the earlier ones
@@ -45,6 +57,7 @@ export function checkInStages(
   checker: TypeChecker,
   fresh: string = code,
   parsed?: () => ParsedProgram | null,
+  apart?: CheckApart,
 ): { validation: CheckResult; types: Promise<CheckResult> | null } {
   const validation = validate(code, displayName, fresh, parsed);
   if (!validation.ok) {
@@ -55,7 +68,12 @@ export function checkInStages(
   const passed: CheckResult = { ok: true, errors: [], tacitImports, pureFunctions };
   if (!typeCheckEnabled) return { validation: passed, types: null };
   const types = Promise.resolve()
-    .then(() => checker(code))
+    .then(async () => {
+      const split = apart?.split() ?? null;
+      const checked = await (split ? checker(code, split) : checker(code));
+      apart?.checked(split ? (checked.shadowsGlobal ?? true) : null);
+      return checked;
+    })
     .then((checked): CheckResult => (checked.ok ? passed : { ok: false, errors: checked.diagnostics.map((d) => formatTypeDiagnostic(displayName, d)), tacitImports, pureFunctions }));
   return { validation: passed, types };
 }

@@ -5,12 +5,13 @@
 
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { API, type Diagnostic, type Snapshot } from "typescript/unstable/sync";
+import { API, type Diagnostic, type Snapshot, SymbolFlags } from "typescript/unstable/sync";
 import { diesWithTacit, parentDeathWrapper } from "./parent-death.js";
 import { interfacePath, tscExecutable } from "./paths.js";
 import { singleQuoted } from "./shell-word.js";
 import { makeTempDir } from "./temp-dirs.js";
 import { lineColumnOf, lineStarts } from "./source-position.js";
+import type { SplitCheck } from "./split-check.js";
 import { COMPILER_OPTIONS, type TypeCheckResult, type TypeDiagnostic } from "./typecheck.js";
 
 /**
@@ -34,25 +35,41 @@ function flatten(diagnostic: Diagnostic, depth = 0): string {
   return diagnostic.text + chained.join("");
 }
 
+/** A name taken as a value, a type or a namespace: any of them makes a global of that name. */
+const ANY_MEANING = SymbolFlags.Value | SymbolFlags.Type | SymbolFlags.Namespace;
+
 export class IncrementalTypeChecker {
   private readonly dir = makeTempDir("tacit-checker-");
   private readonly script = path.join(this.dir, "script.ts");
   private readonly tsconfig = path.join(this.dir, "tsconfig.json");
+  // A session's snippet checked apart (split-check.ts): the earlier snippets as a script, the
+  // new one as a module, in a project of their own ("auto": a file without imports or
+  // exports is a script; the new snippet's file ends with `export {}`).
+  private readonly earlier = path.join(this.dir, "earlier.ts");
+  private readonly snippet = path.join(this.dir, "snippet.ts");
+  private readonly splitTsconfig = path.join(this.dir, "tsconfig.split.json");
   private readonly api: API;
   private snapshot: Snapshot;
-  /** The script's text, served to the checker from memory (no file write per check). */
-  private code = "";
+  /** The files' texts, served to the checker from memory (no file write per check). */
+  private readonly texts = new Map<string, string>();
 
   constructor() {
     writeFileSync(this.tsconfig, JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ["script.ts", interfacePath] }));
-    writeFileSync(this.script, "");
+    writeFileSync(
+      this.splitTsconfig,
+      JSON.stringify({ compilerOptions: { ...COMPILER_OPTIONS, moduleDetection: "auto" }, files: ["earlier.ts", "snippet.ts", interfacePath] }),
+    );
+    for (const file of [this.script, this.earlier, this.snippet]) {
+      writeFileSync(file, "");
+      this.texts.set(file, "");
+    }
     const launcher = checkerLauncher(this.dir);
     this.api = new API({
       cwd: this.dir,
       ...(launcher === null ? {} : { tsserverPath: launcher }),
-      fs: { readFile: (file) => (file === this.script ? this.code : undefined) },
+      fs: { readFile: (file) => this.texts.get(file) },
     });
-    this.snapshot = this.api.updateSnapshot({ openProjects: [this.tsconfig] });
+    this.snapshot = this.api.updateSnapshot({ openProjects: [this.tsconfig, this.splitTsconfig] });
     process.once("exit", () => rmSync(this.dir, { recursive: true, force: true }));
   }
 
@@ -75,22 +92,42 @@ export class IncrementalTypeChecker {
   /** The snapshot the last check replaced, freed by releaseStale() or by the next check. */
   private stale: Snapshot | null = null;
 
-  /** Synchronous: a re-check takes a few milliseconds. */
-  check(code: string): TypeCheckResult {
+  /**
+   * Synchronous: a re-check takes a few milliseconds. With `split`, only the new snippet is
+   * checked, beside the earlier ones (split-check.ts); diagnostics are placed in `code` either way.
+   */
+  check(code: string, split?: SplitCheck): TypeCheckResult {
     this.releaseStale();
-    this.code = code;
+    const changed = split ? this.setSplit(code, split) : this.set(this.script, code);
     this.stale = this.snapshot;
-    this.snapshot = this.api.updateSnapshot({ fileChanges: { changed: [this.script] } });
-    const project = this.snapshot.getProject(this.tsconfig);
+    this.snapshot = this.api.updateSnapshot({ fileChanges: { changed } });
+    const project = this.snapshot.getProject(split ? this.splitTsconfig : this.tsconfig);
     if (!project) throw new Error("tacit: the type checker lost its project");
-    const found = [...project.program.getSyntacticDiagnostics(this.script), ...project.program.getSemanticDiagnostics(this.script)];
+    const file = split ? this.snippet : this.script;
+    const found = [...project.program.getSyntacticDiagnostics(file), ...project.program.getSemanticDiagnostics(file)];
     const starts = lineStarts(code);
+    const shift = split?.prefixLength ?? 0;
     const diagnostics: TypeDiagnostic[] = found.map((diagnostic) => {
-      const { line, column } = lineColumnOf(starts, diagnostic.pos);
+      const { line, column } = lineColumnOf(starts, Math.min(diagnostic.pos + shift, code.length));
       return { line, column, code: `TS${diagnostic.code}`, message: flatten(diagnostic) };
     });
     diagnostics.sort((a, b) => a.line - b.line || a.column - b.column);
-    return { ok: diagnostics.length === 0, diagnostics };
+    if (!split) return { ok: diagnostics.length === 0, diagnostics };
+    // Looked up where the earlier snippets are: their own names are not among these (split-check.ts).
+    const at = { document: this.earlier, position: 0 };
+    const shadowsGlobal = split.names.some((name) => project.checker.resolveName(name, ANY_MEANING, at, false) !== undefined);
+    return { ok: diagnostics.length === 0, diagnostics, shadowsGlobal };
+  }
+
+  /** Sets a file's text; the files changed (none if it was the same). */
+  private set(file: string, text: string): string[] {
+    if (this.texts.get(file) === text) return [];
+    this.texts.set(file, text);
+    return [file];
+  }
+
+  private setSplit(code: string, split: SplitCheck): string[] {
+    return [...this.set(this.earlier, split.prefixForChecker), ...this.set(this.snippet, `${code.slice(split.prefixLength)}\nexport {};\n`)];
   }
 
   /**

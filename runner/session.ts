@@ -12,7 +12,7 @@
 import { CapabilityTable } from "./capabilities.js";
 import { ClassifiedStore } from "./classified/store.js";
 import { PureEvaluator } from "./classified/pure-evaluator.js";
-import type { TypeChecker } from "./checks.js";
+import type { CheckApart, TypeChecker } from "./checks.js";
 import type { Oversight } from "./approval/gate.js";
 import type { RunnerConfig } from "./config.js";
 import { converse } from "./conversation.js";
@@ -28,7 +28,9 @@ import { randomToken, randomUint32 } from "./random-token.js";
 import type { SandboxProcess } from "./sandbox-process.js";
 import { FailureNotes, SecureSink } from "./secure-sink.js";
 import { lineStarts } from "./source-position.js";
+import type { ParsedProgram } from "./parser.js";
 import { SessionParse } from "./session-parse.js";
+import { type SnippetShape, snippetShape, SplitState } from "./split-check.js";
 import { snippetForSandbox } from "./snippet-module.js";
 
 const DISPLAY_NAME = "script.ts";
@@ -104,6 +106,8 @@ export class ReplSession {
   readonly createdAt = Date.now();
   lastUsed = Date.now();
   private readonly snippets: Snippet[] = [];
+  /** Whether the type checker may check a new snippet apart from the earlier ones (split-check.ts). */
+  private readonly split = new SplitState();
   /** The checks' parse of the successful snippets, kept (see session-parse.ts). */
   private readonly parse = new SessionParse();
   /** What the snippets' effects answered, kept to replay them; bounded (see session-recording.ts). */
@@ -179,6 +183,20 @@ export class ReplSession {
       const offset = prefix.length;
       const prefixLines = lineStarts(prefix).length - 1;
       const record = this.recording.snippet();
+      // Parsed once for the validator and for the type check's question below.
+      let program: ParsedProgram | null | undefined;
+      const parsed = (): ParsedProgram | null => (program === undefined ? (program = this.parse.programWith(code)) : program);
+      let shape: SnippetShape | null = null;
+      let shadowsGlobal: boolean | null = null;
+      const checkApart: CheckApart = {
+        split: () => {
+          const whole = parsed();
+          if (whole === null) return null;
+          shape = snippetShape((whole.program.body as unknown as Array<{ start: number }>).filter((statement) => statement.start >= offset));
+          return this.split.checkFor(prefix, shape);
+        },
+        checked: (answer) => (shadowsGlobal = answer),
+      };
       let sandboxCode = "";
       let result: EvaluationResult;
       try {
@@ -192,7 +210,8 @@ export class ReplSession {
             state: this.state,
             live,
             snippet: code,
-            parsed: () => this.parse.programWith(code),
+            parsed,
+            checkApart,
             record,
             sandboxCode: (imports, sites) => (sandboxCode = snippetForSandbox(code, offset, imports, sites)),
           },
@@ -208,6 +227,7 @@ export class ReplSession {
       if (result.outcome === "ok") {
         this.snippets.push({ code, sandboxCode, recording: record.exchanges });
         this.parse.append(code);
+        this.split.append(shape, shadowsGlobal);
         this.recording.commit();
         // Past the limit, no replay is possible: what was kept is let go.
         if (!this.recording.complete) for (const snippet of this.snippets) snippet.recording = [];

@@ -9,6 +9,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { packageRoot } from "./paths.js";
+import type { SplitCheck } from "./split-check.js";
 import { type TypeCheckResult, typeCheckTimedOut } from "./typecheck.js";
 import type { TypeCheckReply, TypeCheckRequest } from "./typecheck-worker.js";
 
@@ -52,13 +53,13 @@ export class ThreadedTypeChecker {
     return running;
   }
 
-  check(code: string): Promise<TypeCheckResult> {
-    const result = this.chain.then(() => this.checkNow(code));
+  check(code: string, split?: SplitCheck): Promise<TypeCheckResult> {
+    const result = this.chain.then(() => this.checkNow(code, split));
     this.chain = result.catch(() => undefined);
     return result;
   }
 
-  private async checkNow(code: string): Promise<TypeCheckResult> {
+  private async checkNow(code: string, split: SplitCheck | undefined): Promise<TypeCheckResult> {
     const running = (this.running ??= this.start());
     const id = this.nextId++;
     let timer: NodeJS.Timeout | undefined;
@@ -66,7 +67,7 @@ export class ThreadedTypeChecker {
       running.pending.set(id, resolve);
       // The limit counts from the request: starting the checker is part of a check.
       timer = setTimeout(() => resolve("timeout"), this.limitMs);
-      running.worker.postMessage({ id, code } satisfies TypeCheckRequest);
+      running.worker.postMessage((split ? { id, code, split } : { id, code }) satisfies TypeCheckRequest);
     });
     clearTimeout(timer);
     if (reply === "timeout") {

@@ -4,9 +4,10 @@
 
 import { parentPort } from "node:worker_threads";
 import { IncrementalTypeChecker } from "./incremental-typecheck.js";
+import type { SplitCheck } from "./split-check.js";
 import type { TypeCheckResult } from "./typecheck.js";
 
-export type TypeCheckRequest = { id: number; code: string };
+export type TypeCheckRequest = { id: number; code: string; split?: SplitCheck };
 export type TypeCheckReply =
   | { kind: "ready"; pid: number; directory: string }
   | { kind: "result"; id: number; result: TypeCheckResult }
@@ -15,9 +16,9 @@ export type TypeCheckReply =
 const port = parentPort!;
 const checker = new IncrementalTypeChecker();
 port.postMessage({ kind: "ready", pid: checker.processId, directory: checker.directory } satisfies TypeCheckReply);
-port.on("message", ({ id, code }: TypeCheckRequest) => {
+port.on("message", ({ id, code, split }: TypeCheckRequest) => {
   try {
-    port.postMessage({ kind: "result", id, result: checker.check(code) } satisfies TypeCheckReply);
+    port.postMessage({ kind: "result", id, result: checker.check(code, split) } satisfies TypeCheckReply);
   } catch (error) {
     port.postMessage({ kind: "failed", id, message: error instanceof Error ? error.message : String(error) } satisfies TypeCheckReply);
     return;

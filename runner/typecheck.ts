@@ -24,6 +24,8 @@ export interface TypeDiagnostic {
 export interface TypeCheckResult {
   ok: boolean;
   diagnostics: TypeDiagnostic[];
+  /** A snippet checked apart (split-check.ts): whether one of its names is a global already. */
+  shadowsGlobal?: boolean;
 }
 
 export const COMPILER_OPTIONS = {

@@ -134,6 +134,38 @@ describe("REPL sessions", () => {
       expect(await run(s, "fixed")).toMatchObject({ stdout: "1\n", exitCode: 0 });
     }));
 
+  it("type-check each snippet as the whole program would, whether the checker is given it apart or whole", () =>
+    withSession(async (s) => {
+      // Checked apart from the earlier snippets (runner/split-check.ts) while no name comes twice.
+      expect(await run(s, "interface Row { id: number }\nconst rows: Row[] = [{ id: 1 }];")).toMatchObject({ exitCode: 0 });
+      const misspelt = await run(s, "const first = rows[0]!;\nfirst.idd");
+      expect(misspelt.exitCode).toBe(3);
+      expect(misspelt.error).toContain("script.ts:2:7 error TS2339: Property 'idd' does not exist on type 'Row'");
+      expect(await run(s, "rows[0]!.id")).toMatchObject({ stdout: "1\n", exitCode: 0 });
+      // A name declared again is the whole program's to judge: refused, or merged.
+      expect((await run(s, "const rows = 2;")).error).toContain("Cannot redeclare block-scoped variable 'rows'");
+      expect(await run(s, "{ var total = 1; }")).toMatchObject({ exitCode: 0 });
+      expect((await run(s, 'var total = "all";')).error).toContain("Subsequent variable declarations must have the same type");
+      // (rows was written without a name, so this is the whole program's error too.)
+      expect((await run(s, "interface Row { name: string }")).error).toContain("Property 'name' is missing");
+      expect(await run(s, "interface Point { x: number }")).toMatchObject({ exitCode: 0 });
+      expect(await run(s, "interface Point { y: number }")).toMatchObject({ exitCode: 0 });
+      expect((await run(s, "const p: Point = { x: 1 };")).error).toContain("Property 'y' is missing");
+      // A global shadowed by a snippet stays shadowed in the snippets after it.
+      expect(await run(s, "const escape = 5;")).toMatchObject({ exitCode: 0 });
+      expect(await run(s, "escape + 1")).toMatchObject({ stdout: "6\n", exitCode: 0 });
+    }));
+
+  it("type-check a plain import of tacit's names as the name itself, in the snippets after it", () =>
+    withSession(async (s) => {
+      expect(await run(s, 'import { println } from "tacit";\nconst greeting = "hi";')).toMatchObject({ exitCode: 0 });
+      expect(await run(s, "println(greeting)")).toMatchObject({ stdout: "hi\n", exitCode: 0 });
+      expect((await run(s, "println(greeting.toFixed())")).error).toContain("script.ts:1:18 error TS2551: Property 'toFixed' does not exist on type '\"hi\"'");
+      const again = await run(s, "const println = 1;");
+      expect(again.exitCode).toBe(3);
+      expect(again.error).toContain("println");
+    }));
+
   it("run in one live sandbox: a value read from the clock is kept as it was shown", () =>
     withSession(async (s) => {
       const first = await run(s, "const t = Date.now();\nprintln(t)");

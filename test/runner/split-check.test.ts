@@ -1,0 +1,130 @@
+// Checking a session's new snippet apart from its earlier ones (runner/split-check.ts): the
+// shape read from a snippet's syntax, and, with the real checker, the same verdict as checking
+// the whole program wherever the session would check apart.
+
+import { afterAll, describe, expect, it } from "vitest";
+import { IncrementalTypeChecker } from "../../runner/incremental-typecheck.js";
+import { parseSync, PROGRAM_OPTIONS } from "../../runner/parser.js";
+import { type SnippetShape, snippetShape, SplitState } from "../../runner/split-check.js";
+
+const SEPARATOR = "\n;\n";
+
+/** The shape of `snippet` where it stands after `before` in a session's program. */
+function shapeAt(before: string, snippet: string): SnippetShape {
+  const { program } = parseSync("script.ts", before + snippet, PROGRAM_OPTIONS);
+  return snippetShape((program.body as unknown as Array<{ start: number }>).filter((statement) => statement.start >= before.length));
+}
+
+describe("a snippet's shape", () => {
+  it("names every top-level binding: patterns, declarations of every kind, and vars in top-level blocks", () => {
+    const shape = shapeAt(
+      "",
+      [
+        "const { a, b: [c], ...d } = { a: 1, b: [2] } as any; let [e = 1, , ...f] = [] as any[];",
+        "function g() { var inFunction = 1; return inFunction; } class H {} interface I {} type J = 1; enum K { X } namespace L {}",
+        "declare function m(): void;",
+        "{ var n = 1; } for (var o of []) {} for (var p in {}) {} if (a) { var q = 1; } else { var r = 2; }",
+        "try { var s = 1; } catch { var t = 2; } finally { var u = 3; } while (false) { var v; } switch (1) { case 1: var w = 1; }",
+        "label: { var x = 1; }",
+      ].join("\n"),
+    );
+    expect(shape.bindings.sort()).toEqual(["H", "I", "J", "K", "L", "a", "c", "d", "e", "f", "g", "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w", "x"].sort());
+    expect(shape.mayShadow.sort()).toEqual(shape.bindings.sort());
+    expect(shape.moduleSyntax).toBe(false);
+    expect(shape.tacitImports).toEqual([]);
+  });
+
+  it("leaves plain imports of tacit's names to the globals, and takes anything else of a module's syntax as such", () => {
+    const before = `const earlier = 1;${SEPARATOR}`;
+    const plain = shapeAt(before, 'import { println, type FileSystem } from "tacit";\nprintln(1);');
+    expect(plain).toMatchObject({ bindings: ["println", "FileSystem"], mayShadow: [], moduleSyntax: false });
+    const [[start, end]] = plain.tacitImports as [[number, number]];
+    expect((before + 'import { println, type FileSystem } from "tacit";').slice(start, end)).toBe('import { println, type FileSystem } from "tacit";');
+    expect(shapeAt("", 'import { println as say } from "tacit";')).toMatchObject({ bindings: ["say"], mayShadow: ["say"], moduleSyntax: true });
+    expect(shapeAt("", 'import * as tacit from "tacit";')).toMatchObject({ bindings: ["tacit"], moduleSyntax: true });
+    expect(shapeAt("", "export const shared = 1;")).toMatchObject({ bindings: ["shared"], moduleSyntax: true });
+    expect(shapeAt("", "const local = 1;\nexport { local };").moduleSyntax).toBe(true);
+    expect(shapeAt("", "declare global { var g: number }").moduleSyntax).toBe(true);
+    expect(shapeAt("", 'declare module "elsewhere" {}').moduleSyntax).toBe(true);
+  });
+});
+
+describe("a session's split state", () => {
+  it("checks apart until a name comes twice, shadows a global, or the syntax is a module's", () => {
+    const state = new SplitState();
+    const first = shapeAt("", "const a = 1;");
+    expect(state.checkFor("", first)).toEqual({ prefixLength: 0, prefixForChecker: "", names: ["a"] });
+    state.append(first, false);
+    const prefix = `const a = 1;${SEPARATOR}`;
+    expect(state.checkFor(prefix, shapeAt(prefix, "const a = 2;"))).toBeNull();
+    expect(state.checkFor(prefix, shapeAt(prefix, "const b = a;"))).not.toBeNull();
+    // A snippet checked whole, or one whose name is a global already, ends checking apart.
+    const shadowing = new SplitState();
+    shadowing.append(shapeAt("", "const escape = 1;"), true);
+    expect(shadowing.checkFor("const escape = 1;\n;\n", shapeAt("const escape = 1;\n;\n", "escape + 1"))).toBeNull();
+    const aliased = new SplitState();
+    aliased.append(shapeAt("", 'import { println as say } from "tacit";'), false);
+    expect(aliased.checkFor("x", shapeAt("", "1"))).toBeNull();
+  });
+
+  it("blanks the earlier snippets' plain tacit imports for the checker, keeping every position", () => {
+    const state = new SplitState();
+    const earlier = 'import { println } from "tacit";\nconst a = 1;';
+    state.append(shapeAt("", earlier), false);
+    const prefix = earlier + SEPARATOR;
+    const split = state.checkFor(prefix, shapeAt(prefix, "println(a)"))!;
+    expect(split.prefixForChecker).toHaveLength(prefix.length);
+    expect(split.prefixForChecker).toBe(`${" ".repeat('import { println } from "tacit";'.length)}\nconst a = 1;${SEPARATOR}`);
+  });
+});
+
+describe("the checker's verdict on a snippet checked apart", () => {
+  const checker = new IncrementalTypeChecker();
+  afterAll(() => checker.close());
+
+  /** Checks `snippet` after `earlier` whole and apart, as a session would (each earlier snippet checked apart before it). */
+  function both(earlier: string[], snippet: string) {
+    const state = new SplitState();
+    let prefix = "";
+    for (const code of earlier) {
+      const shape = shapeAt(prefix, code);
+      const split = state.checkFor(prefix, shape);
+      const result = split ? checker.check(prefix + code, split) : checker.check(prefix + code);
+      expect(result.diagnostics, `earlier snippet ${JSON.stringify(code)}`).toEqual([]);
+      state.append(shape, split ? result.shadowsGlobal! : null);
+      prefix += code + SEPARATOR;
+    }
+    const split = state.checkFor(prefix, shapeAt(prefix, snippet));
+    expect(split, "the session checks this snippet apart").not.toBeNull();
+    const apart = checker.check(prefix + snippet, split!);
+    const whole = checker.check(prefix + snippet);
+    return { apart, whole };
+  }
+
+  const cases: Array<[string, string[], string]> = [
+    ["a misspelt property of an earlier interface", ["interface Row { id: number; name: string }\nconst rows: Row[] = [{ id: 1, name: 'a' }];"], "const first = rows[0]!;\nfirst.nme"],
+    ["an earlier let given the wrong type", ["let count = 0;"], "count = 'many';"],
+    ["an earlier const assigned", ["const fixed = 1;"], "fixed = 2;"],
+    ["an earlier function called wrongly, on the third line", ["function add(a: number, b: number): number { return a + b; }"], "const x = 1;\nconst y = 2;\nadd(x, 'y');"],
+    ["a value awaited at the top of an earlier snippet", ["const got = await Promise.resolve(41);"], "const s: string = got;"],
+    ["an earlier generic class", ["class Box<T> { constructor(readonly value: T) {} }\nconst box = new Box('text');"], "box.value.toFixed();"],
+    ["an earlier plain import of tacit's names", ['import { requestFileSystem, type FileSystem } from "tacit";', "const root = (fs: FileSystem) => fs;"], 'requestFileSystem(".", (fs) => root(fs).nothing);'],
+    ["a new snippet's own import, await and a correct use", ["const n = 1;"], 'import { println } from "tacit";\nprintln(n + (await Promise.resolve(1)));'],
+    ["an earlier enum and namespace", ["enum Color { Red, Green }\nnamespace Util { export const twice = (v: number) => v * 2; }"], "const c: Color = Color.Blue;\nUtil.twice('x');"],
+    ["a function shadowing nothing, used before its snippet's other names", ["const a = 1;"], "f();\nfunction f(): string { return a; }"],
+  ];
+
+  it.each(cases)("agrees with the whole program: %s", (_name, earlier, snippet) => {
+    const { apart, whole } = both(earlier, snippet);
+    expect(apart.ok).toBe(whole.ok);
+    expect(apart.diagnostics).toEqual(whole.diagnostics);
+    expect(apart.shadowsGlobal).toBe(false);
+  });
+
+  it("says when a new top-level name is already a global of the language or of tacit", () => {
+    for (const snippet of ["const escape = 1;", "type Record = 1;", "interface FileSystem { extra: string }", "function println() {}", "let Intl = 0;"]) {
+      expect(both([], snippet).apart.shadowsGlobal, snippet).toBe(true);
+    }
+    expect(both(["const mine = 1;"], "const yours = mine;").apart.shadowsGlobal).toBe(false);
+  });
+});
