@@ -53,6 +53,11 @@ export class ThreadedTypeChecker {
     return running;
   }
 
+  /** Starts the checker before the first check needs it (a person at a prompt is still typing). */
+  prestart(): void {
+    this.running ??= this.start();
+  }
+
   check(code: string, split?: SplitCheck): Promise<TypeCheckResult> {
     const result = this.chain.then(() => this.checkNow(code, split));
     this.chain = result.catch(() => undefined);
