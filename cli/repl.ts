@@ -53,7 +53,7 @@ export async function repl(config: RunnerConfig): Promise<number> {
     const code = pending;
     pending = "";
     lines.pause();
-    const result = await session.execute(code, { oversight, typeChecker: (text, split) => checker.check(text, split) });
+    const result = await session.execute(code, { oversight, typeChecker: (text, snippet) => checker.check(text, snippet) });
     recorder?.append({ kind: "repl", sessionId: session.id, code, result });
     writeShown(process.stdout, result.stdout);
     if (result.error) writeShown(process.stderr, result.error.endsWith("\n") ? result.error : `${result.error}\n`);

@@ -3,7 +3,7 @@
 
 import type { ParsedProgram } from "./parser.js";
 import type { PureFunctionSite } from "./pure-functions.js";
-import type { SplitCheck } from "./split-check.js";
+import type { SnippetCheck } from "./split-check.js";
 import { DEFAULT_TIMEOUT_MS } from "./limits.js";
 import { formatTypeDiagnostic, typeCheck, type TypeCheckResult } from "./typecheck.js";
 import { formatDiagnostic, type TacitImport, validate } from "./validator.js";
@@ -18,16 +18,16 @@ export interface CheckResult {
 
 /**
  * How the code is type-checked: a tsc process by default; a long-lived server passes its own,
- * which can also check a session's new snippet apart from the earlier ones (`split`).
+ * which can also check a session's new snippet apart from the earlier ones (split-check.ts).
  */
-export type TypeChecker = (code: string, split?: SplitCheck) => TypeCheckResult | Promise<TypeCheckResult>;
+export type TypeChecker = (code: string, snippet?: SnippetCheck) => TypeCheckResult | Promise<TypeCheckResult>;
 
-/** A session's part in its type check: whether the new snippet may be checked apart, and what the check found. */
-export interface CheckApart {
-  /** Asked once the snippet has passed validation; null: check the whole program. */
-  split(): SplitCheck | null;
-  /** Told after the check: whether a name of a snippet checked apart is a global already (null: checked whole). */
-  checked(shadowsGlobal: boolean | null): void;
+/** A session's part in its type check: how to check the new snippet, and what the checker said of its names. */
+export interface SessionTypeCheck {
+  /** Asked once the snippet has passed validation; null: check the whole program, no names asked about. */
+  plan(): Promise<SnippetCheck | null>;
+  /** Told after the check: whether one of the snippet's names is a global already (null: not asked). */
+  checked(shadowsGlobal: Promise<boolean> | null): void;
 }
 
 /**
@@ -57,7 +57,7 @@ export function checkInStages(
   checker: TypeChecker,
   fresh: string = code,
   parsed?: () => ParsedProgram | null,
-  apart?: CheckApart,
+  session?: SessionTypeCheck,
 ): { validation: CheckResult; types: Promise<CheckResult> | null } {
   const validation = validate(code, displayName, fresh, parsed);
   if (!validation.ok) {
@@ -69,9 +69,9 @@ export function checkInStages(
   if (!typeCheckEnabled) return { validation: passed, types: null };
   const types = Promise.resolve()
     .then(async () => {
-      const split = apart?.split() ?? null;
-      const checked = await (split ? checker(code, split) : checker(code));
-      apart?.checked(split ? (checked.shadowsGlobal ?? true) : null);
+      const snippet = (await session?.plan()) ?? null;
+      const checked = await (snippet ? checker(code, snippet) : checker(code));
+      session?.checked(snippet ? (checked.shadowsGlobal ?? Promise.resolve(true)) : null);
       return checked;
     })
     .then((checked): CheckResult => (checked.ok ? passed : { ok: false, errors: checked.diagnostics.map((d) => formatTypeDiagnostic(displayName, d)), tacitImports, pureFunctions }));

@@ -29,7 +29,7 @@ import { type SandboxEnd, sandboxWith } from "./sandbox.js";
 import { converse } from "./conversation.js";
 import type { LiveSandbox } from "./live-sandbox.js";
 import type { SandboxProcess } from "./sandbox-process.js";
-import { type CheckApart, type CheckResult, checkInStages, checkScript, type TypeChecker } from "./checks.js";
+import { type CheckResult, checkInStages, checkScript, type SessionTypeCheck, type TypeChecker } from "./checks.js";
 import { typeCheck } from "./typecheck.js";
 import type { TacitImport } from "./validator.js";
 import { ApprovalGate, type Oversight } from "./approval/gate.js";
@@ -143,8 +143,8 @@ export interface SessionPart {
   snippet: string;
   /** The whole program's parse, joined from the earlier snippets' kept one (or null: parse it whole). */
   parsed: () => ParsedProgram | null;
-  /** Whether the type checker may check this snippet apart from the earlier ones (split-check.ts). */
-  checkApart?: CheckApart;
+  /** How the type checker checks this snippet against the earlier ones (split-check.ts). */
+  typeCheck?: SessionTypeCheck;
   /**
    * The snippet as the sandbox runs it, from what the checks found in `code` (the session's
    * earlier snippets followed by this one, so the checks see the whole program).
@@ -243,7 +243,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
       if (early && early.typeChecked === config.typeCheck) return early.result;
       const checker = options.typeChecker ?? ((text: string) => typeCheck(text, config.executionTimeoutMs));
       const session = options.session;
-      const stages = checkInStages(options.code, options.displayName, config.typeCheck, checker, session?.snippet ?? options.code, session?.parsed, session?.checkApart);
+      const stages = checkInStages(options.code, options.displayName, config.typeCheck, checker, session?.snippet ?? options.code, session?.parsed, session?.typeCheck);
       typesChecked = stages.types;
       // Handled here too: a preparation that throws leaves it unawaited.
       typesChecked?.catch(() => undefined);

@@ -11,7 +11,7 @@ import { interfacePath, tscExecutable } from "./paths.js";
 import { singleQuoted } from "./shell-word.js";
 import { makeTempDir } from "./temp-dirs.js";
 import { lineColumnOf, lineStarts } from "./source-position.js";
-import type { SplitCheck } from "./split-check.js";
+import type { SnippetCheck } from "./split-check.js";
 import { COMPILER_OPTIONS, type TypeCheckResult, type TypeDiagnostic } from "./typecheck.js";
 
 /**
@@ -93,11 +93,13 @@ export class IncrementalTypeChecker {
   private stale: Snapshot | null = null;
 
   /**
-   * Synchronous: a re-check takes a few milliseconds. With `split`, only the new snippet is
-   * checked, beside the earlier ones (split-check.ts); diagnostics are placed in `code` either way.
+   * Synchronous: a re-check takes a few milliseconds. For a session's snippet checked apart,
+   * only it is checked, beside the earlier ones (split-check.ts); diagnostics are placed in
+   * `code` either way.
    */
-  check(code: string, split?: SplitCheck): TypeCheckResult {
+  check(code: string, snippet?: SnippetCheck): TypeCheckResult {
     this.releaseStale();
+    const split = snippet?.apart ?? null;
     const changed = split ? this.setSplit(code, split) : this.set(this.script, code);
     this.stale = this.snapshot;
     this.snapshot = this.api.updateSnapshot({ fileChanges: { changed } });
@@ -112,11 +114,18 @@ export class IncrementalTypeChecker {
       return { line, column, code: `TS${diagnostic.code}`, message: flatten(diagnostic) };
     });
     diagnostics.sort((a, b) => a.line - b.line || a.column - b.column);
-    if (!split) return { ok: diagnostics.length === 0, diagnostics };
-    // Looked up where the earlier snippets are: their own names are not among these (split-check.ts).
-    const at = { document: this.earlier, position: 0 };
-    const shadowsGlobal = split.names.some((name) => project.checker.resolveName(name, ANY_MEANING, at, false) !== undefined);
-    return { ok: diagnostics.length === 0, diagnostics, shadowsGlobal };
+    return { ok: diagnostics.length === 0, diagnostics };
+  }
+
+  /**
+   * Whether any of these names is a global of the language or of tacit. Looked up in
+   * interface.d.ts, which sees only globals: the checked script is a module.
+   */
+  shadowsGlobal(names: readonly string[]): boolean {
+    const project = this.snapshot.getProject(this.tsconfig);
+    if (!project) throw new Error("tacit: the type checker lost its project");
+    const at = { document: interfacePath, position: 0 };
+    return names.some((name) => project.checker.resolveName(name, ANY_MEANING, at, false) !== undefined);
   }
 
   /** Sets a file's text; the files changed (none if it was the same). */
@@ -126,7 +135,7 @@ export class IncrementalTypeChecker {
     return [file];
   }
 
-  private setSplit(code: string, split: SplitCheck): string[] {
+  private setSplit(code: string, split: NonNullable<SnippetCheck["apart"]>): string[] {
     return [...this.set(this.earlier, split.prefixForChecker), ...this.set(this.snippet, `${code.slice(split.prefixLength)}\nexport {};\n`)];
   }
 

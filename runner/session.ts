@@ -12,7 +12,7 @@
 import { CapabilityTable } from "./capabilities.js";
 import { ClassifiedStore } from "./classified/store.js";
 import { PureEvaluator } from "./classified/pure-evaluator.js";
-import type { CheckApart, TypeChecker } from "./checks.js";
+import type { SessionTypeCheck, TypeChecker } from "./checks.js";
 import type { Oversight } from "./approval/gate.js";
 import type { RunnerConfig } from "./config.js";
 import { converse } from "./conversation.js";
@@ -107,7 +107,7 @@ export class ReplSession {
   lastUsed = Date.now();
   private readonly snippets: Snippet[] = [];
   /** Whether the type checker may check a new snippet apart from the earlier ones (split-check.ts). */
-  private readonly split = new SplitState();
+  private readonly splitState = new SplitState();
   /** The checks' parse of the successful snippets, kept (see session-parse.ts). */
   private readonly parse = new SessionParse();
   /** What the snippets' effects answered, kept to replay them; bounded (see session-recording.ts). */
@@ -187,13 +187,13 @@ export class ReplSession {
       let program: ParsedProgram | null | undefined;
       const parsed = (): ParsedProgram | null => (program === undefined ? (program = this.parse.programWith(code)) : program);
       let shape: SnippetShape | null = null;
-      let shadowsGlobal: boolean | null = null;
-      const checkApart: CheckApart = {
-        split: () => {
+      let shadowsGlobal: Promise<boolean> | null = null;
+      const typeCheck: SessionTypeCheck = {
+        plan: async () => {
           const whole = parsed();
           if (whole === null) return null;
           shape = snippetShape((whole.program.body as unknown as Array<{ start: number }>).filter((statement) => statement.start >= offset));
-          return this.split.checkFor(prefix, shape);
+          return this.splitState.checkFor(prefix, shape);
         },
         checked: (answer) => (shadowsGlobal = answer),
       };
@@ -211,7 +211,7 @@ export class ReplSession {
             live,
             snippet: code,
             parsed,
-            checkApart,
+            typeCheck,
             record,
             sandboxCode: (imports, sites) => (sandboxCode = snippetForSandbox(code, offset, imports, sites)),
           },
@@ -227,7 +227,7 @@ export class ReplSession {
       if (result.outcome === "ok") {
         this.snippets.push({ code, sandboxCode, recording: record.exchanges });
         this.parse.append(code);
-        this.split.append(shape, shadowsGlobal);
+        this.splitState.append(shape, shadowsGlobal);
         this.recording.commit();
         // Past the limit, no replay is possible: what was kept is let go.
         if (!this.recording.complete) for (const snippet of this.snippets) snippet.recording = [];

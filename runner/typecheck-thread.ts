@@ -9,7 +9,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { packageRoot } from "./paths.js";
-import type { SplitCheck } from "./split-check.js";
+import type { SnippetCheck } from "./split-check.js";
 import { type TypeCheckResult, typeCheckTimedOut } from "./typecheck.js";
 import type { TypeCheckReply, TypeCheckRequest } from "./typecheck-worker.js";
 
@@ -19,6 +19,8 @@ interface Running {
   worker: Worker;
   ready: Promise<{ pid: number; directory: string }>;
   pending: Map<number, (reply: TypeCheckReply) => void>;
+  /** Checks apart whose answer on shadowed globals is still to come (it follows the verdict). */
+  shadows: Map<number, (shadowsGlobal: boolean) => void>;
 }
 
 export class ThreadedTypeChecker {
@@ -33,12 +35,14 @@ export class ThreadedTypeChecker {
     const worker = new Worker(WORKER_PATH);
     worker.unref();
     const pending = new Map<number, (reply: TypeCheckReply) => void>();
+    const shadows = new Map<number, (shadowsGlobal: boolean) => void>();
     let ready!: (value: { pid: number; directory: string }) => void;
     let broken!: (error: Error) => void;
-    const running: Running = { worker, pending, ready: new Promise((resolve, reject) => ((ready = resolve), (broken = reject))) };
+    const running: Running = { worker, pending, shadows, ready: new Promise((resolve, reject) => ((ready = resolve), (broken = reject))) };
     running.ready.catch(() => undefined);
     worker.on("message", (reply: TypeCheckReply) => {
       if (reply.kind === "ready") return ready({ pid: reply.pid, directory: reply.directory });
+      if (reply.kind === "shadows") return shadows.get(reply.id)?.(reply.shadowsGlobal);
       pending.get(reply.id)?.(reply);
       pending.delete(reply.id);
     });
@@ -46,6 +50,7 @@ export class ThreadedTypeChecker {
       broken(error);
       for (const settle of pending.values()) settle({ kind: "failed", id: 0, message: error.message });
       pending.clear();
+      for (const answer of shadows.values()) answer(true);
       if (this.running === running) this.running = null;
     };
     worker.on("error", end);
@@ -58,21 +63,22 @@ export class ThreadedTypeChecker {
     this.running ??= this.start();
   }
 
-  check(code: string, split?: SplitCheck): Promise<TypeCheckResult> {
-    const result = this.chain.then(() => this.checkNow(code, split));
+  check(code: string, snippet?: SnippetCheck): Promise<TypeCheckResult> {
+    const result = this.chain.then(() => this.checkNow(code, snippet));
     this.chain = result.catch(() => undefined);
     return result;
   }
 
-  private async checkNow(code: string, split: SplitCheck | undefined): Promise<TypeCheckResult> {
+  private async checkNow(code: string, snippet: SnippetCheck | undefined): Promise<TypeCheckResult> {
     const running = (this.running ??= this.start());
     const id = this.nextId++;
+    const shadowsGlobal = snippet ? this.shadowsAnswer(running, id) : undefined;
     let timer: NodeJS.Timeout | undefined;
     const reply = await new Promise<TypeCheckReply | "timeout">((resolve) => {
       running.pending.set(id, resolve);
       // The limit counts from the request: starting the checker is part of a check.
       timer = setTimeout(() => resolve("timeout"), this.limitMs);
-      running.worker.postMessage((split ? { id, code, split } : { id, code }) satisfies TypeCheckRequest);
+      running.worker.postMessage((snippet ? { id, code, snippet } : { id, code }) satisfies TypeCheckRequest);
     });
     clearTimeout(timer);
     if (reply === "timeout") {
@@ -85,13 +91,31 @@ export class ThreadedTypeChecker {
       this.stop(running);
       throw new Error(`tacit: the type checker failed: ${reply.kind === "failed" ? reply.message : "no answer"}`);
     }
-    return reply.result;
+    return shadowsGlobal ? { ...reply.result, shadowsGlobal } : reply.result;
+  }
+
+  /**
+   * The answer on shadowed globals that follows check `id`'s verdict: yes if none comes within
+   * the time limit or the checker ends first (the session is then checked whole, never stuck).
+   */
+  private shadowsAnswer(running: Running, id: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => answer(true), this.limitMs);
+      timer.unref();
+      const answer = (shadowsGlobal: boolean): void => {
+        clearTimeout(timer);
+        running.shadows.delete(id);
+        resolve(shadowsGlobal);
+      };
+      running.shadows.set(id, answer);
+    });
   }
 
   /** Kills the checker's process (the thread is blocked reading from it), then the thread. */
   private stop(running: Running): void {
     if (this.running === running) this.running = null;
     running.pending.clear();
+    for (const answer of running.shadows.values()) answer(true);
     void running.ready.then(
       ({ pid, directory }) => {
         // Only while it is still this process's child: a pid freed by its death may be reused.

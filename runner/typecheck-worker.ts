@@ -4,24 +4,35 @@
 
 import { parentPort } from "node:worker_threads";
 import { IncrementalTypeChecker } from "./incremental-typecheck.js";
-import type { SplitCheck } from "./split-check.js";
+import type { SnippetCheck } from "./split-check.js";
 import type { TypeCheckResult } from "./typecheck.js";
 
-export type TypeCheckRequest = { id: number; code: string; split?: SplitCheck };
+export type TypeCheckRequest = { id: number; code: string; snippet?: SnippetCheck };
 export type TypeCheckReply =
   | { kind: "ready"; pid: number; directory: string }
   | { kind: "result"; id: number; result: TypeCheckResult }
+  | { kind: "shadows"; id: number; shadowsGlobal: boolean }
   | { kind: "failed"; id: number; message: string };
 
 const port = parentPort!;
 const checker = new IncrementalTypeChecker();
 port.postMessage({ kind: "ready", pid: checker.processId, directory: checker.directory } satisfies TypeCheckReply);
-port.on("message", ({ id, code, split }: TypeCheckRequest) => {
+port.on("message", ({ id, code, snippet }: TypeCheckRequest) => {
   try {
-    port.postMessage({ kind: "result", id, result: checker.check(code, split) } satisfies TypeCheckReply);
+    port.postMessage({ kind: "result", id, result: checker.check(code, snippet) } satisfies TypeCheckReply);
   } catch (error) {
     port.postMessage({ kind: "failed", id, message: error instanceof Error ? error.message : String(error) } satisfies TypeCheckReply);
     return;
+  }
+  if (snippet) {
+    // After the verdict, which the caller acts on at once; this answer is needed by the session's next check.
+    let shadowsGlobal = true;
+    try {
+      shadowsGlobal = checker.shadowsGlobal(snippet.names);
+    } catch {
+      // Taken as yes: the session is checked whole from now on.
+    }
+    port.postMessage({ kind: "shadows", id, shadowsGlobal } satisfies TypeCheckReply);
   }
   try {
     checker.releaseStale(); // after the answer: it is not part of the check

@@ -24,8 +24,8 @@ export interface TypeDiagnostic {
 export interface TypeCheckResult {
   ok: boolean;
   diagnostics: TypeDiagnostic[];
-  /** A snippet checked apart (split-check.ts): whether one of its names is a global already. */
-  shadowsGlobal?: boolean;
+  /** A session's snippet (split-check.ts): whether one of its names is a global already, answered after the verdict. */
+  shadowsGlobal?: Promise<boolean>;
 }
 
 export const COMPILER_OPTIONS = {

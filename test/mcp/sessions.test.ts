@@ -7,6 +7,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { APART_FROM_CHARS } from "../../runner/split-check.js";
 import { createSession, runInSession, tacitBin } from "../helpers.js";
 import { expectProgressThenCancel } from "./progress.js";
 
@@ -136,7 +137,9 @@ describe("REPL sessions", () => {
 
   it("type-check each snippet as the whole program would, whether the checker is given it apart or whole", () =>
     withSession(async (s) => {
-      // Checked apart from the earlier snippets (runner/split-check.ts) while no name comes twice.
+      // Checked apart from the earlier snippets (runner/split-check.ts) once they are long
+      // enough, while no name comes twice.
+      expect(await run(s, `// ${"-".repeat(APART_FROM_CHARS)}`)).toMatchObject({ exitCode: 0 });
       expect(await run(s, "interface Row { id: number }\nconst rows: Row[] = [{ id: 1 }];")).toMatchObject({ exitCode: 0 });
       const misspelt = await run(s, "const first = rows[0]!;\nfirst.idd");
       expect(misspelt.exitCode).toBe(3);

@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { IncrementalTypeChecker } from "../../runner/incremental-typecheck.js";
 import { parseSync, PROGRAM_OPTIONS } from "../../runner/parser.js";
-import { type SnippetShape, snippetShape, SplitState } from "../../runner/split-check.js";
+import { APART_FROM_CHARS, type SnippetShape, snippetShape, SplitState } from "../../runner/split-check.js";
 
 const SEPARATOR = "\n;\n";
 
@@ -50,31 +50,41 @@ describe("a snippet's shape", () => {
 });
 
 describe("a session's split state", () => {
-  it("checks apart until a name comes twice, shadows a global, or the syntax is a module's", () => {
+  /** Earlier snippets long enough to be checked apart from. */
+  const LONG = `// ${"-".repeat(APART_FROM_CHARS)}`;
+
+  it("checks apart from long enough earlier snippets until a name comes twice, shadows a global, or the syntax is a module's", async () => {
     const state = new SplitState();
     const first = shapeAt("", "const a = 1;");
-    expect(state.checkFor("", first)).toEqual({ prefixLength: 0, prefixForChecker: "", names: ["a"] });
-    state.append(first, false);
-    const prefix = `const a = 1;${SEPARATOR}`;
-    expect(state.checkFor(prefix, shapeAt(prefix, "const a = 2;"))).toBeNull();
-    expect(state.checkFor(prefix, shapeAt(prefix, "const b = a;"))).not.toBeNull();
-    // A snippet checked whole, or one whose name is a global already, ends checking apart.
-    const shadowing = new SplitState();
-    shadowing.append(shapeAt("", "const escape = 1;"), true);
-    expect(shadowing.checkFor("const escape = 1;\n;\n", shapeAt("const escape = 1;\n;\n", "escape + 1"))).toBeNull();
+    // Short: checked whole, the names asked about all the same.
+    expect(await state.checkFor("", first)).toEqual({ names: ["a"], apart: null });
+    state.append(first, Promise.resolve(false));
+    state.append(shapeAt("const a = 1;\n;\n", LONG), Promise.resolve(false));
+    const prefix = `const a = 1;${SEPARATOR}${LONG}${SEPARATOR}`;
+    expect(await state.checkFor(prefix, shapeAt(prefix, "const b = a;"))).toEqual({ names: ["b"], apart: { prefixLength: prefix.length, prefixForChecker: prefix } });
+    // A name bound again: checked whole.
+    expect(await state.checkFor(prefix, shapeAt(prefix, "const a = 2;"))).toEqual({ names: ["a"], apart: null });
+    // A snippet whose name is a global already (or whose answer failed, or was not asked for),
+    // or one with a module's syntax, ends the checks apart and the questions.
+    const after = `const escape = 1;${SEPARATOR}${LONG}${SEPARATOR}`;
+    for (const answer of [Promise.resolve(true), Promise.reject(new Error("the checker ended")), null]) {
+      const state = new SplitState();
+      state.append(shapeAt("", "const escape = 1;"), answer);
+      expect(await state.checkFor(after, shapeAt(after, "escape + 1"))).toBeNull();
+    }
     const aliased = new SplitState();
-    aliased.append(shapeAt("", 'import { println as say } from "tacit";'), false);
-    expect(aliased.checkFor("x", shapeAt("", "1"))).toBeNull();
+    aliased.append(shapeAt("", 'import { println as say } from "tacit";'), Promise.resolve(false));
+    expect(await aliased.checkFor(after, shapeAt(after, "1"))).toBeNull();
   });
 
-  it("blanks the earlier snippets' plain tacit imports for the checker, keeping every position", () => {
+  it("blanks the earlier snippets' plain tacit imports for the checker, keeping every position", async () => {
     const state = new SplitState();
-    const earlier = 'import { println } from "tacit";\nconst a = 1;';
-    state.append(shapeAt("", earlier), false);
+    const earlier = `import { println } from "tacit";\nconst a = 1;\n${LONG}`;
+    state.append(shapeAt("", earlier), Promise.resolve(false));
     const prefix = earlier + SEPARATOR;
-    const split = state.checkFor(prefix, shapeAt(prefix, "println(a)"))!;
-    expect(split.prefixForChecker).toHaveLength(prefix.length);
-    expect(split.prefixForChecker).toBe(`${" ".repeat('import { println } from "tacit";'.length)}\nconst a = 1;${SEPARATOR}`);
+    const { apart } = (await state.checkFor(prefix, shapeAt(prefix, "println(a)")))!;
+    expect(apart!.prefixForChecker).toHaveLength(prefix.length);
+    expect(apart!.prefixForChecker).toBe(`${" ".repeat('import { println } from "tacit";'.length)}\nconst a = 1;\n${LONG}${SEPARATOR}`);
   });
 });
 
@@ -82,23 +92,25 @@ describe("the checker's verdict on a snippet checked apart", () => {
   const checker = new IncrementalTypeChecker();
   afterAll(() => checker.close());
 
-  /** Checks `snippet` after `earlier` whole and apart, as a session would (each earlier snippet checked apart before it). */
-  function both(earlier: string[], snippet: string) {
+  /** Checks `snippet` after `earlier` whole and apart, as a session would (each earlier snippet checked as it would be before it). */
+  async function both(earlier: string[], snippet: string) {
     const state = new SplitState();
     let prefix = "";
-    for (const code of earlier) {
+    // Comment enough that the last snippet is checked apart.
+    for (const code of [`// ${"-".repeat(APART_FROM_CHARS)}`, ...earlier]) {
       const shape = shapeAt(prefix, code);
-      const split = state.checkFor(prefix, shape);
-      const result = split ? checker.check(prefix + code, split) : checker.check(prefix + code);
+      const check = await state.checkFor(prefix, shape);
+      const result = checker.check(prefix + code, check!);
       expect(result.diagnostics, `earlier snippet ${JSON.stringify(code)}`).toEqual([]);
-      state.append(shape, split ? result.shadowsGlobal! : null);
+      state.append(shape, Promise.resolve(checker.shadowsGlobal(check!.names)));
       prefix += code + SEPARATOR;
     }
-    const split = state.checkFor(prefix, shapeAt(prefix, snippet));
-    expect(split, "the session checks this snippet apart").not.toBeNull();
-    const apart = checker.check(prefix + snippet, split!);
+    const check = await state.checkFor(prefix, shapeAt(prefix, snippet));
+    expect(check?.apart, "the session checks this snippet apart").toBeTruthy();
+    const apart = checker.check(prefix + snippet, check!);
+    const shadowsGlobal = checker.shadowsGlobal(check!.names);
     const whole = checker.check(prefix + snippet);
-    return { apart, whole };
+    return { apart, shadowsGlobal, whole };
   }
 
   const cases: Array<[string, string[], string]> = [
@@ -114,17 +126,17 @@ describe("the checker's verdict on a snippet checked apart", () => {
     ["a function shadowing nothing, used before its snippet's other names", ["const a = 1;"], "f();\nfunction f(): string { return a; }"],
   ];
 
-  it.each(cases)("agrees with the whole program: %s", (_name, earlier, snippet) => {
-    const { apart, whole } = both(earlier, snippet);
+  it.each(cases)("agrees with the whole program: %s", async (_name, earlier, snippet) => {
+    const { apart, shadowsGlobal, whole } = await both(earlier, snippet);
     expect(apart.ok).toBe(whole.ok);
     expect(apart.diagnostics).toEqual(whole.diagnostics);
-    expect(apart.shadowsGlobal).toBe(false);
+    expect(shadowsGlobal).toBe(false);
   });
 
-  it("says when a new top-level name is already a global of the language or of tacit", () => {
+  it("says when a new top-level name is already a global of the language or of tacit", async () => {
     for (const snippet of ["const escape = 1;", "type Record = 1;", "interface FileSystem { extra: string }", "function println() {}", "let Intl = 0;"]) {
-      expect(both([], snippet).apart.shadowsGlobal, snippet).toBe(true);
+      expect((await both([], snippet)).shadowsGlobal, snippet).toBe(true);
     }
-    expect(both(["const mine = 1;"], "const yours = mine;").apart.shadowsGlobal).toBe(false);
+    expect((await both(["const mine = 1;"], "const yours = mine;")).shadowsGlobal).toBe(false);
   });
 });
