@@ -38,6 +38,7 @@ import { RunGrants } from "./approval/grants.js";
 import { redirectVetting } from "./approval/redirects.js";
 import { unattendedOversight } from "./approval/oversight.js";
 import { digestOf, sha256Base64 } from "./audit/digest.js";
+import type { HeapShare } from "./heap-share.js";
 import { HostSecrets } from "./host-secrets.js";
 import { PausableTimer } from "./pausable-timer.js";
 import { randomToken } from "./random-token.js";
@@ -115,6 +116,11 @@ export interface EvaluateOptions {
   session?: SessionPart;
   /** Approval tiers, who to ask, and the audit log; default: the config's policy, no one to ask, no log. */
   oversight?: Oversight;
+  /**
+   * What all of a server's evaluations may hold of classified plaintext together (see
+   * heap-share.ts), for a one-shot evaluation's store; a session's store has its own. Default: no bound beyond the store's.
+   */
+  classifiedValues?: HeapShare;
 }
 
 /** The digest a replayed request is compared by. */
@@ -179,10 +185,13 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
     policyDigest: oversight.policyDigest,
   });
   let ended: EvaluationResult | undefined;
+  // What the evaluation holds beyond its end however it ends (a one-shot's classified values, from the server's share).
+  const atEnd: Array<() => void> = [];
   try {
-    ended = await runEvaluation(options, oversight, evaluation);
+    ended = await runEvaluation(options, oversight, evaluation, atEnd);
     return ended;
   } finally {
+    for (const release of atEnd) release();
     if (audit) {
       audit.append({
         type: "evaluation-ended",
@@ -196,7 +205,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   }
 }
 
-async function runEvaluation(options: EvaluateOptions, oversight: Oversight, evaluation: string): Promise<EvaluationResult> {
+async function runEvaluation(options: EvaluateOptions, oversight: Oversight, evaluation: string, atEnd: Array<() => void>): Promise<EvaluationResult> {
   const startedAt = monotonicMs();
   const { config } = options;
   const output = new OutputBuffer(OUTPUT_LIMIT_BYTES, options.onOutput);
@@ -260,6 +269,8 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   const unlessAbandoned = abortRace(abandon.signal);
   const stop = (detail: string): void => sandbox.kill("classified", detail);
   const { context, capabilities, pure, sink, grants, attachNotes } = createEvaluationContext(config, options, oversight, output, lifetime.signal, abandon.signal, grep, stop);
+  // A session's store lives on (it is released with the session); a one-shot's gives its share back.
+  if (!options.session) atEnd.push(() => context.classified.release());
   const gate = new ApprovalGate({
     oversight,
     evaluation,
@@ -369,7 +380,7 @@ function createEvaluationContext(
   // the store's notes on values it could not compute count against the same share.
   const quota = sink ? new SinkQuota(sink, { knownBytes: OUTPUT_LIMIT_BYTES, totalBytes: OUTPUT_LIMIT_BYTES + config.classifiedStoreLimitBytes }) : null;
   const notes = shared?.notes ?? new FailureNotes();
-  const classified = shared?.classified ?? new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes);
+  const classified = shared?.classified ?? new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes, options.classifiedValues);
   const hostSecrets = HostSecrets.of(config);
   const context: EvaluationContext = {
     output,

@@ -154,6 +154,9 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
   // waits for most of a boot, since every one-shot call needs a fresh sandbox).
   // One-shot calls beyond the limit wait (in order) rather than each starting a sandbox at once.
   const evaluations = new ConcurrencyLimit(config.maxConcurrentEvaluations);
+  // What all sessions and one-shot calls hold of classified plaintext together: each store's
+  // own limit, times the sessions and calls a server holds, is more than the host has.
+  const classifiedValues = HeapShare.quarterOfHeap();
   const slotFor = (signal?: AbortSignal): Slot => evaluations.slot(signal, () => new CancelledBeforeStart());
   let spare: SandboxProcess | undefined = new SandboxProcess({ memoryLimitMb: config.memoryLimitMb });
   let closing = false;
@@ -198,6 +201,7 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
                 signal: extra.signal,
                 typeChecker,
                 oversight,
+                classifiedValues,
                 ...(prestarted ? { prestarted } : {}),
               }),
             ),
@@ -213,7 +217,7 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
       }),
   );
 
-  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, recorder, typeChecker, oversight, log, slotFor) : null;
+  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, recorder, typeChecker, oversight, log, slotFor, classifiedValues) : null;
 
   server.registerTool(
     "show_interface",
@@ -297,12 +301,11 @@ function registerSessionTools(
   oversight: Oversight,
   log: ReturnType<typeof serverLog>,
   slotFor: (signal?: AbortSignal) => Slot,
+  classifiedValues: HeapShare,
 ): { closeAll(reason: string): Promise<void> } {
   const sessions = new Map<string, ReplSession>();
   /** What all sessions keep of their replies together: each one's own limit, times maxSessions, is more than the host holds. */
   const recordings = HeapShare.quarterOfHeap();
-  /** What all sessions hold of classified plaintext together, for the same reason. */
-  const classifiedValues = HeapShare.quarterOfHeap();
   /** create_repl_session calls under way, not yet in `sessions`. */
   let creating = 0;
   const end = async (session: ReplSession, reason: string): Promise<void> => {

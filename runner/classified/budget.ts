@@ -73,9 +73,9 @@ export class PlaintextBudget {
   fullReason(): string {
     if (this.sharedFull) {
       return (
-        `not kept: the classified values of all this server's sessions together already fill the ` +
+        `not kept: the classified values of all this server's sessions and calls together already fill the ` +
         `${Math.round(this.shared.limitBytes / (1024 * 1024))} MiB the host holds for them (a quarter of tacit's heap limit); ` +
-        "delete sessions no longer needed"
+        "delete sessions no longer needed, or let the calls under way end"
       );
     }
     return (

@@ -1,8 +1,9 @@
-// What all the sessions of one tacit serve hold of classified plaintext together is bounded:
-// each session's store is bounded by classifiedStoreLimitBytes (256 MiB by default), but a
-// server holds up to maxSessions sessions. Unbounded together, a few sessions each within its
-// own limit made a server with a 250 MB heap die (every session with it). A value past the
-// server's share is not kept, out of sight, like one past the session's own limit.
+// What all the sessions and one-shot calls of one tacit serve hold of classified plaintext
+// together is bounded: each session's or call's store is bounded by classifiedStoreLimitBytes
+// (256 MiB by default), but a server holds up to maxSessions sessions and runs
+// maxConcurrentEvaluations calls at once. Unbounded together, a few sessions or calls each
+// within its own limit made a server with a 250 MB heap die (every session with it). A value
+// past the server's share is not kept, out of sight, like one past the store's own limit.
 
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -52,4 +53,24 @@ it("sessions each within their own limit cannot together fill the server with cl
   );
   expect(written, stderr).toMatchObject({ exitCode: 0 });
   expect(readFileSync(path.join(dir, "out.secret"), "utf8")).toBe("KEPT-AFTER-THE-FLOOD");
+}, 60_000);
+
+it("one-shot calls under way together cannot fill the server with classified values either; each gives its share back as it ends", async () => {
+  // The same 108 MiB of plaintext per call, held by three calls at once (each waits for the others before it ends).
+  const classifying =
+    `const kept: unknown[] = [];\nconst chunk = "c".repeat(3 * 1024 * 1024);\nfor (let i = 0; i < 34; i++) kept.push(classify(chunk + i));\n` +
+    `for (let i = 0; i < 3000; i++) kept.push(classify("f".repeat(2000) + i));\n` +
+    `for (let i = 0; i < 3000; i++) kept.push(classify("s" + i));\nawait new Promise((resolve) => setTimeout(resolve, 6000));\nprintln(kept.length);`;
+  const calls = [0, 1, 2].map(() => client.callTool({ name: "execute_typescript", arguments: { code: classifying } }, undefined, { timeout: 60_000 }));
+  for (const call of await Promise.all(calls)) expect(call.structuredContent, stderr).toMatchObject({ exitCode: 0, stdout: "6034\n" });
+  const written = await client.callTool(
+    {
+      name: "execute_typescript",
+      arguments: { code: `requestFileSystem(".", (fs) => fs.writeClassified("one-shot.secret", classify("kept-after-the-calls").map((t) => t.toUpperCase())));` },
+    },
+    undefined,
+    { timeout: 60_000 },
+  );
+  expect(written.structuredContent, stderr).toMatchObject({ exitCode: 0 });
+  expect(readFileSync(path.join(dir, "one-shot.secret"), "utf8")).toBe("KEPT-AFTER-THE-CALLS");
 }, 60_000);
