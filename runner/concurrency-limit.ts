@@ -56,3 +56,42 @@ export class ConcurrencyLimit {
     });
   }
 }
+
+/**
+ * Calls admitted at most, and what they hold together (their code, in characters): past
+ * either, a call is refused before it waits for anything.
+ */
+export class InFlightBound {
+  private calls = 0;
+  private chars = 0;
+
+  constructor(
+    readonly maxCalls: number,
+    readonly maxChars: number,
+  ) {}
+
+  /** Admits a call holding `chars` (then `release` it when it ends), or says why not. */
+  admit(chars: number): { release: () => void } | { refused: string } {
+    if (this.calls + 1 > this.maxCalls || this.chars + chars > this.maxChars) {
+      const mib = (n: number) => (n / (1024 * 1024)).toFixed(1);
+      return {
+        refused:
+          `refused before it ran: ${this.calls === 1 ? "1 call is" : `${this.calls} calls are`} already under way or waiting for their turn, holding ` +
+          `${mib(this.chars)} Mi characters of code, and this one (${mib(chars)} Mi characters) would pass what the server ` +
+          `holds at once (${this.maxCalls} calls, ${mib(this.maxChars)} Mi characters). Wait for the answers to calls already ` +
+          `sent before sending more, or send shorter code.`,
+      };
+    }
+    this.calls++;
+    this.chars += chars;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.calls--;
+        this.chars -= chars;
+      },
+    };
+  }
+}

@@ -36,3 +36,11 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  * earlier ones (the validator on the host's main thread), so what a check reads is bounded.
  */
 export const SESSION_CODE_LIMIT_CHARS = 16 * 1024 * 1024;
+/**
+ * Calls of one tacit serve that run code (execute_typescript, execute_in_session), under way
+ * or waiting for their turn, at most; and their code together, in characters. Each holds its
+ * code (a message may be 10 MiB) until it ends, and only maxConcurrentEvaluations run at once:
+ * without a bound, a client sending calls faster than they end fills the server's heap.
+ */
+export const CALLS_IN_FLIGHT_LIMIT = 256;
+export const CODE_IN_FLIGHT_LIMIT_CHARS = 64 * 1024 * 1024;

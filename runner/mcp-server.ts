@@ -24,7 +24,8 @@ import type { Oversight } from "./approval/gate.js";
 import { elicitationAsker } from "./approval/elicitation.js";
 import { createOversight } from "./approval/oversight.js";
 import { monotonicMs } from "./monotonic.js";
-import { ConcurrencyLimit, type Slot } from "./concurrency-limit.js";
+import { ConcurrencyLimit, InFlightBound, type Slot } from "./concurrency-limit.js";
+import { CALLS_IN_FLIGHT_LIMIT, CODE_IN_FLIGHT_LIMIT_CHARS } from "./limits.js";
 
 const INSTRUCTIONS =
   "tacit runs TypeScript you write against a capability library, in a sandbox with no authority of its own: " +
@@ -157,6 +158,7 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
   // What all sessions and one-shot calls hold of classified plaintext together: each store's
   // own limit, times the sessions and calls a server holds, is more than the host has.
   const classifiedValues = HeapShare.quarterOfHeap();
+  const inFlight = new InFlightBound(CALLS_IN_FLIGHT_LIMIT, CODE_IN_FLIGHT_LIMIT_CHARS);
   const slotFor = (signal?: AbortSignal): Slot => evaluations.slot(signal, () => new CancelledBeforeStart());
   let spare: SandboxProcess | undefined = new SandboxProcess({ memoryLimitMb: config.memoryLimitMb });
   let closing = false;
@@ -188,36 +190,38 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
       outputSchema: resultShape,
     },
     async ({ code }, extra) =>
-      withProgress(extra, async () => {
-        let result: EvaluationResult;
-        try {
-          result = await slotFor(extra.signal)(() =>
-            withSpare((prestarted) =>
-              evaluate({
-                code,
-                displayName: "script.ts",
-                config,
-                input: { kind: "unavailable", reason: "readInput(): an MCP call has no piped input; put the data in the script." },
-                signal: extra.signal,
-                typeChecker,
-                oversight,
-                classifiedValues,
-                ...(prestarted ? { prestarted } : {}),
-              }),
-            ),
-          );
-        } catch (error) {
-          if (!(error instanceof CancelledBeforeStart)) throw error;
-          logAfterAnswer(log, "execute_typescript: cancelled while waiting for its turn; it never ran");
-          return textResult(error.message, true);
-        }
-        recorder?.append({ kind: "execute_typescript", code, result });
-        logAfterAnswer(log, `execute_typescript: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
-        return toolResult(result);
-      }),
+      admitted(inFlight, code, () =>
+        withProgress(extra, async () => {
+          let result: EvaluationResult;
+          try {
+            result = await slotFor(extra.signal)(() =>
+              withSpare((prestarted) =>
+                evaluate({
+                  code,
+                  displayName: "script.ts",
+                  config,
+                  input: { kind: "unavailable", reason: "readInput(): an MCP call has no piped input; put the data in the script." },
+                  signal: extra.signal,
+                  typeChecker,
+                  oversight,
+                  classifiedValues,
+                  ...(prestarted ? { prestarted } : {}),
+                }),
+              ),
+            );
+          } catch (error) {
+            if (!(error instanceof CancelledBeforeStart)) throw error;
+            logAfterAnswer(log, "execute_typescript: cancelled while waiting for its turn; it never ran");
+            return textResult(error.message, true);
+          }
+          recorder?.append({ kind: "execute_typescript", code, result });
+          logAfterAnswer(log, `execute_typescript: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
+          return toolResult(result);
+        }),
+      ),
   );
 
-  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, recorder, typeChecker, oversight, log, slotFor, classifiedValues) : null;
+  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, recorder, typeChecker, oversight, log, slotFor, classifiedValues, inFlight) : null;
 
   server.registerTool(
     "show_interface",
@@ -287,6 +291,17 @@ class CancelledBeforeStart extends Error {
   }
 }
 
+/** Runs a call that runs code if the server can hold it with those already under way or waiting (InFlightBound); refuses it otherwise. */
+async function admitted<R>(inFlight: InFlightBound, code: string, run: () => Promise<R>): Promise<R | ReturnType<typeof textResult>> {
+  const admission = inFlight.admit(code.length);
+  if ("refused" in admission) return textResult(admission.refused, true);
+  try {
+    return await run();
+  } finally {
+    admission.release();
+  }
+}
+
 function textResult(text: string, isError = false) {
   return { content: [{ type: "text" as const, text }], ...(isError ? { isError: true } : {}) };
 }
@@ -302,6 +317,7 @@ function registerSessionTools(
   log: ReturnType<typeof serverLog>,
   slotFor: (signal?: AbortSignal) => Slot,
   classifiedValues: HeapShare,
+  inFlight: InFlightBound,
 ): { closeAll(reason: string): Promise<void> } {
   const sessions = new Map<string, ReplSession>();
   /** What all sessions keep of their replies together: each one's own limit, times maxSessions, is more than the host holds. */
@@ -370,16 +386,18 @@ function registerSessionTools(
     async ({ session_id, code }, extra) => {
       const session = sessions.get(session_id);
       if (!session) return unknown(session_id);
-      try {
-        // A snippet runs in a sandbox like any call: it takes one of the same slots (uncounted,
-        // a client could run as many sandboxes at once as it had sessions: 100 by default).
-        const result = await withProgress(extra, () => session.execute(code, { signal: extra.signal, typeChecker, oversight, slot: slotFor(extra.signal) }));
-        recorder?.append({ kind: "execute_in_session", sessionId: session_id, code, result });
-        logAfterAnswer(log, `execute_in_session ${session_id}: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
-        return toolResult(result);
-      } catch (error) {
-        return textResult((error as Error).message, true);
-      }
+      return admitted(inFlight, code, async () => {
+        try {
+          // A snippet runs in a sandbox like any call: it takes one of the same slots (uncounted,
+          // a client could run as many sandboxes at once as it had sessions: 100 by default).
+          const result = await withProgress(extra, () => session.execute(code, { signal: extra.signal, typeChecker, oversight, slot: slotFor(extra.signal) }));
+          recorder?.append({ kind: "execute_in_session", sessionId: session_id, code, result });
+          logAfterAnswer(log, `execute_in_session ${session_id}: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
+          return toolResult(result);
+        } catch (error) {
+          return textResult((error as Error).message, true);
+        }
+      });
     },
   );
 

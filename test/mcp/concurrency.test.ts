@@ -9,6 +9,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CALLS_IN_FLIGHT_LIMIT } from "../../runner/limits.js";
 import { connectServe } from "../helpers.js";
 
 let dir: string;
@@ -68,6 +69,33 @@ describe("tacit serve: concurrent execute_typescript calls", () => {
     await sleep(500);
     expect(existsSync(path.join(dir, "cancelled")), "the cancelled call ran").toBe(false);
   });
+
+  it("refuses a call past what the server holds at once, before it waits, and takes calls again as they end", async () => {
+    // Each waiting call holds its code (a message may be 10 MiB) until it ends: unbounded,
+    // calls sent faster than they end filled the server's heap.
+    rmSync(path.join(dir, "release"), { force: true });
+    const holder = client.callTool({ name: "execute_typescript", arguments: { code: holding("bound-holder") } });
+    await until("bound-holder");
+    const abort = new AbortController();
+    const waiting = Array.from({ length: CALLS_IN_FLIGHT_LIMIT - 1 }, (_, i) =>
+      client.callTool({ name: "execute_typescript", arguments: { code: marking(`waiting-${i}`) } }, undefined, { signal: abort.signal }).catch(() => "cancelled"),
+    );
+    const refused = await client.callTool({ name: "execute_typescript", arguments: { code: marking("one-too-many") } });
+    expect(refused.isError).toBe(true);
+    expect((refused.content as Array<{ text: string }>)[0]!.text).toContain(
+      `refused before it ran: ${CALLS_IN_FLIGHT_LIMIT} calls are already under way or waiting for their turn`,
+    );
+    expect((refused.content as Array<{ text: string }>)[0]!.text).toContain("Wait for the answers to calls already sent before sending more");
+    abort.abort("the test cancels them");
+    expect(new Set(await Promise.all(waiting))).toEqual(new Set(["cancelled"]));
+    writeFileSync(path.join(dir, "release"), "");
+    expect((await holder).isError).toBeFalsy();
+    const admitted = await client.callTool({ name: "execute_typescript", arguments: { code: marking("admitted-again") } });
+    expect((admitted.structuredContent as { stdout: string }).stdout).toBe("admitted-again ran\n");
+    expect(existsSync(path.join(dir, "one-too-many")), "the refused call ran").toBe(false);
+    expect(existsSync(path.join(dir, "waiting-0")), "a cancelled call ran").toBe(false);
+    rmSync(path.join(dir, "release"));
+  }, 60_000);
 
   it("counts session snippets too: one waits while another call holds the only slot, and holds it itself", async () => {
     // Snippets ran outside the limit: with maxSessions at 100, a client could run a hundred
