@@ -14,7 +14,12 @@ export class HeapShare {
 
   /** A quarter of this process's heap limit. */
   static quarterOfHeap(): HeapShare {
-    return new HeapShare(Math.floor(getHeapStatistics().heap_size_limit / 4));
+    return HeapShare.ofHeap(4);
+  }
+
+  /** One `part`th of this process's heap limit. */
+  static ofHeap(part: number): HeapShare {
+    return new HeapShare(Math.floor(getHeapStatistics().heap_size_limit / part));
   }
 
   /** No bound beyond the holder's own (a holder that is alone: tacit run, the repl). */

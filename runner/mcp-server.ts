@@ -322,6 +322,8 @@ function registerSessionTools(
   const sessions = new Map<string, ReplSession>();
   /** What all sessions keep of their replies together: each one's own limit, times maxSessions, is more than the host holds. */
   const recordings = HeapShare.quarterOfHeap();
+  /** What all sessions keep of their snippets' code together (16 MiB of code a session, 100 sessions). */
+  const keptCode = HeapShare.ofHeap(8);
   /** create_repl_session calls under way, not yet in `sessions`. */
   let creating = 0;
   const end = async (session: ReplSession, reason: string): Promise<void> => {
@@ -362,7 +364,7 @@ function registerSessionTools(
       try {
         // The warm spare becomes the session's sandbox; the next spare boots meanwhile.
         // Its rebuilds take a slot as its snippets do; none waits on a cancellation.
-        session = await withSpare(async (prestarted) => new ReplSession(config, prestarted, slotFor(), recordings, classifiedValues));
+        session = await withSpare(async (prestarted) => new ReplSession(config, prestarted, slotFor(), recordings, classifiedValues, keptCode));
       } finally {
         creating--;
       }

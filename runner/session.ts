@@ -17,7 +17,7 @@ import type { Oversight } from "./approval/gate.js";
 import type { RunnerConfig } from "./config.js";
 import { converse } from "./conversation.js";
 import { evaluate, exchangeDigest, EXIT_CODES, type EvaluationResult, type SessionState } from "./evaluate.js";
-import type { HeapShare } from "./heap-share.js";
+import { HeapShare } from "./heap-share.js";
 import { type RecordedExchange, SessionRecording } from "./session-recording.js";
 import type { Slot } from "./concurrency-limit.js";
 import { HostSecrets } from "./host-secrets.js";
@@ -65,6 +65,20 @@ function tooMuchCode(kept: number, snippet: number): string {
     "requestFileSystem), or create a new session (or run the script with execute_typescript)"
   );
 }
+
+/** Why a snippet is refused when all the server's sessions together keep as much code as it holds. */
+function tooMuchCodeInAll(share: HeapShare, snippet: number): string {
+  const mib = (bytes: number): string => (bytes / MIB).toFixed(1);
+  return (
+    `refused before it was checked: the server's sessions together already keep as much code as it holds for them ` +
+    `(${mib(share.limitBytes)} MiB, an eighth of tacit's heap limit; this snippet would take ${mib(snippet)} MiB more, ` +
+    "counting the copy the sandbox runs). The session goes on as it was. Delete sessions no longer needed, or keep large " +
+    "data out of the code (put it in a file and read it with requestFileSystem)"
+  );
+}
+
+/** What a kept snippet costs the host: its text and the sandbox's copy of it, two bytes a character. */
+const keptCodeBytes = (code: string): number => code.length * 2 * 2;
 
 /** Positions in the checks' messages refer to the whole program; the agent sees its snippet's lines. */
 function shiftLines(text: string | null, lines: number): string | null {
@@ -129,8 +143,8 @@ export class ReplSession {
    * `rebuildSlot`: runs a rebuild once a slot is free (tacit serve's maxConcurrentEvaluations):
    * a rebuild replays every earlier snippet in a sandbox of its own, after the failed snippet's
    * slot is given back.
-   * `recordings`, `classifiedValues`: what all the server's sessions keep of their replies, and hold of classified
-   * plaintext, together (see heap-share.ts).
+   * `recordings`, `classifiedValues`, `keptCode`: what all the server's sessions keep of their
+   * replies, hold of classified plaintext, and keep of their snippets' code, together (see heap-share.ts).
    */
   constructor(
     private readonly config: RunnerConfig,
@@ -138,6 +152,7 @@ export class ReplSession {
     private readonly rebuildSlot?: Slot,
     recordings?: HeapShare,
     classifiedValues?: HeapShare,
+    private readonly keptCode: HeapShare = HeapShare.unbounded(),
   ) {
     const pure = new PureEvaluator();
     const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
@@ -170,6 +185,12 @@ export class ReplSession {
     if (kept + code.length > SESSION_CODE_LIMIT_CHARS) {
       return { outcome: "rejected", exitCode: EXIT_CODES.rejected, stdout: "", error: tooMuchCode(kept, code.length), durationMs: 0, truncated: false };
     }
+    // Taken now, given back unless the snippet is kept (and by close() if it is).
+    const codeBytes = keptCodeBytes(code);
+    if (!this.keptCode.take(codeBytes)) {
+      return { outcome: "rejected", exitCode: EXIT_CODES.rejected, stdout: "", error: tooMuchCodeInAll(this.keptCode, codeBytes), durationMs: 0, truncated: false };
+    }
+    let codeKept = false;
     try {
       const live = await this.liveSandbox();
       if (!live) {
@@ -226,6 +247,8 @@ export class ReplSession {
       }
       if (result.outcome === "ok") {
         this.snippets.push({ code, sandboxCode, recording: record.exchanges });
+        // A session closed meanwhile has given back what it kept already.
+        codeKept = !this.closed;
         this.parse.append(code);
         this.splitState.append(shape, shadowsGlobal);
         this.recording.commit();
@@ -239,6 +262,7 @@ export class ReplSession {
       // The checks saw the whole program; the sandbox ran the snippet alone.
       return result.outcome === "rejected" ? { ...result, error: shiftLines(result.error, prefixLines) } : result;
     } finally {
+      if (!codeKept) this.keptCode.give(codeBytes);
       this.lastUsed = Date.now();
     }
   }
@@ -251,6 +275,7 @@ export class ReplSession {
     this.live = null;
     this.recording.close();
     this.state.classified.release();
+    for (const snippet of this.snippets.splice(0)) this.keptCode.give(keptCodeBytes(snippet.code));
     await this.state.pure.close();
     await this.state.sink?.flush().catch(() => undefined);
     this.state.sink?.close();
