@@ -46,7 +46,10 @@ export interface SnippetShape {
   mayShadow: string[];
   /** Plain `import { name } from "tacit"` statements: [start, end) where the snippet stands in the program. */
   tacitImports: Array<[number, number]>;
-  /** Module syntax the script form cannot hold: exports, renamed or namespace imports, `declare global`, `declare module "…"`. */
+  /**
+   * What a script would read otherwise: exports, renamed or namespace imports, `declare global`,
+   * `declare module "…"`, and `this` outside functions (undefined in a module, globalThis in a script).
+   */
   moduleSyntax: boolean;
 }
 
@@ -145,9 +148,33 @@ function declaredNames(node: Node): string[] {
   return names;
 }
 
+/**
+ * Whether `this` appears outside every function (class members included, conservatively: a
+ * field's initializer means the instance, but telling those apart is not worth the risk).
+ */
+function usesThisOutsideFunctions(root: unknown): boolean {
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (Array.isArray(value)) {
+      for (const item of value) pending.push(item);
+      continue;
+    }
+    if (!isNode(value)) continue;
+    if (value.type === "ThisExpression") return true;
+    if (value.type === "FunctionDeclaration" || value.type === "FunctionExpression") continue;
+    for (const key in value) {
+      if (key === "parent") continue; // a tree, walked down only
+      const child = value[key];
+      if (typeof child === "object" && child !== null) pending.push(child);
+    }
+  }
+  return false;
+}
+
 /** The shape of a snippet from its top-level statements (oxc's syntax tree, as session-parse keeps it). */
 export function snippetShape(statements: readonly unknown[]): SnippetShape {
-  const shape: SnippetShape = { bindings: [], mayShadow: [], tacitImports: [], moduleSyntax: false };
+  const shape: SnippetShape = { bindings: [], mayShadow: [], tacitImports: [], moduleSyntax: usesThisOutsideFunctions(statements) };
   for (const statement of statements) {
     if (!isNode(statement)) continue;
     if (statement.type === "ImportDeclaration") {

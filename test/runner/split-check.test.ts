@@ -46,6 +46,11 @@ describe("a snippet's shape", () => {
     expect(shapeAt("", "const local = 1;\nexport { local };").moduleSyntax).toBe(true);
     expect(shapeAt("", "declare global { var g: number }").moduleSyntax).toBe(true);
     expect(shapeAt("", 'declare module "elsewhere" {}').moduleSyntax).toBe(true);
+    // this: undefined at a module's top level, globalThis in a script's; inside functions it is neither.
+    expect(shapeAt("", "const self = this;").moduleSyntax).toBe(true);
+    expect(shapeAt("", "const get = () => this;").moduleSyntax).toBe(true);
+    expect(shapeAt("", "class C { field = this; }").moduleSyntax).toBe(true);
+    expect(shapeAt("", "function f(this: unknown) { return this; }\nconst o = { m() { return this; } };\nconst g = function () { return this; };").moduleSyntax).toBe(false);
   });
 });
 
