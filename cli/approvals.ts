@@ -7,6 +7,7 @@ import { realpathSync } from "node:fs";
 import path from "node:path";
 import { ApprovalStore } from "../runner/approval/store.js";
 import { printable } from "../runner/printable.js";
+import { writeShown } from "./terminal-output.js";
 import { UsageError } from "./usage.js";
 
 function store(): ApprovalStore {
@@ -27,7 +28,7 @@ export function listApprovals(json: boolean): number {
   const approvals = store().all();
   const now = Date.now();
   if (json) {
-    process.stdout.write(JSON.stringify(approvals.map((a) => ({ ...a, expired: Date.parse(a.expiresAt) <= now }))) + "\n");
+    writeShown(process.stdout, JSON.stringify(approvals.map((a) => ({ ...a, expired: Date.parse(a.expiresAt) <= now }))) + "\n");
     return 0;
   }
   if (approvals.length === 0) {

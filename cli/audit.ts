@@ -8,6 +8,7 @@ import { defaultKeyFile, loadOrCreateSigningKey, readPublicKey } from "../runner
 import { showAuditLog } from "../runner/audit/show.js";
 import { verifyAuditLog, type VerifyReport } from "../runner/audit/verify.js";
 import { printable } from "../runner/printable.js";
+import { writeShown } from "./terminal-output.js";
 import { UsageError } from "./usage.js";
 
 export interface VerifyFlags {
@@ -42,8 +43,8 @@ export function auditVerifyCommand(file: string, flags: VerifyFlags): number {
   // wrote it: a log rewritten and re-signed with anyone's key passes that. Not "verified".
   // Nor is a log in which nothing is signed (emptied, truncated to 0 bytes): no key vouches for it.
   const verified = report.ok && report.trust === "given" && report.validHeads > 0;
-  if (flags.json) process.stdout.write(JSON.stringify({ file, verified, ...report }, null, 2) + "\n");
-  else process.stdout.write(renderReport(file, report, verified));
+  if (flags.json) writeShown(process.stdout, JSON.stringify({ file, verified, ...report }, null, 2) + "\n");
+  else writeShown(process.stdout, renderReport(file, report, verified));
   return verified ? 0 : 1;
 }
 
@@ -73,7 +74,7 @@ function renderReport(file: string, report: VerifyReport, verified: boolean): st
 
 export function auditShowCommand(file: string, flags: { json?: boolean }): number {
   const result = showAuditLog(readLog(file).toString("utf8"), flags.json ? "json" : "text");
-  process.stdout.write(result.output);
+  writeShown(process.stdout, result.output);
   if (result.unreadable.length > 0 && flags.json) {
     for (const { line, reason } of result.unreadable) process.stderr.write(`tacit: ${file}: line ${line} left out: ${printable(reason)}\n`);
   }

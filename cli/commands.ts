@@ -84,7 +84,7 @@ function streamToStdout(): (text: string) => void {
 function printResult(result: EvaluationResult, json: boolean): void {
   if (json) {
     const { stdout, error, exitCode, durationMs, truncated, outcome } = result;
-    process.stdout.write(JSON.stringify({ stdout, error, exitCode, durationMs, truncated, outcome }) + "\n");
+    writeShown(process.stdout, JSON.stringify({ stdout, error, exitCode, durationMs, truncated, outcome }) + "\n");
   } else if (result.error) {
     writeShown(process.stderr, result.error.endsWith("\n") ? result.error : result.error + "\n");
   }
@@ -129,7 +129,7 @@ export async function checkCommand(target: string, flags: CommonFlags, command: 
   const exitCode = check.ok ? EXIT_CODES.ok : EXIT_CODES.rejected;
   if (flags.json) {
     const error = check.ok ? null : check.errors.join("\n");
-    process.stdout.write(JSON.stringify({ ok: check.ok, errors: check.errors, error, exitCode, durationMs: Math.round(monotonicMs() - started) }) + "\n");
+    writeShown(process.stdout, JSON.stringify({ ok: check.ok, errors: check.errors, error, exitCode, durationMs: Math.round(monotonicMs() - started) }) + "\n");
   } else if (check.ok) {
     if (!config.quiet) writeShown(process.stderr, `${script.displayName}: ok\n`);
   } else {

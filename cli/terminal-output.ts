@@ -1,6 +1,12 @@
 // Where tacit shows a script's output or errors to a person: on a terminal, through
 // terminalSafe, so that the agent's text cannot drive the terminal; anywhere else (a pipe, a
 // file) byte for byte, as the script wrote it.
+//
+// JSON that tacit prints (--json of run, check, audit show and verify, approvals list) goes
+// through here too: JSON.stringify escapes C0 controls, but leaves DEL and the C1 controls
+// (U+0080–U+009F: CSI, OSC, ST…) raw inside strings, and terminals that take C1 in UTF-8 act
+// on them. On a terminal they become \u009d-style escapes, which inside a JSON string are the
+// same character to a parser, so the JSON still reads as the same value.
 
 import { terminalSafe } from "../runner/printable.js";
 
