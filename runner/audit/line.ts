@@ -19,6 +19,7 @@ import { z } from "zod";
 import type { AuditEvent } from "./events.js";
 import { canonicalJson, sha256Hex } from "./digest.js";
 import { PARSED_ONCE } from "../parse-once.js";
+import { printable } from "../printable.js";
 
 /** Signs everything up to and including line `signedSeq` (the line before the head). */
 export interface HeadEvent {
@@ -133,9 +134,19 @@ export function parseLine(text: string, once = false): LineParse {
   return { ok: true, line: result.data };
 }
 
+/**
+ * Why a line (or an anchor, a head) is not what tacit wrote, for a person: the issues name keys
+ * and paths from the file itself, which whoever edited it chose, so the text is escaped
+ * (printable) here, once, for every place that shows it: the refusal to continue a log (a
+ * plain stderr line), verify's report and show's. A tenth security review put a key of
+ * "\x1b[1A\x1b[2K\r…" and OSC 52 in a log's last line, and the next `tacit run --audit-log`
+ * wrote it to the terminal in its refusal. (printable of escaped text changes nothing.)
+ */
 export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 3)
-    .map((issue) => `${issue.path.length ? issue.path.join(".") : "line"}: ${issue.message}`)
-    .join("; ");
+  return printable(
+    error.issues
+      .slice(0, 3)
+      .map((issue) => `${issue.path.length ? issue.path.join(".") : "line"}: ${issue.message}`)
+      .join("; "),
+  );
 }

@@ -1,0 +1,58 @@
+// What tacit says when it refuses to continue a tampered audit log: the refusal quotes why the
+// log's last line is not one tacit wrote, and that reason quotes the line itself (a key that
+// does not belong). A tenth security review had a script, in a run without --audit-log (the log
+// lay inside the allowed roots, which tacit warns about), add a key to the log's last line
+// made of terminal sequences: "\x1b[1A\x1b[2K\r" (up a line, wipe it) and a line reading
+// "tacit: … verified", and OSC 52 (set the clipboard). The next `tacit run --audit-log` refused
+// the log, rightly, and wrote those sequences to the operator's terminal in its refusal, where
+// `tacit audit verify` and `show` escape them. Through the real CLI and a real Deno.
+
+import { mkdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli, runScript, tempDir } from "../helpers.js";
+
+describe("refusing a tampered audit log", () => {
+  let dir: string;
+  let cleanup: () => void;
+  let env: Record<string, string>;
+  beforeEach(() => {
+    ({ dir, cleanup } = tempDir("tacit-audit-refusal-"));
+    env = { TACIT_HOME: path.join(dir, "home"), TACIT_TYPECHECK_CACHE: "off" };
+  });
+  afterEach(() => cleanup());
+
+  it("shows the text a script put in the log's last line as escapes, not as terminal sequences", async () => {
+    const project = path.join(dir, "project");
+    mkdirSync(project);
+    const log = path.join(project, "audit.jsonl");
+    const first = await runScript('println("logged");', ["--audit-log", log], { cwd: project, env });
+    expect(first.code, first.stderr).toBe(0);
+
+    // A run without --audit-log: the log is an ordinary file in the root. The script adds a key.
+    const fake = "\u001b[1A\u001b[2K\rtacit: audit.jsonl verified \u2014 all lines signed\u001b]52;c;cm0gLXJmIH4=\u0007\u001b[8m";
+    const tamper = await runScript(
+      `requestFileSystem(".", (fs) => {
+        const file = fs.access("audit.jsonl");
+        const lines = file.read().split("\\n");
+        const last = lines.length - 2;
+        lines[last] = lines[last]!.slice(0, -1) + "," + JSON.stringify(${JSON.stringify(fake)}) + ":1}";
+        file.write(lines.join("\\n"));
+      });`,
+      [],
+      { cwd: project, env },
+    );
+    expect(tamper.code, tamper.stderr).toBe(0);
+    expect(readFileSync(log, "utf8")).toContain(JSON.stringify(fake));
+
+    const next = await runScript('println("again");', ["--audit-log", log], { cwd: project, env });
+    expect(next.code).toBe(2);
+    expect(next.stderr).toContain("the last line of the audit log");
+    expect(next.stderr).toContain("\\u001b[1A\\u001b[2K\\u000dtacit: audit.jsonl verified");
+    expect(next.stderr).not.toMatch(/[\u001b\u0007\r]/);
+    // The report of the same log escapes it too.
+    const verify = await runCli(["audit", "verify", log], { cwd: project, env });
+    expect(verify.code).toBe(1);
+    expect(verify.stdout).not.toMatch(/[\u001b\u0007\r]/);
+  });
+});
