@@ -5,6 +5,7 @@
 // sandbox process holds no authority whatever this check lets through.
 
 import { nestingRefusal } from "./nesting.js";
+import { printable } from "./printable.js";
 import { analyze } from "@typescript-eslint/scope-manager";
 import { type ParsedProgram, parseSync, PROGRAM_OPTIONS } from "./parser.js";
 import { analyzePureFunctions, type PureFunctionSite } from "./pure-functions.js";
@@ -435,6 +436,13 @@ function isErasedAtRunTime(variable: { defs: ReadonlyArray<{ type: string; node:
   });
 }
 
+/**
+ * A diagnostic as one line of tacit's (and its hint): the message quotes what the script wrote
+ * (a module name, an export name, the parser's view of a token), so it is escaped with
+ * printable(): a carriage return in a module name brought the cursor back over
+ * "script.ts:1:1 error …" to write "script.ts: ok" there, what `tacit check` says of a script
+ * that passed, and a line feed began a line of the script's choosing.
+ */
 export function formatDiagnostic(fileName: string, d: Diagnostic): string {
-  return `${fileName}:${d.line}:${d.column} error [${d.rule}] ${d.message}\n  hint: ${d.hint}`;
+  return `${fileName}:${d.line}:${d.column} error [${d.rule}] ${printable(d.message)}\n  hint: ${d.hint}`;
 }

@@ -316,6 +316,27 @@ describe("tacit check", () => {
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(`${script}:1:1 error [forbidden-import]`);
   });
+
+  // A tenth security review: the validator quoted a script's module names as written, and a
+  // carriage return in one brought the cursor back over "file:1:1 error [forbidden-import]" to
+  // write "file: ok" there, what tacit check prints for a script that passed (and a line feed
+  // started a line of the script's choosing), on a check the script failed.
+  it("shows line breaks in the names a script quotes as escapes, one line per diagnostic", async () => {
+    const fake = `\r${"bad-names.ts: ok".padEnd(90)}\n`;
+    const script = file(
+      "bad-names.ts",
+      [`import x from ${JSON.stringify(fake)};`, `export * from ${JSON.stringify(fake)};`, `import { ${JSON.stringify(fake)} as y } from "tacit";`, ""].join("\n"),
+    );
+    const r = await runCli(["check", script]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).not.toMatch(/\r/);
+    const lines = r.stderr.trimEnd().split("\n");
+    expect(lines.filter((line) => !line.startsWith("  hint: "))).toEqual([
+      `${script}:1:1 error [forbidden-import] import of "\\u000dbad-names.ts: ok${" ".repeat(74)}\\u000a" is not allowed`,
+      `${script}:2:1 error [forbidden-import] re-export from "\\u000dbad-names.ts: ok${" ".repeat(74)}\\u000a" is not allowed`,
+      `${script}:3:10 error [forbidden-import] "tacit" has no export named "\\u000dbad-names.ts: ok${" ".repeat(74)}\\u000a"`,
+    ]);
+  });
 });
 
 describe("tacit interface, --help, --version", () => {
