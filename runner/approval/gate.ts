@@ -144,7 +144,9 @@ export class ApprovalGate {
       // Asked about, and remembered, under where the path really leads as well (see approvalPattern).
       const asked: ActionRequest = { ...request, pattern: approvalPattern(request) };
       const why = indirectReason(oversight.policy.indirectRuleOf(request, tier, { extended: this.isExtended(action) }), request);
-      const answer = await this.approve(asked, tier, false, detailOf(action, asked) + why);
+      // Where an asked-about command runs is part of what the person reads (see execCwdOf).
+      const cwdAsked = execCwdOf(action, this.options.cwd);
+      const answer = await this.approve(asked, tier, false, detailOf(action, asked, cwdAsked) + why);
       if (answer.answer === "no") {
         const message = refusalMessage(asked.pattern, tier, answer) + why;
         this.logDecision(number, answer, null, message, asked.pattern === request.pattern ? null : asked.pattern);
@@ -158,6 +160,17 @@ export class ApprovalGate {
       const moved = movedSinceAsked(request, asked.pattern);
       if (moved !== null) {
         const message = `${printable(asked.pattern)}: refused: the path changed while a person was asked (it now leads to ${printable(moved)}); nothing was done. Do not retry it; ask the user.`;
+        this.log({ action: number, answer: null, decision: "deny", evaluation, reason: message, type: "decision", via: "path changed after the answer" });
+        return this.refusedWithoutRunning(number, refused("SecurityError", message));
+      }
+      // The same for a command's working directory: `rm -r build` in docs/ is not the same
+      // command as in deploy/, and a link put in place of docs/ while the person read the
+      // question would have it run there.
+      const cwdNow = cwdAsked === null ? null : execCwdOf(action, this.options.cwd);
+      if (cwdAsked !== null && cwdNow !== null && cwdNow.real !== cwdAsked.real) {
+        const message =
+          `${printable(asked.pattern)}: refused: the command's working directory changed while a person was asked (it now leads to ` +
+          `${printable(cwdNow.real)}, not ${printable(cwdAsked.real)}); nothing was run. Do not retry it; ask the user.`;
         this.log({ action: number, answer: null, decision: "deny", evaluation, reason: message, type: "decision", via: "path changed after the answer" });
         return this.refusedWithoutRunning(number, refused("SecurityError", message));
       }
@@ -362,10 +375,24 @@ function movedSinceAsked(request: ActionRequest, askedPattern: string): string |
   return approvalPattern(now) === askedPattern ? null : resolveRealOrSelf(named);
 }
 
-function detailOf(action: Action, request: ActionRequest): string {
+/**
+ * The working directory a command asks for (exec's cwd): as named (resolved against tacit's
+ * working directory, as the executor does) and where it really leads, symlinks resolved. Null
+ * for any other action, and for a command with no cwd of its own (it runs in tacit's).
+ */
+function execCwdOf(action: Action, cwd: string): { named: string; real: string } | null {
+  if (action.kind !== "Exec" || !action.cwd) return null;
+  const named = path.resolve(cwd, action.cwd);
+  return { named, real: resolveRealOrSelf(named) };
+}
+
+function detailOf(action: Action, request: ActionRequest, cwd: { named: string; real: string } | null): string {
   switch (action.kind) {
-    case "Exec":
-      return `run: ${[action.command, ...action.args].map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word))).join(" ")}${action.cwd ? ` (in ${action.cwd})` : ""}`;
+    case "Exec": {
+      // The directory as the command will run in it: a security review's "(in docs)" was a link to deploy/.
+      const where = cwd === null ? "" : ` (in ${cwd.named}${cwd.real === cwd.named ? "" : ` -> ${cwd.real}`})`;
+      return `run: ${[action.command, ...action.args].map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word))).join(" ")}${where}`;
+    }
     case "HttpRequest":
     case "HttpRequestClassified":
       // As the request will be sent (the parser's serialization: the host in its ASCII form, the

@@ -1,0 +1,84 @@
+// Where an asked-about command runs: its working directory (exec's cwd) decides what many
+// commands act on (`rm -r build`, `git push`), and the question named it as the script spelled
+// it. A tenth security review ran, under an always-ask rule on `rm`, `rm -r build` with cwd
+// "docs": where docs was a link to deploy/, the person read "(in docs)" and the yes emptied
+// deploy/build; where the agent's concurrent call replaced docs/ with that link while the person
+// read the question (as the fs link-swap tests do for paths), the same. The fs actions already
+// show where a path leads and refuse one that moved after the answer; a command's cwd now does too.
+
+import { existsSync, symlinkSync } from "node:fs";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterEach, expect, it } from "vitest";
+import { realTempDir } from "../files/fixtures.js";
+import { makeWorld, serveWorld } from "./fixtures.js";
+
+let close: (() => Promise<void>) | null = null;
+afterEach(async () => {
+  await close?.();
+  close = null;
+});
+
+const RM_BUILD = `requestExecPermission(["rm"], (p) => println("rm", p.exec("rm", ["-r", "build"], { cwd: "docs" }).exitCode));\n`;
+
+it("a cwd that is a link is asked about with where it leads", async () => {
+  const temp = realTempDir("tacit-exec-cwd-link-");
+  const world = makeWorld(temp.dir);
+  world.file("deploy/build/app.js");
+  symlinkSync("deploy", world.at("docs"));
+  const config = world.config([{ action: "exec", command: "rm", tier: "always-ask" }], { libraryConfig: { commandPermissions: ["rm"] } });
+  const questions: string[] = [];
+  const client = await serveWorld(world, ["--config", config], {
+    onElicit: (request) => {
+      const message = (request.params as { message: string }).message;
+      questions.push(message);
+      // The person approves removing build in docs/, and nowhere else.
+      return { action: "accept", content: { approve: !message.includes("deploy") } };
+    },
+  });
+  close = async () => {
+    await client.close();
+    temp.cleanup();
+  };
+  const response = await client.callTool({ name: "execute_typescript", arguments: { code: RM_BUILD } });
+  const text = (response.content as Array<{ text: string }>).map((c) => c.text).join("");
+  expect(questions).toHaveLength(1);
+  expect(questions[0]).toContain(`run: rm -r build (in ${world.at("docs")} -> ${world.at("deploy")})`);
+  // The bad thing: a yes to "rm -r build (in docs)" removed deploy/build.
+  expect(existsSync(world.at("deploy/build/app.js")), text).toBe(true);
+  expect(response.isError).toBe(true);
+});
+
+it("a cwd swapped for a link while a person is asked is refused after the yes, and the command does not run", async () => {
+  const temp = realTempDir("tacit-exec-cwd-swap-");
+  const world = makeWorld(temp.dir);
+  world.file("docs/build/notes.md");
+  world.file("deploy/build/app.js");
+  const config = world.config([{ action: "exec", command: "rm", tier: "always-ask" }], { libraryConfig: { commandPermissions: ["rm", "ln", "mv"] } });
+  const questions: string[] = [];
+  let swap = "";
+  const client: Client = await serveWorld(world, ["--config", config, "--exec-timeout-ms", "10000"], {
+    onElicit: async (request) => {
+      questions.push((request.params as { message: string }).message);
+      // While the person reads the question, the agent's other call swaps the directory.
+      const other = await client.callTool({
+        name: "execute_typescript",
+        arguments: { code: `requestExecPermission(["mv", "ln"], (p) => { print(p.exec("mv", ["docs", "old-docs"]).exitCode, p.exec("ln", ["-s", "deploy", "docs"]).exitCode); });\n` },
+      });
+      swap = (other.content as Array<{ text: string }>).map((c) => c.text).join("");
+      return { action: "accept", content: { approve: true } };
+    },
+  });
+  close = async () => {
+    await client.close();
+    temp.cleanup();
+  };
+  const response = await client.callTool({ name: "execute_typescript", arguments: { code: RM_BUILD } });
+  const text = (response.content as Array<{ text: string }>).map((c) => c.text).join("");
+  expect(swap).toContain("0 0");
+  expect(questions).toHaveLength(1);
+  expect(questions[0]).toContain(`run: rm -r build (in ${world.at("docs")})`);
+  // The bad thing: the person's yes to removing docs/build removed deploy/build.
+  expect(existsSync(world.at("deploy/build/app.js")), text).toBe(true);
+  expect(response.isError).toBe(true);
+  expect(text).toContain(`the command's working directory changed while a person was asked (it now leads to ${world.at("deploy")}, not ${world.at("docs")})`);
+});
