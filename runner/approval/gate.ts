@@ -391,7 +391,12 @@ function detailOf(action: Action, request: ActionRequest, cwd: { named: string; 
     case "Exec": {
       // The directory as the command will run in it: a security review's "(in docs)" was a link to deploy/.
       const where = cwd === null ? "" : ` (in ${cwd.named}${cwd.real === cwd.named ? "" : ` -> ${cwd.real}`})`;
-      return `run: ${[action.command, ...action.args].map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word))).join(" ")}${where}`;
+      // What it reads on standard input is part of what it does (`tee -a .bashrc`, `git apply`,
+      // `crontab`, `psql`): a security review's question said "run: tee -a .bashrc", and nothing
+      // of the line it appended. Shown whole, as a JSON string (line breaks as \n); a long one
+      // makes the question too long to ask (see approve), like any long action.
+      const input = action.input === null ? "" : `, with standard input (${action.input.length} characters): ${JSON.stringify(action.input)}`;
+      return `run: ${[action.command, ...action.args].map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word))).join(" ")}${where}${input}`;
     }
     case "HttpRequest":
     case "HttpRequestClassified":
