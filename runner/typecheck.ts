@@ -8,6 +8,7 @@ import path from "node:path";
 import { cleanUpAtExit } from "./exit-cleanup.js";
 import { interfaceFile } from "./interface-file.js";
 import { monotonicMs } from "./monotonic.js";
+import { printable } from "./printable.js";
 import { diesWithTacit } from "./parent-death.js";
 import { interfacePath, tscExecutable, typescriptVersion } from "./paths.js";
 import { tacitHome } from "./tacit-home.js";
@@ -203,6 +204,13 @@ export async function typeCheck(code: string, limit: number | CheckDeadline, cac
   }
 }
 
+/**
+ * The checker escapes line breaks and controls in the types it quotes, but not the characters
+ * that change how a line is shown: a right-to-left override in a string literal type reversed
+ * the rest of the line on terminals that lay out bidirectional text, a zero-width space hid in
+ * a name. Each line of the message (continuation lines are the checker's own) goes through
+ * printable(), as the validator's messages do.
+ */
 export function formatTypeDiagnostic(fileName: string, d: TypeDiagnostic): string {
-  return `${fileName}:${d.line}:${d.column} error ${d.code}: ${d.message}`;
+  return `${fileName}:${d.line}:${d.column} error ${d.code}: ${d.message.split("\n").map(printable).join("\n")}`;
 }

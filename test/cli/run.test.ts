@@ -337,6 +337,19 @@ describe("tacit check", () => {
       `${script}:3:10 error [forbidden-import] "tacit" has no export named "\\u000dbad-names.ts: ok${" ".repeat(74)}\\u000a"`,
     ]);
   });
+
+  // The checker escapes line breaks in the types it quotes, not the characters that change how
+  // a line is shown: a right-to-left override in a string literal type reversed the rest of the
+  // diagnostic's line on terminals that lay out bidirectional text ("ko :st.tpircs" read as
+  // "scripts: ok"); a zero-width space hides inside a literal.
+  it("shows invisible and bidirectional characters in a type error as escapes, keeping its lines", async () => {
+    const script = file("bad-type-names.ts", 'const y: "a\\u202eko :st.tpircs" = 1;\nconst z: "b\\u200bc" = 2;\nprintln(y, z);\n');
+    const r = await runCli(["check", script]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).not.toMatch(/[\u202e\u200b]/);
+    expect(r.stderr).toContain(`${script}:1:7 error TS2322: Type '1' is not assignable to type '"a\\u202eko :st.tpircs"'.`);
+    expect(r.stderr).toContain(`${script}:2:7 error TS2322: Type '2' is not assignable to type '"b\\u200bc"'.`);
+  });
 });
 
 describe("tacit interface, --help, --version", () => {
