@@ -5,6 +5,7 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, writeSync } from "node:fs";
 import path from "node:path";
 import type { EvaluationResult } from "./evaluate.js";
+import { terminalSafe } from "./printable.js";
 
 export interface RecordEntry {
   kind: "run" | "execute_typescript" | "execute_in_session" | "repl";
@@ -35,7 +36,10 @@ export class Recorder {
       durationMs,
       truncated,
     };
-    const problem = this.write(JSON.stringify(line) + "\n");
+    // JSON.stringify escapes C0 controls but leaves DEL and the C1 controls (CSI, OSC, ST…) raw
+    // in strings, and a person reads the record with cat or tail -f: terminalSafe writes them
+    // as \u009d-style escapes, the same characters to a JSON parser.
+    const problem = this.write(terminalSafe(JSON.stringify(line)) + "\n");
     if (problem !== null) process.stderr.write(`tacit: --record: ${this.file} ${problem}; nothing was recorded\n`);
   }
 

@@ -34,6 +34,25 @@ describe("--record", () => {
     }
   });
 
+  // A tenth review: a record line is JSON, whose strings keep the C1 controls (U+0080–U+009F)
+  // raw, and a person reads the record with cat or tail -f: a script that printed
+  // "\u009d52;c;<base64>\u009c" (OSC 52 in its C1 form) set the clipboard of whoever did.
+  it("writes the C1 controls a script's code or output holds as escapes; the JSON reads the same", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const hostile = "\u009d52;c;cm0gLXJmIH4=\u009c\u009b2J\u007f";
+      const code = `println(${JSON.stringify(hostile)}); // ${hostile}\n`;
+      const r = await runCli(["run", "--record", "rec", "-"], { cwd: dir, input: code });
+      expect(r.code, r.stderr).toBe(0);
+      const text = readFileSync(path.join(dir, "rec", "tacit-record.jsonl"), "utf8");
+      expect(text).not.toMatch(/[\u007f-\u009f]/);
+      expect(text).toContain("\\u009d52;c;cm0gLXJmIH4=");
+      expect(JSON.parse(text.trim())).toMatchObject({ code, stdout: `${hostile}\n` });
+    } finally {
+      cleanup();
+    }
+  });
+
   // A fifth review: the record was appended by path, following a symlink. Agent code that may
   // run ln (or git checkout, tar x) put one at rec/tacit-record.jsonl leading outside the
   // allowed roots, and the next run's record (with the code it chose) was appended there.
