@@ -15,7 +15,7 @@ import { isWithin, PathResolutionError, resolveReal, resolveRealBelow, resolveRe
 import type { GrepRunner } from "./grep-runner.js";
 import type { GrepReply } from "./grep-worker.js";
 import { asSearchExclusions, type PathUse, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
-import { listChildren, walkTree } from "./walk.js";
+import { listChildren, namedPaths, walkTree } from "./walk.js";
 
 /** read()/readBytes() refuse files larger than this; forEachLine streams any size. */
 export const READ_LIMIT_BYTES = 32 * 1024 * 1024;
@@ -544,8 +544,8 @@ export class FileSystemExecutor {
     const target = this.resolve(token, requested, "read");
     try {
       if (!this.statResolved(target, requested, true).isDirectory()) throw new EffectFailure(`${requested}: not a directory`);
-      if (!recursive) return listChildren(target.named, target.real, target.scope.realRoot).map((e) => e.named);
-      return Array.from(walkTree(target.named, target.real, target.scope.realRoot), (e) => e.named);
+      if (!recursive) return namedPaths(listChildren(target.named, target.real, target.scope.realRoot));
+      return namedPaths(walkTree(target.named, target.real, target.scope.realRoot));
     } catch (error) {
       if (error instanceof EffectFailure || error instanceof PolicyDenial) throw error;
       throw failure(requested, error);

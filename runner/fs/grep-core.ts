@@ -8,7 +8,7 @@ import picomatch from "picomatch";
 import { openedPath, openForReading, procFdDirectory } from "./checked-open.js";
 import { ClassifiedPaths } from "./classified-paths.js";
 import { isWithin, resolveReal } from "./containment.js";
-import { walkTree } from "./walk.js";
+import { namedPaths, walkTree } from "./walk.js";
 import { HostSecrets } from "../host-secrets.js";
 
 import type { GrepMatch } from "../../library/protocol.js";
@@ -145,10 +145,7 @@ export interface FindRequest {
 
 /** Entries under `dir` whose name (or path below dir, for a glob with "/") matches. */
 export function findEntries(request: FindRequest): string[] {
-  const wanted = globMatcher(request.glob, request.dir, maskOf(request.hostSecrets));
-  const found: string[] = [];
-  for (const entry of walkTree(request.dir, request.realDir, request.realRoot)) if (wanted(entry.named)) found.push(entry.named);
-  return found;
+  return namedPaths(walkTree(request.dir, request.realDir, request.realRoot), globMatcher(request.glob, request.dir, maskOf(request.hostSecrets)));
 }
 
 export interface GrepRecursiveRequest {

@@ -7,6 +7,54 @@ import path from "node:path";
 import { inVerifiedDirectory } from "./checked-open.js";
 import { isWithin, resolveReal } from "./containment.js";
 
+/**
+ * The most characters of paths a listing holds: what children(), walk() and find() return,
+ * and the names of the directories a walk holds on its way down. Each entry is counted before
+ * its path is built, and past this the listing is refused: unbounded, a tree of many long
+ * paths (30,000 files of 3,800 characters) filled the host's heap while it was listed, and
+ * every session of a tacit serve died with it.
+ */
+export const LISTING_LIMIT_CHARS = 16 * 1024 * 1024;
+/** What an entry costs beyond its characters (the object, the array slot). */
+const ENTRY_OVERHEAD_CHARS = 32;
+
+export class ListingLimitError extends Error {
+  override name = "ListingLimitError";
+}
+
+/** Characters held at once by one listing or walk, within LISTING_LIMIT_CHARS. */
+export class ListingBudget {
+  private held = 0;
+
+  constructor(private readonly what: string) {}
+
+  take(chars: number): void {
+    this.held += chars;
+    if (this.held > LISTING_LIMIT_CHARS) {
+      throw new ListingLimitError(
+        `more than ${LISTING_LIMIT_CHARS} characters of ${this.what}; list a smaller directory (a subdirectory's children() or walk()), ` +
+          "or search it with find() and a narrower glob",
+      );
+    }
+  }
+
+  give(chars: number): void {
+    this.held -= chars;
+  }
+}
+
+/** The named paths of `entries` that are `wanted`, within LISTING_LIMIT_CHARS, counted as they come. */
+export function namedPaths(entries: Iterable<WalkEntry>, wanted: (named: string) => boolean = () => true): string[] {
+  const budget = new ListingBudget("paths");
+  const found: string[] = [];
+  for (const entry of entries) {
+    if (!wanted(entry.named)) continue;
+    budget.take(entry.named.length + ENTRY_OVERHEAD_CHARS);
+    found.push(entry.named);
+  }
+  return found;
+}
+
 export interface WalkEntry {
   /** The entry's path as the agent named it (under the scope root). */
   named: string;
@@ -16,63 +64,103 @@ export interface WalkEntry {
   isSymlink: boolean;
 }
 
+/** A directory's entries as listed: names and types only, in name order. */
+interface Listing {
+  actualDir: string;
+  names: Array<{ name: string; isDirectory: boolean; isSymlink: boolean }>;
+  /** What it holds of its budget. */
+  chars: number;
+}
+
+const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
 /**
- * The direct children of `dir`, whose real location `realDir` the caller has checked. The
- * directory is opened and listed through its descriptor, checked to be inside the root: a
- * directory swapped for a link out between the check and the listing is refused, not listed.
+ * Lists the directory whose real location `realDir` the caller has checked, through its
+ * descriptor, checked to be inside the root: a directory swapped for a link out between the
+ * check and the listing is refused, not listed. Only names are held; paths are built one
+ * entry at a time (see entriesOf).
  */
-export function listChildren(dir: string, realDir: string, realRoot: string): WalkEntry[] {
+function listNames(dir: string, realDir: string, realRoot: string, budget: ListingBudget): Listing {
   const inside = (actual: string): void => {
     if (!isWithin(actual, realRoot)) throw new Error(`${dir}: the directory changed while it was being listed and now leads outside the scope`);
   };
-  return inVerifiedDirectory(realDir, inside, (opened, actualDir) => listOpened(dir, opened, actualDir, realRoot));
+  let chars = 0;
+  try {
+    return inVerifiedDirectory(realDir, inside, (opened, actualDir) => {
+      const names: Listing["names"] = [];
+      for (const dirent of readdirSync(opened, { withFileTypes: true })) {
+        const cost = dirent.name.length + ENTRY_OVERHEAD_CHARS;
+        chars += cost;
+        budget.take(cost);
+        names.push({ name: dirent.name, isDirectory: dirent.isDirectory(), isSymlink: dirent.isSymbolicLink() });
+      }
+      return { actualDir, names: names.sort(byName), chars };
+    });
+  } catch (error) {
+    budget.give(chars);
+    throw error;
+  }
 }
 
-function listOpened(dir: string, opened: string, actualDir: string, realRoot: string): WalkEntry[] {
-  const entries: WalkEntry[] = [];
-  for (const dirent of readdirSync(opened, { withFileTypes: true })) {
-    const named = path.join(dir, dirent.name);
-    if (!dirent.isSymbolicLink()) {
-      entries.push({ named, real: path.join(actualDir, dirent.name), isDirectory: dirent.isDirectory(), isSymlink: false });
+/**
+ * A listing's entries, built one at a time. An entry that resolves outside the scope's root
+ * (a symlink pointing out) is left out, never followed.
+ */
+function* entriesOf(dir: string, listing: Listing, realRoot: string): Generator<WalkEntry> {
+  for (const { name, isDirectory, isSymlink } of listing.names) {
+    const named = path.join(dir, name);
+    if (!isSymlink) {
+      yield { named, real: path.join(listing.actualDir, name), isDirectory, isSymlink: false };
       continue;
     }
     let real: string;
     try {
-      real = resolveReal(path.join(actualDir, dirent.name));
+      real = resolveReal(path.join(listing.actualDir, name));
     } catch {
       continue; // A link loop: nothing the listing can safely report.
     }
     if (!isWithin(real, realRoot)) continue;
-    let isDirectory = false;
+    let linksToDirectory = false;
     try {
-      isDirectory = statSync(real).isDirectory();
+      linksToDirectory = statSync(real).isDirectory();
     } catch {
       // A dead link inside the root: listed as a (missing) file.
     }
-    entries.push({ named, real, isDirectory, isSymlink: true });
+    yield { named, real, isDirectory: linksToDirectory, isSymlink: true };
   }
-  return entries.sort((a, b) => (a.named < b.named ? -1 : a.named > b.named ? 1 : 0));
+}
+
+/** The direct children of `dir`, whose real location `realDir` the caller has checked, in name order. */
+export function listChildren(dir: string, realDir: string, realRoot: string): Iterable<WalkEntry> {
+  return entriesOf(dir, listNames(dir, realDir, realRoot, new ListingBudget("names in the directory")), realRoot);
 }
 
 /**
  * Every entry below `dir`, depth first, in name order. `prune` leaves an entry and its
- * subtree out (grepRecursive uses it to skip classified paths without opening them).
+ * subtree out. The names of the directories on the way down are held within one budget,
+ * each given back once walked: past it the walk is refused (ListingLimitError).
  */
 export function* walkTree(
   dir: string,
   realDir: string,
   realRoot: string,
   prune: (entry: WalkEntry) => boolean = () => false,
+  budget: ListingBudget = new ListingBudget("names in the directories being walked"),
 ): Generator<WalkEntry> {
-  let children: WalkEntry[];
+  let listing: Listing;
   try {
-    children = listChildren(dir, realDir, realRoot);
-  } catch {
+    listing = listNames(dir, realDir, realRoot, budget);
+  } catch (error) {
+    if (error instanceof ListingLimitError) throw error;
     return; // An unreadable directory is left out, as `find` does.
   }
-  for (const entry of children) {
-    if (prune(entry)) continue;
-    yield entry;
-    if (entry.isDirectory && !entry.isSymlink) yield* walkTree(entry.named, entry.real, realRoot, prune);
+  try {
+    for (const entry of entriesOf(dir, listing, realRoot)) {
+      if (prune(entry)) continue;
+      yield entry;
+      if (entry.isDirectory && !entry.isSymlink) yield* walkTree(entry.named, entry.real, realRoot, prune, budget);
+    }
+  } finally {
+    budget.give(listing.chars);
   }
 }
