@@ -143,7 +143,9 @@ export function configuresCommand(arg: string): boolean {
 /**
  * The test a rule's `args` glob applies to a command's arguments. `failSafe` (rules that add
  * a person to the loop) widens it as described above; without it the glob must match the
- * arguments joined by single spaces, exactly.
+ * arguments joined by single spaces, exactly. A fail-safe test that matches some arguments
+ * also matches them with more arguments before them (each way above only gains starts and
+ * arguments to match in), which policy.ts relies on to try it once per command line.
  */
 export function argsMatcher(glob: string, failSafe: boolean): (args: readonly string[]) => boolean {
   if (!failSafe) return (args) => starGlobMatches(glob, args.join(" "));

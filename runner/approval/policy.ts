@@ -158,12 +158,20 @@ const GIT_VARIABLE = /^GIT_[A-Z0-9_]*=/i;
  * may nest (`env nice git push`). A shell or interpreter named anywhere, env's split string, or
  * git given configuration runs text no word-by-word reading can follow: it counts as running
  * the command.
+ *
+ * The args glob is tried once, on the words after the first word that names the command: a
+ * fail-safe glob that matches some words matches every run of words that ends with them (see
+ * args-pattern.ts), so a later word naming the command cannot match where the first did not.
+ * Trying it after each such word cost the square of the command line's length on the host's
+ * main thread: a security review held a tacit serve with `git --version "git git git …"`.
  */
 function runsThrough(commandTest: RegExp, argsTest: ((args: readonly string[]) => boolean) | null, line: readonly string[]): boolean {
   const words = line.flatMap((arg) => arg.split(/\s+/)).filter((word) => word !== "");
   let appends = false;
   let env = false;
   let git = false;
+  /** Whether the args glob was tried after an earlier word naming the command (and failed). */
+  let argsTried = false;
   for (const [at, word] of words.entries()) {
     const name = path.basename(word).toLowerCase();
     // By family only: a word shaped like a shell's name may be `push`.
@@ -173,7 +181,11 @@ function runsThrough(commandTest: RegExp, argsTest: ((args: readonly string[]) =
     // env): a fifth review ran a command a rule asks about through both.
     if ((git && configuresCommand(word)) || (env && GIT_VARIABLE.test(word))) return true;
     git ||= GIT_FAMILY.test(name);
-    if (at > 0 && commandTest.test(name) && (argsTest === null || appends || at === words.length - 1 || argsTest(words.slice(at + 1)))) return true;
+    if (at > 0 && commandTest.test(name)) {
+      if (argsTest === null || appends || at === words.length - 1) return true;
+      if (!argsTried && argsTest(words.slice(at + 1))) return true;
+      argsTried = true;
+    }
     appends ||= APPENDS_INPUT.test(name);
     env ||= name === "env";
   }
