@@ -24,6 +24,17 @@ describe("host patterns", () => {
     expect(matches("api-*.example.com", "https://api.example.com/")).toBe(false);
   });
 
+  it("several `*`s in a label each stand for a run of label characters, between the literal pieces", () => {
+    expect(matches("api-*-*.example.com", "https://api-eu-1.example.com/")).toBe(true);
+    expect(matches("api-*-*.example.com", "https://api--.example.com/")).toBe(true);
+    expect(matches("api-*-*.example.com", "https://api-eu.example.com/")).toBe(false);
+    expect(matches("*a*a*.example.com", "https://aa.example.com/")).toBe(true);
+    expect(matches("*a*a*.example.com", "https://a.example.com/")).toBe(false);
+    expect(matches("ab*ba.example.com", "https://aba.example.com/")).toBe(false); // the pieces may not overlap
+    expect(matches("*-*-*-x.example.com", `https://${"a-".repeat(40)}a.example.com/`)).toBe(false);
+    expect(matches("*-*-*-x.example.com", `https://${"a-".repeat(40)}x.example.com/`)).toBe(true);
+  });
+
   it("a bare `*` matches one label only, never an address or a dotted name", () => {
     expect(matches("*", "http://localhost/")).toBe(true);
     expect(matches("*", "http://example.com/")).toBe(false);
