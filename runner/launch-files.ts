@@ -11,7 +11,7 @@
 // file named tacit in `directories.bin`) before the installed tacit, so such a bin ran a
 // script's file with your authority at the next start (fs/file-system.ts asks tacitBinChange).
 
-import { readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
@@ -121,14 +121,71 @@ export function isLaunchManifestAt(files: readonly string[], cwd: string = proce
 }
 
 /**
+ * The largest project package.json a script's write may leave, in bytes: what a write leaves
+ * there is read and parsed whole to judge it (tacitBinChange), on the host's main thread.
+ * Unbounded, a security review appended "{}," a million times at a time to a package.json:
+ * each append parsed the file before and after it (millions of objects, some 60 bytes of heap
+ * for every 3 bytes of file), holding the host for seconds, and at 12 MB a tacit with a 250 MB
+ * heap died of it (every session of a tacit serve with it; at the default heap, some 200 MB).
+ * npm's own package.json files are a few KiB.
+ */
+export const LAUNCH_MANIFEST_LIMIT_BYTES = 1024 * 1024;
+
+/** A package.json past LAUNCH_MANIFEST_LIMIT_BYTES, which is not read. */
+export const TOO_LONG: unique symbol = Symbol("longer than tacit judges");
+
+/** A package.json's text: null when there is none, TOO_LONG past the limit. */
+export type ManifestText = string | null | typeof TOO_LONG;
+
+/**
+ * The text of the package.json at `file` (really there: symlinks resolved), read up to
+ * LAUNCH_MANIFEST_LIMIT_BYTES; null when there is none or it is no regular file (a FIFO would
+ * block the host's thread; a write there fails anyway).
+ */
+export function readManifest(file: string): ManifestText {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return null; // A new file.
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return null;
+    const buffer = Buffer.allocUnsafe(LAUNCH_MANIFEST_LIMIT_BYTES + 1);
+    let n = 0;
+    for (let read = -1; read !== 0 && n < buffer.length; n += read) read = readSync(fd, buffer, n, buffer.length - n, null);
+    return n > LAUNCH_MANIFEST_LIMIT_BYTES ? TOO_LONG : buffer.toString("utf8", 0, n);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * Why writing `after` over `before` (null: no file) to a project package.json (see
  * isLaunchManifestAt) is refused, or null: it may change in every way but one, declaring what
  * npx would run as tacit (a bin named tacit, or a bin directory) differently than it did. A
- * declaration removed, or a file npm cannot parse, runs nothing.
+ * declaration removed, or a file npm cannot parse, runs nothing. Past LAUNCH_MANIFEST_LIMIT_BYTES
+ * nothing is parsed: a write that would leave more is refused, and over a file that long
+ * (not the script's: its writes cannot make one), only a write that declares no such program goes through.
  */
-export function tacitBinChange(before: string | null, after: string): string | null {
+export function tacitBinChange(before: ManifestText, after: string | typeof TOO_LONG): string | null {
+  if (after === TOO_LONG || Buffer.byteLength(after) > LAUNCH_MANIFEST_LIMIT_BYTES) {
+    return (
+      `it would leave this project's package.json larger than ${LAUNCH_MANIFEST_LIMIT_BYTES} bytes, and tacit reads all of it to check that it ` +
+      "declares no program `npx tacit` would run. Keep package.json small, and put data in files of its own"
+    );
+  }
   const declared = tacitBinOf(after);
-  if (declared === null || declared === tacitBinOf(before)) return null;
+  if (declared === null) return null;
+  if (before === TOO_LONG) {
+    return (
+      `this project's package.json is larger than ${LAUNCH_MANIFEST_LIMIT_BYTES} bytes, more than tacit reads, so whether it already declares ` +
+      "a program named tacit (in bin, or through directories.bin) is unknown, and the new content declares one. Write it without bin and directories.bin"
+    );
+  }
+  if (declared === tacitBinOf(before)) return null;
   return (
     "it would make this project's package.json declare a program named tacit (in bin, or through directories.bin), which `npx tacit` " +
     "runs instead of the installed tacit, with the operator's authority. Change other fields, or leave bin and directories.bin as they are"

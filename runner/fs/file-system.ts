@@ -3,11 +3,11 @@
 // to the scope's root, `..` collapsed, symlinks followed (dead ones too), and then required
 // to lie inside the scope by whole path components.
 
-import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, rmdirSync, type Stats, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readSync, rmdirSync, type Stats, statSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import type { FileInfo, GrepMatch } from "../../library/protocol.js";
 import type { CapabilityTable, FileSystemScope } from "../capabilities.js";
-import { isLaunchManifestAt, tacitBinChange } from "../launch-files.js";
+import { isLaunchManifestAt, readManifest, tacitBinChange, TOO_LONG } from "../launch-files.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
 import { inVerifiedDirectory, NotRegularFileError, openForReading, statInVerifiedDirectory } from "./checked-open.js";
@@ -398,13 +398,8 @@ export class FileSystemExecutor {
   private denyTacitBin(target: Resolved, requested: string, content: string, append: boolean): void {
     // Only such a package.json is read before the write (one in a subdirectory is not npm's project's).
     if (!isLaunchManifestAt([target.named, target.real])) return;
-    let before: string | null = null;
-    try {
-      before = readFileSync(target.real, "utf8");
-    } catch {
-      // A new file.
-    }
-    const refusal = tacitBinChange(before, append ? (before ?? "") + content : content);
+    const before = readManifest(target.real);
+    const refusal = tacitBinChange(before, !append ? content : before === TOO_LONG ? TOO_LONG : (before ?? "") + content);
     if (refusal) throw new PolicyDenial(`${requested}: ${append ? "append" : "write"} refused: ${refusal}; nothing was written.`);
   }
 
