@@ -180,10 +180,27 @@ function wordsOf(name: string): string[] {
   const words = new Set<string>([name]);
   for (const part of name.split(/[-_.]/)) {
     words.add(part);
-    words.add(part.replace(/[0-9][0-9a-z]*$/, ""));
+    words.add(withoutVersionTail(part));
   }
   words.delete("");
   return [...words];
+}
+
+const VERSION_TAIL_CHARACTER = /[0-9a-z]/;
+
+/**
+ * `part` without its version tail: the shortest end of it that starts with a digit and holds
+ * only digits and lower-case letters (what `part.replace(/[0-9][0-9a-z]*$/, "")` removes), found
+ * in one pass from the end. That expression tried each digit of a run as a start, each time to
+ * the run's end: rules on a command are tried through every word of a command line that runs
+ * others (see approval/policy.ts), and a security review held the host's main thread, every
+ * session of a tacit serve with it, with one argument of digits ending in "!".
+ */
+function withoutVersionTail(part: string): string {
+  let start = part.length;
+  while (start > 0 && VERSION_TAIL_CHARACTER.test(part[start - 1]!)) start--;
+  for (let at = start; at < part.length; at++) if (part[at]! >= "0" && part[at]! <= "9") return part.slice(0, at);
+  return part;
 }
 
 /** The denied family a lower-case name belongs to by its words alone (not by its shape), or null. */

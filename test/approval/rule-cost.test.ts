@@ -58,3 +58,26 @@ it("a command line of 400,000 words is judged without holding the server; the ru
     stdout: "0\n",
   });
 }, 60_000);
+
+// The same rule, tried through each word, asks whether the word names a shell or interpreter
+// (by its words without version tails: python3.11 is python). The tail was cut with an
+// expression that tried each digit of a run as its start, to the run's end: one argument of
+// 40,000 digits ending in "!" held the host 3 s, twelve of 100,000 (within what a command may
+// be given) some minutes.
+it("arguments of 100,000 digits are read for a program's name without holding the server", async () => {
+  const other = await createSession(client);
+  const flood = await createSession(client);
+  const flooding = runInSession(
+    client,
+    flood,
+    `requestExecPermission(["git"], (p) => p.exec("git", ["--version", ...Array.from({ length: 12 }, () => "1".repeat(100_000) + "!")]).exitCode)`,
+    40_000,
+  );
+  // Answered whatever the flood's state: a server held by it would answer neither.
+  expect(await runInSession(client, other, `1 + 1`, 40_000)).toMatchObject({ exitCode: 0, stdout: "2\n" });
+  // Nothing in it names git, a shell or an interpreter: git runs (and ignores the argument).
+  expect(await flooding).toMatchObject({ exitCode: 0, stdout: "0\n" });
+  // A word naming a versioned interpreter is still read as one: the rule asks.
+  const viaPython = await runInSession(client, flood, `requestExecPermission(["git"], (p) => p.exec("git", ["--version", "python3.11"]).exitCode)`, 40_000);
+  expect(viaPython.error).toContain("the policy requires a person's approval (always-ask)");
+}, 60_000);
