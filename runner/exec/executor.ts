@@ -163,14 +163,22 @@ export class ExecExecutor {
       const [command, argv] = wrapper ? [wrapper.program, [...wrapper.argsBefore, program, ...request.args]] : [program, [...request.args]];
       // Killed by the kernel when tacit ends in a way that runs no exit hook (see parent-death.ts).
       const { file, args } = diesWithTacit(command, argv);
-      const child = spawn(file, args, {
-        cwd,
-        env: childEnvironment(),
-        // Its own process group, so that a timeout kills everything it started (and the
-        // namespace, when there is one, whatever left the group).
-        detached: true,
-        stdio: [request.input === null ? "ignore" : "pipe", "pipe", "pipe"],
-      });
+      let child: ChildProcess;
+      try {
+        child = spawn(file, args, {
+          cwd,
+          env: childEnvironment(),
+          // Its own process group, so that a timeout kills everything it started (and the
+          // namespace, when there is one, whatever left the group).
+          detached: true,
+          stdio: [request.input === null ? "ignore" : "pipe", "pipe", "pipe"],
+        });
+      } catch (error) {
+        // Some failures are thrown at once rather than emitted: an argument longer than the
+        // kernel takes (E2BIG) ended the evaluation as a host that failed to answer.
+        reject(new EffectFailure(`exec("${request.command}"): could not start: ${(error as Error).message}${startHint(error)}`));
+        return;
+      }
       this.running.add(child);
       // Ended by a signal, tacit runs its exit hooks: the command and its group go with it.
       const release = cleanUpAtExit(child, null, true);
@@ -191,7 +199,7 @@ export class ExecExecutor {
         clearTimeout(timer);
         this.running.delete(child);
         release();
-        reject(new EffectFailure(`exec("${request.command}"): could not start: ${error.message}`));
+        reject(new EffectFailure(`exec("${request.command}"): could not start: ${error.message}${startHint(error)}`));
       });
       child.on("close", (code, signal) => {
         clearTimeout(timer);
@@ -223,4 +231,11 @@ function killGroup(child: ChildProcess): void {
 function signalNumber(signal: NodeJS.Signals | null): number {
   const numbers: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGTERM: 15 };
   return signal ? (numbers[signal] ?? 0) : 0;
+}
+
+/** What to do instead, for a command the system would not start. */
+function startHint(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code === "E2BIG"
+    ? "; its arguments are longer than the system takes (at most 128 KiB one argument, about 2 MiB in all, environment included). Pass long data on standard input (the input option) or in a file"
+    : "";
 }

@@ -147,6 +147,28 @@ requestExecPermission(["cat", "false", "true", "printf", ${lit(decoy)}], (proc) 
   });
 });
 
+describe("arguments the system will not take", () => {
+  it("an argument longer than the kernel takes is an error the script can catch, saying what to do, and the evaluation goes on", async () => {
+    // spawn throws E2BIG at once rather than emitting it: this ended the evaluation as a host
+    // that failed to answer (a protocol violation), with nothing the agent could act on.
+    const script = `${ATTEMPT_PRELUDE}
+requestExecPermission(["true"], (proc) => {
+  attempt("too long", () => proc.exec("true", ["x".repeat(200 * 1024)]));
+  attempt("after", () => proc.exec("true"));
+});
+`;
+    const r = await tacit(root, script, ["--command-permissions", "true"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const found = attempts(r.stdout);
+    const tooLong = attemptOf(found, "too long");
+    expect(tooLong.status).toBe("Error");
+    expect(tooLong.value).toContain('exec("true"): could not start: spawn E2BIG');
+    expect(tooLong.value).toContain("Pass long data on standard input (the input option) or in a file");
+    expect(attemptOf(found, "after")).toEqual({ status: "ok", value: { exitCode: 0, stdout: "", stderr: "" } });
+  });
+});
+
 describe("environment", () => {
   it("gives the child a minimal environment: no host secrets, no LD_*, a PATH of absolute directories", async () => {
     const canary = makeCanary();
