@@ -10,13 +10,28 @@ const scope = () => z.string().max(256);
 const filePath = () => z.string().max(4096);
 const handle = () => z.string().max(64);
 
+/**
+ * A record of at most `max` entries, counted before any entry is checked: zod checks a
+ * record's entries one by one on the host's main thread, and a tenth security review sent,
+ * from a raw channel, a request whose headers had 300,000 keys (about 2.5 s of the host's
+ * main thread a frame, every session of a tacit serve waiting). No real request comes near.
+ */
+function boundedRecord<V extends z.ZodType>(max: number, what: string, key: z.ZodString, value: V) {
+  const fits = (candidate: unknown): boolean => typeof candidate === "object" && candidate !== null && !Array.isArray(candidate) && Object.keys(candidate).length <= max;
+  return z.custom<Record<string, unknown>>(fits, { message: `more than ${max} ${what}` }).pipe(z.record(key, value));
+}
+
+/** Headers of one request at most (each kind), and captured names of one map function. */
+const MAX_HEADERS = 1000;
+const MAX_CAPTURES = 10_000;
+
 function httpFields() {
   return {
     scope: scope(),
     method: z.string().max(64),
     url: z.string().max(4 * 1024 * 1024),
-    headers: z.record(z.string().max(1024), z.string().max(65536)),
-    secretHeaders: z.record(z.string().max(1024), handle()),
+    headers: boundedRecord(MAX_HEADERS, "headers", z.string().max(1024), z.string().max(65536)),
+    secretHeaders: boundedRecord(MAX_HEADERS, "secret headers", z.string().max(1024), handle()),
     body: z.string().nullable(),
     classifiedBody: handle().nullable(),
   };
@@ -35,7 +50,7 @@ const ACTION_SCHEMAS = {
         kind: z.literal("ClassifiedMap"),
         handle: handle(),
         source: z.string().max(1024 * 1024),
-        captures: z.record(z.string(), z.union([z.object({ plain: z.unknown() }).strict(), z.object({ classified: handle() }).strict()])),
+        captures: boundedRecord(MAX_CAPTURES, "captured names", z.string(), z.union([z.object({ plain: z.unknown() }).strict(), z.object({ classified: handle() }).strict()])),
         flat: z.boolean(),
       })
       .strict(),

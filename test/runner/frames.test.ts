@@ -48,6 +48,21 @@ describe("sandbox frames", () => {
     expect(() => parseSandboxFrame(line)).toThrow(message);
   });
 
+  it("counts a request's headers and a map's captured names before checking any of them", () => {
+    // Checked one by one, 300,000 header keys held the host's main thread about 2.5 s a frame.
+    const entries = (count: number, value: unknown) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, value]));
+    const http = (headers: Record<string, unknown>, secretHeaders: Record<string, unknown> = {}) =>
+      request({ kind: "HttpRequest", scope: "s", method: "GET", url: "http://127.0.0.1/", headers, secretHeaders, body: null, classifiedBody: null });
+    expect(parseSandboxFrame(http(entries(1000, "v"))).type).toBe("request");
+    expect(() => parseSandboxFrame(http(entries(1001, "v")))).toThrow(/malformed frame \(more than 1000 headers\)/);
+    expect(() => parseSandboxFrame(http({}, entries(300_000, "h")))).toThrow(/malformed frame \(more than 1000 secret headers\)/);
+    const map = (captures: Record<string, unknown>) => request({ kind: "ClassifiedMap", handle: "c1", source: "(x) => x", captures, flat: false });
+    expect(parseSandboxFrame(map(entries(10_000, { plain: 1 }))).type).toBe("request");
+    expect(() => parseSandboxFrame(map(entries(10_001, { plain: 1 })))).toThrow(/malformed frame \(more than 10000 captured names\)/);
+    // Still a record: an array in its place is refused as before.
+    expect(() => parseSandboxFrame(http(["v"] as unknown as Record<string, unknown>))).toThrow(ProtocolError);
+  });
+
   it("checks the pure evaluator's replies too", () => {
     expect(parsePureReply(JSON.stringify({ id: 1, ok: true, value: 2 }))).toEqual({ id: 1, ok: true, value: 2 });
     expect(() => parsePureReply(JSON.stringify({ id: 1, ok: true, value: 2, more: 1 }))).toThrow(ProtocolError);
