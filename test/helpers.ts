@@ -134,3 +134,33 @@ export async function connectServe(args: string[], cwd: string, options: ServeOp
   await client.connect(transport);
   return client;
 }
+
+/** A tacit serve with a small heap, in a temp dir of its own: what the floods that could kill a server are tested against. */
+export interface SmallHeapServe {
+  dir: string;
+  client: Client;
+  /** What the server wrote to stderr so far (for failure messages). */
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+/**
+ * A real tacit serve with a 250 MB heap (--max-old-space-size=250) started in a new temp dir
+ * named by `prefix`, after `prepare` has filled it. A flood that dies at this heap dies at the
+ * default one too, only later and slower.
+ */
+export async function smallHeapServe(prefix: string, args: string[], prepare: (dir: string) => void = () => undefined): Promise<SmallHeapServe> {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  prepare(dir);
+  let stderr = "";
+  const client = await connectServe(args, dir, { env: { NODE_OPTIONS: "--max-old-space-size=250" }, onStderr: (text) => (stderr += text) });
+  return {
+    dir,
+    client,
+    stderr: () => stderr,
+    close: async () => {
+      await client.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -7,10 +7,9 @@
 // show where a path leads and refuse one that moved after the answer; a command's cwd now does too.
 
 import { existsSync, symlinkSync } from "node:fs";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, expect, it } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
-import { makeWorld, serveWorld } from "./fixtures.js";
+import { makeWorld, serveSwappingWhileAsked, serveWorld } from "./fixtures.js";
 
 let close: (() => Promise<void>) | null = null;
 afterEach(async () => {
@@ -54,27 +53,19 @@ it("a cwd swapped for a link while a person is asked is refused after the yes, a
   world.file("docs/build/notes.md");
   world.file("deploy/build/app.js");
   const config = world.config([{ action: "exec", command: "rm", tier: "always-ask" }], { libraryConfig: { commandPermissions: ["rm", "ln", "mv"] } });
-  const questions: string[] = [];
-  let swap = "";
-  const client: Client = await serveWorld(world, ["--config", config, "--exec-timeout-ms", "10000"], {
-    onElicit: async (request) => {
-      questions.push((request.params as { message: string }).message);
-      // While the person reads the question, the agent's other call swaps the directory.
-      const other = await client.callTool({
-        name: "execute_typescript",
-        arguments: { code: `requestExecPermission(["mv", "ln"], (p) => { print(p.exec("mv", ["docs", "old-docs"]).exitCode, p.exec("ln", ["-s", "deploy", "docs"]).exitCode); });\n` },
-      });
-      swap = (other.content as Array<{ text: string }>).map((c) => c.text).join("");
-      return { action: "accept", content: { approve: true } };
-    },
-  });
+  // While the person reads the question, the agent's other call swaps the directory.
+  const { client, questions, swapOutput } = await serveSwappingWhileAsked(
+    world,
+    config,
+    `requestExecPermission(["mv", "ln"], (p) => { print(p.exec("mv", ["docs", "old-docs"]).exitCode, p.exec("ln", ["-s", "deploy", "docs"]).exitCode); });\n`,
+  );
   close = async () => {
     await client.close();
     temp.cleanup();
   };
   const response = await client.callTool({ name: "execute_typescript", arguments: { code: RM_BUILD } });
   const text = (response.content as Array<{ text: string }>).map((c) => c.text).join("");
-  expect(swap).toContain("0 0");
+  expect(swapOutput()).toContain("0 0");
   expect(questions).toHaveLength(1);
   expect(questions[0]).toContain(`run: rm -r build (in ${world.at("docs")})`);
   // The bad thing: the person's yes to removing docs/build removed deploy/build.

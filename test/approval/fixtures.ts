@@ -230,3 +230,27 @@ export const deleteScript = (name: string): string =>
 export function serveWorld(world: World, args: string[], options: Omit<ServeOptions, "env"> = {}): Promise<Client> {
   return connectServe(args, world.work, { ...options, env: { TACIT_HOME: world.home } });
 }
+
+/**
+ * A tacit serve for `world` whose person, shown a question, lets the agent's other call run
+ * `swapCode` first (an agent's parallel tool call that swaps what was asked about while the
+ * person reads), then says yes. `questions` holds what was asked; `swapOutput()` what the
+ * swapping call answered.
+ */
+export async function serveSwappingWhileAsked(
+  world: World,
+  config: string,
+  swapCode: string,
+): Promise<{ client: Client; questions: string[]; swapOutput: () => string }> {
+  const questions: string[] = [];
+  let swap = "";
+  const client: Client = await serveWorld(world, ["--config", config, "--exec-timeout-ms", "10000"], {
+    onElicit: async (request) => {
+      questions.push((request.params as { message: string }).message);
+      const other = await client.callTool({ name: "execute_typescript", arguments: { code: swapCode } });
+      swap = (other.content as Array<{ text: string }>).map((c) => c.text).join("");
+      return { action: "accept", content: { approve: true } };
+    },
+  });
+  return { client, questions, swapOutput: () => swap };
+}

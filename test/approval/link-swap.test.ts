@@ -4,10 +4,9 @@
 // docs/prod.conf; the yes must not write deploy/prod.conf, which a rule always asks about.
 
 import { mkdirSync, readFileSync } from "node:fs";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, expect, it } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
-import { makeWorld, serveWorld } from "./fixtures.js";
+import { makeWorld, serveSwappingWhileAsked, serveWorld } from "./fixtures.js";
 
 let close: (() => Promise<void>) | null = null;
 afterEach(async () => {
@@ -27,20 +26,12 @@ it("a path swapped for a link while a person is asked is refused after the yes, 
     ],
     { libraryConfig: { commandPermissions: ["ln", "rm"] } },
   );
-  const questions: string[] = [];
-  let swap = "";
-  const client: Client = await serveWorld(world, ["--config", config, "--exec-timeout-ms", "10000"], {
-    onElicit: async (request) => {
-      questions.push((request.params as { message: string }).message);
-      // While the person reads the question, the agent's other call swaps the directory.
-      const other = await client.callTool({
-        name: "execute_typescript",
-        arguments: { code: `requestExecPermission(["rm", "ln"], (p) => { print(p.exec("rm", ["-r", "docs"]).exitCode, p.exec("ln", ["-s", "deploy", "docs"]).exitCode); });\n` },
-      });
-      swap = (other.content as Array<{ text: string }>).map((c) => c.text).join("");
-      return { action: "accept", content: { approve: true } };
-    },
-  });
+  // While the person reads the question, the agent's other call swaps the directory.
+  const { client, questions, swapOutput } = await serveSwappingWhileAsked(
+    world,
+    config,
+    `requestExecPermission(["rm", "ln"], (p) => { print(p.exec("rm", ["-r", "docs"]).exitCode, p.exec("ln", ["-s", "deploy", "docs"]).exitCode); });\n`,
+  );
   close = async () => {
     await client.close();
     temp.cleanup();
@@ -50,7 +41,7 @@ it("a path swapped for a link while a person is asked is refused after the yes, 
     name: "execute_typescript",
     arguments: { code: `requestFileSystem(".", (fs) => fs.access("docs/prod.conf").write("attacker\\n"));\nprintln("wrote");\n` },
   });
-  expect(swap).toContain("0 0");
+  expect(swapOutput()).toContain("0 0");
   expect(questions).toHaveLength(1);
   expect(questions[0]).toContain(`pattern: fs.write ${world.at("docs/prod.conf")}\n`);
   // The bad thing: the person's yes to docs/prod.conf wrote deploy/prod.conf.

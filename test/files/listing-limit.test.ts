@@ -5,51 +5,44 @@
 // tree, or a few sessions listing at once, do the same). The files can be the script's own
 // writes, left between snippets; here the test makes them, for speed.
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { connectServe, createSession, runInSession } from "../helpers.js";
+import { createSession, runInSession, type SmallHeapServe, smallHeapServe } from "../helpers.js";
 
-let dir: string;
+let server: SmallHeapServe;
 let deep: string;
-let client: Client;
-let stderr = "";
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "tacit-listing-limit-"));
-  // 15 directories of 250 characters: each file's path is about 3,800 characters.
-  deep = path.join(dir, "tree", ...Array.from({ length: 15 }, () => "d".repeat(250)));
-  mkdirSync(deep, { recursive: true });
-  for (let i = 0; i < 30_000; i++) writeFileSync(path.join(deep, `${String(i).padStart(5, "0")}${"x".repeat(60)}`), "");
-  mkdirSync(path.join(dir, "small"));
-  writeFileSync(path.join(dir, "small", "a.txt"), "a");
-  client = await connectServe(["--no-check"], dir, {
-    env: { NODE_OPTIONS: "--max-old-space-size=250" },
-    onStderr: (text) => (stderr += text),
+  server = await smallHeapServe("tacit-listing-limit-", ["--no-check"], (dir) => {
+    // 15 directories of 250 characters: each file's path is about 3,800 characters.
+    deep = path.join(dir, "tree", ...Array.from({ length: 15 }, () => "d".repeat(250)));
+    mkdirSync(deep, { recursive: true });
+    for (let i = 0; i < 30_000; i++) writeFileSync(path.join(deep, `${String(i).padStart(5, "0")}${"x".repeat(60)}`), "");
+    mkdirSync(path.join(dir, "small"));
+    writeFileSync(path.join(dir, "small", "a.txt"), "a");
   });
 });
 
 afterAll(async () => {
-  await client?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await server?.close();
 });
 
 it("a listing past the limit is refused before its paths fill the host; the server and its other sessions go on", async () => {
+  const { client, dir } = server;
   const other = await createSession(client);
   expect(await runInSession(client, other, `const kept = "still here";`, 60_000)).toMatchObject({ exitCode: 0 });
   const flood = await createSession(client);
   const walked = await runInSession(client, flood, `requestFileSystem(".", (fs) => fs.access("tree").walk().length)`, 60_000);
-  expect(walked.exitCode, stderr).toBe(1);
+  expect(walked.exitCode, server.stderr()).toBe(1);
   expect(walked.error).toContain("more than 16777216 characters of paths");
   expect(walked.error).toContain("list a smaller directory");
   const relative = path.relative(dir, deep);
   const children = await runInSession(client, flood, `requestFileSystem(".", (fs) => fs.access(${JSON.stringify(relative)}).children().length)`, 60_000);
-  expect(children.exitCode, stderr).toBe(1);
+  expect(children.exitCode, server.stderr()).toBe(1);
   expect(children.error).toContain("more than 16777216 characters of paths");
   const found = await runInSession(client, flood, `requestFileSystem(".", (fs) => fs.find("tree", "*").length)`, 60_000);
-  expect(found.exitCode, stderr).toBe(1);
+  expect(found.exitCode, server.stderr()).toBe(1);
   expect(found.error).toContain("more than 16777216 characters of paths");
   // Only names are held on the way down: a narrow find in the same tree still answers.
   expect(await runInSession(client, flood, `requestFileSystem(".", (fs) => fs.find("tree", "0000*").length)`, 60_000)).toMatchObject({

@@ -6,32 +6,24 @@
 // default heap, a file of some 200 MB does the same). Such writes are now refused before
 // anything is read or parsed.
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { connectServe, createSession, runInSession } from "../helpers.js";
+import { createSession, runInSession, type SmallHeapServe, smallHeapServe } from "../helpers.js";
 
-let dir: string;
-let client: Client;
-let stderr = "";
+let server: SmallHeapServe;
 const START = '{"name":"x","x":[';
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "tacit-manifest-size-"));
-  client = await connectServe(["--no-check"], dir, {
-    env: { NODE_OPTIONS: "--max-old-space-size=250" },
-    onStderr: (text) => (stderr += text),
-  });
+  server = await smallHeapServe("tacit-manifest-size-", ["--no-check"]);
 });
 
 afterAll(async () => {
-  await client?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await server?.close();
 });
 
 it("a write that would leave package.json past 1 MiB is refused before it is parsed; the server and its other sessions go on", async () => {
+  const { client, dir } = server;
   const other = await createSession(client);
   expect(await runInSession(client, other, `const kept = "still here";`, 60_000)).toMatchObject({ exitCode: 0 });
   const flood = await createSession(client);
@@ -46,7 +38,7 @@ it("a write that would leave package.json past 1 MiB is refused before it is par
 })`,
     60_000,
   );
-  expect(flooded.exitCode, stderr).toBe(1);
+  expect(flooded.exitCode, server.stderr()).toBe(1);
   expect(flooded.error).toContain("append refused: it would leave this project's package.json larger than 1048576 bytes");
   expect(flooded.error).toContain("Keep package.json small");
   expect(readFileSync(path.join(dir, "package.json"), "utf8")).toBe(START);

@@ -5,31 +5,23 @@
 // within its own limit made a server with a 250 MB heap die (every session with it). A value
 // past the server's share is not kept, out of sight, like one past the store's own limit.
 
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { connectServe, createSession, runInSession } from "../helpers.js";
+import { createSession, runInSession, type SmallHeapServe, smallHeapServe } from "../helpers.js";
 
-let dir: string;
-let client: Client;
-let stderr = "";
+let server: SmallHeapServe;
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "tacit-classified-share-"));
-  client = await connectServe(["--no-check", "--exec-timeout-ms", "30000", "--classified-paths", "*.secret"], dir, {
-    env: { NODE_OPTIONS: "--max-old-space-size=250" },
-    onStderr: (text) => (stderr += text),
-  });
+  server = await smallHeapServe("tacit-classified-share-", ["--no-check", "--exec-timeout-ms", "30000", "--classified-paths", "*.secret"]);
 });
 
 afterAll(async () => {
-  await client?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await server?.close();
 });
 
 it("sessions each within their own limit cannot together fill the server with classified values; deleting them gives their share back", async () => {
+  const { client, dir } = server;
   // 34 values of 3 MiB and 3,000 of 2,000 characters: about 108 MiB of plaintext per session (216 MiB as counted), under
   // the 256 MiB a session holds.
   const classifying = `const kept: unknown[] = [];\nconst chunk = "c".repeat(3 * 1024 * 1024);\nfor (let i = 0; i < 34; i++) kept.push(classify(chunk + i));\n` +
@@ -40,7 +32,7 @@ it("sessions each within their own limit cannot together fill the server with cl
   for (let i = 0; i < 3; i++) {
     const s = await createSession(client);
     sessions.push(s);
-    expect(await runInSession(client, s, classifying, 60_000), stderr).toMatchObject({ exitCode: 0, stdout: "6034\n" });
+    expect(await runInSession(client, s, classifying, 60_000), server.stderr()).toMatchObject({ exitCode: 0, stdout: "6034\n" });
   }
   for (const s of sessions) await client.callTool({ name: "delete_repl_session", arguments: { session_id: s } });
   // The server still answers, and a new session's classified values are kept and written.
@@ -51,18 +43,19 @@ it("sessions each within their own limit cannot together fill the server with cl
     `requestFileSystem(".", (fs) => fs.writeClassified("out.secret", classify("kept-after-the-flood").map((t) => t.toUpperCase())));\n"done"`,
     60_000,
   );
-  expect(written, stderr).toMatchObject({ exitCode: 0 });
+  expect(written, server.stderr()).toMatchObject({ exitCode: 0 });
   expect(readFileSync(path.join(dir, "out.secret"), "utf8")).toBe("KEPT-AFTER-THE-FLOOD");
 }, 60_000);
 
 it("one-shot calls under way together cannot fill the server with classified values either; each gives its share back as it ends", async () => {
+  const { client, dir } = server;
   // The same 108 MiB of plaintext per call, held by three calls at once (each waits for the others before it ends).
   const classifying =
     `const kept: unknown[] = [];\nconst chunk = "c".repeat(3 * 1024 * 1024);\nfor (let i = 0; i < 34; i++) kept.push(classify(chunk + i));\n` +
     `for (let i = 0; i < 3000; i++) kept.push(classify("f".repeat(2000) + i));\n` +
     `for (let i = 0; i < 3000; i++) kept.push(classify("s" + i));\nawait new Promise((resolve) => setTimeout(resolve, 6000));\nprintln(kept.length);`;
   const calls = [0, 1, 2].map(() => client.callTool({ name: "execute_typescript", arguments: { code: classifying } }, undefined, { timeout: 60_000 }));
-  for (const call of await Promise.all(calls)) expect(call.structuredContent, stderr).toMatchObject({ exitCode: 0, stdout: "6034\n" });
+  for (const call of await Promise.all(calls)) expect(call.structuredContent, server.stderr()).toMatchObject({ exitCode: 0, stdout: "6034\n" });
   const written = await client.callTool(
     {
       name: "execute_typescript",
@@ -71,6 +64,6 @@ it("one-shot calls under way together cannot fill the server with classified val
     undefined,
     { timeout: 60_000 },
   );
-  expect(written.structuredContent, stderr).toMatchObject({ exitCode: 0 });
+  expect(written.structuredContent, server.stderr()).toMatchObject({ exitCode: 0 });
   expect(readFileSync(path.join(dir, "one-shot.secret"), "utf8")).toBe("KEPT-AFTER-THE-CALLS");
 }, 60_000);

@@ -4,32 +4,26 @@
 // sent. The sessions draw on an eighth of tacit's heap limit (heap-share.ts); a snippet past
 // it is refused before it is checked, saying so, and a deleted session gives its share back.
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { connectServe, createSession, runInSession } from "../helpers.js";
+import { createSession, runInSession, type SmallHeapServe, smallHeapServe } from "../helpers.js";
 
-let dir: string;
-let client: Client;
+// A 250 MB heap: the sessions' code together may take about 32 MB (8 Mi characters, counted
+// twice for the sandbox's copy, two bytes each).
+let server: SmallHeapServe;
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "tacit-session-code-share-"));
-  // A 250 MB heap: the sessions' code together may take about 32 MB (8 Mi characters, counted
-  // twice for the sandbox's copy, two bytes each).
-  client = await connectServe(["--no-check"], dir, { env: { NODE_OPTIONS: "--max-old-space-size=250" } });
+  server = await smallHeapServe("tacit-session-code-share-", ["--no-check"]);
 });
 
 afterAll(async () => {
-  await client?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await server?.close();
 });
 
 /** A snippet of about 5 Mi characters (20 MiB as counted): a comment, then a binding. */
 const bulky = (name: string): string => `// ${"x".repeat(5 * 1024 * 1024)}\nlet ${name} = 1;`;
 
 it("sessions each within their own code limit cannot together keep more than the server holds; deleting one gives its share back", async () => {
+  const { client } = server;
   const first = await createSession(client);
   expect(await runInSession(client, first, bulky("a"), 60_000)).toMatchObject({ exitCode: 0, error: null });
   const second = await createSession(client);
