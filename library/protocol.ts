@@ -45,6 +45,13 @@ export type PureReply = { id: number; ok: true; value: unknown } | { id: number;
  */
 export const PRINT_CHUNK_CHARS = 512 * 1024;
 
+/**
+ * The most parts one Print action carries: the host checks each part on its main thread, so
+ * it counts them first (a frame of more is malformed), and the library sends a print of more
+ * in several actions.
+ */
+export const MAX_PRINT_PARTS = 10_000;
+
 /** The sandbox global that rewritten `import … from "tacit"` statements read. */
 export const LIBRARY_GLOBAL = "__tacit";
 

@@ -3,7 +3,7 @@
 // in both directions, so the two cannot drift apart.
 
 import { z } from "zod";
-import { type Action, MAX_SANDBOX_FRAME_CHARS, type PureReply, type SandboxFrame } from "../library/protocol.js";
+import { type Action, MAX_PRINT_PARTS, MAX_SANDBOX_FRAME_CHARS, type PureReply, type SandboxFrame } from "../library/protocol.js";
 import { onFirstUse } from "./on-first-use.js";
 
 const scope = () => z.string().max(256);
@@ -42,7 +42,8 @@ function httpFields() {
  * building all of them took a run several milliseconds just as its first request came in.
  */
 const ACTION_SCHEMAS = {
-  Print: () => z.object({ kind: z.literal("Print"), parts: z.array(z.union([z.string(), z.object({ classified: handle() }).strict()])) }).strict(),
+  // An array's length is checked before its items: parts are counted first, as records are.
+  Print: () => z.object({ kind: z.literal("Print"), parts: z.array(z.union([z.string(), z.object({ classified: handle() }).strict()])).max(MAX_PRINT_PARTS) }).strict(),
   Classify: () => z.object({ kind: z.literal("Classify"), value: z.unknown() }).strict(),
   ClassifiedMap: () =>
     z

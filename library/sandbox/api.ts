@@ -1,7 +1,7 @@
 // The agent-facing API as it exists inside the sandbox: every function turns into a request
 // to the host through the channel. library/interface.d.ts declares exactly these.
 
-import { PRINT_CHUNK_CHARS, type PrintPart } from "../protocol.js";
+import { MAX_PRINT_PARTS, PRINT_CHUNK_CHARS, type PrintPart } from "../protocol.js";
 import type { Channel } from "./channel.js";
 import { type ClassifiedApi, SENTINEL_PATTERN } from "./classified.js";
 import { formatConsole, formatPrintf, formatValues, type Inspect } from "./format.js";
@@ -36,6 +36,10 @@ export function createApi(channel: Channel, inspect: Inspect, classified: Classi
   const emit = (text: string): void => {
     let batch: PrintPart[] = [];
     for (const part of partsOf(text)) {
+      if (batch.length >= MAX_PRINT_PARTS) {
+        sendParts(batch);
+        batch = [];
+      }
       if (typeof part !== "string") {
         batch.push(part);
         continue;

@@ -93,6 +93,15 @@ describe("tacit run: output", () => {
   // ...args: A)` infers A = [value: unknown] from `r`, so the checker rejected this with
   // script.ts:1:24 error TS2554: Expected 3 arguments, but got 2 (exit 3). @types/node adds
   // an overload `setTimeout(callback: (_: void) => void, ms?: number)` for this idiom.
+  it("prints a line of more parts than one Print frame holds (each classified value is one), in several frames", async () => {
+    const r = await runScript(`const values = Array.from({ length: 12_000 }, (_, i) => classify(i));\nprintln(...values);\nprintln("after");\n`, ["--no-check"]);
+    expect(r.code, r.stderr).toBe(0);
+    const [line, after] = r.stdout.split("\n");
+    expect(line!.split(" ")).toHaveLength(12_000);
+    expect(new Set(line!.split(" "))).toEqual(new Set(["Classified(***)"]));
+    expect(after).toBe("after");
+  });
+
   it("top-level await works", async () => {
     const r = await runScript('await new Promise(r => setTimeout(r, 10));\nprintln("slept");');
     expect(r).toEqual({ code: 0, stdout: "slept\n", stderr: "" });

@@ -2,6 +2,7 @@
 // the action against the schema of its own kind. Anything else is a protocol error.
 
 import { describe, expect, it } from "vitest";
+import { MAX_PRINT_PARTS } from "../../library/protocol.js";
 import { parsePureReply, parseSandboxFrame, ProtocolError } from "../../runner/frames.js";
 
 const request = (action: unknown, id: unknown = 1) => JSON.stringify({ type: "request", id, action });
@@ -48,7 +49,7 @@ describe("sandbox frames", () => {
     expect(() => parseSandboxFrame(line)).toThrow(message);
   });
 
-  it("counts a request's headers and a map's captured names before checking any of them", () => {
+  it("counts a request's headers, a map's captured names and a print's parts before checking any of them", () => {
     // Checked one by one, 300,000 header keys held the host's main thread about 2.5 s a frame.
     const entries = (count: number, value: unknown) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, value]));
     const http = (headers: Record<string, unknown>, secretHeaders: Record<string, unknown> = {}) =>
@@ -59,6 +60,9 @@ describe("sandbox frames", () => {
     const map = (captures: Record<string, unknown>) => request({ kind: "ClassifiedMap", handle: "c1", source: "(x) => x", captures, flat: false });
     expect(parseSandboxFrame(map(entries(10_000, { plain: 1 }))).type).toBe("request");
     expect(() => parseSandboxFrame(map(entries(10_001, { plain: 1 })))).toThrow(/malformed frame \(more than 10000 captured names\)/);
+    const print = (count: number) => request({ kind: "Print", parts: Array.from({ length: count }, () => ({ classified: "c1" })) });
+    expect(parseSandboxFrame(print(MAX_PRINT_PARTS)).type).toBe("request");
+    expect(() => parseSandboxFrame(print(MAX_PRINT_PARTS + 1))).toThrow(/malformed frame \(Too big: expected array to have <=10000 items\)/);
     // Still a record: an array in its place is refused as before.
     expect(() => parseSandboxFrame(http(["v"] as unknown as Record<string, unknown>))).toThrow(ProtocolError);
   });
