@@ -72,7 +72,8 @@ export class ThreadedTypeChecker {
   private async checkNow(code: string, snippet: SnippetCheck | undefined): Promise<TypeCheckResult> {
     const running = (this.running ??= this.start());
     const id = this.nextId++;
-    const shadowsGlobal = snippet ? this.shadowsAnswer(running, id) : undefined;
+    // No names, nothing to look up: the thread sends no answer for them.
+    const shadowsGlobal = !snippet ? undefined : snippet.names.length === 0 ? Promise.resolve(false) : this.shadowsAnswer(running, id);
     let timer: NodeJS.Timeout | undefined;
     const reply = await new Promise<TypeCheckReply | "timeout">((resolve) => {
       running.pending.set(id, resolve);

@@ -24,7 +24,7 @@ port.on("message", ({ id, code, snippet }: TypeCheckRequest) => {
     port.postMessage({ kind: "failed", id, message: error instanceof Error ? error.message : String(error) } satisfies TypeCheckReply);
     return;
   }
-  if (snippet) {
+  if (snippet && snippet.names.length > 0) {
     // After the verdict, which the caller acts on at once; this answer is needed by the session's next check.
     let shadowsGlobal = true;
     try {
