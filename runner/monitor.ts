@@ -180,7 +180,7 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       files.mkdir(action.scope, action.path);
       return granted(action.kind, null);
     case "FsList":
-      return granted(action.kind, files.list(action.scope, action.path, action.recursive));
+      return granted(action.kind, await files.list(action.scope, action.path, action.recursive));
     case "FsFind":
       return granted(action.kind, await files.find(action.scope, action.path, action.glob));
     case "FsGrep":

@@ -15,7 +15,10 @@ import { isWithin, PathResolutionError, resolveReal, resolveRealBelow, resolveRe
 import type { GrepRunner } from "./grep-runner.js";
 import type { GrepReply } from "./grep-worker.js";
 import { asSearchExclusions, type PathUse, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
-import { listChildren, namedPaths, walkTree } from "./walk.js";
+import { listEntries, TooManyEntries } from "./walk.js";
+
+/** Entries children() and walk() list on the host's main thread; a larger listing is done in the search worker. */
+const MAIN_THREAD_LIST_ENTRIES = 5000;
 
 /** read()/readBytes() refuse files larger than this; forEachLine streams any size. */
 export const READ_LIMIT_BYTES = 32 * 1024 * 1024;
@@ -535,16 +538,25 @@ export class FileSystemExecutor {
     }
   }
 
-  list(token: string, requested: string, recursive: boolean): string[] {
+  /**
+   * children() and walk(): listed here up to MAIN_THREAD_LIST_ENTRIES entries, and past that
+   * again in the search worker, as find() is, so that a directory of many entries holds that
+   * thread and not the host's (every session of a tacit serve waited for a walk of 300,000).
+   * A small listing does not wait for the worker to start.
+   */
+  async list(token: string, requested: string, recursive: boolean): Promise<string[]> {
     const target = this.resolve(token, requested, "read");
+    const request = { dir: target.named, realDir: target.real, realRoot: target.scope.realRoot, recursive };
     try {
       if (!this.statResolved(target, requested, true).isDirectory()) throw new EffectFailure(`${requested}: not a directory`);
-      if (!recursive) return namedPaths(listChildren(target.named, target.real, target.scope.realRoot));
-      return namedPaths(walkTree(target.named, target.real, target.scope.realRoot));
+      return listEntries(request, MAIN_THREAD_LIST_ENTRIES);
     } catch (error) {
       if (error instanceof EffectFailure || error instanceof PolicyDenial) throw error;
-      throw failure(requested, error);
+      if (!(error instanceof TooManyEntries)) throw failure(requested, error);
     }
+    const reply = await this.grep.run({ op: "list", pattern: "", ...request });
+    if (reply.ok && "paths" in reply) return reply.paths;
+    throw searchFailure(requested, recursive ? "walk()" : "children()", reply);
   }
 
   async find(token: string, requested: string, glob: string): Promise<string[]> {

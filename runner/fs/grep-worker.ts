@@ -19,12 +19,14 @@ import {
   SearchRefusal,
 } from "./grep-core.js";
 import type { HelperLink } from "./helper-link.js";
+import { listEntries, type ListRequest } from "./walk.js";
 import { serveAsHelper, sharedSearcher } from "./shared-search.js";
 
 export type GrepJob =
   | { id: number; op: "grep"; named: string; real: string; realRoot: string; classifiedPatterns: readonly string[]; hostSecrets: readonly string[]; pattern: string }
   | ({ id: number; op: "grepRecursive" } & GrepRecursiveRequest)
-  | ({ id: number; op: "find"; pattern: "" } & FindRequest);
+  | ({ id: number; op: "find"; pattern: "" } & FindRequest)
+  | ({ id: number; op: "list"; pattern: "" } & ListRequest);
 
 /** Sent once, before the first recursive search: the walker's end of the link to the helper. */
 export type ConnectHelper = { op: "connect-helper" } & HelperLink;
@@ -64,6 +66,10 @@ function serveSearches(): void {
     try {
       if (job.op === "find") {
         parentPort!.postMessage({ id: job.id, ok: true, paths: findEntries(job) } satisfies GrepReply);
+        return;
+      }
+      if (job.op === "list") {
+        parentPort!.postMessage({ id: job.id, ok: true, paths: listEntries(job) } satisfies GrepReply);
         return;
       }
       if (job.op === "grep") {

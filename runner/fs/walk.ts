@@ -44,15 +44,35 @@ export class ListingBudget {
 }
 
 /** The named paths of `entries` that are `wanted`, within LISTING_LIMIT_CHARS, counted as they come. */
-export function namedPaths(entries: Iterable<WalkEntry>, wanted: (named: string) => boolean = () => true): string[] {
+export function namedPaths(entries: Iterable<WalkEntry>, wanted: (named: string) => boolean = () => true, maxEntries = Number.POSITIVE_INFINITY): string[] {
   const budget = new ListingBudget("paths");
   const found: string[] = [];
+  let seen = 0;
   for (const entry of entries) {
+    if (++seen > maxEntries) throw new TooManyEntries();
     if (!wanted(entry.named)) continue;
     budget.take(entry.named.length + ENTRY_OVERHEAD_CHARS);
     found.push(entry.named);
   }
   return found;
+}
+
+export interface ListRequest {
+  dir: string;
+  realDir: string;
+  realRoot: string;
+  recursive: boolean;
+}
+
+/** A directory's children, or every entry below it (walk), as named paths; TooManyEntries past `maxEntries`. */
+export function listEntries(request: ListRequest, maxEntries = Number.POSITIVE_INFINITY): string[] {
+  const entries = request.recursive ? walkTree(request.dir, request.realDir, request.realRoot) : listChildren(request.dir, request.realDir, request.realRoot);
+  return namedPaths(entries, () => true, maxEntries);
+}
+
+/** A listing stopped at its entry cap (namedPaths' maxEntries): the caller lists elsewhere. */
+export class TooManyEntries extends Error {
+  override name = "TooManyEntries";
 }
 
 export interface WalkEntry {

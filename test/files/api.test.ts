@@ -2,7 +2,7 @@
 // each call returns, what it changes on disk (checked from outside), the errors it gives,
 // streaming a large file, and the scope's lifetime (sync and async blocks).
 
-import { existsSync, openSync, closeSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, realTempDir, tacit, writeTree } from "./fixtures.js";
@@ -29,6 +29,32 @@ beforeAll(() => {
 afterAll(() => cleanup());
 
 describe("reading, listing and searching", () => {
+  it("lists a directory of more entries than the host lists on its own thread (the search worker lists it) the same way: all, sorted, absolute", async () => {
+    const many = path.join(root, "many");
+    mkdirSync(path.join(many, "sub"), { recursive: true });
+    for (let i = 0; i < 6000; i++) writeFileSync(path.join(many, `f${String(i).padStart(4, "0")}.txt`), "");
+    writeFileSync(path.join(many, "sub", "inner.txt"), "");
+    try {
+      const r = await tacit(root, `requestFileSystem("many", (fs) => {
+  const children = fs.access(".").children().map((e) => e.path);
+  const walked = fs.access(".").walk().map((e) => e.path);
+  println(JSON.stringify({ children: children.length, first: children[0], last: children.at(-1), walked: walked.length, inner: walked.includes(fs.root + "/sub/inner.txt"), sorted: children.every((p, i) => i === 0 || children[i - 1]! < p) }));
+});`);
+      expect(r.stderr).toBe("");
+      expect(JSON.parse(r.stdout)).toEqual({
+        children: 6001,
+        first: path.join(many, "f0000.txt"),
+        last: path.join(many, "sub"),
+        walked: 6002,
+        inner: true,
+        sorted: true,
+      });
+    } finally {
+      rmSync(many, { recursive: true, force: true });
+    }
+  });
+
+
   it("returns what the files hold, with absolute sorted paths", async () => {
     const script = `
 const out: Record<string, unknown> = {};
