@@ -33,29 +33,40 @@ let sharedBuffer: Buffer | null = null;
 export function forEachLineOfFd(fd: number, onLine: (line: string, lineNumber: number) => boolean | void, literal: Buffer | null = null): void {
   const buffer = (sharedBuffer ??= Buffer.allocUnsafe(CHUNK_BYTES));
   let decoder: StringDecoder | null = null;
-  let pending = "";
+  // The line being read, in pieces: a line longer than a chunk is joined once when it ends. Kept
+  // as one string grown by each chunk and searched again from its start, a line of hundreds of
+  // MB cost the square of its length (noted by the tenth security review).
+  let carried: string[] = [];
   let lineNumber = 0;
+  const withoutCr = (line: string): string => (line.endsWith("\r") ? line.slice(0, -1) : line);
   for (let first = true; ; first = false) {
     const n = readSync(fd, buffer, 0, CHUNK_BYTES, null);
     // A regular file that returns less than asked for is at its end: no extra read to learn it.
     const atEnd = n < CHUNK_BYTES;
+    let text: string;
     if (first && atEnd) {
       // The whole file is in the buffer: without the literal, no line can match.
       if (literal !== null && buffer.subarray(0, n).indexOf(literal) === -1) return;
-      pending = buffer.toString("utf8", 0, n);
+      text = buffer.toString("utf8", 0, n);
     } else {
       decoder ??= new StringDecoder("utf8");
-      pending += decoder.write(buffer.subarray(0, n)) + (atEnd ? decoder.end() : "");
+      text = decoder.write(buffer.subarray(0, n)) + (atEnd ? decoder.end() : "");
     }
     let start = 0;
-    for (let newline = pending.indexOf("\n", start); newline !== -1; newline = pending.indexOf("\n", start)) {
-      const line = pending.slice(start, newline);
-      if (onLine(line.endsWith("\r") ? line.slice(0, -1) : line, ++lineNumber) === false) return;
+    for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", start)) {
+      let line = text.slice(start, newline);
+      if (carried.length > 0) {
+        carried.push(line);
+        line = carried.join("");
+        carried = [];
+      }
+      if (onLine(withoutCr(line), ++lineNumber) === false) return;
       start = newline + 1;
     }
-    pending = pending.slice(start);
+    if (start < text.length) carried.push(text.slice(start));
     if (atEnd) {
-      if (pending !== "") onLine(pending.endsWith("\r") ? pending.slice(0, -1) : pending, ++lineNumber);
+      const rest = carried.join("");
+      if (rest !== "") onLine(withoutCr(rest), ++lineNumber);
       return;
     }
   }

@@ -141,6 +141,28 @@ describe("limits", () => {
   });
 });
 
+describe("lines longer than a read", () => {
+  it("grep and forEachLine read a line of many chunks whole, once, with its number (the line is joined when it ends)", async () => {
+    const { dir, cleanup } = realTempDir("tacit-long-line-");
+    try {
+      // A first line of 3 MiB and a bit (the search reads 1 MiB at a time), CRLF endings, no newline at the end.
+      writeTree(dir, { "long.txt": `${"a".repeat(3 * 1024 * 1024 + 17)}NEEDLE\r\nb\r\nc NEEDLE` });
+      const r = await tacit(dir, `requestFileSystem(".", (fs) => {
+  println(JSON.stringify(fs.grep("long.txt", "NEEDLE").map((m) => [m.lineNumber, m.line.length])));
+  const lengths: number[] = [];
+  fs.access("long.txt").forEachLine((line) => { lengths.push(line.length); });
+  println(JSON.stringify(lengths));
+});`);
+      expect(r.stderr).toBe("");
+      const [matches, lengths] = r.stdout.trim().split("\n");
+      expect(JSON.parse(matches!)).toEqual([[1, 3 * 1024 * 1024 + 17 + 6], [3, 8]]);
+      expect(JSON.parse(lengths!)).toEqual([3 * 1024 * 1024 + 17 + 6, 1, 8]);
+    } finally {
+      cleanup();
+    }
+  });
+});
+
 describe("a search by the walking thread alone (unit: one core, no helper)", () => {
   it("finds what a plain walk finds, in walk order, across batches", async () => {
     const { grepRecursive } = await import("../../runner/fs/grep-core.js");
