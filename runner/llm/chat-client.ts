@@ -18,6 +18,36 @@ export const CHAT_TIMEOUT_MS = 120_000;
  */
 export const CLASSIFIED_CHATS_AT_ONCE = 4;
 const ANSWER_LIMIT_CHARS = 8 * 1024 * 1024;
+/**
+ * The most of a model's answer read, in bytes: an answer of ANSWER_LIMIT_CHARS, JSON-escaped,
+ * fits (at most six bytes a character). A longer one is refused, not held whole first.
+ */
+const ANSWER_LIMIT_BYTES = 6 * ANSWER_LIMIT_CHARS + 64 * 1024;
+/** The most of an error answer read: its first 500 characters are shown. */
+const ERROR_LIMIT_BYTES = 64 * 1024;
+
+/** The body's text, up to `limit` bytes; `complete` says whether that was all of it. */
+async function readAtMost(response: Response, limit: number): Promise<{ text: string; complete: boolean }> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body?.getReader();
+  let complete = true;
+  if (reader) {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (size + value.byteLength > limit) {
+        chunks.push(value.subarray(0, limit - size));
+        complete = false;
+        await reader.cancel().catch(() => undefined);
+        break;
+      }
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  }
+  return { text: Buffer.concat(chunks).toString("utf8"), complete };
+}
 
 function redactKey(text: string, key: string): string {
   return key.length > 0 ? text.split(key).join("[redacted]") : text;
@@ -37,11 +67,17 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
   } catch (error) {
     throw new EffectFailure(redactKey(`chat: the model at ${llm.baseUrl} could not be reached: ${(error as Error).message}`, llm.apiKey));
   }
-  const text = await response.text();
+  const { text, complete } = await readAtMost(response, response.ok ? ANSWER_LIMIT_BYTES : ERROR_LIMIT_BYTES);
   if (!response.ok) {
     // Masked before it is cut: cut first, a key the answer quotes across the cut kept its first
     // part, and a script moved the cut with the length of its question.
     throw new EffectFailure(`chat: the model answered HTTP ${response.status}: ${redactKey(text, llm.apiKey).slice(0, 500)}`);
+  }
+  if (!complete) {
+    throw new EffectFailure(
+      `chat: the model's answer is larger than the ${ANSWER_LIMIT_BYTES} bytes tacit reads of one; ask for a shorter answer ` +
+        `(tacit keeps at most ${ANSWER_LIMIT_CHARS} characters of one anyway)`,
+    );
   }
   let content: unknown;
   try {

@@ -33,6 +33,22 @@ beforeAll(async () => {
       const parsed = JSON.parse(body) as { model: string; messages: Array<{ content: string }> };
       const content = parsed.messages[0]!.content;
       received.push({ authorization: request.headers.authorization, model: parsed.model, content });
+      if (parsed.model === "huge") {
+        // An answer larger than tacit reads of one: 70 MB of JSON, sent in pieces.
+        response.setHeader("content-type", "application/json");
+        const piece = "x".repeat(1024 * 1024);
+        response.write('{"choices":[{"message":{"content":"');
+        let sent = 0;
+        const more = (): void => {
+          while (sent < 70) {
+            sent++;
+            if (!response.write(piece)) return void response.once("drain", more);
+          }
+          response.end('"}}]}');
+        };
+        more();
+        return;
+      }
       if (parsed.model === "error-echo") {
         // A refusal that quotes the request, key included (some proxies do), after the question.
         response.statusCode = 400;
@@ -140,6 +156,18 @@ describe("chat", () => {
     expect(r.stdout + r.stderr).not.toContain(apiKey);
     expect(received.map((m) => m.content)).toEqual([`summarize ${canary}`]);
     expect(readFileSync(sink, "utf8")).toContain(`answer to: summarize ${canary}`);
+  });
+
+  it("an answer larger than tacit reads of one is refused, with what to do, and not held whole first", async () => {
+    const r = await runCli(["run", "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "huge", "-"], {
+      cwd: dir,
+      input: `try { chat("tell me everything"); } catch (e) { println((e as Error).message); }\nprintln("after");\n`,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("chat: the model's answer is larger than the");
+    expect(r.stdout).toContain("ask for a shorter answer");
+    expect(r.stdout).toContain("after");
+    expect(r.stdout).not.toContain(apiKey);
   });
 
   it("without a model, chat is a clear error; an incomplete config is a warning that never shows the key", async () => {
