@@ -197,6 +197,13 @@ export class ReplSession {
         const error = this.broken ?? "the session's sandbox is gone; create a new session";
         return { outcome: "protocol-error", exitCode: EXIT_CODES["protocol-error"], stdout: "", error, durationMs: 0, truncated: false };
       }
+      // Cancelled while it waited (for a rebuild, say): it never ran, and the sandbox is left as
+      // it is for the next snippet. Sent on, the cancellation killed the sandbox just rebuilt,
+      // which cost another rebuild.
+      if (extra.signal?.aborted) {
+        const error = "cancelled: the snippet was cancelled before it ran (while it waited for its turn in the session); the session is as it was";
+        return { outcome: "threw", exitCode: EXIT_CODES.threw, stdout: "", error, durationMs: 0, truncated: false };
+      }
       // Each earlier snippet ends with a line of its own holding ";", so that no two snippets
       // read as one statement to the checks (a snippet starting with "(" or "`" would
       // otherwise call the last one's final expression).

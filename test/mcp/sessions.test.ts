@@ -309,6 +309,32 @@ describe("REPL sessions", () => {
       expect(thrown.error).toContain("script.ts:1:1");
     }));
 
+  it("a snippet cancelled while the session's sandbox is rebuilt never runs, and leaves the rebuilt sandbox to the next one", () =>
+    withSession(async (s) => {
+      // Two seconds of work make each rebuild (a replay of it) last long enough to cancel a snippet waiting for one.
+      expect((await run(s, "const started = Date.now();\nwhile (Date.now() - started < 2000) {}\nlet marker = 1;")).exitCode).toBe(0);
+      const before = new Set(denoChildren());
+      const started = new Set<number>();
+      const poll = setInterval(() => {
+        for (const pid of denoChildren()) if (!before.has(pid)) started.add(pid);
+      }, 20);
+      try {
+        expect((await run(s, 'throw new Error("rebuild")')).exitCode).toBe(1);
+        const abort = new AbortController();
+        const waiting = client
+          .callTool({ name: "execute_in_session", arguments: { session_id: s, code: "marker = 2" } }, undefined, { signal: abort.signal })
+          .catch(() => "cancelled");
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        abort.abort("the test cancels it");
+        expect(await waiting).toBe("cancelled");
+        expect(await run(s, "marker")).toMatchObject({ stdout: "1\n", exitCode: 0 });
+      } finally {
+        clearInterval(poll);
+      }
+      // One sandbox for the rebuild: the cancelled snippet did not end it and make a second.
+      expect(started.size).toBe(1);
+    }));
+
   it("performs each effect once: a rebuilt sandbox's replay is answered from the recording", () =>
     withSession(async (s) => {
       await run(s, 'requestFileSystem(".", (fs) => fs.access("count.txt").append("x"));');
