@@ -8,7 +8,8 @@
 // That gives the one program's verdict where the two readings agree, which they do unless a
 // name means something else in one of them. So a snippet is checked apart only when:
 // - no earlier snippet has module syntax but plain imports of tacit's own names, which are
-//   globals of the same meaning anyway (the script form leaves those imports out);
+//   globals of the same meaning anyway (the script form leaves those imports out), nor uses
+//   `this` outside functions (undefined in a module, globalThis in a script);
 // - the new snippet declares no top-level name an earlier one declared (redeclaration and
 //   merging are for the one program to judge: such a snippet is checked whole);
 // - no earlier snippet declared a top-level name that is also a global of the language or of
@@ -125,7 +126,7 @@ function nestedVars(statement: unknown, into: string[]): void {
   }
 }
 
-/** The names a top-level declaration binds; null for a statement that binds none at the top level. */
+/** The names a top-level statement binds (none for most statements; the `var`s of a block or loop). */
 function declaredNames(node: Node): string[] {
   const names: string[] = [];
   const id = node.id as Node | null | undefined;
