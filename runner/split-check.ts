@@ -215,8 +215,11 @@ export class SplitState {
   private readonly names = new Set<string>();
   private readonly blanks: Array<[number, number]> = [];
   private usable = true;
-  /** Settled once the checker has answered for every snippet appended so far. */
-  private answered: Promise<unknown> = Promise.resolve();
+  /**
+   * Settled once the checker has answered for the last snippet appended. Those before it were
+   * answered already: its own plan (checkFor) waited for them.
+   */
+  private answered: Promise<void> = Promise.resolve();
 
   /**
    * How to check a new snippet (its shape from its parse in the whole program): apart from the
@@ -246,10 +249,13 @@ export class SplitState {
     }
     for (const name of snippet.bindings) this.names.add(name);
     this.blanks.push(...snippet.tacitImports);
-    const settled = shadowsGlobal.then(
-      (shadows) => shadows && (this.usable = false),
-      () => (this.usable = false),
+    this.answered = shadowsGlobal.then(
+      (shadows) => {
+        if (shadows) this.usable = false;
+      },
+      () => {
+        this.usable = false;
+      },
     );
-    this.answered = Promise.all([this.answered, settled]);
   }
 }
