@@ -44,7 +44,8 @@ export function questionText(question: ApprovalQuestion): string {
     `  ${printable(question.detail)}`,
     `  pattern: ${printable(question.pattern)}`,
   ];
-  if (question.tier === "approve-once") lines.push("  (a yes is remembered for 30 days; see tacit approvals list)");
+  // The question shows one action's content or input; the remembered yes does not depend on it.
+  if (question.tier === "approve-once") lines.push("  (a yes is remembered for 30 days and covers every later action with this pattern, whatever it writes or sends; see tacit approvals list)");
   return lines.join("\n");
 }
 

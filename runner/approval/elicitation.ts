@@ -43,7 +43,7 @@ export function elicitationAsker(server: Server): Asker {
                 approve: {
                   type: "boolean",
                   title: "Allow it",
-                  description: question.tier === "approve-once" ? "yes is remembered for 30 days" : "asked every time",
+                  description: question.tier === "approve-once" ? "yes is remembered for 30 days and covers every later action with this pattern, whatever it writes or sends" : "asked every time",
                 },
               },
               required: ["approve"],

@@ -15,6 +15,7 @@ import { type Decision, dispatch, type EvaluationContext, type Refusal, refusalO
 import { type HostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
 import { type ActionRequest, approvalPattern, describeAction, fsPathUse, isFsPathAction, pathSubject } from "./action-request.js";
 import { printable } from "../printable.js";
+import { shownText } from "./shown-text.js";
 import { singleQuoted } from "../shell-word.js";
 import type { Answer, Asker } from "./askers.js";
 import type { RunGrants } from "./grants.js";
@@ -146,7 +147,8 @@ export class ApprovalGate {
       const why = indirectReason(oversight.policy.indirectRuleOf(request, tier, { extended: this.isExtended(action) }), request);
       // Where an asked-about command runs is part of what the person reads (see execCwdOf).
       const cwdAsked = execCwdOf(action, this.options.cwd);
-      const answer = await this.approve(asked, tier, false, detailOf(action, asked, cwdAsked) + why);
+      const room = QUESTION_LIMIT_CHARS - printable(asked.pattern).length - printable(why).length;
+      const answer = await this.approve(asked, tier, false, detailOf(action, asked, cwdAsked, room) + why);
       if (answer.answer === "no") {
         const message = refusalMessage(asked.pattern, tier, answer) + why;
         this.logDecision(number, answer, null, message, asked.pattern === request.pattern ? null : asked.pattern);
@@ -386,7 +388,12 @@ function execCwdOf(action: Action, cwd: string): { named: string; real: string }
   return { named, real: resolveRealOrSelf(named) };
 }
 
-function detailOf(action: Action, request: ActionRequest, cwd: { named: string; real: string } | null): string {
+/**
+ * What a question shows of an action. `room`: the characters (as shown) a question has left for
+ * it; what an action carries (a file's content, a request's body) is cut to fit, the question
+ * saying so. An action longer than that on its own is refused without asking (see approve).
+ */
+function detailOf(action: Action, request: ActionRequest, cwd: { named: string; real: string } | null, room: number): string {
   switch (action.kind) {
     case "Exec": {
       // The directory as the command will run in it: a security review's "(in docs)" was a link to deploy/.
@@ -405,10 +412,27 @@ function detailOf(action: Action, request: ActionRequest, cwd: { named: string; 
       // approve "POST https://myteаm.pages.example/upload" (a Cyrillic "а") and
       // "https://docs∕evil.pages.example/" (a division slash, which reads as "/"), both of which
       // went to other names under the allowed domain than the one the question seemed to show.
-      return `${action.method.toUpperCase()} ${request.subject.kind === "url" ? request.subject.url.href : action.url}`;
+      return httpDetail(action, `${action.method.toUpperCase()} ${request.subject.kind === "url" ? request.subject.url.href : action.url}`, room);
+    case "FsWrite":
+      // What is written decides as much as where: a security review's question read
+      // "fs.write /work/app/.bashrc" and the yes wrote a line that fetches and runs a script.
+      return `${request.pattern}, ${shownText(action.append ? "appending" : "writing", action.content, room - printable(request.pattern).length - 2)}`;
+    case "FsWriteClassified":
+      return `${request.pattern}, writing classified content (a secret: not shown)`;
     default:
       return request.pattern;
   }
+}
+
+/** A request as a question shows it: method and URL, the headers it sends, and its body. */
+function httpDetail(action: Extract<Action, { kind: "HttpRequest" | "HttpRequestClassified" }>, line: string, room: number): string {
+  const headers = Object.keys(action.headers).length === 0 ? "" : `, headers ${JSON.stringify(action.headers)}`;
+  const secretNames = Object.keys(action.secretHeaders);
+  const secret = secretNames.length === 0 ? "" : `, secret headers ${JSON.stringify(secretNames)} (values not shown)`;
+  const head = line + headers + secret;
+  if (action.classifiedBody !== null) return `${head}, with a classified body (a secret: not shown)`;
+  if (action.body === null) return head;
+  return `${head}, ${shownText("with a body", action.body, room - printable(head).length - 2)}`;
 }
 
 /**

@@ -53,6 +53,9 @@ async function askedAbout(code: string): Promise<string> {
   return (asked[0]!.params as { message: string }).message;
 }
 
+/** What the question shows after the URL: the headers and body httpPost sends (see content-shown.test.ts). */
+const SENT = `, headers {"content-type":"text/plain; charset=utf-8"}, with a body (6 characters): "report"`;
+
 describe("a URL in an approval question", () => {
   // The operator allows a multi-tenant domain (anyone can have a name under it: pages, buckets,
   // tunnels) and asks a person about every request; the script spells the URL so that the
@@ -60,7 +63,7 @@ describe("a URL in an approval question", () => {
   it("a host in another script (a homoglyph) is shown in the form the request uses", async () => {
     // Cyrillic "а" (U+0430) in place of the Latin "a": the request goes to xn--mytem-7ve.pages.example.
     const message = await questionFor("https://myte\u0430m.pages.example/upload");
-    expect(message.split("\n").find((line) => line.startsWith("  POST "))).toBe("  POST https://xn--mytem-7ve.pages.example/upload");
+    expect(message.split("\n").find((line) => line.startsWith("  POST "))).toBe(`  POST https://xn--mytem-7ve.pages.example/upload${SENT}`);
     expect(message).not.toContain("\u0430");
   });
 
@@ -68,7 +71,7 @@ describe("a URL in an approval question", () => {
     // "∕" (U+2215) reads as "/": the script's spelling reads as a POST to a host "docs"; the URL
     // parser keeps it in the host, which becomes xn--docsevil-1f7d.pages.example.
     const message = await questionFor("https://docs\u2215evil.pages.example/upload");
-    expect(message.split("\n").find((line) => line.startsWith("  POST "))).toBe("  POST https://xn--docsevil-1f7d.pages.example/upload");
+    expect(message.split("\n").find((line) => line.startsWith("  POST "))).toBe(`  POST https://xn--docsevil-1f7d.pages.example/upload${SENT}`);
     expect(message).not.toContain("\u2215");
   });
 });

@@ -1,0 +1,32 @@
+// What an asked-about action carries, as its question shows it: a file's new content, a
+// request's body. A person approving "fs.write .bashrc" or "POST https://api.example.com/x"
+// decides on what is written or sent as much as on where.
+
+import { printable } from "../printable.js";
+
+/** A text as the question shows it: a JSON string (line breaks as \n), with printable()'s escapes. */
+function shownLength(text: string): number {
+  return printable(JSON.stringify(text)).length;
+}
+
+/**
+ * `label` and `text` for a question, in at most about `budget` characters as shown: whole when
+ * it fits, else its beginning, the question saying first how much is not shown (a client that
+ * cuts a long message short cuts its end, never that statement).
+ */
+export function shownText(label: string, text: string, budget: number): string {
+  const whole = `${label} (${text.length} characters): `;
+  if (whole.length + shownLength(text) <= budget) return whole + JSON.stringify(text);
+  const room = budget - `${label} (${text.length} characters; only the first ${text.length} are shown, the rest is not): `.length;
+  // The longest beginning that fits: each character takes at least one as shown, so no more than `room`.
+  let low = 0;
+  let high = Math.max(0, Math.min(text.length, room));
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (shownLength(text.slice(0, middle)) <= room) low = middle;
+    else high = middle - 1;
+  }
+  // Never half a surrogate pair (it would show as an escape of nothing).
+  const cut = low > 0 && /[\ud800-\udbff]/.test(text[low - 1]!) ? low - 1 : low;
+  return `${label} (${text.length} characters; only the first ${cut} are shown, the rest is not): ${JSON.stringify(text.slice(0, cut))}`;
+}
