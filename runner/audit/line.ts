@@ -19,7 +19,7 @@ import { z } from "zod";
 import type { AuditEvent } from "./events.js";
 import { canonicalJson, sha256Hex } from "./digest.js";
 import { PARSED_ONCE } from "../parse-once.js";
-import { printable } from "../printable.js";
+import { printable, terminalSafe } from "../printable.js";
 
 /** Signs everything up to and including line `signedSeq` (the line before the head). */
 export interface HeadEvent {
@@ -72,8 +72,23 @@ export function eventHashOfJson(seq: number, time: string, eventJson: string): s
   return sha256Hex(`{"event":${eventJson},"seq":${JSON.stringify(seq)},"time":${JSON.stringify(time)}}`);
 }
 
-/** A line as the writer puts it in the file (the event in its canonical JSON). */
+/** DEL and the C1 controls: JSON leaves them raw inside strings, where a terminal may act on them. */
+const RAW_CONTROLS = /[\u007f-\u009f]/;
+
+/**
+ * A line as the writer puts it in the file: the event in its canonical JSON, with DEL and the
+ * C1 controls written as \u009b-style escapes. Agent text reaches events (paths, commands,
+ * reasons), and a person reads the log with cat or tail -f as well as with `tacit audit show`:
+ * a tenth security review's "\u009d52;c;…\u009c" (OSC 52 in its C1 form) would set their
+ * clipboard. The escapes read as the same characters to a JSON parser, so the hash, which
+ * covers the parsed content, is the same either way.
+ */
 export function lineText(seq: number, time: string, eventJson: string, prev: string, hash: string, chain: string): string {
+  return rawLineText(seq, time, RAW_CONTROLS.test(eventJson) ? terminalSafe(eventJson) : eventJson, prev, hash, chain);
+}
+
+/** A line as tacit wrote it before it escaped those controls, which verify accepts too: the same content, the same hash. */
+export function rawLineText(seq: number, time: string, eventJson: string, prev: string, hash: string, chain: string): string {
   return `{"seq":${JSON.stringify(seq)},"time":${JSON.stringify(time)},"event":${eventJson},"prev":"${prev}","hash":"${hash}","chain":"${chain}"}`;
 }
 

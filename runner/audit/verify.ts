@@ -13,7 +13,7 @@ import type { AnchorInput } from "./anchor.js";
 import { fromHex } from "./ed25519.js";
 import { verifyBytes } from "./ed25519-verify.js";
 import { canonicalJson } from "./digest.js";
-import { chainOf, describeIssues, eventHashOfJson, headEventSchema, lineText, headMessage, type ParsedLine, parseLine, resumedEventSchema, ZERO_CHAIN } from "./line.js";
+import { chainOf, describeIssues, eventHashOfJson, headEventSchema, lineText, headMessage, type ParsedLine, parseLine, rawLineText, resumedEventSchema, ZERO_CHAIN } from "./line.js";
 
 export interface VerifyProblem {
   /** 1-based line number in the file. */
@@ -168,7 +168,18 @@ export function verifyAuditLog(
     const eventJson = canonicalJson(parsed.event);
     if (eventHashOfJson(parsed.seq, parsed.time, eventJson) !== parsed.hash) {
       problem(line, "edited: the line's seq, time or event does not match its hash (changed after it was written)");
-    } else if (text !== lineText(parsed.seq, parsed.time, eventJson, parsed.prev, parsed.hash, parsed.chain)) {
+    } else if (text === lineText(parsed.seq, parsed.time, eventJson, parsed.prev, parsed.hash, parsed.chain)) {
+      // As tacit writes it.
+    } else if (text === rawLineText(parsed.seq, parsed.time, eventJson, parsed.prev, parsed.hash, parsed.chain)) {
+      // The same content, as tacit wrote it before it escaped these (see lineText): no sign of
+      // tampering, but the file is not safe to print.
+      warnings.push({
+        line,
+        reason:
+          "holds DEL or C1 controls raw rather than escaped (as an earlier tacit wrote them, or changed by hand): its content and hash " +
+          "are intact, but printed as it is (cat, tail -f) it can make a terminal act; read the log with `tacit audit show`",
+      });
+    } else {
       problem(
         line,
         "edited: the line is not written as tacit writes it (a repeated or dropped key such as __proto__, spacing or escapes " +
