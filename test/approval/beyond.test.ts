@@ -11,7 +11,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { lit, onTerminal, startServer, storedApprovals, type TestServer, touchScript, unattended, worlds } from "./fixtures.js";
+import { lit, onTerminal, storedApprovals, type TestServer, touchScript, unattended, withServer, worlds } from "./fixtures.js";
 
 const world = worlds("tacit-beyond-");
 
@@ -126,14 +126,6 @@ describe("net beyond --network-permissions", () => {
   const netScript = (server: TestServer, host = `127.0.0.1:${server.port}`): string =>
     `const body = requestNetwork([${lit(host)}], (n) => n.httpGet(${lit(`http://${host}/hello`)}));\nprintln("got", JSON.parse(body).url);\n`;
 
-  async function withServer(test: (server: TestServer) => Promise<void>): Promise<void> {
-    const server = await startServer();
-    try {
-      await test(server);
-    } finally {
-      await server.close();
-    }
-  }
 
   it("no terminal: refused with the usual message; the server received nothing", () =>
     withServer(async (server) => {

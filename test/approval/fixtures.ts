@@ -14,7 +14,7 @@ import { connectServe, type ServeOptions, tacitBin } from "../helpers.js";
 
 import { lit } from "../files/fixtures.js";
 export { lit };
-export { startServer, type TestServer } from "../net/fixtures.js";
+export { startServer, type TestServer, withServer } from "../net/fixtures.js";
 
 /** The text the terminal asker ends its question with. */
 export const PROMPT = "Allow? [y/N] ";

@@ -84,6 +84,16 @@ export async function startServer(handler: Handler = echo): Promise<TestServer> 
   };
 }
 
+/** Runs `test` against a server started for it, closed afterwards whatever happens. */
+export async function withServer(test: (server: TestServer) => Promise<void>, handler?: Handler): Promise<void> {
+  const server = await startServer(handler);
+  try {
+    await test(server);
+  } finally {
+    await server.close();
+  }
+}
+
 /** A port nothing listens on (bound, then released); requests to it must never be tried. */
 export async function unusedPort(): Promise<number> {
   const server = http.createServer();
