@@ -228,7 +228,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   if (RECURSIVE_SEARCH.test(options.session?.snippet ?? options.code)) grep.prestart();
 
   // The checks' verdict: checks that fail, or a script they refuse, stop what was started for it.
-  const checked = async (checks: () => CheckResult | Promise<CheckResult>): Promise<CheckResult> => {
+  const checked = async <T,>(checks: () => T | Promise<T>): Promise<T> => {
     try {
       return await checks();
     } catch (error) {
@@ -287,8 +287,15 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
 
   if (typesChecked) {
     const pending: Promise<CheckResult> = typesChecked;
-    const types = await checked(() => pending);
-    if (!types.ok) return refused(types);
+    // A caller that gives up stops waiting for the checker (whose check goes on, unseen).
+    const types = await checked(() => (options.signal ? abortRace(options.signal)(pending) : pending));
+    if (types !== null && !types.ok) return refused(types);
+  }
+  // Cancelled during its checks: it never runs. A session's sandbox is left as it is for the
+  // next snippet: killed, it cost a rebuild that replays every earlier snippet.
+  if (options.signal?.aborted) {
+    await unused("cancelled before it ran");
+    return result("threw", output, "cancelled: the evaluation was cancelled by its caller before it ran (during its checks); nothing of it ran", startedAt);
   }
   // From here on the evaluation touches what outlives it: a session's sandbox and failure notes.
   const program: HostFrame = live

@@ -21,8 +21,16 @@ export class LiveSandbox {
     return !this.exited && this.sandbox.killed === null;
   }
 
+  private given = 0;
+
+  /** How many snippets it has been given (see programFrame): one given none since is as it was. */
+  get snippetsGiven(): number {
+    return this.given;
+  }
+
   /** The frame that runs `code` next: the start frame the first time, then next-snippet frames. */
   programFrame(code: string, displayName: string): StartFrame | NextFrame {
+    this.given++;
     if (this.started) return { type: "next", code, displayName };
     this.started = true;
     return { type: "start", protocol: PROTOCOL_VERSION, code, displayName, hideRuntime: true, randomSeed: this.randomSeed, session: true };

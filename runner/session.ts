@@ -227,6 +227,7 @@ export class ReplSession {
       };
       let sandboxCode = "";
       let result: EvaluationResult;
+      const given = live.snippetsGiven;
       try {
         result = await evaluate({
           code: prefix + code,
@@ -263,8 +264,9 @@ export class ReplSession {
         if (!this.recording.complete) for (const snippet of this.snippets) snippet.recording = [];
       } else {
         this.recording.release();
-        // Rejected snippets never reached the sandbox; anything else that went wrong ended it.
-        if (result.outcome !== "rejected" || !live.usable) this.replaceSandbox(live, false);
+        // A snippet that never reached the sandbox (rejected, or cancelled during its checks)
+        // leaves it as it was; anything else that went wrong ended it.
+        if (live.snippetsGiven !== given || !live.usable) this.replaceSandbox(live, false);
       }
       // The checks saw the whole program; the sandbox ran the snippet alone.
       return result.outcome === "rejected" ? { ...result, error: shiftLines(result.error, prefixLines) } : result;

@@ -2,6 +2,7 @@
 // attack tests that switch the validator off), always with a real Deno.
 
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
@@ -163,4 +164,20 @@ export async function smallHeapServe(prefix: string, args: string[], prepare: (d
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A script that type-checks for many seconds (about one per copy: a template literal type of
+ * 10,000 members inferred apart); names unique per call.
+ */
+export function slowToCheck(copies: number): string {
+  const tag = randomUUID().replace(/-/g, "");
+  let code = "";
+  for (let i = 0; i < copies; i++) {
+    const d = `D${i}_${tag}`;
+    code += `type ${d} = "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "q${i}";\n`;
+    code += `type Ex${i}_${tag}<T> = T extends \`\${infer A}\${infer B}\${infer C}\${infer E}\` ? [A, B, C, E] : never;\n`;
+    code += `const r${i}: Ex${i}_${tag}<\`\${${d}}\${${d}}\${${d}}\${${d}}\`> = ["0", "0", "0", "0"];\nprintln(r${i});\n`;
+  }
+  return code;
 }

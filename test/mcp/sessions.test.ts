@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APART_FROM_CHARS } from "../../runner/split-check.js";
-import { createSession, runInSession, tacitBin } from "../helpers.js";
+import { createSession, runInSession, slowToCheck, tacitBin } from "../helpers.js";
 import { expectProgressThenCancel } from "./progress.js";
 
 let dir: string;
@@ -333,6 +333,31 @@ describe("REPL sessions", () => {
       }
       // One sandbox for the rebuild: the cancelled snippet did not end it and make a second.
       expect(started.size).toBe(1);
+    }));
+
+  it("a snippet cancelled during its type check never runs, and leaves the session's sandbox as it was", () =>
+    withSession(async (s) => {
+      expect((await run(s, "let marker = 1;")).exitCode).toBe(0);
+      const before = new Set(denoChildren());
+      const started = new Set<number>();
+      const poll = setInterval(() => {
+        for (const pid of denoChildren()) if (!before.has(pid)) started.add(pid);
+      }, 20);
+      try {
+        const abort = new AbortController();
+        // Seconds of type-checking: cancelled while the checker works on it.
+        const checking = client
+          .callTool({ name: "execute_in_session", arguments: { session_id: s, code: `${slowToCheck(2)}marker = 2;` } }, undefined, { signal: abort.signal })
+          .catch(() => "cancelled");
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        abort.abort("the test cancels it");
+        expect(await checking).toBe("cancelled");
+        expect(await run(s, "marker")).toMatchObject({ stdout: "1\n", exitCode: 0 });
+      } finally {
+        clearInterval(poll);
+      }
+      // The session's sandbox was not ended, so none was started to rebuild it.
+      expect(started.size).toBe(0);
     }));
 
   it("performs each effect once: a rebuilt sandbox's replay is answered from the recording", () =>

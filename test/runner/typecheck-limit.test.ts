@@ -5,12 +5,11 @@
 
 import { spawn } from "node:child_process";
 import { expectToDieWith } from "../processes.js";
-import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectServe, runCli, tacitBin, type ToolResult } from "../helpers.js";
+import { connectServe, runCli, slowToCheck, tacitBin, type ToolResult } from "../helpers.js";
 
 const LIMIT_MS = 2000;
 /**
@@ -18,19 +17,6 @@ const LIMIT_MS = 2000;
  * machine. Unlimited, these 30 copies take about 30 s to check, so the bound still tells.
  */
 const SLACK_MS = 10_000;
-
-/** A script that type-checks for many seconds (about one per copy here); names unique per call. */
-function slowToCheck(copies: number): string {
-  const tag = randomUUID().replace(/-/g, "");
-  let code = "";
-  for (let i = 0; i < copies; i++) {
-    const d = `D${i}_${tag}`;
-    code += `type ${d} = "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "q${i}";\n`;
-    code += `type Ex${i}_${tag}<T> = T extends \`\${infer A}\${infer B}\${infer C}\${infer E}\` ? [A, B, C, E] : never;\n`;
-    code += `const r${i}: Ex${i}_${tag}<\`\${${d}}\${${d}}\${${d}}\${${d}}\`> = ["0", "0", "0", "0"];\nprintln(r${i});\n`;
-  }
-  return code;
-}
 
 let dir: string;
 beforeAll(() => {
