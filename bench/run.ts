@@ -1,12 +1,13 @@
 // `npm run bench`: every benchmark, each printing medians and ratios against a floor
 // measured in the same run. BENCH_RUNS sets the number of samples (default 15; the heavy
 // file benchmarks take a third of it, at least 3). BENCH_ONLY picks some by name, comma
-// separated (startup, reads, grep, map, exec, net, serve, audit); by default all run.
+// separated (startup, reads, print, grep, map, exec, net, serve, audit); by default all run.
 
 import { benchAudit } from "./audit.js";
 import { benchMap } from "./classified.js";
 import { benchExec } from "./exec.js";
 import { benchNet } from "./net.js";
+import { benchPrint } from "./print.js";
 import { benchServe } from "./serve.js";
 import { benchGrepRecursive, benchReads } from "./files.js";
 import { benchStartup } from "./startup.js";
@@ -15,6 +16,7 @@ const runs = Number(process.env.BENCH_RUNS ?? 15);
 const benchmarks: Record<string, (runs: number) => boolean | Promise<boolean>> = {
   startup: benchStartup,
   reads: benchReads,
+  print: benchPrint,
   grep: benchGrepRecursive,
   map: benchMap,
   exec: benchExec,

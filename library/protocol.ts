@@ -6,7 +6,7 @@
 // newline, so a line is always a whole frame. The host treats anything else on the
 // sandbox's stdout as hostile and ends the evaluation.
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /**
  * The longest line the host reads from the sandbox, in UTF-16 code units. Anything longer is
@@ -192,8 +192,18 @@ export interface ScriptFailure {
   stack: string;
 }
 
+/**
+ * An action the stub sends without waiting for an answer: printing, which needs none (output
+ * is cut at its limit, never refused) and is the commonest call by far; a round trip for each
+ * line made printing many lines tens of times slower than printing them at once. The host
+ * carries it out in order with the requests around it; one it cannot carry out (a classified
+ * handle that was never issued, which the library never sends) ends the evaluation.
+ */
+export type PostedAction = Extract<Action, { kind: "Print" }>;
+
 export type SandboxFrame =
   | { type: "request"; id: number; action: Action }
+  | { type: "post"; action: PostedAction }
   | { type: "done" }
   | { type: "failed"; error: ScriptFailure };
 

@@ -1,5 +1,5 @@
-// One program's exchange with a sandbox: send it, answer its requests strictly in order, and
-// learn how it ended. A one-shot sandbox is killed once it has reported; a session's live
+// One program's exchange with a sandbox: send it, answer its requests strictly in order (and
+// carry out its posts, which nothing waits on, in the same order), and learn how it ended. A one-shot sandbox is killed once it has reported; a session's live
 // sandbox is left waiting for its next snippet.
 
 import type { Action, HostFrame, ScriptFailure, SandboxFrame } from "../library/protocol.js";
@@ -87,6 +87,24 @@ export function converse(
           sandbox.send(decision.ok ? { type: "reply", id, ok: true, value: decision.value } : { type: "reply", id, ok: false, error: decision.error });
         });
         queue.catch((error: unknown) => sandbox.kill("protocol", `the host failed to answer a request: ${String(error)}`));
+        return;
+      }
+      case "post": {
+        // Printing, which the stub does not wait on: carried out in order with the requests
+        // around it, and answered by nobody. It comes only while no request is unanswered (the
+        // stub is blocked then), and one the host cannot carry out (a classified handle never
+        // issued: the library sends none) ends the sandbox, as there is no call to throw from.
+        if (unanswered) {
+          violated = true;
+          sandbox.kill("protocol", "the sandbox sent a post while a request was unanswered");
+          return;
+        }
+        const { action } = frame;
+        queue = queue.then(async () => {
+          const decision = await answer(action);
+          if (decision !== null && !decision.ok) sandbox.kill("protocol", `the sandbox posted a ${action.kind} the host refused: ${decision.error.message}`);
+        });
+        queue.catch((error: unknown) => sandbox.kill("protocol", `the host failed to carry out a post: ${String(error)}`));
         return;
       }
       case "done":

@@ -121,12 +121,16 @@ function requestFrameSchema<A extends z.ZodType>(action: A) {
   return z.object({ type: z.literal("request"), id: z.number().int().positive(), action }).strict();
 }
 
+/** A post: an action the stub does not wait on (PostedAction: printing), checked whole. */
+const postSchema = onFirstUse(() => z.object({ type: z.literal("post"), action: ACTION_SCHEMAS.Print() }).strict());
+
 /** A frame's outer shape; a request's action is checked against the schema of its kind. */
 const envelopeSchema = onFirstUse(() =>
   z.discriminatedUnion("type", [
     // A request of a known kind never gets here: its own frame schema checks it whole (see
     // requestSchema). What does is refused below for the kind it lacks.
     requestFrameSchema(z.unknown()),
+    postSchema(),
     z.object({ type: z.literal("done") }).strict(),
     z
       .object({
@@ -145,12 +149,11 @@ const pureReplySchema = onFirstUse(() =>
 );
 
 /**
- * Builds what the first frame needs (the envelope and the Print action) if not yet built.
+ * Builds what the first frame needs (the envelope, posts of printing among it) if not yet built.
  * Called once a program is on its way, so the building overlaps the sandbox's start on it.
  */
 export function prepareFrameParsing(): void {
   envelopeSchema();
-  requestSchema("Print");
 }
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -204,6 +207,11 @@ export function parseSandboxFrame(line: string): SandboxFrame {
     const request = requestSchema(requestKind).safeParse(json);
     if (!request.success) throw malformed(request.error);
     return request.data as SandboxFrame;
+  }
+  if (typeof json === "object" && json !== null && (json as { type?: unknown }).type === "post") {
+    const post = postSchema().safeParse(json);
+    if (!post.success) throw malformed(post.error);
+    return post.data as SandboxFrame;
   }
   const frame = envelopeSchema().safeParse(json);
   if (!frame.success) throw malformed(frame.error);

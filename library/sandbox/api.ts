@@ -1,5 +1,5 @@
 // The agent-facing API as it exists inside the sandbox: every function turns into a request
-// to the host through the channel. library/interface.d.ts declares exactly these.
+// to the host through the channel (printing into a post, which waits for no answer). library/interface.d.ts declares exactly these.
 
 import { MAX_PRINT_PARTS, PRINT_CHUNK_CHARS, type PrintPart } from "../protocol.js";
 import type { Channel } from "./channel.js";
@@ -31,7 +31,7 @@ function partsOf(text: string): PrintPart[] {
 
 export function createApi(channel: Channel, inspect: Inspect, classified: ClassifiedApi): TacitApi {
   const sendParts = (parts: PrintPart[]): void => {
-    if (parts.length > 0) channel.request({ kind: "Print", parts });
+    if (parts.length > 0) channel.post({ kind: "Print", parts });
   };
   const emit = (text: string): void => {
     let batch: PrintPart[] = [];

@@ -7,6 +7,7 @@ import {
   type ActionResults,
   type HostFrame,
   type NextFrame,
+  type PostedAction,
   type ReplyFrame,
   type SandboxFrame,
   type StartFrame,
@@ -18,6 +19,8 @@ import {
 export interface Channel {
   /** Blocks until the host has decided the action; throws what the host refused with. */
   request<K extends Action["kind"]>(action: Extract<Action, { kind: K }>): ActionResults[K];
+  /** Sends an action nothing waits on (see PostedAction). */
+  post(action: PostedAction): void;
   send(frame: SandboxFrame): void;
   /** Reads the one frame the host sends first. */
   readStart(): StartFrame;
@@ -87,6 +90,9 @@ export function createChannel(io: ChannelIo): Channel {
       const frame = readFrame();
       if (frame.type !== "next") throw new Error("tacit: expected the next snippet");
       return frame;
+    },
+    post(action) {
+      send({ type: "post", action });
     },
     request(action) {
       const id = nextId++;

@@ -106,6 +106,36 @@ describe("requests sent ahead of their answers (the raw channel)", () => {
   });
 });
 
+describe("posts: printing without waiting (the raw channel)", () => {
+  const writeAll = "const w = (b) => { for (let o = 0; o < b.length; ) o += Deno.stdout.writeSync(b.subarray(o)); };\n";
+  const postOf = (action: object): string => JSON.stringify({ type: "post", action }) + "\n";
+
+  it("a post naming a classified handle that was never issued ends the evaluation", async () => {
+    const code = `${writeAll}w(new TextEncoder().encode(${lit(postOf({ kind: "Print", parts: ["forged ", { classified: "c999" }, "\n"] }))}));\nawait new Promise((r) => setTimeout(r, 200));\nprintln("after");`;
+    const result = await runBypassed(code, { keepRuntime: true });
+    expect(result.outcome, result.error ?? "").toBe("protocol-error");
+    expect(result.error).toMatch(/posted a Print the host refused: not a Classified value from this evaluation/);
+    expect(result.stdout).not.toContain("after");
+  });
+
+  it("a post while a request is unanswered ends the evaluation; it is never carried out", async () => {
+    const canary = `POSTED-AHEAD-${Date.now()}`;
+    const request = JSON.stringify({ type: "request", id: 1, action: { kind: "ReadInput" } }) + "\n";
+    const code = `${writeAll}w(new TextEncoder().encode(${lit(request + postOf({ kind: "Print", parts: [canary] }))}));\nDeno.stdin.readSync(new Uint8Array(1 << 16));\nprintln("after");`;
+    const result = await evaluate({
+      code,
+      displayName: "script.ts",
+      config: { ...defaultConfig, typeCheck: false, executionTimeoutMs: 10_000 },
+      input: { kind: "piped", read: () => new Promise<string>(() => undefined) },
+      unsafeSkipValidation: true,
+      unsafeKeepRuntime: true,
+    });
+    expect(result.outcome, result.error ?? "").toBe("protocol-error");
+    expect(result.error).toMatch(/sent a post while a request was unanswered/);
+    expect(result.stdout).not.toContain(canary);
+  });
+});
+
 describe("replies the sandbox never reads (the raw channel)", () => {
   it("a request is not answered until the previous reply has gone to the sandbox, so unread replies cannot pile up in the host", async () => {
     // The stub reads each reply whole before it sends its next request. Code with the raw

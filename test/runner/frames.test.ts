@@ -16,6 +16,10 @@ describe("sandbox frames", () => {
     });
     expect(parseSandboxFrame(request({ kind: "FsRead", scope: "s", path: "/a", as: "text" }, 7)).type).toBe("request");
     expect(parseSandboxFrame(request({ kind: "Exec", scope: "s", command: "git", args: ["status"], cwd: null, timeoutMs: null, input: null })).type).toBe("request");
+    expect(parseSandboxFrame(JSON.stringify({ type: "post", action: { kind: "Print", parts: ["hi\n", { classified: "c1" }] } }))).toEqual({
+      type: "post",
+      action: { kind: "Print", parts: ["hi\n", { classified: "c1" }] },
+    });
     expect(parseSandboxFrame(JSON.stringify({ type: "done" }))).toEqual({ type: "done" });
     expect(parseSandboxFrame(JSON.stringify({ type: "failed", error: { name: "E", message: "m", stack: "s" } })).type).toBe("failed");
   });
@@ -23,6 +27,10 @@ describe("sandbox frames", () => {
   it.each([
     ["not JSON", "{ nope", /not a protocol frame/],
     ["an unknown frame type", JSON.stringify({ type: "reply", id: 1 }), /malformed frame/],
+    // Only printing is posted: anything else waits for its answer, as a request.
+    ["a post of an action that is not printing", JSON.stringify({ type: "post", action: { kind: "FsRead", scope: "s", path: "/a", as: "text" } }), /malformed frame/],
+    ["a post with an id", JSON.stringify({ type: "post", id: 1, action: { kind: "Print", parts: [] } }), /malformed frame/],
+    ["a post of more parts than a print holds", JSON.stringify({ type: "post", action: { kind: "Print", parts: Array.from({ length: MAX_PRINT_PARTS + 1 }, () => "x") } }), /malformed frame/],
     ["an unknown action kind", request({ kind: "Spawn", command: "sh" }), /unknown action kind "Spawn"/],
     ["an inherited property as the kind", request({ kind: "constructor" }), /unknown action kind "constructor"/],
     ["a kind that is not a string", request({ kind: 1 }), /malformed frame/],
