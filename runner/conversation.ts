@@ -1,6 +1,7 @@
 // One program's exchange with a sandbox: send it, answer its requests strictly in order (and
-// carry out its posts, which nothing waits on, in the same order), and learn how it ended. A one-shot sandbox is killed once it has reported; a session's live
-// sandbox is left waiting for its next snippet.
+// carry out its posts, which nothing waits on, in the same order), and learn how it ended. A
+// one-shot sandbox is killed once it has reported; a session's live sandbox is left waiting
+// for its next snippet.
 
 import type { Action, HostFrame, ScriptFailure, SandboxFrame } from "../library/protocol.js";
 import { prepareFrameParsing } from "./frames.js";

@@ -1,5 +1,6 @@
 // The agent-facing API as it exists inside the sandbox: every function turns into a request
-// to the host through the channel (printing into a post, which waits for no answer). library/interface.d.ts declares exactly these.
+// to the host through the channel (printing into a post, which waits for no answer).
+// library/interface.d.ts declares exactly these.
 
 import { MAX_PRINT_PARTS, PRINT_CHUNK_CHARS, type PrintPart } from "../protocol.js";
 import type { Channel } from "./channel.js";
