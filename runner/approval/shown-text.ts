@@ -16,7 +16,9 @@ function shownLength(text: string): number {
  */
 export function shownText(label: string, text: string, budget: number): string {
   const whole = `${label} (${text.length} characters): `;
-  if (whole.length + shownLength(text) <= budget) return whole + JSON.stringify(text);
+  // Each character shows as one at least: a text longer than the budget is not measured whole
+  // (a 100 MB write asked about would be escaped whole on the host's main thread first).
+  if (text.length < budget && whole.length + shownLength(text) <= budget) return whole + JSON.stringify(text);
   const room = budget - `${label} (${text.length} characters; only the first ${text.length} are shown, the rest is not): `.length;
   // The longest beginning that fits: each character takes at least one as shown, so no more than `room`.
   let low = 0;

@@ -25,6 +25,13 @@ describe("shownText", () => {
     expect(shown).toContain("the rest is not");
   });
 
+  it("measures no more of a long text than could be shown", () => {
+    const text = "a".repeat(50_000_000);
+    const shown = shownText("writing", text, 2000);
+    expect(shown.length).toBeLessThan(2000);
+    expect(shown).toContain("(50000000 characters; only the first ");
+  });
+
   it("never cuts a surrogate pair in half", () => {
     const text = "😀".repeat(500);
     for (const budget of [120, 121, 122, 123]) {
