@@ -436,6 +436,7 @@ function createEvaluationContext(
       lifetime,
       grants.commands,
       protectedPaths,
+      hostSecrets,
     ),
   };
   // The store's notes on values it could not compute go to this evaluation's share from when it runs.

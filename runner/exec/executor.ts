@@ -14,6 +14,7 @@ import { diesWithTacit } from "../parent-death.js";
 import { MAX_TIMER_MS } from "../limits.js";
 import { isWithin } from "../fs/containment.js";
 import { type ProtectedPath, protectedPathOf } from "../fs/protected-paths.js";
+import { HostSecrets } from "../host-secrets.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import { type CommandPolicy, commandRefusal } from "./command-policy.js";
 import { namespaceWrapper } from "./pid-namespace.js";
@@ -50,27 +51,52 @@ export function childEnvironment(host: NodeJS.ProcessEnv = process.env): Record<
   return env;
 }
 
-/** Collects one output stream up to the limit; the rest is drained and dropped. */
+/**
+ * Collects one output stream up to the limit; the rest is drained and dropped, but for the
+ * first bytes past the cut, which say whether a host secret (the LLM key) crosses it. Every
+ * reply masks a whole key, not a piece: cut inside one, `cat pad.txt key.txt` showed the key up
+ * to the cut, and a script that wrote pads of other lengths read it all but its last character
+ * (then one guess in a few dozen away, since a whole key read back is masked).
+ */
 class CappedOutput {
   private readonly chunks: Buffer[] = [];
   private size = 0;
+  /** Bytes past the cut, up to the host secrets' margin. */
+  private readonly after: Buffer[] = [];
+  private afterSize = 0;
   truncated = false;
+
+  constructor(private readonly hostSecrets: HostSecrets) {}
 
   add(chunk: Buffer): void {
     const room = EXEC_OUTPUT_LIMIT_BYTES - this.size;
     if (room <= 0) {
       this.truncated = true;
+      this.keepAfter(chunk);
       return;
     }
     const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    if (kept.length < chunk.length) this.truncated = true;
+    if (kept.length < chunk.length) {
+      this.truncated = true;
+      this.keepAfter(chunk.subarray(room));
+    }
     this.chunks.push(kept);
     this.size += kept.length;
   }
 
+  private keepAfter(bytes: Buffer): void {
+    const want = this.hostSecrets.margin - this.afterSize;
+    if (want <= 0) return;
+    const piece = bytes.subarray(0, want);
+    this.after.push(piece);
+    this.afterSize += piece.length;
+  }
+
   text(): string {
-    const text = Buffer.concat(this.chunks, this.size).toString("utf8");
-    return this.truncated ? `${text}\n[tacit: output truncated at ${EXEC_OUTPUT_LIMIT_BYTES} bytes; the rest was discarded]\n` : text;
+    if (!this.truncated) return Buffer.concat(this.chunks, this.size).toString("utf8");
+    // A secret crossing the cut is starred in what is kept (a whole one is masked in the reply).
+    const kept = this.hostSecrets.scrubChunk(Buffer.concat(this.chunks, this.size), Buffer.alloc(0), Buffer.concat(this.after, this.afterSize));
+    return `${kept.toString("utf8")}\n[tacit: output truncated at ${EXEC_OUTPUT_LIMIT_BYTES} bytes; the rest was discarded]\n`;
   }
 }
 
@@ -95,6 +121,8 @@ export class ExecExecutor {
     private readonly grantedCommands: ReadonlySet<string> = new Set(),
     /** tacit's own files (see fs/protected-paths.ts): no command runs inside them. */
     private readonly protectedPaths: readonly ProtectedPath[] = [],
+    /** The host's own secrets: a command's output cut inside one is masked there too (see CappedOutput). */
+    private readonly hostSecrets: HostSecrets = new HostSecrets([]),
   ) {
     signal.addEventListener("abort", () => this.killAll(), { once: true });
   }
@@ -182,8 +210,8 @@ export class ExecExecutor {
       this.running.add(child);
       // Ended by a signal, tacit runs its exit hooks: the command and its group go with it.
       const release = cleanUpAtExit(child, null, true);
-      const stdout = new CappedOutput();
-      const stderr = new CappedOutput();
+      const stdout = new CappedOutput(this.hostSecrets);
+      const stderr = new CappedOutput(this.hostSecrets);
       child.stdout!.on("data", (chunk: Buffer) => stdout.add(chunk));
       child.stderr!.on("data", (chunk: Buffer) => stderr.add(chunk));
       if (request.input !== null) {

@@ -141,6 +141,31 @@ describe("chat", () => {
     expect(r.stdout).toBe(`key: ${"*".repeat(apiKey.length)}\nend\n`);
   });
 
+  it("a command's output cut at its limit inside the key leaves no piece of it: the bytes past the cut are looked at first", async () => {
+    // `cat pad.txt leaked-key.txt`, the pad written so that the 8 MiB cut (EXEC_OUTPUT_LIMIT_BYTES)
+    // falls n characters into the key: each length of pad showed n more of it, and the last
+    // character was one guess in a few dozen away (a whole key read back is masked, a wrong one not).
+    const limit = 8 * 1024 * 1024;
+    writeFileSync(path.join(dir, "cut-key.txt"), `key: ${apiKey}\n`);
+    const cuts = [1, 9, 20, apiKey.length - 1];
+    for (const n of cuts) writeFileSync(path.join(dir, `pad-${n}.txt`), "f".repeat(limit - "key: ".length - n));
+    const script = path.join(dir, "exec-cut.ts");
+    writeFileSync(
+      script,
+      `requestExecPermission(["cat"], (proc) => {\n  for (const n of ${JSON.stringify(cuts)}) {\n` +
+        `    const out = proc.execOutput("cat", [\`pad-\${n}.txt\`, "cut-key.txt"]);\n` +
+        `    println(JSON.stringify(out.slice(${limit} - "key: ".length - n - 3)));\n  }\n});\n`,
+    );
+    const r = await runCli(["run", ...llmFlags(), "--command-permissions", "cat", script], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const random = apiKey.slice("sk-test-".length);
+    for (let at = 0; at + 4 <= random.length; at++) {
+      expect(r.stdout, `holds ${random.slice(at, at + 4)} of the key`).not.toContain(random.slice(at, at + 4));
+    }
+    const marker = `\n[tacit: output truncated at ${limit} bytes; the rest was discarded]\n`;
+    expect(r.stdout).toBe(cuts.map((n) => `${JSON.stringify(`fffkey: ${"*".repeat(n)}${marker}`)}\n`).join(""));
+  });
+
   it("classified chat: the model gets the plaintext, the agent gets Classified(***), the sink the answer", async () => {
     received.length = 0;
     const script = path.join(dir, "classified.ts");
