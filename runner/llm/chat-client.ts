@@ -67,7 +67,18 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
   } catch (error) {
     throw new EffectFailure(redactKey(`chat: the model at ${llm.baseUrl} could not be reached: ${(error as Error).message}`, llm.apiKey));
   }
-  const { text, complete } = await readAtMost(response, response.ok ? ANSWER_LIMIT_BYTES : ERROR_LIMIT_BYTES);
+  let read: { text: string; complete: boolean };
+  try {
+    read = await readAtMost(response, response.ok ? ANSWER_LIMIT_BYTES : ERROR_LIMIT_BYTES);
+  } catch (error) {
+    // The connection dropped, or the time limit passed, while the answer was read: thrown as it
+    // was (TypeError: terminated), that was no refusal, and it ended the evaluation as a host
+    // that failed to answer ("protocol violation"), with nothing the script could catch.
+    throw new EffectFailure(
+      redactKey(`chat: the model's answer stopped partway (${(error as Error).message}); nothing of it was kept. Ask again, or ask for a shorter answer`, llm.apiKey),
+    );
+  }
+  const { text, complete } = read;
   if (!response.ok) {
     // Masked before it is cut: cut first, a key the answer quotes across the cut kept its first
     // part, and a script moved the cut with the length of its question.

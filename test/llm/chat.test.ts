@@ -49,6 +49,14 @@ beforeAll(async () => {
         more();
         return;
       }
+      if (parsed.model === "cut-off") {
+        // The answer's head and its first bytes, then the connection is dropped (a model proxy
+        // restarted, a network that failed partway).
+        response.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
+        response.write('{"choices":[{"message":{"content":"par');
+        setTimeout(() => response.socket?.destroy(), 50);
+        return;
+      }
       if (parsed.model === "error-echo") {
         // A refusal that quotes the request, key included (some proxies do), after the question.
         response.statusCode = 400;
@@ -193,6 +201,17 @@ describe("chat", () => {
     expect(r.stdout).toContain("ask for a shorter answer");
     expect(r.stdout).toContain("after");
     expect(r.stdout).not.toContain(apiKey);
+  });
+
+  it("an answer cut off partway is an Error the script can catch, not the end of the evaluation", async () => {
+    const r = await runCli(["run", "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "cut-off", "-"], {
+      cwd: dir,
+      input: `try { chat("hi"); } catch (e) { println((e as Error).name, (e as Error).message); }\nprintln("after");\n`,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("Error chat: the model's answer stopped partway");
+    expect(r.stdout).toContain("after");
+    expect(r.stdout + r.stderr).not.toContain(apiKey);
   });
 
   it("without a model, chat is a clear error; an incomplete config is a warning that never shows the key", async () => {
