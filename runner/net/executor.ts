@@ -122,6 +122,34 @@ function refuseHeadersTacitSets(action: HttpRequestAction): void {
 
 /** What Node's HTTP client accepts in a header value: tab, printable ASCII and bytes 0x80-0xff. */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** An HTTP token: what a method or a header name may be (RFC 9110; Node checks the same). */
+const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Refuses header names and plain values Node would refuse, before any secret is unwrapped.
+ * Refused by Node, after, the error quoted the script's own name, and redaction masked in it
+ * whatever was a form of a secret the request carried: a name of a hundred guesses of a
+ * password from a classified .env told which one was right, with nothing sent.
+ */
+function refuseMalformedHeaders(action: HttpRequestAction): void {
+  for (const name of [...Object.keys(action.headers), ...Object.keys(action.secretHeaders)]) {
+    if (!HTTP_TOKEN.test(name)) {
+      throw new EffectFailure(`${JSON.stringify(name)} is not a header name (a token of letters, digits and !#$%&'*+.^_\`|~-); nothing was sent`);
+    }
+  }
+  for (const [name, value] of Object.entries(action.headers)) {
+    if (!HEADER_VALUE.test(value)) {
+      throw new EffectFailure(`the value of the ${name} header holds characters a header cannot carry (a line break, a control character, or one past \\xff); nothing was sent`);
+    }
+  }
+}
+
+/** The texts of a URL the script chose, as error messages quote them. */
+function scriptNamed(url: URL): string[] {
+  const host = hostOf(url);
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  return [url.origin, url.host, host, `${host}:${port}`];
+}
 
 export class NetworkExecutor {
   constructor(
@@ -232,10 +260,11 @@ export class NetworkExecutor {
   /** The checks before anything is unwrapped or sent (scope, policy, URL); throws the refusal. */
   authorize(action: HttpRequestAction): { url: URL; check: UrlCheck } {
     const scope = this.capabilities.get(action.scope, "net");
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(action.method)) {
+    if (!HTTP_TOKEN.test(action.method)) {
       throw new EffectFailure(`"${action.method}" is not an HTTP method (a token like GET, POST or PATCH); nothing was sent`);
     }
     refuseHeadersTacitSets(action);
+    refuseMalformedHeaders(action);
     if (action.url.length > MAX_URL_CHARS) throw new EffectFailure(`a URL of ${action.url.length} characters is longer than tacit sends (${MAX_URL_CHARS}); nothing was sent`);
     const permissions = this.requirePolicy();
     let url: URL;
@@ -270,11 +299,15 @@ export class NetworkExecutor {
       );
       return { status: outcome.status, body: outcome.body.toString("utf8"), truncated: outcome.truncated, limitBytes: limits.maxResponseBytes, secrets };
     } catch (error) {
+      // What the script itself named (the URL's host and port) is never masked: a failed
+      // connection quotes them, and a mask there told a right guess of a secret from a wrong
+      // one (a PIN sent as a secret header, tried as the port of 127.0.0.1:*), no server needed.
+      const named = scriptNamed(url);
       if (error instanceof PolicyDenial || error instanceof EffectFailure) {
-        error.message = redact(error.message, secrets);
+        error.message = redact(error.message, secrets, named);
         throw error;
       }
-      throw new EffectFailure(redact(`${url.origin}: ${(error as Error).message}`, secrets));
+      throw new EffectFailure(redact(`${url.origin}: ${(error as Error).message}`, secrets, named));
     }
   }
 

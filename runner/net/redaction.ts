@@ -252,11 +252,24 @@ class FormMatcher {
   }
 }
 
+/** Where `texts` occur in `text`, as [start, end) spans. */
+function spansOf(text: string, texts: readonly string[]): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  for (const known of new Set(texts)) {
+    if (known.length === 0) continue;
+    for (let at = text.indexOf(known); at !== -1; at = text.indexOf(known, at + 1)) spans.push([at, at + known.length]);
+  }
+  return spans;
+}
+
 /**
  * Every occurrence of a secret's forms, replaced; and a text that ends partway into one (an
- * answer cut at the size limit) has that partial secret replaced too.
+ * answer cut at the size limit) has that partial secret replaced too. `shown`: texts the
+ * script chose itself (its URL's host, say), which an error message may quote: a form found
+ * wholly inside one of them is left as it is, since a mask there would tell the script that
+ * its text was a form of the secret (a guess confirmed). One that reaches past them is masked.
  */
-export function redact(text: string, secrets: readonly string[]): string {
+export function redact(text: string, secrets: readonly string[], shown: readonly string[] = []): string {
   const matcher = new FormMatcher();
   let any = false;
   for (const secret of secrets) {
@@ -268,9 +281,11 @@ export function redact(text: string, secrets: readonly string[]): string {
   }
   if (!any) return text;
   matcher.build();
+  const spans = spansOf(text, shown);
   let result = "";
   let from = 0;
   for (const [start, end] of matcher.ranges(text)) {
+    if (spans.some(([s, e]) => s <= start && end <= e)) continue;
     result += text.slice(from, start) + REDACTED;
     from = end;
   }

@@ -5,7 +5,7 @@
 // secure sink only.
 
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import path from "node:path";
@@ -26,6 +26,7 @@ import {
   writeTree,
   perTestResources,
   type TestServer,
+  unusedPort,
 } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-secret-");
@@ -164,6 +165,56 @@ println("token:", token, String(token), JSON.stringify({ token }));
     // Plain channels carried only the mask.
     for (const url of ["/plain", "/b"]) expect(JSON.stringify(a.received.find((r) => r.url.startsWith(url)))).not.toContain(world.canary);
     expect(a.received.some((r) => r.url.startsWith("/u?") && r.url.includes(world.canary))).toBe(false);
+    expectNotSeen(world, result);
+  });
+
+  it("tacit's own errors tell a right guess of a secret from a wrong one in no way: no header name, host or port of the script's is redacted", async () => {
+    // Redaction masks whatever text holds a form of a secret the request carried, and an error
+    // after the secret was unwrapped quoted the script's own text: a header name Node refused
+    // (1 KiB of free text, a hundred guesses of a password from a classified .env at once, with
+    // no server contacted), or the URL's host and port in a failed connection (a PIN as the port).
+    const world = secretWorld();
+    const a = await server(echo);
+    const [pin, otherPin] = [await unusedPort(), await unusedPort()];
+    writeFileSync(path.join(world.root, ".env.pin"), `${pin}\n`);
+    const guesses = { right: world.canary, wrong: makeCanary() };
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN}
+const pin = requestFileSystem(".", (fs) => fs.readClassified(".env.pin").map((t) => t.trim()));
+const failure = (f: () => unknown, guess: string, as: string): unknown => {
+  try {
+    f();
+    return "sent";
+  } catch (e) {
+    return [e instanceof SecurityError ? "SecurityError" : (e as Error).name, String((e as Error).message).split(guess).join(as)];
+  }
+};
+requestNetwork(["127.0.0.1:*"], (net) => {
+  for (const [label, guess] of Object.entries(${JSON.stringify(guesses)})) {
+    const headers = { ["no " + guess + " token"]: "1" };
+    attempt("name-" + label, () => failure(() => net.httpGet(${lit(`${a.origin}/x`)}, { headers, secretHeaders: { authorization: token } }), guess, "GUESS"));
+    attempt("classified-" + label, () => failure(() => net.httpPostClassified(${lit(`${a.origin}/x`)}, token, { headers }), guess, "GUESS"));
+  }
+  for (const [label, port] of Object.entries(${JSON.stringify({ right: pin, wrong: otherPin })})) {
+    attempt("port-" + label, () => failure(() => net.httpGet("http://127.0.0.1:" + port + "/", { secretHeaders: { "x-pin": pin } }), String(port), "PORT"));
+  }
+});
+`,
+      permit("127.0.0.1:*"),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    for (const kind of ["name", "classified", "port"]) {
+      const right = attemptOf(found, `${kind}-right`);
+      expect(right.status, kind).toBe("ok");
+      expect(right.value, kind).toEqual(attemptOf(found, `${kind}-wrong`).value);
+      expect(JSON.stringify(right.value), kind).toMatch(kind === "port" ? /PORT/ : /GUESS/);
+    }
+    expect(JSON.stringify(attemptOf(found, "name-right").value)).toContain("nothing was sent");
+    // Refused before anything was sent; the connections to the PIN's port were refused by the system.
+    expect(a.received).toHaveLength(0);
     expectNotSeen(world, result);
   });
 
