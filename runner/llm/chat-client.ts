@@ -49,6 +49,30 @@ async function readAtMost(response: Response, limit: number): Promise<{ text: st
   return { text: Buffer.concat(chunks).toString("utf8"), complete };
 }
 
+/**
+ * Nesting an answer may have, at most: a chat completion nests some six levels (tool calls and
+ * log probabilities a few more). JSON.parse of deep nesting costs far more than its size: 40 MB
+ * of nested arrays, within ANSWER_LIMIT_BYTES, held the host's main thread 21 s at 2 GB.
+ */
+const ANSWER_DEPTH_LIMIT = 100;
+
+/** Whether the JSON text opens more than `limit` arrays or objects inside one another (strings skipped). */
+function nestedDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 0x5c) i++; // A backslash: the next character is escaped.
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x5b || code === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (code === 0x5d || code === 0x7d) depth--;
+  }
+  return false;
+}
+
 function redactKey(text: string, key: string): string {
   return key.length > 0 ? text.split(key).join("[redacted]") : text;
 }
@@ -89,6 +113,9 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
       `chat: the model's answer is larger than the ${ANSWER_LIMIT_BYTES} bytes tacit reads of one; ask for a shorter answer ` +
         `(tacit keeps at most ${ANSWER_LIMIT_CHARS} characters of one anyway)`,
     );
+  }
+  if (nestedDeeperThan(text, ANSWER_DEPTH_LIMIT)) {
+    throw new EffectFailure(`chat: the model's answer is nested deeper than ${ANSWER_DEPTH_LIMIT} levels, which no chat completion is; it was not read`);
   }
   let content: unknown;
   try {

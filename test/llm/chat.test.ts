@@ -57,6 +57,12 @@ beforeAll(async () => {
         setTimeout(() => response.socket?.destroy(), 50);
         return;
       }
+      if (parsed.model === "deep") {
+        // An answer whose content is there, beside a million nested arrays (2 MB).
+        response.setHeader("content-type", "application/json");
+        response.end(`{"choices":[{"message":{"content":"shallow"}}],"x":${"[".repeat(1_000_000)}${"]".repeat(1_000_000)}}`);
+        return;
+      }
       if (parsed.model === "error-echo") {
         // A refusal that quotes the request, key included (some proxies do), after the question.
         response.statusCode = 400;
@@ -212,6 +218,19 @@ describe("chat", () => {
     expect(r.stdout).toContain("Error chat: the model's answer stopped partway");
     expect(r.stdout).toContain("after");
     expect(r.stdout + r.stderr).not.toContain(apiKey);
+  });
+
+  it("an answer nested deeper than any model's is refused before it is parsed", async () => {
+    // JSON.parse of nesting costs the host's main thread far more than its size: 40 MB of it
+    // (within what tacit reads of an answer) held tacit 21 s at 2 GB, every session of a
+    // tacit serve waiting, and the script's time limit cannot fire meanwhile.
+    const r = await runCli(["run", "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "deep", "-"], {
+      cwd: dir,
+      input: `try { println(chat("hi")); } catch (e) { println((e as Error).name, (e as Error).message); }\nprintln("after");\n`,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("Error chat: the model's answer is nested deeper than");
+    expect(r.stdout).toContain("after");
   });
 
   it("without a model, chat is a clear error; an incomplete config is a warning that never shows the key", async () => {
