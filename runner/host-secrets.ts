@@ -9,8 +9,36 @@ import type { RunnerConfig } from "./config.js";
 const MASK = "[redacted]";
 /** Shorter values are not scrubbed: they would match ordinary text. */
 const MIN_SECRET_CHARS = 8;
+/**
+ * Bytes of a secret its base64 forms must hold to be scrubbed: a form holds all of it but up to
+ * two bytes at each end, and a shorter one masked would confirm a guess of that much of it.
+ */
+const MIN_BASE64_BYTES = 16;
+
+/**
+ * The base64 forms of `secret` wherever it lies in what was encoded: its bytes, from the first
+ * that starts a group of three to the last group it fills, encoded (standard and URL-safe),
+ * once for each of the three places it can start in a group. A Kubernetes Secret keeps values
+ * in base64, Docker's config.json "user:token", npm's _auth the same: read as text, a script
+ * decoded them and had the key.
+ */
+function base64Forms(secret: string): string[] {
+  const bytes = Buffer.from(secret, "utf8");
+  if (bytes.length < MIN_BASE64_BYTES) return [];
+  const forms = new Set<string>();
+  for (let skip = 0; skip < 3; skip++) {
+    const whole = Math.floor((bytes.length - skip) / 3) * 3;
+    const form = bytes.subarray(skip, skip + whole).toString("base64");
+    forms.add(form);
+    forms.add(form.replace(/\+/g, "-").replace(/\//g, "_"));
+  }
+  return [...forms];
+}
 
 export class HostSecrets {
+  /** The secrets as given (what the search threads are handed to make their own). */
+  private readonly given: string[];
+  /** What is masked: each secret and its base64 forms. */
   private readonly secrets: string[];
   private readonly inJson: string[];
 
@@ -20,7 +48,8 @@ export class HostSecrets {
   }
 
   constructor(secrets: ReadonlyArray<string | null | undefined>) {
-    this.secrets = secrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_CHARS);
+    this.given = secrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_CHARS);
+    this.secrets = [...this.given, ...this.given.flatMap(base64Forms)];
     this.inJson = this.secrets.map((s) => JSON.stringify(s).slice(1, -1));
   }
 
@@ -30,7 +59,7 @@ export class HostSecrets {
 
   /** The secrets themselves, for the search threads, which make a HostSecrets of their own. */
   get texts(): readonly string[] {
-    return this.secrets;
+    return this.given;
   }
 
   /** An encoded frame with every secret (as it appears inside a JSON string) masked. */

@@ -138,6 +138,38 @@ describe("chat", () => {
     expect(r.stdout).toContain(`key: ${"*".repeat(apiKey.length)}`);
   });
 
+  it("the key in base64 in a file (a Kubernetes Secret, a Docker auth, base64url) is masked too, at every alignment", async () => {
+    // A Secret manifest keeps each value in base64, and Docker's config.json keeps "user:token";
+    // read as text, a script decoded them and had the key.
+    const b64 = (text: string): string => Buffer.from(text).toString("base64");
+    writeFileSync(
+      path.join(dir, "secret.yaml"),
+      `kind: Secret\ndata:\n  OPENAI_API_KEY: ${b64(apiKey)}\n  WITH_NEWLINE: ${b64(`${apiKey}\n`)}\n` +
+        `auths: {"auth": "${b64(`me:${apiKey}`)}", "other": "${b64(`x:${apiKey}`)}"}\nurl: ${Buffer.from(`${apiKey}?`).toString("base64url")}\n`,
+    );
+    const script = path.join(dir, "base64.ts");
+    writeFileSync(
+      script,
+      [
+        'requestFileSystem(".", (fs) => {',
+        '  const file = fs.access("secret.yaml");',
+        "  const decode = (text: string) => [...text.matchAll(/[A-Za-z0-9+/_=-]{16,}/g)].map((m) => { try { return atob(m[0].replace(/-/g, \"+\").replace(/_/g, \"/\")); } catch { return m[0]; } });",
+        "  println(file.read(), decode(file.read()).join(\"\\n\"));",
+        "  println(decode(new TextDecoder().decode(file.readBytes())).join(\"\\n\"));",
+        "  file.forEachLine((line) => println(line, decode(line).join(\" \")));",
+        '  println(JSON.stringify(fs.grep("secret.yaml", ".")));',
+        "});",
+      ].join("\n") + "\n",
+    );
+    const r = await runCli(["run", ...llmFlags(), script], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("kind: Secret");
+    const random = apiKey.slice("sk-test-".length);
+    for (let at = 0; at + 8 <= random.length; at++) {
+      expect(r.stdout, `holds ${random.slice(at, at + 8)} of the key`).not.toContain(random.slice(at, at + 8));
+    }
+  });
+
   it("a key split across two pieces of forEachLine is masked in both", async () => {
     const chunk = 1024 * 1024; // runner/fs/file-system.ts CHUNK_BYTES
     const keyStart = chunk - 7; // the piece boundary falls inside the key
