@@ -124,5 +124,6 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
     throw new EffectFailure("chat: the model's answer is not JSON");
   }
   if (typeof content !== "string") throw new EffectFailure("chat: the model's answer has no choices[0].message.content");
-  return content.length > ANSWER_LIMIT_CHARS ? content.slice(0, ANSWER_LIMIT_CHARS) : content;
+  // Masked before it is cut, as an error answer is: every reply masks a whole key, not a piece.
+  return content.length > ANSWER_LIMIT_CHARS ? redactKey(content, llm.apiKey).slice(0, ANSWER_LIMIT_CHARS) : content;
 }

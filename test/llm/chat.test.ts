@@ -63,6 +63,12 @@ beforeAll(async () => {
         response.end(`{"choices":[{"message":{"content":"shallow"}}],"x":${"[".repeat(1_000_000)}${"]".repeat(1_000_000)}}`);
         return;
       }
+      if (parsed.model === "echo-thrice") {
+        // A model that says the question back three times, then the key (the fixture's echo, longer).
+        response.setHeader("content-type", "application/json");
+        response.end(JSON.stringify({ choices: [{ message: { content: `${content}${content}${content} (${request.headers.authorization})` } }] }));
+        return;
+      }
       if (parsed.model === "error-echo") {
         // A refusal that quotes the request, key included (some proxies do), after the question.
         response.statusCode = 400;
@@ -263,6 +269,24 @@ describe("chat", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("Error chat: the model's answer is nested deeper than");
     expect(r.stdout).toContain("after");
+  });
+
+  it("an answer cut at the characters tacit keeps is cut after the key is masked: no length of question leaves a piece of it", async () => {
+    // 8 Mi characters are kept (ANSWER_LIMIT_CHARS); the question's length moves the key across the cut.
+    const keep = 8 * 1024 * 1024;
+    const script = path.join(dir, "answer-cut.ts");
+    writeFileSync(
+      script,
+      `for (const n of [12, 20, 30, 40]) {\n  const q = "q".repeat(Math.floor((${keep} - "(Bearer ".length - n) / 3));\n` +
+        `  const a = chat(q);\n  println(a.length, JSON.stringify(a.slice(3 * q.length)));\n}\n`,
+    );
+    const r = await runCli(["run", "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "echo-thrice", script], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split("\n").filter(Boolean)).toHaveLength(4);
+    const random = apiKey.slice("sk-test-".length);
+    for (let at = 0; at + 4 <= random.length; at++) {
+      expect(r.stdout, `holds ${random.slice(at, at + 4)} of the key`).not.toContain(random.slice(at, at + 4));
+    }
   });
 
   it("without a model, chat is a clear error; an incomplete config is a warning that never shows the key", async () => {
