@@ -19,7 +19,16 @@ export type RequestSubject =
       /** The action reads what lies below the path too (a search, a listing): a rule on anything there applies. */
       tree: boolean;
     }
-  | { kind: "command"; command: string; args: readonly string[] }
+  | {
+      kind: "command";
+      command: string;
+      args: readonly string[];
+      /**
+       * Where the command really runs (its cwd, symlinks resolved) when that is not tacit's own
+       * working directory, or null; computed only when a person is asked (see approvalPattern).
+       */
+      runsIn?: () => string | null;
+    }
   | { kind: "url"; method: string; url: URL }
   | { kind: "none" };
 
@@ -89,8 +98,19 @@ export function pathSubject(absolute: string, tree = false): RequestSubject {
  * asked about "fs.write /w/docs/notes.txt" where docs linked into deploy/ (the rule on
  * deploy/** was why they were asked, and the question did not say so), and a yes given while
  * a path was plain went on covering it once it had become a link to somewhere else.
+ *
+ * For a command given a working directory other than tacit's own, that directory (where it
+ * really leads) is part of it: `make deploy` or `rm -r build` act on what is there, and a
+ * security review's yes to "rm victim.txt (in …/scratch)", remembered as `exec rm victim.txt`,
+ * later removed important/victim.txt with no question. A command run in tacit's working
+ * directory keeps the plain pattern, which approvals are already remembered in. The suffix
+ * cannot be part of a command's shape: neither a command name nor a subcommand holds a "/".
  */
 export function approvalPattern(request: ActionRequest): string {
+  if (request.subject.kind === "command") {
+    const where = request.subject.runsIn?.() ?? null;
+    return where === null ? request.pattern : `${request.pattern} (in ${where})`;
+  }
   if (request.subject.kind !== "path") return request.pattern;
   const real = request.subject.paths()[1];
   return real === undefined ? request.pattern : `${request.pattern} -> ${real}`;
@@ -109,6 +129,13 @@ export function commandShape(command: string, args: readonly string[]): string {
   }
   if (rest.length > 0) words.push("*");
   return words.join(" ");
+}
+
+/** Where a command given `cwd` really runs, when that is not where tacit itself works (`cwd`), or null. */
+function runsElsewhere(requested: string | null, cwd: string): string | null {
+  if (!requested) return null;
+  const real = resolveRealOrSelf(path.resolve(cwd, requested));
+  return real === resolveRealOrSelf(path.resolve(cwd)) ? null : real;
 }
 
 export function urlPattern(method: string, url: URL): string {
@@ -140,7 +167,7 @@ export function describeAction(action: Action, scopes: ScopeLookup): ActionReque
       return {
         category: "exec",
         pattern: `exec ${commandShape(action.command, action.args)}`,
-        subject: { kind: "command", command: action.command, args: action.args },
+        subject: { kind: "command", command: action.command, args: action.args, runsIn: () => runsElsewhere(action.cwd, scopes.cwd) },
       };
     case "HttpRequest":
     case "HttpRequestClassified": {

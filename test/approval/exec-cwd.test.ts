@@ -73,3 +73,46 @@ it("a cwd swapped for a link while a person is asked is refused after the yes, a
   expect(response.isError).toBe(true);
   expect(text).toContain(`the command's working directory changed while a person was asked (it now leads to ${world.at("deploy")}, not ${world.at("docs")})`);
 });
+
+it("a remembered yes to a command holds in the directory the person saw, not in another", async () => {
+  // approve-once remembered `exec rm victim.txt`, the command's shape, whatever its cwd: the person
+  // read "run: rm victim.txt (in …/scratch)", and the yes later removed important/victim.txt
+  // with no question.
+  const temp = realTempDir("tacit-exec-cwd-remembered-");
+  const world = makeWorld(temp.dir);
+  world.file("scratch/victim.txt");
+  world.file("important/victim.txt");
+  const config = world.config([{ action: "exec", command: "rm", tier: "approve-once" }], { libraryConfig: { commandPermissions: ["rm"] } });
+  const questions: string[] = [];
+  const client = await serveWorld(world, ["--config", config], {
+    onElicit: (request) => {
+      const message = (request.params as { message: string }).message;
+      questions.push(message);
+      // The person approves removing scratch/victim.txt, and nothing in important/.
+      return { action: "accept", content: { approve: !message.includes("important") } };
+    },
+  });
+  close = async () => {
+    await client.close();
+    temp.cleanup();
+  };
+  const rmIn = (dir: string) => `requestExecPermission(["rm"], (p) => println("rm", p.exec("rm", ["victim.txt"], { cwd: ${JSON.stringify(dir)} }).exitCode));\n`;
+  const first = await client.callTool({ name: "execute_typescript", arguments: { code: rmIn("scratch") } });
+  expect(first.isError).toBeFalsy();
+  expect(world.exists("scratch/victim.txt")).toBe(false);
+  expect(questions).toHaveLength(1);
+  expect(questions[0]).toContain(`run: rm victim.txt (in ${world.at("scratch")})`);
+  const second = await client.callTool({ name: "execute_typescript", arguments: { code: rmIn("important") } });
+  const text = (second.content as Array<{ text: string }>).map((c) => c.text).join("");
+  // The bad thing: the yes given for scratch/ removed important/victim.txt, unasked.
+  expect(world.exists("important/victim.txt"), text).toBe(true);
+  expect(questions).toHaveLength(2);
+  expect(questions[1]).toContain(`run: rm victim.txt (in ${world.at("important")})`);
+  expect(second.isError).toBe(true);
+  // Asked again in scratch/, the remembered yes holds there.
+  world.file("scratch/victim.txt");
+  const third = await client.callTool({ name: "execute_typescript", arguments: { code: rmIn("scratch") } });
+  expect(third.isError).toBeFalsy();
+  expect(world.exists("scratch/victim.txt")).toBe(false);
+  expect(questions).toHaveLength(2);
+});
