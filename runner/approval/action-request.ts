@@ -6,6 +6,7 @@
 
 import path from "node:path";
 import type { Action } from "../../library/protocol.js";
+import { digestOf } from "../audit/digest.js";
 import { resolveRealOrSelf } from "../fs/containment.js";
 import { hostOf } from "../net/host-policy.js";
 import type { RuleAction } from "./policy.js";
@@ -28,6 +29,8 @@ export type RequestSubject =
        * working directory, or null; computed only when a person is asked (see approvalPattern).
        */
       runsIn?: () => string | null;
+      /** What it is given on standard input (exec's `input`), or null. */
+      input?: string | null;
     }
   | { kind: "url"; method: string; url: URL }
   | { kind: "none" };
@@ -105,11 +108,16 @@ export function pathSubject(absolute: string, tree = false): RequestSubject {
  * later removed important/victim.txt with no question. A command run in tacit's working
  * directory keeps the plain pattern, which approvals are already remembered in. The suffix
  * cannot be part of a command's shape: neither a command name nor a subcommand holds a "/".
+ *
+ * So is what a command reads on standard input, by its digest (the question shows it whole):
+ * `sh`, `git apply`, `psql` or `crontab` do what it says, and a security review's yes to `sh`
+ * reading "echo hello > hello.txt", remembered as `exec sh`, later ran "rm important.txt" unasked.
  */
 export function approvalPattern(request: ActionRequest): string {
   if (request.subject.kind === "command") {
     const where = request.subject.runsIn?.() ?? null;
-    return where === null ? request.pattern : `${request.pattern} (in ${where})`;
+    const input = request.subject.input ?? null;
+    return `${request.pattern}${where === null ? "" : ` (in ${where})`}${input === null ? "" : ` (input ${digestOf(input)})`}`;
   }
   if (request.subject.kind !== "path") return request.pattern;
   const real = request.subject.paths()[1];
@@ -167,7 +175,13 @@ export function describeAction(action: Action, scopes: ScopeLookup): ActionReque
       return {
         category: "exec",
         pattern: `exec ${commandShape(action.command, action.args)}`,
-        subject: { kind: "command", command: action.command, args: action.args, runsIn: () => runsElsewhere(action.cwd, scopes.cwd) },
+        subject: {
+          kind: "command",
+          command: action.command,
+          args: action.args,
+          runsIn: () => runsElsewhere(action.cwd, scopes.cwd),
+          input: action.input,
+        },
       };
     case "HttpRequest":
     case "HttpRequestClassified": {

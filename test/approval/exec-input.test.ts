@@ -57,3 +57,43 @@ it("an input too long to read in a question is refused without asking", async ()
   expect(bashrc).toBe("# mine\n");
   expect(text).toContain("more than a person can be asked to read whole");
 });
+
+it("a remembered yes to a command covers the input the person saw, not another", async () => {
+  // approve-once remembered `exec sh` whatever sh was given to read: the person approved
+  // `sh` reading "echo hello > hello.txt", and the yes later ran "rm important.txt" unasked.
+  const temp = realTempDir("tacit-exec-input-remembered-");
+  const world = makeWorld(temp.dir);
+  world.file("important.txt");
+  const config = world.config([{ action: "exec", command: "sh", tier: "approve-once" }], { libraryConfig: { commandPermissions: ["sh"] } });
+  const questions: string[] = [];
+  const client: Client = await serveWorld(world, ["--config", config], {
+    onElicit: (request) => {
+      const message = (request.params as { message: string }).message;
+      questions.push(message);
+      return { action: "accept", content: { approve: !message.includes("important") } };
+    },
+  });
+  close = async () => {
+    await client.close();
+    temp.cleanup();
+  };
+  const shReading = (input: string) => `requestExecPermission(["sh"], (p) => println("sh", p.exec("sh", [], { input: ${JSON.stringify(input)} }).exitCode));\n`;
+  const call = async (input: string) => {
+    const response = await client.callTool({ name: "execute_typescript", arguments: { code: shReading(input) } });
+    return { isError: response.isError === true, text: (response.content as Array<{ text: string }>).map((c) => c.text).join("") };
+  };
+  const first = await call("echo hello > hello.txt\n");
+  expect(first.isError, first.text).toBe(false);
+  expect(world.exists("hello.txt")).toBe(true);
+  expect(questions).toHaveLength(1);
+  const second = await call("rm important.txt\n");
+  // The bad thing: the yes to one script on sh's input ran another, unasked.
+  expect(world.exists("important.txt"), second.text).toBe(true);
+  expect(questions).toHaveLength(2);
+  expect(questions[1]).toContain('with standard input (17 characters): "rm important.txt\\n"');
+  expect(second.isError).toBe(true);
+  // The same input again runs on the remembered yes.
+  const third = await call("echo hello > hello.txt\n");
+  expect(third.isError, third.text).toBe(false);
+  expect(questions).toHaveLength(2);
+});
