@@ -115,7 +115,7 @@ export interface ServeOptions {
   /** Gets what tacit serve writes to stderr (ignored without it). */
   onStderr?: (text: string) => void;
   /** The client declares elicitation, and this answers each question tacit serve asks its user. */
-  onElicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>;
+  onElicit?: (request: ElicitRequest, extra: { signal: AbortSignal }) => ElicitResult | Promise<ElicitResult>;
 }
 
 /** An MCP SDK client connected to a real `tacit serve` started with `args` in `cwd`. */
@@ -131,7 +131,7 @@ export async function connectServe(args: string[], cwd: string, options: ServeOp
   if (onStderr) transport.stderr?.on("data", (chunk: Buffer) => onStderr(chunk.toString()));
   const onElicit = options.onElicit;
   const client = new Client({ name: "tacit-test", version: "0.0.0" }, onElicit ? { capabilities: { elicitation: {} } } : {});
-  if (onElicit) client.setRequestHandler(ElicitRequestSchema, async (request) => onElicit(request));
+  if (onElicit) client.setRequestHandler(ElicitRequestSchema, async (request, extra) => onElicit(request, extra));
   await client.connect(transport);
   return client;
 }

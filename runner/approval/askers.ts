@@ -30,7 +30,11 @@ export interface Answer {
 }
 
 export interface Asker {
-  ask(question: ApprovalQuestion): Promise<Answer>;
+  /**
+   * `signal` is aborted when nothing waits for the answer any more (the evaluation was ended:
+   * cancelled, its session deleted): an asker that can withdraw its question does.
+   */
+  ask(question: ApprovalQuestion, signal?: AbortSignal): Promise<Answer>;
 }
 
 /** How long a question waits for a person before the answer is no. */

@@ -24,7 +24,7 @@ export function elicitationMessage(question: ApprovalQuestion): string {
 
 export function elicitationAsker(server: Server): Asker {
   return {
-    async ask(question) {
+    async ask(question, signal) {
       if (!server.getClientCapabilities()?.elicitation) {
         return {
           answer: "no",
@@ -49,7 +49,9 @@ export function elicitationAsker(server: Server): Asker {
               required: ["approve"],
             },
           },
-          { timeout: ASK_TIMEOUT_MS },
+          // Aborted, the SDK withdraws the question (notifications/cancelled): a client takes it
+          // off the person's screen rather than leave it there for a call that is gone.
+          { timeout: ASK_TIMEOUT_MS, ...(signal ? { signal } : {}) },
         );
         const yes = result.action === "accept" && result.content?.approve === true;
         return { answer: yes ? "yes" : "no", via: `elicitation (${result.action})`, fromPerson: true };

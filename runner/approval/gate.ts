@@ -31,6 +31,11 @@ import { monotonicMs } from "../monotonic.js";
  * says nothing of the end, where the -delete was. Longer ones are refused without asking.
  */
 export const QUESTION_LIMIT_CHARS = 2_000;
+/** Why a question's answer counts for nothing (its evaluation ended while the person was asked). */
+const WITHDRAWN =
+  "the evaluation ended (it was cancelled, stopped or its session deleted) while a person was asked, so the question was " +
+  "withdrawn and any answer to it is ignored (a yes is not remembered)";
+
 /** Where audit events go: the AuditLog. */
 export interface AuditSink {
   /** A function is called when the line is made (after the reply is sent): for costly fields. */
@@ -123,7 +128,7 @@ export class ApprovalGate {
     for (const extension of oversight.policy.empty ? [] : this.extensionsFor(action)) {
       const extensionTier = oversight.policy.beyondTierOf(extension.request);
       if (extensionTier === null || extensionTier === "allow") continue;
-      const answer = await this.approve(extension.request, extensionTier, true, extension.detail);
+      const answer = await this.approve(extension.request, extensionTier, true, extension.detail, context.abandoned);
       this.logDecision(number, answer, extension.request.pattern);
       if (answer.answer === "yes") {
         extension.grant();
@@ -148,7 +153,7 @@ export class ApprovalGate {
       // Where an asked-about command runs is part of what the person reads (see execCwdOf).
       const cwdAsked = execCwdOf(action, this.options.cwd);
       const room = QUESTION_LIMIT_CHARS - printable(asked.pattern).length - printable(why).length;
-      const answer = await this.approve(asked, tier, false, detailOf(action, asked, cwdAsked, room) + why);
+      const answer = await this.approve(asked, tier, false, detailOf(action, asked, cwdAsked, room) + why, context.abandoned);
       if (answer.answer === "no") {
         const message = refusalMessage(asked.pattern, tier, answer) + why;
         this.logDecision(number, answer, null, message, asked.pattern === request.pattern ? null : asked.pattern);
@@ -225,8 +230,12 @@ export class ApprovalGate {
     });
   }
 
-  /** A remembered yes, or a person's answer (remembered when it is a person's yes to approve-once). */
-  private async approve(request: ActionRequest, tier: Exclude<Tier, "allow">, beyondAllowlist: boolean, detail: string): Promise<Answer> {
+  /**
+   * A remembered yes, or a person's answer (remembered when it is a person's yes to approve-once).
+   * `ended`: aborted once the evaluation is ended (see EvaluationContext.abandoned); the question
+   * is then withdrawn, and an answer that comes anyway counts for nothing.
+   */
+  private async approve(request: ActionRequest, tier: Exclude<Tier, "allow">, beyondAllowlist: boolean, detail: string, ended: AbortSignal): Promise<Answer> {
     const { oversight } = this.options;
     if (tier === "approve-once") {
       let remembered: Approval | null;
@@ -250,7 +259,11 @@ export class ApprovalGate {
         fromPerson: false,
       };
     }
-    const answer = await this.options.whilePaused(oversight.asker.ask({ pattern: request.pattern, tier, beyondAllowlist, detail }));
+    const answer = await this.options.whilePaused(oversight.asker.ask({ pattern: request.pattern, tier, beyondAllowlist, detail }, ended));
+    // Nothing waits for it: a security review deleted a session while its question was open, and
+    // the yes given to it afterwards, for an action that could no longer run, was remembered (the
+    // next session did it unasked).
+    if (ended.aborted) return { answer: "no", via: "withdrawn", unavailable: WITHDRAWN, fromPerson: false };
     if (answer.answer === "yes" && answer.fromPerson && tier === "approve-once") {
       try {
         oversight.approvals().remember(request.pattern, answer.via, this.directory);
