@@ -205,9 +205,23 @@ export function describeAction(action: Action, scopes: ScopeLookup): ActionReque
       if (root === null) return { category, pattern: `${category} (no scope)`, subject: { kind: "none" } };
       const absolute = path.resolve(root, action.path);
       const tree = action.kind === "FsGrepRecursive" || action.kind === "FsFind" || action.kind === "FsList";
-      return { category, pattern: `${category} ${absolute}`, subject: pathSubject(absolute, tree) };
+      return { category, pattern: `${readKind(action) ?? category} ${absolute}`, subject: pathSubject(absolute, tree) };
     }
   }
+}
+
+/**
+ * What a read below a directory is called in its pattern, when it reads more than the directory's
+ * own entries: every name below it (walk, find), or every file's content below it (a recursive
+ * search). They are asked about under a rule on anything below (see policy.ts) and were all
+ * `fs.read <dir>`, a listing's pattern too: a security review had a person approve listing the
+ * project's root (under a rule on private/**), and the remembered yes let grepRecursive(".") read
+ * every file in private/ unasked. Null for the rest (their category names them).
+ */
+function readKind(action: FsPathAction): string | null {
+  if (action.kind === "FsGrepRecursive") return "fs.search";
+  if (action.kind === "FsFind" || (action.kind === "FsList" && action.recursive)) return "fs.walk";
+  return null;
 }
 
 function assertNever(action: never): never {
