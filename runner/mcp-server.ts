@@ -336,7 +336,8 @@ function registerSessionTools(
   const reclaim = setInterval(() => {
     const now = Date.now();
     for (const session of sessions.values()) {
-      if (now - session.lastUsed > config.sessionIdleMs) void end(session, "reclaimed after being idle");
+      // A session with a call under way is not idle, however long the call has taken.
+      if (!session.busy && now - session.lastUsed > config.sessionIdleMs) void end(session, "reclaimed after being idle");
     }
   }, Math.min(60_000, config.sessionIdleMs));
   reclaim.unref();

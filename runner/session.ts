@@ -137,6 +137,8 @@ export class ReplSession {
   private closed = false;
   /** Snippets run one at a time, in the order they came: each waits for the one before. */
   private turn: Promise<unknown> = Promise.resolve();
+  /** Calls under way: running, or waiting for their turn or a slot. */
+  private underway = 0;
 
   /**
    * `prestarted`: a warm sandbox to become the session's (used if started with the config's limits).
@@ -168,11 +170,26 @@ export class ReplSession {
   }
 
   /**
+   * Whether a call is under way (running, or waiting for its turn): such a session is not idle,
+   * whenever its last snippet started. An idle reclaim that looked only at that ended a snippet
+   * that ran longer than sessionIdleMs, and the session with it.
+   */
+  get busy(): boolean {
+    return this.underway > 0;
+  }
+
+  /**
    * Runs a snippet after any still running (a client may send the next one before the last
    * has ended, say right after cancelling it).
    */
   execute(code: string, extra: ExecuteOptions = {}): Promise<EvaluationResult> {
-    const result = this.turn.then(() => (extra.slot ? extra.slot(() => this.run(code, extra)) : this.run(code, extra)));
+    this.underway++;
+    const result = this.turn
+      .then(() => (extra.slot ? extra.slot(() => this.run(code, extra)) : this.run(code, extra)))
+      .finally(() => {
+        this.underway--;
+        this.lastUsed = Date.now();
+      });
     this.turn = result.catch(() => undefined);
     return result;
   }
