@@ -25,7 +25,7 @@ import type { RecordedExchange } from "./session-recording.js";
 import { rewriteForSandbox } from "./rewrite-imports.js";
 import type { ParsedProgram } from "./parser.js";
 import type { PureFunctionSite } from "./pure-functions.js";
-import { type SandboxEnd, sandboxWith } from "./sandbox.js";
+import { type Sandbox, type SandboxEnd, sandboxWith } from "./sandbox.js";
 import { converse } from "./conversation.js";
 import type { LiveSandbox } from "./live-sandbox.js";
 import type { SandboxProcess } from "./sandbox-process.js";
@@ -278,7 +278,10 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     capabilities,
     grants,
     cwd: options.cwd ?? process.cwd(),
-    whilePaused: (work) => clock.whilePaused(work),
+    // The clock stops while a person is asked: the sandbox waits, blocked, for the reply, and
+    // is watched meanwhile for running all the same (code with the raw channel need not wait:
+    // a security review computed on, uncounted, while the person took their time).
+    whilePaused: (work) => clock.whilePaused(blockedWhile(sandbox, work)),
   });
 
   const code = options.session
@@ -363,6 +366,16 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
       : result("ok", output, null, startedAt);
   }
   return describeAbnormalEnd(end, config, options.displayName, output, startedAt);
+}
+
+/** `work` (a person being asked), with the sandbox watched for running meanwhile (see SandboxProcess.watchIdle). */
+async function blockedWhile<T>(sandbox: Sandbox, work: Promise<T>): Promise<T> {
+  sandbox.watchIdle(true);
+  try {
+    return await work;
+  } finally {
+    sandbox.watchMemory(true);
+  }
 }
 
 /** Everything the monitor decides with, for one evaluation: policy, executors, stores. */

@@ -188,8 +188,11 @@ export class SandboxProcess {
    * snippet is left to run, so it uses no CPU and does not grow. Something that does (a worker
    * thread the snippet started and left running: the time limit is not counting then) ends it,
    * as "lingered". Looked at every 250 ms: a hundred idle sessions cost the host little.
+   * `whileAsked`: the sandbox waits for the reply to a request a person is asked about, with the
+   * time limit stopped; one that runs meanwhile (code with the raw channel need not wait) ends
+   * as a protocol violation.
    */
-  watchIdle(): void {
+  watchIdle(whileAsked = false): void {
     this.stopWatching();
     if (this.killedFor || this.gone) return;
     // CPU time is counted from the first look, not read here: the pure evaluator goes idle after
@@ -197,7 +200,7 @@ export class SandboxProcess {
     let cpuAtStart: number | null | undefined;
     this.watchdog = setInterval(() => {
       cpuAtStart ??= this.cpuMs();
-      this.checkIdle(cpuAtStart);
+      this.checkIdle(cpuAtStart, whileAsked);
     }, IDLE_WATCH_INTERVAL_MS);
     this.watchdog.unref();
   }
@@ -233,16 +236,21 @@ export class SandboxProcess {
     }
   }
 
-  private checkIdle(cpuAtStart: number | null): void {
+  private checkIdle(cpuAtStart: number | null, whileAsked: boolean): void {
     if (this.killedFor) return;
+    // Running while a person is asked breaks the protocol (the stub waits, blocked, for each
+    // reply), and with the clock stopped it is time the limit does not count.
+    const [reason, when]: [KillReason, string] = whileAsked
+      ? ["protocol", "while a person was asked about its request (the time limit stops then, since a sandbox waits, blocked, for each reply)"]
+      : ["lingered", "while it waited for the next snippet"];
     const rssKb = this.rssKb();
     if (rssKb !== null && rssKb > this.rssLimitKb) {
-      this.kill("lingered", `it grew past ${Math.round(this.rssLimitKb / 1024)} MiB of memory (resident) while it waited for the next snippet`);
+      this.kill(whileAsked ? "memory" : reason, `it grew past ${Math.round(this.rssLimitKb / 1024)} MiB of memory (resident) ${when}`);
       return;
     }
     const cpu = this.cpuMs();
     if (cpuAtStart !== null && cpu !== null && cpu - cpuAtStart > IDLE_CPU_ALLOWANCE_MS) {
-      this.kill("lingered", `it used ${cpu - cpuAtStart} ms of CPU time while it waited for the next snippet`);
+      this.kill(reason, `it used ${cpu - cpuAtStart} ms of CPU time ${when}`);
     }
   }
 

@@ -57,8 +57,8 @@ export class Sandbox {
   }
 
   /** See SandboxProcess.watchIdle. */
-  watchIdle(): void {
-    this.proc.watchIdle();
+  watchIdle(whileAsked = false): void {
+    this.proc.watchIdle(whileAsked);
   }
 
   kill(reason: KillReason, detail: string): void {
