@@ -259,6 +259,7 @@ export class ApprovalGate {
         fromPerson: false,
       };
     }
+    if (ended.aborted) return { answer: "no", via: "withdrawn", unavailable: WITHDRAWN, fromPerson: false };
     const answer = await this.options.whilePaused(oversight.asker.ask({ pattern: request.pattern, tier, beyondAllowlist, detail }, ended));
     // Nothing waits for it: a security review deleted a session while its question was open, and
     // the yes given to it afterwards, for an action that could no longer run, was remembered (the
