@@ -9,7 +9,7 @@
 import { existsSync, symlinkSync } from "node:fs";
 import { afterEach, expect, it } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
-import { makeWorld, serveSwappingWhileAsked, serveWorld } from "./fixtures.js";
+import { makeWorld, serveAsking, serveSwappingWhileAsked } from "./fixtures.js";
 
 let close: (() => Promise<void>) | null = null;
 afterEach(async () => {
@@ -25,15 +25,8 @@ it("a cwd that is a link is asked about with where it leads", async () => {
   world.file("deploy/build/app.js");
   symlinkSync("deploy", world.at("docs"));
   const config = world.config([{ action: "exec", command: "rm", tier: "always-ask" }], { libraryConfig: { commandPermissions: ["rm"] } });
-  const questions: string[] = [];
-  const client = await serveWorld(world, ["--config", config], {
-    onElicit: (request) => {
-      const message = (request.params as { message: string }).message;
-      questions.push(message);
-      // The person approves removing build in docs/, and nowhere else.
-      return { action: "accept", content: { approve: !message.includes("deploy") } };
-    },
-  });
+  // The person approves removing build in docs/, and nowhere else.
+  const { client, questions } = await serveAsking(world, ["--config", config], (message) => !message.includes("deploy"));
   close = async () => {
     await client.close();
     temp.cleanup();
@@ -83,15 +76,8 @@ it("a remembered yes to a command holds in the directory the person saw, not in 
   world.file("scratch/victim.txt");
   world.file("important/victim.txt");
   const config = world.config([{ action: "exec", command: "rm", tier: "approve-once" }], { libraryConfig: { commandPermissions: ["rm"] } });
-  const questions: string[] = [];
-  const client = await serveWorld(world, ["--config", config], {
-    onElicit: (request) => {
-      const message = (request.params as { message: string }).message;
-      questions.push(message);
-      // The person approves removing scratch/victim.txt, and nothing in important/.
-      return { action: "accept", content: { approve: !message.includes("important") } };
-    },
-  });
+  // The person approves removing scratch/victim.txt, and nothing in important/.
+  const { client, questions } = await serveAsking(world, ["--config", config], (message) => !message.includes("important"));
   close = async () => {
     await client.close();
     temp.cleanup();

@@ -6,10 +6,9 @@
 // rest of the question holds (an action too long to read whole is refused without asking).
 
 import { readFileSync } from "node:fs";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, expect, it } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
-import { makeWorld, serveWorld } from "./fixtures.js";
+import { makeWorld, serveAsking } from "./fixtures.js";
 
 let close: (() => Promise<void>) | null = null;
 afterEach(async () => {
@@ -22,15 +21,8 @@ async function askedAbout(input: string): Promise<{ questions: string[]; text: s
   const world = makeWorld(temp.dir);
   world.file(".bashrc", "# mine\n");
   const config = world.config([{ action: "exec", command: "tee", tier: "always-ask" }], { libraryConfig: { commandPermissions: ["tee"] } });
-  const questions: string[] = [];
-  const client: Client = await serveWorld(world, ["--config", config], {
-    onElicit: (request) => {
-      const message = (request.params as { message: string }).message;
-      questions.push(message);
-      // The person approves appending to .bashrc, unless they see something they would not.
-      return { action: "accept", content: { approve: !message.includes("curl") } };
-    },
-  });
+  // The person approves appending to .bashrc, unless they see something they would not.
+  const { client, questions } = await serveAsking(world, ["--config", config], (message) => !message.includes("curl"));
   close = async () => {
     await client.close();
     temp.cleanup();
@@ -65,14 +57,7 @@ it("a remembered yes to a command covers the input the person saw, not another",
   const world = makeWorld(temp.dir);
   world.file("important.txt");
   const config = world.config([{ action: "exec", command: "sh", tier: "approve-once" }], { libraryConfig: { commandPermissions: ["sh"] } });
-  const questions: string[] = [];
-  const client: Client = await serveWorld(world, ["--config", config], {
-    onElicit: (request) => {
-      const message = (request.params as { message: string }).message;
-      questions.push(message);
-      return { action: "accept", content: { approve: !message.includes("important") } };
-    },
-  });
+  const { client, questions } = await serveAsking(world, ["--config", config], (message) => !message.includes("important"));
   close = async () => {
     await client.close();
     temp.cleanup();

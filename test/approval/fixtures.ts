@@ -232,6 +232,26 @@ export function serveWorld(world: World, args: string[], options: Omit<ServeOpti
 }
 
 /**
+ * A tacit serve for `world` whose person answers each question with `approves(message, n)` (n:
+ * its number, from 1); `questions` holds what was asked, in order.
+ */
+export async function serveAsking(
+  world: World,
+  args: string[],
+  approves: (message: string, asked: number) => boolean,
+): Promise<{ client: Client; questions: string[] }> {
+  const questions: string[] = [];
+  const client = await serveWorld(world, args, {
+    onElicit: (request) => {
+      const message = (request.params as { message: string }).message;
+      questions.push(message);
+      return { action: "accept", content: { approve: approves(message, questions.length) } };
+    },
+  });
+  return { client, questions };
+}
+
+/**
  * A tacit serve for `world` whose person, shown a question, lets the agent's other call run
  * `swapCode` first (an agent's parallel tool call that swaps what was asked about while the
  * person reads), then says yes. `questions` holds what was asked; `swapOutput()` what the

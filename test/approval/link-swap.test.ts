@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { afterEach, expect, it } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
-import { makeWorld, serveSwappingWhileAsked, serveWorld } from "./fixtures.js";
+import { makeWorld, serveSwappingWhileAsked, serveAsking, serveWorld } from "./fixtures.js";
 
 let close: (() => Promise<void>) | null = null;
 afterEach(async () => {
@@ -74,15 +74,7 @@ it("a streamed read whose path is swapped for a link between pieces is refused, 
     { libraryConfig: { commandPermissions: ["ln", "rm"] } },
   );
   // The person approves reading docs/notes.txt, and nothing else.
-  const questions: string[] = [];
-  const client = await serveWorld(world, ["--config", config, "--exec-timeout-ms", "20000"], {
-    onElicit: (request) => {
-      const message = (request.params as { message: string }).message;
-      questions.push(message);
-      const approve = `${message}\n`.includes(`pattern: fs.read ${world.at("docs/notes.txt")}\n`);
-      return { action: "accept", content: { approve } };
-    },
-  });
+  const { client, questions } = await serveAsking(world, ["--config", config, "--exec-timeout-ms", "20000"], (message) => `${message}\n`.includes(`pattern: fs.read ${world.at("docs/notes.txt")}\n`));
   close = async () => {
     await client.close();
     temp.cleanup();

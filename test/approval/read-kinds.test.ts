@@ -7,7 +7,7 @@
 
 import { afterEach, expect, it } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
-import { makeWorld, serveWorld } from "./fixtures.js";
+import { makeWorld, serveAsking } from "./fixtures.js";
 
 let close: (() => Promise<void>) | null = null;
 afterEach(async () => {
@@ -21,15 +21,8 @@ it("a remembered yes to listing a directory does not cover searching the files b
   world.file("private/secret.txt", "PRIVATE_CANARY\n");
   world.file("README.md", "hello\n");
   const config = world.config([{ action: "fs.read", path: "private/**", tier: "approve-once" }]);
-  const questions: string[] = [];
-  const client = await serveWorld(world, ["--config", config], {
-    onElicit: (request) => {
-      const message = (request.params as { message: string }).message;
-      questions.push(message);
-      // The person lets the agent see what the project holds, and nothing more.
-      return { action: "accept", content: { approve: questions.length === 1 } };
-    },
-  });
+  // The person lets the agent see what the project holds, and nothing more.
+  const { client, questions } = await serveAsking(world, ["--config", config], (_message, asked) => asked === 1);
   close = async () => {
     await client.close();
     temp.cleanup();

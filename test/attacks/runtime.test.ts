@@ -73,6 +73,21 @@ describe("raw writes to the protocol channel (stdout)", () => {
   });
 });
 
+/**
+ * Runs raw-channel `code` (validator bypassed, Deno kept) whose readInput waits for ever: a
+ * pipe its producer keeps open, as a request that waits (a person being asked) would.
+ */
+function runWithInputThatNeverComes(code: string): ReturnType<typeof evaluate> {
+  return evaluate({
+    code,
+    displayName: "script.ts",
+    config: { ...defaultConfig, typeCheck: false, executionTimeoutMs: 10_000 },
+    input: { kind: "piped", read: () => new Promise<string>(() => undefined) },
+    unsafeSkipValidation: true,
+    unsafeKeepRuntime: true,
+  });
+}
+
 describe("requests sent ahead of their answers (the raw channel)", () => {
   const frameOf = (id: number, action: object): string => JSON.stringify({ type: "request", id, action }) + "\n";
   const writeAll = "const w = (b) => { for (let o = 0; o < b.length; ) o += Deno.stdout.writeSync(b.subarray(o)); };\n";
@@ -92,14 +107,7 @@ describe("requests sent ahead of their answers (the raw channel)", () => {
     // readInput on a pipe its producer keeps open; a person being asked, with the clock paused,
     // waits longer) the host grew by the flood's size until it ran out of memory.
     const flood = `${writeAll}const enc = new TextEncoder();\nw(enc.encode(${lit(frameOf(1, { kind: "ReadInput" }))}));\nconst big = enc.encode(JSON.stringify({ type: "request", id: 2, action: { kind: "Print", parts: ["x".repeat(2_000_000)] } }) + "\\n");\nfor (let i = 0; i < 150; i++) w(big);\nDeno.stdin.readSync(new Uint8Array(1 << 16));`;
-    const result = await evaluate({
-      code: flood,
-      displayName: "script.ts",
-      config: { ...defaultConfig, typeCheck: false, executionTimeoutMs: 10_000 },
-      input: { kind: "piped", read: () => new Promise<string>(() => undefined) },
-      unsafeSkipValidation: true,
-      unsafeKeepRuntime: true,
-    });
+    const result = await runWithInputThatNeverComes(flood);
     expect(result.outcome, result.error ?? "").toBe("protocol-error");
     expect(result.error).toMatch(/before its previous request was answered/);
     expect(result.durationMs).toBeLessThan(5000);
@@ -122,14 +130,7 @@ describe("posts: printing without waiting (the raw channel)", () => {
     const canary = `POSTED-AHEAD-${Date.now()}`;
     const request = JSON.stringify({ type: "request", id: 1, action: { kind: "ReadInput" } }) + "\n";
     const code = `${writeAll}w(new TextEncoder().encode(${lit(request + postOf({ kind: "Print", parts: [canary] }))}));\nDeno.stdin.readSync(new Uint8Array(1 << 16));\nprintln("after");`;
-    const result = await evaluate({
-      code,
-      displayName: "script.ts",
-      config: { ...defaultConfig, typeCheck: false, executionTimeoutMs: 10_000 },
-      input: { kind: "piped", read: () => new Promise<string>(() => undefined) },
-      unsafeSkipValidation: true,
-      unsafeKeepRuntime: true,
-    });
+    const result = await runWithInputThatNeverComes(code);
     expect(result.outcome, result.error ?? "").toBe("protocol-error");
     expect(result.error).toMatch(/sent a post while a request was unanswered/);
     expect(result.stdout).not.toContain(canary);

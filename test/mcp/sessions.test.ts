@@ -42,6 +42,32 @@ async function settleAt(count: number): Promise<number> {
   }
 }
 
+/** The Deno processes the server starts while `work` runs (sampled every 20 ms). */
+async function sandboxesStartedDuring(work: () => Promise<void>): Promise<number> {
+  const before = new Set(denoChildren());
+  const started = new Set<number>();
+  const poll = setInterval(() => {
+    for (const pid of denoChildren()) if (!before.has(pid)) started.add(pid);
+  }, 20);
+  try {
+    await work();
+  } finally {
+    clearInterval(poll);
+  }
+  return started.size;
+}
+
+/** Sends `code` to the session and cancels the call after `afterMs`; resolves once the cancellation is seen. */
+async function cancelledAfter(session: string, code: string, afterMs: number): Promise<void> {
+  const abort = new AbortController();
+  const call = client
+    .callTool({ name: "execute_in_session", arguments: { session_id: session, code } }, undefined, { signal: abort.signal })
+    .catch(() => "cancelled");
+  await new Promise((resolve) => setTimeout(resolve, afterMs));
+  abort.abort("the test cancels it");
+  expect(await call).toBe("cancelled");
+}
+
 async function connect(args: string[]): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -313,51 +339,25 @@ describe("REPL sessions", () => {
     withSession(async (s) => {
       // Two seconds of work make each rebuild (a replay of it) last long enough to cancel a snippet waiting for one.
       expect((await run(s, "const started = Date.now();\nwhile (Date.now() - started < 2000) {}\nlet marker = 1;")).exitCode).toBe(0);
-      const before = new Set(denoChildren());
-      const started = new Set<number>();
-      const poll = setInterval(() => {
-        for (const pid of denoChildren()) if (!before.has(pid)) started.add(pid);
-      }, 20);
-      try {
+      const started = await sandboxesStartedDuring(async () => {
         expect((await run(s, 'throw new Error("rebuild")')).exitCode).toBe(1);
-        const abort = new AbortController();
-        const waiting = client
-          .callTool({ name: "execute_in_session", arguments: { session_id: s, code: "marker = 2" } }, undefined, { signal: abort.signal })
-          .catch(() => "cancelled");
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        abort.abort("the test cancels it");
-        expect(await waiting).toBe("cancelled");
+        await cancelledAfter(s, "marker = 2", 300);
         expect(await run(s, "marker")).toMatchObject({ stdout: "1\n", exitCode: 0 });
-      } finally {
-        clearInterval(poll);
-      }
+      });
       // One sandbox for the rebuild: the cancelled snippet did not end it and make a second.
-      expect(started.size).toBe(1);
+      expect(started).toBe(1);
     }));
 
   it("a snippet cancelled during its type check never runs, and leaves the session's sandbox as it was", () =>
     withSession(async (s) => {
       expect((await run(s, "let marker = 1;")).exitCode).toBe(0);
-      const before = new Set(denoChildren());
-      const started = new Set<number>();
-      const poll = setInterval(() => {
-        for (const pid of denoChildren()) if (!before.has(pid)) started.add(pid);
-      }, 20);
-      try {
-        const abort = new AbortController();
+      const started = await sandboxesStartedDuring(async () => {
         // Seconds of type-checking: cancelled while the checker works on it.
-        const checking = client
-          .callTool({ name: "execute_in_session", arguments: { session_id: s, code: `${slowToCheck(2)}marker = 2;` } }, undefined, { signal: abort.signal })
-          .catch(() => "cancelled");
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        abort.abort("the test cancels it");
-        expect(await checking).toBe("cancelled");
+        await cancelledAfter(s, `${slowToCheck(2)}marker = 2;`, 500);
         expect(await run(s, "marker")).toMatchObject({ stdout: "1\n", exitCode: 0 });
-      } finally {
-        clearInterval(poll);
-      }
+      });
       // The session's sandbox was not ended, so none was started to rebuild it.
-      expect(started.size).toBe(0);
+      expect(started).toBe(0);
     }));
 
   it("performs each effect once: a rebuilt sandbox's replay is answered from the recording", () =>
