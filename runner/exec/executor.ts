@@ -44,9 +44,23 @@ const NAMESPACE_NOTICES = {
 export const EXEC_OUTPUT_LIMIT_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_EXEC_TIMEOUT_MS = 30_000;
 
+const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
+
+/**
+ * The PATH a command gets: tacit's own, less its relative and empty entries (an empty one means
+ * the working directory). tacit finds a command's program on absolute entries only (see
+ * program-path.ts), but a command that runs others by name (make, git's hooks and aliases, npm
+ * scripts, a shell) looked in them too, so "." or "node_modules/.bin" on tacit's PATH let a
+ * file in the project, which a script can write, stand in for a program that command runs.
+ */
+function absolutePath(path: string | undefined): string {
+  const entries = (path ?? DEFAULT_PATH).split(":").filter((entry) => entry.startsWith("/"));
+  return entries.length > 0 ? entries.join(":") : DEFAULT_PATH;
+}
+
 /** What a child gets of the host's environment: enough to run, no secrets, no LD_*. */
 export function childEnvironment(host: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const env: Record<string, string> = { PATH: host.PATH ?? "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", TERM: "dumb" };
+  const env: Record<string, string> = { PATH: absolutePath(host.PATH), LANG: "C.UTF-8", TERM: "dumb" };
   if (host.HOME) env.HOME = host.HOME;
   return env;
 }

@@ -202,6 +202,17 @@ requestExecPermission(["printenv"], (proc) => {
     expect(dirs.length).toBeGreaterThan(0);
     for (const dir of dirs) expect(path.isAbsolute(dir), `PATH entry "${dir}"`).toBe(true);
   });
+
+  // tacit finds a command's program on PATH's absolute entries only, but a command that runs
+  // others by name (make, git's hooks and aliases, npm scripts) searched the relative and empty
+  // ones it was given too, in its working directory: a file in the project could stand in for a
+  // program it runs. An eleventh security review noted them passed on.
+  it("passes on only PATH's absolute entries, in order: no '.', no empty entry, no relative directory", async () => {
+    const script = `requestExecPermission(["printenv"], (proc) => print(proc.execOutput("printenv", ["PATH"])));\n`;
+    const r = await tacit(root, script, ["--command-permissions", "printenv"], { PATH: `.:node_modules/.bin::/usr/bin:bin:/bin:` });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe("/usr/bin:/bin\n");
+  });
 });
 
 describe("working directory", () => {
