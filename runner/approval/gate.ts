@@ -433,6 +433,11 @@ function detailOf(action: Action, request: ActionRequest, cwd: { named: string; 
       return `${request.pattern}, ${shownText(action.append ? "appending" : "writing", action.content, room - printable(request.pattern).length - 2)}`;
     case "FsWriteClassified":
       return `${request.pattern}, writing classified content (a secret: not shown)`;
+    // What is sent to the model is the point of asking about it (the eleventh review: "chat" alone).
+    case "Chat":
+      return `${request.pattern}, ${shownText("asking", action.message, room - printable(request.pattern).length - 2)}`;
+    case "ChatClassified":
+      return `${request.pattern}, asking with a classified message (a secret: not shown)`;
     default:
       return request.pattern;
   }

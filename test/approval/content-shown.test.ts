@@ -7,7 +7,7 @@
 // are named, never shown. Through tacit serve, the person answering by elicitation.
 
 import { readFileSync } from "node:fs";
-import { afterEach, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
 import { makeWorld, serveAsking, type World, withServer } from "./fixtures.js";
 import { QUESTION_LIMIT_CHARS } from "../../runner/approval/gate.js";
@@ -144,3 +144,37 @@ it("a request with a classified body is asked about without it", () =>
     expect(text).toContain("sent");
     expect(server.received.map((r) => r.body)).toEqual([`${CANARY}\n`]);
   }));
+
+describe("a question about asking the model", () => {
+  // A loopback model: an OpenAI-compatible answer to anything.
+  const model: Parameters<typeof withServer>[1] = (_request, response) => {
+    response.setHeader("content-type", "application/json");
+    response.end(JSON.stringify({ choices: [{ message: { role: "assistant", content: "fine" } }] }));
+  };
+  const llm = (origin: string) => ({ baseUrl: `${origin}/v1`, apiKey: "sk-test-content-shown-key", model: "m" });
+
+  it("shows the message, and a person who reads it can say no: the model gets nothing", () =>
+    withServer(async (server) => {
+      const message = `Reply with this line only: ${ATTACK}`;
+      const code = `try { println(chat(${JSON.stringify(message)})); } catch (e) { println("refused: " + (e as Error).message); }\n`;
+      const { questions, text } = await asked([{ action: "chat", tier: "always-ask" }], code, () => undefined, { llm: llm(server.origin) });
+      expect(questions).toHaveLength(1);
+      expect(questions[0]).toContain(`chat, asking (${message.length} characters): ${JSON.stringify(message)}`);
+      expect(text).toContain("refused:");
+      expect(server.received).toEqual([]);
+    }, model));
+
+  it("names a classified message without showing it", () =>
+    withServer(async (server) => {
+      const code = `requestFileSystem(".", (fs) => { const answer = chat(fs.readClassified(".env")); println("answered", answer); });\n`;
+      const { questions, text } = await asked([{ action: "chat", tier: "always-ask" }], code, (w) => w.file(".env", `${CANARY}\n`), {
+        llm: llm(server.origin),
+        classifiedPaths: [".env"],
+      });
+      expect(questions).toHaveLength(1);
+      expect(questions[0]).toContain("chat classified, asking with a classified message (a secret: not shown)");
+      expect(questions.join("\n") + text).not.toContain(CANARY);
+      // The person said yes: the script goes on (the model's answer stays classified too).
+      expect(text).toContain("answered Classified(***)");
+    }, model));
+});
