@@ -138,6 +138,10 @@ export type ServeEnd = "stdin ended" | "transport closed";
 
 export async function serve({ config, version }: ServeOptions): Promise<ServeEnd> {
   const server = new McpServer({ name: "tacit", version }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
+  // The server's first request to the client is a ping, so that no question is ever request 0:
+  // the SDK's client drops a cancellation of request id 0 (its check is "if (!requestId)"), and
+  // a question withdrawn because its call ended stayed in front of the person (see gate.ts).
+  server.server.oninitialized = () => void server.server.ping().catch(() => undefined);
   const log = serverLog(server, config.quiet);
   const recorder = config.recordPath ? new Recorder(config.recordPath) : null;
   // Approvals are asked of the client's user (elicitation); the audit log lives as long as the server.

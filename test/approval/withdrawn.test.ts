@@ -17,7 +17,7 @@ afterEach(async () => {
   close = null;
 });
 
-it("deleting a session withdraws its snippet's open question, and a yes given after is not remembered", async () => {
+async function withdrawnWhenDeleted(answerOneFirst: boolean): Promise<void> {
   const temp = realTempDir("tacit-withdrawn-");
   const world = makeWorld(temp.dir);
   const config = world.config([{ action: "fs.write", tier: "approve-once" }]);
@@ -30,7 +30,7 @@ it("deleting a session withdraws its snippet's open question, and a yes given af
     onElicit: async (request, extra) => {
       const message = (request.params as { message: string }).message;
       questions.push(message);
-      if (!message.includes("late.txt") || questions.length > 2) return { action: "accept", content: { approve: true } };
+      if (!message.includes("late.txt") || questions.filter((q) => q.includes("late.txt")).length > 1) return { action: "accept", content: { approve: true } };
       // While the person reads, the agent deletes the session the question came from.
       await client.callTool({ name: "delete_repl_session", arguments: { session_id: session } });
       await new Promise<void>((resolve) => {
@@ -51,13 +51,15 @@ it("deleting a session withdraws its snippet's open question, and a yes given af
     await client.close();
     temp.cleanup();
   };
-  // A first question, answered: the SDK's client ignores a cancellation of request id 0.
-  const first = await client.callTool({ name: "execute_typescript", arguments: { code: `requestFileSystem(".", (fs) => fs.access("first.txt").write("1"));\n` } });
-  expect(first.isError).toBeFalsy();
+  if (answerOneFirst) {
+    const first = await client.callTool({ name: "execute_typescript", arguments: { code: `requestFileSystem(".", (fs) => fs.access("first.txt").write("1"));\n` } });
+    expect(first.isError).toBeFalsy();
+  }
+  const asked = answerOneFirst ? 1 : 0;
   session = await createSession(client);
   const write = `requestFileSystem(".", (fs) => fs.access("late.txt").write("written"));\n`;
   const result = await runInSession(client, session, write);
-  expect(questions).toHaveLength(2);
+  expect(questions).toHaveLength(asked + 1);
   expect(result.exitCode).not.toBe(0);
   // The bad things: the question stayed open after its session was gone, and the yes to it was
   // remembered, so a later call writes late.txt unasked.
@@ -68,6 +70,12 @@ it("deleting a session withdraws its snippet's open question, and a yes given af
   // A new session is asked again, and the yes then writes.
   const again = await runInSession(client, await createSession(client), write);
   expect(again.exitCode, again.error ?? "").toBe(0);
-  expect(questions).toHaveLength(3);
+  expect(questions).toHaveLength(asked + 2);
   expect(readFileSync(world.at("late.txt"), "utf8")).toBe("written");
-});
+}
+
+it("deleting a session withdraws its snippet's open question, and a yes given after is not remembered", () => withdrawnWhenDeleted(true));
+
+// The SDK's client drops a cancellation of request id 0: the server's first request is a ping,
+// so that the first question of a server's life can be withdrawn too.
+it("the very first question a server asks is withdrawn the same way", () => withdrawnWhenDeleted(false));
