@@ -7,7 +7,6 @@ import type { SandboxProcess } from "./sandbox-process.js";
 
 export class LiveSandbox {
   readonly sandbox: Sandbox;
-  private started = false;
   private exited = false;
 
   /** Takes over `prestarted` if it was started with these limits, else starts a process. */
@@ -30,9 +29,7 @@ export class LiveSandbox {
 
   /** The frame that runs `code` next: the start frame the first time, then next-snippet frames. */
   programFrame(code: string, displayName: string): StartFrame | NextFrame {
-    this.given++;
-    if (this.started) return { type: "next", code, displayName };
-    this.started = true;
+    if (this.given++ > 0) return { type: "next", code, displayName };
     return { type: "start", protocol: PROTOCOL_VERSION, code, displayName, hideRuntime: true, randomSeed: this.randomSeed, session: true };
   }
 

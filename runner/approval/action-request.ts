@@ -24,11 +24,6 @@ export type RequestSubject =
       kind: "command";
       command: string;
       args: readonly string[];
-      /**
-       * Where the command really runs (its cwd, symlinks resolved) when that is not tacit's own
-       * working directory, or null; computed only when a person is asked (see approvalPattern).
-       */
-      runsIn?: () => string | null;
       /** What it is given on standard input (exec's `input`), or null. */
       input?: string | null;
     }
@@ -103,7 +98,7 @@ export function pathSubject(absolute: string, tree = false): RequestSubject {
  * a path was plain went on covering it once it had become a link to somewhere else.
  *
  * For a command given a working directory other than tacit's own, that directory (where it
- * really leads) is part of it: `make deploy` or `rm -r build` act on what is there, and a
+ * really leads, `runsIn`: the gate resolves it once, for this and for the question) is part of it: `make deploy` or `rm -r build` act on what is there, and a
  * security review's yes to "rm victim.txt (in …/scratch)", remembered as `exec rm victim.txt`,
  * later removed important/victim.txt with no question. A command run in tacit's working
  * directory keeps the plain pattern, which approvals are already remembered in. The suffix
@@ -113,11 +108,10 @@ export function pathSubject(absolute: string, tree = false): RequestSubject {
  * `sh`, `git apply`, `psql` or `crontab` do what it says, and a security review's yes to `sh`
  * reading "echo hello > hello.txt", remembered as `exec sh`, later ran "rm important.txt" unasked.
  */
-export function approvalPattern(request: ActionRequest): string {
+export function approvalPattern(request: ActionRequest, runsIn: string | null = null): string {
   if (request.subject.kind === "command") {
-    const where = request.subject.runsIn?.() ?? null;
     const input = request.subject.input ?? null;
-    return `${request.pattern}${where === null ? "" : ` (in ${where})`}${input === null ? "" : ` (input ${digestOf(input)})`}`;
+    return `${request.pattern}${runsIn === null ? "" : ` (in ${runsIn})`}${input === null ? "" : ` (input ${digestOf(input)})`}`;
   }
   if (request.subject.kind !== "path") return request.pattern;
   const real = request.subject.paths()[1];
@@ -137,13 +131,6 @@ export function commandShape(command: string, args: readonly string[]): string {
   }
   if (rest.length > 0) words.push("*");
   return words.join(" ");
-}
-
-/** Where a command given `cwd` really runs, when that is not where tacit itself works (`cwd`), or null. */
-function runsElsewhere(requested: string | null, cwd: string): string | null {
-  if (!requested) return null;
-  const real = resolveRealOrSelf(path.resolve(cwd, requested));
-  return real === resolveRealOrSelf(path.resolve(cwd)) ? null : real;
 }
 
 export function urlPattern(method: string, url: URL): string {
@@ -179,7 +166,6 @@ export function describeAction(action: Action, scopes: ScopeLookup): ActionReque
           kind: "command",
           command: action.command,
           args: action.args,
-          runsIn: () => runsElsewhere(action.cwd, scopes.cwd),
           input: action.input,
         },
       };

@@ -15,7 +15,7 @@ import { type Decision, dispatch, type EvaluationContext, type Refusal, refusalO
 import { type HostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
 import { type ActionRequest, approvalPattern, describeAction, fsPathUse, isFsPathAction, pathSubject } from "./action-request.js";
 import { printable } from "../printable.js";
-import { shownText } from "./shown-text.js";
+import { headThenShown } from "./shown-text.js";
 import { singleQuoted } from "../shell-word.js";
 import type { Answer, Asker } from "./askers.js";
 import type { RunGrants } from "./grants.js";
@@ -31,10 +31,15 @@ import { monotonicMs } from "../monotonic.js";
  * says nothing of the end, where the -delete was. Longer ones are refused without asking.
  */
 export const QUESTION_LIMIT_CHARS = 2_000;
-/** Why a question's answer counts for nothing (its evaluation ended while the person was asked). */
-const WITHDRAWN =
-  "the evaluation ended (it was cancelled, stopped or its session deleted) while a person was asked, so the question was " +
-  "withdrawn and any answer to it is ignored (a yes is not remembered)";
+/** The answer to a question whose evaluation ended while (or before) the person was asked. */
+const WITHDRAWN: Answer = Object.freeze({
+  answer: "no",
+  via: "withdrawn",
+  unavailable:
+    "the evaluation ended (it was cancelled, stopped or its session deleted) while a person was asked, so the question was " +
+    "withdrawn and any answer to it is ignored (a yes is not remembered)",
+  fromPerson: false,
+});
 
 /** Where audit events go: the AuditLog. */
 export interface AuditSink {
@@ -147,11 +152,13 @@ export class ApprovalGate {
         this.log({ action: number, answer: null, decision: "deny", evaluation, reason: message, type: "decision", via: "allowlists (before asking)" });
         return this.refusedWithoutRunning(number, refusal);
       }
-      // Asked about, and remembered, under where the path really leads as well (see approvalPattern).
-      const asked: ActionRequest = { ...request, pattern: approvalPattern(request) };
-      const why = indirectReason(oversight.policy.indirectRuleOf(request, tier, { extended: this.isExtended(action) }), request);
-      // Where an asked-about command runs is part of what the person reads (see execCwdOf).
+      // Where an asked-about command runs is part of what the person reads (see execCwdOf), and,
+      // when it is not tacit's own working directory, of its pattern: resolved once for both.
       const cwdAsked = execCwdOf(action, this.options.cwd);
+      const runsIn = cwdAsked !== null && cwdAsked.real !== this.directory ? cwdAsked.real : null;
+      // Asked about, and remembered, under where the path really leads as well (see approvalPattern).
+      const asked: ActionRequest = { ...request, pattern: approvalPattern(request, runsIn) };
+      const why = indirectReason(oversight.policy.indirectRuleOf(request, tier, { extended: this.isExtended(action) }), request);
       const room = QUESTION_LIMIT_CHARS - printable(asked.pattern).length - printable(why).length;
       const answer = await this.approve(asked, tier, false, detailOf(action, asked, cwdAsked, room) + why, context.abandoned);
       if (answer.answer === "no") {
@@ -259,12 +266,12 @@ export class ApprovalGate {
         fromPerson: false,
       };
     }
-    if (ended.aborted) return { answer: "no", via: "withdrawn", unavailable: WITHDRAWN, fromPerson: false };
+    if (ended.aborted) return WITHDRAWN;
     const answer = await this.options.whilePaused(oversight.asker.ask({ pattern: request.pattern, tier, beyondAllowlist, detail }, ended));
     // Nothing waits for it: a security review deleted a session while its question was open, and
     // the yes given to it afterwards, for an action that could no longer run, was remembered (the
     // next session did it unasked).
-    if (ended.aborted) return { answer: "no", via: "withdrawn", unavailable: WITHDRAWN, fromPerson: false };
+    if (ended.aborted) return WITHDRAWN;
     if (answer.answer === "yes" && answer.fromPerson && tier === "approve-once") {
       try {
         oversight.approvals().remember(request.pattern, answer.via, this.directory);
@@ -430,12 +437,12 @@ function detailOf(action: Action, request: ActionRequest, cwd: { named: string; 
     case "FsWrite":
       // What is written decides as much as where: a security review's question read
       // "fs.write /work/app/.bashrc" and the yes wrote a line that fetches and runs a script.
-      return `${request.pattern}, ${shownText(action.append ? "appending" : "writing", action.content, room - printable(request.pattern).length - 2)}`;
+      return headThenShown(request.pattern, action.append ? "appending" : "writing", action.content, room);
     case "FsWriteClassified":
       return `${request.pattern}, writing classified content (a secret: not shown)`;
     // What is sent to the model is the point of asking about it (the eleventh review: "chat" alone).
     case "Chat":
-      return `${request.pattern}, ${shownText("asking", action.message, room - printable(request.pattern).length - 2)}`;
+      return headThenShown(request.pattern, "asking", action.message, room);
     case "ChatClassified":
       return `${request.pattern}, asking with a classified message (a secret: not shown)`;
     default:
@@ -451,7 +458,7 @@ function httpDetail(action: Extract<Action, { kind: "HttpRequest" | "HttpRequest
   const head = line + headers + secret;
   if (action.classifiedBody !== null) return `${head}, with a classified body (a secret: not shown)`;
   if (action.body === null) return head;
-  return `${head}, ${shownText("with a body", action.body, room - printable(head).length - 2)}`;
+  return headThenShown(head, "with a body", action.body, room);
 }
 
 /**

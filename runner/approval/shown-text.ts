@@ -32,3 +32,8 @@ export function shownText(label: string, text: string, budget: number): string {
   const cut = low > 0 && /[\ud800-\udbff]/.test(text[low - 1]!) ? low - 1 : low;
   return `${label} (${text.length} characters; only the first ${cut} are shown, the rest is not): ${JSON.stringify(text.slice(0, cut))}`;
 }
+
+/** `head`, then `label` and `text` as shownText gives them in what is left of `room` after `head`. */
+export function headThenShown(head: string, label: string, text: string, room: number): string {
+  return `${head}, ${shownText(label, text, room - printable(head).length - 2)}`;
+}
