@@ -10,8 +10,11 @@ const path = require("node:path");
 const bundleDir = path.resolve(__dirname, "..", "dist", "bundle");
 const { installCodeCache, saveCodeCache } = require(path.join(bundleDir, "code-cache.cjs"));
 installCodeCache(bundleDir);
+const prestart = require(path.join(bundleDir, "prestart.cjs"));
+// Before anything is started: nothing tacit was handed beyond stdio may reach what it starts.
+prestart.closeInheritedDescriptors();
 // `tacit run` starts its sandbox before the rest of tacit loads.
-const prestarted = require(path.join(bundleDir, "prestart.cjs")).prestartFromArgv(process.argv);
+const prestarted = prestart.prestartFromArgv(process.argv);
 const { main } = require(path.join(bundleDir, "tacit.cjs"));
 
 // A failure of main itself is an unhandled rejection: Node prints it and exits with 1.

@@ -1,10 +1,13 @@
-// The first thing `tacit run` does, before the rest of tacit loads: start the sandbox, so
-// that Deno boots while Node loads and checks. It is a guess from the raw arguments; the run
-// command uses it only if it matches the final options (a --config may change the memory
-// limit), and otherwise discards it.
+// The first things tacit does. It closes the descriptors it inherited that would pass on to
+// what it starts (see inherited-descriptors.ts). `tacit run` then starts its sandbox, before
+// the rest of tacit loads, so that Deno boots while Node loads and checks. It is a guess from
+// the raw arguments; the run command uses it only if it matches the final options (a --config
+// may change the memory limit), and otherwise discards it.
 
 import { DEFAULT_MEMORY_LIMIT_MB } from "../runner/limits.js";
 import { SandboxProcess } from "../runner/sandbox-process.js";
+
+export { closeInheritedDescriptors } from "../runner/inherited-descriptors.js";
 
 export function prestartFromArgv(argv: readonly string[]): SandboxProcess | undefined {
   if (argv[2] !== "run") return undefined;
