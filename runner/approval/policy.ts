@@ -143,8 +143,11 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
 
 /** env's -S/--split-string: env splits the string itself, with its own escapes (`git\_push`) and ${VAR}s. */
 const SPLITS_STRING = /^(?:-[^-]*S|--s)/;
-/** Runners that append words from their input (or a file, `xargs -a`) to the command they run. */
-const APPENDS_INPUT = /^(?:xargs|parallel)$/;
+/**
+ * find's and fd's options that run a program per file found: the word after one is that
+ * program, and `{}` there makes it the file found (`find /usr/bin -name 'gi?' -exec {} push`).
+ */
+const RUNS_FOUND = /^(?:-exec|-execdir|-ok|-okdir|-x|--exec|-X|--exec-batch)$/;
 /** Git and the names it runs as; what they run can be set in their configuration. */
 const GIT_FAMILY = /^(?:git(?:-.*)?|scalar)$/;
 /** Git's variables that name a command or set configuration (GIT_CONFIG_*, GIT_SSH_COMMAND, GIT_PAGER, GIT_EXEC_PATH, …), as env sets them. */
@@ -153,11 +156,10 @@ const GIT_VARIABLE = /^GIT_[A-Z0-9_]*=/i;
 /**
  * Whether `line` (the runner and its arguments; split at spaces too: a shell's -c takes one
  * command line) runs the rule's command: some word names it (by its last path component) with
- * the words after it matching the rule's args, or with no words after it, or after xargs (the
- * rest may come from elsewhere: xargs appends its input); every such word is tried, so runners
- * may nest (`env nice git push`). A shell or interpreter named anywhere, env's split string, or
- * git given configuration runs text no word-by-word reading can follow: it counts as running
- * the command.
+ * the words after it matching the rule's args, or with no words after it; every such word is
+ * tried, so runners may nest (`env nice git push`). A shell, an interpreter or xargs named
+ * anywhere, env's split string, git given configuration, or a program find runs that is the
+ * file it found runs what no word-by-word reading can follow: it counts as running the command.
  *
  * The args glob is tried once, on the words after the first word that names the command: a
  * fail-safe glob that matches some words matches every run of words that ends with them (see
@@ -167,7 +169,6 @@ const GIT_VARIABLE = /^GIT_[A-Z0-9_]*=/i;
  */
 function runsThrough(commandTest: RegExp, argsTest: ((args: readonly string[]) => boolean) | null, line: readonly string[]): boolean {
   const words = line.flatMap((arg) => arg.split(/\s+/)).filter((word) => word !== "");
-  let appends = false;
   let env = false;
   let git = false;
   /** Whether the args glob was tried after an earlier word naming the command (and failed). */
@@ -181,12 +182,12 @@ function runsThrough(commandTest: RegExp, argsTest: ((args: readonly string[]) =
     // env): a fifth review ran a command a rule asks about through both.
     if ((git && configuresCommand(word)) || (env && GIT_VARIABLE.test(word))) return true;
     git ||= GIT_FAMILY.test(name);
+    if (at > 0 && RUNS_FOUND.test(words[at - 1]!) && word.includes("{")) return true;
     if (at > 0 && commandTest.test(name)) {
-      if (argsTest === null || appends || at === words.length - 1) return true;
+      if (argsTest === null || at === words.length - 1) return true;
       if (!argsTried && argsTest(words.slice(at + 1))) return true;
       argsTried = true;
     }
-    appends ||= APPENDS_INPUT.test(name);
     env ||= name === "env";
   }
   return false;

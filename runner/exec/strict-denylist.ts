@@ -68,15 +68,29 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
     ],
   },
   {
+    kind: "a command-line builder",
+    runsNamedPrograms: true,
+    runsCodeText: true,
+    why: "it runs command lines it builds from its input, the program's name included (`xargs -I% %`, parallel's input lines)",
+    names: ["xargs", "parallel"],
+  },
+  {
+    kind: "a job scheduler",
+    runsNamedPrograms: true,
+    runsCodeText: true,
+    why: "it runs the command lines of its input or a file later, as the user, past the script's end (at, batch, crontab)",
+    names: ["at", "batch", "crontab"],
+  },
+  {
     kind: "a command runner",
     runsNamedPrograms: true,
-    why: "it runs another program named in its arguments or configuration (env CMD, xargs, find -exec, git's aliases and hooks, sort --compress-program, …)",
+    why: "it runs another program named in its arguments or configuration (env CMD, find -exec, git's aliases and hooks, sort --compress-program, …)",
     names: [
-      "env", "xargs", "find", "fd", "fdfind", "parallel", "nohup", "timeout", "watch", "nice", "ionice", "stdbuf", "taskset", "chrt",
+      "env", "find", "fd", "fdfind", "nohup", "timeout", "watch", "nice", "ionice", "stdbuf", "taskset", "chrt",
       "numactl", "prlimit", "setsid", "setarch", "linux32", "linux64", "i386", "x86_64", "flock", "unbuffer", "faketime", "fakeroot",
       "proot", "chroot", "unshare", "nsenter", "firejail", "bwrap", "runcon", "sg", "newgrp", "strace", "ltrace", "valgrind", "perf",
       "time", "entr", "run-parts", "start-stop-daemon", "daemonize", "systemd-run", "systemd-nspawn", "dbus-run-session", "xvfb-run",
-      "catchsegv", "ldd", "at", "batch", "crontab", "eval", "exec", "command", "builtin", "source", "fzf", "ip", "sort", "split",
+      "catchsegv", "ldd", "eval", "exec", "command", "builtin", "source", "fzf", "ip", "sort", "split",
       "sdiff", "diff3", "rg", "mail", "mailx", "mutt", "neomutt", "git", "hg", "svn",
       // Found running other programs by a second review: logsave, choom and uclampset run a
       // command; msgexec and msgfilter run one per message; scalar is git; systemd-run & co.

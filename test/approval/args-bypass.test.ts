@@ -260,3 +260,52 @@ describe("a rule on a command, run by git's configuration", () => {
     expect(existsSync(path.join(w.work, "by-env"))).toBe(false);
   });
 });
+
+describe("a rule on a command, run through a program that takes the command's name from elsewhere", () => {
+  it("refuses git push through xargs -I (the name on its input) and find -exec {} (the name of a file found), like git push", async () => {
+    // xargs -I% % and find -exec {} run a program whose name is no word of the command line:
+    // xargs was looked into for a word naming git, and find's words name only what it searches
+    // for (a glob: 'gi?'), so both pushed past { command: "git", args: "push*" } unasked.
+    const w = world();
+    const remote = repositoryWithRemote(w);
+    const config = w.config([{ action: "exec", command: "git", args: "push*", tier: "always-ask" }], {
+      libraryConfig: { commandPermissions: ["git", "xargs", "find"] },
+    });
+    const gitDir = path.dirname(execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim());
+    const script = `${ATTEMPT}requestExecPermission(["xargs", "find"], (p) => {
+  attempt("xargs -I push", () => p.exec("xargs", ["-I%", "%", "push", "origin", "HEAD:refs/heads/via-xargs-I"], { input: "git\\n" }).exitCode);
+  attempt("find -exec push", () => p.exec("find", [${JSON.stringify(gitDir)}, "-maxdepth", "1", "-name", "gi?", "-exec", "{}", "push", "origin", "HEAD:refs/heads/via-find", ";"]).exitCode);
+  attempt("find -exec grep", () => p.exec("find", [".", "-maxdepth", "1", "-name", "none", "-exec", "grep", "x", "{}", ";"]).exitCode);
+});
+`;
+    const run = await unattended(w, ["run", "--config", config, w.script(script)]);
+    expect(run.code, run.all).toBe(0);
+    const lines = ["xargs -I push", "find -exec push"].map((label) => lineOf(run.stdout, label) ?? `${label}: ${run.all}`);
+    expect(lines.filter((line) => !ASKED.test(line)), "ran without a question").toEqual([]);
+    // find running a program it names is looked into as before: grep is not git.
+    expect(run.stdout).toContain("find -exec grep => 0");
+    expect(git(remote, ["for-each-ref"]).trim()).toBe("");
+  });
+
+  it("asks about at, batch, crontab and parallel under a rule on git: their input is command lines", async () => {
+    // Job schedulers run the command lines of their input later (`echo "git push" | at now`),
+    // and parallel runs its input lines as commands; none of these was looked into. Not
+    // installed here: the refusal is the policy's, decided before the program is looked for.
+    const w = world();
+    const config = w.config([{ action: "exec", command: "git", args: "push*", tier: "always-ask" }], {
+      libraryConfig: { commandPermissions: ["at", "batch", "crontab", "parallel"] },
+    });
+    const script = `${ATTEMPT}requestExecPermission(["at", "batch", "crontab", "parallel"], (p) => {
+  const input = "git push origin HEAD:refs/heads/scheduled\\n";
+  attempt("at", () => p.exec("at", ["now"], { input }).exitCode);
+  attempt("batch", () => p.exec("batch", [], { input }).exitCode);
+  attempt("crontab", () => p.exec("crontab", ["-"], { input: "* * * * * " + input }).exitCode);
+  attempt("parallel", () => p.exec("parallel", [], { input }).exitCode);
+});
+`;
+    const run = await unattended(w, ["run", "--config", config, w.script(script)]);
+    expect(run.code, run.all).toBe(0);
+    const lines = ["at", "batch", "crontab", "parallel"].map((label) => lineOf(run.stdout, label) ?? `${label}: ${run.all}`);
+    expect(lines.filter((line) => !ASKED.test(line)), "not asked about").toEqual([]);
+  });
+});
