@@ -283,6 +283,8 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     // a security review computed on, uncounted, while the person took their time).
     whilePaused: (work) => clock.whilePaused(blockedWhile(sandbox, work)),
   });
+  // The last prints are logged before the evaluation's end is (atEnd runs first).
+  atEnd.push(() => gate.logOutput());
 
   const code = options.session
     ? options.session.sandboxCode(tacitImports, pureFunctions)

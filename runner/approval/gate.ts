@@ -1,12 +1,14 @@
 // The approval gate: stands in front of the monitor for every action of one evaluation.
 // It names the action (category, canonical pattern), resolves its tier from the policy —
 // before anything runs, and never from what the model says — asks a person when the tier
-// says so, and writes each step to the audit log: requested, decided, result.
+// says so, and writes each step to the audit log: requested, decided, result. Prints are
+// logged together, as "output" events (audit/printed-output.ts).
 
 import path from "node:path";
 import type { Action } from "../../library/protocol.js";
 import type { AuditEvent, Tier } from "../audit/events.js";
 import { digestOf } from "../audit/digest.js";
+import { PrintedOutput } from "../audit/printed-output.js";
 import type { CapabilityTable } from "../capabilities.js";
 import type { LibraryConfig } from "../config.js";
 import { commandRefusal } from "../exec/command-policy.js";
@@ -86,6 +88,8 @@ interface Extension {
 
 export class ApprovalGate {
   private actions = 0;
+  /** Prints carried out since the last event logged (see logOutput). */
+  private readonly printed = new PrintedOutput();
   /** Paths whose chunked read (forEachLine) a person approved in this evaluation, with the pattern they were asked about. */
   private readonly approvedStreams = new Map<string, string>();
 
@@ -104,6 +108,20 @@ export class ApprovalGate {
   async dispatch(action: Action, context: EvaluationContext): Promise<Decision> {
     if (this.transparent) return dispatch(action, context);
     const { oversight, evaluation } = this.options;
+    if (action.kind === "Print" && oversight.audit !== null) {
+      const decision = await dispatch(action, context);
+      if (decision.ok) {
+        this.printed.add(action);
+        return decision;
+      }
+      // One the host refused (the sandbox is ended for it) is logged as an action.
+      this.logOutput();
+      const number = ++this.actions;
+      this.log({ action: number, evaluation, kind: action.kind, pattern: "print", tier: "allow", type: "action-requested" });
+      this.log({ action: number, answer: null, decision: "allow", evaluation, reason: null, type: "decision", via: "policy" });
+      return this.refusedWithoutRunning(number, decision);
+    }
+    this.logOutput();
     const number = ++this.actions;
     const request = describeAction(action, {
       cwd: this.options.cwd,
@@ -215,6 +233,12 @@ export class ApprovalGate {
 
   private log(event: AuditEvent): void {
     this.options.oversight.audit?.append(event);
+  }
+
+  /** Logs the prints since the last event, if any: before the next action, and at the evaluation's end. */
+  logOutput(): void {
+    const event = this.printed.take(this.options.evaluation);
+    if (event !== null) this.log(event);
   }
 
   /**

@@ -56,6 +56,16 @@ export type AuditEvent =
       durationMs: number;
     }
   | {
+      /** The prints carried out since the evaluation's previous event (see printed-output.ts). */
+      type: "output";
+      evaluation: string;
+      prints: number;
+      /** Bytes of the Print actions' JSON, one per line, as the sandbox sent them. */
+      size: number;
+      /** "sha256:<hex>" of those lines (classified parts are handles, never plaintext). */
+      digest: string;
+    }
+  | {
       type: "evaluation-ended";
       evaluation: string;
       outcome: string;

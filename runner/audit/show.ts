@@ -60,6 +60,8 @@ function describe(event: Fields): string {
     }
     case "action-result":
       return `eval ${f("evaluation")} #${f("action")}  ${event.ok === true ? "ok" : "failed"}  ${f("size")} B  ${f("durationMs")} ms  ${digest("digest")}`;
+    case "output":
+      return `eval ${f("evaluation")}  printed ${f("prints")}×  ${f("size")} B  ${digest("digest")}`;
     case "evaluation-ended":
       return `eval ${f("evaluation")}  ${f("outcome")}  exit ${f("exitCode")}  ${f("durationMs")} ms`;
     case "session-started":

@@ -70,9 +70,14 @@ describe("the audit log of a real tacit run", () => {
     expect(types.at(-2)).toBe("evaluation-ended");
     expect(types.at(-1)).toBe("head");
     const kinds = lines.flatMap((line) => (line.event.type === "action-requested" ? [String(line.event.kind)] : []));
-    for (const kind of ["FsOpenScope", "FsWrite", "FsRead", "FsReadClassified", "ClassifiedMap", "NetOpenScope", "HttpRequest", "ExecOpenScope", "Exec", "Print"]) {
+    for (const kind of ["FsOpenScope", "FsWrite", "FsRead", "FsReadClassified", "ClassifiedMap", "NetOpenScope", "HttpRequest", "ExecOpenScope", "Exec"]) {
       expect(kinds).toContain(kind);
     }
+    // Prints are logged together between the other events, as "output": the script's four.
+    expect(kinds).not.toContain("Print");
+    const outputs = lines.flatMap((line) => (line.event.type === "output" ? [line.event] : []));
+    expect(outputs.reduce((sum, event) => sum + Number(event.prints), 0)).toBe(4);
+    for (const event of outputs) expect(event).toMatchObject({ digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), size: expect.any(Number) });
     const patterns = lines.flatMap((line) => (line.event.type === "action-requested" ? [String(line.event.pattern)] : []));
     expect(patterns).toContain(`fs.write ${path.join(ctx.dir, "notes.txt")}`);
     expect(patterns).toContain("exec echo hi *");
