@@ -148,6 +148,30 @@ const SPLITS_STRING = /^(?:-[^-]*S|--s)/;
  * program, and `{}` there makes it the file found (`find /usr/bin -name 'gi?' -exec {} push`).
  */
 const RUNS_FOUND = /^(?:-exec|-execdir|-ok|-okdir|-x|--exec|-X|--exec-batch)$/;
+/** What ends the command find runs (fd's ends with the command line). */
+const ENDS_FOUND_COMMAND = /^[;+]$/;
+
+/**
+ * Whether the program find or fd runs may be the file it found: a `{}` where the program's
+ * name goes, directly or after a runner (`-exec {} push`, `-exec env {} push`, `-exec nice -n
+ * 1 {} push`). `-exec grep x {} ;` gives the file to grep, which is read as before.
+ */
+function runsFoundFile(words: readonly string[]): boolean {
+  /** "program": the next word is what find runs; "runner": what it runs runs another program. */
+  let position: "program" | "runner" | null = null;
+  for (const word of words) {
+    if (RUNS_FOUND.test(word)) {
+      position = "program";
+    } else if (position === "program") {
+      if (word.includes("{")) return true;
+      position = runsOtherPrograms(path.basename(word)) ? "runner" : null;
+    } else if (position === "runner") {
+      if (ENDS_FOUND_COMMAND.test(word)) position = null;
+      else if (word.includes("{")) return true;
+    }
+  }
+  return false;
+}
 /** Git and the names it runs as; what they run can be set in their configuration. */
 const GIT_FAMILY = /^(?:git(?:-.*)?|scalar)$/;
 /** Git's variables that name a command or set configuration (GIT_CONFIG_*, GIT_SSH_COMMAND, GIT_PAGER, GIT_EXEC_PATH, …), as env sets them. */
@@ -169,6 +193,7 @@ const GIT_VARIABLE = /^GIT_[A-Z0-9_]*=/i;
  */
 function runsThrough(commandTest: RegExp, argsTest: ((args: readonly string[]) => boolean) | null, line: readonly string[]): boolean {
   const words = line.flatMap((arg) => arg.split(/\s+/)).filter((word) => word !== "");
+  if (runsFoundFile(words)) return true;
   let env = false;
   let git = false;
   /** Whether the args glob was tried after an earlier word naming the command (and failed). */
@@ -182,7 +207,6 @@ function runsThrough(commandTest: RegExp, argsTest: ((args: readonly string[]) =
     // env): a fifth review ran a command a rule asks about through both.
     if ((git && configuresCommand(word)) || (env && GIT_VARIABLE.test(word))) return true;
     git ||= GIT_FAMILY.test(name);
-    if (at > 0 && RUNS_FOUND.test(words[at - 1]!) && word.includes("{")) return true;
     if (at > 0 && commandTest.test(name)) {
       if (argsTest === null || at === words.length - 1) return true;
       if (!argsTried && argsTest(words.slice(at + 1))) return true;

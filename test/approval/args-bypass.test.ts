@@ -262,10 +262,11 @@ describe("a rule on a command, run by git's configuration", () => {
 });
 
 describe("a rule on a command, run through a program that takes the command's name from elsewhere", () => {
-  it("refuses git push through xargs -I (the name on its input) and find -exec {} (the name of a file found), like git push", async () => {
+  it("refuses git push through xargs -I (the name on its input) and find -exec {} or -exec env {} (the name of a file found), like git push", async () => {
     // xargs -I% % and find -exec {} run a program whose name is no word of the command line:
     // xargs was looked into for a word naming git, and find's words name only what it searches
-    // for (a glob: 'gi?'), so both pushed past { command: "git", args: "push*" } unasked.
+    // for (a glob: 'gi?'), so both pushed past { command: "git", args: "push*" } unasked, as
+    // did find running env running the file found.
     const w = world();
     const remote = repositoryWithRemote(w);
     const config = w.config([{ action: "exec", command: "git", args: "push*", tier: "always-ask" }], {
@@ -275,12 +276,13 @@ describe("a rule on a command, run through a program that takes the command's na
     const script = `${ATTEMPT}requestExecPermission(["xargs", "find"], (p) => {
   attempt("xargs -I push", () => p.exec("xargs", ["-I%", "%", "push", "origin", "HEAD:refs/heads/via-xargs-I"], { input: "git\\n" }).exitCode);
   attempt("find -exec push", () => p.exec("find", [${JSON.stringify(gitDir)}, "-maxdepth", "1", "-name", "gi?", "-exec", "{}", "push", "origin", "HEAD:refs/heads/via-find", ";"]).exitCode);
+  attempt("find -exec env push", () => p.exec("find", [${JSON.stringify(gitDir)}, "-maxdepth", "1", "-name", "gi?", "-exec", "env", "{}", "push", "origin", "HEAD:refs/heads/via-find-env", ";"]).exitCode);
   attempt("find -exec grep", () => p.exec("find", [".", "-maxdepth", "1", "-name", "none", "-exec", "grep", "x", "{}", ";"]).exitCode);
 });
 `;
     const run = await unattended(w, ["run", "--config", config, w.script(script)]);
     expect(run.code, run.all).toBe(0);
-    const lines = ["xargs -I push", "find -exec push"].map((label) => lineOf(run.stdout, label) ?? `${label}: ${run.all}`);
+    const lines = ["xargs -I push", "find -exec push", "find -exec env push"].map((label) => lineOf(run.stdout, label) ?? `${label}: ${run.all}`);
     expect(lines.filter((line) => !ASKED.test(line)), "ran without a question").toEqual([]);
     // find running a program it names is looked into as before: grep is not git.
     expect(run.stdout).toContain("find -exec grep => 0");
