@@ -172,6 +172,16 @@ function runsFoundFile(words: readonly string[]): boolean {
   }
   return false;
 }
+/**
+ * An option word, followed by its value when it carries one (`--compress-program=deployer`):
+ * runners take the program they run that way too (sort, tar, rsync's --rsh=), and a word is
+ * matched as a whole, so the value is also read as a word of its own.
+ */
+function withOptionValue(word: string): string[] {
+  const equals = word.indexOf("=");
+  return word.startsWith("-") && equals > 0 ? [word, word.slice(equals + 1)] : [word];
+}
+
 /** Git and the names it runs as; what they run can be set in their configuration. */
 const GIT_FAMILY = /^(?:git(?:-.*)?|scalar)$/;
 /** Git's variables that name a command or set configuration (GIT_CONFIG_*, GIT_SSH_COMMAND, GIT_PAGER, GIT_EXEC_PATH, …), as env sets them. */
@@ -192,7 +202,7 @@ const GIT_VARIABLE = /^GIT_[A-Z0-9_]*=/i;
  * main thread: a security review held a tacit serve with `git --version "git git git …"`.
  */
 function runsThrough(commandTest: RegExp, argsTest: ((args: readonly string[]) => boolean) | null, line: readonly string[]): boolean {
-  const words = line.flatMap((arg) => arg.split(/\s+/)).filter((word) => word !== "");
+  const words = line.flatMap((arg) => arg.split(/\s+/)).flatMap(withOptionValue).filter((word) => word !== "");
   if (runsFoundFile(words)) return true;
   let env = false;
   let git = false;

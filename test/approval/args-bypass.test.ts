@@ -5,7 +5,7 @@
 // repository and remote: the remote receives nothing.
 
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { unattended, type World, worlds } from "./fixtures.js";
@@ -309,5 +309,29 @@ describe("a rule on a command, run through a program that takes the command's na
     expect(run.code, run.all).toBe(0);
     const lines = ["at", "batch", "crontab", "parallel"].map((label) => lineOf(run.stdout, label) ?? `${label}: ${run.all}`);
     expect(lines.filter((line) => !ASKED.test(line)), "not asked about").toEqual([]);
+  });
+});
+
+describe("a rule on a command, run by a runner that takes the program as an option's value", () => {
+  it("asks before sort --compress-program=deployer, which runs deployer on its temporary files", async () => {
+    // The command line's words were matched whole: "--compress-program=deployer" names no
+    // program, and sort ran the deployer a rule asks about, unasked, once per temporary file.
+    const w = world();
+    const bin = path.join(w.root, "bin");
+    mkdirSync(bin);
+    const marker = path.join(w.root, "deployed");
+    writeFileSync(path.join(bin, "deployer"), `#!/bin/sh\necho ran >> ${marker}\ncat\n`, { mode: 0o755 });
+    const config = w.config([{ action: "exec", command: "deployer", tier: "always-ask" }], { libraryConfig: { commandPermissions: ["sort"] } });
+    const script = `${ATTEMPT}requestExecPermission(["sort"], (p) => {
+  const input = Array.from({ length: 200_000 }, (_, i) => String(i)).join("\\n") + "\\n";
+  attempt("sort compress", () => p.exec("sort", ["-S", "64K", "--compress-program=deployer"], { input }).exitCode);
+  attempt("sort plain", () => p.exec("sort", ["-n"], { input: "2\\n1\\n" }).stdout);
+});
+`;
+    const run = await unattended(w, ["run", "--config", config, w.script(script)], { PATH: `${bin}:${process.env.PATH ?? ""}` });
+    expect(run.code, run.all).toBe(0);
+    expect(lineOf(run.stdout, "sort compress") ?? run.all).toMatch(ASKED);
+    expect(run.stdout).toContain('sort plain => "1\\n2\\n"');
+    expect(existsSync(marker)).toBe(false);
   });
 });
