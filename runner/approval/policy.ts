@@ -173,13 +173,14 @@ function runsFoundFile(words: readonly string[]): boolean {
   return false;
 }
 /**
- * An option word, followed by its value when it carries one (`--compress-program=deployer`):
- * runners take the program they run that way too (sort, tar, rsync's --rsh=), and a word is
- * matched as a whole, so the value is also read as a word of its own.
+ * A word, followed by its value when it carries one (`--compress-program=deployer`,
+ * `ProxyCommand=deployer`): programs take the program they run that way too (sort, tar,
+ * rsync's --rsh=, ssh's -o), and a word is matched as a whole, so the value is also read as a
+ * word of its own.
  */
 function withOptionValue(word: string): string[] {
   const equals = word.indexOf("=");
-  return word.startsWith("-") && equals > 0 ? [word, word.slice(equals + 1)] : [word];
+  return equals > 0 ? [word, word.slice(equals + 1)] : [word];
 }
 
 /** Git and the names it runs as; what they run can be set in their configuration. */

@@ -242,8 +242,16 @@ export function strictMatch(name: string): StrictMatch | null {
  * another program named in its arguments (`env VAR=x git`, `nice git`, `sudo git`, `sh -c "git …"`).
  */
 export function runsOtherPrograms(name: string): boolean {
-  return strictMatch(name)?.group.runsNamedPrograms === true;
+  const match = strictMatch(name);
+  return match !== null && (match.group.runsNamedPrograms === true || RUN_BY_OPTION.has(match.family));
 }
+
+/**
+ * File and network tools that run a program an option names (`tar --to-command=CMD`, `tar -I
+ * PROG`, `rsync -e CMD`, `scp -S PROG`, `ssh -o ProxyCommand=CMD`, `cpio --rsh-command`, `zip
+ * -TT CMD`): their words are read for a program too.
+ */
+const RUN_BY_OPTION: ReadonlySet<string> = new Set(["tar", "rsync", "scp", "sftp", "ssh", "cpio", "zip"]);
 
 /**
  * Whether a program name is a shell, an interpreter, a tool with a language that runs commands

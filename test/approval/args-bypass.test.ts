@@ -334,4 +334,24 @@ describe("a rule on a command, run by a runner that takes the program as an opti
     expect(run.stdout).toContain('sort plain => "1\\n2\\n"');
     expect(existsSync(marker)).toBe(false);
   });
+
+  it("asks before tar --to-command='git push …', which runs the command for each file it extracts", async () => {
+    // tar is a file tool, not a runner, so its words were never read for a program: a review
+    // of the runners' rules ran git push past { command: "git", args: "push*" } this way.
+    const w = world();
+    const remote = repositoryWithRemote(w);
+    w.file("payload.txt", "anything\n");
+    execFileSync("tar", ["-cf", "payload.tar", "payload.txt"], { cwd: w.work });
+    const config = w.config([{ action: "exec", command: "git", args: "push*", tier: "always-ask" }], { libraryConfig: { commandPermissions: ["git", "tar"] } });
+    const script = `${ATTEMPT}requestExecPermission(["tar"], (p) => {
+  attempt("tar to-command", () => p.exec("tar", ["-xf", "payload.tar", "--to-command=git push origin HEAD:refs/heads/via-tar"]).exitCode);
+  attempt("tar list", () => p.exec("tar", ["-tf", "payload.tar"]).stdout);
+});
+`;
+    const run = await unattended(w, ["run", "--config", config, w.script(script)]);
+    expect(run.code, run.all).toBe(0);
+    expect(lineOf(run.stdout, "tar to-command") ?? run.all).toMatch(ASKED);
+    expect(run.stdout).toContain('tar list => "payload.txt\\n"');
+    expect(git(remote, ["for-each-ref"]).trim()).toBe("");
+  });
 });
