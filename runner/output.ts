@@ -19,7 +19,9 @@ export class OutputBuffer {
   ) {}
 
   write(text: string): void {
-    if (this.truncated) return;
+    // Nothing printed is nothing kept: a print of no parts, which only the raw channel sends
+    // (posted without waiting, many thousands a second), held an empty piece each.
+    if (this.truncated || text === "") return;
     const size = Buffer.byteLength(text);
     if (this.bytes + size <= this.limitBytes) {
       this.bytes += size;

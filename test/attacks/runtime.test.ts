@@ -8,7 +8,7 @@ import { defaultConfig } from "../../runner/config.js";
 import { evaluate } from "../../runner/evaluate.js";
 import { spawn } from "node:child_process";
 import { expectToDieWith } from "../processes.js";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { runBypassed, runScript, tacitBin, tempDir } from "../helpers.js";
 import { type AttackWorld, createWorld, expectWorldUntouched, lit, NODE_PRELUDE, ownSandboxes, seenOf } from "./fixtures.js";
@@ -135,6 +135,37 @@ describe("posts: printing without waiting (the raw channel)", () => {
     expect(result.error).toMatch(/sent a post while a request was unanswered/);
     expect(result.stdout).not.toContain(canary);
   });
+
+  it("posts of nothing behind a slow value queue nothing per post for the secure sink", async () => {
+    // The sink's share counted what was printed in bytes and queued a job per print; a print
+    // of no parts counts 0 bytes, and posts come without waiting. Behind a value taking 4 s,
+    // 3.5 s of such posts grew the host by about 360 MB (a job of about 600 bytes each, some
+    // 160,000 a second): for a time limit and a chain of slow values, gigabytes.
+    const { dir, cleanup } = tempDir("tacit-post-sink-");
+    try {
+      const sink = path.join(dir, "secure-output.txt");
+      const posts = postOf({ kind: "Print", parts: [] }).repeat(4096);
+      const code = `
+const slow = classify("SINK-VALUE").map((x) => { const end = Date.now() + 4000; while (Date.now() < end) {} return x; });
+println("first:", slow);
+const frames = new TextEncoder().encode(${lit(posts)});
+const end = Date.now() + 3500;
+while (Date.now() < end) for (let o = 0; o < frames.length; ) o += Deno.stdout.writeSync(frames.subarray(o));
+println("after the posts");
+`;
+      let peak = 0;
+      const base = process.memoryUsage().rss;
+      const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss - base)), 20);
+      const result = await runBypassed(code, { keepRuntime: true, config: { executionTimeoutMs: 20_000, library: { ...defaultConfig.library, secureOutput: sink } } });
+      clearInterval(sampler);
+      expect(result.outcome, `${result.error} (host grew ${peak} bytes)`).toBe("ok");
+      expect(result.stdout).toBe("first: Classified(***)\nafter the posts\n");
+      expect(readFileSync(sink, "utf8")).toBe("first: SINK-VALUE\nafter the posts\n");
+      expect(peak).toBeLessThan(200 * 1024 * 1024);
+    } finally {
+      cleanup();
+    }
+  }, 30_000);
 });
 
 describe("replies the sandbox never reads (the raw channel)", () => {
