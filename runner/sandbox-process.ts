@@ -174,6 +174,15 @@ export class SandboxProcess {
     this.child.kill("SIGKILL");
   }
 
+  /**
+   * SIGSTOP (`stopped`) or SIGCONT: the process runs no code while stopped (its timers are the
+   * caller's to pause). Nothing is sent once it has ended (its pid may belong to another process).
+   */
+  hold(stopped: boolean): void {
+    if (this.gone || this.killedFor) return;
+    this.child.kill(stopped ? "SIGSTOP" : "SIGCONT");
+  }
+
   /** Starts or stops the resident-memory watchdog, for a program running in the sandbox. */
   watchMemory(on: boolean): void {
     this.stopWatching();

@@ -5,6 +5,7 @@
 
 import { MAX_HOST_FRAME_CHARS, PURE_READY_ID, type PureJob, type PureReply } from "../../library/protocol.js";
 import { FrameSplitter, parsePureReply, ProtocolError } from "../frames.js";
+import { PausableTimer } from "../pausable-timer.js";
 import { SandboxProcess } from "../sandbox-process.js";
 
 /** How long one map/flatMap function may run. */
@@ -24,14 +25,65 @@ export class PureEvaluator {
   private chain: Promise<unknown> = Promise.resolve();
   private nextId = 1;
   private closed = false;
+  /** Questions being asked (see whileAsked); while any is, the process is stopped. */
+  private asking = 0;
+  /** Settles when the last question is answered; the limits below are paused until then. */
+  private answered: Promise<void> = Promise.resolve();
+  private markAnswered: () => void = () => undefined;
+
+  /**
+   * Runs `work` (a person being asked about one of the evaluation's requests) with the evaluator
+   * stopped (SIGSTOP) and its limits paused, as the evaluation's own clock is: a map function
+   * computing while a person decides used a core for as long as they took (a twelfth security
+   * review queued maps of about 4.5 s each before a request a rule always asks about, and the
+   * evaluator computed through the question), uncounted, each question up to the five minutes
+   * one waits, where the time limit bounds classified work otherwise. A function stopped in
+   * the middle goes on where it was once the person has answered.
+   */
+  async whileAsked<T>(work: Promise<T>): Promise<T> {
+    if (this.asking++ === 0) {
+      this.answered = new Promise<void>((resolve) => (this.markAnswered = resolve));
+      this.process?.hold(true);
+      for (const timer of this.limits) void timer.whilePaused(this.answered);
+    }
+    try {
+      return await work;
+    } finally {
+      if (--this.asking === 0) {
+        this.process?.hold(false);
+        this.markAnswered();
+      }
+    }
+  }
+
+  /** The start and job limits running now, paused while a person is asked. */
+  private readonly limits = new Set<PausableTimer>();
+
+  /** A limit that stops while a person is asked (see whileAsked); `stop()` it once it no longer applies. */
+  private limit(ms: number, onExpire: () => void): { stop(): void } {
+    const timer = new PausableTimer(ms, () => {
+      this.limits.delete(timer);
+      onExpire();
+    });
+    this.limits.add(timer);
+    if (this.asking > 0) void timer.whilePaused(this.answered);
+    return {
+      stop: () => {
+        timer.stop();
+        this.limits.delete(timer);
+      },
+    };
+  }
 
   private start(): SandboxProcess {
     const proc = new SandboxProcess({ memoryLimitMb: PURE_MEMORY_LIMIT_MB, role: "pure" });
+    // Started while a person is asked (a job queued before the question): it waits for the answer too.
+    if (this.asking > 0) proc.hold(true);
     let markReady: () => void = () => undefined;
     this.ready = new Promise<void>((resolve) => (markReady = resolve));
-    const startLimit = setTimeout(() => proc.kill("timeout", `the pure evaluator did not start within ${PURE_START_TIMEOUT_MS} ms`), PURE_START_TIMEOUT_MS);
+    const startLimit = this.limit(PURE_START_TIMEOUT_MS, () => proc.kill("timeout", `the pure evaluator did not start within ${PURE_START_TIMEOUT_MS} ms`));
     const started = (): void => {
-      clearTimeout(startLimit);
+      startLimit.stop();
       markReady();
     };
     // The same splitting and validation as the sandbox's frames; replies carry whole values,
@@ -104,10 +156,10 @@ export class PureEvaluator {
     const ready = this.ready;
     return new Promise<PureResult>((resolve) => {
       // The function's limit, from when the evaluator is ready: a fresh one's start does not count.
-      let timer: NodeJS.Timeout | undefined;
+      let timer: { stop(): void } | undefined;
       let settled = false;
       void ready.then(() => {
-        if (!settled) timer = setTimeout(() => proc.kill("timeout", `the function ran longer than ${PURE_JOB_TIMEOUT_MS} ms`), PURE_JOB_TIMEOUT_MS);
+        if (!settled) timer = this.limit(PURE_JOB_TIMEOUT_MS, () => proc.kill("timeout", `the function ran longer than ${PURE_JOB_TIMEOUT_MS} ms`));
       });
       // The process is killed (the next job starts a fresh one); its end resolves the job.
       const stop = (): void => proc.kill("cancelled", "the evaluation ended before this value was computed");
@@ -117,7 +169,7 @@ export class PureEvaluator {
         proc,
         resolve: (reply) => {
           settled = true;
-          clearTimeout(timer);
+          timer?.stop();
           abandoned?.removeEventListener("abort", stop);
           // Answered: the evaluator waits for its next job, blocked on stdin, and must not run
           // at all until then. A thread a function started and left running (timed by nothing

@@ -5,11 +5,15 @@
 // question), then the rest of its limit. A sandbox that uses CPU while a person is asked about
 // its request now ends, as one does between a session's snippets.
 
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { expect, it } from "vitest";
 import { defaultConfig } from "../../runner/config.js";
 import { evaluate } from "../../runner/evaluate.js";
 import type { Answer, ApprovalQuestion } from "../../runner/approval/askers.js";
 import { createOversight } from "../../runner/approval/oversight.js";
+import { childrenOf, commandLineOf } from "../processes.js";
+import { tempDir } from "../helpers.js";
 import { lit } from "./fixtures.js";
 
 it("a sandbox that computes while a person is asked about its request is ended; the clock stopped for a person only", async () => {
@@ -43,3 +47,72 @@ it("a sandbox that computes while a person is asked about its request is ended; 
   expect(result.outcome, result.error ?? "").toBe("protocol-error");
   expect(result.error).toContain("CPU time while a person was asked about its request");
 });
+
+/** CPU time (user and system) a process has used, in ms, from /proc (clock ticks of 10 ms). */
+function cpuMsOf(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+it("the pure evaluator computes nothing while a person is asked, and goes on after the answer", async () => {
+  // Map functions run in the pure evaluator while the script goes on, and no limit counted
+  // them while a person was asked: a twelfth security review queued maps before a request a
+  // rule always asks about, and the evaluator used 5.6 s of CPU during a 6 s question (the
+  // time limit is 3 s), up to five minutes a question. It is now stopped while a person is
+  // asked, its limits paused, and a map stopped in the middle still gives its value after.
+  const { dir, cleanup } = tempDir("tacit-pure-asked-");
+  try {
+    const sink = path.join(dir, "secure-output.txt");
+    const config = {
+      ...defaultConfig,
+      typeCheck: false,
+      executionTimeoutMs: 3000,
+      library: { ...defaultConfig.library, secureOutput: sink },
+      policy: { rules: [{ action: "fs.open" as const, tier: "always-ask" as const }] },
+    };
+    let cpuWhileAsked = -1;
+    const oversight = await createOversight(config, process.cwd(), {
+      ask: () => {
+        // Every pure evaluator of this process: CPU used from when it is first seen in the question.
+        const seen = new Map<number, { first: number; last: number }>();
+        const sample = (): void => {
+          for (const pid of childrenOf(process.pid).filter((child) => commandLineOf(child).includes("pure"))) {
+            const cpu = cpuMsOf(pid);
+            if (cpu !== null) seen.set(pid, { first: seen.get(pid)?.first ?? cpu, last: cpu });
+          }
+        };
+        sample();
+        const sampler = setInterval(sample, 100);
+        return new Promise<Answer>((resolve) =>
+          setTimeout(() => {
+            clearInterval(sampler);
+            sample();
+            cpuWhileAsked = [...seen.values()].reduce((sum, { first, last }) => sum + last - first, 0);
+            resolve({ answer: "no", via: "test", fromPerson: true });
+          }, 6000),
+        );
+      },
+    });
+    const code = `
+const value = classify("PURE");
+const slow = value.map((x) => { let n = 0; for (let i = 0; i < 3e8; i++) n += i & 1; return n > 0 ? x + "-COMPUTED" : x; });
+for (let i = 0; i < 2; i++) value.map(() => { for (;;) {} });
+try { requestFileSystem(".", () => {}); } catch { println("refused"); }
+println(slow);
+`;
+    const result = await evaluate({ code, displayName: "script.ts", config, input: { kind: "unavailable", reason: "no input in this test" }, oversight });
+    expect(result.outcome, result.error ?? "").toBe("ok");
+    expect(result.stdout).toBe("refused\nClassified(***)\n");
+    // The bad thing: the functions ran through the question (seconds of CPU, past the time limit).
+    expect(cpuWhileAsked).toBeGreaterThanOrEqual(0);
+    expect(cpuWhileAsked).toBeLessThan(1000);
+    // The map stopped during the question was not ended by its own 5 s limit.
+    expect(readFileSync(sink, "utf8")).toContain("refused\nPURE-COMPUTED\n");
+  } finally {
+    cleanup();
+  }
+}, 30_000);
