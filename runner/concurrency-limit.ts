@@ -13,6 +13,24 @@ export class ConcurrencyLimit {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`a concurrency limit must be a whole number >= 1, got ${limit}`);
   }
 
+  private holds = 0;
+  /** Settles when nothing holds the tasks any more. */
+  private released: Promise<void> = Promise.resolve();
+  private release: () => void = () => undefined;
+
+  /**
+   * Runs `work` with no task starting meanwhile (those under way go on): classified chats
+   * while a person is asked about one of the evaluation's requests, with its clock stopped.
+   */
+  async whileHeld<T>(work: Promise<T>): Promise<T> {
+    if (this.holds++ === 0) this.released = new Promise<void>((resolve) => (this.release = resolve));
+    try {
+      return await work;
+    } finally {
+      if (--this.holds === 0) this.release();
+    }
+  }
+
   /** Tasks waiting for a slot. */
   get queued(): number {
     return this.waiting.length;
@@ -26,6 +44,11 @@ export class ConcurrencyLimit {
     if (this.running >= this.limit) await this.waitForSlot(signal, cancelled);
     else this.running++;
     try {
+      // Held (see whileHeld): the slot is kept, and the task starts once nothing holds it.
+      while (this.holds > 0) {
+        await this.released;
+        if (signal?.aborted) throw cancelled();
+      }
       return await task();
     } finally {
       const next = this.waiting.shift();

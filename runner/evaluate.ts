@@ -281,8 +281,9 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     // The clock stops while a person is asked: the sandbox waits, blocked, for the reply, and
     // is watched meanwhile for running all the same (code with the raw channel need not wait:
     // a security review computed on, uncounted, while the person took their time). The pure
-    // evaluator, whose map functions go on while the script waits, is stopped meanwhile.
-    whilePaused: (work) => clock.whilePaused(blockedWhile(sandbox, pure.whileAsked(work))),
+    // evaluator, whose map functions go on while the script waits, is stopped meanwhile, and
+    // no classified chat waiting for its turn is asked of the model until the answer.
+    whilePaused: (work) => clock.whilePaused(blockedWhile(sandbox, pure.whileAsked(context.classifiedChats.whileHeld(work)))),
   });
   // The last prints are logged before the evaluation's end is (atEnd runs first).
   atEnd.push(() => gate.logOutput());

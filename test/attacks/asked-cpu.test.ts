@@ -5,7 +5,10 @@
 // question), then the rest of its limit. A sandbox that uses CPU while a person is asked about
 // its request now ends, as one does between a session's snippets.
 
+import { once } from "node:events";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { expect, it } from "vitest";
 import { defaultConfig } from "../../runner/config.js";
@@ -114,5 +117,60 @@ println(slow);
     expect(readFileSync(sink, "utf8")).toContain("refused\nPURE-COMPUTED\n");
   } finally {
     cleanup();
+  }
+}, 30_000);
+
+it("no classified chat waiting for its turn is asked of the model while a person is asked", async () => {
+  // Classified chats are asked of the operator's model in the background, a few at a time, and
+  // the time limit bounds how many: while a person was asked (the clock stopped), the queue went
+  // on. A twelfth security review queued 40 chats behind a question of 4 s, under a 3 s limit,
+  // and the model (200 ms an answer) was asked 36 of them during the question (the other four
+  // were under way before it): each one billed, and a question may wait five minutes. Those already under way finish; no other starts.
+  let asked = 0;
+  let askedDuringQuestion = -1;
+  const model = createServer((request, response) => {
+    asked++;
+    request.resume();
+    const timer = setTimeout(() => {
+      response.setHeader("content-type", "application/json");
+      response.end(JSON.stringify({ choices: [{ message: { role: "assistant", content: "answer" } }] }));
+    }, 200);
+    response.on("close", () => clearTimeout(timer));
+  });
+  model.listen(0, "127.0.0.1");
+  await once(model, "listening");
+  try {
+    const config = {
+      ...defaultConfig,
+      typeCheck: false,
+      executionTimeoutMs: 3000,
+      library: { ...defaultConfig.library, llm: { baseUrl: `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`, apiKey: "k", model: "m" } },
+      policy: { rules: [{ action: "fs.open" as const, tier: "always-ask" as const }] },
+    };
+    const oversight = await createOversight(config, process.cwd(), {
+      ask: () => {
+        const before = asked;
+        return new Promise<Answer>((resolve) =>
+          setTimeout(() => {
+            askedDuringQuestion = asked - before;
+            resolve({ answer: "no", via: "test", fromPerson: true });
+          }, 4000),
+        );
+      },
+    });
+    const code = `
+const secret = classify("question");
+for (let i = 0; i < 40; i++) chat(secret);
+try { requestFileSystem(".", () => {}); } catch { println("refused"); }
+`;
+    const result = await evaluate({ code, displayName: "script.ts", config, input: { kind: "unavailable", reason: "no input in this test" }, oversight });
+    expect(result.outcome, result.error ?? "").toBe("ok");
+    expect(result.stdout).toBe("refused\n");
+    // At most those under way when the question came (CLASSIFIED_CHATS_AT_ONCE); 36 without the change.
+    expect(askedDuringQuestion).toBeGreaterThanOrEqual(0);
+    expect(askedDuringQuestion).toBeLessThanOrEqual(4);
+  } finally {
+    model.closeAllConnections();
+    model.close();
   }
 }, 30_000);
