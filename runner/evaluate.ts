@@ -267,8 +267,21 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   // nothing more is carried out for this evaluation, and its map/flatMap jobs stop.
   const abandon = new AbortController();
   const unlessAbandoned = abortRace(abandon.signal);
+  // Aborted when the sandbox ends without reporting (it crashed, or was killed from outside):
+  // it reads no answer, so a question open for it is withdrawn at once, not left up to five
+  // minutes with the run waiting on it.
+  const sandboxGone = new AbortController();
+  const unanswerable = AbortSignal.any([abandon.signal, sandboxGone.signal]);
   const stop = (detail: string): void => sandbox.kill("classified", detail);
-  const { context, capabilities, pure, sink, grants, attachNotes } = createEvaluationContext(config, options, oversight, output, lifetime.signal, abandon.signal, grep, stop);
+  const { context, capabilities, pure, sink, grants, attachNotes } = createEvaluationContext(
+    config,
+    options,
+    oversight,
+    output,
+    { lifetime: lifetime.signal, abandoned: abandon.signal, unanswerable },
+    grep,
+    stop,
+  );
   // A session's store lives on (it is released with the session); a one-shot's gives its share back.
   if (!options.session) atEnd.push(() => context.classified.release());
   const gate = new ApprovalGate({
@@ -326,6 +339,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   options.signal?.addEventListener("abort", cancel, { once: true });
   if (options.signal?.aborted) cancel();
   const end = await conversation.end;
+  if (end !== "alive" && end.kind === "exited" && conversation.reported() === null) sandboxGone.abort(EVALUATION_OVER);
   options.signal?.removeEventListener("abort", cancel);
   const remaining = clock.left();
   clock.stop();
@@ -388,8 +402,7 @@ function createEvaluationContext(
   options: EvaluateOptions,
   oversight: Oversight,
   output: OutputBuffer,
-  lifetime: AbortSignal,
-  abandoned: AbortSignal,
+  { lifetime, abandoned, unanswerable }: Pick<EvaluationContext, "lifetime" | "abandoned" | "unanswerable">,
   grep: GrepRunner,
   stop: (detail: string) => void,
 ) {
@@ -445,6 +458,7 @@ function createEvaluationContext(
     llm: config.library.llm,
     lifetime,
     abandoned,
+    unanswerable,
     commands: new ExecExecutor(
       { commandPermissions: config.library.commandPermissions, strictMode: config.library.strictMode },
       config.library.allowedRoots,

@@ -41,6 +41,11 @@ export interface EvaluationContext {
    * session too, whose evaluator outlives the evaluation.
    */
   abandoned: AbortSignal;
+  /**
+   * Aborted when nothing can use an answer any more: the evaluation was abandoned, or its
+   * sandbox ended without reporting. A question open for it is withdrawn.
+   */
+  unanswerable: AbortSignal;
   classified: ClassifiedStore;
   /** Classified chats being asked of the model, at most CLASSIFIED_CHATS_AT_ONCE at a time. */
   classifiedChats: ConcurrencyLimit;

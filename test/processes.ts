@@ -17,6 +17,11 @@ export function childrenOf(pid: number): number[] {
   }
 }
 
+/** The pids of `pid`'s children, their children, and so on. */
+export function descendantsOf(pid: number): number[] {
+  return childrenOf(pid).flatMap((child) => [child, ...descendantsOf(child)]);
+}
+
 /** Its command line, NUL-separated; "" once it is gone. */
 export function commandLineOf(pid: number): string {
   try {

@@ -79,7 +79,7 @@ export const TERMINAL_RESET = "\x18\x1b\\\x1b[!p\x1b[0m\x0f\x1b]104\x1b\\\x1b]11
  */
 function terminalAskerFor(raw: boolean): Asker {
   return {
-    ask: (question) => askOnTerminal(question, raw),
+    ask: (question, signal) => askOnTerminal(question, raw, signal),
   };
 }
 
@@ -88,7 +88,11 @@ export const terminalAsker: Asker = terminalAskerFor(false);
 /** For the interactive repl, whose readline keeps the terminal in raw mode. */
 export const rawTerminalAsker: Asker = terminalAskerFor(true);
 
-async function askOnTerminal(question: ApprovalQuestion, raw: boolean): Promise<Answer> {
+/** Shown under a question withdrawn before the person answered it. */
+export const WITHDRAWN_ON_TERMINAL = "\n(withdrawn: the script ended before this was answered; nothing was done, and an answer typed now counts for nothing)\n";
+
+async function askOnTerminal(question: ApprovalQuestion, raw: boolean, signal?: AbortSignal): Promise<Answer> {
+  if (signal?.aborted) return { answer: "no", via: "withdrawn", fromPerson: false };
   let fd: number;
   try {
     fd = openSync("/dev/tty", constants.O_RDWR | constants.O_NOCTTY);
@@ -102,7 +106,8 @@ async function askOnTerminal(question: ApprovalQuestion, raw: boolean): Promise<
     closeSync(fd);
     return { answer: "no", via: "no-one-to-ask", unavailable: "tacit cannot write to its terminal", fromPerson: false };
   }
-  const line = await readLine(fd, ASK_TIMEOUT_MS);
+  const line = await readLine(fd, ASK_TIMEOUT_MS, signal);
+  if (signal?.aborted) return { answer: "no", via: "withdrawn", fromPerson: false };
   const yes = line !== null && /^\s*y(es)?\s*$/i.test(line);
   return { answer: yes ? "yes" : "no", via: line === null ? "terminal (no answer)" : "terminal", fromPerson: line !== null };
 }
@@ -148,19 +153,32 @@ function discardTypeAhead(raw: boolean): void {
 // node:tty costs milliseconds to load; only a run that asks needs it.
 const require = createRequire(import.meta.url);
 
-/** One line from a terminal, or null at end of input or after `timeoutMs`. Closes `fd`. */
-function readLine(fd: number, timeoutMs: number): Promise<string | null> {
+/**
+ * One line from a terminal, or null at end of input, after `timeoutMs`, or once `signal` is
+ * aborted (the question is then marked withdrawn on the terminal). Closes `fd`.
+ */
+function readLine(fd: number, timeoutMs: number, signal?: AbortSignal): Promise<string | null> {
   return new Promise((resolve) => {
     const { ReadStream } = require("node:tty") as typeof import("node:tty");
     const stream = new ReadStream(fd);
     let text = "";
     const finish = (line: string | null): void => {
       clearTimeout(timer);
+      signal?.removeEventListener("abort", withdraw);
       stream.removeAllListeners("data");
       stream.destroy();
       resolve(line);
     };
+    const withdraw = (): void => {
+      try {
+        writeSync(fd, WITHDRAWN_ON_TERMINAL);
+      } catch {
+        // The terminal is gone: nobody reads the note either.
+      }
+      finish(null);
+    };
     const timer = setTimeout(() => finish(null), timeoutMs);
+    signal?.addEventListener("abort", withdraw, { once: true });
     stream.setEncoding("utf8");
     stream.on("data", (chunk: string) => {
       text += chunk;

@@ -151,7 +151,7 @@ export class ApprovalGate {
     for (const extension of oversight.policy.empty ? [] : this.extensionsFor(action)) {
       const extensionTier = oversight.policy.beyondTierOf(extension.request);
       if (extensionTier === null || extensionTier === "allow") continue;
-      const answer = await this.approve(extension.request, extensionTier, true, extension.detail, context.abandoned);
+      const answer = await this.approve(extension.request, extensionTier, true, extension.detail, context.unanswerable);
       this.logDecision(number, answer, extension.request.pattern);
       if (answer.answer === "yes") {
         extension.grant();
@@ -178,7 +178,7 @@ export class ApprovalGate {
       const asked: ActionRequest = { ...request, pattern: approvalPattern(request, runsIn) };
       const why = indirectReason(oversight.policy.indirectRuleOf(request, tier, { extended: this.isExtended(action) }), request);
       const room = QUESTION_LIMIT_CHARS - printable(asked.pattern).length - printable(why).length;
-      const answer = await this.approve(asked, tier, false, detailOf(action, asked, cwdAsked, room) + why, context.abandoned);
+      const answer = await this.approve(asked, tier, false, detailOf(action, asked, cwdAsked, room) + why, context.unanswerable);
       if (answer.answer === "no") {
         const message = refusalMessage(asked.pattern, tier, answer) + why;
         this.logDecision(number, answer, null, message, asked.pattern === request.pattern ? null : asked.pattern);
@@ -263,7 +263,7 @@ export class ApprovalGate {
 
   /**
    * A remembered yes, or a person's answer (remembered when it is a person's yes to approve-once).
-   * `ended`: aborted once the evaluation is ended (see EvaluationContext.abandoned); the question
+   * `ended`: aborted once nothing can use the answer (see EvaluationContext.unanswerable); the question
    * is then withdrawn, and an answer that comes anyway counts for nothing.
    */
   private async approve(request: ActionRequest, tier: Exclude<Tier, "allow">, beyondAllowlist: boolean, detail: string, ended: AbortSignal): Promise<Answer> {

@@ -144,6 +144,11 @@ export interface TerminalOptions {
    * script printed. `echoed` runs once the terminal has echoed it, i.e. it is in the input.
    */
   typeAhead?: { after: string; text: string; echoed: () => void };
+  /**
+   * Done instead of typing an answer when a question appears (given the pid of the terminal's
+   * process, `script`): the run must then end without one, and is killed after 30 s if not.
+   */
+  instead?: (terminalPid: number) => void;
 }
 
 /**
@@ -177,6 +182,11 @@ export async function onTerminal(world: World, args: string[], options: Terminal
     const asked = count(shown, PROMPT.trim());
     while (answered < asked) {
       answered++;
+      if (options.instead) {
+        options.instead(child.pid!);
+        timers.push(setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 30_000));
+        continue;
+      }
       const answer = answers.shift() ?? "";
       timers.push(setTimeout(() => child.stdin!.write(`${answer}\n`), options.thinkMs ?? 0));
     }

@@ -5,6 +5,7 @@
 
 import { realpathSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { commandLineOf, descendantsOf } from "../processes.js";
 import { approvals, deleteScript, onTerminal, storedApprovals, touchScript, unattended, worlds } from "./fixtures.js";
 
 const world = worlds("tacit-terminal-");
@@ -212,6 +213,30 @@ describe("asking on the terminal", () => {
     expect(run.stdout.match(/pattern: fs\.write /g)).toHaveLength(1);
     expect(run.stdout.match(/pattern: fs\.stat /g)).toHaveLength(2);
     expect(storedApprovals(w)!.map((a) => a.pattern)).toEqual([`fs.write ${w.at("out.txt")}`]);
+  });
+  it("a question whose sandbox died is withdrawn on the terminal, and the run ends without an answer", async () => {
+    // The sandbox can end while its request waits for a person (the system's OOM killer, a
+    // crash): nothing reads the answer any more, and the run used to wait up to five minutes
+    // for one. Here it is killed from outside while the question is up; nobody types anything.
+    const w = world();
+    w.file("a.txt");
+    const config = w.config([{ action: "fs.delete", tier: "always-ask" }]);
+    let killed: number[] = [];
+    const run = await onTerminal(w, ["run", "--config", config, w.script(deleteScript("a.txt"))], {
+      answers: [],
+      instead: (terminal) => {
+        killed = descendantsOf(terminal).filter((pid) => commandLineOf(pid).includes("bootstrap.js"));
+        for (const pid of killed) process.kill(pid, "SIGKILL");
+      },
+    });
+    expect(killed, "the sandbox was found").toHaveLength(1);
+    expect(run.prompts).toBe(1);
+    // Ended on its own (the guard kills the terminal after 30 s: no exit status then).
+    expect(run.code, run.all).toBe(1);
+    expect(run.stdout).toContain("(withdrawn: the script ended before this was answered");
+    expect(run.stdout).toContain("the sandbox ended (signal SIGKILL) without reporting a result");
+    expect(run.stdout).not.toContain("deleted");
+    expect(w.exists("a.txt")).toBe(true);
   });
 });
 
