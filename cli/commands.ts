@@ -2,11 +2,12 @@
 // the sandbox has been started, so Deno boots while this (and zod, oxc, the checker) loads.
 
 import type { Command } from "commander";
-import { type ConfigFile, loadConfigFile, parseFlagConfig, resolveConfig, type RunnerConfig } from "../runner/config.js";
+import { type ConfigFile, environmentKey, loadConfigFile, parseFlagConfig, resolveConfig, type RunnerConfig } from "../runner/config.js";
 import { type CheckResult, checkScript, evaluate, EXIT_CODES, type EvaluationResult } from "../runner/evaluate.js";
 import type { InputSource } from "../runner/monitor.js";
 import type { SandboxProcess } from "../runner/sandbox-process.js";
 import { terminalAsker } from "../runner/approval/askers.js";
+import { blankInProcessInfo } from "../runner/hidden-key.js";
 import { createOversight } from "../runner/approval/oversight.js";
 import { readScript, type ScriptSource } from "./script-source.js";
 import { writeShown } from "./terminal-output.js";
@@ -52,7 +53,11 @@ function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
         : undefined,
   });
   const config = { ...resolveConfig(file, fromFlags, process.cwd(), process.env, flags.config ?? null), assumeYes: flags.yes === true };
-  if (!config.quiet) for (const warning of config.warnings) process.stderr.write(`tacit: warning: ${warning}\n`);
+  // The key is read: other processes of the user need not find it in /proc any more (nor one
+  // given in the environment that a flag or the config file overrode).
+  const notHidden = blankInProcessInfo([config.library.llm?.apiKey, environmentKey()]);
+  const warnings = notHidden === null ? config.warnings : [...config.warnings, `the LLM API key could not be blanked in /proc/${process.pid}/environ and cmdline (${notHidden}): a permitted command that reads /proc could read it there`];
+  if (!config.quiet) for (const warning of warnings) process.stderr.write(`tacit: warning: ${warning}\n`);
   return config;
 }
 

@@ -184,6 +184,15 @@ function resolveRoots(roots: readonly string[], cwd: string): string[] {
   });
 }
 
+/** process.env's key as first read (tacit then blanks it where /proc shows it: hidden-key.ts). */
+let processEnvironmentKey: { value: string | undefined } | null = null;
+
+export function environmentKey(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env !== process.env) return env.TACIT_LLM_API_KEY || undefined;
+  processEnvironmentKey ??= { value: process.env.TACIT_LLM_API_KEY || undefined };
+  return processEnvironmentKey.value;
+}
+
 /** Flags win over the file; the file wins over defaults. */
 export function resolveConfig(
   file: ConfigFile,
@@ -199,7 +208,7 @@ export function resolveConfig(
   // The key may also come from the environment, which no script can reach (the sandbox's is
   // empty) and which is not a file in the project.
   const llmParts = {
-    ...definedOnly({ apiKey: env.TACIT_LLM_API_KEY || undefined }),
+    ...definedOnly({ apiKey: environmentKey(env) }),
     ...file.libraryConfig?.llm,
     ...definedOnly(flags.libraryConfig?.llm ?? {}),
   };

@@ -32,7 +32,10 @@ export class ThreadedTypeChecker {
   constructor(private readonly limitMs: number) {}
 
   private start(): Running {
-    const worker = new Worker(WORKER_PATH);
+    // The checker process it starts inherits its environment, which Linux shows other processes
+    // of the user (/proc/<pid>/environ): not the LLM key (hidden-key.ts blanks tacit's own copy).
+    const { TACIT_LLM_API_KEY: _key, ...env } = process.env;
+    const worker = new Worker(WORKER_PATH, { env });
     worker.unref();
     const pending = new Map<number, (reply: TypeCheckReply) => void>();
     const shadows = new Map<number, (shadowsGlobal: boolean) => void>();
