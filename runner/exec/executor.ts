@@ -171,7 +171,7 @@ export class ExecExecutor {
     }
     // tacit's own code is no place a command is kept from: an allowed command can change it from anywhere.
     const own = protectedPathOf(this.protectedPaths, named, real, "read");
-    if (own) throw new PolicyDenial(`exec: cwd ${named} is ${own.what}; it belongs to tacit, and commands do not run there`);
+    if (own) throw new PolicyDenial(`exec: cwd ${named} is ${own.what}; ${own.refusal ? "commands do not run there; pass another cwd" : "it belongs to tacit, and commands do not run there"}`);
     return real;
   }
 

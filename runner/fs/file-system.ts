@@ -150,9 +150,11 @@ export class FileSystemExecutor {
     const own = protectedPathOf(this.policy.protectedPaths, named, real, use);
     if (own) {
       throw new PolicyDenial(
-        own.readable
-          ? `${requested}: refused: this is ${own.what}; scripts may read it but not change it (nor create or delete files there). Work with other files.`
-          : `${requested}: refused: this is ${own.what}; it belongs to tacit, and scripts can neither read nor write it. Work with other files.`,
+        own.refusal
+          ? `${requested}: refused: this is ${own.what}; ${own.refusal}.`
+          : own.readable
+            ? `${requested}: refused: this is ${own.what}; scripts may read it but not change it (nor create or delete files there). Work with other files.`
+            : `${requested}: refused: this is ${own.what}; it belongs to tacit, and scripts can neither read nor write it. Work with other files.`,
       );
     }
     return { scope, named, real, classified: this.policy.classified.isClassified(named, real) };

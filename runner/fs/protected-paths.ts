@@ -9,6 +9,8 @@
 // the working directories of tacit's type checks (temp-dirs.ts), refused like tacit's files.
 // And the files that decide how tacit starts (launch-files.ts: npm's .npmrc, the MCP clients'
 // settings that hold tacit's command and flags), which a script may read but not change.
+// And every mount of the kernel's process file system (proc-mounts.ts), which is not tacit's but
+// shows tacit itself: its environment (the LLM key), its open files, its memory.
 
 import path from "node:path";
 import type { RunnerConfig } from "../config.js";
@@ -17,6 +19,7 @@ import { tacitCodeLocations } from "../paths.js";
 import { tacitHome } from "../tacit-home.js";
 import { tacitTempDirBelow, tacitTempDirOf, tempDirPlaces } from "../temp-dirs.js";
 import { isWithin, resolveRealOrSelf } from "./containment.js";
+import { procMounts } from "./proc-mounts.js";
 
 export interface ProtectedPath {
   /** Absolute: where it really is (symlinks resolved), or the name tacit opens it by. */
@@ -25,6 +28,8 @@ export interface ProtectedPath {
   what: string;
   /** Scripts may read it, only not change it (tacit's own code). */
   readable?: true;
+  /** Why scripts may not use it and what to do instead, where "it belongs to tacit" is not the reason. */
+  refusal?: string;
 }
 
 /** Whether an operation only reads a path, or may change what is there (write, create, delete). */
@@ -79,6 +84,17 @@ export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = 
     protect(`${config.auditLog}.lock`, "the audit log's lock");
   }
   if (config.recordPath) protect(config.recordPath, "the record directory (--record)");
+  for (const mount of procMounts()) {
+    paths.push({
+      path: mount,
+      what: `the kernel's process file system (procfs, mounted at ${mount})`,
+      refusal:
+        "scripts can neither read nor write anything there, whatever the allowed roots say: it shows every process as the host " +
+        "sees it, tacit's own included (its environment with the LLM API key, its open files such as the secure output and the " +
+        "audit log, its memory), and some of its files change how the system runs. Work with other files; to learn about a " +
+        "process, run a command that reports it (requestExecPermission), if the operator permits one",
+    });
+  }
   return paths;
 }
 

@@ -6,6 +6,7 @@ import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { inVerifiedDirectory } from "./checked-open.js";
 import { isWithin, resolveReal } from "./containment.js";
+import { procMounts } from "./proc-mounts.js";
 
 /**
  * The most characters of paths a listing holds: what children(), walk() and find() return,
@@ -178,9 +179,16 @@ export function* walkTree(
     for (const entry of entriesOf(dir, listing, realRoot)) {
       if (prune(entry)) continue;
       yield entry;
-      if (entry.isDirectory && !entry.isSymlink) yield* walkTree(entry.named, entry.real, realRoot, prune, budget);
+      // Not into the kernel's process file system (proc-mounts.ts): scripts are refused it, and
+      // a walk of "/" listed every process's files, tacit's own among them.
+      if (entry.isDirectory && !entry.isSymlink && !isProcMount(entry.real)) yield* walkTree(entry.named, entry.real, realRoot, prune, budget);
     }
   } finally {
     budget.give(listing.chars);
   }
+}
+
+/** A procfs mount point (or a place below one): a walk lists it but does not enter it. */
+function isProcMount(real: string): boolean {
+  return procMounts().some((mount) => isWithin(real, mount));
 }
