@@ -437,7 +437,7 @@ export class FileSystemExecutor {
   }
 
   /**
-   * Opens the file a write goes to (created if missing and `create`, emptied unless appending), checked in
+   * Opens the file a write goes to (created if missing and `create`, 0600 at a classified path, emptied unless appending), checked in
    * its verified directory. A file with other hard links is refused before anything changes:
    * writing it would change it under its other names too, which may be outside the scope or
    * not classified.
@@ -445,12 +445,16 @@ export class FileSystemExecutor {
   private openForWriting(target: Resolved & { scope: FileSystemScope }, requested: string, append: boolean, mustBeClassified: boolean, create = true): number {
     const check = this.writeDestinationCheck(target, requested, mustBeClassified);
     const name = path.basename(target.real);
+    const classifiedDestination = mustBeClassified || target.classified || this.policy.classified.matches(target.real);
     try {
       return inVerifiedDirectory(path.dirname(target.real), this.directoryCheck(target, requested), (dir, actualDir) => {
         check(path.join(actualDir, name));
         // O_NOFOLLOW: a link swapped in as the file itself is not followed either.
         const flags = constants.O_WRONLY | (create ? constants.O_CREAT : 0) | constants.O_NOFOLLOW | constants.O_NONBLOCK | (append ? constants.O_APPEND : 0);
-        const fd = openSync(path.join(dir, name), flags, 0o666);
+        // A file created at a classified path is owner-only from the open() that creates it
+        // (writeClassified puts plaintext secrets there); never chmod after, which leaves a
+        // moment in which others may open it. An existing file keeps its mode.
+        const fd = openSync(path.join(dir, name), flags, classifiedDestination ? 0o600 : 0o666);
         try {
           const stats = fstatSync(fd);
           if (!stats.isFile()) throw new EffectFailure(`${requested}: not a regular file`);
