@@ -39,12 +39,12 @@ interface FileSystem {
   readonly root: string;
   /** An entry for `path` (nothing is checked until it is used). */
   access(path: string): FileEntry;
-  /** Lines of one file matching `pattern` (a RegExp source). Refused on a classified file. */
+  /** Lines of one file matching `pattern` (a RegExp source). Refused on a classified file; throws on a line over 16 Mi characters. */
   grep(path: string, pattern: string): GrepMatch[];
   /**
    * Lines matching `pattern` in every file under `dir` (whose name matches `glob`, if given:
    * a glob without "/" matches file names, with "/" the path below `dir`). Classified files
-   * are skipped, never read.
+   * are skipped, never read, and so are files with a line over 16 Mi characters.
    */
   grepRecursive(dir: string, pattern: string, glob?: string): GrepMatch[];
   /** Absolute paths of the entries under `dir` that match `glob` (same rules as above). */
@@ -69,7 +69,7 @@ interface FileEntry {
   read(): string;
   readBytes(): Uint8Array;
   readLines(): string[];
-  /** Streams the file line by line, whatever its size; lineNumber starts at 1. */
+  /** Streams the file line by line, whatever its size; lineNumber starts at 1. Throws on a line over 16 Mi characters. */
   forEachLine(op: (line: string, lineNumber: number) => void): void;
   /** Replaces the file's content (creating it; its directory must exist). */
   write(content: string): void;

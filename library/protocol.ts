@@ -52,6 +52,19 @@ export const PRINT_CHUNK_CHARS = 512 * 1024;
  */
 export const MAX_PRINT_PARTS = 10_000;
 
+/**
+ * The longest line, in characters, that grep(), grepRecursive() and forEachLine() hold: each
+ * reads a file a line at a time and holds the line whole, so a file of one line with no
+ * newline was held whole (a 2 GB sparse file grew the host by 2.1 GB in one grep). Past it,
+ * grep() and forEachLine() throw an error naming the file; grepRecursive() skips the file.
+ */
+export const LINE_LIMIT_CHARS = 16 * 1024 * 1024;
+
+/** What to say when a line is longer than LINE_LIMIT_CHARS (after the file's name). */
+export const LINE_TOO_LONG =
+  `has a line longer than ${LINE_LIMIT_CHARS} characters, more than grep() and forEachLine() hold at once (they read a line at a time, ` +
+  "holding each whole); read it whole with readBytes() if it is at most 32 MiB, or process it with a command (requestExecPermission)";
+
 /** The sandbox global that rewritten `import … from "tacit"` statements read. */
 export const LIBRARY_GLOBAL = "__tacit";
 

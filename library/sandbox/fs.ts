@@ -4,7 +4,7 @@
 import type { Channel } from "./channel.js";
 import type { ClassifiedApi } from "./classified.js";
 import { withScope } from "./scope.js";
-import type { FileInfo, GrepMatch } from "../protocol.js";
+import { type FileInfo, type GrepMatch, LINE_LIMIT_CHARS, LINE_TOO_LONG } from "../protocol.js";
 
 declare global {
   interface Uint8ArrayConstructor {
@@ -69,20 +69,41 @@ export function createFileSystemApi(channel: Channel, classified: ClassifiedApi)
     }
     forEachLine(op: (line: string, lineNumber: number) => void): void {
       const decoder = new TextDecoder();
-      let pending = "";
+      // The line being read, in pieces, joined once when it ends, within LINE_LIMIT_CHARS: the
+      // text held so far was split again with every piece (the square of a long line's length:
+      // 7.5 s for one line of 60 MB), and a file of one line was held whole.
+      let pieces: string[] = [];
+      let pendingChars = 0;
+      const tooLong = (): Error => new Error(`${this.path}: ${LINE_TOO_LONG}`);
+      const withoutCr = (line: string): string => (line.endsWith("\r") ? line.slice(0, -1) : line);
       let lineNumber = 0;
       let offset = 0;
       for (;;) {
         const chunk = channel.request({ kind: "FsReadChunk", scope: this.#scope, path: this.path, offset });
         const bytes = Uint8Array.fromBase64(chunk.base64);
         offset += bytes.length;
-        pending += decoder.decode(bytes, { stream: !chunk.eof });
-        const lines = pending.split("\n");
-        pending = lines.pop() ?? "";
-        for (const line of lines) op(line.endsWith("\r") ? line.slice(0, -1) : line, ++lineNumber);
+        const text = decoder.decode(bytes, { stream: !chunk.eof });
+        let start = 0;
+        for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", start)) {
+          let line = text.slice(start, newline);
+          if (pendingChars + line.length > LINE_LIMIT_CHARS) throw tooLong();
+          if (pieces.length > 0) {
+            pieces.push(line);
+            line = pieces.join("");
+            pieces = [];
+            pendingChars = 0;
+          }
+          op(withoutCr(line), ++lineNumber);
+          start = newline + 1;
+        }
+        if (start < text.length) {
+          pendingChars += text.length - start;
+          if (pendingChars > LINE_LIMIT_CHARS) throw tooLong();
+          pieces.push(text.slice(start));
+        }
         if (chunk.eof) break;
       }
-      if (pending !== "") op(pending.endsWith("\r") ? pending.slice(0, -1) : pending, ++lineNumber);
+      if (pieces.length > 0) op(withoutCr(pieces.join("")), ++lineNumber);
     }
     write(content: string): void {
       channel.request({ kind: "FsWrite", scope: this.#scope, path: this.path, content: String(content), append: false });

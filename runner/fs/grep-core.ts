@@ -11,7 +11,7 @@ import { isWithin, resolveReal } from "./containment.js";
 import { namedPaths, walkTree } from "./walk.js";
 import { HostSecrets } from "../host-secrets.js";
 
-import type { GrepMatch } from "../../library/protocol.js";
+import { type GrepMatch, LINE_LIMIT_CHARS, LINE_TOO_LONG } from "../../library/protocol.js";
 
 export type { GrepMatch };
 
@@ -21,6 +21,14 @@ const CHUNK_BYTES = 1024 * 1024;
 
 export class GrepLimitError extends Error {
   override name = "GrepLimitError";
+}
+
+/** A line longer than LINE_LIMIT_CHARS: grep() fails with it, grepRecursive() skips the file. */
+export class LineTooLongError extends Error {
+  override name = "LineTooLongError";
+  constructor() {
+    super(LINE_TOO_LONG);
+  }
 }
 
 /** One read buffer for the thread: searches are synchronous, so they never share it at once. */
@@ -36,7 +44,10 @@ export function forEachLineOfFd(fd: number, onLine: (line: string, lineNumber: n
   // The line being read, in pieces: a line longer than a chunk is joined once when it ends. Kept
   // as one string grown by each chunk and searched again from its start, a line of hundreds of
   // MB cost the square of its length (noted by the tenth security review).
+  // At most LINE_LIMIT_CHARS of it: a file of one line was held whole, on the host's heap (a
+  // 2 GB sparse file grew it by 2.1 GB; a larger one would end it).
   let carried: string[] = [];
+  let carriedChars = 0;
   let lineNumber = 0;
   const withoutCr = (line: string): string => (line.endsWith("\r") ? line.slice(0, -1) : line);
   for (let first = true; ; first = false) {
@@ -55,15 +66,21 @@ export function forEachLineOfFd(fd: number, onLine: (line: string, lineNumber: n
     let start = 0;
     for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", start)) {
       let line = text.slice(start, newline);
+      if (carriedChars + line.length > LINE_LIMIT_CHARS) throw new LineTooLongError();
       if (carried.length > 0) {
         carried.push(line);
         line = carried.join("");
         carried = [];
+        carriedChars = 0;
       }
       if (onLine(withoutCr(line), ++lineNumber) === false) return;
       start = newline + 1;
     }
-    if (start < text.length) carried.push(text.slice(start));
+    if (start < text.length) {
+      carriedChars += text.length - start;
+      if (carriedChars > LINE_LIMIT_CHARS) throw new LineTooLongError();
+      carried.push(text.slice(start));
+    }
     if (atEnd) {
       const rest = carried.join("");
       if (rest !== "") onLine(withoutCr(rest), ++lineNumber);
