@@ -11,7 +11,7 @@
 // file named tacit in `directories.bin`) before the installed tacit, so such a bin ran a
 // script's file with your authority at the next start (fs/file-system.ts asks tacitBinChange).
 
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
@@ -145,11 +145,13 @@ export type ManifestText = string | null | typeof TOO_LONG;
 export function readManifest(file: string): ManifestText {
   let fd: number;
   try {
+    // O_NONBLOCK: opening a FIFO for reading waits for a writer, on the host's main thread.
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
-    return null; // A new file.
+    return null; // A new file (or none: a dead link, a directory on the way that is a file).
   }
   try {
+    // Only a regular file: a FIFO, a socket or a device (a link to /dev/zero never ends) is none.
     if (!fstatSync(fd).isFile()) return null;
     const buffer = Buffer.allocUnsafe(LAUNCH_MANIFEST_LIMIT_BYTES + 1);
     let n = 0;
@@ -196,13 +198,13 @@ export function tacitBinChange(before: ManifestText, after: string | typeof TOO_
 function binDirectoryEntries(cwd: string): string[] {
   const entries: string[] = [];
   for (const dir of thisAndAbove(cwd)) {
-    let text: string | null = null;
-    try {
-      text = readFileSync(path.join(dir, "package.json"), "utf8");
-    } catch {
-      // None here.
-    }
-    const manifest = manifestOf(text);
+    // As a write reads it (readManifest): a regular file only, opened without blocking, at most
+    // LAUNCH_MANIFEST_LIMIT_BYTES. readFileSync waited forever for a writer on a package.json
+    // that a script had made a FIFO, and read a link to /dev/zero without end, on the host's
+    // main thread (so the time limit never came), at the script's first write. One past the
+    // limit is not parsed (a script's writes cannot make one: see tacitBinChange).
+    const text = readManifest(path.join(dir, "package.json"));
+    const manifest = manifestOf(text === TOO_LONG ? null : text);
     const binDir = manifest === null ? null : binDirectoryOf(manifest);
     if (typeof binDir === "string") entries.push(path.join(path.resolve(dir, binDir), COMMAND));
   }
