@@ -1,13 +1,19 @@
 // The secure output sink: the one place classified plaintext may be written for a person to
 // read. An append-only file, created owner-only (0600) in the same open() that creates it,
-// so it is never briefly readable by others; an existing file keeps its permissions. What one
-// evaluation appends is capped (see SinkQuota).
+// so it is never briefly readable by others; an existing file keeps its permissions, but one
+// that others may read or write is warned about, and one that another user owns is refused
+// (see checkExisting). What one evaluation appends is capped (see SinkQuota).
 
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, type Stats, writeSync } from "node:fs";
 import path from "node:path";
 import { CLASSIFIED_MASK } from "../library/protocol.js";
 import type { PureResult } from "./classified/pure-evaluator.js";
 import { plaintextOf } from "./classified/store.js";
+
+/** A sink file tacit will not write to (see SecureSink.checkExisting); its message names the file and what to do. */
+class SinkRefusal extends Error {
+  override name = "SinkRefusal";
+}
 
 export class SecureSink {
   private fd: number | null = null;
@@ -18,9 +24,41 @@ export class SecureSink {
   private open(): number {
     if (this.fd === null) {
       mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-      this.fd = openSync(this.file, "a", 0o600);
+      const fd = openSync(this.file, "a", 0o600);
+      try {
+        this.checkExisting(fstatSync(fd));
+      } catch (error) {
+        closeSync(fd);
+        throw error;
+      }
+      this.fd = fd;
     }
     return this.fd;
+  }
+
+  /**
+   * An existing regular file keeps its permissions (tacit never chmods it), but a script of an
+   * earlier run without --secure-output could create it, 0644 by the umask, and a later run
+   * appended plaintext to it for anyone to read, without a word. So: one that group or others
+   * may read or write is warned about, once, with the fix; one another user owns is refused
+   * (its owner reads what is written whatever its mode), nothing is written. A device or pipe
+   * (/dev/tty, a process substitution) is taken as it is.
+   */
+  private checkExisting(stats: Stats): void {
+    if (!stats.isFile()) return;
+    const uid = process.getuid?.();
+    if (uid !== undefined && stats.uid !== uid) {
+      throw new SinkRefusal(
+        `the secure output ${this.file} is owned by another user (uid ${stats.uid}, you are uid ${uid}), who can read whatever tacit writes there ` +
+          "whatever its mode; nothing was written to it. Remove it, or give --secure-output a file of your own",
+      );
+    }
+    if ((stats.mode & 0o077) !== 0) {
+      process.stderr.write(
+        `tacit: warning: the secure output ${this.file} may be read or written by others than you (mode ${(stats.mode & 0o777).toString(8).padStart(4, "0")}), ` +
+          `and the plaintext tacit appends there with it; run \`chmod 600 ${this.file}\` (tacit leaves an existing file's permissions as they are)\n`,
+      );
+    }
   }
 
   /**
@@ -39,6 +77,10 @@ export class SecureSink {
   private report(error: unknown): void {
     if (this.reported) return;
     this.reported = true;
+    if (error instanceof SinkRefusal) {
+      process.stderr.write(`tacit: ${error.message}; what was printed for it is lost\n`);
+      return;
+    }
     const { code, syscall } = error as NodeJS.ErrnoException;
     const why = typeof code === "string" ? `${code}${typeof syscall === "string" ? ` (${syscall})` : ""}` : "an internal error";
     process.stderr.write(`tacit: cannot write to the secure output ${this.file}: ${why}; what was printed for it is lost\n`);

@@ -1,7 +1,7 @@
 // The secure output sink: created owner-only (0600) with its parents, appended to, and an
 // existing file keeps its own permissions and content.
 
-import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runScript } from "../helpers.js";
@@ -53,16 +53,56 @@ describe("the secure sink", () => {
     expect(r.stderr).not.toContain(canary);
   });
 
-  it("keeps an existing file's mode (0644) and content, and appends", async () => {
+  it("keeps an existing file's mode (0644) and content, and appends; warns once that others may read it, naming the fix", async () => {
     const sink = path.join(base, "existing.log");
     writeFileSync(sink, "previous content\n");
     chmodSync(sink, 0o644);
     // Relative to the working directory.
-    const r = await tacit(root, SCRIPT, ["--secure-output", "../existing.log"]);
-    expect(r.stderr).toBe("");
+    const r = await tacit(root, SCRIPT + SCRIPT, ["--secure-output", "../existing.log"]);
+    expect(r.stderr).toBe(
+      `tacit: warning: the secure output ${sink} may be read or written by others than you (mode 0644), and the plaintext tacit appends there with it; ` +
+        `run \`chmod 600 ${sink}\` (tacit leaves an existing file's permissions as they are)\n`,
+    );
     expect(r.code).toBe(0);
     expect(statSync(sink).mode & 0o777).toBe(0o644);
+    expect(readFileSync(sink, "utf8")).toBe(`previous content\n${`plain line\nsecret: ${canary}\n`.repeat(2)}`);
+  });
+
+  it("an existing owner-only file is appended to without a word", async () => {
+    const sink = path.join(base, "private.log");
+    writeFileSync(sink, "previous content\n", { mode: 0o600 });
+    const r = await tacit(root, SCRIPT, ["--secure-output", sink]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
     expect(readFileSync(sink, "utf8")).toBe(`previous content\nplain line\nsecret: ${canary}\n`);
+  });
+
+  it("a sink file a script created in an earlier run (0644 by the umask) is warned about in the run that writes plaintext to it", async () => {
+    // The first run has no --secure-output: the file is an ordinary one to its script.
+    const first = await tacit(root, 'requestFileSystem(".", (fs) => fs.access("secure.log").write(""));');
+    expect(first.code, first.stderr).toBe(0);
+    const sink = path.join(root, "secure.log");
+    expect(statSync(sink).mode & 0o077).not.toBe(0);
+    const r = await tacit(root, SCRIPT, ["--secure-output", "secure.log"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`tacit: warning: the secure output ${sink} may be read or written by others than you`);
+    expect(r.stderr).toContain(`chmod 600 ${sink}`);
+    expect(r.stderr).not.toContain(canary);
+    expect(readFileSync(sink, "utf8")).toBe(`plain line\nsecret: ${canary}\n`);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("an existing file another user owns is refused, and no plaintext is written to it", async () => {
+    const sink = path.join(base, "someone-elses.log");
+    writeFileSync(sink, "theirs\n", { mode: 0o600 });
+    chownSync(sink, 65534, 65534);
+    const r = await tacit(root, SCRIPT, ["--secure-output", sink]);
+    expect(readFileSync(sink, "utf8"), "plaintext was written to another user's file").toBe("theirs\n");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("plain line\nsecret: Classified(***)\n");
+    expect(r.stderr.match(/is owned by another user/g)).toHaveLength(1);
+    expect(r.stderr).toContain(`the secure output ${sink} is owned by another user (uid 65534, you are uid 0)`);
+    expect(r.stderr).not.toContain(canary);
+    expect(readFileSync(sink, "utf8")).toBe("theirs\n");
   });
 
   it("takes at most what the script may print from one evaluation, even behind a slow value", async () => {
