@@ -239,6 +239,16 @@ export function resolveConfig(
       );
     }
   }
+  // --strict only decides when no command list is given; beside one it did nothing, in silence.
+  const commandPermissions = pickLibrary("commandPermissions") ?? null;
+  const strictMode = pickLibrary("strictMode") ?? false;
+  if (strictMode && commandPermissions !== null) {
+    warnings.push(
+      `--strict (config libraryConfig.strictMode) has no effect beside --command-permissions (config libraryConfig.commandPermissions): ` +
+        `the command list wins, and only the commands it names may run (${commandPermissions.join(", ") || "none"}). Drop --strict to ` +
+        `silence this, or drop the command list to use the strict denylist instead`,
+    );
+  }
   const givenClassified = pickLibrary("classifiedPaths");
   const classifiedPaths = givenClassified ?? [...DEFAULT_CLASSIFIED_PATHS];
   // A list of patterns replaces the defaults; one given to add a pattern took them all away in
@@ -286,8 +296,8 @@ export function resolveConfig(
       classifiedPaths,
       classifiedWrite: pickLibrary("classifiedWrite") ?? true,
       secureOutput,
-      commandPermissions: pickLibrary("commandPermissions") ?? null,
-      strictMode: pickLibrary("strictMode") ?? false,
+      commandPermissions,
+      strictMode,
       networkPermissions: pickLibrary("networkPermissions") ?? null,
       networkResponseLimitBytes: pickLibrary("networkResponseLimitBytes") ?? DEFAULT_RESPONSE_LIMIT_BYTES,
       networkTimeoutMs: pickLibrary("networkTimeoutMs") ?? DEFAULT_HTTP_TIMEOUT_MS,

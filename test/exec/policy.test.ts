@@ -335,11 +335,17 @@ requestExecPermission(["git"], (p) => {
     expectRefused(found, ["/usr/bin/git"], /name/i);
   });
 
-  it("wins over --strict: the allowed commands run even if strict mode would deny them, nothing else does", async () => {
+  // --strict beside a command list used to be ignored in silence (this test asserted an empty
+  // stderr): the operator who gave both believed the denylist applied too. Now tacit says which wins.
+  it("wins over --strict: the allowed commands run even if strict mode would deny them, nothing else does; tacit says so", async () => {
     const extra = `
 attempt("cat runs", () => requestExecPermission(["cat"], (p) => p.exec("cat", [], { input: "through cat" }).stdout));
 `;
-    const found = expectClean(await tacit(root, requestEach(["cat", "printf", "pwd"], extra), ["--strict", "--command-permissions", "cat"]));
+    const r = await tacit(root, requestEach(["cat", "printf", "pwd"], extra), ["--strict", "--command-permissions", "cat"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^tacit: warning: --strict \(config libraryConfig\.strictMode\) has no effect beside --command-permissions .*the command list wins, and only the commands it names may run \(cat\)\. Drop --strict/);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    const found = attempts(r.stdout);
     expectGranted(found, ["cat"]);
     expect(attemptOf(found, "cat runs")).toEqual({ status: "ok", value: "through cat" });
     expectRefused(found, ["printf", "pwd"], /--command-permissions/);
@@ -357,6 +363,16 @@ attempt("printf runs", () => requestExecPermission(["printf"], (p) => p.execOutp
     expectGranted(found, ["printf", "prf"]);
     expect(attemptOf(found, "printf runs")).toEqual({ status: "ok", value: "from config" });
     expectRefused(found, ["xprintf", "printfx", "pwd", "echo"]);
+  });
+
+  it("libraryConfig.strictMode beside --command-permissions: the list wins, and tacit says so", async () => {
+    const config = path.join(root, "strict-and-list.json");
+    writeFileSync(config, JSON.stringify({ libraryConfig: { strictMode: true } }));
+    const r = await tacit(root, requestEach(["cat", "printf"]), ["--config", config, "--command-permissions", "cat"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("has no effect beside --command-permissions");
+    expectGranted(attempts(r.stdout), ["cat"]);
+    expectRefused(attempts(r.stdout), ["printf"], /--command-permissions/);
   });
 
   it("libraryConfig.strictMode", async () => {
