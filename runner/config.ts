@@ -23,6 +23,123 @@ import {
 } from "./limits.js";
 import { PARSED_ONCE } from "./parse-once.js";
 
+// What a bad llm setting should be instead. None of them quotes the value given: an API key put
+// in the wrong place (or a URL carrying one) would be printed to a log an agent may read.
+const LLM_BASE_URL_FIX =
+  "give an http(s) URL like https://api.example.com/v1, with no user name, password, query or fragment (the value is not shown: " +
+  "it may hold a key; put the key in apiKey, --llm-api-key or TACIT_LLM_API_KEY)";
+const LLM_API_KEY_FIX = "give the key as a non-empty string (the value is not shown), or leave it out and set TACIT_LLM_API_KEY";
+
+/** An http(s) URL with no credentials, query or fragment: what chat() may name in an error. */
+function isPlainHttpUrl(text: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return false;
+  }
+  return (url.protocol === "https:" || url.protocol === "http:") && url.username === "" && url.password === "" && url.search === "" && url.hash === "" && !text.includes("?") && !text.includes("#");
+}
+
+/** A key name as an error may show it: unusual names (a value typed as a key) are not repeated. */
+const shownKey = (key: string): string => (/^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/.test(key) ? key : "(a key not shown: it is no identifier, and may be a value typed in the wrong place)");
+
+/**
+ * Where `text` stops being JSON, as "line L, column C", without quoting any of it (V8's own
+ * message quotes the text around the error, which may be an API key); null if not found.
+ */
+function jsonErrorPlace(text: string): string | null {
+  let i = 0;
+  const fail = (): never => {
+    throw i;
+  };
+  const space = (): void => {
+    while (i < text.length && " \t\n\r".includes(text[i]!)) i++;
+  };
+  const literal = (word: string): void => {
+    if (text.startsWith(word, i)) i += word.length;
+    else fail();
+  };
+  const string = (): void => {
+    if (text[i] !== '"') fail();
+    for (i++; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 0x22) return void i++;
+      if (c < 0x20) fail();
+      if (c === 0x5c) {
+        i++;
+        if (text[i] === "u") {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) fail();
+          i += 4;
+        } else if (!'"\\/bfnrt'.includes(text[i] ?? "x")) fail();
+      }
+    }
+    fail();
+  };
+  const number = (): void => {
+    const match = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(i, i + 400));
+    if (match === null || match[0] === "") fail();
+    i += match![0].length;
+  };
+  // Iterative, with a stack of what is open, so a deep file cannot overflow the host's stack.
+  const open: Array<"{" | "["> = [];
+  const value = (): void => {
+    for (;;) {
+      space();
+      const c = text[i];
+      if (c === "{" || c === "[") {
+        open.push(c);
+        i++;
+        space();
+        if (text[i] === (c === "{" ? "}" : "]")) {
+          open.pop();
+          i++;
+          return;
+        }
+        if (c === "{") {
+          string();
+          space();
+          literal(":");
+        }
+        continue; // The first member's value.
+      }
+      if (c === '"') string();
+      else if (c === "t") literal("true");
+      else if (c === "f") literal("false");
+      else if (c === "n") literal("null");
+      else number();
+      return;
+    }
+  };
+  try {
+    value();
+    for (;;) {
+      space();
+      const top = open.at(-1);
+      if (top === undefined) break;
+      if (text[i] === ",") {
+        i++;
+        if (top === "{") {
+          space();
+          string();
+          space();
+          literal(":");
+        }
+        value();
+      } else if (text[i] === (top === "{" ? "}" : "]")) {
+        open.pop();
+        i++;
+      } else fail();
+    }
+    if (i < text.length) fail();
+    return null;
+  } catch (at) {
+    if (typeof at !== "number") return null;
+    const before = text.slice(0, at).split("\n");
+    return `line ${before.length}, column ${before.at(-1)!.length + 1}`;
+  }
+}
+
 const TIMER_TOO_LONG = `at most ${MAX_TIMER_MS} ms (about 24.8 days: a longer timer fires at once)`;
 
 const LibraryConfigSchema = z
@@ -37,7 +154,11 @@ const LibraryConfigSchema = z
       .array(z.string().min(1).refine(isHostPattern, "a host pattern is like \"api.example.com\", \"*.example.com:8443\" or \"127.0.0.1:*\""))
       .optional(),
     llm: z
-      .object({ baseUrl: z.string().url().optional(), apiKey: z.string().min(1).optional(), model: z.string().min(1).optional() })
+      .object({
+        baseUrl: z.string().refine(isPlainHttpUrl, LLM_BASE_URL_FIX).optional(),
+        apiKey: z.string({ error: LLM_API_KEY_FIX }).min(1, LLM_API_KEY_FIX).optional(),
+        model: z.string({ error: "give the model's name as a string, like \"gpt-4o-mini\"" }).min(1, "give the model's name, like \"gpt-4o-mini\"").optional(),
+      })
       .strict()
       .optional(),
     networkResponseLimitBytes: z.number().int().positive().optional(),
@@ -132,11 +253,12 @@ function describeIssues(source: string, error: z.ZodError): string {
       if (issue.code === "unrecognized_keys") {
         const where = issue.path.join(".");
         const known =
-          issue.path[0] === "libraryConfig" ? Object.keys(LibraryConfigSchema.shape)
-          : issue.path[0] === "policy" && issue.path.length === 1 ? ["rules"]
+          issue.path[0] === "policy" && issue.path.length === 1 ? ["rules"]
           : issue.path[0] === "policy" ? ["action", "tier", "path", "command", "args", "host", "method", "beyondAllowlist"]
+          : issue.path[0] === "libraryConfig" && issue.path[1] === "llm" ? ["baseUrl", "apiKey", "model"]
+          : issue.path[0] === "libraryConfig" ? Object.keys(LibraryConfigSchema.shape)
           : Object.keys(ConfigFileSchema.shape);
-        return `${source}: unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${where ? `${where}.` : ""}${k}"`).join(", ")}` +
+        return `${source}: unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${where ? `${where}.` : ""}${shownKey(k)}"`).join(", ")}` +
           ` (known keys${where ? ` in ${where}` : ""}: ${known.join(", ")})`;
       }
       const key = issue.path.join(".") || "(top level)";
@@ -149,8 +271,13 @@ export function parseConfigFile(source: string, text: string): ConfigFile {
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`${source}: not valid JSON: ${(error as Error).message}`);
+  } catch {
+    // Not V8's message: it quotes the text around the error, which may be the LLM API key.
+    const place = jsonErrorPlace(text);
+    throw new ConfigError(
+      `${source}: not valid JSON${place ? ` at ${place}` : ""} (the text there is not shown: the file may hold the LLM API key); ` +
+        "fix the JSON there (strings in double quotes, no trailing commas, no comments)",
+    );
   }
   const parsed = ConfigFileSchema.safeParse(json, PARSED_ONCE);
   if (!parsed.success) throw new ConfigError(describeIssues(source, parsed.error));
@@ -216,7 +343,13 @@ export function resolveConfig(
   if (llmParts.baseUrl || llmParts.apiKey || llmParts.model) {
     const missing = (["baseUrl", "apiKey", "model"] as const).filter((key) => !llmParts[key]);
     if (missing.length === 0) llm = { baseUrl: llmParts.baseUrl!, apiKey: llmParts.apiKey!, model: llmParts.model! };
-    else warnings.push(`llm config is incomplete (missing ${missing.join(", ")}), so it is ignored and chat() is unavailable; set --llm-base-url, --llm-api-key and --llm-model`);
+    else {
+      const how = { baseUrl: "--llm-base-url", apiKey: "--llm-api-key (or TACIT_LLM_API_KEY)", model: "--llm-model" };
+      warnings.push(
+        `llm config is incomplete (missing ${missing.join(", ")}), so it is ignored and chat() is unavailable; set ` +
+          `${missing.map((key) => how[key]).join(" and ")} (config libraryConfig.llm.${missing.join(", libraryConfig.llm.")})`,
+      );
+    }
   }
   const allowedRoots = resolveRoots(pickLibrary("allowedRoots") ?? [cwd], cwd);
   const secureOutput = ((file) => (file ? path.resolve(cwd, file) : null))(pickLibrary("secureOutput"));

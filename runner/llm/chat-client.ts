@@ -73,6 +73,15 @@ function nestedDeeperThan(text: string, limit: number): boolean {
   return false;
 }
 
+/** The scheme, host and port of `url`, or "the configured URL" when it does not parse. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "the configured URL";
+  }
+}
+
 function redactKey(text: string, key: string): string {
   return key.length > 0 ? text.split(key).join("[redacted]") : text;
 }
@@ -89,7 +98,11 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
       signal: AbortSignal.any([signal, AbortSignal.timeout(CHAT_TIMEOUT_MS)]),
     });
   } catch (error) {
-    throw new EffectFailure(redactKey(`chat: the model at ${llm.baseUrl} could not be reached: ${(error as Error).message}`, llm.apiKey));
+    // Only the URL's origin is named, and the whole URL is taken out of the message: the URL is
+    // the operator's, and what it carries past the host is none of the script's business.
+    throw new EffectFailure(
+      [url, llm.baseUrl, llm.apiKey].reduce(redactKey, `chat: the model at ${originOf(llm.baseUrl)} could not be reached: ${(error as Error).message}`),
+    );
   }
   let read: { text: string; complete: boolean };
   try {

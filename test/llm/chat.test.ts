@@ -302,6 +302,36 @@ describe("chat", () => {
     expect(partial.code).toBe(1);
   });
 
+  // A thirteenth security review: V8's JSON error quoted the config file's text around the error
+  // (a key typed without quotes: ..."{"apiKey":sk-…"... is not valid JSON), and a base URL that
+  // carried a key (https://user:KEY@host, ?key=KEY) was accepted, then named whole in chat()'s
+  // error to the script. Every error about the llm section now says what to fix, never the value.
+  it("no error about the llm config quotes the key, and each says what to fix", async () => {
+    const script = path.join(dir, "config-errors.ts");
+    writeFileSync(script, 'try { println(chat("hi")); } catch (e) { println((e as Error).message); }\n');
+    const file = (name: string, text: string): string => {
+      writeFileSync(path.join(dir, name), text);
+      return path.join(dir, name);
+    };
+    const cases: Array<[string, string[], RegExp]> = [
+      ["key without quotes", ["--config", file("bare.json", `{"libraryConfig":{"llm":{"baseUrl":"${baseUrl}","apiKey":${apiKey},"model":"m"}}}`)], /not valid JSON at line 1, column \d+ .*fix the JSON there/],
+      ["key after a stray comma", ["--config", file("comma.json", `{"libraryConfig":{"llm":{"apiKey":"${apiKey}",}}}`)], /not valid JSON at line 1, column \d+/],
+      ["key as the base URL (file)", ["--config", file("as-url.json", JSON.stringify({ libraryConfig: { llm: { baseUrl: apiKey, apiKey: "k", model: "m" } } }))], /llm\.baseUrl: give an http\(s\) URL like https:\/\/api\.example\.com\/v1/],
+      ["key as the base URL (flag)", ["--llm-base-url", apiKey, "--llm-api-key", "k", "--llm-model", "m"], /llm\.baseUrl: give an http\(s\) URL/],
+      ["key in the URL's password", ["--llm-base-url", baseUrl.replace("//", `//user:${apiKey}@`), "--llm-api-key", "k", "--llm-model", "m"], /no user name, password, query or fragment/],
+      ["key in the URL's query", ["--llm-base-url", `${baseUrl}?key=${apiKey}`, "--llm-api-key", "k", "--llm-model", "m"], /no user name, password, query or fragment/],
+      ["key as a key's name", ["--config", file("as-name.json", JSON.stringify({ libraryConfig: { llm: { [apiKey]: true } } }))], /unknown key "libraryConfig\.llm\.\(a key not shown.*known keys in libraryConfig\.llm: baseUrl, apiKey, model/],
+      ["key not a string", ["--config", file("number.json", `{"libraryConfig":{"llm":{"apiKey":[${JSON.stringify(apiKey)}]}}}`)], /llm\.apiKey: give the key as a non-empty string/],
+      ["key from the environment alone", [], /llm config is incomplete \(missing baseUrl, model\).*set --llm-base-url and --llm-model/],
+    ];
+    for (const [label, args, fix] of cases) {
+      const r = await runCli(["run", ...args, script], { cwd: dir, env: { TACIT_LLM_API_KEY: label === "key from the environment alone" ? apiKey : "" } });
+      expect(r.stdout + r.stderr, label).not.toContain(apiKey);
+      expect(r.stdout + r.stderr, label).not.toContain(apiKey.slice(0, 10)); // "sk-test-" and two more: V8 quoted about ten characters
+      expect(r.stderr, label).toMatch(fix);
+    }
+  });
+
   it("the key never reaches the sandbox's environment or the agent's errors", async () => {
     const script = path.join(dir, "unreachable.ts");
     writeFileSync(script, 'try { chat("hi"); } catch (e) { println((e as Error).message); }\n');
