@@ -86,3 +86,26 @@ export function statInVerifiedDirectory(real: string, top: string, verify: (actu
     return lstatSync(path.join(dir, name));
   });
 }
+
+/** A path through this process's descriptors: /proc/<pid>/fd/N[/name] or /proc/self/fd/N[/name]. */
+const DESCRIPTOR_PATH = /\/proc\/(?:\d+|self|thread-self)\/(?:task\/\d+\/)?fd\/\d+(?:\/[^\s',"]*)?/g;
+
+/**
+ * What went wrong in `error` (a system error of an operation on `requested`), in words that
+ * name no host-internal path: Node's message names the path the call was given, which under a
+ * verified directory is /proc/<tacit's pid>/fd/N/name ("ETXTBSY: text file is busy, open
+ * '/proc/17264/fd/20/busy'"), telling a script the host's pid and how it opens files. The
+ * description stays, the path goes (the caller names the path the script gave), and any
+ * descriptor path left is replaced by `requested`.
+ */
+export function hostFreeErrorText(error: unknown, requested: string): string {
+  const e = error as NodeJS.ErrnoException;
+  let text = typeof e?.message === "string" ? e.message : String(error);
+  if (typeof e?.code === "string") {
+    if (text.startsWith(`${e.code}: `)) text = text.slice(e.code.length + 2);
+    const call = typeof e.syscall === "string" ? text.lastIndexOf(`, ${e.syscall}`) : -1;
+    if (call >= 0) text = text.slice(0, call);
+    text = `${text} (${e.code})`;
+  }
+  return text.replace(DESCRIPTOR_PATH, requested);
+}

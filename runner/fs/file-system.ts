@@ -10,7 +10,7 @@ import type { CapabilityTable, FileSystemScope } from "../capabilities.js";
 import { isLaunchManifestAt, readManifest, tacitBinChange, TOO_LONG } from "../launch-files.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
-import { inVerifiedDirectory, NotRegularFileError, openForReading, statInVerifiedDirectory } from "./checked-open.js";
+import { hostFreeErrorText, inVerifiedDirectory, NotRegularFileError, openForReading, statInVerifiedDirectory } from "./checked-open.js";
 import { isWithin, PathResolutionError, resolveReal, resolveRealBelow, resolveRealOrSelf } from "./containment.js";
 import type { GrepRunner } from "./grep-runner.js";
 import type { GrepReply } from "./grep-worker.js";
@@ -68,9 +68,9 @@ const ERRNO_TEXT: Record<string, string> = {
 
 function failure(requested: string, error: unknown): EffectFailure | PolicyDenial {
   if (error instanceof PolicyDenial || error instanceof EffectFailure) return error;
-  if (error instanceof NotRegularFileError || error instanceof PathResolutionError) return new EffectFailure(`${requested}: ${error.message}`);
+  if (error instanceof NotRegularFileError || error instanceof PathResolutionError) return new EffectFailure(`${requested}: ${hostFreeErrorText(error, requested)}`);
   const code = (error as NodeJS.ErrnoException).code ?? "";
-  return new EffectFailure(`${requested}: ${ERRNO_TEXT[code] ?? (error as Error).message}`);
+  return new EffectFailure(`${requested}: ${ERRNO_TEXT[code] ?? hostFreeErrorText(error, requested)}`);
 }
 
 function existsAsDirectory(p: string): boolean {
@@ -639,7 +639,7 @@ function searchFailure(requested: string, pattern: string, reply: GrepReply): Er
       `${requested}: the path changed while it was being opened and now leads outside this file system scope or to a classified file; nothing was searched.`,
     );
   }
-  return new EffectFailure(`${requested}: ${ERRNO_TEXT[reply.message] ?? reply.message}`);
+  return new EffectFailure(`${requested}: ${ERRNO_TEXT[reply.message] ?? hostFreeErrorText(new Error(reply.message), requested)}`);
 }
 
 /** The whole content of an open file of `size` bytes (read on if it grows), within READ_LIMIT_BYTES. */

@@ -1,0 +1,52 @@
+// A file error names the path the script gave, never the host's own name for it: tacit opens
+// files inside a verified directory as /proc/<its pid>/fd/N/name (fs/checked-open.ts), and an
+// error Node reports with its own message named that path. A thirteenth security review wrote
+// to a program that was running (ETXTBSY) and read "/proc/17264/fd/20/busy": tacit's pid and
+// how it opens files.
+
+import { spawn } from "node:child_process";
+import { copyFileSync, existsSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, realTempDir } from "./fixtures.js";
+import { runScript } from "../helpers.js";
+
+const sleepProgram = ["/bin/sleep", "/usr/bin/sleep"].find((file) => existsSync(file));
+
+describe.skipIf(sleepProgram === undefined || process.platform !== "linux")("a file error's message", () => {
+  let root: string;
+  let cleanup: () => void;
+  let running: ReturnType<typeof spawn>;
+
+  beforeAll(async () => {
+    ({ dir: root, cleanup } = realTempDir("tacit-error-paths-"));
+    // A program that runs while the script writes to it: the kernel refuses (ETXTBSY), an error
+    // tacit has no words of its own for.
+    copyFileSync(sleepProgram!, path.join(root, "busy"));
+    running = spawn(path.join(root, "busy"), ["60"], { stdio: "ignore" });
+    await new Promise((resolve) => running.once("spawn", resolve));
+  });
+  afterAll(() => {
+    running.kill("SIGKILL");
+    cleanup();
+  });
+
+  it("names the path the script gave and what went wrong, not /proc/<tacit's pid>/fd/N/…", async () => {
+    const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("write", () => fs.access("busy").write("x"));
+  attempt("append", () => fs.access("./busy").append("x"));
+  attempt("writeClassified", () => fs.writeClassified("busy", classify("x")));
+});
+`;
+    const r = await runScript(script, ["--quiet", "--classified-paths", "busy"], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toMatch(/\/proc\//);
+    const found = attempts(r.stdout);
+    for (const label of ["write", "append", "writeClassified"]) {
+      const attempt = attemptOf(found, label);
+      expect(attempt.status, label).toBe("Error");
+      expect(attempt.value, label).toBe(`${path.join(root, "busy")}: text file is busy (ETXTBSY)`);
+    }
+  }, 30_000);
+});
