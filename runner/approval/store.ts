@@ -7,9 +7,10 @@
 // tacit at the same moment cannot undo each other (the later write used to put back what the
 // earlier one had removed).
 
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { ownFileProblemText, readOwnFile } from "../audit/own-file.js";
 import { FileLock } from "../file-lock.js";
 import { onFirstUse } from "../on-first-use.js";
 import { randomToken } from "../random-token.js";
@@ -54,17 +55,17 @@ export class ApprovalStore {
 
   /** Every approval on file, expired ones included (list shows them as expired). */
   all(): Approval[] {
-    let text: string;
-    try {
-      const stat = statSync(this.file);
-      if ((stat.mode & 0o022) !== 0) {
-        throw new ApprovalStoreError(`${this.file} can be written by others, so its approvals are not trusted; remove it or chmod 600 it`);
-      }
-      text = readFileSync(this.file, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-      throw error;
-    }
+    // Read as the key and the anchors are: a regular file (no link followed), the user's, that
+    // nobody else can write, in directories nobody else can write, up to tacit's home. Another
+    // user who could plant this file (or a link to one of theirs) would grant a script what a
+    // person is asked about. Anything wrong: no approval is used (the caller fails closed).
+    const text = readOwnFile(
+      this.file,
+      0o022,
+      (problem) => new ApprovalStoreError(ownFileProblemText(`the approvals file ${this.file}`, this.file, problem, "its approvals are not trusted")),
+      tacitHome(),
+    );
+    if (text === null) return [];
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

@@ -27,7 +27,7 @@ import { randomToken } from "../random-token.js";
 import { tacitHome } from "../tacit-home.js";
 import { sha256Hex } from "./digest.js";
 import { describeIssues, parseLine } from "./line.js";
-import { readOwnFile } from "./own-file.js";
+import { ownFileProblemText, readOwnFile } from "./own-file.js";
 import { PARSED_ONCE } from "../parse-once.js";
 
 const ANCHOR_FORMAT = "tacit-audit-anchor-v1";
@@ -169,8 +169,10 @@ function readRecord(file: string): AnchorRecord | null {
         return new AnchorError(`the audit anchor ${file} can be written by other users (mode ${problem.mode.toString(8)}), so it cannot vouch for the log's length`);
       case "owner":
         return new AnchorError(`the audit anchor ${file} belongs to another user; set TACIT_HOME to a directory of your own`);
+      default:
+        return new AnchorError(ownFileProblemText(`the audit anchor ${file}`, file, problem, "it cannot vouch for the log's length"));
     }
-  });
+  }, tacitHome());
   if (text === null) return null;
   let json: unknown;
   try {

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { ensureTacitHome, tacitHome } from "../tacit-home.js";
 import { fromHex, publicKeyOf, toHex } from "./ed25519.js";
 import { createExclusive } from "./exclusive-file.js";
-import { readOwnFile } from "./own-file.js";
+import { ownFileProblemText, readOwnFile } from "./own-file.js";
 import { PARSED_ONCE } from "../parse-once.js";
 
 export interface SigningKey {
@@ -77,8 +77,10 @@ function readKeyFile(file: string): SigningKey | null {
         );
       case "owner":
         return new AuditKeyError(`the audit key file ${file} belongs to another user; set TACIT_HOME to a directory of your own`);
+      default:
+        return new AuditKeyError(ownFileProblemText(`the audit key file ${file}`, file, problem, "it is not used"));
     }
-  });
+  }, tacitHome());
   if (text === null) return null;
   let parsed: z.infer<typeof keyFileSchema>;
   try {

@@ -3,7 +3,7 @@
 // (or one that is not an approvals file) is not trusted: fail closed, with a message.
 
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -175,6 +175,39 @@ describe("an approvals file that cannot be trusted fails closed", () => {
       expect(grant.code, grant.all).toBe(2);
       // The untrusted file was left as it was.
       expect(statSync(w.approvalsFile).mode & 0o777).toBe(mode);
+    });
+  }
+
+  // A thirteenth security review: the approvals file was checked for its mode only (by a stat
+  // that followed links), and tacit's home not at all, so another user (or a link) could plant
+  // approvals that let an unattended run through. Now it is read as the audit key is: O_NOFOLLOW,
+  // a regular file of the user's that nobody else can write, in a home that is the user's.
+  const OTHER_USER = 65534; // nobody
+  const asRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  const planted: Array<[string, boolean, (w: World) => void, RegExp]> = [
+    ["a link to a file elsewhere (yours, 600)", true, (w) => {
+      const elsewhere = path.join(path.dirname(w.home), "planted.json");
+      renameSync(w.approvalsFile, elsewhere);
+      symlinkSync(elsewhere, w.approvalsFile);
+    }, /approvals file .*approvals\.json is a symbolic link, so its approvals are not trusted .*remove it \(rm /],
+    ["a file of another user", asRoot, (w) => chownSync(w.approvalsFile, OTHER_USER, OTHER_USER), /approvals\.json belongs to another user \(uid 65534\), so its approvals are not trusted; remove it, or chown /],
+    ["a home of another user", asRoot, (w) => chownSync(w.home, OTHER_USER, OTHER_USER), /lies in .*home, which belongs to another user \(uid 65534\), so its approvals are not trusted; set TACIT_HOME to a directory of your own/],
+    ["a home others can write", true, (w) => chmodSync(w.home, 0o777), /lies in .*home, which others can write to \(mode 777\).*chmod go-w /],
+  ];
+  for (const [label, possible, plant, message] of planted) {
+    it.skipIf(!possible)(`${label}: its live approval does not count, and the refusal names the file and the fix`, async () => {
+      const { w, config, script, pattern } = deleting();
+      const now = Date.now();
+      writeApprovals(w, [{ pattern, grantedAt: iso(now), expiresAt: iso(now + DAY), via: "terminal" }]);
+      plant(w);
+      const run = await unattended(w, ["run", "--config", config, script]);
+      expect(w.exists("a.txt"), "the planted approval let the delete through").toBe(true);
+      expect(run.code, run.all).toBe(1);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr).toContain(`${pattern}: refused`);
+      const list = await approvals(w, ["list"]);
+      expect(list.code, list.all).toBe(2);
+      expect(list.stderr).toMatch(message);
     });
   }
 
