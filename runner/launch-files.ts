@@ -212,6 +212,21 @@ function binDirectoryEntries(cwd: string): string[] {
 }
 
 /**
+ * The MCP clients' settings files that may start tacit, absolute, each with the directory a
+ * relative path in it is taken from: the project's (from `cwd`, and OpenCode's from each
+ * directory up) and the user's (from the home directory). client-settings.ts reads them.
+ */
+export function clientSettingsFiles(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): Array<{ file: string; base: string }> {
+  const home = env.HOME ? path.resolve(env.HOME) : os.homedir();
+  const start = path.resolve(cwd);
+  const files: Array<{ file: string; base: string }> = [];
+  for (const file of CLIENT_PROJECT_FILES) if (file !== ".opencode") files.push({ file: path.join(start, file), base: start });
+  for (const dir of thisAndAbove(start)) for (const file of ["opencode.json", "opencode.jsonc"]) files.push({ file: path.join(dir, file), base: dir });
+  for (const file of CLIENT_USER_FILES) files.push({ file: path.join(home, file), base: home });
+  return files;
+}
+
+/**
  * Every place, absolute, as named and where it really leads: npm's, yarn's and OpenCode's
  * project configuration in the start directory and each directory above it, npm's user and
  * global configuration, npm's own package, the MCP clients' settings, and a file named tacit

@@ -8,12 +8,14 @@
 // rewrote it would run code of its own outside the sandbox the next time tacit loads it. And
 // the working directories of tacit's type checks (temp-dirs.ts), refused like tacit's files.
 // And the files that decide how tacit starts (launch-files.ts: npm's .npmrc, the MCP clients'
-// settings that hold tacit's command and flags), which a script may read but not change.
+// settings that hold tacit's command and flags), which a script may read but not change; and
+// the files those settings name for tacit (client-settings.ts), refused like this run's own.
 // And every mount of the kernel's process file system (proc-mounts.ts), which is not tacit's but
 // shows tacit itself: its environment (the LLM key), its open files, its memory.
 
 import path from "node:path";
 import type { RunnerConfig } from "../config.js";
+import { filesNamedByClientSettings } from "../client-settings.js";
 import { tacitLaunchFiles } from "../launch-files.js";
 import { tacitCodeLocations } from "../paths.js";
 import { tacitHome } from "../tacit-home.js";
@@ -84,6 +86,10 @@ export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = 
     protect(`${config.auditLog}.lock`, "the audit log's lock");
   }
   if (config.recordPath) protect(config.recordPath, "the record directory (--record)");
+  // And the same files of the runs the MCP clients' settings start (client-settings.ts): a run
+  // without those flags refused its script only its own, so the script could read the sink or
+  // the key of the tacit serve the project registers, or plant approvals in its home.
+  for (const named of filesNamedByClientSettings(process.cwd(), env)) protect(named.path, named.what);
   for (const mount of procMounts()) {
     paths.push({
       path: mount,
