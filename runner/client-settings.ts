@@ -15,7 +15,6 @@
 // and variable of tacit's found anywhere in its strings (in a longer file, a chunk at a time, up
 // to OVERSIZED_LIMIT_BYTES) is taken as naming a file, whichever server it is for.
 
-import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import os from "node:os";
@@ -55,8 +54,20 @@ export function isTacitWord(word: string): boolean {
   return /(?:^|[/@\\])tacit(?:\.[cm]?js)?(?:@[^/\\]*)?(?::[\w.-]+)?$/i.test(word);
 }
 
-/** A settings file's text, up to `limit` bytes (`complete` says whether that was all, `version` names what was read); null when there is none or it is no regular file. */
-function readBounded(file: string, limit: number): { text: string; complete: boolean; version: string } | null {
+/** What a file is, as far as a cache needs to know whether it changed. */
+type FileVersion = string;
+
+/**
+ * A settings file's text, up to `limit` bytes (`complete` says whether that was all, `version`
+ * names what was read); null when there is none or it is no regular file; `unchanged` (nothing
+ * read) when `known` says its version is the one already judged: settings are read for every
+ * evaluation, and ~/.claude.json keeps a history of megabytes.
+ */
+function readBounded(
+  file: string,
+  limit: number,
+  known: (version: FileVersion) => boolean = () => false,
+): { unchanged: true; version: FileVersion } | { unchanged: false; text: string; complete: boolean; version: FileVersion } | null {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -66,10 +77,22 @@ function readBounded(file: string, limit: number): { text: string; complete: boo
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return null;
-    const buffer = Buffer.allocUnsafe(limit + 1);
+    const version = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+    if (known(version)) return { unchanged: true, version };
+    // Room for what fstat said, and a byte more to tell whether that was all of it.
+    const buffer = Buffer.allocUnsafe(Math.min(stat.size, limit) + 1);
     let n = 0;
-    for (let read = -1; read !== 0 && n < buffer.length; n += read) read = readSync(fd, buffer, n, buffer.length - n, null);
-    return { text: buffer.toString("utf8", 0, Math.min(n, limit)), complete: n <= limit, version: `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}` };
+    let ended = false;
+    while (n < buffer.length) {
+      const read = readSync(fd, buffer, n, buffer.length - n, null);
+      if (read === 0) {
+        ended = true;
+        break;
+      }
+      n += read;
+    }
+    // A file that grew past what fstat said is judged as one too long to parse (fail safe).
+    return { unchanged: false, text: buffer.toString("utf8", 0, Math.min(n, limit)), complete: ended && n <= limit, version };
   } catch {
     return null;
   } finally {
@@ -244,7 +267,7 @@ function filesOf(words: readonly string[], env: Record<string, string>, bases: r
 /** The files a config file names (secureOutput, auditLog, recordPath), relative to where tacit is started. */
 function filesOfConfig(configFile: string, bases: readonly string[], home: string, processEnv: NodeJS.ProcessEnv): NamedFile[] {
   const read = readBounded(configFile, CONFIG_LIMIT_BYTES);
-  if (read === null) return [];
+  if (read === null || read.unchanged) return [];
   const words: string[] = [];
   const parsed = read.complete ? parseJsonc(read.text) : undefined;
   if (typeof parsed === "object" && parsed !== null) {
@@ -263,18 +286,24 @@ function filesOfConfig(configFile: string, bases: readonly string[], home: strin
 }
 
 interface Cached {
-  key: string;
+  /** Where it was read from and for: the same file means other things from another place. */
+  context: string;
+  version: FileVersion;
   files: NamedFile[];
 }
 const cache = new Map<string, Cached>();
 
-/** What one settings file names for tacit (cached while the file, and the config files it names, stay as they are). */
+/**
+ * What one settings file names for tacit, cached while the file (its device, inode, size and
+ * times) and the config files it names stay as they are: scripts cannot change these files
+ * (launch-files.ts), so a change is the user's or a client's, and it changes the times.
+ */
 function namedIn(file: string, base: string, cwd: string, home: string, env: NodeJS.ProcessEnv): NamedFile[] {
-  const read = readBounded(file, SETTINGS_LIMIT_BYTES);
-  if (read === null) return [];
-  const cacheKey = createHash("sha256").update(`${base}\0${cwd}\0${home}\0${read.version}\0`).update(read.complete ? read.text : "").digest("hex");
+  const context = `${base}\0${cwd}\0${home}`;
   const cached = cache.get(file);
-  if (cached && cached.key === cacheKey) return cached.files;
+  const read = readBounded(file, SETTINGS_LIMIT_BYTES, (version) => cached !== undefined && cached.context === context && cached.version === version);
+  if (read === null) return [];
+  if (read.unchanged) return cached!.files;
   const bases = [...new Set([base, cwd])];
   const parsed = read.complete ? parseJsonc(read.text) : undefined;
   const entries = parsed === undefined ? null : tacitEntries(parsed);
@@ -299,7 +328,7 @@ function namedIn(file: string, base: string, cwd: string, home: string, env: Nod
   }
   const files = named.slice(0, NAMED_LIMIT);
   // Not cached: what the config files it names say may change without the settings changing.
-  if (!files.some((f) => f.what.startsWith(FILE_FLAGS["--config"]!))) cache.set(file, { key: cacheKey, files });
+  if (!files.some((f) => f.what.startsWith(FILE_FLAGS["--config"]!))) cache.set(file, { context, version: read.version, files });
   return files;
 }
 

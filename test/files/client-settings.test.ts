@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runScript } from "../helpers.js";
+import { connectServe, runScript } from "../helpers.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir } from "./fixtures.js";
 
 describe("files named for tacit in the MCP clients' settings", () => {
@@ -135,6 +135,26 @@ requestFileSystem(".", (fs) => {
       expectRefused(found, ["read the settings holding the key"], /an MCP client's settings holding tacit's LLM API key/);
       expect(attemptOf(found, "search for the key")).toEqual({ status: "ok", value: [] });
     } finally {
+      done();
+    }
+  }, 30_000);
+
+  it("a tacit serve judges settings edited while it runs: a sink named after its first call is refused at the next", async () => {
+    const { dir: project, cleanup: done } = realTempDir("tacit-client-settings-edit-");
+    const client = await connectServe([], project);
+    try {
+      writeFileSync(path.join(project, "later.log"), `${secret}\n`);
+      writeFileSync(path.join(project, ".mcp.json"), JSON.stringify({ mcpServers: { tacit: { command: "npx", args: ["tacit", "serve"] } } }));
+      const read = { name: "execute_typescript", arguments: { code: 'requestFileSystem(".", (fs) => println(fs.access("later.log").read().length));' } };
+      // Not tacit's yet: an ordinary file, read (and the settings judged and remembered).
+      expect(JSON.stringify(await client.callTool(read))).toContain(`"stdout":"${secret.length + 1}\\n"`);
+      // The user registers it as the sink; the settings file's size and times change with it.
+      writeFileSync(path.join(project, ".mcp.json"), JSON.stringify({ mcpServers: { tacit: { command: "npx", args: ["tacit", "serve", "--secure-output", "later.log"] } } }));
+      const after = JSON.stringify(await client.callTool(read));
+      expect(after).not.toContain(secret);
+      expect(after).toMatch(/later\.log: refused: this is the secure output file \(--secure-output, which holds plaintext\), named for tacit in/);
+    } finally {
+      await client.close();
       done();
     }
   }, 30_000);
