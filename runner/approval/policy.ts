@@ -12,7 +12,7 @@ import { z } from "zod";
 import type { Tier } from "../audit/events.js";
 import { type HostPattern, isHostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
 import type { ActionRequest } from "./action-request.js";
-import { runsCodeText, runsOtherPrograms } from "../exec/strict-denylist.js";
+import { handsShellText, runsCodeText, runsOtherPrograms, shellTextFamily } from "../exec/strict-denylist.js";
 import { argsMatcher, configuresCommand } from "./args-pattern.js";
 
 export const RULE_ACTIONS = [
@@ -99,6 +99,8 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
   // Where the glob's matches can lie: its text before the first glob character.
   const pathBase = pathGlob === null ? null : picomatch.scan(pathGlob).base || "/";
   const commandTest = rule.command === undefined ? null : starGlob(rule.command.toLowerCase());
+  /** The shortest name the rule's command glob matches, for a shell glob in a runner's words (`gi?`). */
+  const commandSample = rule.command === undefined ? null : rule.command.toLowerCase().replaceAll("*", "");
   // A rule that raises the tier must not be dodged by reordering a command line: its args
   // pattern fails safe. (Every rule raises it today; one that lowered it would match exactly.)
   const failSafe = TIER_RANK[rule.tier] > TIER_RANK.allow;
@@ -131,7 +133,10 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
           // way it likes (`sh -c "'git' push"`, `awk 'BEGIN{system("git push")}'`: a fifth review
           // pushed through both): a rule on a command also asks about them.
           if (runsCodeText(subject.command)) return true;
-          return runsOtherPrograms(subject.command) && runsThrough(commandTest, argsTest, [subject.command, ...subject.args]);
+          // A runner that gives its text to a shell (split --filter, flock -c, tar --to-command)
+          // runs code text there, like a shell.
+          if (handsShellText(path.basename(subject.command), subject.args)) return true;
+          return runsOtherPrograms(subject.command) && runsThrough(commandTest, commandSample!, argsTest, [subject.command, ...subject.args]);
         case "url":
           return (host === null || patternMatches(host, subject.url)) && (method === null || method === subject.method);
         case "none":
@@ -183,6 +188,48 @@ function withOptionValue(word: string): string[] {
   return equals > 0 ? [word, word.slice(equals + 1)] : [word];
 }
 
+/** A shell expansion that may yield any name: `$(…)`, `${…}`, `$x`, `$'…'`, a backquote. */
+const SHELL_EXPANSION = /\$[\w{('"@*#?!$-]|`/;
+/** What a shell splits words at besides spaces: its operators (`;`, `&&`, `|`, `(`, redirections). */
+const SHELL_WORD_BREAK = /[\s;&|()<>]+/;
+/** Quoting a shell (or rsync -e) drops from a word. */
+const SHELL_QUOTING = /['"\\]/g;
+/** Glob characters: a word with one may name a file a shell finds. */
+const GLOB_CHARACTER = /[?*[]/;
+/** Words longer than this with a glob character count as matching (the check below is quadratic). */
+const GLOB_WORD_LIMIT = 256;
+
+/**
+ * Whether `word`, a shell glob (`gi?`, `g*`, `[g]it`), may match `name`. A bracket expression
+ * counts as any one character (erring towards a match).
+ */
+function mayGlobTo(word: string, name: string): boolean {
+  if (!GLOB_CHARACTER.test(word)) return false;
+  if (word.length > GLOB_WORD_LIMIT) return true;
+  const glob = word.replace(/\[[^\]]*\]?/g, "?");
+  // Two-pointer wildcard match with `?` for one character.
+  let g = 0;
+  let t = 0;
+  let starAt = -1;
+  let resumeAt = 0;
+  while (t < name.length) {
+    if (g < glob.length && glob[g] !== "*" && (glob[g] === "?" || glob[g] === name[t])) {
+      g++;
+      t++;
+    } else if (g < glob.length && glob[g] === "*") {
+      starAt = g++;
+      resumeAt = t;
+    } else if (starAt !== -1) {
+      g = starAt + 1;
+      t = ++resumeAt;
+    } else {
+      return false;
+    }
+  }
+  while (g < glob.length && glob[g] === "*") g++;
+  return g === glob.length;
+}
+
 /** Git and the names it runs as; what they run can be set in their configuration. */
 const GIT_FAMILY = /^(?:git(?:-.*)?|scalar)$/;
 /** Git's variables that name a command or set configuration (GIT_CONFIG_*, GIT_SSH_COMMAND, GIT_PAGER, GIT_EXEC_PATH, …), as env sets them. */
@@ -202,17 +249,36 @@ const GIT_VARIABLE = /^GIT_[A-Z0-9_]*=/i;
  * Trying it after each such word cost the square of the command line's length on the host's
  * main thread: a security review held a tacit serve with `git --version "git git git …"`.
  */
-function runsThrough(commandTest: RegExp, argsTest: ((args: readonly string[]) => boolean) | null, line: readonly string[]): boolean {
-  const words = line.flatMap((arg) => arg.split(/\s+/)).flatMap(withOptionValue).filter((word) => word !== "");
+function runsThrough(commandTest: RegExp, commandSample: string, argsTest: ((args: readonly string[]) => boolean) | null, line: readonly string[]): boolean {
+  // A runner's words may reach a shell (or a runner's own quoting: rsync -e): a name may be
+  // quoted or escaped (`g''it`, `"git"`, `g\it`), follow an operator (`true;git`), come from an
+  // expansion (`$(…)`, `${x}t`, a backquote) or a glob (`/usr/bin/gi?`). Quotes and
+  // backslashes are dropped, operators split words like spaces, and an expansion, or a glob
+  // that matches the rule's command, counts as naming it. Only ever adds questions.
+  if (line.some((arg) => SHELL_EXPANSION.test(arg))) return true;
+  const words = line
+    .flatMap((arg) => (ENDS_FOUND_COMMAND.test(arg) ? [arg] : arg.split(SHELL_WORD_BREAK)))
+    .map((word) => word.replace(SHELL_QUOTING, ""))
+    .flatMap(withOptionValue)
+    .filter((word) => word !== "");
   if (runsFoundFile(words)) return true;
+  if (words.some((word, at) => at > 0 && mayGlobTo(path.basename(word).toLowerCase(), commandSample))) return true;
   let env = false;
   let git = false;
   /** Whether the args glob was tried after an earlier word naming the command (and failed). */
   let argsTried = false;
+  const scannedFamilies = new Set<string>();
   for (const [at, word] of words.entries()) {
     const name = path.basename(word).toLowerCase();
     // By family only: a word shaped like a shell's name may be `push`.
     if (at > 0 && runsCodeText(name, { byShape: false })) return true;
+    // A runner named here that gives text to a shell (`env split --filter=…`). Its words are
+    // read once per family (a later one's are among them), then only its first (tar's bundle).
+    const family = at > 0 ? shellTextFamily(name) : null;
+    if (family !== null) {
+      if (handsShellText(name, scannedFamilies.has(family) ? words.slice(at + 1, at + 2) : words.slice(at + 1))) return true;
+      scannedFamilies.add(family);
+    }
     if (env && SPLITS_STRING.test(word)) return true;
     // Git runs what its configuration names (`-c alias.x=!cmd`, core.pager, GIT_CONFIG_* from
     // env): a fifth review ran a command a rule asks about through both.

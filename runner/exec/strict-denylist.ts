@@ -254,13 +254,72 @@ export function runsOtherPrograms(name: string): boolean {
 const RUN_BY_OPTION: ReadonlySet<string> = new Set(["tar", "rsync", "scp", "sftp", "ssh", "cpio", "zip"]);
 
 /**
+ * Runners that give their whole command line to a shell (`watch CMD`, `sg GROUP CMD`, `su -c`,
+ * `runuser -c`, `firejail CMD`, `entr -s`, fzf's --preview and execute()): their words are code
+ * text like a shell's (`watch "g''it push"`).
+ */
+const RUNS_SHELL_TEXT: ReadonlySet<string> = new Set(["watch", "sg", "su", "runuser", "firejail", "entr", "fzf", "scriptlive"]);
+
+/**
+ * Options whose value a runner gives to a shell (split --filter, flock -c, tar --to-command and
+ * -I, zip -TT, ssh -o ProxyCommand=…) or reads as a command line with its own quoting (rsync
+ * -e), or that name a file of such commands (ssh -F, tar -F): the value is code text, which can
+ * name a program any way it likes (`--filter="g''it push"`, `-c "true;git push"`, `. ./file`).
+ * Long options also by a beginning of them (GNU getopt takes `--filt`); short ones also bundled
+ * or with the value joined (`-xIgit`); tar's first word is its options without a dash.
+ */
+const SHELL_TEXT_OPTIONS: ReadonlyMap<string, { long: readonly string[]; short: string; exact?: readonly string[]; firstWordBundle?: true }> = new Map([
+  ["split", { long: ["--filter"], short: "" }],
+  ["flock", { long: ["--command"], short: "c" }],
+  ["tar", {
+    long: ["--to-command", "--use-compress-program", "--info-script", "--new-volume-script", "--checkpoint-action", "--rsh-command", "--rmt-command"],
+    short: "IF",
+    firstWordBundle: true,
+  }],
+  ["zip", { long: ["--unzip-command"], short: "", exact: ["-TT"] }],
+  ["cpio", { long: ["--rsh-command"], short: "" }],
+  ["rsync", { long: ["--rsh", "--rsync-path"], short: "e" }],
+  ["ssh", { long: [], short: "oF" }],
+  ["scp", { long: [], short: "oFS" }],
+  ["sftp", { long: [], short: "oFSD" }],
+]);
+
+/**
+ * Whether `program` run with `args` gives text to a shell: a runner that always does, or one of
+ * its options that does (see SHELL_TEXT_OPTIONS). Only ever adds questions.
+ */
+/** The family by which `name` may give text to a shell (see handsShellText), or null. */
+export function shellTextFamily(name: string): string | null {
+  const match = strictMatch(name);
+  return match !== null && (RUNS_SHELL_TEXT.has(match.family) || SHELL_TEXT_OPTIONS.has(match.family)) ? match.family : null;
+}
+
+export function handsShellText(program: string, args: readonly string[]): boolean {
+  const match = strictMatch(program);
+  if (match === null) return false;
+  if (RUNS_SHELL_TEXT.has(match.family)) return true;
+  const options = SHELL_TEXT_OPTIONS.get(match.family);
+  if (options === undefined) return false;
+  for (const [at, arg] of args.entries()) {
+    if (options.exact?.some((option) => arg.startsWith(option))) return true;
+    if (arg.startsWith("--")) {
+      const name = arg.split("=", 1)[0]!;
+      if (name.length > 2 && options.long.some((option) => option.startsWith(name))) return true;
+    } else if ((arg.startsWith("-") || (at === 0 && options.firstWordBundle)) && [...arg.replace(/^-/, "")].some((letter) => options.short.includes(letter))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
  * Whether a program name is a shell, an interpreter, a tool with a language that runs commands
  * or an editor: its arguments are code or a command line (`sh -c "'git' push"`,
  * `awk 'BEGIN{system("git push")}'`), so no reading of its words can tell which programs it runs.
  */
 export function runsCodeText(name: string, options: { byShape?: boolean } = {}): boolean {
   const match = options.byShape === false ? familyMatch(name.toLowerCase()) : strictMatch(name);
-  return match?.group.runsCodeText === true;
+  return match?.group.runsCodeText === true || (match !== null && RUNS_SHELL_TEXT.has(match.family));
 }
 
 /**

@@ -355,3 +355,33 @@ describe("a rule on a command, run by a runner that takes the program as an opti
     expect(git(remote, ["for-each-ref"]).trim()).toBe("");
   });
 });
+
+describe("a rule on a command, run by a runner that hands a command line to a shell", () => {
+  it("asks before split --filter, flock -c and tar --to-command/-I whose shell text hides git behind quotes, ';' or a joined short option", async () => {
+    // split --filter, flock -c, tar --to-command and tar -I give their text to a shell, but it
+    // was read word by word, split at spaces only: "g''it", "true;git" and "-Igit" name no
+    // program, and each pushed past { command: "git", args: "push*" } unasked.
+    const w = world();
+    const remote = repositoryWithRemote(w);
+    w.file("payload.txt", "anything\n");
+    execFileSync("tar", ["-cf", "payload.tar", "payload.txt"], { cwd: w.work });
+    const config = w.config([{ action: "exec", command: "git", args: "push*", tier: "always-ask" }], {
+      libraryConfig: { commandPermissions: ["git", "split", "flock", "tar"] },
+    });
+    const script = `${ATTEMPT}requestExecPermission(["split", "flock", "tar"], (p) => {
+  attempt("split quoted", () => p.exec("split", ["--filter=g''it push -q origin HEAD:refs/heads/via-split", "payload.txt"]).exitCode);
+  attempt("flock semicolon", () => p.exec("flock", ["lock", "-c", "true;git push -q origin HEAD:refs/heads/via-flock"]).exitCode);
+  attempt("tar quoted", () => p.exec("tar", ["-xf", "payload.tar", "--to-command=\\"git\\" push -q origin HEAD:refs/heads/via-tar"]).exitCode);
+  attempt("tar -I joined", () => p.exec("tar", ["-cf", "out.tar", "-Igit push -q origin HEAD:refs/heads/via-tar-I #", "payload.txt"]).exitCode);
+  attempt("split plain", () => p.exec("split", ["-l", "1", "payload.txt", "part-"]).exitCode);
+});
+`;
+    const run = await unattended(w, ["run", "--config", config, w.script(script)]);
+    expect(run.code, run.all).toBe(0);
+    const labels = ["split quoted", "flock semicolon", "tar quoted", "tar -I joined"];
+    const lines = labels.map((label) => lineOf(run.stdout, label) ?? `${label}: ${run.all}`);
+    expect(lines.filter((line) => !ASKED.test(line)), "ran without a question").toEqual([]);
+    expect(run.stdout).toContain("split plain => 0");
+    expect(git(remote, ["for-each-ref"]).trim()).toBe("");
+  });
+});
