@@ -141,7 +141,7 @@ function stringsIn(text: string): string[] {
 const OVERSIZED_LIMIT_BYTES = 512 * 1024 * 1024;
 const AFTER_NAME_CHARS = 16 * 1024;
 /** The strings in a settings file that name tacit's files or key, as a flag or variable of tacit's names them. */
-const TACIT_NAME = /"(?:--config|--secure-output|--audit-log|--record|--llm-api-key)(?:=(?:[^"\\\n]|\\.)*)?"|"(?:TACIT_HOME|XDG_CONFIG_HOME|TACIT_LLM_API_KEY)"/g;
+const TACIT_NAME = /"(?:--config|--secure-output|--audit-log|--record|--llm-api-key)(?:=(?:[^"\\\n]|\\.)*)?"|"(?:TACIT_HOME|XDG_CONFIG_HOME|HOME|TACIT_LLM_API_KEY)"/g;
 
 /**
  * In a settings file longer than SETTINGS_LIMIT_BYTES (~/.claude.json keeps a history), which is
@@ -256,8 +256,10 @@ function filesOf(words: readonly string[], env: Record<string, string>, bases: r
     }
   }
   for (const [name, value] of Object.entries(env)) {
+    // tacit's home: TACIT_HOME, else XDG_CONFIG_HOME/tacit, else HOME/.config/tacit (tacit-home.ts).
     if (name === "TACIT_HOME") add(value, HOME_WHAT);
     else if (name === "XDG_CONFIG_HOME" && !env.TACIT_HOME) add(path.join(value, "tacit"), HOME_WHAT);
+    else if (name === "HOME" && !env.TACIT_HOME && !env.XDG_CONFIG_HOME) add(path.join(value, ".config", "tacit"), HOME_WHAT);
   }
   // The audit log's lock is tacit's too, and a --config names files of its own.
   for (const file of [...named]) {
@@ -325,7 +327,7 @@ function namedIn(file: string, base: string, cwd: string, home: string, env: Nod
     // strings alone: every flag of tacit's followed by a value, every TACIT_HOME and key.
     const strings = read.complete ? stringsIn(read.text) : oversizedStrings(file);
     const found: Record<string, string> = {};
-    for (let i = 0; i + 1 < strings.length; i++) if (strings[i] === "TACIT_HOME" || strings[i] === "XDG_CONFIG_HOME") found[strings[i]!] = strings[i + 1]!;
+    for (let i = 0; i + 1 < strings.length; i++) if (strings[i] === "TACIT_HOME" || strings[i] === "XDG_CONFIG_HOME" || strings[i] === "HOME") found[strings[i]!] = strings[i + 1]!;
     named.push(...filesOf(strings, found, bases, home, env, `${file} (which tacit could not parse, so every flag in it counts)`));
     if (strings.some((s) => s === "TACIT_LLM_API_KEY" || s.startsWith("--llm-api-key"))) named.push({ path: file, what: `an MCP client's settings that may hold tacit's LLM API key (${file})` });
   }

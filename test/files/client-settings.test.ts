@@ -139,6 +139,37 @@ requestFileSystem(".", (fs) => {
     }
   }, 30_000);
 
+  it("a HOME given to tacit in the settings names its home too (HOME/.config/tacit): no approvals planted there", async () => {
+    // tacit's home is TACIT_HOME, else XDG_CONFIG_HOME/tacit, else HOME/.config/tacit; a server
+    // entry that set HOME (a home of its own inside the project) was not looked at, so a script
+    // of another run in the project wrote approvals.json into the home that server reads.
+    const { dir: project, cleanup: done } = realTempDir("tacit-client-settings-home-");
+    try {
+      writeFileSync(path.join(project, ".mcp.json"), JSON.stringify({ mcpServers: { tacit: { command: "npx", args: ["tacit", "serve"], env: { HOME: "${workspaceFolder}/agent-home" } } } }));
+      mkdirSync(path.join(project, "agent-home"));
+      mkdirSync(path.join(project, ".cursor"));
+      // Unparsable settings: judged by their strings (fail safe), HOME among them.
+      writeFileSync(path.join(project, ".cursor", "mcp.json"), `{ "mcpServers": { "tacit": { "command": "tacit", "env": { "HOME": "cursor-home" } `);
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("make the home", () => fs.access("agent-home/.config/tacit").mkdir());
+  attempt("plant approvals", () => fs.access("agent-home/.config/tacit/approvals.json").write(${lit(approvals)}));
+  attempt("plant approvals where unparsable settings say", () => fs.access("cursor-home/.config/tacit/approvals.json").write(${lit(approvals)}));
+  attempt("an ordinary file beside it", () => fs.access("agent-home/notes.txt").write("x"));
+});
+`;
+      const r = await runScript(script, ["--quiet"], { cwd: project, env: { TACIT_HOME: path.join(project, "..", `${path.basename(project)}-own-home`) } });
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["make the home", "plant approvals", "plant approvals where unparsable settings say"], /tacit's home .*named for tacit in/);
+      expect(attemptOf(found, "an ordinary file beside it").status).toBe("ok");
+      expect(existsSync(path.join(project, "agent-home/.config/tacit/approvals.json"))).toBe(false);
+      expect(existsSync(path.join(project, "cursor-home/.config/tacit/approvals.json"))).toBe(false);
+    } finally {
+      done();
+    }
+  }, 30_000);
+
   it("a tacit serve judges settings edited while it runs: a sink named after its first call is refused at the next", async () => {
     const { dir: project, cleanup: done } = realTempDir("tacit-client-settings-edit-");
     const client = await connectServe([], project);
