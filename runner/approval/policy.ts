@@ -12,7 +12,7 @@ import { z } from "zod";
 import type { Tier } from "../audit/events.js";
 import { type HostPattern, isHostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
 import type { ActionRequest } from "./action-request.js";
-import { handsShellText, runsCodeText, runsOtherPrograms, shellTextFamily } from "../exec/strict-denylist.js";
+import { handsShellText, runsCodeText, runsOtherPrograms, shellTextFamily, strictMatch } from "../exec/strict-denylist.js";
 import { argsMatcher, configuresCommand } from "./args-pattern.js";
 
 export const RULE_ACTIONS = [
@@ -136,7 +136,12 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
           // A runner that gives its text to a shell (split --filter, flock -c, tar --to-command)
           // runs code text there, like a shell.
           if (handsShellText(path.basename(subject.command), subject.args)) return true;
-          return runsOtherPrograms(subject.command) && runsThrough(commandTest, commandSample!, argsTest, [subject.command, ...subject.args]);
+          if (runsOtherPrograms(subject.command)) return runsThrough(commandTest, commandSample!, argsTest, [subject.command, ...subject.args]);
+          // A program tacit does not know may run its arguments too (moreutils' chronic and
+          // ifne, eatmydata, tini, gosu, cpulimit, …): a word naming the command, with the words
+          // after it matching the rule's args, counts as running it. Programs tacit knows not
+          // to run others (grep, cat, tar without its options above) are not read.
+          return strictMatch(path.basename(subject.command)) === null && namesCommand(commandTest, argsTest, [subject.command, ...subject.args]);
         case "url":
           return (host === null || patternMatches(host, subject.url)) && (method === null || method === subject.method);
         case "none":
@@ -290,6 +295,24 @@ function runsThrough(commandTest: RegExp, commandSample: string, argsTest: ((arg
       argsTried = true;
     }
     env ||= name === "env";
+  }
+  return false;
+}
+
+/**
+ * Whether some word of `line` after the first names the rule's command (by its last path
+ * component, quotes dropped, an option's value included) with the words after it matching the
+ * rule's args (tried once, as in runsThrough), or with nothing after it.
+ */
+function namesCommand(commandTest: RegExp, argsTest: ((args: readonly string[]) => boolean) | null, line: readonly string[]): boolean {
+  const words = line
+    .flatMap((arg) => arg.split(SHELL_WORD_BREAK))
+    .map((word) => word.replace(SHELL_QUOTING, ""))
+    .flatMap(withOptionValue)
+    .filter((word) => word !== "");
+  for (const [at, word] of words.entries()) {
+    if (at === 0 || !commandTest.test(path.basename(word).toLowerCase())) continue;
+    return argsTest === null || at === words.length - 1 || argsTest(words.slice(at + 1));
   }
   return false;
 }

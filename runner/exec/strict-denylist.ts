@@ -268,7 +268,7 @@ const RUNS_SHELL_TEXT: ReadonlySet<string> = new Set(["watch", "sg", "su", "runu
  * Long options also by a beginning of them (GNU getopt takes `--filt`); short ones also bundled
  * or with the value joined (`-xIgit`); tar's first word is its options without a dash.
  */
-const SHELL_TEXT_OPTIONS: ReadonlyMap<string, { long: readonly string[]; short: string; exact?: readonly string[]; firstWordBundle?: true }> = new Map([
+const SHELL_TEXT_OPTIONS: ReadonlyMap<string, { long: readonly string[]; short: string; exact?: readonly string[]; firstWordBundle?: true; addresses?: RegExp }> = new Map([
   ["split", { long: ["--filter"], short: "" }],
   ["flock", { long: ["--command"], short: "c" }],
   ["tar", {
@@ -282,6 +282,12 @@ const SHELL_TEXT_OPTIONS: ReadonlyMap<string, { long: readonly string[]; short: 
   ["ssh", { long: [], short: "oF" }],
   ["scp", { long: [], short: "oFS" }],
   ["sftp", { long: [], short: "oFSD" }],
+  // Network tools that run a program for a connection: socat's EXEC:/SYSTEM: addresses, ncat's
+  // and netcat's -e/-c/--sh-exec.
+  ["socat", { long: [], short: "", addresses: /(?:^|[!,])\s*(?:exec|system)\s*:/i }],
+  ["ncat", { long: ["--exec", "--sh-exec", "--lua-exec"], short: "ec" }],
+  ["nc", { long: [], short: "ec" }],
+  ["netcat", { long: [], short: "ec" }],
 ]);
 
 /**
@@ -302,6 +308,7 @@ export function handsShellText(program: string, args: readonly string[]): boolea
   if (options === undefined) return false;
   for (const [at, arg] of args.entries()) {
     if (options.exact?.some((option) => arg.startsWith(option))) return true;
+    if (options.addresses?.test(arg)) return true;
     if (arg.startsWith("--")) {
       const name = arg.split("=", 1)[0]!;
       if (name.length > 2 && options.long.some((option) => option.startsWith(name))) return true;

@@ -385,3 +385,36 @@ describe("a rule on a command, run by a runner that hands a command line to a sh
     expect(git(remote, ["for-each-ref"]).trim()).toBe("");
   });
 });
+
+describe("a rule on a command, run by a program tacit does not know as a runner", () => {
+  it("asks before chronic git push (a runner tacit has no list entry for) and socat SYSTEM:/EXEC:, ncat --sh-exec; chronic true and a word that is no program run", async () => {
+    // Only programs tacit knows as runners were read for the command: moreutils' chronic (here a
+    // stand-in that runs its arguments, as chronic does) pushed past { command: "git", args:
+    // "push*" } unasked, and socat's and ncat's options that run a program were never read
+    // (socat and ncat are not installed here: the refusal comes before the program is looked for).
+    const w = world();
+    const remote = repositoryWithRemote(w);
+    const bin = path.join(w.root, "bin");
+    mkdirSync(bin);
+    writeFileSync(path.join(bin, "chronic"), '#!/bin/sh\nexec "$@"\n', { mode: 0o755 });
+    const config = w.config([{ action: "exec", command: "git", args: "push*", tier: "always-ask" }], {
+      libraryConfig: { commandPermissions: ["git", "chronic", "socat", "ncat"] },
+    });
+    const script = `${ATTEMPT}requestExecPermission(["chronic", "socat", "ncat"], (p) => {
+  attempt("chronic push", () => p.exec("chronic", ["git", "push", "-q", "origin", "HEAD:refs/heads/via-chronic"]).exitCode);
+  attempt("socat system", () => p.exec("socat", ["-", "SYSTEM:g''it push origin HEAD:refs/heads/via-socat"]).exitCode);
+  attempt("socat exec", () => p.exec("socat", ["-", "EXEC:/usr/bin/git push origin HEAD:refs/heads/via-socat"]).exitCode);
+  attempt("ncat sh-exec", () => p.exec("ncat", ["-l", "--sh-exec", "g''it push origin HEAD:refs/heads/via-ncat"]).exitCode);
+  attempt("chronic true", () => p.exec("chronic", ["true"]).exitCode);
+  attempt("chronic git status", () => p.exec("chronic", ["git", "status", "--porcelain"]).exitCode);
+});
+`;
+    const run = await unattended(w, ["run", "--config", config, w.script(script)], { PATH: `${bin}:${process.env.PATH ?? ""}` });
+    expect(run.code, run.all).toBe(0);
+    const lines = ["chronic push", "socat system", "socat exec", "ncat sh-exec"].map((label) => lineOf(run.stdout, label) ?? `${label}: ${run.all}`);
+    expect(lines.filter((line) => !ASKED.test(line)), "ran without a question").toEqual([]);
+    expect(run.stdout).toContain("chronic true => 0");
+    expect(run.stdout).toContain("chronic git status => 0");
+    expect(git(remote, ["for-each-ref"]).trim()).toBe("");
+  });
+});
