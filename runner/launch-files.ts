@@ -31,7 +31,18 @@ const CLIENT_PROJECT_FILES = [
   // Other clients that start MCP servers from a project's settings.
   ".cursor/mcp.json",
   ".gemini/settings.json",
+  ".roo/mcp.json",
+  ".kiro/settings/mcp.json",
+  ".amazonq/mcp.json",
+  ".zed/settings.json",
+  ".codex/config.toml",
+  ".junie/mcp/mcp.json",
+  // Continue reads every file under .continue/mcpServers (a directory, as .opencode).
+  ".continue",
 ];
+
+/** Entries of CLIENT_PROJECT_FILES that are directories, not one settings file. */
+const CLIENT_PROJECT_DIRECTORIES: ReadonlySet<string> = new Set([".opencode", ".continue"]);
 
 /**
  * In the start directory and each one above it: npm's and yarn's project configuration (npm's
@@ -51,6 +62,13 @@ const CLIENT_USER_FILES = [
   ".config/Claude/claude_desktop_config.json",
   ".cursor/mcp.json",
   ".gemini/settings.json",
+  ".codeium/windsurf/mcp_config.json",
+  ".codex/config.toml",
+  ".config/zed/settings.json",
+  ".kiro/settings/mcp.json",
+  ".aws/amazonq/mcp.json",
+  ".config/goose/config.yaml",
+  ".continue",
 ];
 
 /** An npm setting from the environment (npm reads npm_config_x in any case). */
@@ -220,9 +238,9 @@ export function clientSettingsFiles(cwd: string = process.cwd(), env: NodeJS.Pro
   const home = env.HOME ? path.resolve(env.HOME) : os.homedir();
   const start = path.resolve(cwd);
   const files: Array<{ file: string; base: string }> = [];
-  for (const file of CLIENT_PROJECT_FILES) if (file !== ".opencode") files.push({ file: path.join(start, file), base: start });
+  for (const file of CLIENT_PROJECT_FILES) if (!CLIENT_PROJECT_DIRECTORIES.has(file)) files.push({ file: path.join(start, file), base: start });
   for (const dir of thisAndAbove(start)) for (const file of ["opencode.json", "opencode.jsonc"]) files.push({ file: path.join(dir, file), base: dir });
-  for (const file of CLIENT_USER_FILES) files.push({ file: path.join(home, file), base: home });
+  for (const file of CLIENT_USER_FILES) if (!CLIENT_PROJECT_DIRECTORIES.has(file)) files.push({ file: path.join(home, file), base: home });
   return files;
 }
 
