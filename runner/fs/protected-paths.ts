@@ -105,12 +105,40 @@ export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = 
 }
 
 /**
+ * A repository's own configuration and hooks (`.git/config`, `.git/config.worktree`,
+ * `.git/hooks/…`, the same of its submodules and worktrees) and a `.git` file (which names the
+ * repository's directory): git runs the commands they name (core.fsmonitor at every `git
+ * status`, core.pager, core.sshCommand, aliases, hooks) with the user's authority, so a script
+ * that changed them ran code of its own outside the sandbox at the user's next git command.
+ */
+const GIT_CONTROL = /(?:^|\/)\.git(?:\/(?:modules\/.+|worktrees\/[^/]+))?(?:\/(?:config|config\.worktree|hooks)(?:\/|$)|$)/;
+
+/** The repository control file `named` or `real` is (see GIT_CONTROL), as a protected path to refuse changes to, or null. */
+function gitControlOf(named: string, realPath: string): ProtectedPath | null {
+  const hit = [realPath, named].find((p) => GIT_CONTROL.test(p));
+  return hit === undefined
+    ? null
+    : {
+        path: hit,
+        what: "a git repository's configuration or hooks",
+        readable: true,
+        refusal:
+          "scripts may read it but not change it: git runs the commands it names (core.fsmonitor at every git status, core.pager, " +
+          "aliases, hooks) with the user's full authority, outside the sandbox. Ask the user to change it",
+      };
+}
+
+/**
  * The protected path that `named` or `real` is (or lies inside), or null. `use`: "read" lets
  * tacit's own code through (it may be read); anything else is refused it too.
  */
 export function protectedPathOf(paths: readonly ProtectedPath[], named: string, realPath: string, use: PathUse = "change"): ProtectedPath | null {
   const inside = (p: ProtectedPath): boolean => isWithin(realPath, p.path) || isWithin(named, p.path);
-  return paths.find(inside) ?? checkDir(tacitTempDirOf(realPath) ?? tacitTempDirOf(named)) ?? (use === "change" ? (readOnly().find(inside) ?? null) : null);
+  return (
+    paths.find(inside) ??
+    checkDir(tacitTempDirOf(realPath) ?? tacitTempDirOf(named)) ??
+    (use === "change" ? (readOnly().find(inside) ?? gitControlOf(named, realPath)) : null)
+  );
 }
 
 /**
