@@ -294,16 +294,48 @@ const SHELL_TEXT_OPTIONS: ReadonlyMap<string, { long: readonly string[]; short: 
  * Whether `program` run with `args` gives text to a shell: a runner that always does, or one of
  * its options that does (see SHELL_TEXT_OPTIONS). Only ever adds questions.
  */
+/**
+ * git's options whose value git gives to a shell (`git fetch --upload-pack='git pu?h …' .` runs
+ * it through sh for a local repository, the glob and all), long options also by a beginning.
+ */
+const GIT_SHELL_OPTIONS = [
+  "--upload-pack", "--receive-pack", "--exec", "--extcmd", "--tree-filter", "--index-filter", "--msg-filter", "--env-filter",
+  "--commit-filter", "--parent-filter", "--tag-name-filter", "--subdirectory-filter", "--open-files-in-pager", "--to-cmd",
+  "--cc-cmd", "--header-cmd", "--sendmail-cmd", "--smtp-server",
+];
+/** git's subcommands that run a command they are given (through a shell), and the short option that gives it, if any. */
+const GIT_SHELL_SUBCOMMANDS: ReadonlyMap<string, string | null> = new Map([
+  ["rebase", "x"], ["difftool", "x"], ["clone", "u"], ["grep", "O"], ["ls-remote", "u"], ["foreach", null], ["bisect", null],
+]);
+
+/** Whether git run with `args` gives text of the script's to a shell (see GIT_SHELL_OPTIONS). */
+function gitRunsShellText(args: readonly string[]): boolean {
+  const subcommands = args.filter((arg) => GIT_SHELL_SUBCOMMANDS.has(arg));
+  // submodule foreach and bisect run take the command as their words.
+  if (subcommands.includes("foreach") || (subcommands.includes("bisect") && args.includes("run"))) return true;
+  const shorts = subcommands.map((sub) => GIT_SHELL_SUBCOMMANDS.get(sub)).filter((letter): letter is string => typeof letter === "string").join("");
+  for (const arg of args) {
+    if (arg.startsWith("--")) {
+      const name = arg.split("=", 1)[0]!;
+      if (name.length > 2 && GIT_SHELL_OPTIONS.some((option) => option.startsWith(name))) return true;
+    } else if (shorts !== "" && arg.startsWith("-") && [...arg.slice(1)].some((letter) => shorts.includes(letter))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /** The family by which `name` may give text to a shell (see handsShellText), or null. */
 export function shellTextFamily(name: string): string | null {
   const match = strictMatch(name);
-  return match !== null && (RUNS_SHELL_TEXT.has(match.family) || SHELL_TEXT_OPTIONS.has(match.family)) ? match.family : null;
+  return match !== null && (RUNS_SHELL_TEXT.has(match.family) || SHELL_TEXT_OPTIONS.has(match.family) || match.family === "git") ? match.family : null;
 }
 
 export function handsShellText(program: string, args: readonly string[]): boolean {
   const match = strictMatch(program);
   if (match === null) return false;
   if (RUNS_SHELL_TEXT.has(match.family)) return true;
+  if (match.family === "git") return gitRunsShellText(args);
   const options = SHELL_TEXT_OPTIONS.get(match.family);
   if (options === undefined) return false;
   for (const [at, arg] of args.entries()) {

@@ -418,3 +418,32 @@ describe("a rule on a command, run by a program tacit does not know as a runner"
     expect(git(remote, ["for-each-ref"]).trim()).toBe("");
   });
 });
+
+describe("a rule on a command, run by git through a shell it gives an option's value to", () => {
+  it("asks before git fetch --upload-pack='git pu?h …' . (a glob the shell expands to a file named push), rebase -x, submodule foreach; git fetch and git status run", async () => {
+    // For a local repository git runs the upload-pack command through sh, in the working
+    // directory: with a file named "push" there (any script may write one), `pu?h` is push, and
+    // git pushed to the remote past { command: "git", args: "push*" } unasked: the args glob
+    // reads words, and "pu?h" is no beginning of "push".
+    const w = world();
+    const remote = repositoryWithRemote(w);
+    w.file("push", "");
+    const config = w.config([{ action: "exec", command: "git", args: "push*", tier: "always-ask" }], { libraryConfig: { commandPermissions: ["git"] } });
+    const script = `${ATTEMPT}requestExecPermission(["git"], (p) => {
+  attempt("fetch upload-pack", () => p.exec("git", ["fetch", "--upload-pack=git pu?h -q origin HEAD:refs/heads/via-upload-pack #", "."]).exitCode);
+  attempt("fetch upload-pack abbreviated", () => p.exec("git", ["fetch", "--upload=git pu?h -q origin HEAD:refs/heads/via-upload #", "."]).exitCode);
+  attempt("rebase -x", () => p.exec("git", ["rebase", "-x", "git pu?h -q origin HEAD:refs/heads/via-rebase", "HEAD~0"]).exitCode);
+  attempt("submodule foreach", () => p.exec("git", ["submodule", "foreach", "git pu?h"]).exitCode);
+  attempt("plain fetch", () => p.exec("git", ["fetch", "-q", "origin"]).exitCode);
+  attempt("status", () => p.exec("git", ["status", "--porcelain"]).exitCode);
+});
+`;
+    const run = await unattended(w, ["run", "--config", config, w.script(script)]);
+    expect(run.code, run.all).toBe(0);
+    const lines = ["fetch upload-pack", "fetch upload-pack abbreviated", "rebase -x", "submodule foreach"].map((label) => lineOf(run.stdout, label) ?? `${label}: ${run.all}`);
+    expect(lines.filter((line) => !ASKED.test(line)), "ran without a question").toEqual([]);
+    expect(run.stdout).toContain("plain fetch => 0");
+    expect(run.stdout).toContain("status => 0");
+    expect(git(remote, ["for-each-ref"]).trim()).toBe("");
+  });
+});
