@@ -302,7 +302,8 @@ function runsThrough(commandTest: RegExp, commandSample: string, argsTest: ((arg
 /**
  * Whether some word of `line` after the first names the rule's command (by its last path
  * component, quotes dropped, an option's value included) with the words after it matching the
- * rule's args (tried once, as in runsThrough), or with nothing after it.
+ * rule's args (tried once, as in runsThrough), or with nothing after it; or names a shell, an
+ * interpreter or another program whose words are code (by family, not by shape).
  */
 function namesCommand(commandTest: RegExp, argsTest: ((args: readonly string[]) => boolean) | null, line: readonly string[]): boolean {
   const words = line
@@ -311,7 +312,11 @@ function namesCommand(commandTest: RegExp, argsTest: ((args: readonly string[]) 
     .flatMap(withOptionValue)
     .filter((word) => word !== "");
   for (const [at, word] of words.entries()) {
-    if (at === 0 || !commandTest.test(path.basename(word).toLowerCase())) continue;
+    if (at === 0) continue;
+    const name = path.basename(word).toLowerCase();
+    // A shell or interpreter it runs (`chronic python3 -c "…('g'+'it push')"`) runs code text.
+    if (runsCodeText(name, { byShape: false })) return true;
+    if (!commandTest.test(name)) continue;
     return argsTest === null || at === words.length - 1 || argsTest(words.slice(at + 1));
   }
   return false;

@@ -402,6 +402,7 @@ describe("a rule on a command, run by a program tacit does not know as a runner"
     });
     const script = `${ATTEMPT}requestExecPermission(["chronic", "socat", "ncat"], (p) => {
   attempt("chronic push", () => p.exec("chronic", ["git", "push", "-q", "origin", "HEAD:refs/heads/via-chronic"]).exitCode);
+  attempt("chronic python push", () => p.exec("chronic", ["python3", "-c", "import subprocess; subprocess.run(['g'+'it', 'pu'+'sh', '-q', 'origin', 'HEAD:refs/heads/via-python'])"]).exitCode);
   attempt("socat system", () => p.exec("socat", ["-", "SYSTEM:g''it push origin HEAD:refs/heads/via-socat"]).exitCode);
   attempt("socat exec", () => p.exec("socat", ["-", "EXEC:/usr/bin/git push origin HEAD:refs/heads/via-socat"]).exitCode);
   attempt("ncat sh-exec", () => p.exec("ncat", ["-l", "--sh-exec", "g''it push origin HEAD:refs/heads/via-ncat"]).exitCode);
@@ -411,7 +412,7 @@ describe("a rule on a command, run by a program tacit does not know as a runner"
 `;
     const run = await unattended(w, ["run", "--config", config, w.script(script)], { PATH: `${bin}:${process.env.PATH ?? ""}` });
     expect(run.code, run.all).toBe(0);
-    const lines = ["chronic push", "socat system", "socat exec", "ncat sh-exec"].map((label) => lineOf(run.stdout, label) ?? `${label}: ${run.all}`);
+    const lines = ["chronic push", "chronic python push", "socat system", "socat exec", "ncat sh-exec"].map((label) => lineOf(run.stdout, label) ?? `${label}: ${run.all}`);
     expect(lines.filter((line) => !ASKED.test(line)), "ran without a question").toEqual([]);
     expect(run.stdout).toContain("chronic true => 0");
     expect(run.stdout).toContain("chronic git status => 0");
