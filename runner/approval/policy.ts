@@ -204,6 +204,12 @@ const GLOB_CHARACTER = /[?*[]/;
 /** Words longer than this with a glob character count as matching (the check below is quadratic). */
 const GLOB_WORD_LIMIT = 256;
 
+/** The index of the last of `words` with a glob character, or -1. */
+function lastGlobIndex(words: readonly string[]): number {
+  for (let at = words.length - 1; at >= 0; at--) if (GLOB_CHARACTER.test(words[at]!)) return at;
+  return -1;
+}
+
 /**
  * Whether `word`, a shell glob (`gi?`, `g*`, `[g]it`), may match `name`. A bracket expression
  * counts as any one character (erring towards a match).
@@ -268,6 +274,7 @@ function runsThrough(commandTest: RegExp, commandSample: string, argsTest: ((arg
     .filter((word) => word !== "");
   if (runsFoundFile(words)) return true;
   if (words.some((word, at) => at > 0 && mayGlobTo(path.basename(word).toLowerCase(), commandSample))) return true;
+  const lastGlob = lastGlobIndex(words);
   let env = false;
   let git = false;
   /** Whether the args glob was tried after an earlier word naming the command (and failed). */
@@ -291,6 +298,9 @@ function runsThrough(commandTest: RegExp, commandSample: string, argsTest: ((arg
     git ||= GIT_FAMILY.test(name);
     if (at > 0 && commandTest.test(name)) {
       if (argsTest === null || at === words.length - 1) return true;
+      // A glob after it may be expanded by a shell into the words the rule names (`strace -o
+      // '|git pu?h …'`, with a file named push at hand): it counts as matching.
+      if (lastGlob > at) return true;
       if (!argsTried && argsTest(words.slice(at + 1))) return true;
       argsTried = true;
     }
@@ -317,7 +327,7 @@ function namesCommand(commandTest: RegExp, argsTest: ((args: readonly string[]) 
     // A shell or interpreter it runs (`chronic python3 -c "…('g'+'it push')"`) runs code text.
     if (runsCodeText(name, { byShape: false })) return true;
     if (!commandTest.test(name)) continue;
-    return argsTest === null || at === words.length - 1 || argsTest(words.slice(at + 1));
+    return argsTest === null || at === words.length - 1 || lastGlobIndex(words) > at || argsTest(words.slice(at + 1));
   }
   return false;
 }

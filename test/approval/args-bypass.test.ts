@@ -448,3 +448,26 @@ describe("a rule on a command, run by git through a shell it gives an option's v
     expect(git(remote, ["for-each-ref"]).trim()).toBe("");
   });
 });
+
+describe("a rule on a command, its args given as a glob a shell expands", () => {
+  it("asks before strace -o '|git pu?h …' (strace pipes its output to a shell command) with a file named push at hand; strace true runs", async () => {
+    // The args glob reads words: "pu?h" is no beginning of "push", but the shell strace hands
+    // "|cmd" to expands it to the file named push that any script may write, and git pushed
+    // past { command: "git", args: "push*" } unasked.
+    const w = world();
+    const remote = repositoryWithRemote(w);
+    w.file("push", "");
+    const config = w.config([{ action: "exec", command: "git", args: "push*", tier: "always-ask" }], { libraryConfig: { commandPermissions: ["git", "strace"] } });
+    const script = `${ATTEMPT}requestExecPermission(["strace"], (p) => {
+  attempt("strace pipe", () => p.exec("strace", ["-o", "|git pu?h -q origin HEAD:refs/heads/via-strace", "true"]).exitCode);
+  attempt("strace plain", () => p.exec("strace", ["-o", "/dev/null", "true"]).exitCode);
+});
+`;
+    const run = await unattended(w, ["run", "--config", config, w.script(script)]);
+    expect(run.code, run.all).toBe(0);
+    expect(lineOf(run.stdout, "strace pipe") ?? run.all).toMatch(ASKED);
+    expect(git(remote, ["for-each-ref"]).trim()).toBe("");
+    // strace may be refused ptrace in a container; it is the question that matters.
+    expect(lineOf(run.stdout, "strace plain") ?? run.all).not.toMatch(/approval/);
+  });
+});
