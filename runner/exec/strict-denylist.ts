@@ -328,7 +328,9 @@ function gitRunsShellText(args: readonly string[]): boolean {
 /** The family by which `name` may give text to a shell (see handsShellText), or null. */
 export function shellTextFamily(name: string): string | null {
   const match = strictMatch(name);
-  return match !== null && (RUNS_SHELL_TEXT.has(match.family) || SHELL_TEXT_OPTIONS.has(match.family) || match.family === "git") ? match.family : null;
+  return match !== null && (RUNS_SHELL_TEXT.has(match.family) || SHELL_TEXT_OPTIONS.has(match.family) || ["git", "strace", "ltrace"].includes(match.family))
+    ? match.family
+    : null;
 }
 
 export function handsShellText(program: string, args: readonly string[]): boolean {
@@ -336,6 +338,8 @@ export function handsShellText(program: string, args: readonly string[]): boolea
   if (match === null) return false;
   if (RUNS_SHELL_TEXT.has(match.family)) return true;
   if (match.family === "git") return gitRunsShellText(args);
+  // strace's and ltrace's -o '|cmd' (or '!cmd') pipe the trace to a shell command.
+  if (match.family === "strace" || match.family === "ltrace") return args.some((arg) => /^(?:-o|--output=?)?\s*[|!]/.test(arg));
   const options = SHELL_TEXT_OPTIONS.get(match.family);
   if (options === undefined) return false;
   for (const [at, arg] of args.entries()) {

@@ -457,15 +457,19 @@ describe("a rule on a command, its args given as a glob a shell expands", () => 
     const w = world();
     const remote = repositoryWithRemote(w);
     w.file("push", "");
+    w.file("payload", "git push -q origin HEAD:refs/heads/via-strace-source\n");
     const config = w.config([{ action: "exec", command: "git", args: "push*", tier: "always-ask" }], { libraryConfig: { commandPermissions: ["git", "strace"] } });
     const script = `${ATTEMPT}requestExecPermission(["strace"], (p) => {
   attempt("strace pipe", () => p.exec("strace", ["-o", "|git pu?h -q origin HEAD:refs/heads/via-strace", "true"]).exitCode);
+  attempt("strace source", () => p.exec("strace", ["-o", "|. ./payload", "true"]).exitCode);
   attempt("strace plain", () => p.exec("strace", ["-o", "/dev/null", "true"]).exitCode);
 });
 `;
     const run = await unattended(w, ["run", "--config", config, w.script(script)]);
     expect(run.code, run.all).toBe(0);
     expect(lineOf(run.stdout, "strace pipe") ?? run.all).toMatch(ASKED);
+    // A file of commands sourced by that shell names nothing on the command line.
+    expect(lineOf(run.stdout, "strace source") ?? run.all).toMatch(ASKED);
     expect(git(remote, ["for-each-ref"]).trim()).toBe("");
     // strace may be refused ptrace in a container; it is the question that matters.
     expect(lineOf(run.stdout, "strace plain") ?? run.all).not.toMatch(/approval/);
