@@ -27,15 +27,18 @@
 // Matching is linear in the command line (no regular expression backtracking on text the
 // script chose, which would stall the host).
 
-/** Whether `glob` (`*` matches any run of characters, newlines included) matches all of `text`. */
-export function starGlobMatches(glob: string, text: string): boolean {
+/**
+ * Whether `glob` (`*` matches any run of characters, newlines included) matches all of `text`;
+ * with `question`, `?` matches any one character too.
+ */
+export function starGlobMatches(glob: string, text: string, question = false): boolean {
   // The classic two-pointer wildcard match: on a mismatch, let the last `*` absorb one more character.
   let g = 0;
   let t = 0;
   let starAt = -1;
   let resumeAt = 0;
   while (t < text.length) {
-    if (g < glob.length && glob[g] !== "*" && glob[g] === text[t]) {
+    if (g < glob.length && glob[g] !== "*" && (glob[g] === text[t] || (question && glob[g] === "?"))) {
       g++;
       t++;
     } else if (g < glob.length && glob[g] === "*") {

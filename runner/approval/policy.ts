@@ -13,7 +13,7 @@ import type { Tier } from "../audit/events.js";
 import { type HostPattern, isHostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
 import type { ActionRequest } from "./action-request.js";
 import { handsShellText, runsCodeText, runsOtherPrograms, shellTextFamily, strictMatch } from "../exec/strict-denylist.js";
-import { argsMatcher, configuresCommand } from "./args-pattern.js";
+import { argsMatcher, configuresCommand, starGlobMatches } from "./args-pattern.js";
 
 export const RULE_ACTIONS = [
   "fs.read", "fs.stat", "fs.write", "fs.delete", "fs.mkdir", "fs.readClassified", "fs.writeClassified", "fs.open",
@@ -217,28 +217,7 @@ function lastGlobIndex(words: readonly string[]): number {
 function mayGlobTo(word: string, name: string): boolean {
   if (!GLOB_CHARACTER.test(word)) return false;
   if (word.length > GLOB_WORD_LIMIT) return true;
-  const glob = word.replace(/\[[^\]]*\]?/g, "?");
-  // Two-pointer wildcard match with `?` for one character.
-  let g = 0;
-  let t = 0;
-  let starAt = -1;
-  let resumeAt = 0;
-  while (t < name.length) {
-    if (g < glob.length && glob[g] !== "*" && (glob[g] === "?" || glob[g] === name[t])) {
-      g++;
-      t++;
-    } else if (g < glob.length && glob[g] === "*") {
-      starAt = g++;
-      resumeAt = t;
-    } else if (starAt !== -1) {
-      g = starAt + 1;
-      t = ++resumeAt;
-    } else {
-      return false;
-    }
-  }
-  while (g < glob.length && glob[g] === "*") g++;
-  return g === glob.length;
+  return starGlobMatches(word.replace(/\[[^\]]*\]?/g, "?"), name, true);
 }
 
 /** Git and the names it runs as; what they run can be set in their configuration. */
