@@ -91,8 +91,11 @@ export const rawTerminalAsker: Asker = terminalAskerFor(true);
 /** Shown under a question withdrawn before the person answered it. */
 export const WITHDRAWN_ON_TERMINAL = "\n(withdrawn: the script ended before this was answered; nothing was done, and an answer typed now counts for nothing)\n";
 
+/**
+ * `signal` ends the wait (readLine); the gate, which checks it before and after asking, answers
+ * a withdrawn question for the asker.
+ */
 async function askOnTerminal(question: ApprovalQuestion, raw: boolean, signal?: AbortSignal): Promise<Answer> {
-  if (signal?.aborted) return { answer: "no", via: "withdrawn", fromPerson: false };
   let fd: number;
   try {
     fd = openSync("/dev/tty", constants.O_RDWR | constants.O_NOCTTY);
@@ -107,7 +110,6 @@ async function askOnTerminal(question: ApprovalQuestion, raw: boolean, signal?: 
     return { answer: "no", via: "no-one-to-ask", unavailable: "tacit cannot write to its terminal", fromPerson: false };
   }
   const line = await readLine(fd, ASK_TIMEOUT_MS, signal);
-  if (signal?.aborted) return { answer: "no", via: "withdrawn", fromPerson: false };
   const yes = line !== null && /^\s*y(es)?\s*$/i.test(line);
   return { answer: yes ? "yes" : "no", via: line === null ? "terminal (no answer)" : "terminal", fromPerson: line !== null };
 }
@@ -179,6 +181,7 @@ function readLine(fd: number, timeoutMs: number, signal?: AbortSignal): Promise<
     };
     const timer = setTimeout(() => finish(null), timeoutMs);
     signal?.addEventListener("abort", withdraw, { once: true });
+    if (signal?.aborted) withdraw();
     stream.setEncoding("utf8");
     stream.on("data", (chunk: string) => {
       text += chunk;

@@ -445,7 +445,8 @@ export class FileSystemExecutor {
   private openForWriting(target: Resolved & { scope: FileSystemScope }, requested: string, append: boolean, mustBeClassified: boolean, create = true): number {
     const check = this.writeDestinationCheck(target, requested, mustBeClassified);
     const name = path.basename(target.real);
-    const classifiedDestination = mustBeClassified || target.classified || this.policy.classified.matches(target.real);
+    // target.classified judges both the name and where it leads (isClassified).
+    const classifiedDestination = mustBeClassified || target.classified;
     try {
       return inVerifiedDirectory(path.dirname(target.real), this.directoryCheck(target, requested), (dir, actualDir) => {
         check(path.join(actualDir, name));
