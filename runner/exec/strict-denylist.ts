@@ -291,10 +291,6 @@ const SHELL_TEXT_OPTIONS: ReadonlyMap<string, { long: readonly string[]; short: 
 ]);
 
 /**
- * Whether `program` run with `args` gives text to a shell: a runner that always does, or one of
- * its options that does (see SHELL_TEXT_OPTIONS). Only ever adds questions.
- */
-/**
  * git's options whose value git gives to a shell (`git fetch --upload-pack='git pu?h …' .` runs
  * it through sh for a local repository, the glob and all), long options also by a beginning.
  */
@@ -316,13 +312,18 @@ function gitRunsShellText(args: readonly string[]): boolean {
   const shorts = subcommands.map((sub) => GIT_SHELL_SUBCOMMANDS.get(sub)).filter((letter): letter is string => typeof letter === "string").join("");
   for (const arg of args) {
     if (arg.startsWith("--")) {
-      const name = arg.split("=", 1)[0]!;
-      if (name.length > 2 && GIT_SHELL_OPTIONS.some((option) => option.startsWith(name))) return true;
+      if (isLongOption(arg, GIT_SHELL_OPTIONS)) return true;
     } else if (shorts !== "" && arg.startsWith("-") && [...arg.slice(1)].some((letter) => shorts.includes(letter))) {
       return true;
     }
   }
   return false;
+}
+
+/** Whether `arg` (`--name` or `--name=value`) is one of `long`, or a beginning of one (GNU getopt takes `--filt`). */
+function isLongOption(arg: string, long: readonly string[]): boolean {
+  const name = arg.split("=", 1)[0]!;
+  return name.length > 2 && long.some((option) => option.startsWith(name));
 }
 
 /** The family by which `name` may give text to a shell (see handsShellText), or null. */
@@ -333,6 +334,10 @@ export function shellTextFamily(name: string): string | null {
     : null;
 }
 
+/**
+ * Whether `program` run with `args` gives text to a shell: a runner that always does, or one of
+ * its options that does (see SHELL_TEXT_OPTIONS). Only ever adds questions.
+ */
 export function handsShellText(program: string, args: readonly string[]): boolean {
   const match = strictMatch(program);
   if (match === null) return false;
@@ -346,8 +351,7 @@ export function handsShellText(program: string, args: readonly string[]): boolea
     if (options.exact?.some((option) => arg.startsWith(option))) return true;
     if (options.addresses?.test(arg)) return true;
     if (arg.startsWith("--")) {
-      const name = arg.split("=", 1)[0]!;
-      if (name.length > 2 && options.long.some((option) => option.startsWith(name))) return true;
+      if (isLongOption(arg, options.long)) return true;
     } else if ((arg.startsWith("-") || (at === 0 && options.firstWordBundle)) && [...arg.replace(/^-/, "")].some((letter) => options.short.includes(letter))) {
       return true;
     }
