@@ -234,7 +234,7 @@ export class ReplSession {
       let shape: SnippetShape | null = null;
       let shadowsGlobal: Promise<boolean> | null = null;
       const typeCheck: SessionTypeCheck = {
-        plan: async () => {
+        plan: () => {
           const whole = parsed();
           if (whole === null) return null;
           shape = snippetShape((whole.program.body as unknown as Array<{ start: number }>).filter((statement) => statement.start >= offset));

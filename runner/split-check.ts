@@ -220,14 +220,17 @@ export class SplitState {
    * answered already: its own plan (checkFor) waited for them.
    */
   private answered: Promise<void> = Promise.resolve();
+  /** Whether `answered` is still to settle (then a plan must wait for it). */
+  private awaitingAnswer = false;
 
   /**
    * How to check a new snippet (its shape from its parse in the whole program): apart from the
    * earlier snippets, or whole with its names asked about; null once the session is checked
    * whole for good.
    */
-  async checkFor(prefix: string, snippet: SnippetShape): Promise<SnippetCheck | null> {
-    await this.answered;
+  checkFor(prefix: string, snippet: SnippetShape): SnippetCheck | null | Promise<SnippetCheck | null> {
+    // Answered long since, as a rule: the plan is then made at once (see checkInStages).
+    if (this.awaitingAnswer) return this.answered.then(() => this.checkFor(prefix, snippet));
     if (!this.usable) return null;
     // A name bound again is the whole program's to judge; the earlier snippets stay one file
     // (the checker's script), so what they merge among themselves means there what it means whole.
@@ -249,7 +252,8 @@ export class SplitState {
     }
     for (const name of snippet.bindings) this.names.add(name);
     this.blanks.push(...snippet.tacitImports);
-    this.answered = shadowsGlobal.then(
+    this.awaitingAnswer = true;
+    const answered = shadowsGlobal.then(
       (shadows) => {
         if (shadows) this.usable = false;
       },
@@ -257,5 +261,9 @@ export class SplitState {
         this.usable = false;
       },
     );
+    this.answered = answered;
+    void answered.then(() => {
+      if (this.answered === answered) this.awaitingAnswer = false;
+    });
   }
 }

@@ -28,6 +28,8 @@ export class ThreadedTypeChecker {
   private nextId = 1;
   /** Checks run one at a time, as on one thread: each waits for the one before. */
   private chain: Promise<unknown> = Promise.resolve();
+  /** Checks asked for and not yet answered: with none, a check is sent at once, not a turn of the event loop later. */
+  private queued = 0;
 
   constructor(private readonly limitMs: number) {}
 
@@ -67,9 +69,11 @@ export class ThreadedTypeChecker {
   }
 
   check(code: string, snippet?: SnippetCheck): Promise<TypeCheckResult> {
-    const result = this.chain.then(() => this.checkNow(code, snippet));
-    this.chain = result.catch(() => undefined);
-    return result;
+    const result = this.queued === 0 ? this.checkNow(code, snippet) : this.chain.then(() => this.checkNow(code, snippet));
+    this.queued++;
+    const settled = result.finally(() => this.queued--);
+    this.chain = settled.catch(() => undefined);
+    return settled;
   }
 
   private async checkNow(code: string, snippet: SnippetCheck | undefined): Promise<TypeCheckResult> {

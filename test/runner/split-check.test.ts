@@ -3,6 +3,7 @@
 // the whole program wherever the session would check apart.
 
 import { afterAll, describe, expect, it } from "vitest";
+import { checkInStages } from "../../runner/checks.js";
 import { IncrementalTypeChecker } from "../../runner/incremental-typecheck.js";
 import { parseSync, PROGRAM_OPTIONS } from "../../runner/parser.js";
 import { APART_FROM_CHARS, type SnippetShape, snippetShape, SplitState } from "../../runner/split-check.js";
@@ -82,6 +83,26 @@ describe("a session's split state", () => {
     expect(await aliased.checkFor(after, shapeAt(after, "1"))).toBeNull();
   });
 
+  it("plans at once when the last snippet's answer is in, and waits for it when it is not", async () => {
+    const state = new SplitState();
+    const prefix = `const a = 1;${SEPARATOR}${LONG}${SEPARATOR}`;
+    state.append(shapeAt("", "const a = 1;"), Promise.resolve(false));
+    await Promise.resolve();
+    await Promise.resolve();
+    // Answered: the plan is a value, so the type check starts before the caller goes on.
+    const now = state.checkFor(prefix, shapeAt(prefix, "const b = a;"));
+    expect(now).not.toBeInstanceOf(Promise);
+    expect(now).toEqual({ names: ["b"], apart: { prefixLength: prefix.length, prefixForChecker: prefix } });
+    // Not answered yet: the plan waits, and follows the answer (a global shadowed: checked whole for good).
+    let answer!: (shadows: boolean) => void;
+    state.append(shapeAt(prefix, "const b = a;"), new Promise<boolean>((resolve) => (answer = resolve)));
+    const after = `${prefix}const b = a;${SEPARATOR}`;
+    const waiting = state.checkFor(after, shapeAt(after, "const c = b;"));
+    expect(waiting).toBeInstanceOf(Promise);
+    answer(true);
+    expect(await waiting).toBeNull();
+  });
+
   it("blanks the earlier snippets' plain tacit imports for the checker, keeping every position", async () => {
     const state = new SplitState();
     const earlier = `import { println } from "tacit";\nconst a = 1;\n${LONG}`;
@@ -90,6 +111,23 @@ describe("a session's split state", () => {
     const { apart } = (await state.checkFor(prefix, shapeAt(prefix, "println(a)")))!;
     expect(apart!.prefixForChecker).toHaveLength(prefix.length);
     expect(apart!.prefixForChecker).toBe(`${" ".repeat('import { println } from "tacit";'.length)}\nconst a = 1;\n${LONG}${SEPARATOR}`);
+  });
+});
+
+describe("when the type check starts", () => {
+  it("is asked of the checker before checkInStages returns, so the run is prepared while types are checked", async () => {
+    const asked: string[] = [];
+    const checker = (code: string) => {
+      asked.push(code);
+      return Promise.resolve({ ok: true, diagnostics: [] });
+    };
+    const plain = checkInStages("const x: number = 1;", "script.ts", true, checker);
+    expect(asked).toEqual(["const x: number = 1;"]);
+    expect((await plain.types)?.ok).toBe(true);
+    const session = { plan: () => ({ names: ["y"], apart: null }), checked: () => undefined };
+    const snippet = checkInStages("const y = 2;", "script.ts", true, checker, "const y = 2;", undefined, session);
+    expect(asked).toEqual(["const x: number = 1;", "const y = 2;"]);
+    expect((await snippet.types)?.ok).toBe(true);
   });
 });
 
