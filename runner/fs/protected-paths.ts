@@ -21,6 +21,7 @@ import { tacitCodeLocations } from "../paths.js";
 import { tacitHome } from "../tacit-home.js";
 import { tacitTempDirBelow, tacitTempDirOf, tempDirPlaces } from "../temp-dirs.js";
 import { isWithin, resolveRealOrSelf } from "./containment.js";
+import { gitRepositoryChangeOf } from "./git-repository.js";
 import { procMounts } from "./proc-mounts.js";
 
 export interface ProtectedPath {
@@ -137,7 +138,7 @@ export function protectedPathOf(paths: readonly ProtectedPath[], named: string, 
   return (
     paths.find(inside) ??
     checkDir(tacitTempDirOf(realPath) ?? tacitTempDirOf(named)) ??
-    (use === "change" ? (readOnly().find(inside) ?? gitControlOf(named, realPath)) : null)
+    (use === "change" ? (readOnly().find(inside) ?? gitControlOf(named, realPath) ?? gitRepositoryChangeOf(named, realPath)) : null)
   );
 }
 

@@ -1,0 +1,266 @@
+// What a script's file write could make git run later, outside the sandbox, beyond the `.git`
+// names protected-paths.ts refuses by name (GIT_CONTROL). Each was shown with git 2.39 by a
+// script with nothing but requestFileSystem("."):
+// - the hooks directory a repository's configuration names (core.hooksPath, husky's `.husky/_`
+//   or `.husky`): a script that wrote an executable hook there, or for husky 9 `.husky/pre-commit`
+//   (its `.husky/_/pre-commit` runs that with `sh -e`, executable or not), ran it at the user's
+//   next `git commit`;
+// - a file the configuration includes (include.path, includeIf.*.path; a repository that shares
+//   settings with `include.path = ../.gitconfig` includes a file of the worktree): it is read as
+//   the configuration, so `core.fsmonitor` there ran at the next `git status`;
+// - a directory git takes for a repository (HEAD beside objects and refs, or beside a
+//   `commondir` file naming where they are): one the script made with HEAD, objects, refs and a
+//   config is a bare repository whose core.pager ran at `git log` there and whose remote
+//   (protocol.ext.allow) at `git fetch` there, and so did one with HEAD and a commondir naming a
+//   directory the script filled; shell prompts and editors run git in the directories one opens,
+//   on their own. (A commondir in the project's `.git` moves its configuration the same way, but
+//   was refused already: nothing may be made directly in a directory named `.git`.)
+// Reads are not affected: none of this is secret.
+
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { isWithin } from "./containment.js";
+import type { ProtectedPath } from "./protected-paths.js";
+
+/** What makes a directory a repository to git (is_git_directory): HEAD, and objects and refs (or a commondir naming where they are). */
+const REPOSITORY_SHAPE = new Set(["head", "objects", "refs", "commondir"]);
+/** What in a repository's directory names commands git runs: its configuration, hooks, and where its configuration is (commondir). */
+const REPOSITORY_CONTROL = new Set(["config", "config.worktree", "commondir", "hooks"]);
+
+/** Configuration files are a few KiB; past this one is not read (and nothing in it is protected: git's own limit is far larger, but no setup needs it). */
+const CONFIG_LIMIT_BYTES = 1024 * 1024;
+/** git's own limit on nested includes. */
+const INCLUDE_DEPTH = 10;
+
+const REFUSE_CONFIG =
+  "scripts may read it but not change it: git reads it as the repository's configuration and runs the commands it names " +
+  "(core.fsmonitor at every git status, core.pager, aliases, a remote's command at git fetch) with the user's full authority, " +
+  "outside the sandbox. Ask the user to change it";
+
+function present(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The repository directory `changed` (a path a script creates, writes or deletes) is the
+ * configuration or hooks of, or that it would make a repository of, as a protected path; or
+ * null. Every directory on the way is looked at where the entry leading to `changed` is one of
+ * those names (a mkdir makes its parents too). Refused: a change of `config`, `config.worktree`,
+ * `commondir` or `hooks/…` in a directory that is (or, with it, becomes) a repository, and the
+ * change that makes a repository of a directory that already holds one of those (so that the
+ * order the files are made in does not matter). Objects, refs and HEAD of an existing
+ * repository may still be written: they name no command.
+ */
+function repositoryDirectoryChange(changed: string): ProtectedPath | null {
+  for (let child = changed, dir = path.dirname(changed); dir !== child; child = dir, dir = path.dirname(dir)) {
+    // In lower case: on a case-insensitive file system (macOS, Windows) git's "config" is also a script's "CONFIG".
+    const entry = path.basename(child).toLowerCase();
+    const control = REPOSITORY_CONTROL.has(entry);
+    if (!control && !REPOSITORY_SHAPE.has(entry)) continue;
+    const had = (name: string): boolean => present(path.join(dir, name === "head" ? "HEAD" : name));
+    const has = (name: string): boolean => name === entry || had(name);
+    const isRepository = (have: (name: string) => boolean): boolean => have("head") && (have("commondir") || (have("objects") && have("refs")));
+    if (!isRepository(has) || ![...REPOSITORY_CONTROL].some(has)) continue;
+    if (control || !isRepository(had)) {
+      return {
+        path: dir,
+        what: control
+          ? `a git repository's configuration or hooks (${dir} is a repository to git: it holds HEAD, objects and refs, or a commondir)`
+          : `a directory that would become a git repository with a configuration or hooks in it (${dir}: HEAD, objects and refs, or a commondir, beside a config or hooks)`,
+        readable: true,
+        refusal:
+          "git takes such a directory for a repository wherever it is, and runs the commands its configuration and hooks name " +
+          "(core.fsmonitor, core.pager, a remote's command at git fetch, hooks) with the authority of whoever runs git there, outside " +
+          "the sandbox (a shell prompt or an editor does so on its own in the directories one opens). Keep such files under another " +
+          "directory name, or ask the user to make the repository",
+      };
+    }
+  }
+  return null;
+}
+
+/** The text of a configuration file, or null (none, not a regular file, unreadable, past CONFIG_LIMIT_BYTES). */
+function readConfigText(file: string): string | null {
+  let fd: number;
+  try {
+    // O_NONBLOCK: opening a FIFO for reading waits for a writer, on the host's main thread.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return null;
+    // Sized by the file: this runs at every change a script makes, and a 1 MiB buffer each time doubled a write's cost.
+    const buffer = Buffer.allocUnsafe(Math.min(stats.size, CONFIG_LIMIT_BYTES) + 1);
+    let n = 0;
+    for (let read = -1; read !== 0 && n < buffer.length; n += read) read = readSync(fd, buffer, n, buffer.length - n, null);
+    return n > CONFIG_LIMIT_BYTES ? null : buffer.toString("utf8", 0, n);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** One `key = value` of a configuration file: its section (lower case, subsection dropped), key (lower case) and value. */
+interface ConfigEntry {
+  section: string;
+  key: string;
+  value: string;
+}
+
+/**
+ * The entries of git's configuration syntax, as far as judging them needs: sections
+ * (`[core]`, `[includeIf "gitdir:x"]`, `[core.x]`), keys in any case, values quoted or not,
+ * backslash escapes, comments (# and ;) and lines continued with a backslash.
+ */
+export function parseGitConfig(text: string): ConfigEntry[] {
+  const entries: ConfigEntry[] = [];
+  let section = "";
+  const lines = text.replace(/\\\r?\n/g, "").split(/\r?\n/);
+  for (const raw of lines) {
+    let line = raw.trimStart();
+    const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\]/.exec(line);
+    if (header) {
+      section = header[1]!.split(".")[0]!.toLowerCase();
+      line = line.slice(header[0].length).trimStart();
+    }
+    const pair = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$/.exec(line);
+    if (!pair) continue;
+    entries.push({ section, key: pair[1]!.toLowerCase(), value: pair[2] === undefined ? "true" : configValue(pair[2]) });
+  }
+  return entries;
+}
+
+/** A value as git reads it: quotes removed, escapes applied, a comment outside quotes dropped, outer space trimmed. */
+function configValue(raw: string): string {
+  let value = "";
+  let quoted = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!;
+    if (c === '"') quoted = !quoted;
+    else if (c === "\\" && i + 1 < raw.length) {
+      const next = raw[++i]!;
+      value += next === "n" ? "\n" : next === "t" ? "\t" : next === "b" ? "\b" : next;
+    } else if (!quoted && (c === "#" || c === ";")) break;
+    else value += c;
+  }
+  return value.trim();
+}
+
+/** A path as git expands it in the configuration: `~/` is the home directory, a relative one is relative to `base`. */
+function configPath(value: string, base: string): string {
+  const expanded = value === "~" ? os.homedir() : value.startsWith("~/") ? path.join(os.homedir(), value.slice(2)) : value;
+  return path.resolve(base, expanded);
+}
+
+/** What a repository's configuration names that a script must not change, and where it says so. */
+interface ConfiguredFiles {
+  includes: Array<{ file: string; by: string }>;
+  hooks: Array<{ dir: string; value: string; by: string }>;
+}
+
+/**
+ * Reads `file` and the files it includes (every include and includeIf, whatever its condition:
+ * a condition can come true later), collecting includes and core.hooksPath (relative to
+ * `worktree`, where git runs hooks).
+ */
+function collectConfig(file: string, worktree: string, found: ConfiguredFiles, depth = 0, seen = new Set<string>()): void {
+  if (depth > INCLUDE_DEPTH || seen.has(file)) return;
+  seen.add(file);
+  const text = readConfigText(file);
+  if (text === null) return;
+  for (const { section, key, value } of parseGitConfig(text)) {
+    if ((section === "include" || section === "includeif") && key === "path" && value !== "") {
+      const included = configPath(value, path.dirname(file));
+      found.includes.push({ file: included, by: file });
+      collectConfig(included, worktree, found, depth + 1, seen);
+    } else if (section === "core" && key === "hookspath" && value !== "") {
+      found.hooks.push({ dir: configPath(value, worktree), value, by: file });
+    }
+  }
+}
+
+/** The user's and the system's configuration files git reads in every repository. */
+function globalConfigFiles(env: NodeJS.ProcessEnv): string[] {
+  const home = env.HOME || os.homedir();
+  const xdg = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path.join(home, ".config");
+  return ["/etc/gitconfig", path.join(xdg, "git", "config"), path.join(home, ".gitconfig")];
+}
+
+/** The repository whose worktree `changed` lies in: its worktree root and its repository directory (a `.git` file followed), or null. */
+function enclosingRepository(changed: string): { worktree: string; gitDir: string } | null {
+  for (let dir = path.dirname(changed); ; dir = path.dirname(dir)) {
+    const dotGit = path.join(dir, ".git");
+    let isDirectory: boolean | null = null;
+    try {
+      isDirectory = lstatSync(dotGit).isDirectory();
+    } catch {
+      // None here: look further up.
+    }
+    if (isDirectory === true) return { worktree: dir, gitDir: dotGit };
+    if (isDirectory === false) {
+      const named = /^gitdir:\s*(.+?)\s*$/m.exec(readConfigText(dotGit) ?? "");
+      if (named) return { worktree: dir, gitDir: path.resolve(dir, named[1]!) };
+    }
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
+/**
+ * The hooks directory or included configuration file, named by the configuration git reads
+ * for the repository `changed` lies in, that `changed` is (or lies in), or null. husky 9 sets
+ * core.hooksPath to `.husky/_`, whose hooks run the script of the same name one directory up
+ * (`.husky/pre-commit`) with `sh -e`: a hooks directory named `_` that holds husky's runner
+ * `h` protects its parent too (never the worktree's top, which would be every file).
+ */
+function configuredFileChange(changed: string, env: NodeJS.ProcessEnv): ProtectedPath | null {
+  const repository = enclosingRepository(changed);
+  if (repository === null) return null;
+  const found: ConfiguredFiles = { includes: [], hooks: [] };
+  const commonDirText = readConfigText(path.join(repository.gitDir, "commondir"));
+  const commonDir = commonDirText === null ? repository.gitDir : path.resolve(repository.gitDir, commonDirText.trim());
+  for (const file of [...globalConfigFiles(env), path.join(commonDir, "config"), path.join(repository.gitDir, "config.worktree")]) {
+    collectConfig(file, repository.worktree, found);
+  }
+  const include = found.includes.find(({ file }) => isWithin(changed, file));
+  if (include) {
+    return {
+      path: include.file,
+      what: `a file git reads as this repository's configuration (${include.by} includes it: include.path)`,
+      readable: true,
+      refusal: REFUSE_CONFIG,
+    };
+  }
+  for (const hooks of found.hooks) {
+    const huskyLike = path.basename(hooks.dir) === "_" && present(path.join(hooks.dir, "h")) && path.dirname(hooks.dir) !== repository.worktree;
+    const husky = huskyLike ? path.dirname(hooks.dir) : null;
+    if (!isWithin(changed, hooks.dir) && !(husky !== null && isWithin(changed, husky))) continue;
+    return {
+      path: isWithin(changed, hooks.dir) ? hooks.dir : husky!,
+      what: `the hooks directory this repository's configuration names (core.hooksPath = ${hooks.value}, in ${hooks.by})${husky === null ? "" : ", or the hook scripts husky runs from it"}`,
+      readable: true,
+      refusal:
+        "scripts may read it but not change it: git runs the hooks there (at git commit, checkout, merge, push) with the user's " +
+        "full authority, outside the sandbox. Ask the user to change the hook",
+    };
+  }
+  return null;
+}
+
+/** What of the above `named` or `real` (a path a script would change) is, as a protected path to refuse, or null. */
+export function gitRepositoryChangeOf(named: string, real: string, env: NodeJS.ProcessEnv = process.env): ProtectedPath | null {
+  const candidates = named === real ? [real] : [real, named];
+  for (const candidate of candidates) {
+    const hit = repositoryDirectoryChange(candidate) ?? configuredFileChange(candidate, env);
+    if (hit) return hit;
+  }
+  return null;
+}

@@ -1,0 +1,150 @@
+// What git runs later, outside the sandbox, beyond .git/config and .git/hooks (git-control.test.ts):
+// a script with requestFileSystem(".") alone wrote files that made the user's next ordinary git
+// command run a program of its choosing. Each was shown with the git on the machine: the hooks
+// directory the configuration names (husky's .husky/_, whose hooks run .husky/<hook>), a file the
+// configuration includes, a .git/commondir moving the configuration to a directory the script
+// filled, and a bare repository the script made in the project. Through the real CLI: each change
+// is refused, reads still work, ordinary files are still written, and the git commands afterwards
+// run nothing of the script's (no canary file).
+
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, realTempDir, tacit, writeTree } from "./fixtures.js";
+
+const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" };
+const git = (cwd: string, ...args: string[]): string => execFileSync("git", args, { cwd, env: GIT_ENV, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+/** A git command whose failure is fine: what matters is what it ran. */
+const gitAnyway = (cwd: string, ...args: string[]): void => {
+  try {
+    git(cwd, ...args);
+  } catch {
+    // A repository the script could not complete may make git fail.
+  }
+};
+
+/** husky 9's files: core.hooksPath is .husky/_, and each hook there runs .husky/<hook> with `sh -e`. */
+const HUSKY_RUNNER = `#!/usr/bin/env sh
+n=$(basename "$0")
+s=$(dirname "$(dirname "$0")")/$n
+[ ! -f "$s" ] && exit 0
+sh -e "$s" "$@"
+`;
+const HUSKY_HOOK = `#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n`;
+
+describe("files git runs commands from, outside .git/config and .git/hooks", () => {
+  it("the hooks directory the configuration names (husky), directly or through an include, and the included file itself", async () => {
+    const { dir, cleanup } = realTempDir("tacit-git-later-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      const payload = `#!/bin/sh\ntouch ${marker}\n`;
+      // A husky 9 project.
+      const husky = path.join(dir, "husky");
+      git(dir, "init", "-q", "husky");
+      writeTree(husky, { ".husky/_/h": HUSKY_RUNNER, ".husky/_/pre-commit": HUSKY_HOOK, ".husky/pre-commit": "exit 0\n" });
+      chmodSync(path.join(husky, ".husky/_/h"), 0o755);
+      chmodSync(path.join(husky, ".husky/_/pre-commit"), 0o755);
+      git(husky, "config", "core.hooksPath", ".husky/_");
+      // A project sharing settings from its worktree: include.path = ../.gitconfig, which names a hooks directory.
+      const shared = path.join(dir, "shared");
+      git(dir, "init", "-q", "shared");
+      writeTree(shared, { ".gitconfig": "[core]\n\thooksPath = tools/hooks\n", "tools/hooks/pre-commit": "#!/bin/sh\nexit 0\n" });
+      chmodSync(path.join(shared, "tools/hooks/pre-commit"), 0o755);
+      git(shared, "config", "include.path", "../.gitconfig");
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("husky hook", () => fs.access("husky/.husky/pre-commit").write(${lit(payload)}));
+  attempt("husky runner", () => fs.access("husky/.husky/_/h").write(${lit(payload)}));
+  attempt("husky new hook", () => fs.access("husky/.husky/_/post-commit").write(${lit(payload)}));
+  attempt("included config", () => fs.access("shared/.gitconfig").append(${lit(`[core]\n\tfsmonitor = "touch ${marker}; false"\n`)}));
+  attempt("included hooks", () => fs.access("shared/tools/hooks/pre-commit").write(${lit(payload)}));
+  attempt("read husky hook", () => fs.access("husky/.husky/pre-commit").read());
+  attempt("read included", () => fs.access("shared/.gitconfig").read().includes("hooksPath"));
+  attempt("ordinary", () => fs.access("husky/.huskyrc-notes.txt").write("x"));
+  attempt("ordinary tools", () => fs.access("shared/tools/build.sh").write("x"));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["husky hook", "husky runner", "husky new hook", "included hooks"], /hooks directory this repository's configuration names \(core\.hooksPath/);
+      expectRefused(found, ["included config"], /git reads as this repository's configuration .*include\.path.*Ask the user/);
+      expect(attemptOf(found, "read husky hook")).toEqual({ status: "ok", value: "exit 0\n" });
+      expect(attemptOf(found, "read included")).toEqual({ status: "ok", value: true });
+      expect(attemptOf(found, "ordinary").status).toBe("ok");
+      expect(attemptOf(found, "ordinary tools").status).toBe("ok");
+      // The user's next commits and status.
+      git(husky, "commit", "-q", "--allow-empty", "-m", "next");
+      git(shared, "status", "--porcelain");
+      git(shared, "commit", "-q", "--allow-empty", "-m", "next");
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+
+  it("a commondir moving a repository's configuration, and repositories the script assembles in the project", async () => {
+    const { dir, cleanup } = realTempDir("tacit-git-later-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      git(dir, "init", "-q");
+      git(dir, "commit", "-q", "--allow-empty", "-m", "first");
+      const head = git(dir, "rev-parse", "HEAD").trim();
+      const branch = git(dir, "symbolic-ref", "--short", "HEAD").trim();
+      const evil = `[core]\n\tfsmonitor = "touch ${marker}; false"\n\tpager = "touch ${marker}; cat"\n[protocol "ext"]\n\tallow = always\n[remote "origin"]\n\turl = "ext::sh -c touch% ${marker}"\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n`;
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  // .git/commondir -> elsewhere, a directory holding objects (borrowed), refs and a config of the script's.
+  fs.access("elsewhere/objects/info").mkdir();
+  fs.access("elsewhere/objects/info/alternates").write(${lit(`${dir}/.git/objects\n`)});
+  fs.access("elsewhere/refs/heads").mkdir();
+  fs.access(${lit(`elsewhere/refs/heads/${branch}`)}).write(${lit(`${head}\n`)});
+  fs.access("elsewhere/config").write(${lit(evil)});
+  attempt("commondir", () => fs.access(".git/commondir").write("../elsewhere\\n"));
+  // A bare repository made config last, ...
+  fs.access("bare/objects/info").mkdir();
+  fs.access("bare/objects/info/alternates").write(${lit(`${dir}/.git/objects\n`)});
+  fs.access("bare/refs").mkdir();
+  fs.access("bare/HEAD").write(${lit(`${head}\n`)});
+  attempt("bare config", () => fs.access("bare/config").write(${lit(evil)}));
+  attempt("bare hooks", () => fs.access("bare/hooks").mkdir());
+  // ... or config first: the file that completes the repository is refused.
+  fs.access("late").mkdir();
+  fs.access("late/config").write(${lit(evil)});
+  fs.access("late/objects").mkdir();
+  fs.access("late/HEAD").write(${lit(`${head}\n`)});
+  attempt("late refs", () => fs.access("late/refs/heads").mkdir());
+  // ... or with a commondir beside HEAD.
+  fs.access("pointer").mkdir();
+  fs.access("pointer/HEAD").write(${lit(`${head}\n`)});
+  attempt("pointer commondir", () => fs.access("pointer/commondir").write("../elsewhere\\n"));
+  attempt("read git config", () => fs.access(".git/config").read().includes("[core]"));
+  attempt("read bare HEAD", () => fs.access("bare/HEAD").read().trim());
+  attempt("ordinary config", () => (fs.access("app").mkdir(), fs.access("app/config").write("x")));
+  attempt("ordinary objects", () => fs.access("bare/objects/info/packs").write(""));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["commondir", "bare config", "bare hooks", "late refs", "pointer commondir"], /git repository/);
+      expect(attemptOf(found, "read git config")).toEqual({ status: "ok", value: true });
+      expect(attemptOf(found, "read bare HEAD")).toEqual({ status: "ok", value: head });
+      expect(attemptOf(found, "ordinary config").status).toBe("ok");
+      expect(attemptOf(found, "ordinary objects").status).toBe("ok");
+      expect(existsSync(path.join(dir, ".git", "commondir"))).toBe(false);
+      // The user's next commands: in the project, and in the directories the script made (as a prompt or an editor does).
+      git(dir, "status", "--porcelain");
+      for (const sub of ["bare", "late", "pointer", "elsewhere"]) {
+        gitAnyway(path.join(dir, sub), "status");
+        gitAnyway(path.join(dir, sub), "log", "-1");
+        gitAnyway(path.join(dir, sub), "fetch", "-q", "origin");
+      }
+      expect(readFileSync(path.join(dir, "app", "config"), "utf8")).toBe("x");
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+});
