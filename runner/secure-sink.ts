@@ -2,9 +2,10 @@
 // read. An append-only file, created owner-only (0600) in the same open() that creates it,
 // so it is never briefly readable by others; an existing file keeps its permissions, but one
 // that others may read or write is warned about, and one that another user owns is refused
-// (see checkExisting). What one evaluation appends is capped (see SinkQuota).
+// (see checkExisting). Only a regular file, never through a symbolic link (see openSinkFile).
+// What one evaluation appends is capped (see SinkQuota).
 
-import { closeSync, fstatSync, mkdirSync, openSync, type Stats, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, type Stats, writeSync } from "node:fs";
 import path from "node:path";
 import { CLASSIFIED_MASK } from "../library/protocol.js";
 import type { PureResult } from "./classified/pure-evaluator.js";
@@ -24,9 +25,11 @@ export class SecureSink {
   private open(): number {
     if (this.fd === null) {
       mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-      const fd = openSync(this.file, "a", 0o600);
+      const fd = this.openSinkFile();
       try {
-        this.checkExisting(fstatSync(fd));
+        const stats = fstatSync(fd);
+        if (!stats.isFile()) throw this.notRegular(kindOf(stats));
+        this.checkExisting(stats);
       } catch (error) {
         closeSync(fd);
         throw error;
@@ -37,15 +40,57 @@ export class SecureSink {
   }
 
   /**
+   * Opens the sink to append, created 0600 if missing. O_NONBLOCK: opening a FIFO nobody reads
+   * for writing waited for a reader on the host's main thread, so the run (or tacit serve, every
+   * session) hung for good, its time limits included; now that open fails (ENXIO), as does one of
+   * a socket, and a directory's (EISDIR). Anything but a regular file is refused (see open): a
+   * pipe or a terminal opened without blocking may take only part of a write and lose the rest,
+   * and one opened blocking holds the host whenever its reader stops reading. O_NOFOLLOW: a link
+   * there (left by a command a script may run, as recorder.ts fears for the record) is not
+   * followed to a file someone else may read; a dangling one is not followed to create one.
+   */
+  private openSinkFile(): number {
+    const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+    try {
+      return openSync(this.file, flags, 0o600);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ELOOP") {
+        throw new SinkRefusal(
+          `the secure output ${this.file} is a symbolic link, which tacit does not follow (it could lead to a file others read); nothing was written to it. ` +
+            "Remove the link, or give --secure-output a regular file by its own path",
+        );
+      }
+      if (code === "ENXIO" || code === "EISDIR") throw this.notRegular(this.kindAt());
+      throw error;
+    }
+  }
+
+  /** What the sink's path is, for a refusal, when it could not be opened (looked at without following a link). */
+  private kindAt(): string {
+    try {
+      return kindOf(lstatSync(this.file));
+    } catch {
+      return "not a file";
+    }
+  }
+
+  private notRegular(kind: string): SinkRefusal {
+    return new SinkRefusal(
+      `the secure output ${this.file} is not a regular file (${kind}); tacit writes plaintext only to a regular file, since a FIFO with ` +
+        "no reader would hold tacit waiting and a pipe or device may lose what is written; nothing was written to it. Remove it, or " +
+        "give --secure-output a regular file (to follow it as it grows, run `tail -f` on that file)",
+    );
+  }
+
+  /**
    * An existing regular file keeps its permissions (tacit never chmods it), but a script of an
    * earlier run without --secure-output could create it, 0644 by the umask, and a later run
    * appended plaintext to it for anyone to read, without a word. So: one that group or others
    * may read or write is warned about, once, with the fix; one another user owns is refused
-   * (its owner reads what is written whatever its mode), nothing is written. A device or pipe
-   * (/dev/tty, a process substitution) is taken as it is.
+   * (its owner reads what is written whatever its mode), nothing is written.
    */
   private checkExisting(stats: Stats): void {
-    if (!stats.isFile()) return;
     const uid = process.getuid?.();
     if (uid !== undefined && stats.uid !== uid) {
       throw new SinkRefusal(
@@ -102,6 +147,16 @@ export class SecureSink {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
   }
+}
+
+/** What a file that is not a regular one is, in a refusal's words. */
+function kindOf(stats: Stats): string {
+  if (stats.isFIFO()) return "a FIFO";
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
+  if (stats.isDirectory()) return "a directory";
+  if (stats.isSocket()) return "a socket";
+  if (stats.isSymbolicLink()) return "a symbolic link";
+  return "not a file";
 }
 
 /** Where an evaluation's output meant for a person goes. */
