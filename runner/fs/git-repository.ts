@@ -20,7 +20,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { isWithin } from "./containment.js";
+import { isWithin, resolveRealOrSelf } from "./containment.js";
 import type { ProtectedPath } from "./protected-paths.js";
 
 /** What makes a directory a repository to git (is_git_directory): HEAD, and objects and refs (or a commondir naming where they are). */
@@ -109,9 +109,10 @@ function readConfigText(file: string): string | null {
   }
 }
 
-/** One `key = value` of a configuration file: its section (lower case, subsection dropped), key (lower case) and value. */
+/** One `key = value` of a configuration file: its section (lower case), subsection (as written, or ""), key (lower case) and value. */
 interface ConfigEntry {
   section: string;
+  subsection: string;
   key: string;
   value: string;
 }
@@ -124,17 +125,20 @@ interface ConfigEntry {
 export function parseGitConfig(text: string): ConfigEntry[] {
   const entries: ConfigEntry[] = [];
   let section = "";
+  let subsection = "";
   const lines = text.replace(/\\\r?\n/g, "").split(/\r?\n/);
   for (const raw of lines) {
     let line = raw.trimStart();
-    const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\]/.exec(line);
+    const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
     if (header) {
-      section = header[1]!.split(".")[0]!.toLowerCase();
+      const [name, ...dotted] = header[1]!.split(".");
+      section = name!.toLowerCase();
+      subsection = header[2] ?? dotted.join(".");
       line = line.slice(header[0].length).trimStart();
     }
     const pair = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$/.exec(line);
     if (!pair) continue;
-    entries.push({ section, key: pair[1]!.toLowerCase(), value: pair[2] === undefined ? "true" : configValue(pair[2]) });
+    entries.push({ section, subsection, key: pair[1]!.toLowerCase(), value: pair[2] === undefined ? "true" : configValue(pair[2]) });
   }
   return entries;
 }
@@ -165,6 +169,43 @@ function configPath(value: string, base: string): string {
 interface ConfiguredFiles {
   includes: Array<{ file: string; by: string }>;
   hooks: Array<{ dir: string; value: string; by: string }>;
+  programs: Array<{ file: string; setting: string; by: string }>;
+}
+
+/**
+ * The settings whose value is a command git runs (git-config(1)), by section and key (the
+ * subsection, a driver's or a tool's name, dropped); "*": every key of the section. A command
+ * there that names a file of the worktree (`diff.tc.textconv = ./tools/textconv.sh`, an alias
+ * `!node scripts/x.js`) ran whatever a script wrote into that file at the next `git diff`,
+ * `git status` (a clean filter) or alias.
+ */
+const COMMAND_SETTINGS: Readonly<Record<string, ReadonlySet<string>>> = {
+  core: new Set(["fsmonitor", "pager", "editor", "sshcommand", "askpass", "gitproxy"]),
+  sequence: new Set(["editor"]),
+  interactive: new Set(["difffilter"]),
+  diff: new Set(["external", "command", "textconv"]),
+  difftool: new Set(["cmd", "path"]),
+  mergetool: new Set(["cmd", "path"]),
+  merge: new Set(["driver"]),
+  filter: new Set(["clean", "smudge", "process"]),
+  credential: new Set(["helper"]),
+  gpg: new Set(["program", "defaultkeycommand"]),
+  remote: new Set(["uploadpack", "receivepack"]),
+  submodule: new Set(["update"]),
+  browser: new Set(["cmd", "path"]),
+  man: new Set(["cmd", "path"]),
+  web: new Set(["browser"]),
+  alias: new Set(["*"]),
+  pager: new Set(["*"]),
+};
+
+/** The words of a command that name a file by a path (with a slash: a bare name is looked up in PATH), relative to `base`. */
+function programFiles(command: string, base: string): string[] {
+  const words = command.match(/"(?:[^"\\]|\\.)*"|'[^']*'|[^\s"']+/g) ?? [];
+  return words
+    .map((word) => word.replace(/^["']|["']$/g, ""))
+    .filter((word) => word.includes("/") && !word.startsWith("-") && !word.includes("://") && !word.includes("$"))
+    .map((word) => configPath(word, base));
 }
 
 /**
@@ -177,13 +218,18 @@ function collectConfig(file: string, worktree: string, found: ConfiguredFiles, d
   seen.add(file);
   const text = readConfigText(file);
   if (text === null) return;
-  for (const { section, key, value } of parseGitConfig(text)) {
+  for (const { section, subsection, key, value } of parseGitConfig(text)) {
     if ((section === "include" || section === "includeif") && key === "path" && value !== "") {
       const included = configPath(value, path.dirname(file));
       found.includes.push({ file: included, by: file });
       collectConfig(included, worktree, found, depth + 1, seen);
     } else if (section === "core" && key === "hookspath" && value !== "") {
       found.hooks.push({ dir: configPath(value, worktree), value, by: file });
+    } else if (COMMAND_SETTINGS[section]?.has(key) || COMMAND_SETTINGS[section]?.has("*")) {
+      // An alias is a command only with a leading "!" (else it is git's own), as is a submodule's update.
+      const command = section === "alias" || section === "submodule" ? (value.startsWith("!") ? value.slice(1) : "") : value;
+      // Run in the worktree's top directory (filters, drivers, aliases), so relative to it.
+      for (const program of programFiles(command, worktree)) found.programs.push({ file: program, setting: `${[section, subsection, key].filter((part) => part !== "").join(".")} = ${value}`, by: file });
     }
   }
 }
@@ -192,7 +238,9 @@ function collectConfig(file: string, worktree: string, found: ConfiguredFiles, d
 function globalConfigFiles(env: NodeJS.ProcessEnv): string[] {
   const home = env.HOME || os.homedir();
   const xdg = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path.join(home, ".config");
-  return ["/etc/gitconfig", path.join(xdg, "git", "config"), path.join(home, ".gitconfig")];
+  // And those the environment names instead (read too, should the user's next git run without them).
+  const named = [env.GIT_CONFIG_SYSTEM, env.GIT_CONFIG_GLOBAL].filter((file): file is string => typeof file === "string" && file !== "");
+  return ["/etc/gitconfig", path.join(xdg, "git", "config"), path.join(home, ".gitconfig"), ...named];
 }
 
 /** The repository whose worktree `changed` lies in: its worktree root and its repository directory (a `.git` file followed), or null. */
@@ -224,13 +272,15 @@ function enclosingRepository(changed: string): { worktree: string; gitDir: strin
 function configuredFileChange(changed: string, env: NodeJS.ProcessEnv): ProtectedPath | null {
   const repository = enclosingRepository(changed);
   if (repository === null) return null;
-  const found: ConfiguredFiles = { includes: [], hooks: [] };
+  const found: ConfiguredFiles = { includes: [], hooks: [], programs: [] };
   const commonDirText = readConfigText(path.join(repository.gitDir, "commondir"));
   const commonDir = commonDirText === null ? repository.gitDir : path.resolve(repository.gitDir, commonDirText.trim());
   for (const file of [...globalConfigFiles(env), path.join(commonDir, "config"), path.join(repository.gitDir, "config.worktree")]) {
     collectConfig(file, repository.worktree, found);
   }
-  const include = found.includes.find(({ file }) => isWithin(changed, file));
+  // What the configuration names, as named and where it leads: a script writing the file a named link leads to changes it as well.
+  const inside = (place: string): boolean => isWithin(changed, place) || isWithin(changed, resolveRealOrSelf(place));
+  const include = found.includes.find(({ file }) => inside(file));
   if (include) {
     return {
       path: include.file,
@@ -239,12 +289,23 @@ function configuredFileChange(changed: string, env: NodeJS.ProcessEnv): Protecte
       refusal: REFUSE_CONFIG,
     };
   }
+  const program = found.programs.find(({ file }) => inside(file));
+  if (program) {
+    return {
+      path: program.file,
+      what: `a program this repository's git configuration runs (${program.setting}, in ${program.by})`,
+      readable: true,
+      refusal:
+        "scripts may read it but not change it: git runs it with the user's full authority, outside the sandbox, at the command " +
+        "that setting is for (a diff, a status, an alias). Ask the user to change it",
+    };
+  }
   for (const hooks of found.hooks) {
     const huskyLike = path.basename(hooks.dir) === "_" && present(path.join(hooks.dir, "h")) && path.dirname(hooks.dir) !== repository.worktree;
     const husky = huskyLike ? path.dirname(hooks.dir) : null;
-    if (!isWithin(changed, hooks.dir) && !(husky !== null && isWithin(changed, husky))) continue;
+    if (!inside(hooks.dir) && !(husky !== null && inside(husky))) continue;
     return {
-      path: isWithin(changed, hooks.dir) ? hooks.dir : husky!,
+      path: inside(hooks.dir) ? hooks.dir : husky!,
       what: `the hooks directory this repository's configuration names (core.hooksPath = ${hooks.value}, in ${hooks.by})${husky === null ? "" : ", or the hook scripts husky runs from it"}`,
       readable: true,
       refusal:

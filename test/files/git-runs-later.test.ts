@@ -84,6 +84,56 @@ requestFileSystem(".", (fs) => {
     }
   }, 60_000);
 
+  it("a program of the worktree the configuration names as a command (a diff's textconv, a clean filter, an alias)", async () => {
+    const { dir, cleanup } = realTempDir("tacit-git-later-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      const payload = `#!/bin/sh\ntouch ${marker}\ncat "$@"\n`;
+      git(dir, "init", "-q");
+      writeTree(dir, {
+        ".gitattributes": "*.txt diff=tc filter=strip\n",
+        // Named through a link: the file it leads to is the program.
+        "tools/impl/textconv.sh": '#!/bin/sh\ncat "$1"\n',
+        "tools/textconv.sh": { symlink: "impl/textconv.sh" },
+        "tools/strip.sh": "#!/bin/sh\ncat\n",
+        "scripts/release.sh": "#!/bin/sh\nexit 0\n",
+        "a.txt": "a\n",
+      });
+      for (const tool of ["tools/impl/textconv.sh", "tools/strip.sh", "scripts/release.sh"]) chmodSync(path.join(dir, tool), 0o755);
+      git(dir, "config", "diff.tc.textconv", "./tools/textconv.sh");
+      git(dir, "config", "filter.strip.clean", "sh tools/strip.sh");
+      git(dir, "config", "alias.release", "!sh scripts/release.sh");
+      git(dir, "add", "-A");
+      git(dir, "commit", "-q", "-m", "first");
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("textconv", () => fs.access("tools/textconv.sh").write(${lit(payload)}));
+  attempt("textconv's target", () => fs.access("tools/impl/textconv.sh").write(${lit(payload)}));
+  attempt("filter", () => fs.access("tools/strip.sh").write(${lit(payload)}));
+  attempt("alias", () => fs.access("scripts/release.sh").write(${lit(payload)}));
+  attempt("read textconv", () => fs.access("tools/textconv.sh").read().startsWith("#!"));
+  attempt("ordinary", () => fs.access("a.txt").write("b\\n"));
+  attempt("ordinary tool", () => fs.access("tools/other.sh").write("x"));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["textconv", "textconv's target", "filter", "alias"], /a program this repository's git configuration runs \((diff\.tc\.textconv|filter\.strip\.clean|alias\.release) = .*Ask the user/);
+      expect(attemptOf(found, "read textconv")).toEqual({ status: "ok", value: true });
+      expect(attemptOf(found, "ordinary").status).toBe("ok");
+      expect(attemptOf(found, "ordinary tool").status).toBe("ok");
+      // The user's next diff, status, add and alias.
+      git(dir, "diff");
+      git(dir, "status", "--porcelain");
+      git(dir, "add", "-A");
+      git(dir, "release");
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+
   it("a commondir moving a repository's configuration, and repositories the script assembles in the project", async () => {
     const { dir, cleanup } = realTempDir("tacit-git-later-");
     try {
