@@ -17,7 +17,7 @@
 //   was refused already: nothing may be made directly in a directory named `.git`.)
 // Reads are not affected: none of this is secret.
 
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { isWithin, resolveRealOrSelf } from "./containment.js";
@@ -199,13 +199,26 @@ const COMMAND_SETTINGS: Readonly<Record<string, ReadonlySet<string>>> = {
   pager: new Set(["*"]),
 };
 
-/** The words of a command that name a file by a path (with a slash: a bare name is looked up in PATH), relative to `base`. */
+/**
+ * The words of a command that name a file by a path (with a slash: a bare name is looked up in
+ * PATH), relative to `base`. Not an existing directory: `!cd web/ && make` names no program in
+ * web/, and taking it for one refused every change under web/.
+ */
 function programFiles(command: string, base: string): string[] {
   const words = command.match(/"(?:[^"\\]|\\.)*"|'[^']*'|[^\s"']+/g) ?? [];
   return words
     .map((word) => word.replace(/^["']|["']$/g, ""))
     .filter((word) => word.includes("/") && !word.startsWith("-") && !word.includes("://") && !word.includes("$"))
-    .map((word) => configPath(word, base));
+    .map((word) => configPath(word, base))
+    .filter((file) => !isDirectory(file));
+}
+
+function isDirectory(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**

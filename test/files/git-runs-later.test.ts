@@ -98,11 +98,14 @@ requestFileSystem(".", (fs) => {
         "tools/strip.sh": "#!/bin/sh\ncat\n",
         "scripts/release.sh": "#!/bin/sh\nexit 0\n",
         "a.txt": "a\n",
+        "web/index.html": "<p>a</p>\n",
       });
       for (const tool of ["tools/impl/textconv.sh", "tools/strip.sh", "scripts/release.sh"]) chmodSync(path.join(dir, tool), 0o755);
       git(dir, "config", "diff.tc.textconv", "./tools/textconv.sh");
       git(dir, "config", "filter.strip.clean", "sh tools/strip.sh");
       git(dir, "config", "alias.release", "!sh scripts/release.sh");
+      // A directory a command goes to names no program: what is in it stays the script's to change.
+      git(dir, "config", "alias.site", "!cd web/ && true");
       git(dir, "add", "-A");
       git(dir, "commit", "-q", "-m", "first");
       const script = `${ATTEMPT_PRELUDE}
@@ -114,6 +117,7 @@ requestFileSystem(".", (fs) => {
   attempt("read textconv", () => fs.access("tools/textconv.sh").read().startsWith("#!"));
   attempt("ordinary", () => fs.access("a.txt").write("b\\n"));
   attempt("ordinary tool", () => fs.access("tools/other.sh").write("x"));
+  attempt("in a directory an alias goes to", () => fs.access("web/index.html").write("<p>b</p>\\n"));
 });
 `;
       const r = await tacit(dir, script, ["--quiet"]);
@@ -123,6 +127,7 @@ requestFileSystem(".", (fs) => {
       expect(attemptOf(found, "read textconv")).toEqual({ status: "ok", value: true });
       expect(attemptOf(found, "ordinary").status).toBe("ok");
       expect(attemptOf(found, "ordinary tool").status).toBe("ok");
+      expect(attemptOf(found, "in a directory an alias goes to").status).toBe("ok");
       // The user's next diff, status, add and alias.
       git(dir, "diff");
       git(dir, "status", "--porcelain");
