@@ -15,10 +15,11 @@
 // and variable of tacit's found anywhere in its strings (in a longer file, a chunk at a time, up
 // to OVERSIZED_LIMIT_BYTES) is taken as naming a file, whichever server it is for.
 
-import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, openSync, readSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import os from "node:os";
 import path from "node:path";
+import { type FileVersion, readBoundedFile } from "./bounded-file.js";
 import { clientSettingsFiles } from "./launch-files.js";
 
 /** What a settings file names, and what to call it in a refusal. */
@@ -52,55 +53,6 @@ const HOME_WHAT = "tacit's home (remembered approvals, the audit signing key and
 /** Whether a command-line word runs tacit: tacit, tacit@1.2, @scope/tacit, …/bin/tacit.js, an image …/tacit:tag. */
 export function isTacitWord(word: string): boolean {
   return /(?:^|[/@\\])tacit(?:\.[cm]?js)?(?:@[^/\\]*)?(?::[\w.-]+)?$/i.test(word);
-}
-
-/** What a file is, as far as a cache needs to know whether it changed. */
-type FileVersion = string;
-
-/**
- * A settings file's text, up to `limit` bytes (`complete` says whether that was all, `version`
- * names what was read); null when there is none or it is no regular file; `unchanged` (nothing
- * read) when `known` says its version is the one already judged: settings are read for every
- * evaluation, and ~/.claude.json keeps a history of megabytes.
- */
-function readBounded(
-  file: string,
-  limit: number,
-  known: (version: FileVersion) => boolean = () => false,
-): { unchanged: true; version: FileVersion } | { unchanged: false; text: string; complete: boolean; version: FileVersion } | null {
-  // Most of the places looked at hold nothing, and a failed open costs an exception (several
-  // microseconds each, twenty-odd places, every evaluation): asked first without one.
-  if (!existsSync(file)) return null;
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return null;
-    const version = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
-    if (known(version)) return { unchanged: true, version };
-    // Room for what fstat said, and a byte more to tell whether that was all of it.
-    const buffer = Buffer.allocUnsafe(Math.min(stat.size, limit) + 1);
-    let n = 0;
-    let ended = false;
-    while (n < buffer.length) {
-      const read = readSync(fd, buffer, n, buffer.length - n, null);
-      if (read === 0) {
-        ended = true;
-        break;
-      }
-      n += read;
-    }
-    // A file that grew past what fstat said is judged as one too long to parse (fail safe).
-    return { unchanged: false, text: buffer.toString("utf8", 0, Math.min(n, limit)), complete: ended && n <= limit, version };
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** A JSON string literal as a pattern (linear: its alternatives never overlap). */
@@ -271,7 +223,7 @@ function filesOf(words: readonly string[], env: Record<string, string>, bases: r
 
 /** The files a config file names (secureOutput, auditLog, recordPath), relative to where tacit is started. */
 function filesOfConfig(configFile: string, bases: readonly string[], home: string, processEnv: NodeJS.ProcessEnv): NamedFile[] {
-  const read = readBounded(configFile, CONFIG_LIMIT_BYTES);
+  const read = readBoundedFile(configFile, CONFIG_LIMIT_BYTES);
   if (read === null || read.unchanged) return [];
   const words: string[] = [];
   const parsed = read.complete ? parseJsonc(read.text) : undefined;
@@ -306,7 +258,8 @@ const cache = new Map<string, Cached>();
 function namedIn(file: string, base: string, cwd: string, home: string, env: NodeJS.ProcessEnv): NamedFile[] {
   const context = `${base}\0${cwd}\0${home}`;
   const cached = cache.get(file);
-  const read = readBounded(file, SETTINGS_LIMIT_BYTES, (version) => cached !== undefined && cached.context === context && cached.version === version);
+  // Settings are read for every evaluation, and ~/.claude.json keeps a history of megabytes: one judged already is not read again.
+  const read = readBoundedFile(file, SETTINGS_LIMIT_BYTES, (version) => cached !== undefined && cached.context === context && cached.version === version);
   if (read === null) return [];
   if (read.unchanged) return cached!.files;
   const bases = [...new Set([base, cwd])];

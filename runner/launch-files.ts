@@ -11,9 +11,9 @@
 // file named tacit in `directories.bin`) before the installed tacit, so such a bin ran a
 // script's file with your authority at the next start (fs/file-system.ts asks tacitBinChange).
 
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { readBoundedFile } from "./bounded-file.js";
 import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
 
 /**
@@ -161,25 +161,10 @@ export type ManifestText = string | null | typeof TOO_LONG;
  * block the host's thread; a write there fails anyway).
  */
 export function readManifest(file: string): ManifestText {
-  let fd: number;
-  try {
-    // O_NONBLOCK: opening a FIFO for reading waits for a writer, on the host's main thread.
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return null; // A new file (or none: a dead link, a directory on the way that is a file).
-  }
-  try {
-    // Only a regular file: a FIFO, a socket or a device (a link to /dev/zero never ends) is none.
-    if (!fstatSync(fd).isFile()) return null;
-    const buffer = Buffer.allocUnsafe(LAUNCH_MANIFEST_LIMIT_BYTES + 1);
-    let n = 0;
-    for (let read = -1; read !== 0 && n < buffer.length; n += read) read = readSync(fd, buffer, n, buffer.length - n, null);
-    return n > LAUNCH_MANIFEST_LIMIT_BYTES ? TOO_LONG : buffer.toString("utf8", 0, n);
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
+  // A new file (or none: a dead link, a directory on the way that is a file), or no regular one, is none.
+  const read = readBoundedFile(file, LAUNCH_MANIFEST_LIMIT_BYTES);
+  if (read === null || read.unchanged) return null;
+  return read.complete ? read.text : TOO_LONG;
 }
 
 /**

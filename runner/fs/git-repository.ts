@@ -17,9 +17,10 @@
 //   was refused already: nothing may be made directly in a directory named `.git`.)
 // Reads are not affected: none of this is secret.
 
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from "node:fs";
+import { lstatSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { readBoundedFile } from "../bounded-file.js";
 import { isWithin, resolveRealOrSelf } from "./containment.js";
 import type { ProtectedPath } from "./protected-paths.js";
 
@@ -87,26 +88,8 @@ function repositoryDirectoryChange(changed: string): ProtectedPath | null {
 
 /** The text of a configuration file, or null (none, not a regular file, unreadable, past CONFIG_LIMIT_BYTES). */
 function readConfigText(file: string): string | null {
-  let fd: number;
-  try {
-    // O_NONBLOCK: opening a FIFO for reading waits for a writer, on the host's main thread.
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) return null;
-    // Sized by the file: this runs at every change a script makes, and a 1 MiB buffer each time doubled a write's cost.
-    const buffer = Buffer.allocUnsafe(Math.min(stats.size, CONFIG_LIMIT_BYTES) + 1);
-    let n = 0;
-    for (let read = -1; read !== 0 && n < buffer.length; n += read) read = readSync(fd, buffer, n, buffer.length - n, null);
-    return n > CONFIG_LIMIT_BYTES ? null : buffer.toString("utf8", 0, n);
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
+  const read = readBoundedFile(file, CONFIG_LIMIT_BYTES);
+  return read !== null && !read.unchanged && read.complete ? read.text : null;
 }
 
 /** One `key = value` of a configuration file: its section (lower case), subsection (as written, or ""), key (lower case) and value. */

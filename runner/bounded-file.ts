@@ -1,0 +1,53 @@
+// Reading a small file the host judges (a client's settings, git's configuration, a
+// package.json) without letting the file decide how long that takes: only a regular file is
+// read (a FIFO would hold the host's thread waiting for a writer, a link to /dev/zero never
+// ends), and never more than a limit.
+
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from "node:fs";
+
+/** Names what was read (device, inode, size and times): the same version is the same content, as far as a cache needs. */
+export type FileVersion = string;
+
+export type BoundedRead =
+  | { unchanged: true; version: FileVersion }
+  /** `complete`: the whole file was read (it was no longer than the limit, and did not grow while read). */
+  | { unchanged: false; text: string; complete: boolean; version: FileVersion };
+
+/**
+ * The text of `file` up to `limitBytes`; null when there is none, it is no regular file, or it
+ * cannot be read. `unchanged` (nothing read) when `known` says its version is one already judged.
+ */
+export function readBoundedFile(file: string, limitBytes: number, known: (version: FileVersion) => boolean = () => false): BoundedRead | null {
+  // Most of the places looked at hold nothing, and a failed open costs an exception (several
+  // microseconds each; some callers look in a dozen places for every change a script makes).
+  if (!existsSync(file)) return null;
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return null;
+    const version = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+    if (known(version)) return { unchanged: true, version };
+    // Room for what fstat said, and a byte more to tell whether that was all of it.
+    const buffer = Buffer.allocUnsafe(Math.min(stat.size, limitBytes) + 1);
+    let n = 0;
+    let ended = false;
+    while (n < buffer.length) {
+      const read = readSync(fd, buffer, n, buffer.length - n, null);
+      if (read === 0) {
+        ended = true;
+        break;
+      }
+      n += read;
+    }
+    return { unchanged: false, text: buffer.toString("utf8", 0, Math.min(n, limitBytes)), complete: ended && n <= limitBytes, version };
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
