@@ -29,7 +29,7 @@ const REPOSITORY_SHAPE = new Set(["head", "objects", "refs", "commondir"]);
 /** What in a repository's directory names commands git runs: its configuration, hooks, and where its configuration is (commondir). */
 const REPOSITORY_CONTROL = new Set(["config", "config.worktree", "commondir", "hooks"]);
 
-/** Configuration files are a few KiB; past this one is not read (and nothing in it is protected: git's own limit is far larger, but no setup needs it). */
+/** Configuration files are a few KiB; past this, only this much of one is read (git's own limit is far larger, but no setup needs it). */
 const CONFIG_LIMIT_BYTES = 1024 * 1024;
 /** git's own limit on nested includes. */
 const INCLUDE_DEPTH = 10;
@@ -86,10 +86,13 @@ function repositoryDirectoryChange(changed: string): ProtectedPath | null {
   return null;
 }
 
-/** The text of a configuration file, or null (none, not a regular file, unreadable, past CONFIG_LIMIT_BYTES). */
+/**
+ * The text of a configuration file, or null (none, not a regular file, unreadable). Past
+ * CONFIG_LIMIT_BYTES (or grown while read), what was read: what it names is protected all the same.
+ */
 function readConfigText(file: string): string | null {
   const read = readBoundedFile(file, CONFIG_LIMIT_BYTES);
-  return read !== null && !read.unchanged && read.complete ? read.text : null;
+  return read === null || read.unchanged ? null : read.text;
 }
 
 /** One `key = value` of a configuration file: its section (lower case), subsection (as written, or ""), key (lower case) and value. */
