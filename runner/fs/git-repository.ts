@@ -15,6 +15,7 @@
 //   directory the script filled; shell prompts and editors run git in the directories one opens,
 //   on their own. (A commondir in the project's `.git` moves its configuration the same way, but
 //   was refused already: nothing may be made directly in a directory named `.git`.)
+// And the configuration a git hook manager's runner installed as a hook reads (hook-managers.ts).
 // Reads are not affected: none of this is secret.
 
 import { lstatSync, statSync } from "node:fs";
@@ -22,6 +23,7 @@ import os from "node:os";
 import path from "node:path";
 import { readBoundedFile } from "../bounded-file.js";
 import { isWithin, resolveRealOrSelf } from "./containment.js";
+import { hookManagerChangeOf } from "./hook-managers.js";
 import type { ProtectedPath } from "./protected-paths.js";
 
 /** What makes a directory a repository to git (is_git_directory): HEAD, and objects and refs (or a commondir naming where they are). */
@@ -312,7 +314,8 @@ function configuredFileChange(changed: string, env: NodeJS.ProcessEnv): Protecte
         "full authority, outside the sandbox. Ask the user to change the hook",
     };
   }
-  return null;
+  // The configuration a hook manager's runner installed there reads (hook-managers.ts): every hooks directory named, and the default one.
+  return hookManagerChangeOf(changed, repository.worktree, [...found.hooks.map((hooks) => hooks.dir), path.join(commonDir, "hooks")], env);
 }
 
 /** What of the above `named` or `real` (a path a script would change) is, as a protected path to refuse, or null. */

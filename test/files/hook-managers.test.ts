@@ -1,0 +1,119 @@
+// Git hook managers whose runner is installed (runner/fs/hook-managers.ts): the hook git runs at
+// the user's next commit is the manager's runner, and a configuration file in the worktree says
+// what it runs. Shown with the real tools (lefthook 2.2.2 from npm, pre-commit 3.0.4 from
+// Debian): a script with requestFileSystem(".") alone wrote `run: touch PWNED` into
+// lefthook.yml or lefthook-local.yml, or a `repo: local` hook into .pre-commit-config.yaml, and
+// the user's next `git commit` ran it. The hooks here are the runners those tools install
+// (hook-runners/, copied from real installs); what they call (lefthook, pre-commit's Python) is
+// a stand-in that runs the configuration's commands as the tools do, so that the test needs
+// neither tool. Through the real CLI: the configuration is refused while the runner is
+// installed, read still, and writable where no runner is; the next commit runs nothing of the
+// script's (no canary file).
+
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, realTempDir, tacit, writeTree } from "./fixtures.js";
+
+const RUNNERS = path.join(import.meta.dirname, "hook-runners");
+const runner = (name: string): string => readFileSync(path.join(RUNNERS, name), "utf8");
+
+/**
+ * Runs the `run:` (lefthook) or `entry:` (pre-commit) commands of the configuration files named
+ * in its arguments that exist, with sh in the worktree's top, as the tools do for a hook whose
+ * configuration names them (neither tool checks what the command is).
+ */
+const STAND_IN = `#!/usr/bin/env node
+const { execSync } = require("node:child_process");
+const { existsSync, readFileSync } = require("node:fs");
+const files = process.argv.slice(2).filter((a) => a.startsWith("--config=")).map((a) => a.slice(9));
+const names = files.length > 0 ? files : ["lefthook.yml", "lefthook-local.yml", ".lefthook.yml", ".lefthook-local.yml"];
+for (const name of names) {
+  if (!existsSync(name)) continue;
+  for (const m of readFileSync(name, "utf8").matchAll(/^\\s*-?\\s*(?:run|entry):\\s*(.+)$/gm)) {
+    execSync(m[1].replace(/^"(.*)"$/, "$1"), { shell: "/bin/sh", stdio: "ignore" });
+  }
+}
+`;
+
+const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" };
+const git = (cwd: string, env: NodeJS.ProcessEnv, ...args: string[]): string =>
+  execFileSync("git", args, { cwd, env: { ...GIT_ENV, ...env }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+
+/** A repository with `files`, committed, and `hook` installed as its pre-commit hook (or none). */
+function repository(dir: string, files: Record<string, string>, hook: string | null): void {
+  execFileSync("git", ["init", "-q", dir]);
+  writeTree(dir, files);
+  if (hook !== null) {
+    writeFileSync(path.join(dir, ".git/hooks/pre-commit"), hook);
+    chmodSync(path.join(dir, ".git/hooks/pre-commit"), 0o755);
+  }
+}
+
+describe("git hook managers' configuration, while their runner is installed", () => {
+  it("lefthook, pre-commit and husky 4: refused where the runner is installed, read still, writable where it is not", async () => {
+    const { dir, cleanup } = realTempDir("tacit-hook-managers-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      const standIn = path.join(dir, "stand-in.cjs");
+      writeFileSync(standIn, STAND_IN);
+      chmodSync(standIn, 0o755);
+      const lefthook = "pre-commit:\n  commands:\n    lint:\n      run: \"true\"\n";
+      const preCommit = 'repos:\n- repo: local\n  hooks:\n  - id: lint\n    name: lint\n    entry: "true"\n    language: system\n';
+      repository(path.join(dir, "lh"), { "lefthook.yml": lefthook, "a.txt": "a\n" }, runner("lefthook-2.2.2.pre-commit"));
+      // pre-commit's hook names the Python it was installed with (a virtualenv's, say): here, the stand-in.
+      const preCommitRunner = runner("pre-commit-3.0.4.pre-commit").replace(/^INSTALL_PYTHON=.*$/m, `INSTALL_PYTHON=${standIn}`);
+      repository(path.join(dir, "pc"), { ".pre-commit-config.yaml": preCommit, "ci.yml": "on: push\n", "a.txt": "a\n" }, preCommitRunner);
+      repository(path.join(dir, "h4"), { "package.json": "{}\n", "a.txt": "a\n" }, runner("husky-4.3.8.pre-commit"));
+      // The same files where no runner is installed: ordinary files.
+      repository(path.join(dir, "plain"), { "lefthook.yml": lefthook, ".pre-commit-config.yaml": preCommit }, null);
+      const lhPayload = `pre-commit:\n  commands:\n    lint:\n      run: touch ${marker}\n`;
+      const pcPayload = `repos:\n- repo: local\n  hooks:\n  - id: lint\n    name: lint\n    entry: touch ${marker}\n    language: system\n`;
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("lefthook.yml", () => fs.access("lh/lefthook.yml").write(${lit(lhPayload)}));
+  attempt("lefthook-local.yml", () => fs.access("lh/lefthook-local.yml").write(${lit(lhPayload)}));
+  attempt(".config/lefthook.toml", () => fs.access("lh/.config/lefthook.toml").write("x"));
+  attempt(".lefthook script", () => fs.access("lh/.lefthook/pre-commit/lint.sh").write(${lit(`touch ${marker}\n`)}));
+  attempt(".lefthook dir", () => fs.access("lh/.lefthook-local/pre-commit").mkdir());
+  attempt("LEFTHOOK.YML", () => fs.access("lh/LEFTHOOK.YML").write("x"));
+  attempt(".pre-commit-config.yaml", () => fs.access("pc/.pre-commit-config.yaml").append(${lit(`  - id: x\n    name: x\n    entry: touch ${marker}\n    language: system\n`)}));
+  attempt(".pre-commit-config.yaml delete", () => fs.access("pc/.pre-commit-config.yaml").delete());
+  attempt(".huskyrc", () => fs.access("h4/.huskyrc").write(${lit(`{"hooks":{"pre-commit":"touch ${marker}"}}`)}));
+  attempt("husky.config.js", () => fs.access("h4/husky.config.js").write("x"));
+  attempt("read lefthook.yml", () => fs.access("lh/lefthook.yml").read());
+  attempt("read .pre-commit-config.yaml", () => fs.access("pc/.pre-commit-config.yaml").read().includes("repo: local"));
+  attempt("ordinary yaml", () => fs.access("pc/ci.yml").write("on: pull_request\\n"));
+  attempt("ordinary", () => fs.access("lh/a.txt").write("b\\n"));
+  attempt("no runner: lefthook.yml", () => fs.access("plain/lefthook.yml").write(${lit(lhPayload)}));
+  attempt("no runner: .pre-commit-config.yaml", () => fs.access("plain/.pre-commit-config.yaml").write(${lit(pcPayload)}));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(
+        found,
+        ["lefthook.yml", "lefthook-local.yml", ".config/lefthook.toml", ".lefthook script", ".lefthook dir", "LEFTHOOK.YML"],
+        /configuration of the git hook manager lefthook, whose runner is installed as .*\.git\/hooks\/pre-commit.*next git commit.*Ask the user/,
+      );
+      expectRefused(found, [".pre-commit-config.yaml", ".pre-commit-config.yaml delete"], /git hook manager pre-commit, whose runner is installed/);
+      expectRefused(found, [".huskyrc", "husky.config.js"], /git hook manager husky 4, whose runner is installed/);
+      expect(attemptOf(found, "read lefthook.yml")).toEqual({ status: "ok", value: lefthook });
+      expect(attemptOf(found, "read .pre-commit-config.yaml")).toEqual({ status: "ok", value: true });
+      for (const label of ["ordinary yaml", "ordinary", "no runner: lefthook.yml", "no runner: .pre-commit-config.yaml"]) expect(attemptOf(found, label).status, label).toBe("ok");
+      expect(readFileSync(path.join(dir, "lh/lefthook.yml"), "utf8")).toBe(lefthook);
+      expect(readFileSync(path.join(dir, "pc/.pre-commit-config.yaml"), "utf8")).toBe(preCommit);
+      expect(existsSync(path.join(dir, "h4/.huskyrc"))).toBe(false);
+      // The user's next commits: the runners call the stand-in (lefthook's by LEFTHOOK_BIN, which its runner tries first).
+      for (const repo of ["lh", "pc"]) {
+        git(path.join(dir, repo), { LEFTHOOK_BIN: standIn }, "add", "-A");
+        git(path.join(dir, repo), { LEFTHOOK_BIN: standIn }, "commit", "-q", "-m", "next");
+      }
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+});
