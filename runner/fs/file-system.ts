@@ -9,6 +9,7 @@ import type { FileInfo, GrepMatch } from "../../library/protocol.js";
 import type { CapabilityTable, FileSystemScope } from "../capabilities.js";
 import { isLaunchManifestAt, readManifest, tacitBinChange, TOO_LONG } from "../launch-files.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
+import { automaticTaskChange, isTaskFileAt, textAfter } from "./automatic-tasks.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
 import { hostFreeErrorText, inVerifiedDirectory, NotRegularFileError, openForReading, statInVerifiedDirectory } from "./checked-open.js";
 import { isWithin, PathResolutionError, resolveReal, resolveRealBelow, resolveRealOrSelf } from "./containment.js";
@@ -382,6 +383,12 @@ export class FileSystemExecutor {
           "and a secret written there could not be checked for that without telling you something about it. Write the secret to another classified path.",
       );
     }
+    if (isTaskFileAt([target.named, target.real])) {
+      throw new PolicyDenial(
+        `${requested}: writeClassified() refused: this is a file VS Code reads tasks from, which tacit reads to check that no task there runs ` +
+          "when the folder is opened, and a secret written there could not be checked for that without telling you something about it. Write the secret to another classified path.",
+      );
+    }
     const held = this.holdDescriptor(this.openForWriting(target, requested, false, true));
     if (held) return (content) => writeAndClose(held.release(), content, requested);
     // Created (or emptied) now; filled through a descriptor opened, with every check, then,
@@ -396,7 +403,15 @@ export class FileSystemExecutor {
     const target = this.resolve(token, requested);
     this.denyClassifiedWrite(target, requested, append ? "append" : "write");
     this.denyTacitBin(target, requested, content, append);
+    this.denyAutomaticTask(target, requested, content, append);
     this.writeResolved(target, requested, content, append);
+  }
+
+  /** A file VS Code reads tasks from may not come to hold a task run when the folder opens (see automatic-tasks.ts). */
+  private denyAutomaticTask(target: Resolved, requested: string, content: string, append: boolean): void {
+    if (!isTaskFileAt([target.named, target.real])) return;
+    const refusal = automaticTaskChange(textAfter(append ? readManifest(target.real) : null, content, append));
+    if (refusal) throw new PolicyDenial(`${requested}: ${append ? "append" : "write"} refused: ${refusal}; nothing was written.`);
   }
 
   /** A project package.json may not come to declare a program npx would run as tacit (see launch-files.ts). */

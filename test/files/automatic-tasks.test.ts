@@ -1,0 +1,84 @@
+// Editor tasks run when a folder is opened (runner/fs/automatic-tasks.ts): a VS Code task with
+// "runOptions": { "runOn": "folderOpen" } starts on its own when the user opens the project in
+// VS Code or a fork, with task.allowAutomaticTasks "on" (the default up to VS Code 1.108) or in a
+// folder allowed automatic tasks. Through the real CLI, a script with requestFileSystem(".")
+// alone may not write such a task into .vscode/tasks.json (new, appended, escaped, in a
+// subfolder's) or a .code-workspace file; tasks the user starts, and reads, are still fine.
+// Then the folder is "opened" as VS Code does with automatic tasks on (every folder-open task
+// of each task file run with sh): nothing of the script's runs (no canary file).
+
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, realTempDir, tacit, writeTree } from "./fixtures.js";
+
+interface Task {
+  command?: string;
+  runOptions?: { runOn?: string };
+}
+
+/** What opening `dir` runs with automatic tasks allowed: each folder-open task of `file` (JSON, as VS Code parses it, escapes decoded). */
+function openFolder(dir: string, file: string): void {
+  const full = path.join(dir, file);
+  if (!existsSync(full)) return;
+  let parsed: { tasks?: Task[] | { tasks?: Task[] } };
+  try {
+    parsed = JSON.parse(readFileSync(full, "utf8")) as typeof parsed;
+  } catch {
+    return; // A file VS Code cannot parse runs nothing.
+  }
+  const tasks = Array.isArray(parsed.tasks) ? parsed.tasks : (parsed.tasks?.tasks ?? []);
+  for (const task of tasks) {
+    if (task.runOptions?.runOn === "folderOpen" && task.command) execFileSync("sh", ["-c", task.command], { cwd: dir, stdio: "ignore" });
+  }
+}
+
+describe("editor tasks run when the folder is opened", () => {
+  it("a folder-open task may not be written into .vscode/tasks.json or a .code-workspace file", async () => {
+    const { dir, cleanup } = realTempDir("tacit-auto-tasks-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      const build = `{\n  "version": "2.0.0",\n  "tasks": [{ "label": "build", "type": "shell", "command": "true" }]\n}\n`;
+      writeTree(dir, { ".vscode/tasks.json": build, "sub/.vscode/tasks.json": build, "secret/.vscode/tasks.json": build });
+      const onOpen = (runOn: string): string =>
+        `{\n  "version": "2.0.0",\n  "tasks": [{ "label": "setup", "type": "shell", "command": "touch ${marker}", "runOptions": { "runOn": "${runOn}" } }]\n}\n`;
+      const workspace = `{ "folders": [{ "path": "." }], "tasks": { "version": "2.0.0", "tasks": [{ "label": "w", "type": "shell", "command": "touch ${marker}", "runOptions": { "runOn": "folderOpen" } }] } }\n`;
+      // Written up to "fold", then the rest appended: neither piece alone names the run.
+      const whole = onOpen("folderOpen");
+      const cut = whole.indexOf("folderOpen") + 4;
+      const pieces = [whole.slice(0, cut), whole.slice(cut)] as const;
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("write", () => fs.access(".vscode/tasks.json").write(${lit(onOpen("folderOpen"))}));
+  attempt("escaped", () => fs.access(".vscode/tasks.json").write(${lit(onOpen("folder\\u004fpen"))}));
+  attempt("in pieces", () => {
+    fs.access("sub/.vscode/tasks.json").write(${lit(pieces[0])});
+    fs.access("sub/.vscode/tasks.json").append(${lit(pieces[1])});
+  });
+  attempt("workspace file", () => fs.access("project.code-workspace").write(${lit(workspace)}));
+  attempt("classified", () => fs.access("secret/.vscode/tasks.json").writeClassified(classify(${lit(onOpen("folderOpen"))})));
+  attempt("read", () => fs.access(".vscode/tasks.json").read());
+  attempt("a task the user starts", () => fs.access(".vscode/tasks.json").write(${lit(onOpen("default"))}));
+  attempt("ordinary", () => fs.access("notes.json").write("folderOpen"));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet", "--classified-paths", "**/secret/.vscode/tasks.json"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["write", "escaped", "in pieces", "workspace file"], /refused: it would leave a task that runs when the folder is opened .*Define the task without runOptions\.runOn.*ask the user/);
+      expectRefused(found, ["classified"], /writeClassified\(\) refused: this is a file VS Code reads tasks from/);
+      expect(attemptOf(found, "read")).toEqual({ status: "ok", value: build });
+      expect(attemptOf(found, "a task the user starts").status).toBe("ok");
+      expect(attemptOf(found, "ordinary").status).toBe("ok");
+      // The user opens the project, and its subfolder, with automatic tasks allowed.
+      openFolder(dir, ".vscode/tasks.json");
+      openFolder(path.join(dir, "sub"), ".vscode/tasks.json");
+      openFolder(path.join(dir, "secret"), ".vscode/tasks.json");
+      openFolder(dir, "project.code-workspace");
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+});
