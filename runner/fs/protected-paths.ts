@@ -12,6 +12,8 @@
 // the files those settings name for tacit (client-settings.ts), refused like this run's own.
 // And every mount of the kernel's process file system (proc-mounts.ts), which is not tacit's but
 // shows tacit itself: its environment (the LLM key), its open files, its memory.
+// And, to changes, what git runs later (git-repository.ts, hook-managers.ts) and the files a
+// direnv .envrc loads into the user's shell (direnv.ts).
 
 import path from "node:path";
 import type { RunnerConfig } from "../config.js";
@@ -21,6 +23,7 @@ import { tacitCodeLocations } from "../paths.js";
 import { tacitHome } from "../tacit-home.js";
 import { tacitTempDirBelow, tacitTempDirOf, tempDirPlaces } from "../temp-dirs.js";
 import { isWithin, resolveRealOrSelf } from "./containment.js";
+import { direnvChangeOf } from "./direnv.js";
 import { gitRepositoryChangeOf } from "./git-repository.js";
 import { procMounts } from "./proc-mounts.js";
 
@@ -138,7 +141,7 @@ export function protectedPathOf(paths: readonly ProtectedPath[], named: string, 
   return (
     paths.find(inside) ??
     checkDir(tacitTempDirOf(realPath) ?? tacitTempDirOf(named)) ??
-    (use === "change" ? (readOnly().find(inside) ?? gitControlOf(named, realPath) ?? gitRepositoryChangeOf(named, realPath)) : null)
+    (use === "change" ? (readOnly().find(inside) ?? gitControlOf(named, realPath) ?? gitRepositoryChangeOf(named, realPath) ?? direnvChangeOf(named, realPath)) : null)
   );
 }
 

@@ -1,0 +1,71 @@
+// Files a direnv .envrc loads (runner/fs/direnv.ts): direnv runs an .envrc only once the user
+// allowed its content, but not what that .envrc loads. Through the real CLI, a script with
+// requestFileSystem(".") alone may not write the .envrc.local an allowed .envrc loads with
+// source_env_if_exists (code run at the next prompt) nor the .env it loads with dotenv_if_exists
+// (PROMPT_COMMAND exported into the user's shell, run at the next prompt); the .envrc itself,
+// reads, and ordinary files still go through. Then the user's next prompt in the project: with
+// direnv where it is installed (its shell hook runs `direnv export bash`), else a stand-in that
+// loads the same files the same way; no canary file either way.
+
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, realTempDir, tacit, writeTree } from "./fixtures.js";
+
+const HAS_DIRENV = spawnSync("direnv", ["version"], { stdio: "ignore" }).status === 0;
+
+/** What bash does at the next prompt in `dir` with direnv's hook: load the environment direnv exports (or the stand-in's), then run PROMPT_COMMAND. */
+function nextPrompt(dir: string, home: string): void {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_DATA_HOME: path.join(home, ".local/share") };
+  delete env.PROMPT_COMMAND;
+  const load = HAS_DIRENV
+    ? 'eval "$(direnv export bash 2>/dev/null)"'
+    : // direnv's stdlib, for these two: source the file if it exists; export the KEY=value lines of a dotenv file.
+      'source_env_if_exists() { [ -f "$1" ] && . "./$1"; }; dotenv_if_exists() { [ -f "${1:-.env}" ] && { set -a; . "./${1:-.env}"; set +a; }; }; . ./.envrc';
+  execFileSync("bash", ["-c", `${load}; eval "$PROMPT_COMMAND"`], { cwd: dir, env, stdio: "ignore" });
+}
+
+describe("files a direnv .envrc loads", () => {
+  it("an allowed .envrc's source_env_if_exists and dotenv_if_exists files are refused, the .envrc itself is not", async () => {
+    const { dir, cleanup } = realTempDir("tacit-direnv-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      const home = path.join(dir, "home");
+      mkdirSync(home);
+      const envrc = "source_env_if_exists .envrc.local\ndotenv_if_exists\n";
+      writeTree(dir, { "p/.envrc": envrc, "p/notes.txt": "x\n", "q/notes.txt": "x\n" });
+      const project = path.join(dir, "p");
+      if (HAS_DIRENV) {
+        execFileSync("direnv", ["allow", "."], { cwd: project, env: { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_DATA_HOME: path.join(home, ".local/share") } });
+      }
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("sourced", () => fs.access("p/.envrc.local").write(${lit(`touch ${marker}\n`)}));
+  attempt("dotenv", () => fs.access("p/.env").write(${lit(`PROMPT_COMMAND="touch ${marker}"\n`)}));
+  attempt("dotenv classified", () => fs.access("p/.env").writeClassified(classify(${lit(`PROMPT_COMMAND="touch ${marker}"\n`)})));
+  attempt("read envrc", () => fs.access("p/.envrc").read());
+  attempt("envrc itself", () => fs.access("p/.envrc").append("# direnv blocks a changed .envrc until allowed again\\n"));
+  attempt("ordinary", () => fs.access("p/notes.txt").write("y\\n"));
+  attempt("another project's .env", () => fs.access("q/.env").write("A=1\\n"));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["sourced"], /a file direnv loads for .*\.envrc \(source_env_if_exists \.envrc\.local\).*next prompt.*Ask the user/);
+      expectRefused(found, ["dotenv", "dotenv classified"], /a file direnv loads for .*\.envrc \(dotenv_if_exists\)/);
+      expect(attemptOf(found, "read envrc")).toEqual({ status: "ok", value: envrc });
+      for (const label of ["envrc itself", "ordinary", "another project's .env"]) expect(attemptOf(found, label).status, label).toBe("ok");
+      expect(existsSync(path.join(project, ".envrc.local"))).toBe(false);
+      expect(existsSync(path.join(project, ".env"))).toBe(false);
+      // The user's next prompt in the project (with the .envrc as it was allowed: the script's line is taken back, as a re-allow would keep it out).
+      writeTree(dir, { "p/.envrc": envrc });
+      nextPrompt(project, home);
+      expect(readFileSync(path.join(project, ".envrc"), "utf8")).toBe(envrc);
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+});
