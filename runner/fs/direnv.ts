@@ -19,6 +19,7 @@ import path from "node:path";
 import { readBoundedFile } from "../bounded-file.js";
 import { isWithin } from "./containment.js";
 import type { ProtectedPath } from "./protected-paths.js";
+import { TurnMemo } from "./turn-memo.js";
 
 /** An `.envrc` is a few lines; a larger one is judged by its first 64 KiB (what it names there is protected). */
 const ENVRC_LIMIT_BYTES = 64 * 1024;
@@ -54,28 +55,57 @@ function loadedBy(text: string, dir: string): Array<{ file: string; by: string }
   return files;
 }
 
+interface Loaded {
+  file: string;
+  by: string;
+  envrc: string;
+}
+
+/** What the `.envrc` files in each directory and those above it load, nearest first, remembered for the operation (see turn-memo.ts). */
+const loadedAt = new TurnMemo<readonly Loaded[]>();
+
+/** What the `.envrc` in `dir` loads. */
+function loadedIn(dir: string): Loaded[] {
+  const envrc = path.join(dir, ".envrc");
+  // readBoundedFile asks existsSync first: most directories hold none, and a failed open costs an exception.
+  const text = readEnvrc(envrc);
+  return text === null ? [] : loadedBy(text, dir).map((loaded) => ({ ...loaded, envrc }));
+}
+
+/** What the `.envrc` files in `dir` and every directory above it load, nearest first. */
+function loadedAbove(dir: string): readonly Loaded[] {
+  const walked: string[] = [];
+  let above: readonly Loaded[] = [];
+  for (let at = dir; ; at = path.dirname(at)) {
+    const known = loadedAt.lookup(at);
+    if (known) {
+      above = known.value;
+      break;
+    }
+    walked.push(at);
+    if (path.dirname(at) === at) break;
+  }
+  // From the top down, each directory's own in front of what is above it.
+  for (const at of walked.reverse()) {
+    above = [...loadedIn(at), ...above];
+    loadedAt.set(at, above);
+  }
+  return above;
+}
+
 /** The file `changed` is (or lies in) that an `.envrc` in a directory above it loads, as a protected path; or null. */
 function loadedFileChange(changed: string): ProtectedPath | null {
-  for (let dir = path.dirname(changed); ; dir = path.dirname(dir)) {
-    const envrc = path.join(dir, ".envrc");
-    // readBoundedFile asks existsSync first: most directories hold none, and a failed open costs an exception.
-    const text = readEnvrc(envrc);
-    if (text !== null) {
-      const hit = loadedBy(text, dir).find(({ file }) => isWithin(changed, file));
-      if (hit) {
-        return {
-          path: hit.file,
-          what: `a file direnv loads for ${envrc} (${hit.by})`,
-          readable: true,
-          refusal:
-            "scripts may read it but not change it: direnv's shell hook loads it at the user's next prompt in that directory, " +
-            "running its code or exporting its variables (PROMPT_COMMAND, PATH, …) into the user's shell, outside the sandbox, " +
-            "without asking (only the .envrc itself needs `direnv allow`). Ask the user to change it",
-        };
-      }
-    }
-    if (path.dirname(dir) === dir) return null;
-  }
+  const hit = loadedAbove(path.dirname(changed)).find(({ file }) => isWithin(changed, file));
+  if (!hit) return null;
+  return {
+    path: hit.file,
+    what: `a file direnv loads for ${hit.envrc} (${hit.by})`,
+    readable: true,
+    refusal:
+      "scripts may read it but not change it: direnv's shell hook loads it at the user's next prompt in that directory, " +
+      "running its code or exporting its variables (PROMPT_COMMAND, PATH, …) into the user's shell, outside the sandbox, " +
+      "without asking (only the .envrc itself needs `direnv allow`). Ask the user to change it",
+  };
 }
 
 /** What of the above `named` or `real` (a path a script would change) is, or null. */

@@ -24,6 +24,7 @@ import path from "node:path";
 import { readBoundedFile } from "../bounded-file.js";
 import { isWithin, resolveRealOrSelf } from "./containment.js";
 import { hookManagerChangeOf } from "./hook-managers.js";
+import { TurnMemo } from "./turn-memo.js";
 import type { ProtectedPath } from "./protected-paths.js";
 
 /** What makes a directory a repository to git (is_git_directory): HEAD, and objects and refs (or a commondir naming where they are). */
@@ -244,23 +245,60 @@ function globalConfigFiles(env: NodeJS.ProcessEnv): string[] {
   return ["/etc/gitconfig", path.join(xdg, "git", "config"), path.join(home, ".gitconfig"), ...named];
 }
 
-/** The repository whose worktree `changed` lies in: its worktree root and its repository directory (a `.git` file followed), or null. */
-function enclosingRepository(changed: string): { worktree: string; gitDir: string } | null {
-  for (let dir = path.dirname(changed); ; dir = path.dirname(dir)) {
-    const dotGit = path.join(dir, ".git");
-    let isDirectory: boolean | null = null;
-    try {
-      isDirectory = lstatSync(dotGit).isDirectory();
-    } catch {
-      // None here: look further up.
-    }
-    if (isDirectory === true) return { worktree: dir, gitDir: dotGit };
-    if (isDirectory === false) {
-      const named = /^gitdir:\s*(.+?)\s*$/m.exec(readConfigText(dotGit) ?? "");
-      if (named) return { worktree: dir, gitDir: path.resolve(dir, named[1]!) };
-    }
-    if (path.dirname(dir) === dir) return null;
+interface Repository {
+  worktree: string;
+  gitDir: string;
+}
+
+/** The repository each directory lies in, remembered for the operation (see turn-memo.ts). */
+const repositories = new TurnMemo<Repository | null>();
+
+/** The repository `dir` is the worktree top of (its `.git`, a `.git` file followed), or null. */
+function repositoryIn(dir: string): Repository | null {
+  const dotGit = path.join(dir, ".git");
+  let isDirectory: boolean;
+  try {
+    isDirectory = lstatSync(dotGit).isDirectory();
+  } catch {
+    return null;
   }
+  if (isDirectory) return { worktree: dir, gitDir: dotGit };
+  const named = /^gitdir:\s*(.+?)\s*$/m.exec(readConfigText(dotGit) ?? "");
+  return named ? { worktree: dir, gitDir: path.resolve(dir, named[1]!) } : null;
+}
+
+/**
+ * The repository whose worktree `changed` lies in, or null. The directories on the way up are
+ * remembered for the operation: a mkdir of many levels asks for each, and each asked for them all.
+ */
+function enclosingRepository(changed: string): Repository | null {
+  const walked: string[] = [];
+  let found: Repository | null = null;
+  for (let dir = path.dirname(changed); ; dir = path.dirname(dir)) {
+    const known = repositories.lookup(dir);
+    if (known) {
+      found = known.value;
+      break;
+    }
+    walked.push(dir);
+    found = repositoryIn(dir);
+    if (found !== null || path.dirname(dir) === dir) break;
+  }
+  for (const dir of walked) repositories.set(dir, found);
+  return found;
+}
+
+/** What a repository's configuration names, remembered for the operation (see turn-memo.ts). */
+const configurations = new TurnMemo<{ found: ConfiguredFiles; commonDir: string }>();
+
+function configurationOf(repository: Repository, env: NodeJS.ProcessEnv): { found: ConfiguredFiles; commonDir: string } {
+  const found: ConfiguredFiles = { includes: [], hooks: [], programs: [] };
+  const commonDirText = readConfigText(path.join(repository.gitDir, "commondir"));
+  const commonDir = commonDirText === null ? repository.gitDir : path.resolve(repository.gitDir, commonDirText.trim());
+  for (const file of [...globalConfigFiles(env), path.join(commonDir, "config"), path.join(repository.gitDir, "config.worktree")]) {
+    collectConfig(file, repository.worktree, found);
+  }
+  return { found, commonDir };
 }
 
 /**
@@ -273,12 +311,9 @@ function enclosingRepository(changed: string): { worktree: string; gitDir: strin
 function configuredFileChange(changed: string, env: NodeJS.ProcessEnv): ProtectedPath | null {
   const repository = enclosingRepository(changed);
   if (repository === null) return null;
-  const found: ConfiguredFiles = { includes: [], hooks: [], programs: [] };
-  const commonDirText = readConfigText(path.join(repository.gitDir, "commondir"));
-  const commonDir = commonDirText === null ? repository.gitDir : path.resolve(repository.gitDir, commonDirText.trim());
-  for (const file of [...globalConfigFiles(env), path.join(commonDir, "config"), path.join(repository.gitDir, "config.worktree")]) {
-    collectConfig(file, repository.worktree, found);
-  }
+  // Remembered only for tacit's own environment (what a test passes is asked afresh).
+  const { found, commonDir } =
+    env === process.env ? configurations.get(`${repository.worktree}\0${repository.gitDir}`, () => configurationOf(repository, env)) : configurationOf(repository, env);
   // What the configuration names, as named and where it leads: a script writing the file a named link leads to changes it as well.
   const inside = (place: string): boolean => isWithin(changed, place) || isWithin(changed, resolveRealOrSelf(place));
   const include = found.includes.find(({ file }) => inside(file));
