@@ -2,6 +2,7 @@
 // attack tests that switch the validator off), always with a real Deno.
 
 import { spawn } from "node:child_process";
+import { onTestFinished } from "vitest";
 import { randomUUID } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -51,6 +52,15 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     );
     child.stdin.on("error", () => undefined);
     child.stdin.end(options.input ?? "");
+    // A test that times out leaves its tacit running, busy, through the rest of the suite (a
+    // deep-tree test that ran past its limit kept a core for minutes): it ends with the test.
+    try {
+      onTestFinished(() => {
+        if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      });
+    } catch {
+      // Called outside a test (a hook, a script): nothing to end it with.
+    }
   });
 }
 
