@@ -8,12 +8,18 @@
 // script wrote into .env into the user's shell, which ran it at the next prompt. So a script may
 // not change (nor create) a file an `.envrc` above it names with source_env, source_env_if_exists,
 // dotenv or dotenv_if_exists (`.env` by default), whether or not the `.envrc` is allowed yet (the
-// user may allow it later: it reads innocently). Not covered: directories an `.envrc` puts on
-// PATH (PATH_add, layout node's node_modules/.bin), whose programs shadow commands the user types
-// there; the `.envrc` source_up loads from a directory above (outside the project, as a rule); a
-// name given through a variable other than $PWD. See README.
+// user may allow it later: it reads innocently). Nor an executable program in a directory an
+// `.envrc` puts first on PATH (PATH_add, path_add PATH, load_prefix, layout node's
+// node_modules/.bin, PATH=…:$PATH), or one a link there leads to: shown with direnv 2.32, an
+// allowed `PATH_add bin` and a script that rewrote the existing executable bin/deploy (a write
+// keeps the file's mode) ran the script's code when the user typed `deploy` in the project. A
+// file tacit creates is never executable (0666 less the umask), so the script's bin/ls is not
+// run, and such files stay writable. Not covered: what such a program runs in turn (a
+// bin/deploy that runs scripts/deploy.js, node_modules' own code); the `.envrc` source_up
+// loads from a directory above (outside the project, as a rule); a name given through a
+// variable other than $PWD; other variables path_add sets (PYTHONPATH, …). See README.
 
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { readBoundedFile } from "../bounded-file.js";
@@ -55,10 +61,37 @@ function loadedBy(text: string, dir: string): Array<{ file: string; by: string }
   return files;
 }
 
+/**
+ * The directories the `.envrc` in `dir` (text `text`) puts on PATH, and the command that does:
+ * `PATH_add a b`, `path_add PATH a b`, `load_prefix p` (p/bin, p/sbin), `layout node`
+ * (node_modules/.bin), `PATH_rm` aside; and `PATH=a:$PATH` / `export PATH="$PWD/a:$PATH"`.
+ */
+function pathDirsBy(text: string, dir: string): Array<{ file: string; by: string }> {
+  const dirs: Array<{ file: string; by: string }> = [];
+  const command = /(?:^|[;&|]\s*|\bthen\s+|\bdo\s+)(PATH_add|path_add|load_prefix|layout|(?:export\s+)?PATH=)[ \t]*([^\n;&|]*)/gm;
+  for (const [line, name, rest] of text.matchAll(command)) {
+    const by = line.replace(/^[;&|\s]+|^(?:then|do)\s+/, "").trim();
+    const words = rest!.replace(/(?:^|\s)#.*$/, "").match(/"[^"]*"|'[^']*'|\S+/g) ?? [];
+    let named: string[];
+    if (name === "PATH_add") named = words;
+    else if (name === "path_add") named = words[0] === "PATH" ? words.slice(1) : [];
+    else if (name === "load_prefix") named = words.slice(0, 1).flatMap((prefix) => [`${prefix}/bin`, `${prefix}/sbin`]);
+    else if (name === "layout") named = words[0] === "node" ? ["node_modules/.bin"] : [];
+    else named = (words[0] ?? "").replace(/^"(.*)"$/, "$1").split(":").filter((entry) => entry !== "" && !/^\$\{?PATH\}?$/.test(entry));
+    for (const word of named) {
+      const expanded = shellWord(word, dir);
+      if (expanded !== null) dirs.push({ file: path.resolve(dir, expanded), by });
+    }
+  }
+  return dirs;
+}
+
 interface Loaded {
   file: string;
   by: string;
   envrc: string;
+  /** "load": a file direnv loads; "path": a directory it puts first on PATH. */
+  kind: "load" | "path";
 }
 
 /** What the `.envrc` files in each directory and those above it load, nearest first, remembered for the operation (see turn-memo.ts). */
@@ -69,7 +102,11 @@ function loadedIn(dir: string): Loaded[] {
   const envrc = path.join(dir, ".envrc");
   // readBoundedFile asks existsSync first: most directories hold none, and a failed open costs an exception.
   const text = readEnvrc(envrc);
-  return text === null ? [] : loadedBy(text, dir).map((loaded) => ({ ...loaded, envrc }));
+  if (text === null) return [];
+  return [
+    ...loadedBy(text, dir).map((loaded) => ({ ...loaded, envrc, kind: "load" as const })),
+    ...pathDirsBy(text, dir).map((loaded) => ({ ...loaded, envrc, kind: "path" as const })),
+  ];
 }
 
 /** What the `.envrc` files in `dir` and every directory above it load, nearest first. */
@@ -95,7 +132,7 @@ function loadedAbove(dir: string): readonly Loaded[] {
 
 /** The file `changed` is (or lies in) that an `.envrc` in a directory above it loads, as a protected path; or null. */
 function loadedFileChange(changed: string): ProtectedPath | null {
-  const hit = loadedAbove(path.dirname(changed)).find(({ file }) => isWithin(changed, file));
+  const hit = loadedAbove(path.dirname(changed)).find(({ file, kind }) => kind === "load" && isWithin(changed, file));
   if (!hit) return null;
   return {
     path: hit.file,
@@ -108,7 +145,66 @@ function loadedFileChange(changed: string): ProtectedPath | null {
   };
 }
 
+/** Where the links in a directory on PATH lead (really), remembered for the operation: node_modules/.bin holds links into the packages. */
+const linkTargetsIn = new TurnMemo<ReadonlySet<string>>();
+
+function linkTargets(dir: string): ReadonlySet<string> {
+  return linkTargetsIn.get(dir, () => {
+    const targets = new Set<string>();
+    try {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        if (!entry.isSymbolicLink()) continue;
+        try {
+          targets.add(realpathSync(path.join(dir, entry.name)));
+        } catch {
+          // A dangling link runs nothing.
+        }
+      }
+    } catch {
+      // No such directory (yet): nothing in it runs.
+    }
+    return targets;
+  });
+}
+
+/**
+ * The program `changed` is, if it is an executable file in a directory an `.envrc` above it puts
+ * on PATH (or a link there leads to it), as a protected path; or null. Costs nothing where no
+ * `.envrc` above puts a directory on PATH, and a stat where one does: only an existing executable
+ * is refused (a file a script writes is created without any execute bit, and keeps its mode when
+ * rewritten), so the script's other files there, and new ones, stay writable.
+ */
+function pathProgramChange(changed: string): ProtectedPath | null {
+  const dirs = loadedAbove(path.dirname(changed)).filter(({ kind }) => kind === "path");
+  if (dirs.length === 0) return null;
+  const stats = statSync(changed, { throwIfNoEntry: false });
+  if (!stats?.isFile() || (stats.mode & 0o111) === 0) return null;
+  const real = (() => {
+    try {
+      return realpathSync(changed);
+    } catch {
+      return changed;
+    }
+  })();
+  const hit = dirs.find(({ file }) => path.dirname(changed) === file || path.dirname(real) === file || linkTargets(file).has(real));
+  if (!hit) return null;
+  return {
+    path: changed,
+    what: `an executable program in ${hit.file}, a directory direnv puts first on the user's PATH for ${hit.envrc} (${hit.by})`,
+    readable: true,
+    refusal:
+      "scripts may read it but not change it (nor delete it): with direnv's shell hook, the user runs it, outside the sandbox and " +
+      "with their full authority, whenever they type its name in that project (it also shadows a system command of the same " +
+      "name). Files there that are not executable stay writable, and a file a script creates is never executable. Ask the user to change it",
+  };
+}
+
 /** What of the above `named` or `real` (a path a script would change) is, or null. */
 export function direnvChangeOf(named: string, real: string): ProtectedPath | null {
-  return loadedFileChange(real) ?? (named === real ? null : loadedFileChange(named));
+  return (
+    loadedFileChange(real) ??
+    (named === real ? null : loadedFileChange(named)) ??
+    pathProgramChange(real) ??
+    (named === real ? null : pathProgramChange(named))
+  );
 }

@@ -8,7 +8,7 @@
 // loads the same files the same way; no canary file either way.
 
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, realTempDir, tacit, writeTree } from "./fixtures.js";
@@ -16,14 +16,14 @@ import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, realTempDir, 
 const HAS_DIRENV = spawnSync("direnv", ["version"], { stdio: "ignore" }).status === 0;
 
 /** What bash does at the next prompt in `dir` with direnv's hook: load the environment direnv exports (or the stand-in's), then run PROMPT_COMMAND. */
-function nextPrompt(dir: string, home: string): void {
+function nextPrompt(dir: string, home: string, typed = ""): void {
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_DATA_HOME: path.join(home, ".local/share") };
   delete env.PROMPT_COMMAND;
   const load = HAS_DIRENV
     ? 'eval "$(direnv export bash 2>/dev/null)"'
     : // direnv's stdlib, for these two: source the file if it exists; export the KEY=value lines of a dotenv file.
       'source_env_if_exists() { [ -f "$1" ] && . "./$1"; }; dotenv_if_exists() { [ -f "${1:-.env}" ] && { set -a; . "./${1:-.env}"; set +a; }; }; . ./.envrc';
-  execFileSync("bash", ["-c", `${load}; eval "$PROMPT_COMMAND"`], { cwd: dir, env, stdio: "ignore" });
+  execFileSync("bash", ["-c", `${load}; eval "$PROMPT_COMMAND"; ${typed}`], { cwd: dir, env, stdio: "ignore" });
 }
 
 describe("files a direnv .envrc loads", () => {
@@ -63,6 +63,64 @@ requestFileSystem(".", (fs) => {
       writeTree(dir, { "p/.envrc": envrc });
       nextPrompt(project, home);
       expect(readFileSync(path.join(project, ".envrc"), "utf8")).toBe(envrc);
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+
+  it("executables in the directories an .envrc puts first on PATH are refused; other files there, and new ones (never executable), are not", async () => {
+    const { dir, cleanup } = realTempDir("tacit-direnv-path-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      const home = path.join(dir, "home");
+      mkdirSync(home);
+      const envrc = 'PATH_add bin tools\npath_add PATH scripts\nlayout node\nexport PATH="$PWD/local/bin:$PATH"\n';
+      const program = "#!/bin/sh\nexit 0\n";
+      const programs = ["p/bin/deploy", "p/tools/lint", "p/scripts/check", "p/node_modules/pkg/bin/tsc.js", "p/local/bin/ship", "p/lib/helper.sh", "q/bin/deploy"];
+      writeTree(dir, {
+        "p/.envrc": envrc,
+        ...Object.fromEntries(programs.map((file) => [file, program])),
+        "p/node_modules/.bin/tsc": { symlink: "../pkg/bin/tsc.js" },
+        "p/bin/notes.txt": "x\n",
+      });
+      for (const file of programs) chmodSync(path.join(dir, file), 0o755);
+      const project = path.join(dir, "p");
+      if (HAS_DIRENV) {
+        execFileSync("direnv", ["allow", "."], { cwd: project, env: { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_DATA_HOME: path.join(home, ".local/share") } });
+      }
+      const payload = lit(`#!/bin/sh\ntouch ${marker}\n`);
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("PATH_add", () => fs.access("p/bin/deploy").write(${payload}));
+  attempt("PATH_add, second", () => fs.access("p/tools/lint").append(${payload}));
+  attempt("path_add PATH", () => fs.access("p/scripts/check").write(${payload}));
+  attempt("layout node, through the link", () => fs.access("p/node_modules/.bin/tsc").write(${payload}));
+  attempt("layout node, the link's target", () => fs.access("p/node_modules/pkg/bin/tsc.js").write(${payload}));
+  attempt("PATH=", () => fs.access("p/local/bin/ship").write(${payload}));
+  attempt("delete", () => fs.access("p/bin/deploy").delete());
+  attempt("read", () => fs.access("p/bin/deploy").read());
+  attempt("new file", () => fs.access("p/bin/ls").write(${payload}));
+  attempt("not executable", () => fs.access("p/bin/notes.txt").append("y\\n"));
+  attempt("not on PATH", () => fs.access("p/lib/helper.sh").write("#!/bin/sh\\nexit 0\\n"));
+  attempt("another project", () => fs.access("q/bin/deploy").write("#!/bin/sh\\nexit 0\\n"));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["PATH_add", "delete"], /an executable program in .*p\/bin, a directory direnv puts first on the user's PATH for .*\.envrc \(PATH_add bin tools\).*whenever they type its name.*Ask the user/);
+      expectRefused(found, ["PATH_add, second"], /PATH_add bin tools/);
+      expectRefused(found, ["path_add PATH"], /path_add PATH scripts/);
+      expectRefused(found, ["layout node, through the link", "layout node, the link's target"], /node_modules\/\.bin.*layout node/);
+      expectRefused(found, ["PATH="], /export PATH=/);
+      expect(attemptOf(found, "read")).toEqual({ status: "ok", value: program });
+      for (const label of ["new file", "not executable", "not on PATH", "another project"]) expect(attemptOf(found, label).status, label).toBe("ok");
+      for (const file of programs.slice(0, 5)) expect(readFileSync(path.join(dir, file), "utf8"), file).toBe(program);
+      // What tacit creates has no execute bit, so the shell skips the script's bin/ls and runs the system's.
+      expect(statSync(path.join(project, "bin/ls")).mode & 0o111).toBe(0);
+      // The user's next prompt in the project, then the commands they type there.
+      if (HAS_DIRENV) nextPrompt(project, home, "deploy; lint; check; tsc; ship; ls >/dev/null");
       expect(existsSync(marker)).toBe(false);
     } finally {
       cleanup();
