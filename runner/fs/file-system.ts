@@ -10,6 +10,8 @@ import type { CapabilityTable, FileSystemScope } from "../capabilities.js";
 import { isLaunchManifestAt, readManifest, tacitBinChange, TOO_LONG } from "../launch-files.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import { automaticTaskChange, isTaskFileAt, textAfter } from "./automatic-tasks.js";
+import { husky4RunnerFor } from "./git-repository.js";
+import { husky4KeyOf } from "./hook-managers.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
 import { hostFreeErrorText, inVerifiedDirectory, NotRegularFileError, openForReading, statInVerifiedDirectory } from "./checked-open.js";
 import { isWithin, PathResolutionError, resolveReal, resolveRealBelow, resolveRealOrSelf } from "./containment.js";
@@ -383,6 +385,12 @@ export class FileSystemExecutor {
           "and a secret written there could not be checked for that without telling you something about it. Write the secret to another classified path.",
       );
     }
+    if (husky4RunnerFor([target.real, target.named]) !== null) {
+      throw new PolicyDenial(
+        `${requested}: writeClassified() refused: this is a package.json whose "husky" key an installed husky 4 runner reads for the hooks it runs, ` +
+          "and a secret written there could not be checked for that without telling you something about it. Write the secret to another classified path.",
+      );
+    }
     if (isTaskFileAt([target.named, target.real])) {
       throw new PolicyDenial(
         `${requested}: writeClassified() refused: this is a file VS Code reads tasks from, which tacit reads to check that no task there runs ` +
@@ -404,7 +412,23 @@ export class FileSystemExecutor {
     this.denyClassifiedWrite(target, requested, append ? "append" : "write");
     this.denyTacitBin(target, requested, content, append);
     this.denyAutomaticTask(target, requested, content, append);
+    this.denyHusky4Hooks(target, requested, content, append);
     this.writeResolved(target, requested, content, append);
+  }
+
+  /** A package.json whose `"husky"` key an installed husky 4 runner reads may change in every way but that key (see hook-managers.ts). */
+  private denyHusky4Hooks(target: Resolved, requested: string, content: string, append: boolean): void {
+    if (path.basename(target.real) !== "package.json" && path.basename(target.named) !== "package.json") return;
+    const runner = husky4RunnerFor([target.real, target.named]);
+    if (runner === null) return;
+    const before = readManifest(target.real);
+    const after = textAfter(before, content, append);
+    if (before !== TOO_LONG && after !== TOO_LONG && husky4KeyOf(before) === husky4KeyOf(after)) return;
+    throw new PolicyDenial(
+      `${requested}: ${append ? "append" : "write"} refused: this would change the "husky" key of a package.json whose hooks husky 4's runner, ` +
+        `installed as ${runner}, reads at every git commit or push and runs with the user's full authority, outside the sandbox ` +
+        "(a package.json too long to judge is refused too). The rest of the file may change. Ask the user to change the hooks; nothing was written.",
+    );
   }
 
   /** A file VS Code reads tasks from may not come to hold a task run when the folder opens (see automatic-tasks.ts). */

@@ -23,7 +23,7 @@ import os from "node:os";
 import path from "node:path";
 import { readBoundedFile } from "../bounded-file.js";
 import { isWithin, resolveRealOrSelf } from "./containment.js";
-import { hookManagerChangeOf } from "./hook-managers.js";
+import { hookManagerChangeOf, husky4ManifestOf } from "./hook-managers.js";
 import { TurnMemo } from "./turn-memo.js";
 import type { ProtectedPath } from "./protected-paths.js";
 
@@ -359,6 +359,22 @@ export function gitRepositoryChangeOf(named: string, real: string, env: NodeJS.P
   for (const candidate of candidates) {
     const hit = repositoryDirectoryChange(candidate) ?? configuredFileChange(candidate, env);
     if (hit) return hit;
+  }
+  return null;
+}
+
+/**
+ * The hook of a husky 4 runner installed in the repository `manifest` (a package.json a script
+ * would change, named or real) lies in that reads its `"husky"` key, or null.
+ */
+export function husky4RunnerFor(manifests: readonly string[], env: NodeJS.ProcessEnv = process.env): string | null {
+  for (const manifest of new Set(manifests)) {
+    const repository = enclosingRepository(manifest);
+    if (repository === null) continue;
+    const { found, commonDir } =
+      env === process.env ? configurations.get(`${repository.worktree}\0${repository.gitDir}`, () => configurationOf(repository, env)) : configurationOf(repository, env);
+    const runner = husky4ManifestOf(manifest, repository.worktree, [...found.hooks.map((hooks) => hooks.dir), path.join(commonDir, "hooks")]);
+    if (runner !== null) return runner;
   }
   return null;
 }

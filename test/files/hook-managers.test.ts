@@ -29,6 +29,12 @@ const { execSync } = require("node:child_process");
 const { existsSync, readFileSync } = require("node:fs");
 const files = process.argv.slice(2).filter((a) => a.startsWith("--config=")).map((a) => a.slice(9));
 const names = files.length > 0 ? files : ["lefthook.yml", "lefthook-local.yml", ".lefthook.yml", ".lefthook-local.yml"];
+// lefthook's extends: the files listed below it are read too.
+for (const name of [...names]) {
+  if (!existsSync(name)) continue;
+  const list = /^extends:\\s*\\n((?:\\s+-\\s*.+\\n?)+)/m.exec(readFileSync(name, "utf8"));
+  if (list) names.push(...list[1].split("\\n").map((line) => line.replace(/^\\s*-\\s*/, "").trim()).filter(Boolean));
+}
 for (const name of names) {
   if (!existsSync(name)) continue;
   for (const m of readFileSync(name, "utf8").matchAll(/^\\s*-?\\s*(?:run|entry):\\s*(.+)$/gm)) {
@@ -107,6 +113,76 @@ requestFileSystem(".", (fs) => {
       expect(readFileSync(path.join(dir, "pc/.pre-commit-config.yaml"), "utf8")).toBe(preCommit);
       expect(existsSync(path.join(dir, "h4/.huskyrc"))).toBe(false);
       // The user's next commits: the runners call the stand-in (lefthook's by LEFTHOOK_BIN, which its runner tries first).
+      for (const repo of ["lh", "pc"]) {
+        git(path.join(dir, repo), { LEFTHOOK_BIN: standIn }, "add", "-A");
+        git(path.join(dir, repo), { LEFTHOOK_BIN: standIn }, "commit", "-q", "-m", "next");
+      }
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+
+  it("what the configuration names: pre-commit's entry scripts, lefthook's extends, husky 4's \"husky\" key in package.json", async () => {
+    const { dir, cleanup } = realTempDir("tacit-hook-managers-named-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      const standIn = path.join(dir, "stand-in.cjs");
+      writeFileSync(standIn, STAND_IN);
+      chmodSync(standIn, 0o755);
+      const check = "#!/bin/sh\nexit 0\n";
+      const preCommit =
+        "repos:\n- repo: local\n  hooks:\n  - id: check\n    name: check\n    entry: ./scripts/check.sh\n    language: script\n" +
+        "  - id: lint\n    name: lint\n    entry: sh tools/lint.sh\n    language: system\n    args: [--strict, conf/rules.sh]\n";
+      const extra = 'pre-commit:\n  commands:\n    lint:\n      run: "true"\n';
+      const preCommitRunner = runner("pre-commit-3.0.4.pre-commit").replace(/^INSTALL_PYTHON=.*$/m, `INSTALL_PYTHON=${standIn}`);
+      repository(path.join(dir, "pc"), { ".pre-commit-config.yaml": preCommit, "scripts/check.sh": check, "scripts/other.sh": check, "tools/lint.sh": "", "conf/rules.sh": "", "a.txt": "a\n" }, preCommitRunner);
+      chmodSync(path.join(dir, "pc/scripts/check.sh"), 0o755);
+      repository(path.join(dir, "lh"), { "lefthook.yml": "extends:\n  - ci/lefthook-extra.yml\n", "ci/lefthook-extra.yml": extra, "ci/other.yml": extra, "a.txt": "a\n" }, runner("lefthook-2.2.2.pre-commit"));
+      const manifest = '{\n  "name": "h4",\n  "husky": { "hooks": { "pre-commit": "true" } }\n}\n';
+      repository(path.join(dir, "h4"), { "package.json": manifest, "web/package.json": "{}\n" }, runner("husky-4.3.8.pre-commit"));
+      // Installed from web/: its package.json is the one the runner reads.
+      repository(path.join(dir, "h4web"), { "package.json": "{}\n", "web/package.json": manifest, ".git/hooks/husky.local.sh": 'packageManager=npm\ncd "web"\n' }, runner("husky-4.3.8.pre-commit"));
+      repository(path.join(dir, "plain"), { ".pre-commit-config.yaml": preCommit, "scripts/check.sh": check, "package.json": manifest }, null);
+      const payload = lit(`#!/bin/sh\ntouch ${marker}\n`);
+      const hooked = lit(manifest.replace('"true"', JSON.stringify(`touch ${marker}`)));
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("entry script", () => fs.access("pc/scripts/check.sh").write(${payload}));
+  attempt("entry's argument", () => fs.access("pc/tools/lint.sh").write("touch x\\n"));
+  attempt("args", () => fs.access("pc/conf/rules.sh").write("touch x\\n"));
+  attempt("read entry script", () => fs.access("pc/scripts/check.sh").read());
+  attempt("other script", () => fs.access("pc/scripts/other.sh").write(${payload}));
+  attempt("extends", () => fs.access("lh/ci/lefthook-extra.yml").write(${lit(`pre-commit:\n  commands:\n    lint:\n      run: touch ${marker}\n`)}));
+  attempt("not extended", () => fs.access("lh/ci/other.yml").write("x: 1\\n"));
+  attempt("husky key", () => fs.access("h4/package.json").write(${hooked}));
+  attempt("husky key, appended", () => fs.access("h4/package.json").append(" "));
+  attempt("husky key broken", () => fs.access("h4/package.json").write("{"));
+  attempt("other key", () => fs.access("h4/package.json").write(${lit(manifest.replace('"h4"', '"renamed"'))}));
+  attempt("another package.json", () => fs.access("h4/web/package.json").write(${hooked}));
+  attempt("installed from web/", () => fs.access("h4web/web/package.json").write(${hooked}));
+  attempt("installed from web/: the top's", () => fs.access("h4web/package.json").write(${hooked}));
+  attempt("no runner: entry script", () => fs.access("plain/scripts/check.sh").write("#!/bin/sh\\nexit 0\\n"));
+  attempt("no runner: husky key", () => fs.access("plain/package.json").write("{}\\n"));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["entry script"], /a file the configuration of the git hook manager pre-commit names \(entry: \.\/scripts\/check\.sh, in \.pre-commit-config\.yaml\).*runs it.*Ask the user/);
+      expectRefused(found, ["entry's argument", "args"], /git hook manager pre-commit names/);
+      expectRefused(found, ["extends"], /git hook manager lefthook names \(extends, in lefthook\.yml\)/);
+      expectRefused(found, ["husky key", "installed from web/"], /change the "husky" key of a package\.json whose hooks husky 4's runner, installed as .*pre-commit.*Ask the user/);
+      expectRefused(found, ["husky key broken"], /"husky" key/);
+      expect(attemptOf(found, "read entry script")).toEqual({ status: "ok", value: check });
+      for (const label of ["other script", "not extended", "husky key, appended", "other key", "another package.json", "installed from web/: the top's", "no runner: entry script", "no runner: husky key"]) {
+        expect(attemptOf(found, label).status, label).toBe("ok");
+      }
+      expect(readFileSync(path.join(dir, "pc/scripts/check.sh"), "utf8")).toBe(check);
+      expect(readFileSync(path.join(dir, "lh/ci/lefthook-extra.yml"), "utf8")).toBe(extra);
+      expect(JSON.parse(readFileSync(path.join(dir, "h4/package.json"), "utf8"))).toEqual({ name: "renamed", husky: { hooks: { "pre-commit": "true" } } });
+      expect(readFileSync(path.join(dir, "h4web/web/package.json"), "utf8")).toBe(manifest);
+      // The user's next commits: the runners call the stand-in, which runs what the configuration (and what it extends) names.
       for (const repo of ["lh", "pc"]) {
         git(path.join(dir, repo), { LEFTHOOK_BIN: standIn }, "add", "-A");
         git(path.join(dir, repo), { LEFTHOOK_BIN: standIn }, "commit", "-q", "-m", "next");
