@@ -291,6 +291,11 @@ function enclosingRepository(changed: string): Repository | null {
 /** What a repository's configuration names, remembered for the operation (see turn-memo.ts). */
 const configurations = new TurnMemo<{ found: ConfiguredFiles; commonDir: string }>();
 
+/** What `repository`'s configuration names; remembered for the operation only for tacit's own environment (what a test passes is asked afresh). */
+function configurationFor(repository: Repository, env: NodeJS.ProcessEnv): { found: ConfiguredFiles; commonDir: string } {
+  return env === process.env ? configurations.get(`${repository.worktree}\0${repository.gitDir}`, () => configurationOf(repository, env)) : configurationOf(repository, env);
+}
+
 function configurationOf(repository: Repository, env: NodeJS.ProcessEnv): { found: ConfiguredFiles; commonDir: string } {
   const found: ConfiguredFiles = { includes: [], hooks: [], programs: [] };
   const commonDirText = readConfigText(path.join(repository.gitDir, "commondir"));
@@ -311,9 +316,7 @@ function configurationOf(repository: Repository, env: NodeJS.ProcessEnv): { foun
 function configuredFileChange(changed: string, env: NodeJS.ProcessEnv): ProtectedPath | null {
   const repository = enclosingRepository(changed);
   if (repository === null) return null;
-  // Remembered only for tacit's own environment (what a test passes is asked afresh).
-  const { found, commonDir } =
-    env === process.env ? configurations.get(`${repository.worktree}\0${repository.gitDir}`, () => configurationOf(repository, env)) : configurationOf(repository, env);
+  const { found, commonDir } = configurationFor(repository, env);
   // What the configuration names, as named and where it leads: a script writing the file a named link leads to changes it as well.
   const inside = (place: string): boolean => isWithin(changed, place) || isWithin(changed, resolveRealOrSelf(place));
   const include = found.includes.find(({ file }) => inside(file));
@@ -371,8 +374,7 @@ export function husky4RunnerFor(manifests: readonly string[], env: NodeJS.Proces
   for (const manifest of new Set(manifests)) {
     const repository = enclosingRepository(manifest);
     if (repository === null) continue;
-    const { found, commonDir } =
-      env === process.env ? configurations.get(`${repository.worktree}\0${repository.gitDir}`, () => configurationOf(repository, env)) : configurationOf(repository, env);
+    const { found, commonDir } = configurationFor(repository, env);
     const runner = husky4ManifestOf(manifest, repository.worktree, [...found.hooks.map((hooks) => hooks.dir), path.join(commonDir, "hooks")]);
     if (runner !== null) return runner;
   }
