@@ -57,6 +57,14 @@ function repository(dir: string, files: Record<string, string>, hook: string | n
   }
 }
 
+/** The user's next commit in the lefthook and pre-commit repositories: their runners call the stand-in (lefthook's by LEFTHOOK_BIN, which its runner tries first). */
+function commitNext(dir: string, standIn: string): void {
+  for (const repo of ["lh", "pc"]) {
+    git(path.join(dir, repo), { LEFTHOOK_BIN: standIn }, "add", "-A");
+    git(path.join(dir, repo), { LEFTHOOK_BIN: standIn }, "commit", "-q", "-m", "next");
+  }
+}
+
 describe("git hook managers' configuration, while their runner is installed", () => {
   it("lefthook, pre-commit and husky 4: refused where the runner is installed, read still, writable where it is not", async () => {
     const { dir, cleanup } = realTempDir("tacit-hook-managers-");
@@ -113,10 +121,7 @@ requestFileSystem(".", (fs) => {
       expect(readFileSync(path.join(dir, "pc/.pre-commit-config.yaml"), "utf8")).toBe(preCommit);
       expect(existsSync(path.join(dir, "h4/.huskyrc"))).toBe(false);
       // The user's next commits: the runners call the stand-in (lefthook's by LEFTHOOK_BIN, which its runner tries first).
-      for (const repo of ["lh", "pc"]) {
-        git(path.join(dir, repo), { LEFTHOOK_BIN: standIn }, "add", "-A");
-        git(path.join(dir, repo), { LEFTHOOK_BIN: standIn }, "commit", "-q", "-m", "next");
-      }
+      commitNext(dir, standIn);
       expect(existsSync(marker)).toBe(false);
     } finally {
       cleanup();
@@ -183,10 +188,7 @@ requestFileSystem(".", (fs) => {
       expect(JSON.parse(readFileSync(path.join(dir, "h4/package.json"), "utf8"))).toEqual({ name: "renamed", husky: { hooks: { "pre-commit": "true" } } });
       expect(readFileSync(path.join(dir, "h4web/web/package.json"), "utf8")).toBe(manifest);
       // The user's next commits: the runners call the stand-in, which runs what the configuration (and what it extends) names.
-      for (const repo of ["lh", "pc"]) {
-        git(path.join(dir, repo), { LEFTHOOK_BIN: standIn }, "add", "-A");
-        git(path.join(dir, repo), { LEFTHOOK_BIN: standIn }, "commit", "-q", "-m", "next");
-      }
+      commitNext(dir, standIn);
       expect(existsSync(marker)).toBe(false);
     } finally {
       cleanup();
