@@ -25,7 +25,7 @@ import path from "node:path";
 import { readBoundedFile } from "../bounded-file.js";
 import { isWithin } from "./containment.js";
 import type { ProtectedPath } from "./protected-paths.js";
-import { TurnMemo } from "./turn-memo.js";
+import { OperationMemo } from "./operation-memo.js";
 
 /** An `.envrc` is a few lines; a larger one is judged by its first 64 KiB (what it names there is protected). */
 const ENVRC_LIMIT_BYTES = 64 * 1024;
@@ -94,8 +94,8 @@ interface Loaded {
   kind: "load" | "path";
 }
 
-/** What the `.envrc` files in each directory and those above it load, nearest first, remembered for the operation (see turn-memo.ts). */
-const loadedAt = new TurnMemo<readonly Loaded[]>();
+/** What the `.envrc` files in each directory and those above it load, nearest first, remembered for the operation (see operation-memo.ts). */
+const loadedAt = new OperationMemo<readonly Loaded[]>();
 
 /** What the `.envrc` in `dir` loads. */
 function loadedIn(dir: string): Loaded[] {
@@ -146,7 +146,7 @@ function loadedFileChange(changed: string): ProtectedPath | null {
 }
 
 /** Where the links in a directory on PATH lead (really), remembered for the operation: node_modules/.bin holds links into the packages. */
-const linkTargetsIn = new TurnMemo<ReadonlySet<string>>();
+const linkTargetsIn = new OperationMemo<ReadonlySet<string>>();
 
 function linkTargets(dir: string): ReadonlySet<string> {
   return linkTargetsIn.get(dir, () => {

@@ -11,6 +11,7 @@ import { isLaunchManifestAt, readManifest, tacitBinChange, TOO_LONG } from "../l
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import { automaticTaskChange, isTaskFileAt, textAfter } from "./automatic-tasks.js";
 import { husky4RunnerFor } from "./git-repository.js";
+import { fileOperation } from "./operation-memo.js";
 import { husky4KeyOf } from "./hook-managers.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
 import { hostFreeErrorText, inVerifiedDirectory, NotRegularFileError, openForReading, statInVerifiedDirectory } from "./checked-open.js";
@@ -408,12 +409,15 @@ export class FileSystemExecutor {
   }
 
   write(token: string, requested: string, content: string, append: boolean): void {
-    const target = this.resolve(token, requested);
-    this.denyClassifiedWrite(target, requested, append ? "append" : "write");
-    this.denyTacitBin(target, requested, content, append);
-    this.denyAutomaticTask(target, requested, content, append);
-    this.denyHusky4Hooks(target, requested, content, append);
-    this.writeResolved(target, requested, content, append);
+    // Its checks (before and after opening) share what they find of the places above (operation-memo.ts).
+    fileOperation(() => {
+      const target = this.resolve(token, requested);
+      this.denyClassifiedWrite(target, requested, append ? "append" : "write");
+      this.denyTacitBin(target, requested, content, append);
+      this.denyAutomaticTask(target, requested, content, append);
+      this.denyHusky4Hooks(target, requested, content, append);
+      this.writeResolved(target, requested, content, append);
+    });
   }
 
   /** A package.json whose `"husky"` key an installed husky 4 runner reads may change in every way but that key (see hook-managers.ts). */
@@ -551,8 +555,15 @@ export class FileSystemExecutor {
     }
   }
 
-  /** Creates the directory and its missing parents one at a time, each inside a verified parent. */
+  /**
+   * Creates the directory and its missing parents one at a time, each inside a verified parent.
+   * The checks of every level share what they find of the places above (operation-memo.ts).
+   */
   mkdir(token: string, requested: string): void {
+    fileOperation(() => this.mkdirNow(token, requested));
+  }
+
+  private mkdirNow(token: string, requested: string): void {
     const target = this.resolve(token, requested);
     this.denyClassifiedWrite(target, requested, "mkdir");
     const check = this.directoryCheck(target, requested);

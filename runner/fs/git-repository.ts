@@ -24,7 +24,7 @@ import path from "node:path";
 import { readBoundedFile } from "../bounded-file.js";
 import { isWithin, resolveRealOrSelf } from "./containment.js";
 import { hookManagerChangeOf, husky4ManifestOf } from "./hook-managers.js";
-import { TurnMemo } from "./turn-memo.js";
+import { OperationMemo } from "./operation-memo.js";
 import type { ProtectedPath } from "./protected-paths.js";
 
 /** What makes a directory a repository to git (is_git_directory): HEAD, and objects and refs (or a commondir naming where they are). */
@@ -250,8 +250,8 @@ interface Repository {
   gitDir: string;
 }
 
-/** The repository each directory lies in, remembered for the operation (see turn-memo.ts). */
-const repositories = new TurnMemo<Repository | null>();
+/** The repository each directory lies in, remembered for the operation (see operation-memo.ts). */
+const repositories = new OperationMemo<Repository | null>();
 
 /** The repository `dir` is the worktree top of (its `.git`, a `.git` file followed), or null. */
 function repositoryIn(dir: string): Repository | null {
@@ -288,8 +288,8 @@ function enclosingRepository(changed: string): Repository | null {
   return found;
 }
 
-/** What a repository's configuration names, remembered for the operation (see turn-memo.ts). */
-const configurations = new TurnMemo<{ found: ConfiguredFiles; commonDir: string }>();
+/** What a repository's configuration names, remembered for the operation (see operation-memo.ts). */
+const configurations = new OperationMemo<{ found: ConfiguredFiles; commonDir: string }>();
 
 /** What `repository`'s configuration names; remembered for the operation only for tacit's own environment (what a test passes is asked afresh). */
 function configurationFor(repository: Repository, env: NodeJS.ProcessEnv): { found: ConfiguredFiles; commonDir: string } {

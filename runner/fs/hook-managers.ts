@@ -29,7 +29,7 @@
 // Not covered: a block-style `args:` list, a path given through a variable, what those scripts
 // run in turn; lefthook's `remotes:` (fetched by lefthook from a repository named there).
 // Which runners are installed and what their configurations name is remembered for one
-// operation (turn-memo.ts), not longer: a script cannot change a hooks directory
+// operation (operation-memo.ts), not longer: a script cannot change a hooks directory
 // (git-repository.ts), but the user can install or remove a runner between two changes, and the
 // answer must follow.
 
@@ -38,7 +38,7 @@ import path from "node:path";
 import { readBoundedFile } from "../bounded-file.js";
 import { isWithin } from "./containment.js";
 import type { ProtectedPath } from "./protected-paths.js";
-import { TurnMemo } from "./turn-memo.js";
+import { OperationMemo } from "./operation-memo.js";
 
 /** Installed runners are a few KiB; a larger hook is judged by its beginning, where every runner says what it is. */
 const HOOK_LIMIT_BYTES = 64 * 1024;
@@ -226,8 +226,8 @@ interface Runner {
   text: string;
 }
 
-/** The runners installed in each set of hooks directories, remembered for the operation (see turn-memo.ts). */
-const runnersIn = new TurnMemo<readonly Runner[]>();
+/** The runners installed in each set of hooks directories, remembered for the operation (see operation-memo.ts). */
+const runnersIn = new OperationMemo<readonly Runner[]>();
 
 function installedRunners(hooksDirs: readonly string[]): readonly Runner[] {
   const dirs = [...new Set(hooksDirs)];
@@ -237,7 +237,7 @@ function installedRunners(hooksDirs: readonly string[]): readonly Runner[] {
 }
 
 /** What each runner's configuration names, remembered for the operation. */
-const namedBy = new TurnMemo<ReadonlyArray<{ file: string; by: string }>>();
+const namedBy = new OperationMemo<ReadonlyArray<{ file: string; by: string }>>();
 
 function refusal(manager: HookManager): string {
   return (
