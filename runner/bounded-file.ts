@@ -51,3 +51,13 @@ export function readBoundedFile(file: string, limitBytes: number, known: (versio
     closeSync(fd);
   }
 }
+
+/**
+ * The text of `file` (its first `limitBytes`: a longer one is judged by them), or null (none, not
+ * a regular file, unreadable): for a file whose every part the caller protects, so what was read
+ * counts even when it is not all.
+ */
+export function readBoundedText(file: string, limitBytes: number): string | null {
+  const read = readBoundedFile(file, limitBytes);
+  return read === null || read.unchanged ? null : read.text;
+}

@@ -22,7 +22,7 @@
 import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { readBoundedFile } from "../bounded-file.js";
+import { readBoundedText } from "../bounded-file.js";
 import { isWithin } from "./containment.js";
 import type { ProtectedPath } from "./protected-paths.js";
 import { OperationMemo } from "./operation-memo.js";
@@ -31,10 +31,7 @@ import { OperationMemo } from "./operation-memo.js";
 const ENVRC_LIMIT_BYTES = 64 * 1024;
 
 /** The first ENVRC_LIMIT_BYTES of a regular file, or null. */
-function readEnvrc(file: string): string | null {
-  const read = readBoundedFile(file, ENVRC_LIMIT_BYTES);
-  return read === null || read.unchanged ? null : read.text;
-}
+const readEnvrc = (file: string): string | null => readBoundedText(file, ENVRC_LIMIT_BYTES);
 
 /** One word of shell text as the shell would give it, where that can be known without running it: quotes removed, `$PWD` and `~` expanded; null for other expansions. */
 function shellWord(word: string, dir: string): string | null {
@@ -100,7 +97,7 @@ const loadedAt = new OperationMemo<readonly Loaded[]>();
 /** What the `.envrc` in `dir` loads. */
 function loadedIn(dir: string): Loaded[] {
   const envrc = path.join(dir, ".envrc");
-  // readBoundedFile asks existsSync first: most directories hold none, and a failed open costs an exception.
+  // readBoundedText asks existsSync first: most directories hold none, and a failed open costs an exception.
   const text = readEnvrc(envrc);
   if (text === null) return [];
   return [

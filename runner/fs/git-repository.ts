@@ -21,7 +21,7 @@
 import { lstatSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { readBoundedFile } from "../bounded-file.js";
+import { readBoundedText } from "../bounded-file.js";
 import { isWithin, resolveRealOrSelf } from "./containment.js";
 import { hookManagerChangeOf, husky4ManifestOf } from "./hook-managers.js";
 import { OperationMemo } from "./operation-memo.js";
@@ -93,10 +93,7 @@ function repositoryDirectoryChange(changed: string): ProtectedPath | null {
  * The text of a configuration file, or null (none, not a regular file, unreadable). Past
  * CONFIG_LIMIT_BYTES (or grown while read), what was read: what it names is protected all the same.
  */
-function readConfigText(file: string): string | null {
-  const read = readBoundedFile(file, CONFIG_LIMIT_BYTES);
-  return read === null || read.unchanged ? null : read.text;
-}
+const readConfigText = (file: string): string | null => readBoundedText(file, CONFIG_LIMIT_BYTES);
 
 /** One `key = value` of a configuration file: its section (lower case), subsection (as written, or ""), key (lower case) and value. */
 interface ConfigEntry {

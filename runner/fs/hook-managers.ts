@@ -35,7 +35,7 @@
 
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { readBoundedFile } from "../bounded-file.js";
+import { readBoundedText } from "../bounded-file.js";
 import { isWithin } from "./containment.js";
 import type { ProtectedPath } from "./protected-paths.js";
 import { OperationMemo } from "./operation-memo.js";
@@ -73,10 +73,7 @@ function preCommitConfigOf(hook: string): string {
   return (named?.[1] ?? named?.[2] ?? named?.[3] ?? ".pre-commit-config.yaml").replace(/^\.\//, "");
 }
 
-function readConfig(file: string): string | null {
-  const read = readBoundedFile(file, CONFIG_LIMIT_BYTES);
-  return read === null || read.unchanged ? null : read.text;
-}
+const readConfig = (file: string): string | null => readBoundedText(file, CONFIG_LIMIT_BYTES);
 
 /** The words of a command or list that name a file of the worktree by its path (with a `/` or an extension, or an existing file), resolved in `worktree`; never a directory's contents as a whole. */
 function pathWords(words: readonly string[], worktree: string): string[] {
@@ -198,10 +195,7 @@ const MANAGERS: readonly HookManager[] = [
 ];
 
 /** A hook file's text (its first HOOK_LIMIT_BYTES: a longer one is judged by them), or null (none, not a regular file, unreadable). */
-function readHook(file: string): string | null {
-  const read = readBoundedFile(file, HOOK_LIMIT_BYTES);
-  return read === null || read.unchanged ? null : read.text;
-}
+const readHook = (file: string): string | null => readBoundedText(file, HOOK_LIMIT_BYTES);
 
 /** The hooks in `dir` git may run (not its `.sample` files), by name and text. */
 function installedHooks(dir: string): Array<{ file: string; text: string }> {
