@@ -2,7 +2,7 @@
 // fully resolved paths (symlinks followed, dead ones included) and by whole path components,
 // never by string prefix: /work/app_evil is not inside /work/app.
 
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 
 const MAX_LINK_HOPS = 40;
@@ -36,6 +36,15 @@ export function isWithin(candidate: string, root: string): boolean {
   }
   const relative = path.relative(root, candidate);
   return relative === "" || (relative !== ".." && !relative.startsWith(".." + path.sep) && !path.isAbsolute(relative));
+}
+
+/** Whether `p` is a directory now, links followed (false for none, a dead link or one that cannot be looked at). */
+export function existsAsDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function lstatOrNull(p: string): import("node:fs").Stats | null {

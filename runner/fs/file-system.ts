@@ -15,7 +15,7 @@ import { fileOperation } from "./operation-memo.js";
 import { husky4KeyOf } from "./hook-managers.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
 import { hostFreeErrorText, inVerifiedDirectory, NotRegularFileError, openForReading, statInVerifiedDirectory } from "./checked-open.js";
-import { isWithin, PathResolutionError, resolveReal, resolveRealBelow, resolveRealOrSelf } from "./containment.js";
+import { existsAsDirectory, isWithin, PathResolutionError, resolveReal, resolveRealBelow, resolveRealOrSelf } from "./containment.js";
 import type { GrepRunner } from "./grep-runner.js";
 import type { GrepReply } from "./grep-worker.js";
 import { asSearchExclusions, type PathUse, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
@@ -75,14 +75,6 @@ function failure(requested: string, error: unknown): EffectFailure | PolicyDenia
   if (error instanceof NotRegularFileError || error instanceof PathResolutionError) return new EffectFailure(`${requested}: ${hostFreeErrorText(error, requested)}`);
   const code = (error as NodeJS.ErrnoException).code ?? "";
   return new EffectFailure(`${requested}: ${ERRNO_TEXT[code] ?? hostFreeErrorText(error, requested)}`);
-}
-
-function existsAsDirectory(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 export class FileSystemExecutor {

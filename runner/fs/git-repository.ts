@@ -18,11 +18,11 @@
 // And the configuration a git hook manager's runner installed as a hook reads (hook-managers.ts).
 // Reads are not affected: none of this is secret.
 
-import { lstatSync, statSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { readBoundedText } from "../bounded-file.js";
-import { isWithin, resolveRealOrSelf } from "./containment.js";
+import { existsAsDirectory, isWithin, resolveRealOrSelf } from "./containment.js";
 import { hookManagerChangeOf, husky4ManifestOf } from "./hook-managers.js";
 import { OperationMemo } from "./operation-memo.js";
 import type { ProtectedPath } from "./protected-paths.js";
@@ -196,15 +196,7 @@ function programFiles(command: string, base: string): string[] {
     .map((word) => word.replace(/^["']|["']$/g, ""))
     .filter((word) => word.includes("/") && !word.startsWith("-") && !word.includes("://") && !word.includes("$"))
     .map((word) => configPath(word, base))
-    .filter((file) => !isDirectory(file));
-}
-
-function isDirectory(file: string): boolean {
-  try {
-    return statSync(file).isDirectory();
-  } catch {
-    return false;
-  }
+    .filter((file) => !existsAsDirectory(file));
 }
 
 /**

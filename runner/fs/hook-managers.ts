@@ -33,10 +33,10 @@
 // (git-repository.ts), but the user can install or remove a runner between two changes, and the
 // answer must follow.
 
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { readBoundedText } from "../bounded-file.js";
-import { isWithin } from "./containment.js";
+import { existsAsDirectory, isWithin } from "./containment.js";
 import type { ProtectedPath } from "./protected-paths.js";
 import { OperationMemo } from "./operation-memo.js";
 
@@ -82,11 +82,7 @@ function pathWords(words: readonly string[], worktree: string): string[] {
     .filter((word) => word !== "" && !word.startsWith("-") && !word.includes("$") && !word.includes("://") && !word.includes("{"))
     .filter((word) => word.includes("/") || /\.[A-Za-z0-9]+$/.test(word) || existsSync(path.resolve(worktree, word)))
     .map((word) => path.resolve(worktree, word))
-    .filter((file) => file !== worktree && !isDirectoryAt(file));
-}
-
-function isDirectoryAt(file: string): boolean {
-  return statSync(file, { throwIfNoEntry: false })?.isDirectory() ?? false;
+    .filter((file) => file !== worktree && !existsAsDirectory(file));
 }
 
 /** A YAML/JSON/TOML value's list: `[a, "b"]` inline, else the `- item` lines below the key (more indented, or at its indent). */
