@@ -167,6 +167,12 @@ export function readManifest(file: string): ManifestText {
   return read.complete ? read.text : TOO_LONG;
 }
 
+/** What a write leaves: `content`, or appended to what was there (TOO_LONG past what was read). */
+export function textAfter(before: ManifestText, content: string, append: boolean): string | typeof TOO_LONG {
+  if (!append) return content;
+  return before === TOO_LONG ? TOO_LONG : (before ?? "") + content;
+}
+
 /**
  * Why writing `after` over `before` (null: no file) to a project package.json (see
  * isLaunchManifestAt) is refused, or null: it may change in every way but one, declaring what

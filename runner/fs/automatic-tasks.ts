@@ -11,7 +11,7 @@
 // (tasks run from the Run Task command, which the user starts) goes through.
 
 import path from "node:path";
-import { LAUNCH_MANIFEST_LIMIT_BYTES, type ManifestText, TOO_LONG } from "../launch-files.js";
+import { LAUNCH_MANIFEST_LIMIT_BYTES, TOO_LONG } from "../launch-files.js";
 
 /** Whether one of `files` (a path as named and where it leads) is a file VS Code reads tasks from. */
 export function isTaskFileAt(files: readonly string[]): boolean {
@@ -49,10 +49,4 @@ export function automaticTaskChange(after: string | typeof TOO_LONG): string | n
     '"on", the default before VS Code 1.109, or a folder allowed automatic tasks). Define the task without runOptions.runOn (the user ' +
     "starts it from Run Task), or ask the user to add it"
   );
-}
-
-/** What a write leaves: `content`, or appended to what was there. */
-export function textAfter(before: ManifestText, content: string, append: boolean): string | typeof TOO_LONG {
-  if (!append) return content;
-  return before === TOO_LONG ? TOO_LONG : (before ?? "") + content;
 }

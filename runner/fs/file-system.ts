@@ -7,9 +7,9 @@ import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, o
 import path from "node:path";
 import type { FileInfo, GrepMatch } from "../../library/protocol.js";
 import type { CapabilityTable, FileSystemScope } from "../capabilities.js";
-import { isLaunchManifestAt, readManifest, tacitBinChange, TOO_LONG } from "../launch-files.js";
+import { isLaunchManifestAt, type ManifestText, readManifest, tacitBinChange, textAfter, TOO_LONG } from "../launch-files.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
-import { automaticTaskChange, isTaskFileAt, textAfter } from "./automatic-tasks.js";
+import { automaticTaskChange, isTaskFileAt } from "./automatic-tasks.js";
 import { husky4RunnerFor } from "./git-repository.js";
 import { fileOperation } from "./operation-memo.js";
 import { husky4KeyOf } from "./hook-managers.js";
@@ -372,22 +372,18 @@ export class FileSystemExecutor {
       );
     }
     this.denyClassifiedWrite(target, requested, "writeClassified");
-    if (isLaunchManifestAt([target.named, target.real])) {
+    // Files whose writes are judged by what they would hold: a secret's could not be judged unseen.
+    const judged = isLaunchManifestAt([target.named, target.real])
+      ? "the project's package.json, which `npx tacit` reads to find what to run as tacit,"
+      : husky4RunnerFor([target.real, target.named]) !== null
+        ? 'a package.json whose "husky" key an installed husky 4 runner reads for the hooks it runs,'
+        : isTaskFileAt([target.named, target.real])
+          ? "a file VS Code reads tasks from, which tacit reads to check that no task there runs when the folder is opened,"
+          : null;
+    if (judged !== null) {
       throw new PolicyDenial(
-        `${requested}: writeClassified() refused: this is the project's package.json, which \`npx tacit\` reads to find what to run as tacit, ` +
-          "and a secret written there could not be checked for that without telling you something about it. Write the secret to another classified path.",
-      );
-    }
-    if (husky4RunnerFor([target.real, target.named]) !== null) {
-      throw new PolicyDenial(
-        `${requested}: writeClassified() refused: this is a package.json whose "husky" key an installed husky 4 runner reads for the hooks it runs, ` +
-          "and a secret written there could not be checked for that without telling you something about it. Write the secret to another classified path.",
-      );
-    }
-    if (isTaskFileAt([target.named, target.real])) {
-      throw new PolicyDenial(
-        `${requested}: writeClassified() refused: this is a file VS Code reads tasks from, which tacit reads to check that no task there runs ` +
-          "when the folder is opened, and a secret written there could not be checked for that without telling you something about it. Write the secret to another classified path.",
+        `${requested}: writeClassified() refused: this is ${judged} and a secret written there could not be checked for that without ` +
+          "telling you something about it. Write the secret to another classified path.",
       );
     }
     const held = this.holdDescriptor(this.openForWriting(target, requested, false, true));
@@ -405,19 +401,22 @@ export class FileSystemExecutor {
     fileOperation(() => {
       const target = this.resolve(token, requested);
       this.denyClassifiedWrite(target, requested, append ? "append" : "write");
-      this.denyTacitBin(target, requested, content, append);
-      this.denyAutomaticTask(target, requested, content, append);
-      this.denyHusky4Hooks(target, requested, content, append);
+      // What the file holds now, read once for the checks that judge a write by what it leaves.
+      let held: ManifestText | undefined;
+      const before = (): ManifestText => (held === undefined ? (held = readManifest(target.real)) : held);
+      this.denyTacitBin(target, requested, before, content, append);
+      this.denyAutomaticTask(target, requested, before, content, append);
+      this.denyHusky4Hooks(target, requested, before, content, append);
       this.writeResolved(target, requested, content, append);
     });
   }
 
   /** A package.json whose `"husky"` key an installed husky 4 runner reads may change in every way but that key (see hook-managers.ts). */
-  private denyHusky4Hooks(target: Resolved, requested: string, content: string, append: boolean): void {
+  private denyHusky4Hooks(target: Resolved, requested: string, held: () => ManifestText, content: string, append: boolean): void {
     if (path.basename(target.real) !== "package.json" && path.basename(target.named) !== "package.json") return;
     const runner = husky4RunnerFor([target.real, target.named]);
     if (runner === null) return;
-    const before = readManifest(target.real);
+    const before = held();
     const after = textAfter(before, content, append);
     if (before !== TOO_LONG && after !== TOO_LONG && husky4KeyOf(before) === husky4KeyOf(after)) return;
     throw new PolicyDenial(
@@ -428,18 +427,18 @@ export class FileSystemExecutor {
   }
 
   /** A file VS Code reads tasks from may not come to hold a task run when the folder opens (see automatic-tasks.ts). */
-  private denyAutomaticTask(target: Resolved, requested: string, content: string, append: boolean): void {
+  private denyAutomaticTask(target: Resolved, requested: string, held: () => ManifestText, content: string, append: boolean): void {
     if (!isTaskFileAt([target.named, target.real])) return;
-    const refusal = automaticTaskChange(textAfter(append ? readManifest(target.real) : null, content, append));
+    const refusal = automaticTaskChange(textAfter(append ? held() : null, content, append));
     if (refusal) throw new PolicyDenial(`${requested}: ${append ? "append" : "write"} refused: ${refusal}; nothing was written.`);
   }
 
   /** A project package.json may not come to declare a program npx would run as tacit (see launch-files.ts). */
-  private denyTacitBin(target: Resolved, requested: string, content: string, append: boolean): void {
+  private denyTacitBin(target: Resolved, requested: string, held: () => ManifestText, content: string, append: boolean): void {
     // Only such a package.json is read before the write (one in a subdirectory is not npm's project's).
     if (!isLaunchManifestAt([target.named, target.real])) return;
-    const before = readManifest(target.real);
-    const refusal = tacitBinChange(before, !append ? content : before === TOO_LONG ? TOO_LONG : (before ?? "") + content);
+    const before = held();
+    const refusal = tacitBinChange(before, textAfter(before, content, append));
     if (refusal) throw new PolicyDenial(`${requested}: ${append ? "append" : "write"} refused: ${refusal}; nothing was written.`);
   }
 
