@@ -40,20 +40,28 @@ function shellWord(word: string, dir: string): string | null {
   return expanded.includes("$") || expanded.includes("`") ? null : expanded;
 }
 
+/**
+ * Each use of one of `names` (an alternation, as a pattern) in an `.envrc`'s text: at the start
+ * of a line or after ; && || (a conditional `[ -f x ] && source_env x` included), with the
+ * command as written and its words (a comment ends it: `dotenv # local settings` loads .env).
+ */
+function* commandsIn(text: string, names: string): Generator<{ name: string; by: string; words: string[] }> {
+  const command = new RegExp(String.raw`(?:^|[;&|]\s*|\bthen\s+|\bdo\s+)(${names})[ \t]*([^\n;&|]*)`, "gm");
+  for (const [line, name, rest] of text.matchAll(command)) {
+    const by = line.replace(/^[;&|\s]+|^(?:then|do)\s+/, "").trim();
+    yield { name: name!, by, words: rest!.replace(/(?:^|\s)#.*$/, "").match(/"[^"]*"|'[^']*'|\S+/g) ?? [] };
+  }
+}
+
 /** The files the `.envrc` in `dir` (text `text`) loads, and the command that does. */
 function loadedBy(text: string, dir: string): Array<{ file: string; by: string }> {
   const files: Array<{ file: string; by: string }> = [];
-  // Each command at the start of a line or after ; && || (a conditional `[ -f x ] && source_env x` included).
-  const command = /(?:^|[;&|]\s*|\bthen\s+|\bdo\s+)(source_env_if_exists|source_env|dotenv_if_exists|dotenv)\b[ \t]*([^\n;&|]*)/gm;
-  for (const [line, name, rest] of text.matchAll(command)) {
-    const by = line.replace(/^[;&|\s]+|^(?:then|do)\s+/, "").trim();
-    // A comment ends the command: `dotenv # local settings` loads .env.
-    const words = rest!.replace(/(?:^|\s)#.*$/, "").match(/"[^"]*"|'[^']*'|\S+/g) ?? [];
-    const named = words[0] === undefined ? (name!.startsWith("dotenv") ? ".env" : null) : shellWord(words[0], dir);
+  for (const { name, by, words } of commandsIn(text, String.raw`(?:source_env_if_exists|source_env|dotenv_if_exists|dotenv)\b`)) {
+    const named = words[0] === undefined ? (name.startsWith("dotenv") ? ".env" : null) : shellWord(words[0], dir);
     if (named === null) continue;
     const file = path.resolve(dir, named);
     // source_env with a directory loads the .envrc in it.
-    files.push({ file: name!.startsWith("source_env") && existsSync(path.join(file, ".envrc")) ? path.join(file, ".envrc") : file, by });
+    files.push({ file: name.startsWith("source_env") && existsSync(path.join(file, ".envrc")) ? path.join(file, ".envrc") : file, by });
   }
   return files;
 }
@@ -65,10 +73,7 @@ function loadedBy(text: string, dir: string): Array<{ file: string; by: string }
  */
 function pathDirsBy(text: string, dir: string): Array<{ file: string; by: string }> {
   const dirs: Array<{ file: string; by: string }> = [];
-  const command = /(?:^|[;&|]\s*|\bthen\s+|\bdo\s+)(PATH_add|path_add|load_prefix|layout|(?:export\s+)?PATH=)[ \t]*([^\n;&|]*)/gm;
-  for (const [line, name, rest] of text.matchAll(command)) {
-    const by = line.replace(/^[;&|\s]+|^(?:then|do)\s+/, "").trim();
-    const words = rest!.replace(/(?:^|\s)#.*$/, "").match(/"[^"]*"|'[^']*'|\S+/g) ?? [];
+  for (const { name, by, words } of commandsIn(text, String.raw`PATH_add|path_add|load_prefix|layout|(?:export\s+)?PATH=`)) {
     let named: string[];
     if (name === "PATH_add") named = words;
     else if (name === "path_add") named = words[0] === "PATH" ? words.slice(1) : [];
