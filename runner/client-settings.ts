@@ -21,6 +21,7 @@ import os from "node:os";
 import path from "node:path";
 import { type FileVersion, readBoundedFile } from "./bounded-file.js";
 import { clientSettingsFiles } from "./launch-files.js";
+import { shellWords } from "./shell-word.js";
 
 /** What a settings file names, and what to call it in a refusal. */
 export interface NamedFile {
@@ -167,8 +168,8 @@ function tacitEntries(json: unknown): TacitEntry[] | null {
       continue;
     }
     const record = value as Record<string, unknown>;
-    // A command given as one string ("npx tacit serve --config x.json") is read word by word too.
-    const words = [...stringsOf(record.command), ...stringsOf(record.args)].flatMap((word) => (/\s/.test(word.trim()) ? [word, ...word.trim().split(/\s+/)] : [word]));
+    // A command given as one string ("npx tacit serve --config 'my dir/x.json'") is read word by word too, as a shell would.
+    const words = [...stringsOf(record.command), ...stringsOf(record.args)].flatMap((word) => (/\s/.test(word.trim()) ? [word, ...shellWords(word).map(({ text }) => text)] : [word]));
     if (words.length > 0 && (words.some(isTacitWord) || /tacit/i.test(key))) {
       entries.push({ words, env: { ...stringRecord(record.environment), ...stringRecord(record.env) }, cwd: typeof record.cwd === "string" ? record.cwd : null });
     }

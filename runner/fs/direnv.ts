@@ -23,6 +23,7 @@ import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { readBoundedText } from "../bounded-file.js";
+import { type ShellWord, shellWords } from "../shell-word.js";
 import { isWithin } from "./containment.js";
 import type { ProtectedPath } from "./protected-paths.js";
 import { OperationMemo } from "./operation-memo.js";
@@ -33,31 +34,28 @@ const ENVRC_LIMIT_BYTES = 64 * 1024;
 /** The first ENVRC_LIMIT_BYTES of a regular file, or null. */
 const readEnvrc = (file: string): string | null => readBoundedText(file, ENVRC_LIMIT_BYTES);
 
-/** One word of shell text as the shell would give it, where that can be known without running it: quotes removed, `$PWD` and `~` expanded; null for other expansions. */
-function shellWord(word: string, dir: string): string | null {
-  const unquoted = word.replace(/^"(.*)"$/, "$1").replace(/^'(.*)'$/, "$1");
-  const expanded = unquoted.replace(/^~(?=\/|$)/, os.homedir()).replace(/\$\{PWD\}|\$PWD\b/g, dir);
-  return expanded.includes("$") || expanded.includes("`") ? null : expanded;
-}
-
 /**
- * Each use of one of `names` (an alternation, as a pattern) in an `.envrc`'s text: at the start
- * of a line or after ; && || (a conditional `[ -f x ] && source_env x` included), with the
- * command as written and its words (a comment ends it: `dotenv # local settings` loads .env).
+ * Each use of one of `names` (an alternation, as a pattern) in the text of the `.envrc` in `dir`:
+ * at the start of a line or after ; && || (a conditional `[ -f x ] && source_env x` included),
+ * with the command as written and its words as the shell gives them (quotes and escapes taken
+ * off, `$PWD` and `~` expanded; a comment ends it: `dotenv # local settings` loads .env).
  */
-function* commandsIn(text: string, names: string): Generator<{ name: string; by: string; words: string[] }> {
+function* commandsIn(text: string, names: string, dir: string): Generator<{ name: string; by: string; words: ShellWord[] }> {
   const command = new RegExp(String.raw`(?:^|[;&|]\s*|\bthen\s+|\bdo\s+)(${names})[ \t]*([^\n;&|]*)`, "gm");
   for (const [line, name, rest] of text.matchAll(command)) {
     const by = line.replace(/^[;&|\s]+|^(?:then|do)\s+/, "").trim();
-    yield { name: name!, by, words: rest!.replace(/(?:^|\s)#.*$/, "").match(/"[^"]*"|'[^']*'|\S+/g) ?? [] };
+    yield { name: name!, by, words: shellWords(rest!, { known: { PWD: dir }, home: os.homedir() }) };
   }
 }
+
+/** A word's text, or null when only the shell knows it (an expansion other than `$PWD`). */
+const known = (word: ShellWord | undefined): string | null => (word === undefined || word.expands ? null : word.text);
 
 /** The files the `.envrc` in `dir` (text `text`) loads, and the command that does. */
 function loadedBy(text: string, dir: string): Array<{ file: string; by: string }> {
   const files: Array<{ file: string; by: string }> = [];
-  for (const { name, by, words } of commandsIn(text, String.raw`(?:source_env_if_exists|source_env|dotenv_if_exists|dotenv)\b`)) {
-    const named = words[0] === undefined ? (name.startsWith("dotenv") ? ".env" : null) : shellWord(words[0], dir);
+  for (const { name, by, words } of commandsIn(text, String.raw`(?:source_env_if_exists|source_env|dotenv_if_exists|dotenv)\b`, dir)) {
+    const named = words[0] === undefined ? (name.startsWith("dotenv") ? ".env" : null) : known(words[0]);
     if (named === null) continue;
     const file = path.resolve(dir, named);
     // source_env with a directory loads the .envrc in it.
@@ -73,17 +71,16 @@ function loadedBy(text: string, dir: string): Array<{ file: string; by: string }
  */
 function pathDirsBy(text: string, dir: string): Array<{ file: string; by: string }> {
   const dirs: Array<{ file: string; by: string }> = [];
-  for (const { name, by, words } of commandsIn(text, String.raw`PATH_add|path_add|load_prefix|layout|(?:export\s+)?PATH=`)) {
-    let named: string[];
-    if (name === "PATH_add") named = words;
-    else if (name === "path_add") named = words[0] === "PATH" ? words.slice(1) : [];
-    else if (name === "load_prefix") named = words.slice(0, 1).flatMap((prefix) => [`${prefix}/bin`, `${prefix}/sbin`]);
-    else if (name === "layout") named = words[0] === "node" ? ["node_modules/.bin"] : [];
-    else named = (words[0] ?? "").replace(/^"(.*)"$/, "$1").split(":").filter((entry) => entry !== "" && !/^\$\{?PATH\}?$/.test(entry));
-    for (const word of named) {
-      const expanded = shellWord(word, dir);
-      if (expanded !== null) dirs.push({ file: path.resolve(dir, expanded), by });
-    }
+  for (const { name, by, words } of commandsIn(text, String.raw`PATH_add|path_add|load_prefix|layout|(?:export\s+)?PATH=`, dir)) {
+    const texts = words.map(known);
+    let named: Array<string | null>;
+    if (name === "PATH_add") named = texts;
+    else if (name === "path_add") named = texts[0] === "PATH" ? texts.slice(1) : [];
+    else if (name === "load_prefix") named = texts.slice(0, 1).flatMap((prefix) => (prefix === null ? [] : [`${prefix}/bin`, `${prefix}/sbin`]));
+    else if (name === "layout") named = texts[0] === "node" ? ["node_modules/.bin"] : [];
+    // PATH=a:$PATH: the entries other than $PATH, each known unless it holds an expansion of its own.
+    else named = (words[0]?.text ?? "").split(":").filter((entry) => entry !== "" && !/^\$\{?PATH\}?$/.test(entry)).map((entry) => (/[$`]/.test(entry) ? null : entry));
+    for (const word of named) if (word !== null) dirs.push({ file: path.resolve(dir, word), by });
   }
   return dirs;
 }

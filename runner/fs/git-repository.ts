@@ -24,6 +24,7 @@ import path from "node:path";
 import { readBoundedText } from "../bounded-file.js";
 import { existsAsDirectory, isWithin, resolveRealOrSelf } from "./containment.js";
 import { hookManagerChangeOf, husky4ManifestOf } from "./hook-managers.js";
+import { shellWords } from "../shell-word.js";
 import { OperationMemo } from "./operation-memo.js";
 import type { ProtectedPath } from "./protected-paths.js";
 
@@ -191,11 +192,10 @@ const COMMAND_SETTINGS: Readonly<Record<string, ReadonlySet<string>>> = {
  * web/, and taking it for one refused every change under web/.
  */
 function programFiles(command: string, base: string): string[] {
-  const words = command.match(/"(?:[^"\\]|\\.)*"|'[^']*'|[^\s"']+/g) ?? [];
-  return words
-    .map((word) => word.replace(/^["']|["']$/g, ""))
-    .filter((word) => word.includes("/") && !word.startsWith("-") && !word.includes("://") && !word.includes("$"))
-    .map((word) => configPath(word, base))
+  // Read as the shell git hands it to reads it: `sh scr"ipts"/x.sh` runs scripts/x.sh.
+  return shellWords(command, { home: os.homedir() })
+    .filter(({ text, expands }) => !expands && text.includes("/") && !text.startsWith("-") && !text.includes("://"))
+    .map(({ text }) => configPath(text, base))
     .filter((file) => !existsAsDirectory(file));
 }
 

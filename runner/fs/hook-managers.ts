@@ -34,8 +34,10 @@
 // answer must follow.
 
 import { existsSync, readdirSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { readBoundedText } from "../bounded-file.js";
+import { shellWords } from "../shell-word.js";
 import { existsAsDirectory, isWithin } from "./containment.js";
 import type { ProtectedPath } from "./protected-paths.js";
 import { OperationMemo } from "./operation-memo.js";
@@ -105,12 +107,19 @@ function listAfter(text: string, key: string): string[] {
   return items;
 }
 
-/** The words of every `key: value` command line (a list item's too). */
-function commandWords(text: string, key: string): string[][] {
+/**
+ * The words of every `key: value` command line (a list item's too), as the manager reads them:
+ * lefthook runs `run:` with sh, pre-commit splits `entry:` with Python's shlex and runs it
+ * without a shell (`./scr"ipt".sh` is ./script.sh either way). Words whose value only the shell
+ * knows (`$HOOK_DIR/x`) are left out.
+ */
+function commandWords(text: string, key: string, dialect: "sh" | "shlex"): string[][] {
   const line = new RegExp(`^[ \\t]*(?:-[ \\t]+)?["']?${key}["']?[ \\t]*[:=][ \\t]*(.+)$`, "gm");
   return [...text.matchAll(line)].map((match) => {
     const value = match[1]!.replace(/(?:^|\s)#.*$/, "").trim().replace(/^"(.*)"$/, "$1").replace(/^'(.*)'$/, "$1");
-    return value.match(/"[^"]*"|'[^']*'|[^\s"']+/g) ?? [];
+    return shellWords(value, { dialect, home: os.homedir() })
+      .filter((word) => !word.expands)
+      .map((word) => word.text);
   });
 }
 
@@ -135,7 +144,7 @@ function lefthookNamed(worktree: string, env: NodeJS.ProcessEnv): Array<{ file: 
         if (dir !== "" && !dir.includes("$")) named.push({ file: path.resolve(worktree, dir), by: `${key}, in ${by}` });
       }
     }
-    for (const words of commandWords(text, "run")) {
+    for (const words of commandWords(text, "run", "sh")) {
       for (const script of pathWords(words, worktree)) named.push({ file: script, by: `run: ${words.join(" ")}, in ${by}` });
     }
   }
@@ -148,7 +157,7 @@ function preCommitNamed(hook: string, worktree: string): Array<{ file: string; b
   const text = readConfig(path.resolve(worktree, config));
   if (text === null) return [];
   const named: Array<{ file: string; by: string }> = [];
-  for (const words of commandWords(text, "entry")) {
+  for (const words of commandWords(text, "entry", "shlex")) {
     for (const script of pathWords(words, worktree)) named.push({ file: script, by: `entry: ${words.join(" ")}, in ${config}` });
   }
   const args = /^[ \t]*(?:-[ \t]+)?args[ \t]*:[ \t]*\[(.*)\]/gm;

@@ -37,9 +37,10 @@ describe("files named for tacit in the MCP clients' settings", () => {
     writeFileSync(at("other-secure.log"), `${secret}\n`);
     // OpenCode's command array.
     writeFileSync(at("opencode.json"), JSON.stringify({ mcp: { tacit: { type: "local", command: ["npx", "-y", "tacit@latest", "serve", "--secure-output", "oc-secure.log"] } } }));
-    // Claude Code's local settings, with the command in one string.
+    // Claude Code's local settings, with the command in one string, read as a shell reads it (a quoted name with a space).
     mkdirSync(at(".claude"));
-    writeFileSync(at(".claude/settings.local.json"), JSON.stringify({ mcpServers: { mine: { command: "npx tacit serve --record one-string-rec" } } }));
+    writeFileSync(at(".claude/settings.local.json"), JSON.stringify({ mcpServers: { mine: { command: "npx tacit serve --record one-string-rec --secure-output 'quoted secure.log'" } } }));
+    writeFileSync(at("quoted secure.log"), `${secret}\n`);
     mkdirSync(at("one-string-rec"));
     writeFileSync(at("one-string-rec/tacit-record.jsonl"), `${secret}\n`);
     writeFileSync(at("oc-secure.log"), `${secret}\n`);
@@ -68,6 +69,7 @@ requestFileSystem(".", (fs) => {
   attempt("read the sink of the config named with =", () => fs.access("other-secure.log").read());
   attempt("read OpenCode's sink", () => fs.access("oc-secure.log").read());
   attempt("read a record named in a one-string command", () => fs.access("one-string-rec/tacit-record.jsonl").read());
+  attempt("read a quoted sink named in a one-string command", () => fs.access("quoted secure.log").read());
   attempt("read the sink of unparsable settings", () => fs.access("cursor-secure.log").read());
   attempt("search", () => fs.grepRecursive(".", ${lit(secret.slice(0, 16))}));
   attempt("search for the key", () => fs.grepRecursive(".", "sk-canary"));
@@ -87,6 +89,7 @@ requestFileSystem(".", (fs) => {
     expectRefused(found, ["read the sink of the config named with ="], /named for tacit in the config file .*other\.json/);
     expectRefused(found, ["read OpenCode's sink"], /opencode\.json/);
     expectRefused(found, ["read a record named in a one-string command"], /the record directory \(--record\), named for tacit in .*settings\.local\.json/);
+    expectRefused(found, ["read a quoted sink named in a one-string command"], /quoted secure\.log: refused: this is the secure output file .*named for tacit in .*settings\.local\.json/);
     expectRefused(found, ["read the sink of unparsable settings"], /could not parse/);
     expect(attemptOf(found, "search")).toEqual({ status: "ok", value: [] });
     expect(attemptOf(found, "search for the key")).toEqual({ status: "ok", value: [] });

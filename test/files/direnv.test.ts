@@ -126,4 +126,40 @@ requestFileSystem(".", (fs) => {
       cleanup();
     }
   }, 60_000);
+
+  it("names written with quotes or escapes are read as the shell reads them", async () => {
+    const { dir, cleanup } = realTempDir("tacit-direnv-quoted-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      const home = path.join(dir, "home");
+      mkdirSync(home);
+      // The shell makes these .envrc.local, bin and tools, as direnv runs the .envrc with bash.
+      const envrc = `source_env_if_exists ".envrc"'.local' # personal settings\nPATH_add "b"in to\\ols\n`;
+      const program = "#!/bin/sh\nexit 0\n";
+      writeTree(dir, { "p/.envrc": envrc, "p/bin/deploy": program, "p/tools/lint": program });
+      for (const file of ["p/bin/deploy", "p/tools/lint"]) chmodSync(path.join(dir, file), 0o755);
+      const project = path.join(dir, "p");
+      if (HAS_DIRENV) {
+        execFileSync("direnv", ["allow", "."], { cwd: project, env: { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_DATA_HOME: path.join(home, ".local/share") } });
+      }
+      const payload = lit(`#!/bin/sh\ntouch ${marker}\n`);
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("sourced", () => fs.access("p/.envrc.local").write(${lit(`touch ${marker}\n`)}));
+  attempt("quoted PATH_add", () => fs.access("p/bin/deploy").write(${payload}));
+  attempt("escaped PATH_add", () => fs.access("p/tools/lint").write(${payload}));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["sourced"], /a file direnv loads for .*\.envrc \(source_env_if_exists/);
+      expectRefused(found, ["quoted PATH_add", "escaped PATH_add"], /a directory direnv puts first on the user's PATH/);
+      writeTree(dir, { "p/.envrc": envrc });
+      nextPrompt(project, home, HAS_DIRENV ? "deploy; lint" : "");
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
 });

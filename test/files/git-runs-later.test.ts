@@ -139,6 +139,47 @@ requestFileSystem(".", (fs) => {
     }
   }, 60_000);
 
+  it("a program a command names through shell quoting, an escape, or after an operator, read as the shell reads it", async () => {
+    const { dir, cleanup } = realTempDir("tacit-git-later-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      const payload = `#!/bin/sh\ntouch ${marker}\n`;
+      git(dir, "init", "-q");
+      writeTree(dir, {
+        "scripts/deploy.sh": "#!/bin/sh\nexit 0\n",
+        "tools/x.sh": "#!/bin/sh\nexit 0\n",
+        "tools/a.sh": "#!/bin/sh\nexit 0\n",
+        "tools/b.sh": "#!/bin/sh\nexit 0\n",
+        "my tools/run.sh": "#!/bin/sh\nexit 0\n",
+      });
+      for (const tool of ["tools/x.sh", "tools/a.sh", "tools/b.sh", "my tools/run.sh"]) chmodSync(path.join(dir, tool), 0o755);
+      // Each runs the file the shell makes of its words: scripts/deploy.sh, tools/x.sh, tools/b.sh, "my tools/run.sh".
+      git(dir, "config", "alias.deploy", `!sh scr"ipts"/deploy.sh`);
+      git(dir, "config", "alias.x", "!./to\\ols/x.sh");
+      git(dir, "config", "alias.both", "!./tools/a.sh;./tools/b.sh");
+      git(dir, "config", "alias.spaced", `!"./my tools/run.sh"`);
+      git(dir, "commit", "-q", "--allow-empty", "-m", "first");
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("quoted piece", () => fs.access("scripts/deploy.sh").write(${lit(payload)}));
+  attempt("escaped", () => fs.access("tools/x.sh").write(${lit(payload)}));
+  attempt("after an operator", () => fs.access("tools/b.sh").write(${lit(payload)}));
+  attempt("quoted space", () => fs.access("my tools/run.sh").write(${lit(payload)}));
+  attempt("ordinary", () => fs.access("tools/other.sh").write("x"));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["quoted piece", "escaped", "after an operator", "quoted space"], /a program this repository's git configuration runs \(alias\.(deploy|x|both|spaced) = .*Ask the user/);
+      expect(attemptOf(found, "ordinary").status).toBe("ok");
+      for (const alias of ["deploy", "x", "both", "spaced"]) git(dir, alias);
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+
   it("a commondir moving a repository's configuration, and repositories the script assembles in the project", async () => {
     const { dir, cleanup } = realTempDir("tacit-git-later-");
     try {

@@ -128,6 +128,41 @@ requestFileSystem(".", (fs) => {
     }
   }, 60_000);
 
+  it("a script the configuration names through quoting or after an operator, read as the manager reads it", async () => {
+    const { dir, cleanup } = realTempDir("tacit-hook-managers-quoted-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      const standIn = path.join(dir, "stand-in.cjs");
+      writeFileSync(standIn, STAND_IN);
+      chmodSync(standIn, 0o755);
+      const check = "#!/bin/sh\nexit 0\n";
+      // pre-commit splits entry: with shlex (./scripts/check.sh); lefthook runs run: with sh (tools/a.sh, then tools/b.sh).
+      const preCommit = "repos:\n- repo: local\n  hooks:\n  - id: check\n    name: check\n    entry: ./scr\"ipts\"/check.sh\n    language: script\n";
+      const lefthook = "pre-commit:\n  commands:\n    lint:\n      run: ./tools/a.sh;./tools/b.sh\n";
+      const preCommitRunner = runner("pre-commit-3.0.4.pre-commit").replace(/^INSTALL_PYTHON=.*$/m, `INSTALL_PYTHON=${standIn}`);
+      repository(path.join(dir, "pc"), { ".pre-commit-config.yaml": preCommit, "scripts/check.sh": check }, preCommitRunner);
+      repository(path.join(dir, "lh"), { "lefthook.yml": lefthook, "tools/a.sh": check, "tools/b.sh": check }, runner("lefthook-2.2.2.pre-commit"));
+      for (const file of ["pc/scripts/check.sh", "lh/tools/a.sh", "lh/tools/b.sh"]) chmodSync(path.join(dir, file), 0o755);
+      const payload = lit(`#!/bin/sh\ntouch ${marker}\n`);
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("quoted entry", () => fs.access("pc/scripts/check.sh").write(${payload}));
+  attempt("before an operator", () => fs.access("lh/tools/a.sh").write(${payload}));
+  attempt("after an operator", () => fs.access("lh/tools/b.sh").write(${payload}));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["quoted entry"], /git hook manager pre-commit names \(entry: \.\/scripts\/check\.sh, in \.pre-commit-config\.yaml\)/);
+      expectRefused(found, ["before an operator", "after an operator"], /git hook manager lefthook names \(run: \.\/tools\/a\.sh \.\/tools\/b\.sh, in lefthook\.yml\)/);
+      commitNext(dir, standIn);
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+
   it("what the configuration names: pre-commit's entry scripts, lefthook's extends, husky 4's \"husky\" key in package.json", async () => {
     const { dir, cleanup } = realTempDir("tacit-hook-managers-named-");
     try {

@@ -1,0 +1,95 @@
+// Shell text split into words as the shell reads it (runner/shell-word.ts): the checks that find
+// the files a configuration makes a shell run later rely on it, so where a real shell can say
+// what the words are, it is asked and the two must agree.
+
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { shellWords, singleQuoted } from "../../runner/shell-word.js";
+
+/** The arguments /bin/sh gives a command written as `<command> <text>`: no expansions in `text`. */
+function fromShell(text: string): string[] {
+  const out = execFileSync("/bin/sh", ["-c", `set -- ${text}\nfor word do printf '%s\\0' "$word"; done`], { encoding: "utf8" });
+  return out.split("\0").slice(0, -1);
+}
+
+/** Python's shlex.split of `text`. */
+function fromShlex(text: string): string[] {
+  const out = execFileSync("python3", ["-c", "import shlex, sys; sys.stdout.write('\\0'.join(shlex.split(sys.stdin.read())) + '\\0')"], { input: text, encoding: "utf8" });
+  return out === "\0" ? [] : out.split("\0").slice(0, -1);
+}
+
+const texts = (text: string, options = {}) => shellWords(text, options).map((word) => word.text);
+
+describe("shellWords", () => {
+  it("agrees with /bin/sh on quotes, escapes and pieces joined into one word", () => {
+    const cases = [
+      "sh scripts/deploy.sh",
+      `sh scr"ipts"/deploy.sh`,
+      `./to'ols'/x.sh --flag`,
+      `"my tools/run.sh" 'a b' c\\ d`,
+      `a"b"'c'd\\e`,
+      `"a\\"b" "x\\$y" "p\\q" 'r\\s'`,
+      `'' "" x`,
+      `one\\\ntwo "three\\\nfour"`,
+      "  leading   and\ttrailing  ",
+      "a#b #comment here",
+      `"#not a comment" x`,
+      "",
+    ];
+    for (const text of cases) expect(texts(text), text).toEqual(fromShell(text));
+  });
+
+  it("ends a word at an operator, as the shell does", () => {
+    expect(texts("./a.sh;./b.sh&&c||d|e")).toEqual(["./a.sh", "./b.sh", "c", "d", "e"]);
+    expect(texts("make >build.log 2>&1 <in (cd web) ")).toEqual(["make", "build.log", "2", "1", "in", "cd", "web"]);
+    expect(texts(`"a;b" 'c|d'`)).toEqual(["a;b", "c|d"]);
+  });
+
+  it("leaves an expansion as written and says so; a known variable or ~ becomes its value", () => {
+    expect(shellWords(`$HOME/bin "\${X:-d}/y" $(pwd)/z \`pwd\`/w '$literal' \\$notvar`)).toEqual([
+      { text: "$HOME/bin", expands: true },
+      { text: "${X:-d}/y", expands: true },
+      { text: "$(pwd)/z", expands: true },
+      { text: "`pwd`/w", expands: true },
+      { text: "$literal", expands: false },
+      { text: "$notvar", expands: false },
+    ]);
+    expect(shellWords(`$PWD/bin "\${PWD}/tools" $PWDX $1 a$`, { known: { PWD: "/p" } })).toEqual([
+      { text: "/p/bin", expands: false },
+      { text: "/p/tools", expands: false },
+      { text: "$PWDX", expands: true },
+      { text: "$1", expands: true },
+      { text: "a$", expands: false },
+    ]);
+    expect(texts(`~ ~/bin a~ "~/q" ~user`, { home: "/h" })).toEqual(["/h", "/h/bin", "a~", "~/q", "~user"]);
+    // Nested and quoted brackets inside an expansion stay in it.
+    expect(shellWords(`$(echo ") x" $(date))/f next`)).toEqual([
+      { text: `$(echo ") x" $(date))/f`, expands: true },
+      { text: "next", expands: false },
+    ]);
+  });
+
+  it("reads an unterminated quote or expansion to the end of the text", () => {
+    expect(texts(`sh 'scripts/a b.sh`)).toEqual(["sh", "scripts/a b.sh"]);
+    expect(texts(`sh "scripts/x`)).toEqual(["sh", "scripts/x"]);
+    expect(shellWords("a ${b")).toEqual([
+      { text: "a", expands: false },
+      { text: "${b", expands: true },
+    ]);
+  });
+
+  it("agrees with Python's shlex.split in the shlex dialect (pre-commit's entry: no operators, expansions or comments)", () => {
+    const cases = [
+      "./a.sh;./b.sh $HOME/x `pwd` #no-comment ~/y",
+      `scr"ipts"/deploy.sh 'a b' c\\ d "x\\$y" "q\\"r" 'p\\'`,
+      `one\\\ntwo`,
+      "",
+    ];
+    for (const text of cases) expect(texts(text, { dialect: "shlex", home: "/h" }), text).toEqual(fromShlex(text));
+    expect(shellWords("$HOME/x", { dialect: "shlex" })).toEqual([{ text: "$HOME/x", expands: false }]);
+  });
+
+  it("splits back what singleQuoted made", () => {
+    for (const text of ["plain", "it's", "a b\tc", `"$x"`, "\\"]) expect(texts(singleQuoted(text))).toEqual([text]);
+  });
+});
