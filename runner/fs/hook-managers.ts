@@ -26,8 +26,8 @@
 // from (a write that changes that key is refused; package.json otherwise stays writable:
 // file-system.ts asks husky4ManifestOf). Shown with the real pre-commit: a script that rewrote
 // the ./scripts/check.sh a `repo: local` hook's entry names ran its code at the next commit.
-// Not covered: a block-style `args:` list, a path given through a variable, what those scripts
-// run in turn; lefthook's `remotes:` (fetched by lefthook from a repository named there).
+// Not covered: a path given through a variable, what those scripts run in turn; lefthook's
+// `remotes:` (fetched by lefthook from a repository named there).
 // Which runners are installed and what their configurations name is remembered for one
 // operation (operation-memo.ts), not longer: a script cannot change a hooks directory
 // (git-repository.ts), but the user can install or remove a runner between two changes, and the
@@ -87,11 +87,15 @@ function pathWords(words: readonly string[], worktree: string): string[] {
     .filter((file) => file !== worktree && !existsAsDirectory(file));
 }
 
-/** A YAML/JSON/TOML value's list: `[a, "b"]` inline, else the `- item` lines below the key (more indented, or at its indent). */
-function listAfter(text: string, key: string): string[] {
-  const items: string[] = [];
-  const at = new RegExp(`^([ \\t]*)["']?${key}["']?[ \\t]*[:=][ \\t]*(.*)$`, "gm");
+/**
+ * A YAML/JSON/TOML value's list, once for each place the key appears (a list item's key too):
+ * `[a, "b"]` inline, else the `- item` lines below the key (more indented, or at its indent).
+ */
+function listsAfter(text: string, key: string): string[][] {
+  const lists: string[][] = [];
+  const at = new RegExp(`^([ \\t]*)(?:-[ \\t]+)?["']?${key}["']?[ \\t]*[:=][ \\t]*(.*)$`, "gm");
   for (const match of text.matchAll(at)) {
+    const items: string[] = [];
     const value = match[2]!.replace(/(?:^|\s)#.*$/, "").trim();
     if (value.startsWith("[")) items.push(...value.replace(/^\[|\][,\s]*$/g, "").split(","));
     else if (value !== "") items.push(value.replace(/,$/, ""));
@@ -103,9 +107,12 @@ function listAfter(text: string, key: string): string[] {
         items.push(item[1]!.replace(/(?:^|\s)#.*$/, ""));
       }
     }
+    lists.push(items);
   }
-  return items;
+  return lists;
 }
+
+const listAfter = (text: string, key: string): string[] => listsAfter(text, key).flat();
 
 /**
  * The words of every `key: value` command line (a list item's too), as the manager reads them:
@@ -160,9 +167,10 @@ function preCommitNamed(hook: string, worktree: string): Array<{ file: string; b
   for (const words of commandWords(text, "entry", "shlex")) {
     for (const script of pathWords(words, worktree)) named.push({ file: script, by: `entry: ${words.join(" ")}, in ${config}` });
   }
-  const args = /^[ \t]*(?:-[ \t]+)?args[ \t]*:[ \t]*\[(.*)\]/gm;
-  for (const match of text.matchAll(args)) {
-    for (const script of pathWords(match[1]!.split(","), worktree)) named.push({ file: script, by: `args: [${match[1]}], in ${config}` });
+  // Inline (`args: [--strict, conf/rules.sh]`) or block style (`- conf/rules.sh` lines below it).
+  for (const items of listsAfter(text, "args")) {
+    const shown = items.map((item) => item.trim()).join(", ");
+    for (const script of pathWords(items, worktree)) named.push({ file: script, by: `args: [${shown}], in ${config}` });
   }
   return named;
 }

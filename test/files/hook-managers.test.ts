@@ -128,7 +128,7 @@ requestFileSystem(".", (fs) => {
     }
   }, 60_000);
 
-  it("a script the configuration names through quoting or after an operator, read as the manager reads it", async () => {
+  it("a script the configuration names through quoting, after an operator or in a block-style list, read as the manager reads it", async () => {
     const { dir, cleanup } = realTempDir("tacit-hook-managers-quoted-");
     try {
       const marker = path.join(dir, "PWNED");
@@ -137,16 +137,19 @@ requestFileSystem(".", (fs) => {
       chmodSync(standIn, 0o755);
       const check = "#!/bin/sh\nexit 0\n";
       // pre-commit splits entry: with shlex (./scripts/check.sh); lefthook runs run: with sh (tools/a.sh, then tools/b.sh).
-      const preCommit = "repos:\n- repo: local\n  hooks:\n  - id: check\n    name: check\n    entry: ./scr\"ipts\"/check.sh\n    language: script\n";
+      const preCommit =
+        "repos:\n- repo: local\n  hooks:\n  - id: check\n    name: check\n    entry: ./scr\"ipts\"/check.sh\n    language: script\n" +
+        "  - id: lint\n    name: lint\n    entry: sh\n    args:\n    - conf/rules.sh # block style\n    - --strict\n    language: system\n";
       const lefthook = "pre-commit:\n  commands:\n    lint:\n      run: ./tools/a.sh;./tools/b.sh\n";
       const preCommitRunner = runner("pre-commit-3.0.4.pre-commit").replace(/^INSTALL_PYTHON=.*$/m, `INSTALL_PYTHON=${standIn}`);
-      repository(path.join(dir, "pc"), { ".pre-commit-config.yaml": preCommit, "scripts/check.sh": check }, preCommitRunner);
+      repository(path.join(dir, "pc"), { ".pre-commit-config.yaml": preCommit, "scripts/check.sh": check, "conf/rules.sh": "exit 0\n" }, preCommitRunner);
       repository(path.join(dir, "lh"), { "lefthook.yml": lefthook, "tools/a.sh": check, "tools/b.sh": check }, runner("lefthook-2.2.2.pre-commit"));
       for (const file of ["pc/scripts/check.sh", "lh/tools/a.sh", "lh/tools/b.sh"]) chmodSync(path.join(dir, file), 0o755);
       const payload = lit(`#!/bin/sh\ntouch ${marker}\n`);
       const script = `${ATTEMPT_PRELUDE}
 requestFileSystem(".", (fs) => {
   attempt("quoted entry", () => fs.access("pc/scripts/check.sh").write(${payload}));
+  attempt("block-style args", () => fs.access("pc/conf/rules.sh").write(${lit(`touch ${marker}\n`)}));
   attempt("before an operator", () => fs.access("lh/tools/a.sh").write(${payload}));
   attempt("after an operator", () => fs.access("lh/tools/b.sh").write(${payload}));
 });
@@ -155,6 +158,7 @@ requestFileSystem(".", (fs) => {
       expect(r.code, r.stderr).toBe(0);
       const found = attempts(r.stdout);
       expectRefused(found, ["quoted entry"], /git hook manager pre-commit names \(entry: \.\/scripts\/check\.sh, in \.pre-commit-config\.yaml\)/);
+      expectRefused(found, ["block-style args"], /git hook manager pre-commit names \(args: \[conf\/rules\.sh, --strict\], in \.pre-commit-config\.yaml\)/);
       expectRefused(found, ["before an operator", "after an operator"], /git hook manager lefthook names \(run: \.\/tools\/a\.sh \.\/tools\/b\.sh, in lefthook\.yml\)/);
       commitNext(dir, standIn);
       expect(existsSync(marker)).toBe(false);
