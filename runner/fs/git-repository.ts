@@ -43,6 +43,14 @@ const REFUSE_CONFIG =
   "(core.fsmonitor at every git status, core.pager, aliases, a remote's command at git fetch) with the user's full authority, " +
   "outside the sandbox. Ask the user to change it";
 
+/** Where lefthook keeps the repositories its `remotes:` name (`git rev-parse --git-path info`/lefthook-remotes), whose configurations it merges. */
+const LEFTHOOK_REMOTES = "lefthook-remotes";
+
+/** Whether `dir` is a repository to git as it is now (see REPOSITORY_SHAPE). */
+function isRepositoryDirectory(dir: string): boolean {
+  return present(path.join(dir, "HEAD")) && (present(path.join(dir, "commondir")) || (present(path.join(dir, "objects")) && present(path.join(dir, "refs"))));
+}
+
 function present(file: string): boolean {
   try {
     lstatSync(file);
@@ -66,6 +74,16 @@ function repositoryDirectoryChange(changed: string): ProtectedPath | null {
   for (let child = changed, dir = path.dirname(changed); dir !== child; child = dir, dir = path.dirname(dir)) {
     // In lower case: on a case-insensitive file system (macOS, Windows) git's "config" is also a script's "CONFIG".
     const entry = path.basename(child).toLowerCase();
+    if (entry === LEFTHOOK_REMOTES && path.basename(dir).toLowerCase() === "info" && isRepositoryDirectory(path.dirname(dir))) {
+      return {
+        path: child,
+        what: `lefthook's copies of the remote configurations a lefthook.yml names (remotes:), kept in the git repository ${path.dirname(dir)}`,
+        readable: true,
+        refusal:
+          "scripts may read them but not change them: lefthook merges them into the configuration its hooks read, and runs the " +
+          "commands they name with the user's full authority at the next git commit or push, outside the sandbox. Ask the user to change them",
+      };
+    }
     const control = REPOSITORY_CONTROL.has(entry);
     if (!control && !REPOSITORY_SHAPE.has(entry)) continue;
     const had = (name: string): boolean => present(path.join(dir, name === "head" ? "HEAD" : name));

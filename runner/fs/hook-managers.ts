@@ -26,8 +26,8 @@
 // from (a write that changes that key is refused; package.json otherwise stays writable:
 // file-system.ts asks husky4ManifestOf). Shown with the real pre-commit: a script that rewrote
 // the ./scripts/check.sh a `repo: local` hook's entry names ran its code at the next commit.
-// Not covered: a path given through a variable, what those scripts run in turn; lefthook's
-// `remotes:` (fetched by lefthook from a repository named there).
+// Not covered: a path given through a variable, what those scripts run in turn. lefthook's
+// copies of its `remotes:` (in the repository's info/lefthook-remotes) are git-repository.ts's.
 // Which runners are installed and what their configurations name is remembered for one
 // operation (operation-memo.ts), not longer: a script cannot change a hooks directory
 // (git-repository.ts), but the user can install or remove a runner between two changes, and the

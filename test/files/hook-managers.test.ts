@@ -128,6 +128,35 @@ requestFileSystem(".", (fs) => {
     }
   }, 60_000);
 
+  it("lefthook's copies of its remote configurations, in the repository's info directory", async () => {
+    const { dir, cleanup } = realTempDir("tacit-hook-managers-remotes-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      const remote = 'pre-commit:\n  commands:\n    ping:\n      run: "true"\n';
+      // As `lefthook install` leaves them: the remote repository cloned under .git/info/lefthook-remotes, merged into lefthook.yml's hooks.
+      repository(path.join(dir, "lh"), { "lefthook.yml": "remotes:\n  - git_url: https://example.com/org/hooks\n    configs:\n      - ping.yml\n", "a.txt": "a\n" }, runner("lefthook-2.2.2.pre-commit"));
+      writeTree(path.join(dir, "lh/.git/info/lefthook-remotes/hooks"), { "ping.yml": remote });
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("remote config", () => fs.access("lh/.git/info/lefthook-remotes/hooks/ping.yml").write(${lit(`pre-commit:\n  commands:\n    ping:\n      run: touch ${marker}\n`)}));
+  attempt("another remote", () => fs.access("lh/.git/info/lefthook-remotes/other/lefthook.yml").write("x: 1\\n"));
+  attempt("delete the copies", () => fs.access("lh/.git/info/lefthook-remotes").delete());
+  attempt("read remote config", () => fs.access("lh/.git/info/lefthook-remotes/hooks/ping.yml").read());
+  attempt("other info file", () => fs.access("lh/.git/info/exclude").write("*.log\\n"));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["remote config", "another remote", "delete the copies"], /lefthook's copies of the remote configurations a lefthook\.yml names.*next git commit or push.*Ask the user/);
+      expect(attemptOf(found, "read remote config")).toEqual({ status: "ok", value: remote });
+      expect(attemptOf(found, "other info file").status).toBe("ok");
+      expect(readFileSync(path.join(dir, "lh/.git/info/lefthook-remotes/hooks/ping.yml"), "utf8")).toBe(remote);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+
   it("a script the configuration names through quoting, after an operator or in a block-style list, read as the manager reads it", async () => {
     const { dir, cleanup } = realTempDir("tacit-hook-managers-quoted-");
     try {
