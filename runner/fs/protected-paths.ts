@@ -115,7 +115,8 @@ export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = 
  * status`, core.pager, core.sshCommand, aliases, hooks) with the user's authority, so a script
  * that changed them ran code of its own outside the sandbox at the user's next git command.
  */
-const GIT_CONTROL = /(?:^|\/)\.git(?:\/(?:modules\/.+|worktrees\/[^/]+))?(?:\/(?:config|config\.worktree|hooks)(?:\/|$)|$)/;
+// In any case: on a case-insensitive file system (macOS, Windows) a script's `.git/CONFIG` is git's `.git/config`.
+const GIT_CONTROL = /(?:^|\/)\.git(?:\/(?:modules\/.+|worktrees\/[^/]+))?(?:\/(?:config|config\.worktree|hooks)(?:\/|$)|$)/i;
 
 /** The repository control file `named` or `real` is (see GIT_CONTROL), as a protected path to refuse changes to, or null. */
 function gitControlOf(named: string, realPath: string): ProtectedPath | null {

@@ -24,6 +24,10 @@ requestFileSystem(".", (fs) => {
   attempt("fsmonitor", () => fs.access(".git/config").append(${lit(`[core]\n\tfsmonitor = "touch ${marker}; false"\n`)}));
   attempt("hook", () => fs.access(".git/hooks/post-checkout").write(${lit(`#!/bin/sh\ntouch ${marker}\n`)}));
   attempt("gitdir file", () => fs.access("sub/.git").write("gitdir: ../elsewhere\\n"));
+  // The same files to git on a case-insensitive file system (macOS, Windows); refused here too.
+  attempt("config in another case", () => fs.access(".git/CONFIG").write("[core]\\n"));
+  attempt("hook in another case", () => fs.access(".Git/Hooks/pre-commit").write("#!/bin/sh\\n"));
+  attempt("gitdir file in another case", () => fs.access("sub/.GIT").write("gitdir: ../elsewhere\\n"));
   attempt("read config", () => fs.access(".git/config").read().includes("[core]"));
   attempt("ordinary", () => fs.access("notes.txt").write("x"));
 });
@@ -31,7 +35,7 @@ requestFileSystem(".", (fs) => {
       const r = await runScript(script, ["--quiet"], { cwd: dir });
       expect(r.code, r.stderr).toBe(0);
       const found = attempts(r.stdout);
-      expectRefused(found, ["fsmonitor", "hook", "gitdir file"], /a git repository's configuration or hooks/);
+      expectRefused(found, ["fsmonitor", "hook", "gitdir file", "config in another case", "hook in another case", "gitdir file in another case"], /a git repository's configuration or hooks/);
       expect(attemptOf(found, "read config")).toEqual({ status: "ok", value: true });
       expect(attemptOf(found, "ordinary").status).toBe("ok");
       expect(readFileSync(path.join(dir, ".git", "config"), "utf8")).toBe(configBefore);
