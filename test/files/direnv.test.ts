@@ -15,9 +15,17 @@ import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, realTempDir, 
 
 const HAS_DIRENV = spawnSync("direnv", ["version"], { stdio: "ignore" }).status === 0;
 
+/** The environment of a user whose home is `home` (direnv keeps what they allowed under it). */
+const userEnv = (home: string): NodeJS.ProcessEnv => ({ ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_DATA_HOME: path.join(home, ".local/share") });
+
+/** The user allows the .envrc in `project` (where direnv is installed). */
+function allow(project: string, home: string): void {
+  if (HAS_DIRENV) execFileSync("direnv", ["allow", "."], { cwd: project, env: userEnv(home) });
+}
+
 /** What bash does at the next prompt in `dir` with direnv's hook: load the environment direnv exports (or the stand-in's), then run PROMPT_COMMAND. */
 function nextPrompt(dir: string, home: string, typed = ""): void {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_DATA_HOME: path.join(home, ".local/share") };
+  const env = userEnv(home);
   delete env.PROMPT_COMMAND;
   const load = HAS_DIRENV
     ? 'eval "$(direnv export bash 2>/dev/null)"'
@@ -36,9 +44,7 @@ describe("files a direnv .envrc loads", () => {
       const envrc = "source_env_if_exists .envrc.local\ndotenv_if_exists\n";
       writeTree(dir, { "p/.envrc": envrc, "p/notes.txt": "x\n", "q/notes.txt": "x\n" });
       const project = path.join(dir, "p");
-      if (HAS_DIRENV) {
-        execFileSync("direnv", ["allow", "."], { cwd: project, env: { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_DATA_HOME: path.join(home, ".local/share") } });
-      }
+      allow(project, home);
       const script = `${ATTEMPT_PRELUDE}
 requestFileSystem(".", (fs) => {
   attempt("sourced", () => fs.access("p/.envrc.local").write(${lit(`touch ${marker}\n`)}));
@@ -86,9 +92,7 @@ requestFileSystem(".", (fs) => {
       });
       for (const file of programs) chmodSync(path.join(dir, file), 0o755);
       const project = path.join(dir, "p");
-      if (HAS_DIRENV) {
-        execFileSync("direnv", ["allow", "."], { cwd: project, env: { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_DATA_HOME: path.join(home, ".local/share") } });
-      }
+      allow(project, home);
       const payload = lit(`#!/bin/sh\ntouch ${marker}\n`);
       const script = `${ATTEMPT_PRELUDE}
 requestFileSystem(".", (fs) => {
@@ -139,9 +143,7 @@ requestFileSystem(".", (fs) => {
       writeTree(dir, { "p/.envrc": envrc, "p/bin/deploy": program, "p/tools/lint": program });
       for (const file of ["p/bin/deploy", "p/tools/lint"]) chmodSync(path.join(dir, file), 0o755);
       const project = path.join(dir, "p");
-      if (HAS_DIRENV) {
-        execFileSync("direnv", ["allow", "."], { cwd: project, env: { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_DATA_HOME: path.join(home, ".local/share") } });
-      }
+      allow(project, home);
       const payload = lit(`#!/bin/sh\ntouch ${marker}\n`);
       const script = `${ATTEMPT_PRELUDE}
 requestFileSystem(".", (fs) => {

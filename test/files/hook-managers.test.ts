@@ -57,6 +57,14 @@ function repository(dir: string, files: Record<string, string>, hook: string | n
   }
 }
 
+/** The stand-in, written into `dir`, and pre-commit's runner made to call it (as its INSTALL_PYTHON). */
+function standInFor(dir: string): { standIn: string; preCommitRunner: string } {
+  const standIn = path.join(dir, "stand-in.cjs");
+  writeFileSync(standIn, STAND_IN);
+  chmodSync(standIn, 0o755);
+  return { standIn, preCommitRunner: runner("pre-commit-3.0.4.pre-commit").replace(/^INSTALL_PYTHON=.*$/m, `INSTALL_PYTHON=${standIn}`) };
+}
+
 /** The user's next commit in the lefthook and pre-commit repositories: their runners call the stand-in (lefthook's by LEFTHOOK_BIN, which its runner tries first). */
 function commitNext(dir: string, standIn: string): void {
   for (const repo of ["lh", "pc"]) {
@@ -70,14 +78,11 @@ describe("git hook managers' configuration, while their runner is installed", ()
     const { dir, cleanup } = realTempDir("tacit-hook-managers-");
     try {
       const marker = path.join(dir, "PWNED");
-      const standIn = path.join(dir, "stand-in.cjs");
-      writeFileSync(standIn, STAND_IN);
-      chmodSync(standIn, 0o755);
+      const { standIn, preCommitRunner } = standInFor(dir);
       const lefthook = "pre-commit:\n  commands:\n    lint:\n      run: \"true\"\n";
       const preCommit = 'repos:\n- repo: local\n  hooks:\n  - id: lint\n    name: lint\n    entry: "true"\n    language: system\n';
       repository(path.join(dir, "lh"), { "lefthook.yml": lefthook, "a.txt": "a\n" }, runner("lefthook-2.2.2.pre-commit"));
       // pre-commit's hook names the Python it was installed with (a virtualenv's, say): here, the stand-in.
-      const preCommitRunner = runner("pre-commit-3.0.4.pre-commit").replace(/^INSTALL_PYTHON=.*$/m, `INSTALL_PYTHON=${standIn}`);
       repository(path.join(dir, "pc"), { ".pre-commit-config.yaml": preCommit, "ci.yml": "on: push\n", "a.txt": "a\n" }, preCommitRunner);
       repository(path.join(dir, "h4"), { "package.json": "{}\n", "a.txt": "a\n" }, runner("husky-4.3.8.pre-commit"));
       // The same files where no runner is installed: ordinary files.
@@ -161,16 +166,13 @@ requestFileSystem(".", (fs) => {
     const { dir, cleanup } = realTempDir("tacit-hook-managers-quoted-");
     try {
       const marker = path.join(dir, "PWNED");
-      const standIn = path.join(dir, "stand-in.cjs");
-      writeFileSync(standIn, STAND_IN);
-      chmodSync(standIn, 0o755);
+      const { standIn, preCommitRunner } = standInFor(dir);
       const check = "#!/bin/sh\nexit 0\n";
       // pre-commit splits entry: with shlex (./scripts/check.sh); lefthook runs run: with sh (tools/a.sh, then tools/b.sh).
       const preCommit =
         "repos:\n- repo: local\n  hooks:\n  - id: check\n    name: check\n    entry: ./scr\"ipts\"/check.sh\n    language: script\n" +
         "  - id: lint\n    name: lint\n    entry: sh\n    args:\n    - conf/rules.sh # block style\n    - --strict\n    language: system\n";
       const lefthook = "pre-commit:\n  commands:\n    lint:\n      run: ./tools/a.sh;./tools/b.sh\n";
-      const preCommitRunner = runner("pre-commit-3.0.4.pre-commit").replace(/^INSTALL_PYTHON=.*$/m, `INSTALL_PYTHON=${standIn}`);
       repository(path.join(dir, "pc"), { ".pre-commit-config.yaml": preCommit, "scripts/check.sh": check, "conf/rules.sh": "exit 0\n" }, preCommitRunner);
       repository(path.join(dir, "lh"), { "lefthook.yml": lefthook, "tools/a.sh": check, "tools/b.sh": check }, runner("lefthook-2.2.2.pre-commit"));
       for (const file of ["pc/scripts/check.sh", "lh/tools/a.sh", "lh/tools/b.sh"]) chmodSync(path.join(dir, file), 0o755);
@@ -200,15 +202,12 @@ requestFileSystem(".", (fs) => {
     const { dir, cleanup } = realTempDir("tacit-hook-managers-named-");
     try {
       const marker = path.join(dir, "PWNED");
-      const standIn = path.join(dir, "stand-in.cjs");
-      writeFileSync(standIn, STAND_IN);
-      chmodSync(standIn, 0o755);
+      const { standIn, preCommitRunner } = standInFor(dir);
       const check = "#!/bin/sh\nexit 0\n";
       const preCommit =
         "repos:\n- repo: local\n  hooks:\n  - id: check\n    name: check\n    entry: ./scripts/check.sh\n    language: script\n" +
         "  - id: lint\n    name: lint\n    entry: sh tools/lint.sh\n    language: system\n    args: [--strict, conf/rules.sh]\n";
       const extra = 'pre-commit:\n  commands:\n    lint:\n      run: "true"\n';
-      const preCommitRunner = runner("pre-commit-3.0.4.pre-commit").replace(/^INSTALL_PYTHON=.*$/m, `INSTALL_PYTHON=${standIn}`);
       repository(path.join(dir, "pc"), { ".pre-commit-config.yaml": preCommit, "scripts/check.sh": check, "scripts/other.sh": check, "tools/lint.sh": "", "conf/rules.sh": "", "a.txt": "a\n" }, preCommitRunner);
       chmodSync(path.join(dir, "pc/scripts/check.sh"), 0o755);
       repository(path.join(dir, "lh"), { "lefthook.yml": "extends:\n  - ci/lefthook-extra.yml\n", "ci/lefthook-extra.yml": extra, "ci/other.yml": extra, "a.txt": "a\n" }, runner("lefthook-2.2.2.pre-commit"));
