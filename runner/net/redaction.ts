@@ -214,8 +214,67 @@ class EdgeTable {
   }
 }
 
-/** An Aho-Corasick automaton over UTF-16 code units: the forms, found in one pass. Exported for its differential test. */
+/**
+ * Forms longer than this are not put in the automaton but searched for each on its own
+ * (LongForm): a long classified body's fifteen forms made the automaton a path as long as the
+ * body for each, a million nodes to build for every answer, most of a redaction's time.
+ */
+const AUTOMATON_FORM_CHARS = 256;
+
+/**
+ * One long form, found by a pass of its own over the text (Knuth-Morris-Pratt): linear in the
+ * text whatever the form's length or repetitions (a search that checked the whole form at each
+ * place its start matched cost body × answer on a periodic body and a periodic answer).
+ */
+class LongForm {
+  /** For each prefix of the form, the length of its longest proper prefix that is also its suffix. */
+  private readonly border: Int32Array;
+
+  constructor(
+    private readonly form: string,
+    private readonly whole: boolean,
+  ) {
+    this.border = new Int32Array(form.length);
+    for (let i = 1, k = 0; i < form.length; i++) {
+      const code = form.charCodeAt(i);
+      while (k > 0 && form.charCodeAt(k) !== code) k = this.border[k - 1]!;
+      if (form.charCodeAt(k) === code) k++;
+      this.border[i] = k;
+    }
+  }
+
+  /** Adds to `found` each place the form is whole in `text`, and the text's end when it stops partway into the form. */
+  scan(text: string, found: Array<[number, number]>): void {
+    const { form, border } = this;
+    const length = form.length;
+    let matched = 0;
+    let atEnd = 0;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      while (matched > 0 && form.charCodeAt(matched) !== code) matched = border[matched - 1]!;
+      if (form.charCodeAt(matched) === code) matched++;
+      if (matched === length) {
+        if (this.whole) found.push([i + 1 - length, i + 1]);
+        if (i === text.length - 1) atEnd = length;
+        matched = border[length - 1]!;
+      }
+    }
+    atEnd = Math.max(atEnd, matched);
+    if (atEnd >= MIN_REDACTED_LENGTH) found.push([text.length - atEnd, text.length]);
+  }
+}
+
+/**
+ * An Aho-Corasick automaton over UTF-16 code units: the forms, found in one pass; a form longer
+ * than `longFrom` is searched for on its own (LongForm). Exported for its differential test.
+ */
 export class FormMatcher {
+  /** The long forms, each once: whole if any of its adds was. */
+  private readonly longForms = new Map<string, boolean>();
+  private long: LongForm[] = [];
+
+  constructor(private readonly longFrom = AUTOMATON_FORM_CHARS) {}
+
   private readonly edges = new EdgeTable();
   private readonly depth: number[] = [0];
   private readonly parent: number[] = [0];
@@ -227,6 +286,10 @@ export class FormMatcher {
   private readonly rootNext = new Int32Array(0x10000);
 
   add(form: string, whole: boolean): void {
+    if (form.length > this.longFrom) {
+      this.longForms.set(form, whole || this.longForms.get(form) === true);
+      return;
+    }
     let node = 0;
     for (let i = 0; i < form.length; i++) {
       const code = form.charCodeAt(i);
@@ -247,6 +310,7 @@ export class FormMatcher {
 
   /** Fail links, breadth first (nodes by depth), and the longest whole form at each node. */
   build(): void {
+    this.long = [...this.longForms].map(([form, whole]) => new LongForm(form, whole));
     const count = this.depth.length;
     this.fail = new Int32Array(count);
     // Nodes by depth (a counting sort): a node's fail link is decided after its parent's.
@@ -299,7 +363,18 @@ export class FormMatcher {
       if (found >= MIN_REDACTED_LENGTH) cover(i + 1 - found, i + 1);
     }
     if (this.depth[state]! >= MIN_REDACTED_LENGTH) cover(text.length - this.depth[state]!, text.length);
-    return ranges;
+    if (this.long.length === 0) return ranges;
+    // The long forms' finds, merged with the automaton's: in order of start, overlapping or touching ones joined.
+    const all = [...ranges];
+    for (const long of this.long) long.scan(text, all);
+    all.sort((a, b) => a[0] - b[0]);
+    const merged: Array<[number, number]> = [];
+    for (const [start, end] of all) {
+      const last = merged[merged.length - 1];
+      if (last !== undefined && start <= last[1]) last[1] = Math.max(last[1], end);
+      else merged.push([start, end]);
+    }
+    return merged;
   }
 }
 

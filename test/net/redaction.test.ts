@@ -1,8 +1,9 @@
 // The automaton that finds a secret's forms in an answer (runner/net/redaction.ts FormMatcher),
 // against the plainest reading of what it must find: every occurrence of every whole form
 // (overlapping and touching ones merged), and the longest end of the text that begins a form.
-// Random forms and texts over small alphabets, so that overlaps, nesting and fail links abound;
-// and one large automaton (past the 32,768 nodes where its edge table's keys once changed kind).
+// Random forms and texts over small alphabets, so that overlaps, nesting and fail links abound,
+// with forms in the automaton and searched for on their own (the long ones); periodic forms and
+// texts; and a long body's forms, as a classified body gives them.
 
 import { describe, expect, it } from "vitest";
 import { FormMatcher, MIN_REDACTED_LENGTH } from "../../runner/net/redaction.js";
@@ -36,8 +37,8 @@ function expectedRanges(forms: readonly Form[], text: string): Array<[number, nu
   return merged;
 }
 
-function matcherOf(forms: readonly Form[]): FormMatcher {
-  const matcher = new FormMatcher();
+function matcherOf(forms: readonly Form[], longFrom?: number): FormMatcher {
+  const matcher = new FormMatcher(longFrom);
   for (const { form, whole } of forms) if (form.length >= MIN_REDACTED_LENGTH) matcher.add(form, whole);
   matcher.build();
   return matcher;
@@ -71,11 +72,26 @@ describe("FormMatcher", () => {
       // Texts made of the forms' pieces as well as at random.
       let text = word(alphabet, 0, 12);
       for (let i = 0; i < 3; i++) text += forms[Math.floor(next() * forms.length)]!.form.slice(Math.floor(next() * 3)) + word(alphabet, 0, 3);
-      expect(matcherOf(forms).ranges(text), JSON.stringify({ forms, text })).toEqual(expectedRanges(forms, text));
+      const expected = expectedRanges(forms, text);
+      expect(matcherOf(forms).ranges(text), JSON.stringify({ forms, text })).toEqual(expected);
+      // The same with the longer forms searched for on their own (LongForm) instead of in the automaton.
+      const longFrom = 3 + (round % 5);
+      expect(matcherOf(forms, longFrom).ranges(text), JSON.stringify({ forms, text, longFrom })).toEqual(expected);
     }
   });
 
-  it("stays exact in a large automaton (a long body's forms: hundreds of thousands of nodes)", () => {
+  it("finds long forms in periodic texts, and the text's end partway into one", () => {
+    const forms: Form[] = [
+      { form: "ab".repeat(300), whole: true },
+      { form: "aab".repeat(200), whole: true },
+      { form: `${"a".repeat(400)}b`, whole: false },
+    ];
+    for (const text of ["ab".repeat(5000), `x${"aab".repeat(1000)}aa`, "a".repeat(3000), `${"ab".repeat(299)}a`, "b".repeat(10)]) {
+      expect(matcherOf(forms).ranges(text), text.slice(0, 40)).toEqual(expectedRanges(forms, text));
+    }
+  });
+
+  it("stays exact on a long body's forms (long forms on their own, its words in the automaton)", () => {
     const next = random(7);
     let body = "";
     while (body.length < 60_000) body += `${Math.floor(next() * 1e9).toString(36)} `;
