@@ -41,7 +41,9 @@ export function converse(
   const afterReport = (how: Reported): void => {
     reported = how;
     void queue.then(() => {
-      if (keepAlive && how.kind === "done") {
+      // A session's sandbox stays for the next snippet only if nothing ended it meanwhile: a post
+      // the host refused (read in the same chunk as the report) kills it, and that is the result.
+      if (keepAlive && how.kind === "done" && sandbox.killed === null) {
         // It waits, blocked, for the next program: from now on it must not run at all.
         sandbox.watchIdle();
         return finish("alive");

@@ -164,6 +164,29 @@ describe("isolation between a tacit serve's sessions and calls", () => {
     }
   });
 
+  it("a session snippet whose print the host refuses fails, even when its report arrives with the print", async () => {
+    const session = await createSession(client);
+    try {
+      expect((await runInSession(client, session, "const kept = 21;")).exitCode).toBe(0);
+      // The post and a report in one write, so the host reads both at once: the report used to
+      // be taken as the snippet's success (exit 0, the print's refusal lost) while the refusal
+      // ended the sandbox behind it.
+      const forged = [
+        "const stringify = JSON.stringify;",
+        'Reflect.set(JSON, "stringify", (value: any, ...rest: any[]) => (value?.type === "post" ? `${stringify(value, ...rest)}\\n${stringify({ type: "done" })}` : stringify(value, ...rest)));',
+        'println("\\u0000tacit:classified:forgedHandle123\\u0000");',
+      ].join("\n");
+      const refused = await runInSession(client, session, forged);
+      expect(refused.exitCode, JSON.stringify(refused)).not.toBe(0);
+      // The refusal, or the stub's own report that follows the forged one, whichever the host reads first: a protocol violation either way.
+      expect(refused.error).toMatch(/^protocol violation: .*(not a Classified value from this evaluation|after reporting its result)/);
+      // The session goes on with its earlier bindings (its sandbox rebuilt).
+      expect(await runInSession(client, session, "kept * 2")).toMatchObject({ stdout: "42\n", exitCode: 0 });
+    } finally {
+      await remove(session);
+    }
+  });
+
   it("deleting a session ends its command; cancelling another's call ends that call; a third session's snippet meanwhile finishes", async () => {
     const deleted = await createSession(client);
     const cancelled = await createSession(client);
