@@ -15,6 +15,13 @@
 //   directory the script filled; shell prompts and editors run git in the directories one opens,
 //   on their own. (A commondir in the project's `.git` moves its configuration the same way, but
 //   was refused already: nothing may be made directly in a directory named `.git`.)
+// - a program of the worktree a command setting names (COMMAND_SETTINGS: a diff's textconv at git
+//   diff, a clean filter at git status, an alias; and a trailer's command at git commit --trailer,
+//   tar.<format>.command at git archive, imap.tunnel, instaweb.httpd, core.alternateRefsCommand at
+//   git fetch with alternates, a remote's ext:: URL at git fetch, uploadpack.packObjectsHook at a
+//   local clone; send-email's, git gui's, git svn's and git 2.54's hook.<name>.command by their
+//   documentation, not installed here), and the template directory init.templateDir names, whose
+//   hooks and config git copies into the repositories git init and git clone make.
 // And the configuration a git hook manager's runner installed as a hook reads (hook-managers.ts).
 // Reads are not affected: none of this is secret.
 
@@ -175,6 +182,7 @@ interface ConfiguredFiles {
   includes: Array<{ file: string; by: string }>;
   hooks: Array<{ dir: string; value: string; by: string }>;
   programs: Array<{ file: string; setting: string; by: string }>;
+  templates: Array<{ dir: string; value: string; by: string }>;
 }
 
 /**
@@ -185,7 +193,8 @@ interface ConfiguredFiles {
  * `git status` (a clean filter) or alias.
  */
 const COMMAND_SETTINGS: Readonly<Record<string, ReadonlySet<string>>> = {
-  core: new Set(["fsmonitor", "pager", "editor", "sshcommand", "askpass", "gitproxy"]),
+  // core.alternateRefsCommand: at git fetch (and a push received) in a repository with alternates.
+  core: new Set(["fsmonitor", "pager", "editor", "sshcommand", "askpass", "gitproxy", "alternaterefscommand"]),
   sequence: new Set(["editor"]),
   interactive: new Set(["difffilter"]),
   diff: new Set(["external", "command", "textconv"]),
@@ -202,7 +211,32 @@ const COMMAND_SETTINGS: Readonly<Record<string, ReadonlySet<string>>> = {
   web: new Set(["browser"]),
   alias: new Set(["*"]),
   pager: new Set(["*"]),
+  // git interpret-trailers and git commit --trailer (a trailer's command runs even with no such trailer given).
+  trailer: new Set(["command", "cmd"]),
+  // git archive --format=<format>, or -o x.<format>.
+  tar: new Set(["command"]),
+  // git imap-send.
+  imap: new Set(["tunnel"]),
+  // git send-email (smtpServer is a program only as an absolute path: SMTP_SERVER_KEY).
+  sendemail: new Set(["tocmd", "cccmd", "headercmd", "sendmailcmd"]),
+  // git gui's Tools menu.
+  guitool: new Set(["cmd"]),
+  // git instaweb (a daemon it knows by name: ./tools/lighttpd-wrapper ran).
+  instaweb: new Set(["httpd"]),
+  // git svn, for an author missing from the authors file.
+  svn: new Set(["authorsprog"]),
+  // Configuration-based hooks (git 2.54 and later; git 2.39 ignores them, but the user's next git may not).
+  hook: new Set(["command"]),
+  // A fetch served from this machine (a local clone or fetch); git honours it only from the user's or the system's
+  // configuration, but a program named in a repository's is protected all the same (no need to tell which is which).
+  uploadpack: new Set(["packobjectshook"]),
 };
+
+/**
+ * sendemail.smtpServer (or sendemail.<identity>.smtpServer): a host name, or as an absolute path
+ * a sendmail-like program git send-email runs, the whole value the path (not split into words).
+ */
+const SMTP_SERVER_KEY = "smtpserver";
 
 /**
  * The words of a command that name a file by a path (with a slash: a bare name is looked up in
@@ -214,6 +248,36 @@ function programFiles(command: string, base: string): string[] {
   return shellWords(command, { home: os.homedir() })
     .filter(({ text, expands }) => !expands && text.includes("/") && !text.startsWith("-") && !text.includes("://"))
     .map(({ text }) => configPath(text, base))
+    .filter((file) => !existsAsDirectory(file));
+}
+
+/**
+ * The words of the command a remote's `ext::` URL runs (git-remote-ext(1): at git fetch, pull or
+ * push with that remote, where protocol.ext.allow lets it; without a shell), that name a file by a
+ * path, relative to `base`. ext splits at spaces, reads "% " as a space in a word and "%%" as a
+ * percent; %s, %S and %G are git's to fill in. A word is also read as the shell would, for a
+ * command handed to one (`ext::sh -c ./tools/fetch.sh% %S`).
+ */
+function extCommandFiles(command: string, base: string): string[] {
+  const words: Array<{ text: string; expands: boolean }> = [];
+  let word = { text: "", expands: false };
+  for (let i = 0; i <= command.length; i++) {
+    const c = command[i];
+    if (c === undefined || c === " ") {
+      if (word.text !== "" || word.expands) words.push(word);
+      word = { text: "", expands: false };
+    } else if (c === "%" && i + 1 < command.length) {
+      const next = command[++i]!;
+      if (next === " " || next === "%") word.text += next;
+      else word.expands = true;
+    } else word.text += c;
+  }
+  return words
+    .filter(({ expands }) => !expands)
+    .flatMap(({ text }) => [
+      ...(text.includes("/") && !text.startsWith("-") && !text.includes("://") ? [configPath(text, base)] : []),
+      ...programFiles(text, base),
+    ])
     .filter((file) => !existsAsDirectory(file));
 }
 
@@ -234,6 +298,20 @@ function collectConfig(file: string, worktree: string, found: ConfiguredFiles, d
       collectConfig(included, worktree, found, depth + 1, seen);
     } else if (section === "core" && key === "hookspath" && value !== "") {
       found.hooks.push({ dir: configPath(value, worktree), value, by: file });
+    } else if (section === "init" && key === "templatedir" && value !== "") {
+      // Copied whole (hooks/, config, …) into the repository each git init or git clone makes; git reads it from the
+      // user's or the system's configuration only, but one a repository's names is protected all the same.
+      found.templates.push({ dir: configPath(value, worktree), value, by: file });
+    } else if (section === "sendemail" && key === SMTP_SERVER_KEY) {
+      if (value.startsWith("/") || value.startsWith("~/")) {
+        const program = configPath(value, worktree);
+        if (!existsAsDirectory(program)) found.programs.push({ file: program, setting: `${[section, subsection, key].filter((part) => part !== "").join(".")} = ${value}`, by: file });
+      }
+    } else if (section === "remote" && (key === "url" || key === "pushurl") && value.startsWith("ext::")) {
+      for (const program of extCommandFiles(value.slice("ext::".length), worktree)) found.programs.push({ file: program, setting: `remote.${subsection}.${key} = ${value}`, by: file });
+    } else if (section === "url" && (key === "insteadof" || key === "pushinsteadof") && subsection.startsWith("ext::")) {
+      // `[url "ext::sh tools/fetch.sh "] insteadOf = corp:`: what a URL is rewritten to (the rest of the URL is appended).
+      for (const program of extCommandFiles(subsection.slice("ext::".length), worktree)) found.programs.push({ file: program, setting: `url.${subsection}.${key} = ${value}`, by: file });
     } else if (COMMAND_SETTINGS[section]?.has(key) || COMMAND_SETTINGS[section]?.has("*")) {
       // An alias is a command only with a leading "!" (else it is git's own), as is a submodule's update.
       const command = section === "alias" || section === "submodule" ? (value.startsWith("!") ? value.slice(1) : "") : value;
@@ -304,7 +382,7 @@ function configurationFor(repository: Repository, env: NodeJS.ProcessEnv): { fou
 }
 
 function configurationOf(repository: Repository, env: NodeJS.ProcessEnv): { found: ConfiguredFiles; commonDir: string } {
-  const found: ConfiguredFiles = { includes: [], hooks: [], programs: [] };
+  const found: ConfiguredFiles = { includes: [], hooks: [], programs: [], templates: [] };
   const commonDirText = readConfigText(path.join(repository.gitDir, "commondir"));
   const commonDir = commonDirText === null ? repository.gitDir : path.resolve(repository.gitDir, commonDirText.trim());
   for (const file of [...globalConfigFiles(env), path.join(commonDir, "config"), path.join(repository.gitDir, "config.worktree")]) {
@@ -343,7 +421,19 @@ function configuredFileChange(changed: string, env: NodeJS.ProcessEnv): Protecte
       readable: true,
       refusal:
         "scripts may read it but not change it: git runs it with the user's full authority, outside the sandbox, at the command " +
-        "that setting is for (a diff, a status, an alias). Ask the user to change it",
+        "that setting is for (a diff, a status, an alias, git archive, git send-email). Ask the user to change it",
+    };
+  }
+  const template = found.templates.find(({ dir }) => inside(dir));
+  if (template) {
+    return {
+      path: template.dir,
+      what: `the template directory git copies into every repository it makes (init.templateDir = ${template.value}, in ${template.by})`,
+      readable: true,
+      refusal:
+        "scripts may read it but not change it: git copies its hooks and config into each repository the user's next git init or " +
+        "git clone makes, and runs those hooks (at git commit, checkout, merge, push) and the commands that config names with the " +
+        "user's full authority, outside the sandbox. Ask the user to change it",
     };
   }
   for (const hooks of found.hooks) {

@@ -3,14 +3,19 @@
 // command run a program of its choosing. Each was shown with the git on the machine: the hooks
 // directory the configuration names (husky's .husky/_, whose hooks run .husky/<hook>), a file the
 // configuration includes, a .git/commondir moving the configuration to a directory the script
-// filled, and a bare repository the script made in the project. Through the real CLI: each change
+// filled, a bare repository the script made in the project, a program of the project a setting of
+// another git command names (a trailer's command, git archive's tar filter, imap-send's tunnel,
+// instaweb's daemon, alternateRefsCommand at fetch, an ext:: remote), and what the user's own
+// configuration names for other repositories (init.templateDir, whose hooks and config git copies
+// into each new repository, and uploadpack.packObjectsHook). Through the real CLI: each change
 // is refused, reads still work, ordinary files are still written, and the git commands afterwards
 // run nothing of the script's (no canary file).
 
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { runScript } from "../helpers.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, realTempDir, tacit, writeTree } from "./fixtures.js";
 
 const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" };
@@ -239,6 +244,145 @@ requestFileSystem(".", (fs) => {
       }
       expect(readFileSync(path.join(dir, "app", "config"), "utf8")).toBe("x");
       expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+
+  it("a program of the worktree named by a setting of a command other than diff, status or an alias (trailers, git archive, imap-send, instaweb, alternates at fetch, an ext:: remote, send-email, git gui, git svn, configuration-based hooks)", async () => {
+    const { dir, cleanup } = realTempDir("tacit-git-later-");
+    try {
+      // Each program touches a canary of its own: PWNED-<program>.
+      const payload = (tool: string): string => `#!/bin/sh\ntouch ${path.join(dir, `PWNED-${tool}`)}\n`;
+      const canaries = (): string[] => readdirSync(dir).filter((name) => name.startsWith("PWNED"));
+      // The project borrows the objects of upstream (objects/info/alternates), as a clone made with --reference does.
+      const upstream = path.join(dir, "upstream");
+      git(dir, "init", "-q", "upstream");
+      git(upstream, "commit", "-q", "--allow-empty", "-m", "first");
+      git(dir, "clone", "-q", "--reference", upstream, upstream, "proj");
+      const proj = path.join(dir, "proj");
+      const tools = ["trailer.sh", "tar.sh", "tunnel.sh", "lighttpd-wrapper", "altrefs.sh", "to.sh", "sendmail", "guitool.sh", "authors.sh", "hook.sh", "remote script.sh", "rewrite.sh"];
+      writeTree(proj, { "a.txt": "a\n", ...Object.fromEntries(tools.map((tool) => [`tools/${tool}`, "#!/bin/sh\nexit 0\n"])) });
+      for (const tool of tools) chmodSync(path.join(proj, "tools", tool), 0o755);
+      git(proj, "add", "-A");
+      git(proj, "commit", "-q", "-m", "tools");
+      git(proj, "config", "trailer.sign.key", "Signed-by: ");
+      git(proj, "config", "trailer.sign.command", "./tools/trailer.sh");
+      git(proj, "config", "tar.tgz.command", "sh tools/tar.sh");
+      git(proj, "config", "imap.tunnel", "./tools/tunnel.sh");
+      git(proj, "config", "imap.host", "imap.example.com");
+      git(proj, "config", "imap.folder", "drafts");
+      git(proj, "config", "instaweb.httpd", "./tools/lighttpd-wrapper");
+      git(proj, "config", "core.alternateRefsCommand", "./tools/altrefs.sh");
+      git(proj, "config", "sendemail.toCmd", "./tools/to.sh");
+      // An absolute smtpServer is a sendmail-like program.
+      git(proj, "config", "sendemail.smtpServer", path.join(proj, "tools", "sendmail"));
+      git(proj, "config", "guitool.lint.cmd", "sh tools/guitool.sh");
+      git(proj, "config", "svn.authorsProg", "./tools/authors.sh");
+      git(proj, "config", "hook.lint.event", "pre-commit");
+      git(proj, "config", "hook.lint.command", "./tools/hook.sh");
+      // A remote whose URL is a command (ext::, where protocol.ext.allow lets it), directly ("% " is a space in a word) or by a rewrite.
+      git(proj, "config", "protocol.ext.allow", "always");
+      git(proj, "config", "remote.mirror.url", "ext::sh tools/remote% script.sh %S");
+      git(proj, "config", "url.ext::./tools/rewrite.sh %S .insteadOf", "corp:");
+      git(proj, "config", "remote.corp.url", "corp:project");
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("trailer", () => fs.access("tools/trailer.sh").write(${lit(payload("trailer.sh"))}));
+  attempt("tar", () => fs.access("tools/tar.sh").write(${lit(payload("tar.sh"))}));
+  attempt("imap tunnel", () => fs.access("tools/tunnel.sh").write(${lit(payload("tunnel.sh"))}));
+  attempt("instaweb httpd", () => fs.access("tools/lighttpd-wrapper").write(${lit(payload("lighttpd-wrapper"))}));
+  attempt("alternate refs", () => fs.access("tools/altrefs.sh").write(${lit(payload("altrefs.sh"))}));
+  attempt("send-email toCmd", () => fs.access("tools/to.sh").write(${lit(payload("to.sh"))}));
+  attempt("send-email smtpServer", () => fs.access("tools/sendmail").write(${lit(payload("sendmail"))}));
+  attempt("guitool", () => fs.access("tools/guitool.sh").write(${lit(payload("guitool.sh"))}));
+  attempt("svn authorsProg", () => fs.access("tools/authors.sh").write(${lit(payload("authors.sh"))}));
+  attempt("config-based hook", () => fs.access("tools/hook.sh").write(${lit(payload("hook.sh"))}));
+  attempt("ext remote", () => fs.access("tools/remote script.sh").write(${lit(payload("remote-script.sh"))}));
+  attempt("ext rewrite", () => fs.access("tools/rewrite.sh").write(${lit(payload("rewrite.sh"))}));
+  attempt("read", () => fs.access("tools/tar.sh").read().startsWith("#!"));
+  attempt("ordinary", () => fs.access("tools/other.sh").write("x"));
+});
+`;
+      const r = await tacit(proj, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(
+        found,
+        ["trailer", "tar", "imap tunnel", "instaweb httpd", "alternate refs", "send-email toCmd", "send-email smtpServer", "guitool", "svn authorsProg", "config-based hook", "ext remote", "ext rewrite"],
+        /a program this repository's git configuration runs \((trailer\.sign\.command|tar\.tgz\.command|imap\.tunnel|instaweb\.httpd|core\.alternaterefscommand|sendemail\.tocmd|sendemail\.smtpserver|guitool\.lint\.cmd|svn\.authorsprog|hook\.lint\.command|remote\.mirror\.url|url\.ext::\.\/tools\/rewrite\.sh %S \.insteadof) = .*Ask the user/,
+      );
+      expect(attemptOf(found, "read")).toEqual({ status: "ok", value: true });
+      expect(attemptOf(found, "ordinary").status).toBe("ok");
+      // The user's next commands that run them (git 2.39 ran each of these programs at them). Not run here: git
+      // send-email, git gui and git svn (not installed on this machine: send-email needs Perl modules, gui Tk, svn
+      // Subversion's bindings) and configuration-based hooks (git 2.54 and later); their refusals are shown above.
+      execFileSync("git", ["interpret-trailers"], { cwd: proj, env: GIT_ENV, input: "subject\n" });
+      git(proj, "commit", "-q", "--allow-empty", "-m", "next", "--trailer", "Signed-by: t");
+      git(proj, "archive", "--format=tgz", "-o", path.join(dir, "out.tgz"), "HEAD");
+      const patch = git(proj, "format-patch", "-1", "--stdout", "HEAD~1");
+      try {
+        execFileSync("git", ["imap-send"], { cwd: proj, env: GIT_ENV, input: patch, stdio: ["pipe", "ignore", "ignore"], timeout: 20_000 });
+      } catch {
+        // The tunnel ends at once: imap-send fails; what matters is what it ran.
+      }
+      gitAnyway(proj, "instaweb", "--start");
+      gitAnyway(proj, "instaweb", "--stop");
+      git(upstream, "commit", "-q", "--allow-empty", "-m", "second");
+      git(proj, "fetch", "-q", "origin");
+      gitAnyway(proj, "fetch", "-q", "mirror");
+      gitAnyway(proj, "fetch", "-q", "corp");
+      expect(canaries()).toEqual([]);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+
+  it("what the user's configuration names for commands run in other repositories: a template directory (init.templateDir), an upload-pack hook", async () => {
+    const { dir, cleanup } = realTempDir("tacit-git-later-");
+    try {
+      // Each touches a canary of its own: PWNED-<what>.
+      const canary = (what: string): string => path.join(dir, `PWNED-${what}`);
+      const canaries = (): string[] => readdirSync(dir).filter((name) => name.startsWith("PWNED"));
+      // The user's configuration (GIT_CONFIG_GLOBAL, for tacit and git alike) names files a project of theirs keeps.
+      const globalConfig = path.join(dir, "home", "gitconfig");
+      writeTree(dir, { "home/gitconfig": "" });
+      const env = { ...GIT_ENV, GIT_CONFIG_GLOBAL: globalConfig };
+      const run = (cwd: string, ...args: string[]): string => execFileSync("git", args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      run(dir, "init", "-q", "proj");
+      const proj = path.join(dir, "proj");
+      writeTree(proj, { "git-templates/hooks/pre-commit": "#!/bin/sh\nexit 0\n", "tools/pack-hook.sh": '#!/bin/sh\nexec "$@"\n' });
+      chmodSync(path.join(proj, "git-templates/hooks/pre-commit"), 0o755);
+      chmodSync(path.join(proj, "tools/pack-hook.sh"), 0o755);
+      run(proj, "add", "-A");
+      run(proj, "commit", "-q", "-m", "first");
+      run(dir, "config", "--global", "init.templateDir", path.join(proj, "git-templates"));
+      run(dir, "config", "--global", "uploadpack.packObjectsHook", path.join(proj, "tools", "pack-hook.sh"));
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("template hook", () => fs.access("git-templates/hooks/pre-commit").write(${lit(`#!/bin/sh\ntouch ${canary("pre-commit")}\n`)}));
+  attempt("template new hook", () => fs.access("git-templates/hooks/post-checkout").write(${lit(`#!/bin/sh\ntouch ${canary("post-checkout")}\n`)}));
+  attempt("template config", () => fs.access("git-templates/config").write(${lit(`[core]\n\tfsmonitor = "touch ${canary("fsmonitor")}; false"\n`)}));
+  attempt("pack hook", () => fs.access("tools/pack-hook.sh").write(${lit(`#!/bin/sh\ntouch ${canary("pack-hook")}\nexec "$@"\n`)}));
+  attempt("read template", () => fs.access("git-templates/hooks/pre-commit").read().startsWith("#!"));
+  attempt("ordinary", () => fs.access("tools/other.sh").write("x"));
+});
+`;
+      const r = await runScript(script, ["--quiet"], { cwd: proj, env: { GIT_CONFIG_GLOBAL: globalConfig } });
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["template hook", "template new hook", "template config"], /template directory git copies into every repository it makes \(init\.templateDir = .*Ask the user/);
+      expectRefused(found, ["pack hook"], /a program this repository's git configuration runs \(uploadpack\.packobjectshook = .*Ask the user/);
+      expect(attemptOf(found, "read template")).toEqual({ status: "ok", value: true });
+      expect(attemptOf(found, "ordinary").status).toBe("ok");
+      // The user's next repositories, made with git init and with a clone served by upload-pack (which runs the hook), and commits there.
+      run(dir, "init", "-q", "fresh");
+      run(path.join(dir, "fresh"), "commit", "-q", "--allow-empty", "-m", "first");
+      run(path.join(dir, "fresh"), "status", "--porcelain");
+      run(dir, "clone", "-q", "--no-local", proj, "copy");
+      run(path.join(dir, "copy"), "checkout", "-q", "-b", "other");
+      run(path.join(dir, "copy"), "commit", "-q", "--allow-empty", "-m", "next");
+      expect(canaries()).toEqual([]);
     } finally {
       cleanup();
     }
