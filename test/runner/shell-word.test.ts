@@ -3,19 +3,20 @@
 // what the words are, it is asked and the two must agree.
 
 import { execFileSync } from "node:child_process";
+import { homedir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { shellWords, singleQuoted } from "../../runner/shell-word.js";
 
 /** The arguments /bin/sh gives a command written as `<command> <text>`: no expansions in `text`. */
 function fromShell(text: string): string[] {
-  const out = execFileSync("/bin/sh", ["-c", `set -- ${text}\nfor word do printf '%s\\0' "$word"; done`], { encoding: "utf8" });
+  const out = execFileSync("/bin/sh", ["-c", `set -- ${text}\nfor word do printf '%s\\0' "$word"; done`], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
   return out.split("\0").slice(0, -1);
 }
 
-/** Python's shlex.split of `text`. */
-function fromShlex(text: string): string[] {
-  const out = execFileSync("python3", ["-c", "import shlex, sys; sys.stdout.write('\\0'.join(shlex.split(sys.stdin.read())) + '\\0')"], { input: text, encoding: "utf8" });
-  return out === "\0" ? [] : out.split("\0").slice(0, -1);
+/** Python's shlex.split of each text (one Python for all), or null where shlex refuses it (an unterminated quote). */
+function fromShlex(texts: readonly string[]): Array<string[] | null> {
+  const program = "import json, shlex, sys\n" + "def split(t):\n    try:\n        return shlex.split(t)\n    except ValueError:\n        return None\n" + "json.dump([split(t) for t in json.load(sys.stdin)], sys.stdout)";
+  return JSON.parse(execFileSync("python3", ["-c", program], { input: JSON.stringify(texts), encoding: "utf8" })) as Array<string[] | null>;
 }
 
 const texts = (text: string, options = {}) => shellWords(text, options).map((word) => word.text);
@@ -37,6 +38,26 @@ describe("shellWords", () => {
       "",
     ];
     for (const text of cases) expect(texts(text), text).toEqual(fromShell(text));
+  });
+
+  it("agrees with /bin/sh on random text of quotes, backslashes, comments, tildes and blanks", () => {
+    let seed = 20261204;
+    const next = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const alphabet = ["a", "b", "/", " ", "\t", "'", '"', "\\", "#", "~", "x"];
+    let compared = 0;
+    for (let round = 0; round < 250; round++) {
+      let text = "";
+      for (let length = 1 + Math.floor(next() * 14); length > 0; length--) text += alphabet[Math.floor(next() * alphabet.length)];
+      let shell: string[];
+      try {
+        shell = fromShell(text);
+      } catch {
+        continue; // Not shell syntax (an unterminated quote): the shell gives no words to compare.
+      }
+      compared++;
+      expect(texts(text, { home: homedir() }), JSON.stringify(text)).toEqual(shell);
+    }
+    expect(compared).toBeGreaterThan(100);
   });
 
   it("ends a word at an operator, as the shell does", () => {
@@ -79,13 +100,26 @@ describe("shellWords", () => {
   });
 
   it("agrees with Python's shlex.split in the shlex dialect (pre-commit's entry: no operators, expansions or comments)", () => {
-    const cases = [
+    const cases: string[] = [
       "./a.sh;./b.sh $HOME/x `pwd` #no-comment ~/y",
       `scr"ipts"/deploy.sh 'a b' c\\ d "x\\$y" "q\\"r" 'p\\'`,
       `one\\\ntwo`,
       "",
     ];
-    for (const text of cases) expect(texts(text, { dialect: "shlex", home: "/h" }), text).toEqual(fromShlex(text));
+    // And random text of quotes, backslashes, blanks and characters a shell would read otherwise.
+    let seed = 7;
+    const next = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const alphabet = ["a", "/", " ", "\t", "\n", "'", '"', "\\", "#", "~", "$", ";", "`"];
+    for (let round = 0; round < 300; round++) {
+      let text = "";
+      for (let length = 1 + Math.floor(next() * 14); length > 0; length--) text += alphabet[Math.floor(next() * alphabet.length)];
+      cases.push(text);
+    }
+    const split = fromShlex(cases);
+    cases.forEach((text, index) => {
+      if (split[index] !== null) expect(texts(text, { dialect: "shlex", home: "/h" }), JSON.stringify(text)).toEqual(split[index]);
+    });
+    expect(split.filter((words) => words !== null).length).toBeGreaterThan(100);
     expect(shellWords("$HOME/x", { dialect: "shlex" })).toEqual([{ text: "$HOME/x", expands: false }]);
   });
 
