@@ -13,7 +13,8 @@
 // And every mount of the kernel's process file system (proc-mounts.ts), which is not tacit's but
 // shows tacit itself: its environment (the LLM key), its open files, its memory.
 // And, to changes, what git runs later (git-repository.ts, hook-managers.ts) and the files a
-// direnv .envrc loads into the user's shell (direnv.ts).
+// direnv .envrc loads into the user's shell (direnv.ts), and mise's configuration in a directory
+// mise trusts and the files it loads (mise.ts).
 
 import path from "node:path";
 import type { RunnerConfig } from "../config.js";
@@ -25,6 +26,7 @@ import { tacitTempDirBelow, tacitTempDirOf, tempDirPlaces } from "../temp-dirs.j
 import { isWithin, resolveRealOrSelf } from "./containment.js";
 import { direnvChangeOf } from "./direnv.js";
 import { gitRepositoryChangeOf } from "./git-repository.js";
+import { miseChangeOf } from "./mise.js";
 import { procMounts } from "./proc-mounts.js";
 
 export interface ProtectedPath {
@@ -142,7 +144,13 @@ export function protectedPathOf(paths: readonly ProtectedPath[], named: string, 
   return (
     paths.find(inside) ??
     checkDir(tacitTempDirOf(realPath) ?? tacitTempDirOf(named)) ??
-    (use === "change" ? (readOnly().find(inside) ?? gitControlOf(named, realPath) ?? gitRepositoryChangeOf(named, realPath) ?? direnvChangeOf(named, realPath)) : null)
+    (use === "change"
+      ? (readOnly().find(inside) ??
+        gitControlOf(named, realPath) ??
+        gitRepositoryChangeOf(named, realPath) ??
+        direnvChangeOf(named, realPath) ??
+        miseChangeOf(named, realPath))
+      : null)
   );
 }
 
