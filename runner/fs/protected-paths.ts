@@ -14,7 +14,8 @@
 // shows tacit itself: its environment (the LLM key), its open files, its memory.
 // And, to changes, what git runs later (git-repository.ts, hook-managers.ts) and the files a
 // direnv .envrc loads into the user's shell (direnv.ts), and mise's configuration in a directory
-// mise trusts and the files it loads (mise.ts).
+// mise trusts and the files it loads (mise.ts), and the .env of a directory Oh My Zsh's dotenv
+// plugin always loads (zsh-dotenv.ts).
 
 import path from "node:path";
 import type { RunnerConfig } from "../config.js";
@@ -27,6 +28,7 @@ import { isWithin, resolveRealOrSelf } from "./containment.js";
 import { direnvChangeOf } from "./direnv.js";
 import { gitRepositoryChangeOf } from "./git-repository.js";
 import { miseChangeOf } from "./mise.js";
+import { zshDotenvChangeOf } from "./zsh-dotenv.js";
 import { procMounts } from "./proc-mounts.js";
 
 export interface ProtectedPath {
@@ -149,7 +151,8 @@ export function protectedPathOf(paths: readonly ProtectedPath[], named: string, 
         gitControlOf(named, realPath) ??
         gitRepositoryChangeOf(named, realPath) ??
         direnvChangeOf(named, realPath) ??
-        miseChangeOf(named, realPath))
+        miseChangeOf(named, realPath) ??
+        zshDotenvChangeOf(named, realPath))
       : null)
   );
 }
