@@ -15,7 +15,7 @@
 // And, to changes, what git runs later (git-repository.ts, hook-managers.ts) and the files a
 // direnv .envrc loads into the user's shell (direnv.ts), and mise's configuration in a directory
 // mise trusts and the files it loads (mise.ts), and the .env of a directory Oh My Zsh's dotenv
-// plugin always loads (zsh-dotenv.ts).
+// plugin always loads (zsh-dotenv.ts), and the programs of a trusted .shadowenv.d (shadowenv.ts).
 
 import path from "node:path";
 import type { RunnerConfig } from "../config.js";
@@ -28,6 +28,7 @@ import { isWithin, resolveRealOrSelf } from "./containment.js";
 import { direnvChangeOf } from "./direnv.js";
 import { gitRepositoryChangeOf } from "./git-repository.js";
 import { miseChangeOf } from "./mise.js";
+import { shadowenvChangeOf } from "./shadowenv.js";
 import { zshDotenvChangeOf } from "./zsh-dotenv.js";
 import { procMounts } from "./proc-mounts.js";
 
@@ -152,7 +153,8 @@ export function protectedPathOf(paths: readonly ProtectedPath[], named: string, 
         gitRepositoryChangeOf(named, realPath) ??
         direnvChangeOf(named, realPath) ??
         miseChangeOf(named, realPath) ??
-        zshDotenvChangeOf(named, realPath))
+        zshDotenvChangeOf(named, realPath) ??
+        shadowenvChangeOf(named, realPath))
       : null)
   );
 }
