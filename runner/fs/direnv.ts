@@ -198,12 +198,5 @@ function pathProgramChange(changed: string): ProtectedPath | null {
   };
 }
 
-/** What of the above `named` or `real` (a path a script would change) is, or null. */
-export function direnvChangeOf(named: string, real: string): ProtectedPath | null {
-  return (
-    loadedFileChange(real) ??
-    (named === real ? null : loadedFileChange(named)) ??
-    pathProgramChange(real) ??
-    (named === real ? null : pathProgramChange(named))
-  );
-}
+// What of the above a path a script would change is: a file an `.envrc` above it loads, a program on the PATH one sets.
+export { loadedFileChange as direnvLoadChangeOf, pathProgramChange as direnvProgramChangeOf };

@@ -453,14 +453,9 @@ function configuredFileChange(changed: string, env: NodeJS.ProcessEnv): Protecte
   return hookManagerChangeOf(changed, repository.worktree, [...found.hooks.map((hooks) => hooks.dir), path.join(commonDir, "hooks")], env);
 }
 
-/** What of the above `named` or `real` (a path a script would change) is, as a protected path to refuse, or null. */
-export function gitRepositoryChangeOf(named: string, real: string, env: NodeJS.ProcessEnv = process.env): ProtectedPath | null {
-  const candidates = named === real ? [real] : [real, named];
-  for (const candidate of candidates) {
-    const hit = repositoryDirectoryChange(candidate) ?? configuredFileChange(candidate, env);
-    if (hit) return hit;
-  }
-  return null;
+/** What of the above `changed` (a path a script would change) is, as a protected path to refuse, or null. */
+export function gitRepositoryChangeOf(changed: string, env: NodeJS.ProcessEnv = process.env): ProtectedPath | null {
+  return repositoryDirectoryChange(changed) ?? configuredFileChange(changed, env);
 }
 
 /**

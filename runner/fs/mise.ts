@@ -230,7 +230,8 @@ function globMatches(glob: string, file: string): boolean {
   return new RegExp(`^${source}$`).test(file);
 }
 
-function miseChangeOfPath(changed: string): ProtectedPath | null {
+/** The mise configuration of a trusted directory `changed` (a path a script would change) is, or a file such a configuration names; or null. */
+export function miseChangeOf(changed: string): ProtectedPath | null {
   const trusted = trustedRoots();
   const fromEnv = envTrusted();
   if (trusted.size === 0 && fromEnv.length === 0) return null;
@@ -265,7 +266,3 @@ function miseChangeOfPath(changed: string): ProtectedPath | null {
   }
 }
 
-/** What of the above `named` or `real` (a path a script would change) is, or null. */
-export function miseChangeOf(named: string, real: string): ProtectedPath | null {
-  return miseChangeOfPath(real) ?? (named === real ? null : miseChangeOfPath(named));
-}

@@ -25,7 +25,7 @@ import { tacitCodeLocations } from "../paths.js";
 import { tacitHome } from "../tacit-home.js";
 import { tacitTempDirBelow, tacitTempDirOf, tempDirPlaces } from "../temp-dirs.js";
 import { isWithin, resolveRealOrSelf } from "./containment.js";
-import { direnvChangeOf } from "./direnv.js";
+import { direnvLoadChangeOf, direnvProgramChangeOf } from "./direnv.js";
 import { gitRepositoryChangeOf } from "./git-repository.js";
 import { miseChangeOf } from "./mise.js";
 import { shadowenvChangeOf } from "./shadowenv.js";
@@ -123,13 +123,12 @@ export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = 
 // In any case: on a case-insensitive file system (macOS, Windows) a script's `.git/CONFIG` is git's `.git/config`.
 const GIT_CONTROL = /(?:^|\/)\.git(?:\/(?:modules\/.+|worktrees\/[^/]+))?(?:\/(?:config|config\.worktree|hooks)(?:\/|$)|$)/i;
 
-/** The repository control file `named` or `real` is (see GIT_CONTROL), as a protected path to refuse changes to, or null. */
-function gitControlOf(named: string, realPath: string): ProtectedPath | null {
-  const hit = [realPath, named].find((p) => GIT_CONTROL.test(p));
-  return hit === undefined
+/** The repository control file `changed` is (see GIT_CONTROL), as a protected path to refuse changes to, or null. */
+function gitControlOf(changed: string): ProtectedPath | null {
+  return !GIT_CONTROL.test(changed)
     ? null
     : {
-        path: hit,
+        path: changed,
         what: "a git repository's configuration or hooks",
         readable: true,
         refusal:
@@ -144,17 +143,20 @@ function gitControlOf(named: string, realPath: string): ProtectedPath | null {
  */
 export function protectedPathOf(paths: readonly ProtectedPath[], named: string, realPath: string, use: PathUse = "change"): ProtectedPath | null {
   const inside = (p: ProtectedPath): boolean => isWithin(realPath, p.path) || isWithin(named, p.path);
+  // Each check on changes judges the path where it really leads, then (if another) the path as named.
+  const either = (check: (changed: string) => ProtectedPath | null): ProtectedPath | null => check(realPath) ?? (named === realPath ? null : check(named));
   return (
     paths.find(inside) ??
     checkDir(tacitTempDirOf(realPath) ?? tacitTempDirOf(named)) ??
     (use === "change"
       ? (readOnly().find(inside) ??
-        gitControlOf(named, realPath) ??
-        gitRepositoryChangeOf(named, realPath) ??
-        direnvChangeOf(named, realPath) ??
-        miseChangeOf(named, realPath) ??
-        zshDotenvChangeOf(named, realPath) ??
-        shadowenvChangeOf(named, realPath))
+        either(gitControlOf) ??
+        either(gitRepositoryChangeOf) ??
+        either(direnvLoadChangeOf) ??
+        either(direnvProgramChangeOf) ??
+        either(miseChangeOf) ??
+        either(zshDotenvChangeOf) ??
+        either(shadowenvChangeOf))
       : null)
   );
 }

@@ -31,7 +31,8 @@ function isTrusted(dir: string): boolean {
   });
 }
 
-function shadowenvChangeOfPath(changed: string): ProtectedPath | null {
+/** The trusted `.shadowenv.d` `changed` (a path a script would change) lies in, as a protected path, or null. */
+export function shadowenvChangeOf(changed: string): ProtectedPath | null {
   const dir = IN_SHADOWENV.exec(changed.split(path.sep).join("/"))?.[1];
   if (dir === undefined || !isTrusted(dir)) return null;
   return {
@@ -45,7 +46,3 @@ function shadowenvChangeOfPath(changed: string): ProtectedPath | null {
   };
 }
 
-/** What of the above `named` or `real` (a path a script would change) is, or null. */
-export function shadowenvChangeOf(named: string, real: string): ProtectedPath | null {
-  return shadowenvChangeOfPath(real) ?? (named === real ? null : shadowenvChangeOfPath(named));
-}

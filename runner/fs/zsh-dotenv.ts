@@ -11,14 +11,14 @@
 // keeps it ($ZSH_DOTENV_ALLOWED_LIST, else $ZSH_CACHE_DIR/dotenv-allowed.list, else
 // ~/.oh-my-zsh/cache/dotenv-allowed.list) and in ~/.cache/oh-my-zsh/, as far as tacit's
 // environment tells (these are often shell variables set in ~/.zshrc and not exported). Read once
-// per operation (a stat of each place; the list again only when it changed). Not covered:
+// per operation (each place looked at; the list read again only when its version changed). Not covered:
 // ZSH_DOTENV_PROMPT=false (every .env is loaded, without asking: keep .env out of the script's
 // roots), a list or file name set only inside ~/.zshrc.
 
-import { realpathSync, statSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { readBoundedText } from "../bounded-file.js";
+import { type FileVersion, readBoundedFile } from "../bounded-file.js";
 import { OperationMemo } from "./operation-memo.js";
 import type { ProtectedPath } from "./protected-paths.js";
 
@@ -38,15 +38,13 @@ function allowedLists(env: NodeJS.ProcessEnv): string[] {
 }
 
 /** Each list last read: its version, and the directories it holds. */
-const listCache = new Map<string, { version: string; dirs: readonly string[] }>();
+const listCache = new Map<string, { version: FileVersion; dirs: readonly string[] }>();
 
 function directoriesIn(list: string): readonly string[] {
-  const stats = statSync(list, { throwIfNoEntry: false });
-  if (!stats?.isFile()) return [];
-  const version = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
-  const known = listCache.get(list);
-  if (known?.version === version) return known.dirs;
-  const dirs = (readBoundedText(list, LIST_LIMIT_BYTES) ?? "")
+  const read = readBoundedFile(list, LIST_LIMIT_BYTES, (version) => listCache.get(list)?.version === version);
+  if (read === null) return [];
+  if (read.unchanged) return listCache.get(list)!.dirs;
+  const dirs = read.text
     .split("\n")
     .filter((line) => path.isAbsolute(line))
     .flatMap((line) => {
@@ -57,7 +55,7 @@ function directoriesIn(list: string): readonly string[] {
         return [line];
       }
     });
-  listCache.set(list, { version, dirs });
+  listCache.set(list, { version: read.version, dirs });
   return dirs;
 }
 
@@ -73,15 +71,13 @@ function allowedEnvFiles(env: NodeJS.ProcessEnv = process.env): ReadonlyMap<stri
   });
 }
 
-/** The .env `named` or `real` (a path a script would change) is, in a directory the plugin always loads, or null. */
-export function zshDotenvChangeOf(named: string, real: string): ProtectedPath | null {
-  const files = allowedEnvFiles();
-  if (files.size === 0) return null;
-  const hit = [real, named].find((file) => files.has(file));
-  if (hit === undefined) return null;
+/** The .env `changed` (a path a script would change) is, in a directory the plugin always loads, or null. */
+export function zshDotenvChangeOf(changed: string): ProtectedPath | null {
+  const list = allowedEnvFiles().get(changed);
+  if (list === undefined) return null;
   return {
-    path: hit,
-    what: `the file Oh My Zsh's dotenv plugin loads in ${path.dirname(hit)}, a directory on its allowed list (${files.get(hit)})`,
+    path: changed,
+    what: `the file Oh My Zsh's dotenv plugin loads in ${path.dirname(changed)}, a directory on its allowed list (${list})`,
     readable: true,
     refusal:
       "scripts may read it but not change it (nor create it): the plugin remembers the directory, not the file's content, so it loads " +
