@@ -413,7 +413,6 @@ export class FileSystemExecutor {
 
   /** A package.json whose `"husky"` key an installed husky 4 runner reads may change in every way but that key (see hook-managers.ts). */
   private denyHusky4Hooks(target: Resolved, requested: string, held: () => ManifestText, content: string, append: boolean): void {
-    if (path.basename(target.real) !== "package.json" && path.basename(target.named) !== "package.json") return;
     const runner = husky4RunnerFor([target.real, target.named]);
     if (runner === null) return;
     const before = held();

@@ -464,6 +464,8 @@ export function gitRepositoryChangeOf(changed: string, env: NodeJS.ProcessEnv = 
  */
 export function husky4RunnerFor(manifests: readonly string[], env: NodeJS.ProcessEnv = process.env): string | null {
   for (const manifest of new Set(manifests)) {
+    // Only a package.json can be one: nothing of the repository is read for other files.
+    if (path.basename(manifest) !== "package.json") continue;
     const repository = enclosingRepository(manifest);
     if (repository === null) continue;
     const { found, commonDir } = configurationFor(repository, env);
