@@ -3,10 +3,12 @@
 // read (a FIFO would hold the host's thread waiting for a writer, a link to /dev/zero never
 // ends), and never more than a limit.
 
-import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync, type Stats, statSync } from "node:fs";
 
 /** Names what was read (device, inode, size and times): the same version is the same content, as far as a cache needs. */
 export type FileVersion = string;
+
+const versionOf = (stat: Stats): FileVersion => `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
 
 export type BoundedRead =
   | { unchanged: true; version: FileVersion }
@@ -30,7 +32,7 @@ export function readBoundedFile(file: string, limitBytes: number, known: (versio
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return null;
-    const version = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+    const version = versionOf(stat);
     if (known(version)) return { unchanged: true, version };
     // Room for what fstat said, and a byte more to tell whether that was all of it.
     const buffer = Buffer.allocUnsafe(Math.min(stat.size, limitBytes) + 1);
@@ -60,4 +62,32 @@ export function readBoundedFile(file: string, limitBytes: number, known: (versio
 export function readBoundedText(file: string, limitBytes: number): string | null {
   const read = readBoundedFile(file, limitBytes);
   return read === null || read.unchanged ? null : read.text;
+}
+
+/**
+ * What `parse` made of a file's text (its first `limitBytes`), made again only when the file
+ * changed: a stat per look while it has not (where a check looks at the same few files on every
+ * change a script makes). null when there is no such regular file.
+ */
+export class ParsedFiles<T> {
+  private readonly known = new Map<string, { version: FileVersion; value: T }>();
+
+  constructor(
+    private readonly limitBytes: number,
+    private readonly parse: (text: string, file: string) => T,
+  ) {}
+
+  get(file: string): T | null {
+    const stat = statSync(file, { throwIfNoEntry: false });
+    const known = this.known.get(file);
+    if (stat?.isFile() && known?.version === versionOf(stat)) return known.value;
+    const read = stat?.isFile() ? readBoundedFile(file, this.limitBytes) : null;
+    if (read === null || read.unchanged) {
+      this.known.delete(file);
+      return null;
+    }
+    const value = this.parse(read.text, file);
+    this.known.set(file, { version: read.version, value });
+    return value;
+  }
 }

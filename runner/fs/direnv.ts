@@ -14,17 +14,19 @@
 // allowed `PATH_add bin` and a script that rewrote the existing executable bin/deploy (a write
 // keeps the file's mode) ran the script's code when the user typed `deploy` in the project. A
 // file tacit creates is never executable (0666 less the umask), so the script's bin/ls is not
-// run, and such files stay writable. Not covered: what such a program runs in turn (a
-// bin/deploy that runs scripts/deploy.js, node_modules' own code); the `.envrc` source_up
-// loads from a directory above (outside the project, as a rule); a name given through a
+// run, and such files stay writable. The same for what the .envrc files direnv has records of
+// load (direnv-trust.ts), wherever those lie: so, from below, an allowed .envrc's source_up (the
+// nearest .envrc above it) and `source_env ../..`. Not covered: what such a program runs in turn
+// (a bin/deploy that runs scripts/deploy.js, node_modules' own code); a name given through a
 // variable other than $PWD; other variables path_add sets (PYTHONPATH, …). See README.
 
-import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { readdirSync, realpathSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { readBoundedText } from "../bounded-file.js";
+import { ParsedFiles, readBoundedText } from "../bounded-file.js";
 import { type ShellWord, shellWords } from "../shell-word.js";
 import { isWithin } from "./containment.js";
+import { recordedEnvrcs } from "./direnv-trust.js";
 import type { ProtectedPath } from "./protected-paths.js";
 import { OperationMemo } from "./operation-memo.js";
 
@@ -52,16 +54,27 @@ function* commandsIn(text: string, names: string, dir: string): Generator<{ name
 const known = (word: ShellWord | undefined): string | null => (word === undefined || word.expands ? null : word.text);
 
 /** The files the `.envrc` in `dir` (text `text`) loads, and the command that does. */
-function loadedBy(text: string, dir: string): Array<{ file: string; by: string }> {
-  const files: Array<{ file: string; by: string }> = [];
+function loadedBy(text: string, dir: string): Array<{ file: string; by: string; orItsEnvrc?: true }> {
+  const files: Array<{ file: string; by: string; orItsEnvrc?: true }> = [];
   for (const { name, by, words } of commandsIn(text, String.raw`(?:source_env_if_exists|source_env|dotenv_if_exists|dotenv)\b`, dir)) {
     const named = words[0] === undefined ? (name.startsWith("dotenv") ? ".env" : null) : known(words[0]);
     if (named === null) continue;
-    const file = path.resolve(dir, named);
-    // source_env with a directory loads the .envrc in it.
-    files.push({ file: name.startsWith("source_env") && existsSync(path.join(file, ".envrc")) ? path.join(file, ".envrc") : file, by });
+    files.push({ file: path.resolve(dir, named), by, ...(name.startsWith("source_env") ? { orItsEnvrc: true as const } : {}) });
   }
   return files;
+}
+
+/**
+ * The names the `.envrc` in `dir` (text `text`) loads with source_up or source_up_if_exists (the
+ * nearest of that name in a directory above its own, `.envrc` by default), and the command.
+ */
+function sourcedUpBy(text: string, dir: string): Array<{ file: string; by: string }> {
+  const names: Array<{ file: string; by: string }> = [];
+  for (const { by, words } of commandsIn(text, String.raw`source_up(?:_if_exists)?\b`, dir)) {
+    const named = words[0] === undefined ? ".envrc" : known(words[0]);
+    if (named !== null) names.push({ file: named, by });
+  }
+  return names;
 }
 
 /**
@@ -86,12 +99,28 @@ function pathDirsBy(text: string, dir: string): Array<{ file: string; by: string
 }
 
 interface Loaded {
+  /** For "up", the name as written. */
   file: string;
   by: string;
   envrc: string;
-  /** "load": a file direnv loads; "path": a directory it puts first on PATH. */
-  kind: "load" | "path";
+  /**
+   * "load": a file direnv loads; "path": a directory it puts first on PATH; "up": a name direnv
+   * looks for in each directory above the .envrc's, loading the nearest.
+   */
+  kind: "load" | "path" | "up";
+  /** source_env: a directory stands for the .envrc in it. */
+  orItsEnvrc?: true;
 }
+
+/** What the `.envrc` file `envrc` (text `text`) loads. */
+const loadsOf = (text: string, envrc: string): Loaded[] => {
+  const dir = path.dirname(envrc);
+  return [
+    ...loadedBy(text, dir).map((loaded) => ({ ...loaded, envrc, kind: "load" as const })),
+    ...pathDirsBy(text, dir).map((loaded) => ({ ...loaded, envrc, kind: "path" as const })),
+    ...sourcedUpBy(text, dir).map((loaded) => ({ ...loaded, envrc, kind: "up" as const })),
+  ];
+};
 
 /** What the `.envrc` files in each directory and those above it load, nearest first, remembered for the operation (see operation-memo.ts). */
 const loadedAt = new OperationMemo<readonly Loaded[]>();
@@ -101,11 +130,32 @@ function loadedIn(dir: string): Loaded[] {
   const envrc = path.join(dir, ".envrc");
   // readBoundedText asks existsSync first: most directories hold none, and a failed open costs an exception.
   const text = readEnvrc(envrc);
-  if (text === null) return [];
-  return [
-    ...loadedBy(text, dir).map((loaded) => ({ ...loaded, envrc, kind: "load" as const })),
-    ...pathDirsBy(text, dir).map((loaded) => ({ ...loaded, envrc, kind: "path" as const })),
-  ];
+  return text === null ? [] : loadsOf(text, envrc);
+}
+
+/** What the .envrc files direnv has records of load (direnv-trust.ts), each parsed again only when it changes. */
+const recordedLoads = new ParsedFiles<readonly Loaded[]>(ENVRC_LIMIT_BYTES, loadsOf);
+const recordedMemo = new OperationMemo<readonly Loaded[]>();
+
+/** What the .envrc files above `dir` load, and those direnv has records of, wherever they are. */
+function loadedFor(dir: string): readonly Loaded[] {
+  const recorded = recordedMemo.get("", () => recordedEnvrcs().flatMap((envrc) => recordedLoads.get(envrc) ?? []));
+  const above = loadedAbove(dir);
+  return recorded.length === 0 ? above : [...above, ...recorded];
+}
+
+/** Whether `changed` is (or lies in) what `loaded` loads. */
+function loads(loaded: Loaded, changed: string): boolean {
+  if (loaded.kind === "path") return false;
+  if (loaded.kind === "up") {
+    // Any directory above the .envrc's may hold the nearest of the name (a new one nearer takes over).
+    for (let at = path.dirname(path.dirname(loaded.envrc)); ; at = path.dirname(at)) {
+      if (isWithin(changed, path.resolve(at, loaded.file))) return true;
+      if (path.dirname(at) === at) return false;
+    }
+  }
+  const file = loaded.orItsEnvrc && statSync(loaded.file, { throwIfNoEntry: false })?.isDirectory() ? path.join(loaded.file, ".envrc") : loaded.file;
+  return isWithin(changed, file);
 }
 
 /** What the `.envrc` files in `dir` and every directory above it load, nearest first. */
@@ -131,10 +181,10 @@ function loadedAbove(dir: string): readonly Loaded[] {
 
 /** The file `changed` is (or lies in) that an `.envrc` in a directory above it loads, as a protected path; or null. */
 function loadedFileChange(changed: string): ProtectedPath | null {
-  const hit = loadedAbove(path.dirname(changed)).find(({ file, kind }) => kind === "load" && isWithin(changed, file));
+  const hit = loadedFor(path.dirname(changed)).find((loaded) => loads(loaded, changed));
   if (!hit) return null;
   return {
-    path: hit.file,
+    path: changed,
     what: `a file direnv loads for ${hit.envrc} (${hit.by})`,
     readable: true,
     refusal:
@@ -174,7 +224,7 @@ function linkTargets(dir: string): ReadonlySet<string> {
  * rewritten), so the script's other files there, and new ones, stay writable.
  */
 function pathProgramChange(changed: string): ProtectedPath | null {
-  const dirs = loadedAbove(path.dirname(changed)).filter(({ kind }) => kind === "path");
+  const dirs = loadedFor(path.dirname(changed)).filter(({ kind }) => kind === "path");
   if (dirs.length === 0) return null;
   const stats = statSync(changed, { throwIfNoEntry: false });
   if (!stats?.isFile() || (stats.mode & 0o111) === 0) return null;

@@ -30,6 +30,7 @@ import { readBoundedText } from "../bounded-file.js";
 import { shellWords } from "../shell-word.js";
 import { isWithin } from "./containment.js";
 import { OperationMemo } from "./operation-memo.js";
+import { tomlAssignments, tomlStrings as stringsIn } from "./toml-lines.js";
 import type { ProtectedPath } from "./protected-paths.js";
 
 /** A configuration is a few lines; a larger one is judged by its first 64 KiB. */
@@ -126,9 +127,6 @@ interface Named {
   glob: boolean;
 }
 
-/** The string literals in `text` (TOML's basic and literal strings, escapes as written). */
-const stringsIn = (text: string): string[] => [...text.matchAll(/"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'/g)].map((m) => (m[1] ?? m[2])!.replace(/\\(.)/g, "$1"));
-
 /** A path a configuration in `root` names, resolved as mise does (`{{config_root}}` and relative paths from the root), or null when only mise knows it. */
 function namedPath(value: string, root: string): string | null {
   const text = value.replace(/\{\{\s*config_root\s*\}\}/g, root).replace(/^~(?=\/|$)/, os.homedir());
@@ -143,25 +141,7 @@ function namedBy(text: string, config: string, root: string): Named[] {
     const file = namedPath(value, root);
     if (file !== null) named.push({ file, config, by, glob: /[*?[]/.test(value) });
   };
-  const lines = text.split("\n");
-  let table = "";
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.replace(/^\s+/, "");
-    const header = /^\[\[?\s*([^\]]+?)\s*\]\]?/.exec(line);
-    if (header) {
-      table = header[1]!.replace(/\s+/g, "").replace(/"/g, "");
-      continue;
-    }
-    const assignment = /^([A-Za-z0-9_.\-"' ]+?)\s*=\s*(.*)$/.exec(line);
-    if (!assignment) continue;
-    const key = assignment[1]!.replace(/\s+/g, "").replace(/["']/g, "");
-    let value = assignment[2]!;
-    // A value that opens an array or an inline table runs on to the line that closes it.
-    if (/^[[{]/.test(value)) {
-      const close = value.startsWith("[") ? "]" : "}";
-      while (!value.includes(close) && i + 1 < lines.length) value += `\n${lines[++i]}`;
-    }
-    const full = table === "" ? key : `${table}.${key}`;
+  for (const { key: full, value } of tomlAssignments(text)) {
     const by = `${full} = ${value.split("\n")[0]!.trim()}${value.includes("\n") ? " …" : ""}`;
     // _.source and _.file, as `[env] _.source = …`, `_ = { source = … }`, `[env._.source] path = …`, `[[env._.file]]`.
     if (/(?:^|\.)_\.(?:source|file)(?:\.path)?$/.test(full) || (/(?:^|\.)_$/.test(full) && /\b(?:source|file)\s*=/.test(value))) {

@@ -13,7 +13,8 @@
 // And every mount of the kernel's process file system (proc-mounts.ts), which is not tacit's but
 // shows tacit itself: its environment (the LLM key), its open files, its memory.
 // And, to changes, what git runs later (git-repository.ts, hook-managers.ts) and the files a
-// direnv .envrc loads into the user's shell (direnv.ts), and mise's configuration in a directory
+// direnv .envrc loads into the user's shell (direnv.ts) and an .envrc direnv trusts by path
+// (direnv-trust.ts), and mise's configuration in a directory
 // mise trusts and the files it loads (mise.ts), and the .env of a directory Oh My Zsh's dotenv
 // plugin always loads (zsh-dotenv.ts), and the programs of a trusted .shadowenv.d (shadowenv.ts).
 
@@ -26,6 +27,7 @@ import { tacitHome } from "../tacit-home.js";
 import { tacitTempDirBelow, tacitTempDirOf, tempDirPlaces } from "../temp-dirs.js";
 import { isWithin, resolveRealOrSelf } from "./containment.js";
 import { direnvLoadChangeOf, direnvProgramChangeOf } from "./direnv.js";
+import { direnvTrustedChangeOf } from "./direnv-trust.js";
 import { gitRepositoryChangeOf } from "./git-repository.js";
 import { miseChangeOf } from "./mise.js";
 import { shadowenvChangeOf } from "./shadowenv.js";
@@ -153,6 +155,7 @@ export function protectedPathOf(paths: readonly ProtectedPath[], named: string, 
         either(gitControlOf) ??
         either(gitRepositoryChangeOf) ??
         either(direnvLoadChangeOf) ??
+        either(direnvTrustedChangeOf) ??
         either(direnvProgramChangeOf) ??
         either(miseChangeOf) ??
         either(zshDotenvChangeOf) ??

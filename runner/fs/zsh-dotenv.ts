@@ -18,7 +18,7 @@
 import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { type FileVersion, readBoundedFile } from "../bounded-file.js";
+import { ParsedFiles } from "../bounded-file.js";
 import { OperationMemo } from "./operation-memo.js";
 import type { ProtectedPath } from "./protected-paths.js";
 
@@ -37,14 +37,9 @@ function allowedLists(env: NodeJS.ProcessEnv): string[] {
   ];
 }
 
-/** Each list last read: its version, and the directories it holds. */
-const listCache = new Map<string, { version: FileVersion; dirs: readonly string[] }>();
-
-function directoriesIn(list: string): readonly string[] {
-  const read = readBoundedFile(list, LIST_LIMIT_BYTES, (version) => listCache.get(list)?.version === version);
-  if (read === null) return [];
-  if (read.unchanged) return listCache.get(list)!.dirs;
-  const dirs = read.text
+/** The directories each list holds (and where each really is), read again only when the list changes. */
+const directoriesIn = new ParsedFiles<readonly string[]>(LIST_LIMIT_BYTES, (text) =>
+  text
     .split("\n")
     .filter((line) => path.isAbsolute(line))
     .flatMap((line) => {
@@ -54,10 +49,8 @@ function directoriesIn(list: string): readonly string[] {
       } catch {
         return [line];
       }
-    });
-  listCache.set(list, { version: read.version, dirs });
-  return dirs;
-}
+    }),
+);
 
 /** The protected .env files, by path, and the list that names each, read once per operation. */
 const allowedMemo = new OperationMemo<ReadonlyMap<string, string>>();
@@ -66,7 +59,7 @@ function allowedEnvFiles(env: NodeJS.ProcessEnv = process.env): ReadonlyMap<stri
   return allowedMemo.get("", () => {
     const name = env.ZSH_DOTENV_FILE || ".env";
     const files = new Map<string, string>();
-    for (const list of new Set(allowedLists(env))) for (const dir of directoriesIn(list)) files.set(path.resolve(dir, name), list);
+    for (const list of new Set(allowedLists(env))) for (const dir of directoriesIn.get(list) ?? []) files.set(path.resolve(dir, name), list);
     return files;
   });
 }

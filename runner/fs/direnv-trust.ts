@@ -1,0 +1,157 @@
+// What direnv trusts other than an .envrc's allowed content (direnv.ts has what an .envrc loads).
+//
+// Its configuration's [whitelist] (direnv.toml, or config.toml where there is none, in
+// $DIRENV_CONFIG or $XDG_CONFIG_HOME/direnv) trusts by path: every .envrc whose absolute path
+// starts with a `prefix` entry (a string prefix, so "/code/a" also covers /code/a-b/.envrc), or
+// is an `exact` entry (a directory stands for its .envrc), runs as it is, changed or new, and with
+// `[global] load_dotenv = true` the .env beside it too. Shown with direnv 2.32.1 (Debian): under
+// `prefix = ["…/code/proj"]` a never-allowed `touch PWNED` in proj/.envrc, and in proj-evil/.envrc,
+// ran at the next `direnv export` (which direnv's shell hook runs at every prompt), and a .env
+// there exported its PROMPT_COMMAND into the shell. So a script may not change nor create them.
+//
+// And direnv's records of what the user allowed ($XDG_DATA_HOME/direnv/allow: a file per allowed
+// content, holding the .envrc's path): an allowed .envrc anywhere can load files above or beside
+// its own directory (source_up, source_up_if_exists, `source_env ../..`), which direnv runs
+// without asking (its manual: the other .envrc is not checked by the security framework). Shown
+// with direnv 2.32.1: an allowed sub/.envrc holding `source_up` ran the never-allowed `touch
+// PWNED` in the .envrc above it. direnv.ts protects what the .envrc files named here load,
+// wherever they are, along with what the .envrc files above a changed path load. An .envrc once
+// allowed counts whatever it holds now (the user may allow it again); not covered: one that a
+// script writes back to an earlier allowed content after writing the file it then loads, and
+// the loads from above of .envrc files below that are not recorded (never allowed yet, or
+// trusted only by a prefix).
+
+import { readdirSync, realpathSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ParsedFiles, readBoundedText } from "../bounded-file.js";
+import { OperationMemo } from "./operation-memo.js";
+import type { ProtectedPath } from "./protected-paths.js";
+import { tomlAssignments, tomlStrings } from "./toml-lines.js";
+
+/** direnv's configuration is a few lines; a larger one is judged by its first 64 KiB. */
+const CONFIG_LIMIT_BYTES = 64 * 1024;
+/** An allow record holds one path. */
+const RECORD_LIMIT_BYTES = 4096;
+
+interface DirenvSettings {
+  /** `[whitelist] prefix`, each as written (~ expanded) and, where it differs, where it really leads ("" trusts every path, as in direnv). */
+  prefixes: readonly string[];
+  /** `[whitelist] exact`, as the files they trust. */
+  exact: ReadonlySet<string>;
+  loadDotenv: boolean;
+  /** The file the whitelist was read from, for the refusal. */
+  file: string;
+}
+
+const expandHome = (entry: string): string => entry.replace(/^~(?=\/|$)/, os.homedir());
+
+const realOrNull = (entry: string): string | null => {
+  try {
+    return realpathSync(entry);
+  } catch {
+    return null;
+  }
+};
+
+function parseSettings(text: string, file: string): DirenvSettings {
+  const prefixes: string[] = [];
+  const exact = new Set<string>();
+  let loadDotenv = false;
+  for (const { key, value } of tomlAssignments(text)) {
+    if (key === "global.load_dotenv") loadDotenv = /^true\b/.test(value);
+    else if (key === "whitelist.prefix") {
+      for (const entry of tomlStrings(value).map(expandHome)) {
+        prefixes.push(entry);
+        // A prefix through a link also covers where the link leads: the path the user cds by is not known here.
+        const real = path.isAbsolute(entry) ? realOrNull(entry) : null;
+        if (real !== null && real !== entry) prefixes.push(real);
+      }
+    } else if (key === "whitelist.exact") {
+      for (const entry of tomlStrings(value).map(expandHome)) {
+        const files = /(?:^|\/)\.envrc?$/.test(entry) ? [entry] : [path.join(entry, ".envrc"), path.join(entry, ".env")];
+        for (const one of files) {
+          exact.add(path.resolve(one));
+          const real = realOrNull(one);
+          if (real !== null) exact.add(real);
+        }
+      }
+    }
+  }
+  return { prefixes, exact, loadDotenv, file };
+}
+
+const settingsFiles = new ParsedFiles<DirenvSettings>(CONFIG_LIMIT_BYTES, parseSettings);
+
+/** The configurations direnv may be reading: direnv.toml, or config.toml where there is none (both are read: either may be the one in use). */
+function configFiles(env: NodeJS.ProcessEnv): string[] {
+  const dir = env.DIRENV_CONFIG || path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), ".config"), "direnv");
+  return [path.join(dir, "direnv.toml"), path.join(dir, "config.toml")];
+}
+
+const settingsMemo = new OperationMemo<readonly DirenvSettings[]>();
+
+function settings(env: NodeJS.ProcessEnv = process.env): readonly DirenvSettings[] {
+  return settingsMemo.get("", () => configFiles(env).flatMap((file) => settingsFiles.get(file) ?? []));
+}
+
+/** The .envrc (or, with load_dotenv, .env) `changed` is (a path a script would change), where direnv's whitelist trusts it by path; or null. */
+export function direnvTrustedChangeOf(changed: string): ProtectedPath | null {
+  // In lower case: on a case-insensitive file system `.ENVRC` is direnv's .envrc.
+  const name = path.basename(changed).toLowerCase();
+  if (name !== ".envrc" && name !== ".env") return null;
+  const trusting = settings().find(
+    (config) => (name === ".envrc" || config.loadDotenv) && (config.exact.has(changed) || config.prefixes.some((prefix) => changed.startsWith(prefix))),
+  );
+  if (!trusting) return null;
+  return {
+    path: changed,
+    what: `a file direnv runs without asking: its whitelist in ${trusting.file} trusts it by path`,
+    readable: true,
+    refusal:
+      "scripts may read it but not change it (nor create it): direnv's shell hook loads it at the user's next prompt in that directory, " +
+      "running its code or exporting its variables (PROMPT_COMMAND, PATH, …) into the user's shell, outside the sandbox, without " +
+      "`direnv allow` (the whitelist trusts any content there). Ask the user to change it",
+  };
+}
+
+/** The directory of direnv's allow records. */
+const allowDir = (env: NodeJS.ProcessEnv): string => path.join(env.XDG_DATA_HOME || path.join(os.homedir(), ".local", "share"), "direnv", "allow");
+
+/** The .envrc paths the records last read name, and the version of their directory. */
+let recordsCache: { dir: string; version: string; envrcs: readonly string[] } | undefined;
+
+function readRecords(dir: string): string[] {
+  const envrcs = new Set<string>();
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  for (const entry of entries) {
+    const recorded = readBoundedText(path.join(dir, entry), RECORD_LIMIT_BYTES)?.split("\n")[0];
+    // A record of a .env (load_dotenv) loads nothing further.
+    if (recorded !== undefined && path.isAbsolute(recorded) && path.basename(recorded) === ".envrc") envrcs.add(recorded);
+  }
+  return [...envrcs];
+}
+
+const recordedMemo = new OperationMemo<readonly string[]>();
+
+/**
+ * The .envrc files the user allowed at some time (direnv's records) and those an `exact` entry
+ * trusts: what each loads is protected wherever it lies. Costs a stat of the records' directory
+ * per operation; the records are read again only when it changed.
+ */
+export function recordedEnvrcs(env: NodeJS.ProcessEnv = process.env): readonly string[] {
+  return recordedMemo.get("", () => {
+    const exact = settings(env).flatMap((config) => [...config.exact].filter((file) => path.basename(file) === ".envrc"));
+    const dir = allowDir(env);
+    const stats = statSync(dir, { throwIfNoEntry: false });
+    if (!stats?.isDirectory()) return exact;
+    const version = `${stats.dev}:${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}`;
+    if (recordsCache?.dir !== dir || recordsCache.version !== version) recordsCache = { dir, version, envrcs: readRecords(dir) };
+    return exact.length === 0 ? recordsCache.envrcs : [...new Set([...recordsCache.envrcs, ...exact])];
+  });
+}
