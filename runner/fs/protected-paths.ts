@@ -16,7 +16,8 @@
 // direnv .envrc loads into the user's shell (direnv.ts) and an .envrc direnv trusts by path
 // (direnv-trust.ts), and mise's configuration in a directory
 // mise trusts and the files it loads (mise.ts), and the .env of a directory Oh My Zsh's dotenv
-// plugin always loads (zsh-dotenv.ts), and the programs of a trusted .shadowenv.d (shadowenv.ts).
+// plugin always loads (zsh-dotenv.ts), and the programs of a trusted .shadowenv.d (shadowenv.ts),
+// and the .vimrc and .exrc files Vim runs where its configuration sets 'exrc' (vim-exrc.ts).
 
 import path from "node:path";
 import type { RunnerConfig } from "../config.js";
@@ -31,6 +32,7 @@ import { direnvTrustedChangeOf } from "./direnv-trust.js";
 import { gitRepositoryChangeOf } from "./git-repository.js";
 import { miseChangeOf } from "./mise.js";
 import { shadowenvChangeOf } from "./shadowenv.js";
+import { vimExrcChangeOf } from "./vim-exrc.js";
 import { zshDotenvChangeOf } from "./zsh-dotenv.js";
 import { procMounts } from "./proc-mounts.js";
 
@@ -159,7 +161,8 @@ export function protectedPathOf(paths: readonly ProtectedPath[], named: string, 
         either(direnvProgramChangeOf) ??
         either(miseChangeOf) ??
         either(zshDotenvChangeOf) ??
-        either(shadowenvChangeOf))
+        either(shadowenvChangeOf) ??
+        either(vimExrcChangeOf))
       : null)
   );
 }
