@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { setsExrc } from "../../runner/fs/vim-exrc.js";
+import { luaSetsExrc, setsExrc } from "../../runner/fs/vim-exrc.js";
 import { runScript } from "../helpers.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, realTempDir, writeTree } from "./fixtures.js";
 
@@ -26,6 +26,13 @@ describe("Vim's exrc", () => {
       expect(setsExrc(text), text).toBe(true);
     }
     for (const text of ["set noexrc", '" set exrc', "set expandtab", "set exrc?", "let &exrc = 0", "set ts=4"]) expect(setsExrc(text), text).toBe(false);
+  });
+
+  it("reads 'exrc' being set in Neovim's Lua", () => {
+    for (const text of ["vim.o.exrc = true", "vim.opt.exrc = true", "vim.opt_global.exrc=true", 'vim.cmd("set exrc")', "vim.cmd [[set secure exrc]]"]) {
+      expect(luaSetsExrc(text), text).toBe(true);
+    }
+    for (const text of ["vim.o.exrc = false", "vim.opt.expandtab = true", 'vim.cmd("set noexrc")', "vim.o.exrc_extra = true"]) expect(luaSetsExrc(text), text).toBe(false);
   });
 
   it("where the Vim configuration sets 'exrc', a script may not write a .vimrc or .exrc; elsewhere, and other names, it may", async () => {
@@ -70,6 +77,29 @@ requestFileSystem(".", (fs) => {
       expect(allowed.code, allowed.stderr).toBe(0);
       const written = attempts(allowed.stdout);
       for (const label of [".vimrc", ".exrc", "_vimrc", ".gvimrc"]) expect(attemptOf(written, label).status, label).toBe("ok");
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+
+  it("where Neovim's init.lua sets 'exrc', its .nvim.lua, .nvimrc and .exrc are refused; Vim's .vimrc is not", async () => {
+    const { dir, cleanup } = realTempDir("tacit-nvim-exrc-");
+    try {
+      writeTree(dir, { "home/.config/nvim/init.lua": "vim.opt.number = true\nvim.o.exrc = true\n", "p/notes.txt": "x\n" });
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt(".nvim.lua", () => fs.access("p/.nvim.lua").write("os.execute('true')\\n"));
+  attempt(".nvimrc", () => fs.access("p/.nvimrc").write("!true\\n"));
+  attempt(".exrc", () => fs.access("p/.exrc").write("!true\\n"));
+  attempt(".vimrc", () => fs.access("p/.vimrc").write("set ts=2\\n"));
+});
+`;
+      const r = await runScript(script, ["--quiet"], { cwd: dir, env: { HOME: path.join(dir, "home"), XDG_CONFIG_HOME: path.join(dir, "home/.config"), VIMINIT: "" } });
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, [".nvim.lua", ".nvimrc", ".exrc"], /a file Neovim runs when started in .*p: the Neovim configuration \(.*nvim\/init\.lua\) sets 'exrc'.*before 0\.9.*Ask the user/);
+      expect(attemptOf(found, ".vimrc").status).toBe("ok");
+      for (const file of [".nvim.lua", ".nvimrc", ".exrc"]) expect(existsSync(path.join(dir, "p", file)), file).toBe(false);
     } finally {
       cleanup();
     }
