@@ -14,9 +14,10 @@
 // allowed `PATH_add bin` and a script that rewrote the existing executable bin/deploy (a write
 // keeps the file's mode) ran the script's code when the user typed `deploy` in the project. A
 // file tacit creates is never executable (0666 less the umask), so the script's bin/ls is not
-// run, and such files stay writable. The same for what the .envrc files direnv has records of
-// load (direnv-trust.ts), wherever those lie: so, from below, an allowed .envrc's source_up (the
-// nearest .envrc above it) and `source_env ../..`. Not covered: what such a program runs in turn
+// run, and such files stay writable. And the Nix files `use nix`, `use flake` and `use devenv`
+// evaluate (their shellHook runs; direnv reloads when they change). The same for what the
+// .envrc files direnv has records of load (direnv-trust.ts), wherever those lie: so, from below,
+// an allowed .envrc's source_up (the nearest .envrc above it) and `source_env ../..`. Not covered: what such a program runs in turn
 // (a bin/deploy that runs scripts/deploy.js, node_modules' own code); a name given through a
 // variable other than $PWD; other variables path_add sets (PYTHONPATH, …). See README.
 
@@ -38,14 +39,16 @@ const readEnvrc = (file: string): string | null => readBoundedText(file, ENVRC_L
 
 /**
  * Each use of one of `names` (an alternation, as a pattern) in the text of the `.envrc` in `dir`:
- * at the start of a line or after ; && || (a conditional `[ -f x ] && source_env x` included),
+ * at the start of a line, indented or not, or after ; && || { ( ! then do else (a conditional
+ * `[ -f x ] && source_env x` included),
  * with the command as written and its words as the shell gives them (quotes and escapes taken
  * off, `$PWD` and `~` expanded; a comment ends it: `dotenv # local settings` loads .env).
  */
 function* commandsIn(text: string, names: string, dir: string): Generator<{ name: string; by: string; words: ShellWord[] }> {
-  const command = new RegExp(String.raw`(?:^|[;&|]\s*|\bthen\s+|\bdo\s+)(${names})[ \t]*([^\n;&|]*)`, "gm");
-  for (const [line, name, rest] of text.matchAll(command)) {
-    const by = line.replace(/^[;&|\s]+|^(?:then|do)\s+/, "").trim();
+  // Indented (inside if, case or a function), or after ; && || | { ( ! then do else.
+  const command = new RegExp(String.raw`(?:^|[;&|({!]|\b(?:then|do|else)\b)\s*(${names})[ \t]*([^\n;&|]*)`, "gm");
+  for (const [, name, rest] of text.matchAll(command)) {
+    const by = (name.endsWith("=") ? `${name}${rest}` : `${name} ${rest}`).trim();
     yield { name: name!, by, words: shellWords(rest!, { known: { PWD: dir }, home: os.homedir() }) };
   }
 }
@@ -60,6 +63,35 @@ function loadedBy(text: string, dir: string): Array<{ file: string; by: string; 
     const named = words[0] === undefined ? (name.startsWith("dotenv") ? ".env" : null) : known(words[0]);
     if (named === null) continue;
     files.push({ file: path.resolve(dir, named), by, ...(name.startsWith("source_env") ? { orItsEnvrc: true as const } : {}) });
+  }
+  return [...files, ...nixFilesBy(text, dir)];
+}
+
+/**
+ * The Nix files the `.envrc` in `dir` (text `text`) has evaluated, and the command: `use nix`
+ * (nix-shell: the .nix files given, and shell.nix and default.nix), `use flake` (flake.nix and
+ * flake.lock of the local flake given before `#`, or of `dir`), `use devenv` (its devenv.nix,
+ * .yaml, .lock and devenv.local.nix). Their shellHook or enterShell is bash code run at the
+ * user's next prompt, and direnv watches these files: a change reloads, unasked.
+ */
+function nixFilesBy(text: string, dir: string): Array<{ file: string; by: string }> {
+  const files: Array<{ file: string; by: string }> = [];
+  for (const { name, by, words } of commandsIn(text, String.raw`use[ \t]+(?:nix|flake|devenv)\b`, dir)) {
+    const args = words.map(known);
+    const tool = name.split(/[ \t]+/)[1];
+    let named: string[];
+    if (tool === "nix") named = ["shell.nix", "default.nix", ...args.filter((arg): arg is string => arg !== null && arg.endsWith(".nix"))];
+    else if (tool === "devenv") named = ["devenv.nix", "devenv.yaml", "devenv.lock", "devenv.local.nix"];
+    else {
+      const ref = args.find((arg) => arg === null || !arg.startsWith("-"));
+      if (ref === null) continue;
+      // A local flake: `.`, `./sub#shell`, `path:./sub`, `git+file:./sub`; anything else (github:…, a registry name) is fetched.
+      const local = ref === undefined ? "." : ref.split("#")[0]!.replace(/^(?:path|git\+file):/, "");
+      if (local !== "" && !/^[./~]/.test(local)) continue;
+      const flake = local === "" ? "." : local;
+      named = [path.join(flake, "flake.nix"), path.join(flake, "flake.lock")];
+    }
+    for (const file of named) files.push({ file: path.resolve(dir, file), by });
   }
   return files;
 }

@@ -131,6 +131,85 @@ requestFileSystem(".", (fs) => {
     }
   }, 60_000);
 
+  it("the Nix files an .envrc evaluates with use nix, use flake and use devenv are refused; a remote flake's directory is not", async () => {
+    // Nix is not installed here: this shows the refusals, not a run. nix-shell (use nix) runs a
+    // shell.nix's shellHook, and use flake / use devenv a flake's or devenv's shell hook, as bash
+    // code at the user's next prompt; direnv watches those files and reloads when they change.
+    const { dir, cleanup } = realTempDir("tacit-direnv-nix-");
+    try {
+      const nix = "{ pkgs ? import <nixpkgs> {} }: pkgs.mkShell { }\n";
+      writeTree(dir, {
+        "p/.envrc": "use nix\n",
+        "p/default.nix": nix,
+        "q/.envrc": "use flake ./dev#shell\n",
+        "q/dev/flake.nix": nix,
+        "r/.envrc": 'if has nix; then\n  use nix --arg x 1 "ci/env.nix"\nfi\nuse devenv\n',
+        "s/.envrc": "use flake github:owner/repo#shell\n",
+      });
+      const hook = lit('{ pkgs ? import <nixpkgs> {} }: pkgs.mkShell { shellHook = "touch PWNED"; }\n');
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("shell.nix", () => fs.access("p/shell.nix").write(${hook}));
+  attempt("default.nix", () => fs.access("p/default.nix").write(${hook}));
+  attempt("flake.nix", () => fs.access("q/dev/flake.nix").write(${hook}));
+  attempt("flake.lock", () => fs.access("q/dev/flake.lock").write("{}\\n"));
+  attempt("a .nix argument", () => fs.access("r/ci/env.nix").write(${hook}));
+  attempt("devenv.nix", () => fs.access("r/devenv.nix").write(${hook}));
+  attempt("another flake", () => fs.access("q/flake.nix").write("{}\\n"));
+  attempt("remote flake", () => fs.access("s/flake.nix").write("{}\\n"));
+  attempt("read", () => fs.access("p/default.nix").read());
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["shell.nix", "default.nix"], /a file direnv loads for .*p\/\.envrc \(use nix\).*Ask the user/);
+      expectRefused(found, ["flake.nix", "flake.lock"], /\(use flake \.\/dev#shell\)/);
+      expectRefused(found, ["a .nix argument"], /\(use nix --arg x 1 "ci\/env\.nix"\)/);
+      expectRefused(found, ["devenv.nix"], /\(use devenv\)/);
+      for (const label of ["another flake", "remote flake"]) expect(attemptOf(found, label).status, label).toBe("ok");
+      expect(attemptOf(found, "read")).toEqual({ status: "ok", value: nix });
+      expect(readFileSync(path.join(dir, "p/default.nix"), "utf8")).toBe(nix);
+      for (const file of ["p/shell.nix", "q/dev/flake.lock", "r/ci/env.nix", "r/devenv.nix"]) expect(existsSync(path.join(dir, file)), file).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+
+  it("commands inside blocks are found: indented, after else, in braces and in a function", async () => {
+    const { dir, cleanup } = realTempDir("tacit-direnv-blocks-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      const home = path.join(dir, "home");
+      mkdirSync(home);
+      const envrc = 'if [ -n "$NEVER_SET_HERE" ]; then\n  :\nelse\n  source_env_if_exists .envrc.local\nfi\nload_local() {\n  dotenv_if_exists .env.local\n}\nload_local\n{ PATH_add bin; }\n';
+      const program = "#!/bin/sh\nexit 0\n";
+      writeTree(dir, { "p/.envrc": envrc, "p/bin/deploy": program });
+      chmodSync(path.join(dir, "p/bin/deploy"), 0o755);
+      const project = path.join(dir, "p");
+      allow(project, home);
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("indented, after else", () => fs.access("p/.envrc.local").write(${lit(`touch ${marker}\n`)}));
+  attempt("in a function", () => fs.access("p/.env.local").write(${lit(`PROMPT_COMMAND="touch ${marker}"\n`)}));
+  attempt("in braces", () => fs.access("p/bin/deploy").write(${lit(`#!/bin/sh\ntouch ${marker}\n`)}));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["indented, after else"], /\(source_env_if_exists \.envrc\.local\)/);
+      expectRefused(found, ["in a function"], /\(dotenv_if_exists \.env\.local\)/);
+      expectRefused(found, ["in braces"], /\(PATH_add bin\)/);
+      for (const file of ["p/.envrc.local", "p/.env.local"]) expect(existsSync(path.join(dir, file)), file).toBe(false);
+      expect(readFileSync(path.join(dir, "p/bin/deploy"), "utf8")).toBe(program);
+      if (HAS_DIRENV) nextPrompt(project, home, "deploy");
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+
   it("names written with quotes or escapes are read as the shell reads them", async () => {
     const { dir, cleanup } = realTempDir("tacit-direnv-quoted-");
     try {
