@@ -37,19 +37,28 @@ const CLIENT_PROJECT_FILES = [
   ".zed/settings.json",
   ".codex/config.toml",
   ".junie/mcp/mcp.json",
-  // Continue reads every file under .continue/mcpServers (a directory, as .opencode).
+  ".kilocode/mcp.json",
+  ".qwen/settings.json",
+  // Crush runs its crushrc as bash at start (MCP servers, language servers, hooks); .crush.json and crush.json are its older form.
+  ".crushrc",
+  "crushrc",
+  ".crush.json",
+  "crush.json",
+  // Continue reads every file under .continue/mcpServers (a directory, as .opencode); Kilo Code its .kilo (agents, MCP servers, plugins).
   ".continue",
+  ".kilo",
 ];
 
 /** Entries of CLIENT_PROJECT_FILES that are directories, not one settings file. */
-const CLIENT_PROJECT_DIRECTORIES: ReadonlySet<string> = new Set([".opencode", ".continue"]);
+const CLIENT_PROJECT_DIRECTORIES: ReadonlySet<string> = new Set([".opencode", ".continue", ".kilo"]);
 
 /**
  * In the start directory and each one above it: npm's and yarn's project configuration (npm's
  * project is the nearest directory with a package.json or node_modules; yarn's .yarnrc.yml can
- * name the yarn to run, `yarnPath`), and OpenCode's, which it merges from each directory up.
+ * name the yarn to run, `yarnPath`), and OpenCode's, which it merges from each directory up (and
+ * Kilo Code's, built on OpenCode).
  */
-const ALONG_THE_WAY_UP = [".npmrc", ".yarnrc", ".yarnrc.yml", "opencode.json", "opencode.jsonc"];
+const ALONG_THE_WAY_UP = [".npmrc", ".yarnrc", ".yarnrc.yml", "opencode.json", "opencode.jsonc", "kilo.json", "kilo.jsonc"];
 
 /** Relative to the home directory: the same clients' user settings. */
 const CLIENT_USER_FILES = [
@@ -69,6 +78,12 @@ const CLIENT_USER_FILES = [
   ".aws/amazonq/mcp.json",
   ".config/goose/config.yaml",
   ".continue",
+  ".kilocode/cli/global/settings/mcp_settings.json",
+  ".config/kilo/kilo.json",
+  ".config/kilo/kilo.jsonc",
+  ".qwen/settings.json",
+  ".config/crush/crushrc",
+  ".config/crush/crush.json",
 ];
 
 /** An npm setting from the environment (npm reads npm_config_x in any case). */

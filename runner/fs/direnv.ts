@@ -47,9 +47,9 @@ const readEnvrc = (file: string): string | null => readBoundedText(file, ENVRC_L
 function* commandsIn(text: string, names: string, dir: string): Generator<{ name: string; by: string; words: ShellWord[] }> {
   // Indented (inside if, case or a function), or after ; && || | { ( ! then do else.
   const command = new RegExp(String.raw`(?:^|[;&|({!]|\b(?:then|do|else)\b)\s*(${names})[ \t]*([^\n;&|]*)`, "gm");
-  for (const [, name, rest] of text.matchAll(command)) {
+  for (const [, name = "", rest = ""] of text.matchAll(command)) {
     const by = (name.endsWith("=") ? `${name}${rest}` : `${name} ${rest}`).trim();
-    yield { name: name!, by, words: shellWords(rest!, { known: { PWD: dir }, home: os.homedir() }) };
+    yield { name, by, words: shellWords(rest, { known: { PWD: dir }, home: os.homedir() }) };
   }
 }
 
