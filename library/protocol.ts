@@ -144,7 +144,8 @@ export type Action =
   | { kind: "Chat"; message: string }
   | { kind: "ChatClassified"; handle: string }
   | { kind: "NetOpenScope"; hosts: string[] }
-  | ({ kind: "HttpRequest" } & HttpRequestFields)
+  // A classified body's answer is classified: only HttpRequestClassified may carry one.
+  | ({ kind: "HttpRequest" } & HttpRequestFields & { classifiedBody: null })
   | ({ kind: "HttpRequestClassified" } & HttpRequestFields)
   | { kind: "ExecOpenScope"; commands: string[] }
   | { kind: "Exec"; scope: string; command: string; args: string[]; cwd: string | null; timeoutMs: number | null; input: string | null };

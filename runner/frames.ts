@@ -73,7 +73,10 @@ const ACTION_SCHEMAS = {
   Chat: () => z.object({ kind: z.literal("Chat"), message: z.string() }).strict(),
   ChatClassified: () => z.object({ kind: z.literal("ChatClassified"), handle: handle() }).strict(),
   NetOpenScope: () => z.object({ kind: z.literal("NetOpenScope"), hosts: z.array(z.string().max(1024)).max(1000) }).strict(),
-  HttpRequest: () => z.object({ kind: z.literal("HttpRequest"), ...httpFields() }).strict(),
+  // A request whose answer the script sees carries no classified body: its answer is derived from
+  // the plaintext. A script that replaced JSON.stringify renamed httpPostClassified's request to
+  // this kind and read the answer (redacted only of the forms the body was sent in) with JSON.parse.
+  HttpRequest: () => z.object({ kind: z.literal("HttpRequest"), ...httpFields(), classifiedBody: z.null() }).strict(),
   HttpRequestClassified: () => z.object({ kind: z.literal("HttpRequestClassified"), ...httpFields() }).strict(),
   ExecOpenScope: () => z.object({ kind: z.literal("ExecOpenScope"), commands: z.array(z.string().max(4096)).max(1000) }).strict(),
   Exec: () =>

@@ -35,7 +35,7 @@ export function createNetworkApi(channel: Channel, classified: ClassifiedApi) {
     }
     httpRequest(method: string, url: string, options: RequestOptions = {}): HttpResponse {
       const body = options.body === undefined ? null : String(options.body);
-      return channel.request({ kind: "HttpRequest", ...fields(this.#scope, String(method), url, options, body) });
+      return channel.request({ kind: "HttpRequest", ...fields(this.#scope, String(method), url, options, body), classifiedBody: null });
     }
     httpGet(url: string, options: RequestOptions = {}): string {
       return this.httpRequest("GET", url, options).body;
