@@ -7,6 +7,8 @@ import { lookup as dnsLookup } from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction, Socket } from "node:net";
+import type { Readable } from "node:stream";
+import zlib from "node:zlib";
 import { PolicyDenial, EffectFailure } from "../refusals.js";
 import { isRestrictedAddress } from "./address-check.js";
 import { hostOf, isIpLiteral } from "./host-policy.js";
@@ -80,6 +82,32 @@ function wholeCharacters(body: Buffer): Buffer {
   return body;
 }
 
+/**
+ * The decoder for an answer's content coding: none for an answer as it is, null for a coding
+ * tacit does not decode. A script may ask for compression (Accept-Encoding is an ordinary
+ * header), and redaction looks for a secret's forms in text: in gzipped bytes it found none, and
+ * a security review read a whole secret header out of a gzipping echo server's answers (read as
+ * text, their lengths and bytes told, request by request, whether a guessed next character of
+ * the secret lengthened a back-reference to it: CRIME's compression oracle). Decoded, the answer
+ * is the text the server wrote, redacted as any other, and its compressed size is never seen.
+ */
+function decoderFor(coding: string): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | "none" | null {
+  switch (coding.trim().toLowerCase()) {
+    case "":
+    case "identity":
+      return "none";
+    case "gzip":
+    case "x-gzip":
+      return zlib.createGunzip();
+    case "deflate":
+      return zlib.createInflate();
+    case "br":
+      return zlib.createBrotliDecompress();
+    default:
+      return null;
+  }
+}
+
 function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, signal: AbortSignal): Promise<HttpOutcome & { location: string | null }> {
   const { url } = call;
   const host = hostOf(url);
@@ -112,20 +140,6 @@ function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, si
         const chunks: Buffer[] = [];
         let size = 0;
         let truncated = false;
-        response.on("data", (chunk: Buffer) => {
-          if (truncated) return;
-          const room = limits.maxResponseBytes - size;
-          if (chunk.length > room) {
-            chunks.push(chunk.subarray(0, room));
-            size += room;
-            truncated = true;
-            response.destroy();
-            finish();
-            return;
-          }
-          chunks.push(chunk);
-          size += chunk.length;
-        });
         let finished = false;
         const finish = (): void => {
           if (finished) return;
@@ -134,8 +148,46 @@ function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, si
           const body = Buffer.concat(chunks, size);
           resolve({ status: response.statusCode ?? 0, body: truncated ? wholeCharacters(body) : body, truncated, location: response.headers.location ?? null });
         };
-        response.on("end", finish);
+        // A redirect that is followed has its body read by no one: its coding does not matter.
+        const followed = REDIRECTS.has(response.statusCode ?? 0) && response.headers.location !== undefined;
+        const coding = followed ? "" : String(response.headers["content-encoding"] ?? "");
+        const decoder = decoderFor(coding);
+        if (decoder === null) {
+          response.destroy();
+          clearTimeout(overall);
+          reject(new EffectFailure(`${url.origin}: answered in a content coding tacit does not decode (${coding.trim()}); nothing of the answer was kept. Ask for gzip, deflate or br, or none`));
+          return;
+        }
+        // The limit counts the decoded bytes: a small compressed answer can decode to gigabytes.
+        let encodedBytes = 0;
+        response.on("data", (chunk: Buffer) => (encodedBytes += chunk.length));
+        const text: Readable = decoder === "none" ? response : response.pipe(decoder);
+        text.on("data", (chunk: Buffer) => {
+          if (truncated) return;
+          const room = limits.maxResponseBytes - size;
+          if (chunk.length > room) {
+            chunks.push(chunk.subarray(0, room));
+            size += room;
+            truncated = true;
+            response.destroy();
+            if (text !== response) text.destroy();
+            finish();
+            return;
+          }
+          chunks.push(chunk);
+          size += chunk.length;
+        });
+        text.on("end", finish);
         response.on("error", (error) => (truncated ? finish() : reject(error)));
+        if (text !== response) {
+          // An empty body (HEAD, 204, 304) says its coding but holds nothing to decode.
+          text.on("error", () => {
+            if (truncated || encodedBytes === 0) return finish();
+            response.destroy();
+            clearTimeout(overall);
+            reject(new EffectFailure(`${url.origin}: the answer is not valid ${coding.trim()}; nothing of it was kept`));
+          });
+        }
       },
     );
     const overall = setTimeout(() => request.destroy(new EffectFailure(`${url.origin}: no complete answer within ${limits.timeoutMs} ms`)), limits.timeoutMs);
