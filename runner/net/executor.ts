@@ -283,7 +283,7 @@ export class NetworkExecutor {
     const { secretHeaders, body, secrets } = await this.unwrap(action);
     const limits: HttpLimits = { maxResponseBytes: this.policy.maxResponseBytes, timeoutMs: this.policy.timeoutMs, maxRedirects: MAX_REDIRECTS };
     // Loaded on first use: node:http, node:https and TLS cost start-up time every run.
-    const { httpExchange } = await import("./http-client.js");
+    const { answerText, httpExchange } = await import("./http-client.js");
     try {
       const outcome = await httpExchange(
         {
@@ -297,7 +297,7 @@ export class NetworkExecutor {
         limits,
         this.signal,
       );
-      return { status: outcome.status, body: outcome.body.toString("utf8"), truncated: outcome.truncated, limitBytes: limits.maxResponseBytes, secrets };
+      return { status: outcome.status, body: answerText(outcome, url.origin), truncated: outcome.truncated, limitBytes: limits.maxResponseBytes, secrets };
     } catch (error) {
       // What the script itself named (the URL's host and port) is never masked: a failed
       // connection quotes them, and a mask there told a right guess of a secret from a wrong

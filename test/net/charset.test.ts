@@ -1,0 +1,114 @@
+// Answers in UTF-16, through the real CLI: a server that honours the charset a request asks for
+// (Spring MVC with Jackson writes JSON in the charset of the media type it negotiated, UTF-16 and
+// UTF-32 included) echoes a secret header in it. Redaction looks for a secret's forms in the
+// answer's text, so the text must be read in the charset the answer declares.
+
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { expectNoLeak } from "../files/fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, type Handler, lit, makeCanary, perTestResources, permit, tacit, writeTree } from "./fixtures.js";
+
+const resources = perTestResources("tacit-net-charset-");
+
+/** The text in `charset` as Java writes it ("UTF-16": big-endian after a byte order mark). */
+function encode(text: string, charset: string): Buffer {
+  const le = Buffer.from(text, "utf16le");
+  switch (charset) {
+    case "utf-16le":
+      return le;
+    case "utf-16be":
+      return Buffer.from(le).swap16();
+    case "utf-16":
+      return Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(le).swap16()]);
+    case "x-utf-16le-bom":
+      return Buffer.concat([Buffer.from([0xff, 0xfe]), le]);
+    case "utf-32be": {
+      const points = [...text].map((c) => c.codePointAt(0)!);
+      const out = Buffer.alloc(points.length * 4);
+      points.forEach((point, i) => out.writeUInt32BE(point, i * 4));
+      return out;
+    }
+    default:
+      return Buffer.from(text, "utf8");
+  }
+}
+
+/**
+ * A JSON echo of the request, in the charset its Accept header asks for (UTF-8 otherwise), named
+ * in the Content-Type unless Accept says "undeclared" (JSON in UTF-16 or UTF-32 as RFC 4627 let
+ * it be, told by its first bytes).
+ */
+const negotiatingEcho: Handler = (request, response) => {
+  const accept = String(request.headers.accept ?? "");
+  const charset = /charset=([\w-]+)/i.exec(accept)?.[1]?.toLowerCase() ?? "utf-8";
+  response.setHeader("content-type", accept.includes("undeclared") ? "application/json" : `application/json;charset=${charset.toUpperCase()}`);
+  response.end(encode(JSON.stringify(request), charset));
+};
+
+describe("answers in another charset", () => {
+  it("a UTF-16 echo of a secret header is read as UTF-16 and redacted; a UTF-32 one is refused", async () => {
+    const a = await resources.server(negotiatingEcho);
+    const root = path.join(resources.dir(), "work");
+    const canary = makeCanary();
+    writeTree(root, { ".env": `${canary}\n` });
+    const result = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+const token = requestFileSystem(".", (fs) => fs.readClassified(".env").map((t) => t.trim()));
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  const echoed = (charset: string): string => {
+    const body = net.httpGet(${lit(`${a.origin}/echo`)}, { headers: { accept: "application/json;charset=" + charset }, secretHeaders: { authorization: token } });
+    // Read as UTF-8, an ASCII text in UTF-16 or UTF-32 is itself with NULs between its characters.
+    return JSON.parse(body.replace(/[\\u0000\\ufffd]/g, "")).headers.authorization;
+  };
+  for (const charset of ["utf-8", "utf-16le", "utf-16be", "utf-16", "x-utf-16le-bom", "utf-32be"]) attempt(charset, () => echoed(charset));
+  for (const charset of ["utf-16le", "utf-16be", "utf-32be"]) attempt("undeclared-" + charset, () => echoed(charset + ";undeclared"));
+  attempt("head-utf-32be", () => net.httpRequest("HEAD", ${lit(`${a.origin}/echo`)}, { headers: { accept: "application/json;charset=utf-32be" } }));
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(a.received.map((r) => r.headers.authorization)).toEqual([...Array(9).fill(canary), undefined]);
+    // An answer without a body has no text to read, whatever charset it names.
+    expect(attemptOf(attempts(result.stdout), "head-utf-32be")).toEqual({ status: "ok", value: { status: 200, body: "" } });
+    expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
+    const found = attempts(result.stdout);
+    for (const charset of ["utf-8", "utf-16le", "utf-16be", "utf-16", "x-utf-16le-bom"]) expect(attemptOf(found, charset), charset).toEqual({ status: "ok", value: "[redacted]" });
+    expect(attemptOf(found, "utf-32be")).toMatchObject({ status: "Error", value: expect.stringMatching(/UTF-32BE, which tacit does not read; nothing of the answer was kept/) });
+    for (const charset of ["utf-16le", "utf-16be"]) expect(attemptOf(found, `undeclared-${charset}`), charset).toEqual({ status: "ok", value: "[redacted]" });
+    expect(attemptOf(found, "undeclared-utf-32be")).toMatchObject({ status: "Error", value: expect.stringMatching(/UTF-32BE, which tacit does not read/) });
+  });
+
+  it("a UTF-16 answer cut by the size limit inside an echoed secret, at an odd byte, shows no piece of it", async () => {
+    const limit = 4097;
+    // The cut falls `keep` characters into the secret, and one byte into the character after.
+    const a = await resources.server((request, response) => {
+      const keep = Number(new URL(request.url, "http://x").searchParams.get("keep"));
+      response.setHeader("content-type", "text/plain; charset=utf-16le");
+      response.end(encode("x".repeat((limit - 1) / 2 - keep) + String(request.headers.authorization) + "y".repeat(100), "utf-16le"));
+    });
+    const root = path.join(resources.dir(), "work");
+    const canary = makeCanary();
+    writeTree(root, { ".env": `${canary}\n` });
+    const keeps = [8, 20, canary.length - 4];
+    const result = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+const token = requestFileSystem(".", (fs) => fs.readClassified(".env").map((t) => t.trim()));
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  for (const keep of ${JSON.stringify(keeps)}) {
+    attempt("keep-" + keep, () => net.httpGet(${lit(`${a.origin}/pad?keep=`)} + keep, { secretHeaders: { authorization: token } }).replace(/^x+/, ""));
+  }
+});
+`,
+      [...permit(`127.0.0.1:${a.port}`), "--config", configFile(root, { networkResponseLimitBytes: limit })],
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    for (const keep of keeps) {
+      expect(attemptOf(found, `keep-${keep}`), `keep-${keep}`).toEqual({ status: "ok", value: `[redacted]\n[tacit: response truncated at ${limit} bytes]\n` });
+    }
+    expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
+  });
+});
