@@ -57,11 +57,48 @@ function formsOf(sent: string): string[] {
     // AWS secret came back from a PHP echo in pieces between the escapes, none of them a form.
     json.replace(/\//g, "\\/"),
     value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;"),
+    // Encoders that also escape "+" (a base64 key holds it: an AWS secret access key came back
+    // whole past these, and JSON.parse undid the first by itself): ASP.NET Core's JSON, Razor's
+    // HTML and Go's html/template.
+    systemTextJson(value),
+    razorHtml(value),
+    value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&#34;").replace(/'/g, "&#39;").replace(/\+/g, "&#43;").replace(/\0/g, "\ufffd"),
     encodeURIComponent(value),
     base64,
     base64.replace(/=+$/, ""),
     Buffer.from(value, "utf8").toString("base64url"),
   ];
+}
+
+/** \uXXXX with upper-case digits, as .NET writes it. */
+const dotnetEscape = (code: number): string => `\\u${code.toString(16).toUpperCase().padStart(4, "0")}`;
+const JSON_SHORT_ESCAPES: Record<string, string> = { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f" };
+
+/**
+ * A string inside JSON as System.Text.Json writes it by default (JavaScriptEncoder.Default,
+ * ASP.NET Core's): " & ' + < > ` and every character outside printable ASCII as \uXXXX in upper
+ * case, the backslash and the usual controls in short form.
+ */
+function systemTextJson(value: string): string {
+  let out = "";
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]!;
+    const code = value.charCodeAt(i);
+    out += JSON_SHORT_ESCAPES[c] ?? (code < 0x20 || code > 0x7e || "\"&'+<>`".includes(c) ? dotnetEscape(code) : c);
+  }
+  return out;
+}
+
+const HTML_NAMED: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+
+/** A string as Razor's default HtmlEncoder writes it: & < > " named, ' + and what is not printable ASCII as &#xHEX;. */
+function razorHtml(value: string): string {
+  let out = "";
+  for (const c of value) {
+    const code = c.codePointAt(0)!;
+    out += HTML_NAMED[c] ?? (code < 0x20 || code > 0x7e || c === "'" || c === "+" ? `&#x${code.toString(16).toUpperCase()};` : c);
+  }
+  return out;
 }
 
 /**

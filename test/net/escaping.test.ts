@@ -1,0 +1,104 @@
+// Echoes escaped the way other servers' default encoders escape, through the real CLI. A key
+// with "+" or "/" (base64: an AWS secret access key, most random API keys) is common, and
+// ASP.NET Core's JSON (System.Text.Json's default encoder) writes "+" as \u002B, Razor's HTML
+// encoder as &#x2B;, Go's html/template as &#43;: none of them was a form redaction looked for,
+// and JSON.parse undoes the first by itself.
+
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { expectNoLeak } from "../files/fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, type Handler, lit, makeCanary, perTestResources, permit, tacit, writeTree } from "./fixtures.js";
+
+const resources = perTestResources("tacit-net-escaping-");
+
+/** \uXXXX in upper case, as .NET writes it. */
+const unicodeEscape = (code: number): string => `\\u${code.toString(16).toUpperCase().padStart(4, "0")}`;
+
+/**
+ * A string as System.Text.Json writes it by default (JavaScriptEncoder.Default): the
+ * HTML-sensitive characters " & ' + < > ` and every character outside printable ASCII as
+ * \uXXXX, the backslash and the usual controls in short form.
+ */
+function systemTextJson(value: string): string {
+  const short: Record<string, string> = { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f" };
+  let out = "";
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]!;
+    const code = value.charCodeAt(i);
+    out += short[c] ?? (code < 0x20 || code > 0x7e || "\"&'+<>`".includes(c) ? unicodeEscape(code) : c);
+  }
+  return `"${out}"`;
+}
+
+/** A string as Razor's default HtmlEncoder writes it: named entities for & < > ", &#xHEX; for ' + and what is not printable ASCII. */
+function razorHtml(value: string): string {
+  const named: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+  let out = "";
+  for (const c of value) {
+    const code = c.codePointAt(0)!;
+    out += named[c] ?? (code < 0x20 || code > 0x7e || "'+".includes(c) ? `&#x${code.toString(16).toUpperCase()};` : c);
+  }
+  return out;
+}
+
+/** A string as Go's html/template writes text: & < > as named entities, " ' + as &#34; &#39; &#43;. */
+function goHtmlTemplate(value: string): string {
+  const escapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;", "+": "&#43;", "\0": "\ufffd" };
+  return [...value].map((c) => escapes[c] ?? c).join("");
+}
+
+/** Echoes the Authorization header: as ASP.NET Core's JSON, a Razor page or a Go template would. */
+const echoing: Handler = (request, response) => {
+  const secret = String(request.headers.authorization ?? "");
+  switch (request.url) {
+    case "/dotnet-json":
+      response.setHeader("content-type", "application/json; charset=utf-8");
+      response.end(`{"headers":{"Authorization":${systemTextJson(secret)}}}`);
+      return;
+    case "/razor":
+      response.setHeader("content-type", "text/html; charset=utf-8");
+      response.end(`<dl><dt>Authorization</dt><dd>${razorHtml(secret)}</dd></dl>`);
+      return;
+    default:
+      response.setHeader("content-type", "text/html; charset=utf-8");
+      response.end(`<p>Authorization: ${goHtmlTemplate(secret)}</p>`);
+  }
+};
+
+describe("echoes in other servers' escaping", () => {
+  it("a key with + echoed by ASP.NET Core's JSON, a Razor page or a Go template is redacted", async () => {
+    const a = await resources.server(echoing);
+    const root = path.join(resources.dir(), "work");
+    // Shaped like an AWS secret access key: base64, with "+" and "/".
+    const canary = makeCanary().replaceAll("-", "+").replace("+", "/");
+    writeTree(root, { ".env": `AWS_SECRET_ACCESS_KEY=${canary}\n` });
+    const result = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+const key = requestFileSystem(".", (fs) => fs.readClassified(".env").map((env) => env.trim().split("=")[1]!));
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  const get = (where: string): string => net.httpGet(${lit(a.origin)} + where, { secretHeaders: { authorization: key } });
+  attempt("dotnet-json", () => JSON.parse(get("/dotnet-json")).headers.Authorization);
+  attempt("razor", () => /<dd>(.*)<\\/dd>/.exec(get("/razor"))![1]!.replace(/&#x2B;/g, "+"));
+  attempt("go-template", () => /Authorization: (.*)<\\/p>/.exec(get("/go-template"))![1]!.replace(/&#43;/g, "+"));
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(a.received.map((r) => r.headers.authorization)).toEqual([canary, canary, canary]);
+    expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
+    const found = attempts(result.stdout);
+    for (const label of ["dotnet-json", "razor", "go-template"]) expect(attemptOf(found, label), label).toEqual({ status: "ok", value: "[redacted]" });
+  });
+
+  it("(unit) the same encoders' escapes of <, &, `, non-ASCII and astral characters are redacted, in the value and as a word of it", async () => {
+    const { redact } = await import("../../runner/net/redaction.js");
+    const secret = "s3cr\u00e9t<K&Y>+it`s\u{1F600}-long/enough";
+    for (const sent of [secret, `Bearer ${secret}`]) {
+      for (const echo of [systemTextJson(secret).slice(1, -1), razorHtml(secret), goHtmlTemplate(secret)]) {
+        expect(redact(`you sent: ${echo}.`, [sent]), echo).toBe("you sent: [redacted].");
+      }
+    }
+  });
+});
