@@ -14,8 +14,13 @@ for (const [network, prefix] of [
 }
 // ::/96 holds ::, ::1 and the deprecated IPv4-compatible addresses (::7f00:1 is 127.0.0.1 on a
 // host that tunnels them); a fourth review noted they were missing. 6to4 is checked below.
+// Also the prefixes that carry an IPv4 address to a translator that may be told to reach private
+// ones: NAT64's local-use 64:ff9b:1::/48 (RFC 8215 made it for exactly that, beside the
+// well-known 64:ff9b::/96) and SIIT's IPv4-translated ::ffff:0:0:0/96 (RFC 2765); and the
+// deprecated site-local fec0::/10, private addressing that old networks still route.
 for (const [network, prefix] of [
   ["::", 96], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["64:ff9b::", 96], ["2001:db8::", 32],
+  ["64:ff9b:1::", 48], ["::ffff:0:0:0", 96], ["fec0::", 10],
 ] as const) {
   restricted.addSubnet(network, prefix, "ipv6");
 }

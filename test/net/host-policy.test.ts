@@ -141,6 +141,13 @@ describe("restricted addresses", () => {
     ["2002:a9fe:a9fe::", true], // 6to4 of 169.254.169.254
     ["2002:0a00:0001:1::5", true], // 6to4 of 10.0.0.1
     ["2002:808:808::1", false], // 6to4 of 8.8.8.8
+    ["64:ff9b:1::a9fe:a9fe", true], // NAT64 local-use prefix (RFC 8215) carrying 169.254.169.254
+    ["64:ff9b:1:ffff::a00:1", true],
+    ["64:ff9b:2::1", false],
+    ["::ffff:0:7f00:1", true], // SIIT IPv4-translated (RFC 2765) 127.0.0.1
+    ["::ffff:0:a9fe:a9fe", true],
+    ["fec0::1", true], // deprecated site-local
+    ["feff:ffff::1", true],
     ["8.8.8.8", false],
     ["1.1.1.1", false],
     ["2606:4700::1", false],

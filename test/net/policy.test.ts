@@ -9,6 +9,7 @@ import {
   ATTEMPT_PRELUDE,
   attemptOf,
   attempts,
+  configFile,
   expectRefused,
   lit,
   permit,
@@ -171,6 +172,29 @@ requestNetwork(["*.*.*.*:*", "*.*:*", "local*:*", "*:*"], (net) => {
     expect(a.received).toEqual([]);
     // Refused before any connection was tried: no waiting on unroutable addresses.
     expect(elapsed).toBeLessThan(10_000);
+  });
+
+  it("an IPv6 glob never unlocks addresses that carry an IPv4 one to a translator (NAT64 local-use, SIIT) or are site-local: refused at once", async () => {
+    const started = Date.now();
+    const result = await tacit(
+      workDir(),
+      `${ATTEMPT_PRELUDE}
+requestNetwork(["[64:ff9b:1::a9fe:*]:*", "[::ffff:0:7f00:*]:*", "[fec0::*]:*"], (net) => {
+  attempt("nat64-local-metadata", () => net.httpGet("http://[64:ff9b:1::a9fe:a9fe]/latest/meta-data/"));
+  attempt("siit-loopback", () => net.httpGet("http://[::ffff:0:7f00:1]:8080/"));
+  attempt("site-local", () => net.httpGet("http://[fec0::1]/"));
+});
+`,
+      [...permit("[64:ff9b:1::a9fe:*]:*", "[::ffff:0:7f00:*]:*", "[fec0::*]:*"), "--config", configFile(workDir(), { networkTimeoutMs: 3000 }), "--exec-timeout-ms", "20000"],
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expectRefused(
+      attempts(result.stdout),
+      ["nat64-local-metadata", "siit-loopback", "site-local"],
+      /loopback, private or link-local address; it is reachable only when --network-permissions names it literally/,
+    );
+    // Refused before any connection was tried (one would wait for its timeout).
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it("a permission that names the host or address literally unlocks it, whatever the scope's spelling", async () => {
