@@ -111,11 +111,23 @@ export function pathSubject(absolute: string, tree = false): RequestSubject {
 export function approvalPattern(request: ActionRequest, runsIn: string | null = null): string {
   if (request.subject.kind === "command") {
     const input = request.subject.input ?? null;
-    return `${request.pattern}${runsIn === null ? "" : ` (in ${runsIn})`}${input === null ? "" : ` (input ${digestOf(input)})`}`;
+    return `${request.pattern}${runsIn === null ? "" : ` (in ${directoryWord(runsIn)})`}${input === null ? "" : ` (input ${digestOf(input)})`}`;
   }
   if (request.subject.kind !== "path") return request.pattern;
   const real = request.subject.paths()[1];
   return real === undefined ? request.pattern : `${request.pattern} -> ${real}`;
+}
+
+/**
+ * A command's working directory as its pattern and question name it: as it is when it is plain
+ * (letters, digits and `@%+=:,./_-`), else as a JSON string. Written as it was, a directory name
+ * could spell the rest of a pattern: a script ran `sh`, reading nothing, in a directory it named
+ * `sub) (input sha256:<digest of "rm important.txt">`; the question and the remembered yes were
+ * `exec sh (in …/sub) (input sha256:…)`, the pattern of `sh` reading that input in sub/, which the
+ * yes then ran unasked.
+ */
+export function directoryWord(directory: string): string {
+  return /^[\w@%+=:,./-]+$/.test(directory) ? directory : JSON.stringify(directory);
 }
 
 /**
