@@ -92,10 +92,10 @@ export class CapabilityTable {
     );
   }
 
-  /** The root of a live file-system scope (for naming its actions), or null. */
-  fsRoot(token: string): string | null {
+  /** A live file-system scope (for naming its actions), or null. */
+  fsScope(token: string): FileSystemScope | null {
     const capability = this.live.get(token);
-    return capability?.kind === "fs" ? capability.root : null;
+    return capability?.kind === "fs" ? capability : null;
   }
 
   revokeAll(): void {

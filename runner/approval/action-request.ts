@@ -7,7 +7,7 @@
 import path from "node:path";
 import type { Action } from "../../library/protocol.js";
 import { digestOf } from "../audit/digest.js";
-import { resolveRealOrSelf } from "../fs/containment.js";
+import { realPathInScope, resolveRealOrSelf } from "../fs/containment.js";
 import { hostOf } from "../net/host-policy.js";
 import type { RuleAction } from "./policy.js";
 import type { PathUse } from "../fs/protected-paths.js";
@@ -19,6 +19,8 @@ export type RequestSubject =
       paths: () => string[];
       /** The action reads what lies below the path too (a search, a listing): a rule on anything there applies. */
       tree: boolean;
+      /** Where a path (as named) really leads, as the action will be carried out: for paths() now, and again after a question. */
+      realOf: (absolute: string) => string;
     }
   | {
       kind: "command";
@@ -40,8 +42,11 @@ export interface ActionRequest {
 export interface ScopeLookup {
   /** Where relative roots start. */
   cwd: string;
-  /** The root of a live file-system scope, or null when the token names none. */
-  fsRoot(token: string): string | null;
+  /**
+   * A live file-system scope's root, as named (made absolute) and as it really led when the
+   * scope opened (where its actions are carried out), or null when the token names none.
+   */
+  fsScope(token: string): { root: string; realRoot: string } | null;
 }
 
 const FS_CATEGORY = {
@@ -77,14 +82,15 @@ function internal(pattern: string): ActionRequest {
   return { category: "internal", pattern, subject: { kind: "none" } };
 }
 
-export function pathSubject(absolute: string, tree = false): RequestSubject {
+export function pathSubject(absolute: string, tree = false, realOf: (absolute: string) => string = resolveRealOrSelf): RequestSubject {
   let paths: string[] | undefined;
   return {
     kind: "path",
     tree,
+    realOf,
     paths: () => {
       if (paths) return paths;
-      const real = resolveRealOrSelf(absolute);
+      const real = realOf(absolute);
       return (paths = real === absolute ? [absolute] : [absolute, real]);
     },
   };
@@ -198,12 +204,24 @@ export function describeAction(action: Action, scopes: ScopeLookup): ActionReque
     default: {
       if (!isFsPathAction(action)) return assertNever(action);
       const category = FS_CATEGORY[action.kind];
-      const root = scopes.fsRoot(action.scope);
+      const scope = scopes.fsScope(action.scope);
       // Not a live scope: the executor refuses it; nothing to match.
-      if (root === null) return { category, pattern: `${category} (no scope)`, subject: { kind: "none" } };
-      const absolute = path.resolve(root, action.path);
+      if (scope === null) return { category, pattern: `${category} (no scope)`, subject: { kind: "none" } };
+      const absolute = path.resolve(scope.root, action.path);
       const tree = action.kind === "FsGrepRecursive" || action.kind === "FsFind" || action.kind === "FsList";
-      return { category, pattern: `${readKind(action) ?? category} ${absolute}`, subject: pathSubject(absolute, tree) };
+      // Where the path leads is found as the executor finds it: below the real root the scope
+      // opened at. Resolved from the root as named, a link to the root that had since gone (or
+      // led elsewhere) hid where the action landed from the rules: a security review opened
+      // requestFileSystem("dep") with dep -> deploy, deleted the link dep, and wrote
+      // dep/prod.conf into deploy/ with no question under an always-ask rule on deploy/**.
+      const realOf = (named: string): string => {
+        try {
+          return realPathInScope(scope.root, scope.realRoot, named);
+        } catch {
+          return resolveRealOrSelf(named); // the executor refuses such a path; for naming only
+        }
+      };
+      return { category, pattern: `${readKind(action) ?? category} ${absolute}`, subject: pathSubject(absolute, tree, realOf) };
     }
   }
 }

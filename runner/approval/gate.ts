@@ -125,7 +125,7 @@ export class ApprovalGate {
     const number = ++this.actions;
     const request = describeAction(action, {
       cwd: this.options.cwd,
-      fsRoot: (token) => this.options.capabilities.fsRoot(token),
+      fsScope: (token) => this.options.capabilities.fsScope(token),
     });
     // With no rules everything is "allow": the per-action work below is only the log's.
     let tier: Tier = oversight.policy.empty ? "allow" : oversight.policy.tierOf(request, { extended: this.isExtended(action) });
@@ -352,7 +352,7 @@ export class ApprovalGate {
       }
       default:
         if (isFsPathAction(action)) {
-          const root = this.options.capabilities.fsRoot(action.scope);
+          const root = this.options.capabilities.fsScope(action.scope)?.root ?? null;
           return root !== null && grants.roots.some((granted) => isWithin(path.resolve(root, action.path), granted));
         }
         return false;
@@ -418,7 +418,7 @@ export class ApprovalGate {
 function movedSinceAsked(request: ActionRequest, askedPattern: string): string | null {
   if (request.subject.kind !== "path") return null;
   const named = request.subject.paths()[0]!;
-  const now: ActionRequest = { ...request, subject: pathSubject(named, request.subject.tree) };
+  const now: ActionRequest = { ...request, subject: pathSubject(named, request.subject.tree, request.subject.realOf) };
   return approvalPattern(now) === askedPattern ? null : resolveRealOrSelf(named);
 }
 

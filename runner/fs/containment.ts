@@ -95,6 +95,16 @@ export function resolveRealBelow(realTop: string, absolute: string): string {
   return walkDown(realTop, below.split(path.sep).filter(Boolean), 0);
 }
 
+/**
+ * Where `named`, a path under a file-system scope's root as the script named that root, really
+ * leads: from the real root the scope was opened at (resolved then), which is where every action
+ * of the scope is carried out, whatever a link on the way to the named root leads to now.
+ */
+export function realPathInScope(root: string, realRoot: string, named: string): string {
+  const fromRealRoot = isWithin(named, realRoot) ? named : path.join(realRoot, path.relative(root, named));
+  return resolveRealBelow(realRoot, fromRealRoot);
+}
+
 /** Resolves `parts` one by one below the real directory `resolved`. */
 function walkDown(resolved: string, parts: string[], hops: number): string {
   for (let i = 0; i < parts.length; i++) {

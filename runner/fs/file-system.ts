@@ -15,7 +15,7 @@ import { fileOperation } from "./operation-memo.js";
 import { husky4KeyOf } from "./hook-managers.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
 import { hostFreeErrorText, inVerifiedDirectory, NotRegularFileError, openForReading, statInVerifiedDirectory } from "./checked-open.js";
-import { existsAsDirectory, isWithin, PathResolutionError, resolveReal, resolveRealBelow, resolveRealOrSelf } from "./containment.js";
+import { existsAsDirectory, isWithin, PathResolutionError, realPathInScope, resolveReal, resolveRealOrSelf } from "./containment.js";
 import type { GrepRunner } from "./grep-runner.js";
 import type { GrepReply } from "./grep-worker.js";
 import { asSearchExclusions, type PathUse, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
@@ -133,8 +133,7 @@ export class FileSystemExecutor {
     let real: string;
     try {
       // The root was resolved when the scope opened: only what is below it needs resolving.
-      const fromRealRoot = isWithin(named, scope.realRoot) ? named : path.join(scope.realRoot, path.relative(scope.root, named));
-      real = resolveRealBelow(scope.realRoot, fromRealRoot);
+      real = realPathInScope(scope.root, scope.realRoot, named);
     } catch (error) {
       throw failure(requested, error);
     }

@@ -9,13 +9,14 @@ import { describe, expect, it } from "vitest";
 import type { Action } from "../../library/protocol.js";
 import { describeAction, type ScopeLookup, urlPattern } from "../../runner/approval/action-request.js";
 import { type PolicyRule, TierPolicy } from "../../runner/approval/policy.js";
+import { resolveRealOrSelf } from "../../runner/fs/containment.js";
 import { deleteScript, unattended, worlds } from "./fixtures.js";
 
 const world = worlds("tacit-tiers-");
 
-/** A lookup with one live file-system scope, "S", rooted at `root`. */
+/** A lookup with one live file-system scope, "S", rooted at `root` (as it really leads now). */
 function scopes(root: string, cwd = root): ScopeLookup {
-  return { cwd, fsRoot: (token) => (token === "S" ? root : null) };
+  return { cwd, fsScope: (token) => (token === "S" ? { root, realRoot: resolveRealOrSelf(root) } : null) };
 }
 
 function tierOf(rules: PolicyRule[], action: Action, lookup: ScopeLookup) {
