@@ -21,6 +21,8 @@ export type RequestSubject =
       tree: boolean;
       /** Where a path (as named) really leads, as the action will be carried out: for paths() now, and again after a question. */
       realOf: (absolute: string) => string;
+      /** What paths() found, if a rule (or a question) needed it: what the action was judged by. */
+      judged: () => string[] | undefined;
     }
   | {
       kind: "command";
@@ -88,6 +90,7 @@ export function pathSubject(absolute: string, tree = false, realOf: (absolute: s
     kind: "path",
     tree,
     realOf,
+    judged: () => paths,
     paths: () => {
       if (paths) return paths;
       const real = realOf(absolute);

@@ -214,7 +214,16 @@ export class ApprovalGate {
     // An effect on the world is on file before it happens; reads are written in batches.
     if (!READ_ONLY.has(request.category)) oversight.audit?.flush();
     const started = monotonicMs();
-    const decision = await dispatch(action, context);
+    // Carried out where the rules were applied to it, or not at all (see FileSystemExecutor.judged).
+    const judgedPaths = request.subject.kind === "path" ? request.subject.judged() : undefined;
+    const judged = judgedPaths !== undefined && isFsPathAction(action) ? { scope: action.scope, path: action.path, real: judgedPaths[1] ?? judgedPaths[0]! } : null;
+    if (judged !== null) context.files.judged(judged.scope, judged.path, judged.real);
+    let decision: Decision;
+    try {
+      decision = await dispatch(action, context);
+    } finally {
+      if (judged !== null) context.files.judged(judged.scope, judged.path, null);
+    }
     const durationMs = Math.round((monotonicMs() - started) * 1000) / 1000;
     // Built when the log writes the line, after the reply has gone to the sandbox.
     oversight.audit?.append(() => {

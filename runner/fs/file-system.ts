@@ -19,7 +19,7 @@ import { existsAsDirectory, isWithin, PathResolutionError, realPathInScope, reso
 import type { GrepRunner } from "./grep-runner.js";
 import type { GrepReply } from "./grep-worker.js";
 import { asSearchExclusions, type PathUse, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
-import { listEntries, TooManyEntries } from "./walk.js";
+import { listEntries, PathChanged, TooManyEntries } from "./walk.js";
 
 /** Entries children() and walk() list on the host's main thread; a larger listing is done in the search worker. */
 const MAIN_THREAD_LIST_ENTRIES = 5000;
@@ -55,6 +55,8 @@ interface Resolved {
   /** Every symlink resolved. */
   real: string;
   classified: boolean;
+  /** The approval gate judged the action by `real` (see judged()): it is carried out there or not at all. */
+  judged?: boolean;
 }
 
 const ERRNO_TEXT: Record<string, string> = {
@@ -122,6 +124,22 @@ export class FileSystemExecutor {
     this.resolve(token, requested, use);
   }
 
+  /** Where the approval gate found the path of the action it has carried out now (see judged()). */
+  private judgedPath: { token: string; requested: string; real: string } | null = null;
+
+  /**
+   * The approval gate applied the policy's rules to the next action on `requested` (in scope
+   * `token`) where its path led then, `real` (null once that action is over). The action is
+   * carried out there or not at all: resolve() refuses a path that leads elsewhere now, and the
+   * checks after opening one that led elsewhere by the time it was opened. Resolved again here,
+   * a path the agent's concurrent call swapped for a link meanwhile had the action land where no
+   * rule was applied: a security review's writes judged as going to scratch/x.txt landed in
+   * deploy/x.txt, under an always-ask rule on deploy/**, with no question.
+   */
+  judged(token: string, requested: string, real: string | null): void {
+    this.judgedPath = real === null ? null : { token, requested, real };
+  }
+
   private resolve(token: string, requested: string, use: PathUse = "change"): Resolved & { scope: FileSystemScope } {
     const scope = this.capabilities.get(token, "fs");
     const named = path.resolve(scope.root, requested);
@@ -142,6 +160,8 @@ export class FileSystemExecutor {
         `${requested}: resolves (through a symbolic link) to a place outside this file system scope (${scope.root}); links out of the scope are not followed.`,
       );
     }
+    const judged = this.judgedPath !== null && this.judgedPath.token === token && this.judgedPath.requested === requested ? this.judgedPath.real : null;
+    if (judged !== null && real !== judged) throw changedSinceJudged(requested, real);
     const own = protectedPathOf(this.policy.protectedPaths, named, real, use);
     if (own) {
       throw new PolicyDenial(
@@ -152,7 +172,7 @@ export class FileSystemExecutor {
             : `${requested}: refused: this is ${own.what}; it belongs to tacit, and scripts can neither read nor write it. Work with other files.`,
       );
     }
-    return { scope, named, real, classified: this.policy.classified.isClassified(named, real) };
+    return { scope, named, real, classified: this.policy.classified.isClassified(named, real), judged: judged !== null };
   }
 
   private denyClassified(target: Resolved, requested: string, operation: string): void {
@@ -224,6 +244,7 @@ export class FileSystemExecutor {
    */
   private afterOpen(target: Resolved & { scope: FileSystemScope }, requested: string, mayBeClassified: boolean): (actual: string) => void {
     return (actual) => {
+      if (target.judged && actual !== target.real) throw changedSinceJudged(requested, actual);
       if (!isWithin(actual, target.scope.realRoot)) {
         throw new PolicyDenial(`${requested}: the path changed while it was being opened and now leads outside this file system scope; nothing was read.`);
       }
@@ -481,6 +502,7 @@ export class FileSystemExecutor {
     const classifiedDestination = mustBeClassified || target.classified;
     try {
       return inVerifiedDirectory(path.dirname(target.real), this.directoryCheck(target, requested), (dir, actualDir) => {
+        if (target.judged && path.join(actualDir, name) !== target.real) throw changedSinceJudged(requested, path.join(actualDir, name));
         check(path.join(actualDir, name));
         // O_NOFOLLOW: a link swapped in as the file itself is not followed either.
         const flags = constants.O_WRONLY | (create ? constants.O_CREAT : 0) | constants.O_NOFOLLOW | constants.O_NONBLOCK | (append ? constants.O_APPEND : 0);
@@ -521,6 +543,8 @@ export class FileSystemExecutor {
       const parent = resolveReal(path.dirname(target.named));
       inVerifiedDirectory(parent, this.directoryCheck(target, requested), (dir, actualDir) => {
         const actual = path.join(actualDir, name);
+        // The entry itself is removed: where it leads (itself, or a link's target) is what was judged.
+        if (target.judged && resolveRealOrSelf(actual) !== target.real) throw changedSinceJudged(requested, actual);
         this.writeDestinationCheck(target, requested, false)(actual);
         // Again where the entry really is: a directory on the way swapped for a link after the
         // check let a security review remove the link on the way to tacit's home.
@@ -566,7 +590,9 @@ export class FileSystemExecutor {
       }
       let parent = existing;
       for (const name of missing) {
+        const expected = path.join(parent, name);
         parent = inVerifiedDirectory(parent, check, (dir, actualDir) => {
+          if (target.judged && path.join(actualDir, name) !== expected) throw changedSinceJudged(requested, path.join(actualDir, name));
           destination(path.join(actualDir, name));
           try {
             mkdirSync(path.join(dir, name));
@@ -592,12 +618,13 @@ export class FileSystemExecutor {
    */
   async list(token: string, requested: string, recursive: boolean): Promise<string[]> {
     const target = this.resolve(token, requested, "read");
-    const request = { dir: target.named, realDir: target.real, realRoot: target.scope.realRoot, recursive };
+    const request = { dir: target.named, realDir: target.real, realRoot: target.scope.realRoot, recursive, exact: target.judged === true };
     try {
       if (!this.statResolved(target, requested, true).isDirectory()) throw new EffectFailure(`${requested}: not a directory`);
       return listEntries(request, MAIN_THREAD_LIST_ENTRIES);
     } catch (error) {
       if (error instanceof EffectFailure || error instanceof PolicyDenial) throw error;
+      if (error instanceof PathChanged) throw changedSinceJudged(requested, target.real);
       if (!(error instanceof TooManyEntries)) throw failure(requested, error);
     }
     const reply = await this.grep.run({ op: "list", pattern: "", ...request });
@@ -620,6 +647,7 @@ export class FileSystemExecutor {
       dir: target.named,
       realDir: target.real,
       realRoot: target.scope.realRoot,
+      exact: target.judged === true,
       glob,
       hostSecrets: this.policy.hostSecrets,
     });
@@ -635,6 +663,7 @@ export class FileSystemExecutor {
       named: target.named,
       real: target.real,
       realRoot: target.scope.realRoot,
+      exact: target.judged === true,
       classifiedPatterns: this.searchExclusions(),
       hostSecrets: this.policy.hostSecrets,
       pattern,
@@ -650,6 +679,7 @@ export class FileSystemExecutor {
       dir: target.named,
       realDir: target.real,
       realRoot: target.scope.realRoot,
+      exact: target.judged === true,
       pattern,
       glob,
       classifiedPatterns: this.searchExclusions(),
@@ -676,7 +706,7 @@ function searchFailure(requested: string, pattern: string, reply: GrepReply): Er
   if (reply.failure === "invalid-pattern") return new EffectFailure(`${pattern} is not a valid regular expression: ${reply.message}`);
   if (reply.failure === "refused") {
     return new PolicyDenial(
-      `${requested}: the path changed while it was being opened and now leads outside this file system scope or to a classified file; nothing was searched.`,
+      `${requested}: the path changed while it was being opened and now leads outside this file system scope, to a classified file, or elsewhere than where the policy's rules were applied to it; nothing was searched.`,
     );
   }
   return new EffectFailure(`${requested}: ${ERRNO_TEXT[reply.message] ?? hostFreeErrorText(new Error(reply.message), requested)}`);
@@ -712,4 +742,11 @@ function writeAndClose(fd: number, content: string | null, requested: string): v
   } finally {
     closeSync(fd);
   }
+}
+
+/** The refusal of an action whose path leads elsewhere than where the approval gate applied the policy's rules to it (see judged()). */
+function changedSinceJudged(requested: string, now: string): PolicyDenial {
+  return new PolicyDenial(
+    `${requested}: refused: the path changed after the policy's rules were applied to it (it now leads to ${now}); nothing was done. Do not retry it; ask the user.`,
+  );
 }

@@ -8,7 +8,7 @@ import picomatch from "picomatch";
 import { openedPath, openForReading, procFdDirectory } from "./checked-open.js";
 import { ClassifiedPaths } from "./classified-paths.js";
 import { isWithin, resolveReal } from "./containment.js";
-import { namedPaths, walkTree } from "./walk.js";
+import { namedPaths, PathChanged, walkTree } from "./walk.js";
 import { HostSecrets } from "../host-secrets.js";
 
 import { type GrepMatch, LINE_LIMIT_CHARS, LINE_TOO_LONG } from "../../library/protocol.js";
@@ -169,11 +169,14 @@ export interface FindRequest {
   realRoot: string;
   hostSecrets: readonly string[];
   glob: string;
+  /** See ListRequest.exact. */
+  exact?: boolean;
 }
 
 /** Entries under `dir` whose name (or path below dir, for a glob with "/") matches. */
 export function findEntries(request: FindRequest): string[] {
-  return namedPaths(walkTree(request.dir, request.realDir, request.realRoot), globMatcher(request.glob, request.dir, maskOf(request.hostSecrets)));
+  const entries = walkTree(request.dir, request.realDir, request.realRoot, undefined, undefined, request.exact === true);
+  return namedPaths(entries, globMatcher(request.glob, request.dir, maskOf(request.hostSecrets)));
 }
 
 export interface GrepRecursiveRequest {
@@ -186,6 +189,8 @@ export interface GrepRecursiveRequest {
   hostSecrets: readonly string[];
   /** Absolute globs a link is not followed into (files read rules put a person in front of). */
   linkSkips: readonly string[];
+  /** See ListRequest.exact. */
+  exact?: boolean;
 }
 
 /** How to search one file: shared by the walking thread and the search helper. */
@@ -286,6 +291,8 @@ export interface BatchSearcher {
 }
 
 interface WalkContext {
+  /** The first directory walked must be opened where it was named (see ListRequest.exact); cleared once it is. */
+  exact: boolean;
   realRoot: string;
   classified: ClassifiedPaths;
   linkSkips: ClassifiedPaths;
@@ -385,6 +392,10 @@ function walkDirectory(named: string, openAs: string, context: WalkContext): voi
   try {
     const opened = openedPath(dirFd);
     const actualDir = opened ?? openAs;
+    if (context.exact) {
+      context.exact = false;
+      if (actualDir !== openAs) throw new PathChanged(`${named}: the directory changed while it was being searched`);
+    }
     // Where the directory really is decides, not the name it was reached by: a name swapped
     // for a link into a classified directory after the listing must not lead the search there.
     if (!isWithin(actualDir, context.realRoot) || context.classified.matches(actualDir)) return;
@@ -412,7 +423,7 @@ function walkDirectory(named: string, openAs: string, context: WalkContext): voi
     }
   } catch (error) {
     // An unreadable directory is left out; a failed search is not.
-    if (error instanceof GrepLimitError || context.batches.failed) throw error;
+    if (error instanceof GrepLimitError || error instanceof PathChanged || context.batches.failed) throw error;
   } finally {
     context.batches.directoryFinished(dirFd);
   }
@@ -441,6 +452,7 @@ export function grepRecursive(request: GrepRecursiveRequest, regex: RegExp, shar
   const batches = new TaskBatches(shared ? shared(search) : searchAlone(search));
   try {
     walkDirectory(request.dir, request.realDir, {
+      exact: request.exact === true,
       realRoot: request.realRoot,
       classified,
       linkSkips: new ClassifiedPaths(request.linkSkips),

@@ -19,11 +19,11 @@ import {
   SearchRefusal,
 } from "./grep-core.js";
 import type { HelperLink } from "./helper-link.js";
-import { listEntries, type ListRequest } from "./walk.js";
+import { listEntries, type ListRequest, PathChanged } from "./walk.js";
 import { serveAsHelper, sharedSearcher } from "./shared-search.js";
 
 export type GrepJob =
-  | { id: number; op: "grep"; named: string; real: string; realRoot: string; classifiedPatterns: readonly string[]; hostSecrets: readonly string[]; pattern: string }
+  | { id: number; op: "grep"; named: string; real: string; realRoot: string; classifiedPatterns: readonly string[]; hostSecrets: readonly string[]; pattern: string; exact?: boolean }
   | ({ id: number; op: "grepRecursive" } & GrepRecursiveRequest)
   | ({ id: number; op: "find"; pattern: "" } & FindRequest)
   | ({ id: number; op: "list"; pattern: "" } & ListRequest);
@@ -74,7 +74,15 @@ function serveSearches(): void {
       }
       if (job.op === "grep") {
         const collector = new MatchCollector();
-        grepFile(job.named, job.real, searchableCheck(job.realRoot, new ClassifiedPaths(job.classifiedPatterns)), regex, collector, maskOf(job.hostSecrets));
+        const searchable = searchableCheck(job.realRoot, new ClassifiedPaths(job.classifiedPatterns));
+        // Opened where the approval gate judged it, or not searched (see ListRequest.exact).
+        const verify = !job.exact
+          ? searchable
+          : (actual: string): void => {
+              if (actual !== job.real) throw new PathChanged(`${job.named}: the file changed while it was being opened`);
+              searchable(actual);
+            };
+        grepFile(job.named, job.real, verify, regex, collector, maskOf(job.hostSecrets));
         parentPort!.postMessage({ id: job.id, ok: true, matches: collector.matches } satisfies GrepReply);
       } else {
         const link = helper;
@@ -84,7 +92,7 @@ function serveSearches(): void {
       }
     } catch (error) {
       const e = error as NodeJS.ErrnoException;
-      const failure: SearchFailure = error instanceof SearchRefusal ? "refused" : "error";
+      const failure: SearchFailure = error instanceof SearchRefusal || error instanceof PathChanged ? "refused" : "error";
       parentPort!.postMessage({ id: job.id, ok: false, failure, message: e.code ?? e.message } satisfies GrepReply);
     }
   });

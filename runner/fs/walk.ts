@@ -63,11 +63,22 @@ export interface ListRequest {
   realDir: string;
   realRoot: string;
   recursive: boolean;
+  /** The directory must be opened at `realDir` itself (the approval gate judged the action by it): see PathChanged. */
+  exact?: boolean;
+}
+
+/**
+ * A directory the approval gate judged a listing or search by was somewhere else when it was
+ * opened (a link swapped on the way meanwhile): the whole listing or search is refused.
+ */
+export class PathChanged extends Error {
+  override name = "PathChanged";
 }
 
 /** A directory's children, or every entry below it (walk), as named paths; TooManyEntries past `maxEntries`. */
 export function listEntries(request: ListRequest, maxEntries = Number.POSITIVE_INFINITY): string[] {
-  const entries = request.recursive ? walkTree(request.dir, request.realDir, request.realRoot) : listChildren(request.dir, request.realDir, request.realRoot);
+  const exact = request.exact === true;
+  const entries = request.recursive ? walkTree(request.dir, request.realDir, request.realRoot, undefined, undefined, exact) : listChildren(request.dir, request.realDir, request.realRoot, exact);
   return namedPaths(entries, () => true, maxEntries);
 }
 
@@ -101,8 +112,9 @@ const byName = (a: { name: string }, b: { name: string }): number => (a.name < b
  * check and the listing is refused, not listed. Only names are held; paths are built one
  * entry at a time (see entriesOf).
  */
-function listNames(dir: string, realDir: string, realRoot: string, budget: ListingBudget): Listing {
+function listNames(dir: string, realDir: string, realRoot: string, budget: ListingBudget, exact = false): Listing {
   const inside = (actual: string): void => {
+    if (exact && actual !== realDir) throw new PathChanged(`${dir}: the directory changed while it was being listed`);
     if (!isWithin(actual, realRoot)) throw new Error(`${dir}: the directory changed while it was being listed and now leads outside the scope`);
   };
   let chars = 0;
@@ -152,8 +164,8 @@ function* entriesOf(dir: string, listing: Listing, realRoot: string): Generator<
 }
 
 /** The direct children of `dir`, whose real location `realDir` the caller has checked, in name order. */
-export function listChildren(dir: string, realDir: string, realRoot: string): Iterable<WalkEntry> {
-  return entriesOf(dir, listNames(dir, realDir, realRoot, new ListingBudget("names in the directory")), realRoot);
+export function listChildren(dir: string, realDir: string, realRoot: string, exact = false): Iterable<WalkEntry> {
+  return entriesOf(dir, listNames(dir, realDir, realRoot, new ListingBudget("names in the directory"), exact), realRoot);
 }
 
 /**
@@ -167,12 +179,14 @@ export function* walkTree(
   realRoot: string,
   prune: (entry: WalkEntry) => boolean = () => false,
   budget: ListingBudget = new ListingBudget("names in the directories being walked"),
+  /** The top directory must be opened at `realDir` itself (see PathChanged); the ones below are reached through it. */
+  exact = false,
 ): Generator<WalkEntry> {
   let listing: Listing;
   try {
-    listing = listNames(dir, realDir, realRoot, budget);
+    listing = listNames(dir, realDir, realRoot, budget, exact);
   } catch (error) {
-    if (error instanceof ListingLimitError) throw error;
+    if (error instanceof ListingLimitError || error instanceof PathChanged) throw error;
     return; // An unreadable directory is left out, as `find` does.
   }
   try {
