@@ -161,6 +161,8 @@ export class ApprovalGate {
       // A "no" leaves the allowlists as they are: the executor refuses with its usual message.
     }
 
+    /** Where an asked-about command was asked about as running (see ExecExecutor.judged). */
+    let judgedCwd: string | null = null;
     if (tier !== "allow") {
       // A person is asked only about what the allowlists and the scope would let happen:
       // anything else is refused now, as the monitor would, without a question.
@@ -207,6 +209,7 @@ export class ApprovalGate {
         return this.refusedWithoutRunning(number, refused("SecurityError", message));
       }
       if (streamKey !== null) this.approvedStreams.set(streamKey, asked.pattern);
+      judgedCwd = cwdAsked?.real ?? null;
     } else {
       this.log({ action: number, answer: null, decision: "allow", evaluation, reason: null, type: "decision", via: "policy" });
     }
@@ -218,11 +221,13 @@ export class ApprovalGate {
     const judgedPaths = request.subject.kind === "path" ? request.subject.judged() : undefined;
     const judged = judgedPaths !== undefined && isFsPathAction(action) ? { scope: action.scope, path: action.path, real: judgedPaths[1] ?? judgedPaths[0]! } : null;
     if (judged !== null) context.files.judged(judged.scope, judged.path, judged.real);
+    if (judgedCwd !== null) context.commands.judged(judgedCwd);
     let decision: Decision;
     try {
       decision = await dispatch(action, context);
     } finally {
       if (judged !== null) context.files.judged(judged.scope, judged.path, null);
+      if (judgedCwd !== null) context.commands.judged(null);
     }
     const durationMs = Math.round((monotonicMs() - started) * 1000) / 1000;
     // Built when the log writes the line, after the reply has gone to the sandbox.

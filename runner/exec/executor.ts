@@ -5,13 +5,14 @@
 // at its timeout or when the evaluation ends.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { realpathSync, statSync } from "node:fs";
+import { closeSync, constants, openSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ProcessResult } from "../../library/protocol.js";
 import type { CapabilityTable } from "../capabilities.js";
 import { cleanUpAtExit } from "../exit-cleanup.js";
 import { diesWithTacit } from "../parent-death.js";
 import { MAX_TIMER_MS } from "../limits.js";
+import { openedPath } from "../fs/checked-open.js";
 import { isWithin } from "../fs/containment.js";
 import { type ProtectedPath, protectedPathOf } from "../fs/protected-paths.js";
 import { HostSecrets } from "../host-secrets.js";
@@ -141,6 +142,19 @@ export class ExecExecutor {
     signal.addEventListener("abort", () => this.killAll(), { once: true });
   }
 
+  /** Where the approval gate found the working directory of the command it has run now (see judged()). */
+  private judgedCwd: string | null = null;
+
+  /**
+   * A person was asked about (or had said yes to) the next command as running in `real`, its
+   * working directory as it led then (null once that command has started). It runs there or
+   * not at all: resolved again and handed to the child as a path, a directory the agent's
+   * concurrent call swapped for a link meanwhile had the command run where nobody said yes.
+   */
+  judged(real: string | null): void {
+    this.judgedCwd = real;
+  }
+
   /** The policy's refusal (of the command, or of how `args` use it), unless a person allowed the command for this run. */
   private refusal(command: string, args: readonly string[] = []): string | null {
     return this.grantedCommands.has(command) ? null : commandRefusal(command, this.policy, args);
@@ -193,13 +207,33 @@ export class ExecExecutor {
     const program = findOnPath(request.command);
     if (!program) throw new EffectFailure(`exec("${request.command}"): not found on the host's PATH`);
     const cwd = this.resolveCwd(request.cwd);
+    const judged = this.judgedCwd;
+    if (judged !== null && cwd !== judged) throw cwdChangedSinceJudged(cwd);
     // setTimeout fires at once for anything past 2^31-1 ms (about 24.8 days), which killed the
     // command after 1 ms: such a timeout means "no limit of its own" (the evaluation's holds).
     const timeoutMs = Math.min(request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS, MAX_TIMER_MS);
-    return this.run(program, request, cwd, timeoutMs);
+    return this.run(program, request, cwd, timeoutMs, judged !== null);
   }
 
-  private run(program: string, request: ExecRequest, cwd: string, timeoutMs: number): Promise<ProcessResult> {
+  /** `pinned`: the command runs in the directory `cwd` names now, opened and verified, whatever its path leads to by the time the child starts. */
+  private run(program: string, request: ExecRequest, cwd: string, timeoutMs: number, pinned = false): Promise<ProcessResult> {
+    let directory: { fd: number; path: string } | null = null;
+    if (pinned) {
+      const fd = openSync(cwd, constants.O_RDONLY | constants.O_DIRECTORY);
+      const opened = openedPath(fd);
+      if (opened !== null && opened !== cwd) {
+        closeSync(fd);
+        return Promise.reject(cwdChangedSinceJudged(opened));
+      }
+      // The child changes into it by its descriptor, which it holds until it runs the program.
+      directory = { fd, path: opened === null ? cwd : `/proc/self/fd/${fd}` };
+    }
+    const started = this.start(program, request, directory?.path ?? cwd, timeoutMs);
+    if (directory !== null) closeSync(directory.fd);
+    return started;
+  }
+
+  private start(program: string, request: ExecRequest, cwd: string, timeoutMs: number): Promise<ProcessResult> {
     return new Promise((resolve, reject) => {
       const wrapper = namespaceWrapper(NAMESPACE_NOTICES);
       const [command, argv] = wrapper ? [wrapper.program, [...wrapper.argsBefore, program, ...request.args]] : [program, [...request.args]];
@@ -280,4 +314,11 @@ function startHint(error: unknown): string {
   return (error as NodeJS.ErrnoException).code === "E2BIG"
     ? "; its arguments are longer than the system takes (at most 128 KiB one argument, about 2 MiB in all, environment included). Pass long data on standard input (the input option) or in a file"
     : "";
+}
+
+/** The refusal of a command whose working directory leads elsewhere than where a person was asked about it (see ExecExecutor.judged). */
+function cwdChangedSinceJudged(now: string): PolicyDenial {
+  return new PolicyDenial(
+    `exec: refused: the command's working directory changed after a person was asked about it (it now leads to ${now}); nothing was run. Do not retry it; ask the user.`,
+  );
 }
