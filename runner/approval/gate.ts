@@ -219,7 +219,12 @@ export class ApprovalGate {
     const started = monotonicMs();
     // Carried out where the rules were applied to it, or not at all (see FileSystemExecutor.judged).
     const judgedPaths = request.subject.kind === "path" ? request.subject.judged() : undefined;
-    const judged = judgedPaths !== undefined && isFsPathAction(action) ? { scope: action.scope, path: action.path, real: judgedPaths[1] ?? judgedPaths[0]! } : null;
+    const judgedReal = judgedPaths === undefined ? null : (judgedPaths[1] ?? judgedPaths[0]!);
+    const judged =
+      judgedReal === null ? null
+      : isFsPathAction(action) ? { scope: action.scope, path: action.path, real: judgedReal }
+      : action.kind === "FsOpenScope" ? { scope: "", path: action.root, real: judgedReal }
+      : null;
     if (judged !== null) context.files.judged(judged.scope, judged.path, judged.real);
     if (judgedCwd !== null) context.commands.judged(judgedCwd);
     let decision: Decision;

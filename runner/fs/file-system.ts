@@ -95,6 +95,9 @@ export class FileSystemExecutor {
     } catch (error) {
       throw failure(root, error);
     }
+    // A scope the gate judged (a rule on fs.open) opens where it was judged (see judged(): token "").
+    const judged = this.judgedPath !== null && this.judgedPath.token === "" && this.judgedPath.requested === root ? this.judgedPath.real : null;
+    if (judged !== null && realRoot !== judged) throw changedSinceJudged(`requestFileSystem("${root}")`, realRoot);
     if (![...this.policy.allowedRoots, ...this.policy.grantedRoots].some((allowed) => isWithin(realRoot, allowed))) {
       throw new PolicyDenial(
         `requestFileSystem("${root}"): ${named} is outside the allowed roots (${this.policy.allowedRoots.join(", ")}). ` +
@@ -129,7 +132,8 @@ export class FileSystemExecutor {
 
   /**
    * The approval gate applied the policy's rules to the next action on `requested` (in scope
-   * `token`) where its path led then, `real` (null once that action is over). The action is
+   * `token`; "" for opening a scope at the root `requested`) where its path led then, `real`
+   * (null once that action is over). The action is
    * carried out there or not at all: resolve() refuses a path that leads elsewhere now, and the
    * checks after opening one that led elsewhere by the time it was opened. Resolved again here,
    * a path the agent's concurrent call swapped for a link meanwhile had the action land where no

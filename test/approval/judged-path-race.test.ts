@@ -17,9 +17,9 @@ afterEach(async () => {
   close = null;
 });
 
-/** Swaps `docs` between links to scratch and to deploy until the file `stop` exists (xargs runs ln, a few hundred times a call). */
-const SWAPPER =
-  `const pairs = "-sfn deploy docs\\n-sfn scratch docs\\n".repeat(200);\n` +
+/** Swaps `docs` between links to `other` and to `guarded` until the file `stop` exists (xargs runs ln, a few hundred times a call). */
+const swapper = (guarded: string, other: string) =>
+  `const pairs = "-sfn ${guarded} docs\\n-sfn ${other} docs\\n".repeat(200);\n` +
   `requestFileSystem(".", (fs) => requestExecPermission(["xargs"], (p) => {\n` +
   `  let calls = 0;\n` +
   `  while (!fs.access("stop").exists && calls < 200) { p.exec("xargs", ["-n", "3", "ln"], { input: pairs }); calls++; }\n` +
@@ -65,7 +65,7 @@ it("a write or read the gate judged by one place does not land in another: a lin
     `  fs.access("stop").write("");\n` +
     `});\n` +
     `println("wrote", wrote, "refused", refused, "failed", failed, "leaked", leaked, "grepped", grepped);\n`;
-  const [swapped, attacked] = await Promise.all([call(SWAPPER), call(attacker)]);
+  const [swapped, attacked] = await Promise.all([call(swapper("deploy", "scratch")), call(attacker)]);
   expect(swapped).toMatch(/swaps \d+/);
   // Both kinds of judgment happened: some writes and reads went through (to scratch), some were refused (deploy).
   expect(attacked).toMatch(/wrote [1-9]/);
@@ -74,4 +74,37 @@ it("a write or read the gate judged by one place does not land in another: a lin
   expect(readFileSync(world.at("deploy/x.txt"), "utf8"), `${attacked}\n${swapped}`).toBe("deploy, the real one\n");
   expect(attacked, swapped).toContain("leaked 0");
   expect(attacked, swapped).toContain("grepped 0");
+});
+
+it("a scope the gate judged by one directory does not open at another: a link swapped meanwhile is refused", async () => {
+  const temp = realTempDir("tacit-judged-open-race-");
+  const world = makeWorld(temp.dir);
+  world.file("public/secret.txt", "nothing here\n");
+  world.file("private/secret.txt", "private-canary\n");
+  symlinkSync("public", world.at("docs"));
+  // Opening private/ is asked about every time; what is in it is not (the rule on opening it stands for them).
+  const config = world.config([{ action: "fs.open", tier: "always-ask", path: world.at("private") }], { libraryConfig: { commandPermissions: ["xargs", "ln"] } });
+  const client = await serveWorld(world, ["--config", config, "--exec-timeout-ms", "60000"]);
+  close = async () => {
+    await client.close();
+    temp.cleanup();
+  };
+  const call = async (code: string) => {
+    const response = await client.callTool({ name: "execute_typescript", arguments: { code } });
+    return (response.content as Array<{ text: string }>).map((c) => c.text).join("");
+  };
+  const attacker =
+    `let opened = 0, refused = 0, failed = 0, leaked = 0;\n` +
+    `for (let i = 0; i < 6000; i++) {\n` +
+    `  try { requestFileSystem("docs", (fs) => { opened++; if (fs.access("secret.txt").read().includes("canary")) leaked++; }); }\n` +
+    `  catch (e) { if (String(e).includes("SecurityError")) refused++; else failed++; }\n` +
+    `}\n` +
+    `requestFileSystem(".", (fs) => fs.access("stop").write(""));\n` +
+    `println("opened", opened, "refused", refused, "failed", failed, "leaked", leaked);\n`;
+  const [swapped, attacked] = await Promise.all([call(swapper("private", "public")), call(attacker)]);
+  expect(swapped).toMatch(/swaps \d+/);
+  expect(attacked).toMatch(/opened [1-9]/);
+  expect(attacked).toMatch(/refused [1-9]/);
+  // The bad thing: a scope on private/ opened with nobody asked, and its secret read.
+  expect(attacked, swapped).toContain("leaked 0");
 });
