@@ -241,6 +241,12 @@ export function serveWorld(world: World, args: string[], options: Omit<ServeOpti
   return connectServe(args, world.work, { ...options, env: { TACIT_HOME: world.home } });
 }
 
+/** The text of what an execute_typescript call of `code` answered. */
+export async function executeText(client: Client, code: string): Promise<string> {
+  const response = await client.callTool({ name: "execute_typescript", arguments: { code } });
+  return (response.content as Array<{ text: string }>).map((c) => c.text).join("");
+}
+
 /**
  * A tacit serve for `world` whose person answers each question with `approves(message, n)` (n:
  * its number, from 1); `questions` holds what was asked, in order.

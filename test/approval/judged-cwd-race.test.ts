@@ -8,7 +8,7 @@
 import { existsSync, symlinkSync } from "node:fs";
 import { afterEach, expect, it } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
-import { approvals, makeWorld, serveWorld } from "./fixtures.js";
+import { approvals, executeText, makeWorld, serveWorld } from "./fixtures.js";
 
 let close: (() => Promise<void>) | null = null;
 afterEach(async () => {
@@ -31,10 +31,7 @@ it("a remembered yes for a command in one directory does not run it in another a
     await client.close();
     temp.cleanup();
   };
-  const call = async (code: string) => {
-    const response = await client.callTool({ name: "execute_typescript", arguments: { code } });
-    return (response.content as Array<{ text: string }>).map((c) => c.text).join("");
-  };
+  const call = (code: string): Promise<string> => executeText(client, code);
   const swapper =
     `requestFileSystem(".", (fs) => requestExecPermission(["ln"], (p) => {\n` +
     `  let swaps = 0;\n` +

@@ -9,7 +9,7 @@
 import { readFileSync, symlinkSync } from "node:fs";
 import { afterEach, expect, it } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
-import { makeWorld, serveWorld } from "./fixtures.js";
+import { executeText, makeWorld, serveWorld } from "./fixtures.js";
 
 let close: (() => Promise<void>) | null = null;
 afterEach(async () => {
@@ -47,10 +47,7 @@ it("a write or read the gate judged by one place does not land in another: a lin
     await client.close();
     temp.cleanup();
   };
-  const call = async (code: string) => {
-    const response = await client.callTool({ name: "execute_typescript", arguments: { code } });
-    return (response.content as Array<{ text: string }>).map((c) => c.text).join("");
-  };
+  const call = (code: string): Promise<string> => executeText(client, code);
   const attacker =
     `let wrote = 0, refused = 0, failed = 0, leaked = 0, grepped = 0;\n` +
     `const tally = (e: unknown) => { if (String(e).includes("SecurityError")) refused++; else failed++; };\n` +
@@ -89,10 +86,7 @@ it("a scope the gate judged by one directory does not open at another: a link sw
     await client.close();
     temp.cleanup();
   };
-  const call = async (code: string) => {
-    const response = await client.callTool({ name: "execute_typescript", arguments: { code } });
-    return (response.content as Array<{ text: string }>).map((c) => c.text).join("");
-  };
+  const call = (code: string): Promise<string> => executeText(client, code);
   const attacker =
     `let opened = 0, refused = 0, failed = 0, leaked = 0;\n` +
     `for (let i = 0; i < 6000; i++) {\n` +
