@@ -137,21 +137,31 @@ function readRecords(dir: string): string[] {
   return [...envrcs];
 }
 
-const recordedMemo = new OperationMemo<readonly string[]>();
+/** The .envrc files direnv has records of, and a key that changes whenever the list may have. */
+export interface RecordedEnvrcs {
+  key: string;
+  envrcs: readonly string[];
+}
+
+const recordedMemo = new OperationMemo<RecordedEnvrcs>();
 
 /**
  * The .envrc files the user allowed at some time (direnv's records) and those an `exact` entry
  * trusts: what each loads is protected wherever it lies. Costs a stat of the records' directory
- * per operation; the records are read again only when it changed.
+ * per operation; the records are read again only when it changed. direnv runs an .envrc only as
+ * recorded: one changed since needs `direnv allow` again, which adds a record (so the key changes).
  */
-export function recordedEnvrcs(env: NodeJS.ProcessEnv = process.env): readonly string[] {
+export function recordedEnvrcs(env: NodeJS.ProcessEnv = process.env): RecordedEnvrcs {
   return recordedMemo.get("", () => {
     const exact = settings(env).flatMap((config) => [...config.exact].filter((file) => path.basename(file) === ".envrc"));
     const dir = allowDir(env);
     const stats = statSync(dir, { throwIfNoEntry: false });
-    if (!stats?.isDirectory()) return exact;
+    if (!stats?.isDirectory()) return { key: `none\0${exact.join("\0")}`, envrcs: exact };
     const version = `${stats.dev}:${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}`;
     if (recordsCache?.dir !== dir || recordsCache.version !== version) recordsCache = { dir, version, envrcs: readRecords(dir) };
-    return exact.length === 0 ? recordsCache.envrcs : [...new Set([...recordsCache.envrcs, ...exact])];
+    return {
+      key: `${dir}\0${version}\0${exact.join("\0")}`,
+      envrcs: exact.length === 0 ? recordsCache.envrcs : [...new Set([...recordsCache.envrcs, ...exact])],
+    };
   });
 }

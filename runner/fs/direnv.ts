@@ -24,7 +24,7 @@
 import { readdirSync, realpathSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ParsedFiles, readBoundedText } from "../bounded-file.js";
+import { readBoundedText } from "../bounded-file.js";
 import { type ShellWord, shellWords } from "../shell-word.js";
 import { isWithin } from "./containment.js";
 import { recordedEnvrcs } from "./direnv-trust.js";
@@ -165,30 +165,6 @@ function loadedIn(dir: string): Loaded[] {
   return text === null ? [] : loadsOf(text, envrc);
 }
 
-/** What the .envrc files direnv has records of load (direnv-trust.ts), each parsed again only when it changes. */
-const recordedLoads = new ParsedFiles<readonly Loaded[]>(ENVRC_LIMIT_BYTES, loadsOf);
-const recordedMemo = new OperationMemo<readonly Loaded[]>();
-
-/** What the .envrc files above `dir` load, and those direnv has records of, wherever they are. */
-function loadedFor(dir: string): readonly Loaded[] {
-  const recorded = recordedMemo.get("", () => recordedEnvrcs().flatMap((envrc) => recordedLoads.get(envrc) ?? []));
-  const above = loadedAbove(dir);
-  return recorded.length === 0 ? above : [...above, ...recorded];
-}
-
-/** Whether `changed` is (or lies in) what `loaded` loads. */
-function loads(loaded: Loaded, changed: string): boolean {
-  if (loaded.kind === "path") return false;
-  if (loaded.kind === "up") {
-    // Any directory above the .envrc's may hold the nearest of the name (a new one nearer takes over).
-    for (let at = path.dirname(path.dirname(loaded.envrc)); ; at = path.dirname(at)) {
-      if (isWithin(changed, path.resolve(at, loaded.file))) return true;
-      if (path.dirname(at) === at) return false;
-    }
-  }
-  const file = loaded.orItsEnvrc && statSync(loaded.file, { throwIfNoEntry: false })?.isDirectory() ? path.join(loaded.file, ".envrc") : loaded.file;
-  return isWithin(changed, file);
-}
 
 /** What the `.envrc` files in `dir` and every directory above it load, nearest first. */
 function loadedAbove(dir: string): readonly Loaded[] {
@@ -211,9 +187,76 @@ function loadedAbove(dir: string): readonly Loaded[] {
   return above;
 }
 
-/** The file `changed` is (or lies in) that an `.envrc` in a directory above it loads, as a protected path; or null. */
+/**
+ * What the .envrc files direnv has records of load (direnv-trust.ts), by the path each protects:
+ * `within` (the path and what lies in it), `exact` (the path only), and the directories put on
+ * PATH. Built again only when the records change (their key): a user may hold hundreds of
+ * records, and a change judged against each of them cost milliseconds.
+ */
+interface RecordedIndex {
+  key: string;
+  within: ReadonlyMap<string, Loaded>;
+  exact: ReadonlyMap<string, Loaded>;
+  paths: readonly Loaded[];
+}
+
+let recordedIndex: RecordedIndex | undefined;
+
+function indexOf(key: string, envrcs: readonly string[]): RecordedIndex {
+  const within = new Map<string, Loaded>();
+  const exact = new Map<string, Loaded>();
+  const paths: Loaded[] = [];
+  for (const envrc of envrcs) {
+    const text = readEnvrc(envrc);
+    if (text === null) continue;
+    for (const loaded of loadsOf(text, envrc)) {
+      if (loaded.kind === "path") paths.push(loaded);
+      else for (const target of targetsOf(loaded)) (target.exact ? exact : within).set(target.file, loaded);
+    }
+  }
+  return { key, within, exact, paths };
+}
+
+function recordedLoads(): RecordedIndex {
+  const { key, envrcs } = recordedEnvrcs();
+  if (recordedIndex?.key !== key) recordedIndex = indexOf(key, envrcs);
+  return recordedIndex;
+}
+
+/**
+ * The paths a load protects: `exact` only that path, else it and what lies in it. source_env's
+ * DIR stands for DIR/.envrc, and for DIR itself (which becomes a file if it is not a
+ * directory); source_up's name in every directory above the .envrc's (a new one nearer takes over).
+ */
+function targetsOf(loaded: Loaded): Array<{ file: string; exact: boolean }> {
+  if (loaded.kind === "up") {
+    const targets: Array<{ file: string; exact: boolean }> = [];
+    for (let at = path.dirname(path.dirname(loaded.envrc)); ; at = path.dirname(at)) {
+      targets.push({ file: path.resolve(at, loaded.file), exact: false });
+      if (path.dirname(at) === at) return targets;
+    }
+  }
+  if (loaded.orItsEnvrc) return [{ file: loaded.file, exact: true }, { file: path.join(loaded.file, ".envrc"), exact: false }];
+  return [{ file: loaded.file, exact: false }];
+}
+
+/** What a recorded .envrc loads that `changed` is or lies in, or null: a lookup per directory above it. */
+function recordedLoadOf(changed: string): Loaded | null {
+  const index = recordedLoads();
+  if (index.within.size === 0 && index.exact.size === 0) return null;
+  const hit = index.exact.get(changed);
+  if (hit) return hit;
+  for (let at = changed; ; at = path.dirname(at)) {
+    const found = index.within.get(at);
+    if (found) return found;
+    if (path.dirname(at) === at) return null;
+  }
+}
+
+/** The file `changed` is (or lies in) that an `.envrc` above it, or one direnv has a record of, loads, as a protected path; or null. */
 function loadedFileChange(changed: string): ProtectedPath | null {
-  const hit = loadedFor(path.dirname(changed)).find((loaded) => loads(loaded, changed));
+  const loads = (loaded: Loaded): boolean => loaded.kind !== "path" && targetsOf(loaded).some((target) => (target.exact ? changed === target.file : isWithin(changed, target.file)));
+  const hit = loadedAbove(path.dirname(changed)).find(loads) ?? recordedLoadOf(changed);
   if (!hit) return null;
   return {
     path: changed,
@@ -256,7 +299,7 @@ function linkTargets(dir: string): ReadonlySet<string> {
  * rewritten), so the script's other files there, and new ones, stay writable.
  */
 function pathProgramChange(changed: string): ProtectedPath | null {
-  const dirs = loadedFor(path.dirname(changed)).filter(({ kind }) => kind === "path");
+  const dirs = [...loadedAbove(path.dirname(changed)), ...recordedLoads().paths].filter(({ kind }) => kind === "path");
   if (dirs.length === 0) return null;
   const stats = statSync(changed, { throwIfNoEntry: false });
   if (!stats?.isFile() || (stats.mode & 0o111) === 0) return null;
