@@ -426,8 +426,19 @@ export class FileSystemExecutor {
       const target = this.resolve(token, requested);
       this.denyClassifiedWrite(target, requested, append ? "append" : "write");
       // What the file holds now, read once for the checks that judge a write by what it leaves.
+      // Not that of a classified file: a refusal judged on it told a script about the secret (an
+      // append past 1 MiB its size to the byte, an append refused for "folderOpen" a word in it),
+      // so a write a check would judge on it is refused unread, as writeClassified is there.
       let held: ManifestText | undefined;
-      const before = (): ManifestText => (held === undefined ? (held = readManifest(target.real)) : held);
+      const before = (): ManifestText => {
+        if (target.classified) {
+          throw new PolicyDenial(
+            `${requested}: ${append ? "append" : "write"} refused: the path is classified, and tacit judges a write here by what the file ` +
+              "holds now, which would tell you something about the secret; nothing was written. Ask the user to change it.",
+          );
+        }
+        return held === undefined ? (held = readManifest(target.real)) : held;
+      };
       this.denyTacitBin(target, requested, before, content, append);
       this.denyAutomaticTask(target, requested, before, content, append);
       this.denyHusky4Hooks(target, requested, before, content, append);

@@ -1,0 +1,77 @@
+// Files whose writes tacit judges by what they would leave (the project's package.json, a
+// VS Code task file) may be classified by the operator. Their refusals must then not depend on
+// the secret they hold: an append is judged on what is there plus what is appended, so its
+// refusal told a script about what is there (its size, to the byte; whether it names a
+// folder-open run).
+
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, makeCanary, realTempDir, tacit, writeTree } from "./fixtures.js";
+
+const MIB = 1024 * 1024;
+
+describe("a classified file tacit judges writes to by their content", () => {
+  it("a classified project package.json: appends do not tell its size", async () => {
+    const { dir, cleanup } = realTempDir("tacit-judged-size-");
+    try {
+      const canary = makeCanary();
+      // A size no script can know: the secret's length varies from run to run.
+      const padding = "x".repeat(1000 + Math.floor(Math.random() * 5000));
+      const manifest = JSON.stringify({ name: "project", version: "1.0.0", token: canary, note: padding });
+      writeTree(dir, { "package.json": manifest });
+      const size = Buffer.byteLength(manifest);
+      // Greedy: an append of 2^k spaces (still valid JSON) goes through while the file stays
+      // under 1 MiB; what went through adds up to 1 MiB minus the size.
+      const script = `
+requestFileSystem(".", (fs) => {
+  const file = fs.access("package.json");
+  let appended = 0;
+  for (let k = 20; k >= 0; k--) {
+    try {
+      file.append(" ".repeat(2 ** k));
+      appended += 2 ** k;
+    } catch {
+      // refused
+    }
+  }
+  println("@@inferred\\t" + (${MIB} - appended));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet", "--classified-paths", "package.json"]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain("@@inferred\t");
+      expect(r.stdout, "the script worked out the classified file's size").not.toContain(`@@inferred\t${size}\n`);
+      expect(readFileSync(path.join(dir, "package.json"), "utf8")).toBe(manifest);
+      expect(r.stdout + r.stderr).not.toContain(canary);
+    } finally {
+      cleanup();
+    }
+  });
+
+  it("classified task files: whether an append goes through does not tell whether one names a folder-open run", async () => {
+    const { dir, cleanup } = realTempDir("tacit-judged-word-");
+    try {
+      const task = (runOn: string): string =>
+        `{\n  "version": "2.0.0",\n  "tasks": [{ "label": "setup", "type": "shell", "command": "true", "runOptions": { "runOn": "${runOn}" } }]\n}\n`;
+      // The person's own files, classified: one holds a folder-open task, the other does not.
+      writeTree(dir, { "a/.vscode/tasks.json": task("folderOpen"), "b/.vscode/tasks.json": task("default") });
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("a", () => fs.access("a/.vscode/tasks.json").append(" "));
+  attempt("b", () => fs.access("b/.vscode/tasks.json").append(" "));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet", "--classified-paths", "**/.vscode/tasks.json"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      const [a, b] = [attemptOf(found, "a"), attemptOf(found, "b")];
+      expect(a.status, "an append told which classified file names a folder-open run").toBe(b.status);
+      // The same words, but for the path each names.
+      expect(String(a.value).replaceAll("a/.vscode", "*/.vscode")).toBe(String(b.value).replaceAll("b/.vscode", "*/.vscode"));
+      expect(readFileSync(path.join(dir, "a/.vscode/tasks.json"), "utf8")).toBe(task("folderOpen"));
+    } finally {
+      cleanup();
+    }
+  });
+});
