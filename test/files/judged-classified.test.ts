@@ -4,12 +4,16 @@
 // refusal told a script about what is there (its size, to the byte; whether it names a
 // folder-open run).
 
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, makeCanary, realTempDir, tacit, writeTree } from "./fixtures.js";
 
 const MIB = 1024 * 1024;
+
+/** husky 4's runner, as its install leaves it in .git/hooks (see hook-managers.test.ts). */
+const HUSKY4_RUNNER = readFileSync(path.join(import.meta.dirname, "hook-runners", "husky-4.3.8.pre-commit"), "utf8");
 
 describe("a classified file tacit judges writes to by their content", () => {
   it("a classified project package.json: appends do not tell its size", async () => {
@@ -70,6 +74,35 @@ requestFileSystem(".", (fs) => {
       // The same words, but for the path each names.
       expect(String(a.value).replaceAll("a/.vscode", "*/.vscode")).toBe(String(b.value).replaceAll("b/.vscode", "*/.vscode"));
       expect(readFileSync(path.join(dir, "a/.vscode/tasks.json"), "utf8")).toBe(task("folderOpen"));
+    } finally {
+      cleanup();
+    }
+  });
+
+  it("a classified package.json husky 4's runner reads: whether a write goes through does not tell a guess of its \"husky\" key right", async () => {
+    const { dir, cleanup } = realTempDir("tacit-judged-husky-");
+    try {
+      const secret = makeCanary();
+      const hooks = (command: string): string => JSON.stringify({ name: "h4", husky: { hooks: { "pre-commit": command } } });
+      const manifest = hooks(`deploy --token ${secret}`);
+      execFileSync("git", ["init", "-q", path.join(dir, "h4")]);
+      writeTree(dir, { "h4/package.json": manifest });
+      writeFileSync(path.join(dir, "h4/.git/hooks/pre-commit"), HUSKY4_RUNNER);
+      chmodSync(path.join(dir, "h4/.git/hooks/pre-commit"), 0o755);
+      // The script guesses the key twice; the second guess is right (the test's stand-in for a guess it could check).
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("wrong guess", () => fs.access("h4/package.json").write(${JSON.stringify(hooks("deploy --token wrong"))}));
+  attempt("right guess", () => fs.access("h4/package.json").write(${JSON.stringify(manifest)}));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet", "--classified-paths", "**/h4/package.json"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      const [wrong, right] = [attemptOf(found, "wrong guess"), attemptOf(found, "right guess")];
+      expect(right.status, "a write told the script its guess of the classified key was right").toBe(wrong.status);
+      expect(right.value).toEqual(wrong.value);
+      expect(readFileSync(path.join(dir, "h4/package.json"), "utf8")).toBe(manifest);
     } finally {
       cleanup();
     }
