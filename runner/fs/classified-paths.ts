@@ -6,7 +6,7 @@
 
 import path from "node:path";
 import picomatch from "picomatch";
-import { resolvedPath, resolveReal } from "./containment.js";
+import { isWithin, resolvedPath, resolveReal } from "./containment.js";
 
 export const DEFAULT_CLASSIFIED_PATHS: readonly string[] = [
   ".ssh", ".gnupg", ".env", ".env.*", ".netrc", ".npmrc", ".pypirc", ".docker", ".kube", ".aws", ".azure", ".gcloud",
@@ -91,13 +91,17 @@ function anchoredMatcher(pattern: string): Matcher {
   return (absolute) => test(absolute.slice(path.parse(absolute).root.length));
 }
 
-function absoluteMatcher(pattern: string): Matcher {
+/** An absolute pattern with its non-glob prefix resolved through symlinks (now), and that prefix as written. */
+function resolvedAbsolute(pattern: string): { anchored: string; prefix: string; realPrefix: string } {
   const parts = pattern.split("/");
   const firstGlob = parts.findIndex((part) => GLOB_CHAR.test(part));
   const prefix = (firstGlob === -1 ? parts : parts.slice(0, firstGlob)).join("/") || "/";
   const rest = firstGlob === -1 ? [] : parts.slice(firstGlob);
   const realPrefix = resolveReal(prefix);
-  const anchored = [realPrefix.replace(/\/$/, ""), ...rest].join("/");
+  return { anchored: [realPrefix.replace(/\/$/, ""), ...rest].join("/"), prefix: resolvedPath(prefix), realPrefix };
+}
+
+function absoluteMatcher(anchored: string): Matcher {
   const test = globTest(anchored);
   return (absolute) => test(absolute);
 }
@@ -108,10 +112,36 @@ export class ClassifiedPaths {
   /** Anchored and absolute patterns: tested against the whole path. */
   private readonly pathMatchers: Matcher[];
 
+  /**
+   * The patterns as this instance matches them: an absolute one with its prefix resolved when
+   * it was built. What a search in the worker must skip: given the patterns as written, the
+   * worker resolved them again, so a script that deleted the link a prefix named (an ordinary
+   * link, deletable) had grepRecursive read the files the pattern classified, which read() still
+   * refused (a security review read a secret under `/…/vault/*`, vault a link to store/, that way).
+   */
+  readonly resolvedPatterns: readonly string[];
+
+  /** The prefixes of absolute patterns, as written, that led elsewhere through a link when this instance was built. */
+  private readonly linkedPrefixes: readonly string[];
+
+  /**
+   * Whether removing `named` would change what an absolute pattern classifies: it is (or leads
+   * to) a link on the way to the pattern's prefix. Deleted, the files behind it were ordinary
+   * in the next evaluation, readable by their own names.
+   */
+  classifiesThrough(named: string): boolean {
+    return this.linkedPrefixes.some((prefix) => isWithin(prefix, named));
+  }
+
   constructor(readonly patterns: readonly string[]) {
     const cleaned = patterns.map(cleanedPattern).filter((p) => p !== "");
-    this.matchesName = namesMatcher(cleaned.filter((p) => !p.includes("/")));
-    this.pathMatchers = cleaned.filter((p) => p.includes("/")).map((p) => (p.startsWith("/") ? absoluteMatcher(p) : anchoredMatcher(p)));
+    const absolute = cleaned.filter((p) => p.startsWith("/")).map((p) => [p, resolvedAbsolute(p)] as const);
+    const anchored = new Map(absolute.map(([p, resolved]) => [p, resolved.anchored]));
+    this.resolvedPatterns = cleaned.map((p) => anchored.get(p) ?? p);
+    this.linkedPrefixes = absolute.filter(([, r]) => r.realPrefix !== r.prefix).map(([, r]) => r.prefix);
+    const resolved = this.resolvedPatterns;
+    this.matchesName = namesMatcher(resolved.filter((p) => !p.includes("/")));
+    this.pathMatchers = resolved.filter((p) => p.includes("/")).map((p) => (p.startsWith("/") ? absoluteMatcher(p) : anchoredMatcher(p)));
   }
 
   /** This exact path matches a pattern (its ancestors not considered); `name` is its last component, if the caller has it. */

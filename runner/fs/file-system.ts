@@ -551,6 +551,7 @@ export class FileSystemExecutor {
     this.denyClassifiedWrite(target, requested, "delete");
     if (target.real === target.scope.realRoot) throw new PolicyDenial(`${requested}: the scope's root itself cannot be deleted`);
     this.denyRemovingOwn(target.named, target.real, requested);
+    this.denyDeclassifying(target.named, requested);
     // A link is removed itself, never what it points to: the entry is named inside its
     // parent directory, opened and verified to be inside the scope.
     const name = path.basename(target.named);
@@ -564,12 +565,22 @@ export class FileSystemExecutor {
         // Again where the entry really is: a directory on the way swapped for a link after the
         // check let a security review remove the link on the way to tacit's home.
         this.denyRemovingOwn(actual, resolveRealOrSelf(actual), requested);
+        this.denyDeclassifying(actual, requested);
         const entry = path.join(dir, name);
         if (lstatSync(entry).isDirectory()) rmdirSync(entry);
         else unlinkSync(entry);
       });
     } catch (error) {
       throw failure(requested, error);
+    }
+  }
+
+  /** Refuses to remove a link an absolute classified pattern leads through (see ClassifiedPaths.classifiesThrough). */
+  private denyDeclassifying(entry: string, requested: string): void {
+    if (this.policy.classified.classifiesThrough(entry)) {
+      throw new PolicyDenial(
+        `${requested}: delete refused: a classified pattern (--classified-paths) names the files behind this link through it, and removing it would leave them unclassified. Work with other files.`,
+      );
     }
   }
 
@@ -705,7 +716,8 @@ export class FileSystemExecutor {
 
   /** What a search never opens: classified paths and tacit's own files. */
   private searchExclusions(): string[] {
-    return [...this.policy.classified.patterns, ...asSearchExclusions(this.policy.protectedPaths)];
+    // As this evaluation matches them (absolute prefixes resolved when it began), not as written.
+    return [...this.policy.classified.resolvedPatterns, ...asSearchExclusions(this.policy.protectedPaths)];
   }
 
   private async search(requested: string, pattern: string, job: Parameters<GrepRunner["run"]>[0]): Promise<GrepMatch[]> {
