@@ -6,7 +6,7 @@
 
 import path from "node:path";
 import picomatch from "picomatch";
-import { isWithin, resolvedPath, resolveReal } from "./containment.js";
+import { isWithin, resolvedPath, resolveReal, resolveRealOrSelf } from "./containment.js";
 
 export const DEFAULT_CLASSIFIED_PATHS: readonly string[] = [
   ".ssh", ".gnupg", ".env", ".env.*", ".netrc", ".npmrc", ".pypirc", ".docker", ".kube", ".aws", ".azure", ".gcloud",
@@ -130,8 +130,11 @@ export class ClassifiedPaths {
    * in the next evaluation, readable by their own names.
    */
   classifiesThrough(named: string): boolean {
-    return this.linkedPrefixes.some((prefix) => isWithin(prefix, named));
+    return this.linkedPrefixes.some((prefix) => isWithin(prefix, named)) || this.linkedEntries.has(named);
   }
+
+  /** Where the entries on the way to those prefixes really are (their directory resolved): the same entries named another way. */
+  private readonly linkedEntries: ReadonlySet<string>;
 
   constructor(readonly patterns: readonly string[]) {
     const cleaned = patterns.map(cleanedPattern).filter((p) => p !== "");
@@ -139,6 +142,13 @@ export class ClassifiedPaths {
     const anchored = new Map(absolute.map(([p, resolved]) => [p, resolved.anchored]));
     this.resolvedPatterns = cleaned.map((p) => anchored.get(p) ?? p);
     this.linkedPrefixes = absolute.filter(([, r]) => r.realPrefix !== r.prefix).map(([, r]) => r.prefix);
+    const entries = new Set<string>();
+    for (const prefix of this.linkedPrefixes) {
+      for (let entry = prefix; entry !== path.dirname(entry); entry = path.dirname(entry)) {
+        entries.add(path.join(resolveRealOrSelf(path.dirname(entry)), path.basename(entry)));
+      }
+    }
+    this.linkedEntries = entries;
     const resolved = this.resolvedPatterns;
     this.matchesName = namesMatcher(resolved.filter((p) => !p.includes("/")));
     this.pathMatchers = resolved.filter((p) => p.includes("/")).map((p) => (p.startsWith("/") ? absoluteMatcher(p) : anchoredMatcher(p)));

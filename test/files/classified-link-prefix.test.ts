@@ -69,4 +69,27 @@ requestFileSystem(".", (fs) => {
       cleanup();
     }
   });
+
+  it("a pattern written through a link to the project: the link on the way cannot be deleted by its real name either", async () => {
+    const { dir, cleanup } = realTempDir("tacit-link-prefix-via-");
+    try {
+      const canary = makeCanary();
+      writeTree(dir, { "real/store/key.txt": `${canary}\n`, "real/vault": { symlink: "store" }, via: { symlink: "real" } });
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem("real", (fs) => {
+  attempt("delete the link", () => fs.access("vault").delete());
+  attempt("grepRecursive", () => fs.grepRecursive(".", "canary"));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet", "--classified-paths", `${path.join(dir, "via", "vault")}/*`]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["delete the link"], /delete refused: a classified pattern/);
+      expect(attemptOf(found, "grepRecursive")).toEqual({ status: "ok", value: [] });
+      expect(lstatSync(path.join(dir, "real/vault")).isSymbolicLink()).toBe(true);
+      expect(r.stdout + r.stderr).not.toContain(canary);
+    } finally {
+      cleanup();
+    }
+  });
 });
