@@ -577,7 +577,8 @@ export class FileSystemExecutor {
 
   /** Refuses to remove a link an absolute classified pattern leads through (see ClassifiedPaths.classifiesThrough). */
   private denyDeclassifying(entry: string, requested: string): void {
-    if (this.policy.classified.classifiesThrough(entry)) {
+    // Only a link: a directory on the way is not empty (the link is in it), and a prefix that is a directory of its own changes nothing.
+    if (this.policy.classified.classifiesThrough(entry) && isLink(entry)) {
       throw new PolicyDenial(
         `${requested}: delete refused: a classified pattern (--classified-paths) names the files behind this link through it, and removing it would leave them unclassified. Work with other files.`,
       );
@@ -768,6 +769,15 @@ function writeAndClose(fd: number, content: string | null, requested: string): v
     throw failure(requested, error);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Whether `entry` is a symbolic link itself (not followed); false when there is none. */
+function isLink(entry: string): boolean {
+  try {
+    return lstatSync(entry).isSymbolicLink();
+  } catch {
+    return false;
   }
 }
 
