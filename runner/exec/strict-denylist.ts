@@ -53,6 +53,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       "awk", "gawk", "mawk", "nawk", "sed", "sqlite", "mysql", "mariadb", "psql", "gdb", "lldb", "m4", "dc", "gnuplot", "gs",
       "ghostscript", "tex", "latex", "pdflatex", "xelatex", "lualatex", "luatex", "pdftex", "xetex", "latexmk", "pandoc", "groff",
       "troff", "nroff", "r2", "radare2",
+      // A sixth review: terraform console's file() prints any file, and its local-exec and
+      // external data sources run commands.
+      "terraform",
     ],
   },
   {
@@ -100,6 +103,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // A fifth review: LLVM's not runs its arguments as a command (`not-14 sh -c …`); luit,
       // debconf and vgdb run a command they are given.
       "not", "luit", "debconf", "vgdb",
+      // A sixth review: direnv exec, rustup run and python-dotenv's run run the command they are
+      // given; gio launch runs a desktop file's Exec line (and gio cat prints any file).
+      "direnv", "rustup", "dotenv", "gio",
     ],
   },
   {
@@ -150,6 +156,11 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // `ar p x.a`; objcopy -I binary, ptar, jar, gpgtar), pass it through (uncompress -cf, as
       // gzip -dcf) or rewrite it in place (enc2xs empties the file it is given; gzexe, znew, zforce).
       "ar", "objcopy", "ptar", "ptardiff", "ptargrep", "jar", "gpgtar", "uncompress", "enc2xs", "gzexe", "znew", "zforce",
+      // A sixth review: universal-ctags prints every line of any file (`ctags -x --regex-…`; etags is the same program).
+      "ctags",
+      // And objdump (`-b binary -s` dumps any file), LLVM's FileCheck (`--dump-input=always`) and docutils
+      // (docutils, rst2html.py and the other rst2* front ends print the file they convert).
+      "objdump", "filecheck", "docutils", "rst",
     ],
   },
   {

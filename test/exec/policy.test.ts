@@ -274,6 +274,54 @@ attempt("link", () => requestExecPermission(["link"], (p) => p.exec("link", [${J
     }
   });
 
+  it("refuses direnv, rustup, dotenv and gio, which run any command they are given, and ctags, gio cat, terraform console, objdump, FileCheck and docutils, which print any file", async () => {
+    // A sixth review ran commands under --strict through `direnv exec DIR CMD`, `rustup run
+    // stable CMD`, `dotenv -f FILE run CMD` (python-dotenv) and `gio launch x.desktop` (its Exec
+    // line), and printed a file outside the allowed roots with `ctags -x --regex-…`, `gio cat`
+    // and terraform console's file(), and with objdump -s, FileCheck --dump-input and docutils'
+    // rst2html.py. Names not installed here are refused all the same.
+    const { dir, cleanup } = realTempDir("tacit-strict-runners-");
+    try {
+      const canary = makeCanary();
+      const secret = path.join(dir, "secret.txt");
+      writeFileSync(secret, `${canary}\n`);
+      const marker = (name: string) => path.join(dir, `marker-${name}`);
+      const envFile = path.join(dir, "vars.env");
+      writeFileSync(envFile, "A=1\n");
+      const desktop = path.join(root, "x.desktop");
+      writeFileSync(desktop, `[Desktop Entry]\nType=Application\nName=x\nExec=touch ${marker("gio")}\n`);
+      const RUNS: Array<[string, string, string[], string | null]> = [
+        ["direnv exec", "direnv", ["exec", "/", "touch", marker("direnv")], null],
+        ["rustup run", "rustup", ["run", "stable", "touch", marker("rustup")], null],
+        ["dotenv run", "dotenv", ["-f", envFile, "run", "touch", marker("dotenv")], null],
+        ["gio launch", "gio", ["launch", desktop], null],
+        ["gio cat", "gio", ["cat", secret], null],
+        ["ctags -x", "ctags", ["-x", "--language-force=Sh", "--regex-Sh=/^(.*)$/\\1/x/", secret], null],
+        ["terraform console", "terraform", ["console"], `file(${JSON.stringify(secret)})\n`],
+        ["objdump -s", "objdump", ["-b", "binary", "-m", "i386", "-s", secret], null],
+        ["FileCheck", "FileCheck-14", ["--dump-input=always", `--input-file=${secret}`, desktop], null],
+        ["docutils", "docutils", [secret], null],
+        ["rst2html.py", "rst2html.py", [secret], null],
+        ["rst2man.py", "rst2man.py", [secret], null],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[string, string, string[], string | null]>) {
+  attempt(label, () => {
+    const r = requestExecPermission([command], (p) => p.exec(command, args, input === null ? {} : { input, timeoutMs: 20000 }));
+    return r.stdout + r.stderr;
+  });
+}
+`;
+      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "60000"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), RUNS.map(([label]) => label), /refused under --strict/);
+      for (const name of ["direnv", "rustup", "dotenv", "gio"]) expect(existsSync(marker(name)), name).toBe(false);
+      expect(r.stdout).not.toContain(canary);
+    } finally {
+      cleanup();
+    }
+  }, 90_000);
+
   // Found by the same review: tools --strict runs, given an option that makes them read a file
   // and echo its lines in their messages (`date -f FILE`: "invalid date '<line>'").
   const ECHOERS: Array<[string, string, string[]]> = [
