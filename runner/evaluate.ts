@@ -341,22 +341,42 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   const end = await conversation.end;
   if (end !== "alive" && end.kind === "exited" && conversation.reported() === null) sandboxGone.abort(EVALUATION_OVER);
   options.signal?.removeEventListener("abort", cancel);
-  const remaining = clock.left();
+  let remaining = clock.left();
   clock.stop();
   // After a kill, host-side work stops at once: the pure evaluator (a one-shot's own) is
   // closed before anything waits, so no request or pending write waits on values it would
   // have computed (a chain of maps can keep it busy for PURE_JOB_TIMEOUT_MS each). After a
   // normal end, classified values still being computed (for the sink, a pending write, a
   // classified chat) are let finish first.
-  const abandoned = end !== "alive" && end.kind === "killed" && end.reason !== "finished";
-  if (abandoned) {
+  let abandoned = end !== "alive" && end.kind === "killed" && end.reason !== "finished";
+  const stopHostWork = async (): Promise<void> => {
     abandon.abort(EVALUATION_OVER);
     lifetime.abort(EVALUATION_OVER);
     if (!options.session) await pure.close();
-  }
+  };
+  if (abandoned) await stopHostWork();
   capabilities.revokeAll();
-  // Bounded all the same: whatever a request still waits on, a killed evaluation ends within a grace of its limit.
-  await (abandoned ? settledWithin(conversation.drained(), ABANDONED_GRACE_MS) : conversation.drained());
+  if (abandoned) {
+    // Bounded all the same: whatever a request still waits on, a killed evaluation ends within a grace of its limit.
+    await settledWithin(conversation.drained(), ABANDONED_GRACE_MS);
+  } else if (end !== "alive" && end.kind === "exited") {
+    // A sandbox that ended its own process may have left a request in progress (code with the
+    // raw channel need not wait for its reply): a security review wrote an Exec request with a
+    // ten-minute timeoutMs and exited, and the host, its clock stopped, waited for the command
+    // without a bound, past the time limit. The request gets what is left of the limit; then
+    // it is stopped, with the command, as at a kill.
+    const from = monotonicMs();
+    let drained = false;
+    await settledWithin(conversation.drained().then(() => (drained = true)), remaining);
+    remaining = Math.max(0, remaining - (monotonicMs() - from));
+    if (!drained) {
+      abandoned = true;
+      await stopHostWork();
+      await settledWithin(conversation.drained(), ABANDONED_GRACE_MS);
+    }
+  } else {
+    await conversation.drained();
+  }
   // Background classified work is bounded by what remains of the evaluation's time limit
   // (after a kill, by the grace): then it is abandoned too, and waited for a grace at most.
   let overtime: NodeJS.Timeout | undefined;
