@@ -43,6 +43,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       "lua", "luajit", "tclsh", "wish", "expect", "expectk", "java", "jshell", "jrunscript", "jjs", "groovy", "scala", "kotlin",
       "clojure", "clj", "osascript", "r", "rscript", "julia", "octave", "ghc", "ghci", "runghc", "runhaskell", "guile", "racket",
       "sbcl", "clisp", "ecl", "gosh", "erl", "escript", "elixir", "iex", "ocaml", "utop", "swift", "dotnet", "mono",
+      // A sixth review: SymPy's isympy reads Python on its input, IDLE runs it (-c, -r), py.test
+      // runs the conftest.py of the directory it is given, flask imports the app module it is given.
+      "isympy", "idle", "py.test", "flask",
     ],
   },
   {
@@ -161,6 +164,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // And objdump (`-b binary -s` dumps any file), LLVM's FileCheck (`--dump-input=always`) and docutils
       // (docutils, rst2html.py and the other rst2* front ends print the file they convert).
       "objdump", "filecheck", "docutils", "rst",
+      // And tools that change any file: fallocate (-p zeroes a range of it), savelog (renames it
+      // and compresses its rotations), mkswap (overwrites it with a swap header).
+      "fallocate", "savelog", "mkswap",
     ],
   },
   {

@@ -322,6 +322,43 @@ for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[st
     }
   }, 90_000);
 
+  it("refuses py.test, flask, isympy and idle, which run Python, and fallocate, savelog and mkswap, which change any file", async () => {
+    // A sixth review ran Python under --strict through `py.test DIR` (its conftest.py), `flask
+    // --app app.py routes` (the module is imported) and isympy (Python on standard input), and
+    // zeroed the start of a file outside the allowed roots with `fallocate -p -o 0 -l 8 FILE`
+    // and renamed one away with `savelog FILE`. Names not installed here are refused all the same.
+    const { dir, cleanup } = realTempDir("tacit-strict-python-");
+    try {
+      const marker = (name: string) => path.join(dir, `marker-${name}`);
+      writeFileSync(path.join(dir, "conftest.py"), `open(${JSON.stringify(marker("pytest"))}, "w").write("x")\n`);
+      writeFileSync(path.join(dir, "app.py"), `open(${JSON.stringify(marker("flask"))}, "w").write("x")\n`);
+      const victim = path.join(dir, "victim.txt");
+      const content = "keep this content as it is 0123456789\n";
+      writeFileSync(victim, content);
+      const RUNS: Array<[string, string, string[], string | null]> = [
+        ["py.test", "py.test", ["-q", dir], null],
+        ["flask", "flask", ["--app", path.join(dir, "app.py"), "routes"], null],
+        ["isympy", "isympy", ["-q"], `open(${JSON.stringify(marker("isympy"))}, "w").write("x")\n`],
+        ["idle3", "idle3", ["-c", `open(${JSON.stringify(marker("idle"))}, "w").write("x")`], null],
+        ["fallocate", "fallocate", ["-p", "-o", "0", "-l", "8", victim], null],
+        ["savelog", "savelog", [victim], null],
+        ["mkswap", "mkswap", [victim], null],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[string, string, string[], string | null]>) {
+  attempt(label, () => requestExecPermission([command], (p) => p.exec(command, args, input === null ? { timeoutMs: 20000 } : { input, timeoutMs: 20000 }).exitCode));
+}
+`;
+      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "60000"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), RUNS.map(([label]) => label), /refused under --strict/);
+      for (const name of ["pytest", "flask", "isympy", "idle"]) expect(existsSync(marker(name)), name).toBe(false);
+      expect(readFileSync(victim, "utf8")).toBe(content);
+    } finally {
+      cleanup();
+    }
+  }, 90_000);
+
   // Found by the same review: tools --strict runs, given an option that makes them read a file
   // and echo its lines in their messages (`date -f FILE`: "invalid date '<line>'").
   const ECHOERS: Array<[string, string, string[]]> = [
