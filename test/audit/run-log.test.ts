@@ -128,6 +128,38 @@ describe("the audit log of a real tacit run", () => {
     }
   });
 
+  it("catches a line written another way with the same parsed content: BOM, CRLF, an escaped letter, a number form, spaces", async () => {
+    // Each variant parses to exactly the genuine line's values, so its hash and chain still
+    // match: only the check that the text is what tacit writes can tell (a sixth review).
+    const text = readFileSync(log, "utf8").split("\n");
+    const at = lineOf((line) => line.event.type === "action-requested" && line.event.kind === "Exec");
+    const genuine = text[at]!;
+    const seq = `"seq":${lines[at]!.seq},`;
+    const action = `"action":${(lines[at]!.event as { action: number }).action},`;
+    expect(genuine).toContain('"pattern":"exec echo');
+    expect(genuine).toContain(seq);
+    expect(genuine).toContain(action);
+    const variants: Array<[string, number, string]> = [
+      ["bom", 0, `\ufeff${text[0]!}`],
+      ["crlf", at, `${genuine}\r`],
+      ["escaped letter", at, genuine.replace('"pattern":"exec echo', '"pattern":"\\u0065xec echo')],
+      ["escaped tier", at, genuine.replace('"tier":"allow"', '"tier":"\\u0061llow"')],
+      ["seq as 5.0", at, genuine.replace(seq, seq.replace(/,$/, ".0,"))],
+      ["action as 1e0", at, genuine.replace(action, action.replace(/(\d+),$/, "$1e0,"))],
+      ["space after a colon", at, genuine.replace(seq, seq.replace(":", ": "))],
+    ];
+    for (const [name, line, replaced] of variants) {
+      expect(replaced, name).not.toBe(text[line]);
+      // The same values to a parser (a BOM aside): the hash and chain still match.
+      expect(JSON.parse(replaced.replace(/^\ufeff/, "")), name).toEqual(JSON.parse(text[line]!));
+      const edited = [...text];
+      edited[line] = replaced;
+      const { result, report } = await verifyJson(variant(name.replace(/\W+/g, "-"), edited.join("\n")), ctx.env);
+      expect(result.code, name).toBe(1);
+      expect(report.problems.map((problem) => problem.line), name).toContain(line + 1);
+    }
+  });
+
   it("catches bytes that are not UTF-8 where the writer wrote a U+FFFD (the text read is the same, the file is not)", async () => {
     // The script chooses a file name holding U+FFFD; its UTF-8 (EF BF BD) is then replaced with
     // a cut-off 4-byte sequence of the same length, which decodes to U+FFFD again.
