@@ -22,7 +22,7 @@ import { signBytes } from "./ed25519.js";
 import type { AuditEvent } from "./events.js";
 import { FileLock } from "../file-lock.js";
 import { loadOrCreateSigningKey, type SigningKey } from "./keys.js";
-import { chainOf, eventHash, eventHashOfJson, headEventSchema, headMessage, lineText, type LoggedEvent, type ParsedLine, parseLine, ZERO_CHAIN } from "./line.js";
+import { chainOf, describeIssues, eventHash, eventHashOfJson, headEventSchema, headMessage, lineText, type LoggedEvent, type ParsedLine, parseLine, ZERO_CHAIN } from "./line.js";
 import { PARSED_ONCE } from "../parse-once.js";
 
 export interface AuditLogOptions {
@@ -171,7 +171,17 @@ export class AuditLog {
       }
       const tail = readLastLine(fd, stat.size, resolved);
       if (tail?.event.type === "head") {
-        const head = headEventSchema.parse(tail.event, PARSED_ONCE);
+        // A refusal, not a throw of the schema's error: its message quotes the event's keys, which
+        // whoever edited the line chose, raw (C1 controls included), and ended tacit as an internal error.
+        const parsedHead = headEventSchema.safeParse(tail.event, PARSED_ONCE);
+        if (!parsedHead.success) {
+          throw new AuditLogError(
+            `the last line of the audit log ${resolved} is a malformed head (${describeIssues(parsedHead.error)}), so tacit cannot ` +
+              `continue its chain. Run \`tacit audit verify ${resolved}\` to see what happened, keep the file as it is, and give ` +
+              `tacit a new audit log file.`,
+          );
+        }
+        const head = parsedHead.data;
         if (head.publicKey !== key.publicKeyHex) {
           throw new AuditLogError(
             `the audit log ${resolved} was signed with another key (${head.publicKey}) than this one (${key.publicKeyHex}, ` +

@@ -7,9 +7,11 @@
 // the log, rightly, and wrote those sequences to the operator's terminal in its refusal, where
 // `tacit audit verify` and `show` escape them. Through the real CLI and a real Deno.
 
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { canonicalJson } from "../../runner/audit/digest.js";
+import { chainOf, eventHashOfJson, lineText } from "../../runner/audit/line.js";
 import { runCli, runScript, tempDir } from "../helpers.js";
 
 describe("refusing a tampered audit log", () => {
@@ -54,5 +56,33 @@ describe("refusing a tampered audit log", () => {
     const verify = await runCli(["audit", "verify", log], { cwd: project, env });
     expect(verify.code).toBe(1);
     expect(verify.stdout).not.toMatch(/[\u001b\u0007\r]/);
+  });
+
+  it("refuses a last line whose head event holds a key tacit never writes, its hash and chain recomputed: a refusal with escapes, not a crash", async () => {
+    // A sixth review: the line is intact as a line (the hash and chain need no key to
+    // recompute), so the writer's check of the last line passed it, and the head's own schema
+    // then threw: tacit ended with "internal error" and printed zod's message, the key and its
+    // C1 controls raw (CSI 2J, OSC 52: JSON leaves them unescaped) to the operator's terminal.
+    const project = path.join(dir, "project");
+    mkdirSync(project);
+    const log = path.join(project, "audit.jsonl");
+    const first = await runScript('println("logged");', ["--audit-log", log], { cwd: project, env });
+    expect(first.code, first.stderr).toBe(0);
+    const lines = readFileSync(log, "utf8").trimEnd().split("\n");
+    const last = JSON.parse(lines.at(-1)!) as { seq: number; time: string; event: Record<string, unknown>; prev: string };
+    expect(last.event.type).toBe("head");
+    last.event["\u009d52;c;cm0gLXJmIH4=\u009c\u009b2J\u001b]0;owned\u0007"] = 1;
+    const eventJson = canonicalJson(last.event);
+    const hash = eventHashOfJson(last.seq, last.time, eventJson);
+    lines[lines.length - 1] = lineText(last.seq, last.time, eventJson, last.prev, hash, chainOf(last.prev, hash));
+    writeFileSync(log, lines.join("\n") + "\n");
+
+    const next = await runScript('println("again");', ["--audit-log", log], { cwd: project, env });
+    expect(next.stderr).not.toContain("internal error");
+    expect(next.code, next.stderr).toBe(2);
+    expect(next.stderr).toContain("the last line of the audit log");
+    expect(next.stderr).toContain("\\u009d52;c;");
+    expect(next.stderr).not.toMatch(/[\u001b\u0007\u0080-\u009f]/);
+    expect(next.stdout).toBe("");
   });
 });
