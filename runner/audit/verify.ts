@@ -126,13 +126,22 @@ export function verifyAuditLog(
 
   // Who has which seq, and whose chain is continued by which line: to tell an inserted
   // line from the genuine one it duplicates, and a moved line from a deleted one.
+  // Each looked up in constant or logarithmic time: a review's log of 40,000 copies of one line
+  // (17 MB) took 190 s to verify when every line copied, filtered or scanned these lists.
   const bySeq = new Map<number, Entry[]>();
-  const continuedBy = new Map<string, Entry[]>();
+  /** Each entry's place among the entries with its seq, in line order. */
+  const occurrence = new Map<Entry, number>();
+  /** "prev:seq" of every entry: what continues the chain of a line with that chain and seq - 1. */
+  const continuations = new Set<string>();
   for (const entry of entries) {
-    bySeq.set(entry.parsed.seq, [...(bySeq.get(entry.parsed.seq) ?? []), entry]);
-    continuedBy.set(entry.parsed.prev, [...(continuedBy.get(entry.parsed.prev) ?? []), entry]);
+    let same = bySeq.get(entry.parsed.seq);
+    if (same === undefined) bySeq.set(entry.parsed.seq, (same = []));
+    occurrence.set(entry, same.length);
+    same.push(entry);
+    continuations.add(`${entry.parsed.prev}:${entry.parsed.seq}`);
   }
-  const isContinued = (entry: Entry) => (continuedBy.get(entry.parsed.chain) ?? []).some((next) => next.parsed.seq === entry.parsed.seq + 1);
+  const isContinued = (entry: Entry) => continuations.has(`${entry.parsed.chain}:${entry.parsed.seq + 1}`);
+  const seqsInOrder = [...bySeq.keys()].sort((a, b) => a - b);
 
   // The key heads must be signed with.
   let publicKey = trustedPublicKeyHex?.toLowerCase() ?? null;
@@ -214,7 +223,7 @@ export function verifyAuditLog(
       }
       last = entry;
     } else if (parsed.seq > last.parsed.seq + 1) {
-      const missing = firstFoundBetween(bySeq, last.parsed.seq + 1, parsed.seq - 1, line);
+      const missing = firstFoundBetween(bySeq, seqsInOrder, last.parsed.seq + 1, parsed.seq - 1);
       if (missing === null) {
         const count = parsed.seq - last.parsed.seq - 1;
         problem(
@@ -232,7 +241,8 @@ export function verifyAuditLog(
         problem(line, `inserted: seq ${parsed.seq} does not fit after seq ${last.parsed.seq} (line ${last.line}), and no line continues its chain`);
       }
     } else {
-      const twin = (bySeq.get(parsed.seq) ?? []).filter((other) => other.line < line).at(-1);
+      // The entry with its seq on the nearest line before it.
+      const twin = bySeq.get(parsed.seq)![occurrence.get(entry)! - 1];
       if (twin === undefined) {
         problem(line, `out of order: seq ${parsed.seq} comes after seq ${last.parsed.seq} (line ${last.line}); lines were swapped or moved`);
       } else if (isContinued(entry) && !isContinued(twin)) {
@@ -418,21 +428,19 @@ function checkHead(
   return valid;
 }
 
-/** The first entry, on another line than `line`, with a seq from `from` to `to`; null if none. */
-function firstFoundBetween(bySeq: Map<number, Entry[]>, from: number, to: number, line: number): Entry | null {
-  // A seq gap can be huge in a forged line; look the gap up only where the log has entries.
-  if (to - from > bySeq.size) {
-    for (const [seq, found] of bySeq) {
-      if (seq >= from && seq <= to) {
-        const other = found.find((entry) => entry.line !== line);
-        if (other) return other;
-      }
-    }
-    return null;
+/**
+ * The first entry of the lowest seq from `from` to `to` that the log has, or null if none (the
+ * line asking has a seq past `to`, so the entry is on another line). `seqs`: bySeq's keys in
+ * ascending order, searched by halves: a seq gap can be huge in a forged line, and a forged log
+ * can have a gap at every line.
+ */
+function firstFoundBetween(bySeq: Map<number, Entry[]>, seqs: readonly number[], from: number, to: number): Entry | null {
+  let low = 0;
+  let high = seqs.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (seqs[middle]! < from) low = middle + 1;
+    else high = middle;
   }
-  for (let seq = from; seq <= to; seq++) {
-    const other = bySeq.get(seq)?.find((entry) => entry.line !== line);
-    if (other) return other;
-  }
-  return null;
+  return low < seqs.length && seqs[low]! <= to ? bySeq.get(seqs[low]!)![0]! : null;
 }
