@@ -175,6 +175,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
     names: [
       "curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "scp", "sftp", "ftp", "lftp", "tftp", "ping", "dig",
       "nslookup", "host", "openssl", "aria2c", "http", "httpie", "xh", "lynx", "links", "w3m", "elinks", "nmap", "whois", "traceroute",
+      // A sixth review: the cloud CLIs reach any endpoint they are given (`aws --endpoint-url URL
+      // --no-sign-request s3 ls`), and upload any file (`aws s3 cp`, `gsutil cp`).
+      "aws", "gcloud", "gsutil", "bq",
     ],
   },
   {

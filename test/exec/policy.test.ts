@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer } from "../net/fixtures.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, type CliResult, expectRefused, makeCanary, realTempDir, tacit } from "./fixtures.js";
 
 let root: string;
@@ -356,6 +357,31 @@ for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[st
       expect(readFileSync(victim, "utf8")).toBe(content);
     } finally {
       cleanup();
+    }
+  }, 90_000);
+
+  it("refuses the cloud CLIs (aws, gcloud, gsutil, bq), which reach any endpoint: nothing reaches a listener", async () => {
+    // A sixth review reached a loopback listener under --strict, with no --network-permissions,
+    // through `aws --endpoint-url URL --no-sign-request s3 ls` (aws s3 cp would upload any file).
+    const server = await startServer();
+    try {
+      const RUNS: Array<[string, string[]]> = [
+        ["aws", ["--endpoint-url", server.origin, "--no-sign-request", "--region", "us-east-1", "s3", "ls"]],
+        ["gsutil", ["ls", "gs://tacit-no-such-bucket"]],
+        ["gcloud", ["--version"]],
+        ["bq", ["version"]],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
+  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args, { timeoutMs: 20000 }).exitCode));
+}
+`;
+      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "60000"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict/);
+      expect(server.received).toEqual([]);
+    } finally {
+      await server.close();
     }
   }, 90_000);
 
