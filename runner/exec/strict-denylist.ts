@@ -167,6 +167,10 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // And tools that change any file: fallocate (-p zeroes a range of it), savelog (renames it
       // and compresses its rotations), mkswap (overwrites it with a swap header).
       "fallocate", "savelog", "mkswap",
+      // The same review: mke2fs and mkfs.* write a file system over any file they are given,
+      // badblocks -w overwrites it with test patterns, and hardlink replaces files in the
+      // directories it is given with hard links to one another.
+      "mke2fs", "mkfs", "badblocks", "hardlink",
     ],
   },
   {

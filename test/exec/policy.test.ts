@@ -4,7 +4,7 @@
 // under --command-permissions only the globs given (which win over --strict); the same from
 // a --config file; a command given as a path is refused; and the scope's list narrows it all.
 
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer } from "../net/fixtures.js";
@@ -382,6 +382,39 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
       expect(server.received).toEqual([]);
     } finally {
       await server.close();
+    }
+  }, 90_000);
+
+  it("refuses mke2fs, mkfs.*, badblocks -w and hardlink, which overwrite or relink any file: the files stay as they were", async () => {
+    // A sixth review overwrote files outside the allowed roots under --strict with `mke2fs -F
+    // FILE`, `mkfs.ext4 -F FILE` and `badblocks -w FILE`, and made two files one with `hardlink DIR1 DIR2`.
+    const { dir, cleanup } = realTempDir("tacit-strict-writers-");
+    try {
+      const content = (name: string) => `${name}: keep this content as it is\n`.repeat(4096);
+      const victims = ["mke2fs", "mkfs", "badblocks"].map((name) => path.join(dir, `victim-${name}`));
+      for (const victim of victims) writeFileSync(victim, content(victim));
+      mkdirSync(path.join(dir, "one"));
+      mkdirSync(path.join(dir, "two"));
+      writeFileSync(path.join(dir, "one", "same.txt"), "same\n");
+      writeFileSync(path.join(dir, "two", "same.txt"), "same\n");
+      const RUNS: Array<[string, string[]]> = [
+        ["mke2fs", ["-q", "-F", victims[0]!]],
+        ["mkfs.ext4", ["-q", "-F", victims[1]!]],
+        ["badblocks", ["-w", "-t", "0", victims[2]!]],
+        ["hardlink", [path.join(dir, "one"), path.join(dir, "two")]],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
+  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args, { timeoutMs: 20000 }).exitCode));
+}
+`;
+      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "60000"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict/);
+      for (const victim of victims) expect(readFileSync(victim, "utf8") === content(victim), victim).toBe(true);
+      expect(statSync(path.join(dir, "one", "same.txt")).nlink).toBe(1);
+    } finally {
+      cleanup();
     }
   }, 90_000);
 
