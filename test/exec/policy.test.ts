@@ -457,6 +457,27 @@ attempt("date", () => requestExecPermission(["date"], (p) => p.exec("date", ["-u
 });
 
 describe("--command-permissions", () => {
+  it("matches the whole name exactly: another letter case, a line break, spaces, NUL, a zero-width or fullwidth look-alike is refused", async () => {
+    // A sixth review tried names that read as a permitted one (the glob is a RegExp with ^ and $,
+    // where $ could have let a final line break through, and . never matches one).
+    const names = [
+      "PRINTF", "Printf", "printf\n", "printf\r", "printf ", " printf", "printf\u0000", "printf\u200b", "\u200bprintf", "ｐｒｉｎｔｆ",
+      "printf\u00a0", "print\u0066\u0301", "pw\nd", "pw/d", "pwd\n",
+    ];
+    // Labelled by their index: the attempt report is line-based.
+    const script = `${ATTEMPT_PRELUDE}
+for (const [index, command] of (${JSON.stringify(names)} as string[]).entries()) {
+  attempt(String(index), () => requestExecPermission([command], (p) => p.exec(command, []).exitCode));
+}
+attempt("pwd", () => requestExecPermission(["pwd"], (p) => p.exec("pwd", []).exitCode));
+`;
+    const r = await tacit(root, script, ["--command-permissions", "printf,pw*d"]);
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    expectRefused(found, names.map((_, index) => String(index)), /not among the permitted commands|is not a command name/);
+    expect(attemptOf(found, "pwd")).toEqual({ status: "ok", value: 0 });
+  });
+
   it('"git*" allows git and refuses ls; a scope\'s list narrows it further', async () => {
     const extra = `
 attempt("git --version", () => requestExecPermission(["git"], (p) => p.exec("git", ["--version"])));
