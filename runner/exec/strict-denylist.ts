@@ -171,6 +171,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // badblocks -w overwrites it with test patterns, and hardlink replaces files in the
       // directories it is given with hard links to one another.
       "mke2fs", "mkfs", "badblocks", "hardlink",
+      // And ldconfig: -f FILE reads any file as its configuration and quotes each line it cannot
+      // use ("Can't stat <line>"), and -C FILE writes its cache to any file.
+      "ldconfig",
     ],
   },
   {

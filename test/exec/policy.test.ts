@@ -184,6 +184,8 @@ describe("--strict and the tools that print a file they are given", () => {
     // `objcopy -I binary`, ptar, jar, gpgtar) or pass it through (`uncompress -cf`, gzip's).
     ["uncompress", ["-cf"]], ["ar", ["p"]], ["llvm-ar", ["p"]], ["objcopy", ["-I", "binary", "-O", "binary"]],
     ["llvm-objcopy", ["-I", "binary", "-O", "binary"]], ["ptar", ["-c", "-f", "copy.tar"]], ["jar", ["cf", "copy.jar"]], ["gpgtar", []],
+    // A sixth review: ldconfig -f FILE quotes each line of the file it reads as its configuration.
+    ["ldconfig", ["-N", "-X", "-v", "-f"]],
   ];
   it("refuses them, so none prints the file", async () => {
     const { dir, cleanup } = realTempDir("tacit-strict-printers-");
