@@ -16,6 +16,7 @@ import { isWithin, resolveReal, resolveRealOrSelf } from "../fs/containment.js";
 import { type Decision, dispatch, type EvaluationContext, type Refusal, refusalOf, refused } from "../monitor.js";
 import { type HostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
 import { type ActionRequest, approvalPattern, describeAction, directoryWord, fsPathUse, isFsPathAction, pathSubject } from "./action-request.js";
+import type { HostSecrets } from "../host-secrets.js";
 import { printable } from "../printable.js";
 import { headThenShown } from "./shown-text.js";
 import { singleQuoted } from "../shell-word.js";
@@ -119,7 +120,7 @@ export class ApprovalGate {
       const number = ++this.actions;
       this.log({ action: number, evaluation, kind: action.kind, pattern: "print", tier: "allow", type: "action-requested" });
       this.log({ action: number, answer: null, decision: "allow", evaluation, reason: null, type: "decision", via: "policy" });
-      return this.refusedWithoutRunning(number, decision);
+      return this.refusedWithoutRunning(number, decision, context.hostSecrets);
     }
     this.logOutput();
     const number = ++this.actions;
@@ -144,7 +145,7 @@ export class ApprovalGate {
         `${printable(streamAskedAs!)}: refused: the path changed since a person approved reading it (it now leads to ` +
         `${printable(streamMoved)}); nothing more of it was read. Do not retry it; ask the user.`;
       this.log({ action: number, answer: null, decision: "deny", evaluation, reason: message, type: "decision", via: "path changed after the answer" });
-      return this.refusedWithoutRunning(number, refused("SecurityError", message));
+      return this.refusedWithoutRunning(number, refused("SecurityError", message), context.hostSecrets);
     }
 
     // The allowlists' extensions a person may grant for this run, asked before the scope opens.
@@ -170,7 +171,7 @@ export class ApprovalGate {
       if (refusal !== null) {
         const { message } = refusal.error;
         this.log({ action: number, answer: null, decision: "deny", evaluation, reason: message, type: "decision", via: "allowlists (before asking)" });
-        return this.refusedWithoutRunning(number, refusal);
+        return this.refusedWithoutRunning(number, refusal, context.hostSecrets);
       }
       // Where an asked-about command runs is part of what the person reads (see execCwdOf), and,
       // when it is not tacit's own working directory, of its pattern: resolved once for both.
@@ -184,7 +185,7 @@ export class ApprovalGate {
       if (answer.answer === "no") {
         const message = refusalMessage(asked.pattern, tier, answer) + why;
         this.logDecision(number, answer, null, message, asked.pattern === request.pattern ? null : asked.pattern);
-        return this.refusedWithoutRunning(number, refused("SecurityError", message));
+        return this.refusedWithoutRunning(number, refused("SecurityError", message), context.hostSecrets);
       }
       this.logDecision(number, answer, null, null, asked.pattern === request.pattern ? null : asked.pattern);
       // The script waits while a person is asked, but others need not: a security review had
@@ -195,7 +196,7 @@ export class ApprovalGate {
       if (moved !== null) {
         const message = `${printable(asked.pattern)}: refused: the path changed while a person was asked (it now leads to ${printable(moved)}); nothing was done. Do not retry it; ask the user.`;
         this.log({ action: number, answer: null, decision: "deny", evaluation, reason: message, type: "decision", via: "path changed after the answer" });
-        return this.refusedWithoutRunning(number, refused("SecurityError", message));
+        return this.refusedWithoutRunning(number, refused("SecurityError", message), context.hostSecrets);
       }
       // The same for a command's working directory: `rm -r build` in docs/ is not the same
       // command as in deploy/, and a link put in place of docs/ while the person read the
@@ -206,7 +207,7 @@ export class ApprovalGate {
           `${printable(asked.pattern)}: refused: the command's working directory changed while a person was asked (it now leads to ` +
           `${printable(cwdNow.real)}, not ${printable(cwdAsked.real)}); nothing was run. Do not retry it; ask the user.`;
         this.log({ action: number, answer: null, decision: "deny", evaluation, reason: message, type: "decision", via: "path changed after the answer" });
-        return this.refusedWithoutRunning(number, refused("SecurityError", message));
+        return this.refusedWithoutRunning(number, refused("SecurityError", message), context.hostSecrets);
       }
       if (streamKey !== null) this.approvedStreams.set(streamKey, asked.pattern);
       judgedCwd = cwdAsked?.real ?? null;
@@ -237,15 +238,15 @@ export class ApprovalGate {
     const durationMs = Math.round((monotonicMs() - started) * 1000) / 1000;
     // Built when the log writes the line, after the reply has gone to the sandbox.
     oversight.audit?.append(() => {
-      const reply = JSON.stringify(decision.ok ? decision.value ?? null : decision.error);
+      const reply = asReceived(JSON.stringify(decision.ok ? decision.value ?? null : decision.error), context.hostSecrets);
       return { action: number, digest: digestOf(reply), durationMs, evaluation, ok: decision.ok, size: Buffer.byteLength(reply), type: "action-result" };
     });
     return decision;
   }
 
   /** Logs the result of an action refused before it ran (what the sandbox is told), and returns the refusal. */
-  private refusedWithoutRunning(number: number, refusal: Refusal): Refusal {
-    const reply = JSON.stringify(refusal.error);
+  private refusedWithoutRunning(number: number, refusal: Refusal, secrets: HostSecrets): Refusal {
+    const reply = asReceived(JSON.stringify(refusal.error), secrets);
     this.log({ action: number, digest: digestOf(reply), durationMs: 0, evaluation: this.options.evaluation, ok: false, size: Buffer.byteLength(reply), type: "action-result" });
     return refusal;
   }
@@ -544,4 +545,13 @@ function refusalMessage(rawPattern: string, tier: Exclude<Tier, "allow">, answer
       ? `Pre-approve it with \`tacit approvals grant ${shellQuoted(rawPattern)}\` in this directory (remembered 30 days), answer yes once when tacit can ask (a terminal, or an MCP client with elicitation), or run with --yes.`
       : "It is asked every time (always-ask): run tacit where it can ask (a terminal, or an MCP client with elicitation), or with --yes.";
   return `${pattern}: refused: the policy requires a person's approval (${tier}), and no one could be asked: ${answer.unavailable}. ${how}`;
+}
+
+/**
+ * A reply as the sandbox receives it, which is what the audit log digests (the README: results
+ * "as the script saw them"): with the host's own secrets (the LLM key) masked, as sandbox.ts masks
+ * every reply frame. Digested before, a result holding the key was logged by a digest of it.
+ */
+function asReceived(reply: string, secrets: HostSecrets): string {
+  return secrets.empty ? reply : secrets.scrubLine(reply);
 }
