@@ -109,6 +109,11 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // A sixth review: direnv exec, rustup run and python-dotenv's run run the command they are
       // given; gio launch runs a desktop file's Exec line (and gio cat prints any file).
       "direnv", "rustup", "dotenv", "gio",
+      // Left by the same review: gapplication launch runs a desktop application; PostgreSQL's
+      // server (postgres, pg_ctl start and Debian's wrappers, initdb's template) runs the
+      // commands its settings name (archive_command, -c on the command line or in a data
+      // directory the script writes).
+      "gapplication", "postgres", "postmaster", "pg_ctl", "pg_ctlcluster", "pg_createcluster", "initdb",
     ],
   },
   {
@@ -191,7 +196,15 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
     kind: "a privilege or credential tool",
     runsNamedPrograms: true,
     why: "it runs commands as someone else, or acts with the user's keys and services",
-    names: ["sudo", "su", "doas", "pkexec", "runuser", "setpriv", "capsh", "sudoedit", "gpg", "systemctl", "busctl", "gdbus", "dbus-send", "mount", "umount"],
+    names: [
+      "sudo", "su", "doas", "pkexec", "runuser", "setpriv", "capsh", "sudoedit", "gpg", "systemctl", "busctl", "gdbus", "dbus-send", "mount", "umount",
+      // service and the rc tools run init scripts; the account tools change who can log in and
+      // with which password (chpasswd and newusers read it on the input), which under a tacit
+      // run as root is the system's (the sixth review found them passing --strict).
+      "service", "invoke-rc.d", "update-rc.d", "useradd", "usermod", "userdel", "adduser", "deluser", "addgroup", "delgroup",
+      "groupadd", "groupmod", "groupdel", "gpasswd", "chpasswd", "chgpasswd", "newusers", "passwd", "chsh", "chfn", "chage",
+      "vipw", "vigr", "visudo",
+    ],
   },
 ];
 

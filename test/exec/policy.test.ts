@@ -213,6 +213,23 @@ for (const [command, args] of ${JSON.stringify(PRINTERS)} as Array<[string, stri
     }
   });
 
+  it("refuses service, the account tools, gapplication and PostgreSQL's server tools: each passed --strict", async () => {
+    // The sixth review listed them as passing --strict: service runs init scripts, the account
+    // tools change logins and passwords (chpasswd reads user:password on its input: a tacit run
+    // as root changed root's), gapplication launches applications, and PostgreSQL's server
+    // runs the commands its settings name. Each is asked for only its --help (the previous build
+    // ran every one of them, exit 0, as root here), so a build without the refusal changes nothing.
+    const names = ["service", "invoke-rc.d", "useradd", "usermod", "userdel", "chpasswd", "newusers", "passwd", "chsh", "visudo", "gapplication", "pg_ctl", "postgres", "initdb"];
+    const script = `${ATTEMPT_PRELUDE}
+for (const command of ${JSON.stringify(names)}) {
+  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, ["--help"]).exitCode));
+}
+`;
+    const r = await tacit(root, script, ["--strict"]);
+    expect(r.code, r.stderr).toBe(0);
+    expectRefused(attempts(r.stdout), names, /refused under --strict: it is (a command runner|a privilege or credential tool)/);
+  });
+
   it("refuses LLVM's not, which runs the command it is given (not-14 sh -c …), and other runners off the list", async () => {
     // A fifth review ran a shell under --strict through `not-14 sh -c …` (LLVM's test helper
     // runs its arguments as a command and inverts the exit status).
