@@ -91,3 +91,28 @@ export class ParsedFiles<T> {
     return value;
   }
 }
+
+/**
+ * What `read` made of a directory (a tool's records: a file or a link per entry), made again only
+ * when the directory changed: a stat per look (an entry added, removed or renamed changes its
+ * times). null where there is no such directory. `version` names what was read.
+ */
+export class ReadDirectories<T> {
+  private readonly known = new Map<string, { version: string; value: T }>();
+
+  constructor(private readonly read: (dir: string) => T) {}
+
+  get(dir: string): { version: string; value: T } | null {
+    const stats = statSync(dir, { throwIfNoEntry: false });
+    if (!stats?.isDirectory()) {
+      this.known.delete(dir);
+      return null;
+    }
+    const version = `${stats.dev}:${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}`;
+    const known = this.known.get(dir);
+    if (known?.version === version) return known;
+    const read = { version, value: this.read(dir) };
+    this.known.set(dir, read);
+    return read;
+  }
+}

@@ -21,10 +21,11 @@
 // the loads from above of .envrc files below that are not recorded (never allowed yet, or
 // trusted only by a prefix).
 
-import { readdirSync, realpathSync, statSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ParsedFiles, readBoundedText } from "../bounded-file.js";
+import { ParsedFiles, readBoundedText, ReadDirectories } from "../bounded-file.js";
+import { resolveRealOrSelf } from "./containment.js";
 import { OperationMemo } from "./operation-memo.js";
 import type { ProtectedPath } from "./protected-paths.js";
 import { tomlAssignments, tomlStrings } from "./toml-lines.js";
@@ -46,14 +47,6 @@ interface DirenvSettings {
 
 const expandHome = (entry: string): string => entry.replace(/^~(?=\/|$)/, os.homedir());
 
-const realOrNull = (entry: string): string | null => {
-  try {
-    return realpathSync(entry);
-  } catch {
-    return null;
-  }
-};
-
 function parseSettings(text: string, file: string): DirenvSettings {
   const prefixes: string[] = [];
   const exact = new Set<string>();
@@ -64,16 +57,15 @@ function parseSettings(text: string, file: string): DirenvSettings {
       for (const entry of tomlStrings(value).map(expandHome)) {
         prefixes.push(entry);
         // A prefix through a link also covers where the link leads: the path the user cds by is not known here.
-        const real = path.isAbsolute(entry) ? realOrNull(entry) : null;
-        if (real !== null && real !== entry) prefixes.push(real);
+        const real = path.isAbsolute(entry) ? resolveRealOrSelf(entry) : entry;
+        if (real !== entry) prefixes.push(real);
       }
     } else if (key === "whitelist.exact") {
       for (const entry of tomlStrings(value).map(expandHome)) {
         const files = /(?:^|\/)\.envrc?$/.test(entry) ? [entry] : [path.join(entry, ".envrc"), path.join(entry, ".env")];
         for (const one of files) {
           exact.add(path.resolve(one));
-          const real = realOrNull(one);
-          if (real !== null) exact.add(real);
+          exact.add(resolveRealOrSelf(path.resolve(one)));
         }
       }
     }
@@ -118,10 +110,8 @@ export function direnvTrustedChangeOf(changed: string): ProtectedPath | null {
 /** The directory of direnv's allow records. */
 const allowDir = (env: NodeJS.ProcessEnv): string => path.join(env.XDG_DATA_HOME || path.join(os.homedir(), ".local", "share"), "direnv", "allow");
 
-/** The .envrc paths the records last read name, and the version of their directory. */
-let recordsCache: { dir: string; version: string; envrcs: readonly string[] } | undefined;
-
-function readRecords(dir: string): string[] {
+/** The .envrc paths a records directory names, read again only when the directory changes. */
+const records = new ReadDirectories<readonly string[]>((dir) => {
   const envrcs = new Set<string>();
   let entries: string[];
   try {
@@ -135,7 +125,7 @@ function readRecords(dir: string): string[] {
     if (recorded !== undefined && path.isAbsolute(recorded) && path.basename(recorded) === ".envrc") envrcs.add(recorded);
   }
   return [...envrcs];
-}
+});
 
 /** The .envrc files direnv has records of, and a key that changes whenever the list may have. */
 export interface RecordedEnvrcs {
@@ -155,13 +145,11 @@ export function recordedEnvrcs(env: NodeJS.ProcessEnv = process.env): RecordedEn
   return recordedMemo.get("", () => {
     const exact = settings(env).flatMap((config) => [...config.exact].filter((file) => path.basename(file) === ".envrc"));
     const dir = allowDir(env);
-    const stats = statSync(dir, { throwIfNoEntry: false });
-    if (!stats?.isDirectory()) return { key: `none\0${exact.join("\0")}`, envrcs: exact };
-    const version = `${stats.dev}:${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}`;
-    if (recordsCache?.dir !== dir || recordsCache.version !== version) recordsCache = { dir, version, envrcs: readRecords(dir) };
+    const read = records.get(dir);
+    if (read === null) return { key: `none\0${exact.join("\0")}`, envrcs: exact };
     return {
-      key: `${dir}\0${version}\0${exact.join("\0")}`,
-      envrcs: exact.length === 0 ? recordsCache.envrcs : [...new Set([...recordsCache.envrcs, ...exact])],
+      key: `${dir}\0${read.version}\0${exact.join("\0")}`,
+      envrcs: exact.length === 0 ? read.value : [...new Set([...read.value, ...exact])],
     };
   });
 }

@@ -23,12 +23,12 @@
 // trust shared from a git worktree's main checkout, what the named scripts run in turn, the
 // programs in directories `_.path` puts on PATH, and tasks (they run only when asked for).
 
-import { readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { readdirSync, readlinkSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { readBoundedText } from "../bounded-file.js";
+import { readBoundedText, ReadDirectories } from "../bounded-file.js";
 import { shellWords } from "../shell-word.js";
-import { isWithin } from "./containment.js";
+import { isWithin, resolveRealOrSelf } from "./containment.js";
 import { OperationMemo } from "./operation-memo.js";
 import { tomlAssignments, tomlStrings as stringsIn } from "./toml-lines.js";
 import type { ProtectedPath } from "./protected-paths.js";
@@ -52,11 +52,8 @@ function trustedConfigsDir(env: NodeJS.ProcessEnv): string {
   return path.join(state, "trusted-configs");
 }
 
-/** The trusted paths last read, and the version of the directory they were read from. */
-let trustedCache: { dir: string; version: string; paths: readonly string[] } | undefined;
-
-/** Where each link in `dir` leads (as written and really). */
-function readTrusted(dir: string): string[] {
+/** Where each link in a trust records directory leads (as written and really), read again only when the directory changes. */
+const trustedPaths = new ReadDirectories<readonly string[]>((dir) => {
   const paths: string[] = [];
   let entries: string[];
   try {
@@ -67,31 +64,23 @@ function readTrusted(dir: string): string[] {
   for (const entry of entries) {
     try {
       const target = path.resolve(dir, readlinkSync(path.join(dir, entry)));
-      paths.push(target);
-      try {
-        const real = realpathSync(target);
-        if (real !== target) paths.push(real);
-      } catch {
-        // A trusted directory that is gone: its name is enough.
-      }
+      // A trusted directory that is gone: its name is enough.
+      const real = resolveRealOrSelf(target);
+      paths.push(...(real === target ? [target] : [target, real]));
     } catch {
       // Not a link: not a trust record.
     }
   }
   return paths;
-}
+});
 
 /** The directories mise trusts (a link to a configuration file trusts the directory it configures), read once per operation (the links again only when their directory changed). */
 const trustedMemo = new OperationMemo<ReadonlySet<string>>();
 
 function trustedRoots(env: NodeJS.ProcessEnv = process.env): ReadonlySet<string> {
   return trustedMemo.get("", () => {
-    const dir = trustedConfigsDir(env);
-    const stats = statSync(dir, { throwIfNoEntry: false });
-    if (!stats?.isDirectory()) return new Set();
-    const version = `${stats.dev}:${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}`;
-    if (trustedCache?.dir !== dir || trustedCache.version !== version) trustedCache = { dir, version, paths: readTrusted(dir) };
-    return new Set(trustedCache.paths.map((entry) => configRootOf(entry) ?? entry));
+    const paths = trustedPaths.get(trustedConfigsDir(env))?.value ?? [];
+    return new Set(paths.map((entry) => configRootOf(entry) ?? entry));
   });
 }
 

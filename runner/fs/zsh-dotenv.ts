@@ -15,10 +15,10 @@
 // ZSH_DOTENV_PROMPT=false (every .env is loaded, without asking: keep .env out of the script's
 // roots), a list or file name set only inside ~/.zshrc.
 
-import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ParsedFiles } from "../bounded-file.js";
+import { resolveRealOrSelf } from "./containment.js";
 import { OperationMemo } from "./operation-memo.js";
 import type { ProtectedPath } from "./protected-paths.js";
 
@@ -43,12 +43,8 @@ const directoriesIn = new ParsedFiles<readonly string[]>(LIST_LIMIT_BYTES, (text
     .split("\n")
     .filter((line) => path.isAbsolute(line))
     .flatMap((line) => {
-      try {
-        const real = realpathSync(line);
-        return real === line ? [line] : [line, real];
-      } catch {
-        return [line];
-      }
+      const real = resolveRealOrSelf(line);
+      return real === line ? [line] : [line, real];
     }),
 );
 
