@@ -17,9 +17,10 @@
 // run, and such files stay writable. And the Nix files `use nix`, `use flake` and `use devenv`
 // evaluate (their shellHook runs; direnv reloads when they change). The same for what the
 // .envrc files direnv has records of load (direnv-trust.ts), wherever those lie: so, from below,
-// an allowed .envrc's source_up (the nearest .envrc above it) and `source_env ../..`. Not covered: what such a program runs in turn
-// (a bin/deploy that runs scripts/deploy.js, node_modules' own code); a name given through a
-// variable other than $PWD; other variables path_add sets (PYTHONPATH, …). See README.
+// an allowed .envrc's source_up (the nearest .envrc above it) and `source_env ../..`. Not
+// covered: what such a program runs in turn (a bin/deploy that runs scripts/deploy.js,
+// node_modules' own code); a name given through a variable other than $PWD; other variables
+// path_add sets (PYTHONPATH, …). See README.
 
 import { readdirSync, realpathSync, statSync } from "node:fs";
 import os from "node:os";

@@ -96,7 +96,7 @@ export class FileSystemExecutor {
       throw failure(root, error);
     }
     // A scope the gate judged (a rule on fs.open) opens where it was judged (see judged(): token "").
-    const judged = this.judgedPath !== null && this.judgedPath.token === "" && this.judgedPath.requested === root ? this.judgedPath.real : null;
+    const judged = this.judgedRealOf("", root);
     if (judged !== null && realRoot !== judged) throw changedSinceJudged(`requestFileSystem("${root}")`, realRoot);
     if (![...this.policy.allowedRoots, ...this.policy.grantedRoots].some((allowed) => isWithin(realRoot, allowed))) {
       throw new PolicyDenial(
@@ -144,6 +144,12 @@ export class FileSystemExecutor {
     this.judgedPath = real === null ? null : { token, requested, real };
   }
 
+  /** Where the gate judged `requested` (in scope `token`) to lead, if this is the action it judged; else null. */
+  private judgedRealOf(token: string, requested: string): string | null {
+    const judged = this.judgedPath;
+    return judged !== null && judged.token === token && judged.requested === requested ? judged.real : null;
+  }
+
   private resolve(token: string, requested: string, use: PathUse = "change"): Resolved & { scope: FileSystemScope } {
     const scope = this.capabilities.get(token, "fs");
     const named = path.resolve(scope.root, requested);
@@ -164,7 +170,7 @@ export class FileSystemExecutor {
         `${requested}: resolves (through a symbolic link) to a place outside this file system scope (${scope.root}); links out of the scope are not followed.`,
       );
     }
-    const judged = this.judgedPath !== null && this.judgedPath.token === token && this.judgedPath.requested === requested ? this.judgedPath.real : null;
+    const judged = this.judgedRealOf(token, requested);
     if (judged !== null && real !== judged) throw changedSinceJudged(requested, real);
     const own = protectedPathOf(this.policy.protectedPaths, named, real, use);
     if (own) {
