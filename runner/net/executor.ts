@@ -120,6 +120,40 @@ function refuseHeadersTacitSets(action: HttpRequestAction): void {
   }
 }
 
+/**
+ * Headers that ask for part of an answer: Range, and Request-Range, which Apache httpd still
+ * reads in its place. Redaction finds a secret's forms in the answer it is given; a part that
+ * starts inside an echoed secret, or a piece shorter than any form it masks, is none of them.
+ * Apache serves ranges of CGI and PHP output, echoes included: a security review's one request
+ * for "bytes=N-" with N inside the echoed secret header got all of the secret but its first
+ * three characters back, unredacted. Refused with secret headers (a Range without them is an
+ * ordinary download of part of a file).
+ */
+const PART_HEADERS = new Set(["range", "request-range"]);
+
+/** Refuses a request for part of an answer that would carry secret headers: see PART_HEADERS. */
+function refusePartialWithSecrets(action: HttpRequestAction): void {
+  if (Object.keys(action.secretHeaders).length === 0) return;
+  for (const name of [...Object.keys(action.headers), ...Object.keys(action.secretHeaders)]) {
+    if (PART_HEADERS.has(name.trim().toLowerCase())) {
+      throw new PolicyDenial(
+        `the ${name} header is refused on a request with secretHeaders: a part of an answer can start inside an echoed secret, ` +
+          "where redaction cannot recognise it; request the whole answer (an echoed secret is redacted in it), or ask for the range " +
+          "in a request without secretHeaders; nothing was sent",
+      );
+    }
+  }
+}
+
+/**
+ * Whether an answer is a part of one (206 Partial Content, or a Content-Range): with secret
+ * headers sent, it is not kept, whatever asked for it (Azure Storage takes x-ms-range, and other
+ * services a range in the query).
+ */
+function isPartialAnswer(outcome: { status: number; contentRange: string | null }): boolean {
+  return outcome.status === 206 || outcome.contentRange !== null;
+}
+
 /** What Node's HTTP client accepts in a header value: tab, printable ASCII and bytes 0x80-0xff. */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** An HTTP token: what a method or a header name may be (RFC 9110; Node checks the same). */
@@ -265,6 +299,7 @@ export class NetworkExecutor {
     }
     refuseHeadersTacitSets(action);
     refuseMalformedHeaders(action);
+    refusePartialWithSecrets(action);
     if (action.url.length > MAX_URL_CHARS) throw new EffectFailure(`a URL of ${action.url.length} characters is longer than tacit sends (${MAX_URL_CHARS}); nothing was sent`);
     const permissions = this.requirePolicy();
     let url: URL;
@@ -297,6 +332,13 @@ export class NetworkExecutor {
         limits,
         this.signal,
       );
+      if (Object.keys(secretHeaders).length > 0 && isPartialAnswer(outcome)) {
+        throw new PolicyDenial(
+          `${url.origin} answered with a part of its answer (${outcome.status === 206 ? "206 Partial Content" : "a Content-Range"}) ` +
+            "to a request with secretHeaders; a part can start inside an echoed secret, where redaction cannot recognise it, so nothing of it was kept. " +
+            "Ask for the whole answer, or for the part in a request without secretHeaders",
+        );
+      }
       return { status: outcome.status, body: answerText(outcome, url.origin), truncated: outcome.truncated, limitBytes: limits.maxResponseBytes, secrets };
     } catch (error) {
       // What the script itself named (the URL's host and port) is never masked: a failed

@@ -28,6 +28,8 @@ export interface HttpOutcome {
   truncated: boolean;
   /** The answer's Content-Type, as it came. */
   contentType: string | null;
+  /** The answer's Content-Range, as it came: it is a part of a whole. */
+  contentRange: string | null;
 }
 
 export interface HttpLimits {
@@ -219,6 +221,7 @@ function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, si
             body: truncated ? wholeCharacters(body) : body,
             truncated,
             contentType: response.headers["content-type"] ?? null,
+            contentRange: response.headers["content-range"] ?? null,
             location: response.headers.location ?? null,
           });
         };
