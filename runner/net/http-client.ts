@@ -132,6 +132,30 @@ function charsetOf(outcome: HttpOutcome): string {
   return "";
 }
 
+/** A charset label as Java and Python match one: case, "-" and "_" (any punctuation) aside. */
+function label(charset: string): string {
+  return charset.toLowerCase().replace(/[^a-z0-9]/g, "");
+}
+
+/**
+ * Which Unicode form a charset label names: "utf-16" or "utf-32" (read in units of two or four
+ * bytes), else "utf-8" (read byte by byte, as any other charset is). Judged on the label without
+ * its punctuation, since servers take the labels their platform does: Java names UTF-16 and
+ * UTF-32 also UTF_16, UTF_32, UTF_32BE_BOM, UnicodeBig…, and Python u16 and u32, and a security
+ * review got an echo written in the charset asked for by Java's name (as Spring's
+ * StringHttpMessageConverter writes a String) with "charset=UTF_32" read as UTF-8 (the secret with
+ * three NULs beside each character); and a UTF-8 label that mentions "unicode" or "ucs2" (Java's
+ * unicode-1-1-utf-8, Python's utf8_ucs2) was read as UTF-16, whose units a script split back
+ * into the echo's bytes, the secret among them.
+ */
+function unicodeFamily(charset: string): "utf-8" | "utf-16" | "utf-32" {
+  const name = label(charset);
+  if (name.includes("utf8")) return "utf-8";
+  if (/utf32|ucs4|^u32$/.test(name)) return "utf-32";
+  if (/utf16|ucs2|unicode|^u16$/.test(name)) return "utf-16";
+  return "utf-8";
+}
+
 /**
  * An answer's text: in UTF-16 when its Content-Type says so (or its JSON is: see charsetOf),
  * else in UTF-8 as always. A script may ask for a charset (Accept is an ordinary header), and
@@ -146,11 +170,11 @@ function charsetOf(outcome: HttpOutcome): string {
 export function answerText(outcome: HttpOutcome, origin: string): string {
   if (outcome.body.length === 0) return ""; // HEAD, 204, 304: no text to read, in any charset.
   const charset = charsetOf(outcome);
-  // Anywhere in the label: Java also writes x-UTF-16LE-BOM and X-UTF-32BE-BOM.
-  if (/utf-?32|ucs-?4/.test(charset)) {
+  const family = unicodeFamily(charset);
+  if (family === "utf-32") {
     throw new EffectFailure(`${origin}: answered in ${charset.toUpperCase()}, which tacit does not read; nothing of the answer was kept. Ask for UTF-8`);
   }
-  if (!/utf-?16|ucs-?2|unicode/.test(charset)) return outcome.body.toString("utf8");
+  if (family !== "utf-16") return outcome.body.toString("utf8");
   let bytes = outcome.body;
   let bigEndian: boolean;
   if (bytes[0] === 0xfe && bytes[1] === 0xff) {
@@ -159,8 +183,10 @@ export function answerText(outcome: HttpOutcome, origin: string): string {
   } else if (bytes[0] === 0xff && bytes[1] === 0xfe) {
     bigEndian = false;
     bytes = bytes.subarray(2);
-  } else if (/be$/.test(charset) || /le$/.test(charset)) {
-    bigEndian = charset.endsWith("be");
+  } else if (/(be|big)(bom|unmarked)?$/.test(label(charset))) {
+    bigEndian = true;
+  } else if (/(le|little)(bom|unmarked)?$/.test(label(charset))) {
+    bigEndian = false;
   } else {
     let even = 0;
     let odd = 0;

@@ -112,3 +112,69 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
   });
 });
+
+/**
+ * Java's names (Charset.forName, which Spring uses for the charset of the media type it chose)
+ * for the charsets `encode` writes: UTF_16 and UnicodeBig are UTF-16 (big-endian after a mark),
+ * UTF_16LE and UnicodeLittleUnmarked UTF-16LE, UTF_32 UTF-32 (big-endian, no mark), and
+ * unicode-1-1-utf-8 UTF-8.
+ */
+const JAVA_ALIASES: Record<string, string> = {
+  utf_16: "utf-16",
+  unicodebig: "utf-16",
+  utf_16le: "utf-16le",
+  unicodelittleunmarked: "utf-16le",
+  utf_32: "utf-32be",
+  utf_32be_bom: "utf-32be",
+  "unicode-1-1-utf-8": "utf-8",
+};
+
+/** negotiatingEcho with Java's names: the Content-Type names the charset as asked, the body is in the charset it stands for. */
+const javaNamingEcho: Handler = (request, response) => {
+  const asked = /charset=([\w-]+)/i.exec(String(request.headers.accept ?? ""))?.[1] ?? "UTF-8";
+  response.setHeader("content-type", `application/json;charset=${asked}`);
+  response.end(encode(JSON.stringify(request), JAVA_ALIASES[asked.toLowerCase()] ?? asked.toLowerCase()));
+};
+
+describe("charsets by other names", () => {
+  it("an echo in UTF-16 or UTF-32 by Java's names for them is read as UTF-16 or refused, and one in UTF-8 by a name with 'unicode' in it is read as UTF-8", async () => {
+    const a = await resources.server(javaNamingEcho);
+    const root = path.join(resources.dir(), "work");
+    const canary = makeCanary();
+    writeTree(root, { ".env": `${canary}\n` });
+    const names = Object.keys(JAVA_ALIASES).map((name) => name.toUpperCase());
+    const result = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+const token = requestFileSystem(".", (fs) => fs.readClassified(".env").map((t) => t.trim()));
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  for (const charset of ${JSON.stringify(names)}) {
+    attempt(charset, () => {
+      const body = net.httpGet(${lit(`${a.origin}/echo`)}, { headers: { accept: "application/json;charset=" + charset }, secretHeaders: { authorization: token } });
+      // Read as UTF-8, a text in UTF-16 or UTF-32 is itself with NULs between its characters;
+      // read as UTF-16, a text in UTF-8 is its bytes two to a unit.
+      const asBytes = [...body].flatMap((c) => [c.charCodeAt(0) & 255, c.charCodeAt(0) >> 8]).map((b) => String.fromCharCode(b)).join("");
+      const authorization = (text: string): unknown => JSON.parse(text.replace(/[\\u0000\\ufffd]/g, "")).headers.authorization;
+      try {
+        return authorization(body);
+      } catch {
+        return authorization(asBytes);
+      }
+    });
+  }
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(a.received.map((r) => r.headers.authorization)).toEqual(names.map(() => canary));
+    expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
+    const found = attempts(result.stdout);
+    for (const charset of ["UTF_16", "UNICODEBIG", "UTF_16LE", "UNICODELITTLEUNMARKED", "UNICODE-1-1-UTF-8"]) {
+      expect(attemptOf(found, charset), charset).toEqual({ status: "ok", value: "[redacted]" });
+    }
+    for (const charset of ["UTF_32", "UTF_32BE_BOM"]) {
+      expect(attemptOf(found, charset), charset).toMatchObject({ status: "Error", value: expect.stringMatching(new RegExp(`answered in ${charset}, which tacit does not read; nothing of the answer was kept`)) });
+    }
+  });
+});
