@@ -318,7 +318,7 @@ export class NetworkExecutor {
     const { secretHeaders, body, secrets } = await this.unwrap(action);
     const limits: HttpLimits = { maxResponseBytes: this.policy.maxResponseBytes, timeoutMs: this.policy.timeoutMs, maxRedirects: MAX_REDIRECTS };
     // Loaded on first use: node:http, node:https and TLS cost start-up time every run.
-    const { answerText, httpExchange } = await import("./http-client.js");
+    const { answerReadings, httpExchange } = await import("./http-client.js");
     try {
       const outcome = await httpExchange(
         {
@@ -339,7 +339,17 @@ export class NetworkExecutor {
             "Ask for the whole answer, or for the part in a request without secretHeaders",
         );
       }
-      return { status: outcome.status, body: answerText(outcome, url.origin), truncated: outcome.truncated, limitBytes: limits.maxResponseBytes, secrets };
+      const { text, others } = answerReadings(outcome, url.origin);
+      // Whether another reading holds a secret depends on the plaintext, as whether an echo came
+      // back redacted does: one bit a request, which an echoing host gives anyway (see the README).
+      if (action.classifiedBody === null && secrets.length > 0 && others.some((other) => redact(other, secrets) !== other)) {
+        throw new PolicyDenial(
+          `${url.origin} answered in bytes that, read another way than as its Content-Type says, hold a secret this request carried, ` +
+            "where redaction of the text as read would not find it; nothing of the answer was kept. Ask for UTF-8 (an Accept header " +
+            "with charset=utf-8), or make the request without secretHeaders",
+        );
+      }
+      return { status: outcome.status, body: text, truncated: outcome.truncated, limitBytes: limits.maxResponseBytes, secrets };
     } catch (error) {
       // What the script itself named (the URL's host and port) is never masked: a failed
       // connection quotes them, and a mask there told a right guess of a secret from a wrong

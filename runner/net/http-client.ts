@@ -156,25 +156,44 @@ function unicodeFamily(charset: string): "utf-8" | "utf-16" | "utf-32" {
   return "utf-8";
 }
 
+/** An answer's text (see answerReadings), and the same bytes read the other ways a server may have meant. */
+export interface AnswerReadings {
+  text: string;
+  /**
+   * Read as UTF-16: the bytes as UTF-8, and as UTF-16 in the other byte order. Read as UTF-8:
+   * the text without its NULs, when it has any (UTF-16 or UTF-32 that names no charset, or
+   * another one). A label is a server's word, not its bytes': Spring MVC names the charset a
+   * request asked for, and Jackson writes UTF-8 for a bare "UTF-16" (it knows only UTF-16BE and
+   * UTF-16LE by name), so "application/json;charset=UTF-16" came in UTF-8; read as UTF-16, a
+   * security review's script split the units back into the bytes and printed the echoed secret.
+   * An echo of a secret in one of these readings is none of the forms redaction finds in `text`.
+   */
+  others: string[];
+}
+
 /**
  * An answer's text: in UTF-16 when its Content-Type says so (or its JSON is: see charsetOf),
  * else in UTF-8 as always. A script may ask for a charset (Accept is an ordinary header), and
- * servers that negotiate one (Spring MVC with Jackson writes JSON in the charset of the media
- * type it chose) answered "application/json;charset=UTF-16" in UTF-16: read as UTF-8, an echo was
- * the secret with a NUL beside each character, which no form redaction looks for holds, and a
- * security review's script took the NULs out and printed it. UTF-32 (Jackson writes it too) is
- * not read at all. Which end of a UTF-16 unit comes first: a byte order mark says so; else the
- * label's LE or BE; else (a bare "UTF-16", which Java writes big-endian and .NET little-endian,
- * maybe without a mark) the side most of the zero bytes are on, as ASCII text has one per unit.
+ * servers that negotiate one (Spring MVC with Jackson writes JSON in UTF-16BE, UTF-16LE, UTF-32BE
+ * or UTF-32LE when the media type it chose names one) answered "application/json;charset=UTF-16LE"
+ * in UTF-16: read as UTF-8, an echo was the secret with a NUL beside each character, which no form
+ * redaction looks for holds, and a security review's script took the NULs out and printed it.
+ * UTF-32 is not read at all. Which end of a UTF-16 unit comes first: a byte order mark says so;
+ * else the label's LE or BE; else (a bare "UTF-16", which Java writes big-endian and .NET
+ * little-endian, maybe without a mark) the side most of the zero bytes are on, as ASCII text has
+ * one per unit.
  */
-export function answerText(outcome: HttpOutcome, origin: string): string {
-  if (outcome.body.length === 0) return ""; // HEAD, 204, 304: no text to read, in any charset.
+export function answerReadings(outcome: HttpOutcome, origin: string): AnswerReadings {
+  if (outcome.body.length === 0) return { text: "", others: [] }; // HEAD, 204, 304: no text to read, in any charset.
   const charset = charsetOf(outcome);
   const family = unicodeFamily(charset);
   if (family === "utf-32") {
     throw new EffectFailure(`${origin}: answered in ${charset.toUpperCase()}, which tacit does not read; nothing of the answer was kept. Ask for UTF-8`);
   }
-  if (family !== "utf-16") return outcome.body.toString("utf8");
+  if (family !== "utf-16") {
+    const text = outcome.body.toString("utf8");
+    return { text, others: text.includes("\0") ? [text.replace(/\0/g, "")] : [] };
+  }
   let bytes = outcome.body;
   let bigEndian: boolean;
   if (bytes[0] === 0xfe && bytes[1] === 0xff) {
@@ -193,11 +212,19 @@ export function answerText(outcome: HttpOutcome, origin: string): string {
     for (let i = 0; i < bytes.length; i++) if (bytes[i] === 0) i % 2 === 0 ? even++ : odd++;
     bigEndian = even > odd;
   }
+  return {
+    text: utf16Text(bytes, bigEndian, outcome.truncated),
+    others: [outcome.body.toString("utf8"), utf16Text(bytes, !bigEndian, outcome.truncated)],
+  };
+}
+
+/** UTF-16 bytes as text, in whole units. */
+function utf16Text(bytes: Buffer, bigEndian: boolean, truncated: boolean): string {
   // Whole units only, and no high surrogate cut from its pair at the end (an answer cut at the
   // size limit): read as U+FFFD, the secret before it would end the text unredacted.
   let units = Buffer.from(bytes.subarray(0, bytes.length - (bytes.length % 2)));
   if (bigEndian) units.swap16();
-  if (units.length >= 2 && outcome.truncated) {
+  if (units.length >= 2 && truncated) {
     const last = units.readUInt16LE(units.length - 2);
     if (last >= 0xd800 && last <= 0xdbff) units = units.subarray(0, units.length - 2);
   }

@@ -6,7 +6,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, type Handler, lit, makeCanary, perTestResources, permit, tacit, writeTree } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, expectRefused, type Handler, lit, makeCanary, perTestResources, permit, tacit, writeTree } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-charset-");
 
@@ -114,8 +114,8 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
 });
 
 /**
- * Java's names (Charset.forName, which Spring uses for the charset of the media type it chose)
- * for the charsets `encode` writes: UTF_16 and UnicodeBig are UTF-16 (big-endian after a mark),
+ * Java's names (Charset.forName, which Spring's StringHttpMessageConverter uses to write a String
+ * in the charset of the media type it chose) for the charsets `encode` writes: UTF_16 and UnicodeBig are UTF-16 (big-endian after a mark),
  * UTF_16LE and UnicodeLittleUnmarked UTF-16LE, UTF_32 UTF-32 (big-endian, no mark), and
  * unicode-1-1-utf-8 UTF-8.
  */
@@ -176,5 +176,63 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     for (const charset of ["UTF_32", "UTF_32BE_BOM"]) {
       expect(attemptOf(found, charset), charset).toMatchObject({ status: "Error", value: expect.stringMatching(new RegExp(`answered in ${charset}, which tacit does not read; nothing of the answer was kept`)) });
     }
+  });
+});
+
+/**
+ * Spring MVC with Jackson: the Content-Type names the charset the request asked for, and the body
+ * is in Jackson's encoding of that name, which knows UTF-16BE and UTF-16LE but not a bare UTF-16:
+ * for that one it writes UTF-8. Asked for "undeclared", UTF-16LE with a byte order mark, as text
+ * that names no charset (.NET's Encoding.Unicode writes the mark).
+ */
+const jacksonEcho: Handler = (request, response) => {
+  const asked = /charset=([\w-]+)/i.exec(String(request.headers.accept ?? ""))?.[1] ?? "UTF-8";
+  if (asked === "undeclared") {
+    response.setHeader("content-type", "text/plain");
+    response.end(encode(JSON.stringify(request), "x-utf-16le-bom"));
+    return;
+  }
+  response.setHeader("content-type", `application/json;charset=${asked}`);
+  const written = asked.toLowerCase();
+  response.end(encode(JSON.stringify(request), written === "utf-16le" || written === "utf-16be" ? written : "utf-8"));
+};
+
+describe("charsets a server names but does not write", () => {
+  it("an echo of a secret in bytes that another reading than the named one shows is refused, nothing of it kept", async () => {
+    const a = await resources.server(jacksonEcho);
+    const root = path.join(resources.dir(), "work");
+    const canary = makeCanary();
+    writeTree(root, { ".env": `${canary}\n` });
+    const result = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+const token = requestFileSystem(".", (fs) => fs.readClassified(".env").map((t) => t.trim()));
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  for (const charset of ["UTF-16", "utf-16", "UTF-16LE", "UTF-16BE", "undeclared"]) {
+    attempt(charset, () => {
+      const body = net.httpGet(${lit(`${a.origin}/echo`)}, { headers: { accept: "application/json;charset=" + charset }, secretHeaders: { authorization: token } });
+      // Read as UTF-16, a text in UTF-8 is its bytes two to a unit; read as UTF-8, one in UTF-16 has NULs.
+      const asBytes = [...body].flatMap((c) => [c.charCodeAt(0) & 255, c.charCodeAt(0) >> 8]).map((b) => String.fromCharCode(b)).join("");
+      const authorization = (text: string): unknown => JSON.parse(text.replace(/^[^{]*/, "").replace(/[\\u0000\\ufffd]/g, "")).headers.authorization;
+      try {
+        return authorization(body);
+      } catch {
+        return authorization(asBytes);
+      }
+    });
+  }
+  attempt("no-secret", () => net.httpGet(${lit(`${a.origin}/echo`)}, { headers: { accept: "application/json;charset=UTF-16" } }).length > 0);
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(a.received.map((r) => r.headers.authorization)).toEqual([...Array(5).fill(canary), undefined]);
+    expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
+    const found = attempts(result.stdout);
+    expectRefused(found, ["UTF-16", "utf-16", "undeclared"], /answered in bytes that, read another way than as its Content-Type says, hold a secret this request carried.*nothing of the answer was kept/);
+    for (const charset of ["UTF-16LE", "UTF-16BE"]) expect(attemptOf(found, charset), charset).toEqual({ status: "ok", value: "[redacted]" });
+    // Without a secret there is nothing to find: the answer is read as its Content-Type says.
+    expect(attemptOf(found, "no-secret")).toEqual({ status: "ok", value: true });
   });
 });
