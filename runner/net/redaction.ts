@@ -404,14 +404,7 @@ export class FormMatcher {
     // The long forms' finds, merged with the automaton's: in order of start, overlapping or touching ones joined.
     const all = [...ranges];
     for (const long of this.long) long.scan(text, all);
-    all.sort((a, b) => a[0] - b[0]);
-    const merged: Array<[number, number]> = [];
-    for (const [start, end] of all) {
-      const last = merged[merged.length - 1];
-      if (last !== undefined && start <= last[1]) last[1] = Math.max(last[1], end);
-      else merged.push([start, end]);
-    }
-    return merged;
+    return joined(all);
   }
 }
 
@@ -423,6 +416,48 @@ function spansOf(text: string, texts: readonly string[]): Array<[number, number]
     for (let at = text.indexOf(known); at !== -1; at = text.indexOf(known, at + 1)) spans.push([at, at + known.length]);
   }
   return spans;
+}
+
+/**
+ * The text with each percent-escape of an ASCII character decoded ("%2B" and "%2b" are "+"), and
+ * where each of its characters starts in the text (one more: the text's end); null when it has
+ * none. Encoders differ in which characters they escape and how: Python's urllib.parse.quote
+ * keeps "/" and escapes "+" and "=", Go's url.PathEscape the other way round, .NET's
+ * HttpUtility.UrlEncode writes lower-case hex. A security review had a server build a link with
+ * quote() from a secret header shaped like an AWS secret access key ("…/…+…="), and the answer
+ * held it as ".../...%2B...%3D", no form redaction knew; the script decoded and printed it.
+ * Looking for the forms in the decoded text too finds the value however it was escaped.
+ */
+function percentDecoded(text: string): { decoded: string; starts: Int32Array } | null {
+  const escape = /%([0-7][0-9a-f])/gi;
+  let match = escape.exec(text);
+  if (match === null) return null;
+  const starts = new Int32Array(text.length + 1);
+  const parts: string[] = [];
+  let at = 0;
+  let last = 0;
+  for (; match !== null; match = escape.exec(text)) {
+    for (let i = last; i < match.index; i++) starts[at++] = i;
+    parts.push(text.slice(last, match.index), String.fromCharCode(parseInt(match[1]!, 16)));
+    starts[at++] = match.index;
+    last = match.index + match[0].length;
+  }
+  for (let i = last; i < text.length; i++) starts[at++] = i;
+  parts.push(text.slice(last));
+  starts[at] = text.length;
+  return { decoded: parts.join(""), starts: starts.subarray(0, at + 1) };
+}
+
+/** Ranges in order of start, overlapping or touching ones joined. */
+function joined(ranges: Array<[number, number]>): Array<[number, number]> {
+  ranges.sort((a, b) => a[0] - b[0]);
+  const out: Array<[number, number]> = [];
+  for (const [start, end] of ranges) {
+    const last = out[out.length - 1];
+    if (last !== undefined && start <= last[1]) last[1] = Math.max(last[1], end);
+    else out.push([start, end]);
+  }
+  return out;
 }
 
 /**
@@ -444,10 +479,17 @@ export function redact(text: string, secrets: readonly string[], shown: readonly
   }
   if (!any) return text;
   matcher.build();
+  let ranges = matcher.ranges(text);
+  const decoded = percentDecoded(text);
+  if (decoded !== null) {
+    const { starts } = decoded;
+    const more = matcher.ranges(decoded.decoded).map(([start, end]): [number, number] => [starts[start]!, starts[end]!]);
+    if (more.length > 0) ranges = joined([...ranges, ...more]);
+  }
   const spans = spansOf(text, shown);
   let result = "";
   let from = 0;
-  for (const [start, end] of matcher.ranges(text)) {
+  for (const [start, end] of ranges) {
     if (spans.some(([s, e]) => s <= start && end <= e)) continue;
     result += text.slice(from, start) + REDACTED;
     from = end;

@@ -65,6 +65,28 @@ const echoing: Handler = (request, response) => {
   }
 };
 
+/** Each UTF-8 byte of `c` as %XX, upper-case hex unless `lower`. */
+const percent = (c: string, lower = false): string =>
+  [...Buffer.from(c, "utf8")].map((byte) => `%${lower ? byte.toString(16).padStart(2, "0") : byte.toString(16).toUpperCase().padStart(2, "0")}`).join("");
+
+/** Percent-encoded: the characters `safe` matches as they are, every other one escaped. */
+const percentEncoded = (value: string, safe: RegExp, lower = false): string => [...value].map((c) => (safe.test(c) ? c : percent(c, lower))).join("");
+
+/** Python's urllib.parse.quote(value) (safe="/" by default): letters, digits, _.-~ and / as they are. */
+const pythonQuote = (value: string): string => percentEncoded(value, /[A-Za-z0-9_.~\/-]/);
+/** Go's url.PathEscape: letters, digits, -_.~ and $&+:=@ as they are, / escaped. */
+const goPathEscape = (value: string): string => percentEncoded(value, /[A-Za-z0-9_.~$&+:=@-]/);
+/** .NET's HttpUtility.UrlEncode: letters, digits and -_.!*() as they are, a space as +, the rest in lower-case hex. */
+const dotnetUrlEncode = (value: string): string => percentEncoded(value, /[A-Za-z0-9_.!*()-]/, true).replace(/%20/g, "+");
+
+/** Answers with a link that carries the Authorization header, percent-encoded as each platform's encoder does. */
+const linking: Handler = (request, response) => {
+  const secret = String(request.headers.authorization ?? "");
+  const encode = { "/python-quote": pythonQuote, "/go-path-escape": goPathEscape, "/dotnet-url-encode": dotnetUrlEncode }[request.url] ?? encodeURIComponent;
+  response.setHeader("content-type", "application/json");
+  response.end(JSON.stringify({ next: `/session?token=${encode(secret)}` }));
+};
+
 describe("echoes in other servers' escaping", () => {
   it("a key with + echoed by ASP.NET Core's JSON, a Razor page or a Go template is redacted", async () => {
     const a = await resources.server(echoing);
@@ -90,6 +112,35 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
     const found = attempts(result.stdout);
     for (const label of ["dotnet-json", "razor", "go-template"]) expect(attemptOf(found, label), label).toEqual({ status: "ok", value: "[redacted]" });
+  });
+
+  it("a key with / and + echoed percent-encoded by Python's quote, Go's PathEscape or .NET's UrlEncode is redacted", async () => {
+    const a = await resources.server(linking);
+    const root = path.join(resources.dir(), "work");
+    // Shaped like an AWS secret access key: base64, with "/", "+" and a closing "=".
+    const canary = `${makeCanary().replaceAll("-", "+").replace("+", "/")}=`;
+    writeTree(root, { ".env": `AWS_SECRET_ACCESS_KEY=${canary}\n` });
+    const result = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+const key = requestFileSystem(".", (fs) => fs.readClassified(".env").map((env) => env.trim().slice("AWS_SECRET_ACCESS_KEY=".length)));
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  const token = (where: string): string =>
+    decodeURIComponent(JSON.parse(net.httpGet(${lit(a.origin)} + where, { secretHeaders: { authorization: key } })).next.split("token=")[1]);
+  for (const where of ["/python-quote", "/go-path-escape", "/dotnet-url-encode", "/encode-uri-component"]) attempt(where, () => token(where));
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(a.received.map((r) => r.headers.authorization)).toEqual([canary, canary, canary, canary]);
+    expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
+    const found = attempts(result.stdout);
+    for (const label of ["/python-quote", "/go-path-escape", "/dotnet-url-encode", "/encode-uri-component"]) {
+      expect(attemptOf(found, label), label).toEqual({ status: "ok", value: "[redacted]" });
+    }
+    // Not even the key between its escapes.
+    expect(result.stdout).not.toContain(canary.slice(8, 24));
   });
 
   it("(unit) the same encoders' escapes of <, &, `, non-ASCII and astral characters are redacted, in the value and as a word of it", async () => {
