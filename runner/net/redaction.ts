@@ -418,30 +418,52 @@ function spansOf(text: string, texts: readonly string[]): Array<[number, number]
   return spans;
 }
 
+/** What the escapes escapesDecoded undoes stand for, by their name or number. */
+const NAMED_REFERENCES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+/** A percent-escape, an HTML character reference (hex, decimal or named), a JSON \u escape, or "\/". */
+const ESCAPE = /%([0-7][0-9a-f])|&#x0*([0-9a-f]{1,2});|&#0*(\d{1,3});|&(amp|lt|gt|quot|apos);|\\u00([0-7][0-9a-f])|\\(\/)/gi;
+
+/** The ASCII character an escape (an ESCAPE match) stands for, or null for one past ASCII. */
+function unescaped(match: RegExpExecArray): string | null {
+  const [, percent, hex, decimal, named, json, slash] = match;
+  const code = percent ?? hex ?? json;
+  if (code !== undefined) {
+    const value = parseInt(code, 16);
+    return value < 0x80 ? String.fromCharCode(value) : null;
+  }
+  if (decimal !== undefined) return Number(decimal) < 0x80 ? String.fromCharCode(Number(decimal)) : null;
+  return named !== undefined ? (NAMED_REFERENCES[named.toLowerCase()] ?? null) : (slash ?? null);
+}
+
 /**
- * The text with each percent-escape of an ASCII character decoded ("%2B" and "%2b" are "+"), and
- * where each of its characters starts in the text (one more: the text's end); null when it has
- * none. Encoders differ in which characters they escape and how: Python's urllib.parse.quote
- * keeps "/" and escapes "+" and "=", Go's url.PathEscape the other way round, .NET's
- * HttpUtility.UrlEncode writes lower-case hex. A security review had a server build a link with
- * quote() from a secret header shaped like an AWS secret access key ("…/…+…="), and the answer
- * held it as ".../...%2B...%3D", no form redaction knew; the script decoded and printed it.
- * Looking for the forms in the decoded text too finds the value however it was escaped.
+ * The text with each escape of an ASCII character decoded ("%2B", "%2b", "&#x2B;", "&#43;",
+ * "&#043;", "\u002b" are "+"), and where each of its characters starts in the text (one more:
+ * the text's end); null when it has none. Encoders differ in which characters they escape and
+ * how: Python's urllib.parse.quote keeps "/" and escapes "+" and "=", Go's url.PathEscape the
+ * other way round, .NET's HttpUtility.UrlEncode writes lower-case hex; Twig's html_attr escapes
+ * every character but letters, digits and ",.-_" as "&#x2F;", OWASP ESAPI as "&#x2f;", PHP's
+ * htmlspecialchars "'" as "&#039;". Security reviews had a server build a link with quote(), and
+ * a page with Twig's html_attr, from a secret header shaped like an AWS secret access key
+ * ("…/…+…="): the answers held it as ".../...%2B...%3D" and "...&#x2F;...&#x2B;...&#x3D;", no
+ * form redaction knew, and the script decoded and printed it. Looking for the forms in the
+ * decoded text too finds the value however it was escaped.
  */
-function percentDecoded(text: string): { decoded: string; starts: Int32Array } | null {
-  const escape = /%([0-7][0-9a-f])/gi;
-  let match = escape.exec(text);
-  if (match === null) return null;
-  const starts = new Int32Array(text.length + 1);
+function escapesDecoded(text: string): { decoded: string; starts: Int32Array } | null {
+  const escape = new RegExp(ESCAPE.source, "gi");
+  let starts: Int32Array | null = null; // Made at the first escape: most texts have none.
   const parts: string[] = [];
   let at = 0;
   let last = 0;
-  for (; match !== null; match = escape.exec(text)) {
+  for (let match = escape.exec(text); match !== null; match = escape.exec(text)) {
+    const character = unescaped(match);
+    if (character === null) continue; // Left as it is, with the text around it.
+    starts ??= new Int32Array(text.length + 1);
     for (let i = last; i < match.index; i++) starts[at++] = i;
-    parts.push(text.slice(last, match.index), String.fromCharCode(parseInt(match[1]!, 16)));
+    parts.push(text.slice(last, match.index), character);
     starts[at++] = match.index;
     last = match.index + match[0].length;
   }
+  if (starts === null) return null;
   for (let i = last; i < text.length; i++) starts[at++] = i;
   parts.push(text.slice(last));
   starts[at] = text.length;
@@ -480,7 +502,7 @@ export function redact(text: string, secrets: readonly string[], shown: readonly
   if (!any) return text;
   matcher.build();
   let ranges = matcher.ranges(text);
-  const decoded = percentDecoded(text);
+  const decoded = escapesDecoded(text);
   if (decoded !== null) {
     const { starts } = decoded;
     const more = matcher.ranges(decoded.decoded).map(([start, end]): [number, number] => [starts[start]!, starts[end]!]);

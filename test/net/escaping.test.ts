@@ -87,6 +87,19 @@ const linking: Handler = (request, response) => {
   response.end(JSON.stringify({ next: `/session?token=${encode(secret)}` }));
 };
 
+/** Each character but letters, digits and ",.-_" as a character reference, as Twig's html_attr escaping strategy writes it. */
+const twigHtmlAttr = (value: string): string =>
+  value.replace(/[^A-Za-z0-9,.\-_]/g, (c) => ({ '"': "&quot;", "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c] ?? `&#x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")};`);
+/** OWASP ESAPI's encodeForHTML: letters, digits and ",.-_ " as they are, every other ASCII character as &#x in lower-case hex. */
+const esapiHtml = (value: string): string => value.replace(/[^A-Za-z0-9,.\-_ ]/g, (c) => `&#x${c.charCodeAt(0).toString(16)};`);
+
+/** A page with the Authorization header in a hidden form field, escaped as Twig's html_attr or ESAPI does. */
+const formPage: Handler = (request, response) => {
+  const secret = String(request.headers.authorization ?? "");
+  response.setHeader("content-type", "text/html; charset=utf-8");
+  response.end(`<input type="hidden" name="token" value="${request.url === "/esapi" ? esapiHtml(secret) : twigHtmlAttr(secret)}">`);
+};
+
 describe("echoes in other servers' escaping", () => {
   it("a key with + echoed by ASP.NET Core's JSON, a Razor page or a Go template is redacted", async () => {
     const a = await resources.server(echoing);
@@ -141,6 +154,40 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     }
     // Not even the key between its escapes.
     expect(result.stdout).not.toContain(canary.slice(8, 24));
+  });
+
+  it("a key with / and + echoed as character references by Twig's html_attr or ESAPI is redacted", async () => {
+    const a = await resources.server(formPage);
+    const root = path.join(resources.dir(), "work");
+    const canary = `${makeCanary().replaceAll("-", "+").replace("+", "/")}=`;
+    writeTree(root, { ".env": `AWS_SECRET_ACCESS_KEY=${canary}\n` });
+    const result = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+const key = requestFileSystem(".", (fs) => fs.readClassified(".env").map((env) => env.trim().slice("AWS_SECRET_ACCESS_KEY=".length)));
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  const value = (where: string): string =>
+    /value="([^"]*)"/.exec(net.httpGet(${lit(a.origin)} + where, { secretHeaders: { authorization: key } }))![1]!.replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  for (const where of ["/twig-html-attr", "/esapi"]) attempt(where, () => value(where));
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(a.received.map((r) => r.headers.authorization)).toEqual([canary, canary]);
+    expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
+    const found = attempts(result.stdout);
+    for (const label of ["/twig-html-attr", "/esapi"]) expect(attemptOf(found, label), label).toEqual({ status: "ok", value: "[redacted]" });
+    expect(result.stdout).not.toContain(canary.slice(8, 24));
+  });
+
+  it("(unit) a key escaped character by character in decimal references, with leading zeros, or as \\u escapes in either case, is redacted; the text around it is not touched", async () => {
+    const { redact } = await import("../../runner/net/redaction.js");
+    const key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCY=";
+    const each = (format: (code: number) => string): string => [...key].map((c) => (/[A-Za-z0-9]/.test(c) ? c : format(c.charCodeAt(0)))).join("");
+    for (const echo of [each((code) => `&#${code};`), each((code) => `&#0${code};`), each((code) => `\\u${code.toString(16).padStart(4, "0")}`), each((code) => `%${code.toString(16)}`)]) {
+      expect(redact(`a%20b &amp; "${echo}" &#x263A; \\u00e9`, [key]), echo).toBe(`a%20b &amp; "[redacted]" &#x263A; \\u00e9`);
+    }
   });
 
   it("(unit) the same encoders' escapes of <, &, `, non-ASCII and astral characters are redacted, in the value and as a word of it", async () => {
