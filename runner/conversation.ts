@@ -20,6 +20,11 @@ export interface Conversation {
   reported(): Reported | null;
   /** Resolves when every request received so far has been answered. */
   drained(): Promise<void>;
+  /**
+   * Whether a session's sandbox has reported its result but not yet read all of the host's
+   * last reply, which the conversation waits for before the sandbox may wait for its next program.
+   */
+  unreadAfterReport(): boolean;
 }
 
 /**
@@ -38,9 +43,22 @@ export function converse(
   const whenReported = new Promise<ProgramEnd>((resolve) => (finish = resolve));
   // Once the sandbox has reported and every request is answered, the program is over: a
   // one-shot process is killed, and its exit (Deno's teardown takes milliseconds) is not waited for.
+  let unreadAfterReport = false;
   const afterReport = (how: Reported): void => {
     reported = how;
-    void queue.then(() => {
+    void queue.then(async () => {
+      // A session's sandbox is left waiting for its next program only once it has taken all the
+      // host wrote to it. The stub reads each reply whole before it sends anything more, but code
+      // that reads the channel itself (it can replace TextDecoder's decode, which the stub calls)
+      // stopped reading a 180 MB reply after its first piece, reported "done" and blocked: the
+      // snippet succeeded, and tacit serve held the rest of the reply for as long as the session
+      // lived, about 500 MB a session in a security review (3 GB for six idle sessions). Until it
+      // has read it, the program is not over, and the time limit still runs.
+      if (keepAlive && how.kind === "done" && sandbox.killed === null && sandbox.holdsUnwritten) {
+        unreadAfterReport = true;
+        await sandbox.written();
+        unreadAfterReport = false;
+      }
       // A session's sandbox stays for the next snippet only if nothing ended it meanwhile: a post
       // the host refused (read in the same chunk as the report) kills it, and that is the result.
       if (keepAlive && how.kind === "done" && sandbox.killed === null) {
@@ -127,5 +145,6 @@ export function converse(
     end: Promise.race([sandbox.ended, whenReported]),
     reported: () => reported,
     drained: () => queue.catch(() => undefined),
+    unreadAfterReport: () => unreadAfterReport,
   };
 }

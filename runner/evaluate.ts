@@ -60,6 +60,13 @@ const ABANDONED_GRACE_MS = 1_000;
  */
 const EVALUATION_OVER = new Error("the evaluation is over");
 
+/** Why a session's snippet that reported its result without reading the host's last reply was ended (see converse). */
+const UNREAD_AFTER_REPORT =
+  "the sandbox reported its result without reading all of the host's last reply, and had not read it by the end of the " +
+  "time limit (the library reads each reply whole before it goes on; code that reads the protocol channel itself, by " +
+  "replacing TextDecoder, JSON or the channel's functions, left it unread, and tacit would have held it for as long as the " +
+  "session lives). The snippet did not succeed; leave the library's reading of its replies alone";
+
 /** Resolves when `work` settles or `ms` have passed, whichever is first. */
 async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -324,7 +331,9 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   attachNotes();
   sandbox.scrubReplies(context.hostSecrets);
   const clock = new PausableTimer(config.executionTimeoutMs, () =>
-    sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms`),
+    conversation.unreadAfterReport()
+      ? sandbox.kill("protocol", UNREAD_AFTER_REPORT)
+      : sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms`),
   );
   const conversation = converse(sandbox, program, live !== undefined, async (action) => {
     // A killed sandbox reads no answer, and an effect carried out for it now would happen

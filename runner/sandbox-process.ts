@@ -85,6 +85,8 @@ export class SandboxProcess {
   private readonly child: ChildProcess;
   private stderr = "";
   private lastWrite: Promise<void> = Promise.resolve();
+  /** Writes not yet taken whole by the pipe (see `holdsUnwritten`). */
+  private unfinishedWrites = 0;
   /** Settles `lastWrite` when the process ends first (its pipe then takes nothing more). */
   private settleLastWrite: (() => void) | null = null;
   private killedFor: Extract<SandboxEnd, { kind: "killed" }> | null = null;
@@ -152,11 +154,25 @@ export class SandboxProcess {
 
   write(text: string): void {
     if (this.killedFor || !this.child.stdin!.writable) return;
+    this.unfinishedWrites++;
     // Settled once the text is in the pipe, or the write failed, or the process has ended.
     this.lastWrite = new Promise((resolve) => {
       this.settleLastWrite = resolve;
-      this.child.stdin!.write(text, () => resolve());
+      this.child.stdin!.write(text, () => {
+        this.unfinishedWrites--;
+        resolve();
+      });
     });
+  }
+
+  /**
+   * Whether the host still holds part of what it wrote: the process has not read it into its
+   * pipe yet. A sandbox that reads each reply whole before it sends anything more (the stub
+   * does) never leaves any behind when it sends its next frame: the host has handed the last
+   * bytes to the pipe, and seen that, before the process could read them.
+   */
+  get holdsUnwritten(): boolean {
+    return this.unfinishedWrites > 0 && !this.gone;
   }
 
   /**

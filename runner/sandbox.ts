@@ -46,6 +46,11 @@ export class Sandbox {
     return this.proc.written();
   }
 
+  /** See SandboxProcess.holdsUnwritten. */
+  get holdsUnwritten(): boolean {
+    return this.proc.holdsUnwritten;
+  }
+
   /** Host secrets to scrub from every reply (see host-secrets.ts). */
   scrubReplies(secrets: HostSecrets): void {
     this.secrets = secrets.empty ? null : secrets;
