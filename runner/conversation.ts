@@ -62,9 +62,12 @@ export function converse(
       // A session's sandbox stays for the next snippet only if nothing ended it meanwhile: a post
       // the host refused (read in the same chunk as the report) kills it, and that is the result.
       if (keepAlive && how.kind === "done" && sandbox.killed === null) {
-        // It waits, blocked, for the next program: from now on it must not run at all.
-        sandbox.watchIdle();
-        return finish("alive");
+        // It waits, blocked, for the next program: from now on it must not run at all, nor write.
+        sandbox.awaitProgram();
+        if (sandbox.killed === null) {
+          sandbox.watchIdle();
+          return finish("alive");
+        }
       }
       sandbox.kill("finished", how.kind);
       finish(sandbox.killed!); // the first reason, if it was killed for another before

@@ -264,6 +264,11 @@ export class FrameSplitter {
   /** `limitChars`: the longest line accepted (the pure evaluator's replies may be larger). */
   constructor(private readonly limitChars: number = MAX_SANDBOX_FRAME_CHARS) {}
 
+  /** Characters of a line not ended yet, held until its end arrives. */
+  get holdingChars(): number {
+    return this.pending.length;
+  }
+
   push(chunk: Uint8Array): string[] {
     let text: string;
     try {

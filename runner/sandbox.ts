@@ -22,6 +22,8 @@ export class Sandbox {
   private readonly splitter = new FrameSplitter();
   private frameHandler: (frame: SandboxFrame) => void = () => undefined;
   private secrets: HostSecrets | null = null;
+  /** A session's sandbox between programs (see awaitProgram): it must write nothing at all. */
+  private betweenPrograms = false;
 
   /** Takes over a started process; its stdout stays paused until now, so nothing is lost. */
   constructor(private readonly proc: SandboxProcess) {
@@ -37,6 +39,7 @@ export class Sandbox {
   }
 
   send(frame: HostFrame): void {
+    if (frame.type !== "reply") this.betweenPrograms = false;
     const line = encodeFrame(frame);
     this.proc.write(this.secrets && frame.type === "reply" ? this.secrets.scrubLine(line) : line);
   }
@@ -49,6 +52,27 @@ export class Sandbox {
   /** See SandboxProcess.holdsUnwritten. */
   get holdsUnwritten(): boolean {
     return this.proc.holdsUnwritten;
+  }
+
+  /**
+   * A session's sandbox has reported its program's result and is to wait, blocked, for the
+   * next: from now until that is sent, anything it writes ends it, and so does part of a frame
+   * written before, which the host would otherwise hold until then. The stub writes whole
+   * frames, and nothing after its report; code that replaced TextEncoder's encode (which the
+   * stub calls for every frame) wrote its "done" with 4 Mi characters of an unended line after
+   * it, and each idle session held them for as long as it lived.
+   */
+  awaitProgram(): void {
+    this.betweenPrograms = true;
+    if (this.splitter.holdingChars > 0) this.wroteBetweenPrograms();
+  }
+
+  private wroteBetweenPrograms(): void {
+    this.kill(
+      "protocol",
+      "the sandbox wrote to the protocol channel after reporting its result (part of a frame, or more): nothing may come " +
+        "between a report and the next program, and the library writes nothing there; leave its writing of frames alone",
+    );
   }
 
   /** Host secrets to scrub from every reply (see host-secrets.ts). */
@@ -77,6 +101,7 @@ export class Sandbox {
 
   private onStdout(chunk: Buffer): void {
     if (this.proc.isKilled) return;
+    if (this.betweenPrograms) return this.wroteBetweenPrograms();
     try {
       for (const line of this.splitter.push(chunk)) this.frameHandler(parseSandboxFrame(line));
     } catch (error) {
