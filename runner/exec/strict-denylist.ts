@@ -46,6 +46,8 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // A sixth review: SymPy's isympy reads Python on its input, IDLE runs it (-c, -r), py.test
       // runs the conftest.py of the directory it is given, flask imports the app module it is given.
       "isympy", "idle", "py.test", "flask",
+      // A seventh review: `hypothesis write MODULE.f` imports the module, from the working directory.
+      "hypothesis",
     ],
   },
   {
@@ -114,6 +116,10 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // commands its settings name (archive_command, -c on the command line or in a data
       // directory the script writes).
       "gapplication", "postgres", "postmaster", "pg_ctl", "pg_ctlcluster", "pg_createcluster", "initdb",
+      // A seventh review: llvm-reduce runs the program its --test names, with the --test-arg
+      // words (`--test=/bin/sh --test-arg=-c --test-arg=CMD`); kpt fn eval --exec runs a command
+      // line; pyenv exec runs a program of the Python it selects (python3 -c CODE).
+      "llvm-reduce", "kpt", "pyenv",
     ],
   },
   {
@@ -128,6 +134,8 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // A second review: ctest/cpack run CMake scripts, prove runs Perl tests, pdb and jdb are
       // debuggers, lli/opt/bugpoint run LLVM code, nvcc a compiler, gcore/gdbtui are gdb.
       "ctest", "cpack", "prove", "pdb", "jdb", "lli", "opt", "bugpoint", "nvcc", "gcore", "gdbtui", "mvndebug",
+      // A seventh review: cfn-lint --append-rules DIR imports the Python files there as rules.
+      "cfn-lint",
     ],
   },
   {

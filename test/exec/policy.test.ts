@@ -379,6 +379,44 @@ for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[st
     }
   }, 90_000);
 
+  it("refuses llvm-reduce, kpt and pyenv, which run a program they are given, and hypothesis and cfn-lint, which import Python from the project", async () => {
+    // A seventh review ran commands and Python under --strict through `llvm-reduce
+    // --test=/bin/sh --test-arg=-c --test-arg=CMD FILE.ll`, `kpt fn eval --exec CMDLINE DIR`,
+    // `pyenv exec python3 -c CODE`, `hypothesis write MODULE.f` (the module, written by the
+    // script in the working directory, is imported) and `cfn-lint --append-rules DIR` (the
+    // Python files there are imported as rules). Each wrote its marker, exit 0 but hypothesis.
+    const { dir, cleanup } = realTempDir("tacit-strict-loaders-");
+    try {
+      const marker = (name: string) => path.join(dir, `marker-${name}`);
+      const python = (name: string) => `open(${JSON.stringify(marker(name))}, "w").write("x")`;
+      mkdirSync(path.join(root, "loaders-rules"), { recursive: true });
+      mkdirSync(path.join(root, "loaders-krm"), { recursive: true });
+      writeFileSync(path.join(root, "loaders-rules", "evil.py"), `${python("cfn-lint")}\n`);
+      writeFileSync(path.join(root, "loaders-template.yaml"), "Resources:\n  B:\n    Type: AWS::S3::Bucket\n");
+      writeFileSync(path.join(root, "loaders_module.py"), `${python("hypothesis")}\ndef f(x: int): return x\n`);
+      writeFileSync(path.join(root, "loaders-input.ll"), "define void @f() { ret void }\n");
+      const RUNS: Array<[string, string[]]> = [
+        ["llvm-reduce", ["--test=/bin/sh", "--test-arg=-c", `--test-arg=touch ${marker("llvm-reduce")}`, "loaders-input.ll"]],
+        ["kpt", ["fn", "eval", "--exec", `/bin/touch ${marker("kpt")}`, "loaders-krm"]],
+        ["pyenv", ["exec", "python3", "-c", python("pyenv")]],
+        ["hypothesis", ["write", "loaders_module.f"]],
+        ["cfn-lint", ["--append-rules", "loaders-rules", "--", "loaders-template.yaml"]],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
+  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args, { timeoutMs: 30000 }).exitCode));
+}
+`;
+      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "120000"]);
+      expect(r.code, r.stderr).toBe(0);
+      const names = RUNS.map(([command]) => command);
+      expectRefused(attempts(r.stdout), names, /refused under --strict/);
+      for (const name of names) expect(existsSync(marker(name)), name).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 150_000);
+
   it("refuses the cloud CLIs (aws, gcloud, gsutil, bq), which reach any endpoint: nothing reaches a listener", async () => {
     // A sixth review reached a loopback listener under --strict, with no --network-permissions,
     // through `aws --endpoint-url URL --no-sign-request s3 ls` (aws s3 cp would upload any file).
