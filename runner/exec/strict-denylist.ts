@@ -187,6 +187,11 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // And ldconfig: -f FILE reads any file as its configuration and quotes each line it cannot
       // use ("Can't stat <line>"), and -C FILE writes its cache to any file.
       "ldconfig",
+      // A seventh review: bin2c prints any file as a C array of hex bytes (tacit's --config, LLM
+      // key and all: the key is masked as text and in base64, not in hex), colcrt passes it
+      // through, escapesrc copies it to any name, and the JSON tools print it (jp.py -f FILE @,
+      // jsonpatch FILE PATCH, jsonpath_ng '$' FILE, jsondiff, jsonpointer).
+      "bin2c", "colcrt", "escapesrc", "jp", "jsonpatch", "jsonpath", "jsondiff", "jsonpointer",
     ],
   },
   {

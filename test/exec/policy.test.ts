@@ -213,6 +213,57 @@ for (const [command, args] of ${JSON.stringify(PRINTERS)} as Array<[string, stri
     }
   });
 
+  it("refuses bin2c, which printed the --config file's LLM key in hex, and colcrt, escapesrc and the JSON tools, which print or copy any file", async () => {
+    // A seventh review read the operator's LLM key under --strict: `bin2c CONFIG` printed the
+    // --config file (outside the allowed roots, and refused to scripts) as hex bytes, which the
+    // script decoded and printed whole; the key is masked in replies as text and base64 only.
+    // colcrt printed a file, escapesrc copied one into the roots, and jp.py, jsonpatch,
+    // jsonpath_ng, jsondiff and jsonpointer printed a JSON file.
+    const { dir, cleanup } = realTempDir("tacit-strict-hex-");
+    try {
+      const key = `sk-test-${makeCanary()}`;
+      const config = path.join(dir, "tacit.json");
+      writeFileSync(config, JSON.stringify({ libraryConfig: { strictMode: true, llm: { baseUrl: "http://127.0.0.1:9/v1", apiKey: key, model: "m" } } }));
+      const canary = makeCanary();
+      const secret = path.join(dir, "secret.txt");
+      writeFileSync(secret, `${canary}\n`);
+      const data = path.join(dir, "data.json");
+      writeFileSync(data, JSON.stringify({ canary }));
+      writeFileSync(path.join(root, "hex-empty.json"), "{}");
+      writeFileSync(path.join(root, "hex-patch.json"), "[]");
+      writeFileSync(path.join(root, "hex-pointer.txt"), "/canary\n");
+      const RUNS: Array<[string, string, string[]]> = [
+        ["colcrt", "colcrt", [secret]],
+        ["escapesrc", "escapesrc", [secret, "hex-copy.txt"]],
+        ["jp.py", "jp.py", ["-f", data, "@"]],
+        ["jsonpatch", "jsonpatch", [data, "hex-patch.json"]],
+        ["jsonpath_ng", "jsonpath_ng", ["$", data]],
+        ["jsondiff", "jsondiff", ["hex-empty.json", data]],
+        ["jsonpointer", "jsonpointer", ["-f", "hex-pointer.txt", data]],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+attempt("bin2c", () => {
+  const out = requestExecPermission(["bin2c"], (p) => p.exec("bin2c", [${JSON.stringify(config)}]).stdout);
+  return String.fromCharCode(...(out.match(/0x[0-9a-f]{2}/g) ?? []).map((byte) => parseInt(byte, 16)));
+});
+for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, string, string[]]>) {
+  attempt(label, () => {
+    const r = requestExecPermission([command], (p) => p.exec(command, args, { timeoutMs: 30000 }));
+    return r.stdout + r.stderr;
+  });
+}
+`;
+      const r = await tacit(root, script, ["--config", config, "--exec-timeout-ms", "120000"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), ["bin2c", ...RUNS.map(([label]) => label)], /refused under --strict/);
+      expect(r.stdout).not.toContain(key);
+      expect(r.stdout).not.toContain(canary);
+      expect(existsSync(path.join(root, "hex-copy.txt"))).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 150_000);
+
   it("refuses service, the account tools, gapplication and PostgreSQL's server tools: each passed --strict", async () => {
     // The sixth review listed them as passing --strict: service runs init scripts, the account
     // tools change logins and passwords (chpasswd reads user:password on its input: a tacit run
