@@ -8,6 +8,15 @@ export function singleQuoted(text: string): string {
   return `'${text.replace(/'/g, "'\\''")}'`;
 }
 
+/**
+ * A word as tacit shows it to a person (a question, the audit log): as it is when it is plain
+ * (letters, digits and `@%+=:,./_-`), else as a JSON string, so that no blank, quote or line
+ * break in it can make it read as several words, or as the rest of what is shown.
+ */
+export function shownWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word);
+}
+
 /** One word of shell text, as the shell gives it to the command where that is known without running anything. */
 export interface ShellWord {
   /** Quotes and escapes removed; an expansion whose value is not known (`$X`, `${X:-d}`, `$(…)`, `` `…` ``) left as written. */

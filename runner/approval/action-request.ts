@@ -9,6 +9,7 @@ import type { Action } from "../../library/protocol.js";
 import { digestOf } from "../audit/digest.js";
 import { realPathInScope, resolveRealOrSelf } from "../fs/containment.js";
 import { hostOf } from "../net/host-policy.js";
+import { shownWord } from "../shell-word.js";
 import type { RuleAction } from "./policy.js";
 import type { PathUse } from "../fs/protected-paths.js";
 
@@ -136,7 +137,7 @@ export function approvalPattern(request: ActionRequest, runsIn: string | null = 
  * yes then ran unasked.
  */
 export function directoryWord(directory: string): string {
-  return /^[\w@%+=:,./-]+$/.test(directory) ? directory : JSON.stringify(directory);
+  return shownWord(directory);
 }
 
 /**

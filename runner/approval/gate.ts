@@ -7,6 +7,7 @@
 import path from "node:path";
 import type { Action } from "../../library/protocol.js";
 import type { AuditEvent, Tier } from "../audit/events.js";
+import { commandRecord } from "../audit/command-record.js";
 import { digestOf } from "../audit/digest.js";
 import { PrintedOutput } from "../audit/printed-output.js";
 import type { CapabilityTable } from "../capabilities.js";
@@ -19,7 +20,7 @@ import { type ActionRequest, approvalPattern, describeAction, directoryWord, fsP
 import type { HostSecrets } from "../host-secrets.js";
 import { printable } from "../printable.js";
 import { headThenShown } from "./shown-text.js";
-import { singleQuoted } from "../shell-word.js";
+import { shownWord, singleQuoted } from "../shell-word.js";
 import type { Answer, Asker } from "./askers.js";
 import type { RunGrants } from "./grants.js";
 import type { PolicyRule, TierPolicy } from "./policy.js";
@@ -139,7 +140,13 @@ export class ApprovalGate {
     if (streamAskedAs !== undefined && streamMoved === null) tier = "allow";
     // Events on the per-action path list their keys in sorted order: the log then makes their
     // canonical JSON natively (audit/digest.ts). Any order would be correct, only slower.
-    this.log({ action: number, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" });
+    // A command's pattern is its shape ("exec rm *"): its record says what it was given and where (see command-record.ts).
+    const command = action.kind === "Exec" ? commandRecord(action, this.options.cwd) : null;
+    this.log(
+      command === null
+        ? { action: number, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" }
+        : { action: number, ...command, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" },
+    );
     if (streamMoved !== null) {
       const message =
         `${printable(streamAskedAs!)}: refused: the path changed since a person approved reading it (it now leads to ` +
@@ -468,7 +475,7 @@ function detailOf(action: Action, request: ActionRequest, cwd: { named: string; 
       // of the line it appended. Shown whole, as a JSON string (line breaks as \n); a long one
       // makes the question too long to ask (see approve), like any long action.
       const input = action.input === null ? "" : `, with standard input (${action.input.length} characters): ${JSON.stringify(action.input)}`;
-      return `run: ${[action.command, ...action.args].map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word))).join(" ")}${where}${input}`;
+      return `run: ${[action.command, ...action.args].map(shownWord).join(" ")}${where}${input}`;
     }
     case "HttpRequest":
     case "HttpRequestClassified":

@@ -31,6 +31,11 @@ export type AuditEvent =
       /** The canonical pattern approvals are keyed by, e.g. "fs.delete /work/app/a.txt". */
       pattern: string;
       tier: Tier;
+      /** For a command (Exec), what ran beyond its pattern's shape: see command-record.ts. */
+      commandDigest?: string;
+      commandLine?: string;
+      cwd?: string;
+      input?: string | null;
     }
   | {
       type: "decision";

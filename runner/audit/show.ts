@@ -51,8 +51,12 @@ function describe(event: Fields): string {
   switch (event.type) {
     case "evaluation-started":
       return `eval ${f("evaluation")}  session ${f("session")}  ${f("displayName")}  code ${digest("codeDigest")}  policy ${digest("policyDigest")}`;
-    case "action-requested":
-      return `eval ${f("evaluation")} #${f("action")}  ${f("kind")}  ${quoted(event.pattern)}  tier ${f("tier")}`;
+    case "action-requested": {
+      // A command's record (command-record.ts): its words, where it ran, its input's digest.
+      const input = typeof event.input === "string" ? `, input ${digest("input")}` : "";
+      const command = typeof event.commandLine === "string" ? `  run: ${quoted(event.commandLine)} (in ${quoted(event.cwd)}${input})` : "";
+      return `eval ${f("evaluation")} #${f("action")}  ${f("kind")}  ${quoted(event.pattern)}  tier ${f("tier")}${command}`;
+    }
     case "decision": {
       const answer = event.decision === "asked" ? ` → ${f("answer")}` : "";
       const reason = event.reason === null || event.reason === undefined ? "" : `: ${quoted(event.reason)}`;
