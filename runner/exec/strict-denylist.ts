@@ -192,6 +192,10 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // through, escapesrc copies it to any name, and the JSON tools print it (jp.py -f FILE @,
       // jsonpatch FILE PATCH, jsonpath_ng '$' FILE, jsondiff, jsonpointer).
       "bin2c", "colcrt", "escapesrc", "jp", "jsonpatch", "jsonpath", "jsondiff", "jsonpointer",
+      // The same review: systemd-tmpfiles writes, appends to and removes the files its
+      // configuration names (f+, w+, r lines), and update-alternatives (alternatives elsewhere)
+      // makes a link anywhere (--install LINK NAME TARGET), as ln does.
+      "tmpfiles", "alternatives",
     ],
   },
   {
@@ -217,6 +221,10 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       "service", "invoke-rc.d", "update-rc.d", "useradd", "usermod", "userdel", "adduser", "deluser", "addgroup", "delgroup",
       "groupadd", "groupmod", "groupdel", "gpasswd", "chpasswd", "chgpasswd", "newusers", "passwd", "chsh", "chfn", "chage",
       "vipw", "vigr", "visudo",
+      // A seventh review: cppw and cpgr copy any file over /etc/passwd, /etc/shadow, /etc/group or
+      // /etc/gshadow (vipw's and vigr's siblings), and systemd-sysusers creates the users and
+      // groups its configuration names.
+      "cppw", "cpgr", "sysusers",
     ],
   },
 ];

@@ -264,6 +264,49 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
     }
   }, 150_000);
 
+  it("refuses systemd-tmpfiles, update-alternatives and systemd-sysusers, which change files past the roots, and cppw and cpgr", async () => {
+    // A seventh review, under --strict as root: systemd-tmpfiles --create --remove CONF, with a
+    // configuration the script wrote in its root, overwrote (f+), appended to (w+) and removed (r)
+    // files outside the allowed roots; update-alternatives --install made a link outside them (as
+    // ln, which --strict refuses); systemd-sysusers --root added a user to a passwd file outside
+    // them. cppw and cpgr (vipw's siblings) copy a file over /etc/passwd and /etc/group: they are
+    // asked for their usage only, which changes nothing either way.
+    const { dir, cleanup } = realTempDir("tacit-strict-system-");
+    try {
+      const at = (name: string) => path.join(dir, name);
+      writeFileSync(at("overwrite.txt"), "keep\n");
+      writeFileSync(at("append.txt"), "keep\n");
+      writeFileSync(at("remove.txt"), "keep\n");
+      mkdirSync(at("alternatives/admin"), { recursive: true });
+      mkdirSync(at("alternatives/links"), { recursive: true });
+      mkdirSync(at("sysroot/etc"), { recursive: true });
+      const tmpfiles = path.join(root, "system-tmpfiles.conf");
+      writeFileSync(tmpfiles, `f+ ${at("overwrite.txt")} 0644 - - - changed\nw+ ${at("append.txt")} - - - - changed\nr ${at("remove.txt")}\n`);
+      const sysusers = path.join(root, "system-sysusers.conf");
+      writeFileSync(sysusers, 'u tacit-review - "x" /tmp\n');
+      const RUNS: Array<[string, string[]]> = [
+        ["systemd-tmpfiles", ["--create", "--remove", tmpfiles]],
+        ["update-alternatives", ["--altdir", at("alternatives/links"), "--admindir", at("alternatives/admin"), "--install", at("link"), "tacit-review", "/bin/sh", "1"]],
+        ["systemd-sysusers", [`--root=${at("sysroot")}`, sysusers]],
+        ["cppw", ["--help"]],
+        ["cpgr", ["--help"]],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
+  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args).exitCode));
+}
+`;
+      const r = await tacit(root, script, ["--strict"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict/);
+      for (const name of ["overwrite.txt", "append.txt", "remove.txt"]) expect(readFileSync(at(name), "utf8"), name).toBe("keep\n");
+      expect(existsSync(at("link"))).toBe(false);
+      expect(existsSync(at("sysroot/etc/passwd"))).toBe(false);
+    } finally {
+      cleanup();
+    }
+  });
+
   it("refuses service, the account tools, gapplication and PostgreSQL's server tools: each passed --strict", async () => {
     // The sixth review listed them as passing --strict: service runs init scripts, the account
     // tools change logins and passwords (chpasswd reads user:password on its input: a tacit run
