@@ -207,6 +207,12 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // A sixth review: the cloud CLIs reach any endpoint they are given (`aws --endpoint-url URL
       // --no-sign-request s3 ls`), and upload any file (`aws s3 cp`, `gsutil cp`).
       "aws", "gcloud", "gsutil", "bq",
+      // A seventh review: PostgreSQL's clients connect to any host and port they are given and
+      // send it the user and database names a script chose (`pg_isready -d "host=… user=…"`),
+      // psql's siblings; on Debian each is a link to pg_wrapper, judged by that name too.
+      "pg_wrapper", "pg_isready", "pg_dump", "pg_dumpall", "pg_restore", "pg_basebackup", "pg_receivewal", "pg_receivexlog",
+      "pg_recvlogical", "pgbench", "createdb", "dropdb", "createuser", "dropuser", "createlang", "droplang", "clusterdb",
+      "reindexdb", "vacuumdb", "vacuumlo",
     ],
   },
   {

@@ -5,6 +5,7 @@
 // a --config file; a command given as a path is refused; and the scope's list narrows it all.
 
 import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer } from "../net/fixtures.js";
@@ -535,6 +536,36 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
       await server.close();
     }
   }, 90_000);
+
+  it("refuses PostgreSQL's clients (pg_isready, pg_dump, createdb, …), which reach any host: nothing connects to a listener", async () => {
+    // A seventh review reached a loopback listener under --strict, with no --network-permissions,
+    // through `pg_isready -d "host=127.0.0.1 port=P sslmode=disable user=… dbname=…"` and pg_dump:
+    // each connected and sent the user and database names the script chose.
+    const connections: string[] = [];
+    const listener = net.createServer((socket) => {
+      connections.push("connected");
+      socket.on("error", () => undefined);
+      socket.on("data", (data: Buffer) => connections.push(data.toString("latin1")));
+      socket.end();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = listener.address() as net.AddressInfo;
+      const target = `host=127.0.0.1 port=${port} sslmode=disable connect_timeout=5 user=tacit-exfil dbname=tacit-data`;
+      const names = ["pg_isready", "pg_dump", "pg_dumpall", "pgbench", "createdb", "dropdb", "vacuumdb", "clusterdb", "reindexdb"];
+      const script = `${ATTEMPT_PRELUDE}
+for (const command of ${JSON.stringify(names)}) {
+  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, ["-d", ${JSON.stringify(target)}, "-w"], { timeoutMs: 20000 }).exitCode));
+}
+`;
+      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "120000"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), names, /refused under --strict: it is a network tool/);
+      expect(connections).toEqual([]);
+    } finally {
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+    }
+  }, 150_000);
 
   it("refuses mke2fs, mkfs.*, badblocks -w and hardlink, which overwrite or relink any file: the files stay as they were", async () => {
     // A sixth review overwrote files outside the allowed roots under --strict with `mke2fs -F
