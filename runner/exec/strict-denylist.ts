@@ -196,6 +196,11 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // configuration names (f+, w+, r lines), and update-alternatives (alternatives elsewhere)
       // makes a link anywhere (--install LINK NAME TARGET), as ln does.
       "tmpfiles", "alternatives",
+      // And more that print any file: utmpdump and last -f read it as login records and print
+      // their text fields (hundreds of its bytes a record), cscope -L -6 PATTERN prints each line
+      // of the files it is given, and LLVM's llc and llvm-mca and CUDA's cudafe++ quote the line
+      // they cannot parse (as llvm-mc, refused already).
+      "utmpdump", "last", "lastb", "cscope", "llc", "llvm-mca", "cudafe++",
     ],
   },
   {

@@ -308,6 +308,41 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
     }
   });
 
+  it("refuses utmpdump, last, cscope, llc, llvm-mca and cudafe++, which print the file they are given", async () => {
+    // A seventh review printed a file outside the allowed roots under --strict with utmpdump FILE
+    // and last -f FILE (its bytes read as login records, their text fields printed), cscope -L -6
+    // . FILE (every line), and llc, llvm-mca and cudafe++ (the line they cannot parse, quoted).
+    const { dir, cleanup } = realTempDir("tacit-strict-records-");
+    try {
+      const canary = makeCanary();
+      const secret = path.join(dir, "secret.txt");
+      // Long enough for whole login records (384 bytes each), each piece of it carrying the canary.
+      writeFileSync(secret, `${canary} `.repeat(64) + "\n");
+      const RUNS: Array<[string, string[]]> = [
+        ["utmpdump", [secret]],
+        ["last", ["-f", secret]],
+        ["cscope", ["-L", "-6", ".", secret]],
+        ["llc", ["-o", "/dev/null", secret]],
+        ["llvm-mca", [secret]],
+        ["cudafe++", [secret]],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
+  attempt(command, () => {
+    const r = requestExecPermission([command], (p) => p.exec(command, args, { timeoutMs: 20000 }));
+    return r.stdout + r.stderr;
+  });
+}
+`;
+      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "120000"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict/);
+      expect(r.stdout).not.toContain(canary.slice(0, 12));
+    } finally {
+      cleanup();
+    }
+  }, 150_000);
+
   it("refuses service, the account tools, gapplication and PostgreSQL's server tools: each passed --strict", async () => {
     // The sixth review listed them as passing --strict: service runs init scripts, the account
     // tools change logins and passwords (chpasswd reads user:password on its input: a tacit run
