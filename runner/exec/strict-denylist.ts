@@ -48,6 +48,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       "isympy", "idle", "py.test", "flask",
       // A seventh review: `hypothesis write MODULE.f` imports the module, from the working directory.
       "hypothesis",
+      // And py.test-benchmark, which runs the conftest.py of its working directory as pytest does,
+      // and ANTLR's pygrun, which imports the grammar's lexer and parser modules from there.
+      "py.test-benchmark", "pytest-benchmark", "pygrun",
     ],
   },
   {

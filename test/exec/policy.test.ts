@@ -547,6 +547,40 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
     }
   }, 150_000);
 
+  it("refuses py.test-benchmark and pygrun, which run Python the script writes in their working directory", async () => {
+    // A seventh review ran Python under --strict through `py.test-benchmark list` (the conftest.py
+    // of its working directory, as pytest runs it) and `pygrun T start FILE` (ANTLR: the TLexer
+    // and TParser modules of its working directory are imported).
+    const { dir, cleanup } = realTempDir("tacit-strict-project-code-");
+    try {
+      const marker = (name: string) => path.join(dir, `marker-${name}`);
+      const python = (name: string) => `open(${JSON.stringify(marker(name))}, "w").write("x")\n`;
+      const work = path.join(root, "project-code");
+      mkdirSync(path.join(work, "bench"), { recursive: true });
+      mkdirSync(path.join(work, "grammar"), { recursive: true });
+      writeFileSync(path.join(work, "bench", "conftest.py"), python("py.test-benchmark"));
+      writeFileSync(path.join(work, "grammar", "TLexer.py"), python("pygrun"));
+      writeFileSync(path.join(work, "grammar", "TParser.py"), python("pygrun"));
+      writeFileSync(path.join(work, "grammar", "input.txt"), "x\n");
+      const RUNS: Array<[string, string[], string]> = [
+        ["py.test-benchmark", ["list"], path.join(work, "bench")],
+        ["pygrun", ["T", "start", "input.txt"], path.join(work, "grammar")],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+for (const [command, args, cwd] of ${JSON.stringify(RUNS)} as Array<[string, string[], string]>) {
+  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args, { cwd, timeoutMs: 60000 }).exitCode));
+}
+`;
+      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "150000"]);
+      expect(r.code, r.stderr).toBe(0);
+      const names = RUNS.map(([command]) => command);
+      expectRefused(attempts(r.stdout), names, /refused under --strict/);
+      for (const name of names) expect(existsSync(marker(name)), name).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 180_000);
+
   it("refuses the cloud CLIs (aws, gcloud, gsutil, bq), which reach any endpoint: nothing reaches a listener", async () => {
     // A sixth review reached a loopback listener under --strict, with no --network-permissions,
     // through `aws --endpoint-url URL --no-sign-request s3 ls` (aws s3 cp would upload any file).
