@@ -7,7 +7,7 @@
 import path from "node:path";
 import type { Action } from "../../library/protocol.js";
 import type { AuditEvent, Tier } from "../audit/events.js";
-import { commandRecord } from "../audit/command-record.js";
+import { actionRecord } from "../audit/action-record.js";
 import { digestOf } from "../audit/digest.js";
 import { PrintedOutput } from "../audit/printed-output.js";
 import type { CapabilityTable } from "../capabilities.js";
@@ -140,12 +140,12 @@ export class ApprovalGate {
     if (streamAskedAs !== undefined && streamMoved === null) tier = "allow";
     // Events on the per-action path list their keys in sorted order: the log then makes their
     // canonical JSON natively (audit/digest.ts). Any order would be correct, only slower.
-    // A command's pattern is its shape ("exec rm *"): its record says what it was given and where (see command-record.ts).
-    const command = action.kind === "Exec" ? commandRecord(action, this.options.cwd) : null;
+    // A command's or a request's pattern is its shape ("exec rm *", "net GET host"): its record says what it did (see action-record.ts).
+    const record = actionRecord(action, this.options.cwd);
     this.log(
-      command === null
+      record === null
         ? { action: number, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" }
-        : { action: number, ...command, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" },
+        : { action: number, ...record, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" },
     );
     if (streamMoved !== null) {
       const message =

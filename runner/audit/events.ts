@@ -31,11 +31,16 @@ export type AuditEvent =
       /** The canonical pattern approvals are keyed by, e.g. "fs.delete /work/app/a.txt". */
       pattern: string;
       tier: Tier;
-      /** For a command (Exec), what ran beyond its pattern's shape: see command-record.ts. */
+      /** For a command (Exec), what ran beyond its pattern's shape: see action-record.ts. */
       commandDigest?: string;
       commandLine?: string;
       cwd?: string;
       input?: string | null;
+      /** For an HTTP request, what was sent beyond its pattern's host: see action-record.ts. */
+      url?: string;
+      headers?: string;
+      secretHeaders?: string;
+      body?: string | null;
     }
   | {
       type: "decision";

@@ -51,12 +51,8 @@ function describe(event: Fields): string {
   switch (event.type) {
     case "evaluation-started":
       return `eval ${f("evaluation")}  session ${f("session")}  ${f("displayName")}  code ${digest("codeDigest")}  policy ${digest("policyDigest")}`;
-    case "action-requested": {
-      // A command's record (command-record.ts): its words, where it ran, its input's digest.
-      const input = typeof event.input === "string" ? `, input ${digest("input")}` : "";
-      const command = typeof event.commandLine === "string" ? `  run: ${quoted(event.commandLine)} (in ${quoted(event.cwd)}${input})` : "";
-      return `eval ${f("evaluation")} #${f("action")}  ${f("kind")}  ${quoted(event.pattern)}  tier ${f("tier")}${command}`;
-    }
+    case "action-requested":
+      return `eval ${f("evaluation")} #${f("action")}  ${f("kind")}  ${quoted(event.pattern)}  tier ${f("tier")}${recorded(event)}`;
     case "decision": {
       const answer = event.decision === "asked" ? ` → ${f("answer")}` : "";
       const reason = event.reason === null || event.reason === undefined ? "" : `: ${quoted(event.reason)}`;
@@ -81,6 +77,22 @@ function describe(event: Fields): string {
       return printable(JSON.stringify(rest));
     }
   }
+}
+
+/** What a request records beside its pattern (action-record.ts): a command's words and directory, a request's URL and what it sent. */
+function recorded(event: Fields): string {
+  const f = (key: string) => printable(String(event[key]));
+  if (typeof event.commandLine === "string") {
+    const input = typeof event.input === "string" ? `, input ${shortDigest(f("input"))}` : "";
+    return `  run: ${quoted(event.commandLine)} (in ${quoted(event.cwd)}${input})`;
+  }
+  if (typeof event.url === "string") {
+    const headers = typeof event.headers === "string" && event.headers !== "" ? `, headers ${f("headers")}` : "";
+    const secret = typeof event.secretHeaders === "string" && event.secretHeaders !== "" ? `, secret headers ${f("secretHeaders")}` : "";
+    const body = typeof event.body === "string" ? `, body ${event.body === "classified" ? "classified" : shortDigest(f("body"))}` : "";
+    return `  url: ${quoted(event.url)}${headers}${secret}${body}`;
+  }
+  return "";
 }
 
 /** "sha256:0123456789ab…" — enough to compare by eye; --json has the whole digest. */

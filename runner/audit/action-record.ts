@@ -1,0 +1,91 @@
+// What the audit log records of an action beside its pattern. A pattern is the shape approvals
+// are remembered by, and for commands and requests it hides what the action did: a seventh
+// security review's `rm -f prod.conf` in deploy/ was logged as "exec rm *", as `rm -f tmp.txt` in
+// scratch/ would be (and `git -C . push --force` as "exec git *"), and its GET of
+// /collect?stolen=… as "net GET http://127.0.0.1:PORT". A file action's pattern names its path;
+// a command's record names its words, its directory and its input, and a request's its URL,
+// its headers and its body, so that the log says what was done.
+//
+// Nothing here is classified plaintext or a secret header's value: a command's words and a
+// request's URL, headers and body are text the script gave (a Classified value is a handle, and
+// a secret header's value is never in the action). Long texts (standard input, a body) are
+// recorded by their digest, as approvals name them; a classified body only as being one.
+
+import path from "node:path";
+import type { Action } from "../../library/protocol.js";
+import { resolveRealOrSelf } from "../fs/containment.js";
+import { shownWord } from "../shell-word.js";
+import { digestOf } from "./digest.js";
+
+/** The longest command line or URL the log holds; a longer one is cut (a command's digest still covers every word). */
+export const RECORDED_TEXT_LIMIT_CHARS = 8192;
+
+/** The fields an Exec action's "action-requested" event carries. */
+export interface CommandRecord {
+  /** "sha256:…" of the command and its arguments as a JSON array: every word exactly, also when the line is cut. */
+  commandDigest: string;
+  /** The command and its arguments, each plain or as a JSON string (see shownWord), cut at RECORDED_TEXT_LIMIT_CHARS. */
+  commandLine: string;
+  /** The directory it was asked to run in, made absolute from tacit's and with its links resolved. */
+  cwd: string;
+  /** "sha256:…" of what it is given on standard input, or null when it is given nothing. */
+  input: string | null;
+}
+
+/** The fields an HTTP request's "action-requested" event carries. */
+export interface RequestRecord {
+  /** "sha256:…" of the body as sent, "classified" for a classified body (never digested: a secret), or null for none. */
+  body: string | null;
+  /** The names of its ordinary headers, in the order given, each plain or as a JSON string (see shownWord), joined by spaces. */
+  headers: string;
+  /** The names of its secret headers (their values are secrets, never recorded), the same way. */
+  secretHeaders: string;
+  /** The URL as it is sent (the parser's form), or as given when it is none; cut at RECORDED_TEXT_LIMIT_CHARS. */
+  url: string;
+}
+
+export type ActionRecord = CommandRecord | RequestRecord;
+
+/** What the log records of `action` beside its pattern (run from tacit's working directory `workingDirectory`), or null. */
+export function actionRecord(action: Action, workingDirectory: string): ActionRecord | null {
+  switch (action.kind) {
+    case "Exec":
+      return commandRecord(action, workingDirectory);
+    case "HttpRequest":
+    case "HttpRequestClassified":
+      return requestRecord(action);
+    default:
+      return null;
+  }
+}
+
+function commandRecord(action: Extract<Action, { kind: "Exec" }>, workingDirectory: string): CommandRecord {
+  const words = [action.command, ...action.args];
+  return {
+    commandDigest: digestOf(words),
+    commandLine: cut(words.map(shownWord).join(" ")),
+    cwd: resolveRealOrSelf(path.resolve(workingDirectory, action.cwd ?? ".")),
+    input: action.input === null ? null : digestOf(action.input),
+  };
+}
+
+function requestRecord(action: Extract<Action, { kind: "HttpRequest" | "HttpRequestClassified" }>): RequestRecord {
+  let url: string;
+  try {
+    url = new URL(action.url).href;
+  } catch {
+    url = action.url;
+  }
+  return {
+    body: action.classifiedBody !== null ? "classified" : action.body === null ? null : digestOf(action.body),
+    // Logged before the executor checks them: a name is shown so that it cannot read as several.
+    headers: Object.keys(action.headers).map(shownWord).join(" "),
+    secretHeaders: Object.keys(action.secretHeaders).map(shownWord).join(" "),
+    url: cut(url),
+  };
+}
+
+function cut(text: string): string {
+  const more = text.length - RECORDED_TEXT_LIMIT_CHARS;
+  return more > 0 ? `${text.slice(0, RECORDED_TEXT_LIMIT_CHARS)}… (${more} characters more)` : text;
+}

@@ -1,0 +1,126 @@
+// What the audit log says of a command and of an HTTP request. Their patterns are the shapes
+// approvals are kept by ("exec rm *", "net GET host"), which a seventh security review showed
+// hide what was done: a script deleted deploy/prod.conf with `rm -f prod.conf` in deploy/, and the
+// log of that real run said "exec rm *", nothing of the file or the directory (the same as `rm -f
+// tmp.txt` in scratch/); it sent data in a URL's query, and the log said "net GET http://HOST".
+// Each command's request now carries its words, where it ran and its input's digest, and each
+// HTTP request its URL, its headers' names and its body's digest (never a secret).
+
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers.js";
+import { startServer, type TestServer } from "../net/fixtures.js";
+import { auditHome, type Line, readLines, verifyJson } from "./fixtures.js";
+
+const LONG = "x".repeat(10_000);
+
+const SECRET = "secret-header-value-9d1c7e";
+const CLASSIFIED = "classified-body-4b2a8f";
+
+const SCRIPT = (origin: string) => `
+requestNetwork(["127.0.0.1:*"], (net) => {
+  net.httpGet("${origin}/collect?stolen=the-customer-list");
+  net.httpRequest("POST", "${origin}/upload", { body: "plain body", headers: { "x-plain": "1", "x-other": "2" }, secretHeaders: { authorization: classify("${SECRET}") } });
+  net.httpPostClassified("${origin}/vault", classify("${CLASSIFIED}"));
+});
+requestExecPermission(["rm", "printf", "cat"], (p) => {
+  p.exec("rm", ["-f", "prod.conf"], { cwd: "deploy" });
+  p.exec("rm", ["-f", "tmp.txt"], { cwd: "docs" });
+  p.exec("printf", ["%s", "two words", "it's \\"quoted\\"\\nand broken"]);
+  p.exec("printf", ["%s", ${JSON.stringify(LONG)}]);
+  println(p.exec("cat", [], { input: "piped to cat" }).stdout);
+});
+`;
+
+const sha256 = (text: string) => `sha256:${createHash("sha256").update(text).digest("hex")}`;
+
+describe("commands and requests in the audit log of a real tacit run", () => {
+  let ctx: ReturnType<typeof auditHome>;
+  let server: TestServer;
+  let work: string;
+  let log: string;
+  let commands: Line["event"][];
+  let requests: Line["event"][];
+
+  beforeAll(async () => {
+    ctx = auditHome();
+    server = await startServer();
+    work = path.join(ctx.dir, "work");
+    for (const dir of ["deploy", "scratch"]) mkdirSync(path.join(work, dir), { recursive: true });
+    writeFileSync(path.join(work, "deploy", "prod.conf"), "keep\n");
+    writeFileSync(path.join(work, "scratch", "tmp.txt"), "scratch\n");
+    // docs leads to scratch: the record names where the command really ran.
+    symlinkSync("scratch", path.join(work, "docs"));
+    writeFileSync(path.join(work, "script.ts"), SCRIPT(server.origin));
+    log = path.join(ctx.dir, "audit.jsonl");
+    const args = ["run", "--audit-log", log, "--command-permissions", "rm,printf,cat", "--network-permissions", `127.0.0.1:${server.port}`, "script.ts"];
+    const run = await runCli(args, { cwd: work, env: ctx.env });
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("piped to cat");
+    // The script really deleted both files (so the log had something to hide).
+    expect(existsSync(path.join(work, "deploy", "prod.conf"))).toBe(false);
+    expect(existsSync(path.join(work, "scratch", "tmp.txt"))).toBe(false);
+    // The requests really went out, the secrets with them.
+    expect(server.received.map((request) => request.url)).toEqual(["/collect?stolen=the-customer-list", "/upload", "/vault"]);
+    expect(server.received[1]?.headers.authorization).toBe(SECRET);
+    expect(server.received[2]?.body).toBe(CLASSIFIED);
+    const requested = (kinds: string[]) => readLines(log).flatMap((line) => (line.event.type === "action-requested" && kinds.includes(String(line.event.kind)) ? [line.event] : []));
+    commands = requested(["Exec"]);
+    requests = requested(["HttpRequest", "HttpRequestClassified"]);
+  }, 60_000);
+  afterAll(async () => {
+    await server.close();
+    ctx.cleanup();
+  });
+
+  it("names what each command was given and where it ran, not only its shape", () => {
+    const real = realpathSync(work);
+    expect(commands).toHaveLength(5);
+    const [deploy, docs] = commands;
+    // The same pattern, two different deletions: the record tells them apart.
+    expect(deploy).toMatchObject({ pattern: "exec rm *", commandLine: "rm -f prod.conf", cwd: path.join(real, "deploy"), input: null });
+    expect(docs).toMatchObject({ pattern: "exec rm *", commandLine: "rm -f tmp.txt", cwd: path.join(real, "scratch"), input: null });
+    expect(deploy!.commandDigest).toBe(sha256(JSON.stringify(["rm", "-f", "prod.conf"])));
+  });
+
+  it("shows a word that is not plain as a JSON string, so it cannot read as several words", () => {
+    expect(commands[2]).toMatchObject({ commandLine: `printf %s "two words" ${JSON.stringify("it's \"quoted\"\nand broken")}`, cwd: realpathSync(work) });
+  });
+
+  it("cuts a long command line, its digest still covering every word, and records standard input by its digest", () => {
+    const long = commands[3]!;
+    expect(String(long.commandLine)).toBe(`printf %s ${LONG.slice(0, 8192 - "printf %s ".length)}… (${"printf %s ".length + LONG.length - 8192} characters more)`);
+    expect(long.commandDigest).toBe(sha256(JSON.stringify(["printf", "%s", LONG])));
+    expect(commands[4]).toMatchObject({ commandLine: "cat", input: sha256("piped to cat") });
+    expect(JSON.stringify(commands[4])).not.toContain("piped to cat");
+  });
+
+  it("names each request's URL as sent, its headers' names and its body's digest, and never a secret", () => {
+    const url = (p: string) => `${server.origin}${p}`;
+    expect(requests).toHaveLength(3);
+    expect(requests[0]).toMatchObject({ pattern: `net GET http://127.0.0.1:${server.port}`, url: url("/collect?stolen=the-customer-list"), body: null, headers: "", secretHeaders: "" });
+    expect(requests[1]).toMatchObject({ url: url("/upload"), body: sha256("plain body"), headers: "x-plain x-other", secretHeaders: "authorization" });
+    expect(requests[2]).toMatchObject({ kind: "HttpRequestClassified", url: url("/vault"), body: "classified" });
+    const text = readFileSync(log, "utf8");
+    for (const secret of [SECRET, CLASSIFIED]) {
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(sha256(secret));
+    }
+  });
+
+  it("verifies, and tacit audit show prints each command's line and directory and each request's URL", async () => {
+    const { result, report } = await verifyJson(log, ctx.env);
+    expect(result.code, result.stdout).toBe(0);
+    expect(report).toMatchObject({ ok: true, problems: [] });
+    const shown = await runCli(["audit", "show", log], { env: ctx.env });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(`"exec rm *"  tier allow  run: "rm -f prod.conf" (in ${JSON.stringify(path.join(realpathSync(work), "deploy"))})`);
+    expect(shown.stdout).toContain(`run: "cat" (in ${JSON.stringify(realpathSync(work))}, input ${sha256("piped to cat").slice(0, 19)}…)`);
+    expect(shown.stdout).toContain(`url: "${server.origin}/collect?stolen=the-customer-list"`);
+    expect(shown.stdout).toContain(`url: "${server.origin}/upload", headers x-plain x-other, secret headers authorization, body ${sha256("plain body").slice(0, 19)}…`);
+    expect(shown.stdout).toMatch(new RegExp(`url: "${server.origin}/vault"(, headers [a-z- ]+)?, body classified\\n`));
+  });
+});
