@@ -221,6 +221,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       "pg_wrapper", "pg_isready", "pg_dump", "pg_dumpall", "pg_restore", "pg_basebackup", "pg_receivewal", "pg_receivexlog",
       "pg_recvlogical", "pgbench", "createdb", "dropdb", "createuser", "dropuser", "createlang", "droplang", "clusterdb",
       "reindexdb", "vacuumdb", "vacuumlo",
+      // And the JSON Schema and OpenAPI validators, which fetch every remote $ref of the file they
+      // check (`{"$ref": "http://host/?data=…"}`, written by the script in its root).
+      "jsonschema", "check-jsonschema", "openapi-spec-validator",
     ],
   },
   {

