@@ -204,6 +204,11 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // of the files it is given, and LLVM's llc and llvm-mca and CUDA's cudafe++ quote the line
       // they cannot parse (as llvm-mc, refused already).
       "utmpdump", "last", "lastb", "cscope", "llc", "llvm-mca", "cudafe++",
+      // And Perl's POD formatters, which write their output to any file they are given:
+      // `pod2text x.pod ~/.bashrc` replaced the shell's startup file with lines of the script's
+      // choosing (a verbatim paragraph comes out as it is), which the next shell runs; pod2man,
+      // pod2html --outfile and pod2usage do the same. "pod" is the family of every pod2… name.
+      "pod", "podselect",
     ],
   },
   {

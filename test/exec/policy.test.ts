@@ -343,6 +343,35 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
     }
   }, 150_000);
 
+  it("refuses pod2text, pod2man and pod2html, which write any file: a shell startup file outside the roots stays as it was", async () => {
+    // A seventh review, under --strict: `pod2text x.pod HOME/.bashrc`, with x.pod written by the
+    // script in its root, replaced a .bashrc outside the allowed roots with a verbatim paragraph
+    // of the script's (`    touch MARKER`), which the next bash ran; pod2man IN OUT and
+    // pod2html --outfile wrote any file the same way.
+    const { dir, cleanup } = realTempDir("tacit-strict-pod-");
+    try {
+      const victim = (name: string) => path.join(dir, name);
+      for (const name of ["bashrc-text", "bashrc-man", "bashrc-html"]) writeFileSync(victim(name), "echo original\n");
+      writeFileSync(path.join(root, "startup.pod"), `=pod\n\n    touch ${path.join(dir, "marker")}\n\n=cut\n`);
+      const RUNS: Array<[string, string[]]> = [
+        ["pod2text", ["startup.pod", victim("bashrc-text")]],
+        ["pod2man", ["startup.pod", victim("bashrc-man")]],
+        ["pod2html", ["--infile=startup.pod", `--outfile=${victim("bashrc-html")}`]],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
+  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args).exitCode));
+}
+`;
+      const r = await tacit(root, script, ["--strict"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict/);
+      for (const name of ["bashrc-text", "bashrc-man", "bashrc-html"]) expect(readFileSync(victim(name), "utf8"), name).toBe("echo original\n");
+    } finally {
+      cleanup();
+    }
+  });
+
   it("refuses service, the account tools, gapplication and PostgreSQL's server tools: each passed --strict", async () => {
     // The sixth review listed them as passing --strict: service runs init scripts, the account
     // tools change logins and passwords (chpasswd reads user:password on its input: a tacit run
