@@ -209,6 +209,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // choosing (a verbatim paragraph comes out as it is), which the next shell runs; pod2man,
       // pod2html --outfile and pod2usage do the same. "pod" is the family of every pod2… name.
       "pod", "podselect",
+      // And 2to3, whose -W -o DIR writes the Python files it is given into any directory, content
+      // and all (a sitecustomize.py in site-packages runs in every later Python).
+      "2to3",
     ],
   },
   {

@@ -372,6 +372,28 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
     }
   });
 
+  it("refuses 2to3, which writes the Python file it is given into any directory", async () => {
+    // A seventh review, under --strict: `2to3 -n -w -W -o DIR sitecustomize.py`, the module written
+    // by the script in its root, copied it into a directory outside the allowed roots (into
+    // site-packages it runs in every later Python).
+    const { dir, cleanup } = realTempDir("tacit-strict-2to3-");
+    try {
+      mkdirSync(path.join(root, "py2to3"), { recursive: true });
+      writeFileSync(path.join(root, "py2to3", "sitecustomize.py"), `open(${JSON.stringify(path.join(dir, "marker"))}, "w").write("x")\n`);
+      const script = `${ATTEMPT_PRELUDE}
+for (const command of ["2to3", "2to3-3.11"]) {
+  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, ["-n", "-w", "-W", "-o", ${JSON.stringify(dir)}, "sitecustomize.py"], { cwd: "py2to3", timeoutMs: 30000 }).exitCode));
+}
+`;
+      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "90000"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), ["2to3", "2to3-3.11"], /refused under --strict/);
+      expect(existsSync(path.join(dir, "sitecustomize.py"))).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 120_000);
+
   it("refuses service, the account tools, gapplication and PostgreSQL's server tools: each passed --strict", async () => {
     // The sixth review listed them as passing --strict: service runs init scripts, the account
     // tools change logins and passwords (chpasswd reads user:password on its input: a tacit run
