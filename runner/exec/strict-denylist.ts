@@ -212,6 +212,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // And 2to3, whose -W -o DIR writes the Python files it is given into any directory, content
       // and all (a sitecustomize.py in site-packages runs in every later Python).
       "2to3",
+      // And systemd-analyze, whose cat-config prints any file below /etc, /run or /usr/lib
+      // (`systemd-analyze cat-config /etc/shadow`, the host's SSH keys).
+      "systemd-analyze",
     ],
   },
   {

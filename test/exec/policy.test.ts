@@ -4,7 +4,7 @@
 // under --command-permissions only the globs given (which win over --strict); the same from
 // a --config file; a command given as a path is refused; and the scope's list narrows it all.
 
-import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -393,6 +393,32 @@ for (const command of ["2to3", "2to3-3.11"]) {
       cleanup();
     }
   }, 120_000);
+
+  it("refuses systemd-analyze, whose cat-config prints any file below /etc, /run or /usr/lib", async (ctx) => {
+    // A seventh review printed /etc/shadow under --strict with `systemd-analyze cat-config
+    // /etc/shadow` (tacit ran as root); any file below a configuration prefix is printed whole.
+    let dir: string;
+    try {
+      dir = mkdtempSync("/run/tacit-strict-analyze-");
+    } catch (error) {
+      ctx.skip(true, `cannot make a file below /run here (${(error as Error).message}); nothing to check`);
+      return;
+    }
+    try {
+      const canary = makeCanary();
+      const secret = path.join(dir, "secret.conf");
+      writeFileSync(secret, `${canary}\n`);
+      const script = `${ATTEMPT_PRELUDE}
+attempt("systemd-analyze", () => requestExecPermission(["systemd-analyze"], (p) => p.exec("systemd-analyze", ["cat-config", ${JSON.stringify(secret)}]).stdout));
+`;
+      const r = await tacit(root, script, ["--strict"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), ["systemd-analyze"], /refused under --strict/);
+      expect(r.stdout).not.toContain(canary);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it("refuses service, the account tools, gapplication and PostgreSQL's server tools: each passed --strict", async () => {
     // The sixth review listed them as passing --strict: service runs init scripts, the account
