@@ -253,6 +253,8 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // /etc/gshadow (vipw's and vigr's siblings), and systemd-sysusers creates the users and
       // groups its configuration names.
       "cppw", "cpgr", "sysusers",
+      // And systemd-firstboot, whose --root-password (with --force) sets root's password.
+      "systemd-firstboot",
     ],
   },
 ];

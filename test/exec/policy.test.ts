@@ -420,6 +420,25 @@ attempt("systemd-analyze", () => requestExecPermission(["systemd-analyze"], (p) 
     }
   });
 
+  it("refuses systemd-firstboot, which sets root's password", async () => {
+    // A seventh review, under --strict: systemd-firstboot --root-password=PW --force sets the
+    // root password (shown with --root=DIR, a directory outside the allowed roots, where it
+    // wrote DIR/etc/passwd and DIR/etc/shadow; without --root it is the system's).
+    const { dir, cleanup } = realTempDir("tacit-strict-firstboot-");
+    try {
+      mkdirSync(path.join(dir, "etc"));
+      const script = `${ATTEMPT_PRELUDE}
+attempt("systemd-firstboot", () => requestExecPermission(["systemd-firstboot"], (p) => p.exec("systemd-firstboot", [${JSON.stringify(`--root=${dir}`)}, "--root-password=chosen-by-the-script", "--force"]).exitCode));
+`;
+      const r = await tacit(root, script, ["--strict"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), ["systemd-firstboot"], /refused under --strict: it is a privilege or credential tool/);
+      expect(existsSync(path.join(dir, "etc", "shadow"))).toBe(false);
+    } finally {
+      cleanup();
+    }
+  });
+
   it("refuses service, the account tools, gapplication and PostgreSQL's server tools: each passed --strict", async () => {
     // The sixth review listed them as passing --strict: service runs init scripts, the account
     // tools change logins and passwords (chpasswd reads user:password on its input: a tacit run
