@@ -4,7 +4,9 @@
 // scratch/ would be (and `git -C . push --force` as "exec git *"), and its GET of
 // /collect?stolen=… as "net GET http://127.0.0.1:PORT". A file action's pattern names its path;
 // a command's record names its words, its directory and its input, and a request's its URL,
-// its headers and its body, so that the log says what was done.
+// its headers and its body, so that the log says what was done. What a write puts in a file and
+// what chat asks the model are recorded by their digest ("fs.write /w/a.sh" and "chat" alone said
+// nothing of either).
 //
 // Nothing here is classified plaintext or a secret header's value: a command's words and a
 // request's URL, headers and body are text the script gave (a Classified value is a handle, and
@@ -44,7 +46,13 @@ export interface RequestRecord {
   url: string;
 }
 
-export type ActionRecord = CommandRecord | RequestRecord;
+/** The field a file write's or a chat's "action-requested" event carries. */
+export interface ContentRecord {
+  /** "sha256:…" of what is written (appended) or asked, or "classified" for a classified value (never digested: a secret). */
+  content: string;
+}
+
+export type ActionRecord = CommandRecord | RequestRecord | ContentRecord;
 
 /** What the log records of `action` beside its pattern (run from tacit's working directory `workingDirectory`), or null. */
 export function actionRecord(action: Action, workingDirectory: string): ActionRecord | null {
@@ -54,6 +62,13 @@ export function actionRecord(action: Action, workingDirectory: string): ActionRe
     case "HttpRequest":
     case "HttpRequestClassified":
       return requestRecord(action);
+    case "FsWrite":
+      return { content: digestOf(action.content) };
+    case "Chat":
+      return { content: digestOf(action.message) };
+    case "FsWriteClassified":
+    case "ChatClassified":
+      return { content: "classified" };
     default:
       return null;
   }

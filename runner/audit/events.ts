@@ -41,6 +41,8 @@ export type AuditEvent =
       headers?: string;
       secretHeaders?: string;
       body?: string | null;
+      /** For a file write or a chat, the digest of what it writes or asks ("classified" for a classified value): see action-record.ts. */
+      content?: string;
     }
   | {
       type: "decision";

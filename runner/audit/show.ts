@@ -79,7 +79,7 @@ function describe(event: Fields): string {
   }
 }
 
-/** What a request records beside its pattern (action-record.ts): a command's words and directory, a request's URL and what it sent. */
+/** What a request records beside its pattern (action-record.ts): a command's words and directory, a request's URL and what it sent, a write's or chat's content digest. */
 function recorded(event: Fields): string {
   const f = (key: string) => printable(String(event[key]));
   if (typeof event.commandLine === "string") {
@@ -92,6 +92,7 @@ function recorded(event: Fields): string {
     const body = typeof event.body === "string" ? `, body ${event.body === "classified" ? "classified" : shortDigest(f("body"))}` : "";
     return `  url: ${quoted(event.url)}${headers}${secret}${body}`;
   }
+  if (typeof event.content === "string") return `  content ${event.content === "classified" ? "classified" : shortDigest(f("content"))}`;
   return "";
 }
 

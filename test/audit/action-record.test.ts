@@ -18,6 +18,8 @@ const LONG = "x".repeat(10_000);
 
 const SECRET = "secret-header-value-9d1c7e";
 const CLASSIFIED = "classified-body-4b2a8f";
+const CLASSIFIED_WRITE = "classified-write-71e0d2";
+const CLASSIFIED_QUESTION = "classified-question-c39a55";
 
 const SCRIPT = (origin: string) => `
 requestNetwork(["127.0.0.1:*"], (net) => {
@@ -32,6 +34,13 @@ requestExecPermission(["rm", "printf", "cat"], (p) => {
   p.exec("printf", ["%s", ${JSON.stringify(LONG)}]);
   println(p.exec("cat", [], { input: "piped to cat" }).stdout);
 });
+requestFileSystem(".", (fs) => {
+  fs.access("notes.txt").write("written content");
+  fs.access("notes.txt").append(" and more");
+  fs.access(".env.copy").writeClassified(classify("${CLASSIFIED_WRITE}"));
+});
+println(chat("asked question"));
+println(chat(classify("${CLASSIFIED_QUESTION}")));
 `;
 
 const sha256 = (text: string) => `sha256:${createHash("sha256").update(text).digest("hex")}`;
@@ -39,14 +48,20 @@ const sha256 = (text: string) => `sha256:${createHash("sha256").update(text).dig
 describe("commands and requests in the audit log of a real tacit run", () => {
   let ctx: ReturnType<typeof auditHome>;
   let server: TestServer;
+  let model: TestServer;
   let work: string;
   let log: string;
   let commands: Line["event"][];
   let requests: Line["event"][];
+  let contents: Line["event"][];
 
   beforeAll(async () => {
     ctx = auditHome();
     server = await startServer();
+    model = await startServer((_request, response) => {
+      response.setHeader("content-type", "application/json");
+      response.end(JSON.stringify({ choices: [{ message: { content: "the answer" } }] }));
+    });
     work = path.join(ctx.dir, "work");
     for (const dir of ["deploy", "scratch"]) mkdirSync(path.join(work, dir), { recursive: true });
     writeFileSync(path.join(work, "deploy", "prod.conf"), "keep\n");
@@ -55,7 +70,8 @@ describe("commands and requests in the audit log of a real tacit run", () => {
     symlinkSync("scratch", path.join(work, "docs"));
     writeFileSync(path.join(work, "script.ts"), SCRIPT(server.origin));
     log = path.join(ctx.dir, "audit.jsonl");
-    const args = ["run", "--audit-log", log, "--command-permissions", "rm,printf,cat", "--network-permissions", `127.0.0.1:${server.port}`, "script.ts"];
+    const llm = ["--llm-base-url", `${model.origin}/v1`, "--llm-api-key", "sk-test-action-record-0000", "--llm-model", "m"];
+    const args = ["run", "--audit-log", log, "--command-permissions", "rm,printf,cat", "--network-permissions", `127.0.0.1:${server.port}`, ...llm, "script.ts"];
     const run = await runCli(args, { cwd: work, env: ctx.env });
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
@@ -67,12 +83,18 @@ describe("commands and requests in the audit log of a real tacit run", () => {
     expect(server.received.map((request) => request.url)).toEqual(["/collect?stolen=the-customer-list", "/upload", "/vault"]);
     expect(server.received[1]?.headers.authorization).toBe(SECRET);
     expect(server.received[2]?.body).toBe(CLASSIFIED);
+    // The writes and the questions really happened.
+    expect(readFileSync(path.join(work, "notes.txt"), "utf8")).toBe("written content and more");
+    expect(readFileSync(path.join(work, ".env.copy"), "utf8")).toBe(CLASSIFIED_WRITE);
+    expect(model.received.map((request) => request.body).join("\n")).toContain(CLASSIFIED_QUESTION);
     const requested = (kinds: string[]) => readLines(log).flatMap((line) => (line.event.type === "action-requested" && kinds.includes(String(line.event.kind)) ? [line.event] : []));
     commands = requested(["Exec"]);
     requests = requested(["HttpRequest", "HttpRequestClassified"]);
+    contents = requested(["FsWrite", "FsWriteClassified", "Chat", "ChatClassified"]);
   }, 60_000);
   afterAll(async () => {
     await server.close();
+    await model.close();
     ctx.cleanup();
   });
 
@@ -111,6 +133,21 @@ describe("commands and requests in the audit log of a real tacit run", () => {
     }
   });
 
+  it("names what a write puts in a file and what chat asks by their digest, a classified value only as being one", () => {
+    expect(contents.map((event) => [event.kind, event.content])).toEqual([
+      ["FsWrite", sha256("written content")],
+      ["FsWrite", sha256(" and more")],
+      ["FsWriteClassified", "classified"],
+      ["Chat", sha256("asked question")],
+      ["ChatClassified", "classified"],
+    ]);
+    const text = readFileSync(log, "utf8");
+    for (const secret of [CLASSIFIED_WRITE, CLASSIFIED_QUESTION]) {
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(sha256(secret));
+    }
+  });
+
   it("verifies, and tacit audit show prints each command's line and directory and each request's URL", async () => {
     const { result, report } = await verifyJson(log, ctx.env);
     expect(result.code, result.stdout).toBe(0);
@@ -122,5 +159,7 @@ describe("commands and requests in the audit log of a real tacit run", () => {
     expect(shown.stdout).toContain(`url: "${server.origin}/collect?stolen=the-customer-list"`);
     expect(shown.stdout).toContain(`url: "${server.origin}/upload", headers x-plain x-other, secret headers authorization, body ${sha256("plain body").slice(0, 19)}…`);
     expect(shown.stdout).toMatch(new RegExp(`url: "${server.origin}/vault"(, headers [a-z- ]+)?, body classified\\n`));
+    expect(shown.stdout).toContain(`tier allow  content ${sha256("written content").slice(0, 19)}…`);
+    expect(shown.stdout).toMatch(/ChatClassified {2}"chat classified" {2}tier allow {2}content classified\n/);
   });
 });
