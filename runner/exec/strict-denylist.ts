@@ -215,6 +215,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // And systemd-analyze, whose cat-config prints any file below /etc, /run or /usr/lib
       // (`systemd-analyze cat-config /etc/shadow`, the host's SSH keys).
       "systemd-analyze",
+      // And Debian's ucf, which installs the file it is given at any path where none is yet
+      // (`ucf NEW /etc/cron.d/job`: the script's content, run by cron as root), and ucfr.
+      "ucf", "ucfr",
     ],
   },
   {

@@ -439,6 +439,27 @@ attempt("systemd-firstboot", () => requestExecPermission(["systemd-firstboot"], 
     }
   });
 
+  it("refuses ucf, which installs the file it is given at any path outside the roots", async () => {
+    // A seventh review, under --strict: `ucf --debconf-ok new.conf DEST`, new.conf written by the
+    // script in its root, created DEST outside the allowed roots with the script's content
+    // (/etc/cron.d/job would be run by cron as root). --state-dir keeps the test off the
+    // system's ucf records.
+    const { dir, cleanup } = realTempDir("tacit-strict-ucf-");
+    try {
+      writeFileSync(path.join(root, "ucf-new.conf"), "content of the script's\n");
+      const dest = path.join(dir, "installed.conf");
+      const script = `${ATTEMPT_PRELUDE}
+attempt("ucf", () => requestExecPermission(["ucf"], (p) => p.exec("ucf", ["--state-dir", ${JSON.stringify(path.join(dir, "state"))}, "--debconf-ok", "ucf-new.conf", ${JSON.stringify(dest)}], { timeoutMs: 30000 }).exitCode));
+`;
+      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "60000"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), ["ucf"], /refused under --strict/);
+      expect(existsSync(dest)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 90_000);
+
   it("refuses service, the account tools, gapplication and PostgreSQL's server tools: each passed --strict", async () => {
     // The sixth review listed them as passing --strict: service runs init scripts, the account
     // tools change logins and passwords (chpasswd reads user:password on its input: a tacit run
