@@ -16,15 +16,24 @@
 // with direnv 2.32.1: an allowed sub/.envrc holding `source_up` ran the never-allowed `touch
 // PWNED` in the .envrc above it. direnv.ts protects what the .envrc files named here load,
 // wherever they are, along with what the .envrc files above a changed path load. An .envrc once
-// allowed counts whatever it holds now (the user may allow it again); not covered: one that a
-// script writes back to an earlier allowed content after writing the file it then loads, and
-// the loads from above of .envrc files below that are not recorded (never allowed yet, or
-// trusted only by a prefix).
+// allowed counts whatever it holds now (the user may allow it again). Not covered: the loads
+// from above of .envrc files below that are not recorded (never allowed yet, or trusted only by
+// a prefix).
+//
+// A record names a content, not a version: direnv keeps the record of every content the user
+// ever allowed at a path, and runs the .envrc without asking whenever it holds one of them again.
+// What an earlier content loads is not protected while the .envrc holds another, so a script
+// wrote the file it loads first, then the .envrc back: shown with direnv 2.32.1, `source_env_if_exists
+// .envrc.local` allowed, then `export X=1` allowed, and a script that wrote `touch PWNED` into
+// .envrc.local and then the first content back into .envrc had it run at the next `direnv export`.
+// So a write may not leave an .envrc holding a content direnv has a record of (see envrcRecordChange).
 
-import { readdirSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ParsedFiles, readBoundedText, ReadDirectories } from "../bounded-file.js";
+import { LAUNCH_MANIFEST_LIMIT_BYTES, TOO_LONG } from "../launch-files.js";
 import { resolveRealOrSelf } from "./containment.js";
 import { OperationMemo } from "./operation-memo.js";
 import type { ProtectedPath } from "./protected-paths.js";
@@ -152,4 +161,40 @@ export function recordedEnvrcs(env: NodeJS.ProcessEnv = process.env): RecordedEn
       envrcs: exact.length === 0 ? read.value : [...new Set([...read.value, ...exact])],
     };
   });
+}
+
+/**
+ * The paths direnv's records name that are the .envrc one of `files` is (a path as named and
+ * where it leads): as recorded, or where a recorded path leads (the user's shell may stand in the
+ * project through a link, and direnv records the path as the shell names it). Empty for any
+ * other file, and for an .envrc the user never allowed.
+ */
+export function envrcRecordsAt(files: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
+  // In lower case: on a case-insensitive file system `.ENVRC` is direnv's .envrc.
+  if (!files.some((file) => path.basename(file).toLowerCase() === ".envrc")) return [];
+  const read = records.get(allowDir(env));
+  if (read === null) return [];
+  return read.value.filter((recorded) => files.includes(recorded) || files.includes(resolveRealOrSelf(recorded)));
+}
+
+/**
+ * Why a write leaving `after` in an .envrc direnv has records of (`recorded`, from
+ * envrcRecordsAt) is refused, or null: direnv names a record by the SHA-256 of the .envrc's
+ * absolute path, a line break and its content, and runs an .envrc whose record is there without
+ * asking. One that would leave more than LAUNCH_MANIFEST_LIMIT_BYTES is refused: it is hashed whole.
+ */
+export function envrcRecordChange(recorded: readonly string[], after: string | typeof TOO_LONG, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (recorded.length === 0) return null;
+  if (after === TOO_LONG || Buffer.byteLength(after) > LAUNCH_MANIFEST_LIMIT_BYTES) {
+    return `it would leave an .envrc the user allowed before larger than ${LAUNCH_MANIFEST_LIMIT_BYTES} bytes, and tacit reads all of it to check that direnv has not allowed that content already`;
+  }
+  const dir = allowDir(env);
+  const allowed = recorded.find((envrc) => existsSync(path.join(dir, createHash("sha256").update(`${envrc}\n`).update(after).digest("hex"))));
+  if (allowed === undefined) return null;
+  return (
+    `it would leave this .envrc holding a content the user allowed before (direnv keeps a record of every content allowed at ${allowed}, ` +
+    `in ${dir}): direnv's shell hook runs such an .envrc at the user's next prompt there without asking, with the user's full authority ` +
+    "and outside the sandbox, and the files that content loads (source_env, dotenv, …) were not protected from this script while the " +
+    ".envrc held something else. Write other content (direnv then blocks it until the user runs `direnv allow`), or ask the user to restore it"
+  );
 }

@@ -10,6 +10,7 @@ import type { CapabilityTable, FileSystemScope } from "../capabilities.js";
 import { isLaunchManifestAt, type ManifestText, readManifest, tacitBinChange, textAfter, TOO_LONG } from "../launch-files.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import { automaticTaskChange, isTaskFileAt } from "./automatic-tasks.js";
+import { envrcRecordChange, envrcRecordsAt } from "./direnv-trust.js";
 import { husky4RunnerFor } from "./git-repository.js";
 import { fileOperation } from "./operation-memo.js";
 import { husky4KeyOf } from "./hook-managers.js";
@@ -409,7 +410,9 @@ export class FileSystemExecutor {
         ? 'a package.json whose "husky" key an installed husky 4 runner reads for the hooks it runs,'
         : isTaskFileAt([target.named, target.real])
           ? "a file VS Code reads tasks from, which tacit reads to check that no task there runs when the folder is opened,"
-          : null;
+          : envrcRecordsAt([target.named, target.real]).length > 0
+            ? "an .envrc the user allowed before, which tacit reads to check that direnv has not allowed that content already (it would run it without asking),"
+            : null;
     if (judged !== null) {
       throw new PolicyDenial(
         `${requested}: writeClassified() refused: this is ${judged} and a secret written there could not be checked for that without ` +
@@ -448,6 +451,7 @@ export class FileSystemExecutor {
       this.denyTacitBin(target, requested, before, content, append);
       this.denyAutomaticTask(target, requested, before, content, append);
       this.denyHusky4Hooks(target, requested, before, content, append);
+      this.denyAllowedEnvrc(target, requested, before, content, append);
       this.writeResolved(target, requested, content, append);
     });
   }
@@ -464,6 +468,16 @@ export class FileSystemExecutor {
         `installed as ${runner}, reads at every git commit or push and runs with the user's full authority, outside the sandbox ` +
         "(a package.json too long to judge is refused too). The rest of the file may change. Ask the user to change the hooks; nothing was written.",
     );
+  }
+
+  /** An .envrc direnv has records of may not come to hold a content it allowed before (see direnv-trust.ts). */
+  private denyAllowedEnvrc(target: Resolved, requested: string, held: () => ManifestText, content: string, append: boolean): void {
+    const recorded = envrcRecordsAt([target.named, target.real]);
+    if (recorded.length === 0) return;
+    // A whole write is judged by its content alone, but its refusal would tell whether a guess is a content the user allowed, the one it holds now included.
+    if (target.classified) held();
+    const refusal = envrcRecordChange(recorded, textAfter(append ? held() : null, content, append));
+    if (refusal) throw new PolicyDenial(`${requested}: ${append ? "append" : "write"} refused: ${refusal}; nothing was written.`);
   }
 
   /** A file VS Code reads tasks from may not come to hold a task run when the folder opens (see automatic-tasks.ts). */

@@ -1,7 +1,8 @@
 // What direnv runs without `direnv allow` of its content (runner/fs/direnv-trust.ts, direnv.ts):
 // an .envrc (and, with load_dotenv, a .env) its configuration's whitelist trusts by path, and
 // what the .envrc files the user once allowed load from outside their own directory (source_up,
-// source_up_if_exists, `source_env ../..`). Through the real CLI with the user's direnv setup in
+// source_up_if_exists, `source_env ../..`), and an .envrc written back to a content the user
+// allowed before (direnv keeps a record of each). Through the real CLI with the user's direnv setup in
 // a temporary home, a script with requestFileSystem(".") alone may not change nor create those
 // files; untrusted .envrc files, reads and ordinary files go through. Then the user's next prompt
 // in each directory, with the real direnv where it is installed: no canary file.
@@ -174,6 +175,64 @@ requestFileSystem(".", (fs) => {
       // The user's next prompts, with the loader as it was allowed.
       writeTree(dir, { "s/a/b/.envrc": "source_up\n" });
       for (const at of ["s/a/b", "s/a/c", "u/v"]) nextPrompt(path.join(dir, at), home);
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+
+  it("an .envrc may not be written back to a content the user allowed before, after the file that content loads", async () => {
+    const { dir, cleanup } = realTempDir("tacit-direnv-allowed-before-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      const home = path.join(dir, "home");
+      mkdirSync(home);
+      const loader = "source_env_if_exists .envrc.local\n";
+      const now = "export X=1\n";
+      const secret = "export TOKEN=s3cr3t\n";
+      writeTree(dir, { "s/.envrc": loader, "p/.envrc": loader, "w/.envrc": now, "c/.envrc": secret });
+      // The user allowed the loader once, then changed the .envrc and allowed that: direnv keeps both records.
+      for (const at of ["s", "p"]) allow(path.join(dir, at), home);
+      writeTree(dir, { "s/.envrc": now, "p/.envrc": now });
+      for (const at of ["s", "p", "w", "c"]) allow(path.join(dir, at), home);
+      symlinkSync(path.join(dir, "s"), path.join(dir, "via"));
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("the file it loads", () => fs.access("s/.envrc.local").write(${lit(`touch ${marker}\n`)}));
+  attempt("the file it loads, in p", () => fs.access("p/.envrc.local").write(${lit(`touch ${marker}\n`)}));
+  attempt("back to the allowed content", () => fs.access("s/.envrc").write(${lit(loader)}));
+  attempt("in pieces", () => {
+    fs.access("p/.envrc").write("source_env_if_exists");
+    fs.access("p/.envrc").append(" .envrc.local\\n");
+  });
+  attempt("through a link", () => fs.access("via/.envrc").write(${lit(loader)}));
+  attempt("after deleting it", () => {
+    fs.access("w/.envrc").delete();
+    fs.access("w/.envrc").write(${lit(now)});
+  });
+  attempt("classified, its content guessed", () => fs.access("c/.envrc").write(${lit(secret)}));
+  attempt("classified, another guess", () => fs.access("c/.envrc").write("export TOKEN=guess\\n"));
+  attempt("writeClassified", () => fs.access("c/.envrc").writeClassified(classify(${lit(secret)})));
+  attempt("a content never allowed", () => fs.access("w/.envrc").write("export Y=2\\n"));
+});
+`;
+      const r = await runScript(script, ["--quiet", "--classified-paths", "**/c/.envrc"], { cwd: dir, env: userEnv(home) });
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      for (const label of ["the file it loads", "the file it loads, in p"]) expect(attemptOf(found, label).status, label).toBe("ok");
+      expectRefused(
+        found,
+        ["back to the allowed content", "in pieces", "through a link", "after deleting it"],
+        /refused: it would leave this \.envrc holding a content the user allowed before .*direnv's shell hook runs such an \.envrc .*without asking.*Write other content .*`direnv allow`/,
+      );
+      expectRefused(found, ["classified, its content guessed", "classified, another guess"], /refused: the path is classified, and tacit judges a write here by what the file holds now/);
+      expectRefused(found, ["writeClassified"], /writeClassified\(\) refused: this is an \.envrc the user allowed before/);
+      expect(attemptOf(found, "a content never allowed").status).toBe("ok");
+      expect(readFileSync(path.join(dir, "s/.envrc"), "utf8")).toBe(now);
+      expect(readFileSync(path.join(dir, "p/.envrc"), "utf8")).toBe("source_env_if_exists");
+      expect(readFileSync(path.join(dir, "c/.envrc"), "utf8")).toBe(secret);
+      // The user's next prompts there: s/.envrc still holds the content last allowed, p/.envrc one never allowed; neither loads the script's file.
+      for (const at of ["s", "p"]) nextPrompt(path.join(dir, at), home);
       expect(existsSync(marker)).toBe(false);
     } finally {
       cleanup();
