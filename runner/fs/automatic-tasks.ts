@@ -9,6 +9,14 @@
 // user's next opening of the project.
 // So a write may not leave such a file holding a folder-open task; every other change to it
 // (tasks run from the Run Task command, which the user starts) goes through.
+//
+// The same for a Dev Container configuration (`.devcontainer/devcontainer.json`,
+// `.devcontainer/<name>/devcontainer.json`, `.devcontainer.json`): its `initializeCommand` runs on
+// the host, not in the container, with the user's authority, before the container is created and
+// again at every start of it, so when the user next opens the project in its container (VS Code's
+// Dev Containers, `devcontainer up`). Shown with @devcontainers/cli 0.89.0: a script that added
+// `"initializeCommand": "touch PWNED"` had PWNED made on the host at the next `devcontainer up`.
+// Its other commands (postCreateCommand, postStartCommand, …) run inside the container.
 
 import path from "node:path";
 import { LAUNCH_MANIFEST_LIMIT_BYTES, TOO_LONG } from "../launch-files.js";
@@ -22,6 +30,9 @@ export function isTaskFileAt(files: readonly string[]): boolean {
   });
 }
 
+/** `text` with its JSON `\uXXXX` escapes decoded, as a JSON(C) parser reads keys and strings. */
+const decodedEscapes = (text: string): string => text.replace(/\\u([0-9a-fA-F]{4})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+
 /**
  * Whether a task file's text names a folder-open run, read as VS Code's JSON parser reads it:
  * `\uXXXX` escapes decoded first (`"folder\u004fpen"` is `"folderOpen"` to it). Judged by the
@@ -30,8 +41,37 @@ export function isTaskFileAt(files: readonly string[]): boolean {
  * would be one more parser to get right.
  */
 function namesFolderOpen(text: string): boolean {
-  const decoded = text.replace(/\\u([0-9a-fA-F]{4})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-  return /folderopen/i.test(decoded);
+  return /folderopen/i.test(decodedEscapes(text));
+}
+
+/** Whether one of `files` (a path as named and where it leads) is a Dev Container configuration. */
+export function isDevContainerConfigAt(files: readonly string[]): boolean {
+  return files.some((file) => {
+    // In lower case, as isTaskFileAt.
+    const name = path.basename(file).toLowerCase();
+    const parent = path.basename(path.dirname(file)).toLowerCase();
+    const above = path.basename(path.dirname(path.dirname(file))).toLowerCase();
+    return name === ".devcontainer.json" || (name === "devcontainer.json" && (parent === ".devcontainer" || above === ".devcontainer"));
+  });
+}
+
+/**
+ * Why a write leaving `after` in a Dev Container configuration (see isDevContainerConfigAt) is
+ * refused, or null: it may not hold an initializeCommand, judged by the word alone (escapes
+ * decoded, in any case), as namesFolderOpen judges a task file. One past
+ * LAUNCH_MANIFEST_LIMIT_BYTES is refused: it is read whole to judge it.
+ */
+export function devContainerInitializeChange(after: string | typeof TOO_LONG): string | null {
+  if (after === TOO_LONG || Buffer.byteLength(after) > LAUNCH_MANIFEST_LIMIT_BYTES) {
+    return `it would leave this Dev Container configuration larger than ${LAUNCH_MANIFEST_LIMIT_BYTES} bytes, and tacit reads all of it to check that it runs no command on the host`;
+  }
+  if (!/initializecommand/i.test(decodedEscapes(after))) return null;
+  return (
+    "it would leave a Dev Container configuration holding an initializeCommand, which runs on the host (not in the container), with the " +
+    "user's full authority and outside the sandbox, when the user next opens the project in its container (VS Code's Dev Containers, " +
+    "`devcontainer up`: before the container is created and at every start of it). Put the command in postCreateCommand or " +
+    "postStartCommand (they run inside the container), or ask the user to add it (a configuration that holds one already changes only by the user, or by a write that removes it)"
+  );
 }
 
 /**

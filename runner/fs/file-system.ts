@@ -9,7 +9,7 @@ import type { FileInfo, GrepMatch } from "../../library/protocol.js";
 import type { CapabilityTable, FileSystemScope } from "../capabilities.js";
 import { isLaunchManifestAt, type ManifestText, readManifest, tacitBinChange, textAfter, TOO_LONG } from "../launch-files.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
-import { automaticTaskChange, isTaskFileAt } from "./automatic-tasks.js";
+import { automaticTaskChange, devContainerInitializeChange, isDevContainerConfigAt, isTaskFileAt } from "./automatic-tasks.js";
 import { envrcRecordChange, envrcRecordsAt } from "./direnv-trust.js";
 import { husky4RunnerFor } from "./git-repository.js";
 import { fileOperation } from "./operation-memo.js";
@@ -410,9 +410,11 @@ export class FileSystemExecutor {
         ? 'a package.json whose "husky" key an installed husky 4 runner reads for the hooks it runs,'
         : isTaskFileAt([target.named, target.real])
           ? "a file VS Code reads tasks from, which tacit reads to check that no task there runs when the folder is opened,"
-          : envrcRecordsAt([target.named, target.real]).length > 0
-            ? "an .envrc the user allowed before, which tacit reads to check that direnv has not allowed that content already (it would run it without asking),"
-            : null;
+          : isDevContainerConfigAt([target.named, target.real])
+            ? "a Dev Container configuration, which tacit reads to check that it runs no command on the host (initializeCommand),"
+            : envrcRecordsAt([target.named, target.real]).length > 0
+              ? "an .envrc the user allowed before, which tacit reads to check that direnv has not allowed that content already (it would run it without asking),"
+              : null;
     if (judged !== null) {
       throw new PolicyDenial(
         `${requested}: writeClassified() refused: this is ${judged} and a secret written there could not be checked for that without ` +
@@ -480,10 +482,15 @@ export class FileSystemExecutor {
     if (refusal) throw new PolicyDenial(`${requested}: ${append ? "append" : "write"} refused: ${refusal}; nothing was written.`);
   }
 
-  /** A file VS Code reads tasks from may not come to hold a task run when the folder opens (see automatic-tasks.ts). */
+  /**
+   * A file VS Code reads tasks from may not come to hold a task run when the folder opens, nor a
+   * Dev Container configuration a command run on the host when the container is (see automatic-tasks.ts).
+   */
   private denyAutomaticTask(target: Resolved, requested: string, held: () => ManifestText, content: string, append: boolean): void {
-    if (!isTaskFileAt([target.named, target.real])) return;
-    const refusal = automaticTaskChange(textAfter(append ? held() : null, content, append));
+    const files = [target.named, target.real];
+    const check = isTaskFileAt(files) ? automaticTaskChange : isDevContainerConfigAt(files) ? devContainerInitializeChange : null;
+    if (check === null) return;
+    const refusal = check(textAfter(append ? held() : null, content, append));
     if (refusal) throw new PolicyDenial(`${requested}: ${append ? "append" : "write"} refused: ${refusal}; nothing was written.`);
   }
 

@@ -6,6 +6,9 @@
 // subfolder's) or a .code-workspace file; tasks the user starts, and reads, are still fine.
 // Then the folder is "opened" as VS Code does with automatic tasks on (every folder-open task
 // of each task file run with sh): nothing of the script's runs (no canary file).
+// The same for a Dev Container configuration's initializeCommand, which runs on the host when the
+// project is next opened in its container: then the container is "started" as the devcontainer
+// CLI does (the initializeCommand of each configuration run on the host): no canary file.
 
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -32,6 +35,21 @@ function openFolder(dir: string, file: string): void {
   for (const task of tasks) {
     if (task.runOptions?.runOn === "folderOpen" && task.command) execFileSync("sh", ["-c", task.command], { cwd: dir, stdio: "ignore" });
   }
+}
+
+/** What starting the container of `dir` runs on the host: the configuration's initializeCommand (a string with sh, a list as the command and its arguments). */
+function startContainer(dir: string, file: string): void {
+  const full = path.join(dir, file);
+  if (!existsSync(full)) return;
+  let parsed: { initializeCommand?: string | string[] };
+  try {
+    parsed = JSON.parse(readFileSync(full, "utf8")) as typeof parsed;
+  } catch {
+    return; // A configuration the CLI cannot parse starts nothing.
+  }
+  const command = parsed.initializeCommand;
+  if (typeof command === "string") execFileSync("sh", ["-c", command], { cwd: dir, stdio: "ignore" });
+  else if (Array.isArray(command) && command[0] !== undefined) execFileSync(command[0], command.slice(1), { cwd: dir, stdio: "ignore" });
 }
 
 describe("editor tasks run when the folder is opened", () => {
@@ -76,6 +94,64 @@ requestFileSystem(".", (fs) => {
       openFolder(path.join(dir, "sub"), ".vscode/tasks.json");
       openFolder(path.join(dir, "secret"), ".vscode/tasks.json");
       openFolder(dir, "project.code-workspace");
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+
+  it("a Dev Container configuration may not come to hold an initializeCommand, which runs on the host", async () => {
+    const { dir, cleanup } = realTempDir("tacit-devcontainer-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      const plain = `{\n  "image": "mcr.microsoft.com/devcontainers/base:ubuntu"\n}\n`;
+      writeTree(dir, {
+        ".devcontainer/devcontainer.json": plain,
+        ".devcontainer/py/devcontainer.json": plain,
+        "sub/.devcontainer.json": plain,
+        "secret/.devcontainer.json": plain,
+        "docs/notes.md": "x\n",
+      });
+      const initialize = (key: string, command: string | string[]): string =>
+        `{\n  "image": "mcr.microsoft.com/devcontainers/base:ubuntu",\n  ${JSON.stringify(key)}: ${JSON.stringify(command)}\n}\n`;
+      const whole = initialize("initializeCommand", `touch ${marker}`);
+      const cut = whole.indexOf("initializeCommand") + 6;
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("write", () => fs.access(".devcontainer/devcontainer.json").write(${lit(whole)}));
+  attempt("a list", () => fs.access(".devcontainer/devcontainer.json").write(${lit(initialize("initializeCommand", ["touch", marker]))}));
+  attempt("escaped", () => fs.access(".devcontainer/devcontainer.json").write(${lit(whole.replace("initializeCommand", "initialize\\u0043ommand"))}));
+  attempt("a named configuration", () => fs.access(".devcontainer/py/devcontainer.json").write(${lit(whole)}));
+  attempt("in pieces", () => {
+    fs.access("sub/.devcontainer.json").write(${lit(whole.slice(0, cut))});
+    fs.access("sub/.devcontainer.json").append(${lit(whole.slice(cut))});
+  });
+  attempt("a new one", () => fs.access("new/.devcontainer.json").write(${lit(whole)}));
+  attempt("classified", () => fs.access("secret/.devcontainer.json").writeClassified(classify(${lit(whole)})));
+  attempt("classified, appended", () => fs.access("secret/.devcontainer.json").append("x"));
+  attempt("read", () => fs.access(".devcontainer/devcontainer.json").read());
+  attempt("a command in the container", () => fs.access(".devcontainer/devcontainer.json").write(${lit(initialize("postCreateCommand", "npm ci"))}));
+  attempt("another file of that name", () => fs.access("docs/devcontainer.json").write(${lit(whole)}));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet", "--classified-paths", "**/secret/.devcontainer.json"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(
+        found,
+        ["write", "a list", "escaped", "a named configuration", "in pieces", "a new one"],
+        /refused: it would leave a Dev Container configuration holding an initializeCommand, which runs on the host .*Put the command in postCreateCommand or postStartCommand.*ask the user/,
+      );
+      expectRefused(found, ["classified"], /writeClassified\(\) refused: this is a Dev Container configuration/);
+      expectRefused(found, ["classified, appended"], /append refused: the path is classified/);
+      expect(attemptOf(found, "read")).toEqual({ status: "ok", value: plain });
+      expect(attemptOf(found, "a command in the container").status).toBe("ok");
+      expect(attemptOf(found, "another file of that name").status).toBe("ok");
+      expect(existsSync(path.join(dir, "new"))).toBe(false);
+      // The user opens the project, its named configuration and its subfolder in their containers.
+      for (const [at, file] of [[dir, ".devcontainer/devcontainer.json"], [dir, ".devcontainer/py/devcontainer.json"], [path.join(dir, "sub"), ".devcontainer.json"], [path.join(dir, "secret"), ".devcontainer.json"]] as const) {
+        startContainer(at, file);
+      }
       expect(existsSync(marker)).toBe(false);
     } finally {
       cleanup();
