@@ -60,7 +60,7 @@ export function isTacitWord(word: string): boolean {
 const STRING = String.raw`"(?:[^"\\\n]|\\.)*"`;
 
 /** The text parsed as JSON, or as JSONC (comments and trailing commas, as VS Code and OpenCode allow); undefined when neither. */
-function parseJsonc(text: string): unknown {
+export function parseJsonc(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

@@ -78,7 +78,7 @@ function preCommitConfigOf(hook: string): string {
 const readConfig = (file: string): string | null => readBoundedText(file, CONFIG_LIMIT_BYTES);
 
 /** The words of a command or list that name a file of the worktree by its path (with a `/` or an extension, or an existing file), resolved in `worktree`; never a directory's contents as a whole. */
-function pathWords(words: readonly string[], worktree: string): string[] {
+export function pathWords(words: readonly string[], worktree: string): string[] {
   return words
     .map((word) => word.trim().replace(/^"(.*)"$/, "$1").replace(/^'(.*)'$/, "$1"))
     .filter((word) => word !== "" && !word.startsWith("-") && !word.includes("$") && !word.includes("://") && !word.includes("{"))

@@ -17,7 +17,8 @@
 // (direnv-trust.ts), and mise's configuration in a directory
 // mise trusts and the files it loads (mise.ts), and the .env of a directory Oh My Zsh's dotenv
 // plugin always loads (zsh-dotenv.ts), and the programs of a trusted .shadowenv.d (shadowenv.ts),
-// and the .vimrc and .exrc files Vim runs where its configuration sets 'exrc' (vim-exrc.ts).
+// and the .vimrc and .exrc files Vim runs where its configuration sets 'exrc' (vim-exrc.ts),
+// and the scripts Claude Code's hooks, status line and key helper run (agent-hooks.ts).
 
 import path from "node:path";
 import type { RunnerConfig } from "../config.js";
@@ -26,6 +27,7 @@ import { tacitLaunchFiles } from "../launch-files.js";
 import { tacitCodeLocations } from "../paths.js";
 import { tacitHome } from "../tacit-home.js";
 import { tacitTempDirBelow, tacitTempDirOf, tempDirPlaces } from "../temp-dirs.js";
+import { agentHookChangeOf } from "./agent-hooks.js";
 import { isWithin, resolveRealOrSelf } from "./containment.js";
 import { direnvLoadChangeOf, direnvProgramChangeOf } from "./direnv.js";
 import { direnvTrustedChangeOf } from "./direnv-trust.js";
@@ -162,7 +164,8 @@ export function protectedPathOf(paths: readonly ProtectedPath[], named: string, 
         either(miseChangeOf) ??
         either(zshDotenvChangeOf) ??
         either(shadowenvChangeOf) ??
-        either(vimExrcChangeOf))
+        either(vimExrcChangeOf) ??
+        either(agentHookChangeOf))
       : null)
   );
 }
