@@ -10,11 +10,13 @@
 // dotenv or dotenv_if_exists (`.env` by default), whether or not the `.envrc` is allowed yet (the
 // user may allow it later: it reads innocently). Nor an executable program in a directory an
 // `.envrc` puts first on PATH (PATH_add, path_add PATH, load_prefix, layout node's
-// node_modules/.bin, PATH=…:$PATH), or one a link there leads to: shown with direnv 2.32, an
-// allowed `PATH_add bin` and a script that rewrote the existing executable bin/deploy (a write
-// keeps the file's mode) ran the script's code when the user typed `deploy` in the project. A
-// file tacit creates is never executable (0666 less the umask), so the script's bin/ls is not
-// run, and such files stay writable. And the Nix files `use nix`, `use flake` and `use devenv`
+// node_modules/.bin, layout python's .direnv/python-VERSION/bin and the other layouts'
+// directories, PATH=…:$PATH), or one a link there leads to: shown with direnv 2.32, an allowed
+// `PATH_add bin` and a script that rewrote the existing executable bin/deploy (a write keeps the
+// file's mode) ran the script's code when the user typed `deploy` in the project; and an allowed
+// `layout python3` and a script that rewrote its virtual environment's bin/pip, at the user's next
+// `pip`. A file tacit creates is never executable (0666 less the umask), so the script's bin/ls
+// is not run, and such files stay writable. And the Nix files `use nix`, `use flake` and `use devenv`
 // evaluate (their shellHook runs; direnv reloads when they change). The same for what the
 // .envrc files direnv has records of load (direnv-trust.ts), wherever those lie: so, from below,
 // an allowed .envrc's source_up (the nearest .envrc above it) and `source_env ../..`. Not
@@ -110,10 +112,59 @@ function sourcedUpBy(text: string, dir: string): Array<{ file: string; by: strin
   return names;
 }
 
+/** direnv's directory for a layout's environments (`direnv_layout_dir`, by default `$PWD/.direnv`), in `dir`. */
+const LAYOUT_DIR = ".direnv";
+
+/** The entries of `dir`'s layout directory whose name `pattern` matches, relative to `dir` (none where there is no such directory). */
+function layoutEntries(dir: string, pattern: RegExp): string[] {
+  try {
+    return readdirSync(path.join(dir, LAYOUT_DIR)).filter((entry) => pattern.test(entry)).map((entry) => path.join(LAYOUT_DIR, entry));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The directories `layout NAME ARGS` (words `texts`, NAME first) in the `.envrc` in `dir` puts
+ * on PATH, as direnv's stdlib (2.32) does: node's node_modules/.bin, php's vendor/bin, go's and
+ * perl's under .direnv, python's (python2, python3, pyenv) virtual environment
+ * .direnv/python-VERSION (each one there: the version is the interpreter's) or the older
+ * .direnv/virtualenv, pipenv's (the project's .venv, which pipenv uses where there is one), ruby's
+ * GEM_HOME and BUNDLE_BIN, anaconda's environment named by a path. Their programs (pip, pytest, a
+ * gem's command) are files a script could otherwise rewrite, keeping their mode.
+ */
+function layoutPathDirs(texts: ReadonlyArray<string | null>, dir: string): Array<string | null> {
+  const [layout, first] = texts;
+  switch (layout) {
+    case "node":
+      return ["node_modules/.bin"];
+    case "php":
+      return ["vendor/bin"];
+    case "go":
+      return [`${LAYOUT_DIR}/go/bin`];
+    case "perl":
+      return [`${LAYOUT_DIR}/perl5/bin`];
+    case "python":
+    case "python2":
+    case "python3":
+    case "pyenv":
+      return layoutEntries(dir, /^(?:python-.+|virtualenv)$/).map((env) => `${env}/bin`);
+    case "pipenv":
+      return [".venv/bin"];
+    case "ruby":
+      return [`${LAYOUT_DIR}/bin`, ...layoutEntries(dir, /^ruby(?:-.+)?$/).map((env) => `${env}/bin`)];
+    case "anaconda":
+      // A prefix given as a path (`./env`, `/opt/envs/x`); a name is conda's, outside the project.
+      return first !== undefined && first !== null && /^\.?\//.test(first) ? [`${first}/bin`] : [];
+    default:
+      return [];
+  }
+}
+
 /**
  * The directories the `.envrc` in `dir` (text `text`) puts on PATH, and the command that does:
- * `PATH_add a b`, `path_add PATH a b`, `load_prefix p` (p/bin, p/sbin), `layout node`
- * (node_modules/.bin), `PATH_rm` aside; and `PATH=a:$PATH` / `export PATH="$PWD/a:$PATH"`.
+ * `PATH_add a b`, `path_add PATH a b`, `load_prefix p` (p/bin, p/sbin), `layout …` (see
+ * layoutPathDirs), `PATH_rm` aside; and `PATH=a:$PATH` / `export PATH="$PWD/a:$PATH"`.
  */
 function pathDirsBy(text: string, dir: string): Array<{ file: string; by: string }> {
   const dirs: Array<{ file: string; by: string }> = [];
@@ -123,7 +174,7 @@ function pathDirsBy(text: string, dir: string): Array<{ file: string; by: string
     if (name === "PATH_add") named = texts;
     else if (name === "path_add") named = texts[0] === "PATH" ? texts.slice(1) : [];
     else if (name === "load_prefix") named = texts.slice(0, 1).flatMap((prefix) => (prefix === null ? [] : [`${prefix}/bin`, `${prefix}/sbin`]));
-    else if (name === "layout") named = texts[0] === "node" ? ["node_modules/.bin"] : [];
+    else if (name === "layout") named = layoutPathDirs(texts, dir);
     // PATH=a:$PATH: the entries other than $PATH, each known unless it holds an expansion of its own.
     else named = (words[0]?.text ?? "").split(":").filter((entry) => entry !== "" && !/^\$\{?PATH\}?$/.test(entry)).map((entry) => (/[$`]/.test(entry) ? null : entry));
     for (const word of named) if (word !== null) dirs.push({ file: path.resolve(dir, word), by });

@@ -8,7 +8,7 @@
 // loads the same files the same way; no canary file either way.
 
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, realTempDir, tacit, writeTree } from "./fixtures.js";
@@ -125,6 +125,56 @@ requestFileSystem(".", (fs) => {
       expect(statSync(path.join(project, "bin/ls")).mode & 0o111).toBe(0);
       // The user's next prompt in the project, then the commands they type there.
       if (HAS_DIRENV) nextPrompt(project, home, "deploy; lint; check; tsc; ship; ls >/dev/null");
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+
+  it("the programs of the environments direnv's layouts put first on PATH (python's virtual environment, php, go, ruby, pipenv) are refused", async () => {
+    const { dir, cleanup } = realTempDir("tacit-direnv-layouts-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      const home = path.join(dir, "home");
+      mkdirSync(home);
+      const program = "#!/bin/sh\nexit 0\n";
+      writeTree(dir, {
+        "py/.envrc": "layout python3 --without-pip\n",
+        "php/.envrc": "layout php\n",
+        "php/vendor/bin/phpunit": program,
+        "go/.envrc": "layout go\n",
+        "go/.direnv/go/bin/gopls": program,
+        "rb/.envrc": "layout ruby\n",
+        "rb/.direnv/bin/rails": program,
+        "rb/.direnv/ruby/bin/rake": program,
+        "pe/.envrc": "layout pipenv\n",
+        "pe/.venv/bin/black": program,
+      });
+      const py = path.join(dir, "py");
+      // The user allows it and enters the project once: direnv makes the virtual environment (where it is installed; else one in its place), then a tool is installed in it.
+      allow(py, home);
+      if (HAS_DIRENV) execFileSync("direnv", ["exec", ".", "true"], { cwd: py, env: userEnv(home), stdio: "ignore" });
+      else writeTree(dir, { "py/.direnv/python-3.11.7/bin/python3": program });
+      const venv = readdirSync(path.join(py, ".direnv")).find((entry) => entry.startsWith("python-"))!;
+      writeTree(py, { [`.direnv/${venv}/bin/pytest`]: program });
+      const programs = [`py/.direnv/${venv}/bin/pytest`, "php/vendor/bin/phpunit", "go/.direnv/go/bin/gopls", "rb/.direnv/bin/rails", "rb/.direnv/ruby/bin/rake", "pe/.venv/bin/black"];
+      for (const file of programs) chmodSync(path.join(dir, file), 0o755);
+      const payload = lit(`#!/bin/sh\ntouch ${marker}\n`);
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+${programs.map((file) => `  attempt(${lit(file)}, () => fs.access(${lit(file)}).write(${payload}));`).join("\n")}
+  attempt("a new file there", () => fs.access(${lit(`py/.direnv/${venv}/bin/ls`)}).write(${payload}));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, [programs[0]!], /an executable program in .*py\/\.direnv\/python-[^/]+\/bin, a directory direnv puts first on the user's PATH for .*py\/\.envrc \(layout python3 --without-pip\).*Ask the user/);
+      expectRefused(found, programs.slice(1), /a directory direnv puts first on the user's PATH for .*\(layout (?:php|go|ruby|pipenv)\)/);
+      expect(attemptOf(found, "a new file there").status).toBe("ok");
+      for (const file of programs) expect(readFileSync(path.join(dir, file), "utf8"), file).toBe(program);
+      // The user's next prompt in the project, then the tool they type there.
+      if (HAS_DIRENV) nextPrompt(py, home, "pytest");
       expect(existsSync(marker)).toBe(false);
     } finally {
       cleanup();
