@@ -15,6 +15,7 @@ import { husky4RunnerFor } from "./git-repository.js";
 import { fileOperation } from "./operation-memo.js";
 import { husky4KeyOf } from "./hook-managers.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
+import { homeConfigChangeOf } from "./home-config.js";
 import { hostFreeErrorText, inVerifiedDirectory, NotRegularFileError, openForReading, statInVerifiedDirectory } from "./checked-open.js";
 import { existsAsDirectory, isWithin, PathResolutionError, realPathInScope, resolveReal, resolveRealOrSelf } from "./containment.js";
 import type { GrepRunner } from "./grep-runner.js";
@@ -99,7 +100,7 @@ export class FileSystemExecutor {
     // A scope the gate judged (a rule on fs.open) opens where it was judged (see judged(): token "").
     const judged = this.judgedRealOf("", root);
     if (judged !== null && realRoot !== judged) throw changedSinceJudged(`requestFileSystem("${root}")`, realRoot);
-    if (![...this.policy.allowedRoots, ...this.policy.grantedRoots].some((allowed) => isWithin(realRoot, allowed))) {
+    if (!this.roots().some((allowed) => isWithin(realRoot, allowed))) {
       throw new PolicyDenial(
         `requestFileSystem("${root}"): ${named} is outside the allowed roots (${this.policy.allowedRoots.join(", ")}). ` +
           "Ask for a directory inside one of them, or have the operator add it with --allowed-roots (config libraryConfig.allowedRoots).",
@@ -173,7 +174,9 @@ export class FileSystemExecutor {
     }
     const judged = this.judgedRealOf(token, requested);
     if (judged !== null && real !== judged) throw changedSinceJudged(requested, real);
-    const own = protectedPathOf(this.policy.protectedPaths, named, real, use);
+    const own =
+      protectedPathOf(this.policy.protectedPaths, named, real, use) ??
+      (use === "change" ? (homeConfigChangeOf(real, this.roots()) ?? homeConfigChangeOf(named, this.roots())) : null);
     if (own) {
       throw new PolicyDenial(
         own.refusal
@@ -184,6 +187,11 @@ export class FileSystemExecutor {
       );
     }
     return { scope, named, real, classified: this.policy.classified.isClassified(named, real), judged: judged !== null };
+  }
+
+  /** The allowed roots, and those a person allowed for this run. */
+  private roots(): string[] {
+    return [...this.policy.allowedRoots, ...this.policy.grantedRoots];
   }
 
   private denyClassified(target: Resolved, requested: string, operation: string): void {
