@@ -401,6 +401,11 @@ export class FileSystemExecutor {
    * redirect the plaintext.
    */
   openClassifiedWrite(token: string, requested: string): (content: string | null) => void {
+    // Its checks share what they find of the places above (operation-memo.ts); the value is written later, outside.
+    return fileOperation(() => this.openClassifiedWriteNow(token, requested));
+  }
+
+  private openClassifiedWriteNow(token: string, requested: string): (content: string | null) => void {
     const target = this.resolve(token, requested);
     // Where the bytes land must be classified: a classified name linking to an ordinary
     // file would copy the secret out.
@@ -581,7 +586,12 @@ export class FileSystemExecutor {
     }
   }
 
+  /** Its checks (before and after opening the directory) share what they find of the places above (operation-memo.ts). */
   delete(token: string, requested: string): void {
+    fileOperation(() => this.deleteNow(token, requested));
+  }
+
+  private deleteNow(token: string, requested: string): void {
     const target = this.resolve(token, requested);
     this.denyClassifiedWrite(target, requested, "delete");
     if (target.real === target.scope.realRoot) throw new PolicyDenial(`${requested}: the scope's root itself cannot be deleted`);
