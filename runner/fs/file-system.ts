@@ -559,6 +559,14 @@ export class FileSystemExecutor {
       return inVerifiedDirectory(path.dirname(target.real), this.directoryCheck(target, requested), (dir, actualDir) => {
         if (target.judged && path.join(actualDir, name) !== target.real) throw changedSinceJudged(requested, path.join(actualDir, name));
         check(path.join(actualDir, name));
+        // Where the write lands now, if elsewhere than where its content was judged: a directory on
+        // the way swapped for a link led a write judged as going to d/tasks.json into .vscode/.
+        if (path.join(actualDir, name) !== target.real && judgedByContent([path.join(actualDir, name)])) {
+          throw new PolicyDenial(
+            `${requested}: the path changed while it was being opened and now leads to a file tacit judges writes to by what they would leave ` +
+              "(a task file, a Dev Container configuration, a package.json npx or husky reads, an .envrc direnv allowed before); nothing was written.",
+          );
+        }
         // O_NOFOLLOW: a link swapped in as the file itself is not followed either.
         const flags = constants.O_WRONLY | (create ? constants.O_CREAT : 0) | constants.O_NOFOLLOW | constants.O_NONBLOCK | (append ? constants.O_APPEND : 0);
         // A file created at a classified path is owner-only from the open() that creates it
@@ -815,6 +823,11 @@ function writeAndClose(fd: number, content: string | null, requested: string): v
   } finally {
     closeSync(fd);
   }
+}
+
+/** Whether a write to one of `files` (a path as named and where it leads) is judged by what it would leave (see write()). */
+function judgedByContent(files: readonly string[]): boolean {
+  return isLaunchManifestAt(files) || husky4RunnerFor(files) !== null || isTaskFileAt(files) || isDevContainerConfigAt(files) || envrcRecordsAt(files).length > 0;
 }
 
 /** Whether `entry` is a symbolic link itself (not followed); false when there is none. */

@@ -10,8 +10,8 @@
 // project is next opened in its container: then the container is "started" as the devcontainer
 // CLI does (the initializeCommand of each configuration run on the host): no canary file.
 
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, readFileSync, renameSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, realTempDir, tacit, writeTree } from "./fixtures.js";
@@ -154,6 +154,69 @@ requestFileSystem(".", (fs) => {
       }
       expect(existsSync(marker)).toBe(false);
     } finally {
+      cleanup();
+    }
+  }, 60_000);
+});
+
+describe("task files and Dev Container configurations behind a name that flips to a link", () => {
+  // The checks that judge a write by what it leaves ran on the path as resolved before opening:
+  // d/tasks.json is no task file, so nothing was judged, and the open followed d, swapped
+  // meanwhile for a link to .vscode, into .vscode/tasks.json. Where a write lands is judged again.
+  const ROUNDS = 400;
+  it("a write judged as going to d/ never lands a folder-open task or an initializeCommand in .vscode/ or .devcontainer/", async () => {
+    const { dir: root, cleanup } = realTempDir("tacit-auto-tasks-race-");
+    let swapper: ChildProcess | null = null;
+    try {
+      const tasks = `{ "version": "2.0.0", "tasks": [] }\n`;
+      const config = `{ "image": "mcr.microsoft.com/devcontainers/base:ubuntu" }\n`;
+      writeTree(root, { ".vscode/tasks.json": tasks, ".devcontainer/devcontainer.json": config, "dreal/notes.txt": "x\n" });
+      symlinkSync(".vscode", path.join(root, "spare-tasks"));
+      symlinkSync(".devcontainer", path.join(root, "spare-container"));
+      swapper = spawn(
+        process.execPath,
+        [
+          "-e",
+          `const fs = require("fs");
+for (;;) {
+  for (const spare of ["spare-tasks", "spare-container"]) {
+    try { fs.renameSync("d", "hold"); fs.renameSync(spare, "d"); } catch {}
+    try { fs.renameSync("d", spare); fs.renameSync("hold", "d"); } catch {}
+  }
+}`,
+        ],
+        { cwd: root, stdio: "ignore" },
+      );
+      renameSync(path.join(root, "dreal"), path.join(root, "d"));
+      const marker = path.join(root, "PWNED");
+      const task = JSON.stringify({ version: "2.0.0", tasks: [{ label: "x", type: "shell", command: `touch ${marker}`, runOptions: { runOn: "folderOpen" } }] });
+      const container = JSON.stringify({ image: "mcr.microsoft.com/devcontainers/base:ubuntu", initializeCommand: `touch ${marker}` });
+      const script = `
+const counts = { wrote: 0, refused: 0, failed: 0 };
+requestFileSystem(".", (fs) => {
+  for (let i = 0; i < ${ROUNDS}; i++) {
+    for (const [name, content] of [["d/tasks.json", ${lit(task)}], ["d/devcontainer.json", ${lit(container)}]]) {
+      try { fs.access(name).write(content); counts.wrote++; } catch (e) { if (e instanceof SecurityError) counts.refused++; else counts.failed++; }
+    }
+  }
+});
+println(JSON.stringify(counts));
+`;
+      const r = await tacit(root, script, ["--quiet"]);
+      swapper.kill("SIGKILL");
+      expect.soft(readFileSync(path.join(root, ".vscode/tasks.json"), "utf8"), "a folder-open task landed in .vscode/tasks.json").toBe(tasks);
+      expect.soft(readFileSync(path.join(root, ".devcontainer/devcontainer.json"), "utf8"), "an initializeCommand landed in .devcontainer/").toBe(config);
+      expect(r.code, r.stderr).toBe(0);
+      const counts = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { wrote: number; refused: number };
+      // The swap really raced the script: writes landed in the directory, and others were refused.
+      expect(counts.wrote).toBeGreaterThan(0);
+      expect(counts.refused).toBeGreaterThan(0);
+      // The user opens the project, and its container.
+      openFolder(root, ".vscode/tasks.json");
+      startContainer(root, ".devcontainer/devcontainer.json");
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      swapper?.kill("SIGKILL");
       cleanup();
     }
   }, 60_000);
