@@ -18,7 +18,8 @@
 // mise trusts and the files it loads (mise.ts), and the .env of a directory Oh My Zsh's dotenv
 // plugin always loads (zsh-dotenv.ts), and the programs of a trusted .shadowenv.d (shadowenv.ts),
 // and the .vimrc and .exrc files Vim runs where its configuration sets 'exrc' (vim-exrc.ts),
-// and the scripts Claude Code's hooks, status line and key helper run (agent-hooks.ts).
+// and the scripts Claude Code's hooks, status line and key helper run (agent-hooks.ts), and the
+// executables in the directories on the user's PATH (path-programs.ts).
 
 import path from "node:path";
 import type { RunnerConfig } from "../config.js";
@@ -33,6 +34,7 @@ import { direnvLoadChangeOf, direnvProgramChangeOf } from "./direnv.js";
 import { direnvTrustedChangeOf } from "./direnv-trust.js";
 import { gitRepositoryChangeOf } from "./git-repository.js";
 import { miseChangeOf } from "./mise.js";
+import { pathProgramChangeOf } from "./path-programs.js";
 import { shadowenvChangeOf } from "./shadowenv.js";
 import { vimExrcChangeOf } from "./vim-exrc.js";
 import { zshDotenvChangeOf } from "./zsh-dotenv.js";
@@ -165,7 +167,8 @@ export function protectedPathOf(paths: readonly ProtectedPath[], named: string, 
         either(zshDotenvChangeOf) ??
         either(shadowenvChangeOf) ??
         either(vimExrcChangeOf) ??
-        either(agentHookChangeOf))
+        either(agentHookChangeOf) ??
+        either(pathProgramChangeOf))
       : null)
   );
 }
