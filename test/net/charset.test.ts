@@ -3,10 +3,9 @@
 // UTF-32 included) echoes a secret header in it. Redaction looks for a secret's forms in the
 // answer's text, so the text must be read in the charset the answer declares.
 
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, expectRefused, type Handler, lit, makeCanary, perTestResources, permit, tacit, writeTree } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, expectRefused, type Handler, isEnvFile, lit, permit, perTestResources, tacit, TOKEN_FROM_ENV } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-charset-");
 
@@ -48,13 +47,11 @@ const negotiatingEcho: Handler = (request, response) => {
 describe("answers in another charset", () => {
   it("a UTF-16 echo of a secret header is read as UTF-16 and redacted; a UTF-32 one is refused", async () => {
     const a = await resources.server(negotiatingEcho);
-    const root = path.join(resources.dir(), "work");
-    const canary = makeCanary();
-    writeTree(root, { ".env": `${canary}\n` });
+    const { root, canary } = resources.projectWithSecret();
     const result = await tacit(
       root,
       `${ATTEMPT_PRELUDE}
-const token = requestFileSystem(".", (fs) => fs.readClassified(".env").map((t) => t.trim()));
+${TOKEN_FROM_ENV}
 requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   const echoed = (charset: string): string => {
     const body = net.httpGet(${lit(`${a.origin}/echo`)}, { headers: { accept: "application/json;charset=" + charset }, secretHeaders: { authorization: token } });
@@ -72,7 +69,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(a.received.map((r) => r.headers.authorization)).toEqual([...Array(9).fill(canary), undefined]);
     // An answer without a body has no text to read, whatever charset it names.
     expect(attemptOf(attempts(result.stdout), "head-utf-32be")).toEqual({ status: "ok", value: { status: 200, body: "" } });
-    expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
+    expectNoLeak(canary, result, root, isEnvFile);
     const found = attempts(result.stdout);
     for (const charset of ["utf-8", "utf-16le", "utf-16be", "utf-16", "x-utf-16le-bom"]) expect(attemptOf(found, charset), charset).toEqual({ status: "ok", value: "[redacted]" });
     expect(attemptOf(found, "utf-32be")).toMatchObject({ status: "Error", value: expect.stringMatching(/UTF-32BE, which tacit does not read; nothing of the answer was kept/) });
@@ -88,14 +85,12 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
       response.setHeader("content-type", "text/plain; charset=utf-16le");
       response.end(encode("x".repeat((limit - 1) / 2 - keep) + String(request.headers.authorization) + "y".repeat(100), "utf-16le"));
     });
-    const root = path.join(resources.dir(), "work");
-    const canary = makeCanary();
-    writeTree(root, { ".env": `${canary}\n` });
+    const { root, canary } = resources.projectWithSecret();
     const keeps = [8, 20, canary.length - 4];
     const result = await tacit(
       root,
       `${ATTEMPT_PRELUDE}
-const token = requestFileSystem(".", (fs) => fs.readClassified(".env").map((t) => t.trim()));
+${TOKEN_FROM_ENV}
 requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   for (const keep of ${JSON.stringify(keeps)}) {
     attempt("keep-" + keep, () => net.httpGet(${lit(`${a.origin}/pad?keep=`)} + keep, { secretHeaders: { authorization: token } }).replace(/^x+/, ""));
@@ -109,7 +104,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     for (const keep of keeps) {
       expect(attemptOf(found, `keep-${keep}`), `keep-${keep}`).toEqual({ status: "ok", value: `[redacted]\n[tacit: response truncated at ${limit} bytes]\n` });
     }
-    expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
+    expectNoLeak(canary, result, root, isEnvFile);
   });
 });
 
@@ -139,14 +134,12 @@ const javaNamingEcho: Handler = (request, response) => {
 describe("charsets by other names", () => {
   it("an echo in UTF-16 or UTF-32 by Java's names for them is read as UTF-16 or refused, and one in UTF-8 by a name with 'unicode' in it is read as UTF-8", async () => {
     const a = await resources.server(javaNamingEcho);
-    const root = path.join(resources.dir(), "work");
-    const canary = makeCanary();
-    writeTree(root, { ".env": `${canary}\n` });
+    const { root, canary } = resources.projectWithSecret();
     const names = Object.keys(JAVA_ALIASES).map((name) => name.toUpperCase());
     const result = await tacit(
       root,
       `${ATTEMPT_PRELUDE}
-const token = requestFileSystem(".", (fs) => fs.readClassified(".env").map((t) => t.trim()));
+${TOKEN_FROM_ENV}
 requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   for (const charset of ${JSON.stringify(names)}) {
     attempt(charset, () => {
@@ -168,7 +161,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     );
     expect(result.code, result.stderr).toBe(0);
     expect(a.received.map((r) => r.headers.authorization)).toEqual(names.map(() => canary));
-    expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
+    expectNoLeak(canary, result, root, isEnvFile);
     const found = attempts(result.stdout);
     for (const charset of ["UTF_16", "UNICODEBIG", "UTF_16LE", "UNICODELITTLEUNMARKED", "UNICODE-1-1-UTF-8"]) {
       expect(attemptOf(found, charset), charset).toEqual({ status: "ok", value: "[redacted]" });
@@ -200,13 +193,11 @@ const jacksonEcho: Handler = (request, response) => {
 describe("charsets a server names but does not write", () => {
   it("an echo of a secret in bytes that another reading than the named one shows is refused, nothing of it kept", async () => {
     const a = await resources.server(jacksonEcho);
-    const root = path.join(resources.dir(), "work");
-    const canary = makeCanary();
-    writeTree(root, { ".env": `${canary}\n` });
+    const { root, canary } = resources.projectWithSecret();
     const result = await tacit(
       root,
       `${ATTEMPT_PRELUDE}
-const token = requestFileSystem(".", (fs) => fs.readClassified(".env").map((t) => t.trim()));
+${TOKEN_FROM_ENV}
 requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   for (const charset of ["UTF-16", "utf-16", "UTF-16LE", "UTF-16BE", "undeclared"]) {
     attempt(charset, () => {
@@ -228,7 +219,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     );
     expect(result.code, result.stderr).toBe(0);
     expect(a.received.map((r) => r.headers.authorization)).toEqual([...Array(5).fill(canary), undefined]);
-    expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
+    expectNoLeak(canary, result, root, isEnvFile);
     const found = attempts(result.stdout);
     expectRefused(found, ["UTF-16", "utf-16", "undeclared"], /answered in bytes that, read another way than as its Content-Type says, hold a secret this request carried.*nothing of the answer was kept/);
     for (const charset of ["UTF-16LE", "UTF-16BE"]) expect(attemptOf(found, charset), charset).toEqual({ status: "ok", value: "[redacted]" });

@@ -4,10 +4,9 @@
 // text of the answer, so it must be given the text, not the compressed bytes.
 
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, type Handler, lit, makeCanary, perTestResources, permit, tacit, writeTree } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, type Handler, isEnvFile, lit, permit, perTestResources, tacit, TOKEN_FROM_ENV } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-compression-");
 
@@ -71,13 +70,11 @@ function recover(send: (body: string) => string, known: string, length: number):
 describe("compressed answers", () => {
   it("a gzipped echo of a secret header is redacted, and its compressed length tells nothing of the secret", async () => {
     const a = await resources.server(gzippingEcho);
-    const root = path.join(resources.dir(), "work");
-    const canary = makeCanary();
-    writeTree(root, { ".env": `${canary}\n` });
+    const { root, canary } = resources.projectWithSecret();
     const result = await tacit(
       root,
       `${ATTEMPT_PRELUDE}${ORACLE}
-const token = requestFileSystem(".", (fs) => fs.readClassified(".env").map((t) => t.trim()));
+${TOKEN_FROM_ENV}
 requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   const send = (body: string): string =>
     net.httpRequest("POST", ${lit(`${a.origin}/echo`)}, { headers: { "accept-encoding": "gzip" }, secretHeaders: { authorization: token }, body }).body;
@@ -93,7 +90,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(a.received[0]?.headers["accept-encoding"]).toBe("gzip");
     // The oracle ran, and learnt nothing (not even the secret's first four characters).
     expect(result.stdout).toContain("recovered: canary-");
-    expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
+    expectNoLeak(canary, result, root, isEnvFile);
     const random = canary.slice("canary-".length);
     for (let at = 0; at + 4 <= random.length; at += 2) {
       expect(result.stdout.includes(`canary-${random.slice(0, at + 4)}`), `stdout holds the canary's first ${at + 4} characters`).toBe(false);
@@ -139,13 +136,11 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
           response.end();
       }
     });
-    const root = path.join(resources.dir(), "work");
-    const canary = makeCanary();
-    writeTree(root, { ".env": `${canary}\n` });
+    const { root, canary } = resources.projectWithSecret();
     const result = await tacit(
       root,
       `${ATTEMPT_PRELUDE}
-const token = requestFileSystem(".", (fs) => fs.readClassified(".env").map((t) => t.trim()));
+${TOKEN_FROM_ENV}
 requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   const get = (where: string): string => net.httpGet(${lit(a.origin)} + where, { headers: { "accept-encoding": "gzip, deflate, br, zstd" }, secretHeaders: { authorization: token } });
   attempt("br", () => JSON.parse(get("/br")).headers.authorization);
@@ -170,6 +165,6 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     const limit = 8 * 1024 * 1024;
     expect(attemptOf(found, "bomb")).toEqual({ status: "ok", value: [limit + "\n[tacit: response truncated at 8388608 bytes]\n".length, limit + 1] });
     expect(a.received.filter((r) => r.headers.authorization === canary)).toHaveLength(6);
-    expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
+    expectNoLeak(canary, result, root, isEnvFile);
   });
 });

@@ -7,7 +7,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, type Handler, lit, makeCanary, perTestResources, permit, tacit, writeTree } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, type Handler, isEnvFile, lit, makeCanary, permit, perTestResources, tacit, writeTree } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-escaping-");
 
@@ -122,7 +122,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     );
     expect(result.code, result.stderr).toBe(0);
     expect(a.received.map((r) => r.headers.authorization)).toEqual([canary, canary, canary]);
-    expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
+    expectNoLeak(canary, result, root, isEnvFile);
     const found = attempts(result.stdout);
     for (const label of ["dotnet-json", "razor", "go-template"]) expect(attemptOf(found, label), label).toEqual({ status: "ok", value: "[redacted]" });
   });
@@ -147,7 +147,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     );
     expect(result.code, result.stderr).toBe(0);
     expect(a.received.map((r) => r.headers.authorization)).toEqual([canary, canary, canary, canary]);
-    expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
+    expectNoLeak(canary, result, root, isEnvFile);
     const found = attempts(result.stdout);
     for (const label of ["/python-quote", "/go-path-escape", "/dotnet-url-encode", "/encode-uri-component"]) {
       expect(attemptOf(found, label), label).toEqual({ status: "ok", value: "[redacted]" });
@@ -175,7 +175,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     );
     expect(result.code, result.stderr).toBe(0);
     expect(a.received.map((r) => r.headers.authorization)).toEqual([canary, canary]);
-    expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
+    expectNoLeak(canary, result, root, isEnvFile);
     const found = attempts(result.stdout);
     for (const label of ["/twig-html-attr", "/esapi"]) expect(attemptOf(found, label), label).toEqual({ status: "ok", value: "[redacted]" });
     expect(result.stdout).not.toContain(canary.slice(8, 24));

@@ -8,7 +8,7 @@ import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import path from "node:path";
 import { afterEach } from "vitest";
-import { realTempDir } from "../files/fixtures.js";
+import { makeCanary, realTempDir, writeTree } from "../files/fixtures.js";
 
 export {
   ATTEMPT_PRELUDE,
@@ -133,5 +133,18 @@ export function perTestResources(dirPrefix: string) {
       cleanups.push(cleanup);
       return dir;
     },
+    /** A project directory ("work" in a temp dir) whose .env holds a fresh canary (see TOKEN_FROM_ENV). */
+    projectWithSecret(): { root: string; canary: string } {
+      const root = path.join(this.dir(), "work");
+      const canary = makeCanary();
+      writeTree(root, { ".env": `${canary}\n` });
+      return { root, canary };
+    },
   };
 }
+
+/** For expectNoLeak: the canary may stand only in the project's .env. */
+export const isEnvFile = (file: string): boolean => path.basename(file) === ".env";
+
+/** Script text: `token`, the canary of projectWithSecret's .env as a Classified value, to send as a secret header. */
+export const TOKEN_FROM_ENV = `const token = requestFileSystem(".", (fs) => fs.readClassified(".env").map((t) => t.trim()));`;

@@ -6,7 +6,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
-import { lit, makeCanary, perTestResources, permit, tacit, writeTree } from "./fixtures.js";
+import { isEnvFile, lit, makeCanary, permit, perTestResources, tacit, writeTree } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-forged-");
 
@@ -61,7 +61,7 @@ for (const reply of replies) {
     expect(result.code, result.stdout + result.stderr).not.toBe(0);
     expect(result.stderr).toMatch(/protocol/);
     expect(result.stdout).not.toContain("recovered:");
-    expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
+    expectNoLeak(canary, result, root, isEnvFile);
     expect(result.stdout + result.stderr).not.toContain(canary.slice("canary-".length, "canary-".length + 8));
   });
 });

@@ -4,9 +4,8 @@
 // redaction looks for holds. With secret headers, a request for a part is refused before
 // anything is sent, and a part the server sends anyway is not kept.
 
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, type Handler, lit, makeCanary, perTestResources, permit, tacit, writeTree } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, type Handler, isEnvFile, lit, permit, perTestResources, tacit, TOKEN_FROM_ENV } from "./fixtures.js";
 import { expectNoLeak } from "../files/fixtures.js";
 
 const resources = perTestResources("tacit-net-partial-");
@@ -33,13 +32,11 @@ const rangingEcho: Handler = (request, response) => {
 describe("parts of answers", () => {
   it("a request for part of an answer is refused with secret headers, and a part sent anyway is not kept; without secrets a range is served", async () => {
     const a = await resources.server(rangingEcho);
-    const root = path.join(resources.dir(), "work");
-    const canary = makeCanary();
-    writeTree(root, { ".env": `${canary}\n` });
+    const { root, canary } = resources.projectWithSecret();
     const result = await tacit(
       root,
       `${ATTEMPT_PRELUDE}
-const token = requestFileSystem(".", (fs) => fs.readClassified(".env").map((t) => t.trim()));
+${TOKEN_FROM_ENV}
 requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   const echo = (name: string, value: string): string =>
     net.httpGet(${lit(`${a.origin}/echo`)}, { headers: { [name]: value }, secretHeaders: { authorization: token } });
@@ -69,7 +66,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(attemptOf(found, "plain-range")).toEqual({ status: "ok", value: 'method"' });
     // Nothing was sent for the refused ones: the whole echo, four with a header of a name's length, the x-ms-range one, the plain range.
     expect(a.received.map((r) => r.headers.authorization)).toEqual([...Array(6).fill(canary), undefined]);
-    expectNoLeak(canary, result, root, (file) => path.basename(file) === ".env");
+    expectNoLeak(canary, result, root, isEnvFile);
     // Not even the secret past its first characters.
     expect(result.stdout).not.toContain(canary.slice(3));
   });

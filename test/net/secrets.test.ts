@@ -11,23 +11,7 @@ import net, { type AddressInfo } from "node:net";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
-import {
-  ATTEMPT_PRELUDE,
-  attemptOf,
-  attempts,
-  configFile,
-  echo,
-  expectRefused,
-  type Handler,
-  lit,
-  makeCanary,
-  permit,
-  tacit,
-  writeTree,
-  perTestResources,
-  type TestServer,
-  unusedPort,
-} from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, echo, expectRefused, type Handler, isEnvFile, lit, makeCanary, permit, perTestResources, tacit, type TestServer, unusedPort, writeTree } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-secret-");
 const server = resources.server;
@@ -50,7 +34,7 @@ function secretWorld(): SecretWorld {
 
 /** The canary reached neither output stream nor any ordinary file of the tree. */
 function expectNotSeen(world: SecretWorld, seen: { stdout: string; stderr: string }): void {
-  expectNoLeak(world.canary, seen, world.root, (file) => path.basename(file) === ".env");
+  expectNoLeak(world.canary, seen, world.root, isEnvFile);
   // Not even its random part, in pieces (a partial leak is a leak).
   const random = world.canary.slice("canary-".length);
   for (let at = 0; at + 8 <= random.length; at += 4) {
