@@ -95,7 +95,11 @@ function absoluteGlob(glob: string, cwd: string): string {
 
 function compile(rule: PolicyRule, cwd: string): CompiledRule {
   const pathGlob = rule.path === undefined ? null : absoluteGlob(rule.path, cwd);
-  const pathTest = pathGlob === null ? null : picomatch(pathGlob, { dot: true });
+  // With "s": picomatch's `**` is a `.` in its expression, which matches no line break (\n, \r,
+  // U+2028, U+2029) without it, so `deploy/**` missed `deploy/run\n.sh` and anything below a
+  // directory so named: a security review wrote one past an always-ask rule on deploy/**, and a
+  // `for f in deploy/*.sh` loop ran it. A rule that asks must match every name a glob covers.
+  const pathTest = pathGlob === null ? null : picomatch(pathGlob, { dot: true, flags: "s" });
   // Where the glob's matches can lie: its text before the first glob character.
   const pathBase = pathGlob === null ? null : picomatch.scan(pathGlob).base || "/";
   const commandTest = rule.command === undefined ? null : starGlob(rule.command.toLowerCase());

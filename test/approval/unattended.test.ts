@@ -3,7 +3,7 @@
 // pre-approve it; nothing happens. `--yes` allows both without asking and remembers nothing.
 
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { tacitBin } from "../helpers.js";
@@ -235,6 +235,31 @@ describe("no terminal: fail closed", () => {
     const decisions = readFileSync(log, "utf8").split("\n").filter((line) => line.includes('"type":"decision"') && line.includes('"decision":"deny"'));
     expect(decisions).toHaveLength(1);
     expect(JSON.parse(decisions[0]!).event.via).toContain(`; asked about: fs.write ${w.at("link/new.txt")} -> ${w.at("deploy/new.txt")}`);
+  });
+
+  it("a rule on a directory's tree covers names holding a line break: none is written unasked", async () => {
+    // picomatch's `**` did not match across \n, \r, U+2028 or U+2029: a security review wrote
+    // deploy/run\n.sh past an always-ask rule on deploy/**, and `for f in deploy/*.sh` ran it.
+    const w = world();
+    mkdirSync(w.at("deploy"));
+    const config = w.config([{ action: "fs.write", tier: "always-ask", path: "deploy/**" }]);
+    const names = ["deploy/run\n.sh", "deploy/run\r.sh", "deploy/run\u2028.sh", "deploy/run\u2029.sh", "deploy/sub\n/run.sh"];
+    const script = w.script(
+      `requestFileSystem(".", (fs) => {\n` +
+        `  for (const name of ${JSON.stringify(names)}) {\n` +
+        `    try { fs.access(name).write("touch pwned\\n"); println("wrote " + JSON.stringify(name)); }\n` +
+        `    catch (e) { println((e as Error).name + " " + JSON.stringify(name)); }\n` +
+        `  }\n` +
+        `});\n`,
+    );
+    const run = await unattended(w, ["run", "--config", config, script]);
+    expect(run.code, run.all).toBe(0);
+    expect(run.stdout).not.toContain("wrote");
+    for (const name of names) {
+      expect(run.stdout).toContain(`SecurityError ${JSON.stringify(name)}`);
+      expect(w.exists(name)).toBe(false);
+    }
+    expect(readdirSync(w.at("deploy"))).toEqual([]);
   });
 
   it("a yes remembered for a plain path does not cover it once it leads elsewhere through a link", async () => {
