@@ -342,13 +342,17 @@ export class TierPolicy {
   /**
    * The tier for an action the allowlists permit: the highest among matching rules. With
    * `extended` (a person extended the allowlists for what it touches, this run), the
-   * beyondAllowlist rules are left out: that yes answered for them.
+   * beyondAllowlist rules on what it touches itself (its command, host or root) are left out:
+   * that yes answered for them. A beyondAllowlist rule on another command it may run still
+   * applies: leaving every one out, a security review had a remembered yes to extend the
+   * allowlists to env run `env touch marker` with no question under an always-ask rule on touch.
    */
   tierOf(request: ActionRequest, options: { extended?: boolean } = {}): Tier {
     let tier: Tier = "allow";
     for (const { rule, matches } of this.rules) {
-      if (options.extended && rule.beyondAllowlist) continue;
-      if (TIER_RANK[rule.tier] > TIER_RANK[tier] && matches(request, true)) tier = rule.tier;
+      if (TIER_RANK[rule.tier] <= TIER_RANK[tier] || !matches(request, true)) continue;
+      if (options.extended && rule.beyondAllowlist && matches(request, false)) continue;
+      tier = rule.tier;
     }
     return tier;
   }
@@ -363,8 +367,11 @@ export class TierPolicy {
     if (tier === "allow") return null;
     let indirect: PolicyRule | null = null;
     for (const { rule, matches } of this.rules) {
-      if ((options.extended && rule.beyondAllowlist) || rule.tier !== tier) continue;
-      if (matches(request, false)) return null;
+      if (rule.tier !== tier) continue;
+      const direct = matches(request, false);
+      // Left out by tierOf (see there): the extension's yes answered for it.
+      if (options.extended && rule.beyondAllowlist && direct) continue;
+      if (direct) return null;
       if (indirect === null && matches(request, true)) indirect = rule;
     }
     return indirect;

@@ -11,7 +11,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { lit, onTerminal, storedApprovals, type TestServer, touchScript, unattended, withServer, worlds } from "./fixtures.js";
+import { approvals, lit, onTerminal, storedApprovals, type TestServer, touchScript, unattended, withServer, worlds } from "./fixtures.js";
 
 const world = worlds("tacit-beyond-");
 
@@ -117,6 +117,45 @@ describe("exec beyond --command-permissions", () => {
     expect(run.prompts).toBe(2);
     expect(run.stdout).toContain("pattern: extend exec touch");
     expect(run.stdout).toContain("pattern: exec touch marker");
+    expect(run.code, run.all).toBe(1);
+    expect(w.exists("marker")).toBe(false);
+  });
+});
+
+describe("a rule on a command, once another command that runs it is extended", () => {
+  // A yes to extend the allowlists to env answered for the rule on env only: a security review
+  // had the remembered yes run `env touch marker` with no one asked, under an always-ask rule
+  // on touch that asks about env touch where env is permitted outright.
+  const rules = [
+    { action: "exec", command: "env", tier: "approve-once", beyondAllowlist: true },
+    { action: "exec", command: "touch", tier: "always-ask", beyondAllowlist: true },
+  ];
+  const envTouch = `requestExecPermission(["env"], (p) => p.exec("env", ["touch", "marker"]));\nprintln("ran");\n`;
+
+  it("no terminal, env extended by a remembered yes: env touch is refused under the rule on touch; touch did not run", async () => {
+    const w = world();
+    const granted = await approvals(w, ["grant", "extend exec env"]);
+    expect(granted.code, granted.all).toBe(0);
+    const config = w.config(rules, { libraryConfig: { commandPermissions: ["ls"] } });
+    const run = await unattended(w, ["run", "--config", config, w.script(envTouch)]);
+    expect(run.code, run.all).toBe(1);
+    expect(run.stdout).not.toContain("ran");
+    expect(run.stderr).toContain("exec env touch *: refused: the policy requires a person's approval (always-ask)");
+    expect(run.stderr).toContain("under the rule on `touch` (always-ask)");
+    expect(w.exists("marker")).toBe(false);
+    // The extension itself still stands: env runs what no rule names.
+    const plain = await unattended(w, ["run", "--config", config, w.script(envTouch.replace('["touch", "marker"]', '["true"]'), "true.ts")]);
+    expect(plain.code, plain.all).toBe(0);
+    expect(plain.stdout).toContain("ran");
+  });
+
+  it("terminal: a yes to extend env, then the question about env touch; n, and touch did not run", async () => {
+    const w = world();
+    const config = w.config(rules, { libraryConfig: { commandPermissions: ["ls"] } });
+    const run = await onTerminal(w, ["run", "--config", config, w.script(envTouch)], { answers: ["y", "n"] });
+    expect(run.prompts).toBe(2);
+    expect(run.stdout).toContain("pattern: extend exec env");
+    expect(run.stdout).toContain("pattern: exec env touch *");
     expect(run.code, run.all).toBe(1);
     expect(w.exists("marker")).toBe(false);
   });
