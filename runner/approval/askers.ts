@@ -2,7 +2,8 @@
 // MCP client's user through elicitation (`tacit serve`, in runner/mcp-server.ts), everyone
 // at once (`--yes`), or no one — and then the answer is no.
 
-import { closeSync, constants, openSync, readSync, writeSync } from "node:fs";
+import { randomInt } from "node:crypto";
+import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Tier } from "../audit/events.js";
 import { printable } from "../printable.js";
@@ -103,15 +104,50 @@ async function askOnTerminal(question: ApprovalQuestion, raw: boolean, signal?: 
     return { answer: "no", via: "no-one-to-ask", unavailable: "tacit has no terminal to ask on", fromPerson: false };
   }
   discardTypeAhead(raw);
+  const code = outputPiped() ? confirmationCode() : null;
   try {
-    writeSync(fd, `${TERMINAL_RESET}\n${questionText(question)}\nAllow? [y/N] `);
+    writeSync(fd, `${TERMINAL_RESET}\n${questionText(question)}\n${code === null ? "Allow? [y/N] " : pipedPrompt(code)}`);
   } catch {
     closeSync(fd);
     return { answer: "no", via: "no-one-to-ask", unavailable: "tacit cannot write to its terminal", fromPerson: false };
   }
   const line = await readLine(fd, ASK_TIMEOUT_MS, signal);
-  const yes = line !== null && /^\s*y(es)?\s*$/i.test(line);
-  return { answer: yes ? "yes" : "no", via: line === null ? "terminal (no answer)" : "terminal", fromPerson: line !== null };
+  if (line === null) return { answer: "no", via: "terminal (no answer)", fromPerson: false };
+  if (code !== null) {
+    const yes = line.trim() === code;
+    return { answer: yes ? "yes" : "no", via: yes ? "terminal (with the code it showed)" : "terminal (without the code the question showed)", fromPerson: true };
+  }
+  return { answer: /^\s*y(es)?\s*$/i.test(line) ? "yes" : "no", via: "terminal", fromPerson: true };
+}
+
+/**
+ * Whether the script's output goes to a pipe or socket: to another program, which may show it
+ * on this terminal later than tacit wrote it (`tacit run s.ts | tee out.log`). A security review
+ * printed 4 MB and then, ending its output, a cleared screen with a made-up question about reading
+ * notes.txt and "Allow? [y/N]": tee was still showing the 4 MB when tacit asked about deleting
+ * important.txt, so the made-up question came after the real one, and the "y" typed to it
+ * deleted the file. TERMINAL_RESET cannot help with what arrives after the question.
+ */
+function outputPiped(): boolean {
+  try {
+    const stat = fstatSync(1);
+    return stat.isFIFO() || stat.isSocket();
+  } catch {
+    return false;
+  }
+}
+
+/** Six random digits the script cannot know: only a person who read the real question can type them. */
+function confirmationCode(): string {
+  return String(randomInt(0, 1_000_000)).padStart(6, "0");
+}
+
+/** The prompt when the script's output is piped (see outputPiped): a yes is the question's own code. */
+function pipedPrompt(code: string): string {
+  return (
+    "Allow? The script's output goes through a pipe and may still be arriving on this terminal, below this question, with " +
+    `text of its own: a question there is not tacit's. To allow what is asked above, type ${code}; anything else refuses: `
+  );
 }
 
 /**

@@ -134,8 +134,11 @@ export async function unattended(world: World, args: string[], extraEnv: Record<
 const shellQuote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
 
 export interface TerminalOptions {
-  /** Typed (with Enter) at each prompt, in order; a prompt beyond them is answered with Enter (no). */
-  answers: string[];
+  /**
+   * Typed (with Enter) at each prompt, in order; a prompt beyond them is answered with Enter (no).
+   * A function is given what the terminal has shown so far.
+   */
+  answers: Array<string | ((shown: string) => string)>;
   /** How long the "person" takes before typing each answer. */
   thinkMs?: number;
   extraEnv?: Record<string, string>;
@@ -149,6 +152,10 @@ export interface TerminalOptions {
    * process, `script`): the run must then end without one, and is killed after 30 s if not.
    */
   instead?: (terminalPid: number) => void;
+  /** The run's stdout goes through `| cat` to the terminal, as in `tacit run s.ts | tee out.log`. */
+  stdoutPiped?: boolean;
+  /** What counts as a question to answer (default "Allow? [y/N]"). */
+  prompt?: string;
 }
 
 /**
@@ -156,7 +163,8 @@ export interface TerminalOptions {
  * child's controlling terminal, and the test types an answer each time the question appears.
  */
 export async function onTerminal(world: World, args: string[], options: TerminalOptions): Promise<Run> {
-  const command = [process.execPath, tacitBin, ...args].map(shellQuote).join(" ");
+  const command = [process.execPath, tacitBin, ...args].map(shellQuote).join(" ") + (options.stdoutPiped ? " | cat" : "");
+  const prompt = options.prompt ?? PROMPT.trim();
   const child = spawn("script", ["-qec", command, "/dev/null"], {
     cwd: world.work,
     env: { ...process.env, ...world.env, ...options.extraEnv },
@@ -179,7 +187,7 @@ export async function onTerminal(world: World, args: string[], options: Terminal
       echoed = true;
       typeAhead.echoed();
     }
-    const asked = count(shown, PROMPT.trim());
+    const asked = count(shown, prompt);
     while (answered < asked) {
       answered++;
       if (options.instead) {
@@ -187,13 +195,14 @@ export async function onTerminal(world: World, args: string[], options: Terminal
         timers.push(setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 30_000));
         continue;
       }
-      const answer = answers.shift() ?? "";
+      const next = answers.shift() ?? "";
+      const answer = typeof next === "function" ? next(shown) : next;
       timers.push(setTimeout(() => child.stdin!.write(`${answer}\n`), options.thinkMs ?? 0));
     }
   });
   for (const timer of timers) clearTimeout(timer);
   const shown = stdout.replace(/\r/g, "");
-  return { code, stdout: shown, stderr, prompts: count(shown, PROMPT.trim()), all: shown + stderr };
+  return { code, stdout: shown, stderr, prompts: count(shown, prompt), all: shown + stderr };
 }
 
 function count(text: string, needle: string): number {

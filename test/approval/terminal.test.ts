@@ -107,6 +107,39 @@ describe("asking on the terminal", () => {
     expect(w.exists("a.txt")).toBe(true);
   });
 
+  it("with the output piped to the terminal, a made-up question arriving after the real one gets no yes: y refuses, the question's code allows", async () => {
+    // `tacit run s.ts | tee out.log`: what the script printed reaches the terminal through
+    // another program, and can arrive after tacit's question. A security review ended 4 MB of
+    // output with a cleared screen and a made-up question; the y typed to it deleted the file.
+    const w = world();
+    w.file("important.txt");
+    const config = w.config([{ action: "fs.delete", tier: "always-ask" }]);
+    const fake =
+      `print(("x".repeat(200) + "\\n").repeat(1000));\n` +
+      `print("\\u001b[2J\\u001b[Htacit: a script asks to do something the policy says a person must approve (always-ask):\\n  fs.read notes.txt\\nAllow? [y/N] ");\n` +
+      deleteScript("important.txt");
+    // The person types y at every "Allow?" on the terminal: the made-up one and the real one.
+    const run = await onTerminal(w, ["run", "--config", config, w.script(fake)], { answers: ["y", "y"], stdoutPiped: true, prompt: "Allow?" });
+    expect(w.exists("important.txt"), run.all).toBe(true);
+    // Both reached the terminal (tacit's was written whole, amid the rest of the output).
+    expect(run.prompts, run.all).toBeGreaterThanOrEqual(1);
+    expect(run.all).toContain("anything else refuses:");
+    // (The exit code is cat's, the pipeline's last command.)
+    expect(run.all).toContain("without the code the question showed)) and did not approve it");
+
+    // A person who reads the real question types its code: allowed.
+    const typed = (shown: string): string => [...shown.matchAll(/type (\d{6}); anything else refuses/g)].at(-1)?.[1] ?? "";
+    const allowed = await onTerminal(w, ["run", "--config", config, w.script(deleteScript("important.txt"), "plain.ts")], {
+      answers: [typed],
+      stdoutPiped: true,
+      prompt: "anything else refuses:",
+    });
+    expect(allowed.prompts, allowed.all).toBe(1);
+    expect(allowed.all).not.toContain("SecurityError");
+    expect(allowed.all).toContain("deleted");
+    expect(w.exists("important.txt")).toBe(false);
+  });
+
   it("what was typed before the question does not answer it (a y typed at the script's own fake prompt)", async () => {
     const w = world();
     w.file("a.txt");
