@@ -43,15 +43,23 @@ function once<T>(key: string, compile: () => T): T {
   return value;
 }
 
-/** picomatch's test for `pattern` with dot files included. */
-const globTest = (pattern: string): picomatch.Matcher => once(`test\0${pattern}`, () => picomatch(pattern, { dot: true }));
+/**
+ * picomatch's options for a classified pattern: dot files included, and flags "s", so that `**`
+ * (a `.` in picomatch's expression) also matches a name holding a line break (\n, \r, U+2028,
+ * U+2029). Without it `secrets/**` left `secrets/a\nb` ordinary, as a review found for the
+ * approval rules' globs (policy.ts).
+ */
+const GLOB_OPTIONS = { dot: true, flags: "s" } as const;
 
-/** All the name patterns as one expression, or null where one has flags and cannot be joined. */
+/** picomatch's test for `pattern` (see GLOB_OPTIONS). */
+const globTest = (pattern: string): picomatch.Matcher => once(`test\0${pattern}`, () => picomatch(pattern, GLOB_OPTIONS));
+
+/** All the name patterns as one expression, or null where one has other flags (nocase) and cannot be joined. */
 function combinedNames(patterns: readonly string[]): RegExp | null {
   return once(`names\0${patterns.join("\0")}`, () => {
-    const expressions = patterns.map((pattern) => picomatch.makeRe(pattern, { dot: true }));
-    return expressions.every((expression) => expression.flags === "")
-      ? new RegExp(expressions.map((expression) => `(?:${expression.source})`).join("|"))
+    const expressions = patterns.map((pattern) => picomatch.makeRe(pattern, GLOB_OPTIONS));
+    return expressions.every((expression) => expression.flags === "s")
+      ? new RegExp(expressions.map((expression) => `(?:${expression.source})`).join("|"), "s")
       : null;
   });
 }

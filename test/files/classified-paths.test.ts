@@ -211,3 +211,41 @@ describe("patterns given to the CLI replace the defaults", () => {
     expect(r.stderr).not.toMatch(/classifiedPaths replaces/);
   });
 });
+
+describe("a name holding a line break", () => {
+  // picomatch makes `**` a `.` in its expression, which matches no line break without the s
+  // flag: a review found an approval rule on deploy/** missing deploy/run\n.sh (policy.ts), and
+  // classified patterns were compiled the same way.
+  it("is matched by ** as any other name", () => {
+    expectMatches(["/data/**/*.key", "**/.config/gh"], {
+      "/data/a\nb/c.key": true,
+      "/data/a\rb/c.key": true,
+      "/data/a\u2028b/c.key": true,
+      "/home/u\nv/.config/gh/hosts.yml": true,
+      "/home/u\nv/.config/other": false,
+    });
+  });
+
+  it("a file a classified pattern's ** covers only through it is refused to read() and skipped by grepRecursive, through the CLI", async () => {
+    const { runScript } = await import("../helpers.js");
+    const { dir, cleanup } = realTempDir("tacit-classified-line-break-");
+    try {
+      const canary = `canary-${crypto.randomUUID()}`;
+      mkdirSync(path.join(dir, "secrets", "sub\ndir"), { recursive: true });
+      writeFileSync(path.join(dir, "secrets", "sub\ndir", "token\n.txt"), `TOKEN=${canary}\n`);
+      writeFileSync(path.join(dir, "notes.txt"), "TOKEN=ordinary\n");
+      const script =
+        'requestFileSystem(".", (fs) => {\n' +
+        '  try { println(fs.access("secrets/sub\\ndir/token\\n.txt").read()); } catch (e) { println("read refused:", String(e).includes("classified")); }\n' +
+        '  println(JSON.stringify(fs.grepRecursive(".", "TOKEN=", "**")));\n' +
+        "});\n";
+      const r = await runScript(script, ["--classified-paths", `${dir}/secrets/**/*.txt`], { cwd: dir });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain("read refused: true");
+      expect(r.stdout).toContain("TOKEN=ordinary");
+      expect(r.stdout + r.stderr).not.toContain(canary);
+    } finally {
+      cleanup();
+    }
+  });
+});
