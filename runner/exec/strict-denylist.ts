@@ -218,6 +218,11 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // And Debian's ucf, which installs the file it is given at any path where none is yet
       // (`ucf NEW /etc/cron.d/job`: the script's content, run by cron as root), and ucfr.
       "ucf", "ucfr",
+      // And binutils' in-place rewriters, objcopy's siblings: `strip -o DIR/name PROGRAM` copies
+      // any program (a shell) under any name into any directory, one on PATH included, where the
+      // name passes --strict and runs it; strip, ranlib and elfedit rewrite the file they are
+      // given in place (a program, a library or an archive outside the allowed roots).
+      "strip", "ranlib", "elfedit",
     ],
   },
   {

@@ -4,7 +4,8 @@
 // under --command-permissions only the globs given (which win over --strict); the same from
 // a --config file; a command given as a path is refused; and the scope's list narrows it all.
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -459,6 +460,46 @@ attempt("ucf", () => requestExecPermission(["ucf"], (p) => p.exec("ucf", ["--sta
       cleanup();
     }
   }, 90_000);
+
+  it("refuses strip, ranlib and elfedit: strip -o put a shell on PATH under a name --strict ran, and each rewrote a file outside the roots", async () => {
+    // An eighth review, under --strict: `strip -o PATHDIR/tacit-strip-helper /bin/bash` copied
+    // bash, under a name no denylist knows, into a directory on PATH outside the allowed roots;
+    // `tacit-strip-helper -c CMD` then ran under --strict (its real name is its own) and wrote its
+    // marker. strip, ranlib and elfedit also rewrote a program and an archive there in place.
+    const { dir, cleanup } = realTempDir("tacit-strict-strip-");
+    try {
+      const at = (name: string) => path.join(dir, name);
+      mkdirSync(at("bin"));
+      copyFileSync("/bin/true", at("program"));
+      copyFileSync("/bin/true", at("program-elfedit"));
+      execFileSync("ar", ["qcS", at("lib.a"), "/usr/lib/x86_64-linux-gnu/crti.o"]);
+      const before = (name: string) => readFileSync(at(name));
+      const originals = new Map(["program", "program-elfedit", "lib.a"].map((name) => [name, before(name)]));
+      const helper = at("bin/tacit-strip-helper");
+      const RUNS: Array<[string, string, string[]]> = [
+        ["strip -o", "strip", ["-o", helper, "/bin/bash"]],
+        ["x86_64-linux-gnu-strip -o", "x86_64-linux-gnu-strip", ["-o", helper, "/bin/bash"]],
+        ["tacit-strip-helper", "tacit-strip-helper", ["-c", `touch ${at("marker")}`]],
+        ["strip", "strip", [at("program")]],
+        ["ranlib", "ranlib", [at("lib.a")]],
+        ["elfedit", "elfedit", ["--output-osabi=FreeBSD", at("program-elfedit")]],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, string, string[]]>) {
+  attempt(label, () => requestExecPermission([command], (p) => p.exec(command, args).exitCode));
+}
+`;
+      const r = await tacit(root, script, ["--strict"], { PATH: `${at("bin")}:${process.env.PATH ?? "/usr/bin:/bin"}` });
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["strip -o", "x86_64-linux-gnu-strip -o", "strip", "ranlib", "elfedit"], /refused under --strict: it is a file tool/);
+      expect(existsSync(helper)).toBe(false);
+      expect(existsSync(at("marker"))).toBe(false);
+      for (const [name, content] of originals) expect(before(name).equals(content), name).toBe(true);
+    } finally {
+      cleanup();
+    }
+  });
 
   it("refuses service, the account tools, gapplication and PostgreSQL's server tools: each passed --strict", async () => {
     // The sixth review listed them as passing --strict: service runs init scripts, the account
