@@ -139,6 +139,11 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       "ctest", "cpack", "prove", "pdb", "jdb", "lli", "opt", "bugpoint", "nvcc", "gcore", "gdbtui", "mvndebug",
       // A seventh review: cfn-lint --append-rules DIR imports the Python files there as rules.
       "cfn-lint",
+      // An eighth review: LLVM's JIT linkers run the object code they are given (llvm-jitlink
+      // OBJ, llvm-rtdyld -execute OBJ; llvm-jitlink-executor runs what it is sent, llvm-exegesis
+      // the assembly of a snippet file), and the script makes that object from IR text it writes:
+      // llvm-extract assembles the text into bitcode, llvm-lto compiles bitcode into an object.
+      "jitlink", "rtdyld", "exegesis", "lto", "llvm-extract",
     ],
   },
   {

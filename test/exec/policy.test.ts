@@ -705,6 +705,60 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
     }
   }, 150_000);
 
+  it("refuses LLVM's JIT linkers and the tools that make their object from IR text: nothing the script wrote runs", async () => {
+    // An eighth review ran a command under --strict through code it wrote as LLVM IR text:
+    // llvm-extract assembled x.ll into bitcode, llvm-lto compiled that into an object, and
+    // llvm-jitlink-14 x.o and llvm-rtdyld -execute x.o each ran its main, whose system() call
+    // wrote a marker. The object the JIT linkers get here is also made beforehand, outside
+    // tacit, so they are tried on a ready one whatever becomes of the first steps.
+    const { dir, cleanup } = realTempDir("tacit-strict-jit-");
+    try {
+      const work = path.join(root, "jit");
+      mkdirSync(work, { recursive: true });
+      const ir = (marker: string): string => {
+        const command = `touch ${path.join(dir, marker)}`;
+        const type = `[${command.length + 1} x i8]`;
+        return `target triple = "x86_64-pc-linux-gnu"\n@cmd = private constant ${type} c"${command}\\00"\ndeclare i32 @system(i8*)\n` +
+          `define i32 @main() {\n  %r = call i32 @system(i8* getelementptr (${type}, ${type}* @cmd, i32 0, i32 0))\n  ret i32 0\n}\n`;
+      };
+      const EXTRACT = ["--func=main", "--glob=cmd", "-o"];
+      const LTO = ["--exported-symbol=main", "--relocation-model=pic", "-o"];
+      writeFileSync(path.join(work, "ready.ll"), ir("marker-ready"));
+      try {
+        execFileSync("llvm-extract", [...EXTRACT, "ready.bc", "ready.ll"], { cwd: work, stdio: "ignore" });
+        execFileSync("llvm-lto", [...LTO, "ready.o", "ready.bc"], { cwd: work, stdio: "ignore" });
+      } catch {
+        // LLVM is not installed here: the names are refused all the same.
+      }
+      const RUNS: Array<[string, string, string[]]> = [
+        ["llvm-extract", "llvm-extract", [...EXTRACT, "x.bc", "x.ll"]],
+        ["llvm-extract-14", "llvm-extract-14", [...EXTRACT, "x14.bc", "x.ll"]],
+        ["llvm-lto", "llvm-lto", [...LTO, "x.o", "x.bc"]],
+        ["llvm-lto2", "llvm-lto2", ["run", "-r=x.bc,main,px", "-r=x.bc,system,", "-o", "x2", "x.bc"]],
+        ["llvm-jitlink-14 x.o", "llvm-jitlink-14", ["x.o"]],
+        ["llvm-rtdyld x.o", "llvm-rtdyld", ["-execute", "-entry=main", "-dylib=/lib/x86_64-linux-gnu/libc.so.6", "x.o"]],
+        ["llvm-jitlink-14 ready.o", "llvm-jitlink-14", ["ready.o"]],
+        ["llvm-rtdyld ready.o", "llvm-rtdyld", ["-execute", "-entry=main", "-dylib=/lib/x86_64-linux-gnu/libc.so.6", "ready.o"]],
+        ["llvm-jitlink-executor-14", "llvm-jitlink-executor-14", []],
+        ["llvm-exegesis", "llvm-exegesis", ["--help"]],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(${JSON.stringify(work)}, (fs) => fs.access("x.ll").write(${JSON.stringify(ir("marker-script"))}));
+for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, string, string[]]>) {
+  attempt(label, () => requestExecPermission([command], (p) => p.exec(command, args, { cwd: ${JSON.stringify(work)}, timeoutMs: 30000 }).exitCode));
+}
+`;
+      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "120000"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), RUNS.map(([label]) => label), /refused under --strict.*: it is a compiler/);
+      expect(existsSync(path.join(work, "x.o"))).toBe(false);
+      expect(existsSync(path.join(dir, "marker-script"))).toBe(false);
+      expect(existsSync(path.join(dir, "marker-ready"))).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 150_000);
+
   it("refuses py.test-benchmark and pygrun, which run Python the script writes in their working directory", async () => {
     // A seventh review ran Python under --strict through `py.test-benchmark list` (the conftest.py
     // of its working directory, as pytest runs it) and `pygrun T start FILE` (ANTLR: the TLexer
