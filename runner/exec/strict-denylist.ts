@@ -228,6 +228,11 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // name passes --strict and runs it; strip, ranlib and elfedit rewrite the file they are
       // given in place (a program, a library or an archive outside the allowed roots).
       "strip", "ranlib", "elfedit",
+      // And Python-RSA's command-line tools (pyrsa-encrypt, pyrsa-decrypt, pyrsa-sign, …), whose
+      // -i and -o read and write any file: `pyrsa-encrypt -i FILE` with a key the script made
+      // (pyrsa-keygen) and then pyrsa-decrypt printed a file outside the roots, and `pyrsa-decrypt
+      // -o FILE` wrote a text of the script's over one there.
+      "pyrsa",
     ],
   },
   {

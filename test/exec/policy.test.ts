@@ -501,6 +501,55 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
     }
   });
 
+  it("refuses Python-RSA's tools, which read and write any file: a file outside the roots is neither printed nor overwritten", async () => {
+    // An eighth review, under --strict: with a key pair pyrsa-keygen made in the root,
+    // `pyrsa-encrypt -i FILE -o enc.bin pub.pem` then `pyrsa-decrypt -i enc.bin priv.pem` printed a
+    // file outside the allowed roots, and `pyrsa-decrypt -i payload.bin -o FILE priv.pem` replaced
+    // a .bashrc there with a command line of the script's. The key pair and the payload are made
+    // here beforehand too, so the last two steps are tried whatever becomes of the first ones.
+    const { dir, cleanup } = realTempDir("tacit-strict-pyrsa-");
+    try {
+      const canary = makeCanary();
+      const secret = path.join(dir, "secret.txt");
+      writeFileSync(secret, `${canary}\n`);
+      const bashrc = path.join(dir, "bashrc");
+      writeFileSync(bashrc, "echo original\n");
+      const work = path.join(root, "pyrsa");
+      mkdirSync(work, { recursive: true });
+      writeFileSync(path.join(work, "payload.txt"), `touch ${path.join(dir, "marker")}\n`);
+      try {
+        execFileSync("pyrsa-keygen", ["-o", "ready-priv.pem", "--pubout", "ready-pub.pem", "1024"], { cwd: work, stdio: "ignore" });
+        execFileSync("pyrsa-encrypt", ["-i", "payload.txt", "-o", "ready-payload.bin", "ready-pub.pem"], { cwd: work, stdio: "ignore" });
+      } catch {
+        // Python-RSA is not installed here: the names are refused all the same.
+      }
+      const RUNS: Array<[string, string, string[]]> = [
+        ["pyrsa-keygen", "pyrsa-keygen", ["-o", "priv.pem", "--pubout", "pub.pem", "1024"]],
+        ["pyrsa-encrypt -i", "pyrsa-encrypt", ["-i", secret, "-o", "secret.bin", "pub.pem"]],
+        ["pyrsa-decrypt", "pyrsa-decrypt", ["-i", "secret.bin", "priv.pem"]],
+        ["pyrsa-decrypt -o", "pyrsa-decrypt", ["-i", "ready-payload.bin", "-o", bashrc, "ready-priv.pem"]],
+        ["pyrsa-sign", "pyrsa-sign", ["-i", secret, "ready-priv.pem", "SHA-256"]],
+        ["pyrsa-priv2pub", "pyrsa-priv2pub", ["-i", "ready-priv.pem", "-o", path.join(dir, "written.pem")]],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, string, string[]]>) {
+  attempt(label, () => {
+    const r = requestExecPermission([command], (p) => p.exec(command, args, { cwd: ${JSON.stringify(work)}, timeoutMs: 30000 }));
+    return r.stdout + r.stderr;
+  });
+}
+`;
+      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "120000"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), RUNS.map(([label]) => label), /refused under --strict.*: it is a file tool/);
+      expect(r.stdout).not.toContain(canary);
+      expect(readFileSync(bashrc, "utf8")).toBe("echo original\n");
+      expect(existsSync(path.join(dir, "written.pem"))).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 150_000);
+
   it("refuses service, the account tools, gapplication and PostgreSQL's server tools: each passed --strict", async () => {
     // The sixth review listed them as passing --strict: service runs init scripts, the account
     // tools change logins and passwords (chpasswd reads user:password on its input: a tacit run
