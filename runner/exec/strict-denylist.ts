@@ -144,6 +144,11 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // the assembly of a snippet file), and the script makes that object from IR text it writes:
       // llvm-extract assembles the text into bitcode, llvm-lto compiles bitcode into an object.
       "jitlink", "rtdyld", "exegesis", "lto", "llvm-extract",
+      // The same review: the environment makers write a tree of programs into any directory and
+      // fetch what they install. `nodeenv --node=system DIR` wrote DIR/bin/shim, a wrapper that
+      // runs node with its arguments, which --strict ran by its name from a PATH directory
+      // outside the roots (shim -e CODE); `virtualenv --clear DIR` emptied a directory there.
+      "virtualenv", "nodeenv",
     ],
   },
   {

@@ -808,6 +808,39 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
     }
   }, 150_000);
 
+  it("refuses nodeenv and virtualenv: nodeenv put a node wrapper on PATH that --strict ran, virtualenv --clear emptied a directory", async () => {
+    // An eighth review, under --strict, with a PATH directory outside the allowed roots:
+    // `nodeenv --node=system DIR` wrote DIR/bin/shim (a bash wrapper that runs node with its
+    // arguments), and `shim -e CODE` then passed --strict by its name and ran the script's
+    // JavaScript; `virtualenv --clear --no-download DIR` deleted what a directory outside the
+    // roots held and put a virtual environment there.
+    const { dir, cleanup } = realTempDir("tacit-strict-envs-");
+    try {
+      const at = (name: string) => path.join(dir, name);
+      mkdirSync(at("victim"));
+      writeFileSync(at("victim/important.txt"), "keep\n");
+      const RUNS: Array<[string, string[]]> = [
+        ["nodeenv", ["--node=system", at("nodeenv")]],
+        ["virtualenv", ["--clear", "--no-download", at("victim")]],
+        ["shim", ["-e", `require("fs").writeFileSync(${JSON.stringify(at("marker"))}, "ran")`]],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
+  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args, { timeoutMs: 60000 }).exitCode));
+}
+`;
+      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "150000"], { PATH: `${at("nodeenv/bin")}:${process.env.PATH ?? "/usr/bin:/bin"}` });
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), ["nodeenv", "virtualenv"], /refused under --strict: it is a compiler, build tool, package manager/);
+      expect(existsSync(at("nodeenv"))).toBe(false);
+      expect(existsSync(at("marker"))).toBe(false);
+      expect(readFileSync(at("victim/important.txt"), "utf8")).toBe("keep\n");
+      expect(existsSync(at("victim/pyvenv.cfg"))).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 180_000);
+
   it("refuses py.test-benchmark and pygrun, which run Python the script writes in their working directory", async () => {
     // A seventh review ran Python under --strict through `py.test-benchmark list` (the conftest.py
     // of its working directory, as pytest runs it) and `pygrun T start FILE` (ANTLR: the TLexer
