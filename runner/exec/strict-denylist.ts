@@ -258,6 +258,10 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // And the JSON Schema and OpenAPI validators, which fetch every remote $ref of the file they
       // check (`{"$ref": "http://host/?data=…"}`, written by the script in its root).
       "jsonschema", "check-jsonschema", "openapi-spec-validator",
+      // An eighth review: GnuPG's network daemon fetches any URL it is asked to (`dirmngr
+      // --server`, KS_FETCH URL on its input; dirmngr-client), and gpgsm asks it the same
+      // (`gpgsm --call-dirmngr KS_FETCH URL`), besides acting with the user's X.509 keys.
+      "dirmngr", "gpgsm",
     ],
   },
   {

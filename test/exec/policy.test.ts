@@ -957,6 +957,36 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
     }
   }, 120_000);
 
+  it("refuses dirmngr and gpgsm, which fetch any URL they are asked to: nothing reaches a listener", async () => {
+    // An eighth review reached a loopback listener under --strict, with no --network-permissions,
+    // through `dirmngr --server` given "KS_FETCH http://127.0.0.1:P/leak?data=…" on its input, and
+    // through `gpgsm --call-dirmngr KS_FETCH URL` (gpgsm starts a dirmngr and asks it). GnuPG's
+    // home is a temp directory, so the user's keyrings are not touched either way.
+    const server = await startServer();
+    const { dir, cleanup } = realTempDir("tacit-strict-dirmngr-");
+    try {
+      const home = path.join(dir, "gnupg");
+      mkdirSync(home, { mode: 0o700 });
+      const RUNS: Array<[string, string, string[], string | null]> = [
+        ["dirmngr --server", "dirmngr", ["--server", "--homedir", home], `KS_FETCH ${server.origin}/leak?data=dirmngr\nBYE\n`],
+        ["gpgsm --call-dirmngr", "gpgsm", ["--homedir", home, "--call-dirmngr", "KS_FETCH", `${server.origin}/leak?data=gpgsm`], null],
+        ["dirmngr-client", "dirmngr-client", ["--help"], null],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[string, string, string[], string | null]>) {
+  attempt(label, () => requestExecPermission([command], (p) => p.exec(command, args, input === null ? { timeoutMs: 20000 } : { input, timeoutMs: 20000 }).exitCode));
+}
+`;
+      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "60000"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), RUNS.map(([label]) => label), /refused under --strict: it is a network tool/);
+      expect(server.received).toEqual([]);
+    } finally {
+      cleanup();
+      await server.close();
+    }
+  }, 90_000);
+
   it("refuses mke2fs, mkfs.*, badblocks -w and hardlink, which overwrite or relink any file: the files stay as they were", async () => {
     // A sixth review overwrote files outside the allowed roots under --strict with `mke2fs -F
     // FILE`, `mkfs.ext4 -F FILE` and `badblocks -w FILE`, and made two files one with `hardlink DIR1 DIR2`.
