@@ -265,6 +265,19 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
     ],
   },
   {
+    kind: "a tool that changes the settings of the system or of any file",
+    why: "it changes kernel settings, the host's name, or the capabilities, attributes and access lists of any file, past --allowed-roots (setcap, chattr, setfacl: chmod's kin)",
+    names: [
+      // An eighth review, under --strict: `setcap cap_setuid+ep FILE` gave a program outside the
+      // allowed roots the power to become root (tacit ran as root), and `chattr +A FILE` changed
+      // a file's attributes there (+i makes one immutable, -i undoes it); sysctl -w sets kernel
+      // parameters and `hostname NAME` (or -F FILE, any file's first line) renames the host, shown
+      // only with sysctl --dry-run and hostname --help. setfacl, chacl and setfattr (not installed
+      // there) change any file's access list or attributes as chmod, refused already, does.
+      "setcap", "chattr", "setfacl", "chacl", "setfattr", "sysctl", "hostname",
+    ],
+  },
+  {
     kind: "a privilege or credential tool",
     runsNamedPrograms: true,
     why: "it runs commands as someone else, or acts with the user's keys and services",

@@ -550,6 +550,41 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
     }
   }, 150_000);
 
+  it("refuses setcap and chattr, which changed a program's capabilities and a file's attributes outside the roots, and sysctl and hostname", async () => {
+    // An eighth review, under --strict (tacit running as root): `setcap cap_setuid+ep PROGRAM`
+    // let a program outside the allowed roots become root, and `chattr +A FILE` set an attribute
+    // on a file there. sysctl and hostname change the machine itself; they are asked only for a
+    // dry run and their usage, which changes nothing either way.
+    const { dir, cleanup } = realTempDir("tacit-strict-attributes-");
+    try {
+      const program = path.join(dir, "program");
+      copyFileSync("/bin/true", program);
+      const file = path.join(dir, "file.txt");
+      writeFileSync(file, "keep\n");
+      const capabilities = (): string => execFileSync("getcap", [program], { encoding: "utf8" });
+      const attributes = (): string => execFileSync("lsattr", ["-d", file], { encoding: "utf8" });
+      const before = { capabilities: capabilities(), attributes: attributes() };
+      const RUNS: Array<[string, string[]]> = [
+        ["setcap", ["cap_setuid+ep", program]],
+        ["chattr", ["+A", file]],
+        ["sysctl", ["--dry-run", "-w", "kernel.hostname=tacit-review"]],
+        ["hostname", ["--help"]],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
+  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args).exitCode));
+}
+`;
+      const r = await tacit(root, script, ["--strict"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict: it is a tool that changes the settings of the system or of any file/);
+      expect(capabilities()).toBe(before.capabilities);
+      expect(attributes()).toBe(before.attributes);
+    } finally {
+      cleanup();
+    }
+  });
+
   it("refuses service, the account tools, gapplication and PostgreSQL's server tools: each passed --strict", async () => {
     // The sixth review listed them as passing --strict: service runs init scripts, the account
     // tools change logins and passwords (chpasswd reads user:password on its input: a tacit run
