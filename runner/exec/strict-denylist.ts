@@ -51,6 +51,13 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // And py.test-benchmark, which runs the conftest.py of its working directory as pytest does,
       // and ANTLR's pygrun, which imports the grammar's lexer and parser modules from there.
       "py.test-benchmark", "pytest-benchmark", "pygrun",
+      // An eighth review: every JDK tool is a JVM launcher whose -J options reach the JVM, and
+      // `-J-XX:OnOutOfMemoryError=CMD` (with -J-Xmx4m) gave a command to /bin/sh through javap and
+      // keytool; -J-javaagent: runs a jar's code, javadoc's doclets and jlink's plugins are code,
+      // and jcmd, jmap, jinfo and jhsdb attach to the user's other JVMs. java, javac, jar, jdb and
+      // jshell were refused already; these are the rest of a JDK's bin directory.
+      "jarsigner", "javadoc", "javap", "jcmd", "jconsole", "jdeprscan", "jdeps", "jfr", "jhsdb", "jimage", "jinfo", "jlink", "jmap",
+      "jmod", "jnativescan", "jpackage", "jps", "jstack", "jstat", "jstatd", "jwebserver", "keytool", "rmiregistry", "serialver",
     ],
   },
   {

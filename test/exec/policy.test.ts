@@ -876,6 +876,36 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
     }
   }, 180_000);
 
+  it("refuses the JDK's tools, whose -J options reach the JVM: -J-XX:OnOutOfMemoryError ran no command", async () => {
+    // An eighth review ran a shell command under --strict through javap and keytool: with
+    // -J-Xmx4m -J-Xms4m the JVM ran out of memory on an ordinary task, and
+    // -J-XX:OnOutOfMemoryError=CMD gave CMD to /bin/sh ("Executing /bin/sh -c …"), which wrote
+    // its marker. The other JDK tools take the same -J options; they are asked for their usage.
+    const { dir, cleanup } = realTempDir("tacit-strict-jdk-");
+    try {
+      const marker = (name: string) => path.join(dir, `marker-${name}`);
+      const jvm = (name: string) => ["-J-Xmx4m", "-J-Xms4m", `-J-XX:OnOutOfMemoryError=touch ${marker(name)}`];
+      const RUNS: Array<[string, string[]]> = [
+        ["javap", [...jvm("javap"), "-v", "java.util.HashMap", "java.util.TreeMap", "java.lang.String"]],
+        ["keytool", [...jvm("keytool"), "-list", "-cacerts", "-storepass", "changeit"]],
+        ...["javadoc", "jdeps", "jlink", "jcmd", "jmap", "jinfo", "jhsdb", "jarsigner", "jpackage", "jfr", "jstatd", "rmiregistry"].map(
+          (command): [string, string[]] => [command, ["--help"]],
+        ),
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
+  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args, { timeoutMs: 60000 }).exitCode));
+}
+`;
+      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "150000"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict.*: it is an interpreter/);
+      for (const name of ["javap", "keytool"]) expect(existsSync(marker(name)), name).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 180_000);
+
   it("refuses py.test-benchmark and pygrun, which run Python the script writes in their working directory", async () => {
     // A seventh review ran Python under --strict through `py.test-benchmark list` (the conftest.py
     // of its working directory, as pytest runs it) and `pygrun T start FILE` (ANTLR: the TLexer
