@@ -245,6 +245,10 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // (pyrsa-keygen) and then pyrsa-decrypt printed a file outside the roots, and `pyrsa-decrypt
       // -o FILE` wrote a text of the script's over one there.
       "pyrsa",
+      // And more that print any file they are given: LLVM's yaml-bench --canonical prints it
+      // whole as a YAML string, llvm-ifs and ICU's makeconv quote the line they cannot parse, and
+      // Perl's xsubpp passes its lines through into the C it writes.
+      "yaml-bench", "ifs", "makeconv", "xsubpp",
     ],
   },
   {

@@ -188,6 +188,9 @@ describe("--strict and the tools that print a file they are given", () => {
     ["llvm-objcopy", ["-I", "binary", "-O", "binary"]], ["ptar", ["-c", "-f", "copy.tar"]], ["jar", ["cf", "copy.jar"]], ["gpgtar", []],
     // A sixth review: ldconfig -f FILE quotes each line of the file it reads as its configuration.
     ["ldconfig", ["-N", "-X", "-v", "-f"]],
+    // An eighth review: yaml-bench --canonical prints the file as a YAML string, llvm-ifs and
+    // makeconv quote its first line, xsubpp passes its lines into the C it prints.
+    ["yaml-bench-14", ["--canonical"]], ["yaml-bench", ["--canonical"]], ["llvm-ifs-14", []], ["llvm-ifs", []], ["makeconv", []], ["xsubpp", []],
   ];
   it("refuses them, so none prints the file", async () => {
     const { dir, cleanup } = realTempDir("tacit-strict-printers-");
