@@ -327,16 +327,42 @@ export interface StrictMatch {
   family: string;
 }
 
+/** The longest family name: runs of a name's parts longer than this cannot name one. */
+const LONGEST_FAMILY = Math.max(...[...GROUP_OF.keys()].map((family) => family.length));
+/** The longest name a file can have (NAME_MAX): a longer word names no program on PATH. */
+const LONGEST_PROGRAM_NAME = 255;
+/**
+ * Families known by their whole name only, not as a run of a longer one: setarch's alias x86_64
+ * begins the name of every x86-64 cross tool (`x86_64-linux-gnu-readelf`), which it does not run.
+ */
+const WHOLE_NAME_ONLY: ReadonlySet<string> = new Set(["x86_64"]);
+
 /**
  * The words a name is known by: the whole name, its parts between "-", "_" and ".", and each
  * part without a version tail (`python3.11` → python; `tclsh8.6` → tclsh; `python3m` → python;
- * `x86_64-linux-gnu-gcc-12` → gcc; `nc.openbsd` → nc).
+ * `x86_64-linux-gnu-gcc-12` → gcc; `nc.openbsd` → nc); and each run of whole parts as the name
+ * spells it, so that a family of several parts is known with a prefix or a tail too
+ * (`x86_64-linux-gnu-gp-collect-app` → gp-collect-app; `llvm-mca-14` → llvm-mca). Runs are only
+ * sought up to a family's length, and only in a name a file could have, so a long argument read
+ * for a program's name costs no more than its length.
  */
 function wordsOf(name: string): string[] {
   const words = new Set<string>([name]);
   for (const part of name.split(/[-_.]/)) {
     words.add(part);
     words.add(withoutVersionTail(part));
+  }
+  if (name.length <= LONGEST_PROGRAM_NAME) {
+    const separators = [...name.matchAll(/[-_.]/g)].map((found) => found.index);
+    const starts = [0, ...separators.map((at) => at + 1)];
+    const ends = [...separators, name.length];
+    for (const start of starts) {
+      for (const end of ends) {
+        if (end - start > LONGEST_FAMILY) break;
+        const run = name.slice(start, end);
+        if (end > start && !WHOLE_NAME_ONLY.has(run)) words.add(run);
+      }
+    }
   }
   words.delete("");
   return [...words];

@@ -669,6 +669,35 @@ attempt("link", () => requestExecPermission(["link"], (p) => p.exec("link", [${J
     }
   });
 
+  it("knows a family of several parts by a prefixed or versioned name: x86_64-linux-gnu-gp-collect-app ran no shell", async () => {
+    // An eighth review ran a shell under --strict through `x86_64-linux-gnu-gp-collect-app -o
+    // run.er /bin/sh -c CMD` (binutils' gprofng collector, under its target-prefixed name):
+    // gp-collect-app was refused only as its whole name, and the name's parts (gp, collect, app)
+    // name no family. Names of such families with a prefix or a version are refused too.
+    const { dir, cleanup } = realTempDir("tacit-strict-prefixed-");
+    try {
+      const marker = path.join(dir, "marker");
+      const script = `${ATTEMPT_PRELUDE}
+attempt("x86_64-linux-gnu-gp-collect-app", () => requestExecPermission(["x86_64-linux-gnu-gp-collect-app"], (p) =>
+  p.exec("x86_64-linux-gnu-gp-collect-app", ["-o", "prefixed.er", "/bin/sh", "-c", ${JSON.stringify(`touch ${marker}`)}], { timeoutMs: 30000 }).exitCode));
+for (const command of ["x86_64-linux-gnu-llvm-mca", "llvm-reduce-15", "tacit-systemd-run", "x86_64-linux-gnu-pg_dump"]) {
+  attempt(command, () => requestExecPermission([command], () => "granted"));
+}
+attempt("x86_64-linux-gnu-readelf", () => requestExecPermission(["x86_64-linux-gnu-readelf"], () => "granted"));
+`;
+      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "60000"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["x86_64-linux-gnu-gp-collect-app"], /refused under --strict: it is a command runner \(gp-collect-app\)/);
+      expectRefused(found, ["x86_64-linux-gnu-llvm-mca", "llvm-reduce-15", "tacit-systemd-run", "x86_64-linux-gnu-pg_dump"], /refused under --strict/);
+      expect(existsSync(marker)).toBe(false);
+      // A cross tool's target prefix is not setarch's alias x86_64.
+      expect(attemptOf(found, "x86_64-linux-gnu-readelf")).toEqual({ status: "ok", value: "granted" });
+    } finally {
+      cleanup();
+    }
+  }, 90_000);
+
   it("refuses direnv, rustup, dotenv and gio, which run any command they are given, and ctags, gio cat, terraform console, objdump, FileCheck and docutils, which print any file", async () => {
     // A sixth review ran commands under --strict through `direnv exec DIR CMD`, `rustup run
     // stable CMD`, `dotenv -f FILE run CMD` (python-dotenv) and `gio launch x.desktop` (its Exec
