@@ -204,6 +204,10 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // badblocks -w overwrites it with test patterns, and hardlink replaces files in the
       // directories it is given with hard links to one another.
       "mke2fs", "mkfs", "badblocks", "hardlink",
+      // An eighth review: mke2fs's siblings. debugfs -f FILE echoes each line of any file as a
+      // command it does not know; e2label, tune2fs and wipefs -a rewrote a file system image
+      // outside the allowed roots in place, as e2fsck, resize2fs, e2undo, e2image and e4defrag do.
+      "debugfs", "e2label", "tune2fs", "wipefs", "e2fsck", "fsck", "resize2fs", "e2undo", "e2image", "e4defrag",
       // And ldconfig: -f FILE reads any file as its configuration and quotes each line it cannot
       // use ("Can't stat <line>"), and -C FILE writes its cache to any file.
       "ldconfig",

@@ -1117,6 +1117,45 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
     }
   }, 90_000);
 
+  it("refuses debugfs, which echoes any file's lines, and e2label, tune2fs and wipefs, which rewrite a file system image in place", async () => {
+    // An eighth review, under --strict: `debugfs -f FILE` printed each line of a file outside the
+    // allowed roots ("debugfs: <line>", "Command not found <line>"), and `e2label IMAGE x`,
+    // `tune2fs -L x IMAGE` and `wipefs -a IMAGE` changed an ext2 image there.
+    const { dir, cleanup } = realTempDir("tacit-strict-e2fs-");
+    try {
+      const canary = makeCanary();
+      const secret = path.join(dir, "secret.txt");
+      writeFileSync(secret, `${canary}\n`);
+      const images = ["e2label", "tune2fs", "wipefs"].map((name) => path.join(dir, `${name}.img`));
+      for (const image of images) {
+        writeFileSync(image, Buffer.alloc(2 * 1024 * 1024));
+        execFileSync("mke2fs", ["-q", "-F", image], { stdio: "ignore" });
+      }
+      const originals = images.map((image) => readFileSync(image));
+      const RUNS: Array<[string, string[]]> = [
+        ["debugfs", ["-f", secret]],
+        ["e2label", [images[0]!, "changed"]],
+        ["tune2fs", ["-L", "changed", images[1]!]],
+        ["wipefs", ["-a", images[2]!]],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
+  attempt(command, () => {
+    const r = requestExecPermission([command], (p) => p.exec(command, args, { timeoutMs: 20000 }));
+    return r.stdout + r.stderr;
+  });
+}
+`;
+      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "60000"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict: it is a file tool/);
+      expect(r.stdout).not.toContain(canary);
+      for (const [index, image] of images.entries()) expect(readFileSync(image).equals(originals[index]!), image).toBe(true);
+    } finally {
+      cleanup();
+    }
+  }, 90_000);
+
   // Found by the same review: tools --strict runs, given an option that makes them read a file
   // and echo its lines in their messages (`date -f FILE`: "invalid date '<line>'").
   const ECHOERS: Array<[string, string, string[]]> = [
