@@ -253,6 +253,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // whole as a YAML string, llvm-ifs and ICU's makeconv quote the line they cannot parse, and
       // Perl's xsubpp passes its lines through into the C it writes.
       "yaml-bench", "ifs", "makeconv", "xsubpp",
+      // And Debian's installkernel, which copies the image and map files it is given into any
+      // directory (`installkernel x FILE FILE .` put a file outside the roots in the root as vmlinuz-x).
+      "installkernel",
     ],
   },
   {

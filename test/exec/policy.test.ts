@@ -1117,6 +1117,31 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
     }
   }, 90_000);
 
+  it("refuses installkernel, which copies any file into the root for the script to read", async () => {
+    // An eighth review, under --strict: `installkernel x FILE FILE .` copied a file outside the
+    // allowed roots into the working directory as vmlinuz-x (and System.map-x), which the script
+    // then read with requestFileSystem and printed.
+    const { dir, cleanup } = realTempDir("tacit-strict-installkernel-");
+    try {
+      const canary = makeCanary();
+      const secret = path.join(dir, "secret.txt");
+      writeFileSync(secret, `${canary}\n`);
+      const work = path.join(root, "installkernel");
+      mkdirSync(work, { recursive: true });
+      const script = `${ATTEMPT_PRELUDE}
+attempt("installkernel", () => requestExecPermission(["installkernel"], (p) => p.exec("installkernel", ["x", ${JSON.stringify(secret)}, ${JSON.stringify(secret)}, "."], { cwd: ${JSON.stringify(work)} }).exitCode));
+attempt("read", () => requestFileSystem(${JSON.stringify(work)}, (fs) => fs.access("vmlinuz-x").read()));
+`;
+      const r = await tacit(root, script, ["--strict"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), ["installkernel"], /refused under --strict: it is a file tool/);
+      expect(r.stdout).not.toContain(canary);
+      expect(existsSync(path.join(work, "vmlinuz-x"))).toBe(false);
+    } finally {
+      cleanup();
+    }
+  });
+
   it("refuses debugfs, which echoes any file's lines, and e2label, tune2fs and wipefs, which rewrite a file system image in place", async () => {
     // An eighth review, under --strict: `debugfs -f FILE` printed each line of a file outside the
     // allowed roots ("debugfs: <line>", "Command not found <line>"), and `e2label IMAGE x`,
