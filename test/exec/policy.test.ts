@@ -1142,6 +1142,40 @@ attempt("read", () => requestFileSystem(${JSON.stringify(work)}, (fs) => fs.acce
     }
   });
 
+  it("refuses llvm-profdata and llvm-stress, which write any file: a shell startup file outside the roots stays as it was", async () => {
+    // An eighth review, under --strict: `llvm-profdata merge --text -o BASHRC in.proftext`, the
+    // profile written by the script in its root, replaced a bashrc outside the allowed roots with
+    // lines of which one was the script's command (`bash BASHRC` ran it and wrote its marker), and
+    // `llvm-stress -o FILE` overwrote a file there.
+    const { dir, cleanup } = realTempDir("tacit-strict-profdata-");
+    try {
+      const bashrc = path.join(dir, "bashrc");
+      const victim = path.join(dir, "victim.txt");
+      writeFileSync(bashrc, "echo original\n");
+      writeFileSync(victim, "keep\n");
+      const profile = `# IR level Instrumentation Flag\n:ir\ntouch ${path.join(dir, "marker")}\n# Func Hash:\n1\n# Num Counters:\n1\n# Counter Values:\n1\n`;
+      const RUNS: Array<[string, string[]]> = [
+        ["llvm-profdata", ["merge", "--text", "-o", bashrc, "profdata.proftext"]],
+        ["llvm-profdata-14", ["merge", "--text", "-o", bashrc, "profdata.proftext"]],
+        ["llvm-stress", ["-o", victim]],
+        ["llvm-stress-14", ["-o", victim]],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => fs.access("profdata.proftext").write(${JSON.stringify(profile)}));
+for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
+  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args).exitCode));
+}
+`;
+      const r = await tacit(root, script, ["--strict"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict.*: it is a file tool/);
+      expect(readFileSync(bashrc, "utf8")).toBe("echo original\n");
+      expect(readFileSync(victim, "utf8")).toBe("keep\n");
+    } finally {
+      cleanup();
+    }
+  });
+
   it("refuses debugfs, which echoes any file's lines, and e2label, tune2fs and wipefs, which rewrite a file system image in place", async () => {
     // An eighth review, under --strict: `debugfs -f FILE` printed each line of a file outside the
     // allowed roots ("debugfs: <line>", "Command not found <line>"), and `e2label IMAGE x`,
