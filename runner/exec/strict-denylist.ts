@@ -130,6 +130,10 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // words (`--test=/bin/sh --test-arg=-c --test-arg=CMD`); kpt fn eval --exec runs a command
       // line; pyenv exec runs a program of the Python it selects (python3 -c CODE).
       "llvm-reduce", "kpt", "pyenv",
+      // An eighth review: Debian's update-ca-certificates runs the hooks of the directory its
+      // --hooksdir names, and gives that name to eval (`--hooksdir 'DIR;CMD;#'`, a directory the
+      // script made, ran CMD); it also writes the CA store its --etccertsdir names.
+      "update-ca-certificates",
     ],
   },
   {

@@ -938,6 +938,36 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
     }
   }, 180_000);
 
+  it("refuses update-ca-certificates, which ran a command hidden in the name of the hooks directory it was given", async () => {
+    // An eighth review, under --strict: with directories the script made in its root,
+    // `update-ca-certificates --certsconf … --etccertsdir … --hooksdir 'DIR/hooks;touch MARKER;#'`
+    // ran `eval run-parts --test -- DIR/hooks;touch MARKER;#` and wrote the marker.
+    const { dir, cleanup } = realTempDir("tacit-strict-ca-");
+    try {
+      const ca = path.join(root, "ca-certificates");
+      const marker = path.join(dir, "marker");
+      const hooks = `${ca}/hooks;touch ${marker};#`;
+      const script = `${ATTEMPT_PRELUDE}
+const ca = ${JSON.stringify(ca)};
+const hooks = ${JSON.stringify(hooks)};
+requestFileSystem(".", (fs) => {
+  for (const name of ["etc", "local", "hooks"]) fs.access(\`\${ca}/\${name}\`).mkdir();
+  fs.access(hooks).mkdir();
+  fs.access(\`\${ca}/certs.conf\`).write("");
+});
+attempt("update-ca-certificates", () => requestExecPermission(["update-ca-certificates"], (p) => p.exec("update-ca-certificates", [
+  "--certsconf", \`\${ca}/certs.conf\`, "--certsdir", \`\${ca}/local\`, "--localcertsdir", \`\${ca}/local\`, "--etccertsdir", \`\${ca}/etc\`, "--hooksdir", hooks,
+]).exitCode));
+`;
+      const r = await tacit(root, script, ["--strict"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), ["update-ca-certificates"], /refused under --strict: it is a command runner/);
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  });
+
   it("refuses py.test-benchmark and pygrun, which run Python the script writes in their working directory", async () => {
     // A seventh review ran Python under --strict through `py.test-benchmark list` (the conftest.py
     // of its working directory, as pytest runs it) and `pygrun T start FILE` (ANTLR: the TLexer
