@@ -196,6 +196,8 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // `ar p x.a`; objcopy -I binary, ptar, jar, gpgtar), pass it through (uncompress -cf, as
       // gzip -dcf) or rewrite it in place (enc2xs empties the file it is given; gzexe, znew, zforce).
       "ar", "objcopy", "ptar", "ptardiff", "ptargrep", "jar", "gpgtar", "uncompress", "enc2xs", "gzexe", "znew", "zforce",
+      // An eighth review: bzexe, gzexe's bzip2 twin, rewrote a program outside the roots in place.
+      "bzexe",
       // A sixth review: universal-ctags prints every line of any file (`ctags -x --regex-…`; etags is the same program).
       "ctags",
       // And objdump (`-b binary -s` dumps any file), LLVM's FileCheck (`--dump-input=always`) and docutils

@@ -625,7 +625,7 @@ for (const command of ["not-14", "not", "luit", "debconf", "vgdb"]) {
     }
   });
 
-  it("refuses ar, which copies any file into an archive the script then prints (ar q, then ar p), and enc2xs, which empties the file it is given", async () => {
+  it("refuses ar, which copies any file into an archive the script then prints (ar q, then ar p), and enc2xs and bzexe, which rewrite the file they are given", async () => {
     // A fifth review printed a file outside the allowed roots under --strict with `ar q x.a
     // FILE` then `ar p x.a`, and emptied one with `enc2xs FILE`.
     const { dir, cleanup } = realTempDir("tacit-strict-ar-");
@@ -633,16 +633,22 @@ for (const command of ["not-14", "not", "luit", "debconf", "vgdb"]) {
       const canary = makeCanary();
       const secret = path.join(dir, "secret.txt");
       writeFileSync(secret, `${canary}\n`);
+      const program = path.join(dir, "program");
+      copyFileSync("/bin/true", program);
       const script = `${ATTEMPT_PRELUDE}
 attempt("ar q", () => requestExecPermission(["ar"], (p) => p.exec("ar", ["q", "copy.a", ${JSON.stringify(secret)}]).exitCode));
 attempt("ar p", () => requestExecPermission(["ar"], (p) => p.exec("ar", ["p", "copy.a"]).stdout));
 attempt("enc2xs", () => requestExecPermission(["enc2xs"], (p) => p.exec("enc2xs", [${JSON.stringify(secret)}]).exitCode));
+attempt("bzexe", () => requestExecPermission(["bzexe"], (p) => p.exec("bzexe", [${JSON.stringify(program)}]).exitCode));
 `;
       const r = await tacit(root, script, ["--strict"]);
       expect(r.code, r.stderr).toBe(0);
-      expectRefused(attempts(r.stdout), ["ar q", "ar p", "enc2xs"], /refused under --strict/);
+      expectRefused(attempts(r.stdout), ["ar q", "ar p", "enc2xs", "bzexe"], /refused under --strict/);
       expect(r.stdout).not.toContain(canary);
       expect(readFileSync(secret, "utf8")).toBe(`${canary}\n`);
+      // An eighth review: bzexe rewrote a program outside the roots in place (a shell script with
+      // the program compressed after it).
+      expect(readFileSync(program).equals(readFileSync("/bin/true")), "bzexe").toBe(true);
     } finally {
       cleanup();
     }
