@@ -29,6 +29,19 @@ for (const command of ${JSON.stringify(commands)}) {
 ${extra}`;
 }
 
+/**
+ * A script that runs each [command, args] in a scope of its own (label = the command) and
+ * reports its exit code; `timeoutMs` is each command's own limit (none: the default).
+ */
+function attemptRuns(runs: ReadonlyArray<readonly [string, readonly string[]]>, timeoutMs?: number): string {
+  const options = timeoutMs === undefined ? "" : `, { timeoutMs: ${timeoutMs} }`;
+  return `${ATTEMPT_PRELUDE}
+for (const [command, args] of ${JSON.stringify(runs)} as Array<[string, string[]]>) {
+  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args${options}).exitCode));
+}
+`;
+}
+
 function expectGranted(found: ReturnType<typeof attempts>, labels: readonly string[]): void {
   for (const label of labels) expect(attemptOf(found, label), label).toEqual({ status: "ok", value: "granted" });
 }
@@ -296,11 +309,7 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
         ["cppw", ["--help"]],
         ["cpgr", ["--help"]],
       ];
-      const script = `${ATTEMPT_PRELUDE}
-for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
-  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args).exitCode));
-}
-`;
+      const script = attemptRuns(RUNS);
       const r = await tacit(root, script, ["--strict"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict/);
@@ -362,11 +371,7 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
         ["pod2man", ["startup.pod", victim("bashrc-man")]],
         ["pod2html", ["--infile=startup.pod", `--outfile=${victim("bashrc-html")}`]],
       ];
-      const script = `${ATTEMPT_PRELUDE}
-for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
-  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args).exitCode));
-}
-`;
+      const script = attemptRuns(RUNS);
       const r = await tacit(root, script, ["--strict"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict/);
@@ -573,11 +578,7 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
         ["sysctl", ["--dry-run", "-w", "kernel.hostname=tacit-review"]],
         ["hostname", ["--help"]],
       ];
-      const script = `${ATTEMPT_PRELUDE}
-for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
-  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args).exitCode));
-}
-`;
+      const script = attemptRuns(RUNS);
       const r = await tacit(root, script, ["--strict"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict: it is a tool that changes the settings of the system or of any file/);
@@ -812,11 +813,7 @@ for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[st
         ["hypothesis", ["write", "loaders_module.f"]],
         ["cfn-lint", ["--append-rules", "loaders-rules", "--", "loaders-template.yaml"]],
       ];
-      const script = `${ATTEMPT_PRELUDE}
-for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
-  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args, { timeoutMs: 30000 }).exitCode));
-}
-`;
+      const script = attemptRuns(RUNS, 30000);
       const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "120000"]);
       expect(r.code, r.stderr).toBe(0);
       const names = RUNS.map(([command]) => command);
@@ -897,11 +894,7 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
         ["virtualenv", ["--clear", "--no-download", at("victim")]],
         ["shim", ["-e", `require("fs").writeFileSync(${JSON.stringify(at("marker"))}, "ran")`]],
       ];
-      const script = `${ATTEMPT_PRELUDE}
-for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
-  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args, { timeoutMs: 60000 }).exitCode));
-}
-`;
+      const script = attemptRuns(RUNS, 60000);
       const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "150000"], { PATH: `${at("nodeenv/bin")}:${process.env.PATH ?? "/usr/bin:/bin"}` });
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), ["nodeenv", "virtualenv"], /refused under --strict: it is a compiler, build tool, package manager/);
@@ -930,11 +923,7 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
           (command): [string, string[]] => [command, ["--help"]],
         ),
       ];
-      const script = `${ATTEMPT_PRELUDE}
-for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
-  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args, { timeoutMs: 60000 }).exitCode));
-}
-`;
+      const script = attemptRuns(RUNS, 60000);
       const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "150000"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict.*: it is an interpreter/);
@@ -1019,11 +1008,7 @@ for (const [command, args, cwd] of ${JSON.stringify(RUNS)} as Array<[string, str
         ["gcloud", ["--version"]],
         ["bq", ["version"]],
       ];
-      const script = `${ATTEMPT_PRELUDE}
-for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
-  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args, { timeoutMs: 20000 }).exitCode));
-}
-`;
+      const script = attemptRuns(RUNS, 20000);
       const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "60000"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict/);
@@ -1076,11 +1061,7 @@ for (const command of ${JSON.stringify(names)}) {
         ["jsonschema", ["-i", "fetch-instance.json", "fetch-schema.json"]],
         ["openapi-spec-validator", ["fetch-spec.yaml"]],
       ];
-      const script = `${ATTEMPT_PRELUDE}
-for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
-  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args, { timeoutMs: 30000 }).exitCode));
-}
-`;
+      const script = attemptRuns(RUNS, 30000);
       const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "90000"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict: it is a network tool/);
@@ -1138,11 +1119,7 @@ for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[st
         ["badblocks", ["-w", "-t", "0", victims[2]!]],
         ["hardlink", [path.join(dir, "one"), path.join(dir, "two")]],
       ];
-      const script = `${ATTEMPT_PRELUDE}
-for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
-  attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args, { timeoutMs: 20000 }).exitCode));
-}
-`;
+      const script = attemptRuns(RUNS, 20000);
       const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "60000"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict/);
