@@ -156,7 +156,7 @@ export class ReplSession {
     classifiedValues?: HeapShare,
     private readonly keptCode: HeapShare = HeapShare.unbounded(),
   ) {
-    const pure = new PureEvaluator();
+    const pure = new PureEvaluator(config.classifiedStoreLimitBytes);
     const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
     const notes = new FailureNotes();
     const classified = new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes, classifiedValues);

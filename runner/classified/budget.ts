@@ -1,6 +1,7 @@
 // How much classified plaintext a store holds, measured cheaply (no deep walk: a string's
-// length, a buffer's bytes, an object's JSON length) and capped. Two sums are kept, because
-// what may be refused visibly must not depend on anything the agent cannot see:
+// length, a buffer's bytes, an object's JSON text and the elements it holds: see sizeOfJson)
+// and capped. Two sums are kept, because what may be refused visibly must not depend on
+// anything the agent cannot see:
 //
 // - `classifiedBytes`: what the agent's own classify() calls added (values it already has).
 //   A classify() that would take it past the limit is refused visibly; the agent can work
@@ -18,6 +19,18 @@ import { EffectFailure } from "../refusals.js";
 import { HeapShare } from "../heap-share.js";
 
 export type ClassifyCharge = "held" | "charged" | "refused";
+
+/**
+ * What one element of an array or property of an object costs the host parsed, beyond its
+ * text: its slot, and the object, number or string it holds (an empty array is 32 bytes in V8,
+ * a property of a large object about as much again), with some room for the garbage collector.
+ */
+const JSON_ITEM_BYTES = 64;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACKET = 0x5b;
+const OPEN_BRACE = 0x7b;
+const COMMA = 0x2c;
 
 export class PlaintextBudget {
   private classified = 0;
@@ -49,8 +62,38 @@ export class PlaintextBudget {
     if (typeof value === "string") return value.length * 2;
     if (ArrayBuffer.isView(value)) return value.byteLength;
     if (value === null || typeof value !== "object") return 8;
-    // Values come from JSON frames, so they stringify (and cost about as much as their text).
-    return (JSON.stringify(value)?.length ?? 0) * 2;
+    // Values come from JSON frames, so they stringify; what they cost parsed is measured on that text.
+    return PlaintextBudget.sizeOfJson(JSON.stringify(value) ?? "");
+  }
+
+  /**
+   * About what the value a JSON text holds costs the host once parsed: its characters at 2
+   * bytes, and each element or property at JSON_ITEM_BYTES (counted by the `[`, `{` and `,`
+   * outside strings that start one). Counted on the text alone, so a reply can be measured
+   * before it is parsed. A text's length alone (what was counted before) misjudged a structure
+   * by some fifty times: a security review's map function answered with "[[],[],…]", 45 MB of
+   * text, and tacit took 2.4 GB resident parsing it, which the value's budget never saw.
+   */
+  static sizeOfJson(text: string): number {
+    return text.length * 2 + PlaintextBudget.structureOfJson(text);
+  }
+
+  /** What the elements and properties of a JSON text's value cost parsed, beyond its characters (see sizeOfJson). */
+  static structureOfJson(text: string): number {
+    let items = 0;
+    let inString = false;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (inString) {
+        if (code === BACKSLASH) i++;
+        else if (code === QUOTE) inString = false;
+      } else if (code === QUOTE) {
+        inString = true;
+      } else if (code === OPEN_BRACKET || code === OPEN_BRACE || code === COMMA) {
+        items++;
+      }
+    }
+    return items * JSON_ITEM_BYTES;
   }
 
   get classifiedBytes(): number {

@@ -6,6 +6,7 @@
 import { MAX_HOST_FRAME_CHARS, PURE_READY_ID, type PureJob, type PureReply } from "../../library/protocol.js";
 import { FrameSplitter, parsePureReply, ProtocolError } from "../frames.js";
 import { PausableTimer } from "../pausable-timer.js";
+import { PlaintextBudget } from "./budget.js";
 import { SandboxProcess } from "../sandbox-process.js";
 
 /** How long one map/flatMap function may run. */
@@ -30,6 +31,12 @@ export class PureEvaluator {
   /** Settles when the last question is answered; the limits below are paused until then. */
   private answered: Promise<void> = Promise.resolve();
   private markAnswered: () => void = () => undefined;
+
+  /**
+   * `valueLimitBytes`: the most a value may cost the host (config classifiedStoreLimitBytes,
+   * measured as the store measures it): a reply that would cost more once parsed is not parsed.
+   */
+  constructor(private readonly valueLimitBytes: number) {}
 
   /**
    * Runs `work` (a person being asked about one of the evaluation's requests) with the evaluator
@@ -90,8 +97,22 @@ export class PureEvaluator {
     // so they may be as long as what the host sends the evaluator.
     const splitter = new FrameSplitter(MAX_HOST_FRAME_CHARS);
     proc.stdout.on("data", (chunk: Buffer) => {
+      // A process the host has ended may still have written more: none of it counts.
+      if (proc.isKilled) return;
       try {
         for (const line of splitter.push(chunk)) {
+          // Measured on its text first: parsed, a reply of a few tens of megabytes of "[],"
+          // took gigabytes of the host (and a map function decides what it answers, so whether
+          // tacit died could tell the script about a secret). One whose elements and properties
+          // alone would cost more than the store keeps is not parsed: its process is ended and
+          // its job fails out of sight, like any other that breaks the protocol. (Its text is
+          // bounded by the frame's limit; a value that is too large as text is not kept by the store.)
+          if (PlaintextBudget.structureOfJson(line) > this.valueLimitBytes) {
+            throw new ProtocolError(
+              `the evaluator answered with a value whose arrays and objects alone would take more than the ` +
+                `${Math.round(this.valueLimitBytes / (1024 * 1024))} MiB the host keeps for classified values (config "classifiedStoreLimitBytes") once read`,
+            );
+          }
           const reply = parsePureReply(line);
           if (reply.id === PURE_READY_ID) started();
           else this.onReply(reply, proc);
