@@ -389,6 +389,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   // Background classified work is bounded by what remains of the evaluation's time limit
   // (after a kill, by the grace): then it is abandoned too, and waited for a grace at most.
   let overtime: NodeJS.Timeout | undefined;
+  const finishingFrom = monotonicMs();
   await Promise.race([
     finishClassifiedWork(context, pure, sink, abandoned, options.session !== undefined),
     new Promise<void>((resolve) => {
@@ -404,6 +405,17 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   ]);
   clearTimeout(overtime);
   lifetime.abort(EVALUATION_OVER);
+  // A session's evaluator outlives the snippet, and map jobs the snippet queued but did not wait
+  // for went on after it, up to PURE_JOB_TIMEOUT_MS each, timed by nothing: a security review's
+  // snippet limited to 2 s queued 20 maps that loop forever, and the evaluator went on computing
+  // after the snippet had ended, up to 5 s a job (100 s of a core for those 20; a session may
+  // queue 100,000). They get what is left of
+  // the snippet's time limit, as the work it waits for at its end does; then they are stopped,
+  // and a value not computed by then fails out of sight, as a killed snippet's do.
+  if (options.session && !abandon.signal.aborted) {
+    const left = Math.max(0, remaining - (monotonicMs() - finishingFrom));
+    setTimeout(() => abandon.abort(EVALUATION_OVER), left).unref();
+  }
 
   const outcome = conversation.reported();
   // The sandbox may exit by itself right after reporting, before the host's kill lands.
