@@ -155,9 +155,15 @@ export function commandShape(command: string, args: readonly string[]): string {
   return words.join(" ");
 }
 
+/**
+ * A request's pattern: method, scheme (when plain HTTP), host and port. An IPv6 host keeps its
+ * brackets: without them `http://[::1]:8080` and `http://[::1:8080]` (port 80, another address)
+ * were both `net GET http://::1:8080`, and a yes to one was remembered for the other.
+ */
 export function urlPattern(method: string, url: URL): string {
   const port = url.port === "" ? "" : `:${url.port}`;
-  return `net ${method.toUpperCase()} ${url.protocol === "http:" ? "http://" : ""}${hostOf(url)}${port}`;
+  const host = hostOf(url);
+  return `net ${method.toUpperCase()} ${url.protocol === "http:" ? "http://" : ""}${host.includes(":") ? `[${host}]` : host}${port}`;
 }
 
 export function describeAction(action: Action, scopes: ScopeLookup): ActionRequest {

@@ -56,6 +56,9 @@ describe("canonical patterns (describeAction)", () => {
     expect(describeAction(http("post", "https://API.example.com/v1?q=1"), lookup).pattern).toBe("net POST api.example.com");
     expect(describeAction(http("GET", "http://127.0.0.1:8080/x"), lookup).pattern).toBe("net GET http://127.0.0.1:8080");
     expect(urlPattern("get", new URL("https://example.com:8443/"))).toBe("net GET example.com:8443");
+    // IPv6 hosts keep their brackets: without them these two were one pattern.
+    expect(urlPattern("get", new URL("http://[::1]:8080/"))).toBe("net GET http://[::1]:8080");
+    expect(urlPattern("get", new URL("http://[::1:8080]/"))).toBe("net GET http://[::1:8080]");
     expect(describeAction(http("GET", "not a url"), lookup).pattern).toBe("net (not a URL)");
     expect(describeAction({ kind: "Chat", message: "hi" }, lookup)).toMatchObject({ category: "chat", pattern: "chat" });
     expect(describeAction({ kind: "Print", parts: [] }, lookup).category).toBe("internal");

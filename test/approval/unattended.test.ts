@@ -4,6 +4,8 @@
 
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { tacitBin } from "../helpers.js";
@@ -134,6 +136,45 @@ describe("no terminal: fail closed", () => {
       expect(server.received.map((r) => `${r.method} ${r.url}`)).toEqual(["GET /get"]);
     } finally {
       await server.close();
+    }
+  });
+
+  it("net: a remembered yes for an IPv6 host and port does not cover another address whose text ends the same way", async () => {
+    // Written without brackets, http://[::1]:P and http://[::1:P] (port 80, another address) were
+    // both "net GET http://::1:P": a yes to the first, remembered, was the second's too.
+    const w = world();
+    const received: string[] = [];
+    const server = http.createServer((request, response) => {
+      received.push(request.url ?? "");
+      response.end("v6");
+    });
+    // A port of at most four digits, so that "::1:PORT" is an address too (a group holds four hex digits).
+    for (let tries = 0; server.address() === null; tries++) {
+      const wanted = 2000 + Math.floor(Math.random() * 7999);
+      await new Promise<void>((resolve) => {
+        server.once("error", () => resolve());
+        server.listen(wanted, "::1", () => resolve());
+      });
+      if (tries > 50) throw new Error("no free port below 10000 on ::1");
+    }
+    const { port } = server.address() as AddressInfo;
+    try {
+      const config = w.config([{ action: "net", tier: "approve-once" }], { libraryConfig: { networkPermissions: [`[::1]:${port}`, `[::1:${port}]`] } });
+      const granted = await approvals(w, ["grant", `net GET http://[::1]:${port}`]);
+      expect(granted.code, granted.all).toBe(0);
+      const script = w.script(
+        `requestNetwork([${lit(`[::1]:${port}`)}, ${lit(`[::1:${port}]`)}], (n) => {\n` +
+          `  println("first", n.httpGet(${lit(`http://[::1]:${port}/first`)}));\n` +
+          `  try { n.httpGet(${lit(`http://[::1:${port}]/second`)}); println("second sent"); } catch (e) { println("second", e instanceof SecurityError, (e as Error).message); }\n});\n`,
+      );
+      const run = await unattended(w, ["run", "--config", config, script]);
+      expect(run.code, run.all).toBe(0);
+      expect(run.stdout).toContain("first v6");
+      expect(run.stdout).toContain(`second true net GET http://[::1:${port}]: refused`);
+      expect(run.stdout).not.toContain("second sent");
+      expect(received).toEqual(["/first"]);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 
