@@ -417,17 +417,7 @@ export class FileSystemExecutor {
     }
     this.denyClassifiedWrite(target, requested, "writeClassified");
     // Files whose writes are judged by what they would hold: a secret's could not be judged unseen.
-    const judged = isLaunchManifestAt([target.named, target.real])
-      ? "the project's package.json, which `npx tacit` reads to find what to run as tacit,"
-      : husky4RunnerFor([target.real, target.named]) !== null
-        ? 'a package.json whose "husky" key an installed husky 4 runner reads for the hooks it runs,'
-        : isTaskFileAt([target.named, target.real])
-          ? "a file VS Code reads tasks from, which tacit reads to check that no task there runs when the folder is opened,"
-          : isDevContainerConfigAt([target.named, target.real])
-            ? "a Dev Container configuration, which tacit reads to check that it runs no command on the host (initializeCommand),"
-            : envrcRecordsAt([target.named, target.real]).length > 0
-              ? "an .envrc the user allowed before, which tacit reads to check that direnv has not allowed that content already (it would run it without asking),"
-              : null;
+    const judged = contentJudgedFileAt([target.named, target.real]);
     if (judged !== null) {
       throw new PolicyDenial(
         `${requested}: writeClassified() refused: this is ${judged} and a secret written there could not be checked for that without ` +
@@ -561,7 +551,7 @@ export class FileSystemExecutor {
         check(path.join(actualDir, name));
         // Where the write lands now, if elsewhere than where its content was judged: a directory on
         // the way swapped for a link led a write judged as going to d/tasks.json into .vscode/.
-        if (path.join(actualDir, name) !== target.real && judgedByContent([path.join(actualDir, name)])) {
+        if (path.join(actualDir, name) !== target.real && contentJudgedFileAt([path.join(actualDir, name)]) !== null) {
           throw new PolicyDenial(
             `${requested}: the path changed while it was being opened and now leads to a file tacit judges writes to by what they would leave ` +
               "(a task file, a Dev Container configuration, a package.json npx or husky reads, an .envrc direnv allowed before); nothing was written.",
@@ -825,9 +815,19 @@ function writeAndClose(fd: number, content: string | null, requested: string): v
   }
 }
 
-/** Whether a write to one of `files` (a path as named and where it leads) is judged by what it would leave (see write()). */
-function judgedByContent(files: readonly string[]): boolean {
-  return isLaunchManifestAt(files) || husky4RunnerFor(files) !== null || isTaskFileAt(files) || isDevContainerConfigAt(files) || envrcRecordsAt(files).length > 0;
+/**
+ * What one of `files` (a path as named and where it leads) is, if writes to it are judged by
+ * what they would leave (see write()): described for a refusal; null for any other file.
+ */
+function contentJudgedFileAt(files: readonly string[]): string | null {
+  if (isLaunchManifestAt(files)) return "the project's package.json, which `npx tacit` reads to find what to run as tacit,";
+  if (husky4RunnerFor(files) !== null) return 'a package.json whose "husky" key an installed husky 4 runner reads for the hooks it runs,';
+  if (isTaskFileAt(files)) return "a file VS Code reads tasks from, which tacit reads to check that no task there runs when the folder is opened,";
+  if (isDevContainerConfigAt(files)) return "a Dev Container configuration, which tacit reads to check that it runs no command on the host (initializeCommand),";
+  if (envrcRecordsAt(files).length > 0) {
+    return "an .envrc the user allowed before, which tacit reads to check that direnv has not allowed that content already (it would run it without asking),";
+  }
+  return null;
 }
 
 /** Whether `entry` is a symbolic link itself (not followed); false when there is none. */
