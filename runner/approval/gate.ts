@@ -141,7 +141,8 @@ export class ApprovalGate {
     // Events on the per-action path list their keys in sorted order: the log then makes their
     // canonical JSON natively (audit/digest.ts). Any order would be correct, only slower.
     // A command's or a request's pattern is its shape ("exec rm *", "net GET host"): its record says what it did (see action-record.ts).
-    const record = actionRecord(action, this.options.cwd);
+    // Made only for a log: a policy without one need not digest every write or resolve every command's directory.
+    const record = oversight.audit === null ? null : actionRecord(action, this.options.cwd);
     this.log(
       record === null
         ? { action: number, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" }
