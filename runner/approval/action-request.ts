@@ -121,23 +121,14 @@ export function pathSubject(absolute: string, tree = false, realOf: (absolute: s
 export function approvalPattern(request: ActionRequest, runsIn: string | null = null): string {
   if (request.subject.kind === "command") {
     const input = request.subject.input ?? null;
-    return `${request.pattern}${runsIn === null ? "" : ` (in ${directoryWord(runsIn)})`}${input === null ? "" : ` (input ${digestOf(input)})`}`;
+    // The directory as a shown word (plain, else a JSON string): written as it was, a script's
+    // directory named `sub) (input sha256:<digest of "rm important.txt">` made `sh`, reading
+    // nothing there, ask and be remembered as `sh` reading that input in sub/, which the yes then ran unasked.
+    return `${request.pattern}${runsIn === null ? "" : ` (in ${shownWord(runsIn)})`}${input === null ? "" : ` (input ${digestOf(input)})`}`;
   }
   if (request.subject.kind !== "path") return request.pattern;
   const real = request.subject.paths()[1];
   return real === undefined ? request.pattern : `${request.pattern} -> ${real}`;
-}
-
-/**
- * A command's working directory as its pattern and question name it: as it is when it is plain
- * (letters, digits and `@%+=:,./_-`), else as a JSON string. Written as it was, a directory name
- * could spell the rest of a pattern: a script ran `sh`, reading nothing, in a directory it named
- * `sub) (input sha256:<digest of "rm important.txt">`; the question and the remembered yes were
- * `exec sh (in …/sub) (input sha256:…)`, the pattern of `sh` reading that input in sub/, which the
- * yes then ran unasked.
- */
-export function directoryWord(directory: string): string {
-  return shownWord(directory);
 }
 
 /**

@@ -16,7 +16,7 @@ import { commandRefusal } from "../exec/command-policy.js";
 import { isWithin, resolveReal, resolveRealOrSelf } from "../fs/containment.js";
 import { type Decision, dispatch, type EvaluationContext, type Refusal, refusalOf, refused } from "../monitor.js";
 import { type HostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
-import { type ActionRequest, approvalPattern, describeAction, directoryWord, fsPathUse, isFsPathAction, pathSubject } from "./action-request.js";
+import { type ActionRequest, approvalPattern, describeAction, fsPathUse, isFsPathAction, pathSubject } from "./action-request.js";
 import type { HostSecrets } from "../host-secrets.js";
 import { printable } from "../printable.js";
 import { headThenShown } from "./shown-text.js";
@@ -470,7 +470,7 @@ function detailOf(action: Action, request: ActionRequest, cwd: { named: string; 
   switch (action.kind) {
     case "Exec": {
       // The directory as the command will run in it: a security review's "(in docs)" was a link to deploy/.
-      const where = cwd === null ? "" : ` (in ${directoryWord(cwd.named)}${cwd.real === cwd.named ? "" : ` -> ${directoryWord(cwd.real)}`})`;
+      const where = cwd === null ? "" : ` (in ${shownWord(cwd.named)}${cwd.real === cwd.named ? "" : ` -> ${shownWord(cwd.real)}`})`;
       // What it reads on standard input is part of what it does (`tee -a .bashrc`, `git apply`,
       // `crontab`, `psql`): a security review's question said "run: tee -a .bashrc", and nothing
       // of the line it appended. Shown whole, as a JSON string (line breaks as \n); a long one
