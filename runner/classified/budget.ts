@@ -112,6 +112,15 @@ export class PlaintextBudget {
     return this.take(PlaintextBudget.sizeOf(value));
   }
 
+  /**
+   * Whether a failed value's reason is kept (and counted, as a value is, out of sight): the store
+   * keeps it with the value for as long as it lives, up to 2,048 characters of a map function's
+   * error and more for others (a path, twice). One that does not fit is kept as a fixed reason.
+   */
+  admitReason(reason: string): boolean {
+    return this.take(reason.length * 2);
+  }
+
   /** Why a value was not kept, for the secure sink. */
   fullReason(): string {
     if (this.sharedFull) {

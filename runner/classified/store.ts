@@ -26,9 +26,26 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
  */
 export const CLASSIFIED_VALUES_KEPT = 100_000;
 
+/**
+ * What a failed value holds once its own reason does not fit the budget: one reason for them
+ * all. Uncounted, the reasons of failed values took what the budget kept for values: a security
+ * review failed 100,000 maps a session with a function throwing a 4,000-character error (each
+ * value kept 2,048 characters of it), tacit serve growing by about 250 MB a session, without a
+ * bound but the 100,000 values a session keeps, times its sessions (3.8 GB resident after
+ * fifteen, at a 4 GiB heap). Counted, they fill the budget as values do, out of sight.
+ */
+const REASON_NOT_KEPT: PureResult = Object.freeze({
+  ok: false,
+  reason:
+    "the value failed, and why was not kept: the classified values (and the reasons of those that failed) of this evaluation " +
+    "or session, or of all the server's sessions and calls together, already fill what the host keeps for them",
+});
+
 export class ClassifiedStore {
   private readonly values = new Map<string, Promise<PureResult>>();
   private readonly budget: PlaintextBudget;
+  /** Failed values whose reason is counted already (a map of a failed value fails with that same value). */
+  private readonly countedFailures = new WeakSet<PureResult>();
 
   constructor(
     private readonly evaluator: PureEvaluator,
@@ -73,9 +90,18 @@ export class ClassifiedStore {
    */
   private admitted(computed: Promise<PureResult>, what: string): Promise<PureResult> {
     return computed.then((result) => {
-      if (!result.ok || this.budget.admitComputed(result.value)) return result;
-      return { ok: false, reason: `${what}: ${this.budget.fullReason()}` };
+      if (result.ok && this.budget.admitComputed(result.value)) return result;
+      return this.failed(result.ok ? `${what}: ${this.budget.fullReason()}` : result);
     });
+  }
+
+  /** A failed value as the store keeps it: with its reason if that fits the budget, else with REASON_NOT_KEPT's. */
+  private failed(failure: string | PureResult): PureResult {
+    const result: PureResult = typeof failure === "string" ? { ok: false, reason: failure } : failure;
+    if (result.ok || result === REASON_NOT_KEPT || this.countedFailures.has(result)) return result;
+    if (!this.budget.admitReason(result.reason)) return REASON_NOT_KEPT;
+    this.countedFailures.add(result);
+    return result;
   }
 
   /**
@@ -97,8 +123,8 @@ export class ClassifiedStore {
     if (charge === "held") return this.issue(Promise.resolve({ ok: true, value }));
     // Accepted but not kept: computed values fill the rest of the budget, and saying so would
     // tell the agent how large they are.
-    const result: PureResult = { ok: false, reason: `classify(): ${this.budget.fullReason()}` };
-    this.onFailure(result.reason);
+    const result = this.failed(`classify(): ${this.budget.fullReason()}`);
+    if (!result.ok) this.onFailure(result.reason);
     return this.issue(Promise.resolve(result));
   }
 
