@@ -27,6 +27,11 @@ export class HeapShare {
     return new HeapShare(Number.POSITIVE_INFINITY);
   }
 
+  /** Whether `bytes` would fit now (nothing taken). */
+  fits(bytes: number): boolean {
+    return this.usedBytes + bytes <= this.limitBytes;
+  }
+
   /** Takes `bytes` if they fit; false (and nothing taken) if not. */
   take(bytes: number): boolean {
     if (this.usedBytes + bytes > this.limitBytes) return false;

@@ -7,7 +7,7 @@
 // evaluation or session and never forgets a value, so without a cap a loop of classify()
 // grows the host until it dies — the whole server, under `tacit serve`.
 
-import type { HeapShare } from "../heap-share.js";
+import { HeapShare } from "../heap-share.js";
 import type { Capture, PureJob } from "../../library/protocol.js";
 import { randomToken } from "../random-token.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
@@ -25,6 +25,20 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
  * call that made one), so this refusal, unlike the budget's, may be visible.
  */
 export const CLASSIFIED_VALUES_KEPT = 100_000;
+
+/** What one Classified value costs the host whatever its size (measured at about 300 bytes; rounded up). */
+const VALUE_BYTES = 320;
+
+/**
+ * What all the stores of this process (a tacit serve's sessions and calls) keep of values
+ * together, at VALUE_BYTES each: an eighth of tacit's heap limit. CLASSIFIED_VALUES_KEPT bounds
+ * one store, and a server keeps up to maxSessions (100) of them: a security review made 100,000
+ * values of classify("") in each of its sessions, which no plaintext budget sees (they hold
+ * nothing), and a tacit serve with a 250 MB heap died in its eleventh session, every session
+ * with it (at the default heap, 100 sessions come to some 3 GB). Like the store's own bound, a
+ * count the agent knows, so its refusal may be visible.
+ */
+const valuesInAll = HeapShare.ofHeap(8);
 
 /**
  * What a failed value holds once its own reason does not fit the budget: one reason for them
@@ -62,6 +76,9 @@ export class ClassifiedStore {
   /** The store's evaluation or session ended: what it held is given back to the share it draws on. */
   release(): void {
     this.budget.release();
+    valuesInAll.give(this.counted * VALUE_BYTES);
+    this.counted = 0;
+    this.released = true;
   }
 
   /**
@@ -69,7 +86,15 @@ export class ClassifiedStore {
    * for it is done (a classified read or request is not made only to be refused).
    */
   reserve(what: string): void {
-    if (this.values.size < CLASSIFIED_VALUES_KEPT) return;
+    if (this.values.size < CLASSIFIED_VALUES_KEPT) {
+      if (this.released || valuesInAll.fits(VALUE_BYTES)) return;
+      throw new EffectFailure(
+        `${what}: refused: the sessions and calls of this tacit together already hold ${Math.floor(valuesInAll.limitBytes / VALUE_BYTES)} ` +
+          "Classified values, the most it keeps (an eighth of its heap limit, whatever their size; each is kept until its " +
+          "evaluation or session ends). Delete sessions you no longer need (delete_repl_session) or let the calls under way " +
+          "end, and make fewer values: one map over a whole list instead of one per item, or reuse a Classified value",
+      );
+    }
     throw new EffectFailure(
       `${what}: refused: this evaluation (or session) already holds ${CLASSIFIED_VALUES_KEPT} Classified values, the most ` +
         "the host keeps (each is kept until the evaluation or session ends, whatever its size). Make fewer values: one " +
@@ -77,7 +102,12 @@ export class ClassifiedStore {
     );
   }
 
+  /** Values issued and counted in valuesInAll (given back by release). */
+  private counted = 0;
+  private released = false;
+
   private issue(value: Promise<PureResult>): string {
+    if (!this.released && valuesInAll.take(VALUE_BYTES)) this.counted++;
     const handle = "c" + randomToken(18);
     this.values.set(handle, value);
     return handle;

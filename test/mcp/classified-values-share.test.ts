@@ -1,0 +1,53 @@
+// How many Classified values all the sessions and calls of one tacit serve keep together is
+// bounded, not only how many one session keeps. Each value costs the host about 300 bytes
+// whatever it holds, which no plaintext budget sees, and a session keeps up to 100,000: a
+// security review made that many with classify("") in each of its sessions, and a tacit serve
+// with a 250 MB heap died in its eleventh session, every session with it. Past the server's
+// share, making a value is refused with an error that says so; deleting sessions gives it back.
+
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createSession, runInSession, type SmallHeapServe, smallHeapServe } from "../helpers.js";
+
+let server: SmallHeapServe;
+
+beforeAll(async () => {
+  server = await smallHeapServe("tacit-classified-values-share-", ["--no-check"]);
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+/** 50,000 more values in the session, or as many as it is allowed, with the refusal printed. */
+const MAKING = `try {
+  for (let i = 0; i < 50_000; i++) kept.push(classify(""));
+} catch (error) {
+  println(String(error));
+}
+kept.length`;
+
+const REFUSAL = "refused: the sessions and calls of this tacit together already hold";
+
+it("sessions that each make as many values as a session keeps cannot together fill the server; the refusal says what to do", async () => {
+  const { client } = server;
+  const sessions: string[] = [];
+  let refused: string | null = null;
+  // Without a bound for the server, the eleventh session's values ended it.
+  for (let n = 0; n < 12 && refused === null; n++) {
+    const session = await createSession(client);
+    sessions.push(session);
+    expect(await runInSession(client, session, `const kept: Classified<string>[] = [];`, 60_000)).toMatchObject({ exitCode: 0 });
+    for (let round = 0; round < 2 && refused === null; round++) {
+      const result = await runInSession(client, session, MAKING, 120_000);
+      expect(result, server.stderr().slice(-400)).toMatchObject({ exitCode: 0 });
+      if (result.stdout.includes(REFUSAL)) refused = result.stdout;
+    }
+  }
+  expect(refused).toContain("Delete sessions you no longer need (delete_repl_session)");
+  // The values made stay usable; deleting the sessions gives their share back.
+  expect(await runInSession(client, sessions[0]!, `println(kept.length > 0, kept[0]);`, 60_000)).toMatchObject({ exitCode: 0, stdout: "true Classified(***)\n" });
+  for (const session of sessions) await client.callTool({ name: "delete_repl_session", arguments: { session_id: session } });
+  const fresh = await createSession(client);
+  const result = await runInSession(client, fresh, `const kept: Classified<string>[] = [];\n${MAKING}`, 120_000);
+  expect(result).toMatchObject({ exitCode: 0, stdout: "50000\n" });
+}, 900_000);
