@@ -470,6 +470,7 @@ function createEvaluationContext(
     classifiedChats: new ConcurrencyLimit(CLASSIFIED_CHATS_AT_ONCE),
     sink: quota,
     background: new Set(),
+    classifiedWritesSettled: null,
     files: new FileSystemExecutor(
       {
         allowedRoots: config.library.allowedRoots,

@@ -59,6 +59,12 @@ export interface EvaluationContext {
    * nothing behind, and a classified read waits only for the writes still pending.
    */
   background: Set<Promise<unknown>>;
+  /**
+   * Settles once every value the classified writes so far wrote is settled (see MAP_SETTLE_MS in
+   * classified/store.ts); null before the first: a classified read after a classified write is
+   * settled after that, never when it was read.
+   */
+  classifiedWritesSettled: Promise<void> | null;
   /** The host's own secrets (the LLM key), scrubbed from whatever goes back to the script. */
   hostSecrets: HostSecrets;
   /**
@@ -136,7 +142,11 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       context.classified.reserve(`readClassified(${action.path})`);
       const read = files.openClassifiedRead(action.scope, action.path);
       const pendingWrites = Promise.all([...context.background]);
-      return granted(action.kind, context.classified.later(pendingWrites.then(read), `readClassified(${action.path})`));
+      // Read once the writes before it have landed, but, after any classified write, settled on
+      // the schedule of the values written: read as soon as they landed, a request sending it
+      // waited for the functions that computed them (a write still pending, its value late, too).
+      const writes = context.classifiedWritesSettled;
+      return granted(action.kind, context.classified.later(pendingWrites.then(read), `readClassified(${action.path})`, writes && { after: writes }));
     }
     case "FsWriteClassified": {
       const value = context.classified.get(action.handle);
@@ -144,6 +154,10 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       // that failed leaves it empty (the failure went to the secure sink), which looks, to
       // agent code, like any other.
       const fill = files.openClassifiedWrite(action.scope, action.path);
+      // A classified read after this write is settled after the value written is (see FsReadClassified).
+      const due = context.classified.dueOf(action.handle);
+      const before = context.classifiedWritesSettled;
+      context.classifiedWritesSettled = before === null ? due : Promise.all([before, due]).then(() => undefined);
       const write: Promise<unknown> = value
         .then((result) => fill(result.ok ? plaintextOf(result) : null))
         .catch((error: unknown) => context.sink?.append(`[tacit] writeClassified(${action.path}) failed: ${String(error)}\n`))

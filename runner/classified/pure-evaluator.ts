@@ -82,6 +82,46 @@ export class PureEvaluator {
     };
   }
 
+  /** Deadlines from `after` not reached yet: each resolves early once the evaluator is closed. */
+  private readonly deadlines = new Set<() => void>();
+  /** Settles once the first process this evaluator started is ready for jobs (or has ended). */
+  private firstReady: Promise<void> | null = null;
+
+  /**
+   * Settles once the evaluator's first process is ready, starting it now if none was ever
+   * started: how long Deno takes to start depends on nothing of the agent's, and the store's
+   * schedule counts from then (a later process, started after a function broke the one
+   * before, is not waited for: when that happens depends on the plaintext).
+   */
+  started(): Promise<void> {
+    if (this.firstReady === null) {
+      if (this.closed) return Promise.resolve();
+      this.process ??= this.start();
+      this.firstReady = this.ready;
+    }
+    return this.firstReady;
+  }
+
+  /**
+   * Resolves `ms` from now, not counting the time a person is asked (the evaluator is stopped
+   * then, see whileAsked), or at once once the evaluator is closed (its evaluation is over, and
+   * what waited for it is no longer seen by the agent). The store's schedule for map results
+   * (see MAP_SETTLE_MS in store.ts): a time that depends on when the script asked, never on how
+   * long the evaluator takes.
+   */
+  after(ms: number): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const reached = (): void => {
+        this.deadlines.delete(reached);
+        timer.stop();
+        resolve();
+      };
+      const timer = this.limit(ms, reached);
+      this.deadlines.add(reached);
+    });
+  }
+
   private start(): SandboxProcess {
     const proc = new SandboxProcess({ memoryLimitMb: PURE_MEMORY_LIMIT_MB, role: "pure" });
     // Started while a person is asked (a job queued before the question): it waits for the answer too.
@@ -220,6 +260,7 @@ export class PureEvaluator {
   /** Ends the process; resolves once it is gone. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const reached of [...this.deadlines]) reached();
     const proc = this.process;
     this.process = null;
     if (!proc) return;

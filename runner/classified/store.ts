@@ -55,8 +55,39 @@ const REASON_NOT_KEPT: PureResult = Object.freeze({
     "or session, or of all the server's sessions and calls together, already fill what the host keeps for them",
 });
 
+/**
+ * When a map/flatMap result is settled for a request the script times: this long after the call
+ * that asked for it, after the values it is computed from are settled, or after the pure
+ * evaluator first started, whichever is later (time a person is asked not counted). A request
+ * that sends the value (a secret header, a classified body) waits for exactly that moment, and
+ * sends what the evaluator had answered by then; without an answer by then, it goes without the
+ * value, as with one that could not be computed (sent empty, noted in the secure output). A
+ * classified chat asks the model with it then too, and a classified read after a classified
+ * write is settled the same way after the value written. How long a function takes depends on
+ * the plaintext it is given, and the request waited for it: a thirty-sixth security review
+ * timed requests with a secret header (Date.now() around httpGet) and read a token a character
+ * per request, with a function that looped a few milliseconds per unit of a character's code,
+ * and turned the exit status into a bit of the secret with one that never ended for some
+ * plaintexts (the request waited for it past the time limit). Long enough for the
+ * evaluator to compute what a script asks of it (a job takes a few milliseconds; its start,
+ * 250-360 ms on a loaded machine, is not counted), short enough that a request after each of a
+ * loop's maps is not held long; a function that needs longer gives a request nothing to send.
+ */
+export const MAP_SETTLE_MS = 500;
+
+/**
+ * A value, the moment it is settled for what the agent can time (`due`: for a map result, the
+ * schedule above; for any other value, when it is known, a time that depends on no function of
+ * the agent's), and the value once known.
+ */
+interface StoredValue {
+  value: Promise<PureResult>;
+  due: Promise<void>;
+  known: PureResult | null;
+}
+
 export class ClassifiedStore {
-  private readonly values = new Map<string, Promise<PureResult>>();
+  private readonly values = new Map<string, StoredValue>();
   private readonly budget: PlaintextBudget;
   /** Failed values whose reason is counted already (a map of a failed value fails with that same value). */
   private readonly countedFailures = new WeakSet<PureResult>();
@@ -106,10 +137,14 @@ export class ClassifiedStore {
   private counted = 0;
   private released = false;
 
-  private issue(value: Promise<PureResult>): string {
+  private issue(value: Promise<PureResult>, due?: Promise<void>): string {
     if (!this.released && valuesInAll.take(VALUE_BYTES)) this.counted++;
     const handle = "c" + randomToken(18);
-    this.values.set(handle, value);
+    const stored: StoredValue = { value, due: Promise.resolve(), known: null };
+    // Known before the due that is the value itself has passed (callbacks run in order).
+    void value.then((result) => (stored.known = result));
+    stored.due = due ?? value.then(() => undefined);
+    this.values.set(handle, stored);
     return handle;
   }
 
@@ -168,8 +203,11 @@ export class ClassifiedStore {
     return this.issue(kept);
   }
 
-  /** A value that becomes known later (a classified file read after pending writes); a failure is recorded out of sight. */
-  later(value: Promise<unknown>, what: string): string {
+  /**
+   * A value that becomes known later (a classified file read after pending writes); a failure is
+   * recorded out of sight. `settled`: when it is settled (see MAP_SETTLE_MS), if not once known.
+   */
+  later(value: Promise<unknown>, what: string, settled: { after: Promise<void> } | null = null): string {
     this.reserve(what);
     const computed = this.admitted(
       value.then(
@@ -181,7 +219,10 @@ export class ClassifiedStore {
     void computed.then((result) => {
       if (!result.ok) this.onFailure(result.reason);
     });
-    return this.issue(computed);
+    // `settled`: on the same schedule as a map of the values it comes after (a classified read
+    // after classified writes); else once it is known (when depends only on the file).
+    const due = settled === null ? undefined : settled.after.then(() => this.evaluator.after(MAP_SETTLE_MS));
+    return this.issue(computed, due);
   }
 
   /**
@@ -190,7 +231,9 @@ export class ClassifiedStore {
    */
   derive(handle: string, compute: (plaintext: unknown) => Promise<unknown>, what: string): string {
     this.reserve(what);
-    const input = this.get(handle);
+    // From when the input is settled: asked as soon as it was known, the model's answer came
+    // back later by as long as a map function took to compute the question.
+    const input = this.settled(handle, what);
     const computed = this.admitted(
       input.then(async (base): Promise<PureResult> => {
         if (!base.ok) return base;
@@ -208,24 +251,55 @@ export class ClassifiedStore {
     return this.issue(computed);
   }
 
-  /** The value behind a handle, or a denial if this evaluation never issued it. */
+  private stored(handle: string): StoredValue {
+    const stored = this.values.get(handle);
+    if (!stored) throw new PolicyDenial("not a Classified value from this evaluation: handles cannot be made up or carried over");
+    return stored;
+  }
+
+  /**
+   * The value behind a handle, as soon as it is known, or a denial if this evaluation never
+   * issued it: for work the agent cannot time (a map's input, a classified chat's question).
+   */
   get(handle: string): Promise<PureResult> {
-    const value = this.values.get(handle);
-    if (!value) throw new PolicyDenial("not a Classified value from this evaluation: handles cannot be made up or carried over");
-    return value;
+    return this.stored(handle).value;
+  }
+
+  /** When the value behind a handle is settled (see MAP_SETTLE_MS), or a denial if this evaluation never issued it. */
+  dueOf(handle: string): Promise<void> {
+    return this.stored(handle).due;
+  }
+
+  /**
+   * The value behind a handle at the moment it is settled (see MAP_SETTLE_MS), never earlier nor
+   * later, or a denial if this evaluation never issued it: for what the agent can time, `use`
+   * (a request that sends it, a classified chat that asks with it). Not computed by then, the
+   * use goes without it, noted out of sight like a value that failed.
+   */
+  settled(handle: string, use: string): Promise<PureResult> {
+    const stored = this.stored(handle);
+    return stored.due.then((): PureResult => {
+      if (stored.known) return stored.known;
+      const reason = `${use} went without its value: the function computing it had not answered ${MAP_SETTLE_MS} ms after it was asked for, when the value was settled`;
+      this.onFailure(reason);
+      return { ok: false, reason };
+    });
   }
 
   /** `abandoned`: the asking evaluation's kill signal (see PureEvaluator.run). */
   map(handle: string, source: string, captures: Record<string, Capture>, flat: boolean, abandoned?: AbortSignal): string {
     this.reserve(flat ? "flatMap" : "map");
-    const input = this.get(handle);
-    const captured: Array<[string, Capture, Promise<PureResult> | null]> = Object.entries(captures).map(([name, capture]) => {
+    const input = this.stored(handle);
+    const captured: Array<[string, Capture, StoredValue | null]> = Object.entries(captures).map(([name, capture]) => {
       if (!IDENTIFIER.test(name)) throw new PolicyDenial(`map/flatMap: "${name}" is not an identifier`);
-      return [name, capture, "classified" in capture ? this.get(capture.classified) : null];
+      return [name, capture, "classified" in capture ? this.stored(capture.classified) : null];
     });
     const what = flat ? "flatMap" : "map";
+    const due = Promise.all([this.evaluator.started(), input.due, ...captured.map(([, , value]) => value?.due)]).then(() =>
+      this.evaluator.after(MAP_SETTLE_MS),
+    );
     const computed = this.admitted((async (): Promise<PureResult> => {
-      const base = await input;
+      const base = await input.value;
       if (!base.ok) return base;
       const jobCaptures: PureJob["captures"] = {};
       for (const [name, capture, value] of captured) {
@@ -233,7 +307,7 @@ export class ClassifiedStore {
           jobCaptures[name] = { plain: (capture as { plain: unknown }).plain };
           continue;
         }
-        const resolved = await value;
+        const resolved = await value.value;
         if (!resolved.ok) return resolved;
         jobCaptures[name] = { classifiedValue: resolved.value };
       }
@@ -242,7 +316,7 @@ export class ClassifiedStore {
     void computed.then((result) => {
       if (!result.ok) this.onFailure(`${what} failed: ${result.reason}`);
     });
-    return this.issue(computed);
+    return this.issue(computed, due);
   }
 }
 

@@ -286,7 +286,8 @@ export class NetworkExecutor {
   }
 
   private async plaintextOf(handle: string): Promise<string> {
-    const value = await this.classified.get(handle);
+    // Settled (see MAP_SETTLE_MS): the script times this request.
+    const value = await this.classified.settled(handle, "a request");
     // A value that could not be computed is sent empty: refusing would tell the agent so.
     return value.ok ? (typeof value.value === "string" ? value.value : JSON.stringify(value.value)) : "";
   }
