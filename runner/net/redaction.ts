@@ -418,10 +418,23 @@ function spansOf(text: string, texts: readonly string[]): Array<[number, number]
   return spans;
 }
 
-/** What the escapes escapesDecoded undoes stand for, by their name or number. */
-const NAMED_REFERENCES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+/**
+ * The named character references of ASCII characters, by their names in lower case (matched
+ * case aside): XML's five, and HTML5's for punctuation, which PHP's htmlentities with
+ * ENT_HTML5 writes ("a+b." is "a&plus;b&period;"; "/" is "&sol;", "=" "&equals;", "_" "&lowbar;").
+ */
+const NAMED_REFERENCES: Record<string, string> = {
+  amp: "&", lt: "<", gt: ">", quot: '"', apos: "'",
+  tab: "\t", newline: "\n", excl: "!", num: "#", dollar: "$", percnt: "%", lpar: "(", rpar: ")", ast: "*", midast: "*",
+  plus: "+", comma: ",", period: ".", sol: "/", colon: ":", semi: ";", equals: "=", quest: "?", commat: "@",
+  lsqb: "[", lbrack: "[", bsol: "\\", rsqb: "]", rbrack: "]", hat: "^", lowbar: "_", underbar: "_", grave: "`",
+  diacriticalgrave: "`", lcub: "{", lbrace: "{", verbar: "|", vert: "|", verticalline: "|", rcub: "}", rbrace: "}",
+};
 /** A percent-escape, an HTML character reference (hex, decimal or named), a JSON \u escape, or "\/". */
-const ESCAPE = /%([0-7][0-9a-f])|&#x0*([0-9a-f]{1,2});|&#0*(\d{1,3});|&(amp|lt|gt|quot|apos);|\\u00([0-7][0-9a-f])|\\(\/)/gi;
+const ESCAPE = new RegExp(
+  `%([0-7][0-9a-f])|&#x0*([0-9a-f]{1,2});|&#0*(\\d{1,3});|&(${Object.keys(NAMED_REFERENCES).join("|")});|\\\\u00([0-7][0-9a-f])|\\\\(\\/)`,
+  "gi",
+);
 
 /** The ASCII character an escape (an ESCAPE match) stands for, or null for one past ASCII. */
 function unescaped(match: RegExpExecArray): string | null {

@@ -7,7 +7,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, type Handler, isEnvFile, lit, makeCanary, permit, perTestResources, tacit, writeTree } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, type CliResult, type Handler, isEnvFile, lit, makeCanary, permit, perTestResources, tacit, writeTree } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-escaping-");
 
@@ -100,6 +100,42 @@ const formPage: Handler = (request, response) => {
   response.end(`<input type="hidden" name="token" value="${request.url === "/esapi" ? esapiHtml(secret) : twigHtmlAttr(secret)}">`);
 };
 
+/**
+ * PHP's htmlentities($value, ENT_QUOTES | ENT_HTML5): every character HTML5 names, ASCII
+ * punctuation included, as its named reference ("This + is." is "This &plus; is&period;").
+ */
+const phpHtml5Entities = (value: string): string =>
+  value.replace(/[&<>"'/+=.:_@]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;", "/": "&sol;", "+": "&plus;", "=": "&equals;", ".": "&period;", ":": "&colon;", _: "&lowbar;", "@": "&commat;" })[c]!);
+/** A page with the Authorization header in it, escaped by PHP's htmlentities for HTML5. */
+const templatePage: Handler = (request, response) => {
+  const secret = String(request.headers.authorization ?? "");
+  response.setHeader("content-type", "text/html; charset=utf-8");
+  response.end(`<p id="token">${phpHtml5Entities(secret)}</p>`);
+};
+
+/** Runs `script` (given `key`, the canary as a Classified value, and `page(where)`, the page there fetched with it as Authorization) against templatePage. */
+async function againstTemplatePage(script: string): Promise<{ canary: string; result: CliResult; received: string[] }> {
+  const a = await resources.server(templatePage);
+  const root = path.join(resources.dir(), "work");
+  // Base64-shaped, with ".", "_", "/", "+" and a closing "=": an AWS secret access key, a JWT.
+  const canary = `${makeCanary().replaceAll("-", "+").replace("+", "/").replace("+", ".").replace("+", "_")}=`;
+  writeTree(root, { ".env": `AWS_SECRET_ACCESS_KEY=${canary}\n` });
+  const result = await tacit(
+    root,
+    `${ATTEMPT_PRELUDE}
+const key = requestFileSystem(".", (fs) => fs.readClassified(".env").map((env) => env.trim().slice("AWS_SECRET_ACCESS_KEY=".length)));
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  const page = (where: string): string => net.httpGet(${lit(a.origin)} + where, { secretHeaders: { authorization: key } });
+  ${script}
+});
+`,
+    permit(`127.0.0.1:${a.port}`),
+  );
+  expectNoLeak(canary, result, root, isEnvFile);
+  expect(result.stdout).not.toContain(canary.slice(8, 24));
+  return { canary, result, received: a.received.map((r) => String(r.headers.authorization)) };
+}
+
 describe("echoes in other servers' escaping", () => {
   it("a key with + echoed by ASP.NET Core's JSON, a Razor page or a Go template is redacted", async () => {
     const a = await resources.server(echoing);
@@ -179,6 +215,15 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     const found = attempts(result.stdout);
     for (const label of ["/twig-html-attr", "/esapi"]) expect(attemptOf(found, label), label).toEqual({ status: "ok", value: "[redacted]" });
     expect(result.stdout).not.toContain(canary.slice(8, 24));
+  });
+
+  it("a key echoed by PHP's htmlentities for HTML5 (&sol; &plus; &period; &lowbar; &equals;) is redacted", async () => {
+    const { canary, result, received } = await againstTemplatePage(`
+  const named: Record<string, string> = { sol: "/", plus: "+", equals: "=", period: ".", colon: ":", lowbar: "_", commat: "@", amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+  attempt("/php-html5", () => /<p id="token">(.*)<\\/p>/.exec(page("/php-html5"))![1]!.replace(/&([a-z]+);/g, (_, name: string) => named[name] ?? "?"));`);
+    expect(result.code, result.stderr).toBe(0);
+    expect(received).toEqual([canary]);
+    expect(attemptOf(attempts(result.stdout), "/php-html5")).toEqual({ status: "ok", value: "[redacted]" });
   });
 
   it("(unit) a key escaped character by character in decimal references, with leading zeros, or as \\u escapes in either case, is redacted; the text around it is not touched", async () => {
