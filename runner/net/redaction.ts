@@ -449,26 +449,59 @@ function unescaped(match: RegExpExecArray): string | null {
 }
 
 /**
- * The text with each escape of an ASCII character decoded ("%2B", "%2b", "&#x2B;", "&#43;",
- * "&#043;", "\u002b" are "+"), and where each of its characters starts in the text (one more:
- * the text's end); null when it has none. Encoders differ in which characters they escape and
- * how: Python's urllib.parse.quote keeps "/" and escapes "+" and "=", Go's url.PathEscape the
- * other way round, .NET's HttpUtility.UrlEncode writes lower-case hex; Twig's html_attr escapes
- * every character but letters, digits and ",.-_" as "&#x2F;", OWASP ESAPI as "&#x2f;", PHP's
- * htmlspecialchars "'" as "&#039;". Security reviews had a server build a link with quote(), and
- * a page with Twig's html_attr, from a secret header shaped like an AWS secret access key
- * ("…/…+…="): the answers held it as ".../...%2B...%3D" and "...&#x2F;...&#x2B;...&#x3D;", no
- * form redaction knew, and the script decoded and printed it. Looking for the forms in the
- * decoded text too finds the value however it was escaped.
+ * A backslash escape of JavaScript ("\x2F") or CSS ("\2F ", a hex code of up to six digits and
+ * maybe one white space after it). Decoded in a pass of its own (see BACKSLASH_DECODING): a
+ * backslash and hex digits are also what a JSON or JavaScript text holds around the escapes
+ * ESCAPE undoes ("\b", "\f", a backslash of the value itself), and read as CSS in the same pass
+ * they would change what that pass finds.
  */
-function escapesDecoded(text: string): { decoded: string; starts: Int32Array } | null {
-  const escape = new RegExp(ESCAPE.source, "gi");
+const BACKSLASH_ESCAPE = /\\x([0-7][0-9a-f])|\\([0-9a-f]{1,6})(?:\r\n|[ \t\n\r\f])?/gi;
+
+/** The ASCII character a BACKSLASH_ESCAPE match stands for, or null for one past ASCII. */
+function backslashUnescaped(match: RegExpExecArray): string | null {
+  const value = parseInt(match[1] ?? match[2]!, 16);
+  return value < 0x80 ? String.fromCharCode(value) : null;
+}
+
+/** An escape syntax: its pattern, and what a match of it stands for (null: left as it is). */
+interface EscapeDecoding {
+  pattern: RegExp;
+  decode: (match: RegExpExecArray) => string | null;
+}
+
+/**
+ * Percent-escapes and character references, JSON \u escapes. Encoders differ in which
+ * characters they escape and how: Python's urllib.parse.quote keeps "/" and escapes "+" and "=",
+ * Go's url.PathEscape the other way round, .NET's HttpUtility.UrlEncode writes lower-case hex;
+ * Twig's html_attr escapes every character but letters, digits and ",.-_" as "&#x2F;", OWASP
+ * ESAPI as "&#x2f;", PHP's htmlspecialchars "'" as "&#039;". Security reviews had a server build
+ * a link with quote(), and a page with Twig's html_attr, from a secret header shaped like an AWS
+ * secret access key ("…/…+…="): the answers held it as ".../...%2B...%3D" and
+ * "...&#x2F;...&#x2B;...&#x3D;", no form redaction knew, and the script decoded and printed it.
+ */
+const REFERENCE_DECODING: EscapeDecoding = { pattern: ESCAPE, decode: unescaped };
+/**
+ * JavaScript's and CSS's backslash escapes, as Laminas (Zend) Escaper's escapeJs ("\x2F") and
+ * escapeCss ("\2F "), Twig's css strategy and OWASP ESAPI's encodeForCSS write every character
+ * but letters and digits: a security review read a secret header from a page that put it in a
+ * script or a style that way.
+ */
+const BACKSLASH_DECODING: EscapeDecoding = { pattern: BACKSLASH_ESCAPE, decode: backslashUnescaped };
+
+/**
+ * The text with each escape of an ASCII character that `decoding` knows decoded ("%2B", "%2b",
+ * "&#x2B;", "&#43;", "&#043;", "&plus;", "\u002b" are "+"), and where each of its characters
+ * starts in the text (one more: the text's end); null when it has none. Looking for the forms in
+ * the decoded text too finds the value however it was escaped.
+ */
+function escapesDecoded(text: string, decoding: EscapeDecoding): { decoded: string; starts: Int32Array } | null {
+  const escape = new RegExp(decoding.pattern.source, "gi");
   let starts: Int32Array | null = null; // Made at the first escape: most texts have none.
   const parts: string[] = [];
   let at = 0;
   let last = 0;
   for (let match = escape.exec(text); match !== null; match = escape.exec(text)) {
-    const character = unescaped(match);
+    const character = decoding.decode(match);
     if (character === null) continue; // Left as it is, with the text around it.
     starts ??= new Int32Array(text.length + 1);
     for (let i = last; i < match.index; i++) starts[at++] = i;
@@ -515,8 +548,9 @@ export function redact(text: string, secrets: readonly string[], shown: readonly
   if (!any) return text;
   matcher.build();
   let ranges = matcher.ranges(text);
-  const decoded = escapesDecoded(text);
-  if (decoded !== null) {
+  for (const decoding of [REFERENCE_DECODING, BACKSLASH_DECODING]) {
+    const decoded = escapesDecoded(text, decoding);
+    if (decoded === null) continue;
     const { starts } = decoded;
     const more = matcher.ranges(decoded.decoded).map(([start, end]): [number, number] => [starts[start]!, starts[end]!]);
     if (more.length > 0) ranges = joined([...ranges, ...more]);

@@ -106,11 +106,18 @@ const formPage: Handler = (request, response) => {
  */
 const phpHtml5Entities = (value: string): string =>
   value.replace(/[&<>"'/+=.:_@]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;", "/": "&sol;", "+": "&plus;", "=": "&equals;", ".": "&period;", ":": "&colon;", _: "&lowbar;", "@": "&commat;" })[c]!);
-/** A page with the Authorization header in it, escaped by PHP's htmlentities for HTML5. */
+/** Laminas Escaper's escapeJs: each character but letters, digits and ",._" as \xHH (upper-case hex). */
+const laminasJs = (value: string): string => value.replace(/[^A-Za-z0-9,._]/g, (c) => `\\x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
+/** Laminas Escaper's escapeCss (and Twig's css strategy): each character but letters and digits as \HH and a space. */
+const laminasCss = (value: string): string => value.replace(/[^A-Za-z0-9]/g, (c) => `\\${c.charCodeAt(0).toString(16).toUpperCase()} `);
+
+/** A page with the Authorization header in it, escaped by PHP's htmlentities for HTML5, or by Laminas Escaper for a script or a style. */
 const templatePage: Handler = (request, response) => {
   const secret = String(request.headers.authorization ?? "");
   response.setHeader("content-type", "text/html; charset=utf-8");
-  response.end(`<p id="token">${phpHtml5Entities(secret)}</p>`);
+  if (request.url === "/laminas-js") response.end(`<script>var token = "${laminasJs(secret)}";</script>`);
+  else if (request.url === "/laminas-css") response.end(`<style>#token::after { content: "${laminasCss(secret)}"; }</style>`);
+  else response.end(`<p id="token">${phpHtml5Entities(secret)}</p>`);
 };
 
 /** Runs `script` (given `key`, the canary as a Classified value, and `page(where)`, the page there fetched with it as Authorization) against templatePage. */
@@ -226,11 +233,22 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(attemptOf(attempts(result.stdout), "/php-html5")).toEqual({ status: "ok", value: "[redacted]" });
   });
 
-  it("(unit) a key escaped character by character in decimal references, with leading zeros, or as \\u escapes in either case, is redacted; the text around it is not touched", async () => {
+  it("a key escaped as Laminas Escaper writes it for a script (\\x2F) or a style (\\2F , Twig's css strategy too) is redacted", async () => {
+    const { canary, result, received } = await againstTemplatePage(`
+  const unescape = (text: string, escape: RegExp): string => text.replace(escape, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  attempt("/laminas-js", () => unescape(/var token = "(.*)";/.exec(page("/laminas-js"))![1]!, /\\\\x([0-9A-F]{2})/g));
+  attempt("/laminas-css", () => unescape(/content: "(.*)";/.exec(page("/laminas-css"))![1]!, /\\\\([0-9A-F]{1,6}) /g));`);
+    expect(result.code, result.stderr).toBe(0);
+    expect(received).toEqual([canary, canary]);
+    const found = attempts(result.stdout);
+    for (const label of ["/laminas-js", "/laminas-css"]) expect(attemptOf(found, label), label).toEqual({ status: "ok", value: "[redacted]" });
+  });
+
+  it("(unit) a key escaped character by character in decimal references, with leading zeros, as \\u escapes in either case, or as JavaScript's \\x or CSS's \\HH escapes, is redacted; the text around it is not touched", async () => {
     const { redact } = await import("../../runner/net/redaction.js");
     const key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCY=";
     const each = (format: (code: number) => string): string => [...key].map((c) => (/[A-Za-z0-9]/.test(c) ? c : format(c.charCodeAt(0)))).join("");
-    for (const echo of [each((code) => `&#${code};`), each((code) => `&#0${code};`), each((code) => `\\u${code.toString(16).padStart(4, "0")}`), each((code) => `%${code.toString(16)}`)]) {
+    for (const echo of [each((code) => `&#${code};`), each((code) => `&#0${code};`), each((code) => `\\u${code.toString(16).padStart(4, "0")}`), each((code) => `%${code.toString(16)}`), each((code) => `\\x${code.toString(16)}`), each((code) => `\\${code.toString(16)} `)]) {
       expect(redact(`a%20b &amp; "${echo}" &#x263A; \\u00e9`, [key]), echo).toBe(`a%20b &amp; "[redacted]" &#x263A; \\u00e9`);
     }
   });
