@@ -340,7 +340,15 @@ export class NetworkExecutor {
             "Ask for the whole answer, or for the part in a request without secretHeaders",
         );
       }
-      const { text, others } = answerReadings(outcome, url.origin);
+      const { text, unknownCharset, others } = answerReadings(outcome, url.origin);
+      // Decided by the name the answer gives its charset, not by what the bytes hold: no oracle.
+      if (action.classifiedBody === null && secrets.length > 0 && unknownCharset !== null) {
+        throw new PolicyDenial(
+          `${url.origin} answered in ${unknownCharset}, a charset tacit does not read: in its bytes a secret this request carried ` +
+            "would be none of the forms redaction finds, so nothing of the answer was kept. Ask for UTF-8 (an Accept header with " +
+            "charset=utf-8), or make the request without secretHeaders",
+        );
+      }
       // Whether another reading holds a secret depends on the plaintext, as whether an echo came
       // back redacted does: one bit a request, which an echoing host gives anyway (see the README).
       if (action.classifiedBody === null && secrets.length > 0 && others.some((other) => redact(other, secrets) !== other)) {

@@ -156,9 +156,34 @@ function unicodeFamily(charset: string): "utf-8" | "utf-16" | "utf-32" {
   return "utf-8";
 }
 
+/**
+ * Whether tacit knows how a charset read as UTF-8 (see unicodeFamily) stands for characters: none
+ * named, a UTF-8 label, or a label of the Encoding Standard (what TextDecoder takes), each of whose
+ * charsets writes ASCII as ASCII, so that a secret's forms are in the text as they are in UTF-8.
+ * Java writes a String in any charset it knows, and Spring's StringHttpMessageConverter in the one
+ * a request asked for by name: in EBCDIC (IBM037, IBM1047…) a letter is a byte past ASCII, and read
+ * as UTF-8 an echo of a secret header was no form redaction knew, with most of the key still in it
+ * (a capital and a small letter are one whole UTF-8 character), which a security review's script
+ * mapped back to EBCDIC and printed.
+ */
+function isKnownCharset(charset: string): boolean {
+  if (charset === "" || label(charset).includes("utf8")) return true;
+  try {
+    new TextDecoder(charset);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** An answer's text (see answerReadings), and the same bytes read the other ways a server may have meant. */
 export interface AnswerReadings {
   text: string;
+  /**
+   * The charset the answer names when tacit does not know how its bytes stand for characters (see
+   * isKnownCharset); it is read as UTF-8 all the same. null for any other.
+   */
+  unknownCharset: string | null;
   /**
    * Read as UTF-16: the bytes as UTF-8, and as UTF-16 in the other byte order. Read as UTF-8:
    * the text without its NULs, when it has any (UTF-16 or UTF-32 that names no charset, or
@@ -184,7 +209,7 @@ export interface AnswerReadings {
  * one per unit.
  */
 export function answerReadings(outcome: HttpOutcome, origin: string): AnswerReadings {
-  if (outcome.body.length === 0) return { text: "", others: [] }; // HEAD, 204, 304: no text to read, in any charset.
+  if (outcome.body.length === 0) return { text: "", unknownCharset: null, others: [] }; // HEAD, 204, 304: no text to read, in any charset.
   const charset = charsetOf(outcome);
   const family = unicodeFamily(charset);
   if (family === "utf-32") {
@@ -192,7 +217,7 @@ export function answerReadings(outcome: HttpOutcome, origin: string): AnswerRead
   }
   if (family !== "utf-16") {
     const text = outcome.body.toString("utf8");
-    return { text, others: text.includes("\0") ? [text.replace(/\0/g, "")] : [] };
+    return { text, unknownCharset: isKnownCharset(charset) ? null : charset, others: text.includes("\0") ? [text.replace(/\0/g, "")] : [] };
   }
   let bytes = outcome.body;
   let bigEndian: boolean;
@@ -214,6 +239,7 @@ export function answerReadings(outcome: HttpOutcome, origin: string): AnswerRead
   }
   return {
     text: utf16Text(bytes, bigEndian, outcome.truncated),
+    unknownCharset: null,
     others: [outcome.body.toString("utf8"), utf16Text(bytes, !bigEndian, outcome.truncated)],
   };
 }

@@ -3,9 +3,10 @@
 // UTF-32 included) echoes a secret header in it. Redaction looks for a secret's forms in the
 // answer's text, so the text must be read in the charset the answer declares.
 
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, expectRefused, type Handler, isEnvFile, lit, permit, perTestResources, tacit, TOKEN_FROM_ENV } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, expectRefused, type Handler, isEnvFile, lit, makeCanary, permit, perTestResources, tacit, TOKEN_FROM_ENV, writeTree } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-charset-");
 
@@ -224,6 +225,68 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expectRefused(found, ["UTF-16", "utf-16", "undeclared"], /answered in bytes that, read another way than as its Content-Type says, hold a secret this request carried.*nothing of the answer was kept/);
     for (const charset of ["UTF-16LE", "UTF-16BE"]) expect(attemptOf(found, charset), charset).toEqual({ status: "ok", value: "[redacted]" });
     // Without a secret there is nothing to find: the answer is read as its Content-Type says.
+    expect(attemptOf(found, "no-secret")).toEqual({ status: "ok", value: true });
+  });
+});
+
+/**
+ * IBM037, EBCDIC as Java writes it (Spring's StringHttpMessageConverter writes a String in the
+ * charset the request asked for by any name Java knows): letters, digits and the punctuation of a
+ * JSON echo; anything else as "?".
+ */
+const IBM037: ReadonlyMap<string, number> = new Map([
+  ...[..."abcdefghi"].map((c, i): [string, number] => [c, 0x81 + i]),
+  ...[..."jklmnopqr"].map((c, i): [string, number] => [c, 0x91 + i]),
+  ...[..."stuvwxyz"].map((c, i): [string, number] => [c, 0xa2 + i]),
+  ...[..."ABCDEFGHI"].map((c, i): [string, number] => [c, 0xc1 + i]),
+  ...[..."JKLMNOPQR"].map((c, i): [string, number] => [c, 0xd1 + i]),
+  ...[..."STUVWXYZ"].map((c, i): [string, number] => [c, 0xe2 + i]),
+  ...[..."0123456789"].map((c, i): [string, number] => [c, 0xf0 + i]),
+  ...Object.entries({ " ": 0x40, ".": 0x4b, "(": 0x4d, "+": 0x4e, "-": 0x60, "/": 0x61, ",": 0x6b, "_": 0x6d, ":": 0x7a, "=": 0x7e, '"': 0x7f, "{": 0xc0, "}": 0xd0 }),
+]);
+
+/** A JSON echo of the request in IBM037 when its Accept header asks for it, else in UTF-8, named as asked. */
+const ebcdicEcho: Handler = (request, response) => {
+  const asked = /charset=([\w-]+)/i.exec(String(request.headers.accept ?? ""))?.[1] ?? "UTF-8";
+  response.setHeader("content-type", `application/json;charset=${asked}`);
+  const text = JSON.stringify(request);
+  response.end(/^(ibm0?37|cp037)$/i.test(asked) ? Buffer.from([...text].map((c) => IBM037.get(c) ?? 0x6f)) : Buffer.from(text, "utf8"));
+};
+
+describe("charsets tacit does not read", () => {
+  it("an echo of a secret header in EBCDIC (IBM037), which read as UTF-8 keeps much of it, is refused, nothing of it kept; one in a charset tacit knows is read", async () => {
+    const a = await resources.server(ebcdicEcho);
+    const root = path.join(resources.dir(), "work");
+    // A key of upper- and lower-case letters, as many are: in IBM037 an upper-case letter followed
+    // by a lower-case one is a whole UTF-8 character, which a script reads back.
+    const key = [...makeCanary().replace(/[^0-9a-f]/g, "")].map((digit) => "BCDEFGHIJKLMNOPQ"[parseInt(digit, 16)]! + "abcdefghijklmnop"[parseInt(digit, 16)]!).join("");
+    writeTree(root, { ".env": `${key}\n` });
+    const fromEbcdic = Object.fromEntries([...IBM037].map(([c, byte]) => [byte, c]));
+    const result = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN_FROM_ENV}
+const fromEbcdic: Record<number, string> = ${JSON.stringify(fromEbcdic)};
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  const get = (charset: string, secret: boolean): string =>
+    net.httpGet(${lit(`${a.origin}/echo`)}, { headers: { accept: "application/json;charset=" + charset }, ...(secret ? { secretHeaders: { authorization: token } } : {}) });
+  // Each character that came through whole is its UTF-8 bytes, each an EBCDIC character.
+  const asEbcdic = (text: string): string => [...text].map((c) => [...new TextEncoder().encode(c)].map((byte) => fromEbcdic[byte] ?? "?").join("")).join("");
+  attempt("IBM037", () => asEbcdic(get("IBM037", true)));
+  attempt("windows-1252", () => JSON.parse(get("windows-1252", true)).headers.authorization);
+  attempt("no-secret", () => get("IBM037", false).length > 0);
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(a.received.map((r) => r.headers.authorization)).toEqual([key, key, undefined]);
+    expectNoLeak(key, result, root, isEnvFile);
+    for (let at = 0; at + 8 <= key.length; at += 4) expect(result.stdout, "a piece of the key").not.toContain(key.slice(at, at + 8));
+    const found = attempts(result.stdout);
+    expectRefused(found, ["IBM037"], /answered in ibm037, a charset tacit does not read.*nothing of the answer was kept\. Ask for UTF-8/);
+    // A charset whose bytes tacit knows (ASCII as ASCII) is read as before, and without a secret there is nothing to find.
+    expect(attemptOf(found, "windows-1252")).toEqual({ status: "ok", value: "[redacted]" });
     expect(attemptOf(found, "no-secret")).toEqual({ status: "ok", value: true });
   });
 });
