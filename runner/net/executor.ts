@@ -41,6 +41,11 @@ export interface HttpAnswer {
   /** The body as received (cut at the limit when `truncated`), before any redaction. */
   body: string;
   truncated: boolean;
+  /**
+   * Whether the body may end partway into a secret because of the size limit: it was cut there,
+   * or it fills the limit. Only then is a partial secret at its end masked (see redact).
+   */
+  cut: boolean;
   limitBytes: number;
   secrets: string[];
 }
@@ -341,6 +346,7 @@ export class NetworkExecutor {
         );
       }
       const { text, unknownCharset, others } = answerReadings(outcome, url.origin);
+      const cut = outcome.truncated || outcome.body.length >= limits.maxResponseBytes;
       // Decided by the name the answer gives its charset, not by what the bytes hold: no oracle.
       if (action.classifiedBody === null && secrets.length > 0 && unknownCharset !== null) {
         throw new PolicyDenial(
@@ -351,14 +357,14 @@ export class NetworkExecutor {
       }
       // Whether another reading holds a secret depends on the plaintext, as whether an echo came
       // back redacted does: one bit a request, which an echoing host gives anyway (see the README).
-      if (action.classifiedBody === null && secrets.length > 0 && others.some((other) => redact(other, secrets) !== other)) {
+      if (action.classifiedBody === null && secrets.length > 0 && others.some((other) => redact(other, secrets, [], cut) !== other)) {
         throw new PolicyDenial(
           `${url.origin} answered in bytes that, read another way than as its Content-Type says, hold a secret this request carried, ` +
             "where redaction of the text as read would not find it; nothing of the answer was kept. Ask for UTF-8 (an Accept header " +
             "with charset=utf-8), or make the request without secretHeaders",
         );
       }
-      return { status: outcome.status, body: text, truncated: outcome.truncated, limitBytes: limits.maxResponseBytes, secrets };
+      return { status: outcome.status, body: text, truncated: outcome.truncated, cut, limitBytes: limits.maxResponseBytes, secrets };
     } catch (error) {
       // What the script itself named (the URL's host and port) is never masked: a failed
       // connection quotes them, and a mask there told a right guess of a secret from a wrong
@@ -372,9 +378,12 @@ export class NetworkExecutor {
     }
   }
 
-  /** What the agent may see of an answer: everything the request carried in secret, redacted. */
+  /**
+   * What the agent may see of an answer: everything the request carried in secret, redacted; a
+   * partial secret at its end only when the size limit may have cut it there (see redact).
+   */
   static visible(answer: HttpAnswer): { status: number; body: string } {
-    return { status: answer.status, body: redact(answer.body, answer.secrets) + truncationMarker(answer) };
+    return { status: answer.status, body: redact(answer.body, answer.secrets, [], answer.cut) + truncationMarker(answer) };
   }
 
   /** The whole answer, for the classified store (it never reaches the agent). */

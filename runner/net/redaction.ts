@@ -280,8 +280,8 @@ class LongForm {
     }
   }
 
-  /** Adds to `found` each place the form is whole in `text`, and the text's end when it stops partway into the form. */
-  scan(text: string, found: Array<[number, number]>): void {
+  /** Adds to `found` each place the form is whole in `text`, and (when `cut`) the text's end when it stops partway into the form. */
+  scan(text: string, found: Array<[number, number]>, cut: boolean): void {
     const { form, border } = this;
     const length = form.length;
     let matched = 0;
@@ -297,7 +297,7 @@ class LongForm {
       }
     }
     atEnd = Math.max(atEnd, matched);
-    if (atEnd >= MIN_REDACTED_LENGTH) found.push([text.length - atEnd, text.length]);
+    if (cut && atEnd >= MIN_REDACTED_LENGTH) found.push([text.length - atEnd, text.length]);
   }
 }
 
@@ -374,10 +374,11 @@ export class FormMatcher {
   }
 
   /**
-   * The ranges of `text` to mask: every whole form found (overlaps merged), and the text's end
-   * when it stops partway into a form (at least MIN_REDACTED_LENGTH characters of it).
+   * The ranges of `text` to mask: every whole form found (overlaps merged), and, when the text
+   * was `cut` (see redact), its end when it stops partway into a form (at least
+   * MIN_REDACTED_LENGTH characters of it).
    */
-  ranges(text: string): Array<[number, number]> {
+  ranges(text: string, cut = true): Array<[number, number]> {
     const ranges: Array<[number, number]> = [];
     const cover = (start: number, end: number): void => {
       while (ranges.length > 0 && start <= ranges[ranges.length - 1]![1]) start = Math.min(start, ranges.pop()![0]);
@@ -399,11 +400,11 @@ export class FormMatcher {
       const found = this.longest[state]!;
       if (found >= MIN_REDACTED_LENGTH) cover(i + 1 - found, i + 1);
     }
-    if (this.depth[state]! >= MIN_REDACTED_LENGTH) cover(text.length - this.depth[state]!, text.length);
+    if (cut && this.depth[state]! >= MIN_REDACTED_LENGTH) cover(text.length - this.depth[state]!, text.length);
     if (this.long.length === 0) return ranges;
     // The long forms' finds, merged with the automaton's: in order of start, overlapping or touching ones joined.
     const all = [...ranges];
-    for (const long of this.long) long.scan(text, all);
+    for (const long of this.long) long.scan(text, all, cut);
     return joined(all);
   }
 }
@@ -529,13 +530,18 @@ function joined(ranges: Array<[number, number]>): Array<[number, number]> {
 }
 
 /**
- * Every occurrence of a secret's forms, replaced; and a text that ends partway into one (an
- * answer cut at the size limit) has that partial secret replaced too. `shown`: texts the
- * script chose itself (its URL's host, say), which an error message may quote: a form found
- * wholly inside one of them is left as it is, since a mask there would tell the script that
- * its text was a form of the secret (a guess confirmed). One that reaches past them is masked.
+ * Every occurrence of a secret's forms, replaced; and a text that ends partway into one, when
+ * it may have been cut there (`cut`: an answer cut at the size limit), has that partial secret
+ * replaced too. An answer tacit did not cut is redacted with `cut` false: it ends where its
+ * server ended it, often with the script's own text (a note or a query it sent, given back), and
+ * a mask on an end that begins a secret told a script its guess of the secret's first
+ * characters was right, and so the secret, character by character, from a server that never
+ * echoed it. `shown`: texts the script chose itself (its URL's host, say), which an error
+ * message may quote: a form found wholly inside one of them is left as it is, since a mask there
+ * would tell the script that its text was a form of the secret (a guess confirmed). One that
+ * reaches past them is masked.
  */
-export function redact(text: string, secrets: readonly string[], shown: readonly string[] = []): string {
+export function redact(text: string, secrets: readonly string[], shown: readonly string[] = [], cut = true): string {
   const matcher = new FormMatcher();
   let any = false;
   for (const secret of secrets) {
@@ -547,12 +553,12 @@ export function redact(text: string, secrets: readonly string[], shown: readonly
   }
   if (!any) return text;
   matcher.build();
-  let ranges = matcher.ranges(text);
+  let ranges = matcher.ranges(text, cut);
   for (const decoding of [REFERENCE_DECODING, BACKSLASH_DECODING]) {
     const decoded = escapesDecoded(text, decoding);
     if (decoded === null) continue;
     const { starts } = decoded;
-    const more = matcher.ranges(decoded.decoded).map(([start, end]): [number, number] => [starts[start]!, starts[end]!]);
+    const more = matcher.ranges(decoded.decoded, cut).map(([start, end]): [number, number] => [starts[start]!, starts[end]!]);
     if (more.length > 0) ranges = joined([...ranges, ...more]);
   }
   const spans = spansOf(text, shown);

@@ -202,6 +202,34 @@ requestNetwork(["127.0.0.1:*"], (net) => {
     expectNotSeen(world, result);
   });
 
+  it("an answer that ends with the script's own text tells a right guess of a secret's beginning from a wrong one in no way", async () => {
+    // Redaction masked a text that ends partway into a secret, whether or not tacit cut the
+    // answer there: a server that gives back what it is sent (a note, a search's query), with
+    // the secret header that authorizes the request and never echoed, masked the end of a note
+    // ending with the secret's first characters and no other, which told a script the token
+    // character by character (ghp_ and 16 more, read in 619 requests).
+    const world = secretWorld();
+    const a = await server((request, response) => response.end(`saved note: ${request.body}`));
+    const random = world.canary.slice("canary-".length);
+    const guesses = { right: world.canary.slice(0, 16), rightLower: world.canary.slice(0, 16).toLowerCase(), rightUpper: world.canary.slice(0, 16).toUpperCase(), wrong: `canary-${random[0] === "f" ? "e" : "f"}${random.slice(1, 9)}` };
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  for (const [label, guess] of Object.entries(${JSON.stringify(guesses)})) {
+    attempt(label, () => net.httpPost(${lit(`${a.origin}/notes`)}, "note " + guess, { secretHeaders: { authorization: token } }) === "saved note: note " + guess);
+  }
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(a.received.map((r) => r.headers.authorization)).toEqual(Object.keys(guesses).map(() => world.canary));
+    const found = attempts(result.stdout);
+    for (const label of Object.keys(guesses)) expect(attemptOf(found, label), label).toEqual({ status: "ok", value: true });
+  });
+
   it("a secret reshaped so that a JSON echo escapes it (a quote, a tab) is still redacted", async () => {
     const world = secretWorld();
     const a = await server(); // a plain JSON echo, like any public "echo my request" endpoint
