@@ -464,6 +464,16 @@ function backslashUnescaped(match: RegExpExecArray): string | null {
   return value < 0x80 ? String.fromCharCode(value) : null;
 }
 
+/** A JSON string escape: a short one (\", \\, \/, \n…) or \u and four hex digits. */
+const JSON_ESCAPE = /\\(["\\/bfnrt])|\\u([0-9a-f]{4})/gi;
+const JSON_SHORT_UNESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+
+/** The character a JSON_ESCAPE match stands for. */
+function jsonUnescaped(match: RegExpExecArray): string | null {
+  const [, short, unit] = match;
+  return short !== undefined ? (JSON_SHORT_UNESCAPES[short.toLowerCase()] ?? null) : String.fromCharCode(parseInt(unit!, 16));
+}
+
 /** An escape syntax: its pattern, and what a match of it stands for (null: left as it is). */
 interface EscapeDecoding {
   pattern: RegExp;
@@ -488,6 +498,15 @@ const REFERENCE_DECODING: EscapeDecoding = { pattern: ESCAPE, decode: unescaped 
  * script or a style that way.
  */
 const BACKSLASH_DECODING: EscapeDecoding = { pattern: BACKSLASH_ESCAPE, decode: backslashUnescaped };
+/**
+ * JSON's string escapes, once: JSON kept as a string inside JSON (a log line's message, a queued
+ * or relayed request) escapes a value twice, and undone once, the text holds the value's JSON
+ * form, which redaction looks for. A security review read a password with backslashes (as a
+ * Windows account's "CORP\svc-backup" has) or quotes from such an echo, each of its words
+ * escaped twice and none of them a form. Its own pass: it reads "\\" as one character, and so
+ * the escapes the other passes find after a backslash another way.
+ */
+const JSON_DECODING: EscapeDecoding = { pattern: JSON_ESCAPE, decode: jsonUnescaped };
 
 /**
  * The text with each escape of an ASCII character that `decoding` knows decoded ("%2B", "%2b",
@@ -554,7 +573,7 @@ export function redact(text: string, secrets: readonly string[], shown: readonly
   if (!any) return text;
   matcher.build();
   let ranges = matcher.ranges(text, cut);
-  for (const decoding of [REFERENCE_DECODING, BACKSLASH_DECODING]) {
+  for (const decoding of [REFERENCE_DECODING, BACKSLASH_DECODING, JSON_DECODING]) {
     const decoded = escapesDecoded(text, decoding);
     if (decoded === null) continue;
     const { starts } = decoded;

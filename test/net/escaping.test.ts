@@ -143,6 +143,15 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   return { canary, result, received: a.received.map((r) => String(r.headers.authorization)) };
 }
 
+/**
+ * A log line's JSON with the request's JSON as a string in it (a message field holding JSON, as log
+ * shippers, queues and webhook relays keep it): the Authorization header escaped twice.
+ */
+const loggingEcho: Handler = (request, response) => {
+  response.setHeader("content-type", "application/json");
+  response.end(JSON.stringify({ level: "info", message: JSON.stringify({ headers: request.headers }) }));
+};
+
 describe("echoes in other servers' escaping", () => {
   it("a key with + echoed by ASP.NET Core's JSON, a Razor page or a Go template is redacted", async () => {
     const a = await resources.server(echoing);
@@ -242,6 +251,29 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(received).toEqual([canary, canary]);
     const found = attempts(result.stdout);
     for (const label of ["/laminas-js", "/laminas-css"]) expect(attemptOf(found, label), label).toEqual({ status: "ok", value: "[redacted]" });
+  });
+
+  it("a key with a backslash or quotes, echoed as JSON inside JSON (escaped twice), is redacted", async () => {
+    const a = await resources.server(loggingEcho);
+    const root = path.join(resources.dir(), "work");
+    // A password with backslashes, as a Windows domain account has one ("CORP\\svc-backup"), and a quote.
+    const canary = `${makeCanary().replaceAll("-", "\\")}"x`;
+    writeTree(root, { ".env": `PASSWORD=${canary}\n` });
+    const result = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+const key = requestFileSystem(".", (fs) => fs.readClassified(".env").map((env) => env.trim().slice("PASSWORD=".length)));
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  attempt("json-in-json", () => JSON.parse(JSON.parse(net.httpGet(${lit(`${a.origin}/log`)}, { secretHeaders: { authorization: key } })).message).headers.authorization);
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(a.received.map((r) => r.headers.authorization)).toEqual([canary]);
+    expectNoLeak(canary, result, root, isEnvFile);
+    expect(attemptOf(attempts(result.stdout), "json-in-json")).toEqual({ status: "ok", value: "[redacted]" });
+    expect(result.stdout).not.toContain(canary.slice(8, 24));
   });
 
   it("(unit) a key escaped character by character in decimal references, with leading zeros, as \\u escapes in either case, or as JavaScript's \\x or CSS's \\HH escapes, is redacted; the text around it is not touched", async () => {
