@@ -451,17 +451,24 @@ function unescaped(match: RegExpExecArray): string | null {
 
 /**
  * A backslash escape of JavaScript ("\x2F") or CSS ("\2F ", a hex code of up to six digits and
- * maybe one white space after it). Decoded in a pass of its own (see BACKSLASH_DECODING): a
+ * maybe one white space after it); "\xE4" is also how Ruby's inspect and Python's bytes repr show
+ * a byte past ASCII, which in a header is the character of that code (a header goes out one byte
+ * per character, latin-1). Decoded in a pass of its own (see BACKSLASH_DECODING): a
  * backslash and hex digits are also what a JSON or JavaScript text holds around the escapes
  * ESCAPE undoes ("\b", "\f", a backslash of the value itself), and read as CSS in the same pass
  * they would change what that pass finds.
  */
-const BACKSLASH_ESCAPE = /\\x([0-7][0-9a-f])|\\([0-9a-f]{1,6})(?:\r\n|[ \t\n\r\f])?/gi;
+const BACKSLASH_ESCAPE = /\\x([0-9a-f]{2})|\\([0-9a-f]{1,6})(?:\r\n|[ \t\n\r\f])?/gi;
 
-/** The ASCII character a BACKSLASH_ESCAPE match stands for, or null for one past ASCII. */
+/**
+ * The character a BACKSLASH_ESCAPE match stands for (its code point: "\xE4" is "ä", as in
+ * JavaScript), or null for no character (a surrogate, or past U+10FFFF). A security review had a
+ * server show a header as Ruby's inspect does (a Rails error page lists them so): a secret with
+ * one "ä" came back as "p\xE4ssw\xF6rd-<canary>", the rest of it in plaintext.
+ */
 function backslashUnescaped(match: RegExpExecArray): string | null {
   const value = parseInt(match[1] ?? match[2]!, 16);
-  return value < 0x80 ? String.fromCharCode(value) : null;
+  return value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff) ? null : String.fromCodePoint(value);
 }
 
 /** A JSON string escape: a short one (\", \\, \/, \n…) or \u and four hex digits. */

@@ -627,6 +627,31 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(result.stdout).not.toContain(world.canary);
   });
 
+  it("a secret with a non-ASCII character is redacted when a server shows its bytes escaped, as Ruby's inspect and Python's bytes repr do (\\xE4)", async () => {
+    const world = secretWorld();
+    writeTree(world.root, { ".env": `pässwörd-${world.canary}\n` });
+    // A header's bytes as Ruby's String#inspect shows a binary string (Rack keeps headers so; a
+    // Rails error page lists them): ASCII as it is, every other byte as \xHH.
+    const ruby = await server((request, response) => {
+      const bytes = [...Buffer.from(String(request.headers.authorization ?? ""), "latin1")];
+      const shown = bytes.map((byte) => (byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16).toUpperCase()}`)).join("");
+      response.end(`{"HTTP_AUTHORIZATION"=>"${shown}"}`);
+    });
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN}
+requestNetwork([${lit(`127.0.0.1:${ruby.port}`)}], (net) => {
+  attempt("ruby-inspect", () => net.httpGet(${lit(`${ruby.origin}/`)}, { secretHeaders: { authorization: token } }));
+});
+`,
+      permit(`127.0.0.1:${ruby.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(attemptOf(attempts(result.stdout), "ruby-inspect").value).toBe('{"HTTP_AUTHORIZATION"=>"[redacted]"}');
+    expectNotSeen(world, result);
+  });
+
   it("an answer cut by the size limit does not reveal part of a secret it reflected", async () => {
     const world = secretWorld();
     const limit = 4096;
