@@ -652,6 +652,33 @@ requestNetwork([${lit(`127.0.0.1:${ruby.port}`)}], (net) => {
     expectNotSeen(world, result);
   });
 
+  it("a secret inside a base64 text of a longer one (a raw request, base64-encoded) is redacted wherever it falls in it", async () => {
+    const world = secretWorld();
+    // Answers with the request's head base64-encoded, as an inspection API gives a raw request
+    // (ngrok's does): the secret header's bytes fall anywhere in a run of groups of three.
+    const inspector = await server((request, response) => {
+      const head = `${request.method} ${request.url} HTTP/1.1\r\n${Object.entries(request.headers).map(([name, value]) => `${name}: ${String(value)}\r\n`).join("")}\r\n`;
+      response.setHeader("content-type", "application/json");
+      response.end(JSON.stringify({ request: { raw: Buffer.from(head, "latin1").toString("base64") } }));
+    });
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN}
+requestNetwork([${lit(`127.0.0.1:${inspector.port}`)}], (net) => {
+  // Three paths of different lengths: the header starts at each place in a group of three.
+  for (const where of ["/a", "/ab", "/abc"]) {
+    attempt(where, () => atob(JSON.parse(net.httpGet(${lit(inspector.origin)} + where, { secretHeaders: { authorization: token } })).request.raw.replace(/[^A-Za-z0-9+/=]/g, "")));
+  }
+});
+`,
+      permit(`127.0.0.1:${inspector.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(inspector.received.map((r) => r.headers.authorization)).toEqual([world.canary, world.canary, world.canary]);
+    expectNotSeen(world, result);
+  });
+
   it("an answer cut by the size limit does not reveal part of a secret it reflected", async () => {
     const world = secretWorld();
     const limit = 4096;
