@@ -60,6 +60,45 @@ const CLIENT_PROJECT_DIRECTORIES: ReadonlySet<string> = new Set([".opencode", ".
  */
 const ALONG_THE_WAY_UP = [".npmrc", ".yarnrc", ".yarnrc.yml", "opencode.json", "opencode.jsonc", "kilo.json", "kilo.jsonc"];
 
+/** Cursor's project hooks file: no launch file, but Cursor runs its commands around its agent's steps. */
+const CURSOR_HOOKS = ".cursor/hooks.json";
+
+/**
+ * The launch files of CLIENT_PROJECT_FILES and ALONG_THE_WAY_UP that are judged by their name in
+ * every directory, not only in (and above) the one tacit was started in: a client started in
+ * another directory (a package of a monorepo, another project under the allowed roots), or an
+ * `npx tacit` there, reads that directory's. Shown through the real CLI: a script of a tacit
+ * started in a project wrote sub/.npmrc (`node-options=--require` a file of its own) and
+ * sub/package.json, and the next `npx tacit` in sub/ ran that file inside tacit; it wrote
+ * sub/.claude/settings.json with a SessionStart hook and sub/.mcp.json with a server, which the
+ * client runs at its next start there. And Cursor's hooks file, which fs/agent-hooks.ts judges in
+ * the start directory only. Not .vscode/settings.json, which holds much besides
+ * (editor settings a script may well change): it is judged by what it makes VS Code run.
+ */
+const BY_NAME_ANYWHERE = [...CLIENT_PROJECT_FILES, ...ALONG_THE_WAY_UP, CURSOR_HOOKS].filter((file) => file !== ".vscode/settings.json").map((file) => file.split("/"));
+
+/**
+ * The launch file (as CLIENT_PROJECT_FILES and ALONG_THE_WAY_UP name it, with the directory it is
+ * in) that `file` (absolute) is or lies in, in whatever directory; or null. In lower case: on a
+ * case-insensitive file system `.Claude/Settings.json` is Claude Code's file.
+ */
+export function launchFileNamedAt(file: string): { name: string; dir: string } | null {
+  const parts = path.resolve(file).split(path.sep);
+  const lower = parts.map((part) => part.toLowerCase());
+  for (const name of BY_NAME_ANYWHERE) {
+    const directory = CLIENT_PROJECT_DIRECTORIES.has(name.join("/"));
+    // A directory's entries are its files at any depth; a file is the last components only.
+    const starts = directory ? lower.keys() : [lower.length - name.length];
+    for (const start of starts) {
+      if (start < 1 || start + name.length > lower.length) continue;
+      if (name.every((part, i) => lower[start + i] === part.toLowerCase())) {
+        return { name: name.join("/"), dir: parts.slice(0, start).join(path.sep) || path.sep };
+      }
+    }
+  }
+  return null;
+}
+
 /** Relative to the home directory: the same clients' user settings. */
 const CLIENT_USER_FILES = [
   ".claude.json",

@@ -19,12 +19,13 @@
 // plugin always loads (zsh-dotenv.ts), and the programs of a trusted .shadowenv.d (shadowenv.ts),
 // and the .vimrc and .exrc files Vim runs where its configuration sets 'exrc' (vim-exrc.ts),
 // and the scripts Claude Code's hooks, status line and key helper run (agent-hooks.ts), and the
-// executables in the directories on the user's PATH (path-programs.ts).
+// executables in the directories on the user's PATH (path-programs.ts), and the launch files of
+// every other directory, which a client or `npx tacit` started there reads (launch-files.ts).
 
 import path from "node:path";
 import type { RunnerConfig } from "../config.js";
 import { filesNamedByClientSettings } from "../client-settings.js";
-import { tacitLaunchFiles } from "../launch-files.js";
+import { launchFileNamedAt, tacitLaunchFiles } from "../launch-files.js";
 import { tacitCodeLocations } from "../paths.js";
 import { tacitHome } from "../tacit-home.js";
 import { tacitTempDirBelow, tacitTempDirOf, tempDirPlaces } from "../temp-dirs.js";
@@ -146,6 +147,27 @@ function gitControlOf(changed: string): ProtectedPath | null {
 }
 
 /**
+ * The launch file `changed` is (or lies in) in a directory other than the one tacit was started in
+ * (launch-files.ts, launchFileNamedAt): npm's and yarn's configuration, an MCP client's project
+ * settings. The client, or `npx tacit`, started in that directory runs what it names.
+ */
+function launchFileElsewhereOf(changed: string): ProtectedPath | null {
+  const found = launchFileNamedAt(changed);
+  return found === null
+    ? null
+    : {
+        path: path.join(found.dir, found.name),
+        what: `${found.name} in ${found.dir}, settings that decide what an AI client or npm started in that directory runs`,
+        readable: true,
+        refusal:
+          "scripts may read it but not change it (nor create or delete it), in any directory, not only where tacit was started: an MCP client " +
+          "(Claude Code, Gemini CLI, Cursor, OpenCode, …) started there runs the commands, hooks and servers its settings name, and npm's " +
+          "configuration there (node-options, script-shell) makes the next `npx` or `npm run` there (`npx tacit` included) run a file it names, " +
+          "all with the user's full authority, outside the sandbox. Ask the user to change it",
+      };
+}
+
+/**
  * The protected path that `named` or `real` is (or lies inside), or null. `use`: "read" lets
  * tacit's own code through (it may be read); anything else is refused it too.
  */
@@ -168,6 +190,7 @@ export function protectedPathOf(paths: readonly ProtectedPath[], named: string, 
         either(shadowenvChangeOf) ??
         either(vimExrcChangeOf) ??
         either(agentHookChangeOf) ??
+        either(launchFileElsewhereOf) ??
         either(pathProgramChangeOf))
       : null)
   );
