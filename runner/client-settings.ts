@@ -77,7 +77,7 @@ export function parseJsonc(text: string): unknown {
 }
 
 /** The string literals in `text`, in order and decoded, at most STRINGS_LIMIT: what a file that does not parse is judged by. */
-function stringsIn(text: string): string[] {
+export function stringsIn(text: string): string[] {
   const strings: string[] = [];
   for (const match of text.matchAll(new RegExp(STRING, "g"))) {
     if (strings.length >= STRINGS_LIMIT) break;

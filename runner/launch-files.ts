@@ -73,7 +73,7 @@ const CURSOR_HOOKS = ".cursor/hooks.json";
  * sub/.claude/settings.json with a SessionStart hook and sub/.mcp.json with a server, which the
  * client runs at its next start there. And Cursor's hooks file, which fs/agent-hooks.ts judges in
  * the start directory only. Not .vscode/settings.json, which holds much besides
- * (editor settings a script may well change): it is judged by what it makes VS Code run.
+ * (editor settings a script may well change): fs/editor-settings.ts judges it by what it makes VS Code run.
  */
 const BY_NAME_ANYWHERE = [...CLIENT_PROJECT_FILES, ...ALONG_THE_WAY_UP, CURSOR_HOOKS].filter((file) => file !== ".vscode/settings.json").map((file) => file.split("/"));
 

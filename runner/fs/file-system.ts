@@ -11,6 +11,7 @@ import { isLaunchManifestAt, type ManifestText, readManifest, tacitBinChange, te
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import { automaticTaskChange, devContainerInitializeChange, isDevContainerConfigAt, isTaskFileAt } from "./automatic-tasks.js";
 import { cargoProgramChange, isCargoConfigAt } from "./cargo-config.js";
+import { editorProgramChange, isEditorSettingsAt } from "./editor-settings.js";
 import { envrcRecordChange, envrcRecordsAt } from "./direnv-trust.js";
 import { husky4RunnerFor } from "./git-repository.js";
 import { fileOperation } from "./operation-memo.js";
@@ -489,19 +490,17 @@ export class FileSystemExecutor {
   /**
    * A file VS Code reads tasks from may not come to hold a task run when the folder opens, nor a
    * Dev Container configuration a command run on the host when the container is (see automatic-tasks.ts),
-   * nor a cargo configuration a program cargo runs at every command (see cargo-config.ts).
+   * nor a cargo configuration a program cargo runs at every command (see cargo-config.ts), nor VS
+   * Code's settings (a workspace file's too) another program an editor starts (see editor-settings.ts).
    */
   private denyAutomaticTask(target: Resolved, requested: string, held: () => ManifestText, content: string, append: boolean): void {
     const files = [target.named, target.real];
-    const check = isTaskFileAt(files)
-      ? automaticTaskChange
-      : isDevContainerConfigAt(files)
-        ? devContainerInitializeChange
-        : isCargoConfigAt(files)
-          ? cargoProgramChange
-          : null;
-    if (check === null) return;
-    const refusal = check(textAfter(append ? held() : null, content, append));
+    const after = (): string | typeof TOO_LONG => textAfter(append ? held() : null, content, append);
+    const refusal =
+      (isTaskFileAt(files) ? automaticTaskChange(after()) : null) ??
+      (isDevContainerConfigAt(files) ? devContainerInitializeChange(after()) : null) ??
+      (isCargoConfigAt(files) ? cargoProgramChange(after()) : null) ??
+      (isEditorSettingsAt(files) ? editorProgramChange(held(), textAfter(held(), content, append)) : null);
     if (refusal) throw new PolicyDenial(`${requested}: ${append ? "append" : "write"} refused: ${refusal}; nothing was written.`);
   }
 
@@ -562,7 +561,7 @@ export class FileSystemExecutor {
         if (path.join(actualDir, name) !== target.real && contentJudgedFileAt([path.join(actualDir, name)]) !== null) {
           throw new PolicyDenial(
             `${requested}: the path changed while it was being opened and now leads to a file tacit judges writes to by what they would leave ` +
-              "(a task file, a Dev Container configuration, a cargo configuration, a package.json npx or husky reads, an .envrc direnv allowed before); nothing was written.",
+              "(a task file, a Dev Container configuration, a cargo configuration, VS Code's settings, a package.json npx or husky reads, an .envrc direnv allowed before); nothing was written.",
           );
         }
         // O_NOFOLLOW: a link swapped in as the file itself is not followed either.
@@ -832,6 +831,7 @@ function contentJudgedFileAt(files: readonly string[]): string | null {
   if (husky4RunnerFor(files) !== null) return 'a package.json whose "husky" key an installed husky 4 runner reads for the hooks it runs,';
   if (isTaskFileAt(files)) return "a file VS Code reads tasks from, which tacit reads to check that no task there runs when the folder is opened,";
   if (isDevContainerConfigAt(files)) return "a Dev Container configuration, which tacit reads to check that it runs no command on the host (initializeCommand),";
+  if (isEditorSettingsAt(files)) return "VS Code's settings (a folder's, or a workspace file's), which tacit reads to check that they start no other program,";
   if (isCargoConfigAt(files)) return "a cargo configuration, which tacit reads to check that it names no program cargo runs (build.rustc, its wrappers, credential providers),";
   if (envrcRecordsAt(files).length > 0) {
     return "an .envrc the user allowed before, which tacit reads to check that direnv has not allowed that content already (it would run it without asking),";
