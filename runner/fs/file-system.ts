@@ -12,6 +12,7 @@ import { EffectFailure, PolicyDenial } from "../refusals.js";
 import { automaticTaskChange, devContainerInitializeChange, isDevContainerConfigAt, isTaskFileAt } from "./automatic-tasks.js";
 import { cargoProgramChange, isCargoConfigAt } from "./cargo-config.js";
 import { editorProgramChange, isEditorSettingsAt } from "./editor-settings.js";
+import { pythonStartupChange, pythonStartupFileAt } from "./python-startup.js";
 import { envrcRecordChange, envrcRecordsAt } from "./direnv-trust.js";
 import { husky4RunnerFor } from "./git-repository.js";
 import { fileOperation } from "./operation-memo.js";
@@ -491,16 +492,19 @@ export class FileSystemExecutor {
    * A file VS Code reads tasks from may not come to hold a task run when the folder opens, nor a
    * Dev Container configuration a command run on the host when the container is (see automatic-tasks.ts),
    * nor a cargo configuration a program cargo runs at every command (see cargo-config.ts), nor VS
-   * Code's settings (a workspace file's too) another program an editor starts (see editor-settings.ts).
+   * Code's settings (a workspace file's too) another program an editor starts (see editor-settings.ts), nor a
+   * Python start file in site-packages code Python runs at every start (see python-startup.ts).
    */
   private denyAutomaticTask(target: Resolved, requested: string, held: () => ManifestText, content: string, append: boolean): void {
     const files = [target.named, target.real];
     const after = (): string | typeof TOO_LONG => textAfter(append ? held() : null, content, append);
+    const pythonStart = pythonStartupFileAt(files);
     const refusal =
       (isTaskFileAt(files) ? automaticTaskChange(after()) : null) ??
       (isDevContainerConfigAt(files) ? devContainerInitializeChange(after()) : null) ??
       (isCargoConfigAt(files) ? cargoProgramChange(after()) : null) ??
-      (isEditorSettingsAt(files) ? editorProgramChange(held(), textAfter(held(), content, append)) : null);
+      (isEditorSettingsAt(files) ? editorProgramChange(held(), textAfter(held(), content, append)) : null) ??
+      (pythonStart !== null ? pythonStartupChange(pythonStart, after()) : null);
     if (refusal) throw new PolicyDenial(`${requested}: ${append ? "append" : "write"} refused: ${refusal}; nothing was written.`);
   }
 
@@ -561,7 +565,7 @@ export class FileSystemExecutor {
         if (path.join(actualDir, name) !== target.real && contentJudgedFileAt([path.join(actualDir, name)]) !== null) {
           throw new PolicyDenial(
             `${requested}: the path changed while it was being opened and now leads to a file tacit judges writes to by what they would leave ` +
-              "(a task file, a Dev Container configuration, a cargo configuration, VS Code's settings, a package.json npx or husky reads, an .envrc direnv allowed before); nothing was written.",
+              "(a task file, a Dev Container configuration, a cargo configuration, VS Code's settings, a Python start file, a package.json npx or husky reads, an .envrc direnv allowed before); nothing was written.",
           );
         }
         // O_NOFOLLOW: a link swapped in as the file itself is not followed either.
@@ -832,6 +836,7 @@ function contentJudgedFileAt(files: readonly string[]): string | null {
   if (isTaskFileAt(files)) return "a file VS Code reads tasks from, which tacit reads to check that no task there runs when the folder is opened,";
   if (isDevContainerConfigAt(files)) return "a Dev Container configuration, which tacit reads to check that it runs no command on the host (initializeCommand),";
   if (isEditorSettingsAt(files)) return "VS Code's settings (a folder's, or a workspace file's), which tacit reads to check that they start no other program,";
+  if (pythonStartupFileAt(files) !== null) return "a Python start file in a site-packages directory, which tacit reads to check that it holds no code Python runs at every start,";
   if (isCargoConfigAt(files)) return "a cargo configuration, which tacit reads to check that it names no program cargo runs (build.rustc, its wrappers, credential providers),";
   if (envrcRecordsAt(files).length > 0) {
     return "an .envrc the user allowed before, which tacit reads to check that direnv has not allowed that content already (it would run it without asking),";

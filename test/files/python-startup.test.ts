@@ -1,0 +1,67 @@
+// What Python runs at every start (runner/fs/python-startup.ts): the `import` lines of the .pth
+// files in a site-packages directory, and its sitecustomize and usercustomize modules. Through the
+// real CLI, in a project with a virtual environment (the real `python3 -m venv`, where installed), a
+// script with requestFileSystem(".") alone may not write such a line (new, appended, after a BOM,
+// after a carriage return, in another case) nor those modules; a .pth that lists directories, and
+// reads, go through. Then the user starts the venv's interpreter, as pip, a tool installed there or
+// an editor opening the folder does: no canary file.
+
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, realTempDir, tacit, writeTree } from "./fixtures.js";
+
+const HAS_PYTHON = spawnSync("python3", ["-c", "import venv"], { stdio: "ignore" }).status === 0;
+
+describe("Python's start files in a virtual environment", () => {
+  it.skipIf(!HAS_PYTHON)("may not come to hold code Python runs at every start; a .pth listing directories may be written", async () => {
+    const { dir, cleanup } = realTempDir("tacit-python-startup-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      expect(spawnSync("python3", ["-m", "venv", "--without-pip", path.join(dir, ".venv")]).status).toBe(0);
+      const lib = path.join(dir, ".venv", "lib");
+      const site = path.relative(dir, path.join(lib, readdirSync(lib)[0]!, "site-packages"));
+      const existing = `${path.join(dir, "vendor")}\n`;
+      writeTree(dir, { [`${site}/vendor.pth`]: existing, "vendor/.keep": "", "src/.keep": "", "dist/dist-packages/.keep": "" });
+      const code = `import os; os.system(${JSON.stringify(`touch ${marker}`)})\n`;
+      const script = `${ATTEMPT_PRELUDE}
+const site = ${lit(site)};
+requestFileSystem(".", (fs) => {
+  attempt("read", () => fs.access(site + "/vendor.pth").read());
+  attempt("new .pth", () => fs.access(site + "/zz-setup.pth").write(${lit(code)}));
+  attempt("appended", () => fs.access(site + "/vendor.pth").append(${lit(code)}));
+  attempt("after a BOM", () => fs.access(site + "/bom.pth").write(${lit(`\uFEFF${code}`)}));
+  attempt("after a carriage return", () => fs.access(site + "/cr.pth").write(${lit(`${path.join(dir, "src")}\r${code}`)}));
+  attempt("a tab", () => fs.access(site + "/tab.pth").write(${lit(code.replace("import ", "import\t"))}));
+  attempt("in another case", () => fs.access(site + "/Upper.PTH").write(${lit(code)}));
+  attempt("sitecustomize", () => fs.access(site + "/sitecustomize.py").write(${lit(code)}));
+  attempt("usercustomize", () => fs.access(site + "/usercustomize.py").write(${lit(code)}));
+  attempt("dist-packages", () => fs.access("dist/dist-packages/x.pth").write(${lit(code)}));
+  attempt("directories", () => fs.access(site + "/project.pth").write(${lit(`# the project's sources\n${path.join(dir, "src")}\n`)}));
+  attempt("a module", () => fs.access(site + "/helper.py").write("VALUE = 1\\n"));
+  attempt("elsewhere", () => fs.access("notes.pth").write(${lit(code)}));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(
+        found,
+        ["new .pth", "appended", "after a BOM", "after a carriage return", "a tab", "in another case", "dist-packages"],
+        /refused: it would leave a \.pth file in a site-packages directory holding a line that starts with import: Python executes such a line at every start .*List directories in it.*ask the user/,
+      );
+      expectRefused(found, ["sitecustomize", "usercustomize"], /refused: it would write a sitecustomize or usercustomize module in a site-packages directory: Python imports it at every start/);
+      expect(attemptOf(found, "read")).toEqual({ status: "ok", value: existing });
+      for (const label of ["directories", "a module", "elsewhere"]) expect(attemptOf(found, label).status, label).toBe("ok");
+      expect(readFileSync(path.join(dir, site, "vendor.pth"), "utf8")).toBe(existing);
+      // The user starts the venv's interpreter (pip, a tool installed there, an editor learning about it).
+      const started = spawnSync(path.join(dir, ".venv", "bin", "python"), ["-c", "import sys; print(sys.path)"], { cwd: dir, encoding: "utf8" });
+      expect(started.status, started.stderr).toBe(0);
+      expect(started.stdout).toContain(path.join(dir, "src"));
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+});
