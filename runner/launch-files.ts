@@ -6,7 +6,7 @@
 // client's own tool denials). A script that could write them, with nothing but
 // requestFileSystem("."), would run code of its own outside the sandbox, or widen its own policy,
 // the next time tacit starts. fs/protected-paths.ts lets scripts read them but not change them.
-// And the project's package.json, which a script may change but not so that it declares a
+// And every package.json (the project's, and any other: npx started in its directory reads it), which a script may change but not so that it declares a
 // program named tacit: `npx tacit` runs the project's own bin of that name (from `bin`, or a
 // file named tacit in `directories.bin`) before the installed tacit, so such a bin ran a
 // script's file with your authority at the next start (fs/file-system.ts asks tacitBinChange).
@@ -14,7 +14,7 @@
 import os from "node:os";
 import path from "node:path";
 import { readBoundedFile } from "./bounded-file.js";
-import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
+import { resolveRealOrSelf } from "./fs/containment.js";
 
 /**
  * Relative to the directory tacit was started in: the project settings of the MCP clients the
@@ -178,18 +178,19 @@ function tacitBinOf(text: string | null): string | null {
   return bin === null && binDir === null ? null : JSON.stringify([bin, binDir]);
 }
 
-/** The package.json files npx would take as the project's when tacit is started in `cwd`: there and in each directory above. */
-function isLaunchManifest(file: string, cwd: string): boolean {
-  return path.basename(file) === "package.json" && isWithin(path.resolve(cwd), path.dirname(file));
-}
-
 /**
- * Whether one of `files` (a path as named and where it leads) is such a package.json: what a
- * write leaves there is judged (tacitBinChange), and a classified write there is refused
- * outright, since judging its content would tell the script something about a secret.
+ * Whether one of `files` (a path as named and where it leads) is a package.json npx may take as
+ * the project's: any, in whatever directory, since `npx tacit` started there (a package of a
+ * monorepo, another project under the roots: an MCP client registered for the user starts it in
+ * the directory it runs in) runs that package.json's own bin named tacit. Shown with npm 11: a
+ * sub/package.json declaring `"bin": { "tacit": "payload.js" }` made `npx --offline tacit` in sub/
+ * run payload.js, a file that was not even executable. What a write leaves there is judged
+ * (tacitBinChange), and a classified write there is refused outright, since judging its content
+ * would tell the script something about a secret. In lower case: on a case-insensitive file
+ * system `Package.json` is npm's file.
  */
-export function isLaunchManifestAt(files: readonly string[], cwd: string = process.cwd()): boolean {
-  return files.some((file) => isLaunchManifest(file, cwd));
+export function isLaunchManifestAt(files: readonly string[]): boolean {
+  return files.some((file) => path.basename(file).toLowerCase() === "package.json");
 }
 
 /**

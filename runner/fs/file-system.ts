@@ -510,7 +510,7 @@ export class FileSystemExecutor {
 
   /** A project package.json may not come to declare a program npx would run as tacit (see launch-files.ts). */
   private denyTacitBin(target: Resolved, requested: string, held: () => ManifestText, content: string, append: boolean): void {
-    // Only such a package.json is read before the write (one in a subdirectory is not npm's project's).
+    // Only a package.json is read before the write.
     if (!isLaunchManifestAt([target.named, target.real])) return;
     const before = held();
     const refusal = tacitBinChange(before, textAfter(before, content, append));

@@ -8,13 +8,14 @@
 // node program there (`npm exec`, as `npx tacit` does), and each client's start is run as the
 // client runs it (its hooks' and its MCP servers' commands): no canary file.
 
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, realTempDir, tacit, writeTree } from "./fixtures.js";
 
 const npm = path.join(path.dirname(process.execPath), "npm");
+const npx = path.join(path.dirname(process.execPath), "npx");
 
 /** Every string `command` (with its string `args`) under `value`, as the clients' hooks and servers nest them. */
 function commandsUnder(value: unknown, found: string[][]): void {
@@ -108,4 +109,31 @@ ${Object.entries(files)
       cleanup();
     }
   }, 60_000);
+
+  it.skipIf(!existsSync(npm))("a package.json there may not come to declare a bin named tacit, which npx tacit there runs", async () => {
+    const { dir, cleanup } = realTempDir("tacit-manifest-elsewhere-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      const manifest = JSON.stringify({ name: "sub", version: "1.0.0" });
+      writeTree(dir, { "sub/package.json": manifest, "sub/payload.js": `#!/usr/bin/env node\nrequire("node:fs").writeFileSync(${lit(marker)}, "");\n` });
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("an ordinary change", () => fs.access("sub/package.json").write(${lit(JSON.stringify({ name: "sub", version: "1.0.1", bin: { other: "payload.js" } }))}));
+  attempt("a bin", () => fs.access("sub/package.json").write(${lit(JSON.stringify({ name: "sub", version: "1.0.0", bin: { tacit: "payload.js" } }))}));
+  attempt("a new one", () => fs.access("other/package.json").write(${lit(JSON.stringify({ name: "tacit", version: "1.0.0", bin: "payload.js" }))}));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["a bin", "a new one"], /declare a program named tacit/);
+      expect(attemptOf(found, "an ordinary change").status).toBe("ok");
+      expect(existsSync(path.join(dir, "other/package.json"))).toBe(false);
+      // The user's client starts `npx tacit` in sub/ (registered for the user, it starts where the client runs).
+      spawnSync(npx, ["--offline", "tacit", "--version"], { cwd: path.join(dir, "sub"), stdio: "ignore", timeout: 60_000, env: Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key))) });
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 120_000);
 });
