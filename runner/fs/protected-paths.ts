@@ -17,7 +17,8 @@
 // (direnv-trust.ts), and mise's configuration in a directory
 // mise trusts and the files it loads (mise.ts), and the .env of a directory Oh My Zsh's dotenv
 // plugin always loads (zsh-dotenv.ts), and the programs of a trusted .shadowenv.d (shadowenv.ts),
-// and the .vimrc and .exrc files Vim runs where its configuration sets 'exrc' (vim-exrc.ts),
+// and the .vimrc and .exrc files Vim runs where its configuration sets 'exrc' (vim-exrc.ts), and the
+// .gdbinit files GDB runs where its configuration puts their directory on its safe path (gdb-init.ts),
 // and the scripts Claude Code's hooks, status line and key helper run (agent-hooks.ts), and the
 // executables in the directories on the user's PATH (path-programs.ts), and the launch files of
 // every other directory, which a client or `npx tacit` started there reads (launch-files.ts).
@@ -33,6 +34,7 @@ import { agentHookChangeOf } from "./agent-hooks.js";
 import { isWithin, resolveRealOrSelf } from "./containment.js";
 import { direnvLoadChangeOf, direnvProgramChangeOf } from "./direnv.js";
 import { direnvTrustedChangeOf } from "./direnv-trust.js";
+import { gdbInitChangeOf } from "./gdb-init.js";
 import { gitRepositoryChangeOf } from "./git-repository.js";
 import { miseChangeOf } from "./mise.js";
 import { pathProgramChangeOf } from "./path-programs.js";
@@ -189,6 +191,7 @@ export function protectedPathOf(paths: readonly ProtectedPath[], named: string, 
         either(zshDotenvChangeOf) ??
         either(shadowenvChangeOf) ??
         either(vimExrcChangeOf) ??
+        either(gdbInitChangeOf) ??
         either(agentHookChangeOf) ??
         either(launchFileElsewhereOf) ??
         either(pathProgramChangeOf))
