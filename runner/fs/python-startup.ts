@@ -12,14 +12,27 @@
 // file holding a line Python executes (one that starts with `import`, leading blanks and a BOM
 // aside, lines split as Python splits them: \n, \r\n or \r), and may not write sitecustomize.py or
 // usercustomize.py at all. A `.pth` that lists directories (an editable install's) may be written.
-// Not covered: the packages installed there, which run when the user runs them (they are the
+// And the modules those lines import, which run at every start as well: a venv with pip holds
+// setuptools' distutils-precedence.pth, whose line imports _distutils_hack; shown through the real
+// CLI, a script that rewrote site-packages/_distutils_hack/__init__.py ran at the next
+// `.venv/bin/python -c pass`. So a module or package of that site directory that an import line of
+// one of its .pth files names (`import x`, `from x import`, `__import__('x')`, `import_module('x')`;
+// one given by a variable counts as every module there) may be read but not changed, created or
+// deleted.
+// Not covered: the other packages installed there, which run when the user runs them (they are the
 // project's dependencies, as node_modules is), and a venv's activate scripts, which the user sources.
 
+import { readdirSync } from "node:fs";
 import path from "node:path";
+import { ParsedFiles } from "../bounded-file.js";
 import { LAUNCH_MANIFEST_LIMIT_BYTES, TOO_LONG } from "../launch-files.js";
+import type { ProtectedPath } from "./protected-paths.js";
 
 /** The directory names Python's site module reads `.pth` files and sitecustomize from. */
 const SITE_DIRECTORIES: ReadonlySet<string> = new Set(["site-packages", "dist-packages"]);
+
+/** Whether a line of a .pth file is one site.py executes: it starts with import (leading blanks and a BOM aside). */
+const isImportLine = (line: string): boolean => /^[\s\uFEFF]*import/.test(line);
 
 /** The modules site.py imports at every start, from any directory on the path it has built. */
 const CUSTOMIZE_MODULES: ReadonlySet<string> = new Set(["sitecustomize.py", "usercustomize.py"]);
@@ -50,9 +63,59 @@ export function pythonStartupChange(kind: "pth" | "customize", after: string | t
   if (after === TOO_LONG || Buffer.byteLength(after) > LAUNCH_MANIFEST_LIMIT_BYTES) {
     return `it would leave this .pth file larger than ${LAUNCH_MANIFEST_LIMIT_BYTES} bytes, and tacit reads all of it to check that it holds no line Python executes`;
   }
-  if (!after.split(/\r\n|\r|\n/).some((line) => /^[\s\uFEFF]*import/.test(line))) return null;
+  if (!after.split(/\r\n|\r|\n/).some(isImportLine)) return null;
   return (
     `it would leave a .pth file in a site-packages directory holding a line that starts with import: Python executes such a line ${why}. List directories ` +
     "in it (one a line), and put the code in a module of the project, or ask the user"
   );
+}
+
+/** The top-level modules a .pth file's import lines import ("every" where one is given by a variable). */
+const importedBy = new ParsedFiles<ReadonlySet<string> | "every">(LAUNCH_MANIFEST_LIMIT_BYTES, (text) => {
+  const modules = new Set<string>();
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    if (!isImportLine(line)) continue;
+    for (const [, names] of line.matchAll(/\bimport\s+([\w.]+(?:\s*,\s*[\w.]+)*)/g)) for (const name of names!.split(",")) modules.add(name.trim());
+    for (const [, name] of line.matchAll(/\bfrom\s+([\w.]+)\s+import\b/g)) modules.add(name!);
+    for (const [, name] of line.matchAll(/\b(?:__import__|import_module)\s*\(\s*(?:['"]([\w.]+)['"])?/g)) {
+      if (name === undefined) return "every";
+      modules.add(name);
+    }
+  }
+  return new Set([...modules].map((name) => name.split(".")[0]!.toLowerCase()));
+});
+
+/**
+ * The module or package of a site directory that `changed` (a path a script would change) is or
+ * lies in, where an import line of one of that directory's .pth files names it; or null.
+ */
+export function pythonStartupModuleChangeOf(changed: string): ProtectedPath | null {
+  const parts = changed.split(path.sep);
+  // The site directory nearest above: a module directly in it, or a package's directory there.
+  const at = parts.findLastIndex((part, i) => i < parts.length - 1 && SITE_DIRECTORIES.has(part.toLowerCase()));
+  if (at < 0) return null;
+  const site = parts.slice(0, at + 1).join(path.sep);
+  const entry = parts[at + 1]!;
+  if (entry.toLowerCase().endsWith(".pth")) return null;
+  const module = (at + 1 === parts.length - 1 ? entry.replace(/\.py$/i, "") : entry).toLowerCase();
+  let names: string[];
+  try {
+    names = readdirSync(site).filter((name) => name.toLowerCase().endsWith(".pth"));
+  } catch {
+    return null;
+  }
+  for (const name of names) {
+    const modules = importedBy.get(path.join(site, name));
+    if (modules === null || (modules !== "every" && !modules.has(module))) continue;
+    return {
+      path: path.join(site, entry),
+      what: `a module Python imports at every start of the interpreter of ${site}: ${path.join(site, name)} imports it`,
+      readable: true,
+      refusal:
+        "scripts may read it but not change it (nor create or delete it): an import line of a .pth file there runs it at every start of that " +
+        "interpreter (its pip, the tools installed there, the interpreter an editor runs as soon as it opens the folder), with the user's full " +
+        "authority, outside the sandbox. Ask the user to change it",
+    };
+  }
+  return null;
 }

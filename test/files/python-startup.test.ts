@@ -64,4 +64,51 @@ requestFileSystem(".", (fs) => {
       cleanup();
     }
   }, 60_000);
+
+  it.skipIf(!HAS_PYTHON)("the modules a .pth file's import lines import may not be changed, created or deleted", async () => {
+    const { dir, cleanup } = realTempDir("tacit-python-startup-modules-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      expect(spawnSync("python3", ["-m", "venv", "--without-pip", path.join(dir, ".venv")]).status).toBe(0);
+      const lib = path.join(dir, ".venv", "lib");
+      const site = path.relative(dir, path.join(lib, readdirSync(lib)[0]!, "site-packages"));
+      // As setuptools and virtualenv install them.
+      const hack = "def add_shim():\n    pass\n";
+      writeTree(dir, {
+        [`${site}/distutils-precedence.pth`]: "import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, 'local') == 'local'; enabled and __import__('_distutils_hack').add_shim(); \n",
+        [`${site}/_distutils_hack/__init__.py`]: hack,
+        [`${site}/_virtualenv.pth`]: "import _virtualenv\n",
+        [`${site}/_virtualenv.py`]: "# virtualenv's patches\n",
+        [`${site}/other/__init__.py`]: "",
+      });
+      const code = `import os; os.system(${JSON.stringify(`touch ${marker}`)})\ndef add_shim():\n    pass\n`;
+      const script = `${ATTEMPT_PRELUDE}
+const site = ${lit(site)};
+requestFileSystem(".", (fs) => {
+  attempt("read", () => fs.access(site + "/_distutils_hack/__init__.py").read());
+  attempt("a package an import line names", () => fs.access(site + "/_distutils_hack/__init__.py").write(${lit(code)}));
+  attempt("a module in it", () => fs.access(site + "/_distutils_hack/override.py").write(${lit(code)}));
+  attempt("a module an import line names", () => fs.access(site + "/_virtualenv.py").write(${lit(code)}));
+  attempt("deleted", () => fs.access(site + "/_virtualenv.py").delete());
+  attempt("another package", () => fs.access(site + "/other/__init__.py").write("VALUE = 1\\n"));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(
+        found,
+        ["a package an import line names", "a module in it", "a module an import line names", "deleted"],
+        /refused: this is a module Python imports at every start of the interpreter of .*site-packages: .*\.pth imports it; .*Ask the user/,
+      );
+      expect(attemptOf(found, "read")).toEqual({ status: "ok", value: hack });
+      expect(attemptOf(found, "another package").status).toBe("ok");
+      expect(readFileSync(path.join(dir, site, "_distutils_hack/__init__.py"), "utf8")).toBe(hack);
+      const started = spawnSync(path.join(dir, ".venv", "bin", "python"), ["-c", "pass"], { cwd: dir, encoding: "utf8" });
+      expect(started.status, started.stderr).toBe(0);
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
 });
