@@ -260,7 +260,12 @@ export function tacitBinChange(before: ManifestText, after: string | typeof TOO_
 
 /** Where a file becomes a program npx runs as tacit because a project package.json names its directory in directories.bin. */
 function binDirectoryEntries(cwd: string): string[] {
-  const entries: string[] = [];
+  return binDirectoryDeclarations(cwd).map(({ entry }) => entry);
+}
+
+/** Each package.json there and above that names a bin directory, with the file named tacit there (see binDirectoryEntries). */
+function binDirectoryDeclarations(cwd: string): Array<{ manifest: string; entry: string }> {
+  const entries: Array<{ manifest: string; entry: string }> = [];
   for (const dir of thisAndAbove(cwd)) {
     // As a write reads it (readManifest): a regular file only, opened without blocking, at most
     // LAUNCH_MANIFEST_LIMIT_BYTES. readFileSync waited forever for a writer on a package.json
@@ -270,9 +275,24 @@ function binDirectoryEntries(cwd: string): string[] {
     const text = readManifest(path.join(dir, "package.json"));
     const manifest = manifestOf(text === TOO_LONG ? null : text);
     const binDir = manifest === null ? null : binDirectoryOf(manifest);
-    if (typeof binDir === "string") entries.push(path.join(path.resolve(dir, binDir), COMMAND));
+    if (typeof binDir === "string") entries.push({ manifest: path.join(dir, "package.json"), entry: path.join(path.resolve(dir, binDir), COMMAND) });
   }
   return entries;
+}
+
+/**
+ * The package.json whose `directories.bin` makes `file` (absolute: a path a script would change)
+ * the program `npx tacit` runs in that package's directory, in whatever directory; or null.
+ * binDirectoryEntries covers the start directory and those above it only, but `npx tacit` started
+ * in another one (a package of a monorepo) runs the file named tacit in the bin directory its own
+ * package.json names. Shown with npm 11: with sub/package.json naming `"directories": { "bin":
+ * "tools" }`, a script's sub/tools/tacit (not even executable) ran at `npx --offline tacit` in sub/.
+ * In lower case: on a case-insensitive file system `TACIT` is that file.
+ */
+export function tacitBinDirectoryManifestOf(file: string): string | null {
+  if (path.basename(file).toLowerCase() !== COMMAND) return null;
+  const named = path.resolve(file).toLowerCase();
+  return binDirectoryDeclarations(path.dirname(file)).find(({ entry }) => entry.toLowerCase() === named)?.manifest ?? null;
 }
 
 /**

@@ -27,7 +27,7 @@
 import path from "node:path";
 import type { RunnerConfig } from "../config.js";
 import { filesNamedByClientSettings } from "../client-settings.js";
-import { launchFileNamedAt, tacitLaunchFiles } from "../launch-files.js";
+import { launchFileNamedAt, tacitBinDirectoryManifestOf, tacitLaunchFiles } from "../launch-files.js";
 import { tacitCodeLocations } from "../paths.js";
 import { tacitHome } from "../tacit-home.js";
 import { tacitTempDirBelow, tacitTempDirOf, tempDirPlaces } from "../temp-dirs.js";
@@ -171,6 +171,22 @@ function launchFileElsewhereOf(changed: string): ProtectedPath | null {
       };
 }
 
+/** The file named tacit in a bin directory a package.json names (launch-files.ts, tacitBinDirectoryManifestOf), which `npx tacit` runs there. */
+function tacitBinElsewhereOf(changed: string): ProtectedPath | null {
+  const manifest = tacitBinDirectoryManifestOf(changed);
+  return manifest === null
+    ? null
+    : {
+        path: changed,
+        what: `the program \`npx tacit\` runs in ${path.dirname(manifest)}: ${manifest} names its directory in directories.bin`,
+        readable: true,
+        refusal:
+          "scripts may read it but not change it (nor create or delete it): `npx tacit` started in that directory (as an MCP client registered " +
+          "for the user starts it there) runs it instead of the installed tacit, with the user's full authority, outside the sandbox. Give the " +
+          "file another name, or ask the user",
+      };
+}
+
 /**
  * The protected path that `named` or `real` is (or lies inside), or null. `use`: "read" lets
  * tacit's own code through (it may be read); anything else is refused it too.
@@ -197,6 +213,7 @@ export function protectedPathOf(paths: readonly ProtectedPath[], named: string, 
         either(pythonStartupModuleChangeOf) ??
         either(agentHookChangeOf) ??
         either(launchFileElsewhereOf) ??
+        either(tacitBinElsewhereOf) ??
         either(pathProgramChangeOf))
       : null)
   );

@@ -136,4 +136,32 @@ requestFileSystem(".", (fs) => {
       cleanup();
     }
   }, 120_000);
+
+  it.skipIf(!existsSync(npm))("a file named tacit in the bin directory a package.json there names may not be written", async () => {
+    const { dir, cleanup } = realTempDir("tacit-bin-directory-elsewhere-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      writeTree(dir, { "sub/package.json": JSON.stringify({ name: "sub", version: "1.0.0", directories: { bin: "tools" } }), "sub/tools/format": "#!/bin/sh\n" });
+      const payload = `#!/usr/bin/env node\nrequire("node:fs").writeFileSync(${JSON.stringify(marker)}, "");\n`;
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("tacit", () => fs.access("sub/tools/tacit").write(${lit(payload)}));
+  attempt("in another case", () => fs.access("sub/tools/TACIT").write(${lit(payload)}));
+  attempt("another program", () => fs.access("sub/tools/lint").write("#!/bin/sh\\n"));
+  attempt("a file named tacit elsewhere", () => fs.access("sub/tacit").write("notes\\n"));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["tacit", "in another case"], /refused: this is the program `npx tacit` runs in .*sub: .*package\.json names its directory in directories\.bin; .*Give the file another name, or ask the user/);
+      expect(attemptOf(found, "another program").status).toBe("ok");
+      expect(attemptOf(found, "a file named tacit elsewhere").status).toBe("ok");
+      expect(existsSync(path.join(dir, "sub/tools/tacit"))).toBe(false);
+      spawnSync(npx, ["--offline", "tacit", "--version"], { cwd: path.join(dir, "sub"), stdio: "ignore", timeout: 60_000, env: Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key))) });
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 120_000);
 });
