@@ -1,7 +1,8 @@
 // The host's overhead on exec: `proc.exec("true")` through tacit against spawning the same
 // program directly from Node, per command. The tacit figure is (t(N) - t(0)) / N over whole
 // runs, so start-up cancels out; the floor is Node's own spawnSync, timed in this process.
-// The issue sets no target: the figure is for the closing note.
+// The issue sets no target: the figure is for the closing note. BENCH_EXEC_CONFINED=1 runs the
+// commands with --confine-commands (exec/confinement.ts), to measure what confinement costs.
 
 import { spawnSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
@@ -11,6 +12,7 @@ import { measureInterleaved, median } from "./measure.js";
 import { heavyRuns, line, medianOf, ms, runChecked, tacitBin, tempDir } from "./helpers.js";
 
 const COMMANDS = 200;
+const CONFINED = process.env.BENCH_EXEC_CONFINED === "1";
 
 export function benchExec(runs: number): boolean {
   const samples = heavyRuns(runs);
@@ -21,7 +23,8 @@ export function benchExec(runs: number): boolean {
       writeFileSync(file, `requestExecPermission(["true"], (proc) => { let failed = 0; for (let i = 0; i < ${n}; i++) failed += proc.exec("true").exitCode; println(failed); });\n`);
       return file;
     };
-    const args = (file: string): string[] => [tacitBin, "run", "--no-check", "--command-permissions", "true", file];
+    // A time limit that fits 200 commands on a loaded machine (confined, each costs a few mounts).
+    const args = (file: string): string[] => [tacitBin, "run", "--no-check", "--exec-timeout-ms", "600000", "--command-permissions", "true", ...(CONFINED ? ["--confine-commands"] : []), file];
     const withCommands = script(COMMANDS);
     const without = script(0);
     if (runChecked(process.execPath, args(withCommands), dir).trim() !== "0") throw new Error("exec bench: a `true` failed");
@@ -35,7 +38,7 @@ export function benchExec(runs: number): boolean {
       direct.push((performance.now() - started) / COMMANDS);
     }
 
-    const labelWith = `tacit run (${COMMANDS} × exec("true"))`;
+    const labelWith = `tacit run (${COMMANDS} × exec("true")${CONFINED ? ", confined" : ""})`;
     const labelWithout = "tacit run (scope only)";
     const timed = measureInterleaved(
       [

@@ -34,6 +34,7 @@ function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
       flags.secureOutput ||
       flags.commandPermissions ||
       flags.strict ||
+      flags.confineCommands ||
       flags.networkPermissions ||
       flags.llmBaseUrl ||
       flags.llmApiKey ||
@@ -44,6 +45,7 @@ function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
             secureOutput: flags.secureOutput,
             commandPermissions: flags.commandPermissions,
             strictMode: flags.strict,
+            confineCommands: flags.confineCommands,
             networkPermissions: flags.networkPermissions,
             llm:
               flags.llmBaseUrl || flags.llmApiKey || flags.llmModel

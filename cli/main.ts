@@ -41,7 +41,7 @@ function addScriptOptions(command: CommandType, jsonHelp: string): CommandType {
 /** The options that say what scripts may do and how long they may take. */
 function addPolicyOptions(command: CommandType): CommandType {
   return command
-    .option("--config <file>", "JSON config file: executionTimeoutMs, memoryLimitMb, typeCheck, quiet, auditLog, policy (approval tiers), and libraryConfig (allowedRoots, classifiedPaths, classifiedWrite, secureOutput, commandPermissions, strictMode, networkPermissions, networkResponseLimitBytes, networkTimeoutMs, llm); see the README")
+    .option("--config <file>", "JSON config file: executionTimeoutMs, memoryLimitMb, typeCheck, quiet, auditLog, policy (approval tiers), and libraryConfig (allowedRoots, classifiedPaths, classifiedWrite, secureOutput, commandPermissions, strictMode, confineCommands, networkPermissions, networkResponseLimitBytes, networkTimeoutMs, llm); see the README")
     .option("--no-check", "skip type-checking (config: typeCheck: false)")
     .addOption(
       new Option("--exec-timeout-ms <ms>", "wall-clock limit for the script, in ms (default 30000)").argParser(
@@ -60,9 +60,10 @@ function addPolicyOptions(command: CommandType): CommandType {
       new Option("--classified-paths <patterns>", "comma-separated gitignore-like patterns of secret paths (default: .ssh, .env, .aws, …)").argParser(commaList),
     )
     .addOption(
-      new Option("--command-permissions <globs>", "comma-separated command name globs (* only) that scripts may run with requestExecPermission; a permitted command runs with your full authority (allowed roots, classified paths and network permissions do not bind it)").argParser(commaList),
+      new Option("--command-permissions <globs>", "comma-separated command name globs (* only) that scripts may run with requestExecPermission; a permitted command runs with your full authority (allowed roots, classified paths and network permissions do not bind it; --confine-commands binds its files)").argParser(commaList),
     )
     .option("--strict", "when --command-permissions is unset, let scripts run any command but shells, interpreters, file and network tools and programs that run other programs or code: a denylist for convenience, not a confinement (every other command runs with your full authority)")
+    .option("--confine-commands", "run each permitted command confined (Linux, util-linux unshare and mount): the file system read-only but the allowed roots and a private /tmp, classified paths, the hidden entries of your home directory and tacit's own files covered; a command that cannot be confined is refused, never run unconfined")
     .addOption(
       new Option("--network-permissions <hosts>", "comma-separated host patterns scripts may reach with requestNetwork (like api.example.com, *.example.com:8443, 127.0.0.1:*)").argParser(commaList),
     )

@@ -19,6 +19,7 @@ export interface CommonFlags {
   llmApiKey?: string;
   llmModel?: string;
   strict?: boolean;
+  confineCommands?: boolean;
   auditLog?: string;
   /** --yes: answer every approval yes for this run. */
   yes?: boolean;

@@ -150,6 +150,7 @@ const LibraryConfigSchema = z
     secureOutput: z.string().min(1).optional(),
     commandPermissions: z.array(z.string().min(1).regex(/^[^/]*$/, "a command pattern is a name glob, without \"/\"")).optional(),
     strictMode: z.boolean().optional(),
+    confineCommands: z.boolean().optional(),
     networkPermissions: z
       .array(z.string().min(1).refine(isHostPattern, "a host pattern is like \"api.example.com\", \"*.example.com:8443\" or \"127.0.0.1:*\""))
       .optional(),
@@ -202,6 +203,8 @@ export interface LibraryConfig {
   commandPermissions: string[] | null;
   /** With commandPermissions unset: anything but a denylist of risky commands may run. */
   strictMode: boolean;
+  /** Each allowed command runs in a confined view of the file system (exec/confinement.ts): writable only in the roots, secrets covered. */
+  confineCommands: boolean;
   /** Host patterns scripts may reach; null when unset (nothing is reachable). */
   networkPermissions: string[] | null;
   networkResponseLimitBytes: number;
@@ -431,6 +434,7 @@ export function resolveConfig(
       secureOutput,
       commandPermissions,
       strictMode,
+      confineCommands: pickLibrary("confineCommands") ?? false,
       networkPermissions: pickLibrary("networkPermissions") ?? null,
       networkResponseLimitBytes: pickLibrary("networkResponseLimitBytes") ?? DEFAULT_RESPONSE_LIMIT_BYTES,
       networkTimeoutMs: pickLibrary("networkTimeoutMs") ?? DEFAULT_HTTP_TIMEOUT_MS,

@@ -12,6 +12,7 @@ import { PureEvaluator } from "./classified/pure-evaluator.js";
 import { ClassifiedStore } from "./classified/store.js";
 import { FailureNotes, SecureSink, SinkQuota } from "./secure-sink.js";
 import { ClassifiedPaths } from "./fs/classified-paths.js";
+import { CommandConfinement } from "./exec/confinement.js";
 import { ExecExecutor } from "./exec/executor.js";
 import { NetworkExecutor } from "./net/executor.js";
 import { parseHostPattern } from "./net/host-policy.js";
@@ -460,6 +461,7 @@ function createEvaluationContext(
   const notes = shared?.notes ?? new FailureNotes();
   const classified = shared?.classified ?? new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes, options.classifiedValues);
   const hostSecrets = HostSecrets.of(config);
+  const classifiedPaths = new ClassifiedPaths(config.library.classifiedPaths);
   const context: EvaluationContext = {
     output,
     hostSecrets,
@@ -475,7 +477,7 @@ function createEvaluationContext(
       {
         allowedRoots: config.library.allowedRoots,
         grantedRoots: grants.roots,
-        classified: new ClassifiedPaths(config.library.classifiedPaths),
+        classified: classifiedPaths,
         classifiedWrite: config.library.classifiedWrite,
         protectedPaths,
         hostSecrets: hostSecrets.texts,
@@ -510,6 +512,9 @@ function createEvaluationContext(
       grants.commands,
       protectedPaths,
       hostSecrets,
+      config.library.confineCommands
+        ? new CommandConfinement({ allowedRoots: config.library.allowedRoots, classified: classifiedPaths, protectedPaths })
+        : null,
     ),
   };
   // The store's notes on values it could not compute go to this evaluation's share from when it runs.

@@ -91,9 +91,9 @@ export function runBypassed(code: string, options: BypassOptions = {}): Promise<
   });
 }
 
-/** A fresh temp directory, removed by the returned cleanup. */
-export function tempDir(prefix = "tacit-test-"): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+/** A fresh temp directory (in `base`, the system's temp directory by default), removed by the returned cleanup. */
+export function tempDir(prefix = "tacit-test-", base: string = tmpdir()): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(path.join(base, prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -18,6 +18,7 @@ import { type ProtectedPath, protectedPathOf } from "../fs/protected-paths.js";
 import { HostSecrets } from "../host-secrets.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import { type CommandPolicy, commandRefusal } from "./command-policy.js";
+import { type CommandConfinement, setupFailure } from "./confinement.js";
 import { namespaceWrapper } from "./pid-namespace.js";
 import { findOnPath } from "./program-path.js";
 
@@ -138,6 +139,8 @@ export class ExecExecutor {
     private readonly protectedPaths: readonly ProtectedPath[] = [],
     /** The host's own secrets: a command's output cut inside one is masked there too (see CappedOutput). */
     private readonly hostSecrets: HostSecrets = new HostSecrets([]),
+    /** --confine-commands: each command runs in a confined view of the file system (see confinement.ts); null: with the user's full authority. */
+    private readonly confinement: CommandConfinement | null = null,
   ) {
     signal.addEventListener("abort", () => this.killAll(), { once: true });
   }
@@ -228,22 +231,34 @@ export class ExecExecutor {
       // The child changes into it by its descriptor, which it holds until it runs the program.
       directory = { fd, path: opened === null ? cwd : `/proc/self/fd/${fd}` };
     }
-    const started = this.start(program, request, directory?.path ?? cwd, timeoutMs);
+    const started = this.start(program, request, directory?.path ?? cwd, cwd, timeoutMs);
     if (directory !== null) closeSync(directory.fd);
     return started;
   }
 
-  private start(program: string, request: ExecRequest, cwd: string, timeoutMs: number): Promise<ProcessResult> {
+  /** `cwd`: where the child starts (a descriptor's path when pinned); `realCwd`: that directory's path, which a confined command enters again. */
+  private start(program: string, request: ExecRequest, cwd: string, realCwd: string, timeoutMs: number): Promise<ProcessResult> {
     return new Promise((resolve, reject) => {
       const wrapper = namespaceWrapper(NAMESPACE_NOTICES);
-      const [command, argv] = wrapper ? [wrapper.program, [...wrapper.argsBefore, program, ...request.args]] : [program, [...request.args]];
+      const env = childEnvironment();
+      let command: string;
+      let argv: string[];
+      try {
+        ({ program: command, args: argv } =
+          this.confinement !== null ? this.confinement.wrap(wrapper, request.command, program, request.args, realCwd)
+          : wrapper ? { program: wrapper.program, args: [...wrapper.argsBefore, program, ...request.args] }
+          : { program, args: [...request.args] });
+      } catch (error) {
+        reject(error);
+        return;
+      }
       // Killed by the kernel when tacit ends in a way that runs no exit hook (see parent-death.ts).
       const { file, args } = diesWithTacit(command, argv);
       let child: ChildProcess;
       try {
         child = spawn(file, args, {
           cwd,
-          env: childEnvironment(),
+          env,
           // Its own process group, so that a timeout kills everything it started (and the
           // namespace, when there is one, whatever left the group).
           detached: true,
@@ -284,6 +299,11 @@ export class ExecExecutor {
         killGroup(child);
         release();
         const exitCode = timedOut ? 124 : (code ?? 128 + signalNumber(signal));
+        const unconfined = this.confinement !== null && !timedOut ? setupFailure(request.command, exitCode, stderr.text()) : null;
+        if (unconfined !== null) {
+          reject(unconfined);
+          return;
+        }
         const killedNote = timedOut ? `\n[tacit: killed after ${timeoutMs} ms (timeoutMs), with the processes it started]\n` : "";
         resolve({ exitCode, stdout: stdout.text(), stderr: stderr.text() + killedNote });
       });

@@ -18,13 +18,16 @@ import { spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 
 const UNSHARE_CANDIDATES = ["/usr/bin/unshare", "/bin/unshare"];
-const SHELL = "/bin/sh";
+/** The first process of a namespace: a shell tacit chooses (see above). */
+export const SHELL = "/bin/sh";
 const RUN_AS_CHILD = '"$@"; exit $?';
 
 /** How to spawn a program in a namespace: the wrapper's program and the arguments before the command's. */
 export interface NamespaceWrapper {
   program: string;
   argsBefore: string[];
+  /** `unshare`'s own arguments, through its "--": what a wrapper with another first process (confinement.ts) starts from. */
+  namespaceArgs: string[];
   /** True when the namespace has its own /proc (it sees only its own processes). */
   ownProc: boolean;
 }
@@ -80,11 +83,12 @@ export function probeNamespaceWrapper(
   for (const { flags, ownProc } of NAMESPACE_FLAGS) {
     // As root a PID namespace needs nothing more; otherwise a user namespace mapping the user to itself.
     for (const userNamespace of [[], ["--map-current-user"]]) {
-      const argsBefore = [...userNamespace, ...flags, "--", SHELL, "-c", RUN_AS_CHILD, "tacit-exec"];
+      const namespaceArgs = [...userNamespace, ...flags, "--"];
+      const argsBefore = [...namespaceArgs, SHELL, "-c", RUN_AS_CHILD, "tacit-exec"];
       const probe = spawnSync(unshare, [...argsBefore, SHELL, "-c", "exit 0"], { stdio: "ignore", timeout: 5000 });
       if (probe.status !== 0) continue;
       if (!ownProc) onSharedProc("this host does not allow a mount namespace with its own /proc beside the PID namespace");
-      return { program: unshare, argsBefore, ownProc };
+      return { program: unshare, argsBefore, namespaceArgs, ownProc };
     }
   }
   onUnavailable("this host does not allow creating a PID namespace (no root, and user namespaces are disabled)");

@@ -28,7 +28,7 @@ let known: { home: string; homes: readonly string[] } | undefined;
  * once for the process's home: every change a script makes asks, and a realpath each time cost
  * a run of 10,000 deletes a measurable share of its time limit.
  */
-function homes(): readonly string[] {
+export function homes(): readonly string[] {
   const home = path.resolve(os.homedir());
   if (known?.home !== home) {
     const real = resolveRealOrSelf(home);

@@ -49,3 +49,13 @@ export function procMounts(): readonly string[] {
   mounts = [...new Set([USUAL_PLACE, ...procMountsIn(table)])];
   return mounts;
 }
+
+/** Every mount point in a /proc/self/mountinfo table (field 5), unescaped. */
+export function mountPointsIn(mountinfo: string): string[] {
+  const found: string[] = [];
+  for (const line of mountinfo.split("\n")) {
+    const point = line.split(" ")[4];
+    if (point !== undefined) found.push(unescapeMountPoint(point));
+  }
+  return found;
+}

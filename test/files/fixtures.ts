@@ -19,8 +19,8 @@ export function makeCanary(): string {
 }
 
 /** A temp dir by its real path (so paths the host reports compare equal). */
-export function realTempDir(prefix: string): { dir: string; cleanup: () => void } {
-  const { dir, cleanup } = tempDir(prefix);
+export function realTempDir(prefix: string, base?: string): { dir: string; cleanup: () => void } {
+  const { dir, cleanup } = tempDir(prefix, base);
   return { dir: realpathSync(dir), cleanup };
 }
 

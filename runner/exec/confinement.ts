@@ -1,0 +1,328 @@
+// Opt-in confinement of allowed commands (--confine-commands, config libraryConfig.confineCommands).
+// Without it a command runs with the user's full authority: with `cat` allowed, `cat .env`,
+// `cat ~/.ssh/id_rsa` or `tee ../outside` read and wrote what the capability API refuses.
+// With it, the command's PID and mount namespace (pid-namespace.ts) is made, before the command
+// starts, into a view of the file system where:
+//   - everything is read-only but the allowed roots and a private, empty /tmp (a root under /tmp
+//     is mounted back into it at its own path);
+//   - the classified paths found under the allowed roots, the hidden entries of the home
+//     directory (~/.ssh, ~/.aws, ~/.bashrc, ~/.config, …), the classified paths named by an
+//     absolute pattern, and tacit's own files (its home, config file, secure output, audit log,
+//     record directory, a procfs mounted elsewhere than /proc) are covered by an empty read-only
+//     file or directory; a home entry that holds an allowed root or the command's own program
+//     (~/.cargo/bin/cargo) is not covered whole, only its classified paths are (so a program
+//     there that the command runs in turn by name, from ~/.local/bin, is not found);
+//   - /proc is the namespace's own, read-only.
+// The first process of the namespace, a shell tacit chooses, does this with util-linux `mount`
+// (one `mount -a` over a table tacit writes, so the cost does not grow with a process per mount),
+// then changes into the working directory again (the old one was the unconfined view), checks it
+// is the same directory, and runs the command. Where any step fails the command does not run: it
+// is refused with the reason (never run unconfined).
+//
+// The classified paths under the roots are found anew for each command by a walk of the roots
+// (a file written since, or renamed, is covered), which lists again only the directories whose
+// change time moved since tacit last listed them (see Listing): a stat per directory, after a
+// first full walk per process (a walk does not enter a classified directory, covered whole).
+// Not covered: a classified file outside the roots and the home directory whose pattern is a
+// name or a glob (a link in a root that leads there reads it); pre-existing mounts below an
+// allowed root become read-only.
+
+import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import type { ClassifiedPaths } from "../fs/classified-paths.js";
+import { isWithin } from "../fs/containment.js";
+import { homes } from "../fs/home-config.js";
+import { mountPointsIn } from "../fs/proc-mounts.js";
+import type { ProtectedPath } from "../fs/protected-paths.js";
+import { EffectFailure } from "../refusals.js";
+import { type NamespaceWrapper, SHELL } from "./pid-namespace.js";
+
+const MOUNT_CANDIDATES = ["/usr/bin/mount", "/bin/mount"];
+const TMP = "/tmp";
+const PROC = "/proc";
+/** What the setup writes on stderr before it gives up, with exit status 125, the command not run. */
+const SETUP_FAILED = "tacit-confinement-failed:";
+const SETUP_FAILED_STATUS = 125;
+const GLOB_CHAR = /[*?[\]{}!]/;
+
+// The namespace's first process. Positional parameters: mount's path, the mount table, the
+// working directory, whether / is made read-only, whether /tmp is private, how many directories
+// to make in it (roots under /tmp), those directories, then the command and its arguments.
+// fd 3 keeps the old /tmp (the roots under it are mounted back from there), fd 4 the working
+// directory as opened, fd 5 the empty file and directory the masks are made of.
+const SETUP = `fail() { printf '%s %s\\n' '${SETUP_FAILED}' "$1" >&2; exit ${SETUP_FAILED_STATUS}; }
+m=$1 table=$2 cwd=$3 roroot=$4 privtmp=$5 n=$6; shift 6
+exec 3</tmp 4<. || fail "could not open /tmp or the working directory"
+if [ "$privtmp" = 1 ]; then
+  "$m" -t tmpfs -o mode=1777,nosuid,nodev tacit-tmp /tmp || fail "could not mount a private /tmp"
+  d=/tmp/.tacit-confinement; /bin/mkdir -m 700 "$d" || fail "could not make $d"
+else
+  d=$(/bin/mktemp -d /tmp/tacit-confinement.XXXXXX) || fail "could not make a directory in /tmp"
+fi
+: > "$d/file" && /bin/mkdir "$d/dir" && printf '%s' "$table" > "$d/fstab" && exec 5<"$d" || fail "could not write the mount table in $d"
+i=0
+while [ "$i" -lt "$n" ]; do /bin/mkdir -p "$1" || fail "could not make $1 in the private /tmp"; shift; i=$((i+1)); done
+out=$("$m" --no-canonicalize -v -a -T "$d/fstab" 2>&1) || fail "$out"
+case $out in *": ignored"*|*": already mounted"*) fail "a mount was skipped: $out";; esac
+if [ "$roroot" = 1 ]; then "$m" -o remount,bind,ro / || fail "could not make / read-only"; fi
+/bin/rm -rf "$d" || fail "could not remove $d"
+exec 5<&-
+cd -P "$cwd" || fail "could not enter the working directory $cwd"
+[ . -ef /proc/self/fd/4 ] || fail "the working directory $cwd changed while confinement was set up"
+exec 3<&- 4<&-
+"$@"; exit $?`;
+
+/** What confinement needs to know of the policy. */
+export interface ConfinementSettings {
+  /** Real paths of the allowed roots: the only places a command may write. */
+  allowedRoots: readonly string[];
+  classified: ClassifiedPaths;
+  /** tacit's own files (fs/protected-paths.ts), covered like classified ones. */
+  protectedPaths: readonly ProtectedPath[];
+}
+
+/**
+ * A directory's classified entries and subdirectories, as listed when its change time was
+ * `ctimeNs`. Any change of its entries (a file made, removed or renamed in it) sets the change
+ * time, and no program can set it back (utimes sets it to now), so a listing whose directory has
+ * the same change time, inode and device is still right. A command costs a stat per directory of
+ * the roots instead of reading every directory: a walk of a 130,000-entry tree took seconds.
+ */
+interface Listing {
+  ctimeNs: bigint;
+  ino: bigint;
+  dev: bigint;
+  classified: string[];
+  directories: string[];
+}
+
+/** Directory listings kept, per set of classified patterns, at most (then they are forgotten and read again). */
+const LISTINGS_KEPT = 200_000;
+const listingsByPatterns = new Map<string, Map<string, Listing>>();
+
+interface Mask {
+  target: string;
+  directory: boolean;
+}
+
+/** A field of a mount table (fstab): space, tab, newline and backslash as octal escapes. */
+function tableField(value: string): string {
+  return value.replace(/[ \t\n\\]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`);
+}
+
+function entries(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return []; // Unreadable: unreadable to the command as well (it runs as the same user).
+  }
+}
+
+/** Where a path really leads and whether that is a directory, or null (a dead link, gone). */
+function realTarget(p: string): { real: string; directory: boolean } | null {
+  try {
+    const real = realpathSync.native(p);
+    return { real, directory: statSync(real).isDirectory() };
+  } catch {
+    return null;
+  }
+}
+
+function mountProgram(): string | null {
+  for (const candidate of MOUNT_CANDIDATES) {
+    try {
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return null;
+}
+
+export class CommandConfinement {
+  private readonly roots: readonly string[];
+  private readonly privateTmp: boolean;
+  /** Listings of the directories walked, kept for the process (for these classified patterns). */
+  private readonly listings: Map<string, Listing>;
+
+  constructor(private readonly settings: ConfinementSettings) {
+    const patterns = settings.classified.resolvedPatterns.join("\0");
+    let listings = listingsByPatterns.get(patterns);
+    if (listings === undefined) {
+      if (listingsByPatterns.size >= 16) listingsByPatterns.clear();
+      listings = new Map();
+      listingsByPatterns.set(patterns, listings);
+    }
+    this.listings = listings;
+    // A root inside another is mounted with it.
+    const roots = [...new Set(settings.allowedRoots)];
+    this.roots = roots.filter((root) => !roots.some((other) => other !== root && isWithin(root, other)));
+    this.privateTmp = !this.roots.some((root) => isWithin(TMP, root));
+  }
+
+  /** Whether `p` can be seen in the confined view: not under the private /tmp, unless in a root. */
+  private visible(p: string): boolean {
+    return !this.privateTmp || !isWithin(p, TMP) || this.roots.some((root) => isWithin(p, root));
+  }
+
+  /** The program and arguments that run `program` confined; throws, saying why, where that cannot be. */
+  wrap(wrapper: NamespaceWrapper | null, command: string, program: string, args: readonly string[], cwd: string): { program: string; args: string[] } {
+    if (wrapper === null || !wrapper.ownProc) {
+      throw refusal(
+        command,
+        wrapper === null ? "this host gives commands no PID and mount namespace" : "this host gives commands no mount namespace of their own",
+        "run tacit where util-linux `unshare --mount --pid` works: as root, or with unprivileged user namespaces allowed (in a container, one allowed to call unshare)",
+      );
+    }
+    const mount = mountProgram();
+    if (mount === null) throw refusal(command, "util-linux `mount` is not installed (/usr/bin/mount)", "install util-linux's mount");
+    const masks = this.masks(program);
+    const hidden = masks.find((mask) => mask.directory && isWithin(cwd, mask.target));
+    if (hidden) {
+      throw new EffectFailure(
+        `exec("${command}"): refused, nothing was run: its working directory ${cwd} is covered in the confined view (it is, or lies in, ` +
+          `${hidden.target}: a classified path, a hidden entry of the home directory or tacit's own). Pass a cwd elsewhere in the allowed roots`,
+      );
+    }
+    const table = this.table(masks);
+    const underTmp = this.privateTmp ? this.roots.filter((root) => isWithin(root, TMP)) : [];
+    const roRoot = !this.roots.includes("/");
+    return {
+      program: wrapper.program,
+      args: [
+        ...wrapper.namespaceArgs,
+        SHELL,
+        "-c",
+        SETUP,
+        "tacit-exec",
+        mount,
+        table,
+        cwd,
+        roRoot ? "1" : "0",
+        this.privateTmp ? "1" : "0",
+        String(underTmp.length),
+        ...underTmp,
+        program,
+        ...args,
+      ],
+    };
+  }
+
+  /** The mount table the setup applies, in order: the roots, read-only mounts, then the masks. */
+  private table(masks: readonly Mask[]): string {
+    const lines: string[] = [];
+    for (const root of this.roots) {
+      const source = this.privateTmp && isWithin(root, TMP) ? path.join("/proc/self/fd/3", path.relative(TMP, root)) : root;
+      lines.push(`${tableField(source)} ${tableField(root)} none rbind 0 0`);
+    }
+    for (const point of this.readOnlyMounts()) lines.push(`none ${tableField(point)} none remount,bind,ro 0 0`);
+    for (const mask of masks) {
+      lines.push(`/proc/self/fd/5/${mask.directory ? "dir" : "file"} ${tableField(mask.target)} none bind 0 0`);
+      lines.push(`none ${tableField(mask.target)} none remount,bind,ro 0 0`);
+    }
+    return `${lines.join("\n")}\n`;
+  }
+
+  /** The mounts of tacit's namespace made read-only (/ apart: `mount -a` skips it, the setup does it). */
+  private readOnlyMounts(): string[] {
+    let table = "";
+    try {
+      table = readFileSync("/proc/self/mountinfo", "utf8");
+    } catch {
+      // No mount table: / alone is made read-only (with /proc, below).
+    }
+    const points = mountPointsIn(table).filter(
+      (point) =>
+        point !== "/" &&
+        !isWithin(point, PROC) &&
+        !(this.privateTmp && isWithin(point, TMP)) &&
+        !this.roots.some((root) => isWithin(point, root)),
+    );
+    return [...new Set([PROC, ...points])];
+  }
+
+  /** What is covered with an empty read-only file or directory (none inside another). */
+  private masks(program: string): Mask[] {
+    const found = new Map<string, boolean>();
+    const add = (p: string): void => {
+      const target = realTarget(p);
+      if (target !== null && this.visible(target.real) && target.real !== "/") found.set(target.real, target.directory);
+    };
+    const realProgram = realTarget(program)?.real ?? program;
+    const walked: string[] = [...this.roots];
+    for (const home of homes()) {
+      for (const entry of entries(home)) {
+        if (!entry.name.startsWith(".")) continue;
+        const full = path.join(home, entry.name);
+        const holdsWhatRuns = this.roots.some((root) => isWithin(root, full)) || isWithin(program, full) || isWithin(realProgram, full);
+        if (holdsWhatRuns && entry.isDirectory()) walked.push(full);
+        else add(full);
+      }
+    }
+    const covered = (p: string): boolean => [...found].some(([mask, directory]) => directory && isWithin(p, mask));
+    for (const top of walked) {
+      // A root inside a classified directory is classified all through: covered whole.
+      if (this.settings.classified.matches(top)) add(top);
+      else this.walkClassified(top, add, covered);
+    }
+    for (const pattern of this.settings.classified.resolvedPatterns) {
+      if (pattern.startsWith("/") && !GLOB_CHAR.test(pattern)) add(pattern);
+    }
+    for (const own of this.settings.protectedPaths) {
+      if (!own.readable && !isWithin(own.path, PROC)) add(own.path);
+    }
+    const masks = [...found].map(([target, directory]) => ({ target, directory }));
+    return masks.filter((mask) => !masks.some((other) => other.directory && other.target !== mask.target && isWithin(mask.target, other.target)));
+  }
+
+  /** The classified entries below `dir` (not entering them, nor links, nor what is covered already). */
+  private walkClassified(dir: string, add: (p: string) => void, covered: (p: string) => boolean): void {
+    const pending = [dir];
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      if (covered(next)) continue;
+      const listing = this.listing(next);
+      for (const classified of listing.classified) add(classified);
+      pending.push(...listing.directories);
+    }
+  }
+
+  /** What `dir` holds, from the listings kept while the directory's change time, inode and device are the same. */
+  private listing(dir: string): Listing {
+    let stat;
+    try {
+      stat = lstatSync(dir, { bigint: true });
+    } catch {
+      return { ctimeNs: -1n, ino: -1n, dev: -1n, classified: [], directories: [] };
+    }
+    const kept = this.listings.get(dir);
+    if (kept && kept.ctimeNs === stat.ctimeNs && kept.ino === stat.ino && kept.dev === stat.dev) return kept;
+    const listing: Listing = { ctimeNs: stat.ctimeNs, ino: stat.ino, dev: stat.dev, classified: [], directories: [] };
+    for (const entry of entries(dir)) {
+      const full = path.join(dir, entry.name);
+      if (this.settings.classified.matchesExactly(full, entry.name)) listing.classified.push(full);
+      else if (entry.isDirectory()) listing.directories.push(full);
+    }
+    if (this.listings.size >= LISTINGS_KEPT) this.listings.clear();
+    this.listings.set(dir, listing);
+    return listing;
+  }
+}
+
+/** The refusal of a command confinement cannot be set up for: nothing was run. */
+function refusal(command: string, why: string, what: string): EffectFailure {
+  return new EffectFailure(
+    `exec("${command}"): refused, nothing was run: commands are confined (--confine-commands, config libraryConfig.confineCommands), ` +
+      `but ${why}. To run commands, ${what}; or have the operator drop --confine-commands, so that allowed commands run with the user's full authority`,
+  );
+}
+
+/** The refusal of a command whose confinement failed to set up (the child's status and stderr), or null when it ran. */
+export function setupFailure(command: string, exitCode: number, stderr: string): EffectFailure | null {
+  const at = stderr.lastIndexOf(SETUP_FAILED);
+  if (exitCode !== SETUP_FAILED_STATUS || at === -1) return null;
+  return refusal(
+    command,
+    `its confinement could not be set up (${stderr.slice(at + SETUP_FAILED.length).trim()})`,
+    "fix what the reason names (a mount that fails: a path the allowed roots or classified paths name), or run tacit where mounts in a user namespace work",
+  );
+}

@@ -1,0 +1,150 @@
+// --confine-commands (runner/exec/confinement.ts): an allowed command's path arguments are bound
+// by the file-system scope. Without it, `cat .env`, `grep -r` over a tree holding a classified
+// file, `cat ~/.ssh/id_rsa` and `tee ../outside` read secrets and wrote outside the allowed roots
+// through the real CLI (the first test shows it still does: that is the README's "full authority").
+// With it the same commands find the secrets covered and everything outside the roots
+// read-only, while ordinary work (ls, git status, a node script, /tmp) goes on. The layout lives
+// outside /tmp (confined commands get a private /tmp, which would hide it and prove less).
+
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { CommandConfinement } from "../../runner/exec/confinement.js";
+import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
+import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, makeCanary, realTempDir, tacit, writeTree } from "./fixtures.js";
+
+type ExecResult = { exitCode: number; stdout: string; stderr: string };
+
+/** Whether this host gives commands a mount namespace with its own /proc (what confinement needs), and if not, why. */
+function mountNamespaceSupport(): { ok: boolean; reason: string } {
+  const reasons: string[] = [];
+  const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], (r) => reasons.push(r), (r) => reasons.push(r));
+  return { ok: wrapper?.ownProc === true, reason: reasons.join("; ") || "no reason given" };
+}
+
+const COMMANDS = ["cat", "grep", "tee", "cp", "ls", "git", "node", "sh"];
+
+/** A home with secrets, a project (the working directory and only root) with classified files, and a directory beside it. */
+function layout(base: string): { home: string; project: string; outside: string; canaries: Record<string, string> } {
+  const canaries = { env: makeCanary(), deep: makeCanary(), ssh: makeCanary(), aws: makeCanary() };
+  writeTree(base, {
+    "home/.ssh/id_rsa": `${canaries.ssh}\n`,
+    "home/.aws/credentials": `${canaries.aws}\n`,
+    "home/.bashrc": "# the user's own\n",
+    "project/.env": `${canaries.env}\n`,
+    "project/src/deep/.env.local": `${canaries.deep}\n`,
+    "project/src/index.ts": "export const a = 1;\n",
+    "project/readme.txt": "hello\n",
+    "outside/keep.txt": "kept\n",
+  });
+  const project = path.join(base, "project");
+  execFileSync("git", ["init", "-q"], { cwd: project });
+  execFileSync("git", ["add", "readme.txt"], { cwd: project });
+  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init"], { cwd: project });
+  return { home: path.join(base, "home"), project, outside: path.join(base, "outside"), canaries };
+}
+
+/** The attacks and the ordinary work, each reported as an attempt. */
+function script(home: string, outside: string, scratch: string): string {
+  return `${ATTEMPT_PRELUDE}
+requestExecPermission(${JSON.stringify(COMMANDS)}, (proc) => {
+  attempt("cat .env", () => proc.exec("cat", [".env"]));
+  attempt("grep -r", () => proc.exec("grep", ["-r", "canary", "src"]));
+  attempt("cat id_rsa", () => proc.exec("cat", [${lit(path.join(home, ".ssh/id_rsa"))}]));
+  attempt("cp aws", () => proc.exec("cp", [${lit(path.join(home, ".aws/credentials"))}, "copied.txt"]));
+  attempt("tee outside", () => proc.exec("tee", [${lit(path.join(outside, "written.txt"))}], { input: "from tee" }));
+  attempt("cp outside", () => proc.exec("cp", ["readme.txt", "../outside/copied.txt"]));
+  attempt("tee bashrc", () => proc.exec("tee", ["-a", ${lit(path.join(home, ".bashrc"))}], { input: "touch PWNED" }));
+  attempt("ls", () => proc.exec("ls", ["-a"]));
+  attempt("git status", () => proc.exec("git", ["status", "--porcelain"]));
+  attempt("node", () => proc.exec("node", ["-e", "require('fs').writeFileSync('made-by-node.txt', 'ok'); console.log(require('fs').readFileSync('readme.txt', 'utf8'))"]));
+  attempt("tmp", () => proc.exec("sh", ["-c", "echo scratch > $0 && cat $0", ${lit(scratch)}]));
+});
+`;
+}
+
+function execResult(found: ReturnType<typeof attempts>, label: string): ExecResult {
+  const attempt = attemptOf(found, label);
+  expect(attempt.status, `${label}: ${JSON.stringify(attempt.value)}`).toBe("ok");
+  return attempt.value as ExecResult;
+}
+
+describe("allowed commands' file arguments", () => {
+  it("reach secrets and places outside the roots without --confine-commands (the documented full authority)", async () => {
+    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
+    const scratch = `/tmp/tacit-confined-${path.basename(dir)}`;
+    try {
+      const { home, project, outside, canaries } = layout(dir);
+      const r = await tacit(project, script(home, outside, scratch), ["--command-permissions", COMMANDS.join(",")], { HOME: home });
+      expect(r.code, r.stderr).toBe(0);
+      for (const canary of [canaries.env, canaries.deep, canaries.ssh]) expect(r.stdout).toContain(canary);
+      expect(readFileSync(path.join(project, "copied.txt"), "utf8")).toContain(canaries.aws);
+      expect(readFileSync(path.join(outside, "written.txt"), "utf8")).toBe("from tee");
+      expect(existsSync(path.join(outside, "copied.txt"))).toBe(true);
+      expect(readFileSync(path.join(home, ".bashrc"), "utf8")).toContain("touch PWNED");
+    } finally {
+      rmSync(scratch, { force: true });
+      cleanup();
+    }
+  });
+
+  it("are bound by the roots and the classified paths with --confine-commands, and ordinary commands still work", async (ctx) => {
+    const support = mountNamespaceSupport();
+    ctx.skip(!support.ok, `this host cannot give commands a mount namespace (${support.reason}); confinement refuses every command there`);
+    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
+    const scratch = `/tmp/tacit-confined-${path.basename(dir)}`;
+    try {
+      const { home, project, outside, canaries } = layout(dir);
+      const r = await tacit(project, script(home, outside, scratch), ["--command-permissions", COMMANDS.join(","), "--confine-commands"], { HOME: home });
+      expect(r.code, r.stderr).toBe(0);
+      for (const canary of Object.values(canaries)) {
+        expect(r.stdout).not.toContain(canary);
+        expect(r.stderr).not.toContain(canary);
+      }
+      const found = attempts(r.stdout);
+      // The classified files read as empty ones; the home's secrets are not there.
+      expect(execResult(found, "cat .env")).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+      expect(execResult(found, "grep -r").exitCode).toBe(1); // no match: the .env.local it reads is empty
+      expect(execResult(found, "cat id_rsa").exitCode).not.toBe(0);
+      expect(execResult(found, "cp aws").exitCode).not.toBe(0);
+      // Nothing written outside the roots, nor into the home's configuration.
+      expect(execResult(found, "tee outside").stderr).toContain("Read-only file system");
+      expect(execResult(found, "cp outside").stderr).toContain("Read-only file system");
+      expect(execResult(found, "tee bashrc").exitCode).not.toBe(0);
+      expect(existsSync(path.join(outside, "written.txt"))).toBe(false);
+      expect(existsSync(path.join(outside, "copied.txt"))).toBe(false);
+      expect(readFileSync(path.join(home, ".bashrc"), "utf8")).toBe("# the user's own\n");
+      expect(existsSync(path.join(project, "copied.txt"))).toBe(false);
+      // The files themselves are untouched.
+      expect(readFileSync(path.join(project, ".env"), "utf8")).toBe(`${canaries.env}\n`);
+      // Ordinary work: listing, git, a node script writing in the root, a private /tmp.
+      expect(execResult(found, "ls").stdout).toContain("readme.txt");
+      const git = execResult(found, "git status");
+      expect(git.exitCode, git.stderr).toBe(0);
+      expect(git.stdout).toContain("?? src/");
+      const node = execResult(found, "node");
+      expect(node).toMatchObject({ exitCode: 0, stdout: "hello\n\n" });
+      expect(readFileSync(path.join(project, "made-by-node.txt"), "utf8")).toBe("ok");
+      expect(execResult(found, "tmp")).toMatchObject({ exitCode: 0, stdout: "scratch\n" });
+      expect(existsSync(scratch)).toBe(false);
+    } finally {
+      rmSync(scratch, { force: true });
+      cleanup();
+    }
+  });
+
+  it("are refused, not run unconfined, where the host gives commands no mount namespace", () => {
+    const { dir, cleanup } = realTempDir("tacit-confine-");
+    try {
+      const confinement = new CommandConfinement({ allowedRoots: [dir], classified: new ClassifiedPaths(DEFAULT_CLASSIFIED_PATHS), protectedPaths: [] });
+      const noNamespace = probeNamespaceWrapper(["/nonexistent/unshare"], () => undefined);
+      expect(() => confinement.wrap(noNamespace, "cat", "/usr/bin/cat", [".env"], dir)).toThrow(
+        /exec\("cat"\): refused, nothing was run: commands are confined \(--confine-commands.*no PID and mount namespace.*unshare --mount --pid/,
+      );
+    } finally {
+      cleanup();
+    }
+  });
+});
