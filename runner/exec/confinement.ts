@@ -12,11 +12,12 @@
 //     file or directory; a home entry that holds an allowed root or the command's own program
 //     (~/.cargo/bin/cargo) is not covered whole, only its classified paths are (so a program
 //     there that the command runs in turn by name, from ~/.local/bin, is not found);
-//   - /proc is the namespace's own, read-only.
+//   - /proc is the namespace's own.
 // The first process of the namespace, a shell tacit chooses, does this with util-linux `mount`
 // (one `mount -a` over a table tacit writes, so the cost does not grow with a process per mount),
 // then changes into the working directory again (the old one was the unconfined view), checks it
-// is the same directory, and runs the command. Where any step fails the command does not run: it
+// is the same directory, and runs the command in a user and mount namespace of its own, where the
+// kernel locks those mounts (see lockFailure). Where any step fails the command does not run: it
 // is refused with the reason (never run unconfined).
 //
 // The classified paths under the roots are found anew for each command by a walk of the roots
@@ -27,6 +28,7 @@
 // name or a glob (a link in a root that leads there reads it); pre-existing mounts below an
 // allowed root become read-only.
 
+import { spawnSync } from "node:child_process";
 import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ClassifiedPaths } from "../fs/classified-paths.js";
@@ -47,7 +49,8 @@ const GLOB_CHAR = /[*?[\]{}!]/;
 
 // The namespace's first process. Positional parameters: mount's path, the mount table, the
 // working directory, whether / is made read-only, whether /tmp is private, how many directories
-// to make in it (roots under /tmp), those directories, then the command and its arguments.
+// to make in it (roots under /tmp), those directories, then unshare's path, the command and its
+// arguments.
 // fd 3 keeps the old /tmp (the roots under it are mounted back from there), fd 4 the working
 // directory as opened, fd 5 the empty file and directory the masks are made of.
 const SETUP = `fail() { printf '%s %s\\n' '${SETUP_FAILED}' "$1" >&2; exit ${SETUP_FAILED_STATUS}; }
@@ -70,7 +73,8 @@ exec 5<&-
 cd -P "$cwd" || fail "could not enter the working directory $cwd"
 [ . -ef /proc/self/fd/4 ] || fail "the working directory $cwd changed while confinement was set up"
 exec 3<&- 4<&-
-"$@"; exit $?`;
+u=$1; shift
+"$u" --user --map-current-user --mount -- "$@"; exit $?`;
 
 /** What confinement needs to know of the policy. */
 export interface ConfinementSettings {
@@ -174,6 +178,14 @@ export class CommandConfinement {
         "run tacit where util-linux `unshare --mount --pid` works: as root, or with unprivileged user namespaces allowed (in a container, one allowed to call unshare)",
       );
     }
+    const unlocked = lockFailure(wrapper);
+    if (unlocked !== null) {
+      throw refusal(
+        command,
+        `this host does not let the command run in a user namespace of its own inside it (${unlocked}), which keeps it from undoing the mounts`,
+        "run tacit where unprivileged user namespaces are allowed (sysctl user.max_user_namespaces above 0; in a container, one allowed to call unshare)",
+      );
+    }
     const mount = mountProgram();
     if (mount === null) throw refusal(command, "util-linux `mount` is not installed (/usr/bin/mount)", "install util-linux's mount");
     const masks = this.masks(program);
@@ -202,6 +214,7 @@ export class CommandConfinement {
         this.privateTmp ? "1" : "0",
         String(underTmp.length),
         ...underTmp,
+        wrapper.program,
         program,
         ...args,
       ],
@@ -229,7 +242,7 @@ export class CommandConfinement {
     try {
       table = readFileSync("/proc/self/mountinfo", "utf8");
     } catch {
-      // No mount table: / alone is made read-only (with /proc, below).
+      // No mount table: / alone is made read-only.
     }
     const points = mountPointsIn(table).filter(
       (point) =>
@@ -238,7 +251,9 @@ export class CommandConfinement {
         !(this.privateTmp && isWithin(point, TMP)) &&
         !this.roots.some((root) => isWithin(point, root)),
     );
-    return [...new Set([PROC, ...points])];
+    // Not /proc, the namespace's own: the nested user namespace is made through it (uid_map), and
+    // what it would refuse there (sysctls, other processes' files) the nested namespace refuses.
+    return [...new Set(points)];
   }
 
   /** What is covered with an empty read-only file or directory (none inside another). */
@@ -306,6 +321,28 @@ export class CommandConfinement {
     this.listings.set(dir, listing);
     return listing;
   }
+}
+
+let lockProbe: { failure: string | null } | undefined;
+
+/**
+ * Why the command cannot run in a user and mount namespace of its own, nested in the confined
+ * one, or null (found once per process). It must: a command runs there with all capabilities over
+ * the confined namespace (as root, or in the user namespace the wrapper made), and
+ * `umount .env` or `mount -o remount,bind,rw /` undid the confinement (shown through the CLI with
+ * `sh` allowed). In a mount namespace owned by a new user namespace the kernel locks every mount
+ * it inherits: none can be unmounted to show what it covers, nor made writable again.
+ */
+function lockFailure(wrapper: NamespaceWrapper): string | null {
+  if (lockProbe === undefined) {
+    const probe = spawnSync(
+      wrapper.program,
+      [...wrapper.namespaceArgs, SHELL, "-c", '"$1" --user --map-current-user --mount -- /bin/sh -c "exit 0"', "tacit-exec", wrapper.program],
+      { encoding: "utf8", timeout: 5000 },
+    );
+    lockProbe = { failure: probe.status === 0 ? null : (probe.stderr || probe.error?.message || `unshare --user exited ${probe.status}`).trim() };
+  }
+  return lockProbe.failure;
 }
 
 /** The refusal of a command confinement cannot be set up for: nothing was run. */

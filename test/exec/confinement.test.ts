@@ -135,6 +135,36 @@ describe("allowed commands' file arguments", () => {
     }
   });
 
+  it("stay bound when the command tries to undo the confinement (umount a cover, remount / writable)", async (ctx) => {
+    const support = mountNamespaceSupport();
+    ctx.skip(!support.ok, `this host cannot give commands a mount namespace (${support.reason}); confinement refuses every command there`);
+    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
+    try {
+      const { home, project, outside, canaries } = layout(dir);
+      const escape = [
+        "umount .env; umount -l .env; cat .env",
+        `umount -l ${path.join(home, ".ssh")}; cat ${path.join(home, ".ssh/id_rsa")}`,
+        "mount -o remount,bind,rw /; umount -l /; mount --bind -o rw / /mnt",
+        `echo escaped > ${path.join(outside, "escaped.txt")}`,
+        `echo escaped >> ${path.join(home, ".bashrc")}`,
+      ].join("; ");
+      const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => { attempt("escape", () => proc.exec("sh", ["-c", ${lit(escape)}])); });
+`, ["--command-permissions", "sh", "--confine-commands"], { HOME: home });
+      expect(r.code, r.stderr).toBe(0);
+      const escaped = execResult(attempts(r.stdout), "escape");
+      for (const canary of Object.values(canaries)) {
+        expect(r.stdout).not.toContain(canary);
+        expect(r.stderr).not.toContain(canary);
+      }
+      expect(escaped.stderr).toContain("Read-only file system");
+      expect(existsSync(path.join(outside, "escaped.txt"))).toBe(false);
+      expect(readFileSync(path.join(home, ".bashrc"), "utf8")).toBe("# the user's own\n");
+    } finally {
+      cleanup();
+    }
+  });
+
   it("are refused, not run unconfined, where the host gives commands no mount namespace", () => {
     const { dir, cleanup } = realTempDir("tacit-confine-");
     try {
