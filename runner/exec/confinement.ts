@@ -12,6 +12,8 @@
 //     file or directory; a home entry that holds an allowed root or the command's own program
 //     (~/.cargo/bin/cargo) is not covered whole, only its classified paths are (so a program
 //     there that the command runs in turn by name, from ~/.local/bin, is not found);
+//   - git's configuration and hooks under the roots (see gitControlOf) are read-only: git runs
+//     what they name with the user's full authority, unconfined, at the user's next git command;
 //   - /proc is the namespace's own.
 // The first process of the namespace, a shell tacit chooses, does this with util-linux `mount`
 // (one `mount -a` over a table tacit writes, so the cost does not grow with a process per mount),
@@ -25,8 +27,9 @@
 // change time moved since tacit last listed them (see Listing): a stat per directory, after a
 // first full walk per process (a walk does not enter a classified directory, covered whole).
 // Not covered: a classified file outside the roots and the home directory whose pattern is a
-// name or a glob (a link in a root that leads there reads it); pre-existing mounts below an
-// allowed root become read-only.
+// name or a glob (a link in a root that leads there reads it); the other files under the roots
+// that programs run later and tacit's file API refuses to change (.envrc, executables on PATH,
+// agents' hook settings); pre-existing mounts below an allowed root become read-only.
 
 import { spawnSync } from "node:child_process";
 import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
@@ -35,7 +38,7 @@ import type { ClassifiedPaths } from "../fs/classified-paths.js";
 import { isWithin } from "../fs/containment.js";
 import { homes } from "../fs/home-config.js";
 import { mountPointsIn } from "../fs/proc-mounts.js";
-import type { ProtectedPath } from "../fs/protected-paths.js";
+import { gitControlOf, type ProtectedPath } from "../fs/protected-paths.js";
 import { EffectFailure } from "../refusals.js";
 import { type NamespaceWrapper, SHELL } from "./pid-namespace.js";
 
@@ -97,6 +100,8 @@ interface Listing {
   ino: bigint;
   dev: bigint;
   classified: string[];
+  /** Git's configuration and hooks (and a `.git` file) here, made read-only (see gitControlOf). */
+  gitControls: string[];
   directories: string[];
 }
 
@@ -188,7 +193,7 @@ export class CommandConfinement {
     }
     const mount = mountProgram();
     if (mount === null) throw refusal(command, "util-linux `mount` is not installed (/usr/bin/mount)", "install util-linux's mount");
-    const masks = this.masks(program);
+    const { masks, readOnly } = this.masks(program);
     const hidden = masks.find((mask) => mask.directory && isWithin(cwd, mask.target));
     if (hidden) {
       throw new EffectFailure(
@@ -196,7 +201,7 @@ export class CommandConfinement {
           `${hidden.target}: a classified path, a hidden entry of the home directory or tacit's own). Pass a cwd elsewhere in the allowed roots`,
       );
     }
-    const table = this.table(masks);
+    const table = this.table(masks, readOnly);
     const underTmp = this.privateTmp ? this.roots.filter((root) => isWithin(root, TMP)) : [];
     const roRoot = !this.roots.includes("/");
     return {
@@ -221,14 +226,18 @@ export class CommandConfinement {
     };
   }
 
-  /** The mount table the setup applies, in order: the roots, read-only mounts, then the masks. */
-  private table(masks: readonly Mask[]): string {
+  /** The mount table the setup applies, in order: the roots, read-only mounts, git's controls in the roots, then the masks. */
+  private table(masks: readonly Mask[], readOnly: readonly string[]): string {
     const lines: string[] = [];
     for (const root of this.roots) {
       const source = this.privateTmp && isWithin(root, TMP) ? path.join("/proc/self/fd/3", path.relative(TMP, root)) : root;
       lines.push(`${tableField(source)} ${tableField(root)} none rbind 0 0`);
     }
     for (const point of this.readOnlyMounts()) lines.push(`none ${tableField(point)} none remount,bind,ro 0 0`);
+    for (const kept of readOnly) {
+      lines.push(`${tableField(kept)} ${tableField(kept)} none bind 0 0`);
+      lines.push(`none ${tableField(kept)} none remount,bind,ro 0 0`);
+    }
     for (const mask of masks) {
       lines.push(`/proc/self/fd/5/${mask.directory ? "dir" : "file"} ${tableField(mask.target)} none bind 0 0`);
       lines.push(`none ${tableField(mask.target)} none remount,bind,ro 0 0`);
@@ -257,13 +266,20 @@ export class CommandConfinement {
   }
 
   /** What is covered with an empty read-only file or directory (none inside another). */
-  private masks(program: string): Mask[] {
+  private masks(program: string): { masks: Mask[]; readOnly: string[] } {
     const found = new Map<string, boolean>();
     const add = (p: string): void => {
       const target = realTarget(p);
       if (target !== null && this.visible(target.real) && target.real !== "/") found.set(target.real, target.directory);
     };
     const realProgram = realTarget(program)?.real ?? program;
+    // Git's configuration and hooks in the roots: git runs what they name with the user's full
+    // authority, unconfined, at the user's next git command (a confined `sh` wrote a pre-commit
+    // hook and `git config core.fsmonitor`, and the user's next git status and commit ran them).
+    const readOnly = (p: string): void => {
+      if (this.roots.some((root) => isWithin(p, root))) kept.add(p);
+    };
+    const kept = new Set<string>();
     const walked: string[] = [...this.roots];
     for (const home of homes()) {
       for (const entry of entries(home)) {
@@ -278,7 +294,7 @@ export class CommandConfinement {
     for (const top of walked) {
       // A root inside a classified directory is classified all through: covered whole.
       if (this.settings.classified.matches(top)) add(top);
-      else this.walkClassified(top, add, covered);
+      else this.walkClassified(top, add, covered, readOnly);
     }
     for (const pattern of this.settings.classified.resolvedPatterns) {
       if (pattern.startsWith("/") && !GLOB_CHAR.test(pattern)) add(pattern);
@@ -287,16 +303,21 @@ export class CommandConfinement {
       if (!own.readable && !isWithin(own.path, PROC)) add(own.path);
     }
     const masks = [...found].map(([target, directory]) => ({ target, directory }));
-    return masks.filter((mask) => !masks.some((other) => other.directory && other.target !== mask.target && isWithin(mask.target, other.target)));
+    const covering = (p: string, self: string | null): boolean => masks.some((other) => other.directory && other.target !== self && isWithin(p, other.target));
+    return {
+      masks: masks.filter((mask) => !covering(mask.target, mask.target)),
+      readOnly: [...kept].filter((p) => !covering(p, null)).filter((p, _, all) => !all.some((other) => other !== p && isWithin(p, other))),
+    };
   }
 
   /** The classified entries below `dir` (not entering them, nor links, nor what is covered already). */
-  private walkClassified(dir: string, add: (p: string) => void, covered: (p: string) => boolean): void {
+  private walkClassified(dir: string, add: (p: string) => void, covered: (p: string) => boolean, readOnly: (p: string) => void): void {
     const pending = [dir];
     for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
       if (covered(next)) continue;
       const listing = this.listing(next);
       for (const classified of listing.classified) add(classified);
+      for (const control of listing.gitControls) readOnly(control);
       pending.push(...listing.directories);
     }
   }
@@ -307,14 +328,16 @@ export class CommandConfinement {
     try {
       stat = lstatSync(dir, { bigint: true });
     } catch {
-      return { ctimeNs: -1n, ino: -1n, dev: -1n, classified: [], directories: [] };
+      return { ctimeNs: -1n, ino: -1n, dev: -1n, classified: [], gitControls: [], directories: [] };
     }
     const kept = this.listings.get(dir);
     if (kept && kept.ctimeNs === stat.ctimeNs && kept.ino === stat.ino && kept.dev === stat.dev) return kept;
-    const listing: Listing = { ctimeNs: stat.ctimeNs, ino: stat.ino, dev: stat.dev, classified: [], directories: [] };
+    const listing: Listing = { ctimeNs: stat.ctimeNs, ino: stat.ino, dev: stat.dev, classified: [], gitControls: [], directories: [] };
     for (const entry of entries(dir)) {
       const full = path.join(dir, entry.name);
       if (this.settings.classified.matchesExactly(full, entry.name)) listing.classified.push(full);
+      // A .git directory is entered (its objects and index stay writable); its config and hooks are not.
+      else if (!(entry.isDirectory() && entry.name.toLowerCase() === ".git") && !entry.isSymbolicLink() && gitControlOf(full) !== null) listing.gitControls.push(full);
       else if (entry.isDirectory()) listing.directories.push(full);
     }
     if (this.listings.size >= LISTINGS_KEPT) this.listings.clear();

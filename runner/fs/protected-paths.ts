@@ -137,7 +137,7 @@ export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = 
 const GIT_CONTROL = /(?:^|\/)\.git(?:\/(?:modules\/.+|worktrees\/[^/]+))?(?:\/(?:config|config\.worktree|hooks)(?:\/|$)|$)/i;
 
 /** The repository control file `changed` is (see GIT_CONTROL), as a protected path to refuse changes to, or null. */
-function gitControlOf(changed: string): ProtectedPath | null {
+export function gitControlOf(changed: string): ProtectedPath | null {
   return !GIT_CONTROL.test(changed)
     ? null
     : {

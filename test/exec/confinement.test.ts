@@ -165,6 +165,38 @@ requestExecPermission(["sh"], (proc) => { attempt("escape", () => proc.exec("sh"
     }
   });
 
+  it("cannot plant what git runs unconfined later (a hook, core.fsmonitor), while git itself still works", async (ctx) => {
+    const support = mountNamespaceSupport();
+    ctx.skip(!support.ok, `this host cannot give commands a mount namespace (${support.reason}); confinement refuses every command there`);
+    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
+    try {
+      const { home, project } = layout(dir);
+      const hook = path.join(project, ".git/hooks/pre-commit");
+      const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh", "git"], (proc) => {
+  attempt("hook", () => proc.exec("sh", ["-c", ${lit(`printf '#!/bin/sh\ntouch HOOK_RAN\n' > ${hook} && chmod +x ${hook}`)}]));
+  attempt("fsmonitor", () => proc.exec("git", ["config", "core.fsmonitor", "touch FSMONITOR_RAN"]));
+  attempt("commit", () => proc.exec("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--allow-empty", "-qm", "confined"]));
+});
+`, ["--command-permissions", "sh,git", "--confine-commands"], { HOME: home });
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expect(execResult(found, "hook").stderr).toContain("Read-only file system");
+      expect(execResult(found, "fsmonitor").exitCode).not.toBe(0);
+      expect(existsSync(hook)).toBe(false);
+      expect(readFileSync(path.join(project, ".git/config"), "utf8")).not.toContain("fsmonitor");
+      // The user's next git commands run nothing of the script's; a commit made confined is there.
+      const commit = execResult(found, "commit");
+      expect(commit.exitCode, commit.stderr).toBe(0);
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--allow-empty", "-qm", "user"], { cwd: project, env: { ...process.env, HOME: home } });
+      expect(existsSync(path.join(project, "HOOK_RAN"))).toBe(false);
+      expect(existsSync(path.join(project, "FSMONITOR_RAN"))).toBe(false);
+      expect(execFileSync("git", ["log", "--format=%s"], { cwd: project, encoding: "utf8" })).toBe("user\nconfined\ninit\n");
+    } finally {
+      cleanup();
+    }
+  });
+
   it("are refused, not run unconfined, where the host gives commands no mount namespace", () => {
     const { dir, cleanup } = realTempDir("tacit-confine-");
     try {
