@@ -24,11 +24,19 @@ const LOOPING = `token.map((t) => {
   return t.trim();
 })`;
 
+interface SentRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  sink: string;
+  canary: string;
+}
+
 /**
  * One run: `.env` holds `prefix` and a canary, `token` is it read, and `header` (an expression
  * of `token` and `fs`) is sent as a secret header.
  */
-async function sendHeader(a: TestServer, prefix: string, header: string): Promise<{ code: number | null; stdout: string; stderr: string; sink: string; canary: string }> {
+async function sendHeader(a: TestServer, prefix: string, header: string): Promise<SentRun> {
   const base = resources.dir();
   const root = path.join(base, "work");
   const sink = path.join(base, "sink.log");
@@ -53,42 +61,37 @@ println("after the request");
   return { ...result, sink: readFileSync(sink, "utf8"), canary };
 }
 
+/**
+ * Sends `header` once for a secret the function answers at once ("fast-…") and once for one it
+ * loops forever on ("loop-…"): what the script sees must be the same for both. Both requests are
+ * sent: the quick value in plaintext, the looping one as a value that could not be computed
+ * (empty), its reason in the secure output only. Returns the looping run.
+ */
+async function sameForEverySecret(a: TestServer, header: string): Promise<SentRun> {
+  const quick = await sendHeader(a, "fast-", header);
+  const looping = await sendHeader(a, "loop-", header);
+  for (const run of [quick, looping]) {
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe("after the request\n");
+    expect(run.stdout + run.stderr).not.toContain(run.canary);
+  }
+  expect(looping.stdout).toBe(quick.stdout);
+  expect(looping.stderr).toBe(quick.stderr);
+  expect(a.received.map((r) => r.headers["x-token"])).toEqual([`fast-${quick.canary}`, ""]);
+  return looping;
+}
+
 describe("a map result sent as a secret header", () => {
   it("is sent when it is settled, whatever the function does: the script goes on the same for every secret", async () => {
-    const a = await resources.server();
-    const quick = await sendHeader(a, "fast-", LOOPING);
-    const looping = await sendHeader(a, "loop-", LOOPING);
-
-    for (const run of [quick, looping]) {
-      expect(run.code, run.stderr).toBe(0);
-      expect(run.stdout).toBe("after the request\n");
-      expect(run.stdout + run.stderr).not.toContain(run.canary);
-    }
-    expect(looping.stdout).toBe(quick.stdout);
-    expect(looping.stderr).toBe(quick.stderr);
-
-    // Both requests were sent: the quick function's value in plaintext, the looping one's as a
-    // value that could not be computed (empty), its reason in the secure output only.
-    expect(a.received.map((r) => r.headers["x-token"])).toEqual([`fast-${quick.canary}`, ""]);
+    const looping = await sameForEverySecret(await resources.server(), LOOPING);
     expect(looping.sink).toContain(`a request went without its value: the function computing it had not answered ${MAP_SETTLE_MS} ms after it was asked for`);
   });
 
   it("a classified file read back after a classified write of such a map is sent on the same schedule", async () => {
     // The read waits for the write, and the write for the function: read as soon as the write
     // had landed, the request that sent the file waited for the function all the same.
-    const a = await resources.server();
     const header = `(fs.writeClassified(".env.copy", ${LOOPING}), fs.readClassified(".env.copy"))`;
-    const quick = await sendHeader(a, "fast-", header);
-    const looping = await sendHeader(a, "loop-", header);
-
-    for (const run of [quick, looping]) {
-      expect(run.code, run.stderr).toBe(0);
-      expect(run.stdout).toBe("after the request\n");
-      expect(run.stdout + run.stderr).not.toContain(run.canary);
-    }
-    expect(looping.stdout).toBe(quick.stdout);
-    expect(looping.stderr).toBe(quick.stderr);
-    expect(a.received.map((r) => r.headers["x-token"])).toEqual([`fast-${quick.canary}`, ""]);
+    const looping = await sameForEverySecret(await resources.server(), header);
     expect(looping.sink).toContain("a request went without its value");
   });
 });
