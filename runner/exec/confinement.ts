@@ -26,12 +26,16 @@
 // (a file written since, or renamed, is covered), which lists again only the directories whose
 // change time moved since tacit last listed them (see Listing): a stat per directory, after a
 // first full walk per process (a walk does not enter a classified directory, covered whole).
+// The covers are mounted by the child after the walk: once they are, it has `stat` check that no
+// directory the walk listed has changed since (see wrap), and gives up where one has (a confined
+// command in another run can move files in the roots meanwhile).
 // Not covered: a classified file outside the roots and the home directory whose pattern is a
 // name or a glob (a link in a root that leads there reads it); the other files under the roots
 // that programs run later and tacit's file API refuses to change (.envrc, executables on PATH,
 // agents' hook settings); pre-existing mounts below an allowed root become read-only.
 
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ClassifiedPaths } from "../fs/classified-paths.js";
@@ -49,15 +53,26 @@ const PROC = "/proc";
 const SETUP_FAILED = "tacit-confinement-failed:";
 const SETUP_FAILED_STATUS = 125;
 const GLOB_CHAR = /[*?[\]{}!]/;
+/** What the setup has \`stat\` say of each directory walked: device, inode, change time (ns), as walkedLine writes them. */
+const WALKED_STAT = "%d %i %.9Z\\n";
+
+/** Why the setup gives up when a directory the walk listed changed before the covers were mounted (see CommandConfinement.wrap). */
+const CHANGED_DURING_SETUP =
+  "the allowed roots changed while it was set up: a directory listed to find the classified paths had entries made, removed or renamed " +
+  "(by another command or process) before their covers were mounted, so a cover could be missing. Run the command again once nothing else is " +
+  "moving files in the allowed roots";
 
 // The namespace's first process. Positional parameters: mount's path, the mount table, the
-// working directory, whether / is made read-only, whether /tmp is private, how many directories
-// to make in it (roots under /tmp), those directories, then unshare's path, the command and its
+// working directory, whether / is made read-only, whether /tmp is private, the SHA-256 of what
+// \`stat\` says of the directories walked (see Walked), how many directories to make in the
+// private /tmp (roots under /tmp), those directories, then unshare's path, the command and its
 // arguments.
-// fd 3 keeps the old /tmp (the roots under it are mounted back from there), fd 4 the working
-// directory as opened, fd 5 the empty file and directory the masks are made of.
+// fd 3 brings the walked directories' paths (NUL-separated), kept on fd 6; then fd 3 keeps the old
+// /tmp (the roots under it are mounted back from there), fd 4 the working directory as opened,
+// fd 5 the empty file and directory the masks are made of.
 const SETUP = `fail() { printf '%s %s\\n' '${SETUP_FAILED}' "$1" >&2; exit ${SETUP_FAILED_STATUS}; }
-m=$1 table=$2 cwd=$3 roroot=$4 privtmp=$5 n=$6; shift 6
+m=$1 table=$2 cwd=$3 roroot=$4 privtmp=$5 walked=$6 n=$7; shift 7
+exec 6<&3 || fail "could not read the directories walked"
 exec 3</tmp 4<. || fail "could not open /tmp or the working directory"
 if [ "$privtmp" = 1 ]; then
   "$m" -t tmpfs -o mode=1777,nosuid,nodev tacit-tmp /tmp || fail "could not mount a private /tmp"
@@ -71,6 +86,9 @@ while [ "$i" -lt "$n" ]; do /bin/mkdir -p "$1" || fail "could not make $1 in the
 out=$("$m" --no-canonicalize -v -a -T "$d/fstab" 2>&1) || fail "$out"
 case $out in *": ignored"*|*": already mounted"*) fail "a mount was skipped: $out";; esac
 if [ "$roroot" = 1 ]; then "$m" -o remount,bind,ro / || fail "could not make / read-only"; fi
+seen=$(/usr/bin/xargs -0 -r /usr/bin/stat --printf '${WALKED_STAT}' -- <&6 2>/dev/null | /usr/bin/sha256sum) || fail "could not check the directories walked"
+exec 6<&-
+[ "\${seen%% *}" = "$walked" ] || fail "${CHANGED_DURING_SETUP}"
 /bin/rm -rf "$d" || fail "could not remove $d"
 exec 5<&-
 cd -P "$cwd" || fail "could not enter the working directory $cwd"
@@ -108,6 +126,18 @@ interface Listing {
 /** Directory listings kept, per set of classified patterns, at most (then they are forgotten and read again). */
 const LISTINGS_KEPT = 200_000;
 const listingsByPatterns = new Map<string, Map<string, Listing>>();
+
+/** A directory the walk listed, and what it was when listed (checked again once mounted: see wrap). */
+interface Walked {
+  dir: string;
+  listing: Listing;
+}
+
+/** A change time as `stat --printf %.9Z` writes it: seconds, a dot, nine digits (a directory gone: never what stat writes). */
+function nanoseconds(ns: bigint): string {
+  if (ns < 0n) return "gone";
+  return `${ns / 1_000_000_000n}.${(ns % 1_000_000_000n).toString().padStart(9, "0")}`;
+}
 
 interface Mask {
   target: string;
@@ -174,8 +204,23 @@ export class CommandConfinement {
     return !this.privateTmp || !isWithin(p, TMP) || this.roots.some((root) => isWithin(p, root));
   }
 
-  /** The program and arguments that run `program` confined; throws, saying why, where that cannot be. */
-  wrap(wrapper: NamespaceWrapper | null, command: string, program: string, args: readonly string[], cwd: string): { program: string; args: string[] } {
+  /**
+   * The program and arguments that run `program` confined, and what the child reads on its fd 3
+   * (`walked`); throws, saying why, where that cannot be.
+   * The covers are planned from a walk and mounted later, by the child: a directory changed in
+   * between (a confined command in another run moved a directory holding a .env into one already
+   * listed and left a decoy .env at the old path) had the cover mounted on the decoy, the real file
+   * readable. So the child, once everything is mounted, has `stat` say again what the walk saw of
+   * every directory it listed (any change of a directory's entries moves its change time), and
+   * gives up where anything differs.
+   */
+  wrap(
+    wrapper: NamespaceWrapper | null,
+    command: string,
+    program: string,
+    args: readonly string[],
+    cwd: string,
+  ): { program: string; args: string[]; walked: Buffer } {
     if (wrapper === null || !wrapper.ownProc) {
       throw refusal(
         command,
@@ -193,7 +238,7 @@ export class CommandConfinement {
     }
     const mount = mountProgram();
     if (mount === null) throw refusal(command, "util-linux `mount` is not installed (/usr/bin/mount)", "install util-linux's mount");
-    const { masks, readOnly } = this.masks(program);
+    const { masks, readOnly, walked } = this.masks(program);
     const hidden = masks.find((mask) => mask.directory && isWithin(cwd, mask.target));
     if (hidden) {
       throw new EffectFailure(
@@ -204,7 +249,13 @@ export class CommandConfinement {
     const table = this.table(masks, readOnly);
     const underTmp = this.privateTmp ? this.roots.filter((root) => isWithin(root, TMP)) : [];
     const roRoot = !this.roots.includes("/");
+    // What the child's `stat` says of the directories it can see: not those now covered whole.
+    const checked = walked.filter(({ dir }) => this.visible(dir) && !masks.some((mask) => mask.directory && isWithin(dir, mask.target)));
+    const expected = createHash("sha256")
+      .update(checked.map(({ listing }) => `${listing.dev} ${listing.ino} ${nanoseconds(listing.ctimeNs)}\n`).join(""))
+      .digest("hex");
     return {
+      walked: Buffer.from(checked.map(({ dir }) => `${dir}\0`).join("")),
       program: wrapper.program,
       args: [
         ...wrapper.namespaceArgs,
@@ -217,6 +268,7 @@ export class CommandConfinement {
         cwd,
         roRoot ? "1" : "0",
         this.privateTmp ? "1" : "0",
+        expected,
         String(underTmp.length),
         ...underTmp,
         wrapper.program,
@@ -266,7 +318,7 @@ export class CommandConfinement {
   }
 
   /** What is covered with an empty read-only file or directory (none inside another). */
-  private masks(program: string): { masks: Mask[]; readOnly: string[] } {
+  private masks(program: string): { masks: Mask[]; readOnly: string[]; walked: Walked[] } {
     const found = new Map<string, boolean>();
     const add = (p: string): void => {
       const target = realTarget(p);
@@ -280,6 +332,7 @@ export class CommandConfinement {
       if (this.roots.some((root) => isWithin(p, root))) kept.add(p);
     };
     const kept = new Set<string>();
+    const listed: Walked[] = [];
     const walked: string[] = [...this.roots];
     for (const home of homes()) {
       for (const entry of entries(home)) {
@@ -294,7 +347,7 @@ export class CommandConfinement {
     for (const top of walked) {
       // A root inside a classified directory is classified all through: covered whole.
       if (this.settings.classified.matches(top)) add(top);
-      else this.walkClassified(top, add, covered, readOnly);
+      else this.walkClassified(top, add, covered, readOnly, listed);
     }
     for (const pattern of this.settings.classified.resolvedPatterns) {
       if (pattern.startsWith("/") && !GLOB_CHAR.test(pattern)) add(pattern);
@@ -307,15 +360,23 @@ export class CommandConfinement {
     return {
       masks: masks.filter((mask) => !covering(mask.target, mask.target)),
       readOnly: [...kept].filter((p) => !covering(p, null)).filter((p, _, all) => !all.some((other) => other !== p && isWithin(p, other))),
+      walked: listed,
     };
   }
 
   /** The classified entries below `dir` (not entering them, nor links, nor what is covered already). */
-  private walkClassified(dir: string, add: (p: string) => void, covered: (p: string) => boolean, readOnly: (p: string) => void): void {
+  private walkClassified(
+    dir: string,
+    add: (p: string) => void,
+    covered: (p: string) => boolean,
+    readOnly: (p: string) => void,
+    listed: Walked[],
+  ): void {
     const pending = [dir];
     for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
       if (covered(next)) continue;
       const listing = this.listing(next);
+      listed.push({ dir: next, listing });
       for (const classified of listing.classified) add(classified);
       for (const control of listing.gitControls) readOnly(control);
       pending.push(...listing.directories);

@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, constants, openSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import type { Writable } from "node:stream";
 import type { ProcessResult } from "../../library/protocol.js";
 import type { CapabilityTable } from "../capabilities.js";
 import { cleanUpAtExit } from "../exit-cleanup.js";
@@ -243,8 +244,10 @@ export class ExecExecutor {
       const env = childEnvironment();
       let command: string;
       let argv: string[];
+      // A confined command's setup reads the directories its walk listed on fd 3 (see CommandConfinement.wrap).
+      let walked: Buffer | null = null;
       try {
-        ({ program: command, args: argv } =
+        ({ program: command, args: argv, walked = null } =
           this.confinement !== null ? this.confinement.wrap(wrapper, request.command, program, request.args, realCwd)
           : wrapper ? { program: wrapper.program, args: [...wrapper.argsBefore, program, ...request.args] }
           : { program, args: [...request.args] });
@@ -262,7 +265,7 @@ export class ExecExecutor {
           // Its own process group, so that a timeout kills everything it started (and the
           // namespace, when there is one, whatever left the group).
           detached: true,
-          stdio: [request.input === null ? "ignore" : "pipe", "pipe", "pipe"],
+          stdio: [request.input === null ? "ignore" : "pipe", "pipe", "pipe", ...(walked === null ? [] : ["pipe" as const])],
         });
       } catch (error) {
         // Some failures are thrown at once rather than emitted: an argument longer than the
@@ -277,6 +280,11 @@ export class ExecExecutor {
       const stderr = new CappedOutput(this.hostSecrets);
       child.stdout!.on("data", (chunk: Buffer) => stdout.add(chunk));
       child.stderr!.on("data", (chunk: Buffer) => stderr.add(chunk));
+      if (walked !== null) {
+        const walkedPipe = child.stdio[3] as Writable;
+        walkedPipe.on("error", () => undefined); // A setup that failed before reading it.
+        walkedPipe.end(walked);
+      }
       if (request.input !== null) {
         child.stdin!.on("error", () => undefined); // A child that does not read its input.
         child.stdin!.end(request.input);

@@ -6,11 +6,11 @@
 // read-only, while ordinary work (ls, git status, a node script, /tmp) goes on. The layout lives
 // outside /tmp (confined commands get a private /tmp, which would hide it and prove less).
 
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CommandConfinement } from "../../runner/exec/confinement.js";
+import { CommandConfinement, setupFailure } from "../../runner/exec/confinement.js";
 import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
 import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, makeCanary, realTempDir, tacit, writeTree } from "./fixtures.js";
@@ -192,6 +192,52 @@ requestExecPermission(["sh", "git"], (proc) => {
       expect(existsSync(path.join(project, "HOOK_RAN"))).toBe(false);
       expect(existsSync(path.join(project, "FSMONITOR_RAN"))).toBe(false);
       expect(execFileSync("git", ["log", "--format=%s"], { cwd: project, encoding: "utf8" })).toBe("user\nconfined\ninit\n");
+    } finally {
+      cleanup();
+    }
+  });
+
+  // Shown through the CLI first: a confined `sh` in one run (moving sec/ into b/ and leaving a
+  // decoy sec/.env, back and forth) while another run's `cat sec/.env b/sec/.env` printed the real
+  // .env at its 38th attempt. Here the change falls, every time, between the walk and the mounts.
+  it("are refused, not run with a cover missing, where a directory changed between the walk and the mounts", (ctx) => {
+    const support = mountNamespaceSupport();
+    ctx.skip(!support.ok, `this host cannot give commands a mount namespace (${support.reason}); confinement refuses every command there`);
+    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
+    try {
+      const canary = makeCanary();
+      writeTree(dir, { "project/sec/.env": `${canary}\n`, "project/b/keep.txt": "kept\n" });
+      const project = path.join(dir, "project");
+      const confinement = new CommandConfinement({ allowedRoots: [project], classified: new ClassifiedPaths(DEFAULT_CLASSIFIED_PATHS), protectedPaths: [] });
+      const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], () => undefined);
+      const wrapped = confinement.wrap(wrapper, "cat", "/usr/bin/cat", ["sec/.env", "b/sec/.env"], project);
+      // What another confined command did meanwhile: the directory holding the .env moved into
+      // one already listed, a decoy .env left where the walk found the real one.
+      renameSync(path.join(project, "sec"), path.join(project, "b/sec"));
+      writeTree(project, { "sec/.env": "decoy\n" });
+      const walkedFile = path.join(dir, "walked");
+      writeFileSync(walkedFile, wrapped.walked);
+      const walked = openSync(walkedFile, "r");
+      try {
+        const r = spawnSync(wrapped.program, wrapped.args, { cwd: project, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walked], timeout: 20_000 });
+        expect(r.stdout).not.toContain(canary);
+        expect(r.stderr).not.toContain(canary);
+        expect(setupFailure("cat", r.status ?? -1, r.stderr)?.message).toMatch(
+          /exec\("cat"\): refused, nothing was run: .*the allowed roots changed while it was set up.*Run the command again once nothing else is moving files/,
+        );
+      } finally {
+        closeSync(walked);
+      }
+      // Unchanged since its walk, the same command runs, both .env files covered.
+      const again = confinement.wrap(wrapper, "cat", "/usr/bin/cat", ["sec/.env", "b/sec/.env"], project);
+      writeFileSync(walkedFile, again.walked);
+      const walkedAgain = openSync(walkedFile, "r");
+      try {
+        const r = spawnSync(again.program, again.args, { cwd: project, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walkedAgain], timeout: 20_000 });
+        expect({ status: r.status, stdout: r.stdout }, r.stderr).toEqual({ status: 0, stdout: "" });
+      } finally {
+        closeSync(walkedAgain);
+      }
     } finally {
       cleanup();
     }
