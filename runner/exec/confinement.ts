@@ -12,7 +12,8 @@
 //     file or directory; a home entry that holds an allowed root or the command's own program
 //     (~/.cargo/bin/cargo) is not covered whole, only its classified paths are (so a program
 //     there that the command runs in turn by name, from ~/.local/bin, is not found);
-//   - git's configuration and hooks under the roots (see gitControlOf) are read-only: git runs
+//   - git's configuration and hooks under the roots (see gitControlOf) are read-only, and the
+//     directories that hold them (a .git) cannot be renamed away and replaced (see pins): git runs
 //     what they name with the user's full authority, unconfined, at the user's next git command;
 //   - /proc is the namespace's own.
 // The first process of the namespace, a shell tacit chooses, does this with util-linux `mount`
@@ -278,7 +279,24 @@ export class CommandConfinement {
     };
   }
 
-  /** The mount table the setup applies, in order: the roots, read-only mounts, git's controls in the roots, then the masks. */
+  /**
+   * The directories between a root and each of git's controls kept read-only, parents first: each
+   * is bound on itself, a mount point, which the command cannot rename (EBUSY). Left movable, a
+   * confined `sh` ran `mv .git .git-old`, made a new .git of the old one's objects, refs and
+   * HEAD with a config of its own (core.fsmonitor) and a pre-commit hook, and the user's next
+   * git status and commit ran both, unconfined.
+   */
+  private pins(kept: readonly string[]): string[] {
+    const pins = new Set<string>();
+    for (const control of kept) {
+      const root = this.roots.find((candidate) => isWithin(control, candidate));
+      if (root === undefined) continue;
+      for (let dir = path.dirname(control); dir !== root && isWithin(dir, root); dir = path.dirname(dir)) pins.add(dir);
+    }
+    return [...pins].sort((a, b) => a.split(path.sep).length - b.split(path.sep).length);
+  }
+
+  /** The mount table the setup applies, in order: the roots, read-only mounts, the directories holding git's controls, those controls, then the masks. */
   private table(masks: readonly Mask[], readOnly: readonly string[]): string {
     const lines: string[] = [];
     for (const root of this.roots) {
@@ -286,6 +304,7 @@ export class CommandConfinement {
       lines.push(`${tableField(source)} ${tableField(root)} none rbind 0 0`);
     }
     for (const point of this.readOnlyMounts()) lines.push(`none ${tableField(point)} none remount,bind,ro 0 0`);
+    for (const pin of this.pins(readOnly)) lines.push(`${tableField(pin)} ${tableField(pin)} none rbind 0 0`);
     for (const kept of readOnly) {
       lines.push(`${tableField(kept)} ${tableField(kept)} none bind 0 0`);
       lines.push(`none ${tableField(kept)} none remount,bind,ro 0 0`);

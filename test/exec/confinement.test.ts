@@ -172,10 +172,17 @@ requestExecPermission(["sh"], (proc) => { attempt("escape", () => proc.exec("sh"
     try {
       const { home, project } = layout(dir);
       const hook = path.join(project, ".git/hooks/pre-commit");
+      // The repository renamed away and a new .git made of its objects, with a config and hook of the script's.
+      const replace = [
+        "mv .git .git-old && mkdir .git && mv .git-old/objects .git-old/refs .git-old/HEAD .git-old/index .git/",
+        "cp .git-old/config .git/config && printf '[core]\\n\\tfsmonitor = touch FSMONITOR_RAN; false\\n' >> .git/config",
+        "mkdir .git/hooks && printf '#!/bin/sh\\ntouch HOOK_RAN\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
+      ].join(" && ");
       const r = await tacit(project, `${ATTEMPT_PRELUDE}
 requestExecPermission(["sh", "git"], (proc) => {
   attempt("hook", () => proc.exec("sh", ["-c", ${lit(`printf '#!/bin/sh\ntouch HOOK_RAN\n' > ${hook} && chmod +x ${hook}`)}]));
   attempt("fsmonitor", () => proc.exec("git", ["config", "core.fsmonitor", "touch FSMONITOR_RAN"]));
+  attempt("replace", () => proc.exec("sh", ["-c", ${lit(replace)}]));
   attempt("commit", () => proc.exec("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--allow-empty", "-qm", "confined"]));
 });
 `, ["--command-permissions", "sh,git", "--confine-commands"], { HOME: home });
@@ -183,6 +190,8 @@ requestExecPermission(["sh", "git"], (proc) => {
       const found = attempts(r.stdout);
       expect(execResult(found, "hook").stderr).toContain("Read-only file system");
       expect(execResult(found, "fsmonitor").exitCode).not.toBe(0);
+      expect(execResult(found, "replace").stderr).toContain("cannot move '.git' to '.git-old': Device or resource busy");
+      expect(existsSync(path.join(project, ".git-old"))).toBe(false);
       expect(existsSync(hook)).toBe(false);
       expect(readFileSync(path.join(project, ".git/config"), "utf8")).not.toContain("fsmonitor");
       // The user's next git commands run nothing of the script's; a commit made confined is there.
