@@ -200,6 +200,11 @@ export class CommandConfinement {
     this.privateTmp = !this.roots.some((root) => isWithin(TMP, root));
   }
 
+  /** The roots the command may write in (a root inside another left out). */
+  get allowedRoots(): readonly string[] {
+    return this.roots;
+  }
+
   /** Whether `p` can be seen in the confined view: not under the private /tmp, unless in a root. */
   private visible(p: string): boolean {
     return !this.privateTmp || !isWithin(p, TMP) || this.roots.some((root) => isWithin(p, root));
@@ -424,6 +429,25 @@ export class CommandConfinement {
     this.listings.set(dir, listing);
     return listing;
   }
+}
+
+/** The confined commands running in this process: the command and its allowed roots (see confinedCommandOver). */
+const running = new Set<{ command: string; roots: readonly string[] }>();
+
+/**
+ * Marks a confined command as running in `roots` until the returned function is called. Its
+ * view was made when it started: a classified file made since, in its roots, is not covered there.
+ */
+export function confinedCommandRunning(command: string, roots: readonly string[]): () => void {
+  const entry = { command, roots };
+  running.add(entry);
+  return () => running.delete(entry);
+}
+
+/** A confined command running in this process whose roots hold `real`, or null (see confinedCommandRunning). */
+export function confinedCommandOver(real: string): string | null {
+  for (const entry of running) if (entry.roots.some((root) => isWithin(real, root))) return entry.command;
+  return null;
 }
 
 let lockProbe: { failure: string | null } | undefined;

@@ -19,7 +19,7 @@ import { type ProtectedPath, protectedPathOf } from "../fs/protected-paths.js";
 import { HostSecrets } from "../host-secrets.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import { type CommandPolicy, commandRefusal } from "./command-policy.js";
-import { type CommandConfinement, setupFailure } from "./confinement.js";
+import { type CommandConfinement, confinedCommandRunning, setupFailure } from "./confinement.js";
 import { namespaceWrapper } from "./pid-namespace.js";
 import { findOnPath } from "./program-path.js";
 
@@ -274,6 +274,8 @@ export class ExecExecutor {
         return;
       }
       this.running.add(child);
+      // While it runs, no classified file is made in its roots (see FileSystem.openClassifiedWrite).
+      const confinedEnds = this.confinement === null ? () => undefined : confinedCommandRunning(request.command, this.confinement.allowedRoots);
       // Ended by a signal, tacit runs its exit hooks: the command and its group go with it.
       const release = cleanUpAtExit(child, null, true);
       const stdout = new CappedOutput(this.hostSecrets);
@@ -298,6 +300,7 @@ export class ExecExecutor {
         clearTimeout(timer);
         this.running.delete(child);
         release();
+        confinedEnds();
         reject(new EffectFailure(`exec("${request.command}"): could not start: ${error.message}${startHint(error)}`));
       });
       child.on("close", (code, signal) => {
@@ -306,6 +309,7 @@ export class ExecExecutor {
         // Whatever the child left running in its group goes with it.
         killGroup(child);
         release();
+        confinedEnds();
         const exitCode = timedOut ? 124 : (code ?? 128 + signalNumber(signal));
         const unconfined = this.confinement !== null && !timedOut ? setupFailure(request.command, exitCode, stderr.text()) : null;
         if (unconfined !== null) {

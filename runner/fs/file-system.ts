@@ -8,6 +8,7 @@ import path from "node:path";
 import type { FileInfo, GrepMatch } from "../../library/protocol.js";
 import type { CapabilityTable, FileSystemScope } from "../capabilities.js";
 import { isLaunchManifestAt, type ManifestText, readManifest, tacitBinChange, textAfter, TOO_LONG } from "../launch-files.js";
+import { confinedCommandOver } from "../exec/confinement.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import { automaticTaskChange, devContainerInitializeChange, isDevContainerConfigAt, isTaskFileAt } from "./automatic-tasks.js";
 import { cargoProgramChange, isCargoConfigAt } from "./cargo-config.js";
@@ -419,6 +420,17 @@ export class FileSystemExecutor {
       );
     }
     this.denyClassifiedWrite(target, requested, "writeClassified");
+    // A confined command's view covers the classified files there were when it started: one made
+    // now it could read (a confined `sh` in one session printed the .env another session's
+    // writeClassified copied to src/.env.copy meanwhile).
+    const confined = lstatSync(target.real, { throwIfNoEntry: false }) === undefined ? confinedCommandOver(target.real) : null;
+    if (confined !== null) {
+      throw new PolicyDenial(
+        `${requested}: writeClassified() refused: it would make a new classified file while a confined command (exec("${confined}"), ` +
+          "--confine-commands) runs in this allowed root, and that command's view, made when it started, does not cover a file made since: " +
+          "it could read the secret. Write it once that command has ended, or to a classified file that exists already.",
+      );
+    }
     // Files whose writes are judged by what they would hold: a secret's could not be judged unseen.
     const judged = contentJudgedFileAt([target.named, target.real]);
     if (judged !== null) {

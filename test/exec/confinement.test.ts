@@ -13,7 +13,8 @@ import { describe, expect, it } from "vitest";
 import { CommandConfinement, setupFailure } from "../../runner/exec/confinement.js";
 import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
 import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, makeCanary, realTempDir, tacit, writeTree } from "./fixtures.js";
+import { connectServe, createSession, runInSession } from "../helpers.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir, tacit, writeTree } from "./fixtures.js";
 
 type ExecResult = { exitCode: number; stdout: string; stderr: string };
 
@@ -246,6 +247,36 @@ requestExecPermission(["sh", "git"], (proc) => {
         expect({ status: r.status, stdout: r.stdout }, r.stderr).toEqual({ status: 0, stdout: "" });
       } finally {
         closeSync(walkedAgain);
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
+  it("cannot read a classified file another session makes while they run (tacit serve, two sessions at once)", async (ctx) => {
+    const support = mountNamespaceSupport();
+    ctx.skip(!support.ok, `this host cannot give commands a mount namespace (${support.reason}); confinement refuses every command there`);
+    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
+    try {
+      const { home, project, canaries } = layout(dir);
+      const client = await connectServe(["--command-permissions", "sh", "--confine-commands"], project, { env: { HOME: home } });
+      try {
+        const [waiter, writer] = [await createSession(client), await createSession(client)];
+        // Session one's command says it runs, then waits for the copy to be made and reads it.
+        const waiting = runInSession(client, waiter, `requestExecPermission(["sh"], (proc) => {
+  println(JSON.stringify(proc.exec("sh", ["-c", ": > started; until [ -e go ]; do sleep 0.05; done; cat src/.env.copy"], { timeoutMs: 60000 })));
+});`);
+        while (!existsSync(path.join(project, "started"))) await new Promise((r) => setTimeout(r, 50));
+        const copy = await runInSession(client, writer, `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => { attempt("copy", () => fs.writeClassified("src/.env.copy", fs.readClassified(".env"))); });`);
+        writeFileSync(path.join(project, "go"), "");
+        const read = await waiting;
+        expect(read.stdout).not.toContain(canaries.env);
+        expect(read.error ?? "").not.toContain(canaries.env);
+        expectRefused(attempts(copy.stdout), ["copy"], /writeClassified\(\) refused: it would make a new classified file while a confined command \(exec\("sh"\).*Write it once that command has ended/);
+        expect(existsSync(path.join(project, "src/.env.copy"))).toBe(false);
+      } finally {
+        await client.close();
       }
     } finally {
       cleanup();
