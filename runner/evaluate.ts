@@ -168,13 +168,19 @@ export interface SessionPart {
   record: { push(exchange: RecordedExchange): void };
 }
 
-function result(outcome: Outcome, output: OutputBuffer, error: string | null, startedAt: number): EvaluationResult {
+/**
+ * `endedAt`: when the script itself ended (its sandbox reported, or was stopped, and its
+ * requests were answered), never after the classified work left behind it (pending writes,
+ * the secure output): how long that took depends on the map functions computing it, so a
+ * duration counted to it told the agent how long a function ran on a secret (see runEvaluation).
+ */
+function result(outcome: Outcome, output: OutputBuffer, error: string | null, startedAt: number, endedAt: number = monotonicMs()): EvaluationResult {
   return {
     outcome,
     exitCode: EXIT_CODES[outcome],
     stdout: output.text(),
     error,
-    durationMs: Math.round(monotonicMs() - startedAt),
+    durationMs: Math.round(endedAt - startedAt),
     truncated: output.truncated,
   };
 }
@@ -387,6 +393,11 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   } else {
     await conversation.drained();
   }
+  // The script's own end: the duration the agent is shown stops here. What follows waits for
+  // map functions (the values written and printed), whose running time depends on the
+  // plaintext: a security review's map that looped on a secret for some plaintexts showed in
+  // `tacit run --json`'s and MCP's durationMs (1.7 s against 0.2 s).
+  const scriptEndedAt = monotonicMs();
   // Background classified work is bounded by what remains of the evaluation's time limit
   // (after a kill, by the grace): then it is abandoned too, and waited for a grace at most.
   let overtime: NodeJS.Timeout | undefined;
@@ -422,10 +433,10 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   // The sandbox may exit by itself right after reporting, before the host's kill lands.
   if (end === "alive" || (outcome && (end.kind === "exited" || end.reason === "finished"))) {
     return outcome?.kind === "failed"
-      ? result("threw", output, outcome.error.stack || `${outcome.error.name}: ${outcome.error.message}`, startedAt)
-      : result("ok", output, null, startedAt);
+      ? result("threw", output, outcome.error.stack || `${outcome.error.name}: ${outcome.error.message}`, startedAt, scriptEndedAt)
+      : result("ok", output, null, startedAt, scriptEndedAt);
   }
-  return describeAbnormalEnd(end, config, options.displayName, output, startedAt);
+  return describeAbnormalEnd(end, config, options.displayName, output, startedAt, scriptEndedAt);
 }
 
 /** `work` (a person being asked), with the sandbox watched for running meanwhile (see SandboxProcess.watchIdle). */
@@ -554,6 +565,7 @@ function describeAbnormalEnd(
   displayName: string,
   output: OutputBuffer,
   startedAt: number,
+  endedAt: number,
 ): EvaluationResult {
   if (end.kind === "killed") {
     switch (end.reason) {
@@ -564,6 +576,7 @@ function describeAbnormalEnd(
           `timed out: ${end.detail}, so it was killed. Raise the limit with --exec-timeout-ms <ms> ` +
             `(config "executionTimeoutMs") if the work needs longer.`,
           startedAt,
+          endedAt,
         );
       case "memory":
         return result(
@@ -572,9 +585,10 @@ function describeAbnormalEnd(
           `killed: ${end.detail}. Raise the limit with --memory-limit-mb <MiB> (config "memoryLimitMb", now ${config.memoryLimitMb}) ` +
             "or process the data in smaller pieces.",
           startedAt,
+          endedAt,
         );
       case "cancelled":
-        return result("threw", output, `cancelled: ${end.detail}`, startedAt);
+        return result("threw", output, `cancelled: ${end.detail}`, startedAt, endedAt);
       case "classified":
         return result(
           "threw",
@@ -582,6 +596,7 @@ function describeAbnormalEnd(
           `stopped: ${end.detail}. Whether this happens depends on a secret, so the request that needed it was not answered ` +
             "(a refusal there would tell the script about the secret); the reason went to the secure output (--secure-output).",
           startedAt,
+          endedAt,
         );
       case "lingered":
         return result(
@@ -590,10 +605,11 @@ function describeAbnormalEnd(
           `the session's sandbox was ended before this snippet could run: ${end.detail} (something an earlier snippet ` +
             "started went on running after its snippet had ended); create a new session",
           startedAt,
+          endedAt,
         );
       case "protocol":
       case "finished":
-        return result("protocol-error", output, `protocol violation: ${end.detail}; the evaluation was ended`, startedAt);
+        return result("protocol-error", output, `protocol violation: ${end.detail}; the evaluation was ended`, startedAt, endedAt);
     }
   }
   const heapExhausted = /out of memory|Reached heap limit/i.test(end.stderr) || end.signal === "SIGTRAP" || end.signal === "SIGABRT";
@@ -604,6 +620,7 @@ function describeAbnormalEnd(
       `killed: the script ran out of memory (V8 heap limit ${config.memoryLimitMb} MiB). Raise it with --memory-limit-mb <MiB> ` +
         '(config "memoryLimitMb") or process the data in smaller pieces.',
       startedAt,
+      endedAt,
     );
   }
   const stalled = /Top-level await promise never resolved[\s\S]*?blob:[^\s:]+(?:\/[^\s:]+)?:(\d+):(\d+)/.exec(end.stderr);
@@ -615,6 +632,7 @@ function describeAbnormalEnd(
       `Error: the script's top-level await never settled${where}: it awaits a promise that nothing will resolve ` +
         "(no timer, request or callback is left to resolve it)",
       startedAt,
+      endedAt,
     );
   }
   const panic = denoPanic(end.stderr);
@@ -626,6 +644,7 @@ function describeAbnormalEnd(
         "tacit; nothing was done after the crash. Rewrite the construct Deno fails on (TypeScript-only syntax such as " +
         "decorators inside a namespace is the usual cause) and run the script again.",
       startedAt,
+      endedAt,
     );
   }
   const how = end.signal ? `signal ${end.signal}` : `exit code ${end.code}`;
@@ -634,6 +653,7 @@ function describeAbnormalEnd(
     output,
     `protocol violation: the sandbox ended (${how}) without reporting a result; the script must not exit the runtime or write to stdout itself`,
     startedAt,
+    endedAt,
   );
 }
 
