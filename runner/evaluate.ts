@@ -145,6 +145,18 @@ export interface SessionState {
   notes: FailureNotes;
   /** One table for the session, so a capability kept from an earlier snippet is refused as revoked. */
   capabilities: CapabilityTable;
+  /**
+   * The classified work earlier snippets left behind, kept pending here rather than waited
+   * for at their end (see runEvaluation): a snippet's end, and so when the next one starts
+   * (its `Date.now()`), waited for the map functions computing what it wrote and printed.
+   * `writes`: the classified writes still pending (each leaves once landed), which a later
+   * snippet's classified reads wait for; `lastWrite`: the last of them, which its own writes
+   * land after (EvaluationContext.lastClassifiedWrite); `writesSettled`: when the values they
+   * write are settled (EvaluationContext.classifiedWritesSettled); `finishing`:
+   * settles once that work and the secure output are done, or stopped at the time limit of the
+   * snippet that left them (the session waits for it when it ends).
+   */
+  pending: { writes: Set<Promise<unknown>>; lastWrite: Promise<unknown>; writesSettled: Promise<void> | null; finishing: Promise<void> };
 }
 
 export interface SessionPart {
@@ -400,34 +412,52 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   const scriptEndedAt = monotonicMs();
   // Background classified work is bounded by what remains of the evaluation's time limit
   // (after a kill, by the grace): then it is abandoned too, and waited for a grace at most.
-  let overtime: NodeJS.Timeout | undefined;
-  const finishingFrom = monotonicMs();
-  await Promise.race([
-    finishClassifiedWork(context, pure, sink, abandoned, options.session !== undefined),
-    new Promise<void>((resolve) => {
-      overtime = setTimeout(
-        () => {
-          abandon.abort(EVALUATION_OVER);
-          lifetime.abort(EVALUATION_OVER);
-          void settledWithin(finishClassifiedWork(context, pure, sink, true, options.session !== undefined), ABANDONED_GRACE_MS).then(resolve);
-        },
-        abandoned ? ABANDONED_GRACE_MS : remaining,
-      );
-    }),
-  ]);
-  clearTimeout(overtime);
-  lifetime.abort(EVALUATION_OVER);
-  // A session's evaluator outlives the snippet, and map jobs the snippet queued but did not wait
-  // for went on after it, up to PURE_JOB_TIMEOUT_MS each, timed by nothing: a security review's
-  // snippet limited to 2 s queued 20 maps that loop forever, and the evaluator went on computing
-  // after the snippet had ended, up to 5 s a job (100 s of a core for those 20; a session may
-  // queue 100,000). They get what is left of
-  // the snippet's time limit, as the work it waits for at its end does; then they are stopped,
-  // and a value not computed by then fails out of sight, as a killed snippet's do.
-  if (options.session && !abandon.signal.aborted) {
-    const left = Math.max(0, remaining - (monotonicMs() - finishingFrom));
-    setTimeout(() => abandon.abort(EVALUATION_OVER), left).unref();
+  const session = options.session;
+  // What a later snippet of the session reads after (see SessionState.pending).
+  if (session) {
+    session.state.pending.writesSettled = context.classifiedWritesSettled;
+    session.state.pending.lastWrite = context.lastClassifiedWrite;
   }
+  const finishing = (async (): Promise<void> => {
+    let overtime: NodeJS.Timeout | undefined;
+    const finishingFrom = monotonicMs();
+    await Promise.race([
+      finishClassifiedWork(context, pure, sink, abandoned, options.session !== undefined),
+      new Promise<void>((resolve) => {
+        overtime = setTimeout(
+          () => {
+            abandon.abort(EVALUATION_OVER);
+            lifetime.abort(EVALUATION_OVER);
+            void settledWithin(finishClassifiedWork(context, pure, sink, true, options.session !== undefined), ABANDONED_GRACE_MS).then(resolve);
+          },
+          abandoned ? ABANDONED_GRACE_MS : remaining,
+        );
+      }),
+    ]);
+    clearTimeout(overtime);
+    lifetime.abort(EVALUATION_OVER);
+    // A session's evaluator outlives the snippet, and map jobs the snippet queued but did not wait
+    // for went on after it, up to PURE_JOB_TIMEOUT_MS each, timed by nothing: a security review's
+    // snippet limited to 2 s queued 20 maps that loop forever, and the evaluator went on computing
+    // after the snippet had ended, up to 5 s a job (100 s of a core for those 20; a session may
+    // queue 100,000). They get what is left of
+    // the snippet's time limit, as the work it waits for at its end does; then they are stopped,
+    // and a value not computed by then fails out of sight, as a killed snippet's do.
+    if (options.session && !abandon.signal.aborted) {
+      const left = Math.max(0, remaining - (monotonicMs() - finishingFrom));
+      setTimeout(() => abandon.abort(EVALUATION_OVER), left).unref();
+    }
+  })();
+  // A one-shot waits for it (its values land before tacit exits or answers). A session's snippet
+  // does not: it is kept pending in the session, and the next snippet starts at once. Waited for,
+  // the next snippet's Date.now() minus a time the last one saved told how long the maps computing
+  // what it wrote or printed ran (a security review read 2307 ms against 73 ms for a map that
+  // looped on some plaintexts, through tacit serve). What a later snippet does with the values
+  // stays in order: its classified reads wait for these writes, and are settled after them
+  // (session.pending), its writes land after them, and its prints follow in the secure output.
+  const pending = options.session?.state.pending;
+  if (pending) pending.finishing = Promise.all([pending.finishing, finishing]).then(() => undefined);
+  else await finishing;
 
   const outcome = conversation.reported();
   // The sandbox may exit by itself right after reporting, before the host's kill lands.
@@ -482,8 +512,10 @@ function createEvaluationContext(
     mapRequests: new MapRequestBudget(config.classifiedStoreLimitBytes),
     classifiedChats: new ConcurrencyLimit(CLASSIFIED_CHATS_AT_ONCE),
     sink: quota,
-    background: new Set(),
-    classifiedWritesSettled: null,
+    // A session's snippet reads and writes after the classified writes earlier ones left pending.
+    background: shared?.pending.writes ?? new Set(),
+    classifiedWritesSettled: shared?.pending.writesSettled ?? null,
+    lastClassifiedWrite: shared?.pending.lastWrite ?? Promise.resolve(),
     files: new FileSystemExecutor(
       {
         allowedRoots: config.library.allowedRoots,

@@ -65,6 +65,13 @@ export interface EvaluationContext {
    * settled after that, never when it was read.
    */
   classifiedWritesSettled: Promise<void> | null;
+  /**
+   * The last classified write asked for (in a session, by this snippet or an earlier one),
+   * settling once it has landed: each write lands after the one before it, so the last write of
+   * a file is what it keeps, whichever value took longer to compute (a session's next snippet
+   * no longer waits for the last one's writes before it starts; see SessionState.pending).
+   */
+  lastClassifiedWrite: Promise<unknown>;
   /** The host's own secrets (the LLM key), scrubbed from whatever goes back to the script. */
   hostSecrets: HostSecrets;
   /**
@@ -158,11 +165,12 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       const due = context.classified.dueOf(action.handle);
       const before = context.classifiedWritesSettled;
       context.classifiedWritesSettled = before === null ? due : Promise.all([before, due]).then(() => undefined);
-      const write: Promise<unknown> = value
-        .then((result) => fill(result.ok ? plaintextOf(result) : null))
+      const write: Promise<unknown> = Promise.all([value, context.lastClassifiedWrite])
+        .then(([result]) => fill(result.ok ? plaintextOf(result) : null))
         .catch((error: unknown) => context.sink?.append(`[tacit] writeClassified(${action.path}) failed: ${String(error)}\n`))
         .finally(() => context.background.delete(write));
       context.background.add(write);
+      context.lastClassifiedWrite = write;
       return granted(action.kind, null);
     }
     case "ReadInput":

@@ -160,7 +160,8 @@ export class ReplSession {
     const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
     const notes = new FailureNotes();
     const classified = new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes, classifiedValues);
-    this.state = { classified, pure, sink, notes, capabilities: new CapabilityTable() };
+    const pending = { writes: new Set<Promise<unknown>>(), lastWrite: Promise.resolve(), writesSettled: null, finishing: Promise.resolve() };
+    this.state = { classified, pure, sink, notes, capabilities: new CapabilityTable(), pending };
     this.recording = new SessionRecording(config.sessionRecordingLimitBytes, recordings);
     this.live = new LiveSandbox(config.memoryLimitMb, this.randomSeed, prestarted);
   }
@@ -299,6 +300,9 @@ export class ReplSession {
     if (this.rebuildRunning) await this.rebuilding;
     await this.live?.end("the session ended");
     this.live = null;
+    // The classified work the snippets left (writes, the secure output) lands first; each
+    // snippet's is bounded by its time limit (see SessionState.pending).
+    await this.state.pending.finishing;
     this.recording.close();
     this.state.classified.release();
     for (const snippet of this.snippets.splice(0)) this.keptCode.give(keptCodeBytes(snippet.code));

@@ -440,12 +440,12 @@ export class FileSystemExecutor {
       );
     }
     const held = this.holdDescriptor(this.openForWriting(target, requested, false, true));
-    if (held) return (content) => writeAndClose(held.release(), content, requested);
+    if (held) return (content) => writeAndClose(held.release(), content, requested, true);
     // Created (or emptied) now; filled through a descriptor opened, with every check, then,
     // and never created again: a file the script deleted meanwhile stays deleted whether or
     // not the value could be computed (its coming back would tell).
     return (content) => {
-      if (content !== null) writeAndClose(this.openForWriting(target, requested, false, true, false), content, requested);
+      if (content !== null) writeAndClose(this.openForWriting(target, requested, false, true, false), content, requested, true);
     };
   }
 
@@ -826,11 +826,15 @@ function readWhole(fd: number, size: number, requested: string, encoding: "utf8"
   return (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)).toString(encoding);
 }
 
-/** Writes `content` (null: nothing) to a descriptor from openForWriting, and closes it. */
-function writeAndClose(fd: number, content: string | null, requested: string): void {
+/** Writes `content` (null: nothing) to a descriptor from openForWriting, and closes it; `whole`: the file is to hold `content` alone. */
+function writeAndClose(fd: number, content: string | null, requested: string, whole = false): void {
   try {
     const bytes = Buffer.from(content ?? "", "utf8");
     for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
+    // A classified write's file was emptied when the write was asked for, but one asked for
+    // before it may have landed since (they land in the order asked, each once its value is
+    // computed): the file holds this value alone, not its head over the longer one's tail.
+    if (whole) ftruncateSync(fd, bytes.length);
   } catch (error) {
     throw failure(requested, error);
   } finally {

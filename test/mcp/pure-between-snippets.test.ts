@@ -49,6 +49,9 @@ it("the maps a snippet queued and did not wait for are stopped at its time limit
   // The value queued behind them was not computed; the session and its values go on.
   const next = await runInSession(client, session, `println("later", later, "again", v.map((s) => s + "?"));`, 60_000);
   expect(next).toMatchObject({ exitCode: 0, stdout: "later Classified(***) again Classified(***)\n" });
+  // What a snippet prints to the secure output lands after its answer (the next snippet does not
+  // wait for it); deleting the session waits for it.
+  await client.callTool({ name: "delete_repl_session", arguments: { session_id: session } });
   const sink = readFileSync(path.join(dir, "sink.txt"), "utf8");
   expect(sink).toContain("later <classified value unavailable: the evaluation ended before this value was computed> again x?\n");
 }, 120_000);
