@@ -9,7 +9,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, type TestContext } from "vitest";
 import { CommandConfinement, setupFailure } from "../../runner/exec/confinement.js";
 import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
 import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
@@ -18,11 +18,12 @@ import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, r
 
 type ExecResult = { exitCode: number; stdout: string; stderr: string };
 
-/** Whether this host gives commands a mount namespace with its own /proc (what confinement needs), and if not, why. */
-function mountNamespaceSupport(): { ok: boolean; reason: string } {
+/** Skips the test where this host gives commands no mount namespace with its own /proc (confinement refuses every command there). */
+function skipWithoutMountNamespace(ctx: TestContext): void {
   const reasons: string[] = [];
   const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], (r) => reasons.push(r), (r) => reasons.push(r));
-  return { ok: wrapper?.ownProc === true, reason: reasons.join("; ") || "no reason given" };
+  const reason = reasons.join("; ") || "no reason given";
+  ctx.skip(wrapper?.ownProc !== true, `this host cannot give commands a mount namespace (${reason}); confinement refuses every command there`);
 }
 
 const COMMANDS = ["cat", "grep", "tee", "cp", "ls", "git", "node", "sh"];
@@ -92,8 +93,7 @@ describe("allowed commands' file arguments", () => {
   });
 
   it("are bound by the roots and the classified paths with --confine-commands, and ordinary commands still work", async (ctx) => {
-    const support = mountNamespaceSupport();
-    ctx.skip(!support.ok, `this host cannot give commands a mount namespace (${support.reason}); confinement refuses every command there`);
+    skipWithoutMountNamespace(ctx);
     const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
     const scratch = `/tmp/tacit-confined-${path.basename(dir)}`;
     try {
@@ -137,8 +137,7 @@ describe("allowed commands' file arguments", () => {
   });
 
   it("stay bound when the command tries to undo the confinement (umount a cover, remount / writable)", async (ctx) => {
-    const support = mountNamespaceSupport();
-    ctx.skip(!support.ok, `this host cannot give commands a mount namespace (${support.reason}); confinement refuses every command there`);
+    skipWithoutMountNamespace(ctx);
     const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
     try {
       const { home, project, outside, canaries } = layout(dir);
@@ -167,8 +166,7 @@ requestExecPermission(["sh"], (proc) => { attempt("escape", () => proc.exec("sh"
   });
 
   it("cannot plant what git runs unconfined later (a hook, core.fsmonitor), while git itself still works", async (ctx) => {
-    const support = mountNamespaceSupport();
-    ctx.skip(!support.ok, `this host cannot give commands a mount namespace (${support.reason}); confinement refuses every command there`);
+    skipWithoutMountNamespace(ctx);
     const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
     try {
       const { home, project } = layout(dir);
@@ -211,8 +209,7 @@ requestExecPermission(["sh", "git"], (proc) => {
   // decoy sec/.env, back and forth) while another run's `cat sec/.env b/sec/.env` printed the real
   // .env at its 38th attempt. Here the change falls, every time, between the walk and the mounts.
   it("are refused, not run with a cover missing, where a directory changed between the walk and the mounts", (ctx) => {
-    const support = mountNamespaceSupport();
-    ctx.skip(!support.ok, `this host cannot give commands a mount namespace (${support.reason}); confinement refuses every command there`);
+    skipWithoutMountNamespace(ctx);
     const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
     try {
       const canary = makeCanary();
@@ -254,8 +251,7 @@ requestExecPermission(["sh", "git"], (proc) => {
   });
 
   it("cannot read a classified file another session makes while they run (tacit serve, two sessions at once)", async (ctx) => {
-    const support = mountNamespaceSupport();
-    ctx.skip(!support.ok, `this host cannot give commands a mount namespace (${support.reason}); confinement refuses every command there`);
+    skipWithoutMountNamespace(ctx);
     const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
     try {
       const { home, project, canaries } = layout(dir);
