@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -107,6 +107,29 @@ export interface ToolResult {
 }
 
 /** A new REPL session on `client`'s server: its id. */
+/**
+ * The text of `file` once `holds` says it is complete, or as it is after `limitMs` (then the
+ * caller's assertion fails and shows it). A session's snippet answers before the classified work
+ * it left is done (its secure output, its classified writes: see SessionState.pending in
+ * runner/evaluate.ts), so what it wrote there may land after the answer.
+ */
+export async function fileOnce(file: string, holds: (text: string) => boolean, limitMs = 30_000): Promise<string> {
+  const read = (): string => {
+    try {
+      return readFileSync(file, "utf8");
+    } catch {
+      return "";
+    }
+  };
+  const deadline = Date.now() + limitMs;
+  let text = read();
+  while (!holds(text) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    text = read();
+  }
+  return text;
+}
+
 export async function createSession(client: Client): Promise<string> {
   const response = await client.callTool({ name: "create_repl_session", arguments: {} });
   return (response.structuredContent as { session_id: string }).session_id;

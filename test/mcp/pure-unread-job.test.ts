@@ -6,12 +6,11 @@
 // the rest of the job (a 40 Mi-character value captured under ten names: 440 Mi characters) for
 // as long as the session lived, about 1.3 GB resident for one idle session of tacit serve.
 
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { connectServe, createSession, runInSession, tempDir } from "../helpers.js";
+import { connectServe, createSession, fileOnce, runInSession, tempDir } from "../helpers.js";
 import { commandLineOf, descendantsOf } from "../processes.js";
 
 /** Patches the evaluator with the source of `patched`, then asks for `victim`, whose job carries the value three times. */
@@ -70,7 +69,7 @@ it("a reply to a job the evaluator has not read whole is not taken: the evaluato
   expect(await runInSession(client, session, ANSWERS_NEXT_JOB_UNREAD, 60_000)).toMatchObject({ exitCode: 0 });
   // The sink waits for each value: the patch ran (its own value), and the victim's answer was not taken.
   expect(await runInSession(client, session, `println("patched", patched, "victim", victim);`, 60_000)).toMatchObject({ exitCode: 0 });
-  const sink = readFileSync(path.join(dir, "sink.txt"), "utf8");
+  const sink = await fileOnce(path.join(dir, "sink.txt"), (text) => text.includes("the evaluator answered a job before it had read all of it"));
   expect(sink).toContain("patched 0 victim <classified value unavailable: ");
   expect(sink).toContain("the evaluator answered a job before it had read all of it");
   // No evaluator is left blocked with the rest of its job held by the host.
@@ -78,5 +77,5 @@ it("a reply to a job the evaluator has not read whole is not taken: the evaluato
   expect(pureEvaluators()).toEqual([]);
   // The session goes on, and its next map gets a fresh evaluator.
   expect(await runInSession(client, session, `const again = piece.map((v) => v.length);\nprintln(again);`, 60_000)).toMatchObject({ exitCode: 0 });
-  expect(readFileSync(path.join(dir, "sink.txt"), "utf8")).toContain("1000000");
+  expect(await fileOnce(path.join(dir, "sink.txt"), (text) => text.includes("1000000"))).toContain("1000000");
 }, 60_000);

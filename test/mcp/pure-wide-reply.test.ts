@@ -6,10 +6,10 @@
 // serve die, every session with it, only when a classified .env began with a guessed prefix,
 // and the MCP client saw the server end: a bit of the secret per guess, and a server killed.
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createSession, runInSession, type SmallHeapServe, smallHeapServe } from "../helpers.js";
+import { createSession, fileOnce, runInSession, type SmallHeapServe, smallHeapServe } from "../helpers.js";
 
 /**
  * The body of a map function that answers, for the secret it is given, with a value of `arrays`
@@ -60,22 +60,21 @@ afterAll(async () => {
 
 it("a reply that would cost more than the store keeps is not parsed: the value fails out of sight, and the server lives", async () => {
   const session = await createSession(server.client);
-  // The snippet ends once its printed value is written to the sink, so the reply has been dealt with by then.
   const result = await runInSession(server.client, session, GUESS, 60_000);
   expect(result, server.stderr().slice(0, 400)).toMatchObject({ exitCode: 0, stdout: "guessed Classified(***)\n" });
-  const sink = readFileSync(path.join(server.dir, "sink.txt"), "utf8");
+  const sink = await fileOnce(path.join(server.dir, "sink.txt"), (text) => text.includes("guessed <"));
   expect(sink).toContain("guessed <classified value unavailable: the evaluator answered with a value whose arrays and objects alone would take more than");
   // The server, the session and its classified value go on; a fresh evaluator answers the next map.
   const next = await runInSession(server.client, session, `println("again", secret.map((s) => s.length));`, 60_000);
   expect(next).toMatchObject({ exitCode: 0, stdout: "again Classified(***)\n" });
-  expect(readFileSync(path.join(server.dir, "sink.txt"), "utf8")).toContain("again 24\n");
+  expect(await fileOnce(path.join(server.dir, "sink.txt"), (text) => text.includes("again 24\n"))).toContain("again 24\n");
 }, 120_000);
 
 it("values are kept by what they cost parsed, not by their text's length: ten wide answers are not all held, and the server lives", async () => {
   const session = await createSession(server.client);
   const result = await runInSession(server.client, session, GUESSES, 60_000);
   expect(result, server.stderr().slice(0, 400)).toMatchObject({ exitCode: 0, stdout: "guessed 10\n" + "Classified(***)\n".repeat(10) });
-  const sink = readFileSync(path.join(server.dir, "sink.txt"), "utf8");
+  const sink = await fileOnce(path.join(server.dir, "sink.txt"), (text) => text.includes("<classified value unavailable: map: not kept:"));
   expect(sink).toContain("<classified value unavailable: map: not kept:");
   expect(await runInSession(server.client, session, `println("alive");`, 60_000)).toMatchObject({ exitCode: 0, stdout: "alive\n" });
 }, 120_000);

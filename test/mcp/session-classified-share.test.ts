@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createSession, runInSession, type SmallHeapServe, smallHeapServe } from "../helpers.js";
+import { createSession, fileOnce, runInSession, type SmallHeapServe, smallHeapServe } from "../helpers.js";
 
 let server: SmallHeapServe;
 
@@ -44,7 +44,7 @@ it("sessions each within their own limit cannot together fill the server with cl
     60_000,
   );
   expect(written, server.stderr()).toMatchObject({ exitCode: 0 });
-  expect(readFileSync(path.join(dir, "out.secret"), "utf8")).toBe("KEPT-AFTER-THE-FLOOD");
+  expect(await fileOnce(path.join(dir, "out.secret"), (text) => text !== "")).toBe("KEPT-AFTER-THE-FLOOD");
 }, 60_000);
 
 it("one-shot calls under way together cannot fill the server with classified values either; each gives its share back as it ends", async () => {
