@@ -37,6 +37,16 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 export const SESSION_CODE_LIMIT_CHARS = 16 * 1024 * 1024;
 /**
+ * The largest syntax tree the checks read at once, in characters of its JSON (how the parser
+ * hands it over; a character of code makes up to about 125 of them: `a.b;` repeated). The checks
+ * run on the host's main thread and hold about six bytes of heap for each (the JSON, the tree
+ * built from it, the scope analysis): 16 Mi of them take about 100 MB and one second, about
+ * 400 KB of ordinary code. A smaller heap lowers it further (nesting.ts).
+ */
+export const CHECKED_TREE_LIMIT_CHARS = 16 * 1024 * 1024;
+/** Heap the checks hold for each character of a tree's JSON, at most (measured: 380 MB for 71 M). */
+export const CHECKED_TREE_HEAP_BYTES_PER_CHAR = 6;
+/**
  * Calls of one tacit serve that run code (execute_typescript, execute_in_session), under way
  * or waiting for their turn, at most; and their code together, in characters. Each holds its
  * code (a message may be 10 MiB) until it ends, and only maxConcurrentEvaluations run at once:

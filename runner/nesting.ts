@@ -8,9 +8,19 @@
 // and its length bounds everything else. Within the bounds the script is safe as it stands.
 // Beyond them (long or bracket-heavy scripts), it is parsed once in a child process first: if
 // that one crashes, the script is refused, and the host never parses it.
+//
+// The probe also measures the syntax tree, and a script whose tree is larger than the host can
+// afford to check is refused too (checkedTreeLimit). The checks build that tree on the host's
+// main thread, about 290 bytes of heap for each character of dense code: a security review's
+// one 1 MiB snippet of "0;\n" repeated killed a tacit serve with a 250 MB heap (out of memory
+// in JSON.parse, every session with it), and at the default heap a 4 MiB script peaked at
+// 1.18 GB and held every other session for 12.6 s. A script within SAFE_LENGTH cannot make a
+// tree larger than about 1 M characters (125 a character of code).
 
 import { spawnSync } from "node:child_process";
 import path from "node:path";
+import { getHeapStatistics } from "node:v8";
+import { CHECKED_TREE_HEAP_BYTES_PER_CHAR, CHECKED_TREE_LIMIT_CHARS } from "./limits.js";
 import { packageRoot } from "./paths.js";
 
 /**
@@ -28,6 +38,9 @@ export const SAFE_OPERATORS = 20_000;
  * safely here. A longer script is probed first (a child process: about 60 ms).
  */
 export const SAFE_LENGTH = 8192;
+
+/** What to do about a script that nests too deeply (also the validator's, for a tree too deep for its walk). */
+export const HINT_TOO_DEEP = "Split the expression into named parts (const a = …; const b = f(a);), or put large data in a file and read it.";
 
 const PROBE_PATH = path.join(packageRoot, "dist", "bundle", "parse-probe.cjs");
 const PROBE_TIMEOUT_MS = 30_000;
@@ -52,11 +65,49 @@ export function safeToParse(code: string): boolean {
   return code.length <= SAFE_LENGTH && openers / SAFE_OPENERS + operators / SAFE_OPERATORS <= 1;
 }
 
+/**
+ * The largest tree the host checks, in characters of its JSON: CHECKED_TREE_LIMIT_CHARS, or
+ * less where the checks at CHECKED_TREE_HEAP_BYTES_PER_CHAR would take more than an eighth of
+ * this process's heap limit (the other shares go to sessions' replies, classified values and
+ * kept code: heap-share.ts). At a 250 MB heap: about 5 M, some 130 KB of ordinary code.
+ */
+export function checkedTreeLimit(): number {
+  const heapShare = getHeapStatistics().heap_size_limit / 8;
+  return Math.min(CHECKED_TREE_LIMIT_CHARS, Math.floor(heapShare / CHECKED_TREE_HEAP_BYTES_PER_CHAR));
+}
+
+export interface ParseRefusal {
+  rule: "too-deep" | "too-large";
+  message: string;
+  hint: string;
+}
+
+const HINT_TOO_LARGE =
+  "Split the script into smaller runs (in a REPL session: smaller snippets, each checked on its own), and keep large data " +
+  "out of the code: put it in a file and read it with requestFileSystem. Whoever runs tacit can give it a larger heap " +
+  "(NODE_OPTIONS=--max-old-space-size=MB) where its limit is lower than the default.";
+
 /** Why the script cannot be parsed safely, or null: it was probed in a child process if it had to be. */
-export function nestingRefusal(code: string): string | null {
+export function parseRefusal(code: string): ParseRefusal | null {
   if (safeToParse(code)) return null;
-  const probe = spawnSync(process.execPath, [PROBE_PATH], { input: code, timeout: PROBE_TIMEOUT_MS, stdio: ["pipe", "ignore", "ignore"] });
-  if (probe.status === 0) return null;
-  const how = probe.signal ? `crashed (${probe.signal})` : probe.error ? `failed (${probe.error.message})` : `failed (exit ${probe.status})`;
-  return `the script nests too deeply for tacit's parser: parsing it in a separate process ${how}`;
+  const probe = spawnSync(process.execPath, [PROBE_PATH], { input: code, timeout: PROBE_TIMEOUT_MS, stdio: ["pipe", "pipe", "ignore"], encoding: "utf8" });
+  const size = probe.status === 0 ? Number(probe.stdout) : Number.NaN;
+  if (probe.status !== 0 || !Number.isSafeInteger(size)) {
+    const how = probe.signal ? `crashed (${probe.signal})` : probe.error ? `failed (${probe.error.message})` : `failed (exit ${probe.status})`;
+    return { rule: "too-deep", message: `the script nests too deeply for tacit's parser: parsing it in a separate process ${how}`, hint: HINT_TOO_DEEP };
+  }
+  const limit = checkedTreeLimit();
+  if (size <= limit) return null;
+  const millions = (chars: number): string => (chars / 1e6).toFixed(1);
+  const message =
+    `refused before it was checked: the script's syntax tree is ${millions(size)} M characters (${(code.length / 1024).toFixed(0)} KiB of code), ` +
+    `more than the ${millions(limit)} M tacit checks at once on its host (about ${CHECKED_TREE_HEAP_BYTES_PER_CHAR} bytes of its heap each, ` +
+    `within an eighth of its ${(getHeapStatistics().heap_size_limit / (1024 * 1024)).toFixed(0)} MB heap limit, and at most ${millions(CHECKED_TREE_LIMIT_CHARS)} M: ` +
+    "checking a larger tree would hold every other call up for seconds, or take the host's heap); nothing ran";
+  return { rule: "too-large", message, hint: HINT_TOO_LARGE };
+}
+
+/** Why the script cannot be parsed safely, as a message, or null (parseRefusal). */
+export function nestingRefusal(code: string): string | null {
+  return parseRefusal(code)?.message ?? null;
 }

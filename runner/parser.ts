@@ -103,9 +103,11 @@ function fromBinding(binding: NativeBinding): ParseSync {
 }
 
 let parser: { parseSync: ParseSync; source: "binding" | "package" } | undefined;
+let loadedBinding: NativeBinding | null = null;
 
 function load(): NonNullable<typeof parser> {
   const binding = loadBinding();
+  loadedBinding = binding;
   if (binding !== null) return { parseSync: fromBinding(binding), source: "binding" };
   const entry = createRequire(import.meta.url)("oxc-parser") as { parseSync: ParseSync };
   return { parseSync: entry.parseSync, source: "package" };
@@ -114,6 +116,16 @@ function load(): NonNullable<typeof parser> {
 /** oxc-parser's parseSync. */
 export function parseSync(filename: string, sourceText: string, options?: ParserOptions): Parsed {
   return (parser ??= load()).parseSync(filename, sourceText, options);
+}
+
+/**
+ * How large `sourceText`'s syntax tree is, as the characters of its JSON (what the host's heap
+ * holds while the checks read it is a few bytes for each: see nesting.ts), without building it.
+ */
+export function programSize(filename: string, sourceText: string, options?: ParserOptions): number {
+  const loaded = (parser ??= load());
+  if (loaded.source === "binding") return loadedBinding!.parseSync(filename, sourceText, options).program.length;
+  return JSON.stringify(loaded.parseSync(filename, sourceText, options).program, (_key, value: unknown) => (typeof value === "bigint" ? String(value) : value)).length;
 }
 
 /** How the parser was loaded: straight from the native binding, or through oxc-parser's entry. */

@@ -4,7 +4,7 @@
 // each with a rule id, position and a hint — and is not what keeps the host safe: the
 // sandbox process holds no authority whatever this check lets through.
 
-import { nestingRefusal } from "./nesting.js";
+import { HINT_TOO_DEEP, parseRefusal } from "./nesting.js";
 import { printable } from "./printable.js";
 import { analyze } from "@typescript-eslint/scope-manager";
 import { type ParsedProgram, parseSync, PROGRAM_OPTIONS } from "./parser.js";
@@ -33,7 +33,8 @@ export type RuleId =
   | "triple-slash-directive"
   | "ambient-declaration"
   | "impure-map"
-  | "too-deep";
+  | "too-deep"
+  | "too-large";
 
 export interface Diagnostic {
   rule: RuleId;
@@ -126,8 +127,6 @@ function isHarmlessConstructorUse(member: AstNode, parent: AstNode | null): bool
   return false;
 }
 
-const HINT_TOO_DEEP = "Split the expression into named parts (const a = …; const b = f(a);), or put large data in a file and read it.";
-
 /**
  * `fresh`: the part of `code` whose nesting has not been measured (see nesting.ts): a session's
  * new snippet. Earlier snippets each passed on their own, and snippets are siblings at the top
@@ -163,9 +162,9 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
     diagnostics.push({ rule, line, column, message, hint });
   };
 
-  const tooDeep = nestingRefusal(fresh);
-  if (tooDeep !== null) {
-    report("too-deep", 0, tooDeep, HINT_TOO_DEEP);
+  const refusal = parseRefusal(fresh);
+  if (refusal !== null) {
+    report(refusal.rule, 0, refusal.message, refusal.hint);
     return { ok: false, diagnostics, tacitImports, pureFunctions: [] };
   }
   const parsed = parsedAlready() ?? parseSync(fileName, code, PROGRAM_OPTIONS);

@@ -1,0 +1,42 @@
+// The checks build a script's syntax tree on the host's main thread, about 290 bytes of heap for
+// each character of dense code. Unbounded, one 1 MiB snippet of "0;\n" repeated killed a tacit
+// serve with a 250 MB heap (out of memory in JSON.parse), every session with it; at the default
+// heap a 4 MiB script peaked the host at 1.18 GB. A tree larger than the host can afford to check
+// is refused before the host builds it (measured in the parse probe's own process).
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSession, runInSession, runScript, type SmallHeapServe, smallHeapServe } from "../helpers.js";
+
+/** About 1 MiB of statements: a tree of some 71 M characters (the host's check limit is a few M at 250 MB). */
+const DENSE = "0;\n".repeat(Math.floor((1024 * 1024) / 3));
+
+let server: SmallHeapServe;
+beforeAll(async () => {
+  server = await smallHeapServe("tacit-check-size-", ["--no-check"]);
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe("a script whose syntax tree is larger than the host can check", () => {
+  it("is refused with too-large, and the server and its session go on", async () => {
+    const session = await createSession(server.client);
+    expect(await runInSession(server.client, session, "let kept = 41;")).toMatchObject({ exitCode: 0, error: null });
+
+    const refused = await runInSession(server.client, session, DENSE);
+    expect(refused.exitCode, server.stderr()).toBe(3);
+    expect(refused.error).toContain("[too-large]");
+    expect(refused.error).toMatch(/syntax tree is [\d.]+ M characters/);
+    expect(refused.error).toMatch(/Split the script into smaller runs/);
+    expect(refused.error).toMatch(/--max-old-space-size/);
+
+    expect(await runInSession(server.client, session, "println(kept + 1);")).toMatchObject({ exitCode: 0, stdout: "42\n" });
+  });
+
+  it("tacit run refuses it too, before anything runs", async () => {
+    const r = await runScript(`println("ran-canary");\n${DENSE.slice(0, 400 * 1024)}`, ["--no-check"], { env: { NODE_OPTIONS: "--max-old-space-size=250" } });
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stdout).not.toContain("ran-canary");
+    expect(r.stderr).toContain("[too-large]");
+  });
+});
