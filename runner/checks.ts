@@ -1,6 +1,7 @@
 // The checks before anything runs: the validator, then (unless switched off) the type
 // checker. Kept apart from the rest of the runner so the CLI can start them early.
 
+import type { ParseRefusal } from "./nesting.js";
 import type { ParsedProgram } from "./parser.js";
 import type { PureFunctionSite } from "./pure-functions.js";
 import type { SnippetCheck } from "./split-check.js";
@@ -49,6 +50,7 @@ export async function checkScript(
  * The checks in two stages: the validation's result now, and the type check, which only code
  * that passed validation reaches (it reads the modules code imports), as a promise, or null when
  * validation failed or type-checking is off. A caller can prepare the run while types are checked.
+ * `probed`: nesting.ts's parseRefusalAsync verdict on `fresh`, where the caller awaited it.
  */
 export function checkInStages(
   code: string,
@@ -58,8 +60,9 @@ export function checkInStages(
   fresh: string = code,
   parsed?: () => ParsedProgram | null,
   session?: SessionTypeCheck,
+  probed?: ParseRefusal | null,
 ): { validation: CheckResult; types: Promise<CheckResult> | null } {
-  const validation = validate(code, displayName, fresh, parsed);
+  const validation = validate(code, displayName, fresh, parsed, probed);
   if (!validation.ok) {
     const errors = validation.diagnostics.map((d) => formatDiagnostic(displayName, d));
     return { validation: { ok: false, errors, tacitImports: [], pureFunctions: [] }, types: null };

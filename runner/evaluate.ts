@@ -16,6 +16,7 @@ import { CommandConfinement } from "./exec/confinement.js";
 import { ExecExecutor } from "./exec/executor.js";
 import { NetworkExecutor } from "./net/executor.js";
 import { parseHostPattern } from "./net/host-policy.js";
+import { parseRefusalAsync } from "./nesting.js";
 import { FileSystemExecutor } from "./fs/file-system.js";
 import { GrepRunner } from "./fs/grep-runner.js";
 import { protectedPathsOf } from "./fs/protected-paths.js";
@@ -273,12 +274,16 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   // which has no effect outside this evaluation, overlaps the checker's work.
   let typesChecked: Promise<CheckResult> | null = null;
   if (!options.unsafeSkipValidation) {
-    const check = await checked(() => {
+    const check = await checked(async () => {
       const early = options.precheck;
       if (early && early.typeChecked === config.typeCheck) return early.result;
       const checker = options.typeChecker ?? ((text: string) => typeCheck(text, config.executionTimeoutMs));
       const session = options.session;
-      const stages = checkInStages(options.code, options.displayName, config.typeCheck, checker, session?.snippet ?? options.code, session?.parsed, session?.typeCheck);
+      const fresh = session?.snippet ?? options.code;
+      // A long script's parse probe (a child process: nesting.ts) is awaited here, with the host
+      // free meanwhile; run by the validator it held every other call of tacit serve for it.
+      const probed = await parseRefusalAsync(fresh);
+      const stages = checkInStages(options.code, options.displayName, config.typeCheck, checker, fresh, session?.parsed, session?.typeCheck, probed);
       typesChecked = stages.types;
       // Handled here too: a preparation that throws leaves it unawaited.
       typesChecked?.catch(() => undefined);

@@ -44,6 +44,8 @@ export const SESSION_CODE_LIMIT_CHARS = 16 * 1024 * 1024;
  * 400 KB of ordinary code. A smaller heap lowers it further (nesting.ts).
  */
 export const CHECKED_TREE_LIMIT_CHARS = 16 * 1024 * 1024;
+/** What the parse probe answers for a tree too large for one string (parse-probe.ts). */
+export const TOO_LARGE_TO_HAND_OVER = "too-large-to-hand-over";
 /** Heap the checks hold for each character of a tree's JSON, at most (measured: 380 MB for 71 M). */
 export const CHECKED_TREE_HEAP_BYTES_PER_CHAR = 6;
 /**

@@ -17,10 +17,10 @@
 // 1.18 GB and held every other session for 12.6 s. A script within SAFE_LENGTH cannot make a
 // tree larger than about 1 M characters (125 a character of code).
 
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 import { getHeapStatistics } from "node:v8";
-import { CHECKED_TREE_HEAP_BYTES_PER_CHAR, CHECKED_TREE_LIMIT_CHARS } from "./limits.js";
+import { CHECKED_TREE_HEAP_BYTES_PER_CHAR, CHECKED_TREE_LIMIT_CHARS, TOO_LARGE_TO_HAND_OVER } from "./limits.js";
 import { packageRoot } from "./paths.js";
 
 /**
@@ -44,6 +44,12 @@ export const HINT_TOO_DEEP = "Split the expression into named parts (const a = â
 
 const PROBE_PATH = path.join(packageRoot, "dist", "bundle", "parse-probe.cjs");
 const PROBE_TIMEOUT_MS = 30_000;
+/**
+ * The probe's own heap, whatever NODE_OPTIONS gave the host (a flag on its command line wins):
+ * the tree's JSON may be as long as V8's longest string, and a probe that ran out of heap for
+ * it would read as a crash of the parser.
+ */
+const PROBE_ARGS = ["--max-old-space-size=1536", PROBE_PATH];
 
 const OPERATORS = "+-*/%<>&|^!~?=";
 
@@ -87,12 +93,19 @@ const HINT_TOO_LARGE =
   "out of the code: put it in a file and read it with requestFileSystem. Whoever runs tacit can give it a larger heap " +
   "(NODE_OPTIONS=--max-old-space-size=MB) where its limit is lower than the default.";
 
-/** Why the script cannot be parsed safely, or null: it was probed in a child process if it had to be. */
-export function parseRefusal(code: string): ParseRefusal | null {
-  if (safeToParse(code)) return null;
-  const probe = spawnSync(process.execPath, [PROBE_PATH], { input: code, timeout: PROBE_TIMEOUT_MS, stdio: ["pipe", "pipe", "ignore"], encoding: "utf8" });
-  const size = probe.status === 0 ? Number(probe.stdout) : Number.NaN;
-  if (probe.status !== 0 || !Number.isSafeInteger(size)) {
+/** How a probe ended: as spawnSync reports it. */
+interface ProbeOutcome {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  error?: Error | undefined;
+  stdout: string;
+}
+
+/** The verdict on a probe of `code`. */
+function judged(probe: ProbeOutcome, code: string): ParseRefusal | null {
+  const oversize = probe.status === 0 && probe.stdout === TOO_LARGE_TO_HAND_OVER;
+  const size = oversize ? Number.POSITIVE_INFINITY : probe.status === 0 ? Number(probe.stdout) : Number.NaN;
+  if (!oversize && (probe.status !== 0 || !Number.isSafeInteger(size))) {
     const how = probe.signal ? `crashed (${probe.signal})` : probe.error ? `failed (${probe.error.message})` : `failed (exit ${probe.status})`;
     return { rule: "too-deep", message: `the script nests too deeply for tacit's parser: parsing it in a separate process ${how}`, hint: HINT_TOO_DEEP };
   }
@@ -100,11 +113,42 @@ export function parseRefusal(code: string): ParseRefusal | null {
   if (size <= limit) return null;
   const millions = (chars: number): string => (chars / 1e6).toFixed(1);
   const message =
-    `refused before it was checked: the script's syntax tree is ${millions(size)} M characters (${(code.length / 1024).toFixed(0)} KiB of code), ` +
+    `refused before it was checked: the script's syntax tree is ${oversize ? "more than 500" : millions(size)} M characters (${(code.length / 1024).toFixed(0)} KiB of code), ` +
     `more than the ${millions(limit)} M tacit checks at once on its host (about ${CHECKED_TREE_HEAP_BYTES_PER_CHAR} bytes of its heap each, ` +
     `within an eighth of its ${(getHeapStatistics().heap_size_limit / (1024 * 1024)).toFixed(0)} MB heap limit, and at most ${millions(CHECKED_TREE_LIMIT_CHARS)} M: ` +
     "checking a larger tree would hold every other call up for seconds, or take the host's heap); nothing ran";
   return { rule: "too-large", message, hint: HINT_TOO_LARGE };
+}
+
+/**
+ * Why the script cannot be parsed safely, or null: it was probed in a child process if it had
+ * to be, synchronously (the host waits, doing nothing else: parseRefusalAsync does not).
+ */
+export function parseRefusal(code: string): ParseRefusal | null {
+  if (safeToParse(code)) return null;
+  const probe = spawnSync(process.execPath, PROBE_ARGS, { input: code, timeout: PROBE_TIMEOUT_MS, stdio: ["pipe", "pipe", "ignore"], encoding: "utf8" });
+  return judged(probe, code);
+}
+
+/**
+ * parseRefusal, with the host free while the child parses: a probe takes about a second for
+ * each MiB of dense code, and a spawnSync held every other call of tacit serve (its sessions,
+ * cancellations and time limits) for all of it.
+ */
+export async function parseRefusalAsync(code: string): Promise<ParseRefusal | null> {
+  if (safeToParse(code)) return null;
+  const probe = await new Promise<ProbeOutcome>((resolve) => {
+    const child = spawn(process.execPath, PROBE_ARGS, { timeout: PROBE_TIMEOUT_MS, stdio: ["pipe", "pipe", "ignore"] });
+    let stdout = "";
+    let error: Error | undefined;
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.on("error", (failure) => (error ??= failure));
+    // A child that dies before it has read everything closes the pipe: its exit says why.
+    child.stdin.on("error", () => undefined);
+    child.on("close", (status, signal) => resolve({ status: error ? null : status, signal, error, stdout }));
+    child.stdin.end(code);
+  });
+  return judged(probe, code);
 }
 
 /** Why the script cannot be parsed safely, as a message, or null (parseRefusal). */

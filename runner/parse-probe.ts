@@ -4,7 +4,17 @@
 // heap is refused before the host builds it.
 
 import { readFileSync, writeSync } from "node:fs";
+import { TOO_LARGE_TO_HAND_OVER } from "./limits.js";
 import { PROGRAM_OPTIONS, programSize } from "./parser.js";
 
-writeSync(1, String(programSize("probe.ts", readFileSync(0, "utf8"), PROGRAM_OPTIONS)));
+let size: string;
+try {
+  size = String(programSize("probe.ts", readFileSync(0, "utf8"), PROGRAM_OPTIONS));
+} catch (error) {
+  // A tree whose JSON is longer than V8's longest string (about 512 Mi characters: some 5 MiB
+  // of dense code) cannot be handed over at all.
+  if (!(error instanceof Error && /string/i.test(error.message))) throw error;
+  size = TOO_LARGE_TO_HAND_OVER;
+}
+writeSync(1, size);
 process.exit(0);

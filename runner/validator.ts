@@ -4,7 +4,7 @@
 // each with a rule id, position and a hint — and is not what keeps the host safe: the
 // sandbox process holds no authority whatever this check lets through.
 
-import { HINT_TOO_DEEP, parseRefusal } from "./nesting.js";
+import { HINT_TOO_DEEP, type ParseRefusal, parseRefusal } from "./nesting.js";
 import { printable } from "./printable.js";
 import { analyze } from "@typescript-eslint/scope-manager";
 import { type ParsedProgram, parseSync, PROGRAM_OPTIONS } from "./parser.js";
@@ -133,11 +133,18 @@ function isHarmlessConstructorUse(member: AstNode, parent: AstNode | null): bool
  * level, so the program nests no deeper than the deepest of them. `parsed`: where `code` is
  * parsed for the checks (a session joins the parse of its earlier snippets, kept, with the
  * new one's: session-parse.ts), or null to parse it whole; asked only once `fresh` is known
- * not to nest too deeply.
+ * not to nest too deeply. `probed`: the verdict of nesting.ts's parseRefusalAsync on `fresh`,
+ * where the caller has it already; without it the validator probes (synchronously).
  */
-export function validate(code: string, fileName = "script.ts", fresh: string = code, parsed: () => ParsedProgram | null = () => null): ValidationResult {
+export function validate(
+  code: string,
+  fileName = "script.ts",
+  fresh: string = code,
+  parsed: () => ParsedProgram | null = () => null,
+  probed?: ParseRefusal | null,
+): ValidationResult {
   try {
-    return validateUnguarded(code, fileName, fresh, parsed);
+    return validateUnguarded(code, fileName, fresh, parsed, probed === undefined ? parseRefusal(fresh) : probed);
   } catch (error) {
     // The checks walk the tree recursively: one a few thousand deep (a chain of 3,000 "+")
     // exhausts the stack. That is the script's shape, not a fault of tacit's.
@@ -153,7 +160,7 @@ export function validate(code: string, fileName = "script.ts", fresh: string = c
   }
 }
 
-function validateUnguarded(code: string, fileName: string, fresh: string, parsedAlready: () => ParsedProgram | null): ValidationResult {
+function validateUnguarded(code: string, fileName: string, fresh: string, parsedAlready: () => ParsedProgram | null, refusal: ParseRefusal | null): ValidationResult {
   const starts = lineStarts(code);
   const diagnostics: Diagnostic[] = [];
   const tacitImports: TacitImport[] = [];
@@ -162,7 +169,6 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
     diagnostics.push({ rule, line, column, message, hint });
   };
 
-  const refusal = parseRefusal(fresh);
   if (refusal !== null) {
     report(refusal.rule, 0, refusal.message, refusal.hint);
     return { ok: false, diagnostics, tacitImports, pureFunctions: [] };

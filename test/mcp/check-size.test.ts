@@ -2,10 +2,13 @@
 // each character of dense code. Unbounded, one 1 MiB snippet of "0;\n" repeated killed a tacit
 // serve with a 250 MB heap (out of memory in JSON.parse), every session with it; at the default
 // heap a 4 MiB script peaked the host at 1.18 GB. A tree larger than the host can afford to check
-// is refused before the host builds it (measured in the parse probe's own process).
+// is refused before the host builds it (measured in the parse probe's own process). And the probe,
+// which parses a long script in a child process for about a second a MiB, leaves the server free
+// meanwhile: run with spawnSync, it held every other session's calls for all of it (4.1 s for a
+// 4 MiB script).
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSession, runInSession, runScript, type SmallHeapServe, smallHeapServe } from "../helpers.js";
+import { createSession, runInSession, runScript, type SmallHeapServe, smallHeapServe, type ToolResult } from "../helpers.js";
 
 /** About 1 MiB of statements: a tree of some 71 M characters (the host's check limit is a few M at 250 MB). */
 const DENSE = "0;\n".repeat(Math.floor((1024 * 1024) / 3));
@@ -38,5 +41,25 @@ describe("a script whose syntax tree is larger than the host can check", () => {
     expect(r.code, r.stderr).toBe(3);
     expect(r.stdout).not.toContain("ran-canary");
     expect(r.stderr).toContain("[too-large]");
+  });
+});
+
+describe("the parse probe of a long script", () => {
+  it("leaves the server free: a session's snippet sent after it is answered before it", async () => {
+    const session = await createSession(server.client);
+    expect(await runInSession(server.client, session, "let x = 1;")).toMatchObject({ exitCode: 0 });
+
+    const answered: string[] = [];
+    // Its probe parses for about a second; the snippet takes some tens of milliseconds.
+    const long = server.client
+      .callTool({ name: "execute_typescript", arguments: { code: DENSE } })
+      .then((response) => (answered.push("long"), response.structuredContent as unknown as ToolResult));
+    const snippet = runInSession(server.client, session, "println(x + 1);").then((result) => (answered.push("snippet"), result));
+    const [longResult, snippetResult] = await Promise.all([long, snippet]);
+
+    expect(snippetResult).toMatchObject({ exitCode: 0, stdout: "2\n" });
+    expect(longResult.exitCode, server.stderr()).toBe(3);
+    expect(longResult.error).toContain("[too-large]");
+    expect(answered).toEqual(["snippet", "long"]);
   });
 });
