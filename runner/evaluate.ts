@@ -16,7 +16,7 @@ import { CommandConfinement } from "./exec/confinement.js";
 import { ExecExecutor } from "./exec/executor.js";
 import { NetworkExecutor } from "./net/executor.js";
 import { parseHostPattern } from "./net/host-policy.js";
-import { parseRefusalAsync } from "./nesting.js";
+import { type ParseRefusal, parseRefusalAsync } from "./nesting.js";
 import { FileSystemExecutor } from "./fs/file-system.js";
 import { GrepRunner } from "./fs/grep-runner.js";
 import { protectedPathsOf } from "./fs/protected-paths.js";
@@ -179,6 +179,8 @@ export interface SessionPart {
   sandboxCode: (imports: readonly TacitImport[], pureFunctions: readonly PureFunctionSite[]) => string;
   /** This evaluation's exchanges are appended here (a rebuilt sandbox replays them). */
   record: { push(exchange: RecordedExchange): void };
+  /** The parse probe's verdict on the snippet, where the session has it already (nesting.ts probeTree). */
+  probed?: ParseRefusal | null;
 }
 
 /**
@@ -282,7 +284,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
       const fresh = session?.snippet ?? options.code;
       // A long script's parse probe (a child process: nesting.ts) is awaited here, with the host
       // free meanwhile; run by the validator it held every other call of tacit serve for it.
-      const probed = await parseRefusalAsync(fresh);
+      const probed = session?.probed !== undefined ? session.probed : await parseRefusalAsync(fresh);
       const stages = checkInStages(options.code, options.displayName, config.typeCheck, checker, fresh, session?.parsed, session?.typeCheck, probed);
       typesChecked = stages.types;
       // Handled here too: a preparation that throws leaves it unawaited.

@@ -21,6 +21,7 @@ import { spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 import { getHeapStatistics } from "node:v8";
 import { CHECKED_TREE_HEAP_BYTES_PER_CHAR, CHECKED_TREE_LIMIT_CHARS, TOO_LARGE_TO_HAND_OVER } from "./limits.js";
+import { PROGRAM_OPTIONS, programSize } from "./parser.js";
 import { packageRoot } from "./paths.js";
 
 /**
@@ -82,6 +83,18 @@ export function checkedTreeLimit(): number {
   return Math.min(CHECKED_TREE_LIMIT_CHARS, Math.floor(heapShare / CHECKED_TREE_HEAP_BYTES_PER_CHAR));
 }
 
+/** Characters of a tree's JSON, in millions, as the messages give them. */
+export const millions = (chars: number): string => (chars / 1e6).toFixed(1);
+
+/** What `limit` (checkedTreeLimit) is, for a refusal. */
+export function treeLimitText(limit: number): string {
+  return (
+    `the ${millions(limit)} M tacit checks at once on its host (about ${CHECKED_TREE_HEAP_BYTES_PER_CHAR} bytes of its heap each, ` +
+    `within an eighth of its ${(getHeapStatistics().heap_size_limit / (1024 * 1024)).toFixed(0)} MB heap limit, and at most ${millions(CHECKED_TREE_LIMIT_CHARS)} M: ` +
+    "checking a larger tree would hold every other call up for seconds, or take the host's heap)"
+  );
+}
+
 export interface ParseRefusal {
   rule: "too-deep" | "too-large";
   message: string;
@@ -101,23 +114,27 @@ interface ProbeOutcome {
   stdout: string;
 }
 
+/** A script's probe: why it cannot be parsed safely (or null), and its tree's size in characters of JSON (Infinity: too large to hand over). */
+export interface TreeProbe {
+  refusal: ParseRefusal | null;
+  size: number;
+}
+
 /** The verdict on a probe of `code`. */
-function judged(probe: ProbeOutcome, code: string): ParseRefusal | null {
+function judged(probe: ProbeOutcome, code: string): TreeProbe {
   const oversize = probe.status === 0 && probe.stdout === TOO_LARGE_TO_HAND_OVER;
   const size = oversize ? Number.POSITIVE_INFINITY : probe.status === 0 ? Number(probe.stdout) : Number.NaN;
   if (!oversize && (probe.status !== 0 || !Number.isSafeInteger(size))) {
     const how = probe.signal ? `crashed (${probe.signal})` : probe.error ? `failed (${probe.error.message})` : `failed (exit ${probe.status})`;
-    return { rule: "too-deep", message: `the script nests too deeply for tacit's parser: parsing it in a separate process ${how}`, hint: HINT_TOO_DEEP };
+    const message = `the script nests too deeply for tacit's parser: parsing it in a separate process ${how}`;
+    return { refusal: { rule: "too-deep", message, hint: HINT_TOO_DEEP }, size };
   }
   const limit = checkedTreeLimit();
-  if (size <= limit) return null;
-  const millions = (chars: number): string => (chars / 1e6).toFixed(1);
+  if (size <= limit) return { refusal: null, size };
   const message =
     `refused before it was checked: the script's syntax tree is ${oversize ? "more than 500" : millions(size)} M characters (${(code.length / 1024).toFixed(0)} KiB of code), ` +
-    `more than the ${millions(limit)} M tacit checks at once on its host (about ${CHECKED_TREE_HEAP_BYTES_PER_CHAR} bytes of its heap each, ` +
-    `within an eighth of its ${(getHeapStatistics().heap_size_limit / (1024 * 1024)).toFixed(0)} MB heap limit, and at most ${millions(CHECKED_TREE_LIMIT_CHARS)} M: ` +
-    "checking a larger tree would hold every other call up for seconds, or take the host's heap); nothing ran";
-  return { rule: "too-large", message, hint: HINT_TOO_LARGE };
+    `more than ${treeLimitText(limit)}; nothing ran`;
+  return { refusal: { rule: "too-large", message, hint: HINT_TOO_LARGE }, size };
 }
 
 /**
@@ -127,7 +144,7 @@ function judged(probe: ProbeOutcome, code: string): ParseRefusal | null {
 export function parseRefusal(code: string): ParseRefusal | null {
   if (safeToParse(code)) return null;
   const probe = spawnSync(process.execPath, PROBE_ARGS, { input: code, timeout: PROBE_TIMEOUT_MS, stdio: ["pipe", "pipe", "ignore"], encoding: "utf8" });
-  return judged(probe, code);
+  return judged(probe, code).refusal;
 }
 
 /**
@@ -136,7 +153,19 @@ export function parseRefusal(code: string): ParseRefusal | null {
  * cancellations and time limits) for all of it.
  */
 export async function parseRefusalAsync(code: string): Promise<ParseRefusal | null> {
-  if (safeToParse(code)) return null;
+  return safeToParse(code) ? null : (await probed(code)).refusal;
+}
+
+/**
+ * parseRefusalAsync, and the size of the script's tree: from the probe, or, for a script short
+ * enough not to need one, measured here (a parse of at most SAFE_LENGTH: a millisecond or so).
+ */
+export async function probeTree(code: string): Promise<TreeProbe> {
+  return safeToParse(code) ? { refusal: null, size: programSize("script.ts", code, PROGRAM_OPTIONS) } : probed(code);
+}
+
+/** The probe, in a child process, with the host free meanwhile. */
+async function probed(code: string): Promise<TreeProbe> {
   const probe = await new Promise<ProbeOutcome>((resolve) => {
     const child = spawn(process.execPath, PROBE_ARGS, { timeout: PROBE_TIMEOUT_MS, stdio: ["pipe", "pipe", "ignore"] });
     let stdout = "";

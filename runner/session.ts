@@ -29,6 +29,7 @@ import type { SandboxProcess } from "./sandbox-process.js";
 import { FailureNotes, SecureSink } from "./secure-sink.js";
 import { lineStarts } from "./source-position.js";
 import type { ParsedProgram } from "./parser.js";
+import { checkedTreeLimit, millions, probeTree, treeLimitText } from "./nesting.js";
 import { SessionParse } from "./session-parse.js";
 import { type SnippetShape, snippetShape, SplitState } from "./split-check.js";
 import { snippetForSandbox } from "./snippet-module.js";
@@ -77,6 +78,23 @@ function tooMuchCodeInAll(share: HeapShare, snippet: number): string {
   );
 }
 
+/**
+ * Why a snippet that would take the session's syntax tree past what the host checks at once is
+ * refused: every snippet is checked with all the earlier ones, a snippet within the limit alone
+ * made the whole grow past it, and 11 snippets of 90 KB killed a tacit serve with a 250 MB heap.
+ */
+function tooLargeTree(kept: number, snippet: number, limit: number): string {
+  return (
+    `refused before it was checked: the session's snippets together would make a syntax tree of ${millions(kept + snippet)} M characters ` +
+    `(${millions(kept)} M from earlier snippets, ${millions(snippet)} M from this one), more than ${treeLimitText(limit)}: ` +
+    "every snippet is checked together with all the earlier ones. The session goes on as it was. Create a new session (or run " +
+    "the script with execute_typescript), and keep large data out of the code (put it in a file and read it with requestFileSystem)"
+  );
+}
+
+/** What a snippet adds to the session's tree besides its own: the empty statement of the "\n;\n" after it. */
+const JOINT_TREE_CHARS = 128;
+
 /** What a kept snippet costs the host: its text and the sandbox's copy of it, two bytes a character. */
 const keptCodeBytes = (code: string): number => code.length * 2 * 2;
 
@@ -122,6 +140,8 @@ export class ReplSession {
   private readonly snippets: Snippet[] = [];
   /** Whether the type checker may check a new snippet apart from the earlier ones (split-check.ts). */
   private readonly splitState = new SplitState();
+  /** The size of the successful snippets' syntax tree, in characters of its JSON (nesting.ts): bounded by checkedTreeLimit. */
+  private treeSize = 0;
   /** The checks' parse of the successful snippets, kept (see session-parse.ts). */
   private readonly parse = new SessionParse();
   /** What the snippets' effects answered, kept to replay them; bounded (see session-recording.ts). */
@@ -222,6 +242,12 @@ export class ReplSession {
         const error = "cancelled: the snippet was cancelled before it ran (while it waited for its turn in the session); the session is as it was";
         return { outcome: "threw", exitCode: EXIT_CODES.threw, stdout: "", error, durationMs: 0, truncated: false };
       }
+      // The checks read the whole program's tree: measured a snippet at a time, bounded in all.
+      const probe = extra.unsafeSkipValidation ? null : await probeTree(code);
+      const treeLimit = checkedTreeLimit();
+      if (probe !== null && probe.refusal === null && this.treeSize + probe.size > treeLimit) {
+        return { outcome: "rejected", exitCode: EXIT_CODES.rejected, stdout: "", error: tooLargeTree(this.treeSize, probe.size, treeLimit), durationMs: 0, truncated: false };
+      }
       // Each earlier snippet ends with a line of its own holding ";", so that no two snippets
       // read as one statement to the checks (a snippet starting with "(" or "`" would
       // otherwise call the last one's final expression).
@@ -260,6 +286,7 @@ export class ReplSession {
             parsed,
             typeCheck,
             record,
+            ...(probe !== null ? { probed: probe.refusal } : {}),
             sandboxCode: (imports, sites) => (sandboxCode = snippetForSandbox(code, offset, imports, sites)),
           },
           ...(extra.signal ? { signal: extra.signal } : {}),
@@ -276,6 +303,7 @@ export class ReplSession {
         // A session closed meanwhile has given back what it kept already.
         codeKept = !this.closed;
         this.parse.append(code);
+        if (probe !== null) this.treeSize += probe.size + JOINT_TREE_CHARS;
         this.splitState.append(shape, shadowsGlobal);
         this.recording.commit();
         // Past the limit, no replay is possible: what was kept is let go.

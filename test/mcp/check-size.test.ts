@@ -5,7 +5,8 @@
 // is refused before the host builds it (measured in the parse probe's own process). And the probe,
 // which parses a long script in a child process for about a second a MiB, leaves the server free
 // meanwhile: run with spawnSync, it held every other session's calls for all of it (4.1 s for a
-// 4 MiB script).
+// 4 MiB script). A session's snippets are checked together, so their trees are bounded together:
+// 11 snippets of 90 KB, each within the limit alone, killed the same 250 MB server.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSession, runInSession, runScript, type SmallHeapServe, smallHeapServe, type ToolResult } from "../helpers.js";
@@ -61,5 +62,23 @@ describe("the parse probe of a long script", () => {
     expect(longResult.exitCode, server.stderr()).toBe(3);
     expect(longResult.error).toContain("[too-large]");
     expect(answered).toEqual(["snippet", "long"]);
+  });
+});
+
+describe("a session's snippets together", () => {
+  it("are bounded as one tree: a snippet that would take it past the limit is refused, and the session goes on", async () => {
+    const session = await createSession(server.client);
+    // About 4 M characters of tree each: one fits under the 250 MB server's limit (about 6.5 M), two do not.
+    const part = (name: string): string => `let ${name} = 1;\n${"0;\n".repeat(20_000)}`;
+    expect(await runInSession(server.client, session, part("first"))).toMatchObject({ exitCode: 0, error: null });
+
+    const second = await runInSession(server.client, session, part("second"));
+    expect(second.exitCode, server.stderr()).toBe(3);
+    expect(second.error).toMatch(/session's snippets together would make a syntax tree of [\d.]+ M characters/);
+    expect(second.error).toMatch(/Create a new session/);
+
+    // Refused before it ran: its binding does not exist, the earlier one does.
+    expect(await runInSession(server.client, session, "println(first + 1);")).toMatchObject({ exitCode: 0, stdout: "2\n" });
+    expect((await runInSession(server.client, session, "second")).exitCode).not.toBe(0);
   });
 });
