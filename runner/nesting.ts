@@ -20,6 +20,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 import { getHeapStatistics } from "node:v8";
+import { ConcurrencyLimit } from "./concurrency-limit.js";
 import { CHECKED_TREE_HEAP_BYTES_PER_CHAR, CHECKED_TREE_LIMIT_CHARS, TOO_LARGE_TO_HAND_OVER } from "./limits.js";
 import { PROGRAM_OPTIONS, programSize } from "./parser.js";
 import { packageRoot } from "./paths.js";
@@ -164,9 +165,21 @@ export async function probeTree(code: string): Promise<TreeProbe> {
   return safeToParse(code) ? { refusal: null, size: programSize("script.ts", code, PROGRAM_OPTIONS) } : probed(code);
 }
 
+/**
+ * Probes running at once: one, as when the host waited for each (spawnSync). A probe of a
+ * 10 MiB message may take the child a gigabyte or more (the parser's tree, its JSON), and
+ * every session and call of tacit serve may send one together.
+ */
+const probes = new ConcurrencyLimit(1);
+
 /** The probe, in a child process, with the host free meanwhile. */
 async function probed(code: string): Promise<TreeProbe> {
-  const probe = await new Promise<ProbeOutcome>((resolve) => {
+  const probe = await probes.run(() => spawnProbe(code), undefined, () => new Error("tacit: a parse probe was cancelled"));
+  return judged(probe, code);
+}
+
+function spawnProbe(code: string): Promise<ProbeOutcome> {
+  return new Promise<ProbeOutcome>((resolve) => {
     const child = spawn(process.execPath, PROBE_ARGS, { timeout: PROBE_TIMEOUT_MS, stdio: ["pipe", "pipe", "ignore"] });
     let stdout = "";
     let error: Error | undefined;
@@ -177,7 +190,6 @@ async function probed(code: string): Promise<TreeProbe> {
     child.on("close", (status, signal) => resolve({ status: error ? null : status, signal, error, stdout }));
     child.stdin.end(code);
   });
-  return judged(probe, code);
 }
 
 /** Why the script cannot be parsed safely, as a message, or null (parseRefusal). */
