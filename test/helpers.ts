@@ -11,8 +11,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { defaultConfig, type RunnerConfig } from "../runner/config.js";
-import { evaluate, type EvaluationResult } from "../runner/evaluate.js";
+import type { RunnerConfig } from "../runner/config.js";
+import type { EvaluationResult } from "../runner/evaluate.js";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const tacitBin = path.join(repoRoot, "bin", "tacit.js");
@@ -80,7 +80,10 @@ export interface BypassOptions {
  * Runs code with the validator switched off, through the runner's API (never reachable
  * from the CLI or from a script). What is left is the sandbox boundary itself.
  */
-export function runBypassed(code: string, options: BypassOptions = {}): Promise<EvaluationResult> {
+export async function runBypassed(code: string, options: BypassOptions = {}): Promise<EvaluationResult> {
+  // Imported here, not at the top: most test files never call this, and the runner's module
+  // graph took each of them (vitest loads every file's modules afresh) most of a second to load.
+  const [{ defaultConfig }, { evaluate }] = await Promise.all([import("../runner/config.js"), import("../runner/evaluate.js")]);
   return evaluate({
     code,
     displayName: "script.ts",
