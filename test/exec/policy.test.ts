@@ -20,6 +20,14 @@ beforeAll(() => {
 });
 afterAll(() => cleanup());
 
+/** A file outside the allowed roots, in `dir`, holding a fresh canary (`text` of it: the canary and a newline by default). */
+function secretOutside(dir: string, text: (canary: string) => string = (canary) => `${canary}\n`): { canary: string; secret: string } {
+  const canary = makeCanary();
+  const secret = path.join(dir, "secret.txt");
+  writeFileSync(secret, text(canary));
+  return { canary, secret };
+}
+
 /** A script that asks for each command alone (label = the command) and reports the attempt. */
 function requestEach(commands: readonly string[], extra = ""): string {
   return `${ATTEMPT_PRELUDE}
@@ -208,9 +216,7 @@ describe("--strict and the tools that print a file they are given", () => {
   it("refuses them, so none prints the file", async () => {
     const { dir, cleanup } = realTempDir("tacit-strict-printers-");
     try {
-      const canary = makeCanary();
-      const secret = path.join(dir, "secret.txt");
-      writeFileSync(secret, `${canary} ${canary}\n`);
+      const { canary, secret } = secretOutside(dir, (canary) => `${canary} ${canary}\n`);
       const script = `${ATTEMPT_PRELUDE}
 for (const [command, args] of ${JSON.stringify(PRINTERS)} as Array<[string, string[]]>) {
   attempt(command, () => {
@@ -242,9 +248,7 @@ for (const [command, args] of ${JSON.stringify(PRINTERS)} as Array<[string, stri
       const key = `sk-test-${makeCanary()}`;
       const config = path.join(dir, "tacit.json");
       writeFileSync(config, JSON.stringify({ libraryConfig: { strictMode: true, llm: { baseUrl: "http://127.0.0.1:9/v1", apiKey: key, model: "m" } } }));
-      const canary = makeCanary();
-      const secret = path.join(dir, "secret.txt");
-      writeFileSync(secret, `${canary}\n`);
+      const { canary, secret } = secretOutside(dir);
       const data = path.join(dir, "data.json");
       writeFileSync(data, JSON.stringify({ canary }));
       writeFileSync(path.join(root, "hex-empty.json"), "{}");
@@ -327,10 +331,8 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
     // . FILE (every line), and llc, llvm-mca and cudafe++ (the line they cannot parse, quoted).
     const { dir, cleanup } = realTempDir("tacit-strict-records-");
     try {
-      const canary = makeCanary();
-      const secret = path.join(dir, "secret.txt");
       // Long enough for whole login records (384 bytes each), each piece of it carrying the canary.
-      writeFileSync(secret, `${canary} `.repeat(64) + "\n");
+      const { canary, secret } = secretOutside(dir, (canary) => `${canary} `.repeat(64) + "\n");
       const RUNS: Array<[string, string[]]> = [
         ["utmpdump", [secret]],
         ["last", ["-f", secret]],
@@ -517,9 +519,7 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
     // here beforehand too, so the last two steps are tried whatever becomes of the first ones.
     const { dir, cleanup } = realTempDir("tacit-strict-pyrsa-");
     try {
-      const canary = makeCanary();
-      const secret = path.join(dir, "secret.txt");
-      writeFileSync(secret, `${canary}\n`);
+      const { canary, secret } = secretOutside(dir);
       const bashrc = path.join(dir, "bashrc");
       writeFileSync(bashrc, "echo original\n");
       const work = path.join(root, "pyrsa");
@@ -631,9 +631,7 @@ for (const command of ["not-14", "not", "luit", "debconf", "vgdb"]) {
     // FILE` then `ar p x.a`, and emptied one with `enc2xs FILE`.
     const { dir, cleanup } = realTempDir("tacit-strict-ar-");
     try {
-      const canary = makeCanary();
-      const secret = path.join(dir, "secret.txt");
-      writeFileSync(secret, `${canary}\n`);
+      const { canary, secret } = secretOutside(dir);
       const program = path.join(dir, "program");
       copyFileSync("/bin/true", program);
       const script = `${ATTEMPT_PRELUDE}
@@ -713,9 +711,7 @@ attempt("x86_64-linux-gnu-readelf", () => requestExecPermission(["x86_64-linux-g
     // rst2html.py. Names not installed here are refused all the same.
     const { dir, cleanup } = realTempDir("tacit-strict-runners-");
     try {
-      const canary = makeCanary();
-      const secret = path.join(dir, "secret.txt");
-      writeFileSync(secret, `${canary}\n`);
+      const { canary, secret } = secretOutside(dir);
       const marker = (name: string) => path.join(dir, `marker-${name}`);
       const envFile = path.join(dir, "vars.env");
       writeFileSync(envFile, "A=1\n");
@@ -1136,9 +1132,7 @@ for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[st
     // then read with requestFileSystem and printed.
     const { dir, cleanup } = realTempDir("tacit-strict-installkernel-");
     try {
-      const canary = makeCanary();
-      const secret = path.join(dir, "secret.txt");
-      writeFileSync(secret, `${canary}\n`);
+      const { canary, secret } = secretOutside(dir);
       const work = path.join(root, "installkernel");
       mkdirSync(work, { recursive: true });
       const script = `${ATTEMPT_PRELUDE}
@@ -1195,9 +1189,7 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
     // `tune2fs -L x IMAGE` and `wipefs -a IMAGE` changed an ext2 image there.
     const { dir, cleanup } = realTempDir("tacit-strict-e2fs-");
     try {
-      const canary = makeCanary();
-      const secret = path.join(dir, "secret.txt");
-      writeFileSync(secret, `${canary}\n`);
+      const { canary, secret } = secretOutside(dir);
       const images = ["e2label", "tune2fs", "wipefs"].map((name) => path.join(dir, `${name}.img`));
       for (const image of images) {
         writeFileSync(image, Buffer.alloc(2 * 1024 * 1024));
@@ -1238,9 +1230,7 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
   it("refuses the options that make an allowed tool print a file's lines; the tools still run without them", async () => {
     const { dir, cleanup } = realTempDir("tacit-strict-echoers-");
     try {
-      const canary = makeCanary();
-      const secret = path.join(dir, "secret.txt");
-      writeFileSync(secret, `${canary}\nline two ${canary}\n`);
+      const { canary, secret } = secretOutside(dir, (canary) => `${canary}\nline two ${canary}\n`);
       const script = `${ATTEMPT_PRELUDE}
 for (const [label, command, option] of ${JSON.stringify(ECHOERS)} as Array<[string, string, string[]]>) {
   attempt(label, () => {
