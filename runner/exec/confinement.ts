@@ -45,7 +45,7 @@ import { homes } from "../fs/home-config.js";
 import { mountPointsIn } from "../fs/proc-mounts.js";
 import { gitControlOf, type ProtectedPath } from "../fs/protected-paths.js";
 import { EffectFailure } from "../refusals.js";
-import { type NamespaceWrapper, SHELL } from "./pid-namespace.js";
+import { executable, type NamespaceWrapper, SHELL } from "./pid-namespace.js";
 
 const MOUNT_CANDIDATES = ["/usr/bin/mount", "/bin/mount"];
 const TMP = "/tmp";
@@ -168,17 +168,6 @@ function realTarget(p: string): { real: string; directory: boolean } | null {
   }
 }
 
-function mountProgram(): string | null {
-  for (const candidate of MOUNT_CANDIDATES) {
-    try {
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return null;
-}
-
 export class CommandConfinement {
   private readonly roots: readonly string[];
   private readonly privateTmp: boolean;
@@ -242,7 +231,7 @@ export class CommandConfinement {
         "run tacit where unprivileged user namespaces are allowed (sysctl user.max_user_namespaces above 0; in a container, one allowed to call unshare)",
       );
     }
-    const mount = mountProgram();
+    const mount = MOUNT_CANDIDATES.find(executable) ?? null;
     if (mount === null) throw refusal(command, "util-linux `mount` is not installed (/usr/bin/mount)", "install util-linux's mount");
     const { masks, readOnly, walked } = this.masks(program);
     const hidden = masks.find((mask) => mask.directory && isWithin(cwd, mask.target));

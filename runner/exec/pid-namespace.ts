@@ -32,7 +32,8 @@ export interface NamespaceWrapper {
   ownProc: boolean;
 }
 
-function executable(file: string): boolean {
+/** Whether `file` exists and this process may execute it. */
+export function executable(file: string): boolean {
   try {
     accessSync(file, constants.X_OK);
     return true;
