@@ -22,7 +22,7 @@ const MIN_BASE64_BYTES = 16;
  * in base64, Docker's config.json "user:token", npm's _auth the same: read as text, a script
  * decoded them and had the key.
  */
-function base64Forms(secret: string): string[] {
+export function base64Forms(secret: string): string[] {
   const bytes = Buffer.from(secret, "utf8");
   if (bytes.length < MIN_BASE64_BYTES) return [];
   const forms = new Set<string>();

@@ -6,6 +6,8 @@
 // request and took the error message's redaction to 2 GB and a minute. Here the forms go into
 // one automaton (Aho-Corasick) and the text is read once.
 
+import { base64Forms } from "../host-secrets.js";
+
 /** Shorter forms are not redacted: replacing every "a" in a body would destroy it. */
 export const MIN_REDACTED_LENGTH = 4;
 export const REDACTED = "[redacted]";
@@ -67,31 +69,11 @@ function formsOf(sent: string): string[] {
     base64,
     base64.replace(/=+$/, ""),
     Buffer.from(value, "utf8").toString("base64url"),
-    ...embeddedBase64Forms(value),
+    // Its base64 forms inside a longer text that was encoded (a server answered with the raw request
+    // base64-encoded, as an inspection API gives one, and a script decoded the secret header out of
+    // it): the same forms HostSecrets masks the LLM key by.
+    ...base64Forms(value),
   ];
-}
-
-/** Bytes of a value its embedded base64 forms must hold: a form holds all of it but up to two bytes at each end. */
-const MIN_EMBEDDED_BASE64_BYTES = 16;
-
-/**
- * The base64 forms of `value` wherever it lies in a longer text that was encoded: its bytes from
- * the first that starts a group of three to the last group it fills, once for each of the three
- * places it can start in a group, standard and URL-safe (as HostSecrets masks the LLM key). The
- * form of the value alone (above) is its bytes from a group's start with its last group padded;
- * inside a longer text, that group holds the bytes after it, and the form was not there. A
- * security review had a server answer with the raw request base64-encoded (as an inspection API
- * gives one) and decoded the secret header out of it.
- */
-function embeddedBase64Forms(value: string): string[] {
-  const bytes = Buffer.from(value, "utf8");
-  if (bytes.length < MIN_EMBEDDED_BASE64_BYTES) return [];
-  const forms: string[] = [];
-  for (let skip = 0; skip < 3; skip++) {
-    const form = bytes.subarray(skip, skip + Math.floor((bytes.length - skip) / 3) * 3).toString("base64");
-    forms.push(form, form.replace(/\+/g, "-").replace(/\//g, "_"));
-  }
-  return forms;
 }
 
 /** \uXXXX with upper-case digits, as .NET writes it. */
