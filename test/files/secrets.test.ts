@@ -627,7 +627,7 @@ describe("classified work waiting for a slow value", () => {
   // A security review exhausted the host's descriptors: each readClassified and writeClassified
   // kept its file open until a pending value was computed, so a few thousand calls behind a
   // slow map made every open in the host fail with EMFILE (other sessions' too). The CLI runs
-  // here with 4096 descriptors, so 5,000 of each would run it out.
+  // here with 1024 descriptors, so 1,200 of each would run it out.
   it("keeps a bounded number of files open: every call, and a read after them, succeeds; the values land", async () => {
     const { dir: root, cleanup } = realTempDir("tacit-files-held-");
     try {
@@ -636,15 +636,15 @@ describe("classified work waiting for a slow value", () => {
       writeFileSync(path.join(root, "plain.txt"), "plain\n");
       const script = `
 requestFileSystem(".", (fs) => {
-  // Pending for about 10 s: four maps of 2.5 s each, one after the other (each well inside
+  // Pending for about 6 s: four maps of 1.5 s each, one after the other (each well inside
   // the evaluator's 5 s limit per job, which also counts its start on a loaded machine).
   let slow = classify("slow");
-  for (let i = 0; i < 4; i++) slow = slow.map((s) => { const end = Date.now() + 2500; while (Date.now() < end) {} return s; });
+  for (let i = 0; i < 4; i++) slow = slow.map((s) => { const end = Date.now() + 1500; while (Date.now() < end) {} return s; });
   fs.writeClassified(".env.first", slow);
   const counts = { read: 0, written: 0 };
   let last = fs.readClassified(".env");
-  for (let i = 0; i < 5000; i++) { last = fs.readClassified(".env"); counts.read++; }
-  for (let i = 0; i < 5000; i++) { fs.writeClassified(".env.w" + i, last); counts.written++; }
+  for (let i = 0; i < 1200; i++) { last = fs.readClassified(".env"); counts.read++; }
+  for (let i = 0; i < 1200; i++) { fs.writeClassified(".env.w" + i, last); counts.written++; }
   // Deleted before its value is there: it must stay deleted (its coming back would tell).
   fs.writeClassified(".env.gone", slow);
   fs.access(".env.gone").delete();
@@ -652,7 +652,7 @@ requestFileSystem(".", (fs) => {
 });
 `;
       const r = await new Promise<CliResult>((resolve, reject) => {
-        const child = spawn("sh", ["-c", 'ulimit -n 4096 && exec "$0" "$@"', process.execPath, tacitBin, "run", "-"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+        const child = spawn("sh", ["-c", 'ulimit -n 1024 && exec "$0" "$@"', process.execPath, tacitBin, "run", "-"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
         const out: Buffer[] = [];
         const err: Buffer[] = [];
         child.stdout.on("data", (c: Buffer) => out.push(c));
@@ -663,11 +663,11 @@ requestFileSystem(".", (fs) => {
       });
       expect(r.stdout + r.stderr, "the host ran out of descriptors").not.toContain("EMFILE");
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout.trim()).toBe(`${JSON.stringify({ read: 5000, written: 5000 })} plain`);
+      expect(r.stdout.trim()).toBe(`${JSON.stringify({ read: 1200, written: 1200 })} plain`);
       // Written through a descriptor kept open and through one opened later alike.
       expect(readFileSync(path.join(root, ".env.first"), "utf8")).toBe("slow");
       expect(readFileSync(path.join(root, ".env.w0"), "utf8")).toBe(`TOKEN=${canary}\n`);
-      expect(readFileSync(path.join(root, ".env.w4999"), "utf8")).toBe(`TOKEN=${canary}\n`);
+      expect(readFileSync(path.join(root, ".env.w1199"), "utf8")).toBe(`TOKEN=${canary}\n`);
       expect(existsSync(path.join(root, ".env.gone")), "a classified file deleted before its value came back").toBe(false);
     } finally {
       cleanup();
