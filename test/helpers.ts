@@ -182,15 +182,21 @@ export interface SmallHeapServe {
 }
 
 /**
- * A real tacit serve with a 250 MB heap (--max-old-space-size=250) started in a new temp dir
- * named by `prefix`, after `prepare` has filled it. A flood that dies at this heap dies at the
- * default one too, only later and slower.
+ * A real tacit serve with a small heap (--max-old-space-size=`heapMb`, 250 MB unless given)
+ * started in a new temp dir named by `prefix`, after `prepare` has filled it. A flood that dies
+ * at this heap dies at the default one too, only later and slower; a smaller heap lets a test
+ * show it with less data.
  */
-export async function smallHeapServe(prefix: string, args: string[], prepare: (dir: string) => void = () => undefined): Promise<SmallHeapServe> {
+export async function smallHeapServe(
+  prefix: string,
+  args: string[],
+  prepare: (dir: string) => void = () => undefined,
+  heapMb = 250,
+): Promise<SmallHeapServe> {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   prepare(dir);
   let stderr = "";
-  const client = await connectServe(args, dir, { env: { NODE_OPTIONS: "--max-old-space-size=250" }, onStderr: (text) => (stderr += text) });
+  const client = await connectServe(args, dir, { env: { NODE_OPTIONS: `--max-old-space-size=${heapMb}` }, onStderr: (text) => (stderr += text) });
   return {
     dir,
     client,
