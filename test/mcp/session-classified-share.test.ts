@@ -13,7 +13,7 @@ import { createSession, fileOnce, runInSession, type SmallHeapServe, smallHeapSe
 let server: SmallHeapServe;
 
 beforeAll(async () => {
-  server = await smallHeapServe("tacit-classified-share-", ["--no-check", "--exec-timeout-ms", "30000", "--classified-paths", "*.secret"]);
+  server = await smallHeapServe("tacit-classified-share-", ["--no-check", "--exec-timeout-ms", "30000", "--classified-paths", "*.secret"], undefined, 128);
 });
 
 afterAll(async () => {
@@ -22,9 +22,9 @@ afterAll(async () => {
 
 it("sessions each within their own limit cannot together fill the server with classified values; deleting them gives their share back", async () => {
   const { client, dir } = server;
-  // 34 values of 3 MiB and 3,000 of 2,000 characters: about 108 MiB of plaintext per session (216 MiB as counted), under
-  // the 256 MiB a session holds.
-  const classifying = `const kept: unknown[] = [];\nconst chunk = "c".repeat(3 * 1024 * 1024);\nfor (let i = 0; i < 34; i++) kept.push(classify(chunk + i));\n` +
+  // 17 values of 3 MiB and 3,000 of 2,000 characters: about 57 MiB of plaintext per session (114 MiB as counted), under
+  // the 256 MiB a session holds; three sessions' would be past the server's 128 MB heap.
+  const classifying = `const kept: unknown[] = [];\nconst chunk = "c".repeat(3 * 1024 * 1024);\nfor (let i = 0; i < 17; i++) kept.push(classify(chunk + i));\n` +
     // Smaller ones after them, so that what is held fills the server's share to its last few bytes.
     `for (let i = 0; i < 3000; i++) kept.push(classify("f".repeat(2000) + i));\n` +
     `for (let i = 0; i < 3000; i++) kept.push(classify("s" + i));\nkept.length`;
@@ -32,7 +32,7 @@ it("sessions each within their own limit cannot together fill the server with cl
   for (let i = 0; i < 3; i++) {
     const s = await createSession(client);
     sessions.push(s);
-    expect(await runInSession(client, s, classifying, 60_000), server.stderr()).toMatchObject({ exitCode: 0, stdout: "6034\n" });
+    expect(await runInSession(client, s, classifying, 60_000), server.stderr()).toMatchObject({ exitCode: 0, stdout: "6017\n" });
   }
   for (const s of sessions) await client.callTool({ name: "delete_repl_session", arguments: { session_id: s } });
   // The server still answers, and a new session's classified values are kept and written.
@@ -49,13 +49,13 @@ it("sessions each within their own limit cannot together fill the server with cl
 
 it("one-shot calls under way together cannot fill the server with classified values either; each gives its share back as it ends", async () => {
   const { client, dir } = server;
-  // The same 108 MiB of plaintext per call, held by three calls at once (each waits for the others before it ends).
+  // The same 57 MiB of plaintext per call, held by three calls at once (each waits for the others before it ends).
   const classifying =
-    `const kept: unknown[] = [];\nconst chunk = "c".repeat(3 * 1024 * 1024);\nfor (let i = 0; i < 34; i++) kept.push(classify(chunk + i));\n` +
+    `const kept: unknown[] = [];\nconst chunk = "c".repeat(3 * 1024 * 1024);\nfor (let i = 0; i < 17; i++) kept.push(classify(chunk + i));\n` +
     `for (let i = 0; i < 3000; i++) kept.push(classify("f".repeat(2000) + i));\n` +
     `for (let i = 0; i < 3000; i++) kept.push(classify("s" + i));\nawait new Promise((resolve) => setTimeout(resolve, 6000));\nprintln(kept.length);`;
   const calls = [0, 1, 2].map(() => client.callTool({ name: "execute_typescript", arguments: { code: classifying } }, undefined, { timeout: 60_000 }));
-  for (const call of await Promise.all(calls)) expect(call.structuredContent, server.stderr()).toMatchObject({ exitCode: 0, stdout: "6034\n" });
+  for (const call of await Promise.all(calls)) expect(call.structuredContent, server.stderr()).toMatchObject({ exitCode: 0, stdout: "6017\n" });
   const written = await client.callTool(
     {
       name: "execute_typescript",
