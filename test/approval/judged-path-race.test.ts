@@ -11,6 +11,7 @@ import { afterEach, expect, it } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
 import { executeText, makeWorld, serveWorld } from "./fixtures.js";
 
+// Each test runs two calls against each other for 10-25 s on a quiet machine, far longer under load: 180 s each.
 let close: (() => Promise<void>) | null = null;
 afterEach(async () => {
   await close?.();
@@ -71,7 +72,7 @@ it("a write or read the gate judged by one place does not land in another: a lin
   expect(readFileSync(world.at("deploy/x.txt"), "utf8"), `${attacked}\n${swapped}`).toBe("deploy, the real one\n");
   expect(attacked, swapped).toContain("leaked 0");
   expect(attacked, swapped).toContain("grepped 0");
-});
+}, 180_000);
 
 it("a scope the gate judged by one directory does not open at another: a link swapped meanwhile is refused", async () => {
   const temp = realTempDir("tacit-judged-open-race-");
@@ -101,4 +102,4 @@ it("a scope the gate judged by one directory does not open at another: a link sw
   expect(attacked).toMatch(/refused [1-9]/);
   // The bad thing: a scope on private/ opened with nobody asked, and its secret read.
   expect(attacked, swapped).toContain("leaked 0");
-});
+}, 180_000);
