@@ -4,9 +4,10 @@
 import { spawn } from "node:child_process";
 import { onTestFinished } from "vitest";
 import { randomUUID } from "node:crypto";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+// Types only: the SDK's modules are loaded by connectServe, so that the many test files that never speak MCP do not pay
+// for loading them (about a third of a second each).
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -156,6 +157,11 @@ export interface ServeOptions {
 
 /** An MCP SDK client connected to a real `tacit serve` started with `args` in `cwd`. */
 export async function connectServe(args: string[], cwd: string, options: ServeOptions = {}): Promise<Client> {
+  const [{ Client: McpClient }, { StdioClientTransport }, { ElicitRequestSchema }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]);
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [tacitBin, "serve", ...args],
@@ -166,7 +172,7 @@ export async function connectServe(args: string[], cwd: string, options: ServeOp
   const onStderr = options.onStderr;
   if (onStderr) transport.stderr?.on("data", (chunk: Buffer) => onStderr(chunk.toString()));
   const onElicit = options.onElicit;
-  const client = new Client({ name: "tacit-test", version: "0.0.0" }, onElicit ? { capabilities: { elicitation: {} } } : {});
+  const client = new McpClient({ name: "tacit-test", version: "0.0.0" }, onElicit ? { capabilities: { elicitation: {} } } : {});
   if (onElicit) client.setRequestHandler(ElicitRequestSchema, async (request, extra) => onElicit(request, extra));
   await client.connect(transport);
   return client;
