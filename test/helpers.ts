@@ -2,7 +2,7 @@
 // attack tests that switch the validator off), always with a real Deno.
 
 import { spawn } from "node:child_process";
-import { onTestFinished } from "vitest";
+import { expect, onTestFinished } from "vitest";
 import { randomUUID } from "node:crypto";
 // Types only: the SDK's modules are loaded by connectServe, so that the many test files that never speak MCP do not pay
 // for loading them (about a third of a second each).
@@ -14,6 +14,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RunnerConfig } from "../runner/config.js";
 import type { EvaluationResult } from "../runner/evaluate.js";
+import { commandLineOf, descendantsOf, isRunning } from "./processes.js";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const tacitBin = path.join(repoRoot, "bin", "tacit.js");
@@ -228,4 +229,43 @@ export function slowToCheck(copies: number): string {
     code += `const r${i}: Ex${i}_${tag}<\`\${${d}}\${${d}}\${${d}}\${${d}}\`> = ["0", "0", "0", "0"];\nprintln(r${i});\n`;
   }
   return code;
+}
+
+/** What `run` gave, and every process this test process started, directly or below, while it ran. */
+export interface ProcessesSeen<T> {
+  result: T;
+  /** Pids first seen (polled every 20 ms) while `run` ran, with their command lines. */
+  seen: Map<number, string>;
+}
+
+/**
+ * Runs `run` and watches this test process's descendants meanwhile (tacit run, tacit serve, their
+ * Deno sandboxes, the commands they start). With `expectNoneLeft` it is the clock-free proof that
+ * a run that was "killed" really ended: whatever it started is gone once it answered, instead of
+ * "it answered within N ms" (which a loaded machine breaks, and a process left spinning passes).
+ */
+export async function watchProcesses<T>(run: () => Promise<T>): Promise<ProcessesSeen<T>> {
+  const before = new Set(descendantsOf(process.pid));
+  const seen = new Map<number, string>();
+  const look = (): void => {
+    for (const pid of descendantsOf(process.pid)) if (!before.has(pid) && !seen.has(pid)) seen.set(pid, commandLineOf(pid).replace(/\0/g, " "));
+  };
+  const poll = setInterval(look, 20);
+  try {
+    look();
+    return { result: await run(), seen };
+  } finally {
+    clearInterval(poll);
+  }
+}
+
+/**
+ * Asserts that some process whose command line holds `needle` was seen (else the watch saw nothing,
+ * which proves nothing) and that none of those seen is still running.
+ */
+export function expectNoneLeft(seen: Map<number, string>, needle: string): void {
+  const matching = [...seen].filter(([, line]) => line.includes(needle));
+  expect(matching.length, `no process with ${JSON.stringify(needle)} was seen (seen: ${JSON.stringify([...seen.values()])})`).toBeGreaterThan(0);
+  const left = [...seen].filter(([pid]) => isRunning(pid)).map(([pid, line]) => `${pid} ${line.slice(0, 200)}`);
+  expect(left, "processes of this run still running after it answered").toEqual([]);
 }

@@ -187,7 +187,6 @@ export const NODE_PRELUDE = "globalThis.console = { log() {}, info() {}, warn() 
 // --- The real CLI, with its sandbox children tracked ------------------------------------
 
 export interface TrackedCliResult extends CliResult {
-  wallMs: number;
   /** Every Deno sandbox seen as a child of the CLI while it ran. */
   sandboxPids: number[];
 }
@@ -225,10 +224,9 @@ export function ownSandboxes(): number[] {
   return childPidsOf(process.pid).filter((pid) => isSandbox(pid) && processRunning(pid));
 }
 
-/** `node bin/tacit.js run … -` with the script on stdin; measures wall time, tracks sandboxes. */
+/** `node bin/tacit.js run … -` with the script on stdin; tracks sandboxes. */
 export function runCliTracked(code: string, args: string[]): Promise<TrackedCliResult> {
   return new Promise((resolve, reject) => {
-    const started = performance.now();
     const child = spawn(process.execPath, [tacitBin, "run", ...args, "-"], {
       cwd: repoRoot,
       env: process.env,
@@ -252,7 +250,6 @@ export function runCliTracked(code: string, args: string[]): Promise<TrackedCliR
         code,
         stdout: Buffer.concat(out).toString("utf8"),
         stderr: Buffer.concat(err).toString("utf8"),
-        wallMs: performance.now() - started,
         sandboxPids: [...sandboxPids],
       });
     });
