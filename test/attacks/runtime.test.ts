@@ -10,8 +10,8 @@ import { spawn } from "node:child_process";
 import { expectToDieWith } from "../processes.js";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { runBypassed, runScript, tacitBin, tempDir } from "../helpers.js";
-import { type AttackWorld, createWorld, expectWorldUntouched, lit, NODE_PRELUDE, ownSandboxes, seenOf } from "./fixtures.js";
+import { expectNoneLeft, runBypassed, runScript, tacitBin, tempDir, watchProcesses } from "../helpers.js";
+import { type AttackWorld, createWorld, expectWorldUntouched, lit, NODE_PRELUDE, seenOf } from "./fixtures.js";
 
 let world: AttackWorld;
 beforeEach(async () => {
@@ -107,10 +107,12 @@ describe("requests sent ahead of their answers (the raw channel)", () => {
     // readInput on a pipe its producer keeps open; a person being asked, with the clock paused,
     // waits longer) the host grew by the flood's size until it ran out of memory.
     const flood = `${writeAll}const enc = new TextEncoder();\nw(enc.encode(${lit(frameOf(1, { kind: "ReadInput" }))}));\nconst big = enc.encode(JSON.stringify({ type: "request", id: 2, action: { kind: "Print", parts: ["x".repeat(2_000_000)] } }) + "\\n");\nfor (let i = 0; i < 150; i++) w(big);\nDeno.stdin.readSync(new Uint8Array(1 << 16));`;
+    // Refused at once, not held: the input never comes, so the first request is still waiting
+    // when the refusal comes (ordering, not a duration). Held, the flood would sit behind it
+    // until the 10 s limit (outcome "timeout") or the host's memory ran out.
     const result = await runWithInputThatNeverComes(flood);
     expect(result.outcome, result.error ?? "").toBe("protocol-error");
-    expect(result.error).toMatch(/before its previous request was answered/);
-    expect(result.durationMs).toBeLessThan(5000);
+    expect(result.error).toMatch(/sent request 2 before its previous request was answered/);
   });
 });
 
@@ -252,14 +254,16 @@ describe("signals", () => {
   });
 
   it("trapping SIGTERM does not outlive the timeout: SIGKILL, 124, nothing left running", async () => {
-    const before = ownSandboxes().length;
-    const result = await runBypassed(trapAndSpin, { keepRuntime: true, config: { executionTimeoutMs: 1500 } });
+    // No bound on durationMs: a trappable signal never ends this loop (the listeners cannot even
+    // run), so a kill that is not SIGKILL hangs the test, which the vitest timeout catches; what
+    // is left to show is that the sandbox is gone once the evaluation answers.
+    const { result, seen } = await watchProcesses(() => runBypassed(trapAndSpin, { keepRuntime: true, config: { executionTimeoutMs: 1500 } }));
     expect(result.stdout).toContain("trapping");
     expect(result.outcome).toBe("timeout");
     expect(result.exitCode).toBe(124);
-    expect(result.durationMs).toBeLessThan(1500 + 1000);
+    expect(result.error).toMatch(/ran longer than 1500 ms/);
     expect(result.stdout).not.toContain("trapped");
-    expect(ownSandboxes().length).toBeLessThanOrEqual(before);
+    expectNoneLeft(seen, "bootstrap.js");
     const hello = await runBypassed('println("ok")');
     expect(hello).toMatchObject({ outcome: "ok", stdout: "ok\n" });
   });
