@@ -234,7 +234,7 @@ export function slowToCheck(copies: number): string {
 /** What `run` gave, and every process this test process started, directly or below, while it ran. */
 export interface ProcessesSeen<T> {
   result: T;
-  /** Pids first seen (polled every 20 ms) while `run` ran, with their command lines. */
+  /** Pids seen (polled every 20 ms) while `run` ran, with their command lines as last seen. */
   seen: Map<number, string>;
 }
 
@@ -248,7 +248,11 @@ export async function watchProcesses<T>(run: () => Promise<T>): Promise<Processe
   const before = new Set(descendantsOf(process.pid));
   const seen = new Map<number, string>();
   const look = (): void => {
-    for (const pid of descendantsOf(process.pid)) if (!before.has(pid) && !seen.has(pid)) seen.set(pid, commandLineOf(pid).replace(/\0/g, " "));
+    // Read again each time: a child seen between its fork and its exec still has its parent's.
+    for (const pid of descendantsOf(process.pid)) {
+      const line = commandLineOf(pid).replace(/\0/g, " ");
+      if (!before.has(pid) && (line !== "" || !seen.has(pid))) seen.set(pid, line);
+    }
   };
   const poll = setInterval(look, 20);
   try {
