@@ -26,10 +26,14 @@ describe("timeoutMs", () => {
   it("kills a child and its own children when it passes: exit code 124, a marker on stderr, no process left", async () => {
     const plain = uniqueSleep();
     const stubborn = uniqueSleep();
+    // About 10 s, as unique: what each program waits for before it prints "never". Killed at
+    // its 700 ms timeout it never prints it; a timeout applied late (or the default 30 s) lets
+    // it out. No clock in the test: the kill's evidence is the marker and the processes gone.
+    const shortOf = (sleep: string): string => sleep.replace(/^31\./, "10.");
     // One child in the background and one in the foreground, both descendants of the program.
-    writeFileSync(path.join(root, "spawn.sh"), `sleep ${plain} &\nsleep ${plain}\n`);
+    writeFileSync(path.join(root, "spawn.sh"), `sleep ${plain} &\nsleep ${shortOf(plain)}\necho never\n`);
     // The same, ignoring SIGTERM (the ignored disposition is inherited by the sleeps).
-    writeFileSync(path.join(root, "stubborn.sh"), `trap '' TERM HUP INT\nsleep ${stubborn} &\nsleep ${stubborn}\necho never\n`);
+    writeFileSync(path.join(root, "stubborn.sh"), `trap '' TERM HUP INT\nsleep ${stubborn} &\nsleep ${shortOf(stubborn)}\necho never\n`);
     const script = `${ATTEMPT_PRELUDE}
 requestExecPermission(["bash"], (proc) => {
   for (const file of ["spawn.sh", "stubborn.sh"]) {
@@ -38,9 +42,7 @@ requestExecPermission(["bash"], (proc) => {
   }
 });
 `;
-    const started = Date.now();
     const r = await tacit(root, script, ["--command-permissions", "bash"]);
-    const elapsed = Date.now() - started;
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const found = attempts(r.stdout);
@@ -49,14 +51,15 @@ requestExecPermission(["bash"], (proc) => {
       expect(a.status, `${file}: ${JSON.stringify(a.value)}`).toBe("ok");
       const { result, ms } = a.value as { result: ExecResult; ms: number };
       expect(result.exitCode, file).toBe(124);
-      expect(result.stderr, file).toMatch(/killed after/i);
+      expect(result.stderr, file).toMatch(/killed after 700 ms/i);
       expect(result.stdout, file).not.toContain("never");
+      // Not killed before its time: a lower bound, which load can only make easier to meet.
       expect(ms, file).toBeGreaterThanOrEqual(650);
-      expect(ms, file).toBeLessThan(10_000);
     }
-    expect(elapsed).toBeLessThan(25_000);
-    expect(await leftAlive(`sleep ${plain}`), "children of spawn.sh left running").toEqual([]);
-    expect(await leftAlive(`sleep ${stubborn}`), "children of stubborn.sh left running").toEqual([]);
+    for (const sleep of [plain, stubborn]) {
+      expect(await leftAlive(`sleep ${sleep}`), `sleep ${sleep} left running`).toEqual([]);
+      expect(await leftAlive(`sleep ${shortOf(sleep)}`), `sleep ${shortOf(sleep)} left running`).toEqual([]);
+    }
   });
 });
 
@@ -166,9 +169,7 @@ requestExecPermission(["bash"], (proc) => {
   attempt("stderr", () => { const r = proc.exec("bash", ["big-err.sh"]); return { exitCode: r.exitCode, big: summary(r.stderr, "b"), other: r.stdout }; });
 });
 `;
-    const started = Date.now();
     const r = await tacit(root, script, ["--command-permissions", "bash"]);
-    const elapsed = Date.now() - started;
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const found = attempts(r.stdout);
@@ -187,6 +188,5 @@ requestExecPermission(["bash"], (proc) => {
       expect(other, name).toBe("small");
       expect(big.rest, name).not.toMatch(/killed after/i);
     }
-    expect(elapsed).toBeLessThan(50_000);
   });
 });
