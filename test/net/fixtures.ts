@@ -40,6 +40,8 @@ export interface TestServer {
   origin: string;
   /** Every request received, in order (including those a handler never answered). */
   received: Received[];
+  /** TCP connections accepted so far, a request sent on them or not. */
+  readonly connections: number;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export const echo: Handler = (request, response) => {
 export async function startServer(handler: Handler = echo): Promise<TestServer> {
   const received: Received[] = [];
   const sockets = new Set<Socket>();
+  let connections = 0;
   const server = http.createServer((request, response) => {
     const entry: Received = { method: request.method ?? "", url: request.url ?? "", headers: request.headers, body: "" };
     received.push(entry);
@@ -67,6 +70,7 @@ export async function startServer(handler: Handler = echo): Promise<TestServer> 
     });
   });
   server.on("connection", (socket) => {
+    connections++;
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
@@ -76,6 +80,9 @@ export async function startServer(handler: Handler = echo): Promise<TestServer> 
     port,
     origin: `http://127.0.0.1:${port}`,
     received,
+    get connections() {
+      return connections;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -113,7 +113,6 @@ describe("restricted addresses", () => {
   it("a glob never unlocks loopback, private or link-local addresses: refused before connecting, at once", async () => {
     const a = await server();
     const P = a.port;
-    const started = Date.now();
     const result = await tacit(
       workDir(),
       `${ATTEMPT_PRELUDE}
@@ -144,7 +143,6 @@ requestNetwork(["*.*.*.*:*", "*.*:*", "local*:*", "*:*"], (net) => {
 `,
       [...permit("*.*.*.*:*", "*.*:*", "local*:*", "*:*"), "--exec-timeout-ms", "20000"],
     );
-    const elapsed = Date.now() - started;
     expect(result.code, result.stderr).toBe(0);
     const found = attempts(result.stdout);
     expectRefused(
@@ -170,12 +168,14 @@ requestNetwork(["*.*.*.*:*", "*.*:*", "local*:*", "*:*"], (net) => {
     expectRefused(found, ["localhost", "localhost-upper"], /localhost resolves to 127\.0\.0\.1.*names the host or address literally/);
     expectRefused(found, ["ipv6-loopback", "ipv6-mapped", "ipv6-metadata"]);
     expect(a.received).toEqual([]);
-    // Refused before any connection was tried: no waiting on unroutable addresses.
-    expect(elapsed).toBeLessThan(10_000);
+    // Refused before any connection was tried, shown without a clock: the loopback spellings
+    // above all lead to this server, which accepted no connection at all (not only no
+    // request); a connection tried to an unroutable address would end in a network error or
+    // the network timeout, not in the refusals asserted above.
+    expect(a.connections).toBe(0);
   });
 
   it("an IPv6 glob never unlocks addresses that carry an IPv4 one to a translator (NAT64 local-use, SIIT) or are site-local: refused at once", async () => {
-    const started = Date.now();
     const result = await tacit(
       workDir(),
       `${ATTEMPT_PRELUDE}
@@ -193,8 +193,8 @@ requestNetwork(["[64:ff9b:1::a9fe:*]:*", "[::ffff:0:7f00:*]:*", "[fec0::*]:*"], 
       ["nat64-local-metadata", "siit-loopback", "site-local"],
       /loopback, private or link-local address; it is reachable only when --network-permissions names it literally/,
     );
-    // Refused before any connection was tried (one would wait for its timeout).
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // Refused before any connection was tried: one would end in a network error or "no answer
+    // within 3000 ms", not in the refusal asserted above (no clock needed).
   });
 
   it("a permission that names the host or address literally unlocks it, whatever the scope's spelling", async () => {
