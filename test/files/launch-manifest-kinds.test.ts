@@ -5,11 +5,11 @@
 // host hung (the time limit, kept on that thread, never came). It is now read as a write
 // reads it: a regular file only, opened without blocking, at most 1 MiB.
 
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, tacitBin } from "../helpers.js";
+import { runCli } from "../helpers.js";
 import { realTempDir } from "./fixtures.js";
 
 let base: string;
@@ -19,28 +19,6 @@ beforeAll(() => {
   ({ dir: base, cleanup } = realTempDir("tacit-files-launch-kinds-"));
 });
 afterAll(() => cleanup());
-
-/** `tacit run -` in `cwd`, killed (code null, `killed`) if it has not ended after `deadlineMs`. */
-function runWithDeadline(cwd: string, script: string, deadlineMs: number): Promise<CliResult & { killed: boolean }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [tacitBin, "run", "--exec-timeout-ms", "5000", "-"], { cwd, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    let killed = false;
-    const timer = setTimeout(() => {
-      killed = true;
-      child.kill("SIGKILL");
-    }, deadlineMs);
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, killed });
-    });
-    child.stdin.end(script);
-  });
-}
 
 const WRITE = 'requestFileSystem(".", (fs) => { fs.access("out.txt").write("x"); println("wrote"); });';
 
@@ -58,13 +36,14 @@ describe("a project package.json that is not a regular file", () => {
         const cwd = where === "in the start directory" ? dir : path.join(dir, "project");
         mkdirSync(cwd, { recursive: true });
         make(path.join(dir, "package.json"));
-        const started = Date.now();
-        const r = await runWithDeadline(cwd, WRITE, 20_000);
-        expect(r.killed, `the host was still running after 20 s (time limit 5 s): ${r.stderr}`).toBe(false);
+        // Ended with 0 and "wrote": the write went through within the 5 s limit (past it, the
+        // host kills the script: 124). A host held on its main thread never ends at all (the
+        // limit's timer cannot fire there), and the vitest timeout fails the test (runCli kills
+        // the run when the test ends).
+        const r = await runCli(["run", "--exec-timeout-ms", "5000", "-"], { cwd, input: WRITE });
         expect(r.code, r.stderr).toBe(0);
         expect(r.stdout).toBe("wrote\n");
         expect(existsSync(path.join(cwd, "out.txt"))).toBe(true);
-        expect(Date.now() - started).toBeLessThan(15_000);
       }, 30_000);
     }
   }
