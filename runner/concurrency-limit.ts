@@ -118,3 +118,31 @@ export class InFlightBound {
     };
   }
 }
+
+/**
+ * Work left running after the call that started it was answered, at most `limit` pieces at a
+ * time: past it the oldest is stopped (it would have been stopped at its time limit anyway). A
+ * server's one-shot calls are answered when their script ends, before the classified work they
+ * left is done (see EvaluateOptions.leftWork in evaluate.ts), so their slots no longer bound that
+ * work: without this, calls a few hundred milliseconds long could each leave a pure evaluator
+ * running for up to the time limit. Which piece is stopped, and when, depends on the calls only;
+ * what stopping changes (a value written or printed as unavailable) shows only in the secure output.
+ */
+export class LeftWork {
+  private readonly running: Array<{ stop(): void }> = [];
+
+  constructor(readonly limit: number) {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`a limit of left work must be a whole number >= 1, got ${limit}`);
+  }
+
+  keep(work: { settled: Promise<void>; stop(): void }): void {
+    const entry = { stop: work.stop };
+    this.running.push(entry);
+    const leave = (): void => {
+      const at = this.running.indexOf(entry);
+      if (at >= 0) this.running.splice(at, 1);
+    };
+    void work.settled.then(leave, leave);
+    while (this.running.length > this.limit) this.running.shift()!.stop();
+  }
+}

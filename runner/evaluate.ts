@@ -130,6 +130,50 @@ export interface EvaluateOptions {
    * heap-share.ts), for a one-shot evaluation's store; a session's store has its own. Default: no bound beyond the store's.
    */
   classifiedValues?: HeapShare;
+  /**
+   * A server's one-shot call: the classified work its script leaves at its end (pending classified
+   * writes, the secure output, both waiting for the map functions computing them) is kept here and
+   * not waited for, as a session's snippet's is (see SessionState.pending), so the call is answered
+   * when its script ends. Waited for, the answer came when those functions had finished, and the
+   * next call's Date.now() minus a time the last one saved told how long they ran on a secret (a
+   * security review read 3907 ms against 182 ms for a map that looped on some plaintexts, through
+   * tacit serve). `pending` is the server's, so that a later call's classified reads wait for these
+   * writes and its writes land after them; `keep` is handed the work (bounded: see LeftWork).
+   * Default (tacit run, whose values must land before it exits): the work is waited for.
+   */
+  leftWork?: { pending: PendingClassifiedWork; keep(work: ClassifiedWorkLeft): void };
+}
+
+/**
+ * Classified work left at an evaluation's end: `settled` settles once it is done, or stopped at
+ * what remained of the evaluation's time limit; `stop()` stops it now, as that limit would (its
+ * map functions end, a value not computed by then is written and printed as unavailable, out of sight).
+ */
+export interface ClassifiedWorkLeft {
+  settled: Promise<void>;
+  stop(): void;
+}
+
+/**
+ * The classified work evaluations left behind, kept pending rather than waited for at their end
+ * (see runEvaluation): a session's, or a server's one-shot calls' (EvaluateOptions.leftWork).
+ * `writes`: the classified writes still pending (each leaves once landed), which a later
+ * evaluation's classified reads wait for; `lastWrite`: the last of them, which its own writes
+ * land after (EvaluationContext.lastClassifiedWrite); `writesSettled`: when the values they
+ * write are settled (EvaluationContext.classifiedWritesSettled); `finishing`: settles once that
+ * work and the secure output are done, or stopped at the time limit of the evaluation that left
+ * them (a session, or the server, waits for it when it ends).
+ */
+export interface PendingClassifiedWork {
+  writes: Set<Promise<unknown>>;
+  lastWrite: Promise<unknown>;
+  writesSettled: Promise<void> | null;
+  finishing: Promise<void>;
+}
+
+/** Nothing pending yet. */
+export function noPendingClassifiedWork(): PendingClassifiedWork {
+  return { writes: new Set(), lastWrite: Promise.resolve(), writesSettled: null, finishing: Promise.resolve() };
 }
 
 /** The digest a replayed request is compared by. */
@@ -147,17 +191,11 @@ export interface SessionState {
   /** One table for the session, so a capability kept from an earlier snippet is refused as revoked. */
   capabilities: CapabilityTable;
   /**
-   * The classified work earlier snippets left behind, kept pending here rather than waited
-   * for at their end (see runEvaluation): a snippet's end, and so when the next one starts
-   * (its `Date.now()`), waited for the map functions computing what it wrote and printed.
-   * `writes`: the classified writes still pending (each leaves once landed), which a later
-   * snippet's classified reads wait for; `lastWrite`: the last of them, which its own writes
-   * land after (EvaluationContext.lastClassifiedWrite); `writesSettled`: when the values they
-   * write are settled (EvaluationContext.classifiedWritesSettled); `finishing`:
-   * settles once that work and the secure output are done, or stopped at the time limit of the
-   * snippet that left them (the session waits for it when it ends).
+   * The classified work earlier snippets left behind (see PendingClassifiedWork): a snippet's
+   * end, and so when the next one starts (its `Date.now()`), waited for the map functions
+   * computing what it wrote and printed.
    */
-  pending: { writes: Set<Promise<unknown>>; lastWrite: Promise<unknown>; writesSettled: Promise<void> | null; finishing: Promise<void> };
+  pending: PendingClassifiedWork;
 }
 
 export interface SessionPart {
@@ -315,8 +353,10 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     grep,
     stop,
   );
-  // A session's store lives on (it is released with the session); a one-shot's gives its share back.
-  if (!options.session) atEnd.push(() => context.classified.release());
+  // A session's store lives on (it is released with the session); a one-shot's gives its share back,
+  // once the classified work it left is done, where that is not waited for (see EvaluateOptions.leftWork).
+  let leftBehind: Promise<void> | null = null;
+  if (!options.session) atEnd.push(() => (leftBehind ? void leftBehind.then(() => context.classified.release()) : context.classified.release()));
   const gate = new ApprovalGate({
     oversight,
     evaluation,
@@ -419,28 +459,38 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   const scriptEndedAt = monotonicMs();
   // Background classified work is bounded by what remains of the evaluation's time limit
   // (after a kill, by the grace): then it is abandoned too, and waited for a grace at most.
-  const session = options.session;
-  // What a later snippet of the session reads after (see SessionState.pending).
-  if (session) {
-    session.state.pending.writesSettled = context.classifiedWritesSettled;
-    session.state.pending.lastWrite = context.lastClassifiedWrite;
+  // What a later snippet of the session (or call of the server) reads after (see PendingClassifiedWork).
+  const pending = options.session?.state.pending ?? options.leftWork?.pending;
+  // Added to what is pending, not put in its place: a server's calls run at once, each from what
+  // was pending when it started (a session's snippets run one after another, each from the last's).
+  if (pending) {
+    const settledBefore = pending.writesSettled;
+    const settledNow = context.classifiedWritesSettled;
+    pending.writesSettled = settledBefore === null || settledNow === null ? (settledNow ?? settledBefore) : Promise.all([settledBefore, settledNow]).then(() => undefined);
+    pending.lastWrite = Promise.all([pending.lastWrite, context.lastClassifiedWrite]);
   }
+  // Stops the work now, as the time limit would (see ClassifiedWorkLeft); nothing once it is done.
+  let stopNow: () => void = () => undefined;
   const finishing = (async (): Promise<void> => {
     let overtime: NodeJS.Timeout | undefined;
     const finishingFrom = monotonicMs();
     await Promise.race([
       finishClassifiedWork(context, pure, sink, abandoned, options.session !== undefined),
       new Promise<void>((resolve) => {
-        overtime = setTimeout(
-          () => {
-            abandon.abort(EVALUATION_OVER);
-            lifetime.abort(EVALUATION_OVER);
-            void settledWithin(finishClassifiedWork(context, pure, sink, true, options.session !== undefined), ABANDONED_GRACE_MS).then(resolve);
-          },
-          abandoned ? ABANDONED_GRACE_MS : remaining,
-        );
+        let overrun = false;
+        const stop = (): void => {
+          clearTimeout(overtime);
+          if (overrun) return;
+          overrun = true;
+          abandon.abort(EVALUATION_OVER);
+          lifetime.abort(EVALUATION_OVER);
+          void settledWithin(finishClassifiedWork(context, pure, sink, true, options.session !== undefined), ABANDONED_GRACE_MS).then(resolve);
+        };
+        overtime = setTimeout(stop, abandoned ? ABANDONED_GRACE_MS : remaining);
+        stopNow = stop;
       }),
     ]);
+    stopNow = () => undefined;
     clearTimeout(overtime);
     lifetime.abort(EVALUATION_OVER);
     // A session's evaluator outlives the snippet, and map jobs the snippet queued but did not wait
@@ -455,16 +505,25 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
       setTimeout(() => abandon.abort(EVALUATION_OVER), left).unref();
     }
   })();
-  // A one-shot waits for it (its values land before tacit exits or answers). A session's snippet
-  // does not: it is kept pending in the session, and the next snippet starts at once. Waited for,
-  // the next snippet's Date.now() minus a time the last one saved told how long the maps computing
-  // what it wrote or printed ran (a security review read 2307 ms against 73 ms for a map that
-  // looped on some plaintexts, through tacit serve). What a later snippet does with the values
-  // stays in order: its classified reads wait for these writes, and are settled after them
-  // (session.pending), its writes land after them, and its prints follow in the secure output.
-  const pending = options.session?.state.pending;
-  if (pending) pending.finishing = Promise.all([pending.finishing, finishing]).then(() => undefined);
-  else await finishing;
+  // tacit run waits for it (its values land before it exits). A session's snippet, and a server's
+  // one-shot call, do not: it is kept pending in the session (or the server), and the next snippet
+  // (or call) starts at once. Waited for, the next snippet's Date.now() minus a time the last one
+  // saved told how long the maps computing what it wrote or printed ran (a security review read
+  // 2307 ms against 73 ms for a map that looped on some plaintexts, through tacit serve; 3907 ms
+  // against 182 ms between two execute_typescript calls). What a later snippet or call does with
+  // the values stays in order: its classified reads wait for these writes, and are settled after
+  // them (PendingClassifiedWork), and its writes land after them; a later snippet's prints follow
+  // in the secure output (a later call's own sink may write before a value still being computed).
+  if (pending) pending.finishing = Promise.all([pending.finishing, options.leftWork ? finishing.catch(() => undefined) : finishing]).then(() => undefined);
+  if (!options.session) {
+    if (options.leftWork) {
+      // Kept, not awaited: a failure of its own (its values' failures go to the secure output) must not end the server.
+      leftBehind = finishing.catch(() => undefined);
+      options.leftWork.keep({ settled: leftBehind, stop: () => stopNow() });
+    } else {
+      await finishing;
+    }
+  }
 
   const outcome = conversation.reported();
   // The sandbox may exit by itself right after reporting, before the host's kill lands.
@@ -498,6 +557,7 @@ function createEvaluationContext(
 ) {
   const cwd = options.cwd ?? process.cwd();
   const shared = options.session?.state;
+  const pending = shared?.pending ?? options.leftWork?.pending;
   const capabilities = shared?.capabilities ?? new CapabilityTable();
   const grants = new RunGrants();
   const protectedPaths = protectedPathsOf(config);
@@ -519,10 +579,10 @@ function createEvaluationContext(
     mapRequests: new MapRequestBudget(config.classifiedStoreLimitBytes),
     classifiedChats: new ConcurrencyLimit(CLASSIFIED_CHATS_AT_ONCE),
     sink: quota,
-    // A session's snippet reads and writes after the classified writes earlier ones left pending.
-    background: shared?.pending.writes ?? new Set(),
-    classifiedWritesSettled: shared?.pending.writesSettled ?? null,
-    lastClassifiedWrite: shared?.pending.lastWrite ?? Promise.resolve(),
+    // A session's snippet (or a server's call) reads and writes after the classified writes earlier ones left pending.
+    background: pending?.writes ?? new Set(),
+    classifiedWritesSettled: pending?.writesSettled ?? null,
+    lastClassifiedWrite: pending?.lastWrite ?? Promise.resolve(),
     files: new FileSystemExecutor(
       {
         allowedRoots: config.library.allowedRoots,

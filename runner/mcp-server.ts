@@ -10,7 +10,7 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import { ErrorCode, type ServerNotification, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { RunnerConfig } from "./config.js";
-import { evaluate, type EvaluationResult } from "./evaluate.js";
+import { evaluate, type EvaluationResult, noPendingClassifiedWork } from "./evaluate.js";
 import { interfacePath } from "./paths.js";
 import { SandboxProcess } from "./sandbox-process.js";
 import type { TypeChecker } from "./checks.js";
@@ -24,7 +24,7 @@ import type { Oversight } from "./approval/gate.js";
 import { elicitationAsker } from "./approval/elicitation.js";
 import { createOversight } from "./approval/oversight.js";
 import { monotonicMs } from "./monotonic.js";
-import { ConcurrencyLimit, InFlightBound, type Slot } from "./concurrency-limit.js";
+import { ConcurrencyLimit, InFlightBound, LeftWork, type Slot } from "./concurrency-limit.js";
 import { CALLS_IN_FLIGHT_LIMIT, CODE_IN_FLIGHT_LIMIT_CHARS } from "./limits.js";
 
 const INSTRUCTIONS =
@@ -163,6 +163,10 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
   // own limit, times the sessions and calls a server holds, is more than the host has.
   const classifiedValues = HeapShare.quarterOfHeap();
   const inFlight = new InFlightBound(CALLS_IN_FLIGHT_LIMIT, CODE_IN_FLIGHT_LIMIT_CHARS);
+  // The classified work one-shot calls leave at their end, not waited for before they are answered
+  // (see EvaluateOptions.leftWork): pending writes later calls read after, at most as many pieces as run at once.
+  const leftOver = new LeftWork(config.maxConcurrentEvaluations);
+  const leftWork = { pending: noPendingClassifiedWork(), keep: (work: Parameters<LeftWork["keep"]>[0]) => leftOver.keep(work) };
   const slotFor = (signal?: AbortSignal): Slot => evaluations.slot(signal, () => new CancelledBeforeStart());
   let spare: SandboxProcess | undefined = new SandboxProcess({ memoryLimitMb: config.memoryLimitMb });
   let closing = false;
@@ -209,6 +213,7 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
                   typeChecker,
                   oversight,
                   classifiedValues,
+                  leftWork,
                   ...(prestarted ? { prestarted } : {}),
                 }),
               ),
@@ -283,6 +288,8 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
   spare?.kill("cancelled", "the server stopped");
   checker?.close();
   await sessions?.closeAll("the server stopped");
+  // The classified writes and secure output the last calls left land before the server stops.
+  await leftWork.pending.finishing;
   oversight.audit?.close();
   await server.close();
   return stopped;

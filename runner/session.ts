@@ -16,7 +16,7 @@ import type { SessionTypeCheck, TypeChecker } from "./checks.js";
 import type { Oversight } from "./approval/gate.js";
 import type { RunnerConfig } from "./config.js";
 import { converse } from "./conversation.js";
-import { evaluate, exchangeDigest, EXIT_CODES, type EvaluationResult, type SessionState } from "./evaluate.js";
+import { evaluate, exchangeDigest, EXIT_CODES, type EvaluationResult, noPendingClassifiedWork, type SessionState } from "./evaluate.js";
 import { HeapShare } from "./heap-share.js";
 import { type RecordedExchange, SessionRecording } from "./session-recording.js";
 import type { Slot } from "./concurrency-limit.js";
@@ -180,8 +180,7 @@ export class ReplSession {
     const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
     const notes = new FailureNotes();
     const classified = new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes, classifiedValues);
-    const pending = { writes: new Set<Promise<unknown>>(), lastWrite: Promise.resolve(), writesSettled: null, finishing: Promise.resolve() };
-    this.state = { classified, pure, sink, notes, capabilities: new CapabilityTable(), pending };
+    this.state = { classified, pure, sink, notes, capabilities: new CapabilityTable(), pending: noPendingClassifiedWork() };
     this.recording = new SessionRecording(config.sessionRecordingLimitBytes, recordings);
     this.live = new LiveSandbox(config.memoryLimitMb, this.randomSeed, prestarted);
   }
