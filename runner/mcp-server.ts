@@ -230,7 +230,7 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
       ),
   );
 
-  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, recorder, typeChecker, oversight, log, slotFor, classifiedValues, inFlight) : null;
+  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, recorder, typeChecker, oversight, log, slotFor, classifiedValues, inFlight, leftOver) : null;
 
   server.registerTool(
     "show_interface",
@@ -329,6 +329,7 @@ function registerSessionTools(
   slotFor: (signal?: AbortSignal) => Slot,
   classifiedValues: HeapShare,
   inFlight: InFlightBound,
+  leftOver: LeftWork,
 ): { closeAll(reason: string): Promise<void> } {
   const sessions = new Map<string, ReplSession>();
   /** What all sessions keep of their replies together: each one's own limit, times maxSessions, is more than the host holds. */
@@ -337,9 +338,17 @@ function registerSessionTools(
   const keptCode = HeapShare.ofHeap(8);
   /** create_repl_session calls under way, not yet in `sessions`. */
   let creating = 0;
+  /** Ended sessions whose snippets' classified work is still landing (the server's end waits for it). */
+  const landing = new Set<Promise<void>>();
   const end = async (session: ReplSession, reason: string): Promise<void> => {
     sessions.delete(session.id);
-    await session.close();
+    // Its sandbox ends now; the classified work its snippets left lands afterwards, not waited for
+    // (see ReplSession.end), and counts with the calls' work left running (LeftWork).
+    await session.end();
+    const finished = session.finished().catch((error: unknown) => log("warning", `session ${session.id}: what its snippets left could not land: ${(error as Error).message}`));
+    landing.add(finished);
+    void finished.then(() => landing.delete(finished));
+    leftOver.keep({ settled: finished, stop: () => session.stopLeftWork() });
     oversight.audit?.append({ type: "session-ended", session: session.id, reason });
     oversight.audit?.signHead();
     log("info", `session ${session.id} ended: ${reason}`);
@@ -445,6 +454,7 @@ function registerSessionTools(
     async closeAll(reason) {
       clearInterval(reclaim);
       await Promise.all([...sessions.values()].map((session) => end(session, reason)));
+      await Promise.all([...landing]);
     },
   };
 }

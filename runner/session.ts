@@ -321,14 +321,43 @@ export class ReplSession {
     }
   }
 
+  /** Settles once the session has ended and what its snippets left has landed (see end). */
+  private released: Promise<void> | null = null;
+
+  /** Ends the session and waits for everything it left (see end and finished). */
   async close(): Promise<void> {
+    await this.end();
+    await this.finished();
+  }
+
+  /**
+   * Ends the session's sandbox (and a rebuild under way) now; the classified work its snippets
+   * left (writes, the secure output) goes on, each snippet's within its time limit (see
+   * SessionState.pending), and `finished()` settles once it has landed and the session has given
+   * back what it held. tacit serve answers delete_repl_session here: waiting for that work, the
+   * answer came when the map functions computing it had finished, and the next call's Date.now()
+   * minus a time the last snippet saved told how long they ran on a secret.
+   */
+  async end(): Promise<void> {
     this.closed = true;
     this.parse.release();
     if (this.rebuildRunning) await this.rebuilding;
     await this.live?.end("the session ended");
     this.live = null;
-    // The classified work the snippets left (writes, the secure output) lands first; each
-    // snippet's is bounded by its time limit (see SessionState.pending).
+    this.released ??= this.release();
+  }
+
+  /** Settles once the session has ended (see end) and everything it left has landed. */
+  finished(): Promise<void> {
+    return this.released ?? this.close();
+  }
+
+  /** Stops the classified work the snippets left now, as their time limits would (its values written and printed as unavailable). */
+  stopLeftWork(): void {
+    void this.state.pure.close();
+  }
+
+  private async release(): Promise<void> {
     await this.state.pending.finishing;
     this.recording.close();
     this.state.classified.release();

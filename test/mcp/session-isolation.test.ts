@@ -10,7 +10,7 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectServe, createSession, runInSession, tempDir, type ToolResult } from "../helpers.js";
+import { connectServe, createSession, fileOnce, runInSession, tempDir, type ToolResult } from "../helpers.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -230,7 +230,8 @@ describe("isolation between a tacit serve's sessions and calls", () => {
       expect(JSON.stringify(listed)).not.toContain(deleted);
       const seen = [JSON.stringify(ended), JSON.stringify(listed), readFileSync(path.join(dir, "record", "tacit-record.jsonl"), "utf8"), logs.join("\n")];
       for (const text of seen) expect(text.toLowerCase()).not.toContain(canary.toLowerCase());
-      expect(readFileSync(path.join(dir, "secure.log"), "utf8")).toContain(`TOKEN=${canary}`);
+      // It lands there after the deletion, which does not wait for what the session left.
+      expect(await fileOnce(path.join(dir, "secure.log"), (text) => text.includes(`TOKEN=${canary}`))).toContain(`TOKEN=${canary}`);
     } finally {
       await remove(cancelled);
       await remove(bystander);
