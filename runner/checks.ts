@@ -9,6 +9,25 @@ import { DEFAULT_TIMEOUT_MS } from "./limits.js";
 import { formatTypeDiagnostic, typeCheck, type TypeCheckResult } from "./typecheck.js";
 import { formatDiagnostic, type TacitImport, validate } from "./validator.js";
 
+/**
+ * The most problems a check lists: each names its rule and gives a hint, some 300 characters for
+ * as little as two of code (`a` on a line), and nothing bounded how many: a 360 KB script of
+ * `Deno;` lines came back as a 20.5 MB error, past the 10 MiB a script's own output is cut at and
+ * with no mark of it, twice over in tacit serve's tool result (its text and structured content),
+ * and whole in the --record file. The first ones are what an agent fixes first anyway.
+ */
+export const LISTED_PROBLEMS_LIMIT = 100;
+
+/** `errors`, at most LISTED_PROBLEMS_LIMIT of them, and then a line that says how many more there are. */
+function listed(errors: string[]): string[] {
+  if (errors.length <= LISTED_PROBLEMS_LIMIT) return errors;
+  const more = errors.length - LISTED_PROBLEMS_LIMIT;
+  return [
+    ...errors.slice(0, LISTED_PROBLEMS_LIMIT),
+    `… and ${more} more ${more === 1 ? "problem" : "problems"}, not listed (only the first ${LISTED_PROBLEMS_LIMIT} are): fix these and check again`,
+  ];
+}
+
 export interface CheckResult {
   ok: boolean;
   /** One formatted message per problem, `script.ts:LINE:COL error …`. */
@@ -64,7 +83,7 @@ export function checkInStages(
 ): { validation: CheckResult; types: Promise<CheckResult> | null } {
   const validation = validate(code, displayName, fresh, parsed, probed);
   if (!validation.ok) {
-    const errors = validation.diagnostics.map((d) => formatDiagnostic(displayName, d));
+    const errors = listed(validation.diagnostics.map((d) => formatDiagnostic(displayName, d)));
     return { validation: { ok: false, errors, tacitImports: [], pureFunctions: [] }, types: null };
   }
   const { tacitImports, pureFunctions } = validation;
@@ -85,7 +104,7 @@ export function checkInStages(
     started = Promise.reject(error);
   }
   const types = started
-    .then((checked): CheckResult => (checked.ok ? passed : { ok: false, errors: checked.diagnostics.map((d) => formatTypeDiagnostic(displayName, d)), tacitImports, pureFunctions }));
+    .then((checked): CheckResult => (checked.ok ? passed : { ok: false, errors: listed(checked.diagnostics.map((d) => formatTypeDiagnostic(displayName, d))), tacitImports, pureFunctions }));
   return { validation: passed, types };
 }
 

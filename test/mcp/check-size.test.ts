@@ -45,6 +45,21 @@ describe("a script whose syntax tree is larger than the host can check", () => {
   });
 });
 
+describe("a script with many problems", () => {
+  it("gets the first 100 listed and a count of the rest, not a message some 60 times the size of its code", async () => {
+    // 2,000 lines of 5 characters, one problem each (about 340 characters with its hint): 680 KB of error unlisted.
+    const many = "Deno;\n".repeat(2000);
+    const result = (await server.client.callTool({ name: "execute_typescript", arguments: { code: many } })).structuredContent as unknown as ToolResult;
+    expect(result.exitCode, server.stderr()).toBe(3);
+    const listed = result.error?.match(/^script\.ts:\d+:\d+ error \[ambient-authority\]/gm) ?? [];
+    expect(listed).toHaveLength(100);
+    expect(result.error).toContain("script.ts:100:1 error [ambient-authority]");
+    expect(result.error).not.toContain("script.ts:101:1");
+    expect(result.error).toMatch(/… and 1900 more problems, not listed \(only the first 100 are\): fix these and check again$/);
+    expect(result.error!.length).toBeLessThan(50_000);
+  });
+});
+
 describe("the parse probe of a long script", () => {
   it("leaves the server free: a session's snippet sent after it is answered before it", async () => {
     const session = await createSession(server.client);
