@@ -120,7 +120,7 @@ export class ApprovalGate {
       this.logOutput();
       const number = ++this.actions;
       this.log({ action: number, evaluation, kind: action.kind, pattern: "print", tier: "allow", type: "action-requested" });
-      this.log({ action: number, answer: null, decision: "allow", evaluation, reason: null, type: "decision", via: "policy" });
+      this.logVerdict(number, decision, context.hostSecrets);
       return this.refusedWithoutRunning(number, decision, context.hostSecrets);
     }
     this.logOutput();
@@ -172,6 +172,8 @@ export class ApprovalGate {
 
     /** Where an asked-about command was asked about as running (see ExecExecutor.judged). */
     let judgedCwd: string | null = null;
+    /** Whether a person answered for it; if not, its decision is the monitor's, logged once the monitor has decided (see logVerdict). */
+    const asked = tier !== "allow";
     if (tier !== "allow") {
       // A person is asked only about what the allowlists and the scope would let happen:
       // anything else is refused now, as the monitor would, without a question.
@@ -219,11 +221,9 @@ export class ApprovalGate {
       }
       if (streamKey !== null) this.approvedStreams.set(streamKey, asked.pattern);
       judgedCwd = cwdAsked?.real ?? null;
-    } else {
-      this.log({ action: number, answer: null, decision: "allow", evaluation, reason: null, type: "decision", via: "policy" });
     }
 
-    // An effect on the world is on file before it happens; reads are written in batches.
+    // An effect on the world is on file (its request, and a person's answer) before it happens; reads are written in batches.
     if (!READ_ONLY.has(request.category)) oversight.audit?.flush();
     const started = monotonicMs();
     // Carried out where the rules were applied to it, or not at all (see FileSystemExecutor.judged).
@@ -244,6 +244,9 @@ export class ApprovalGate {
       if (judgedCwd !== null) context.commands.judged(null);
     }
     const durationMs = Math.round((monotonicMs() - started) * 1000) / 1000;
+    // What no person answered for was decided by the monitor: allowed, or refused by the allowlists, the scope or
+    // the classified rules. A refusal after a person's yes is a decision too, the policy's over theirs.
+    if (!asked || isPolicyRefusal(decision)) this.logVerdict(number, decision, context.hostSecrets);
     // Built when the log writes the line, after the reply has gone to the sandbox.
     oversight.audit?.append(() => {
       const reply = asReceived(JSON.stringify(decision.ok ? decision.value ?? null : decision.error), context.hostSecrets);
@@ -257,6 +260,26 @@ export class ApprovalGate {
     const reply = asReceived(JSON.stringify(refusal.error), secrets);
     this.log({ action: number, digest: digestOf(reply), durationMs: 0, evaluation: this.options.evaluation, ok: false, size: Buffer.byteLength(reply), type: "action-result" });
     return refusal;
+  }
+
+  /**
+   * The decision the host's policy (the monitor) made on an action no person was asked about, or refused after a
+   * yes: "allow", or "deny" with the refusal the agent was given. Logged before, as "allow" whenever no tier rule
+   * asked, the log of a security review said "allow via policy" for `requestExecPermission(["rm"], …)` and
+   * `fs.access("/etc/passwd").read()`, both refused by the allowlists: a refusal told only by a failed result's
+   * digest, like a missing file's, so a reader of the log could not find what the agent tried and was refused.
+   */
+  private logVerdict(number: number, decision: Decision, secrets: HostSecrets): void {
+    const refusal = isPolicyRefusal(decision) ? decision.error.message : null;
+    this.log({
+      action: number,
+      answer: null,
+      decision: refusal === null ? "allow" : "deny",
+      evaluation: this.options.evaluation,
+      reason: refusal === null ? null : secrets.empty ? refusal : secrets.scrubText(refusal),
+      type: "decision",
+      via: "policy",
+    });
   }
 
   private log(event: AuditEvent): void {
@@ -440,6 +463,11 @@ export class ApprovalGate {
         return [];
     }
   }
+}
+
+/** A refusal by the host's policy (a SecurityError), not a failure of an allowed action (a missing file, a command not found). */
+function isPolicyRefusal(decision: Decision): decision is Refusal {
+  return !decision.ok && decision.error.name === "SecurityError";
 }
 
 /** Where a path action's path leads now, when that is not what `askedPattern` named; null when unchanged (or not a path). */

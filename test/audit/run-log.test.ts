@@ -246,6 +246,50 @@ describe("the audit log of a real tacit run", () => {
   });
 });
 
+describe("the decisions the audit log records", () => {
+  it("records an action the allowlists or the scope refused as denied, with the refusal, not as allowed", async () => {
+    const ctx = auditHome();
+    try {
+      const log = path.join(ctx.dir, "logs", "audit.jsonl");
+      const work = path.join(ctx.dir, "work");
+      mkdirSync(work, { recursive: true });
+      const outside = path.join(ctx.dir, "outside.txt");
+      writeFileSync(outside, "outside the root\n");
+      const script =
+        `try { requestExecPermission(["rm"], (proc) => proc.exec("rm", ["-rf", "."])); } catch (e) { println("refused:", String(e)); }\n` +
+        `requestFileSystem(".", (fs) => {\n` +
+        `  try { fs.access(${JSON.stringify(outside)}).read(); } catch (e) { println("refused:", String(e)); }\n` +
+        `  try { fs.access("missing.txt").read(); } catch (e) { println("failed:", String(e)); }\n` +
+        `});\n`;
+      const run = await runCli(["run", "--audit-log", log, "--command-permissions", "echo", "-"], { cwd: work, env: ctx.env, input: script });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout.match(/refused: SecurityError/g)).toHaveLength(2);
+      expect(run.stdout).toMatch(/failed: Error/);
+      const lines = readLines(log);
+      const requested = (pattern: string): number => {
+        const line = lines.find((l) => l.event.type === "action-requested" && l.event.pattern === pattern);
+        expect(line, pattern).toBeDefined();
+        return Number(line!.event.action);
+      };
+      const decisionsOf = (action: number) => lines.filter((l) => l.event.type === "decision" && l.event.action === action).map((l) => l.event);
+      // Each action has one decision, and it is what the host did: the refusals say so and why.
+      expect(decisionsOf(requested("exec.open rm"))).toEqual([
+        expect.objectContaining({ decision: "deny", via: "policy", reason: expect.stringMatching(/"rm" is not among the permitted commands.*--command-permissions/) }),
+      ]);
+      expect(decisionsOf(requested(`fs.read ${outside}`))).toEqual([
+        expect.objectContaining({ decision: "deny", via: "policy", reason: expect.stringContaining("outside this file system scope") }),
+      ]);
+      // An allowed action that failed (no such file) was allowed: its result says it failed.
+      expect(decisionsOf(requested(`fs.read ${path.join(work, "missing.txt")}`))).toEqual([expect.objectContaining({ decision: "allow", reason: null })]);
+      const requests = lines.filter((l) => l.event.type === "action-requested").length;
+      expect(lines.filter((l) => l.event.type === "decision")).toHaveLength(requests);
+      expect((await verifyJson(log, ctx.env)).result.code).toBe(0);
+    } finally {
+      ctx.cleanup();
+    }
+  }, 30_000);
+});
+
 describe("the audit log of tacit serve", () => {
   let ctx: ReturnType<typeof auditHome>;
   beforeAll(() => {
