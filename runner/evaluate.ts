@@ -452,6 +452,8 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   } else {
     await conversation.drained();
   }
+  // What a killed sandbox left under way (a command being killed with it) logs how it ended before the evaluation's end is logged.
+  await settledWithin(gate.settled(), ABANDONED_GRACE_MS);
   // The script's own end: the duration the agent is shown stops here. What follows waits for
   // map functions (the values written and printed), whose running time depends on the
   // plaintext: a security review's map that looped on a secret for some plaintexts showed in

@@ -107,8 +107,30 @@ export class ApprovalGate {
     return this.options.oversight.policy.empty && this.options.oversight.audit === null;
   }
 
-  async dispatch(action: Action, context: EvaluationContext): Promise<Decision> {
+  /** Actions under way: each settles once its decision and result are logged (see settled). */
+  private readonly underWay = new Set<Promise<Decision>>();
+
+  dispatch(action: Action, context: EvaluationContext): Promise<Decision> {
     if (this.transparent) return dispatch(action, context);
+    const logged = this.dispatchLogged(action, context);
+    this.underWay.add(logged);
+    const done = (): void => void this.underWay.delete(logged);
+    logged.then(done, done);
+    return logged;
+  }
+
+  /**
+   * Settles once every action under way has ended and logged its decision and result. The
+   * evaluation waits for it before it logs its end: a killed sandbox reads no reply, and its
+   * evaluation used to end (and a `tacit run` exit) while a command it had started was still being
+   * killed, so a security review's `sleep 5`, run 1.5 s until the time limit, had a request in the
+   * log and no decision or result, as if it had never run.
+   */
+  async settled(): Promise<void> {
+    while (this.underWay.size > 0) await Promise.allSettled([...this.underWay]);
+  }
+
+  private async dispatchLogged(action: Action, context: EvaluationContext): Promise<Decision> {
     const { oversight, evaluation } = this.options;
     if (action.kind === "Print" && oversight.audit !== null) {
       const decision = await dispatch(action, context);

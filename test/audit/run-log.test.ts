@@ -290,6 +290,36 @@ describe("the decisions the audit log records", () => {
   }, 30_000);
 });
 
+describe("an action under way when its evaluation is killed", () => {
+  it("is logged with its decision and result before the evaluation's end", async () => {
+    const ctx = auditHome();
+    try {
+      const log = path.join(ctx.dir, "audit.jsonl");
+      const work = path.join(ctx.dir, "work");
+      mkdirSync(work, { recursive: true });
+      const config = path.join(ctx.dir, "limit.json");
+      writeFileSync(config, JSON.stringify({ executionTimeoutMs: 2000 }));
+      const script = 'requestExecPermission(["sleep"], (proc) => proc.exec("sleep", ["30"]));\n';
+      const run = await runCli(["run", "--config", config, "--audit-log", log, "--command-permissions", "sleep", "-"], { cwd: work, env: ctx.env, input: script });
+      expect(run.code, run.stderr).toBe(124);
+      const events = readLines(log).map((line) => line.event);
+      const exec = events.find((event) => event.type === "action-requested" && event.kind === "Exec");
+      expect(exec, JSON.stringify(events)).toMatchObject({ commandLine: "sleep 30" });
+      const of = (type: string) => events.findIndex((event) => event.type === type && event.action === exec!.action);
+      const ended = events.findIndex((event) => event.type === "evaluation-ended");
+      // The command ran (until the time limit killed it): the log says it was allowed and how it ended.
+      expect(events[of("decision")]).toMatchObject({ decision: "allow", via: "policy" });
+      expect(events[of("action-result")]).toMatchObject({ ok: true });
+      expect(of("decision")).toBeLessThan(ended);
+      expect(of("action-result")).toBeLessThan(ended);
+      expect(events[ended]).toMatchObject({ outcome: "timeout" });
+      expect((await verifyJson(log, ctx.env)).result.code).toBe(0);
+    } finally {
+      ctx.cleanup();
+    }
+  }, 30_000);
+});
+
 describe("the audit log of tacit serve", () => {
   let ctx: ReturnType<typeof auditHome>;
   beforeAll(() => {
