@@ -7,7 +7,7 @@
 import path from "node:path";
 import type { Action } from "../../library/protocol.js";
 import type { AuditEvent, Tier } from "../audit/events.js";
-import { actionRecord } from "../audit/action-record.js";
+import { actionRecord, cutRecorded } from "../audit/action-record.js";
 import { digestOf } from "../audit/digest.js";
 import { PrintedOutput } from "../audit/printed-output.js";
 import type { CapabilityTable } from "../capabilities.js";
@@ -269,10 +269,16 @@ export class ApprovalGate {
     // What no person answered for was decided by the monitor: allowed, or refused by the allowlists, the scope or
     // the classified rules. A refusal after a person's yes is a decision too, the policy's over theirs.
     if (!asked || isPolicyRefusal(decision)) this.logVerdict(number, decision, context.hostSecrets);
+    // A request's record names the URL the script gave; where redirects took it is known only now.
+    const redirects = action.kind === "HttpRequest" || action.kind === "HttpRequestClassified" ? context.network.redirectsOf(action) : [];
     // Built when the log writes the line, after the reply has gone to the sandbox.
     oversight.audit?.append(() => {
       const reply = asReceived(JSON.stringify(decision.ok ? decision.value ?? null : decision.error), context.hostSecrets);
-      return { action: number, digest: digestOf(reply), durationMs, evaluation, ok: decision.ok, size: Buffer.byteLength(reply), type: "action-result" };
+      const result = { action: number, digest: digestOf(reply), durationMs, evaluation, ok: decision.ok };
+      const size = Buffer.byteLength(reply);
+      return redirects.length === 0
+        ? { ...result, size, type: "action-result" }
+        : { ...result, redirects: redirects.map((hop) => cutRecorded(context.hostSecrets.empty ? hop : context.hostSecrets.scrubText(hop))), size, type: "action-result" };
     });
     return decision;
   }

@@ -78,7 +78,7 @@ function commandRecord(action: Extract<Action, { kind: "Exec" }>, workingDirecto
   const words = [action.command, ...action.args];
   return {
     commandDigest: digestOf(words),
-    commandLine: cut(words.map(shownWord).join(" ")),
+    commandLine: cutRecorded(words.map(shownWord).join(" ")),
     cwd: resolveRealOrSelf(path.resolve(workingDirectory, action.cwd ?? ".")),
     input: action.input === null ? null : digestOf(action.input),
   };
@@ -96,11 +96,12 @@ function requestRecord(action: Extract<Action, { kind: "HttpRequest" | "HttpRequ
     // Logged before the executor checks them: a name is shown so that it cannot read as several.
     headers: Object.keys(action.headers).map(shownWord).join(" "),
     secretHeaders: Object.keys(action.secretHeaders).map(shownWord).join(" "),
-    url: cut(url),
+    url: cutRecorded(url),
   };
 }
 
-function cut(text: string): string {
+/** A command line or URL as the log holds it: cut at RECORDED_TEXT_LIMIT_CHARS, saying how much more there was. */
+export function cutRecorded(text: string): string {
   const more = text.length - RECORDED_TEXT_LIMIT_CHARS;
   return more > 0 ? `${text.slice(0, RECORDED_TEXT_LIMIT_CHARS)}… (${more} characters more)` : text;
 }

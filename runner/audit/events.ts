@@ -66,6 +66,8 @@ export type AuditEvent =
       /** Its size in bytes (UTF-8 of its JSON form). */
       size: number;
       durationMs: number;
+      /** For an HTTP request that followed redirects: each hop, "METHOD URL", as sent (see NetworkExecutor.redirectsOf). */
+      redirects?: string[];
     }
   | {
       /** The prints carried out since the evaluation's previous event (see printed-output.ts). */

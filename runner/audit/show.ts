@@ -58,8 +58,10 @@ function describe(event: Fields): string {
       const reason = event.reason === null || event.reason === undefined ? "" : `: ${quoted(event.reason)}`;
       return `eval ${f("evaluation")} #${f("action")}  ${f("decision")}${answer}  via ${f("via")}${reason}`;
     }
-    case "action-result":
-      return `eval ${f("evaluation")} #${f("action")}  ${event.ok === true ? "ok" : "failed"}  ${f("size")} B  ${f("durationMs")} ms  ${digest("digest")}`;
+    case "action-result": {
+      const hops = Array.isArray(event.redirects) ? `  redirected: ${event.redirects.map(quoted).join(" -> ")}` : "";
+      return `eval ${f("evaluation")} #${f("action")}  ${event.ok === true ? "ok" : "failed"}  ${f("size")} B  ${f("durationMs")} ms  ${digest("digest")}${hops}`;
+    }
     case "output":
       return `eval ${f("evaluation")}  printed ${f("prints")}×  ${f("size")} B  ${digest("digest")}`;
     case "evaluation-ended":

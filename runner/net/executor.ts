@@ -191,12 +191,25 @@ function scriptNamed(url: URL): string[] {
 }
 
 export class NetworkExecutor {
+  /** The redirect hops each request followed (see redirectsOf). */
+  private readonly followed = new WeakMap<HttpRequestAction, string[]>();
+
   constructor(
     private readonly policy: NetworkPolicy,
     private readonly capabilities: CapabilityTable,
     private readonly classified: ClassifiedStore,
     private readonly signal: AbortSignal,
   ) {}
+
+  /**
+   * The redirects `action` followed, each as "METHOD URL" in the order sent, for the audit log:
+   * its request records the URL the script gave, and each hop went to a URL the server chose
+   * (another permitted host, a 307 carrying the body along). What a server chose may echo a
+   * secret the request carried, so each is redacted as an error quoting it is.
+   */
+  redirectsOf(action: HttpRequestAction): readonly string[] {
+    return this.followed.get(action) ?? [];
+  }
 
   private requirePolicy(): readonly HostPattern[] {
     const granted = this.policy.grantedHosts;
@@ -337,6 +350,11 @@ export class NetworkExecutor {
         check,
         limits,
         this.signal,
+        (method, next) => {
+          let hops = this.followed.get(action);
+          if (hops === undefined) this.followed.set(action, (hops = []));
+          hops.push(redact(`${method} ${next.href}`, secrets, scriptNamed(url)));
+        },
       );
       if (Object.keys(secretHeaders).length > 0 && isPartialAnswer(outcome)) {
         throw new PolicyDenial(

@@ -367,11 +367,21 @@ function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, si
   });
 }
 
-/** Makes the request, following redirects that pass the same checks. */
-export async function httpExchange(first: HttpCall, check: UrlCheck, limits: HttpLimits, signal: AbortSignal): Promise<HttpOutcome> {
+/**
+ * Makes the request, following redirects that pass the same checks. `followed` is told of each
+ * redirect hop once it passed them, before it is sent (for the audit log: see NetworkExecutor.redirectsOf).
+ */
+export async function httpExchange(
+  first: HttpCall,
+  check: UrlCheck,
+  limits: HttpLimits,
+  signal: AbortSignal,
+  followed: (method: string, url: URL) => void = () => undefined,
+): Promise<HttpOutcome> {
   let call = first;
   for (let hop = 0; ; hop++) {
     const { restrictedAllowed } = check(call.url, call.method, hop);
+    if (hop > 0) followed(call.method, call.url);
     const outcome = await once(call, restrictedAllowed, limits, signal);
     if (!REDIRECTS.has(outcome.status) || outcome.location === null) return outcome;
     if (hop >= limits.maxRedirects) throw new EffectFailure(`${first.url.origin}: more than ${limits.maxRedirects} redirects`);

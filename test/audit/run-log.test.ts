@@ -320,6 +320,44 @@ describe("an action under way when its evaluation is killed", () => {
   }, 30_000);
 });
 
+describe("a request that follows redirects", () => {
+  it("records each hop it was sent to, with a secret the server echoed into the URL redacted", async () => {
+    const ctx = auditHome();
+    const elsewhere = await startServer((_request, response) => response.end("stored"));
+    // The first server sends its client on, 307 (the body goes along), echoing its secret header into the URL.
+    const first = await startServer((request, response) => {
+      response.writeHead(307, { location: `${elsewhere.origin}/collect?seen=${String(request.headers["x-api-key"])}` });
+      response.end();
+    });
+    try {
+      const log = path.join(ctx.dir, "audit.jsonl");
+      const work = path.join(ctx.dir, "work");
+      mkdirSync(work, { recursive: true });
+      const script =
+        `requestNetwork(["127.0.0.1:*"], (net) => println(net.httpPost("${first.origin}/upload", "the agent's data", ` +
+        `{ secretHeaders: { "x-api-key": classify("${HEADER_SECRET}") } })));\n`;
+      const run = await runCli(["run", "--audit-log", log, "--network-permissions", "127.0.0.1:*", "-"], { cwd: work, env: ctx.env, input: script });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain("stored");
+      // The data reached the second server, which the script never named.
+      expect(elsewhere.received).toEqual([expect.objectContaining({ method: "POST", url: `/collect?seen=${HEADER_SECRET}`, body: "the agent's data" })]);
+      const events = readLines(log).map((line) => line.event);
+      const request = events.find((event) => event.type === "action-requested" && event.kind === "HttpRequest");
+      expect(request).toMatchObject({ url: `${first.origin}/upload` });
+      const result = events.find((event) => event.type === "action-result" && event.action === request!.action);
+      expect(result).toMatchObject({ ok: true, redirects: [`POST ${elsewhere.origin}/collect?seen=[redacted]`] });
+      expect(readFileSync(log, "utf8")).not.toContain(HEADER_SECRET);
+      const shown = await runCli(["audit", "show", log], { env: ctx.env });
+      expect(shown.stdout).toContain(`redirected: "POST ${elsewhere.origin}/collect?seen=[redacted]"`);
+      expect((await verifyJson(log, ctx.env)).result.code).toBe(0);
+    } finally {
+      await first.close();
+      await elsewhere.close();
+      ctx.cleanup();
+    }
+  }, 30_000);
+});
+
 describe("the audit log of tacit serve", () => {
   let ctx: ReturnType<typeof auditHome>;
   beforeAll(() => {
