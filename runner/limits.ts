@@ -56,3 +56,10 @@ export const CHECKED_TREE_HEAP_BYTES_PER_CHAR = 6;
  */
 export const CALLS_IN_FLIGHT_LIMIT = 256;
 export const CODE_IN_FLIGHT_LIMIT_CHARS = 64 * 1024 * 1024;
+/**
+ * The most a command's words (program and arguments) may hold together, in characters, to be
+ * run: the most Linux passes a program by default (ARG_MAX, 2 MiB, environment included). The
+ * audit log records every word of a command whole up to this (audit/action-record.ts), so a
+ * command that runs is never known by its digest alone.
+ */
+export const EXEC_WORDS_LIMIT_CHARS = 2 * 1024 * 1024;

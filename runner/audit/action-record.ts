@@ -16,6 +16,7 @@
 import path from "node:path";
 import type { Action } from "../../library/protocol.js";
 import { resolveRealOrSelf } from "../fs/containment.js";
+import { EXEC_WORDS_LIMIT_CHARS } from "../limits.js";
 import { shownWord } from "../shell-word.js";
 import { digestOf } from "./digest.js";
 
@@ -28,6 +29,12 @@ export interface CommandRecord {
   commandDigest: string;
   /** The command and its arguments, each plain or as a JSON string (see shownWord), cut at RECORDED_TEXT_LIMIT_CHARS. */
   commandLine: string;
+  /**
+   * Every word, when the line was cut and the command can run at all (EXEC_WORDS_LIMIT_CHARS): a cut
+   * line hid what a command did behind padding, as a review's `rm -v -v … -r important` (3,000 "-v")
+   * was logged "rm -v -v … (823 characters more)", and its digest confirms a guess but names nothing.
+   */
+  commandWords?: string[];
   /** The directory it was asked to run in, made absolute from tacit's and with its links resolved. */
   cwd: string;
   /** "sha256:…" of what it is given on standard input, or null when it is given nothing. */
@@ -76,12 +83,21 @@ export function actionRecord(action: Action, workingDirectory: string): ActionRe
 
 function commandRecord(action: Extract<Action, { kind: "Exec" }>, workingDirectory: string): CommandRecord {
   const words = [action.command, ...action.args];
-  return {
-    commandDigest: digestOf(words),
-    commandLine: cutRecorded(words.map(shownWord).join(" ")),
-    cwd: resolveRealOrSelf(path.resolve(workingDirectory, action.cwd ?? ".")),
-    input: action.input === null ? null : digestOf(action.input),
-  };
+  const line = words.map(shownWord).join(" ");
+  const cwd = resolveRealOrSelf(path.resolve(workingDirectory, action.cwd ?? "."));
+  const input = action.input === null ? null : digestOf(action.input);
+  // Keys in sorted order (see the gate): the event's canonical JSON is then made natively.
+  if (line.length > RECORDED_TEXT_LIMIT_CHARS && wordsChars(words) <= EXEC_WORDS_LIMIT_CHARS) {
+    return { commandDigest: digestOf(words), commandLine: cutRecorded(line), commandWords: words, cwd, input };
+  }
+  return { commandDigest: digestOf(words), commandLine: cutRecorded(line), cwd, input };
+}
+
+/** The characters a command's words hold together (what EXEC_WORDS_LIMIT_CHARS bounds). */
+export function wordsChars(words: readonly string[]): number {
+  let chars = 0;
+  for (const word of words) chars += word.length;
+  return chars;
 }
 
 function requestRecord(action: Extract<Action, { kind: "HttpRequest" | "HttpRequestClassified" }>): RequestRecord {

@@ -34,6 +34,7 @@ export type AuditEvent =
       /** For a command (Exec), what ran beyond its pattern's shape: see action-record.ts. */
       commandDigest?: string;
       commandLine?: string;
+      commandWords?: string[];
       cwd?: string;
       input?: string | null;
       /** For an HTTP request, what was sent beyond its pattern's host: see action-record.ts. */

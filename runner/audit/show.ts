@@ -86,7 +86,8 @@ function recorded(event: Fields): string {
   const f = (key: string) => printable(String(event[key]));
   if (typeof event.commandLine === "string") {
     const input = typeof event.input === "string" ? `, input ${shortDigest(f("input"))}` : "";
-    return `  run: ${quoted(event.commandLine)} (in ${quoted(event.cwd)}${input})`;
+    const whole = Array.isArray(event.commandWords) ? "; every word in --json" : "";
+    return `  run: ${quoted(event.commandLine)} (in ${quoted(event.cwd)}${input}${whole})`;
   }
   if (typeof event.url === "string") {
     const headers = typeof event.headers === "string" && event.headers !== "" ? `, headers ${f("headers")}` : "";

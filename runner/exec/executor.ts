@@ -12,7 +12,8 @@ import type { ProcessResult } from "../../library/protocol.js";
 import type { CapabilityTable } from "../capabilities.js";
 import { cleanUpAtExit } from "../exit-cleanup.js";
 import { diesWithTacit } from "../parent-death.js";
-import { MAX_TIMER_MS } from "../limits.js";
+import { EXEC_WORDS_LIMIT_CHARS, MAX_TIMER_MS } from "../limits.js";
+import { wordsChars } from "../audit/action-record.js";
 import { openedPath } from "../fs/checked-open.js";
 import { isWithin } from "../fs/containment.js";
 import { type ProtectedPath, protectedPathOf } from "../fs/protected-paths.js";
@@ -208,6 +209,15 @@ export class ExecExecutor {
 
   async exec(token: string, request: ExecRequest): Promise<ProcessResult> {
     this.authorize(token, request);
+    // The audit log records every word of a command that runs (see audit/action-record.ts): more is not run.
+    const chars = wordsChars([request.command, ...request.args]);
+    if (chars > EXEC_WORDS_LIMIT_CHARS) {
+      throw new EffectFailure(
+        `exec("${request.command}"): its words hold ${chars} characters, more than a command is given (${EXEC_WORDS_LIMIT_CHARS}, ` +
+          "the system's usual limit, environment included) and than the audit log records whole; nothing was run. Pass long data " +
+          "on standard input (the input option) or in a file",
+      );
+    }
     const program = findOnPath(request.command);
     if (!program) throw new EffectFailure(`exec("${request.command}"): not found on the host's PATH`);
     const cwd = this.resolveCwd(request.cwd);

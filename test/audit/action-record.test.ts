@@ -163,3 +163,40 @@ describe("commands and requests in the audit log of a real tacit run", () => {
     expect(shown.stdout).toMatch(/ChatClassified {2}"chat classified" {2}tier allow {2}content classified\n/);
   });
 });
+
+describe("a command padded past the cut of its line", () => {
+  it("has every word in the log when it runs, and does not run when it has more than the log records whole", async () => {
+    const ctx = auditHome();
+    try {
+      const work = path.join(ctx.dir, "work");
+      mkdirSync(path.join(work, "important"), { recursive: true });
+      writeFileSync(path.join(work, "important", "db"), "data\n");
+      const log = path.join(ctx.dir, "audit.jsonl");
+      const pad = Array.from({ length: 3000 }, () => "-v");
+      // 2.2 million characters in 20 words, each short enough for the system to take.
+      const script =
+        `const pad = Array.from({ length: 3000 }, () => "-v");\n` +
+        `requestExecPermission(["rm", "echo"], (p) => {\n` +
+        `  println("rm exit", p.exec("rm", [...pad, "-r", "important"]).exitCode);\n` +
+        `  try { p.exec("echo", Array.from({ length: 20 }, () => "y".repeat(110000))); } catch (e) { println(String(e)); }\n` +
+        `});\n`;
+      const run = await runCli(["run", "--audit-log", log, "--command-permissions", "rm,echo", "-"], { cwd: work, env: ctx.env, input: script });
+      expect(run.code, run.stderr).toBe(0);
+      // The padded rm ran, and deleted the directory its line's cut hides.
+      expect(run.stdout).toContain("rm exit 0");
+      expect(existsSync(path.join(work, "important"))).toBe(false);
+      const [rm, echo] = readLines(log).flatMap((line) => (line.event.type === "action-requested" && line.event.kind === "Exec" ? [line.event] : []));
+      expect(String(rm!.commandLine)).toMatch(/^rm -v -v .*… \(\d+ characters more\)$/);
+      expect(rm!.commandWords).toEqual(["rm", ...pad, "-r", "important"]);
+      expect(rm!.commandDigest).toBe(sha256(JSON.stringify(["rm", ...pad, "-r", "important"])));
+      // More than is recorded whole is not run, and says what to do instead.
+      expect(run.stdout).toMatch(/Error: exec\("echo"\): its words hold 2200004 characters, more than a command is given .*Pass long data on standard input/);
+      expect(echo!.commandWords).toBeUndefined();
+      const shown = await runCli(["audit", "show", log], { env: ctx.env });
+      expect(shown.stdout).toContain("; every word in --json)");
+      expect((await verifyJson(log, ctx.env)).result.code).toBe(0);
+    } finally {
+      ctx.cleanup();
+    }
+  }, 30_000);
+});
