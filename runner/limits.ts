@@ -63,3 +63,5 @@ export const CODE_IN_FLIGHT_LIMIT_CHARS = 64 * 1024 * 1024;
  * command that runs is never known by its digest alone.
  */
 export const EXEC_WORDS_LIMIT_CHARS = 2 * 1024 * 1024;
+/** The longest URL (as the script gives it) a request is sent to; the audit log records every URL sent whole. */
+export const HTTP_URL_LIMIT_CHARS = 64 * 1024;

@@ -16,7 +16,7 @@
 import path from "node:path";
 import type { Action } from "../../library/protocol.js";
 import { resolveRealOrSelf } from "../fs/containment.js";
-import { EXEC_WORDS_LIMIT_CHARS } from "../limits.js";
+import { EXEC_WORDS_LIMIT_CHARS, HTTP_URL_LIMIT_CHARS } from "../limits.js";
 import { shownWord } from "../shell-word.js";
 import { digestOf } from "./digest.js";
 
@@ -51,6 +51,11 @@ export interface RequestRecord {
   secretHeaders: string;
   /** The URL as it is sent (the parser's form), or as given when it is none; cut at RECORDED_TEXT_LIMIT_CHARS. */
   url: string;
+  /**
+   * The whole URL when `url` was cut and it can be sent at all (HTTP_URL_LIMIT_CHARS): a review's
+   * GET of "/c?pad=<9,000 x>&stolen=customer-list" was logged with its query cut before the data it sent.
+   */
+  wholeUrl?: string;
 }
 
 /** The field a file write's or a chat's "action-requested" event carries. */
@@ -107,13 +112,15 @@ function requestRecord(action: Extract<Action, { kind: "HttpRequest" | "HttpRequ
   } catch {
     url = action.url;
   }
-  return {
+  const record: RequestRecord = {
     body: action.classifiedBody !== null ? "classified" : action.body === null ? null : digestOf(action.body),
     // Logged before the executor checks them: a name is shown so that it cannot read as several.
     headers: Object.keys(action.headers).map(shownWord).join(" "),
     secretHeaders: Object.keys(action.secretHeaders).map(shownWord).join(" "),
     url: cutRecorded(url),
   };
+  if (url.length > RECORDED_TEXT_LIMIT_CHARS && action.url.length <= HTTP_URL_LIMIT_CHARS) record.wholeUrl = url;
+  return record;
 }
 
 /** A command line or URL as the log holds it: cut at RECORDED_TEXT_LIMIT_CHARS, saying how much more there was. */

