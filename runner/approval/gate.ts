@@ -165,11 +165,16 @@ export class ApprovalGate {
     // A command's or a request's pattern is its shape ("exec rm *", "net GET host"): its record says what it did (see action-record.ts).
     // Made only for a log: a policy without one need not digest every write or resolve every command's directory.
     const record = oversight.audit === null ? null : actionRecord(action, this.options.cwd);
-    this.log(
+    // A path's pattern names it as the script did; where it really leads through links is logged beside it, and the
+    // executor then acts there or not at all (see judged below). A review's write to current/app.conf (current a
+    // link to releases/v2) was logged as "fs.write …/current/app.conf" only: once the link is changed, the log
+    // reads as a write somewhere the data never went.
+    const realPath = oversight.audit !== null && request.subject.kind === "path" ? request.subject.paths()[1] : undefined;
+    const requested: AuditEvent =
       record === null
         ? { action: number, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" }
-        : { action: number, ...record, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" },
-    );
+        : { action: number, ...record, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" };
+    this.log(realPath === undefined ? requested : { ...requested, realPath });
     if (streamMoved !== null) {
       const message =
         `${printable(streamAskedAs!)}: refused: the path changed since a person approved reading it (it now leads to ` +

@@ -30,6 +30,8 @@ export type AuditEvent =
       kind: string;
       /** The canonical pattern approvals are keyed by, e.g. "fs.delete /work/app/a.txt". */
       pattern: string;
+      /** For a file action whose path leads elsewhere through a link: where it really leads (what was acted on). */
+      realPath?: string;
       tier: Tier;
       /** For a command (Exec), what ran beyond its pattern's shape: see action-record.ts. */
       commandDigest?: string;

@@ -52,7 +52,7 @@ function describe(event: Fields): string {
     case "evaluation-started":
       return `eval ${f("evaluation")}  session ${f("session")}  ${f("displayName")}  code ${digest("codeDigest")}  policy ${digest("policyDigest")}`;
     case "action-requested":
-      return `eval ${f("evaluation")} #${f("action")}  ${f("kind")}  ${quoted(event.pattern)}  tier ${f("tier")}${recorded(event)}`;
+      return `eval ${f("evaluation")} #${f("action")}  ${f("kind")}  ${quoted(event.pattern)}${typeof event.realPath === "string" ? ` -> ${quoted(event.realPath)}` : ""}  tier ${f("tier")}${recorded(event)}`;
     case "decision": {
       const answer = event.decision === "asked" ? ` → ${f("answer")}` : "";
       const reason = event.reason === null || event.reason === undefined ? "" : `: ${quoted(event.reason)}`;

@@ -3,7 +3,7 @@
 // caught on the right line; no classified canary or secret header value appears in it.
 // `tacit serve` logs its sessions into the same kind of chain.
 
-import { chmodSync, existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -353,6 +353,33 @@ describe("a request that follows redirects", () => {
     } finally {
       await first.close();
       await elsewhere.close();
+      ctx.cleanup();
+    }
+  }, 30_000);
+});
+
+describe("a file action through a link", () => {
+  it("records where the path really leads beside the path as the script named it", async () => {
+    const ctx = auditHome();
+    try {
+      const log = path.join(ctx.dir, "audit.jsonl");
+      const work = path.join(ctx.dir, "work");
+      mkdirSync(path.join(work, "releases", "v2"), { recursive: true });
+      symlinkSync(path.join("releases", "v2"), path.join(work, "current"));
+      const script = 'requestFileSystem(".", (fs) => fs.access("current/app.conf").write("listen 0.0.0.0\\n"));\n';
+      const run = await runCli(["run", "--audit-log", log, "-"], { cwd: work, env: ctx.env, input: script });
+      expect(run.code, run.stderr).toBe(0);
+      const real = realpathSync(work);
+      expect(readFileSync(path.join(real, "releases", "v2", "app.conf"), "utf8")).toBe("listen 0.0.0.0\n");
+      const write = readLines(log).find((line) => line.event.type === "action-requested" && line.event.kind === "FsWrite")!.event;
+      expect(write).toMatchObject({ pattern: `fs.write ${path.join(real, "current", "app.conf")}`, realPath: path.join(real, "releases", "v2", "app.conf") });
+      // A path that is no link has none.
+      const open = readLines(log).find((line) => line.event.type === "action-requested" && line.event.kind === "FsOpenScope")!.event;
+      expect(open.realPath).toBeUndefined();
+      const shown = await runCli(["audit", "show", log], { env: ctx.env });
+      expect(shown.stdout).toContain(`"fs.write ${path.join(real, "current", "app.conf")}" -> "${path.join(real, "releases", "v2", "app.conf")}"  tier allow`);
+      expect((await verifyJson(log, ctx.env)).result.code).toBe(0);
+    } finally {
       ctx.cleanup();
     }
   }, 30_000);
