@@ -6,7 +6,8 @@
 import { readFileSync, unlinkSync } from "node:fs";
 import { createExclusive } from "./audit/exclusive-file.js";
 
-export type LockAttempt = { ok: true; lock: FileLock } | { ok: false; heldBy: number | null };
+/** `tookOver`: the file was taken from a dead owner (a crash left it), not found free. */
+export type LockAttempt = { ok: true; lock: FileLock; tookOver: boolean } | { ok: false; heldBy: number | null };
 
 export class FileLock {
   private held = true;
@@ -21,10 +22,11 @@ export class FileLock {
   static tryAcquire(file: string): LockAttempt {
     const content = `${process.pid}\n`;
     let heldBy: number | null = null;
+    let tookOver = false;
     // A few rounds: find a stale lock and remove it, then take the file (unless another
     // process took it first).
     for (let round = 0; round < 3; round++) {
-      if (createExclusive(file, content, { durable: false })) return { ok: true, lock: new FileLock(file) };
+      if (createExclusive(file, content, { durable: false })) return { ok: true, lock: new FileLock(file), tookOver };
       const found = readOrNull(file);
       if (found === null) continue; // released meanwhile
       const pid = /^\d+\n?$/.test(found) ? Number(found) : 0;
@@ -32,6 +34,7 @@ export class FileLock {
       // Stale. Removed only if it still holds what was read, so a lock another process took
       // over meanwhile is left alone (a narrow race remains between this read and the unlink).
       if (readOrNull(file) === found) unlinkQuietly(file);
+      tookOver = true;
       heldBy = null;
     }
     return { ok: false, heldBy };

@@ -122,7 +122,7 @@ export class AuditLog {
     } catch (error) {
       throw new AuditLogError(`cannot create the directory of the audit log ${resolved}: ${(error as Error).message}`);
     }
-    const lock = lockLog(resolved);
+    const { lock, tookOver } = lockLog(resolved);
     let fd: number | null = null;
     try {
       const store = new AnchorStore(anchorsDirFor(key.file));
@@ -202,6 +202,7 @@ export class AuditLog {
       // A log with lines but no record (written before tacit anchored logs, or moved here):
       // its identity is read from its first line once, and its next head is recorded.
       const firstChain = record?.firstChain ?? (tail === null ? null : readFirstLine(fd, stat.size, resolved).chain);
+      if (tail !== null && tail.event.type !== "head" && !tookOver) throw unsignedWithoutCrash(resolved, tail.seq);
       const anchoring: Anchoring = { store, logs: names, firstChain };
       const log = new AuditLog(resolved, fd, tail, key, lock, anchoring, signEveryEvents, signIntervalMs);
       if (tail !== null && tail.event.type !== "head") log.write({ type: "resumed-after-unsigned-tail", lastSeq: tail.seq });
@@ -471,8 +472,26 @@ function checkAnchor(fd: number, size: number, tail: ParsedLine | null, record: 
   );
 }
 
-/** FILE.lock, holding the writer's pid: one writer per log (see file-lock.ts). */
-function lockLog(logFile: string): FileLock {
+/**
+ * The refusal to continue a log that ends in lines no head signs when no writer crashed on it. A
+ * writer signs what it wrote when it closes, and one that stops without closing (a crash) leaves
+ * its lock file, which the next writer takes over; then the tail is marked and signed as found.
+ * Without that lock, the lines came from someone else: a security review appended a line, chained
+ * by hand, to a log tacit had closed, and the next `tacit run` signed it, after which `tacit audit
+ * verify` called the log verified (exit 0) with only a warning.
+ */
+function unsignedWithoutCrash(file: string, lastSeq: number): AuditLogError {
+  return new AuditLogError(
+    `the audit log ${file} ends in lines no signed head covers (its last line, seq ${lastSeq}, is not a head), but no tacit ` +
+      `stopped while writing it: a writer that crashes leaves its lock file ${file}.lock behind, and there was none, so those ` +
+      `lines were appended by someone else after tacit closed the log. tacit will not continue it, since its next head would ` +
+      `sign them as if tacit had written them. Run \`tacit audit verify ${file}\` to see them, keep the file as it is (it is ` +
+      `the evidence), and give tacit a new audit log file.`,
+  );
+}
+
+/** FILE.lock, holding the writer's pid: one writer per log (see file-lock.ts); `tookOver` when a crashed writer left it. */
+function lockLog(logFile: string): { lock: FileLock; tookOver: boolean } {
   const file = `${logFile}.lock`;
   let attempt;
   try {
@@ -480,7 +499,7 @@ function lockLog(logFile: string): FileLock {
   } catch (error) {
     throw new AuditLogError(`cannot create the lock file ${file} for the audit log ${logFile}: ${(error as Error).message}`);
   }
-  if (attempt.ok) return attempt.lock;
+  if (attempt.ok) return { lock: attempt.lock, tookOver: attempt.tookOver };
   const pid = attempt.heldBy;
   if (pid === null) throw new AuditLogError(`cannot take the lock file ${file} for the audit log ${logFile}: other processes keep taking it`);
   throw new AuditLogError(

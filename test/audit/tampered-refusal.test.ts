@@ -7,7 +7,7 @@
 // the log, rightly, and wrote those sequences to the operator's terminal in its refusal, where
 // `tacit audit verify` and `show` escape them. Through the real CLI and a real Deno.
 
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../runner/audit/digest.js";
@@ -84,5 +84,37 @@ describe("refusing a tampered audit log", () => {
     expect(next.stderr).toContain("\\u009d52;c;");
     expect(next.stderr).not.toMatch(/[\u001b\u0007\u0080-\u009f]/);
     expect(next.stdout).toBe("");
+  });
+
+  it("refuses to continue a log that a script appended a chained line to after tacit closed it, rather than sign it", async () => {
+    const project = path.join(dir, "project");
+    mkdirSync(project);
+    const log = path.join(project, "audit.jsonl");
+    const first = await runScript('println("logged");', ["--audit-log", log], { cwd: project, env });
+    expect(first.code, first.stderr).toBe(0);
+    // A line chained from the last head as the writer would (no key is needed for that): a run
+    // someone else made, which never happened. The script could compute it itself; it appends it.
+    const last = JSON.parse(readFileSync(log, "utf8").trimEnd().split("\n").at(-1)!) as { seq: number; chain: string; event: { type: string } };
+    expect(last.event.type).toBe("head");
+    const seq = last.seq + 1;
+    const time = new Date().toISOString();
+    const eventJson = canonicalJson({ type: "evaluation-started", evaluation: "FORGED", session: null, displayName: "someone-else.ts", codeDigest: `sha256:${"0".repeat(64)}`, policyDigest: `sha256:${"0".repeat(64)}` });
+    const hash = eventHashOfJson(seq, time, eventJson);
+    const forged = lineText(seq, time, eventJson, last.chain, hash, chainOf(last.chain, hash));
+    const tamper = await runScript(`requestFileSystem(".", (fs) => fs.access("audit.jsonl").append(${JSON.stringify(forged + "\n")}));`, [], { cwd: project, env });
+    expect(tamper.code, tamper.stderr).toBe(0);
+    const tampered = readFileSync(log, "utf8");
+    expect(tampered.trimEnd().split("\n").at(-1)).toBe(forged);
+
+    const next = await runScript('requestFileSystem(".", (fs) => fs.access("marker.txt").write("ran"));', ["--audit-log", log], { cwd: project, env });
+    expect(next.code).toBe(2);
+    expect(next.stderr).toContain(`ends in lines no signed head covers (its last line, seq ${seq}, is not a head), but no tacit stopped while writing it`);
+    expect(next.stderr).toContain("give tacit a new audit log file");
+    // Nothing ran, and the forged line was not signed: the log is as the script left it, and does not verify.
+    expect(existsSync(path.join(project, "marker.txt"))).toBe(false);
+    expect(readFileSync(log, "utf8")).toBe(tampered);
+    const verify = await runCli(["audit", "verify", log], { cwd: project, env });
+    expect(verify.code).toBe(1);
+    expect(verify.stdout).toContain(`line ${seq}: 1 line after the last signed head at line ${seq - 1} is not signed`);
   });
 });
