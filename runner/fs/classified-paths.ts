@@ -54,8 +54,8 @@ const GLOB_OPTIONS = { dot: true, flags: "s" } as const;
 /** picomatch's test for `pattern` (see GLOB_OPTIONS). */
 const globTest = (pattern: string): picomatch.Matcher => once(`test\0${pattern}`, () => picomatch(pattern, GLOB_OPTIONS));
 
-/** All the name patterns as one expression, or null where one has other flags (nocase) and cannot be joined. */
-function combinedNames(patterns: readonly string[]): RegExp | null {
+/** All of `patterns` as one expression, or null where one has other flags (nocase) and cannot be joined. */
+function combinedExpression(patterns: readonly string[]): RegExp | null {
   return once(`names\0${patterns.join("\0")}`, () => {
     const expressions = patterns.map((pattern) => picomatch.makeRe(pattern, GLOB_OPTIONS));
     return expressions.every((expression) => expression.flags === "s")
@@ -65,25 +65,33 @@ function combinedNames(patterns: readonly string[]): RegExp | null {
 }
 
 /**
- * One test for all the name patterns (most configured patterns are names): picomatch's
- * regular expressions joined into one, plus its exact-text match. A walk asks it of every
- * entry: one regular expression instead of one per pattern.
+ * One test for all of `patterns`, as picomatch's own test of each would answer: their regular
+ * expressions joined into one, plus picomatch's exact-text match, and nothing for "".
+ */
+function combinedTest(patterns: readonly string[]): (text: string) => boolean {
+  if (patterns.length === 0) return () => false;
+  const combined = combinedExpression(patterns);
+  if (combined === null) {
+    const tests = patterns.map(globTest);
+    return (text) => tests.some((test) => test(text));
+  }
+  const exact = new Set(patterns);
+  return (text) => text !== "" && (exact.has(text) || combined.test(text));
+}
+
+/**
+ * One test for all the name patterns (most configured patterns are names), answering by name:
+ * a walk asks it of every entry, and meets the same names again and again (index.ts,
+ * package.json, f0.ts in every directory), and an answer depends on the name alone.
  */
 function namesMatcher(patterns: readonly string[]): (name: string) => boolean {
   if (patterns.length === 0) return () => false;
-  const exact = new Set(patterns);
-  const combined = combinedNames(patterns);
-  if (combined === null) {
-    const tests = patterns.map(globTest);
-    return (name) => tests.some((test) => test(name));
-  }
-  // Answers by name: a walk meets the same names again and again (index.ts, package.json,
-  // f0.ts in every directory), and an answer depends on the name alone.
+  const test = combinedTest(patterns);
   const answers = new Map<string, boolean>();
   return (name) => {
     let answer = answers.get(name);
     if (answer === undefined) {
-      answer = name !== "" && (exact.has(name) || combined.test(name));
+      answer = test(name);
       if (answers.size >= NAME_ANSWERS) answers.clear();
       answers.set(name, answer);
     }
@@ -94,9 +102,16 @@ function namesMatcher(patterns: readonly string[]): (name: string) => boolean {
 /** Names whose answers are kept, at most (then they are forgotten and asked again). */
 const NAME_ANSWERS = 10_000;
 
-function anchoredMatcher(pattern: string): Matcher {
-  const test = globTest(pattern);
-  return (absolute) => test(absolute.slice(path.parse(absolute).root.length));
+/**
+ * The path patterns (anchored ones, tried on the path below the filesystem root, and absolute
+ * ones, on the whole path) as two joined tests: each was a picomatch test of its own, asked of
+ * every path a read opens and every entry a search walks (the defaults have four).
+ */
+function pathsMatcher(patterns: readonly string[]): Matcher {
+  const absolute = combinedTest(patterns.filter((p) => p.startsWith("/")));
+  const anchored = combinedTest(patterns.filter((p) => !p.startsWith("/")));
+  // path.parse(p).root, on POSIX: "/" for an absolute path, "" for any other.
+  return (p) => absolute(p) || anchored(p.startsWith("/") ? p.slice(1) : p);
 }
 
 /** An absolute pattern with its non-glob prefix resolved through symlinks (now), and that prefix as written. */
@@ -109,16 +124,11 @@ function resolvedAbsolute(pattern: string): { anchored: string; prefix: string; 
   return { anchored: [realPrefix.replace(/\/$/, ""), ...rest].join("/"), prefix: resolvedPath(prefix), realPrefix };
 }
 
-function absoluteMatcher(anchored: string): Matcher {
-  const test = globTest(anchored);
-  return (absolute) => test(absolute);
-}
-
 export class ClassifiedPaths {
   /** Patterns without "/": tested against the last component of a path. */
   private readonly matchesName: (name: string) => boolean;
   /** Anchored and absolute patterns: tested against the whole path. */
-  private readonly pathMatchers: Matcher[];
+  private readonly matchesPath: Matcher;
 
   /**
    * The patterns as this instance matches them: an absolute one with its prefix resolved when
@@ -159,12 +169,12 @@ export class ClassifiedPaths {
     this.linkedEntries = entries;
     const resolved = this.resolvedPatterns;
     this.matchesName = namesMatcher(resolved.filter((p) => !p.includes("/")));
-    this.pathMatchers = resolved.filter((p) => p.includes("/")).map((p) => (p.startsWith("/") ? absoluteMatcher(p) : anchoredMatcher(p)));
+    this.matchesPath = pathsMatcher(resolved.filter((p) => p.includes("/")));
   }
 
   /** This exact path matches a pattern (its ancestors not considered); `name` is its last component, if the caller has it. */
   matchesExactly(absolute: string, name: string = path.basename(absolute)): boolean {
-    return this.matchesName(name) || this.pathMatchers.some((match) => match(absolute));
+    return this.matchesName(name) || this.matchesPath(absolute);
   }
 
   /**

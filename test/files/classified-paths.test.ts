@@ -117,6 +117,30 @@ describe("absolute patterns match the full path", () => {
     });
   });
 
+  it("several path patterns, anchored and absolute, each as it would alone (they are tried as one expression)", () => {
+    const patterns = ["srv/*/keys", "/data/**/*.key", "opt/[ab]/x", "/etc/[id]", "**/.config/gh"];
+    const cases = {
+      "/srv/a/keys": true,
+      "/srv/a/b/keys": false,
+      "/data/a/b.key": true,
+      "/x/data/b.key": false,
+      "/opt/a/x": true,
+      "/opt/c/x": false,
+      // A path pattern's own text matches too, as picomatch's exact-text match has it.
+      "/opt/[ab]/x": true,
+      "/etc/[id]": true,
+      "/etc/i": true,
+      "/etc/x": false,
+      "/home/u/.config/gh/hosts.yml": true,
+      "/home/u/.config/ghx": false,
+      "/": false,
+    };
+    expectMatches(patterns, cases);
+    // Each path is classified by the set exactly when one pattern alone classifies it.
+    const alone = patterns.map((pattern) => new ClassifiedPaths([pattern]));
+    expectMatches(patterns, Object.fromEntries(Object.keys(cases).map((p) => [p, alone.some((one) => one.matches(p))])));
+  });
+
   describe("with a symlinked prefix", () => {
     let dir: string;
     let cleanup: () => void;
