@@ -87,12 +87,12 @@ export function resolveReal(absolute: string, hops = 0): string {
  * below `realTop` as named: the checks after opening see where a descriptor really leads (and
  * `realTop` itself is resolved in full, so the directory is found to lead elsewhere).
  */
-export function resolveRealBelow(realTop: string, absolute: string): string {
+export function resolveRealBelow(realTop: string, absolute: string, finalAsNamed = false): string {
   const normalized = resolvedPath(absolute);
   // The directory itself is resolved in full: a root swapped for a link is told as such.
   if (normalized === realTop || !isWithin(normalized, realTop)) return resolveReal(normalized);
   const below = normalized.slice(realTop === path.parse(realTop).root ? realTop.length : realTop.length + 1);
-  return walkDown(realTop, below.split(path.sep).filter(Boolean), 0);
+  return walkDown(realTop, below.split(path.sep).filter(Boolean), 0, finalAsNamed);
 }
 
 /**
@@ -100,15 +100,21 @@ export function resolveRealBelow(realTop: string, absolute: string): string {
  * leads: from the real root the scope was opened at (resolved then), which is where every action
  * of the scope is carried out, whatever a link on the way to the named root leads to now.
  */
-export function realPathInScope(root: string, realRoot: string, named: string): string {
+export function realPathInScope(root: string, realRoot: string, named: string, finalAsNamed = false): string {
   const fromRealRoot = isWithin(named, realRoot) ? named : path.join(realRoot, path.relative(root, named));
-  return resolveRealBelow(realRoot, fromRealRoot);
+  return resolveRealBelow(realRoot, fromRealRoot, finalAsNamed);
 }
 
-/** Resolves `parts` one by one below the real directory `resolved`. */
-function walkDown(resolved: string, parts: string[], hops: number): string {
+/**
+ * Resolves `parts` one by one below the real directory `resolved`. With `finalAsNamed`, the
+ * last part is taken as it is, not looked at: for a caller that opens the result without
+ * following a final link (O_NOFOLLOW), so that a link there fails the open (ELOOP) rather than
+ * being read, and then resolves the path in full (see FileSystemExecutor.read).
+ */
+function walkDown(resolved: string, parts: string[], hops: number, finalAsNamed = false): string {
   for (let i = 0; i < parts.length; i++) {
     const next = path.join(resolved, parts[i]!);
+    if (finalAsNamed && i === parts.length - 1) return next;
     const stat = lstatOrNull(next);
     if (stat === null) return path.join(next, ...parts.slice(i + 1));
     if (stat.isSymbolicLink()) {

@@ -156,7 +156,7 @@ export class FileSystemExecutor {
     return judged !== null && judged.token === token && judged.requested === requested ? judged.real : null;
   }
 
-  private resolve(token: string, requested: string, use: PathUse = "change"): Resolved & { scope: FileSystemScope } {
+  private resolve(token: string, requested: string, use: PathUse = "change", finalAsNamed = false): Resolved & { scope: FileSystemScope } {
     const scope = this.capabilities.get(token, "fs");
     const named = path.resolve(scope.root, requested);
     if (!isWithin(named, scope.root) && !isWithin(named, scope.realRoot)) {
@@ -167,7 +167,7 @@ export class FileSystemExecutor {
     let real: string;
     try {
       // The root was resolved when the scope opened: only what is below it needs resolving.
-      real = realPathInScope(scope.root, scope.realRoot, named);
+      real = realPathInScope(scope.root, scope.realRoot, named, finalAsNamed);
     } catch (error) {
       throw failure(requested, error);
     }
@@ -256,9 +256,48 @@ export class FileSystemExecutor {
   }
 
   read(token: string, requested: string, as: "text" | "bytes"): string {
+    const encoding = as === "text" ? "utf8" : "base64";
+    const read = this.readIfFinalIsNoLink(token, requested, encoding);
+    if (read !== null) return read;
     const target = this.resolve(token, requested, "read");
     this.denyClassified(target, requested, as === "text" ? "read" : "readBytes");
-    return this.readContent(target, requested, as === "text" ? "utf8" : "base64", false);
+    return this.readContent(target, requested, encoding, false);
+  }
+
+  /**
+   * A read that does not look at the path's final component before opening it: it resolves the
+   * directories on the way as any read does, takes the final name as it is, applies every check
+   * to that path, and opens it without following a link (O_NOFOLLOW), then checks where the
+   * descriptor leads, as any read does. Null, and nothing read, wherever that is not a plain
+   * success (the final component is a link, so the open failed; a check refused; the file is
+   * missing or no regular file; the gate judged the path): read() then does what it always did,
+   * which gives the answer and its words. Where it succeeds, the final component was no link
+   * when it was opened, so the full resolution would have found the same path, passed the same
+   * checks and opened the same file: the result is the same, one lstat (of ten system calls a
+   * read) fewer, the costliest of them in a CPU profile of 10,000 small reads.
+   */
+  private readIfFinalIsNoLink(token: string, requested: string, encoding: "utf8" | "base64"): string | null {
+    if (this.judgedRealOf(token, requested) !== null) return null;
+    let target: Resolved & { scope: FileSystemScope };
+    try {
+      target = this.resolve(token, requested, "read", true);
+    } catch {
+      return null;
+    }
+    if (target.classified || target.real === target.scope.realRoot) return null;
+    let opened: { fd: number; size: number };
+    try {
+      opened = openForReading(target.real, this.afterOpen(target, requested, false));
+    } catch {
+      return null;
+    }
+    try {
+      return readWhole(opened.fd, opened.size, requested, encoding);
+    } catch (error) {
+      throw failure(requested, error);
+    } finally {
+      closeSync(opened.fd);
+    }
   }
 
   /**

@@ -476,6 +476,52 @@ requestFileSystem(".", (fs) => {
 });
 
 describe("a scope's root swapped for a link after the scope opened", () => {
+  it("reads a file through a final link only where the link leads inside the scope, and to nothing classified", async () => {
+    // read() opens the final name without following a link and, when it is one, resolves it in full.
+    const { dir, cleanup: done } = realTempDir("tacit-files-final-link-");
+    const root = path.join(dir, "root");
+    const canary = makeCanary();
+    const keyCanary = makeCanary();
+    writeTree(dir, {
+      "outside/secret.txt": `${canary}\n`,
+      "root/ok.txt": "inside\n",
+      "root/.ssh/id_rsa": `${keyCanary}\n`,
+      "root/to_ok": { symlink: "ok.txt" },
+      "root/sub/to_ok": { symlink: "../ok.txt" },
+      "root/to_outside": { symlink: path.join(dir, "outside/secret.txt") },
+      "root/to_key": { symlink: ".ssh/id_rsa" },
+      "root/dead": { symlink: "missing.txt" },
+    });
+    try {
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("plain", () => fs.access("ok.txt").read());
+  attempt("link", () => fs.access("to_ok").read());
+  attempt("link below", () => fs.access("sub/to_ok").read());
+  attempt("link bytes", () => fs.access("to_ok").readBytes().length);
+  attempt("link out", () => fs.access("to_outside").read());
+  attempt("link out bytes", () => fs.access("to_outside").readBytes());
+  attempt("link to key", () => fs.access("to_key").read());
+  attempt("dead link", () => fs.access("dead").read());
+  attempt("missing", () => fs.access("missing.txt").read());
+  attempt("directory", () => fs.access("sub").read());
+});
+`;
+      const r = await tacit(root, script);
+      const found = attempts(r.stdout);
+      for (const name of ["plain", "link", "link below"]) expect(attemptOf(found, name), r.stdout + r.stderr).toEqual({ status: "ok", value: "inside\n" });
+      expect(attemptOf(found, "link bytes")).toEqual({ status: "ok", value: 7 });
+      expectRefused(found, ["link out", "link out bytes"], /resolves \(through a symbolic link\) to a place outside/);
+      expectRefused(found, ["link to key"], /classified/);
+      for (const name of ["dead link", "missing"]) expect(JSON.stringify(attemptOf(found, name))).toMatch(/no such file or directory/);
+      expect(JSON.stringify(attemptOf(found, "directory"))).toMatch(/is a directory/);
+      expect(r.stdout + r.stderr).not.toContain(canary);
+      expect(r.stdout + r.stderr).not.toContain(keyCanary);
+    } finally {
+      done();
+    }
+  });
+
   it("reads, writes, sizes and listings through the scope reach nothing outside", async () => {
     const { dir, cleanup: done } = realTempDir("tacit-files-root-swap-");
     const root = path.join(dir, "root");
