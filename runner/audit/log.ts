@@ -398,10 +398,12 @@ function readLastLine(fd: number, size: number, file: string): ParsedLine | null
 
 /**
  * The text of the line that ends (with its newline) at byte `end`, without the newline.
- * Reads backwards from there in growing chunks: the rest of the file is never read.
+ * Reads backwards from there in growing chunks: the rest of the file is never read. The first
+ * is small, since tacit's lines are a few hundred bytes (a head about 450): one of 64 KiB,
+ * allocated and read twice per opening (the tail, the anchored head), cost more than the line.
  */
 function readLineEndingAt(fd: number, end: number): { ok: true; text: string } | { ok: false; why: string } {
-  for (let chunk = 64 * 1024; ; chunk *= 4) {
+  for (let chunk = 4 * 1024; ; chunk *= 16) {
     const start = Math.max(0, end - chunk);
     const buffer = Buffer.alloc(end - start);
     for (let read = 0; read < buffer.length; ) {
@@ -440,6 +442,13 @@ function readFirstLine(fd: number, size: number, file: string): ParsedLine {
   return parsed.line;
 }
 
+/** The line that ends at byte `end`, parsed, or null where there is no intact line. */
+function intactLineEndingAt(fd: number, end: number): ParsedLine | null {
+  const read = readLineEndingAt(fd, end);
+  const parsed = read.ok ? parseLine(read.text, true) : null;
+  return parsed?.ok ? parsed.line : null;
+}
+
 const short = (hex: string) => `${hex.slice(0, 12)}…`;
 
 /** "this machine signed a head at line N of …": how every anchor refusal begins. */
@@ -462,10 +471,11 @@ function checkAnchor(fd: number, size: number, tail: ParsedLine | null, record: 
     const now = tail === null ? "is now empty" : `now ends at line ${tail.seq} (byte ${size}; the head ended at byte ${record.offset})`;
     throw new AuditLogError(`${signedAt(record, file, recordFile)}, but the file ${now}: it was truncated after tacit wrote it, ${what}`);
   }
-  const read = readLineEndingAt(fd, record.offset);
-  const parsed = read.ok ? parseLine(read.text, true) : null;
-  if (parsed?.ok && parsed.line.seq === record.seq && parsed.line.chain === record.chain) return;
-  const found = parsed?.ok ? `seq ${parsed.line.seq} with chain ${short(parsed.line.chain)}` : "no intact line";
+  // Where the head ended is mostly where the file ends (nothing was written since): that line is
+  // the tail, read and checked already, and is not read and parsed a second time.
+  const atHead = record.offset === size && tail !== null ? tail : intactLineEndingAt(fd, record.offset);
+  if (atHead !== null && atHead.seq === record.seq && atHead.chain === record.chain) return;
+  const found = atHead !== null ? `seq ${atHead.seq} with chain ${short(atHead.chain)}` : "no intact line";
   throw new AuditLogError(
     `${signedAt(record, file, recordFile)}, but where that head ended (byte ${record.offset}) the file now has ${found}: ` +
       `it was rewritten (or cut and written again) after tacit wrote it, ${what}`,
