@@ -516,11 +516,12 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   // the values stays in order: its classified reads wait for these writes, and are settled after
   // them (PendingClassifiedWork), and its writes land after them; a later snippet's prints follow
   // in the secure output (a later call's own sink may write before a value still being computed).
-  if (pending) pending.finishing = Promise.all([pending.finishing, options.leftWork ? finishing.catch(() => undefined) : finishing]).then(() => undefined);
+  // A server's call keeps it, not awaited: a failure of its own (its values' failures go to the secure output) must not end the server.
+  const kept = options.leftWork ? finishing.catch(() => undefined) : finishing;
+  if (pending) pending.finishing = Promise.all([pending.finishing, kept]).then(() => undefined);
   if (!options.session) {
     if (options.leftWork) {
-      // Kept, not awaited: a failure of its own (its values' failures go to the secure output) must not end the server.
-      leftBehind = finishing.catch(() => undefined);
+      leftBehind = kept;
       options.leftWork.keep({ settled: leftBehind, stop: () => stopNow() });
     } else {
       await finishing;
