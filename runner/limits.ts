@@ -63,5 +63,12 @@ export const CODE_IN_FLIGHT_LIMIT_CHARS = 64 * 1024 * 1024;
  * command that runs is never known by its digest alone.
  */
 export const EXEC_WORDS_LIMIT_CHARS = 2 * 1024 * 1024;
+
+/** The characters a command's words hold together (what EXEC_WORDS_LIMIT_CHARS bounds). */
+export function wordsChars(words: readonly string[]): number {
+  let chars = 0;
+  for (const word of words) chars += word.length;
+  return chars;
+}
 /** The longest URL (as the script gives it) a request is sent to; the audit log records every URL sent whole. */
 export const HTTP_URL_LIMIT_CHARS = 64 * 1024;

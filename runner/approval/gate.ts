@@ -283,7 +283,7 @@ export class ApprovalGate {
       const size = Buffer.byteLength(reply);
       return redirects.length === 0
         ? { ...result, size, type: "action-result" }
-        : { ...result, redirects: redirects.map((hop) => cutRecorded(context.hostSecrets.empty ? hop : context.hostSecrets.scrubText(hop))), size, type: "action-result" };
+        : { ...result, redirects: redirects.map((hop) => cutRecorded(context.hostSecrets.scrubText(hop))), size, type: "action-result" };
     });
     return decision;
   }
@@ -309,7 +309,7 @@ export class ApprovalGate {
       answer: null,
       decision: refusal === null ? "allow" : "deny",
       evaluation: this.options.evaluation,
-      reason: refusal === null ? null : secrets.empty ? refusal : secrets.scrubText(refusal),
+      reason: refusal === null ? null : secrets.scrubText(refusal),
       type: "decision",
       via: "policy",
     });
@@ -622,5 +622,5 @@ function refusalMessage(rawPattern: string, tier: Exclude<Tier, "allow">, answer
  * every reply frame. Digested before, a result holding the key was logged by a digest of it.
  */
 function asReceived(reply: string, secrets: HostSecrets): string {
-  return secrets.empty ? reply : secrets.scrubLine(reply);
+  return secrets.scrubLine(reply);
 }

@@ -16,7 +16,7 @@
 import path from "node:path";
 import type { Action } from "../../library/protocol.js";
 import { resolveRealOrSelf } from "../fs/containment.js";
-import { EXEC_WORDS_LIMIT_CHARS, HTTP_URL_LIMIT_CHARS } from "../limits.js";
+import { EXEC_WORDS_LIMIT_CHARS, HTTP_URL_LIMIT_CHARS, wordsChars } from "../limits.js";
 import { shownWord } from "../shell-word.js";
 import { digestOf } from "./digest.js";
 
@@ -96,13 +96,6 @@ function commandRecord(action: Extract<Action, { kind: "Exec" }>, workingDirecto
     return { commandDigest: digestOf(words), commandLine: cutRecorded(line), commandWords: words, cwd, input };
   }
   return { commandDigest: digestOf(words), commandLine: cutRecorded(line), cwd, input };
-}
-
-/** The characters a command's words hold together (what EXEC_WORDS_LIMIT_CHARS bounds). */
-export function wordsChars(words: readonly string[]): number {
-  let chars = 0;
-  for (const word of words) chars += word.length;
-  return chars;
 }
 
 function requestRecord(action: Extract<Action, { kind: "HttpRequest" | "HttpRequestClassified" }>): RequestRecord {
