@@ -14,6 +14,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RunnerConfig } from "../runner/config.js";
 import type { EvaluationResult } from "../runner/evaluate.js";
+import type { InputSource } from "../runner/monitor.js";
+import type { Oversight } from "../runner/approval/gate.js";
 import { commandLineOf, descendantsOf, isRunning } from "./processes.js";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -75,7 +77,10 @@ export interface BypassOptions {
   /** Also leave `Deno` reachable, so only the process permissions stand in the way. */
   keepRuntime?: boolean;
   config?: Partial<RunnerConfig>;
-  input?: string;
+  /** The script's standard input: a text, or a source of the runner's own (one that never answers, say). */
+  input?: string | InputSource;
+  /** Who decides asked actions and keeps the audit log; none by default. */
+  oversight?: Oversight;
 }
 
 /**
@@ -90,10 +95,17 @@ export async function runBypassed(code: string, options: BypassOptions = {}): Pr
     code,
     displayName: "script.ts",
     config: { ...defaultConfig, typeCheck: false, ...options.config },
-    input: options.input === undefined ? { kind: "unavailable", reason: "no input in this test" } : { kind: "piped", read: async () => options.input! },
+    input: inputOf(options.input),
     unsafeSkipValidation: true,
     unsafeKeepRuntime: options.keepRuntime ?? false,
+    ...(options.oversight === undefined ? {} : { oversight: options.oversight }),
   });
+}
+
+function inputOf(input: BypassOptions["input"]): InputSource {
+  if (input === undefined) return { kind: "unavailable", reason: "no input in this test" };
+  if (typeof input === "string") return { kind: "piped", read: async () => input };
+  return input;
 }
 
 /** A fresh temp directory (in `base`, the system's temp directory by default), removed by the returned cleanup. */

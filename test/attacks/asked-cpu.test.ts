@@ -16,7 +16,7 @@ import { evaluate } from "../../runner/evaluate.js";
 import type { Answer, ApprovalQuestion } from "../../runner/approval/askers.js";
 import { createOversight } from "../../runner/approval/oversight.js";
 import { childrenOf, commandLineOf } from "../processes.js";
-import { tempDir } from "../helpers.js";
+import { runBypassed, tempDir } from "../helpers.js";
 import { lit } from "./fixtures.js";
 
 it("a sandbox that computes while a person is asked about its request is ended; the clock stopped for a person only", async () => {
@@ -35,15 +35,7 @@ it("a sandbox that computes while a person is asked about its request is ended; 
   });
   const frame = JSON.stringify({ type: "request", id: 1, action: { kind: "FsOpenScope", root: "." } }) + "\n";
   const code = `Deno.stdout.writeSync(new TextEncoder().encode(${lit(frame)}));\nfor (;;) {}\n`;
-  const result = await evaluate({
-    code,
-    displayName: "script.ts",
-    config,
-    input: { kind: "unavailable", reason: "no input in this test" },
-    unsafeSkipValidation: true,
-    unsafeKeepRuntime: true,
-    oversight,
-  });
+  const result = await runBypassed(code, { config, keepRuntime: true, oversight });
   answer({ answer: "no", via: "test", fromPerson: true });
   expect(questions).toHaveLength(1);
   // The bad thing: it ran, uncounted, until the person answered, and then timed out.

@@ -10,9 +10,8 @@ import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect, it, onTestFinished } from "vitest";
 import { defaultConfig } from "../../runner/config.js";
-import { evaluate } from "../../runner/evaluate.js";
 import { killLive, leftAlive, livePrograms } from "../exec/fixtures.js";
-import { tempDir } from "../helpers.js";
+import { runBypassed, tempDir } from "../helpers.js";
 import { lit } from "./fixtures.js";
 
 it("a command requested on the raw channel by a sandbox that then exits is killed at the time limit, and the evaluation ends", async () => {
@@ -48,14 +47,7 @@ Deno.exit(0);
 `;
   try {
     // The bad things: the evaluation waits for the command past its limit, and the command runs on.
-    await evaluate({
-      code,
-      displayName: "script.ts",
-      config,
-      input: { kind: "unavailable", reason: "no input in this test" },
-      unsafeSkipValidation: true,
-      unsafeKeepRuntime: true,
-    });
+    await runBypassed(code, { config, keepRuntime: true });
     expect(existsSync(release), "the evaluation ended before the command could").toBe(false);
     expect(existsSync(marker), "the command started").toBe(true);
     expect(await leftAlive(release)).toEqual([]);

@@ -5,7 +5,6 @@
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../runner/config.js";
-import { evaluate } from "../../runner/evaluate.js";
 import { spawn } from "node:child_process";
 import { expectToDieWith } from "../processes.js";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -77,14 +76,11 @@ describe("raw writes to the protocol channel (stdout)", () => {
  * Runs raw-channel `code` (validator bypassed, Deno kept) whose readInput waits for ever: a
  * pipe its producer keeps open, as a request that waits (a person being asked) would.
  */
-function runWithInputThatNeverComes(code: string): ReturnType<typeof evaluate> {
-  return evaluate({
-    code,
-    displayName: "script.ts",
-    config: { ...defaultConfig, typeCheck: false, executionTimeoutMs: 10_000 },
+function runWithInputThatNeverComes(code: string): ReturnType<typeof runBypassed> {
+  return runBypassed(code, {
+    config: { executionTimeoutMs: 10_000 },
     input: { kind: "piped", read: () => new Promise<string>(() => undefined) },
-    unsafeSkipValidation: true,
-    unsafeKeepRuntime: true,
+    keepRuntime: true,
   });
 }
 
