@@ -68,6 +68,18 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
   });
 }
 
+/**
+ * `run` or `serve` arguments with the type check off, for the suites that test what the host
+ * allows: the check is for the agent's benefit, not the boundary (DESIGN.md, security rule 5), so
+ * what those suites prove must hold without it, and each run is spared the checker's CPU (about a
+ * third of a small run's). test/cli, test/runner and test/mcp test the checks themselves.
+ */
+export function unchecked(args: string[]): string[] {
+  const [command, ...rest] = args;
+  if ((command !== "run" && command !== "serve") || rest.includes("--no-check")) return args;
+  return [command, "--no-check", ...rest];
+}
+
 /** Runs a script given as text through `tacit run -`. */
 export function runScript(code: string, extraArgs: string[] = [], options: CliOptions = {}): Promise<CliResult> {
   return runCli(["run", ...extraArgs, "-"], { ...options, input: code });

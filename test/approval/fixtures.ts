@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterEach } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { connectServe, type ServeOptions, tacitBin } from "../helpers.js";
+import { connectServe, type ServeOptions, tacitBin, unchecked } from "../helpers.js";
 
 import { lit } from "../files/fixtures.js";
 export { lit };
@@ -119,7 +119,7 @@ function collect(child: ReturnType<typeof spawn>, onStdout?: (text: string) => v
  * opening /dev/tty fails whatever terminal the test runner has. stdin is closed at once.
  */
 export async function unattended(world: World, args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
-  const child = spawn(process.execPath, [tacitBin, ...args], {
+  const child = spawn(process.execPath, [tacitBin, ...unchecked(args)], {
     cwd: world.work,
     env: { ...process.env, ...world.env, ...extraEnv },
     stdio: ["pipe", "pipe", "pipe"],
@@ -163,7 +163,7 @@ export interface TerminalOptions {
  * child's controlling terminal, and the test types an answer each time the question appears.
  */
 export async function onTerminal(world: World, args: string[], options: TerminalOptions): Promise<Run> {
-  const command = [process.execPath, tacitBin, ...args].map(shellQuote).join(" ") + (options.stdoutPiped ? " | cat" : "");
+  const command = [process.execPath, tacitBin, ...unchecked(args)].map(shellQuote).join(" ") + (options.stdoutPiped ? " | cat" : "");
   const prompt = options.prompt ?? PROMPT.trim();
   const child = spawn("script", ["-qec", command, "/dev/null"], {
     cwd: world.work,
@@ -247,7 +247,7 @@ export const deleteScript = (name: string): string =>
 
 /** An MCP client connected to `tacit serve <args>` in `world` (its working directory, its own TACIT_HOME). */
 export function serveWorld(world: World, args: string[], options: Omit<ServeOptions, "env"> = {}): Promise<Client> {
-  return connectServe(args, world.work, { ...options, env: { TACIT_HOME: world.home } });
+  return connectServe(unchecked(["serve", ...args]).slice(1), world.work, { ...options, env: { TACIT_HOME: world.home } });
 }
 
 /** The text of what an execute_typescript call of `code` answered. */

@@ -5,14 +5,14 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync } from "node:fs";
 import path from "node:path";
-import { type CliResult, runScript } from "../helpers.js";
+import { type CliResult, runCli, unchecked } from "../helpers.js";
 
 export { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir, writeTree } from "../files/fixtures.js";
 export type { CliResult };
 
-/** `tacit run -` with the script on stdin, working directory `cwd`, extra environment `env`. */
+/** `tacit run --no-check -` (see unchecked) with the script on stdin, working directory `cwd`, extra environment `env`. */
 export function tacit(cwd: string, script: string, args: string[] = [], env: Record<string, string> = {}): Promise<CliResult> {
-  return runScript(script, args, { cwd, env });
+  return runCli(unchecked(["run", ...args, "-"]), { cwd, env, input: script });
 }
 
 /** Writes an executable shell script (run through an allowed `bash`, or found on no PATH). */

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
-import { type CliResult, runScript, tempDir } from "../helpers.js";
+import { type CliResult, runCli, tempDir, unchecked } from "../helpers.js";
 
 export type { CliResult };
 
@@ -37,10 +37,12 @@ export function writeTree(root: string, spec: TreeSpec): void {
   }
 }
 
-/** `tacit run -` with the script on stdin, working directory `cwd` (the default allowed root). */
+/** `tacit run --no-check -` (see unchecked) with the script on stdin, working directory `cwd` (the default allowed root). */
 export function tacit(cwd: string, script: string, args: string[] = []): Promise<CliResult> {
-  return runScript(script, args, { cwd });
+  return runCli(unchecked(["run", ...args, "-"]), { cwd, input: script });
 }
+
+
 
 /**
  * Script prelude: `attempt(label, f)` runs `f` and prints one line
