@@ -12,6 +12,9 @@ import { realTempDir } from "../files/fixtures.js";
 import { executeText, makeWorld, serveWorld } from "./fixtures.js";
 
 // Each test runs two calls against each other for 10-25 s on a quiet machine, far longer under load: 180 s each.
+// The attacker also stops after ATTACK_MS, well inside the calls' limit (60 s, and the MCP client's
+// request timeout): on a loaded machine it makes fewer attempts instead of running out of time.
+const ATTACK_MS = 35_000;
 let close: (() => Promise<void>) | null = null;
 afterEach(async () => {
   await close?.();
@@ -52,12 +55,13 @@ it("a write or read the gate judged by one place does not land in another: a lin
   const attacker =
     `let wrote = 0, refused = 0, failed = 0, leaked = 0, grepped = 0;\n` +
     `const tally = (e: unknown) => { if (String(e).includes("SecurityError")) refused++; else failed++; };\n` +
+    `const end = Date.now() + ${ATTACK_MS};\n` +
     `requestFileSystem(".", (fs) => {\n` +
-    `  for (let i = 0; i < 6000; i++) {\n` +
+    `  for (let i = 0; i < 6000 && Date.now() < end; i++) {\n` +
     `    try { fs.access("docs/x.txt").write("evil\\n"); wrote++; } catch (e) { tally(e); }\n` +
     `    try { if (fs.access("docs/secret.txt").read().includes("canary")) leaked++; } catch (e) { tally(e); }\n` +
     `  }\n` +
-    `  for (let i = 0; i < 3000; i++) {\n` +
+    `  for (let i = 0; i < 3000 && Date.now() < end; i++) {\n` +
     `    try { if (fs.grep("docs/secret.txt", "canary").length > 0) grepped++; } catch (e) { tally(e); }\n` +
     `  }\n` +
     `  fs.access("stop").write("");\n` +
@@ -90,7 +94,8 @@ it("a scope the gate judged by one directory does not open at another: a link sw
   const call = (code: string): Promise<string> => executeText(client, code);
   const attacker =
     `let opened = 0, refused = 0, failed = 0, leaked = 0;\n` +
-    `for (let i = 0; i < 6000; i++) {\n` +
+    `const end = Date.now() + ${ATTACK_MS};\n` +
+    `for (let i = 0; i < 6000 && Date.now() < end; i++) {\n` +
     `  try { requestFileSystem("docs", (fs) => { opened++; if (fs.access("secret.txt").read().includes("canary")) leaked++; }); }\n` +
     `  catch (e) { if (String(e).includes("SecurityError")) refused++; else failed++; }\n` +
     `}\n` +

@@ -300,7 +300,10 @@ describe("the link on the way to tacit's home, behind a name that flips to a lin
   // check saw d, an ordinary directory with no .config, the removal found the home's link.
   // The entry is checked again where it really is. Each round is a narrow race (the check and
   // the removal are one call); a removal that succeeds is the bad thing, and ends the script.
+  // At most ROUND_MS of rounds, inside the run's 30 s limit: on a loaded machine, fewer rounds
+  // rather than a run cut off by its limit.
   const ROUNDS = 10000;
+  const ROUND_MS = 20_000;
   it("never removes the link while d flips between a directory and a link to the root", async () => {
     const { dir: root, cleanup } = realTempDir("tacit-protected-delete-race-");
     const { spawn } = await import("node:child_process");
@@ -324,8 +327,9 @@ for (;;) {
       );
       const script = `
 const counts = { removed: 0, refused: 0, failed: 0 };
+const end = Date.now() + ${ROUND_MS};
 requestFileSystem(".", (fs) => {
-  for (let i = 0; i < ${ROUNDS}; i++) {
+  for (let i = 0; i < ${ROUNDS} && Date.now() < end; i++) {
     try { fs.access("d/.config").delete(); counts.removed++; break; } catch (e) { if (e instanceof SecurityError) counts.refused++; else counts.failed++; }
   }
 });
