@@ -3,6 +3,7 @@
 // process per call. Later calls wait their turn, in order; one cancelled while it waits never
 // runs. Each script signals through files it writes, so the test sees what ran, not timings.
 
+import { setMaxListeners } from "node:events";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -77,6 +78,8 @@ describe("tacit serve: concurrent execute_typescript calls", () => {
     const holder = client.callTool({ name: "execute_typescript", arguments: { code: holding("bound-holder") } });
     await until("bound-holder");
     const abort = new AbortController();
+    // One listener per waiting call (the SDK client's): not a leak, and no warning in the suite's output.
+    setMaxListeners(CALLS_IN_FLIGHT_LIMIT, abort.signal);
     const waiting = Array.from({ length: CALLS_IN_FLIGHT_LIMIT - 1 }, (_, i) =>
       client.callTool({ name: "execute_typescript", arguments: { code: marking(`waiting-${i}`) } }, undefined, { signal: abort.signal }).catch(() => "cancelled"),
     );
