@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../helpers.js";
+import { runCli, unchecked } from "../helpers.js";
 import { startServer, type TestServer } from "../net/fixtures.js";
 import { auditHome, type Line, readLines, verifyJson } from "./fixtures.js";
 
@@ -180,7 +180,7 @@ describe("a command padded past the cut of its line", () => {
         `  println("rm exit", p.exec("rm", [...pad, "-r", "important"]).exitCode);\n` +
         `  try { p.exec("echo", Array.from({ length: 20 }, () => "y".repeat(110000))); } catch (e) { println(String(e)); }\n` +
         `});\n`;
-      const run = await runCli(["run", "--audit-log", log, "--command-permissions", "rm,echo", "-"], { cwd: work, env: ctx.env, input: script });
+      const run = await runCli(unchecked(["run", "--audit-log", log, "--command-permissions", "rm,echo", "-"]), { cwd: work, env: ctx.env, input: script });
       expect(run.code, run.stderr).toBe(0);
       // The padded rm ran, and deleted the directory its line's cut hides.
       expect(run.stdout).toContain("rm exit 0");
@@ -209,7 +209,7 @@ describe("a URL padded past the cut of its record", () => {
       const log = path.join(ctx.dir, "audit.jsonl");
       const url = `${server.origin}/c?pad=${"x".repeat(9000)}&stolen=the-customer-list`;
       const script = `requestNetwork(["127.0.0.1:*"], (net) => net.httpGet(${JSON.stringify(url)}));\n`;
-      const run = await runCli(["run", "--audit-log", log, "--network-permissions", "127.0.0.1:*", "-"], { cwd: ctx.dir, env: ctx.env, input: script });
+      const run = await runCli(unchecked(["run", "--audit-log", log, "--network-permissions", "127.0.0.1:*", "-"]), { cwd: ctx.dir, env: ctx.env, input: script });
       expect(run.code, run.stderr).toBe(0);
       // The data went out after the padding.
       expect(server.received.map((request) => request.url)).toEqual([url.slice(server.origin.length)]);

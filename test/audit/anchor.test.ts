@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AnchorStore, anchorsDirFor, realLogPath } from "../../runner/audit/anchor.js";
 import { AuditLog } from "../../runner/audit/log.js";
-import { runCli } from "../helpers.js";
+import { runCli, unchecked } from "../helpers.js";
 import { auditHome, evaluationEvents, type Line, publicKeyHex, readLines, rechain, verifyJson, writeLines } from "./fixtures.js";
 
 describe("the anchor of an audit log", () => {
@@ -17,7 +17,7 @@ describe("the anchor of an audit log", () => {
   let log: string;
   /** Line numbers of the heads, 1-based. */
   const headsOf = (lines: Line[]) => lines.flatMap((line, i) => (line.event.type === "head" ? [i + 1] : []));
-  const run = (file = log) => runCli(["run", "--audit-log", file, "script.ts"], { cwd: work, env: ctx.env });
+  const run = (file = log) => runCli(unchecked(["run", "--audit-log", file, "script.ts"]), { cwd: work, env: ctx.env });
   const anchorsDir = () => path.join(ctx.home, "audit-anchors");
 
   beforeEach(async () => {

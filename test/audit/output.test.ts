@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../helpers.js";
+import { runCli, unchecked } from "../helpers.js";
 import { auditHome, type Line, readLines, verifyJson } from "./fixtures.js";
 
 const PRINTS_BEFORE = 2_000;
@@ -30,7 +30,7 @@ describe("prints in the audit log of a real tacit run", () => {
     mkdirSync(work);
     writeFileSync(path.join(work, "script.ts"), SCRIPT);
     log = path.join(ctx.dir, "audit.jsonl");
-    const run = await runCli(["run", "--audit-log", log, "script.ts"], { cwd: work, env: ctx.env });
+    const run = await runCli(unchecked(["run", "--audit-log", log, "script.ts"]), { cwd: work, env: ctx.env });
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     stdout = run.stdout;

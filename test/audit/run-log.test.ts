@@ -8,7 +8,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, tacitBin } from "../helpers.js";
+import { runCli, tacitBin, unchecked } from "../helpers.js";
 import { startServer, type TestServer } from "../net/fixtures.js";
 import { auditHome, type Line, newPrivateKey, readLines, rechain, verifyJson, writeVariant } from "./fixtures.js";
 
@@ -165,7 +165,7 @@ describe("the audit log of a real tacit run", () => {
     // a cut-off 4-byte sequence of the same length, which decodes to U+FFFD again.
     const fffdLog = path.join(ctx.dir, "fffd.jsonl");
     writeFileSync(path.join(ctx.dir, "fffd.ts"), `requestFileSystem(".", (fs) => fs.access("notes-\\uFFFD.txt").write("x"));\n`);
-    const run = await runCli(["run", "--audit-log", fffdLog, "fffd.ts"], { cwd: ctx.dir, env: ctx.env });
+    const run = await runCli(unchecked(["run", "--audit-log", fffdLog, "fffd.ts"]), { cwd: ctx.dir, env: ctx.env });
     expect(run.code, run.stderr).toBe(0);
     const genuine = readFileSync(fffdLog);
     const replacement = Buffer.from("\uFFFD");
@@ -236,7 +236,7 @@ describe("the audit log of a real tacit run", () => {
   it("a second run appends to the same chain, which still verifies", async () => {
     const copy = variant("two-runs", readFileSync(log, "utf8"));
     writeFileSync(path.join(ctx.dir, "second.ts"), 'println("second");\n');
-    const run = await runCli(["run", "--audit-log", copy, "second.ts"], { cwd: ctx.dir, env: ctx.env });
+    const run = await runCli(unchecked(["run", "--audit-log", copy, "second.ts"]), { cwd: ctx.dir, env: ctx.env });
     expect(run.code, run.stderr).toBe(0);
     const after = readLines(copy);
     expect(after.length).toBeGreaterThan(lines.length);
@@ -261,7 +261,7 @@ describe("the decisions the audit log records", () => {
         `  try { fs.access(${JSON.stringify(outside)}).read(); } catch (e) { println("refused:", String(e)); }\n` +
         `  try { fs.access("missing.txt").read(); } catch (e) { println("failed:", String(e)); }\n` +
         `});\n`;
-      const run = await runCli(["run", "--audit-log", log, "--command-permissions", "echo", "-"], { cwd: work, env: ctx.env, input: script });
+      const run = await runCli(unchecked(["run", "--audit-log", log, "--command-permissions", "echo", "-"]), { cwd: work, env: ctx.env, input: script });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout.match(/refused: SecurityError/g)).toHaveLength(2);
       expect(run.stdout).toMatch(/failed: Error/);
@@ -300,7 +300,7 @@ describe("an action under way when its evaluation is killed", () => {
       const config = path.join(ctx.dir, "limit.json");
       writeFileSync(config, JSON.stringify({ executionTimeoutMs: 2000 }));
       const script = 'requestExecPermission(["sleep"], (proc) => proc.exec("sleep", ["30"]));\n';
-      const run = await runCli(["run", "--config", config, "--audit-log", log, "--command-permissions", "sleep", "-"], { cwd: work, env: ctx.env, input: script });
+      const run = await runCli(unchecked(["run", "--config", config, "--audit-log", log, "--command-permissions", "sleep", "-"]), { cwd: work, env: ctx.env, input: script });
       expect(run.code, run.stderr).toBe(124);
       const events = readLines(log).map((line) => line.event);
       const exec = events.find((event) => event.type === "action-requested" && event.kind === "Exec");
@@ -336,7 +336,7 @@ describe("a request that follows redirects", () => {
       const script =
         `requestNetwork(["127.0.0.1:*"], (net) => println(net.httpPost("${first.origin}/upload", "the agent's data", ` +
         `{ secretHeaders: { "x-api-key": classify("${HEADER_SECRET}") } })));\n`;
-      const run = await runCli(["run", "--audit-log", log, "--network-permissions", "127.0.0.1:*", "-"], { cwd: work, env: ctx.env, input: script });
+      const run = await runCli(unchecked(["run", "--audit-log", log, "--network-permissions", "127.0.0.1:*", "-"]), { cwd: work, env: ctx.env, input: script });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toContain("stored");
       // The data reached the second server, which the script never named.
@@ -367,7 +367,7 @@ describe("a file action through a link", () => {
       mkdirSync(path.join(work, "releases", "v2"), { recursive: true });
       symlinkSync(path.join("releases", "v2"), path.join(work, "current"));
       const script = 'requestFileSystem(".", (fs) => fs.access("current/app.conf").write("listen 0.0.0.0\\n"));\n';
-      const run = await runCli(["run", "--audit-log", log, "-"], { cwd: work, env: ctx.env, input: script });
+      const run = await runCli(unchecked(["run", "--audit-log", log, "-"]), { cwd: work, env: ctx.env, input: script });
       expect(run.code, run.stderr).toBe(0);
       const real = realpathSync(work);
       expect(readFileSync(path.join(real, "releases", "v2", "app.conf"), "utf8")).toBe("listen 0.0.0.0\n");
@@ -443,7 +443,7 @@ describe("an audit log that cannot be opened", () => {
       spoil(log);
       if (existsSync(log)) chmodSync(log, 0o666); // writeFileSync's mode is filtered by the umask
       const script = 'println("printed");\nrequestFileSystem(".", (fs) => fs.access("marker.txt").write("written"));\nprintln("after");\n';
-      const run = await runCli(["run", "--audit-log", log, "-"], { cwd: work, env: ctx.env, input: script });
+      const run = await runCli(unchecked(["run", "--audit-log", log, "-"]), { cwd: work, env: ctx.env, input: script });
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(reason);
       expect(run.stdout).toBe("");

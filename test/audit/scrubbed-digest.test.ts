@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { runCli } from "../helpers.js";
+import { runCli, unchecked } from "../helpers.js";
 import { auditHome, readLines } from "./fixtures.js";
 
 const KEY = "sk-test-7c1d2e3f4a5b6c7d8e9f0a1b";
@@ -20,7 +20,7 @@ it("a read of a file holding the LLM key is digested as the sandbox received it:
     writeFileSync(path.join(ctx.dir, "data.txt"), `key=${KEY}\n`);
     writeFileSync(path.join(ctx.dir, "script.ts"), `requestFileSystem(".", (fs) => println(JSON.stringify(fs.access("data.txt").read())));\n`);
     const log = path.join(ctx.dir, "audit.jsonl");
-    const run = await runCli(["run", "--quiet", "--audit-log", log, ...LLM_FLAGS, "script.ts"], { cwd: ctx.dir, env: { ...ctx.env, TACIT_LLM_API_KEY: KEY } });
+    const run = await runCli(unchecked(["run", "--quiet", "--audit-log", log, ...LLM_FLAGS, "script.ts"]), { cwd: ctx.dir, env: { ...ctx.env, TACIT_LLM_API_KEY: KEY } });
     expect(run.code, run.stderr).toBe(0);
     const seen = run.stdout.trim();
     // The script got the text with the key masked.

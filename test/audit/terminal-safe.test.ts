@@ -9,7 +9,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { runCli } from "../helpers.js";
+import { runCli, unchecked } from "../helpers.js";
 import { auditHome, readLines, verifyJson, writeVariant } from "./fixtures.js";
 
 const HOSTILE = "\u009b2J\u009d52;c;cm0gLXJmIH4=\u009c\u007f";
@@ -28,7 +28,7 @@ it("writes agent text's C1 controls as escapes: the same values, a log that veri
   const log = path.join(ctx.dir, "audit.jsonl");
   const script = path.join(work, "s.ts");
   writeFileSync(script, `requestFileSystem(".", (fs) => { fs.access(${JSON.stringify(`x${HOSTILE}.txt`)}).write("hi"); println("written"); });\n`);
-  const run = await runCli(["run", "--audit-log", log, script], { cwd: work, env: ctx.env });
+  const run = await runCli(unchecked(["run", "--audit-log", log, script]), { cwd: work, env: ctx.env });
   expect(run.code, run.stderr).toBe(0);
   expect(run.stdout).toContain("written");
 

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../helpers.js";
+import { runCli, unchecked } from "../helpers.js";
 
 interface Received {
   authorization: string | undefined;
@@ -101,7 +101,7 @@ describe("chat", () => {
     received.length = 0;
     const script = path.join(dir, "plain.ts");
     writeFileSync(script, 'const a: string = chat("what is 2+2?");\nprintln(a.startsWith("answer to: what is 2+2?"));\n');
-    const r = await runCli(["run", ...llmFlags(), script], { cwd: dir });
+    const r = await runCli(unchecked(["run", ...llmFlags(), script]), { cwd: dir });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     // The fake model echoes the Authorization header; plain answers are the model's words.
@@ -113,7 +113,7 @@ describe("chat", () => {
     received.length = 0;
     const script = path.join(dir, "env-key.ts");
     writeFileSync(script, 'println(chat("ping").length > 0);\n');
-    const r = await runCli(["run", "--llm-base-url", baseUrl, "--llm-model", "test-model", script], { cwd: dir, env: { TACIT_LLM_API_KEY: apiKey } });
+    const r = await runCli(unchecked(["run", "--llm-base-url", baseUrl, "--llm-model", "test-model", script]), { cwd: dir, env: { TACIT_LLM_API_KEY: apiKey } });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("true\n");
@@ -136,7 +136,7 @@ describe("chat", () => {
         'requestExecPermission(["cat"], (proc) => println(proc.execOutput("cat", ["leaked-key.txt"])));',
       ].join("\n") + "\n",
     );
-    const r = await runCli(["run", ...llmFlags(), "--command-permissions", "cat", script], { cwd: dir });
+    const r = await runCli(unchecked(["run", ...llmFlags(), "--command-permissions", "cat", script]), { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout + r.stderr).not.toContain(apiKey);
     // Whole replies say [redacted]; forEachLine's pieces keep their length, so the key is starred.
@@ -167,7 +167,7 @@ describe("chat", () => {
         "});",
       ].join("\n") + "\n",
     );
-    const r = await runCli(["run", ...llmFlags(), script], { cwd: dir });
+    const r = await runCli(unchecked(["run", ...llmFlags(), script]), { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("kind: Secret");
     const random = apiKey.slice("sk-test-".length);
@@ -187,7 +187,7 @@ describe("chat", () => {
       script,
       'requestFileSystem(".", (fs) => fs.access("split-key.txt").forEachLine((line) => { if (!line.startsWith("f")) println(line); }));\n',
     );
-    const r = await runCli(["run", ...llmFlags(), script], { cwd: dir });
+    const r = await runCli(unchecked(["run", ...llmFlags(), script]), { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain(apiKey);
     expect(r.stdout).toBe(`key: ${"*".repeat(apiKey.length)}\nend\n`);
@@ -208,7 +208,7 @@ describe("chat", () => {
         `    const out = proc.execOutput("cat", [\`pad-\${n}.txt\`, "cut-key.txt"]);\n` +
         `    println(JSON.stringify(out.slice(${limit} - "key: ".length - n - 3)));\n  }\n});\n`,
     );
-    const r = await runCli(["run", ...llmFlags(), "--command-permissions", "cat", script], { cwd: dir });
+    const r = await runCli(unchecked(["run", ...llmFlags(), "--command-permissions", "cat", script]), { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     const random = apiKey.slice("sk-test-".length);
     for (let at = 0; at + 4 <= random.length; at++) {
@@ -226,7 +226,7 @@ describe("chat", () => {
       script,
       'requestFileSystem(".", (fs) => {\n  const answer = chat(fs.readClassified(".env").map((s) => "summarize " + s.trim()));\n  println(answer, String(answer), JSON.stringify({ answer }));\n});\n',
     );
-    const r = await runCli(["run", ...llmFlags(), "--secure-output", sink, script], { cwd: dir });
+    const r = await runCli(unchecked(["run", ...llmFlags(), "--secure-output", sink, script]), { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('Classified(***) Classified(***) {"answer":"Classified(***)"}\n');
     expect(r.stdout + r.stderr).not.toContain(canary);
@@ -236,7 +236,7 @@ describe("chat", () => {
   });
 
   it("an answer larger than tacit reads of one is refused, with what to do, and not held whole first", async () => {
-    const r = await runCli(["run", "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "huge", "-"], {
+    const r = await runCli(unchecked(["run", "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "huge", "-"]), {
       cwd: dir,
       input: `try { chat("tell me everything"); } catch (e) { println((e as Error).message); }\nprintln("after");\n`,
     });
@@ -248,7 +248,7 @@ describe("chat", () => {
   });
 
   it("an answer cut off partway is an Error the script can catch, not the end of the evaluation", async () => {
-    const r = await runCli(["run", "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "cut-off", "-"], {
+    const r = await runCli(unchecked(["run", "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "cut-off", "-"]), {
       cwd: dir,
       input: `try { chat("hi"); } catch (e) { println((e as Error).name, (e as Error).message); }\nprintln("after");\n`,
     });
@@ -262,7 +262,7 @@ describe("chat", () => {
     // JSON.parse of nesting costs the host's main thread far more than its size: 40 MB of it
     // (within what tacit reads of an answer) held tacit 21 s at 2 GB, every session of a
     // tacit serve waiting, and the script's time limit cannot fire meanwhile.
-    const r = await runCli(["run", "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "deep", "-"], {
+    const r = await runCli(unchecked(["run", "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "deep", "-"]), {
       cwd: dir,
       input: `try { println(chat("hi")); } catch (e) { println((e as Error).name, (e as Error).message); }\nprintln("after");\n`,
     });
@@ -280,7 +280,7 @@ describe("chat", () => {
       `for (const n of [12, 20, 30, 40]) {\n  const q = "q".repeat(Math.floor((${keep} - "(Bearer ".length - n) / 3));\n` +
         `  const a = chat(q);\n  println(a.length, JSON.stringify(a.slice(3 * q.length)));\n}\n`,
     );
-    const r = await runCli(["run", "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "echo-thrice", script], { cwd: dir });
+    const r = await runCli(unchecked(["run", "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "echo-thrice", script]), { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.split("\n").filter(Boolean)).toHaveLength(4);
     const random = apiKey.slice("sk-test-".length);
@@ -292,11 +292,11 @@ describe("chat", () => {
   it("without a model, chat is a clear error; an incomplete config is a warning that never shows the key", async () => {
     const script = path.join(dir, "none.ts");
     writeFileSync(script, 'println(chat("hi"));\n');
-    const none = await runCli(["run", script], { cwd: dir });
+    const none = await runCli(unchecked(["run", script]), { cwd: dir });
     expect(none.code).toBe(1);
     expect(none.stderr).toContain("no model is configured");
     expect(none.stderr).toContain("--llm-base-url");
-    const partial = await runCli(["run", "--llm-api-key", apiKey, script], { cwd: dir });
+    const partial = await runCli(unchecked(["run", "--llm-api-key", apiKey, script]), { cwd: dir });
     expect(partial.stderr).toContain("warning: llm config is incomplete (missing baseUrl, model)");
     expect(partial.stdout + partial.stderr).not.toContain(apiKey);
     expect(partial.code).toBe(1);
@@ -325,7 +325,7 @@ describe("chat", () => {
       ["key from the environment alone", [], /llm config is incomplete \(missing baseUrl, model\).*set --llm-base-url and --llm-model/],
     ];
     for (const [label, args, fix] of cases) {
-      const r = await runCli(["run", ...args, script], { cwd: dir, env: { TACIT_LLM_API_KEY: label === "key from the environment alone" ? apiKey : "" } });
+      const r = await runCli(unchecked(["run", ...args, script]), { cwd: dir, env: { TACIT_LLM_API_KEY: label === "key from the environment alone" ? apiKey : "" } });
       expect(r.stdout + r.stderr, label).not.toContain(apiKey);
       expect(r.stdout + r.stderr, label).not.toContain(apiKey.slice(0, 10)); // "sk-test-" and two more: V8 quoted about ten characters
       expect(r.stderr, label).toMatch(fix);
@@ -335,7 +335,7 @@ describe("chat", () => {
   it("the key never reaches the sandbox's environment or the agent's errors", async () => {
     const script = path.join(dir, "unreachable.ts");
     writeFileSync(script, 'try { chat("hi"); } catch (e) { println((e as Error).message); }\n');
-    const r = await runCli(["run", "--llm-base-url", "http://127.0.0.1:1/v1", "--llm-api-key", apiKey, "--llm-model", "m", script], { cwd: dir });
+    const r = await runCli(unchecked(["run", "--llm-base-url", "http://127.0.0.1:1/v1", "--llm-api-key", apiKey, "--llm-model", "m", script]), { cwd: dir });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("could not be reached");
     expect(r.stdout + r.stderr).not.toContain(apiKey);
@@ -345,7 +345,7 @@ describe("chat", () => {
     const script = path.join(dir, "error-cut.ts");
     // The answer is cut at 500 characters; the question's length moves the key across the cut.
     writeFileSync(script, 'for (let k = 380; k < 480; k += 3) {\n  try { chat("x".repeat(k)); } catch (e) { println((e as Error).message); }\n}\n');
-    const r = await runCli(["run", "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "error-echo", script], { cwd: dir });
+    const r = await runCli(unchecked(["run", "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "error-echo", script]), { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("chat: the model answered HTTP 400: bad request: xxx");
     const random = apiKey.slice("sk-test-".length);
