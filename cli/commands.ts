@@ -8,6 +8,7 @@ import type { InputSource } from "../runner/monitor.js";
 import type { SandboxProcess } from "../runner/sandbox-process.js";
 import { terminalAsker } from "../runner/approval/askers.js";
 import { blankInProcessInfo } from "../runner/hidden-key.js";
+import { rememberRunFiles } from "../runner/remembered-files.js";
 import { createOversight } from "../runner/approval/oversight.js";
 import { readScript, type ScriptSource } from "./script-source.js";
 import { writeShown } from "./terminal-output.js";
@@ -58,7 +59,13 @@ function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
   // The key is read: other processes of the user need not find it in /proc any more (nor one
   // given in the environment that a flag or the config file overrode).
   const notHidden = blankInProcessInfo([config.library.llm?.apiKey, environmentKey()]);
-  const warnings = notHidden === null ? config.warnings : [...config.warnings, `the LLM API key could not be blanked in /proc/${process.pid}/environ and cmdline (${notHidden}): a permitted command that reads /proc could read it there`];
+  // Later runs refuse their scripts this run's config, sink and record too, flags or not.
+  const notRemembered = rememberRunFiles(config);
+  const warnings = [
+    ...config.warnings,
+    ...(notHidden === null ? [] : [`the LLM API key could not be blanked in /proc/${process.pid}/environ and cmdline (${notHidden}): a permitted command that reads /proc could read it there`]),
+    ...(notRemembered === null ? [] : [notRemembered]),
+  ];
   if (!config.quiet) for (const warning of warnings) process.stderr.write(`tacit: warning: ${warning}\n`);
   return config;
 }

@@ -369,8 +369,9 @@ export function resolveConfig(
   ] as const) {
     if (owned && allowedRoots.some((root) => isWithin(resolveRealOrSelf(owned), root))) {
       warnings.push(
-        `${what} (${owned}) lies inside the allowed roots: scripts are refused it while ${flag} names it, but a run without ` +
-          `${flag} would let scripts read or change it; keep it outside the allowed roots` +
+        `${what} (${owned}) lies inside the allowed roots: scripts are refused it while ${flag} names it (and in later runs ` +
+          `with this tacit home, which remember it), but a run without ${flag} elsewhere (another machine, a container, another ` +
+          `TACIT_HOME) would let scripts read or change it; keep it outside the allowed roots` +
           (flag === "--config" ? " (or give the key in the environment, TACIT_LLM_API_KEY)" : ""),
       );
     }

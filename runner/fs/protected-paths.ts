@@ -9,7 +9,8 @@
 // the working directories of tacit's type checks (temp-dirs.ts), refused like tacit's files.
 // And the files that decide how tacit starts (launch-files.ts: npm's .npmrc, the MCP clients'
 // settings that hold tacit's command and flags), which a script may read but not change; and
-// the files those settings name for tacit (client-settings.ts), refused like this run's own.
+// the files those settings name for tacit (client-settings.ts), refused like this run's own, and
+// so are the config, sink and record files earlier runs on this machine were given (remembered-files.ts).
 // And every mount of the kernel's process file system (proc-mounts.ts), which is not tacit's but
 // shows tacit itself: its environment (the LLM key), its open files, its memory.
 // And, to changes, what git runs later (git-repository.ts, hook-managers.ts) and the files a
@@ -29,6 +30,7 @@ import type { RunnerConfig } from "../config.js";
 import { filesNamedByClientSettings } from "../client-settings.js";
 import { launchFileNamedAt, tacitBinDirectoryManifestOf, tacitLaunchFiles } from "../launch-files.js";
 import { tacitCodeLocations } from "../paths.js";
+import { rememberedOwnFiles } from "../remembered-files.js";
 import { tacitHome } from "../tacit-home.js";
 import { tacitTempDirBelow, tacitTempDirOf, tempDirPlaces } from "../temp-dirs.js";
 import { agentHookChangeOf } from "./agent-hooks.js";
@@ -112,6 +114,12 @@ export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = 
   // without those flags refused its script only its own, so the script could read the sink or
   // the key of the tacit serve the project registers, or plant approvals in its home.
   for (const named of filesNamedByClientSettings(process.cwd(), env)) protect(named.path, named.what);
+  // And the same files that earlier runs on this machine were given on their command lines or in
+  // their config (remembered-files.ts): a script of a run without those flags rewrote the
+  // project's tacit.json, and the person's next `tacit run --config tacit.json` ran what it added.
+  for (const remembered of rememberedOwnFiles(env)) {
+    for (const where of new Set([remembered.path, resolveRealOrSelf(remembered.path)])) paths.push({ ...remembered, path: where });
+  }
   for (const mount of procMounts()) {
     paths.push({
       path: mount,

@@ -1,0 +1,220 @@
+// tacit's own files as earlier runs on this machine were given them: the --config file (the
+// policy, maybe the LLM key), the --secure-output file (plaintext secrets) and the --record
+// directory (every script run and what it printed). A run refuses its scripts the files of
+// its own flags and of the MCP clients' settings (fs/protected-paths.ts), but a file named only
+// on a command line was an ordinary file to a run started without it: a security review's
+// script, in a `tacit run` with the default root, rewrote the project's tacit.json to permit
+// `touch`, and the person's next `tacit run --config tacit.json` ran it; the same script could
+// have read the plaintext in the sink an earlier `--secure-output secure.log` filled.
+//
+// So each run remembers its files in tacit's home (own-files.json: path, kind, when last used),
+// and every run refuses them to its scripts as it refuses its own. The file is read as the
+// approvals are (audit/own-file.ts: a regular file of the user's, nobody else may write it, in
+// directories nobody else may write), written whole and renamed, under a lock, and holds the
+// MAX_FILES most recently used (a file whose directory is gone is dropped when the list is
+// written). What it does not cover: a run with another tacit home (another machine, a container,
+// TACIT_HOME set otherwise) and a run before the first that named the file.
+
+import { closeSync, existsSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { ownFileProblemText, readOwnFile } from "./audit/own-file.js";
+import type { RunnerConfig } from "./config.js";
+import { FileLock } from "./file-lock.js";
+import { resolveRealOrSelf } from "./fs/containment.js";
+import { onFirstUse } from "./on-first-use.js";
+import { PARSED_ONCE } from "./parse-once.js";
+import { randomToken } from "./random-token.js";
+import { ensureTacitHome, tacitHome } from "./tacit-home.js";
+
+export type RememberedKind = "config" | "secure-output" | "record";
+
+export interface RememberedFile {
+  path: string;
+  kind: RememberedKind;
+  usedAt: string;
+}
+
+const FILE_NAME = "own-files.json";
+/** The most files remembered: the least recently used beyond it are forgotten. */
+export const MAX_FILES = 256;
+/** A file used again is written again (its usedAt) at most this often, so most runs only read. */
+const REFRESH_MS = 24 * 60 * 60 * 1000;
+/** How long a change waits for another process's change to finish. */
+const LOCK_WAIT_MS = 5000;
+
+const KINDS = ["config", "secure-output", "record"] as const satisfies readonly RememberedKind[];
+
+function buildSchema() {
+  return z.strictObject({
+    version: z.literal(1),
+    files: z.array(z.strictObject({ path: z.string().min(1), kind: z.enum(KINDS), usedAt: z.string().datetime() })),
+  });
+}
+const schema = onFirstUse(buildSchema);
+
+/** What each kind is, and why no script may touch it, for the refusal. */
+const DESCRIPTIONS: Record<RememberedKind, { what: string; why: string }> = {
+  config: {
+    what: "tacit's config file (--config), given to an earlier tacit run on this machine",
+    why: "a run given it takes what scripts may do from it (and the LLM API key it may hold), so a script that changed it would widen the next such run",
+  },
+  "secure-output": {
+    what: "the secure output file (--secure-output, which holds plaintext) of an earlier tacit run on this machine",
+    why: "it holds the plaintext of classified values that run printed",
+  },
+  record: {
+    what: "the record directory (--record) of an earlier tacit run on this machine",
+    why: "it holds every script that run ran and what it printed",
+  },
+};
+
+export class RememberedFilesError extends Error {
+  override name = "RememberedFilesError";
+}
+
+export class RememberedFiles {
+  readonly file: string;
+  private readonly home: string;
+
+  constructor(
+    private readonly env: NodeJS.ProcessEnv = process.env,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.home = tacitHome(env);
+    this.file = path.join(this.home, FILE_NAME);
+  }
+
+  /** Every file remembered; none when there is no such file yet. Throws RememberedFilesError when it cannot be trusted. */
+  all(): RememberedFile[] {
+    const text = readOwnFile(
+      this.file,
+      0o022,
+      (problem) => new RememberedFilesError(ownFileProblemText(`the list of tacit's own files ${this.file}`, this.file, problem, "the files it names are not refused to scripts")),
+      this.home,
+    );
+    if (text === null) return [];
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new RememberedFilesError(`${this.file} is not valid JSON, so the files it names are not refused to scripts; remove it (the next run with --config, --secure-output or --record writes it anew)`);
+    }
+    const parsed = schema().safeParse(json, PARSED_ONCE);
+    if (!parsed.success) throw new RememberedFilesError(`${this.file} is not tacit's list of its own files, so the files it names are not refused to scripts; remove it`);
+    return parsed.data.files;
+  }
+
+  /** Adds `files` (or notes that they were used now), keeping the MAX_FILES most recently used. */
+  remember(files: ReadonlyArray<{ path: string; kind: RememberedKind }>): void {
+    if (files.length === 0) return;
+    const fresh = (known: readonly RememberedFile[]) =>
+      files.every((f) => known.some((k) => k.path === f.path && k.kind === f.kind && this.now() - Date.parse(k.usedAt) < REFRESH_MS));
+    if (fresh(this.all())) return;
+    ensureTacitHome(this.env);
+    const lockFile = `${this.file}.lock`;
+    const attempt = FileLock.acquireWaiting(lockFile, LOCK_WAIT_MS);
+    if (!attempt.ok) {
+      throw new RememberedFilesError(`${this.file} is being changed by another process (lock file ${lockFile}); if no tacit is running, delete ${lockFile}`);
+    }
+    try {
+      const known = this.all();
+      if (fresh(known)) return;
+      const usedAt = new Date(this.now()).toISOString();
+      const same = (a: { path: string; kind: string }, b: { path: string; kind: string }) => a.path === b.path && a.kind === b.kind;
+      // A file whose directory is gone too (a removed project, a temporary directory) is forgotten: nothing is there to refuse.
+      const kept = known.filter((k) => !files.some((f) => same(f, k)) && (existsSync(k.path) || existsSync(path.dirname(k.path))));
+      const added = files.filter((f, i) => files.findIndex((g) => same(f, g)) === i).map((f) => ({ path: f.path, kind: f.kind, usedAt }));
+      const all = [...kept, ...added].sort((a, b) => Date.parse(b.usedAt) - Date.parse(a.usedAt)).slice(0, MAX_FILES);
+      this.save(all);
+    } finally {
+      attempt.lock.release();
+    }
+  }
+
+  private save(files: RememberedFile[]): void {
+    const temporary = `${this.file}.${randomToken(6)}.tmp`;
+    const fd = openSync(temporary, "wx", 0o600);
+    try {
+      writeSync(fd, JSON.stringify({ version: 1, files }, null, 2) + "\n");
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      renameSync(temporary, this.file);
+    } catch (error) {
+      unlinkSync(temporary);
+      throw error;
+    }
+  }
+}
+
+/** The files of `config` to remember: each as named and where it really is. */
+function filesOf(config: RunnerConfig): Array<{ path: string; kind: RememberedKind }> {
+  const named: Array<[string | null, RememberedKind]> = [
+    [config.configFile, "config"],
+    [config.library.secureOutput, "secure-output"],
+    [config.recordPath, "record"],
+  ];
+  return named.flatMap(([file, kind]) => (file === null ? [] : [...new Set([path.resolve(file), resolveRealOrSelf(file)])].map((p) => ({ path: p, kind }))));
+}
+
+/**
+ * Remembers this run's own files for later runs. Returns a warning when that failed (the
+ * run goes on: its own files are refused to its own scripts whatever happens here), or null.
+ */
+export function rememberRunFiles(config: RunnerConfig, env: NodeJS.ProcessEnv = process.env): string | null {
+  const files = filesOf(config);
+  if (files.length === 0) return null;
+  const store = new RememberedFiles(env);
+  try {
+    store.remember(files);
+    return null;
+  } catch (error) {
+    return (
+      `tacit could not remember this run's --config, --secure-output or --record file in ${store.file} ` +
+      `(${(error as Error).message}), so scripts of a later run started without them are not refused them: keep them outside the allowed roots`
+    );
+  }
+}
+
+let cached: { file: string; version: string; files: ProtectedFile[] } | null = null;
+
+export interface ProtectedFile {
+  path: string;
+  what: string;
+  refusal: string;
+}
+
+/**
+ * The files earlier runs remembered, as fs/protected-paths.ts refuses them (neither read nor
+ * written), read again only when the list changed. An unusable list protects nothing here:
+ * the run that remembers its files says so (rememberRunFiles).
+ */
+export function rememberedOwnFiles(env: NodeJS.ProcessEnv = process.env): ProtectedFile[] {
+  const store = new RememberedFiles(env);
+  const file = store.file;
+  let version: string;
+  try {
+    const stat = statSync(file);
+    version = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+  } catch {
+    return [];
+  }
+  if (cached !== null && cached.file === file && cached.version === version) return cached.files;
+  let files: RememberedFile[];
+  try {
+    files = store.all();
+  } catch {
+    return [];
+  }
+  const described = files.map(({ path: where, kind }) => ({
+    path: where,
+    what: DESCRIPTIONS[kind].what,
+    refusal:
+      `scripts can neither read nor write it, in any run on this machine: ${DESCRIPTIONS[kind].why}. tacit remembers it in ${file}; ` +
+      "work with other files, and keep tacit's files outside the allowed roots (a file no run uses any more can be taken off that list)",
+  }));
+  cached = { file, version, files: described };
+  return described;
+}

@@ -1,0 +1,86 @@
+// tacit's own files named only on an earlier run's command line: the --config file (what
+// scripts may do) and the --secure-output file (plaintext). A security review's script, in a
+// `tacit run` started without --config in the same project, rewrote tacit.json to permit
+// `touch`, and the person's next `tacit run --config tacit.json` ran it; a script could read an
+// earlier run's sink the same way. tacit now remembers each run's files in its home
+// (runner/remembered-files.ts) and refuses them to the scripts of every later run. Through the
+// real CLI, a real Deno and real files, each run with a tacit home of the test's own.
+
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli, runScript } from "../helpers.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, makeCanary, realTempDir } from "../files/fixtures.js";
+
+describe("files an earlier run was given on its command line", () => {
+  let dir: string;
+  let cleanup: () => void;
+  let env: Record<string, string>;
+  beforeEach(() => {
+    ({ dir, cleanup } = realTempDir("tacit-remembered-"));
+    env = { TACIT_HOME: path.join(dir, "home"), TACIT_TYPECHECK_CACHE: "off" };
+  });
+  afterEach(() => cleanup());
+
+  it("the config file: a script of a run without --config cannot widen the policy the next --config run takes from it", async () => {
+    const config = path.join(dir, "tacit.json");
+    const policy = JSON.stringify({ libraryConfig: { networkPermissions: ["127.0.0.1:1"] } });
+    writeFileSync(config, policy);
+    writeFileSync(path.join(dir, "task.ts"), 'requestExecPermission(["touch"], (proc) => proc.exec("touch", ["PWNED"]));\n');
+    const first = await runCli(["run", "--config", "tacit.json", "task.ts"], { cwd: dir, env });
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).toContain("no command may run");
+    // The file is remembered owner-only in tacit's home.
+    expect(statSync(path.join(dir, "home", "own-files.json")).mode & 0o777).toBe(0o600);
+
+    // A run started without --config, the default root being the project.
+    const widen = JSON.stringify({ libraryConfig: { commandPermissions: ["touch"] } });
+    const agent = await runScript(
+      `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("rewrite", () => fs.access("tacit.json").write(${lit(widen)}));
+  attempt("delete", () => fs.access("tacit.json").delete());
+  attempt("read", () => fs.access("tacit.json").read());
+});
+`,
+      [],
+      { cwd: dir, env },
+    );
+    expect(agent.code, agent.stderr).toBe(0);
+    const found = attempts(agent.stdout);
+    for (const label of ["rewrite", "delete", "read"]) {
+      expect(attemptOf(found, label).status, label).toBe("SecurityError");
+      expect(String(attemptOf(found, label).value), label).toContain("tacit's config file (--config), given to an earlier tacit run on this machine");
+    }
+    expect(readFileSync(config, "utf8")).toBe(policy);
+
+    const again = await runCli(["run", "--config", "tacit.json", "task.ts"], { cwd: dir, env });
+    expect(again.code, again.stderr).toBe(1);
+    expect(again.stderr).toContain("no command may run");
+    expect(existsSync(path.join(dir, "PWNED"))).toBe(false);
+  });
+
+  it("the secure output file: a script of a run without --secure-output cannot read the plaintext an earlier run wrote there", async () => {
+    const canary = makeCanary();
+    const first = await runScript(`println(classify(${lit(canary)}));`, ["--secure-output", "secure.log"], { cwd: dir, env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(readFileSync(path.join(dir, "secure.log"), "utf8")).toContain(canary);
+
+    const agent = await runScript(
+      `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("read", () => fs.access("secure.log").read());
+  attempt("search", () => fs.grepRecursive(".", ${lit(canary.slice(0, 16))}));
+});
+`,
+      [],
+      { cwd: dir, env },
+    );
+    expect(agent.code, agent.stderr).toBe(0);
+    expect(agent.stdout + agent.stderr).not.toContain(canary);
+    const found = attempts(agent.stdout);
+    expect(attemptOf(found, "read").status).toBe("SecurityError");
+    expect(String(attemptOf(found, "read").value)).toContain("the secure output file (--secure-output, which holds plaintext) of an earlier tacit run");
+    expect(attemptOf(found, "search")).toEqual({ status: "ok", value: [] });
+  });
+});
