@@ -25,7 +25,7 @@ import { resolveRealOrSelf } from "./fs/containment.js";
 import { onFirstUse } from "./on-first-use.js";
 import { PARSED_ONCE } from "./parse-once.js";
 import { randomToken } from "./random-token.js";
-import { ensureTacitHome, tacitHome } from "./tacit-home.js";
+import { ensureTacitHome, tacitHome, tacitHomes } from "./tacit-home.js";
 
 export type RememberedKind = "config" | "secure-output" | "record";
 
@@ -178,21 +178,27 @@ export function rememberRunFiles(config: RunnerConfig, env: NodeJS.ProcessEnv = 
   }
 }
 
-let cached: { file: string; version: string; files: ProtectedFile[] } | null = null;
-
 export interface ProtectedFile {
   path: string;
   what: string;
   refusal: string;
 }
 
+/** Each list as last read, by its file: read again only when it changed. */
+const cached = new Map<string, { version: string; files: ProtectedFile[] }>();
+
 /**
  * The files earlier runs remembered, as fs/protected-paths.ts refuses them (neither read nor
- * written), read again only when the list changed. An unusable list protects nothing here:
- * the run that remembers its files says so (rememberRunFiles).
+ * written): in this run's home and in every other place a run of this user keeps one
+ * (tacitHomes: a run with TACIT_HOME set elsewhere still refuses what runs without it were
+ * given). An unusable list protects nothing here: the run that remembers its files says so
+ * (rememberRunFiles).
  */
 export function rememberedOwnFiles(env: NodeJS.ProcessEnv = process.env): ProtectedFile[] {
-  const store = new RememberedFiles(env);
+  return tacitHomes(env).flatMap((home) => rememberedIn(new RememberedFiles({ ...env, TACIT_HOME: home })));
+}
+
+function rememberedIn(store: RememberedFiles): ProtectedFile[] {
   const file = store.file;
   let version: string;
   try {
@@ -201,7 +207,8 @@ export function rememberedOwnFiles(env: NodeJS.ProcessEnv = process.env): Protec
   } catch {
     return [];
   }
-  if (cached !== null && cached.file === file && cached.version === version) return cached.files;
+  const known = cached.get(file);
+  if (known !== undefined && known.version === version) return known.files;
   let files: RememberedFile[];
   try {
     files = store.all();
@@ -215,6 +222,6 @@ export function rememberedOwnFiles(env: NodeJS.ProcessEnv = process.env): Protec
       `scripts can neither read nor write it, in any run on this machine: ${DESCRIPTIONS[kind].why}. tacit remembers it in ${file}; ` +
       "work with other files, and keep tacit's files outside the allowed roots (a file no run uses any more can be taken off that list)",
   }));
-  cached = { file, version, files: described };
+  cached.set(file, { version, files: described });
   return described;
 }

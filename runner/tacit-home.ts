@@ -13,6 +13,25 @@ export function tacitHome(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(config, "tacit");
 }
 
+/**
+ * Every place this user's runs may keep tacit's home: this run's, and those of runs started
+ * without TACIT_HOME or XDG_CONFIG_HOME (a shell, a client, a container may set them and another
+ * not). Scripts are refused them all (fs/protected-paths.ts): a run with TACIT_HOME set elsewhere
+ * let a script whose root held the home directory read ~/.config/tacit/audit-key.json, the key
+ * that signs the audit logs of every run without it.
+ */
+export function tacitHomes(env: NodeJS.ProcessEnv = process.env): string[] {
+  const user = env.HOME ? path.resolve(env.HOME) : os.homedir();
+  return [
+    ...new Set([
+      tacitHome(env),
+      tacitHome({ ...env, TACIT_HOME: undefined }),
+      path.join(user, ".config", "tacit"),
+      path.join(os.homedir(), ".config", "tacit"),
+    ]),
+  ];
+}
+
 /** Creates the directory (0700) if needed and returns it; refuses one others can write to. */
 export function ensureTacitHome(env: NodeJS.ProcessEnv = process.env): string {
   const home = tacitHome(env);

@@ -31,7 +31,7 @@ import { filesNamedByClientSettings } from "../client-settings.js";
 import { launchFileNamedAt, tacitBinDirectoryManifestOf, tacitLaunchFiles } from "../launch-files.js";
 import { tacitCodeLocations } from "../paths.js";
 import { rememberedOwnFiles } from "../remembered-files.js";
-import { tacitHome } from "../tacit-home.js";
+import { tacitHomes } from "../tacit-home.js";
 import { tacitTempDirBelow, tacitTempDirOf, tempDirPlaces } from "../temp-dirs.js";
 import { agentHookChangeOf } from "./agent-hooks.js";
 import { isWithin, resolveRealOrSelf } from "./containment.js";
@@ -102,7 +102,8 @@ export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = 
     paths.push({ path: real, what });
     if (named !== real) paths.push({ path: named, what });
   };
-  protect(tacitHome(env), "tacit's home (remembered approvals, the audit signing key and the audit logs' anchors)");
+  // Each place a run of this user may keep it, not only this run's (tacit-home.ts, tacitHomes).
+  for (const home of tacitHomes(env)) protect(home, "tacit's home (remembered approvals, the audit signing key and the audit logs' anchors)");
   if (config.configFile) protect(config.configFile, "tacit's config file (--config, which may hold the LLM API key)");
   if (config.library.secureOutput) protect(config.library.secureOutput, "the secure output file (--secure-output, which holds plaintext)");
   if (config.auditLog) {
