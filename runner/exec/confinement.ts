@@ -15,6 +15,8 @@
 //   - git's configuration and hooks under the roots (see gitControlOf) are read-only, and the
 //     directories that hold them (a .git) cannot be renamed away and replaced (see pins): git runs
 //     what they name with the user's full authority, unconfined, at the user's next git command;
+//     so is tacit's own code under the roots (paths.ts, tacitCodeLocations), which tacit runs so
+//     at its next start;
 //   - /proc is the namespace's own.
 // The first process of the namespace, a shell tacit chooses, does this with util-linux `mount`
 // (one `mount -a` over a table tacit writes, so the cost does not grow with a process per mount),
@@ -44,6 +46,7 @@ import { isWithin } from "../fs/containment.js";
 import { homes } from "../fs/home-config.js";
 import { mountPointsIn } from "../fs/proc-mounts.js";
 import { gitControlOf, type ProtectedPath } from "../fs/protected-paths.js";
+import { tacitCodeLocations } from "../paths.js";
 import { EffectFailure } from "../refusals.js";
 import { executable, type NamespaceWrapper, SHELL } from "./pid-namespace.js";
 
@@ -364,6 +367,14 @@ export class CommandConfinement {
     }
     for (const pattern of this.settings.classified.resolvedPatterns) {
       if (pattern.startsWith("/") && !GLOB_CHAR.test(pattern)) add(pattern);
+    }
+    // tacit's own code in the roots (a project that has tacit as a dependency, its packages, the
+    // V8 code cache tacit compiles its bundle with): tacit runs it with the user's full authority,
+    // unconfined, at its next start. A confined `sh` appended a line to
+    // node_modules/tacit/dist/bundle/code-cache.cjs, and the next `tacit --version` ran it.
+    for (const location of tacitCodeLocations()) {
+      const target = realTarget(location);
+      if (target !== null) readOnly(target.real);
     }
     for (const own of this.settings.protectedPaths) {
       if (!own.readable && !isWithin(own.path, PROC)) add(own.path);

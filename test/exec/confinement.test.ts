@@ -7,13 +7,13 @@
 // outside /tmp (confined commands get a private /tmp, which would hide it and prove less).
 
 import { execFileSync, spawnSync } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
 import { CommandConfinement, setupFailure } from "../../runner/exec/confinement.js";
 import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
 import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
-import { connectServe, createSession, runInSession } from "../helpers.js";
+import { connectServe, createSession, repoRoot, runCli, runInSession, runScript } from "../helpers.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir, tacit, writeTree } from "./fixtures.js";
 
 type ExecResult = { exitCode: number; stdout: string; stderr: string };
@@ -200,6 +200,49 @@ requestExecPermission(["sh", "git"], (proc) => {
       expect(existsSync(path.join(project, "HOOK_RAN"))).toBe(false);
       expect(existsSync(path.join(project, "FSMONITOR_RAN"))).toBe(false);
       expect(execFileSync("git", ["log", "--format=%s"], { cwd: project, encoding: "utf8" })).toBe("user\nconfined\ninit\n");
+    } finally {
+      cleanup();
+    }
+  });
+
+  it("cannot change tacit's own code in the roots, which tacit runs unconfined at its next start", async (ctx) => {
+    // A project that has tacit as a dependency holds it inside the root. A confined `sh` appended
+    // a line to node_modules/tacit/dist/bundle/code-cache.cjs (loaded first at every start), and
+    // the next `tacit --version` ran it, with the user's full authority.
+    skipWithoutMountNamespace(ctx);
+    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
+    try {
+      const { home, project } = layout(dir);
+      const installed = path.join(project, "node_modules", "tacit");
+      mkdirSync(installed, { recursive: true });
+      for (const part of ["bin", "dist", "library", "package.json"]) cpSync(path.join(repoRoot, part), path.join(installed, part), { recursive: true });
+      symlinkSync(path.join(repoRoot, "node_modules"), path.join(installed, "node_modules"));
+      const bundled = path.join(installed, "dist", "bundle", "code-cache.cjs");
+      const before = readFileSync(bundled, "utf8");
+      const proof = path.join(project, "RAN_AS_TACIT");
+      const line = `require("fs").writeFileSync(${JSON.stringify(proof)}, "unconfined");`;
+      const bin = path.join(installed, "bin", "tacit.js");
+      const append = `printf '\\n%s\\n' "$0" >> node_modules/tacit/dist/bundle/code-cache.cjs`;
+      const r = await runScript(`${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("append", () => proc.exec("sh", ["-c", ${lit(append)}, ${lit(line)}]));
+  attempt("code cache", () => proc.exec("sh", ["-c", "mkdir -p node_modules/tacit/dist/bundle/.v8-cache && echo x > node_modules/tacit/dist/bundle/.v8-cache/tacit.cjs.bin"]));
+  attempt("replace", () => proc.exec("sh", ["-c", "mv node_modules/tacit node_modules/tacit-old || mv node_modules node_modules-old"]));
+  attempt("ordinary work", () => proc.exec("sh", ["-c", "echo made > made.txt && cat made.txt"]));
+});
+`, ["--command-permissions", "sh", "--confine-commands"], { cwd: project, env: { HOME: home }, bin });
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expect(execResult(found, "append").stderr).toContain("Read-only file system");
+      expect(execResult(found, "code cache").stderr).toContain("Read-only file system");
+      expect(execResult(found, "replace").stderr).toContain("Device or resource busy");
+      expect(execResult(found, "ordinary work").stdout).toBe("made\n");
+      expect(readFileSync(bundled, "utf8")).toBe(before);
+      expect(existsSync(path.join(project, "node_modules", "tacit-old"))).toBe(false);
+      // The next start of the installed tacit runs nothing of the script's.
+      const next = await runCli(["--version"], { cwd: project, env: { HOME: home }, bin });
+      expect(next.code, next.stderr).toBe(0);
+      expect(existsSync(proof)).toBe(false);
     } finally {
       cleanup();
     }
