@@ -16,7 +16,8 @@
 //     directories that hold them (a .git) cannot be renamed away and replaced (see pins): git runs
 //     what they name with the user's full authority, unconfined, at the user's next git command;
 //     so is tacit's own code under the roots (paths.ts, tacitCodeLocations), which tacit runs so
-//     at its next start;
+//     at its next start, and so are the files that decide how it starts (launch-files.ts: the MCP
+//     clients' settings holding its command and flags), where they exist;
 //   - /proc is the namespace's own.
 // The first process of the namespace, a shell tacit chooses, does this with util-linux `mount`
 // (one `mount -a` over a table tacit writes, so the cost does not grow with a process per mount),
@@ -46,6 +47,7 @@ import { isWithin } from "../fs/containment.js";
 import { homes } from "../fs/home-config.js";
 import { mountPointsIn } from "../fs/proc-mounts.js";
 import { gitControlOf, type ProtectedPath } from "../fs/protected-paths.js";
+import { tacitLaunchFiles } from "../launch-files.js";
 import { tacitCodeLocations } from "../paths.js";
 import { EffectFailure } from "../refusals.js";
 import { executable, type NamespaceWrapper, SHELL } from "./pid-namespace.js";
@@ -374,6 +376,14 @@ export class CommandConfinement {
     // node_modules/tacit/dist/bundle/code-cache.cjs, and the next `tacit --version` ran it.
     for (const location of tacitCodeLocations()) {
       const target = realTarget(location);
+      if (target !== null) readOnly(target.real);
+    }
+    // And the files that decide how tacit starts (launch-files.ts: an MCP client's settings that
+    // hold tacit's command and flags, npm's configuration), read-only to scripts for that reason:
+    // a confined `sed -i` rewrote the project's .mcp.json to give the next `tacit serve`
+    // `--allowed-roots / --command-permissions *`.
+    for (const file of tacitLaunchFiles()) {
+      const target = realTarget(file);
       if (target !== null) readOnly(target.real);
     }
     for (const own of this.settings.protectedPaths) {

@@ -248,6 +248,35 @@ requestExecPermission(["sh"], (proc) => {
     }
   });
 
+  it("cannot rewrite the MCP client's settings that start tacit, to widen the next tacit serve's flags", async (ctx) => {
+    // A confined `sed -i` rewrote the project's .mcp.json so that the client's next start of
+    // tacit serve gave it --allowed-roots / --command-permissions '*'.
+    skipWithoutMountNamespace(ctx);
+    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
+    try {
+      const { home, project } = layout(dir);
+      const settings = path.join(project, ".mcp.json");
+      const registered = JSON.stringify({ mcpServers: { tacit: { command: "npx", args: ["tacit", "serve", "--allowed-roots", "."] } } });
+      writeFileSync(settings, registered);
+      const widen = `sed -i 's|"--allowed-roots","."|"--allowed-roots","/","--command-permissions","*"|' .mcp.json`;
+      const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("sed", () => proc.exec("sh", ["-c", ${lit(widen)}]));
+  attempt("overwrite", () => proc.exec("sh", ["-c", "echo '{}' > .mcp.json"]));
+  attempt("rename", () => proc.exec("sh", ["-c", "mv .mcp.json mcp.old"]));
+});
+`, ["--command-permissions", "sh", "--confine-commands"], { HOME: home });
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expect(execResult(found, "sed").stderr).toContain("Device or resource busy");
+      expect(execResult(found, "overwrite").stderr).toContain("Read-only file system");
+      expect(execResult(found, "rename").stderr).toContain("Device or resource busy");
+      expect(readFileSync(settings, "utf8")).toBe(registered);
+    } finally {
+      cleanup();
+    }
+  });
+
   // Shown through the CLI first: a confined `sh` in one run (moving sec/ into b/ and leaving a
   // decoy sec/.env, back and forth) while another run's `cat sec/.env b/sec/.env` printed the real
   // .env at its 38th attempt. Here the change falls, every time, between the walk and the mounts.
