@@ -38,8 +38,18 @@ let sharedBuffer: Buffer | null = null;
  * Calls `onLine` for every line of an open regular file, streaming; stops early if it
  * returns false.
  */
-export function forEachLineOfFd(fd: number, onLine: (line: string, lineNumber: number) => boolean | void, literal: Buffer | null = null): void {
+export function forEachLineOfFd(fd: number, onLine: (line: string, lineNumber: number) => boolean | void): void {
   const buffer = (sharedBuffer ??= Buffer.allocUnsafe(CHUNK_BYTES));
+  linesFrom(fd, buffer, readSync(fd, buffer, 0, CHUNK_BYTES, null), onLine);
+}
+
+const withoutCr = (line: string): string => (line.endsWith("\r") ? line.slice(0, -1) : line);
+
+/**
+ * forEachLineOfFd, the first chunk read already: `buffer` holds its `read` bytes, and the
+ * file's descriptor is at the end of them.
+ */
+function linesFrom(fd: number, buffer: Buffer, read: number, onLine: (line: string, lineNumber: number) => boolean | void): void {
   let decoder: StringDecoder | null = null;
   // The line being read, in pieces: a line longer than a chunk is joined once when it ends. Kept
   // as one string grown by each chunk and searched again from its start, a line of hundreds of
@@ -49,15 +59,11 @@ export function forEachLineOfFd(fd: number, onLine: (line: string, lineNumber: n
   let carried: string[] = [];
   let carriedChars = 0;
   let lineNumber = 0;
-  const withoutCr = (line: string): string => (line.endsWith("\r") ? line.slice(0, -1) : line);
-  for (let first = true; ; first = false) {
-    const n = readSync(fd, buffer, 0, CHUNK_BYTES, null);
+  for (let first = true, n = read; ; first = false, n = readSync(fd, buffer, 0, CHUNK_BYTES, null)) {
     // A regular file that returns less than asked for is at its end: no extra read to learn it.
     const atEnd = n < CHUNK_BYTES;
     let text: string;
     if (first && atEnd) {
-      // The whole file is in the buffer: without the literal, no line can match.
-      if (literal !== null && buffer.subarray(0, n).indexOf(literal) === -1) return;
       text = buffer.toString("utf8", 0, n);
     } else {
       decoder ??= new StringDecoder("utf8");
@@ -197,8 +203,8 @@ export interface GrepRecursiveRequest {
 export interface FileSearch {
   regex: RegExp;
   mask: LineMask;
-  /** Bytes every matching line contains (a pattern that is a plain ASCII literal), or null. */
-  literal: Buffer | null;
+  /** Text every matching line contains (a pattern that is a plain ASCII literal), or null. */
+  literal: string | null;
   verify: (actual: string) => void;
 }
 
@@ -225,13 +231,14 @@ export function fileSearchOf(
 const REGEX_SYNTAX = /[\\^$.|?*+()[\]{}]/;
 
 /**
- * The UTF-8 bytes of a pattern that can only match itself, or null. Only printable ASCII:
- * decoding never makes ASCII out of other bytes, so a file whose bytes lack the literal has
- * no line that contains it, and is not split into lines at all.
+ * A pattern that can only match itself, or null. Only printable ASCII: decoding never makes
+ * ASCII out of other bytes, so a file whose bytes lack the literal has no line that contains
+ * it, and is not split into lines at all. Its bytes are looked for in the file's bytes read as
+ * latin1 (one character for each byte), where they are the literal's characters.
  */
-function literalOf(pattern: string): Buffer | null {
+function literalOf(pattern: string): string | null {
   if (pattern === "" || REGEX_SYNTAX.test(pattern) || !/^[\x20-\x7e]+$/.test(pattern)) return null;
-  return Buffer.from(pattern, "latin1");
+  return pattern;
 }
 
 /** Searches one file of a recursive search; an unreadable or vanished file is skipped, as grep -r does. */
@@ -246,7 +253,13 @@ function searchTask(task: SearchTask, search: FileSearch, collector: MatchCollec
   }
   try {
     if (!fstatSync(fd).isFile()) return; // FIFOs, sockets and devices are skipped.
-    forEachLineOfFd(fd, grepLines(task.named, search.regex, collector, search.mask), search.literal);
+    const buffer = (sharedBuffer ??= Buffer.allocUnsafe(CHUNK_BYTES));
+    const read = readSync(fd, buffer, 0, CHUNK_BYTES, null);
+    // The whole file is in the buffer: without the literal, no line can match. Looked for in a
+    // latin1 string of the bytes (String.prototype.includes) rather than with Buffer#indexOf,
+    // whose view and argument handling cost more than the search itself on a small file.
+    if (read < CHUNK_BYTES && search.literal !== null && !buffer.toString("latin1", 0, read).includes(search.literal)) return;
+    linesFrom(fd, buffer, read, grepLines(task.named, search.regex, collector, search.mask));
   } catch (error) {
     if (error instanceof GrepLimitError) throw error;
   } finally {
