@@ -74,7 +74,8 @@ function serveSearches(): void {
       }
       if (job.op === "grep") {
         const collector = new MatchCollector();
-        const searchable = searchableCheck(job.realRoot, new ClassifiedPaths(job.classifiedPatterns));
+        const classified = new ClassifiedPaths(job.classifiedPatterns);
+        const searchable = searchableCheck(job.realRoot, () => classified);
         // Opened where the approval gate judged it, or not searched (see ListRequest.exact).
         const verify = !job.exact
           ? searchable
