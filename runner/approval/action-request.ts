@@ -16,6 +16,8 @@ import type { PathUse } from "../fs/protected-paths.js";
 export type RequestSubject =
   | {
       kind: "path";
+      /** Absolute, as named (paths()[0], without resolving anything). */
+      named: string;
       /** As named, and as it really leads (symlinks resolved); computed only when a rule needs them. */
       paths: () => string[];
       /** The action reads what lies below the path too (a search, a listing): a rule on anything there applies. */
@@ -75,6 +77,16 @@ export function isFsPathAction(action: Action): action is FsPathAction {
   return Object.hasOwn(FS_CATEGORY, action.kind);
 }
 
+/**
+ * An action that reads one file (or looks at it) and is carried out by the executor within the
+ * monitor's dispatch call, before it returns its promise: nothing it does waits.
+ */
+export type SingleFileRead = Extract<Action, { kind: "FsRead" | "FsReadChunk" | "FsStat" | "FsSize" }>;
+
+export function isSingleFileRead(action: Action): action is SingleFileRead {
+  return action.kind === "FsRead" || action.kind === "FsReadChunk" || action.kind === "FsStat" || action.kind === "FsSize";
+}
+
 /** Whether a file-system action only reads its path, or may change what is there. */
 export function fsPathUse(action: FsPathAction): PathUse {
   const category = FS_CATEGORY[action.kind];
@@ -89,6 +101,7 @@ export function pathSubject(absolute: string, tree = false, realOf: (absolute: s
   let paths: string[] | undefined;
   return {
     kind: "path",
+    named: absolute,
     tree,
     realOf,
     judged: () => paths,

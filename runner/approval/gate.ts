@@ -16,7 +16,7 @@ import { commandRefusal } from "../exec/command-policy.js";
 import { isWithin, resolveReal, resolveRealOrSelf } from "../fs/containment.js";
 import { type Decision, dispatch, type EvaluationContext, type Refusal, refusalOf, refused } from "../monitor.js";
 import { type HostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
-import { type ActionRequest, approvalPattern, describeAction, fsPathUse, isFsPathAction, pathSubject } from "./action-request.js";
+import { type ActionRequest, approvalPattern, describeAction, fsPathUse, isFsPathAction, isSingleFileRead, pathSubject } from "./action-request.js";
 import type { HostSecrets } from "../host-secrets.js";
 import { printable } from "../printable.js";
 import { headThenShown } from "./shown-text.js";
@@ -47,8 +47,13 @@ const WITHDRAWN: Answer = Object.freeze({
 
 /** Where audit events go: the AuditLog. */
 export interface AuditSink {
-  /** A function is called when the line is made (after the reply is sent): for costly fields. */
-  append(event: AuditEvent | (() => AuditEvent)): void;
+  /**
+   * A function is called when the line is made (after the reply is sent): for costly fields. `at`: when it
+   * happened (Date.now()), if before now; default now.
+   */
+  append(event: AuditEvent | (() => AuditEvent), at?: number): void;
+  /** Throws what append would now, and leaves room for one more event without writing (see AuditLog.ready). */
+  ready(): void;
   /** Writes what was appended to the file (called before an action with an effect). */
   flush(): void;
   /** Signs the chain so far (the end of every evaluation and session). */
@@ -169,12 +174,17 @@ export class ApprovalGate {
     // executor then acts there or not at all (see judged below). A review's write to current/app.conf (current a
     // link to releases/v2) was logged as "fs.write …/current/app.conf" only: once the link is changed, the log
     // reads as a write somewhere the data never went.
-    const realPath = oversight.audit !== null && request.subject.kind === "path" ? request.subject.paths()[1] : undefined;
+    // A read of one file that no rule looked at is not resolved here, a second time: the executor reports where it
+    // found the path to lead and opened the file (see FileSystemExecutor.watch), and its request is logged with that,
+    // once dispatch has carried it out (below). Nothing of a read is written to the file before it happens anyway.
+    const watched = oversight.audit !== null && oversight.policy.empty && request.subject.kind === "path" && isSingleFileRead(action) ? action : null;
+    const requestedAt = Date.now();
+    const realPath = oversight.audit === null || watched !== null || request.subject.kind !== "path" ? undefined : request.subject.paths()[1];
     const requested: AuditEvent =
       record === null
         ? { action: number, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" }
         : { action: number, ...record, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" };
-    this.log(realPath === undefined ? requested : { ...requested, realPath });
+    if (watched === null) this.log(realPath === undefined ? requested : { ...requested, realPath });
     if (streamMoved !== null) {
       const message =
         `${printable(streamAskedAs!)}: refused: the path changed since a person approved reading it (it now leads to ` +
@@ -263,12 +273,26 @@ export class ApprovalGate {
       : null;
     if (judged !== null) context.files.judged(judged.scope, judged.path, judged.real);
     if (judgedCwd !== null) context.commands.judged(judgedCwd);
+    if (watched !== null) {
+      // Fail closed as before: a read whose request cannot be logged is not carried out.
+      oversight.audit?.ready();
+      context.files.watch(watched.scope, watched.path);
+    }
     let decision: Decision;
     try {
-      decision = await dispatch(action, context);
+      const decided = dispatch(action, context);
+      // The read was carried out (or refused) within that call, which nothing else can come between: its request
+      // is logged now, in its place before its decision and result and with the time it was made, where the
+      // executor found its path to lead. Refused before it got that far, its path is resolved for naming only.
+      if (watched !== null && request.subject.kind === "path") {
+        const real = context.files.watched() ?? request.subject.paths()[1] ?? request.subject.named;
+        this.log(real === request.subject.named ? requested : { ...requested, realPath: real }, requestedAt);
+      }
+      decision = await decided;
     } finally {
       if (judged !== null) context.files.judged(judged.scope, judged.path, null);
       if (judgedCwd !== null) context.commands.judged(null);
+      if (watched !== null) context.files.watched();
     }
     const durationMs = Math.round((monotonicMs() - started) * 1000) / 1000;
     // What no person answered for was decided by the monitor: allowed, or refused by the allowlists, the scope or
@@ -315,8 +339,8 @@ export class ApprovalGate {
     });
   }
 
-  private log(event: AuditEvent): void {
-    this.options.oversight.audit?.append(event);
+  private log(event: AuditEvent, at?: number): void {
+    this.options.oversight.audit?.append(event, at);
   }
 
   /** Logs the prints since the last event, if any: before the next action, and at the evaluation's end. */

@@ -219,12 +219,13 @@ export class AuditLog {
    * later, with others: once BATCH_LINES events are pending, or AUDIT_DRAIN_DELAY_MS after the
    * first of them, and always before flush(), signHead() and close() write; so hashing never
    * delays a reply to the sandbox. An event may be given as a function (a result's digest,
-   * say), called when the line is made.
+   * say), called when the line is made. `at`: when it happened (Date.now()), if before now; the
+   * caller appends nothing in between, so the times of the lines still follow their order.
    */
-  append(event: AuditEvent | (() => AuditEvent)): void {
+  append(event: AuditEvent | (() => AuditEvent), at: number = Date.now()): void {
     if (this.fd === null) throw new AuditLogError(`the audit log ${this.path} is closed`);
     this.throwIfFailed();
-    this.pending.push({ event, at: Date.now() });
+    this.pending.push({ event, at });
     if (this.pending.length >= BATCH_LINES) this.drain();
     else if (!this.drainScheduled) {
       this.drainScheduled = true;
@@ -237,6 +238,18 @@ export class AuditLog {
         }
       }, AUDIT_DRAIN_DELAY_MS).unref();
     }
+  }
+
+  /**
+   * Throws what append would now (a closed or failed log), and makes the lines of a full batch
+   * now rather than at the next append: for a caller that appends an event right after carrying
+   * out what it records, and must not carry it out when the event cannot be appended (the next
+   * append can then fail only with a write that fails meanwhile, and nothing is written meanwhile).
+   */
+  ready(): void {
+    if (this.fd === null) throw new AuditLogError(`the audit log ${this.path} is closed`);
+    this.throwIfFailed();
+    if (this.pending.length >= BATCH_LINES - 1) this.drain();
   }
 
   /** Makes the lines of pending events (hashing and chaining them), signing when enough are unsigned. */

@@ -63,6 +63,8 @@ interface Resolved {
   classified: boolean;
   /** The approval gate judged the action by `real` (see judged()): it is carried out there or not at all. */
   judged?: boolean;
+  /** The approval gate watches where the action is carried out (see watch()). */
+  watched?: boolean;
 }
 
 const ERRNO_TEXT: Record<string, string> = {
@@ -156,6 +158,26 @@ export class FileSystemExecutor {
     return judged !== null && judged.token === token && judged.requested === requested ? judged.real : null;
   }
 
+  /** The action whose path the approval gate watches (see watch()), and where it was found to lead so far. */
+  private watchedPath: { token: string; requested: string; real: string | null } | null = null;
+
+  /**
+   * The approval gate logs where the next action on `requested` (in scope `token`) is carried out
+   * as this executor finds it, instead of resolving the path itself beforehand: each resolution
+   * of the path for it, and each check of a descriptor opened for it (afterOpen), records where it
+   * leads, the last one (the file as opened) winning. watched() ends the watch.
+   */
+  watch(token: string, requested: string): void {
+    this.watchedPath = { token, requested, real: null };
+  }
+
+  /** Where the watched action's path was last found to lead, or null when it never got that far (refused before); ends the watch. */
+  watched(): string | null {
+    const real = this.watchedPath?.real ?? null;
+    this.watchedPath = null;
+    return real;
+  }
+
   private resolve(token: string, requested: string, use: PathUse = "change", finalAsNamed = false): Resolved & { scope: FileSystemScope } {
     const scope = this.capabilities.get(token, "fs");
     const named = path.resolve(scope.root, requested);
@@ -171,6 +193,9 @@ export class FileSystemExecutor {
     } catch (error) {
       throw failure(requested, error);
     }
+    const watch = this.watchedPath;
+    const watched = watch !== null && watch.token === token && watch.requested === requested;
+    if (watched) watch.real = real;
     if (!isWithin(real, scope.realRoot)) {
       throw new PolicyDenial(
         `${requested}: resolves (through a symbolic link) to a place outside this file system scope (${scope.root}); links out of the scope are not followed.`,
@@ -190,7 +215,7 @@ export class FileSystemExecutor {
             : `${requested}: refused: this is ${own.what}; it belongs to tacit, and scripts can neither read nor write it. Work with other files.`,
       );
     }
-    return { scope, named, real, classified: this.policy.classified.isClassified(named, real), judged: judged !== null };
+    return { scope, named, real, classified: this.policy.classified.isClassified(named, real), judged: judged !== null, watched };
   }
 
   /** The allowed roots, and those a person allowed for this run. */
@@ -306,6 +331,8 @@ export class FileSystemExecutor {
    */
   private afterOpen(target: Resolved & { scope: FileSystemScope }, requested: string, mayBeClassified: boolean): (actual: string) => void {
     return (actual) => {
+      // Where the descriptor leads is where the action is carried out, if the checks pass.
+      if (target.watched && this.watchedPath !== null) this.watchedPath.real = actual;
       if (target.judged && actual !== target.real) throw changedSinceJudged(requested, actual);
       if (!isWithin(actual, target.scope.realRoot)) {
         throw new PolicyDenial(`${requested}: the path changed while it was being opened and now leads outside this file system scope; nothing was read.`);

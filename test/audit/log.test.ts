@@ -230,4 +230,25 @@ describe("AuditLog: deferred lines", () => {
     const { result } = await verifyJson(file, ctx.env);
     expect(result.code).toBe(0);
   });
+
+  it("ready() leaves room for one more event without writing, keeps an event's given time, and refuses once closed", () => {
+    const file = path.join(ctx.dir, "ready.jsonl");
+    const log = AuditLog.open(file, { keyFile: ctx.keyFile });
+    const [started, requested] = evaluationEvents("r");
+    // A full batch less one is pending: ready() makes their lines now, so the next append makes none.
+    for (let i = 0; i < 255; i++) log.append(started!);
+    log.ready();
+    let called = 0;
+    log.append(() => {
+      called++;
+      return requested!;
+    }, Date.parse("2026-01-02T03:04:05.678Z"));
+    expect(called).toBe(0);
+    log.close();
+    expect(called).toBe(1);
+    const lines = readLines(file);
+    expect(lines).toHaveLength(257);
+    expect(lines[255]).toMatchObject({ time: "2026-01-02T03:04:05.678Z", event: { type: "action-requested" } });
+    expect(() => log.ready()).toThrow(AuditLogError);
+  });
 });

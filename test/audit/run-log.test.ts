@@ -366,13 +366,37 @@ describe("a file action through a link", () => {
       const work = path.join(ctx.dir, "work");
       mkdirSync(path.join(work, "releases", "v2"), { recursive: true });
       symlinkSync(path.join("releases", "v2"), path.join(work, "current"));
-      const script = 'requestFileSystem(".", (fs) => fs.access("current/app.conf").write("listen 0.0.0.0\\n"));\n';
+      writeFileSync(path.join(ctx.dir, "outside.txt"), "not in the scope\n");
+      symlinkSync(path.join(ctx.dir, "outside.txt"), path.join(work, "out"));
+      // Reads no rule looks at are logged with where the executor found their path to lead (FileSystemExecutor.watch).
+      const script =
+        'requestFileSystem(".", (fs) => {\n' +
+        '  fs.access("current/app.conf").write("listen 0.0.0.0\\n");\n' +
+        '  print(fs.access("current/app.conf").read());\n' +
+        '  try { fs.access("out").read(); } catch (error) { println(String(error).split(":")[0]); }\n' +
+        "});\n";
       const run = await runCli(unchecked(["run", "--audit-log", log, "-"]), { cwd: work, env: ctx.env, input: script });
       expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe("listen 0.0.0.0\nSecurityError\n");
       const real = realpathSync(work);
       expect(readFileSync(path.join(real, "releases", "v2", "app.conf"), "utf8")).toBe("listen 0.0.0.0\n");
       const write = readLines(log).find((line) => line.event.type === "action-requested" && line.event.kind === "FsWrite")!.event;
       expect(write).toMatchObject({ pattern: `fs.write ${path.join(real, "current", "app.conf")}`, realPath: path.join(real, "releases", "v2", "app.conf") });
+      const logged = readLines(log);
+      const reads = logged.filter((line) => line.event.type === "action-requested" && line.event.kind === "FsRead");
+      expect(reads.map((line) => [line.event.pattern, line.event.realPath])).toEqual([
+        [`fs.read ${path.join(real, "current", "app.conf")}`, path.join(real, "releases", "v2", "app.conf")],
+        [`fs.read ${path.join(real, "out")}`, path.join(realpathSync(ctx.dir), "outside.txt")],
+      ]);
+      // Each in its place: its request, then its decision (the second refused), then its result.
+      const events = logged.map((line) => line.event);
+      for (const [i, read] of reads.entries()) {
+        const at = events.indexOf(read.event);
+        expect(events.slice(at + 1, at + 3).map((event) => [event.type, event.action, event.decision])).toEqual([
+          ["decision", read.event.action, i === 0 ? "allow" : "deny"],
+          ["action-result", read.event.action, undefined],
+        ]);
+      }
       // A path that is no link has none.
       const open = readLines(log).find((line) => line.event.type === "action-requested" && line.event.kind === "FsOpenScope")!.event;
       expect(open.realPath).toBeUndefined();
