@@ -303,11 +303,13 @@ export class ApprovalGate {
     // Built when the log writes the line, after the reply has gone to the sandbox.
     oversight.audit?.append(() => {
       const reply = asReceived(JSON.stringify(decision.ok ? decision.value ?? null : decision.error), context.hostSecrets);
-      const result = { action: number, digest: digestOf(reply), durationMs, evaluation, ok: decision.ok };
+      const digest = digestOf(reply);
       const size = Buffer.byteLength(reply);
+      const ok = decision.ok;
+      // Built whole, keys in order (no spread of a partial one): one object per result.
       return redirects.length === 0
-        ? { ...result, size, type: "action-result" }
-        : { ...result, redirects: redirects.map((hop) => cutRecorded(context.hostSecrets.scrubText(hop))), size, type: "action-result" };
+        ? { action: number, digest, durationMs, evaluation, ok, size, type: "action-result" }
+        : { action: number, digest, durationMs, evaluation, ok, redirects: redirects.map((hop) => cutRecorded(context.hostSecrets.scrubText(hop))), size, type: "action-result" };
     });
     return decision;
   }

@@ -73,7 +73,7 @@ export function eventHashOfJson(seq: number, time: string, eventJson: string): s
 }
 
 /** DEL and the C1 controls: JSON leaves them raw inside strings, where a terminal may act on them. */
-const RAW_CONTROLS = /[\u007f-\u009f]/;
+export const RAW_CONTROLS = /[\u007f-\u009f]/;
 
 /**
  * A line as the writer puts it in the file: the event in its canonical JSON, with DEL and the

@@ -22,7 +22,8 @@ import { signBytes } from "./ed25519.js";
 import type { AuditEvent } from "./events.js";
 import { FileLock } from "../file-lock.js";
 import { loadOrCreateSigningKey, type SigningKey } from "./keys.js";
-import { chainOf, describeIssues, eventHash, eventHashOfJson, headEventSchema, headMessage, lineText, type LoggedEvent, type ParsedLine, parseLine, ZERO_CHAIN } from "./line.js";
+import { chainOf, describeIssues, eventHash, headEventSchema, headMessage, type LoggedEvent, type ParsedLine, parseLine, ZERO_CHAIN } from "./line.js";
+import { LineBytes } from "./line-bytes.js";
 import { PARSED_ONCE } from "../parse-once.js";
 
 export interface AuditLogOptions {
@@ -69,7 +70,7 @@ export class AuditLog {
   /** Lines written since the last head. */
   private unsigned = 0;
   /** Lines made but not yet written (see flush). */
-  private batch: string[] = [];
+  private readonly lines = new LineBytes();
   /** Events appended whose lines are not made yet (see append). */
   private pending: Array<{ event: AuditEvent | (() => AuditEvent); at: number }> = [];
   private drainScheduled = false;
@@ -262,11 +263,14 @@ export class AuditLog {
     }
   }
 
-  /** The last time written, as text: an action's events mostly fall in one millisecond. */
-  private lastTime = { at: Number.NaN, text: "" };
+  /** The last time written, as text and as JSON: an action's events mostly fall in one millisecond. */
+  private lastTime = { at: Number.NaN, text: "", json: "" };
 
   private timeText(at: number): string {
-    if (at !== this.lastTime.at) this.lastTime = { at, text: new Date(at).toISOString() };
+    if (at !== this.lastTime.at) {
+      const text = new Date(at).toISOString();
+      this.lastTime = { at, text, json: JSON.stringify(text) };
+    }
     return this.lastTime.text;
   }
 
@@ -330,11 +334,17 @@ export class AuditLog {
     this.throwIfFailed();
     const seq = this.seq + 1;
     const eventJson = canonicalJson(event);
-    const hash = eventHashOfJson(seq, time, eventJson);
-    const chain = chainOf(this.chain, hash);
-    this.batch.push(lineText(seq, time, eventJson, this.chain, hash, chain) + "\n");
+    const timeJson = time === this.lastTime.text ? this.lastTime.json : JSON.stringify(time);
+    // The line (lineText's), its hash and chain (line.ts), made as bytes in the batch (line-bytes.ts).
+    let made = this.lines.add(seq, time, timeJson, eventJson, this.chain);
+    if (made === false) {
+      this.writeLines();
+      made = this.lines.add(seq, time, timeJson, eventJson, this.chain);
+      if (made === false) throw this.fail(`cannot make line ${seq} of the audit log ${this.path}`);
+    }
+    const { chain } = made;
     if (seq === 1) this.anchoring.firstChain = chain;
-    if (this.batch.length >= BATCH_LINES) this.flush();
+    if (this.lines.lines >= BATCH_LINES) this.writeLines();
     this.seq = seq;
     this.chain = chain;
     this.unsigned++;
@@ -355,18 +365,16 @@ export class AuditLog {
   flush(): void {
     if (this.fd === null) return;
     if (this.pending.length > 0) this.drain();
-    if (this.batch.length === 0) return;
+    this.writeLines();
+  }
+
+  /** Writes the lines in the batch (a short write, which a regular file gives only when it cannot take more, is finished). */
+  private writeLines(): void {
+    if (this.fd === null || this.lines.lines === 0) return;
     this.throwIfFailed();
-    const text = this.batch.join("");
-    this.batch = [];
+    const bytes = this.lines.take();
     try {
-      // Written as text (no Buffer made in JavaScript); a short write, which a regular file
-      // gives only when it cannot take more, is finished from bytes.
-      const written = writeSync(this.fd, text);
-      if (written < Buffer.byteLength(text)) {
-        const bytes = Buffer.from(text, "utf8");
-        for (let offset = written; offset < bytes.length; ) offset += writeSync(this.fd, bytes, offset);
-      }
+      for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.fd, bytes, offset, bytes.length - offset);
     } catch (error) {
       // Part of a line may be in the file: nothing written after it could be verified.
       throw this.fail(`cannot write to the audit log ${this.path}: ${(error as Error).message}`);
