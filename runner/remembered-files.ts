@@ -15,16 +15,15 @@
 // written). What it does not cover: a run with another tacit home (another machine, a container,
 // TACIT_HOME set otherwise) and a run before the first that named the file.
 
-import { closeSync, existsSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { ownFileProblemText, readOwnFile } from "./audit/own-file.js";
+import { ownFileProblemText, readOwnFile, replaceOwnFile } from "./audit/own-file.js";
 import type { RunnerConfig } from "./config.js";
 import { FileLock } from "./file-lock.js";
 import { resolveRealOrSelf } from "./fs/containment.js";
 import { onFirstUse } from "./on-first-use.js";
 import { PARSED_ONCE } from "./parse-once.js";
-import { randomToken } from "./random-token.js";
 import { ensureTacitHome, tacitHome, tacitHomes } from "./tacit-home.js";
 
 export type RememberedKind = "config" | "secure-output" | "record";
@@ -133,19 +132,7 @@ export class RememberedFiles {
   }
 
   private save(files: RememberedFile[]): void {
-    const temporary = `${this.file}.${randomToken(6)}.tmp`;
-    const fd = openSync(temporary, "wx", 0o600);
-    try {
-      writeSync(fd, JSON.stringify({ version: 1, files }, null, 2) + "\n");
-    } finally {
-      closeSync(fd);
-    }
-    try {
-      renameSync(temporary, this.file);
-    } catch (error) {
-      unlinkSync(temporary);
-      throw error;
-    }
+    replaceOwnFile(this.file, JSON.stringify({ version: 1, files }, null, 2) + "\n");
   }
 }
 

@@ -7,13 +7,11 @@
 // tacit at the same moment cannot undo each other (the later write used to put back what the
 // earlier one had removed).
 
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { ownFileProblemText, readOwnFile } from "../audit/own-file.js";
+import { ownFileProblemText, readOwnFile, replaceOwnFile } from "../audit/own-file.js";
 import { FileLock } from "../file-lock.js";
 import { onFirstUse } from "../on-first-use.js";
-import { randomToken } from "../random-token.js";
 import { ensureTacitHome, tacitHome } from "../tacit-home.js";
 
 export const APPROVAL_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
@@ -151,19 +149,6 @@ export class ApprovalStore {
   }
 
   private save(approvals: Approval[]): void {
-    const temporary = `${this.file}.${randomToken(6)}.tmp`;
-    const fd = openSync(temporary, "wx", 0o600);
-    try {
-      writeSync(fd, JSON.stringify({ version: 1, approvals }, null, 2) + "\n");
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    try {
-      renameSync(temporary, this.file);
-    } catch (error) {
-      unlinkSync(temporary);
-      throw error;
-    }
+    replaceOwnFile(this.file, JSON.stringify({ version: 1, approvals }, null, 2) + "\n");
   }
 }

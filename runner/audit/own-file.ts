@@ -1,12 +1,13 @@
-// Reading a small file that only its owner may change (the signing key, the logs' anchors, the
+// Reading (and replacing) a small file that only its owner may change (the signing key, the logs' anchors, the
 // remembered approvals): checked on the descriptor that is read, so the file checked is the file
 // read; a link is not followed (O_NOFOLLOW: another user's link would lead to a file of theirs);
 // and the directories it lies in, up to tacit's home, must be the user's and writable by nobody
 // else (or sticky, like /tmp), since whoever can write a directory can replace what is in it.
 
-import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { isWithin } from "../fs/containment.js";
+import { randomToken } from "../random-token.js";
 
 /** What is wrong with such a file; the caller says it in its own words (ownFileProblemText says it for it). */
 export type OwnFileProblem =
@@ -101,5 +102,27 @@ export function ownFileProblemText(what: string, file: string, problem: OwnFileP
         `${what} lies in ${problem.directory}, which others can write to (mode ${problem.mode.toString(8)}) and so could have replaced it, so ` +
         `${consequence}; chmod go-w ${problem.directory} (tacit keeps its home 700) if you trust what is in it`
       );
+  }
+}
+
+/**
+ * Replaces `file` with `text` whole: written to a new owner-only file beside it (never one that
+ * exists: a planted link is not followed), synced, then renamed over it, so a reader sees the old
+ * text or the new, never part of one. The caller holds the file's lock.
+ */
+export function replaceOwnFile(file: string, text: string): void {
+  const temporary = `${file}.${randomToken(6)}.tmp`;
+  const fd = openSync(temporary, "wx", 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(temporary, file);
+  } catch (error) {
+    unlinkSync(temporary);
+    throw error;
   }
 }
