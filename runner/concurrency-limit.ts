@@ -5,9 +5,18 @@
 /** Runs a task once a slot is free (see ConcurrencyLimit.slot). */
 export type Slot = <T>(task: () => Promise<T>) => Promise<T>;
 
+/** A task waiting for a slot: `take` gives it the slot; `leave` rejects it, its signal aborted. */
+interface Waiter {
+  signal: AbortSignal | undefined;
+  take: () => void;
+  leave: () => void;
+}
+
 export class ConcurrencyLimit {
   private running = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly waiting: Waiter[] = [];
+  /** Signals listened to: one listener each, however many of its tasks wait (see waitForSlot). */
+  private readonly listened = new WeakSet<AbortSignal>();
 
   constructor(readonly limit: number) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`a concurrency limit must be a whole number >= 1, got ${limit}`);
@@ -52,7 +61,7 @@ export class ConcurrencyLimit {
       return await task();
     } finally {
       const next = this.waiting.shift();
-      if (next) next(); // the slot passes on as it is
+      if (next) next.take(); // the slot passes on as it is
       else this.running--;
     }
   }
@@ -65,17 +74,26 @@ export class ConcurrencyLimit {
   private waitForSlot(signal: AbortSignal | undefined, cancelled: () => Error): Promise<void> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(cancelled());
-      const take = (): void => {
-        signal?.removeEventListener("abort", leave);
-        resolve();
-      };
-      const leave = (): void => {
-        const at = this.waiting.indexOf(take);
-        if (at >= 0) this.waiting.splice(at, 1);
-        reject(cancelled());
-      };
-      signal?.addEventListener("abort", leave, { once: true });
-      this.waiting.push(take);
+      this.waiting.push({ signal, take: resolve, leave: () => reject(cancelled()) });
+      if (signal === undefined || this.listened.has(signal)) return;
+      // One listener for all the tasks waiting under a signal: a script's classified chats wait
+      // under its evaluation's, as many as it asks for, and a listener each made Node warn of a
+      // leak on the run's stderr (MaxListenersExceededWarning) past ten.
+      this.listened.add(signal);
+      signal.addEventListener(
+        "abort",
+        () => {
+          const leaving: Waiter[] = [];
+          let kept = 0;
+          for (const waiter of this.waiting) {
+            if (waiter.signal === signal) leaving.push(waiter);
+            else this.waiting[kept++] = waiter;
+          }
+          this.waiting.length = kept;
+          for (const waiter of leaving) waiter.leave();
+        },
+        { once: true },
+      );
     });
   }
 }
