@@ -210,7 +210,7 @@ export class ApprovalGate {
     /** Where an asked-about command was asked about as running (see ExecExecutor.judged). */
     let judgedCwd: string | null = null;
     /** Whether a person answered for it; if not, its decision is the monitor's, logged once the monitor has decided (see logVerdict). */
-    const asked = tier !== "allow";
+    const personAsked = tier !== "allow";
     if (tier !== "allow") {
       // A person is asked only about what the allowlists and the scope would let happen:
       // anything else is refused now, as the monitor would, without a question.
@@ -297,7 +297,7 @@ export class ApprovalGate {
     const durationMs = Math.round((monotonicMs() - started) * 1000) / 1000;
     // What no person answered for was decided by the monitor: allowed, or refused by the allowlists, the scope or
     // the classified rules. A refusal after a person's yes is a decision too, the policy's over theirs.
-    if (!asked || isPolicyRefusal(decision)) this.logVerdict(number, decision, context.hostSecrets);
+    if (!personAsked || isPolicyRefusal(decision)) this.logVerdict(number, decision, context.hostSecrets);
     // A request's record names the URL the script gave; where redirects took it is known only now.
     const redirects = action.kind === "HttpRequest" || action.kind === "HttpRequestClassified" ? context.network.redirectsOf(action) : [];
     // Built when the log writes the line, after the reply has gone to the sandbox.
