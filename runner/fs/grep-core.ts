@@ -127,14 +127,10 @@ export class SearchRefusal extends Error {
   override name = "SearchRefusal";
 }
 
-/**
- * Where a search may read: inside the scope, and nothing classified. `classified` is asked for
- * when a path is first checked: a thread that may never check one (the search helper, which
- * checks only a link's target) does not compile the patterns before it starts.
- */
-export function searchableCheck(realRoot: string, classified: () => ClassifiedPaths): (actual: string) => void {
+/** Where a search may read: inside the scope, and nothing classified. */
+export function searchableCheck(realRoot: string, classified: ClassifiedPaths): (actual: string) => void {
   return (actual) => {
-    if (!isWithin(actual, realRoot) || classified().matches(actual)) throw new SearchRefusal("the path changed while being searched");
+    if (!isWithin(actual, realRoot) || classified.matches(actual)) throw new SearchRefusal("the path changed while being searched");
   };
 }
 
@@ -222,7 +218,7 @@ export type SearchTask = { kind: "opened"; named: string; path: string } | { kin
 export function fileSearchOf(
   pattern: string,
   realRoot: string,
-  classified: () => ClassifiedPaths,
+  classified: ClassifiedPaths,
   hostSecrets: readonly string[],
   regex: RegExp = new RegExp(pattern),
 ): FileSearch {
@@ -465,7 +461,7 @@ function linkedEntry(named: string, linkPath: string, context: WalkContext): voi
  */
 export function grepRecursive(request: GrepRecursiveRequest, regex: RegExp, shared: ((search: FileSearch) => BatchSearcher) | null = null): GrepMatch[] {
   const classified = new ClassifiedPaths(request.classifiedPatterns);
-  const search = fileSearchOf(request.pattern, request.realRoot, () => classified, request.hostSecrets, regex);
+  const search = fileSearchOf(request.pattern, request.realRoot, classified, request.hostSecrets, regex);
   const batches = new TaskBatches(shared ? shared(search) : searchAlone(search));
   try {
     walkDirectory(request.dir, request.realDir, {

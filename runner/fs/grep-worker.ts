@@ -74,8 +74,7 @@ function serveSearches(): void {
       }
       if (job.op === "grep") {
         const collector = new MatchCollector();
-        const classified = new ClassifiedPaths(job.classifiedPatterns);
-        const searchable = searchableCheck(job.realRoot, () => classified);
+        const searchable = searchableCheck(job.realRoot, new ClassifiedPaths(job.classifiedPatterns));
         // Opened where the approval gate judged it, or not searched (see ListRequest.exact).
         const verify = !job.exact
           ? searchable

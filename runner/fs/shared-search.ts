@@ -172,11 +172,8 @@ export function serveAsHelper(link: HelperLink): void {
     try {
       const key = JSON.stringify([message.pattern, message.realRoot, message.classifiedPatterns, message.hostSecrets]);
       if (search?.key !== key) {
-        // The patterns (their absolute prefixes resolved) as the search starts, as the walker's
-        // are, not later at the first link's check: a prefix swapped for a link meanwhile would
-        // have more time to change what is classified here.
-        const classified = new ClassifiedPaths(message.classifiedPatterns);
-        search = { key, value: fileSearchOf(message.pattern, message.realRoot, () => classified, message.hostSecrets) };
+        // The classified patterns compiled (their absolute prefixes resolved) as the search starts, as the walker's are.
+        search = { key, value: fileSearchOf(message.pattern, message.realRoot, new ClassifiedPaths(message.classifiedPatterns), message.hostSecrets) };
       }
       limited = claimAndSearch(receivedTasks(message.tasks), control, search.value, (index, matches) => results.push([index, matches]));
     } catch (error) {
