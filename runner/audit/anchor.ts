@@ -19,15 +19,14 @@
 // system that does not order a rename after the data it names, leave it empty; an unreadable
 // record stops the writer, with what to do.
 
-import { closeSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { mkdirSync, readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { onFirstUse } from "../on-first-use.js";
-import { randomToken } from "../random-token.js";
 import { tacitHome } from "../tacit-home.js";
 import { sha256Hex } from "./digest.js";
 import { describeIssues, parseLine } from "./line.js";
-import { ownFileProblemText, readOwnFile } from "./own-file.js";
+import { ownFileProblemText, readOwnFile, replaceOwnFile } from "./own-file.js";
 import { PARSED_ONCE } from "../parse-once.js";
 
 const ANCHOR_FORMAT = "tacit-audit-anchor-v1";
@@ -119,20 +118,7 @@ export class AnchorStore {
   /** Replaces the record of `record.log`, whole or not at all (see the header for why no fsync). */
   write(record: AnchorRecord): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const file = this.fileFor(record.log);
-    const temporary = `${file}.${randomToken(6)}.tmp`;
-    const fd = openSync(temporary, "wx", 0o600);
-    try {
-      writeSync(fd, JSON.stringify(record, null, 2) + "\n");
-    } finally {
-      closeSync(fd);
-    }
-    try {
-      renameSync(temporary, file);
-    } catch (error) {
-      unlinkQuietly(temporary);
-      throw error;
-    }
+    replaceOwnFile(this.fileFor(record.log), JSON.stringify(record, null, 2) + "\n", { sync: false });
   }
 
   /** Records, other than for `exceptLog`, of a log with this first line (a moved or copied log); unusable ones are skipped. */
@@ -185,14 +171,6 @@ function readRecord(file: string): AnchorRecord | null {
   const parsed = anchorSchema().safeParse(json, PARSED_ONCE);
   if (!parsed.success) throw new AnchorError(`the audit anchor ${file} is not a tacit audit anchor (${describeIssues(parsed.error)})`);
   return parsed.data;
-}
-
-function unlinkQuietly(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch {
-    // already gone
-  }
 }
 
 /** What `tacit audit verify` was given to check the log's length against (see verify.ts). */

@@ -107,22 +107,26 @@ export function ownFileProblemText(what: string, file: string, problem: OwnFileP
 
 /**
  * Replaces `file` with `text` whole: written to a new owner-only file beside it (never one that
- * exists: a planted link is not followed), synced, then renamed over it, so a reader sees the old
- * text or the new, never part of one. The caller holds the file's lock.
+ * exists: a planted link is not followed), synced unless `sync` is false, then renamed over it,
+ * so a reader sees the old text or the new, never part of one. The caller holds the file's lock.
  */
-export function replaceOwnFile(file: string, text: string): void {
+export function replaceOwnFile(file: string, text: string, { sync = true }: { sync?: boolean } = {}): void {
   const temporary = `${file}.${randomToken(6)}.tmp`;
   const fd = openSync(temporary, "wx", 0o600);
   try {
     writeSync(fd, text);
-    fsyncSync(fd);
+    if (sync) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
   try {
     renameSync(temporary, file);
   } catch (error) {
-    unlinkSync(temporary);
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // already gone: the rename's error is the one to tell
+    }
     throw error;
   }
 }
