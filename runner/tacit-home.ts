@@ -21,25 +21,15 @@ export function tacitHome(env: NodeJS.ProcessEnv = process.env): string {
  * that signs the audit logs of every run without it.
  */
 export function tacitHomes(env: NodeJS.ProcessEnv = process.env): string[] {
-  const byHome = env.HOME ? path.resolve(env.HOME) : os.homedir();
-  const byPasswd = userHomeFromPasswd();
+  const user = env.HOME ? path.resolve(env.HOME) : os.homedir();
   return [
     ...new Set([
       tacitHome(env),
       tacitHome({ ...env, TACIT_HOME: undefined }),
-      path.join(byHome, ".config", "tacit"),
-      ...(byPasswd === null ? [] : [path.join(byPasswd, ".config", "tacit")]),
+      path.join(user, ".config", "tacit"),
+      path.join(os.homedir(), ".config", "tacit"),
     ]),
   ];
-}
-
-/** The user's home as the password database has it (HOME may name another), or null where it has none. */
-function userHomeFromPasswd(): string | null {
-  try {
-    return os.userInfo().homedir || null;
-  } catch {
-    return null;
-  }
 }
 
 /** Creates the directory (0700) if needed and returns it; refuses one others can write to. */
