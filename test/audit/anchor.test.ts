@@ -3,9 +3,9 @@
 // caught by `tacit audit verify` and refused by the next writer. Through the real CLI, with
 // logs written by real `tacit run`s.
 
-import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AnchorStore, anchorsDirFor, realLogPath } from "../../runner/audit/anchor.js";
 import { AuditLog } from "../../runner/audit/log.js";
 import { runCli, unchecked } from "../helpers.js";
@@ -20,7 +20,15 @@ describe("the anchor of an audit log", () => {
   const run = (file = log) => runCli(unchecked(["run", "--audit-log", file, "script.ts"]), { cwd: work, env: ctx.env });
   const anchorsDir = () => path.join(ctx.home, "audit-anchors");
 
-  beforeEach(async () => {
+  /** Where the state after the three runs is kept, so that each test starts from it. */
+  let snapshot: string;
+  /** What a test may have made beside the log and the home (removed before the next). */
+  const madeByTests = () => [path.join(ctx.dir, "archive"), path.join(ctx.dir, "another-machine")];
+
+  // Three real runs write the log and its anchor once; each test then starts from a byte-for-byte
+  // copy of that state at the same paths (anchors name the log's real path, so the paths must
+  // not change), rather than from three runs of its own.
+  beforeAll(async () => {
     ctx = auditHome();
     work = path.join(ctx.dir, "work");
     mkdirSync(work);
@@ -31,8 +39,16 @@ describe("the anchor of an audit log", () => {
       const result = await run();
       expect(result.code, result.stderr).toBe(0);
     }
+    snapshot = path.join(ctx.dir, "snapshot");
+    cpSync(ctx.home, path.join(snapshot, "home"), { recursive: true });
+    cpSync(path.dirname(log), path.join(snapshot, "logs"), { recursive: true });
   });
-  afterEach(() => ctx.cleanup());
+  beforeEach(() => {
+    for (const made of [ctx.home, path.dirname(log), ...madeByTests()]) rmSync(made, { recursive: true, force: true });
+    cpSync(path.join(snapshot, "home"), ctx.home, { recursive: true });
+    cpSync(path.join(snapshot, "logs"), path.dirname(log), { recursive: true });
+  });
+  afterAll(() => ctx.cleanup());
 
   it("an untouched log verifies, anchored at its last head", async () => {
     const lines = readLines(log);
