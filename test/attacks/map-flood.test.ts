@@ -5,9 +5,16 @@
 // serve, every session with it). What one evaluation's map calls bring is now bounded, by
 // sizes the script itself sent, so a refusal tells it nothing about any plaintext.
 
-import { describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES } from "../../runner/limits.js";
-import { runScript } from "../helpers.js";
+import { runScript, tempDir } from "../helpers.js";
+
+// The bound is the store's size (classifiedStoreLimitBytes); a configured eighth of the default
+// keeps the flood short (16 calls of 2 MiB rather than 128) while the host's heap (300 MB) is still
+// far smaller than what the flood left there before the bound: it ran until that heap died.
+const STORE_LIMIT_BYTES = DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES / 8;
 
 describe("a flood of map calls with large captures", () => {
   it("is refused past the evaluation's bound, before the host holds it; a Classified capture is not charged; the host lives", async () => {
@@ -28,12 +35,16 @@ let more = 0;
 for (let i = 0; i < 1000; i++) { v.map((s) => s.length + table.length); more++; }
 println(more);
 `;
+    const { dir, cleanup } = tempDir("tacit-map-flood-");
+    onTestFinished(cleanup);
+    const config = path.join(dir, "tacit.json");
+    writeFileSync(config, JSON.stringify({ classifiedStoreLimitBytes: STORE_LIMIT_BYTES }));
     // A heap too small for what the flood used to leave in the host: a tacit that held it died.
-    const r = await runScript(script, ["--no-check", "--exec-timeout-ms", "20000"], { env: { NODE_OPTIONS: "--max-old-space-size=300" } });
+    const r = await runScript(script, ["--no-check", "--config", config, "--exec-timeout-ms", "20000"], { env: { NODE_OPTIONS: "--max-old-space-size=300" } });
     expect(r.code, r.stderr.slice(0, 400)).toBe(0);
     const [made, refusal, more] = r.stdout.trim().split("\n");
     // Each call sends a little over 2 MiB (1 Mi characters at 2 bytes, and its source): the bound lets through what fits.
-    const fit = DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES / (2 * (1 << 20));
+    const fit = STORE_LIMIT_BYTES / (2 * (1 << 20));
     expect(Number(made)).toBeGreaterThanOrEqual(fit - 2);
     expect(Number(made)).toBeLessThan(fit);
     expect(refusal).toBe("Error: map: refused: its function and captured values (about");
