@@ -7,7 +7,7 @@ import type { PureFunctionSite } from "./pure-functions.js";
 import type { SnippetCheck } from "./split-check.js";
 import { DEFAULT_TIMEOUT_MS } from "./limits.js";
 import { formatTypeDiagnostic, typeCheck, type TypeCheckResult } from "./typecheck.js";
-import { formatDiagnostic, type TacitImport, validate } from "./validator.js";
+import { formatDiagnostic, namesOnlyTacit, type TacitImport, validate } from "./validator.js";
 
 /**
  * The most problems a check lists: each names its rule and gives a hint, some 300 characters for
@@ -44,7 +44,10 @@ export type TypeChecker = (code: string, snippet?: SnippetCheck) => TypeCheckRes
 
 /** A session's part in its type check: how to check the new snippet, and what the checker said of its names. */
 export interface SessionTypeCheck {
-  /** Asked once the snippet has passed validation; null: check the whole program, no names asked about. */
+  /**
+   * Asked once the snippet has passed validation, or before the validator runs for a snippet that
+   * names no other module (see checkInStages); null: check the whole program, no names asked about.
+   */
   plan(): SnippetCheck | null | Promise<SnippetCheck | null>;
   /** Told after the check: whether one of the snippet's names is a global already (null: not asked). */
   checked(shadowsGlobal: Promise<boolean> | null): void;
@@ -66,9 +69,14 @@ export async function checkScript(
 }
 
 /**
- * The checks in two stages: the validation's result now, and the type check, which only code
- * that passed validation reaches (it reads the modules code imports), as a promise, or null when
- * validation failed or type-checking is off. A caller can prepare the run while types are checked.
+ * The checks in two stages: the validation's result now, and the type check as a promise, or
+ * null when validation failed or type-checking is off. A caller can prepare the run while types
+ * are checked. The type checker reads the modules code names, so it gets only code that passed
+ * validation, or a session's snippet that names no module but "tacit" (namesOnlyTacit), whose
+ * nesting was measured (`probed` null) and whose earlier snippets passed: such a snippet's check
+ * starts before the validator runs, and overlaps it (the validator reads the whole session, its
+ * time grows with it). Either way the check's verdict counts only once validation has passed; a
+ * check started for a snippet the validator then refuses goes on unseen.
  * `probed`: nesting.ts's parseRefusalAsync verdict on `fresh`, where the caller awaited it.
  */
 export function checkInStages(
@@ -81,6 +89,25 @@ export function checkInStages(
   session?: SessionTypeCheck,
   probed?: ParseRefusal | null,
 ): { validation: CheckResult; types: Promise<CheckResult> | null } {
+  // Started before the caller goes on: the caller prepares the run while the checker works (a
+  // session's check started only once that preparation had yielded, about 0.7 ms later).
+  const startTypes = (): Promise<TypeCheckResult> => {
+    const checkWith = async (snippet: SnippetCheck | null): Promise<TypeCheckResult> => {
+      const checked = await (snippet ? checker(code, snippet) : checker(code));
+      session?.checked(snippet ? (checked.shadowsGlobal ?? Promise.resolve(true)) : null);
+      return checked;
+    };
+    try {
+      const plan = session ? session.plan() : null;
+      return plan instanceof Promise ? plan.then(checkWith) : checkWith(plan);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+  const program = typeCheckEnabled && session && probed === null ? (parsed?.() ?? null) : null;
+  const early = program !== null && namesOnlyTacit(program, code.length - fresh.length) ? startTypes() : null;
+  // Not awaited if validation fails (or throws).
+  early?.catch(() => undefined);
   const validation = validate(code, displayName, fresh, parsed, probed);
   if (!validation.ok) {
     const errors = listed(validation.diagnostics.map((d) => formatDiagnostic(displayName, d)));
@@ -89,20 +116,7 @@ export function checkInStages(
   const { tacitImports, pureFunctions } = validation;
   const passed: CheckResult = { ok: true, errors: [], tacitImports, pureFunctions };
   if (!typeCheckEnabled) return { validation: passed, types: null };
-  // Started here, before the caller goes on: the caller prepares the run while the checker
-  // works (a session's check started only once that preparation had yielded, about 0.7 ms later).
-  const checkWith = async (snippet: SnippetCheck | null): Promise<TypeCheckResult> => {
-    const checked = await (snippet ? checker(code, snippet) : checker(code));
-    session?.checked(snippet ? (checked.shadowsGlobal ?? Promise.resolve(true)) : null);
-    return checked;
-  };
-  let started: Promise<TypeCheckResult>;
-  try {
-    const plan = session ? session.plan() : null;
-    started = plan instanceof Promise ? plan.then(checkWith) : checkWith(plan);
-  } catch (error) {
-    started = Promise.reject(error);
-  }
+  const started = early ?? startTypes();
   const types = started
     .then((checked): CheckResult => (checked.ok ? passed : { ok: false, errors: listed(checked.diagnostics.map((d) => formatTypeDiagnostic(displayName, d))), tacitImports, pureFunctions }));
   return { validation: passed, types };

@@ -87,6 +87,58 @@ function walk(node: AstNode, parent: AstNode | null, visit: (node: AstNode, pare
   }
 }
 
+/** A `/// <reference …>`-style comment: a directive that makes the type checker load other files. */
+function isTripleSlashDirective(comment: ParsedProgram["comments"][number]): boolean {
+  return comment.type === "Line" && /^\/\s*<\s*[a-z-]+/i.test(comment.value);
+}
+
+/**
+ * A node that names a module other than "tacit", which the type checker would read: an import
+ * or re-export from one, `import … = require(…)`, `import("…")` in a type or an expression. The
+ * validator refuses each (forbidden-import, dynamic-import); a re-export of "tacit" counts too.
+ */
+function namesAnotherModule(node: AstNode): boolean {
+  switch (node.type) {
+    case "ImportDeclaration":
+      return (node.source as AstNode).value !== "tacit";
+    case "ExportNamedDeclaration":
+    case "ExportAllDeclaration":
+      return Boolean(node.source);
+    case "TSImportEqualsDeclaration":
+      return (node.moduleReference as AstNode).type === "TSExternalModuleReference";
+    case "TSImportType":
+    case "ImportExpression":
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * Whether the part of a parsed program from `offset` on (a session's new snippet, after earlier
+ * ones that passed the validator) names no module but "tacit" (see namesAnotherModule) and holds
+ * no triple-slash directive: the type checker then reads nothing the validator would refuse to
+ * let it read, and may start on the program before the validator has passed it (checks.ts). A
+ * snippet too deep to walk gets false.
+ */
+export function namesOnlyTacit(parsed: ParsedProgram, offset: number): boolean {
+  if (parsed.errors.length > 0) return false;
+  if (parsed.comments.some((comment) => comment.start >= offset && isTripleSlashDirective(comment))) return false;
+  let other = false;
+  try {
+    for (const statement of (parsed.program as unknown as AstNode).body as AstNode[]) {
+      if (statement.start < offset) continue;
+      walk(statement, null, (node) => {
+        if (namesAnotherModule(node)) other = true;
+      });
+    }
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return false;
+  }
+  return !other;
+}
+
 function isConstructorKey(node: unknown): boolean {
   if (!isNode(node)) return false;
   if (node.type === "Literal") return node.value === "constructor";
@@ -182,7 +234,7 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
   }
 
   for (const comment of parsed.comments) {
-    if (comment.type === "Line" && /^\/\s*<\s*[a-z-]+/i.test(comment.value)) {
+    if (isTripleSlashDirective(comment)) {
       report(
         "triple-slash-directive",
         comment.start,
@@ -213,7 +265,7 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
     switch (node.type) {
       case "ImportDeclaration": {
         const source = (node.source as AstNode).value as string;
-        if (source !== "tacit") {
+        if (namesAnotherModule(node)) {
           report("forbidden-import", node.start, `import of "${source}" is not allowed`, HINT_IMPORT);
           return;
         }
@@ -222,12 +274,12 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
       }
       case "ExportNamedDeclaration":
       case "ExportAllDeclaration":
-        if (node.source) {
+        if (namesAnotherModule(node)) {
           report("forbidden-import", node.start, `re-export from "${(node.source as AstNode).value as string}" is not allowed`, HINT_IMPORT);
         }
         return;
       case "TSImportEqualsDeclaration":
-        if ((node.moduleReference as AstNode).type === "TSExternalModuleReference") {
+        if (namesAnotherModule(node)) {
           report("forbidden-import", node.start, "import … = require(…) is not allowed", HINT_IMPORT);
         }
         return;

@@ -129,6 +129,58 @@ describe("when the type check starts", () => {
     expect(asked).toEqual(["const x: number = 1;", "const y = 2;"]);
     expect((await snippet.types)?.ok).toBe(true);
   });
+
+  /** checkInStages on `snippet` as a session's, after `earlier` (which passed): the checks' result and what the checker was asked. */
+  function sessionChecks(earlier: string, snippet: string, probed: { measured: boolean } = { measured: true }) {
+    const asked: string[] = [];
+    const checker = (code: string) => {
+      asked.push(code);
+      return Promise.resolve({ ok: true, diagnostics: [] });
+    };
+    const code = earlier + snippet;
+    const parsed = () => parseSync("script.ts", code, PROGRAM_OPTIONS);
+    const session = { plan: () => ({ names: [], apart: null }), checked: () => undefined };
+    return { stages: checkInStages(code, "script.ts", true, checker, snippet, parsed, session, probed.measured ? null : undefined), asked };
+  }
+
+  it("starts before the validator for a session's snippet that names no module but tacit, and counts only once it has passed", async () => {
+    const earlier = `import { println } from "tacit";\nconst a = 1;${SEPARATOR}`;
+    const passes = sessionChecks(earlier, "println(a)");
+    expect(passes.asked).toEqual([`${earlier}println(a)`]);
+    expect((await passes.stages.types)?.ok).toBe(true);
+    // Refused by the validator (not for naming a module): the check had started, and its verdict is not used.
+    const refused = sessionChecks(earlier, "Deno.exit(0)");
+    expect(refused.stages.validation.ok).toBe(false);
+    expect(refused.stages.types).toBeNull();
+    expect(refused.asked).toHaveLength(1);
+  });
+
+  it("never reaches the checker for a snippet that names another module, nor one whose nesting was not measured", () => {
+    const namingModules = [
+      'import { x } from "./other";\nx',
+      'import "node:fs";',
+      'export * from "tacit";',
+      'export { println } from "tacit";',
+      'import fs = require("fs");',
+      'type T = typeof import("./other");',
+      'const m = () => import("./other");',
+      '/// <reference path="./other.ts" />\n1',
+      'function f() { return [1].map((n) => { type U = import("./deep").U; return n; }); }',
+    ];
+    for (const snippet of namingModules) {
+      const { stages, asked } = sessionChecks("const a = 1;\n;\n", snippet);
+      expect(stages.validation.ok, snippet).toBe(false);
+      expect(asked, snippet).toEqual([]);
+    }
+    const unmeasured = sessionChecks("", "Deno.exit(0)", { measured: false });
+    expect(unmeasured.stages.validation.ok).toBe(false);
+    expect(unmeasured.asked).toEqual([]);
+    // Nor one-shot code the validator refuses.
+    const asked: string[] = [];
+    const oneShot = checkInStages("Deno.exit(0)", "script.ts", true, (code) => (asked.push(code), { ok: true, diagnostics: [] }));
+    expect(oneShot.validation.ok).toBe(false);
+    expect(asked).toEqual([]);
+  });
 });
 
 describe("the checker's verdict on a snippet checked apart", () => {
