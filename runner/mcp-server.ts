@@ -12,13 +12,14 @@ import { z } from "zod";
 import type { RunnerConfig } from "./config.js";
 import { evaluate, type EvaluationResult, noPendingClassifiedWork } from "./evaluate.js";
 import { interfacePath } from "./paths.js";
-import { SandboxProcess } from "./sandbox-process.js";
+import type { SandboxProcess } from "./sandbox-process.js";
 import type { TypeChecker } from "./checks.js";
 import { ThreadedTypeChecker } from "./typecheck-thread.js";
 import { Recorder } from "./recorder.js";
 import { refuseMalformedToolCalls } from "./mcp-arguments.js";
 import { limitedStdin, MAX_MESSAGE_BYTES, type OversizedMessage } from "./mcp-stdin.js";
 import { ReplSession } from "./session.js";
+import { WarmSpare } from "./warm-spare.js";
 import { HeapShare } from "./heap-share.js";
 import type { Oversight } from "./approval/gate.js";
 import { elicitationAsker } from "./approval/elicitation.js";
@@ -156,7 +157,8 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
   // spare is taken, 18-20 ms after the answer). A call that comes right after an answer (a
   // client sending calls back to back) starts it at once instead, giving it a head start
   // (back to back: 86 ms at once, 103 ms after the answer, 90 ms this way; there every call
-  // waits for most of a boot, since every one-shot call needs a fresh sandbox).
+  // waits for most of a boot, since every one-shot call needs a fresh sandbox). While a
+  // session's snippet runs, a spare still booting is stopped (see warm-spare.ts).
   // One-shot calls beyond the limit wait (in order) rather than each starting a sandbox at once.
   const evaluations = new ConcurrencyLimit(config.maxConcurrentEvaluations);
   // What all sessions and one-shot calls hold of classified plaintext together: each store's
@@ -168,15 +170,11 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
   const leftOver = new LeftWork(config.maxConcurrentEvaluations);
   const leftWork = { pending: noPendingClassifiedWork(), keep: (work: Parameters<LeftWork["keep"]>[0]) => leftOver.keep(work) };
   const slotFor = (signal?: AbortSignal): Slot => evaluations.slot(signal, () => new CancelledBeforeStart());
-  let spare: SandboxProcess | undefined = new SandboxProcess({ memoryLimitMb: config.memoryLimitMb });
-  let closing = false;
+  const spares = new WarmSpare(config.memoryLimitMb);
   let lastAnswerAt = -Infinity;
-  const replenish = (): void => {
-    if (!closing && spare === undefined) spare = new SandboxProcess({ memoryLimitMb: config.memoryLimitMb });
-  };
+  const replenish = (): void => spares.replenish();
   const withSpare: WithSpare = async (use) => {
-    const taken = spare;
-    spare = undefined;
+    const taken = spares.take();
     const backToBack = monotonicMs() - lastAnswerAt < BACK_TO_BACK_MS;
     if (backToBack) setImmediate(replenish);
     try {
@@ -230,7 +228,7 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
       ),
   );
 
-  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, recorder, typeChecker, oversight, log, slotFor, classifiedValues, inFlight, leftOver) : null;
+  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, (work) => spares.inForeground(work), recorder, typeChecker, oversight, log, slotFor, classifiedValues, inFlight, leftOver) : null;
 
   server.registerTool(
     "show_interface",
@@ -284,8 +282,7 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
     const why = lastTransportError ? `: ${(lastTransportError as Error).message}` : "";
     process.stderr.write(`tacit: the MCP transport closed while stdin was still open${why}; the server stops\n`);
   }
-  closing = true;
-  spare?.kill("cancelled", "the server stopped");
+  spares.close();
   checker?.close();
   await sessions?.closeAll("the server stopped");
   // The classified writes and secure output the last calls left land before the server stops.
@@ -322,6 +319,7 @@ function registerSessionTools(
   server: McpServer,
   config: RunnerConfig,
   withSpare: WithSpare,
+  inForeground: <T>(work: () => Promise<T>) => Promise<T>,
   recorder: Recorder | null,
   typeChecker: TypeChecker,
   oversight: Oversight,
@@ -413,7 +411,8 @@ function registerSessionTools(
         try {
           // A snippet runs in a sandbox like any call: it takes one of the same slots (uncounted,
           // a client could run as many sandboxes at once as it had sessions: 100 by default).
-          const result = await withProgress(extra, () => session.execute(code, { signal: extra.signal, typeChecker, oversight, slot: slotFor(extra.signal) }));
+          // A spare sandbox still booting waits meanwhile (see warm-spare.ts).
+          const result = await withProgress(extra, () => inForeground(() => session.execute(code, { signal: extra.signal, typeChecker, oversight, slot: slotFor(extra.signal) })));
           recorder?.append({ kind: "execute_in_session", sessionId: session_id, code, result });
           logAfterAnswer(log, `execute_in_session ${session_id}: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
           return toolResult(result);
