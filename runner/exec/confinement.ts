@@ -55,6 +55,13 @@ import { executable, type NamespaceWrapper, SHELL } from "./pid-namespace.js";
 const MOUNT_CANDIDATES = ["/usr/bin/mount", "/bin/mount"];
 const TMP = "/tmp";
 const PROC = "/proc";
+/**
+ * Never covered, whatever names it (a remembered or current --secure-output /dev/null, a classified
+ * pattern): it holds nothing (reads end at once, writes are dropped), and covered with an empty
+ * read-only file it made every `2>/dev/null` fail, the setup's own check of the walked directories
+ * included, so every confined command was refused as if the roots had changed.
+ */
+const NULL_DEVICE = "/dev/null";
 /** What the setup writes on stderr before it gives up, with exit status 125, the command not run. */
 const SETUP_FAILED = "tacit-confinement-failed:";
 const SETUP_FAILED_STATUS = 125;
@@ -143,6 +150,16 @@ interface Walked {
 function nanoseconds(ns: bigint): string {
   if (ns < 0n) return "gone";
   return `${ns / 1_000_000_000n}.${(ns % 1_000_000_000n).toString().padStart(9, "0")}`;
+}
+
+/** Whether `real` is the null device: /dev/null, and a character device (a regular file there may hold what tacit wrote to it). */
+function isNullDevice(real: string): boolean {
+  if (real !== NULL_DEVICE) return false;
+  try {
+    return statSync(real).isCharacterDevice();
+  } catch {
+    return false;
+  }
 }
 
 interface Mask {
@@ -340,7 +357,7 @@ export class CommandConfinement {
     const found = new Map<string, boolean>();
     const add = (p: string): void => {
       const target = realTarget(p);
-      if (target !== null && this.visible(target.real) && target.real !== "/") found.set(target.real, target.directory);
+      if (target !== null && this.visible(target.real) && target.real !== "/" && !isNullDevice(target.real)) found.set(target.real, target.directory);
     };
     const realProgram = realTarget(program)?.real ?? program;
     // Git's configuration and hooks in the roots: git runs what they name with the user's full

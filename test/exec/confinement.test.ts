@@ -277,6 +277,30 @@ requestExecPermission(["sh"], (proc) => {
     }
   });
 
+  it("still let commands use /dev/null where an earlier run was given --secure-output /dev/null", async (ctx) => {
+    // tacit remembers every run's secure output (remembered-files.ts) and confinement covers it:
+    // remembered as /dev/null, it was covered with an empty read-only file, every `2>/dev/null`
+    // failed, the setup's own check among them, and each later confined command of the user was
+    // refused as if "the allowed roots changed while it was set up".
+    skipWithoutMountNamespace(ctx);
+    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
+    try {
+      const { home, project } = layout(dir);
+      const earlier = await tacit(project, `println("earlier");\n`, ["--secure-output", "/dev/null"], { HOME: home });
+      expect(earlier.code, earlier.stderr).toBe(0);
+      expect(readFileSync(path.join(home, ".config/tacit/own-files.json"), "utf8")).toContain('"/dev/null"');
+      const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("null", () => proc.exec("sh", ["-c", "echo quiet 2>/dev/null; echo gone > /dev/null && echo written"]));
+});
+`, ["--command-permissions", "sh", "--confine-commands"], { HOME: home });
+      expect(r.code, r.stderr).toBe(0);
+      expect(execResult(attempts(r.stdout), "null")).toEqual({ exitCode: 0, stdout: "quiet\nwritten\n", stderr: "" });
+    } finally {
+      cleanup();
+    }
+  });
+
   // Shown through the CLI first: a confined `sh` in one run (moving sec/ into b/ and leaving a
   // decoy sec/.env, back and forth) while another run's `cat sec/.env b/sec/.env` printed the real
   // .env at its 38th attempt. Here the change falls, every time, between the walk and the mounts.
