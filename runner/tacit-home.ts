@@ -18,18 +18,30 @@ export function tacitHome(env: NodeJS.ProcessEnv = process.env): string {
  * without TACIT_HOME or XDG_CONFIG_HOME (a shell, a client, a container may set them and another
  * not). Scripts are refused them all (fs/protected-paths.ts): a run with TACIT_HOME set elsewhere
  * let a script whose root held the home directory read ~/.config/tacit/audit-key.json, the key
- * that signs the audit logs of every run without it.
+ * that signs the audit logs of every run without it. ~/.config/tacit is taken both from HOME and
+ * from the password database (os.homedir() reads HOME first): with HOME set elsewhere too, a run
+ * started in the user's real home read the key kept there.
  */
 export function tacitHomes(env: NodeJS.ProcessEnv = process.env): string[] {
-  const user = env.HOME ? path.resolve(env.HOME) : os.homedir();
+  const byHome = env.HOME ? path.resolve(env.HOME) : os.homedir();
+  const byPasswd = userHomeFromPasswd();
   return [
     ...new Set([
       tacitHome(env),
       tacitHome({ ...env, TACIT_HOME: undefined }),
-      path.join(user, ".config", "tacit"),
-      path.join(os.homedir(), ".config", "tacit"),
+      path.join(byHome, ".config", "tacit"),
+      ...(byPasswd === null ? [] : [path.join(byPasswd, ".config", "tacit")]),
     ]),
   ];
+}
+
+/** The user's home as the password database has it (HOME may name another), or null where it has none. */
+function userHomeFromPasswd(): string | null {
+  try {
+    return os.userInfo().homedir || null;
+  } catch {
+    return null;
+  }
 }
 
 /** Creates the directory (0700) if needed and returns it; refuses one others can write to. */

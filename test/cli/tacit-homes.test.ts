@@ -7,6 +7,7 @@
 // (runner/remembered-files.ts). Through the real CLI and a real Deno.
 
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli, runScript } from "../helpers.js";
@@ -44,6 +45,31 @@ requestFileSystem(".", (fs) => {
       }
       expect(attemptOf(found, "search")).toEqual({ status: "ok", value: [] });
       expect(existsSync(path.join(user, ".config", "tacit", "approvals.json"))).toBe(false);
+    } finally {
+      cleanup();
+    }
+  });
+
+  // Run in that home (nothing is written there); a user the database gives no home directory has none to protect.
+  it.skipIf(!existsSync(os.userInfo().homedir))("is refused where the password database puts the user's home, when HOME names another", async () => {
+    // HOME and TACIT_HOME both elsewhere (a test, a sandboxed shell): the home a run of this user
+    // started normally keeps, in the passwd home's ~/.config/tacit, was an ordinary path, and a
+    // script whose root held that directory read its signing key. Only read here: nothing is written.
+    const { dir, cleanup } = realTempDir("tacit-homes-passwd-");
+    try {
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("read key", () => fs.access(".config/tacit/audit-key.json").read());
+  attempt("list", () => fs.access(".config/tacit").children().map((e) => e.name));
+});
+`;
+      const r = await runScript(script, [], { cwd: os.userInfo().homedir, env: { HOME: dir, TACIT_HOME: path.join(dir, "elsewhere"), XDG_CONFIG_HOME: "" } });
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      for (const label of ["read key", "list"]) {
+        expect(attemptOf(found, label).status, label).toBe("SecurityError");
+        expect(String(attemptOf(found, label).value), label).toContain("tacit's home");
+      }
     } finally {
       cleanup();
     }

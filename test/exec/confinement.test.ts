@@ -7,7 +7,8 @@
 // outside /tmp (confined commands get a private /tmp, which would hide it and prove less).
 
 import { execFileSync, spawnSync } from "node:child_process";
-import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
 import { CommandConfinement, setupFailure } from "../../runner/exec/confinement.js";
@@ -296,6 +297,38 @@ requestExecPermission(["sh"], (proc) => {
 `, ["--command-permissions", "sh", "--confine-commands"], { HOME: home });
       expect(r.code, r.stderr).toBe(0);
       expect(execResult(attempts(r.stdout), "null")).toEqual({ exitCode: 0, stdout: "quiet\nwritten\n", stderr: "" });
+    } finally {
+      cleanup();
+    }
+  });
+
+  it("cover tacit's home where the password database puts the user's home, when HOME names another", async (ctx) => {
+    // HOME elsewhere (here the test's home): a confined `sh` read the passwd home's
+    // ~/.config/tacit/audit-key.json, the key that signs the audit logs of the user's runs. The
+    // home there is made as any run of this user makes it (a type check fills its cache).
+    skipWithoutMountNamespace(ctx);
+    const passwdHome = os.userInfo().homedir;
+    ctx.skip(!existsSync(passwdHome), `the password database gives this user no home directory (${passwdHome})`);
+    const own = path.join(passwdHome, ".config", "tacit");
+    const made = await runCli(["check", "-"], { env: { HOME: passwdHome, TACIT_HOME: "", XDG_CONFIG_HOME: "" }, input: 'println("made");\n' });
+    expect(made.code, made.stderr).toBe(0);
+    expect(readdirSync(own).length).toBeGreaterThan(0);
+    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
+    try {
+      const { home, project } = layout(dir);
+      const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("list", () => proc.exec("sh", ["-c", 'ls -A "$0"', ${lit(own)}]));
+  attempt("key", () => proc.exec("sh", ["-c", 'cat "$0/audit-key.json"', ${lit(own)}]));
+});
+`, ["--command-permissions", "sh", "--confine-commands"], { HOME: home, TACIT_HOME: "", XDG_CONFIG_HOME: "" });
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      // Covered by an empty directory: nothing listed, no key.
+      expect(execResult(found, "list")).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+      const key = execResult(found, "key");
+      expect(key.exitCode).not.toBe(0);
+      expect(key.stdout).toBe("");
     } finally {
       cleanup();
     }
