@@ -6,6 +6,7 @@
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { passwdHome } from "./fs/home-config.js";
 
 export function tacitHome(env: NodeJS.ProcessEnv = process.env): string {
   if (env.TACIT_HOME) return path.resolve(env.TACIT_HOME);
@@ -24,7 +25,7 @@ export function tacitHome(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function tacitHomes(env: NodeJS.ProcessEnv = process.env): string[] {
   const byHome = env.HOME ? path.resolve(env.HOME) : os.homedir();
-  const byPasswd = userHomeFromPasswd();
+  const byPasswd = passwdHome();
   return [
     ...new Set([
       tacitHome(env),
@@ -33,15 +34,6 @@ export function tacitHomes(env: NodeJS.ProcessEnv = process.env): string[] {
       ...(byPasswd === null ? [] : [path.join(byPasswd, ".config", "tacit")]),
     ]),
   ];
-}
-
-/** The user's home as the password database has it (HOME may name another), or null where it has none. */
-function userHomeFromPasswd(): string | null {
-  try {
-    return os.userInfo().homedir || null;
-  } catch {
-    return null;
-  }
 }
 
 /** Creates the directory (0700) if needed and returns it; refuses one others can write to. */

@@ -13,7 +13,7 @@
 // So a script may read them (classified ones aside) but not change, create or delete anything
 // there, unless the operator made that entry, or a directory inside it, an allowed root of its own
 // (`--allowed-roots ~/.config/nvim`: editing that configuration is then the point). Judged for the
-// home directory as named and where it led when first asked. Not covered: another user's home directory,
+// home directory as named and where it led when first asked, by HOME and by the password database. Not covered: another user's home directory,
 // and ~/bin, which some profiles put on PATH (an executable there can be rewritten).
 
 import os from "node:os";
@@ -22,17 +22,41 @@ import { isWithin, resolveRealOrSelf } from "./containment.js";
 import type { ProtectedPath } from "./protected-paths.js";
 
 let known: { home: string; homes: readonly string[] } | undefined;
+let byPasswd: { home: string | null } | undefined;
 
 /**
- * The home directory as named and where it leads (one entry where they are the same), resolved
- * once for the process's home: every change a script makes asks, and a realpath each time cost
- * a run of 10,000 deletes a measurable share of its time limit.
+ * The user's home as the password database has it, or null where it gives none. HOME may name
+ * another (a test, a sandboxed shell, a client that sets it), and os.homedir() reads HOME first;
+ * the programs that trust what lies in the real home (sshd, a login shell, the desktop session)
+ * do not.
+ */
+export function passwdHome(): string | null {
+  if (byPasswd === undefined) {
+    let home: string | null = null;
+    try {
+      home = os.userInfo().homedir || null;
+    } catch {
+      // No entry for this user: no home to protect there.
+    }
+    byPasswd = { home: home === null ? null : path.resolve(home) };
+  }
+  return byPasswd.home;
+}
+
+/**
+ * The home directory as HOME names it and as the password database has it (passwdHome), each as
+ * named and where it leads (one entry where they are the same), resolved once for the process's
+ * home: every change a script makes asks, and a realpath each time cost a run of 10,000 deletes
+ * a measurable share of its time limit. With HOME set elsewhere, a run started in the real home
+ * let a script create files there, and a confined command read ~/.npmrc, the real home's hidden
+ * entries being protected by neither.
  */
 export function homes(): readonly string[] {
   const home = path.resolve(os.homedir());
   if (known?.home !== home) {
-    const real = resolveRealOrSelf(home);
-    known = { home, homes: real === home ? [home] : [home, real] };
+    const passwd = passwdHome();
+    const named = passwd === null ? [home] : [home, passwd];
+    known = { home, homes: [...new Set(named.flatMap((each) => [each, resolveRealOrSelf(each)]))] };
   }
   return known.homes;
 }

@@ -324,12 +324,37 @@ requestExecPermission(["sh"], (proc) => {
 `, ["--command-permissions", "sh", "--confine-commands"], { HOME: home, TACIT_HOME: "", XDG_CONFIG_HOME: "" });
       expect(r.code, r.stderr).toBe(0);
       const found = attempts(r.stdout);
-      // Covered by an empty directory: nothing listed, no key.
-      expect(execResult(found, "list")).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+      // Covered by an empty directory (or inside the cover of that home's .config): nothing listed, no key.
+      expect(execResult(found, "list").stdout).toBe("");
       const key = execResult(found, "key");
       expect(key.exitCode).not.toBe(0);
       expect(key.stdout).toBe("");
     } finally {
+      cleanup();
+    }
+  });
+
+  it("cover the hidden entries of the home the password database gives, when HOME names another", async (ctx) => {
+    // HOME elsewhere (here the test's home): a confined `sh` read the real home's ~/.npmrc (its
+    // registry token), that home's hidden entries being covered only by HOME. The entry read here
+    // is a probe of the test's, made in that home and removed after.
+    skipWithoutMountNamespace(ctx);
+    const passwdHome = os.userInfo().homedir;
+    ctx.skip(!existsSync(passwdHome), `the password database gives this user no home directory (${passwdHome})`);
+    const canary = makeCanary();
+    const probe = path.join(passwdHome, `.tacit-confine-probe-${path.basename(canary)}`);
+    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
+    try {
+      writeFileSync(probe, `${canary}\n`, { mode: 0o600 });
+      const { home, project } = layout(dir);
+      const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => { attempt("read", () => proc.exec("sh", ["-c", 'cat "$0"', ${lit(probe)}])); });
+`, ["--command-permissions", "sh", "--confine-commands"], { HOME: home });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout + r.stderr).not.toContain(canary);
+      expect(execResult(attempts(r.stdout), "read")).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+    } finally {
+      rmSync(probe, { force: true });
       cleanup();
     }
   });

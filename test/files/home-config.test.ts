@@ -8,7 +8,9 @@
 // scripts work there. Then the user's next interactive bash: no canary file.
 
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runScript } from "../helpers.js";
@@ -68,4 +70,30 @@ requestFileSystem(".config/nvim", (fs) => {
       cleanup();
     }
   }, 60_000);
+
+  // Started in that home (the probe it tries to make is removed, should it be made); a user the database gives no home directory has none to protect.
+  it.skipIf(!existsSync(os.userInfo().homedir))("is protected where the password database puts the home directory, when HOME names another", async () => {
+    // HOME elsewhere (a test, a sandboxed shell, a client that sets it): os.homedir() read HOME,
+    // so the real home's hidden entries were ordinary files to a run started there, and a script
+    // made a new one (as it could have appended to ~/.bashrc). Only a new, uniquely named entry is tried.
+    const passwdHome = os.userInfo().homedir;
+    const probe = `.tacit-home-config-probe-${randomUUID()}`;
+    const { dir, cleanup } = realTempDir("tacit-home-config-passwd-");
+    try {
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("a new entry", () => fs.access(${lit(probe)}).write("touch PWNED\\n"));
+  attempt("a new directory", () => fs.access(${lit(`${probe}.d/x`)}).mkdir());
+});
+`;
+      const r = await runScript(script, ["--quiet", "--no-check"], { cwd: passwdHome, env: { HOME: dir, TACIT_HOME: path.join(dir, "tacit") } });
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), ["a new entry", "a new directory"], /refused: this is the user's own configuration in their home directory/);
+      for (const made of [probe, `${probe}.d`]) expect(existsSync(path.join(passwdHome, made)), made).toBe(false);
+    } finally {
+      rmSync(path.join(passwdHome, probe), { force: true });
+      rmSync(path.join(passwdHome, `${probe}.d`), { recursive: true, force: true });
+      cleanup();
+    }
+  });
 });
