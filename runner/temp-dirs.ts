@@ -1,7 +1,8 @@
 // tacit's own working directories under the system's temporary directory: where a type check
 // writes the script, its settings and (tacit serve's checker) the launcher it starts the
 // checker with. A script whose allowed roots hold the temporary directory could otherwise
-// rewrite another run's settings or launcher before the checker reads or runs them.
+// rewrite another run's settings or launcher before the checker reads or runs them: this run's
+// temporary directory and the default one, which runs started without TMPDIR use.
 
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,12 +22,18 @@ let roots: string[] | undefined;
 /** What a path in one of tacit's directories starts with, under each root. */
 let starts: string[] | undefined;
 
-/** The temporary directory as named and as it really is. */
+/**
+ * Where a run whose environment has no TMPDIR makes its directories (os.tmpdir() on Unix): a run
+ * with TMPDIR set elsewhere refused its scripts only its own temporary directory's, so a script
+ * whose roots held /tmp rewrote the checker settings of a tacit serve started without it.
+ */
+const DEFAULT_TMP = "/tmp";
+
+/** This run's temporary directory and the default one (DEFAULT_TMP), each as named and as it really is. */
 function tempRoots(): string[] {
   if (!roots) {
-    const named = path.resolve(tmpdir());
-    const real = resolveRealOrSelf(named);
-    roots = named === real ? [named] : [named, real];
+    const named = process.platform === "win32" ? [path.resolve(tmpdir())] : [path.resolve(tmpdir()), DEFAULT_TMP];
+    roots = [...new Set(named.flatMap((each) => [each, resolveRealOrSelf(each)]))];
   }
   return roots;
 }

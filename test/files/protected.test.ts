@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isWithin } from "../../runner/fs/containment.js";
 import { tacitLaunchFiles } from "../../runner/launch-files.js";
 import { denoExecutable, tscExecutable } from "../../runner/paths.js";
-import { type CliResult, repoRoot, runCli, runScript } from "../helpers.js";
+import { type CliResult, connectServe, repoRoot, runCli, runScript } from "../helpers.js";
+import { commandLineOf, descendantsOf } from "../processes.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir } from "./fixtures.js";
 
 describe("the secure output file inside the allowed root", () => {
@@ -516,6 +517,44 @@ requestFileSystem(".", (fs) => {
     expect(existsSync(path.join(root, "tmp", "tacit-check-Ab12Cd", "extra.ts"))).toBe(false);
     expect(existsSync(path.join(root, "tmp", "tacit-checker-Ef34Gh", "sub"))).toBe(false);
   }, 30_000);
+});
+
+describe("another run's type-check working directories, in the default temporary directory", () => {
+  // A run with TMPDIR set elsewhere refused its scripts only the tacit-check directories of its own
+  // temporary directory: a script whose roots held /tmp rewrote the checker settings of a tacit
+  // serve started without TMPDIR (tsconfig.split.json, read at its first check of a session's snippet apart).
+  it("are refused to a script of a run whose TMPDIR lies elsewhere", async () => {
+    const { dir, cleanup } = realTempDir("tacit-other-tmp-");
+    const client = await connectServe([], dir, { env: { TMPDIR: "" } });
+    try {
+      // The server's checker starts with its first check, in its directory under /tmp.
+      await client.callTool({ name: "execute_typescript", arguments: { code: `println(${lit(makeCanary())});` } });
+      // The checker is told its working directory on its command line (--cwd).
+      const workingDirOf = (pid: number): string | undefined => {
+        const args = commandLineOf(pid).split("\0");
+        return args[args.indexOf("--cwd") + 1];
+      };
+      const checker = descendantsOf(process.pid).map(workingDirOf).find((dir) => dir?.startsWith("/tmp/tacit-checker-"));
+      expect(checker, "the server's checker, working in /tmp").toBeDefined();
+      const settings = path.join(checker!, "tsconfig.split.json");
+      const before = readFileSync(settings, "utf8");
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem("/tmp", (fs) => {
+  attempt("read settings", () => fs.access(${lit(settings)}).read());
+  attempt("write settings", () => fs.access(${lit(settings)}).write('{"compilerOptions":{"noCheck":true},"files":[]}'));
+  attempt("list", () => fs.access(${lit(checker!)}).children().map((e) => e.name));
+});
+`;
+      mkdirSync(path.join(dir, "tmp"));
+      const r = await runScript(script, ["--no-check", "--allowed-roots", "/tmp"], { cwd: dir, env: { TMPDIR: path.join(dir, "tmp") } });
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), ["read settings", "write settings", "list"], /type checker/);
+      expect(readFileSync(settings, "utf8")).toBe(before);
+    } finally {
+      await client.close();
+      cleanup();
+    }
+  });
 });
 
 describe("the files that decide how tacit starts, inside the allowed root (npm's .npmrc, the MCP client's settings)", () => {
