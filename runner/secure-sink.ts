@@ -2,7 +2,8 @@
 // read. An append-only file, created owner-only (0600) in the same open() that creates it,
 // so it is never briefly readable by others; an existing file keeps its permissions, but one
 // that others may read or write is warned about, and one that another user owns is refused
-// (see checkExisting). Only a regular file, never through a symbolic link (see openSinkFile).
+// (see checkExisting). Only a regular file with no other name, never through a symbolic link
+// (see openSinkFile, checkNames).
 // What one evaluation appends is capped (see SinkQuota).
 
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, type Stats, writeSync } from "node:fs";
@@ -29,6 +30,7 @@ export class SecureSink {
       try {
         const stats = fstatSync(fd);
         if (!stats.isFile()) throw this.notRegular(kindOf(stats));
+        this.checkNames(stats);
         this.checkExisting(stats);
       } catch (error) {
         closeSync(fd);
@@ -84,6 +86,21 @@ export class SecureSink {
   }
 
   /**
+   * The sink must have no other name: a hard link made to it (where it did not exist yet, a
+   * confined command's `ln leak.txt secure.log` in the allowed roots, before tacit created it) is
+   * the same file under a name no rule protects, and a script read the plaintext tacit appended
+   * there back through it. Checked when it is opened and before each write (a name added since).
+   */
+  private checkNames(stats: Stats): void {
+    if (stats.nlink === 1) return;
+    throw new SinkRefusal(
+      `the secure output ${this.file} has ${stats.nlink} names (hard links): its other names may lie where scripts or commands can read ` +
+        "what tacit writes there, so no plaintext was written to it. Remove it (and its other names), or give --secure-output a new file " +
+        "outside the allowed roots",
+    );
+  }
+
+  /**
    * An existing regular file keeps its permissions (tacit never chmods it), but a script of an
    * earlier run without --secure-output could create it, 0644 by the umask, and a later run
    * appended plaintext to it for anyone to read, without a word. So: one that group or others
@@ -135,6 +152,7 @@ export class SecureSink {
     if (text === "") return;
     const bytes = Buffer.from(text, "utf8");
     const fd = this.open();
+    this.checkNames(fstatSync(fd));
     for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
   }
 

@@ -359,6 +359,33 @@ requestExecPermission(["sh"], (proc) => { attempt("read", () => proc.exec("sh", 
     }
   });
 
+  it("cannot give the secure output, not made yet, a second name that scripts read", async (ctx) => {
+    // --secure-output in the roots, not made yet, so not covered: a confined `sh` made it a hard
+    // link of leak.txt, tacit appended the plaintext of a classified value printed then, and the
+    // script read it back through leak.txt, an ordinary file.
+    skipWithoutMountNamespace(ctx);
+    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
+    try {
+      const { home, project } = layout(dir);
+      const canary = makeCanary();
+      const sink = path.join(project, "secure.log");
+      const flags = ["--command-permissions", "sh", "--confine-commands", "--secure-output", sink];
+      const first = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => { attempt("link", () => proc.exec("sh", ["-c", ": > leak.txt && ln leak.txt secure.log"])); });
+println(classify(${lit(canary)}));
+`, flags, { HOME: home });
+      expect(first.code, first.stderr).toBe(0);
+      expect(execResult(attempts(first.stdout), "link").exitCode).toBe(0);
+      const second = await tacit(project, `requestFileSystem(".", (fs) => println(fs.access("leak.txt").read()));\n`, flags, { HOME: home });
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).not.toContain(canary);
+      expect(readFileSync(path.join(project, "leak.txt"), "utf8")).not.toContain(canary);
+      expect(first.stderr).toMatch(/the secure output .*secure\.log has 2 names \(hard links\).*no plaintext was written to it.*a new file outside the allowed roots/);
+    } finally {
+      cleanup();
+    }
+  });
+
   // Shown through the CLI first: a confined `sh` in one run (moving sec/ into b/ and leaving a
   // decoy sec/.env, back and forth) while another run's `cat sec/.env b/sec/.env` printed the real
   // .env at its 38th attempt. Here the change falls, every time, between the walk and the mounts.
