@@ -20,6 +20,7 @@ import { type ParseRefusal, parseRefusalAsync } from "./nesting.js";
 import { FileSystemExecutor } from "./fs/file-system.js";
 import { GrepRunner } from "./fs/grep-runner.js";
 import { protectedPathsOf } from "./fs/protected-paths.js";
+import { tacitHomes } from "./tacit-home.js";
 import type { Decision, EvaluationContext, InputSource } from "./monitor.js";
 import { OUTPUT_LIMIT_BYTES, OutputBuffer } from "./output.js";
 import { printable } from "./printable.js";
@@ -626,7 +627,7 @@ function createEvaluationContext(
       protectedPaths,
       hostSecrets,
       config.library.confineCommands
-        ? new CommandConfinement({ allowedRoots: config.library.allowedRoots, classified: classifiedPaths, protectedPaths })
+        ? new CommandConfinement({ allowedRoots: config.library.allowedRoots, classified: classifiedPaths, protectedPaths, tacitHomes: tacitHomes() })
         : null,
     ),
   };

@@ -40,7 +40,7 @@
 
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { type Dirent, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ClassifiedPaths } from "../fs/classified-paths.js";
 import { isWithin } from "../fs/containment.js";
@@ -117,6 +117,11 @@ export interface ConfinementSettings {
   classified: ClassifiedPaths;
   /** tacit's own files (fs/protected-paths.ts), covered like classified ones. */
   protectedPaths: readonly ProtectedPath[];
+  /**
+   * Every place a run of this user keeps tacit's home (tacit-home.ts, tacitHomes): one that does
+   * not exist yet in a root is made before the command (see ownHomesMade), so that it is covered.
+   */
+  tacitHomes: readonly string[];
 }
 
 /**
@@ -255,6 +260,7 @@ export class CommandConfinement {
     }
     const mount = MOUNT_CANDIDATES.find(executable) ?? null;
     if (mount === null) throw refusal(command, "util-linux `mount` is not installed (/usr/bin/mount)", "install util-linux's mount");
+    this.ownHomesMade(command);
     const { masks, readOnly, walked } = this.masks(program);
     const hidden = masks.find((mask) => mask.directory && isWithin(cwd, mask.target));
     if (hidden) {
@@ -293,6 +299,35 @@ export class CommandConfinement {
         ...args,
       ],
     };
+  }
+
+  /**
+   * Makes each of tacit's homes (owner-only) that does not exist yet where the command could make
+   * it: in a root, seen by the command. A cover is a mount on a path that exists, so a missing
+   * home was no cover at all: with the home directory the root and no ~/.config yet, a confined
+   * `sh` made ~/.config/tacit/approvals.json, and the next run took the approvals it held as a
+   * person's, deleting a file its policy says a person must approve. tacit would make the home at
+   * its first remembered approval, file or key anyway; here it is made before the walk, which then
+   * finds it (and ~/.config) and covers it. Throws where it cannot be made (a dangling link there).
+   */
+  private ownHomesMade(command: string): void {
+    for (const home of this.settings.tacitHomes) {
+      if (!this.visible(home) || !this.roots.some((root) => isWithin(home, root))) continue;
+      if (realTarget(home)?.directory === true) continue;
+      try {
+        mkdirSync(home, { recursive: true, mode: 0o700 });
+      } catch {
+        // Said below, with what to do.
+      }
+      if (realTarget(home)?.directory !== true) {
+        throw new EffectFailure(
+          `exec("${command}"): refused, nothing was run: tacit's home ${home} (where runs of this user keep remembered approvals and the ` +
+            "audit signing key) does not exist and could not be made, and it lies in the allowed roots, where the command could make it " +
+            `and plant approvals or a key of its own there. Remove what is in the way at ${home} (a dangling link, a file), or run tacit ` +
+            "once with no command so that it makes its home (for instance `tacit approvals list`)",
+        );
+      }
+    }
   }
 
   /**

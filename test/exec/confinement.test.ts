@@ -386,6 +386,39 @@ println(classify(${lit(canary)}));
     }
   });
 
+  it("cannot make tacit's home where it does not exist yet, to plant approvals a later run takes as a person's", async (ctx) => {
+    // Started in the home directory (the default root) before it had a ~/.config: a confined `sh`
+    // made ~/.config/tacit/approvals.json, and the next run deleted a file its policy says a
+    // person must approve, with nobody asked.
+    skipWithoutMountNamespace(ctx);
+    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
+    try {
+      const { home } = layout(dir);
+      writeFileSync(path.join(home, "victim.txt"), "kept\n");
+      const approvals = JSON.stringify({
+        version: 1,
+        approvals: [{ pattern: `fs.delete ${path.join(home, "victim.txt")}`, directory: home, grantedAt: "2026-12-01T00:00:00.000Z", expiresAt: "2030-01-01T00:00:00.000Z", via: "terminal" }],
+      });
+      const plant = 'mkdir -p -m 700 .config/tacit && umask 077 && printf "%s" "$0" > .config/tacit/approvals.json';
+      const r = await tacit(home, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => { attempt("plant", () => proc.exec("sh", ["-c", ${lit(plant)}, ${lit(approvals)}])); });
+`, ["--command-permissions", "sh", "--confine-commands"], { HOME: home, TACIT_HOME: "", XDG_CONFIG_HOME: "" });
+      expect(r.code, r.stderr).toBe(0);
+      expect(execResult(attempts(r.stdout), "plant").exitCode).not.toBe(0);
+      // The next run, whose policy puts a person in front of deletes: nobody can be asked here.
+      const config = path.join(dir, "policy.json");
+      writeFileSync(config, JSON.stringify({ policy: { rules: [{ action: "fs.delete", tier: "approve-once" }] } }));
+      const next = await tacit(home, `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => { attempt("delete", () => fs.access("victim.txt").delete()); });
+`, ["--config", config], { HOME: home, TACIT_HOME: "", XDG_CONFIG_HOME: "" });
+      expect(next.code, next.stderr).toBe(0);
+      expectRefused(attempts(next.stdout), ["delete"], /requires a person's approval \(approve-once\), and no one could be asked/);
+      expect(readFileSync(path.join(home, "victim.txt"), "utf8")).toBe("kept\n");
+    } finally {
+      cleanup();
+    }
+  });
+
   // Shown through the CLI first: a confined `sh` in one run (moving sec/ into b/ and leaving a
   // decoy sec/.env, back and forth) while another run's `cat sec/.env b/sec/.env` printed the real
   // .env at its 38th attempt. Here the change falls, every time, between the walk and the mounts.
@@ -396,7 +429,7 @@ println(classify(${lit(canary)}));
       const canary = makeCanary();
       writeTree(dir, { "project/sec/.env": `${canary}\n`, "project/b/keep.txt": "kept\n" });
       const project = path.join(dir, "project");
-      const confinement = new CommandConfinement({ allowedRoots: [project], classified: new ClassifiedPaths(DEFAULT_CLASSIFIED_PATHS), protectedPaths: [] });
+      const confinement = new CommandConfinement({ allowedRoots: [project], classified: new ClassifiedPaths(DEFAULT_CLASSIFIED_PATHS), protectedPaths: [], tacitHomes: [] });
       const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], () => undefined);
       const wrapped = confinement.wrap(wrapper, "cat", "/usr/bin/cat", ["sec/.env", "b/sec/.env"], project);
       // What another confined command did meanwhile: the directory holding the .env moved into
@@ -463,7 +496,7 @@ requestFileSystem(".", (fs) => { attempt("copy", () => fs.writeClassified("src/.
   it("are refused, not run unconfined, where the host gives commands no mount namespace", () => {
     const { dir, cleanup } = realTempDir("tacit-confine-");
     try {
-      const confinement = new CommandConfinement({ allowedRoots: [dir], classified: new ClassifiedPaths(DEFAULT_CLASSIFIED_PATHS), protectedPaths: [] });
+      const confinement = new CommandConfinement({ allowedRoots: [dir], classified: new ClassifiedPaths(DEFAULT_CLASSIFIED_PATHS), protectedPaths: [], tacitHomes: [] });
       const noNamespace = probeNamespaceWrapper(["/nonexistent/unshare"], () => undefined);
       expect(() => confinement.wrap(noNamespace, "cat", "/usr/bin/cat", [".env"], dir)).toThrow(
         /exec\("cat"\): refused, nothing was run: commands are confined \(--confine-commands.*no PID and mount namespace.*unshare --mount --pid/,
