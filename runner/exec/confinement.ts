@@ -40,7 +40,7 @@
 
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { type Dirent, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { closeSync, constants, type Dirent, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ClassifiedPaths } from "../fs/classified-paths.js";
 import { isWithin } from "../fs/containment.js";
@@ -122,6 +122,11 @@ export interface ConfinementSettings {
    * not exist yet in a root is made before the command (see ownHomesMade), so that it is covered.
    */
   tacitHomes: readonly string[];
+  /**
+   * The files tacit writes plaintext to later (the secure output, sink.file): one that does not
+   * exist yet in a root is made, empty and owner-only, before the command (see ownPlacesMade).
+   */
+  tacitFiles: readonly string[];
 }
 
 /**
@@ -260,7 +265,7 @@ export class CommandConfinement {
     }
     const mount = MOUNT_CANDIDATES.find(executable) ?? null;
     if (mount === null) throw refusal(command, "util-linux `mount` is not installed (/usr/bin/mount)", "install util-linux's mount");
-    this.ownHomesMade(command);
+    this.ownPlacesMade(command);
     const { masks, readOnly, walked } = this.masks(program);
     const hidden = masks.find((mask) => mask.directory && isWithin(cwd, mask.target));
     if (hidden) {
@@ -302,31 +307,45 @@ export class CommandConfinement {
   }
 
   /**
-   * Makes each of tacit's homes (owner-only) that does not exist yet where the command could make
-   * it: in a root, seen by the command. A cover is a mount on a path that exists, so a missing
-   * home was no cover at all: with the home directory the root and no ~/.config yet, a confined
-   * `sh` made ~/.config/tacit/approvals.json, and the next run took the approvals it held as a
-   * person's, deleting a file its policy says a person must approve. tacit would make the home at
-   * its first remembered approval, file or key anyway; here it is made before the walk, which then
-   * finds it (and ~/.config) and covers it. Throws where it cannot be made (a dangling link there).
+   * Makes each of tacit's homes (owner-only) and the files it writes plaintext to that does not
+   * exist yet where the command could make it: in a root, seen by the command. A cover is a mount
+   * on a path that exists, so a missing one was no cover at all:
+   * - with the home directory the root and no ~/.config yet, a confined `sh` made
+   *   ~/.config/tacit/approvals.json, and the next run took the approvals it held as a person's,
+   *   deleting a file its policy says a person must approve;
+   * - a command that started before the secure output was first written (a classified value
+   *   printed just before, still being computed) waited for the file and printed the plaintext
+   *   tacit appended there to its own output, which the script gets.
+   * tacit would make them at its first remembered approval or key, or its first classified print,
+   * anyway; here they are made before the walk, which then finds them (and ~/.config) and covers
+   * them. Throws where one cannot be made (a dangling link there, a file in the way).
    */
-  private ownHomesMade(command: string): void {
+  private ownPlacesMade(command: string): void {
+    const makeable = (p: string): boolean => this.visible(p) && this.roots.some((root) => isWithin(p, root)) && realTarget(p) === null;
+    const unmade = (p: string, what: string): EffectFailure =>
+      new EffectFailure(
+        `exec("${command}"): refused, nothing was run: ${what} ${p} does not exist and could not be made, and it lies in the allowed roots, ` +
+          `where the command could make it itself (and plant or read what tacit keeps there). Remove what is in the way at ${p} (a dangling ` +
+          "link, a file where a directory belongs), or keep tacit's files outside the allowed roots",
+      );
     for (const home of this.settings.tacitHomes) {
-      if (!this.visible(home) || !this.roots.some((root) => isWithin(home, root))) continue;
-      if (realTarget(home)?.directory === true) continue;
+      if (!makeable(home)) continue;
       try {
         mkdirSync(home, { recursive: true, mode: 0o700 });
       } catch {
         // Said below, with what to do.
       }
-      if (realTarget(home)?.directory !== true) {
-        throw new EffectFailure(
-          `exec("${command}"): refused, nothing was run: tacit's home ${home} (where runs of this user keep remembered approvals and the ` +
-            "audit signing key) does not exist and could not be made, and it lies in the allowed roots, where the command could make it " +
-            `and plant approvals or a key of its own there. Remove what is in the way at ${home} (a dangling link, a file), or run tacit ` +
-            "once with no command so that it makes its home (for instance `tacit approvals list`)",
-        );
+      if (realTarget(home)?.directory !== true) throw unmade(home, "tacit's home (remembered approvals, the audit signing key)");
+    }
+    for (const file of this.settings.tacitFiles.map((named) => path.resolve(named))) {
+      if (!makeable(file)) continue;
+      try {
+        mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+        closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
+      } catch {
+        // Said below, with what to do.
       }
+      if (realTarget(file) === null) throw unmade(file, "the secure output (--secure-output, plaintext)");
     }
   }
 

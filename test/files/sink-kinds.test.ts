@@ -7,7 +7,7 @@
 // and the script's output is unchanged.
 
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tacitBin } from "../helpers.js";
@@ -126,5 +126,19 @@ describe("a secure output that is not a regular file", () => {
     const d = await boundedRun(["--secure-output", dangling]);
     expectRefusedSink(d, dangling, /is a symbolic link/);
     expect(existsSync(path.join(base, "nowhere.log"))).toBe(false);
+  }, 60_000);
+
+  it("a file with another name (a hard link) gets nothing: that name may lie where scripts read", async () => {
+    // Made here as a confined command made it, where the sink did not exist yet, in the roots
+    // (test/exec/confinement): the script read the plaintext back through leak.txt.
+    const other = path.join(root, "leak.txt");
+    writeFileSync(other, "", { mode: 0o600 });
+    const sink = path.join(base, "linked.log");
+    linkSync(other, sink);
+    const r = await boundedRun(["--secure-output", sink]);
+    expect(r.hung, "tacit hung opening the secure output").toBe(false);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(other, "utf8")).toBe("");
+    expect(r.stderr).toMatch(/the secure output .*linked\.log has 2 names \(hard links\).*no plaintext was written to it.*a new file outside the allowed roots/);
   }, 60_000);
 });
