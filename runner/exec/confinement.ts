@@ -6,10 +6,12 @@
 //   - everything is read-only but the allowed roots and a private, empty /tmp (a root under /tmp
 //     is mounted back into it at its own path);
 //   - the classified paths found under the allowed roots, the hidden entries of the home
-//     directory (~/.ssh, ~/.aws, ~/.bashrc, ~/.config, …), the classified paths named by an
-//     absolute pattern, and tacit's own files (its home, config file, secure output, audit log,
-//     record directory, a procfs mounted elsewhere than /proc) are covered by an empty read-only
-//     file or directory; a home entry that holds an allowed root or the command's own program
+//     directory (~/.ssh, ~/.aws, ~/.bashrc, ~/.config, …, of the home HOME names and of the one
+//     the password database gives), the classified paths named by an absolute pattern, and
+//     tacit's own files (its homes, config file, secure output, audit log, record directory, a
+//     procfs mounted elsewhere than /proc; not the null device) are covered by an empty read-only
+//     file or directory (tacit's homes and the secure output are made first where they do not
+//     exist yet in the roots, see ownPlacesMade: only what exists can be covered); a home entry that holds an allowed root or the command's own program
 //     (~/.cargo/bin/cargo) is not covered whole, only its classified paths are (so a program
 //     there that the command runs in turn by name, from ~/.local/bin, is not found);
 //   - git's configuration and hooks under the roots (see gitControlOf) are read-only, and the
