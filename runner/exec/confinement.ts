@@ -42,7 +42,7 @@
 
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, constants, type Dirent, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, type Dirent, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ClassifiedPaths } from "../fs/classified-paths.js";
 import { isWithin } from "../fs/containment.js";
@@ -192,6 +192,24 @@ function entries(dir: string): Dirent[] {
   }
 }
 
+/**
+ * Whether `p`, which could not be made, lies on a read-only file system: its nearest existing
+ * directory does (access(2) says EROFS; mkdir -p itself says ENOENT there). The confined view keeps
+ * it read-only (mounts below a root stay read-only there), so the command cannot make it either.
+ * Not a directory tacit may not write (EACCES): the command runs with all capabilities over the
+ * user's own files in its user namespace, so one of the user's with mode 0500 it can.
+ */
+function onReadOnlyFileSystem(p: string): boolean {
+  let existing = path.dirname(p);
+  while (realTarget(existing) === null && path.dirname(existing) !== existing) existing = path.dirname(existing);
+  try {
+    accessSync(existing, constants.W_OK);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EROFS";
+  }
+}
+
 /** Where a path really leads and whether that is a directory, or null (a dead link, gone). */
 function realTarget(p: string): { real: string; directory: boolean } | null {
   try {
@@ -335,7 +353,7 @@ export class CommandConfinement {
       try {
         mkdirSync(home, { recursive: true, mode: 0o700 });
       } catch {
-        // Said below, with what to do.
+        if (onReadOnlyFileSystem(home)) continue;
       }
       if (realTarget(home)?.directory !== true) throw unmade(home, "tacit's home (remembered approvals, the audit signing key)");
     }
@@ -345,7 +363,7 @@ export class CommandConfinement {
         mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
         closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
       } catch {
-        // Said below, with what to do.
+        if (onReadOnlyFileSystem(file)) continue;
       }
       if (realTarget(file) === null) throw unmade(file, "the secure output (--secure-output, plaintext)");
     }

@@ -495,6 +495,30 @@ requestFileSystem(".", (fs) => { attempt("copy", () => fs.writeClassified("src/.
     }
   });
 
+  it("still run where tacit's missing home lies on a read-only mount in the roots, which the command cannot write either", (ctx) => {
+    // tacit makes its missing homes in the roots before a command (previous test); on a read-only
+    // mount below a root it cannot, nor can the command, and the command was refused for nothing.
+    // tacit runs in a mount namespace of the test's own, where the home is made read-only.
+    skipWithoutMountNamespace(ctx);
+    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
+    try {
+      const home = path.join(dir, "home");
+      mkdirSync(home);
+      const script = `requestExecPermission(["sh"], (proc) => println(JSON.stringify(proc.exec("sh", ["-c", "echo ran"]))));\n`;
+      const inNamespace = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"';
+      const r = spawnSync(
+        "unshare",
+        ["--mount", "--propagation", "private", "sh", "-c", inNamespace, "sh", home, process.execPath, path.join(repoRoot, "bin", "tacit.js"), "run", "--no-check", "--command-permissions", "sh", "--confine-commands", "-"],
+        { cwd: dir, input: script, encoding: "utf8", env: { ...process.env, HOME: home, TACIT_HOME: "", XDG_CONFIG_HOME: "" }, timeout: 30_000 },
+      );
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toBe(`${JSON.stringify({ exitCode: 0, stdout: "ran\n", stderr: "" })}\n`);
+      expect(existsSync(path.join(home, ".config"))).toBe(false);
+    } finally {
+      cleanup();
+    }
+  });
+
   it("cannot read the secure output that tacit first writes while the command runs (tacit serve, two sessions at once)", async (ctx) => {
     // A confined command started before anything classified was printed: the secure output in its
     // roots did not exist, so nothing covered it; once a classified print made it, the command
