@@ -29,6 +29,14 @@ function skipWithoutMountNamespace(ctx: TestContext): void {
 
 const COMMANDS = ["cat", "grep", "tee", "cp", "ls", "git", "node", "sh"];
 
+/** A temporary directory under /var/tmp for a test of confined commands, skipped where they get no mount namespace; removed when the test ends. */
+function confinementDir(ctx: TestContext): string {
+  skipWithoutMountNamespace(ctx);
+  const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
+  ctx.onTestFinished(cleanup);
+  return dir;
+}
+
 /** A home with secrets, a project (the working directory and only root) with classified files, and a directory beside it. */
 function layout(base: string): { home: string; project: string; outside: string; canaries: Record<string, string> } {
   const canaries = { env: makeCanary(), deep: makeCanary(), ssh: makeCanary(), aws: makeCanary() };
@@ -138,47 +146,40 @@ describe("allowed commands' file arguments", () => {
   });
 
   it("stay bound when the command tries to undo the confinement (umount a cover, remount / writable)", async (ctx) => {
-    skipWithoutMountNamespace(ctx);
-    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
-    try {
-      const { home, project, outside, canaries } = layout(dir);
-      const escape = [
-        "umount .env; umount -l .env; cat .env",
-        `umount -l ${path.join(home, ".ssh")}; cat ${path.join(home, ".ssh/id_rsa")}`,
-        "mount -o remount,bind,rw /; umount -l /; mount --bind -o rw / /mnt",
-        `echo escaped > ${path.join(outside, "escaped.txt")}`,
-        `echo escaped >> ${path.join(home, ".bashrc")}`,
-      ].join("; ");
-      const r = await tacit(project, `${ATTEMPT_PRELUDE}
+    const dir = confinementDir(ctx);
+    const { home, project, outside, canaries } = layout(dir);
+    const escape = [
+      "umount .env; umount -l .env; cat .env",
+      `umount -l ${path.join(home, ".ssh")}; cat ${path.join(home, ".ssh/id_rsa")}`,
+      "mount -o remount,bind,rw /; umount -l /; mount --bind -o rw / /mnt",
+      `echo escaped > ${path.join(outside, "escaped.txt")}`,
+      `echo escaped >> ${path.join(home, ".bashrc")}`,
+    ].join("; ");
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
 requestExecPermission(["sh"], (proc) => { attempt("escape", () => proc.exec("sh", ["-c", ${lit(escape)}])); });
 `, ["--command-permissions", "sh", "--confine-commands"], { HOME: home });
-      expect(r.code, r.stderr).toBe(0);
-      const escaped = execResult(attempts(r.stdout), "escape");
-      for (const canary of Object.values(canaries)) {
-        expect(r.stdout).not.toContain(canary);
-        expect(r.stderr).not.toContain(canary);
-      }
-      expect(escaped.stderr).toContain("Read-only file system");
-      expect(existsSync(path.join(outside, "escaped.txt"))).toBe(false);
-      expect(readFileSync(path.join(home, ".bashrc"), "utf8")).toBe("# the user's own\n");
-    } finally {
-      cleanup();
+    expect(r.code, r.stderr).toBe(0);
+    const escaped = execResult(attempts(r.stdout), "escape");
+    for (const canary of Object.values(canaries)) {
+      expect(r.stdout).not.toContain(canary);
+      expect(r.stderr).not.toContain(canary);
     }
+    expect(escaped.stderr).toContain("Read-only file system");
+    expect(existsSync(path.join(outside, "escaped.txt"))).toBe(false);
+    expect(readFileSync(path.join(home, ".bashrc"), "utf8")).toBe("# the user's own\n");
   });
 
   it("cannot plant what git runs unconfined later (a hook, core.fsmonitor), while git itself still works", async (ctx) => {
-    skipWithoutMountNamespace(ctx);
-    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
-    try {
-      const { home, project } = layout(dir);
-      const hook = path.join(project, ".git/hooks/pre-commit");
-      // The repository renamed away and a new .git made of its objects, with a config and hook of the script's.
-      const replace = [
-        "mv .git .git-old && mkdir .git && mv .git-old/objects .git-old/refs .git-old/HEAD .git-old/index .git/",
-        "cp .git-old/config .git/config && printf '[core]\\n\\tfsmonitor = touch FSMONITOR_RAN; false\\n' >> .git/config",
-        "mkdir .git/hooks && printf '#!/bin/sh\\ntouch HOOK_RAN\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
-      ].join(" && ");
-      const r = await tacit(project, `${ATTEMPT_PRELUDE}
+    const dir = confinementDir(ctx);
+    const { home, project } = layout(dir);
+    const hook = path.join(project, ".git/hooks/pre-commit");
+    // The repository renamed away and a new .git made of its objects, with a config and hook of the script's.
+    const replace = [
+      "mv .git .git-old && mkdir .git && mv .git-old/objects .git-old/refs .git-old/HEAD .git-old/index .git/",
+      "cp .git-old/config .git/config && printf '[core]\\n\\tfsmonitor = touch FSMONITOR_RAN; false\\n' >> .git/config",
+      "mkdir .git/hooks && printf '#!/bin/sh\\ntouch HOOK_RAN\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
+    ].join(" && ");
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
 requestExecPermission(["sh", "git"], (proc) => {
   attempt("hook", () => proc.exec("sh", ["-c", ${lit(`printf '#!/bin/sh\ntouch HOOK_RAN\n' > ${hook} && chmod +x ${hook}`)}]));
   attempt("fsmonitor", () => proc.exec("git", ["config", "core.fsmonitor", "touch FSMONITOR_RAN"]));
@@ -186,45 +187,40 @@ requestExecPermission(["sh", "git"], (proc) => {
   attempt("commit", () => proc.exec("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--allow-empty", "-qm", "confined"]));
 });
 `, ["--command-permissions", "sh,git", "--confine-commands"], { HOME: home });
-      expect(r.code, r.stderr).toBe(0);
-      const found = attempts(r.stdout);
-      expect(execResult(found, "hook").stderr).toContain("Read-only file system");
-      expect(execResult(found, "fsmonitor").exitCode).not.toBe(0);
-      expect(execResult(found, "replace").stderr).toContain("cannot move '.git' to '.git-old': Device or resource busy");
-      expect(existsSync(path.join(project, ".git-old"))).toBe(false);
-      expect(existsSync(hook)).toBe(false);
-      expect(readFileSync(path.join(project, ".git/config"), "utf8")).not.toContain("fsmonitor");
-      // The user's next git commands run nothing of the script's; a commit made confined is there.
-      const commit = execResult(found, "commit");
-      expect(commit.exitCode, commit.stderr).toBe(0);
-      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--allow-empty", "-qm", "user"], { cwd: project, env: { ...process.env, HOME: home } });
-      expect(existsSync(path.join(project, "HOOK_RAN"))).toBe(false);
-      expect(existsSync(path.join(project, "FSMONITOR_RAN"))).toBe(false);
-      expect(execFileSync("git", ["log", "--format=%s"], { cwd: project, encoding: "utf8" })).toBe("user\nconfined\ninit\n");
-    } finally {
-      cleanup();
-    }
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    expect(execResult(found, "hook").stderr).toContain("Read-only file system");
+    expect(execResult(found, "fsmonitor").exitCode).not.toBe(0);
+    expect(execResult(found, "replace").stderr).toContain("cannot move '.git' to '.git-old': Device or resource busy");
+    expect(existsSync(path.join(project, ".git-old"))).toBe(false);
+    expect(existsSync(hook)).toBe(false);
+    expect(readFileSync(path.join(project, ".git/config"), "utf8")).not.toContain("fsmonitor");
+    // The user's next git commands run nothing of the script's; a commit made confined is there.
+    const commit = execResult(found, "commit");
+    expect(commit.exitCode, commit.stderr).toBe(0);
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--allow-empty", "-qm", "user"], { cwd: project, env: { ...process.env, HOME: home } });
+    expect(existsSync(path.join(project, "HOOK_RAN"))).toBe(false);
+    expect(existsSync(path.join(project, "FSMONITOR_RAN"))).toBe(false);
+    expect(execFileSync("git", ["log", "--format=%s"], { cwd: project, encoding: "utf8" })).toBe("user\nconfined\ninit\n");
   });
 
   it("cannot change tacit's own code in the roots, which tacit runs unconfined at its next start", async (ctx) => {
     // A project that has tacit as a dependency holds it inside the root. A confined `sh` appended
     // a line to node_modules/tacit/dist/bundle/code-cache.cjs (loaded first at every start), and
     // the next `tacit --version` ran it, with the user's full authority.
-    skipWithoutMountNamespace(ctx);
-    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
-    try {
-      const { home, project } = layout(dir);
-      const installed = path.join(project, "node_modules", "tacit");
-      mkdirSync(installed, { recursive: true });
-      for (const part of ["bin", "dist", "library", "package.json"]) cpSync(path.join(repoRoot, part), path.join(installed, part), { recursive: true });
-      symlinkSync(path.join(repoRoot, "node_modules"), path.join(installed, "node_modules"));
-      const bundled = path.join(installed, "dist", "bundle", "code-cache.cjs");
-      const before = readFileSync(bundled, "utf8");
-      const proof = path.join(project, "RAN_AS_TACIT");
-      const line = `require("fs").writeFileSync(${JSON.stringify(proof)}, "unconfined");`;
-      const bin = path.join(installed, "bin", "tacit.js");
-      const append = `printf '\\n%s\\n' "$0" >> node_modules/tacit/dist/bundle/code-cache.cjs`;
-      const r = await runScript(`${ATTEMPT_PRELUDE}
+    const dir = confinementDir(ctx);
+    const { home, project } = layout(dir);
+    const installed = path.join(project, "node_modules", "tacit");
+    mkdirSync(installed, { recursive: true });
+    for (const part of ["bin", "dist", "library", "package.json"]) cpSync(path.join(repoRoot, part), path.join(installed, part), { recursive: true });
+    symlinkSync(path.join(repoRoot, "node_modules"), path.join(installed, "node_modules"));
+    const bundled = path.join(installed, "dist", "bundle", "code-cache.cjs");
+    const before = readFileSync(bundled, "utf8");
+    const proof = path.join(project, "RAN_AS_TACIT");
+    const line = `require("fs").writeFileSync(${JSON.stringify(proof)}, "unconfined");`;
+    const bin = path.join(installed, "bin", "tacit.js");
+    const append = `printf '\\n%s\\n' "$0" >> node_modules/tacit/dist/bundle/code-cache.cjs`;
+    const r = await runScript(`${ATTEMPT_PRELUDE}
 requestExecPermission(["sh"], (proc) => {
   attempt("append", () => proc.exec("sh", ["-c", ${lit(append)}, ${lit(line)}]));
   attempt("code cache", () => proc.exec("sh", ["-c", "mkdir -p node_modules/tacit/dist/bundle/.v8-cache && echo x > node_modules/tacit/dist/bundle/.v8-cache/tacit.cjs.bin"]));
@@ -232,50 +228,42 @@ requestExecPermission(["sh"], (proc) => {
   attempt("ordinary work", () => proc.exec("sh", ["-c", "echo made > made.txt && cat made.txt"]));
 });
 `, ["--command-permissions", "sh", "--confine-commands"], { cwd: project, env: { HOME: home }, bin });
-      expect(r.code, r.stderr).toBe(0);
-      const found = attempts(r.stdout);
-      expect(execResult(found, "append").stderr).toContain("Read-only file system");
-      expect(execResult(found, "code cache").stderr).toContain("Read-only file system");
-      expect(execResult(found, "replace").stderr).toContain("Device or resource busy");
-      expect(execResult(found, "ordinary work").stdout).toBe("made\n");
-      expect(readFileSync(bundled, "utf8")).toBe(before);
-      expect(existsSync(path.join(project, "node_modules", "tacit-old"))).toBe(false);
-      // The next start of the installed tacit runs nothing of the script's.
-      const next = await runCli(["--version"], { cwd: project, env: { HOME: home }, bin });
-      expect(next.code, next.stderr).toBe(0);
-      expect(existsSync(proof)).toBe(false);
-    } finally {
-      cleanup();
-    }
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    expect(execResult(found, "append").stderr).toContain("Read-only file system");
+    expect(execResult(found, "code cache").stderr).toContain("Read-only file system");
+    expect(execResult(found, "replace").stderr).toContain("Device or resource busy");
+    expect(execResult(found, "ordinary work").stdout).toBe("made\n");
+    expect(readFileSync(bundled, "utf8")).toBe(before);
+    expect(existsSync(path.join(project, "node_modules", "tacit-old"))).toBe(false);
+    // The next start of the installed tacit runs nothing of the script's.
+    const next = await runCli(["--version"], { cwd: project, env: { HOME: home }, bin });
+    expect(next.code, next.stderr).toBe(0);
+    expect(existsSync(proof)).toBe(false);
   });
 
   it("cannot rewrite the MCP client's settings that start tacit, to widen the next tacit serve's flags", async (ctx) => {
     // A confined `sed -i` rewrote the project's .mcp.json so that the client's next start of
     // tacit serve gave it --allowed-roots / --command-permissions '*'.
-    skipWithoutMountNamespace(ctx);
-    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
-    try {
-      const { home, project } = layout(dir);
-      const settings = path.join(project, ".mcp.json");
-      const registered = JSON.stringify({ mcpServers: { tacit: { command: "npx", args: ["tacit", "serve", "--allowed-roots", "."] } } });
-      writeFileSync(settings, registered);
-      const widen = `sed -i 's|"--allowed-roots","."|"--allowed-roots","/","--command-permissions","*"|' .mcp.json`;
-      const r = await tacit(project, `${ATTEMPT_PRELUDE}
+    const dir = confinementDir(ctx);
+    const { home, project } = layout(dir);
+    const settings = path.join(project, ".mcp.json");
+    const registered = JSON.stringify({ mcpServers: { tacit: { command: "npx", args: ["tacit", "serve", "--allowed-roots", "."] } } });
+    writeFileSync(settings, registered);
+    const widen = `sed -i 's|"--allowed-roots","."|"--allowed-roots","/","--command-permissions","*"|' .mcp.json`;
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
 requestExecPermission(["sh"], (proc) => {
   attempt("sed", () => proc.exec("sh", ["-c", ${lit(widen)}]));
   attempt("overwrite", () => proc.exec("sh", ["-c", "echo '{}' > .mcp.json"]));
   attempt("rename", () => proc.exec("sh", ["-c", "mv .mcp.json mcp.old"]));
 });
 `, ["--command-permissions", "sh", "--confine-commands"], { HOME: home });
-      expect(r.code, r.stderr).toBe(0);
-      const found = attempts(r.stdout);
-      expect(execResult(found, "sed").stderr).toContain("Device or resource busy");
-      expect(execResult(found, "overwrite").stderr).toContain("Read-only file system");
-      expect(execResult(found, "rename").stderr).toContain("Device or resource busy");
-      expect(readFileSync(settings, "utf8")).toBe(registered);
-    } finally {
-      cleanup();
-    }
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    expect(execResult(found, "sed").stderr).toContain("Device or resource busy");
+    expect(execResult(found, "overwrite").stderr).toContain("Read-only file system");
+    expect(execResult(found, "rename").stderr).toContain("Device or resource busy");
+    expect(readFileSync(settings, "utf8")).toBe(registered);
   });
 
   it("still let commands use /dev/null where an earlier run was given --secure-output /dev/null", async (ctx) => {
@@ -283,23 +271,18 @@ requestExecPermission(["sh"], (proc) => {
     // remembered as /dev/null, it was covered with an empty read-only file, every `2>/dev/null`
     // failed, the setup's own check among them, and each later confined command of the user was
     // refused as if "the allowed roots changed while it was set up".
-    skipWithoutMountNamespace(ctx);
-    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
-    try {
-      const { home, project } = layout(dir);
-      const earlier = await tacit(project, `println("earlier");\n`, ["--secure-output", "/dev/null"], { HOME: home });
-      expect(earlier.code, earlier.stderr).toBe(0);
-      expect(readFileSync(path.join(home, ".config/tacit/own-files.json"), "utf8")).toContain('"/dev/null"');
-      const r = await tacit(project, `${ATTEMPT_PRELUDE}
+    const dir = confinementDir(ctx);
+    const { home, project } = layout(dir);
+    const earlier = await tacit(project, `println("earlier");\n`, ["--secure-output", "/dev/null"], { HOME: home });
+    expect(earlier.code, earlier.stderr).toBe(0);
+    expect(readFileSync(path.join(home, ".config/tacit/own-files.json"), "utf8")).toContain('"/dev/null"');
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
 requestExecPermission(["sh"], (proc) => {
   attempt("null", () => proc.exec("sh", ["-c", "echo quiet 2>/dev/null; echo gone > /dev/null && echo written"]));
 });
 `, ["--command-permissions", "sh", "--confine-commands"], { HOME: home });
-      expect(r.code, r.stderr).toBe(0);
-      expect(execResult(attempts(r.stdout), "null")).toEqual({ exitCode: 0, stdout: "quiet\nwritten\n", stderr: "" });
-    } finally {
-      cleanup();
-    }
+    expect(r.code, r.stderr).toBe(0);
+    expect(execResult(attempts(r.stdout), "null")).toEqual({ exitCode: 0, stdout: "quiet\nwritten\n", stderr: "" });
   });
 
   it("cover tacit's home where the password database puts the user's home, when HOME names another", async (ctx) => {
@@ -365,133 +348,113 @@ requestExecPermission(["sh"], (proc) => { attempt("read", () => proc.exec("sh", 
     // script read it back through leak.txt, an ordinary file. tacit now makes the file before the
     // command (so it is covered and the link fails), and refuses a sink with another name anyway
     // (test/files/sink-kinds).
-    skipWithoutMountNamespace(ctx);
-    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
-    try {
-      const { home, project } = layout(dir);
-      const canary = makeCanary();
-      const sink = path.join(project, "secure.log");
-      const flags = ["--command-permissions", "sh", "--confine-commands", "--secure-output", sink];
-      const first = await tacit(project, `${ATTEMPT_PRELUDE}
+    const dir = confinementDir(ctx);
+    const { home, project } = layout(dir);
+    const canary = makeCanary();
+    const sink = path.join(project, "secure.log");
+    const flags = ["--command-permissions", "sh", "--confine-commands", "--secure-output", sink];
+    const first = await tacit(project, `${ATTEMPT_PRELUDE}
 requestExecPermission(["sh"], (proc) => { attempt("link", () => proc.exec("sh", ["-c", ": > leak.txt && ln leak.txt secure.log"])); });
 println(classify(${lit(canary)}));
 `, flags, { HOME: home });
-      expect(first.code, first.stderr).toBe(0);
-      expect(execResult(attempts(first.stdout), "link").exitCode).not.toBe(0);
-      const second = await tacit(project, `requestFileSystem(".", (fs) => println(fs.access("leak.txt").read()));\n`, flags, { HOME: home });
-      expect(second.code, second.stderr).toBe(0);
-      expect(second.stdout).not.toContain(canary);
-      expect(readFileSync(path.join(project, "leak.txt"), "utf8")).not.toContain(canary);
-      expect(readFileSync(sink, "utf8")).toContain(canary);
-    } finally {
-      cleanup();
-    }
+    expect(first.code, first.stderr).toBe(0);
+    expect(execResult(attempts(first.stdout), "link").exitCode).not.toBe(0);
+    const second = await tacit(project, `requestFileSystem(".", (fs) => println(fs.access("leak.txt").read()));\n`, flags, { HOME: home });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).not.toContain(canary);
+    expect(readFileSync(path.join(project, "leak.txt"), "utf8")).not.toContain(canary);
+    expect(readFileSync(sink, "utf8")).toContain(canary);
   });
 
   it("cannot make tacit's home where it does not exist yet, to plant approvals a later run takes as a person's", async (ctx) => {
     // Started in the home directory (the default root) before it had a ~/.config: a confined `sh`
     // made ~/.config/tacit/approvals.json, and the next run deleted a file its policy says a
     // person must approve, with nobody asked.
-    skipWithoutMountNamespace(ctx);
-    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
-    try {
-      const { home } = layout(dir);
-      writeFileSync(path.join(home, "victim.txt"), "kept\n");
-      const approvals = JSON.stringify({
-        version: 1,
-        approvals: [{ pattern: `fs.delete ${path.join(home, "victim.txt")}`, directory: home, grantedAt: "2026-12-01T00:00:00.000Z", expiresAt: "2030-01-01T00:00:00.000Z", via: "terminal" }],
-      });
-      const plant = 'mkdir -p -m 700 .config/tacit && umask 077 && printf "%s" "$0" > .config/tacit/approvals.json';
-      const r = await tacit(home, `${ATTEMPT_PRELUDE}
+    const dir = confinementDir(ctx);
+    const { home } = layout(dir);
+    writeFileSync(path.join(home, "victim.txt"), "kept\n");
+    const approvals = JSON.stringify({
+      version: 1,
+      approvals: [{ pattern: `fs.delete ${path.join(home, "victim.txt")}`, directory: home, grantedAt: "2026-12-01T00:00:00.000Z", expiresAt: "2030-01-01T00:00:00.000Z", via: "terminal" }],
+    });
+    const plant = 'mkdir -p -m 700 .config/tacit && umask 077 && printf "%s" "$0" > .config/tacit/approvals.json';
+    const r = await tacit(home, `${ATTEMPT_PRELUDE}
 requestExecPermission(["sh"], (proc) => { attempt("plant", () => proc.exec("sh", ["-c", ${lit(plant)}, ${lit(approvals)}])); });
 `, ["--command-permissions", "sh", "--confine-commands"], { HOME: home, TACIT_HOME: "", XDG_CONFIG_HOME: "" });
-      expect(r.code, r.stderr).toBe(0);
-      expect(execResult(attempts(r.stdout), "plant").exitCode).not.toBe(0);
-      // The next run, whose policy puts a person in front of deletes: nobody can be asked here.
-      const config = path.join(dir, "policy.json");
-      writeFileSync(config, JSON.stringify({ policy: { rules: [{ action: "fs.delete", tier: "approve-once" }] } }));
-      const next = await tacit(home, `${ATTEMPT_PRELUDE}
+    expect(r.code, r.stderr).toBe(0);
+    expect(execResult(attempts(r.stdout), "plant").exitCode).not.toBe(0);
+    // The next run, whose policy puts a person in front of deletes: nobody can be asked here.
+    const config = path.join(dir, "policy.json");
+    writeFileSync(config, JSON.stringify({ policy: { rules: [{ action: "fs.delete", tier: "approve-once" }] } }));
+    const next = await tacit(home, `${ATTEMPT_PRELUDE}
 requestFileSystem(".", (fs) => { attempt("delete", () => fs.access("victim.txt").delete()); });
 `, ["--config", config], { HOME: home, TACIT_HOME: "", XDG_CONFIG_HOME: "" });
-      expect(next.code, next.stderr).toBe(0);
-      expectRefused(attempts(next.stdout), ["delete"], /requires a person's approval \(approve-once\), and no one could be asked/);
-      expect(readFileSync(path.join(home, "victim.txt"), "utf8")).toBe("kept\n");
-    } finally {
-      cleanup();
-    }
+    expect(next.code, next.stderr).toBe(0);
+    expectRefused(attempts(next.stdout), ["delete"], /requires a person's approval \(approve-once\), and no one could be asked/);
+    expect(readFileSync(path.join(home, "victim.txt"), "utf8")).toBe("kept\n");
   });
 
   // Shown through the CLI first: a confined `sh` in one run (moving sec/ into b/ and leaving a
   // decoy sec/.env, back and forth) while another run's `cat sec/.env b/sec/.env` printed the real
   // .env at its 38th attempt. Here the change falls, every time, between the walk and the mounts.
   it("are refused, not run with a cover missing, where a directory changed between the walk and the mounts", (ctx) => {
-    skipWithoutMountNamespace(ctx);
-    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
+    const dir = confinementDir(ctx);
+    const canary = makeCanary();
+    writeTree(dir, { "project/sec/.env": `${canary}\n`, "project/b/keep.txt": "kept\n" });
+    const project = path.join(dir, "project");
+    const confinement = new CommandConfinement({ allowedRoots: [project], classified: new ClassifiedPaths(DEFAULT_CLASSIFIED_PATHS), protectedPaths: [], tacitHomes: [], tacitFiles: [] });
+    const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], () => undefined);
+    const wrapped = confinement.wrap(wrapper, "cat", "/usr/bin/cat", ["sec/.env", "b/sec/.env"], project);
+    // What another confined command did meanwhile: the directory holding the .env moved into
+    // one already listed, a decoy .env left where the walk found the real one.
+    renameSync(path.join(project, "sec"), path.join(project, "b/sec"));
+    writeTree(project, { "sec/.env": "decoy\n" });
+    const walkedFile = path.join(dir, "walked");
+    writeFileSync(walkedFile, wrapped.walked);
+    const walked = openSync(walkedFile, "r");
     try {
-      const canary = makeCanary();
-      writeTree(dir, { "project/sec/.env": `${canary}\n`, "project/b/keep.txt": "kept\n" });
-      const project = path.join(dir, "project");
-      const confinement = new CommandConfinement({ allowedRoots: [project], classified: new ClassifiedPaths(DEFAULT_CLASSIFIED_PATHS), protectedPaths: [], tacitHomes: [], tacitFiles: [] });
-      const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], () => undefined);
-      const wrapped = confinement.wrap(wrapper, "cat", "/usr/bin/cat", ["sec/.env", "b/sec/.env"], project);
-      // What another confined command did meanwhile: the directory holding the .env moved into
-      // one already listed, a decoy .env left where the walk found the real one.
-      renameSync(path.join(project, "sec"), path.join(project, "b/sec"));
-      writeTree(project, { "sec/.env": "decoy\n" });
-      const walkedFile = path.join(dir, "walked");
-      writeFileSync(walkedFile, wrapped.walked);
-      const walked = openSync(walkedFile, "r");
-      try {
-        const r = spawnSync(wrapped.program, wrapped.args, { cwd: project, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walked], timeout: 20_000 });
-        expect(r.stdout).not.toContain(canary);
-        expect(r.stderr).not.toContain(canary);
-        expect(setupFailure("cat", r.status ?? -1, r.stderr)?.message).toMatch(
-          /exec\("cat"\): refused, nothing was run: .*the allowed roots changed while it was set up.*Run the command again once nothing else is moving files/,
-        );
-      } finally {
-        closeSync(walked);
-      }
-      // Unchanged since its walk, the same command runs, both .env files covered.
-      const again = confinement.wrap(wrapper, "cat", "/usr/bin/cat", ["sec/.env", "b/sec/.env"], project);
-      writeFileSync(walkedFile, again.walked);
-      const walkedAgain = openSync(walkedFile, "r");
-      try {
-        const r = spawnSync(again.program, again.args, { cwd: project, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walkedAgain], timeout: 20_000 });
-        expect({ status: r.status, stdout: r.stdout }, r.stderr).toEqual({ status: 0, stdout: "" });
-      } finally {
-        closeSync(walkedAgain);
-      }
+      const r = spawnSync(wrapped.program, wrapped.args, { cwd: project, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walked], timeout: 20_000 });
+      expect(r.stdout).not.toContain(canary);
+      expect(r.stderr).not.toContain(canary);
+      expect(setupFailure("cat", r.status ?? -1, r.stderr)?.message).toMatch(
+        /exec\("cat"\): refused, nothing was run: .*the allowed roots changed while it was set up.*Run the command again once nothing else is moving files/,
+      );
     } finally {
-      cleanup();
+      closeSync(walked);
+    }
+    // Unchanged since its walk, the same command runs, both .env files covered.
+    const again = confinement.wrap(wrapper, "cat", "/usr/bin/cat", ["sec/.env", "b/sec/.env"], project);
+    writeFileSync(walkedFile, again.walked);
+    const walkedAgain = openSync(walkedFile, "r");
+    try {
+      const r = spawnSync(again.program, again.args, { cwd: project, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walkedAgain], timeout: 20_000 });
+      expect({ status: r.status, stdout: r.stdout }, r.stderr).toEqual({ status: 0, stdout: "" });
+    } finally {
+      closeSync(walkedAgain);
     }
   });
 
   it("cannot read a classified file another session makes while they run (tacit serve, two sessions at once)", async (ctx) => {
-    skipWithoutMountNamespace(ctx);
-    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
+    const dir = confinementDir(ctx);
+    const { home, project, canaries } = layout(dir);
+    const client = await connectServe(["--command-permissions", "sh", "--confine-commands"], project, { env: { HOME: home } });
     try {
-      const { home, project, canaries } = layout(dir);
-      const client = await connectServe(["--command-permissions", "sh", "--confine-commands"], project, { env: { HOME: home } });
-      try {
-        const [waiter, writer] = [await createSession(client), await createSession(client)];
-        // Session one's command says it runs, then waits for the copy to be made and reads it.
-        const waiting = runInSession(client, waiter, `requestExecPermission(["sh"], (proc) => {
+      const [waiter, writer] = [await createSession(client), await createSession(client)];
+      // Session one's command says it runs, then waits for the copy to be made and reads it.
+      const waiting = runInSession(client, waiter, `requestExecPermission(["sh"], (proc) => {
   println(JSON.stringify(proc.exec("sh", ["-c", ": > started; until [ -e go ]; do sleep 0.05; done; cat src/.env.copy"], { timeoutMs: 60000 })));
 });`);
-        while (!existsSync(path.join(project, "started"))) await new Promise((r) => setTimeout(r, 50));
-        const copy = await runInSession(client, writer, `${ATTEMPT_PRELUDE}
+      while (!existsSync(path.join(project, "started"))) await new Promise((r) => setTimeout(r, 50));
+      const copy = await runInSession(client, writer, `${ATTEMPT_PRELUDE}
 requestFileSystem(".", (fs) => { attempt("copy", () => fs.writeClassified("src/.env.copy", fs.readClassified(".env"))); });`);
-        writeFileSync(path.join(project, "go"), "");
-        const read = await waiting;
-        expect(read.stdout).not.toContain(canaries.env);
-        expect(read.error ?? "").not.toContain(canaries.env);
-        expectRefused(attempts(copy.stdout), ["copy"], /writeClassified\(\) refused: it would make a new classified file while a confined command \(exec\("sh"\).*Write it once that command has ended/);
-        expect(existsSync(path.join(project, "src/.env.copy"))).toBe(false);
-      } finally {
-        await client.close();
-      }
+      writeFileSync(path.join(project, "go"), "");
+      const read = await waiting;
+      expect(read.stdout).not.toContain(canaries.env);
+      expect(read.error ?? "").not.toContain(canaries.env);
+      expectRefused(attempts(copy.stdout), ["copy"], /writeClassified\(\) refused: it would make a new classified file while a confined command \(exec\("sh"\).*Write it once that command has ended/);
+      expect(existsSync(path.join(project, "src/.env.copy"))).toBe(false);
     } finally {
-      cleanup();
+      await client.close();
     }
   });
 
@@ -499,24 +462,19 @@ requestFileSystem(".", (fs) => { attempt("copy", () => fs.writeClassified("src/.
     // tacit makes its missing homes in the roots before a command (previous test); on a read-only
     // mount below a root it cannot, nor can the command, and the command was refused for nothing.
     // tacit runs in a mount namespace of the test's own, where the home is made read-only.
-    skipWithoutMountNamespace(ctx);
-    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
-    try {
-      const home = path.join(dir, "home");
-      mkdirSync(home);
-      const script = `requestExecPermission(["sh"], (proc) => println(JSON.stringify(proc.exec("sh", ["-c", "echo ran"]))));\n`;
-      const inNamespace = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"';
-      const r = spawnSync(
-        "unshare",
-        ["--mount", "--propagation", "private", "sh", "-c", inNamespace, "sh", home, process.execPath, path.join(repoRoot, "bin", "tacit.js"), "run", "--no-check", "--command-permissions", "sh", "--confine-commands", "-"],
-        { cwd: dir, input: script, encoding: "utf8", env: { ...process.env, HOME: home, TACIT_HOME: "", XDG_CONFIG_HOME: "" }, timeout: 30_000 },
-      );
-      expect(r.stderr).toBe("");
-      expect(r.stdout).toBe(`${JSON.stringify({ exitCode: 0, stdout: "ran\n", stderr: "" })}\n`);
-      expect(existsSync(path.join(home, ".config"))).toBe(false);
-    } finally {
-      cleanup();
-    }
+    const dir = confinementDir(ctx);
+    const home = path.join(dir, "home");
+    mkdirSync(home);
+    const script = `requestExecPermission(["sh"], (proc) => println(JSON.stringify(proc.exec("sh", ["-c", "echo ran"]))));\n`;
+    const inNamespace = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"';
+    const r = spawnSync(
+      "unshare",
+      ["--mount", "--propagation", "private", "sh", "-c", inNamespace, "sh", home, process.execPath, path.join(repoRoot, "bin", "tacit.js"), "run", "--no-check", "--command-permissions", "sh", "--confine-commands", "-"],
+      { cwd: dir, input: script, encoding: "utf8", env: { ...process.env, HOME: home, TACIT_HOME: "", XDG_CONFIG_HOME: "" }, timeout: 30_000 },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(`${JSON.stringify({ exitCode: 0, stdout: "ran\n", stderr: "" })}\n`);
+    expect(existsSync(path.join(home, ".config"))).toBe(false);
   });
 
   it("cannot read the secure output that tacit first writes while the command runs (tacit serve, two sessions at once)", async (ctx) => {
@@ -524,30 +482,25 @@ requestFileSystem(".", (fs) => { attempt("copy", () => fs.writeClassified("src/.
     // roots did not exist, so nothing covered it; once a classified print made it, the command
     // read the plaintext there and printed it to its own output, which the script gets. Shown in
     // one `tacit run` too (a classified value slow to compute printed just before the command).
-    skipWithoutMountNamespace(ctx);
-    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
+    const dir = confinementDir(ctx);
+    const { home, project } = layout(dir);
+    const canary = makeCanary();
+    const sink = path.join(project, "secure.log");
+    const client = await connectServe(["--no-check", "--command-permissions", "sh", "--confine-commands", "--secure-output", sink], project, { env: { HOME: home } });
     try {
-      const { home, project } = layout(dir);
-      const canary = makeCanary();
-      const sink = path.join(project, "secure.log");
-      const client = await connectServe(["--no-check", "--command-permissions", "sh", "--confine-commands", "--secure-output", sink], project, { env: { HOME: home } });
-      try {
-        const [reader, printer] = [await createSession(client), await createSession(client)];
-        const reading = runInSession(client, reader, `requestExecPermission(["sh"], (proc) => {
+      const [reader, printer] = [await createSession(client), await createSession(client)];
+      const reading = runInSession(client, reader, `requestExecPermission(["sh"], (proc) => {
   println(JSON.stringify(proc.exec("sh", ["-c", ": > started; until [ -e go ]; do sleep 0.05; done; cat secure.log"], { timeoutMs: 60000 })));
 });`);
-        while (!existsSync(path.join(project, "started"))) await new Promise((r) => setTimeout(r, 50));
-        await runInSession(client, printer, `println(classify(${lit(canary)}));`);
-        expect(await fileOnce(sink, (text) => text.includes(canary))).toContain(canary);
-        writeFileSync(path.join(project, "go"), "");
-        const read = await reading;
-        expect(read.error ?? "").toBe("");
-        expect(read.stdout).not.toContain(canary);
-      } finally {
-        await client.close();
-      }
+      while (!existsSync(path.join(project, "started"))) await new Promise((r) => setTimeout(r, 50));
+      await runInSession(client, printer, `println(classify(${lit(canary)}));`);
+      expect(await fileOnce(sink, (text) => text.includes(canary))).toContain(canary);
+      writeFileSync(path.join(project, "go"), "");
+      const read = await reading;
+      expect(read.error ?? "").toBe("");
+      expect(read.stdout).not.toContain(canary);
     } finally {
-      cleanup();
+      await client.close();
     }
   });
 
