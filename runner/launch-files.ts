@@ -14,7 +14,7 @@
 import os from "node:os";
 import path from "node:path";
 import { readBoundedFile } from "./bounded-file.js";
-import { resolveRealOrSelf } from "./fs/containment.js";
+import { namedAndReal, resolveRealOrSelf } from "./fs/containment.js";
 
 /**
  * Relative to the directory tacit was started in: the project settings of the MCP clients the
@@ -338,5 +338,5 @@ export function tacitLaunchFiles(cwd: string = process.cwd(), env: NodeJS.Proces
   for (const file of CLIENT_PROJECT_FILES) places.push(path.resolve(cwd, file));
   for (const file of CLIENT_USER_FILES) places.push(path.join(home, file));
   places.push(...binDirectoryEntries(cwd));
-  return [...new Set(places.flatMap((place) => [place, resolveRealOrSelf(place)]))];
+  return namedAndReal(places);
 }

@@ -21,7 +21,7 @@ import { z } from "zod";
 import { ownFileProblemText, readOwnFile, replaceOwnFile } from "./audit/own-file.js";
 import type { RunnerConfig } from "./config.js";
 import { FileLock } from "./file-lock.js";
-import { resolveRealOrSelf } from "./fs/containment.js";
+import { namedAndReal } from "./fs/containment.js";
 import { onFirstUse } from "./on-first-use.js";
 import { PARSED_ONCE } from "./parse-once.js";
 import { ensureTacitHome, tacitHome, tacitHomes } from "./tacit-home.js";
@@ -143,7 +143,7 @@ function filesOf(config: RunnerConfig): Array<{ path: string; kind: RememberedKi
     [config.library.secureOutput, "secure-output"],
     [config.recordPath, "record"],
   ];
-  return named.flatMap(([file, kind]) => (file === null ? [] : [...new Set([path.resolve(file), resolveRealOrSelf(file)])].map((p) => ({ path: p, kind }))));
+  return named.flatMap(([file, kind]) => (file === null ? [] : namedAndReal([file]).map((p) => ({ path: p, kind }))));
 }
 
 /**

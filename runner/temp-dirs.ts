@@ -7,7 +7,7 @@
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
+import { isWithin, namedAndReal } from "./fs/containment.js";
 
 /** One-shot type checks (typecheck.ts), and tacit serve's incremental checker (incremental-typecheck.ts). */
 const PREFIXES = ["tacit-check-", "tacit-checker-"] as const;
@@ -33,7 +33,7 @@ const DEFAULT_TMP = "/tmp";
 function tempRoots(): string[] {
   if (!roots) {
     const named = process.platform === "win32" ? [path.resolve(tmpdir())] : [path.resolve(tmpdir()), DEFAULT_TMP];
-    roots = [...new Set(named.flatMap((each) => [each, resolveRealOrSelf(each)]))];
+    roots = namedAndReal(named);
   }
   return roots;
 }

@@ -140,3 +140,12 @@ export function resolveRealOrSelf(absolute: string): string {
     return path.resolve(absolute);
   }
 }
+
+/**
+ * Each path as named (absolute) and where it really leads (resolveRealOrSelf), without repeats:
+ * what tacit protects or looks for under both names, so that a link on the way to it neither
+ * hides it nor stands in for it.
+ */
+export function namedAndReal(paths: readonly string[]): string[] {
+  return [...new Set(paths.flatMap((each) => [path.resolve(each), resolveRealOrSelf(each)]))];
+}

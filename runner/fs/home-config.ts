@@ -18,7 +18,7 @@
 
 import os from "node:os";
 import path from "node:path";
-import { isWithin, resolveRealOrSelf } from "./containment.js";
+import { isWithin, namedAndReal } from "./containment.js";
 import type { ProtectedPath } from "./protected-paths.js";
 
 let known: { home: string; homes: readonly string[] } | undefined;
@@ -56,7 +56,7 @@ export function homes(): readonly string[] {
   if (known?.home !== home) {
     const passwd = passwdHome();
     const named = passwd === null ? [home] : [home, passwd];
-    known = { home, homes: [...new Set(named.flatMap((each) => [each, resolveRealOrSelf(each)]))] };
+    known = { home, homes: namedAndReal(named) };
   }
   return known.homes;
 }

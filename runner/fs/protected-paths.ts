@@ -34,7 +34,7 @@ import { rememberedOwnFiles } from "../remembered-files.js";
 import { tacitHomes } from "../tacit-home.js";
 import { tacitTempDirBelow, tacitTempDirOf, tempDirPlaces } from "../temp-dirs.js";
 import { agentHookChangeOf } from "./agent-hooks.js";
-import { isWithin, resolveRealOrSelf } from "./containment.js";
+import { isWithin, namedAndReal } from "./containment.js";
 import { direnvLoadChangeOf, direnvProgramChangeOf } from "./direnv.js";
 import { direnvTrustedChangeOf } from "./direnv-trust.js";
 import { gdbInitChangeOf } from "./gdb-init.js";
@@ -96,11 +96,8 @@ export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = 
   // Both where each file really is and the name tacit opens it by: a script that replaced a
   // link on the way to it with a directory of its own (so that the name led elsewhere) could
   // otherwise fill that directory with approvals, a key or a sink tacit would then use.
-  const protect = (file: string, what: string): void => {
-    const named = path.resolve(file);
-    const real = resolveRealOrSelf(file);
-    paths.push({ path: real, what });
-    if (named !== real) paths.push({ path: named, what });
+  const protect = (file: string, what: string, refusal?: string): void => {
+    for (const where of namedAndReal([file])) paths.push(refusal === undefined ? { path: where, what } : { path: where, what, refusal });
   };
   // Each place a run of this user may keep it, not only this run's (tacit-home.ts, tacitHomes).
   for (const home of tacitHomes(env)) protect(home, "tacit's home (remembered approvals, the audit signing key and the audit logs' anchors)");
@@ -118,9 +115,7 @@ export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = 
   // And the same files that earlier runs on this machine were given on their command lines or in
   // their config (remembered-files.ts): a script of a run without those flags rewrote the
   // project's tacit.json, and the person's next `tacit run --config tacit.json` ran what it added.
-  for (const remembered of rememberedOwnFiles(env)) {
-    for (const where of new Set([remembered.path, resolveRealOrSelf(remembered.path)])) paths.push({ ...remembered, path: where });
-  }
+  for (const remembered of rememberedOwnFiles(env)) protect(remembered.path, remembered.what, remembered.refusal);
   for (const mount of procMounts()) {
     paths.push({
       path: mount,
