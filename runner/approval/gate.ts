@@ -177,7 +177,12 @@ export class ApprovalGate {
         ? { action: number, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" }
         : { action: number, ...record, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" };
     if (watched === null) this.log(realPath === undefined ? requested : { ...requested, realPath });
-    if (streamMoved !== null) return this.refuseMovedStream(number, streamAskedAs!, streamMoved, context);
+    if (streamMoved !== null) {
+      const message =
+        `${printable(streamAskedAs!)}: refused: the path changed since a person approved reading it (it now leads to ` +
+        `${printable(streamMoved)}); nothing more of it was read. Do not retry it; ask the user.`;
+      return this.deniedBeforeRunning(number, refused("SecurityError", message), "path changed after the answer", context);
+    }
     // The allowlists' extensions a person may grant for this run, asked before the scope opens.
     if (!oversight.policy.empty) tier = await this.extendFirst(number, action, request, tier, context);
 
@@ -260,15 +265,6 @@ export class ApprovalGate {
     return this.refusedWithoutRunning(number, decision, context.hostSecrets);
   }
 
-  /** Refuses a later piece of a read a person approved, whose path now leads elsewhere (`movedTo`). */
-  private refuseMovedStream(number: number, askedAs: string, movedTo: string, context: EvaluationContext): Refusal {
-    const message =
-      `${printable(askedAs)}: refused: the path changed since a person approved reading it (it now leads to ` +
-      `${printable(movedTo)}); nothing more of it was read. Do not retry it; ask the user.`;
-    this.log({ action: number, answer: null, decision: "deny", evaluation: this.options.evaluation, reason: message, type: "decision", via: "path changed after the answer" });
-    return this.refusedWithoutRunning(number, refused("SecurityError", message), context.hostSecrets);
-  }
-
   /** Asks a person about each extension of the allowlists the action needs; returns its tier after their answers. */
   private async extendFirst(number: number, action: Action, request: ActionRequest, tier: Tier, context: EvaluationContext): Promise<Tier> {
     const { policy } = this.options.oversight;
@@ -302,11 +298,7 @@ export class ApprovalGate {
     // A person is asked only about what the allowlists and the scope would let happen:
     // anything else is refused now, as the monitor would, without a question.
     const refusal = this.precheck(action, context);
-    if (refusal !== null) {
-      const { message } = refusal.error;
-      this.log({ action: number, answer: null, decision: "deny", evaluation: this.options.evaluation, reason: message, type: "decision", via: "allowlists (before asking)" });
-      return this.refusedWithoutRunning(number, refusal, context.hostSecrets);
-    }
+    if (refusal !== null) return this.deniedBeforeRunning(number, refusal, "allowlists (before asking)", context);
     // Where an asked-about command runs is part of what the person reads (see execCwdOf), and,
     // when it is not tacit's own working directory, of its pattern: resolved once for both.
     const cwdAsked = execCwdOf(action, this.options.cwd);
@@ -329,8 +321,7 @@ export class ApprovalGate {
     const moved = movedSinceAsked(request, asked.pattern);
     if (moved !== null) {
       const message = `${printable(asked.pattern)}: refused: the path changed while a person was asked (it now leads to ${printable(moved)}); nothing was done. Do not retry it; ask the user.`;
-      this.log({ action: number, answer: null, decision: "deny", evaluation: this.options.evaluation, reason: message, type: "decision", via: "path changed after the answer" });
-      return this.refusedWithoutRunning(number, refused("SecurityError", message), context.hostSecrets);
+      return this.deniedBeforeRunning(number, refused("SecurityError", message), "path changed after the answer", context);
     }
     // The same for a command's working directory: `rm -r build` in docs/ is not the same
     // command as in deploy/, and a link put in place of docs/ while the person read the
@@ -340,11 +331,16 @@ export class ApprovalGate {
       const message =
         `${printable(asked.pattern)}: refused: the command's working directory changed while a person was asked (it now leads to ` +
         `${printable(cwdNow.real)}, not ${printable(cwdAsked.real)}); nothing was run. Do not retry it; ask the user.`;
-      this.log({ action: number, answer: null, decision: "deny", evaluation: this.options.evaluation, reason: message, type: "decision", via: "path changed after the answer" });
-      return this.refusedWithoutRunning(number, refused("SecurityError", message), context.hostSecrets);
+      return this.deniedBeforeRunning(number, refused("SecurityError", message), "path changed after the answer", context);
     }
     if (streamKey !== null) this.approvedStreams.set(streamKey, asked.pattern);
     return { judgedCwd: cwdAsked?.real ?? null };
+  }
+
+  /** Logs tacit's own decision to refuse an action before it ran (`via`: what decided), then its result (see refusedWithoutRunning). */
+  private deniedBeforeRunning(number: number, refusal: Refusal, via: string, context: EvaluationContext): Refusal {
+    this.log({ action: number, answer: null, decision: "deny", evaluation: this.options.evaluation, reason: refusal.error.message, type: "decision", via });
+    return this.refusedWithoutRunning(number, refusal, context.hostSecrets);
   }
 
   /** Logs the result of an action refused before it ran (what the sandbox is told), and returns the refusal. */

@@ -121,7 +121,7 @@ export interface ConfinementSettings {
   protectedPaths: readonly ProtectedPath[];
   /**
    * Every place a run of this user keeps tacit's home (tacit-home.ts, tacitHomes): one that does
-   * not exist yet in a root is made before the command (see ownHomesMade), so that it is covered.
+   * not exist yet in a root is made before the command (see ownPlacesMade), so that it is covered.
    */
   tacitHomes: readonly string[];
   /**
