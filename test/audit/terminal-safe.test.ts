@@ -6,7 +6,7 @@
 // each line's hash (over the parsed content) is unchanged and verify passes. A line with them
 // raw (as an earlier tacit wrote them) still verifies, with a warning not to print the file.
 
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { runCli, unchecked } from "../helpers.js";
@@ -55,4 +55,50 @@ it("writes agent text's C1 controls as escapes: the same values, a log that veri
   const edited = await verifyJson(writeVariant(ctx.dir, "edited", text.replace("\\u009b2J", "\\u009B2J")), ctx.env);
   expect(edited.report.ok).toBe(false);
   expect(edited.report.problems.map((p) => p.reason).join("\n")).toContain("not written as tacit writes it");
+});
+
+// Trojan Source (CVE-2021-42574) in a log a person reads: a right-to-left override makes
+// "report<RLO>hs.txt" read as "reporttxt.sh", isolates and zero-width characters hide or reorder
+// text, and a carriage return, backspace or escape sequence overwrites what was shown. The
+// script chooses a file name and a command's arguments holding them; `tacit audit show` must
+// show each as an escape, and --json must give the exact text back.
+const TROJAN = "report\u202etxt.sh\u2066x\u2069\u200b\ufeff\r\b\u001b[2K";
+/** Any character that is invisible or acts on the terminal, but the line feeds between rows. */
+const HIDDEN_OR_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/u;
+
+it("tacit audit show writes the bidi controls, zero-width and control characters of a real run's path and command words as escapes; --json keeps them exact", async () => {
+  const ctx = auditHome();
+  cleanup = ctx.cleanup;
+  const work = path.join(ctx.dir, "work");
+  mkdirSync(work);
+  const log = path.join(ctx.dir, "audit.jsonl");
+  const script = path.join(work, "s.ts");
+  writeFileSync(
+    script,
+    `requestFileSystem(".", (fs) => { fs.access(${JSON.stringify(TROJAN)}).write("hi"); });\n` +
+      `requestExecPermission(["echo"], (p) => { p.exec("echo", [${JSON.stringify(`a${TROJAN}`)}]); println("done"); });\n`,
+  );
+  const run = await runCli(unchecked(["run", "--command-permissions", "echo", "--audit-log", log, script]), { cwd: work, env: ctx.env });
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stdout).toContain("done");
+
+  const show = await runCli(["audit", "show", log], { env: ctx.env });
+  expect(show.code, show.stderr).toBe(0);
+  expect(show.stdout).not.toMatch(HIDDEN_OR_CONTROL);
+  // Quoted as a JSON string (\r, \b, \u001b), then every character still invisible escaped.
+  const escaped = "report\\u202etxt.sh\\u2066x\\u2069\\u200b\\ufeff\\r\\b\\u001b[2K";
+  const writeRow = show.stdout.split("\n").find((row) => row.includes("FsWrite"));
+  expect(writeRow).toContain(`"fs.write ${path.join(realpathSync(work), escaped)}"`);
+  const execRow = show.stdout.split("\n").find((row) => row.includes(" Exec "));
+  // The command line is recorded with each word as shownWord gives it (a JSON string), so its
+  // C0 controls are already "\r"-style text there, quoted once more here.
+  expect(execRow).toContain(String.raw`run: "echo \"areport\u202etxt.sh\u2066x\u2069\u200b\ufeff\\r\\b\\u001b[2K\""`);
+
+  // --json: the same values, character for character, as one JSON document.
+  const json = await runCli(["audit", "show", "--json", log], { env: ctx.env });
+  expect(json.code, json.stderr).toBe(0);
+  const lines = JSON.parse(json.stdout) as { event: Record<string, unknown> }[];
+  expect(lines.map((line) => line.event.pattern)).toContain(`fs.write ${path.join(realpathSync(work), TROJAN)}`);
+  const exec = lines.find((line) => line.event.kind === "Exec")!;
+  expect(exec.event.commandLine).toBe(`echo ${JSON.stringify(`a${TROJAN}`)}`);
 });
