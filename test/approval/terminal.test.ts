@@ -179,6 +179,37 @@ describe("asking on the terminal", () => {
     expect(run.code, run.all).toBe(1);
   });
 
+  it("a path with bidi controls, zero-width and control characters is asked about, listed and revoked as escapes, never raw", async () => {
+    // Trojan Source (CVE-2021-42574) in a question: raw, the right-to-left override would show
+    // "report<RLO>txt.sh" as "reporths.txt", the carriage return and erase-line would overwrite
+    // the start of the line, and the person would approve what they did not read.
+    const w = world();
+    const name = "report\u202etxt.sh\u2066x\u2069\u200b\ufeff\r\b\u001b[2K";
+    const target = w.file(name);
+    const shownTarget = `${w.work}/report\\u202etxt.sh\\u2066x\\u2069\\u200b\\ufeff\\u000d\\u0008\\u001b[2K`;
+    const invisible = /[\u0008\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]|\u001b\[2K/;
+    const config = w.config([{ action: "fs.delete", tier: "approve-once" }]);
+    const run = await onTerminal(w, ["run", "--config", config, w.script(deleteScript(name))], { answers: ["y"] });
+    expect(run.code, run.all).toBe(0);
+    expect(run.prompts).toBe(1);
+    expect(run.stdout).toContain(`  pattern: fs.delete ${shownTarget}\n`);
+    expect(run.stdout).not.toMatch(invisible);
+    expect(w.exists(name)).toBe(false);
+    // Remembered under the exact path; listed with the same escapes.
+    expect(storedApprovals(w)!.map((a) => a.pattern)).toEqual([`fs.delete ${target}`]);
+    const list = await approvals(w, ["list"]);
+    expect(list.code, list.all).toBe(0);
+    expect(list.stdout).toContain(`fs.delete ${shownTarget}\tin `);
+    expect(list.all).not.toMatch(invisible);
+    expect(list.all).not.toContain("\r");
+    // The escaped form, as list printed it, names the approval to revoke.
+    const revoke = await approvals(w, ["revoke", `fs.delete ${shownTarget}`]);
+    expect(revoke.code, revoke.all).toBe(0);
+    expect(revoke.stderr).toContain(`revoked fs.delete ${shownTarget} in `);
+    expect(revoke.all).not.toMatch(invisible);
+    expect(storedApprovals(w)).toEqual([]);
+  });
+
   it("approve-once, n: refused with the person's answer in the message; nothing remembered", async () => {
     const w = world();
     const target = w.file("a.txt");
