@@ -1,74 +1,20 @@
 // The work behind `tacit run` and `tacit check`. Loaded only when one of them runs, after
-// the sandbox has been started, so Deno boots while this (and zod, oxc, the checker) loads.
+// the sandbox has been started, so Deno boots while this (and oxc, the checker) loads.
 
 import type { Command } from "commander";
-import { type ConfigFile, environmentKey, loadConfigFile, parseFlagConfig, resolveConfig, type RunnerConfig } from "../runner/config.js";
+import type { RunnerConfig } from "../runner/config.js";
 import { type CheckResult, checkScript, evaluate, EXIT_CODES, type EvaluationResult } from "../runner/evaluate.js";
 import type { InputSource } from "../runner/monitor.js";
 import type { SandboxProcess } from "../runner/sandbox-process.js";
 import { terminalAsker } from "../runner/approval/askers.js";
-import { blankInProcessInfo } from "../runner/hidden-key.js";
-import { rememberRunFiles } from "../runner/remembered-files.js";
 import { createOversight } from "../runner/approval/oversight.js";
+import { loadConfig } from "./load-config.js";
 import { readScript, type ScriptSource } from "./script-source.js";
 import { writeShown } from "./terminal-output.js";
 import { INPUT_LIMIT_BYTES, readStdin } from "./stdin.js";
 import type { CommonFlags } from "./usage.js";
 import { monotonicMs } from "../runner/monotonic.js";
-import { type CheckDeadline, typeCheck } from "../runner/typecheck.js";
-
-function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
-  const file: ConfigFile = flags.config ? loadConfigFile(flags.config) : {};
-  // `--no-check` only counts when given; otherwise the file's typeCheck applies.
-  const checkGiven = command.getOptionValueSource("check") === "cli";
-  const fromFlags = parseFlagConfig({
-    executionTimeoutMs: flags.execTimeoutMs,
-    memoryLimitMb: flags.memoryLimitMb,
-    typeCheck: checkGiven ? flags.check : undefined,
-    quiet: flags.quiet,
-    recordPath: flags.record,
-    auditLog: flags.auditLog,
-    sessionEnabled: command.getOptionValueSource("session") === "cli" ? flags.session : undefined,
-    libraryConfig:
-      flags.allowedRoots ||
-      flags.classifiedPaths ||
-      flags.secureOutput ||
-      flags.commandPermissions ||
-      flags.strict ||
-      flags.confineCommands ||
-      flags.networkPermissions ||
-      flags.llmBaseUrl ||
-      flags.llmApiKey ||
-      flags.llmModel
-        ? {
-            allowedRoots: flags.allowedRoots,
-            classifiedPaths: flags.classifiedPaths,
-            secureOutput: flags.secureOutput,
-            commandPermissions: flags.commandPermissions,
-            strictMode: flags.strict,
-            confineCommands: flags.confineCommands,
-            networkPermissions: flags.networkPermissions,
-            llm:
-              flags.llmBaseUrl || flags.llmApiKey || flags.llmModel
-                ? { baseUrl: flags.llmBaseUrl, apiKey: flags.llmApiKey, model: flags.llmModel }
-                : undefined,
-          }
-        : undefined,
-  });
-  const config = { ...resolveConfig(file, fromFlags, process.cwd(), process.env, flags.config ?? null), assumeYes: flags.yes === true };
-  // The key is read: other processes of the user need not find it in /proc any more (nor one
-  // given in the environment that a flag or the config file overrode).
-  const notHidden = blankInProcessInfo([config.library.llm?.apiKey, environmentKey()]);
-  // Later runs refuse their scripts this run's config, sink and record too, flags or not.
-  const notRemembered = rememberRunFiles(config);
-  const warnings = [
-    ...config.warnings,
-    ...(notHidden === null ? [] : [`the LLM API key could not be blanked in /proc/${process.pid}/environ and cmdline (${notHidden}): a permitted command that reads /proc could read it there`]),
-    ...(notRemembered === null ? [] : [notRemembered]),
-  ];
-  if (!config.quiet) for (const warning of warnings) process.stderr.write(`tacit: warning: ${warning}\n`);
-  return config;
-}
+import { typeCheck } from "../runner/typecheck.js";
 
 function inputFor(fromStdin: boolean): InputSource {
   if (fromStdin) {
@@ -104,18 +50,14 @@ function printResult(result: EvaluationResult, json: boolean): void {
   }
 }
 
+/** `config`: loaded by the caller before it started the sandbox and the checks (see cli/main.ts). */
 export async function runCommand(
   script: ScriptSource,
-  flags: CommonFlags,
-  command: Command,
+  config: RunnerConfig,
+  json: boolean,
   prestarted: SandboxProcess,
-  precheck: { typeChecked: boolean; typesDeadline: CheckDeadline; result: Promise<CheckResult> },
+  precheck: { typeChecked: boolean; result: Promise<CheckResult> },
 ): Promise<number> {
-  const config = loadConfig(flags, command);
-  // The early check started with the flag's limit or the default: the config file's holds. A
-  // check whose answer will not be used (the config turns checking off) is stopped.
-  precheck.typesDeadline.set(config.typeCheck ? config.executionTimeoutMs : 0);
-  const json = flags.json === true;
   const oversight = await createOversight(config, process.cwd(), terminalAsker);
   const result = await evaluate({
     oversight,

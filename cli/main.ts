@@ -1,11 +1,11 @@
 // The `tacit` command: parses flags and delegates. Kept light: `tacit run` starts the
-// sandbox first and loads the heavy parts (config schemas, validator, checker) while Deno
-// boots.
+// sandbox first (after its config, when a --config file is given: see the run action) and
+// loads the heavy parts (validator, checker) while Deno boots.
 
 import { readFileSync } from "node:fs";
 import { type Command as CommandType, Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { EXIT_CODES } from "../runner/exit-codes.js";
-import { DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT_MS, MAX_TIMER_MS } from "../runner/limits.js";
+import { DEFAULT_MEMORY_LIMIT_MB, MAX_TIMER_MS } from "../runner/limits.js";
 import { interfacePath, packageRoot } from "../runner/paths.js";
 import { SandboxProcess } from "../runner/sandbox-process.js";
 import { readScript } from "./script-source.js";
@@ -93,28 +93,30 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
     program.command("run").description("validate, type-check and run a script"),
     "print one JSON object: stdout, error, exitCode, durationMs, truncated",
   ).action(async (file: string, flags: CommonFlags, command: CommandType) => {
+    // The config first, before anything is started: a config that fails (not JSON, an unknown
+    // key, a wrong type, a root that does not exist) refuses at once, with no Deno booted and no
+    // checker started for nothing; and what starts next starts with the config's limits. The
+    // prestarted sandbox (cli/prestart.ts) exists only when no --config was given.
+    const { loadConfig } = await import("./load-config.js");
+    const config = loadConfig(flags, command);
     // Deno boots while the checks run and the rest of tacit loads: the type checker is a
     // separate process too, so the three overlap.
-    const sandbox = prestarted ?? new SandboxProcess({ memoryLimitMb: flags.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB });
+    const sandbox = prestarted ?? new SandboxProcess({ memoryLimitMb: config.memoryLimitMb });
     try {
       const script = await readScript(file);
       // The type checker (its own process, reading nothing but the script: see typeCheck) starts
       // first; the validator loads and runs meanwhile, and decides whether its answer counts.
-      const { CheckDeadline, typeCheck } = await import("../runner/typecheck.js");
-      // Limited by the time limit a flag gives (the config file is not read yet), else the
-      // default; runCommand applies the config's limit as soon as it has read it.
-      const typesDeadline = new CheckDeadline(flags.execTimeoutMs ?? DEFAULT_TIMEOUT_MS);
-      const earlyTypes = flags.check ? typeCheck(script.code, typesDeadline) : null;
+      const { typeCheck } = await import("../runner/typecheck.js");
+      const earlyTypes = config.typeCheck ? typeCheck(script.code, config.executionTimeoutMs) : null;
       earlyTypes?.catch(() => undefined);
       const { checkScript } = await import("../runner/checks.js");
       const precheck = {
-        typeChecked: flags.check,
-        typesDeadline,
-        result: checkScript(script.code, script.displayName, flags.check, earlyTypes ? () => earlyTypes : undefined),
+        typeChecked: config.typeCheck,
+        result: checkScript(script.code, script.displayName, config.typeCheck, earlyTypes ? () => earlyTypes : undefined),
       };
       precheck.result.catch(() => undefined); // awaited (and reported) by the evaluation
       const { runCommand } = await import("./commands.js");
-      setExitCode(await runCommand(script, flags, command, sandbox, precheck));
+      setExitCode(await runCommand(script, config, flags.json === true, sandbox, precheck));
     } finally {
       // Killed, not waited for: a sandbox leaves nothing behind to clean up (see SANDBOX_DENO_DIR).
       sandbox.kill("cancelled", "the command ended");

@@ -80,26 +80,16 @@ export function typeCheckTimedOut(limitMs: number): TypeCheckResult {
   };
 }
 
-/**
- * A one-shot check's time limit, counted from when it was made. tacit run starts its check
- * before the config file is read, with the limit a flag gives or the default; once the config
- * is read, `set` applies its limit (checked with the default's 15 s, a script whose config
- * file said 2 s was checked for 14 s, then ran).
- */
+/** A one-shot check's time limit, counted from when it was made. */
 export class CheckDeadline {
   private readonly startedAt = monotonicMs();
   private timer: NodeJS.Timeout | null = null;
   private expire: (() => void) | null = null;
 
-  constructor(private current: number) {}
+  constructor(private readonly current: number) {}
 
   get limitMs(): number {
     return this.current;
-  }
-
-  set(limitMs: number): void {
-    this.current = limitMs;
-    if (this.expire) this.schedule();
   }
 
   /** Calls `expire` once the limit has passed (at once if it has already). */

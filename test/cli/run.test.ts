@@ -1,10 +1,10 @@
 // `tacit run`, `check`, `interface`, `--help` and `--version` through the real CLI (node +
 // Deno, as a user runs them): output, exit codes and error messages.
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectNoneLeft, repoRoot, runCli, runScript, tacitBin, tempDir, watchProcesses } from "../helpers.js";
+import { type CliResult, expectNoneLeft, repoRoot, runCli, runScript, tacitBin, tempDir, watchProcesses } from "../helpers.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -252,6 +252,60 @@ describe("tacit run: exit codes", () => {
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(config);
     expect(r.stderr).toMatch(/JSON/);
+  });
+
+  describe("a --config that fails refuses before anything starts: no Deno, no type checker", () => {
+    /**
+     * A --require hook for tacit's Node that logs every process it starts (spawn, execFile and
+     * fork go through ChildProcess.prototype.spawn; spawnSync apart) to `log`, then starts it
+     * as asked: no clock, and no sampling of the process tree that a short-lived Deno could slip
+     * past.
+     */
+    function spawnLogger(log: string): string {
+      return file(
+        `spawn-logger-${path.basename(log)}.cjs`,
+        `const cp = require("node:child_process");\nconst { appendFileSync } = require("node:fs");\n` +
+          `const note = (file, args) => appendFileSync(${JSON.stringify(log)}, JSON.stringify([file, ...(args || [])]) + "\\n");\n` +
+          `const spawn = cp.ChildProcess.prototype.spawn;\n` +
+          `cp.ChildProcess.prototype.spawn = function (options) { note(options.file, options.args); return spawn.call(this, options); };\n` +
+          `const spawnSync = cp.spawnSync;\n` +
+          `cp.spawnSync = function (file, args, options) { note(file, Array.isArray(args) ? args : []); return spawnSync.call(this, file, args, options); };\n`,
+      );
+    }
+
+    /** `tacit run --config <config> examples/hello.ts` with the hook: its result and every process it started. */
+    async function runLogged(name: string, config: string): Promise<{ r: CliResult; started: string[] }> {
+      const log = path.join(dir, `${name}.spawned`);
+      const r = await runCli(["run", "--config", config, "examples/hello.ts"], {
+        env: { TACIT_HOME: path.join(dir, "home"), TACIT_TYPECHECK_CACHE: "off", NODE_OPTIONS: `--require ${spawnLogger(log)}` },
+      });
+      const started = existsSync(log) ? readFileSync(log, "utf8").trimEnd().split("\n") : [];
+      return { r, started };
+    }
+
+    it("the logger sees what a good config starts: Deno and the type checker", async () => {
+      // Without this, "nothing was started" below could mean the logger saw nothing.
+      const { r, started } = await runLogged("good", file("good.json", JSON.stringify({ executionTimeoutMs: 20_000 })));
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain("Hello");
+      expect(started.some((line) => line.includes("deno") && line.includes("bootstrap.js")), started.join("\n")).toBe(true);
+      expect(started.some((line) => line.includes("tsconfig.json")), started.join("\n")).toBe(true);
+    });
+
+    it.each([
+      ["not JSON", '{ "typeCheck": tru', /not valid JSON at line 1/],
+      ["an unknown key", JSON.stringify({ typeCheck: true, executionTimeout: 5 }), /unknown key "executionTimeout"/],
+      ["a wrong type", JSON.stringify({ executionTimeoutMs: "1000" }), /executionTimeoutMs/],
+      ["a root that does not exist", JSON.stringify({ libraryConfig: { allowedRoots: ["/nonexistent-tacit-root"] } }), /allowedRoots: "\/nonexistent-tacit-root" .* is not an existing directory/],
+    ])("%s: exit 2, a message naming what is wrong, and no process started", async (name, text, message) => {
+      const config = file(`fails-${name.replace(/\W+/g, "-")}.json`, text);
+      const { r, started } = await runLogged(name.replace(/\W+/g, "-"), config);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toContain("internal error");
+      expect(started).toEqual([]);
+    });
   });
 
   it("3: a validation error, with rule, position and hint; nothing runs", async () => {

@@ -1,0 +1,62 @@
+// The configuration of a command: the --config file and the flags, validated (zod) and
+// resolved. `tacit run` calls it before it starts anything (see cli/main.ts), so that a config
+// that fails refuses at once; the other commands as they begin.
+
+import type { Command } from "commander";
+import { type ConfigFile, environmentKey, loadConfigFile, parseFlagConfig, resolveConfig, type RunnerConfig } from "../runner/config.js";
+import { blankInProcessInfo } from "../runner/hidden-key.js";
+import { rememberRunFiles } from "../runner/remembered-files.js";
+import type { CommonFlags } from "./usage.js";
+
+export function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
+  const file: ConfigFile = flags.config ? loadConfigFile(flags.config) : {};
+  // `--no-check` only counts when given; otherwise the file's typeCheck applies.
+  const checkGiven = command.getOptionValueSource("check") === "cli";
+  const fromFlags = parseFlagConfig({
+    executionTimeoutMs: flags.execTimeoutMs,
+    memoryLimitMb: flags.memoryLimitMb,
+    typeCheck: checkGiven ? flags.check : undefined,
+    quiet: flags.quiet,
+    recordPath: flags.record,
+    auditLog: flags.auditLog,
+    sessionEnabled: command.getOptionValueSource("session") === "cli" ? flags.session : undefined,
+    libraryConfig:
+      flags.allowedRoots ||
+      flags.classifiedPaths ||
+      flags.secureOutput ||
+      flags.commandPermissions ||
+      flags.strict ||
+      flags.confineCommands ||
+      flags.networkPermissions ||
+      flags.llmBaseUrl ||
+      flags.llmApiKey ||
+      flags.llmModel
+        ? {
+            allowedRoots: flags.allowedRoots,
+            classifiedPaths: flags.classifiedPaths,
+            secureOutput: flags.secureOutput,
+            commandPermissions: flags.commandPermissions,
+            strictMode: flags.strict,
+            confineCommands: flags.confineCommands,
+            networkPermissions: flags.networkPermissions,
+            llm:
+              flags.llmBaseUrl || flags.llmApiKey || flags.llmModel
+                ? { baseUrl: flags.llmBaseUrl, apiKey: flags.llmApiKey, model: flags.llmModel }
+                : undefined,
+          }
+        : undefined,
+  });
+  const config = { ...resolveConfig(file, fromFlags, process.cwd(), process.env, flags.config ?? null), assumeYes: flags.yes === true };
+  // The key is read: other processes of the user need not find it in /proc any more (nor one
+  // given in the environment that a flag or the config file overrode).
+  const notHidden = blankInProcessInfo([config.library.llm?.apiKey, environmentKey()]);
+  // Later runs refuse their scripts this run's config, sink and record too, flags or not.
+  const notRemembered = rememberRunFiles(config);
+  const warnings = [
+    ...config.warnings,
+    ...(notHidden === null ? [] : [`the LLM API key could not be blanked in /proc/${process.pid}/environ and cmdline (${notHidden}): a permitted command that reads /proc could read it there`]),
+    ...(notRemembered === null ? [] : [notRemembered]),
+  ];
+  if (!config.quiet) for (const warning of warnings) process.stderr.write(`tacit: warning: ${warning}\n`);
+  return config;
+}
