@@ -107,40 +107,49 @@ function isCapabilityParameter(variable: Variable, capabilityBlocks: ReadonlySet
   return definition?.type === "Parameter" && capabilityBlocks.has(definition.node);
 }
 
-function checkPurity(fnScope: Scope, capabilityBlocks: ReadonlySet<unknown>, report: Report): void {
-  const seen = new Set<string>();
-  for (const ref of fnScope.through) {
-    const identifier = ref.identifier as unknown as AstNode;
-    const name = ref.identifier.name;
-    const variable = ref.resolved;
-    if (ref.isWrite() && variable) {
-      report(identifier.start, `the map function assigns to \`${name}\`, a variable outside it; the pure evaluator cannot change the script's variables`, "Return the new value from the function instead. " + HINT);
-      continue;
+/** What a classified map function may not use, by the variable (or global name) it uses: a problem to report, or null. */
+function impurity(name: string, variable: Variable | null, capabilityBlocks: ReadonlySet<unknown>): { message: string; hint: string } | null {
+  if (!variable) {
+    if (identifierSets().tacitGlobals.has(name) && !PURE_EVALUATOR_GLOBALS.has(name)) {
+      return { message: `the map function uses \`${name}\`, which the pure evaluator does not have (no printing, input or capabilities there)`, hint: HINT };
     }
-    if (!ref.isValueReference || seen.has(name)) continue;
-    seen.add(name);
-    if (!variable) {
-      if (identifierSets().tacitGlobals.has(name) && !PURE_EVALUATOR_GLOBALS.has(name)) {
-        report(identifier.start, `the map function uses \`${name}\`, which the pure evaluator does not have (no printing, input or capabilities there)`, HINT);
-      }
-      continue;
-    }
-    const kind = variable.defs[0]?.type;
-    if (isCapabilityParameter(variable, capabilityBlocks)) {
-      report(identifier.start, `the map function captures \`${name}\`, a capability; capabilities cannot enter the pure evaluator`, HINT);
-    } else if (kind === "FunctionName" || kind === "ClassName" || kind === "ImportBinding") {
-      report(
-        identifier.start,
-        `the map function captures \`${name}\`, ${kind === "ImportBinding" ? "an import" : kind === "ClassName" ? "a class" : "a function"}; only data can be sent to the pure evaluator`,
-        "Define the helper inside the map function. " + HINT,
-      );
-    }
+    return null;
   }
+  const kind = variable.defs[0]?.type;
+  if (isCapabilityParameter(variable, capabilityBlocks)) {
+    return { message: `the map function captures \`${name}\`, a capability; capabilities cannot enter the pure evaluator`, hint: HINT };
+  }
+  if (kind === "FunctionName" || kind === "ClassName" || kind === "ImportBinding") {
+    return {
+      message: `the map function captures \`${name}\`, ${kind === "ImportBinding" ? "an import" : kind === "ClassName" ? "a class" : "a function"}; only data can be sent to the pure evaluator`,
+      hint: "Define the helper inside the map function. " + HINT,
+    };
+  }
+  return null;
+}
+
+/**
+ * For each scope, the innermost of `marked` that holds it (itself included), or null. Scopes
+ * come parents first (ScopeManager.scopes is in creation order).
+ */
+function innermostMarked(scopes: ScopeManager, marked: ReadonlySet<Scope>): Map<Scope, Scope | null> {
+  const innermost = new Map<Scope, Scope | null>();
+  for (const scope of scopes.scopes) innermost.set(scope, marked.has(scope) ? scope : scope.upper ? (innermost.get(scope.upper) ?? null) : null);
+  return innermost;
 }
 
 /**
  * `calls`: every call expression in the script; `capabilityBlocks`: the functions passed to
  * request…() calls (their parameters are capabilities).
+ *
+ * Linear in the script: a reference is in a map function's \`through\` (a use of something
+ * outside it) for every map function between the reference and where its variable is declared,
+ * and nested map functions each holding the whole of the next one's \`through\` made walking
+ * each function's list quadratic (hostile code nested maps some hundreds deep around
+ * thousands of names). Here every reference is taken once, in source order, and climbs only
+ * the map functions around it, stopping at the first that has its name already: that one's
+ * outer map functions, up to the declaration, had it from the same climb before. The work is
+ * then the number of references plus the number of names captured (the rewriter's output).
  */
 export function analyzePureFunctions(
   calls: readonly AstNode[],
@@ -149,16 +158,69 @@ export function analyzePureFunctions(
   report: Report,
 ): PureFunctionSite[] {
   const index = new ReferenceIndex(scopes);
-  const sites: PureFunctionSite[] = [];
+  const sites: { fn: AstNode; scope: Scope }[] = [];
+  const mapScopes = new Set<Scope>();
+  const classifiedScopes = new Set<Scope>();
   for (const call of calls) {
     const fn = pureCallFunction(call);
     const fnScope = fn ? scopes.acquire(fn as never) : null;
     if (!fn || !fnScope) continue;
-    const captures = [
-      ...new Set(fnScope.through.filter((ref) => ref.resolved !== null && ref.isValueReference).map((ref) => ref.identifier.name)),
-    ];
-    if (isKnownClassified((call.callee as AstNode).object as AstNode, index)) checkPurity(fnScope, capabilityBlocks, report);
-    if (captures.length > 0) sites.push({ start: fn.start, end: fn.end, captures });
+    sites.push({ fn, scope: fnScope });
+    mapScopes.add(fnScope);
+    if (isKnownClassified((call.callee as AstNode).object as AstNode, index)) classifiedScopes.add(fnScope);
   }
-  return sites;
+  if (sites.length === 0) return [];
+
+  const depth = new Map<Scope, number>();
+  for (const scope of scopes.scopes) depth.set(scope, scope.upper ? depth.get(scope.upper)! + 1 : 0);
+  const innermostMap = innermostMarked(scopes, mapScopes);
+  const innermostClassified = innermostMarked(scopes, classifiedScopes);
+  const outerOf = (scope: Scope, innermost: Map<Scope, Scope | null>) => (scope.upper ? (innermost.get(scope.upper) ?? null) : null);
+  // `ref` passes through `fn` (a scope around it) when its variable is declared outside `fn`:
+  // both are scopes around the reference, so the one nearer the top is outside the other.
+  const passesThrough = (variable: Variable | null, fn: Scope) => variable === null || depth.get(variable.scope)! < depth.get(fn)!;
+  const captures = new Map<Scope, Set<string>>();
+  const checked = new Map<Scope, Set<string>>();
+  const namesIn = (map: Map<Scope, Set<string>>, scope: Scope) => map.get(scope) ?? map.set(scope, new Set()).get(scope)!;
+
+  const references = scopes.scopes.flatMap((scope) => scope.references);
+  references.sort((a, b) => (a.identifier as unknown as AstNode).start - (b.identifier as unknown as AstNode).start);
+  for (const ref of references) {
+    if (!ref.isValueReference) continue;
+    const name = ref.identifier.name;
+    const variable = ref.resolved;
+    const identifier = ref.identifier as unknown as AstNode;
+    // Captured, by every map function it passes through.
+    if (variable) {
+      for (let fn = innermostMap.get(ref.from) ?? null; fn !== null && passesThrough(variable, fn); fn = outerOf(fn, innermostMap)) {
+        const names = namesIn(captures, fn);
+        if (names.has(name)) break;
+        names.add(name);
+      }
+    }
+    if (ref.isWrite() && variable) {
+      // Reported once, for the innermost classified map function it leaves: any outer one is left as well.
+      const fn = innermostClassified.get(ref.from) ?? null;
+      if (fn !== null && passesThrough(variable, fn)) {
+        report(identifier.start, `the map function assigns to \`${name}\`, a variable outside it; the pure evaluator cannot change the script's variables`, "Return the new value from the function instead. " + HINT);
+      }
+      continue;
+    }
+    // What a classified map function may not use: at its first use in each such function (a use
+    // inside several nested ones reported once, not once for each).
+    const problem = impurity(name, variable, capabilityBlocks);
+    let reported = false;
+    for (let fn = innermostClassified.get(ref.from) ?? null; fn !== null && passesThrough(variable, fn); fn = outerOf(fn, innermostClassified)) {
+      const names = namesIn(checked, fn);
+      if (names.has(name)) break;
+      names.add(name);
+      if (problem && !reported) report(identifier.start, problem.message, problem.hint);
+      reported = true;
+    }
+  }
+
+  return sites.flatMap(({ fn, scope }) => {
+    const names = captures.get(scope);
+    return names && names.size > 0 ? [{ start: fn.start, end: fn.end, captures: [...names] }] : [];
+  });
 }

@@ -2,7 +2,10 @@
 // cannot allow is rejected before anything runs (exit 3, rule [impure-map]), naming the
 // identifier. The same function on an ordinary array is left alone.
 
+import { mkdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli, unchecked } from "../helpers.js";
 import { realTempDir, tacit, writeTree } from "./fixtures.js";
 
 let root: string;
@@ -64,5 +67,48 @@ describe("impure map functions are rejected at check time", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("1\n2\n[ 2, 4 ]\n");
+  });
+});
+
+// Nested map functions: a use inside N of them is a capture of each, and the checks once walked
+// each function's list of outer uses, quadratic in the nesting (hostile code: maps some hundreds
+// deep around thousands of names). Now linear.
+describe("nested and many map functions", () => {
+  const home = () => ({ TACIT_HOME: path.join(root, "home") });
+  /** `depth` flatMaps on one classified value, nested, around `inner`. */
+  const nested = (depth: number, inner: string): string =>
+    Array.from({ length: depth }, (_, i) => `c.flatMap((a${i}) => `).join("") + inner + ")".repeat(depth);
+
+  it("60 nested, the innermost using every outer parameter: checked, each capture handed over, the right value in the secure output", async () => {
+    const sink = path.join(root, "nested-sink.txt");
+    const sum = Array.from({ length: 60 }, (_, i) => `a${i} * ${i + 1}`).join(" + ");
+    const script = `const c = classify(2);\nconst r = ${nested(60, `classify(${sum})`)};\nprintln(r);\n`;
+    // Run in a directory of its own: the sink lies outside the allowed root (else a warning).
+    const work = path.join(root, "nested-work");
+    mkdirSync(work, { recursive: true });
+    const r = await runCli(["run", "--secure-output", sink, "-"], { cwd: work, input: script, env: home() });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("Classified(***)\n");
+    // 2 * (1 + 2 + … + 60)
+    expect(readFileSync(sink, "utf8")).toBe(`${2 * 1830}\n`);
+  });
+
+  it("a println inside 200 nested classified maps is refused once, where it is, naming it", async () => {
+    const script = `println("ran");\nconst c = classify("x");\nconst r = ${nested(200, "classify(println(a0))")};\n`;
+    const r = await runCli(unchecked(["run", "-"]), { cwd: root, input: script, env: home() });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe("");
+    const errors = r.stderr.split("\n").filter((line) => line.includes("error ["));
+    expect(errors).toEqual([expect.stringMatching(/^script\.ts:3:\d+ error \[impure-map\] .*`println`/)]);
+  });
+
+  it("5,000 one after another: checked, and the one impure among them is the one reported", async () => {
+    const lines = Array.from({ length: 5000 }, (_, i) => `const r${i} = c.map((v) => v + k${i === 4321 ? " + String(println(v))" : ""});`);
+    const script = `const c = classify("x");\nconst k = "y";\n${lines.join("\n")}\n`;
+    const r = await runCli(["check", "--no-check", "-"], { cwd: root, input: script, env: home() });
+    expect(r.code).toBe(3);
+    const errors = r.stderr.split("\n").filter((line) => line.includes("error ["));
+    expect(errors).toEqual([expect.stringMatching(/^script\.ts:4324:\d+ error \[impure-map\] .*`println`/)]);
   });
 });
