@@ -49,6 +49,14 @@ export const TOO_LARGE_TO_HAND_OVER = "too-large-to-hand-over";
 /** Heap the checks hold for each character of a tree's JSON, at most (measured: 380 MB for 71 M). */
 export const CHECKED_TREE_HEAP_BYTES_PER_CHAR = 6;
 /**
+ * The most identifier uses the checks take, each counted once for every function or block around
+ * it (scope-nesting.ts): the scope analysis's work and memory grow with it, about 0.4 µs each here,
+ * so a script at the limit takes some 0.4 s of the host's main thread. Ordinary code counts two
+ * or three for each identifier (tacit's own gate.ts: 3,767; zod's 107 KB schemas.js: 15,381),
+ * far below it.
+ */
+export const NESTED_NAME_USES_LIMIT = 1_000_000;
+/**
  * Calls of one tacit serve that run code (execute_typescript, execute_in_session), under way
  * or waiting for their turn, at most; and their code together, in characters. Each holds its
  * code (a message may be 10 MiB) until it ends, and only maxConcurrentEvaluations run at once:

@@ -9,6 +9,8 @@ import { printable } from "./printable.js";
 import { analyze } from "@typescript-eslint/scope-manager";
 import { type ParsedProgram, parseSync, PROGRAM_OPTIONS } from "./parser.js";
 import { analyzePureFunctions, type PureFunctionSite } from "./pure-functions.js";
+import { scopesOpened } from "./scope-nesting.js";
+import { NESTED_NAME_USES_LIMIT } from "./limits.js";
 import { lineColumnOf, lineStarts } from "./source-position.js";
 import { forbiddenGlobal, HINT_IMPORT, identifierSets } from "./globals.js";
 import { ECHO_GLOBAL, LIBRARY_GLOBAL, PUBLISH_GLOBAL, PURE_CAPTURES_GLOBAL } from "../library/protocol.js";
@@ -74,15 +76,17 @@ function isNode(value: unknown): value is AstNode {
   return typeof value === "object" && value !== null && typeof (value as AstNode).type === "string";
 }
 
-function walk(node: AstNode, parent: AstNode | null, visit: (node: AstNode, parent: AstNode | null) => void): void {
-  visit(node, parent);
+/** `scopeDepth`: how many scopes (scope-nesting.ts) are around `node`, the program's own not counted. */
+function walk(node: AstNode, parent: AstNode | null, visit: (node: AstNode, parent: AstNode | null, scopeDepth: number) => void, scopeDepth = 0): void {
+  visit(node, parent, scopeDepth);
+  const inner = scopeDepth + scopesOpened(node, parent);
   for (const key in node) {
     if (key === "parent") continue;
     const child = node[key];
     if (Array.isArray(child)) {
-      for (const item of child) if (isNode(item)) walk(item, node, visit);
+      for (const item of child) if (isNode(item)) walk(item, node, visit, inner);
     } else if (isNode(child)) {
-      walk(child, node, visit);
+      walk(child, node, visit, inner);
     }
   }
 }
@@ -252,7 +256,10 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
   // `export const/let/var` inside a namespace, and the enums: see isNamespaceExportInEnum.
   const namespaceExports = new Set<unknown>();
   const enums: AstNode[] = [];
-  walk(program, null, (node, parent) => {
+  // Each identifier once for every scope around it: a bound on the scope analysis's work (scope-nesting.ts).
+  let nestedNameUses = 0;
+  walk(program, null, (node, parent, scopeDepth) => {
+    if (node.type === "Identifier") nestedNameUses += scopeDepth;
     if (node.type === "ExportNamedDeclaration" && parent?.type === "TSModuleBlock" && (node.declaration as AstNode | null)?.type === "VariableDeclaration") {
       namespaceExports.add(node.declaration);
     }
@@ -371,6 +378,17 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
     tacitImports.push(entry);
   }
 
+  if (nestedNameUses > NESTED_NAME_USES_LIMIT) {
+    report(
+      "too-deep",
+      0,
+      `the script uses names too deep inside nested functions and blocks for tacit's checks: counted once for each function or block ` +
+        `around it, its names come to ${nestedNameUses.toLocaleString("en-US")} uses, and the limit is ${NESTED_NAME_USES_LIMIT.toLocaleString("en-US")}`,
+      "Nest less: define helpers at the top level and pass them what they need as arguments, or split nested calls into steps " +
+        "(const a = x.map(…); const b = a.map(…);).",
+    );
+    return { ok: false, diagnostics, tacitImports, pureFunctions: [] };
+  }
   const scopes = analyze(parsed.program as never, { sourceType: "module", lib: [] });
   for (const scope of scopes.scopes) {
     for (const variable of scope.variables) {

@@ -5,6 +5,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NESTED_NAME_USES_LIMIT } from "../../runner/limits.js";
 import { runCli, unchecked } from "../helpers.js";
 import { realTempDir, tacit, writeTree } from "./fixtures.js";
 
@@ -72,7 +73,8 @@ describe("impure map functions are rejected at check time", () => {
 
 // Nested map functions: a use inside N of them is a capture of each, and the checks once walked
 // each function's list of outer uses, quadratic in the nesting (hostile code: maps some hundreds
-// deep around thousands of names). Now linear.
+// deep around thousands of names). Now linear, and the scope analysis under them is bounded by
+// NESTED_NAME_USES_LIMIT (scope-nesting.ts); bench/validator.ts measures both.
 describe("nested and many map functions", () => {
   const home = () => ({ TACIT_HOME: path.join(root, "home") });
   /** `depth` flatMaps on one classified value, nested, around `inner`. */
@@ -110,5 +112,16 @@ describe("nested and many map functions", () => {
     expect(r.code).toBe(3);
     const errors = r.stderr.split("\n").filter((line) => line.includes("error ["));
     expect(errors).toEqual([expect.stringMatching(/^script\.ts:4324:\d+ error \[impure-map\] .*`println`/)]);
+  });
+
+  it("past the limit (20,000 uses inside 400 nested maps) refused before the scope analysis, saying the limit and what to do; nothing runs", async () => {
+    const uses = `[${"k, ".repeat(20_000)}a0]`;
+    const script = `println("ran-canary");\nconst k = 1;\nconst c = classify(1);\nconst r = ${nested(400, `classify(${uses})`)};\nprintln(r);\n`;
+    const r = await runCli(unchecked(["run", "-"]), { cwd: root, input: script, env: home() });
+    expect(r.code).toBe(3);
+    expect(r.stdout).not.toContain("ran-canary");
+    expect(r.stderr).toContain("error [too-deep] the script uses names too deep inside nested functions and blocks for tacit's checks");
+    expect(r.stderr).toContain(`the limit is ${NESTED_NAME_USES_LIMIT.toLocaleString("en-US")}`);
+    expect(r.stderr).toMatch(/hint: Nest less: define helpers at the top level/);
   });
 });
