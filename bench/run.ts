@@ -1,7 +1,7 @@
 // `npm run bench`: every benchmark, each printing medians and ratios against a floor
 // measured in the same run. BENCH_RUNS sets the number of samples (default 15; the heavy
 // file benchmarks take a third of it, at least 3). BENCH_ONLY picks some by name, comma
-// separated (startup, reads, print, grep, map, exec, net, serve, audit); by default all run.
+// separated (startup, reads, print, grep, map, exec, net, serve, audit, validator); by default all run.
 
 import { benchAudit } from "./audit.js";
 import { benchMap } from "./classified.js";
@@ -11,6 +11,7 @@ import { benchPrint } from "./print.js";
 import { benchServe } from "./serve.js";
 import { benchGrepRecursive, benchReads } from "./files.js";
 import { benchStartup } from "./startup.js";
+import { benchValidator } from "./validator.js";
 
 const runs = Number(process.env.BENCH_RUNS ?? 15);
 const benchmarks: Record<string, (runs: number) => boolean | Promise<boolean>> = {
@@ -23,6 +24,7 @@ const benchmarks: Record<string, (runs: number) => boolean | Promise<boolean>> =
   net: benchNet,
   serve: benchServe,
   audit: benchAudit,
+  validator: benchValidator,
 };
 const only = (process.env.BENCH_ONLY ?? "")
   .split(",")
