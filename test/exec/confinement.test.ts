@@ -7,7 +7,8 @@
 // outside /tmp (confined commands get a private /tmp, which would hide it and prove less).
 
 import { execFileSync, spawnSync } from "node:child_process";
-import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
@@ -287,32 +288,46 @@ requestExecPermission(["sh"], (proc) => {
 
   it("cover tacit's home where the password database puts the user's home, when HOME names another", async (ctx) => {
     // HOME elsewhere (here the test's home): a confined `sh` read the passwd home's
-    // ~/.config/tacit/audit-key.json, the key that signs the audit logs of the user's runs. The
-    // home there is made as any run of this user makes it (a type check fills its cache).
+    // ~/.config/tacit/audit-key.json, the key that signs the audit logs of the user's runs. That
+    // home is the real user's: the entry read here is a probe of the test's, made there (with the
+    // directories it needs, owner-only as tacit makes them) and removed after, with what it made.
     skipWithoutMountNamespace(ctx);
     const passwdHome = os.userInfo().homedir;
     ctx.skip(!existsSync(passwdHome), `the password database gives this user no home directory (${passwdHome})`);
     const own = path.join(passwdHome, ".config", "tacit");
-    const made = await runCli(["check", "-"], { env: { HOME: passwdHome, TACIT_HOME: "", XDG_CONFIG_HOME: "" }, input: 'println("made");\n' });
-    expect(made.code, made.stderr).toBe(0);
-    expect(readdirSync(own).length).toBeGreaterThan(0);
+    const made = [path.join(passwdHome, ".config"), own].filter((dir) => !existsSync(dir));
+    const canary = makeCanary();
+    // Named apart from the canary: an error naming the file must not look like a leak.
+    const probe = path.join(own, `tacit-confine-probe-${randomUUID()}`);
     const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
     try {
+      mkdirSync(own, { recursive: true, mode: 0o700 });
+      writeFileSync(probe, `${canary}\n`, { mode: 0o600 });
       const { home, project } = layout(dir);
       const r = await tacit(project, `${ATTEMPT_PRELUDE}
 requestExecPermission(["sh"], (proc) => {
   attempt("list", () => proc.exec("sh", ["-c", 'ls -A "$0"', ${lit(own)}]));
-  attempt("key", () => proc.exec("sh", ["-c", 'cat "$0/audit-key.json"', ${lit(own)}]));
+  attempt("probe", () => proc.exec("sh", ["-c", 'cat "$0"', ${lit(probe)}]));
 });
 `, ["--command-permissions", "sh", "--confine-commands"], { HOME: home, TACIT_HOME: "", XDG_CONFIG_HOME: "" });
       expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout + r.stderr).not.toContain(canary);
       const found = attempts(r.stdout);
-      // Covered by an empty directory (or inside the cover of that home's .config): nothing listed, no key.
+      // Covered by an empty directory (or inside the cover of that home's .config): nothing listed, no probe.
       expect(execResult(found, "list").stdout).toBe("");
-      const key = execResult(found, "key");
-      expect(key.exitCode).not.toBe(0);
-      expect(key.stdout).toBe("");
+      const read = execResult(found, "probe");
+      expect(read.exitCode).not.toBe(0);
+      expect(read.stdout).toBe("");
     } finally {
+      rmSync(probe, { force: true });
+      // Only directories the test made, and only if nothing else was put there meanwhile.
+      for (const madeDir of made.reverse()) {
+        try {
+          rmdirSync(madeDir);
+        } catch {
+          // Not empty: another run of this user keeps its home there now.
+        }
+      }
       cleanup();
     }
   });
