@@ -2,7 +2,7 @@
 // attack tests that switch the validator off), always with a real Deno.
 
 import { spawn } from "node:child_process";
-import { expect, onTestFinished } from "vitest";
+import { expect, inject, onTestFinished } from "vitest";
 import { randomUUID } from "node:crypto";
 // Types only: the SDK's modules are loaded by connectServe, so that the many test files that never speak MCP do not pay
 // for loading them (about a third of a second each).
@@ -38,12 +38,24 @@ export interface CliOptions {
   bin?: string;
 }
 
+/**
+ * The environment for a tacit a test starts: this process's (which carries the test file's own
+ * TACIT_HOME, test/file-home.ts) with `extra` over it. An MCP SDK transport given no `env` passes
+ * on only HOME, PATH and a few more, so TACIT_HOME is lost: give it this.
+ */
+export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
+  Object.assign(env, extra);
+  return env;
+}
+
 /** Runs `node bin/tacit.js …args` and collects everything. */
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(options.node ?? process.execPath, [options.bin ?? tacitBin, ...args], {
       cwd: options.cwd ?? repoRoot,
-      env: { ...process.env, ...options.env },
+      env: childEnv(options.env),
       stdio: ["pipe", "pipe", "pipe"],
     });
     const out: Buffer[] = [];
@@ -126,6 +138,17 @@ export function tempDir(prefix = "tacit-test-", base: string = tmpdir()): { dir:
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/**
+ * A tacit home not made yet (tacit makes it owner-only at its first use, as for a new user), in a
+ * directory of its own in the suite's homes directory (test/suite-homes.ts: outside the temp
+ * directory tests use as allowed roots), removed by the returned cleanup. Each test file has one
+ * (test/file-home.ts).
+ */
+export function freshTacitHome(): { home: string; cleanup: () => void } {
+  const { dir, cleanup } = tempDir("home-", inject("testHomesDir"));
+  return { home: path.join(dir, "tacit"), cleanup };
+}
+
 /** A tool call's structured result (runner/mcp-server.ts declares it as the tools' outputSchema). */
 export interface ToolResult {
   stdout: string;
@@ -192,7 +215,7 @@ export async function connectServe(args: string[], cwd: string, options: ServeOp
     args: [tacitBin, "serve", ...args],
     cwd,
     stderr: options.onStderr ? "pipe" : "ignore",
-    ...(options.env ? { env: { ...(process.env as Record<string, string>), ...options.env } } : {}),
+    env: childEnv(options.env),
   });
   const onStderr = options.onStderr;
   if (onStderr) transport.stderr?.on("data", (chunk: Buffer) => onStderr(chunk.toString()));

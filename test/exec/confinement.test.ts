@@ -274,14 +274,16 @@ requestExecPermission(["sh"], (proc) => {
     // refused as if "the allowed roots changed while it was set up".
     const dir = confinementDir(ctx);
     const { home, project } = layout(dir);
-    const earlier = await tacit(project, `println("earlier");\n`, ["--secure-output", "/dev/null"], { HOME: home });
+    // The user's own home (HOME/.config/tacit, as a run without TACIT_HOME keeps it) remembers /dev/null.
+    const user = { HOME: home, TACIT_HOME: "", XDG_CONFIG_HOME: "" };
+    const earlier = await tacit(project, `println("earlier");\n`, ["--secure-output", "/dev/null"], user);
     expect(earlier.code, earlier.stderr).toBe(0);
     expect(readFileSync(path.join(home, ".config/tacit/own-files.json"), "utf8")).toContain('"/dev/null"');
     const r = await tacit(project, `${ATTEMPT_PRELUDE}
 requestExecPermission(["sh"], (proc) => {
   attempt("null", () => proc.exec("sh", ["-c", "echo quiet 2>/dev/null; echo gone > /dev/null && echo written"]));
 });
-`, ["--command-permissions", "sh", "--confine-commands"], { HOME: home });
+`, ["--command-permissions", "sh", "--confine-commands"], user);
     expect(r.code, r.stderr).toBe(0);
     expect(execResult(attempts(r.stdout), "null")).toEqual({ exitCode: 0, stdout: "quiet\nwritten\n", stderr: "" });
   });

@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { LoggingMessageNotificationSchema, type LoggingMessageNotification } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tacitBin } from "../helpers.js";
+import { childEnv, tacitBin } from "../helpers.js";
 
 let dir: string;
 beforeAll(() => {
@@ -21,6 +21,7 @@ async function connect(): Promise<{ client: Client; messages: LoggingMessageNoti
     command: process.execPath,
     args: [tacitBin, "serve", "--quiet"],
     cwd: dir,
+    env: childEnv(),
     stderr: "ignore",
   });
   const client = new Client({ name: "tacit-test", version: "0.0.0" });

@@ -8,7 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot, tacitBin } from "../helpers.js";
+import { childEnv, repoRoot, tacitBin } from "../helpers.js";
 import { expectProgressThenCancel } from "./progress.js";
 
 let client: Client;
@@ -20,6 +20,7 @@ beforeAll(async () => {
     command: process.execPath,
     args: [tacitBin, "serve", "--exec-timeout-ms", "3000"],
     cwd: repoRoot,
+    env: childEnv(),
     stderr: "pipe",
   });
   transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));

@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APART_FROM_CHARS } from "../../runner/split-check.js";
-import { createSession, runInSession, slowToCheck, tacitBin } from "../helpers.js";
+import { childEnv, createSession, runInSession, slowToCheck, tacitBin } from "../helpers.js";
 import { expectProgressThenCancel } from "./progress.js";
 
 let dir: string;
@@ -73,6 +73,7 @@ async function connect(args: string[]): Promise<Client> {
     command: process.execPath,
     args: [tacitBin, "serve", ...args],
     cwd: dir,
+    env: childEnv(),
     stderr: "ignore",
   });
   const connected = new Client({ name: "tacit-test", version: "0.0.0" });
@@ -90,6 +91,7 @@ beforeAll(async () => {
     command: process.execPath,
     args: [tacitBin, "serve", "--exec-timeout-ms", "3000", "--memory-limit-mb", "128", "--config", "config.json"],
     cwd: dir,
+    env: childEnv(),
     stderr: "ignore",
   });
   client = new Client({ name: "tacit-test", version: "0.0.0" });
