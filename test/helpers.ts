@@ -9,13 +9,14 @@ import { randomUUID } from "node:crypto";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RunnerConfig } from "../runner/config.js";
 import type { EvaluationResult } from "../runner/evaluate.js";
 import type { InputSource } from "../runner/monitor.js";
 import type { Oversight } from "../runner/approval/gate.js";
+import { tacitHome } from "../runner/tacit-home.js";
 import { commandLineOf, descendantsOf, isRunning } from "./processes.js";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -41,12 +42,23 @@ export interface CliOptions {
 /**
  * The environment for a tacit a test starts: this process's (which carries the test file's own
  * TACIT_HOME, test/file-home.ts) with `extra` over it. An MCP SDK transport given no `env` passes
- * on only HOME, PATH and a few more, so TACIT_HOME is lost: give it this.
+ * on only HOME, PATH and a few more, so TACIT_HOME is lost: give it this. Throws where tacit's
+ * home would be one of the real user's (test/suite-homes.ts), naming it: the run would change the
+ * approvals, remembered files, audit key or type-check cache of the person running the tests.
  */
 export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
   Object.assign(env, extra);
+  // tacitHome as the child finds it: its os.homedir() reads the child's HOME (else the password database), not ours.
+  const home = tacitHome({ ...env, XDG_CONFIG_HOME: env.XDG_CONFIG_HOME || path.join(env.HOME || userInfo().homedir, ".config") });
+  if (inject("realTacitHomes").includes(home)) {
+    throw new Error(
+      `refused to start tacit with its home in ${home}, where runs of the person running the tests keep theirs: ` +
+        "its approvals, remembered files, audit key and type-check cache would change. Leave TACIT_HOME as test/file-home.ts sets it, " +
+        "or give the run a TACIT_HOME (or HOME, with TACIT_HOME and XDG_CONFIG_HOME empty) in a temp dir.",
+    );
+  }
   return env;
 }
 

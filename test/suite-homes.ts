@@ -11,7 +11,9 @@
 // module also notes the real homes before the suite and looks at them after it: what changed is
 // reported, and with TACIT_TEST_REAL_HOME=fail it fails the run. Only a warning by default: any
 // other tacit run of this user at the same time (a second checkout's suite, a benchmark, the
-// person) writes there too, and nothing here can tell its writes from the suite's.
+// person) writes there too, and nothing here can tell its writes from the suite's. The guard
+// that can tell is in test/helpers.ts (childEnv): it refuses to start a tacit whose home would
+// be a real one, and fails the test that tried.
 
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
@@ -24,6 +26,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     /** The directory the test files' tacit homes are made in (removed after the suite). */
     testHomesDir: string;
+    /** tacit's homes of this user's runs outside the suite: no test's run may keep its state there. */
+    realTacitHomes: string[];
   }
 }
 
@@ -110,6 +114,7 @@ export default function setup(project: TestProject): () => void {
   const realHomes = tacitHomes(process.env);
   const before = new Map(realHomes.map((home) => [home, snapshot(home)]));
   project.provide("testHomesDir", homesDir);
+  project.provide("realTacitHomes", realHomes);
 
   return () => {
     rmSync(homesDir, { recursive: true, force: true });
