@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 // for loading them (about a third of a second each).
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -154,11 +154,35 @@ export function tempDir(prefix = "tacit-test-", base: string = tmpdir()): { dir:
  * A tacit home not made yet (tacit makes it owner-only at its first use, as for a new user), in a
  * directory of its own in the suite's homes directory (test/suite-homes.ts: outside the temp
  * directory tests use as allowed roots), removed by the returned cleanup. Each test file has one
- * (test/file-home.ts).
+ * (test/file-home.ts); a test whose runs must not share theirs with the file's other tests, or
+ * that looks at what its runs left there, takes another (tempDirWithHome).
  */
 export function freshTacitHome(): { home: string; cleanup: () => void } {
   const { dir, cleanup } = tempDir("home-", inject("testHomesDir"));
   return { home: path.join(dir, "tacit"), cleanup };
+}
+
+/**
+ * A fresh temp directory (its real path) and a tacit home of its own (freshTacitHome: not inside
+ * the directory, which is often the runs' allowed root), both removed by `cleanup`. `env` gives a
+ * run that home, and turns the type-check cache off unless `typeCheckCache` is set.
+ */
+export function tempDirWithHome(
+  prefix: string,
+  options: { typeCheckCache?: boolean } = {},
+): { dir: string; home: string; env: Record<string, string>; cleanup: () => void } {
+  const { dir, cleanup: removeDir } = tempDir(prefix);
+  const { home, cleanup: removeHome } = freshTacitHome();
+  const env: Record<string, string> = { TACIT_HOME: home, ...(options.typeCheckCache === true ? {} : { TACIT_TYPECHECK_CACHE: "off" }) };
+  return {
+    dir: realpathSync(dir),
+    home,
+    env,
+    cleanup: () => {
+      removeDir();
+      removeHome();
+    },
+  };
 }
 
 /** A tool call's structured result (runner/mcp-server.ts declares it as the tools' outputSchema). */

@@ -12,13 +12,12 @@ import { AuditLog, type AuditLogOptions } from "../../runner/audit/log.js";
 import { canonicalJson } from "../../runner/audit/digest.js";
 import { type AuditLine, chainOf, eventHash, headMessage, type HeadEvent, lineText, type LoggedEvent } from "../../runner/audit/line.js";
 import type { VerifyReport } from "../../runner/audit/verify.js";
-import { type CliResult, repoRoot, runCli, tempDir } from "../helpers.js";
+import { type CliResult, repoRoot, runCli, tempDirWithHome } from "../helpers.js";
 
-/** A temp TACIT_HOME (its key file path) plus a directory for logs. */
+/** A directory for logs plus a TACIT_HOME of its own, not made yet (and its key file's path). */
 export function auditHome(): { home: string; keyFile: string; dir: string; env: Record<string, string>; cleanup: () => void } {
-  const { dir, cleanup } = tempDir("tacit-audit-");
-  const home = path.join(dir, "home");
-  return { home, keyFile: path.join(home, "audit-key.json"), dir, env: { TACIT_HOME: home }, cleanup };
+  const { dir, home, env, cleanup } = tempDirWithHome("tacit-audit-", { typeCheckCache: true });
+  return { home, keyFile: path.join(home, "audit-key.json"), dir, env, cleanup };
 }
 
 const digest = (seed: string) => `sha256:${Buffer.from(seed.padEnd(32, ".")).toString("hex").slice(0, 64)}`;

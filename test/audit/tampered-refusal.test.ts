@@ -12,15 +12,14 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../runner/audit/digest.js";
 import { chainOf, eventHashOfJson, lineText } from "../../runner/audit/line.js";
-import { runCli, runScript, tempDir } from "../helpers.js";
+import { runCli, runScript, tempDirWithHome } from "../helpers.js";
 
 describe("refusing a tampered audit log", () => {
   let dir: string;
   let cleanup: () => void;
   let env: Record<string, string>;
   beforeEach(() => {
-    ({ dir, cleanup } = tempDir("tacit-audit-refusal-"));
-    env = { TACIT_HOME: path.join(dir, "home"), TACIT_TYPECHECK_CACHE: "off" };
+    ({ dir, env, cleanup } = tempDirWithHome("tacit-audit-refusal-"));
   });
   afterEach(() => cleanup());
 

@@ -9,15 +9,13 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, tacitBin, tempDir } from "../helpers.js";
+import { childEnv, runCli, tacitBin, tempDir } from "../helpers.js";
 
 let dir: string;
 let cleanup: () => void;
-let env: Record<string, string>;
 
 beforeAll(() => {
   ({ dir, cleanup } = tempDir("tacit-json-terminal-"));
-  env = { TACIT_HOME: path.join(dir, "home"), TACIT_TYPECHECK_CACHE: "off" };
 });
 afterAll(() => cleanup());
 
@@ -29,7 +27,7 @@ const C1 = /[\u0080-\u009f]/;
 async function onTerminal(args: string[], cwd: string): Promise<string> {
   const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
   const command = [process.execPath, tacitBin, ...args].map(quote).join(" ");
-  const child = spawn("script", ["-qec", command, "/dev/null"], { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("script", ["-qec", command, "/dev/null"], { cwd, env: childEnv(), stdio: ["ignore", "pipe", "pipe"] });
   let screen = "";
   child.stdout.on("data", (chunk: Buffer) => (screen += chunk.toString("utf8")));
   await new Promise<number | null>((resolve) => child.on("close", resolve));
@@ -69,7 +67,7 @@ describe("JSON that tacit prints, on a terminal", () => {
     const name = `a${CLIPBOARD}.txt`;
     const script = path.join(project, "write.ts");
     writeFileSync(script, `requestFileSystem(".", (fs) => fs.access(${JSON.stringify(name)}).write("x"));\n`);
-    const run = await runCli(["run", "--audit-log", log, script], { cwd: project, env });
+    const run = await runCli(["run", "--audit-log", log, script], { cwd: project });
     expect(run.code, run.stderr).toBe(0);
     expect(readFileSync(path.join(project, name), "utf8")).toBe("x");
 
@@ -93,7 +91,7 @@ describe("JSON that tacit prints, on a terminal", () => {
   it("tacit approvals list --json: a remembered pattern's C1 controls are escapes", async () => {
     // The pattern a yes to that file's write would remember (granted here by hand).
     const pattern = `fs.write /work/a${CLIPBOARD}.txt`;
-    const grant = await runCli(["approvals", "grant", pattern], { cwd: dir, env });
+    const grant = await runCli(["approvals", "grant", pattern], { cwd: dir });
     expect(grant.code, grant.stderr).toBe(0);
     const screen = await onTerminal(["approvals", "list", "--json"], dir);
     expect(screen).not.toMatch(C1);

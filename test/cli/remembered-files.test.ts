@@ -9,16 +9,16 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli, runScript } from "../helpers.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, makeCanary, realTempDir } from "../files/fixtures.js";
+import { runCli, runScript, tempDirWithHome } from "../helpers.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, makeCanary } from "../files/fixtures.js";
 
 describe("files an earlier run was given on its command line", () => {
   let dir: string;
+  let home: string;
   let cleanup: () => void;
   let env: Record<string, string>;
   beforeEach(() => {
-    ({ dir, cleanup } = realTempDir("tacit-remembered-"));
-    env = { TACIT_HOME: path.join(dir, "home"), TACIT_TYPECHECK_CACHE: "off" };
+    ({ dir, home, env, cleanup } = tempDirWithHome("tacit-remembered-"));
   });
   afterEach(() => cleanup());
 
@@ -31,7 +31,7 @@ describe("files an earlier run was given on its command line", () => {
     expect(first.code, first.stderr).toBe(1);
     expect(first.stderr).toContain("no command may run");
     // The file is remembered owner-only in tacit's home.
-    expect(statSync(path.join(dir, "home", "own-files.json")).mode & 0o777).toBe(0o600);
+    expect(statSync(path.join(home, "own-files.json")).mode & 0o777).toBe(0o600);
 
     // A run started without --config, the default root being the project.
     const widen = JSON.stringify({ libraryConfig: { commandPermissions: ["touch"] } });

@@ -77,7 +77,7 @@ requestFileSystem(".", (fs) => {
   attempt("the settings themselves", () => fs.access(".mcp.json").read().length > 0);
 });
 `;
-    const r = await runScript(script, ["--quiet"], { cwd: root, env: { TACIT_HOME: path.join(root, "..", `${path.basename(root)}-own-home`) } });
+    const r = await runScript(script, ["--quiet"], { cwd: root });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout + r.stderr).not.toContain(secret);
     expect(r.stdout + r.stderr).not.toContain(apiKey);
@@ -128,7 +128,7 @@ requestFileSystem(".", (fs) => {
   attempt("search for the key", () => fs.grepRecursive(".", "sk-canary"));
 });
 `;
-      const r = await runScript(script, ["--quiet"], { cwd: project, env: { HOME: home, TACIT_HOME: path.join(dir, "own-home") } });
+      const r = await runScript(script, ["--quiet"], { cwd: project, env: { HOME: home } });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout + r.stderr).not.toContain(secret);
       expect(r.stdout + r.stderr).not.toContain(apiKey);
@@ -161,7 +161,7 @@ requestFileSystem(".", (fs) => {
   attempt("an ordinary file beside it", () => fs.access("agent-home/notes.txt").write("x"));
 });
 `;
-      const r = await runScript(script, ["--quiet"], { cwd: project, env: { TACIT_HOME: path.join(project, "..", `${path.basename(project)}-own-home`) } });
+      const r = await runScript(script, ["--quiet"], { cwd: project });
       expect(r.code, r.stderr).toBe(0);
       const found = attempts(r.stdout);
       expectRefused(found, ["make the home", "plant approvals", "plant approvals where unparsable settings say"], /tacit's home .*named for tacit in/);
