@@ -296,6 +296,21 @@ export function tacitBinDirectoryManifestOf(file: string): string | null {
 }
 
 /**
+ * Where `npx tacit` started in `cwd` finds the program it runs before any installed tacit:
+ * node_modules/.bin/tacit in that directory and each one above it (npm's libnpmexec,
+ * localFileExists, walks up to the file-system root), absolute, as named.
+ */
+export function npxTacitPrograms(cwd: string = process.cwd()): string[] {
+  return thisAndAbove(cwd).map((dir) => path.join(dir, "node_modules", ".bin", COMMAND));
+}
+
+/** Whether `file` (absolute) is node_modules/.bin/tacit of some directory: what `npx tacit` started there (or below) runs. */
+export function isNpxTacitProgram(file: string): boolean {
+  const bin = path.dirname(file);
+  return path.basename(file) === COMMAND && path.basename(bin) === ".bin" && path.basename(path.dirname(bin)) === "node_modules";
+}
+
+/**
  * The MCP clients' settings files that may start tacit, absolute, each with the directory a
  * relative path in it is taken from: the project's (from `cwd`, and OpenCode's from each
  * directory up) and the user's (from the home directory). client-settings.ts reads them.

@@ -19,7 +19,10 @@
 //     what they name with the user's full authority, unconfined, at the user's next git command;
 //     so is tacit's own code under the roots (paths.ts, tacitCodeLocations), which tacit runs so
 //     at its next start, and so are the files that decide how it starts (launch-files.ts: the MCP
-//     clients' settings holding its command and flags), where they exist;
+//     clients' settings holding its command and flags) and what `npx tacit` runs
+//     (node_modules/.bin/tacit), where they exist; a link on the way to any of these cannot be a
+//     mount point (mount follows it), so the directory holding it is made read-only instead, and a
+//     command is refused where that directory is a root (see keep in masks, linkInRoot);
 //   - /proc is the namespace's own.
 // The first process of the namespace, a shell tacit chooses, does this with util-linux `mount`
 // (one `mount -a` over a table tacit writes, so the cost does not grow with a process per mount),
@@ -42,14 +45,14 @@
 
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { accessSync, closeSync, constants, type Dirent, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, type Dirent, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ClassifiedPaths } from "../fs/classified-paths.js";
 import { isWithin } from "../fs/containment.js";
 import { homes } from "../fs/home-config.js";
 import { mountPointsIn } from "../fs/proc-mounts.js";
 import { gitControlOf, type ProtectedPath } from "../fs/protected-paths.js";
-import { tacitLaunchFiles } from "../launch-files.js";
+import { isNpxTacitProgram, npxTacitPrograms, tacitLaunchFiles } from "../launch-files.js";
 import { tacitCodeLocations } from "../paths.js";
 import { EffectFailure } from "../refusals.js";
 import { executable, type NamespaceWrapper, SHELL } from "./pid-namespace.js";
@@ -145,6 +148,8 @@ interface Listing {
   classified: string[];
   /** Git's configuration and hooks (and a `.git` file) here, made read-only (see gitControlOf). */
   gitControls: string[];
+  /** node_modules/.bin/tacit here (isNpxTacitProgram): what `npx tacit` runs, kept as it is (see keep in masks). */
+  npxPrograms: string[];
   directories: string[];
 }
 
@@ -220,6 +225,66 @@ function realTarget(p: string): { real: string; directory: boolean } | null {
   }
 }
 
+/** Most links followed resolving one path: the kernel's own limit (ELOOP past it). */
+const MOST_LINKS = 40;
+
+/**
+ * The directory holding each symbolic link met resolving `named` (absolute) as the kernel does,
+ * a link's target component by component (a link inside it counts too), up to where a component
+ * is missing. `lookups` keeps what each path is (a link's target, null: no link, undefined: none)
+ * for the call: the places resolved share most of their directories.
+ */
+function linkHolders(named: string, lookups: Map<string, string | null | undefined>): string[] {
+  const lookup = (p: string): string | null | undefined => {
+    if (!lookups.has(p)) {
+      try {
+        lookups.set(p, lstatSync(p).isSymbolicLink() ? readlinkSync(p) : null);
+      } catch {
+        lookups.set(p, undefined);
+      }
+    }
+    return lookups.get(p);
+  };
+  const holders: string[] = [];
+  const pending = path.resolve(named).split(path.sep).filter((part) => part !== "");
+  let current: string = path.sep;
+  let links = 0;
+  for (let part = pending.shift(); part !== undefined; part = pending.shift()) {
+    if (part === ".") continue;
+    if (part === "..") {
+      current = path.dirname(current);
+      continue;
+    }
+    const next = path.join(current, part);
+    const link = lookup(next);
+    if (link === undefined) break;
+    if (link === null) {
+      current = next;
+      continue;
+    }
+    if (++links > MOST_LINKS) break;
+    holders.push(current);
+    if (path.isAbsolute(link)) current = path.sep;
+    pending.unshift(...link.split(path.sep).filter((p) => p !== ""));
+  }
+  return holders;
+}
+
+/**
+ * The refusal of a command where a link on the way to what must be kept as it is (tacit's code, a
+ * launch file, what `npx tacit` runs) lies directly in an allowed root: a link cannot be made
+ * read-only itself (mount follows it), only the directory holding it, and that is the root.
+ */
+function linkInRoot(command: string, named: string, root: string): EffectFailure {
+  return new EffectFailure(
+    `exec("${command}"): refused, nothing was run: ${named} is reached through a symbolic link in the allowed root ${root}, and it is what ` +
+      "decides what tacit runs at its next start (tacit's own code, npm's or an MCP client's settings, or the program `npx tacit` runs). " +
+      "Confined, the command could replace that link with one of its own, and tacit would run what it leads to with the user's full " +
+      "authority; a link cannot be kept read-only by itself, only the directory holding it, which here is the whole root. Replace the " +
+      "link with what it leads to (or move it into a subdirectory), or keep this directory out of the allowed roots",
+  );
+}
+
 export class CommandConfinement {
   private readonly roots: readonly string[];
   private readonly privateTmp: boolean;
@@ -286,7 +351,7 @@ export class CommandConfinement {
     const mount = MOUNT_CANDIDATES.find(executable) ?? null;
     if (mount === null) throw refusal(command, "util-linux `mount` is not installed (/usr/bin/mount)", "install util-linux's mount");
     this.ownPlacesMade(command);
-    const { masks, readOnly, walked } = this.masks(program);
+    const { masks, readOnly, walked } = this.masks(command, program);
     const hidden = masks.find((mask) => mask.directory && isWithin(cwd, mask.target));
     if (hidden) {
       throw new EffectFailure(
@@ -427,7 +492,7 @@ export class CommandConfinement {
   }
 
   /** What is covered with an empty read-only file or directory (none inside another). */
-  private masks(program: string): { masks: Mask[]; readOnly: string[]; walked: Walked[] } {
+  private masks(command: string, program: string): { masks: Mask[]; readOnly: string[]; walked: Walked[] } {
     const found = new Map<string, boolean>();
     const add = (p: string): void => {
       const target = realTarget(p);
@@ -441,6 +506,17 @@ export class CommandConfinement {
       if (this.roots.some((root) => isWithin(p, root))) kept.add(p);
     };
     const kept = new Set<string>();
+    // A place kept read-only as named, not only where it leads: the file it really is, and the
+    // directory holding each link on the way to it (a link cannot be a mount point).
+    const lookups = new Map<string, string | null | undefined>();
+    const keep = (named: string): void => {
+      const target = realTarget(named);
+      if (target !== null) readOnly(target.real);
+      for (const holder of linkHolders(named, lookups)) {
+        if (this.roots.includes(holder)) throw linkInRoot(command, named, holder);
+        readOnly(holder);
+      }
+    };
     const listed: Walked[] = [];
     const walked: string[] = [...this.roots];
     for (const home of homes()) {
@@ -456,7 +532,7 @@ export class CommandConfinement {
     for (const top of walked) {
       // A root inside a classified directory is classified all through: covered whole.
       if (this.settings.classified.matches(top)) add(top);
-      else this.walkClassified(top, add, covered, readOnly, listed);
+      else this.walkClassified(top, add, covered, readOnly, keep, listed);
     }
     for (const pattern of this.settings.classified.resolvedPatterns) {
       if (pattern.startsWith("/") && !GLOB_CHAR.test(pattern)) add(pattern);
@@ -465,18 +541,19 @@ export class CommandConfinement {
     // V8 code cache tacit compiles its bundle with): tacit runs it with the user's full authority,
     // unconfined, at its next start. A confined `sh` appended a line to
     // node_modules/tacit/dist/bundle/code-cache.cjs, and the next `tacit --version` ran it.
-    for (const location of tacitCodeLocations()) {
-      const target = realTarget(location);
-      if (target !== null) readOnly(target.real);
-    }
+    for (const location of tacitCodeLocations()) keep(location);
     // And the files that decide how tacit starts (launch-files.ts: an MCP client's settings that
     // hold tacit's command and flags, npm's configuration), read-only to scripts for that reason:
     // a confined `sed -i` rewrote the project's .mcp.json to give the next `tacit serve`
     // `--allowed-roots / --command-permissions *`.
-    for (const file of tacitLaunchFiles()) {
-      const target = realTarget(file);
-      if (target !== null) readOnly(target.real);
-    }
+    for (const file of tacitLaunchFiles()) keep(file);
+    // And what `npx tacit` runs (node_modules/.bin/tacit, the link npm makes, or a shim): found by
+    // the walk in every directory of the roots (npx started there or below runs it), and in tacit's
+    // start directory and each above it, where npx looks first (a .bin that is a link is not walked).
+    // A confined `sh` ran `ln -sfn ../../payload.js node_modules/.bin/tacit`, and the user's next
+    // `npx tacit` ran payload.js, unconfined; so did a rewritten shim, and a workspace's
+    // node_modules/tacit link replaced by a directory of its own.
+    for (const bin of npxTacitPrograms()) keep(bin);
     for (const own of this.settings.protectedPaths) {
       if (!own.readable && !isWithin(own.path, PROC)) add(own.path);
     }
@@ -495,6 +572,7 @@ export class CommandConfinement {
     add: (p: string) => void,
     covered: (p: string) => boolean,
     readOnly: (p: string) => void,
+    keep: (named: string) => void,
     listed: Walked[],
   ): void {
     const pending = [dir];
@@ -504,6 +582,7 @@ export class CommandConfinement {
       listed.push({ dir: next, listing });
       for (const classified of listing.classified) add(classified);
       for (const control of listing.gitControls) readOnly(control);
+      for (const program of listing.npxPrograms) keep(program);
       pending.push(...listing.directories);
     }
   }
@@ -514,17 +593,18 @@ export class CommandConfinement {
     try {
       stat = lstatSync(dir, { bigint: true });
     } catch {
-      return { ctimeNs: -1n, ino: -1n, dev: -1n, classified: [], gitControls: [], directories: [] };
+      return { ctimeNs: -1n, ino: -1n, dev: -1n, classified: [], gitControls: [], npxPrograms: [], directories: [] };
     }
     const kept = this.listings.get(dir);
     if (kept && kept.ctimeNs === stat.ctimeNs && kept.ino === stat.ino && kept.dev === stat.dev) return kept;
-    const listing: Listing = { ctimeNs: stat.ctimeNs, ino: stat.ino, dev: stat.dev, classified: [], gitControls: [], directories: [] };
+    const listing: Listing = { ctimeNs: stat.ctimeNs, ino: stat.ino, dev: stat.dev, classified: [], gitControls: [], npxPrograms: [], directories: [] };
     for (const entry of entries(dir)) {
       const full = path.join(dir, entry.name);
       if (this.settings.classified.matchesExactly(full, entry.name)) listing.classified.push(full);
       // A .git directory is entered (its objects and index stay writable); its config and hooks are not.
       else if (!(entry.isDirectory() && entry.name.toLowerCase() === ".git") && !entry.isSymbolicLink() && gitControlOf(full) !== null) listing.gitControls.push(full);
       else if (entry.isDirectory()) listing.directories.push(full);
+      if (isNpxTacitProgram(full)) listing.npxPrograms.push(full);
     }
     if (this.listings.size >= LISTINGS_KEPT) this.listings.clear();
     this.listings.set(dir, listing);

@@ -8,7 +8,7 @@
 
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
@@ -16,7 +16,7 @@ import { CommandConfinement, setupFailure } from "../../runner/exec/confinement.
 import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
 import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
 import { connectServe, createSession, fileOnce, repoRoot, runCli, runInSession, runScript } from "../helpers.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir, tacit, writeTree } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, makeExecutable, realTempDir, tacit, writeTree } from "./fixtures.js";
 
 type ExecResult = { exitCode: number; stdout: string; stderr: string };
 
@@ -241,6 +241,89 @@ requestExecPermission(["sh"], (proc) => {
     const next = await runCli(["--version"], { cwd: project, env: { HOME: home }, bin });
     expect(next.code, next.stderr).toBe(0);
     expect(existsSync(proof)).toBe(false);
+  });
+
+  it("cannot change what `npx tacit` runs: the node_modules/.bin/tacit link or shim, its directory, a package link on its way", async (ctx) => {
+    // tacit's own code was read-only to a confined command, but not the link `npx tacit` starts it
+    // by: a confined `sh` ran `ln -sfn ../../payload.js node_modules/.bin/tacit`, and the next
+    // `npx --offline tacit --version` in the project ran payload.js, with the user's full authority.
+    // Shown the same for a pnpm-style shim (a shell script, not a link) in a package of the
+    // project, and for a workspace whose node_modules/tacit is a link the command replaced.
+    const dir = confinementDir(ctx);
+    const { home, project } = layout(dir);
+    const installed = path.join(project, "node_modules", "tacit");
+    mkdirSync(installed, { recursive: true });
+    for (const part of ["bin", "dist", "library", "package.json"]) cpSync(path.join(repoRoot, part), path.join(installed, part), { recursive: true });
+    symlinkSync(path.join(repoRoot, "node_modules"), path.join(installed, "node_modules"));
+    const bin = path.join(installed, "bin", "tacit.js");
+    const proof = path.join(dir, "RAN_AS_NPX_TACIT");
+    writeFileSync(path.join(project, "payload.js"), `#!/usr/bin/env node\nrequire("fs").writeFileSync(${JSON.stringify(proof)}, "unconfined");\n`, { mode: 0o755 });
+    writeTree(project, {
+      "package.json": JSON.stringify({ name: "project", version: "1.0.0", private: true }),
+      "sub/package.json": JSON.stringify({ name: "sub", version: "1.0.0", private: true }),
+      "sub/node_modules/.bin/tacit": `#!/bin/sh\nexec node ${JSON.stringify(bin)} "$@"\n`,
+      "ws/package.json": JSON.stringify({ name: "ws", version: "1.0.0", private: true }),
+    });
+    makeExecutable(path.join(project, "sub/node_modules/.bin/tacit"));
+    mkdirSync(path.join(project, "node_modules", ".bin"));
+    symlinkSync("../tacit/bin/tacit.js", path.join(project, "node_modules", ".bin", "tacit"));
+    mkdirSync(path.join(project, "ws", "node_modules", ".bin"), { recursive: true });
+    symlinkSync("../../node_modules/tacit", path.join(project, "ws", "node_modules", "tacit"));
+    symlinkSync("../tacit/bin/tacit.js", path.join(project, "ws", "node_modules", ".bin", "tacit"));
+    const attacks: Record<string, string> = {
+      relink: "ln -sfn ../../payload.js node_modules/.bin/tacit",
+      "swap .bin": "mv node_modules/.bin node_modules/.bin-old && mkdir node_modules/.bin && ln -s ../../payload.js node_modules/.bin/tacit",
+      shim: `printf '#!/bin/sh\\nexec node %s\\n' "$PWD/payload.js" > sub/node_modules/.bin/tacit`,
+      "replace the shim": `rm -f sub/node_modules/.bin/tacit; printf '#!/bin/sh\\nexec node %s\\n' "$PWD/payload.js" > sub/node_modules/.bin/tacit; chmod +x sub/node_modules/.bin/tacit`,
+      "package link": "rm ws/node_modules/tacit && mkdir -p ws/node_modules/tacit/bin && cp payload.js ws/node_modules/tacit/bin/tacit.js",
+      "ordinary work": "echo made > made.txt && cat made.txt",
+    };
+    const r = await runScript(`${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+${Object.entries(attacks).map(([label, command]) => `  attempt(${lit(label)}, () => proc.exec("sh", ["-c", ${lit(command)}]));`).join("\n")}
+});
+`, ["--command-permissions", "sh", "--confine-commands"], { cwd: project, env: { HOME: home, TACIT_HOME: path.join(dir, "tacit-home") }, bin });
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    expect(execResult(found, "relink").stderr).toContain("Read-only file system");
+    expect(execResult(found, "swap .bin").stderr).toContain("Device or resource busy");
+    expect(execResult(found, "shim").stderr).toContain("Read-only file system");
+    expect(execResult(found, "replace the shim").stderr).toContain("Device or resource busy");
+    expect(execResult(found, "package link").stderr).toContain("Read-only file system");
+    expect(execResult(found, "ordinary work").stdout).toBe("made\n");
+    expect(readlinkSync(path.join(project, "node_modules", ".bin", "tacit"))).toBe("../tacit/bin/tacit.js");
+    expect(readlinkSync(path.join(project, "ws", "node_modules", "tacit"))).toBe("../../node_modules/tacit");
+    // The user's next `npx tacit` in each of the three places runs tacit, nothing of the script's.
+    const npx = path.join(path.dirname(process.execPath), "npx");
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+    for (const where of [project, path.join(project, "sub"), path.join(project, "ws")]) {
+      const next = spawnSync(process.execPath, [realpathSync(npx), "--offline", "tacit", "--version"], { cwd: where, env: { ...env, HOME: home }, encoding: "utf8", timeout: 60_000 });
+      expect(next.stdout.trim(), `${where}: ${next.stderr}`).toBe(JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")).version);
+    }
+    expect(existsSync(proof)).toBe(false);
+  });
+
+  it("are refused where a link to a file that decides how tacit starts lies in the root itself, which cannot be kept read-only", async (ctx) => {
+    // The project's .npmrc a link (a dotfiles manager's): the file it leads to was read-only, but a
+    // confined `sh` replaced the link, in the root, with an .npmrc whose node-options the next
+    // `npx tacit` loads into tacit. Only the link's directory could keep it, here the whole root.
+    const dir = confinementDir(ctx);
+    const { home, project } = layout(dir);
+    writeTree(dir, { "dotfiles/npmrc": "fund=false\n" });
+    symlinkSync(path.join(dir, "dotfiles/npmrc"), path.join(project, ".npmrc"));
+    const replace = "touch COMMAND_RAN; rm .npmrc && echo 'node-options=--require ./payload.cjs' > .npmrc";
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => { attempt("replace", () => proc.exec("sh", ["-c", ${lit(replace)}])); });
+`, ["--command-permissions", "sh", "--confine-commands"], { HOME: home, TACIT_HOME: path.join(dir, "tacit-home") });
+    expect(r.code, r.stderr).toBe(0);
+    const refused = attemptOf(attempts(r.stdout), "replace");
+    expect(refused.status, JSON.stringify(refused.value)).toBe("Error");
+    expect(String(refused.value)).toMatch(
+      /exec\("sh"\): refused, nothing was run: .*\.npmrc is reached through a symbolic link in the allowed root .*could replace that link.*Replace the link with what it leads to .*or keep this directory out of the allowed roots/,
+    );
+    expect(existsSync(path.join(project, "COMMAND_RAN"))).toBe(false);
+    expect(readlinkSync(path.join(project, ".npmrc"))).toBe(path.join(dir, "dotfiles/npmrc"));
+    expect(readFileSync(path.join(dir, "dotfiles/npmrc"), "utf8")).toBe("fund=false\n");
   });
 
   it("cannot rewrite the MCP client's settings that start tacit, to widen the next tacit serve's flags", async (ctx) => {
