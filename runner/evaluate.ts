@@ -627,7 +627,7 @@ function createEvaluationContext(
       protectedPaths,
       hostSecrets,
       config.library.confineCommands
-        ? new CommandConfinement({ allowedRoots: config.library.allowedRoots, classified: classifiedPaths, protectedPaths, tacitHomes: tacitHomes(), tacitFiles: sink === null ? [] : [sink.file] })
+        ? new CommandConfinement({ allowedRoots: config.library.allowedRoots, classified: classifiedPaths, protectedPaths, tacitHomes: tacitHomes(), tacitFiles: sink === null ? [] : [sink.file], recordDirectory: config.recordPath })
         : null,
     ),
   };

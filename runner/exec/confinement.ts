@@ -10,8 +10,10 @@
 //     the password database gives), the classified paths named by an absolute pattern, and
 //     tacit's own files (its homes, config file, secure output, audit log, record directory, a
 //     procfs mounted elsewhere than /proc; not the null device) are covered by an empty read-only
-//     file or directory (tacit's homes and the secure output are made first where they do not
-//     exist yet in the roots, see ownPlacesMade: only what exists can be covered); a home entry that holds an allowed root or the command's own program
+//     file or directory (tacit's homes, the secure output and the record directory are made first
+//     where they do not exist yet in the roots, see ownPlacesMade: only what exists can be covered;
+//     the audit log and its lock exist from before the script until tacit ends; the directories
+//     on the way to them are pinned, see pins, and those holding a link on the way made read-only); a home entry that holds an allowed root or the command's own program
 //     (~/.cargo/bin/cargo) is not covered whole, only its classified paths are (so a program
 //     there that the command runs in turn by name, from ~/.local/bin, is not found);
 //   - git's configuration and hooks under the roots (see gitControlOf) are read-only, and the
@@ -132,6 +134,12 @@ export interface ConfinementSettings {
    * exist yet in a root is made, empty and owner-only, before the command (see ownPlacesMade).
    */
   tacitFiles: readonly string[];
+  /**
+   * The record directory (--record), which `tacit run` makes only when it writes the record, after
+   * the script: one that does not exist yet in a root is made, owner-only, before the command (see
+   * ownPlacesMade), as the Recorder would make it.
+   */
+  recordDirectory: string | null;
 }
 
 /**
@@ -275,15 +283,17 @@ function linkHolders(named: string, lookups: Map<string, string | null | undefin
  * launch file, what `npx tacit` runs) lies directly in an allowed root: a link cannot be made
  * read-only itself (mount follows it), only the directory holding it, and that is the root.
  */
-function linkInRoot(command: string, named: string, root: string): EffectFailure {
+function linkInRoot(command: string, named: string, what: string, root: string): EffectFailure {
   return new EffectFailure(
-    `exec("${command}"): refused, nothing was run: ${named} is reached through a symbolic link in the allowed root ${root}, and it is what ` +
-      "decides what tacit runs at its next start (tacit's own code, npm's or an MCP client's settings, or the program `npx tacit` runs). " +
-      "Confined, the command could replace that link with one of its own, and tacit would run what it leads to with the user's full " +
-      "authority; a link cannot be kept read-only by itself, only the directory holding it, which here is the whole root. Replace the " +
-      "link with what it leads to (or move it into a subdirectory), or keep this directory out of the allowed roots",
+    `exec("${command}"): refused, nothing was run: ${named} (${what}) is reached through a symbolic link in the allowed root ${root}. ` +
+      "Confined, the command could replace that link with one of its own, and tacit would then run, read or write what the new link " +
+      "leads to, with the user's full authority; a link cannot be kept read-only by itself, only the directory holding it, which here is " +
+      "the whole root. Replace the link with what it leads to (or move it into a subdirectory), or keep this directory out of the allowed roots",
   );
 }
+
+/** What tacit runs at its next start, for linkInRoot. */
+const WHAT_STARTS_TACIT = "it decides what tacit runs at its next start: tacit's own code, npm's or an MCP client's settings, or the program `npx tacit` runs";
 
 export class CommandConfinement {
   private readonly roots: readonly string[];
@@ -351,7 +361,7 @@ export class CommandConfinement {
     const mount = MOUNT_CANDIDATES.find(executable) ?? null;
     if (mount === null) throw refusal(command, "util-linux `mount` is not installed (/usr/bin/mount)", "install util-linux's mount");
     this.ownPlacesMade(command);
-    const { masks, readOnly, walked } = this.masks(command, program);
+    const { masks, readOnly, pinned, walked } = this.masks(command, program);
     const hidden = masks.find((mask) => mask.directory && isWithin(cwd, mask.target));
     if (hidden) {
       throw new EffectFailure(
@@ -359,7 +369,7 @@ export class CommandConfinement {
           `${hidden.target}: a classified path, a hidden entry of the home directory or tacit's own). Pass a cwd elsewhere in the allowed roots`,
       );
     }
-    const table = this.table(masks, readOnly);
+    const table = this.table(masks, readOnly, pinned);
     const underTmp = this.privateTmp ? this.roots.filter((root) => isWithin(root, TMP)) : [];
     const roRoot = !this.roots.includes("/");
     // What the child's `stat` says of the directories it can see: not those now covered whole.
@@ -400,9 +410,12 @@ export class CommandConfinement {
    *   deleting a file its policy says a person must approve;
    * - a command that started before the secure output was first written (a classified value
    *   printed just before, still being computed) waited for the file and printed the plaintext
-   *   tacit appended there to its own output, which the script gets.
-   * tacit would make them at its first remembered approval or key, or its first classified print,
-   * anyway; here they are made before the walk, which then finds them (and ~/.config) and covers
+   *   tacit appended there to its own output, which the script gets;
+   * - with --record in the root, a confined `sh` made the record directory a link to a directory
+   *   outside the roots, where `tacit run` then wrote the record (it makes the directory after the
+   *   script), or made it with a record file of its own, whose forged first lines tacit continued.
+   * tacit would make them at its first remembered approval or key, its first classified print, or
+   * the end of the run (the record), anyway; here they are made before the walk, which then finds them (and ~/.config) and covers
    * them. Throws where one cannot be made (a dangling link there, a file in the way).
    */
   private ownPlacesMade(command: string): void {
@@ -413,14 +426,18 @@ export class CommandConfinement {
           `where the command could make it itself (and plant or read what tacit keeps there). Remove what is in the way at ${p} (a dangling ` +
           "link, a file where a directory belongs), or keep tacit's files outside the allowed roots",
       );
-    for (const home of this.settings.tacitHomes) {
-      if (!makeable(home)) continue;
+    const directories = [
+      ...this.settings.tacitHomes.map((dir) => ({ dir, what: "tacit's home (remembered approvals, the audit signing key)" })),
+      ...(this.settings.recordDirectory === null ? [] : [{ dir: path.resolve(this.settings.recordDirectory), what: "the record directory (--record)" }]),
+    ];
+    for (const { dir, what } of directories) {
+      if (!makeable(dir)) continue;
       try {
-        mkdirSync(home, { recursive: true, mode: 0o700 });
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
       } catch {
-        if (onReadOnlyFileSystem(home)) continue;
+        if (onReadOnlyFileSystem(dir)) continue;
       }
-      if (realTarget(home)?.directory !== true) throw unmade(home, "tacit's home (remembered approvals, the audit signing key)");
+      if (realTarget(dir)?.directory !== true) throw unmade(dir, what);
     }
     for (const file of this.settings.tacitFiles.map((named) => path.resolve(named))) {
       if (!makeable(file)) continue;
@@ -435,7 +452,8 @@ export class CommandConfinement {
   }
 
   /**
-   * The directories between a root and each of git's controls kept read-only, parents first: each
+   * The directories between a root and each of `kept` (git's controls and the rest kept read-only,
+   * tacit's own files), parents first: each
    * is bound on itself, a mount point, which the command cannot rename (EBUSY). Left movable, a
    * confined `sh` ran `mv .git .git-old`, made a new .git of the old one's objects, refs and
    * HEAD with a config of its own (core.fsmonitor) and a pre-commit hook, and the user's next
@@ -451,15 +469,19 @@ export class CommandConfinement {
     return [...pins].sort((a, b) => a.split(path.sep).length - b.split(path.sep).length);
   }
 
-  /** The mount table the setup applies, in order: the roots, read-only mounts, the directories holding git's controls, those controls, then the masks. */
-  private table(masks: readonly Mask[], readOnly: readonly string[]): string {
+  /**
+   * The mount table the setup applies, in order: the roots, read-only mounts, the directories
+   * holding git's controls (and the rest kept read-only) and tacit's own files (`pinned`), those
+   * controls, then the masks.
+   */
+  private table(masks: readonly Mask[], readOnly: readonly string[], pinned: readonly string[]): string {
     const lines: string[] = [];
     for (const root of this.roots) {
       const source = this.privateTmp && isWithin(root, TMP) ? path.join("/proc/self/fd/3", path.relative(TMP, root)) : root;
       lines.push(`${tableField(source)} ${tableField(root)} none rbind 0 0`);
     }
     for (const point of this.readOnlyMounts()) lines.push(`none ${tableField(point)} none remount,bind,ro 0 0`);
-    for (const pin of this.pins(readOnly)) lines.push(`${tableField(pin)} ${tableField(pin)} none rbind 0 0`);
+    for (const pin of this.pins([...readOnly, ...pinned])) lines.push(`${tableField(pin)} ${tableField(pin)} none rbind 0 0`);
     for (const kept of readOnly) {
       lines.push(`${tableField(kept)} ${tableField(kept)} none bind 0 0`);
       lines.push(`none ${tableField(kept)} none remount,bind,ro 0 0`);
@@ -492,11 +514,14 @@ export class CommandConfinement {
   }
 
   /** What is covered with an empty read-only file or directory (none inside another). */
-  private masks(command: string, program: string): { masks: Mask[]; readOnly: string[]; walked: Walked[] } {
+  private masks(command: string, program: string): { masks: Mask[]; readOnly: string[]; pinned: string[]; walked: Walked[] } {
     const found = new Map<string, boolean>();
-    const add = (p: string): void => {
+    /** Covers `p` where it really is, and returns that place (null: nothing covered). */
+    const add = (p: string): string | null => {
       const target = realTarget(p);
-      if (target !== null && this.visible(target.real) && target.real !== "/" && !isNullDevice(target.real)) found.set(target.real, target.directory);
+      if (target === null || !this.visible(target.real) || target.real === "/" || isNullDevice(target.real)) return null;
+      found.set(target.real, target.directory);
+      return target.real;
     };
     const realProgram = realTarget(program)?.real ?? program;
     // Git's configuration and hooks in the roots: git runs what they name with the user's full
@@ -509,13 +534,16 @@ export class CommandConfinement {
     // A place kept read-only as named, not only where it leads: the file it really is, and the
     // directory holding each link on the way to it (a link cannot be a mount point).
     const lookups = new Map<string, string | null | undefined>();
+    const holdLinks = (named: string, what: string): void => {
+      for (const holder of linkHolders(named, lookups)) {
+        if (this.roots.includes(holder)) throw linkInRoot(command, named, what, holder);
+        readOnly(holder);
+      }
+    };
     const keep = (named: string): void => {
       const target = realTarget(named);
       if (target !== null) readOnly(target.real);
-      for (const holder of linkHolders(named, lookups)) {
-        if (this.roots.includes(holder)) throw linkInRoot(command, named, holder);
-        readOnly(holder);
-      }
+      holdLinks(named, WHAT_STARTS_TACIT);
     };
     const listed: Walked[] = [];
     const walked: string[] = [...this.roots];
@@ -554,14 +582,25 @@ export class CommandConfinement {
     // `npx tacit` ran payload.js, unconfined; so did a rewritten shim, and a workspace's
     // node_modules/tacit link replaced by a directory of its own.
     for (const bin of npxTacitPrograms()) keep(bin);
-    for (const own of this.settings.protectedPaths) {
-      if (!own.readable && !isWithin(own.path, PROC)) add(own.path);
+    // tacit's own files, covered, and kept where tacit looks for them by name: the directories on the
+    // way are pinned (see pins) and those holding a link on the way made read-only. Left movable, a
+    // confined `sh` ran `mv logs logs-old && mkdir logs && echo 1 > logs/audit.jsonl.lock` (the covers
+    // moved with the directory), and the next run with that --audit-log found the log gone and a lock
+    // held by process 1; the same rename put a file of the command's where the secure output or
+    // tacit's home was looked for.
+    const own: string[] = [];
+    for (const file of this.settings.protectedPaths) {
+      if (file.readable || isWithin(file.path, PROC)) continue;
+      const covered = add(file.path);
+      if (covered !== null) own.push(covered);
+      holdLinks(file.path, file.what);
     }
     const masks = [...found].map(([target, directory]) => ({ target, directory }));
     const covering = (p: string, self: string | null): boolean => masks.some((other) => other.directory && other.target !== self && isWithin(p, other.target));
     return {
       masks: masks.filter((mask) => !covering(mask.target, mask.target)),
       readOnly: [...kept].filter((p) => !covering(p, null)).filter((p, _, all) => !all.some((other) => other !== p && isWithin(p, other))),
+      pinned: own.filter((p) => !covering(p, p)),
       walked: listed,
     };
   }

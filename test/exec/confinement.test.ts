@@ -319,7 +319,7 @@ requestExecPermission(["sh"], (proc) => { attempt("replace", () => proc.exec("sh
     const refused = attemptOf(attempts(r.stdout), "replace");
     expect(refused.status, JSON.stringify(refused.value)).toBe("Error");
     expect(String(refused.value)).toMatch(
-      /exec\("sh"\): refused, nothing was run: .*\.npmrc is reached through a symbolic link in the allowed root .*could replace that link.*Replace the link with what it leads to .*or keep this directory out of the allowed roots/,
+      /exec\("sh"\): refused, nothing was run: .*\.npmrc \(it decides what tacit runs at its next start.*\) is reached through a symbolic link in the allowed root .*could replace that link.*Replace the link with what it leads to .*or keep this directory out of the allowed roots/,
     );
     expect(existsSync(path.join(project, "COMMAND_RAN"))).toBe(false);
     expect(readlinkSync(path.join(project, ".npmrc"))).toBe(path.join(dir, "dotfiles/npmrc"));
@@ -466,6 +466,68 @@ println(classify(${lit(canary)}));
     expect(readFileSync(sink, "utf8")).toContain(canary);
   });
 
+  it("cannot plant the --record directory, not made yet, to send the record outside the roots or forge its first lines", async (ctx) => {
+    // `tacit run` makes its record directory when it writes the record, after the script: with
+    // --record in the roots, a confined `sh` ran `ln -s ../outside rec`, and tacit wrote the record
+    // (the script's code and output) into a directory outside the roots; another made rec/ itself
+    // with a tacit-record.jsonl of its own, and tacit appended to it, a run that never happened first.
+    const dir = confinementDir(ctx);
+    const { home, project, outside } = layout(dir);
+    const env = { HOME: home, TACIT_HOME: path.join(dir, "tacit-home") };
+    const flags = ["--command-permissions", "sh", "--confine-commands", "--record", "rec"];
+    const linked = `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => { attempt("link", () => proc.exec("sh", ["-c", ${lit(`ln -s ${outside} rec`)}])); });
+`;
+    const first = await tacit(project, linked, flags, env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(execResult(attempts(first.stdout), "link").exitCode).not.toBe(0);
+    expect(readdirSync(outside)).toEqual(["keep.txt"]);
+    const forged = JSON.stringify({ at: "2026-01-01T00:00:00.000Z", kind: "run", code: "// forged", outcome: "ok", exitCode: 0, stdout: "", error: null, durationMs: 1, truncated: false });
+    const forging = `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => { attempt("forge", () => proc.exec("sh", ["-c", 'printf "%s\\n" "$0" >> rec/tacit-record.jsonl', ${lit(forged)}])); });
+`;
+    rmSync(path.join(project, "rec"), { recursive: true, force: true });
+    const second = await tacit(project, forging, flags, env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(execResult(attempts(second.stdout), "forge").exitCode).not.toBe(0);
+    // The record holds tacit's lines only: this run's script, first.
+    const lines = readFileSync(path.join(project, "rec", "tacit-record.jsonl"), "utf8").trim().split("\n");
+    expect(lines.map((line) => (JSON.parse(line) as { code: string }).code)).toEqual([forging]);
+  });
+
+  it("cannot plant or replace the audit log's lock, which exists from before the script until tacit ends", async (ctx) => {
+    // FILE.lock beside --audit-log FILE is only covered where it exists: tacit takes it when it
+    // opens the log, before the script starts, and holds it until it ends, so every command of the
+    // run finds it there, covered. A lock planted where none was (a live pid, or a stale one that
+    // makes the next writer sign an unsigned tail as a crashed writer's) would change how the next
+    // writer takes the log: none of these attempts gets through, and the next run continues the log.
+    const dir = confinementDir(ctx);
+    const { home, project } = layout(dir);
+    const env = { HOME: home, TACIT_HOME: path.join(dir, "tacit-home") };
+    const lock = path.join(project, "logs", "audit.jsonl.lock");
+    const flags = ["--command-permissions", "sh", "--confine-commands", "--audit-log", "logs/audit.jsonl"];
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("replace", () => proc.exec("sh", ["-c", "rm -f logs/audit.jsonl.lock; echo 1 > logs/audit.jsonl.lock"]));
+  attempt("link", () => proc.exec("sh", ["-c", "ln -sfn /dev/null logs/audit.jsonl.lock"]));
+  attempt("rename", () => proc.exec("sh", ["-c", "mv logs logs-old && mkdir logs && echo 1 > logs/audit.jsonl.lock"]));
+  attempt("append", () => proc.exec("sh", ["-c", "echo '{}' >> logs/audit.jsonl"]));
+});
+`, flags, env);
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    expect(execResult(found, "replace").stderr).toContain("Device or resource busy");
+    expect(execResult(found, "link").exitCode).not.toBe(0);
+    expect(execResult(found, "rename").stderr).toContain("Device or resource busy");
+    expect(execResult(found, "append").stderr).toContain("Read-only file system");
+    expect(existsSync(lock)).toBe(false);
+    const next = await tacit(project, `println("next");\n`, flags, env);
+    expect(next.code, next.stderr).toBe(0);
+    expect(existsSync(lock)).toBe(false);
+    const verified = await runCli(["audit", "verify", path.join(project, "logs", "audit.jsonl")], { cwd: project, env });
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+  });
+
   it("cannot make tacit's home where it does not exist yet, to plant approvals a later run takes as a person's", async (ctx) => {
     // Started in the home directory (the default root) before it had a ~/.config: a confined `sh`
     // made ~/.config/tacit/approvals.json, and the next run deleted a file its policy says a
@@ -502,7 +564,7 @@ requestFileSystem(".", (fs) => { attempt("delete", () => fs.access("victim.txt")
     const canary = makeCanary();
     writeTree(dir, { "project/sec/.env": `${canary}\n`, "project/b/keep.txt": "kept\n" });
     const project = path.join(dir, "project");
-    const confinement = new CommandConfinement({ allowedRoots: [project], classified: new ClassifiedPaths(DEFAULT_CLASSIFIED_PATHS), protectedPaths: [], tacitHomes: [], tacitFiles: [] });
+    const confinement = new CommandConfinement({ allowedRoots: [project], classified: new ClassifiedPaths(DEFAULT_CLASSIFIED_PATHS), protectedPaths: [], tacitHomes: [], tacitFiles: [], recordDirectory: null });
     const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], () => undefined);
     const wrapped = confinement.wrap(wrapper, "cat", "/usr/bin/cat", ["sec/.env", "b/sec/.env"], project);
     // What another confined command did meanwhile: the directory holding the .env moved into
@@ -607,7 +669,7 @@ requestFileSystem(".", (fs) => { attempt("copy", () => fs.writeClassified("src/.
   it("are refused, not run unconfined, where the host gives commands no mount namespace", () => {
     const { dir, cleanup } = realTempDir("tacit-confine-");
     try {
-      const confinement = new CommandConfinement({ allowedRoots: [dir], classified: new ClassifiedPaths(DEFAULT_CLASSIFIED_PATHS), protectedPaths: [], tacitHomes: [], tacitFiles: [] });
+      const confinement = new CommandConfinement({ allowedRoots: [dir], classified: new ClassifiedPaths(DEFAULT_CLASSIFIED_PATHS), protectedPaths: [], tacitHomes: [], tacitFiles: [], recordDirectory: null });
       const noNamespace = probeNamespaceWrapper(["/nonexistent/unshare"], () => undefined);
       expect(() => confinement.wrap(noNamespace, "cat", "/usr/bin/cat", [".env"], dir)).toThrow(
         /exec\("cat"\): refused, nothing was run: commands are confined \(--confine-commands.*no PID and mount namespace.*unshare --mount --pid/,
