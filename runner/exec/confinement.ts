@@ -13,7 +13,9 @@
 //     file or directory (tacit's homes, the secure output and the record directory are made first
 //     where they do not exist yet in the roots, see ownPlacesMade: only what exists can be covered;
 //     the audit log and its lock exist from before the script until tacit ends; the directories
-//     on the way to them are pinned, see pins, and those holding a link on the way made read-only); a home entry that holds an allowed root or the command's own program
+//     on the way to them are pinned, see pins, and those holding a link on the way made read-only);
+//     a home directory in the roots has a read-only top level, its entries writable as before, so
+//     that a hidden entry that does not exist (~/.bash_profile) cannot be made (see frozenHomes); a home entry that holds an allowed root or the command's own program
 //     (~/.cargo/bin/cargo) is not covered whole, only its classified paths are (so a program
 //     there that the command runs in turn by name, from ~/.local/bin, is not found);
 //   - git's configuration and hooks under the roots (see gitControlOf) are read-only, and the
@@ -233,6 +235,15 @@ function realTarget(p: string): { real: string; directory: boolean } | null {
   }
 }
 
+/** tacit's namespace's mount table (/proc/self/mountinfo), or "" where there is none (then / alone is made read-only). */
+function mountInfo(): string {
+  try {
+    return readFileSync("/proc/self/mountinfo", "utf8");
+  } catch {
+    return "";
+  }
+}
+
 /** Most links followed resolving one path: the kernel's own limit (ELOOP past it). */
 const MOST_LINKS = 40;
 
@@ -361,7 +372,8 @@ export class CommandConfinement {
     const mount = MOUNT_CANDIDATES.find(executable) ?? null;
     if (mount === null) throw refusal(command, "util-linux `mount` is not installed (/usr/bin/mount)", "install util-linux's mount");
     this.ownPlacesMade(command);
-    const { masks, readOnly, pinned, walked } = this.masks(command, program);
+    const frozen = this.frozenHomes();
+    const { masks, readOnly, pinned, walked } = this.masks(command, program, frozen);
     const hidden = masks.find((mask) => mask.directory && isWithin(cwd, mask.target));
     if (hidden) {
       throw new EffectFailure(
@@ -369,7 +381,7 @@ export class CommandConfinement {
           `${hidden.target}: a classified path, a hidden entry of the home directory or tacit's own). Pass a cwd elsewhere in the allowed roots`,
       );
     }
-    const table = this.table(masks, readOnly, pinned);
+    const table = this.table(masks, readOnly, pinned, frozen);
     const underTmp = this.privateTmp ? this.roots.filter((root) => isWithin(root, TMP)) : [];
     const roRoot = !this.roots.includes("/");
     // What the child's `stat` says of the directories it can see: not those now covered whole.
@@ -474,13 +486,28 @@ export class CommandConfinement {
    * holding git's controls (and the rest kept read-only) and tacit's own files (`pinned`), those
    * controls, then the masks.
    */
-  private table(masks: readonly Mask[], readOnly: readonly string[], pinned: readonly string[]): string {
+  private table(masks: readonly Mask[], readOnly: readonly string[], pinned: readonly string[], frozen: readonly string[]): string {
     const lines: string[] = [];
     for (const root of this.roots) {
       const source = this.privateTmp && isWithin(root, TMP) ? path.join("/proc/self/fd/3", path.relative(TMP, root)) : root;
       lines.push(`${tableField(source)} ${tableField(root)} none rbind 0 0`);
     }
-    for (const point of this.readOnlyMounts()) lines.push(`none ${tableField(point)} none remount,bind,ro 0 0`);
+    // A home in the roots: each entry bound on itself (writable, as in the root), then the home
+    // carried along with them (rbind) and made read-only, that mount alone (see frozenHomes). What
+    // is a mount point already is not bound again (`mount -a` skips it, "already mounted"): an
+    // entry is a mount of its own, which the home's remount leaves as it is, and a home is remounted.
+    const points = mountPointsIn(mountInfo());
+    const mounted = new Set(points);
+    const itself = (p: string): string => `${tableField(p)} ${tableField(p)}`;
+    for (const home of frozen) {
+      for (const entry of entries(home)) {
+        const full = path.join(home, entry.name);
+        if (!entry.isSymbolicLink() && !mounted.has(full)) lines.push(`${itself(full)} none bind 0 0`);
+      }
+      if (!mounted.has(home)) lines.push(`${itself(home)} none rbind 0 0`);
+      lines.push(`none ${tableField(home)} none remount,bind,ro 0 0`);
+    }
+    for (const point of this.readOnlyMounts(points)) lines.push(`none ${tableField(point)} none remount,bind,ro 0 0`);
     for (const pin of this.pins([...readOnly, ...pinned])) lines.push(`${tableField(pin)} ${tableField(pin)} none rbind 0 0`);
     for (const kept of readOnly) {
       lines.push(`${tableField(kept)} ${tableField(kept)} none bind 0 0`);
@@ -493,15 +520,29 @@ export class CommandConfinement {
     return `${lines.join("\n")}\n`;
   }
 
-  /** The mounts of tacit's namespace made read-only (/ apart: `mount -a` skips it, the setup does it). */
-  private readOnlyMounts(): string[] {
-    let table = "";
-    try {
-      table = readFileSync("/proc/self/mountinfo", "utf8");
-    } catch {
-      // No mount table: / alone is made read-only.
+  /**
+   * The home directories (homes(): HOME's and the password database's, where they really are) that
+   * lie in an allowed root, whose top level is made read-only in the confined view (see table): each
+   * entry in it stays as writable as before, but none can be made, removed or renamed there. The
+   * hidden entries that exist are covered, but one that does not exist cannot be, and the shells and
+   * tools make them with the user's full authority: started in the home, a confined `sh` wrote
+   * ~/.bash_profile (read at login, before ~/.profile) and ~/.zshenv, and `git config --global` made
+   * ~/.gitconfig with core.fsmonitor; the user's next login shell and git status ran them, unconfined.
+   * (tacit's file API refuses scripts the same, home-config.ts.) Not a refusal: tacit started in the
+   * home makes it the default root.
+   */
+  private frozenHomes(): string[] {
+    const found = new Set<string>();
+    for (const home of homes()) {
+      const target = realTarget(home);
+      if (target?.directory && this.visible(target.real) && this.roots.some((root) => isWithin(target.real, root))) found.add(target.real);
     }
-    const points = mountPointsIn(table).filter(
+    return [...found];
+  }
+
+  /** The mounts of tacit's namespace made read-only (/ apart: `mount -a` skips it, the setup does it). */
+  private readOnlyMounts(mountPoints: readonly string[]): string[] {
+    const points = mountPoints.filter(
       (point) =>
         point !== "/" &&
         !isWithin(point, PROC) &&
@@ -514,7 +555,7 @@ export class CommandConfinement {
   }
 
   /** What is covered with an empty read-only file or directory (none inside another). */
-  private masks(command: string, program: string): { masks: Mask[]; readOnly: string[]; pinned: string[]; walked: Walked[] } {
+  private masks(command: string, program: string, frozen: readonly string[]): { masks: Mask[]; readOnly: string[]; pinned: string[]; walked: Walked[] } {
     const found = new Map<string, boolean>();
     /** Covers `p` where it really is, and returns that place (null: nothing covered). */
     const add = (p: string): string | null => {
@@ -536,6 +577,8 @@ export class CommandConfinement {
     const lookups = new Map<string, string | null | undefined>();
     const holdLinks = (named: string, what: string): void => {
       for (const holder of linkHolders(named, lookups)) {
+        // A home in the roots has a read-only top level already: its links cannot be replaced.
+        if (frozen.includes(holder)) continue;
         if (this.roots.includes(holder)) throw linkInRoot(command, named, what, holder);
         readOnly(holder);
       }

@@ -528,6 +528,53 @@ requestExecPermission(["sh"], (proc) => {
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
   });
 
+  it("cannot create a missing startup file in a home directory that is an allowed root (~/.bash_profile, ~/.zshenv, ~/.gitconfig)", async (ctx) => {
+    // The home's hidden entries are covered where they exist; one that does not exist cannot be.
+    // Started in the home (the default root), a confined `sh` wrote ~/.bash_profile (bash reads it at
+    // login, before ~/.profile) and ~/.zshenv (every zsh), and `git config --global` made a
+    // ~/.gitconfig with core.fsmonitor: the user's next login shell and git status ran them,
+    // unconfined. The file API refuses these (home-config.ts); confined, the home's top level is now
+    // read-only: its entries are bound on themselves, writable inside as before.
+    const dir = confinementDir(ctx);
+    const { home } = layout(dir);
+    writeTree(home, { "work/readme.txt": "hello\n", "notes.txt": "kept\n" });
+    execFileSync("git", ["init", "-q"], { cwd: path.join(home, "work") });
+    // A dotfiles manager's link: in a home whose top level is read-only it cannot be replaced, so it is not refused (see the .npmrc test above).
+    writeTree(dir, { "dotfiles/npmrc": "fund=false\n" });
+    symlinkSync(path.join(dir, "dotfiles/npmrc"), path.join(home, ".npmrc"));
+    const proof = path.join(dir, "RAN_AT_LOGIN");
+    const attacks: Record<string, string> = {
+      "bash_profile": `printf 'touch %s\\n' ${proof} > .bash_profile`,
+      zshenv: `printf 'touch %s\\n' ${proof} > .zshenv`,
+      gitconfig: `git config --global core.fsmonitor "touch ${proof}; false"`,
+      npmrc: `rm -f .npmrc; printf 'node-options=--require %s\\n' ${proof} > .npmrc`,
+      "new top-level file": "echo new > new.txt",
+      "rename an entry": "mv work work-old",
+      "ordinary work": "mkdir -p work/sub && echo made > work/sub/made.txt && cat work/sub/made.txt && echo more >> notes.txt",
+    };
+    const r = await tacit(home, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh", "git"], (proc) => {
+${Object.entries(attacks).map(([label, command]) => `  attempt(${lit(label)}, () => proc.exec("sh", ["-c", ${lit(command)}]));`).join("\n")}
+});
+`, ["--command-permissions", "sh,git", "--confine-commands"], { HOME: home, TACIT_HOME: path.join(dir, "tacit-home"), XDG_CONFIG_HOME: "" });
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    for (const label of ["bash_profile", "zshenv", "npmrc", "new top-level file"]) expect(execResult(found, label).stderr, label).toContain("Read-only file system");
+    expect(execResult(found, "gitconfig").exitCode).not.toBe(0);
+    expect(execResult(found, "rename an entry").stderr).toContain("Read-only file system");
+    expect(existsSync(path.join(home, "work-old"))).toBe(false);
+    expect(execResult(found, "ordinary work")).toMatchObject({ exitCode: 0, stdout: "made\n" });
+    expect(readFileSync(path.join(home, "notes.txt"), "utf8")).toBe("kept\nmore\n");
+    expect(readlinkSync(path.join(home, ".npmrc"))).toBe(path.join(dir, "dotfiles/npmrc"));
+    expect(readFileSync(path.join(dir, "dotfiles/npmrc"), "utf8")).toBe("fund=false\n");
+    for (const planted of [".bash_profile", ".zshenv", ".gitconfig", "new.txt"]) expect(existsSync(path.join(home, planted)), planted).toBe(false);
+    // The user's next login shell and git status in the home run nothing of the script's.
+    const userEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home };
+    spawnSync("bash", ["--login", "-c", "true"], { cwd: home, env: userEnv, encoding: "utf8", timeout: 20_000 });
+    spawnSync("git", ["status"], { cwd: path.join(home, "work"), env: userEnv, encoding: "utf8", timeout: 20_000 });
+    expect(existsSync(proof)).toBe(false);
+  });
+
   it("cannot make tacit's home where it does not exist yet, to plant approvals a later run takes as a person's", async (ctx) => {
     // Started in the home directory (the default root) before it had a ~/.config: a confined `sh`
     // made ~/.config/tacit/approvals.json, and the next run deleted a file its policy says a
