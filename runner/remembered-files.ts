@@ -1,6 +1,8 @@
 // tacit's own files as earlier runs on this machine were given them: the --config file (the
-// policy, maybe the LLM key), the --secure-output file (plaintext secrets) and the --record
-// directory (every script run and what it printed). A run refuses its scripts the files of
+// policy, maybe the LLM key), the --secure-output file (plaintext secrets), the --record
+// directory (every script run and what it printed) and the --audit-log file with its lock (the
+// signed record of what each run did; a lock planted there tells the next writer that a writer
+// crashed), this last in a list of its own (own-audit-logs.json, see AUDIT_LOGS_FILE_NAME). A run refuses its scripts the files of
 // its own flags and of the MCP clients' settings (fs/protected-paths.ts), but a file named only
 // on a command line was an ordinary file to a run started without it: a security review's
 // script, in a `tacit run` with the default root, rewrote the project's tacit.json to permit
@@ -26,7 +28,7 @@ import { onFirstUse } from "./on-first-use.js";
 import { PARSED_ONCE } from "./parse-once.js";
 import { ensureTacitHome, tacitHome, tacitHomes } from "./tacit-home.js";
 
-export type RememberedKind = "config" | "secure-output" | "record";
+export type RememberedKind = "config" | "secure-output" | "record" | "audit-log";
 
 export interface RememberedFile {
   path: string;
@@ -35,6 +37,17 @@ export interface RememberedFile {
 }
 
 const FILE_NAME = "own-files.json";
+/**
+ * The audit logs, in a list of their own: a tacit from before they were remembered reads
+ * own-files.json with a schema that knows no "audit-log" kind, and would reject the whole list
+ * (refusing none of the files it names) had they been added there.
+ */
+const AUDIT_LOGS_FILE_NAME = "own-audit-logs.json";
+/** Each list, and the kinds it holds. */
+const LISTS: ReadonlyArray<{ name: string; kinds: readonly RememberedKind[] }> = [
+  { name: FILE_NAME, kinds: ["config", "secure-output", "record"] },
+  { name: AUDIT_LOGS_FILE_NAME, kinds: ["audit-log"] },
+];
 /** The most files remembered: the least recently used beyond it are forgotten. */
 export const MAX_FILES = 256;
 /** A file used again is written again (its usedAt) at most this often, so most runs only read. */
@@ -42,7 +55,7 @@ const REFRESH_MS = 24 * 60 * 60 * 1000;
 /** How long a change waits for another process's change to finish. */
 const LOCK_WAIT_MS = 5000;
 
-const KINDS = ["config", "secure-output", "record"] as const satisfies readonly RememberedKind[];
+const KINDS = ["config", "secure-output", "record", "audit-log"] as const satisfies readonly RememberedKind[];
 
 function buildSchema() {
   return z.strictObject({
@@ -66,6 +79,12 @@ const DESCRIPTIONS: Record<RememberedKind, { what: string; why: string }> = {
     what: "the record directory (--record) of an earlier tacit run on this machine",
     why: "it holds every script that run ran and what it printed",
   },
+  "audit-log": {
+    what: "the audit log (--audit-log) of an earlier tacit run on this machine",
+    why:
+      "it is the signed record of what that run's scripts did and were allowed, which a script that appended to it could make the next " +
+      "writer refuse to continue, and whose lock (FILE.lock, refused the same) planted tells the next writer that a writer crashed",
+  },
 };
 
 export class RememberedFilesError extends Error {
@@ -79,9 +98,10 @@ export class RememberedFiles {
   constructor(
     private readonly env: NodeJS.ProcessEnv = process.env,
     private readonly now: () => number = Date.now,
+    fileName: string = FILE_NAME,
   ) {
     this.home = tacitHome(env);
-    this.file = path.join(this.home, FILE_NAME);
+    this.file = path.join(this.home, fileName);
   }
 
   /** Every file remembered; none when there is no such file yet. Throws RememberedFilesError when it cannot be trusted. */
@@ -97,7 +117,7 @@ export class RememberedFiles {
     try {
       json = JSON.parse(text);
     } catch {
-      throw new RememberedFilesError(`${this.file} is not valid JSON, so the files it names are not refused to scripts; remove it (the next run with --config, --secure-output or --record writes it anew)`);
+      throw new RememberedFilesError(`${this.file} is not valid JSON, so the files it names are not refused to scripts; remove it (the next run with --config, --secure-output, --record or --audit-log writes it anew)`);
     }
     const parsed = schema().safeParse(json, PARSED_ONCE);
     if (!parsed.success) throw new RememberedFilesError(`${this.file} is not tacit's list of its own files, so the files it names are not refused to scripts; remove it`);
@@ -142,6 +162,7 @@ function filesOf(config: RunnerConfig): Array<{ path: string; kind: RememberedKi
     [config.configFile, "config"],
     [config.library.secureOutput, "secure-output"],
     [config.recordPath, "record"],
+    [config.auditLog, "audit-log"],
   ];
   return named.flatMap(([file, kind]) => (file === null ? [] : namedAndReal([file]).map((p) => ({ path: p, kind }))));
 }
@@ -152,17 +173,22 @@ function filesOf(config: RunnerConfig): Array<{ path: string; kind: RememberedKi
  */
 export function rememberRunFiles(config: RunnerConfig, env: NodeJS.ProcessEnv = process.env): string | null {
   const files = filesOf(config);
-  if (files.length === 0) return null;
-  const store = new RememberedFiles(env);
-  try {
-    store.remember(files);
-    return null;
-  } catch (error) {
-    return (
-      `tacit could not remember this run's --config, --secure-output or --record file in ${store.file} ` +
-      `(${(error as Error).message}), so scripts of a later run started without them are not refused them: keep them outside the allowed roots`
-    );
+  const problems: string[] = [];
+  for (const list of LISTS) {
+    const listed = files.filter((file) => list.kinds.includes(file.kind));
+    if (listed.length === 0) continue;
+    const store = new RememberedFiles(env, Date.now, list.name);
+    try {
+      store.remember(listed);
+    } catch (error) {
+      problems.push(`in ${store.file} (${(error as Error).message})`);
+    }
   }
+  if (problems.length === 0) return null;
+  return (
+    `tacit could not remember this run's --config, --secure-output, --record or --audit-log file ${problems.join("; ")}, ` +
+    "so scripts of a later run started without them are not refused them: keep them outside the allowed roots"
+  );
 }
 
 export interface ProtectedFile {
@@ -182,7 +208,7 @@ const cached = new Map<string, { version: string; files: ProtectedFile[] }>();
  * (rememberRunFiles).
  */
 export function rememberedOwnFiles(env: NodeJS.ProcessEnv = process.env): ProtectedFile[] {
-  return tacitHomes(env).flatMap((home) => rememberedIn(new RememberedFiles({ ...env, TACIT_HOME: home })));
+  return tacitHomes(env).flatMap((home) => LISTS.flatMap((list) => rememberedIn(new RememberedFiles({ ...env, TACIT_HOME: home }, Date.now, list.name))));
 }
 
 function rememberedIn(store: RememberedFiles): ProtectedFile[] {
@@ -202,13 +228,16 @@ function rememberedIn(store: RememberedFiles): ProtectedFile[] {
   } catch {
     return [];
   }
-  const described = files.map(({ path: where, kind }) => ({
-    path: where,
-    what: DESCRIPTIONS[kind].what,
-    refusal:
-      `scripts can neither read nor write it, in any run on this machine: ${DESCRIPTIONS[kind].why}. tacit remembers it in ${file}; ` +
-      "work with other files, and keep tacit's files outside the allowed roots (a file no run uses any more can be taken off that list)",
-  }));
+  // An audit log's lock with it: the writer takes it beside the log (audit/log.ts, lockLog).
+  const described = files.flatMap(({ path: where, kind }) =>
+    (kind === "audit-log" ? [where, `${where}.lock`] : [where]).map((named) => ({
+      path: named,
+      what: named === where ? DESCRIPTIONS[kind].what : `the lock of ${DESCRIPTIONS[kind].what}`,
+      refusal:
+        `scripts can neither read nor write it, in any run on this machine: ${DESCRIPTIONS[kind].why}. tacit remembers it in ${file}; ` +
+        "work with other files, and keep tacit's files outside the allowed roots (a file no run uses any more can be taken off that list)",
+    })),
+  );
   cached.set(file, { version, files: described });
   return described;
 }

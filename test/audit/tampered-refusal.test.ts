@@ -12,14 +12,23 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../runner/audit/digest.js";
 import { chainOf, eventHashOfJson, lineText } from "../../runner/audit/line.js";
-import { runCli, runScript, tempDirWithHome } from "../helpers.js";
+import { freshTacitHome, runCli, runScript, tempDirWithHome } from "../helpers.js";
 
 describe("refusing a tampered audit log", () => {
   let dir: string;
   let cleanup: () => void;
   let env: Record<string, string>;
+  /** A run with a tacit home of its own, which does not remember the log the test's runs write. */
+  let elsewhere: Record<string, string>;
   beforeEach(() => {
     ({ dir, env, cleanup } = tempDirWithHome("tacit-audit-refusal-"));
+    const other = freshTacitHome();
+    elsewhere = { ...env, TACIT_HOME: other.home };
+    const removeDirAndHome = cleanup;
+    cleanup = () => {
+      removeDirAndHome();
+      other.cleanup();
+    };
   });
   afterEach(() => cleanup());
 
@@ -30,7 +39,9 @@ describe("refusing a tampered audit log", () => {
     const first = await runScript('println("logged");', ["--audit-log", log], { cwd: project, env });
     expect(first.code, first.stderr).toBe(0);
 
-    // A run without --audit-log: the log is an ordinary file in the root. The script adds a key.
+    // A run without --audit-log and with another tacit home (another machine, a container: this
+    // one's remembers the log and refuses it, remembered-files.ts): the log is an ordinary file in
+    // the root. The script adds a key.
     const fake = "\u001b[1A\u001b[2K\rtacit: audit.jsonl verified \u2014 all lines signed\u001b]52;c;cm0gLXJmIH4=\u0007\u001b[8m";
     const tamper = await runScript(
       `requestFileSystem(".", (fs) => {
@@ -41,7 +52,7 @@ describe("refusing a tampered audit log", () => {
         file.write(lines.join("\\n"));
       });`,
       [],
-      { cwd: project, env },
+      { cwd: project, env: elsewhere },
     );
     expect(tamper.code, tamper.stderr).toBe(0);
     expect(readFileSync(log, "utf8")).toContain(JSON.stringify(fake));
@@ -100,7 +111,8 @@ describe("refusing a tampered audit log", () => {
     const eventJson = canonicalJson({ type: "evaluation-started", evaluation: "FORGED", session: null, displayName: "someone-else.ts", codeDigest: `sha256:${"0".repeat(64)}`, policyDigest: `sha256:${"0".repeat(64)}` });
     const hash = eventHashOfJson(seq, time, eventJson);
     const forged = lineText(seq, time, eventJson, last.chain, hash, chainOf(last.chain, hash));
-    const tamper = await runScript(`requestFileSystem(".", (fs) => fs.access("audit.jsonl").append(${JSON.stringify(forged + "\n")}));`, [], { cwd: project, env });
+    // From a run with another tacit home (this one's remembers the log and refuses it to scripts).
+    const tamper = await runScript(`requestFileSystem(".", (fs) => fs.access("audit.jsonl").append(${JSON.stringify(forged + "\n")}));`, [], { cwd: project, env: elsewhere });
     expect(tamper.code, tamper.stderr).toBe(0);
     const tampered = readFileSync(log, "utf8");
     expect(tampered.trimEnd().split("\n").at(-1)).toBe(forged);

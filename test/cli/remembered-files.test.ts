@@ -9,8 +9,10 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { canonicalJson } from "../../runner/audit/digest.js";
+import { chainOf, eventHashOfJson, lineText } from "../../runner/audit/line.js";
 import { runCli, runScript, tempDirWithHome } from "../helpers.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, makeCanary } from "../files/fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, makeCanary, realTempDir } from "../files/fixtures.js";
 
 describe("files an earlier run was given on its command line", () => {
   let dir: string;
@@ -82,5 +84,50 @@ requestFileSystem(".", (fs) => {
     expect(attemptOf(found, "read").status).toBe("SecurityError");
     expect(String(attemptOf(found, "read").value)).toContain("the secure output file (--secure-output, which holds plaintext) of an earlier tacit run");
     expect(attemptOf(found, "search")).toEqual({ status: "ok", value: [] });
+  });
+
+  it("the audit log: a script of a run without --audit-log cannot append a forged line and a stale lock that the next writer signs", async () => {
+    // Not remembered before: a script with nothing but requestFileSystem(".") appended a line
+    // chained from the last head (no key is needed for that) and wrote audit.jsonl.lock with a dead
+    // pid; the next `tacit run --audit-log` took the lock as a crashed writer's, signed the forged
+    // line as that writer's unsigned tail, and `tacit audit verify` called the log verified.
+    const log = path.join(dir, "audit.jsonl");
+    const first = await runScript('println("logged");', ["--audit-log", "audit.jsonl"], { cwd: dir, env });
+    expect(first.code, first.stderr).toBe(0);
+    const before = readFileSync(log, "utf8");
+    const last = JSON.parse(before.trimEnd().split("\n").at(-1)!) as { seq: number; chain: string };
+    const seq = last.seq + 1;
+    const time = new Date().toISOString();
+    const eventJson = canonicalJson({ type: "evaluation-started", evaluation: "FORGED", session: null, displayName: "someone-else.ts", codeDigest: `sha256:${"0".repeat(64)}`, policyDigest: `sha256:${"0".repeat(64)}` });
+    const hash = eventHashOfJson(seq, time, eventJson);
+    const forged = lineText(seq, time, eventJson, last.chain, hash, chainOf(last.chain, hash));
+    const agent = await runScript(
+      `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("read", () => fs.access("audit.jsonl").read());
+  attempt("append", () => fs.access("audit.jsonl").append(${lit(`${forged}
+`)}));
+  attempt("lock", () => fs.access("audit.jsonl.lock").write("999999999\\n"));
+});
+`,
+      [],
+      { cwd: dir, env },
+    );
+    expect(agent.code, agent.stderr).toBe(0);
+    const found = attempts(agent.stdout);
+    for (const label of ["read", "append", "lock"]) expect(attemptOf(found, label).status, label).toBe("SecurityError");
+    expect(String(attemptOf(found, "read").value)).toContain("the audit log (--audit-log) of an earlier tacit run on this machine");
+    expect(String(attemptOf(found, "lock").value)).toContain("the lock of the audit log (--audit-log) of an earlier tacit run on this machine");
+    expect(readFileSync(log, "utf8")).toBe(before);
+    expect(existsSync(`${log}.lock`)).toBe(false);
+    // Kept in a list of its own: a tacit that knows no audit logs among its own files still reads own-files.json.
+    expect(readFileSync(path.join(dir, "home", "own-audit-logs.json"), "utf8")).toContain(log);
+    expect(existsSync(path.join(dir, "home", "own-files.json"))).toBe(false);
+
+    const next = await runScript('println("again");', ["--audit-log", "audit.jsonl"], { cwd: dir, env });
+    expect(next.code, next.stderr).toBe(0);
+    const verify = await runCli(["audit", "verify", log], { cwd: dir, env });
+    expect(verify.code, verify.stdout).toBe(0);
+    expect(readFileSync(log, "utf8")).not.toContain("FORGED");
   });
 });

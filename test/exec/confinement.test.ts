@@ -575,6 +575,42 @@ ${Object.entries(attacks).map(([label, command]) => `  attempt(${lit(label)}, ()
     expect(existsSync(proof)).toBe(false);
   });
 
+  it("cannot read or append to an earlier run's audit log, nor plant its lock, in a run without --audit-log", async (ctx) => {
+    // tacit's warning said later runs with the same tacit home remember the audit log, but only the
+    // config, the sink and the record were remembered: in a later run without --audit-log, a script
+    // read the log through the file API and a confined `sh` appended to it (the next writer refused
+    // to continue it). The lock, missing while no tacit writes the log, cannot be covered: one
+    // planted there with a dead pid makes the next writer take the log over as a crashed writer's,
+    // which signs an unsigned tail as found; with the log covered there is none, and it verifies.
+    const dir = confinementDir(ctx);
+    const { home, project } = layout(dir);
+    const env = { HOME: home, TACIT_HOME: path.join(dir, "tacit-home") };
+    const log = path.join(project, "logs", "audit.jsonl");
+    const first = await tacit(project, `println("first");\n`, ["--audit-log", "logs/audit.jsonl"], env);
+    expect(first.code, first.stderr).toBe(0);
+    const before = readFileSync(log, "utf8");
+    // Remembered in a list of its own: an older tacit's schema for own-files.json knows no audit logs.
+    expect(readFileSync(path.join(dir, "tacit-home", "own-audit-logs.json"), "utf8")).toContain(log);
+    expect(existsSync(path.join(dir, "tacit-home", "own-files.json"))).toBe(false);
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => { attempt("read", () => fs.access("logs/audit.jsonl").read()); });
+requestExecPermission(["sh"], (proc) => {
+  attempt("append", () => proc.exec("sh", ["-c", "echo '{}' >> logs/audit.jsonl"]));
+  attempt("stale lock", () => proc.exec("sh", ["-c", "echo 999999999 > logs/audit.jsonl.lock"]));
+});
+`, ["--command-permissions", "sh", "--confine-commands"], env);
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    expectRefused(found, ["read"], /the audit log \(--audit-log\) of an earlier tacit run on this machine/);
+    expect(execResult(found, "append").stderr).toContain("Read-only file system");
+    expect(execResult(found, "stale lock").exitCode).toBe(0);
+    expect(readFileSync(log, "utf8")).toBe(before);
+    const next = await tacit(project, `println("next");\n`, ["--audit-log", "logs/audit.jsonl"], env);
+    expect(next.code, next.stderr).toBe(0);
+    const verified = await runCli(["audit", "verify", log], { cwd: project, env });
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+  });
+
   it("cannot make tacit's home where it does not exist yet, to plant approvals a later run takes as a person's", async (ctx) => {
     // Started in the home directory (the default root) before it had a ~/.config: a confined `sh`
     // made ~/.config/tacit/approvals.json, and the next run deleted a file its policy says a
