@@ -304,10 +304,13 @@ export function npxTacitPrograms(cwd: string = process.cwd()): string[] {
   return thisAndAbove(cwd).map((dir) => path.join(dir, "node_modules", ".bin", COMMAND));
 }
 
-/** Whether `file` (absolute) is node_modules/.bin/tacit of some directory: what `npx tacit` started there (or below) runs. */
+/**
+ * Whether `file` (absolute) is node_modules/.bin/tacit of some directory: what `npx tacit` started
+ * there (or below) runs. In lower case: on a case-insensitive file system `.BIN/Tacit` is that file.
+ */
 export function isNpxTacitProgram(file: string): boolean {
   const bin = path.dirname(file);
-  return path.basename(file) === COMMAND && path.basename(bin) === ".bin" && path.basename(path.dirname(bin)) === "node_modules";
+  return path.basename(file).toLowerCase() === COMMAND && path.basename(bin).toLowerCase() === ".bin" && path.basename(path.dirname(bin)).toLowerCase() === "node_modules";
 }
 
 /**

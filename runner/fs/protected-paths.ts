@@ -28,7 +28,7 @@
 import path from "node:path";
 import type { RunnerConfig } from "../config.js";
 import { filesNamedByClientSettings } from "../client-settings.js";
-import { launchFileNamedAt, tacitBinDirectoryManifestOf, tacitLaunchFiles } from "../launch-files.js";
+import { isNpxTacitProgram, launchFileNamedAt, tacitBinDirectoryManifestOf, tacitLaunchFiles } from "../launch-files.js";
 import { tacitCodeLocations } from "../paths.js";
 import { rememberedOwnFiles } from "../remembered-files.js";
 import { tacitHomes } from "../tacit-home.js";
@@ -192,6 +192,27 @@ function tacitBinElsewhereOf(changed: string): ProtectedPath | null {
 }
 
 /**
+ * node_modules/.bin/tacit in any directory (launch-files.ts, isNpxTacitProgram), which `npx tacit`
+ * started there or below runs before any installed tacit. Refused as named too, not only where it
+ * leads: a pnpm-style shim there is a shell script of its own, not a link into tacit's code, and a
+ * script with nothing but requestFileSystem(".") rewrote one (its mode kept) so that the next
+ * `npx tacit` ran the script's shell code.
+ */
+function npxTacitProgramOf(changed: string): ProtectedPath | null {
+  return !isNpxTacitProgram(changed)
+    ? null
+    : {
+        path: changed,
+        what: `the program \`npx tacit\` runs in ${path.dirname(path.dirname(path.dirname(changed)))} and the directories below it`,
+        readable: true,
+        refusal:
+          "scripts may read it but not change it (nor create or delete it): `npx tacit` started there or below (as an MCP client registered " +
+          "for the user starts it) runs it before any installed tacit, with the user's full authority, outside the sandbox. Ask the user " +
+          "(npm install makes it)",
+      };
+}
+
+/**
  * The protected path that `named` or `real` is (or lies inside), or null. `use`: "read" lets
  * tacit's own code through (it may be read); anything else is refused it too.
  */
@@ -218,6 +239,7 @@ export function protectedPathOf(paths: readonly ProtectedPath[], named: string, 
         either(agentHookChangeOf) ??
         either(launchFileElsewhereOf) ??
         either(tacitBinElsewhereOf) ??
+        either(npxTacitProgramOf) ??
         either(pathProgramChangeOf))
       : null)
   );

@@ -4,7 +4,7 @@
 // approvals, or forge the log. Every route is tried; the secret never shows, nothing changes.
 // And tacit's own code, which scripts may read but not change.
 
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -667,6 +667,47 @@ requestFileSystem(".", (fs) => {
     const next = await runThroughNpx('println("next")');
     expect(next.stdout, next.stderr).toBe("next\n");
     expect(existsSync(proof()), "the script's code ran inside tacit at its next start").toBe(false);
+  }, 60_000);
+
+  it.skipIf(!existsSync(npx))("node_modules/.bin/tacit, a shim of its own and not a link, can be read but not rewritten, deleted or made in any directory", async () => {
+    // pnpm writes .bin entries as shell scripts, not links into the package: a script with nothing
+    // but requestFileSystem(".") rewrote node_modules/.bin/tacit (its mode kept), and the next
+    // `npx --offline tacit --version` ran the script's shell code, with the user's authority.
+    const { dir, cleanup } = realTempDir("tacit-launch-shim-");
+    try {
+      const shim = `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(repoRoot, "bin", "tacit.js"))} "$@"\n`;
+      const ran = path.join(dir, "SHIM_RAN");
+      mkdirSync(path.join(dir, "node_modules", ".bin"), { recursive: true });
+      mkdirSync(path.join(dir, "sub"));
+      writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "project", version: "1.0.0", private: true }));
+      writeFileSync(path.join(dir, "sub", "package.json"), JSON.stringify({ name: "sub", version: "1.0.0", private: true }));
+      writeFileSync(path.join(dir, "node_modules", ".bin", "tacit"), shim, { mode: 0o755 });
+      const payload = `#!/bin/sh\ntouch ${JSON.stringify(ran)}\n`;
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("read", () => fs.access("node_modules/.bin/tacit").read());
+  attempt("write", () => fs.access("node_modules/.bin/tacit").write(${lit(payload)}));
+  attempt("append", () => fs.access("node_modules/.bin/tacit").append(${lit(`
+touch ${JSON.stringify(ran)}
+`)}));
+  attempt("delete", () => fs.access("node_modules/.bin/tacit").delete());
+  attempt("make another", () => fs.access("sub/node_modules/.bin/tacit").write(${lit(payload)}));
+});
+`;
+      const r = await runScript(script, [], { cwd: dir, env: { TACIT_HOME: path.join(dir, "tacit-home") } });
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expect(attemptOf(found, "read")).toEqual({ status: "ok", value: shim });
+      expectRefused(found, ["write", "append", "delete", "make another"], /the program `npx tacit` runs in .*runs it before any installed tacit/);
+      expect(readFileSync(path.join(dir, "node_modules", ".bin", "tacit"), "utf8")).toBe(shim);
+      expect(existsSync(path.join(dir, "sub", "node_modules"))).toBe(false);
+      const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+      const next = spawnSync(process.execPath, [realpathSync(npx), "--offline", "tacit", "--version"], { cwd: dir, env, encoding: "utf8", timeout: 60_000 });
+      expect(next.stdout.trim(), next.stderr).toBe(JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")).version);
+      expect(existsSync(ran)).toBe(false);
+    } finally {
+      cleanup();
+    }
   }, 60_000);
 
   it("a package.json the operator classified takes no classified write: judging its content would tell about the secret", async () => {
