@@ -488,16 +488,19 @@ export class CommandConfinement {
    */
   private table(masks: readonly Mask[], readOnly: readonly string[], pinned: readonly string[], frozen: readonly string[]): string {
     const lines: string[] = [];
+    // What is a mount point already is not bound on itself again: `mount -a` skips that ("already
+    // mounted"), which the setup takes as a failure, and a mount point cannot be renamed anyway (a
+    // node_modules on a volume of its own, as devcontainers make it, refused every confined command).
+    const points = mountPointsIn(mountInfo());
+    const mounted = new Set(points);
     for (const root of this.roots) {
       const source = this.privateTmp && isWithin(root, TMP) ? path.join("/proc/self/fd/3", path.relative(TMP, root)) : root;
       lines.push(`${tableField(source)} ${tableField(root)} none rbind 0 0`);
     }
     // A home in the roots: each entry bound on itself (writable, as in the root), then the home
-    // carried along with them (rbind) and made read-only, that mount alone (see frozenHomes). What
-    // is a mount point already is not bound again (`mount -a` skips it, "already mounted"): an
-    // entry is a mount of its own, which the home's remount leaves as it is, and a home is remounted.
-    const points = mountPointsIn(mountInfo());
-    const mounted = new Set(points);
+    // carried along with them (rbind) and made read-only, that mount alone (see frozenHomes). An
+    // entry that is a mount of its own is left as it is by the home's remount; a home that is one
+    // is remounted.
     const itself = (p: string): string => `${tableField(p)} ${tableField(p)}`;
     for (const home of frozen) {
       for (const entry of entries(home)) {
@@ -508,9 +511,9 @@ export class CommandConfinement {
       lines.push(`none ${tableField(home)} none remount,bind,ro 0 0`);
     }
     for (const point of this.readOnlyMounts(points)) lines.push(`none ${tableField(point)} none remount,bind,ro 0 0`);
-    for (const pin of this.pins([...readOnly, ...pinned])) lines.push(`${tableField(pin)} ${tableField(pin)} none rbind 0 0`);
+    for (const pin of this.pins([...readOnly, ...pinned])) if (!mounted.has(pin)) lines.push(`${itself(pin)} none rbind 0 0`);
     for (const kept of readOnly) {
-      lines.push(`${tableField(kept)} ${tableField(kept)} none bind 0 0`);
+      if (!mounted.has(kept)) lines.push(`${itself(kept)} none bind 0 0`);
       lines.push(`none ${tableField(kept)} none remount,bind,ro 0 0`);
     }
     for (const mask of masks) {

@@ -722,6 +722,31 @@ requestFileSystem(".", (fs) => { attempt("copy", () => fs.writeClassified("src/.
     expect(existsSync(path.join(home, ".config"))).toBe(false);
   });
 
+  it("still run, and keep what `npx tacit` runs, where node_modules is a mount of its own (a devcontainer's volume)", (ctx) => {
+    // The directories on the way to what is kept read-only are bound on themselves (pins), and
+    // `mount -a` skips one that is a mount point already ("already mounted"), which the setup took
+    // as a failure: with node_modules/.bin/tacit kept, every confined command was refused. A mount
+    // point cannot be renamed anyway. tacit runs in a mount namespace of the test's own, where
+    // node_modules is bound on itself.
+    const dir = confinementDir(ctx);
+    const project = path.join(dir, "project");
+    writeTree(project, { "node_modules/tacit/bin/tacit.js": "// tacit\n" });
+    mkdirSync(path.join(project, "node_modules", ".bin"));
+    symlinkSync("../tacit/bin/tacit.js", path.join(project, "node_modules", ".bin", "tacit"));
+    const script = `requestExecPermission(["sh"], (proc) => println(JSON.stringify(proc.exec("sh", ["-c", "echo ran; ln -sfn ../../payload.js node_modules/.bin/tacit"]))));\n`;
+    const inNamespace = 'mount --bind "$1" "$1" && shift && exec "$@"';
+    const r = spawnSync(
+      "unshare",
+      ["--mount", "--propagation", "private", "sh", "-c", inNamespace, "sh", path.join(project, "node_modules"), process.execPath, path.join(repoRoot, "bin", "tacit.js"), "run", "--no-check", "--command-permissions", "sh", "--confine-commands", "-"],
+      { cwd: project, input: script, encoding: "utf8", env: { ...process.env, HOME: path.join(dir, "home"), TACIT_HOME: path.join(dir, "tacit-home") }, timeout: 30_000 },
+    );
+    expect(r.stderr).toBe("");
+    const ran = JSON.parse(r.stdout) as ExecResult;
+    expect(ran.stdout).toBe("ran\n");
+    expect(ran.stderr).toContain("Read-only file system");
+    expect(readlinkSync(path.join(project, "node_modules", ".bin", "tacit"))).toBe("../tacit/bin/tacit.js");
+  });
+
   it("cannot read the secure output that tacit first writes while the command runs (tacit serve, two sessions at once)", async (ctx) => {
     // A confined command started before anything classified was printed: the secure output in its
     // roots did not exist, so nothing covered it; once a classified print made it, the command
