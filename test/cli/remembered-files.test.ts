@@ -121,8 +121,8 @@ requestFileSystem(".", (fs) => {
     expect(readFileSync(log, "utf8")).toBe(before);
     expect(existsSync(`${log}.lock`)).toBe(false);
     // Kept in a list of its own: a tacit that knows no audit logs among its own files still reads own-files.json.
-    expect(readFileSync(path.join(dir, "home", "own-audit-logs.json"), "utf8")).toContain(log);
-    expect(existsSync(path.join(dir, "home", "own-files.json"))).toBe(false);
+    expect(readFileSync(path.join(home, "own-audit-logs.json"), "utf8")).toContain(log);
+    expect(existsSync(path.join(home, "own-files.json"))).toBe(false);
 
     const next = await runScript('println("again");', ["--audit-log", "audit.jsonl"], { cwd: dir, env });
     expect(next.code, next.stderr).toBe(0);
