@@ -21,8 +21,8 @@ function findPackageRoot(start: string): string {
 /** The installed package (works from source under vitest and from dist/). */
 export const packageRoot = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
 
-/** The compiled sandbox entry point. Deno runs this file, never the agent's code. */
-export const bootstrapPath = path.join(packageRoot, "dist", "library", "sandbox", "bootstrap.js");
+/** The sandbox entry point, bundled into one file (rolldown.config.mjs). Deno runs this file, never the agent's code. */
+export const bootstrapPath = path.join(packageRoot, "dist", "sandbox", "bootstrap.js");
 
 /** The pure evaluator's entry point (map/flatMap on classified plaintext). */
 export const pureEvaluatorPath = path.join(packageRoot, "dist", "library", "pure", "evaluator.js");
