@@ -55,13 +55,15 @@ const cliBundle = {
  * The sandbox's main module (tsc's output in dist/library/) as one file: Deno loads a module
  * graph of eight files through its own parser before running any of it, and a warm spare's
  * boot, which back-to-back one-shot calls of tacit serve wait for, paid for each (measured:
- * 21 ms of CPU per boot for the eight files, 17.5 ms for one). Not minified: the library's
- * names (SecurityError, stack frames) stay what agent code sees from the unbundled files.
+ * 21 ms of CPU per boot for the eight files, 17.5 ms for one). Without its comments and
+ * whitespace too (30 KB to 22 KB: 16.7 ms of CPU per boot to 15.7 ms, mean of six runs of 40),
+ * but not mangled nor rewritten: the library's names (SecurityError, stack frames) and code stay
+ * what agent code sees from the unbundled files.
  */
 const sandboxBundle = {
   input: { bootstrap: "dist/library/sandbox/bootstrap.js" },
   platform: "neutral",
-  output: { dir: "dist/sandbox", cleanDir: true, format: "esm", entryFileNames: "[name].js" },
+  output: { dir: "dist/sandbox", cleanDir: true, format: "esm", entryFileNames: "[name].js", minify: { mangle: false, compress: false } },
 };
 
 export default defineConfig([cliBundle, sandboxBundle]);
