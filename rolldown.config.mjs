@@ -52,18 +52,26 @@ const cliBundle = {
 };
 
 /**
- * The sandbox's main module (tsc's output in dist/library/) as one file: Deno loads a module
- * graph of eight files through its own parser before running any of it, and a warm spare's
- * boot, which back-to-back one-shot calls of tacit serve wait for, paid for each (measured:
- * 21 ms of CPU per boot for the eight files, 17.5 ms for one). Without its comments and
- * whitespace too (30 KB to 22 KB: 16.7 ms of CPU per boot to 15.7 ms, mean of six runs of 40),
- * but not mangled nor rewritten: the library's names (SecurityError, stack frames) and code stay
- * what agent code sees from the unbundled files.
+ * A main module Deno runs with no permissions (tsc's output in dist/library/), as one file:
+ * Deno loads a module graph of several files through its own parser before running any of
+ * it, and every sandbox boot (the warm spare that back-to-back one-shot calls of tacit serve
+ * wait for) and every pure evaluator's (a one-shot call's first map) paid for each. Measured
+ * for the sandbox: 21 ms of CPU per boot for its eight files, 17.5 ms for one; for the pure
+ * evaluator (two files), 12.0-17.0 ms to 10.3-11.9 ms. Without comments and whitespace too
+ * (the sandbox's 30 KB to 22 KB: 16.7 ms of CPU per boot to 15.7 ms, mean of six runs of 40),
+ * but not mangled nor rewritten: the library's names (SecurityError, stack frames) and code
+ * stay what agent code sees from the unbundled files.
  */
-const sandboxBundle = {
-  input: { bootstrap: "dist/library/sandbox/bootstrap.js" },
-  platform: "neutral",
-  output: { dir: "dist/sandbox", cleanDir: true, format: "esm", entryFileNames: "[name].js", minify: { mangle: false, compress: false } },
-};
+function denoMainModule(input, dir) {
+  return {
+    input,
+    platform: "neutral",
+    output: { dir, cleanDir: true, format: "esm", entryFileNames: "[name].js", minify: { mangle: false, compress: false } },
+  };
+}
 
-export default defineConfig([cliBundle, sandboxBundle]);
+export default defineConfig([
+  cliBundle,
+  denoMainModule({ bootstrap: "dist/library/sandbox/bootstrap.js" }, "dist/sandbox"),
+  denoMainModule({ evaluator: "dist/library/pure/evaluator.js" }, "dist/pure"),
+]);

@@ -24,8 +24,8 @@ export const packageRoot = findPackageRoot(path.dirname(fileURLToPath(import.met
 /** The sandbox entry point, bundled into one file (rolldown.config.mjs). Deno runs this file, never the agent's code. */
 export const bootstrapPath = path.join(packageRoot, "dist", "sandbox", "bootstrap.js");
 
-/** The pure evaluator's entry point (map/flatMap on classified plaintext). */
-export const pureEvaluatorPath = path.join(packageRoot, "dist", "library", "pure", "evaluator.js");
+/** The pure evaluator's entry point (map/flatMap on classified plaintext), bundled into one file like the sandbox's. */
+export const pureEvaluatorPath = path.join(packageRoot, "dist", "pure", "evaluator.js");
 
 /** The agent-facing API, also what `tacit interface` prints. */
 export const interfacePath = path.join(packageRoot, "library", "interface.d.ts");

@@ -1,21 +1,23 @@
-// The sandbox's main module is one bundled file (rolldown.config.mjs), so that a sandbox's boot
-// parses one file instead of eight: Deno is handed no other module of tacit's, and what agent
-// code sees of the library (its names, SecurityError) is what the unbundled files gave it.
+// The sandbox's and the pure evaluator's main modules are each one bundled file
+// (rolldown.config.mjs), so that a boot parses one file instead of several: Deno is handed no
+// other module of tacit's, and what agent code sees of the library (its names, SecurityError)
+// is what the unbundled files gave it.
 
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { bootstrapPath } from "../../runner/paths.js";
+import { bootstrapPath, pureEvaluatorPath } from "../../runner/paths.js";
 import { runScript, tempDir } from "../helpers.js";
 
-describe("the sandbox's bundled main module", () => {
-  it("names no other module: Deno has nothing of tacit's to load but this file", () => {
-    const text = readFileSync(bootstrapPath, "utf8");
+describe("the bundled main modules Deno runs", () => {
+  it.each([
+    ["the sandbox", bootstrapPath],
+    ["the pure evaluator", pureEvaluatorPath],
+  ])("%s's names no other module: Deno has nothing of tacit's to load but this file", (_what, file) => {
+    const text = readFileSync(file, "utf8");
     // A static import or re-export names a module Deno would read; import(…) of a blob: URL does not.
     expect(text).not.toMatch(/(?:^|[;}\s])(?:import|export)\s*(?:[\w*{$]|["'`])[^;]*?\bfrom\s*["'`]/);
     expect(text).not.toMatch(/(?:^|[;}\s])import\s*["'`]/);
-    // Agent code is never bundled in: the file is tacit's own library, started with no permissions.
-    expect(path.basename(bootstrapPath)).toBe("bootstrap.js");
   });
 
   it("keeps the library's names as agent code sees them (not mangled)", async () => {
