@@ -4,10 +4,9 @@
 // is what the unbundled files gave it.
 
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { bootstrapPath, pureEvaluatorPath } from "../../runner/paths.js";
-import { runScript, tempDir } from "../helpers.js";
+import { runScript, tempDirWithHome } from "../helpers.js";
 
 describe("the bundled main modules Deno runs", () => {
   it.each([
@@ -21,7 +20,7 @@ describe("the bundled main modules Deno runs", () => {
   });
 
   it("keeps the library's names as agent code sees them (not mangled)", async () => {
-    const { dir, cleanup } = tempDir();
+    const { dir, env, cleanup } = tempDirWithHome("sandbox-bundle-");
     try {
       const script = [
         "try {",
@@ -31,7 +30,7 @@ describe("the bundled main modules Deno runs", () => {
         "}",
         "println(println.name, requestFileSystem.name, classify.name, SecurityError.name);",
       ].join("\n");
-      const run = await runScript(script, [], { cwd: dir, env: { TACIT_HOME: path.join(dir, "home") } });
+      const run = await runScript(script, [], { cwd: dir, env });
       expect(run).toMatchObject({
         code: 0,
         stdout: "true SecurityError SecurityError\nprintln requestFileSystem classify SecurityError\n",
