@@ -51,7 +51,9 @@ export async function benchServe(runs: number): Promise<boolean> {
   const calls = Math.max(20, runs * 2);
   const dir = tempDir("serve");
   const extraArgs = (process.env.BENCH_SERVE_ARGS ?? "").split(" ").filter(Boolean);
-  const transport = new StdioClientTransport({ command: process.execPath, args: [tacitBin, "serve", "--quiet", ...extraArgs], cwd: dir, stderr: "ignore" });
+  // The SDK passes on only HOME, PATH and a few more unless given `env`: the bench's own TACIT_HOME (run.ts) goes with it.
+  const env = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const transport = new StdioClientTransport({ command: process.execPath, args: [tacitBin, "serve", "--quiet", ...extraArgs], cwd: dir, stderr: "ignore", env });
   const client = new Client({ name: "tacit-bench", version: "0.0.0" });
   try {
     await client.connect(transport);
