@@ -87,7 +87,9 @@ function recorded(event: Fields): string {
   if (typeof event.commandLine === "string") {
     const input = typeof event.input === "string" ? `, input ${shortDigest(f("input"))}` : "";
     const whole = Array.isArray(event.commandWords) ? "; every word in --json" : "";
-    return `  run: ${quoted(event.commandLine)} (in ${quoted(event.cwd)}${input}${whole})`;
+    // Shown as recorded, as the approval question shows it: its words are quoted where they need
+    // to be already (action-record.ts), and quoting the line again doubled every escape in it.
+    return `  run: ${f("commandLine")} (in ${quoted(event.cwd)}${input}${whole})`;
   }
   if (typeof event.url === "string") {
     const headers = typeof event.headers === "string" && event.headers !== "" ? `, headers ${f("headers")}` : "";

@@ -154,8 +154,8 @@ describe("commands and requests in the audit log of a real tacit run", () => {
     expect(report).toMatchObject({ ok: true, problems: [] });
     const shown = await runCli(["audit", "show", log], { env: ctx.env });
     expect(shown.code).toBe(0);
-    expect(shown.stdout).toContain(`"exec rm *"  tier allow  run: "rm -f prod.conf" (in ${JSON.stringify(path.join(realpathSync(work), "deploy"))})`);
-    expect(shown.stdout).toContain(`run: "cat" (in ${JSON.stringify(realpathSync(work))}, input ${sha256("piped to cat").slice(0, 19)}…)`);
+    expect(shown.stdout).toContain(`"exec rm *"  tier allow  run: rm -f prod.conf (in ${JSON.stringify(path.join(realpathSync(work), "deploy"))})`);
+    expect(shown.stdout).toContain(`run: cat (in ${JSON.stringify(realpathSync(work))}, input ${sha256("piped to cat").slice(0, 19)}…)`);
     expect(shown.stdout).toContain(`url: "${server.origin}/collect?stolen=the-customer-list"`);
     expect(shown.stdout).toContain(`url: "${server.origin}/upload", headers x-plain x-other, secret headers authorization, body ${sha256("plain body").slice(0, 19)}…`);
     expect(shown.stdout).toMatch(new RegExp(`url: "${server.origin}/vault"(, headers [a-z- ]+)?, body classified\\n`));
