@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 // for loading them (about a third of a second each).
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -183,6 +183,19 @@ export function tempDirWithHome(
       removeHome();
     },
   };
+}
+
+/**
+ * Installs this build into `project` as npm would put a dependency there: node_modules/tacit
+ * holding its package (bin, dist, library, package.json), its own dependencies linked to this
+ * checkout's. Returns the installed package's directory.
+ */
+export function installTacitIn(project: string): string {
+  const installed = path.join(project, "node_modules", "tacit");
+  mkdirSync(installed, { recursive: true });
+  for (const part of ["bin", "dist", "library", "package.json"]) cpSync(path.join(repoRoot, part), path.join(installed, part), { recursive: true });
+  symlinkSync(path.join(repoRoot, "node_modules"), path.join(installed, "node_modules"));
+  return installed;
 }
 
 /** A tool call's structured result (runner/mcp-server.ts declares it as the tools' outputSchema). */

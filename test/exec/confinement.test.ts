@@ -15,7 +15,7 @@ import { describe, expect, it, type TestContext } from "vitest";
 import { CommandConfinement, setupFailure } from "../../runner/exec/confinement.js";
 import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
 import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
-import { connectServe, createSession, fileOnce, repoRoot, runCli, runInSession, runScript } from "../helpers.js";
+import { connectServe, createSession, fileOnce, installTacitIn, repoRoot, runCli, runInSession, runScript } from "../helpers.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, makeExecutable, realTempDir, tacit, writeTree } from "./fixtures.js";
 
 type ExecResult = { exitCode: number; stdout: string; stderr: string };
@@ -211,10 +211,7 @@ requestExecPermission(["sh", "git"], (proc) => {
     // the next `tacit --version` ran it, with the user's full authority.
     const dir = confinementDir(ctx);
     const { home, project } = layout(dir);
-    const installed = path.join(project, "node_modules", "tacit");
-    mkdirSync(installed, { recursive: true });
-    for (const part of ["bin", "dist", "library", "package.json"]) cpSync(path.join(repoRoot, part), path.join(installed, part), { recursive: true });
-    symlinkSync(path.join(repoRoot, "node_modules"), path.join(installed, "node_modules"));
+    const installed = installTacitIn(project);
     const bundled = path.join(installed, "dist", "bundle", "code-cache.cjs");
     const before = readFileSync(bundled, "utf8");
     const proof = path.join(project, "RAN_AS_TACIT");
@@ -251,10 +248,7 @@ requestExecPermission(["sh"], (proc) => {
     // project, and for a workspace whose node_modules/tacit is a link the command replaced.
     const dir = confinementDir(ctx);
     const { home, project } = layout(dir);
-    const installed = path.join(project, "node_modules", "tacit");
-    mkdirSync(installed, { recursive: true });
-    for (const part of ["bin", "dist", "library", "package.json"]) cpSync(path.join(repoRoot, part), path.join(installed, part), { recursive: true });
-    symlinkSync(path.join(repoRoot, "node_modules"), path.join(installed, "node_modules"));
+    const installed = installTacitIn(project);
     const bin = path.join(installed, "bin", "tacit.js");
     const proof = path.join(dir, "RAN_AS_NPX_TACIT");
     writeFileSync(path.join(project, "payload.js"), `#!/usr/bin/env node\nrequire("fs").writeFileSync(${JSON.stringify(proof)}, "unconfined");\n`, { mode: 0o755 });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isWithin } from "../../runner/fs/containment.js";
 import { tacitLaunchFiles } from "../../runner/launch-files.js";
 import { denoExecutable, tscExecutable } from "../../runner/paths.js";
-import { type CliResult, connectServe, repoRoot, runCli, runScript } from "../helpers.js";
+import { type CliResult, connectServe, installTacitIn, repoRoot, runCli, runScript } from "../helpers.js";
 import { commandLineOf, descendantsOf } from "../processes.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir } from "./fixtures.js";
 
@@ -365,10 +365,7 @@ describe("tacit's own code inside the allowed root (a project that has tacit as 
   beforeAll(() => {
     ({ dir: root, cleanup } = realTempDir("tacit-protected-code-"));
     // The project's node_modules/tacit: this build's package, its dependencies where they are.
-    installed = path.join(root, "node_modules", "tacit");
-    mkdirSync(installed, { recursive: true });
-    for (const part of ["bin", "dist", "library", "package.json"]) cpSync(path.join(repoRoot, part), path.join(installed, part), { recursive: true });
-    symlinkSync(path.join(repoRoot, "node_modules"), path.join(installed, "node_modules"));
+    installed = installTacitIn(root);
   });
   afterAll(() => cleanup());
 
@@ -586,10 +583,7 @@ describe("the files that decide how tacit starts, inside the allowed root (npm's
   beforeAll(() => {
     ({ dir: root, cleanup } = realTempDir("tacit-protected-launch-"));
     // A project with tacit installed as npm would: node_modules/tacit and its .bin link.
-    const installed = path.join(root, "node_modules", "tacit");
-    mkdirSync(installed, { recursive: true });
-    for (const part of ["bin", "dist", "library", "package.json"]) cpSync(path.join(repoRoot, part), path.join(installed, part), { recursive: true });
-    symlinkSync(path.join(repoRoot, "node_modules"), path.join(installed, "node_modules"));
+    const installed = installTacitIn(root);
     mkdirSync(path.join(root, "node_modules", ".bin"));
     symlinkSync("../tacit/bin/tacit.js", path.join(root, "node_modules", ".bin", "tacit"));
     writeFileSync(path.join(root, "package.json"), JSON.stringify({ name: "project", version: "1.0.0", private: true }));
