@@ -1,7 +1,9 @@
-// A lock file holding its owner's pid: FILE.lock, created exclusively (exclusive-file.ts).
-// A lock whose owner is dead (a crash) is stale and taken over. The audit log holds one for
-// as long as it writes (two writers would break its chain); the approvals file holds one
-// around each read-modify-write (a revoke and a concurrent remember must not undo each other).
+// A lock file holding its owner's pid, created exclusively (exclusive-file.ts). A lock whose
+// owner is dead (a crash) is stale and taken over, so it must lie where only tacit writes: a lock
+// anyone else can make says nothing about who holds it or who crashed. The audit log's writer
+// holds one in tacit's home for as long as it writes (two writers would break its chain); the
+// approvals file holds one (FILE.lock, beside it in the home) around each read-modify-write (a
+// revoke and a concurrent remember must not undo each other).
 
 import { readFileSync, unlinkSync } from "node:fs";
 import { createExclusive } from "./audit/exclusive-file.js";

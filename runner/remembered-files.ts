@@ -1,8 +1,7 @@
 // tacit's own files as earlier runs on this machine were given them: the --config file (the
 // policy, maybe the LLM key), the --secure-output file (plaintext secrets), the --record
-// directory (every script run and what it printed) and the --audit-log file with its lock (the
-// signed record of what each run did; a lock planted there tells the next writer that a writer
-// crashed), this last in a list of its own (own-audit-logs.json, see AUDIT_LOGS_FILE_NAME). A run refuses its scripts the files of
+// directory (every script run and what it printed) and the --audit-log file (the signed record of
+// what each run did; its writer's lock is kept in tacit's home, see audit/log.ts), this last in a list of its own (own-audit-logs.json, see AUDIT_LOGS_FILE_NAME). A run refuses its scripts the files of
 // its own flags and of the MCP clients' settings (fs/protected-paths.ts), but a file named only
 // on a command line was an ordinary file to a run started without it: a security review's
 // script, in a `tacit run` with the default root, rewrote the project's tacit.json to permit
@@ -83,7 +82,7 @@ const DESCRIPTIONS: Record<RememberedKind, { what: string; why: string }> = {
     what: "the audit log (--audit-log) of an earlier tacit run on this machine",
     why:
       "it is the signed record of what that run's scripts did and were allowed, which a script that appended to it could make the next " +
-      "writer refuse to continue, and whose lock (FILE.lock, refused the same) planted tells the next writer that a writer crashed",
+      "writer refuse to continue (its writer's lock is kept in tacit's home; FILE.lock beside it, which tacit's of before took, is refused the same)",
   },
 };
 

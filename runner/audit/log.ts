@@ -6,18 +6,23 @@
 // they happen. fsync happens at each signed head, so a crash loses at most the unsigned
 // tail, which `tacit audit verify` reports as such.
 //
-// One writer per file: a FILE.lock holding the writer's pid keeps a second process from
-// interleaving its own chain. A log that exists is continued from its last line, read from
-// the end of the file (logs grow; the start is read only for a log that has no anchor yet).
+// One writer per file: a lock holding the writer's pid keeps a second process from interleaving
+// its own chain. It lives in tacit's home, beside the anchors (audit-writers/, named by a digest
+// of the log's real path), not beside the log: a lock there is missing whenever no tacit writes
+// the log, so nothing covers it from a confined command or a script of another run, which planted
+// one with pid 1 (every later writer refused to start) or with a dead pid beside a log it wrote
+// itself (the next writer took the forged lines for a crashed writer's tail and signed them).
+// A log that exists is continued from its last line, read from the end of the file (logs grow;
+// the start is read only for a log that has no anchor yet).
 //
 // Each signed head is also recorded outside the log, in the tacit home (anchor.ts): a log cut
 // right after a head is otherwise a shorter log that verifies. On reopening, the writer finds
 // that head where the record says it ended, or refuses to continue the log.
 
-import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
-import { AnchorError, anchorRecord, type AnchorRecord, AnchorStore, anchorsDirFor, logNames } from "./anchor.js";
-import { canonicalJson } from "./digest.js";
+import { AnchorError, anchorRecord, type AnchorRecord, AnchorStore, anchorsDirFor, logNames, realLogPath } from "./anchor.js";
+import { canonicalJson, sha256Hex } from "./digest.js";
 import { signBytes } from "./ed25519.js";
 import type { AuditEvent } from "./events.js";
 import { FileLock } from "../file-lock.js";
@@ -123,7 +128,8 @@ export class AuditLog {
     } catch (error) {
       throw new AuditLogError(`cannot create the directory of the audit log ${resolved}: ${(error as Error).message}`);
     }
-    const { lock, tookOver } = lockLog(resolved);
+    const lockedAs = realLogPath(resolved);
+    const { lock, tookOver } = lockLog(resolved, writerLockFor(key.file, lockedAs));
     let fd: number | null = null;
     try {
       const store = new AnchorStore(anchorsDirFor(key.file));
@@ -163,6 +169,14 @@ export class AuditLog {
       }
       const stat = fstatSync(fd);
       if (!stat.isFile()) throw new AuditLogError(`the audit log ${resolved} is not a regular file`);
+      // The lock is keyed by the real path found before the open: the file opened must be the one
+      // there, or another writer locking that file's own path could write it at the same time.
+      if (!sameFile(stat, lockedAs)) {
+        throw new AuditLogError(
+          `the audit log ${resolved} changed while tacit opened it (it is no longer the file at ${lockedAs}, which tacit locked): ` +
+            `a link or directory on its way was replaced. Keep the log's directory out of the allowed roots, and start tacit again.`,
+        );
+      }
       if (process.platform !== "win32" && (stat.mode & 0o022) !== 0) {
         throw new AuditLogError(
           `other users can write to the audit log ${resolved} (mode ${(stat.mode & 0o777).toString(8)}), so they could have ` +
@@ -203,7 +217,7 @@ export class AuditLog {
       // A log with lines but no record (written before tacit anchored logs, or moved here):
       // its identity is read from its first line once, and its next head is recorded.
       const firstChain = record?.firstChain ?? (tail === null ? null : readFirstLine(fd, stat.size, resolved).chain);
-      if (tail !== null && tail.event.type !== "head" && !tookOver) throw unsignedWithoutCrash(resolved, tail.seq);
+      if (tail !== null && tail.event.type !== "head" && !tookOver) throw unsignedWithoutCrash(resolved, tail.seq, lock.file);
       const anchoring: Anchoring = { store, logs: names, firstChain };
       const log = new AuditLog(resolved, fd, tail, key, lock, anchoring, signEveryEvents, signIntervalMs);
       if (tail !== null && tail.event.type !== "head") log.write({ type: "resumed-after-unsigned-tail", lastSeq: tail.seq });
@@ -506,26 +520,49 @@ function checkAnchor(fd: number, size: number, tail: ParsedLine | null, record: 
 /**
  * The refusal to continue a log that ends in lines no head signs when no writer crashed on it. A
  * writer signs what it wrote when it closes, and one that stops without closing (a crash) leaves
- * its lock file, which the next writer takes over; then the tail is marked and signed as found.
- * Without that lock, the lines came from someone else: a security review appended a line, chained
- * by hand, to a log tacit had closed, and the next `tacit run` signed it, after which `tacit audit
- * verify` called the log verified (exit 0) with only a warning.
+ * its lock behind in tacit's home, which the next writer takes over; then the tail is marked and
+ * signed as found. Without that lock, the lines came from someone else: a security review appended
+ * a line, chained by hand, to a log tacit had closed, and the next `tacit run` signed it, after
+ * which `tacit audit verify` called the log verified (exit 0) with only a warning. A lock beside
+ * the log counts for nothing: a confined command wrote one with a dead pid, with a log of forged
+ * lines where an MCP client's settings named one not made yet, and the writer signed them so.
  */
-function unsignedWithoutCrash(file: string, lastSeq: number): AuditLogError {
+function unsignedWithoutCrash(file: string, lastSeq: number, lockFile: string): AuditLogError {
   return new AuditLogError(
     `the audit log ${file} ends in lines no signed head covers (its last line, seq ${lastSeq}, is not a head), but no tacit ` +
-      `stopped while writing it: a writer that crashes leaves its lock file ${file}.lock behind, and there was none, so those ` +
-      `lines were appended by someone else after tacit closed the log. tacit will not continue it, since its next head would ` +
-      `sign them as if tacit had written them. Run \`tacit audit verify ${file}\` to see them, keep the file as it is (it is ` +
-      `the evidence), and give tacit a new audit log file.`,
+      `stopped while writing it: a writer that crashes leaves its lock ${lockFile} (in tacit's home) behind, and there was none, ` +
+      `so those lines were appended by someone else after tacit closed the log (or before it first wrote it). tacit will not ` +
+      `continue it, since its next head would sign them as if tacit had written them. Run \`tacit audit verify ${file}\` to see ` +
+      `them, keep the file as it is (it is the evidence), and give tacit a new audit log file.`,
   );
 }
 
-/** FILE.lock, holding the writer's pid: one writer per log (see file-lock.ts); `tookOver` when a crashed writer left it. */
-function lockLog(logFile: string): { lock: FileLock; tookOver: boolean } {
-  const file = `${logFile}.lock`;
+/**
+ * Where the writer of the log whose real path is `realLog` keeps its lock: in tacit's home (the
+ * signing key's directory, beside the anchors), which no script or confined command can write,
+ * named by a digest of that path as the anchors are.
+ */
+export function writerLockFor(keyFile: string, realLog: string): string {
+  return path.join(path.dirname(path.resolve(keyFile)), WRITERS_DIR_NAME, `${sha256Hex(realLog).slice(0, 32)}.lock`);
+}
+
+const WRITERS_DIR_NAME = "audit-writers";
+
+/** Whether the file `stat` describes is the one at `file` now. */
+function sameFile(stat: { dev: number; ino: number }, file: string): boolean {
+  try {
+    const there = statSync(file);
+    return there.dev === stat.dev && there.ino === stat.ino;
+  } catch {
+    return false;
+  }
+}
+
+/** Takes the writer's lock `file` (see file-lock.ts): one writer per log; `tookOver` when a crashed writer left it. */
+function lockLog(logFile: string, file: string): { lock: FileLock; tookOver: boolean } {
   let attempt;
   try {
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     attempt = FileLock.tryAcquire(file);
   } catch (error) {
     throw new AuditLogError(`cannot create the lock file ${file} for the audit log ${logFile}: ${(error as Error).message}`);
@@ -536,8 +573,8 @@ function lockLog(logFile: string): { lock: FileLock; tookOver: boolean } {
   throw new AuditLogError(
     pid === process.pid
       ? `the audit log ${logFile} is already open in this process (lock file ${file})`
-      : `the audit log ${logFile} is being written by process ${pid} (lock file ${file}); two writers would ` +
-          `break its chain. Give each tacit its own audit log file; if process ${pid} is not a tacit ` +
-          `(a crashed writer's pid taken by another program), delete ${file}.`,
+      : `the audit log ${logFile} is being written by process ${pid} (its lock is ${file}, in tacit's home); two writers would ` +
+          `break its chain. Give each tacit its own audit log file; if process ${pid} is not a tacit (a crashed writer's pid ` +
+          `taken by another program), delete ${file}.`,
   );
 }

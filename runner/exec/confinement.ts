@@ -12,7 +12,7 @@
 //     procfs mounted elsewhere than /proc; not the null device) are covered by an empty read-only
 //     file or directory (tacit's homes, the secure output and the record directory are made first
 //     where they do not exist yet in the roots, see ownPlacesMade: only what exists can be covered;
-//     the audit log and its lock exist from before the script until tacit ends; the directories
+//     the audit log exists from before the script until tacit ends, its writer's lock lies in tacit's home; the directories
 //     on the way to them are pinned, see pins, and those holding a link on the way made read-only);
 //     a home directory in the roots has a read-only top level, its entries writable as before, so
 //     that a hidden entry that does not exist (~/.bash_profile) cannot be made (see frozenHomes); a home entry that holds an allowed root or the command's own program

@@ -2,12 +2,12 @@
 // reopening, periodic signing, the lock, and the refusals (with what to do about them).
 
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { AUDIT_DRAIN_DELAY_MS, AuditLog, AuditLogError } from "../../runner/audit/log.js";
+import { AUDIT_DRAIN_DELAY_MS, AuditLog, AuditLogError, writerLockFor } from "../../runner/audit/log.js";
 import { runCli } from "../helpers.js";
-import { auditHome, crashWhileWriting, evaluationEvents, readLines, verifyJson, writeLog } from "./fixtures.js";
+import { auditHome, crashWhileWriting, evaluationEvents, readLines, rehash, verifyJson, writeLines, writeLog } from "./fixtures.js";
 
 describe("AuditLog", () => {
   let ctx: ReturnType<typeof auditHome>;
@@ -16,6 +16,8 @@ describe("AuditLog", () => {
     ctx = auditHome();
     file = path.join(ctx.dir, "logs", "audit.jsonl");
   });
+  /** The writer's lock of `file`, in tacit's home beside the key (the test's dir is a real path). */
+  const lockOf = (): string => writerLockFor(ctx.keyFile, file);
   afterEach(() => ctx.cleanup());
 
   const openError = (options = {}): string => {
@@ -33,6 +35,7 @@ describe("AuditLog", () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(ctx.keyFile).mode & 0o777).toBe(0o600);
     expect(statSync(ctx.home).mode & 0o777).toBe(0o700);
+    expect(existsSync(lockOf())).toBe(false);
     expect(existsSync(`${file}.lock`)).toBe(false);
   });
 
@@ -159,12 +162,12 @@ describe("AuditLog", () => {
       }
     });
 
-    it("refuses while a live process holds it, naming the pid", async () => {
+    it("refuses while a live process holds it, naming the pid and the lock in tacit's home", async () => {
       writeLog(file, ctx.keyFile, 1);
       const holder = spawn("sleep", ["30"], { stdio: "ignore" });
       try {
-        writeFileSync(`${file}.lock`, `${holder.pid}\n`);
-        expect(openError()).toContain(`is being written by process ${holder.pid} (lock file ${file}.lock)`);
+        writeFileSync(lockOf(), `${holder.pid}\n`);
+        expect(openError()).toContain(`is being written by process ${holder.pid} (its lock is ${lockOf()}, in tacit's home)`);
         expect(readLines(file)).toHaveLength(11);
       } finally {
         holder.kill();
@@ -174,28 +177,58 @@ describe("AuditLog", () => {
     it("takes over a stale lock whose process is gone", async () => {
       writeLog(file, ctx.keyFile, 1);
       const dead = spawnSync(process.execPath, ["-e", ""]).pid;
-      writeFileSync(`${file}.lock`, `${dead}\n`);
+      writeFileSync(lockOf(), `${dead}\n`);
       writeLog(file, ctx.keyFile, 1);
-      expect(existsSync(`${file}.lock`)).toBe(false);
+      expect(existsSync(lockOf())).toBe(false);
       const { result } = await verifyJson(file, ctx.env);
       expect(result.code, result.stdout).toBe(0);
     });
 
     it("takes over an empty lock (its content is not fsynced, so a crash can leave it so)", async () => {
       writeLog(file, ctx.keyFile, 1);
-      writeFileSync(`${file}.lock`, "");
+      writeFileSync(lockOf(), "");
       writeLog(file, ctx.keyFile, 1);
-      expect(existsSync(`${file}.lock`)).toBe(false);
+      expect(existsSync(lockOf())).toBe(false);
       expect(readLines(file)).toHaveLength(22);
       const { result } = await verifyJson(file, ctx.env);
       expect(result.code, result.stdout).toBe(0);
     });
 
-    it("is held while the log is open and released by close", () => {
+    it("is held in tacit's home while the log is open (owner-only), and released by close", () => {
       const log = AuditLog.open(file, { keyFile: ctx.keyFile });
-      expect(readFileSync(`${file}.lock`, "utf8")).toBe(`${process.pid}\n`);
-      log.close();
+      expect(readFileSync(lockOf(), "utf8")).toBe(`${process.pid}\n`);
+      expect(path.dirname(path.dirname(lockOf()))).toBe(ctx.home);
+      expect(statSync(path.dirname(lockOf())).mode & 0o777).toBe(0o700);
+      expect(statSync(lockOf()).mode & 0o777).toBe(0o600);
       expect(existsSync(`${file}.lock`)).toBe(false);
+      log.close();
+      expect(existsSync(lockOf())).toBe(false);
+    });
+
+    it("is one lock for every name of the log: a second writer by a link to its directory is refused", () => {
+      const log = AuditLog.open(file, { keyFile: ctx.keyFile });
+      try {
+        const link = path.join(ctx.dir, "logs-link");
+        symlinkSync(path.dirname(file), link);
+        const other = path.join(link, "audit.jsonl");
+        expect(() => AuditLog.open(other, { keyFile: ctx.keyFile })).toThrow(/is already open in this process/);
+      } finally {
+        log.close();
+      }
+    });
+
+    it("pays no heed to a lock beside the log: a live pid there keeps no writer off, a dead one makes no tail a crash's", () => {
+      writeLog(file, ctx.keyFile, 1);
+      writeFileSync(`${file}.lock`, "1\n");
+      writeLog(file, ctx.keyFile, 1);
+      expect(readLines(file)).toHaveLength(22);
+      // Lines no head signs, and a dead writer's lock beside them: still someone else's lines.
+      const dead = spawnSync(process.execPath, ["-e", ""]).pid;
+      writeFileSync(`${file}.lock`, `${dead}\n`);
+      const lines = readLines(file);
+      const unsigned = { ...lines.at(-2)!, seq: 23, prev: lines.at(-1)!.chain };
+      writeLines(file, [...lines, rehash(unsigned)]);
+      expect(openError()).toMatch(/ends in lines no signed head covers \(its last line, seq 23, is not a head\), but no tacit stopped while writing it/);
     });
   });
 });

@@ -10,6 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, tacitBin, unchecked } from "../helpers.js";
 import { startServer, type TestServer } from "../net/fixtures.js";
+import { writerLockFor } from "../../runner/audit/log.js";
 import { auditHome, type Line, newPrivateKey, readLines, rechain, verifyJson, writeVariant } from "./fixtures.js";
 
 const CANARY = "CANARY-7f3e9a1c-do-not-log";
@@ -447,16 +448,22 @@ describe("the audit log of tacit serve", () => {
     } finally {
       await client.close();
     }
-    expect(existsSync(`${log}.lock`)).toBe(false);
+    expect(existsSync(writerLockFor(ctx.keyFile, log))).toBe(false);
     const { result, report } = await verifyJson(log, ctx.env);
     expect(result.code, JSON.stringify(report.problems)).toBe(0);
   }, 60_000);
 });
 
+/** A writer's lock held by this (live) process, made as the writer makes it. */
+function writeLiveLock(lock: string): void {
+  mkdirSync(path.dirname(lock), { recursive: true, mode: 0o700 });
+  writeFileSync(lock, `${process.pid}\n`);
+}
+
 describe("an audit log that cannot be opened", () => {
   // A log that cannot be opened stops the run before the script does anything.
   it.each([
-    ["its lock is held by a live process", (log: string) => writeFileSync(`${log}.lock`, `${process.pid}\n`), /is being written by process/],
+    ["its lock is held by a live process", (log: string, keyFile: string) => writeLiveLock(writerLockFor(keyFile, log)), /is being written by process/],
     ["others can write to it", (log: string) => writeFileSync(log, "", { mode: 0o666 }), /other users can write to the audit log/],
   ])("when %s, the run fails with the reason and the script does nothing", async (_what, spoil, reason) => {
     const ctx = auditHome();
@@ -464,7 +471,7 @@ describe("an audit log that cannot be opened", () => {
       const log = path.join(ctx.dir, "logs", "audit.jsonl");
       const work = path.join(ctx.dir, "work");
       for (const dir of [path.dirname(log), work]) mkdirSync(dir, { recursive: true });
-      spoil(log);
+      spoil(log, ctx.keyFile);
       if (existsSync(log)) chmodSync(log, 0o666); // writeFileSync's mode is filtered by the umask
       const script = 'println("printed");\nrequestFileSystem(".", (fs) => fs.access("marker.txt").write("written"));\nprintln("after");\n';
       const run = await runCli(unchecked(["run", "--audit-log", log, "-"]), { cwd: work, env: ctx.env, input: script });

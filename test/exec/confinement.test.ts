@@ -12,6 +12,9 @@ import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFi
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
+import { canonicalJson } from "../../runner/audit/digest.js";
+import { chainOf, eventHashOfJson, lineText, ZERO_CHAIN } from "../../runner/audit/line.js";
+import { writerLockFor } from "../../runner/audit/log.js";
 import { CommandConfinement, setupFailure } from "../../runner/exec/confinement.js";
 import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
 import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
@@ -489,36 +492,41 @@ requestExecPermission(["sh"], (proc) => { attempt("forge", () => proc.exec("sh",
     expect(lines.map((line) => (JSON.parse(line) as { code: string }).code)).toEqual([forging]);
   });
 
-  it("cannot plant or replace the audit log's lock, which exists from before the script until tacit ends", async (ctx) => {
-    // FILE.lock beside --audit-log FILE is only covered where it exists: tacit takes it when it
-    // opens the log, before the script starts, and holds it until it ends, so every command of the
-    // run finds it there, covered. A lock planted where none was (a live pid, or a stale one that
-    // makes the next writer sign an unsigned tail as a crashed writer's) would change how the next
-    // writer takes the log: none of these attempts gets through, and the next run continues the log.
+  it("cannot reach the audit log's lock, kept in tacit's home, nor move the log away while tacit writes it", async (ctx) => {
+    // The writer's lock lay beside the log (FILE.lock), covered only while it existed: a lock
+    // planted where none was (a live pid, or a dead one that makes the next writer sign an
+    // unsigned tail as a crashed writer's) changed how the next writer took the log. It now lies in
+    // tacit's home, which is covered whole; a file beside the log is an ordinary file, which no
+    // writer reads. None of these attempts gets through, and the next run continues the log.
     const dir = confinementDir(ctx);
     const { home, project } = layout(dir);
-    const env = { HOME: home, TACIT_HOME: path.join(dir, "tacit-home") };
-    const lock = path.join(project, "logs", "audit.jsonl.lock");
+    const tacitHome = path.join(dir, "tacit-home");
+    const env = { HOME: home, TACIT_HOME: tacitHome };
+    const log = path.join(project, "logs", "audit.jsonl");
+    const writerLock = writerLockFor(path.join(tacitHome, "audit-key.json"), log);
     const flags = ["--command-permissions", "sh", "--confine-commands", "--audit-log", "logs/audit.jsonl"];
     const r = await tacit(project, `${ATTEMPT_PRELUDE}
 requestExecPermission(["sh"], (proc) => {
-  attempt("replace", () => proc.exec("sh", ["-c", "rm -f logs/audit.jsonl.lock; echo 1 > logs/audit.jsonl.lock"]));
-  attempt("link", () => proc.exec("sh", ["-c", "ln -sfn /dev/null logs/audit.jsonl.lock"]));
+  attempt("writer's lock", () => proc.exec("sh", ["-c", 'cat "$0" && echo 1 > "$0"', ${lit(writerLock)}]));
+  attempt("remove writer's lock", () => proc.exec("sh", ["-c", 'rm "$0"', ${lit(writerLock)}]));
+  attempt("beside", () => proc.exec("sh", ["-c", "echo 1 > logs/audit.jsonl.lock"]));
   attempt("rename", () => proc.exec("sh", ["-c", "mv logs logs-old && mkdir logs && echo 1 > logs/audit.jsonl.lock"]));
   attempt("append", () => proc.exec("sh", ["-c", "echo '{}' >> logs/audit.jsonl"]));
 });
 `, flags, env);
     expect(r.code, r.stderr).toBe(0);
     const found = attempts(r.stdout);
-    expect(execResult(found, "replace").stderr).toContain("Device or resource busy");
-    expect(execResult(found, "link").exitCode).not.toBe(0);
+    // tacit's home reads as an empty directory to the command: there is no lock to read or replace.
+    expect(execResult(found, "writer's lock").exitCode).not.toBe(0);
+    expect(execResult(found, "writer's lock").stdout).toBe("");
+    expect(execResult(found, "remove writer's lock").exitCode).not.toBe(0);
+    expect(execResult(found, "beside").exitCode).toBe(0);
     expect(execResult(found, "rename").stderr).toContain("Device or resource busy");
     expect(execResult(found, "append").stderr).toContain("Read-only file system");
-    expect(existsSync(lock)).toBe(false);
+    expect(existsSync(writerLock)).toBe(false);
     const next = await tacit(project, `println("next");\n`, flags, env);
     expect(next.code, next.stderr).toBe(0);
-    expect(existsSync(lock)).toBe(false);
-    const verified = await runCli(["audit", "verify", path.join(project, "logs", "audit.jsonl")], { cwd: project, env });
+    const verified = await runCli(["audit", "verify", log], { cwd: project, env });
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
   });
 
@@ -603,6 +611,64 @@ requestExecPermission(["sh"], (proc) => {
     expect(next.code, next.stderr).toBe(0);
     const verified = await runCli(["audit", "verify", log], { cwd: project, env });
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+  });
+
+  it("cannot keep the next writer off an earlier run's audit log with a lock planted beside it (pid 1)", async (ctx) => {
+    // The writer's lock lay beside the log (FILE.lock), missing while no tacit writes the log, so
+    // no cover can keep a confined command of another run from making it: `echo 1 > FILE.lock`
+    // (pid 1 is always alive) made every later `tacit run --audit-log FILE` refuse to start, "being
+    // written by process 1", until someone deleted it: the audit trail denied. The writers' locks
+    // now live in tacit's home (owner-only, covered), and a file beside the log means nothing.
+    const dir = confinementDir(ctx);
+    const { home, project } = layout(dir);
+    const env = { HOME: home, TACIT_HOME: path.join(dir, "tacit-home") };
+    const log = path.join(project, "logs", "audit.jsonl");
+    const first = await tacit(project, `println("first");\n`, ["--audit-log", "logs/audit.jsonl"], env);
+    expect(first.code, first.stderr).toBe(0);
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => { attempt("live lock", () => proc.exec("sh", ["-c", "echo 1 > logs/audit.jsonl.lock"])); });
+`, ["--command-permissions", "sh", "--confine-commands"], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(execResult(attempts(r.stdout), "live lock").exitCode).toBe(0);
+    const next = await tacit(project, `requestFileSystem(".", (fs) => fs.access("marker.txt").write("ran"));\n`, ["--audit-log", "logs/audit.jsonl"], env);
+    expect(next.stderr).not.toContain("is being written by process 1");
+    expect(next.code, next.stderr).toBe(0);
+    expect(readFileSync(path.join(project, "marker.txt"), "utf8")).toBe("ran");
+    const verified = await runCli(["audit", "verify", log], { cwd: project, env });
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+  });
+
+  it("cannot plant a log named in an MCP client's settings, with a dead writer's lock, for the next writer to sign as a crash's tail", async (ctx) => {
+    // A log named only in .mcp.json, not made yet: neither it nor its lock exists, so neither is
+    // covered. A confined `sh` wrote the log with a line chained from the start (no key is needed
+    // for that) and FILE.lock with a dead pid; the next writer took the lock as a crashed writer's,
+    // marked the forged line as that writer's unsigned tail and signed it, and `tacit audit verify`
+    // passed the log. Only a lock in tacit's home (which no command or script can write) now tells
+    // the writer that one of its own crashed: without one, it refuses the unsigned lines.
+    const dir = confinementDir(ctx);
+    const { home, project } = layout(dir);
+    const env = { HOME: home, TACIT_HOME: path.join(dir, "tacit-home") };
+    writeFileSync(path.join(project, ".mcp.json"), JSON.stringify({ mcpServers: { tacit: { command: "npx", args: ["tacit", "serve", "--audit-log", "logs/audit.jsonl"] } } }));
+    const log = path.join(project, "logs", "audit.jsonl");
+    const time = new Date().toISOString();
+    const eventJson = canonicalJson({ type: "evaluation-started", evaluation: "FORGED", session: null, displayName: "never-ran.ts", codeDigest: `sha256:${"0".repeat(64)}`, policyDigest: `sha256:${"0".repeat(64)}` });
+    const hash = eventHashOfJson(1, time, eventJson);
+    const forged = lineText(1, time, eventJson, ZERO_CHAIN, hash, chainOf(ZERO_CHAIN, hash));
+    const plant = 'mkdir -p logs && printf "%s\\n" "$0" > logs/audit.jsonl && chmod 600 logs/audit.jsonl && echo 999999999 > logs/audit.jsonl.lock';
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => { attempt("plant", () => proc.exec("sh", ["-c", ${lit(plant)}, ${lit(forged)}])); });
+`, ["--command-permissions", "sh", "--confine-commands"], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(execResult(attempts(r.stdout), "plant").exitCode).toBe(0);
+    const planted = readFileSync(log, "utf8");
+    expect(planted).toBe(`${forged}\n`);
+    const next = await tacit(project, `requestFileSystem(".", (fs) => fs.access("marker.txt").write("ran"));\n`, ["--audit-log", "logs/audit.jsonl"], env);
+    expect(next.code, next.stderr).toBe(2);
+    expect(next.stderr).toContain("ends in lines no signed head covers (its last line, seq 1, is not a head), but no tacit stopped while writing it");
+    expect(existsSync(path.join(project, "marker.txt"))).toBe(false);
+    expect(readFileSync(log, "utf8")).toBe(planted);
+    const verified = await runCli(["audit", "verify", log], { cwd: project, env });
+    expect(verified.code, verified.stdout + verified.stderr).toBe(1);
   });
 
   it("cannot make tacit's home where it does not exist yet, to plant approvals a later run takes as a person's", async (ctx) => {
