@@ -2,10 +2,11 @@
 // result and timing (TACIT's --record). What is recorded is what the agent saw: classified
 // values appear only as Classified(***), secret header values never.
 
-import { closeSync, constants, fstatSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, writeSync } from "node:fs";
 import path from "node:path";
 import type { EvaluationResult } from "./evaluate.js";
 import { terminalSafe } from "./printable.js";
+import { prepareRecordDirectory, type RecordDirectoryIdentity } from "./record-directory.js";
 
 export interface RecordEntry {
   kind: "run" | "execute_typescript" | "execute_in_session" | "repl";
@@ -16,10 +17,18 @@ export interface RecordEntry {
 
 export class Recorder {
   private readonly file: string;
+  /** The directory as this process last found it (record-directory.ts). */
+  private readonly found: { identity: RecordDirectoryIdentity | null } = { identity: null };
 
-  constructor(dir: string) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  constructor(private readonly dir: string) {
     this.file = path.join(dir, "tacit-record.jsonl");
+  }
+
+  /** Whether the directory may be written now (made, or made anew, where missing); says why not on stderr. */
+  private prepared(): boolean {
+    const problem = prepareRecordDirectory(this.dir, process.env, this.found);
+    if (problem !== null) process.stderr.write(`tacit: --record: ${problem}\n`);
+    return problem === null;
   }
 
   append(entry: RecordEntry): void {
@@ -39,6 +48,8 @@ export class Recorder {
     // JSON.stringify escapes C0 controls but leaves DEL and the C1 controls (CSI, OSC, ST…) raw
     // in strings, and a person reads the record with cat or tail -f: terminalSafe writes them
     // as \u009d-style escapes, the same characters to a JSON parser.
+    // Checked again at each record: a directory deleted meanwhile is made anew, one replaced refused.
+    if (!this.prepared()) return;
     const problem = this.write(terminalSafe(JSON.stringify(line)) + "\n");
     if (problem !== null) process.stderr.write(`tacit: --record: ${this.file} ${problem}; nothing was recorded\n`);
   }

@@ -58,6 +58,7 @@ import { mountPointsIn } from "../fs/proc-mounts.js";
 import { gitControlOf, type ProtectedPath } from "../fs/protected-paths.js";
 import { isNpxTacitProgram, npxTacitPrograms, tacitLaunchFiles } from "../launch-files.js";
 import { tacitCodeLocations } from "../paths.js";
+import { prepareRecordDirectory } from "../record-directory.js";
 import { EffectFailure } from "../refusals.js";
 import { executable, type NamespaceWrapper, SHELL } from "./pid-namespace.js";
 
@@ -438,16 +439,22 @@ export class CommandConfinement {
           `where the command could make it itself (and plant or read what tacit keeps there). Remove what is in the way at ${p} (a dangling ` +
           "link, a file where a directory belongs), or keep tacit's files outside the allowed roots",
       );
+    const recordDirectory = this.settings.recordDirectory === null ? null : path.resolve(this.settings.recordDirectory);
     const directories = [
       ...this.settings.tacitHomes.map((dir) => ({ dir, what: "tacit's home (remembered approvals, the audit signing key)" })),
-      ...(this.settings.recordDirectory === null ? [] : [{ dir: path.resolve(this.settings.recordDirectory), what: "the record directory (--record)" }]),
+      ...(recordDirectory === null ? [] : [{ dir: recordDirectory, what: "the record directory (--record)" }]),
     ];
     for (const { dir, what } of directories) {
       if (!makeable(dir)) continue;
-      try {
-        mkdirSync(dir, { recursive: true, mode: 0o700 });
-      } catch {
-        if (onReadOnlyFileSystem(dir)) continue;
+      if (dir === recordDirectory) {
+        // Made as the Recorder makes it, and noted as tacit's, so that the run records into it (record-directory.ts).
+        if (prepareRecordDirectory(dir) !== null && onReadOnlyFileSystem(dir)) continue;
+      } else {
+        try {
+          mkdirSync(dir, { recursive: true, mode: 0o700 });
+        } catch {
+          if (onReadOnlyFileSystem(dir)) continue;
+        }
       }
       if (realTarget(dir)?.directory !== true) throw unmade(dir, what);
     }

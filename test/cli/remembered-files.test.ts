@@ -6,12 +6,12 @@
 // (runner/remembered-files.ts) and refuses them to the scripts of every later run. Through the
 // real CLI, a real Deno and real files, each run with a tacit home of the test's own.
 
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../runner/audit/digest.js";
 import { chainOf, eventHashOfJson, lineText } from "../../runner/audit/line.js";
-import { runCli, runScript, tempDirWithHome } from "../helpers.js";
+import { freshTacitHome, runCli, runScript, tempDirWithHome } from "../helpers.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, makeCanary, realTempDir } from "../files/fixtures.js";
 
 describe("files an earlier run was given on its command line", () => {
@@ -129,5 +129,73 @@ requestFileSystem(".", (fs) => {
     const verify = await runCli(["audit", "verify", log], { cwd: dir, env });
     expect(verify.code, verify.stdout).toBe(0);
     expect(readFileSync(log, "utf8")).not.toContain("FORGED");
+  });
+});
+
+describe("the record directory an earlier run made, deleted since", () => {
+  let dir: string;
+  let home: string;
+  let cleanup: () => void;
+  let env: Record<string, string>;
+  let elsewhere: Record<string, string>;
+  beforeEach(() => {
+    ({ dir, home, env, cleanup } = tempDirWithHome("tacit-remembered-record-"));
+    const other = freshTacitHome();
+    elsewhere = { ...env, TACIT_HOME: other.home };
+    const removeDirAndHome = cleanup;
+    cleanup = () => {
+      removeDirAndHome();
+      other.cleanup();
+    };
+  });
+  afterEach(() => cleanup());
+
+  it("is not continued when a script of another run made it again with a record of its own; removed, tacit makes it anew", async () => {
+    // Once deleted, nothing of tacit's is there: a script of a run with another tacit home (or a
+    // confined command, test/exec/confinement.test.ts) made rec/ again with a tacit-record.jsonl
+    // holding a run that never happened, and the next `tacit run --record rec` appended after it.
+    const rec = path.join(dir, "rec");
+    const first = await runScript('println("first");', ["--record", "rec"], { cwd: dir, env });
+    expect(first.code, first.stderr).toBe(0);
+    rmSync(rec, { recursive: true });
+    const forged = JSON.stringify({ at: "2026-01-01T00:00:00.000Z", kind: "run", code: "// forged", outcome: "ok", exitCode: 0, stdout: "", error: null, durationMs: 1, truncated: false });
+    const plant = await runScript(
+      `requestFileSystem(".", (fs) => { fs.access("rec").mkdir(); fs.access("rec/tacit-record.jsonl").write(${lit(`${forged}\n`)}); });`,
+      [],
+      { cwd: dir, env: elsewhere },
+    );
+    expect(plant.code, plant.stderr).toBe(0);
+
+    const next = await runScript('println("next");', ["--record", "rec"], { cwd: dir, env });
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toContain(`tacit: --record: the record directory ${rec} is not the one tacit made there`);
+    expect(next.stderr).toContain("nothing was recorded");
+    expect(next.stderr).toContain(`delete ${path.join(home, "record-dirs")}`);
+    expect(readFileSync(path.join(rec, "tacit-record.jsonl"), "utf8")).toBe(`${forged}\n`);
+
+    rmSync(rec, { recursive: true });
+    const anew = await runScript('println("anew");', ["--record", "rec"], { cwd: dir, env });
+    expect(anew.code, anew.stderr).toBe(0);
+    expect(anew.stderr).not.toContain("--record:");
+    expect(statSync(rec).mode & 0o777).toBe(0o700);
+    const lines = readFileSync(path.join(rec, "tacit-record.jsonl"), "utf8").trim().split("\n");
+    expect(lines.map((line) => (JSON.parse(line) as { code: string }).code)).toEqual(['println("anew");']);
+  });
+
+  it("is not followed when a link was put in its place", async () => {
+    const rec = path.join(dir, "rec");
+    const outside = realTempDir("tacit-record-outside-");
+    try {
+      const first = await runScript('println("first");', ["--record", "rec"], { cwd: dir, env });
+      expect(first.code, first.stderr).toBe(0);
+      rmSync(rec, { recursive: true });
+      symlinkSync(outside.dir, rec);
+      const next = await runScript('println("next");', ["--record", "rec"], { cwd: dir, env });
+      expect(next.code, next.stderr).toBe(0);
+      expect(next.stderr).toContain(`tacit: --record: the record directory ${rec} is a symbolic link, which tacit does not follow`);
+      expect(readdirSync(outside.dir)).toEqual([]);
+    } finally {
+      outside.cleanup();
+    }
   });
 });

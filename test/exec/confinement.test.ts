@@ -492,6 +492,56 @@ requestExecPermission(["sh"], (proc) => { attempt("forge", () => proc.exec("sh",
     expect(lines.map((line) => (JSON.parse(line) as { code: string }).code)).toEqual([forging]);
   });
 
+  it("cannot recreate a remembered --record directory, deleted since, as a link to elsewhere or with forged lines of its own", async (ctx) => {
+    // A record directory an earlier run made is remembered and covered while it exists; once the
+    // person deleted it, nothing was there to cover, and a confined `sh` of a run without --record
+    // made `rec` again: as a link to a directory outside the roots (the next `tacit run --record
+    // rec` wrote the script's code and output there), or as a directory of its own holding a
+    // tacit-record.jsonl with a run that never happened (the next run appended after it). tacit
+    // now remembers which directory it made and refuses to record into another one by that name.
+    const dir = confinementDir(ctx);
+    const { home, project, outside } = layout(dir);
+    const env = { HOME: home, TACIT_HOME: path.join(dir, "tacit-home") };
+    const rec = path.join(project, "rec");
+    const first = await tacit(project, `println("first");\n`, ["--record", "rec"], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(readFileSync(path.join(rec, "tacit-record.jsonl"), "utf8")).toContain('println(\\"first\\")');
+    rmSync(rec, { recursive: true });
+
+    const linking = `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => { attempt("link", () => proc.exec("sh", ["-c", ${lit(`ln -s ${outside} rec`)}])); });
+`;
+    const linked = await tacit(project, linking, ["--command-permissions", "sh", "--confine-commands"], env);
+    expect(linked.code, linked.stderr).toBe(0);
+    expect(execResult(attempts(linked.stdout), "link").exitCode).toBe(0);
+    const secret = makeCanary();
+    const throughLink = await tacit(project, `println(${lit(secret)});\n`, ["--record", "rec"], env);
+    expect(throughLink.code, throughLink.stderr).toBe(0);
+    expect(throughLink.stderr).toContain(`tacit: --record: the record directory ${rec} is a symbolic link`);
+    expect(readdirSync(outside)).toEqual(["keep.txt"]);
+    rmSync(rec);
+
+    const forged = JSON.stringify({ at: "2026-01-01T00:00:00.000Z", kind: "run", code: "// forged", outcome: "ok", exitCode: 0, stdout: "", error: null, durationMs: 1, truncated: false });
+    const forging = `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => { attempt("forge", () => proc.exec("sh", ["-c", 'mkdir -m 700 rec && printf "%s\\n" "$0" > rec/tacit-record.jsonl && chmod 600 rec/tacit-record.jsonl', ${lit(forged)}])); });
+`;
+    const planted = await tacit(project, forging, ["--command-permissions", "sh", "--confine-commands"], env);
+    expect(planted.code, planted.stderr).toBe(0);
+    expect(execResult(attempts(planted.stdout), "forge").exitCode).toBe(0);
+    const intoPlanted = await tacit(project, `println("after the forged run");\n`, ["--record", "rec"], env);
+    expect(intoPlanted.code, intoPlanted.stderr).toBe(0);
+    expect(intoPlanted.stderr).toContain(`tacit: --record: the record directory ${rec} is not the one tacit made there`);
+    expect(readFileSync(path.join(rec, "tacit-record.jsonl"), "utf8")).toBe(`${forged}\n`);
+
+    // Deleted again, tacit makes it anew and records there.
+    rmSync(rec, { recursive: true });
+    const anew = await tacit(project, `println("anew");\n`, ["--record", "rec"], env);
+    expect(anew.code, anew.stderr).toBe(0);
+    expect(anew.stderr).not.toContain("--record:");
+    const lines = readFileSync(path.join(rec, "tacit-record.jsonl"), "utf8").trim().split("\n");
+    expect(lines.map((line) => (JSON.parse(line) as { code: string }).code)).toEqual([`println("anew");\n`]);
+  });
+
   it("cannot reach the audit log's lock, kept in tacit's home, nor move the log away while tacit writes it", async (ctx) => {
     // The writer's lock lay beside the log (FILE.lock), covered only while it existed: a lock
     // planted where none was (a live pid, or a dead one that makes the next writer sign an

@@ -1,0 +1,139 @@
+// The --record directory, as tacit made it. A record directory an earlier run made is remembered
+// (remembered-files.ts): refused to scripts, covered for confined commands while it exists. Once
+// deleted (by the person, say) nothing is there to cover, and a confined command of a run without
+// --record made it again: as a link to a directory outside the roots, where the next `tacit run
+// --record` wrote the script's code and output, or as a directory of its own holding a
+// tacit-record.jsonl with runs that never happened, which the next run continued.
+//
+// So tacit notes, in its home (record-dirs/, one small owner-only file per directory, named by a
+// digest of its absolute path), which directory it made or first recorded into there (device,
+// inode and birth time: a file system gives a new directory the inode of one just deleted, ext4
+// did so for most attempts in the test, so the inode alone told nothing), and records only into that one: a directory by that name made by another process is
+// refused, and one that is missing is made anew (and noted). Never through a link either, nor into
+// a directory another user owns or others may write to (they could replace the record file).
+// What it does not cover: a directory made before tacit first records there (a name an MCP client's
+// settings give, not used yet) is taken as found, as it was before tacit noted any; and on a file
+// system that keeps no birth time (Node reports 0), a directory made again on the inode of the one
+// deleted passes for it.
+
+import { lstatSync, mkdirSync, type BigIntStats } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { sha256Hex } from "./audit/digest.js";
+import { ownFileProblemText, readOwnFile, replaceOwnFile } from "./audit/own-file.js";
+import { onFirstUse } from "./on-first-use.js";
+import { PARSED_ONCE } from "./parse-once.js";
+import { ensureTacitHome, tacitHome } from "./tacit-home.js";
+
+const FORMAT = "tacit-record-directory-v1";
+const DIR_NAME = "record-dirs";
+
+function buildSchema() {
+  const digits = z.string().regex(/^\d+$/);
+  return z.strictObject({ format: z.literal(FORMAT), dir: z.string().min(1), dev: digits, ino: digits, born: digits });
+}
+const schema = onFirstUse(buildSchema);
+
+/** Which directory it is: device, inode and birth time (ns), as text (an inode may not fit a double). */
+export interface RecordDirectoryIdentity {
+  dev: string;
+  ino: string;
+  born: string;
+}
+
+const identityOf = (stat: BigIntStats): RecordDirectoryIdentity => ({ dev: stat.dev.toString(), ino: stat.ino.toString(), born: stat.birthtimeNs.toString() });
+
+const sameIdentity = (a: RecordDirectoryIdentity, b: RecordDirectoryIdentity): boolean => a.dev === b.dev && a.ino === b.ino && a.born === b.born;
+
+/** Where tacit notes the directory it made at `dir` (absolute). */
+export function recordDirectoryNote(dir: string, env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(tacitHome(env), DIR_NAME, `${sha256Hex(dir).slice(0, 32)}.json`);
+}
+
+function readNote(dir: string, env: NodeJS.ProcessEnv): RecordDirectoryIdentity | string | null {
+  const note = recordDirectoryNote(dir, env);
+  let text: string | null;
+  try {
+    text = readOwnFile(note, 0o022, (problem) => new Error(ownFileProblemText(`tacit's note of the record directory ${note}`, note, problem, "tacit cannot tell which directory it made")), tacitHome(env));
+  } catch (error) {
+    return (error as Error).message;
+  }
+  if (text === null) return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = null;
+  }
+  const parsed = schema().safeParse(json, PARSED_ONCE);
+  if (!parsed.success || parsed.data.dir !== dir) return `tacit's note of the record directory ${note} is not one tacit wrote for ${dir}; remove it`;
+  return { dev: parsed.data.dev, ino: parsed.data.ino, born: parsed.data.born };
+}
+
+function writeNote(dir: string, identity: RecordDirectoryIdentity, env: NodeJS.ProcessEnv): void {
+  ensureTacitHome(env);
+  const note = recordDirectoryNote(dir, env);
+  mkdirSync(path.dirname(note), { recursive: true, mode: 0o700 });
+  replaceOwnFile(note, JSON.stringify({ format: FORMAT, dir, ...identity }) + "\n", { sync: false });
+}
+
+function lstatOrNull(p: string): BigIntStats | null {
+  try {
+    return lstatSync(p, { bigint: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+/**
+ * Makes the record directory `dir` where it is missing, or checks that the one there is the one
+ * tacit made; either way notes it. Returns null when the record may be written there, or why not
+ * (a sentence naming the directory, what was refused and what to do). `known`: the identity this
+ * process last found there, which spares reading the note again.
+ */
+export function prepareRecordDirectory(named: string, env: NodeJS.ProcessEnv = process.env, known: { identity: RecordDirectoryIdentity | null } = { identity: null }): string | null {
+  const dir = path.resolve(named);
+  const refused = (why: string, instead: string) => `the record directory ${dir} ${why}; nothing was recorded. ${instead}`;
+  try {
+    let found = lstatOrNull(dir);
+    if (found !== null && known.identity !== null && sameIdentity(identityOf(found), known.identity)) return null;
+    const note = readNote(dir, env);
+    if (typeof note === "string") return refused(`cannot be checked (${note})`, "Fix or remove that note");
+    let made = false;
+    if (found === null) {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      found = lstatSync(dir, { bigint: true });
+      made = true;
+    }
+    if (found.isSymbolicLink()) {
+      return refused(
+        "is a symbolic link, which tacit does not follow (the record, every script and what it printed, would be written wherever it leads)",
+        "Remove the link, or give --record the directory by its own path",
+      );
+    }
+    if (!found.isDirectory()) return refused("is not a directory", "Remove what is there (tacit makes the directory), or give --record another directory");
+    const me = typeof process.getuid === "function" ? BigInt(process.getuid()) : null;
+    if (me !== null && found.uid !== me) return refused(`belongs to another user (uid ${found.uid})`, "Give --record a directory of your own");
+    if (process.platform !== "win32" && (found.mode & 0o022n) !== 0n) {
+      return refused(
+        `can be written by others (mode ${(found.mode & 0o777n).toString(8)}), who could replace the record file in it`,
+        `Run \`chmod go-w ${dir}\` if you trust what is in it, or give --record another directory`,
+      );
+    }
+    const identity = identityOf(found);
+    if (!made && note !== null && !sameIdentity(note, identity)) {
+      return refused(
+        "is not the one tacit made there: that one was deleted or moved away, and another process made this one since (a command a " +
+          "script ran can, while no tacit records there), which may hold lines tacit never wrote",
+        `Keep it to look at, and give --record another directory; or remove it (tacit makes it anew); or, if you made it yourself, ` +
+          `delete ${recordDirectoryNote(dir, env)} to have tacit record into it`,
+      );
+    }
+    if (note === null || !sameIdentity(note, identity)) writeNote(dir, identity, env);
+    known.identity = identity;
+    return null;
+  } catch (error) {
+    return refused(`cannot be made or checked (${(error as Error).message})`, "Give --record a directory tacit can make");
+  }
+}
