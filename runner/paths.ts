@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
+import { npxTacitPrograms } from "./launch-files.js";
 
 const require = createRequire(import.meta.url);
 
@@ -98,7 +99,20 @@ let codeLocations: readonly string[] | undefined;
  */
 export function tacitCodeLocations(): readonly string[] {
   if (codeLocations) return codeLocations;
-  const found = new Set<string>([packageRoot]);
+  const found = packageCodeLocations(packageRoot);
+  // And the Node that runs tacit: a script that replaced it (a Node installed under your home,
+  // with the home an allowed root) would run as tacit the next time tacit starts.
+  for (const node of [path.resolve(process.execPath), resolveRealOrSelf(process.execPath)]) found.add(node);
+  codeLocations = outermost(found);
+  return codeLocations;
+}
+
+/**
+ * A package and each package it depends on (transitively, optional and peer ones too), both where
+ * each really is and each place Node's resolution would look for it first.
+ */
+function packageCodeLocations(root: string): Set<string> {
+  const found = new Set<string>([root]);
   const seen = new Set<string>();
   const visit = (packageJson: string): void => {
     let manifest: { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
@@ -128,13 +142,60 @@ export function tacitCodeLocations(): readonly string[] {
       }
     }
   };
-  seen.add(packageRoot);
-  visit(path.join(packageRoot, "package.json"));
-  // And the Node that runs tacit: a script that replaced it (a Node installed under your home,
-  // with the home an allowed root) would run as tacit the next time tacit starts.
-  for (const node of [path.resolve(process.execPath), resolveRealOrSelf(process.execPath)]) found.add(node);
-  // Checked on every change a script asks for: a place inside another is left out (most are).
+  seen.add(root);
+  visit(path.join(root, "package.json"));
+  return found;
+}
+
+/** The places, less those inside another (checked on every change a script asks for: most are). */
+function outermost(found: Iterable<string>): string[] {
   const places = [...found].sort();
-  codeLocations = places.filter((place, index) => !places.slice(0, index).some((outer) => isWithin(place, outer)));
-  return codeLocations;
+  return places.filter((place, index) => !places.slice(0, index).some((outer) => isWithin(place, outer)));
+}
+
+let npxCodeLocations: readonly string[] | undefined;
+
+/**
+ * The code of the tacit `npx tacit` runs in tacit's start directory when that is not the tacit
+ * running (a project with its own copy in node_modules while a global tacit runs): the package its
+ * node_modules/.bin/tacit leads into, in that directory or the nearest above that has one (where
+ * npx looks first), and node_modules/tacit beside it, each with the packages it loads from there.
+ * Shown through the real CLI: a script of the global tacit, with requestFileSystem(".") alone,
+ * rewrote node_modules/tacit/dist/main.js of such a project, and the next `npx tacit` there ran it
+ * with your full authority. Found once per process, like tacitCodeLocations; a package outside any
+ * node_modules (a project's own bin named tacit) is launch-files.ts's concern, not code to keep.
+ */
+export function npxTacitCodeLocations(cwd: string = process.cwd()): readonly string[] {
+  if (npxCodeLocations) return npxCodeLocations;
+  const found = new Set<string>();
+  for (const bin of npxTacitPrograms(cwd)) {
+    const nodeModules = path.dirname(path.dirname(bin));
+    const roots = [path.join(nodeModules, "tacit")];
+    try {
+      const program = installedPackageOf(realpathSync(bin));
+      if (program !== null) roots.push(program);
+    } catch {
+      continue; // No program there: npx looks further up.
+    }
+    const running = resolveRealOrSelf(packageRoot);
+    for (const root of new Set(roots)) {
+      const real = resolveRealOrSelf(root);
+      if (!existsSync(path.join(real, "package.json")) || isWithin(running, real) || isWithin(real, running)) continue;
+      for (const place of [root, real, ...packageCodeLocations(real)]) found.add(place);
+    }
+    break; // npx runs the first it finds.
+  }
+  npxCodeLocations = outermost(found);
+  return npxCodeLocations;
+}
+
+/** The installed package (one inside a node_modules) that holds `file`, or null. */
+function installedPackageOf(file: string): string | null {
+  for (let dir = path.dirname(file); path.dirname(dir) !== dir; dir = path.dirname(dir)) {
+    const parent = path.dirname(dir);
+    const installed = path.basename(parent) === "node_modules" || (path.basename(parent).startsWith("@") && path.basename(path.dirname(parent)) === "node_modules");
+    if (installed && existsSync(path.join(dir, "package.json"))) return dir;
+    if (path.basename(dir) === "node_modules") return null;
+  }
+  return null;
 }

@@ -57,7 +57,7 @@ import { homes } from "../fs/home-config.js";
 import { mountPointsIn } from "../fs/proc-mounts.js";
 import { gitControlOf, type ProtectedPath } from "../fs/protected-paths.js";
 import { isNpxTacitProgram, npxTacitPrograms, tacitLaunchFiles } from "../launch-files.js";
-import { tacitCodeLocations } from "../paths.js";
+import { npxTacitCodeLocations, tacitCodeLocations } from "../paths.js";
 import { prepareRecordDirectory } from "../record-directory.js";
 import { EffectFailure } from "../refusals.js";
 import { executable, type NamespaceWrapper, SHELL } from "./pid-namespace.js";
@@ -623,6 +623,8 @@ export class CommandConfinement {
     // unconfined, at its next start. A confined `sh` appended a line to
     // node_modules/tacit/dist/bundle/code-cache.cjs, and the next `tacit --version` ran it.
     for (const location of tacitCodeLocations()) keep(location);
+    // And the code of another tacit that `npx tacit` runs from the start directory (paths.ts, npxTacitCodeLocations).
+    for (const location of npxTacitCodeLocations()) keep(location);
     // And the files that decide how tacit starts (launch-files.ts: an MCP client's settings that
     // hold tacit's command and flags, npm's configuration), read-only to scripts for that reason:
     // a confined `sed -i` rewrote the project's .mcp.json to give the next `tacit serve`

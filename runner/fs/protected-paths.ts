@@ -29,7 +29,7 @@ import path from "node:path";
 import type { RunnerConfig } from "../config.js";
 import { filesNamedByClientSettings } from "../client-settings.js";
 import { isNpxTacitProgram, launchFileNamedAt, tacitBinDirectoryManifestOf, tacitLaunchFiles } from "../launch-files.js";
-import { tacitCodeLocations } from "../paths.js";
+import { npxTacitCodeLocations, tacitCodeLocations } from "../paths.js";
 import { rememberedOwnFiles } from "../remembered-files.js";
 import { tacitHomes } from "../tacit-home.js";
 import { tacitTempDirBelow, tacitTempDirOf, tempDirPlaces } from "../temp-dirs.js";
@@ -82,6 +82,9 @@ let readOnlyPaths: ProtectedPath[] | undefined;
 function readOnly(): ProtectedPath[] {
   readOnlyPaths ??= [
     ...tacitCodeLocations().map(readOnlyAt("tacit's own code (its package, or a package it loads, which run with your full authority)")),
+    ...npxTacitCodeLocations().map(
+      readOnlyAt("the code of the tacit that `npx tacit` runs here (a copy in node_modules, or a package it loads, which runs with your full authority at its next start)"),
+    ),
     ...tacitLaunchFiles().map(
       readOnlyAt(
         "a file that decides how tacit starts (npm's configuration, which can make `npx tacit` run code of its own inside tacit, or an MCP client's settings holding tacit's command and policy flags)",

@@ -542,6 +542,39 @@ requestExecPermission(["sh"], (proc) => { attempt("forge", () => proc.exec("sh",
     expect(lines.map((line) => (JSON.parse(line) as { code: string }).code)).toEqual([`println("anew");\n`]);
   });
 
+  it("cannot change the copy of tacit in the project's node_modules that `npx tacit` runs there, when another tacit runs", async (ctx) => {
+    // The running tacit's code was kept read-only, and node_modules/.bin/tacit, but not a copy the
+    // project holds of its own (a global tacit running): a confined `sh` could rewrite
+    // node_modules/tacit/dist/main.js, which the next `npx tacit` there runs unconfined.
+    const dir = confinementDir(ctx);
+    const { home, project } = layout(dir);
+    writeTree(project, {
+      "node_modules/tacit/package.json": JSON.stringify({ name: "tacit", version: "0.0.9", type: "module", bin: { tacit: "bin/tacit.js" } }),
+      "node_modules/tacit/bin/tacit.js": '#!/usr/bin/env node\nimport "../dist/main.js";\n',
+      "node_modules/tacit/dist/main.js": 'console.log("the local tacit");\n',
+      "node_modules/.bin/tacit": { symlink: "../tacit/bin/tacit.js" },
+      "node_modules/left-pad/index.js": "module.exports = 1;\n",
+    });
+    const main = path.join(project, "node_modules/tacit/dist/main.js");
+    const attacks: Record<string, string> = {
+      append: "echo 'require(\"child_process\").execSync(\"touch PWNED\")' >> node_modules/tacit/dist/main.js",
+      replace: "rm -f node_modules/tacit/dist/main.js && echo payload > node_modules/tacit/dist/main.js",
+      rename: "mv node_modules/tacit node_modules/tacit-old && mkdir -p node_modules/tacit/dist && echo payload > node_modules/tacit/dist/main.js",
+      "ordinary work": "echo 'module.exports = 2;' > node_modules/left-pad/index.js",
+    };
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+${Object.entries(attacks).map(([label, command]) => `  attempt(${lit(label)}, () => proc.exec("sh", ["-c", ${lit(command)}]));`).join("\n")}
+});
+`, ["--command-permissions", "sh", "--confine-commands"], { HOME: home, TACIT_HOME: path.join(dir, "tacit-home") });
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    for (const label of ["append", "replace", "rename"]) expect(execResult(found, label).exitCode, label).not.toBe(0);
+    expect(execResult(found, "ordinary work").exitCode).toBe(0);
+    expect(readFileSync(main, "utf8")).toBe('console.log("the local tacit");\n');
+    expect(existsSync(path.join(project, "node_modules/tacit-old"))).toBe(false);
+  });
+
   it("cannot reach the audit log's lock, kept in tacit's home, nor move the log away while tacit writes it", async (ctx) => {
     // The writer's lock lay beside the log (FILE.lock), covered only while it existed: a lock
     // planted where none was (a live pid, or a dead one that makes the next writer sign an
