@@ -82,7 +82,7 @@ const DESCRIPTIONS: Record<RememberedKind, { what: string; why: string }> = {
     what: "the audit log (--audit-log) of an earlier tacit run on this machine",
     why:
       "it is the signed record of what that run's scripts did and were allowed, which a script that appended to it could make the next " +
-      "writer refuse to continue (its writer's lock is kept in tacit's home; FILE.lock beside it, which tacit's of before took, is refused the same)",
+      "writer refuse to continue (its writer's lock is kept in tacit's home; FILE.lock beside it, where older versions of tacit take theirs, is refused the same)",
   },
 };
 

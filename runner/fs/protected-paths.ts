@@ -108,7 +108,7 @@ export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = 
   if (config.library.secureOutput) protect(config.library.secureOutput, "the secure output file (--secure-output, which holds plaintext)");
   if (config.auditLog) {
     protect(config.auditLog, "the audit log (--audit-log)");
-    // The writer's lock lies in tacit's home (audit/log.ts); FILE.lock is where tacit's of before took it.
+    // The writer's lock lies in tacit's home (audit/log.ts); FILE.lock is where older versions of tacit take it, so it stays refused.
     protect(`${config.auditLog}.lock`, "the audit log's lock");
   }
   if (config.recordPath) protect(config.recordPath, "the record directory (--record)");
