@@ -186,6 +186,24 @@ export function tempDirWithHome(
 }
 
 /**
+ * tempDirWithHome, and `elsewhere`: the environment of a run with a tacit home of its own (another
+ * machine, a container, another TACIT_HOME), which remembers nothing of the first home's runs.
+ * `cleanup` removes both homes and the directory.
+ */
+export function tempDirWithTwoHomes(prefix: string): ReturnType<typeof tempDirWithHome> & { elsewhere: Record<string, string> } {
+  const first = tempDirWithHome(prefix);
+  const other = freshTacitHome();
+  return {
+    ...first,
+    elsewhere: { ...first.env, TACIT_HOME: other.home },
+    cleanup: () => {
+      first.cleanup();
+      other.cleanup();
+    },
+  };
+}
+
+/**
  * Installs this build into `project` as npm would put a dependency there: node_modules/tacit
  * holding its package (bin, dist, library, package.json), its own dependencies linked to this
  * checkout's. Returns the installed package's directory.

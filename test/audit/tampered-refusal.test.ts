@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../runner/audit/digest.js";
 import { chainOf, eventHashOfJson, lineText } from "../../runner/audit/line.js";
-import { freshTacitHome, runCli, runScript, tempDirWithHome } from "../helpers.js";
+import { runCli, runScript, tempDirWithTwoHomes } from "../helpers.js";
 
 describe("refusing a tampered audit log", () => {
   let dir: string;
@@ -21,14 +21,7 @@ describe("refusing a tampered audit log", () => {
   /** A run with a tacit home of its own, which does not remember the log the test's runs write. */
   let elsewhere: Record<string, string>;
   beforeEach(() => {
-    ({ dir, env, cleanup } = tempDirWithHome("tacit-audit-refusal-"));
-    const other = freshTacitHome();
-    elsewhere = { ...env, TACIT_HOME: other.home };
-    const removeDirAndHome = cleanup;
-    cleanup = () => {
-      removeDirAndHome();
-      other.cleanup();
-    };
+    ({ dir, env, elsewhere, cleanup } = tempDirWithTwoHomes("tacit-audit-refusal-"));
   });
   afterEach(() => cleanup());
 

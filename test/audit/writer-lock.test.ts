@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../runner/audit/digest.js";
 import { chainOf, eventHashOfJson, lineText, ZERO_CHAIN } from "../../runner/audit/line.js";
 import { writerLockFor } from "../../runner/audit/log.js";
-import { connectServe, freshTacitHome, runCli, runScript, tempDirWithHome, unchecked } from "../helpers.js";
+import { connectServe, runCli, runScript, tempDirWithTwoHomes, unchecked } from "../helpers.js";
 import { readLines, verifyJson } from "./fixtures.js";
 
 describe("the audit log writer's lock", () => {
@@ -22,14 +22,7 @@ describe("the audit log writer's lock", () => {
   let elsewhere: Record<string, string>;
   let cleanup: () => void;
   beforeEach(() => {
-    ({ dir, home, env, cleanup } = tempDirWithHome("tacit-writer-lock-"));
-    const other = freshTacitHome();
-    elsewhere = { ...env, TACIT_HOME: other.home };
-    const removeDirAndHome = cleanup;
-    cleanup = () => {
-      removeDirAndHome();
-      other.cleanup();
-    };
+    ({ dir, home, env, elsewhere, cleanup } = tempDirWithTwoHomes("tacit-writer-lock-"));
   });
   afterEach(() => cleanup());
 

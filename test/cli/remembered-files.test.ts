@@ -11,7 +11,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../runner/audit/digest.js";
 import { chainOf, eventHashOfJson, lineText } from "../../runner/audit/line.js";
-import { freshTacitHome, runCli, runScript, tempDirWithHome } from "../helpers.js";
+import { runCli, runScript, tempDirWithHome, tempDirWithTwoHomes } from "../helpers.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, makeCanary, realTempDir } from "../files/fixtures.js";
 
 describe("files an earlier run was given on its command line", () => {
@@ -139,14 +139,7 @@ describe("the record directory an earlier run made, deleted since", () => {
   let env: Record<string, string>;
   let elsewhere: Record<string, string>;
   beforeEach(() => {
-    ({ dir, home, env, cleanup } = tempDirWithHome("tacit-remembered-record-"));
-    const other = freshTacitHome();
-    elsewhere = { ...env, TACIT_HOME: other.home };
-    const removeDirAndHome = cleanup;
-    cleanup = () => {
-      removeDirAndHome();
-      other.cleanup();
-    };
+    ({ dir, home, env, elsewhere, cleanup } = tempDirWithTwoHomes("tacit-remembered-record-"));
   });
   afterEach(() => cleanup());
 
