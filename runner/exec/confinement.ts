@@ -39,9 +39,11 @@
 // (a file written since, or renamed, is covered), which lists again only the directories whose
 // change time moved since tacit last listed them (see Listing): a stat per directory, after a
 // first full walk per process (a walk does not enter a classified directory, covered whole).
-// The covers are mounted by the child after the walk: once they are, it has `stat` check that no
-// directory the walk listed has changed since (see wrap), and gives up where one has (a confined
-// command in another run can move files in the roots meanwhile).
+// The covers are mounted by the child after the walk: once they are (or where a mount failed), it
+// has `stat` check that no directory the walk listed, nor a home listed for its hidden entries, has
+// changed since (see wrap), and gives up where one has (a confined command in another run can move
+// files in the roots meanwhile); the host then plans the covers anew, a bounded number of times
+// (see RootsChangedDuringSetup), before the command is refused.
 // Not covered: a classified file outside the roots and the home directory whose pattern is a
 // name or a glob (a link in a root that leads there reads it); the other files under the roots
 // that programs run later and tacit's file API refuses to change (.envrc, executables on PATH,
@@ -79,11 +81,17 @@ const GLOB_CHAR = /[*?[\]{}!]/;
 /** What the setup has \`stat\` say of each directory walked: device, inode, change time (ns), as walkedLine writes them. */
 const WALKED_STAT = "%d %i %.9Z\\n";
 
-/** Why the setup gives up when a directory the walk listed changed before the covers were mounted (see CommandConfinement.wrap). */
-const CHANGED_DURING_SETUP =
-  "the allowed roots changed while it was set up: a directory listed to find the classified paths had entries made, removed or renamed " +
-  "(by another command or process) before their covers were mounted, so a cover could be missing. Run the command again once nothing else is " +
-  "moving files in the allowed roots";
+/**
+ * What the setup says when a directory the walk listed changed before the covers were mounted (see
+ * CommandConfinement.wrap), or when a mount failed and one had: the host plans again (see
+ * RootsChangedDuringSetup).
+ */
+const CHANGED_DURING_SETUP = "the allowed roots changed while it was set up";
+/**
+ * How many times a command's confinement is planned and set up before its refusal stands, where
+ * each gave up because the roots changed meanwhile (see RootsChangedDuringSetup).
+ */
+export const SETUP_ATTEMPTS = 3;
 
 // The namespace's first process. Positional parameters: mount's path, the mount table, the
 // working directory, whether / is made read-only, whether /tmp is private, the SHA-256 of what
@@ -106,12 +114,15 @@ fi
 : > "$d/file" && /bin/mkdir "$d/dir" && printf '%s' "$table" > "$d/fstab" && exec 5<"$d" || fail "could not write the mount table in $d"
 i=0
 while [ "$i" -lt "$n" ]; do /bin/mkdir -p "$1" || fail "could not make $1 in the private /tmp"; shift; i=$((i+1)); done
-out=$("$m" --no-canonicalize -v -a -T "$d/fstab" 2>&1) || fail "$out"
+unchanged() {
+  seen=$(/usr/bin/xargs -0 -r /usr/bin/stat --printf '${WALKED_STAT}' -- <&6 2>/dev/null | /usr/bin/sha256sum) || fail "could not check the directories walked"
+  exec 6<&-
+  [ "\${seen%% *}" = "$walked" ]
+}
+out=$("$m" --no-canonicalize -v -a -T "$d/fstab" 2>&1) || { unchanged || fail "${CHANGED_DURING_SETUP}"; fail "$out"; }
 case $out in *": ignored"*|*": already mounted"*) fail "a mount was skipped: $out";; esac
 if [ "$roroot" = 1 ]; then "$m" -o remount,bind,ro / || fail "could not make / read-only"; fi
-seen=$(/usr/bin/xargs -0 -r /usr/bin/stat --printf '${WALKED_STAT}' -- <&6 2>/dev/null | /usr/bin/sha256sum) || fail "could not check the directories walked"
-exec 6<&-
-[ "\${seen%% *}" = "$walked" ] || fail "${CHANGED_DURING_SETUP}"
+unchanged || fail "${CHANGED_DURING_SETUP}"
 /bin/rm -rf "$d" || fail "could not remove $d"
 exec 5<&-
 cd -P "$cwd" || fail "could not enter the working directory $cwd"
@@ -178,6 +189,16 @@ interface Walked {
 function nanoseconds(ns: bigint): string {
   if (ns < 0n) return "gone";
   return `${ns / 1_000_000_000n}.${(ns % 1_000_000_000n).toString().padStart(9, "0")}`;
+}
+
+/** Whether `dir` still has the device, inode and change time its listing was made at (gone: not, unless it was then). */
+function sameStamp(dir: string, listing: Listing): boolean {
+  try {
+    const stat = lstatSync(dir, { bigint: true });
+    return stat.ctimeNs === listing.ctimeNs && stat.ino === listing.ino && stat.dev === listing.dev;
+  } catch {
+    return listing.ctimeNs < 0n;
+  }
 }
 
 /** Whether `real` is the null device: /dev/null, and a character device (a regular file there may hold what tacit wrote to it). */
@@ -354,7 +375,7 @@ export class CommandConfinement {
     program: string,
     args: readonly string[],
     cwd: string,
-  ): { program: string; args: string[]; walked: Buffer } {
+  ): { program: string; args: string[]; walked: Buffer; changedSince: () => string | null } {
     if (wrapper === null || !wrapper.ownProc) {
       throw refusal(
         command,
@@ -392,6 +413,8 @@ export class CommandConfinement {
       .digest("hex");
     return {
       walked: Buffer.from(checked.map(({ dir }) => `${dir}\0`).join("")),
+      // For the refusal, where the setup found the roots changed: a directory that has changed since the walk.
+      changedSince: () => checked.find(({ dir, listing }) => !sameStamp(dir, listing))?.dir ?? null,
       program: wrapper.program,
       args: [
         ...wrapper.namespaceArgs,
@@ -601,6 +624,11 @@ export class CommandConfinement {
     const listed: Walked[] = [];
     const walked: string[] = [...this.roots];
     for (const home of homes()) {
+      // Its hidden entries are covered as listed here: checked like a walked directory (one made
+      // meanwhile, another process's ~/.aws, was not covered). Stamped before it is listed.
+      const real = realTarget(home)?.real;
+      const stamp = real === undefined ? null : this.stamp(real);
+      if (real !== undefined && stamp !== null) listed.push({ dir: real, listing: stamp });
       for (const entry of entries(home)) {
         if (!entry.name.startsWith(".")) continue;
         const full = path.join(home, entry.name);
@@ -681,6 +709,16 @@ export class CommandConfinement {
     }
   }
 
+  /** `dir`'s change time, inode and device, as a listing of nothing (null: gone), for the setup's check (see wrap). */
+  private stamp(dir: string): Listing | null {
+    try {
+      const stat = lstatSync(dir, { bigint: true });
+      return { ctimeNs: stat.ctimeNs, ino: stat.ino, dev: stat.dev, classified: [], gitControls: [], npxPrograms: [], directories: [] };
+    } catch {
+      return null;
+    }
+  }
+
   /** What `dir` holds, from the listings kept while the directory's change time, inode and device are the same. */
   private listing(dir: string): Listing {
     let stat;
@@ -755,13 +793,54 @@ function refusal(command: string, why: string, what: string): EffectFailure {
   );
 }
 
-/** The refusal of a command whose confinement failed to set up (the child's status and stderr), or null when it ran. */
-export function setupFailure(command: string, exitCode: number, stderr: string): EffectFailure | null {
+/**
+ * The setup gave up, the command not run, because a directory the walk listed changed before the
+ * covers were mounted (a file made, removed or renamed there by another process). Nothing was
+ * loosened: the executor plans the covers anew from the roots as they are now and sets them up
+ * again, at most SETUP_ATTEMPTS times in all (each attempt checked the same way), and only then is
+ * the command refused (see refusedAfter). A run beside a build or another tacit run was refused
+ * where a file it was to cover was merely removed meanwhile.
+ */
+export class RootsChangedDuringSetup extends EffectFailure {
+  constructor(
+    private readonly command: string,
+    /** A directory that had changed since the walk when the setup gave up, or null (changed back, or found unchanged by then). */
+    readonly changed: string | null,
+  ) {
+    super(rootsChangedMessage(command, 1, changed));
+  }
+
+  /** The refusal after `attempts` setups in a row each found the roots changed. */
+  refusedAfter(attempts: number): EffectFailure {
+    return new EffectFailure(rootsChangedMessage(this.command, attempts, this.changed));
+  }
+}
+
+function rootsChangedMessage(command: string, attempts: number, changed: string | null): string {
+  const times = attempts === 1 ? "" : `, ${attempts} times in a row (the covers were planned anew from the roots each time)`;
+  return (
+    `exec("${command}"): refused, nothing was run: commands are confined (--confine-commands, config libraryConfig.confineCommands), ` +
+    `but the allowed roots changed while it was set up${times}: a directory listed to find the classified paths or the home's hidden ` +
+    `entries${changed === null ? "" : ` (${changed})`} had entries made, removed or renamed (by another command or process) before their ` +
+    "covers were mounted, so a cover could be missing. Run the command again once nothing else is moving files in the allowed roots (a " +
+    "build, another tacit run), or keep such busy directories out of the allowed roots; or have the operator drop --confine-commands, so " +
+    "that allowed commands run with the user's full authority"
+  );
+}
+
+/**
+ * The refusal of a command whose confinement failed to set up (the child's status and stderr), or
+ * null when it ran: a RootsChangedDuringSetup where the roots changed meanwhile (`changedSince`
+ * names a directory that did, see wrap).
+ */
+export function setupFailure(command: string, exitCode: number, stderr: string, changedSince: () => string | null = () => null): EffectFailure | null {
   const at = stderr.lastIndexOf(SETUP_FAILED);
   if (exitCode !== SETUP_FAILED_STATUS || at === -1) return null;
+  const reason = stderr.slice(at + SETUP_FAILED.length).trim();
+  if (reason === CHANGED_DURING_SETUP) return new RootsChangedDuringSetup(command, changedSince());
   return refusal(
     command,
-    `its confinement could not be set up (${stderr.slice(at + SETUP_FAILED.length).trim()})`,
+    `its confinement could not be set up (${reason})`,
     "fix what the reason names (a mount that fails: a path the allowed roots or classified paths name), or run tacit where mounts in a user namespace work",
   );
 }

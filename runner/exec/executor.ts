@@ -19,7 +19,7 @@ import { type ProtectedPath, protectedPathOf } from "../fs/protected-paths.js";
 import { HostSecrets } from "../host-secrets.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import { type CommandPolicy, commandRefusal } from "./command-policy.js";
-import { type CommandConfinement, confinedCommandRunning, setupFailure } from "./confinement.js";
+import { type CommandConfinement, confinedCommandRunning, RootsChangedDuringSetup, SETUP_ATTEMPTS, setupFailure } from "./confinement.js";
 import { namespaceWrapper } from "./pid-namespace.js";
 import { findOnPath } from "./program-path.js";
 
@@ -229,21 +229,34 @@ export class ExecExecutor {
   }
 
   /** `pinned`: the command runs in the directory `cwd` names now, opened and verified, whatever its path leads to by the time the child starts. */
-  private run(program: string, request: ExecRequest, cwd: string, timeoutMs: number, pinned = false): Promise<ProcessResult> {
+  private async run(program: string, request: ExecRequest, cwd: string, timeoutMs: number, pinned = false): Promise<ProcessResult> {
     let directory: { fd: number; path: string } | null = null;
     if (pinned) {
       const fd = openSync(cwd, constants.O_RDONLY | constants.O_DIRECTORY);
       const opened = openedPath(fd);
       if (opened !== null && opened !== cwd) {
         closeSync(fd);
-        return Promise.reject(cwdChangedSinceJudged(opened));
+        throw cwdChangedSinceJudged(opened);
       }
-      // The child changes into it by its descriptor, which it holds until it runs the program.
+      // The child changes into it by its descriptor, held here until the command has ended (each attempt below starts in it).
       directory = { fd, path: opened === null ? cwd : `/proc/self/fd/${fd}` };
     }
-    const started = this.start(program, request, directory?.path ?? cwd, cwd, timeoutMs);
-    if (directory !== null) closeSync(directory.fd);
-    return started;
+    try {
+      // A confined command whose setup found the roots changed before its covers were mounted did
+      // not run: its covers are planned anew from the roots as they are now and set up again, each
+      // attempt checked the same way, within the command's own timeout (see RootsChangedDuringSetup).
+      const until = Date.now() + timeoutMs;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.start(program, request, directory?.path ?? cwd, cwd, Math.max(1, until - Date.now()));
+        } catch (error) {
+          if (!(error instanceof RootsChangedDuringSetup)) throw error;
+          if (attempt >= SETUP_ATTEMPTS || Date.now() >= until) throw error.refusedAfter(attempt);
+        }
+      }
+    } finally {
+      if (directory !== null) closeSync(directory.fd);
+    }
   }
 
   /** `cwd`: where the child starts (a descriptor's path when pinned); `realCwd`: that directory's path, which a confined command enters again. */
@@ -255,8 +268,9 @@ export class ExecExecutor {
       let argv: string[];
       // A confined command's setup reads the directories its walk listed on fd 3 (see CommandConfinement.wrap).
       let walked: Buffer | null = null;
+      let changedSince: () => string | null = () => null;
       try {
-        ({ program: command, args: argv, walked = null } =
+        ({ program: command, args: argv, walked = null, changedSince = () => null } =
           this.confinement !== null ? this.confinement.wrap(wrapper, request.command, program, request.args, realCwd)
           : wrapper ? { program: wrapper.program, args: [...wrapper.argsBefore, program, ...request.args] }
           : { program, args: [...request.args] });
@@ -320,7 +334,7 @@ export class ExecExecutor {
         release();
         confinedEnds();
         const exitCode = timedOut ? 124 : (code ?? 128 + signalNumber(signal));
-        const unconfined = this.confinement !== null && !timedOut ? setupFailure(request.command, exitCode, stderr.text()) : null;
+        const unconfined = this.confinement !== null && !timedOut ? setupFailure(request.command, exitCode, stderr.text(), changedSince) : null;
         if (unconfined !== null) {
           reject(unconfined);
           return;

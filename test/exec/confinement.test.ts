@@ -6,7 +6,7 @@
 // read-only, while ordinary work (ls, git status, a node script, /tmp) goes on. The layout lives
 // outside /tmp (confined commands get a private /tmp, which would hide it and prove less).
 
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -15,7 +15,7 @@ import { describe, expect, it, type TestContext } from "vitest";
 import { canonicalJson } from "../../runner/audit/digest.js";
 import { chainOf, eventHashOfJson, lineText, ZERO_CHAIN } from "../../runner/audit/line.js";
 import { writerLockFor } from "../../runner/audit/log.js";
-import { CommandConfinement, setupFailure } from "../../runner/exec/confinement.js";
+import { CommandConfinement, RootsChangedDuringSetup, setupFailure } from "../../runner/exec/confinement.js";
 import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
 import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
 import { connectServe, createSession, fileOnce, installTacitIn, repoRoot, runCli, runInSession, runScript } from "../helpers.js";
@@ -928,5 +928,131 @@ requestFileSystem(".", (fs) => { attempt("copy", () => fs.writeClassified("src/.
     } finally {
       cleanup();
     }
+  });
+});
+
+/**
+ * A watcher (python3, inotify) that waits for `dir` to be opened, the walk's listing of it, and then
+ * runs `action` (python, `os` imported): the change falls between the walk and the mounts. Resolves
+ * once it watches; `done` once it acted.
+ */
+async function onFirstListing(ctx: TestContext, dir: string, action: string): Promise<{ done: Promise<void> }> {
+  const python = "/usr/bin/python3";
+  ctx.skip(!existsSync(python), "no /usr/bin/python3 to watch the directory with inotify");
+  const watcher = spawn(python, ["-c", `import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init()
+if libc.inotify_add_watch(fd, sys.argv[1].encode(), 0x20) < 0: sys.exit("cannot watch")
+print("ready", flush=True)
+os.read(fd, 4096)
+${action}
+print("acted", flush=True)`, dir], { stdio: ["ignore", "pipe", "inherit"] });
+  ctx.onTestFinished(() => {
+    if (watcher.exitCode === null) watcher.kill("SIGKILL");
+  });
+  let said = "";
+  const heard = (word: string): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const check = (): void => {
+        if (said.includes(word)) resolve();
+      };
+      watcher.stdout.on("data", (chunk: Buffer) => {
+        said += chunk.toString();
+        check();
+      });
+      watcher.on("exit", () => (said.includes(word) ? resolve() : reject(new Error(`the watcher ended before it said ${word}`))));
+      check();
+    });
+  await heard("ready");
+  return { done: heard("acted") };
+}
+
+type SetUp = ReturnType<typeof spawnSync> & { stdout: string; stderr: string };
+
+/** Runs a command `wrap` made, as the executor does (its setup reads the walked directories on fd 3), in `cwd`. */
+function runWrapped(dir: string, cwd: string, wrapped: ReturnType<CommandConfinement["wrap"]>): SetUp {
+  const walkedFile = path.join(dir, `walked-${randomUUID()}`);
+  writeFileSync(walkedFile, wrapped.walked);
+  const walked = openSync(walkedFile, "r");
+  try {
+    return spawnSync(wrapped.program, wrapped.args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walked], timeout: 20_000 }) as SetUp;
+  } finally {
+    closeSync(walked);
+  }
+}
+
+describe("confined commands whose roots change while their confinement is set up", () => {
+  // A file the walk found to cover, removed before its cover was mounted (a test's probe file,
+  // a build's): the mount failed and the command was refused, as was one whose listed directory
+  // merely changed. The covers are planned anew (a bounded number of times) instead.
+  it("run where a classified file they were to cover is removed between the walk and the mounts", async (ctx) => {
+    const dir = confinementDir(ctx);
+    const { home, project } = layout(dir);
+    writeTree(project, { "sub/.env.probe": "probe\n", "sub/keep.txt": "kept\n" });
+    const sub = path.join(project, "sub");
+    const watcher = await onFirstListing(ctx, sub, `os.unlink(${JSON.stringify(path.join(sub, ".env.probe"))})`);
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["cat"], (proc) => { attempt("cat", () => proc.exec("cat", ["sub/keep.txt"])); });
+`, ["--command-permissions", "cat", "--confine-commands"], { HOME: home });
+    await watcher.done;
+    expect(existsSync(path.join(sub, ".env.probe"))).toBe(false);
+    expect(r.code, r.stderr).toBe(0);
+    expect(execResult(attempts(r.stdout), "cat")).toEqual({ exitCode: 0, stdout: "kept\n", stderr: "" });
+  });
+
+  // What the executor does when the setup gives up (see ExecExecutor.run), shown step by step with
+  // the real setup: a classified file made in a listed directory after the walk is no cover the
+  // setup mounts, so it gives up, the command not run; planned anew, the file is covered.
+  it("never run with a classified file made between the walk and the mounts left uncovered: refused, then planned anew with it covered", (ctx) => {
+    const dir = confinementDir(ctx);
+    const canary = makeCanary();
+    writeTree(dir, { "project/sub/keep.txt": "kept\n", "made.env": `${canary}\n` });
+    const project = path.join(dir, "project");
+    const confinement = new CommandConfinement({ allowedRoots: [project], classified: new ClassifiedPaths(DEFAULT_CLASSIFIED_PATHS), protectedPaths: [], tacitHomes: [], tacitFiles: [], recordDirectory: null });
+    const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], () => undefined);
+    const setUp = (wrapped: ReturnType<CommandConfinement["wrap"]>): SetUp => runWrapped(dir, project, wrapped);
+    const first = confinement.wrap(wrapper, "cat", "/usr/bin/cat", ["sub/.env"], project);
+    // Another process makes sub/.env, whole (a rename), after the walk listed sub/.
+    renameSync(path.join(dir, "made.env"), path.join(project, "sub/.env"));
+    const r = setUp(first);
+    expect(r.stdout).not.toContain(canary);
+    expect(r.stderr).not.toContain(canary);
+    const failure = setupFailure("cat", r.status ?? -1, r.stderr, first.changedSince);
+    expect(failure).toBeInstanceOf(RootsChangedDuringSetup);
+    expect(failure?.message).toContain(`the allowed roots changed while it was set up: a directory listed to find the classified paths or the home's hidden entries (${path.join(project, "sub")})`);
+    expect((failure as RootsChangedDuringSetup).refusedAfter(3).message).toMatch(
+      /exec\("cat"\): refused, nothing was run: .*changed while it was set up, 3 times in a row \(the covers were planned anew from the roots each time\).*Run the command again once nothing else is moving files/,
+    );
+    // Planned anew, as the executor does: the new .env is covered.
+    const again = setUp(confinement.wrap(wrapper, "cat", "/usr/bin/cat", ["sub/.env"], project));
+    expect({ status: again.status, stdout: again.stdout }, again.stderr).toEqual({ status: 0, stdout: "" });
+    expect(readFileSync(path.join(project, "sub/.env"), "utf8")).toBe(`${canary}\n`);
+  });
+
+  it("never run with a hidden entry of the home made between the walk and the mounts left uncovered", (ctx) => {
+    // The home is listed for its hidden entries, not walked: its change was not checked, and a
+    // ~/.netrc another process made meanwhile was readable to the command.
+    const dir = confinementDir(ctx);
+    const canary = makeCanary();
+    writeTree(dir, { "project/keep.txt": "kept\n", "home/.bashrc": "# the user's own\n", "made.netrc": `${canary}\n` });
+    const project = path.join(dir, "project");
+    const home = path.join(dir, "home");
+    const before = process.env.HOME;
+    process.env.HOME = home;
+    ctx.onTestFinished(() => {
+      process.env.HOME = before;
+    });
+    const confinement = new CommandConfinement({ allowedRoots: [project], classified: new ClassifiedPaths(DEFAULT_CLASSIFIED_PATHS), protectedPaths: [], tacitHomes: [], tacitFiles: [], recordDirectory: null });
+    const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], () => undefined);
+    const netrc = path.join(home, ".netrc");
+    const first = confinement.wrap(wrapper, "cat", "/usr/bin/cat", [netrc], project);
+    renameSync(path.join(dir, "made.netrc"), netrc);
+    const r = runWrapped(dir, project, first);
+    expect(r.stdout).not.toContain(canary);
+    expect(r.stderr).not.toContain(canary);
+    expect(setupFailure("cat", r.status ?? -1, r.stderr, first.changedSince)).toBeInstanceOf(RootsChangedDuringSetup);
+    const again = runWrapped(dir, project, confinement.wrap(wrapper, "cat", "/usr/bin/cat", [netrc], project));
+    expect(again.stdout).not.toContain(canary);
+    expect({ status: again.status, stdout: again.stdout }, again.stderr).toEqual({ status: 0, stdout: "" });
   });
 });
