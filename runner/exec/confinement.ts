@@ -4,7 +4,9 @@
 // With it, the command's PID and mount namespace (pid-namespace.ts) is made, before the command
 // starts, into a view of the file system where:
 //   - everything is read-only but the allowed roots and a private, empty /tmp (a root under /tmp
-//     is mounted back into it at its own path);
+//     is mounted back into it at its own path); with / a root, everything but its top level and
+//     the system's places (SYSTEM_PLACES: tacit runs programs from them unconfined), and /tmp is
+//     still private (see grants);
 //   - the classified paths found under the allowed roots, the hidden entries of the home
 //     directory (~/.ssh, ~/.aws, ~/.bashrc, ~/.config, …, of the home HOME names and of the one
 //     the password database gives), the classified paths named by an absolute pattern, and
@@ -68,6 +70,15 @@ const MOUNT_CANDIDATES = ["/usr/bin/mount", "/bin/mount"];
 const TMP = "/tmp";
 const PROC = "/proc";
 /**
+ * The operating system's own places: a root that holds them (`--allowed-roots /`) does not make them
+ * writable (see grants). tacit runs programs from them with the user's full authority, unconfined:
+ * node and its libraries at its next start, and, for the next command, unshare, sh, mount, stat and
+ * the rest of the setup before the command is confined; /etc/ld.so.preload names a library every
+ * program loads. /dev and /sys hold devices and the kernel's settings, not files a root grants.
+ */
+const SYSTEM_PLACES = ["/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/dev", "/sys"];
+const SLASH = "/";
+/**
  * Never covered, whatever names it (a remembered or current --secure-output /dev/null, a classified
  * pattern): it holds nothing (reads end at once, writes are dropped), and covered with an empty
  * read-only file it made every `2>/dev/null` fail, the setup's own check of the walked directories
@@ -94,7 +105,7 @@ const CHANGED_DURING_SETUP = "the allowed roots changed while it was set up";
 export const SETUP_ATTEMPTS = 3;
 
 // The namespace's first process. Positional parameters: mount's path, the mount table, the
-// working directory, whether / is made read-only, whether /tmp is private, the SHA-256 of what
+// working directory, whether /tmp is private, the SHA-256 of what
 // \`stat\` says of the directories walked (see Walked), how many directories to make in the
 // private /tmp (roots under /tmp), those directories, then unshare's path, the command and its
 // arguments.
@@ -102,7 +113,7 @@ export const SETUP_ATTEMPTS = 3;
 // /tmp (the roots under it are mounted back from there), fd 4 the working directory as opened,
 // fd 5 the empty file and directory the masks are made of.
 const SETUP = `fail() { printf '%s %s\\n' '${SETUP_FAILED}' "$1" >&2; exit ${SETUP_FAILED_STATUS}; }
-m=$1 table=$2 cwd=$3 roroot=$4 privtmp=$5 walked=$6 n=$7; shift 7
+m=$1 table=$2 cwd=$3 privtmp=$4 walked=$5 n=$6; shift 6
 exec 6<&3 || fail "could not read the directories walked"
 exec 3</tmp 4<. || fail "could not open /tmp or the working directory"
 if [ "$privtmp" = 1 ]; then
@@ -121,7 +132,7 @@ unchanged() {
 }
 out=$("$m" --no-canonicalize -v -a -T "$d/fstab" 2>&1) || { unchanged || fail "${CHANGED_DURING_SETUP}"; fail "$out"; }
 case $out in *": ignored"*|*": already mounted"*) fail "a mount was skipped: $out";; esac
-if [ "$roroot" = 1 ]; then "$m" -o remount,bind,ro / || fail "could not make / read-only"; fi
+"$m" -o remount,bind,ro / || fail "could not make / read-only"
 unchanged || fail "${CHANGED_DURING_SETUP}"
 /bin/rm -rf "$d" || fail "could not remove $d"
 exec 5<&-
@@ -331,6 +342,8 @@ const WHAT_STARTS_TACIT = "it decides what tacit runs at its next start: tacit's
 export class CommandConfinement {
   private readonly roots: readonly string[];
   private readonly privateTmp: boolean;
+  /** The allowed roots under /tmp, mounted back into the private one (one inside another left out). */
+  private readonly tmpRoots: readonly string[];
   /** Listings of the directories walked, kept for the process (for these classified patterns). */
   private readonly listings: Map<string, Listing>;
 
@@ -346,7 +359,12 @@ export class CommandConfinement {
     // A root inside another is mounted with it.
     const roots = [...new Set(settings.allowedRoots)];
     this.roots = roots.filter((root) => !roots.some((other) => other !== root && isWithin(root, other)));
-    this.privateTmp = !this.roots.some((root) => isWithin(TMP, root));
+    // /tmp is private unless it is a root itself: under `--allowed-roots /` as well, where the user's
+    // sockets there (tmux, X11, an ssh agent) would let a command act outside its confinement. The
+    // roots under it are mounted back (any, also those inside `/`).
+    this.privateTmp = !this.roots.includes(TMP);
+    const underTmp = roots.filter((root) => isWithin(root, TMP));
+    this.tmpRoots = this.privateTmp ? underTmp.filter((root) => !underTmp.some((other) => other !== root && isWithin(root, other))) : [];
   }
 
   /** The roots the command may write in (a root inside another left out). */
@@ -356,7 +374,17 @@ export class CommandConfinement {
 
   /** Whether `p` can be seen in the confined view: not under the private /tmp, unless in a root. */
   private visible(p: string): boolean {
-    return !this.privateTmp || !isWithin(p, TMP) || this.roots.some((root) => isWithin(p, root));
+    return !this.privateTmp || !isWithin(p, TMP) || this.tmpRoots.some((root) => isWithin(p, root));
+  }
+
+  /**
+   * Whether the confined view leaves `p` writable as part of an allowed root: seen there, in a root,
+   * and not in one of the system's places that root only holds (`/` holds /usr: see SYSTEM_PLACES).
+   */
+  private grants(p: string): boolean {
+    if (!this.visible(p)) return false;
+    if (this.tmpRoots.some((root) => isWithin(p, root))) return true;
+    return this.roots.some((root) => isWithin(p, root) && !SYSTEM_PLACES.some((place) => isWithin(p, place) && !isWithin(root, place)));
   }
 
   /**
@@ -404,8 +432,7 @@ export class CommandConfinement {
       );
     }
     const table = this.table(masks, readOnly, pinned, frozen);
-    const underTmp = this.privateTmp ? this.roots.filter((root) => isWithin(root, TMP)) : [];
-    const roRoot = !this.roots.includes("/");
+    const underTmp = this.tmpRoots;
     // What the child's `stat` says of the directories it can see: not those now covered whole.
     const checked = walked.filter(({ dir }) => this.visible(dir) && !masks.some((mask) => mask.directory && isWithin(dir, mask.target)));
     const expected = createHash("sha256")
@@ -425,7 +452,6 @@ export class CommandConfinement {
         mount,
         table,
         cwd,
-        roRoot ? "1" : "0",
         this.privateTmp ? "1" : "0",
         expected,
         String(underTmp.length),
@@ -455,7 +481,7 @@ export class CommandConfinement {
    * them. Throws where one cannot be made (a dangling link there, a file in the way).
    */
   private ownPlacesMade(command: string): void {
-    const makeable = (p: string): boolean => this.visible(p) && this.roots.some((root) => isWithin(p, root)) && realTarget(p) === null;
+    const makeable = (p: string): boolean => this.grants(p) && realTarget(p) === null;
     const unmade = (p: string, what: string): EffectFailure =>
       new EffectFailure(
         `exec("${command}"): refused, nothing was run: ${what} ${p} does not exist and could not be made, and it lies in the allowed roots, ` +
@@ -504,7 +530,8 @@ export class CommandConfinement {
   private pins(kept: readonly string[]): string[] {
     const pins = new Set<string>();
     for (const control of kept) {
-      const root = this.roots.find((candidate) => isWithin(control, candidate));
+      // The innermost root holding it: one under the private /tmp is mounted back inside `/`.
+      const root = [...this.tmpRoots, ...this.roots].find((candidate) => isWithin(control, candidate));
       if (root === undefined) continue;
       for (let dir = path.dirname(control); dir !== root && isWithin(dir, root); dir = path.dirname(dir)) pins.add(dir);
     }
@@ -523,27 +550,46 @@ export class CommandConfinement {
     // node_modules on a volume of its own, as devcontainers make it, refused every confined command).
     const points = mountPointsIn(mountInfo());
     const mounted = new Set(points);
-    for (const root of this.roots) {
+    // A place bound on itself once: `mount -a` skips a second bind of it ("already mounted").
+    const bound = new Set<string>();
+    const bindItself = (p: string, how: "bind" | "rbind"): void => {
+      if (mounted.has(p) || bound.has(p)) return;
+      bound.add(p);
+      lines.push(`${tableField(p)} ${tableField(p)} none ${how} 0 0`);
+    };
+    // The roots but `/`, which the namespace's / is already (`mount -a` ignores a line for /, and the
+    // setup took that for a failure: `--allowed-roots /` refused every command), and those under /tmp.
+    for (const root of [...this.roots, ...this.tmpRoots.filter((root) => !this.roots.includes(root))]) {
+      if (root === SLASH) continue;
       const source = this.privateTmp && isWithin(root, TMP) ? path.join("/proc/self/fd/3", path.relative(TMP, root)) : root;
       lines.push(`${tableField(source)} ${tableField(root)} none rbind 0 0`);
+    }
+    // `/` a root: its top level is read-only like a home's (see frozenHomes; the setup remounts /),
+    // each entry bound on itself with what is mounted below it, writable but for the system's places
+    // (see SYSTEM_PLACES, made read-only below): nothing can be made, removed or renamed at the top,
+    // so /lib64, which names the loader of every program, stays the link it is.
+    if (this.roots.includes(SLASH)) {
+      for (const entry of entries(SLASH)) {
+        const full = path.join(SLASH, entry.name);
+        if (entry.isSymbolicLink() || full === PROC || (this.privateTmp && full === TMP)) continue;
+        bindItself(full, "rbind");
+      }
     }
     // A home in the roots: each entry bound on itself (writable, as in the root), then the home
     // carried along with them (rbind) and made read-only, that mount alone (see frozenHomes). An
     // entry that is a mount of its own is left as it is by the home's remount; a home that is one
     // is remounted.
-    const itself = (p: string): string => `${tableField(p)} ${tableField(p)}`;
     for (const home of frozen) {
       for (const entry of entries(home)) {
-        const full = path.join(home, entry.name);
-        if (!entry.isSymbolicLink() && !mounted.has(full)) lines.push(`${itself(full)} none bind 0 0`);
+        if (!entry.isSymbolicLink()) bindItself(path.join(home, entry.name), "bind");
       }
-      if (!mounted.has(home)) lines.push(`${itself(home)} none rbind 0 0`);
+      bindItself(home, "rbind");
       lines.push(`none ${tableField(home)} none remount,bind,ro 0 0`);
     }
     for (const point of this.readOnlyMounts(points)) lines.push(`none ${tableField(point)} none remount,bind,ro 0 0`);
-    for (const pin of this.pins([...readOnly, ...pinned])) if (!mounted.has(pin)) lines.push(`${itself(pin)} none rbind 0 0`);
+    for (const pin of this.pins([...readOnly, ...pinned])) bindItself(pin, "rbind");
     for (const kept of readOnly) {
-      if (!mounted.has(kept)) lines.push(`${itself(kept)} none bind 0 0`);
+      bindItself(kept, "bind");
       lines.push(`none ${tableField(kept)} none remount,bind,ro 0 0`);
     }
     for (const mask of masks) {
@@ -568,7 +614,7 @@ export class CommandConfinement {
     const found = new Set<string>();
     for (const home of homes()) {
       const target = realTarget(home);
-      if (target?.directory && this.visible(target.real) && this.roots.some((root) => isWithin(target.real, root))) found.add(target.real);
+      if (target?.directory && this.grants(target.real)) found.add(target.real);
     }
     return [...found];
   }
@@ -580,7 +626,7 @@ export class CommandConfinement {
         point !== "/" &&
         !isWithin(point, PROC) &&
         !(this.privateTmp && isWithin(point, TMP)) &&
-        !this.roots.some((root) => isWithin(point, root)),
+        !this.grants(point),
     );
     // Not /proc, the namespace's own: the nested user namespace is made through it (uid_map), and
     // what it would refuse there (sysctls, other processes' files) the nested namespace refuses.
@@ -602,7 +648,7 @@ export class CommandConfinement {
     // authority, unconfined, at the user's next git command (a confined `sh` wrote a pre-commit
     // hook and `git config core.fsmonitor`, and the user's next git status and commit ran them).
     const readOnly = (p: string): void => {
-      if (this.roots.some((root) => isWithin(p, root))) kept.add(p);
+      if (this.grants(p)) kept.add(p);
     };
     const kept = new Set<string>();
     // A place kept read-only as named, not only where it leads: the file it really is, and the
@@ -611,7 +657,7 @@ export class CommandConfinement {
     const holdLinks = (named: string, what: string): void => {
       for (const holder of linkHolders(named, lookups)) {
         // A home in the roots has a read-only top level already: its links cannot be replaced.
-        if (frozen.includes(holder)) continue;
+        if (frozen.includes(holder) || (holder === SLASH && this.roots.includes(SLASH))) continue;
         if (this.roots.includes(holder)) throw linkInRoot(command, named, what, holder);
         readOnly(holder);
       }
@@ -621,6 +667,11 @@ export class CommandConfinement {
       if (target !== null) readOnly(target.real);
       holdLinks(named, WHAT_STARTS_TACIT);
     };
+    // The system's places a root holds (`/`): read-only, as they are under any other root.
+    for (const place of SYSTEM_PLACES) {
+      const target = realTarget(place);
+      if (target?.directory && this.roots.some((root) => root !== target.real && isWithin(target.real, root))) kept.add(target.real);
+    }
     const listed: Walked[] = [];
     const walked: string[] = [...this.roots];
     for (const home of homes()) {
@@ -699,7 +750,9 @@ export class CommandConfinement {
   ): void {
     const pending = [dir];
     for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-      if (covered(next)) continue;
+      // Not what the command cannot write (the system's places under `/`, like what lies outside the
+      // roots; the private /tmp hides the rest of /tmp), nor /proc, the namespace's own.
+      if (covered(next) || !this.grants(next) || next === PROC) continue;
       const listing = this.listing(next);
       listed.push({ dir: next, listing });
       for (const classified of listing.classified) add(classified);

@@ -931,6 +931,75 @@ requestFileSystem(".", (fs) => { attempt("copy", () => fs.writeClassified("src/.
   });
 });
 
+describe("commands confined with / as the allowed root (--allowed-roots /)", () => {
+  // `mount -a` ignores a table line for /, and the setup took "/ : ignored" for a failure: every
+  // confined command was refused. / is the namespace's / already; what it must still protect is
+  // what it protects under any other root, and the system's places tacit runs programs from.
+  it("run and write where the user can, while secrets, tacit's home, the system's places, git's hooks and the real /tmp stay out of reach", async (ctx) => {
+    const dir = confinementDir(ctx);
+    const { home, project, outside, canaries } = layout(dir);
+    const tacitHome = path.join(dir, "tacit-home");
+    const ownCanary = makeCanary();
+    const tmpCanary = makeCanary();
+    writeTree(tacitHome, { "canary.txt": `${ownCanary}\n` });
+    const id = randomUUID();
+    const realTmp = `/tmp/tacit-slash-${id}`;
+    const probes = { usr: `/usr/bin/tacit-probe-${id}`, etc: `/etc/tacit-probe-${id}`, top: `/tacit-probe-${id}`, scratch: `/tmp/tacit-scratch-${id}` };
+    writeFileSync(realTmp, `${tmpCanary}\n`);
+    ctx.onTestFinished(() => {
+      for (const file of [realTmp, ...Object.values(probes)]) rmSync(file, { force: true });
+    });
+    const steps: Record<string, string> = {
+      env: "cat .env",
+      grep: "grep -r canary src",
+      ssh: `cat ${path.join(home, ".ssh/id_rsa")}`,
+      own: `cat ${path.join(tacitHome, "canary.txt")}`,
+      realTmp: `cat ${realTmp}`,
+      usr: `touch ${probes.usr}`,
+      etc: `touch ${probes.etc}`,
+      top: `touch ${probes.top}`,
+      hook: "printf '#!/bin/sh\\ntouch HOOK_RAN\\n' > .git/hooks/pre-commit",
+      bashrc: `echo 'touch PWNED' >> ${path.join(home, ".bashrc")}`,
+      outside: `echo written > ${path.join(outside, "written.txt")}`,
+      project: "echo made > made.txt",
+      scratch: `echo scratch > ${probes.scratch} && cat ${probes.scratch}`,
+      proc: "ls /proc | grep -c '^[0-9][0-9]*$'",
+    };
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+${Object.entries(steps).map(([label, line]) => `  attempt(${lit(label)}, () => proc.exec("sh", ["-c", ${lit(line)}]));`).join("\n")}
+});
+`, ["--allowed-roots", "/", "--command-permissions", "sh", "--confine-commands"], { HOME: home, TACIT_HOME: tacitHome });
+    expect(r.code, r.stderr).toBe(0);
+    for (const canary of [...Object.values(canaries), ownCanary, tmpCanary]) {
+      expect(r.stdout).not.toContain(canary);
+      expect(r.stderr).not.toContain(canary);
+    }
+    const found = attempts(r.stdout);
+    // Covered: the classified files, the home's hidden entries, tacit's home; the real /tmp is not there.
+    expect(execResult(found, "env")).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+    expect(execResult(found, "grep").exitCode).toBe(1);
+    expect(execResult(found, "ssh").exitCode).not.toBe(0);
+    expect(execResult(found, "own").exitCode).not.toBe(0);
+    expect(execResult(found, "realTmp").exitCode).not.toBe(0);
+    // Read-only: the system's places, the top of /, git's hooks, the home's startup files.
+    for (const label of ["usr", "etc", "top", "hook"]) expect(execResult(found, label).stderr, label).toContain("Read-only file system");
+    for (const probe of [probes.usr, probes.etc, probes.top, probes.scratch]) expect(existsSync(probe), probe).toBe(false);
+    expect(existsSync(path.join(project, ".git/hooks/pre-commit"))).toBe(false);
+    expect(execResult(found, "bashrc").exitCode).not.toBe(0);
+    expect(readFileSync(path.join(home, ".bashrc"), "utf8")).toBe("# the user's own\n");
+    expect(readFileSync(path.join(tacitHome, "canary.txt"), "utf8")).toBe(`${ownCanary}\n`);
+    // Writable: anywhere else / holds (outside the project too), and a private /tmp.
+    expect(execResult(found, "outside").exitCode).toBe(0);
+    expect(readFileSync(path.join(outside, "written.txt"), "utf8")).toBe("written\n");
+    expect(execResult(found, "project").exitCode).toBe(0);
+    expect(readFileSync(path.join(project, "made.txt"), "utf8")).toBe("made\n");
+    expect(execResult(found, "scratch")).toMatchObject({ exitCode: 0, stdout: "scratch\n" });
+    // Its own /proc: its own few processes, not the host's.
+    expect(Number(execResult(found, "proc").stdout.trim())).toBeLessThan(10);
+  });
+});
+
 /**
  * A watcher (python3, inotify) that waits for `dir` to be opened, the walk's listing of it, and then
  * runs `action` (python, `os` imported): the change falls between the walk and the mounts. Resolves
