@@ -41,6 +41,17 @@ function confinementDir(ctx: TestContext): string {
   return dir;
 }
 
+/**
+ * confinementDir with layout() in it, and the environment of a run whose HOME is the layout's and
+ * whose tacit home is DIR/tacit-home (`tacitHome`), for the tests that look at what tacit keeps there.
+ */
+function layoutWithHome(ctx: TestContext): ReturnType<typeof layout> & { dir: string; tacitHome: string; env: Record<string, string> } {
+  const dir = confinementDir(ctx);
+  const laid = layout(dir);
+  const tacitHome = path.join(dir, "tacit-home");
+  return { ...laid, dir, tacitHome, env: { HOME: laid.home, TACIT_HOME: tacitHome } };
+}
+
 /** A home with secrets, a project (the working directory and only root) with classified files, and a directory beside it. */
 function layout(base: string): { home: string; project: string; outside: string; canaries: Record<string, string> } {
   const canaries = { env: makeCanary(), deep: makeCanary(), ssh: makeCanary(), aws: makeCanary() };
@@ -468,9 +479,7 @@ println(classify(${lit(canary)}));
     // --record in the roots, a confined `sh` ran `ln -s ../outside rec`, and tacit wrote the record
     // (the script's code and output) into a directory outside the roots; another made rec/ itself
     // with a tacit-record.jsonl of its own, and tacit appended to it, a run that never happened first.
-    const dir = confinementDir(ctx);
-    const { home, project, outside } = layout(dir);
-    const env = { HOME: home, TACIT_HOME: path.join(dir, "tacit-home") };
+    const { home, project, outside, env } = layoutWithHome(ctx);
     const flags = ["--command-permissions", "sh", "--confine-commands", "--record", "rec"];
     const linked = `${ATTEMPT_PRELUDE}
 requestExecPermission(["sh"], (proc) => { attempt("link", () => proc.exec("sh", ["-c", ${lit(`ln -s ${outside} rec`)}])); });
@@ -499,9 +508,7 @@ requestExecPermission(["sh"], (proc) => { attempt("forge", () => proc.exec("sh",
     // rec` wrote the script's code and output there), or as a directory of its own holding a
     // tacit-record.jsonl with a run that never happened (the next run appended after it). tacit
     // now remembers which directory it made and refuses to record into another one by that name.
-    const dir = confinementDir(ctx);
-    const { home, project, outside } = layout(dir);
-    const env = { HOME: home, TACIT_HOME: path.join(dir, "tacit-home") };
+    const { home, project, outside, env } = layoutWithHome(ctx);
     const rec = path.join(project, "rec");
     const first = await tacit(project, `println("first");\n`, ["--record", "rec"], env);
     expect(first.code, first.stderr).toBe(0);
@@ -667,16 +674,14 @@ ${Object.entries(attacks).map(([label, command]) => `  attempt(${lit(label)}, ()
     // to continue it). The lock, missing while no tacit writes the log, cannot be covered: one
     // planted there with a dead pid makes the next writer take the log over as a crashed writer's,
     // which signs an unsigned tail as found; with the log covered there is none, and it verifies.
-    const dir = confinementDir(ctx);
-    const { home, project } = layout(dir);
-    const env = { HOME: home, TACIT_HOME: path.join(dir, "tacit-home") };
+    const { project, env, tacitHome } = layoutWithHome(ctx);
     const log = path.join(project, "logs", "audit.jsonl");
     const first = await tacit(project, `println("first");\n`, ["--audit-log", "logs/audit.jsonl"], env);
     expect(first.code, first.stderr).toBe(0);
     const before = readFileSync(log, "utf8");
     // Remembered in a list of its own: an older tacit's schema for own-files.json knows no audit logs.
-    expect(readFileSync(path.join(dir, "tacit-home", "own-audit-logs.json"), "utf8")).toContain(log);
-    expect(existsSync(path.join(dir, "tacit-home", "own-files.json"))).toBe(false);
+    expect(readFileSync(path.join(tacitHome, "own-audit-logs.json"), "utf8")).toContain(log);
+    expect(existsSync(path.join(tacitHome, "own-files.json"))).toBe(false);
     const r = await tacit(project, `${ATTEMPT_PRELUDE}
 requestFileSystem(".", (fs) => { attempt("read", () => fs.access("logs/audit.jsonl").read()); });
 requestExecPermission(["sh"], (proc) => {
@@ -702,9 +707,7 @@ requestExecPermission(["sh"], (proc) => {
     // (pid 1 is always alive) made every later `tacit run --audit-log FILE` refuse to start, "being
     // written by process 1", until someone deleted it: the audit trail denied. The writers' locks
     // now live in tacit's home (owner-only, covered), and a file beside the log means nothing.
-    const dir = confinementDir(ctx);
-    const { home, project } = layout(dir);
-    const env = { HOME: home, TACIT_HOME: path.join(dir, "tacit-home") };
+    const { home, project, env } = layoutWithHome(ctx);
     const log = path.join(project, "logs", "audit.jsonl");
     const first = await tacit(project, `println("first");\n`, ["--audit-log", "logs/audit.jsonl"], env);
     expect(first.code, first.stderr).toBe(0);
@@ -728,9 +731,7 @@ requestExecPermission(["sh"], (proc) => { attempt("live lock", () => proc.exec("
     // marked the forged line as that writer's unsigned tail and signed it, and `tacit audit verify`
     // passed the log. Only a lock in tacit's home (which no command or script can write) now tells
     // the writer that one of its own crashed: without one, it refuses the unsigned lines.
-    const dir = confinementDir(ctx);
-    const { home, project } = layout(dir);
-    const env = { HOME: home, TACIT_HOME: path.join(dir, "tacit-home") };
+    const { home, project, env } = layoutWithHome(ctx);
     writeFileSync(path.join(project, ".mcp.json"), JSON.stringify({ mcpServers: { tacit: { command: "npx", args: ["tacit", "serve", "--audit-log", "logs/audit.jsonl"] } } }));
     const log = path.join(project, "logs", "audit.jsonl");
     const time = new Date().toISOString();
