@@ -53,7 +53,7 @@
 
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { accessSync, closeSync, constants, type Dirent, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { accessSync, type BigIntStats, closeSync, constants, type Dirent, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ClassifiedPaths } from "../fs/classified-paths.js";
 import { isWithin } from "../fs/containment.js";
@@ -202,14 +202,24 @@ function nanoseconds(ns: bigint): string {
   return `${ns / 1_000_000_000n}.${(ns % 1_000_000_000n).toString().padStart(9, "0")}`;
 }
 
-/** Whether `dir` still has the device, inode and change time its listing was made at (gone: not, unless it was then). */
-function sameStamp(dir: string, listing: Listing): boolean {
+/** `dir`'s lstat, or null where it is gone. */
+function stampOf(dir: string): BigIntStats | null {
   try {
-    const stat = lstatSync(dir, { bigint: true });
-    return stat.ctimeNs === listing.ctimeNs && stat.ino === listing.ino && stat.dev === listing.dev;
+    return lstatSync(dir, { bigint: true });
   } catch {
-    return listing.ctimeNs < 0n;
+    return null;
   }
+}
+
+/** A listing of nothing yet, made at `stamp` (null: the directory was gone, as no later stamp is). */
+function emptyListing(stamp: BigIntStats | null): Listing {
+  const { ctimeNs, ino, dev } = stamp ?? { ctimeNs: -1n, ino: -1n, dev: -1n };
+  return { ctimeNs, ino, dev, classified: [], gitControls: [], npxPrograms: [], directories: [] };
+}
+
+/** Whether `stamp` is the device, inode and change time `listing` was made at (gone: not, unless it was then). */
+function sameStamp(stamp: BigIntStats | null, listing: Listing): boolean {
+  return stamp === null ? listing.ctimeNs < 0n : stamp.ctimeNs === listing.ctimeNs && stamp.ino === listing.ino && stamp.dev === listing.dev;
 }
 
 /** Whether `real` is the null device: /dev/null, and a character device (a regular file there may hold what tacit wrote to it). */
@@ -441,7 +451,7 @@ export class CommandConfinement {
     return {
       walked: Buffer.from(checked.map(({ dir }) => `${dir}\0`).join("")),
       // For the refusal, where the setup found the roots changed: a directory that has changed since the walk.
-      changedSince: () => checked.find(({ dir, listing }) => !sameStamp(dir, listing))?.dir ?? null,
+      changedSince: () => checked.find(({ dir, listing }) => !sameStamp(stampOf(dir), listing))?.dir ?? null,
       program: wrapper.program,
       args: [
         ...wrapper.namespaceArgs,
@@ -678,8 +688,8 @@ export class CommandConfinement {
       // Its hidden entries are covered as listed here: checked like a walked directory (one made
       // meanwhile, another process's ~/.aws, was not covered). Stamped before it is listed.
       const real = realTarget(home)?.real;
-      const stamp = real === undefined ? null : this.stamp(real);
-      if (real !== undefined && stamp !== null) listed.push({ dir: real, listing: stamp });
+      const stamp = real === undefined ? null : stampOf(real);
+      if (real !== undefined && stamp !== null) listed.push({ dir: real, listing: emptyListing(stamp) });
       for (const entry of entries(home)) {
         if (!entry.name.startsWith(".")) continue;
         const full = path.join(home, entry.name);
@@ -762,27 +772,13 @@ export class CommandConfinement {
     }
   }
 
-  /** `dir`'s change time, inode and device, as a listing of nothing (null: gone), for the setup's check (see wrap). */
-  private stamp(dir: string): Listing | null {
-    try {
-      const stat = lstatSync(dir, { bigint: true });
-      return { ctimeNs: stat.ctimeNs, ino: stat.ino, dev: stat.dev, classified: [], gitControls: [], npxPrograms: [], directories: [] };
-    } catch {
-      return null;
-    }
-  }
-
   /** What `dir` holds, from the listings kept while the directory's change time, inode and device are the same. */
   private listing(dir: string): Listing {
-    let stat;
-    try {
-      stat = lstatSync(dir, { bigint: true });
-    } catch {
-      return { ctimeNs: -1n, ino: -1n, dev: -1n, classified: [], gitControls: [], npxPrograms: [], directories: [] };
-    }
+    const stamp = stampOf(dir);
+    if (stamp === null) return emptyListing(null);
     const kept = this.listings.get(dir);
-    if (kept && kept.ctimeNs === stat.ctimeNs && kept.ino === stat.ino && kept.dev === stat.dev) return kept;
-    const listing: Listing = { ctimeNs: stat.ctimeNs, ino: stat.ino, dev: stat.dev, classified: [], gitControls: [], npxPrograms: [], directories: [] };
+    if (kept && sameStamp(stamp, kept)) return kept;
+    const listing = emptyListing(stamp);
     for (const entry of entries(dir)) {
       const full = path.join(dir, entry.name);
       if (this.settings.classified.matchesExactly(full, entry.name)) listing.classified.push(full);
