@@ -126,14 +126,16 @@ export function benchReads(runs: number): boolean {
     line(`reads ${READ_FILES / 2 + 1}-${READ_FILES} (warm; t(${READ_FILES}) - t(${READ_FILES / 2}))`, `tacit ${ms(tacitWarm)}, floor ${ms(floorWarm)}: ${(tacitWarm / Math.max(floorWarm, 0.1)).toFixed(2)}x  (for information)`);
     line("characters read (checked before timing)", `${expected}, the same from both`);
     // For information: what the protocol alone costs per read on this machine, measured now.
-    const roundTrip = pipeRoundTripMicros(scripts, READ_FILES, n);
     const floorPerRead = ((medianOf(samples, labels.floorWork) - medianOf(samples, labels.floorIdle)) / READ_FILES) * 1000;
     const tacitPerRead = ((medianOf(samples, labels.tacitWork) - medianOf(samples, labels.tacitIdle)) / READ_FILES) * 1000;
-    line(
-      "bare pipe round trip Node <-> Deno (echo)",
-      `${roundTrip.toFixed(1)} µs = ${(roundTrip / Math.max(floorPerRead, 0.01)).toFixed(2)}x the floor's ${floorPerRead.toFixed(1)} µs per read; ` +
-        `tacit ${tacitPerRead.toFixed(1)} µs per read  (for information)`,
-    );
+    for (const [mode, what] of [["sleeping", "a pipe Deno sleeps on"], ["spinning", "tacit's sandbox input, spinning"]] as const) {
+      const roundTrip = pipeRoundTripMicros(scripts, READ_FILES, n, mode);
+      line(
+        `bare round trip Node <-> Deno, ${what}`,
+        `${roundTrip.toFixed(1)} µs = ${(roundTrip / Math.max(floorPerRead, 0.01)).toFixed(2)}x the floor's ${floorPerRead.toFixed(1)} µs per read  (for information)`,
+      );
+    }
+    line("tacit per read", `${tacitPerRead.toFixed(1)} µs  (for information)`);
     return met;
   } finally {
     rmSync(scripts, { recursive: true, force: true });

@@ -1,11 +1,13 @@
 // The protocol's floor on this machine: a bare round trip between a Node process and a Deno
-// process over pipes (a line out, the same line back), with nothing checked, read or parsed.
+// process (a line out, the same line back), with nothing checked, read or parsed, over a pipe
+// Deno sleeps on and over the input tacit gives its sandboxes, on which it spins.
 // Every request from the sandbox costs at least this much, however little the host does; a
 // machine whose wakeups are slow (a virtual machine's) shows it here first.
 
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { denoExecutable } from "../runner/paths.js";
+import { pathToFileURL } from "node:url";
+import { denoExecutable, packageRoot } from "../runner/paths.js";
 import { runChecked } from "./helpers.js";
 
 // Deno, no permissions: echoes stdin to stdout with blocking reads, as the sandbox's stub waits.
@@ -17,36 +19,47 @@ for (;;) {
 }
 `;
 
-// Node: sends a line of about a small read's reply, waits for it to come back, COUNT times.
+// Node: sends a line of about a small read's reply, waits for it to come back, COUNT times. With
+// "spinning", the echo's stdin is tacit's own sandbox input (runner/sandbox-input.ts), left
+// non-blocking as while the host answers requests at once; otherwise a plain pipe it sleeps on.
 const DRIVER = `const { spawn } = require("node:child_process");
-const [deno, echo, count] = process.argv.slice(2);
-const child = spawn(deno, ["run", "--no-config", echo], { stdio: ["pipe", "pipe", "inherit"] });
-const message = JSON.stringify({ id: 1, ok: true, value: "x".repeat(100) }) + "\\n";
-let left = Number(count), pending = "", started = 0n;
-child.stdout.setEncoding("utf8");
-child.stdout.on("data", (chunk) => {
-  pending += chunk;
-  if (pending.length < message.length) return;
-  pending = "";
-  if (started === 0n) started = process.hrtime.bigint(); // the first exchange includes Deno's start
-  else if (--left === 0) {
-    console.log(Number(process.hrtime.bigint() - started) / Number(count) / 1000);
-    child.stdin.end();
-    return;
-  }
-  child.stdin.write(message);
+const [deno, echo, count, mode, inputModule] = process.argv.slice(2);
+import(inputModule).then(({ PipeInput, sandboxInput }) => {
+  const input = mode === "spinning" ? sandboxInput() : new PipeInput();
+  const child = spawn(deno, ["run", "--no-config", echo], { stdio: [input.stdio, "pipe", "inherit"] });
+  input.attach(child, (detail) => { console.error(detail); process.exit(1); });
+  input.spin(true);
+  const message = JSON.stringify({ id: 1, ok: true, value: "x".repeat(100) }) + "\\n";
+  let left = Number(count), pending = "", started = 0n;
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk) => {
+    pending += chunk;
+    if (pending.length < message.length) return;
+    pending = "";
+    if (started === 0n) started = process.hrtime.bigint(); // the first exchange includes Deno's start
+    else if (--left === 0) {
+      console.log(Number(process.hrtime.bigint() - started) / Number(count) / 1000);
+      input.close();
+      child.kill();
+      return;
+    }
+    input.write(message, () => undefined);
+  });
+  input.write(message, () => undefined);
 });
-child.stdin.write(message);
 `;
 
+export type RoundTripMode = "sleeping" | "spinning";
+
 /** Microseconds per round trip, the median of `runs` runs of `count` round trips each. */
-export function pipeRoundTripMicros(dir: string, count: number, runs: number): number {
+export function pipeRoundTripMicros(dir: string, count: number, runs: number, mode: RoundTripMode = "sleeping"): number {
   const echo = path.join(dir, "echo.ts");
   const driver = path.join(dir, "round-trip.cjs");
   writeFileSync(echo, ECHO);
   writeFileSync(driver, DRIVER);
+  const inputModule = pathToFileURL(path.join(packageRoot, "dist", "runner", "sandbox-input.js")).href;
   const samples: number[] = [];
-  for (let i = 0; i < runs; i++) samples.push(Number(runChecked(process.execPath, [driver, denoExecutable(), echo, String(count)], dir).trim()));
+  for (let i = 0; i < runs; i++) samples.push(Number(runChecked(process.execPath, [driver, denoExecutable(), echo, String(count), mode, inputModule], dir).trim()));
   samples.sort((a, b) => a - b);
   return samples[Math.floor(samples.length / 2)]!;
 }

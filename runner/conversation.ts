@@ -79,6 +79,8 @@ export function converse(
   // without waiting would each be parsed and held by the host until their turn, and behind
   // one slow request (a person being asked, with the clock paused) that grows without bound.
   let unanswered = false;
+  /** Counts requests, so that a late check of one (below) does not act on the next. */
+  let requestTurn = 0;
   let violated = false;
   sandbox.onFrame((frame: SandboxFrame) => {
     if (violated) return;
@@ -97,6 +99,12 @@ export function converse(
           return;
         }
         unanswered = true;
+        // A request the host answers at once is waited for spinning (see sandbox-input.ts); one it
+        // is still answering once the event loop comes round is waited for sleeping.
+        const turn = ++requestTurn;
+        setImmediate(() => {
+          if (unanswered && requestTurn === turn) sandbox.spin(false);
+        });
         queue = queue.then(async () => {
           // Nor is a request answered while the host still holds part of the previous reply:
           // the stub reads a reply whole before its next request, but code with the raw channel
@@ -109,6 +117,8 @@ export function converse(
           if (decision === null) return;
           unanswered = false;
           sandbox.send(decision.ok ? { type: "reply", id, ok: true, value: decision.value } : { type: "reply", id, ok: false, error: decision.error });
+          // Its next request is likely to follow soon, and to be answered at once.
+          sandbox.spin(true);
         });
         queue.catch((error: unknown) => sandbox.kill("protocol", `the host failed to answer a request: ${String(error)}`));
         return;
@@ -132,9 +142,11 @@ export function converse(
         return;
       }
       case "done":
+        sandbox.spin(false);
         afterReport({ kind: "done" });
         return;
       case "failed":
+        sandbox.spin(false);
         afterReport({ kind: "failed", error: frame.error });
         return;
     }

@@ -10,6 +10,7 @@ import { cleanUpAtExit } from "./exit-cleanup.js";
 import { RSS_ALLOWANCE_MB } from "./limits.js";
 import { diesWithTacit } from "./parent-death.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
+import { PipeInput, type SandboxInput, sandboxInput } from "./sandbox-input.js";
 
 const WATCHDOG_INTERVAL_MS = 50;
 /** Between a session's snippets (see watchIdle): nothing should change, so a slower look is enough. */
@@ -83,6 +84,7 @@ export function sandboxEnv(): Record<string, string> {
 export class SandboxProcess {
   readonly options: SandboxOptions;
   private readonly child: ChildProcess;
+  private readonly input: SandboxInput;
   private stderr = "";
   private lastWrite: Promise<void> = Promise.resolve();
   /** Writes not yet taken whole by the pipe (see `holdsUnwritten`). */
@@ -102,14 +104,17 @@ export class SandboxProcess {
     // Killed by the kernel when tacit ends in a way that runs no exit hook (see parent-death.ts):
     // code spinning in a loop reads nothing, so nothing else would end it.
     const { file, args } = diesWithTacit(denoExecutable(), sandboxArgs(options));
+    // The pure evaluator answers one job at a time and asks nothing: it has no use for spinning.
+    this.input = options.role === "pure" ? new PipeInput() : sandboxInput();
     this.child = spawn(file, args, {
       env: sandboxEnv(),
       // A directory that always exists; the sandbox can neither read nor write it.
       cwd: "/",
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio: [this.input.stdio, "pipe", "pipe"],
     });
+    this.input.attach(this.child, (detail) => this.kill("protocol", detail));
     // Nothing outlives the host: if tacit exits first, the process is killed.
-    const release = cleanUpAtExit(this.child, null);
+    const release = cleanUpAtExit(this.child, this.input.dir);
     this.rssLimitKb = (options.memoryLimitMb + RSS_ALLOWANCE_MB) * 1024;
     // The pure evaluator runs map functions from its first job on, and is watched from the
     // start. An agent's sandbox runs nothing but tacit's bootstrap until its program is sent,
@@ -120,14 +125,13 @@ export class SandboxProcess {
     this.child.stderr!.on("data", (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_KEEP_CHARS);
     });
-    // A sandbox that stops reading (it died, or never reads) must not crash the host.
-    this.child.stdin!.on("error", () => undefined);
 
     this.ended = new Promise((resolve) => {
       const finish = (end: SandboxEnd): void => {
         this.gone = true;
         this.watchMemory(false);
         this.settleLastWrite?.();
+        this.input.close();
         release();
         resolve(this.killedFor ?? end);
       };
@@ -153,12 +157,12 @@ export class SandboxProcess {
   }
 
   write(text: string): void {
-    if (this.killedFor || !this.child.stdin!.writable) return;
+    if (this.killedFor || !this.input.writable) return;
     this.unfinishedWrites++;
     // Settled once the text is in the pipe, or the write failed, or the process has ended.
     this.lastWrite = new Promise((resolve) => {
       this.settleLastWrite = resolve;
-      this.child.stdin!.write(text, () => {
+      this.input.write(text, () => {
         this.unfinishedWrites--;
         resolve();
       });
@@ -182,6 +186,11 @@ export class SandboxProcess {
    */
   written(): Promise<void> {
     return this.lastWrite;
+  }
+
+  /** See SandboxInput.spin: whether the sandbox spins, rather than sleeps, while it waits for what the host writes next. */
+  spin(on: boolean): void {
+    if (!this.gone) this.input.spin(on);
   }
 
   /** SIGKILL: agent code can trap SIGTERM, not this. The first reason given is kept. */
@@ -219,6 +228,8 @@ export class SandboxProcess {
    */
   watchIdle(whileAsked = false): void {
     this.stopWatching();
+    // Waiting is sleeping: a spinning sandbox would use a CPU, and be ended for it.
+    this.spin(false);
     if (this.killedFor || this.gone) return;
     // CPU time is counted from the first look, not read here: the pure evaluator goes idle after
     // every job, and a /proc read per job would be paid by every map.

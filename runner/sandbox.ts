@@ -85,6 +85,11 @@ export class Sandbox {
     this.proc.watchMemory(on);
   }
 
+  /** See SandboxProcess.spin. */
+  spin(on: boolean): void {
+    this.proc.spin(on);
+  }
+
   /** See SandboxProcess.watchIdle. */
   watchIdle(whileAsked = false): void {
     this.proc.watchIdle(whileAsked);

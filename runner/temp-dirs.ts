@@ -8,10 +8,17 @@ import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isWithin, namedAndReal } from "./fs/containment.js";
+import { CHANNEL_DIR_PREFIX } from "./sandbox-input.js";
 
 /** One-shot type checks (typecheck.ts), and tacit serve's incremental checker (incremental-typecheck.ts). */
-const PREFIXES = ["tacit-check-", "tacit-checker-"] as const;
-export type TempDirKind = (typeof PREFIXES)[number];
+const KINDS = ["tacit-check-", "tacit-checker-"] as const;
+export type TempDirKind = (typeof KINDS)[number];
+/**
+ * Every directory tacit makes there: also the one of a sandbox's input socket (sandbox-input.ts),
+ * which lives from the sandbox's start until the host has connected. A script that removed it
+ * meanwhile would end that sandbox (a warm spare of tacit serve's, say).
+ */
+const PREFIXES = [...KINDS, CHANNEL_DIR_PREFIX];
 
 /** A new owner-only directory of this kind under the temporary directory. */
 export function makeTempDir(kind: TempDirKind): string {
@@ -40,12 +47,10 @@ function tempRoots(): string[] {
 
 const isTacitDirName = (name: string): boolean => PREFIXES.some((prefix) => name.startsWith(prefix));
 
-/** Every prefix starts so: one startsWith turns away any other path (this runs on every file operation). */
-const COMMON_PREFIX = "tacit-check";
-
 /** The tacit working directory that `candidate` (absolute and normalized, as the executors' paths are) is or lies in, or null. */
 export function tacitTempDirOf(candidate: string): string | null {
-  starts ??= tempRoots().map((root) => path.join(root, COMMON_PREFIX));
+  // A few startsWith turn away any other path (this runs on every file operation).
+  starts ??= tempRoots().flatMap((root) => PREFIXES.map((prefix) => path.join(root, prefix)));
   if (!starts.some((start) => candidate.startsWith(start))) return null;
   for (const root of tempRoots()) {
     if (candidate === root || !isWithin(candidate, root)) continue;

@@ -32,6 +32,7 @@ import { isNpxTacitProgram, launchFileNamedAt, tacitBinDirectoryManifestOf, taci
 import { npxTacitCodeLocations, tacitCodeLocations } from "../paths.js";
 import { rememberedOwnFiles } from "../remembered-files.js";
 import { tacitHomes } from "../tacit-home.js";
+import { CHANNEL_DIR_PREFIX } from "../sandbox-input.js";
 import { tacitTempDirBelow, tacitTempDirOf, tempDirPlaces } from "../temp-dirs.js";
 import { agentHookChangeOf } from "./agent-hooks.js";
 import { isWithin, namedAndReal } from "./containment.js";
@@ -250,12 +251,15 @@ export function protectedPathOf(paths: readonly ProtectedPath[], named: string, 
 }
 
 /**
- * A type check's working directory (temp-dirs.ts): another run's script, its checker settings
- * and tacit serve's checker launcher, which a script whose roots hold the temporary directory
- * could otherwise rewrite before the checker reads or runs them.
+ * One of tacit's directories in the temporary directory (temp-dirs.ts). A type check's: another
+ * run's script, its checker settings and tacit serve's checker launcher, which a script whose
+ * roots hold the temporary directory could otherwise rewrite before the checker reads or runs
+ * them. A sandbox's input socket's, until the host has connected to it.
  */
 function checkDir(dir: string | null): ProtectedPath | null {
-  return dir === null ? null : { path: dir, what: "a working directory of tacit's type checker (a script being checked, its settings and the checker's launcher)" };
+  if (dir === null) return null;
+  if (path.basename(dir).startsWith(CHANNEL_DIR_PREFIX)) return { path: dir, what: "the socket of a starting sandbox's input, which tacit connects to" };
+  return { path: dir, what: "a working directory of tacit's type checker (a script being checked, its settings and the checker's launcher)" };
 }
 
 /**

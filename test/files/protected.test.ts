@@ -514,6 +514,26 @@ requestFileSystem(".", (fs) => {
     expect(existsSync(path.join(root, "tmp", "tacit-check-Ab12Cd", "extra.ts"))).toBe(false);
     expect(existsSync(path.join(root, "tmp", "tacit-checker-Ef34Gh", "sub"))).toBe(false);
   }, 30_000);
+
+  it("the directory of a starting sandbox's input socket is refused too", async () => {
+    // Stands in for another run's socket directory (runner/sandbox-input.ts), which lives until its host connects.
+    const channel = path.join(root, "tmp", "tacit-channel-Ij78Kl");
+    mkdirSync(channel, { recursive: true });
+    writeFileSync(path.join(channel, "s"), "socket\n");
+    const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("replace the socket", () => fs.access("tmp/tacit-channel-Ij78Kl/s").write("x"));
+  attempt("delete the socket", () => fs.access("tmp/tacit-channel-Ij78Kl/s").delete());
+  attempt("delete its directory", () => fs.access("tmp/tacit-channel-Ij78Kl").delete());
+  attempt("make one beside it", () => fs.access("tmp/tacit-channel-Ij78Kl/t").write("x"));
+});
+`;
+    const result = await runScript(script, [], { cwd: root, env: { TMPDIR: path.join(root, "tmp") } });
+    expect(result.code, result.stderr).toBe(0);
+    expectRefused(attempts(result.stdout), ["replace the socket", "delete the socket", "delete its directory", "make one beside it"], /starting sandbox's input/);
+    expect(readFileSync(path.join(channel, "s"), "utf8")).toBe("socket\n");
+    expect(existsSync(path.join(channel, "t"))).toBe(false);
+  }, 30_000);
 });
 
 describe("another run's type-check working directories, in the default temporary directory", () => {

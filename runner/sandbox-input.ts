@@ -1,0 +1,168 @@
+// The sandbox's stdin, over which the host sends it its program and every reply.
+//
+// Every request is a round trip in which each side sleeps while the other works. On a virtual
+// machine whose idle vCPUs halt at once (measured on this project's machines: a Firecracker
+// guest with haltpoll off), waking the sleeping side costs more than answering it: a bare
+// Node <-> Deno round trip took 74 µs, about 13 reads of a small file. So while the host answers
+// at once, the sandbox's stdin is non-blocking: its Deno retries the read in a loop instead of
+// sleeping, and a reply needs no wake-up (the same round trip: 10-17 µs). The host turns it
+// back to blocking for anything slower, and between programs (see converse()).
+//
+// Only the host can set that, and only through the open file the sandbox's fd 0 shares with an
+// end the host keeps: a pipe from spawn() would not do (its child end is closed in the host).
+// So the pair is a Unix socket in a fresh owner-only directory. The sandbox's end is connected
+// at once (Deno starts without waiting); the host's end is accepted a moment later, before
+// anything is written, and proves it is the one tacit connected by a random token sent on the
+// sandbox's end. Where the pair cannot be made, a plain pipe serves, without spinning.
+
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { randomBytes } from "./random-token.js";
+
+/** The directories the pairs are made in (temp-dirs.ts keeps scripts out of them). */
+export const CHANNEL_DIR_PREFIX = "tacit-channel-";
+const TOKEN_BYTES = 16;
+
+export interface SandboxInput {
+  /** What the process is given as its stdin. */
+  readonly stdio: "pipe" | net.Socket;
+  /** A directory to delete if tacit exits before close(). */
+  readonly dir: string | null;
+  /** Takes the started process; `failed` ends it, with why, if its input cannot be set up. */
+  attach(child: ChildProcess, failed: (detail: string) => void): void;
+  readonly writable: boolean;
+  /** Writes `text`; `done` runs once it is in the socket or pipe, or the write failed. */
+  write(text: string, done: () => void): void;
+  /** On: the sandbox's reads of its stdin return at once and it retries them, spinning. Off: it sleeps in them. */
+  spin(on: boolean): void;
+  /** Lets go of everything, once the process has ended. */
+  close(): void;
+}
+
+/** The spinnable socket pair where it can be made, else a plain pipe. */
+export function sandboxInput(): SandboxInput {
+  try {
+    return new SocketInput();
+  } catch {
+    return new PipeInput();
+  }
+}
+
+/** A plain pipe, which the sandbox always sleeps on. */
+export class PipeInput implements SandboxInput {
+  readonly stdio = "pipe";
+  readonly dir = null;
+  private stdin: NodeJS.WritableStream & { writable: boolean } | null = null;
+
+  attach(child: ChildProcess): void {
+    this.stdin = child.stdin!;
+    // A sandbox that stops reading (it died, or never reads) must not crash the host.
+    child.stdin!.on("error", () => undefined);
+  }
+
+  get writable(): boolean {
+    return this.stdin?.writable ?? false;
+  }
+
+  write(text: string, done: () => void): void {
+    this.stdin!.write(text, () => done());
+  }
+
+  spin(): void {}
+
+  close(): void {}
+}
+
+/** libuv's own switch for a socket's O_NONBLOCK, on Node's handle (which types do not show). */
+type BlockingSwitch = { setBlocking?: (blocking: boolean) => number };
+
+class SocketInput implements SandboxInput {
+  readonly dir: string;
+  private readonly server: net.Server;
+  /** The sandbox's end, kept by the host only to switch it (it is never read here). */
+  readonly stdio: net.Socket;
+  private hostEnd: net.Socket | null = null;
+  /** Writes before the host's end is accepted, in order. */
+  private queued: Array<[string, () => void]> = [];
+  private spinning = false;
+  private closed = false;
+
+  constructor() {
+    this.dir = mkdtempSync(path.join(tmpdir(), CHANNEL_DIR_PREFIX));
+    const address = path.join(this.dir, "s");
+    try {
+      this.server = net.createServer({ pauseOnConnect: true });
+      this.server.listen(address);
+      this.stdio = net.connect(address);
+      // Never read here: what arrives on this end is the sandbox's input.
+      this.stdio.pause();
+      this.stdio.on("error", () => undefined);
+    } catch (error) {
+      rmSync(this.dir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  attach(_child: ChildProcess, failed: (detail: string) => void): void {
+    const token = randomBytes(TOKEN_BYTES);
+    const refuse = (why: string): void => {
+      if (!this.closed) failed(`the sandbox's input could not be set up: ${why}`);
+    };
+    this.server.on("error", (error) => refuse(error.message));
+    this.server.on("connection", (socket) => {
+      socket.on("error", () => undefined);
+      let received = Buffer.alloc(0);
+      socket.on("data", (chunk: Buffer) => {
+        if (socket === this.hostEnd) {
+          // The sandbox has no way to write to its stdin; nothing else may either.
+          refuse("something wrote to the host's end of it");
+          return;
+        }
+        received = Buffer.concat([received, chunk]);
+        if (received.length < TOKEN_BYTES) return;
+        // Another process that connected first (it would need this owner-only directory) gets nothing.
+        if (this.hostEnd !== null || !received.equals(token)) return void socket.destroy();
+        this.accepted(socket);
+      });
+      socket.resume();
+    });
+    this.stdio.write(token);
+  }
+
+  private accepted(socket: net.Socket): void {
+    this.hostEnd = socket;
+    this.server.close();
+    rmSync(this.dir, { recursive: true, force: true });
+    for (const [text, done] of this.queued) socket.write(text, () => done());
+    this.queued = [];
+  }
+
+  get writable(): boolean {
+    return !this.closed && (this.hostEnd?.writable ?? true);
+  }
+
+  write(text: string, done: () => void): void {
+    if (this.hostEnd === null) this.queued.push([text, done]);
+    else this.hostEnd.write(text, () => done());
+  }
+
+  spin(on: boolean): void {
+    if (on === this.spinning || this.closed) return;
+    const handle = (this.stdio as unknown as { _handle?: BlockingSwitch | null })._handle;
+    if (!handle?.setBlocking) return;
+    this.spinning = on;
+    handle.setBlocking(!on);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.hostEnd?.destroy();
+    this.stdio.destroy();
+    if (this.server.listening) this.server.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

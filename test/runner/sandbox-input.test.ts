@@ -1,0 +1,130 @@
+// The sandbox's stdin (runner/sandbox-input.ts): a socket the host makes non-blocking while it
+// answers requests at once, so the sandbox spins on its reply instead of sleeping. These watch a
+// real `tacit run`'s Deno from /proc: it spins only while the host answers at once, sleeps while
+// a request is slow, and the socket's directory is gone once the sandbox has its input.
+
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { CHANNEL_DIR_PREFIX } from "../../runner/sandbox-input.js";
+import { childEnv, tacitBin, tempDir } from "../helpers.js";
+import { startServer, type TestServer } from "../net/fixtures.js";
+import { commandLineOf, descendantsOf } from "../processes.js";
+
+const O_NONBLOCK = 0o4000;
+const cleanups: Array<() => void | Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+/** The flags of the sandbox's fd 0 (from /proc/PID/fdinfo/0), or null once it is gone. */
+function stdinFlags(pid: number): number | null {
+  try {
+    return Number.parseInt(/^flags:\s+([0-7]+)$/m.exec(readFileSync(`/proc/${pid}/fdinfo/0`, "utf8"))![1]!, 8);
+  } catch {
+    return null;
+  }
+}
+
+/** User and system CPU time of the process, in clock ticks (1/100 s). */
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+interface Watched {
+  /** Samples of [ms since start, the sandbox's stdin flags]. */
+  flags: Array<[number, number]>;
+  exit: Promise<{ code: number | null; stdout: string; stderr: string }>;
+  sandboxPid: Promise<number>;
+  startedAt: number;
+}
+
+/** Starts `tacit run` on `script` in `dir` and samples its sandbox's stdin flags every 10 ms. */
+function runWatched(dir: string, script: string, args: string[]): Watched {
+  const startedAt = Date.now();
+  const child = spawn(process.execPath, [tacitBin, "run", "--no-check", ...args, script], { cwd: dir, env: childEnv({ TMPDIR: dir }) });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const flags: Array<[number, number]> = [];
+  let done = false;
+  const exit = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on("close", (code) => {
+      done = true;
+      resolve({ code, stdout, stderr });
+    }),
+  );
+  const sandboxPid = (async () => {
+    for (;;) {
+      const pid = descendantsOf(child.pid!).find((p) => commandLineOf(p).includes("bootstrap"));
+      if (pid !== undefined) return pid;
+      if (done) throw new Error(`the sandbox was never seen: ${stderr}`);
+      await sleep(5);
+    }
+  })();
+  void sandboxPid.then(async (pid) => {
+    while (!done) {
+      const value = stdinFlags(pid);
+      if (value !== null) flags.push([Date.now() - startedAt, value]);
+      await sleep(10);
+    }
+  }, () => undefined);
+  return { flags, exit, sandboxPid, startedAt };
+}
+
+describe("the sandbox's input", () => {
+  it("spins while the host answers at once, sleeps through a slow request, and leaves no socket directory", async () => {
+    const { dir, cleanup } = tempDir("tacit-input-");
+    cleanups.push(cleanup);
+    let requestAt = 0;
+    let answer: (() => void) | null = null;
+    const server: TestServer = await startServer((_request, response) => {
+      requestAt = Date.now();
+      // Held for 1.5 s: the sandbox waits for it the whole time.
+      answer = () => response.end("late");
+      setTimeout(() => answer?.(), 1500);
+    });
+    cleanups.push(() => server.close());
+    for (let i = 0; i < 20; i++) writeFileSync(path.join(dir, `f${i}.txt`), `file ${i}\n`);
+    writeFileSync(
+      path.join(dir, "script.ts"),
+      [
+        `requestFileSystem(".", (fs) => { let n = 0; for (let i = 0; i < 20; i++) n += fs.access("f" + i + ".txt").read().length; println(n); });`,
+        // Computes for a second with no request: the host answered the last at once, so the input is left spinning.
+        `const until = Date.now() + 1000; let x = 0; while (Date.now() < until) x++;`,
+        `requestNetwork(["127.0.0.1:${server.port}"], (net) => println(net.httpGet("${server.origin}/slow")));`,
+      ].join("\n"),
+    );
+    const watched = runWatched(dir, "script.ts", ["--network-permissions", `127.0.0.1:${server.port}`]);
+    const pid = await watched.sandboxPid;
+    // While the request is held: CPU time over 800 ms of it, and whether the channel's directory is left.
+    for (let i = 0; i < 500 && requestAt === 0; i++) await sleep(10);
+    expect(requestAt, "the script's request reached the server").toBeGreaterThan(0);
+    await sleep(200);
+    const before = cpuTicks(pid);
+    await sleep(800);
+    const during = cpuTicks(pid) - before;
+    const leftDirs = readdirSync(dir).filter((name) => name.startsWith(CHANNEL_DIR_PREFIX));
+    const result = await watched.exit;
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("150\nlate\n");
+
+    // A spinning wait would have used about all of the 800 ms (80 ticks); a sleeping one uses none.
+    expect(during, "CPU ticks the sandbox used while its request was held").toBeLessThan(20);
+    const heldFrom = requestAt - watched.startedAt + 100;
+    const held = watched.flags.filter(([at]) => at >= heldFrom && at <= heldFrom + 1200);
+    expect(held.length).toBeGreaterThan(10);
+    expect(held.every(([, flags]) => (flags & O_NONBLOCK) === 0), "blocking while the request was held").toBe(true);
+    // Some sample of the second of computing saw the input left non-blocking after the reads' last reply.
+    const computing = watched.flags.filter(([at]) => at < requestAt - watched.startedAt - 100);
+    expect(computing.some(([, flags]) => (flags & O_NONBLOCK) !== 0), "non-blocking after a reply given at once").toBe(true);
+    expect(leftDirs, "the socket's directory, while the sandbox ran").toEqual([]);
+    expect(readdirSync(dir).filter((name) => name.startsWith(CHANNEL_DIR_PREFIX)), "after the run").toEqual([]);
+  });
+});
