@@ -18,7 +18,7 @@
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { randomBytes } from "./random-token.js";
 
@@ -79,6 +79,14 @@ export class PipeInput implements SandboxInput {
 /** libuv's own switch for a socket's O_NONBLOCK, on Node's handle (which types do not show). */
 type BlockingSwitch = { setBlocking?: (blocking: boolean) => number };
 
+/**
+ * Sandboxes spinning at once, at most: one CPU is left to the host. In tacit serve, sandboxes
+ * whose requests wait behind another's would otherwise spin through the host's work and take
+ * its CPU; beyond this, they sleep as before.
+ */
+const SPIN_LIMIT = Math.max(1, availableParallelism() - 1);
+const spinningNow = new Set<SocketInput>();
+
 class SocketInput implements SandboxInput {
   readonly dir: string;
   private readonly server: net.Server;
@@ -89,6 +97,12 @@ class SocketInput implements SandboxInput {
   private queued: Array<[string, () => void]> = [];
   private spinning = false;
   private closed = false;
+  /** Set by attach(): ends the sandbox. */
+  private failed: ((detail: string) => void) | null = null;
+  /** Why the input failed, once it has. */
+  private failure: string | null = null;
+  /** Connections accepted that have not shown the token (another process's, if any). */
+  private readonly strangers = new Set<net.Socket>();
 
   constructor() {
     this.dir = mkdtempSync(path.join(tmpdir(), CHANNEL_DIR_PREFIX));
@@ -104,26 +118,21 @@ class SocketInput implements SandboxInput {
       rmSync(this.dir, { recursive: true, force: true });
       throw error;
     }
-  }
-
-  attach(_child: ChildProcess, failed: (detail: string) => void): void {
     const token = randomBytes(TOKEN_BYTES);
-    const refuse = (why: string): void => {
-      if (!this.closed) failed(`the sandbox's input could not be set up: ${why}`);
-    };
-    this.server.on("error", (error) => refuse(error.message));
+    this.server.on("error", (error) => this.refuse(`the sandbox's input could not be set up: ${error.message}`));
     this.server.on("connection", (socket) => {
       socket.on("error", () => undefined);
+      this.strangers.add(socket);
       let received = Buffer.alloc(0);
       socket.on("data", (chunk: Buffer) => {
         if (socket === this.hostEnd) {
-          // The sandbox has no way to write to its stdin; nothing else may either.
-          refuse("something wrote to the host's end of it");
+          // Only the sandbox's end could send this, and the sandbox has no way to write to its stdin.
+          this.refuse("something wrote back on the sandbox's input, which only the host writes to");
           return;
         }
         received = Buffer.concat([received, chunk]);
         if (received.length < TOKEN_BYTES) return;
-        // Another process that connected first (it would need this owner-only directory) gets nothing.
+        // Another process that connected too (it would need this owner-only directory) gets nothing.
         if (this.hostEnd !== null || !received.equals(token)) return void socket.destroy();
         this.accepted(socket);
       });
@@ -132,8 +141,22 @@ class SocketInput implements SandboxInput {
     this.stdio.write(token);
   }
 
+  attach(_child: ChildProcess, failed: (detail: string) => void): void {
+    this.failed = failed;
+    if (this.failure !== null) failed(this.failure);
+  }
+
+  private refuse(why: string): void {
+    if (this.closed || this.failure !== null) return;
+    this.failure = why;
+    this.failed?.(why);
+  }
+
   private accepted(socket: net.Socket): void {
     this.hostEnd = socket;
+    this.strangers.delete(socket);
+    for (const stranger of this.strangers) stranger.destroy();
+    this.strangers.clear();
     this.server.close();
     rmSync(this.dir, { recursive: true, force: true });
     for (const [text, done] of this.queued) socket.write(text, () => done());
@@ -151,15 +174,20 @@ class SocketInput implements SandboxInput {
 
   spin(on: boolean): void {
     if (on === this.spinning || this.closed) return;
+    if (on && spinningNow.size >= SPIN_LIMIT) return;
     const handle = (this.stdio as unknown as { _handle?: BlockingSwitch | null })._handle;
     if (!handle?.setBlocking) return;
     this.spinning = on;
+    if (on) spinningNow.add(this);
+    else spinningNow.delete(this);
     handle.setBlocking(!on);
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    spinningNow.delete(this);
+    for (const socket of this.strangers) socket.destroy();
     this.hostEnd?.destroy();
     this.stdio.destroy();
     if (this.server.listening) this.server.close();

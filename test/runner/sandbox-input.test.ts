@@ -4,11 +4,13 @@
 // a request is slow, and the socket's directory is gone once the sandbox has its input.
 
 import { spawn } from "node:child_process";
+import { connect } from "node:net";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { CHANNEL_DIR_PREFIX } from "../../runner/sandbox-input.js";
+import { availableParallelism } from "node:os";
+import { CHANNEL_DIR_PREFIX, sandboxInput } from "../../runner/sandbox-input.js";
 import { childEnv, tacitBin, tempDir } from "../helpers.js";
 import { startServer, type TestServer } from "../net/fixtures.js";
 import { commandLineOf, descendantsOf } from "../processes.js";
@@ -127,4 +129,62 @@ describe("the sandbox's input", () => {
     expect(leftDirs, "the socket's directory, while the sandbox ran").toEqual([]);
     expect(readdirSync(dir).filter((name) => name.startsWith(CHANNEL_DIR_PREFIX)), "after the run").toEqual([]);
   });
+
+  it("lets at most all CPUs but one spin at once, and another once one stops", async () => {
+    // tacit serve's sessions: sandboxes whose requests wait behind another's must not spin through the host's work.
+    const limit = Math.max(1, availableParallelism() - 1);
+    const inputs = Array.from({ length: limit + 1 }, () => sandboxInput());
+    const children = inputs.map((input) => {
+      const child = spawn("sleep", ["30"], { stdio: [input.stdio, "ignore", "ignore"] });
+      input.attach(child, (detail) => {
+        throw new Error(detail);
+      });
+      return child;
+    });
+    cleanups.push(() => {
+      for (const child of children) child.kill("SIGKILL");
+      for (const input of inputs) input.close();
+    });
+    const spinning = (): boolean[] => children.map((child) => ((stdinFlags(child.pid!) ?? 0) & O_NONBLOCK) !== 0);
+    expect(spinning().every((on) => !on), "blocking from the start").toBe(true);
+    for (const input of inputs) input.spin(true);
+    expect(spinning().filter(Boolean)).toHaveLength(limit);
+    expect(spinning()[limit], "the one past the limit").toBe(false);
+    inputs[0]!.spin(false);
+    inputs[limit]!.spin(true);
+    expect(spinning()[0]).toBe(false);
+    expect(spinning()[limit], "once another stopped").toBe(true);
+  });
+
+  for (const [what, sends] of [["the wrong token", Buffer.alloc(16, 7)], ["nothing", Buffer.alloc(0)]] as const) {
+    it(`gives another connection to its socket, sending ${what}, nothing of what the host writes`, async () => {
+      const input = sandboxInput();
+      expect(input.dir, "a socket pair was made").not.toBeNull();
+      // Another process of the same user, connecting to the socket before the host has accepted its own.
+      const impostor = connect(path.join(input.dir!, "s"));
+      const seen: Buffer[] = [];
+      impostor.on("data", (chunk: Buffer) => seen.push(chunk));
+      impostor.on("error", () => undefined);
+      const closed = new Promise<void>((resolve) => impostor.on("close", () => resolve()));
+      await new Promise<void>((resolve) => impostor.on("connect", () => resolve()));
+      impostor.write(sends);
+      const child = spawn("head", ["-c", "6"], { stdio: [input.stdio, "pipe", "ignore"] });
+      input.attach(child, (detail) => {
+        throw new Error(detail);
+      });
+      cleanups.push(() => {
+        child.kill("SIGKILL");
+        input.close();
+        impostor.destroy();
+      });
+      let output = "";
+      child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
+      input.write("secret", () => undefined);
+      await exited;
+      await closed;
+      expect(output, "the sandbox's end got what the host wrote").toBe("secret");
+      expect(Buffer.concat(seen).toString(), "the impostor got").toBe("");
+    });
+  }
 });
