@@ -80,11 +80,12 @@ export class PipeInput implements SandboxInput {
 type BlockingSwitch = { setBlocking?: (blocking: boolean) => number };
 
 /**
- * Sandboxes spinning at once, at most: one CPU is left to the host. In tacit serve, sandboxes
- * whose requests wait behind another's would otherwise spin through the host's work and take
- * its CPU; beyond this, they sleep as before.
+ * Sandboxes spinning at once, at most: one CPU is left to the host, and with one CPU none spins
+ * (it would wait in the host's place). In tacit serve, sandboxes whose requests wait behind
+ * another's would otherwise spin through the host's work and take its CPU; beyond this, they
+ * sleep as before.
  */
-const SPIN_LIMIT = Math.max(1, availableParallelism() - 1);
+const SPIN_LIMIT = availableParallelism() - 1;
 const spinningNow = new Set<SocketInput>();
 
 class SocketInput implements SandboxInput {

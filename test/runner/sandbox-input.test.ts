@@ -123,16 +123,18 @@ describe("the sandbox's input", () => {
     const held = watched.flags.filter(([at]) => at >= heldFrom && at <= heldFrom + 1200);
     expect(held.length).toBeGreaterThan(10);
     expect(held.every(([, flags]) => (flags & O_NONBLOCK) === 0), "blocking while the request was held").toBe(true);
-    // Some sample of the second of computing saw the input left non-blocking after the reads' last reply.
+    // Some sample of the second of computing saw the input left non-blocking after the reads' last
+    // reply (where there is a CPU to spare: tacit inherits this process's CPUs).
     const computing = watched.flags.filter(([at]) => at < requestAt - watched.startedAt - 100);
-    expect(computing.some(([, flags]) => (flags & O_NONBLOCK) !== 0), "non-blocking after a reply given at once").toBe(true);
+    const spinningSeen = computing.some(([, flags]) => (flags & O_NONBLOCK) !== 0);
+    expect(spinningSeen, "non-blocking after a reply given at once").toBe(availableParallelism() > 1);
     expect(leftDirs, "the socket's directory, while the sandbox ran").toEqual([]);
     expect(readdirSync(dir).filter((name) => name.startsWith(CHANNEL_DIR_PREFIX)), "after the run").toEqual([]);
   });
 
-  it("lets at most all CPUs but one spin at once, and another once one stops", async () => {
+  it("lets at most all CPUs but one spin at once (none with one CPU), and another once one stops", async () => {
     // tacit serve's sessions: sandboxes whose requests wait behind another's must not spin through the host's work.
-    const limit = Math.max(1, availableParallelism() - 1);
+    const limit = availableParallelism() - 1;
     const inputs = Array.from({ length: limit + 1 }, () => sandboxInput());
     const children = inputs.map((input) => {
       const child = spawn("sleep", ["30"], { stdio: [input.stdio, "ignore", "ignore"] });
@@ -150,6 +152,7 @@ describe("the sandbox's input", () => {
     for (const input of inputs) input.spin(true);
     expect(spinning().filter(Boolean)).toHaveLength(limit);
     expect(spinning()[limit], "the one past the limit").toBe(false);
+    if (limit === 0) return; // one CPU: nothing spins, so nothing stops
     inputs[0]!.spin(false);
     inputs[limit]!.spin(true);
     expect(spinning()[0]).toBe(false);
