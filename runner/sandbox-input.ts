@@ -25,6 +25,8 @@ import { randomBytes } from "./random-token.js";
 /** The directories the pairs are made in (temp-dirs.ts keeps scripts out of them). */
 export const CHANNEL_DIR_PREFIX = "tacit-channel-";
 const TOKEN_BYTES = 16;
+/** sun_path holds 108 bytes on Linux, the last a NUL. */
+const MAX_SOCKET_NAME_BYTES = 107;
 
 export interface SandboxInput {
   /** What the process is given as its stdin. */
@@ -109,6 +111,8 @@ class SocketInput implements SandboxInput {
     this.dir = mkdtempSync(path.join(tmpdir(), CHANNEL_DIR_PREFIX));
     const address = path.join(this.dir, "s");
     try {
+      // libuv cuts a longer name to fit (sun_path), and the socket would be made elsewhere.
+      if (Buffer.byteLength(address) > MAX_SOCKET_NAME_BYTES) throw new Error(`${address} is too long for a socket's name`);
       this.server = net.createServer({ pauseOnConnect: true });
       this.server.listen(address);
       this.stdio = net.connect(address);

@@ -5,13 +5,13 @@
 
 import { spawn } from "node:child_process";
 import { connect } from "node:net";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { availableParallelism } from "node:os";
 import { CHANNEL_DIR_PREFIX, sandboxInput } from "../../runner/sandbox-input.js";
-import { childEnv, tacitBin, tempDir } from "../helpers.js";
+import { childEnv, runCli, tacitBin, tempDir } from "../helpers.js";
 import { startServer, type TestServer } from "../net/fixtures.js";
 import { commandLineOf, descendantsOf } from "../processes.js";
 
@@ -190,4 +190,24 @@ describe("the sandbox's input", () => {
       expect(Buffer.concat(seen).toString(), "the impostor got").toBe("");
     });
   }
+
+  it("falls back to a pipe where a socket cannot be named (a temporary directory with a long path)", async () => {
+    const { dir, cleanup } = tempDir("tacit-input-");
+    cleanups.push(cleanup);
+    // A Unix socket's name holds at most 107 bytes.
+    const longTmp = path.join(dir, "t".repeat(120));
+    mkdirSync(longTmp);
+    writeFileSync(path.join(dir, "a.txt"), "abc");
+    const result = await runCli(["run", "--no-check", "-"], {
+      cwd: dir,
+      env: { TMPDIR: longTmp },
+      input: `requestFileSystem(".", (fs) => println(fs.access("a.txt").read()));`,
+    });
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toBe("abc\n");
+    expect(result.code).toBe(0);
+    expect(readdirSync(longTmp)).toEqual([]);
+    // libuv cuts a socket's name to fit: one made anyway would have landed beside them, here.
+    expect(readdirSync(dir).sort()).toEqual(["a.txt", "t".repeat(120)]);
+  });
 });
