@@ -114,7 +114,10 @@ class SocketInput implements SandboxInput {
       // libuv cuts a longer name to fit (sun_path), and the socket would be made elsewhere.
       if (Buffer.byteLength(address) > MAX_SOCKET_NAME_BYTES) throw new Error(`${address} is too long for a socket's name`);
       this.server = net.createServer({ pauseOnConnect: true });
+      // Its error is reported later; where it could not bind (a file system without sockets, say), a pipe serves.
+      this.server.on("error", () => undefined);
       this.server.listen(address);
+      if (!this.server.listening) throw new Error(`could not listen on ${address}`);
       this.stdio = net.connect(address);
       // Never read here: what arrives on this end is the sandbox's input.
       this.stdio.pause();
