@@ -25,8 +25,8 @@ import { randomBytes } from "./random-token.js";
 /** The directories the pairs are made in (temp-dirs.ts keeps scripts out of them). */
 export const CHANNEL_DIR_PREFIX = "tacit-channel-";
 const TOKEN_BYTES = 16;
-/** sun_path holds 108 bytes on Linux, the last a NUL. */
-const MAX_SOCKET_NAME_BYTES = 107;
+/** sun_path holds 108 bytes on Linux and 104 on macOS, the last a NUL. */
+const MAX_SOCKET_NAME_BYTES = process.platform === "darwin" ? 103 : 107;
 
 export interface SandboxInput {
   /** What the process is given as its stdin. */
