@@ -350,10 +350,10 @@ export class AuditLog {
     const eventJson = canonicalJson(event);
     const timeJson = time === this.lastTime.text ? this.lastTime.json : JSON.stringify(time);
     // The line (lineText's), its hash and chain (line.ts), made as bytes in the batch (line-bytes.ts).
-    let made = this.lines.add(seq, time, timeJson, eventJson, this.chain);
+    let made = this.lines.add(seq, timeJson, eventJson, this.chain);
     if (made === false) {
       this.writeLines();
-      made = this.lines.add(seq, time, timeJson, eventJson, this.chain);
+      made = this.lines.add(seq, timeJson, eventJson, this.chain);
       if (made === false) throw this.fail(`cannot make line ${seq} of the audit log ${this.path}`);
     }
     const { chain } = made;

@@ -29,12 +29,12 @@ describe("lines made as bytes", () => {
       const eventJson = canonicalJson(event);
       const hash = eventHashOfJson(seq, TIME, eventJson);
       const chain = chainOf(prev, hash);
-      let made = lines.add(seq, TIME, JSON.stringify(TIME), eventJson, prev);
+      let made = lines.add(seq, JSON.stringify(TIME), eventJson, prev);
       if (made === false) {
         expect(lines.lines, name).toBeGreaterThan(0);
         expect(lines.take().toString("utf8")).toBe(expected);
         expected = "";
-        made = lines.add(seq, TIME, JSON.stringify(TIME), eventJson, prev);
+        made = lines.add(seq, JSON.stringify(TIME), eventJson, prev);
       }
       expect(made, name).toEqual({ hash, chain });
       expected += `${lineText(seq, TIME, eventJson, prev, hash, chain)}\n`;
@@ -49,10 +49,10 @@ describe("lines made as bytes", () => {
     const eventJson = canonicalJson(events.ascii);
     let prev = ZERO_CHAIN;
     let seq = 1;
-    let made = lines.add(seq, TIME, JSON.stringify(TIME), eventJson, prev);
+    let made = lines.add(seq, JSON.stringify(TIME), eventJson, prev);
     while (made !== false) {
       prev = made.chain;
-      made = lines.add(++seq, TIME, JSON.stringify(TIME), eventJson, prev);
+      made = lines.add(++seq, JSON.stringify(TIME), eventJson, prev);
     }
     const held = lines.lines;
     expect(held).toBeGreaterThan(0);
