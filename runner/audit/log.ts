@@ -6,6 +6,13 @@
 // they happen. fsync happens at each signed head, so a crash loses at most the unsigned
 // tail, which `tacit audit verify` reports as such.
 //
+// Lines are made on the host's main thread. A prototype that made and wrote them in a worker
+// thread (the main thread sending each batch's canonical JSON and times, flush() waiting on an
+// Atomics handshake) took main-thread CPU off a 10,000-read run (773 -> 726 ms) but made every
+// run slower on a two-core machine, where the sandbox spins on one core while it waits for a
+// reply: 1,000 reads 310 -> 315 ms, 10,000 reads 1,092 -> 1,126 ms, and 0 reads 129 -> 152 ms
+// (the thread's start-up, beside the sandbox's boot), medians of 20, 6 and 20 interleaved runs.
+//
 // One writer per file: a lock holding the writer's pid keeps a second process from interleaving
 // its own chain. It lives in tacit's home, beside the anchors (audit-writers/, named by a digest
 // of the log's real path), not beside the log: a lock there is missing whenever no tacit writes
