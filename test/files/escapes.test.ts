@@ -395,6 +395,48 @@ println(JSON.stringify(counts));
   });
 });
 
+describe("a link into a classified directory swapped in on the way to a read", () => {
+  // read() resolves the directories on the way, checks that path, opens it, and checks again
+  // only where the descriptor leads elsewhere than the path it checked (file-system.ts,
+  // afterOpen). A directory swapped for a link into .ssh between the two makes it lead there:
+  // that read must be refused, never answered with the key.
+  const ROUNDS = 1500;
+  it("never reads a classified file while sub flips between a directory and a link to .ssh", async () => {
+    const { dir, cleanup: done } = realTempDir("tacit-files-swap-classified-read-");
+    const root = path.join(dir, "root");
+    const keyCanary = makeCanary();
+    writeTree(dir, { "root/.ssh/id_rsa": `${keyCanary}\n`, "root/sub/id_rsa": "ordinary\n" });
+    symlinkSync(".ssh", path.join(root, "spare-sub"));
+    const swapper = flipWithSpares(root, ["sub"]);
+    try {
+      const script = `
+const counts = { ordinary: 0, refused: 0, failed: 0 };
+requestFileSystem(".", (fs) => {
+  for (let i = 0; i < ${ROUNDS}; i++) {
+    try { const text = fs.access("sub/id_rsa").read(); if (text === "ordinary\\n") counts.ordinary++; else println(text); }
+    catch (e) { if (e instanceof SecurityError) counts.refused++; else counts.failed++; }
+  }
+});
+println(JSON.stringify(counts));
+`;
+      const r = await tacit(root, script);
+      swapper.kill("SIGKILL");
+      // First the bad thing, then how the script fared.
+      expect.soft(r.stdout, "a classified file was read").not.toContain(keyCanary);
+      expect.soft(r.stderr, "the host failed while racing").toBe("");
+      expect(r.code).toBe(0);
+      const counts = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { ordinary: number; refused: number; failed: number };
+      expect(counts.ordinary + counts.refused + counts.failed, r.stdout.slice(-300)).toBe(ROUNDS);
+      // The swap really raced the script: some reads found the directory, some the link.
+      expect(counts.ordinary, r.stdout.slice(-300)).toBeGreaterThan(0);
+      expect(counts.refused, r.stdout.slice(-300)).toBeGreaterThan(0);
+    } finally {
+      swapper.kill("SIGKILL");
+      done();
+    }
+  });
+});
+
 describe("a link swapped in while sizes and existence are asked", () => {
   // A security review read the size of .ssh/id_rsa and of a file outside the root through
   // size, and whether a name exists outside through exists: both looked the path up again
