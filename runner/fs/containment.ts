@@ -21,7 +21,12 @@ const UNNORMALIZED = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
  * small read, most of all before the JIT warms up.
  */
 export function resolvedPath(p: string): string {
-  return path.sep === "/" && p.startsWith("/") && !UNNORMALIZED.test(p) ? p : path.resolve(p);
+  return isNormalizedAbsolute(p) ? p : path.resolve(p);
+}
+
+/** Whether `p` is a POSIX absolute path that path.resolve would return unchanged. */
+function isNormalizedAbsolute(p: string): boolean {
+  return path.sep === "/" && p.startsWith("/") && !UNNORMALIZED.test(p);
 }
 
 /**
@@ -31,11 +36,26 @@ export function resolvedPath(p: string): string {
  * walk. Anything else goes through path.relative, which normalizes first.
  */
 export function isWithin(candidate: string, root: string): boolean {
-  if (path.sep === "/" && candidate.startsWith("/") && root.startsWith("/") && !UNNORMALIZED.test(candidate) && !UNNORMALIZED.test(root)) {
-    return candidate === root || root === "/" || candidate.startsWith(`${root}/`);
-  }
+  if (isNormalizedAbsolute(candidate) && isNormalizedAbsolute(root)) return isWithinNormalized(candidate, root);
   const relative = path.relative(root, candidate);
   return relative === "" || (relative !== ".." && !relative.startsWith(".." + path.sep) && !path.isAbsolute(relative));
+}
+
+/** isWithin for two paths that are both isNormalizedAbsolute: the strings alone decide. */
+function isWithinNormalized(candidate: string, root: string): boolean {
+  return candidate === root || root === "/" || (candidate.length > root.length && candidate.charCodeAt(root.length) === SLASH && candidate.startsWith(root));
+}
+
+const SLASH = 0x2f;
+
+/**
+ * isWithin(`candidate`, root) as a test of many roots: the candidate's form is looked at once,
+ * not again for each root (the protected paths, a dozen or more, are each tried on the path of
+ * every file operation, and that look was most of the time it took).
+ */
+export function withinTest(candidate: string): (root: string) => boolean {
+  if (!isNormalizedAbsolute(candidate)) return (root) => isWithin(candidate, root);
+  return (root) => (isNormalizedAbsolute(root) ? isWithinNormalized(candidate, root) : isWithin(candidate, root));
 }
 
 /** Whether `p` is a directory now, links followed (false for none, a dead link or one that cannot be looked at). */

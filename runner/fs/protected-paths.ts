@@ -35,7 +35,7 @@ import { tacitHomes } from "../tacit-home.js";
 import { CHANNEL_DIR_PREFIX } from "../sandbox-input.js";
 import { tacitTempDirBelow, tacitTempDirOf, tempDirPlaces } from "../temp-dirs.js";
 import { agentHookChangeOf } from "./agent-hooks.js";
-import { isWithin, namedAndReal } from "./containment.js";
+import { isWithin, namedAndReal, withinTest } from "./containment.js";
 import { direnvLoadChangeOf, direnvProgramChangeOf } from "./direnv.js";
 import { direnvTrustedChangeOf } from "./direnv-trust.js";
 import { gdbInitChangeOf } from "./gdb-init.js";
@@ -222,12 +222,15 @@ function npxTacitProgramOf(changed: string): ProtectedPath | null {
  * tacit's own code through (it may be read); anything else is refused it too.
  */
 export function protectedPathOf(paths: readonly ProtectedPath[], named: string, realPath: string, use: PathUse = "change"): ProtectedPath | null {
-  const inside = (p: ProtectedPath): boolean => isWithin(realPath, p.path) || isWithin(named, p.path);
+  // The path as named is tried too only where it is another string: each check is a function of the string.
+  const realInside = withinTest(realPath);
+  const namedInside = named === realPath ? null : withinTest(named);
+  const inside = (p: ProtectedPath): boolean => realInside(p.path) || (namedInside !== null && namedInside(p.path));
   // Each check on changes judges the path where it really leads, then (if another) the path as named.
   const either = (check: (changed: string) => ProtectedPath | null): ProtectedPath | null => check(realPath) ?? (named === realPath ? null : check(named));
   return (
     paths.find(inside) ??
-    checkDir(tacitTempDirOf(realPath) ?? tacitTempDirOf(named)) ??
+    checkDir(tacitTempDirOf(realPath) ?? (named === realPath ? null : tacitTempDirOf(named))) ??
     (use === "change"
       ? (readOnly().find(inside) ??
         either(gitControlOf) ??

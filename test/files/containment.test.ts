@@ -4,7 +4,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isWithin, PathResolutionError, resolvedPath, resolveReal, resolveRealBelow } from "../../runner/fs/containment.js";
+import { isWithin, PathResolutionError, resolvedPath, resolveReal, resolveRealBelow, withinTest } from "../../runner/fs/containment.js";
 import { realTempDir } from "./fixtures.js";
 
 /** Each [candidate, root, inside] decided as given. */
@@ -54,9 +54,15 @@ describe("isWithin", () => {
       const relative = path.relative(root, candidate);
       return relative === "" || (relative !== ".." && !relative.startsWith("../") && !path.isAbsolute(relative));
     };
-    const paths = ["/", "/w", "/w/a", "/w/a/", "/w/a_b", "/w/ab", "/w/a/b", "/w/a/..", "/w/a/../b", "/w/./a", "/w//a", "/w/a/.b", "/w/a/..b", "/w/a/b/c", "/wa", "/w/a b", "/w/ä"];
+    const paths = ["/", "//", "/w", "/w/a", "/w/a/", "/w/a_b", "/w/ab", "/w/a/b", "/w/a/..", "/w/a/../b", "/w/./a", "/w//a", "/w/a/.b", "/w/a/..b", "/w/a/b/c", "/w/a/b/..", "/w/a/b/../..", "/wa", "/w/a b", "/w/ä", "/w/a\n/b"];
     const disagreements = paths.flatMap((candidate) => paths.filter((root) => isWithin(candidate, root) !== byRelative(candidate, root)).map((root) => `${candidate} in ${root}`));
     expect(disagreements).toEqual([]);
+    // withinTest (one candidate, tried on many roots: the protected paths) answers the same, whichever of the two is normalized.
+    const testDisagreements = paths.flatMap((candidate) => {
+      const inside = withinTest(candidate);
+      return paths.filter((root) => inside(root) !== byRelative(candidate, root)).map((root) => `withinTest(${candidate})(${root})`);
+    });
+    expect(testDisagreements).toEqual([]);
   });
 
   it("treats a name that starts with two dots as an ordinary component inside the root", () => {
