@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { MAX_PRINT_PARTS } from "../../library/protocol.js";
-import { parsePureReply, parseSandboxFrame, ProtocolError } from "../../runner/frames.js";
+import { checkedBySchemas, FLAT_ACTION_KINDS, flatRequestOf, parsePureReply, parseSandboxFrame, ProtocolError } from "../../runner/frames.js";
 
 const request = (action: unknown, id: unknown = 1) => JSON.stringify({ type: "request", id, action });
 
@@ -78,5 +78,85 @@ describe("sandbox frames", () => {
   it("checks the pure evaluator's replies too", () => {
     expect(parsePureReply(JSON.stringify({ id: 1, ok: true, value: 2 }))).toEqual({ id: 1, ok: true, value: 2 });
     expect(() => parsePureReply(JSON.stringify({ id: 1, ok: true, value: 2, more: 1 }))).toThrow(ProtocolError);
+  });
+});
+
+describe("flat requests, checked by hand (flatRequestOf)", () => {
+  // A valid action of each kind checked by hand, and what each of its fields may be (the schema's limits).
+  const valid: Record<string, Record<string, unknown>> = {
+    FsRead: { kind: "FsRead", scope: "s", path: "/a/b.txt", as: "text" },
+    FsStat: { kind: "FsStat", scope: "s", path: "/a" },
+    FsSize: { kind: "FsSize", scope: "s", path: "/a" },
+    FsWrite: { kind: "FsWrite", scope: "s", path: "/a", content: "text", append: false },
+    FsDelete: { kind: "FsDelete", scope: "s", path: "/a" },
+    FsMkdir: { kind: "FsMkdir", scope: "s", path: "/a" },
+    FsList: { kind: "FsList", scope: "s", path: "/a", recursive: true },
+    CloseScope: { kind: "CloseScope", scope: "s" },
+  };
+  const values: unknown[] = [
+    null, 0, 1, -1, 1.5, true, false, "", "x", "text", "bytes", "json", "TEXT", [], ["text"], {}, { kind: "FsRead" },
+    "a".repeat(64), "a".repeat(256), "a".repeat(257), "a".repeat(4096), "a".repeat(4097), "é".repeat(4096), "😀".repeat(2048), "😀".repeat(2049),
+  ];
+  const ids: unknown[] = [1, 7, 2 ** 53 - 1, 2 ** 53, 0, -1, 1.5, 1e21, "1", null, true, [1], {}];
+  const line = (frame: unknown): string => JSON.stringify(frame);
+  /** Each frame a hostile sandbox could send in place of `action`'s: every field missing, of every value, and keys added. */
+  function variants(action: Record<string, unknown>): string[] {
+    const { kind, ...fields } = action;
+    const frame = (a: unknown, id: unknown = 1) => ({ type: "request", id, action: a });
+    const out: string[] = [line(frame(action))];
+    for (const id of ids) out.push(line(frame(action, id)));
+    for (const name of Object.keys(fields)) {
+      const { [name]: _dropped, ...without } = action;
+      out.push(line(frame(without)));
+      for (const value of values) out.push(line(frame({ ...action, [name]: value })));
+    }
+    for (const kindValue of [kind, `${String(kind)} `, String(kind).toLowerCase(), "Print", "FsReadChunk", "toString", "__proto__", 1, null, ["FsRead"]]) {
+      out.push(line(frame({ ...action, kind: kindValue })));
+    }
+    // Keys beyond the schema's: an ordinary one, and __proto__ and constructor as own keys (JSON.parse makes them so).
+    const text = line(frame(action));
+    out.push(line(frame({ ...action, extra: 1 })), line(frame({ ...action, constructor: "x" })));
+    out.push(text.replace(/}}$/, ',"__proto__":{"kind":"Print"}}}'), text.replace(/}}$/, '},"__proto__":{}}'), text.replace(/}}$/, '},"extra":1}'));
+    out.push(text.replace('"action":{', '"action":{"__proto__":{"scope":"s"},'));
+    // The envelope: other types, fields missing, in another order, and actions that are not objects.
+    out.push(line({ type: "post", action }), line({ type: "Request", id: 1, action }), line({ id: 1, action }), line({ type: "request", action }));
+    out.push(line({ action, id: 1, type: "request" }), line({ type: "request", id: 1, action: [action] }), line({ type: "request", id: 1, action: null }));
+    out.push(line({ type: "request", id: 1, action: JSON.stringify(action) }), line([action]), line(null), line("request"));
+    // Keys of the action in another order.
+    out.push(line(frame(Object.fromEntries(Object.entries(action).reverse()))));
+    return out;
+  }
+
+  it("checks by hand the kinds the test knows, and no other", () => {
+    expect([...FLAT_ACTION_KINDS].sort()).toEqual(Object.keys(valid).sort());
+  });
+
+  it.each(Object.keys(valid))("accepts only what the %s schema accepts, and returns what it returns", (kind) => {
+    let byHand = 0;
+    for (const text of variants(valid[kind]!)) {
+      const json: unknown = JSON.parse(text);
+      const fast = flatRequestOf(json);
+      let bySchema: unknown;
+      try {
+        bySchema = checkedBySchemas(JSON.parse(text), text);
+      } catch (error) {
+        if (!(error instanceof ProtocolError)) throw error;
+        bySchema = "refused";
+      }
+      if (fast === null) {
+        // Declined: parseSandboxFrame then answers as the schemas do.
+        if (bySchema === "refused") expect(() => parseSandboxFrame(text), text).toThrow(ProtocolError);
+        else expect(JSON.stringify(parseSandboxFrame(text)), text).toBe(JSON.stringify(bySchema));
+        continue;
+      }
+      byHand++;
+      expect(bySchema, `accepted by hand, refused by the schema: ${text.slice(0, 200)}`).not.toBe("refused");
+      // The same value, keys in the same order (a session's replay compares actions as JSON).
+      expect(JSON.stringify(fast), text.slice(0, 200)).toBe(JSON.stringify(bySchema));
+      expect(JSON.stringify(parseSandboxFrame(text))).toBe(JSON.stringify(bySchema));
+    }
+    // What the stub sends, and the longest strings the schema allows, are checked by hand.
+    expect(flatRequestOf(JSON.parse(line({ type: "request", id: 1, action: valid[kind] })))).not.toBeNull();
+    expect(byHand).toBeGreaterThan(5);
   });
 });
