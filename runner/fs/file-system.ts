@@ -21,7 +21,7 @@ import { husky4KeyOf } from "./hook-managers.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
 import { homeConfigChangeOf } from "./home-config.js";
 import { hostFreeErrorText, inVerifiedDirectory, NotRegularFileError, openForReading, statInVerifiedDirectory } from "./checked-open.js";
-import { existsAsDirectory, isWithin, PathResolutionError, realPathInScope, resolveReal, resolveRealOrSelf } from "./containment.js";
+import { existsAsDirectory, isWithin, PathResolutionError, realPathInScope, resolvedPath, resolveReal, resolveRealOrSelf } from "./containment.js";
 import type { GrepRunner } from "./grep-runner.js";
 import type { GrepReply } from "./grep-worker.js";
 import { asSearchExclusions, type PathUse, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
@@ -180,7 +180,8 @@ export class FileSystemExecutor {
 
   private resolve(token: string, requested: string, use: PathUse = "change", finalAsNamed = false): Resolved & { scope: FileSystemScope } {
     const scope = this.capabilities.get(token, "fs");
-    const named = path.resolve(scope.root, requested);
+    // The stub sends absolute paths: path.resolve(root, p) is then path.resolve(p), which resolvedPath skips when p is normalized already.
+    const named = path.sep === "/" && requested.startsWith("/") ? resolvedPath(requested) : path.resolve(scope.root, requested);
     if (!isWithin(named, scope.root) && !isWithin(named, scope.realRoot)) {
       throw new PolicyDenial(
         `${requested}: outside this file system scope (${scope.root}). Use a path under the root, or request a scope for the other directory.`,

@@ -131,9 +131,12 @@ describe("resolveReal", () => {
     const names = [
       "", "real", "real/file.txt", "dirlink/file.txt", "rel-file-link", "real/sub/../file.txt", "dead", "dead-relative",
       "dead-chain", "dead-dir/a/b.txt", "missing/a/b", "dirlink/missing/x", "real/file.txt/below-a-file",
+      "real/...", "real/..x/y", "real/.hidden/x", "dirlink/sub/../.x",
     ];
     const paths = [...names.map((name) => path.join(dir, name)), path.dirname(dir), "/"];
     expect(paths.map((p) => [p, resolveRealBelow(dir, p)])).toEqual(paths.map((p) => [p, resolveReal(p)]));
+    // Below the file system's root itself, whose name ends with the separator.
+    expect(paths.map((p) => [p, resolveRealBelow("/", p)])).toEqual(paths.map((p) => [p, resolveReal(p)]));
     const realSub = path.join(dir, "real/sub");
     expect(resolveRealBelow(realSub, path.join(realSub, "../file.txt"))).toBe(path.join(dir, "real/file.txt"));
     expect(() => resolveRealBelow(dir, path.join(dir, "loop-a/x"))).toThrow(PathResolutionError);
