@@ -69,7 +69,8 @@ export function existsAsDirectory(p: string): boolean {
 
 function lstatOrNull(p: string): import("node:fs").Stats | null {
   try {
-    return lstatSync(p);
+    // ENOENT without an error built for it (ENOTDIR still throws).
+    return lstatSync(p, { throwIfNoEntry: false }) ?? null;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return null;

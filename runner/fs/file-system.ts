@@ -247,8 +247,8 @@ export class FileSystemExecutor {
     let isDirectory = false;
     try {
       const stats = this.statResolved(target, requested, true);
-      exists = true;
-      isDirectory = stats.isDirectory();
+      exists = stats !== null;
+      isDirectory = stats?.isDirectory() ?? false;
     } catch (error) {
       // Missing (or a dead link): exists stays false. A path swapped to lead elsewhere is refused.
       if (error instanceof PolicyDenial) throw error;
@@ -260,7 +260,7 @@ export class FileSystemExecutor {
     const target = this.resolve(token, requested, "read");
     this.denyClassified(target, requested, "size");
     try {
-      return this.statResolved(target, requested, false).size;
+      return this.existingResolved(target, requested, false).size;
     } catch (error) {
       throw failure(requested, error);
     }
@@ -273,11 +273,18 @@ export class FileSystemExecutor {
    * swapped for a link after the check, and told the size of a classified file or one
    * outside the scope.
    */
-  private statResolved(target: Resolved & { scope: FileSystemScope }, requested: string, mayBeClassified: boolean): Stats {
+  private statResolved(target: Resolved & { scope: FileSystemScope }, requested: string, mayBeClassified: boolean): Stats | null {
     const stats = statInVerifiedDirectory(target.real, target.scope.realRoot, this.afterOpen(target, requested, mayBeClassified));
-    if (stats.isSymbolicLink()) {
+    if (stats?.isSymbolicLink()) {
       throw new PolicyDenial(`${requested}: the path changed while it was being looked at (a link was swapped in); nothing was reported.`);
     }
+    return stats;
+  }
+
+  /** statResolved, with a missing entry refused as no such file or directory. */
+  private existingResolved(target: Resolved & { scope: FileSystemScope }, requested: string, mayBeClassified: boolean): Stats {
+    const stats = this.statResolved(target, requested, mayBeClassified);
+    if (stats === null) throw new EffectFailure(`${requested}: ${ERRNO_TEXT.ENOENT}`);
     return stats;
   }
 
@@ -786,7 +793,7 @@ export class FileSystemExecutor {
     const target = this.resolve(token, requested, "read");
     const request = { dir: target.named, realDir: target.real, realRoot: target.scope.realRoot, recursive, exact: target.judged === true };
     try {
-      if (!this.statResolved(target, requested, true).isDirectory()) throw new EffectFailure(`${requested}: not a directory`);
+      if (!this.existingResolved(target, requested, true).isDirectory()) throw new EffectFailure(`${requested}: not a directory`);
       return listEntries(request, MAIN_THREAD_LIST_ENTRIES);
     } catch (error) {
       if (error instanceof EffectFailure || error instanceof PolicyDenial) throw error;
@@ -801,7 +808,7 @@ export class FileSystemExecutor {
   async find(token: string, requested: string, glob: string): Promise<string[]> {
     const target = this.resolve(token, requested, "read");
     try {
-      if (!this.statResolved(target, requested, true).isDirectory()) throw new EffectFailure(`${requested}: not a directory`);
+      if (!this.existingResolved(target, requested, true).isDirectory()) throw new EffectFailure(`${requested}: not a directory`);
     } catch (error) {
       if (error instanceof EffectFailure || error instanceof PolicyDenial) throw error;
       throw failure(requested, error);
