@@ -10,7 +10,7 @@ declare namespace Deno {
 }
 declare function addEventListener(type: "error" | "unhandledrejection" | "beforeunload", listener: (event: Event & { error?: unknown; reason?: unknown; preventDefault(): void }) => void): void;
 declare class Event { readonly type: string; }
-declare class TextEncoder { encode(input: string): Uint8Array }
+declare class TextEncoder { encode(input: string): Uint8Array; encodeInto(source: string, destination: Uint8Array): { read: number; written: number } }
 declare class TextDecoder { constructor(label?: string, options?: { fatal?: boolean }); decode(input?: Uint8Array, options?: { stream?: boolean }): string }
 declare function atob(data: string): string;
 declare class Blob { constructor(parts: string[], options?: { type?: string }) }

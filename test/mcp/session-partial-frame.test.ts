@@ -1,6 +1,6 @@
 // Nothing may come from a session's sandbox between a report and the next program, not even
-// part of a frame. The stub writes whole frames; agent code can replace TextEncoder's encode,
-// which the stub calls for every frame it writes: a security review sent the snippet's "done"
+// part of a frame. The stub writes whole frames; agent code can replace TextEncoder's encode and
+// encodeInto, which the stub calls for every frame it writes: a security review sent the snippet's "done"
 // with 4 Mi characters of a line that never ended after it. The snippet succeeded, and tacit
 // serve held those characters (the host keeps an unended line until its end arrives) for as
 // long as the idle session lived, every session of a server the same way.
@@ -15,10 +15,17 @@ import { connectServe, createSession, runInSession, tempDir } from "../helpers.j
  * (Longer, the rest may come after the host has taken the report; that ends the sandbox too.)
  */
 const UNENDED_AFTER_REPORT = `
+const unended = '{"type":"post","action":' + "x".repeat(2000);
 const encode = TextEncoder.prototype.encode;
 TextEncoder.prototype.encode = function (this: TextEncoder, text?: string): Uint8Array<ArrayBuffer> {
-  if (text !== undefined && text.startsWith('{"type":"done"}')) return encode.call(this, text + '{"type":"post","action":' + "x".repeat(2000));
+  if (text !== undefined && text.startsWith('{"type":"done"}')) return encode.call(this, text + unended);
   return encode.call(this, text);
+};
+// The stub encodes a frame into a buffer of its own (encodeInto) where it fits: the report is written with the same tail.
+const encodeInto = TextEncoder.prototype.encodeInto;
+TextEncoder.prototype.encodeInto = function (this: TextEncoder, text: string, into: Uint8Array): TextEncoderEncodeIntoResult {
+  if (text.startsWith('{"type":"done"}')) return { read: text.length, written: encodeInto.call(this, text + unended, into).written };
+  return encodeInto.call(this, text, into);
 };
 println("reported with an unended frame behind it");
 `;
