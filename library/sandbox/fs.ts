@@ -24,6 +24,21 @@ function absolutePath(root: string, requested: string): string {
   return "/" + parts.join("/");
 }
 
+/** A dot or dot-dot component, anywhere in a path. */
+const DOT_COMPONENT = /(?:^|\/)\.\.?(?:\/|$)/;
+
+/**
+ * absolutePath(root, requested) where `normalRoot` is absolutePath(root, ""): a relative path of
+ * plain components only (none empty, "." or "..") is appended as it is, which is all the
+ * component loop would do with it (a third of a µs of each `fs.access`, the loop).
+ */
+function pathBelow(root: string, normalRoot: string, requested: string): string {
+  if (requested === "" || requested.startsWith("/") || requested.endsWith("/") || requested.includes("//") || DOT_COMPONENT.test(requested)) {
+    return absolutePath(root, requested);
+  }
+  return normalRoot === "/" ? `/${requested}` : `${normalRoot}/${requested}`;
+}
+
 function patternSource(pattern: unknown): string {
   return pattern instanceof RegExp ? pattern.source : String(pattern);
 }
@@ -138,13 +153,16 @@ export function createFileSystemApi(channel: Channel, classified: ClassifiedApi)
   class FileSystem {
     readonly #scope: string;
     readonly root: string;
+    /** The root, normalized (see pathBelow). */
+    readonly #normalRoot: string;
 
     constructor(scope: string, root: string) {
       this.#scope = scope;
       this.root = root;
+      this.#normalRoot = absolutePath(root, "");
     }
     access(path: string): FileEntry {
-      return new FileEntry(this.#scope, absolutePath(this.root, String(path)));
+      return new FileEntry(this.#scope, pathBelow(this.root, this.#normalRoot, String(path)));
     }
     grep(path: string, pattern: string | RegExp): GrepMatch[] {
       return channel.request({ kind: "FsGrep", scope: this.#scope, path: absolutePath(this.root, String(path)), pattern: patternSource(pattern) });

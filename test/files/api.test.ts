@@ -55,6 +55,16 @@ describe("reading, listing and searching", () => {
   });
 
 
+  it("names an entry by its normalized absolute path, however the name is written", async () => {
+    // The stub appends a name of plain components to the root and normalizes any other (library/sandbox/fs.ts, pathBelow).
+    const names = ["notes.txt", "src/lib/c.ts", "src/lib", "...", "..x", ".hidden/x", "x..", "a b/ä", "./notes.txt", "src/./a.ts", "src/../notes.txt", "src//a.ts", "src/", ".", "..", "", "../x", "src/lib/..", "/etc/passwd", "//x", "a/\n/.."];
+    const script = `requestFileSystem(".", (fs) => println(JSON.stringify(${JSON.stringify(names)}.map((name) => [fs.access(name).path, fs.access(name).name]))));`;
+    const r = await tacit(root, script);
+    expect(r.stderr).toBe("");
+    const expected = names.map((name) => path.resolve(root, name)).map((p) => [p, path.basename(p)]);
+    expect(JSON.parse(r.stdout)).toEqual(expected);
+  });
+
   it("returns what the files hold, with absolute sorted paths", async () => {
     const script = `
 const out: Record<string, unknown> = {};
