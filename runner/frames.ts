@@ -136,7 +136,7 @@ const PATH_FIELD: FlatField = { maxChars: PATH_MAX_CHARS };
  * a run's first thousands of reads (before V8 has compiled it), about a third of the host's
  * work per read. test/runner/frames.test.ts holds each to its schema on hostile variants.
  */
-const FLAT_ACTIONS: { readonly [K in ActionKind]?: Readonly<Record<string, FlatField>> } = {
+const FLAT_ACTIONS: { readonly [K in ActionKind]?: FlatFieldsOf<K> } = {
   FsRead: { scope: SCOPE_FIELD, path: PATH_FIELD, as: { oneOf: ["text", "bytes"] } },
   FsStat: { scope: SCOPE_FIELD, path: PATH_FIELD },
   FsSize: { scope: SCOPE_FIELD, path: PATH_FIELD },
@@ -146,6 +146,9 @@ const FLAT_ACTIONS: { readonly [K in ActionKind]?: Readonly<Record<string, FlatF
   FsList: { scope: SCOPE_FIELD, path: PATH_FIELD, recursive: "boolean" },
   CloseScope: { scope: SCOPE_FIELD },
 };
+
+/** How each field of an action of kind K but its kind is checked: every field the protocol gives it, and no other (a compile error otherwise). */
+type FlatFieldsOf<K extends ActionKind> = Readonly<Record<Exclude<keyof Extract<Action, { kind: K }>, "kind">, FlatField>>;
 
 /** The kinds flatRequestOf checks by hand (for the test that holds it to the schemas). */
 export const FLAT_ACTION_KINDS: readonly string[] = Object.keys(FLAT_ACTIONS);
@@ -174,7 +177,7 @@ export function flatRequestOf(json: unknown): SandboxFrame | null {
   if (typeof action !== "object" || action === null || !Object.hasOwn(action, "kind")) return null;
   const kind = (action as { kind: unknown }).kind;
   if (typeof kind !== "string" || !Object.hasOwn(FLAT_ACTIONS, kind)) return null;
-  const fields = FLAT_ACTIONS[kind as ActionKind]!;
+  const fields: Readonly<Record<string, FlatField>> = FLAT_ACTIONS[kind as ActionKind]!;
   const names = Object.keys(fields);
   if (!isObjectWithKeys(action, names.length + 1)) return null;
   const checked: Record<string, unknown> = { kind };
