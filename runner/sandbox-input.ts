@@ -73,8 +73,10 @@ export class PipeInput implements SandboxInput {
     this.stdin!.write(text, () => done());
   }
 
+  /** Nothing to switch: the sandbox's end of spawn's pipe is not the host's to reach. */
   spin(): void {}
 
+  /** Nothing to let go of: the pipe ends with the process. */
   close(): void {}
 }
 
