@@ -116,8 +116,9 @@ class SocketInput implements SandboxInput {
       // libuv cuts a longer name to fit (sun_path), and the socket would be made elsewhere.
       if (Buffer.byteLength(address) > MAX_SOCKET_NAME_BYTES) throw new Error(`${address} is too long for a socket's name`);
       this.server = net.createServer({ pauseOnConnect: true });
-      // Its error is reported later; where it could not bind (a file system without sockets, say), a pipe serves.
-      this.server.on("error", () => undefined);
+      // Reported later, and then it ends the sandbox; a failure to bind is known at once (a file
+      // system without sockets, say), and a pipe serves instead: then nothing has attached.
+      this.server.on("error", (error) => this.refuse(`the sandbox's input could not be set up: ${error.message}`));
       this.server.listen(address);
       if (!this.server.listening) throw new Error(`could not listen on ${address}`);
       this.stdio = net.connect(address);
@@ -129,7 +130,6 @@ class SocketInput implements SandboxInput {
       throw error;
     }
     const token = randomBytes(TOKEN_BYTES);
-    this.server.on("error", (error) => this.refuse(`the sandbox's input could not be set up: ${error.message}`));
     this.server.on("connection", (socket) => {
       socket.on("error", () => undefined);
       this.strangers.add(socket);

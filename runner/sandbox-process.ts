@@ -190,7 +190,7 @@ export class SandboxProcess {
 
   /** See SandboxInput.spin: whether the sandbox spins, rather than sleeps, while it waits for what the host writes next. */
   spin(on: boolean): void {
-    if (!this.gone) this.input.spin(on);
+    this.input.spin(on);
   }
 
   /** SIGKILL: agent code can trap SIGTERM, not this. The first reason given is kept. */

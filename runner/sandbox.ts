@@ -59,8 +59,9 @@ export class Sandbox {
    * next: from now until that is sent, anything it writes ends it, and so does part of a frame
    * written before, which the host would otherwise hold until then. The stub writes whole
    * frames, and nothing after its report; code that replaced TextEncoder's encode (which the
-   * stub called for every frame then; it calls encodeInto now, which code can replace as well) wrote its "done" with 4 Mi characters of an unended line after
-   * it, and each idle session held them for as long as it lived.
+   * stub called for every frame then; it calls encodeInto now, as replaceable) wrote its "done"
+   * with 4 Mi characters of an unended line after it, and each idle session held them for as
+   * long as it lived.
    */
   awaitProgram(): void {
     this.betweenPrograms = true;
