@@ -31,6 +31,16 @@ export function commandLineOf(pid: number): string {
   }
 }
 
+/** CPU time (user and system, all threads) the process has used, in ms, from /proc (clock ticks of 10 ms); null once it is gone. */
+export function cpuMsOf(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
 /** Alive and not a zombie waiting to be reaped (a container's init may never reap it). */
 export function isRunning(pid: number): boolean {
   try {

@@ -15,7 +15,7 @@ import { defaultConfig } from "../../runner/config.js";
 import { evaluate } from "../../runner/evaluate.js";
 import type { Answer, ApprovalQuestion } from "../../runner/approval/askers.js";
 import { createOversight } from "../../runner/approval/oversight.js";
-import { childrenOf, commandLineOf } from "../processes.js";
+import { childrenOf, commandLineOf, cpuMsOf } from "../processes.js";
 import { runBypassed, tempDir } from "../helpers.js";
 import { lit } from "./fixtures.js";
 
@@ -42,16 +42,6 @@ it("a sandbox that computes while a person is asked about its request is ended; 
   expect(result.outcome, result.error ?? "").toBe("protocol-error");
   expect(result.error).toContain("CPU time while a person was asked about its request");
 });
-
-/** CPU time (user and system) a process has used, in ms, from /proc (clock ticks of 10 ms). */
-function cpuMsOf(pid: number): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return null;
-  }
-}
 
 it("the pure evaluator computes nothing while a person is asked, and goes on after the answer", async () => {
   // Map functions run in the pure evaluator while the script goes on, and no limit counted
