@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, unchecked } from "../helpers.js";
 import { startServer, type TestServer } from "../net/fixtures.js";
-import { auditHome, type Line, readLines, verifyJson } from "./fixtures.js";
+import { auditHome, type Line, readLines, verifyJson, workAndLog } from "./fixtures.js";
 
 const LONG = "x".repeat(10_000);
 
@@ -62,14 +62,13 @@ describe("commands and requests in the audit log of a real tacit run", () => {
       response.setHeader("content-type", "application/json");
       response.end(JSON.stringify({ choices: [{ message: { content: "the answer" } }] }));
     });
-    work = path.join(ctx.dir, "work");
-    for (const dir of ["deploy", "scratch"]) mkdirSync(path.join(work, dir), { recursive: true });
+    ({ work, log } = workAndLog(ctx.dir));
+    for (const dir of ["deploy", "scratch"]) mkdirSync(path.join(work, dir));
     writeFileSync(path.join(work, "deploy", "prod.conf"), "keep\n");
     writeFileSync(path.join(work, "scratch", "tmp.txt"), "scratch\n");
     // docs leads to scratch: the record names where the command really ran.
     symlinkSync("scratch", path.join(work, "docs"));
     writeFileSync(path.join(work, "script.ts"), SCRIPT(server.origin));
-    log = path.join(ctx.dir, "audit.jsonl");
     const llm = ["--llm-base-url", `${model.origin}/v1`, "--llm-api-key", "sk-test-action-record-0000", "--llm-model", "m"];
     const args = ["run", "--audit-log", log, "--command-permissions", "rm,printf,cat", "--network-permissions", `127.0.0.1:${server.port}`, ...llm, "script.ts"];
     const run = await runCli(args, { cwd: work, env: ctx.env });
@@ -168,10 +167,9 @@ describe("a command padded past the cut of its line", () => {
   it("has every word in the log when it runs, and does not run when it has more than the log records whole", async () => {
     const ctx = auditHome();
     try {
-      const work = path.join(ctx.dir, "work");
-      mkdirSync(path.join(work, "important"), { recursive: true });
+      const { work, log } = workAndLog(ctx.dir);
+      mkdirSync(path.join(work, "important"));
       writeFileSync(path.join(work, "important", "db"), "data\n");
-      const log = path.join(ctx.dir, "audit.jsonl");
       const pad = Array.from({ length: 3000 }, () => "-v");
       // 2.2 million characters in 20 words, each short enough for the system to take.
       const script =

@@ -3,7 +3,7 @@
 
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { publicKeyOf, signBytes, toHex } from "../../runner/audit/ed25519.js";
@@ -13,6 +13,17 @@ import { canonicalJson } from "../../runner/audit/digest.js";
 import { type AuditLine, chainOf, eventHash, headMessage, type HeadEvent, lineText, type LoggedEvent } from "../../runner/audit/line.js";
 import type { VerifyReport } from "../../runner/audit/verify.js";
 import { type CliResult, repoRoot, runCli, tempDirWithHome } from "../helpers.js";
+
+/**
+ * The layout the tests of real runs share, in a test's directory `dir`: a working directory (the
+ * run's allowed root, made here) and the audit log's path beside it, outside the root, as a log
+ * should be (in `logDir` under `dir`, if given, which tacit makes).
+ */
+export function workAndLog(dir: string, logDir = ""): { work: string; log: string } {
+  const work = path.join(dir, "work");
+  mkdirSync(work, { recursive: true });
+  return { work, log: path.join(dir, logDir, "audit.jsonl") };
+}
 
 /** A directory for logs plus a TACIT_HOME of its own, not made yet (and its key file's path). */
 export function auditHome(): { home: string; keyFile: string; dir: string; env: Record<string, string>; cleanup: () => void } {

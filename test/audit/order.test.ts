@@ -8,11 +8,11 @@
 // more than a batch of reads.
 
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers.js";
-import { auditHome, type Line, readLines, verifyJson } from "./fixtures.js";
+import { auditHome, type Line, readLines, verifyJson, workAndLog } from "./fixtures.js";
 
 const READS = 400;
 const FILES = 10;
@@ -44,10 +44,8 @@ describe("the order of a long run's audit log", () => {
   beforeAll(async () => {
     ctx = auditHome();
     // The log outside the allowed root (the working directory), as it should be.
-    work = path.join(ctx.dir, "work");
-    mkdirSync(work);
+    ({ work, log } = workAndLog(ctx.dir));
     for (let i = 0; i < FILES; i++) writeFileSync(path.join(work, `f${i}.txt`), contentOf(i));
-    log = path.join(ctx.dir, "audit.jsonl");
     writeFileSync(path.join(work, "script.ts"), SCRIPT(log));
     const run = await runCli(["run", "--audit-log", log, "--command-permissions", "cat", "script.ts"], { cwd: work, env: ctx.env });
     expect(run.stderr).toBe("");

@@ -3,11 +3,11 @@
 // count, size and one digest. A loop of prints, which waits for no answer, made the log grow
 // three lines a print as fast as the pipe took them.
 
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, unchecked } from "../helpers.js";
-import { auditHome, type Line, readLines, verifyJson } from "./fixtures.js";
+import { auditHome, type Line, readLines, verifyJson, workAndLog } from "./fixtures.js";
 
 const PRINTS_BEFORE = 2_000;
 
@@ -26,10 +26,9 @@ describe("prints in the audit log of a real tacit run", () => {
   beforeAll(async () => {
     ctx = auditHome();
     // The log outside the allowed root (the working directory).
-    const work = path.join(ctx.dir, "work");
-    mkdirSync(work);
+    let work: string;
+    ({ work, log } = workAndLog(ctx.dir));
     writeFileSync(path.join(work, "script.ts"), SCRIPT);
-    log = path.join(ctx.dir, "audit.jsonl");
     const run = await runCli(unchecked(["run", "--audit-log", log, "script.ts"]), { cwd: work, env: ctx.env });
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, tacitBin, unchecked } from "../helpers.js";
 import { startServer, type TestServer } from "../net/fixtures.js";
 import { writerLockFor } from "../../runner/audit/log.js";
-import { auditHome, type Line, newPrivateKey, readLines, rechain, verifyJson, writeVariant } from "./fixtures.js";
+import { auditHome, type Line, newPrivateKey, readLines, rechain, verifyJson, writeVariant, workAndLog } from "./fixtures.js";
 
 const CANARY = "CANARY-7f3e9a1c-do-not-log";
 const HEADER_SECRET = "hdr-secret-55ab0c";
@@ -251,9 +251,7 @@ describe("the decisions the audit log records", () => {
   it("records an action the allowlists or the scope refused as denied, with the refusal, not as allowed", async () => {
     const ctx = auditHome();
     try {
-      const log = path.join(ctx.dir, "logs", "audit.jsonl");
-      const work = path.join(ctx.dir, "work");
-      mkdirSync(work, { recursive: true });
+      const { work, log } = workAndLog(ctx.dir, "logs");
       const outside = path.join(ctx.dir, "outside.txt");
       writeFileSync(outside, "outside the root\n");
       const script =
@@ -295,9 +293,7 @@ describe("an action under way when its evaluation is killed", () => {
   it("is logged with its decision and result before the evaluation's end", async () => {
     const ctx = auditHome();
     try {
-      const log = path.join(ctx.dir, "audit.jsonl");
-      const work = path.join(ctx.dir, "work");
-      mkdirSync(work, { recursive: true });
+      const { work, log } = workAndLog(ctx.dir);
       const config = path.join(ctx.dir, "limit.json");
       writeFileSync(config, JSON.stringify({ executionTimeoutMs: 2000 }));
       const script = 'requestExecPermission(["sleep"], (proc) => proc.exec("sleep", ["30"]));\n';
@@ -331,9 +327,7 @@ describe("a request that follows redirects", () => {
       response.end();
     });
     try {
-      const log = path.join(ctx.dir, "audit.jsonl");
-      const work = path.join(ctx.dir, "work");
-      mkdirSync(work, { recursive: true });
+      const { work, log } = workAndLog(ctx.dir);
       const script =
         `requestNetwork(["127.0.0.1:*"], (net) => println(net.httpPost("${first.origin}/upload", "the agent's data", ` +
         `{ secretHeaders: { "x-api-key": classify("${HEADER_SECRET}") } })));\n`;

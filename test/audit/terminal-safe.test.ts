@@ -6,11 +6,11 @@
 // each line's hash (over the parsed content) is unchanged and verify passes. A line with them
 // raw (as an earlier tacit wrote them) still verifies, with a warning not to print the file.
 
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { readFileSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { runCli, unchecked } from "../helpers.js";
-import { auditHome, readLines, verifyJson, writeVariant } from "./fixtures.js";
+import { auditHome, readLines, verifyJson, writeVariant, workAndLog } from "./fixtures.js";
 
 const HOSTILE = "\u009b2J\u009d52;c;cm0gLXJmIH4=\u009c\u007f";
 
@@ -23,9 +23,7 @@ afterEach(() => {
 it("writes agent text's C1 controls as escapes: the same values, a log that verifies, and the old raw form verifies with a warning", async () => {
   const ctx = auditHome();
   cleanup = ctx.cleanup;
-  const work = path.join(ctx.dir, "work");
-  mkdirSync(work);
-  const log = path.join(ctx.dir, "audit.jsonl");
+  const { work, log } = workAndLog(ctx.dir);
   const script = path.join(work, "s.ts");
   writeFileSync(script, `requestFileSystem(".", (fs) => { fs.access(${JSON.stringify(`x${HOSTILE}.txt`)}).write("hi"); println("written"); });\n`);
   const run = await runCli(unchecked(["run", "--audit-log", log, script]), { cwd: work, env: ctx.env });
@@ -69,9 +67,7 @@ const HIDDEN_OR_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00ad\u061c\
 it("tacit audit show writes the bidi controls, zero-width and control characters of a real run's path and command words as escapes; --json keeps them exact", async () => {
   const ctx = auditHome();
   cleanup = ctx.cleanup;
-  const work = path.join(ctx.dir, "work");
-  mkdirSync(work);
-  const log = path.join(ctx.dir, "audit.jsonl");
+  const { work, log } = workAndLog(ctx.dir);
   const script = path.join(work, "s.ts");
   writeFileSync(
     script,
