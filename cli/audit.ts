@@ -2,11 +2,13 @@
 // verified against a trusted key (or was shown whole), 1 problems found or no trusted key to
 // verify against, 2 usage errors (unreadable file, bad key).
 
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { anchorForVerify } from "../runner/audit/anchor.js";
 import { defaultKeyFile, loadOrCreateSigningKey, readPublicKey } from "../runner/audit/keys.js";
-import { showAuditLog } from "../runner/audit/show.js";
-import { verifyAuditLog, type VerifyReport } from "../runner/audit/verify.js";
+import { showAuditLogFile } from "../runner/audit/show.js";
+import { verifyAuditLogFile, type VerifyReport } from "../runner/audit/verify.js";
 import { printable } from "../runner/printable.js";
 import { writeShown } from "./terminal-output.js";
 import { UsageError } from "./usage.js";
@@ -16,9 +18,11 @@ export interface VerifyFlags {
   json?: boolean;
 }
 
-export function auditVerifyCommand(file: string, flags: VerifyFlags): number {
-  const bytes = readLog(file);
-  const text = bytes.toString("utf8");
+export function auditVerifyCommand(file: string, flags: VerifyFlags): Promise<number> {
+  return withOpenLog(file, (fd) => verifyOpenLog(file, fd, flags));
+}
+
+function verifyOpenLog(file: string, fd: number, flags: VerifyFlags): number {
   let trusted: string | null = null;
   let source: string;
   if (flags.publicKey !== undefined) {
@@ -34,8 +38,8 @@ export function auditVerifyCommand(file: string, flags: VerifyFlags): number {
     source = own ? `this machine's key, from ${own.file} (pass --public-key to verify a log from elsewhere)` : "";
   }
   // This machine's record of the last head it signed in this file: what shows a cut after a head.
-  const anchor = anchorForVerify(file, text, flags.publicKey === undefined ? null : trusted);
-  const report = verifyAuditLog(text, trusted, anchor, bytes);
+  const givenKey = flags.publicKey === undefined ? null : trusted;
+  const report = verifyAuditLogFile(fd, trusted, (firstLine) => anchorForVerify(file, firstLine, givenKey));
   if (trusted !== null) report.notes.unshift(`heads were checked against ${source}`);
   else if (report.trust === "first-head") report.notes.unshift(`there is no key in ${defaultKeyFile(false)} and none was given with --public-key`);
 
@@ -72,13 +76,58 @@ function renderReport(file: string, report: VerifyReport, verified: boolean): st
   return out.join("\n") + "\n";
 }
 
-export function auditShowCommand(file: string, flags: { json?: boolean }): number {
-  const result = showAuditLog(readLog(file).toString("utf8"), flags.json ? "json" : "text");
-  writeShown(process.stdout, result.output);
-  if (result.unreadable.length > 0 && flags.json) {
-    for (const { line, reason } of result.unreadable) process.stderr.write(`tacit: ${file}: line ${line} left out: ${printable(reason)}\n`);
+export async function auditShowCommand(file: string, flags: { json?: boolean }): Promise<number> {
+  const output = new ShownOutput(process.stdout);
+  let unreadable = 0;
+  await withOpenLog(file, (fd) =>
+    showAuditLogFile(fd, flags.json ? "json" : "text", {
+      write: (text) => output.write(text),
+      unreadable: (line, reason) => {
+        unreadable++;
+        if (flags.json) process.stderr.write(`tacit: ${file}: line ${line} left out: ${printable(reason)}\n`);
+      },
+    }),
+  );
+  await output.flush();
+  return unreadable === 0 ? 0 : 1;
+}
+
+/**
+ * Output gathered into writes of about 64 KiB (a log of 240,000 lines is as many pieces), each
+ * waited for while the stream holds more than it has passed on: into a socket, which Node
+ * writes without blocking, a log of 100 MB was all held in memory, faster than it was read.
+ */
+class ShownOutput {
+  private pieces: string[] = [];
+  private length = 0;
+
+  constructor(private readonly stream: NodeJS.WriteStream) {}
+
+  write(text: string): Promise<void> | null {
+    this.pieces.push(text);
+    this.length += text.length;
+    return this.length >= 64 * 1024 ? this.flush() : null;
   }
-  return result.unreadable.length === 0 ? 0 : 1;
+
+  flush(): Promise<void> | null {
+    if (this.pieces.length === 0) return null;
+    const text = this.pieces.join("");
+    this.pieces = [];
+    this.length = 0;
+    if (writeShown(this.stream, text)) return null;
+    return new Promise((resolve) => {
+      // A reader gone (EPIPE, closed) ends the wait too: there is nothing more to show it.
+      const done = () => {
+        this.stream.off("drain", done);
+        this.stream.off("close", done);
+        this.stream.off("error", done);
+        resolve();
+      };
+      this.stream.on("drain", done);
+      this.stream.on("close", done);
+      this.stream.on("error", done);
+    });
+  }
 }
 
 /** Prints the public key (stdout) and where the key lives (stderr), making it on first use. */
@@ -89,11 +138,51 @@ export function auditKeyCommand(): number {
   return 0;
 }
 
-function readLog(file: string): Buffer {
+/**
+ * Runs `use` with the log open, read from its start each time it is read (verify may read it
+ * twice, show does). A log that is no regular file (a pipe: \`ssh host cat log | tacit audit
+ * verify /dev/stdin\`) is copied to an owner-only temporary file first, and that is read.
+ */
+async function withOpenLog<T>(file: string, use: (fd: number) => T | Promise<T>): Promise<T> {
+  let fd: number;
   try {
-    return readFileSync(file);
+    fd = openSync(file, "r");
   } catch (error) {
     throw new UsageError(`cannot read the audit log ${file}: ${(error as Error).message}`);
+  }
+  let copyDir: string | null = null;
+  try {
+    if (!fstatSync(fd).isFile()) {
+      copyDir = mkdtempSync(path.join(tmpdir(), "tacit-audit-log-"));
+      const copy = path.join(copyDir, "log");
+      copyStream(fd, copy, file);
+      closeSync(fd);
+      fd = openSync(copy, "r");
+    }
+    return await use(fd);
+  } finally {
+    closeSync(fd);
+    if (copyDir !== null) rmSync(copyDir, { recursive: true, force: true });
+  }
+}
+
+/** Copies what `fd` gives until its end into a new owner-only file. */
+function copyStream(fd: number, copy: string, file: string): void {
+  const out = openSync(copy, "wx", 0o600);
+  try {
+    const chunk = Buffer.allocUnsafe(1024 * 1024);
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(fd, chunk, 0, chunk.length, null);
+      } catch (error) {
+        throw new UsageError(`cannot read the audit log ${file}: ${(error as Error).message}`);
+      }
+      if (n === 0) return;
+      for (let written = 0; written < n; ) written += writeSync(out, chunk, written, n - written);
+    }
+  } finally {
+    closeSync(out);
   }
 }
 

@@ -200,7 +200,7 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
     .option("--json", "print the report as one JSON object")
     .action(async (file: string, flags: { publicKey?: string; json?: boolean }) => {
       const { auditVerifyCommand } = await import("./audit.js");
-      setExitCode(auditVerifyCommand(file, flags));
+      setExitCode(await auditVerifyCommand(file, flags));
     });
   audit
     .command("show")
@@ -209,7 +209,7 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
     .option("--json", "print the lines as one JSON array")
     .action(async (file: string, flags: { json?: boolean }) => {
       const { auditShowCommand } = await import("./audit.js");
-      setExitCode(auditShowCommand(file, flags));
+      setExitCode(await auditShowCommand(file, flags));
     });
   audit
     .command("key")

@@ -10,6 +10,7 @@
 
 import { terminalSafe } from "../runner/printable.js";
 
-export function writeShown(stream: NodeJS.WriteStream, text: string): void {
-  stream.write(stream.isTTY ? terminalSafe(text) : text);
+/** Writes `text` as shown; false when the stream holds it (and more should wait for "drain"), as stream.write. */
+export function writeShown(stream: NodeJS.WriteStream, text: string): boolean {
+  return stream.write(stream.isTTY ? terminalSafe(text) : text);
 }

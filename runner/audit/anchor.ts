@@ -180,17 +180,17 @@ export type AnchorInput =
   | { record: null; why: string; sameFirstLine: Array<{ record: AnchorRecord; file: string }> };
 
 /**
- * This machine's record for the log in `file` (text as read), for `tacit audit verify`.
+ * This machine's record for the log in `file` (`firstLine`: its first line as read), for `tacit audit verify`.
  * `givenKey`: the key given with --public-key, if any; a record is used then only if its
  * heads were signed with that key (it is this machine's own log), since someone else's log
  * at a path this machine once wrote to is not what the record describes.
  */
-export function anchorForVerify(file: string, text: string, givenKey: string | null, dir: string = defaultAnchorsDir()): AnchorInput {
+export function anchorForVerify(file: string, firstLine: string, givenKey: string | null, dir: string = defaultAnchorsDir()): AnchorInput {
   const store = new AnchorStore(dir);
   const names = logNames(file);
   let log = names.at(-1)!;
   const sameFirstLine = () => {
-    const firstChain = firstLineChain(text);
+    const firstChain = firstLineChain(firstLine);
     return firstChain === null ? [] : store.findByFirstChain(firstChain, log);
   };
   let record: AnchorRecord | null = null;

@@ -8,38 +8,62 @@
 
 import { printable } from "../printable.js";
 import { type ParsedLine, parseLine } from "./line.js";
+import { LOG_LINE_LIMIT_BYTES, logLines } from "./log-lines.js";
 
-export interface ShowResult {
-  output: string;
-  /** Lines that could not be parsed (shown in the text form, left out of the JSON form). */
-  unreadable: { line: number; reason: string }[];
+/** Where `showAuditLogFile` puts what it shows. */
+export interface ShowSink {
+  /** Takes text to show; a promise to wait for before more (the reader is behind). */
+  write(text: string): Promise<void> | null;
+  /** A line that could not be parsed (shown in the text form, left out of the JSON form). */
+  unreadable(line: number, reason: string): void;
 }
 
-export function showAuditLog(text: string, format: "text" | "json"): ShowResult {
-  const unreadable: ShowResult["unreadable"] = [];
-  const parsed: { line: number; entry: ParsedLine }[] = [];
-  const segments = text.split("\n");
-  if (segments.at(-1) === "") segments.pop();
-  segments.forEach((segment, index) => {
-    const result = parseLine(segment);
-    if (result.ok) parsed.push({ line: index + 1, entry: result.line });
-    else unreadable.push({ line: index + 1, reason: result.reason });
-  });
+/** A line as show reads it: parsed, or why not. */
+type ShownLine = { line: number; parsed: ParsedLine } | { line: number; reason: string };
 
-  if (format === "json") {
-    const body = parsed.map(({ entry }) => JSON.stringify(entry)).join(",\n");
-    return { output: parsed.length === 0 ? "[]\n" : `[\n${body}\n]\n`, unreadable };
+/** Each line of the log open at `fd`, a line at a time (see log-lines.ts). */
+function* shownLines(fd: number): Generator<ShownLine, void, undefined> {
+  for (const { line, bytes } of logLines(fd)) {
+    if (bytes === null) {
+      yield { line, reason: `longer than ${LOG_LINE_LIMIT_BYTES / (1024 * 1024)} MiB, which tacit never writes` };
+      continue;
+    }
+    const result = parseLine(bytes.toString("utf8"));
+    yield result.ok ? { line, parsed: result.line } : { line, reason: result.reason };
   }
-  const seqWidth = Math.max(3, ...parsed.map(({ entry }) => String(entry.seq).length));
-  const rows: { line: number; text: string }[] = [
-    ...parsed.map(({ line, entry }) => ({
-      line,
-      text: `${String(entry.seq).padStart(seqWidth)}  ${printable(entry.time)}  ${printable(entry.event.type).padEnd(18)}  ${describe(entry.event)}`.trimEnd(),
-    })),
-    ...unreadable.map(({ line, reason }) => ({ line, text: `${"!".repeat(seqWidth)}  line ${line} is unreadable: ${printable(reason)}` })),
-  ];
-  rows.sort((a, b) => a.line - b.line);
-  return { output: rows.map((row) => row.text + "\n").join(""), unreadable };
+}
+
+/**
+ * Shows the log open at `fd`, written to `sink` a line at a time and no faster than it is
+ * read: a log of 240,000 lines (100 MB) ended `tacit audit show` with a RangeError when it was
+ * read whole (its seq column's width was the largest of every seq spread into one call). The
+ * text form reads the log twice, first for that width.
+ */
+export async function showAuditLogFile(fd: number, format: "text" | "json", sink: ShowSink): Promise<void> {
+  if (format === "json") {
+    let shown = 0;
+    for (const entry of shownLines(fd)) {
+      if (!("parsed" in entry)) {
+        sink.unreadable(entry.line, entry.reason);
+        continue;
+      }
+      await sink.write(`${shown++ === 0 ? "[\n" : ",\n"}${JSON.stringify(entry.parsed)}`);
+    }
+    await sink.write(shown === 0 ? "[]\n" : "\n]\n");
+    return;
+  }
+  let widest = 0;
+  for (const entry of shownLines(fd)) if ("parsed" in entry) widest = Math.max(widest, entry.parsed.seq);
+  const seqWidth = Math.max(3, String(widest).length);
+  for (const entry of shownLines(fd)) {
+    if (!("parsed" in entry)) {
+      sink.unreadable(entry.line, entry.reason);
+      await sink.write(`${"!".repeat(seqWidth)}  line ${entry.line} is unreadable: ${printable(entry.reason)}\n`);
+      continue;
+    }
+    const { seq, time, event } = entry.parsed;
+    await sink.write(`${String(seq).padStart(seqWidth)}  ${printable(time)}  ${printable(event.type).padEnd(18)}  ${describe(event)}`.trimEnd() + "\n");
+  }
 }
 
 type Fields = Record<string, unknown>;

@@ -9,10 +9,12 @@
 // tie the content to the signer. Neither shows that nothing was cut after a signed head: the
 // writer's record of its last head (anchor.ts), checked here when the caller has it, does.
 
-import type { AnchorInput } from "./anchor.js";
+import { fstatSync } from "node:fs";
+import type { AnchorInput, AnchorRecord } from "./anchor.js";
 import { fromHex } from "./ed25519.js";
 import { verifyBytes } from "./ed25519-verify.js";
 import { canonicalJson } from "./digest.js";
+import { LOG_LINE_LIMIT_BYTES, type LogLine, logLines, readWhole } from "./log-lines.js";
 import { chainOf, describeIssues, eventHashOfJson, headEventSchema, lineText, headMessage, type ParsedLine, parseLine, rawLineText, resumedEventSchema, ZERO_CHAIN } from "./line.js";
 
 export interface VerifyProblem {
@@ -70,6 +72,214 @@ const short = (hex: string) => `${hex.slice(0, 12)}…`;
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /**
+ * What every line is checked for wherever it stands in the chain, and the report's totals:
+ * shared by the verifier that holds the whole log (verifyAuditLog) and the one that reads it
+ * a line at a time (verifyAuditLogFile).
+ */
+class LineChecks {
+  readonly problems: VerifyProblem[] = [];
+  readonly warnings: VerifyProblem[] = [];
+  readonly notes: string[] = [];
+  heads = 0;
+  validHeads = 0;
+  lastHeadLine: number | null = null;
+  lastValidHeadLine: number | null = null;
+  /** Problems and warnings found beyond `keep` (not listed). */
+  unlisted = 0;
+  unlistedWarnings = 0;
+  publicKey: string | null;
+  trust: VerifyReport["trust"];
+
+  /** `keep`: the most problems listed (the rest are counted); a damaged log of millions of lines must not fill the heap with them. */
+  constructor(trustedPublicKeyHex: string | null, private readonly keep = Infinity) {
+    this.publicKey = trustedPublicKeyHex?.toLowerCase() ?? null;
+    this.trust = this.publicKey === null ? "none" : "given";
+  }
+
+  readonly problem = (line: number, reason: string): void => {
+    if (this.problems.length < this.keep) this.problems.push({ line, reason });
+    else this.unlisted++;
+  };
+
+  /** Warnings past `keep` are counted, not listed, as problems are. */
+  private warn(line: number, reason: string): void {
+    if (this.warnings.length < this.keep) this.warnings.push({ line, reason });
+    else this.unlistedWarnings++;
+  }
+
+  get problemCount(): number {
+    return this.problems.length + this.unlisted;
+  }
+
+  /** With no trusted key, heads are checked against the key of the log's first well-formed head. */
+  trustFirstHead(event: ParsedLine["event"]): void {
+    if (this.trust !== "none") return;
+    const head = headEventSchema.safeParse(event);
+    if (!head.success) return;
+    this.publicKey = head.data.publicKey;
+    this.trust = "first-head";
+    this.notes.push(
+      `no trusted public key was given, so heads were checked against the key in the first head (${this.publicKey}): ` +
+        `this shows the log is consistent with itself, not who signed it. Pass --public-key (from \`tacit audit key\` ` +
+        `on the machine that wrote the log) to check the signer.`,
+    );
+  }
+
+  notUtf8(line: number): void {
+    this.problem(
+      line,
+      "edited: the line's bytes are not UTF-8 (tacit writes only UTF-8); read as text they become U+FFFD, which is what its hash covers, " +
+        "so other readers may see other content",
+    );
+  }
+
+  /** The line parsed, or null (and the problem noted) when it is empty or no audit line. */
+  parsed(segment: string, line: number, isLast: boolean, complete: boolean): Entry | null {
+    if (segment === "" || /^\s+$/.test(segment)) {
+      this.problem(line, "empty line: tacit never writes one, so the file was edited here");
+      return null;
+    }
+    const parsed = parseLine(segment);
+    if (!parsed.ok) {
+      this.problem(
+        line,
+        isLast && !complete
+          ? `incomplete last line (${parsed.reason}): the file ends in the middle of a line — a write cut off by a crash, or the file was truncated`
+          : `unreadable line (${parsed.reason}): it was edited or corrupted`,
+      );
+      return null;
+    }
+    if (isLast && !complete) {
+      this.problem(line, "the last line has no newline at its end: the file was truncated, or edited, right after it");
+    }
+    return { line, parsed: parsed.line, text: segment };
+  }
+
+  /**
+   * The line itself. The hash covers the content as parsed, so the text must also be exactly
+   * what the writer makes of that content: a security review added a repeated "pattern" key
+   * (JSON.parse keeps the last, a reader by eye or another parser the first) and a
+   * "__proto__" member (dropped when the line is parsed) to a line that still verified.
+   */
+  content({ line, parsed, text }: Entry): void {
+    const eventJson = canonicalJson(parsed.event);
+    if (eventHashOfJson(parsed.seq, parsed.time, eventJson) !== parsed.hash) {
+      this.problem(line, "edited: the line's seq, time or event does not match its hash (changed after it was written)");
+    } else if (text === lineText(parsed.seq, parsed.time, eventJson, parsed.prev, parsed.hash, parsed.chain)) {
+      // As tacit writes it.
+    } else if (text === rawLineText(parsed.seq, parsed.time, eventJson, parsed.prev, parsed.hash, parsed.chain)) {
+      // The same content, as tacit wrote it before it escaped these (see lineText): no sign of
+      // tampering, but the file is not safe to print.
+      this.warn(
+        line,
+        "holds DEL or C1 controls raw rather than escaped (as an earlier tacit wrote them, or changed by hand): its content and hash " +
+          "are intact, but printed as it is (cat, tail -f) it can make a terminal act; read the log with `tacit audit show`",
+      );
+    } else {
+      this.problem(
+        line,
+        "edited: the line is not written as tacit writes it (a repeated or dropped key such as __proto__, spacing or escapes " +
+          "changed by hand), so other readers may see other content than its hash covers",
+      );
+    }
+    if (chainOf(parsed.prev, parsed.hash) !== parsed.chain) {
+      this.problem(line, "edited: its chain value does not follow from its prev and hash (a hash or chain value was rewritten by hand)");
+    }
+  }
+
+  /** What the line says, for the two kinds the log writes itself. */
+  kind(entry: Entry): void {
+    const { line, parsed } = entry;
+    if (parsed.event.type === "head") {
+      this.heads++;
+      this.lastHeadLine = line;
+      if (checkHead(entry, this.publicKey, this.trust, this.problem)) {
+        this.validHeads++;
+        this.lastValidHeadLine = line;
+      }
+    } else if (parsed.event.type === "resumed-after-unsigned-tail") {
+      const resumed = resumedEventSchema.safeParse(parsed.event);
+      if (!resumed.success) this.problem(line, `malformed resumed-after-unsigned-tail event (${describeIssues(resumed.error)})`);
+      const from = (this.lastHeadLine ?? 0) + 1;
+      if (from < line) {
+        this.warn(
+          line,
+          `lines ${from}–${line - 1} were not signed by the process that wrote them: the log was reopened here after ` +
+            `its writer stopped without signing (a crash), or after someone else appended them; a later head signs them ` +
+            `as they were found`,
+        );
+      }
+    }
+  }
+
+  /** The unsigned tail, the anchor, and the report. `entries`: the lines that parsed. */
+  report(lineCount: number, complete: boolean, entries: number, anchor: AnchorInput, held: HeldLines): VerifyReport {
+    const unsignedTail = lineCount - (this.lastHeadLine ?? 0);
+    if (unsignedTail > 0 && entries > 0) {
+      const first = (this.lastHeadLine ?? 0) + 1;
+      this.problem(
+        first,
+        this.lastHeadLine === null
+          ? `none of the ${plural(lineCount, "line")} is signed (the log has no head): its writer stopped before signing ` +
+              `(a crash loses at most this unsigned tail), or the lines were not written by tacit`
+          : `${plural(unsignedTail, "line")} after the last signed head at line ${this.lastHeadLine} ${unsignedTail === 1 ? "is" : "are"} not signed: ` +
+              `written after the last signature (a crash loses at most this tail) or appended later`,
+      );
+    }
+    if (lineCount === 0) this.notes.push("the log is empty");
+    const completeLines = complete ? lineCount : lineCount - 1;
+    const anchorResult = checkAnchor(anchor, held, completeLines, this.problem, this.notes);
+    if (this.unlisted > 0) this.notes.push(`${plural(this.unlisted, "more problem")} not listed: only the first ${this.problems.length} are`);
+    if (this.unlistedWarnings > 0) this.notes.push(`${plural(this.unlistedWarnings, "more warning")} not listed: only the first ${this.warnings.length} are`);
+
+    this.problems.sort((a, b) => a.line - b.line);
+    return {
+      ok: this.problemCount === 0,
+      lines: lineCount,
+      heads: this.heads,
+      validHeads: this.validHeads,
+      lastSignedLine: this.lastValidHeadLine === null ? null : this.lastValidHeadLine - 1,
+      unsignedTail,
+      publicKey: this.publicKey,
+      trust: this.trust,
+      problems: this.problems,
+      warnings: this.warnings,
+      notes: this.notes,
+      anchor: anchorResult,
+    };
+  }
+}
+
+/**
+ * What the anchor check needs of the log: whether it holds the recorded heads (the writer's,
+ * and those of logs with the same first line), and what is at the recorded head's line.
+ * Noted line by line, so neither verifier keeps the log for it.
+ */
+class HeldLines {
+  private readonly wanted = new Set<string>();
+  private readonly found = new Set<string>();
+  private readonly lineWanted: number | null;
+  /** The line at lineWanted, if it is an intact one. */
+  atWantedLine: Entry["parsed"] | null = null;
+
+  constructor(anchor: AnchorInput) {
+    const records = anchor.record !== null ? [anchor.record] : anchor.sameFirstLine.map(({ record }) => record);
+    for (const record of records) this.wanted.add(`${record.seq}:${record.chain}`);
+    this.lineWanted = anchor.record?.seq ?? null;
+  }
+
+  see({ line, parsed }: Entry): void {
+    const key = `${parsed.seq}:${parsed.chain}`;
+    if (this.wanted.has(key)) this.found.add(key);
+    if (line === this.lineWanted) this.atWantedLine = parsed;
+  }
+
+  holds(record: AnchorRecord): boolean {
+    return this.found.has(`${record.seq}:${record.chain}`);
+  }
+}
+
+/**
  * `anchor`: the writer's record for this file (from this machine's tacit home), or why there
  * is none; without one, the report says what cannot be checked.
  */
@@ -80,15 +290,14 @@ export function verifyAuditLog(
   /** The file's bytes, when the caller has them: a line that is not UTF-8 is reported (see linesNotUtf8). */
   bytes?: Uint8Array,
 ): VerifyReport {
-  const problems: VerifyProblem[] = [];
-  const warnings: VerifyProblem[] = [];
-  const notes: string[] = [];
-  const problem = (line: number, reason: string) => problems.push({ line, reason });
+  const checks = new LineChecks(trustedPublicKeyHex);
+  const { problem } = checks;
 
   // The writer ends every line with a newline, so a last segment that is not empty is a
   // line whose write was cut off (or a file cut short).
   const segments = text === "" ? [] : text.split("\n");
-  const complete = segments.at(-1) === "";
+  // An empty file has no line cut off.
+  const complete = segments.length === 0 || segments.at(-1) === "";
   if (complete) segments.pop();
   const lineCount = segments.length;
 
@@ -96,32 +305,9 @@ export function verifyAuditLog(
   const entries: Entry[] = [];
   segments.forEach((segment, index) => {
     const line = index + 1;
-    const isLast = line === lineCount;
-    if (notUtf8.has(line)) {
-      problem(
-        line,
-        "edited: the line's bytes are not UTF-8 (tacit writes only UTF-8); read as text they become U+FFFD, which is what its hash covers, " +
-          "so other readers may see other content",
-      );
-    }
-    if (segment === "" || /^\s+$/.test(segment)) {
-      problem(line, "empty line: tacit never writes one, so the file was edited here");
-      return;
-    }
-    const parsed = parseLine(segment);
-    if (!parsed.ok) {
-      problem(
-        line,
-        isLast && !complete
-          ? `incomplete last line (${parsed.reason}): the file ends in the middle of a line — a write cut off by a crash, or the file was truncated`
-          : `unreadable line (${parsed.reason}): it was edited or corrupted`,
-      );
-      return;
-    }
-    if (isLast && !complete) {
-      problem(line, "the last line has no newline at its end: the file was truncated, or edited, right after it");
-    }
-    entries.push({ line, parsed: parsed.line, text: segment });
+    if (notUtf8.has(line)) checks.notUtf8(line);
+    const entry = checks.parsed(segment, line, line === lineCount, complete);
+    if (entry !== null) entries.push(entry);
   });
 
   // Who has which seq, and whose chain is continued by which line: to tell an inserted
@@ -144,60 +330,20 @@ export function verifyAuditLog(
   const seqsInOrder = [...bySeq.keys()].sort((a, b) => a - b);
 
   // The key heads must be signed with.
-  let publicKey = trustedPublicKeyHex?.toLowerCase() ?? null;
-  let trust: VerifyReport["trust"] = publicKey === null ? "none" : "given";
-  if (publicKey === null) {
-    const firstHead = entries.map((entry) => headEventSchema.safeParse(entry.parsed.event)).find((result) => result.success);
-    if (firstHead?.success) {
-      publicKey = firstHead.data.publicKey;
-      trust = "first-head";
-      notes.push(
-        `no trusted public key was given, so heads were checked against the key in the first head (${publicKey}): ` +
-          `this shows the log is consistent with itself, not who signed it. Pass --public-key (from \`tacit audit key\` ` +
-          `on the machine that wrote the log) to check the signer.`,
-      );
-    }
+  for (const entry of entries) {
+    checks.trustFirstHead(entry.parsed.event);
+    if (checks.trust !== "none") break;
   }
 
-  let heads = 0;
-  let validHeads = 0;
-  let lastHeadLine: number | null = null;
-  let lastValidHeadLine: number | null = null;
+  const held = new HeldLines(anchor);
   /** The line the chain has reached: the highest seq seen so far that belongs where it is. */
   let last: Entry | null = null;
 
   entries.forEach((entry, index) => {
-    const { line, parsed, text } = entry;
+    const { line, parsed } = entry;
     const isFinal = index === entries.length - 1;
-
-    // The line itself. The hash covers the content as parsed, so the text must also be exactly
-    // what the writer makes of that content: a security review added a repeated "pattern" key
-    // (JSON.parse keeps the last, a reader by eye or another parser the first) and a
-    // "__proto__" member (dropped when the line is parsed) to a line that still verified.
-    const eventJson = canonicalJson(parsed.event);
-    if (eventHashOfJson(parsed.seq, parsed.time, eventJson) !== parsed.hash) {
-      problem(line, "edited: the line's seq, time or event does not match its hash (changed after it was written)");
-    } else if (text === lineText(parsed.seq, parsed.time, eventJson, parsed.prev, parsed.hash, parsed.chain)) {
-      // As tacit writes it.
-    } else if (text === rawLineText(parsed.seq, parsed.time, eventJson, parsed.prev, parsed.hash, parsed.chain)) {
-      // The same content, as tacit wrote it before it escaped these (see lineText): no sign of
-      // tampering, but the file is not safe to print.
-      warnings.push({
-        line,
-        reason:
-          "holds DEL or C1 controls raw rather than escaped (as an earlier tacit wrote them, or changed by hand): its content and hash " +
-          "are intact, but printed as it is (cat, tail -f) it can make a terminal act; read the log with `tacit audit show`",
-      });
-    } else {
-      problem(
-        line,
-        "edited: the line is not written as tacit writes it (a repeated or dropped key such as __proto__, spacing or escapes " +
-          "changed by hand), so other readers may see other content than its hash covers",
-      );
-    }
-    if (chainOf(parsed.prev, parsed.hash) !== parsed.chain) {
-      problem(line, "edited: its chain value does not follow from its prev and hash (a hash or chain value was rewritten by hand)");
-    }
+    checks.content(entry);
+    held.see(entry);
 
     // Its place in the chain.
     if (last === null) {
@@ -210,17 +356,11 @@ export function verifyAuditLog(
             : `the log starts at seq ${parsed.seq}, not 1: its first ${plural(parsed.seq - 1, "line")} ${parsed.seq === 2 ? "was" : "were"} deleted`,
         );
       } else if (parsed.prev !== ZERO_CHAIN) {
-        problem(line, "chain broken: the first line's prev should be 64 zeros (lines before it were deleted, or it was rewritten)");
+        problem(line, FIRST_PREV_NOT_ZERO);
       }
       last = entry;
     } else if (parsed.seq === last.parsed.seq + 1) {
-      if (parsed.prev !== last.parsed.chain) {
-        problem(
-          line,
-          `chain broken: prev does not match the chain of line ${last.line}; line ${last.line} was rewritten with its ` +
-            `hashes recomputed, or this line's prev was changed`,
-        );
-      }
+      if (parsed.prev !== last.parsed.chain) problem(line, chainBrokenAfter(last.line));
       last = entry;
     } else if (parsed.seq > last.parsed.seq + 1) {
       const missing = firstFoundBetween(bySeq, seqsInOrder, last.parsed.seq + 1, parsed.seq - 1);
@@ -255,61 +395,131 @@ export function verifyAuditLog(
       }
     }
 
-    // What the line says, for the two kinds the log writes itself.
-    if (parsed.event.type === "head") {
-      heads++;
-      lastHeadLine = line;
-      if (checkHead(entry, publicKey, trust, problem)) {
-        validHeads++;
-        lastValidHeadLine = line;
-      }
-    } else if (parsed.event.type === "resumed-after-unsigned-tail") {
-      const resumed = resumedEventSchema.safeParse(parsed.event);
-      if (!resumed.success) problem(line, `malformed resumed-after-unsigned-tail event (${describeIssues(resumed.error)})`);
-      const from = (lastHeadLine ?? 0) + 1;
-      if (from < line) {
-        warnings.push({
-          line,
-          reason:
-            `lines ${from}–${line - 1} were not signed by the process that wrote them: the log was reopened here after ` +
-            `its writer stopped without signing (a crash), or after someone else appended them; a later head signs them ` +
-            `as they were found`,
-        });
-      }
-    }
+    checks.kind(entry);
   });
 
-  const unsignedTail = lineCount - (lastHeadLine ?? 0);
-  if (unsignedTail > 0 && entries.length > 0) {
-    const first = (lastHeadLine ?? 0) + 1;
-    problem(
-      first,
-      lastHeadLine === null
-        ? `none of the ${plural(lineCount, "line")} is signed (the log has no head): its writer stopped before signing ` +
-            `(a crash loses at most this unsigned tail), or the lines were not written by tacit`
-        : `${plural(unsignedTail, "line")} after the last signed head at line ${lastHeadLine} ${unsignedTail === 1 ? "is" : "are"} not signed: ` +
-            `written after the last signature (a crash loses at most this tail) or appended later`,
-    );
-  }
-  if (lineCount === 0) notes.push("the log is empty");
-  const completeLines = complete ? lineCount : lineCount - 1;
-  const anchorResult = checkAnchor(anchor, entries, completeLines, problem, notes);
+  return checks.report(lineCount, complete, entries.length, anchor, held);
+}
 
-  problems.sort((a, b) => a.line - b.line);
-  return {
-    ok: problems.length === 0,
-    lines: lineCount,
-    heads,
-    validHeads,
-    lastSignedLine: lastValidHeadLine === null ? null : lastValidHeadLine - 1,
-    unsignedTail,
-    publicKey,
-    trust,
-    problems,
-    warnings,
-    notes,
-    anchor: anchorResult,
+const FIRST_PREV_NOT_ZERO = "chain broken: the first line's prev should be 64 zeros (lines before it were deleted, or it was rewritten)";
+
+const chainBrokenAfter = (line: number): string =>
+  `chain broken: prev does not match the chain of line ${line}; line ${line} was rewritten with its ` +
+  `hashes recomputed, or this line's prev was changed`;
+
+/**
+ * Logs up to this size whose reading finds a problem are read again whole, to tell which
+ * lines were moved, inserted, duplicated or deleted. That takes several times the log's size
+ * in memory (about 560 MB for a log of 100 MB), and a string of the log, which V8 cannot make
+ * past 512 MiB; a larger log is reported as a reading from its first line meets its problems.
+ */
+export const FULL_DIAGNOSIS_LIMIT_BYTES = 64 * 1024 * 1024;
+/** Problems listed for a log read a line at a time; the rest are counted. */
+const STREAMED_PROBLEMS_LISTED = 1000;
+
+/**
+ * Verifies the log open at `fd` reading it a line at a time, in memory bounded by its longest
+ * line (at most LOG_LINE_LIMIT_BYTES), whatever its size: a log of a few hundred MB, which a
+ * busy agent's log reaches in weeks, could not be verified at all when it was read whole. A
+ * log with problems and no larger than `fullDiagnosisLimitBytes` is then read whole, and
+ * verifyAuditLog says what happened to its lines. `anchorOf` gets the log's first line.
+ */
+export function verifyAuditLogFile(
+  fd: number,
+  trustedPublicKeyHex: string | null,
+  anchorOf: (firstLine: string) => AnchorInput,
+  fullDiagnosisLimitBytes = FULL_DIAGNOSIS_LIMIT_BYTES,
+): VerifyReport {
+  const checks = new LineChecks(trustedPublicKeyHex, STREAMED_PROBLEMS_LISTED);
+  const { problem } = checks;
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  let anchor: AnchorInput | null = null;
+  let held: HeldLines | null = null;
+  let lineCount = 0;
+  let complete = true;
+  let entries = 0;
+  let last: Entry | null = null;
+
+  // A line is known to be the last only once the next read finds nothing after it: each is
+  // checked one line late.
+  let pending: LogLine | null = null;
+  const check = ({ line, bytes, ended }: LogLine, isLast: boolean): void => {
+    if (!ended) complete = false;
+    if (bytes === null) {
+      problem(line, `unreadable line (longer than ${LOG_LINE_LIMIT_BYTES / (1024 * 1024)} MiB, which tacit never writes): it was edited or corrupted`);
+      return;
+    }
+    let segment: string;
+    try {
+      segment = decoder.decode(bytes);
+    } catch {
+      checks.notUtf8(line);
+      segment = bytes.toString("utf8");
+    }
+    if (anchor === null) {
+      anchor = anchorOf(segment);
+      held = new HeldLines(anchor);
+    }
+    const entry = checks.parsed(segment, line, isLast, !isLast || ended);
+    if (entry === null) return;
+    entries++;
+    checks.content(entry);
+    held!.see(entry);
+    last = placeInSequence(entry, last, problem);
+    checks.trustFirstHead(entry.parsed.event);
+    checks.kind(entry);
   };
+  for (const next of logLines(fd)) {
+    if (pending !== null) check(pending, false);
+    pending = next;
+    lineCount = next.line;
+  }
+  if (pending !== null) check(pending, true);
+  anchor ??= anchorOf("");
+  held ??= new HeldLines(anchor);
+  const report = checks.report(lineCount, complete, entries, anchor, held);
+  if (report.ok) return report;
+  const { size } = fstatSync(fd);
+  if (size <= fullDiagnosisLimitBytes) {
+    const bytes = readWhole(fd);
+    return verifyAuditLog(bytes.toString("utf8"), trustedPublicKeyHex, anchor, bytes);
+  }
+  report.notes.push(
+    `the log is ${mib(size)} MiB, more than the ${mib(fullDiagnosisLimitBytes)} MiB read whole to tell moved, inserted, ` +
+      `duplicated and deleted lines apart: its problems are listed as reading it from its first line met them`,
+  );
+  return report;
+}
+
+const mib = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
+
+/**
+ * A line's place in the chain, for a log read a line at a time: it follows the line before
+ * it, or the problem says how it does not. Returns the line the chain has reached.
+ */
+function placeInSequence(entry: Entry, last: Entry | null, problem: (line: number, reason: string) => void): Entry | null {
+  const { line, parsed } = entry;
+  if (last === null) {
+    if (parsed.seq !== 1) {
+      problem(line, `the log starts at seq ${parsed.seq}, not 1: the lines before it were deleted, or moved further down`);
+    } else if (parsed.prev !== ZERO_CHAIN) {
+      problem(line, FIRST_PREV_NOT_ZERO);
+    }
+    return entry;
+  }
+  if (parsed.seq === last.parsed.seq + 1) {
+    if (parsed.prev !== last.parsed.chain) problem(line, chainBrokenAfter(last.line));
+    return entry;
+  }
+  if (parsed.seq > last.parsed.seq + 1) {
+    problem(
+      line,
+      `seq jumps from ${last.parsed.seq} (line ${last.line}) to ${parsed.seq}: the lines between were deleted, or moved further down, or this one was inserted`,
+    );
+    return entry;
+  }
+  problem(line, `seq ${parsed.seq} comes after seq ${last.parsed.seq} (line ${last.line}): lines were swapped, moved, inserted or duplicated`);
+  return last;
 }
 
 /**
@@ -342,7 +552,7 @@ export function linesNotUtf8(bytes: Uint8Array): Set<number> {
  */
 function checkAnchor(
   anchor: AnchorInput,
-  entries: Entry[],
+  held: HeldLines,
   completeLines: number,
   problem: (line: number, reason: string) => void,
   notes: string[],
@@ -350,7 +560,7 @@ function checkAnchor(
   if (anchor.record === null) {
     notes.push(`unanchored: ${anchor.why}; ${UNDETECTABLE_CUT}`);
     for (const { record, file } of anchor.sameFirstLine) {
-      const reaches = entries.some((entry) => entry.parsed.seq === record.seq && entry.parsed.chain === record.chain);
+      const reaches = held.holds(record);
       notes.push(
         `this machine's record ${file} is for a log with the same first line at ${record.log} (a head at line ${record.seq}, ` +
           `at ${record.time}): if this file was moved or copied from there, ${reaches ? "it holds that head" : `it does not hold that head (the file ends at line ${completeLines}, or differs there): an earlier copy, or a cut`}`,
@@ -361,7 +571,7 @@ function checkAnchor(
   const { record, source } = anchor;
   const head = { line: record.seq, chain: record.chain, time: record.time };
   const signed = `this machine signed a head at line ${record.seq} (chain ${short(record.chain)}, at ${record.time}; recorded in ${source})`;
-  if (entries.some((entry) => entry.parsed.seq === record.seq && entry.parsed.chain === record.chain)) {
+  if (held.holds(record)) {
     notes.push(`anchored: ${signed}, and the file holds it, so it was not cut short before that line`);
     return { status: "anchored", head, source };
   }
@@ -373,10 +583,10 @@ function checkAnchor(
     );
     return { status: "truncated", head, source };
   }
-  const there = entries.find((entry) => entry.line === record.seq);
+  const there = held.atWantedLine;
   problem(
     record.seq,
-    `rewritten: ${signed}, but line ${record.seq} of the file is ${there ? `seq ${there.parsed.seq} with chain ${short(there.parsed.chain)}` : "not an intact line"}: ` +
+    `rewritten: ${signed}, but line ${record.seq} of the file is ${there ? `seq ${there.seq} with chain ${short(there.chain)}` : "not an intact line"}: ` +
       `the log was rewritten, or cut and written again, after this machine signed it`,
   );
   return { status: "rewritten", head, source };

@@ -1,0 +1,67 @@
+// Reading an audit log a line at a time, from its start to its end, in memory bounded by its
+// longest line: `tacit audit verify` and `show` read logs of any size this way (a log read
+// whole as one string could not pass 512 MiB, and took several times its size in memory).
+
+import { fstatSync, readSync } from "node:fs";
+
+/** Longer lines are not tacit's (its longest, a command's words, hold at most 2 Mi characters: 12 MiB escaped): reported, not held. */
+export const LOG_LINE_LIMIT_BYTES = 64 * 1024 * 1024;
+const READ_CHUNK_BYTES = 1024 * 1024;
+
+export interface LogLine {
+  /** 1-based. */
+  line: number;
+  /** The line's bytes without its newline; null for a line past LOG_LINE_LIMIT_BYTES. */
+  bytes: Buffer | null;
+  /** Whether a newline ended it (only the file's last line may lack one). */
+  ended: boolean;
+}
+
+/** Each line of the file open at `fd`, read from its start to its end a chunk at a time. */
+export function* logLines(fd: number): Generator<LogLine, void, undefined> {
+  const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+  let carried: Buffer[] = [];
+  let carriedBytes = 0;
+  let tooLong = false;
+  let line = 0;
+  let position = 0;
+  for (;;) {
+    const n = readSync(fd, chunk, 0, READ_CHUNK_BYTES, position);
+    if (n === 0) break;
+    position += n;
+    let start = 0;
+    for (let newline = chunk.indexOf(0x0a, start); newline !== -1 && newline < n; newline = chunk.indexOf(0x0a, start)) {
+      const piece = chunk.subarray(start, newline);
+      if (!tooLong && carriedBytes + piece.length > LOG_LINE_LIMIT_BYTES) tooLong = true;
+      // Copied: the chunk is read into again.
+      yield { line: ++line, bytes: tooLong ? null : carried.length === 0 ? Buffer.from(piece) : Buffer.concat([...carried, piece]), ended: true };
+      carried = [];
+      carriedBytes = 0;
+      tooLong = false;
+      start = newline + 1;
+    }
+    if (start < n) {
+      const rest = chunk.subarray(start, n);
+      if (!tooLong && carriedBytes + rest.length > LOG_LINE_LIMIT_BYTES) {
+        tooLong = true;
+        carried = [];
+      }
+      if (!tooLong) carried.push(Buffer.from(rest));
+      carriedBytes += rest.length;
+    }
+  }
+  if (carriedBytes > 0) yield { line: ++line, bytes: tooLong ? null : Buffer.concat(carried), ended: false };
+}
+
+/** The whole file open at `fd`. */
+export function readWhole(fd: number): Buffer {
+  const { size } = fstatSync(fd);
+  const bytes = Buffer.allocUnsafe(size);
+  let read = 0;
+  while (read < size) {
+    const n = readSync(fd, bytes, read, size - read, read);
+    if (n === 0) break;
+    read += n;
+  }
+  return bytes.subarray(0, read);
+}
