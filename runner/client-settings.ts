@@ -217,7 +217,7 @@ function filesOf(words: readonly string[], env: Record<string, string>, bases: r
   // The audit log's lock is tacit's too, and a --config names files of its own.
   for (const file of [...named]) {
     if (file.what.startsWith(FILE_FLAGS["--audit-log"]!)) named.push({ path: `${file.path}.lock`, what: `the audit log's lock, named for tacit in ${source}` });
-    if (file.what.startsWith(FILE_FLAGS["--config"]!)) named.push(...filesOfConfig(file.path, bases, home, processEnv));
+    if (file.what.startsWith(FILE_FLAGS["--config"]!)) for (const inConfig of filesOfConfig(file.path, bases, home, processEnv)) named.push(inConfig);
   }
   return named;
 }
@@ -270,7 +270,7 @@ function namedIn(file: string, base: string, cwd: string, home: string, env: Nod
   if (entries !== null) {
     for (const entry of entries) {
       const entryBases = entry.cwd === null ? bases : bases.map((b) => path.resolve(b, expand(entry.cwd!, b, home, env)));
-      named.push(...filesOf(entry.words, entry.env, [...new Set([...entryBases, ...bases])], home, env, file));
+      for (const found of filesOf(entry.words, entry.env, [...new Set([...entryBases, ...bases])], home, env, file)) named.push(found);
       // The settings themselves, when they hold tacit's LLM key: another run's script could read it there.
       if (entry.env.TACIT_LLM_API_KEY || entry.words.some((w) => w === "--llm-api-key" || w.startsWith("--llm-api-key="))) {
         named.push({ path: file, what: `an MCP client's settings holding tacit's LLM API key (${file})` });
@@ -282,7 +282,7 @@ function namedIn(file: string, base: string, cwd: string, home: string, env: Nod
     const strings = read.complete ? stringsIn(read.text) : oversizedStrings(file);
     const found: Record<string, string> = {};
     for (let i = 0; i + 1 < strings.length; i++) if (strings[i] === "TACIT_HOME" || strings[i] === "XDG_CONFIG_HOME" || strings[i] === "HOME") found[strings[i]!] = strings[i + 1]!;
-    named.push(...filesOf(strings, found, bases, home, env, `${file} (which tacit could not parse, so every flag in it counts)`));
+    for (const flagged of filesOf(strings, found, bases, home, env, `${file} (which tacit could not parse, so every flag in it counts)`)) named.push(flagged);
     if (strings.some((s) => s === "TACIT_LLM_API_KEY" || s.startsWith("--llm-api-key"))) named.push({ path: file, what: `an MCP client's settings that may hold tacit's LLM API key (${file})` });
   }
   const files = named.slice(0, NAMED_LIMIT);
@@ -298,6 +298,6 @@ function namedIn(file: string, base: string, cwd: string, home: string, env: Nod
 export function filesNamedByClientSettings(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): NamedFile[] {
   const home = env.HOME ? path.resolve(env.HOME) : os.homedir();
   const named: NamedFile[] = [];
-  for (const { file, base } of clientSettingsFiles(cwd, env)) named.push(...namedIn(file, base, path.resolve(cwd), home, env));
+  for (const { file, base } of clientSettingsFiles(cwd, env)) for (const one of namedIn(file, base, path.resolve(cwd), home, env)) named.push(one);
   return named;
 }

@@ -768,7 +768,7 @@ export class CommandConfinement {
       for (const classified of listing.classified) add(classified);
       for (const control of listing.gitControls) readOnly(control);
       for (const program of listing.npxPrograms) keep(program);
-      pending.push(...listing.directories);
+      for (const directory of listing.directories) pending.push(directory);
     }
   }
 

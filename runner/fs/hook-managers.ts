@@ -97,7 +97,7 @@ function listsAfter(text: string, key: string): string[][] {
   for (const match of text.matchAll(at)) {
     const items: string[] = [];
     const value = match[2]!.replace(/(?:^|\s)#.*$/, "").trim();
-    if (value.startsWith("[")) items.push(...value.replace(/^\[|\][,\s]*$/g, "").split(","));
+    if (value.startsWith("[")) for (const item of value.replace(/^\[|\][,\s]*$/g, "").split(",")) items.push(item);
     else if (value !== "") items.push(value.replace(/,$/, ""));
     else {
       const rest = text.slice(match.index! + match[0].length + 1).split("\n");

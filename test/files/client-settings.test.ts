@@ -100,6 +100,30 @@ requestFileSystem(".", (fs) => {
     expect(existsSync(at("audit.jsonl.lock"))).toBe(false);
   }, 30_000);
 
+  it("settings that do not parse and name 200,000 sinks (a cloned repository's, made to be large): tacit still runs, and refuses them", async () => {
+    const { dir, cleanup } = realTempDir("tacit-many-named-");
+    try {
+      // Spread into one call, the files named exceeded the stack: every run in the project ended in an internal error.
+      const flags = Array.from({ length: 200_000 }, (_, i) => `"--secure-output", "sink${i}.log"`).join(", ");
+      writeFileSync(path.join(dir, ".mcp.json"), `{ "mcpServers": { "tacit": { "command": "npx", "args": ["tacit", "serve", ${flags} `);
+      writeFileSync(path.join(dir, "sink0.log"), `TOKEN=${secret}\n`);
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("read the first sink named", () => fs.access("sink0.log").read());
+  attempt("write another file", () => fs.access("notes.txt").write("ok"));
+});
+`;
+      const r = await runScript(script, ["--quiet"], { cwd: dir });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout + r.stderr).not.toContain(secret);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["read the first sink named"], /the secure output file .*could not parse/);
+      expect(attemptOf(found, "write another file").status).toBe("ok");
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+
   it("the user's settings count too (~/.claude.json's projects, past 8 MiB), and settings that hold tacit's key are refused whole", async () => {
     const { dir, cleanup: done } = realTempDir("tacit-client-settings-user-");
     try {

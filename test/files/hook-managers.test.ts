@@ -198,6 +198,32 @@ requestFileSystem(".", (fs) => {
     }
   }, 60_000);
 
+  it("an inline list of 130,000 args (a cloned repository's configuration, made to be large): the script it names is still refused, other files written", async () => {
+    const { dir, cleanup } = realTempDir("tacit-hook-managers-long-");
+    try {
+      const { preCommitRunner } = standInFor(dir);
+      // Spread into one call, the items exceeded the stack: every write in the repository ended the evaluation
+      // ("the host failed to answer a request: RangeError: Maximum call stack size exceeded").
+      const args = [...Array.from({ length: 130_000 }, () => "a"), "conf/rules.sh"].join(",");
+      const preCommit = `repos:\n- repo: local\n  hooks:\n  - id: lint\n    name: lint\n    entry: sh tools/lint.sh\n    language: system\n    args: [${args}]\n`;
+      repository(path.join(dir, "pc"), { ".pre-commit-config.yaml": preCommit, "conf/rules.sh": "", "a.txt": "a\n" }, preCommitRunner);
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("args", () => fs.access("pc/conf/rules.sh").write("touch x\\n"));
+  attempt("another file", () => fs.access("pc/b.txt").write("b\\n"));
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["args"], /git hook manager pre-commit names/);
+      expect(attemptOf(found, "another file").status).toBe("ok");
+      expect(readFileSync(path.join(dir, "pc/conf/rules.sh"), "utf8")).toBe("");
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+
   it("what the configuration names: pre-commit's entry scripts, lefthook's extends, husky 4's \"husky\" key in package.json", async () => {
     const { dir, cleanup } = realTempDir("tacit-hook-managers-named-");
     try {
