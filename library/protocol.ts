@@ -46,6 +46,17 @@ export type PureReply = { id: number; ok: true; value: unknown } | { id: number;
 export const PRINT_CHUNK_CHARS = 512 * 1024;
 
 /**
+ * How deep a value from the sandbox or the pure evaluator may nest. JSON.parse takes any depth
+ * but the host's JSON.stringify recurses and throws past some thousands (measured here: 4,000
+ * deep stringify, 8,000 do not), and the host stringifies these values again (a value's size,
+ * a job for the pure evaluator, a classified value's text). Thrown there, out of any request,
+ * it was an unhandled rejection that ended the host: a security review crashed `tacit run`
+ * (and so `tacit serve`, every session with it) with a map function that sent back a value
+ * nested 200,000 deep only for some plaintexts, reading a bit of the secret from the exit code.
+ */
+export const MAX_VALUE_DEPTH = 1000;
+
+/**
  * The most parts one Print action carries: the host checks each part on its main thread, so
  * it counts them first (a frame of more is malformed), and the library sends a print of more
  * in several actions.

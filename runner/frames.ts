@@ -3,7 +3,7 @@
 // in both directions, so the two cannot drift apart.
 
 import { z } from "zod";
-import { type Action, MAX_PRINT_PARTS, MAX_SANDBOX_FRAME_CHARS, type PureReply, type SandboxFrame } from "../library/protocol.js";
+import { type Action, MAX_PRINT_PARTS, MAX_SANDBOX_FRAME_CHARS, MAX_VALUE_DEPTH, type PureReply, type SandboxFrame } from "../library/protocol.js";
 import { onFirstUse } from "./on-first-use.js";
 
 /** A scope token's and a file path's length, at most, in characters (UTF-16 code units, as zod counts them). */
@@ -236,16 +236,6 @@ export class ProtocolError extends Error {
   override name = "ProtocolError";
 }
 
-/**
- * How deep a value from the sandbox or the pure evaluator may nest. JSON.parse takes any depth
- * but the host's JSON.stringify recurses and throws past some thousands (measured here: 4,000
- * deep stringify, 8,000 do not), and the host stringifies these values again (a value's size,
- * a job for the pure evaluator, a classified value's text). Thrown there, out of any request,
- * it was an unhandled rejection that ended the host: a security review crashed `tacit run`
- * (and so `tacit serve`, every session with it) with a map function that sent back a value
- * nested 200,000 deep only for some plaintexts, reading a bit of the secret from the exit code.
- */
-export const MAX_VALUE_DEPTH = 1000;
 
 /** Whether a parsed JSON value nests deeper than MAX_VALUE_DEPTH (iterative: any depth is safe to ask about). */
 function nestsTooDeeply(value: unknown): boolean {

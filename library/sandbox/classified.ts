@@ -2,7 +2,7 @@
 // plaintext never enters this process. Every way of looking at one — toString, JSON,
 // inspection, template strings — shows "Classified(***)".
 
-import { type Capture, CLASSIFIED_MASK } from "../protocol.js";
+import { type Capture, CLASSIFIED_MASK, MAX_VALUE_DEPTH } from "../protocol.js";
 import type { Channel } from "./channel.js";
 
 const INSPECT = Symbol.for("Deno.customInspect");
@@ -10,6 +10,13 @@ const INSPECT = Symbol.for("Deno.customInspect");
 const SENTINEL_OPEN = "\u0000tacit:classified:";
 const SENTINEL_CLOSE = "\u0000";
 export const SENTINEL_PATTERN = /\u0000tacit:classified:([A-Za-z0-9_-]+)\u0000/;
+
+/**
+ * The deepest plain data classify() and a map function's captures take: the frame it travels
+ * in must not nest past MAX_VALUE_DEPTH (the host ends a sandbox that sends a deeper one), and
+ * the frame and action around a value take a few levels of that.
+ */
+const PLAIN_DEPTH_LIMIT = MAX_VALUE_DEPTH - 10;
 
 /** The capture list the import rewriter attaches to a function passed to map/flatMap. */
 const captureLists = new WeakMap<object, () => Record<string, unknown>>();
@@ -24,14 +31,42 @@ export function createClassifiedApi(channel: Channel) {
   const handles = new WeakMap<object, string>();
   let formatting = 0;
 
-  function isPlainData(value: unknown, seen = new Set<unknown>()): boolean {
-    if (value === null || ["string", "number", "boolean"].includes(typeof value)) return true;
-    if (typeof value !== "object" || seen.has(value)) return false;
-    seen.add(value);
-    if (Array.isArray(value)) return value.every((item) => isPlainData(item, seen));
-    const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) return false;
-    return Object.values(value).every((item) => isPlainData(item, seen));
+  /**
+   * Why `value` is not plain data (strings, numbers, booleans, null, and arrays and plain objects
+   * of them, acyclic, at most PLAIN_DEPTH_LIMIT deep), or null when it is. Walked with a stack of
+   * its own: recursion overflowed Deno's stack at 5,000 levels, and the script got a bare
+   * RangeError. An object met twice on different branches is plain data (JSON repeats it), not
+   * only one met inside itself: [a, a] was refused as "not a Array".
+   */
+  function notPlainData(value: unknown): string | null {
+    const finished = new Set<object>();
+    const onPath = new Set<object>();
+    const stack: Array<{ value: unknown; depth: number } | { leave: object }> = [{ value, depth: 0 }];
+    while (stack.length > 0) {
+      const next = stack.pop()!;
+      if ("leave" in next) {
+        onPath.delete(next.leave);
+        finished.add(next.leave);
+        continue;
+      }
+      const item = next.value;
+      if (item === null || typeof item === "string" || typeof item === "number" || typeof item === "boolean") continue;
+      if (typeof item !== "object") return describeKind(item);
+      if (finished.has(item)) continue;
+      if (onPath.has(item)) return "a value that contains itself (JSON cannot hold a cycle)";
+      if (next.depth >= PLAIN_DEPTH_LIMIT) return `a value nested more than ${PLAIN_DEPTH_LIMIT} levels deep (the most the host takes: flatten it, or classify its parts)`;
+      let items: unknown[];
+      if (Array.isArray(item)) items = item;
+      else {
+        const proto = Object.getPrototypeOf(item);
+        if (proto !== Object.prototype && proto !== null) return describeKind(item);
+        items = Object.values(item);
+      }
+      onPath.add(item);
+      stack.push({ leave: item });
+      for (let i = items.length - 1; i >= 0; i--) stack.push({ value: items[i], depth: next.depth + 1 });
+    }
+    return null;
   }
 
   function describeKind(value: unknown): string {
@@ -39,17 +74,19 @@ export function createClassifiedApi(channel: Channel) {
     if (typeof value === "object" && value !== null) {
       const name = (value as { constructor?: { name?: string } }).constructor?.name;
       if (name === "FileSystem" || name === "FileEntry") return `a ${name} capability`;
-      return name ? `a ${name}` : "an object that is not plain data";
+      return name ? `${/^[AEIOU]/.test(name) ? "an" : "a"} ${name}` : "an object that is not plain data";
     }
-    return `a ${typeof value}`;
+    if (value === undefined) return "undefined (JSON has no undefined: use null)";
+    return `${/^[aeiou]/.test(typeof value) ? "an" : "a"} ${typeof value}`;
   }
 
   function captureOf(name: string, value: unknown): Capture {
     const handle = typeof value === "object" && value !== null ? handles.get(value) : undefined;
     if (handle) return { classified: handle };
-    if (value === undefined || isPlainData(value)) return { plain: value === undefined ? null : value };
+    const not = value === undefined ? null : notPlainData(value);
+    if (not === null) return { plain: value === undefined ? null : value };
     throw new TypeError(
-      `map/flatMap: the function uses \`${name}\`, which is ${describeKind(value)}; a map function runs in a pure ` +
+      `map/flatMap: the function uses \`${name}\`, which is or holds ${not}; a map function runs in a pure ` +
         "evaluator that can only receive plain data (strings, numbers, arrays, objects) and Classified values. " +
         "Compute what it needs before calling map, or define helpers inside the function.",
     );
@@ -111,7 +148,8 @@ export function createClassifiedApi(channel: Channel) {
   }
 
   function classify<T>(value: T): Classified<T> {
-    if (!isPlainData(value)) throw new TypeError(`classify(value): value must be plain data (strings, numbers, arrays, objects), not ${describeKind(value)}`);
+    const not = notPlainData(value);
+    if (not !== null) throw new TypeError(`classify(value): value must be plain data (strings, numbers, arrays, objects), not ${not}`);
     return wrap(channel.request({ kind: "Classify", value })) as Classified<T>;
   }
 

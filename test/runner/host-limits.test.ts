@@ -149,6 +149,46 @@ println(classify("x").map((v) => v + marker));
   });
 });
 
+describe("plain data for classify() and a map's captures", () => {
+  it("deep data is taken up to the host's depth and refused past it with what to do; data shared between branches is taken; a cycle, undefined and a Map are named", async () => {
+    // Checked by recursion, 5,000 levels overflowed the sandbox's stack (a bare RangeError), and
+    // an object on two branches ([a, a]) was refused as "not a Array".
+    const r = await runScript(
+      `const nest = (n: number): unknown => { let v: unknown = "leaf"; for (let i = 0; i < n; i++) v = [v]; return v; };
+const attempt = (label: string, f: () => unknown) => { try { println(label, String(f())); } catch (e) { println(label, String(e)); } };
+attempt("990 deep", () => classify(nest(990)).map((x) => JSON.stringify(x).length));
+const captured = nest(985);
+attempt("captured 985 deep", () => classify("x").map((v) => v + JSON.stringify(captured).length));
+attempt("5,000 deep", () => classify(nest(5000)));
+const deeper = nest(5000);
+attempt("captured 5,000 deep", () => classify("x").map((v) => v + JSON.stringify(deeper).length));
+const a = { x: 1 };
+attempt("shared", () => classify([a, a]).map((v) => JSON.stringify(v)));
+const cycle: unknown[] = [];
+cycle.push(cycle);
+attempt("cycle", () => classify(cycle));
+attempt("undefined", () => classify([undefined]));
+attempt("map", () => classify({ m: new Map() }));
+`,
+      ["--no-check"],
+      { cwd: dir },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines).toEqual([
+      "990 deep Classified(***)",
+      "captured 985 deep Classified(***)",
+      "5,000 deep TypeError: classify(value): value must be plain data (strings, numbers, arrays, objects), not a value nested more than 990 levels deep (the most the host takes: flatten it, or classify its parts)",
+      expect.stringMatching(/^captured 5,000 deep TypeError: map\/flatMap: the function uses `deeper`, which is or holds a value nested more than 990 levels deep .*a map function runs in a pure evaluator/),
+      "shared Classified(***)",
+      "cycle TypeError: classify(value): value must be plain data (strings, numbers, arrays, objects), not a value that contains itself (JSON cannot hold a cycle)",
+      "undefined TypeError: classify(value): value must be plain data (strings, numbers, arrays, objects), not undefined (JSON has no undefined: use null)",
+      "map TypeError: classify(value): value must be plain data (strings, numbers, arrays, objects), not a Map",
+    ]);
+  });
+});
+
 describe("the classified store's plaintext limit", () => {
   it("a loop of classify(big) ends with a refusal that says why, and the host stays bounded", async () => {
     // The default limit (256 MiB): without it this loop grows the host until it dies.
