@@ -71,8 +71,12 @@ interface FileEntry {
   readLines(): string[];
   /** Streams the file line by line, whatever its size; lineNumber starts at 1. Throws on a line over 16 Mi characters. */
   forEachLine(op: (line: string, lineNumber: number) => void): void;
-  /** Replaces the file's content (creating it; its directory must exist). */
+  /**
+   * Replaces the file's content (creating it; its directory must exist). One call carries at
+   * most 4 Mi characters as sent (JSON-escaped): write a larger content in parts, write() then append().
+   */
   write(content: string): void;
+  /** Adds to the end of the file (creating it); at most 4 Mi characters a call, as write(). */
   append(content: string): void;
   /** Deletes a file, a symbolic link (not its target) or an empty directory. */
   delete(): void;
@@ -156,7 +160,7 @@ interface Classified<T> {
   toString(): string;
 }
 
-/** Wraps plain data as a Classified value. */
+/** Wraps plain data (acyclic, at most 990 levels deep, up to 4 Mi characters as JSON) as a Classified value. */
 declare function classify<T>(value: T): Classified<T>;
 
 /**

@@ -11,7 +11,7 @@ import { attachCaptures, createClassifiedApi } from "./classified.js";
 import { createExecApi } from "./exec.js";
 import { createFileSystemApi } from "./fs.js";
 import { createNetworkApi } from "./net.js";
-import { ECHO_GLOBAL, LIBRARY_GLOBAL, PUBLISH_GLOBAL, PURE_CAPTURES_GLOBAL, type ScriptFailure, type StartFrame } from "../protocol.js";
+import { ECHO_GLOBAL, LIBRARY_GLOBAL, MAX_SANDBOX_FRAME_CHARS, PUBLISH_GLOBAL, PURE_CAPTURES_GLOBAL, type ScriptFailure, type StartFrame } from "../protocol.js";
 
 // Captured before agent code runs; agent code may replace or delete the globals.
 const stdin = Deno.stdin;
@@ -155,15 +155,26 @@ function seededRandom(seed: number): () => number {
 
 let finished = false;
 
+/**
+ * The most characters of a failure's name, message and stack that are reported: the three go
+ * in one frame, which JSON's escapes can make six times as long, and the host ends a sandbox
+ * whose frame is longer than MAX_SANDBOX_FRAME_CHARS. An error with a 3 MB message was
+ * reported as that protocol violation, with nothing of the error.
+ */
+const FAILURE_TEXT_LIMIT = Math.floor(MAX_SANDBOX_FRAME_CHARS / 24);
+
+const cutFailureText = (text: string): string =>
+  text.length <= FAILURE_TEXT_LIMIT ? text : `${text.slice(0, FAILURE_TEXT_LIMIT)}… (${text.length - FAILURE_TEXT_LIMIT} more characters not shown)`;
+
 function describeFailure(error: unknown): ScriptFailure {
   if (error instanceof Error) {
     return {
-      name: error.name,
-      message: error.message,
-      stack: agentStack(String(error.stack ?? `${error.name}: ${error.message}`)),
+      name: cutFailureText(String(error.name)),
+      message: cutFailureText(String(error.message)),
+      stack: cutFailureText(agentStack(String(error.stack ?? `${error.name}: ${error.message}`))),
     };
   }
-  const text = inspect(error);
+  const text = cutFailureText(inspect(error));
   return { name: "Uncaught", message: text, stack: `Uncaught ${text}` };
 }
 

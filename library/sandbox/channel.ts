@@ -14,7 +14,26 @@ import {
   encodeFrame,
   PROTOCOL_VERSION,
   MAX_HOST_FRAME_CHARS,
+  MAX_SANDBOX_FRAME_CHARS,
 } from "../protocol.js";
+
+/** Why a frame of `chars` characters (as sent, JSON's escapes included) is not sent, and what to send instead. */
+function tooLargeToSend(frame: SandboxFrame, chars: number): string {
+  const action = frame.type === "request" || frame.type === "post" ? frame.action : null;
+  const what =
+    action?.kind === "FsWrite" ? `${action.path}: ${action.append ? "append()" : "write()"} of ${action.content.length} characters`
+    : action?.kind === "Exec" ? `exec("${action.command}"): its arguments and input`
+    : action?.kind === "HttpRequest" || action?.kind === "HttpRequestClassified" ? `the request to ${action.url}: its body and headers`
+    : action?.kind === "Classify" ? "classify(value): the value"
+    : action?.kind === "Chat" ? "chat(message): the message"
+    : "this call's data";
+  const instead =
+    action?.kind === "FsWrite" ? "write the content in parts: write() the first, then append() each of the others"
+    : action?.kind === "Exec" ? "write large input to a file (requestFileSystem) and give the command its name"
+    : action?.kind === "Classify" ? "classify it in parts, or write it to a file and read it with readClassified()"
+    : "send less in one call";
+  return `${what} would be ${chars} characters as sent (JSON's escapes included), more than the ${MAX_SANDBOX_FRAME_CHARS} one call carries to the host; nothing was sent. Instead, ${instead}.`;
+}
 
 export interface Channel {
   /** Blocks until the host has decided the action; throws what the host refused with. */
@@ -82,6 +101,9 @@ export function createChannel(io: ChannelIo): Channel {
 
   function send(frame: SandboxFrame): void {
     const text = encodeFrame(frame);
+    // The host ends a sandbox that sends a longer line (a protocol violation, which the script
+    // cannot catch and which says nothing of the call): the call fails here instead.
+    if (text.length - 1 > MAX_SANDBOX_FRAME_CHARS) throw io.refusal("Error", tooLargeToSend(frame, text.length - 1));
     const { read, written } = encoder.encodeInto(text, outgoing);
     writeAll(read === text.length ? outgoing.subarray(0, written) : encoder.encode(text));
   }

@@ -189,6 +189,50 @@ attempt("map", () => classify({ m: new Map() }));
   });
 });
 
+describe("calls too large for one frame", () => {
+  it("fail in the script, catchably, saying what to do; nothing is sent, and the evaluation goes on", async () => {
+    // Sent, each ended the evaluation as a protocol violation the script could not catch and that
+    // named no call: a write of 200 MB, exec input of 5 MB.
+    const r = await runScript(
+      `const big = "y".repeat(5_000_000);
+const attempt = (label: string, f: () => unknown) => { try { println(label, String(f())); } catch (e) { println(label, (e as Error).name, (e as Error).message); } };
+requestFileSystem(".", (fs) => {
+  attempt("write", () => fs.access("big.txt").write(big));
+  attempt("append", () => fs.access("big.txt").append(big));
+  attempt("exists", () => fs.access("big.txt").exists);
+  attempt("in parts", () => { fs.access("parts.txt").write(big.slice(0, 2_500_000)); fs.access("parts.txt").append(big.slice(2_500_000)); return fs.access("parts.txt").size; });
+});
+requestExecPermission(["cat"], (p) => attempt("exec input", () => p.exec("cat", [], { input: big }).stdout.length));
+attempt("classify", () => classify(big));
+println("went on");
+`,
+      ["--no-check", "--command-permissions", "cat"],
+      { cwd: dir },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split("\n");
+    const limit = "more than the 4194304 one call carries to the host; nothing was sent. Instead, ";
+    expect(lines[0]).toMatch(new RegExp(`^write Error .*big\\.txt: write\\(\\) of 5000000 characters would be 50001\\d\\d characters as sent .*${limit}write the content in parts: write\\(\\) the first, then append\\(\\) each of the others\\.$`));
+    expect(lines[1]).toMatch(/^append Error .*big\.txt: append\(\) of 5000000 characters/);
+    expect(lines[2]).toBe("exists false");
+    expect(lines[3]).toBe("in parts 5000000");
+    expect(lines[4]).toMatch(new RegExp(`^exec input Error exec\\("cat"\\): its arguments and input would be .*${limit}write large input to a file`));
+    expect(lines[5]).toMatch(new RegExp(`^classify Error classify\\(value\\): the value would be .*${limit}classify it in parts, or write it to a file and read it with readClassified\\(\\)\\.$`));
+    expect(lines[6]).toBe("went on");
+    expect(existsSync(path.join(dir, "big.txt"))).toBe(false);
+  }, 60_000);
+
+  it("an error whose message is longer than a frame is reported, cut, not as a protocol violation", async () => {
+    const r = await runScript('throw new Error("x".repeat(3_000_000) + "END");\n', ["--no-check"], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toContain("protocol violation");
+    expect(r.stderr).toMatch(/^Error: x{1000}/);
+    expect(r.stderr).toMatch(/… \(\d+ more characters not shown\)/);
+    expect(r.stderr.length).toBeLessThan(1_000_000);
+  }, 60_000);
+});
+
 describe("the classified store's plaintext limit", () => {
   it("a loop of classify(big) ends with a refusal that says why, and the host stays bounded", async () => {
     // The default limit (256 MiB): without it this loop grows the host until it dies.
