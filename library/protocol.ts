@@ -46,6 +46,33 @@ export type PureReply = { id: number; ok: true; value: unknown } | { id: number;
 export const PRINT_CHUNK_CHARS = 512 * 1024;
 
 /**
+ * How long an action's strings may be, and how many items its lists and records may hold: the
+ * host's frame schemas (runner/frames.ts) take no more, and end a sandbox that sends more (a
+ * protocol violation, which its script cannot catch). The library refuses a call past them
+ * first, catchably, naming the argument (library/sandbox/call-limits.ts). Characters are
+ * UTF-16 code units, as zod and String.length count them.
+ */
+export const ACTION_LIMITS = {
+  scopeChars: 256,
+  pathChars: 4096,
+  handleChars: 64,
+  globChars: 4096,
+  patternChars: 65_536,
+  methodChars: 64,
+  urlChars: 4 * 1024 * 1024,
+  headers: 1000,
+  headerNameChars: 1024,
+  headerValueChars: 65_536,
+  mapSourceChars: 1024 * 1024,
+  captures: 10_000,
+  hosts: 1000,
+  hostChars: 1024,
+  commands: 1000,
+  commandChars: 4096,
+  args: 100_000,
+} as const;
+
+/**
  * How deep a value from the sandbox or the pure evaluator may nest. JSON.parse takes any depth
  * but the host's JSON.stringify recurses and throws past some thousands (measured here: 4,000
  * deep stringify, 8,000 do not), and the host stringifies these values again (a value's size,

@@ -3,16 +3,17 @@
 // in both directions, so the two cannot drift apart.
 
 import { z } from "zod";
-import { type Action, MAX_PRINT_PARTS, MAX_SANDBOX_FRAME_CHARS, MAX_VALUE_DEPTH, type PureReply, type SandboxFrame } from "../library/protocol.js";
+import { ACTION_LIMITS, type Action, MAX_PRINT_PARTS, MAX_SANDBOX_FRAME_CHARS, MAX_VALUE_DEPTH, type PureReply, type SandboxFrame } from "../library/protocol.js";
 import { onFirstUse } from "./on-first-use.js";
 
-/** A scope token's and a file path's length, at most, in characters (UTF-16 code units, as zod counts them). */
-const SCOPE_MAX_CHARS = 256;
-const PATH_MAX_CHARS = 4096;
+/** The limits are the protocol's (ACTION_LIMITS), which the library keeps to before it sends. */
+const L = ACTION_LIMITS;
+const SCOPE_MAX_CHARS = L.scopeChars;
+const PATH_MAX_CHARS = L.pathChars;
 
 const scope = () => z.string().max(SCOPE_MAX_CHARS);
 const filePath = () => z.string().max(PATH_MAX_CHARS);
-const handle = () => z.string().max(64);
+const handle = () => z.string().max(L.handleChars);
 
 /**
  * A record of at most `max` entries, counted before any entry is checked: zod checks a
@@ -26,16 +27,16 @@ function boundedRecord<V extends z.ZodType>(max: number, what: string, key: z.Zo
 }
 
 /** Headers of one request at most (each kind), and captured names of one map function. */
-const MAX_HEADERS = 1000;
-const MAX_CAPTURES = 10_000;
+const MAX_HEADERS = L.headers;
+const MAX_CAPTURES = L.captures;
 
 function httpFields() {
   return {
     scope: scope(),
-    method: z.string().max(64),
-    url: z.string().max(4 * 1024 * 1024),
-    headers: boundedRecord(MAX_HEADERS, "headers", z.string().max(1024), z.string().max(65536)),
-    secretHeaders: boundedRecord(MAX_HEADERS, "secret headers", z.string().max(1024), handle()),
+    method: z.string().max(L.methodChars),
+    url: z.string().max(L.urlChars),
+    headers: boundedRecord(MAX_HEADERS, "headers", z.string().max(L.headerNameChars), z.string().max(L.headerValueChars)),
+    secretHeaders: boundedRecord(MAX_HEADERS, "secret headers", z.string().max(L.headerNameChars), handle()),
     body: z.string().nullable(),
     classifiedBody: handle().nullable(),
   };
@@ -54,7 +55,7 @@ const ACTION_SCHEMAS = {
       .object({
         kind: z.literal("ClassifiedMap"),
         handle: handle(),
-        source: z.string().max(1024 * 1024),
+        source: z.string().max(L.mapSourceChars),
         captures: boundedRecord(MAX_CAPTURES, "captured names", z.string(), z.union([z.object({ plain: z.unknown() }).strict(), z.object({ classified: handle() }).strict()])),
         flat: z.boolean(),
       })
@@ -72,31 +73,31 @@ const ACTION_SCHEMAS = {
   FsDelete: () => z.object({ kind: z.literal("FsDelete"), scope: scope(), path: filePath() }).strict(),
   FsMkdir: () => z.object({ kind: z.literal("FsMkdir"), scope: scope(), path: filePath() }).strict(),
   FsList: () => z.object({ kind: z.literal("FsList"), scope: scope(), path: filePath(), recursive: z.boolean() }).strict(),
-  FsFind: () => z.object({ kind: z.literal("FsFind"), scope: scope(), path: filePath(), glob: z.string().max(4096) }).strict(),
-  FsGrep: () => z.object({ kind: z.literal("FsGrep"), scope: scope(), path: filePath(), pattern: z.string().max(65536) }).strict(),
+  FsFind: () => z.object({ kind: z.literal("FsFind"), scope: scope(), path: filePath(), glob: z.string().max(L.globChars) }).strict(),
+  FsGrep: () => z.object({ kind: z.literal("FsGrep"), scope: scope(), path: filePath(), pattern: z.string().max(L.patternChars) }).strict(),
   Chat: () => z.object({ kind: z.literal("Chat"), message: z.string() }).strict(),
   ChatClassified: () => z.object({ kind: z.literal("ChatClassified"), handle: handle() }).strict(),
-  NetOpenScope: () => z.object({ kind: z.literal("NetOpenScope"), hosts: z.array(z.string().max(1024)).max(1000) }).strict(),
+  NetOpenScope: () => z.object({ kind: z.literal("NetOpenScope"), hosts: z.array(z.string().max(L.hostChars)).max(L.hosts) }).strict(),
   // A request whose answer the script sees carries no classified body: its answer is derived from
   // the plaintext. A script that replaced JSON.stringify renamed httpPostClassified's request to
   // this kind and read the answer (redacted only of the forms the body was sent in) with JSON.parse.
   HttpRequest: () => z.object({ kind: z.literal("HttpRequest"), ...httpFields(), classifiedBody: z.null() }).strict(),
   HttpRequestClassified: () => z.object({ kind: z.literal("HttpRequestClassified"), ...httpFields() }).strict(),
-  ExecOpenScope: () => z.object({ kind: z.literal("ExecOpenScope"), commands: z.array(z.string().max(4096)).max(1000) }).strict(),
+  ExecOpenScope: () => z.object({ kind: z.literal("ExecOpenScope"), commands: z.array(z.string().max(L.commandChars)).max(L.commands) }).strict(),
   Exec: () =>
     z
       .object({
         kind: z.literal("Exec"),
         scope: scope(),
-        command: z.string().max(4096),
-        args: z.array(z.string()).max(100_000),
+        command: z.string().max(L.commandChars),
+        args: z.array(z.string()).max(L.args),
         cwd: filePath().nullable(),
         timeoutMs: z.number().int().positive().nullable(),
         input: z.string().nullable(),
       })
       .strict(),
   FsGrepRecursive: () =>
-    z.object({ kind: z.literal("FsGrepRecursive"), scope: scope(), path: filePath(), pattern: z.string().max(65536), glob: z.string().max(4096).nullable() }).strict(),
+    z.object({ kind: z.literal("FsGrepRecursive"), scope: scope(), path: filePath(), pattern: z.string().max(L.patternChars), glob: z.string().max(L.globChars).nullable() }).strict(),
 };
 
 type ActionKind = keyof typeof ACTION_SCHEMAS;

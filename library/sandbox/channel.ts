@@ -16,6 +16,7 @@ import {
   MAX_HOST_FRAME_CHARS,
   MAX_SANDBOX_FRAME_CHARS,
 } from "../protocol.js";
+import { overLimits } from "./call-limits.js";
 
 /** Why a frame of `chars` characters (as sent, JSON's escapes included) is not sent, and what to send instead. */
 function tooLargeToSend(frame: SandboxFrame, chars: number): string {
@@ -125,6 +126,8 @@ export function createChannel(io: ChannelIo): Channel {
       send({ type: "post", action });
     },
     request(action) {
+      const over = overLimits(action);
+      if (over !== null) throw io.refusal("Error", over);
       const id = nextId++;
       send({ type: "request", id, action });
       const reply = readFrame() as ReplyFrame;

@@ -223,6 +223,36 @@ println("went on");
     expect(existsSync(path.join(dir, "big.txt"))).toBe(false);
   }, 60_000);
 
+  it("arguments past what the host takes in one action fail in the script, naming the argument, instead of ending the evaluation", async () => {
+    // Sent, each ended the evaluation as a protocol violation (the host's frame schemas refuse them).
+    const r = await runScript(
+      `const attempt = (label: string, f: () => unknown) => { try { println(label, String(f())); } catch (e) { println(label, (e as Error).name, (e as Error).message); } };
+requestFileSystem(".", (fs) => {
+  attempt("path", () => fs.access("d/".repeat(3000) + "f.txt").write("x"));
+  attempt("nul", () => fs.access("a\u0000b").read());
+  attempt("glob", () => fs.find(".", "*".repeat(5000)));
+  attempt("pattern", () => fs.grep(".", Array.from({ length: 20000 }, (_, i) => "w" + i).join("|")));
+});
+attempt("hosts", () => requestNetwork(Array.from({ length: 1001 }, (_, i) => "h" + i + ".example"), () => "opened"));
+requestExecPermission(["true"], (p) => attempt("arguments", () => p.exec("true", Array.from({ length: 100_001 }, () => "a")).exitCode));
+println("went on");
+`,
+      ["--no-check", "--command-permissions", "true", "--network-permissions", "*.example"],
+      { cwd: dir },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^path Error the path ".*\/d\/d\/d…" is 60\d\d characters, more than the 4096 the host takes; nothing was sent\. Use a shorter path/);
+    expect(lines[1]).toMatch(/^nul Error the path ".*a\\u0000b" holds a NUL character, which no path can; nothing was sent\.$/);
+    expect(lines[2]).toMatch(/^glob Error the glob "\*+…" is 5000 characters, more than the 4096 the host takes; nothing was sent\. Use a shorter glob\.$/);
+    expect(lines[3]).toMatch(/^pattern Error the pattern "w0\|w1.*" is \d+ characters, more than the 65536 the host takes; nothing was sent\. Use a shorter pattern/);
+    expect(lines[4]).toBe("hosts Error 1001 hosts are more than the 1000 the host takes in one call; nothing was sent. Ask for fewer hosts in one scope.");
+    expect(lines[5]).toMatch(/^arguments Error 100001 arguments are more than the 100000 the host takes in one call; nothing was sent\. Pass fewer at once/);
+    expect(lines[6]).toBe("went on");
+    expect(existsSync(path.join(dir, "d"))).toBe(false);
+  }, 60_000);
+
   it("an error whose message is longer than a frame is reported, cut, not as a protocol violation", async () => {
     const r = await runScript('throw new Error("x".repeat(3_000_000) + "END");\n', ["--no-check"], { cwd: dir });
     expect(r.code).toBe(1);
