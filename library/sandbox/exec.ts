@@ -21,13 +21,18 @@ export function createExecApi(channel: Channel) {
 
     exec(command: string, args: readonly string[] = [], options: ExecOptions = {}): ProcessResult {
       if (!Array.isArray(args)) throw new TypeError("exec(command, args): args must be an array of strings");
+      const timeoutMs = options.timeoutMs === undefined ? null : Number(options.timeoutMs);
+      // The host takes a positive whole number only (anything else ended the evaluation as a malformed frame).
+      if (timeoutMs !== null && !(Number.isSafeInteger(timeoutMs) && timeoutMs > 0)) {
+        throw new TypeError(`exec(command, args, options): options.timeoutMs must be a positive whole number of milliseconds, not ${String(options.timeoutMs)}; leave it out for the run's own limit`);
+      }
       return channel.request({
         kind: "Exec",
         scope: this.#scope,
         command: String(command),
         args: args.map(String),
         cwd: options.cwd === undefined ? null : String(options.cwd),
-        timeoutMs: options.timeoutMs === undefined ? null : Number(options.timeoutMs),
+        timeoutMs,
         input: options.input === undefined ? null : String(options.input),
       });
     }

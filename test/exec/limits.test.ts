@@ -79,6 +79,28 @@ requestExecPermission(["bash"], (proc) => {
   });
 });
 
+describe("a timeoutMs that is no positive whole number", () => {
+  it("is a TypeError the script can catch, saying what it takes; nothing runs, and the script goes on", async () => {
+    // Sent, 0, -1, 1.5 and NaN each ended the evaluation as a malformed frame (the host takes a positive integer only).
+    const script = `${ATTEMPT_PRELUDE}
+requestExecPermission(["bash"], (proc) => {
+  for (const t of [0, -1, 1.5, Number.NaN, 1e20]) attempt(String(t), () => proc.exec("bash", ["-c", "touch ran-" + t], { timeoutMs: t }));
+});
+println("went on");
+`;
+    const r = await tacit(root, script, ["--command-permissions", "bash"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("went on");
+    const found = attempts(r.stdout);
+    for (const t of ["0", "-1", "1.5", "NaN", "100000000000000000000"]) {
+      const a = attemptOf(found, t);
+      expect(a.status, t).toBe("TypeError");
+      expect(String(a.value), t).toMatch(/options\.timeoutMs must be a positive whole number of milliseconds, not .*; leave it out for the run's own limit/);
+      expect(existsSync(path.join(root, `ran-${t}`)), t).toBe(false);
+    }
+  });
+});
+
 describe("a child that leaves its process group (setsid)", () => {
   it("dies when the command ends, and when its timeout passes: no process left, nothing it would have written", async () => {
     const afterEnd = uniqueSleep();
