@@ -39,8 +39,21 @@ function pathBelow(root: string, normalRoot: string, requested: string): string 
   return normalRoot === "/" ? `/${requested}` : `${normalRoot}/${requested}`;
 }
 
-function patternSource(pattern: unknown): string {
-  return pattern instanceof RegExp ? pattern.source : String(pattern);
+/**
+ * A grep pattern's source. The host compiles the source alone (new RegExp(source)), so a RegExp
+ * whose flags change what matches (i, s, u, v) is refused: /HI/i found nothing in a file
+ * holding "hi", without a word. g, y, d and m change nothing for a test of one line.
+ */
+function patternSource(pattern: unknown, call: string): string {
+  if (!(pattern instanceof RegExp)) return String(pattern);
+  const ignored = pattern.flags.replace(/[gydm]/g, "");
+  if (ignored !== "") {
+    throw new TypeError(
+      `${call}: the pattern ${String(pattern)} has flags (${ignored}) that are not applied: the pattern is a RegExp's source, ` +
+        "matched as new RegExp(source) matches. Write it without them (for case, a class such as [Hh][Ii])",
+    );
+  }
+  return pattern.source;
 }
 
 export function createFileSystemApi(channel: Channel, classified: ClassifiedApi) {
@@ -165,14 +178,14 @@ export function createFileSystemApi(channel: Channel, classified: ClassifiedApi)
       return new FileEntry(this.#scope, pathBelow(this.root, this.#normalRoot, String(path)));
     }
     grep(path: string, pattern: string | RegExp): GrepMatch[] {
-      return channel.request({ kind: "FsGrep", scope: this.#scope, path: absolutePath(this.root, String(path)), pattern: patternSource(pattern) });
+      return channel.request({ kind: "FsGrep", scope: this.#scope, path: absolutePath(this.root, String(path)), pattern: patternSource(pattern, "grep()") });
     }
     grepRecursive(dir: string, pattern: string | RegExp, glob?: string): GrepMatch[] {
       return channel.request({
         kind: "FsGrepRecursive",
         scope: this.#scope,
         path: absolutePath(this.root, String(dir)),
-        pattern: patternSource(pattern),
+        pattern: patternSource(pattern, "grepRecursive()"),
         glob: glob === undefined ? null : String(glob),
       });
     }

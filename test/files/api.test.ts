@@ -151,6 +151,23 @@ println(JSON.stringify(out));
       findDir: [at("src/lib")],
     });
   });
+
+  it("refuses a RegExp whose flags grep would not apply (i, s, u, v), rather than search without them", async () => {
+    // Sent as its source, /ALPHA/i found nothing in files holding "alpha", and the script was not told.
+    const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("grep i", () => fs.grep("src/a.ts", /ALPHA/i as unknown as string));
+  attempt("grepRecursive s", () => fs.grepRecursive("src", /al.ha/s as unknown as string));
+  attempt("grep g", () => fs.grep("src/a.ts", /alpha/g as unknown as string).length);
+});
+`;
+    const r = await tacit(root, script);
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    expect(attemptOf(found, "grep i")).toEqual({ status: "TypeError", value: expect.stringMatching(/^grep\(\): the pattern \/ALPHA\/i has flags \(i\) that are not applied: .*Write it without them/) });
+    expect(attemptOf(found, "grepRecursive s")).toEqual({ status: "TypeError", value: expect.stringMatching(/^grepRecursive\(\): the pattern \/al\.ha\/s has flags \(s\)/) });
+    expect(attemptOf(found, "grep g")).toEqual({ status: "ok", value: 1 });
+  });
 });
 
 describe("writing and errors", () => {
