@@ -40,6 +40,29 @@ function pathBelow(root: string, normalRoot: string, requested: string): string 
 }
 
 /**
+ * A brace alternative ({ts,js}, {1..3}) or an extglob (@(…), !(…), and +(…), *(…), ?(…) with
+ * alternatives: "*(1).png" is a literal parenthesis in many a file name).
+ */
+const UNSUPPORTED_GLOB = /\{[^{}]*(?:,|\.\.)[^{}]*\}|[@!]\([^)]*\)|[*+?]\([^)]*\|[^)]*\)/;
+
+/**
+ * A glob as the host matches it: *, **, ? and [...] only. Braces and extglobs would be taken as
+ * the characters they are, so "**\/*.{ts,js}" found nothing in a tree of .ts and .js files, and
+ * the script, told nothing, would take it that there were none: refused instead.
+ */
+function checkedGlob(glob: unknown, call: string): string {
+  const text = String(glob);
+  const found = UNSUPPORTED_GLOB.exec(text);
+  if (found !== null) {
+    throw new TypeError(
+      `${call}: the glob ${JSON.stringify(text)} has ${found[0].startsWith("{") ? "a brace alternative" : "an extglob"} (${found[0]}), which tacit's globs do not ` +
+        "expand: they take *, **, ? and [...] only. Call it once for each alternative (or use a class such as *.[tj]s)",
+    );
+  }
+  return text;
+}
+
+/**
  * A grep pattern's source. The host compiles the source alone (new RegExp(source)), so a RegExp
  * whose flags change what matches (i, s, u, v) is refused: /HI/i found nothing in a file
  * holding "hi", without a word. g, y, d and m change nothing for a test of one line.
@@ -186,7 +209,7 @@ export function createFileSystemApi(channel: Channel, classified: ClassifiedApi)
         scope: this.#scope,
         path: absolutePath(this.root, String(dir)),
         pattern: patternSource(pattern, "grepRecursive()"),
-        glob: glob === undefined ? null : String(glob),
+        glob: glob === undefined ? null : checkedGlob(glob, "grepRecursive()"),
       });
     }
     readClassified(path: string): Classified {
@@ -196,7 +219,7 @@ export function createFileSystemApi(channel: Channel, classified: ClassifiedApi)
       this.access(path).writeClassified(content);
     }
     find(dir: string, glob: string): string[] {
-      return channel.request({ kind: "FsFind", scope: this.#scope, path: absolutePath(this.root, String(dir)), glob: String(glob) });
+      return channel.request({ kind: "FsFind", scope: this.#scope, path: absolutePath(this.root, String(dir)), glob: checkedGlob(glob, "find()") });
     }
     toString(): string {
       return `FileSystem(${this.root})`;

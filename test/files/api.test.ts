@@ -152,6 +152,30 @@ println(JSON.stringify(out));
     });
   });
 
+  it("refuses a glob with braces or an extglob, which it would take literally, rather than find nothing", async () => {
+    // Taken as the characters they are, "**/*.{ts,md}" found nothing in a tree of .ts and .md files.
+    const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("find braces", () => fs.find(".", "**/*.{ts,md}"));
+  attempt("grepRecursive range", () => fs.grepRecursive(".", "alpha", "f{1..3}.ts"));
+  attempt("find extglob", () => fs.find(".", "!(node_modules)"));
+  attempt("find class", () => fs.find("src", "*.[tm][sd]").length);
+  attempt("a parenthesis in a name", () => fs.find(".", "*(1).txt").length);
+});
+`;
+    const r = await tacit(root, script);
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    expect(attemptOf(found, "find braces")).toEqual({
+      status: "TypeError",
+      value: expect.stringMatching(/^find\(\): the glob "\*\*\/\*\.\{ts,md\}" has a brace alternative \(\{ts,md\}\), which tacit's globs do not expand: they take \*, \*\*, \? and \[\.\.\.\] only\. Call it once for each alternative/),
+    });
+    expect(attemptOf(found, "grepRecursive range")).toEqual({ status: "TypeError", value: expect.stringMatching(/^grepRecursive\(\): the glob "f\{1\.\.3\}\.ts" has a brace alternative/) });
+    expect(attemptOf(found, "find extglob")).toEqual({ status: "TypeError", value: expect.stringMatching(/has an extglob \(!\(node_modules\)\)/) });
+    expect(attemptOf(found, "find class")).toEqual({ status: "ok", value: 3 });
+    expect(attemptOf(found, "a parenthesis in a name")).toEqual({ status: "ok", value: 0 });
+  });
+
   it("refuses a RegExp whose flags grep would not apply (i, s, u, v), rather than search without them", async () => {
     // Sent as its source, /ALPHA/i found nothing in files holding "alpha", and the script was not told.
     const script = `${ATTEMPT_PRELUDE}
