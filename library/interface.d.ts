@@ -39,11 +39,11 @@ interface FileSystem {
   readonly root: string;
   /** An entry for `path` (nothing is checked until it is used). */
   access(path: string): FileEntry;
-  /** Lines of one file matching `pattern` (a RegExp source). Refused on a classified file; throws on a line over 16 Mi characters. */
+  /** Lines of one file matching `pattern` (a RegExp source, no flags). Refused on a classified file; throws on a line over 16 Mi characters. */
   grep(path: string, pattern: string): GrepMatch[];
   /**
    * Lines matching `pattern` in every file under `dir` (whose name matches `glob`, if given:
-   * a glob without "/" matches file names, with "/" the path below `dir`). Classified files
+   * *, **, ? and [...] only, no braces; a glob without "/" matches file names, with "/" the path below `dir`). Classified files
    * are skipped, never read, and so are files with a line over 16 Mi characters.
    */
   grepRecursive(dir: string, pattern: string, glob?: string): GrepMatch[];
