@@ -847,6 +847,16 @@ export class FileSystemExecutor {
     const target = this.resolve(token, requested, "read");
     // A classified directory holds nothing grepRecursive may read.
     if (target.classified) return [];
+    // As find() does: a missing directory or a file was searched as an unreadable directory, and
+    // gave no match, where grep -r names the missing one and searches the file.
+    try {
+      if (!this.existingResolved(target, requested, true).isDirectory()) {
+        throw new EffectFailure(`${requested}: not a directory; grepRecursive() searches the files under a directory, grep() searches one file`);
+      }
+    } catch (error) {
+      if (error instanceof EffectFailure || error instanceof PolicyDenial) throw error;
+      throw failure(requested, error);
+    }
     return this.search(requested, pattern, {
       op: "grepRecursive",
       dir: target.named,

@@ -152,6 +152,25 @@ println(JSON.stringify(out));
     });
   });
 
+  it("grepRecursive of a missing directory or of a file says so, as find() does, rather than find nothing", async () => {
+    const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("missing", () => fs.grepRecursive("no-such-dir", "alpha"));
+  attempt("a file", () => fs.grepRecursive("src/a.ts", "alpha"));
+  attempt("grep of the file", () => fs.grep("src/a.ts", "alpha").length);
+});
+`;
+    const r = await tacit(root, script);
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    expect(attemptOf(found, "missing")).toEqual({ status: "Error", value: `${path.join(root, "no-such-dir")}: no such file or directory` });
+    expect(attemptOf(found, "a file")).toEqual({
+      status: "Error",
+      value: `${path.join(root, "src/a.ts")}: not a directory; grepRecursive() searches the files under a directory, grep() searches one file`,
+    });
+    expect(attemptOf(found, "grep of the file")).toEqual({ status: "ok", value: 1 });
+  });
+
   it("refuses a glob with braces or an extglob, which it would take literally, rather than find nothing", async () => {
     // Taken as the characters they are, "**/*.{ts,md}" found nothing in a tree of .ts and .md files.
     const script = `${ATTEMPT_PRELUDE}
