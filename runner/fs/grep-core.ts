@@ -8,7 +8,7 @@ import picomatch from "picomatch";
 import { openedPath, openForReading, procFdDirectory } from "./checked-open.js";
 import { ClassifiedPaths } from "./classified-paths.js";
 import { isWithin, resolveReal } from "./containment.js";
-import { namedPaths, PathChanged, walkTree } from "./walk.js";
+import { namedPaths, PathChanged, PathTooLongError, walkTree } from "./walk.js";
 import { HostSecrets } from "../host-secrets.js";
 
 import { type GrepMatch, LINE_LIMIT_CHARS, LINE_TOO_LONG } from "../../library/protocol.js";
@@ -399,11 +399,15 @@ function walkDirectory(named: string, openAs: string, context: WalkContext): voi
   let dirFd: number;
   try {
     dirFd = openSync(openAs, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
-  } catch {
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENAMETOOLONG") throw new PathTooLongError(named);
     return; // Unreadable, gone, or a link swapped in: left out, as grep -r does.
   }
   try {
     const opened = openedPath(dirFd);
+    // Opened through its parent's descriptor, a directory whose path is longer than PATH_MAX has
+    // no path the kernel will tell: where it really is cannot be checked, and it is not searched.
+    if (opened === null && openAs.startsWith(`${procFdDirectory}/`)) throw new PathTooLongError(named);
     const actualDir = opened ?? openAs;
     if (context.exact) {
       context.exact = false;
@@ -436,7 +440,7 @@ function walkDirectory(named: string, openAs: string, context: WalkContext): voi
     }
   } catch (error) {
     // An unreadable directory is left out; a failed search is not.
-    if (error instanceof GrepLimitError || error instanceof PathChanged || context.batches.failed) throw error;
+    if (error instanceof GrepLimitError || error instanceof PathChanged || error instanceof PathTooLongError || context.batches.failed) throw error;
   } finally {
     context.batches.directoryFinished(dirFd);
   }

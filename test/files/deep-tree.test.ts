@@ -1,7 +1,8 @@
 // A tree deeper than a path can name (PATH_MAX, 4096 bytes on Linux). tacit opens every
 // directory by its path, so it cannot list below that depth; it says so. Left out as if
-// unreadable, a walk of a tree 5,000 directories deep returned 2,041 entries and find() found
-// nothing in its depths, and the script was not told. Through the real CLI.
+// unreadable, a walk of a tree 5,000 directories deep returned 2,041 entries, and find() and
+// grepRecursive() found nothing in its depths (grep -rn did), and the script was not told.
+// Through the real CLI.
 
 import { spawnSync } from "node:child_process";
 import path from "node:path";
@@ -31,18 +32,19 @@ describe("a tree deeper than a path can name", () => {
     cleanup();
   });
 
-  it("walk() and find() refuse with what happened and what to do, rather than return part of the tree", async () => {
+  it("walk(), find() and grepRecursive() fail with what happened and what to do, rather than return part of the tree", async () => {
     const script = `${ATTEMPT_PRELUDE}
 requestFileSystem(".", (fs) => {
   attempt("walk", () => fs.access(".").walk().length);
   attempt("find", () => fs.find(".", "*.txt").length);
+  attempt("grepRecursive", () => fs.grepRecursive(".", "needle").length);
   attempt("children", () => fs.access(".").children().map((entry) => entry.name));
 });
 `;
     const r = await tacit(dir, script, ["--quiet"]);
     expect(r.code, r.stderr).toBe(0);
     const found = attempts(r.stdout);
-    for (const label of ["walk", "find"]) {
+    for (const label of ["walk", "find", "grepRecursive"]) {
       const { status, value } = attemptOf(found, label);
       // An error of the file system's (not a refusal of the policy's), saying what, why and what to do.
       expect(status, label).toBe("Error");
