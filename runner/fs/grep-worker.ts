@@ -12,7 +12,6 @@ import {
   grepFile,
   grepRecursive,
   type GrepRecursiveRequest,
-  type FileSearch,
   MatchCollector,
   maskOf,
   searchableCheck,
@@ -85,9 +84,8 @@ function serveSearches(): void {
         grepFile(job.named, job.real, verify, regex, collector, maskOf(job.hostSecrets));
         parentPort!.postMessage({ id: job.id, ok: true, matches: collector.matches } satisfies GrepReply);
       } else {
-        const link = helper;
         const settings = { pattern: job.pattern, realRoot: job.realRoot, classifiedPatterns: job.classifiedPatterns, hostSecrets: job.hostSecrets };
-        const shared = link && ((search: FileSearch) => sharedSearcher(link, settings, search));
+        const shared = helper && sharedSearcher(helper, settings);
         parentPort!.postMessage({ id: job.id, ok: true, matches: grepRecursive(job, regex, shared) } satisfies GrepReply);
       }
     } catch (error) {

@@ -2,6 +2,10 @@
 // thread: both take the next file from one counter in shared memory, so neither waits on the
 // other while there is work, and matches are put back in walk order by file index.
 //
+// A search's settings go to the helper as the search starts, before the walker has a file: the
+// helper builds its own way to search (its classified patterns compiled, cold) while the walker
+// builds its own and gathers the first batch, not once that batch has arrived.
+//
 // A batch's life, in one shared word (the batch number and a phase): the walker opens it and
 // posts the files; the helper joins if it arrives while the batch is still open; the walker,
 // out of files, closes it unless the helper joined, and then waits for the helper to be done.
@@ -21,15 +25,19 @@ import {
 } from "./grep-core.js";
 import type { HelperLink } from "./helper-link.js";
 
-/** What the walker sends with each batch. */
-export interface BatchMessage {
-  batch: number;
-  tasks: SentTasks;
+/** How a search searches each file: sent to the helper once, as the search starts. */
+export interface SearchSettings {
   pattern: string;
   realRoot: string;
   classifiedPatterns: readonly string[];
   hostSecrets: readonly string[];
 }
+
+/**
+ * What the walker sends the helper, in order on one port: a search's settings, then its
+ * batches. A batch is searched with the settings sent last before it.
+ */
+export type HelperMessage = ({ kind: "search" } & SearchSettings) | { kind: "batch"; batch: number; tasks: SentTasks };
 
 /** The helper's answer: the matches of the files it searched, by index. */
 export interface BatchReply {
@@ -106,11 +114,17 @@ function claimAndSearch(tasks: readonly SearchTask[], control: Int32Array, searc
 }
 
 /**
- * The walker's side: the helper starts on a batch as soon as it is begun; the walker joins in
- * when it finishes the batch (after gathering the next), takes what is left, and waits for
- * the helper only if it joined.
+ * The walker's side of one search: sends the helper the settings at once, and gives the batch
+ * searcher for the walker's own way to search (`search`). The helper starts on a batch as soon
+ * as it is begun; the walker joins in when it finishes the batch (after gathering the next),
+ * takes what is left, and waits for the helper only if it joined.
  */
-export function sharedSearcher(link: HelperLink, settings: Omit<BatchMessage, "batch" | "tasks">, search: FileSearch): BatchSearcher {
+export function sharedSearcher(link: HelperLink, settings: SearchSettings): (search: FileSearch) => BatchSearcher {
+  link.port.postMessage({ kind: "search", ...settings } satisfies HelperMessage);
+  return (search) => batchesShared(link, search);
+}
+
+function batchesShared(link: HelperLink, search: FileSearch): BatchSearcher {
   const control = new Int32Array(link.control);
   let batch = Atomics.load(control, STATE) >>> 2;
   let tasks: readonly SearchTask[] = [];
@@ -120,7 +134,7 @@ export function sharedSearcher(link: HelperLink, settings: Omit<BatchMessage, "b
       batch++;
       Atomics.store(control, NEXT, 0);
       Atomics.store(control, STATE, tagged(batch, OPEN));
-      link.port.postMessage({ batch, tasks: sentTasks(next), ...settings } satisfies BatchMessage);
+      link.port.postMessage({ kind: "batch", batch, tasks: sentTasks(next) } satisfies HelperMessage);
     },
     finish() {
       const results: GrepMatch[][] = tasks.map(() => []);
@@ -158,11 +172,21 @@ function answerFor(port: HelperLink["port"], batch: number): BatchReply {
   }
 }
 
-/** The helper's side: joins each batch still open when it arrives. */
+/** The helper's side: builds each search's way to search when its settings come, and joins each batch still open when it arrives. */
 export function serveAsHelper(link: HelperLink): void {
   const control = new Int32Array(link.control);
-  let search: { key: string; value: FileSearch } | null = null;
-  link.port.on("message", (message: BatchMessage) => {
+  // The search's, or why it could not be built (told to the walker with its first batch joined).
+  let search: FileSearch | { failure: string } = { failure: "no search was begun" };
+  link.port.on("message", (message: HelperMessage) => {
+    if (message.kind === "search") {
+      try {
+        // The classified patterns compiled (their absolute prefixes resolved) as the search starts, as the walker's are.
+        search = fileSearchOf(message.pattern, message.realRoot, new ClassifiedPaths(message.classifiedPatterns), message.hostSecrets);
+      } catch (error) {
+        search = { failure: String(error) };
+      }
+      return;
+    }
     const { batch } = message;
     const open = tagged(batch, OPEN);
     if (Atomics.compareExchange(control, STATE, open, tagged(batch, JOINED)) !== open) return; // done without us
@@ -170,12 +194,8 @@ export function serveAsHelper(link: HelperLink): void {
     let limited = false;
     let failure: string | null = null;
     try {
-      const key = JSON.stringify([message.pattern, message.realRoot, message.classifiedPatterns, message.hostSecrets]);
-      if (search?.key !== key) {
-        // The classified patterns compiled (their absolute prefixes resolved) as the search starts, as the walker's are.
-        search = { key, value: fileSearchOf(message.pattern, message.realRoot, new ClassifiedPaths(message.classifiedPatterns), message.hostSecrets) };
-      }
-      limited = claimAndSearch(receivedTasks(message.tasks), control, search.value, (index, matches) => results.push([index, matches]));
+      if ("failure" in search) throw new Error(search.failure);
+      limited = claimAndSearch(receivedTasks(message.tasks), control, search, (index, matches) => results.push([index, matches]));
     } catch (error) {
       failure = String(error);
       Atomics.store(control, NEXT, message.tasks.linked.length);
