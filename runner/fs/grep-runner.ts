@@ -1,7 +1,8 @@
 // The host's handle on the grep worker: one thread per evaluation, started on first use,
 // terminated when the evaluation ends or is aborted (a timeout kills a stuck search too).
-// A recursive search also gets a helper thread, where there is a second core, that takes a
-// share of its files (see shared-search.ts); it is ended with the worker.
+// A recursive search also gets a helper thread, where there are cores to spare for it (see
+// searchHelperWanted), that takes a share of its files (see shared-search.ts); it is ended
+// with the worker.
 
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
@@ -15,6 +16,21 @@ import { CONTROL_BYTES } from "./helper-link.js";
 const WORKER_PATH = path.join(packageRoot, "dist", "bundle", "grep-worker.cjs");
 
 type JobInput = GrepJob extends infer J ? (J extends { id: number } ? Omit<J, "id"> : never) : never;
+
+/**
+ * Whether a recursive search gets a helper thread: only with at least three cores. On two, the
+ * helper competes for the second core with V8's compiler and GC threads, the host and the
+ * sandbox, and does not pay for itself: it takes ~22 ms of CPU to boot, warms up its own copy
+ * of the search code, and two threads opening files in the same directories cost more per
+ * file than one (over 20,000 files: ~95 ms more CPU, and no faster). TACIT_SEARCH_HELPER=on
+ * gives a search its helper on any machine (the tests of the shared search use it), =off never.
+ */
+function searchHelperWanted(): boolean {
+  const setting = process.env.TACIT_SEARCH_HELPER;
+  if (setting === "on") return true;
+  if (setting === "off") return false;
+  return availableParallelism() >= 3;
+}
 
 function workerThreads(): typeof import("node:worker_threads") {
   // Loaded on first search: most runs never search, and the module costs start-up time.
@@ -75,7 +91,7 @@ export class GrepRunner {
 
   private threadsFor(op: JobInput["op"]): Worker {
     const worker = (this.worker ??= this.start());
-    if (op === "grepRecursive" && this.helper === null && availableParallelism() > 1) this.helper = this.connectHelper(worker);
+    if (op === "grepRecursive" && this.helper === null && searchHelperWanted()) this.helper = this.connectHelper(worker);
     return worker;
   }
 

@@ -38,8 +38,8 @@ export function writeTree(root: string, spec: TreeSpec): void {
 }
 
 /** `tacit run --no-check -` (see unchecked) with the script on stdin, working directory `cwd` (the default allowed root). */
-export function tacit(cwd: string, script: string, args: string[] = []): Promise<CliResult> {
-  return runCli(unchecked(["run", ...args, "-"]), { cwd, input: script });
+export function tacit(cwd: string, script: string, args: string[] = [], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(unchecked(["run", ...args, "-"]), { cwd, input: script, env });
 }
 
 

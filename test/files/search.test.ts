@@ -1,7 +1,9 @@
-// grepRecursive over trees large enough that the search is split into batches and shared with
-// the helper thread: the matches must be exactly those of a plain walk, in the same order,
-// with classified files and links out of the scope still never read; the result limit holds
-// across both threads; and a catastrophic pattern is still ended by the time limit.
+// grepRecursive over trees large enough that the search is split into batches, searched by
+// the search thread alone and shared with the helper thread (which only machines of three
+// cores or more give a search unless TACIT_SEARCH_HELPER=on, see grep-runner.ts): the matches
+// must be exactly those of a plain walk, in the same order, with classified files and links out
+// of the scope still never read; the result limit holds across both threads; and a
+// catastrophic pattern is still ended by the time limit.
 
 import { execFileSync } from "node:child_process";
 import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -75,9 +77,15 @@ afterAll(() => {
 const classifiedOrOut = (p: string): boolean =>
   /\/(\.env|\.ssh)$/.test(p) || p.endsWith("/top4/out.txt") || p.endsWith("/top5/outdir") || p.endsWith("/top10/env-link.txt") || p.endsWith("/pipe.txt");
 
-describe("grepRecursive over many files", () => {
+/** The two ways a recursive search runs, whatever the machine. */
+const threads = [
+  ["with the helper thread", { TACIT_SEARCH_HELPER: "on" }],
+  ["by the search thread alone", { TACIT_SEARCH_HELPER: "off" }],
+] as const;
+
+describe.each(threads)("grepRecursive over many files, %s", (_, env) => {
   it("finds exactly what a plain walk finds, in walk order, and nothing classified or outside", async () => {
-    const result = await tacit(root, `requestFileSystem(".", (fs) => { println(JSON.stringify(fs.grepRecursive(".", ${JSON.stringify(NEEDLE)}))); });`);
+    const result = await tacit(root, `requestFileSystem(".", (fs) => { println(JSON.stringify(fs.grepRecursive(".", ${JSON.stringify(NEEDLE)}))); });`, [], env);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const expected = expectedMatches(root, new RegExp(NEEDLE), classifiedOrOut);
@@ -92,7 +100,7 @@ describe("grepRecursive over many files", () => {
   println(JSON.stringify(fs.grepRecursive(".", "^found .*[0-9]+$", "*.md")));
   println(JSON.stringify(fs.grepRecursive(".", "a|b")));
 });`;
-    const result = await tacit(root, script);
+    const result = await tacit(root, script, [], env);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const [md, any] = result.stdout.trim().split("\n").map((l) => JSON.parse(l));
@@ -102,14 +110,14 @@ describe("grepRecursive over many files", () => {
   });
 });
 
-describe("limits", () => {
+describe.each(threads)("limits, %s", (_, env) => {
   let big: string;
   beforeAll(() => {
     const made = realTempDir("tacit-search-big-");
     cleanups.push(made.cleanup);
     big = made.dir;
     // 2,000 files of 9 KiB, every line matching: 18 MB of matches, past the 16 MiB limit,
-    // found by both threads together.
+    // found by the threads that search together.
     const body = Array.from({ length: 128 }, (_, i) => `line ${i} ${"x".repeat(60)}`).join("\n") + "\n";
     const spec: TreeSpec = {};
     for (let i = 0; i < 2000; i++) spec[`d${i % 20}/f${i}.txt`] = body;
@@ -121,20 +129,20 @@ describe("limits", () => {
   try { fs.grepRecursive(".", "line"); println("returned"); } catch (e) { println("refused: " + (e as Error).message); }
   println("after: " + fs.grepRecursive(".", "line 5 ").length);
 });`;
-    const result = await tacit(big, script);
+    const result = await tacit(big, script, [], env);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^refused: .*more than 16777216 characters of matches; narrow the pattern/m);
     expect(result.stdout).not.toContain("returned");
     expect(result.stdout).toContain("after: 2000\n");
   });
 
-  it("ends a catastrophic pattern at the time limit (124), with both search threads", async () => {
+  it("ends a catastrophic pattern at the time limit (124), every search thread with it", async () => {
     const made = realTempDir("tacit-search-redos-");
     cleanups.push(made.cleanup);
     const spec: TreeSpec = {};
     for (let i = 0; i < 1500; i++) spec[`d${i % 10}/f${i}.txt`] = `${"a".repeat(40)}!\n`;
     writeTree(made.dir, spec);
-    const result = await tacit(made.dir, `requestFileSystem(".", (fs) => { println(fs.grepRecursive(".", "^(a+)+$").length); });`, ["--exec-timeout-ms", "3000"]);
+    const result = await tacit(made.dir, `requestFileSystem(".", (fs) => { println(fs.grepRecursive(".", "^(a+)+$").length); });`, ["--exec-timeout-ms", "3000"], env);
     expect(result.code).toBe(124);
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(/time limit|timed out/i);
