@@ -255,15 +255,45 @@ function searchTask(task: SearchTask, search: FileSearch, collector: MatchCollec
     if (!fstatSync(fd).isFile()) return; // FIFOs, sockets and devices are skipped.
     const buffer = (sharedBuffer ??= Buffer.allocUnsafe(CHUNK_BYTES));
     const read = readSync(fd, buffer, 0, CHUNK_BYTES, null);
-    // The whole file is in the buffer: without the literal, no line can match. Looked for in a
-    // latin1 string of the bytes (String.prototype.includes) rather than with Buffer#indexOf,
-    // whose view and argument handling cost more than the search itself on a small file.
-    if (read < CHUNK_BYTES && search.literal !== null && !buffer.toString("latin1", 0, read).includes(search.literal)) return;
+    if (read < CHUNK_BYTES && search.literal !== null) {
+      // The whole file is in the buffer: only the lines holding the literal can match. Looked
+      // for in a latin1 string of the bytes (String.prototype.indexOf) rather than with
+      // Buffer#indexOf, whose view and argument handling cost more than the search itself on a
+      // small file.
+      linesHolding(task.named, buffer, buffer.toString("latin1", 0, read), search, collector);
+      return;
+    }
     linesFrom(fd, buffer, read, grepLines(task.named, search.regex, collector, search.mask));
   } catch (error) {
     if (error instanceof GrepLimitError) throw error;
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * The matches of a file read whole into `buffer` (`bytes` its latin1 reading, one character a
+ * byte) for a literal pattern, found from where the literal is rather than line by line (a
+ * file with no match is not split at all; one with a match has only that line decoded). The
+ * same lines as linesFrom and grepLines find: "\n" ends a line and is a byte of no other
+ * character in UTF-8, so each line is the UTF-8 decoding of the bytes between two, less a
+ * final "\r"; the literal is printable ASCII, whose bytes decode to themselves; and each line
+ * is still tested with the pattern (no mask: a search with host secrets has no literal).
+ */
+function linesHolding(named: string, buffer: Buffer, bytes: string, search: FileSearch, collector: MatchCollector): void {
+  const literal = search.literal!;
+  let lineNumber = 1;
+  let counted = 0; // the "\n"s before this offset are counted in lineNumber
+  for (let at = bytes.indexOf(literal); at !== -1; ) {
+    const start = bytes.lastIndexOf("\n", at) + 1;
+    for (let newline = bytes.indexOf("\n", counted); newline !== -1 && newline < start; newline = bytes.indexOf("\n", newline + 1)) lineNumber++;
+    counted = start;
+    const newline = bytes.indexOf("\n", at);
+    const line = withoutCr(buffer.toString("utf8", start, newline === -1 ? bytes.length : newline));
+    search.regex.lastIndex = 0;
+    if (search.regex.test(line)) collector.add({ file: named, lineNumber, line });
+    if (newline === -1) return;
+    at = bytes.indexOf(literal, newline + 1);
   }
 }
 

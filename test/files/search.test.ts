@@ -149,6 +149,52 @@ describe.each(threads)("limits, %s", (_, env) => {
   });
 });
 
+describe.each(threads)("a literal pattern (its matches found from where the literal is), %s", (_, env) => {
+  it("finds the lines and line numbers that the same pattern as a regular expression finds, whatever the bytes around", async () => {
+    const { dir, cleanup } = realTempDir("tacit-literal-");
+    try {
+      const bytes = (...parts: Array<string | number[]>): Buffer => Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : Buffer.from(p))));
+      const files: Record<string, Buffer> = {
+        "crlf.txt": bytes("needle first\r\nplain\r\nsecond needle and needle\r\n\r\nlast needle"),
+        "bom.txt": bytes([0xef, 0xbb, 0xbf], "needle\n\n\nneedle\n"),
+        // Invalid UTF-8 around the literal and before line ends: decoded as a read() decodes it.
+        "invalid.txt": bytes([0xe2, 0x28], "needle", [0xff], "\n", [0xc3], "\n", [0xf0, 0x9f], "x needle y", [0xe2, 0x82], "\r\n"),
+        "utf8.txt": bytes("日本 needle 👍\nnothing é\n→needle←\n"),
+        "empty.txt": bytes(""),
+        "newlines.txt": bytes("\n\n\n"),
+        "none.txt": bytes("no match here\nneedl e\n"),
+        "alone.txt": bytes("needle"),
+        "cr-only.txt": bytes("a\rneedle\rb\n\r"),
+        // Past one read (1 MiB): searched line by line, as before.
+        "big.txt": bytes(`${"x".repeat(700_000)}\nneedle in big\r\n${"y".repeat(700_000)} needle\n`),
+      };
+      writeTree(dir, files);
+      const r = await tacit(dir, `requestFileSystem(".", (fs) => {
+  println(JSON.stringify(fs.grepRecursive(".", "needle")));
+  println(JSON.stringify(fs.grepRecursive(".", "needl[e]")));
+});`, [], env);
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      const [literal, regex] = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as Match[]);
+      // The oracle: each file decoded whole, split at "\n", less a final "\r" per line.
+      const expected: Match[] = [];
+      for (const name of Object.keys(files).sort()) {
+        const lines = files[name]!.toString("utf8").split("\n");
+        if (lines.at(-1) === "") lines.pop();
+        lines.forEach((raw, i) => {
+          const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+          if (line.includes("needle")) expected.push({ file: path.join(dir, name), lineNumber: i + 1, line });
+        });
+      }
+      expect(expected.length).toBe(13);
+      expect(literal).toEqual(expected);
+      expect(regex).toEqual(expected);
+    } finally {
+      cleanup();
+    }
+  });
+});
+
 describe("lines longer than a read", () => {
   it("grep and forEachLine read a line of many chunks whole, once, with its number (the line is joined when it ends)", async () => {
     const { dir, cleanup } = realTempDir("tacit-long-line-");
