@@ -7,26 +7,29 @@
 import path from "node:path";
 import type { Action } from "../../library/protocol.js";
 import { digestOf } from "../audit/digest.js";
-import { realPathInScope, resolveRealOrSelf } from "../fs/containment.js";
+import { realPathInScope, resolvedPath, resolveRealOrSelf } from "../fs/containment.js";
 import { hostOf } from "../net/host-policy.js";
 import { shownWord } from "../shell-word.js";
 import type { RuleAction } from "./policy.js";
 import type { PathUse } from "../fs/protected-paths.js";
 
+/** A path an action names, and where it leads. */
+export interface PathSubject {
+  kind: "path";
+  /** Absolute, as named (paths()[0], without resolving anything). */
+  named: string;
+  /** As named, and as it really leads (symlinks resolved); computed only when a rule needs them. */
+  paths: () => string[];
+  /** The action reads what lies below the path too (a search, a listing): a rule on anything there applies. */
+  tree: boolean;
+  /** Where a path (as named) really leads, as the action will be carried out: for paths() now, and again after a question. */
+  realOf: (absolute: string) => string;
+  /** What paths() found, if a rule (or a question) needed it: what the action was judged by. */
+  judged: () => string[] | undefined;
+}
+
 export type RequestSubject =
-  | {
-      kind: "path";
-      /** Absolute, as named (paths()[0], without resolving anything). */
-      named: string;
-      /** As named, and as it really leads (symlinks resolved); computed only when a rule needs them. */
-      paths: () => string[];
-      /** The action reads what lies below the path too (a search, a listing): a rule on anything there applies. */
-      tree: boolean;
-      /** Where a path (as named) really leads, as the action will be carried out: for paths() now, and again after a question. */
-      realOf: (absolute: string) => string;
-      /** What paths() found, if a rule (or a question) needed it: what the action was judged by. */
-      judged: () => string[] | undefined;
-    }
+  | PathSubject
   | {
       kind: "command";
       command: string;
@@ -221,7 +224,8 @@ export function describeAction(action: Action, scopes: ScopeLookup): ActionReque
       const scope = scopes.fsScope(action.scope);
       // Not a live scope: the executor refuses it; nothing to match.
       if (scope === null) return { category, pattern: `${category} (no scope)`, subject: { kind: "none" } };
-      const absolute = path.resolve(scope.root, action.path);
+      // The stub sends absolute paths, mostly normalized already: resolvedPath keeps those as they are.
+      const absolute = path.sep === "/" && action.path.startsWith("/") ? resolvedPath(action.path) : path.resolve(scope.root, action.path);
       const tree = action.kind === "FsGrepRecursive" || action.kind === "FsFind" || action.kind === "FsList";
       // Where the path leads is found as the executor finds it: below the real root the scope
       // opened at. Resolved from the root as named, a link to the root that had since gone (or

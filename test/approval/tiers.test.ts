@@ -63,6 +63,17 @@ describe("canonical patterns (describeAction)", () => {
     expect(describeAction({ kind: "Chat", message: "hi" }, lookup)).toMatchObject({ category: "chat", pattern: "chat" });
     expect(describeAction({ kind: "Print", parts: [] }, lookup).category).toBe("internal");
   });
+
+  it("names a path however a raw request spells it as path.resolve does (absolute ones normalized without it where they are already)", () => {
+    // The stub sends normalized absolute paths; a script with the raw channel can send any text.
+    const lookup = scopes("/w/proj", "/w");
+    const spelled = ["/w/proj/a.txt", "/w/proj/./a.txt", "/w/proj//a.txt", "/w/proj/a.txt/", "/w/proj/x/../a.txt", "/w/proj/..", "//w/proj", "/", "/..", "/w/proj/.", "a/./b/", "../x", ".", ""];
+    for (const p of spelled) {
+      const request = describeAction({ kind: "FsRead", scope: "S", path: p, as: "text" }, lookup);
+      expect(request.pattern, p).toBe(`fs.read ${path.resolve("/w/proj", p)}`);
+      expect(request.subject.kind === "path" && request.subject.named, p).toBe(path.resolve("/w/proj", p));
+    }
+  });
 });
 
 describe("TierPolicy", () => {
