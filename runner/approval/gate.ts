@@ -16,7 +16,7 @@ import { commandRefusal } from "../exec/command-policy.js";
 import { isWithin, resolveReal, resolveRealOrSelf } from "../fs/containment.js";
 import { type Decision, dispatch, type EvaluationContext, type Refusal, refusalOf, refused } from "../monitor.js";
 import { type HostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
-import { type ActionRequest, approvalPattern, describeAction, fsPathUse, isFsPathAction, isSingleFileRead, pathSubject } from "./action-request.js";
+import { type ActionRequest, approvalPattern, describeAction, fsPathUse, isFsPathAction, isSingleFileRead, type PathSubject, pathSubject, type ScopeLookup, type SingleFileRead } from "./action-request.js";
 import type { HostSecrets } from "../host-secrets.js";
 import { printable } from "../printable.js";
 import { headThenShown } from "./shown-text.js";
@@ -102,9 +102,12 @@ export class ApprovalGate {
 
   /** Where remembered approvals hold: the working directory, as a real path. */
   private readonly directory: string;
+  /** What describeAction looks scopes up in: one for the evaluation, not one per action. */
+  private readonly scopes: ScopeLookup;
 
   constructor(private readonly options: GateOptions) {
     this.directory = resolveRealOrSelf(path.resolve(options.cwd));
+    this.scopes = { cwd: options.cwd, fsScope: (token) => options.capabilities.fsScope(token) };
   }
 
   /** True when the gate has nothing to do: no rule and no log, so actions go straight to the monitor. */
@@ -117,7 +120,19 @@ export class ApprovalGate {
 
   dispatch(action: Action, context: EvaluationContext): Promise<Decision> {
     if (this.transparent) return dispatch(action, context);
-    const logged = action.kind === "Print" && this.options.oversight.audit !== null ? this.dispatchPrint(action, context) : this.dispatchLogged(action, context);
+    const { audit, policy } = this.options.oversight;
+    let logged: Promise<Decision>;
+    if (action.kind === "Print" && audit !== null) logged = this.dispatchPrint(action, context);
+    else {
+      this.logOutput();
+      const number = ++this.actions;
+      const request = describeAction(action, this.scopes);
+      // With no rules everything is "allow": the per-action work is only the log's.
+      logged =
+        audit !== null && policy.empty && request.subject.kind === "path" && isSingleFileRead(action)
+          ? this.dispatchUnruledRead(action, context, audit, number, request.pattern, request.subject)
+          : this.dispatchLogged(action, context, number, request);
+    }
     this.underWay.add(logged);
     const done = (): void => void this.underWay.delete(logged);
     logged.then(done, done);
@@ -135,20 +150,14 @@ export class ApprovalGate {
     while (this.underWay.size > 0) await Promise.allSettled([...this.underWay]);
   }
 
-  // Prints (with a log) and the steps no action of a run without rules takes (extending the
-  // allowlists, asking a person, a stream that moved) are methods of their own: V8 optimizes
-  // dispatchLogged once it is hot (a few hundred actions), and with them inline it was one large
-  // async function whose optimizing compile took 185 ms of a background thread in a 1,000-read
-  // run with --audit-log (--trace-opt), on a machine whose two cores the sandbox and the host share.
-  private async dispatchLogged(action: Action, context: EvaluationContext): Promise<Decision> {
+  // Prints (with a log), reads of one file with no rules (with a log), and the steps no action
+  // of a run without rules takes (extending the allowlists, asking a person, a stream that moved)
+  // are methods of their own: V8 optimizes dispatchLogged once it is hot (a few hundred actions),
+  // and with them inline it was one large async function whose optimizing compile took 185 ms of
+  // a background thread in a 1,000-read run with --audit-log (--trace-opt), on a machine whose two
+  // cores the sandbox and the host share. With the reads apart, a loop of reads never makes it hot.
+  private async dispatchLogged(action: Action, context: EvaluationContext, number: number, request: ActionRequest): Promise<Decision> {
     const { oversight, evaluation } = this.options;
-    this.logOutput();
-    const number = ++this.actions;
-    const request = describeAction(action, {
-      cwd: this.options.cwd,
-      fsScope: (token) => this.options.capabilities.fsScope(token),
-    });
-    // With no rules everything is "allow": the per-action work below is only the log's.
     let tier: Tier = oversight.policy.empty ? "allow" : oversight.policy.tierOf(request, { extended: this.isExtended(action) });
     // A later piece of a read a person already approved is the same read, while its path leads
     // where it did when they were asked: a security review swapped it for a link between pieces,
@@ -165,18 +174,13 @@ export class ApprovalGate {
     // A path's pattern names it as the script did; where it really leads through links is logged beside it, and the
     // executor then acts there or not at all (see judged below). A review's write to current/app.conf (current a
     // link to releases/v2) was logged as "fs.write …/current/app.conf" only: once the link is changed, the log
-    // reads as a write somewhere the data never went.
-    // A read of one file that no rule looked at is not resolved here, a second time: the executor reports where it
-    // found the path to lead and opened the file (see FileSystemExecutor.watch), and its request is logged with that,
-    // once dispatch has carried it out (below). Nothing of a read is written to the file before it happens anyway.
-    const watched = oversight.audit !== null && oversight.policy.empty && request.subject.kind === "path" && isSingleFileRead(action) ? action : null;
-    const requestedAt = Date.now();
-    const realPath = oversight.audit === null || watched !== null || request.subject.kind !== "path" ? undefined : request.subject.paths()[1];
+    // reads as a write somewhere the data never went. (A read of one file that no rule looks at: dispatchUnruledRead.)
+    const realPath = oversight.audit === null || request.subject.kind !== "path" ? undefined : request.subject.paths()[1];
     const requested: AuditEvent =
       record === null
         ? { action: number, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" }
         : { action: number, ...record, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" };
-    if (watched === null) this.log(realPath === undefined ? requested : { ...requested, realPath });
+    this.log(realPath === undefined ? requested : { ...requested, realPath });
     if (streamMoved !== null) {
       const message =
         `${printable(streamAskedAs!)}: refused: the path changed since a person approved reading it (it now leads to ` +
@@ -209,26 +213,12 @@ export class ApprovalGate {
       : null;
     if (judged !== null) context.files.judged(judged.scope, judged.path, judged.real);
     if (judgedCwd !== null) context.commands.judged(judgedCwd);
-    if (watched !== null) {
-      // Fail closed as before: a read whose request cannot be logged is not carried out.
-      oversight.audit?.ready();
-      context.files.watch(watched.scope, watched.path);
-    }
     let decision: Decision;
     try {
-      const decided = dispatch(action, context);
-      // The read was carried out (or refused) within that call, which nothing else can come between: its request
-      // is logged now, in its place before its decision and result and with the time it was made, where the
-      // executor found its path to lead. Refused before it got that far, its path is resolved for naming only.
-      if (watched !== null && request.subject.kind === "path") {
-        const real = context.files.watched() ?? request.subject.paths()[1] ?? request.subject.named;
-        this.log(real === request.subject.named ? requested : { ...requested, realPath: real }, requestedAt);
-      }
-      decision = await decided;
+      decision = await dispatch(action, context);
     } finally {
       if (judged !== null) context.files.judged(judged.scope, judged.path, null);
       if (judgedCwd !== null) context.commands.judged(null);
-      if (watched !== null) context.files.watched();
     }
     const durationMs = Math.round((monotonicMs() - started) * 1000) / 1000;
     // What no person answered for was decided by the monitor: allowed, or refused by the allowlists, the scope or
@@ -236,18 +226,63 @@ export class ApprovalGate {
     if (!personAsked || isPolicyRefusal(decision)) this.logVerdict(number, decision, context.hostSecrets);
     // A request's record names the URL the script gave; where redirects took it is known only now.
     const redirects = action.kind === "HttpRequest" || action.kind === "HttpRequestClassified" ? context.network.redirectsOf(action) : [];
+    this.logResult(number, decision, durationMs, redirects, context.hostSecrets);
+    return decision;
+  }
+
+  /**
+   * A read of one file (read, a piece of one, stat, size) in a run whose policy has no rules,
+   * with a log: what dispatchLogged does for it, which is all the log's. Its path is not resolved
+   * here, a second time: the executor reports where it found the path to lead and opened the
+   * file (see FileSystemExecutor.watch), and the request is logged with that, once dispatch has
+   * carried it out. Nothing of a read is written to the file before it happens anyway.
+   */
+  private async dispatchUnruledRead(
+    action: SingleFileRead,
+    context: EvaluationContext,
+    audit: AuditSink,
+    number: number,
+    pattern: string,
+    subject: PathSubject,
+  ): Promise<Decision> {
+    const requestedAt = Date.now();
+    const requested: AuditEvent = { action: number, evaluation: this.options.evaluation, kind: action.kind, pattern, tier: "allow", type: "action-requested" };
+    const started = monotonicMs();
+    // Fail closed as for any action: a read whose request cannot be logged is not carried out.
+    audit.ready();
+    context.files.watch(action.scope, action.path);
+    let decision: Decision;
+    try {
+      const decided = dispatch(action, context);
+      // The read was carried out (or refused) within that call, which nothing else can come between: its request
+      // is logged now, in its place before its decision and result and with the time it was made, where the
+      // executor found its path to lead. Refused before it got that far, its path is resolved for naming only.
+      const real = context.files.watched() ?? subject.paths()[1] ?? subject.named;
+      this.log(real === subject.named ? requested : { ...requested, realPath: real }, requestedAt);
+      decision = await decided;
+    } finally {
+      context.files.watched();
+    }
+    const durationMs = Math.round((monotonicMs() - started) * 1000) / 1000;
+    this.logVerdict(number, decision, context.hostSecrets);
+    this.logResult(number, decision, durationMs, [], context.hostSecrets);
+    return decision;
+  }
+
+  /** Logs an action's result: what the sandbox is told, by digest and size (see asReceived). */
+  private logResult(number: number, decision: Decision, durationMs: number, redirects: readonly string[], secrets: HostSecrets): void {
+    const { evaluation } = this.options;
     // Built when the log writes the line, after the reply has gone to the sandbox.
-    oversight.audit?.append(() => {
-      const reply = asReceived(JSON.stringify(decision.ok ? decision.value ?? null : decision.error), context.hostSecrets);
+    this.options.oversight.audit?.append(() => {
+      const reply = asReceived(JSON.stringify(decision.ok ? decision.value ?? null : decision.error), secrets);
       const digest = digestOf(reply);
       const size = Buffer.byteLength(reply);
       const ok = decision.ok;
       // Built whole, keys in order (no spread of a partial one): one object per result.
       return redirects.length === 0
         ? { action: number, digest, durationMs, evaluation, ok, size, type: "action-result" }
-        : { action: number, digest, durationMs, evaluation, ok, redirects: redirects.map((hop) => cutRecorded(context.hostSecrets.scrubText(hop))), size, type: "action-result" };
+        : { action: number, digest, durationMs, evaluation, ok, redirects: redirects.map((hop) => cutRecorded(secrets.scrubText(hop))), size, type: "action-result" };
     });
-    return decision;
   }
 
   /** A Print: carried out, and logged with the prints around it (see logOutput), or as an action when the host refused it. */
