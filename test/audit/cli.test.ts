@@ -1,11 +1,12 @@
 // `tacit audit key`, `tacit audit show` and the text `tacit audit verify` prints, through the real CLI.
 
-import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { publicKeyOf, toHex } from "../../runner/audit/ed25519.js";
 import { AuditLog } from "../../runner/audit/log.js";
 import { runCli } from "../helpers.js";
-import { auditHome, readLines, writeLog } from "./fixtures.js";
+import { auditHome, newPrivateKey, readLines, workAndLog, writeLog } from "./fixtures.js";
 
 describe("tacit audit key", () => {
   let ctx: ReturnType<typeof auditHome>;
@@ -33,6 +34,22 @@ describe("tacit audit key", () => {
     writeLog(file, ctx.keyFile, 1);
     const key = await runCli(["audit", "key"], { env: ctx.env });
     expect((readLines(file)[10]!.event as { publicKey: string }).publicKey).toBe(key.stdout.trim());
+  });
+
+  it("refuses a key file whose public key is not its private key's: a run with --audit-log does nothing and writes no log", async () => {
+    await runCli(["audit", "key"], { env: ctx.env });
+    // The private key kept, another key's public half put beside it (a planted or corrupted key file).
+    const stored = JSON.parse(readFileSync(ctx.keyFile, "utf8")) as { publicKey: string };
+    const other = toHex(publicKeyOf(newPrivateKey()));
+    writeFileSync(ctx.keyFile, JSON.stringify({ ...stored, publicKey: other }, null, 2) + "\n", { mode: 0o600 });
+    const { work, log } = workAndLog(ctx.dir);
+    const canary = path.join(work, "written.txt");
+    const script = `requestFileSystem(".", (fs) => fs.access("written.txt").write("ran"));`;
+    const result = await runCli(["run", "--audit-log", log, "-"], { cwd: work, env: ctx.env, input: script });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(`the audit key file ${ctx.keyFile} is inconsistent: its public key does not belong to its private key`);
+    expect(existsSync(canary)).toBe(false);
+    expect(existsSync(log)).toBe(false);
   });
 
   it("refuses a key file others can read (exit 2)", async () => {
