@@ -3,14 +3,47 @@
 // result) plus the evaluation's start, end and signed head. Target: under 10% overhead on the
 // whole run. The same run with no reads gives the fixed part (opening the log, loading the
 // signing key) apart from the per-action part.
+//
+// Wall time on a shared two-core machine moves by tens of milliseconds from run to run, more than
+// the log costs; the CPU time tacit's own process spends (its main thread, and all its threads:
+// V8's compiler and GC helpers compete with the sandbox for the cores) moves by a few. Where
+// Linux shows it (/proc/self/task/*/schedstat), it is read at each run's exit, for the same runs
+// interleaved again, and the CPU the log adds is reported beside the wall times.
 
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { measureInterleaved } from "./measure.js";
 import { heavyRuns, line, medianOf, ms, runChecked, tacitBin, tempDir } from "./helpers.js";
+import { measureInterleaved, median } from "./measure.js";
 
 const READS = 1_000;
 const TARGET_OVERHEAD = 0.1;
+
+/** Loaded into tacit's process with -r: at its exit, the CPU time (ms) of its main thread and of all its threads. */
+const HOST_CPU_PRELOAD = `"use strict";
+const fs = require("node:fs");
+process.on("exit", () => {
+  let main = 0, all = 0;
+  try {
+    for (const task of fs.readdirSync("/proc/self/task")) {
+      const ns = Number(fs.readFileSync("/proc/self/task/" + task + "/schedstat", "utf8").split(" ")[0]);
+      all += ns;
+      if (Number(task) === process.pid) main = ns;
+    }
+  } catch {
+    return; // no schedstat (a kernel without it): nothing is printed, and the bench says so
+  }
+  fs.writeSync(2, "\\ntacit-bench-host-cpu " + main / 1e6 + " " + all / 1e6 + "\\n");
+});
+`;
+
+/** The host CPU (main thread, all threads) of one run, in ms, read from what the preload printed; null where it printed nothing. */
+function hostCpuOf(args: string[], cwd: string, preload: string): { main: number; all: number } | null {
+  const run = spawnSync(process.execPath, ["-r", preload, ...args], { cwd, input: "", stdio: ["pipe", "pipe", "pipe"] });
+  if (run.status !== 0) throw new Error(`audit: ${args.join(" ")} exited ${run.status}: ${run.stderr.toString().slice(0, 500)}`);
+  const found = /tacit-bench-host-cpu ([\d.]+) ([\d.]+)/.exec(run.stderr.toString());
+  return found === null ? null : { main: Number(found[1]), all: Number(found[2]) };
+}
 
 export function benchAudit(runs: number): boolean {
   const n = heavyRuns(runs) * 2;
@@ -65,6 +98,44 @@ export function benchAudit(runs: number): boolean {
     const met = overhead < TARGET_OVERHEAD;
     line("overhead on the whole run (headline)", `${(overhead * 100).toFixed(1)}%  target < ${TARGET_OVERHEAD * 100}%: ${met ? "met" : "MISSED"}`);
     line("log verified before timing", verify.trim().split("\n")[0] ?? "");
+
+    const notMeasured = () => line("host CPU the log adds", "not measured (needs Linux's /proc/self/task/*/schedstat)");
+    if (!existsSync("/proc/self/task")) {
+      notMeasured();
+      return met;
+    }
+    const preload = path.join(dir, "host-cpu.cjs");
+    writeFileSync(preload, HOST_CPU_PRELOAD);
+    const cpu = new Map<string, { main: number[]; all: number[] }>(Object.values(labels).map((label) => [label, { main: [], all: [] }]));
+    const cpuRuns: Array<[string, string[]]> = [
+      [labels.plain, run("reads.ts", false)],
+      [labels.audited, run("reads.ts", true)],
+      [labels.plainIdle, run("reads0.ts", false)],
+      [labels.auditedIdle, run("reads0.ts", true)],
+    ];
+    // Every other round in the reverse order: a run starts while the last one's sandbox is still being torn down.
+    for (let round = 0; round < n; round++) {
+      for (const [label, args] of round % 2 === 0 ? cpuRuns : [...cpuRuns].reverse()) {
+        const used = hostCpuOf(args, dir, preload);
+        if (used === null) {
+          notMeasured();
+          return met;
+        }
+        cpu.get(label)!.main.push(used.main);
+        cpu.get(label)!.all.push(used.all);
+      }
+    }
+    const cpuOf = (label: string, which: "main" | "all") => median(cpu.get(label)![which]);
+    const added = (which: "main" | "all") => {
+      const fixed = cpuOf(labels.auditedIdle, which) - cpuOf(labels.plainIdle, which);
+      const perRead = ((cpuOf(labels.audited, which) - cpuOf(labels.auditedIdle, which)) - (cpuOf(labels.plain, which) - cpuOf(labels.plainIdle, which))) / READS * 1000;
+      return `${ms(cpuOf(labels.audited, which) - cpuOf(labels.plain, which))} (fixed ${fixed.toFixed(1)} ms, per read ${perRead.toFixed(1)} µs)`;
+    };
+    console.log(`  host CPU of tacit's process (${n} runs each, interleaved; medians)`);
+    line(`  main thread: ${labels.plain}`, ms(cpuOf(labels.plain, "main")));
+    line("  main thread: the log adds", added("main"));
+    line(`  all threads: ${labels.plain}`, ms(cpuOf(labels.plain, "all")));
+    line("  all threads: the log adds", added("all"));
     return met;
   } finally {
     if (previousHome === undefined) delete process.env.TACIT_HOME;
