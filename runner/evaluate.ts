@@ -282,7 +282,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   // Ends host-side work still running for this evaluation (a long search) when it stops.
   const lifetime = new AbortController();
   // Nothing started for a program that will not run goes on: a one-shot sandbox is killed
-  // (a session's waits for the next snippet), and the search threads end.
+  // (a session's waits for the next snippet), and the search thread ends.
   const unused = async (reason: string): Promise<void> => {
     lifetime.abort(EVALUATION_OVER);
     if (live) return;
@@ -291,8 +291,9 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   };
 
   const grep = new GrepRunner(lifetime.signal);
-  // A script that names a recursive search gets its search threads started now, so they
-  // boot while the checks run and the sandbox starts, not when the search is asked for.
+  // A script that names a recursive search gets its search thread started now, so that it
+  // boots while the checks run and the sandbox starts, not when the search is asked for (its
+  // helper, where there is one, starts with the search: see grep-runner.ts).
   if (RECURSIVE_SEARCH.test(options.session?.snippet ?? options.code)) grep.prestart();
 
   // The checks' verdict: checks that fail, or a script they refuse, stop what was started for it.
