@@ -31,11 +31,17 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** Runs every spec `runs` times, round-robin, after `warmup` unrecorded rounds. */
+/**
+ * Runs every spec `runs` times, round-robin, after `warmup` unrecorded rounds. Every other round
+ * goes in the reverse order: a command pays for what the one before it left running (a sandbox
+ * still tearing down), and in a fixed order the same command always came after the same other
+ * (an A/B of the audit log measured whichever build ran second 7-10 ms slower).
+ */
 export function measureInterleaved(specs: readonly CommandSpec[], runs: number, warmup = 2): Map<string, number[]> {
   const samples = new Map(specs.map((s) => [s.label, [] as number[]]));
+  const reversed = [...specs].reverse();
   for (let round = 0; round < warmup + runs; round++) {
-    for (const spec of specs) {
+    for (const spec of round % 2 === 0 ? specs : reversed) {
       const ms = timeOnce(spec);
       if (round >= warmup) samples.get(spec.label)!.push(ms);
     }

@@ -31,6 +31,14 @@ export function auditHome(): { home: string; keyFile: string; dir: string; env: 
   return { home, keyFile: path.join(home, "audit-key.json"), dir, env, cleanup };
 }
 
+/** A fresh home (auditHome) and a clean log of two evaluations in it: 22 lines, heads at lines 11 and 22. */
+export function cleanLog(): { ctx: ReturnType<typeof auditHome>; original: string; lines: Line[] } {
+  const ctx = auditHome();
+  const original = path.join(ctx.dir, "audit.jsonl");
+  writeLog(original, ctx.keyFile, 2);
+  return { ctx, original, lines: readLines(original) };
+}
+
 const digest = (seed: string) => `sha256:${Buffer.from(seed.padEnd(32, ".")).toString("hex").slice(0, 64)}`;
 
 /** What one `tacit run` of a script that reads a file, runs git and fetches a URL records. */

@@ -11,7 +11,7 @@ import { anchorForVerify, anchorsDirFor } from "../../runner/audit/anchor.js";
 import { AuditLog } from "../../runner/audit/log.js";
 import { verifyAuditLog, verifyAuditLogFile, type VerifyReport } from "../../runner/audit/verify.js";
 import { runCli, tacitBin } from "../helpers.js";
-import { auditHome, type Line, publicKeyHex, readLines, writeLog, writeVariant } from "./fixtures.js";
+import { auditHome, cleanLog, type Line, publicKeyHex, writeLog, writeVariant } from "./fixtures.js";
 
 /** Heap enough for tacit itself, a small part of the logs below. */
 const SMALL_HEAP = { NODE_OPTIONS: "--max-old-space-size=32" };
@@ -111,12 +111,7 @@ describe("a log read a line at a time, too large to be read again whole", () => 
   let lines: Line[];
   let original: string;
 
-  beforeAll(() => {
-    ctx = auditHome();
-    original = path.join(ctx.dir, "audit.jsonl");
-    writeLog(original, ctx.keyFile, 2); // 22 lines, heads at 11 and 22
-    lines = readLines(original);
-  });
+  beforeAll(() => ({ ctx, original, lines } = cleanLog()));
   afterAll(() => ctx.cleanup());
 
   /** What verify reports of `file` reading it once, a line at a time (no log is small enough to be read again whole). */

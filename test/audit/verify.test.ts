@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publicKeyOf, toHex } from "../../runner/audit/ed25519.js";
 import { runCli } from "../helpers.js";
-import { auditHome, type Line, newPrivateKey, publicKeyHex, readLines, rechain, rehash, verifyJson, writeLog, writeVariant } from "./fixtures.js";
+import { type auditHome, cleanLog, type Line, newPrivateKey, publicKeyHex, rechain, rehash, verifyJson, writeVariant } from "./fixtures.js";
 
 describe("tacit audit verify", () => {
   let ctx: ReturnType<typeof auditHome>;
@@ -15,12 +15,7 @@ describe("tacit audit verify", () => {
   /** Writes a variant of the clean log to its own file. */
   const variant = (name: string, content: Line[] | string): string => writeVariant(ctx.dir, name, content);
 
-  beforeAll(() => {
-    ctx = auditHome();
-    original = path.join(ctx.dir, "audit.jsonl");
-    writeLog(original, ctx.keyFile, 2); // 22 lines, heads at 11 and 22
-    lines = readLines(original);
-  });
+  beforeAll(() => ({ ctx, original, lines } = cleanLog()));
   afterAll(() => ctx.cleanup());
 
   it("verifies a clean log against this machine's key", async () => {
