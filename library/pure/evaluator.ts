@@ -3,6 +3,7 @@
 // to the host, which keeps the result classified. Nothing it prints, throws or returns ever
 // reaches agent code.
 
+import { lineReader } from "../line-reader.js";
 import { CLASSIFIED_MASK, MAX_HOST_FRAME_CHARS, PURE_CAPTURES_GLOBAL, PURE_READY_ID, type PureJob, type PureReply } from "../protocol.js";
 
 const stdin = Deno.stdin;
@@ -11,23 +12,12 @@ Reflect.deleteProperty(globalThis, "Deno");
 Reflect.deleteProperty(globalThis, "Worker");
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-const chunk = new Uint8Array(64 * 1024);
-let pending = "";
+const readJob = lineReader((buffer) => stdin.readSync(buffer), MAX_HOST_FRAME_CHARS);
 
+/** The next job's line, or null once the host has closed the pipe (or sent a line past the limit). */
 function readLine(): string | null {
-  for (;;) {
-    const newline = pending.indexOf("\n");
-    if (newline >= 0) {
-      const line = pending.slice(0, newline);
-      pending = pending.slice(newline + 1);
-      return line;
-    }
-    if (pending.length > MAX_HOST_FRAME_CHARS) return null;
-    const n = stdin.readSync(chunk);
-    if (n === null) return null;
-    pending += decoder.decode(chunk.subarray(0, n), { stream: true });
-  }
+  const line = readJob();
+  return line === "closed" || line === "too-long" ? null : line;
 }
 
 function reply(message: PureReply): void {

@@ -294,6 +294,21 @@ describe("the classified store's plaintext limit", () => {
     expect(r.code).toBe(0);
   });
 
+  it("a map over a 40 MB value is read by the evaluator in one pass, well within its time limit", async () => {
+    // The evaluator appended each 64 KiB of a job to one string and searched it again for the
+    // line's end: quadratic, 3 s for a 27 MB value, and a map of 40 MB failed at the 5 s limit.
+    const sink = path.join(base, "big-map.log");
+    const r = await runScript(
+      'const big = classify("x").map((s) => s.repeat(40_000_000));\nprintln("length:", big.map((s) => s.length), big.map((s) => s.slice(-3)));\n',
+      ["--no-check", "--secure-output", sink],
+      { cwd: dir },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe("length: Classified(***) Classified(***)\n");
+    expect(r.code).toBe(0);
+    expect(readFileSync(sink, "utf8")).toBe("length: 40000000 xxx\n");
+  }, 60_000);
+
   it("a computed value over the limit fails out of sight, and classify() is never refused because of it (no oracle)", async () => {
     const config = path.join(dir, "one-mib-store.json");
     writeFileSync(config, JSON.stringify({ classifiedStoreLimitBytes: 1024 * 1024 }));
