@@ -439,7 +439,7 @@ export class FileSystemExecutor {
     };
     const read = (fd: number): string => {
       try {
-        return readWhole(fd, fstatSync(fd).size, requested, "utf8");
+        return readWhole(fd, fstatSync(fd).size, requested, "utf8", true);
       } catch (error) {
         throw failure(requested, error);
       } finally {
@@ -896,10 +896,18 @@ function searchFailure(requested: string, pattern: string, reply: GrepReply): Er
   return new EffectFailure(`${requested}: ${ERRNO_TEXT[reply.message] ?? hostFreeErrorText(new Error(reply.message), requested)}`);
 }
 
-/** The whole content of an open file of `size` bytes (read on if it grows), within READ_LIMIT_BYTES. */
-function readWhole(fd: number, size: number, requested: string, encoding: "utf8" | "base64"): string {
+/**
+ * The whole content of an open file of `size` bytes (read on if it grows), within READ_LIMIT_BYTES.
+ * `classified`: for readClassified(), which has no stream to point to (forEachLine refuses a
+ * classified file, so its advice sent the reader of the secure output nowhere).
+ */
+function readWhole(fd: number, size: number, requested: string, encoding: "utf8" | "base64", classified = false): string {
   if (size > READ_LIMIT_BYTES) {
-    throw new EffectFailure(`${requested}: ${size} bytes is more than read() returns at once (${READ_LIMIT_BYTES}); use forEachLine() to stream it.`);
+    throw new EffectFailure(
+      classified
+        ? `${requested}: ${size} bytes is more than readClassified() reads into one value (${READ_LIMIT_BYTES}); a classified file this large cannot be read`
+        : `${requested}: ${size} bytes is more than read() returns at once (${READ_LIMIT_BYTES}); use forEachLine() to stream it.`,
+    );
   }
   const chunks: Buffer[] = [];
   let total = 0;
@@ -909,7 +917,9 @@ function readWhole(fd: number, size: number, requested: string, encoding: "utf8"
     const buffer = Buffer.allocUnsafe(Math.max(size - total, 0) + (chunks.length === 0 ? 1 : 64 * 1024));
     const n = readSync(fd, buffer, 0, buffer.length, null);
     total += n;
-    if (total > READ_LIMIT_BYTES) throw new EffectFailure(`${requested}: grew past ${READ_LIMIT_BYTES} bytes while being read; use forEachLine().`);
+    if (total > READ_LIMIT_BYTES) {
+      throw new EffectFailure(`${requested}: grew past ${READ_LIMIT_BYTES} bytes while being read${classified ? "" : "; use forEachLine()"}.`);
+    }
     chunks.push(buffer.subarray(0, n));
     if (n < buffer.length) break;
   }

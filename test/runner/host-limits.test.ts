@@ -294,6 +294,23 @@ describe("the classified store's plaintext limit", () => {
     expect(r.code).toBe(0);
   });
 
+  it("a classified file past what readClassified() reads is unavailable with words that do not send its reader to forEachLine", async () => {
+    const secretDir = path.join(base, "big-secret");
+    mkdirSync(secretDir, { recursive: true });
+    writeFileSync(path.join(secretDir, "key.txt"), "k".repeat(33 * 1024 * 1024));
+    const sink = path.join(base, "big-secret.log");
+    const r = await runScript(
+      `requestFileSystem(${JSON.stringify(secretDir)}, (fs) => println("value:", fs.readClassified("key.txt").map((s) => s.length)));\n`,
+      ["--no-check", "--allowed-roots", `${dir},${secretDir}`, "--classified-paths", `${secretDir}/**`, "--secure-output", sink, "--quiet"],
+      { cwd: dir },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe("value: Classified(***)\n");
+    const text = readFileSync(sink, "utf8");
+    expect(text).toContain(`key.txt: ${33 * 1024 * 1024} bytes is more than readClassified() reads into one value (33554432); a classified file this large cannot be read`);
+    expect(text).not.toContain("forEachLine");
+  }, 60_000);
+
   it("a map over a 40 MB value is read by the evaluator in one pass, well within its time limit", async () => {
     // The evaluator appended each 64 KiB of a job to one string and searched it again for the
     // line's end: quadratic, 3 s for a 27 MB value, and a map of 40 MB failed at the 5 s limit.
