@@ -644,6 +644,9 @@ export class FileSystemExecutor {
    * not classified.
    */
   private openForWriting(target: Resolved & { scope: FileSystemScope }, requested: string, append: boolean, mustBeClassified: boolean, create = true): number {
+    // The root is a directory; its parent, where the open below starts, is outside the scope, and
+    // a write to "." was refused as a path that "changed while it was being used".
+    if (target.real === target.scope.realRoot) throw new EffectFailure(`${requested}: is a directory (the scope's root)`);
     const check = this.writeDestinationCheck(target, requested, mustBeClassified);
     const name = path.basename(target.real);
     // target.classified judges both the name and where it leads (isClassified).
@@ -683,6 +686,11 @@ export class FileSystemExecutor {
         }
       });
     } catch (error) {
+      // The directory to write in is missing (the open of it failed): say which, and how to make it.
+      if ((error as NodeJS.ErrnoException).code === "ENOENT" && (error as NodeJS.ErrnoException).syscall === "open" && (error as NodeJS.ErrnoException).path === path.dirname(target.real)) {
+        const dir = path.dirname(target.named);
+        throw new EffectFailure(`${requested}: no such directory ${dir}; make it first: fs.access(${JSON.stringify(dir)}).mkdir() (which makes its parents too)`);
+      }
       throw failure(requested, error);
     }
   }

@@ -234,6 +234,7 @@ requestFileSystem(".", (fs) => {
   attempt("exists missing", () => [fs.access("missing.txt").exists, fs.access("missing.txt").isDirectory, fs.access("notes.txt/below").exists, fs.access("notes.txt").exists]);
   attempt("grep missing", () => fs.grep("missing.txt", "a"));
   attempt("write without dir", () => fs.access("nodir/f.txt").write("x"));
+  attempt("write the root", () => fs.access(".").write("x"));
   attempt("read a directory", () => fs.access("src").read());
   attempt("children of a file", () => fs.access("notes.txt").children());
   attempt("delete non-empty dir", () => fs.access("src").delete());
@@ -272,7 +273,8 @@ requestFileSystem(".", (fs) => fs.access("src/missing.ts").read());
     failsWith("find missing", "missing-dir", "no such file or directory");
     expect(attemptOf(found, "exists missing")).toEqual({ status: "ok", value: [false, false, false, true] });
     failsWith("grep missing", "missing.txt", "no such file or directory");
-    failsWith("write without dir", "nodir/f.txt", "no such file or directory");
+    failsWith("write without dir", "nodir/f.txt", `no such directory ${path.join(root, "nodir")}; make it first: fs.access(${JSON.stringify(path.join(root, "nodir"))}).mkdir() (which makes its parents too)`);
+    expect(attemptOf(found, "write the root")).toEqual({ status: "Error", value: `${root}: is a directory (the scope's root)` });
     failsWith("read a directory", "src", "is a directory");
     failsWith("children of a file", "notes.txt", "not a directory");
     failsWith("delete non-empty dir", "src", "directory not empty");
