@@ -152,7 +152,12 @@ async function withOpenLog<T>(file: string, use: (fd: number) => T | Promise<T>)
   }
   let copyDir: string | null = null;
   try {
-    if (!fstatSync(fd).isFile()) {
+    const stats = fstatSync(fd);
+    // A device (/dev/zero, /dev/urandom) would be copied without end; a directory holds no log.
+    if (!stats.isFile() && !stats.isFIFO() && !stats.isSocket()) {
+      throw new UsageError(`cannot read the audit log ${file}: ${stats.isDirectory() ? "it is a directory" : "it is a device, not a file or a pipe"}`);
+    }
+    if (!stats.isFile()) {
       copyDir = mkdtempSync(path.join(tmpdir(), "tacit-audit-log-"));
       const copy = path.join(copyDir, "log");
       copyStream(fd, copy, file);

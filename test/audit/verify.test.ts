@@ -244,10 +244,17 @@ describe("tacit audit verify", () => {
     ]);
   });
 
-  it("usage errors exit 2: a missing file, a malformed key", async () => {
+  it("usage errors exit 2: a missing file, a directory, a device, a malformed key", async () => {
     const missing = await runCli(["audit", "verify", path.join(ctx.dir, "nope.jsonl")], { env: ctx.env });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/cannot read the audit log .*nope\.jsonl/);
+    const directory = await runCli(["audit", "show", ctx.dir], { env: ctx.env });
+    expect(directory.code).toBe(2);
+    expect(directory.stderr).toContain(`cannot read the audit log ${ctx.dir}: it is a directory`);
+    // Read as a pipe is (copied first), /dev/zero would fill the disk: refused.
+    const device = await runCli(["audit", "verify", "/dev/zero"], { env: ctx.env });
+    expect(device.code).toBe(2);
+    expect(device.stderr).toContain("cannot read the audit log /dev/zero: it is a device, not a file or a pipe");
     const badKey = await runCli(["audit", "verify", original, "--public-key", "abc"], { env: ctx.env });
     expect(badKey.code).toBe(2);
     expect(badKey.stderr).toContain("--public-key takes an Ed25519 public key as 64 hex digits");
