@@ -160,13 +160,18 @@ async function withOpenLog<T>(file: string, use: (fd: number) => T | Promise<T>)
     if (!stats.isFile()) {
       copyDir = mkdtempSync(path.join(tmpdir(), "tacit-audit-log-"));
       const copy = path.join(copyDir, "log");
-      copyStream(fd, copy, file);
-      closeSync(fd);
+      const piped = fd;
+      fd = -1;
+      try {
+        copyStream(piped, copy, file);
+      } finally {
+        closeSync(piped);
+      }
       fd = openSync(copy, "r");
     }
     return await use(fd);
   } finally {
-    closeSync(fd);
+    if (fd >= 0) closeSync(fd);
     if (copyDir !== null) rmSync(copyDir, { recursive: true, force: true });
   }
 }
