@@ -57,6 +57,13 @@ export const CHECKED_TREE_HEAP_BYTES_PER_CHAR = 6;
  */
 export const NESTED_NAME_USES_LIMIT = 1_000_000;
 /**
+ * The most comparisons the scope analysis may make keeping each declaring node's list of names
+ * (declared-names.ts): N names bound by one declaration cost about N²/2, some 1 ns each here,
+ * so a script at the limit takes about 0.1 s of the host's main thread. It lets one `const [...]`
+ * bind 10,000 names (ordinary code binds a few in each; tacit's own gate.ts at most 7).
+ */
+export const DECLARED_NAMES_WORK_LIMIT = 100_000_000;
+/**
  * Calls of one tacit serve that run code (execute_typescript, execute_in_session), under way
  * or waiting for their turn, at most; and their code together, in characters. Each holds its
  * code (a message may be 10 MiB) until it ends, and only maxConcurrentEvaluations run at once:

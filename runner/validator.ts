@@ -10,7 +10,8 @@ import { analyze } from "@typescript-eslint/scope-manager";
 import { type ParsedProgram, parseSync, PROGRAM_OPTIONS } from "./parser.js";
 import { analyzePureFunctions, type PureFunctionSite } from "./pure-functions.js";
 import { scopesOpened } from "./scope-nesting.js";
-import { NESTED_NAME_USES_LIMIT } from "./limits.js";
+import { declaredNamesWork } from "./declared-names.js";
+import { DECLARED_NAMES_WORK_LIMIT, NESTED_NAME_USES_LIMIT } from "./limits.js";
 import { lineColumnOf, lineStarts } from "./source-position.js";
 import { forbiddenGlobal, HINT_IMPORT, identifierSets } from "./globals.js";
 import { ECHO_GLOBAL, LIBRARY_GLOBAL, PUBLISH_GLOBAL, PURE_CAPTURES_GLOBAL } from "../library/protocol.js";
@@ -36,6 +37,7 @@ export type RuleId =
   | "ambient-declaration"
   | "impure-map"
   | "too-deep"
+  | "too-many-names"
   | "too-large";
 
 export interface Diagnostic {
@@ -258,8 +260,16 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
   const enums: AstNode[] = [];
   // Each identifier once for every scope around it: a bound on the scope analysis's work (scope-nesting.ts).
   let nestedNameUses = 0;
+  // The scope analysis's work on each declaration's list of names, and the declaration with the most (declared-names.ts).
+  let declaredWork = 0;
+  let largestDeclaration: { node: AstNode; names: number } | null = null;
   walk(program, null, (node, parent, scopeDepth) => {
     if (node.type === "Identifier") nestedNameUses += scopeDepth;
+    const declared = declaredNamesWork(node);
+    if (declared.work > 0) {
+      declaredWork += declared.work;
+      if (declared.names > (largestDeclaration?.names ?? 0)) largestDeclaration = { node, names: declared.names };
+    }
     if (node.type === "ExportNamedDeclaration" && parent?.type === "TSModuleBlock" && (node.declaration as AstNode | null)?.type === "VariableDeclaration") {
       namespaceExports.add(node.declaration);
     }
@@ -386,6 +396,20 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
         `around it, its names come to ${nestedNameUses.toLocaleString("en-US")} uses, and the limit is ${NESTED_NAME_USES_LIMIT.toLocaleString("en-US")}`,
       "Nest less: define helpers at the top level and pass them what they need as arguments, or split nested calls into steps " +
         "(const a = x.map(…); const b = a.map(…);).",
+    );
+    return { ok: false, diagnostics, tacitImports, pureFunctions: [] };
+  }
+  if (declaredWork > DECLARED_NAMES_WORK_LIMIT && largestDeclaration !== null) {
+    const { node, names } = largestDeclaration as { node: AstNode; names: number };
+    report(
+      "too-many-names",
+      node.start,
+      `the script binds too many names in single declarations for tacit's checks: this one binds ${names.toLocaleString("en-US")} ` +
+        "names, and the checks' work grows with the square of the names one declaration, parameter list or import binds " +
+        `(${Math.round(declaredWork).toLocaleString("en-US")} steps in all; the limit is ${DECLARED_NAMES_WORK_LIMIT.toLocaleString("en-US")}, ` +
+        "about 10,000 names in one declaration; in a REPL session the earlier snippets' declarations count too)",
+      "Keep many values in one array or object (const values = [...]; values[i]) instead of a name for each, " +
+        "or split the declaration into several statements of at most a few thousand names.",
     );
     return { ok: false, diagnostics, tacitImports, pureFunctions: [] };
   }
