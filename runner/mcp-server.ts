@@ -10,7 +10,7 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import { ErrorCode, type ServerNotification, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { RunnerConfig } from "./config.js";
-import { evaluate, type EvaluationResult, noPendingClassifiedWork } from "./evaluate.js";
+import { evaluate, type EvaluationResult, EXIT_CODES, noPendingClassifiedWork } from "./evaluate.js";
 import { interfacePath } from "./paths.js";
 import type { SandboxProcess } from "./sandbox-process.js";
 import type { TypeChecker } from "./checks.js";
@@ -25,6 +25,7 @@ import type { Oversight } from "./approval/gate.js";
 import { elicitationAsker } from "./approval/elicitation.js";
 import { createOversight } from "./approval/oversight.js";
 import { monotonicMs } from "./monotonic.js";
+import { lineColumnOf, lineStarts } from "./source-position.js";
 import { ConcurrencyLimit, InFlightBound, LeftWork, type Slot } from "./concurrency-limit.js";
 import { CALLS_IN_FLIGHT_LIMIT, CODE_IN_FLIGHT_LIMIT_CHARS } from "./limits.js";
 
@@ -72,7 +73,7 @@ const resultShape = {
   truncated: z.boolean().describe("true if the output was cut at 10 MiB"),
 };
 
-function toolResult(result: EvaluationResult) {
+function toolResult(result: Pick<EvaluationResult, "stdout" | "error" | "exitCode" | "durationMs" | "truncated">) {
   const { stdout, error, exitCode, durationMs, truncated } = result;
   const text = [stdout, error ? `${stdout ? "\n" : ""}${error}` : "", `\n[exit ${exitCode}, ${durationMs} ms${truncated ? ", output truncated" : ""}]`]
     .join("")
@@ -299,8 +300,36 @@ class CancelledBeforeStart extends Error {
   }
 }
 
-/** Runs a call that runs code if the server can hold it with those already under way or waiting (InFlightBound); refuses it otherwise. */
-async function admitted<R>(inFlight: InFlightBound, code: string, run: () => Promise<R>): Promise<R | ReturnType<typeof textResult>> {
+/** A UTF-16 surrogate with no partner: a code unit no UTF-8 text can hold. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Why `code` cannot run as it was sent, or null. A JSON string can carry a lone surrogate
+ * ("\ud800"), but the sandbox and the type checker take code as UTF-8: the sandbox ran such a
+ * string literal as U+FFFD without a word, and the checker panicked, answering with a Go stack
+ * trace. (`tacit run` decodes its file or stdin as UTF-8, so its code never holds one.)
+ */
+function unsendableCode(code: string): string | null {
+  const found = LONE_SURROGATE.exec(code);
+  if (found === null) return null;
+  const { line, column } = lineColumnOf(lineStarts(code), found.index);
+  const unit = `\\u${found[0].charCodeAt(0).toString(16)}`;
+  // In the checks' own form (script.ts:LINE:COL error [rule] …, then a hint).
+  return (
+    `script.ts:${line}:${column} error [lone-surrogate] the code holds a lone surrogate (${unit}, half of a UTF-16 pair without its ` +
+    "other half), which tacit cannot run as written: it passes code on as UTF-8, which has no such character; nothing ran " +
+    `(in a session, the session goes on as it was)\n  hint: Write it as an escape in a string literal ("${unit}"), or send the whole character.`
+  );
+}
+
+/**
+ * Runs a call that runs code if its code can run as sent and the server can hold it with those
+ * already under way or waiting (InFlightBound); refuses it otherwise.
+ */
+async function admitted<R>(inFlight: InFlightBound, code: string, run: () => Promise<R>): Promise<R | ReturnType<typeof textResult> | ReturnType<typeof toolResult>> {
+  const unsendable = unsendableCode(code);
+  // Answered as a check's refusal is (exit 3, the same structured result), though nothing was checked.
+  if (unsendable !== null) return toolResult({ stdout: "", error: unsendable, exitCode: EXIT_CODES.rejected, durationMs: 0, truncated: false });
   const admission = inFlight.admit(code.length);
   if ("refused" in admission) return textResult(admission.refused, true);
   try {
