@@ -401,7 +401,7 @@ function registerSessionTools(
       inputSchema: TOOL_ARGUMENTS.create_repl_session,
       outputSchema: { session_id: z.string() },
     },
-    async () => {
+    async (_arguments, extra) => {
       // Sessions still being made count: calls sent together all passed the check before any
       // was added (a security review made 10 sessions under a limit of 3 that way).
       if (sessions.size + creating >= config.maxSessions) {
@@ -415,6 +415,15 @@ function registerSessionTools(
         session = await withSpare(async (prestarted) => new ReplSession(config, prestarted, slotFor(), recordings, classifiedValues, keptCode));
       } finally {
         creating--;
+      }
+      // Cancelled while it was made: the SDK sends no answer to a cancelled call, so the client
+      // never learns the id, and the session held a sandbox and one of maxSessions places until
+      // reclaimed idle (30 minutes). Nothing is awaited from here to the answer, so a cancellation
+      // that comes later finds the answer sent.
+      if (extra.signal.aborted) {
+        void session.close().catch((error: unknown) => log("warning", `a session made for a cancelled call could not end: ${(error as Error).message}`));
+        logAfterAnswer(log, "create_repl_session: cancelled while the session was made; it was ended at once");
+        return textResult("cancelled: create_repl_session was cancelled while the session was made; it was ended, and no session was kept", true);
       }
       sessions.set(session.id, session);
       oversight.audit?.append({ type: "session-started", session: session.id });
