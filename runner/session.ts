@@ -53,6 +53,11 @@ function lingered(detail: string): string {
   );
 }
 
+/** Why a snippet that waited for its turn did not run: the session ended meanwhile. */
+const ENDED_BEFORE_ITS_TURN =
+  "the session ended (deleted by the client, reclaimed after being idle, or the server stopping) while this snippet " +
+  "waited for its turn behind an earlier one; it never ran. Create a new session with create_repl_session";
+
 const MIB = 1024 * 1024;
 
 /** Why a snippet that would take the session's code past SESSION_CODE_LIMIT_CHARS is refused. */
@@ -231,7 +236,7 @@ export class ReplSession {
     try {
       const live = await this.liveSandbox();
       if (!live) {
-        const error = this.broken ?? "the session's sandbox is gone; create a new session";
+        const error = this.broken ?? (this.closed ? ENDED_BEFORE_ITS_TURN : "the session's sandbox is gone; create a new session");
         return { outcome: "protocol-error", exitCode: EXIT_CODES["protocol-error"], stdout: "", error, durationMs: 0, truncated: false };
       }
       // Cancelled while it waited (for a rebuild, say): it never ran, and the sandbox is left as
