@@ -26,16 +26,35 @@ function strictSchemaOf(shape: z.ZodRawShape): z.ZodObject {
   return schema;
 }
 
+/** The most characters of a name from the client (a tool, a session id, an argument) that an error quotes. */
+const QUOTED_NAME_CHARS = 64;
+/** The most unknown arguments an error names one by one. */
+const LISTED_UNKNOWN_ARGUMENTS = 10;
+
+/**
+ * `text` quoted for an error, its first QUOTED_NAME_CHARS characters at most: a message may hold
+ * 10 MiB, and an error that echoed a name whole gave the client (and the model reading it) as
+ * much back.
+ */
+export function quotedName(text: string): string {
+  if (text.length <= QUOTED_NAME_CHARS) return JSON.stringify(text);
+  return `${JSON.stringify(text.slice(0, QUOTED_NAME_CHARS))}… (${text.length.toLocaleString("en-US")} characters)`;
+}
+
 /** Why the arguments of a tools/call are wrong, or null when they are fine. */
 export function argumentProblem(tools: ReadonlyMap<string, z.ZodRawShape>, params: unknown): string | null {
   const call = callParams.safeParse(params);
   if (!call.success) return `tools/call needs params {name, arguments}: ${z.prettifyError(call.error).replace(/\n/g, "; ")}`;
   const shape = tools.get(call.data.name);
-  if (!shape) return `unknown tool "${call.data.name}"; this server's tools are ${[...tools.keys()].join(", ")}`;
+  if (!shape) return `unknown tool ${quotedName(call.data.name)}; this server's tools are ${[...tools.keys()].join(", ")}`;
   const checked = strictSchemaOf(shape).safeParse(call.data.arguments ?? {});
   if (checked.success) return null;
   const problems = checked.error.issues.map((issue) => {
-    if (issue.code === "unrecognized_keys") return `unknown argument${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+    if (issue.code === "unrecognized_keys") {
+      const listed = issue.keys.slice(0, LISTED_UNKNOWN_ARGUMENTS).map(quotedName).join(", ");
+      const more = issue.keys.length - LISTED_UNKNOWN_ARGUMENTS;
+      return `unknown argument${issue.keys.length > 1 ? "s" : ""} ${listed}${more > 0 ? ` and ${more.toLocaleString("en-US")} more` : ""}`;
+    }
     const where = issue.path.length > 0 ? `argument "${issue.path.join(".")}"` : "arguments";
     if (issue.code === "invalid_type" && issue.path.length === 1 && !(String(issue.path[0]) in (call.data.arguments ?? {}))) {
       return `${where} is missing (a ${issue.expected})`;

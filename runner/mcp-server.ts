@@ -16,7 +16,7 @@ import type { SandboxProcess } from "./sandbox-process.js";
 import type { TypeChecker } from "./checks.js";
 import { ThreadedTypeChecker } from "./typecheck-thread.js";
 import { Recorder } from "./recorder.js";
-import { refuseMalformedToolCalls } from "./mcp-arguments.js";
+import { quotedName, refuseMalformedToolCalls } from "./mcp-arguments.js";
 import { limitedStdin, MAX_MESSAGE_BYTES, type OversizedMessage } from "./mcp-stdin.js";
 import { ReplSession } from "./session.js";
 import { WarmSpare } from "./warm-spare.js";
@@ -389,7 +389,7 @@ function registerSessionTools(
   }, Math.min(60_000, config.sessionIdleMs));
   reclaim.unref();
   const unknown = (id: string) =>
-    textResult(`no session "${id}": it was deleted, reclaimed after ${Math.round(config.sessionIdleMs / 60_000)} idle minutes, or never created; create one with create_repl_session`, true);
+    textResult(`no session ${quotedName(id)}: it was deleted, reclaimed after ${Math.round(config.sessionIdleMs / 60_000)} idle minutes, or never created; create one with create_repl_session`, true);
 
   server.registerTool(
     "create_repl_session",

@@ -1,12 +1,15 @@
 // Sessions and tool calls at their edges, through the MCP SDK client: a snippet queued behind
-// another when its session is deleted says what happened to it.
+// another when its session is deleted says what happened to it; a name the client sent (a
+// session id, a tool, an argument) is quoted in an error in part, not echoed whole (a message
+// may hold 10 MiB, and an error echoing it gave the client, and the model reading it, as much).
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectServe, createSession, runInSession } from "../helpers.js";
+import { connectServe, createSession, runInSession, type ToolResult } from "../helpers.js";
 
 let dir: string;
 let client: Client;
@@ -35,5 +38,43 @@ describe("a session deleted while snippets wait", () => {
     expect(second.error).toContain("it never ran. Create a new session with create_repl_session");
     const after = await client.callTool({ name: "execute_in_session", arguments: { session_id: session, code: "runs" } });
     expect(text(after)).toContain(`no session "${session}"`);
+  }, 60_000);
+});
+
+describe("names from the client in errors", () => {
+  it("quotes a 5,000,000-character session id in part, with its length", async () => {
+    const id = "s".repeat(5_000_000);
+    for (const call of [
+      { name: "execute_in_session", arguments: { session_id: id, code: "1" } },
+      { name: "delete_repl_session", arguments: { session_id: id } },
+    ]) {
+      const response = await client.callTool(call);
+      expect(response.isError).toBe(true);
+      expect(text(response)).toContain(`no session "${"s".repeat(64)}"… (5,000,000 characters)`);
+      expect(text(response).length).toBeLessThan(1_000);
+    }
+  }, 60_000);
+
+  it("quotes an unknown tool's 5,000,000-character name and 100,000 unknown arguments in part", async () => {
+    const refusal = async (params: { name: string; arguments: Record<string, unknown> }): Promise<McpError> => {
+      const error = await client.callTool(params).then(
+        () => null,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(McpError);
+      expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
+      return error as McpError;
+    };
+    const tool = await refusal({ name: "t".repeat(5_000_000), arguments: {} });
+    expect(tool.message).toContain(`unknown tool "${"t".repeat(64)}"… (5,000,000 characters); this server's tools are execute_typescript`);
+    expect(tool.message.length).toBeLessThan(1_000);
+    const extra: Record<string, unknown> = { code: 'println("never")' };
+    for (let i = 0; i < 100_000; i++) extra[`k${i}`] = 1;
+    const args = await refusal({ name: "execute_typescript", arguments: extra });
+    expect(args.message).toContain('unknown arguments "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9" and 99,990 more (it takes "code")');
+    expect(args.message.length).toBeLessThan(1_000);
+    // The server goes on.
+    const fine = await client.callTool({ name: "execute_typescript", arguments: { code: 'println("fine")' } });
+    expect((fine.structuredContent as unknown as ToolResult).stdout).toBe("fine\n");
   }, 60_000);
 });
