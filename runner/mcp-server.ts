@@ -70,11 +70,68 @@ const resultShape = {
   error: z.string().nullable().describe("why it failed, in the script's own terms; null on success"),
   exitCode: z.number().int().describe("0 success, 1 threw, 3 rejected before running, 124 timed out, 125 resource limit"),
   durationMs: z.number(),
-  truncated: z.boolean().describe("true if the output was cut at 10 MiB"),
+  truncated: z.boolean().describe("true if the output was cut: at 10 MiB printed, or to keep the answer within what an MCP client reads"),
 };
 
+/**
+ * What an answer's output and error may take together, JSON-escaped, in UTF-8: an answer holds
+ * them twice (the text for the model and structuredContent), and the MCP SDK's stdio client
+ * reads at most 10 MiB of a message: past it, it closes the connection, every session of the
+ * server with it. 10 MiB of output made a 20 MiB answer; a control character escapes to six bytes.
+ */
+const ANSWER_TEXT_LIMIT_BYTES = 4 * 1024 * 1024;
+/** What of that an error may take (its stack or message is rarely longer than a few KiB). */
+const ANSWER_ERROR_LIMIT_BYTES = 1024 * 1024;
+/** Room kept for the marker that says where a text was cut. */
+const CUT_MARKER_ROOM_BYTES = 512;
+
+/** The bytes the UTF-16 unit at `i` of `text` takes in JSON (escaped as JSON.stringify does), in UTF-8; a pair counts at its first half. */
+function jsonBytesAt(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c < 0x20) return c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d ? 2 : 6;
+  if (c === 0x22 || c === 0x5c) return 2;
+  if (c < 0x80) return 1;
+  if (c < 0x800) return 2;
+  if (c >= 0xd800 && c <= 0xdbff) {
+    const next = text.charCodeAt(i + 1);
+    return next >= 0xdc00 && next <= 0xdfff ? 4 : 6;
+  }
+  if (c >= 0xdc00 && c <= 0xdfff) {
+    const before = i > 0 ? text.charCodeAt(i - 1) : 0;
+    return before >= 0xd800 && before <= 0xdbff ? 0 : 6;
+  }
+  return 3;
+}
+
+/** The JSON bytes of `text` in an answer (jsonBytesAt summed). */
+function answerBytes(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) bytes += jsonBytesAt(text, i);
+  return bytes;
+}
+
+/** `text` cut, where it would take more than `limitBytes` in an answer, with a marker saying what was cut and why. */
+function fittedToAnswer(text: string, limitBytes: number, what: "output" | "error"): { text: string; cut: boolean } {
+  if (answerBytes(text) <= limitBytes) return { text, cut: false };
+  // The longest start that leaves room for the marker; a pair is never split (its second half
+  // costs nothing, so the scan stops at its first).
+  const keep = limitBytes - CUT_MARKER_ROOM_BYTES;
+  let bytes = 0;
+  let end = 0;
+  while (end < text.length && bytes + jsonBytesAt(text, end) <= keep) bytes += jsonBytesAt(text, end++);
+  const marker =
+    `\n[tacit: ${what} cut here: the rest (${(text.length - end).toLocaleString("en-US")} characters) would have made the answer longer than ` +
+    `an MCP client reads (10 MiB, with the ${what} in it twice, escaped as JSON)${what === "output" ? "; print less, or write large results to a file with requestFileSystem" : ""}]\n`;
+  return { text: text.slice(0, end) + marker, cut: true };
+}
+
 function toolResult(result: Pick<EvaluationResult, "stdout" | "error" | "exitCode" | "durationMs" | "truncated">) {
-  const { stdout, error, exitCode, durationMs, truncated } = result;
+  const { exitCode, durationMs } = result;
+  // Within what the client reads: the error first (it says why the call failed), the output in what is left.
+  const error = result.error === null ? null : fittedToAnswer(result.error, ANSWER_ERROR_LIMIT_BYTES, "error").text;
+  const output = fittedToAnswer(result.stdout, ANSWER_TEXT_LIMIT_BYTES - (error === null ? 0 : answerBytes(error)), "output");
+  const stdout = output.text;
+  const truncated = result.truncated || output.cut;
   const text = [stdout, error ? `${stdout ? "\n" : ""}${error}` : "", `\n[exit ${exitCode}, ${durationMs} ms${truncated ? ", output truncated" : ""}]`]
     .join("")
     .trim();
