@@ -3,9 +3,10 @@
 // InvalidParams (-32602) naming what is wrong, before the SDK sees it. (The SDK 1.32 would
 // answer both with an isError tool result, as the 2025-11-25 spec prefers; the issue asks for
 // InvalidParams, which keeps "your call was malformed" apart from "your script failed".)
+// A logging/setLevel with a level that is none of MCP's is answered the same way.
 
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, isJSONRPCRequest, type JSONRPCMessage, LoggingLevelSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 const callParams = z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() }).loose();
@@ -65,13 +66,24 @@ export function argumentProblem(tools: ReadonlyMap<string, z.ZodRawShape>, param
   return `${call.data.name}: ${problems.join("; ")} (${expected})`;
 }
 
-/** Answers malformed tool calls on `transport` with InvalidParams; everything else goes on to the server. */
-export function refuseMalformedToolCalls(transport: Transport, tools: ReadonlyMap<string, z.ZodRawShape>): void {
+/**
+ * Why a logging/setLevel request is wrong, or null. The SDK answered an unknown level with
+ * InternalError (-32603) and its validator's issues as raw JSON, as if the server had failed.
+ */
+export function logLevelProblem(params: unknown): string | null {
+  const level = (params as { level?: unknown } | null | undefined)?.level;
+  if (LoggingLevelSchema.safeParse(level).success) return null;
+  const given = typeof level === "string" ? quotedName(level) : level === undefined ? "missing" : `a ${level === null ? "null" : typeof level}`;
+  return `logging/setLevel: the level is ${given}; it takes one of ${LoggingLevelSchema.options.join(", ")}`;
+}
+
+/** Answers malformed tool calls and logging/setLevel requests on `transport` with InvalidParams; everything else goes on to the server. */
+export function refuseMalformedRequests(transport: Transport, tools: ReadonlyMap<string, z.ZodRawShape>): void {
   const deliver = transport.onmessage;
-  if (!deliver) throw new Error("tacit: connect the server to the transport before checking its tool calls");
+  if (!deliver) throw new Error("tacit: connect the server to the transport before checking its requests");
   transport.onmessage = (message: JSONRPCMessage, extra) => {
-    if (isJSONRPCRequest(message) && message.method === "tools/call") {
-      const problem = argumentProblem(tools, message.params);
+    if (isJSONRPCRequest(message) && (message.method === "tools/call" || message.method === "logging/setLevel")) {
+      const problem = message.method === "tools/call" ? argumentProblem(tools, message.params) : logLevelProblem(message.params);
       if (problem !== null) {
         void transport.send({ jsonrpc: "2.0", id: message.id, error: { code: ErrorCode.InvalidParams, message: problem } }).catch(() => undefined);
         return;

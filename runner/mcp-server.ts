@@ -16,7 +16,7 @@ import type { SandboxProcess } from "./sandbox-process.js";
 import type { TypeChecker } from "./checks.js";
 import { ThreadedTypeChecker } from "./typecheck-thread.js";
 import { Recorder } from "./recorder.js";
-import { quotedName, refuseMalformedToolCalls } from "./mcp-arguments.js";
+import { quotedName, refuseMalformedRequests } from "./mcp-arguments.js";
 import { limitedStdin, MAX_MESSAGE_BYTES, type OversizedMessage } from "./mcp-stdin.js";
 import { ReplSession } from "./session.js";
 import { WarmSpare } from "./warm-spare.js";
@@ -317,7 +317,7 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
   const offered: Record<string, z.ZodRawShape> = config.sessionEnabled
     ? TOOL_ARGUMENTS
     : Object.fromEntries(Object.entries(TOOL_ARGUMENTS).filter(([name]) => !(name in SESSION_TOOL_ARGUMENTS)));
-  refuseMalformedToolCalls(transport, new Map(Object.entries(offered)));
+  refuseMalformedRequests(transport, new Map(Object.entries(offered)));
   log("info", `serving MCP on stdio (tacit ${version}${oversight.audit ? `, audit log ${config.auditLog}` : ""})`);
   for (const warning of config.warnings) log("warning", warning, false); // stderr had them at startup
   // The server stops when stdin ends (the client is gone). A transport that closes while stdin
