@@ -17,7 +17,7 @@ import type { TypeChecker } from "./checks.js";
 import { ThreadedTypeChecker } from "./typecheck-thread.js";
 import { Recorder } from "./recorder.js";
 import { quotedName, refuseMalformedRequests } from "./mcp-arguments.js";
-import { limitedStdin, MAX_MESSAGE_BYTES, type OversizedMessage } from "./mcp-stdin.js";
+import { answerUnreadableRequests, limitedStdin, MAX_MESSAGE_BYTES, type OversizedMessage } from "./mcp-stdin.js";
 import { ReplSession } from "./session.js";
 import { WarmSpare } from "./warm-spare.js";
 import { HeapShare } from "./heap-share.js";
@@ -318,6 +318,7 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
     ? TOOL_ARGUMENTS
     : Object.fromEntries(Object.entries(TOOL_ARGUMENTS).filter(([name]) => !(name in SESSION_TOOL_ARGUMENTS)));
   refuseMalformedRequests(transport, new Map(Object.entries(offered)));
+  answerUnreadableRequests(transport, input.passedOn);
   log("info", `serving MCP on stdio (tacit ${version}${oversight.audit ? `, audit log ${config.auditLog}` : ""})`);
   for (const warning of config.warnings) log("warning", warning, false); // stderr had them at startup
   // The server stops when stdin ends (the client is gone). A transport that closes while stdin

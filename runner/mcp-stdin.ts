@@ -6,6 +6,10 @@
 // that it can be answered with an error and the server reads on.
 
 import { PassThrough, type Readable } from "node:stream";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, JSONRPCRequestSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { quotedName } from "./mcp-arguments.js";
 
 /** The longest message passed to the SDK: its own default buffer, so every message it took before still goes through. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -217,9 +221,18 @@ export function limitedStdin(
   stdin: Readable,
   limitBytes: number,
   onOversized: (message: OversizedMessage) => void,
-): { stream: PassThrough; ended: Promise<void> } {
+): { stream: PassThrough; ended: Promise<void>; passedOn: Buffer[] } {
   const stream = new PassThrough();
-  const lines = new MessageLines(limitBytes, (line) => stream.write(Buffer.concat([line, Buffer.from("\n")])), onOversized);
+  // The lines passed on and not yet read by the transport, in order (see answerUnreadableRequests).
+  const passedOn: Buffer[] = [];
+  const lines = new MessageLines(
+    limitBytes,
+    (line) => {
+      passedOn.push(line);
+      stream.write(Buffer.concat([line, Buffer.from("\n")]));
+    },
+    onOversized,
+  );
   stdin.on("data", (chunk: Buffer) => lines.push(chunk));
   const ended = new Promise<void>((resolve) => {
     stdin.once("end", resolve);
@@ -228,5 +241,55 @@ export function limitedStdin(
   });
   // A last line without its newline is dropped, as the SDK itself would drop it.
   void ended.then(() => stream.end());
-  return { stream, ended };
+  return { stream, ended, passedOn };
+}
+
+/**
+ * Why `line` is a request the SDK cannot read, with its id, or null: it is not a JSON object
+ * with a string or number id and a method (a response, a notification, or no JSON at all: there
+ * is no one to answer), or it is a valid request after all.
+ */
+export function unreadableRequest(line: Buffer): { id: RequestId; problem: string } | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line.toString("utf8"));
+  } catch {
+    return null;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+  const { id, method } = value as Record<string, unknown>;
+  if (!(typeof id === "string" || (typeof id === "number" && Number.isFinite(id))) || typeof method !== "string") return null;
+  const checked = JSONRPCRequestSchema.safeParse(value);
+  if (checked.success) return null;
+  return {
+    id,
+    problem:
+      `request ${quotedName(method)} is not a JSON-RPC request MCP reads, and nothing in it ran: ` +
+      `${z.prettifyError(checked.error).replace(/\n/g, "; ")} (a request is {"jsonrpc": "2.0", "id", "method", "params": an object or left out}, nothing else)`,
+  };
+}
+
+/**
+ * Answers each request the SDK's transport cannot read with InvalidRequest, by its id. The SDK
+ * only reports such a line (onerror) and reads on, so a client that sent `"params": null` or a
+ * member the schema does not know waited for an answer that never came. Every line passed on
+ * ends in exactly one onmessage or one onerror, in order, so the line behind an error is the
+ * first of `passedOn` not yet read.
+ */
+export function answerUnreadableRequests(transport: Transport, passedOn: Buffer[]): void {
+  const deliver = transport.onmessage;
+  const report = transport.onerror;
+  if (!deliver) throw new Error("tacit: connect the server to the transport before answering its unreadable requests");
+  transport.onmessage = (message: JSONRPCMessage, extra) => {
+    passedOn.shift();
+    deliver(message, extra);
+  };
+  transport.onerror = (error) => {
+    const line = passedOn.shift();
+    const unreadable = line === undefined ? null : unreadableRequest(line);
+    if (unreadable !== null) {
+      void transport.send({ jsonrpc: "2.0", id: unreadable.id, error: { code: ErrorCode.InvalidRequest, message: unreadable.problem } }).catch(() => undefined);
+    }
+    report?.(error);
+  };
 }
