@@ -257,6 +257,32 @@ function utf16Text(bytes: Buffer, bigEndian: boolean, truncated: boolean): strin
   return units.toString("utf16le");
 }
 
+/** What a request's timeout is called in the config, for its messages. */
+const TIMEOUT_HINT = "; nothing of the answer was kept. The operator can give requests longer with libraryConfig.networkTimeoutMs";
+
+/**
+ * Node's words for an answer that failed partway, in words that say what happened and what to
+ * do: "aborted" said nothing of an answer whose connection closed before its Content-Length (or
+ * its last chunk) came, and "Parse Error: Header overflow" nothing of a limit. No byte counts:
+ * those of a compressed answer are its compressed size (see decoderFor). Any other error is kept.
+ */
+function answerFailure(url: URL, error: Error): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ECONNRESET" && error.message === "aborted") {
+    return new EffectFailure(
+      `${url.origin}: the connection closed before the whole answer came (shorter than its Content-Length said, or its chunks cut off); ` +
+        "nothing of it was kept. Retry the request; if it keeps happening, the server is cutting its answers short",
+    );
+  }
+  if (code === "HPE_HEADER_OVERFLOW") {
+    return new EffectFailure(
+      `${url.origin}: answered with headers longer than tacit reads (${Math.round(http.maxHeaderSize / 1024)} KiB in all, Node's limit); ` +
+        "nothing of the answer was kept. Request another URL of the service, or one that sets fewer cookies or headers",
+    );
+  }
+  return error;
+}
+
 function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, signal: AbortSignal): Promise<HttpOutcome & { location: string | null }> {
   const { url } = call;
   const host = hostOf(url);
@@ -334,7 +360,7 @@ function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, si
           size += chunk.length;
         });
         text.on("end", finish);
-        response.on("error", (error) => (truncated ? finish() : reject(error)));
+        response.on("error", (error) => (truncated ? finish() : reject(answerFailure(url, error))));
         if (text !== response) {
           // An empty body (HEAD, 204, 304) says its coding but holds nothing to decode.
           text.on("error", () => {
@@ -346,8 +372,8 @@ function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, si
         }
       },
     );
-    const overall = setTimeout(() => request.destroy(new EffectFailure(`${url.origin}: no complete answer within ${limits.timeoutMs} ms`)), limits.timeoutMs);
-    request.on("timeout", () => request.destroy(new EffectFailure(`${url.origin}: no answer within ${limits.timeoutMs} ms`)));
+    const overall = setTimeout(() => request.destroy(new EffectFailure(`${url.origin}: no complete answer within ${limits.timeoutMs} ms${TIMEOUT_HINT}`)), limits.timeoutMs);
+    request.on("timeout", () => request.destroy(new EffectFailure(`${url.origin}: no answer within ${limits.timeoutMs} ms${TIMEOUT_HINT}`)));
     // A tunnel (an answer to CONNECT) or a switch of protocol (101, which a server may send
     // unasked) hands the connection to a listener; with none, the request never settled and
     // the script waited past the request timeout for the evaluation's limit. tacit speaks
@@ -361,7 +387,7 @@ function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, si
     request.on("upgrade", switched);
     request.on("error", (error) => {
       clearTimeout(overall);
-      reject(error);
+      reject(answerFailure(url, error));
     });
     request.end(call.body ?? undefined);
   });
@@ -384,8 +410,19 @@ export async function httpExchange(
     if (hop > 0) followed(call.method, call.url);
     const outcome = await once(call, restrictedAllowed, limits, signal);
     if (!REDIRECTS.has(outcome.status) || outcome.location === null) return outcome;
-    if (hop >= limits.maxRedirects) throw new EffectFailure(`${first.url.origin}: more than ${limits.maxRedirects} redirects`);
-    const next = new URL(outcome.location, call.url);
+    const next = URL.canParse(outcome.location, call.url.href) ? new URL(outcome.location, call.url) : null;
+    if (next === null) {
+      throw new EffectFailure(
+        `${call.url.origin}: answered ${outcome.status} with a Location that is no URL (${JSON.stringify(outcome.location.slice(0, 200))}); ` +
+          "nothing of the answer was kept. The server's redirect is broken: request the URL it should lead to directly",
+      );
+    }
+    if (hop >= limits.maxRedirects) {
+      throw new EffectFailure(
+        `${first.url.origin}: more than ${limits.maxRedirects} redirects (the last to ${next.href}), which tacit does not follow; ` +
+          "nothing of the answer was kept. A loop of redirects, or a chain longer than that: request the URL it leads to directly",
+      );
+    }
     const sameOrigin = next.origin === call.url.origin;
     const headers = Object.fromEntries(Object.entries(call.headers).filter(([name]) => sameOrigin || !call.originBoundHeaders.has(name.toLowerCase())));
     const becomesGet = outcome.status === 303 || ((outcome.status === 301 || outcome.status === 302) && call.method === "POST");
