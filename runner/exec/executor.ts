@@ -217,6 +217,15 @@ export class ExecExecutor {
           "on standard input (the input option) or in a file",
       );
     }
+    // Node refuses a NUL at spawn, in words that counted the wrapper's own arguments ("args[15]"
+    // for the script's first): said here, of the script's argument, before anything runs.
+    const withNul = request.args.findIndex((arg) => arg.includes("\0"));
+    if (withNul !== -1) {
+      throw new EffectFailure(
+        `exec("${request.command}"): args[${withNul}] holds a NUL character, which no argument of a program can carry (the system ends it there); ` +
+          "nothing was run. Pass data with NUL characters on standard input (the input option) or in a file",
+      );
+    }
     const program = findOnPath(request.command);
     if (!program) throw new EffectFailure(`exec("${request.command}"): not found on the host's PATH`);
     const cwd = this.resolveCwd(request.cwd);
