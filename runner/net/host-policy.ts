@@ -4,6 +4,7 @@
 // without a port, only the scheme's default port matches.
 
 import { isIP } from "node:net";
+import { domainToASCII } from "node:url";
 
 export interface HostPattern {
   source: string;
@@ -34,10 +35,49 @@ export function parseHostPattern(source: string): HostPattern {
     port = raw === "*" ? "*" : Number(raw);
   }
   const badHost = host === "" || /[/@?#\s[\]]/.test(host) || (host.includes(":") && !bracketed) || (bracketed !== null && !host.includes(":"));
-  if (badHost || (typeof port === "number" && (!Number.isInteger(port) || port < 1 || port > 65535))) {
+  const canonical = badHost ? null : canonicalHost(host, bracketed !== null, source);
+  if (canonical === null || (typeof port === "number" && (!Number.isInteger(port) || port < 1 || port > 65535))) {
     throw new HostPatternError(`"${source}" is not a host pattern (like "api.example.com", "*.example.com:8443" or "127.0.0.1:*")`);
   }
-  return { source, host: hostMatcher(host), literalHost: host.includes("*") ? null : host, port };
+  return { source, host: hostMatcher(canonical), literalHost: canonical.includes("*") ? null : canonical, port };
+}
+
+/**
+ * The host as a URL's hostname is (what hostOf compares with): an international name in its
+ * ASCII form (bücher.example is xn--bcher-kva.example), an IPv6 address shortened (0:0::1 is
+ * ::1), an IPv4 one in dotted decimal (127.1 is 127.0.0.1). Compared as written, such a pattern
+ * matched no URL, and requestNetwork(["bücher.example"]) opened a scope that refused every
+ * request to that host ("xn--bcher-kva.example is not among the hosts this scope asked for").
+ * null for no host a URL can name.
+ */
+function canonicalHost(host: string, bracketed: boolean, source: string): string | null {
+  if (host.includes("*")) {
+    // A glob keeps its `*`s (a URL would read "10.*.0.1" as a broken IPv4 address): only its
+    // labels past ASCII are recoded, each whole; a `*` inside one would no longer stand where written.
+    const labels: string[] = [];
+    for (const label of host.split(".")) {
+      if (!/[^\x00-\x7f]/.test(label)) {
+        labels.push(label);
+        continue;
+      }
+      if (label.includes("*")) {
+        throw new HostPatternError(
+          `"${source}": a * in a label with letters past ASCII cannot match (such a label travels as one xn-- word); ` +
+            "write that label whole, or match its xn-- form",
+        );
+      }
+      const ascii = domainToASCII(label);
+      if (ascii === "") return null;
+      labels.push(ascii);
+    }
+    return labels.join(".");
+  }
+  try {
+    const hostname = new URL(`http://${bracketed ? `[${host}]` : host}/`).hostname;
+    return bracketed ? hostname.slice(1, -1) : hostname;
+  } catch {
+    return null;
+  }
 }
 
 export interface HostMatcher {

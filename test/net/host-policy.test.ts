@@ -73,6 +73,25 @@ describe("host patterns", () => {
     expect(hostOf(new URL("http://[::1]:8080/"))).toBe("::1");
   });
 
+  it("a pattern is the host as a URL spells it: IDN in its xn-- form, IPv4 dotted, IPv6 shortened; a glob keeps its `*`s", () => {
+    expect(parseHostPattern("Bücher.Example").literalHost).toBe("xn--bcher-kva.example");
+    expect(matches("bücher.example", "https://bücher.example/")).toBe(true);
+    expect(matches("bücher.example", "https://xn--bcher-kva.example/")).toBe(true);
+    expect(matches("bücher.example", "https://bucher.example/")).toBe(false);
+    expect(matches("*.bücher.example", "https://api.bücher.example/")).toBe(true);
+    expect(matches("*.bücher.example", "https://bücher.example/")).toBe(false);
+    expect(parseHostPattern("127.1").literalHost).toBe("127.0.0.1");
+    expect(parseHostPattern("0x7f000001:80").literalHost).toBe("127.0.0.1");
+    expect(parseHostPattern("[0:0:0:0:0:0:0:1]:8080").literalHost).toBe("::1");
+    expect(matches("[0:0::1]:8080", "http://[::1]:8080/")).toBe(true);
+    // A glob is not read as an address: "10.*.0.1" stays a glob of four labels.
+    expect(matches("10.*.0.1", "http://10.20.0.1/")).toBe(true);
+    expect(matches("[fec0::*]:*", "http://[fec0::1]:9/")).toBe(true);
+    // A `*` inside a label past ASCII would not stand where it was written in the xn-- form.
+    expect(() => parseHostPattern("bü*.example")).toThrow(/a \* in a label with letters past ASCII cannot match/);
+    expect(() => parseHostPattern("a<b.example")).toThrow(HostPatternError);
+  });
+
   it("a pattern without `*` is literal (it may unlock a restricted address); a glob is not", () => {
     expect(parseHostPattern("169.254.169.254").literalHost).toBe("169.254.169.254");
     expect(parseHostPattern("LocalHost:8080").literalHost).toBe("localhost");

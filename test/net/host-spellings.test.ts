@@ -1,0 +1,48 @@
+// Host patterns in the spellings people write, through the real CLI and a real server on
+// 127.0.0.1: a pattern is compared with a URL's host as the URL spells it (an international name
+// in its xn-- form, an IPv4 address in dotted decimal, IPv6 shortened), so "bücher.example" and
+// "127.1" mean what they say. Compared as written, they matched nothing: an operator's
+// "127.1:PORT" refused every request to 127.0.0.1:PORT, and requestNetwork(["bücher.example"])
+// under a permission for xn--bcher-kva.example was refused, though both name the same host.
+
+import { describe, expect, it } from "vitest";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, perTestResources, permit, tacit } from "./fixtures.js";
+
+const resources = perTestResources("tacit-net-spellings-");
+
+describe("host patterns in other spellings of the same host", () => {
+  it("an IPv4 address in short or hex form and an international name match the host a URL names, and only that host", async () => {
+    const a = await resources.server();
+    const other = await resources.server();
+    const result = await tacit(
+      resources.dir(),
+      `${ATTEMPT_PRELUDE}
+requestNetwork([${lit(`127.1:${a.port}`)}], (net) => {
+  attempt("short", () => JSON.parse(net.httpGet(${lit(`${a.origin}/short`)})).url);
+  attempt("short-other-port", () => net.httpGet(${lit(`${other.origin}/other`)}));
+});
+requestNetwork([${lit(`0x7f.0.0.1:${a.port}`)}], (net) => {
+  attempt("hex", () => JSON.parse(net.httpGet(${lit(`http://127.0.0.1:${a.port}/hex`)})).url);
+});
+attempt("idn-scope", () => requestNetwork(["bücher.example", "BÜCHER.example:8443"], () => "opened"));
+attempt("idn-scope-ascii", () => requestNetwork(["xn--bcher-kva.example"], () => "opened"));
+attempt("idn-other", () => requestNetwork(["bucher.example"], () => "opened"));
+attempt("idn-glob-in-label", () => requestNetwork(["bü*.example"], () => "opened"));
+`,
+      // The operator's permissions: each spelling as written, the IDN one in Unicode.
+      permit(`127.1:${a.port}`, `0x7f.0.0.1:${a.port}`, "bücher.example", "xn--bcher-kva.example:8443"),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    expect(attemptOf(found, "short")).toEqual({ status: "ok", value: "/short" });
+    expect(attemptOf(found, "hex")).toEqual({ status: "ok", value: "/hex" });
+    expect(attemptOf(found, "idn-scope")).toEqual({ status: "ok", value: "opened" });
+    expect(attemptOf(found, "idn-scope-ascii")).toEqual({ status: "ok", value: "opened" });
+    // Only that host, on that port.
+    expectRefused(found, ["short-other-port"], /not among the hosts this requestNetwork scope asked for/);
+    expectRefused(found, ["idn-other"], /bucher\.example is not permitted by --network-permissions/);
+    expectRefused(found, ["idn-glob-in-label"], /a \* in a label with letters past ASCII cannot match .*write that label whole, or match its xn-- form/);
+    expect(a.received.map((r) => r.url)).toEqual(["/short", "/hex"]);
+    expect(other.received).toEqual([]);
+  });
+});
