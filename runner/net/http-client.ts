@@ -263,7 +263,8 @@ const TIMEOUT_HINT = "; nothing of the answer was kept. The operator can give re
 /**
  * Node's words for an answer that failed partway, in words that say what happened and what to
  * do: "aborted" said nothing of an answer whose connection closed before its Content-Length (or
- * its last chunk) came, and "Parse Error: Header overflow" nothing of a limit. No byte counts:
+ * its last chunk) came, "Parse Error: Header overflow" nothing of a limit, and OpenSSL's "wrong
+ * version number" nothing of an https:// URL for a port that speaks plain HTTP. No byte counts:
  * those of a compressed answer are its compressed size (see decoderFor). Any other error is kept.
  */
 function answerFailure(url: URL, error: Error): Error {
@@ -278,6 +279,18 @@ function answerFailure(url: URL, error: Error): Error {
     return new EffectFailure(
       `${url.origin}: answered with headers longer than tacit reads (${Math.round(http.maxHeaderSize / 1024)} KiB in all, Node's limit); ` +
         "nothing of the answer was kept. Request another URL of the service, or one that sets fewer cookies or headers",
+    );
+  }
+  if (url.protocol === "https:" && /wrong version number|packet length too long|http request/i.test(error.message)) {
+    return new EffectFailure(
+      `${url.origin}: does not speak TLS on port ${url.port || "443"} (it answered the TLS handshake with something else, plain HTTP most often); ` +
+        `no request was sent. If it serves plain HTTP, use http://${url.host}; else check the port`,
+    );
+  }
+  if (typeof code === "string" && code.startsWith("HPE_")) {
+    return new EffectFailure(
+      `${url.origin}: answered with something that is not HTTP/1.1 (Node read: ${error.message}); nothing of it was kept. ` +
+        (url.protocol === "http:" ? "If the port serves TLS, use https://; else check the port" : "Check the port"),
     );
   }
   return error;

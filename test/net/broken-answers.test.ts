@@ -1,9 +1,12 @@
 // Answers that break partway, through the real CLI and a real server on 127.0.0.1: a body
 // shorter than its Content-Length, chunks cut off, headers past Node's limit, a redirect loop, a
-// Location that is no URL, a server that stalls mid-body. Each is an error the script catches
+// Location that is no URL, a server that stalls mid-body, a port that speaks another protocol
+// than the URL's scheme says. Each is an error the script catches
 // and that says what happened and what to do (Node's own words were "aborted" and "Parse Error:
 // Header overflow"), and none hands back a part of the answer as if it were the whole.
 
+import { once } from "node:events";
+import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, type Handler, lit, perTestResources, permit, tacit } from "./fixtures.js";
 
@@ -76,5 +79,41 @@ println("after");
     // No part of a broken answer reached the script.
     expect(result.stdout).not.toContain("PARTIAL-BODY");
     expect(result.stdout).not.toContain("HEADERS-TOO-BIG");
+  });
+
+  it("from a port that speaks another protocol says so, and which scheme to try", async () => {
+    const plain = await resources.server();
+    // Answers anything with bytes that are no HTTP status line.
+    const raw = createTcpServer((socket) => socket.once("data", () => socket.end("SSH-2.0-OpenSSH_9.6\r\n")));
+    raw.listen(0, "127.0.0.1");
+    await once(raw, "listening");
+    try {
+      const rawPort = (raw.address() as AddressInfo).port;
+      const result = await tacit(
+        resources.dir(),
+        `${ATTEMPT_PRELUDE}
+requestNetwork(["127.0.0.1:*"], (net) => {
+  attempt("https-to-plain", () => net.httpGet(${lit(`https://127.0.0.1:${plain.port}/tls`)}));
+  attempt("not-http", () => net.httpGet(${lit(`http://127.0.0.1:${rawPort}/`)}));
+});
+`,
+        permit("127.0.0.1:*"),
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const found = attempts(result.stdout);
+      expect(attemptOf(found, "https-to-plain")).toEqual({
+        status: "Error",
+        value:
+          `https://127.0.0.1:${plain.port}: does not speak TLS on port ${plain.port} (it answered the TLS handshake with something else, plain HTTP most often); ` +
+          `no request was sent. If it serves plain HTTP, use http://127.0.0.1:${plain.port}; else check the port`,
+      });
+      expect(String(attemptOf(found, "not-http").value)).toMatch(
+        new RegExp(`^http://127\\.0\\.0\\.1:${rawPort}: answered with something that is not HTTP/1\\.1 \\(Node read: .*\\); nothing of it was kept\\. If the port serves TLS, use https://`),
+      );
+      // The handshake is no request: the plain server received none.
+      expect(plain.received).toEqual([]);
+    } finally {
+      raw.close();
+    }
   });
 });
