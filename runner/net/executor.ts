@@ -252,6 +252,14 @@ export class NetworkExecutor {
       if (url.username !== "" || url.password !== "") {
         throw new PolicyDenial(`${url.host}: credentials in a URL are refused; send them with secretHeaders (a Classified value) instead`);
       }
+      // Node sends a request for port 0 to the scheme's default port (it takes 0 for "none"), so
+      // the checks and the audit log judged one port and the request went to another.
+      if (url.port === "0") {
+        throw new EffectFailure(
+          `${url.href}: port 0 is no port a server answers on (Node would send the request to port ${url.protocol === "https:" ? 443 : 80} instead); ` +
+            "nothing was sent. Name the server's port, or leave it out for the default",
+        );
+      }
       const where = `${hostOf(url)}${url.port ? `:${url.port}` : ""}`;
       if (!scopeHosts.some((pattern) => patternMatches(pattern, url))) {
         throw new PolicyDenial(`${where} is not among the hosts this requestNetwork scope asked for (${scopeHosts.map((p) => p.source).join(", ")})`);

@@ -46,3 +46,34 @@ attempt("idn-glob-in-label", () => requestNetwork(["bü*.example"], () => "opene
     expect(other.received).toEqual([]);
   });
 });
+
+describe("port 0", () => {
+  it("is refused, asked for or redirected to: Node sent it to the default port, past checks that judged port 0", async () => {
+    const a = await resources.server((request, response) => {
+      response.writeHead(302, { location: request.url === "/to-https" ? "https://127.0.0.1:0/next" : "http://127.0.0.1:0/next" });
+      response.end();
+    });
+    const result = await tacit(
+      resources.dir(),
+      `${ATTEMPT_PRELUDE}
+requestNetwork(["127.0.0.1:*"], (net) => {
+  attempt("direct", () => net.httpGet("http://127.0.0.1:0/direct"));
+  attempt("redirected", () => net.httpGet(${lit(`${a.origin}/to-http`)}));
+  attempt("redirected-https", () => net.httpGet(${lit(`${a.origin}/to-https`)}));
+});
+`,
+      permit("127.0.0.1:*"),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    expect(attemptOf(found, "direct")).toEqual({
+      status: "Error",
+      value:
+        "http://127.0.0.1:0/direct: port 0 is no port a server answers on (Node would send the request to port 80 instead); nothing was sent. " +
+        "Name the server's port, or leave it out for the default",
+    });
+    expect(String(attemptOf(found, "redirected").value)).toMatch(/^http:\/\/127\.0\.0\.1:0\/next: port 0 is no port a server answers on \(Node would send the request to port 80 instead\); nothing was sent/);
+    expect(String(attemptOf(found, "redirected-https").value)).toMatch(/^https:\/\/127\.0\.0\.1:0\/next: port 0 .*to port 443 instead/);
+    expect(a.received.map((r) => r.url)).toEqual(["/to-http", "/to-https"]);
+  });
+});
