@@ -13,15 +13,31 @@ interface RequestOptions {
   body?: string;
 }
 
+/**
+ * Headers as the plain object the interface names. Read with Object.entries, a Map (secret
+ * headers included) gave none, silently, and an array of [name, value] pairs (fetch's shape)
+ * sent a header named "0"; each is refused, saying how to pass it.
+ */
+function headerRecord(value: unknown, what: string): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  const prototype = typeof value === "object" ? Object.getPrototypeOf(value) : undefined;
+  if (prototype === Object.prototype || prototype === null) return value as Record<string, unknown>;
+  const shape = Array.isArray(value) ? "an array" : value instanceof Map ? "a Map" : typeof value === "object" ? "an object of a class" : `a ${typeof value}`;
+  throw new TypeError(
+    `${what} must be a plain object of header names to values (like { accept: "application/json" }), not ${shape}; nothing was sent. ` +
+      "For a Map or a list of [name, value] pairs, pass Object.fromEntries(it)",
+  );
+}
+
 export function createNetworkApi(channel: Channel, classified: ClassifiedApi) {
   type Classified = ReturnType<ClassifiedApi["wrap"]>;
 
   function fields(scope: string, method: string, url: string, options: RequestOptions, body: string | null): HttpRequestFields {
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(options.headers ?? {})) headers[name] = String(value);
+    for (const [name, value] of Object.entries(headerRecord(options.headers, "options.headers"))) headers[name] = String(value);
     if (options.contentType !== undefined) headers["content-type"] = String(options.contentType);
     const secretHeaders: Record<string, string> = {};
-    for (const [name, value] of Object.entries(options.secretHeaders ?? {})) {
+    for (const [name, value] of Object.entries(headerRecord(options.secretHeaders, "options.secretHeaders"))) {
       secretHeaders[name] = classified.handleOf(value, `secretHeaders["${name}"]`);
     }
     return { scope, method, url: String(url), headers, secretHeaders, body, classifiedBody: null };
