@@ -4,6 +4,7 @@
 import type { ProcessResult } from "../protocol.js";
 import type { Channel } from "./channel.js";
 import { withScope } from "./scope.js";
+import { textValue } from "./text-value.js";
 
 export interface ExecOptions {
   cwd?: string;
@@ -30,10 +31,10 @@ export function createExecApi(channel: Channel) {
         kind: "Exec",
         scope: this.#scope,
         command: String(command),
-        args: args.map(String),
+        args: args.map((arg, i) => textValue(arg, `exec(command, args): args[${i}]`)),
         cwd: options.cwd === undefined ? null : String(options.cwd),
         timeoutMs,
-        input: options.input === undefined ? null : String(options.input),
+        input: options.input === undefined ? null : textValue(options.input, "exec(command, args, options): options.input"),
       });
     }
 

@@ -5,6 +5,7 @@ import type { HttpRequestFields, HttpResponse } from "../protocol.js";
 import type { Channel } from "./channel.js";
 import type { ClassifiedApi } from "./classified.js";
 import { withScope } from "./scope.js";
+import { textValue } from "./text-value.js";
 
 interface RequestOptions {
   headers?: Record<string, string>;
@@ -50,14 +51,14 @@ export function createNetworkApi(channel: Channel, classified: ClassifiedApi) {
       this.#scope = scope;
     }
     httpRequest(method: string, url: string, options: RequestOptions = {}): HttpResponse {
-      const body = options.body === undefined ? null : String(options.body);
+      const body = options.body === undefined ? null : textValue(options.body, "httpRequest(method, url, options): options.body");
       return channel.request({ kind: "HttpRequest", ...fields(this.#scope, String(method), url, options, body), classifiedBody: null });
     }
     httpGet(url: string, options: RequestOptions = {}): string {
       return this.httpRequest("GET", url, options).body;
     }
     httpPost(url: string, body: string, options: RequestOptions = {}): string {
-      return this.httpRequest("POST", url, { contentType: "text/plain; charset=utf-8", ...options, body: String(body) }).body;
+      return this.httpRequest("POST", url, { contentType: "text/plain; charset=utf-8", ...options, body: textValue(body, "httpPost(url, body): body") }).body;
     }
     httpPostClassified(url: string, body: Classified, options: RequestOptions = {}): Classified {
       const request = fields(this.#scope, "POST", url, { contentType: "text/plain; charset=utf-8", ...options }, null);
