@@ -4,12 +4,21 @@
 import type { ProcessResult } from "../protocol.js";
 import type { Channel } from "./channel.js";
 import { withScope } from "./scope.js";
-import { textValue } from "./text-value.js";
+import { knownOptions, textValue } from "./call-values.js";
 
 export interface ExecOptions {
   cwd?: string;
   timeoutMs?: number;
   input?: string;
+}
+
+const EXEC_OPTIONS = ["cwd", "timeoutMs", "input"];
+
+function execHint(key: string): string {
+  if (key === "env") return "A command gets tacit's own small environment (PATH, HOME, LANG, TERM): pass settings as arguments or on its input";
+  if (key === "timeout") return "The limit is timeoutMs, in milliseconds";
+  if (key === "stdin") return "Standard input is the input option";
+  return "";
 }
 
 export function createExecApi(channel: Channel) {
@@ -20,8 +29,9 @@ export function createExecApi(channel: Channel) {
       this.#scope = scope;
     }
 
-    exec(command: string, args: readonly string[] = [], options: ExecOptions = {}): ProcessResult {
+    exec(command: string, args: readonly string[] = [], given: ExecOptions = {}): ProcessResult {
       if (!Array.isArray(args)) throw new TypeError("exec(command, args): args must be an array of strings");
+      const options = knownOptions<ExecOptions>(given, EXEC_OPTIONS, "exec(command, args, options)", execHint);
       const timeoutMs = options.timeoutMs === undefined ? null : Number(options.timeoutMs);
       // The host takes a positive whole number only (anything else ended the evaluation as a malformed frame).
       if (timeoutMs !== null && !(Number.isSafeInteger(timeoutMs) && timeoutMs > 0)) {

@@ -5,7 +5,7 @@ import type { HttpRequestFields, HttpResponse } from "../protocol.js";
 import type { Channel } from "./channel.js";
 import type { ClassifiedApi } from "./classified.js";
 import { withScope } from "./scope.js";
-import { textValue } from "./text-value.js";
+import { knownOptions, textValue } from "./call-values.js";
 
 interface RequestOptions {
   headers?: Record<string, string>;
@@ -30,6 +30,21 @@ function headerRecord(value: unknown, what: string): Record<string, unknown> {
   );
 }
 
+const HEADER_OPTIONS = ["headers", "secretHeaders"];
+
+function requestHint(key: string): string {
+  return key === "timeout" || key === "timeoutMs" ? "The operator sets the request timeout (libraryConfig.networkTimeoutMs)" : "";
+}
+function getHint(key: string): string {
+  if (key === "method" || key === "body") return "For another method or a body, use httpRequest(method, url, { body }) or httpPost(url, body)";
+  return requestHint(key);
+}
+function postHint(key: string): string {
+  if (key === "method") return "For another method, use httpRequest(method, url, { body })";
+  if (key === "body") return "The body is httpPost's second argument";
+  return requestHint(key);
+}
+
 export function createNetworkApi(channel: Channel, classified: ClassifiedApi) {
   type Classified = ReturnType<ClassifiedApi["wrap"]>;
 
@@ -50,17 +65,23 @@ export function createNetworkApi(channel: Channel, classified: ClassifiedApi) {
     constructor(scope: string) {
       this.#scope = scope;
     }
-    httpRequest(method: string, url: string, options: RequestOptions = {}): HttpResponse {
+    #send(method: string, url: string, options: RequestOptions, body: string | null): HttpResponse {
+      return channel.request({ kind: "HttpRequest", ...fields(this.#scope, method, url, options, body), classifiedBody: null });
+    }
+    httpRequest(method: string, url: string, given: RequestOptions = {}): HttpResponse {
+      const options = knownOptions<RequestOptions>(given, [...HEADER_OPTIONS, "contentType", "body"], "httpRequest(method, url, options)", requestHint);
       const body = options.body === undefined ? null : textValue(options.body, "httpRequest(method, url, options): options.body");
-      return channel.request({ kind: "HttpRequest", ...fields(this.#scope, String(method), url, options, body), classifiedBody: null });
+      return this.#send(String(method), url, options, body);
     }
-    httpGet(url: string, options: RequestOptions = {}): string {
-      return this.httpRequest("GET", url, options).body;
+    httpGet(url: string, given: RequestOptions = {}): string {
+      return this.#send("GET", url, knownOptions<RequestOptions>(given, HEADER_OPTIONS, "httpGet(url, options)", getHint), null).body;
     }
-    httpPost(url: string, body: string, options: RequestOptions = {}): string {
-      return this.httpRequest("POST", url, { contentType: "text/plain; charset=utf-8", ...options, body: textValue(body, "httpPost(url, body): body") }).body;
+    httpPost(url: string, body: string, given: RequestOptions = {}): string {
+      const options = knownOptions<RequestOptions>(given, [...HEADER_OPTIONS, "contentType"], "httpPost(url, body, options)", postHint);
+      return this.#send("POST", url, { contentType: "text/plain; charset=utf-8", ...options }, textValue(body, "httpPost(url, body): body")).body;
     }
-    httpPostClassified(url: string, body: Classified, options: RequestOptions = {}): Classified {
+    httpPostClassified(url: string, body: Classified, given: RequestOptions = {}): Classified {
+      const options = knownOptions<RequestOptions>(given, [...HEADER_OPTIONS, "contentType"], "httpPostClassified(url, body, options)", postHint);
       const request = fields(this.#scope, "POST", url, { contentType: "text/plain; charset=utf-8", ...options }, null);
       request.classifiedBody = classified.handleOf(body, "httpPostClassified(url, body)");
       return classified.wrap(channel.request({ kind: "HttpRequestClassified", ...request }));
