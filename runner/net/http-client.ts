@@ -438,7 +438,8 @@ export async function httpExchange(
     }
     const sameOrigin = next.origin === call.url.origin;
     const headers = Object.fromEntries(Object.entries(call.headers).filter(([name]) => sameOrigin || !call.originBoundHeaders.has(name.toLowerCase())));
-    const becomesGet = outcome.status === 303 || ((outcome.status === 301 || outcome.status === 302) && call.method === "POST");
+    // A HEAD stays a HEAD (RFC 9110 15.4.4): turned into a GET by a 303, it fetched the whole body it asked not to.
+    const becomesGet = call.method !== "HEAD" && (outcome.status === 303 || ((outcome.status === 301 || outcome.status === 302) && call.method === "POST"));
     call = { ...call, url: next, headers, method: becomesGet ? "GET" : call.method, body: becomesGet ? null : call.body };
   }
 }

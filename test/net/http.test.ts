@@ -249,6 +249,29 @@ println("done");
 });
 
 describe("redirects", () => {
+  it("keep a HEAD a HEAD, whatever the status (a 303 made it a GET, which fetched the body it asked not to)", async () => {
+    const a = await server(routes);
+    const to = (target: string, code: number): string => `${a.origin}/redirect?to=${encodeURIComponent(target)}&code=${code}`;
+    const result = await tacit(
+      workDir(),
+      `${ATTEMPT_PRELUDE}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  for (const code of [301, 302, 303, 307, 308]) attempt("head-" + code, () => net.httpRequest("HEAD", ${lit(`${a.origin}/redirect?to=/after-`)} + code + "&code=" + code));
+  attempt("get-303", () => JSON.parse(net.httpRequest("POST", ${lit(to("/post-after-303", 303))}, { body: "b" }).body).method);
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    for (const code of [301, 302, 303, 307, 308]) {
+      expect(attemptOf(found, `head-${code}`), String(code)).toEqual({ status: "ok", value: { status: 200, body: "" } });
+      expect(received(a, `/after-${code}`).map((r) => r.method), String(code)).toEqual(["HEAD"]);
+    }
+    // A POST still becomes a GET at a 303.
+    expect(attemptOf(found, "get-303")).toEqual({ status: "ok", value: "GET" });
+  });
+
   it("are followed only to targets that pass the same checks; a refused target is never contacted", async () => {
     const a = await server(routes);
     const notPermitted = await server();
