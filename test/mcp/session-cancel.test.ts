@@ -4,12 +4,11 @@
 // minutes): with maxSessions 1, every later create_repl_session was refused meanwhile. The
 // session is now ended at once, and none is kept.
 
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { childEnv, tacitBin } from "../helpers.js";
+import { rawClient } from "./raw-client.js";
 
 let dir: string;
 beforeAll(() => {
@@ -24,52 +23,28 @@ describe("create_repl_session cancelled while the session is made", () => {
   it("keeps no session: the one place of maxSessions 1 is free for the next call", async () => {
     // A raw client: the call and its cancellation go in one write, so the server reads the
     // cancellation before the call's handler goes on (an SDK client sends them apart).
-    const child = spawn(process.execPath, [tacitBin, "serve", "--no-check", "--config", path.join(dir, "config.json")], {
-      cwd: dir,
-      env: childEnv({ TACIT_HOME: path.join(dir, "home") }),
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const responses: Response[] = [];
-    let buffered = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString();
-      for (let newline = buffered.indexOf("\n"); newline !== -1; newline = buffered.indexOf("\n")) {
-        responses.push(JSON.parse(buffered.slice(0, newline)) as Response);
-        buffered = buffered.slice(newline + 1);
-      }
-    });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const line = (message: unknown): string => JSON.stringify(message) + "\n";
+    const client = rawClient<Response>(["--no-check", "--config", path.join(dir, "config.json")], dir, { TACIT_HOME: path.join(dir, "home") });
+    const { line, answer, responses } = client;
     const call = (id: number, name: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } });
-    const answer = async (id: number): Promise<Response> => {
-      while (!responses.some((r) => r.id === id) && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 20));
-      const found = responses.find((r) => r.id === id);
-      if (!found) throw new Error(`tacit serve ended before answering ${id}: ${stderr}`);
-      return found;
-    };
     try {
-      child.stdin.write(line({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } }));
-      await answer(1);
-      child.stdin.write(line({ jsonrpc: "2.0", method: "notifications/initialized" }));
-      child.stdin.write(line(call(2, "create_repl_session")) + line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "the user stopped it" } }));
+      await client.initialize();
+      client.send(line(call(2, "create_repl_session")) + line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "the user stopped it" } }));
       // A session being made counts against the limit: the next call is sent once the server has read the cancelled one.
-      child.stdin.write(line({ jsonrpc: "2.0", id: 10, method: "ping" }));
+      client.send({ jsonrpc: "2.0", id: 10, method: "ping" });
       await answer(10);
       // The next session gets the one place: none was kept for the cancelled call.
-      child.stdin.write(line(call(3, "create_repl_session")));
+      client.send(call(3, "create_repl_session"));
       const created = await answer(3);
       expect(created.result?.isError, created.result?.content?.[0]?.text).toBeFalsy();
       const id = created.result?.structuredContent?.session_id;
       expect(typeof id).toBe("string");
-      child.stdin.write(line(call(4, "list_sessions")));
+      client.send(call(4, "list_sessions"));
       const listed = await answer(4);
       expect((listed.result?.structuredContent?.sessions as Array<{ session_id: string }>).map((s) => s.session_id)).toEqual([id]);
       // The cancelled call is not answered (the SDK drops the answer to a cancelled request).
       expect(responses.some((r) => r.id === 2)).toBe(false);
     } finally {
-      child.stdin.end();
-      child.kill();
+      client.close();
     }
   }, 60_000);
 });

@@ -4,13 +4,12 @@
 // by its id, saying what is wrong; nothing in it runs, and lines with no one to answer (a
 // response, a notification, no JSON) are still only reported.
 
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unreadableRequest } from "../../runner/mcp-stdin.js";
-import { childEnv, tacitBin } from "../helpers.js";
+import { rawClient } from "./raw-client.js";
 
 let dir: string;
 beforeAll(() => {
@@ -22,40 +21,19 @@ type Response = { id?: unknown; result?: unknown; error?: { code: number; messag
 
 describe("requests the SDK cannot read", () => {
   it("are answered with InvalidRequest by their id, and none of them runs; the server goes on", async () => {
-    const child = spawn(process.execPath, [tacitBin, "serve", "--no-check", "--allowed-roots", dir], {
-      cwd: dir,
-      env: childEnv({ TACIT_HOME: path.join(dir, "home") }),
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const responses: Response[] = [];
-    let buffered = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString();
-      for (let newline = buffered.indexOf("\n"); newline !== -1; newline = buffered.indexOf("\n")) {
-        responses.push(JSON.parse(buffered.slice(0, newline)) as Response);
-        buffered = buffered.slice(newline + 1);
-      }
-    });
-    const send = (message: unknown): void => void child.stdin.write(JSON.stringify(message) + "\n");
-    const answer = async (id: unknown): Promise<Response> => {
-      while (!responses.some((r) => r.id === id) && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 20));
-      const found = responses.find((r) => r.id === id);
-      if (!found) throw new Error(`tacit serve ended before answering ${String(id)}`);
-      return found;
-    };
+    const client = rawClient<Response>(["--no-check", "--allowed-roots", dir], dir, { TACIT_HOME: path.join(dir, "home") });
+    const { send, answer, responses } = client;
     // Each would write this file if it ran.
     const marker = path.join(dir, "ran.txt");
     const code = `requestFileSystem(${JSON.stringify(dir)}, (fs) => fs.access("ran.txt").write("ran"));`;
     try {
-      send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } });
-      await answer(1);
-      send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      await client.initialize();
       send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: null });
       send({ jsonrpc: "2.0", id: "extra", method: "tools/call", params: { name: "execute_typescript", arguments: { code } }, trace: true });
       send({ jsonrpc: "1.0", id: 3, method: "tools/call", params: { name: "execute_typescript", arguments: { code } } });
       // A response with no request behind it, and a line that is no JSON: nothing to answer.
       send({ jsonrpc: "2.0", id: 4, error: "not a response" });
-      child.stdin.write("{ not json\n");
+      send("{ not json\n");
       send({ jsonrpc: "2.0", id: 5, method: "ping" });
       await answer(5);
       // Each is answered as its line is read, so before the ping after them.
@@ -77,8 +55,7 @@ describe("requests the SDK cannot read", () => {
       send({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "execute_typescript", arguments: { code: 'println("fine")' } } });
       expect(JSON.stringify((await answer(6)).result)).toContain("fine");
     } finally {
-      child.stdin.end();
-      child.kill();
+      client.close();
     }
   }, 60_000);
 
