@@ -8,11 +8,9 @@ import { onFirstUse } from "./on-first-use.js";
 
 /** The limits are the protocol's (ACTION_LIMITS), which the library keeps to before it sends. */
 const L = ACTION_LIMITS;
-const SCOPE_MAX_CHARS = L.scopeChars;
-const PATH_MAX_CHARS = L.pathChars;
 
-const scope = () => z.string().max(SCOPE_MAX_CHARS);
-const filePath = () => z.string().max(PATH_MAX_CHARS);
+const scope = () => z.string().max(L.scopeChars);
+const filePath = () => z.string().max(L.pathChars);
 const handle = () => z.string().max(L.handleChars);
 
 /**
@@ -26,17 +24,13 @@ function boundedRecord<V extends z.ZodType>(max: number, what: string, key: z.Zo
   return z.custom<Record<string, unknown>>(fits, { message: `more than ${max} ${what}` }).pipe(z.record(key, value));
 }
 
-/** Headers of one request at most (each kind), and captured names of one map function. */
-const MAX_HEADERS = L.headers;
-const MAX_CAPTURES = L.captures;
-
 function httpFields() {
   return {
     scope: scope(),
     method: z.string().max(L.methodChars),
     url: z.string().max(L.urlChars),
-    headers: boundedRecord(MAX_HEADERS, "headers", z.string().max(L.headerNameChars), z.string().max(L.headerValueChars)),
-    secretHeaders: boundedRecord(MAX_HEADERS, "secret headers", z.string().max(L.headerNameChars), handle()),
+    headers: boundedRecord(L.headers, "headers", z.string().max(L.headerNameChars), z.string().max(L.headerValueChars)),
+    secretHeaders: boundedRecord(L.headers, "secret headers", z.string().max(L.headerNameChars), handle()),
     body: z.string().nullable(),
     classifiedBody: handle().nullable(),
   };
@@ -56,7 +50,7 @@ const ACTION_SCHEMAS = {
         kind: z.literal("ClassifiedMap"),
         handle: handle(),
         source: z.string().max(L.mapSourceChars),
-        captures: boundedRecord(MAX_CAPTURES, "captured names", z.string(), z.union([z.object({ plain: z.unknown() }).strict(), z.object({ classified: handle() }).strict()])),
+        captures: boundedRecord(L.captures, "captured names", z.string(), z.union([z.object({ plain: z.unknown() }).strict(), z.object({ classified: handle() }).strict()])),
         flat: z.boolean(),
       })
       .strict(),
@@ -127,8 +121,8 @@ function requestSchema(kind: ActionKind): z.ZodType<unknown> {
 /** How a flat action's field is checked: a string of at most so many characters, one of a few strings, or a boolean. */
 type FlatField = { readonly maxChars: number } | { readonly oneOf: readonly string[] } | "boolean";
 
-const SCOPE_FIELD: FlatField = { maxChars: SCOPE_MAX_CHARS };
-const PATH_FIELD: FlatField = { maxChars: PATH_MAX_CHARS };
+const SCOPE_FIELD: FlatField = { maxChars: L.scopeChars };
+const PATH_FIELD: FlatField = { maxChars: L.pathChars };
 
 /**
  * The actions a loop over files sends most, whose fields are all strings and booleans: each with
@@ -236,7 +230,6 @@ void actionSchemasMatchProtocol;
 export class ProtocolError extends Error {
   override name = "ProtocolError";
 }
-
 
 /** Whether a parsed JSON value nests deeper than MAX_VALUE_DEPTH (iterative: any depth is safe to ask about). */
 function nestsTooDeeply(value: unknown): boolean {

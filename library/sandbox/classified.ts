@@ -18,6 +18,9 @@ export const SENTINEL_PATTERN = /\u0000tacit:classified:([A-Za-z0-9_-]+)\u0000/;
  */
 const PLAIN_DEPTH_LIMIT = MAX_VALUE_DEPTH - 10;
 
+/** "a Map", "an Array", "a bigint", "an object". */
+const withArticle = (word: string): string => `${/^[aeiou]/i.test(word) ? "an" : "a"} ${word}`;
+
 /** The capture list the import rewriter attaches to a function passed to map/flatMap. */
 const captureLists = new WeakMap<object, () => Record<string, unknown>>();
 
@@ -74,10 +77,10 @@ export function createClassifiedApi(channel: Channel) {
     if (typeof value === "object" && value !== null) {
       const name = (value as { constructor?: { name?: string } }).constructor?.name;
       if (name === "FileSystem" || name === "FileEntry") return `a ${name} capability`;
-      return name ? `${/^[AEIOU]/.test(name) ? "an" : "a"} ${name}` : "an object that is not plain data";
+      return name ? withArticle(name) : "an object that is not plain data";
     }
     if (value === undefined) return "undefined (JSON has no undefined: use null)";
-    return `${/^[aeiou]/.test(typeof value) ? "an" : "a"} ${typeof value}`;
+    return withArticle(typeof value);
   }
 
   function captureOf(name: string, value: unknown): Capture {

@@ -687,7 +687,8 @@ export class FileSystemExecutor {
       });
     } catch (error) {
       // The directory to write in is missing (the open of it failed): say which, and how to make it.
-      if ((error as NodeJS.ErrnoException).code === "ENOENT" && (error as NodeJS.ErrnoException).syscall === "open" && (error as NodeJS.ErrnoException).path === path.dirname(target.real)) {
+      const e = error as NodeJS.ErrnoException;
+      if (e.code === "ENOENT" && e.syscall === "open" && e.path === path.dirname(target.real)) {
         const dir = path.dirname(target.named);
         throw new EffectFailure(`${requested}: no such directory ${dir}; make it first: fs.access(${JSON.stringify(dir)}).mkdir() (which makes its parents too)`);
       }
@@ -813,14 +814,22 @@ export class FileSystemExecutor {
     throw searchFailure(requested, recursive ? "walk()" : "children()", reply);
   }
 
-  async find(token: string, requested: string, glob: string): Promise<string[]> {
-    const target = this.resolve(token, requested, "read");
+  /**
+   * The search's directory must exist and be one: searched as an unreadable directory, a missing
+   * one or a file gave no match, where grep -r names the missing one and searches the file.
+   */
+  private requireDirectory(target: Resolved & { scope: FileSystemScope }, requested: string, notDirectory: string): void {
     try {
-      if (!this.existingResolved(target, requested, true).isDirectory()) throw new EffectFailure(`${requested}: not a directory`);
+      if (!this.existingResolved(target, requested, true).isDirectory()) throw new EffectFailure(`${requested}: ${notDirectory}`);
     } catch (error) {
       if (error instanceof EffectFailure || error instanceof PolicyDenial) throw error;
       throw failure(requested, error);
     }
+  }
+
+  async find(token: string, requested: string, glob: string): Promise<string[]> {
+    const target = this.resolve(token, requested, "read");
+    this.requireDirectory(target, requested, "not a directory");
     // Globs become regular expressions: matched in the worker, like grep patterns.
     const reply = await this.grep.run({
       op: "find",
@@ -855,16 +864,7 @@ export class FileSystemExecutor {
     const target = this.resolve(token, requested, "read");
     // A classified directory holds nothing grepRecursive may read.
     if (target.classified) return [];
-    // As find() does: a missing directory or a file was searched as an unreadable directory, and
-    // gave no match, where grep -r names the missing one and searches the file.
-    try {
-      if (!this.existingResolved(target, requested, true).isDirectory()) {
-        throw new EffectFailure(`${requested}: not a directory; grepRecursive() searches the files under a directory, grep() searches one file`);
-      }
-    } catch (error) {
-      if (error instanceof EffectFailure || error instanceof PolicyDenial) throw error;
-      throw failure(requested, error);
-    }
+    this.requireDirectory(target, requested, "not a directory; grepRecursive() searches the files under a directory, grep() searches one file");
     return this.search(requested, pattern, {
       op: "grepRecursive",
       dir: target.named,
