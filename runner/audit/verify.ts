@@ -445,20 +445,23 @@ export function verifyAuditLogFile(
   let pending: LogLine | null = null;
   const check = ({ line, bytes, ended }: LogLine, isLast: boolean): void => {
     if (!ended) complete = false;
-    if (bytes === null) {
+    let segment: string | null = null;
+    if (bytes !== null) {
+      try {
+        segment = decoder.decode(bytes);
+      } catch {
+        checks.notUtf8(line);
+        segment = bytes.toString("utf8");
+      }
+    }
+    // The anchor is found by the log's first line, whatever it holds.
+    if (anchor === null) {
+      anchor = anchorOf(segment ?? "");
+      held = new HeldLines(anchor);
+    }
+    if (segment === null) {
       problem(line, `unreadable line (longer than ${LOG_LINE_LIMIT_BYTES / (1024 * 1024)} MiB, which tacit never writes): it was edited or corrupted`);
       return;
-    }
-    let segment: string;
-    try {
-      segment = decoder.decode(bytes);
-    } catch {
-      checks.notUtf8(line);
-      segment = bytes.toString("utf8");
-    }
-    if (anchor === null) {
-      anchor = anchorOf(segment);
-      held = new HeldLines(anchor);
     }
     const entry = checks.parsed(segment, line, isLast, !isLast || ended);
     if (entry === null) return;
