@@ -87,6 +87,14 @@ export class AuditLog {
   private chain: string;
   /** Lines written since the last head. */
   private unsigned = 0;
+  /**
+   * Where the file ends when only this writer writes it: its size at opening, plus every byte
+   * written since. The lock (in tacit's home) keeps other writers of this home out; a tacit with
+   * another home does not see it, and one that opened the same empty log wrote a chain of its
+   * own into it, each run ending "done", exit 0 (verify: "seq 1 repeated"). Checked before each
+   * write and after each fsync: the file then grew or shrank under this writer.
+   */
+  private size: number;
   /** Lines made but not yet written (see flush). */
   private readonly lines = new LineBytes();
   /** Events appended whose lines are not made yet (see append). */
@@ -107,6 +115,7 @@ export class AuditLog {
     readonly path: string,
     fd: number,
     tail: ParsedLine | null,
+    size: number,
     private readonly key: SigningKey,
     private readonly lock: FileLock,
     private readonly anchoring: Anchoring,
@@ -114,6 +123,7 @@ export class AuditLog {
     private readonly signIntervalMs: number,
   ) {
     this.fd = fd;
+    this.size = size;
     this.seq = tail?.seq ?? 0;
     this.chain = tail?.chain ?? ZERO_CHAIN;
     // A normal exit (process.exit included, as on SIGINT) still signs what was written.
@@ -232,7 +242,7 @@ export class AuditLog {
       const firstChain = record?.firstChain ?? (tail === null ? null : readFirstLine(fd, stat.size, resolved).chain);
       if (tail !== null && tail.event.type !== "head" && !tookOver) throw unsignedWithoutCrash(resolved, tail.seq, lock.file);
       const anchoring: Anchoring = { store, logs: names, firstChain };
-      const log = new AuditLog(resolved, fd, tail, key, lock, anchoring, signEveryEvents, signIntervalMs);
+      const log = new AuditLog(resolved, fd, tail, stat.size, key, lock, anchoring, signEveryEvents, signIntervalMs);
       if (tail !== null && tail.event.type !== "head") log.write({ type: "resumed-after-unsigned-tail", lastSeq: tail.seq });
       return log;
     } catch (error) {
@@ -333,8 +343,9 @@ export class AuditLog {
     try {
       // A head follows at least one line, so the first line's chain is known by now.
       if (firstChain === null) throw new Error("the log's first line is not known");
-      // The file's own size (the head is its last line, as the lock keeps other writers out).
+      // The file's own size: the head is its last line, unless another writer slipped in.
       const offset = fstatSync(fd).size;
+      if (offset !== this.size) throw this.changedUnder(offset);
       for (log of logs) store.write(anchorRecord({ log, firstChain, seq: this.seq, chain: this.chain, offset, time, publicKey: this.key.publicKeyHex }));
     } catch (error) {
       // Fail closed, as for a write to the log: a log whose heads are not recorded could be cut unseen.
@@ -399,13 +410,27 @@ export class AuditLog {
   private writeLines(): void {
     if (this.fd === null || this.lines.lines === 0) return;
     this.throwIfFailed();
+    const found = fstatSync(this.fd).size;
+    if (found !== this.size) throw this.changedUnder(found);
     const bytes = this.lines.take();
     try {
       for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.fd, bytes, offset, bytes.length - offset);
+      this.size += bytes.length;
     } catch (error) {
       // Part of a line may be in the file: nothing written after it could be verified.
       throw this.fail(`cannot write to the audit log ${this.path}: ${(error as Error).message}`);
     }
+  }
+
+  /** The failure of a log that another process wrote to (or cut) while this writer held it: its size is not what this writer made it. */
+  private changedUnder(found: number): AuditLogError {
+    const how = found > this.size ? `grew by ${found - this.size} bytes that this tacit did not write` : `shrank by ${this.size - found} bytes`;
+    return this.fail(
+      `the audit log ${this.path} ${how} while this tacit was writing it (it ends at byte ${found}, where this tacit's own lines end at ` +
+        `byte ${this.size}): another process wrote to it, such as a tacit with another tacit home (TACIT_HOME), whose lock this one cannot see, ` +
+        `so the file no longer holds this tacit's chain alone. Every action that needs the log is refused from now on. Run \`tacit audit verify ${this.path}\` to see ` +
+        `what it holds, and give each tacit home an audit log file of its own`,
+    );
   }
 
   private fail(message: string): AuditLogError {

@@ -5,7 +5,7 @@
 // next writer took its forged lines for a crashed writer's unsigned tail and signed them. Through
 // the real CLI, a real Deno and real `tacit serve` processes.
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../runner/audit/digest.js";
@@ -76,6 +76,50 @@ describe("the audit log writer's lock", () => {
     const verify = await runCli(["audit", "verify", log], { cwd: dir, env });
     expect(verify.code, verify.stdout).toBe(1);
   });
+
+  it("refuses the actions of a tacit with another home once the log it opened has lines it did not write, and leaves the other's chain whole", async () => {
+    // Each home's lock is its own: two tacit serve with two homes opened one empty log, and each
+    // wrote a chain of its own into it (verify: "seq 1 repeated"), every call answered as usual.
+    const log = path.join(dir, "audit.jsonl");
+    writeFileSync(log, "", { mode: 0o600 });
+    const first = await connectServe(["--no-check", "--audit-log", log], dir, { env });
+    try {
+      const second = await connectServe(["--no-check", "--audit-log", log], dir, { env: elsewhere });
+      try {
+        const one = await first.callTool({ name: "execute_typescript", arguments: { code: 'requestFileSystem(".", (fs) => fs.access("first.txt").write("1"));' } });
+        expect(one.isError, JSON.stringify(one)).toBeFalsy();
+        const size = statSync(log).size;
+        expect(size).toBeGreaterThan(0);
+
+        const two = await second.callTool({ name: "execute_typescript", arguments: { code: 'requestFileSystem(".", (fs) => fs.access("second.txt").write("2"));' } });
+        const text = JSON.stringify(two.content);
+        expect(two.isError).toBe(true);
+        expect(text).toContain(`the audit log ${log} grew by ${size} bytes that this tacit did not write while this tacit was writing it`);
+        expect(text).toContain("such as a tacit with another tacit home (TACIT_HOME)");
+        expect(text).toContain("give each tacit home an audit log file of its own");
+        expect(existsSync(path.join(dir, "second.txt"))).toBe(false);
+        // It wrote nothing: the log is the first server's alone.
+        expect(statSync(log).size).toBe(size);
+
+        const again = await second.callTool({ name: "execute_typescript", arguments: { code: 'println("anything")' } });
+        expect(again.isError).toBe(true);
+        expect(JSON.stringify(again.content)).toContain("grew by");
+        expect(statSync(log).size).toBe(size);
+
+        const three = await first.callTool({ name: "execute_typescript", arguments: { code: 'requestFileSystem(".", (fs) => fs.access("third.txt").write("3"));' } });
+        expect(three.isError, JSON.stringify(three)).toBeFalsy();
+        expect(readFileSync(path.join(dir, "third.txt"), "utf8")).toBe("3");
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first.close();
+    }
+    const { result, report } = await verifyJson(log, env);
+    expect(result.code, result.stdout).toBe(0);
+    expect(report.warnings).toEqual([]);
+    expect(readLines(log).filter((line) => line.event.type === "evaluation-started")).toHaveLength(2);
+  }, 60_000);
 
   it("keeps a second tacit serve, and a tacit run, off a log a tacit serve writes, and lets the next writer on once it ends", async () => {
     const log = path.join(dir, "audit.jsonl");
