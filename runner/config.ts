@@ -4,6 +4,7 @@
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { closestName } from "./closest-name.js";
 import { cleanedPattern, DEFAULT_CLASSIFIED_PATHS } from "./fs/classified-paths.js";
 import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
 import type { LlmConfig } from "./llm/chat-client.js";
@@ -250,6 +251,23 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
+/**
+ * What an unknown key most likely stands for: a key of libraryConfig written at the top level
+ * (or the other way round), or a misspelling of a key known where it stands; null if neither.
+ */
+function meantKey(key: string, at: readonly PropertyKey[], known: readonly string[]): string | null {
+  const shown = shownKey(key);
+  if (shown !== key) return null;
+  const libraryKeys = Object.keys(LibraryConfigSchema.shape);
+  const topKeys = Object.keys(ConfigFileSchema.shape);
+  if (at.length === 0 && libraryKeys.includes(key)) return `it belongs in "libraryConfig": { "libraryConfig": { "${key}": … } }`;
+  if (at.length === 1 && at[0] === "libraryConfig" && topKeys.includes(key)) return `it belongs at the top level, beside "libraryConfig"`;
+  const spelt = closestName(key, known);
+  if (spelt !== null) return `did you mean "${spelt}"?`;
+  const elsewhere = at.length === 0 ? closestName(key, libraryKeys) : null;
+  return elsewhere === null ? null : `did you mean "libraryConfig.${elsewhere}"?`;
+}
+
 function describeIssues(source: string, error: z.ZodError): string {
   return error.issues
     .map((issue) => {
@@ -261,8 +279,11 @@ function describeIssues(source: string, error: z.ZodError): string {
           : issue.path[0] === "libraryConfig" && issue.path[1] === "llm" ? ["baseUrl", "apiKey", "model"]
           : issue.path[0] === "libraryConfig" ? Object.keys(LibraryConfigSchema.shape)
           : Object.keys(ConfigFileSchema.shape);
-        return `${source}: unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${where ? `${where}.` : ""}${shownKey(k)}"`).join(", ")}` +
-          ` (known keys${where ? ` in ${where}` : ""}: ${known.join(", ")})`;
+        const keys = issue.keys.map((k) => {
+          const meant = meantKey(k, issue.path, known);
+          return `"${where ? `${where}.` : ""}${shownKey(k)}"${meant === null ? "" : ` (${meant})`}`;
+        });
+        return `${source}: unknown key${issue.keys.length > 1 ? "s" : ""} ${keys.join(", ")} (known keys${where ? ` in ${where}` : ""}: ${known.join(", ")})`;
       }
       const key = issue.path.join(".") || "(top level)";
       return `${source}: ${key}: ${issue.message}`;

@@ -6,7 +6,7 @@
 
 import { HINT_TOO_DEEP, type ParseRefusal, parseRefusal } from "./nesting.js";
 import { printable } from "./printable.js";
-import { analyze } from "@typescript-eslint/scope-manager";
+import { analyze, type Scope } from "@typescript-eslint/scope-manager";
 import { type ParsedProgram, parseSync, PROGRAM_OPTIONS } from "./parser.js";
 import { analyzePureFunctions, type PureFunctionSite } from "./pure-functions.js";
 import { scopesOpened } from "./scope-nesting.js";
@@ -14,6 +14,7 @@ import { declaredNamesWork } from "./declared-names.js";
 import { DECLARED_NAMES_WORK_LIMIT, NESTED_NAME_USES_LIMIT } from "./limits.js";
 import { lineColumnOf, lineStarts } from "./source-position.js";
 import { forbiddenGlobal, HINT_IMPORT, identifierSets } from "./globals.js";
+import { closestName } from "./closest-name.js";
 import { ECHO_GLOBAL, LIBRARY_GLOBAL, PUBLISH_GLOBAL, PURE_CAPTURES_GLOBAL } from "../library/protocol.js";
 
 /**
@@ -454,11 +455,13 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
     if (forbidden) {
       report(forbidden.rule, offset, `\`${name}\` is not available: ${forbidden.reason}`, forbidden.hint);
     } else if (!identifierSets().allowedGlobals.has(name)) {
+      const meant = closestName(name, namesVisibleFrom(reference.from));
       report(
         "unknown-global",
         offset,
         `\`${name}\` is not defined in a tacit script`,
-        "Declare it before use, or use the tacit API (run `tacit interface`). Only the language's built-ins and tacit's globals exist.",
+        `${meant === null ? "" : `Did you mean \`${meant}\`? `}` +
+          "Declare it before use, or use the tacit API (run `tacit interface`). Only the language's built-ins and tacit's globals exist.",
       );
     }
   }
@@ -469,6 +472,19 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
 
   diagnostics.sort((a, b) => a.line - b.line || a.column - b.column);
   return { ok: diagnostics.length === 0, diagnostics, tacitImports, pureFunctions };
+}
+
+/**
+ * What a name used in `scope` could have meant: the script's own names in reach there (the
+ * nearest scope's first), then tacit's globals, then the language's.
+ */
+function namesVisibleFrom(scope: Scope): string[] {
+  const names: string[] = [];
+  for (let at: Scope | null = scope; at !== null; at = at.upper) {
+    for (const variable of at.variables) names.push(variable.name);
+  }
+  const { tacitGlobals, allowedGlobals } = identifierSets();
+  return [...names, ...tacitGlobals, ...allowedGlobals];
 }
 
 /**

@@ -223,6 +223,40 @@ describe("tacit run: exit codes", () => {
     expect(r.stderr).toContain('"executionTimeout"');
   });
 
+  it("2: --config with a misplaced or misspelt key says what it likely meant", async () => {
+    const config = file(
+      "meant-keys.json",
+      JSON.stringify({ allowedRoots: ["."], netwrokPermissions: ["x.example"], AuditLog: "a.jsonl", libraryConfig: { auditLog: "b.jsonl", comandPermissions: ["git"] } }),
+    );
+    const r = await runCli(["run", "--config", config, "examples/hello.ts"]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain('"allowedRoots" (it belongs in "libraryConfig": { "libraryConfig": { "allowedRoots": … } })');
+    expect(r.stderr).toContain('"netwrokPermissions" (did you mean "libraryConfig.networkPermissions"?)');
+    expect(r.stderr).toContain('"AuditLog" (did you mean "auditLog"?)');
+    expect(r.stderr).toContain('"libraryConfig.auditLog" (it belongs at the top level, beside "libraryConfig")');
+    expect(r.stderr).toContain('"libraryConfig.comandPermissions" (did you mean "commandPermissions"?)');
+    // Nothing near enough: no guess.
+    const far = await runCli(["run", "--config", file("far-key.json", JSON.stringify({ colour: "blue" })), "examples/hello.ts"]);
+    expect(far.code).toBe(2);
+    expect(far.stderr).toContain('unknown key "colour" (known keys:');
+  });
+
+  it("3: a misspelt name says which name in reach it likely meant", async () => {
+    const script = file(
+      "typos.ts",
+      'requestFileSytem(".", (fs) => println(1));\nconst total = 1;\nfunction f() {\n  const localName = 2;\n  return localNme + totl + math.max(1);\n}\nprintln(f(), unrelatedThing);\n',
+    );
+    const r = await runCli(["run", "--no-check", script]);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("hint: Did you mean `requestFileSystem`? Declare it before use");
+    expect(r.stderr).toContain("hint: Did you mean `localName`?");
+    expect(r.stderr).toContain("hint: Did you mean `total`?");
+    expect(r.stderr).toContain("hint: Did you mean `Math`?");
+    expect(r.stderr).toMatch(/`unrelatedThing` is not defined in a tacit script\n  hint: Declare it before use/);
+  });
+
   it.each([
     ["executionTimeoutMs", -1],
     ["executionTimeoutMs", "1000"],
