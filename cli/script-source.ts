@@ -1,9 +1,27 @@
 // Reading the script: a file, or standard input for `-`. Light, so the CLI can start the
 // checks before it loads the rest.
 
-import { readFileSync } from "node:fs";
-import { readStdin } from "./stdin.js";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { InputTooLargeError, readStdin } from "./stdin.js";
 import { UsageError } from "./usage.js";
+
+/**
+ * The largest script tacit reads: as much code as a REPL session keeps in all (runner/limits.ts
+ * SESSION_CODE_LIMIT_CHARS), more than an MCP client sends in one message. It was unbounded:
+ * `tacit run /dev/zero` (or a mistyped path to a large file) grew tacit's heap until it died
+ * with std::bad_alloc.
+ */
+export const SCRIPT_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/** A path that names one of tacit's own descriptors (see runner/inherited-descriptors.ts). */
+const INHERITED_DESCRIPTOR = /^\/(?:dev|proc\/self)\/fd\/\d+$/;
+
+function scriptTooLarge(what: string): string {
+  return (
+    `${what} is larger than ${SCRIPT_LIMIT_BYTES / (1024 * 1024)} MiB, more than tacit checks as one script. A script is code; ` +
+    "pass data to it through readInput() (pipe it to tacit run), or have it read a file with requestFileSystem."
+  );
+}
 
 /** What stack frames and messages call a script that came from standard input. */
 export const STDIN_DISPLAY_NAME = "script.ts";
@@ -16,14 +34,53 @@ export interface ScriptSource {
 
 export async function readScript(target: string): Promise<ScriptSource> {
   if (target === "-") {
-    return { code: await readStdin({ limitBytes: Number.POSITIVE_INFINITY, emptyWhenInteractive: false }), displayName: STDIN_DISPLAY_NAME, fromStdin: true };
+    try {
+      const code = await readStdin({ limitBytes: SCRIPT_LIMIT_BYTES, emptyWhenInteractive: false, tooLarge: () => scriptTooLarge("the script on standard input") });
+      return { code, displayName: STDIN_DISPLAY_NAME, fromStdin: true };
+    } catch (error) {
+      if (error instanceof InputTooLargeError) throw new UsageError(error.message);
+      throw error;
+    }
   }
+  return { code: readScriptFile(target), displayName: target, fromStdin: false };
+}
+
+/** The file's text, read up to the limit (a pipe, such as bash's <(…), is read as it comes). */
+function readScriptFile(target: string): string {
+  const cannot = (why: string): UsageError => new UsageError(`cannot read the script "${target}": ${why}. Pass a .ts file, or - to read the script from standard input.`);
+  let fd: number;
   try {
-    return { code: readFileSync(target, "utf8"), displayName: target, fromStdin: false };
+    fd = openSync(target, "r");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      `cannot read the script "${target}": ${code === "ENOENT" ? "no such file" : (code ?? String(error))}. Pass a .ts file, or - to read the script from standard input.`,
-    );
+    if (code === "ENOENT" && INHERITED_DESCRIPTOR.test(target)) {
+      throw new UsageError(
+        `cannot read the script "${target}": tacit closes the descriptors it was given beyond stdin, stdout and stderr before it ` +
+          "starts anything (the sandbox or a permitted command could use them), so a script passed as a descriptor, such as bash's " +
+          "<(…), is gone by the time tacit reads it. Pipe it instead: `… | tacit run -`.",
+      );
+    }
+    throw cannot(code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (code ?? String(error)));
+  }
+  try {
+    if (fstatSync(fd).isDirectory()) throw cannot("it is a directory");
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, SCRIPT_LIMIT_BYTES + 1 - size));
+      let n: number;
+      try {
+        n = readSync(fd, chunk, 0, chunk.length, null);
+      } catch (error) {
+        throw cannot((error as NodeJS.ErrnoException).code ?? String(error));
+      }
+      if (n === 0) break;
+      size += n;
+      if (size > SCRIPT_LIMIT_BYTES) throw new UsageError(scriptTooLarge(`the script "${target}"`));
+      chunks.push(chunk.subarray(0, n));
+    }
+    return Buffer.concat(chunks, size).toString("utf8");
+  } finally {
+    closeSync(fd);
   }
 }

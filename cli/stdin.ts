@@ -18,6 +18,8 @@ export interface ReadStdinOptions {
    * keeps the pipe open cannot keep tacit waiting past its limit.
    */
   signal?: AbortSignal;
+  /** The refusal for input past limitBytes (the default names readInput()). */
+  tooLarge?: (limitBytes: number) => string;
 }
 
 export class InputAbandonedError extends Error {
@@ -25,9 +27,9 @@ export class InputAbandonedError extends Error {
 }
 
 /** Everything on stdin as UTF-8. */
-export function readStdin({ limitBytes, emptyWhenInteractive, signal }: ReadStdinOptions): Promise<string> {
+export function readStdin({ limitBytes, emptyWhenInteractive, signal, tooLarge = inputTooLarge }: ReadStdinOptions): Promise<string> {
   if (process.stdin.isTTY && emptyWhenInteractive) return Promise.resolve("");
-  const reading = readAll(limitBytes);
+  const reading = readAll(limitBytes, tooLarge);
   if (!signal) return reading;
   return new Promise<string>((resolve, reject) => {
     const giveUp = (): void => {
@@ -41,7 +43,11 @@ export function readStdin({ limitBytes, emptyWhenInteractive, signal }: ReadStdi
   });
 }
 
-async function readAll(limitBytes: number): Promise<string> {
+function inputTooLarge(limitBytes: number): string {
+  return `readInput(): the piped input is larger than ${limitBytes} bytes, more than tacit hands to a script at once. Split the input, or pipe a smaller part.`;
+}
+
+async function readAll(limitBytes: number, tooLarge: (limitBytes: number) => string): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of process.stdin) {
@@ -49,10 +55,7 @@ async function readAll(limitBytes: number): Promise<string> {
     size += buffer.length;
     if (size > limitBytes) {
       process.stdin.destroy();
-      throw new InputTooLargeError(
-        `readInput(): the piped input is larger than ${limitBytes} bytes, more than tacit hands to a script at once. ` +
-          "Split the input, or pipe a smaller part.",
-      );
+      throw new InputTooLargeError(tooLarge(limitBytes));
     }
     chunks.push(buffer);
   }

@@ -1,10 +1,11 @@
 // `tacit run`, `check`, `interface`, `--help` and `--version` through the real CLI (node +
 // Deno, as a user runs them): output, exit codes and error messages.
 
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, expectNoneLeft, repoRoot, runCli, runScript, tacitBin, tempDir, watchProcesses } from "../helpers.js";
+import { childEnv, type CliResult, expectNoneLeft, repoRoot, runCli, runScript, tacitBin, tempDir, watchProcesses } from "../helpers.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -213,6 +214,42 @@ describe("tacit run: exit codes", () => {
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("--exec-timeout-ms");
     expect(r.stderr).toContain(value);
+  });
+
+  it("2: a script past 16 MiB is refused without reading more of it, from a file, a device or stdin", async () => {
+    // /dev/zero never ends: it grew tacit's heap until it died (std::bad_alloc).
+    const endless = await runCli(["run", "/dev/zero"]);
+    expect(endless.code).toBe(2);
+    expect(endless.stdout).toBe("");
+    expect(endless.stderr).toContain('the script "/dev/zero" is larger than 16 MiB, more than tacit checks as one script');
+    expect(endless.stderr).toContain("pass data to it through readInput()");
+    const big = path.join(dir, "big.ts");
+    writeFileSync(big, `println(1);\n${" ".repeat(16 * 1024 * 1024)}`);
+    const fromFile = await runCli(["run", big]);
+    expect(fromFile.code).toBe(2);
+    expect(fromFile.stderr).toContain(`the script "${big}" is larger than 16 MiB`);
+    const fromStdin = await runCli(["run", "-"], { input: readFileSync(big) });
+    expect(fromStdin.code).toBe(2);
+    expect(fromStdin.stdout).toBe("");
+    expect(fromStdin.stderr).toContain("the script on standard input is larger than 16 MiB");
+    // At the limit it is read whole.
+    const atLimit = path.join(dir, "at-limit.ts");
+    const head = 'println("at the limit");\n';
+    writeFileSync(atLimit, head + " ".repeat(16 * 1024 * 1024 - head.length));
+    const whole = await runCli(["run", "--no-check", atLimit]);
+    expect(whole.code, whole.stderr).toBe(0);
+    expect(whole.stdout).toBe("at the limit\n");
+  }, 60_000);
+
+  it("2: a directory, or a descriptor tacit closed (bash's <(…)), is named for what it is", async () => {
+    const directory = await runCli(["run", dir]);
+    expect(directory.code).toBe(2);
+    expect(directory.stderr).toContain(`cannot read the script "${dir}": it is a directory`);
+    // bash hands the script over as /dev/fd/N, a descriptor tacit closes before it starts anything.
+    const substituted = spawnSync("bash", ["-c", `"$0" "$1" run <(echo 'println(1)')`, process.execPath, tacitBin], { encoding: "utf8", env: childEnv() });
+    expect(substituted.status).toBe(2);
+    expect(substituted.stderr).toMatch(/cannot read the script "\/dev\/fd\/\d+": tacit closes the descriptors it was given/);
+    expect(substituted.stderr).toContain("Pipe it instead: `… | tacit run -`");
   });
 
   it("2: --config with an unknown key names the key", async () => {
