@@ -1,7 +1,8 @@
 // Reading the script: a file, or standard input for `-`. Light, so the CLI can start the
 // checks before it loads the rest.
 
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync } from "node:fs";
+import { readUpTo, whyUnreadable } from "../runner/bounded-file.js";
 import { InputTooLargeError, readStdin } from "./stdin.js";
 import { UsageError } from "./usage.js";
 
@@ -60,26 +61,18 @@ function readScriptFile(target: string): string {
           "<(…), is gone by the time tacit reads it. Pipe it instead: `… | tacit run -`.",
       );
     }
-    throw cannot(code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (code ?? String(error)));
+    throw cannot(whyUnreadable(error));
   }
   try {
     if (fstatSync(fd).isDirectory()) throw cannot("it is a directory");
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, SCRIPT_LIMIT_BYTES + 1 - size));
-      let n: number;
-      try {
-        n = readSync(fd, chunk, 0, chunk.length, null);
-      } catch (error) {
-        throw cannot((error as NodeJS.ErrnoException).code ?? String(error));
-      }
-      if (n === 0) break;
-      size += n;
-      if (size > SCRIPT_LIMIT_BYTES) throw new UsageError(scriptTooLarge(`the script "${target}"`));
-      chunks.push(chunk.subarray(0, n));
+    let code: Buffer | null;
+    try {
+      code = readUpTo(fd, SCRIPT_LIMIT_BYTES);
+    } catch (error) {
+      throw cannot(whyUnreadable(error));
     }
-    return Buffer.concat(chunks, size).toString("utf8");
+    if (code === null) throw new UsageError(scriptTooLarge(`the script "${target}"`));
+    return code.toString("utf8");
   } finally {
     closeSync(fd);
   }

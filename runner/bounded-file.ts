@@ -116,3 +116,27 @@ export class ReadDirectories<T> {
     return read;
   }
 }
+
+/**
+ * All that `fd` gives until its end, or null once it gives more than `limitBytes`: for what a
+ * person names on the command line (a script, a config), which may be a pipe or a device as
+ * well as a file, and must not decide how much tacit holds (/dev/zero never ends).
+ */
+export function readUpTo(fd: number, limitBytes: number): Buffer | null {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, limitBytes + 1 - size));
+    const n = readSync(fd, chunk, 0, chunk.length, null);
+    if (n === 0) return Buffer.concat(chunks, size);
+    size += n;
+    if (size > limitBytes) return null;
+    chunks.push(chunk.subarray(0, n));
+  }
+}
+
+/** Why a file could not be opened or read, in words for the common cases, else the error's code. */
+export function whyUnreadable(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (code ?? String(error));
+}

@@ -1,9 +1,10 @@
 // The policy and limits tacit runs under: a JSON file (--config) and flags, validated with
 // zod. Unknown keys and bad values are errors that name the key; nothing is ignored.
 
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { readUpTo, whyUnreadable } from "./bounded-file.js";
 import { closestName } from "./closest-name.js";
 import { cleanedPattern, DEFAULT_CLASSIFIED_PATHS } from "./fs/classified-paths.js";
 import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
@@ -308,14 +309,29 @@ export function parseConfigFile(source: string, text: string): ConfigFile {
   return parsed.data;
 }
 
+/** A config file holds settings, a policy and perhaps a key: far less than this. */
+const CONFIG_LIMIT_BYTES = 1024 * 1024;
+
 export function loadConfigFile(file: string): ConfigFile {
-  let text: string;
+  const cannot = (why: string): ConfigError => new ConfigError(`--config ${file}: cannot read it: ${why}`);
+  let fd: number;
   try {
-    text = readFileSync(file, "utf8");
+    fd = openSync(file, "r");
   } catch (error) {
-    throw new ConfigError(`--config ${file}: cannot read it: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw cannot(whyUnreadable(error));
   }
-  return parseConfigFile(file, text);
+  let text: Buffer | null;
+  try {
+    if (fstatSync(fd).isDirectory()) throw cannot("it is a directory");
+    text = readUpTo(fd, CONFIG_LIMIT_BYTES);
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw cannot(whyUnreadable(error));
+  } finally {
+    closeSync(fd);
+  }
+  if (text === null) throw cannot(`it is larger than ${CONFIG_LIMIT_BYTES / 1024} KiB, far more than any tacit config; is this the right file?`);
+  return parseConfigFile(file, text.toString("utf8"));
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -252,6 +252,19 @@ describe("tacit run: exit codes", () => {
     expect(substituted.stderr).toContain("Pipe it instead: `… | tacit run -`");
   });
 
+  it("2: a --config that is no small file is refused for what it is, not read without end", async () => {
+    const endless = await runCli(["run", "--config", "/dev/zero", "examples/hello.ts"]);
+    expect(endless.code).toBe(2);
+    expect(endless.stdout).toBe("");
+    expect(endless.stderr).toContain("--config /dev/zero: cannot read it: it is larger than 1024 KiB, far more than any tacit config");
+    const directory = await runCli(["run", "--config", dir, "examples/hello.ts"]);
+    expect(directory.code).toBe(2);
+    expect(directory.stderr).toContain(`--config ${dir}: cannot read it: it is a directory`);
+    const missing = await runCli(["run", "--config", path.join(dir, "no-such.json"), "examples/hello.ts"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("no-such.json: cannot read it: no such file");
+  });
+
   it("2: --config with an unknown key names the key", async () => {
     const config = file("unknown-key.json", JSON.stringify({ typeCheck: true, executionTimeout: 5 }));
     const r = await runCli(["run", "--config", config, "examples/hello.ts"]);
