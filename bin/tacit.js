@@ -15,7 +15,7 @@ const prestart = require(path.join(bundleDir, "prestart.cjs"));
 prestart.closeInheritedDescriptors();
 // `tacit run` starts its sandbox before the rest of tacit loads.
 const prestarted = prestart.prestartFromArgv(process.argv);
-const { main } = require(path.join(bundleDir, "tacit.cjs"));
+const { main, exitCodeAfterOutput } = require(path.join(bundleDir, "tacit.cjs"));
 
 // A failure of main itself is an unhandled rejection: Node prints it and exits with 1.
 void main(process.argv, prestarted).then((code) => {
@@ -25,7 +25,7 @@ void main(process.argv, prestarted).then((code) => {
   // slow reader may still hold output.
   let pending = 2;
   const done = () => {
-    if (--pending === 0) process.exit(code);
+    if (--pending === 0) process.exit(exitCodeAfterOutput(code));
   };
   process.stdout.write("", done);
   process.stderr.write("", done);

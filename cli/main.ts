@@ -15,7 +15,7 @@ const EXIT_CODE_HELP = `
 Exit codes:
   0    success
   1    the script threw (or broke the sandbox protocol)
-  2    usage or config error
+  2    usage or config error (or tacit could not write its output)
   3    rejected before running (validation or type errors)
   124  timed out (killed at the wall-clock limit)
   125  killed for a resource limit (memory)`;
@@ -227,18 +227,39 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
   return program;
 }
 
-/** A reader that closed its end (`| head`) ends our output, not the command. */
-function tolerateClosedOutput(stream: NodeJS.WriteStream): void {
+/** The first write to stdout or stderr that failed other than for a reader gone (a full disk), or null. */
+let outputFailure: { stream: "standard output" | "standard error"; message: string } | null = null;
+
+/**
+ * A reader that closed its end (`| head`) ends our output, not the command. Any other failure
+ * (ENOSPC, EIO) ends the output too, and the command fails for it (see exitCodeAfterOutput):
+ * `tacit run s.ts > out.txt` on a full disk exited 0 with the output lost, or died with an
+ * internal stack trace, as the error event came before or after the exit.
+ */
+function watchOutput(stream: NodeJS.WriteStream, name: "standard output" | "standard error"): void {
   stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
     stream.destroy();
+    if (error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED") return;
+    outputFailure ??= { stream: name, message: error.message };
   });
+}
+
+/**
+ * The exit code of a command that ended with `code`, once its output was handed to the OS: a
+ * success whose output could not be written is a failure (2), said on stderr where it still works.
+ */
+export function exitCodeAfterOutput(code: number): number {
+  if (outputFailure === null) return code;
+  if (!process.stderr.destroyed) {
+    process.stderr.write(`tacit: cannot write to ${outputFailure.stream} (${outputFailure.message}): what was written after that is lost\n`);
+  }
+  return code === EXIT_CODES.ok ? EXIT_CODES.usage : code;
 }
 
 /** `prestarted`: a sandbox bin/tacit.js started from the raw arguments (see cli/prestart.ts). */
 export async function main(argv: readonly string[], prestarted?: SandboxProcess): Promise<number> {
-  tolerateClosedOutput(process.stdout);
-  tolerateClosedOutput(process.stderr);
+  watchOutput(process.stdout, "standard output");
+  watchOutput(process.stderr, "standard error");
   // Ended by a signal, tacit still runs its exit hooks: sandboxes, checkers and their
   // temporary directories go with it.
   for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {

@@ -2,7 +2,7 @@
 // Deno, as a user runs them): output, exit codes and error messages.
 
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childEnv, type CliResult, expectNoneLeft, repoRoot, runCli, runScript, tacitBin, tempDir, watchProcesses } from "../helpers.js";
@@ -32,7 +32,7 @@ function expectNoInternals(text: string): void {
 const EXIT_CODE_LINES = [
   /^\s+0\s+success$/m,
   /^\s+1\s+the script threw/m,
-  /^\s+2\s+usage or config error$/m,
+  /^\s+2\s+usage or config error \(or tacit could not write its output\)$/m,
   /^\s+3\s+rejected before running/m,
   /^\s+124\s+timed out/m,
   /^\s+125\s+killed for a resource limit/m,
@@ -263,6 +263,24 @@ describe("tacit run: exit codes", () => {
     const missing = await runCli(["run", "--config", path.join(dir, "no-such.json"), "examples/hello.ts"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("no-such.json: cannot read it: no such file");
+  });
+
+  it("2: output that cannot be written (a full disk) fails the run and says so; a reader gone (| head) does not", () => {
+    const script = file("prints.ts", 'println("to a full disk");\n');
+    const full = openSync("/dev/full", "w");
+    try {
+      // Exited 0 with the output lost, or died with an internal stack trace.
+      const run = spawnSync(process.execPath, [tacitBin, "run", "--no-check", script], { stdio: ["ignore", full, "pipe"], encoding: "utf8", env: childEnv() });
+      expect(run.status).toBe(2);
+      expect(run.stderr).toBe("tacit: cannot write to standard output (ENOSPC: no space left on device, write): what was written after that is lost\n");
+    } finally {
+      closeSync(full);
+    }
+    const many = file("many.ts", 'for (let i = 0; i < 100000; i++) println("line " + i);\n');
+    const piped = spawnSync("bash", ["-c", '"$0" "$1" run --no-check "$2" | head -1; exit "${PIPESTATUS[0]}"', process.execPath, tacitBin, many], { encoding: "utf8", env: childEnv() });
+    expect(piped.stdout).toBe("line 0\n");
+    expect(piped.stderr).toBe("");
+    expect(piped.status).toBe(0);
   });
 
   it("2: --config with an unknown key names the key", async () => {
