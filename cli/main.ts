@@ -230,17 +230,29 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
 /** The first write to stdout or stderr that failed other than for a reader gone (a full disk), or null. */
 let outputFailure: { stream: "standard output" | "standard error"; message: string } | null = null;
 
+function noteFailure(error: NodeJS.ErrnoException | null, name: "standard output" | "standard error"): void {
+  if (error === null || error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED") return;
+  outputFailure ??= { stream: name, message: error.message };
+}
+
 /**
  * A reader that closed its end (`| head`) ends our output, not the command. Any other failure
  * (ENOSPC, EIO) ends the output too, and the command fails for it (see exitCodeAfterOutput):
  * `tacit run s.ts > out.txt` on a full disk exited 0 with the output lost, or died with an
- * internal stack trace, as the error event came before or after the exit.
+ * internal stack trace. A file's stream fails within write() and says so at once (`errored`),
+ * but its error event comes a few ticks later, after the flush bin/tacit.js waits for, and
+ * `errored` is cleared by then: each write is looked at as it returns.
  */
 function watchOutput(stream: NodeJS.WriteStream, name: "standard output" | "standard error"): void {
+  const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
+  stream.write = ((...args: unknown[]) => {
+    const held = write(...args);
+    noteFailure(stream.errored as NodeJS.ErrnoException | null, name);
+    return held;
+  }) as typeof stream.write;
   stream.on("error", (error: NodeJS.ErrnoException) => {
     stream.destroy();
-    if (error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED") return;
-    outputFailure ??= { stream: name, message: error.message };
+    noteFailure(error, name);
   });
 }
 
@@ -250,7 +262,7 @@ function watchOutput(stream: NodeJS.WriteStream, name: "standard output" | "stan
  */
 export function exitCodeAfterOutput(code: number): number {
   if (outputFailure === null) return code;
-  if (!process.stderr.destroyed) {
+  if (outputFailure.stream !== "standard error" && !process.stderr.destroyed) {
     process.stderr.write(`tacit: cannot write to ${outputFailure.stream} (${outputFailure.message}): what was written after that is lost\n`);
   }
   return code === EXIT_CODES.ok ? EXIT_CODES.usage : code;
