@@ -3,6 +3,7 @@
 // lines while what was typed is an unfinished statement.
 
 import { createInterface } from "node:readline";
+import { Transform } from "node:stream";
 import { parseSync } from "../runner/parser.js";
 import type { RunnerConfig } from "../runner/config.js";
 import { ReplSession } from "../runner/session.js";
@@ -10,6 +11,36 @@ import { rawTerminalAsker, terminalAsker } from "../runner/approval/askers.js";
 import { createOversight } from "../runner/approval/oversight.js";
 import { ThreadedTypeChecker } from "../runner/typecheck-thread.js";
 import { writeShown } from "./terminal-output.js";
+import { SESSION_CODE_LIMIT_CHARS } from "../runner/limits.js";
+
+/** Why the input was cut short: it held more code at once than a session keeps. */
+const tooLong = (what: string): string =>
+  `tacit repl: ${what} is longer than ${SESSION_CODE_LIMIT_CHARS / (1024 * 1024)} MiB, more code than a session keeps; ` +
+  "the rest of the input was not read. Give it smaller snippets, or run a whole script with tacit run.\n";
+
+/**
+ * stdin as readline is given it, ended at a line longer than the session's code limit:
+ * readline gathers a line in one string, so an endless one (`tacit repl < /dev/zero`, a large
+ * file with no line breaks) ended tacit with V8's "Invalid string length" and Node's stack.
+ */
+function boundedLines(onTooLong: () => void): Transform {
+  let lineLength = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const lastBreak = chunk.lastIndexOf(0x0a);
+      lineLength = lastBreak === -1 ? lineLength + chunk.length : chunk.length - lastBreak - 1;
+      if (lineLength > SESSION_CODE_LIMIT_CHARS) {
+        onTooLong();
+        this.push(null);
+        process.stdin.unpipe(this);
+        process.stdin.destroy();
+        done();
+        return;
+      }
+      done(null, chunk);
+    },
+  });
+}
 
 /** True while the text so far ends in the middle of a statement (an unclosed brace, say). */
 function isUnfinished(code: string): boolean {
@@ -29,7 +60,9 @@ export async function repl(config: RunnerConfig): Promise<number> {
   const oversight = await createOversight(config, process.cwd(), interactive ? rawTerminalAsker : terminalAsker);
   oversight.audit?.append({ type: "session-started", session: session.id });
   const recorder = config.recordPath ? new (await import("../runner/recorder.js")).Recorder(config.recordPath) : null;
-  const lines = createInterface({ input: process.stdin, output: process.stdout, terminal: interactive, historySize: 1000 });
+  let cutShort: string | null = null;
+  const input = interactive ? process.stdin : process.stdin.pipe(boundedLines(() => (cutShort = tooLong("a line of the input"))));
+  const lines = createInterface({ input, output: process.stdout, terminal: interactive, historySize: 1000 });
   const prompt = (more: boolean): void => {
     if (!interactive) return;
     lines.setPrompt(more ? "... " : "tacit> ");
@@ -37,33 +70,60 @@ export async function repl(config: RunnerConfig): Promise<number> {
   };
   if (interactive) process.stdout.write("tacit repl: TypeScript against the tacit API (tacit interface). .exit or Ctrl-D to leave.\n");
   prompt(false);
+  const run = async (code: string): Promise<void> => {
+    const result = await session.execute(code, { oversight, typeChecker: (text, snippet) => checker.check(text, snippet) });
+    recorder?.append({ kind: "repl", sessionId: session.id, code, result });
+    writeShown(process.stdout, result.stdout);
+    if (result.error) writeShown(process.stderr, result.error.endsWith("\n") ? result.error : `${result.error}\n`);
+  };
   let pending = "";
+  /**
+   * Piped input: the length the unfinished text must reach before it is parsed again. Each line
+   * of an unfinished statement parsed all of it again, so a large paste with an early unclosed
+   * brace took time quadratic in its length (3 M lines: minutes); it is parsed again once it has
+   * doubled (and at the end), and what is complete by then runs as one snippet. A person typing
+   * has each line parsed, so the prompt says at once whether more is expected.
+   */
+  let parseAgainAt = 0;
   for await (const line of lines) {
+    // A line cut at the limit is not run: readline hands over what it held when its input ended.
+    if (cutShort !== null) break;
     if (pending === "" && line.trim() === ".exit") break;
-    pending = pending === "" ? line : `${pending}\n${line}`;
-    if (pending.trim() === "") {
-      pending = "";
+    // Blank lines between statements are skipped (only `line` is trimmed: trimming all that is
+    // pending, at every line, was quadratic too).
+    if (pending === "" && line.trim() === "") {
       prompt(false);
       continue;
     }
+    pending = pending === "" ? line : `${pending}\n${line}`;
+    if (pending.length > SESSION_CODE_LIMIT_CHARS) {
+      cutShort = tooLong("an unfinished statement");
+      break;
+    }
+    if (pending.length < parseAgainAt) continue;
     if (isUnfinished(pending)) {
+      parseAgainAt = interactive ? 0 : pending.length * 2;
       prompt(true);
       continue;
     }
     const code = pending;
     pending = "";
+    parseAgainAt = 0;
     lines.pause();
-    const result = await session.execute(code, { oversight, typeChecker: (text, snippet) => checker.check(text, snippet) });
-    recorder?.append({ kind: "repl", sessionId: session.id, code, result });
-    writeShown(process.stdout, result.stdout);
-    if (result.error) writeShown(process.stderr, result.error.endsWith("\n") ? result.error : `${result.error}\n`);
+    await run(code);
     lines.resume();
     prompt(false);
   }
+  // What the input ended in the middle of is run too, not dropped: its syntax error says what is missing.
+  if (cutShort === null && pending.trim() !== "") await run(pending);
   lines.close();
   checker.close();
   await session.close();
   oversight.audit?.append({ type: "session-ended", session: session.id, reason: "the repl ended" });
   oversight.audit?.close();
+  if (cutShort !== null) {
+    process.stderr.write(cutShort);
+    return 2;
+  }
   return 0;
 }

@@ -1,8 +1,10 @@
 // `tacit repl` with its input piped (no terminal): definitions kept between inputs,
 // multi-line input, an error that leaves the bindings, and .exit.
 
+import { spawnSync } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { runCli } from "../helpers.js";
+import { childEnv, runCli, tacitBin } from "../helpers.js";
 
 describe("tacit repl", () => {
   it("keeps bindings, takes multi-line input, reports errors without losing state, and exits", async () => {
@@ -14,4 +16,35 @@ describe("tacit repl", () => {
     expect(r.stderr).toContain("Error: e");
     expect(r.stderr).toContain("script.ts:1:7");
   });
+
+  it("runs what the input ends in the middle of, so its syntax error says what is missing, instead of dropping it", async () => {
+    const r = await runCli(["repl"], { input: 'println("first")\nfunction g() {\n  return 2;\n' });
+    expect(r.stdout).toBe("first\n");
+    expect(r.stderr).toContain("error [syntax] Expected `}` but found `EOF`");
+  });
+
+  it("takes a long unfinished statement in time linear in its length, each line not parsing all of it again", async () => {
+    // 300,000 blank lines inside one function: each parsed all that came before it (quadratic).
+    const input = `function g() {\n${"\n".repeat(300_000)}  return 5;\n}\nprintln(g())\nprintln("next")\n`;
+    const r = await runCli(["repl"], { input });
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe("5\nnext\n");
+    expect(r.code).toBe(0);
+  });
+
+  it("stops at a line longer than a session keeps (an endless one, /dev/zero), says so, and runs none of it", () => {
+    // readline gathered the line in one string until V8's "Invalid string length" ended tacit with Node's stack.
+    const zero = openSync("/dev/zero", "r");
+    try {
+      const r = spawnSync(process.execPath, [tacitBin, "repl"], { stdio: [zero, "pipe", "pipe"], encoding: "utf8", env: childEnv(), timeout: 60_000 });
+      expect(r.status).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toBe(
+        "tacit repl: a line of the input is longer than 16 MiB, more code than a session keeps; the rest of the input was not read. " +
+          "Give it smaller snippets, or run a whole script with tacit run.\n",
+      );
+    } finally {
+      closeSync(zero);
+    }
+  }, 60_000);
 });
