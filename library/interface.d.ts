@@ -132,15 +132,38 @@ interface RequestOptions {
 }
 
 interface Network {
-  /** The response body (up to 8 MiB, cut with a marker); redirects are followed if allowed. */
+  /**
+   * The response body (up to 8 MiB, cut with a marker); redirects are followed if allowed. An
+   * answer that is not 2xx throws an HttpStatusError (use httpRequest to read any status).
+   */
   httpGet(url: string, options?: RequestOptions): string;
+  /** As httpGet, with a body (a text/plain UTF-8 one unless contentType says otherwise). */
   httpPost(url: string, body: string, options?: RequestOptions & { contentType?: string }): string;
+  /** Any method; returns every status with its body (redirects followed, as httpGet). */
   httpRequest(method: string, url: string, options?: RequestOptions & { body?: string }): HttpResponse;
-  /** Sends a classified body (refused under 4 characters, like a secret header); the answer stays classified too. */
+  /**
+   * Sends a classified body (refused under 4 characters, like a secret header); the answer stays
+   * classified too. An answer that is not 2xx throws an HttpStatusError that shows nothing of its body.
+   */
   httpPostClassified(url: string, body: Classified<string>, options?: RequestOptions & { contentType?: string }): Classified<string>;
 }
 
 type HttpResponse = { status: number; body: string };
+
+/**
+ * Thrown by httpGet, httpPost and httpPostClassified for an answer that is not 2xx (after the
+ * redirects followed), as curl --fail fails. The message names the status and quotes the start
+ * of the body (secret headers redacted; nothing of a classified answer).
+ */
+declare class HttpStatusError extends Error {
+  constructor(call: string, method: string, url: string, status: number, body: { visible: string } | { classified: true });
+  readonly status: number;
+  /** The request's method and URL, as the script gave them. */
+  readonly method: string;
+  readonly url: string;
+}
+/** The class HttpStatusError, as "tacit" exports it (a class is no property of `typeof globalThis`). */
+type HttpStatusErrorClass = typeof HttpStatusError;
 
 /**
  * A value whose plaintext stays in the host. Agent code can transform it (map/flatMap run in
@@ -228,6 +251,8 @@ declare module "tacit" {
   export type ProcessPermission = globalThis.ProcessPermission;
   export type ProcessResult = globalThis.ProcessResult;
   export const SecurityError: typeof globalThis.SecurityError;
+  export const HttpStatusError: HttpStatusErrorClass;
+  export type HttpStatusError = globalThis.HttpStatusError;
   export const classify: typeof globalThis.classify;
   export const chat: typeof globalThis.chat;
   export type Classified<T> = globalThis.Classified<T>;

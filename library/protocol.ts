@@ -158,6 +158,14 @@ export interface HttpResponse {
   body: string;
 }
 
+/**
+ * What httpGet, httpPost and httpPostClassified return an answer for (any other throws an
+ * HttpStatusError): a 2xx status, as curl --fail and fetch's `ok` judge it.
+ */
+export function isSuccessStatus(status: number): boolean {
+  return status >= 200 && status <= 299;
+}
+
 /** Every effect agent code can ask for. The host decides each one. */
 export type Action =
   | { kind: "Print"; parts: PrintPart[] }
@@ -218,8 +226,11 @@ export interface ActionResults {
   ChatClassified: string;
   NetOpenScope: { scope: string };
   HttpRequest: HttpResponse;
-  /** A classified handle: the answer stays in the host. */
-  HttpRequestClassified: string;
+  /**
+   * The answer's status, and its body as a classified handle (it stays in the host); an answer
+   * that is no success (isSuccessStatus) is not kept, and its handle is null.
+   */
+  HttpRequestClassified: { status: number; handle: string | null };
   ExecOpenScope: { scope: string };
   Exec: ProcessResult;
 }

@@ -2,7 +2,7 @@
 // place that decides and carries out each. The switch is exhaustive; a new Action variant
 // without a decision here does not compile.
 
-import { type Action, type ActionResults, CLASSIFIED_MASK, type PrintPart, type RefusalError } from "../library/protocol.js";
+import { type Action, type ActionResults, CLASSIFIED_MASK, isSuccessStatus, type PrintPart, type RefusalError } from "../library/protocol.js";
 import { type ClassifiedStore, plaintextOf } from "./classified/store.js";
 import type { ExecExecutor } from "./exec/executor.js";
 import { chatCompletion, type LlmConfig } from "./llm/chat-client.js";
@@ -231,7 +231,9 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
     case "HttpRequestClassified": {
       context.classified.reserve("httpPostClassified");
       const answer = await context.network.request(action);
-      return granted(action.kind, context.classified.hold(NetworkExecutor.classifiedText(answer), "httpPostClassified"));
+      // An answer that is no success is not kept: the script sees its status only (an HttpStatusError).
+      const handle = isSuccessStatus(answer.status) ? context.classified.hold(NetworkExecutor.classifiedText(answer), "httpPostClassified") : null;
+      return granted(action.kind, { status: answer.status, handle });
     }
     case "ExecOpenScope":
       return granted(action.kind, context.commands.openScope(action.commands));

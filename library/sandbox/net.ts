@@ -1,7 +1,7 @@
 // requestNetwork and the Network it hands out: a scope token and nothing else. Secret
 // headers and classified bodies travel as handles; the host sends their plaintext.
 
-import type { HttpRequestFields, HttpResponse } from "../protocol.js";
+import { type HttpRequestFields, type HttpResponse, isSuccessStatus } from "../protocol.js";
 import type { Channel } from "./channel.js";
 import type { ClassifiedApi } from "./classified.js";
 import { withScope } from "./scope.js";
@@ -28,6 +28,67 @@ function headerRecord(value: unknown, what: string): Record<string, unknown> {
     `${what} must be a plain object of header names to values (like { accept: "application/json" }), not ${shape}; nothing was sent. ` +
       "For a Map or a list of [name, value] pairs, pass Object.fromEntries(it)",
   );
+}
+
+/**
+ * Reason phrases of the statuses RFC 9110 and its kin define. An error names a status by these,
+ * never by the server's own reason phrase: that is the server's to choose, and could echo what
+ * the request carried.
+ */
+const STATUS_TEXTS: Readonly<Record<number, string>> = {
+  200: "OK", 201: "Created", 202: "Accepted", 203: "Non-Authoritative Information", 204: "No Content", 205: "Reset Content",
+  206: "Partial Content", 300: "Multiple Choices", 301: "Moved Permanently", 302: "Found", 303: "See Other", 304: "Not Modified",
+  305: "Use Proxy", 307: "Temporary Redirect", 308: "Permanent Redirect", 400: "Bad Request", 401: "Unauthorized",
+  402: "Payment Required", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 406: "Not Acceptable",
+  407: "Proxy Authentication Required", 408: "Request Timeout", 409: "Conflict", 410: "Gone", 411: "Length Required",
+  412: "Precondition Failed", 413: "Content Too Large", 414: "URI Too Long", 415: "Unsupported Media Type",
+  416: "Range Not Satisfiable", 417: "Expectation Failed", 418: "I'm a teapot", 421: "Misdirected Request",
+  422: "Unprocessable Content", 423: "Locked", 424: "Failed Dependency", 425: "Too Early", 426: "Upgrade Required",
+  428: "Precondition Required", 429: "Too Many Requests", 431: "Request Header Fields Too Large",
+  451: "Unavailable For Legal Reasons", 500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway",
+  503: "Service Unavailable", 504: "Gateway Timeout", 505: "HTTP Version Not Supported", 506: "Variant Also Negotiates",
+  507: "Insufficient Storage", 508: "Loop Detected", 510: "Not Extended", 511: "Network Authentication Required",
+};
+
+/** The most characters of an answer's body an HttpStatusError's message quotes. */
+const QUOTED_BODY_CHARS = 200;
+
+/** The start of a body, for a message: whole characters, marked when there is more. */
+function bodyStart(body: string): string {
+  if (body.length <= QUOTED_BODY_CHARS) return JSON.stringify(body);
+  const end = /[\uD800-\uDBFF]/.test(body[QUOTED_BODY_CHARS - 1] ?? "") ? QUOTED_BODY_CHARS - 1 : QUOTED_BODY_CHARS;
+  return `${JSON.stringify(body.slice(0, end))}… (${body.length - end} more characters)`;
+}
+
+/**
+ * An answer that is not 2xx (after the redirects followed), to httpGet, httpPost or
+ * httpPostClassified: as with curl --fail, an error page is never taken for the answer.
+ * httpRequest returns every status. The message quotes the start of the body as httpGet or
+ * httpPost would have returned it (secret headers redacted); for httpPostClassified, whose
+ * answer is classified, it quotes nothing of it.
+ */
+export class HttpStatusError extends Error {
+  override name = "HttpStatusError";
+  readonly status: number;
+  readonly method: string;
+  readonly url: string;
+
+  constructor(call: string, method: string, url: string, status: number, body: { visible: string } | { classified: true }) {
+    const statusText = STATUS_TEXTS[status];
+    const answered = `${method} ${url} answered ${status}${statusText === undefined ? "" : ` ${statusText}`}`;
+    const quoted =
+      "classified" in body
+        ? "Its body would have been classified: none of it is shown, and it was not kept. Check what was sent (the URL, the headers, " +
+          "the contentType and the body); the status is the server's word on it"
+        : body.visible === ""
+          ? "Its body was empty"
+          : `Its body began: ${bodyStart(body.visible)}`;
+    const instead = "classified" in body ? "" : ` Use net.httpRequest(${JSON.stringify(method)}, url${method === "POST" ? ", { body }" : ""}) to read the status and body of any answer.`;
+    super(`${answered}; ${call} returns only a 2xx answer.${instead} ${quoted}.`);
+    this.status = status;
+    this.method = method;
+    this.url = url;
+  }
 }
 
 const HEADER_OPTIONS = ["headers", "secretHeaders"];
@@ -73,18 +134,26 @@ export function createNetworkApi(channel: Channel, classified: ClassifiedApi) {
       const body = options.body === undefined ? null : textValue(options.body, "httpRequest(method, url, options): options.body");
       return this.#send(String(method), url, options, body);
     }
+    /** The body of a 2xx answer; any other status throws an HttpStatusError. */
+    #successBody(call: string, method: string, url: string, options: RequestOptions, body: string | null): string {
+      const answer = this.#send(method, url, options, body);
+      if (!isSuccessStatus(answer.status)) throw new HttpStatusError(call, method, String(url), answer.status, { visible: answer.body });
+      return answer.body;
+    }
     httpGet(url: string, given: RequestOptions = {}): string {
-      return this.#send("GET", url, knownOptions<RequestOptions>(given, HEADER_OPTIONS, "httpGet(url, options)", getHint), null).body;
+      return this.#successBody("httpGet", "GET", url, knownOptions<RequestOptions>(given, HEADER_OPTIONS, "httpGet(url, options)", getHint), null);
     }
     httpPost(url: string, body: string, given: RequestOptions = {}): string {
       const options = knownOptions<RequestOptions>(given, [...HEADER_OPTIONS, "contentType"], "httpPost(url, body, options)", postHint);
-      return this.#send("POST", url, { contentType: "text/plain; charset=utf-8", ...options }, textValue(body, "httpPost(url, body): body")).body;
+      return this.#successBody("httpPost", "POST", url, { contentType: "text/plain; charset=utf-8", ...options }, textValue(body, "httpPost(url, body): body"));
     }
     httpPostClassified(url: string, body: Classified, given: RequestOptions = {}): Classified {
       const options = knownOptions<RequestOptions>(given, [...HEADER_OPTIONS, "contentType"], "httpPostClassified(url, body, options)", postHint);
       const request = fields(this.#scope, "POST", url, { contentType: "text/plain; charset=utf-8", ...options }, null);
       request.classifiedBody = classified.handleOf(body, "httpPostClassified(url, body)");
-      return classified.wrap(channel.request({ kind: "HttpRequestClassified", ...request }));
+      const answer = channel.request({ kind: "HttpRequestClassified", ...request });
+      if (answer.handle === null) throw new HttpStatusError("httpPostClassified", "POST", request.url, answer.status, { classified: true });
+      return classified.wrap(answer.handle);
     }
     toString(): string {
       return "Network";
@@ -105,5 +174,5 @@ export function createNetworkApi(channel: Channel, classified: ClassifiedApi) {
     );
   }
 
-  return { requestNetwork };
+  return { requestNetwork, HttpStatusError };
 }

@@ -1,0 +1,201 @@
+// An answer that is not 2xx, through the real CLI: httpGet, httpPost and httpPostClassified
+// throw an HttpStatusError (as curl --fail fails) instead of returning an error page as if it
+// were the answer; httpRequest returns every status. The error quotes the start of the body
+// only as httpGet would have returned it: a secret header a 500 page echoes is redacted there,
+// and nothing of a classified answer (its body, or a reason phrase that echoes it) is shown.
+
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../helpers.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, type Handler, isEnvFile, lit, permit, perTestResources, tacit, TOKEN_FROM_ENV } from "./fixtures.js";
+import { expectNoLeak } from "../files/fixtures.js";
+
+const resources = perTestResources("tacit-net-status-");
+
+/** What the status tests request: an error page, a redirect to one, and pages that echo what they were sent. */
+const statuses: Handler = (request, response) => {
+  const secret = String(request.headers.authorization ?? "");
+  switch (new URL(request.url, "http://x").pathname) {
+    case "/ok":
+      response.end('{"ok":true}');
+      return;
+    case "/missing":
+      response.statusCode = 404;
+      response.end(`<html>no such page</html>\n${"padding ".repeat(100)}`);
+      return;
+    case "/moved":
+      response.writeHead(302, { location: "/missing" });
+      response.end();
+      return;
+    case "/empty":
+      response.statusCode = 503;
+      response.end();
+      return;
+    case "/echo-header":
+      // The secret header in the page and in the reason phrase.
+      response.writeHead(500, `bad token ${secret}`);
+      response.end(`<html>token ${secret} refused</html>`);
+      return;
+    case "/echo-body":
+      // The classified body, in the page and in the reason phrase.
+      response.writeHead(400, `cannot parse ${request.body.trim()}`);
+      response.end(`<html>cannot parse ${request.body}</html>`);
+      return;
+    default:
+      response.statusCode = 500;
+      response.end("unexpected path");
+  }
+};
+
+describe("an answer that is not 2xx", () => {
+  it("throws an HttpStatusError from httpGet and httpPost, which names the status and teaches httpRequest; httpRequest returns it", async () => {
+    const root = resources.dir();
+    const a = await resources.server(statuses);
+    const O = a.origin;
+    const result = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+const described = (e: unknown) => e instanceof HttpStatusError ? { status: e.status, method: e.method, url: e.url, message: e.message } : String(e);
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  attempt("get-ok", () => JSON.parse(net.httpGet("${O}/ok")));
+  attempt("get-404", () => { try { return net.httpGet("${O}/missing"); } catch (e) { return described(e); } });
+  attempt("get-redirected-404", () => { try { return net.httpGet("${O}/moved"); } catch (e) { return described(e); } });
+  attempt("post-503-empty", () => { try { return net.httpPost("${O}/empty", "x"); } catch (e) { return described(e); } });
+  attempt("request-404", () => net.httpRequest("GET", "${O}/missing"));
+  attempt("uncaught-name", () => net.httpGet("${O}/missing"));
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    expect(attemptOf(found, "get-ok").value).toEqual({ ok: true });
+
+    const get404 = attemptOf(found, "get-404").value as { status: number; method: string; url: string; message: string };
+    expect(get404).toMatchObject({ status: 404, method: "GET", url: `${O}/missing` });
+    expect(get404.message).toContain(`GET ${O}/missing answered 404 Not Found`);
+    expect(get404.message).toContain('net.httpRequest("GET", url)');
+    // The start of the page, quoted and cut.
+    expect(get404.message).toContain('began: "<html>no such page</html>\\npadding ');
+    expect(get404.message).toMatch(/… \(\d+ more characters\)/);
+
+    // The status is the one the redirect led to; the URL the one the script gave.
+    expect(attemptOf(found, "get-redirected-404").value).toMatchObject({ status: 404, url: `${O}/moved` });
+
+    const post503 = attemptOf(found, "post-503-empty").value as { status: number; method: string; message: string };
+    expect(post503).toMatchObject({ status: 503, method: "POST" });
+    expect(post503.message).toContain("answered 503 Service Unavailable; httpPost returns only a 2xx answer");
+    expect(post503.message).toContain('net.httpRequest("POST", url, { body })');
+    expect(post503.message).toContain("Its body was empty");
+
+    expect(attemptOf(found, "request-404").value).toMatchObject({ status: 404, body: expect.stringContaining("<html>no such page</html>") });
+    expect(attemptOf(found, "uncaught-name").status).toBe("HttpStatusError");
+  });
+
+  it("is importable from \"tacit\" and type-checks against the interface", async () => {
+    const root = resources.dir();
+    const a = await resources.server(statuses);
+    // Type-checked: `tacit run` without --no-check.
+    const result = await runCli(["run", ...permit(`127.0.0.1:${a.port}`), "-"], {
+      cwd: root,
+      input: `import { HttpStatusError, requestNetwork, println } from "tacit";
+const describe = (error: HttpStatusError): string => error.url;
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  try {
+    net.httpGet(${lit(`${a.origin}/missing`)});
+    println("no error");
+  } catch (e) {
+    if (e instanceof HttpStatusError) println("status", e.status, e.method, describe(e));
+    else throw e;
+  }
+});
+`,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe(`status 404 GET ${a.origin}/missing`);
+  });
+
+  it("shows an echoed secret header in neither the error's quoted body nor its status text, caught or not", async () => {
+    const { root, canary } = resources.projectWithSecret();
+    const a = await resources.server(statuses);
+    const O = a.origin;
+    const script = (tail: string): string => `${ATTEMPT_PRELUDE}
+${TOKEN_FROM_ENV}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  const secret = { secretHeaders: { authorization: token } };
+  ${tail}
+});
+`;
+    const caught = await tacit(
+      root,
+      script(`attempt("get", () => net.httpGet("${O}/echo-header", secret));
+  attempt("post", () => net.httpPost("${O}/echo-header", "x", secret));
+  attempt("request", () => net.httpRequest("GET", "${O}/echo-header", secret));`),
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(caught.code, caught.stderr).toBe(0);
+    const found = attempts(caught.stdout);
+    for (const label of ["get", "post"]) {
+      const { status, value } = attemptOf(found, label);
+      expect(status, label).toBe("HttpStatusError");
+      // The page was quoted, with the secret masked; the server's reason phrase was not used.
+      expect(String(value), label).toMatch(/answered 500 Internal Server Error; .*began: "<html>token \[redacted\] refused<\/html>"/);
+      expect(String(value), label).not.toContain("bad token");
+    }
+    expect(attemptOf(found, "request").value).toMatchObject({ status: 500 });
+    // The secret did reach the server (else there was nothing to redact).
+    expect(a.received.filter((r) => r.headers.authorization === canary)).toHaveLength(3);
+    expectNoLeak(canary, caught, root, isEnvFile);
+
+    // Uncaught: the failure the run reports.
+    const uncaught = await tacit(root, script(`net.httpGet("${O}/echo-header", secret);`), permit(`127.0.0.1:${a.port}`));
+    expect(uncaught.code).not.toBe(0);
+    expect(uncaught.stderr).toContain("HttpStatusError");
+    expect(uncaught.stderr).toContain("answered 500 Internal Server Error");
+    expectNoLeak(canary, uncaught, root, isEnvFile);
+  });
+
+  it("shows nothing of a classified answer from httpPostClassified, whose page and reason phrase echo the body, and keeps none of it", async () => {
+    const { root, canary } = resources.projectWithSecret();
+    const sink = path.join(resources.dir(), "sink.log");
+    const a = await resources.server(statuses);
+    const O = a.origin;
+    const script = (tail: string): string => `${ATTEMPT_PRELUDE}
+${TOKEN_FROM_ENV}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  ${tail}
+});
+`;
+    const caught = await tacit(
+      root,
+      script(`attempt("classified", () => {
+    try {
+      return String(net.httpPostClassified("${O}/echo-body", token));
+    } catch (e) {
+      return e instanceof HttpStatusError ? { name: e.name, status: e.status, method: e.method, url: e.url, message: e.message, stack: String(e.stack) } : String(e);
+    }
+  });
+  attempt("ok-still-classified", () => String(net.httpPostClassified("${O}/ok", token)));`),
+      [...permit(`127.0.0.1:${a.port}`), "--secure-output", sink],
+    );
+    expect(caught.code, caught.stderr).toBe(0);
+    const found = attempts(caught.stdout);
+    const error = attemptOf(found, "classified").value as { status: number; message: string };
+    expect(error).toMatchObject({ name: "HttpStatusError", status: 400, method: "POST", url: `${O}/echo-body` });
+    expect(error.message).toContain("answered 400 Bad Request; httpPostClassified returns only a 2xx answer");
+    expect(error.message).toContain("none of it is shown");
+    expect(error.message).not.toContain("cannot parse");
+    expect(attemptOf(found, "ok-still-classified").value).toBe("Classified(***)");
+    expect(a.received.filter((r) => r.body === canary)).toHaveLength(2);
+    expectNoLeak(canary, caught, root, isEnvFile);
+    // Not kept: nothing of the error page reached the secure output either.
+    expect(existsSync(sink) ? readFileSync(sink, "utf8") : "").not.toContain("cannot parse");
+
+    const uncaught = await tacit(root, script(`net.httpPostClassified("${O}/echo-body", token);`), permit(`127.0.0.1:${a.port}`));
+    expect(uncaught.code).not.toBe(0);
+    expect(uncaught.stderr).toContain("answered 400 Bad Request");
+    expect(uncaught.stderr).not.toContain("cannot parse");
+    expectNoLeak(canary, uncaught, root, isEnvFile);
+  });
+});
