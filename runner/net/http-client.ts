@@ -264,7 +264,8 @@ const TIMEOUT_HINT = "; nothing of the answer was kept. The operator can give re
  * Node's words for an answer that failed partway, in words that say what happened and what to
  * do: "aborted" said nothing of an answer whose connection closed before its Content-Length (or
  * its last chunk) came, "Parse Error: Header overflow" nothing of a limit, and OpenSSL's "wrong
- * version number" nothing of an https:// URL for a port that speaks plain HTTP. No byte counts:
+ * version number" nothing of an https:// URL for a port that speaks plain HTTP, "socket hang up"
+ * nothing of an http:// URL for a port that speaks TLS. No byte counts:
  * those of a compressed answer are its compressed size (see decoderFor). Any other error is kept.
  */
 function answerFailure(url: URL, error: Error): Error {
@@ -273,6 +274,17 @@ function answerFailure(url: URL, error: Error): Error {
     return new EffectFailure(
       `${url.origin}: the connection closed before the whole answer came (shorter than its Content-Length said, or its chunks cut off); ` +
         "nothing of it was kept. Retry the request; if it keeps happening, the server is cutting its answers short",
+    );
+  }
+  // Node's words for a connection closed before a byte of an answer came. A TLS port does that
+  // to a plain http:// request (Node's and OpenSSL's servers close on it without a word), and so
+  // does a server that refuses or fails the request: which one, the bytes do not tell.
+  if (code === "ECONNRESET" && error.message === "socket hang up") {
+    return new EffectFailure(
+      `${url.origin}: the server closed the connection without answering (the request was sent; not a byte of an answer came). ` +
+        (url.protocol === "http:"
+          ? `The port may serve TLS, which closes on a plain HTTP request: if so, use https://${url.host}; else the server refused or failed the request: retry it, or check the port`
+          : "The server refused or failed the request: retry it; if it keeps happening, check the URL and the port"),
     );
   }
   if (code === "HPE_HEADER_OVERFLOW") {

@@ -1,6 +1,7 @@
 // https works, with certificate checking on: a server with a certificate the host does not
 // trust is refused; the same server is reached once the operator trusts its CA (Node's
-// NODE_EXTRA_CA_CERTS, read by the host process, never by the sandbox).
+// NODE_EXTRA_CA_CERTS, read by the host process, never by the sandbox). http:// to its port
+// fails with a message that says the port may serve TLS.
 
 import { execFileSync } from "node:child_process";
 import { once } from "node:events";
@@ -60,6 +61,23 @@ describe("https", () => {
     expect(trusted.code, trusted.stderr).toBe(0);
     expect(trusted.stdout).toBe("over tls\n");
     expect(requests).toBe(1);
+  });
+
+  it("http:// to this TLS port says the port may serve TLS and names the https:// URL to use (Node said \"socket hang up\")", async () => {
+    const before = requests;
+    const script = path.join(dir, "plain-to-tls.ts");
+    writeFileSync(
+      script,
+      `requestNetwork(["127.0.0.1:${port}"], (net) => {\n  try { println(net.httpGet("http://127.0.0.1:${port}/x")); } catch (e) { println("failed:", (e as Error).message); }\n});\n`,
+    );
+    const result = await runCli(["run", "--network-permissions", `127.0.0.1:${port}`, script], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe(
+      `failed: http://127.0.0.1:${port}: the server closed the connection without answering (the request was sent; not a byte of an answer came). ` +
+        `The port may serve TLS, which closes on a plain HTTP request: if so, use https://127.0.0.1:${port}; else the server refused or failed the request: retry it, or check the port`,
+    );
+    // The TLS server took the plain request for a failed handshake: no request reached its handler.
+    expect(requests).toBe(before);
   });
 });
 

@@ -822,21 +822,30 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
 
   it("a failed request whose classified body has an astral character (or a lone surrogate) is an ordinary error wherever its message is cut", async () => {
     const world = secretWorld();
-    writeTree(world.root, { ".env": `${"s".repeat(80)}-${world.canary}\n` });
+    // Longer than the error message below, by far.
+    writeTree(world.root, { ".env": `${"s".repeat(400)}-${world.canary}\n` });
     // Hangs up on every request, so each one fails with an error that redaction reads.
     const a = await server((_request, response) => void response.socket?.destroy());
-    // The error ("http://127.0.0.1:PORT: socket hang up") is about 38 characters long; an emoji
-    // at each place around that length puts one where redaction cuts the body to the message's length.
+    // The error ("http://127.0.0.1:PORT: the server closed the connection without answering …")
+    // is measured first, on a plain request; an emoji at each place around its length puts one
+    // where redaction cuts the body to the message's length.
     const result = await tacit(
       world.root,
       `${ATTEMPT_PRELUDE}
 ${TOKEN}
 requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  let length = 0;
+  try {
+    net.httpPost(${lit(`${a.origin}/x`)}, "plain");
+  } catch (e) {
+    length = (e as Error).message.length;
+  }
+  println("@@length\tok\t" + length);
   // Made before the requests, so they settle together (a request waits for its value to settle).
   const bodies: Classified<string>[] = [];
-  for (let at = 20; at < 70; at++) bodies.push(token.map((t) => t.slice(0, at) + "\u{1F600}" + t.slice(at)));
-  for (let at = 20; at < 70; at++) {
-    attempt("emoji-" + at, () => String(net.httpPostClassified(${lit(`${a.origin}/x`)}, bodies[at - 20]!)));
+  for (let at = length - 25; at < length + 25; at++) bodies.push(token.map((t) => t.slice(0, at) + "\u{1F600}" + t.slice(at)));
+  for (let at = 0; at < 50; at++) {
+    attempt("emoji-" + at, () => String(net.httpPostClassified(${lit(`${a.origin}/x`)}, bodies[at]!)));
   }
   attempt("lone", () => String(net.httpPostClassified(${lit(`${a.origin}/x`)}, classify("ab\ud800cdefgh"))));
   println("after");
@@ -847,8 +856,11 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("after\n");
     const found = attempts(result.stdout);
-    for (let at = 20; at < 70; at++) expect(attemptOf(found, `emoji-${at}`).value).toMatch(/socket hang up/);
-    expect(attemptOf(found, "lone").value).toMatch(/socket hang up/);
+    // The message the emojis were placed around (the .env's body is longer still).
+    expect(attemptOf(found, "length").value).toBeGreaterThan(100);
+    expect(attemptOf(found, "length").value).toBeLessThan(400);
+    for (let at = 0; at < 50; at++) expect(attemptOf(found, `emoji-${at}`).value).toMatch(/closed the connection without answering/);
+    expect(attemptOf(found, "lone").value).toMatch(/closed the connection without answering/);
     expectNotSeen(world, result);
   });
 });
