@@ -7,7 +7,7 @@ import { lookup as dnsLookup } from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction, Socket } from "node:net";
-import type { Readable } from "node:stream";
+import { type Readable, Transform, type TransformCallback } from "node:stream";
 import zlib from "node:zlib";
 import { PolicyDenial, EffectFailure } from "../refusals.js";
 import { isRestrictedAddress } from "./address-check.js";
@@ -86,6 +86,48 @@ function wholeCharacters(body: Buffer): Buffer {
   return body;
 }
 
+/** Whether two bytes begin a zlib stream (RFC 1950): method 8 (deflate), a window of at most 32 KiB, a header that is a multiple of 31. */
+function isZlibHeader(first: number, second: number): boolean {
+  return (first & 0x0f) === 8 && first >> 4 <= 7 && ((first << 8) | second) % 31 === 0;
+}
+
+/**
+ * Content-Encoding: deflate as servers send it: zlib-wrapped, as RFC 9110 says, or raw DEFLATE
+ * without the zlib header (IIS and others long did), which browsers and curl read too. Told apart
+ * by the first two bytes, as they tell them. The inflater is the one zlib-wrapped deflate gets,
+ * so the size limit holds the same way: it counts the decoded bytes, and destroying this destroys
+ * the inflater, which stops inflating what it was given (a bomb's first chunk included).
+ */
+class DeflateEitherWay extends Transform {
+  private inflater: zlib.Inflate | zlib.InflateRaw | null = null;
+  /** The first bytes, until there are two to tell the two apart by. */
+  private head: Buffer = Buffer.alloc(0);
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (this.inflater === null) {
+      this.head = Buffer.concat([this.head, chunk]);
+      if (this.head.length < 2) return callback();
+      chunk = this.head;
+      this.inflater = isZlibHeader(chunk[0]!, chunk[1]!) ? zlib.createInflate() : zlib.createInflateRaw();
+      this.inflater.on("data", (decoded: Buffer) => this.push(decoded));
+      this.inflater.on("error", (error) => this.destroy(error));
+    }
+    this.inflater.write(chunk, () => callback());
+  }
+
+  override _flush(callback: TransformCallback): void {
+    // One byte is no deflate stream of either kind; none at all is an empty body (HEAD, 204, 304).
+    if (this.inflater === null) return callback(this.head.length === 0 ? null : new Error("a deflate stream of one byte"));
+    this.inflater.once("end", () => callback());
+    this.inflater.end();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.inflater?.destroy();
+    callback(error);
+  }
+}
+
 /**
  * The decoder for an answer's content coding: none for an answer as it is, null for a coding
  * tacit does not decode. A script may ask for compression (Accept-Encoding is an ordinary
@@ -95,7 +137,7 @@ function wholeCharacters(body: Buffer): Buffer {
  * the secret lengthened a back-reference to it: CRIME's compression oracle). Decoded, the answer
  * is the text the server wrote, redacted as any other, and its compressed size is never seen.
  */
-function decoderFor(coding: string): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | "none" | null {
+function decoderFor(coding: string): zlib.Gunzip | DeflateEitherWay | zlib.BrotliDecompress | "none" | null {
   switch (coding.trim().toLowerCase()) {
     case "":
     case "identity":
@@ -104,7 +146,7 @@ function decoderFor(coding: string): zlib.Gunzip | zlib.Inflate | zlib.BrotliDec
     case "x-gzip":
       return zlib.createGunzip();
     case "deflate":
-      return zlib.createInflate();
+      return new DeflateEitherWay();
     case "br":
       return zlib.createBrotliDecompress();
     default:

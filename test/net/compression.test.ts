@@ -3,7 +3,7 @@
 // middleware, nginx's gzip, httpbin, Postman Echo). Redaction looks for a secret's forms in the
 // text of the answer, so it must be given the text, not the compressed bytes.
 
-import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, type Handler, isEnvFile, lit, permit, perTestResources, tacit, TOKEN_FROM_ENV } from "./fixtures.js";
@@ -165,6 +165,71 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     const limit = 8 * 1024 * 1024;
     expect(attemptOf(found, "bomb")).toEqual({ status: "ok", value: [limit + "\n[tacit: response truncated at 8388608 bytes]\n".length, limit + 1] });
     expect(a.received.filter((r) => r.headers.authorization === canary)).toHaveLength(6);
+    expectNoLeak(canary, result, root, isEnvFile);
+  });
+
+  it("raw deflate (no zlib header, as some servers send deflate) is decoded and redacted too, and a raw-deflate bomb is cut at the limit as the gzip one is", async () => {
+    const limit = 8 * 1024 * 1024;
+    const bomb = Buffer.alloc(64 * 1024 * 1024, "x");
+    const a = await resources.server((request, response) => {
+      const json = JSON.stringify(request);
+      response.setHeader("content-encoding", "deflate");
+      switch (request.url) {
+        case "/raw":
+          response.end(deflateRawSync(json));
+          return;
+        case "/wrapped":
+          response.end(deflateSync(json));
+          return;
+        case "/raw-bomb":
+          response.end(deflateRawSync(bomb));
+          return;
+        case "/wrapped-bomb":
+          response.end(deflateSync(bomb));
+          return;
+        case "/raw-corrupt":
+          response.end(deflateRawSync(json).subarray(0, 20));
+          return;
+        case "/one-byte":
+          response.end(Buffer.from([0x78]));
+          return;
+        default:
+          response.end();
+      }
+    });
+    const { root, canary } = resources.projectWithSecret();
+    const result = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN_FROM_ENV}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  const get = (where: string): string => net.httpGet(${lit(a.origin)} + where, { headers: { "accept-encoding": "deflate" }, secretHeaders: { authorization: token } });
+  attempt("raw", () => { const echo = JSON.parse(get("/raw")); return [echo.url, echo.headers.authorization]; });
+  attempt("wrapped", () => { const echo = JSON.parse(get("/wrapped")); return [echo.url, echo.headers.authorization]; });
+  attempt("raw-echo-text", () => get("/raw"));
+  attempt("raw-bomb", () => { const body = get("/raw-bomb"); return [body.length, body.indexOf("[tacit: response truncated")]; });
+  attempt("wrapped-bomb", () => { const body = get("/wrapped-bomb"); return [body.length, body.indexOf("[tacit: response truncated")]; });
+  attempt("raw-corrupt", () => get("/raw-corrupt"));
+  attempt("one-byte", () => get("/one-byte"));
+  attempt("empty", () => net.httpRequest("HEAD", ${lit(`${a.origin}/empty`)}, { headers: { "accept-encoding": "deflate" } }));
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    // Decoded (the script reads the JSON), and the echoed secret header redacted in it.
+    expect(attemptOf(found, "raw")).toEqual({ status: "ok", value: ["/raw", "[redacted]"] });
+    expect(attemptOf(found, "wrapped")).toEqual({ status: "ok", value: ["/wrapped", "[redacted]"] });
+    expect(attemptOf(found, "raw-echo-text")).toMatchObject({ status: "ok", value: expect.stringContaining('"authorization":"[redacted]"') });
+    // The bombs decode to 64 MiB: each is cut at the limit, the same way.
+    const cut = [limit + "\n[tacit: response truncated at 8388608 bytes]\n".length, limit + 1];
+    expect(attemptOf(found, "wrapped-bomb")).toEqual({ status: "ok", value: cut });
+    expect(attemptOf(found, "raw-bomb")).toEqual({ status: "ok", value: cut });
+    expect(attemptOf(found, "raw-corrupt")).toMatchObject({ status: "Error", value: expect.stringMatching(/is not valid deflate; nothing of it was kept/) });
+    expect(attemptOf(found, "one-byte")).toMatchObject({ status: "Error", value: expect.stringMatching(/is not valid deflate; nothing of it was kept/) });
+    expect(attemptOf(found, "empty")).toEqual({ status: "ok", value: { status: 200, body: "" } });
+    expect(a.received.filter((r) => r.headers.authorization === canary)).toHaveLength(7);
     expectNoLeak(canary, result, root, isEnvFile);
   });
 });
