@@ -6,6 +6,7 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, constants, openSync, realpathSync, statSync } from "node:fs";
+import { isUtf8 } from "node:buffer";
 import path from "node:path";
 import type { Writable } from "node:stream";
 import type { ProcessResult } from "../../library/protocol.js";
@@ -18,6 +19,7 @@ import { isWithin } from "../fs/containment.js";
 import { type ProtectedPath, protectedPathOf } from "../fs/protected-paths.js";
 import { HostSecrets } from "../host-secrets.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
+import { wholeCharacters } from "../whole-characters.js";
 import { type CommandPolicy, commandRefusal } from "./command-policy.js";
 import { type CommandConfinement, confinedCommandRunning, RootsChangedDuringSetup, SETUP_ATTEMPTS, setupFailure } from "./confinement.js";
 import { namespaceWrapper } from "./pid-namespace.js";
@@ -83,7 +85,11 @@ class CappedOutput {
   private afterSize = 0;
   truncated = false;
 
-  constructor(private readonly hostSecrets: HostSecrets) {}
+  constructor(
+    private readonly hostSecrets: HostSecrets,
+    /** "stdout" or "stderr", for the marker of output that is not UTF-8. */
+    private readonly stream: "stdout" | "stderr",
+  ) {}
 
   add(chunk: Buffer): void {
     const room = EXEC_OUTPUT_LIMIT_BYTES - this.size;
@@ -110,10 +116,24 @@ class CappedOutput {
   }
 
   text(): string {
-    if (!this.truncated) return Buffer.concat(this.chunks, this.size).toString("utf8");
-    // A secret crossing the cut is starred in what is kept (a whole one is masked in the reply).
-    const kept = this.hostSecrets.scrubChunk(Buffer.concat(this.chunks, this.size), Buffer.alloc(0), Buffer.concat(this.after, this.afterSize));
-    return `${kept.toString("utf8")}\n[tacit: output truncated at ${EXEC_OUTPUT_LIMIT_BYTES} bytes; the rest was discarded]\n`;
+    const all = Buffer.concat(this.chunks, this.size);
+    if (!this.truncated) return all.toString("utf8") + this.notUtf8Marker(all);
+    // A secret crossing the cut is starred in what is kept (a whole one is masked in the reply),
+    // and a character the cut split is left out (it would read as U+FFFD).
+    const kept = wholeCharacters(this.hostSecrets.scrubChunk(all, Buffer.alloc(0), Buffer.concat(this.after, this.afterSize)));
+    return `${kept.toString("utf8")}${this.notUtf8Marker(kept)}\n[tacit: output truncated at ${EXEC_OUTPUT_LIMIT_BYTES} bytes; the rest was discarded]\n`;
+  }
+
+  /**
+   * Output is read as UTF-8, and what is not UTF-8 becomes U+FFFD: the command's bytes are lost
+   * there. Said at the end, as a cut is, rather than silently (a Latin-1 file name, a binary).
+   */
+  private notUtf8Marker(bytes: Buffer): string {
+    if (isUtf8(bytes)) return "";
+    return (
+      `\n[tacit: ${this.stream} was not valid UTF-8; bytes that could not be read as UTF-8 are shown as \uFFFD. For text, have the command write UTF-8 ` +
+      "(an option of its own, or iconv); for its bytes, have it write them to a file in the roots and read that with readBytes()]\n"
+    );
   }
 }
 
@@ -310,8 +330,8 @@ export class ExecExecutor {
       const confinedEnds = this.confinement === null ? () => undefined : confinedCommandRunning(request.command, this.confinement.allowedRoots);
       // Ended by a signal, tacit runs its exit hooks: the command and its group go with it.
       const release = cleanUpAtExit(child, null, true);
-      const stdout = new CappedOutput(this.hostSecrets);
-      const stderr = new CappedOutput(this.hostSecrets);
+      const stdout = new CappedOutput(this.hostSecrets, "stdout");
+      const stderr = new CappedOutput(this.hostSecrets, "stderr");
       child.stdout!.on("data", (chunk: Buffer) => stdout.add(chunk));
       child.stderr!.on("data", (chunk: Buffer) => stderr.add(chunk));
       if (walked !== null) {

@@ -12,6 +12,7 @@ import zlib from "node:zlib";
 import { PolicyDenial, EffectFailure } from "../refusals.js";
 import { isRestrictedAddress } from "./address-check.js";
 import { hostOf, isIpLiteral } from "./host-policy.js";
+import { wholeCharacters } from "../whole-characters.js";
 
 export interface HttpCall {
   method: string;
@@ -64,26 +65,6 @@ function checkedLookup(host: string, restrictedAllowed: boolean): LookupFunction
       return options.all ? callback(null, [chosen]) : callback(null, chosen.address, chosen.family);
     });
   }) as unknown as LookupFunction;
-}
-
-/**
- * The bytes without a UTF-8 sequence the size limit cut short. Read as text, a cut one became
- * U+FFFD, which no form of a secret holds at that place: a security review had a server reflect
- * "ä<canary>ö…" with the cut inside "ö", and the answer ended with the secret up to there
- * unredacted (redaction masks a text that ends partway into a secret, not one that ends in
- * something else).
- */
-function wholeCharacters(body: Buffer): Buffer {
-  for (let back = 1; back <= Math.min(4, body.length); back++) {
-    const byte = body[body.length - back]!;
-    if (byte < 0x80) return body; // ASCII: nothing cut.
-    if (byte >= 0xc0) {
-      // A lead byte: drop its sequence when the bytes it needs are not all there.
-      const needs = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
-      return needs > back ? body.subarray(0, body.length - back) : body;
-    }
-  }
-  return body;
 }
 
 /** Whether two bytes begin a zlib stream (RFC 1950): method 8 (deflate), a window of at most 32 KiB, a header that is a multiple of 31. */
