@@ -377,12 +377,13 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
         const imported = spec.imported as AstNode;
         const name = (imported.type === "Literal" ? imported.value : imported.name) as string;
         const { tacitExports, tacitTypeExports } = identifierSets();
-        if (tacitTypeExports.has(name)) {
-          // A type: nothing to bind at run time.
-        } else if (!tacitExports.has(name)) {
+        // A value first: an error class is both a value and a type (HttpStatusError), and its value is bound.
+        if (tacitExports.has(name)) {
+          if (!typeOnly && spec.importKind !== "type") entry.named.push([name, local]);
+        } else if (tacitTypeExports.has(name)) {
+          // A type only: nothing to bind at run time.
+        } else {
           report("forbidden-import", spec.start, `"tacit" has no export named "${name}"`, `Available: ${[...tacitExports, ...tacitTypeExports].join(", ")}. Run \`tacit interface\` to see the API.`);
-        } else if (!typeOnly && spec.importKind !== "type") {
-          entry.named.push([name, local]);
         }
       }
     }

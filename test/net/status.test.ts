@@ -99,14 +99,15 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     // Type-checked: `tacit run` without --no-check.
     const result = await runCli(["run", ...permit(`127.0.0.1:${a.port}`), "-"], {
       cwd: root,
-      input: `import { HttpStatusError, requestNetwork, println } from "tacit";
+      input: `import { HttpStatusError, HttpStatusError as StatusError, requestNetwork, println } from "tacit";
 const describe = (error: HttpStatusError): string => error.url;
 requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   try {
     net.httpGet(${lit(`${a.origin}/missing`)});
     println("no error");
   } catch (e) {
-    if (e instanceof HttpStatusError) println("status", e.status, e.method, describe(e));
+    // Under another name too: the import binds the class, not only its type.
+    if (e instanceof StatusError && e instanceof HttpStatusError) println("status", e.status, e.method, describe(e));
     else throw e;
   }
 });
