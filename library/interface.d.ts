@@ -198,6 +198,8 @@ declare function chat(message: Classified<string>): Classified<string>;
 
 /** Thrown for every policy denial: a path outside the scope, a classified file, a revoked capability. */
 declare class SecurityError extends Error {}
+/** The class SecurityError, as "tacit" exports it (a class is no property of `typeof globalThis`). */
+type SecurityErrorClass = typeof SecurityError;
 
 /** console.* print to the same place as println. */
 declare const console: {
@@ -252,7 +254,8 @@ declare module "tacit" {
   export type HttpResponse = globalThis.HttpResponse;
   export type ProcessPermission = globalThis.ProcessPermission;
   export type ProcessResult = globalThis.ProcessResult;
-  export const SecurityError: typeof globalThis.SecurityError;
+  export const SecurityError: SecurityErrorClass;
+  export type SecurityError = globalThis.SecurityError;
   export const HttpStatusError: HttpStatusErrorClass;
   export type HttpStatusError = globalThis.HttpStatusError;
   export const classify: typeof globalThis.classify;

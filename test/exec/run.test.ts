@@ -18,6 +18,7 @@ import {
   tacit,
   writeTree,
 } from "./fixtures.js";
+import { runCli } from "../helpers.js";
 
 let root: string;
 let outside: string;
@@ -309,5 +310,27 @@ requestExecPermission(["printf", "pwd"], (p) => {
       expect(attemptOf(found, label).value, label).toMatch(/printf/);
       expect(attemptOf(found, label).value, label).toMatch(/pwd/);
     }
+  });
+
+  it("type-checks a refusal caught with the SecurityError imported from tacit: instanceof narrows it", async () => {
+    // Type-checked (`tacit run` without --no-check): `typeof globalThis.SecurityError` typed it
+    // any, so `e.message` after `e instanceof SecurityError` was TS18046 and the run exit 3.
+    const r = await runCli(["run", "--command-permissions", "printf", "-"], {
+      cwd: root,
+      input: `import { requestExecPermission, SecurityError, println } from "tacit";
+const described = (error: SecurityError): string => error.name;
+requestExecPermission(["printf"], (proc) => {
+  try {
+    proc.exec("echo", ["unlisted"]);
+  } catch (e) {
+    if (e instanceof SecurityError) println(described(e), e.message.includes("echo"));
+    else throw e;
+  }
+});
+`,
+    });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("SecurityError true\n");
   });
 });
