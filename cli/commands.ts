@@ -10,7 +10,7 @@ import { terminalAsker } from "../runner/approval/askers.js";
 import { createOversight } from "../runner/approval/oversight.js";
 import { loadConfig } from "./load-config.js";
 import { readScript, type ScriptSource } from "./script-source.js";
-import { writeShown } from "./terminal-output.js";
+import { warnOnStderr, writeShown } from "./terminal-output.js";
 import { INPUT_LIMIT_BYTES, readStdin } from "./stdin.js";
 import type { CommonFlags } from "./usage.js";
 import { monotonicMs } from "../runner/monotonic.js";
@@ -43,8 +43,8 @@ function streamToStdout(): (text: string) => void {
 
 function printResult(result: EvaluationResult, json: boolean): void {
   if (json) {
-    const { stdout, error, exitCode, durationMs, truncated, outcome } = result;
-    writeShown(process.stdout, JSON.stringify({ stdout, error, exitCode, durationMs, truncated, outcome }) + "\n");
+    const { stdout, error, exitCode, durationMs, truncated, outcome, warnings } = result;
+    writeShown(process.stdout, JSON.stringify({ stdout, error, exitCode, durationMs, truncated, outcome, warnings }) + "\n");
   } else if (result.error) {
     writeShown(process.stderr, result.error.endsWith("\n") ? result.error : result.error + "\n");
   }
@@ -67,7 +67,7 @@ export async function runCommand(
     input: inputFor(script.fromStdin),
     prestarted,
     precheck,
-    ...(json ? {} : { onOutput: streamToStdout() }),
+    ...(json ? {} : { onOutput: streamToStdout(), onWarning: warnOnStderr }),
   }).finally(() => oversight.audit?.close());
   printResult(result, json);
   if (config.recordPath) {

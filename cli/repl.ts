@@ -10,7 +10,7 @@ import { ReplSession } from "../runner/session.js";
 import { rawTerminalAsker, terminalAsker } from "../runner/approval/askers.js";
 import { createOversight } from "../runner/approval/oversight.js";
 import { ThreadedTypeChecker } from "../runner/typecheck-thread.js";
-import { writeShown } from "./terminal-output.js";
+import { warnOnStderr, writeShown } from "./terminal-output.js";
 import { SESSION_CODE_LIMIT_CHARS } from "../runner/limits.js";
 
 /** Why the input was cut short: it held more code at once than a session keeps. */
@@ -74,6 +74,7 @@ export async function repl(config: RunnerConfig): Promise<number> {
     const result = await session.execute(code, { oversight, typeChecker: (text, snippet) => checker.check(text, snippet) });
     recorder?.append({ kind: "repl", sessionId: session.id, code, result });
     writeShown(process.stdout, result.stdout);
+    for (const warning of result.warnings) warnOnStderr(warning);
     if (result.error) writeShown(process.stderr, result.error.endsWith("\n") ? result.error : `${result.error}\n`);
   };
   let pending = "";

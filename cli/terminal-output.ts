@@ -14,3 +14,8 @@ import { terminalSafe } from "../runner/printable.js";
 export function writeShown(stream: NodeJS.WriteStream, text: string): boolean {
   return stream.write(stream.isTTY ? terminalSafe(text) : text);
 }
+
+/** A warning about a script's answers (see OutputBuffer.warn), on stderr, as grep -r says what it could not read. */
+export function warnOnStderr(warning: string): void {
+  writeShown(process.stderr, `tacit: warning: ${warning}\n`);
+}

@@ -44,10 +44,16 @@ interface FileSystem {
   /**
    * Lines matching `pattern` in every file under `dir` (whose name matches `glob`, if given:
    * *, **, ? and [...] only, no braces; a glob without "/" matches file names, with "/" the path below `dir`). Classified files
-   * are skipped, never read, and so are files with a line over 16 Mi characters.
+   * are skipped, never read. Entries it cannot read (no permission, a link loop, a line over
+   * 16 Mi characters) are skipped too, and the run's output warns of them (stderr, or the tool
+   * result), naming the first few: the answer then is not the whole tree. Throws if `dir`
+   * itself cannot be read.
    */
   grepRecursive(dir: string, pattern: string, glob?: string): GrepMatch[];
-  /** Absolute paths of the entries under `dir` that match `glob` (same rules as above). */
+  /**
+   * Absolute paths of the entries under `dir` that match `glob` (same rules as above). A
+   * directory it cannot read is left out, with a warning, as grepRecursive does.
+   */
   find(dir: string, glob: string): string[];
   /** A classified file's content as a Classified value (refused on an ordinary path). */
   readClassified(path: string): Classified<string>;
@@ -83,7 +89,10 @@ interface FileEntry {
   /** Creates the directory and any missing parents. */
   mkdir(): void;
   children(): FileEntry[];
-  /** Every entry below this directory, depth first; symbolic links are not descended into. */
+  /**
+   * Every entry below this directory, depth first; symbolic links are not descended into. A
+   * directory it cannot read (or a link that loops) is left out, with a warning, as find does.
+   */
   walk(): FileEntry[];
   readClassified(): Classified<string>;
   writeClassified(content: Classified<string>): void;

@@ -90,6 +90,8 @@ export interface EvaluationResult {
   error: string | null;
   durationMs: number;
   truncated: boolean;
+  /** What the host noticed about the answers the script got (see OutputBuffer.warn); tacit run writes them to stderr. */
+  warnings: string[];
 }
 
 export interface EvaluateOptions {
@@ -102,6 +104,8 @@ export interface EvaluateOptions {
   cwd?: string;
   /** Receives output as it is printed (already capped), for streaming to a terminal. */
   onOutput?: (text: string) => void;
+  /** Receives each warning as it is given (see OutputBuffer.warn), for a terminal. */
+  onWarning?: (warning: string) => void;
   /**
    * Test-only switches, reachable only through this API (never from the CLI, config or the
    * script): they prove the sandbox holds without the validator and without hiding Deno.
@@ -236,6 +240,7 @@ function result(outcome: Outcome, output: OutputBuffer, error: string | null, st
     error,
     durationMs: Math.round(endedAt - startedAt),
     truncated: output.truncated,
+    warnings: output.warnings(),
   };
 }
 
@@ -276,7 +281,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
 async function runEvaluation(options: EvaluateOptions, oversight: Oversight, evaluation: string, atEnd: Array<() => void>): Promise<EvaluationResult> {
   const startedAt = monotonicMs();
   const { config } = options;
-  const output = new OutputBuffer(OUTPUT_LIMIT_BYTES, options.onOutput);
+  const output = new OutputBuffer(OUTPUT_LIMIT_BYTES, options.onOutput, options.onWarning);
   const live = options.session?.live;
   const sandbox = live ? live.sandbox : sandboxWith(config.memoryLimitMb, options.prestarted);
   // Ends host-side work still running for this evaluation (a long search) when it stops.
@@ -601,6 +606,8 @@ function createEvaluationContext(
       capabilities,
       grep,
       cwd,
+      // Paths as named, which a host secret may be part of (the script's are scrubbed from its replies).
+      (warning) => output.warn(hostSecrets.scrubText(warning)),
     ),
     network: new NetworkExecutor(
       {

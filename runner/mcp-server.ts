@@ -71,6 +71,7 @@ const resultShape = {
   exitCode: z.number().int().describe("0 success, 1 threw, 3 rejected before running, 124 timed out, 125 resource limit"),
   durationMs: z.number(),
   truncated: z.boolean().describe("true if the output was cut: at 10 MiB printed, or to keep the answer within what an MCP client reads"),
+  warnings: z.array(z.string()).describe("what tacit noticed about the answers the script got, such as entries a search could not read and left out"),
 };
 
 /**
@@ -125,19 +126,27 @@ function fittedToAnswer(text: string, limitBytes: number, what: "output" | "erro
   return { text: text.slice(0, end) + marker, cut: true };
 }
 
-function toolResult(result: Pick<EvaluationResult, "stdout" | "error" | "exitCode" | "durationMs" | "truncated">) {
-  const { exitCode, durationMs } = result;
-  // Within what the client reads: the error first (it says why the call failed), the output in what is left.
+function toolResult(result: Pick<EvaluationResult, "stdout" | "error" | "exitCode" | "durationMs" | "truncated" | "warnings">) {
+  const { exitCode, durationMs, warnings } = result;
+  // Within what the client reads: the error first (it says why the call failed), the warnings
+  // (a few KiB at most: see WARNINGS_LIMIT), the output in what is left.
   const error = result.error === null ? null : fittedToAnswer(result.error, ANSWER_ERROR_LIMIT_BYTES, "error").text;
-  const output = fittedToAnswer(result.stdout, ANSWER_TEXT_LIMIT_BYTES - (error === null ? 0 : answerBytes(error)), "output");
+  // As tacit run writes them to stderr, after the output and before the error.
+  const warned = warnings.map((warning) => `tacit: warning: ${warning}\n`).join("");
+  const output = fittedToAnswer(result.stdout, ANSWER_TEXT_LIMIT_BYTES - (error === null ? 0 : answerBytes(error)) - answerBytes(warned), "output");
   const stdout = output.text;
   const truncated = result.truncated || output.cut;
-  const text = [stdout, error ? `${stdout ? "\n" : ""}${error}` : "", `\n[exit ${exitCode}, ${durationMs} ms${truncated ? ", output truncated" : ""}]`]
+  const text = [
+    stdout,
+    warned ? `${stdout && !stdout.endsWith("\n") ? "\n" : ""}${warned}` : "",
+    error ? `${stdout || warned ? "\n" : ""}${error}` : "",
+    `\n[exit ${exitCode}, ${durationMs} ms${truncated ? ", output truncated" : ""}]`,
+  ]
     .join("")
     .trim();
   return {
     content: [{ type: "text" as const, text }],
-    structuredContent: { stdout, error, exitCode, durationMs, truncated },
+    structuredContent: { stdout, error, exitCode, durationMs, truncated, warnings },
     isError: exitCode !== 0,
   };
 }
@@ -387,7 +396,7 @@ function unsendableCode(code: string): string | null {
 async function admitted<R>(inFlight: InFlightBound, code: string, run: () => Promise<R>): Promise<R | ReturnType<typeof textResult> | ReturnType<typeof toolResult>> {
   const unsendable = unsendableCode(code);
   // Answered as a check's refusal is (exit 3, the same structured result), though nothing was checked.
-  if (unsendable !== null) return toolResult({ stdout: "", error: unsendable, exitCode: EXIT_CODES.rejected, durationMs: 0, truncated: false });
+  if (unsendable !== null) return toolResult({ stdout: "", error: unsendable, exitCode: EXIT_CODES.rejected, durationMs: 0, truncated: false, warnings: [] });
   const admission = inFlight.admit(code.length);
   if ("refused" in admission) return textResult(admission.refused, true);
   try {

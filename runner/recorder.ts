@@ -32,7 +32,7 @@ export class Recorder {
   }
 
   append(entry: RecordEntry): void {
-    const { outcome, exitCode, stdout, error, durationMs, truncated } = entry.result;
+    const { outcome, exitCode, stdout, error, durationMs, truncated, warnings } = entry.result;
     const line = {
       at: new Date().toISOString(),
       kind: entry.kind,
@@ -44,6 +44,7 @@ export class Recorder {
       error,
       durationMs,
       truncated,
+      warnings,
     };
     // JSON.stringify escapes C0 controls but leaves DEL and the C1 controls (CSI, OSC, ST…) raw
     // in strings, and a person reads the record with cat or tail -f: terminalSafe writes them

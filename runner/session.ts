@@ -225,32 +225,32 @@ export class ReplSession {
     // What every later check reads grows with each snippet kept: bounded, refused before any work.
     const kept = this.snippets.reduce((chars, snippet) => chars + snippet.code.length, 0);
     if (kept + code.length > SESSION_CODE_LIMIT_CHARS) {
-      return { outcome: "rejected", exitCode: EXIT_CODES.rejected, stdout: "", error: tooMuchCode(kept, code.length), durationMs: 0, truncated: false };
+      return { outcome: "rejected", exitCode: EXIT_CODES.rejected, stdout: "", error: tooMuchCode(kept, code.length), durationMs: 0, truncated: false, warnings: [] };
     }
     // Taken now, given back unless the snippet is kept (and by close() if it is).
     const codeBytes = keptCodeBytes(code);
     if (!this.keptCode.take(codeBytes)) {
-      return { outcome: "rejected", exitCode: EXIT_CODES.rejected, stdout: "", error: tooMuchCodeInAll(this.keptCode, codeBytes), durationMs: 0, truncated: false };
+      return { outcome: "rejected", exitCode: EXIT_CODES.rejected, stdout: "", error: tooMuchCodeInAll(this.keptCode, codeBytes), durationMs: 0, truncated: false, warnings: [] };
     }
     let codeKept = false;
     try {
       const live = await this.liveSandbox();
       if (!live) {
         const error = this.broken ?? (this.closed ? ENDED_BEFORE_ITS_TURN : "the session's sandbox is gone; create a new session");
-        return { outcome: "protocol-error", exitCode: EXIT_CODES["protocol-error"], stdout: "", error, durationMs: 0, truncated: false };
+        return { outcome: "protocol-error", exitCode: EXIT_CODES["protocol-error"], stdout: "", error, durationMs: 0, truncated: false, warnings: [] };
       }
       // Cancelled while it waited (for a rebuild, say): it never ran, and the sandbox is left as
       // it is for the next snippet. Sent on, the cancellation killed the sandbox just rebuilt,
       // which cost another rebuild.
       if (extra.signal?.aborted) {
         const error = "cancelled: the snippet was cancelled before it ran (while it waited for its turn in the session); the session is as it was";
-        return { outcome: "threw", exitCode: EXIT_CODES.threw, stdout: "", error, durationMs: 0, truncated: false };
+        return { outcome: "threw", exitCode: EXIT_CODES.threw, stdout: "", error, durationMs: 0, truncated: false, warnings: [] };
       }
       // The checks read the whole program's tree: measured a snippet at a time, bounded in all.
       const probe = extra.unsafeSkipValidation ? null : await probeTree(code);
       const treeLimit = checkedTreeLimit();
       if (probe !== null && probe.refusal === null && this.treeSize + probe.size > treeLimit) {
-        return { outcome: "rejected", exitCode: EXIT_CODES.rejected, stdout: "", error: tooLargeTree(this.treeSize, probe.size, treeLimit), durationMs: 0, truncated: false };
+        return { outcome: "rejected", exitCode: EXIT_CODES.rejected, stdout: "", error: tooLargeTree(this.treeSize, probe.size, treeLimit), durationMs: 0, truncated: false, warnings: [] };
       }
       // Each earlier snippet ends with a line of its own holding ";", so that no two snippets
       // read as one statement to the checks (a snippet starting with "(" or "`" would

@@ -223,6 +223,7 @@ export interface ToolResult {
   exitCode: number;
   durationMs: number;
   truncated: boolean;
+  warnings: string[];
 }
 
 /** A new REPL session on `client`'s server: its id. */
@@ -268,6 +269,8 @@ export interface ServeOptions {
   onStderr?: (text: string) => void;
   /** The client declares elicitation, and this answers each question tacit serve asks its user. */
   onElicit?: (request: ElicitRequest, extra: { signal: AbortSignal }) => ElicitResult | Promise<ElicitResult>;
+  /** The Node that runs tacit (or a program that runs it); default: this one. */
+  node?: string;
 }
 
 /** An MCP SDK client connected to a real `tacit serve` started with `args` in `cwd`. */
@@ -278,7 +281,7 @@ export async function connectServe(args: string[], cwd: string, options: ServeOp
     import("@modelcontextprotocol/sdk/types.js"),
   ]);
   const transport = new StdioClientTransport({
-    command: process.execPath,
+    command: options.node ?? process.execPath,
     args: [tacitBin, "serve", ...args],
     cwd,
     stderr: options.onStderr ? "pipe" : "ignore",

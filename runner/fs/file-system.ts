@@ -25,7 +25,9 @@ import { existsAsDirectory, isWithin, PathResolutionError, realPathInScope, reso
 import type { GrepRunner } from "./grep-runner.js";
 import type { GrepReply } from "./grep-worker.js";
 import { asSearchExclusions, type PathUse, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
+import { ERRNO_TEXT, type LeftOut, shortened } from "./left-out.js";
 import { listEntries, PathChanged, TooManyEntries } from "./walk.js";
+import { printable } from "../printable.js";
 
 /** Entries children() and walk() list on the host's main thread; a larger listing is done in the search worker. */
 const MAIN_THREAD_LIST_ENTRIES = 5000;
@@ -67,19 +69,6 @@ interface Resolved {
   watched?: boolean;
 }
 
-const ERRNO_TEXT: Record<string, string> = {
-  ENOENT: "no such file or directory",
-  EISDIR: "is a directory",
-  ENOTDIR: "not a directory",
-  EACCES: "permission denied",
-  EPERM: "operation not permitted",
-  ENOTEMPTY: "directory not empty (delete its children first)",
-  EEXIST: "already exists",
-  EINVAL: "invalid path (it changed while being resolved)",
-  ELOOP: "too many symbolic links",
-  ENAMETOOLONG: "name too long",
-};
-
 function failure(requested: string, error: unknown): EffectFailure | PolicyDenial {
   if (error instanceof PolicyDenial || error instanceof EffectFailure) return error;
   if (error instanceof NotRegularFileError || error instanceof PathResolutionError) return new EffectFailure(`${requested}: ${hostFreeErrorText(error, requested)}`);
@@ -93,6 +82,8 @@ export class FileSystemExecutor {
     private readonly capabilities: CapabilityTable,
     private readonly grep: GrepRunner,
     private readonly cwd: string,
+    /** Adds a warning to the run's output (see warnLeftOut). */
+    private readonly warn: (warning: string) => void,
   ) {}
 
   openScope(root: string): { scope: string; root: string } {
@@ -801,17 +792,38 @@ export class FileSystemExecutor {
   async list(token: string, requested: string, recursive: boolean): Promise<string[]> {
     const target = this.resolve(token, requested, "read");
     const request = { dir: target.named, realDir: target.real, realRoot: target.scope.realRoot, recursive, exact: target.judged === true };
+    const call = `${recursive ? "walk" : "children"}() of ${quoted(requested)}`;
     try {
       if (!this.existingResolved(target, requested, true).isDirectory()) throw new EffectFailure(`${requested}: not a directory`);
-      return listEntries(request, MAIN_THREAD_LIST_ENTRIES);
+      const found = listEntries(request, MAIN_THREAD_LIST_ENTRIES);
+      this.warnLeftOut(call, found.leftOut);
+      return found.paths;
     } catch (error) {
       if (error instanceof EffectFailure || error instanceof PolicyDenial) throw error;
       if (error instanceof PathChanged) throw changedSinceJudged(requested, target.real);
       if (!(error instanceof TooManyEntries)) throw failure(requested, error);
     }
     const reply = await this.grep.run({ op: "list", pattern: "", ...request });
-    if (reply.ok && "paths" in reply) return reply.paths;
-    throw searchFailure(requested, recursive ? "walk()" : "children()", reply);
+    if (!(reply.ok && "paths" in reply)) throw searchFailure(requested, recursive ? "walk()" : "children()", reply);
+    this.warnLeftOut(call, reply.leftOut);
+    return reply.paths;
+  }
+
+  /**
+   * One warning for a call that left out entries it could not read (see left-out.ts): how many,
+   * the first few and why, so that the script's author does not take the answer for the whole
+   * tree. Paths are as the script named them, quoted (a name may hold a line break); nothing the
+   * policy leaves out is counted, so none is named.
+   */
+  private warnLeftOut(call: string, leftOut: LeftOut): void {
+    if (leftOut.count === 0) return;
+    const named = leftOut.first.map(({ path: entry, reason }) => `${quoted(entry)} (${reason})`);
+    const more = leftOut.count - leftOut.first.length;
+    this.warn(
+      `${call}: ${leftOut.count === 1 ? "1 entry" : `${leftOut.count} entries`} could not be read and ${leftOut.count === 1 ? "is" : "are"} left out of its answer: ` +
+        `${named.join(", ")}${more > 0 ? `, and ${more} more` : ""}. The answer holds the rest; do not take it for the whole tree. ` +
+        "Search or list elsewhere, or ask the user to make these readable",
+    );
   }
 
   /**
@@ -841,14 +853,15 @@ export class FileSystemExecutor {
       glob,
       hostSecrets: this.policy.hostSecrets,
     });
-    if (reply.ok && "paths" in reply) return reply.paths;
-    throw searchFailure(requested, `find glob ${JSON.stringify(glob)}`, reply);
+    if (!(reply.ok && "paths" in reply)) throw searchFailure(requested, `find glob ${JSON.stringify(glob)}`, reply);
+    this.warnLeftOut(`find(${quoted(requested)}, ${quoted(glob)})`, reply.leftOut);
+    return reply.paths;
   }
 
   async grepFile(token: string, requested: string, pattern: string): Promise<GrepMatch[]> {
     const target = this.resolve(token, requested, "read");
     this.denyClassified(target, requested, "grep");
-    return this.search(requested, pattern, {
+    return this.search(requested, pattern, `grep(${quoted(requested)})`, {
       op: "grep",
       named: target.named,
       real: target.real,
@@ -865,7 +878,8 @@ export class FileSystemExecutor {
     // A classified directory holds nothing grepRecursive may read.
     if (target.classified) return [];
     this.requireDirectory(target, requested, "not a directory; grepRecursive() searches the files under a directory, grep() searches one file");
-    return this.search(requested, pattern, {
+    const call = `grepRecursive(${quoted(requested)}, ${quoted(pattern)}${glob === null ? "" : `, ${quoted(glob)}`})`;
+    return this.search(requested, pattern, call, {
       op: "grepRecursive",
       dir: target.named,
       realDir: target.real,
@@ -885,11 +899,17 @@ export class FileSystemExecutor {
     return [...this.policy.classified.resolvedPatterns, ...asSearchExclusions(this.policy.protectedPaths)];
   }
 
-  private async search(requested: string, pattern: string, job: Parameters<GrepRunner["run"]>[0]): Promise<GrepMatch[]> {
+  private async search(requested: string, pattern: string, call: string, job: Parameters<GrepRunner["run"]>[0]): Promise<GrepMatch[]> {
     const reply = await this.grep.run(job);
-    if (reply.ok && "matches" in reply) return reply.matches;
-    throw searchFailure(requested, `grep pattern /${pattern}/`, reply);
+    if (!(reply.ok && "matches" in reply)) throw searchFailure(requested, `grep pattern /${pattern}/`, reply);
+    this.warnLeftOut(call, reply.leftOut);
+    return reply.matches;
   }
+}
+
+/** A path, pattern or glob of the script's as a warning shows it: quoted, cut if long, every invisible character escaped. */
+function quoted(text: string): string {
+  return printable(JSON.stringify(shortened(text)));
 }
 
 /** The error for a search that did not answer as asked; `pattern` names the pattern or glob. */

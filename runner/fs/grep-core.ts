@@ -8,7 +8,8 @@ import picomatch from "picomatch";
 import { openedPath, openForReading, procFdDirectory } from "./checked-open.js";
 import { ClassifiedPaths } from "./classified-paths.js";
 import { isWithin, resolveReal } from "./containment.js";
-import { namedPaths, PathChanged, PathTooLongError, walkTree } from "./walk.js";
+import { type LeftOut, LeftOutEntries, linkFailureReason, unreadableReason } from "./left-out.js";
+import { type FoundPaths, namedPaths, PathChanged, PathTooLongError, walkTree } from "./walk.js";
 import { HostSecrets } from "../host-secrets.js";
 
 import { type GrepMatch, LINE_LIMIT_CHARS, LINE_TOO_LONG } from "../../library/protocol.js";
@@ -23,7 +24,7 @@ export class GrepLimitError extends Error {
   override name = "GrepLimitError";
 }
 
-/** A line longer than LINE_LIMIT_CHARS: grep() fails with it, grepRecursive() skips the file. */
+/** A line longer than LINE_LIMIT_CHARS: grep() fails with it, grepRecursive() skips the file (and says so). */
 export class LineTooLongError extends Error {
   override name = "LineTooLongError";
   constructor() {
@@ -179,10 +180,12 @@ export interface FindRequest {
   exact?: boolean;
 }
 
-/** Entries under `dir` whose name (or path below dir, for a glob with "/") matches. */
-export function findEntries(request: FindRequest): string[] {
-  const entries = walkTree(request.dir, request.realDir, request.realRoot, undefined, undefined, request.exact === true);
-  return namedPaths(entries, globMatcher(request.glob, request.dir, maskOf(request.hostSecrets)));
+/** Entries under `dir` whose name (or path below dir, for a glob with "/") matches, and those it could not read. */
+export function findEntries(request: FindRequest): FoundPaths {
+  const wanted = globMatcher(request.glob, request.dir, maskOf(request.hostSecrets));
+  const leftOut = new LeftOutEntries(wanted);
+  const entries = walkTree(request.dir, request.realDir, request.realRoot, { exact: request.exact === true, leftOut });
+  return { paths: namedPaths(entries, wanted), leftOut: leftOut.summary() };
 }
 
 export interface GrepRecursiveRequest {
@@ -241,18 +244,26 @@ function literalOf(pattern: string): string | null {
   return pattern;
 }
 
-/** Searches one file of a recursive search; an unreadable or vanished file is skipped, as grep -r does. */
-function searchTask(task: SearchTask, search: FileSearch, collector: MatchCollector): void {
+/** What grepRecursive() says of a file it skipped for a line over LINE_LIMIT_CHARS. */
+export const LINE_TOO_LONG_LEFT_OUT = `a line longer than ${LINE_LIMIT_CHARS} characters`;
+
+/**
+ * Searches one file of a recursive search. An unreadable file is skipped, as grep -r does, and
+ * why is returned (for the warning, see left-out.ts); null when it was searched, or skipped
+ * without a word: vanished, a link swapped in, or not a regular file.
+ */
+function searchTask(task: SearchTask, search: FileSearch, collector: MatchCollector): string | null {
   let fd: number;
   try {
     fd = task.kind === "opened"
       ? openSync(task.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
       : openForReading(task.real, search.verify).fd;
-  } catch {
-    return; // Unreadable, vanished, or a link swapped in: skipped.
+  } catch (error) {
+    // A link's target now outside the scope or classified is refused without a code: the policy's, not counted.
+    return unreadableReason(error);
   }
   try {
-    if (!fstatSync(fd).isFile()) return; // FIFOs, sockets and devices are skipped.
+    if (!fstatSync(fd).isFile()) return null; // FIFOs, sockets and devices are skipped.
     const buffer = (sharedBuffer ??= Buffer.allocUnsafe(CHUNK_BYTES));
     const read = readSync(fd, buffer, 0, CHUNK_BYTES, null);
     if (read < CHUNK_BYTES && search.literal !== null) {
@@ -261,11 +272,13 @@ function searchTask(task: SearchTask, search: FileSearch, collector: MatchCollec
       // Buffer#indexOf, whose view and argument handling cost more than the search itself on a
       // small file.
       linesHolding(task.named, buffer, buffer.toString("latin1", 0, read), search, collector);
-      return;
+      return null;
     }
     linesFrom(fd, buffer, read, grepLines(task.named, search.regex, collector, search.mask));
+    return null;
   } catch (error) {
     if (error instanceof GrepLimitError) throw error;
+    return error instanceof LineTooLongError ? LINE_TOO_LONG_LEFT_OUT : unreadableReason(error);
   } finally {
     closeSync(fd);
   }
@@ -299,28 +312,38 @@ function linesHolding(named: string, buffer: Buffer, bytes: string, search: File
 
 /**
  * Searches the files `claim` hands out (the next index each time, until one past the end),
- * reporting each file's matches by index; true if it stopped at the result limit. Threads
- * that share a batch each run this with a claim on one shared counter.
+ * reporting each file's matches by index, and why each file it could not read was left out;
+ * true if it stopped at the result limit. Threads that share a batch each run this with a
+ * claim on one shared counter.
  */
 export function searchClaimed(
   tasks: readonly SearchTask[],
   search: FileSearch,
   claim: () => number,
   found: (index: number, matches: GrepMatch[]) => void,
+  unread: (index: number, reason: string) => void,
 ): boolean {
   const collector = new MatchCollector();
   for (;;) {
     const index = claim();
     if (index >= tasks.length) return false;
     const before = collector.matches.length;
+    let reason: string | null;
     try {
-      searchTask(tasks[index]!, search, collector);
+      reason = searchTask(tasks[index]!, search, collector);
     } catch (error) {
       if (!(error instanceof GrepLimitError)) throw error;
       return true;
     }
+    if (reason !== null) unread(index, reason);
     if (collector.matches.length > before) found(index, collector.matches.slice(before));
   }
+}
+
+/** What a batch's search found: each file's matches by index, and why the files it could not read were left out. */
+export interface BatchResults {
+  matches: GrepMatch[][];
+  unread: Array<[number, string]>;
 }
 
 /**
@@ -330,7 +353,7 @@ export function searchClaimed(
  */
 export interface BatchSearcher {
   begin(tasks: readonly SearchTask[]): void;
-  finish(): GrepMatch[][];
+  finish(): BatchResults;
 }
 
 interface WalkContext {
@@ -351,8 +374,8 @@ class TaskBatches {
   private tasks: SearchTask[] = [];
   /** Directories walked whose files may still be in a batch: closed once it is searched. */
   private finishedDirectories: number[] = [];
-  /** Those of the batch in progress. */
-  private inProgress: { directories: number[] } | null = null;
+  /** Those of the batch in progress, and its files. */
+  private inProgress: { directories: number[]; tasks: readonly SearchTask[] } | null = null;
   /** Set when a batch failed (too many matches, a helper that failed): nothing more is searched. */
   private searchFailed = false;
 
@@ -360,6 +383,8 @@ class TaskBatches {
     return this.searchFailed;
   }
   readonly collector = new MatchCollector();
+  /** Directories and files the search could not read (see left-out.ts). */
+  readonly leftOut = new LeftOutEntries();
 
   constructor(private readonly searcher: BatchSearcher) {}
 
@@ -377,9 +402,9 @@ class TaskBatches {
   next(): void {
     this.finishInProgress();
     if (this.searchFailed) return;
-    this.inProgress = { directories: this.finishedDirectories };
-    this.finishedDirectories = [];
     const tasks = this.tasks;
+    this.inProgress = { directories: this.finishedDirectories, tasks };
+    this.finishedDirectories = [];
     this.tasks = [];
     this.searcher.begin(tasks);
   }
@@ -395,7 +420,10 @@ class TaskBatches {
     if (batch === null) return;
     this.inProgress = null;
     try {
-      for (const matches of this.searcher.finish()) for (const match of matches) this.collector.add(match);
+      const { matches, unread } = this.searcher.finish();
+      for (const found of matches) for (const match of found) this.collector.add(match);
+      // In walk order, whichever thread searched them.
+      for (const [index, reason] of unread.sort((a, b) => a[0] - b[0])) this.leftOut.addLeaf(batch.tasks[index]!.named, reason);
     } catch (error) {
       this.searchFailed = true;
       throw error;
@@ -423,15 +451,19 @@ const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name 
  * really be inside the scope, and not classified); its files and subdirectories are opened
  * through that descriptor (/proc/<pid>/fd/N/name, without following a final link), so no
  * per-file check is needed and a directory swapped for a link cannot redirect the walk. The
- * descriptor stays open until the batch holding its files has been searched.
+ * descriptor stays open until the batch holding its files has been searched. A directory below
+ * the `top` one that cannot be read is left out, as grep -r does, and counted (left-out.ts);
+ * the top one fails the search, as grep -r fails on it: an empty answer would say it holds nothing.
  */
-function walkDirectory(named: string, openAs: string, context: WalkContext): void {
+function walkDirectory(named: string, openAs: string, context: WalkContext, top = false): void {
   let dirFd: number;
   try {
     dirFd = openSync(openAs, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENAMETOOLONG") throw new PathTooLongError(named);
-    return; // Unreadable, gone, or a link swapped in: left out, as grep -r does.
+    if (top) throw error;
+    context.batches.leftOut.addFailure(named, error); // Unreadable (gone, or a link swapped in, are not counted).
+    return;
   }
   try {
     const opened = openedPath(dirFd);
@@ -445,7 +477,10 @@ function walkDirectory(named: string, openAs: string, context: WalkContext): voi
     }
     // Where the directory really is decides, not the name it was reached by: a name swapped
     // for a link into a classified directory after the listing must not lead the search there.
-    if (!isWithin(actualDir, context.realRoot) || context.classified.matches(actualDir)) return;
+    if (!isWithin(actualDir, context.realRoot) || context.classified.matches(actualDir)) {
+      if (top) throw new SearchRefusal(`${named}: the directory changed while it was being opened`);
+      return;
+    }
     const dirPath = opened === null ? openAs : `${procFdDirectory}/${dirFd}`;
     // Both directories are absolute and normalized, and a name from readdir has no "/".
     const namedPrefix = named === "/" ? "/" : `${named}/`;
@@ -469,22 +504,30 @@ function walkDirectory(named: string, openAs: string, context: WalkContext): voi
       }
     }
   } catch (error) {
-    // An unreadable directory is left out; a failed search is not.
-    if (error instanceof GrepLimitError || error instanceof PathChanged || error instanceof PathTooLongError || context.batches.failed) throw error;
+    // An unreadable directory is left out, and counted; a failed search is not.
+    if (top || error instanceof GrepLimitError || error instanceof PathChanged || error instanceof PathTooLongError || context.batches.failed) throw error;
+    context.batches.leftOut.addFailure(named, error);
   } finally {
     context.batches.directoryFinished(dirFd);
   }
 }
 
-/** A symlink met in a search: followed only to a regular file inside the scope, never into a directory. */
+/**
+ * A symlink met in a search: followed only to a regular file inside the scope, never into a
+ * directory. One that cannot be followed to see where it leads (a loop) is counted as left out,
+ * unless its name is classified.
+ */
 function linkedEntry(named: string, linkPath: string, context: WalkContext): void {
+  if (!context.wanted(named)) return;
   let real: string;
   try {
     real = resolveReal(linkPath);
-  } catch {
+  } catch (error) {
+    const reason = linkFailureReason(error);
+    if (reason !== null && !context.classified.matches(named)) context.batches.leftOut.addLeaf(named, reason);
     return;
   }
-  if (!isWithin(real, context.realRoot) || context.classified.isClassified(named, real) || context.linkSkips.matches(real) || !context.wanted(named)) return;
+  if (!isWithin(real, context.realRoot) || context.classified.isClassified(named, real) || context.linkSkips.matches(real)) return;
   context.batches.add({ kind: "linked", named, real });
 }
 
@@ -493,7 +536,11 @@ function linkedEntry(named: string, linkPath: string, context: WalkContext): voi
  * searched a batch at a time, by this thread alone or `shared` with another; matches come
  * back in walk order, whoever searched them.
  */
-export function grepRecursive(request: GrepRecursiveRequest, regex: RegExp, shared: ((search: FileSearch) => BatchSearcher) | null = null): GrepMatch[] {
+export function grepRecursive(
+  request: GrepRecursiveRequest,
+  regex: RegExp,
+  shared: ((search: FileSearch) => BatchSearcher) | null = null,
+): { matches: GrepMatch[]; leftOut: LeftOut } {
   const classified = new ClassifiedPaths(request.classifiedPatterns);
   const search = fileSearchOf(request.pattern, request.realRoot, classified, request.hostSecrets, regex);
   const batches = new TaskBatches(shared ? shared(search) : searchAlone(search));
@@ -505,12 +552,12 @@ export function grepRecursive(request: GrepRecursiveRequest, regex: RegExp, shar
       linkSkips: new ClassifiedPaths(request.linkSkips),
       wanted: request.glob ? globMatcher(request.glob, request.dir, maskOf(request.hostSecrets)) : () => true,
       batches,
-    });
+    }, true);
     batches.end();
   } finally {
     batches.closeDirectories(); // those left by a search that failed
   }
-  return batches.collector.matches;
+  return { matches: batches.collector.matches, leftOut: batches.leftOut.summary() };
 }
 
 /** Searches each batch in this thread, when it is finished. */
@@ -519,9 +566,10 @@ function searchAlone(search: FileSearch): BatchSearcher {
   return {
     begin: (tasks) => (pending = tasks),
     finish: () => {
-      const results: GrepMatch[][] = pending.map(() => []);
+      const results: BatchResults = { matches: pending.map(() => []), unread: [] };
       let next = 0;
-      if (searchClaimed(pending, search, () => next++, (index, matches) => (results[index] = matches))) throw tooManyMatches();
+      const found = (index: number, matches: GrepMatch[]): void => void (results.matches[index] = matches);
+      if (searchClaimed(pending, search, () => next++, found, (index, reason) => results.unread.push([index, reason]))) throw tooManyMatches();
       return results;
     },
   };

@@ -18,6 +18,7 @@ import {
   SearchRefusal,
 } from "./grep-core.js";
 import type { HelperLink } from "./helper-link.js";
+import type { LeftOut } from "./left-out.js";
 import { listEntries, type ListRequest, PathChanged } from "./walk.js";
 import { serveAsHelper, sharedSearcher } from "./shared-search.js";
 
@@ -30,9 +31,10 @@ export type GrepJob =
 /** Sent once, before the first recursive search: the walker's end of the link to the helper. */
 export type ConnectHelper = { op: "connect-helper" } & HelperLink;
 
+/** A search's answer carries the entries it could not read (left-out.ts); a grep of one file fails on its own file instead. */
 export type GrepReply =
-  | { id: number; ok: true; matches: GrepMatch[] }
-  | { id: number; ok: true; paths: string[] }
+  | { id: number; ok: true; matches: GrepMatch[]; leftOut: LeftOut }
+  | { id: number; ok: true; paths: string[]; leftOut: LeftOut }
   | { id: number; ok: false; message: string; failure: SearchFailure };
 
 /**
@@ -43,6 +45,8 @@ export type SearchFailure = "invalid-pattern" | "refused" | "error";
 
 /** How the thread is started: as the search worker, or as its helper. */
 export type WorkerRole = { role: "search" } | ({ role: "helper" } & HelperLink);
+
+const NOTHING_LEFT_OUT: LeftOut = { count: 0, first: [] };
 
 function compile(pattern: string): RegExp {
   return new RegExp(pattern);
@@ -64,11 +68,11 @@ function serveSearches(): void {
     }
     try {
       if (job.op === "find") {
-        parentPort!.postMessage({ id: job.id, ok: true, paths: findEntries(job) } satisfies GrepReply);
+        parentPort!.postMessage({ id: job.id, ok: true, ...findEntries(job) } satisfies GrepReply);
         return;
       }
       if (job.op === "list") {
-        parentPort!.postMessage({ id: job.id, ok: true, paths: listEntries(job) } satisfies GrepReply);
+        parentPort!.postMessage({ id: job.id, ok: true, ...listEntries(job) } satisfies GrepReply);
         return;
       }
       if (job.op === "grep") {
@@ -82,11 +86,11 @@ function serveSearches(): void {
               searchable(actual);
             };
         grepFile(job.named, job.real, verify, regex, collector, maskOf(job.hostSecrets));
-        parentPort!.postMessage({ id: job.id, ok: true, matches: collector.matches } satisfies GrepReply);
+        parentPort!.postMessage({ id: job.id, ok: true, matches: collector.matches, leftOut: NOTHING_LEFT_OUT } satisfies GrepReply);
       } else {
         const settings = { pattern: job.pattern, realRoot: job.realRoot, classifiedPatterns: job.classifiedPatterns, hostSecrets: job.hostSecrets };
         const shared = helper && sharedSearcher(helper, settings);
-        parentPort!.postMessage({ id: job.id, ok: true, matches: grepRecursive(job, regex, shared) } satisfies GrepReply);
+        parentPort!.postMessage({ id: job.id, ok: true, ...grepRecursive(job, regex, shared) } satisfies GrepReply);
       }
     } catch (error) {
       const e = error as NodeJS.ErrnoException;

@@ -15,6 +15,7 @@
 import { receiveMessageOnPort } from "node:worker_threads";
 import { ClassifiedPaths } from "./classified-paths.js";
 import {
+  type BatchResults,
   type BatchSearcher,
   type FileSearch,
   fileSearchOf,
@@ -39,10 +40,11 @@ export interface SearchSettings {
  */
 export type HelperMessage = ({ kind: "search" } & SearchSettings) | { kind: "batch"; batch: number; tasks: SentTasks };
 
-/** The helper's answer: the matches of the files it searched, by index. */
+/** The helper's answer: the matches of the files it searched, by index, and why it could not read those it could not. */
 export interface BatchReply {
   batch: number;
   results: [number, GrepMatch[]][];
+  unread: [number, string][];
   limited: boolean;
   /** The helper failed (a bug, not a file it could not read): its results are incomplete. */
   failure: string | null;
@@ -107,8 +109,14 @@ function tagged(batch: number, phase: number): number {
  * Takes files from the shared counter until none are left, or until this search has found
  * too many matches (then the counter is run out, so the other thread stops too).
  */
-function claimAndSearch(tasks: readonly SearchTask[], control: Int32Array, search: FileSearch, found: (index: number, matches: GrepMatch[]) => void): boolean {
-  const limited = searchClaimed(tasks, search, () => Atomics.add(control, NEXT, 1), found);
+function claimAndSearch(
+  tasks: readonly SearchTask[],
+  control: Int32Array,
+  search: FileSearch,
+  found: (index: number, matches: GrepMatch[]) => void,
+  unread: (index: number, reason: string) => void,
+): boolean {
+  const limited = searchClaimed(tasks, search, () => Atomics.add(control, NEXT, 1), found, unread);
   if (limited) Atomics.store(control, NEXT, tasks.length);
   return limited;
 }
@@ -137,10 +145,16 @@ function batchesShared(link: HelperLink, search: FileSearch): BatchSearcher {
       link.port.postMessage({ kind: "batch", batch, tasks: sentTasks(next) } satisfies HelperMessage);
     },
     finish() {
-      const results: GrepMatch[][] = tasks.map(() => []);
+      const results: BatchResults = { matches: tasks.map(() => []), unread: [] };
       let limited: boolean;
       try {
-        limited = claimAndSearch(tasks, control, search, (index, matches) => (results[index] = matches));
+        limited = claimAndSearch(
+          tasks,
+          control,
+          search,
+          (index, matches) => (results.matches[index] = matches),
+          (index, reason) => results.unread.push([index, reason]),
+        );
       } catch (error) {
         Atomics.store(control, NEXT, tasks.length); // the helper stops too
         throw error;
@@ -151,7 +165,8 @@ function batchesShared(link: HelperLink, search: FileSearch): BatchSearcher {
         while (Atomics.load(control, STATE) === tagged(batch, JOINED)) Atomics.wait(control, STATE, tagged(batch, JOINED));
         const reply = answerFor(link.port, batch);
         if (reply.failure !== null) throw new Error(`the search helper failed: ${reply.failure}`);
-        for (const [index, matches] of reply.results) results[index] = matches;
+        for (const [index, matches] of reply.results) results.matches[index] = matches;
+        results.unread.push(...reply.unread);
         limited ||= reply.limited;
       }
       if (limited) throw tooManyMatches();
@@ -191,17 +206,24 @@ export function serveAsHelper(link: HelperLink): void {
     const open = tagged(batch, OPEN);
     if (Atomics.compareExchange(control, STATE, open, tagged(batch, JOINED)) !== open) return; // done without us
     const results: [number, GrepMatch[]][] = [];
+    const unread: [number, string][] = [];
     let limited = false;
     let failure: string | null = null;
     try {
       if ("failure" in search) throw new Error(search.failure);
-      limited = claimAndSearch(receivedTasks(message.tasks), control, search, (index, matches) => results.push([index, matches]));
+      limited = claimAndSearch(
+        receivedTasks(message.tasks),
+        control,
+        search,
+        (index, matches) => results.push([index, matches]),
+        (index, reason) => unread.push([index, reason]),
+      );
     } catch (error) {
       failure = String(error);
       Atomics.store(control, NEXT, message.tasks.linked.length);
     } finally {
       // Whatever happened, the walker is told, or it would wait for ever.
-      link.port.postMessage({ batch, results, limited, failure } satisfies BatchReply);
+      link.port.postMessage({ batch, results, unread, limited, failure } satisfies BatchReply);
       Atomics.store(control, STATE, tagged(batch, DONE));
       Atomics.notify(control, STATE);
     }

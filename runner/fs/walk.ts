@@ -6,6 +6,7 @@ import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { inVerifiedDirectory } from "./checked-open.js";
 import { isWithin, resolveReal } from "./containment.js";
+import { type LeftOut, LeftOutEntries, linkFailureReason, shortened } from "./left-out.js";
 import { procMounts } from "./proc-mounts.js";
 
 /**
@@ -38,11 +39,6 @@ export class PathTooLongError extends Error {
         "Walk or search a directory whose tree is less deep (or ask the user to shorten the tree)",
     );
   }
-}
-
-/** A long path as its first and last characters, for a message. */
-function shortened(named: string): string {
-  return named.length <= 200 ? named : `${named.slice(0, 100)}…(${named.length - 180} characters)…${named.slice(-80)}`;
 }
 
 /** Characters held at once by one listing or walk, within LISTING_LIMIT_CHARS. */
@@ -97,11 +93,20 @@ export class PathChanged extends Error {
   override name = "PathChanged";
 }
 
+/** Paths a listing or search found, and the entries it could not read (see left-out.ts). */
+export interface FoundPaths {
+  paths: string[];
+  leftOut: LeftOut;
+}
+
 /** A directory's children, or every entry below it (walk), as named paths; TooManyEntries past `maxEntries`. */
-export function listEntries(request: ListRequest, maxEntries = Number.POSITIVE_INFINITY): string[] {
+export function listEntries(request: ListRequest, maxEntries = Number.POSITIVE_INFINITY): FoundPaths {
+  const leftOut = new LeftOutEntries();
   const exact = request.exact === true;
-  const entries = request.recursive ? walkTree(request.dir, request.realDir, request.realRoot, undefined, undefined, exact) : listChildren(request.dir, request.realDir, request.realRoot, exact);
-  return namedPaths(entries, () => true, maxEntries);
+  const entries = request.recursive
+    ? walkTree(request.dir, request.realDir, request.realRoot, { exact, leftOut })
+    : listChildren(request.dir, request.realDir, request.realRoot, leftOut, exact);
+  return { paths: namedPaths(entries, () => true, maxEntries), leftOut: leftOut.summary() };
 }
 
 /** A listing stopped at its entry cap (namedPaths' maxEntries): the caller lists elsewhere. */
@@ -159,9 +164,10 @@ function listNames(dir: string, realDir: string, realRoot: string, budget: Listi
 
 /**
  * A listing's entries, built one at a time. An entry that resolves outside the scope's root
- * (a symlink pointing out) is left out, never followed.
+ * (a symlink pointing out) is left out, never followed; a link that cannot be followed to see
+ * where it leads (a loop) is left out and counted in `leftOut`.
  */
-function* entriesOf(dir: string, listing: Listing, realRoot: string): Generator<WalkEntry> {
+function* entriesOf(dir: string, listing: Listing, realRoot: string, leftOut: LeftOutEntries): Generator<WalkEntry> {
   for (const { name, isDirectory, isSymlink } of listing.names) {
     const named = path.join(dir, name);
     if (!isSymlink) {
@@ -171,8 +177,11 @@ function* entriesOf(dir: string, listing: Listing, realRoot: string): Generator<
     let real: string;
     try {
       real = resolveReal(path.join(listing.actualDir, name));
-    } catch {
-      continue; // A link loop: nothing the listing can safely report.
+    } catch (error) {
+      // A link loop: nothing the listing can safely report as an entry, but the script is told.
+      const reason = linkFailureReason(error);
+      if (reason !== null) leftOut.addLeaf(named, reason);
+      continue;
     }
     if (!isWithin(real, realRoot)) continue;
     let linksToDirectory = false;
@@ -186,42 +195,63 @@ function* entriesOf(dir: string, listing: Listing, realRoot: string): Generator<
 }
 
 /** The direct children of `dir`, whose real location `realDir` the caller has checked, in name order. */
-export function listChildren(dir: string, realDir: string, realRoot: string, exact = false): Iterable<WalkEntry> {
-  return entriesOf(dir, listNames(dir, realDir, realRoot, new ListingBudget("names in the directory"), exact), realRoot);
+export function listChildren(dir: string, realDir: string, realRoot: string, leftOut: LeftOutEntries, exact = false): Iterable<WalkEntry> {
+  return entriesOf(dir, listNames(dir, realDir, realRoot, new ListingBudget("names in the directory"), exact), realRoot, leftOut);
+}
+
+export interface WalkOptions {
+  /** Leaves an entry and its subtree out. */
+  prune?: (entry: WalkEntry) => boolean;
+  budget?: ListingBudget;
+  /** The top directory must be opened at `realDir` itself (see PathChanged); the ones below are reached through it. */
+  exact?: boolean;
+  /** Where the entries below the top that could not be read are counted. */
+  leftOut: LeftOutEntries;
 }
 
 /**
- * Every entry below `dir`, depth first, in name order. `prune` leaves an entry and its
- * subtree out. The names of the directories on the way down are held within one budget,
- * each given back once walked: past it the walk is refused (ListingLimitError).
+ * Every entry below `dir`, depth first, in name order. The names of the directories on the
+ * way down are held within one budget, each given back once walked: past it the walk is
+ * refused (ListingLimitError). A directory below `dir` that cannot be read is left out, as
+ * `find` does, and counted in `leftOut`; `dir` itself that cannot be read fails the walk, as
+ * it fails children(): an empty answer would say it holds nothing.
  */
-export function* walkTree(
+export function walkTree(dir: string, realDir: string, realRoot: string, options: WalkOptions): Generator<WalkEntry> {
+  return walkBelow(dir, realDir, realRoot, {
+    prune: options.prune ?? (() => false),
+    budget: options.budget ?? new ListingBudget("names in the directories being walked"),
+    leftOut: options.leftOut,
+  }, options.exact === true, true);
+}
+
+function* walkBelow(
   dir: string,
   realDir: string,
   realRoot: string,
-  prune: (entry: WalkEntry) => boolean = () => false,
-  budget: ListingBudget = new ListingBudget("names in the directories being walked"),
-  /** The top directory must be opened at `realDir` itself (see PathChanged); the ones below are reached through it. */
-  exact = false,
+  options: Required<Omit<WalkOptions, "exact">>,
+  exact: boolean,
+  top: boolean,
 ): Generator<WalkEntry> {
   let listing: Listing;
   try {
-    listing = listNames(dir, realDir, realRoot, budget, exact);
+    listing = listNames(dir, realDir, realRoot, options.budget, exact);
   } catch (error) {
     if (error instanceof ListingLimitError || error instanceof PathChanged) throw error;
     if ((error as NodeJS.ErrnoException).code === "ENAMETOOLONG") throw new PathTooLongError(dir);
-    return; // An unreadable directory is left out, as `find` does.
+    if (top) throw error;
+    options.leftOut.addFailure(dir, error);
+    return;
   }
   try {
-    for (const entry of entriesOf(dir, listing, realRoot)) {
-      if (prune(entry)) continue;
+    for (const entry of entriesOf(dir, listing, realRoot, options.leftOut)) {
+      if (options.prune(entry)) continue;
       yield entry;
       // Not into the kernel's process file system (proc-mounts.ts): scripts are refused it, and
       // a walk of "/" listed every process's files, tacit's own among them.
-      if (entry.isDirectory && !entry.isSymlink && !isProcMount(entry.real)) yield* walkTree(entry.named, entry.real, realRoot, prune, budget);
+      if (entry.isDirectory && !entry.isSymlink && !isProcMount(entry.real)) yield* walkBelow(entry.named, entry.real, realRoot, options, false, false);
     }
   } finally {
-    budget.give(listing.chars);
+    options.budget.give(listing.chars);
   }
 }
 

@@ -124,8 +124,8 @@ describe("tacit run --json", () => {
     expect(r.stdout.endsWith("\n")).toBe(true);
     expect(r.stdout.trimEnd().split("\n")).toHaveLength(1);
     const result = JSON.parse(r.stdout) as Record<string, unknown>;
-    expect(Object.keys(result).sort()).toEqual(["durationMs", "error", "exitCode", "outcome", "stdout", "truncated"]);
-    expect(result).toMatchObject({ stdout: "x\ny", error: null, exitCode: 0, truncated: false, outcome: "ok" });
+    expect(Object.keys(result).sort()).toEqual(["durationMs", "error", "exitCode", "outcome", "stdout", "truncated", "warnings"]);
+    expect(result).toMatchObject({ stdout: "x\ny", error: null, exitCode: 0, truncated: false, outcome: "ok", warnings: [] });
     expect(Number.isInteger(result.durationMs)).toBe(true);
     expect(result.durationMs as number).toBeGreaterThanOrEqual(0);
   });

@@ -222,7 +222,7 @@ describe("a search by the walking thread alone (unit: one core, no helper)", () 
     const { grepRecursive } = await import("../../runner/fs/grep-core.js");
     const { DEFAULT_CLASSIFIED_PATHS } = await import("../../runner/fs/classified-paths.js");
     const request = { dir: root, realDir: root, realRoot: root, pattern: NEEDLE, glob: null, classifiedPatterns: DEFAULT_CLASSIFIED_PATHS, hostSecrets: [], linkSkips: [] };
-    const found = grepRecursive(request, new RegExp(NEEDLE));
+    const found = grepRecursive(request, new RegExp(NEEDLE)).matches;
     const expected = expectedMatches(root, new RegExp(NEEDLE), classifiedOrOut);
     expect(expected.length).toBeGreaterThan(900);
     expect(firstDifference(found, expected)).toBeNull();
@@ -246,7 +246,7 @@ describe("a search that fails part-way (unit)", () => {
         },
         finish: () => {
           if (++batches === 2) throw new Error("the helper failed");
-          return pending.map(() => []);
+          return { matches: pending.map(() => []), unread: [] };
         },
       };
     };
