@@ -43,7 +43,9 @@ interface FileSystem {
   grep(path: string, pattern: string): GrepMatch[];
   /**
    * Lines matching `pattern` in every file under `dir` (whose name matches `glob`, if given:
-   * *, **, ? and [...] only, no braces; a glob without "/" matches file names, with "/" the path below `dir`). Classified files
+   * *, **, ? and [...] only, no braces; a glob without "/" matches file names, with "/" the path below `dir`;
+   * [!a] is any character but a; a leading ! matches what the rest does not, as `rg -g '!*.min.js'`
+   * excludes: "!*.min.js" every file but those; "\!" is a name's own "!"). Classified files
    * are skipped, never read. Entries it cannot read (no permission, a link loop, a line over
    * 16 Mi characters) are skipped too, and the run's output warns of them (stderr, or the tool
    * result), naming the first few: the answer then is not the whole tree. Throws if `dir`

@@ -7,6 +7,7 @@ import { StringDecoder } from "node:string_decoder";
 import picomatch from "picomatch";
 import { openedPath, openForReading, procFdDirectory } from "./checked-open.js";
 import { ClassifiedPaths } from "./classified-paths.js";
+import { withCaretNegation } from "./glob-classes.js";
 import { isWithin, resolveReal } from "./containment.js";
 import { type LeftOut, LeftOutEntries, linkFailureReason, unreadableReason } from "./left-out.js";
 import { type FoundPaths, namedPaths, PathChanged, PathTooLongError, walkTree } from "./walk.js";
@@ -158,10 +159,14 @@ export function grepFile(named: string, real: string, verify: (actual: string) =
   forEachLineOf(real, verify, grepLines(named, regex, collector, mask));
 }
 
-/** A glob without "/" matches file names; with "/" it matches the path below `dir`. */
+/**
+ * A glob without "/" matches file names; with "/" it matches the path below `dir`. A leading
+ * "!" matches what the rest does not (picomatch's negation, as `rg -g '!*.min.js'` excludes);
+ * "[!…]" is a class of every character but those listed (see glob-classes.ts).
+ */
 export function globMatcher(glob: string, dir: string, mask: LineMask = null): (named: string) => boolean {
   // No extglobs or braces: plain *, **, ? and […] are all a path filter needs.
-  const test = picomatch(glob, { dot: true, basename: !glob.includes("/"), noextglob: true, nobrace: true });
+  const test = picomatch(withCaretNegation(glob), { dot: true, basename: !glob.includes("/"), noextglob: true, nobrace: true });
   // Tried on the name as the script may see it: a glob on a host secret in a file name would
   // spell it out one character at a time, however the reply masks the name.
   return (named) => {

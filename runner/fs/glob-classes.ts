@@ -1,0 +1,40 @@
+// A glob's "[!…]" as a shell, fnmatch and gitignore read it: the class of every character but
+// those listed. picomatch 4 reads it (without its `posix` option) as the class of "!" and the
+// characters listed, the opposite: find(".", "[!a]*") answered with the names that start with
+// "a", and a classified pattern ".env.[!e]*" (every .env.* but .env.example) classified
+// .env.example and left .env.production readable. Its `posix` option reads it right, but also
+// drops picomatch's reading of a class as its own text too ("[id]" matches a file named "[id]"),
+// which a classified pattern relies on to classify no less; so "[!" is written as "[^", which
+// picomatch reads as the shell does, and nothing else changes.
+
+/** `glob` with each class's leading "!" written "^" (an escaped "\[" opens no class). */
+export function withCaretNegation(glob: string): string {
+  if (!glob.includes("[!")) return glob;
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === "\\") {
+      out += c + (glob[i + 1] ?? "");
+      i++;
+      continue;
+    }
+    if (!inClass && c === "[") {
+      inClass = true;
+      out += c;
+      if (glob[i + 1] === "!") {
+        out += "^";
+        i++;
+      }
+      // A "]" first in a class is one of its characters, not its end.
+      if (glob[i + 1] === "]") {
+        out += "]";
+        i++;
+      }
+      continue;
+    }
+    if (inClass && c === "]") inClass = false;
+    out += c;
+  }
+  return out;
+}
