@@ -6,6 +6,7 @@
 
 import path from "node:path";
 import picomatch from "picomatch";
+import { withCaretNegation } from "./glob-classes.js";
 import { isWithin, resolvedPath, resolveReal, resolveRealOrSelf } from "./containment.js";
 
 export const DEFAULT_CLASSIFIED_PATHS: readonly string[] = [
@@ -51,13 +52,20 @@ function once<T>(key: string, compile: () => T): T {
  */
 const GLOB_OPTIONS = { dot: true, flags: "s" } as const;
 
+/**
+ * A pattern as picomatch is given it: a class's "[!…]" written "[^…]", which picomatch reads as
+ * gitignore does, every character but those listed (see glob-classes.ts). As written, ".env.[!e]*"
+ * (every .env.* but .env.example) classified .env.example and left .env.production readable.
+ */
+const asGiven = withCaretNegation;
+
 /** picomatch's test for `pattern` (see GLOB_OPTIONS). */
-const globTest = (pattern: string): picomatch.Matcher => once(`test\0${pattern}`, () => picomatch(pattern, GLOB_OPTIONS));
+const globTest = (pattern: string): picomatch.Matcher => once(`test\0${pattern}`, () => picomatch(asGiven(pattern), GLOB_OPTIONS));
 
 /** All of `patterns` as one expression, or null where one has other flags (nocase) and cannot be joined. */
 function combinedExpression(patterns: readonly string[]): RegExp | null {
   return once(`names\0${patterns.join("\0")}`, () => {
-    const expressions = patterns.map((pattern) => picomatch.makeRe(pattern, GLOB_OPTIONS));
+    const expressions = patterns.map((pattern) => picomatch.makeRe(asGiven(pattern), GLOB_OPTIONS));
     return expressions.every((expression) => expression.flags === "s")
       ? new RegExp(expressions.map((expression) => `(?:${expression.source})`).join("|"), "s")
       : null;
