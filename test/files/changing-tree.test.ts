@@ -1,0 +1,142 @@
+// walk(), find(), grepRecursive() and children() of a tree that another process changes while
+// they run: a directory swapped again and again for a link to a directory outside the scope,
+// another for a link to a classified directory, a file for a link to a file outside, and a
+// subtree removed and made again. Whatever state each call meets, nothing outside the scope is
+// listed or read, nothing classified is read, and every call either answers or throws an error
+// the script catches: the run ends normally. Through the real CLI, with a real Deno; the
+// changes come from a real process of their own. The outside files' names and contents, and the
+// classified file's contents, are canaries; the test reads the run's whole output for them.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { makeCanary, realTempDir, tacit } from "./fixtures.js";
+
+let base: string;
+let cleanup: () => void;
+let tree: string;
+let outside: string;
+const outsideName = makeCanary();
+const outsideContent = makeCanary();
+const classifiedContent = makeCanary();
+
+/** Runs in a process of its own: swaps and churns until killed; says "swapping" once it has swapped 100 times. */
+const CHANGER = `
+const fs = require("node:fs");
+const [tree, outside] = process.argv.slice(1);
+const at = (name) => tree + "/" + name;
+const isLink = (p) => { try { return fs.lstatSync(p).isSymbolicLink(); } catch { return false; } };
+// Each swapped name: a real directory (or file) parked beside it while a link stands in its place.
+const swaps = [
+  { name: "sub", parked: ".parked-sub", link: ".link-sub", target: outside },
+  { name: "keys", parked: ".parked-keys", link: ".link-keys", target: at(".ssh") },
+  { name: "data.txt", parked: ".parked-data.txt", link: ".link-data.txt", target: outside + "/${outsideName}.txt" },
+];
+for (const swap of swaps) fs.symlinkSync(swap.target, at(swap.link));
+let count = 0;
+for (;;) {
+  for (const swap of swaps) {
+    try {
+      if (isLink(at(swap.name))) { fs.renameSync(at(swap.name), at(swap.link)); fs.renameSync(at(swap.parked), at(swap.name)); }
+      else { fs.renameSync(at(swap.name), at(swap.parked)); fs.renameSync(at(swap.link), at(swap.name)); }
+    } catch {}
+  }
+  try {
+    fs.rmSync(at("churn"), { recursive: true, force: true });
+    fs.mkdirSync(at("churn/a/b"), { recursive: true });
+    fs.writeFileSync(at("churn/a/b/f.txt"), "needle churn\\n");
+  } catch {}
+  if (++count === 100) process.stdout.write("swapping\\n");
+}
+`;
+
+// A tree of its own for each test: the changer leaves it in whatever state it was killed in.
+beforeEach(() => {
+  ({ dir: base, cleanup } = realTempDir("tacit-changing-tree-"));
+  tree = path.join(base, "tree");
+  outside = path.join(base, "outside");
+  const write = (file: string, text: string): void => {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, text);
+  };
+  write(path.join(tree, "sub/inside.txt"), "needle sub\n");
+  write(path.join(tree, "sub/deeper/more.txt"), "needle deeper\n");
+  write(path.join(tree, "keys/ordinary.txt"), "needle keys\n");
+  write(path.join(tree, "data.txt"), "needle data\n");
+  write(path.join(tree, "steady/s.txt"), "needle steady\n");
+  write(path.join(tree, ".ssh/id_ed25519"), `needle ${classifiedContent}\n`);
+  write(path.join(outside, `${outsideName}.txt`), `needle ${outsideContent}\n`);
+  write(path.join(outside, outsideName, "nested.txt"), `needle ${outsideContent}\n`);
+});
+afterEach(() => cleanup());
+
+/** Starts the changer on `tree`; resolves once it is swapping. */
+function startChanger(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["-e", CHANGER, tree, outside], { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("exit", (code) => reject(new Error(`the changer ended (${code}) before it swapped`)));
+    child.stdout!.once("data", () => resolve(child));
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once("exit", () => resolve());
+    child.kill("SIGKILL");
+  });
+}
+
+const SCRIPT = `
+const seen: string[] = [];
+const errors: Record<string, number> = {};
+function call(label: string, f: () => string[]): void {
+  try {
+    seen.push(label + ": " + f().join(" | "));
+  } catch (e) {
+    const name = e instanceof SecurityError ? "SecurityError" : String((e as Error)?.name);
+    errors[label + " " + name] = (errors[label + " " + name] ?? 0) + 1;
+    seen.push(label + " threw " + name + ": " + String((e as Error)?.message));
+  }
+}
+requestFileSystem(".", (fs) => {
+  for (let i = 0; i < 60; i++) {
+    call("walk", () => fs.access(".").walk().map((entry) => entry.path));
+    call("find", () => fs.find(".", "*"));
+    call("grepRecursive", () => fs.grepRecursive(".", "needle").map((m) => m.file + ":" + m.line));
+    call("children of sub", () => fs.access("sub").children().map((entry) => entry.path));
+    call("walk of sub", () => fs.access("sub").walk().map((entry) => entry.path));
+    call("grepRecursive of keys", () => fs.grepRecursive("keys", "needle").map((m) => m.file + ":" + m.line));
+    call("read data.txt", () => [fs.access("data.txt").read()]);
+  }
+});
+println(seen.join("\\n"));
+println("errors " + JSON.stringify(errors));
+println("done");
+`;
+
+describe("a tree that changes while it is searched", () => {
+  for (const helper of ["off", "on"]) {
+    it(`never lists or reads outside the scope, never reads a classified file, and never crashes (search helper ${helper})`, async () => {
+      const changer = await startChanger();
+      let r: Awaited<ReturnType<typeof tacit>>;
+      try {
+        r = await tacit(tree, SCRIPT, ["--exec-timeout-ms", "120000"], { TACIT_SEARCH_HELPER: helper });
+      } finally {
+        await stop(changer);
+      }
+      expect(r.code, r.stderr.slice(0, 2000)).toBe(0);
+      expect(r.stdout.trimEnd().endsWith("done"), r.stdout.slice(-2000)).toBe(true);
+      for (const [what, canary] of [["an outside name", outsideName], ["an outside file's content", outsideContent], ["a classified file's content", classifiedContent]] as const) {
+        expect(r.stdout.includes(canary), `${what} reached stdout`).toBe(false);
+        expect(r.stderr.includes(canary), `${what} reached stderr`).toBe(false);
+      }
+      expect(r.stdout, "a path outside the scope was named").not.toContain(outside);
+      // Every failure was an error the script caught: an Error or a SecurityError, nothing else.
+      const errors = JSON.parse(/^errors (.*)$/m.exec(r.stdout)![1]!) as Record<string, number>;
+      for (const key of Object.keys(errors)) expect(key).toMatch(/ (Error|SecurityError)$/);
+    }, 180_000);
+  }
+});
