@@ -7,6 +7,7 @@
 
 import path from "node:path";
 import picomatch from "picomatch";
+import { withCaretNegation } from "../fs/glob-classes.js";
 import { isWithin } from "../fs/containment.js";
 import { z } from "zod";
 import type { Tier } from "../audit/events.js";
@@ -99,7 +100,8 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
   // U+2028, U+2029) without it, so `deploy/**` missed `deploy/run\n.sh` and anything below a
   // directory so named: a security review wrote one past an always-ask rule on deploy/**, and a
   // `for f in deploy/*.sh` loop ran it. A rule that asks must match every name a glob covers.
-  const pathTest = pathGlob === null ? null : picomatch(pathGlob, { dot: true, flags: "s" });
+  // A class's "[!…]" as "[^…]": picomatch read "[!_]" as the class of "!" and "_" (glob-classes.ts).
+  const pathTest = pathGlob === null ? null : picomatch(withCaretNegation(pathGlob), { dot: true, flags: "s" });
   // Where the glob's matches can lie: its text before the first glob character.
   const pathBase = pathGlob === null ? null : picomatch.scan(pathGlob).base || "/";
   const commandTest = rule.command === undefined ? null : starGlob(rule.command.toLowerCase());
