@@ -134,14 +134,28 @@ interface Listing {
 const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /**
+ * A directory below the top of a walk was not where its parent's listing put it when it was
+ * opened: it, or a directory on the way to it, was swapped for a link (or moved, or removed)
+ * meanwhile. Left out without a word, as an entry gone (see left-out.ts).
+ */
+class MovedWhileWalked extends Error {
+  override name = "MovedWhileWalked";
+}
+
+/**
  * Lists the directory whose real location `realDir` the caller has checked, through its
  * descriptor, checked to be inside the root: a directory swapped for a link out between the
- * check and the listing is refused, not listed. Only names are held; paths are built one
- * entry at a time (see entriesOf).
+ * check and the listing is refused, not listed. `below` (a directory a walk reached through
+ * its parent's listing): it must be opened at `realDir` itself, or it is not listed
+ * (MovedWhileWalked). Only names are held; paths are built one entry at a time (see entriesOf).
  */
-function listNames(dir: string, realDir: string, realRoot: string, budget: ListingBudget, exact = false): Listing {
+function listNames(dir: string, realDir: string, realRoot: string, budget: ListingBudget, exact = false, below = false): Listing {
   const inside = (actual: string): void => {
     if (exact && actual !== realDir) throw new PathChanged(`${dir}: the directory changed while it was being listed`);
+    // Opened by its path, a directory swapped for a link to one inside the scope (the tree's own
+    // root, say) was listed as if it were the directory listed before: a walk named paths that
+    // never were (sub/steady, sub/sub/sub/…), and went round the same directories again.
+    if (below && actual !== realDir) throw new MovedWhileWalked(`${dir}: the directory changed while it was being walked`);
     if (!isWithin(actual, realRoot)) throw new Error(`${dir}: the directory changed while it was being listed and now leads outside the scope`);
   };
   let chars = 0;
@@ -234,9 +248,10 @@ function* walkBelow(
 ): Generator<WalkEntry> {
   let listing: Listing;
   try {
-    listing = listNames(dir, realDir, realRoot, options.budget, exact);
+    listing = listNames(dir, realDir, realRoot, options.budget, exact, !top);
   } catch (error) {
     if (error instanceof ListingLimitError || error instanceof PathChanged) throw error;
+    if (error instanceof MovedWhileWalked) return;
     if ((error as NodeJS.ErrnoException).code === "ENAMETOOLONG") throw new PathTooLongError(dir);
     if (top) throw error;
     options.leftOut.addFailure(dir, error);

@@ -140,3 +140,59 @@ describe("a tree that changes while it is searched", () => {
     }, 180_000);
   }
 });
+
+/** Swaps tree/sub for a link to the tree itself ("."), and back, until killed; says "swapping" once it has swapped 100 times. */
+const ANCESTOR_CHANGER = `
+const fs = require("node:fs");
+const tree = process.argv[1];
+const at = (name) => tree + "/" + name;
+const isLink = (p) => { try { return fs.lstatSync(p).isSymbolicLink(); } catch { return false; } };
+fs.symlinkSync(".", at(".link-sub"));
+let count = 0;
+for (;;) {
+  try {
+    if (isLink(at("sub"))) { fs.renameSync(at("sub"), at(".link-sub")); fs.renameSync(at(".parked"), at("sub")); }
+    else { fs.renameSync(at("sub"), at(".parked")); fs.renameSync(at(".link-sub"), at("sub")); }
+  } catch {}
+  if (++count === 100) process.stdout.write("swapping\\n");
+}
+`;
+
+describe("a directory swapped for a link to the tree it is in", () => {
+  it("is never walked through: walk() names no path that never was (sub/steady, sub/sub/…)", async () => {
+    const loop = path.join(base, "loop");
+    mkdirSync(path.join(loop, "sub/inner"), { recursive: true });
+    mkdirSync(path.join(loop, "steady"));
+    writeFileSync(path.join(loop, "sub/inner/i.txt"), "i\n");
+    writeFileSync(path.join(loop, "steady/s.txt"), "s\n");
+    const changer = spawn(process.execPath, ["-e", ANCESTOR_CHANGER, loop], { stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise<void>((resolve, reject) => {
+      changer.on("error", reject);
+      changer.stdout!.once("data", () => resolve());
+    });
+    // Many walks, each a chance for the walk to list sub as a directory and open it once it is a link.
+    const script = `
+const seen = new Set<string>();
+requestFileSystem(".", (fs) => {
+  for (let i = 0; i < 3000; i++) {
+    try {
+      for (const entry of fs.access(".").walk()) seen.add(entry.path.slice(fs.root.length + 1));
+    } catch {}
+  }
+});
+println([...seen].sort().join("\\n"));
+`;
+    let r: Awaited<ReturnType<typeof tacit>>;
+    try {
+      r = await tacit(loop, script, ["--exec-timeout-ms", "120000"]);
+    } finally {
+      await stop(changer);
+    }
+    expect(r.code, r.stderr).toBe(0);
+    // Every name a walk may meet, whatever the state: sub as a directory or parked, and the link (listed, never entered).
+    const possible = new Set([".link-sub", ".parked", ".parked/inner", ".parked/inner/i.txt", "steady", "steady/s.txt", "sub", "sub/inner", "sub/inner/i.txt"]);
+    const never = r.stdout.trim().split("\n").filter((name) => !possible.has(name));
+    expect(never, "paths a walk made up by going through the link").toEqual([]);
+  }, 180_000);
+});
+
