@@ -195,6 +195,28 @@ describe("a search or listing that cannot read some entries", () => {
   }, 60_000);
 });
 
+describe("a warning that would name the host's secret", () => {
+  it("names the entry with the LLM key masked, as every reply to the script is", async () => {
+    const { dir, cleanup: remove } = realTempDir("tacit-unreadable-key-");
+    const apiKey = `sk-${makeCanary()}`;
+    try {
+      mkdirSync(path.join(dir, `stash-${apiKey}`));
+      chmodSync(path.join(dir, `stash-${apiKey}`), 0);
+      const llm = ["--llm-base-url", "http://127.0.0.1:9/v1", "--llm-api-key", apiKey, "--llm-model", "m"];
+      const r = await run(dir, `requestFileSystem(".", (fs) => println(fs.access(".").walk().map((entry) => entry.name).join(",")));`, llm, { TACIT_SEARCH_HELPER: "off" });
+      expect(r.code, r.stderr).toBe(0);
+      const warnings = warningsOf(r.stderr);
+      expect(warnings, r.stderr).toHaveLength(1);
+      expect(warnings[0]).toMatch(/^tacit: warning: walk\(\) of ".*": 1 entry could not be read and is left out of its answer: ".*\/stash-[^"]+" \(permission denied\)\. /);
+      expect(r.stderr).not.toContain(apiKey);
+      expect(r.stdout).not.toContain(apiKey);
+    } finally {
+      execFileSync("chmod", ["-R", "u+rwx", dir]);
+      remove();
+    }
+  }, 60_000);
+});
+
 describe("a search or listing of a directory that cannot be read itself", () => {
   it("fails, as children() does, instead of answering that it holds nothing", async () => {
     const script = `${ATTEMPT_PRELUDE}
