@@ -90,6 +90,7 @@ interface FileEntry {
   delete(): void;
   /** Creates the directory and any missing parents. */
   mkdir(): void;
+  /** The entries of this directory, in name order; a link that loops is left out, with a warning. */
   children(): FileEntry[];
   /**
    * Every entry below this directory, depth first; symbolic links are not descended into. A
