@@ -157,7 +157,8 @@ interface Network {
   httpRequest(method: string, url: string, options?: RequestOptions & { body?: string }): HttpResponse;
   /**
    * Sends a classified body (refused under 4 characters, like a secret header); the answer stays
-   * classified too. An answer that is not 2xx throws an HttpStatusError that shows nothing of its body.
+   * classified too, and so does its status (it could tell about the body): an answer that is not
+   * 2xx is returned as any other, and the secure output says so.
    */
   httpPostClassified(url: string, body: Classified<string>, options?: RequestOptions & { contentType?: string }): Classified<string>;
 }
@@ -165,12 +166,12 @@ interface Network {
 type HttpResponse = { status: number; body: string };
 
 /**
- * Thrown by httpGet, httpPost and httpPostClassified for an answer that is not 2xx (after the
- * redirects followed), as curl --fail fails. The message names the status and quotes the start
- * of the body (secret headers redacted; nothing of a classified answer).
+ * Thrown by httpGet and httpPost for an answer that is not 2xx (after the redirects followed),
+ * as curl --fail fails. The message names the status and quotes the start of the body (secret
+ * headers redacted).
  */
 declare class HttpStatusError extends Error {
-  constructor(call: string, method: string, url: string, status: number, body: { visible: string } | { classified: true });
+  constructor(call: string, method: string, url: string, status: number, body: string);
   readonly status: number;
   /** The request's method and URL, as the script gave them. */
   readonly method: string;

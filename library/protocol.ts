@@ -226,11 +226,8 @@ export interface ActionResults {
   ChatClassified: string;
   NetOpenScope: { scope: string };
   HttpRequest: HttpResponse;
-  /**
-   * The answer's status, and its body as a classified handle (it stays in the host); an answer
-   * that is no success (isSuccessStatus) is not kept, and its handle is null.
-   */
-  HttpRequestClassified: { status: number; handle: string | null };
+  /** A classified handle: the answer stays in the host, and so does its status (see monitor.ts). */
+  HttpRequestClassified: string;
   ExecOpenScope: { scope: string };
   Exec: ProcessResult;
 }

@@ -231,9 +231,13 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
     case "HttpRequestClassified": {
       context.classified.reserve("httpPostClassified");
       const answer = await context.network.request(action);
-      // An answer that is no success is not kept: the script sees its status only (an HttpStatusError).
-      const handle = isSuccessStatus(answer.status) ? context.classified.hold(NetworkExecutor.classifiedText(answer), "httpPostClassified") : null;
-      return granted(action.kind, { status: answer.status, handle });
+      // The status is not the script's to see: a map can make the body valid or not depending on a
+      // bit of the secret, and an API that checks it answers 200 or 400. An answer that is no
+      // success is classified as any other, and said in the secure output, for the person.
+      if (!isSuccessStatus(answer.status)) {
+        context.sink?.append(`[tacit] httpPostClassified: POST ${action.url} answered ${answer.status}: its answer, classified as any other, is not a success\n`);
+      }
+      return granted(action.kind, context.classified.hold(NetworkExecutor.classifiedText(answer), "httpPostClassified"));
     }
     case "ExecOpenScope":
       return granted(action.kind, context.commands.openScope(action.commands));
