@@ -6,6 +6,8 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { ApprovalStore } from "../runner/approval/store.js";
+import { RULE_ACTIONS } from "../runner/approval/policy.js";
+import { closestName } from "../runner/closest-name.js";
 import { printable } from "../runner/printable.js";
 import { writeShown } from "./terminal-output.js";
 import { UsageError } from "./usage.js";
@@ -42,10 +44,38 @@ export function listApprovals(json: boolean): number {
   return 0;
 }
 
+/** The first words of the patterns tacit asks about: an action's kind, or "extend exec" / "extend net". */
+const PATTERN_KINDS: readonly string[] = [...RULE_ACTIONS, "extend exec", "extend net"];
+
+/**
+ * Why `pattern` is none that tacit asks about (as describeAction and the gate make them: "fs.write
+ * /p", "exec git push *", "net POST host", "chat", "extend exec git"), or null. Any other text was
+ * remembered as granted and never matched: the unattended run it was meant for was refused.
+ */
+function patternProblem(pattern: string): string | null {
+  if (pattern === "" || pattern.trim() !== pattern) return "it is empty or begins or ends with a space";
+  const words = pattern.split(" ");
+  const kind = words[0] === "extend" ? words.slice(0, 2).join(" ") : words[0]!;
+  if (!PATTERN_KINDS.includes(kind)) {
+    const meant = closestName(kind, PATTERN_KINDS);
+    return `it does not begin with a kind of action tacit asks about (${PATTERN_KINDS.join(", ")})${meant === null ? "" : `; did you mean "${meant}"?`}`;
+  }
+  if (kind !== "chat" && words.length < (kind.startsWith("extend ") ? 3 : 2)) return `it names no ${kind === "exec" || kind === "extend exec" ? "command" : kind.includes("net") ? "request" : "path"} after "${kind}"`;
+  return null;
+}
+
 export function grantApprovals(patterns: readonly string[], directory: string): number {
+  // All are checked before any is remembered: a typo in one grants none.
+  for (const pattern of patterns) {
+    const problem = patternProblem(pattern);
+    if (problem !== null) {
+      throw new UsageError(
+        `"${printable(pattern)}" is not a pattern tacit asks about: ${problem}${problem.endsWith("?") ? "" : "."} Copy it exactly from the refusal message, which prints it in full`,
+      );
+    }
+  }
   const approvals = store();
   for (const pattern of patterns) {
-    if (pattern.trim() !== pattern || pattern === "") throw new UsageError(`"${pattern}" is not a pattern: copy it exactly from the refusal message`);
     const approval = approvals.remember(pattern, "tacit approvals grant", directory);
     process.stderr.write(`approved ${printable(approval.pattern)} in ${printable(approval.directory)} until ${approval.expiresAt}\n`);
   }

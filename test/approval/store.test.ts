@@ -118,6 +118,29 @@ describe("grant and revoke", () => {
     expect(w.exists("a.txt")).toBe(true);
   });
 
+  it("grant refuses a pattern tacit never asks about, saying what is wrong with it, and grants none of those given", async () => {
+    // "exe git push" was remembered as granted and never matched: the unattended run it was for was refused.
+    const { w, pattern } = deleting();
+    for (const [bad, why] of [
+      ["exe git push", 'it does not begin with a kind of action tacit asks about (fs.read, fs.stat, fs.write, fs.delete, fs.mkdir, fs.readClassified, fs.writeClassified, fs.open, exec, net, chat, extend exec, extend net); did you mean "exec"? Copy it exactly'],
+      ["fs.wrte /etc/x", 'did you mean "fs.write"?'],
+      ["exec", 'it names no command after "exec".'],
+      ["net", 'it names no request after "net".'],
+      ["fs.delete", 'it names no path after "fs.delete".'],
+      ["extend exec", 'it names no command after "extend exec".'],
+      [" exec git push *", "it is empty or begins or ends with a space."],
+    ] as const) {
+      const refused = await approvals(w, ["grant", pattern, bad]);
+      expect(refused.code, refused.all).toBe(2);
+      expect(refused.stderr).toContain(`"${bad}" is not a pattern tacit asks about: `);
+      expect(refused.stderr).toContain(why);
+      expect(storedApprovals(w) ?? []).toEqual([]);
+    }
+    const granted = await approvals(w, ["grant", pattern, "exec git push *", "net POST api.example.com", "chat", "chat classified", "extend exec git", "extend net api.example.com"]);
+    expect(granted.code, granted.all).toBe(0);
+    expect(storedApprovals(w)).toHaveLength(7);
+  });
+
   it("revoke --all forgets everything; revoking an unknown pattern says so (exit 1); revoke with nothing named is a usage error", async () => {
     const { w, config, script, pattern } = deleting();
     expect((await approvals(w, ["grant", pattern, "exec git push *", "net POST api.example.com"])).code).toBe(0);
