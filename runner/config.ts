@@ -9,7 +9,7 @@ import { closestName } from "./closest-name.js";
 import { cleanedPattern, DEFAULT_CLASSIFIED_PATHS } from "./fs/classified-paths.js";
 import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
 import type { LlmConfig } from "./llm/chat-client.js";
-import { isHostPattern } from "./net/host-policy.js";
+import { hostPatternText } from "./net/host-policy.js";
 import { type PolicyConfig, PolicySchema } from "./approval/policy.js";
 
 import {
@@ -146,15 +146,35 @@ const TIMER_TOO_LONG = `at most ${MAX_TIMER_MS} ms (about 24.8 days: a longer ti
 
 const LibraryConfigSchema = z
   .object({
-    allowedRoots: z.array(z.string().min(1)).min(1).optional(),
+    allowedRoots: z
+      .array(z.string().min(1))
+      .min(1, "names no directory: give at least one (without the setting, scripts may open the working directory)")
+      .optional(),
     classifiedPaths: z.array(z.string()).optional(),
     classifiedWrite: z.boolean().optional(),
     secureOutput: z.string().min(1).optional(),
-    commandPermissions: z.array(z.string().min(1).regex(/^[^/]*$/, "a command pattern is a name glob, without \"/\"")).optional(),
+    commandPermissions: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .regex(/^[^/]*$/, "a command pattern is a name glob, without \"/\"")
+          .superRefine((pattern, context) => {
+            if (!/\s/.test(pattern)) return;
+            const name = pattern.trim().split(/\s+/)[0] ?? "";
+            context.addIssue({
+              code: "custom",
+              message:
+                `"${pattern}" is a command line, and a command pattern is a command's name (a glob with *): give ${JSON.stringify(name)}; ` +
+                "to be asked about some of its arguments, add a policy rule with \"args\" (see the README's approval tiers)",
+            });
+          }),
+      )
+      .optional(),
     strictMode: z.boolean().optional(),
     confineCommands: z.boolean().optional(),
     networkPermissions: z
-      .array(z.string().min(1).refine(isHostPattern, "a host pattern is like \"api.example.com\", \"*.example.com:8443\" or \"127.0.0.1:*\""))
+      .array(hostPatternText)
       .optional(),
     llm: z
       .object({

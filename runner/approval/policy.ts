@@ -11,7 +11,7 @@ import { withCaretNegation } from "../fs/glob-classes.js";
 import { isWithin } from "../fs/containment.js";
 import { z } from "zod";
 import type { Tier } from "../audit/events.js";
-import { type HostPattern, isHostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
+import { type HostPattern, hostPatternText, parseHostPattern, patternMatches } from "../net/host-policy.js";
 import type { ActionRequest } from "./action-request.js";
 import { handsShellText, runsCodeText, runsOtherPrograms, shellTextFamily, strictMatch } from "../exec/strict-denylist.js";
 import { argsMatcher, configuresCommand, starGlobMatches } from "./args-pattern.js";
@@ -37,7 +37,7 @@ const RuleSchema = z
      */
     args: z.string().optional(),
     /** net: a host pattern, as in networkPermissions. */
-    host: z.string().min(1).refine(isHostPattern, "a host pattern is like \"api.example.com\", \"*.example.com:8443\" or \"127.0.0.1:*\"").optional(),
+    host: hostPatternText.optional(),
     /** net: the HTTP method (any when absent). */
     method: z.string().min(1).optional(),
     /** Also ask about matching actions the static allowlists refuse (exec: the command; net: the host; fs.open: the root). */

@@ -5,6 +5,7 @@
 
 import { isIP } from "node:net";
 import { domainToASCII } from "node:url";
+import { z } from "zod";
 
 export interface HostPattern {
   source: string;
@@ -37,9 +38,21 @@ export function parseHostPattern(source: string): HostPattern {
   const badHost = host === "" || /[/@?#\s[\]]/.test(host) || (host.includes(":") && !bracketed) || (bracketed !== null && !host.includes(":"));
   const canonical = badHost ? null : canonicalHost(host, bracketed !== null, source);
   if (canonical === null || (typeof port === "number" && (!Number.isInteger(port) || port < 1 || port > 65535))) {
-    throw new HostPatternError(`"${source}" is not a host pattern (like "api.example.com", "*.example.com:8443" or "127.0.0.1:*")`);
+    throw new HostPatternError(`"${source}" is not a host pattern (like "api.example.com", "*.example.com:8443" or "127.0.0.1:*")${whatIsWrong(trimmed, port)}`);
   }
   return { source, host: hostMatcher(canonical), literalHost: canonical.includes("*") ? null : canonical, port };
+}
+
+/** What a pattern that is none most likely got wrong, as a clause for the refusal ("" when nothing stands out). */
+function whatIsWrong(pattern: string, port: HostPattern["port"]): string {
+  // A URL, or a host with a path or credentials: the host alone is the pattern.
+  const asUrl = /^[a-z][a-z0-9+.-]*:\/\//.test(pattern) ? URL.parse(pattern) : URL.parse(`http://${pattern}`);
+  if (/[/@?#]/.test(pattern) && asUrl !== null && asUrl.hostname !== "") {
+    return `: it names a host, not a URL: give ${JSON.stringify(asUrl.host)} (without the scheme, path or user)`;
+  }
+  if (typeof port === "number") return `: ${port} is no port (1 to 65535, or * for any)`;
+  if (/\s/.test(pattern)) return ": it holds a space: give one host per pattern";
+  return "";
 }
 
 /**
@@ -135,12 +148,23 @@ function labelMatches(pieces: readonly string[], label: string): boolean {
 }
 
 /** For schemas: whether `source` parses as a host pattern. */
-export function isHostPattern(source: string): boolean {
+/** A host pattern in a config (--network-permissions, a policy rule's host): refused with parseHostPattern's reason. */
+export const hostPatternText = z
+  .string()
+  .min(1)
+  .superRefine((pattern, context) => {
+    const problem = hostPatternProblem(pattern);
+    if (problem !== null) context.addIssue({ code: "custom", message: problem });
+  });
+
+/** Why `source` is no host pattern (parseHostPattern's refusal), or null for one. */
+export function hostPatternProblem(source: string): string | null {
   try {
     parseHostPattern(source);
-    return true;
-  } catch {
-    return false;
+    return null;
+  } catch (error) {
+    if (error instanceof HostPatternError) return error.message;
+    throw error;
   }
 }
 

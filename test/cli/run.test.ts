@@ -283,6 +283,27 @@ describe("tacit run: exit codes", () => {
     expect(piped.status).toBe(0);
   });
 
+  it("2: a flag given a URL, a command line, a bad port or nothing says what to give instead", async () => {
+    const cases: Array<[string[], string]> = [
+      [["--allowed-roots", ""], "libraryConfig.allowedRoots: names no directory: give at least one"],
+      [["--network-permissions", "https://user@api.example.com:8443/v1"], 'it names a host, not a URL: give "api.example.com:8443" (without the scheme, path or user)'],
+      [["--network-permissions", "api.example.com:99999"], "99999 is no port (1 to 65535, or * for any)"],
+      [["--command-permissions", "git push"], '"git push" is a command line, and a command pattern is a command\'s name (a glob with *): give "git"'],
+    ];
+    for (const [flags, message] of cases) {
+      const r = await runCli(["run", ...flags, "examples/hello.ts"]);
+      expect(r.code, flags.join(" ")).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toContain(message);
+    }
+    // A script's requestNetwork is told the same.
+    const script = file("url-host.ts", 'requestNetwork(["https://example.com/api"], () => 1);\n');
+    const r = await runCli(["run", "--no-check", "--network-permissions", "example.com", script]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('"https://example.com/api" is not a host pattern');
+    expect(r.stderr).toContain('give "example.com"');
+  });
+
   it("2: --config with an unknown key names the key", async () => {
     const config = file("unknown-key.json", JSON.stringify({ typeCheck: true, executionTimeout: 5 }));
     const r = await runCli(["run", "--config", config, "examples/hello.ts"]);
