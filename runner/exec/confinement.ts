@@ -76,7 +76,7 @@ const PROC = "/proc";
  * the rest of the setup before the command is confined; /etc/ld.so.preload names a library every
  * program loads. /dev and /sys hold devices and the kernel's settings, not files a root grants.
  */
-const SYSTEM_PLACES = ["/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/dev", "/sys"];
+export const SYSTEM_PLACES = ["/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/dev", "/sys"];
 const SLASH = "/";
 /**
  * Never covered, whatever names it (a remembered or current --secure-output /dev/null, a classified
