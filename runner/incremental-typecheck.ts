@@ -3,6 +3,7 @@
 // keeps one checker process and project alive, so a re-check costs milliseconds instead of a
 // new tsc process. Same options and the same interface.d.ts as the one-shot check.
 
+import type { ChildProcess } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { API, type Diagnostic, type Snapshot, SymbolFlags } from "typescript/unstable/sync";
@@ -76,14 +77,42 @@ export class IncrementalTypeChecker {
   }
 
   /**
-   * The checker process's id, so that a check that runs too long can be stopped from another
-   * thread (see typecheck-thread.ts). The API keeps its process private; the typescript
-   * version is pinned exactly, and a changed shape fails here, loudly, not later.
+   * The checker's process. The API keeps it private; the typescript version is pinned exactly,
+   * and a changed shape fails here, loudly, not later.
    */
+  private get process(): ChildProcess & { pid: number } {
+    const child = (this.api as unknown as { client?: { channel?: { child?: ChildProcess } } }).client?.channel?.child;
+    if (typeof child?.pid !== "number") throw new Error("tacit: the type checker's process is not where this typescript version keeps it");
+    return child as ChildProcess & { pid: number };
+  }
+
+  /** The checker process's id, so that a check that runs too long can be stopped from another thread (see typecheck-thread.ts). */
   get processId(): number {
-    const pid = (this.api as unknown as { client?: { channel?: { child?: { pid?: unknown } } } }).client?.channel?.child?.pid;
-    if (typeof pid !== "number") throw new Error("tacit: the type checker's process id is not where this typescript version keeps it");
-    return pid;
+    return this.process.pid;
+  }
+
+  /**
+   * Calls `listener` once the checker's process has ended (killed, crashed, out of memory).
+   * From then on nothing may be asked of it (see speak): the thread ends, and the next check
+   * starts a new checker (typecheck-thread.ts).
+   */
+  onProcessEnd(listener: () => void): void {
+    this.process.once("exit", listener);
+  }
+
+  /**
+   * Throws where the checker's process has ended, before anything is written to or read from it.
+   * TypeScript's channel speaks to it through raw descriptor numbers, which Node closes when the
+   * process ends; the server's next descriptors take those numbers, lowest free first. A checker
+   * SIGKILLed while idle had the next check write its request into a session sandbox's pipe and
+   * wait on another's output until the time limit, the sessions broken (a sandbox that died with
+   * its input unread crashed the server on an unhandled ECONNRESET).
+   */
+  private speak(): void {
+    const { exitCode, signalCode } = this.process;
+    if (exitCode !== null || signalCode !== null) {
+      throw new Error(`tacit: the type checker's process ended (${signalCode ?? `exit ${exitCode}`}); the next check starts a new one`);
+    }
   }
 
   /** Its working directory (removed by close(), or by whoever kills its process). */
@@ -100,6 +129,7 @@ export class IncrementalTypeChecker {
    * `code` either way.
    */
   check(code: string, snippet?: SnippetCheck): TypeCheckResult {
+    this.speak();
     this.releaseStale();
     const split = snippet?.apart ?? null;
     const changed = split ? this.setSplit(code, split) : this.set(this.script, code);
@@ -127,6 +157,7 @@ export class IncrementalTypeChecker {
    */
   shadowsGlobal(names: readonly string[]): boolean {
     if (names.length === 0) return false;
+    this.speak();
     const project = this.snapshot.getProject(this.tsconfig);
     if (!project) throw new Error("tacit: the type checker lost its project");
     const at = { document: interfacePath, position: 0 };
@@ -151,7 +182,9 @@ export class IncrementalTypeChecker {
   releaseStale(): void {
     const stale = this.stale;
     this.stale = null;
-    stale?.dispose();
+    if (stale === null) return;
+    this.speak();
+    stale.dispose();
   }
 
   close(): void {

@@ -16,6 +16,9 @@ export type TypeCheckReply =
 
 const port = parentPort!;
 const checker = new IncrementalTypeChecker();
+// Its process gone, the thread ends: the server starts a new checker for the next check instead
+// of failing it (the checker refuses to be asked anything now, see IncrementalTypeChecker.speak).
+checker.onProcessEnd(() => process.exit(1));
 port.postMessage({ kind: "ready", pid: checker.processId, directory: checker.directory } satisfies TypeCheckReply);
 port.on("message", ({ id, code, snippet }: TypeCheckRequest) => {
   try {

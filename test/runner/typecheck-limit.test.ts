@@ -5,11 +5,11 @@
 
 import { spawn } from "node:child_process";
 import { expectToDieWith } from "../processes.js";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectServe, runCli, slowToCheck, tacitBin, type ToolResult } from "../helpers.js";
+import { connectServe, createSession, runCli, slowToCheck, tacitBin, type ToolResult } from "../helpers.js";
 
 const LIMIT_MS = 2000;
 // No wall-clock bounds: these 30 copies type-check (fine) in about 30 s when nothing limits the
@@ -96,6 +96,62 @@ describe("a type checker whose process dies", () => {
       expect(third?.stdout).toBe("three 3\n");
       const bad = await call('const s: string = 1;\nprintln(s)');
       expect(bad?.error).toContain("TS2322");
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+});
+
+/** The type checker processes (tsc) `serverPid` started. */
+function checkersOf(serverPid: number): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        return stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) === "tsc" && Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === serverPid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+describe("a type checker whose process dies while idle", () => {
+  it("is never spoken to again through its pipes, whose numbers a session's sandbox then gets", async () => {
+    // The checker's thread spoke to it by raw descriptor numbers (TypeScript's sync channel),
+    // which Node closes when the process ends. A SIGKILLed checker's numbers went, lowest free
+    // first, to the pipes of the next sandbox the server started; the next check wrote its request
+    // into that sandbox and waited on its output: the check ran into the time limit, the session
+    // was broken, and the server, reading a sandbox that had died with unread input, crashed on
+    // an unhandled ECONNRESET (the client saw "Not connected"), all seen under load.
+    const client = await connectServe(["--quiet", "--exec-timeout-ms", String(LIMIT_MS * 4)], dir);
+    try {
+      const oneShot = (await client.callTool({ name: "execute_typescript", arguments: { code: 'const n: number = 1;\nprintln("one", n)' } })).structuredContent as unknown as ToolResult;
+      expect(oneShot.stdout).toBe("one 1\n");
+      const serverPid = (client.transport as unknown as { pid: number | null }).pid!;
+      const [checker] = checkersOf(serverPid);
+      expect(checker).toBeDefined();
+      process.kill(checker!, "SIGKILL");
+      // Reaped by the checker's thread, which then closed its pipes: their numbers are free.
+      while (existsSync(`/proc/${checker}`)) await new Promise((resolve) => setTimeout(resolve, 20));
+      // Sessions' sandboxes, whose pipes take the lowest free descriptor numbers.
+      const sessions = [await createSession(client), await createSession(client), await createSession(client), await createSession(client)];
+      // What the call answered: its result, or the text of the error it ended in.
+      const inSession = async (code: string, session = sessions[0]): Promise<Partial<ToolResult>> => {
+        const response = await client.callTool({ name: "execute_in_session", arguments: { session_id: session, code } }, undefined, { timeout: 120_000 });
+        return (response.structuredContent as unknown as ToolResult | undefined) ?? { error: JSON.stringify(response.content) };
+      };
+      const first = await inSession('const a: number = 2;\nprintln("two", a)');
+      // The check that finds the checker dead may fail, but only as a failed check: never in the session's pipes.
+      if (first.stdout !== "two 2\n") expect(first.error ?? "", JSON.stringify(first)).toContain("tacit: the type checker failed");
+      const second = await inSession('const b: number = 3;\nprintln("three", b)');
+      expect(second.error ?? null, JSON.stringify(second)).toBeNull();
+      expect(second.stdout).toBe("three 3\n");
+      const bad = await inSession('const s: string = 1;\nprintln(s)');
+      expect(bad.error).toContain("TS2322");
+      // And every session's sandbox is whole: none was sent the checker's requests.
+      for (const session of sessions) expect(await inSession("println(40 + 2)", session), session).toMatchObject({ stdout: "42\n", error: null });
     } finally {
       await client.close();
     }
