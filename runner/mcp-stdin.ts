@@ -245,20 +245,39 @@ export function limitedStdin(
 }
 
 /**
- * Why `line` is a request the SDK cannot read, with its id, or null: it is not a JSON object
- * with a string or number id and a method (a response, a notification, or no JSON at all: there
- * is no one to answer), or it is a valid request after all.
+ * Why `line` is a request the SDK cannot read, with the id to answer it by, or null: it is no
+ * JSON at all, a response or a notification (no one to answer), or a valid request after all.
+ * A batch (an array), or a request whose id is there but neither a string nor a number (null
+ * included), is answered by the id null, as JSON-RPC 2.0 says an invalid request whose id cannot
+ * be told is: the SDK only reported such a line, and the client waited for an answer that never came.
  */
-export function unreadableRequest(line: Buffer): { id: RequestId; problem: string } | null {
+export function unreadableRequest(line: Buffer): { id: RequestId | null; problem: string } | null {
   let value: unknown;
   try {
     value = JSON.parse(line.toString("utf8"));
   } catch {
     return null;
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+  if (Array.isArray(value)) {
+    return {
+      id: null,
+      problem:
+        `a JSON-RPC batch (an array of ${value.length} message${value.length === 1 ? "" : "s"}) is not something MCP reads, and nothing in it ran: ` +
+        "MCP has no batches (its 2025-06-18 version removed them, and this server never read them). Send each request as a line of its own, and match the answers by their ids",
+    };
+  }
+  if (typeof value !== "object" || value === null) return null;
   const { id, method } = value as Record<string, unknown>;
-  if (!(typeof id === "string" || (typeof id === "number" && Number.isFinite(id))) || typeof method !== "string") return null;
+  if (typeof method !== "string") return null;
+  if (!(typeof id === "string" || (typeof id === "number" && Number.isFinite(id)))) {
+    if (!Object.hasOwn(value, "id")) return null; // a notification: never answered
+    return {
+      id: null,
+      problem:
+        `request ${quotedName(method)} has the id ${JSON.stringify(id) ?? String(id)}, and nothing in it ran: an MCP request's id is a string or a number, ` +
+        "never null (a message without an id is a notification, which gets no answer). Send it again with an id of its own, one not used before in this session",
+    };
+  }
   const checked = JSONRPCRequestSchema.safeParse(value);
   if (checked.success) return null;
   return {
@@ -270,7 +289,8 @@ export function unreadableRequest(line: Buffer): { id: RequestId; problem: strin
 }
 
 /**
- * Answers each request the SDK's transport cannot read with InvalidRequest, by its id. The SDK
+ * Answers each request the SDK's transport cannot read with InvalidRequest, by its id (null for
+ * a batch or an id that is no id, see unreadableRequest). The SDK
  * only reports such a line (onerror) and reads on, so a client that sent `"params": null` or a
  * member the schema does not know waited for an answer that never came. Every line passed on
  * ends in exactly one onmessage or one onerror, in order, so the line behind an error is the
@@ -288,7 +308,11 @@ export function answerUnreadableRequests(transport: Transport, passedOn: Buffer[
     const line = passedOn.shift();
     const unreadable = line === undefined ? null : unreadableRequest(line);
     if (unreadable !== null) {
-      void transport.send({ jsonrpc: "2.0", id: unreadable.id, error: { code: ErrorCode.InvalidRequest, message: unreadable.problem } }).catch(() => undefined);
+      // `id: null` where the id cannot be told: JSON-RPC 2.0 says it MUST be null. The SDK's type
+      // (MCP 2025-11-25's schema) would leave it out instead; a client that sends a batch or a null
+      // id is no SDK client, and JSON-RPC is what it waits on.
+      const answer = { jsonrpc: "2.0", id: unreadable.id, error: { code: ErrorCode.InvalidRequest, message: unreadable.problem } };
+      void transport.send(answer as JSONRPCMessage).catch(() => undefined);
     }
     report?.(error);
   };

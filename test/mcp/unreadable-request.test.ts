@@ -1,8 +1,9 @@
 // Requests the MCP SDK cannot read: `"params": null`, a member its schema does not know, a
 // "jsonrpc" other than "2.0". The SDK's transport only reports such a line and reads on, so the
 // client waited for an answer that never came. tacit serve now answers each with InvalidRequest
-// by its id, saying what is wrong; nothing in it runs, and lines with no one to answer (a
-// response, a notification, no JSON) are still only reported.
+// by its id (a batch, or a request whose id is null, by the id null), saying what is wrong;
+// nothing in it runs, and lines with no one to answer (a response, a notification, no JSON) are
+// still only reported.
 
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -59,13 +60,61 @@ describe("requests the SDK cannot read", () => {
     }
   }, 60_000);
 
-  it("finds nothing to answer in a notification, a response, an array or a valid request", () => {
+  it("finds nothing to answer in a notification, a response or a valid request, and answers a batch and an id that is no id by the id null", () => {
     const line = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
     expect(unreadableRequest(line({ jsonrpc: "2.0", method: "notifications/x", params: null }))).toBeNull();
     expect(unreadableRequest(line({ jsonrpc: "2.0", id: 1, result: 5 }))).toBeNull();
-    expect(unreadableRequest(line([{ jsonrpc: "2.0", id: 1, method: "ping" }]))).toBeNull();
+    expect(unreadableRequest(line({ jsonrpc: "2.0", id: null, error: { code: 1, message: "a response" } }))).toBeNull();
     expect(unreadableRequest(line({ jsonrpc: "2.0", id: 1, method: "ping" }))).toBeNull();
-    expect(unreadableRequest(line({ jsonrpc: "2.0", id: null, method: "ping", params: null }))).toBeNull();
     expect(unreadableRequest(line({ jsonrpc: "2.0", id: 7, method: "ping", params: null }))?.id).toBe(7);
+    expect(unreadableRequest(line([{ jsonrpc: "2.0", id: 1, method: "ping" }]))).toMatchObject({ id: null, problem: expect.stringContaining("batch") });
+    expect(unreadableRequest(line({ jsonrpc: "2.0", id: null, method: "ping" }))).toMatchObject({ id: null, problem: expect.stringContaining("has the id null") });
+    expect(unreadableRequest(line({ jsonrpc: "2.0", id: 1.5e400, method: "ping" }))?.id).toBeNull();
   });
+});
+
+describe("a batch, and a request whose id is null", () => {
+  // Neither is a request MCP reads (its requests have a string or number id; batches left it in
+  // 2025-06-18), so the SDK's transport only reported the line, and the client waited for an
+  // answer that never came. JSON-RPC 2.0 answers an invalid request whose id cannot be told with
+  // an error whose id is null: tacit serve now does, and runs nothing of it.
+  it("are each answered with InvalidRequest by the id null, saying what to send instead; nothing in them runs and the server goes on", async () => {
+    const client = rawClient<Response>(["--no-check", "--allowed-roots", dir], dir, { TACIT_HOME: path.join(dir, "home") });
+    const { send, answer, responses } = client;
+    const marker = path.join(dir, "batch-ran.txt");
+    const call = (id: unknown) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "execute_typescript", arguments: { code: `requestFileSystem(${JSON.stringify(dir)}, (fs) => fs.access("batch-ran.txt").write("ran"));` } },
+    });
+    try {
+      await client.initialize();
+      send([call(2), call(3)]);
+      send([]);
+      send(call(null));
+      send({ ...call(4), id: true });
+      send({ jsonrpc: "2.0", id: 5, method: "ping" });
+      await answer(5);
+      // Each is answered as its line is read, so before the ping after them, in order.
+      const unanswerable = responses.filter((r) => r.id === null);
+      expect(unanswerable.map((r) => r.error?.code)).toEqual([-32600, -32600, -32600, -32600]);
+      const [batch, empty, nullId, trueId] = unanswerable.map((r) => r.error?.message ?? "");
+      expect(batch).toContain("a JSON-RPC batch (an array of 2 messages) is not something MCP reads, and nothing in it ran");
+      expect(batch).toContain("Send each request as a line of its own");
+      expect(empty).toContain("an array of 0 messages");
+      expect(nullId).toContain('request "tools/call" has the id null, and nothing in it ran');
+      expect(nullId).toContain("Send it again with an id of its own");
+      expect(trueId).toContain("has the id true");
+      // Nothing answered by the ids inside the batch: none of its calls ran.
+      expect(responses.some((r) => r.id === 2 || r.id === 3)).toBe(false);
+      expect(existsSync(marker)).toBe(false);
+      // The server reads on: a good call runs.
+      send({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "execute_typescript", arguments: { code: 'println("fine")' } } });
+      expect(JSON.stringify((await answer(6)).result)).toContain("fine");
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      client.close();
+    }
+  }, 60_000);
 });
