@@ -51,7 +51,8 @@ const PROBE_TIMEOUT_MS = 30_000;
  * the tree's JSON may be as long as V8's longest string, and a probe that ran out of heap for
  * it would read as a crash of the parser.
  */
-const PROBE_ARGS = ["--max-old-space-size=1536", PROBE_PATH];
+const PROBE_HEAP_MB = 1536;
+const PROBE_ARGS = [`--max-old-space-size=${PROBE_HEAP_MB}`, PROBE_PATH];
 
 const OPERATORS = "+-*/%<>&|^!~?=";
 
@@ -97,7 +98,7 @@ export function treeLimitText(limit: number): string {
 }
 
 export interface ParseRefusal {
-  rule: "too-deep" | "too-large";
+  rule: "too-deep" | "too-large" | "parse-probe-failed";
   message: string;
   hint: string;
 }
@@ -107,12 +108,52 @@ const HINT_TOO_LARGE =
   "out of the code: put it in a file and read it with requestFileSystem. Whoever runs tacit can give it a larger heap " +
   "(NODE_OPTIONS=--max-old-space-size=MB) where its limit is lower than the default.";
 
-/** How a probe ended: as spawnSync reports it. */
+const HINT_PROBE_FAILED =
+  "Run it again: the probe failed for a reason of the host's, not of the script's. If it fails the same way again, split the " +
+  "script into smaller runs (in a REPL session: smaller snippets) and keep large data out of the code (put it in a file and read " +
+  "it with requestFileSystem); whoever runs tacit can look at the host's memory and processes.";
+
+/** How a probe ended: as spawnSync reports it, with whether it was stopped at PROBE_TIMEOUT_MS and the end of its stderr. */
 interface ProbeOutcome {
   status: number | null;
   signal: NodeJS.Signals | null;
   error?: Error | undefined;
+  timedOut: boolean;
   stdout: string;
+  stderr: string;
+}
+
+/** How much of the end of a probe's stderr is kept: enough for V8's out-of-memory report. */
+const PROBE_STDERR_KEPT = 4096;
+
+/**
+ * Why a probe that gave no size failed. Only a crash by SIGSEGV (or SIGBUS) is the parser
+ * running out of stack, which deep nesting does; every other end (the probe could not start,
+ * ran out of heap or time, was killed by another process or the out-of-memory killer) was
+ * reported as "nests too deeply" too, which sent the agent to rewrite a script that was fine.
+ */
+function probeFailure(probe: ProbeOutcome): ParseRefusal {
+  if (probe.signal === "SIGSEGV" || probe.signal === "SIGBUS") {
+    const message = `the script nests too deeply for tacit's parser: parsing it in a separate process crashed (${probe.signal})`;
+    return { rule: "too-deep", message, hint: HINT_TOO_DEEP };
+  }
+  // Checked before the error: one that died before it read the whole script also failed the write (EPIPE).
+  const how = probe.timedOut
+    ? `took longer than ${PROBE_TIMEOUT_MS / 1000} s and was stopped`
+    : /heap out of memory|Reached heap limit/i.test(probe.stderr)
+      ? `ran out of memory (its heap limit is ${PROBE_HEAP_MB} MB)`
+      : probe.signal
+        ? `was ended by ${probe.signal} (sent by another process, or by the system's out-of-memory killer)`
+        : probe.error
+          ? `could not be run (${probe.error.message})`
+          : probe.status !== 0
+            ? `failed (exit ${probe.status}${probe.stderr.trim() === "" ? "" : `: ${probe.stderr.trim().split("\n").slice(-1)[0]}`})`
+            : `answered ${JSON.stringify(probe.stdout.slice(0, 80))}, not the size of a syntax tree`;
+  return {
+    rule: "parse-probe-failed",
+    message: `refused before it was checked: tacit parses a script this long or bracket-heavy in a separate process first, and that process ${how}; nothing ran`,
+    hint: HINT_PROBE_FAILED,
+  };
 }
 
 /** A script's probe: why it cannot be parsed safely (or null), and its tree's size in characters of JSON (Infinity: too large to hand over). */
@@ -125,11 +166,7 @@ export interface TreeProbe {
 function judged(probe: ProbeOutcome, code: string): TreeProbe {
   const oversize = probe.status === 0 && probe.stdout === TOO_LARGE_TO_HAND_OVER;
   const size = oversize ? Number.POSITIVE_INFINITY : probe.status === 0 ? Number(probe.stdout) : Number.NaN;
-  if (!oversize && (probe.status !== 0 || !Number.isSafeInteger(size))) {
-    const how = probe.signal ? `crashed (${probe.signal})` : probe.error ? `failed (${probe.error.message})` : `failed (exit ${probe.status})`;
-    const message = `the script nests too deeply for tacit's parser: parsing it in a separate process ${how}`;
-    return { refusal: { rule: "too-deep", message, hint: HINT_TOO_DEEP }, size };
-  }
+  if (!oversize && (probe.status !== 0 || !Number.isSafeInteger(size))) return { refusal: probeFailure(probe), size };
   const limit = checkedTreeLimit();
   if (size <= limit) return { refusal: null, size };
   const message =
@@ -144,8 +181,17 @@ function judged(probe: ProbeOutcome, code: string): TreeProbe {
  */
 export function parseRefusal(code: string): ParseRefusal | null {
   if (safeToParse(code)) return null;
-  const probe = spawnSync(process.execPath, PROBE_ARGS, { input: code, timeout: PROBE_TIMEOUT_MS, stdio: ["pipe", "pipe", "ignore"], encoding: "utf8" });
-  return judged(probe, code).refusal;
+  const probe = spawnSync(process.execPath, PROBE_ARGS, { input: code, timeout: PROBE_TIMEOUT_MS, killSignal: "SIGKILL", stdio: "pipe", encoding: "utf8" });
+  const timedOut = (probe.error as NodeJS.ErrnoException | undefined)?.code === "ETIMEDOUT";
+  const outcome: ProbeOutcome = {
+    status: probe.status,
+    signal: probe.signal,
+    error: timedOut ? undefined : probe.error,
+    timedOut,
+    stdout: probe.stdout,
+    stderr: probe.stderr.slice(-PROBE_STDERR_KEPT),
+  };
+  return judged(outcome, code).refusal;
 }
 
 /**
@@ -180,14 +226,24 @@ async function probed(code: string): Promise<TreeProbe> {
 
 function spawnProbe(code: string): Promise<ProbeOutcome> {
   return new Promise<ProbeOutcome>((resolve) => {
-    const child = spawn(process.execPath, PROBE_ARGS, { timeout: PROBE_TIMEOUT_MS, stdio: ["pipe", "pipe", "ignore"] });
+    const child = spawn(process.execPath, PROBE_ARGS, { stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
+    let stderr = "";
     let error: Error | undefined;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, PROBE_TIMEOUT_MS);
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr = (stderr + chunk).slice(-PROBE_STDERR_KEPT)));
     child.on("error", (failure) => (error ??= failure));
     // A child that dies before it has read everything closes the pipe: its exit says why.
     child.stdin.on("error", () => undefined);
-    child.on("close", (status, signal) => resolve({ status: error ? null : status, signal, error, stdout }));
+    child.on("close", (status, signal) => {
+      clearTimeout(timer);
+      resolve({ status: error ? null : status, signal, error, timedOut, stdout, stderr });
+    });
     child.stdin.end(code);
   });
 }

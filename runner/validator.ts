@@ -38,6 +38,7 @@ export type RuleId =
   | "ambient-declaration"
   | "impure-map"
   | "too-deep"
+  | "parse-probe-failed"
   | "too-many-names"
   | "too-large";
 
