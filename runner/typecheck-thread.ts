@@ -14,6 +14,8 @@ import { type TypeCheckResult, typeCheckTimedOut } from "./typecheck.js";
 import type { TypeCheckReply, TypeCheckRequest } from "./typecheck-worker.js";
 
 const WORKER_PATH = path.join(packageRoot, "dist", "bundle", "typecheck-worker.cjs");
+/** How long a stopped checker's thread has to reap its killed process and end by itself (see stop). */
+const STOP_GRACE_MS = 5000;
 
 interface Running {
   worker: Worker;
@@ -119,11 +121,18 @@ export class ThreadedTypeChecker {
     });
   }
 
-  /** Kills the checker's process (the thread is blocked reading from it), then the thread. */
+  /**
+   * Kills the checker's process (the thread is blocked reading from it); the thread, its read
+   * failed, reaps the process and ends itself (typecheck-worker.ts). Terminated at once, as it
+   * was, the thread went before it reaped its checker: every check stopped at the time limit
+   * left a zombie process for the server's life (3 slow checks, 3 zombies). Terminated anyway if
+   * it has not ended within STOP_GRACE_MS, or if it never started a checker.
+   */
   private stop(running: Running): void {
     if (this.running === running) this.running = null;
     running.pending.clear();
     for (const answer of running.shadows.values()) answer(true);
+    const terminate = (): void => void running.worker.terminate();
     void running.ready.then(
       ({ pid, directory }) => {
         // Only while it is still this process's child: a pid freed by its death may be reused.
@@ -135,10 +144,10 @@ export class ThreadedTypeChecker {
           }
         }
         rmSync(directory, { recursive: true, force: true });
+        setTimeout(terminate, STOP_GRACE_MS).unref();
       },
-      () => undefined,
+      terminate,
     );
-    void running.worker.terminate();
   }
 
   close(): void {

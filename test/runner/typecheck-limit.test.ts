@@ -158,6 +158,31 @@ describe("a type checker whose process dies while idle", () => {
   }, 120_000);
 });
 
+describe("a check stopped at the time limit", () => {
+  it("leaves no checker process behind, not even one dead and never reaped", async () => {
+    // The checker's thread was terminated right after its process was killed, before it had
+    // reaped it: each check stopped at the limit left a zombie for the server's life. Without
+    // the fix the wait below never ends (the test times out on it).
+    const client = await connectServe(["--quiet", "--exec-timeout-ms", String(LIMIT_MS)], dir);
+    try {
+      const warm = (await client.callTool({ name: "execute_typescript", arguments: { code: 'const n: number = 1;\nprintln("warm", n)' } })).structuredContent as unknown as ToolResult;
+      expect(warm.stdout).toBe("warm 1\n");
+      const serverPid = (client.transport as unknown as { pid: number | null }).pid!;
+      const [checker] = checkersOf(serverPid);
+      expect(checker).toBeDefined();
+      const slow = (await client.callTool({ name: "execute_typescript", arguments: { code: slowToCheck(30) } }, undefined, { timeout: 120_000 })).structuredContent as unknown as ToolResult;
+      expect(slow.error).toContain(`check-time-limit: type-checking took longer than ${LIMIT_MS} ms`);
+      // Killed, and reaped: gone from /proc altogether, not left there as a zombie.
+      while (existsSync(`/proc/${checker}`)) await new Promise((resolve) => setTimeout(resolve, 50));
+      const after = (await client.callTool({ name: "execute_typescript", arguments: { code: 'const n: number = 2;\nprintln("after", n)' } })).structuredContent as unknown as ToolResult;
+      expect(after.stdout).toBe("after 2\n");
+      expect(checkersOf(serverPid)).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});
+
 describe("tacit killed with SIGKILL while it type-checks", () => {
   it("tacit run leaves no type checker running", async () => {
     // A fourth review SIGKILLed `tacit run` (as the OOM killer or a supervisor does) during the
