@@ -37,6 +37,15 @@ const statuses: Handler = (request, response) => {
       response.writeHead(500, `bad token ${secret}`);
       response.end(`<html>token ${secret} refused</html>`);
       return;
+    case "/part":
+      // A part of an answer, as an API could answer a body it takes for a range request.
+      response.writeHead(206, { "content-range": "bytes 0-1/10" });
+      response.end("ok");
+      return;
+    case "/ranged":
+      response.writeHead(200, { "content-range": "bytes 0-1/10" });
+      response.end("ok");
+      return;
     case "/echo-body":
       // The classified body, in the page and in the reason phrase.
       response.writeHead(400, `cannot parse ${request.body.trim()}`);
@@ -186,5 +195,40 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expectNoLeak(canary, run, root, isEnvFile);
     // For the person: the secure output says which call was not a success.
     expect(readFileSync(sink, "utf8")).toContain(`[tacit] httpPostClassified: POST ${O}/echo-body answered 400: its answer, classified as any other, is not a success`);
+  });
+
+  it("keeps httpPostClassified's status from the script with a secret header beside it: a part of an answer (206, a Content-Range) is returned classified as a whole one is", async () => {
+    // Refused, a part of an answer to a request with secretHeaders told the script the status
+    // (206) or a header of an answer it may not see: an API that answers a body that parses as a
+    // range request with a part would give away the bit a map put in the body. A classified answer
+    // is never redacted, so a part of one needs no refusal.
+    const { root, canary } = resources.projectWithSecret();
+    const sink = path.join(resources.dir(), "sink.log");
+    const a = await resources.server(statuses);
+    const O = a.origin;
+    const run = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN_FROM_ENV}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  const options = { secretHeaders: { authorization: token } };
+  attempt("part", () => String(net.httpPostClassified("${O}/part", token, options)));
+  attempt("ranged", () => String(net.httpPostClassified("${O}/ranged", token, options)));
+  attempt("ok", () => String(net.httpPostClassified("${O}/ok", token, options)));
+});
+`,
+      [...permit(`127.0.0.1:${a.port}`), "--secure-output", sink],
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const found = attempts(run.stdout);
+    // The same to the script, whatever the status and headers.
+    expect(attemptOf(found, "ok").value).toBe("Classified(***)");
+    expect(attemptOf(found, "part")).toEqual(attemptOf(found, "ok"));
+    expect(attemptOf(found, "ranged")).toEqual(attemptOf(found, "ok"));
+    expect(run.stdout + run.stderr).not.toContain("206");
+    expect(run.stdout + run.stderr).not.toContain("Partial");
+    expect(run.stdout + run.stderr).not.toContain("Content-Range");
+    expect(a.received.filter((r) => r.body === canary)).toHaveLength(3);
+    expectNoLeak(canary, run, root, isEnvFile);
   });
 });
