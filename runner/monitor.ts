@@ -235,7 +235,8 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       // bit of the secret, and an API that checks it answers 200 or 400. An answer that is no
       // success is classified as any other, and said in the secure output, for the person.
       if (!isSuccessStatus(answer.status)) {
-        context.sink?.append(`[tacit] httpPostClassified: POST ${action.url} answered ${answer.status}: its answer, classified as any other, is not a success\n`);
+        const unfollowed = answer.unfollowedRedirect === null ? "" : ` (a redirect tacit did not follow: ${answer.unfollowedRedirect})`;
+        context.sink?.append(`[tacit] httpPostClassified: POST ${action.url} answered ${answer.status}${unfollowed}: its answer, classified as any other, is not a success\n`);
       }
       return granted(action.kind, context.classified.hold(NetworkExecutor.classifiedText(answer), "httpPostClassified"));
     }

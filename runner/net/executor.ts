@@ -48,6 +48,8 @@ export interface HttpAnswer {
   cut: boolean;
   limitBytes: number;
   secrets: string[];
+  /** httpPostClassified's only: why the redirect that is its answer was not followed (see httpExchange). */
+  unfollowedRedirect: string | null;
 }
 
 function truncationMarker(answer: HttpAnswer): string {
@@ -346,6 +348,9 @@ export class NetworkExecutor {
     const limits: HttpLimits = { maxResponseBytes: this.policy.maxResponseBytes, timeoutMs: this.policy.timeoutMs, maxRedirects: MAX_REDIRECTS };
     // Loaded on first use: node:http, node:https and TLS cost start-up time every run.
     const { answerReadings, httpExchange } = await import("./http-client.js");
+    // A redirect httpPostClassified cannot follow is its answer, classified: failing would tell
+    // the script the status of an answer it may not see (monitor.ts).
+    let unfollowedRedirect: string | null = null;
     try {
       const outcome = await httpExchange(
         {
@@ -363,6 +368,7 @@ export class NetworkExecutor {
           if (hops === undefined) this.followed.set(action, (hops = []));
           hops.push(redact(`${method} ${next.href}`, secrets, scriptNamed(url)));
         },
+        action.classifiedBody === null ? undefined : (reason) => (unfollowedRedirect = reason),
       );
       // Only for an answer the script sees: a classified one is never redacted, and refused, a
       // part told the script the status (206) or a header of an answer it may not see (monitor.ts).
@@ -392,7 +398,7 @@ export class NetworkExecutor {
             "with charset=utf-8), or make the request without secretHeaders",
         );
       }
-      return { status: outcome.status, body: text, truncated: outcome.truncated, cut, limitBytes: limits.maxResponseBytes, secrets };
+      return { status: outcome.status, body: text, truncated: outcome.truncated, cut, limitBytes: limits.maxResponseBytes, secrets, unfollowedRedirect };
     } catch (error) {
       // What the script itself named (the URL's host and port) is never masked: a failed
       // connection quotes them, and a mask there told a right guess of a secret from a wrong

@@ -444,6 +444,9 @@ function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, si
 /**
  * Makes the request, following redirects that pass the same checks. `followed` is told of each
  * redirect hop once it passed them, before it is sent (for the audit log: see NetworkExecutor.redirectsOf).
+ * `unfollowed`, when given, makes a redirect that cannot be followed (refused, broken, one too
+ * many, or its next hop failed) the answer, and is told why, instead of failing: for a request
+ * whose answer the script may not see, whose failure would tell it the status (see monitor.ts).
  */
 export async function httpExchange(
   first: HttpCall,
@@ -451,25 +454,39 @@ export async function httpExchange(
   limits: HttpLimits,
   signal: AbortSignal,
   followed: (method: string, url: URL) => void = () => undefined,
+  unfollowed?: (reason: string) => void,
 ): Promise<HttpOutcome> {
   let call = first;
+  /** The redirect answer being followed: the answer, with `unfollowed`, if it cannot be. */
+  let redirect: HttpOutcome | null = null;
+  const notFollowed = (error: unknown): HttpOutcome => {
+    if (redirect === null || unfollowed === undefined || signal.aborted) throw error;
+    unfollowed(error instanceof Error ? error.message : String(error));
+    return redirect;
+  };
   for (let hop = 0; ; hop++) {
-    const { restrictedAllowed } = check(call.url, call.method, hop);
-    if (hop > 0) followed(call.method, call.url);
-    const outcome = await once(call, restrictedAllowed, limits, signal);
+    let outcome: HttpOutcome & { location: string | null };
+    try {
+      const { restrictedAllowed } = check(call.url, call.method, hop);
+      if (hop > 0) followed(call.method, call.url);
+      outcome = await once(call, restrictedAllowed, limits, signal);
+    } catch (error) {
+      return notFollowed(error);
+    }
     if (!REDIRECTS.has(outcome.status) || outcome.location === null) return outcome;
+    redirect = outcome;
     const next = URL.canParse(outcome.location, call.url.href) ? new URL(outcome.location, call.url) : null;
     if (next === null) {
-      throw new EffectFailure(
+      return notFollowed(new EffectFailure(
         `${call.url.origin}: answered ${outcome.status} with a Location that is no URL (${JSON.stringify(outcome.location.slice(0, 200))}); ` +
           "nothing of the answer was kept. The server's redirect is broken: request the URL it should lead to directly",
-      );
+      ));
     }
     if (hop >= limits.maxRedirects) {
-      throw new EffectFailure(
+      return notFollowed(new EffectFailure(
         `${first.url.origin}: more than ${limits.maxRedirects} redirects (the last to ${next.href}), which tacit does not follow; ` +
           "nothing of the answer was kept. A loop of redirects, or a chain longer than that: request the URL it leads to directly",
-      );
+      ));
     }
     const sameOrigin = next.origin === call.url.origin;
     const headers = Object.fromEntries(Object.entries(call.headers).filter(([name]) => sameOrigin || !call.originBoundHeaders.has(name.toLowerCase())));

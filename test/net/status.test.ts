@@ -231,4 +231,59 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(a.received.filter((r) => r.body === canary)).toHaveLength(3);
     expectNoLeak(canary, run, root, isEnvFile);
   });
+
+  it("keeps httpPostClassified's status from the script when its redirect cannot be followed: the redirect is its answer, classified", async () => {
+    // Refused (a host outside the scope), broken (a Location that is no URL) or one too many, a
+    // redirect failed the call: an API that redirects one body and answers another told the
+    // script which the map had made. The redirect is not followed, as before; it is the answer.
+    const { root, canary } = resources.projectWithSecret();
+    const sink = path.join(resources.dir(), "sink.log");
+    const elsewhere = await resources.server();
+    const redirects: Handler = (request, response) => {
+      const to = new URL(request.url, "http://x");
+      switch (to.pathname) {
+        case "/ok":
+          response.end("ok");
+          return;
+        case "/away":
+          response.writeHead(307, { location: `${elsewhere.origin}/caught` });
+          response.end();
+          return;
+        case "/broken":
+          response.writeHead(302, { location: "http://[" });
+          response.end();
+          return;
+        default:
+          response.writeHead(302, { location: "/loop" });
+          response.end();
+      }
+    };
+    const a = await resources.server(redirects);
+    const O = a.origin;
+    const run = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN_FROM_ENV}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  for (const where of ["ok", "away", "broken", "loop"]) attempt(where, () => String(net.httpPostClassified("${O}/" + where, token)));
+  attempt("plain-away", () => net.httpPost("${O}/away", "plain"));
+});
+`,
+      [...permit(`127.0.0.1:${a.port}`), "--secure-output", sink],
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const found = attempts(run.stdout);
+    expect(attemptOf(found, "ok")).toEqual({ status: "ok", value: "Classified(***)" });
+    for (const where of ["away", "broken", "loop"]) expect(attemptOf(found, where), where).toEqual(attemptOf(found, "ok"));
+    // Still refused where the script sees the answer; and the host outside the scope was never sent a thing.
+    expect(attemptOf(found, "plain-away").status).toBe("SecurityError");
+    expect(elsewhere.received).toEqual([]);
+    expect(elsewhere.connections).toBe(0);
+    expectNoLeak(canary, run, root, isEnvFile);
+    // For the person: the secure output says which redirect was not followed, and why.
+    const said = readFileSync(sink, "utf8");
+    expect(said).toContain(`[tacit] httpPostClassified: POST ${O}/away answered 307 (a redirect tacit did not follow: `);
+    expect(said).toContain(`[tacit] httpPostClassified: POST ${O}/broken answered 302 (a redirect tacit did not follow: `);
+    expect(said).toContain(`[tacit] httpPostClassified: POST ${O}/loop answered 302 (a redirect tacit did not follow: `);
+  });
 });
