@@ -14,7 +14,7 @@ import { declaredNamesWork } from "./declared-names.js";
 import { DECLARED_NAMES_WORK_LIMIT, NESTED_NAME_USES_LIMIT } from "./limits.js";
 import { lineColumnOf, lineStarts } from "./source-position.js";
 import { forbiddenGlobal, HINT_IMPORT, identifierSets } from "./globals.js";
-import { closestName } from "./closest-name.js";
+import { closestName, SuggestionBudget } from "./closest-name.js";
 import { ECHO_GLOBAL, LIBRARY_GLOBAL, PUBLISH_GLOBAL, PURE_CAPTURES_GLOBAL } from "../library/protocol.js";
 
 /**
@@ -448,6 +448,8 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
           isNamespaceExportInEnum(reference.resolved, reference.identifier as unknown as AstNode, namespaceExports, enums)),
     ),
   );
+  // One budget for the whole script's "Did you mean" (see SuggestionBudget).
+  const suggestions = new SuggestionBudget();
   for (const reference of [...(scopes.globalScope?.through ?? []), ...erasedUses]) {
     if (!reference.isValueReference) continue;
     const name = reference.identifier.name;
@@ -457,7 +459,7 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
     if (forbidden) {
       report(forbidden.rule, offset, `\`${name}\` is not available: ${forbidden.reason}`, forbidden.hint);
     } else if (!identifierSets().allowedGlobals.has(name)) {
-      const meant = closestName(name, namesVisibleFrom(reference.from));
+      const meant = suggestions.spent ? null : closestName(name, namesVisibleFrom(reference.from), suggestions);
       report(
         "unknown-global",
         offset,
@@ -480,13 +482,15 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
  * What a name used in `scope` could have meant: the script's own names in reach there (the
  * nearest scope's first), then tacit's globals, then the language's.
  */
-function namesVisibleFrom(scope: Scope): string[] {
-  const names: string[] = [];
+function* namesVisibleFrom(scope: Scope): Generator<string> {
+  // Made as they are compared: listed first, they cost each unknown name every name in reach,
+  // within the suggestions' budget or not.
   for (let at: Scope | null = scope; at !== null; at = at.upper) {
-    for (const variable of at.variables) names.push(variable.name);
+    for (const variable of at.variables) yield variable.name;
   }
   const { tacitGlobals, allowedGlobals } = identifierSets();
-  return [...names, ...tacitGlobals, ...allowedGlobals];
+  yield* tacitGlobals;
+  yield* allowedGlobals;
 }
 
 /**

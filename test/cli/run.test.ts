@@ -346,6 +346,24 @@ describe("tacit run: exit codes", () => {
     expect(r.stderr).toMatch(/`unrelatedThing` is not defined in a tacit script\n  hint: Declare it before use/);
   });
 
+  it("3: misspellings among many names in reach are refused without the suggestions' work growing with both", async () => {
+    // 20,000 names of 58 characters with one prefix, and 100 misspellings of them: each
+    // suggestion compared every name in reach, at up to 58 x 58 steps each, and the check took
+    // 142 s (the host's only thread, in tacit serve). The suggestions of one check share one
+    // budget; an ordinary typo met first is still answered.
+    const prefix = "a".repeat(50);
+    const names = Array.from({ length: 20_000 }, (_, i) => `${prefix}${String(i).padStart(8, "0")}`);
+    const misspelt = Array.from({ length: 100 }, (_, i) => `${prefix}x${String(i).padStart(7, "0")};\n`);
+    const script = file("many-names.ts", `printn(1);\n${names.map((name) => `let ${name} = 0;\n`).join("")}${misspelt.join("")}`);
+    const r = await runCli(["check", "--no-check", script]);
+    expect(r.code, r.stderr.slice(0, 2000)).toBe(3);
+    expect(r.stderr).toContain("`printn` is not defined in a tacit script\n  hint: Did you mean `println`?");
+    const refused = r.stderr.split("\n").filter((line) => line.includes(`\`${prefix}x`) && line.includes("is not defined in a tacit script"));
+    expect(refused.length, r.stderr.slice(-2000)).toBeGreaterThanOrEqual(99);
+    // The budget was spent within the first of them: the rest are refused without a guess.
+    expect(r.stderr.split("Did you mean").length - 1).toBeLessThanOrEqual(2);
+  }, 60_000);
+
   it.each([
     ["executionTimeoutMs", -1],
     ["executionTimeoutMs", "1000"],
