@@ -28,6 +28,7 @@ import { asSearchExclusions, type PathUse, type ProtectedPath, protectedPathBelo
 import { ERRNO_TEXT, type LeftOut, shortened } from "./left-out.js";
 import { listEntries, PathChanged, TooManyEntries } from "./walk.js";
 import { printable } from "../printable.js";
+import { HostSecrets } from "../host-secrets.js";
 
 /** Entries children() and walk() list on the host's main thread; a larger listing is done in the search worker. */
 const MAIN_THREAD_LIST_ENTRIES = 5000;
@@ -809,6 +810,9 @@ export class FileSystemExecutor {
     return reply.paths;
   }
 
+  /** The host's secrets, made at the first warning (see warnLeftOut). */
+  private hostSecrets: HostSecrets | null = null;
+
   /**
    * One warning for a call that left out entries it could not read (see left-out.ts): how many,
    * the first few and why, so that the script's author does not take the answer for the whole
@@ -817,7 +821,11 @@ export class FileSystemExecutor {
    */
   private warnLeftOut(call: string, leftOut: LeftOut): void {
     if (leftOut.count === 0) return;
-    const named = leftOut.first.map(({ path: entry, reason }) => `${quoted(entry)} (${reason})`);
+    // Masked before a long path is cut and quoted: the whole warning is masked again as it is
+    // given, but a key cut in two, or quoted (a " or \ in it escaped), was no longer the key there.
+    this.hostSecrets ??= new HostSecrets(this.policy.hostSecrets);
+    const secrets = this.hostSecrets;
+    const named = leftOut.first.map(({ path: entry, reason }) => `${quoted(secrets.scrubText(entry))} (${reason})`);
     const more = leftOut.count - leftOut.first.length;
     this.warn(
       `${call}: ${leftOut.count === 1 ? "1 entry" : `${leftOut.count} entries`} could not be read and ${leftOut.count === 1 ? "is" : "are"} left out of its answer: ` +

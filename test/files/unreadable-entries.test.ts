@@ -217,6 +217,32 @@ describe("a warning that would name the host's secret", () => {
   }, 60_000);
 });
 
+describe("a warning that would name part of the host's secret", () => {
+  it("masks the key before a long path is cut or quoted: neither a piece of it at a cut nor a quoted form reaches the warning", async () => {
+    const { dir, cleanup: remove } = realTempDir("tacit-unreadable-cut-key-");
+    // A key with a quote and a backslash (quoted, they are escaped), and loops (unreadable to anyone) whose names put
+    // the key across the places where a warning cuts a path longer than 200 characters: its 100th and its 80th from the end.
+    const apiKey = `sk-${makeCanary()}"\\q`;
+    try {
+      // The key starts at the path's 90th character, and in the second ends 20 before its end (names of at most 255 bytes).
+      const names = [`${"h".repeat(90 - dir.length - 1)}${apiKey}${"t".repeat(120)}`, `${"m".repeat(120)}${apiKey}${"e".repeat(60)}`, `short-${apiKey}`];
+      for (const name of names) symlinkSync(name, path.join(dir, name));
+      const llm = ["--llm-base-url", "http://127.0.0.1:9/v1", "--llm-api-key", apiKey, "--llm-model", "m"];
+      const r = await run(dir, `requestFileSystem(".", (fs) => println(fs.access(".").children().length));`, [...llm, "--json"]);
+      const result = JSON.parse(r.stdout) as { stdout: string; warnings: string[] };
+      expect(result.stdout, r.stdout).toBe("0\n");
+      expect(result.warnings).toHaveLength(1);
+      expect(result.warnings[0]).toMatch(/^children\(\) of ".*": 3 entries could not be read /);
+      expect(result.warnings[0]).toContain("[redacted]");
+      // No piece of the key's random part, whole or cut, quoted or not.
+      const random = apiKey.slice(3, 3 + 36);
+      for (let at = 0; at + 8 <= random.length; at += 4) expect(r.stdout + r.stderr, random.slice(at, at + 8)).not.toContain(random.slice(at, at + 8));
+    } finally {
+      remove();
+    }
+  }, 60_000);
+});
+
 describe("a search or listing of a directory that cannot be read itself", () => {
   it("fails, as children() does, instead of answering that it holds nothing", async () => {
     const script = `${ATTEMPT_PRELUDE}
