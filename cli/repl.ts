@@ -42,6 +42,12 @@ function boundedLines(onTooLong: () => void): Transform {
   });
 }
 
+/**
+ * An unfinished statement shorter than this is parsed again at each line of piped input (see
+ * parseAgainAt): at most this many parses of at most this much text, a few ms.
+ */
+const PARSE_EACH_LINE_CHARS = 2 * 1024;
+
 /** True while the text so far ends in the middle of a statement (an unclosed brace, say). */
 function isUnfinished(code: string): boolean {
   const { errors } = parseSync("script.ts", code, { lang: "ts", sourceType: "module" });
@@ -81,9 +87,11 @@ export async function repl(config: RunnerConfig): Promise<number> {
   /**
    * Piped input: the length the unfinished text must reach before it is parsed again. Each line
    * of an unfinished statement parsed all of it again, so a large paste with an early unclosed
-   * brace took time quadratic in its length (3 M lines: minutes); it is parsed again once it has
-   * doubled (and at the end), and what is complete by then runs as one snippet. A person typing
-   * has each line parsed, so the prompt says at once whether more is expected.
+   * brace took time quadratic in its length (3 M lines: minutes); past PARSE_EACH_LINE_CHARS it
+   * is parsed again once it has doubled (and at the end), and what is complete by then runs as
+   * one snippet. Below that, and for a person typing, each line is parsed: a program that drives
+   * the repl through a pipe sends a statement over two lines (`println(` and `42)`) and waits for
+   * its answer, which never came while the text waited to double.
    */
   let parseAgainAt = 0;
   for await (const line of lines) {
@@ -103,7 +111,7 @@ export async function repl(config: RunnerConfig): Promise<number> {
     }
     if (pending.length < parseAgainAt) continue;
     if (isUnfinished(pending)) {
-      parseAgainAt = interactive ? 0 : pending.length * 2;
+      parseAgainAt = interactive || pending.length < PARSE_EACH_LINE_CHARS ? 0 : pending.length * 2;
       prompt(true);
       continue;
     }

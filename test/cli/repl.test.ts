@@ -1,9 +1,9 @@
 // `tacit repl` with its input piped (no terminal): definitions kept between inputs,
 // multi-line input, an error that leaves the bindings, and .exit.
 
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { childEnv, runCli, tacitBin } from "../helpers.js";
 
 describe("tacit repl", () => {
@@ -31,6 +31,35 @@ describe("tacit repl", () => {
     expect(r.stdout).toBe("5\nnext\n");
     expect(r.code).toBe(0);
   });
+
+  it("answers a short statement sent over two lines at once, to a program that waits for the answer before it sends more", async () => {
+    // Piped input waited for an unfinished statement to double before parsing it again, so
+    // `println(` and `42)` (11 characters, less than twice 8) were never run until more input
+    // came: a program driving the repl through a pipe waited for ever.
+    const child = spawn(process.execPath, [tacitBin, "repl", "--no-check"], { env: childEnv(), stdio: ["pipe", "pipe", "pipe"] });
+    onTestFinished(() => void child.kill("SIGKILL"));
+    let stdout = "";
+    let looks: Array<() => void> = [];
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+      for (const look of looks) look();
+    });
+    const answered = (text: string): Promise<void> =>
+      new Promise((resolve, reject) => {
+        looks = [() => stdout.includes(text) && resolve()];
+        child.on("close", () => reject(new Error(`tacit repl ended before it answered ${text}; its output: ${stdout}`)));
+        looks[0]!();
+      });
+    child.stdin.write('println("first")\n');
+    await answered("first\n");
+    // The input stays open: the answer must come while it does.
+    child.stdin.write("println(\n42)\n");
+    await answered("42\n");
+    child.stdin.end();
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code).toBe(0);
+    expect(stdout).toBe("first\n42\n");
+  }, 60_000);
 
   it("stops at a line longer than a session keeps (an endless one, /dev/zero), says so, and runs none of it", () => {
     // readline gathered the line in one string until V8's "Invalid string length" ended tacit with Node's stack.
