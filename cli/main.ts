@@ -247,7 +247,9 @@ function watchOutput(stream: NodeJS.WriteStream, name: "standard output" | "stan
   const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
   stream.write = ((...args: unknown[]) => {
     const held = write(...args);
-    noteFailure(stream.errored as NodeJS.ErrnoException | null, name);
+    // Not a write of nothing (the flush before the exit): /dev/full refuses even that, where a full disk does not.
+    const chunk = args[0];
+    if (!((typeof chunk === "string" || chunk instanceof Uint8Array) && chunk.length === 0)) noteFailure(stream.errored as NodeJS.ErrnoException | null, name);
     return held;
   }) as typeof stream.write;
   stream.on("error", (error: NodeJS.ErrnoException) => {

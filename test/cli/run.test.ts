@@ -276,6 +276,15 @@ describe("tacit run: exit codes", () => {
     } finally {
       closeSync(full);
     }
+    // stderr on /dev/full with nothing to say: the flush before the exit writes nothing, which /dev/full refuses too.
+    const quietFull = openSync("/dev/full", "w");
+    try {
+      const quiet = spawnSync(process.execPath, [tacitBin, "run", "--no-check", script], { stdio: ["ignore", "pipe", quietFull], encoding: "utf8", env: childEnv() });
+      expect(quiet.stdout).toBe("to a full disk\n");
+      expect(quiet.status).toBe(0);
+    } finally {
+      closeSync(quietFull);
+    }
     const many = file("many.ts", 'for (let i = 0; i < 100000; i++) println("line " + i);\n');
     const piped = spawnSync("bash", ["-c", '"$0" "$1" run --no-check "$2" | head -1; exit "${PIPESTATUS[0]}"', process.execPath, tacitBin, many], { encoding: "utf8", env: childEnv() });
     expect(piped.stdout).toBe("line 0\n");
