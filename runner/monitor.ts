@@ -234,7 +234,9 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       // The status is not the script's to see: a map can make the body valid or not depending on a
       // bit of the secret, and an API that checks it answers 200 or 400. An answer that is no
       // success is classified as any other, and said in the secure output, for the person.
-      if (!isSuccessStatus(answer.status)) {
+      if (answer.failedAfterSending !== null) {
+        context.sink?.append(`[tacit] httpPostClassified: POST ${action.url}: ${answer.failedAfterSending}; its answer, classified as any other, is empty\n`);
+      } else if (!isSuccessStatus(answer.status)) {
         const unfollowed = answer.unfollowedRedirect === null ? "" : ` (a redirect tacit did not follow: ${answer.unfollowedRedirect})`;
         context.sink?.append(`[tacit] httpPostClassified: POST ${action.url} answered ${answer.status}${unfollowed}: its answer, classified as any other, is not a success\n`);
       }

@@ -50,6 +50,8 @@ export interface HttpAnswer {
   secrets: string[];
   /** httpPostClassified's only: why the redirect that is its answer was not followed (see httpExchange). */
   unfollowedRedirect: string | null;
+  /** httpPostClassified's only: why its answer could not be read once the request was sent (the answer is then empty). */
+  failedAfterSending: string | null;
 }
 
 function truncationMarker(answer: HttpAnswer): string {
@@ -351,6 +353,7 @@ export class NetworkExecutor {
     // A redirect httpPostClassified cannot follow is its answer, classified: failing would tell
     // the script the status of an answer it may not see (monitor.ts).
     let unfollowedRedirect: string | null = null;
+    let bodySent = false;
     try {
       const outcome = await httpExchange(
         {
@@ -363,12 +366,15 @@ export class NetworkExecutor {
         check,
         limits,
         this.signal,
-        (method, next) => {
-          let hops = this.followed.get(action);
-          if (hops === undefined) this.followed.set(action, (hops = []));
-          hops.push(redact(`${method} ${next.href}`, secrets, scriptNamed(url)));
+        {
+          followed: (method, next) => {
+            let hops = this.followed.get(action);
+            if (hops === undefined) this.followed.set(action, (hops = []));
+            hops.push(redact(`${method} ${next.href}`, secrets, scriptNamed(url)));
+          },
+          unfollowed: action.classifiedBody === null ? undefined : (reason) => (unfollowedRedirect = reason),
+          sent: () => (bodySent = true),
         },
-        action.classifiedBody === null ? undefined : (reason) => (unfollowedRedirect = reason),
       );
       // Only for an answer the script sees: a classified one is never redacted, and refused, a
       // part told the script the status (206) or a header of an answer it may not see (monitor.ts).
@@ -398,8 +404,16 @@ export class NetworkExecutor {
             "with charset=utf-8), or make the request without secretHeaders",
         );
       }
-      return { status: outcome.status, body: text, truncated: outcome.truncated, cut, limitBytes: limits.maxResponseBytes, secrets, unfollowedRedirect };
+      return { status: outcome.status, body: text, truncated: outcome.truncated, cut, limitBytes: limits.maxResponseBytes, secrets, unfollowedRedirect, failedAfterSending: null };
     } catch (error) {
+      // httpPostClassified: once the server has had the secret, how its answer failed (an unknown
+      // coding, a tunnel, a cut, a time-out) is the server's doing and may depend on the secret,
+      // as its status may: the answer is then an empty one, classified as any other, and the
+      // reason goes to the secure output (monitor.ts). Before it was sent, a failure tells nothing of it.
+      if (action.classifiedBody !== null && bodySent && !this.signal.aborted) {
+        const reason = redact(error instanceof Error ? error.message : String(error), secrets, scriptNamed(url));
+        return { status: 0, body: "", truncated: false, cut: false, limitBytes: limits.maxResponseBytes, secrets, unfollowedRedirect: null, failedAfterSending: reason };
+      }
       // What the script itself named (the URL's host and port) is never masked: a failed
       // connection quotes them, and a mask there told a right guess of a secret from a wrong
       // one (a PIN sent as a secret header, tried as the port of 127.0.0.1:*), no server needed.

@@ -331,7 +331,7 @@ function answerFailure(url: URL, error: Error): Error {
   return error;
 }
 
-function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, signal: AbortSignal): Promise<HttpOutcome & { location: string | null }> {
+function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, signal: AbortSignal, sent: () => void): Promise<HttpOutcome & { location: string | null }> {
   const { url } = call;
   const host = hostOf(url);
   if (isIpLiteral(host) && isRestrictedAddress(host) && !restrictedAllowed) {
@@ -437,25 +437,29 @@ function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, si
       clearTimeout(overall);
       reject(answerFailure(url, error));
     });
+    // Handed whole to the OS: whatever fails from here on, the server has had the body.
+    request.on("finish", sent);
     request.end(call.body ?? undefined);
   });
 }
 
-/**
- * Makes the request, following redirects that pass the same checks. `followed` is told of each
- * redirect hop once it passed them, before it is sent (for the audit log: see NetworkExecutor.redirectsOf).
- * `unfollowed`, when given, makes a redirect that cannot be followed (refused, broken, one too
- * many, or its next hop failed) the answer, and is told why, instead of failing: for a request
- * whose answer the script may not see, whose failure would tell it the status (see monitor.ts).
- */
-export async function httpExchange(
-  first: HttpCall,
-  check: UrlCheck,
-  limits: HttpLimits,
-  signal: AbortSignal,
-  followed: (method: string, url: URL) => void = () => undefined,
-  unfollowed?: (reason: string) => void,
-): Promise<HttpOutcome> {
+/** What httpExchange tells its caller as the exchange goes on. */
+export interface ExchangeHooks {
+  /** Each redirect hop once it passed the checks, before it is sent (for the audit log: see NetworkExecutor.redirectsOf). */
+  followed?: (method: string, url: URL) => void;
+  /**
+   * When given, a redirect that cannot be followed (refused, broken, one too many, or its next
+   * hop failed) is the answer, and this is told why, instead of failing: for a request whose
+   * answer the script may not see, whose failure would tell it the status (see monitor.ts).
+   */
+  unfollowed?: (reason: string) => void;
+  /** A request (the first, or a redirect's) was handed whole to the OS, body and all. */
+  sent?: () => void;
+}
+
+/** Makes the request, following redirects that pass the same checks (see ExchangeHooks). */
+export async function httpExchange(first: HttpCall, check: UrlCheck, limits: HttpLimits, signal: AbortSignal, hooks: ExchangeHooks = {}): Promise<HttpOutcome> {
+  const { followed = () => undefined, unfollowed, sent = () => undefined } = hooks;
   let call = first;
   /** The redirect answer being followed: the answer, with `unfollowed`, if it cannot be. */
   let redirect: HttpOutcome | null = null;
@@ -469,7 +473,7 @@ export async function httpExchange(
     try {
       const { restrictedAllowed } = check(call.url, call.method, hop);
       if (hop > 0) followed(call.method, call.url);
-      outcome = await once(call, restrictedAllowed, limits, signal);
+      outcome = await once(call, restrictedAllowed, limits, signal, sent);
     } catch (error) {
       return notFollowed(error);
     }

@@ -793,14 +793,15 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expectNotSeen(world, result);
   });
 
-  it("a key from past the first 64 KiB of a classified body is redacted from an error that quotes a server's answer", async () => {
+  it("a key from past the first 64 KiB of a classified body, reflected by the server in a content coding or a redirect, never reaches the script", async () => {
     const world = secretWorld();
     // A long .env (over 64 KiB) whose key comes last.
     const filler = Array.from({ length: 9000 }, (_, i) => `SETTING_${i}=value\n`).join("");
     writeTree(world.root, { ".env": `${filler}API_KEY=${world.canary}\n` });
     // Sends the posted key back as a content coding, which the error names, or as a redirect to a
-    // host outside the scope, which httpPostClassified does not follow: the redirect is its
-    // answer, classified (a refusal would tell the script the status: see test/net/status.test.ts).
+    // host outside the scope, which httpPostClassified does not follow. Both are its answer,
+    // classified (the error, once visible and redacted, goes to the secure output: a failure
+    // after the body was sent would tell the script how the server answered, see test/net/status.test.ts).
     const a = await server((request, response) => {
       const key = /API_KEY=(\S+)/.exec(request.body)?.[1] ?? "none";
       if (request.url === "/upload") response.writeHead(200, { "content-encoding": key });
@@ -820,12 +821,12 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     );
     expect(result.code, result.stderr).toBe(0);
     expect(a.received[0]?.body).toContain(`API_KEY=${world.canary}`);
-    expect(attemptOf(attempts(result.stdout), "reflected").value).toMatch(/answered in a content coding tacit does not decode \(\[redacted\]\)/);
+    expect(attemptOf(attempts(result.stdout), "reflected")).toEqual({ status: "ok", value: "Classified(***)" });
     expect(attemptOf(attempts(result.stdout), "redirected")).toEqual({ status: "ok", value: "Classified(***)" });
     expectNotSeen(world, result);
   });
 
-  it("a failed request whose classified body has an astral character (or a lone surrogate) is an ordinary error wherever its message is cut", async () => {
+  it("a failed request whose classified body has an astral character (or a lone surrogate) is redacted wherever its message is cut, and the script goes on", async () => {
     const world = secretWorld();
     // Longer than the error message below, by far.
     writeTree(world.root, { ".env": `${"s".repeat(400)}-${world.canary}\n` });
@@ -864,8 +865,10 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     // The message the emojis were placed around (the .env's body is longer still).
     expect(attemptOf(found, "length").value).toBeGreaterThan(100);
     expect(attemptOf(found, "length").value).toBeLessThan(400);
-    for (let at = 0; at < 50; at++) expect(attemptOf(found, `emoji-${at}`).value).toMatch(/closed the connection without answering/);
-    expect(attemptOf(found, "lone").value).toMatch(/closed the connection without answering/);
+    // The server had each body when it hung up: the failure goes to the secure output (redacted
+    // there as it was in the error the script saw before), and the script gets its answer, classified.
+    for (let at = 0; at < 50; at++) expect(attemptOf(found, `emoji-${at}`)).toEqual({ status: "ok", value: "Classified(***)" });
+    expect(attemptOf(found, "lone")).toEqual({ status: "ok", value: "Classified(***)" });
     expectNotSeen(world, result);
   });
 });

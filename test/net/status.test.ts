@@ -286,4 +286,80 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(said).toContain(`[tacit] httpPostClassified: POST ${O}/broken answered 302 (a redirect tacit did not follow: `);
     expect(said).toContain(`[tacit] httpPostClassified: POST ${O}/loop answered 302 (a redirect tacit did not follow: `);
   });
+
+  it("keeps httpPostClassified's outcome from the script when its answer fails after the body was sent: an unknown coding, a cut, a bad coding", async () => {
+    // Thrown, each told the script how a server that had the secret answered: an API could answer
+    // one body in a coding tacit does not read, or cut its answer, and another in full.
+    const { root, canary } = resources.projectWithSecret();
+    const sink = path.join(resources.dir(), "sink.log");
+    const failing: Handler = (request, response) => {
+      switch (new URL(request.url, "http://x").pathname) {
+        case "/ok":
+          response.end("ok");
+          return;
+        case "/coding":
+          response.writeHead(200, { "content-encoding": "x-unknown" });
+          response.end("whatever");
+          return;
+        case "/bad-gzip":
+          response.writeHead(200, { "content-encoding": "gzip" });
+          response.end("not gzip at all");
+          return;
+        default:
+          // A cut: less than the length it announced, then the connection closed.
+          response.writeHead(200, { "content-length": "1000" });
+          response.write("part of it");
+          setTimeout(() => response.socket?.destroy(), 50);
+      }
+    };
+    const a = await resources.server(failing);
+    const O = a.origin;
+    const run = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN_FROM_ENV}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  for (const where of ["ok", "coding", "bad-gzip", "cut"]) attempt(where, () => String(net.httpPostClassified("${O}/" + where, token)));
+  attempt("plain-coding", () => net.httpPost("${O}/coding", "plain"));
+});
+`,
+      [...permit(`127.0.0.1:${a.port}`), "--secure-output", sink],
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const found = attempts(run.stdout);
+    expect(attemptOf(found, "ok")).toEqual({ status: "ok", value: "Classified(***)" });
+    for (const where of ["coding", "bad-gzip", "cut"]) expect(attemptOf(found, where), where).toEqual(attemptOf(found, "ok"));
+    // Where the script sees the answer, the failure is still its to see.
+    expect(attemptOf(found, "plain-coding").status).toBe("Error");
+    expect(String(attemptOf(found, "plain-coding").value)).toContain("a content coding tacit does not decode (x-unknown)");
+    expect(a.received.filter((r) => r.body === canary)).toHaveLength(4);
+    expectNoLeak(canary, run, root, isEnvFile);
+    // For the person: the secure output says what went wrong with each.
+    const said = readFileSync(sink, "utf8");
+    expect(said).toContain(`[tacit] httpPostClassified: POST ${O}/coding: ${O}: answered in a content coding tacit does not decode (x-unknown)`);
+    expect(said).toContain(`[tacit] httpPostClassified: POST ${O}/bad-gzip: ${O}: the answer is not valid gzip`);
+    expect(said).toContain(`[tacit] httpPostClassified: POST ${O}/cut: `);
+    expect(said.match(/its answer, classified as any other, is empty/g)).toHaveLength(3);
+  });
+
+  it("still says why httpPostClassified failed where nothing was sent: a port with no server", async () => {
+    // Nothing of the secret reached anyone: the failure depends on the URL the script named alone.
+    const { root, canary } = resources.projectWithSecret();
+    const closed = await resources.server();
+    const port = closed.port;
+    await closed.close();
+    const run = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN_FROM_ENV}
+requestNetwork([${lit(`127.0.0.1:${port}`)}], (net) => {
+  attempt("refused", () => String(net.httpPostClassified(${lit(`http://127.0.0.1:${port}/x`)}, token)));
+});
+`,
+      permit(`127.0.0.1:${port}`),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(attemptOf(attempts(run.stdout), "refused").status).toBe("Error");
+    expectNoLeak(canary, run, root, isEnvFile);
+  });
 });
