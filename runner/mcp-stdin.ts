@@ -245,22 +245,33 @@ export function limitedStdin(
 }
 
 /**
- * Why `line` is a request the SDK cannot read, with the id to answer it by, or null: it is no
- * JSON at all, a response or a notification (no one to answer), or a valid request after all.
+ * Why `line` is a request the SDK cannot read, with the id and error code to answer it by, or
+ * null: it is a response or a notification (no one to answer), or a valid request after all. A
+ * line that is no JSON is a Parse error by the id null.
  * A batch (an array), or a request whose id is there but neither a string nor a number (null
  * included), is answered by the id null, as JSON-RPC 2.0 says an invalid request whose id cannot
  * be told is: the SDK only reported such a line, and the client waited for an answer that never came.
  */
-export function unreadableRequest(line: Buffer): { id: RequestId | null; problem: string } | null {
+export function unreadableRequest(line: Buffer): { id: RequestId | null; code: ErrorCode; problem: string } | null {
   let value: unknown;
   try {
     value = JSON.parse(line.toString("utf8"));
   } catch {
-    return null;
+    // JSON-RPC 2.0: a Parse error, by the id null. Only reported, it left a client that sent a
+    // line it had broken (a raw newline in a string, say) waiting for an answer.
+    if (line.toString("utf8").trim() === "") return null;
+    return {
+      id: null,
+      code: ErrorCode.ParseError,
+      problem:
+        `a line of ${line.length} bytes is not JSON, and nothing in it ran: each MCP message is one JSON-RPC object on a line of its own ` +
+        "(a newline inside a string is written \\n). Send it again as valid JSON",
+    };
   }
   if (Array.isArray(value)) {
     return {
       id: null,
+      code: ErrorCode.InvalidRequest,
       problem:
         `a JSON-RPC batch (an array of ${value.length} message${value.length === 1 ? "" : "s"}) is not something MCP reads, and nothing in it ran: ` +
         "MCP has no batches (its 2025-06-18 version removed them, and this server never read them). Send each request as a line of its own, and match the answers by their ids",
@@ -273,6 +284,7 @@ export function unreadableRequest(line: Buffer): { id: RequestId | null; problem
     if (!Object.hasOwn(value, "id")) return null; // a notification: never answered
     return {
       id: null,
+      code: ErrorCode.InvalidRequest,
       problem:
         `request ${quotedName(method)} has the id ${JSON.stringify(id) ?? String(id)}, and nothing in it ran: an MCP request's id is a string or a number, ` +
         "never null (a message without an id is a notification, which gets no answer). Send it again with an id of its own, one not used before in this session",
@@ -282,6 +294,7 @@ export function unreadableRequest(line: Buffer): { id: RequestId | null; problem
   if (checked.success) return null;
   return {
     id,
+    code: ErrorCode.InvalidRequest,
     problem:
       `request ${quotedName(method)} is not a JSON-RPC request MCP reads, and nothing in it ran: ` +
       `${z.prettifyError(checked.error).replace(/\n/g, "; ")} (a request is {"jsonrpc": "2.0", "id", "method", "params": an object or left out}, nothing else)`,
@@ -311,7 +324,7 @@ export function answerUnreadableRequests(transport: Transport, passedOn: Buffer[
       // `id: null` where the id cannot be told: JSON-RPC 2.0 says it MUST be null. The SDK's type
       // (MCP 2025-11-25's schema) would leave it out instead; a client that sends a batch or a null
       // id is no SDK client, and JSON-RPC is what it waits on.
-      const answer = { jsonrpc: "2.0", id: unreadable.id, error: { code: ErrorCode.InvalidRequest, message: unreadable.problem } };
+      const answer = { jsonrpc: "2.0", id: unreadable.id, error: { code: unreadable.code, message: unreadable.problem } };
       void transport.send(answer as JSONRPCMessage).catch(() => undefined);
     }
     report?.(error);

@@ -1,9 +1,9 @@
 // Requests the MCP SDK cannot read: `"params": null`, a member its schema does not know, a
 // "jsonrpc" other than "2.0". The SDK's transport only reports such a line and reads on, so the
 // client waited for an answer that never came. tacit serve now answers each with InvalidRequest
-// by its id (a batch, or a request whose id is null, by the id null), saying what is wrong;
-// nothing in it runs, and lines with no one to answer (a response, a notification, no JSON) are
-// still only reported.
+// by its id (a batch, or a request whose id is null, by the id null), saying what is wrong, and
+// a line that is no JSON with a Parse error by the id null; nothing in them runs, and lines with
+// no one to answer (a response, a notification) are still only reported.
 
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -51,6 +51,11 @@ describe("requests the SDK cannot read", () => {
       expect(version?.error?.code).toBe(-32600);
       expect(version?.error?.message).toContain("at jsonrpc");
       expect(responses.some((r) => r.id === 4)).toBe(false);
+      // The line that is no JSON: a Parse error by the id null, as JSON-RPC 2.0 says.
+      const parseErrors = responses.filter((r) => r.id === null);
+      expect(parseErrors).toHaveLength(1);
+      expect(parseErrors[0]?.error?.code).toBe(-32700);
+      expect(parseErrors[0]?.error?.message).toContain("is not JSON, and nothing in it ran: each MCP message is one JSON-RPC object on a line of its own");
       expect(existsSync(marker)).toBe(false);
       // The server reads on: a good call runs.
       send({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "execute_typescript", arguments: { code: 'println("fine")' } } });
