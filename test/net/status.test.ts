@@ -57,6 +57,38 @@ const statuses: Handler = (request, response) => {
   }
 };
 
+/**
+ * Posts the secret with httpPostClassified (with `options`, script text) to each of `paths` on a
+ * server of `handler`, and the text "plain" with httpPost to `plainPath` if given; what the script
+ * printed, what it saw of the plain post, and what the secure output says. Each classified one
+ * must look to the script as the 200 at /ok does.
+ */
+async function postedClassified(handler: Handler, paths: readonly string[], plainPath: string | null, options = "{}") {
+  const { root, canary } = resources.projectWithSecret();
+  const sink = path.join(resources.dir(), "sink.log");
+  const a = await resources.server(handler);
+  const O = a.origin;
+  const run = await tacit(
+    root,
+    `${ATTEMPT_PRELUDE}
+${TOKEN_FROM_ENV}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  const options = ${options};
+  for (const where of ${JSON.stringify(["ok", ...paths])}) attempt(where, () => String(net.httpPostClassified("${O}/" + where, token, options)));
+  ${plainPath === null ? "" : `attempt("plain", () => net.httpPost("${O}/${plainPath}", "plain"));`}
+});
+`,
+    [...permit(`127.0.0.1:${a.port}`), "--secure-output", sink],
+  );
+  expect(run.code, run.stderr).toBe(0);
+  const found = attempts(run.stdout);
+  expect(attemptOf(found, "ok")).toEqual({ status: "ok", value: "Classified(***)" });
+  for (const where of paths) expect(attemptOf(found, where), where).toEqual(attemptOf(found, "ok"));
+  expect(a.received.filter((r) => r.body === canary)).toHaveLength(paths.length + 1);
+  expectNoLeak(canary, run, root, isEnvFile);
+  return { origin: O, output: run.stdout + run.stderr, plain: plainPath === null ? null : attemptOf(found, "plain"), said: readFileSync(sink, "utf8") };
+}
+
 describe("an answer that is not 2xx", () => {
   it("throws an HttpStatusError from httpGet and httpPost, which names the status and teaches httpRequest; httpRequest returns it", async () => {
     const root = resources.dir();
@@ -169,32 +201,11 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   it("keeps httpPostClassified's status from the script: a 400 that echoes the body is returned classified as a 200 is, and said in the secure output only", async () => {
     // A map can make the body valid or not depending on a bit of the secret: an API that checks it
     // answers 200 or 400, and a status the script saw (an HttpStatusError) would tell it that bit.
-    const { root, canary } = resources.projectWithSecret();
-    const sink = path.join(resources.dir(), "sink.log");
-    const a = await resources.server(statuses);
-    const O = a.origin;
-    const run = await tacit(
-      root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
-  attempt("refused", () => String(net.httpPostClassified("${O}/echo-body", token)));
-  attempt("ok", () => String(net.httpPostClassified("${O}/ok", token)));
-});
-`,
-      [...permit(`127.0.0.1:${a.port}`), "--secure-output", sink],
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const found = attempts(run.stdout);
-    // The same to the script, whatever the status.
-    expect(attemptOf(found, "refused")).toEqual(attemptOf(found, "ok"));
-    expect(attemptOf(found, "refused").value).toBe("Classified(***)");
-    expect(run.stdout + run.stderr).not.toContain("400");
-    expect(run.stdout + run.stderr).not.toContain("HttpStatusError");
-    expect(a.received.filter((r) => r.body === canary)).toHaveLength(2);
-    expectNoLeak(canary, run, root, isEnvFile);
+    const { origin: O, output, said } = await postedClassified(statuses, ["echo-body"], null);
+    expect(output).not.toContain("400");
+    expect(output).not.toContain("HttpStatusError");
     // For the person: the secure output says which call was not a success.
-    expect(readFileSync(sink, "utf8")).toContain(`[tacit] httpPostClassified: POST ${O}/echo-body answered 400: its answer, classified as any other, is not a success`);
+    expect(said).toContain(`[tacit] httpPostClassified: POST ${O}/echo-body answered 400: its answer, classified as any other, is not a success`);
   });
 
   it("keeps httpPostClassified's status from the script with a secret header beside it: a part of an answer (206, a Content-Range) is returned classified as a whole one is", async () => {
@@ -202,42 +213,16 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     // (206) or a header of an answer it may not see: an API that answers a body that parses as a
     // range request with a part would give away the bit a map put in the body. A classified answer
     // is never redacted, so a part of one needs no refusal.
-    const { root, canary } = resources.projectWithSecret();
-    const sink = path.join(resources.dir(), "sink.log");
-    const a = await resources.server(statuses);
-    const O = a.origin;
-    const run = await tacit(
-      root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
-  const options = { secretHeaders: { authorization: token } };
-  attempt("part", () => String(net.httpPostClassified("${O}/part", token, options)));
-  attempt("ranged", () => String(net.httpPostClassified("${O}/ranged", token, options)));
-  attempt("ok", () => String(net.httpPostClassified("${O}/ok", token, options)));
-});
-`,
-      [...permit(`127.0.0.1:${a.port}`), "--secure-output", sink],
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const found = attempts(run.stdout);
-    // The same to the script, whatever the status and headers.
-    expect(attemptOf(found, "ok").value).toBe("Classified(***)");
-    expect(attemptOf(found, "part")).toEqual(attemptOf(found, "ok"));
-    expect(attemptOf(found, "ranged")).toEqual(attemptOf(found, "ok"));
-    expect(run.stdout + run.stderr).not.toContain("206");
-    expect(run.stdout + run.stderr).not.toContain("Partial");
-    expect(run.stdout + run.stderr).not.toContain("Content-Range");
-    expect(a.received.filter((r) => r.body === canary)).toHaveLength(3);
-    expectNoLeak(canary, run, root, isEnvFile);
+    const { output } = await postedClassified(statuses, ["part", "ranged"], null, "{ secretHeaders: { authorization: token } }");
+    expect(output).not.toContain("206");
+    expect(output).not.toContain("Partial");
+    expect(output).not.toContain("Content-Range");
   });
 
   it("keeps httpPostClassified's status from the script when its redirect cannot be followed: the redirect is its answer, classified", async () => {
     // Refused (a host outside the scope), broken (a Location that is no URL) or one too many, a
     // redirect failed the call: an API that redirects one body and answers another told the
     // script which the map had made. The redirect is not followed, as before; it is the answer.
-    const { root, canary } = resources.projectWithSecret();
-    const sink = path.join(resources.dir(), "sink.log");
     const elsewhere = await resources.server();
     const redirects: Handler = (request, response) => {
       const to = new URL(request.url, "http://x");
@@ -258,30 +243,12 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
           response.end();
       }
     };
-    const a = await resources.server(redirects);
-    const O = a.origin;
-    const run = await tacit(
-      root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
-  for (const where of ["ok", "away", "broken", "loop"]) attempt(where, () => String(net.httpPostClassified("${O}/" + where, token)));
-  attempt("plain-away", () => net.httpPost("${O}/away", "plain"));
-});
-`,
-      [...permit(`127.0.0.1:${a.port}`), "--secure-output", sink],
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const found = attempts(run.stdout);
-    expect(attemptOf(found, "ok")).toEqual({ status: "ok", value: "Classified(***)" });
-    for (const where of ["away", "broken", "loop"]) expect(attemptOf(found, where), where).toEqual(attemptOf(found, "ok"));
+    const { origin: O, plain, said } = await postedClassified(redirects, ["away", "broken", "loop"], "away");
     // Still refused where the script sees the answer; and the host outside the scope was never sent a thing.
-    expect(attemptOf(found, "plain-away").status).toBe("SecurityError");
+    expect(plain?.status).toBe("SecurityError");
     expect(elsewhere.received).toEqual([]);
     expect(elsewhere.connections).toBe(0);
-    expectNoLeak(canary, run, root, isEnvFile);
     // For the person: the secure output says which redirect was not followed, and why.
-    const said = readFileSync(sink, "utf8");
     expect(said).toContain(`[tacit] httpPostClassified: POST ${O}/away answered 307 (a redirect tacit did not follow: `);
     expect(said).toContain(`[tacit] httpPostClassified: POST ${O}/broken answered 302 (a redirect tacit did not follow: `);
     expect(said).toContain(`[tacit] httpPostClassified: POST ${O}/loop answered 302 (a redirect tacit did not follow: `);
@@ -290,8 +257,6 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   it("keeps httpPostClassified's outcome from the script when its answer fails after the body was sent: an unknown coding, a cut, a bad coding", async () => {
     // Thrown, each told the script how a server that had the secret answered: an API could answer
     // one body in a coding tacit does not read, or cut its answer, and another in full.
-    const { root, canary } = resources.projectWithSecret();
-    const sink = path.join(resources.dir(), "sink.log");
     const failing: Handler = (request, response) => {
       switch (new URL(request.url, "http://x").pathname) {
         case "/ok":
@@ -312,30 +277,11 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
           setTimeout(() => response.socket?.destroy(), 50);
       }
     };
-    const a = await resources.server(failing);
-    const O = a.origin;
-    const run = await tacit(
-      root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
-  for (const where of ["ok", "coding", "bad-gzip", "cut"]) attempt(where, () => String(net.httpPostClassified("${O}/" + where, token)));
-  attempt("plain-coding", () => net.httpPost("${O}/coding", "plain"));
-});
-`,
-      [...permit(`127.0.0.1:${a.port}`), "--secure-output", sink],
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const found = attempts(run.stdout);
-    expect(attemptOf(found, "ok")).toEqual({ status: "ok", value: "Classified(***)" });
-    for (const where of ["coding", "bad-gzip", "cut"]) expect(attemptOf(found, where), where).toEqual(attemptOf(found, "ok"));
+    const { origin: O, plain, said } = await postedClassified(failing, ["coding", "bad-gzip", "cut"], "coding");
     // Where the script sees the answer, the failure is still its to see.
-    expect(attemptOf(found, "plain-coding").status).toBe("Error");
-    expect(String(attemptOf(found, "plain-coding").value)).toContain("a content coding tacit does not decode (x-unknown)");
-    expect(a.received.filter((r) => r.body === canary)).toHaveLength(4);
-    expectNoLeak(canary, run, root, isEnvFile);
+    expect(plain?.status).toBe("Error");
+    expect(String(plain?.value)).toContain("a content coding tacit does not decode (x-unknown)");
     // For the person: the secure output says what went wrong with each.
-    const said = readFileSync(sink, "utf8");
     expect(said).toContain(`[tacit] httpPostClassified: POST ${O}/coding: ${O}: answered in a content coding tacit does not decode (x-unknown)`);
     expect(said).toContain(`[tacit] httpPostClassified: POST ${O}/bad-gzip: ${O}: the answer is not valid gzip`);
     expect(said).toContain(`[tacit] httpPostClassified: POST ${O}/cut: `);
