@@ -245,16 +245,19 @@ function noteFailure(error: NodeJS.ErrnoException | null, name: "standard output
  */
 function watchOutput(stream: NodeJS.WriteStream, name: "standard output" | "standard error"): void {
   const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
+  /** Whether anything but nothing was written: the flush before the exit writes nothing, which /dev/full refuses too (a full disk does not). */
+  let wroteSomething = false;
   stream.write = ((...args: unknown[]) => {
     const held = write(...args);
-    // Not a write of nothing (the flush before the exit): /dev/full refuses even that, where a full disk does not.
     const chunk = args[0];
-    if (!((typeof chunk === "string" || chunk instanceof Uint8Array) && chunk.length === 0)) noteFailure(stream.errored as NodeJS.ErrnoException | null, name);
+    if ((typeof chunk === "string" || chunk instanceof Uint8Array) && chunk.length === 0) return held;
+    wroteSomething = true;
+    noteFailure(stream.errored as NodeJS.ErrnoException | null, name);
     return held;
   }) as typeof stream.write;
   stream.on("error", (error: NodeJS.ErrnoException) => {
     stream.destroy();
-    noteFailure(error, name);
+    if (wroteSomething) noteFailure(error, name);
   });
 }
 
