@@ -1,8 +1,7 @@
 // Reading the script: a file, or standard input for `-`. Light, so the CLI can start the
 // checks before it loads the rest.
 
-import { closeSync, fstatSync, openSync } from "node:fs";
-import { readUpTo, whyUnreadable } from "../runner/bounded-file.js";
+import { readNamedFile, UnreadableFileError } from "../runner/bounded-file.js";
 import { InputTooLargeError, readStdin } from "./stdin.js";
 import { UsageError } from "./usage.js";
 
@@ -48,32 +47,20 @@ export async function readScript(target: string): Promise<ScriptSource> {
 
 /** The file's text, read up to the limit (a pipe, such as bash's <(…), is read as it comes). */
 function readScriptFile(target: string): string {
-  const cannot = (why: string): UsageError => new UsageError(`cannot read the script "${target}": ${why}. Pass a .ts file, or - to read the script from standard input.`);
-  let fd: number;
+  let code: Buffer | null;
   try {
-    fd = openSync(target, "r");
+    code = readNamedFile(target, SCRIPT_LIMIT_BYTES);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" && INHERITED_DESCRIPTOR.test(target)) {
+    if (!(error instanceof UnreadableFileError)) throw error;
+    if (error.code === "ENOENT" && INHERITED_DESCRIPTOR.test(target)) {
       throw new UsageError(
         `cannot read the script "${target}": tacit closes the descriptors it was given beyond stdin, stdout and stderr before it ` +
           "starts anything (the sandbox or a permitted command could use them), so a script passed as a descriptor, such as bash's " +
           "<(…), is gone by the time tacit reads it. Pipe it instead: `… | tacit run -`.",
       );
     }
-    throw cannot(whyUnreadable(error));
+    throw new UsageError(`cannot read the script "${target}": ${error.message}. Pass a .ts file, or - to read the script from standard input.`);
   }
-  try {
-    if (fstatSync(fd).isDirectory()) throw cannot("it is a directory");
-    let code: Buffer | null;
-    try {
-      code = readUpTo(fd, SCRIPT_LIMIT_BYTES);
-    } catch (error) {
-      throw cannot(whyUnreadable(error));
-    }
-    if (code === null) throw new UsageError(scriptTooLarge(`the script "${target}"`));
-    return code.toString("utf8");
-  } finally {
-    closeSync(fd);
-  }
+  if (code === null) throw new UsageError(scriptTooLarge(`the script "${target}"`));
+  return code.toString("utf8");
 }

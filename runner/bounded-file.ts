@@ -117,26 +117,52 @@ export class ReadDirectories<T> {
   }
 }
 
-/**
- * All that `fd` gives until its end, or null once it gives more than `limitBytes`: for what a
- * person names on the command line (a script, a config), which may be a pipe or a device as
- * well as a file, and must not decide how much tacit holds (/dev/zero never ends).
- */
-export function readUpTo(fd: number, limitBytes: number): Buffer | null {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for (;;) {
-    const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, limitBytes + 1 - size));
-    const n = readSync(fd, chunk, 0, chunk.length, null);
-    if (n === 0) return Buffer.concat(chunks, size);
-    size += n;
-    if (size > limitBytes) return null;
-    chunks.push(chunk.subarray(0, n));
+/** A file a person named (a script, a config) that could not be read: `message` says why, in words. */
+export class UnreadableFileError extends Error {
+  override name = "UnreadableFileError";
+  constructor(
+    why: string,
+    /** The system's code (ENOENT, …), when it gave one. */
+    readonly code: string | null,
+  ) {
+    super(why);
   }
 }
 
-/** Why a file could not be opened or read, in words for the common cases, else the error's code. */
-export function whyUnreadable(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  return code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (code ?? String(error));
+/**
+ * The bytes of `file`, a path a person named on the command line, or null once it holds more
+ * than `limitBytes`: it may be a pipe or a device as well as a file, and must not decide how much
+ * tacit holds (/dev/zero never ends). A directory, or a file that cannot be opened or read, is an
+ * UnreadableFileError.
+ */
+export function readNamedFile(file: string, limitBytes: number): Buffer | null {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch (error) {
+    throw unreadable(error);
+  }
+  try {
+    if (fstatSync(fd).isDirectory()) throw new UnreadableFileError("it is a directory", "EISDIR");
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, limitBytes + 1 - size));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) return Buffer.concat(chunks, size);
+      size += n;
+      if (size > limitBytes) return null;
+      chunks.push(chunk.subarray(0, n));
+    }
+  } catch (error) {
+    throw error instanceof UnreadableFileError ? error : unreadable(error);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A failure to open or read, in words for the common cases, else the error's code. */
+function unreadable(error: unknown): UnreadableFileError {
+  const code = (error as NodeJS.ErrnoException).code ?? null;
+  return new UnreadableFileError(code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (code ?? String(error)), code);
 }

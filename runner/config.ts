@@ -1,10 +1,10 @@
 // The policy and limits tacit runs under: a JSON file (--config) and flags, validated with
 // zod. Unknown keys and bad values are errors that name the key; nothing is ignored.
 
-import { closeSync, fstatSync, openSync, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { readUpTo, whyUnreadable } from "./bounded-file.js";
+import { readNamedFile, UnreadableFileError } from "./bounded-file.js";
 import { closestName } from "./closest-name.js";
 import { cleanedPattern, DEFAULT_CLASSIFIED_PATHS } from "./fs/classified-paths.js";
 import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
@@ -334,21 +334,12 @@ const CONFIG_LIMIT_BYTES = 1024 * 1024;
 
 export function loadConfigFile(file: string): ConfigFile {
   const cannot = (why: string): ConfigError => new ConfigError(`--config ${file}: cannot read it: ${why}`);
-  let fd: number;
-  try {
-    fd = openSync(file, "r");
-  } catch (error) {
-    throw cannot(whyUnreadable(error));
-  }
   let text: Buffer | null;
   try {
-    if (fstatSync(fd).isDirectory()) throw cannot("it is a directory");
-    text = readUpTo(fd, CONFIG_LIMIT_BYTES);
+    text = readNamedFile(file, CONFIG_LIMIT_BYTES);
   } catch (error) {
-    if (error instanceof ConfigError) throw error;
-    throw cannot(whyUnreadable(error));
-  } finally {
-    closeSync(fd);
+    if (error instanceof UnreadableFileError) throw cannot(error.message);
+    throw error;
   }
   if (text === null) throw cannot(`it is larger than ${CONFIG_LIMIT_BYTES / 1024} KiB, far more than any tacit config; is this the right file?`);
   return parseConfigFile(file, text.toString("utf8"));
