@@ -147,7 +147,6 @@ function labelMatches(pieces: readonly string[], label: string): boolean {
   return labelRun(label, at, end);
 }
 
-/** For schemas: whether `source` parses as a host pattern. */
 /** A host pattern in a config (--network-permissions, a policy rule's host): refused with parseHostPattern's reason. */
 export const hostPatternText = z
   .string()
@@ -158,7 +157,7 @@ export const hostPatternText = z
   });
 
 /** Why `source` is no host pattern (parseHostPattern's refusal), or null for one. */
-export function hostPatternProblem(source: string): string | null {
+function hostPatternProblem(source: string): string | null {
   try {
     parseHostPattern(source);
     return null;
