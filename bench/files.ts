@@ -5,13 +5,16 @@
 // Both are whole-process timings. The headline ratio is the loop's: each command's own
 // startup (the same command doing no work) is subtracted from it before dividing, so the
 // fixed cost of starting tacit (see the startup benchmark) does not hide or inflate the
-// per-file cost. The whole-process ratio is printed too.
+// per-file cost. The whole-process ratio is printed too. For reads, so is the least a read
+// checked by a separate process can cost here: the bare round trip (round-trip.ts) plus the
+// host's checked open and read alone (checked-read.ts).
 
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { denoExecutable } from "../runner/paths.js";
 import { type CommandSpec, measureInterleaved } from "./measure.js";
 import { heavyRuns, line, medianOf, ms, runChecked, tacitBin, tempDir, verdictLine } from "./helpers.js";
+import { checkedReadMicros } from "./checked-read.js";
 import { pipeRoundTripMicros } from "./round-trip.js";
 
 const READ_FILES = 10_000;
@@ -128,14 +131,18 @@ export function benchReads(runs: number): boolean {
     // For information: what the protocol alone costs per read on this machine, measured now.
     const floorPerRead = ((medianOf(samples, labels.floorWork) - medianOf(samples, labels.floorIdle)) / READ_FILES) * 1000;
     const tacitPerRead = ((medianOf(samples, labels.tacitWork) - medianOf(samples, labels.tacitIdle)) / READ_FILES) * 1000;
+    const ofFloor = (micros: number) => `${micros.toFixed(1)} µs = ${(micros / Math.max(floorPerRead, 0.01)).toFixed(2)}x the floor's ${floorPerRead.toFixed(1)} µs per read`;
+    let spinningRoundTrip = 0;
     for (const [mode, what] of [["sleeping", "a pipe Deno sleeps on"], ["spinning", "tacit's sandbox input, spinning"]] as const) {
       const roundTrip = pipeRoundTripMicros(scripts, READ_FILES, n, mode);
-      line(
-        `bare round trip Node <-> Deno, ${what}`,
-        `${roundTrip.toFixed(1)} µs = ${(roundTrip / Math.max(floorPerRead, 0.01)).toFixed(2)}x the floor's ${floorPerRead.toFixed(1)} µs per read  (for information)`,
-      );
+      if (mode === "spinning") spinningRoundTrip = roundTrip;
+      line(`bare round trip Node <-> Deno, ${what}`, `${ofFloor(roundTrip)}  (for information)`);
     }
-    line("tacit per read", `${tacitPerRead.toFixed(1)} µs  (for information)`);
+    const checkedRead = checkedReadMicros(scripts, data, READ_FILES, n, expected);
+    line("host's checked open+read, bare Node loop", `${ofFloor(checkedRead)}  (for information)`);
+    // No read checked by a separate process can cost less here: the headline's own floor.
+    line("  + spinning round trip: the least possible", `${ofFloor(checkedRead + spinningRoundTrip)}  (for information)`);
+    line("tacit per read", `${ofFloor(tacitPerRead)}  (for information)`);
     return met;
   } finally {
     rmSync(scripts, { recursive: true, force: true });
