@@ -11,6 +11,11 @@ export class PathResolutionError extends Error {
   override name = "PathResolutionError";
 }
 
+/** A link on the way was swapped in and out again and again while the path was being resolved. */
+export class PathKeptChanging extends PathResolutionError {
+  override name = "PathKeptChanging";
+}
+
 /** A POSIX path with an empty, "." or ".." component, or a trailing "/": not normalized. */
 const UNNORMALIZED = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
 
@@ -134,14 +139,27 @@ export function realPathInScope(root: string, realRoot: string, named: string, f
  * being read, and then resolves the path in full (see FileSystemExecutor.read).
  */
 function walkDown(resolved: string, parts: string[], hops: number, finalAsNamed = false): string {
+  let lookedAgain = 0;
   for (let i = 0; i < parts.length; i++) {
     const next = childPath(resolved, parts[i]!);
     if (finalAsNamed && i === parts.length - 1) return next;
     const stat = lstatOrNull(next);
     if (stat === null) return path.join(next, ...parts.slice(i + 1));
     if (stat.isSymbolicLink()) {
-      const target = path.resolve(resolved, readlinkSync(next));
-      return resolveReal(path.join(target, ...parts.slice(i + 1)), hops + 1);
+      const link = linkTextOrNull(next);
+      if (link === null) {
+        // Swapped for a directory or file (or removed) between the lstat and the readlink: it
+        // is looked at again, as it is now. Failed with EINVAL, any operation on a path another
+        // process swaps said "invalid path", where one a moment earlier or later answers.
+        if (++lookedAgain > MAX_LINK_HOPS) {
+          throw new PathKeptChanging(
+            "it kept changing while it was being resolved (a link on the way was swapped in and out again and again); try again once nothing is changing the tree",
+          );
+        }
+        i--;
+        continue;
+      }
+      return resolveReal(path.join(path.resolve(resolved, link), ...parts.slice(i + 1)), hops + 1);
     }
     // `resolved` is real and `next` is no link, so `next` is real too. realpath on each
     // prefix instead cost the cube of the depth (every call walks the prefix again): a
@@ -149,6 +167,17 @@ function walkDown(resolved: string, parts: string[], hops: number, finalAsNamed 
     resolved = next;
   }
   return resolved;
+}
+
+/** What the link `p` holds, or null where `p` is no longer a link (EINVAL) or gone (ENOENT). */
+function linkTextOrNull(p: string): string | null {
+  try {
+    return readlinkSync(p);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EINVAL" || code === "ENOENT") return null;
+    throw error;
+  }
 }
 
 /**

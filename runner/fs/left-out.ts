@@ -11,7 +11,7 @@
 // (ENOENT, ENOTDIR, or a link swapped in): a tree that changes while it is walked, whose answer
 // cannot name what is no longer there.
 
-import { PathResolutionError } from "./containment.js";
+import { PathKeptChanging, PathResolutionError } from "./containment.js";
 
 /** What a failure to read an entry is called in a warning; the system's words for a code tacit has none for. */
 export const ERRNO_TEXT: Record<string, string> = {
@@ -91,7 +91,8 @@ export function unreadableReason(error: unknown): string | null {
  * searched is counted where the walk meets it.
  */
 export function linkFailureReason(error: unknown): string | null {
-  return error instanceof PathResolutionError ? "a loop of symbolic links" : null;
+  // One that kept changing as it was followed is an entry swapped while the tree was walked: not counted.
+  return error instanceof PathResolutionError && !(error instanceof PathKeptChanging) ? "a loop of symbolic links" : null;
 }
 
 /** A long path as its first and last characters, for a message. */
