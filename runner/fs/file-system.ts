@@ -26,7 +26,7 @@ import type { GrepRunner } from "./grep-runner.js";
 import type { GrepReply } from "./grep-worker.js";
 import { asSearchExclusions, type PathUse, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
 import { ERRNO_TEXT, type LeftOut, shortened } from "./left-out.js";
-import { listEntries, PathChanged, TooManyEntries } from "./walk.js";
+import { DirectoryChanged, directoryChangedText, listEntries, PathChanged, TooManyEntries } from "./walk.js";
 import { printable } from "../printable.js";
 import { HostSecrets } from "../host-secrets.js";
 
@@ -802,6 +802,7 @@ export class FileSystemExecutor {
     } catch (error) {
       if (error instanceof EffectFailure || error instanceof PolicyDenial) throw error;
       if (error instanceof PathChanged) throw changedSinceJudged(requested, target.real);
+      if (error instanceof DirectoryChanged) throw new PolicyDenial(directoryChangedText(requested));
       if (!(error instanceof TooManyEntries)) throw failure(requested, error);
     }
     const reply = await this.grep.run({ op: "list", pattern: "", ...request });
@@ -924,6 +925,7 @@ function quoted(text: string): string {
 function searchFailure(requested: string, pattern: string, reply: GrepReply): Error {
   if (reply.ok) return new EffectFailure(`${requested}: unexpected reply from the search worker`);
   if (reply.failure === "invalid-pattern") return new EffectFailure(`${pattern} is not a valid regular expression: ${reply.message}`);
+  if (reply.failure === "changed") return new PolicyDenial(directoryChangedText(requested));
   if (reply.failure === "refused") {
     return new PolicyDenial(
       `${requested}: the path changed while it was being opened and now leads outside this file system scope, to a classified file, or elsewhere than where the policy's rules were applied to it; nothing was searched.`,

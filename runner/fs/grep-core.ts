@@ -10,7 +10,7 @@ import { ClassifiedPaths } from "./classified-paths.js";
 import { withCaretNegation } from "./glob-classes.js";
 import { isWithin, resolveReal } from "./containment.js";
 import { type LeftOut, LeftOutEntries, linkFailureReason, unreadableReason } from "./left-out.js";
-import { type FoundPaths, namedPaths, PathChanged, PathTooLongError, walkTree } from "./walk.js";
+import { DirectoryChanged, type FoundPaths, isSwappedForNonDirectory, namedPaths, PathChanged, PathTooLongError, walkTree } from "./walk.js";
 import { HostSecrets } from "../host-secrets.js";
 
 import { type GrepMatch, LINE_LIMIT_CHARS, LINE_TOO_LONG } from "../../library/protocol.js";
@@ -362,8 +362,8 @@ export interface BatchSearcher {
 }
 
 interface WalkContext {
-  /** The first directory walked must be opened where it was named (see ListRequest.exact); cleared once it is. */
-  exact: boolean;
+  /** The approval gate judged the search by the top directory's real path (see ListRequest.exact): a change there is PathChanged. */
+  readonly exact: boolean;
   realRoot: string;
   classified: ClassifiedPaths;
   linkSkips: ClassifiedPaths;
@@ -466,6 +466,12 @@ function walkDirectory(named: string, openAs: string, context: WalkContext, top 
     dirFd = openSync(openAs, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENAMETOOLONG") throw new PathTooLongError(named);
+    // The top one was found a directory a moment before: opened without following a final link,
+    // one swapped in fails with ENOTDIR or ELOOP, which said "not a directory" of a directory.
+    if (top && isSwappedForNonDirectory(error)) {
+      const changed = `${named}: the directory changed while it was being searched`;
+      throw context.exact ? new PathChanged(changed) : new DirectoryChanged(changed);
+    }
     if (top) throw error;
     context.batches.leftOut.addFailure(named, error); // Unreadable (gone, or a link swapped in, are not counted).
     return;
@@ -476,9 +482,12 @@ function walkDirectory(named: string, openAs: string, context: WalkContext, top 
     // no path the kernel will tell: where it really is cannot be checked, and it is not searched.
     if (opened === null && openAs.startsWith(`${procFdDirectory}/`)) throw new PathTooLongError(named);
     const actualDir = opened ?? openAs;
-    if (context.exact) {
-      context.exact = false;
-      if (actualDir !== openAs) throw new PathChanged(`${named}: the directory changed while it was being searched`);
+    // The top one is opened by the real path it was resolved to: it must be there, or nothing is
+    // searched (a directory on the way swapped for a link to another, even inside the scope,
+    // would have its files searched under this one's name). PathChanged where the gate judged it.
+    if (top && actualDir !== openAs) {
+      const changed = `${named}: the directory changed while it was being searched`;
+      throw context.exact ? new PathChanged(changed) : new DirectoryChanged(changed);
     }
     // Where the directory really is decides, not the name it was reached by: a name swapped
     // for a link into a classified directory after the listing must not lead the search there.

@@ -19,7 +19,7 @@ import {
 } from "./grep-core.js";
 import type { HelperLink } from "./helper-link.js";
 import type { LeftOut } from "./left-out.js";
-import { listEntries, type ListRequest, PathChanged } from "./walk.js";
+import { DirectoryChanged, listEntries, type ListRequest, PathChanged } from "./walk.js";
 import { serveAsHelper, sharedSearcher } from "./shared-search.js";
 
 export type GrepJob =
@@ -39,9 +39,11 @@ export type GrepReply =
 
 /**
  * Why a search failed: its pattern does not compile; the file it was to read led outside the
- * scope or to a classified file once opened (refused); or the file system said no.
+ * scope or to a classified file once opened, or elsewhere than the gate judged (refused); the
+ * directory it was asked about was not where it was resolved once opened (changed, see
+ * DirectoryChanged); or the file system said no.
  */
-export type SearchFailure = "invalid-pattern" | "refused" | "error";
+export type SearchFailure = "invalid-pattern" | "refused" | "changed" | "error";
 
 /** How the thread is started: as the search worker, or as its helper. */
 export type WorkerRole = { role: "search" } | ({ role: "helper" } & HelperLink);
@@ -94,7 +96,8 @@ function serveSearches(): void {
       }
     } catch (error) {
       const e = error as NodeJS.ErrnoException;
-      const failure: SearchFailure = error instanceof SearchRefusal || error instanceof PathChanged ? "refused" : "error";
+      const failure: SearchFailure =
+        error instanceof SearchRefusal || error instanceof PathChanged ? "refused" : error instanceof DirectoryChanged ? "changed" : "error";
       parentPort!.postMessage({ id: job.id, ok: false, failure, message: e.code ?? e.message } satisfies GrepReply);
     }
   });

@@ -93,6 +93,26 @@ export class PathChanged extends Error {
   override name = "PathChanged";
 }
 
+/**
+ * The directory a listing or search was asked about was not where its path had been resolved
+ * when it was opened: it, or a directory on the way to it, was swapped for a link (or for
+ * another directory, or moved) meanwhile. The whole call is refused. Checked only to be inside
+ * the scope, a directory swapped for another inside it was listed under the first one's name,
+ * and one swapped for a link out failed with a plain Error that named the path twice.
+ */
+export class DirectoryChanged extends Error {
+  override name = "DirectoryChanged";
+}
+
+/** What the script is told of a DirectoryChanged: the path it gave, once; what happened; what to do. */
+export function directoryChangedText(requested: string): string {
+  return (
+    `${requested}: refused: the directory changed while it was being opened (it, or a directory on the way to it, was swapped for a ` +
+    "symbolic link or another directory, or moved); nothing was listed or searched. Ask again once nothing is changing the tree, " +
+    "or list or search a directory that stays put"
+  );
+}
+
 /** Paths a listing or search found, and the entries it could not read (see left-out.ts). */
 export interface FoundPaths {
   paths: string[];
@@ -144,10 +164,11 @@ class MovedWhileWalked extends Error {
 
 /**
  * Lists the directory whose real location `realDir` the caller has checked, through its
- * descriptor, checked to be inside the root: a directory swapped for a link out between the
- * check and the listing is refused, not listed. `below` (a directory a walk reached through
- * its parent's listing): it must be opened at `realDir` itself, or it is not listed
- * (MovedWhileWalked). Only names are held; paths are built one entry at a time (see entriesOf).
+ * descriptor, checked to be `realDir` itself: a directory swapped for a link (out of the scope,
+ * or to another directory in it) between the check and the listing is not listed. The top one
+ * of a call is refused (DirectoryChanged, or PathChanged where the gate judged it: `exact`); one
+ * `below` it (reached through its parent's listing) is left out (MovedWhileWalked). Only names
+ * are held; paths are built one entry at a time (see entriesOf).
  */
 function listNames(dir: string, realDir: string, realRoot: string, budget: ListingBudget, exact = false, below = false): Listing {
   const inside = (actual: string): void => {
@@ -156,7 +177,9 @@ function listNames(dir: string, realDir: string, realRoot: string, budget: Listi
     // root, say) was listed as if it were the directory listed before: a walk named paths that
     // never were (sub/steady, sub/sub/sub/…), and went round the same directories again.
     if (below && actual !== realDir) throw new MovedWhileWalked(`${dir}: the directory changed while it was being walked`);
-    if (!isWithin(actual, realRoot)) throw new Error(`${dir}: the directory changed while it was being listed and now leads outside the scope`);
+    // The top one likewise: where its path was resolved, or nothing is listed. isWithin stands
+    // behind it should a caller ever pass a realDir outside the root.
+    if (actual !== realDir || !isWithin(actual, realRoot)) throw new DirectoryChanged(`${dir}: the directory changed while it was being listed`);
   };
   let chars = 0;
   try {
@@ -172,8 +195,23 @@ function listNames(dir: string, realDir: string, realRoot: string, budget: Listi
     });
   } catch (error) {
     budget.give(chars);
+    // The caller found a directory at `realDir`; a file, a link to one or a loop of links there now was swapped in.
+    if (!below && isSwappedForNonDirectory(error)) {
+      const changed = `${dir}: the directory changed while it was being listed`;
+      throw exact ? new PathChanged(changed) : new DirectoryChanged(changed);
+    }
     throw error;
   }
+}
+
+/**
+ * An error of opening, as a directory, a path found to be one a moment before, that says
+ * something else is there now: not a directory (a file, a link to one), or a loop of links.
+ * (A directory gone, ENOENT, is told as such: there is no directory of that name.)
+ */
+export function isSwappedForNonDirectory(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === "ENOTDIR" || code === "ELOOP";
 }
 
 /**
@@ -250,7 +288,7 @@ function* walkBelow(
   try {
     listing = listNames(dir, realDir, realRoot, options.budget, exact, !top);
   } catch (error) {
-    if (error instanceof ListingLimitError || error instanceof PathChanged) throw error;
+    if (error instanceof ListingLimitError || error instanceof PathChanged || error instanceof DirectoryChanged) throw error;
     if (error instanceof MovedWhileWalked) return;
     if ((error as NodeJS.ErrnoException).code === "ENAMETOOLONG") throw new PathTooLongError(dir);
     if (top) throw error;

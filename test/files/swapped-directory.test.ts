@@ -8,6 +8,16 @@
 // them is judged: an answer the real file gives, a SecurityError naming the path once, or no
 // such file (between the swapper's two renames). Nothing outside the scope, of tacit's home
 // inside it or of a classified file reaches the output.
+//
+// The directory a walk(), find(), grepRecursive() or children() is asked about, swapped while
+// the call opens it (the host resolves the path, finds a directory, then opens it):
+//   - for a link out of the scope, the call failed with a plain Error that named the path twice
+//     ("X: X: the directory changed …"), and grepRecursive said "not a directory";
+//   - for a link to another directory inside the scope, the call listed that one under the name
+//     asked about: the top directory was only checked to be inside the scope. tacit's own home
+//     inside the root, which every call on it is refused, had its files' names listed that way.
+// Now each call answers with the real directory's entries, or fails with a SecurityError that
+// names the path once, says what happened and what to do.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -187,6 +197,49 @@ describe("a path through a directory that another process swaps for a link", () 
         continue;
       }
       judgeFailure(outcome, path.join(tree, outcome.dir, file), counts);
+    }
+    logCounts(counts);
+  }, 300_000);
+});
+
+/** What each call answers of a swapped directory `name` that is where it was resolved (a directory of a.txt and inner/b.txt). */
+function realAnswer(name: string, call: string): { whole: string[]; top: string[] } {
+  const files = [`${name}/a.txt`, `${name}/inner/b.txt`];
+  if (call === "grepRecursive") return { whole: files.map((f) => `${f}:needle ${f.includes("inner") ? `${name} b` : `${name} a`}`).sort(), top: [] };
+  const children = [`${name}/a.txt`, `${name}/inner`];
+  if (call === "children") return { whole: children, top: children };
+  // A walk's subdirectory met while the top was swapped away is gone by then, and left out (left-out.ts).
+  return { whole: [...children, `${name}/inner/b.txt`].sort(), top: children };
+}
+
+const LISTINGS = `{
+  walk: (dir) => fs.access(dir).walk().map((e) => below(e.path)),
+  children: (dir) => fs.access(dir).children().map((e) => below(e.path)),
+  find: (dir) => fs.find(dir, "*").map(below),
+  grepRecursive: (dir) => fs.grepRecursive(dir, "needle").map((m) => below(m.file) + ":" + m.line),
+}`;
+
+describe("the directory a listing or search is asked about, swapped for a link while it is opened", () => {
+  it("is listed as the real directory or refused with a SecurityError naming it once; never another directory, in the scope or out", async () => {
+    const outcomes = await outcomesWhileSwapped(LISTINGS);
+    expect(outcomes.length).toBe(ROUNDS * SWAPS.length * 4);
+    const counts = new Map<string, number>();
+    for (const outcome of outcomes) {
+      if (outcome.answer !== undefined) {
+        count(counts, `${outcome.dir} ${outcome.call} answered`);
+        const real = realAnswer(outcome.dir, outcome.call);
+        // keys/ leads, as a link, to the classified .ssh: listed by its names, never searched.
+        const asLink = outcome.dir === "keys" ? (outcome.call === "grepRecursive" ? [] : ["keys/id_ed25519"]) : null;
+        if (asLink !== null && JSON.stringify(outcome.answer) === JSON.stringify(asLink)) continue;
+        if (outcome.call === "walk" || outcome.call === "find") {
+          for (const entry of real.top) expect(outcome.answer, `${outcome.call}("${outcome.dir}") lost the top's own entries`).toContain(entry);
+          for (const entry of outcome.answer) expect(real.whole, `${outcome.call}("${outcome.dir}") answered with what the directory never held`).toContain(entry);
+        } else {
+          expect(outcome.answer, `${outcome.call}("${outcome.dir}") answered with another directory's entries`).toEqual(real.whole);
+        }
+        continue;
+      }
+      judgeFailure(outcome, path.join(tree, outcome.dir), counts);
     }
     logCounts(counts);
   }, 300_000);
