@@ -159,19 +159,76 @@ export function grepFile(named: string, real: string, verify: (actual: string) =
   forEachLineOf(real, verify, grepLines(named, regex, collector, mask));
 }
 
+/** How globs are read: no extglobs or braces (plain *, **, ? and […] are all a path filter needs), dot files matched. */
+const GLOB_OPTIONS = { dot: true, noextglob: true, nobrace: true } as const;
+
 /**
  * A glob without "/" matches file names; with "/" it matches the path below `dir`. A leading
  * "!" matches what the rest does not (picomatch's negation, as `rg -g '!*.min.js'` excludes);
  * "[!…]" is a class of every character but those listed (see glob-classes.ts).
  */
 export function globMatcher(glob: string, dir: string, mask: LineMask = null): (named: string) => boolean {
-  // No extglobs or braces: plain *, **, ? and […] are all a path filter needs.
-  const test = picomatch(withCaretNegation(glob), { dot: true, basename: !glob.includes("/"), noextglob: true, nobrace: true });
-  // Tried on the name as the script may see it: a glob on a host secret in a file name would
-  // spell it out one character at a time, however the reply masks the name.
+  const test = picomatch(withCaretNegation(glob), { ...GLOB_OPTIONS, basename: !glob.includes("/") });
+  const tried = triedAs(glob, dir, mask);
+  return (named) => test(tried(named));
+}
+
+/**
+ * What a glob is tried on for an entry named `named`: its whole path (a glob without "/"
+ * matches its last component), or its path below `dir`. Tried on the name as the script may
+ * see it: a glob on a host secret in a file name would spell it out one character at a time,
+ * however the reply masks the name.
+ */
+function triedAs(glob: string, dir: string, mask: LineMask): (named: string) => string {
+  const below = glob.includes("/");
   return (named) => {
-    const tried = glob.includes("/") ? named.slice(dir.length + 1) : named;
-    return test(mask === null ? tried : mask(tried));
+    const tried = below ? named.slice(dir.length + 1) : named;
+    return mask === null ? tried : mask(tried);
+  };
+}
+
+/**
+ * Whether anything below the directory `named` (under `dir`) could match `glob` (globMatcher's
+ * reading): whether leaving the directory out, unreadable, could have lost an entry the call
+ * was asked for, and so is worth a warning (left-out.ts). Any directory may hold a name a glob
+ * without "/" matches. With "/": one whose path below `dir` is not matched, component by
+ * component, by the glob's first components, with more after them (or a "**" on the way), holds
+ * nothing the glob matches ("src/*.ts" finds nothing in vendor/ nor in src/gen/); negated, one
+ * whose every descendant the rest matches ("!vendor/**" and vendor/lib/) holds nothing it
+ * matches. Where a glob is read in any other way (a class holding "/", an empty or dot
+ * component, a double negation) every directory may.
+ */
+export function directoryMayHoldMatch(glob: string, dir: string, mask: LineMask = null): (named: string) => boolean {
+  // Built when a directory is first left out (most calls meet none): a glob's compiled parts cost 20-40 µs.
+  let test: ((named: string) => boolean) | null = null;
+  return (named) => (test ??= mayHoldTest(glob, dir, mask))(named);
+}
+
+function mayHoldTest(glob: string, dir: string, mask: LineMask): (named: string) => boolean {
+  const always = (): boolean => true;
+  if (!glob.includes("/")) return always;
+  const written = withCaretNegation(glob);
+  const negated = written.startsWith("!");
+  const rest = negated ? written.slice(1) : written;
+  const parts = rest.split("/");
+  if (/^[!(]/.test(rest) || /\[[^\]]*\//.test(rest) || rest.includes("\\/") || parts.some((part) => part === "" || part === "." || part === "..")) return always;
+  const tried = triedAs(glob, dir, mask);
+  if (negated) {
+    // Every path below a directory the rest matches is matched too only where the rest ends in "/**".
+    if (!rest.endsWith("/**")) return always;
+    const matchesRest = picomatch(rest, GLOB_OPTIONS);
+    return (named) => !matchesRest(tried(named));
+  }
+  const partTests = parts.map((part) => (part.includes("**") ? null : picomatch(part, GLOB_OPTIONS)));
+  return (named) => {
+    const components = tried(named).split("/");
+    for (let i = 0; i < components.length; i++) {
+      const test = partTests[i];
+      if (test === undefined) return false; // the glob has fewer components than the directory's path
+      if (test === null) return true; // a "**": any depth below
+      if (!test(components[i]!)) return false;
+    }
+    return parts.length > components.length;
   };
 }
 
@@ -187,8 +244,9 @@ export interface FindRequest {
 
 /** Entries under `dir` whose name (or path below dir, for a glob with "/") matches, and those it could not read. */
 export function findEntries(request: FindRequest): FoundPaths {
-  const wanted = globMatcher(request.glob, request.dir, maskOf(request.hostSecrets));
-  const leftOut = new LeftOutEntries(wanted);
+  const mask = maskOf(request.hostSecrets);
+  const wanted = globMatcher(request.glob, request.dir, mask);
+  const leftOut = new LeftOutEntries(wanted, directoryMayHoldMatch(request.glob, request.dir, mask));
   const entries = walkTree(request.dir, request.realDir, request.realRoot, { exact: request.exact === true, leftOut });
   return { paths: namedPaths(entries, wanted), leftOut: leftOut.summary() };
 }
@@ -388,10 +446,12 @@ class TaskBatches {
     return this.searchFailed;
   }
   readonly collector = new MatchCollector();
-  /** Directories and files the search could not read (see left-out.ts). */
-  readonly leftOut = new LeftOutEntries();
 
-  constructor(private readonly searcher: BatchSearcher) {}
+  constructor(
+    private readonly searcher: BatchSearcher,
+    /** Directories and files the search could not read (see left-out.ts). */
+    readonly leftOut: LeftOutEntries,
+  ) {}
 
   add(task: SearchTask): void {
     this.tasks.push(task);
@@ -557,14 +617,18 @@ export function grepRecursive(
 ): { matches: GrepMatch[]; leftOut: LeftOut } {
   const classified = new ClassifiedPaths(request.classifiedPatterns);
   const search = fileSearchOf(request.pattern, request.realRoot, classified, request.hostSecrets, regex);
-  const batches = new TaskBatches(shared ? shared(search) : searchAlone(search));
+  const mask = maskOf(request.hostSecrets);
+  const wanted = request.glob ? globMatcher(request.glob, request.dir, mask) : () => true;
+  // A directory it could not enter is counted only if the glob could match something in it.
+  const leftOut = new LeftOutEntries(wanted, request.glob ? directoryMayHoldMatch(request.glob, request.dir, mask) : undefined);
+  const batches = new TaskBatches(shared ? shared(search) : searchAlone(search), leftOut);
   try {
     walkDirectory(request.dir, request.realDir, {
       exact: request.exact === true,
       realRoot: request.realRoot,
       classified,
       linkSkips: new ClassifiedPaths(request.linkSkips),
-      wanted: request.glob ? globMatcher(request.glob, request.dir, maskOf(request.hostSecrets)) : () => true,
+      wanted,
       batches,
     }, true);
     batches.end();

@@ -47,24 +47,36 @@ export class LeftOutEntries {
   private count = 0;
   private readonly first: LeftOut["first"] = [];
 
-  /** `wanted`: the names the call asks for (a find()'s glob); a leaf it would not have answered with is not counted. */
-  constructor(private readonly wanted: (named: string) => boolean = () => true) {}
+  /**
+   * `wanted`: the names the call asks for (a find()'s glob); a leaf it would not have answered
+   * with is not counted. `mayHoldWanted`: whether a directory could hold one of them (see
+   * directoryMayHoldMatch); one that could not is not counted: find(".", "src/*.ts") warned of
+   * an unreadable vendor/, where it would have found nothing.
+   */
+  constructor(
+    private readonly wanted: (named: string) => boolean = () => true,
+    private readonly mayHoldWanted: (named: string) => boolean = () => true,
+  ) {}
 
   /** A leaf (a file, or a link that is never descended into) the call would have answered with, if `wanted`. */
   addLeaf(named: string, reason: string): void {
     if (this.wanted(named)) this.add(named, reason);
   }
 
-  /** A directory, with everything below it. */
-  add(named: string, reason: string): void {
+  /** A directory, with everything below it, if it could hold what the call asks for. */
+  addDirectory(named: string, reason: string): void {
+    if (this.mayHoldWanted(named)) this.add(named, reason);
+  }
+
+  private add(named: string, reason: string): void {
     this.count++;
     if (this.first.length < LEFT_OUT_NAMED) this.first.push({ path: named, reason });
   }
 
-  /** `error` (from opening or reading `named`) counted under its reason, unless the entry is gone (see GONE). */
+  /** `error` (from opening or reading the directory `named`) counted under its reason, unless the entry is gone (see GONE). */
   addFailure(named: string, error: unknown): void {
     const reason = unreadableReason(error);
-    if (reason !== null) this.add(named, reason);
+    if (reason !== null) this.addDirectory(named, reason);
   }
 
   summary(): LeftOut {

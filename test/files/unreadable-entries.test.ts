@@ -195,6 +195,47 @@ describe("a search or listing that cannot read some entries", () => {
   }, 60_000);
 });
 
+describe("a search whose glob has a \"/\"", () => {
+  it("warns only of the directories it could not enter that could hold what the glob matches", async () => {
+    // find(".", "src/*.ts") warned of an unreadable vendor/, where it could have found nothing.
+    const { dir, cleanup: remove } = realTempDir("tacit-unreadable-glob-");
+    try {
+      const write = (file: string): void => {
+        mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+        writeFileSync(path.join(dir, file), "needle\n");
+      };
+      for (const file of ["src/a.ts", "src/deep/b.ts", "src/locked/l.ts", "vendor/v.ts", "docs/locked/d.ts"]) write(file);
+      for (const locked of ["src/locked", "vendor", "docs/locked"]) chmodSync(path.join(dir, locked), 0);
+      // Each glob, and the unreadable directories that could hold a path it matches.
+      const cases: Array<[string, string[]]> = [
+        ["src/*.ts", []],
+        ["src/**/*.ts", ["src/locked"]],
+        ["s*/locked/*.ts", ["src/locked"]],
+        ["docs/*/d.ts", ["docs/locked"]],
+        ["!src/**", ["docs/locked", "vendor"]],
+        ["**/*.ts", ["docs/locked", "src/locked", "vendor"]],
+        ["*.ts", ["docs/locked", "src/locked", "vendor"]],
+      ];
+      const script = cases
+        .map(([glob]) => `requestFileSystem(".", (fs) => { fs.find(".", ${lit(glob)}); fs.grepRecursive(".", "needle", ${lit(glob)}); });`)
+        .join("\n");
+      const r = await run(dir, script);
+      expect(r.code, r.stderr).toBe(0);
+      const expected = cases.flatMap(([glob, locked]) => {
+        if (locked.length === 0) return [];
+        const named = locked.map((entry) => `${JSON.stringify(path.join(dir, entry))} (permission denied)`).join(", ");
+        const counted = locked.length === 1 ? "1 entry could not be read and is" : `${locked.length} entries could not be read and are`;
+        const rest = `: ${counted} left out of its answer: ${named}. The answer holds the rest; do not take it for the whole tree. Search or list elsewhere, or ask the user to make these readable`;
+        return [`tacit: warning: find(${JSON.stringify(dir)}, ${JSON.stringify(glob)})${rest}`, `tacit: warning: grepRecursive(${JSON.stringify(dir)}, "needle", ${JSON.stringify(glob)})${rest}`];
+      });
+      expect(warningsOf(r.stderr)).toEqual(expected);
+    } finally {
+      execFileSync("chmod", ["-R", "u+rwx", dir]);
+      remove();
+    }
+  }, 60_000);
+});
+
 describe("a warning that would name the host's secret", () => {
   it("names the entry with the LLM key masked, as every reply to the script is", async () => {
     const { dir, cleanup: remove } = realTempDir("tacit-unreadable-key-");
