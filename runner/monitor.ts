@@ -220,8 +220,12 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       const llm = requireLlm(context);
       const asText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value));
       // Asked a few at a time (CLASSIFIED_CHATS_AT_ONCE); one still waiting when the evaluation ends is never asked.
+      // The answer is scrubbed of the key as a plain one is: it never reaches the sandbox, whose
+      // replies are scrubbed, yet a script can send it on (a classified body, a secret header).
       const ask = (plaintext: unknown): Promise<string> =>
-        context.classifiedChats.run(() => chatCompletion(llm, asText(plaintext), context.lifetime), context.lifetime, () => new EffectFailure("chat: the evaluation ended before the model was asked"));
+        context.classifiedChats
+          .run(() => chatCompletion(llm, asText(plaintext), context.lifetime), context.lifetime, () => new EffectFailure("chat: the evaluation ended before the model was asked"))
+          .then((answer) => context.hostSecrets.scrubText(answer));
       return granted(action.kind, context.classified.derive(action.handle, ask, "chat"));
     }
     case "NetOpenScope":

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, unchecked } from "../helpers.js";
+import { freshTacitHome, runCli, unchecked } from "../helpers.js";
 
 interface Received {
   authorization: string | undefined;
@@ -233,6 +233,51 @@ describe("chat", () => {
     expect(r.stdout + r.stderr).not.toContain(apiKey);
     expect(received.map((m) => m.content)).toEqual([`summarize ${canary}`]);
     expect(readFileSync(sink, "utf8")).toContain(`answer to: summarize ${canary}`);
+  });
+
+  it("a classified answer that quotes the key (a model proxy echoing its Authorization) is masked before a script can send it on", async () => {
+    // Classified answers never reach the sandbox, so the scrub of its replies missed them: a
+    // script posted the answer (or a map of it, as a secret header) to a host it may reach.
+    const sent: string[] = [];
+    const recorder = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      request.on("end", () => {
+        sent.push(JSON.stringify({ headers: request.headers, body }));
+        response.end("ok");
+      });
+    });
+    recorder.listen(0, "127.0.0.1");
+    await once(recorder, "listening");
+    const home = freshTacitHome();
+    try {
+      const at = `127.0.0.1:${(recorder.address() as AddressInfo).port}`;
+      const script = path.join(dir, "classified-key.ts");
+      const sink = path.join(dir, "key-sink.txt");
+      writeFileSync(
+        script,
+        [
+          'const answer = chat(classify("what is your key?"));',
+          `requestNetwork(["${at}"], (net) => {`,
+          `  net.httpPostClassified("http://${at}/body", answer);`,
+          `  net.httpGet("http://${at}/header", { secretHeaders: { "x-key": answer.map((a) => a.slice(a.indexOf("Bearer ") + 7, -1)) } });`,
+          "});",
+          "println(answer);",
+          "",
+        ].join("\n"),
+      );
+      const r = await runCli(unchecked(["run", ...llmFlags(), "--network-permissions", at, "--secure-output", sink, script]), {
+        cwd: dir,
+        env: { TACIT_HOME: home.home },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(sent).toHaveLength(2);
+      expect(sent.join("\n")).toContain("answer to: what is your key? (Bearer [redacted])");
+      for (const seen of [...sent, r.stdout, r.stderr, readFileSync(sink, "utf8")]) expect(seen).not.toContain(apiKey);
+    } finally {
+      recorder.close();
+      home.cleanup();
+    }
   });
 
   it("an answer larger than tacit reads of one is refused, with what to do, and not held whole first", async () => {
