@@ -350,7 +350,6 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   // minutes with the run waiting on it.
   const sandboxGone = new AbortController();
   const unanswerable = AbortSignal.any([abandon.signal, sandboxGone.signal]);
-  const stop = (detail: string): void => sandbox.kill("classified", detail);
   const { context, capabilities, pure, sink, grants, attachNotes } = createEvaluationContext(
     config,
     options,
@@ -358,7 +357,6 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     output,
     { lifetime: lifetime.signal, abandoned: abandon.signal, unanswerable },
     grep,
-    stop,
   );
   // A session's store lives on (it is released with the session); a one-shot's gives its share back,
   // once the classified work it left is done, where that is not waited for (see EvaluateOptions.leftWork).
@@ -563,7 +561,6 @@ function createEvaluationContext(
   output: OutputBuffer,
   { lifetime, abandoned, unanswerable }: Pick<EvaluationContext, "lifetime" | "abandoned" | "unanswerable">,
   grep: GrepRunner,
-  stop: (detail: string) => void,
 ) {
   const cwd = options.cwd ?? process.cwd();
   const shared = options.session?.state;
@@ -583,7 +580,6 @@ function createEvaluationContext(
   const context: EvaluationContext = {
     output,
     hostSecrets,
-    stop,
     input: options.input,
     classified,
     mapRequests: new MapRequestBudget(config.classifiedStoreLimitBytes),
@@ -700,15 +696,6 @@ function describeAbnormalEnd(
         );
       case "cancelled":
         return result("threw", output, `cancelled: ${end.detail}`, startedAt, endedAt);
-      case "classified":
-        return result(
-          "threw",
-          output,
-          `stopped: ${end.detail}. Whether this happens depends on a secret, so the request that needed it was not answered ` +
-            "(a refusal there would tell the script about the secret); the reason went to the secure output (--secure-output).",
-          startedAt,
-          endedAt,
-        );
       case "lingered":
         return result(
           "protocol-error",

@@ -6,7 +6,7 @@ import { type Action, type ActionResults, CLASSIFIED_MASK, isSuccessStatus, type
 import { type ClassifiedStore, plaintextOf } from "./classified/store.js";
 import type { ExecExecutor } from "./exec/executor.js";
 import { chatCompletion, type LlmConfig } from "./llm/chat-client.js";
-import { NetworkExecutor, UnsendableSecret } from "./net/executor.js";
+import { NetworkExecutor } from "./net/executor.js";
 import type { FileSystemExecutor } from "./fs/file-system.js";
 import type { OutputBuffer } from "./output.js";
 import type { HostSecrets } from "./host-secrets.js";
@@ -74,11 +74,6 @@ export interface EvaluationContext {
   lastClassifiedWrite: Promise<unknown>;
   /** The host's own secrets (the LLM key), scrubbed from whatever goes back to the script. */
   hostSecrets: HostSecrets;
-  /**
-   * Ends the evaluation now (its sandbox is killed), for a failure that depends on classified
-   * plaintext: telling the script at the request would be an oracle, one bit per request.
-   */
-  stop: (detail: string) => void;
 }
 
 /** The agent sees classified parts masked; the sink, if any, gets the whole text in plaintext. */
@@ -120,12 +115,6 @@ export async function dispatch(action: Action, context: EvaluationContext): Prom
   try {
     return await decide(action, context);
   } catch (error) {
-    if (error instanceof UnsendableSecret) {
-      context.sink?.append(`[tacit] ${error.message}\n`);
-      context.stop("a classified value could not be sent");
-      // Never delivered: the sandbox is gone.
-      return refused("SecurityError", "the evaluation was stopped");
-    }
     return refusalOf(error);
   }
 }

@@ -36,10 +36,9 @@ export interface SandboxOptions {
 }
 
 /**
- * "classified": stopped because a classified value could not be used (see UnsendableSecret).
  * "lingered": a session's sandbox went on running between snippets (see watchIdle).
  */
-export type KillReason = "timeout" | "memory" | "protocol" | "finished" | "cancelled" | "classified" | "lingered";
+export type KillReason = "timeout" | "memory" | "protocol" | "finished" | "cancelled" | "lingered";
 
 export type SandboxEnd =
   | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null; stderr: string }

@@ -104,6 +104,11 @@ export class ClassifiedStore {
     this.budget = new PlaintextBudget(limitBytes, shared);
   }
 
+  /** Notes, in the secure output, what became of a value out of the script's sight (sent empty, say). */
+  note(reason: string): void {
+    this.onFailure(reason);
+  }
+
   /** The store's evaluation or session ended: what it held is given back to the share it draws on. */
   release(): void {
     this.budget.release();

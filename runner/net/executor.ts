@@ -72,26 +72,20 @@ export function parseNetworkPermissions(sources: readonly string[] | null): Host
 }
 
 /**
- * A classified value that cannot be sent: too short to be redacted from an answer, or with
- * characters a header cannot carry. Whether this happens depends on the plaintext, so it is
- * no refusal the script could read at the request (that would tell it a bit of the secret
- * each time): the evaluation is stopped instead, and the reason goes to the secure output.
+ * The plaintext, if it is blank or long enough to be redacted from an answer; else empty, its
+ * reason noted in the secure output. Judged trimmed, as servers trim header values before
+ * echoing them. Whether a value can be sent depends on the plaintext, so the script is told
+ * nothing of it, as of a value that could not be computed (sent empty, too): a refusal, or
+ * stopping the evaluation, told the agent a bit of the secret per request or per run.
  */
-export class UnsendableSecret extends Error {
-  override name = "UnsendableSecret";
-}
-
-/**
- * The plaintext, if it is blank or long enough to be redacted from an answer; else it cannot
- * be sent. Judged trimmed, as servers trim header values before echoing them.
- */
-function redactableOrUnsendable(plaintext: string, what: string): string {
+function redactableOrEmpty(plaintext: string, what: string, note: (reason: string) => void): string {
   const core = plaintext.trim().length;
   if (core === 0 || core >= MIN_REDACTED_LENGTH) return plaintext;
-  throw new UnsendableSecret(
-    `${what} was not sent: a secret of fewer than ${MIN_REDACTED_LENGTH} characters could not be redacted from the answer ` +
+  note(
+    `${what} was sent empty: a secret of fewer than ${MIN_REDACTED_LENGTH} characters could not be redacted from the answer ` +
       "(a host that echoes requests would show it). Send the whole secret, not a piece of it.",
   );
+  return "";
 }
 
 /**
@@ -289,27 +283,31 @@ export class NetworkExecutor {
   }
 
   /**
-   * Secret header values and a classified body, in plaintext (host-side only). A secret too
-   * short to be redacted from the answer is refused (a piece cut from a longer secret, say):
-   * otherwise a host that echoes requests would show it, a few characters per request.
+   * Secret header values and a classified body, in plaintext (host-side only). A value that
+   * cannot be sent (too short to be redacted from the answer, with characters a header cannot
+   * carry, or past what servers take) is sent empty, as one that could not be computed is, and
+   * the secure output says why (see redactableOrEmpty).
    */
   private async unwrap(action: HttpRequestAction): Promise<{ secretHeaders: Record<string, string>; body: string | null; secrets: string[] }> {
+    const note = (reason: string): void => this.classified.note(`${action.method} ${action.url}: ${reason}`);
     const secretHeaders: Record<string, string> = {};
-    const secrets: string[] = [];
     for (const [name, handle] of Object.entries(action.secretHeaders)) {
-      const text = redactableOrUnsendable(await this.plaintextOf(handle), `secretHeaders["${name}"]`);
-      if (!HEADER_VALUE.test(text)) {
-        throw new UnsendableSecret(`secretHeaders["${name}"] was not sent: the value holds characters an HTTP header cannot carry (a line break or a control character).`);
+      const text = redactableOrEmpty(await this.plaintextOf(handle), `secretHeaders["${name}"]`, note);
+      if (HEADER_VALUE.test(text)) {
+        secretHeaders[name] = text;
+      } else {
+        note(`secretHeaders["${name}"] was sent empty: the value holds characters an HTTP header cannot carry (a line break or a control character).`);
+        secretHeaders[name] = "";
       }
-      secretHeaders[name] = text;
-      secrets.push(text);
     }
-    if (secrets.reduce((total, text) => total + text.length, 0) > MAX_SECRET_HEADER_CHARS) {
-      throw new UnsendableSecret(`secretHeaders were not sent: together they are longer than ${MAX_SECRET_HEADER_CHARS} characters, more than servers take.`);
+    if (Object.values(secretHeaders).reduce((total, text) => total + text.length, 0) > MAX_SECRET_HEADER_CHARS) {
+      note(`secretHeaders were sent empty: together they are longer than ${MAX_SECRET_HEADER_CHARS} characters, more than servers take.`);
+      for (const name of Object.keys(secretHeaders)) secretHeaders[name] = "";
     }
+    const secrets = Object.values(secretHeaders);
     let body = action.body;
     if (action.classifiedBody !== null) {
-      body = redactableOrUnsendable(await this.plaintextOf(action.classifiedBody), "the classified body");
+      body = redactableOrEmpty(await this.plaintextOf(action.classifiedBody), "the classified body", note);
       secrets.push(body);
     }
     return { secretHeaders, body, secrets };

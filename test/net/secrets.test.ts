@@ -11,6 +11,7 @@ import net, { type AddressInfo } from "node:net";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
+import { connectServe, freshTacitHome } from "../helpers.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, echo, expectRefused, type Handler, isEnvFile, lit, makeCanary, permit, perTestResources, tacit, type TestServer, unusedPort, writeTree } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-secret-");
@@ -252,10 +253,12 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   // A reflecting host could be sent a secret a few characters at a time (map(t => t.slice(i,
   // i + 3))): pieces that short cannot be redacted without destroying ordinary answers, so they
   // are not sent. Checked to fail (the canary's pieces on stdout) when the length check is off.
-  // Whether a piece is too short depends on the secret, so a refusal at the request would be an
-  // oracle (a security review read a whole secret from it, one bit per request, through an
-  // unreachable host): the evaluation is stopped instead, and nothing after the request runs.
-  it("a secret too short to redact (a piece of a longer one) is never sent, and stops the evaluation; a longer piece is redacted", async () => {
+  // Whether a piece is too short depends on the secret, so the script must not learn it: a
+  // refusal at the request told it one bit per request (a security review read a whole secret
+  // so, through an unreachable host), and stopping the evaluation told the agent one bit per
+  // call (read through tacit serve, from a host that answers every request the same). The value
+  // is sent empty, as one that could not be computed is, and the secure output says why.
+  it("a secret too short to redact (a piece of a longer one) is sent empty, and the script goes on; a longer piece is redacted", async () => {
     const world = secretWorld();
     const a = await server(); // a plain JSON echo, like any public "echo my request" endpoint
     const variants: Record<string, string> = {
@@ -271,23 +274,49 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
         "--secure-output",
         world.sink,
       ]);
-      expect(result.code, `${label}: ${result.stderr}`).toBe(1);
-      expect(result.stderr, label).toContain("stopped: a classified value could not be sent");
-      expect(result.stdout, label).not.toContain("after the request");
+      expect(result.code, `${label}: ${result.stderr}`).toBe(0);
+      expect(result.stdout, label).toContain("after the request");
       expectNotSeen(world, result);
     }
     const sink = readFileSync(world.sink, "utf8");
-    expect(sink).toContain('secretHeaders["x-piece"] was not sent: a secret of fewer than 4 characters');
-    expect(sink).toContain('secretHeaders["x-control"] was not sent: the value holds characters an HTTP header cannot carry');
-    expect(sink).toContain("the classified body was not sent");
+    expect(sink).toContain('secretHeaders["x-piece"] was sent empty: a secret of fewer than 4 characters');
+    expect(sink).toContain('secretHeaders["x-control"] was sent empty: the value holds characters an HTTP header cannot carry');
+    expect(sink).toContain("the classified body was sent empty");
     const prefixed = await tacit(world.root, `${echoingScript(a)}\n  attempt("prefixed-piece", () => echoed("x-prefixed", token.map((t) => "XXXX" + t.slice(7, 10))));\n});\n`, permit(`127.0.0.1:${a.port}`));
     expect(prefixed.code, prefixed.stderr).toBe(0);
     expect(attemptOf(attempts(prefixed.stdout), "prefixed-piece")).toEqual({ status: "ok", value: "[redacted]" });
-    // Nothing short ever reached the server; the prefixed piece did, whole.
-    for (const name of ["x-piece", "x-char", "x-padded", "x-control"]) expect(a.received.some((r) => r.headers[name] !== undefined), name).toBe(false);
+    // Nothing short ever reached the server, only the header, empty; the prefixed piece did, whole.
+    for (const name of ["x-piece", "x-char", "x-padded", "x-control"]) {
+      expect(a.received.filter((r) => r.headers[name] !== undefined).map((r) => r.headers[name]), name).toEqual([""]);
+    }
     expect(a.received.filter((r) => r.headers["x-prefixed"] !== undefined).map((r) => r.headers["x-prefixed"])).toEqual([`XXXX${world.canary.slice(7, 10)}`]);
-    expect(a.received.some((r) => r.method === "POST")).toBe(false);
+    expect(a.received.filter((r) => r.method === "POST").map((r) => r.body)).toEqual([""]);
     expectNotSeen(world, prefixed);
+  });
+
+  it("whether a secret can be sent tells the agent nothing: a host that answers alike gives the same result either way, through tacit serve", async () => {
+    const world = secretWorld();
+    const a = await server((_request, response) => response.end("the same answer"));
+    const home = freshTacitHome();
+    onTestFinished(home.cleanup);
+    const client = await connectServe(["--no-check", ...permit(`127.0.0.1:${a.port}`), "--secure-output", world.sink], world.root, {
+      env: { TACIT_HOME: home.home },
+    });
+    onTestFinished(() => client.close());
+    // The map sends the token whole, or a piece too short to redact, or a value with a line
+    // break, as the canary's character says: an agent that could tell these apart read the
+    // secret a bit per call. A piece of 3 of it and the line break stand for the real thing.
+    const shapes = ["t", "t.slice(7, 10)", 't + "\\n"', '"x".repeat(70_000)'];
+    const results: unknown[] = [];
+    for (const shape of shapes) {
+      const code = `${TOKEN}\nrequestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {\n  println(net.httpGet(${lit(`${a.origin}/static`)}, { secretHeaders: { "x-token": token.map((t) => ${shape}) } }));\n});\nprintln("after the request");\n`;
+      const response = await client.callTool({ name: "execute_typescript", arguments: { code } });
+      const { durationMs: _, ...seen } = response.structuredContent as Record<string, unknown>;
+      results.push({ ...seen, text: (response.content as Array<{ text: string }>)[0]!.text.replace(/\d+ ms\]/, "ms]"), isError: response.isError });
+    }
+    expect(results[0]).toMatchObject({ stdout: "the same answer\nafter the request\n", exitCode: 0, error: null });
+    for (const [at, result] of results.entries()) expect(result, shapes[at]).toEqual(results[0]);
+    expect(a.received.map((r) => r.headers["x-token"])).toEqual([world.canary, "", "", ""]);
   });
 
   // A security review had ordinary servers give the token back alone: one that parses
@@ -477,14 +506,14 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
       // minute here, and the wall-clock limit could not fire until it was done.
       [...permit(`127.0.0.1:${a.port}`), "--exec-timeout-ms", "30000", "--secure-output", world.sink],
     );
-    // Stopped at the second request (below), not killed at the limit (124).
-    expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toMatch(/^stopped: a classified value could not be sent/m);
+    // Done within the limit, not killed at it (124).
+    expect(result.code, result.stderr).toBe(0);
     // The 8 MiB answer, with the secret's words masked (the last one, cut short, too).
     expect(attemptOf(attempts(result.stdout), "big")).toEqual({ status: "ok", value: 8 * 1024 * 1024 - 8 + "[redacted]".length });
-    // Secret headers longer than servers take are not sent: the evaluation stops there.
-    expect(urls).toEqual(["/big"]);
-    expect(readFileSync(world.sink, "utf8")).toMatch(/longer than 65536 characters/);
+    // Secret headers longer than servers take are sent empty (the second request), and its answer is not searched for them.
+    expect(attemptOf(attempts(result.stdout), "too-long")).toEqual({ status: "ok", value: 8 * 1024 * 1024 });
+    expect(urls).toEqual(["/big", "/long"]);
+    expect(readFileSync(world.sink, "utf8")).toMatch(/secretHeaders were sent empty: together they are longer than 65536 characters/);
   }, 120_000);
 
   it("a secret with \"/\" is redacted when a server's JSON escapes it as \"\\/\" (PHP's json_encode)", async () => {
