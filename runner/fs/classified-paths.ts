@@ -16,6 +16,10 @@ export const DEFAULT_CLASSIFIED_PATHS: readonly string[] = [
   // credentials (it keeps none in ~/.gcloud) and GitHub CLI's tokens (hosts.yml), and cargo's.
   ".git-credentials", ".pgpass", ".my.cnf", ".vault-token", ".terraformrc",
   "**/.config/gcloud", "**/.config/gh", "**/.cargo/credentials", "**/.cargo/credentials.toml",
+  // The tokens of the coding agents that drive tacit (Claude Code, Codex CLI, Gemini CLI,
+  // GitHub Copilot), in the home directory: tacit started there makes it the default root, and
+  // a script read them as text (a confined command finds them covered, as every hidden entry).
+  "**/.claude/.credentials.json", "**/.codex/auth.json", "**/.gemini/oauth_creds.json", "**/.config/github-copilot",
 ];
 
 const GLOB_CHAR = /[*?[\]{}!]/;

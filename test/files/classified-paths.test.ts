@@ -192,6 +192,12 @@ describe("the defaults", () => {
       "/home/u/.config/gh/hosts.yml": true,
       "/home/u/.cargo/credentials.toml": true,
       "/home/u/.cargo/credentials": true,
+      "/home/u/.claude/.credentials.json": true,
+      "/home/u/.codex/auth.json": true,
+      "/home/u/.gemini/oauth_creds.json": true,
+      "/home/u/.config/github-copilot/apps.json": true,
+      "/home/u/.claude/settings.json": false,
+      "/home/u/.codex/config.toml": false,
       "/home/u/.config/other/settings.json": false,
       "/home/u/.cargo/config.toml": false,
       "/app/gh/hosts.yml": false,
@@ -199,6 +205,40 @@ describe("the defaults", () => {
       "/app/.envrc": false,
       "/app/env": false,
     });
+  });
+});
+
+describe("the defaults, in a home directory that is the allowed root", () => {
+  // tacit started in the home directory makes it the default root (README). The coding agents'
+  // own tokens lie there, and a script read them as plain text (a security review printed them).
+  it("keep the coding agents' tokens classified: neither read nor grepped as text", async () => {
+    const { runScript, freshTacitHome } = await import("../helpers.js");
+    const { dir: home, cleanup } = realTempDir("tacit-home-defaults-");
+    const tacitHome = freshTacitHome();
+    try {
+      const canary = `canary-${crypto.randomUUID()}`;
+      const tokens = [".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json", ".config/github-copilot/apps.json"];
+      for (const [at, file] of tokens.entries()) {
+        mkdirSync(path.dirname(path.join(home, file)), { recursive: true });
+        writeFileSync(path.join(home, file), `{"token": "${canary}-${at}"}\n`);
+      }
+      const script = `requestFileSystem(".", (fs) => {
+  for (const file of ${JSON.stringify(tokens)}) {
+    try { println(fs.access(file).read()); } catch (e) { println(file, "refused:", (e as Error).name); }
+    println(fs.readClassified(file));
+  }
+  println(JSON.stringify(fs.grepRecursive(".", "canary")));
+});`;
+      const r = await runScript(script, [], { cwd: home, env: { HOME: home, TACIT_HOME: tacitHome.home } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).not.toContain(canary);
+      expect(r.stderr).not.toContain(canary);
+      for (const file of tokens) expect(r.stdout).toContain(`${file} refused: SecurityError`);
+      expect(r.stdout).toContain("[]");
+    } finally {
+      cleanup();
+      tacitHome.cleanup();
+    }
   });
 });
 
