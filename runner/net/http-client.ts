@@ -437,8 +437,15 @@ function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, si
       clearTimeout(overall);
       reject(answerFailure(url, error));
     });
-    // Handed whole to the OS: whatever fails from here on, the server has had the body.
-    request.on("finish", sent);
+    // Sent once the connection stands: whatever fails from here on (the server closing it partway
+    // through the body, a limit of its own on a body's size) may depend on how long the body is,
+    // and so, for a classified one, on the secret. Only a failure to connect depends on the URL
+    // alone. (Marked when the body was handed whole to the OS, a failure partway through a long
+    // classified body was an error the script saw, and a short one an answer it did not.)
+    request.on("socket", (socket) => {
+      if (!socket.connecting) sent();
+      else socket.once(url.protocol === "https:" ? "secureConnect" : "connect", sent);
+    });
     request.end(call.body ?? undefined);
   });
 }

@@ -171,8 +171,13 @@ function echoedForms(secret: string, text: string): Array<{ form: string; whole:
 
 /** Where a URL (or a message) breaks a word into pieces; a secret's words end only at WORD_END. */
 const PIECE_SEPARATORS = /[\s=;,:"'/.?#&@%+\\<>()[\]{}|]+/;
-const LONG_PIECES = /[^\s=;,:"'/.?#&@%+\\<>()[\]{}|]{8,}/g;
+const PIECE_SEPARATOR = /[\s=;,:"'/.?#&@%+\\<>()[\]{}|]/;
+const ASCII_PIECE_SEPARATORS = Array.from({ length: 128 }, (_, unit) => PIECE_SEPARATOR.test(String.fromCharCode(unit)));
 const WORD_END = /[\s=;,:"']/;
+
+function separatesPieces(unit: number): boolean {
+  return unit < 128 ? ASCII_PIECE_SEPARATORS[unit]! : PIECE_SEPARATOR.test(String.fromCharCode(unit));
+}
 
 /**
  * The long pieces of `secret` past `from` that `text` holds, as they are or lower-cased, each
@@ -186,18 +191,28 @@ function laterWordsIn(secret: string, from: number, text: string): string[] {
   const pieces = new Set(text.toLowerCase().split(PIECE_SEPARATORS).filter((piece) => piece.length >= MIN_REDACTED_WORD_LENGTH));
   if (pieces.size === 0) return [];
   const found = new Set<string>();
-  const long = new RegExp(LONG_PIECES.source, "g");
-  long.lastIndex = from;
   // Where the last word found ends: a piece before it is in that word (each character of the
   // secret is looked at once, however many pieces a word of it has).
   let wordEnd = from;
-  for (let match = long.exec(secret); match !== null; match = long.exec(secret)) {
-    if (match[0].length > text.length || !pieces.has(match[0].toLowerCase())) continue;
-    found.add(match[0]);
-    if (match.index < wordEnd) continue;
-    let start = match.index;
+  // The pieces are found by a loop, not a regular expression: a piece of ten million characters
+  // (a classified body of one long word) overflowed the expression's backtracking stack, and the
+  // RangeError ended the evaluation, which told the script how long the secret was.
+  for (let at = from; at < secret.length; ) {
+    if (separatesPieces(secret.charCodeAt(at))) {
+      at++;
+      continue;
+    }
+    const pieceStart = at;
+    while (at < secret.length && !separatesPieces(secret.charCodeAt(at))) at++;
+    const length = at - pieceStart;
+    if (length < MIN_REDACTED_WORD_LENGTH || length > text.length) continue;
+    const piece = secret.slice(pieceStart, at);
+    if (!pieces.has(piece.toLowerCase())) continue;
+    found.add(piece);
+    if (pieceStart < wordEnd) continue;
+    let start = pieceStart;
     while (start > wordEnd && !WORD_END.test(secret[start - 1]!)) start--;
-    let end = match.index + match[0].length;
+    let end = at;
     while (end < secret.length && !WORD_END.test(secret[end]!)) end++;
     wordEnd = end;
     if (end - start <= text.length) found.add(secret.slice(start, end));
