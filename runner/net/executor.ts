@@ -352,6 +352,7 @@ export class NetworkExecutor {
     // the script the status of an answer it may not see (monitor.ts).
     let unfollowedRedirect: string | null = null;
     let bodySent = false;
+    let answered = false;
     try {
       const outcome = await httpExchange(
         {
@@ -372,6 +373,7 @@ export class NetworkExecutor {
           },
           unfollowed: action.classifiedBody === null ? undefined : (reason) => (unfollowedRedirect = reason),
           sent: () => (bodySent = true),
+          answered: () => (answered = true),
         },
       );
       // Only for an answer the script sees: a classified one is never redacted, and refused, a
@@ -415,12 +417,17 @@ export class NetworkExecutor {
       // What the script itself named (the URL's host and port) is never masked: a failed
       // connection quotes them, and a mask there told a right guess of a secret from a wrong
       // one (a PIN sent as a secret header, tried as the port of 127.0.0.1:*), no server needed.
+      // Nor is a failure before any answer came masked at all: its message holds tacit's and
+      // Node's words and what the script named, nothing a server chose, and a mask on those
+      // words told the script the same (a secret header "ECONNREFUSED" or not, as a bit of the
+      // secret said, sent to a closed port: the whole secret, a bit per request, no server needed).
       const named = scriptNamed(url);
+      const visible = (message: string): string => (answered ? redact(message, secrets, named) : message);
       if (error instanceof PolicyDenial || error instanceof EffectFailure) {
-        error.message = redact(error.message, secrets, named);
+        error.message = visible(error.message);
         throw error;
       }
-      throw new EffectFailure(redact(`${url.origin}: ${(error as Error).message}`, secrets, named));
+      throw new EffectFailure(visible(`${url.origin}: ${(error as Error).message}`));
     }
   }
 

@@ -331,7 +331,13 @@ function answerFailure(url: URL, error: Error): Error {
   return error;
 }
 
-function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, signal: AbortSignal, sent: () => void): Promise<HttpOutcome & { location: string | null }> {
+function once(
+  call: HttpCall,
+  restrictedAllowed: boolean,
+  limits: HttpLimits,
+  signal: AbortSignal,
+  { sent, answered }: { sent: () => void; answered: () => void },
+): Promise<HttpOutcome & { location: string | null }> {
   const { url } = call;
   const host = hostOf(url);
   if (isIpLiteral(host) && isRestrictedAddress(host) && !restrictedAllowed) {
@@ -360,6 +366,7 @@ function once(call: HttpCall, restrictedAllowed: boolean, limits: HttpLimits, si
         timeout: limits.timeoutMs,
       },
       (response) => {
+        answered();
         const chunks: Buffer[] = [];
         let size = 0;
         let truncated = false;
@@ -460,13 +467,15 @@ export interface ExchangeHooks {
    * answer the script may not see, whose failure would tell it the status (see monitor.ts).
    */
   unfollowed?: (reason: string) => void;
-  /** A request (the first, or a redirect's) was handed whole to the OS, body and all. */
+  /** The connection of a request (the first, or a redirect's) stands: it is being sent. */
   sent?: () => void;
+  /** A request (the first, or a redirect's) was answered: a status and headers came back. */
+  answered?: () => void;
 }
 
 /** Makes the request, following redirects that pass the same checks (see ExchangeHooks). */
 export async function httpExchange(first: HttpCall, check: UrlCheck, limits: HttpLimits, signal: AbortSignal, hooks: ExchangeHooks = {}): Promise<HttpOutcome> {
-  const { followed = () => undefined, unfollowed, sent = () => undefined } = hooks;
+  const { followed = () => undefined, unfollowed, sent = () => undefined, answered = () => undefined } = hooks;
   let call = first;
   /** The redirect answer being followed: the answer, with `unfollowed`, if it cannot be. */
   let redirect: HttpOutcome | null = null;
@@ -480,7 +489,7 @@ export async function httpExchange(first: HttpCall, check: UrlCheck, limits: Htt
     try {
       const { restrictedAllowed } = check(call.url, call.method, hop);
       if (hop > 0) followed(call.method, call.url);
-      outcome = await once(call, restrictedAllowed, limits, signal, sent);
+      outcome = await once(call, restrictedAllowed, limits, signal, { sent, answered });
     } catch (error) {
       return notFollowed(error);
     }

@@ -203,6 +203,46 @@ requestNetwork(["127.0.0.1:*"], (net) => {
     expectNotSeen(world, result);
   });
 
+  it("nor do the words of tacit's and Node's own failures: a secret that is one of them is not masked where no answer came", async () => {
+    // A failure before any answer came quotes nothing a server chose, yet its message was
+    // redacted: a secret header (or classified body) made "ECONNREFUSED" or not, as a bit of the
+    // secret said, and sent to a closed port came back masked or not. A security review read a
+    // .env's character so, a bit per request, with no server at all; a server that hangs up on
+    // every request (a TLS port asked over http://) did the same for its message's words.
+    const world = secretWorld();
+    const closed = await unusedPort();
+    const hangsUp = await server((_request, response) => void response.socket?.destroy());
+    const values = { word: ["ECONNREFUSED", "connection"], other: ["NOTAWORDXXXX", "zzzzzzzzzz"] };
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN}
+requestNetwork(["127.0.0.1:*"], (net) => {
+  for (const [label, [refused, hungUp]] of Object.entries(${JSON.stringify(values)})) {
+    // Maps of the classified .env, as an agent makes them (an attack picks the word by a bit of it).
+    const first = token.map(() => refused);
+    const second = token.map(() => hungUp);
+    attempt("closed-header-" + label, () => net.httpGet(${lit(`http://127.0.0.1:${closed}/`)}, { secretHeaders: { "x-k": first } }));
+    attempt("closed-body-" + label, () => net.httpPostClassified(${lit(`http://127.0.0.1:${closed}/`)}, first));
+    attempt("hangs-up-" + label, () => net.httpGet(${lit(`${hangsUp.origin}/`)}, { secretHeaders: { "x-k": second } }));
+  }
+});
+`,
+      permit("127.0.0.1:*"),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    for (const kind of ["closed-header", "closed-body", "hangs-up"]) {
+      const word = attemptOf(found, `${kind}-word`);
+      expect(word.status, kind).toBe("Error");
+      expect(word, kind).toEqual(attemptOf(found, `${kind}-other`));
+      expect(String(word.value), kind).not.toContain("[redacted]");
+    }
+    expect(String(attemptOf(found, "closed-header-word").value)).toContain("ECONNREFUSED");
+    expect(String(attemptOf(found, "hangs-up-word").value)).toContain("closed the connection without answering");
+    expectNotSeen(world, result);
+  });
+
   it("an answer that ends with the script's own text tells a right guess of a secret's beginning from a wrong one in no way", async () => {
     // Redaction masked a text that ends partway into a secret, whether or not tacit cut the
     // answer there: a server that gives back what it is sent (a note, a search's query), with
