@@ -21,6 +21,9 @@ const PLAIN_DEPTH_LIMIT = MAX_VALUE_DEPTH - 10;
 /** "a Map", "an Array", "a bigint", "an object". */
 const withArticle = (word: string): string => `${/^[aeiou]/i.test(word) ? "an" : "a"} ${word}`;
 
+/** How V8 shows the source of a built-in or bound function. */
+const NATIVE_SOURCE = /\{\s*\[native code\]\s*\}$/;
+
 /** The capture list the import rewriter attaches to a function passed to map/flatMap. */
 const captureLists = new WeakMap<object, () => Record<string, unknown>>();
 
@@ -142,12 +145,20 @@ export function createClassifiedApi(channel: Channel) {
   function transform(source: Classified, fn: unknown, flat: boolean): Classified {
     const method = flat ? "flatMap" : "map";
     if (typeof fn !== "function") throw new TypeError(`${method}(fn): fn must be a function`);
+    const text = String(fn);
+    // Only the function's source reaches the pure evaluator, and a built-in or bound function
+    // has none: map(String) failed there every time, out of the script's sight. It depends on
+    // no plaintext, so the script is told here.
+    if (NATIVE_SOURCE.test(text)) {
+      throw new TypeError(
+        `${method}(fn): fn is a built-in or bound function, whose source ("${text.length > 60 ? text.slice(0, 60) + "…" : text}") cannot be sent to the pure evaluator ` +
+          `that runs it on the plaintext. Pass a function written out instead, such as ${flat ? "flatMap((value) => other.map((o) => String(value) + o))" : "map((value) => String(value))"}.`,
+      );
+    }
     const listed = captureLists.get(fn);
     const captures: Record<string, Capture> = {};
     for (const [name, value] of Object.entries(listed ? listed() : {})) captures[name] = captureOf(name, value);
-    return wrap(
-      channel.request({ kind: "ClassifiedMap", handle: handleOf(source, method), source: String(fn), captures, flat }),
-    );
+    return wrap(channel.request({ kind: "ClassifiedMap", handle: handleOf(source, method), source: text, captures, flat }));
   }
 
   function classify<T>(value: T): Classified<T> {
