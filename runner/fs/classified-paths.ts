@@ -20,6 +20,13 @@ export const DEFAULT_CLASSIFIED_PATHS: readonly string[] = [
   // GitHub Copilot), in the home directory: tacit started there makes it the default root, and
   // a script read them as text (a confined command finds them covered, as every hidden entry).
   "**/.claude/.credentials.json", "**/.codex/auth.json", "**/.gemini/oauth_creds.json", "**/.config/github-copilot",
+  // Private keys and key stores wherever they lie (Let's Encrypt's privkey.pem, Rails's
+  // config/master.key, Java's keystores), Terraform's variables and state (state holds every
+  // secret a plan touched), Cloudflare Wrangler's local secrets, s3cmd's and boto's keys, and
+  // the shells' and database clients' histories, where tokens typed on a command line stay.
+  "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore",
+  "*.tfvars", "*.tfstate", "*.tfstate.backup", ".dev.vars", ".s3cfg", ".boto", ".htpasswd",
+  ".bash_history", ".zsh_history", ".psql_history", ".mysql_history", ".python_history", ".node_repl_history",
 ];
 
 const GLOB_CHAR = /[*?[\]{}!]/;

@@ -1,7 +1,7 @@
 // ClassifiedPaths pattern semantics, unit level: gitignore-like patterns, matched against
 // absolute paths, a path classified if it or an ancestor matches.
 
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
@@ -196,6 +196,29 @@ describe("the defaults", () => {
       "/home/u/.codex/auth.json": true,
       "/home/u/.gemini/oauth_creds.json": true,
       "/home/u/.config/github-copilot/apps.json": true,
+      "/etc/letsencrypt/live/example.com/privkey.pem": true,
+      "/app/config/master.key": true,
+      "/app/certs/client.p12": true,
+      "/app/certs/client.pfx": true,
+      "/app/android/release.jks": true,
+      "/app/android/release.keystore": true,
+      "/app/infra/prod.tfvars": true,
+      "/app/infra/terraform.tfstate": true,
+      "/app/infra/terraform.tfstate.backup": true,
+      "/app/worker/.dev.vars": true,
+      "/home/u/.s3cfg": true,
+      "/home/u/.boto": true,
+      "/srv/www/.htpasswd": true,
+      "/home/u/.bash_history": true,
+      "/home/u/.zsh_history": true,
+      "/home/u/.psql_history": true,
+      "/home/u/.mysql_history": true,
+      "/home/u/.python_history": true,
+      "/home/u/.node_repl_history": true,
+      "/app/infra/main.tf": false,
+      "/app/config/master.key.example": false,
+      "/app/src/keys.ts": false,
+      "/home/u/.bashrc": false,
       "/home/u/.claude/settings.json": false,
       "/home/u/.codex/config.toml": false,
       "/home/u/.config/other/settings.json": false,
@@ -235,6 +258,42 @@ describe("the defaults, in a home directory that is the allowed root", () => {
       expect(r.stderr).not.toContain(canary);
       for (const file of tokens) expect(r.stdout).toContain(`${file} refused: SecurityError`);
       expect(r.stdout).toContain("[]");
+    } finally {
+      cleanup();
+      tacitHome.cleanup();
+    }
+  });
+});
+
+describe("the defaults, in a project", () => {
+  // Private keys, Terraform state and shell histories lay in the allowed roots unclassified: a
+  // script read privkey.pem, terraform.tfstate (every secret a plan touched) and .bash_history as text.
+  it("keep private keys, key stores, Terraform state and histories classified: neither read nor grepped as text", async () => {
+    const { runScript, freshTacitHome } = await import("../helpers.js");
+    const { dir, cleanup } = realTempDir("tacit-project-defaults-");
+    const tacitHome = freshTacitHome();
+    try {
+      const canary = `canary-${crypto.randomUUID()}`;
+      const files = ["certs/privkey.pem", "config/master.key", "infra/terraform.tfstate", "infra/prod.tfvars", ".bash_history", "worker/.dev.vars"];
+      for (const [at, file] of files.entries()) {
+        mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+        writeFileSync(path.join(dir, file), `secret ${canary}-${at}\n`);
+      }
+      const script = `requestFileSystem(".", (fs) => {
+  for (const file of ${JSON.stringify(files)}) {
+    try { println(fs.access(file).read()); } catch (e) { println(file, "refused:", (e as Error).name); }
+    println(fs.readClassified(file).map((text) => text.length));
+  }
+  println(JSON.stringify(fs.grepRecursive(".", "canary")));
+});`;
+      const sink = path.join(tacitHome.home, "sink.txt");
+      const r = await runScript(script, ["--secure-output", sink], { cwd: dir, env: { TACIT_HOME: tacitHome.home } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout + r.stderr).not.toContain(canary);
+      for (const file of files) expect(r.stdout).toContain(`${file} refused: SecurityError`);
+      expect(r.stdout).toContain("[]");
+      // readClassified still reads each: its length reaches the secure output only.
+      expect(readFileSync(sink, "utf8")).toContain(String(`secret ${canary}-0\n`.length));
     } finally {
       cleanup();
       tacitHome.cleanup();
