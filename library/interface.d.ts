@@ -148,7 +148,8 @@ interface RequestOptions {
 interface Network {
   /**
    * The response body (up to 8 MiB, cut with a marker); redirects are followed if allowed. An
-   * answer that is not 2xx throws an HttpStatusError (use httpRequest to read any status).
+   * answer that is not 2xx throws an HttpStatusError, a 3xx that was not followed included (a 304
+   * has no body); use httpRequest to read any status.
    */
   httpGet(url: string, options?: RequestOptions): string;
   /** As httpGet, with a body (a text/plain UTF-8 one unless contentType says otherwise). */
@@ -168,8 +169,9 @@ type HttpResponse = { status: number; body: string };
 
 /**
  * Thrown by httpGet and httpPost for an answer that is not 2xx (after the redirects followed),
- * as curl --fail fails. The message names the status and quotes the start of the body (secret
- * headers redacted).
+ * as curl --fail fails, and for a 3xx that was not followed (a 304, a 300, a redirect without a
+ * Location), whose body curl --fail would return. The message names the status, says why it is
+ * not the answer, and quotes the start of the body (secret headers redacted).
  */
 declare class HttpStatusError extends Error {
   constructor(call: string, method: string, url: string, status: number, body: string);

@@ -60,12 +60,33 @@ function bodyStart(body: string): string {
   return `${JSON.stringify(body.slice(0, end))}… (${body.length - end} more characters)`;
 }
 
+/** The redirects tacit follows when they carry a Location (runner/net/http-client.ts's REDIRECTS). */
+const FOLLOWED_REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
 /**
- * An answer that is not 2xx (after the redirects followed), to httpGet or httpPost: as with
- * curl --fail, an error page is never taken for the answer. httpRequest returns every status.
- * The message quotes the start of the body as httpGet or httpPost would have returned it
- * (secret headers redacted). Not httpPostClassified's: its answer's status could tell about
- * the body it sent, so it is not the script's to see (runner/monitor.ts).
+ * Why a 3xx that reached the script is not the resource httpGet and httpPost promise: a redirect
+ * tacit follows never does (it is followed, or refused with an error that says why), so this is
+ * a 304 (no body: the copy the request's own validators name is current), a redirect without a
+ * Location, or a 3xx tacit does not follow (300's list of choices, 305, 306, one not defined).
+ */
+function redirectReason(status: number, call: string): string {
+  if (status === 304) {
+    return `: the server says the copy the request's If-None-Match or If-Modified-Since header names is still current, and sends no body, so ${call} has no text to return. For a conditional request, use httpRequest and check for status 304`;
+  }
+  if (FOLLOWED_REDIRECTS.has(status)) return `, a redirect without a Location header, so there is no URL to follow: the server's redirect is broken`;
+  if (status === 300) return `: the server offers several versions and leaves the choice to the client (tacit follows only 301, 302, 303, 307 and 308); its body lists them, and the one you want can be requested directly`;
+  return `, a redirect tacit does not follow (it follows only 301, 302, 303, 307 and 308)`;
+}
+
+/**
+ * An answer that is not 2xx (after the redirects followed), to httpGet or httpPost: an error
+ * page is never taken for the answer, as with curl --fail, and neither is a 3xx that was not
+ * followed, where curl --fail returns its body: a 304 has none (a script that parses the text
+ * got "" for the resource), and a 300 page or a broken redirect is no more the resource than a
+ * 404 page is (fetch's `ok` is false for all of them). httpRequest returns every status. The
+ * message quotes the start of the body as httpGet or httpPost would have returned it (secret
+ * headers redacted). Not httpPostClassified's: its answer's status could tell about the body it
+ * sent, so it is not the script's to see (runner/monitor.ts).
  */
 export class HttpStatusError extends Error {
   override name = "HttpStatusError";
@@ -76,9 +97,10 @@ export class HttpStatusError extends Error {
   constructor(call: string, method: string, url: string, status: number, body: string) {
     const statusText = STATUS_TEXTS[status];
     const answered = `${method} ${url} answered ${status}${statusText === undefined ? "" : ` ${statusText}`}`;
+    const why = status >= 300 && status <= 399 ? redirectReason(status, call) : "";
     const quoted = body === "" ? "Its body was empty" : `Its body began: ${bodyStart(body)}`;
     const instead = `Use net.httpRequest(${JSON.stringify(method)}, url${method === "POST" ? ", { body }" : ""}) to read the status and body of any answer.`;
-    super(`${answered}; ${call} returns only a 2xx answer. ${instead} ${quoted}.`);
+    super(`${answered}${why}; ${call} returns only a 2xx answer. ${instead} ${quoted}.`);
     this.status = status;
     this.method = method;
     this.url = url;

@@ -234,16 +234,37 @@ export class NetworkExecutor {
     return { scope: this.capabilities.issue({ kind: "net", hosts: patterns }) };
   }
 
-  /** The check for one URL (each redirect hop too): scope ∩ policy, and whether it is named literally. */
+  /**
+   * The check for one URL (each redirect hop too): scope ∩ policy, and whether it is named
+   * literally. A hop's refusal says it was a redirect, from where, and that it was not followed:
+   * "example.com is not among the hosts this scope asked for" read as if the script had named a
+   * host it never did.
+   */
   private urlCheck(scopeHosts: readonly HostPattern[], permissions: readonly HostPattern[], first: { method: string; url: URL }): UrlCheck {
+    const checkUrl = this.policyCheck(scopeHosts, permissions);
     return (url, method, hop) => {
-      const asks = hop > 0 ? this.policy.redirects?.(first, { method, url }) : null;
+      if (hop === 0) return checkUrl(url);
+      const asks = this.policy.redirects?.(first, { method, url });
       if (asks) {
         throw new PolicyDenial(
           `${first.url.origin} redirected the request to ${url.href}, which the approval policy puts a person in front of ` +
             `(${asks}); a redirect is never asked about, so it was not followed. Request that URL directly`,
         );
       }
+      try {
+        return checkUrl(url);
+      } catch (error) {
+        if (error instanceof PolicyDenial || error instanceof EffectFailure) {
+          error.message = `${first.url.origin} redirected the request to ${url.href}, which tacit did not follow: ${error.message}`;
+        }
+        throw error;
+      }
+    };
+  }
+
+  /** What any URL must pass, the script's or a redirect's: see urlCheck. */
+  private policyCheck(scopeHosts: readonly HostPattern[], permissions: readonly HostPattern[]): (url: URL) => { restrictedAllowed: boolean } {
+    return (url) => {
       if (url.protocol !== "http:" && url.protocol !== "https:") {
         throw new PolicyDenial(`${url.protocol} URLs are not supported: only http and https`);
       }

@@ -72,8 +72,13 @@ requestNetwork(["127.0.0.1:*"], (net) => {
         "http://127.0.0.1:0/direct: port 0 is no port a server answers on (Node would send the request to port 80 instead); nothing was sent. " +
         "Name the server's port, or leave it out for the default",
     });
-    expect(String(attemptOf(found, "redirected").value)).toMatch(/^http:\/\/127\.0\.0\.1:0\/next: port 0 is no port a server answers on \(Node would send the request to port 80 instead\); nothing was sent/);
-    expect(String(attemptOf(found, "redirected-https").value)).toMatch(/^https:\/\/127\.0\.0\.1:0\/next: port 0 .*to port 443 instead/);
+    // A redirect's refusal says whose redirect it was.
+    expect(String(attemptOf(found, "redirected").value)).toBe(
+      `${a.origin} redirected the request to http://127.0.0.1:0/next, which tacit did not follow: ` +
+        "http://127.0.0.1:0/next: port 0 is no port a server answers on (Node would send the request to port 80 instead); nothing was sent. " +
+        "Name the server's port, or leave it out for the default",
+    );
+    expect(String(attemptOf(found, "redirected-https").value)).toMatch(/ redirected the request to https:\/\/127\.0\.0\.1:0\/next, which tacit did not follow: https:\/\/127\.0\.0\.1:0\/next: port 0 .*to port 443 instead/);
     expect(a.received.map((r) => r.url)).toEqual(["/to-http", "/to-https"]);
   });
 });

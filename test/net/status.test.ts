@@ -32,6 +32,22 @@ const statuses: Handler = (request, response) => {
       response.statusCode = 503;
       response.end();
       return;
+    case "/not-modified":
+      response.writeHead(304, { etag: '"v1"' });
+      response.end();
+      return;
+    case "/choices":
+      response.writeHead(300, { location: "/ok" });
+      response.end("<ul><li>/ok.json</li><li>/ok.xml</li></ul>");
+      return;
+    case "/nowhere":
+      response.writeHead(301);
+      response.end("moved, but not said where");
+      return;
+    case "/away":
+      response.writeHead(302, { location: new URL(request.url, "http://x").searchParams.get("to") ?? "/ok" });
+      response.end();
+      return;
     case "/echo-header":
       // The secret header in the page and in the reason phrase.
       response.writeHead(500, `bad token ${secret}`);
@@ -132,6 +148,56 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
 
     expect(attemptOf(found, "request-404").value).toMatchObject({ status: 404, body: expect.stringContaining("<html>no such page</html>") });
     expect(attemptOf(found, "uncaught-name").status).toBe("HttpStatusError");
+  });
+
+  it("throws for a 3xx that was not followed too, saying why it is not the resource and what to call instead; a refused redirect says it was one", async () => {
+    // curl --fail would return these bodies; httpGet promises the resource's text, which a 304
+    // (no body at all), a 300 list of choices or a redirect without a Location is not.
+    const root = resources.dir();
+    const a = await resources.server(statuses);
+    const elsewhere = await resources.server();
+    const O = a.origin;
+    const result = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+const described = (e: unknown) => e instanceof HttpStatusError ? { status: e.status, message: e.message } : String(e);
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  attempt("get-304", () => { try { return net.httpGet("${O}/not-modified", { headers: { "if-none-match": '"v1"' } }); } catch (e) { return described(e); } });
+  attempt("get-300", () => { try { return net.httpGet("${O}/choices"); } catch (e) { return described(e); } });
+  attempt("post-301", () => { try { return net.httpPost("${O}/nowhere", "x"); } catch (e) { return described(e); } });
+  attempt("request-304", () => net.httpRequest("GET", "${O}/not-modified"));
+  attempt("request-300", () => net.httpRequest("GET", "${O}/choices"));
+  attempt("away", () => net.httpGet(${lit(`${O}/away?to=${encodeURIComponent(`${elsewhere.origin}/x`)}`)}));
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    const message = (label: string): string => {
+      const value = attemptOf(found, label).value as { status: number; message: string };
+      expect(typeof value, label).toBe("object");
+      return value.message;
+    };
+    expect(attemptOf(found, "get-304").value).toMatchObject({ status: 304 });
+    expect(message("get-304")).toBe(
+      `GET ${O}/not-modified answered 304 Not Modified: the server says the copy the request's If-None-Match or If-Modified-Since header names ` +
+        "is still current, and sends no body, so httpGet has no text to return. For a conditional request, use httpRequest and check for status 304; " +
+        'httpGet returns only a 2xx answer. Use net.httpRequest("GET", url) to read the status and body of any answer. Its body was empty.',
+    );
+    expect(message("get-300")).toContain(`GET ${O}/choices answered 300 Multiple Choices: the server offers several versions and leaves the choice to the client`);
+    expect(message("get-300")).toContain('Its body began: "<ul><li>/ok.json</li>');
+    expect(message("post-301")).toContain(`POST ${O}/nowhere answered 301 Moved Permanently, a redirect without a Location header, so there is no URL to follow`);
+    expect(message("post-301")).toContain('net.httpRequest("POST", url, { body })');
+    // httpRequest reads them all.
+    expect(attemptOf(found, "request-304").value).toEqual({ status: 304, body: "" });
+    expect(attemptOf(found, "request-300").value).toEqual({ status: 300, body: "<ul><li>/ok.json</li><li>/ok.xml</li></ul>" });
+    // A redirect out of the scope: refused, saying it was the server's redirect, and never sent.
+    expect(attemptOf(found, "away")).toEqual({
+      status: "SecurityError",
+      value: `${O} redirected the request to ${elsewhere.origin}/x, which tacit did not follow: 127.0.0.1:${elsewhere.port} is not among the hosts this requestNetwork scope asked for (127.0.0.1:${a.port})`,
+    });
+    expect(elsewhere.connections).toBe(0);
   });
 
   it("is importable from \"tacit\" and type-checks against the interface", async () => {
