@@ -73,34 +73,126 @@ function isZlibHeader(first: number, second: number): boolean {
 }
 
 /**
+ * How much a zlib header's stream is decoded as zlib before tacit holds to that reading (see
+ * DeflateEitherWay): compressed bytes given the inflater, and decoded bytes it gave back.
+ */
+const ZLIB_TRIAL_INPUT_BYTES = 16 * 1024;
+const ZLIB_TRIAL_OUTPUT_BYTES = 64 * 1024;
+
+/**
  * Content-Encoding: deflate as servers send it: zlib-wrapped, as RFC 9110 says, or raw DEFLATE
  * without the zlib header (IIS and others long did), which browsers and curl read too. Told apart
- * by the first two bytes, as they tell them. The inflater is the one zlib-wrapped deflate gets,
- * so the size limit holds the same way: it counts the decoded bytes, and destroying this destroys
- * the inflater, which stops inflating what it was given (a bomb's first chunk included).
+ * by the first two bytes, as they tell them; and where those pass for a zlib header but the rest
+ * is no zlib stream, read again as raw DEFLATE, as browsers do when zlib fails: a raw stream
+ * whose first block is a stored one with padding bits set begins with bytes that pass (0x78
+ * 0x5e), and failed as "not valid deflate". That second reading is bounded: while zlib is on
+ * trial, the compressed bytes it was given are kept and what it decodes is held back; past
+ * ZLIB_TRIAL_INPUT_BYTES in or ZLIB_TRIAL_OUTPUT_BYTES out (or at its end) the zlib reading is
+ * the answer and a later failure is an error, so a server can make tacit decode at most those
+ * few KiB twice, never the stream. The inflaters are the ones zlib-wrapped and raw deflate get
+ * on their own, so the size limit holds the same way: it counts the decoded bytes passed on,
+ * and destroying this destroys the inflater, which stops inflating what it was given (a bomb's
+ * first chunk included).
  */
 class DeflateEitherWay extends Transform {
   private inflater: zlib.Inflate | zlib.InflateRaw | null = null;
   /** The first bytes, until there are two to tell the two apart by. */
   private head: Buffer = Buffer.alloc(0);
+  /** While zlib is on trial: the compressed bytes given it, and what it decoded, not passed on yet. */
+  private trial: { input: Buffer[]; inputBytes: number; output: Buffer[]; outputBytes: number } | null = null;
+  /** _flush's callback, once the stream's end came. */
+  private flushed: TransformCallback | null = null;
+  /** _transform's callback for the chunk the inflater is given, until it took it. */
+  private pending: TransformCallback | null = null;
+
+  private start(kind: "zlib" | "raw"): void {
+    const inflater = kind === "zlib" ? zlib.createInflate() : zlib.createInflateRaw();
+    this.inflater = inflater;
+    // Events of an inflater given up for another are no longer this stream's.
+    inflater.on("data", (decoded: Buffer) => {
+      if (this.inflater !== inflater) return;
+      if (this.trial === null) return void this.push(decoded);
+      this.trial.output.push(decoded);
+      this.trial.outputBytes += decoded.length;
+      if (this.trial.outputBytes > ZLIB_TRIAL_OUTPUT_BYTES) this.holdToZlib();
+    });
+    inflater.on("error", (error) => {
+      if (this.inflater !== inflater) return;
+      if (this.trial !== null) return this.readAsRaw();
+      this.destroy(error);
+    });
+  }
+
+  /** zlib's reading is the answer: what it held back is passed on. */
+  private holdToZlib(): void {
+    const held = this.trial!.output;
+    this.trial = null;
+    for (const decoded of held) this.push(decoded);
+  }
+
+  /** zlib failed on trial: the same bytes, from the first, as raw DEFLATE. */
+  private readAsRaw(): void {
+    const given = this.trial!.input;
+    this.trial = null;
+    const failed = this.inflater!;
+    this.start("raw");
+    failed.destroy();
+    for (const chunk of given) this.inflater!.write(chunk);
+    // The stream's end came already, or comes now: letting the pending chunk go can call _flush
+    // at once, which ends the raw inflater itself.
+    if (this.flushed !== null) this.endInflater();
+    else this.release();
+  }
+
+  /** Lets _transform's pending chunk go: the inflater in use has it. */
+  private release(): void {
+    const pending = this.pending;
+    this.pending = null;
+    pending?.();
+  }
+
+  /** Ends the inflater in use; _flush's callback once it ended (a zlib one on trial ending is the answer). */
+  private endInflater(): void {
+    const inflater = this.inflater!;
+    inflater.once("end", () => {
+      if (this.inflater !== inflater) return;
+      if (this.trial !== null) this.holdToZlib();
+      this.flushed!();
+    });
+    inflater.end();
+  }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     if (this.inflater === null) {
       this.head = Buffer.concat([this.head, chunk]);
       if (this.head.length < 2) return callback();
       chunk = this.head;
-      this.inflater = isZlibHeader(chunk[0]!, chunk[1]!) ? zlib.createInflate() : zlib.createInflateRaw();
-      this.inflater.on("data", (decoded: Buffer) => this.push(decoded));
-      this.inflater.on("error", (error) => this.destroy(error));
+      if (isZlibHeader(chunk[0]!, chunk[1]!)) {
+        this.trial = { input: [], inputBytes: 0, output: [], outputBytes: 0 };
+        this.start("zlib");
+      } else {
+        this.start("raw");
+      }
     }
-    this.inflater.write(chunk, () => callback());
+    if (this.trial !== null) {
+      this.trial.input.push(chunk);
+      this.trial.inputBytes += chunk.length;
+    }
+    const inflater = this.inflater!;
+    this.pending = callback;
+    inflater.write(chunk, () => {
+      // A write to an inflater given up is let go by readAsRaw, which wrote the chunk again.
+      if (this.inflater !== inflater) return;
+      if (this.trial !== null && this.trial.inputBytes > ZLIB_TRIAL_INPUT_BYTES) this.holdToZlib();
+      this.release();
+    });
   }
 
   override _flush(callback: TransformCallback): void {
     // One byte is no deflate stream of either kind; none at all is an empty body (HEAD, 204, 304).
     if (this.inflater === null) return callback(this.head.length === 0 ? null : new Error("a deflate stream of one byte"));
-    this.inflater.once("end", () => callback());
-    this.inflater.end();
+    this.flushed = callback;
+    this.endInflater();
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {

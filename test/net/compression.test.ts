@@ -3,7 +3,7 @@
 // middleware, nginx's gzip, httpbin, Postman Echo). Redaction looks for a secret's forms in the
 // text of the answer, so it must be given the text, not the compressed bytes.
 
-import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from "node:zlib";
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync, inflateRawSync, inflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, type Handler, isEnvFile, lit, permit, perTestResources, tacit, TOKEN_FROM_ENV } from "./fixtures.js";
@@ -232,4 +232,91 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(a.received.filter((r) => r.headers.authorization === canary)).toHaveLength(7);
     expectNoLeak(canary, result, root, isEnvFile);
   });
+
+  it("raw deflate whose first two bytes pass for a zlib header is read as raw when zlib fails, as browsers read it; a bomb behind such a head is still cut at the limit", async () => {
+    const limit = 8 * 1024 * 1024;
+    const a = await resources.server((request, response) => {
+      response.setHeader("content-encoding", "deflate");
+      const json = JSON.stringify(request);
+      switch (new URL(request.url, "http://x").pathname) {
+        case "/disguised":
+          response.end(disguisedRawDeflate(json));
+          return;
+        case "/disguised-dictionary":
+          // FDICT set in the would-be header: zlib asks for a dictionary, raw DEFLATE needs none.
+          response.end(disguisedRawDeflate(json, { dictionaryFlag: true }));
+          return;
+        case "/disguised-in-pieces": {
+          // The head a byte at a time, then the rest in pieces: the bytes zlib was given are read again whole.
+          const stream = disguisedRawDeflate(json, { tail: "x".repeat(40_000) });
+          response.write(stream.subarray(0, 1));
+          setTimeout(() => {
+            response.write(stream.subarray(1, 2));
+            for (let at = 2; at < stream.length; at += 1000) response.write(stream.subarray(at, at + 1000));
+            response.end();
+          }, 20);
+          return;
+        }
+        case "/disguised-bomb":
+          response.end(disguisedRawDeflate("x", { tail: Buffer.alloc(64 * 1024 * 1024, "x") }));
+          return;
+        case "/neither":
+          // Passes for a zlib header, and is no deflate stream either way.
+          response.end(Buffer.concat([Buffer.from([0x78, 0x5e]), Buffer.from("not deflate in any way, not at all".repeat(30))]));
+          return;
+        default:
+          response.end(deflateSync(json));
+      }
+    });
+    const { root, canary } = resources.projectWithSecret();
+    const result = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN_FROM_ENV}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  const get = (where: string): string => net.httpGet(${lit(a.origin)} + where, { headers: { "accept-encoding": "deflate" }, secretHeaders: { authorization: token } });
+  attempt("disguised", () => { const echo = JSON.parse(get("/disguised")); return [echo.url, echo.headers.authorization]; });
+  attempt("disguised-dictionary", () => { const echo = JSON.parse(get("/disguised-dictionary")); return [echo.url, echo.headers.authorization]; });
+  attempt("disguised-in-pieces", () => { const body = get("/disguised-in-pieces"); return [body.length, body.includes("[redacted]"), body.endsWith("x".repeat(40_000))]; });
+  attempt("disguised-bomb", () => { const body = get("/disguised-bomb"); return [body.length, body.indexOf("[tacit: response truncated")]; });
+  attempt("neither", () => get("/neither"));
+  attempt("wrapped", () => JSON.parse(get("/wrapped")).url);
 });
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    expect(attemptOf(found, "disguised")).toEqual({ status: "ok", value: ["/disguised", "[redacted]"] });
+    expect(attemptOf(found, "disguised-dictionary")).toEqual({ status: "ok", value: ["/disguised-dictionary", "[redacted]"] });
+    const pieces = attemptOf(found, "disguised-in-pieces");
+    expect(pieces.status).toBe("ok");
+    expect((pieces.value as unknown[]).slice(1)).toEqual([true, true]);
+    expect(attemptOf(found, "disguised-bomb")).toEqual({ status: "ok", value: [limit + "\n[tacit: response truncated at 8388608 bytes]\n".length, limit + 1] });
+    expect(attemptOf(found, "neither")).toMatchObject({ status: "Error", value: expect.stringMatching(/is not valid deflate; nothing of it was kept/) });
+    expect(attemptOf(found, "wrapped")).toEqual({ status: "ok", value: "/wrapped" });
+    expect(a.received.filter((r) => r.headers.authorization === canary)).toHaveLength(6);
+    expectNoLeak(canary, result, root, isEnvFile);
+  });
+});
+
+/**
+ * A raw DEFLATE stream whose first two bytes pass the zlib header check (CM 8, a window of at
+ * most 32 KiB, a multiple of 31): its first block is a stored one, not the last, whose padding
+ * bits (ignored by raw DEFLATE) make the first byte 0x78, and whose length's low byte makes the
+ * second byte complete the check (the text is padded with spaces to such a length). The bytes
+ * that follow are the stored text, and `tail` compressed as the last block. Checked here both
+ * ways: raw DEFLATE reads it whole, zlib fails on it.
+ */
+function disguisedRawDeflate(text: string, options: { dictionaryFlag?: boolean; tail?: string | Buffer } = {}): Buffer {
+  const fits = (length: number): boolean => ((0x78 << 8) | (length & 0xff)) % 31 === 0 && (length & 0x20) !== 0 === (options.dictionaryFlag ?? false);
+  let length = Buffer.byteLength(text);
+  while (!fits(length)) length++;
+  const stored = Buffer.from(text.padEnd(text.length + length - Buffer.byteLength(text), " "));
+  const head = Buffer.from([0x78, length & 0xff, length >> 8, ~length & 0xff, (~length >> 8) & 0xff]);
+  const stream = Buffer.concat([head, stored, deflateRawSync(options.tail ?? "")]);
+  expect((stream[0]! << 8) | stream[1]!).toSatisfy((header: number) => header % 31 === 0 && (header >> 8 & 0x0f) === 8);
+  expect(inflateRawSync(stream).subarray(0, length).toString()).toBe(stored.toString());
+  expect(() => inflateSync(stream)).toThrow();
+  return stream;
+}
