@@ -17,7 +17,8 @@ const MIN_REDACTED_WORD_LENGTH = 8;
  * Long words are looked for in all their forms in this much of each secret. Header values are
  * capped well below it (see MAX_SECRET_HEADER_CHARS); a classified body can be far longer, and
  * its later words matter only for error messages, which quote no body but do quote what a
- * server chose (a redirect's URL): those are looked for as the message holds them (laterWordsIn).
+ * server chose (a redirect's URL, a content coding's name): those are looked for anywhere in the
+ * message, glued to other text too (laterWordsIn).
  */
 const WORD_SCAN_CHARS = 64 * 1024;
 
@@ -150,10 +151,15 @@ function prefixOf(value: string, length: number): string {
  * The forms of `secret` that a text of `room` characters can hold, each with whether it can
  * be there whole. A value longer than the text can only end it partway (an answer cut at the
  * size limit), so only the forms of its first `room + 1` characters are needed, as prefixes:
- * a 256 MiB body costs what a text-sized one does.
+ * a 256 MiB body costs what a text-sized one does. null when the text cannot be searched for
+ * the secret's words past WORD_SCAN_CHARS (see laterWordsIn): it is then masked whole.
  */
-function echoedForms(secret: string, text: string): Array<{ form: string; whole: boolean }> {
+function echoedForms(secret: string, text: string): Array<{ form: string; whole: boolean }> | null {
   const room = text.length;
+  const scanned = secret.length > WORD_SCAN_CHARS ? prefixOf(secret, WORD_SCAN_CHARS) : secret;
+  // First: a text it cannot search is masked whole, and none of the rest is needed.
+  const later = scanned === secret ? [] : laterWordsIn(secret, scanned.length, text);
+  if (later === null) return null;
   const out: Array<{ form: string; whole: boolean }> = [];
   const add = (value: string): void => {
     const whole = value.length <= room;
@@ -161,11 +167,10 @@ function echoedForms(secret: string, text: string): Array<{ form: string; whole:
   };
   add(secret);
   add(secret.trim());
-  const scanned = secret.length > WORD_SCAN_CHARS ? prefixOf(secret, WORD_SCAN_CHARS) : secret;
   for (const word of new Set(scanned.split(/[\s=;,:"']+/))) {
     if (word.length >= MIN_REDACTED_WORD_LENGTH && word !== secret) add(word);
   }
-  if (scanned !== secret) for (const word of laterWordsIn(secret, scanned.length, text)) add(word);
+  for (const word of later) add(word);
   return out;
 }
 
@@ -180,17 +185,48 @@ function separatesPieces(unit: number): boolean {
 }
 
 /**
- * The long pieces of `secret` past `from` that `text` holds, as they are or lower-cased, each
- * with the word around it: found in one pass over the secret against a set of the text's
- * pieces, so a long classified body costs its length, not its words' forms. An error message
- * quotes what a server chose (a redirect's host, path and query), and a security review had a
- * server reflect a key from past the first 64 KiB of a classified .env into a refused
- * redirect's host name, which the error named in plaintext.
+ * The most characters of a text's long pieces laterWordsIn indexes (its SubstringIndex takes up
+ * to about 150 bytes a character): texts it is given are error messages and redirect hops, tens of
+ * KiB at most (Node reads 16 KiB of headers). A longer one is not searched: redact masks it whole.
  */
-function laterWordsIn(secret: string, from: number, text: string): string[] {
-  const pieces = new Set(text.toLowerCase().split(PIECE_SEPARATORS).filter((piece) => piece.length >= MIN_REDACTED_WORD_LENGTH));
-  if (pieces.size === 0) return [];
+const LATER_WORDS_TEXT_CHARS = 256 * 1024;
+
+/** Work laterWordsIn did, for the test that it stays linear: characters read and index steps taken. */
+export interface WordSearchSteps {
+  steps: number;
+}
+
+/**
+ * The long pieces of `secret` past `from` that `text` holds anywhere, as they are or lower-cased,
+ * each with the word around it; null when the text is too long to search (see
+ * LATER_WORDS_TEXT_CHARS) or holds more of the secret's words than it could be masked by: the
+ * caller then masks the text whole. An error message quotes what a server chose (a redirect's
+ * host, path and query, a content coding's name), and a security review had a server reflect a
+ * key from past the first 64 KiB of a classified .env into a refused redirect's host name, which
+ * the error named in plaintext; and one glued to other text ("xx<key>yy", a content coding named
+ * so) was missed when the text was split at separators and only whole pieces compared. So the
+ * text's long pieces are indexed (a suffix automaton: every substring, built in one pass) and
+ * each long piece of the secret is looked up in it: the text's length to build, the secret's to
+ * search, never their product (a redaction that was quadratic held the host's thread 11 s).
+ */
+export function laterWordsIn(secret: string, from: number, text: string, counted: WordSearchSteps = { steps: 0 }): string[] | null {
+  const pieces = text.toLowerCase().split(PIECE_SEPARATORS).filter((piece) => piece.length >= MIN_REDACTED_WORD_LENGTH);
+  if (pieces.length === 0) return [];
+  if (pieces.reduce((total, piece) => total + piece.length + 1, 0) > LATER_WORDS_TEXT_CHARS) return null;
+  const indexed = pieces.join("\n"); // A separator: no piece of the secret holds one, so none spans two pieces.
+  const index = new SubstringIndex(indexed, counted);
   const found = new Set<string>();
+  // The found words together, which become forms to mask (see echoedForms): a secret made of many
+  // different pieces of a text the server chose would make them far longer than the text. Past a
+  // few times its length, masking it whole is the answer.
+  let foundChars = 0;
+  const budget = 4 * text.length + 1024;
+  const keep = (word: string): boolean => {
+    if (found.has(word)) return true;
+    found.add(word);
+    foundChars += word.length;
+    return foundChars <= budget;
+  };
   // Where the last word found ends: a piece before it is in that word (each character of the
   // secret is looked at once, however many pieces a word of it has).
   let wordEnd = from;
@@ -205,19 +241,105 @@ function laterWordsIn(secret: string, from: number, text: string): string[] {
     const pieceStart = at;
     while (at < secret.length && !separatesPieces(secret.charCodeAt(at))) at++;
     const length = at - pieceStart;
+    counted.steps += length;
     if (length < MIN_REDACTED_WORD_LENGTH || length > text.length) continue;
     const piece = secret.slice(pieceStart, at);
-    if (!pieces.has(piece.toLowerCase())) continue;
-    found.add(piece);
+    if (!index.holds(piece.toLowerCase())) continue;
+    if (!keep(piece)) return null;
     if (pieceStart < wordEnd) continue;
     let start = pieceStart;
     while (start > wordEnd && !WORD_END.test(secret[start - 1]!)) start--;
     let end = at;
     while (end < secret.length && !WORD_END.test(secret[end]!)) end++;
+    counted.steps += end - start;
     wordEnd = end;
-    if (end - start <= text.length) found.add(secret.slice(start, end));
+    if (end - start <= text.length && !keep(secret.slice(start, end))) return null;
   }
   return [...found];
+}
+
+/**
+ * Every substring of a text, as its suffix automaton (Blumer et al.): built in one pass, with at
+ * most two states and three edges a character, and a string is looked up in as many steps as it
+ * has characters. Edges in an EdgeTable; each state's edges also listed, by code unit, for the
+ * copy a split makes of them.
+ */
+class SubstringIndex {
+  private readonly edges = new EdgeTable();
+  private length: Int32Array;
+  private link: Int32Array;
+  /** Each state's first listed edge (-1: none); edgeUnit and edgeNext hold the lists. */
+  private firstEdge: Int32Array;
+  private edgeUnit = new Uint16Array(1024);
+  private edgeNext = new Int32Array(1024);
+  private edgeCount = 0;
+  private states = 1;
+
+  constructor(text: string, counted: WordSearchSteps) {
+    const capacity = 2 * text.length + 2;
+    this.length = new Int32Array(capacity);
+    this.link = new Int32Array(capacity);
+    this.firstEdge = new Int32Array(capacity).fill(-1);
+    this.link[0] = -1;
+    let last = 0;
+    for (let i = 0; i < text.length; i++) {
+      const unit = text.charCodeAt(i);
+      const current = this.states++;
+      this.length[current] = this.length[last]! + 1;
+      let state = last;
+      while (state !== -1 && this.edges.get(state, unit) === -1) {
+        this.addEdge(state, unit, current);
+        state = this.link[state]!;
+        counted.steps++;
+      }
+      if (state === -1) {
+        this.link[current] = 0;
+      } else {
+        const next = this.edges.get(state, unit);
+        if (this.length[state]! + 1 === this.length[next]) {
+          this.link[current] = next;
+        } else {
+          const clone = this.states++;
+          this.length[clone] = this.length[state]! + 1;
+          this.link[clone] = this.link[next]!;
+          for (let edge = this.firstEdge[next]!; edge !== -1; edge = this.edgeNext[edge]!) {
+            this.addEdge(clone, this.edgeUnit[edge]!, this.edges.get(next, this.edgeUnit[edge]!));
+            counted.steps++;
+          }
+          while (state !== -1 && this.edges.get(state, unit) === next) {
+            this.edges.set(state, unit, clone);
+            state = this.link[state]!;
+            counted.steps++;
+          }
+          this.link[next] = clone;
+          this.link[current] = clone;
+        }
+      }
+      last = current;
+    }
+  }
+
+  private addEdge(state: number, unit: number, target: number): void {
+    this.edges.add(state, unit, target);
+    if (this.edgeCount === this.edgeUnit.length) {
+      const units = new Uint16Array(this.edgeCount * 2);
+      units.set(this.edgeUnit);
+      this.edgeUnit = units;
+      const next = new Int32Array(this.edgeCount * 2);
+      next.set(this.edgeNext);
+      this.edgeNext = next;
+    }
+    this.edgeUnit[this.edgeCount] = unit;
+    this.edgeNext[this.edgeCount] = this.firstEdge[state]!;
+    this.firstEdge[state] = this.edgeCount++;
+  }
+
+  /** Whether the text holds `piece`. */
+  holds(piece: string): boolean {
+    let state = 0;
+    for (let i = 0; i < piece.length && state !== -1; i++) state = this.edges.get(state, piece.charCodeAt(i));
+    return state !== -1;
+  }
 }
 
 /**
@@ -246,6 +368,16 @@ class EdgeTable {
       const child = this.children[at]!;
       if (child === 0) return -1;
       if (this.nodes[at] === node && this.units[at] === unit) return child;
+    }
+  }
+
+  /** Points an edge that is there at another child. */
+  set(node: number, unit: number, child: number): void {
+    for (let at = this.slot(node, unit); ; at = (at + 1) & this.mask) {
+      if (this.nodes[at] === node && this.units[at] === unit && this.children[at] !== 0) {
+        this.children[at] = child;
+        return;
+      }
     }
   }
 
@@ -576,6 +708,9 @@ function joined(ranges: Array<[number, number]>): Array<[number, number]> {
   return out;
 }
 
+/** What stands for a text laterWordsIn could not search (see there): nothing of it is shown. */
+const TEXT_NOT_SEARCHED = "[redacted: a text tacit could not search for the words of a classified value the request carried]";
+
 /**
  * Every occurrence of a secret's forms, replaced; and a text that ends partway into one, when
  * it may have been cut there (`cut`: an answer cut at the size limit), has that partial secret
@@ -592,7 +727,9 @@ export function redact(text: string, secrets: readonly string[], shown: readonly
   const matcher = new FormMatcher();
   let any = false;
   for (const secret of secrets) {
-    for (const { form, whole } of echoedForms(secret, text)) {
+    const forms = echoedForms(secret, text);
+    if (forms === null) return TEXT_NOT_SEARCHED;
+    for (const { form, whole } of forms) {
       if (form.length < MIN_REDACTED_LENGTH) continue;
       matcher.add(form, whole);
       any = true;

@@ -6,7 +6,7 @@
 // texts; and a long body's forms, as a classified body gives them.
 
 import { describe, expect, it } from "vitest";
-import { FormMatcher, MIN_REDACTED_LENGTH } from "../../runner/net/redaction.js";
+import { FormMatcher, laterWordsIn, MIN_REDACTED_LENGTH, redact } from "../../runner/net/redaction.js";
 
 type Form = { form: string; whole: boolean };
 
@@ -100,5 +100,63 @@ describe("FormMatcher", () => {
     for (const piece of body.split(" ").filter((w) => w.length >= 6).slice(0, 500)) forms.push({ form: piece, whole: true });
     const text = `a ${body.slice(1000, 1400)} b ${forms[2]!.form.slice(0, 80)} c ${body.slice(0, 50_000)} d ${body.toUpperCase().slice(0, 30)}`;
     expect(matcherOf(forms).ranges(text)).toEqual(expectedRanges(forms, text));
+  });
+});
+
+describe("laterWordsIn (a classified body's words past its first 64 KiB)", () => {
+  /** What laterWordsIn must find, the plainest way: each long piece of the secret past `from` that the text holds anywhere, case aside. */
+  function plainLaterPieces(secret: string, from: number, text: string): string[] {
+    const lower = text.toLowerCase();
+    const pieces = secret.slice(from).match(/[^\s=;,:"'/.?#&@%+\\<>()[\]{}|]{8,}/g) ?? [];
+    return [...new Set(pieces.filter((piece) => piece.length <= text.length && lower.includes(piece.toLowerCase())))];
+  }
+
+  it("finds a piece of the secret glued inside a longer word of the text, as the plain search does", () => {
+    const next = random(20261205);
+    for (let round = 0; round < 400; round++) {
+      const alphabet = ["ab", "abc", "aB-", "ab\u00e9"][round % 4]!;
+      const word = (length: number): string => Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join("");
+      // A secret whose scanned start is skipped (from), then words of 6 to 14 characters.
+      const from = 5;
+      let secret = "xxxxx";
+      for (let i = 0; i < 12; i++) secret += `${word(6 + Math.floor(next() * 9))}${next() < 0.5 ? " " : "="}`;
+      // A text of the secret's words glued to others, and of random words.
+      let text = "";
+      for (let i = 0; i < 6; i++) {
+        const words = secret.slice(from).split(/[ =]/).filter((w) => w !== "");
+        text += next() < 0.5 ? `${word(2)}${words[Math.floor(next() * words.length)]!.toUpperCase()}${word(2)}/` : `${word(10)} `;
+      }
+      const found = laterWordsIn(secret, from, text);
+      expect(found, JSON.stringify({ secret, text })).not.toBeNull();
+      // Every piece the plain search finds is found (with, maybe, the word around it).
+      for (const piece of plainLaterPieces(secret, from, text)) expect(found, JSON.stringify({ secret, text, piece })).toContain(piece);
+    }
+  });
+
+  it("masks such a piece in a message, and stays linear in the body and the text however periodic both are (steps counted)", () => {
+    const key = "canary-5f0e2a9c-1b7d-4c3e-9a8f-0d6b2e4c7a10";
+    const body = `${"SETTING=value\n".repeat(6000)}API_KEY=${key}\n`;
+    expect(redact(`(xx${key}yy) and (gzip${key.toUpperCase()}0)`, [body])).toBe("(xx[redacted]yy) and (gzip[redacted]0)");
+    // Periodic: every piece of the body is a substring of the text, or all but its last character is.
+    const text = "ab".repeat(60_000);
+    for (const piece of ["ab".repeat(2_500), `${"ab".repeat(2_500)}b`]) {
+      const secret = `${"x".repeat(70_000)} ${`${piece} `.repeat(800)}`;
+      const counted = { steps: 0 };
+      const found = laterWordsIn(secret, 64 * 1024, text, counted);
+      expect(found).toEqual(piece.endsWith("bb") ? [] : [piece]);
+      // The index is built once over the text, and each character of the body is read a bounded number of times.
+      expect(counted.steps).toBeLessThan(8 * (secret.length + text.length));
+    }
+  });
+
+  it("gives up on a text too long to index, or one whose many different pieces the body holds, and redact then masks the text whole", () => {
+    const text = `server said ${"q".repeat(300_000)}`;
+    const secret = `${"x".repeat(70_000)} ${"q".repeat(20)}`;
+    expect(laterWordsIn(secret, 64 * 1024, text)).toBeNull();
+    expect(redact(text, [secret])).toBe("[redacted: a text tacit could not search for the words of a classified value the request carried]");
+    // A body made of many different pieces of what the server chose: as forms, far longer than the text.
+    const chosen = Array.from({ length: 3000 }, (_, i) => String.fromCharCode(97 + ((i * 7919) % 26))).join("");
+    const many = `${"x".repeat(70_000)} ${Array.from({ length: 1000 }, (_, i) => chosen.slice(i, i + 1500)).join(" ")}`;
+    expect(laterWordsIn(many, 64 * 1024, `coding (${chosen})`)).toBeNull();
   });
 });

@@ -895,6 +895,98 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expectNotSeen(world, result);
   });
 
+  it("a key from past the first 64 KiB of a classified body, glued inside a longer word of a redirect's URL, is redacted in the audit log's record of the hop", async () => {
+    const world = secretWorld();
+    const filler = Array.from({ length: 9000 }, (_, i) => `SETTING_${i}=value\n`).join("");
+    writeTree(world.root, { ".env": `${filler}API_KEY=${world.canary}\n` });
+    // Sends its client on (307: the body goes along) to a URL that holds the key glued to other text.
+    const a = await server((request, response) => {
+      if (request.url !== "/upload") return void response.end("stored");
+      const key = /API_KEY=(\S+)/.exec(request.body)?.[1] ?? "none";
+      response.writeHead(307, { location: `/collect?seen=xx${key}yy` });
+      response.end();
+    });
+    const log = path.join(resources.dir(), "audit.jsonl");
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+const env = requestFileSystem(".", (fs) => fs.readClassified(".env"));
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  attempt("posted", () => String(net.httpPostClassified(${lit(`${a.origin}/upload`)}, env)));
+});
+`,
+      ["--audit-log", log, ...permit(`127.0.0.1:${a.port}`)],
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(attemptOf(attempts(result.stdout), "posted")).toEqual({ status: "ok", value: "Classified(***)" });
+    // The hop was followed, with the key in its URL; the log records it masked.
+    expect(a.received.map((r) => r.url)).toEqual(["/upload", `/collect?seen=xx${world.canary}yy`]);
+    const written = readFileSync(log, "utf8");
+    expect(written).toContain(`POST ${a.origin}/collect?seen=xx[redacted]yy`);
+    expect(written).not.toContain(world.canary.slice("canary-".length, "canary-".length + 8));
+    expectNotSeen(world, result);
+  });
+
+  it("a key from past the first 64 KiB of a classified body, glued inside a longer word of an error the script sees, never reaches the script", async () => {
+    const world = secretWorld();
+    const filler = Array.from({ length: 9000 }, (_, i) => `SETTING_${i}=value\n`).join("");
+    writeTree(world.root, { ".env": `${filler}API_KEY=${world.canary}\n` });
+    // Answers as soon as it has read the key, and reads no more: the rest of the body (8 MB of
+    // padding a map put after it, more than the socket buffers take while nothing reads them) is
+    // never sent whole, so the request fails before it was sent and the script sees the error,
+    // which names the content coding the server chose: the key with text glued to it. (The answer
+    // is not ended: Node's server would read the rest of the body to discard it.)
+    const bodiesSeen: string[] = [];
+    const early = http.createServer((request, response) => {
+      let seen = "";
+      request.on("data", (chunk: Buffer) => {
+        if (response.headersSent) return;
+        seen += chunk.toString("latin1");
+        const key = /API_KEY=([^\s#]+)\n/.exec(seen)?.[1];
+        if (key === undefined) return;
+        bodiesSeen.push(seen);
+        request.pause();
+        const where = new URL(request.url ?? "/", "http://x").pathname;
+        response.writeHead(200, { "content-encoding": where === "/glued" ? `xx${key}yy` : `gzip${key}0` });
+        response.write("x");
+      });
+    });
+    await new Promise<void>((resolve) => early.listen(0, "127.0.0.1", resolve));
+    onTestFinished(() => new Promise<void>((resolve) => early.close(() => resolve())));
+    early.on("connection", (socket) => onTestFinished(() => void socket.destroy()));
+    const { port } = early.address() as AddressInfo;
+    const script = (tail: string): string => `${ATTEMPT_PRELUDE}
+const env = requestFileSystem(".", (fs) => fs.readClassified(".env"));
+const padded = env.map((text) => text + "#".repeat(8_000_000));
+requestNetwork([${lit(`127.0.0.1:${port}`)}], (net) => {
+  ${tail}
+});
+`;
+    const caught = await tacit(
+      world.root,
+      script(`attempt("glued", () => String(net.httpPostClassified("http://127.0.0.1:${port}/glued", padded)));
+  attempt("prefixed", () => String(net.httpPostClassified("http://127.0.0.1:${port}/prefixed", padded)));`),
+      permit(`127.0.0.1:${port}`),
+    );
+    expect(caught.code, caught.stderr).toBe(0);
+    const found = attempts(caught.stdout);
+    // The error did reach the script, with the key masked inside the word the server made of it.
+    expect(attemptOf(found, "glued")).toEqual({
+      status: "Error",
+      value: `http://127.0.0.1:${port}: answered in a content coding tacit does not decode (xx[redacted]yy); nothing of the answer was kept. Ask for gzip, deflate or br, or none`,
+    });
+    expect(String(attemptOf(found, "prefixed").value)).toContain("(gzip[redacted]0)");
+    expectNotSeen(world, caught);
+    // Uncaught, in --json: the error tacit reports.
+    const json = await tacit(world.root, script(`net.httpPostClassified("http://127.0.0.1:${port}/glued", padded);`), ["--json", ...permit(`127.0.0.1:${port}`)]);
+    expect(json.code).not.toBe(0);
+    expect(JSON.parse(json.stdout).error).toContain("(xx[redacted]yy)");
+    expectNotSeen(world, json);
+    // The server had the key each time (else there was nothing to redact).
+    expect(bodiesSeen).toHaveLength(3);
+    for (const body of bodiesSeen) expect(body).toContain(`API_KEY=${world.canary}\n`);
+  });
+
   it("a failed request whose classified body has an astral character (or a lone surrogate) is redacted wherever its message is cut, and the script goes on", async () => {
     const world = secretWorld();
     // Longer than the error message below, by far.
