@@ -159,7 +159,7 @@ interface Network {
   /**
    * Sends a classified body (refused under 4 characters, like a secret header); the answer stays
    * classified too, and so does its status (it could tell about the body): an answer that is not
-   * 2xx, or one that fails once the body was sent, is returned as any other (empty if it failed),
+   * 2xx, or one that fails once its connection is up, is returned as any other (empty if it failed),
    * and the secure output says so.
    */
   httpPostClassified(url: string, body: Classified<string>, options?: RequestOptions & { contentType?: string }): Classified<string>;

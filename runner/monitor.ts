@@ -226,7 +226,7 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       const answer = await context.network.request(action);
       // How the server answered is not the script's to see: a map can make the body valid or not
       // depending on a bit of the secret, and an API that checks it answers 200 or 400 (or fails).
-      // An answer that is no success, or that failed once sent, is classified as any other, and
+      // An answer that is no success, or that failed once its connection was up, is classified as any other, and
       // said in the secure output, for the person.
       if (answer.failedAfterSending !== null) {
         context.sink?.append(`[tacit] httpPostClassified: POST ${action.url}: ${answer.failedAfterSending}; its answer, classified as any other, is empty\n`);

@@ -50,7 +50,7 @@ export interface HttpAnswer {
   secrets: string[];
   /** httpPostClassified's only: why the redirect that is its answer was not followed (see httpExchange). */
   unfollowedRedirect: string | null;
-  /** httpPostClassified's only: why its answer could not be read once the request was sent (the answer is then empty). */
+  /** httpPostClassified's only: why its answer could not be read once its connection was up (the answer is then empty). */
   failedAfterSending: string | null;
 }
 
@@ -372,7 +372,7 @@ export class NetworkExecutor {
     // A redirect httpPostClassified cannot follow is its answer, classified: failing would tell
     // the script the status of an answer it may not see (monitor.ts).
     let unfollowedRedirect: string | null = null;
-    let bodySent = false;
+    let bodyMayHaveGone = false;
     let answered = false;
     try {
       const outcome = await httpExchange(
@@ -393,7 +393,7 @@ export class NetworkExecutor {
             hops.push(redact(`${method} ${next.href}`, secrets, scriptNamed(url)));
           },
           unfollowed: action.classifiedBody === null ? undefined : (reason) => (unfollowedRedirect = reason),
-          sent: () => (bodySent = true),
+          connected: () => (bodyMayHaveGone = true),
           answered: () => (answered = true),
         },
       );
@@ -427,11 +427,12 @@ export class NetworkExecutor {
       }
       return { status: outcome.status, body: text, truncated: outcome.truncated, cut, limitBytes: limits.maxResponseBytes, secrets, unfollowedRedirect, failedAfterSending: null };
     } catch (error) {
-      // httpPostClassified: once the server has had the secret, how its answer failed (an unknown
+      // httpPostClassified: once the server may have had the secret, or any part of it (the
+      // connection is up: see httpExchange's `connected`), how its answer failed (an unknown
       // coding, a tunnel, a cut, a time-out) is the server's doing and may depend on the secret,
       // as its status may: the answer is then an empty one, classified as any other, and the
-      // reason goes to the secure output (monitor.ts). Before it was sent, a failure tells nothing of it.
-      if (action.classifiedBody !== null && bodySent && !this.signal.aborted) {
+      // reason goes to the secure output (monitor.ts). Before that, a failure depends on the URL alone.
+      if (action.classifiedBody !== null && bodyMayHaveGone && !this.signal.aborted) {
         const reason = redact(error instanceof Error ? error.message : String(error), secrets, scriptNamed(url));
         return { status: 0, body: "", truncated: false, cut: false, limitBytes: limits.maxResponseBytes, secrets, unfollowedRedirect: null, failedAfterSending: reason };
       }

@@ -428,7 +428,7 @@ function once(
   restrictedAllowed: boolean,
   limits: HttpLimits,
   signal: AbortSignal,
-  { sent, answered }: { sent: () => void; answered: () => void },
+  { connected, answered }: { connected: () => void; answered: () => void },
 ): Promise<HttpOutcome & { location: string | null }> {
   const { url } = call;
   const host = hostOf(url);
@@ -536,14 +536,15 @@ function once(
       clearTimeout(overall);
       reject(answerFailure(url, error));
     });
-    // Sent once the connection stands: whatever fails from here on (the server closing it partway
-    // through the body, a limit of its own on a body's size) may depend on how long the body is,
-    // and so, for a classified one, on the secret. Only a failure to connect depends on the URL
-    // alone. (Marked when the body was handed whole to the OS, a failure partway through a long
-    // classified body was an error the script saw, and a short one an answer it did not.)
+    // From the moment the connection is up (its TLS too), bytes of the request go out, the body's
+    // among them: a server can read part of it and answer (or fail) before the rest was sent.
+    // Counted from "finish" (the body handed whole to the OS), a server that answered as soon as
+    // it had read a key from a long classified body, with a content coding named after it, failed
+    // the request where the script saw it: how a server that had part of the secret answered.
     request.on("socket", (socket) => {
-      if (!socket.connecting) sent();
-      else socket.once(url.protocol === "https:" ? "secureConnect" : "connect", sent);
+      if (url.protocol === "https:") socket.once("secureConnect", connected);
+      else if (socket.connecting) socket.once("connect", connected);
+      else connected();
     });
     request.end(call.body ?? undefined);
   });
@@ -559,15 +560,15 @@ export interface ExchangeHooks {
    * answer the script may not see, whose failure would tell it the status (see monitor.ts).
    */
   unfollowed?: (reason: string) => void;
-  /** The connection of a request (the first, or a redirect's) stands: it is being sent. */
-  sent?: () => void;
+  /** A request's connection (the first's, or a redirect's) is up: from here on the server may have any byte of it, its body's included. */
+  connected?: () => void;
   /** A request (the first, or a redirect's) was answered: a status and headers came back. */
   answered?: () => void;
 }
 
 /** Makes the request, following redirects that pass the same checks (see ExchangeHooks). */
 export async function httpExchange(first: HttpCall, check: UrlCheck, limits: HttpLimits, signal: AbortSignal, hooks: ExchangeHooks = {}): Promise<HttpOutcome> {
-  const { followed = () => undefined, unfollowed, sent = () => undefined, answered = () => undefined } = hooks;
+  const { followed = () => undefined, unfollowed, connected = () => undefined, answered = () => undefined } = hooks;
   let call = first;
   /** The redirect answer being followed: the answer, with `unfollowed`, if it cannot be. */
   let redirect: HttpOutcome | null = null;
@@ -581,7 +582,7 @@ export async function httpExchange(first: HttpCall, check: UrlCheck, limits: Htt
     try {
       const { restrictedAllowed } = check(call.url, call.method, hop);
       if (hop > 0) followed(call.method, call.url);
-      outcome = await once(call, restrictedAllowed, limits, signal, { sent, answered });
+      outcome = await once(call, restrictedAllowed, limits, signal, { connected, answered });
     } catch (error) {
       return notFollowed(error);
     }
