@@ -13,6 +13,7 @@ import type { RedirectVetting } from "../approval/redirects.js";
 import type { HttpLimits, UrlCheck } from "./http-client.js";
 import { hostOf, HostPatternError, type HostPattern, parseHostPattern, patternMatches } from "./host-policy.js";
 import { MIN_REDACTED_LENGTH, redact } from "./redaction.js";
+import { redirectNotFollowed } from "./redirect-refusal.js";
 
 const MAX_REDIRECTS = 5;
 /**
@@ -255,7 +256,7 @@ export class NetworkExecutor {
         return checkUrl(url);
       } catch (error) {
         if (error instanceof PolicyDenial || error instanceof EffectFailure) {
-          error.message = `${first.url.origin} redirected the request to ${url.href}, which tacit did not follow: ${error.message}`;
+          error.message = redirectNotFollowed(first.url, url, error.message);
         }
         throw error;
       }

@@ -12,6 +12,7 @@ import zlib from "node:zlib";
 import { PolicyDenial, EffectFailure } from "../refusals.js";
 import { isRestrictedAddress } from "./address-check.js";
 import { hostOf, isIpLiteral } from "./host-policy.js";
+import { redirectNotFollowed } from "./redirect-refusal.js";
 import { wholeCharacters } from "../whole-characters.js";
 
 export interface HttpCall {
@@ -579,11 +580,15 @@ export async function httpExchange(first: HttpCall, check: UrlCheck, limits: Htt
   };
   for (let hop = 0; ; hop++) {
     let outcome: HttpOutcome & { location: string | null };
+    let checked = false;
     try {
       const { restrictedAllowed } = check(call.url, call.method, hop);
+      checked = true;
       if (hop > 0) followed(call.method, call.url);
       outcome = await once(call, restrictedAllowed, limits, signal, { connected, answered });
     } catch (error) {
+      // Past the check, a refusal is the restricted-address one, made as the hop's address is looked up.
+      if (checked && hop > 0 && error instanceof PolicyDenial) error.message = redirectNotFollowed(first.url, call.url, error.message);
       return notFollowed(error);
     }
     if (!REDIRECTS.has(outcome.status) || outcome.location === null) return outcome;

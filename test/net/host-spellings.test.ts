@@ -74,11 +74,11 @@ requestNetwork(["127.0.0.1:*"], (net) => {
     });
     // A redirect's refusal says whose redirect it was.
     expect(String(attemptOf(found, "redirected").value)).toBe(
-      `${a.origin} redirected the request to http://127.0.0.1:0/next, which tacit did not follow: ` +
+      `the request to ${a.origin} was redirected to http://127.0.0.1:0/next, which tacit did not follow: ` +
         "http://127.0.0.1:0/next: port 0 is no port a server answers on (Node would send the request to port 80 instead); nothing was sent. " +
         "Name the server's port, or leave it out for the default",
     );
-    expect(String(attemptOf(found, "redirected-https").value)).toMatch(/ redirected the request to https:\/\/127\.0\.0\.1:0\/next, which tacit did not follow: https:\/\/127\.0\.0\.1:0\/next: port 0 .*to port 443 instead/);
+    expect(String(attemptOf(found, "redirected-https").value)).toMatch(/ was redirected to https:\/\/127\.0\.0\.1:0\/next, which tacit did not follow: https:\/\/127\.0\.0\.1:0\/next: port 0 .*to port 443 instead/);
     expect(a.received.map((r) => r.url)).toEqual(["/to-http", "/to-https"]);
   });
 });

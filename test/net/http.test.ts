@@ -311,6 +311,11 @@ requestNetwork(["127.0.0.1:*", "*.*.*.*:*"], (net) => {
     expect(attemptOf(found, "307-post")).toEqual({ status: "ok", value: ["POST", "kept"] });
     expectRefused(found, ["not-permitted", "not-permitted-308", "scheme-relative"], /not permitted by --network-permissions/);
     expectRefused(found, ["glob-only-loopback", "metadata"], /loopback, private or link-local/);
+    // Refused as its address is looked up, a redirect's target is still named as the server's choice.
+    expect(attemptOf(found, "metadata").value).toBe(
+      `the request to ${a.origin} was redirected to http://169.254.169.254/latest/meta-data/, which tacit did not follow: ` +
+        "169.254.169.254 is a loopback, private or link-local address; it is reachable only when --network-permissions names it literally",
+    );
     expectRefused(found, ["metadata-port"], /not permitted by --network-permissions/);
     expectRefused(found, ["outside-scope-name"], /not among the hosts/);
     expectRefused(found, ["credentials"], /credentials in a URL/);
