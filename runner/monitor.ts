@@ -14,6 +14,7 @@ import type { SinkWriter } from "./secure-sink.js";
 import { EffectFailure, PolicyDenial } from "./refusals.js";
 import { MapRequestBudget } from "./classified/budget.js";
 import type { ConcurrencyLimit } from "./concurrency-limit.js";
+import { type BeforeEffect, NOTHING_TO_LOG } from "./before-effect.js";
 
 export type Decision<T = unknown> = { ok: true; value: T } | Refusal;
 export type Refusal = { ok: false; error: RefusalError };
@@ -110,16 +111,19 @@ export function refusalOf(error: unknown): Refusal {
   throw error;
 }
 
-/** Decides one action: carries it out, or refuses it with a message for the agent. */
-export async function dispatch(action: Action, context: EvaluationContext): Promise<Decision> {
+/**
+ * Decides one action: carries it out, or refuses it with a message for the agent. `beforeEffect`:
+ * told, for an action with an effect, once it is decided and before the effect (see BeforeEffect).
+ */
+export async function dispatch(action: Action, context: EvaluationContext, beforeEffect: BeforeEffect = NOTHING_TO_LOG): Promise<Decision> {
   try {
-    return await decide(action, context);
+    return await decide(action, context, beforeEffect);
   } catch (error) {
     return refusalOf(error);
   }
 }
 
-async function decide(action: Action, context: EvaluationContext): Promise<Decision> {
+async function decide(action: Action, context: EvaluationContext, beforeEffect: BeforeEffect): Promise<Decision> {
   const { files } = context;
   switch (action.kind) {
     case "Print":
@@ -149,7 +153,7 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       // The file is created or emptied now and filled once the value is computed; a value
       // that failed leaves it empty (the failure went to the secure sink), which looks, to
       // agent code, like any other.
-      const fill = files.openClassifiedWrite(action.scope, action.path);
+      const fill = files.openClassifiedWrite(action.scope, action.path, beforeEffect);
       // A classified read after this write is settled after the value written is (see FsReadClassified).
       const due = context.classified.dueOf(action.handle);
       const before = context.classifiedWritesSettled;
@@ -187,13 +191,13 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       return granted(action.kind, { base64: context.hostSecrets.scrubChunk(chunk, before, after).toString("base64"), eof });
     }
     case "FsWrite":
-      files.write(action.scope, action.path, action.content, action.append);
+      files.write(action.scope, action.path, action.content, action.append, beforeEffect);
       return granted(action.kind, null);
     case "FsDelete":
-      files.delete(action.scope, action.path);
+      files.delete(action.scope, action.path, beforeEffect);
       return granted(action.kind, null);
     case "FsMkdir":
-      files.mkdir(action.scope, action.path);
+      files.mkdir(action.scope, action.path, beforeEffect);
       return granted(action.kind, null);
     case "FsList":
       return granted(action.kind, await files.list(action.scope, action.path, action.recursive));
@@ -203,10 +207,15 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
       return granted(action.kind, await files.grepFile(action.scope, action.path, action.pattern));
     case "FsGrepRecursive":
       return granted(action.kind, await files.grepRecursive(action.scope, action.path, action.pattern, action.glob));
-    case "Chat":
-      return granted(action.kind, await chatCompletion(requireLlm(context), action.message, context.lifetime));
+    case "Chat": {
+      const llm = requireLlm(context);
+      beforeEffect();
+      return granted(action.kind, await chatCompletion(llm, action.message, context.lifetime));
+    }
     case "ChatClassified": {
       const llm = requireLlm(context);
+      // Asked once the value is computed, after the reply: decided now.
+      beforeEffect();
       const asText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value));
       // Asked a few at a time (CLASSIFIED_CHATS_AT_ONCE); one still waiting when the evaluation ends is never asked.
       // The answer is scrubbed of the key as a plain one is: it never reaches the sandbox, whose
@@ -220,10 +229,10 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
     case "NetOpenScope":
       return granted(action.kind, context.network.openScope(action.hosts));
     case "HttpRequest":
-      return granted(action.kind, NetworkExecutor.visible(await context.network.request(action)));
+      return granted(action.kind, NetworkExecutor.visible(await context.network.request(action, beforeEffect)));
     case "HttpRequestClassified": {
       context.classified.reserve("httpPostClassified");
-      const answer = await context.network.request(action);
+      const answer = await context.network.request(action, beforeEffect);
       // How the server answered is not the script's to see: a map can make the body valid or not
       // depending on a bit of the secret, and an API that checks it answers 200 or 400 (or fails).
       // An answer that is no success, or that failed once its connection was up, is classified as any other, and
@@ -239,7 +248,7 @@ async function decide(action: Action, context: EvaluationContext): Promise<Decis
     case "ExecOpenScope":
       return granted(action.kind, context.commands.openScope(action.commands));
     case "Exec":
-      return granted(action.kind, await context.commands.exec(action.scope, action));
+      return granted(action.kind, await context.commands.exec(action.scope, action, beforeEffect));
     default:
       return assertNever(action);
   }

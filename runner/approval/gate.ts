@@ -26,6 +26,7 @@ import type { RunGrants } from "./grants.js";
 import type { PolicyRule, TierPolicy } from "./policy.js";
 import type { Approval, ApprovalStore } from "./store.js";
 import { monotonicMs } from "../monotonic.js";
+import type { BeforeEffect } from "../before-effect.js";
 
 
 /**
@@ -85,6 +86,16 @@ export interface GateOptions {
 
 /** Categories whose actions change nothing outside tacit. */
 const READ_ONLY: ReadonlySet<ActionRequest["category"]> = new Set(["internal", "fs.read", "fs.stat", "fs.open", "fs.readClassified"]);
+
+/** The policy's decision on one action with an effect, as its executor tells the gate it is about to act (see decideBeforeEffect). */
+interface DecidedBeforeEffect {
+  /** Given to the executor (through the monitor's dispatch). */
+  beforeEffect: BeforeEffect;
+  /** The decision (or a person's, logged before) is in the file: the executor came to the effect. */
+  logged: boolean;
+  /** What logging it threw, if it did: the effect did not happen, and the action fails with it. */
+  failure?: { error: unknown };
+}
 
 /** A request the allowlists refuse that a beyondAllowlist rule makes askable, with what a yes grants. */
 interface Extension {
@@ -192,7 +203,7 @@ export class ApprovalGate {
 
     /** Where an asked-about command was asked about as running (see ExecExecutor.judged). */
     let judgedCwd: string | null = null;
-    /** Whether a person answered for it; if not, its decision is the monitor's, logged once the monitor has decided (see logVerdict). */
+    /** Whether a person answered for it; if not, its decision is the monitor's (see logVerdict and decideBeforeEffect). */
     const personAsked = tier !== "allow";
     if (tier !== "allow") {
       const asked = await this.askFirst(number, action, request, tier, streamKey, context);
@@ -200,8 +211,10 @@ export class ApprovalGate {
       judgedCwd = asked.judgedCwd;
     }
 
-    // An effect on the world is on file (its request, and a person's answer) before it happens; reads are written in batches.
-    if (!READ_ONLY.has(request.category)) oversight.audit?.flush();
+    // An effect on the world is on file (its request, a person's answer, and the policy's decision: see decideBeforeEffect)
+    // before it happens; reads are written in batches.
+    const effect = READ_ONLY.has(request.category) || oversight.audit === null ? null : this.decideBeforeEffect(number, personAsked, oversight.audit);
+    if (effect !== null) oversight.audit!.flush();
     const started = monotonicMs();
     // Carried out where the rules were applied to it, or not at all (see FileSystemExecutor.judged).
     const judgedPaths = request.subject.kind === "path" ? request.subject.judged() : undefined;
@@ -215,15 +228,20 @@ export class ApprovalGate {
     if (judgedCwd !== null) context.commands.judged(judgedCwd);
     let decision: Decision;
     try {
-      decision = await dispatch(action, context);
+      decision = await dispatch(action, context, effect?.beforeEffect);
     } finally {
       if (judged !== null) context.files.judged(judged.scope, judged.path, null);
       if (judgedCwd !== null) context.commands.judged(null);
     }
+    // The log could not take the decision, so the effect did not happen: the action fails as a log that cannot be
+    // written fails any (an executor may have made the error one of its own, which the script would have been told).
+    if (effect?.failure !== undefined) throw effect.failure.error;
     const durationMs = Math.round((monotonicMs() - started) * 1000) / 1000;
-    // What no person answered for was decided by the monitor: allowed, or refused by the allowlists, the scope or
-    // the classified rules. A refusal after a person's yes is a decision too, the policy's over theirs.
-    if (!personAsked || isPolicyRefusal(decision)) this.logVerdict(number, decision, context.hostSecrets);
+    // What no person answered for was decided by the monitor: allowed (logged before its effect, if it came to one), or
+    // refused by the allowlists, the scope or the classified rules. A refusal after a person's yes is a decision too, the
+    // policy's over theirs; so is one made at the moment of the effect, after "allow" (a path that changed meanwhile,
+    // an address a name resolved to when connecting, a redirect the policy refuses).
+    if (isPolicyRefusal(decision) || (!personAsked && !effect?.logged)) this.logVerdict(number, decision, context.hostSecrets);
     // A request's record names the URL the script gave; where redirects took it is known only now.
     const redirects = action.kind === "HttpRequest" || action.kind === "HttpRequestClassified" ? context.network.redirectsOf(action) : [];
     this.logResult(number, decision, durationMs, redirects, context.hostSecrets);
@@ -391,18 +409,40 @@ export class ApprovalGate {
    * asked, the log of a security review said "allow via policy" for `requestExecPermission(["rm"], …)` and
    * `fs.access("/etc/passwd").read()`, both refused by the allowlists: a refusal told only by a failed result's
    * digest, like a missing file's, so a reader of the log could not find what the agent tried and was refused.
+   * An action whose executor came to its effect had its "allow" logged then (decideBeforeEffect): only a refusal follows it.
    */
   private logVerdict(number: number, decision: Decision, secrets: HostSecrets): void {
-    const refusal = isPolicyRefusal(decision) ? decision.error.message : null;
-    this.log({
-      action: number,
-      answer: null,
-      decision: refusal === null ? "allow" : "deny",
-      evaluation: this.options.evaluation,
-      reason: refusal === null ? null : secrets.scrubText(refusal),
-      type: "decision",
-      via: "policy",
-    });
+    this.logPolicyDecision(number, isPolicyRefusal(decision) ? secrets.scrubText(decision.error.message) : null);
+  }
+
+  /** The policy's decision: "allow", or "deny" with the refusal (`reason`, host secrets masked). */
+  private logPolicyDecision(number: number, reason: string | null): void {
+    this.log({ action: number, answer: null, decision: reason === null ? "allow" : "deny", evaluation: this.options.evaluation, reason, type: "decision", via: "policy" });
+  }
+
+  /**
+   * What the executor of an action with an effect tells once every check it makes before acting has passed (see
+   * BeforeEffect): the policy's "allow", unless a person answered (logged already), is logged then and the log written
+   * to the file, before the effect. Logged once the monitor had carried the action out, a tacit killed between the two
+   * (a crash, SIGKILL, the machine) left a log whose last line was the request of a write that had happened.
+   */
+  private decideBeforeEffect(number: number, personAsked: boolean, audit: AuditSink): DecidedBeforeEffect {
+    const effect: DecidedBeforeEffect = {
+      logged: false,
+      beforeEffect: () => {
+        if (effect.failure !== undefined) throw effect.failure.error;
+        if (effect.logged) return;
+        try {
+          if (!personAsked) this.logPolicyDecision(number, null);
+          audit.flush();
+          effect.logged = true;
+        } catch (error) {
+          effect.failure = { error };
+          throw error;
+        }
+      },
+    };
+    return effect;
   }
 
   private log(event: AuditEvent, at?: number): void {

@@ -19,6 +19,7 @@ import { isWithin } from "../fs/containment.js";
 import { type ProtectedPath, protectedPathOf } from "../fs/protected-paths.js";
 import { HostSecrets } from "../host-secrets.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
+import { type BeforeEffect, NOTHING_TO_LOG } from "../before-effect.js";
 import { wholeCharacters } from "../whole-characters.js";
 import { type CommandPolicy, commandRefusal } from "./command-policy.js";
 import { type CommandConfinement, confinedCommandRunning, RootsChangedDuringSetup, SETUP_ATTEMPTS, setupFailure } from "./confinement.js";
@@ -226,7 +227,8 @@ export class ExecExecutor {
     }
   }
 
-  async exec(token: string, request: ExecRequest): Promise<ProcessResult> {
+  /** `beforeEffect`: told once every check has passed, before the command is started (see BeforeEffect). */
+  async exec(token: string, request: ExecRequest, beforeEffect: BeforeEffect = NOTHING_TO_LOG): Promise<ProcessResult> {
     this.authorize(token, request);
     // The audit log records every word of a command that runs (see audit/action-record.ts): more is not run.
     const chars = wordsChars([request.command, ...request.args]);
@@ -254,11 +256,11 @@ export class ExecExecutor {
     // setTimeout fires at once for anything past 2^31-1 ms (about 24.8 days), which killed the
     // command after 1 ms: such a timeout means "no limit of its own" (the evaluation's holds).
     const timeoutMs = Math.min(request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS, MAX_TIMER_MS);
-    return this.run(program, request, cwd, timeoutMs, judged !== null);
+    return this.run(program, request, cwd, timeoutMs, beforeEffect, judged !== null);
   }
 
   /** `pinned`: the command runs in the directory `cwd` names now, opened and verified, whatever its path leads to by the time the child starts. */
-  private async run(program: string, request: ExecRequest, cwd: string, timeoutMs: number, pinned = false): Promise<ProcessResult> {
+  private async run(program: string, request: ExecRequest, cwd: string, timeoutMs: number, beforeEffect: BeforeEffect, pinned = false): Promise<ProcessResult> {
     let directory: { fd: number; path: string } | null = null;
     if (pinned) {
       const fd = openSync(cwd, constants.O_RDONLY | constants.O_DIRECTORY);
@@ -277,7 +279,7 @@ export class ExecExecutor {
       const until = Date.now() + timeoutMs;
       for (let attempt = 1; ; attempt++) {
         try {
-          return await this.start(program, request, directory?.path ?? cwd, cwd, Math.max(1, until - Date.now()));
+          return await this.start(program, request, directory?.path ?? cwd, cwd, Math.max(1, until - Date.now()), beforeEffect);
         } catch (error) {
           if (!(error instanceof RootsChangedDuringSetup)) throw error;
           if (attempt >= SETUP_ATTEMPTS || Date.now() >= until) throw error.refusedAfter(attempt);
@@ -289,7 +291,7 @@ export class ExecExecutor {
   }
 
   /** `cwd`: where the child starts (a descriptor's path when pinned); `realCwd`: that directory's path, which a confined command enters again. */
-  private start(program: string, request: ExecRequest, cwd: string, realCwd: string, timeoutMs: number): Promise<ProcessResult> {
+  private start(program: string, request: ExecRequest, cwd: string, realCwd: string, timeoutMs: number, beforeEffect: BeforeEffect): Promise<ProcessResult> {
     return new Promise((resolve, reject) => {
       const wrapper = namespaceWrapper(NAMESPACE_NOTICES);
       const env = childEnvironment();
@@ -309,6 +311,8 @@ export class ExecExecutor {
       }
       // Killed by the kernel when tacit ends in a way that runs no exit hook (see parent-death.ts).
       const { file, args } = diesWithTacit(command, argv);
+      // Decided: every check has passed. Thrown here, its error rejects the command unstarted.
+      beforeEffect();
       let child: ChildProcess;
       try {
         child = spawn(file, args, {

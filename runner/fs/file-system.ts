@@ -10,6 +10,7 @@ import type { CapabilityTable, FileSystemScope } from "../capabilities.js";
 import { isLaunchManifestAt, type ManifestText, readManifest, tacitBinChange, textAfter, TOO_LONG } from "../launch-files.js";
 import { confinedCommandOver } from "../exec/confinement.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
+import { type BeforeEffect, NOTHING_TO_LOG } from "../before-effect.js";
 import { automaticTaskChange, devContainerInitializeChange, isDevContainerConfigAt, isTaskFileAt } from "./automatic-tasks.js";
 import { cargoProgramChange, isCargoConfigAt } from "./cargo-config.js";
 import { editorProgramChange, isEditorSettingsAt } from "./editor-settings.js";
@@ -474,14 +475,15 @@ export class FileSystemExecutor {
    * what fills it, through the descriptor opened now, once the value is known; null leaves it
    * empty. So whether a value could be computed, and when, changes nothing a script can see:
    * the file exists at once either way, and a later rename, delete or link swap cannot
-   * redirect the plaintext.
+   * redirect the plaintext. `beforeEffect`: told once the checks have passed, before the file is
+   * created or emptied (see BeforeEffect).
    */
-  openClassifiedWrite(token: string, requested: string): (content: string | null) => void {
+  openClassifiedWrite(token: string, requested: string, beforeEffect: BeforeEffect = NOTHING_TO_LOG): (content: string | null) => void {
     // Its checks share what they find of the places above (operation-memo.ts); the value is written later, outside.
-    return fileOperation(() => this.openClassifiedWriteNow(token, requested));
+    return fileOperation(() => this.openClassifiedWriteNow(token, requested, beforeEffect));
   }
 
-  private openClassifiedWriteNow(token: string, requested: string): (content: string | null) => void {
+  private openClassifiedWriteNow(token: string, requested: string, beforeEffect: BeforeEffect): (content: string | null) => void {
     const target = this.resolve(token, requested);
     // Where the bytes land must be classified: a classified name linking to an ordinary
     // file would copy the secret out.
@@ -511,17 +513,19 @@ export class FileSystemExecutor {
           "telling you something about it. Write the secret to another classified path.",
       );
     }
-    const held = this.holdDescriptor(this.openForWriting(target, requested, false, true));
+    const held = this.holdDescriptor(this.openForWriting(target, requested, false, true, beforeEffect));
     if (held) return (content) => writeAndClose(held.release(), content, requested, true);
     // Created (or emptied) now; filled through a descriptor opened, with every check, then,
     // and never created again: a file the script deleted meanwhile stays deleted whether or
     // not the value could be computed (its coming back would tell).
     return (content) => {
-      if (content !== null) writeAndClose(this.openForWriting(target, requested, false, true, false), content, requested, true);
+      // Filled as part of the write decided (and logged) when the file was created.
+      if (content !== null) writeAndClose(this.openForWriting(target, requested, false, true, NOTHING_TO_LOG, false), content, requested, true);
     };
   }
 
-  write(token: string, requested: string, content: string, append: boolean): void {
+  /** `beforeEffect`: told once the checks have passed, before the file is opened to be written (see BeforeEffect). */
+  write(token: string, requested: string, content: string, append: boolean, beforeEffect: BeforeEffect = NOTHING_TO_LOG): void {
     // Its checks (before and after opening) share what they find of the places above (operation-memo.ts).
     fileOperation(() => {
       const target = this.resolve(token, requested);
@@ -544,7 +548,7 @@ export class FileSystemExecutor {
       this.denyAutomaticTask(target, requested, before, content, append);
       this.denyHusky4Hooks(target, requested, before, content, append);
       this.denyAllowedEnvrc(target, requested, before, content, append);
-      this.writeResolved(target, requested, content, append);
+      this.writeResolved(target, requested, content, append, beforeEffect);
     });
   }
 
@@ -625,8 +629,8 @@ export class FileSystemExecutor {
     };
   }
 
-  private writeResolved(target: Resolved & { scope: FileSystemScope }, requested: string, content: string, append: boolean): void {
-    writeAndClose(this.openForWriting(target, requested, append, false), content, requested);
+  private writeResolved(target: Resolved & { scope: FileSystemScope }, requested: string, content: string, append: boolean, beforeEffect: BeforeEffect): void {
+    writeAndClose(this.openForWriting(target, requested, append, false, beforeEffect), content, requested);
   }
 
   /**
@@ -635,7 +639,14 @@ export class FileSystemExecutor {
    * writing it would change it under its other names too, which may be outside the scope or
    * not classified.
    */
-  private openForWriting(target: Resolved & { scope: FileSystemScope }, requested: string, append: boolean, mustBeClassified: boolean, create = true): number {
+  private openForWriting(
+    target: Resolved & { scope: FileSystemScope },
+    requested: string,
+    append: boolean,
+    mustBeClassified: boolean,
+    beforeEffect: BeforeEffect,
+    create = true,
+  ): number {
     // The root is a directory; its parent, where the open below starts, is outside the scope, and
     // a write to "." was refused as a path that "changed while it was being used".
     if (target.real === target.scope.realRoot) throw new EffectFailure(`${requested}: is a directory (the scope's root)`);
@@ -657,6 +668,10 @@ export class FileSystemExecutor {
         }
         // O_NOFOLLOW: a link swapped in as the file itself is not followed either.
         const flags = constants.O_WRONLY | (create ? constants.O_CREAT : 0) | constants.O_NOFOLLOW | constants.O_NONBLOCK | (append ? constants.O_APPEND : 0);
+        // Decided before the open (the audit log's decision comes before the effect), and again on what was opened.
+        refuseHardLinked(lstatSync(path.join(dir, name), { throwIfNoEntry: false }), requested);
+        // Every check before opening has passed; the open may create the file.
+        beforeEffect();
         // A file created at a classified path is owner-only from the open() that creates it
         // (writeClassified puts plaintext secrets there); never chmod after, which leaves a
         // moment in which others may open it. An existing file keeps its mode.
@@ -664,12 +679,7 @@ export class FileSystemExecutor {
         try {
           const stats = fstatSync(fd);
           if (!stats.isFile()) throw new EffectFailure(`${requested}: not a regular file`);
-          if (stats.nlink > 1) {
-            throw new PolicyDenial(
-              `${requested}: refused: the file has ${stats.nlink} hard links, and writing it would change it under its other names too ` +
-                "(which may be outside this scope, or not classified); nothing was written. Delete it first (that removes only this name), then write a new file.",
-            );
-          }
+          refuseHardLinked(stats, requested);
           if (!append) ftruncateSync(fd, 0);
           return fd;
         } catch (error) {
@@ -688,12 +698,15 @@ export class FileSystemExecutor {
     }
   }
 
-  /** Its checks (before and after opening the directory) share what they find of the places above (operation-memo.ts). */
-  delete(token: string, requested: string): void {
-    fileOperation(() => this.deleteNow(token, requested));
+  /**
+   * Its checks (before and after opening the directory) share what they find of the places above (operation-memo.ts).
+   * `beforeEffect`: told once they have passed, before the entry is removed (see BeforeEffect).
+   */
+  delete(token: string, requested: string, beforeEffect: BeforeEffect = NOTHING_TO_LOG): void {
+    fileOperation(() => this.deleteNow(token, requested, beforeEffect));
   }
 
-  private deleteNow(token: string, requested: string): void {
+  private deleteNow(token: string, requested: string, beforeEffect: BeforeEffect): void {
     const target = this.resolve(token, requested);
     this.denyClassifiedWrite(target, requested, "delete");
     if (target.real === target.scope.realRoot) throw new PolicyDenial(`${requested}: the scope's root itself cannot be deleted`);
@@ -714,7 +727,9 @@ export class FileSystemExecutor {
         this.denyRemovingOwn(actual, resolveRealOrSelf(actual), requested);
         this.denyDeclassifying(actual, requested);
         const entry = path.join(dir, name);
-        if (lstatSync(entry).isDirectory()) rmdirSync(entry);
+        const isDirectory = lstatSync(entry).isDirectory();
+        beforeEffect();
+        if (isDirectory) rmdirSync(entry);
         else unlinkSync(entry);
       });
     } catch (error) {
@@ -745,12 +760,13 @@ export class FileSystemExecutor {
   /**
    * Creates the directory and its missing parents one at a time, each inside a verified parent.
    * The checks of every level share what they find of the places above (operation-memo.ts).
+   * `beforeEffect`: told before the first directory is made, once its checks have passed (see BeforeEffect).
    */
-  mkdir(token: string, requested: string): void {
-    fileOperation(() => this.mkdirNow(token, requested));
+  mkdir(token: string, requested: string, beforeEffect: BeforeEffect = NOTHING_TO_LOG): void {
+    fileOperation(() => this.mkdirNow(token, requested, beforeEffect));
   }
 
-  private mkdirNow(token: string, requested: string): void {
+  private mkdirNow(token: string, requested: string, beforeEffect: BeforeEffect): void {
     const target = this.resolve(token, requested);
     this.denyClassifiedWrite(target, requested, "mkdir");
     const check = this.directoryCheck(target, requested);
@@ -768,6 +784,7 @@ export class FileSystemExecutor {
         parent = inVerifiedDirectory(parent, check, (dir, actualDir) => {
           if (target.judged && path.join(actualDir, name) !== expected) throw changedSinceJudged(requested, path.join(actualDir, name));
           destination(path.join(actualDir, name));
+          beforeEffect();
           try {
             mkdirSync(path.join(dir, name));
           } catch (error) {
@@ -962,6 +979,18 @@ function readWhole(fd: number, size: number, requested: string, encoding: "utf8"
     if (n < buffer.length) break;
   }
   return (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)).toString(encoding);
+}
+
+/**
+ * Refuses to write a regular file with other hard links: writing it would change it under its other
+ * names too, which may be outside the scope or not classified. Nothing to refuse for no file yet.
+ */
+function refuseHardLinked(stats: Stats | undefined, requested: string): void {
+  if (stats === undefined || !stats.isFile() || stats.nlink <= 1) return;
+  throw new PolicyDenial(
+    `${requested}: refused: the file has ${stats.nlink} hard links, and writing it would change it under its other names too ` +
+      "(which may be outside this scope, or not classified); nothing was written. Delete it first (that removes only this name), then write a new file.",
+  );
 }
 
 /** Writes `content` (null: nothing) to a descriptor from openForWriting, and closes it; `whole`: the file is to hold `content` alone. */

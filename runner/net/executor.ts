@@ -9,6 +9,7 @@ import type { CapabilityTable } from "../capabilities.js";
 import type { ClassifiedStore } from "../classified/store.js";
 import { HTTP_URL_LIMIT_CHARS } from "../limits.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
+import { type BeforeEffect, NOTHING_TO_LOG } from "../before-effect.js";
 import type { RedirectVetting } from "../approval/redirects.js";
 import type { HttpLimits, UrlCheck } from "./http-client.js";
 import { hostOf, HostPatternError, type HostPattern, parseHostPattern, patternMatches } from "./host-policy.js";
@@ -364,7 +365,8 @@ export class NetworkExecutor {
     return { url, check };
   }
 
-  async request(action: HttpRequestAction): Promise<HttpAnswer> {
+  /** `beforeEffect`: told once every check has passed, before anything is sent (see BeforeEffect). */
+  async request(action: HttpRequestAction, beforeEffect: BeforeEffect = NOTHING_TO_LOG): Promise<HttpAnswer> {
     const { url, check } = this.authorize(action); // Decided before anything is unwrapped or sent.
     const { secretHeaders, body, secrets } = await this.unwrap(action);
     const limits: HttpLimits = { maxResponseBytes: this.policy.maxResponseBytes, timeoutMs: this.policy.timeoutMs, maxRedirects: MAX_REDIRECTS };
@@ -394,6 +396,7 @@ export class NetworkExecutor {
             hops.push(redact(`${method} ${next.href}`, secrets, scriptNamed(url)));
           },
           unfollowed: action.classifiedBody === null ? undefined : (reason) => (unfollowedRedirect = reason),
+          sending: beforeEffect,
           connected: () => (bodyMayHaveGone = true),
           answered: () => (answered = true),
         },

@@ -429,7 +429,7 @@ function once(
   restrictedAllowed: boolean,
   limits: HttpLimits,
   signal: AbortSignal,
-  { connected, answered }: { connected: () => void; answered: () => void },
+  { sending, connected, answered }: { sending: () => void; connected: () => void; answered: () => void },
 ): Promise<HttpOutcome & { location: string | null }> {
   const { url } = call;
   const host = hostOf(url);
@@ -445,6 +445,8 @@ function once(
   // and framing headers tacit refuses, that a server which reads past "Connection: close"
   // answered as a second request.
   const headers = call.body === null ? call.headers : { ...call.headers, "content-length": String(call.body.length) };
+  // Decided: the exchange (its address looked up, connected to, checked again then) starts now.
+  sending();
   return new Promise((resolve, reject) => {
     const request = transport.request(
       url,
@@ -561,6 +563,11 @@ export interface ExchangeHooks {
    * answer the script may not see, whose failure would tell it the status (see monitor.ts).
    */
   unfollowed?: (reason: string) => void;
+  /**
+   * A request (the first, or a redirect's) passed every check made before it is sent, and its
+   * exchange starts now: nothing has left the host yet (see BeforeEffect). Thrown, the error is the exchange's.
+   */
+  sending?: () => void;
   /** A request's connection (the first's, or a redirect's) is up: from here on the server may have any byte of it, its body's included. */
   connected?: () => void;
   /** A request (the first, or a redirect's) was answered: a status and headers came back. */
@@ -569,7 +576,7 @@ export interface ExchangeHooks {
 
 /** Makes the request, following redirects that pass the same checks (see ExchangeHooks). */
 export async function httpExchange(first: HttpCall, check: UrlCheck, limits: HttpLimits, signal: AbortSignal, hooks: ExchangeHooks = {}): Promise<HttpOutcome> {
-  const { followed = () => undefined, unfollowed, connected = () => undefined, answered = () => undefined } = hooks;
+  const { followed = () => undefined, unfollowed, sending = () => undefined, connected = () => undefined, answered = () => undefined } = hooks;
   let call = first;
   /** The redirect answer being followed: the answer, with `unfollowed`, if it cannot be. */
   let redirect: HttpOutcome | null = null;
@@ -585,7 +592,7 @@ export async function httpExchange(first: HttpCall, check: UrlCheck, limits: Htt
       const { restrictedAllowed } = check(call.url, call.method, hop);
       checked = true;
       if (hop > 0) followed(call.method, call.url);
-      outcome = await once(call, restrictedAllowed, limits, signal, { connected, answered });
+      outcome = await once(call, restrictedAllowed, limits, signal, { sending, connected, answered });
     } catch (error) {
       // Past the check, a refusal is the restricted-address one, made as the hop's address is looked up.
       if (checked && hop > 0 && error instanceof PolicyDenial) error.message = redirectNotFollowed(first.url, call.url, error.message);

@@ -3,9 +3,9 @@
 // then), so that hashing stays off the path of each reply: this pins that doing so changes
 // nothing in the file. Every action's request, decision and result are consecutive and in the
 // order the script acted, each result is that read's own (its digest and size), prints fall
-// where they were made, times never go back, and a command sees, when it runs, its own request
-// and every line before it in the file already (an effect is logged before it happens), after
-// more than a batch of reads.
+// where they were made, times never go back, and a command sees, when it runs, its own request,
+// the policy's decision on it, and every line before them in the file already (an effect is
+// logged, decided, before it happens), after more than a batch of reads.
 
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -28,8 +28,8 @@ requestFileSystem(".", (fs) => {
   }
 });
 requestExecPermission(["cat"], (proc) => {
-  // What the log held when the command ran: its last two lines.
-  const seen = proc.execOutput("cat", [${JSON.stringify(log)}]).trimEnd().split("\\n").slice(-2).map((line) => JSON.parse(line));
+  // What the log held when the command ran: its last three lines.
+  const seen = proc.execOutput("cat", [${JSON.stringify(log)}]).trimEnd().split("\\n").slice(-3).map((line) => JSON.parse(line));
   println(JSON.stringify(seen.map((line) => [line.seq, line.event.type, line.event.action ?? null, line.event.kind ?? null])));
 });
 `;
@@ -116,15 +116,17 @@ describe("the order of a long run's audit log", () => {
     expect(lines.filter((line) => line.event.type === "output").map((line) => line.event.prints)).toEqual([1, 1, 1, 1, 1]);
   });
 
-  it("has a command's request, and every line before it, in the file when the command runs", () => {
+  it("has a command's request and decision, and every line before them, in the file when the command runs", () => {
     const exec = lines.findIndex((line) => line.event.type === "action-requested" && line.event.kind === "Exec");
     expect(exec).toBeGreaterThan(3 * READS);
     const before = lines[exec - 1]!;
     const seen = JSON.parse(stdout.trimEnd().split("\n").at(-1)!) as unknown;
-    // The policy's own verdict (allow) is the monitor's, logged once it has decided (gate.ts logVerdict); a person's answer would be here too.
+    // The policy's verdict (allow) is logged once the executor's checks have passed, before it starts the command (gate.ts decideBeforeEffect).
     expect(seen).toEqual([
       [before.seq, before.event.type, before.event.action ?? null, before.event.kind ?? null],
       [lines[exec]!.seq, "action-requested", lines[exec]!.event.action, "Exec"],
+      [lines[exec + 1]!.seq, "decision", lines[exec]!.event.action, null],
     ]);
+    expect(lines[exec + 1]!.event).toMatchObject({ decision: "allow", via: "policy" });
   });
 });
