@@ -30,8 +30,23 @@ const LOG = process.env.TACIT_TEST_AUDIT_LOG;
 const REPORT = process.env.TACIT_TEST_EFFECT_REPORT;
 const KILL_AFTER = process.env.TACIT_TEST_KILL_AFTER_WRITING || null;
 const SWAP = process.env.TACIT_TEST_SWAP_AT_OPEN ? JSON.parse(process.env.TACIT_TEST_SWAP_AT_OPEN) : null;
+const APPEND_AFTER_REQUEST = process.env.TACIT_TEST_APPEND_AFTER_REQUEST || null;
 if (isMainThread && LOG && REPORT) {
-  const { openSync, closeSync, mkdirSync, unlinkSync, rmdirSync, linkSync, readFileSync, appendFileSync, existsSync } = fs;
+  const { openSync, closeSync, mkdirSync, unlinkSync, rmdirSync, linkSync, writeSync, readFileSync, appendFileSync, existsSync } = fs;
+  // Another process's line, appended to the log right after tacit wrote the request of an action of that kind.
+  if (APPEND_AFTER_REQUEST !== null) {
+    const request = '"kind":' + JSON.stringify(APPEND_AFTER_REQUEST) + ',';
+    let appended = false;
+    fs.writeSync = function (fd, buffer, ...rest) {
+      const written = writeSync.call(this, fd, buffer, ...rest);
+      const text = Buffer.isBuffer(buffer) ? buffer.toString("utf8") : String(buffer);
+      if (!appended && text.includes('"type":"action-requested"') && text.includes(request)) {
+        appended = true;
+        appendFileSync(LOG, '{"forged":"a line tacit did not write"}\\n');
+      }
+      return written;
+    };
+  }
   const observed = (target) => typeof target === "string" && path.basename(target).includes("observed");
   const snapshot = (call, target) => {
     const log = existsSync(LOG) ? readFileSync(LOG, "utf8") : "";
@@ -308,6 +323,31 @@ describe("a file swapped for a hard link to one outside the scope between the ch
         ["action-result", false],
       ]);
       expect(events[1]!.reason).toMatch(/observed-swapped\.txt: refused: the file has 2 hard links/);
+    } finally {
+      ctx.cleanup();
+    }
+  }, 30_000);
+});
+
+describe("a log changed under its writer between an action's request and its decision", () => {
+  it("keeps the action from happening: its decision cannot be written before it, and the run fails naming the log", async () => {
+    const ctx = auditHome();
+    try {
+      const { work, log } = workAndLog(ctx.dir);
+      const preload = path.join(ctx.dir, "observer.cjs");
+      writeFileSync(preload, OBSERVER);
+      const env = {
+        ...ctx.env,
+        NODE_OPTIONS: `--require ${preload}`,
+        TACIT_TEST_AUDIT_LOG: log,
+        TACIT_TEST_EFFECT_REPORT: path.join(ctx.dir, "effects.jsonl"),
+        TACIT_TEST_APPEND_AFTER_REQUEST: "FsWrite",
+      };
+      const script = 'requestFileSystem(".", (fs) => { fs.access("observed-never.txt").write("written"); });\n';
+      const run = await runCli(unchecked(["run", "--audit-log", log, "-"]), { cwd: work, env, input: script });
+      expect(existsSync(path.join(work, "observed-never.txt"))).toBe(false);
+      expect(run.code).not.toBe(0);
+      expect(run.stdout + run.stderr).toMatch(/the audit log .* grew by \d+ bytes that this tacit did not write/);
     } finally {
       ctx.cleanup();
     }
