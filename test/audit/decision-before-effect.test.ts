@@ -11,8 +11,9 @@
 //   - a file action (write, append, mkdir, delete, writeClassified) is seen in tacit's own process
 //     by a preload (NODE_OPTIONS=--require) that, at the system call that creates, changes or
 //     removes a file named "observed…", copies the log as it is then; it only observes (the call
-//     is made as it would be), or, told to, kills tacit with SIGKILL right after a write, or makes
-//     the file's name a hard link to a file elsewhere just before it is opened (an attacker's swap).
+//     is made as it would be), or, told to, acts as an attacker would at that moment: kills tacit
+//     with SIGKILL right after a write, makes the file's name a hard link to a file elsewhere just
+//     before it is opened, or appends a line of its own to the log right after a request.
 
 import { existsSync, linkSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -86,6 +87,24 @@ if (isMainThread && LOG && REPORT) {
 }
 `;
 
+/** A run's environment with the observer loaded: the log it reads, where it reports, and what else it is told to do. */
+function observedEnv(ctx: ReturnType<typeof auditHome>, log: string, told: Record<string, string> = {}): Record<string, string> {
+  const preload = path.join(ctx.dir, "observer.cjs");
+  writeFileSync(preload, OBSERVER);
+  return { ...ctx.env, NODE_OPTIONS: `--require ${preload}`, TACIT_TEST_AUDIT_LOG: log, TACIT_TEST_EFFECT_REPORT: reportOf(ctx), ...told };
+}
+
+const reportOf = (ctx: ReturnType<typeof auditHome>): string => path.join(ctx.dir, "effects.jsonl");
+
+/** What a log holds for the first action of `kind` after its request: each decision (and its reason), then its result. */
+function loggedAfterRequest(lines: Line[], kind: string): unknown[][] {
+  const request = lines.find((line) => line.event.type === "action-requested" && line.event.kind === kind);
+  expect(request, kind).toBeDefined();
+  return lines
+    .filter((line) => line.event.action === request!.event.action && line.event.type !== "action-requested")
+    .map(({ event }) => (event.type === "decision" ? [event.decision, event.reason] : [event.type, event.ok]));
+}
+
 /** The lines of a log as it was read at some moment (its text). */
 const linesOf = (text: string): Line[] => text.trimEnd().split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Line);
 
@@ -111,8 +130,6 @@ describe("the decision on an action with an effect, in the log file before the e
   let ctx: ReturnType<typeof auditHome>;
   let work: string;
   let log: string;
-  let report: string;
-  let preload: string;
   let server: TestServer;
   let model: TestServer;
   /** The log as the server and the model read it when each request arrived. */
@@ -123,9 +140,6 @@ describe("the decision on an action with an effect, in the log file before the e
   beforeAll(async () => {
     ctx = auditHome();
     ({ work, log } = workAndLog(ctx.dir));
-    report = path.join(ctx.dir, "effects.jsonl");
-    preload = path.join(ctx.dir, "observer.cjs");
-    writeFileSync(preload, OBSERVER);
     writeFileSync(path.join(work, "observed-gone.txt"), "to be deleted\n");
     server = await startServer((_request, response) => {
       atServer.push(linesOf(readFileSync(log, "utf8")));
@@ -156,8 +170,7 @@ requestExecPermission(["cat"], (proc) => {
 `;
     const llm = ["--llm-base-url", `${model.origin}/v1`, "--llm-api-key", "sk-test-decision-before-effect", "--llm-model", "m"];
     const args = unchecked(["run", "--audit-log", log, "--command-permissions", "cat", "--network-permissions", `127.0.0.1:${server.port}`, ...llm, "-"]);
-    const env = { ...ctx.env, NODE_OPTIONS: `--require ${preload}`, TACIT_TEST_AUDIT_LOG: log, TACIT_TEST_EFFECT_REPORT: report };
-    const run = await runCli(args, { cwd: work, env, input: script });
+    const run = await runCli(args, { cwd: work, env: observedEnv(ctx, log), input: script });
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     stdout = run.stdout;
@@ -171,7 +184,7 @@ requestExecPermission(["cat"], (proc) => {
   it("has a file action's decision (allow) on file when the file is created, changed or removed", () => {
     expect(readFileSync(path.join(work, "observed-dir", "observed-sub", "observed-notes.txt"), "utf8")).toBe("written and appended");
     expect(existsSync(path.join(work, "observed-gone.txt"))).toBe(false);
-    const seen = observations(report);
+    const seen = observations(reportOf(ctx));
     expect(seen.map(({ call, name }) => `${call} ${name}`)).toEqual([
       "mkdir observed-dir",
       "mkdir observed-sub",
@@ -218,15 +231,7 @@ describe("a tacit killed right after a write", () => {
     const ctx = auditHome();
     try {
       const { work, log } = workAndLog(ctx.dir);
-      const preload = path.join(ctx.dir, "observer.cjs");
-      writeFileSync(preload, OBSERVER);
-      const env = {
-        ...ctx.env,
-        NODE_OPTIONS: `--require ${preload}`,
-        TACIT_TEST_AUDIT_LOG: log,
-        TACIT_TEST_EFFECT_REPORT: path.join(ctx.dir, "effects.jsonl"),
-        TACIT_TEST_KILL_AFTER_WRITING: "observed-deploy.conf",
-      };
+      const env = observedEnv(ctx, log, { TACIT_TEST_KILL_AFTER_WRITING: "observed-deploy.conf" });
       const script = 'requestFileSystem(".", (fs) => { fs.access("observed-deploy.conf").write("listen 0.0.0.0\\n"); fs.access("after.txt").write("never"); });\n';
       const run = await runCli(unchecked(["run", "--audit-log", log, "-"]), { cwd: work, env, input: script });
       expect(run.code).toBeNull();
@@ -268,19 +273,14 @@ describe("an action refused by a check made before its effect, and one refused a
       expect(server.received).toEqual([]);
       expect(server.connections).toBe(0);
       const lines = readLines(log);
-      const loggedOf = (kind: string) => {
-        const request = lines.find((line) => line.event.type === "action-requested" && line.event.kind === kind)!;
-        const events = lines.filter((line) => line.event.action === request.event.action && line.event.type !== "action-requested").map((line) => line.event);
-        return events.map((event) => (event.type === "decision" ? [event.decision, event.reason] : [event.type, event.ok]));
-      };
       // Its links are looked at before the open (and again on what it opened): one decision, as for any refusal by a check.
-      expect(loggedOf("FsWrite")).toEqual([
+      expect(loggedAfterRequest(lines, "FsWrite")).toEqual([
         ["deny", expect.stringMatching(/linked\.txt: refused: the file has 2 hard links/)],
         ["action-result", false],
       ]);
       // The address a name leads to is known only when connecting (checked in the connection's own lookup):
       // decided "allow" by every check before, then refused there, nothing sent.
-      expect(loggedOf("HttpRequest")).toEqual([
+      expect(loggedAfterRequest(lines, "HttpRequest")).toEqual([
         ["allow", null],
         ["deny", expect.stringMatching(/^localhost resolves to 127\.0\.0\.1/)],
         ["action-result", false],
@@ -300,29 +300,18 @@ describe("a file swapped for a hard link to one outside the scope between the ch
       const canary = path.join(ctx.dir, "canary.txt");
       writeFileSync(canary, "CANARY-outside-the-scope\n");
       writeFileSync(path.join(work, "observed-swapped.txt"), "one link when checked\n");
-      const preload = path.join(ctx.dir, "observer.cjs");
-      writeFileSync(preload, OBSERVER);
-      const env = {
-        ...ctx.env,
-        NODE_OPTIONS: `--require ${preload}`,
-        TACIT_TEST_AUDIT_LOG: log,
-        TACIT_TEST_EFFECT_REPORT: path.join(ctx.dir, "effects.jsonl"),
-        TACIT_TEST_SWAP_AT_OPEN: JSON.stringify({ name: "observed-swapped.txt", linkTo: canary }),
-      };
+      const env = observedEnv(ctx, log, { TACIT_TEST_SWAP_AT_OPEN: JSON.stringify({ name: "observed-swapped.txt", linkTo: canary }) });
       const script = 'requestFileSystem(".", (fs) => { try { fs.access("observed-swapped.txt").write("overwritten"); } catch (error) { println(String(error)); } });\n';
       const run = await runCli(unchecked(["run", "--audit-log", log, "-"]), { cwd: work, env, input: script });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toMatch(/SecurityError: .*observed-swapped\.txt: refused: the file has 2 hard links/);
       expect(readFileSync(canary, "utf8")).toBe("CANARY-outside-the-scope\n");
-      const lines = readLines(log);
-      const write = lines.find((line) => line.event.type === "action-requested" && line.event.kind === "FsWrite")!.event.action;
-      const events = lines.filter((line) => line.event.action === write && line.event.type !== "action-requested").map((line) => line.event);
-      expect(events.map((event) => [event.type, event.decision ?? event.ok])).toEqual([
-        ["decision", "allow"],
-        ["decision", "deny"],
+      // Decided "allow" while the name had one link, then refused at the open.
+      expect(loggedAfterRequest(readLines(log), "FsWrite")).toEqual([
+        ["allow", null],
+        ["deny", expect.stringMatching(/observed-swapped\.txt: refused: the file has 2 hard links/)],
         ["action-result", false],
       ]);
-      expect(events[1]!.reason).toMatch(/observed-swapped\.txt: refused: the file has 2 hard links/);
     } finally {
       ctx.cleanup();
     }
@@ -334,15 +323,7 @@ describe("a log changed under its writer between an action's request and its dec
     const ctx = auditHome();
     try {
       const { work, log } = workAndLog(ctx.dir);
-      const preload = path.join(ctx.dir, "observer.cjs");
-      writeFileSync(preload, OBSERVER);
-      const env = {
-        ...ctx.env,
-        NODE_OPTIONS: `--require ${preload}`,
-        TACIT_TEST_AUDIT_LOG: log,
-        TACIT_TEST_EFFECT_REPORT: path.join(ctx.dir, "effects.jsonl"),
-        TACIT_TEST_APPEND_AFTER_REQUEST: "FsWrite",
-      };
+      const env = observedEnv(ctx, log, { TACIT_TEST_APPEND_AFTER_REQUEST: "FsWrite" });
       const script = 'requestFileSystem(".", (fs) => { fs.access("observed-never.txt").write("written"); });\n';
       const run = await runCli(unchecked(["run", "--audit-log", log, "-"]), { cwd: work, env, input: script });
       expect(existsSync(path.join(work, "observed-never.txt"))).toBe(false);
