@@ -15,6 +15,7 @@ import type { HttpLimits, UrlCheck } from "./http-client.js";
 import { hostOf, HostPatternError, type HostPattern, parseHostPattern, patternMatches } from "./host-policy.js";
 import { MIN_REDACTED_LENGTH, redact } from "./redaction.js";
 import { redirectNotFollowed } from "./redirect-refusal.js";
+import { chosen, type Said, sayAsIs, sayer, type ServerChosen } from "./server-text.js";
 
 const MAX_REDIRECTS = 5;
 /**
@@ -244,51 +245,57 @@ export class NetworkExecutor {
    */
   private urlCheck(scopeHosts: readonly HostPattern[], permissions: readonly HostPattern[], first: { method: string; url: URL }): UrlCheck {
     const checkUrl = this.policyCheck(scopeHosts, permissions);
-    return (url, method, hop) => {
-      if (hop === 0) return checkUrl(url);
+    return (url, method, hop, say) => {
+      if (hop === 0) return checkUrl(url, say, (text) => text);
       const asks = this.policy.redirects?.(first, { method, url });
       if (asks) {
         throw new PolicyDenial(
-          `${first.url.origin} redirected the request to ${url.href}, which the approval policy puts a person in front of ` +
+          say`${first.url.origin} redirected the request to ${chosen(url.href)}, which the approval policy puts a person in front of ` +
             `(${asks}); a redirect is never asked about, so it was not followed. Request that URL directly`,
         );
       }
       try {
-        return checkUrl(url);
+        return checkUrl(url, say, chosen);
       } catch (error) {
         if (error instanceof PolicyDenial || error instanceof EffectFailure) {
-          error.message = redirectNotFollowed(first.url, url, error.message);
+          error.message = redirectNotFollowed(say, first.url, url, error.message);
         }
         throw error;
       }
     };
   }
 
-  /** What any URL must pass, the script's or a redirect's: see urlCheck. */
-  private policyCheck(scopeHosts: readonly HostPattern[], permissions: readonly HostPattern[]): (url: URL) => { restrictedAllowed: boolean } {
-    return (url) => {
+  /**
+   * What any URL must pass, the script's or a redirect's: see urlCheck. `quoted` marks a text of
+   * the URL as its messages quote it: as it is for the script's, as a server's for a redirect's.
+   */
+  private policyCheck(
+    scopeHosts: readonly HostPattern[],
+    permissions: readonly HostPattern[],
+  ): (url: URL, say: Said, quoted: (text: string) => string | ServerChosen) => { restrictedAllowed: boolean } {
+    return (url, say, quoted) => {
       if (url.protocol !== "http:" && url.protocol !== "https:") {
-        throw new PolicyDenial(`${url.protocol} URLs are not supported: only http and https`);
+        throw new PolicyDenial(say`${quoted(url.protocol)} URLs are not supported: only http and https`);
       }
       if (url.username !== "" || url.password !== "") {
-        throw new PolicyDenial(`${url.host}: credentials in a URL are refused; send them with secretHeaders (a Classified value) instead`);
+        throw new PolicyDenial(say`${quoted(url.host)}: credentials in a URL are refused; send them with secretHeaders (a Classified value) instead`);
       }
       // Node sends a request for port 0 to the scheme's default port (it takes 0 for "none"), so
       // the checks and the audit log judged one port and the request went to another.
       if (url.port === "0") {
         throw new EffectFailure(
-          `${url.href}: port 0 is no port a server answers on (Node would send the request to port ${url.protocol === "https:" ? 443 : 80} instead); ` +
+          say`${quoted(url.href)}: port 0 is no port a server answers on (Node would send the request to port ${url.protocol === "https:" ? 443 : 80} instead); ` +
             "nothing was sent. Name the server's port, or leave it out for the default",
         );
       }
-      const where = `${hostOf(url)}${url.port ? `:${url.port}` : ""}`;
+      const where = quoted(`${hostOf(url)}${url.port ? `:${url.port}` : ""}`);
       if (!scopeHosts.some((pattern) => patternMatches(pattern, url))) {
-        throw new PolicyDenial(`${where} is not among the hosts this requestNetwork scope asked for (${scopeHosts.map((p) => p.source).join(", ")})`);
+        throw new PolicyDenial(say`${where} is not among the hosts this requestNetwork scope asked for (${scopeHosts.map((p) => p.source).join(", ")})`);
       }
       const permitting = permissions.filter((pattern) => patternMatches(pattern, url));
       if (permitting.length === 0) {
         throw new PolicyDenial(
-          `${where} is not permitted by --network-permissions (${permissions.map((p) => p.source).join(", ")}); the operator can add it there (config libraryConfig.networkPermissions)`,
+          say`${where} is not permitted by --network-permissions (${permissions.map((p) => p.source).join(", ")}); the operator can add it there (config libraryConfig.networkPermissions)`,
         );
       }
       // Loopback, private and link-local addresses need a literal permission: the operator's,
@@ -361,7 +368,7 @@ export class NetworkExecutor {
       throw new EffectFailure(`"${action.url}" is not an absolute URL`);
     }
     const check = this.urlCheck(scope.hosts, permissions, { method: action.method, url });
-    check(url, action.method, 0);
+    check(url, action.method, 0, sayAsIs); // The script's URL: nothing in its messages is a server's.
     return { url, check };
   }
 
@@ -376,7 +383,13 @@ export class NetworkExecutor {
     // the script the status of an answer it may not see (monitor.ts).
     let unfollowedRedirect: string | null = null;
     let bodyMayHaveGone = false;
-    let answered = false;
+    // What the script itself named (the URL's host and port) is never masked, in what a server
+    // chose either: a failed connection quotes them, and a mask there told a right guess of a
+    // secret from a wrong one (a PIN sent as a secret header, tried as the port of 127.0.0.1:*).
+    const named = scriptNamed(url);
+    // Messages redact what a server chose in them, and nothing else (see server-text.ts). Whole
+    // texts, as the server sent them: a mask on an end that only begins a secret confirmed a guess.
+    const say = sayer((text) => redact(text, secrets, named, false));
     try {
       const outcome = await httpExchange(
         {
@@ -389,16 +402,16 @@ export class NetworkExecutor {
         check,
         limits,
         this.signal,
+        say,
         {
           followed: (method, next) => {
             let hops = this.followed.get(action);
             if (hops === undefined) this.followed.set(action, (hops = []));
-            hops.push(redact(`${method} ${next.href}`, secrets, scriptNamed(url)));
+            hops.push(redact(`${method} ${next.href}`, secrets, named));
           },
           unfollowed: action.classifiedBody === null ? undefined : (reason) => (unfollowedRedirect = reason),
           sending: beforeEffect,
           connected: () => (bodyMayHaveGone = true),
-          answered: () => (answered = true),
         },
       );
       // Only for an answer the script sees: a classified one is never redacted, and refused, a
@@ -410,12 +423,12 @@ export class NetworkExecutor {
             "Ask for the whole answer, or for the part in a request without secretHeaders",
         );
       }
-      const { text, unknownCharset, others } = answerReadings(outcome, url.origin);
+      const { text, unknownCharset, others } = answerReadings(outcome, url.origin, say);
       const cut = outcome.truncated || outcome.body.length >= limits.maxResponseBytes;
       // Decided by the name the answer gives its charset, not by what the bytes hold: no oracle.
       if (action.classifiedBody === null && secrets.length > 0 && unknownCharset !== null) {
         throw new PolicyDenial(
-          `${url.origin} answered in ${unknownCharset}, a charset tacit does not read: in its bytes a secret this request carried ` +
+          say`${url.origin} answered in ${chosen(unknownCharset)}, a charset tacit does not read: in its bytes a secret this request carried ` +
             "would be none of the forms redaction finds, so nothing of the answer was kept. Ask for UTF-8 (an Accept header with " +
             "charset=utf-8), or make the request without secretHeaders",
         );
@@ -437,23 +450,16 @@ export class NetworkExecutor {
       // as its status may: the answer is then an empty one, classified as any other, and the
       // reason goes to the secure output (monitor.ts). Before that, a failure depends on the URL alone.
       if (action.classifiedBody !== null && bodyMayHaveGone && !this.signal.aborted) {
-        const reason = redact(error instanceof Error ? error.message : String(error), secrets, scriptNamed(url));
+        const reason = redact(error instanceof Error ? error.message : String(error), secrets, named);
         return { status: 0, body: "", truncated: false, cut: false, limitBytes: limits.maxResponseBytes, secrets, unfollowedRedirect: null, failedAfterSending: reason };
       }
-      // What the script itself named (the URL's host and port) is never masked: a failed
-      // connection quotes them, and a mask there told a right guess of a secret from a wrong
-      // one (a PIN sent as a secret header, tried as the port of 127.0.0.1:*), no server needed.
-      // Nor is a failure before any answer came masked at all: its message holds tacit's and
-      // Node's words and what the script named, nothing a server chose, and a mask on those
-      // words told the script the same (a secret header "ECONNREFUSED" or not, as a bit of the
-      // secret said, sent to a closed port: the whole secret, a bit per request, no server needed).
-      const named = scriptNamed(url);
-      const visible = (message: string): string => (answered ? redact(message, secrets, named) : message);
-      if (error instanceof PolicyDenial || error instanceof EffectFailure) {
-        error.message = visible(error.message);
-        throw error;
-      }
-      throw new EffectFailure(visible(`${url.origin}: ${(error as Error).message}`));
+      // Not redacted as a whole: each message was built with `say`, which redacted what a server
+      // chose in it as it was put in, and nothing else. A mask on tacit's or Node's own words (or
+      // the script's) told a secret that was one of them from one that was not: a secret header
+      // "ECONNREFUSED" or not, as a bit of the secret said, sent to a closed port, or "among" to a
+      // host that redirects out of the scope (its refusal "… is not among the hosts …").
+      if (error instanceof PolicyDenial || error instanceof EffectFailure) throw error;
+      throw new EffectFailure(`${url.origin}: ${(error as Error).message}`);
     }
   }
 

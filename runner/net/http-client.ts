@@ -13,6 +13,7 @@ import { PolicyDenial, EffectFailure } from "../refusals.js";
 import { isRestrictedAddress } from "./address-check.js";
 import { hostOf, isIpLiteral } from "./host-policy.js";
 import { redirectNotFollowed } from "./redirect-refusal.js";
+import { chosen, firstChars, quoting, type Said, type ServerChosen } from "./server-text.js";
 import { wholeCharacters } from "../whole-characters.js";
 
 export interface HttpCall {
@@ -44,11 +45,16 @@ export interface HttpLimits {
  * Decides a URL before it is requested (`method` is the one it would be requested with; a hop
  * after the first is a redirect); says whether a restricted address is acceptable.
  */
-export type UrlCheck = (url: URL, method: string, hop: number) => { restrictedAllowed: boolean };
+export type UrlCheck = (url: URL, method: string, hop: number, say: Said) => { restrictedAllowed: boolean };
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** The most characters of a broken Location a message quotes (redacted first: a cut could fall inside an echoed secret). */
+const QUOTED_LOCATION_CHARS = 200;
 
-function checkedLookup(host: string, restrictedAllowed: boolean): LookupFunction {
+/** A hop's URL, or a text of it, in a message: the script's on the first hop, the server's on a redirect's. */
+type HopText = string | ServerChosen;
+
+function checkedLookup(host: HopText, restrictedAllowed: boolean, say: Said): LookupFunction {
   return ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     dnsLookup(hostname, { all: true }, (error, addresses) => {
       if (error) return callback(error);
@@ -56,14 +62,14 @@ function checkedLookup(host: string, restrictedAllowed: boolean): LookupFunction
       if (refused && !restrictedAllowed) {
         return callback(
           new PolicyDenial(
-            `${host} resolves to ${refused.address}, a loopback, private or link-local address; such addresses are reachable only when ` +
+            say`${host} resolves to ${refused.address}, a loopback, private or link-local address; such addresses are reachable only when ` +
               "--network-permissions names the host or address literally",
           ),
         );
       }
-      const chosen = addresses[0];
-      if (!chosen) return callback(new EffectFailure(`${host}: no address`));
-      return options.all ? callback(null, [chosen]) : callback(null, chosen.address, chosen.family);
+      const first = addresses[0];
+      if (!first) return callback(new EffectFailure(say`${host}: no address`));
+      return options.all ? callback(null, [first]) : callback(null, first.address, first.family);
     });
   }) as unknown as LookupFunction;
 }
@@ -324,12 +330,12 @@ export interface AnswerReadings {
  * little-endian, maybe without a mark) the side most of the zero bytes are on, as ASCII text has
  * one per unit.
  */
-export function answerReadings(outcome: HttpOutcome, origin: string): AnswerReadings {
+export function answerReadings(outcome: HttpOutcome, origin: string, say: Said): AnswerReadings {
   if (outcome.body.length === 0) return { text: "", unknownCharset: null, others: [] }; // HEAD, 204, 304: no text to read, in any charset.
   const charset = charsetOf(outcome);
   const family = unicodeFamily(charset);
   if (family === "utf-32") {
-    throw new EffectFailure(`${origin}: answered in ${charset.toUpperCase()}, which tacit does not read; nothing of the answer was kept. Ask for UTF-8`);
+    throw new EffectFailure(say`${origin}: answered in ${chosen(charset.toUpperCase())}, which tacit does not read; nothing of the answer was kept. Ask for UTF-8`);
   }
   if (family !== "utf-16") {
     const text = outcome.body.toString("utf8");
@@ -376,19 +382,49 @@ function utf16Text(bytes: Buffer, bigEndian: boolean, truncated: boolean): strin
 /** What a request's timeout is called in the config, for its messages. */
 const TIMEOUT_HINT = "; nothing of the answer was kept. The operator can give requests longer with libraryConfig.networkTimeoutMs";
 
+/** A hop's URL, and the Said of its request. */
+interface HopWords {
+  url: URL;
+  /** The first hop's URL is the script's; a redirect's is the server's. */
+  byScript: boolean;
+  say: Said;
+}
+
+/** A text of a hop's URL, as a message quotes it (see HopText). */
+function hopText(hop: HopWords, text: string): HopText {
+  return hop.byScript ? text : chosen(text);
+}
+
+/**
+ * The texts of a hop that a server chose and Node's messages may quote: a redirect's host (in
+ * "getaddrinfo ENOTFOUND <host>") and a certificate's names (in ERR_TLS_CERT_ALTNAME_INVALID's).
+ */
+function serverTextsOf({ url, byScript }: HopWords, error: Error): string[] {
+  const cert = (error as { cert?: { subjectaltname?: unknown; subject?: { CN?: unknown } } }).cert;
+  const names = [cert?.subjectaltname, cert?.subject?.CN].filter((name): name is string => typeof name === "string");
+  const ofUrl = byScript ? [] : [url.href, url.origin, url.host, hostOf(url), url.hostname];
+  return [...names, ...ofUrl];
+}
+
 /**
  * Node's words for an answer that failed partway, in words that say what happened and what to
  * do: "aborted" said nothing of an answer whose connection closed before its Content-Length (or
  * its last chunk) came, "Parse Error: Header overflow" nothing of a limit, and OpenSSL's "wrong
  * version number" nothing of an https:// URL for a port that speaks plain HTTP, "socket hang up"
  * nothing of an http:// URL for a port that speaks TLS. No byte counts:
- * those of a compressed answer are its compressed size (see decoderFor). Any other error is kept.
+ * those of a compressed answer are its compressed size (see decoderFor). Any other error is kept,
+ * with what a server chose that its message quotes redacted (see serverTextsOf).
  */
-function answerFailure(url: URL, error: Error): Error {
+function answerFailure(hop: HopWords, error: Error): Error {
+  // tacit's own (a time-out, a refused address), built with `say` already.
+  if (error instanceof PolicyDenial || error instanceof EffectFailure) return error;
+  const { url, say } = hop;
+  const hopped = (text: string): HopText => hopText(hop, text);
+  const at = hopped(url.origin);
   const code = (error as NodeJS.ErrnoException).code;
   if (code === "ECONNRESET" && error.message === "aborted") {
     return new EffectFailure(
-      `${url.origin}: the connection closed before the whole answer came (shorter than its Content-Length said, or its chunks cut off); ` +
+      say`${at}: the connection closed before the whole answer came (shorter than its Content-Length said, or its chunks cut off); ` +
         "nothing of it was kept. Retry the request; if it keeps happening, the server is cutting its answers short",
     );
   }
@@ -397,30 +433,32 @@ function answerFailure(url: URL, error: Error): Error {
   // does a server that refuses or fails the request: which one, the bytes do not tell.
   if (code === "ECONNRESET" && error.message === "socket hang up") {
     return new EffectFailure(
-      `${url.origin}: the server closed the connection without answering (the request was sent; not a byte of an answer came). ` +
+      say`${at}: the server closed the connection without answering (the request was sent; not a byte of an answer came). ` +
         (url.protocol === "http:"
-          ? `The port may serve TLS, which closes on a plain HTTP request: if so, use https://${url.host}; else the server refused or failed the request: retry it, or check the port`
+          ? say`The port may serve TLS, which closes on a plain HTTP request: if so, use ${hopped(`https://${url.host}`)}; else the server refused or failed the request: retry it, or check the port`
           : "The server refused or failed the request: retry it; if it keeps happening, check the URL and the port"),
     );
   }
   if (code === "HPE_HEADER_OVERFLOW") {
     return new EffectFailure(
-      `${url.origin}: answered with headers longer than tacit reads (${Math.round(http.maxHeaderSize / 1024)} KiB in all, Node's limit); ` +
+      say`${at}: answered with headers longer than tacit reads (${Math.round(http.maxHeaderSize / 1024)} KiB in all, Node's limit); ` +
         "nothing of the answer was kept. Request another URL of the service, or one that sets fewer cookies or headers",
     );
   }
   if (url.protocol === "https:" && /wrong version number|packet length too long|http request/i.test(error.message)) {
     return new EffectFailure(
-      `${url.origin}: does not speak TLS on port ${url.port || "443"} (it answered the TLS handshake with something else, plain HTTP most often); ` +
-        `no request was sent. If it serves plain HTTP, use http://${url.host}; else check the port`,
+      say`${at}: does not speak TLS on port ${hopped(url.port || "443")} (it answered the TLS handshake with something else, plain HTTP most often); ` +
+        say`no request was sent. If it serves plain HTTP, use ${hopped(`http://${url.host}`)}; else check the port`,
     );
   }
   if (typeof code === "string" && code.startsWith("HPE_")) {
     return new EffectFailure(
-      `${url.origin}: answered with something that is not HTTP/1.1 (Node read: ${error.message}); nothing of it was kept. ` +
+      say`${at}: answered with something that is not HTTP/1.1 (Node read: ${quoting(error.message, serverTextsOf(hop, error))}); nothing of it was kept. ` +
         (url.protocol === "http:" ? "If the port serves TLS, use https://; else check the port" : "Check the port"),
     );
   }
+  // Node's own words, kept (the executor names the request's origin before them).
+  error.message = say`${quoting(error.message, serverTextsOf(hop, error))}`;
   return error;
 }
 
@@ -429,13 +467,15 @@ function once(
   restrictedAllowed: boolean,
   limits: HttpLimits,
   signal: AbortSignal,
-  { sending, connected, answered }: { sending: () => void; connected: () => void; answered: () => void },
+  { sending, connected, hop }: { sending: () => void; connected: () => void; hop: HopWords },
 ): Promise<HttpOutcome & { location: string | null }> {
   const { url } = call;
+  const { say } = hop;
   const host = hostOf(url);
+  const at = hopText(hop, url.origin);
   if (isIpLiteral(host) && isRestrictedAddress(host) && !restrictedAllowed) {
     throw new PolicyDenial(
-      `${host} is a loopback, private or link-local address; it is reachable only when --network-permissions names it literally`,
+      say`${hopText(hop, host)} is a loopback, private or link-local address; it is reachable only when --network-permissions names it literally`,
     );
   }
   const transport = url.protocol === "https:" ? https : http;
@@ -453,7 +493,7 @@ function once(
       {
         method: call.method,
         headers,
-        lookup: checkedLookup(host, restrictedAllowed),
+        lookup: checkedLookup(hopText(hop, host), restrictedAllowed, say),
         // A connection of its own, closed after the answer: no later request (one carrying a
         // secret) shares a connection with bytes an earlier one left for the server to read.
         agent: false,
@@ -461,7 +501,6 @@ function once(
         timeout: limits.timeoutMs,
       },
       (response) => {
-        answered();
         const chunks: Buffer[] = [];
         let size = 0;
         let truncated = false;
@@ -487,7 +526,7 @@ function once(
         if (decoder === null) {
           response.destroy();
           clearTimeout(overall);
-          reject(new EffectFailure(`${url.origin}: answered in a content coding tacit does not decode (${coding.trim()}); nothing of the answer was kept. Ask for gzip, deflate or br, or none`));
+          reject(new EffectFailure(say`${at}: answered in a content coding tacit does not decode (${chosen(coding.trim())}); nothing of the answer was kept. Ask for gzip, deflate or br, or none`));
           return;
         }
         // The limit counts the decoded bytes: a small compressed answer can decode to gigabytes.
@@ -510,20 +549,20 @@ function once(
           size += chunk.length;
         });
         text.on("end", finish);
-        response.on("error", (error) => (truncated ? finish() : reject(answerFailure(url, error))));
+        response.on("error", (error) => (truncated ? finish() : reject(answerFailure(hop, error))));
         if (text !== response) {
           // An empty body (HEAD, 204, 304) says its coding but holds nothing to decode.
           text.on("error", () => {
             if (truncated || encodedBytes === 0) return finish();
             response.destroy();
             clearTimeout(overall);
-            reject(new EffectFailure(`${url.origin}: the answer is not valid ${coding.trim()}; nothing of it was kept`));
+            reject(new EffectFailure(say`${at}: the answer is not valid ${chosen(coding.trim())}; nothing of it was kept`));
           });
         }
       },
     );
-    const overall = setTimeout(() => request.destroy(new EffectFailure(`${url.origin}: no complete answer within ${limits.timeoutMs} ms${TIMEOUT_HINT}`)), limits.timeoutMs);
-    request.on("timeout", () => request.destroy(new EffectFailure(`${url.origin}: no answer within ${limits.timeoutMs} ms${TIMEOUT_HINT}`)));
+    const overall = setTimeout(() => request.destroy(new EffectFailure(say`${at}: no complete answer within ${limits.timeoutMs} ms${TIMEOUT_HINT}`)), limits.timeoutMs);
+    request.on("timeout", () => request.destroy(new EffectFailure(say`${at}: no answer within ${limits.timeoutMs} ms${TIMEOUT_HINT}`)));
     // A tunnel (an answer to CONNECT) or a switch of protocol (101, which a server may send
     // unasked) hands the connection to a listener; with none, the request never settled and
     // the script waited past the request timeout for the evaluation's limit. tacit speaks
@@ -531,13 +570,13 @@ function once(
     const switched = (response: http.IncomingMessage, socket: Socket): void => {
       clearTimeout(overall);
       socket.destroy();
-      reject(new EffectFailure(`${url.origin}: answered ${response.statusCode ?? 0} with a tunnel or another protocol, which tacit does not speak`));
+      reject(new EffectFailure(say`${at}: answered ${response.statusCode ?? 0} with a tunnel or another protocol, which tacit does not speak`));
     };
     request.on("connect", switched);
     request.on("upgrade", switched);
     request.on("error", (error) => {
       clearTimeout(overall);
-      reject(answerFailure(url, error));
+      reject(answerFailure(hop, error));
     });
     // From the moment the connection is up (its TLS too), bytes of the request go out, the body's
     // among them: a server can read part of it and answer (or fail) before the rest was sent.
@@ -570,13 +609,14 @@ export interface ExchangeHooks {
   sending?: () => void;
   /** A request's connection (the first's, or a redirect's) is up: from here on the server may have any byte of it, its body's included. */
   connected?: () => void;
-  /** A request (the first, or a redirect's) was answered: a status and headers came back. */
-  answered?: () => void;
 }
 
-/** Makes the request, following redirects that pass the same checks (see ExchangeHooks). */
-export async function httpExchange(first: HttpCall, check: UrlCheck, limits: HttpLimits, signal: AbortSignal, hooks: ExchangeHooks = {}): Promise<HttpOutcome> {
-  const { followed = () => undefined, unfollowed, sending = () => undefined, connected = () => undefined, answered = () => undefined } = hooks;
+/**
+ * Makes the request, following redirects that pass the same checks (see ExchangeHooks). Its
+ * messages are built with `say`, which redacts what a server chose in them (see server-text.ts).
+ */
+export async function httpExchange(first: HttpCall, check: UrlCheck, limits: HttpLimits, signal: AbortSignal, say: Said, hooks: ExchangeHooks = {}): Promise<HttpOutcome> {
+  const { followed = () => undefined, unfollowed, sending = () => undefined, connected = () => undefined } = hooks;
   let call = first;
   /** The redirect answer being followed: the answer, with `unfollowed`, if it cannot be. */
   let redirect: HttpOutcome | null = null;
@@ -589,27 +629,28 @@ export async function httpExchange(first: HttpCall, check: UrlCheck, limits: Htt
     let outcome: HttpOutcome & { location: string | null };
     let checked = false;
     try {
-      const { restrictedAllowed } = check(call.url, call.method, hop);
+      const { restrictedAllowed } = check(call.url, call.method, hop, say);
       checked = true;
       if (hop > 0) followed(call.method, call.url);
-      outcome = await once(call, restrictedAllowed, limits, signal, { sending, connected, answered });
+      outcome = await once(call, restrictedAllowed, limits, signal, { sending, connected, hop: { url: call.url, byScript: hop === 0, say } });
     } catch (error) {
       // Past the check, a refusal is the restricted-address one, made as the hop's address is looked up.
-      if (checked && hop > 0 && error instanceof PolicyDenial) error.message = redirectNotFollowed(first.url, call.url, error.message);
+      if (checked && hop > 0 && error instanceof PolicyDenial) error.message = redirectNotFollowed(say, first.url, call.url, error.message);
       return notFollowed(error);
     }
     if (!REDIRECTS.has(outcome.status) || outcome.location === null) return outcome;
     redirect = outcome;
     const next = URL.canParse(outcome.location, call.url.href) ? new URL(outcome.location, call.url) : null;
     if (next === null) {
+      const quoted = chosen(outcome.location, (redacted) => JSON.stringify(firstChars(redacted, QUOTED_LOCATION_CHARS)));
       return notFollowed(new EffectFailure(
-        `${call.url.origin}: answered ${outcome.status} with a Location that is no URL (${JSON.stringify(outcome.location.slice(0, 200))}); ` +
+        say`${hop === 0 ? call.url.origin : chosen(call.url.origin)}: answered ${outcome.status} with a Location that is no URL (${quoted}); ` +
           "nothing of the answer was kept. The server's redirect is broken: request the URL it should lead to directly",
       ));
     }
     if (hop >= limits.maxRedirects) {
       return notFollowed(new EffectFailure(
-        `${first.url.origin}: more than ${limits.maxRedirects} redirects (the last to ${next.href}), which tacit does not follow; ` +
+        say`${first.url.origin}: more than ${limits.maxRedirects} redirects (the last to ${chosen(next.href)}), which tacit does not follow; ` +
           "nothing of the answer was kept. A loop of redirects, or a chain longer than that: request the URL it leads to directly",
       ));
     }

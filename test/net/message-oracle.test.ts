@@ -1,0 +1,178 @@
+// A failure's message after an answer came, through the real CLI: only what the server chose in
+// it (a redirect's URL, a Location, a content coding's or a charset's name) is redacted, never
+// tacit's or Node's own words. Redacted whole, a message was an oracle: a script made a secret
+// header one of its words or not, as one bit of a classified .env said (a map does that), sent it
+// to a permitted host that redirects out of the scope (or answers in a coding tacit does not
+// read, or stalls after its headers…), and read whether "[redacted]" stood in the message. Each
+// case sends the word in one of two requests, which one decided by a bit of the canary: the two
+// messages must be the same.
+
+import { describe, expect, it } from "vitest";
+import { expectNoLeak } from "../files/fixtures.js";
+import { freshTacitHome } from "../helpers.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, type Handler, isEnvFile, lit, perTestResources, permit, tacit, TOKEN_FROM_ENV, unusedPort } from "./fixtures.js";
+
+const resources = perTestResources("tacit-net-oracle-");
+
+/** The secret header the servers below read (and echo, for the echoing one). */
+const SECRET_HEADER = "x-k";
+
+interface OracleCase {
+  /** Also the path the server answers it on. */
+  kind: string;
+  /** A word of the message the answer makes tacit (or Node) say. */
+  word: string;
+  /** A text of the same length in no message. */
+  other: string;
+}
+
+const CASES: OracleCase[] = [
+  { kind: "out-of-scope", word: "among", other: "qzxvw" },
+  { kind: "out-of-scope-name", word: "requestNetwork", other: "qzxvwqzxvwqzxv" },
+  { kind: "coding", word: "decode", other: "qzxvwq" },
+  { kind: "charset", word: "charset", other: "qzxvwqz" },
+  { kind: "broken-location", word: "Location", other: "qzxvwqzx" },
+  { kind: "timeout", word: "complete", other: "qzxvwqzx" },
+  { kind: "cut-short", word: "whole", other: "qzxvw" },
+  { kind: "loop", word: "redirects", other: "qzxvwqzxv" },
+  { kind: "to-closed", word: "ECONNREFUSED", other: "QZXVWQZXVWQZ" },
+  { kind: "to-invalid", word: "getaddrinfo", other: "qzxvwqzxvwq" },
+  { kind: "partial", word: "Partial", other: "Qzxvwqz" },
+  { kind: "multiple-choices", word: "returns", other: "qzxvwqz" },
+];
+
+/** Answers each case's path so that tacit fails the request with a message after the answer came; `echo` puts the secret header into what it chose. */
+function answering(closedPort: number, echo: boolean): Handler {
+  return (request, response) => {
+    const secret = echo ? String(request.headers[SECRET_HEADER] ?? "") : "mystery";
+    switch (new URL(request.url, "http://x").pathname) {
+      case "/out-of-scope":
+      case "/out-of-scope-name":
+        response.writeHead(302, { location: `http://127.0.0.1:1/${secret}` });
+        return void response.end();
+      case "/coding":
+        response.writeHead(200, { "content-encoding": `x-${secret}` });
+        return void response.end("text");
+      case "/charset":
+        response.writeHead(200, { "content-type": `text/plain; charset=x-${secret}` });
+        return void response.end("text");
+      case "/broken-location":
+        response.writeHead(302, { location: `http://[${secret}/` });
+        return void response.end();
+      case "/timeout":
+        response.writeHead(200, { "content-length": "100" });
+        return void response.write("a start"); // and nothing more: the request times out after its headers came
+      case "/cut-short":
+        response.writeHead(200, { "content-length": "100" });
+        response.write("a start");
+        return void setImmediate(() => response.socket?.destroy());
+      case "/loop":
+        response.writeHead(302, { location: `/loop?k=${secret}` });
+        return void response.end();
+      case "/to-invalid": // in the scope, and no such host: Node's message names it
+        response.writeHead(302, { location: `http://${secret}.invalid/` });
+        return void response.end();
+      case "/to-closed":
+        response.writeHead(302, { location: `http://127.0.0.1:${closedPort}/${secret}` });
+        return void response.end();
+      case "/partial":
+        response.writeHead(206, { "content-range": "bytes 0-3/10" });
+        return void response.end("text");
+      case "/multiple-choices":
+        response.writeHead(300, { "content-type": "text/plain" });
+        return void response.end("pick one");
+      default:
+        response.writeHead(404);
+        response.end();
+    }
+  };
+}
+
+/** The script: each case's request twice, the word as the secret header in the one a bit of the canary picks, the other text in the other. */
+function oracleScript(origin: string, scope: string[]): string {
+  return `${ATTEMPT_PRELUDE}
+${TOKEN_FROM_ENV}
+const cases = ${JSON.stringify(CASES)};
+requestNetwork(${JSON.stringify(scope)}, (net) => {
+  for (const c of cases) {
+    const picked = token.map((t) => ((t.charCodeAt(7) & 1) === 1 ? c.word : c.other));
+    const notPicked = token.map((t) => ((t.charCodeAt(7) & 1) === 1 ? c.other : c.word));
+    attempt(c.kind + "-picked", () => net.httpGet(${lit(origin)} + "/" + c.kind, { secretHeaders: { ${lit(SECRET_HEADER)}: picked } }));
+    attempt(c.kind + "-not-picked", () => net.httpGet(${lit(origin)} + "/" + c.kind, { secretHeaders: { ${lit(SECRET_HEADER)}: notPicked } }));
+  }
+});
+`;
+}
+
+describe("a failure's message after an answer came", () => {
+  it("reads the same whether a secret header is one of its words or not: a bit of the secret picks the word, and the script cannot tell", async () => {
+    const { root, canary } = resources.projectWithSecret();
+    const home = freshTacitHome();
+    try {
+      const closed = await unusedPort();
+      const server = await resources.server(answering(closed, false));
+      const result = await tacit(
+        root,
+        oracleScript(server.origin, [`127.0.0.1:${server.port}`, `127.0.0.1:${closed}`, "*.invalid"]),
+        [...permit("127.0.0.1:*", "*.invalid"), "--config", configFile(resources.dir(), { networkTimeoutMs: 1500 })],
+        { TACIT_HOME: home.home },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const found = attempts(result.stdout);
+      for (const { kind, word, other } of CASES) {
+        const picked = attemptOf(found, `${kind}-picked`);
+        expect(picked.status, kind).not.toBe("ok");
+        // The word is one of the message's own: the attack is real for this kind.
+        expect(String(picked.value), kind).toContain(word);
+        expect(String(picked.value), kind).not.toContain("[redacted]");
+        expect(attemptOf(found, `${kind}-not-picked`), kind).toEqual(picked);
+        // Both were sent, each with its own secret header: the word in one of them.
+        const sent = server.received.filter((r) => r.url.split("?")[0] === `/${kind}`).map((r) => r.headers[SECRET_HEADER]);
+        expect(new Set(sent), kind).toEqual(new Set([word, other]));
+      }
+      expect(String(attemptOf(found, "out-of-scope-picked").value)).toMatch(/was redirected to http:\/\/127\.0\.0\.1:1\/mystery, which tacit did not follow: 127\.0\.0\.1:1 is not among the hosts this requestNetwork scope asked for/);
+      expect(String(attemptOf(found, "coding-picked").value)).toContain("(x-mystery)");
+      expect(String(attemptOf(found, "multiple-choices-picked").value)).toContain('Its body began: "pick one"');
+      expectNoLeak(canary, result, root, isEnvFile);
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it("still masks a secret the server put into what it chose: a redirect's URL, a Location, a coding's or a charset's name", async () => {
+    const { root, canary } = resources.projectWithSecret();
+    const home = freshTacitHome();
+    try {
+      const closed = await unusedPort();
+      const server = await resources.server(answering(closed, true));
+      const echoed = ["out-of-scope", "coding", "charset", "broken-location", "loop", "to-invalid"];
+      const result = await tacit(
+        root,
+        `${ATTEMPT_PRELUDE}
+${TOKEN_FROM_ENV}
+requestNetwork([${lit(`127.0.0.1:${server.port}`)}, ${lit(`127.0.0.1:${closed}`)}, "*.invalid"], (net) => {
+  for (const kind of ${JSON.stringify(echoed)}) attempt(kind, () => net.httpGet(${lit(server.origin)} + "/" + kind, { secretHeaders: { ${lit(SECRET_HEADER)}: token } }));
+});
+`,
+        permit("127.0.0.1:*", "*.invalid"),
+        { TACIT_HOME: home.home },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const found = attempts(result.stdout);
+      for (const kind of echoed) {
+        const failed = attemptOf(found, kind);
+        expect(failed.status, kind).not.toBe("ok");
+        expect(String(failed.value), kind).toContain("[redacted]");
+      }
+      expect(String(attemptOf(found, "out-of-scope").value)).toContain("was redirected to http://127.0.0.1:1/[redacted], which tacit did not follow");
+      expect(String(attemptOf(found, "coding").value)).toContain("(x-[redacted])");
+      expect(String(attemptOf(found, "charset").value)).toContain("answered in x-[redacted], a charset");
+      expect(String(attemptOf(found, "to-invalid").value)).toMatch(/getaddrinfo \w+ \[redacted\]\.invalid/);
+      // The server did get the canary each time: the masks are of its echoes.
+      expect(server.received.filter((r) => r.headers[SECRET_HEADER] === canary).length).toBeGreaterThanOrEqual(echoed.length);
+      expectNoLeak(canary, result, root, isEnvFile);
+    } finally {
+      home.cleanup();
+    }
+  });
+});
