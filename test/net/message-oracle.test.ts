@@ -7,7 +7,13 @@
 // case sends the word in one of two requests, which one decided by a bit of the canary: the two
 // messages must be the same.
 
-import { describe, expect, it } from "vitest";
+import { execFileSync } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { createServer as createTlsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
 import { freshTacitHome } from "../helpers.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, type Handler, isEnvFile, lit, perTestResources, permit, tacit, TOKEN_FROM_ENV, unusedPort } from "./fixtures.js";
@@ -174,5 +180,49 @@ requestNetwork([${lit(`127.0.0.1:${server.port}`)}, ${lit(`127.0.0.1:${closed}`)
     } finally {
       home.cleanup();
     }
+  });
+});
+
+describe("a certificate's names in Node's message", () => {
+  it("are masked where they echo a secret header, on a redirect's hop to a server whose certificate is for another name", async () => {
+    // Node words a certificate for another host "Host: localhost. is not in the cert's altnames:
+    // DNS:…", the names being the server's to choose. A server that put a secret it was sent
+    // into them (the test's own certificate stands for one) gets it masked, Node's words kept.
+    const { root, canary } = resources.projectWithSecret();
+    const home = freshTacitHome();
+    onTestFinished(home.cleanup);
+    const certs = resources.dir();
+    const name = `${canary}.example`;
+    execFileSync("openssl", [
+      "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", `/CN=${name}`,
+      "-addext", `subjectAltName=DNS:${name}`, "-keyout", path.join(certs, "key.pem"), "-out", path.join(certs, "cert.pem"),
+    ], { stdio: "ignore" });
+    const tls = createTlsServer({ key: readFileSync(path.join(certs, "key.pem")), cert: readFileSync(path.join(certs, "cert.pem")) }, (_request, response) => response.end("over tls"));
+    tls.listen(0); // every address: localhost may be ::1 or 127.0.0.1
+    await once(tls, "listening");
+    onTestFinished(() => void tls.close());
+    const tlsPort = (tls.address() as AddressInfo).port;
+    const redirector = await resources.server((_request, response) => {
+      response.writeHead(302, { location: `https://localhost:${tlsPort}/` });
+      response.end();
+    });
+    const result = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN_FROM_ENV}
+requestNetwork([${lit(`127.0.0.1:${redirector.port}`)}, ${lit(`localhost:${tlsPort}`)}], (net) => {
+  attempt("hop", () => net.httpGet(${lit(`${redirector.origin}/`)}, { secretHeaders: { ${lit(SECRET_HEADER)}: token } }));
+});
+`,
+      permit(`127.0.0.1:${redirector.port}`, `localhost:${tlsPort}`),
+      // The certificate is trusted: only its names are wrong.
+      { TACIT_HOME: home.home, NODE_EXTRA_CA_CERTS: path.join(certs, "cert.pem") },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const hop = attemptOf(attempts(result.stdout), "hop");
+    expect(hop.status).toBe("Error");
+    expect(String(hop.value)).toMatch(/Host: localhost\. is not in the cert's altnames: DNS:\[redacted\]\.example/);
+    expect(redirector.received.map((r) => r.headers[SECRET_HEADER])).toEqual([canary]);
+    expectNoLeak(canary, result, root, isEnvFile);
   });
 });
