@@ -451,6 +451,43 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(result.stdout).not.toBe(`learned ${world.canary.charAt(8)}\n`);
   });
 
+  // KNOWN LIMITATION, asserted as failing so that a fix shows up: no echo is needed for the
+  // bit above. Redaction masks a secret's forms wherever they stand in an answer, and cannot tell
+  // an echo from a text the server always sends; a script that knows a word of a page (a title, a
+  // product name) makes the secret that word or not, as a bit of it says, and reads whether the
+  // page came back with the word masked. The same holds for what a server chose in an error (a
+  // redirect's fixed URL, a coding's name). The defence is the operator's --network-permissions:
+  // a secret sent to a host can be learned through that host.
+  it.fails("KNOWN LIMITATION: a word of a page that never echoes anything, masked or not, tells the script one bit per request", async () => {
+    const world = secretWorld();
+    const a = await server((_request, response) => response.end("<html><title>Welcome to the service</title></html>"));
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  const hex = "0123456789abcdef";
+  const atOrPast = (middle: number): boolean => {
+    const derived = token.map((t) => (hex.indexOf(t.charAt(8)) >= middle ? "Welcome" : "Qzxvwqz"));
+    return net.httpGet(${lit(`${a.origin}/`)}, { secretHeaders: { "x-guess": derived } }).includes("[redacted]");
+  };
+  let low = 0;
+  let high = 16;
+  while (high - low > 1) {
+    const middle = (low + high) >> 1;
+    if (atOrPast(middle)) low = middle;
+    else high = middle;
+  }
+  println("learned " + hex[low]);
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    // What must not be possible: the script learning a character of the secret.
+    expect(result.stdout).not.toBe(`learned ${world.canary.charAt(8)}\n`);
+  });
+
   it("a request cannot smuggle a second one that takes the next request's secret header as its body", async () => {
     const world = secretWorld();
     const a = await server();
