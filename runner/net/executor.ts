@@ -15,7 +15,7 @@ import type { HttpLimits, UrlCheck } from "./http-client.js";
 import { hostOf, HostPatternError, type HostPattern, parseHostPattern, patternMatches } from "./host-policy.js";
 import { MIN_REDACTED_LENGTH, redact } from "./redaction.js";
 import { redirectNotFollowed } from "./redirect-refusal.js";
-import { chosen, type Said, sayAsIs, sayer, type ServerChosen } from "./server-text.js";
+import { chosen, quoting, type Said, sayAsIs, sayer, type ServerChosen } from "./server-text.js";
 
 const MAX_REDIRECTS = 5;
 /**
@@ -249,9 +249,10 @@ export class NetworkExecutor {
       if (hop === 0) return checkUrl(url, say, (text) => text);
       const asks = this.policy.redirects?.(first, { method, url });
       if (asks) {
+        // The pattern the rule matched names the hop's host, which the server chose.
         throw new PolicyDenial(
           say`${first.url.origin} redirected the request to ${chosen(url.href)}, which the approval policy puts a person in front of ` +
-            `(${asks}); a redirect is never asked about, so it was not followed. Request that URL directly`,
+            say`(${quoting(asks, [url.host, hostOf(url), url.hostname])}); a redirect is never asked about, so it was not followed. Request that URL directly`,
         );
       }
       try {

@@ -9,7 +9,7 @@
 
 import { execFileSync } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -223,6 +223,52 @@ requestNetwork([${lit(`127.0.0.1:${redirector.port}`)}, ${lit(`localhost:${tlsPo
     expect(hop.status).toBe("Error");
     expect(String(hop.value)).toMatch(/Host: localhost\. is not in the cert's altnames: DNS:\[redacted\]\.example/);
     expect(redirector.received.map((r) => r.headers[SECRET_HEADER])).toEqual([canary]);
+    expectNoLeak(canary, result, root, isEnvFile);
+  });
+});
+
+describe("a redirect the approval policy would ask about", () => {
+  it("is refused with the server's host masked where it echoes a secret, and tacit's words the same whatever the secret is", async () => {
+    // The refusal names the pattern of the rule it matched ("net GET http://<host> (always-ask)"),
+    // whose host is the one the server's Location named.
+    const { root, canary } = resources.projectWithSecret();
+    const home = freshTacitHome();
+    onTestFinished(home.cleanup);
+    const redirector = await resources.server((request, response) => {
+      const echoed = new URL(request.url, "http://x").pathname === "/echo";
+      response.writeHead(302, { location: `http://${echoed ? String(request.headers[SECRET_HEADER]) : "mystery"}.localtest/` });
+      response.end();
+    });
+    const config = resources.dir() + "/tacit.json";
+    writeFileSync(config, JSON.stringify({
+      policy: { rules: [{ action: "net", tier: "always-ask", host: "*.localtest" }] },
+      libraryConfig: { networkPermissions: ["127.0.0.1:*", "*.localtest"] },
+    }));
+    const result = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN_FROM_ENV}
+requestNetwork([${lit(`127.0.0.1:${redirector.port}`)}, "*.localtest"], (net) => {
+  const picked = token.map((t) => ((t.charCodeAt(7) & 1) === 1 ? "approval" : "qzxvwqzx"));
+  const notPicked = token.map((t) => ((t.charCodeAt(7) & 1) === 1 ? "qzxvwqzx" : "approval"));
+  attempt("picked", () => net.httpGet(${lit(`${redirector.origin}/fixed`)}, { secretHeaders: { ${lit(SECRET_HEADER)}: picked } }));
+  attempt("not-picked", () => net.httpGet(${lit(`${redirector.origin}/fixed`)}, { secretHeaders: { ${lit(SECRET_HEADER)}: notPicked } }));
+  attempt("echo", () => net.httpGet(${lit(`${redirector.origin}/echo`)}, { secretHeaders: { ${lit(SECRET_HEADER)}: token } }));
+});
+`,
+      ["--config", config],
+      { TACIT_HOME: home.home },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    const picked = attemptOf(found, "picked");
+    expect(picked.status).toBe("SecurityError");
+    expect(String(picked.value)).toContain("redirected the request to http://mystery.localtest/, which the approval policy puts a person in front of (net GET http://mystery.localtest (always-ask))");
+    expect(attemptOf(found, "not-picked")).toEqual(picked);
+    const echo = attemptOf(found, "echo");
+    expect(echo.status).toBe("SecurityError");
+    expect(String(echo.value)).toContain("redirected the request to http://[redacted].localtest/, which the approval policy puts a person in front of (net GET http://[redacted].localtest (always-ask))");
+    expect(redirector.received.map((r) => r.headers[SECRET_HEADER])).toEqual(expect.arrayContaining(["approval", "qzxvwqzx", canary]));
     expectNoLeak(canary, result, root, isEnvFile);
   });
 });
