@@ -211,7 +211,11 @@ function mayHoldTest(glob: string, dir: string, mask: LineMask): (named: string)
   const negated = written.startsWith("!");
   const rest = negated ? written.slice(1) : written;
   const parts = rest.split("/");
-  if (/^[!(]/.test(rest) || /\[[^\]]*\//.test(rest) || rest.includes("\\/") || parts.some((part) => part === "" || part === "." || part === "..")) return always;
+  // picomatch reads "(…)" and "|" as a regex's group and alternation ("src/*.ts|vendor/*.ts"
+  // matches vendor/v.ts), and a class may hold "/" after a "]" of its own ("[]/]", "[[:alpha:]/]"):
+  // split at "/", such a glob's parts say nothing of what it matches, so a "[" with a "/" anywhere
+  // after it counts every directory too.
+  if (/^!/.test(rest) || /[()|]/.test(rest) || /\[[^]*\//.test(rest) || rest.includes("\\/") || parts.some((part) => part === "" || part === "." || part === "..")) return always;
   const tried = triedAs(glob, dir, mask);
   if (negated) {
     // Every path below a directory the rest matches is matched too only where the rest ends in "/**".
