@@ -181,8 +181,11 @@ export function globMatcher(glob: string, dir: string, mask: LineMask = null): (
  */
 function triedAs(glob: string, dir: string, mask: LineMask): (named: string) => string {
   const below = glob.includes("/");
+  // The path below `dir` starts after its separator; the file system's root "/" is one already:
+  // cut one further, find("/", "tmp/x/*.ts") tried "mp/x/a.ts" and found nothing.
+  const start = dir.endsWith("/") ? dir.length : dir.length + 1;
   return (named) => {
-    const tried = below ? named.slice(dir.length + 1) : named;
+    const tried = below ? named.slice(start) : named;
     return mask === null ? tried : mask(tried);
   };
 }
