@@ -140,6 +140,8 @@ export function realPathInScope(root: string, realRoot: string, named: string, f
  */
 function walkDown(resolved: string, parts: string[], hops: number, finalAsNamed = false): string {
   let lookedAgain = 0;
+  /** The link last found unreadable, and how many times in a row it was that same link (path and inode). */
+  let unread = null as UnreadLink | null;
   for (let i = 0; i < parts.length; i++) {
     const next = childPath(resolved, parts[i]!);
     if (finalAsNamed && i === parts.length - 1) return next;
@@ -151,7 +153,13 @@ function walkDown(resolved: string, parts: string[], hops: number, finalAsNamed 
         // Swapped for a directory or file (or removed) between the lstat and the readlink: it
         // is looked at again, as it is now. Failed with EINVAL, any operation on a path another
         // process swaps said "invalid path", where one a moment earlier or later answers.
+        const same = unread !== null && unread.path === next && unread.dev === stat.dev && unread.ino === stat.ino;
+        unread = { path: next, dev: stat.dev, ino: stat.ino, times: same ? unread!.times + 1 : 1 };
         if (++lookedAgain > MAX_LINK_HOPS) {
+          // The same link every time was not swapped: it is a link that cannot be read (a
+          // /proc/<pid>/exe of a kernel thread reads ENOENT however often it is asked). Its own
+          // error, as before links were looked at again, not "it kept changing; try again".
+          if (unread.times === lookedAgain) readlinkSync(next);
           throw new PathKeptChanging(
             "it kept changing while it was being resolved (a link on the way was swapped in and out again and again); try again once nothing is changing the tree",
           );
@@ -167,6 +175,14 @@ function walkDown(resolved: string, parts: string[], hops: number, finalAsNamed 
     resolved = next;
   }
   return resolved;
+}
+
+/** A link walkDown found it could not read (see there). */
+interface UnreadLink {
+  path: string;
+  dev: number;
+  ino: number;
+  times: number;
 }
 
 /** What the link `p` holds, or null where `p` is no longer a link (EINVAL) or gone (ENOENT). */
