@@ -27,6 +27,7 @@ import type { GrepRunner } from "./grep-runner.js";
 import type { GrepReply } from "./grep-worker.js";
 import { asSearchExclusions, type PathUse, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
 import { ERRNO_TEXT, type LeftOut, shortened } from "./left-out.js";
+import { procMounts } from "./proc-mounts.js";
 import { DirectoryChanged, directoryChangedText, listEntries, PathChanged, TooManyEntries } from "./walk.js";
 import { printable } from "../printable.js";
 import { HostSecrets } from "../host-secrets.js";
@@ -180,6 +181,14 @@ export class FileSystemExecutor {
         `${requested}: outside this file system scope (${scope.root}). Use a path under the root, or request a scope for the other directory.`,
       );
     }
+    // A path named in procfs is refused before it is resolved: resolving reads its links
+    // (/proc/<pid>/exe, cwd, root), whose errors ("no such file or directory" of a zombie's or a
+    // kernel thread's, "permission denied" of another user's process) told a script about
+    // processes, where every other path there got the same refusal.
+    if (procMounts().some((mount) => isWithin(named, mount))) {
+      const procfs = protectedPathOf(this.policy.protectedPaths, named, named, use);
+      if (procfs) throw protectedRefusal(requested, procfs);
+    }
     let real: string;
     try {
       // The root was resolved when the scope opened: only what is below it needs resolving.
@@ -200,15 +209,7 @@ export class FileSystemExecutor {
     const own =
       protectedPathOf(this.policy.protectedPaths, named, real, use) ??
       (use === "change" ? (homeConfigChangeOf(real, this.roots()) ?? homeConfigChangeOf(named, this.roots())) : null);
-    if (own) {
-      throw new PolicyDenial(
-        own.refusal
-          ? `${requested}: refused: this is ${own.what}; ${own.refusal}.`
-          : own.readable
-            ? `${requested}: refused: this is ${own.what}; scripts may read it but not change it (nor create or delete files there). Work with other files.`
-            : `${requested}: refused: this is ${own.what}; it belongs to tacit, and scripts can neither read nor write it. Work with other files.`,
-      );
-    }
+    if (own) throw protectedRefusal(requested, own);
     return { scope, named, real, classified: this.policy.classified.isClassified(named, real), judged: judged !== null, watched };
   }
 
@@ -1037,6 +1038,17 @@ function isLink(entry: string): boolean {
 }
 
 /** The refusal of an action whose path leads elsewhere than where the approval gate applied the policy's rules to it (see judged()). */
+/** The refusal of a path that is tacit's own, or one it keeps from every script (see protected-paths.ts). */
+function protectedRefusal(requested: string, own: ProtectedPath): PolicyDenial {
+  return new PolicyDenial(
+    own.refusal
+      ? `${requested}: refused: this is ${own.what}; ${own.refusal}.`
+      : own.readable
+        ? `${requested}: refused: this is ${own.what}; scripts may read it but not change it (nor create or delete files there). Work with other files.`
+        : `${requested}: refused: this is ${own.what}; it belongs to tacit, and scripts can neither read nor write it. Work with other files.`,
+  );
+}
+
 function changedSinceJudged(requested: string, now: string): PolicyDenial {
   return new PolicyDenial(
     `${requested}: refused: the path changed after the policy's rules were applied to it (it now leads to ${now}); nothing was done. Do not retry it; ask the user.`,

@@ -12,6 +12,13 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, realTempDir, tacit } from "./fixtures.js";
 
+/** runner/fs/protected-paths.ts's words for procfs, written out so the test stands without the change. */
+const PROCFS_REFUSAL =
+  "scripts can neither read nor write anything there, whatever the allowed roots say: it shows every process as the host " +
+  "sees it, tacit's own included (its environment with the LLM API key, its open files such as the secure output and the " +
+  "audit log, its memory), and some of its files change how the system runs. Work with other files; to learn about a " +
+  "process, run a command that reports it (requestExecPermission), if the operator permits one";
+
 let root: string;
 let cleanup: () => void;
 /** A process that started a child and never reaps it: the child stays a zombie while it lives. */
@@ -61,5 +68,31 @@ requestFileSystem("/", (fs) => {
       expect(String(value), label).not.toMatch(/kept changing|try again/);
     }
     for (const label of ["exists", "read", "below"]) expect(String(attemptOf(found, label).value), label).toMatch(/no such file or directory/);
+  }, 60_000);
+});
+
+describe("a path named in /proc", () => {
+  it("is refused before its links are read, the same for every process", async () => {
+    // Resolved first, /proc/<zombie>/exe failed "no such file or directory" (and another
+    // user's process "permission denied"), while a live process's or a missing pid's got the
+    // procfs refusal: a script told zombies and kernel threads from other processes.
+    const missing = 4_000_000; // above pid_max's ceiling (2^22): no such process
+    const named = [`/proc/${zombie}/exe`, `/proc/${zombie}/exe/x`, `/proc/${zombie}/cwd`, `/proc/${parent.pid}/exe`, `/proc/${missing}/exe`, "/proc/2/exe"];
+    const script = `${ATTEMPT_PRELUDE}
+requestFileSystem("/", (fs) => {
+  for (const p of ${JSON.stringify(named)}) {
+    attempt("exists " + p, () => fs.access(p).exists);
+    attempt("read " + p, () => fs.access(p).read());
+  }
+});`;
+    const r = await tacit(root, script, ["--allowed-roots", "/"]);
+    const found = attempts(r.stdout);
+    for (const p of named) {
+      for (const op of ["exists", "read"]) {
+        const { status, value } = attemptOf(found, `${op} ${p}`);
+        expect(status, `${op} ${p}: ${JSON.stringify(value)}`).toBe("SecurityError");
+        expect(String(value)).toBe(`${p}: refused: this is the kernel's process file system (procfs, mounted at /proc); ${PROCFS_REFUSAL}.`);
+      }
+    }
   }, 60_000);
 });
