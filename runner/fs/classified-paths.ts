@@ -6,7 +6,7 @@
 
 import path from "node:path";
 import picomatch from "picomatch";
-import { withCaretNegation } from "./glob-classes.js";
+import { withCaretNegation, withLiteralGroups } from "./glob-classes.js";
 import { isWithin, resolvedPath, resolveReal, resolveRealOrSelf } from "./containment.js";
 
 export const DEFAULT_CLASSIFIED_PATHS: readonly string[] = [
@@ -186,7 +186,12 @@ export class ClassifiedPaths {
       }
     }
     this.linkedEntries = entries;
-    const resolved = this.resolvedPatterns;
+    // A pattern with "(", ")" or "|" is also matched as gitignore reads it, those characters as
+    // they are (see withLiteralGroups): either reading classifies.
+    const resolved = this.resolvedPatterns.flatMap((p) => {
+      const literal = withLiteralGroups(p);
+      return literal === null ? [p] : [p, literal];
+    });
     this.matchesName = namesMatcher(resolved.filter((p) => !p.includes("/")));
     this.matchesPath = pathsMatcher(resolved.filter((p) => p.includes("/")));
   }

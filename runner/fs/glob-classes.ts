@@ -38,3 +38,39 @@ export function withCaretNegation(glob: string): string {
   }
   return out;
 }
+
+/**
+ * `glob` with each "(", ")" and "|" outside a class escaped, or null where it has none. A
+ * gitignore pattern (a classified path) takes them as the characters they are; picomatch reads
+ * them as a regular expression's group and alternation (and "(" after "*", "?", "+", "@", "!"
+ * as an extglob), so "backup(1)*" classified "backup1-x" and left "backup(1)-prod.txt" readable.
+ */
+export function withLiteralGroups(glob: string): string | null {
+  if (!/[()|]/.test(glob)) return null;
+  let out = "";
+  let inClass = false;
+  let escaped = false;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === "\\") {
+      out += c + (glob[i + 1] ?? "");
+      i++;
+      continue;
+    }
+    if (!inClass && c === "[") {
+      inClass = true;
+      out += c;
+      if (glob[i + 1] === "!" || glob[i + 1] === "^") out += glob[++i];
+      // A "]" first in a class is one of its characters, not its end.
+      if (glob[i + 1] === "]") out += glob[++i];
+      continue;
+    }
+    if (inClass && c === "]") inClass = false;
+    if (!inClass && (c === "(" || c === ")" || c === "|")) {
+      out += "\\";
+      escaped = true;
+    }
+    out += c;
+  }
+  return escaped ? out : null;
+}

@@ -301,6 +301,45 @@ describe("the defaults, in a project", () => {
   });
 });
 
+describe("a pattern with \"(\", \")\" or \"|\"", () => {
+  // gitignore takes them as the characters they are; picomatch read them as a regular
+  // expression's group and alternation: "backup(1)*" classified "backup1-x" and left
+  // "backup(1)-prod.txt" readable, "keys|old*" left "keys|old-2.txt" readable, and
+  // "d(b)/*" left "d(b)/dump.sql" readable (a script printed each canary). Either reading classifies now.
+  it("classifies the names it spells, characters as they are: neither read nor grepped as text", async () => {
+    const { runScript, freshTacitHome } = await import("../helpers.js");
+    const { dir, cleanup } = realTempDir("tacit-classified-groups-");
+    const tacitHome = freshTacitHome();
+    try {
+      const canary = `canary-${crypto.randomUUID()}`;
+      const files = ["backup(1)-prod.txt", "keys|old-2.txt", "d(b)/dump.sql", "x*(y)z.env"];
+      for (const [at, file] of files.entries()) {
+        mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+        writeFileSync(path.join(dir, file), `secret ${canary}-${at}\n`);
+      }
+      const patterns = ["backup(1)*", "keys|old*", `${dir}/d(b)/*`, "x*(y)*.env"];
+      const script = `requestFileSystem(".", (fs) => {
+  for (const file of ${JSON.stringify(files)}) {
+    try { println(fs.access(file).read()); } catch (e) { println(file, "refused:", (e as Error).name); }
+  }
+  println(JSON.stringify(fs.grepRecursive(".", "canary")));
+});`;
+      const r = await runScript(script, ["--quiet", "--classified-paths", patterns.join(",")], { cwd: dir, env: { TACIT_HOME: tacitHome.home } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout + r.stderr).not.toContain(canary);
+      for (const file of files) expect(r.stdout).toContain(`${file} refused: SecurityError`);
+      expect(r.stdout).toContain("[]");
+    } finally {
+      cleanup();
+      tacitHome.cleanup();
+    }
+  });
+
+  it("still classifies what picomatch's reading of it matched", () => {
+    expectMatches(["backup(1)*", "keys|old*"], { "/w/backup1-x": true, "/w/backup(1)-x": true, "/w/keys|old.txt": true, "/w/backup.txt": false });
+  });
+});
+
 describe("patterns given to the CLI replace the defaults", () => {
   // An operator who adds a pattern of their own (--classified-paths secrets.json) easily takes
   // it as one more: it replaced every default, and a script read .env as plain text with no
