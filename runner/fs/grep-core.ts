@@ -7,7 +7,7 @@ import { StringDecoder } from "node:string_decoder";
 import picomatch from "picomatch";
 import { openedPath, openForReading, procFdDirectory } from "./checked-open.js";
 import { ClassifiedPaths } from "./classified-paths.js";
-import { withCaretNegation } from "./glob-classes.js";
+import { withCaretNegation, withLiteralGroups } from "./glob-classes.js";
 import { isWithin, resolveReal } from "./containment.js";
 import { type LeftOut, LeftOutEntries, linkFailureReason, unreadableReason } from "./left-out.js";
 import { DirectoryChanged, type FoundPaths, isSwappedForNonDirectory, namedPaths, PathChanged, PathTooLongError, walkTree } from "./walk.js";
@@ -163,12 +163,23 @@ export function grepFile(named: string, real: string, verify: (actual: string) =
 const GLOB_OPTIONS = { dot: true, noextglob: true, nobrace: true } as const;
 
 /**
+ * A script's glob as picomatch is given it: "[!…]" as the shell reads it (glob-classes.ts), and
+ * "(", ")" and "|" as the characters they are. picomatch read them as a regular expression's
+ * group and alternation: find(".", "*(1).png") answered with photo1.png and not photo(1).png,
+ * and "a|b.txt" with a and b.txt. tacit's globs take *, **, ? and […] only (see the library's
+ * checkedGlob, which refuses the extglobs and braces a script may mean).
+ */
+function asWritten(glob: string): string {
+  return withCaretNegation(withLiteralGroups(glob) ?? glob);
+}
+
+/**
  * A glob without "/" matches file names; with "/" it matches the path below `dir`. A leading
  * "!" matches what the rest does not (picomatch's negation, as `rg -g '!*.min.js'` excludes);
  * "[!…]" is a class of every character but those listed (see glob-classes.ts).
  */
 export function globMatcher(glob: string, dir: string, mask: LineMask = null): (named: string) => boolean {
-  const test = picomatch(withCaretNegation(glob), { ...GLOB_OPTIONS, basename: !glob.includes("/") });
+  const test = picomatch(asWritten(glob), { ...GLOB_OPTIONS, basename: !glob.includes("/") });
   const tried = triedAs(glob, dir, mask);
   return (named) => test(tried(named));
 }
@@ -210,7 +221,7 @@ export function directoryMayHoldMatch(glob: string, dir: string, mask: LineMask 
 function mayHoldTest(glob: string, dir: string, mask: LineMask): (named: string) => boolean {
   const always = (): boolean => true;
   if (!glob.includes("/")) return always;
-  const written = withCaretNegation(glob);
+  const written = asWritten(glob);
   const negated = written.startsWith("!");
   const rest = negated ? written.slice(1) : written;
   const parts = rest.split("/");
