@@ -1037,7 +1037,6 @@ function isLink(entry: string): boolean {
   }
 }
 
-/** The refusal of an action whose path leads elsewhere than where the approval gate applied the policy's rules to it (see judged()). */
 /** The refusal of a path that is tacit's own, or one it keeps from every script (see protected-paths.ts). */
 function protectedRefusal(requested: string, own: ProtectedPath): PolicyDenial {
   return new PolicyDenial(
@@ -1049,6 +1048,7 @@ function protectedRefusal(requested: string, own: ProtectedPath): PolicyDenial {
   );
 }
 
+/** The refusal of an action whose path leads elsewhere than where the approval gate applied the policy's rules to it (see judged()). */
 function changedSinceJudged(requested: string, now: string): PolicyDenial {
   return new PolicyDenial(
     `${requested}: refused: the path changed after the policy's rules were applied to it (it now leads to ${now}); nothing was done. Do not retry it; ask the user.`,
