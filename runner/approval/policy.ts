@@ -7,7 +7,7 @@
 
 import path from "node:path";
 import picomatch from "picomatch";
-import { withCaretNegation } from "../fs/glob-classes.js";
+import { withCaretNegation, withLiteralGroups } from "../fs/glob-classes.js";
 import { isWithin } from "../fs/containment.js";
 import { z } from "zod";
 import type { Tier } from "../audit/events.js";
@@ -94,6 +94,22 @@ function absoluteGlob(glob: string, cwd: string): string {
   return path.isAbsolute(glob) ? glob : path.join(cwd, glob);
 }
 
+/**
+ * A rule's path glob as a test, with the options compile() explains. A glob with "(", ")" or "|" is also matched
+ * with those characters as they are (withLiteralGroups): picomatch reads them as a group and an
+ * alternation, so an always-ask rule on "backup(1)*" did not match "backup(1)-prod.sql", which
+ * was written unasked. Either reading matches: every rule raises the tier, and asking about
+ * more is the safe side.
+ */
+function ruleGlobTest(glob: string): (candidate: string) => boolean {
+  const options = { dot: true, flags: "s" } as const;
+  const asPicomatchReads = picomatch(withCaretNegation(glob), options);
+  const literal = withLiteralGroups(glob);
+  if (literal === null) return asPicomatchReads;
+  const asWritten = picomatch(withCaretNegation(literal), options);
+  return (candidate) => asPicomatchReads(candidate) || asWritten(candidate);
+}
+
 function compile(rule: PolicyRule, cwd: string): CompiledRule {
   const pathGlob = rule.path === undefined ? null : absoluteGlob(rule.path, cwd);
   // With "s": picomatch's `**` is a `.` in its expression, which matches no line break (\n, \r,
@@ -101,7 +117,7 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
   // directory so named: a security review wrote one past an always-ask rule on deploy/**, and a
   // `for f in deploy/*.sh` loop ran it. A rule that asks must match every name a glob covers.
   // A class's "[!…]" as "[^…]": picomatch read "[!_]" as the class of "!" and "_" (glob-classes.ts).
-  const pathTest = pathGlob === null ? null : picomatch(withCaretNegation(pathGlob), { dot: true, flags: "s" });
+  const pathTest = pathGlob === null ? null : ruleGlobTest(pathGlob);
   // Where the glob's matches can lie: its text before the first glob character.
   const pathBase = pathGlob === null ? null : picomatch.scan(pathGlob).base || "/";
   const commandTest = rule.command === undefined ? null : starGlob(rule.command.toLowerCase());

@@ -278,6 +278,36 @@ describe("no terminal: fail closed", () => {
     expect(JSON.parse(decisions[0]!).event.via).toContain(`; asked about: fs.write ${w.at("link/new.txt")} -> ${w.at("deploy/new.txt")}`);
   });
 
+  it("a rule whose glob holds \"(\", \")\" or \"|\" covers the names written so: none is written unasked", async () => {
+    // picomatch read them as a group and an alternation: an always-ask rule on "backup(1)*"
+    // matched backup1-x and let backup(1)-prod.sql be written unasked (h75's review found the
+    // same in classified patterns).
+    const w = world();
+    const config = w.config([
+      { action: "fs.write", tier: "always-ask", path: "backup(1)*" },
+      { action: "fs.write", tier: "always-ask", path: "keys|old*" },
+    ]);
+    const names = ["backup(1)-prod.sql", "keys|old-2.txt", "backup1-x"];
+    const script = w.script(
+      `requestFileSystem(".", (fs) => {\n` +
+        `  for (const name of ${JSON.stringify(names)}) {\n` +
+        `    try { fs.access(name).write("x\\n"); println("wrote " + name); }\n` +
+        `    catch (e) { println((e as Error).name + " " + name); }\n` +
+        `  }\n` +
+        `  fs.access("ordinary.txt").write("x\\n");\n` +
+        `  println("wrote ordinary.txt");\n` +
+        `});\n`,
+    );
+    const run = await unattended(w, ["run", "--config", config, script]);
+    expect(run.code, run.all).toBe(0);
+    // Each is asked about (as the rule is written, and as picomatch reads it), and nobody can answer.
+    for (const name of names) {
+      expect(run.stdout).toContain(`SecurityError ${name}`);
+      expect(w.exists(name)).toBe(false);
+    }
+    expect(run.stdout).toContain("wrote ordinary.txt");
+  });
+
   it("a rule on a directory's tree covers names holding a line break: none is written unasked", async () => {
     // picomatch's `**` did not match across \n, \r, U+2028 or U+2029: a security review wrote
     // deploy/run\n.sh past an always-ask rule on deploy/**, and `for f in deploy/*.sh` ran it.
