@@ -7,9 +7,19 @@
 // which a classified pattern relies on to classify no less; so "[!" is written as "[^", which
 // picomatch reads as the shell does, and nothing else changes.
 
-/** `glob` with each class's leading "!" written "^" (an escaped "\[" opens no class). */
-export function withCaretNegation(glob: string): string {
-  if (!glob.includes("[!")) return glob;
+/** What rewriteGlob does to a class's leading negation mark, and to each character outside classes. */
+interface GlobRewrite {
+  negation(mark: "!" | "^"): string;
+  outside(character: string): string;
+}
+
+/**
+ * `glob` rewritten a character at a time, knowing which lie in a class: an escaped character is
+ * kept with its backslash (an escaped "\[" opens no class), a class's leading "!" or "^" is a
+ * negation, and a "]" first in a class (after the negation, if any) is one of its characters,
+ * not its end, as the shell and gitignore read it.
+ */
+function rewriteGlob(glob: string, rewrite: GlobRewrite): string {
   let out = "";
   let inClass = false;
   for (let i = 0; i < glob.length; i++) {
@@ -22,21 +32,28 @@ export function withCaretNegation(glob: string): string {
     if (!inClass && c === "[") {
       inClass = true;
       out += c;
-      if (glob[i + 1] === "!") {
-        out += "^";
+      const next = glob[i + 1];
+      if (next === "!" || next === "^") {
+        out += rewrite.negation(next);
         i++;
       }
-      // A "]" first in a class is one of its characters, not its end.
-      if (glob[i + 1] === "]") {
-        out += "]";
-        i++;
-      }
+      if (glob[i + 1] === "]") out += glob[++i];
       continue;
     }
-    if (inClass && c === "]") inClass = false;
-    out += c;
+    if (inClass) {
+      if (c === "]") inClass = false;
+      out += c;
+      continue;
+    }
+    out += rewrite.outside(c);
   }
   return out;
+}
+
+/** `glob` with each class's leading "!" written "^". */
+export function withCaretNegation(glob: string): string {
+  if (!glob.includes("[!")) return glob;
+  return rewriteGlob(glob, { negation: () => "^", outside: (c) => c });
 }
 
 /**
@@ -47,30 +64,6 @@ export function withCaretNegation(glob: string): string {
  */
 export function withLiteralGroups(glob: string): string | null {
   if (!/[()|]/.test(glob)) return null;
-  let out = "";
-  let inClass = false;
-  let escaped = false;
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === "\\") {
-      out += c + (glob[i + 1] ?? "");
-      i++;
-      continue;
-    }
-    if (!inClass && c === "[") {
-      inClass = true;
-      out += c;
-      if (glob[i + 1] === "!" || glob[i + 1] === "^") out += glob[++i];
-      // A "]" first in a class is one of its characters, not its end.
-      if (glob[i + 1] === "]") out += glob[++i];
-      continue;
-    }
-    if (inClass && c === "]") inClass = false;
-    if (!inClass && (c === "(" || c === ")" || c === "|")) {
-      out += "\\";
-      escaped = true;
-    }
-    out += c;
-  }
-  return escaped ? out : null;
+  const out = rewriteGlob(glob, { negation: (mark) => mark, outside: (c) => (c === "(" || c === ")" || c === "|" ? `\\${c}` : c) });
+  return out === glob ? null : out;
 }
