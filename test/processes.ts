@@ -1,7 +1,8 @@
 // What tests read about processes from /proc: whether one is still running, its children, its
-// command line. Used by the tests that kill tacit and look for what it left behind.
+// command line. Used by the tests that kill tacit and look for what it left behind. And the
+// background processes tests start to change things while tacit works.
 
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { expect } from "vitest";
@@ -85,4 +86,26 @@ export async function expectToDieWith(child: ChildProcess, needle: string, what:
     child.kill("SIGKILL");
     for (const pid of found.filter(isRunning)) process.kill(pid, "SIGKILL");
   }
+}
+
+/**
+ * Starts `node -e script ...args` in the background (a process that changes a tree while a test's
+ * script works in it); resolves once it has written its first output, its sign that it is at work.
+ */
+export function startBusyNode(script: string, args: readonly string[], what: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["-e", script, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("exit", (code) => reject(new Error(`${what} ended (${code}) before it began`)));
+    child.stdout!.once("data", () => resolve(child));
+  });
+}
+
+/** SIGKILLs `child`; resolves once it has exited (at once if it had). */
+export function killAndWait(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once("exit", () => resolve());
+    child.kill("SIGKILL");
+  });
 }

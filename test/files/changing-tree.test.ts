@@ -7,11 +7,12 @@
 // changes come from a real process of their own. The outside files' names and contents, and the
 // classified file's contents, are canaries; the test reads the run's whole output for them.
 
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeCanary, realTempDir, tacit } from "./fixtures.js";
+import { killAndWait, startBusyNode } from "../processes.js";
 
 let base: string;
 let cleanup: () => void;
@@ -73,21 +74,9 @@ afterEach(() => cleanup());
 
 /** Starts the changer on `tree`; resolves once it is swapping. */
 function startChanger(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["-e", CHANGER, tree, outside], { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("exit", (code) => reject(new Error(`the changer ended (${code}) before it swapped`)));
-    child.stdout!.once("data", () => resolve(child));
-  });
+  return startBusyNode(CHANGER, [tree, outside], "the changer");
 }
 
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once("exit", () => resolve());
-    child.kill("SIGKILL");
-  });
-}
 
 const SCRIPT = `
 const seen: string[] = [];
@@ -125,7 +114,7 @@ describe("a tree that changes while it is searched", () => {
       try {
         r = await tacit(tree, SCRIPT, ["--exec-timeout-ms", "120000"], { TACIT_SEARCH_HELPER: helper });
       } finally {
-        await stop(changer);
+        await killAndWait(changer);
       }
       expect(r.code, r.stderr.slice(0, 2000)).toBe(0);
       expect(r.stdout.trimEnd().endsWith("done"), r.stdout.slice(-2000)).toBe(true);
@@ -165,11 +154,7 @@ describe("a directory swapped for a link to the tree it is in", () => {
     mkdirSync(path.join(loop, "steady"));
     writeFileSync(path.join(loop, "sub/inner/i.txt"), "i\n");
     writeFileSync(path.join(loop, "steady/s.txt"), "s\n");
-    const changer = spawn(process.execPath, ["-e", ANCESTOR_CHANGER, loop], { stdio: ["ignore", "pipe", "inherit"] });
-    await new Promise<void>((resolve, reject) => {
-      changer.on("error", reject);
-      changer.stdout!.once("data", () => resolve());
-    });
+    const changer = await startBusyNode(ANCESTOR_CHANGER, [loop], "the changer");
     // Many walks, each a chance for the walk to list sub as a directory and open it once it is a link.
     const script = `
 const seen = new Set<string>();
@@ -186,7 +171,7 @@ println([...seen].sort().join("\\n"));
     try {
       r = await tacit(loop, script, ["--exec-timeout-ms", "120000"]);
     } finally {
-      await stop(changer);
+      await killAndWait(changer);
     }
     expect(r.code, r.stderr).toBe(0);
     // Every name a walk may meet, whatever the state: sub as a directory or parked, and the link (listed, never entered).

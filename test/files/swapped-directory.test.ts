@@ -19,11 +19,12 @@
 // Now each call answers with the real directory's entries, or fails with a SecurityError that
 // names the path once, says what happened and what to do.
 
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeCanary, realTempDir, tacit } from "./fixtures.js";
+import { killAndWait, startBusyNode } from "../processes.js";
 
 let base: string;
 let cleanup: () => void;
@@ -86,22 +87,9 @@ beforeEach(() => {
 afterEach(() => cleanup());
 
 function startSwapper(): Promise<ChildProcess> {
-  const pairs = SWAPS.flatMap(({ name, link }) => [name, link()]);
-  const child = spawn(process.execPath, ["-e", SWAPPER, tree, ...pairs], { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("exit", (code) => reject(new Error(`the swapper ended (${code}) before it swapped`)));
-    child.stdout!.once("data", () => resolve(child));
-  });
+  return startBusyNode(SWAPPER, [tree, ...SWAPS.flatMap(({ name, link }) => [name, link()])], "the swapper");
 }
 
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once("exit", () => resolve());
-    child.kill("SIGKILL");
-  });
-}
 
 const ROUNDS = 250;
 
@@ -144,7 +132,7 @@ println("done");
   try {
     r = await tacit(tree, script, ["--exec-timeout-ms", "240000"], { TACIT_HOME: home });
   } finally {
-    await stop(swapper);
+    await killAndWait(swapper);
   }
   expect(r.code, r.stderr.slice(0, 2000)).toBe(0);
   expect(r.stdout.trimEnd().endsWith("done"), r.stdout.slice(-2000)).toBe(true);
