@@ -194,7 +194,8 @@ interface Classified<T> {
   /**
    * `fn` must be pure: it may use its argument, literals, captured plain data and captured
    * Classified values, and built-ins like Math, JSON and String; not printing, capabilities,
-   * or assignment to outer variables.
+   * or assignment to outer variables. Its source is what runs: a built-in or bound function
+   * (`map(String)`) has none and throws a TypeError; write it out (`map((v) => String(v))`).
    */
   map<U>(fn: (value: T) => U): Classified<U>;
   flatMap<U>(fn: (value: T) => Classified<U>): Classified<U>;
