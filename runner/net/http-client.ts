@@ -628,11 +628,12 @@ export async function httpExchange(first: HttpCall, check: UrlCheck, limits: Htt
   for (let hop = 0; ; hop++) {
     let outcome: HttpOutcome & { location: string | null };
     let checked = false;
+    const words: HopWords = { url: call.url, byScript: hop === 0, say };
     try {
       const { restrictedAllowed } = check(call.url, call.method, hop, say);
       checked = true;
       if (hop > 0) followed(call.method, call.url);
-      outcome = await once(call, restrictedAllowed, limits, signal, { sending, connected, hop: { url: call.url, byScript: hop === 0, say } });
+      outcome = await once(call, restrictedAllowed, limits, signal, { sending, connected, hop: words });
     } catch (error) {
       // Past the check, a refusal is the restricted-address one, made as the hop's address is looked up.
       if (checked && hop > 0 && error instanceof PolicyDenial) error.message = redirectNotFollowed(say, first.url, call.url, error.message);
@@ -644,7 +645,7 @@ export async function httpExchange(first: HttpCall, check: UrlCheck, limits: Htt
     if (next === null) {
       const quoted = chosen(outcome.location, (redacted) => JSON.stringify(firstChars(redacted, QUOTED_LOCATION_CHARS)));
       return notFollowed(new EffectFailure(
-        say`${hop === 0 ? call.url.origin : chosen(call.url.origin)}: answered ${outcome.status} with a Location that is no URL (${quoted}); ` +
+        say`${hopText(words, call.url.origin)}: answered ${outcome.status} with a Location that is no URL (${quoted}); ` +
           "nothing of the answer was kept. The server's redirect is broken: request the URL it should lead to directly",
       ));
     }

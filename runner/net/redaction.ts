@@ -175,8 +175,8 @@ function echoedForms(secret: string, text: string): Array<{ form: string; whole:
 }
 
 /** Where a URL (or a message) breaks a word into pieces; a secret's words end only at WORD_END. */
-const PIECE_SEPARATORS = /[\s=;,:"'/.?#&@%+\\<>()[\]{}|]+/;
 const PIECE_SEPARATOR = /[\s=;,:"'/.?#&@%+\\<>()[\]{}|]/;
+const PIECE_SEPARATORS = new RegExp(`${PIECE_SEPARATOR.source}+`);
 const ASCII_PIECE_SEPARATORS = Array.from({ length: 128 }, (_, unit) => PIECE_SEPARATOR.test(String.fromCharCode(unit)));
 const WORD_END = /[\s=;,:"']/;
 
