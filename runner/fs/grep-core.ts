@@ -10,7 +10,7 @@ import { ClassifiedPaths } from "./classified-paths.js";
 import { withCaretNegation, withLiteralGroups } from "./glob-classes.js";
 import { isWithin, resolveReal } from "./containment.js";
 import { type LeftOut, LeftOutEntries, linkFailureReason, unreadableReason } from "./left-out.js";
-import { DirectoryChanged, type FoundPaths, isSwappedForNonDirectory, namedPaths, PathChanged, PathTooLongError, walkTree } from "./walk.js";
+import { type FoundPaths, isSwappedForNonDirectory, namedPaths, PathChanged, PathTooLongError, topDirectoryChanged, walkTree } from "./walk.js";
 import { HostSecrets } from "../host-secrets.js";
 
 import { type GrepMatch, LINE_LIMIT_CHARS, LINE_TOO_LONG } from "../../library/protocol.js";
@@ -546,10 +546,7 @@ function walkDirectory(named: string, openAs: string, context: WalkContext, top 
     if ((error as NodeJS.ErrnoException).code === "ENAMETOOLONG") throw new PathTooLongError(named);
     // The top one was found a directory a moment before: opened without following a final link,
     // one swapped in fails with ENOTDIR or ELOOP, which said "not a directory" of a directory.
-    if (top && isSwappedForNonDirectory(error)) {
-      const changed = `${named}: the directory changed while it was being searched`;
-      throw context.exact ? new PathChanged(changed) : new DirectoryChanged(changed);
-    }
+    if (top && isSwappedForNonDirectory(error)) throw topDirectoryChanged(named, context.exact, "searched");
     if (top) throw error;
     context.batches.leftOut.addFailure(named, error); // Unreadable (gone, or a link swapped in, are not counted).
     return;
@@ -563,10 +560,7 @@ function walkDirectory(named: string, openAs: string, context: WalkContext, top 
     // The top one is opened by the real path it was resolved to: it must be there, or nothing is
     // searched (a directory on the way swapped for a link to another, even inside the scope,
     // would have its files searched under this one's name). PathChanged where the gate judged it.
-    if (top && actualDir !== openAs) {
-      const changed = `${named}: the directory changed while it was being searched`;
-      throw context.exact ? new PathChanged(changed) : new DirectoryChanged(changed);
-    }
+    if (top && actualDir !== openAs) throw topDirectoryChanged(named, context.exact, "searched");
     // Where the directory really is decides, not the name it was reached by: a name swapped
     // for a link into a classified directory after the listing must not lead the search there.
     if (!isWithin(actualDir, context.realRoot) || context.classified.matches(actualDir)) {

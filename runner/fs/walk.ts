@@ -196,12 +196,15 @@ function listNames(dir: string, realDir: string, realRoot: string, budget: Listi
   } catch (error) {
     budget.give(chars);
     // The caller found a directory at `realDir`; a file, a link to one or a loop of links there now was swapped in.
-    if (!below && isSwappedForNonDirectory(error)) {
-      const changed = `${dir}: the directory changed while it was being listed`;
-      throw exact ? new PathChanged(changed) : new DirectoryChanged(changed);
-    }
+    if (!below && isSwappedForNonDirectory(error)) throw topDirectoryChanged(dir, exact, "listed");
     throw error;
   }
+}
+
+/** The refusal of a call whose top directory was not where its path was resolved once opened: PathChanged where the gate judged it (`exact`). */
+export function topDirectoryChanged(named: string, exact: boolean, doing: "listed" | "searched"): PathChanged | DirectoryChanged {
+  const changed = `${named}: the directory changed while it was being ${doing}`;
+  return exact ? new PathChanged(changed) : new DirectoryChanged(changed);
 }
 
 /**
