@@ -74,18 +74,9 @@ describe("a type checker whose process dies", () => {
         (await client.callTool({ name: "execute_typescript", arguments: { code } }, undefined, { timeout: 120_000 })).structuredContent as unknown as ToolResult | undefined;
       expect((await call('const n: number = 1;\nprintln("one", n)'))?.stdout).toBe("one 1\n");
       const serverPid = (client.transport as unknown as { pid: number | null }).pid!;
-      const checkers = readdirSync("/proc")
-        .filter((entry) => /^\d+$/.test(entry))
-        .filter((pid) => {
-          try {
-            const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-            return stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) === "tsc" && Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === serverPid;
-          } catch {
-            return false;
-          }
-        });
+      const checkers = checkersOf(serverPid);
       expect(checkers.length).toBe(1);
-      process.kill(Number(checkers[0]), "SIGKILL");
+      process.kill(checkers[0]!, "SIGKILL");
       await new Promise((resolve) => setTimeout(resolve, 300));
       // The check that finds it dead may fail; the next one gets a new checker.
       await call('const n: number = 2;\nprintln("two", n)').catch(() => undefined);
