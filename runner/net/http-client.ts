@@ -14,6 +14,7 @@ import { isRestrictedAddress } from "./address-check.js";
 import { hostOf, isIpLiteral } from "./host-policy.js";
 import { redirectNotFollowed } from "./redirect-refusal.js";
 import { chosen, firstChars, quoting, type Said, type ServerChosen } from "./server-text.js";
+import { CollectedBytes } from "../collected-bytes.js";
 import { wholeCharacters } from "../whole-characters.js";
 
 export interface HttpCall {
@@ -501,15 +502,14 @@ function once(
         timeout: limits.timeoutMs,
       },
       (response) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
+        const collected = new CollectedBytes(limits.maxResponseBytes);
         let truncated = false;
         let finished = false;
         const finish = (): void => {
           if (finished) return;
           finished = true;
           clearTimeout(overall);
-          const body = Buffer.concat(chunks, size);
+          const body = collected.bytes();
           resolve({
             status: response.statusCode ?? 0,
             body: truncated ? wholeCharacters(body) : body,
@@ -534,19 +534,11 @@ function once(
         response.on("data", (chunk: Buffer) => (encodedBytes += chunk.length));
         const text: Readable = decoder === "none" ? response : response.pipe(decoder);
         text.on("data", (chunk: Buffer) => {
-          if (truncated) return;
-          const room = limits.maxResponseBytes - size;
-          if (chunk.length > room) {
-            chunks.push(chunk.subarray(0, room));
-            size += room;
-            truncated = true;
-            response.destroy();
-            if (text !== response) text.destroy();
-            finish();
-            return;
-          }
-          chunks.push(chunk);
-          size += chunk.length;
+          if (truncated || collected.append(chunk)) return;
+          truncated = true;
+          response.destroy();
+          if (text !== response) text.destroy();
+          finish();
         });
         text.on("end", finish);
         response.on("error", (error) => (truncated ? finish() : reject(answerFailure(hop, error))));

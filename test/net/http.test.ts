@@ -173,6 +173,51 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(attemptOf(found, "request")).toEqual({ status: "ok", value: { status: 200, marker } });
   });
 
+  it("an answer sent one byte a chunk is kept in the memory its bytes take, not an object a chunk: tacit's host survives a 128 MiB heap", async () => {
+    // 3 MiB in chunks of one byte ("1\r\nx\r\n" each), past a 2 MiB limit. Kept chunk by
+    // chunk, the 2 Mi one-byte chunks took tacit's host past its heap (it aborted out of memory
+    // at 128 MiB; 3.3 GB of memory for the 8 MiB of the default limit).
+    const limit = 2 * 1024 * 1024;
+    const byteChunks = net.createServer((socket) => {
+      socket.on("error", () => undefined);
+      socket.once("data", () => {
+        socket.write("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n");
+        const block = Buffer.from("1\r\nx\r\n".repeat(64 * 1024));
+        let sent = 0;
+        const pump = (): void => {
+          while (sent < 3 * 1024 * 1024) {
+            if (socket.destroyed) return;
+            sent += 64 * 1024;
+            if (!socket.write(block)) return void socket.once("drain", pump);
+          }
+          socket.end("0\r\n\r\n");
+        };
+        pump();
+      });
+    });
+    byteChunks.listen(0, "127.0.0.1");
+    await once(byteChunks, "listening");
+    onTestFinished(() => void byteChunks.close());
+    const { port } = byteChunks.address() as AddressInfo;
+    const dir = workDir();
+    const result = await tacit(
+      dir,
+      `${ATTEMPT_PRELUDE}
+requestNetwork([${lit(`127.0.0.1:${port}`)}], (net) => {
+  attempt("chunks", () => {
+    const body = net.httpGet(${lit(`http://127.0.0.1:${port}/`)});
+    const marker = body.indexOf("[tacit: response truncated");
+    return { marker, xs: body.slice(0, marker).replace(/\\n$/, "").split("").every((c) => c === "x") };
+  });
+});
+`,
+      [...permit(`127.0.0.1:${port}`), "--config", configFile(dir, { networkResponseLimitBytes: limit }), "--exec-timeout-ms", "60000"],
+      { NODE_OPTIONS: "--max-old-space-size=128" },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(attemptOf(attempts(result.stdout), "chunks")).toEqual({ status: "ok", value: { marker: limit + 1, xs: true } });
+  });
+
   it("a server that never answers, or stalls mid-body, fails the request naming the timeout; nothing hangs", async () => {
     const dir = workDir();
     // No clock in the test: each answer is completed only after 10 s, so a timeout applied late
