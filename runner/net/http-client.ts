@@ -488,7 +488,7 @@ function once(
   const headers = call.body === null ? call.headers : { ...call.headers, "content-length": String(call.body.length) };
   // Decided: the exchange (its address looked up, connected to, checked again then) starts now.
   sending();
-  return new Promise((resolve, reject) => {
+  return new Promise(throwsWorded(hop, (resolve, reject) => {
     const request = transport.request(
       url,
       {
@@ -581,7 +581,27 @@ function once(
       else connected();
     });
     request.end(call.body ?? undefined);
-  });
+  }));
+}
+
+/**
+ * A promise executor whose synchronous throws reject with answerFailure's wording, as the
+ * request's error events do. Node refuses some requests by throwing from transport.request (a
+ * header, a path or a host it will not send); a promise executor's throw rejects with the error
+ * as it is, and the executor then quoted its message whole, past the redaction of what a server
+ * chose in it (on a redirect's hop, its URL).
+ */
+function throwsWorded<T>(
+  hop: HopWords,
+  executor: (resolve: (value: T) => void, reject: (reason: Error) => void) => void,
+): (resolve: (value: T) => void, reject: (reason: Error) => void) => void {
+  return (resolve, reject) => {
+    try {
+      executor(resolve, reject);
+    } catch (error) {
+      reject(answerFailure(hop, error instanceof Error ? error : new Error(String(error))));
+    }
+  };
 }
 
 /** What httpExchange tells its caller as the exchange goes on. */

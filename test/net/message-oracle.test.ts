@@ -11,7 +11,7 @@ import { execFileSync } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer as createTlsServer } from "node:https";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
@@ -270,5 +270,78 @@ requestNetwork([${lit(`127.0.0.1:${redirector.port}`)}, "*.localtest"], (net) =>
     expect(String(echo.value)).toContain("redirected the request to http://[redacted].localtest/, which the approval policy puts a person in front of (net GET http://[redacted].localtest (always-ask))");
     expect(redirector.received.map((r) => r.headers[SECRET_HEADER])).toEqual(expect.arrayContaining(["approval", "qzxvwqzx", canary]));
     expectNoLeak(canary, result, root, isEnvFile);
+  });
+});
+
+/**
+ * Each path's answer: bytes Node's HTTP parser refuses, with the secret header the request carried
+ * in them (`{k}`). "status-text" is HTTP it reads; its status text is never shown.
+ */
+const UNREADABLE: Record<string, string> = {
+  "status-line": "HTTP/1.1 {k}\r\n\r\n",
+  "status-text": "HTTP/1.1 200 {k}\x01\r\ncontent-length: 2\r\n\r\nok",
+  "not-http": "{k}\r\n\r\n",
+  "header-value": "HTTP/1.1 200 OK\r\nx-a: {k}\x01\r\n\r\n",
+  "header-name": "HTTP/1.1 200 OK\r\n{k} x: y\r\n\r\n",
+  "content-length": "HTTP/1.1 200 OK\r\ncontent-length: {k}\r\n\r\n",
+  "chunk-size": "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n{k}\r\n",
+  trailer: "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n{k}\x01: v\r\n\r\n",
+  "folded-header": "HTTP/1.1 200 OK\r\nx-a: a\r\n {k}\r\ncontent-length: 0\r\n\r\n",
+  "location-control": "HTTP/1.1 302 Found\r\nlocation: /{k}\x7f\r\ncontent-length: 0\r\n\r\n",
+  "status-1000": "HTTP/1.1 1000 {k}\r\ncontent-length: 0\r\n\r\n",
+};
+
+describe("an answer Node cannot read as HTTP", () => {
+  it("fails in Node's words with nothing of the bytes that held the secret header: the canary reaches no output, --json's included", async () => {
+    // A failure at the transport level is Node's message; what a server chose in it is redacted
+    // (server-text.ts), whether Node raised it as an event or threw it from transport.request
+    // (throwsWorded). The parser's messages quote none of the bytes: the canary must not come back.
+    const { root, canary } = resources.projectWithSecret();
+    const home = freshTacitHome();
+    onTestFinished(home.cleanup);
+    const received: string[] = [];
+    const raw = createTcpServer((socket) => {
+      socket.on("error", () => undefined);
+      let head = "";
+      socket.on("data", (data: Buffer) => {
+        head += data.toString("latin1");
+        const end = head.indexOf("\r\n\r\n");
+        if (end === -1) return;
+        const [, target = ""] = head.split(" ");
+        const secret = new RegExp(`\r\n${SECRET_HEADER}: ([^\r]*)`, "i").exec(head.slice(0, end))?.[1] ?? "";
+        received.push(secret);
+        head = "";
+        socket.end(Buffer.from((UNREADABLE[target.slice(1)] ?? "HTTP/1.1 404 x\r\ncontent-length: 0\r\n\r\n").replace("{k}", secret), "latin1"));
+      });
+    });
+    raw.listen(0, "127.0.0.1");
+    await once(raw, "listening");
+    onTestFinished(() => void raw.close());
+    const origin = `http://127.0.0.1:${(raw.address() as AddressInfo).port}`;
+    const script = `${ATTEMPT_PRELUDE}
+${TOKEN_FROM_ENV}
+requestNetwork([${lit(origin.slice("http://".length))}], (net) => {
+  for (const path of ${JSON.stringify(Object.keys(UNREADABLE))}) {
+    attempt(path, () => net.httpRequest("GET", ${lit(origin)} + "/" + path, { secretHeaders: { ${lit(SECRET_HEADER)}: token } }));
+  }
+});
+`;
+    for (const json of [false, true]) {
+      const result = await tacit(root, script, [...(json ? ["--json"] : []), ...permit(origin.slice("http://".length))], { TACIT_HOME: home.home });
+      expect(result.code, result.stderr).toBe(0);
+      const found = attempts(json ? (JSON.parse(result.stdout) as { stdout: string }).stdout : result.stdout);
+      for (const path of Object.keys(UNREADABLE)) {
+        const answer = attemptOf(found, path);
+        if (path === "status-text") {
+          expect(answer, path).toEqual({ status: "ok", value: { status: 200, body: "ok" } });
+          continue;
+        }
+        expect(answer.status, path).toBe("Error");
+        expect(String(answer.value), path).toMatch(/answered with something that is not HTTP\/1\.1 \(Node read: Parse Error: [^)]*\); nothing of it was kept/);
+      }
+      expectNoLeak(canary, result, root, isEnvFile);
+    }
+    // The server had the canary each time: what it answered held it.
+    expect(received.filter((secret) => secret === canary)).toHaveLength(2 * Object.keys(UNREADABLE).length);
   });
 });
