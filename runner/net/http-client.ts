@@ -397,14 +397,26 @@ function hopText(hop: HopWords, text: string): HopText {
 }
 
 /**
+ * How ERR_TLS_CERT_ALTNAME_INVALID's message ends: the certificate's names as Node lists them
+ * (its altnames as they are, its CNs joined with ",", its IP addresses canonical and joined with
+ * ", "), which are the server's whatever their number.
+ */
+const CERT_NAMES_LISTED = /(?:is not in the cert's altnames|is not in the cert's list|is not cert's CN): (.*)$/s;
+
+/**
  * The texts of a hop that a server chose and Node's messages may quote: a redirect's host (in
  * "getaddrinfo ENOTFOUND <host>") and a certificate's names (in ERR_TLS_CERT_ALTNAME_INVALID's).
+ * The names are taken as Node's message lists them too: a certificate with two CNs (and no DNS
+ * altnames) is worded "is not cert's CN: a,b", a list that is none of the names it holds, and a
+ * secret among them came back as it was.
  */
 function serverTextsOf({ url, byScript }: HopWords, error: Error): string[] {
   const cert = (error as { cert?: { subjectaltname?: unknown; subject?: { CN?: unknown } } }).cert;
-  const names = [cert?.subjectaltname, cert?.subject?.CN].filter((name): name is string => typeof name === "string");
+  const names = [cert?.subjectaltname, cert?.subject?.CN].flat().filter((name): name is string => typeof name === "string");
+  const code = (error as NodeJS.ErrnoException).code;
+  const listed = code === "ERR_TLS_CERT_ALTNAME_INVALID" ? CERT_NAMES_LISTED.exec(error.message)?.[1] : undefined;
   const ofUrl = byScript ? [] : [url.href, url.origin, url.host, hostOf(url), url.hostname];
-  return [...names, ...ofUrl];
+  return [...names, ...(listed === undefined ? [] : [listed]), ...ofUrl];
 }
 
 /**

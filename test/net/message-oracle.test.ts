@@ -227,6 +227,48 @@ requestNetwork([${lit(`127.0.0.1:${redirector.port}`)}, ${lit(`localhost:${tlsPo
   });
 });
 
+describe("a certificate's names in Node's message, listed as Node lists them", () => {
+  it("are masked where a certificate with two CNs and no altnames echoes a secret header (Node joins its CNs with \",\")", async () => {
+    // Node words a certificate without DNS altnames "Host: localhost. is not cert's CN: a,b" when
+    // it has two CNs: the list is no one of the names the certificate holds, and it came back as
+    // it was, the canary among them. The names as Node lists them are the server's piece.
+    const { root, canary } = resources.projectWithSecret();
+    const home = freshTacitHome();
+    onTestFinished(home.cleanup);
+    const certs = resources.dir();
+    execFileSync("openssl", [
+      "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", `/CN=${canary}.example/CN=other.example`,
+      "-keyout", path.join(certs, "key.pem"), "-out", path.join(certs, "cert.pem"),
+    ], { stdio: "ignore" });
+    const tls = createTlsServer({ key: readFileSync(path.join(certs, "key.pem")), cert: readFileSync(path.join(certs, "cert.pem")) }, (_request, response) => response.end("over tls"));
+    tls.listen(0);
+    await once(tls, "listening");
+    onTestFinished(() => void tls.close());
+    const tlsPort = (tls.address() as AddressInfo).port;
+    const redirector = await resources.server((_request, response) => {
+      response.writeHead(302, { location: `https://localhost:${tlsPort}/` });
+      response.end();
+    });
+    const result = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN_FROM_ENV}
+requestNetwork([${lit(`127.0.0.1:${redirector.port}`)}, ${lit(`localhost:${tlsPort}`)}], (net) => {
+  attempt("hop", () => net.httpGet(${lit(`${redirector.origin}/`)}, { secretHeaders: { ${lit(SECRET_HEADER)}: token } }));
+});
+`,
+      permit(`127.0.0.1:${redirector.port}`, `localhost:${tlsPort}`),
+      { TACIT_HOME: home.home, NODE_EXTRA_CA_CERTS: path.join(certs, "cert.pem") },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const hop = attemptOf(attempts(result.stdout), "hop");
+    expect(hop.status).toBe("Error");
+    expect(String(hop.value)).toMatch(/Host: localhost\. is not cert's CN: \[redacted\]/);
+    expect(redirector.received.map((r) => r.headers[SECRET_HEADER])).toEqual([canary]);
+    expectNoLeak(canary, result, root, isEnvFile);
+  });
+});
+
 describe("a redirect the approval policy would ask about", () => {
   it("is refused with the server's host masked where it echoes a secret, and tacit's words the same whatever the secret is", async () => {
     // The refusal names the pattern of the rule it matched ("net GET http://<host> (always-ask)"),
