@@ -15,6 +15,7 @@ import { hostOf, isIpLiteral } from "./host-policy.js";
 import { redirectNotFollowed } from "./redirect-refusal.js";
 import { chosen, firstChars, quoting, type Said, type ServerChosen } from "./server-text.js";
 import { CollectedBytes } from "../collected-bytes.js";
+import { monotonicMs } from "../monotonic.js";
 import { wholeCharacters } from "../whole-characters.js";
 
 export interface HttpCall {
@@ -480,12 +481,17 @@ function once(
   restrictedAllowed: boolean,
   limits: HttpLimits,
   signal: AbortSignal,
-  { sending, connected, hop }: { sending: () => void; connected: () => void; hop: HopWords },
+  { sending, connected, hop, deadline }: { sending: () => void; connected: () => void; hop: HopWords; deadline: number },
 ): Promise<HttpOutcome & { location: string | null }> {
   const { url } = call;
   const { say } = hop;
   const host = hostOf(url);
   const at = hopText(hop, url.origin);
+  const timedOut = (): EffectFailure => new EffectFailure(say`${at}: no complete answer within ${limits.timeoutMs} ms${TIMEOUT_HINT}`);
+  // What is left of the request's time, not the hop's own: each hop had the whole timeout, and a
+  // server that redirects held a request as many times the timeout as it made hops.
+  const left = deadline - monotonicMs();
+  if (left <= 0) throw timedOut();
   if (isIpLiteral(host) && isRestrictedAddress(host) && !restrictedAllowed) {
     throw new PolicyDenial(
       say`${hopText(hop, host)} is a loopback, private or link-local address; it is reachable only when --network-permissions names it literally`,
@@ -565,7 +571,7 @@ function once(
         }
       },
     );
-    const overall = setTimeout(() => request.destroy(new EffectFailure(say`${at}: no complete answer within ${limits.timeoutMs} ms${TIMEOUT_HINT}`)), limits.timeoutMs);
+    const overall = setTimeout(() => request.destroy(timedOut()), left);
     request.on("timeout", () => request.destroy(new EffectFailure(say`${at}: no answer within ${limits.timeoutMs} ms${TIMEOUT_HINT}`)));
     // A tunnel (an answer to CONNECT) or a switch of protocol (101, which a server may send
     // unasked) hands the connection to a listener; with none, the request never settled and
@@ -641,6 +647,7 @@ export interface ExchangeHooks {
  */
 export async function httpExchange(first: HttpCall, check: UrlCheck, limits: HttpLimits, signal: AbortSignal, say: Said, hooks: ExchangeHooks = {}): Promise<HttpOutcome> {
   const { followed = () => undefined, unfollowed, sending = () => undefined, connected = () => undefined } = hooks;
+  const deadline = monotonicMs() + limits.timeoutMs;
   let call = first;
   /** The redirect answer being followed: the answer, with `unfollowed`, if it cannot be. */
   let redirect: HttpOutcome | null = null;
@@ -657,7 +664,7 @@ export async function httpExchange(first: HttpCall, check: UrlCheck, limits: Htt
       const { restrictedAllowed } = check(call.url, call.method, hop, say);
       checked = true;
       if (hop > 0) followed(call.method, call.url);
-      outcome = await once(call, restrictedAllowed, limits, signal, { sending, connected, hop: words });
+      outcome = await once(call, restrictedAllowed, limits, signal, { sending, connected, hop: words, deadline });
     } catch (error) {
       // Past the check, a refusal is the restricted-address one, made as the hop's address is looked up.
       if (checked && hop > 0 && error instanceof PolicyDenial) error.message = redirectNotFollowed(say, first.url, call.url, error.message);

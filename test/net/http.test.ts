@@ -256,6 +256,35 @@ println("done");
     expect(a.received.map((r) => r.url)).toEqual(["/hang", "/stall"]);
   });
 
+  it("the timeout is the whole request's, its redirects included: a chain of hops each under it does not add up past it", async () => {
+    // Five hops, each answered after 900 ms, under a 2,000 ms timeout: 4.5 s in all. Each hop
+    // had a timeout of its own, so a server that redirects held a request six times the time
+    // the operator gave requests (three minutes at the default 30 s).
+    const dir = workDir();
+    const a = await server((request, response) => {
+      const hop = Number(/^\/hop\/(\d)$/.exec(request.url)?.[1] ?? 0);
+      setTimeout(() => {
+        if (response.destroyed) return;
+        if (hop < 4) response.writeHead(302, { location: `/hop/${hop + 1}` }).end();
+        else response.writeHead(200, { "content-type": "text/plain" }).end("arrived");
+      }, 900).unref();
+    });
+    const result = await tacit(
+      dir,
+      `${ATTEMPT_PRELUDE}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  attempt("chain", () => net.httpGet(${lit(`${a.origin}/hop/0`)}));
+});
+`,
+      [...permit(`127.0.0.1:${a.port}`), "--config", configFile(dir, { networkTimeoutMs: 2000 }), "--exec-timeout-ms", "20000"],
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const { status, value } = attemptOf(attempts(result.stdout), "chain");
+    expect(status).toBe("Error");
+    expect(String(value)).toMatch(/no complete answer within 2000 ms/);
+    expect(a.received.map((r) => r.url)).not.toContain("/hop/4");
+  });
+
   it("an answer that opens a tunnel (CONNECT) or switches protocol (101, unasked) fails the request; nothing hangs", async () => {
     const dir = workDir();
     // Answers CONNECT with 200 and anything else with 101, then keeps the connection open.
