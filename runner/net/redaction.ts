@@ -25,8 +25,8 @@ const WORD_SCAN_CHARS = 64 * 1024;
 /**
  * The forms an echo commonly gives back of a value that was sent: as sent, trimmed (servers
  * trim header values), lower- or upper-cased, JSON-escaped (Go's way too), HTML-escaped,
- * URL-encoded, base64. And the same for each long word of it: a server that parses
- * "Bearer <token>" or "a=<token>" echoes the token alone. A value reshaped character by
+ * URL-encoded (a space as "+" too), base64. And the same for each long word of it: a server
+ * that parses "Bearer <token>" or "a=<token>" echoes the token alone. A value reshaped character by
  * character is beyond any redaction (see the README): no echoing host where secrets are sent.
  */
 function formsOf(sent: string): string[] {
@@ -67,6 +67,11 @@ function formsOf(sent: string): string[] {
     razorHtml(value),
     value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&#34;").replace(/'/g, "&#39;").replace(/\+/g, "&#43;").replace(/\0/g, "\ufffd"),
     encodeURIComponent(value),
+    // Form-encoded (a query string, a form body: URLSearchParams, Python's quote_plus, PHP's
+    // urlencode, .NET's UrlEncode), a space is "+": its escapes are undone where the forms are
+    // looked for (see REFERENCE_DECODING), its "+"s are not. A passphrase whose words are too
+    // short to be masked on their own came back whole ("correct+horse+battery+staple").
+    ...(value.includes(" ") ? [value.replace(/ /g, "+")] : []),
     base64,
     base64.replace(/=+$/, ""),
     Buffer.from(value, "utf8").toString("base64url"),

@@ -87,6 +87,23 @@ const linking: Handler = (request, response) => {
   response.end(JSON.stringify({ next: `/session?token=${encode(secret)}` }));
 };
 
+/** Python's urllib.parse.quote_plus (PHP's urlencode, Java's URLEncoder alike): a space as +, letters, digits and _.-~ as they are. */
+const pythonQuotePlus = (value: string): string => percentEncoded(value, /[A-Za-z0-9_.~-]/).replace(/%20/g, "+");
+
+/**
+ * Answers with a link whose query carries the Authorization header form-encoded (a space as +),
+ * as URLSearchParams, Python's quote_plus or .NET's UrlEncode write it; /redirect sends the
+ * request on to such a link (tacit follows it), and /landing says the URL it was asked for.
+ */
+const formEncoding: Handler = (request, response) => {
+  const secret = String(request.headers.authorization ?? "");
+  const query = new URLSearchParams({ token: secret }).toString();
+  if (request.url === "/redirect") return void response.writeHead(302, { location: `/landing?${query}` }).end();
+  const next = request.url.startsWith("/landing") ? request.url : { "/python-quote-plus": `/session?token=${pythonQuotePlus(secret)}`, "/dotnet-url-encode": `/session?token=${dotnetUrlEncode(secret)}` }[request.url] ?? `/session?${query}`;
+  response.setHeader("content-type", "application/json");
+  response.end(JSON.stringify({ next }));
+};
+
 /** Each character but letters, digits and ",.-_" as a character reference, as Twig's html_attr escaping strategy writes it. */
 const twigHtmlAttr = (value: string): string =>
   value.replace(/[^A-Za-z0-9,.\-_]/g, (c) => ({ '"': "&quot;", "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c] ?? `&#x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")};`);
@@ -188,6 +205,22 @@ describe("echoes in other servers' escaping", () => {
     for (const label of ["/python-quote", "/go-path-escape", "/dotnet-url-encode", "/encode-uri-component"]) {
       expect(attemptOf(found, label), label).toEqual({ status: "ok", value: "[redacted]" });
     }
+  });
+
+  it("a passphrase (words shorter than 8 characters, a space between) echoed form-encoded, a space as +, is redacted: in a page and in a redirect tacit follows", async () => {
+    // Its words are too short to be masked on their own, and a space as + was no form redaction
+    // looked for: "correct+horse+battery+staple" came back whole from a form-encoding echo.
+    const words = makeCanary().slice("canary-".length).replaceAll("-", "").match(/.{1,5}/g)!;
+    const passphrase = `${words.join(" ")}!`;
+    const { result, received } = await echoedBy(formEncoding, passphrase, "PASSPHRASE", `
+  const token = (where: string): string => decodeURIComponent(JSON.parse(page(where)).next.split("token=")[1].replace(/\\+/g, " "));
+  for (const where of ["/url-search-params", "/python-quote-plus", "/dotnet-url-encode", "/redirect"]) attempt(where, () => token(where));`);
+    expect(received).toEqual([passphrase, passphrase, passphrase, passphrase, passphrase]);
+    const found = attempts(result.stdout);
+    for (const label of ["/url-search-params", "/python-quote-plus", "/dotnet-url-encode", "/redirect"]) {
+      expect(attemptOf(found, label), label).toEqual({ status: "ok", value: "[redacted]" });
+    }
+    expect(result.stdout).not.toContain(words.slice(0, 3).join("+"));
   });
 
   it("a key with / and + echoed as character references by Twig's html_attr or ESAPI is redacted", async () => {
