@@ -6,6 +6,7 @@
 // request and took the error message's redaction to 2 GB and a minute. Here the forms go into
 // one automaton (Aho-Corasick) and the text is read once.
 
+import { domainToASCII } from "node:url";
 import { base64Forms } from "../host-secrets.js";
 
 /** Shorter forms are not redacted: replacing every "a" in a body would destroy it. */
@@ -72,6 +73,13 @@ function formsOf(sent: string): string[] {
     // looked for (see REFERENCE_DECODING), its "+"s are not. A passphrase whose words are too
     // short to be masked on their own came back whole ("correct+horse+battery+staple").
     ...(value.includes(" ") ? [value.replace(/ /g, "+")] : []),
+    // In a host, in its ASCII form: a URL names a host with letters past ASCII as "xn--", its
+    // ASCII letters in lower case, then punycode's deltas ("pässwörd-<key>" is "xn--psswrd-<key>-…").
+    // A server that put such a secret into a redirect's host had it named so by the URL tacit
+    // followed and by Node's messages ("getaddrinfo ENOTFOUND xn--…"), which a script decoded
+    // back. The whole label's form when the secret is the label; its ASCII letters, which stand
+    // together in any label that holds it, when the server put more into it.
+    ...(nonAscii ? hostForms(value) : []),
     base64,
     base64.replace(/=+$/, ""),
     Buffer.from(value, "utf8").toString("base64url"),
@@ -80,6 +88,23 @@ function formsOf(sent: string): string[] {
     // it): the same forms HostSecrets masks the LLM key by.
     ...base64Forms(value),
   ];
+}
+
+/**
+ * The longest host name DNS looks up (RFC 1035): past it, the ASCII form of a whole value is not
+ * made (punycode takes time in the square of a label's different characters: 64 Ki of CJK took 4 s).
+ */
+const MAX_HOST_NAME_CHARS = 253;
+
+/**
+ * A value with letters past ASCII as a URL's host names it: its ASCII (xn--) form, and the ASCII
+ * letters that form holds together, when they are as long as a word masked on its own (shorter,
+ * what is left of a secret mostly past ASCII would mask ordinary text: "パスワード1234" is "1234").
+ */
+function hostForms(value: string): string[] {
+  const whole = value.length <= MAX_HOST_NAME_CHARS ? domainToASCII(value) : "";
+  const ascii = value.toLowerCase().replace(/[^\x00-\x7f]/g, "");
+  return [...(whole === "" ? [] : [whole]), ...(ascii.length >= MIN_REDACTED_WORD_LENGTH ? [ascii] : [])];
 }
 
 /** \uXXXX with upper-case digits, as .NET writes it. */

@@ -16,7 +16,7 @@ import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
 import { freshTacitHome } from "../helpers.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, type Handler, isEnvFile, lit, perTestResources, permit, tacit, TOKEN_FROM_ENV, unusedPort } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, type Handler, isEnvFile, lit, makeCanary, perTestResources, permit, tacit, TOKEN_FROM_ENV, unusedPort, writeTree } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-oracle-");
 
@@ -385,5 +385,46 @@ requestNetwork([${lit(origin.slice("http://".length))}], (net) => {
     }
     // The server had the canary each time: what it answered held it.
     expect(received.filter((secret) => secret === canary)).toHaveLength(2 * Object.keys(UNREADABLE).length);
+  });
+});
+
+describe("a secret with letters past ASCII that a server puts into a redirect's host", () => {
+  it("is masked in the host's ASCII (xn--) form, in which the URL tacit follows and Node's messages name it", async () => {
+    // A host is looked up, and named, in its ASCII form: "pässwörd-<canary>" is
+    // "xn--psswrd-<canary>-…", the canary as it is, the rest in punycode's deltas. Neither was
+    // a form redaction looked for, and the script read the whole secret back from that name.
+    const canary = makeCanary();
+    const root = path.join(resources.dir(), "work");
+    writeTree(root, { ".env": `p\u00e4ssw\u00f6rd-${canary}\n` });
+    const home = freshTacitHome();
+    onTestFinished(home.cleanup);
+    const redirector = await resources.server((request, response) => {
+      const secret = String(request.headers[SECRET_HEADER] ?? "");
+      const host = { "/out-of-scope": `${secret}.example`, "/in-a-label": `tenant-${secret}.invalid` }[request.url] ?? `${secret}.invalid`;
+      response.writeHead(302, { location: `http://${host}/` });
+      response.end();
+    });
+    const result = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN_FROM_ENV}
+requestNetwork([${lit(`127.0.0.1:${redirector.port}`)}, "*.invalid"], (net) => {
+  for (const path of ["/to-invalid", "/out-of-scope", "/in-a-label"]) attempt(path, () => net.httpGet(${lit(redirector.origin)} + path, { secretHeaders: { ${lit(SECRET_HEADER)}: token } }));
+});
+`,
+      permit(`127.0.0.1:${redirector.port}`, "*.invalid", "*.example"),
+      { TACIT_HOME: home.home },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    expect(attemptOf(found, "/to-invalid").status).toBe("Error");
+    expect(String(attemptOf(found, "/to-invalid").value)).toMatch(/getaddrinfo \w+ \[redacted\]\.invalid/);
+    expect(attemptOf(found, "/out-of-scope").status).toBe("SecurityError");
+    expect(String(attemptOf(found, "/out-of-scope").value)).toContain("was redirected to http://[redacted].example/, which tacit did not follow");
+    // In a label with more in it, its ASCII letters stand together: masked there.
+    expect(String(attemptOf(found, "/in-a-label").value)).toMatch(/getaddrinfo \w+ xn--tenant-\[redacted\]-[a-z0-9]+\.invalid/);
+    // The server had the secret, letters past ASCII and all (a header goes out one byte a character).
+    expect(redirector.received.map((r) => r.headers[SECRET_HEADER])).toEqual(Array(3).fill(`p\u00e4ssw\u00f6rd-${canary}`));
+    expectNoLeak(canary, result, root, isEnvFile);
   });
 });
