@@ -289,7 +289,8 @@ export class NetworkExecutor {
             "nothing was sent. Name the server's port, or leave it out for the default",
         );
       }
-      const where = quoted(`${hostOf(url)}${url.port ? `:${url.port}` : ""}`);
+      // As the URL names it: an IPv6 address in brackets ("::1:8080" read as an address of its own).
+      const where = quoted(url.host);
       if (!scopeHosts.some((pattern) => patternMatches(pattern, url))) {
         throw new PolicyDenial(say`${where} is not among the hosts this requestNetwork scope asked for (${scopeHosts.map((p) => p.source).join(", ")})`);
       }

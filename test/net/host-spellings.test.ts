@@ -20,6 +20,7 @@ describe("host patterns in other spellings of the same host", () => {
 requestNetwork([${lit(`127.1:${a.port}`)}], (net) => {
   attempt("short", () => JSON.parse(net.httpGet(${lit(`${a.origin}/short`)})).url);
   attempt("short-other-port", () => net.httpGet(${lit(`${other.origin}/other`)}));
+  attempt("mapped-v6", () => net.httpGet(${lit(`http://[::ffff:127.0.0.1]:${a.port}/mapped`)}));
 });
 requestNetwork([${lit(`0x7f.0.0.1:${a.port}`)}], (net) => {
   attempt("hex", () => JSON.parse(net.httpGet(${lit(`http://127.0.0.1:${a.port}/hex`)})).url);
@@ -40,6 +41,8 @@ attempt("idn-glob-in-label", () => requestNetwork(["bü*.example"], () => "opene
     expect(attemptOf(found, "idn-scope-ascii")).toEqual({ status: "ok", value: "opened" });
     // Only that host, on that port.
     expectRefused(found, ["short-other-port"], /not among the hosts this requestNetwork scope asked for/);
+    // Another host than 127.0.0.1, the same machine or not: named as a URL names it, brackets and all.
+    expectRefused(found, ["mapped-v6"], new RegExp(`\\[::ffff:7f00:1\\]:${a.port} is not among the hosts this requestNetwork scope asked for`));
     expectRefused(found, ["idn-other"], /bucher\.example is not permitted by --network-permissions/);
     expectRefused(found, ["idn-glob-in-label"], /a \* in a label with letters past ASCII cannot match .*write that label whole, or match its xn-- form/);
     expect(a.received.map((r) => r.url)).toEqual(["/short", "/hex"]);
