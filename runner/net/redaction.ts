@@ -80,6 +80,7 @@ function formsOf(sent: string): string[] {
     // back. The whole label's form when the secret is the label; its ASCII letters, which stand
     // together in any label that holds it, when the server put more into it.
     ...(nonAscii ? hostForms(value) : []),
+    ...(nonAscii ? uriForms(value) : []),
     base64,
     base64.replace(/=+$/, ""),
     Buffer.from(value, "utf8").toString("base64url"),
@@ -105,6 +106,22 @@ function hostForms(value: string): string[] {
   const whole = value.length <= MAX_HOST_NAME_CHARS ? domainToASCII(value) : "";
   const ascii = value.toLowerCase().replace(/[^\x00-\x7f]/g, "");
   return [...(whole === "" ? [] : [whole]), ...(ascii.length >= MIN_REDACTED_WORD_LENGTH ? [ascii] : [])];
+}
+
+/**
+ * A value with letters past ASCII in a URL or a link: those letters as UTF-8 percent-escapes (in
+ * upper- or lower-case hex, a space as "+" too), its ASCII characters as they are. Where the
+ * forms are looked for, the escapes of ASCII characters are undone (see REFERENCE_DECODING), so
+ * this holds whichever of them an encoder escaped; encodeURIComponent's form, with every one
+ * escaped, holds only what an echo that kept none as it is does. "pässwörd/<key>" came back
+ * unmasked as Python's quote writes it ("p%C3%A4ssw%C3%B6rd/<key>", "/" kept), as .NET's
+ * UrlEncode does ("%c3%a4"), and as the URL of a Location that echoed it (tacit follows it, and
+ * a refusal of one quotes it), which escapes "ä" and keeps "/".
+ */
+function uriForms(value: string): string[] {
+  const upper = value.replace(/[^\x00-\x7f]+/g, (run) => encodeURIComponent(run));
+  const lower = upper.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+  return value.includes(" ") ? [upper, lower, upper.replace(/ /g, "+"), lower.replace(/ /g, "+")] : [upper, lower];
 }
 
 /** \uXXXX with upper-case digits, as .NET writes it. */

@@ -104,6 +104,20 @@ const formEncoding: Handler = (request, response) => {
   response.end(JSON.stringify({ next }));
 };
 
+/**
+ * Answers with the Authorization header in a link's query, or a redirect: percent-encoded by
+ * Python's quote or .NET's UrlEncode; /redirect puts it in a Location as it is, which tacit
+ * follows to /landing, which says the URL it was asked for; /away to a host outside the scope.
+ */
+const linkingPastAscii: Handler = (request, response) => {
+  const secret = String(request.headers.authorization ?? "");
+  if (request.url === "/redirect") return void response.writeHead(302, { location: `/landing?token=${secret}` }).end();
+  if (request.url === "/away") return void response.writeHead(302, { location: `http://127.0.0.1:1/?token=${secret}` }).end();
+  const next = request.url.startsWith("/landing") ? request.url : request.url === "/dotnet-url-encode" ? `/session?token=${dotnetUrlEncode(secret)}` : `/session?token=${pythonQuote(secret)}`;
+  response.setHeader("content-type", "application/json");
+  response.end(JSON.stringify({ next }));
+};
+
 /** Each character but letters, digits and ",.-_" as a character reference, as Twig's html_attr escaping strategy writes it. */
 const twigHtmlAttr = (value: string): string =>
   value.replace(/[^A-Za-z0-9,.\-_]/g, (c) => ({ '"': "&quot;", "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c] ?? `&#x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")};`);
@@ -221,6 +235,23 @@ describe("echoes in other servers' escaping", () => {
       expect(attemptOf(found, label), label).toEqual({ status: "ok", value: "[redacted]" });
     }
     expect(result.stdout).not.toContain(words.slice(0, 3).join("+"));
+  });
+
+  it("a key with letters past ASCII, percent-encoded as UTF-8 with its ASCII punctuation left as it is, or in lower-case hex, is redacted: in a link, a redirect tacit follows, and the refusal of one", async () => {
+    // "pässwörd/<canary>": Python's quote keeps "/", .NET's UrlEncode writes "%c3%a4", and a URL
+    // (the Location tacit follows, which a refusal quotes) escapes "ä" and keeps "/". None was the
+    // one form of it redaction looked for (encodeURIComponent's), whose "%2F" an echo that kept
+    // "/" never holds.
+    const canary = `p\u00e4ssw\u00f6rd/${makeCanary()}`;
+    const { result, received } = await echoedBy(linkingPastAscii, canary, "PASSWORD", `
+  const token = (where: string): string => decodeURIComponent(JSON.parse(page(where)).next.split("token=")[1]);
+  for (const where of ["/python-quote", "/dotnet-url-encode", "/redirect"]) attempt(where, () => token(where));
+  attempt("/away", () => page("/away"));`);
+    expect(received).toEqual(Array(5).fill(canary)); // /landing too: the redirect stays on the origin, the secret header with it
+    const found = attempts(result.stdout);
+    for (const label of ["/python-quote", "/dotnet-url-encode", "/redirect"]) expect(attemptOf(found, label), label).toEqual({ status: "ok", value: "[redacted]" });
+    expect(attemptOf(found, "/away").status).toBe("SecurityError");
+    expect(String(attemptOf(found, "/away").value)).toContain("was redirected to http://127.0.0.1:1/?token=[redacted], which tacit did not follow");
   });
 
   it("a key with / and + echoed as character references by Twig's html_attr or ESAPI is redacted", async () => {
