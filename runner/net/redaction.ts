@@ -73,6 +73,10 @@ function formsOf(sent: string): string[] {
     // looked for (see REFERENCE_DECODING), its "+"s are not. A passphrase whose words are too
     // short to be masked on their own came back whole ("correct+horse+battery+staple").
     ...(value.includes(" ") ? [value.replace(/ /g, "+")] : []),
+    // In the path of an http or https URL, where "\" is read as "/": a Location that holds a
+    // Windows account's password ("CORP\svc-backup") as it is names "CORP/svc-backup" once
+    // tacit follows it (the page it leads to, a refusal of it, quote that URL).
+    ...(value.includes("\\") ? [value.replace(/\\/g, "/")] : []),
     // In a host, in its ASCII form: a URL names a host with letters past ASCII as "xn--", its
     // ASCII letters in lower case, then punycode's deltas ("pässwörd-<key>" is "xn--psswrd-<key>-…").
     // A server that put such a secret into a redirect's host had it named so by the URL tacit

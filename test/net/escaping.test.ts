@@ -118,6 +118,12 @@ const linkingPastAscii: Handler = (request, response) => {
   response.end(JSON.stringify({ next }));
 };
 
+/** Redirects to a path that holds the Authorization header as it is; /landing/… says the URL it was asked for. */
+const pathRedirect: Handler = (request, response) => {
+  if (request.url.startsWith("/landing/")) return void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ next: request.url }));
+  response.writeHead(302, { location: `/landing/${String(request.headers.authorization ?? "")}` }).end();
+};
+
 /** Each character but letters, digits and ",.-_" as a character reference, as Twig's html_attr escaping strategy writes it. */
 const twigHtmlAttr = (value: string): string =>
   value.replace(/[^A-Za-z0-9,.\-_]/g, (c) => ({ '"': "&quot;", "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c] ?? `&#x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")};`);
@@ -252,6 +258,17 @@ describe("echoes in other servers' escaping", () => {
     for (const label of ["/python-quote", "/dotnet-url-encode", "/redirect"]) expect(attemptOf(found, label), label).toEqual({ status: "ok", value: "[redacted]" });
     expect(attemptOf(found, "/away").status).toBe("SecurityError");
     expect(String(attemptOf(found, "/away").value)).toContain("was redirected to http://127.0.0.1:1/?token=[redacted], which tacit did not follow");
+  });
+
+  it("a password with a backslash (a Windows account's) that a server puts into a redirect's path is redacted in the URL tacit follows, where it is a slash", async () => {
+    // A URL of http or https reads "\\" in its path as "/": "CORP\\svc-backup" came back as
+    // "/landing/CORP/svc-backup", which no form held.
+    const canary = `CORP\\svc-${makeCanary()}`;
+    const { result, received } = await echoedBy(pathRedirect, canary, "PASSWORD", `
+  attempt("/redirect", () => JSON.parse(page("/redirect")).next.slice("/landing/".length));`);
+    expect(received).toEqual([canary, canary]);
+    expect(attemptOf(attempts(result.stdout), "/redirect")).toEqual({ status: "ok", value: "[redacted]" });
+    expect(result.stdout).not.toContain(canary.replace("\\", "/"));
   });
 
   it("a key with / and + echoed as character references by Twig's html_attr or ESAPI is redacted", async () => {
