@@ -36,6 +36,8 @@ export type RequestSubject =
       args: readonly string[];
       /** What it is given on standard input (exec's `input`), or null. */
       input?: string | null;
+      /** Its working directory, absolute, as named (exec's `cwd`); absent: tacit's own. */
+      cwd?: string;
     }
   | { kind: "url"; method: string; url: URL }
   | { kind: "none" };
@@ -202,6 +204,7 @@ export function describeAction(action: Action, scopes: ScopeLookup): ActionReque
           command: action.command,
           args: action.args,
           input: action.input,
+          cwd: path.resolve(scopes.cwd, action.cwd ?? "."),
         },
       };
     case "HttpRequest":

@@ -136,9 +136,11 @@ function literalHead(glob: string): string | null {
 const DEFINES_ALIAS = /alias\./i;
 /** An argument that sets configuration for the command: `-c`, `-ckey=value`, `--config-env…`. */
 // Case matters: git -C names a directory.
-const SETS_CONFIG = /^(?:-c|--config-env|--config)(?:$|=|[a-z.])/;
+// git's --exec-path=DIR runs its subcommands from DIR (`git --exec-path=. x` runs ./git-x, which
+// git itself can make: hash-object, update-index --cacheinfo 100755, checkout-index).
+const SETS_CONFIG = /^(?:(?:-c|--config-env|--config)(?:$|=|[a-z.])|--exec-path=)/;
 
-/** Whether an argument gives the command configuration or an alias (git's `-c`, `alias.…`): what it runs is then open. */
+/** Whether an argument gives the command configuration or an alias (git's `-c`, `alias.…`, `--exec-path=`): what it runs is then open. */
 export function configuresCommand(arg: string): boolean {
   return DEFINES_ALIAS.test(arg) || SETS_CONFIG.test(arg);
 }

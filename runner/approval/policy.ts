@@ -15,6 +15,7 @@ import { type HostPattern, hostPatternText, parseHostPattern, patternMatches } f
 import type { ActionRequest } from "./action-request.js";
 import { handsShellText, runsCodeText, runsOtherPrograms, shellTextFamily, strictMatch } from "../exec/strict-denylist.js";
 import { argsMatcher, configuresCommand, starGlobMatches } from "./args-pattern.js";
+import { isDirectory, programAtPath } from "../exec/program-path.js";
 
 export const RULE_ACTIONS = [
   "fs.read", "fs.stat", "fs.write", "fs.delete", "fs.mkdir", "fs.readClassified", "fs.writeClassified", "fs.open",
@@ -145,7 +146,7 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
           // asking about a search that would have found nothing there is the price).
           return subject.tree && paths.some((dir) => isWithin(pathBase!, dir) || isWithin(dir, pathBase!));
         }
-        case "command":
+        case "command": {
           if ((commandTest === null || commandTest.test(subject.command.toLowerCase())) && (argsTest === null || argsTest(subject.args))) return true;
           // A rule that asks is not dodged by running its command through another that runs it
           // (`env VAR=x git push`, `nice git push`, `sh -c "git push"`): a fourth review pushed
@@ -158,12 +159,15 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
           // A runner that gives its text to a shell (split --filter, flock -c, tar --to-command)
           // runs code text there, like a shell.
           if (handsShellText(path.basename(subject.command), subject.args)) return true;
-          if (runsOtherPrograms(subject.command)) return runsThrough(commandTest, commandSample!, argsTest, [subject.command, ...subject.args]);
+          // Where the command's words that name a program by a path lead from (see pathPrograms).
+          const runsIn = path.resolve(cwd, subject.cwd ?? ".");
+          if (runsOtherPrograms(subject.command)) return runsThrough(commandTest, commandSample!, argsTest, [subject.command, ...subject.args], runsIn);
           // A program tacit does not know may run its arguments too (moreutils' chronic and
           // ifne, eatmydata, tini, gosu, cpulimit, …): a word naming the command, with the words
           // after it matching the rule's args, counts as running it. Programs tacit knows not
           // to run others (grep, cat, tar without its options above) are not read.
-          return strictMatch(path.basename(subject.command)) === null && namesCommand(commandTest, argsTest, [subject.command, ...subject.args]);
+          return strictMatch(path.basename(subject.command)) === null && namesCommand(commandTest, argsTest, [subject.command, ...subject.args], runsIn);
+        }
         case "url":
           return (host === null || patternMatches(host, subject.url)) && (method === null || method === subject.method);
         case "none":
@@ -180,6 +184,8 @@ const SPLITS_STRING = /^(?:-[^-]*S|--s)/;
  * program, and `{}` there makes it the file found (`find /usr/bin -name 'gi?' -exec {} push`).
  */
 const RUNS_FOUND = /^(?:-exec|-execdir|-ok|-okdir|-x|--exec|-X|--exec-batch)$/;
+/** find's options that run their program from the directory of each file found. */
+const RUNS_IN_FOUND_DIRECTORY = /^-(?:execdir|okdir)$/;
 /** What ends the command find runs (fd's ends with the command line). */
 const ENDS_FOUND_COMMAND = /^[;+]$/;
 
@@ -191,11 +197,16 @@ const ENDS_FOUND_COMMAND = /^[;+]$/;
 function runsFoundFile(words: readonly string[]): boolean {
   /** "program": the next word is what find runs; "runner": what it runs runs another program. */
   let position: "program" | "runner" | null = null;
+  /** Whether the program is run from the directory of each file found (-execdir, -okdir). */
+  let inFoundDirectory = false;
   for (const word of words) {
     if (RUNS_FOUND.test(word)) {
       position = "program";
+      inFoundDirectory = RUNS_IN_FOUND_DIRECTORY.test(word);
     } else if (position === "program") {
       if (word.includes("{")) return true;
+      // `-execdir ./x` runs an x from each directory find enters: no one file can be judged.
+      if (inFoundDirectory && word.includes("/") && !path.isAbsolute(word)) return true;
       position = runsOtherPrograms(path.basename(word)) ? "runner" : null;
     } else if (position === "runner") {
       if (ENDS_FOUND_COMMAND.test(word)) position = null;
@@ -246,6 +257,67 @@ function mayGlobTo(word: string, name: string): boolean {
 const GIT_FAMILY = /^(?:git(?:-.*)?|scalar)$/;
 /** Git's variables that name a command or set configuration (GIT_CONFIG_*, GIT_SSH_COMMAND, GIT_PAGER, GIT_EXEC_PATH, …), as env sets them. */
 const GIT_VARIABLE = /^GIT_[A-Z0-9_]*=/i;
+/**
+ * Variables that decide which program a bare name runs, or what code every program loads, as
+ * env sets them: `env PATH=dir x` runs a copy of the command named x from a directory the
+ * script could fill, `LD_PRELOAD` loads a library into whatever runs.
+ */
+const PROGRAM_VARIABLE = /^(?:PATH|LD_[A-Z0-9_]*)=/i;
+
+/** At most this many different words naming a path are looked up per command line; more count as running the command. */
+const PATH_WORDS_LIMIT = 16;
+/** At most this many different words are looked up as directories a path may lead from; more count as running the command. */
+const DIRECTORY_WORDS_LIMIT = 256;
+/** The longest path the system takes (PATH_MAX). */
+const PATH_MAX_CHARS = 4096;
+/** How much of a short option's word is tried for a value joined to it (`env -Csub`). */
+const JOINED_VALUE_CHARS = 64;
+
+/** What the words of a command line that name a program by a path run (see programAtPath), or "too many" to look up. */
+type PathPrograms = ReadonlyMap<string, ReturnType<typeof programAtPath>> | "too many";
+
+/**
+ * What each word (after the first) with a "/" in it would run if a runner ran it: a runner
+ * given a path runs the file there, whatever its name (read by name only, a review's `env
+ * ./build` ran a project's executable that the script had rewritten to run the command under an
+ * always-ask rule on it, `nice ./x` a link to it, `timeout 5 /tmp/y` a copy). A relative path is looked for
+ * from the command's working directory and from each directory its words name (`git -C dir`,
+ * `env --chdir dir`, and a value joined to a short option, `env -Cdir`). Bounded: each look-up is
+ * a stat on the host's main thread.
+ */
+function pathPrograms(words: readonly string[], cwd: string): PathPrograms {
+  // A word longer than a path can be names no file (the system refuses it): not looked up.
+  const distinct = new Set(words.slice(1).filter((word) => word.length <= PATH_MAX_CHARS));
+  const pathWords = [...distinct].filter((word) => word.includes("/"));
+  const programs = new Map<string, ReturnType<typeof programAtPath>>();
+  if (pathWords.length === 0) return programs;
+  if (pathWords.length > PATH_WORDS_LIMIT) return "too many";
+  const bases = [cwd];
+  if (pathWords.some((word) => !path.isAbsolute(word))) {
+    const named = new Set<string>();
+    for (const word of distinct) {
+      if (word.startsWith("--")) continue;
+      if (!word.startsWith("-")) named.add(word);
+      // A short option's value may be joined to it, after one letter or a bundle of them.
+      else for (let from = 2; from < Math.min(word.length, JOINED_VALUE_CHARS); from++) named.add(word.slice(from));
+      if (named.size > DIRECTORY_WORDS_LIMIT) return "too many";
+    }
+    for (const word of named) if (isDirectory(path.resolve(cwd, word))) bases.push(path.resolve(cwd, word));
+  }
+  for (const word of pathWords) programs.set(word, programAtPath(word, bases));
+  return programs;
+}
+
+/**
+ * The name a word of a command line is judged by: the program on PATH a path leads to (a link
+ * named x to touch is touch), else its last path component; null when it names a program that
+ * could run anything (a copy, a script: see pathPrograms).
+ */
+function judgedName(word: string, programs: Exclude<PathPrograms, "too many">): string | null {
+  const program = programs.get(word);
+  if (program === "unknown") return null;
+  return (program?.name ?? path.basename(word)).toLowerCase();
+}
 
 /**
  * Whether `line` (the runner and its arguments; split at spaces too: a shell's -c takes one
@@ -261,7 +333,7 @@ const GIT_VARIABLE = /^GIT_[A-Z0-9_]*=/i;
  * Trying it after each such word cost the square of the command line's length on the host's
  * main thread: a security review held a tacit serve with `git --version "git git git …"`.
  */
-function runsThrough(commandTest: RegExp, commandSample: string, argsTest: ((args: readonly string[]) => boolean) | null, line: readonly string[]): boolean {
+function runsThrough(commandTest: RegExp, commandSample: string, argsTest: ((args: readonly string[]) => boolean) | null, line: readonly string[], cwd: string): boolean {
   // A runner's words may reach a shell (or a runner's own quoting: rsync -e): a name may be
   // quoted or escaped (`g''it`, `"git"`, `g\it`), follow an operator (`true;git`), come from an
   // expansion (`$(…)`, `${x}t`, a backquote) or a glob (`/usr/bin/gi?`). Quotes and
@@ -276,13 +348,17 @@ function runsThrough(commandTest: RegExp, commandSample: string, argsTest: ((arg
   if (runsFoundFile(words)) return true;
   if (words.some((word, at) => at > 0 && mayGlobTo(path.basename(word).toLowerCase(), commandSample))) return true;
   const lastGlob = lastGlobIndex(words);
+  const programs = pathPrograms(words, cwd);
+  if (programs === "too many") return true;
   let env = false;
   let git = false;
   /** Whether the args glob was tried after an earlier word naming the command (and failed). */
   let argsTried = false;
   const scannedFamilies = new Set<string>();
   for (const [at, word] of words.entries()) {
-    const name = path.basename(word).toLowerCase();
+    const name = at > 0 ? judgedName(word, programs) : path.basename(word).toLowerCase();
+    // A program that could run anything, named by its path (see pathPrograms).
+    if (name === null) return true;
     // By family only: a word shaped like a shell's name may be `push`.
     if (at > 0 && runsCodeText(name, { byShape: false })) return true;
     // A runner named here that gives text to a shell (`env split --filter=…`). Its words are
@@ -295,7 +371,7 @@ function runsThrough(commandTest: RegExp, commandSample: string, argsTest: ((arg
     if (env && SPLITS_STRING.test(word)) return true;
     // Git runs what its configuration names (`-c alias.x=!cmd`, core.pager, GIT_CONFIG_* from
     // env): a fifth review ran a command a rule asks about through both.
-    if ((git && configuresCommand(word)) || (env && GIT_VARIABLE.test(word))) return true;
+    if ((git && configuresCommand(word)) || (env && (GIT_VARIABLE.test(word) || PROGRAM_VARIABLE.test(word)))) return true;
     git ||= GIT_FAMILY.test(name);
     if (at > 0 && commandTest.test(name)) {
       if (argsTest === null || at === words.length - 1) return true;
@@ -316,15 +392,19 @@ function runsThrough(commandTest: RegExp, commandSample: string, argsTest: ((arg
  * rule's args (tried once, as in runsThrough), or with nothing after it; or names a shell, an
  * interpreter or another program whose words are code (by family, not by shape).
  */
-function namesCommand(commandTest: RegExp, argsTest: ((args: readonly string[]) => boolean) | null, line: readonly string[]): boolean {
+function namesCommand(commandTest: RegExp, argsTest: ((args: readonly string[]) => boolean) | null, line: readonly string[], cwd: string): boolean {
   const words = line
     .flatMap((arg) => arg.split(SHELL_WORD_BREAK))
     .map((word) => word.replace(SHELL_QUOTING, ""))
     .flatMap(withOptionValue)
     .filter((word) => word !== "");
+  const programs = pathPrograms(words, cwd);
+  if (programs === "too many") return true;
   for (const [at, word] of words.entries()) {
     if (at === 0) continue;
-    const name = path.basename(word).toLowerCase();
+    const name = judgedName(word, programs);
+    // A program that could run anything, named by its path (see pathPrograms).
+    if (name === null) return true;
     // A shell or interpreter it runs (`chronic python3 -c "…('g'+'it push')"`) runs code text.
     if (runsCodeText(name, { byShape: false })) return true;
     if (!commandTest.test(name)) continue;

@@ -29,3 +29,41 @@ export function realProgramOf(command: string): string | null {
     return null;
   }
 }
+
+/**
+ * What a word that names a program by a path (`./build`, `bin/tool`, `/tmp/x`) would run, for a
+ * command that runs the program its words name (`env ./build`, `find -exec bin/tool`): looked
+ * for as it is when absolute, else from each of `bases` (the command's working directory and the
+ * directories its words name, where `git -C dir` or `env --chdir dir` would look). `{ name }`:
+ * the program on PATH it is, links followed (a link `./x` to /usr/bin/touch is "touch");
+ * "unknown": an executable file that is no program on PATH by its own name (a copy under another
+ * name, a project's script a script rewrote: it may run anything), or several different ones;
+ * null: no executable file.
+ */
+export function programAtPath(word: string, bases: readonly string[]): { name: string } | "unknown" | null {
+  const candidates = path.isAbsolute(word) ? [word] : bases.map((base) => path.resolve(base, word));
+  const reals = new Set<string>();
+  for (const candidate of candidates) {
+    try {
+      const stat = statSync(candidate);
+      if (!stat.isFile() || (stat.mode & 0o111) === 0) continue;
+      reals.add(realpathSync.native(candidate));
+    } catch {
+      // Nothing there (or gone meanwhile): nothing to run from this base.
+    }
+  }
+  if (reals.size === 0) return null;
+  if (reals.size > 1) return "unknown";
+  const [real] = reals as Set<string>;
+  const name = path.basename(real!);
+  return realProgramOf(name) === real ? { name } : "unknown";
+}
+
+/** Whether `candidate` is a directory (links followed). */
+export function isDirectory(candidate: string): boolean {
+  try {
+    return statSync(candidate).isDirectory();
+  } catch {
+    return false;
+  }
+}

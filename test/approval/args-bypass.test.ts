@@ -5,7 +5,7 @@
 // repository and remote: the remote receives nothing.
 
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { unattended, type World, worlds } from "./fixtures.js";
@@ -473,5 +473,61 @@ describe("a rule on a command, its args given as a glob a shell expands", () => 
     expect(git(remote, ["for-each-ref"]).trim()).toBe("");
     // strace may be refused ptrace in a container; it is the question that matters.
     expect(lineOf(run.stdout, "strace plain") ?? run.all).not.toMatch(/approval/);
+  });
+});
+
+describe("a rule on a command, run by a runner given the path of a program", () => {
+  it("asks before env ./build (a project's program the script rewrote), nice ./link, timeout /copy, env PATH=…, find -execdir and git --exec-path; env /usr/bin/true runs", async () => {
+    // Rules read a runner's words for the command's name, and a runner given a path runs the file
+    // there whatever its name: with env, nice, timeout, find, ln, cp and git permitted beside
+    // touch, a script ran touch under an always-ask rule on it with no question, by rewriting an
+    // executable of the project (a write keeps its mode) and running it with `env ./build`,
+    // through a link or a copy of touch under another name, through env's PATH=, --chdir and -C joined
+    // to its value, find -execdir,
+    // and git's --exec-path=. (git itself can make ./git-x executable: hash-object, update-index
+    // --cacheinfo 100755, checkout-index).
+    const w = world();
+    const build = w.file("build", "#!/bin/sh\necho building\n");
+    chmodSync(build, 0o755);
+    w.file("sub/notes.txt", "notes\n");
+    git(w.work, ["init", "-q"]);
+    const config = w.config([{ action: "exec", command: "touch", tier: "always-ask" }], {
+      libraryConfig: { commandPermissions: ["touch", "env", "nice", "timeout", "find", "ln", "cp", "git"] },
+    });
+    const script = `${ATTEMPT}
+requestFileSystem(".", (fs) => fs.access("build").write("#!/bin/sh\\ntouch by-build\\n"));
+requestExecPermission(["env", "nice", "timeout", "find", "ln", "cp", "git"], (p) => {
+  attempt("ln", () => p.exec("ln", ["-s", "/usr/bin/touch", "linked"]).exitCode);
+  attempt("cp", () => p.exec("cp", ["/usr/bin/touch", "copied"]).exitCode);
+  attempt("env build", () => p.exec("env", ["./build"]).exitCode);
+  attempt("nice link", () => p.exec("nice", ["./linked", "by-link"]).exitCode);
+  attempt("timeout copy", () => p.exec("timeout", ["5", ${JSON.stringify(w.work)} + "/copied", "by-copy"]).exitCode);
+  attempt("env PATH", () => p.exec("env", ["PATH=" + ${JSON.stringify(w.work)}, "copied", "by-path"]).exitCode);
+  attempt("env chdir", () => p.exec("env", ["--chdir", "..", "work/linked", "by-chdir"]).exitCode);
+  attempt("env joined chdir", () => p.exec("env", ["-iC..", "work/linked", "by-joined"]).exitCode);
+  attempt("find execdir", () => p.exec("find", ["sub", "-name", "notes.txt", "-execdir", "../linked", "by-execdir", ";"]).exitCode);
+  const blob = p.exec("git", ["hash-object", "-w", "--stdin"], { input: "#!/bin/sh\\ntouch by-exec-path\\n" }).stdout.trim();
+  attempt("git index", () => p.exec("git", ["update-index", "--add", "--cacheinfo", "100755," + blob + ",git-x"]).exitCode);
+  attempt("git checkout", () => p.exec("git", ["checkout-index", "git-x"]).exitCode);
+  attempt("git exec-path", () => p.exec("git", ["--exec-path=.", "x"]).exitCode);
+  attempt("env true", () => p.exec("env", ["/usr/bin/true"]).exitCode);
+  attempt("find sub", () => p.exec("find", ["./sub", "-name", "*.txt"]).exitCode);
+});
+`;
+    const run = await unattended(w, ["run", "--config", config, w.script(script)]);
+    expect(run.code, run.all).toBe(0);
+    // The steps the attack needs run unasked: no rule names ln, cp or those git subcommands.
+    for (const step of ["ln", "cp", "git index", "git checkout"]) expect(run.stdout).toContain(`${step} => 0`);
+    const labels = ["env build", "nice link", "timeout copy", "env PATH", "env chdir", "env joined chdir", "find execdir", "git exec-path"];
+    const lines = labels.map((label) => lineOf(run.stdout, label) ?? `${label}: ${run.all}`);
+    expect(lines.filter((line) => !ASKED.test(line)), "ran without a question").toEqual([]);
+    for (const marker of ["by-build", "by-link", "by-copy", "by-path", "sub/by-execdir", "by-exec-path"]) {
+      expect(existsSync(path.join(w.work, marker)), marker).toBe(false);
+    }
+    // Run from the parent directory (env --chdir, -C), touch would have made these there.
+    for (const marker of ["by-chdir", "by-joined"]) expect(existsSync(path.join(w.root, marker)), marker).toBe(false);
+    // A program on PATH named by its path is judged by its name, a directory is no program: neither is asked about.
+    expect(run.stdout).toContain("env true => 0");
+    expect(run.stdout).toContain("find sub => 0");
   });
 });
