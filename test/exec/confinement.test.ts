@@ -918,6 +918,34 @@ requestFileSystem(".", (fs) => { attempt("copy", () => fs.writeClassified("src/.
     }
   });
 
+  // KNOWN LIMITATION, asserted as failing so that a fix shows up: classified paths are names, and
+  // confinement covers the files at those names. git keeps every version of a file that was ever
+  // committed in its object database, under no such name, so a confined git prints a committed
+  // .env (`git show HEAD:.env`, `git log -p`) while `cat .env` finds it empty; a script's own
+  // readBytes() of .git/objects gets the same content, compressed. Covering the object database
+  // would stop git working at all. The defence is the operator's: no secret in the history of a
+  // repository in the roots (the README says so).
+  it.fails("KNOWN LIMITATION: a classified file that was committed is read back from git's objects by a confined git", async (ctx) => {
+    const dir = confinementDir(ctx);
+    const { home, project, canaries } = layout(dir);
+    execFileSync("git", ["add", "-f", ".env"], { cwd: project });
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "env"], { cwd: project });
+    const code = `${ATTEMPT_PRELUDE}
+requestExecPermission(["cat", "git"], (proc) => {
+  attempt("cat .env", () => proc.exec("cat", [".env"]));
+  attempt("git show", () => proc.exec("git", ["show", "HEAD:.env"]));
+});
+`;
+    const r = await tacit(project, code, ["--command-permissions", "cat,git", "--confine-commands"], { HOME: home });
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    // The file itself is covered, and git ran.
+    expect(execResult(found, "cat .env")).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+    expect(execResult(found, "git show").exitCode).toBe(0);
+    // What must not be possible: the committed secret reaching the script.
+    expect(r.stdout).not.toContain(canaries.env);
+  });
+
   it("are refused, not run unconfined, where the host gives commands no mount namespace", () => {
     const { dir, cleanup } = realTempDir("tacit-confine-");
     try {
