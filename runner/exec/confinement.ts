@@ -9,7 +9,8 @@
 //     still private (see grants);
 //   - the classified paths found under the allowed roots, the hidden entries of the home
 //     directory (~/.ssh, ~/.aws, ~/.bashrc, ~/.config, …, of the home HOME names and of the one
-//     the password database gives), the classified paths named by an absolute pattern, and
+//     the password database gives), the user's runtime directory (its daemons' sockets, see
+//     runtimeDirectories), the classified paths named by an absolute pattern, and
 //     tacit's own files (its homes, config file, secure output, audit log, record directory, a
 //     procfs mounted elsewhere than /proc; not the null device) are covered by an empty read-only
 //     file or directory (tacit's homes, the secure output and the record directory are made first
@@ -698,6 +699,15 @@ export class CommandConfinement {
         else add(full);
       }
     }
+    // The user's runtime directory: the sockets of the session's daemons, which act for whoever
+    // connects, outside the confinement (a Unix socket on a read-only mount still takes connections:
+    // a confined `node` reached one there and had it act). systemd's user manager and the session
+    // bus there start any command they are asked to (`systemd-run --user`), unconfined; gpg-agent
+    // and the keyring's ssh agent sign with the user's keys. Not where it holds a root or the program.
+    for (const dir of runtimeDirectories()) {
+      const holdsWhatRuns = this.roots.some((root) => isWithin(root, dir)) || isWithin(program, dir) || isWithin(realProgram, dir);
+      if (!holdsWhatRuns) add(dir);
+    }
     const covered = (p: string): boolean => [...found].some(([mask, directory]) => directory && isWithin(p, mask));
     for (const top of walked) {
       // A root inside a classified directory is classified all through: covered whole.
@@ -791,6 +801,19 @@ export class CommandConfinement {
     this.listings.set(dir, listing);
     return listing;
   }
+}
+
+/**
+ * The user's runtime directories, where the session's daemons keep their sockets: the one
+ * XDG_RUNTIME_DIR names, and /run/user/UID, where logind makes it.
+ */
+function runtimeDirectories(): string[] {
+  const dirs = new Set<string>();
+  const uid = process.getuid?.();
+  if (uid !== undefined) dirs.add(`/run/user/${uid}`);
+  const named = process.env.XDG_RUNTIME_DIR;
+  if (named !== undefined && path.isAbsolute(named)) dirs.add(path.resolve(named));
+  return [...dirs];
 }
 
 /** The confined commands running in this process: the command and its allowed roots (see confinedCommandOver). */

@@ -9,6 +9,7 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
@@ -916,6 +917,32 @@ requestFileSystem(".", (fs) => { attempt("copy", () => fs.writeClassified("src/.
     } finally {
       await client.close();
     }
+  });
+
+  it("cannot reach the sockets of the user's runtime directory, whose daemons act outside the confinement", async (ctx) => {
+    // A Unix socket on a read-only mount still takes connections. In the user's runtime directory
+    // (XDG_RUNTIME_DIR, /run/user/UID) systemd's user manager and the session bus start any command
+    // they are asked to (`systemd-run --user`), unconfined, and gpg-agent signs with the user's keys:
+    // a confined `node` connected to a stand-in for them there and had it act on what it sent.
+    const dir = confinementDir(ctx);
+    const { home, project } = layout(dir);
+    const runtime = path.join(dir, "run-user");
+    mkdirSync(runtime, { mode: 0o700 });
+    const socket = path.join(runtime, "bus");
+    const received: string[] = [];
+    const daemon = net.createServer((connection) => connection.on("data", (data) => received.push(String(data))));
+    await new Promise<void>((resolve) => daemon.listen(socket, resolve));
+    ctx.onTestFinished(() => void daemon.close());
+    const connect = `const c = require("net").connect(${JSON.stringify(socket)}, () => { c.write("systemd-run --user touch PWNED"); c.end(); console.log("connected"); }); c.on("error", (e) => console.log("refused", e.code));`;
+    const code = `${ATTEMPT_PRELUDE}
+requestExecPermission(["node"], (proc) => attempt("node", () => proc.exec("node", ["-e", ${lit(connect)}])));
+`;
+    const r = await tacit(project, code, ["--command-permissions", "node", "--confine-commands"], { HOME: home, XDG_RUNTIME_DIR: runtime });
+    expect(r.code, r.stderr).toBe(0);
+    // The command ran, and found no socket there: the directory is covered by an empty one.
+    expect(execResult(attempts(r.stdout), "node")).toMatchObject({ exitCode: 0, stdout: "refused ENOENT\n" });
+    // And the stand-in was sent nothing (what a connection sent would have arrived while tacit ran).
+    expect(received).toEqual([]);
   });
 
   // KNOWN LIMITATION, asserted as failing so that a fix shows up: classified paths are names, and
