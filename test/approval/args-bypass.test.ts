@@ -531,3 +531,34 @@ requestExecPermission(["env", "nice", "timeout", "find", "ln", "cp", "git"], (p)
     expect(run.stdout).toContain("find sub => 0");
   });
 });
+
+describe("a rule on a command, and what git runs from its repository", () => {
+  // KNOWN LIMITATION, asserted as failing so that a fix shows up: rules read a command line, not
+  // what git reads from the repository it works in (hooks, configuration). The file API refuses
+  // scripts .git/hooks and .git/config, but git itself writes them where it is permitted: with git
+  // and touch permitted and { command: "touch", tier: "always-ask" }, git made an executable of
+  // its own (hash-object, update-index --cacheinfo 100755), put it in .git/hooks
+  // (checkout-index --prefix=.git/hooks/), and `git commit` ran it, touch and all, with no question.
+  // The defence is the README's: a rule on git itself, or no git beside such a rule.
+  it.fails("KNOWN LIMITATION: git plants a hook with checkout-index --prefix=.git/hooks/, and git commit runs the command unasked", async () => {
+    const w = world();
+    git(w.work, ["init", "-q"]);
+    const config = w.config([{ action: "exec", command: "touch", tier: "always-ask" }], {
+      libraryConfig: { commandPermissions: ["git", "touch"] },
+    });
+    const script = `${ATTEMPT}requestExecPermission(["git"], (p) => {
+  const blob = p.exec("git", ["hash-object", "-w", "--stdin"], { input: "#!/bin/sh\\ntouch by-hook\\n" }).stdout.trim();
+  attempt("index", () => p.exec("git", ["update-index", "--add", "--cacheinfo", "100755," + blob + ",pre-commit"]).exitCode);
+  attempt("hook", () => p.exec("git", ["checkout-index", "--prefix=.git/hooks/", "pre-commit"]).exitCode);
+  attempt("name", () => p.exec("git", ["config", "user.name", "t"]).exitCode);
+  attempt("email", () => p.exec("git", ["config", "user.email", "t@tacit.invalid"]).exitCode);
+  attempt("commit", () => p.exec("git", ["commit", "-q", "--allow-empty", "-m", "x"]).exitCode);
+});
+`;
+    const run = await unattended(w, ["run", "--config", config, w.script(script)]);
+    expect(run.code, run.all).toBe(0);
+    for (const step of ["index", "hook", "name", "email", "commit"]) expect(run.stdout).toContain(`${step} => 0`);
+    // What must not be possible: touch run under the rule on it without a question.
+    expect(existsSync(path.join(w.work, "by-hook"))).toBe(false);
+  });
+});
