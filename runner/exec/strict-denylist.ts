@@ -138,6 +138,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
   },
   {
     kind: "a compiler, build tool, package manager or test runner",
+    // Their arguments name programs too (`npm exec -- git push`, `npx -c …`, `make SHELL=…`,
+    // `docker run img git push`): rules read them as a runner's (approval/policy.ts).
+    runsNamedPrograms: true,
     why: "it runs code from the project, its configuration or a registry (Makefiles, hooks, plugins, install scripts, gcc -wrapper), and the dynamic loader (ld.so) runs any program",
     names: [
       "make", "gmake", "bmake", "cmake", "ninja", "meson", "scons", "ant", "mvn", "gradle", "bazel", "just", "task", "gcc", "cc", "g++",
@@ -450,7 +453,8 @@ const RUNS_SHELL_TEXT: ReadonlySet<string> = new Set(["watch", "sg", "su", "runu
  * Options whose value a runner gives to a shell (split --filter, flock -c, tar --to-command and
  * -I, zip -TT, ssh -o ProxyCommand=…) or reads as a command line with its own quoting (rsync
  * -e), or that name a file of such commands (ssh -F, tar -F): the value is code text, which can
- * name a program any way it likes (`--filter="g''it push"`, `-c "true;git push"`, `. ./file`).
+ * name a program any way it likes (`--filter="g''it push"`, `-c "true;git push"`, `. ./file`);
+ * or that run a program they name, which may be any (install --strip-program, wget --use-askpass).
  * Long options also by a beginning of them (GNU getopt takes `--filt`); short ones also bundled
  * or with the value joined (`-xIgit`); tar's first word is its options without a dash.
  */
@@ -474,6 +478,13 @@ const SHELL_TEXT_OPTIONS: ReadonlyMap<string, { long: readonly string[]; short: 
   ["ncat", { long: ["--exec", "--sh-exec", "--lua-exec"], short: "ec" }],
   ["nc", { long: [], short: "ec" }],
   ["netcat", { long: [], short: "ec" }],
+  // npm exec's and npx's -c/--call run their text in a shell; install's --strip-program and
+  // wget's --use-askpass run the program they name (a review ran touch past a rule on it through
+  // each, with npm, npx, install and wget permitted).
+  ["npm", { long: ["--call"], short: "c" }],
+  ["npx", { long: ["--call"], short: "c" }],
+  ["install", { long: ["--strip-program"], short: "" }],
+  ["wget", { long: ["--use-askpass"], short: "" }],
 ]);
 
 /**

@@ -562,3 +562,42 @@ describe("a rule on a command, and what git runs from its repository", () => {
     expect(existsSync(path.join(w.work, "by-hook"))).toBe(false);
   });
 });
+
+describe("a rule on a command, run by a package manager's or a file tool's option", () => {
+  it("asks before npm exec -c, npx -c, install --strip-program and wget --use-askpass; npm --version and a plain install run", async () => {
+    // Rules read the words of runners, shells and programs tacit does not know, but not of build
+    // tools and file tools, which tacit knows: with npm, npx, install and wget permitted beside
+    // touch under { command: "touch", tier: "always-ask" }, `npm exec -c "touch …"` and `npx -c`
+    // ran it in a shell, `install -s --strip-program=sh payload out` ran the payload as a shell
+    // script, and `wget --use-askpass=./build` a project's executable the script had rewritten, all
+    // with no question.
+    const w = world();
+    const build = w.file("build", "#!/bin/sh\necho building\n");
+    chmodSync(build, 0o755);
+    w.file("payload.txt", "touch by-install\n");
+    const config = w.config([{ action: "exec", command: "touch", tier: "always-ask" }], {
+      libraryConfig: { commandPermissions: ["touch", "npm", "npx", "install", "wget"] },
+    });
+    const script = `${ATTEMPT}
+requestFileSystem(".", (fs) => fs.access("build").write("#!/bin/sh\\ntouch by-wget\\n"));
+requestExecPermission(["npm", "npx", "install", "wget"], (p) => {
+  attempt("npm exec", () => p.exec("npm", ["exec", "-c", "touch by-npm"]).exitCode);
+  attempt("npx", () => p.exec("npx", ["--call", "touch by-npx"]).exitCode);
+  attempt("npm exec args", () => p.exec("npm", ["exec", "--offline", "--", "touch", "by-npm-args"]).exitCode);
+  attempt("install", () => p.exec("install", ["-s", "--strip-program=sh", "payload.txt", "out.sh"]).exitCode);
+  attempt("wget", () => p.exec("wget", ["-q", "--tries=1", "--use-askpass=./build", "http://127.0.0.1:9/"]).exitCode);
+  attempt("npm version", () => p.exec("npm", ["--version"]).exitCode);
+  attempt("plain install", () => p.exec("install", ["-m", "644", "payload.txt", "copy.txt"]).exitCode);
+});
+`;
+    // npm keeps its cache and logs in HOME: the test's own.
+    const run = await unattended(w, ["run", "--exec-timeout-ms", "60000", "--config", config, w.script(script)], { HOME: w.root });
+    expect(run.code, run.all).toBe(0);
+    const labels = ["npm exec", "npx", "npm exec args", "install", "wget"];
+    const lines = labels.map((label) => lineOf(run.stdout, label) ?? `${label}: ${run.all}`);
+    expect(lines.filter((line) => !ASKED.test(line)), "ran without a question").toEqual([]);
+    for (const marker of ["by-npm", "by-npx", "by-npm-args", "by-install", "by-wget"]) expect(existsSync(path.join(w.work, marker)), marker).toBe(false);
+    expect(run.stdout).toContain("npm version => 0");
+    expect(run.stdout).toContain("plain install => 0");
+  }, 60_000);
+});
