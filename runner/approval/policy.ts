@@ -13,7 +13,7 @@ import { z } from "zod";
 import type { Tier } from "../audit/events.js";
 import { type HostPattern, hostPatternText, parseHostPattern, patternMatches } from "../net/host-policy.js";
 import type { ActionRequest } from "./action-request.js";
-import { handsShellText, runsCodeText, runsOtherPrograms, shellTextFamily, strictMatch } from "../exec/strict-denylist.js";
+import { handsShellText, runsCodeText, runsItsInput, runsOtherPrograms, shellTextFamily, strictMatch } from "../exec/strict-denylist.js";
 import { argsMatcher, configuresCommand, starGlobMatches } from "./args-pattern.js";
 import { isDirectory, programAtPath } from "../exec/program-path.js";
 
@@ -159,6 +159,8 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
           // A runner that gives its text to a shell (split --filter, flock -c, tar --to-command)
           // runs code text there, like a shell.
           if (handsShellText(path.basename(subject.command), subject.args)) return true;
+          // A build tool reading its input may be reading a build file (`make -f -` with a recipe that runs the command).
+          if ((subject.input ?? null) !== null && runsItsInput(path.basename(subject.command))) return true;
           // Where the command's words that name a program by a path lead from (see pathPrograms).
           const runsIn = path.resolve(cwd, subject.cwd ?? ".");
           if (runsOtherPrograms(subject.command)) return runsThrough(commandTest, commandSample!, argsTest, [subject.command, ...subject.args], runsIn);
@@ -224,6 +226,15 @@ function runsFoundFile(words: readonly string[]): boolean {
 function withOptionValue(word: string): string[] {
   const equals = word.indexOf("=");
   return equals > 0 ? [word, word.slice(equals + 1)] : [word];
+}
+
+/**
+ * A word, followed by its comma-separated pieces when it has any: programs take a program and
+ * its arguments as a list too (`gcc -wrapper touch,file` ran touch), so each piece is also read
+ * as a word of its own.
+ */
+function withListPieces(word: string): string[] {
+  return word.includes(",") ? [word, ...word.split(",").filter((piece) => piece !== "")] : [word];
 }
 
 /** A shell expansion that may yield any name: `$(…)`, `${…}`, `$x`, `$'…'`, a backquote. */
@@ -344,6 +355,7 @@ function runsThrough(commandTest: RegExp, commandSample: string, argsTest: ((arg
     .flatMap((arg) => (ENDS_FOUND_COMMAND.test(arg) ? [arg] : arg.split(SHELL_WORD_BREAK)))
     .map((word) => word.replace(SHELL_QUOTING, ""))
     .flatMap(withOptionValue)
+    .flatMap(withListPieces)
     .filter((word) => word !== "");
   if (runsFoundFile(words)) return true;
   if (words.some((word, at) => at > 0 && mayGlobTo(path.basename(word).toLowerCase(), commandSample))) return true;
@@ -397,6 +409,7 @@ function namesCommand(commandTest: RegExp, argsTest: ((args: readonly string[]) 
     .flatMap((arg) => arg.split(SHELL_WORD_BREAK))
     .map((word) => word.replace(SHELL_QUOTING, ""))
     .flatMap(withOptionValue)
+    .flatMap(withListPieces)
     .filter((word) => word !== "");
   const programs = pathPrograms(words, cwd);
   if (programs === "too many") return true;

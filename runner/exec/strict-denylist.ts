@@ -19,6 +19,8 @@ export interface DeniedGroup {
   runsNamedPrograms?: true;
   /** Their arguments or input are code or a command line, which can name a program any way it likes (see runsCodeText). */
   runsCodeText?: true;
+  /** Their standard input may be a build file whose recipes run any command (`make -f -`, `docker build -`: see runsItsInput). */
+  runsItsInput?: true;
 }
 
 export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
@@ -139,8 +141,10 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
   {
     kind: "a compiler, build tool, package manager or test runner",
     // Their arguments name programs too (`npm exec -- git push`, `npx -c …`, `make SHELL=…`,
-    // `docker run img git push`): rules read them as a runner's (approval/policy.ts).
+    // `docker run img git push`): rules read them as a runner's (approval/policy.ts). And what
+    // they read on their input may be a build file (`make -f -` ran its recipe's command).
     runsNamedPrograms: true,
+    runsItsInput: true,
     why: "it runs code from the project, its configuration or a registry (Makefiles, hooks, plugins, install scripts, gcc -wrapper), and the dynamic loader (ld.so) runs any program",
     names: [
       "make", "gmake", "bmake", "cmake", "ninja", "meson", "scons", "ant", "mvn", "gradle", "bazel", "just", "task", "gcc", "cc", "g++",
@@ -561,6 +565,11 @@ export function handsShellText(program: string, args: readonly string[]): boolea
  * or an editor: its arguments are code or a command line (`sh -c "'git' push"`,
  * `awk 'BEGIN{system("git push")}'`), so no reading of its words can tell which programs it runs.
  */
+/** Whether a program name is one whose standard input may be a build file that runs commands (`make -f -`). */
+export function runsItsInput(name: string): boolean {
+  return strictMatch(name)?.group.runsItsInput === true;
+}
+
 export function runsCodeText(name: string, options: { byShape?: boolean } = {}): boolean {
   const match = options.byShape === false ? familyMatch(name.toLowerCase()) : strictMatch(name);
   return match?.group.runsCodeText === true || (match !== null && RUNS_SHELL_TEXT.has(match.family));
