@@ -165,10 +165,12 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
           const runsIn = path.resolve(cwd, subject.cwd ?? ".");
           if (runsOtherPrograms(subject.command)) return runsThrough(commandTest, commandSample!, argsTest, [subject.command, ...subject.args], runsIn);
           // A program tacit does not know may run its arguments too (moreutils' chronic and
-          // ifne, eatmydata, tini, gosu, cpulimit, …): a word naming the command, with the words
-          // after it matching the rule's args, counts as running it. Programs tacit knows not
-          // to run others (grep, cat, tar without its options above) are not read.
-          return strictMatch(path.basename(subject.command)) === null && namesCommand(commandTest, argsTest, [subject.command, ...subject.args], runsIn);
+          // ifne, eatmydata, tini, gosu, cpulimit, …), and may hand them to a shell (hyperfine,
+          // watchexec, nodemon --exec, moreutils' pee): its words are read as a runner's, an
+          // expansion or a glob that may name the command included (read for names alone, a
+          // review's `'$(printf t)ouch …'` and `'/usr/bin/t?uch …'` ran past a rule on touch).
+          // Programs tacit knows not to run others (grep, cat, tar without its options above) are not read.
+          return strictMatch(path.basename(subject.command)) === null && runsThrough(commandTest, commandSample!, argsTest, [subject.command, ...subject.args], runsIn);
         }
         case "url":
           return (host === null || patternMatches(host, subject.url)) && (method === null || method === subject.method);
@@ -394,34 +396,6 @@ function runsThrough(commandTest: RegExp, commandSample: string, argsTest: ((arg
       argsTried = true;
     }
     env ||= name === "env";
-  }
-  return false;
-}
-
-/**
- * Whether some word of `line` after the first names the rule's command (by its last path
- * component, quotes dropped, an option's value included) with the words after it matching the
- * rule's args (tried once, as in runsThrough), or with nothing after it; or names a shell, an
- * interpreter or another program whose words are code (by family, not by shape).
- */
-function namesCommand(commandTest: RegExp, argsTest: ((args: readonly string[]) => boolean) | null, line: readonly string[], cwd: string): boolean {
-  const words = line
-    .flatMap((arg) => arg.split(SHELL_WORD_BREAK))
-    .map((word) => word.replace(SHELL_QUOTING, ""))
-    .flatMap(withOptionValue)
-    .flatMap(withListPieces)
-    .filter((word) => word !== "");
-  const programs = pathPrograms(words, cwd);
-  if (programs === "too many") return true;
-  for (const [at, word] of words.entries()) {
-    if (at === 0) continue;
-    const name = judgedName(word, programs);
-    // A program that could run anything, named by its path (see pathPrograms).
-    if (name === null) return true;
-    // A shell or interpreter it runs (`chronic python3 -c "…('g'+'it push')"`) runs code text.
-    if (runsCodeText(name, { byShape: false })) return true;
-    if (!commandTest.test(name)) continue;
-    return argsTest === null || at === words.length - 1 || lastGlobIndex(words) > at || argsTest(words.slice(at + 1));
   }
   return false;
 }

@@ -629,3 +629,33 @@ describe("a rule on a command, run by a build tool's input or a comma-separated 
     expect(run.stdout).toContain("gcc version => 0");
   });
 });
+
+describe("a rule on a command, run by a program tacit does not know that hands its words to a shell", () => {
+  it("asks before an expansion or a glob that may name the command; a plain word runs", async () => {
+    // Programs tacit has no entry for were read for words naming the command, but many hand
+    // their arguments to a shell (hyperfine, watchexec, nodemon --exec, moreutils' pee): under
+    // { command: "touch", tier: "always-ask" }, `'$(printf t)ouch …'` and `'/usr/bin/t?uch …'`
+    // named no touch word by word, and the shell ran touch with no question. `runit` stands for
+    // such a program: a real one on tacit's PATH, outside the roots, that runs `sh -c "$1"`.
+    const w = world();
+    const bin = path.join(w.root, "bin");
+    mkdirSync(bin);
+    writeFileSync(path.join(bin, "runit"), '#!/bin/sh\nexec /bin/sh -c "$1"\n');
+    chmodSync(path.join(bin, "runit"), 0o755);
+    const config = w.config([{ action: "exec", command: "touch", tier: "always-ask" }], {
+      libraryConfig: { commandPermissions: ["touch", "runit"] },
+    });
+    const script = `${ATTEMPT}requestExecPermission(["runit"], (p) => {
+  attempt("expansion", () => p.exec("runit", ["$(printf t)ouch by-expansion"]).exitCode);
+  attempt("glob", () => p.exec("runit", ["/usr/bin/t?uch by-glob"]).exitCode);
+  attempt("plain", () => p.exec("runit", ["true"]).exitCode);
+});
+`;
+    const run = await unattended(w, ["run", "--config", config, w.script(script)], { PATH: `${bin}:${process.env.PATH ?? ""}` });
+    expect(run.code, run.all).toBe(0);
+    const lines = ["expansion", "glob"].map((label) => lineOf(run.stdout, label) ?? `${label}: ${run.all}`);
+    expect(lines.filter((line) => !ASKED.test(line)), "ran without a question").toEqual([]);
+    for (const marker of ["by-expansion", "by-glob"]) expect(existsSync(path.join(w.work, marker)), marker).toBe(false);
+    expect(run.stdout).toContain("plain => 0");
+  });
+});
