@@ -160,17 +160,18 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
           // runs code text there, like a shell.
           if (handsShellText(path.basename(subject.command), subject.args)) return true;
           // A build tool reading its input may be reading a build file (`make -f -` with a recipe that runs the command).
-          if ((subject.input ?? null) !== null && runsItsInput(path.basename(subject.command))) return true;
+          const given = (subject.input ?? null) !== null;
+          if (given && runsItsInput(path.basename(subject.command))) return true;
           // Where the command's words that name a program by a path lead from (see pathPrograms).
-          const runsIn = path.resolve(cwd, subject.cwd ?? ".");
-          if (runsOtherPrograms(subject.command)) return runsThrough(commandTest, commandSample!, argsTest, [subject.command, ...subject.args], runsIn);
+          const line = { words: [subject.command, ...subject.args], cwd: path.resolve(cwd, subject.cwd ?? "."), given };
+          if (runsOtherPrograms(subject.command)) return runsThrough(commandTest, commandSample!, argsTest, line);
           // A program tacit does not know may run its arguments too (moreutils' chronic and
           // ifne, eatmydata, tini, gosu, cpulimit, …), and may hand them to a shell (hyperfine,
           // watchexec, nodemon --exec, moreutils' pee): its words are read as a runner's, an
           // expansion or a glob that may name the command included (read for names alone, a
           // review's `'$(printf t)ouch …'` and `'/usr/bin/t?uch …'` ran past a rule on touch).
           // Programs tacit knows not to run others (grep, cat, tar without its options above) are not read.
-          return strictMatch(path.basename(subject.command)) === null && runsThrough(commandTest, commandSample!, argsTest, [subject.command, ...subject.args], runsIn);
+          return strictMatch(path.basename(subject.command)) === null && runsThrough(commandTest, commandSample!, argsTest, line);
         }
         case "url":
           return (host === null || patternMatches(host, subject.url)) && (method === null || method === subject.method);
@@ -346,7 +347,14 @@ function judgedName(word: string, programs: Exclude<PathPrograms, "too many">): 
  * Trying it after each such word cost the square of the command line's length on the host's
  * main thread: a security review held a tacit serve with `git --version "git git git …"`.
  */
-function runsThrough(commandTest: RegExp, commandSample: string, argsTest: ((args: readonly string[]) => boolean) | null, line: readonly string[], cwd: string): boolean {
+/** A command line as runsThrough reads it: its words (the program first), where it runs, and whether it is given standard input. */
+interface CommandLine {
+  words: readonly string[];
+  cwd: string;
+  given: boolean;
+}
+
+function runsThrough(commandTest: RegExp, commandSample: string, argsTest: ((args: readonly string[]) => boolean) | null, { words: line, cwd, given }: CommandLine): boolean {
   // A runner's words may reach a shell (or a runner's own quoting: rsync -e): a name may be
   // quoted or escaped (`g''it`, `"git"`, `g\it`), follow an operator (`true;git`), come from an
   // expansion (`$(…)`, `${x}t`, a backquote) or a glob (`/usr/bin/gi?`). Quotes and
@@ -375,6 +383,8 @@ function runsThrough(commandTest: RegExp, commandSample: string, argsTest: ((arg
     if (name === null) return true;
     // By family only: a word shaped like a shell's name may be `push`.
     if (at > 0 && runsCodeText(name, { byShape: false })) return true;
+    // A build tool it runs reads the input it is given (`env make -f -`), as one run directly does.
+    if (at > 0 && given && runsItsInput(name)) return true;
     // A runner named here that gives text to a shell (`env split --filter=…`). Its words are
     // read once per family (a later one's are among them), then only its first (tar's bundle).
     const family = at > 0 ? shellTextFamily(name) : null;

@@ -605,16 +605,18 @@ requestExecPermission(["npm", "npx", "install", "wget"], (p) => {
 describe("a rule on a command, run by a build tool's input or a comma-separated list", () => {
   it("asks before make -f - (a recipe on its input) and gcc -wrapper touch,…; make and gcc --version run", async () => {
     // Build tools' words are read as a runner's, but `make -f -` reads its makefile on its input,
-    // whose recipe ran touch under { command: "touch", tier: "always-ask" } with no question; and
+    // whose recipe ran touch under { command: "touch", tier: "always-ask" } with no question (run
+    // directly, and through env, which hands it its input); and
     // gcc's -wrapper takes the program and its arguments as one comma-separated word
     // (`touch,by-gcc,--`), which no word-by-word reading named.
     const w = world();
     w.file("x.c", "int main(void) { return 0; }\n");
     const config = w.config([{ action: "exec", command: "touch", tier: "always-ask" }], {
-      libraryConfig: { commandPermissions: ["touch", "make", "gcc"] },
+      libraryConfig: { commandPermissions: ["touch", "make", "gcc", "env"] },
     });
-    const script = `${ATTEMPT}requestExecPermission(["make", "gcc"], (p) => {
+    const script = `${ATTEMPT}requestExecPermission(["make", "gcc", "env"], (p) => {
   attempt("make input", () => p.exec("make", ["-f", "-"], { input: "all:\\n\\ttouch by-make\\n" }).exitCode);
+  attempt("env make input", () => p.exec("env", ["make", "-f", "-"], { input: "all:\\n\\ttouch by-env-make\\n" }).exitCode);
   attempt("gcc wrapper", () => p.exec("gcc", ["-wrapper", "touch,by-gcc,--", "x.c", "-o", "x"]).exitCode);
   attempt("make version", () => p.exec("make", ["--version"]).exitCode);
   attempt("gcc version", () => p.exec("gcc", ["--version"]).exitCode);
@@ -622,9 +624,9 @@ describe("a rule on a command, run by a build tool's input or a comma-separated 
 `;
     const run = await unattended(w, ["run", "--config", config, w.script(script)]);
     expect(run.code, run.all).toBe(0);
-    const lines = ["make input", "gcc wrapper"].map((label) => lineOf(run.stdout, label) ?? `${label}: ${run.all}`);
+    const lines = ["make input", "env make input", "gcc wrapper"].map((label) => lineOf(run.stdout, label) ?? `${label}: ${run.all}`);
     expect(lines.filter((line) => !ASKED.test(line)), "ran without a question").toEqual([]);
-    for (const marker of ["by-make", "by-gcc"]) expect(existsSync(path.join(w.work, marker)), marker).toBe(false);
+    for (const marker of ["by-make", "by-env-make", "by-gcc"]) expect(existsSync(path.join(w.work, marker)), marker).toBe(false);
     expect(run.stdout).toContain("make version => 0");
     expect(run.stdout).toContain("gcc version => 0");
   });
