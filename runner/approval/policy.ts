@@ -170,8 +170,9 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
           // watchexec, nodemon --exec, moreutils' pee): its words are read as a runner's, an
           // expansion or a glob that may name the command included (read for names alone, a
           // review's `'$(printf t)ouch …'` and `'/usr/bin/t?uch …'` ran past a rule on touch).
-          // Programs tacit knows not to run others (grep, cat, tar without its options above) are not read.
-          return strictMatch(path.basename(subject.command)) === null && runsThrough(commandTest, commandSample!, argsTest, line);
+          // Programs tacit knows not to run others (grep, cat, tar without its options above, ls, echo) are not read.
+          const name = path.basename(subject.command);
+          return strictMatch(name) === null && !RUNS_NO_PROGRAM.has(name) && runsThrough(commandTest, commandSample!, argsTest, line);
         }
         case "url":
           return (host === null || patternMatches(host, subject.url)) && (method === null || method === subject.method);
@@ -181,6 +182,19 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
     },
   };
 }
+
+/**
+ * Programs that run no other program, whatever their arguments (coreutils' and the shell's
+ * everyday ones), which --strict lets run and so has no entry for: their words are not read,
+ * as grep's and cat's are not. Read as a program tacit does not know is, `ls *`, `echo $HOME`
+ * or `ls ./build` (an executable no rule can judge) asked under a rule on any other command.
+ */
+const RUNS_NO_PROGRAM: ReadonlySet<string> = new Set([
+  "ls", "dir", "vdir", "echo", "printf", "date", "wc", "stat", "du", "df", "pwd", "true", "false", "test", "[", "expr", "seq",
+  "sleep", "basename", "dirname", "realpath", "readlink", "whoami", "id", "groups", "uname", "arch", "nproc", "logname", "tty",
+  "yes", "mkdir", "mktemp", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum",
+  "numfmt", "factor", "tr", "printenv", "uptime",
+]);
 
 /** env's -S/--split-string: env splits the string itself, with its own escapes (`git\_push`) and ${VAR}s. */
 const SPLITS_STRING = /^(?:-[^-]*S|--s)/;

@@ -645,12 +645,14 @@ describe("a rule on a command, run by a program tacit does not know that hands i
     writeFileSync(path.join(bin, "runit"), '#!/bin/sh\nexec /bin/sh -c "$1"\n');
     chmodSync(path.join(bin, "runit"), 0o755);
     const config = w.config([{ action: "exec", command: "touch", tier: "always-ask" }], {
-      libraryConfig: { commandPermissions: ["touch", "runit"] },
+      libraryConfig: { commandPermissions: ["touch", "runit", "ls", "echo"] },
     });
-    const script = `${ATTEMPT}requestExecPermission(["runit"], (p) => {
+    const script = `${ATTEMPT}requestExecPermission(["runit", "ls", "echo"], (p) => {
   attempt("expansion", () => p.exec("runit", ["$(printf t)ouch by-expansion"]).exitCode);
   attempt("glob", () => p.exec("runit", ["/usr/bin/t?uch by-glob"]).exitCode);
   attempt("plain", () => p.exec("runit", ["true"]).exitCode);
+  attempt("ls", () => p.exec("ls", ["*", "/usr/bin/touch"]).exitCode);
+  attempt("echo", () => p.exec("echo", ["$(printf t)ouch"]).exitCode);
 });
 `;
     const run = await unattended(w, ["run", "--config", config, w.script(script)], { PATH: `${bin}:${process.env.PATH ?? ""}` });
@@ -659,5 +661,8 @@ describe("a rule on a command, run by a program tacit does not know that hands i
     expect(lines.filter((line) => !ASKED.test(line)), "ran without a question").toEqual([]);
     for (const marker of ["by-expansion", "by-glob"]) expect(existsSync(path.join(w.work, marker)), marker).toBe(false);
     expect(run.stdout).toContain("plain => 0");
+    // Programs that run none are not read: a glob, an expansion, the command's own path are data to them.
+    expect(lineOf(run.stdout, "ls")).toMatch(/^ls => \d+$/);
+    expect(run.stdout).toContain("echo => 0");
   });
 });
