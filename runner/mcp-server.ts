@@ -179,6 +179,39 @@ async function withProgress<T>(extra: ToolExtra, work: () => Promise<T>): Promis
   }
 }
 
+/**
+ * The calls that run code (execute_typescript, execute_in_session, create_repl_session), while
+ * they are under way. When the server stops (its client gone, or its transport closed), each is
+ * ended as its client's cancellation would end it, and waited for, before the audit log is
+ * closed: a security review's client went away while an always-ask delete waited for the
+ * person's answer, and the server closed the log under the call, which then held the delete's
+ * request and nothing after it (no decision, no result, no end of the evaluation), signed, so
+ * that nobody reading it could tell whether the file was deleted.
+ */
+class CallsUnderWay {
+  private readonly stopping = new AbortController();
+  private readonly running = new Set<Promise<unknown>>();
+
+  /** Runs `call` with a signal aborted by the client's cancellation of it, or by the server's stop. */
+  run<T>(extra: ToolExtra, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const running = call(AbortSignal.any([extra.signal, this.stopping.signal]));
+    this.running.add(running);
+    const done = (): void => void this.running.delete(running);
+    running.then(done, done);
+    return running;
+  }
+
+  /** Ends every call under way, as a cancellation does (see settled). */
+  stop(): void {
+    this.stopping.abort();
+  }
+
+  /** Settles once no call is under way (each has logged its end). */
+  async settled(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+}
+
 /** Runs `use` with the warm spare sandbox (if one is ready), then starts the next spare once it has finished. */
 type WithSpare = <T>(use: (prestarted: SandboxProcess | undefined) => Promise<T>) => Promise<T>;
 
@@ -238,6 +271,7 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
   const leftWork = { pending: noPendingClassifiedWork(), keep: (work: Parameters<LeftWork["keep"]>[0]) => leftOver.keep(work) };
   const slotFor = (signal?: AbortSignal): Slot => evaluations.slot(signal, () => new CancelledBeforeStart());
   const spares = new WarmSpare(config.memoryLimitMb);
+  const calls = new CallsUnderWay();
   let lastAnswerAt = -Infinity;
   const replenish = (): void => spares.replenish();
   const withSpare: WithSpare = async (use) => {
@@ -263,39 +297,41 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
       outputSchema: resultShape,
     },
     async ({ code }, extra) =>
-      admitted(inFlight, code, () =>
-        withProgress(extra, async () => {
-          let result: EvaluationResult;
-          try {
-            result = await slotFor(extra.signal)(() =>
-              withSpare((prestarted) =>
-                evaluate({
-                  code,
-                  displayName: "script.ts",
-                  config,
-                  input: { kind: "unavailable", reason: "readInput(): an MCP call has no piped input; put the data in the script." },
-                  signal: extra.signal,
-                  typeChecker,
-                  oversight,
-                  classifiedValues,
-                  leftWork,
-                  ...(prestarted ? { prestarted } : {}),
-                }),
-              ),
-            );
-          } catch (error) {
-            if (!(error instanceof CancelledBeforeStart)) throw error;
-            logAfterAnswer(log, "execute_typescript: cancelled while waiting for its turn; it never ran");
-            return textResult(error.message, true);
-          }
-          recorder?.append({ kind: "execute_typescript", code, result });
-          logAfterAnswer(log, `execute_typescript: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
-          return toolResult(result);
-        }),
+      calls.run(extra, (signal) =>
+        admitted(inFlight, code, () =>
+          withProgress(extra, async () => {
+            let result: EvaluationResult;
+            try {
+              result = await slotFor(signal)(() =>
+                withSpare((prestarted) =>
+                  evaluate({
+                    code,
+                    displayName: "script.ts",
+                    config,
+                    input: { kind: "unavailable", reason: "readInput(): an MCP call has no piped input; put the data in the script." },
+                    signal,
+                    typeChecker,
+                    oversight,
+                    classifiedValues,
+                    leftWork,
+                    ...(prestarted ? { prestarted } : {}),
+                  }),
+                ),
+              );
+            } catch (error) {
+              if (!(error instanceof CancelledBeforeStart)) throw error;
+              logAfterAnswer(log, "execute_typescript: cancelled while waiting for its turn; it never ran");
+              return textResult(error.message, true);
+            }
+            recorder?.append({ kind: "execute_typescript", code, result });
+            logAfterAnswer(log, `execute_typescript: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
+            return toolResult(result);
+          }),
+        ),
       ),
   );
 
-  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, (work) => spares.inForeground(work), recorder, typeChecker, oversight, log, slotFor, classifiedValues, inFlight, leftOver) : null;
+  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, (work) => spares.inForeground(work), recorder, typeChecker, oversight, log, slotFor, classifiedValues, inFlight, leftOver, calls) : null;
 
   server.registerTool(
     "show_interface",
@@ -351,8 +387,12 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
     process.stderr.write(`tacit: the MCP transport closed while stdin was still open${why}; the server stops\n`);
   }
   spares.close();
-  checker?.close();
+  // The calls under way end first (their sessions' rebuilds stop as the sessions end), and have
+  // logged how they ended before the log is closed.
+  calls.stop();
   await sessions?.closeAll("the server stopped");
+  await calls.settled();
+  checker?.close();
   // The classified writes and secure output the last calls left land before the server stops.
   await leftWork.pending.finishing;
   oversight.audit?.close();
@@ -424,6 +464,7 @@ function registerSessionTools(
   classifiedValues: HeapShare,
   inFlight: InFlightBound,
   leftOver: LeftWork,
+  calls: CallsUnderWay,
 ): { closeAll(reason: string): Promise<void> } {
   const sessions = new Map<string, ReplSession>();
   /** What all sessions keep of their replies together: each one's own limit, times maxSessions, is more than the host holds. */
@@ -468,35 +509,36 @@ function registerSessionTools(
       inputSchema: TOOL_ARGUMENTS.create_repl_session,
       outputSchema: { session_id: z.string() },
     },
-    async (_arguments, extra) => {
-      // Sessions still being made count: calls sent together all passed the check before any
-      // was added (a security review made 10 sessions under a limit of 3 that way).
-      if (sessions.size + creating >= config.maxSessions) {
-        return textResult(`too many live sessions (${config.maxSessions}); delete one with delete_repl_session first`, true);
-      }
-      creating++;
-      let session: ReplSession;
-      try {
-        // The warm spare becomes the session's sandbox; the next spare boots meanwhile.
-        // Its rebuilds take a slot as its snippets do; none waits on a cancellation.
-        session = await withSpare(async (prestarted) => new ReplSession(config, prestarted, slotFor(), recordings, classifiedValues, keptCode));
-      } finally {
-        creating--;
-      }
-      // Cancelled while it was made: the SDK sends no answer to a cancelled call, so the client
-      // never learns the id, and the session held a sandbox and one of maxSessions places until
-      // reclaimed idle (30 minutes). Nothing is awaited from here to the answer, so a cancellation
-      // that comes later finds the answer sent.
-      if (extra.signal.aborted) {
-        void session.close().catch((error: unknown) => log("warning", `a session made for a cancelled call could not end: ${(error as Error).message}`));
-        logAfterAnswer(log, "create_repl_session: cancelled while the session was made; it was ended at once");
-        return textResult("cancelled: create_repl_session was cancelled while the session was made; it was ended, and no session was kept", true);
-      }
-      sessions.set(session.id, session);
-      oversight.audit?.append({ type: "session-started", session: session.id });
-      log("info", `session ${session.id} created (${sessions.size} live)`);
-      return { content: [{ type: "text" as const, text: session.id }], structuredContent: { session_id: session.id } };
-    },
+    async (_arguments, extra) =>
+      calls.run(extra, async (signal) => {
+        // Sessions still being made count: calls sent together all passed the check before any
+        // was added (a security review made 10 sessions under a limit of 3 that way).
+        if (sessions.size + creating >= config.maxSessions) {
+          return textResult(`too many live sessions (${config.maxSessions}); delete one with delete_repl_session first`, true);
+        }
+        creating++;
+        let session: ReplSession;
+        try {
+          // The warm spare becomes the session's sandbox; the next spare boots meanwhile.
+          // Its rebuilds take a slot as its snippets do; none waits on a cancellation.
+          session = await withSpare(async (prestarted) => new ReplSession(config, prestarted, slotFor(), recordings, classifiedValues, keptCode));
+        } finally {
+          creating--;
+        }
+        // Cancelled while it was made: the SDK sends no answer to a cancelled call, so the client
+        // never learns the id, and the session held a sandbox and one of maxSessions places until
+        // reclaimed idle (30 minutes). Nothing is awaited from here to the answer, so a cancellation
+        // that comes later finds the answer sent.
+        if (signal.aborted) {
+          void session.close().catch((error: unknown) => log("warning", `a session made for a cancelled call could not end: ${(error as Error).message}`));
+          logAfterAnswer(log, "create_repl_session: cancelled while the session was made; it was ended at once");
+          return textResult("cancelled: create_repl_session was cancelled while the session was made; it was ended, and no session was kept", true);
+        }
+        sessions.set(session.id, session);
+        oversight.audit?.append({ type: "session-started", session: session.id });
+        log("info", `session ${session.id} created (${sessions.size} live)`);
+        return { content: [{ type: "text" as const, text: session.id }], structuredContent: { session_id: session.id } };
+      }),
   );
 
   server.registerTool(
@@ -512,19 +554,21 @@ function registerSessionTools(
     async ({ session_id, code }, extra) => {
       const session = sessions.get(session_id);
       if (!session) return unknown(session_id);
-      return admitted(inFlight, code, async () => {
-        try {
-          // A snippet runs in a sandbox like any call: it takes one of the same slots (uncounted,
-          // a client could run as many sandboxes at once as it had sessions: 100 by default).
-          // A spare sandbox still booting waits meanwhile (see warm-spare.ts).
-          const result = await withProgress(extra, () => inForeground(() => session.execute(code, { signal: extra.signal, typeChecker, oversight, slot: slotFor(extra.signal) })));
-          recorder?.append({ kind: "execute_in_session", sessionId: session_id, code, result });
-          logAfterAnswer(log, `execute_in_session ${session_id}: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
-          return toolResult(result);
-        } catch (error) {
-          return textResult((error as Error).message, true);
-        }
-      });
+      return calls.run(extra, (signal) =>
+        admitted(inFlight, code, async () => {
+          try {
+            // A snippet runs in a sandbox like any call: it takes one of the same slots (uncounted,
+            // a client could run as many sandboxes at once as it had sessions: 100 by default).
+            // A spare sandbox still booting waits meanwhile (see warm-spare.ts).
+            const result = await withProgress(extra, () => inForeground(() => session.execute(code, { signal, typeChecker, oversight, slot: slotFor(signal) })));
+            recorder?.append({ kind: "execute_in_session", sessionId: session_id, code, result });
+            logAfterAnswer(log, `execute_in_session ${session_id}: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
+            return toolResult(result);
+          } catch (error) {
+            return textResult((error as Error).message, true);
+          }
+        }),
+      );
     },
   );
 

@@ -1,0 +1,130 @@
+// tacit serve whose client goes away (closes its end of stdin) while calls are under way: the
+// server stops, and the audit log must still say how each of them ended. A security review's
+// client closed while an always-ask `fs.delete` waited for the person's answer: the server closed
+// the log under the call, which then held the delete's request and nothing after it (no decision,
+// no result, no end of the evaluation), signed and verified, so a reader could not tell whether
+// the file was deleted. Each call under way is now ended as a cancellation would end it, and
+// waited for, before the log is closed.
+
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { connectServe, createSession, expectNoneLeft, runCli, tempDirWithHome, watchProcesses } from "../helpers.js";
+
+interface Logged {
+  type: string;
+  evaluation?: string;
+  action?: number;
+  kind?: string;
+  decision?: string;
+  via?: string;
+}
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+/** A working directory with victim.txt, a policy that asks before any delete, and an audit log beside it (outside the root). */
+function world(): { work: string; log: string; config: string; env: Record<string, string> } {
+  const { dir, env, cleanup } = tempDirWithHome("tacit-stop-under-way-");
+  cleanups.push(cleanup);
+  const work = path.join(dir, "work");
+  const config = path.join(dir, "tacit.json");
+  mkdirSync(work);
+  writeFileSync(path.join(work, "victim.txt"), "keep me\n");
+  writeFileSync(config, JSON.stringify({ policy: { rules: [{ action: "fs.delete", tier: "always-ask" }] } }));
+  return { work, log: path.join(dir, "audit.jsonl"), config, env };
+}
+
+function events(log: string): Logged[] {
+  return readFileSync(log, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => (JSON.parse(line) as { event: Logged }).event);
+}
+
+/** Every action requested has a decision and a result, and every evaluation started has ended. */
+function expectEveryStepEnded(logged: Logged[]): void {
+  const key = (event: Logged): string => `${event.evaluation}#${event.action}`;
+  const requested = logged.filter((event) => event.type === "action-requested").map(key);
+  expect(requested.length).toBeGreaterThan(0);
+  expect(logged.filter((event) => event.type === "decision").map(key)).toEqual(expect.arrayContaining(requested));
+  expect(logged.filter((event) => event.type === "action-result").map(key)).toEqual(expect.arrayContaining(requested));
+  const started = logged.filter((event) => event.type === "evaluation-started").map((event) => event.evaluation);
+  expect(started.length).toBeGreaterThan(0);
+  expect(logged.filter((event) => event.type === "evaluation-ended").map((event) => event.evaluation)).toEqual(expect.arrayContaining(started));
+}
+
+/** Connects a client that declares elicitation and never answers; resolves `asked` at the first question. */
+async function neverAnswering(w: ReturnType<typeof world>, args: string[] = []): Promise<{ client: Client; asked: Promise<void> }> {
+  let questionCame: () => void = () => undefined;
+  const asked = new Promise<void>((resolve) => (questionCame = resolve));
+  const client = await connectServe(["--no-check", "--config", w.config, "--audit-log", w.log, ...args], w.work, {
+    env: w.env,
+    onElicit: () => {
+      questionCame();
+      return new Promise(() => undefined);
+    },
+  });
+  return { client, asked };
+}
+
+const DELETE = 'requestFileSystem(".", (fs) => fs.access("victim.txt").delete());\nprintln("deleted");';
+
+describe("tacit serve whose client goes away while a call is under way", () => {
+  it("an execute_typescript call waiting for a person's answer: its question is withdrawn and logged, its evaluation's end too; the file stays", async () => {
+    const w = world();
+    const { client, asked } = await neverAnswering(w);
+    const call = client.callTool({ name: "execute_typescript", arguments: { code: DELETE } }).catch(() => undefined);
+    await asked;
+    await client.close();
+    await call;
+    expect(existsSync(path.join(w.work, "victim.txt"))).toBe(true);
+    const logged = events(w.log);
+    expectEveryStepEnded(logged);
+    const deleteAction = logged.find((event) => event.type === "action-requested" && event.kind === "FsDelete")!;
+    expect(logged.find((event) => event.type === "decision" && event.evaluation === deleteAction.evaluation && event.action === deleteAction.action)).toMatchObject({ decision: "deny", via: "withdrawn" });
+    const verified = await runCli(["audit", "verify", w.log], { env: w.env });
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+  });
+
+  it("a session snippet waiting for a person's answer: the same", async () => {
+    const w = world();
+    const { client, asked } = await neverAnswering(w);
+    const session = await createSession(client);
+    const call = client.callTool({ name: "execute_in_session", arguments: { session_id: session, code: DELETE } }).catch(() => undefined);
+    await asked;
+    await client.close();
+    await call;
+    expect(existsSync(path.join(w.work, "victim.txt"))).toBe(true);
+    const logged = events(w.log);
+    expectEveryStepEnded(logged);
+    expect(logged.filter((event) => event.type === "decision").map((event) => event.via)).toContain("withdrawn");
+    expect(logged.some((event) => event.type === "session-ended")).toBe(true);
+  });
+
+  it("an allowed command running: it is ended, and its result and its evaluation's end are logged", async () => {
+    const w = world();
+    const { client } = await neverAnswering(w, ["--command-permissions", "sleep"]);
+    const { seen } = await watchProcesses(async () => {
+      const call = client
+        .callTool({ name: "execute_typescript", arguments: { code: 'requestExecPermission(["sleep"], (proc) => proc.exec("sleep", ["87"]));' } })
+        .catch(() => undefined);
+      // The command has started once its allow is in the file (it is flushed before the effect).
+      const commandAllowed = (): boolean => {
+        const logged = existsSync(w.log) ? events(w.log) : [];
+        const exec = logged.find((event) => event.type === "action-requested" && event.kind === "Exec");
+        return exec !== undefined && logged.some((event) => event.type === "decision" && event.decision === "allow" && event.action === exec.action);
+      };
+      while (!commandAllowed()) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await client.close();
+      await call;
+    });
+    expectNoneLeft(seen, "sleep 87");
+    expectEveryStepEnded(events(w.log));
+  });
+});
