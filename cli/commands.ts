@@ -13,6 +13,7 @@ import { readScript, type ScriptSource } from "./script-source.js";
 import { warnOnStderr, writeShown } from "./terminal-output.js";
 import { INPUT_LIMIT_BYTES, readStdin } from "./stdin.js";
 import type { CommonFlags } from "./usage.js";
+import { exitCodeOf, type StopSignal, stopFirstOnSignal } from "./stop-signals.js";
 import { monotonicMs } from "../runner/monotonic.js";
 import { typeCheck } from "../runner/typecheck.js";
 
@@ -98,8 +99,20 @@ export async function checkCommand(target: string, flags: CommonFlags, command: 
 export async function serveCommand(flags: CommonFlags, command: Command, version: string): Promise<number> {
   const config = loadConfig(flags, command);
   const { serve } = await import("../runner/mcp-server.js");
+  // A stop signal ends the calls under way before the server exits, so that the audit log says how they ended.
+  let signalled: StopSignal | null = null;
+  let release: () => void = () => undefined;
+  const stop = new Promise<void>((resolve) => {
+    release = stopFirstOnSignal((signal) => {
+      signalled = signal;
+      resolve();
+    });
+  });
+  const end = await serve({ config, version, stop });
+  release();
+  if (signalled !== null) return exitCodeOf(signalled);
   // A transport that failed under the server is not a normal stop: a supervisor should see it.
-  return (await serve({ config, version })) === "stdin ended" ? EXIT_CODES.ok : EXIT_CODES["protocol-error"];
+  return end === "stdin ended" ? EXIT_CODES.ok : EXIT_CODES["protocol-error"];
 }
 
 export async function replCommand(flags: CommonFlags, command: Command): Promise<number> {

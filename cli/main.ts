@@ -9,6 +9,7 @@ import { DEFAULT_MEMORY_LIMIT_MB, MAX_TIMER_MS } from "../runner/limits.js";
 import { interfacePath, packageRoot } from "../runner/paths.js";
 import { SandboxProcess } from "../runner/sandbox-process.js";
 import { readScript } from "./script-source.js";
+import { exitOnStopSignals } from "./stop-signals.js";
 import type { CommonFlags } from "./usage.js";
 
 const EXIT_CODE_HELP = `
@@ -278,10 +279,8 @@ export async function main(argv: readonly string[], prestarted?: SandboxProcess)
   watchOutput(process.stdout, "standard output");
   watchOutput(process.stderr, "standard error");
   // Ended by a signal, tacit still runs its exit hooks: sandboxes, checkers and their
-  // temporary directories go with it.
-  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
-    process.once(signal, () => process.exit(code));
-  }
+  // temporary directories go with it (tacit serve stops its calls first: see stop-signals.ts).
+  exitOnStopSignals();
   let exitCode: number = EXIT_CODES.ok;
   const program = buildProgram((code) => {
     exitCode = code;

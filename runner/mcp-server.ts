@@ -218,6 +218,8 @@ type WithSpare = <T>(use: (prestarted: SandboxProcess | undefined) => Promise<T>
 export interface ServeOptions {
   config: RunnerConfig;
   version: string;
+  /** Settles when the server is to stop (a signal): it stops as when its client goes away. */
+  stop?: Promise<void>;
 }
 
 type LogLevel = "debug" | "info" | "notice" | "warning" | "error";
@@ -234,10 +236,10 @@ function serverLog(server: McpServer, quiet: boolean) {
   };
 }
 
-/** How the server stopped: its client went away (stdin ended), or its transport closed under it. */
-export type ServeEnd = "stdin ended" | "transport closed";
+/** How the server stopped: its client went away (stdin ended), its transport closed under it, or it was told to (ServeOptions.stop). */
+export type ServeEnd = "stdin ended" | "transport closed" | "told to stop";
 
-export async function serve({ config, version }: ServeOptions): Promise<ServeEnd> {
+export async function serve({ config, version, stop }: ServeOptions): Promise<ServeEnd> {
   const server = new McpServer({ name: "tacit", version }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
   // The server's first request to the client is a ping, so that no question is ever request 0:
   // the SDK's client drops a cancellation of request id 0 (its check is "if (!requestId)"), and
@@ -381,6 +383,7 @@ export async function serve({ config, version }: ServeOptions): Promise<ServeEnd
       resolve("transport closed");
     };
     void input.ended.then(() => resolve("stdin ended"));
+    void stop?.then(() => resolve("told to stop"));
   });
   if (stopped === "transport closed") {
     const why = lastTransportError ? `: ${(lastTransportError as Error).message}` : "";

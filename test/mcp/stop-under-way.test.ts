@@ -1,5 +1,6 @@
-// tacit serve whose client goes away (closes its end of stdin) while calls are under way: the
-// server stops, and the audit log must still say how each of them ended. A security review's
+// tacit serve whose client goes away (closes its end of stdin), or that is sent SIGTERM or SIGINT
+// (as MCP clients end their servers), while calls are under way: the server stops, and the audit
+// log must still say how each of them ended. A security review's
 // client closed while an always-ask `fs.delete` waited for the person's answer: the server closed
 // the log under the call, which then held the delete's request and nothing after it (no decision,
 // no result, no end of the evaluation), signed and verified, so a reader could not tell whether
@@ -9,6 +10,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { connectServe, createSession, expectNoneLeft, runCli, tempDirWithHome, watchProcesses } from "../helpers.js";
 
@@ -127,4 +129,27 @@ describe("tacit serve whose client goes away while a call is under way", () => {
     expectNoneLeft(seen, "sleep 87");
     expectEveryStepEnded(events(w.log));
   });
+
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    it(`${signal} while an execute_typescript call waits for a person's answer: the server ends the call and logs it before it exits, with ${signal === "SIGTERM" ? 143 : 130}`, async () => {
+      const w = world();
+      const { client, asked } = await neverAnswering(w);
+      const transport = client.transport as StdioClientTransport;
+      const pid = transport.pid!;
+      const exited = new Promise<number | null>((resolve) => {
+        const child = (transport as unknown as { _process: import("node:child_process").ChildProcess })._process;
+        child.once("exit", (code) => resolve(code));
+      });
+      const call = client.callTool({ name: "execute_typescript", arguments: { code: DELETE } }).catch(() => undefined);
+      await asked;
+      process.kill(pid, signal);
+      expect(await exited).toBe(signal === "SIGTERM" ? 143 : 130);
+      await call;
+      await client.close();
+      expect(existsSync(path.join(w.work, "victim.txt"))).toBe(true);
+      const logged = events(w.log);
+      expectEveryStepEnded(logged);
+      expect(logged.filter((event) => event.type === "decision").map((event) => event.via)).toContain("withdrawn");
+    });
+  }
 });
