@@ -13,6 +13,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { connectServe, createSession, expectNoneLeft, runCli, tempDirWithHome, watchProcesses } from "../helpers.js";
+import { commandLineOf, descendantsOf } from "../processes.js";
 
 interface Logged {
   type: string;
@@ -114,15 +115,10 @@ describe("tacit serve whose client goes away while a call is under way", () => {
       const call = client
         .callTool({ name: "execute_typescript", arguments: { code: 'requestExecPermission(["sleep"], (proc) => proc.exec("sleep", ["87"]));' } })
         .catch(() => undefined);
-      // The command has started once its allow is in the file (it is flushed before the effect).
-      const commandAllowed = (): boolean => {
-        const logged = existsSync(w.log) ? events(w.log) : [];
-        const exec = logged.find((event) => event.type === "action-requested" && event.kind === "Exec");
-        return exec !== undefined && logged.some((event) => event.type === "decision" && event.decision === "allow" && event.action === exec.action);
-      };
-      while (!commandAllowed()) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      // The client goes once the command runs.
+      const server = (client.transport as StdioClientTransport).pid!;
+      const commandRuns = (): boolean => descendantsOf(server).some((pid) => /^(\S*\/)?sleep 87$/.test(commandLineOf(pid).replace(/\0/g, " ").trim()));
+      while (!commandRuns()) await new Promise((resolve) => setTimeout(resolve, 20));
       await client.close();
       await call;
     });
