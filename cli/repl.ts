@@ -12,6 +12,7 @@ import { createOversight } from "../runner/approval/oversight.js";
 import { ThreadedTypeChecker } from "../runner/typecheck-thread.js";
 import { warnOnStderr, writeShown } from "./terminal-output.js";
 import { SESSION_CODE_LIMIT_CHARS } from "../runner/limits.js";
+import { exitCodeOf, type StopSignal, stopFirstOnSignal } from "./stop-signals.js";
 
 /** Why the input was cut short: it held more code at once than a session keeps. */
 const tooLong = (what: string): string =>
@@ -69,6 +70,14 @@ export async function repl(config: RunnerConfig): Promise<number> {
   let cutShort: string | null = null;
   const input = interactive ? process.stdin : process.stdin.pipe(boundedLines(() => (cutShort = tooLong("a line of the input"))));
   const lines = createInterface({ input, output: process.stdout, terminal: interactive, historySize: 1000 });
+  // A stop signal ends the snippet under way (its session ends: its sandbox, a command it runs, an
+  // open question) and the repl, which logs how they ended before it exits (see stop-signals.ts).
+  let signalled: StopSignal | null = null;
+  const releaseSignals = stopFirstOnSignal((signal) => {
+    signalled = signal;
+    void session.end();
+    lines.close();
+  });
   const prompt = (more: boolean): void => {
     if (!interactive) return;
     lines.setPrompt(more ? "... " : "tacit> ");
@@ -120,16 +129,19 @@ export async function repl(config: RunnerConfig): Promise<number> {
     parseAgainAt = 0;
     lines.pause();
     await run(code);
+    if (signalled !== null) break;
     lines.resume();
     prompt(false);
   }
   // What the input ended in the middle of is run too, not dropped: its syntax error says what is missing.
-  if (cutShort === null && pending.trim() !== "") await run(pending);
+  if (cutShort === null && signalled === null && pending.trim() !== "") await run(pending);
   lines.close();
   checker.close();
   await session.close();
-  oversight.audit?.append({ type: "session-ended", session: session.id, reason: "the repl ended" });
+  releaseSignals();
+  oversight.audit?.append({ type: "session-ended", session: session.id, reason: signalled === null ? "the repl ended" : `the repl was stopped by ${signalled}` });
   oversight.audit?.close();
+  if (signalled !== null) return exitCodeOf(signalled);
   if (cutShort !== null) {
     process.stderr.write(cutShort);
     return 2;
