@@ -4,27 +4,11 @@
 // now ends the snippet (its command killed) and logs how it ended before it exits.
 
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { childEnv, expectNoneLeft, tacitBin, tempDirWithHome, watchProcesses } from "../helpers.js";
-import { commandLineOf, descendantsOf } from "../processes.js";
-
-interface Logged {
-  type: string;
-  evaluation?: string;
-  action?: number;
-  kind?: string;
-  decision?: string;
-}
-
-const events = (log: string): Logged[] =>
-  existsSync(log)
-    ? readFileSync(log, "utf8")
-        .split("\n")
-        .filter((line) => line !== "")
-        .map((line) => (JSON.parse(line) as { event: Logged }).event)
-    : [];
+import { commandRunsBelow, expectEveryStepEnded, loggedEvents } from "../audit/ended-steps.js";
 
 describe("tacit repl stopped by a signal while a snippet runs a command", () => {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
@@ -44,8 +28,7 @@ describe("tacit repl stopped by a signal while a snippet runs a command", () => 
           // stdin stays open: the repl waits on the snippet, not on the end of its input.
           child.stdin.write('requestExecPermission(["sleep"], (proc) => proc.exec("sleep", ["89"]))\n');
           // The signal comes once the command runs.
-          const commandRuns = (): boolean => descendantsOf(child.pid!).some((pid) => /^(\S*\/)?sleep 89$/.test(commandLineOf(pid).replace(/\0/g, " ").trim()));
-          while (!commandRuns() && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 20));
+          await commandRunsBelow(child.pid!, "sleep 89", () => child.exitCode !== null);
           child.kill(signal);
           const exitCode = await exited;
           child.stdin.destroy();
@@ -53,12 +36,8 @@ describe("tacit repl stopped by a signal while a snippet runs a command", () => 
         });
         expect(code).toBe(signal === "SIGTERM" ? 143 : 130);
         expectNoneLeft(seen, "sleep 89");
-        const logged = events(log);
-        const key = (event: Logged): string => `${event.evaluation}#${event.action}`;
-        const requested = logged.filter((event) => event.type === "action-requested").map(key);
-        expect(requested.length).toBeGreaterThan(1);
-        expect(logged.filter((event) => event.type === "decision").map(key)).toEqual(expect.arrayContaining(requested));
-        expect(logged.filter((event) => event.type === "action-result").map(key)).toEqual(expect.arrayContaining(requested));
+        const logged = loggedEvents(log);
+        expectEveryStepEnded(logged);
         expect(logged.filter((event) => event.type === "evaluation-ended")).toHaveLength(1);
         expect(logged.filter((event) => event.type === "session-ended")).toHaveLength(1);
       } finally {

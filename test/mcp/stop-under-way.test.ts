@@ -7,22 +7,13 @@
 // the file was deleted. Each call under way is now ended as a cancellation would end it, and
 // waited for, before the log is closed.
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { connectServe, createSession, expectNoneLeft, runCli, tempDirWithHome, watchProcesses } from "../helpers.js";
-import { commandLineOf, descendantsOf } from "../processes.js";
-
-interface Logged {
-  type: string;
-  evaluation?: string;
-  action?: number;
-  kind?: string;
-  decision?: string;
-  via?: string;
-}
+import { commandRunsBelow, expectEveryStepEnded, loggedEvents as events } from "../audit/ended-steps.js";
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -39,25 +30,6 @@ function world(): { work: string; log: string; config: string; env: Record<strin
   writeFileSync(path.join(work, "victim.txt"), "keep me\n");
   writeFileSync(config, JSON.stringify({ policy: { rules: [{ action: "fs.delete", tier: "always-ask" }] } }));
   return { work, log: path.join(dir, "audit.jsonl"), config, env };
-}
-
-function events(log: string): Logged[] {
-  return readFileSync(log, "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => (JSON.parse(line) as { event: Logged }).event);
-}
-
-/** Every action requested has a decision and a result, and every evaluation started has ended. */
-function expectEveryStepEnded(logged: Logged[]): void {
-  const key = (event: Logged): string => `${event.evaluation}#${event.action}`;
-  const requested = logged.filter((event) => event.type === "action-requested").map(key);
-  expect(requested.length).toBeGreaterThan(0);
-  expect(logged.filter((event) => event.type === "decision").map(key)).toEqual(expect.arrayContaining(requested));
-  expect(logged.filter((event) => event.type === "action-result").map(key)).toEqual(expect.arrayContaining(requested));
-  const started = logged.filter((event) => event.type === "evaluation-started").map((event) => event.evaluation);
-  expect(started.length).toBeGreaterThan(0);
-  expect(logged.filter((event) => event.type === "evaluation-ended").map((event) => event.evaluation)).toEqual(expect.arrayContaining(started));
 }
 
 /** Connects a client that declares elicitation and never answers; resolves `asked` at the first question. */
@@ -116,9 +88,7 @@ describe("tacit serve whose client goes away while a call is under way", () => {
         .callTool({ name: "execute_typescript", arguments: { code: 'requestExecPermission(["sleep"], (proc) => proc.exec("sleep", ["87"]));' } })
         .catch(() => undefined);
       // The client goes once the command runs.
-      const server = (client.transport as StdioClientTransport).pid!;
-      const commandRuns = (): boolean => descendantsOf(server).some((pid) => /^(\S*\/)?sleep 87$/.test(commandLineOf(pid).replace(/\0/g, " ").trim()));
-      while (!commandRuns()) await new Promise((resolve) => setTimeout(resolve, 20));
+      await commandRunsBelow((client.transport as StdioClientTransport).pid!, "sleep 87", () => false);
       await client.close();
       await call;
     });
