@@ -60,6 +60,14 @@ export async function runCommand(
   precheck: { typeChecked: boolean; result: Promise<CheckResult> },
 ): Promise<number> {
   const oversight = await createOversight(config, process.cwd(), terminalAsker);
+  // A stop signal (Ctrl-C) ends the script as a cancellation does (its command killed, an open
+  // question withdrawn), which logs how it ended before tacit exits (see stop-signals.ts).
+  const stopped = new AbortController();
+  let signalled: StopSignal | null = null;
+  const releaseSignals = stopFirstOnSignal((signal) => {
+    signalled = signal;
+    stopped.abort();
+  });
   const result = await evaluate({
     oversight,
     code: script.code,
@@ -68,14 +76,18 @@ export async function runCommand(
     input: inputFor(script.fromStdin),
     prestarted,
     precheck,
+    signal: stopped.signal,
     ...(json ? {} : { onOutput: streamToStdout(), onWarning: warnOnStderr }),
-  }).finally(() => oversight.audit?.close());
+  }).finally(() => {
+    releaseSignals();
+    oversight.audit?.close();
+  });
   printResult(result, json);
   if (config.recordPath) {
     const { Recorder } = await import("../runner/recorder.js");
     new Recorder(config.recordPath).append({ kind: "run", code: script.code, result });
   }
-  return result.exitCode;
+  return signalled === null ? result.exitCode : exitCodeOf(signalled);
 }
 
 export async function checkCommand(target: string, flags: CommonFlags, command: Command): Promise<number> {
