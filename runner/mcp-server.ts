@@ -189,26 +189,39 @@ async function withProgress<T>(extra: ToolExtra, work: () => Promise<T>): Promis
  * that nobody reading it could tell whether the file was deleted.
  */
 class CallsUnderWay {
-  private readonly stopping = new AbortController();
-  private readonly running = new Set<Promise<unknown>>();
+  private stopping = false;
+  /** Each call under way, with what ends it. */
+  private readonly running = new Map<Promise<unknown>, AbortController>();
 
-  /** Runs `call` with a signal aborted by the client's cancellation of it, or by the server's stop. */
+  /**
+   * Runs `call` with a signal aborted by the client's cancellation of it, or by the server's stop.
+   * (A controller of its own, not AbortSignal.any over one signal that lives as long as the
+   * server: each call's would stay tied to it.)
+   */
   run<T>(extra: ToolExtra, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const running = call(AbortSignal.any([extra.signal, this.stopping.signal]));
-    this.running.add(running);
-    const done = (): void => void this.running.delete(running);
+    const controller = new AbortController();
+    const cancel = (): void => controller.abort(extra.signal.reason);
+    extra.signal.addEventListener("abort", cancel, { once: true });
+    if (extra.signal.aborted || this.stopping) controller.abort();
+    const running = call(controller.signal);
+    this.running.set(running, controller);
+    const done = (): void => {
+      this.running.delete(running);
+      extra.signal.removeEventListener("abort", cancel);
+    };
     running.then(done, done);
     return running;
   }
 
-  /** Ends every call under way, as a cancellation does (see settled). */
+  /** Ends every call under way, and any that comes after, as a cancellation does (see settled). */
   stop(): void {
-    this.stopping.abort();
+    this.stopping = true;
+    for (const controller of this.running.values()) controller.abort();
   }
 
   /** Settles once no call is under way (each has logged its end). */
   async settled(): Promise<void> {
-    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+    while (this.running.size > 0) await Promise.allSettled([...this.running.keys()]);
   }
 }
 
