@@ -491,7 +491,20 @@ function registerSessionTools(
   let creating = 0;
   /** Ended sessions whose snippets' classified work is still landing (the server's end waits for it). */
   const landing = new Set<Promise<void>>();
-  const end = async (session: ReplSession, reason: string): Promise<void> => {
+  /**
+   * Sessions being ended (deleted, reclaimed): the server's end waits for them (closeAll), so
+   * that each one's end is logged before the log is closed. A deletion sent as the client went
+   * away was left half done: the log held the session's start and never its end.
+   */
+  const ending = new Set<Promise<void>>();
+  const end = (session: ReplSession, reason: string): Promise<void> => {
+    const ended = endNow(session, reason);
+    ending.add(ended);
+    const done = (): void => void ending.delete(ended);
+    ended.then(done, done);
+    return ended;
+  };
+  const endNow = async (session: ReplSession, reason: string): Promise<void> => {
     sessions.delete(session.id);
     // Its sandbox ends now; the classified work its snippets left lands afterwards, not waited for
     // (see ReplSession.end), and counts with the calls' work left running (LeftWork).
@@ -618,6 +631,8 @@ function registerSessionTools(
     async closeAll(reason) {
       clearInterval(reclaim);
       await Promise.all([...sessions.values()].map((session) => end(session, reason)));
+      // Those ended otherwise meanwhile (a deletion under way) too, and then what every one left.
+      await Promise.allSettled([...ending]);
       await Promise.all([...landing]);
     },
   };

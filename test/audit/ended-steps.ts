@@ -12,6 +12,7 @@ export interface LoggedEvent {
   kind?: string;
   decision?: string;
   via?: string;
+  session?: string;
 }
 
 /** The events of the log at `log`, in order (none while it does not exist). */

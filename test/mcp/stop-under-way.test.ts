@@ -14,6 +14,7 @@ import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdi
 import { afterEach, describe, expect, it } from "vitest";
 import { connectServe, createSession, expectNoneLeft, runCli, tempDirWithHome, watchProcesses } from "../helpers.js";
 import { commandRunsBelow, expectEveryStepEnded, loggedEvents as events } from "../audit/ended-steps.js";
+import { rawClient } from "./raw-client.js";
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -118,4 +119,19 @@ describe("tacit serve whose client goes away while a call is under way", () => {
       expect(logged.filter((event) => event.type === "decision").map((event) => event.via)).toContain("withdrawn");
     });
   }
+
+  it("a delete_repl_session whose client goes away as it is sent: the session's end is logged before the log closes", async () => {
+    const w = world();
+    const client = rawClient<{ id?: unknown; result?: { structuredContent?: { session_id: string } } }>(["--no-check", "--audit-log", w.log], w.work, w.env);
+    await client.initialize();
+    client.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "create_repl_session", arguments: {} } });
+    const session = (await client.answer(2)).result!.structuredContent!.session_id;
+    const exited = new Promise<number | null>((resolve) => client.child.once("exit", (code) => resolve(code)));
+    // The deletion and the end of the client's input in one write: the server stops while the session ends.
+    client.child.stdin.end(client.line({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "delete_repl_session", arguments: { session_id: session } } }));
+    expect(await exited).toBe(0);
+    const logged = events(w.log);
+    expect(logged.filter((event) => event.type === "session-started").map((event) => event.session)).toEqual([session]);
+    expect(logged.filter((event) => event.type === "session-ended").map((event) => event.session)).toEqual([session]);
+  });
 });
