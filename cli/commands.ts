@@ -13,7 +13,7 @@ import { readScript, type ScriptSource } from "./script-source.js";
 import { warnOnStderr, writeShown } from "./terminal-output.js";
 import { INPUT_LIMIT_BYTES, readStdin } from "./stdin.js";
 import type { CommonFlags } from "./usage.js";
-import { exitCodeOf, type StopSignal, stopFirstOnSignal } from "./stop-signals.js";
+import { SignalStop } from "./stop-signals.js";
 import { monotonicMs } from "../runner/monotonic.js";
 import { typeCheck } from "../runner/typecheck.js";
 
@@ -62,12 +62,7 @@ export async function runCommand(
   const oversight = await createOversight(config, process.cwd(), terminalAsker);
   // A stop signal (Ctrl-C) ends the script as a cancellation does (its command killed, an open
   // question withdrawn), which logs how it ended before tacit exits (see stop-signals.ts).
-  const stopped = new AbortController();
-  let signalled: StopSignal | null = null;
-  const releaseSignals = stopFirstOnSignal((signal) => {
-    signalled = signal;
-    stopped.abort();
-  });
+  const stop = new SignalStop();
   const result = await evaluate({
     oversight,
     code: script.code,
@@ -76,10 +71,10 @@ export async function runCommand(
     input: inputFor(script.fromStdin),
     prestarted,
     precheck,
-    signal: stopped.signal,
+    signal: stop.signal,
     ...(json ? {} : { onOutput: streamToStdout(), onWarning: warnOnStderr }),
   }).finally(() => {
-    releaseSignals();
+    stop.release();
     oversight.audit?.close();
   });
   printResult(result, json);
@@ -87,7 +82,7 @@ export async function runCommand(
     const { Recorder } = await import("../runner/recorder.js");
     new Recorder(config.recordPath).append({ kind: "run", code: script.code, result });
   }
-  return signalled === null ? result.exitCode : exitCodeOf(signalled);
+  return stop.exitCode(result.exitCode);
 }
 
 export async function checkCommand(target: string, flags: CommonFlags, command: Command): Promise<number> {
@@ -112,19 +107,11 @@ export async function serveCommand(flags: CommonFlags, command: Command, version
   const config = loadConfig(flags, command);
   const { serve } = await import("../runner/mcp-server.js");
   // A stop signal ends the calls under way before the server exits, so that the audit log says how they ended.
-  let signalled: StopSignal | null = null;
-  let release: () => void = () => undefined;
-  const stop = new Promise<void>((resolve) => {
-    release = stopFirstOnSignal((signal) => {
-      signalled = signal;
-      resolve();
-    });
-  });
-  const end = await serve({ config, version, stop });
-  release();
-  if (signalled !== null) return exitCodeOf(signalled);
+  const stop = new SignalStop();
+  const end = await serve({ config, version, stop: stop.signal });
+  stop.release();
   // A transport that failed under the server is not a normal stop: a supervisor should see it.
-  return end === "stdin ended" ? EXIT_CODES.ok : EXIT_CODES["protocol-error"];
+  return stop.exitCode(end === "stdin ended" ? EXIT_CODES.ok : EXIT_CODES["protocol-error"]);
 }
 
 export async function replCommand(flags: CommonFlags, command: Command): Promise<number> {

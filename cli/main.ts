@@ -279,7 +279,7 @@ export async function main(argv: readonly string[], prestarted?: SandboxProcess)
   watchOutput(process.stdout, "standard output");
   watchOutput(process.stderr, "standard error");
   // Ended by a signal, tacit still runs its exit hooks: sandboxes, checkers and their
-  // temporary directories go with it (tacit serve stops its calls first: see stop-signals.ts).
+  // temporary directories go with it (run, repl and serve end what is under way first: see stop-signals.ts).
   exitOnStopSignals();
   let exitCode: number = EXIT_CODES.ok;
   const program = buildProgram((code) => {

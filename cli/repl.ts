@@ -12,7 +12,7 @@ import { createOversight } from "../runner/approval/oversight.js";
 import { ThreadedTypeChecker } from "../runner/typecheck-thread.js";
 import { warnOnStderr, writeShown } from "./terminal-output.js";
 import { SESSION_CODE_LIMIT_CHARS } from "../runner/limits.js";
-import { exitCodeOf, type StopSignal, stopFirstOnSignal } from "./stop-signals.js";
+import { SignalStop } from "./stop-signals.js";
 
 /** Why the input was cut short: it held more code at once than a session keeps. */
 const tooLong = (what: string): string =>
@@ -72,9 +72,7 @@ export async function repl(config: RunnerConfig): Promise<number> {
   const lines = createInterface({ input, output: process.stdout, terminal: interactive, historySize: 1000 });
   // A stop signal ends the snippet under way (its session ends: its sandbox, a command it runs, an
   // open question) and the repl, which logs how they ended before it exits (see stop-signals.ts).
-  let signalled: StopSignal | null = null;
-  const releaseSignals = stopFirstOnSignal((signal) => {
-    signalled = signal;
+  const stop = new SignalStop(() => {
     void session.end();
     lines.close();
   });
@@ -129,19 +127,19 @@ export async function repl(config: RunnerConfig): Promise<number> {
     parseAgainAt = 0;
     lines.pause();
     await run(code);
-    if (signalled !== null) break;
+    if (stop.signalled !== null) break;
     lines.resume();
     prompt(false);
   }
   // What the input ended in the middle of is run too, not dropped: its syntax error says what is missing.
-  if (cutShort === null && signalled === null && pending.trim() !== "") await run(pending);
+  if (cutShort === null && stop.signalled === null && pending.trim() !== "") await run(pending);
   lines.close();
   checker.close();
   await session.close();
-  releaseSignals();
-  oversight.audit?.append({ type: "session-ended", session: session.id, reason: signalled === null ? "the repl ended" : `the repl was stopped by ${signalled}` });
+  stop.release();
+  oversight.audit?.append({ type: "session-ended", session: session.id, reason: stop.signalled === null ? "the repl ended" : `the repl was stopped by ${stop.signalled}` });
   oversight.audit?.close();
-  if (signalled !== null) return exitCodeOf(signalled);
+  if (stop.signalled !== null) return stop.exitCode(0);
   if (cutShort !== null) {
     process.stderr.write(cutShort);
     return 2;

@@ -1,9 +1,10 @@
-// How tacit ends on SIGINT, SIGTERM and SIGHUP: at once, with 128 + the signal's number, its
-// exit hooks run (sandboxes, checkers and their directories go; the audit log signs what it
-// holds). `tacit serve` first stops the calls under way, as when its client goes away (see
-// runner/mcp-server.ts): an MCP client that ended it with SIGTERM while an always-ask delete
-// waited for the person's answer left an audit log holding the delete's request and nothing
-// after it. A second signal while it stops exits at once.
+// How tacit ends on SIGINT, SIGTERM and SIGHUP: with 128 + the signal's number, its exit hooks
+// run (sandboxes, checkers and their directories go; the audit log signs what it holds).
+// `tacit run`, `tacit repl` and `tacit serve` first end what is under way, as a cancellation
+// (for serve: its client going away) would, so that the audit log says how it ended: an MCP
+// client that ended tacit serve with SIGTERM while an always-ask delete waited for the person's
+// answer, or a Ctrl-C while a command ran, left a log holding the request and nothing after it.
+// Other commands, and a second signal while one stops, exit at once.
 
 const EXIT_CODE_OF = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 
@@ -27,16 +28,37 @@ export function exitOnStopSignals(): void {
 }
 
 /**
- * Until the returned function is called, the first stop signal calls `stop` instead of exiting;
- * the command then ends itself, with `exitCodeOf` the signal.
+ * A command's stop: until `release()`, the first stop signal aborts `signal` (and calls `onStop`)
+ * instead of exiting; the command ends what is under way and returns `exitCode(…)`.
  */
-export function stopFirstOnSignal(stop: (signal: StopSignal) => void): () => void {
-  stopFirst = stop;
-  return () => {
-    if (stopFirst === stop) stopFirst = null;
-  };
-}
+export class SignalStop {
+  private readonly controller = new AbortController();
+  private caught: StopSignal | null = null;
+  readonly release: () => void;
 
-export function exitCodeOf(signal: StopSignal): number {
-  return EXIT_CODE_OF[signal];
+  constructor(onStop: (signal: StopSignal) => void = () => undefined) {
+    const stop = (signal: StopSignal): void => {
+      this.caught = signal;
+      this.controller.abort();
+      onStop(signal);
+    };
+    stopFirst = stop;
+    this.release = () => {
+      if (stopFirst === stop) stopFirst = null;
+    };
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** The signal that stopped the command, or null. */
+  get signalled(): StopSignal | null {
+    return this.caught;
+  }
+
+  /** 128 + the signal's number when one stopped the command, else `otherwise`. */
+  exitCode(otherwise: number): number {
+    return this.caught === null ? otherwise : EXIT_CODE_OF[this.caught];
+  }
 }

@@ -231,8 +231,8 @@ type WithSpare = <T>(use: (prestarted: SandboxProcess | undefined) => Promise<T>
 export interface ServeOptions {
   config: RunnerConfig;
   version: string;
-  /** Settles when the server is to stop (a signal): it stops as when its client goes away. */
-  stop?: Promise<void>;
+  /** Aborted when the server is to stop (a signal): it stops as when its client goes away. */
+  stop?: AbortSignal;
 }
 
 type LogLevel = "debug" | "info" | "notice" | "warning" | "error";
@@ -396,7 +396,8 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
       resolve("transport closed");
     };
     void input.ended.then(() => resolve("stdin ended"));
-    void stop?.then(() => resolve("told to stop"));
+    if (stop?.aborted) resolve("told to stop");
+    stop?.addEventListener("abort", () => resolve("told to stop"), { once: true });
   });
   if (stopped === "transport closed") {
     const why = lastTransportError ? `: ${(lastTransportError as Error).message}` : "";
