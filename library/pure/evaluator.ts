@@ -55,15 +55,43 @@ class PureClassified {
 Object.defineProperty(globalThis, "classify", { value: (value: unknown) => new PureClassified(value), enumerable: false });
 Object.defineProperty(globalThis, PURE_CAPTURES_GLOBAL, { value: <F>(fn: F) => fn, enumerable: false });
 
+type Maker = (...captured: unknown[]) => unknown;
+
+/**
+ * What makes the job's function from its captured values. Capture names are identifiers (checked
+ * by the host); the source is the agent's function as V8 shows it. A method's source is no
+ * expression: `map(o.f)` with `const o = { f(v) { … } }`, a class's method, a getter, sent as
+ * "f(v) { … }", "get g() { … }" or "#p(v) { … }", failed here every time (a SyntaxError, out of
+ * the script's sight), where the same function passed to an array's map works. Such a source is
+ * read as the one method of an object literal (a private method's `#` dropped: it is called
+ * detached, as an array's map calls it, so its `this` is undefined either way).
+ */
+function functionOf(names: string[], source: string): Maker {
+  try {
+    return new Function(...names, `"use strict"; return (${source});`) as Maker;
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    let holder: Maker;
+    try {
+      holder = new Function(...names, `"use strict"; return ({ ${source.startsWith("#") ? source.slice(1) : source}\n});`) as Maker;
+    } catch {
+      throw error;
+    }
+    return (...captured) => {
+      const members = Object.values(Object.getOwnPropertyDescriptors(holder(...captured)));
+      if (members.length !== 1) throw error;
+      return members[0]!.value ?? members[0]!.get ?? members[0]!.set;
+    };
+  }
+}
+
 function run(job: PureJob): unknown {
   const names = Object.keys(job.captures);
   const values = names.map((name) => {
     const capture = job.captures[name]!;
     return "plain" in capture ? capture.plain : new PureClassified(capture.classifiedValue);
   });
-  // Capture names are identifiers (checked by the host); the source is the agent's function.
-  const make = new Function(...names, `"use strict"; return (${job.source});`) as (...args: unknown[]) => unknown;
-  const fn = make(...values);
+  const fn = functionOf(names, job.source)(...values);
   if (typeof fn !== "function") throw new TypeError("map/flatMap: not a function");
   const result = fn(job.value);
   if (job.flat && !(result instanceof PureClassified)) throw new TypeError("flatMap: the function must return a Classified value");

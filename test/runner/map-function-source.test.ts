@@ -42,3 +42,40 @@ println(secret.map((value) => String(value).length));
   expect(r.stdout + r.stderr).not.toContain("plain-canary-7f3a");
   expect(readFileSync(sink, "utf8")).toContain("17");
 }, 60_000);
+
+// A method's source, as V8 shows it ("f(v) { … }", "get g() { … }", "#p(v) { … }"), is no
+// expression: map(o.f) failed in the evaluator every time with a SyntaxError, out of sight, where
+// the same function works with an array's map. It is now computed as the function it is.
+it("map computes a method passed by reference (object literal, class, static, private, computed key, getter)", async () => {
+  const sink = path.join(dir, "sink-methods.txt");
+  const script = `const secret = classify("plain-canary-9b2c");
+const o = { f(value: string) { return "object:" + value.length; }, "quoted key"(value: string) { return "quoted:" + value.length; } };
+class Parser {
+  method(value: string) { return "class:" + value.length; }
+  static fromText(value: string) { return "static:" + value.length; }
+  ["comp" + "uted"](value: string) { return "computed:" + value.length; }
+  #hidden(value: string) { return "private:" + value.length; }
+  exposed() { return this.#hidden; }
+  get length() { return "getter"; }
+}
+const getter = Object.getOwnPropertyDescriptor(Parser.prototype, "length")!.get!;
+const parser = new Parser() as unknown as Record<string, (value: string) => string>;
+println(
+  secret.map(o.f),
+  secret.map(o["quoted key"]),
+  secret.map(parser.method),
+  secret.map(Parser.fromText),
+  secret.map(parser.computed),
+  secret.map((parser as unknown as Parser).exposed()),
+  secret.map(getter as () => string),
+  secret.flatMap({ wrap(value: string) { return classify("flat:" + value.length); } }.wrap),
+);
+`;
+  const r = await runScript(script, ["--no-check", "--secure-output", sink], { cwd: dir });
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout).toBe(Array(8).fill("Classified(***)").join(" ") + "\n");
+  expect(r.stdout + r.stderr).not.toContain("plain-canary-9b2c");
+  const written = readFileSync(sink, "utf8");
+  expect(written).toContain("object:17 quoted:17 class:17 static:17 computed:17 private:17 getter flat:17\n");
+  expect(written).not.toContain("map failed");
+}, 60_000);
