@@ -196,7 +196,8 @@ interface Classified<T> {
    * Classified values, and built-ins like Math, JSON and String; not printing, capabilities,
    * or assignment to outer variables. Its source is what runs: a built-in or bound function
    * (`map(String)`) has none and throws a TypeError; write it out (`map((v) => String(v))`).
-   * A method passed by reference (`map(parser.parse)`) runs as an array's map would run it.
+   * An async or generator function, or a class, gives no value and throws a TypeError too;
+   * a method passed by reference (`map(parser.parse)`) runs as an array's map would run it.
    */
   map<U>(fn: (value: T) => U): Classified<U>;
   flatMap<U>(fn: (value: T) => Classified<U>): Classified<U>;

@@ -24,6 +24,35 @@ const withArticle = (word: string): string => `${/^[aeiou]/i.test(word) ? "an" :
 /** How V8 shows the source of a built-in or bound function. */
 const NATIVE_SOURCE = /\{\s*\[native code\]\s*\}$/;
 
+/** Taken before any script runs: a function's kind as V8 tags it ("[object AsyncFunction]"). */
+const objectTag = Object.prototype.toString;
+
+/**
+ * Why `fn`, by its kind, cannot give map/flatMap a value, or null. The evaluator calls it once and
+ * keeps what it returns: an async function's Promise is no value (the map failed, out of the
+ * script's sight), a generator's iterator became {} (a wrong value kept without a word), and a
+ * class cannot be called. Its kind depends on no plaintext, so the script is told at the call.
+ */
+function unfitKind(fn: object, source: string, flat: boolean): string | null {
+  const example = flat ? "flatMap((value) => classify(value.trim()))" : "map((value) => value.trim())";
+  const kind = objectTag.call(fn);
+  if (kind === "[object AsyncFunction]") {
+    return (
+      "fn is an async function: the pure evaluator calls it once and keeps what it returns, " +
+      `and a Promise is no value (nothing there needs awaiting: it has no I/O). Drop \`async\` and return the value itself, such as ${example}.`
+    );
+  }
+  if (kind === "[object GeneratorFunction]" || kind === "[object AsyncGeneratorFunction]") {
+    return (
+      `fn is ${kind === "[object GeneratorFunction]" ? "a" : "an async"} generator function: called, it returns an iterator, not the values it yields, and an iterator is no value the evaluator can keep. ` +
+      `Return the value itself (collect what it would yield in an array), such as ${example}.`
+    );
+  }
+  // `class Name`, `class {`, `class extends`; not a method named "class" (`class(value) {…}`).
+  if (/^class(?:\s*\{|\s+[A-Za-z_$\\])/.test(source)) return `fn is a class, which cannot be called without \`new\`. Pass a function that computes the value, such as ${example}.`;
+  return null;
+}
+
 /** The capture list the import rewriter attaches to a function passed to map/flatMap. */
 const captureLists = new WeakMap<object, () => Record<string, unknown>>();
 
@@ -155,6 +184,8 @@ export function createClassifiedApi(channel: Channel) {
           `that runs it on the plaintext. Pass a function written out instead, such as ${flat ? "flatMap((value) => other.map((o) => String(value) + o))" : "map((value) => String(value))"}.`,
       );
     }
+    const unfit = unfitKind(fn, text, flat);
+    if (unfit !== null) throw new TypeError(`${method}(fn): ${unfit}`);
     const listed = captureLists.get(fn);
     const captures: Record<string, Capture> = {};
     for (const [name, value] of Object.entries(listed ? listed() : {})) captures[name] = captureOf(name, value);

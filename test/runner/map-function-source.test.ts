@@ -43,6 +43,48 @@ println(secret.map((value) => String(value).length));
   expect(readFileSync(sink, "utf8")).toContain("17");
 }, 60_000);
 
+// An async function's Promise, a generator's iterator and a class are no value the evaluator can
+// keep: the async map failed out of sight, the generator's was kept as {} without a word (a wrong
+// value), the class's call threw. Their kind depends on no plaintext: the call itself refuses.
+it("map and flatMap refuse async, generator and class functions at the call, saying what to write instead", async () => {
+  const sink = path.join(dir, "sink-kinds.txt");
+  const script = `const secret = classify("plain-canary-5d1e");
+const uses: Array<[string, () => unknown]> = [
+  ["async", () => secret.map(async (value: string) => value.length)],
+  ["async function", () => secret.map(async function (value: string) { return value.length; })],
+  ["generator", () => secret.map(function* (value: string) { yield value.length; } as never)],
+  ["async generator", () => secret.flatMap(async function* (value: string) { yield classify(value); } as never)],
+  ["class", () => secret.map(class Parser {} as never)],
+  ["async method", () => secret.map({ async f(value: string) { return value; } }.f)],
+];
+for (const [name, use] of uses) {
+  try {
+    use();
+    println(name, "accepted");
+  } catch (error) {
+    println(name, "|", (error as Error).name, (error as Error).message);
+  }
+}
+const o = { class(value: string) { return value.length; } };
+println("method named class", secret.map(o.class));
+`;
+  const r = await runScript(script, ["--no-check", "--secure-output", sink], { cwd: dir });
+  expect(r.code, r.stderr).toBe(0);
+  const lines = r.stdout.trim().split("\n");
+  expect(lines).toEqual([
+    expect.stringMatching(/^async \| TypeError map\(fn\): fn is an async function: .* Drop `async` and return the value itself, such as map\(\(value\) => value\.trim\(\)\)\.$/),
+    expect.stringMatching(/^async function \| TypeError map\(fn\): fn is an async function: /),
+    expect.stringMatching(/^generator \| TypeError map\(fn\): fn is a generator function: called, it returns an iterator, not the values it yields.* Return the value itself/),
+    expect.stringMatching(/^async generator \| TypeError flatMap\(fn\): fn is an async generator function: .* such as flatMap\(\(value\) => classify\(value\.trim\(\)\)\)\.$/),
+    expect.stringMatching(/^class \| TypeError map\(fn\): fn is a class, which cannot be called without `new`\. Pass a function/),
+    expect.stringMatching(/^async method \| TypeError map\(fn\): fn is an async function: /),
+    "method named class Classified(***)",
+  ]);
+  expect(r.stdout + r.stderr).not.toContain("plain-canary-5d1e");
+  // A method named "class" is no class: it ran (the value's length, 17).
+  expect(readFileSync(sink, "utf8")).toContain("method named class 17\n");
+}, 60_000);
+
 // A method's source, as V8 shows it ("f(v) { … }", "get g() { … }", "#p(v) { … }"), is no
 // expression: map(o.f) failed in the evaluator every time with a SyntaxError, out of sight, where
 // the same function works with an array's map. It is now computed as the function it is.
