@@ -18,7 +18,7 @@ export interface AstNode {
 }
 
 export interface PureFunctionSite {
-  /** The inline function's span in the source. */
+  /** The span of what the call passes (an inline function, or the name of a declared one) in the source. */
   start: number;
   end: number;
   /** Outer variables it uses, by name. */
@@ -49,6 +49,76 @@ export function pureCallFunction(call: AstNode): AstNode | null {
   return isInlineFunction(first) ? first : null;
 }
 
+/**
+ * `x.map(helper)` / `x.map(helpers.parse)` with a function the script declares: `function
+ * helper(…) {…}`, `const helper = (…) => …`, or a method of a `const` object literal. Its node,
+ * and (for a function declaration) the variable of its own name, which its source binds (the
+ * evaluator runs it as a named function expression), else null. A function passed by name
+ * reached the evaluator without the values it uses: `map(helper)` with helper using a `const`
+ * declared beside it failed there every time (a ReferenceError, out of sight). Now its captured
+ * variables are listed at the call as an inline function's are, and checked the same way.
+ */
+function declaredPureFunction(call: AstNode, index: ReferenceIndex): { fn: AstNode; ownName: Variable | null; callScope: Scope } | null {
+  const callee = call.callee as AstNode;
+  if (callee.type !== "MemberExpression" || callee.computed) return null;
+  const name = (callee.property as AstNode).name;
+  if (name !== "map" && name !== "flatMap") return null;
+  const first = (call.arguments as AstNode[])[0];
+  if (first === undefined) return null;
+  const argument = unwrapExpression(first);
+  if (argument.type === "Identifier") {
+    const reference = index.referenceOf(argument);
+    const variable = reference?.resolved ?? null;
+    const definition = variable?.defs.length === 1 ? variable.defs[0] : undefined;
+    if (definition?.type === "FunctionName" && (definition.node as unknown as AstNode).type === "FunctionDeclaration") {
+      return { fn: definition.node as unknown as AstNode, ownName: variable, callScope: reference!.from };
+    }
+    const init = constInit(variable);
+    return init !== null && isInlineFunction(init) ? { fn: init, ownName: null, callScope: reference!.from } : null;
+  }
+  if (argument.type === "MemberExpression" && !argument.computed && (argument.object as AstNode).type === "Identifier") {
+    const reference = index.referenceOf(argument.object as AstNode);
+    const init = constInit(reference?.resolved ?? null);
+    if (init?.type !== "ObjectExpression") return null;
+    // One member of that name, a function: with two, the later one is what is called.
+    const member = index.membersOf(init).get((argument.property as AstNode).name as string);
+    const value = member ? unwrapExpression(member.value as AstNode) : null;
+    return value !== null && isInlineFunction(value) ? { fn: value, ownName: null, callScope: reference!.from } : null;
+  }
+  return null;
+}
+
+/**
+ * The most captured names the calls that pass a declared function list, together. An inline
+ * function's list is as long as its own text allows; a declared one's is written again at each
+ * call that passes it, so hostile code (a function using 10,000 names, passed in 10,000 calls)
+ * would make the rewritten script hundreds of megabytes. Past it, a call passes the function
+ * with no list, as before such lists were made (what it uses fails in the evaluator, out of sight).
+ */
+const DECLARED_SITE_NAMES_LIMIT = 100_000;
+
+/** The variable `name` means in `scope`, or null for a global. */
+function visibleAs(scope: Scope | null, name: string): Variable | null {
+  for (let at = scope; at !== null; at = at.upper) {
+    const variable = at.set.get(name);
+    if (variable) return variable;
+  }
+  return null;
+}
+
+/** The initializer of a variable declared once, with `const`, else null. */
+function constInit(variable: Variable | null): AstNode | null {
+  const definition = variable?.defs.length === 1 ? variable.defs[0] : undefined;
+  if (definition?.type !== "Variable" || (definition.parent as unknown as AstNode | null)?.kind !== "const") return null;
+  const init = (definition.node as unknown as AstNode).init as AstNode | null | undefined;
+  return init ? unwrapExpression(init) : null;
+}
+
+function propertyName(key: AstNode): string | null {
+  if (key.type === "Identifier") return key.name as string;
+  return key.type === "Literal" && typeof key.value === "string" ? key.value : null;
+}
+
 class ReferenceIndex {
   private readonly byIdentifier = new Map<unknown, Reference>();
   constructor(scopes: ScopeManager) {
@@ -56,6 +126,34 @@ class ReferenceIndex {
   }
   variableOf(identifier: AstNode): Variable | null {
     return this.byIdentifier.get(identifier)?.resolved ?? null;
+  }
+  referenceOf(identifier: AstNode): Reference | null {
+    return this.byIdentifier.get(identifier) ?? null;
+  }
+  private readonly members = new Map<AstNode, Map<string, AstNode | null>>();
+  /**
+   * An object literal's members by name (null for a name given twice, or one a computed key or
+   * spread may give), made once per literal: looked up at each call, a literal of 100,000
+   * members passed in 10,000 calls made the checks quadratic.
+   */
+  membersOf(literal: AstNode): ReadonlyMap<string, AstNode | null> {
+    let byName = this.members.get(literal);
+    if (byName === undefined) {
+      byName = new Map();
+      let unsure = false;
+      for (const property of literal.properties as AstNode[]) {
+        if (property.type !== "Property" || property.computed) {
+          unsure = true;
+          continue;
+        }
+        const name = propertyName(property.key as AstNode);
+        if (name !== null) byName.set(name, byName.has(name) || property.kind !== "init" ? null : property);
+      }
+      // A spread or computed key may replace any member: none is sure.
+      if (unsure) byName.clear();
+      this.members.set(literal, byName);
+    }
+    return byName;
   }
 }
 
@@ -158,16 +256,24 @@ export function analyzePureFunctions(
   report: Report,
 ): PureFunctionSite[] {
   const index = new ReferenceIndex(scopes);
-  const sites: { fn: AstNode; scope: Scope }[] = [];
+  /** Where the capture list goes (an inline function, or the argument naming a declared one), and the function's scope. */
+  const sites: { at: AstNode; scope: Scope; declared: { callScope: Scope; classified: boolean } | null }[] = [];
   const mapScopes = new Set<Scope>();
   const classifiedScopes = new Set<Scope>();
+  /** A declared function's own name, which its source binds: neither a capture nor a use of a function. */
+  const ownNames = new Map<Scope, Variable>();
   for (const call of calls) {
-    const fn = pureCallFunction(call);
+    const inline = pureCallFunction(call);
+    const declared = inline ? null : declaredPureFunction(call, index);
+    const fn = inline ?? declared?.fn;
     const fnScope = fn ? scopes.acquire(fn as never) : null;
     if (!fn || !fnScope) continue;
-    sites.push({ fn, scope: fnScope });
+    const classified = isKnownClassified((call.callee as AstNode).object as AstNode, index);
+    const at = inline ?? ((call.arguments as AstNode[])[0] as AstNode);
+    sites.push({ at, scope: fnScope, declared: declared ? { callScope: declared.callScope, classified } : null });
     mapScopes.add(fnScope);
-    if (isKnownClassified((call.callee as AstNode).object as AstNode, index)) classifiedScopes.add(fnScope);
+    if (declared?.ownName) ownNames.set(fnScope, declared.ownName);
+    if (classified) classifiedScopes.add(fnScope);
   }
   if (sites.length === 0) return [];
 
@@ -193,6 +299,7 @@ export function analyzePureFunctions(
     // Captured, by every map function it passes through.
     if (variable) {
       for (let fn = innermostMap.get(ref.from) ?? null; fn !== null && passesThrough(variable, fn); fn = outerOf(fn, innermostMap)) {
+        if (ownNames.get(fn) === variable) continue;
         const names = namesIn(captures, fn);
         if (names.has(name)) break;
         names.add(name);
@@ -211,6 +318,7 @@ export function analyzePureFunctions(
     const problem = impurity(name, variable, capabilityBlocks);
     let reported = false;
     for (let fn = innermostClassified.get(ref.from) ?? null; fn !== null && passesThrough(variable, fn); fn = outerOf(fn, innermostClassified)) {
+      if (variable !== null && ownNames.get(fn) === variable) continue;
       const names = namesIn(checked, fn);
       if (names.has(name)) break;
       names.add(name);
@@ -219,8 +327,25 @@ export function analyzePureFunctions(
     }
   }
 
-  return sites.flatMap(({ fn, scope }) => {
+  let declaredNamesLeft = DECLARED_SITE_NAMES_LIMIT;
+  return sites.flatMap(({ at, scope, declared }) => {
     const names = captures.get(scope);
-    return names && names.size > 0 ? [{ start: fn.start, end: fn.end, captures: [...names] }] : [];
+    if (!names || names.size === 0) return [];
+    if (declared !== null && (declaredNamesLeft -= names.size) < 0) return [];
+    // A declared function's list is read where map is called, not where the function is: a name
+    // declared again around the call would hand the evaluator that other variable's value.
+    const shadowed = declared === null ? undefined : [...names].find((name) => visibleAs(declared.callScope, name) !== visibleAs(scope.upper, name));
+    if (shadowed !== undefined) {
+      if (declared!.classified) {
+        report(
+          at.start,
+          `the map function uses \`${shadowed}\`, declared where the function is, but another \`${shadowed}\` is declared around this call, ` +
+            "and the values a function passed by name uses are read at the call",
+          `Rename one of the two, or write the function in the map call. ${HINT}`,
+        );
+      }
+      return [];
+    }
+    return [{ start: at.start, end: at.end, captures: [...names] }];
   });
 }

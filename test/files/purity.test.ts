@@ -53,6 +53,24 @@ requestFileSystem(".", (fs) => {
   secret.map((v) => helper(v));
 });`,
   },
+  {
+    what: "a map given by name a function declared outside that calls println",
+    identifier: "println",
+    script: `function loud(v: string): string { println(v); return v; }
+const secret = classify("x");
+secret.map(loud);`,
+  },
+  {
+    what: "a map given by name a function whose outer name is declared again around the call",
+    identifier: "suffix",
+    script: `const suffix = "!";
+function shout(v: string): string { return v + suffix; }
+const secret = classify("x");
+{
+  const suffix = "?";
+  secret.map(shout);
+}`,
+  },
 ];
 
 describe("impure map functions are rejected at check time", () => {
@@ -68,6 +86,35 @@ describe("impure map functions are rejected at check time", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("1\n2\n[ 2, 4 ]\n");
+  });
+});
+
+// A function passed by name (declared with `function`, as a `const`, or a method of a `const`
+// object literal) reached the pure evaluator as its source alone, without the values it uses:
+// map(shout), shout using a `const` declared beside it, failed there every time (a ReferenceError,
+// noted only in the secure output), the handle looking like a good one. Its captured variables are
+// now handed over at the call, as an inline function's are.
+describe("functions passed to map by name", () => {
+  it("get the values they use; a recursive one keeps its own name; an array's map is unchanged", async () => {
+    const sink = path.join(root, "named-sink.txt");
+    const work = path.join(root, "named-work");
+    mkdirSync(work, { recursive: true });
+    const script = `const secret = classify("plain-canary-4a7e");
+const suffix = "!";
+function shout(value: string): string { return value.toUpperCase() + suffix; }
+const tagged = (value: string) => "<" + value.length + suffix + ">";
+const helpers = { count(value: string) { return value.split("-").length + suffix; }, wrap: (value: string) => classify("[" + value.length + suffix + "]") };
+function fact(n: number): number { return n <= 1 ? 1 : n * fact(n - 1); }
+println(secret.map(shout), secret.map(tagged), secret.map(helpers.count), secret.flatMap(helpers.wrap), secret.map((v) => v.length - 14).map(fact));
+println(["ab", "c"].map(tagged));
+`;
+    const r = await runCli(unchecked(["run", "--secure-output", sink, "-"]), { cwd: work, input: script, env: { TACIT_HOME: path.join(root, "home") } });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${Array(5).fill("Classified(***)").join(" ")}
+[ "<2!>", "<1!>" ]
+`);
+    expect(readFileSync(sink, "utf8")).toBe(`PLAIN-CANARY-4A7E! <17!> 3! [17!] 6\n[ "<2!>", "<1!>" ]\n`);
   });
 });
 
