@@ -17,12 +17,35 @@ export interface AstNode {
   [key: string]: unknown;
 }
 
-export interface PureFunctionSite {
+/** Where the rewriter lists a map function's captured variables. */
+export interface CaptureSite {
   /** The span of what the call passes (an inline function, or the name of a declared one) in the source. */
   start: number;
   end: number;
   /** Outer variables it uses, by name. */
   captures: string[];
+}
+
+/**
+ * A `<!--` in code (`a <!--b`: `a < !(--b)` in a module), where the rewriter puts a space
+ * between `<` and `!` (`start` = `end`: the `!`). The pure evaluator compiles a function's source
+ * as a script, where `<!--` begins a comment (ECMAScript Annex B): `return v <!--n` and `+ 100`
+ * on the next line became `return v + 100` there, a different value, kept without a word.
+ */
+export interface SpacingSite {
+  start: number;
+  end: number;
+  space: true;
+}
+
+export type PureFunctionSite = CaptureSite | SpacingSite;
+
+/** A spacing site if `node` is the `!--x` of a `<!--` in code, else null (see SpacingSite). */
+export function htmlCommentLookalike(node: AstNode, code: string): SpacingSite | null {
+  if (node.type !== "UnaryExpression" || node.operator !== "!") return null;
+  const argument = node.argument as AstNode;
+  if (argument.type !== "UpdateExpression" || argument.operator !== "--" || !argument.prefix || argument.start !== node.start + 1) return null;
+  return code.slice(node.start - 1, node.start + 3) === "<!--" ? { start: node.start, end: node.start, space: true } : null;
 }
 
 export type Report = (offset: number, message: string, hint: string) => void;
@@ -254,7 +277,7 @@ export function analyzePureFunctions(
   capabilityBlocks: ReadonlySet<unknown>,
   scopes: ScopeManager,
   report: Report,
-): PureFunctionSite[] {
+): CaptureSite[] {
   const index = new ReferenceIndex(scopes);
   /** Where the capture list goes (an inline function, or the argument naming a declared one), and the function's scope. */
   const sites: { at: AstNode; scope: Scope; declared: { callScope: Scope; classified: boolean } | null }[] = [];

@@ -63,6 +63,10 @@ export function rewriteForSandbox(
   }
   // Nested sites are fine: each insertion is independent text at its own offset.
   for (const site of pureFunctions) {
+    if ("space" in site) {
+      edits.push({ at: site.start, length: 0, text: " " });
+      continue;
+    }
     edits.push({ at: site.start, length: 0, text: `${PURE_CAPTURES_GLOBAL}(` });
     edits.push({ at: site.end, length: 0, text: `, () => ({ ${site.captures.join(", ")} }))` });
   }

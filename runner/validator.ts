@@ -8,7 +8,7 @@ import { HINT_TOO_DEEP, type ParseRefusal, parseRefusal } from "./nesting.js";
 import { printable } from "./printable.js";
 import { analyze, type Scope } from "@typescript-eslint/scope-manager";
 import { type ParsedProgram, parseSync, PROGRAM_OPTIONS } from "./parser.js";
-import { analyzePureFunctions, type PureFunctionSite } from "./pure-functions.js";
+import { analyzePureFunctions, htmlCommentLookalike, type PureFunctionSite, type SpacingSite } from "./pure-functions.js";
 import { scopesOpened } from "./scope-nesting.js";
 import { declaredNamesWork } from "./declared-names.js";
 import { DECLARED_NAMES_WORK_LIMIT, NESTED_NAME_USES_LIMIT } from "./limits.js";
@@ -64,7 +64,7 @@ export interface ValidationResult {
   ok: boolean;
   diagnostics: Diagnostic[];
   tacitImports: TacitImport[];
-  /** Inline functions passed to map/flatMap that capture outer variables. */
+  /** Functions passed to map/flatMap that capture outer variables, and the `<!--` to space for the pure evaluator. */
   pureFunctions: PureFunctionSite[];
 }
 
@@ -260,6 +260,8 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
   // `export const/let/var` inside a namespace, and the enums: see isNamespaceExportInEnum.
   const namespaceExports = new Set<unknown>();
   const enums: AstNode[] = [];
+  // `<!--` in code, spaced for the pure evaluator (see SpacingSite).
+  const spacings: SpacingSite[] = [];
   // Each identifier once for every scope around it: a bound on the scope analysis's work (scope-nesting.ts).
   let nestedNameUses = 0;
   // The scope analysis's work on each declaration's list of names, and the declaration with the most (declared-names.ts).
@@ -276,6 +278,8 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
       namespaceExports.add(node.declaration);
     }
     if (node.type === "TSEnumDeclaration") enums.push(node);
+    const spacing = htmlCommentLookalike(node, code);
+    if (spacing !== null) spacings.push(spacing);
     if (node.type === "TSTypeQuery") {
       walk(node, null, (inner) => {
         if (inner.type === "Identifier") typeQueryNames.add(inner.start);
@@ -470,9 +474,10 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
     }
   }
 
-  const pureFunctions = analyzePureFunctions(calls, capabilityBlocks, scopes, (offset, message, hint) =>
-    report("impure-map", offset, message, hint),
-  );
+  const pureFunctions: PureFunctionSite[] = [
+    ...analyzePureFunctions(calls, capabilityBlocks, scopes, (offset, message, hint) => report("impure-map", offset, message, hint)),
+    ...spacings,
+  ];
 
   diagnostics.sort((a, b) => a.line - b.line || a.column - b.column);
   return { ok: diagnostics.length === 0, diagnostics, tacitImports, pureFunctions };

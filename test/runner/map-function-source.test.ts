@@ -121,3 +121,27 @@ println(
   expect(written).toContain("object:17 quoted:17 class:17 static:17 computed:17 private:17 getter flat:17\n");
   expect(written).not.toContain("map failed");
 }, 60_000);
+
+// `<!--` in code is `<`, `!` and `--` in a module (the script), but the pure evaluator compiles a
+// function's source as a script, where it begins a comment (ECMAScript Annex B): the map below
+// computed `value + 100` there, a different value, kept without a word. The rewriter now spaces
+// it (`< !--`), which means the same in both; a string's "<!--" is left as it is.
+it("a map function with `<!--` in its code computes what the script would", async () => {
+  const sink = path.join(dir, "sink-html-comment.txt");
+  const script = `const secret = classify("plain-canary-61f0");
+const compared = secret.map((value) => {
+  let n = 1;
+  return value <!--n
+    + 100;
+});
+let n = 1;
+const here = "plain-canary-61f0" <!--n
+  + 100;
+println(compared, here, secret.map((v) => v.replace("<!--", "[") + "<!--"));
+`;
+  const r = await runScript(script, ["--no-check", "--secure-output", sink], { cwd: dir });
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout).toBe("Classified(***) false Classified(***)\n");
+  expect(r.stdout + r.stderr).not.toContain("plain-canary-61f0");
+  expect(readFileSync(sink, "utf8")).toBe("false false plain-canary-61f0<!--\n");
+}, 60_000);
