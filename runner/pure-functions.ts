@@ -250,6 +250,37 @@ function impurity(name: string, variable: Variable | null, capabilityBlocks: Rea
 }
 
 /**
+ * The operands `node` reads as text: both sides of a `+`, a template literal's expressions, and
+ * the argument of String(…) or JSON.stringify(…).
+ */
+export function readAsText(node: AstNode): AstNode[] {
+  if (node.type === "BinaryExpression" && node.operator === "+") return [node.left as AstNode, node.right as AstNode];
+  if (node.type === "TemplateLiteral") return node.expressions as AstNode[];
+  if (node.type !== "CallExpression") return [];
+  const callee = node.callee as AstNode;
+  const named =
+    (callee.type === "Identifier" && callee.name === "String") ||
+    (callee.type === "MemberExpression" && !callee.computed && (callee.object as AstNode).type === "Identifier" &&
+      (callee.object as AstNode).name === "JSON" && (callee.property as AstNode).name === "stringify");
+  const first = (node.arguments as AstNode[])[0];
+  return named && first !== undefined ? [first] : [];
+}
+
+/**
+ * A Classified value captured by a classified map function and read as text there (see
+ * readAsText): it has no text in the evaluator (the map fails), so the script is told now.
+ */
+function classifiedAsText(ref: Reference, index: ReferenceIndex, textOperands: ReadonlySet<unknown>): { message: string; hint: string } | null {
+  const identifier = ref.identifier as unknown as AstNode;
+  if (!textOperands.has(identifier) || !isKnownClassified(identifier, index)) return null;
+  const name = identifier.name as string;
+  return {
+    message: `the map function reads \`${name}\`, a Classified value, as text; inside a map function a Classified value has no text (the map would fail)`,
+    hint: `Read its plaintext with map or flatMap on it: value.flatMap((v) => ${name}.map((inner) => v + inner)).`,
+  };
+}
+
+/**
  * For each scope, the innermost of `marked` that holds it (itself included), or null. Scopes
  * come parents first (ScopeManager.scopes is in creation order).
  */
@@ -276,6 +307,7 @@ export function analyzePureFunctions(
   calls: readonly AstNode[],
   capabilityBlocks: ReadonlySet<unknown>,
   scopes: ScopeManager,
+  textOperands: ReadonlySet<unknown>,
   report: Report,
 ): CaptureSite[] {
   const index = new ReferenceIndex(scopes);
@@ -338,7 +370,7 @@ export function analyzePureFunctions(
     }
     // What a classified map function may not use: at its first use in each such function (a use
     // inside several nested ones reported once, not once for each).
-    const problem = impurity(name, variable, capabilityBlocks);
+    const problem = impurity(name, variable, capabilityBlocks) ?? classifiedAsText(ref, index, textOperands);
     let reported = false;
     for (let fn = innermostClassified.get(ref.from) ?? null; fn !== null && passesThrough(variable, fn); fn = outerOf(fn, innermostClassified)) {
       if (variable !== null && ownNames.get(fn) === variable) continue;

@@ -8,7 +8,7 @@ import { HINT_TOO_DEEP, type ParseRefusal, parseRefusal } from "./nesting.js";
 import { printable } from "./printable.js";
 import { analyze, type Scope } from "@typescript-eslint/scope-manager";
 import { type ParsedProgram, parseSync, PROGRAM_OPTIONS } from "./parser.js";
-import { analyzePureFunctions, htmlCommentLookalike, type PureFunctionSite, type SpacingSite } from "./pure-functions.js";
+import { analyzePureFunctions, htmlCommentLookalike, type PureFunctionSite, readAsText, type SpacingSite } from "./pure-functions.js";
 import { scopesOpened } from "./scope-nesting.js";
 import { declaredNamesWork } from "./declared-names.js";
 import { DECLARED_NAMES_WORK_LIMIT, NESTED_NAME_USES_LIMIT } from "./limits.js";
@@ -262,6 +262,8 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
   const enums: AstNode[] = [];
   // `<!--` in code, spaced for the pure evaluator (see SpacingSite).
   const spacings: SpacingSite[] = [];
+  // Names read as text (see readAsText), for the map checks.
+  const textOperands = new Set<unknown>();
   // Each identifier once for every scope around it: a bound on the scope analysis's work (scope-nesting.ts).
   let nestedNameUses = 0;
   // The scope analysis's work on each declaration's list of names, and the declaration with the most (declared-names.ts).
@@ -280,6 +282,7 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
     if (node.type === "TSEnumDeclaration") enums.push(node);
     const spacing = htmlCommentLookalike(node, code);
     if (spacing !== null) spacings.push(spacing);
+    for (const operand of readAsText(node)) if (operand.type === "Identifier") textOperands.add(operand);
     if (node.type === "TSTypeQuery") {
       walk(node, null, (inner) => {
         if (inner.type === "Identifier") typeQueryNames.add(inner.start);
@@ -475,7 +478,7 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
   }
 
   const pureFunctions: PureFunctionSite[] = [
-    ...analyzePureFunctions(calls, capabilityBlocks, scopes, (offset, message, hint) => report("impure-map", offset, message, hint)),
+    ...analyzePureFunctions(calls, capabilityBlocks, scopes, textOperands, (offset, message, hint) => report("impure-map", offset, message, hint)),
     ...spacings,
   ];
 

@@ -4,7 +4,7 @@
 // reaches agent code.
 
 import { lineReader } from "../line-reader.js";
-import { CLASSIFIED_MASK, MAX_HOST_FRAME_CHARS, PURE_CAPTURES_GLOBAL, PURE_READY_ID, type PureJob, type PureReply } from "../protocol.js";
+import { MAX_HOST_FRAME_CHARS, PURE_CAPTURES_GLOBAL, PURE_READY_ID, type PureJob, type PureReply } from "../protocol.js";
 
 const stdin = Deno.stdin;
 const stdout = Deno.stdout;
@@ -25,6 +25,17 @@ function reply(message: PureReply): void {
   for (let offset = 0; offset < bytes.length; ) offset += stdout.writeSync(bytes.subarray(offset));
 }
 
+/**
+ * Why a Classified value inside a map function cannot be read as text or JSON. It showed as
+ * "Classified(***)" there: `secret.map((v) => v + "?key=" + key)`, `key` a captured Classified
+ * value, kept "…?key=Classified(***)" as the new secret, and `({ user: v, token: key })` kept
+ * {"token":"Classified(***)"}, wrong values written and sent without a word. Thrown, the map
+ * fails, and the secure output says why and what to write.
+ */
+const READ_AS_TEXT =
+  "a Classified value was read as text or JSON inside a map function, where it has no text of its own; " +
+  "read its plaintext with map or flatMap on it: secret.flatMap((v) => key.map((k) => v + k))";
+
 /** Classified values inside a map function: they compute directly on the plaintext. */
 class PureClassified {
   readonly #value: unknown;
@@ -43,10 +54,13 @@ class PureClassified {
     return result;
   }
   toString(): string {
-    return CLASSIFIED_MASK;
+    throw new TypeError(READ_AS_TEXT);
   }
   toJSON(): string {
-    return CLASSIFIED_MASK;
+    throw new TypeError(READ_AS_TEXT);
+  }
+  [Symbol.toPrimitive](): string {
+    throw new TypeError(READ_AS_TEXT);
   }
 }
 

@@ -71,6 +71,21 @@ const secret = classify("x");
   secret.map(shout);
 }`,
   },
+  {
+    what: "a map that reads a captured Classified value as text",
+    identifier: "key",
+    script: `const key = classify("k");
+const secret = classify("x");
+secret.map((v) => v + "?key=" + key);`,
+  },
+  {
+    what: "a map that puts a captured Classified value in a template literal",
+    identifier: "key",
+    script: `requestFileSystem(".", (fs) => {
+  const key: Classified<string> = fs.readClassified(".env");
+  classify("x").map((v) => \`\${v}:\${key}\`);
+});`,
+  },
 ];
 
 describe("impure map functions are rejected at check time", () => {
