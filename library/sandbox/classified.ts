@@ -104,7 +104,11 @@ export function createClassifiedApi(channel: Channel) {
     return null;
   }
 
+  /** What describeKind says of a Classified value: plain data may not hold one (its callers say what to do instead). */
+  const A_CLASSIFIED = "a Classified value";
+
   function describeKind(value: unknown): string {
+    if (typeof value === "object" && value !== null && handles.has(value)) return A_CLASSIFIED;
     if (typeof value === "function") return "a function";
     if (typeof value === "object" && value !== null) {
       const name = (value as { constructor?: { name?: string } }).constructor?.name;
@@ -120,6 +124,15 @@ export function createClassifiedApi(channel: Channel) {
     if (handle) return { classified: handle };
     const not = value === undefined ? null : notPlainData(value);
     if (not === null) return { plain: value === undefined ? null : value };
+    // A Classified value crosses by a name of its own; one inside an array or object did not,
+    // and the message said only that the evaluator takes "plain data … and Classified values".
+    if (not === A_CLASSIFIED) {
+      throw new TypeError(
+        `map/flatMap: the function uses \`${name}\`, which holds a Classified value inside an array or object; a Classified value ` +
+          "reaches the pure evaluator only when the function uses it by a name of its own. Name it before the call " +
+          `(\`const inner = ${name}.key;\`, or one name for each of a list's values) and use that name in the function.`,
+      );
+    }
     throw new TypeError(
       `map/flatMap: the function uses \`${name}\`, which is or holds ${not}; a map function runs in a pure ` +
         "evaluator that can only receive plain data (strings, numbers, arrays, objects) and Classified values. " +
@@ -194,6 +207,15 @@ export function createClassifiedApi(channel: Channel) {
 
   function classify<T>(value: T): Classified<T> {
     const not = notPlainData(value);
+    if (not === A_CLASSIFIED) {
+      throw new TypeError(
+        isClassified(value)
+          ? "classify(value): value is a Classified value already; use it as it is (classify() takes plain data)."
+          : "classify(value): value holds a Classified value inside it, and classify() takes plain data only. Build the value " +
+              "from the Classified ones with map and flatMap instead: secret.map((s) => ({ key: s })), or for two, " +
+              "a.flatMap((x) => b.map((y) => ({ x, y }))).",
+      );
+    }
     if (not !== null) throw new TypeError(`classify(value): value must be plain data (strings, numbers, arrays, objects), not ${not}`);
     return wrap(channel.request({ kind: "Classify", value })) as Classified<T>;
   }

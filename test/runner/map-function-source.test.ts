@@ -170,3 +170,35 @@ println(c.flatMap((v) => key.map((k) => v + "?key=" + k)));
   const unavailable = "<classified value unavailable: TypeError: a Classified value was read as text or JSON inside a map function, where it has no text of its own; read its plaintext with map or flatMap on it: secret.flatMap((v) => key.map((k) => v + k))>\n";
   expect(written.startsWith(unavailable.repeat(3) + "user-1?key=plain-canary-k3y\n"), written).toBe(true);
 }, 60_000);
+
+// A Classified value crosses to the evaluator only by a name of its own; one inside a captured
+// object or array, or given to classify(), was refused with "which is or holds a Classified; …
+// can only receive plain data … and Classified values", which says the opposite of what to do.
+it("a Classified value inside captured data, or given to classify(), is refused saying what to write instead", async () => {
+  const script = `const c = classify("x");
+const box = { key: classify("plain-canary-b0x") };
+const list = [c, c];
+for (const [name, use] of [
+  ["object", () => c.map((v) => v + box.key.toString())],
+  ["array", () => c.map((v) => v + list.length)],
+  ["classify(classified)", () => classify(c)],
+  ["classify(holder)", () => classify({ a: c })],
+] as const) {
+  try {
+    use();
+    println(name, "accepted");
+  } catch (error) {
+    println(name, "|", (error as Error).message);
+  }
+}
+`;
+  const r = await runScript(script, ["--no-check"], { cwd: dir });
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout.trim().split("\n")).toEqual([
+    "object | map/flatMap: the function uses `box`, which holds a Classified value inside an array or object; a Classified value reaches the pure evaluator only when the function uses it by a name of its own. Name it before the call (`const inner = box.key;`, or one name for each of a list's values) and use that name in the function.",
+    expect.stringMatching(/^array \| map\/flatMap: the function uses `list`, which holds a Classified value inside an array or object; /),
+    "classify(classified) | classify(value): value is a Classified value already; use it as it is (classify() takes plain data).",
+    expect.stringMatching(/^classify\(holder\) \| classify\(value\): value holds a Classified value inside it, and classify\(\) takes plain data only\. Build the value from the Classified ones with map and flatMap instead: /),
+  ]);
+  expect(r.stdout + r.stderr).not.toContain("plain-canary-b0x");
+}, 60_000);
