@@ -198,6 +198,8 @@ interface Classified<T> {
    * (`map(String)`) has none and throws a TypeError; write it out (`map((v) => String(v))`).
    * An async or generator function, or a class, gives no value and throws a TypeError too;
    * a method passed by reference (`map(parser.parse)`) runs as an array's map would run it.
+   * A captured Classified value has no text inside fn: combine with flatMap
+   * (`secret.flatMap((v) => key.map((k) => v + k))`), not `v + key`.
    */
   map<U>(fn: (value: T) => U): Classified<U>;
   flatMap<U>(fn: (value: T) => Classified<U>): Classified<U>;
