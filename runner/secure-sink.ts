@@ -11,6 +11,7 @@ import path from "node:path";
 import { CLASSIFIED_MASK } from "../library/protocol.js";
 import type { PureResult } from "./classified/pure-evaluator.js";
 import { plaintextOf } from "./classified/store.js";
+import { terminalSafe } from "./printable.js";
 
 /** A sink file tacit will not write to (see SecureSink.checkExisting); its message names the file and what to do. */
 class SinkRefusal extends Error {
@@ -208,6 +209,15 @@ const CUT: unique symbol = Symbol("cut");
 const TEXT_PIECES_JOINED = 1024;
 
 /**
+ * Everything written goes through terminalSafe (ESC, the C1 controls, BEL, backspace and the
+ * rest of C0 but tab, line feed and carriage return, as \u001b-style escapes), counted as
+ * written: a person follows the secure output with `tail -f` (its refusals say so) or reads it
+ * with `cat`, and what lands there is the script's to choose (the text it prints, the plaintext
+ * its map functions compute, the errors they throw). Written raw, a script's
+ * println("\u001b]52;c;…\u0007") set the clipboard of the person reading the sink (OSC 52),
+ * where tacit writes the same text escaped to their terminal, and its record and audit log
+ * escape it always.
+ *
  * One evaluation's share of the sink, capped as its output is (the script cannot tell: nothing
  * of this reaches it, so where a cut falls may depend on a secret). An append waits, text and
  * all, for the values before it; uncapped, a script printing behind a slow value made the host
@@ -295,7 +305,7 @@ export class SinkQuota implements SinkWriter {
           const part = this.waiting[this.next]!;
           this.waiting[this.next++] = ""; // let go of it once written
           if (this.full) continue;
-          write(part === CUT ? this.cut("") : this.admit(typeof part === "string" ? part : plaintextOf(await part)));
+          write(part === CUT ? this.cut("") : this.admit(terminalSafe(typeof part === "string" ? part : plaintextOf(await part))));
         }
       } finally {
         this.waiting = [];
