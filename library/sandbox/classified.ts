@@ -186,7 +186,14 @@ export function createClassifiedApi(channel: Channel) {
 
   function transform(source: Classified, fn: unknown, flat: boolean): Classified {
     const method = flat ? "flatMap" : "map";
-    if (typeof fn !== "function") throw new TypeError(`${method}(fn): fn must be a function`);
+    // A getter passed as `map(o.g)` gives its value, not the function: say what came instead.
+    if (typeof fn !== "function") {
+      throw new TypeError(
+        `${method}(fn): fn must be a function, and it is ${fn === undefined || fn === null ? String(fn) : describeKind(fn)}. ` +
+          `Pass the function itself, such as ${flat ? "flatMap((value) => classify(value.trim()))" : "map((value) => value.trim())"}; ` +
+          "a getter (`map(o.g)`) gives its value, not the function.",
+      );
+    }
     const text = String(fn);
     // Only the function's source reaches the pure evaluator, and a built-in or bound function
     // has none: map(String) failed there every time, out of the script's sight. It depends on

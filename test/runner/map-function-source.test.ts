@@ -65,8 +65,15 @@ for (const [name, use] of uses) {
     println(name, "|", (error as Error).name, (error as Error).message);
   }
 }
-const o = { class(value: string) { return value.length; } };
+const o = { class(value: string) { return value.length; }, get text() { return "a getter's value"; } };
 println("method named class", secret.map(o.class));
+for (const [name, fn] of [["getter", o.text], ["null", null]] as const) {
+  try {
+    secret.map(fn as never);
+  } catch (error) {
+    println(name, "|", (error as Error).message);
+  }
+}
 `;
   const r = await runScript(script, ["--no-check", "--secure-output", sink], { cwd: dir });
   expect(r.code, r.stderr).toBe(0);
@@ -79,6 +86,8 @@ println("method named class", secret.map(o.class));
     expect.stringMatching(/^class \| TypeError map\(fn\): fn is a class, which cannot be called without `new`\. Pass a function/),
     expect.stringMatching(/^async method \| TypeError map\(fn\): fn is an async function: /),
     "method named class Classified(***)",
+    "getter | map(fn): fn must be a function, and it is a string. Pass the function itself, such as map((value) => value.trim()); a getter (`map(o.g)`) gives its value, not the function.",
+    expect.stringMatching(/^null \| map\(fn\): fn must be a function, and it is null\. /),
   ]);
   expect(r.stdout + r.stderr).not.toContain("plain-canary-5d1e");
   // A method named "class" is no class: it ran (the value's length, 17).
