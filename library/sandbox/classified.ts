@@ -48,8 +48,9 @@ function unfitKind(fn: object, source: string, flat: boolean): string | null {
       `Return the value itself (collect what it would yield in an array), such as ${example}.`
     );
   }
-  // `class Name`, `class {`, `class extends`; not a method named "class" (`class(value) {…}`).
-  if (/^class(?:\s*\{|\s+[A-Za-z_$\\])/.test(source)) return `fn is a class, which cannot be called without \`new\`. Pass a function that computes the value, such as ${example}.`;
+  // A class's `prototype` cannot be written (a function's can; a method, such as one named
+  // "class" whose source begins `class(value) {`, has none).
+  if (/^class\b/.test(source) && Object.getOwnPropertyDescriptor(fn, "prototype")?.writable === false) return `fn is a class, which cannot be called without \`new\`. Pass a function that computes the value, such as ${example}.`;
   return null;
 }
 

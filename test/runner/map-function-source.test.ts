@@ -55,6 +55,7 @@ const uses: Array<[string, () => unknown]> = [
   ["generator", () => secret.map(function* (value: string) { yield value.length; } as never)],
   ["async generator", () => secret.flatMap(async function* (value: string) { yield classify(value); } as never)],
   ["class", () => secret.map(class Parser {} as never)],
+  ["class named otherwise", () => secret.map(class /* a comment */ Ünï {} as never)],
   ["async method", () => secret.map({ async f(value: string) { return value; } }.f)],
 ];
 for (const [name, use] of uses) {
@@ -84,6 +85,7 @@ for (const [name, fn] of [["getter", o.text], ["null", null]] as const) {
     expect.stringMatching(/^generator \| TypeError map\(fn\): fn is a generator function: called, it returns an iterator, not the values it yields.* Return the value itself/),
     expect.stringMatching(/^async generator \| TypeError flatMap\(fn\): fn is an async generator function: .* such as flatMap\(\(value\) => classify\(value\.trim\(\)\)\)\.$/),
     expect.stringMatching(/^class \| TypeError map\(fn\): fn is a class, which cannot be called without `new`\. Pass a function/),
+    expect.stringMatching(/^class named otherwise \| TypeError map\(fn\): fn is a class, /),
     expect.stringMatching(/^async method \| TypeError map\(fn\): fn is an async function: /),
     "method named class Classified(***)",
     "getter | map(fn): fn must be a function, and it is a string. Pass the function itself, such as map((value) => value.trim()); a getter (`map(o.g)`) gives its value, not the function.",
