@@ -1,11 +1,14 @@
 // Functions passed to map/flatMap. On a Classified value they run in the pure evaluator,
-// which receives only the function's source, the plaintext and the values it captures. Two
+// which receives only the function's source, the plaintext and the values it captures. Three
 // jobs here:
-//   - every inline function passed to `.map`/`.flatMap` gets its captured variables listed,
-//     so the rewriter can hand them over at run time (on an array, nothing changes);
+//   - every inline function passed to `.map`/`.flatMap`, and every function the script
+//     declares and passes there by name, gets its captured variables listed, so the rewriter
+//     can hand them over at run time (on an array, nothing changes);
 //   - where the receiver is known to be Classified, what the evaluator cannot allow is
 //     rejected now, naming the identifier: printing and other tacit API calls, captured
-//     capabilities and functions, and assignment to outer variables.
+//     capabilities and functions, assignment to outer variables, and a captured Classified
+//     value read as text;
+//   - a `<!--` in code is spaced, so the evaluator reads the source as the script does.
 
 import type { Reference, Scope, ScopeManager, Variable } from "@typescript-eslint/scope-manager";
 import { identifierSets } from "./globals.js";
