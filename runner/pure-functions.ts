@@ -357,7 +357,7 @@ export function analyzePureFunctions(
     // Captured, by every map function it passes through.
     if (variable) {
       for (let fn = innermostMap.get(ref.from) ?? null; fn !== null && passesThrough(variable, fn); fn = outerOf(fn, innermostMap)) {
-        if (ownNames.get(fn) === variable) continue;
+        if (ownNames.size > 0 && ownNames.get(fn) === variable) continue;
         const names = namesIn(captures, fn);
         if (names.has(name)) break;
         names.add(name);
@@ -376,7 +376,7 @@ export function analyzePureFunctions(
     const problem = impurity(name, variable, capabilityBlocks) ?? classifiedAsText(ref, index, textOperands);
     let reported = false;
     for (let fn = innermostClassified.get(ref.from) ?? null; fn !== null && passesThrough(variable, fn); fn = outerOf(fn, innermostClassified)) {
-      if (variable !== null && ownNames.get(fn) === variable) continue;
+      if (variable !== null && ownNames.size > 0 && ownNames.get(fn) === variable) continue;
       const names = namesIn(checked, fn);
       if (names.has(name)) break;
       names.add(name);
