@@ -197,4 +197,16 @@ println(classify("x").map((v) => { throw new Error("boom \\u001b[2J\\u0008"); })
     expect(written).toContain("secret \\u001b]0;TITLE\\u0007\n");
     expect(written).toContain("<classified value unavailable: Error: boom \\u001b[2J\\u0008>\n");
   });
+
+  // It is escaped and written a piece at a time (escaped whole, a value of control characters
+  // took six times its size at once): a piece never ends inside a surrogate pair, whose halves,
+  // written apart, would each become U+FFFD.
+  it("writes a long value in pieces: every control escaped, a character outside the BMP whole where a piece ends", async () => {
+    const sink = path.join(base, "pieces", "secure.log");
+    const script = `println(classify("a".repeat(65_535) + "\\u{1F600}" + "\\u0007".repeat(70_000) + "end"));\n`;
+    const r = await tacit(root, script, ["--secure-output", sink]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(readFileSync(sink, "utf8")).toBe("a".repeat(65_535) + "\u{1F600}" + "\\u0007".repeat(70_000) + "end\n");
+  });
 });
