@@ -11,7 +11,6 @@ import path from "node:path";
 import { CLASSIFIED_MASK } from "../library/protocol.js";
 import type { PureResult } from "./classified/pure-evaluator.js";
 import { plaintextOf } from "./classified/store.js";
-import { terminalSafe } from "./printable.js";
 
 /** A sink file tacit will not write to (see SecureSink.checkExisting); its message names the file and what to do. */
 class SinkRefusal extends Error {
@@ -209,16 +208,6 @@ const CUT: unique symbol = Symbol("cut");
 const TEXT_PIECES_JOINED = 1024;
 
 /**
- * Everything written goes through terminalSafe (ESC, the C1 controls, BEL, backspace and the
- * rest of C0 but tab, line feed and carriage return, as \u001b-style escapes), a piece at a
- * time (escaped whole, a value of control characters took six times its size at once), and is
- * counted as written: a person follows the secure output with `tail -f` (its refusals say so) or reads it
- * with `cat`, and what lands there is the script's to choose (the text it prints, the plaintext
- * its map functions compute, the errors they throw). Written raw, a script's
- * println("\u001b]52;c;…\u0007") set the clipboard of the person reading the sink (OSC 52),
- * where tacit writes the same text escaped to their terminal, and its record and audit log
- * escape it always.
- *
  * One evaluation's share of the sink, capped as its output is (the script cannot tell: nothing
  * of this reaches it, so where a cut falls may depend on a secret). An append waits, text and
  * all, for the values before it; uncapped, a script printing behind a slow value made the host
@@ -306,8 +295,7 @@ export class SinkQuota implements SinkWriter {
           const part = this.waiting[this.next]!;
           this.waiting[this.next++] = ""; // let go of it once written
           if (this.full) continue;
-          if (part === CUT) write(this.cut(""));
-          else for (const piece of piecesOf(typeof part === "string" ? part : plaintextOf(await part))) write(this.admit(terminalSafe(piece)));
+          write(part === CUT ? this.cut("") : this.admit(typeof part === "string" ? part : plaintextOf(await part)));
         }
       } finally {
         this.waiting = [];
@@ -347,19 +335,6 @@ export class SinkQuota implements SinkWriter {
     this.refusing = true;
     this.written = this.limits.totalBytes;
     return head + sinkCutMarker(this.limits);
-  }
-}
-
-/** How much of a text the sink escapes and writes at a time (see SinkQuota.admit). */
-const WRITTEN_CHUNK_CHARS = 64 * 1024;
-
-/** `text` in pieces of WRITTEN_CHUNK_CHARS or so, never splitting a surrogate pair. */
-function* piecesOf(text: string): Generator<string> {
-  for (let start = 0; start < text.length; ) {
-    let end = Math.min(start + WRITTEN_CHUNK_CHARS, text.length);
-    if (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1] ?? "")) end--;
-    yield text.slice(start, end);
-    start = end;
   }
 }
 
