@@ -10,7 +10,7 @@ import { ClassifiedPaths } from "./classified-paths.js";
 import { withCaretNegation, withLiteralGroups } from "./glob-classes.js";
 import { isWithin, resolveReal } from "./containment.js";
 import { type LeftOut, LeftOutEntries, linkFailureReason, unreadableReason } from "./left-out.js";
-import { type FoundPaths, isSwappedForNonDirectory, namedPaths, PathChanged, PathTooLongError, topDirectoryChanged, walkTree } from "./walk.js";
+import { type FoundPaths, isSwappedForNonDirectory, namedPaths, PathChanged, PathTooLongError, pathTooLongReason, topDirectoryChanged, walkTree } from "./walk.js";
 import { HostSecrets } from "../host-secrets.js";
 
 import { type GrepMatch, LINE_LIMIT_CHARS, LINE_TOO_LONG } from "../../library/protocol.js";
@@ -543,7 +543,11 @@ function walkDirectory(named: string, openAs: string, context: WalkContext, top 
   try {
     dirFd = openSync(openAs, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENAMETOOLONG") throw new PathTooLongError(named);
+    if ((error as NodeJS.ErrnoException).code === "ENAMETOOLONG") {
+      if (top) throw new PathTooLongError(named);
+      context.batches.leftOut.addDirectory(named, pathTooLongReason(named));
+      return;
+    }
     // The top one was found a directory a moment before: opened without following a final link,
     // one swapped in fails with ENOTDIR or ELOOP, which said "not a directory" of a directory.
     if (top && isSwappedForNonDirectory(error)) throw topDirectoryChanged(named, context.exact, "searched");
@@ -591,8 +595,9 @@ function walkDirectory(named: string, openAs: string, context: WalkContext, top 
     }
   } catch (error) {
     // An unreadable directory is left out, and counted; a failed search is not.
-    if (top || error instanceof GrepLimitError || error instanceof PathChanged || error instanceof PathTooLongError || context.batches.failed) throw error;
-    context.batches.leftOut.addFailure(named, error);
+    if (top || error instanceof GrepLimitError || error instanceof PathChanged || context.batches.failed) throw error;
+    if (error instanceof PathTooLongError) context.batches.leftOut.addDirectory(named, pathTooLongReason(named));
+    else context.batches.leftOut.addFailure(named, error);
   } finally {
     context.batches.directoryFinished(dirFd);
   }

@@ -26,19 +26,23 @@ export class ListingLimitError extends Error {
 
 /**
  * A directory whose path is longer than the system takes (PATH_MAX, 4096 bytes on Linux): tacit
- * opens every directory by its path, so nothing below it can be listed or searched. Left out
- * as unreadable, a tree 5,000 directories deep walked to 2,041 entries, and find() and
- * grepRecursive() found nothing in its depths, without a word.
+ * opens every directory by its path, so nothing below it can be listed or searched. Below the
+ * directory a call was asked about, it is left out with the call's warning (see left-out.ts),
+ * as an unreadable one is: failing the whole call, a find("/") failed for one deep tree
+ * anywhere on the machine. Left out without a word, a tree 5,000 directories deep walked to
+ * 2,041 entries, and find() and grepRecursive() found nothing in its depths, and the script
+ * was not told. The directory asked about itself fails the call with this error.
  */
 export class PathTooLongError extends Error {
   override name = "PathTooLongError";
   constructor(named: string) {
-    super(
-      `${shortened(named)}: its path is ${Buffer.byteLength(named)} bytes, more than the system lets a program open a directory by, ` +
-        "and tacit opens every directory by its path, so nothing below it can be listed or searched; nothing was returned. " +
-        "Walk or search a directory whose tree is less deep (or ask the user to shorten the tree)",
-    );
+    super(`${shortened(named)}: ${pathTooLongReason(named)}; nothing was returned. Walk or search a directory whose tree is less deep (or ask the user to shorten the tree)`);
   }
+}
+
+/** Why a directory whose path is too long to open is left out (see PathTooLongError). */
+export function pathTooLongReason(named: string): string {
+  return `its path is ${Buffer.byteLength(named)} bytes, more than the system lets a program open a directory by, so nothing below it can be listed or searched`;
 }
 
 /** Characters held at once by one listing or walk, within LISTING_LIMIT_CHARS. */
@@ -293,7 +297,11 @@ function* walkBelow(
   } catch (error) {
     if (error instanceof ListingLimitError || error instanceof PathChanged || error instanceof DirectoryChanged) throw error;
     if (error instanceof MovedWhileWalked) return;
-    if ((error as NodeJS.ErrnoException).code === "ENAMETOOLONG") throw new PathTooLongError(dir);
+    if ((error as NodeJS.ErrnoException).code === "ENAMETOOLONG") {
+      if (top) throw new PathTooLongError(dir);
+      options.leftOut.addDirectory(dir, pathTooLongReason(dir));
+      return;
+    }
     if (top) throw error;
     options.leftOut.addFailure(dir, error);
     return;
