@@ -93,7 +93,19 @@ export async function expectToDieWith(child: ChildProcess, needle: string, what:
  * script works in it); resolves once it has written its first output, its sign that it is at work.
  */
 export function startBusyNode(script: string, args: readonly string[], what: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["-e", script, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  return startBusy(process.execPath, ["-e", script, ...args], what);
+}
+
+/**
+ * startBusyNode for `python3 -c script ...args`: for a change Node has no call for (renameat2's
+ * RENAME_EXCHANGE, which swaps a directory and a link at once, with no moment where neither is there).
+ */
+export function startBusyPython(script: string, args: readonly string[], what: string): Promise<ChildProcess> {
+  return startBusy("python3", ["-c", script, ...args], what);
+}
+
+function startBusy(command: string, args: readonly string[], what: string): Promise<ChildProcess> {
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     child.on("error", reject);
     child.on("exit", (code) => reject(new Error(`${what} ended (${code}) before it began`)));

@@ -56,10 +56,16 @@ export function openForReading(real: string, verify: (actual: string) => void): 
 /**
  * Runs `op` with a path naming the directory `realDir` as opened and verified: `verify`
  * receives where the directory really is. `op` gets "/proc/<pid>/fd/N" (or `realDir` itself
- * where there is no /proc) and the verified real location.
+ * where there is no /proc) and the verified real location. With `finalLink` "refuse", a link
+ * at `realDir` itself is not followed: the open fails (ELOOP) without looking where it leads.
  */
-export function inVerifiedDirectory<T>(realDir: string, verify: (actualDir: string) => void, op: (dir: string, actualDir: string) => T): T {
-  const fd = openSync(realDir, constants.O_RDONLY | constants.O_DIRECTORY);
+export function inVerifiedDirectory<T>(
+  realDir: string,
+  verify: (actualDir: string) => void,
+  op: (dir: string, actualDir: string) => T,
+  finalLink: "follow" | "refuse" = "follow",
+): T {
+  const fd = openSync(realDir, constants.O_RDONLY | constants.O_DIRECTORY | (finalLink === "refuse" ? constants.O_NOFOLLOW : 0));
   try {
     const actual = openedPath(fd);
     verify(actual ?? realDir);

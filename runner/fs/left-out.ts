@@ -8,8 +8,12 @@
 // Not counted: what the policy leaves out (entries outside the scope, classified paths, tacit's
 // own files, /proc), which is documented and which a warning must not name; FIFOs, sockets and
 // devices, which a search skips as grep -r does; and entries gone by the time they were opened
-// (ENOENT, ENOTDIR, or a link swapped in): a tree that changes while it is walked, whose answer
-// cannot name what is no longer there.
+// (ENOENT; a file swapped for a link or a directory): a tree that changes while it is walked,
+// whose answer cannot name what is no longer there. A directory the walk was about to enter
+// that was swapped for a link (or a file) meanwhile is counted (SWAPPED_DIRECTORY): the answer
+// has named it as a directory, and without a word the script took it for an empty one. Its
+// reason is the same wherever the link leads, or whether it leads anywhere: the link is never
+// followed, and where it leads is the policy's to leave out.
 
 import { PathKeptChanging, PathResolutionError } from "./containment.js";
 
@@ -73,15 +77,32 @@ export class LeftOutEntries {
     if (this.first.length < LEFT_OUT_NAMED) this.first.push({ path: named, reason });
   }
 
-  /** `error` (from opening or reading the directory `named`) counted under its reason, unless the entry is gone (see GONE). */
+  /**
+   * `error` (from opening, without following a final link, or reading the directory `named`, found a
+   * directory when its parent was listed) counted under its reason, unless the entry is gone (see GONE):
+   * one that is a link or no directory now was swapped (SWAPPED_DIRECTORY).
+   */
   addFailure(named: string, error: unknown): void {
-    const reason = unreadableReason(error);
+    const reason = isSwappedDirectory(error) ? SWAPPED_DIRECTORY : unreadableReason(error);
     if (reason !== null) this.addDirectory(named, reason);
   }
 
   summary(): LeftOut {
     return { count: this.count, first: [...this.first] };
   }
+}
+
+/** Why a directory below the top of a walk, swapped for a link or a file before the walk entered it, is left out. */
+export const SWAPPED_DIRECTORY =
+  "it (or a directory on the way to it) was swapped for a symbolic link or a file while the tree was walked, and a walk does not follow links into directories";
+
+/**
+ * An error of opening, without following a final link, a path its parent's listing gave as a
+ * directory, that says something else is there now: a link (ELOOP) or no directory (ENOTDIR).
+ */
+function isSwappedDirectory(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === "ELOOP" || code === "ENOTDIR";
 }
 
 /**

@@ -6,7 +6,7 @@ import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { inVerifiedDirectory } from "./checked-open.js";
 import { isWithin, resolveReal } from "./containment.js";
-import { type LeftOut, LeftOutEntries, linkFailureReason, shortened } from "./left-out.js";
+import { type LeftOut, LeftOutEntries, linkFailureReason, shortened, SWAPPED_DIRECTORY } from "./left-out.js";
 import { procMounts } from "./proc-mounts.js";
 
 /**
@@ -159,8 +159,8 @@ const byName = (a: { name: string }, b: { name: string }): number => (a.name < b
 
 /**
  * A directory below the top of a walk was not where its parent's listing put it when it was
- * opened: it, or a directory on the way to it, was swapped for a link (or moved, or removed)
- * meanwhile. Left out without a word, as an entry gone (see left-out.ts).
+ * opened: a directory on the way to it was swapped for a link (or moved) meanwhile. Left out,
+ * and counted as swapped (see left-out.ts), as one swapped for a link itself is.
  */
 class MovedWhileWalked extends Error {
   override name = "MovedWhileWalked";
@@ -187,6 +187,8 @@ function listNames(dir: string, realDir: string, realRoot: string, budget: Listi
   };
   let chars = 0;
   try {
+    // One below the top was a directory when its parent was listed: a link there now is not
+    // followed (ELOOP), so where it leads (a directory, none, one that cannot be read) changes nothing.
     return inVerifiedDirectory(realDir, inside, (opened, actualDir) => {
       const names: Listing["names"] = [];
       for (const dirent of readdirSync(opened, { withFileTypes: true })) {
@@ -196,7 +198,7 @@ function listNames(dir: string, realDir: string, realRoot: string, budget: Listi
         names.push({ name: dirent.name, isDirectory: dirent.isDirectory(), isSymlink: dirent.isSymbolicLink() });
       }
       return { actualDir, names: names.sort(byName), chars };
-    });
+    }, below ? "refuse" : "follow");
   } catch (error) {
     budget.give(chars);
     // The caller found a directory at `realDir`; a file, a link to one or a loop of links there now was swapped in.
@@ -296,7 +298,10 @@ function* walkBelow(
     listing = listNames(dir, realDir, realRoot, options.budget, exact, !top);
   } catch (error) {
     if (error instanceof ListingLimitError || error instanceof PathChanged || error instanceof DirectoryChanged) throw error;
-    if (error instanceof MovedWhileWalked) return;
+    if (error instanceof MovedWhileWalked) {
+      options.leftOut.addDirectory(dir, SWAPPED_DIRECTORY);
+      return;
+    }
     if ((error as NodeJS.ErrnoException).code === "ENAMETOOLONG") {
       if (top) throw new PathTooLongError(dir);
       options.leftOut.addDirectory(dir, pathTooLongReason(dir));

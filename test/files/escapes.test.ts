@@ -316,7 +316,8 @@ println(JSON.stringify(counts));
       swapper.kill("SIGKILL");
       // First the bad thing, then how the script fared.
       expect.soft(r.stdout, "something outside the root was read").not.toContain(canary);
-      expect.soft(r.stderr, "the host failed while racing").toBe("");
+      expect.soft(r.stderr, "something outside the root was read").not.toContain(canary);
+      expectOnlySwapWarnings(r.stderr);
       expect(r.code).toBe(0);
       const counts = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { read: number; refused: number; failed: number; matches: number };
       expect(counts.read + counts.refused + counts.failed).toBe(READS);
@@ -329,6 +330,16 @@ println(JSON.stringify(counts));
     }
   });
 });
+
+/**
+ * The host did not fail while racing: all it said on stderr is the warning of a directory swapped
+ * for a link before a walk or search entered it (left out, the link not followed).
+ */
+function expectOnlySwapWarnings(stderr: string): void {
+  for (const line of stderr.split("\n").filter((text) => text !== "")) {
+    expect.soft(line, "the host failed while racing").toMatch(/^tacit: warning: (grepRecursive|find|walk)\(.*was swapped for a symbolic link or a file while the tree was walked/);
+  }
+}
 
 /**
  * A process that swaps each of `names` (directories in `root`) with `spare-<name>` (a link
@@ -382,7 +393,9 @@ println(JSON.stringify(counts));
       swapper.kill("SIGKILL");
       expect.soft(r.stdout, "a classified file was searched").not.toContain(sshCanary);
       expect.soft(r.stdout, "a directory outside the root was listed").not.toContain(outsideName);
-      expect.soft(r.stderr, "the host failed while racing").toBe("");
+      expect.soft(r.stderr, "a classified file was searched").not.toContain(sshCanary);
+      expect.soft(r.stderr, "a directory outside the root was listed").not.toContain(outsideName);
+      expectOnlySwapWarnings(r.stderr);
       expect(r.code).toBe(0);
       const counts = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { searches: number; listings: number; failed: number };
       expect(counts.searches).toBeGreaterThan(0);
