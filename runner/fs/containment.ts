@@ -11,6 +11,17 @@ export class PathResolutionError extends Error {
   override name = "PathResolutionError";
 }
 
+/**
+ * A path whose resolution met more links than MAX_LINK_HOPS: a loop, or a chain too long. Its
+ * words name no path: the one being resolved when the count ran out is where a link leads, often
+ * outside the scope, which a script is never told ("too many symbolic links resolving
+ * /outside/loop/a" named a link's target that no other answer names). The caller names the path
+ * the script gave.
+ */
+function tooManyLinks(): PathResolutionError {
+  return new PathResolutionError(`too many symbolic links (a loop of links, or a chain of more than ${MAX_LINK_HOPS}); use another path, or remove the link (delete() removes a link, not what it leads to)`);
+}
+
 /** A link on the way was swapped in and out again and again while the path was being resolved. */
 export class PathKeptChanging extends PathResolutionError {
   override name = "PathKeptChanging";
@@ -89,14 +100,14 @@ function lstatOrNull(p: string): import("node:fs").Stats | null {
  * exist yet. Components after the first missing one are appended as written.
  */
 export function resolveReal(absolute: string, hops = 0): string {
-  if (hops > MAX_LINK_HOPS) throw new PathResolutionError(`too many symbolic links resolving ${absolute}`);
+  if (hops > MAX_LINK_HOPS) throw tooManyLinks();
   const normalized = resolvedPath(absolute);
   try {
     return realpathSync.native(normalized);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== "ENOENT" && code !== "ENOTDIR") {
-      if (code === "ELOOP") throw new PathResolutionError(`too many symbolic links resolving ${absolute}`);
+      if (code === "ELOOP") throw tooManyLinks();
       throw error;
     }
   }

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { copyFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, realTempDir } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, realTempDir, writeTree } from "./fixtures.js";
 import { runScript } from "../helpers.js";
 
 const sleepProgram = ["/bin/sleep", "/usr/bin/sleep"].find((file) => existsSync(file));
@@ -47,6 +47,44 @@ requestFileSystem(".", (fs) => {
       const attempt = attemptOf(found, label);
       expect(attempt.status, label).toBe("Error");
       expect(attempt.value, label).toBe(`${path.join(root, "busy")}: text file is busy (ETXTBSY)`);
+    }
+  }, 30_000);
+});
+
+describe("a link that loops outside the scope", () => {
+  let base: string;
+  let cleanup: () => void;
+
+  beforeAll(() => {
+    ({ dir: base, cleanup } = realTempDir("tacit-error-paths-loop-"));
+    // outside/a -> b -> a: a loop the scope's link leads into, in a directory the script may not name.
+    writeTree(base, { "root/ordinary.txt": "x\n", "outside/a": { symlink: "b" }, "outside/b": { symlink: "a" }, "root/out": { symlink: path.join(base, "outside/a") } });
+  });
+  afterAll(() => cleanup());
+
+  it("fails with an error that names the path the script gave, never where the link leads", async () => {
+    const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("read", () => fs.access("out").read());
+  attempt("readBelow", () => fs.access("out/x").read());
+  attempt("write", () => fs.access("out").write("x"));
+  attempt("writeBelow", () => fs.access("out/x").write("x"));
+  attempt("mkdir", () => fs.access("out/d").mkdir());
+  attempt("size", () => fs.access("out").size);
+  attempt("children", () => fs.access("out").children().length);
+});
+`;
+    const root = path.join(base, "root");
+    const r = await runScript(script, ["--quiet"], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout + r.stderr, "an error named where the link leads").not.toContain(path.join(base, "outside"));
+    const found = attempts(r.stdout);
+    for (const [label, named] of [["read", "out"], ["readBelow", "out/x"], ["write", "out"], ["writeBelow", "out/x"], ["mkdir", "out/d"], ["size", "out"], ["children", "out"]]) {
+      const attempt = attemptOf(found, label!);
+      expect(attempt.status, label).toBe("Error");
+      expect(attempt.value, label).toBe(
+        `${path.join(root, named!)}: too many symbolic links (a loop of links, or a chain of more than 40); use another path, or remove the link (delete() removes a link, not what it leads to)`,
+      );
     }
   }, 30_000);
 });
