@@ -139,7 +139,8 @@ function resolvedAbsolute(pattern: string): { anchored: string; prefix: string; 
   const firstGlob = parts.findIndex((part) => GLOB_CHAR.test(part));
   const prefix = (firstGlob === -1 ? parts : parts.slice(0, firstGlob)).join("/") || "/";
   const rest = firstGlob === -1 ? [] : parts.slice(firstGlob);
-  const realPrefix = resolveReal(prefix);
+  // The operator's pattern, resolved as before even through a link into procfs ("/proc/self/environ"): for matching only.
+  const realPrefix = resolveReal(prefix, "follow");
   return { anchored: [realPrefix.replace(/\/$/, ""), ...rest].join("/"), prefix: resolvedPath(prefix), realPrefix };
 }
 

@@ -4,6 +4,7 @@
 
 import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { procMounts } from "./proc-mounts.js";
 
 const MAX_LINK_HOPS = 40;
 
@@ -95,25 +96,62 @@ function lstatOrNull(p: string): import("node:fs").Stats | null {
 }
 
 /**
+ * The way to a path, followed through a symbolic link, leads into the kernel's process file
+ * system (a procfs mount, see proc-mounts.ts): refused before anything there is looked at.
+ * Resolved, the links there told a script about processes and about tacit itself: their errors
+ * ("permission denied" for another user's process's cwd, "no such file or directory" for a
+ * kernel thread's exe), and where tacit's own /proc/self/fd/N lead (the refusal named the
+ * secure output), as a path named in /proc is refused for (see FileSystemExecutor.resolve).
+ */
+export class LeadsIntoProcfs extends Error {
+  override name = "LeadsIntoProcfs";
+  constructor(readonly mount: string) {
+    super(`a symbolic link on the way leads into the kernel's process file system (procfs, mounted at ${mount})`);
+  }
+}
+
+/** The procfs mount `p` is on (or is the mount point of), or null. */
+export function procfsMountOf(p: string): string | null {
+  return procMounts().find((mount) => isWithin(p, mount)) ?? null;
+}
+
+/** Whether `p` is on a procfs mount (or is one's mount point). */
+export function isInProcfs(p: string): boolean {
+  return procfsMountOf(p) !== null;
+}
+
+/**
  * The real location of `absolute`: every symlink on the way resolved, including a dead
  * final link (whose target is where a write would land) and links inside parts that do not
- * exist yet. Components after the first missing one are appended as written.
+ * exist yet. Components after the first missing one are appended as written. LeadsIntoProcfs
+ * where a link on the way leads into procfs.
  */
-export function resolveReal(absolute: string, hops = 0): string {
-  if (hops > MAX_LINK_HOPS) throw tooManyLinks();
+export function resolveReal(absolute: string, procfs: ProcfsOnTheWay = "refuse"): string {
   const normalized = resolvedPath(absolute);
   try {
-    return realpathSync.native(normalized);
+    // Its own real path: there is no link on the way, so none that leads into procfs.
+    const real = realpathSync.native(normalized);
+    if (real === normalized || procfs === "follow") return real;
   } catch (error) {
+    // Refusing: resolved below, link by link, which fails as realpath did, or refuses first.
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT" && code !== "ENOTDIR") {
+    if (procfs === "follow" && code !== "ENOENT" && code !== "ENOTDIR") {
       if (code === "ELOOP") throw tooManyLinks();
       throw error;
     }
   }
-  // Walk down from the filesystem root to the first component that does not resolve.
-  return walkDown(path.parse(normalized).root, normalized.split(path.sep).filter(Boolean), hops);
+  // Walk down from the filesystem root, one link at a time: what realpath read through a link
+  // into procfs (where it led, or its error) is not taken.
+  return walkDown(path.parse(normalized).root, normalized.split(path.sep).filter(Boolean), 0, false, procfs);
 }
+
+/**
+ * What resolution does with a link that leads into procfs: "refuse" (LeadsIntoProcfs), for
+ * every path a script names or a listing meets; "follow", for the host's own names of its own
+ * files and of the operator's patterns (a classified pattern "/proc/self/environ", a protected
+ * "/dev/stdin"), which tacit resolves as before, for matching only.
+ */
+export type ProcfsOnTheWay = "refuse" | "follow";
 
 /**
  * resolveReal(`absolute`) for a path known to be `realTop` (a real directory: a scope's root,
@@ -134,6 +172,19 @@ export function resolveRealBelow(realTop: string, absolute: string, finalAsNamed
 }
 
 /**
+ * resolveReal of the entry `name` of the real directory `realDir`, as a listing of it found them
+ * (a link, usually): only the entry and what its link names are looked at, not the way to
+ * `realDir` again, which realpath read in full, and then resolveReal again link by link (a walk of
+ * 20,000 links took twice as long). Should `realDir` have moved since, the result is a place as
+ * named below it: the checks after opening see where a descriptor really leads.
+ */
+export function resolveLinkIn(realDir: string, name: string): string {
+  // Read as a link first (the listing found one): no lstat to learn it is one.
+  const link = linkTextOrNull(childPath(realDir, name));
+  return link === null ? walkDown(realDir, [name], 0) : followLink(realDir, link, [], 0);
+}
+
+/**
  * Where `named`, a path under a file-system scope's root as the script named that root, really
  * leads: from the real root the scope was opened at (resolved then), which is where every action
  * of the scope is carried out, whatever a link on the way to the named root leads to now.
@@ -144,17 +195,23 @@ export function realPathInScope(root: string, realRoot: string, named: string, f
 }
 
 /**
- * Resolves `parts` one by one below the real directory `resolved`. With `finalAsNamed`, the
+ * Resolves `parts` one by one below the real directory `start`. With `finalAsNamed`, the
  * last part is taken as it is, not looked at: for a caller that opens the result without
  * following a final link (O_NOFOLLOW), so that a link there fails the open (ELOOP) rather than
- * being read, and then resolves the path in full (see FileSystemExecutor.read).
+ * being read, and then resolves the path in full (see FileSystemExecutor.read). A link met is
+ * followed here, its target and the parts after it walked on from the deepest directory already
+ * resolved that holds them; once one has been followed, a part on a procfs mount is refused
+ * (LeadsIntoProcfs) before it is looked at. `hops`: links followed before.
  */
-function walkDown(resolved: string, parts: string[], hops: number, finalAsNamed = false): string {
+function walkDown(start: string, parts: string[], hops: number, finalAsNamed = false, procfsOnTheWay: ProcfsOnTheWay = "refuse"): string {
+  let resolved = start;
   let lookedAgain = 0;
   /** The link last found unreadable, and how many times in a row it was that same link (path and inode). */
   let unread = null as UnreadLink | null;
   for (let i = 0; i < parts.length; i++) {
     const next = childPath(resolved, parts[i]!);
+    const procfs = hops > 0 && procfsOnTheWay === "refuse" ? procfsMountOf(next) : null;
+    if (procfs !== null) throw new LeadsIntoProcfs(procfs);
     if (finalAsNamed && i === parts.length - 1) return next;
     const stat = lstatOrNull(next);
     if (stat === null) return path.join(next, ...parts.slice(i + 1));
@@ -178,7 +235,7 @@ function walkDown(resolved: string, parts: string[], hops: number, finalAsNamed 
         i--;
         continue;
       }
-      return resolveReal(path.join(path.resolve(resolved, link), ...parts.slice(i + 1)), hops + 1);
+      return followLink(resolved, link, parts.slice(i + 1), hops, procfsOnTheWay);
     }
     // `resolved` is real and `next` is no link, so `next` is real too. realpath on each
     // prefix instead cost the cube of the depth (every call walks the prefix again): a
@@ -186,6 +243,39 @@ function walkDown(resolved: string, parts: string[], hops: number, finalAsNamed 
     resolved = next;
   }
   return resolved;
+}
+
+/**
+ * The rest of walkDown's way from the link in the real directory `resolved` that holds `link`, with
+ * the parts after the link (`rest`); `hops`: links followed before this one. Refused where the way
+ * leads into procfs (LeadsIntoProcfs).
+ */
+function followLink(resolved: string, link: string, rest: readonly string[], hops: number, procfsOnTheWay: ProcfsOnTheWay = "refuse"): string {
+  if (hops + 1 > MAX_LINK_HOPS) throw tooManyLinks();
+  // `resolved` is real (no link on the way), so a ".." in the target is its parent, as before
+  // (the target is normalized as written, and every link on the way then resolved).
+  const target = path.resolve(resolved, link);
+  const whole = rest.length > 0 ? path.join(target, ...rest) : target;
+  const procfs = procfsOnTheWay === "refuse" ? procfsMountOf(whole) : null;
+  if (procfs !== null) throw new LeadsIntoProcfs(procfs);
+  // Usually no other link lies on its way (a link to a file or a directory): then it is its own
+  // real path, which realpath says in one call, where the walk below pays two or three.
+  if (isOwnRealPath(whole)) return whole;
+  // Walked on from the deepest directory already resolved that holds it: a relative link (the
+  // usual kind) costs an lstat for each part it names, not the whole way again.
+  let from = resolved;
+  while (!isWithin(whole, from)) from = path.dirname(from);
+  const parts = whole === from ? [] : whole.slice(from.endsWith(path.sep) ? from.length : from.length + 1).split(path.sep).filter(Boolean);
+  return walkDown(from, parts, hops + 1, false, procfsOnTheWay);
+}
+
+/** Whether realpath finds `p` as it is: every part of it exists, and none is a link. */
+function isOwnRealPath(p: string): boolean {
+  try {
+    return realpathSync.native(p) === p;
+  } catch {
+    return false;
+  }
 }
 
 /** A link walkDown found it could not read (see there). */
@@ -224,7 +314,7 @@ function childPath(dir: string, name: string): string {
  */
 export function resolveRealOrSelf(absolute: string): string {
   try {
-    return resolveReal(absolute);
+    return resolveReal(absolute, "follow");
   } catch {
     return path.resolve(absolute);
   }

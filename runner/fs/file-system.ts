@@ -22,12 +22,11 @@ import { husky4KeyOf } from "./hook-managers.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
 import { homeConfigChangeOf } from "./home-config.js";
 import { hostFreeErrorText, inVerifiedDirectory, NotRegularFileError, openForReading, statInVerifiedDirectory } from "./checked-open.js";
-import { existsAsDirectory, isWithin, PathResolutionError, realPathInScope, resolvedPath, resolveReal, resolveRealOrSelf } from "./containment.js";
+import { existsAsDirectory, isInProcfs, isWithin, LeadsIntoProcfs, PathResolutionError, realPathInScope, resolvedPath, resolveReal, resolveRealOrSelf } from "./containment.js";
 import type { GrepRunner } from "./grep-runner.js";
 import type { GrepReply } from "./grep-worker.js";
-import { asSearchExclusions, type PathUse, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
+import { asSearchExclusions, type PathUse, PROCFS_REFUSAL, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
 import { ERRNO_TEXT, type LeftOut, shortened } from "./left-out.js";
-import { procMounts } from "./proc-mounts.js";
 import { DirectoryChanged, directoryChangedText, listEntries, PathChanged, TooManyEntries } from "./walk.js";
 import { printable } from "../printable.js";
 import { HostSecrets } from "../host-secrets.js";
@@ -74,6 +73,11 @@ interface Resolved {
 
 function failure(requested: string, error: unknown): EffectFailure | PolicyDenial {
   if (error instanceof PolicyDenial || error instanceof EffectFailure) return error;
+  if (error instanceof LeadsIntoProcfs) {
+    return new PolicyDenial(
+      `${requested}: refused: ${error.message}, and it was not followed; ${PROCFS_REFUSAL}.`,
+    );
+  }
   if (error instanceof NotRegularFileError || error instanceof PathResolutionError) return new EffectFailure(`${requested}: ${hostFreeErrorText(error, requested)}`);
   const code = (error as NodeJS.ErrnoException).code ?? "";
   return new EffectFailure(`${requested}: ${ERRNO_TEXT[code] ?? hostFreeErrorText(error, requested)}`);
@@ -91,6 +95,11 @@ export class FileSystemExecutor {
 
   openScope(root: string): { scope: string; root: string } {
     const named = path.resolve(this.cwd, root);
+    // A root named in procfs is refused before it is resolved, as any path there (see resolve()):
+    // resolved, /proc/<pid>/cwd opened a scope where that process worked, or failed with an error
+    // that told whether the process was there and whose it was.
+    const procfs = isInProcfs(named) ? protectedPathOf(this.policy.protectedPaths, named, named, "read") : null;
+    if (procfs) throw protectedRefusal(`requestFileSystem("${root}")`, procfs);
     let realRoot: string;
     try {
       realRoot = resolveReal(named);
@@ -185,7 +194,7 @@ export class FileSystemExecutor {
     // (/proc/<pid>/exe, cwd, root), whose errors ("no such file or directory" of a zombie's or a
     // kernel thread's, "permission denied" of another user's process) told a script about
     // processes, where every other path there got the same refusal.
-    if (procMounts().some((mount) => isWithin(named, mount))) {
+    if (isInProcfs(named)) {
       const procfs = protectedPathOf(this.policy.protectedPaths, named, named, use);
       if (procfs) throw protectedRefusal(requested, procfs);
     }

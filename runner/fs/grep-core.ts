@@ -8,7 +8,7 @@ import picomatch from "picomatch";
 import { openedPath, openForReading, procFdDirectory } from "./checked-open.js";
 import { ClassifiedPaths } from "./classified-paths.js";
 import { withCaretNegation, withLiteralGroups } from "./glob-classes.js";
-import { isWithin, resolveReal } from "./containment.js";
+import { isWithin, resolveLinkIn } from "./containment.js";
 import { type LeftOut, LeftOutEntries, linkFailureReason, unreadableReason } from "./left-out.js";
 import { type FoundPaths, isSwappedForNonDirectory, namedPaths, PathChanged, PathTooLongError, pathTooLongReason, topDirectoryChanged, walkTree } from "./walk.js";
 import { HostSecrets } from "../host-secrets.js";
@@ -582,7 +582,7 @@ function walkDirectory(named: string, openAs: string, context: WalkContext, top 
       const entryNamed = namedPrefix + name;
       const entryReal = realIsNamed ? entryNamed : realPrefix + name;
       if (dirent.isSymbolicLink()) {
-        linkedEntry(entryNamed, entryReal, context);
+        linkedEntry(entryNamed, actualDir, name, context);
         continue;
       }
       // Pruned by name: classified files and directories are never opened.
@@ -608,11 +608,11 @@ function walkDirectory(named: string, openAs: string, context: WalkContext, top 
  * directory. One that cannot be followed to see where it leads (a loop) is counted as left out,
  * unless its name is classified.
  */
-function linkedEntry(named: string, linkPath: string, context: WalkContext): void {
+function linkedEntry(named: string, realDir: string, name: string, context: WalkContext): void {
   if (!context.wanted(named)) return;
   let real: string;
   try {
-    real = resolveReal(linkPath);
+    real = resolveLinkIn(realDir, name);
   } catch (error) {
     const reason = linkFailureReason(error);
     if (reason !== null && !context.classified.matches(named)) context.batches.leftOut.addLeaf(named, reason);

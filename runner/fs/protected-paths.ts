@@ -125,15 +125,18 @@ export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = 
     paths.push({
       path: mount,
       what: `the kernel's process file system (procfs, mounted at ${mount})`,
-      refusal:
-        "scripts can neither read nor write anything there, whatever the allowed roots say: it shows every process as the host " +
-        "sees it, tacit's own included (its environment with the LLM API key, its open files such as the secure output and the " +
-        "audit log, its memory), and some of its files change how the system runs. Work with other files; to learn about a " +
-        "process, run a command that reports it (requestExecPermission), if the operator permits one",
+      refusal: PROCFS_REFUSAL,
     });
   }
   return paths;
 }
+
+/** Why procfs is refused to scripts, and what to do instead: for a path named there, and for a link that leads there (LeadsIntoProcfs). */
+export const PROCFS_REFUSAL =
+  "scripts can neither read nor write anything there, whatever the allowed roots say: it shows every process as the host " +
+  "sees it, tacit's own included (its environment with the LLM API key, its open files such as the secure output and the " +
+  "audit log, its memory), and some of its files change how the system runs. Work with other files; to learn about a " +
+  "process, run a command that reports it (requestExecPermission), if the operator permits one";
 
 /**
  * A repository's own configuration and hooks (`.git/config`, `.git/config.worktree`,

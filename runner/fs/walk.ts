@@ -5,9 +5,8 @@
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { inVerifiedDirectory } from "./checked-open.js";
-import { isWithin, resolveReal } from "./containment.js";
+import { isInProcfs, isWithin, resolveLinkIn } from "./containment.js";
 import { type LeftOut, LeftOutEntries, linkFailureReason, shortened, SWAPPED_DIRECTORY } from "./left-out.js";
-import { procMounts } from "./proc-mounts.js";
 
 /**
  * The most characters of paths a listing holds: what children(), walk() and find() return,
@@ -237,7 +236,7 @@ function* entriesOf(dir: string, listing: Listing, realRoot: string, leftOut: Le
     }
     let real: string;
     try {
-      real = resolveReal(path.join(listing.actualDir, name));
+      real = resolveLinkIn(listing.actualDir, name);
     } catch (error) {
       // A link loop: nothing the listing can safely report as an entry, but the script is told.
       const reason = linkFailureReason(error);
@@ -317,14 +316,9 @@ function* walkBelow(
       yield entry;
       // Not into the kernel's process file system (proc-mounts.ts): scripts are refused it, and
       // a walk of "/" listed every process's files, tacit's own among them.
-      if (entry.isDirectory && !entry.isSymlink && !isProcMount(entry.real)) yield* walkBelow(entry.named, entry.real, realRoot, options, false, false);
+      if (entry.isDirectory && !entry.isSymlink && !isInProcfs(entry.real)) yield* walkBelow(entry.named, entry.real, realRoot, options, false, false);
     }
   } finally {
     options.budget.give(listing.chars);
   }
-}
-
-/** A procfs mount point (or a place below one): a walk lists it but does not enter it. */
-function isProcMount(real: string): boolean {
-  return procMounts().some((mount) => isWithin(real, mount));
 }

@@ -26,6 +26,9 @@ beforeAll(() => {
 afterAll(() => cleanup());
 
 const REFUSAL = /refused: this is the kernel's process file system \(procfs, mounted at \/proc\); scripts can neither read nor write anything there.*LLM API key.*Work with other files/;
+/** The refusal of a path whose way a symbolic link leads into /proc: what, why, what to do instead. */
+const LINK_REFUSAL =
+  /refused: a symbolic link on the way leads into the kernel's process file system \(procfs, mounted at \/proc\), and it was not followed; scripts can neither read nor write anything there.*LLM API key.*Work with other files; to learn about a process, run a command that reports it/;
 
 describe("procfs through a file capability", () => {
   it("every read, write and search of /proc is refused with --allowed-roots /, links into it included; the host's environment never shows", async () => {
@@ -51,10 +54,82 @@ requestFileSystem("/", (fs) => {
     expect(run.stdout + run.stderr, "the host's environment reached the script").not.toContain(canary);
     expect(run.code, run.stderr).toBe(0);
     const found = attempts(run.stdout);
-    const refused = ["read environ", "readBytes environ", "lines environ", "grep environ", "own open files", "memory", "status", "pid 1", "write", "through a link", "through a dir link", "grepRecursive of /proc"];
+    const refused = ["read environ", "readBytes environ", "lines environ", "grep environ", "own open files", "memory", "status", "pid 1", "write", "grepRecursive of /proc"];
     expectRefused(found, refused, REFUSAL);
+    expectRefused(found, ["through a link", "through a dir link"], LINK_REFUSAL);
     // The search skips the link into /proc, as it skips classified files: nothing found.
     expect(attemptOf(found, "grepRecursive with a link")).toEqual({ status: "ok", value: [] });
+  }, 60_000);
+
+  it("a link into /proc is refused before anything there is looked at, with the same words whatever process it names, and no scope opens there", async () => {
+    // Followed, these told a script about processes and about tacit: /proc/1/cwd "permission
+    // denied" (another user's process), /proc/2/exe "no such file or directory" (a kernel thread),
+    // /proc/<no such pid>/cwd "outside the scope", /proc/self/fd/N the name of the tacit file it is
+    // (the refusal named "the secure output file"), and requestFileSystem("/proc/self/cwd") opened a
+    // scope, as a /proc/<pid>/cwd did wherever that process worked inside the allowed roots.
+    const links = path.join(base, "links");
+    const elsewhere = path.join(base, "elsewhere");
+    mkdirSync(links);
+    mkdirSync(elsewhere);
+    const missingPid = 4_000_000; // above pid_max's ceiling (2^22): no such process
+    const targets: Record<string, string> = {
+      init: "/proc/1/cwd",
+      kernel: "/proc/2/exe",
+      missing: `/proc/${missingPid}/cwd`,
+      own: "/proc/self/cwd",
+      fd: "/proc/self/fd/1",
+      root: "/proc/1/root/etc",
+    };
+    for (const [name, target] of Object.entries(targets)) symlinkSync(target, path.join(links, name));
+    // Through "/": no link in /proc is named, but the way passes into it after one.
+    symlinkSync("/", path.join(links, "slash"));
+    // Through a link outside the scope that leads on into /proc.
+    symlinkSync("/proc/self/environ", path.join(elsewhere, "environ"));
+    symlinkSync(path.join(elsewhere, "environ"), path.join(links, "chain"));
+    const named = [...Object.keys(targets), "slash/proc/self/environ", "slash/proc/cpuinfo", "chain"];
+    const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(${lit(links)}, (fs) => {
+  for (const name of ${JSON.stringify(named)}) {
+    attempt("exists " + name, () => fs.access(name).exists);
+    attempt("read " + name, () => fs.access(name).read());
+    attempt("below " + name, () => fs.access(name + "/x").write("x"));
+  }
+  attempt("listed", () => fs.access(".").children().map((e) => e.name));
+});
+for (const root of ["/proc/self/cwd", "/proc/1/cwd", ${lit(`/proc/${missingPid}/cwd`)}, ${lit(path.join(links, "own"))}]) {
+  attempt("scope " + root, () => requestFileSystem(root, (fs) => fs.root));
+}
+`;
+    const r = await runScript(script, ["--allowed-roots", "/"], { cwd: base, env });
+    expect(r.stdout + r.stderr, "the host's environment reached the script").not.toContain(canary);
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    for (const name of named) {
+      for (const what of ["exists", "read", "below"]) {
+        const attempt = attemptOf(found, `${what} ${name}`);
+        expect(attempt.status, `${what} ${name}: ${JSON.stringify(attempt.value)}`).toBe("SecurityError");
+        // Word for word the same, but the path the script gave: nothing of the process or the file shows.
+        const requested = path.join(links, what === "below" ? `${name}/x` : name);
+        expect(String(attempt.value).replace(requested, "<path>"), `${what} ${name}`).toMatch(new RegExp(`^<path>: ${LINK_REFUSAL.source} \\(requestExecPermission\\), if the operator permits one\\.$`));
+      }
+    }
+    // Every link leads out of the scope, into /proc or to "/": a listing leaves them out, without a word.
+    expect(attemptOf(found, "listed")).toEqual({ status: "ok", value: [] });
+    expect(r.stderr).not.toContain("warning");
+    for (const root of ["/proc/self/cwd", "/proc/1/cwd", `/proc/${missingPid}/cwd`]) {
+      expectRefused(found, [`scope ${root}`], new RegExp(`^requestFileSystem\\("${root.replace(/[/]/g, "\\/")}"\\): ${REFUSAL.source}`));
+    }
+    expectRefused(found, [`scope ${path.join(links, "own")}`], LINK_REFUSAL);
+  }, 60_000);
+
+  it("a classified pattern that names a place through a link into /proc is taken as the operator wrote it: the run starts", async () => {
+    // The operator's own patterns are resolved for matching only, as before; refused as a script's
+    // path is, "/proc/self/environ" (self is a link) and "/dev/stdin" (a link to /proc/self/fd/0)
+    // stopped every run with an internal error.
+    const r = await runScript(`println("ran");`, ["--quiet", "--classified-paths", ".env,/proc/self/environ,/dev/stdin"], { cwd: base, env });
+    expect(r.stderr).not.toContain("internal error");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe("ran\n");
   }, 60_000);
 
   const canUnshare = spawnSync("unshare", ["-r", "-m", "true"]).status === 0;
