@@ -679,7 +679,9 @@ export class FileSystemExecutor {
         // O_NOFOLLOW: a link swapped in as the file itself is not followed either.
         const flags = constants.O_WRONLY | (create ? constants.O_CREAT : 0) | constants.O_NOFOLLOW | constants.O_NONBLOCK | (append ? constants.O_APPEND : 0);
         // Decided before the open (the audit log's decision comes before the effect), and again on what was opened.
-        refuseHardLinked(lstatSync(path.join(dir, name), { throwIfNoEntry: false }), requested);
+        const existing = lstatSync(path.join(dir, name), { throwIfNoEntry: false });
+        refuseNotRegular(existing, requested);
+        refuseHardLinked(existing, requested);
         // Every check before opening has passed; the open may create the file.
         beforeEffect();
         // A file created at a classified path is owner-only from the open() that creates it
@@ -989,6 +991,19 @@ function readWhole(fd: number, size: number, requested: string, encoding: "utf8"
     if (n < buffer.length) break;
   }
   return (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)).toString(encoding);
+}
+
+/**
+ * Refuses to write a FIFO, socket or device before opening it: opening one is an effect of its
+ * own (it woke a process blocked on the FIFO's other end, and a device's open can reset a serial
+ * board or arm a watchdog), and what the open said told a script about other processes: a FIFO
+ * nobody read failed "no such device or address (ENXIO)", one a process read "not a regular file".
+ * A directory fails the open as it did (is a directory); one swapped in after this look is refused
+ * on what was opened.
+ */
+function refuseNotRegular(stats: Stats | undefined, requested: string): void {
+  if (stats === undefined || !(stats.isFIFO() || stats.isSocket() || stats.isCharacterDevice() || stats.isBlockDevice())) return;
+  throw new EffectFailure(`${requested}: not a regular file (a FIFO, socket or device); nothing was opened or written. Write to a regular file.`);
 }
 
 /**
