@@ -121,7 +121,14 @@ export class FileSystemExecutor {
     } catch {
       // Reported below.
     }
-    if (!isDirectory) throw new EffectFailure(`requestFileSystem("${root}"): ${named} is not an existing directory`);
+    if (!isDirectory) {
+      // "~" is a shell's, not the file system's: taken as a name, "~/work" was a directory "~" in the working directory.
+      const tilde = root === "~" || root.startsWith("~/") ? ` (tacit does not expand "~": it is taken as a directory named "~" there; give the home directory's path)` : "";
+      throw new EffectFailure(
+        `requestFileSystem("${root}"): ${named} is not an existing directory${tilde}. Ask for a directory that exists (a relative root is taken from ` +
+          `the working directory, ${this.cwd}), or make it first with mkdir() in a scope on a directory above it`,
+      );
+    }
     const scope: FileSystemScope = { kind: "fs", root: named, realRoot };
     return { scope: this.capabilities.issue(scope), root: named };
   }

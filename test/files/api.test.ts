@@ -300,6 +300,26 @@ requestFileSystem(".", (fs) => fs.access("src/missing.ts").read());
   });
 });
 
+describe("a root that is not an existing directory", () => {
+  it("is refused with what to do; a root of \"~\" is said not to be expanded", async () => {
+    const script = `${ATTEMPT_PRELUDE}
+attempt("tilde", () => requestFileSystem("~", (fs) => fs.root));
+attempt("tilde below", () => requestFileSystem("~/work", (fs) => fs.root));
+attempt("missing", () => requestFileSystem("missing-dir", (fs) => fs.root));
+attempt("a file", () => requestFileSystem("notes.txt", (fs) => fs.root));
+`;
+    const r = await tacit(root, script, ["--quiet"]);
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    const advice = `. Ask for a directory that exists (a relative root is taken from the working directory, ${root}), or make it first with mkdir() in a scope on a directory above it`;
+    const tilde = ` (tacit does not expand "~": it is taken as a directory named "~" there; give the home directory's path)`;
+    expect(attemptOf(found, "tilde")).toEqual({ status: "Error", value: `requestFileSystem("~"): ${path.join(root, "~")} is not an existing directory${tilde}${advice}` });
+    expect(attemptOf(found, "tilde below")).toEqual({ status: "Error", value: `requestFileSystem("~/work"): ${path.join(root, "~/work")} is not an existing directory${tilde}${advice}` });
+    expect(attemptOf(found, "missing")).toEqual({ status: "Error", value: `requestFileSystem("missing-dir"): ${path.join(root, "missing-dir")} is not an existing directory${advice}` });
+    expect(attemptOf(found, "a file")).toEqual({ status: "Error", value: `requestFileSystem("notes.txt"): ${path.join(root, "notes.txt")} is not an existing directory${advice}` });
+  });
+});
+
 describe("forEachLine streams", () => {
   it("counts the lines of a 50 MiB file under a 128 MiB heap limit; read() refuses it", async () => {
     const { dir, cleanup: done } = realTempDir("tacit-files-big-");
