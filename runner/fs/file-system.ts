@@ -710,8 +710,12 @@ export class FileSystemExecutor {
       // The directory to write in is missing (the open of it failed): say which, and how to make it.
       const e = error as NodeJS.ErrnoException;
       if (e.code === "ENOENT" && e.syscall === "open" && e.path === path.dirname(target.real)) {
-        const dir = path.dirname(target.named);
-        throw new EffectFailure(`${requested}: no such directory ${dir}; make it first: fs.access(${JSON.stringify(dir)}).mkdir() (which makes its parents too)`);
+        // The directory missing is where the path leads, named under the scope's root as the script
+        // names it: for a link on the way, not the link's own directory (which exists: told to
+        // make that, a script made nothing and failed again). It lies in the scope (resolve()).
+        const dir = path.join(target.scope.root, path.relative(target.scope.realRoot, path.dirname(target.real)));
+        const through = dir === path.dirname(target.named) ? "" : ` (a symbolic link on the way leads to ${path.join(dir, path.basename(target.real))})`;
+        throw new EffectFailure(`${requested}: no such directory ${dir}${through}; make it first: fs.access(${JSON.stringify(dir)}).mkdir() (which makes its parents too)`);
       }
       throw failure(requested, error);
     }

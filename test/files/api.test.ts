@@ -300,6 +300,44 @@ requestFileSystem(".", (fs) => fs.access("src/missing.ts").read());
   });
 });
 
+describe("a write whose directory is missing", () => {
+  it("names the directory missing where a link leads, and making it, as the error says, lets the write through", async () => {
+    const { dir, cleanup: done } = realTempDir("tacit-files-missing-dir-");
+    try {
+      // A dangling link whose directory does not exist yet, and a scope opened through a link to the tree.
+      writeTree(dir, { "tree/dangling": { symlink: "gone/deeper/t.txt" }, "via": { symlink: "tree" } });
+      const tree = path.join(dir, "tree");
+      const via = path.join(dir, "via");
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem("tree", (fs) => {
+  attempt("through a link", () => fs.access("dangling").write("x"));
+  attempt("make it", () => { fs.access(${JSON.stringify(path.join(tree, "gone/deeper"))}).mkdir(); fs.access("dangling").write("landed"); return fs.access("dangling").read(); });
+});
+requestFileSystem("via", (fs) => attempt("under a linked root", () => fs.access("nodir/f.txt").write("x")));
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      // Told to make the link's own directory (the root, which exists), a script made nothing and failed again.
+      expect(attemptOf(found, "through a link")).toEqual({
+        status: "Error",
+        value:
+          `${path.join(tree, "dangling")}: no such directory ${path.join(tree, "gone/deeper")} (a symbolic link on the way leads to ${path.join(tree, "gone/deeper/t.txt")}); ` +
+          `make it first: fs.access(${JSON.stringify(path.join(tree, "gone/deeper"))}).mkdir() (which makes its parents too)`,
+      });
+      expect(attemptOf(found, "make it")).toEqual({ status: "ok", value: "landed" });
+      expect(readFileSync(path.join(tree, "gone/deeper/t.txt"), "utf8")).toBe("landed");
+      // A scope opened through a link names paths under its root as the script named it.
+      expect(attemptOf(found, "under a linked root")).toEqual({
+        status: "Error",
+        value: `${path.join(via, "nodir/f.txt")}: no such directory ${path.join(via, "nodir")}; make it first: fs.access(${JSON.stringify(path.join(via, "nodir"))}).mkdir() (which makes its parents too)`,
+      });
+    } finally {
+      done();
+    }
+  });
+});
+
 describe("a root that is not an existing directory", () => {
   it("is refused with what to do; a root of \"~\" is said not to be expanded", async () => {
     const script = `${ATTEMPT_PRELUDE}
