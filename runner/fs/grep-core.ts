@@ -3,6 +3,7 @@
 // terminates, never the host itself.
 
 import { closeSync, constants, type Dirent, fstatSync, openSync, readdirSync, readSync } from "node:fs";
+import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import picomatch from "picomatch";
 import { openedPath, openForReading, procFdDirectory } from "./checked-open.js";
@@ -614,7 +615,7 @@ function linkedEntry(named: string, realDir: string, name: string, context: Walk
   try {
     real = resolveLinkIn(realDir, name);
   } catch (error) {
-    const reason = linkFailureReason(error);
+    const reason = linkFailureReason(error, path.join(realDir, name));
     if (reason !== null && !context.classified.matches(named)) context.batches.leftOut.addLeaf(named, reason);
     return;
   }

@@ -118,15 +118,26 @@ export function unreadableReason(error: unknown): string | null {
 }
 
 /**
- * Why a symbolic link could not be followed to see where it leads: a loop; null for any other
- * failure. A link whose way passes through a directory that cannot be searched may lead out of
- * the scope, where the policy leaves it out without a word; one inside the scope that cannot be
- * searched is counted where the walk meets it.
+ * Why a symbolic link (at `linkPath`) could not be followed to see where it leads: a loop, or its
+ * own path too long to read it by; null for any other failure. A link whose way passes through a
+ * directory that cannot be searched may lead out of the scope, where the policy leaves it out
+ * without a word; one inside the scope that cannot be searched is counted where the walk meets it.
  */
-export function linkFailureReason(error: unknown): string | null {
+export function linkFailureReason(error: unknown, linkPath: string): string | null {
+  // A link whose own path is longer than the system reads a link by, deep in a tree whose
+  // directories could still be listed: left out without a word, as a too-deep directory was.
+  // Judged on its own path alone (where it leads was never read): a long target out of the scope
+  // is the policy's to leave out, and says nothing.
+  const ownBytes = Buffer.byteLength(linkPath);
+  if ((error as NodeJS.ErrnoException | null)?.code === "ENAMETOOLONG" && ownBytes >= PATH_MAX_BYTES) {
+    return `its path is ${ownBytes} bytes, more than the system lets a program read a link by`;
+  }
   // One that kept changing as it was followed is an entry swapped while the tree was walked: not counted.
   return error instanceof PathResolutionError && !(error instanceof PathKeptChanging) ? "a loop of symbolic links" : null;
 }
+
+/** The most bytes a path the system opens may have, its closing NUL included (PATH_MAX on Linux). */
+const PATH_MAX_BYTES = 4096;
 
 /** A long path as its first and last characters, for a message. */
 export function shortened(named: string): string {

@@ -238,8 +238,8 @@ function* entriesOf(dir: string, listing: Listing, realRoot: string, leftOut: Le
     try {
       real = resolveLinkIn(listing.actualDir, name);
     } catch (error) {
-      // A link loop: nothing the listing can safely report as an entry, but the script is told.
-      const reason = linkFailureReason(error);
+      // A link loop (or one too deep to read): nothing the listing can safely report as an entry, but the script is told.
+      const reason = linkFailureReason(error, path.join(listing.actualDir, name));
       if (reason !== null) leftOut.addLeaf(named, reason);
       continue;
     }

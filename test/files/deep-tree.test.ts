@@ -4,7 +4,9 @@
 // entries, and find() and grepRecursive() found nothing in its depths (grep -rn did), and the
 // script was not told. Failing the whole call instead, find("/") failed for one deep tree
 // anywhere on the machine: the deep directory is left out, with a warning that names it and
-// says why, as an unreadable one is, and the rest of the tree is the answer. Through the real CLI.
+// says why, as an unreadable one is, and the rest of the tree is the answer. So is a link in the
+// last directory that can be listed, whose own path is too long to read it by (left out without
+// a word, as the deep directory was). Through the real CLI.
 
 import { spawnSync } from "node:child_process";
 import path from "node:path";
@@ -23,7 +25,7 @@ describe("a tree deeper than a path can name", () => {
     // Made one level at a time from inside (no path to it is short enough to make it at once).
     const made = spawnSync(
       process.execPath,
-      ["-e", `const fs = require("node:fs"); process.chdir(process.argv[1]); fs.writeFileSync("top.txt", "needle\\n"); fs.mkdirSync("z"); fs.writeFileSync("z/after.txt", "needle\\n"); for (let i = 0; i < ${DEPTH}; i++) { fs.mkdirSync("d"); process.chdir("d"); } fs.writeFileSync("deepest.txt", "needle\\n");`, path.join(dir)],
+      ["-e", `const fs = require("node:fs"); process.chdir(process.argv[1]); fs.writeFileSync("top.txt", "needle\\n"); fs.mkdirSync("z"); fs.writeFileSync("z/after.txt", "needle\\n"); let linked = false; for (let i = 1; i <= ${DEPTH}; i++) { fs.mkdirSync("d"); process.chdir("d"); if (!linked && Buffer.byteLength(process.argv[1]) + 2 * i + 2 >= 4096) { fs.symlinkSync("deepest.txt", "far.txt"); linked = true; } } fs.writeFileSync("deepest.txt", "needle\\n");`, path.join(dir)],
       { encoding: "utf8" },
     );
     if (made.status !== 0) throw new Error(`could not make the tree: ${made.stderr}`);
@@ -57,13 +59,16 @@ requestFileSystem(".", (fs) => {
     expect(levels.status).toBe("ok");
     expect(levels.value as number).toBeGreaterThan(DEPTH * 0.9);
     expect(levels.value as number).toBeLessThan(DEPTH + 3);
-    // One warning per call, naming the directory (cut) and why it was left out.
+    // One warning per call, naming (cut) the directory and the link beside it, and why each was left out.
     for (const call of ["walk()", "find(", "grepRecursive("]) {
       const warnings = r.stderr.split("\n").filter((line) => line.startsWith(`tacit: warning: ${call}`));
       expect(warnings.length, `${call}: ${r.stderr}`).toBeGreaterThan(0);
       for (const warning of warnings) {
         expect(warning).toMatch(
-          /1 entry could not be read and is left out of its answer: ".*\/d\/d\/?…\(\d+ characters\)…(\/d)+" \(its path is 4\d{3} bytes, more than the system lets a program open a directory by, so nothing below it can be listed or searched\)\. The answer holds the rest/,
+          new RegExp(
+            '2 entries could not be read and are left out of its answer: ".*/d/d/?…\\(\\d+ characters\\)…(/d)+" \\(its path is 4\\d{3} bytes, more than the system lets a program open a directory by, so nothing below it can be listed or searched\\), ' +
+              '".*/d/d/?…\\(\\d+ characters\\)…(/d)+/far\\.txt" \\(its path is 4\\d{3} bytes, more than the system lets a program read a link by\\)\\. The answer holds the rest',
+          ),
         );
       }
     }
