@@ -10,7 +10,7 @@ import { terminalAsker } from "../runner/approval/askers.js";
 import { createOversight } from "../runner/approval/oversight.js";
 import { loadConfig } from "./load-config.js";
 import { readScript, type ScriptSource } from "./script-source.js";
-import { warnOnStderr, writeShown } from "./terminal-output.js";
+import { warnOnStderr, writeErrorOnStderr, writeShown } from "./terminal-output.js";
 import { INPUT_LIMIT_BYTES, readStdin } from "./stdin.js";
 import type { CommonFlags } from "./usage.js";
 import { SignalStop } from "./stop-signals.js";
@@ -47,7 +47,7 @@ function printResult(result: EvaluationResult, json: boolean): void {
     const { stdout, error, exitCode, durationMs, truncated, outcome, warnings } = result;
     writeShown(process.stdout, JSON.stringify({ stdout, error, exitCode, durationMs, truncated, outcome, warnings }) + "\n");
   } else if (result.error) {
-    writeShown(process.stderr, result.error.endsWith("\n") ? result.error : result.error + "\n");
+    writeErrorOnStderr(result.outcome, result.error);
   }
 }
 

@@ -10,7 +10,7 @@ import { ReplSession } from "../runner/session.js";
 import { rawTerminalAsker, terminalAsker } from "../runner/approval/askers.js";
 import { createOversight } from "../runner/approval/oversight.js";
 import { ThreadedTypeChecker } from "../runner/typecheck-thread.js";
-import { warnOnStderr, writeShown } from "./terminal-output.js";
+import { warnOnStderr, writeErrorOnStderr, writeShown } from "./terminal-output.js";
 import { SESSION_CODE_LIMIT_CHARS } from "../runner/limits.js";
 import { SignalStop } from "./stop-signals.js";
 
@@ -88,7 +88,7 @@ export async function repl(config: RunnerConfig): Promise<number> {
     recorder?.append({ kind: "repl", sessionId: session.id, code, result });
     writeShown(process.stdout, result.stdout);
     for (const warning of result.warnings) warnOnStderr(warning);
-    if (result.error) writeShown(process.stderr, result.error.endsWith("\n") ? result.error : `${result.error}\n`);
+    if (result.error) writeErrorOnStderr(result.outcome, result.error);
   };
   let pending = "";
   /**

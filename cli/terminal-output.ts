@@ -8,7 +8,8 @@
 // on them. On a terminal they become \u009d-style escapes, which inside a JSON string are the
 // same character to a parser, so the JSON still reads as the same value.
 
-import { terminalSafe } from "../runner/printable.js";
+import { scriptTextOnStderr, terminalSafe } from "../runner/printable.js";
+import type { Outcome } from "../runner/exit-codes.js";
 
 /** Writes `text` as shown; false when the stream holds it (and more should wait for "drain"), as stream.write. */
 export function writeShown(stream: NodeJS.WriteStream, text: string): boolean {
@@ -18,4 +19,15 @@ export function writeShown(stream: NodeJS.WriteStream, text: string): boolean {
 /** A warning about a script's answers (see OutputBuffer.warn), on stderr, as grep -r says what it could not read. */
 export function warnOnStderr(warning: string): void {
   writeShown(process.stderr, `tacit: warning: ${warning}\n`);
+}
+
+/**
+ * How an evaluation failed, on stderr (run, repl). A rejection lists the checks' errors, each
+ * at the start of its line, as tacit wrote them (what they quote of the script is escaped);
+ * any other error can hold the script's own text, whose lines must not pass for tacit's (see
+ * scriptTextOnStderr).
+ */
+export function writeErrorOnStderr(outcome: Outcome, error: string): void {
+  const shown = outcome === "rejected" ? error : scriptTextOnStderr(error);
+  writeShown(process.stderr, shown.endsWith("\n") ? shown : `${shown}\n`);
 }

@@ -28,3 +28,32 @@ const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]
 export function terminalSafe(text: string): string {
   return text.replace(TERMINAL_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
+
+/**
+ * Every way a line can end for a person or a program reading a log: \r alone moves a terminal
+ * back to the start of the line (what follows overwrites what was shown), and \v, \f, NEL and
+ * the Unicode line and paragraph separators start a new line in many viewers.
+ */
+const LINE_BREAK = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/;
+
+/** What may stand before "tacit" at the start of a line and not be seen: spaces, controls, format and combining characters. */
+const UNSEEN_START = /^[\p{Cc}\p{Cf}\p{Z}\p{M}\p{Cs}\p{Co}]*/u;
+
+/** A line that reads as one of tacit's own on its stderr: "tacit: …", "tacit repl: …", in any case or width. */
+function readsAsTacits(line: string): boolean {
+  return /^tacit(?: [a-z]+)?:/i.test(line.normalize("NFKC").replace(UNSEEN_START, ""));
+}
+
+/**
+ * A script's error (text the script chose: its message, a name it gave its error class, a path it
+ * had refused) as tacit writes it on its own stderr, where tacit's own lines start with "tacit:".
+ * A line break in it could otherwise start a line "tacit: warning: …" that an operator, or an
+ * agent reading tacit's output, takes for tacit's. So every line after the first is indented (one
+ * that starts with a space or tab already is left so: stack frames), whatever broke it, and a
+ * first line that reads as tacit's own is shown after "Uncaught ", as a thrown non-Error is.
+ */
+export function scriptTextOnStderr(text: string): string {
+  const [first = "", ...rest] = text.split(LINE_BREAK);
+  const head = readsAsTacits(first) ? `Uncaught ${first}` : first;
+  return [head, ...rest.map((line) => (/^[ \t]/.test(line) ? line : `  ${line}`))].join("\n");
+}
