@@ -63,7 +63,7 @@ export async function runCommand(
   // A stop signal (Ctrl-C) ends the script as a cancellation does (its command killed, an open
   // question withdrawn), which logs how it ended before tacit exits (see stop-signals.ts).
   const stop = new SignalStop();
-  const result = await evaluate({
+  const evaluated = await evaluate({
     oversight,
     code: script.code,
     displayName: script.displayName,
@@ -77,12 +77,14 @@ export async function runCommand(
     stop.release();
     oversight.audit?.close();
   });
+  // Stopped by a signal, tacit exits 128 + its number, and --json says the same exit code.
+  const result = { ...evaluated, exitCode: stop.exitCode(evaluated.exitCode) };
   printResult(result, json);
   if (config.recordPath) {
     const { Recorder } = await import("../runner/recorder.js");
     new Recorder(config.recordPath).append({ kind: "run", code: script.code, result });
   }
-  return stop.exitCode(result.exitCode);
+  return result.exitCode;
 }
 
 export async function checkCommand(target: string, flags: CommonFlags, command: Command): Promise<number> {

@@ -13,6 +13,7 @@ import { ThreadedTypeChecker } from "../runner/typecheck-thread.js";
 import { warnOnStderr, writeErrorOnStderr, writeShown } from "./terminal-output.js";
 import { SESSION_CODE_LIMIT_CHARS } from "../runner/limits.js";
 import { SignalStop } from "./stop-signals.js";
+import { StoppedBySignal } from "../runner/stop-reason.js";
 
 /** Why the input was cut short: it held more code at once than a session keeps. */
 const tooLong = (what: string): string =>
@@ -72,8 +73,8 @@ export async function repl(config: RunnerConfig): Promise<number> {
   const lines = createInterface({ input, output: process.stdout, terminal: interactive, historySize: 1000 });
   // A stop signal ends the snippet under way (its session ends: its sandbox, a command it runs, an
   // open question) and the repl, which logs how they ended before it exits (see stop-signals.ts).
-  const stop = new SignalStop(() => {
-    void session.end();
+  const stop = new SignalStop((signal) => {
+    void session.end(new StoppedBySignal(signal).text);
     lines.close();
   });
   const prompt = (more: boolean): void => {

@@ -6,9 +6,11 @@
 // answer, or a Ctrl-C while a command ran, left a log holding the request and nothing after it.
 // Other commands, and a second signal while one stops, exit at once.
 
-const EXIT_CODE_OF = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+import { type StopSignal, StoppedBySignal } from "../runner/stop-reason.js";
 
-export type StopSignal = keyof typeof EXIT_CODE_OF;
+const EXIT_CODE_OF: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+
+export type { StopSignal };
 
 /** What the next stop signal does instead of exiting (once), or null: exit. */
 let stopFirst: ((signal: StopSignal) => void) | null = null;
@@ -39,7 +41,8 @@ export class SignalStop {
   constructor(onStop: (signal: StopSignal) => void = () => undefined) {
     const stop = (signal: StopSignal): void => {
       this.caught = signal;
-      this.controller.abort();
+      // The reason names the signal: the script's error says "tacit was stopped by SIGTERM" (see cancelledBecause).
+      this.controller.abort(new StoppedBySignal(signal));
       onStop(signal);
     };
     stopFirst = stop;

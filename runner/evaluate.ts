@@ -7,6 +7,7 @@ import { askedReadGlobs } from "./approval/policy.js";
 import { type Action, type HostFrame, PROTOCOL_VERSION } from "../library/protocol.js";
 import type { RunnerConfig } from "./config.js";
 import { EXIT_CODES, type Outcome } from "./exit-codes.js";
+import { cancelledBecause } from "./stop-reason.js";
 import { CapabilityTable } from "./capabilities.js";
 import { PureEvaluator } from "./classified/pure-evaluator.js";
 import { ClassifiedStore } from "./classified/store.js";
@@ -393,7 +394,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   // next snippet: killed, it cost a rebuild that replays every earlier snippet.
   if (options.signal?.aborted) {
     await unused("cancelled before it ran");
-    return result("threw", output, "cancelled: the evaluation was cancelled by its caller before it ran (during its checks); nothing of it ran", startedAt);
+    return result("threw", output, `cancelled: ${cancelledBecause(options.signal.reason)} before it ran (during its checks); nothing of it ran`, startedAt);
   }
   // From here on the evaluation touches what outlives it: a session's sandbox and failure notes.
   const program: HostFrame = live
@@ -415,7 +416,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     options.session?.record.push({ actionDigest: exchangeDigest(action), decision });
     return decision;
   });
-  const cancel = (): void => sandbox.kill("cancelled", "the evaluation was cancelled by its caller");
+  const cancel = (): void => sandbox.kill("cancelled", cancelledBecause(options.signal?.reason));
   options.signal?.addEventListener("abort", cancel, { once: true });
   if (options.signal?.aborted) cancel();
   const end = await conversation.end;

@@ -28,6 +28,7 @@ import { monotonicMs } from "./monotonic.js";
 import { lineColumnOf, lineStarts } from "./source-position.js";
 import { ConcurrencyLimit, InFlightBound, LeftWork, type Slot } from "./concurrency-limit.js";
 import { CALLS_IN_FLIGHT_LIMIT, CODE_IN_FLIGHT_LIMIT_CHARS } from "./limits.js";
+import { StoppedBySignal } from "./stop-reason.js";
 
 const INSTRUCTIONS =
   "tacit runs TypeScript you write against a capability library, in a sandbox with no authority of its own: " +
@@ -190,6 +191,8 @@ async function withProgress<T>(extra: ToolExtra, work: () => Promise<T>): Promis
  */
 class CallsUnderWay {
   private stopping = false;
+  /** Why the server stops: what the calls it ends are aborted with (see cancelledBecause). */
+  private stopReason: unknown = undefined;
   /** Each call under way, with what ends it. */
   private readonly running = new Map<Promise<unknown>, AbortController>();
 
@@ -202,7 +205,8 @@ class CallsUnderWay {
     const controller = new AbortController();
     const cancel = (): void => controller.abort(extra.signal.reason);
     extra.signal.addEventListener("abort", cancel, { once: true });
-    if (extra.signal.aborted || this.stopping) controller.abort();
+    if (extra.signal.aborted) controller.abort(extra.signal.reason);
+    else if (this.stopping) controller.abort(this.stopReason);
     const running = call(controller.signal);
     this.running.set(running, controller);
     const done = (): void => {
@@ -213,10 +217,11 @@ class CallsUnderWay {
     return running;
   }
 
-  /** Ends every call under way, and any that comes after, as a cancellation does (see settled). */
-  stop(): void {
+  /** Ends every call under way, and any that comes after, as a cancellation does (see settled); `reason`: why (a StoppedBySignal). */
+  stop(reason?: unknown): void {
     this.stopping = true;
-    for (const controller of this.running.values()) controller.abort();
+    this.stopReason = reason;
+    for (const controller of this.running.values()) controller.abort(reason);
   }
 
   /** Settles once no call is under way (each has logged its end). */
@@ -406,8 +411,11 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
   spares.close();
   // The calls under way end first (their sessions' rebuilds stop as the sessions end), and have
   // logged how they ended before the log is closed.
-  calls.stop();
-  await sessions?.closeAll("the server stopped");
+  // Stopped by a signal, the calls it ends and the sessions' ends say which (as tacit run and repl do).
+  const signalled = stopped === "told to stop" && stop?.reason instanceof StoppedBySignal ? stop.reason : null;
+  if (signalled !== null) log("info", `stopped by ${signalled.signal}: the calls under way are ended as a cancellation ends them, and the server stops`);
+  calls.stop(signalled ?? undefined);
+  await sessions?.closeAll(signalled === null ? "the server stopped" : `the server was stopped by ${signalled.signal}`);
   await calls.settled();
   checker?.close();
   // The classified writes and secure output the last calls left land before the server stops.

@@ -341,13 +341,14 @@ export class ReplSession {
    * SessionState.pending), and `finished()` settles once it has landed and the session has given
    * back what it held. tacit serve answers delete_repl_session here: waiting for that work, the
    * answer came when the map functions computing it had finished, and the next call's Date.now()
-   * minus a time the last snippet saved told how long they ran on a secret.
+   * minus a time the last snippet saved told how long they ran on a secret. `why`: what a
+   * snippet under way is told ("cancelled: …").
    */
-  async end(): Promise<void> {
+  async end(why = "the session ended"): Promise<void> {
     this.closed = true;
     this.parse.release();
     if (this.rebuildRunning) await this.rebuilding;
-    await this.live?.end("the session ended");
+    await this.live?.end(why);
     this.live = null;
     this.released ??= this.release();
   }

@@ -1,0 +1,20 @@
+// Why an evaluation was cancelled, as its error and the logs say it: by its caller (an MCP
+// client's cancellation, its session ended), or because tacit itself was stopped by a signal.
+// The CLI aborts with a StoppedBySignal (cli/stop-signals.ts); any other abort reason, such as
+// the reason an MCP client gave for its cancellation, is the caller's text and is not shown.
+
+export type StopSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
+
+export class StoppedBySignal {
+  constructor(readonly signal: StopSignal) {}
+
+  /** "tacit was stopped by SIGTERM". */
+  get text(): string {
+    return `tacit was stopped by ${this.signal}`;
+  }
+}
+
+/** Why an evaluation whose signal was aborted with `reason` was cancelled. */
+export function cancelledBecause(reason: unknown): string {
+  return reason instanceof StoppedBySignal ? reason.text : "the evaluation was cancelled by its caller";
+}
