@@ -3,7 +3,7 @@
 
 import type { Command } from "commander";
 import type { RunnerConfig } from "../runner/config.js";
-import { type CheckResult, checkScript, evaluate, EXIT_CODES, type EvaluationResult } from "../runner/evaluate.js";
+import { AuditLogFailedAfterRun, type CheckResult, checkScript, evaluate, EXIT_CODES, type EvaluationResult } from "../runner/evaluate.js";
 import type { InputSource } from "../runner/monitor.js";
 import type { SandboxProcess } from "../runner/sandbox-process.js";
 import { terminalAsker } from "../runner/approval/askers.js";
@@ -14,6 +14,7 @@ import { warnOnStderr, writeErrorOnStderr, writeShown } from "./terminal-output.
 import { INPUT_LIMIT_BYTES, readStdin } from "./stdin.js";
 import type { CommonFlags } from "./usage.js";
 import { SignalStop } from "./stop-signals.js";
+import { auditLogFailure } from "./usage.js";
 import { monotonicMs } from "../runner/monotonic.js";
 import { typeCheck } from "../runner/typecheck.js";
 
@@ -51,6 +52,20 @@ function printResult(result: EvaluationResult, json: boolean): void {
   }
 }
 
+/**
+ * Closes the run's audit log (signing what it holds): null, or what tacit says on stderr when
+ * the log could not be written, during the run or now. Other errors are tacit's own and propagate.
+ */
+function closeAuditLog(audit: { close(): void } | null): string | null {
+  try {
+    audit?.close();
+    return null;
+  } catch (error) {
+    if (!(error instanceof Error) || error.name !== "AuditLogError") throw error;
+    return `tacit: ${auditLogFailure(error.message)}`;
+  }
+}
+
 /** `config`: loaded by the caller before it started the sandbox and the checks (see cli/main.ts). */
 export async function runCommand(
   script: ScriptSource,
@@ -63,6 +78,7 @@ export async function runCommand(
   // A stop signal (Ctrl-C) ends the script as a cancellation does (its command killed, an open
   // question withdrawn), which logs how it ended before tacit exits (see stop-signals.ts).
   const stop = new SignalStop();
+  let auditFailure: string | null = null;
   const evaluated = await evaluate({
     oversight,
     code: script.code,
@@ -73,13 +89,25 @@ export async function runCommand(
     precheck,
     signal: stop.signal,
     ...(json ? {} : { onOutput: streamToStdout(), onWarning: warnOnStderr }),
-  }).finally(() => {
-    stop.release();
-    oversight.audit?.close();
-  });
-  // Stopped by a signal, tacit exits 128 + its number, and --json says the same exit code.
-  const result = { ...evaluated, exitCode: stop.exitCode(evaluated.exitCode) };
+  })
+    .catch((error: unknown) => {
+      if (!(error instanceof AuditLogFailedAfterRun)) throw error;
+      auditFailure = `tacit: ${auditLogFailure(error.message)}`;
+      return error.result;
+    })
+    .finally(() => stop.release());
+  // Closed in any case (it signs what it holds); a failure it reports is the one above, or a new one.
+  auditFailure = closeAuditLog(oversight.audit) ?? auditFailure;
+  // Stopped by a signal, tacit exits 128 + its number, and --json says the same exit code. An
+  // audit log that could not be written is output tacit could not write: exit 2, with the
+  // script's result still shown (it was lost, --json's object too, behind the error).
+  const result = {
+    ...evaluated,
+    exitCode: stop.exitCode(auditFailure === null ? evaluated.exitCode : EXIT_CODES.usage),
+    ...(json && auditFailure !== null ? { error: [evaluated.error, auditFailure].filter((text) => text !== null).join("\n") } : {}),
+  };
   printResult(result, json);
+  if (!json && auditFailure !== null) process.stderr.write(`${auditFailure}\n`);
   if (config.recordPath) {
     const { Recorder } = await import("../runner/recorder.js");
     new Recorder(config.recordPath).append({ kind: "run", code: script.code, result });

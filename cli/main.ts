@@ -10,13 +10,14 @@ import { interfacePath, packageRoot } from "../runner/paths.js";
 import { SandboxProcess } from "../runner/sandbox-process.js";
 import { readScript } from "./script-source.js";
 import { exitOnStopSignals } from "./stop-signals.js";
-import type { CommonFlags } from "./usage.js";
+import { auditLogFailure, type CommonFlags } from "./usage.js";
 
 const EXIT_CODE_HELP = `
 Exit codes:
   0    success
   1    the script threw (or broke the sandbox protocol)
-  2    usage or config error (or tacit could not write its output)
+  2    usage or config error, or tacit could not write its output
+       (standard output on a full disk, or the audit log)
   3    rejected before running (validation or type errors)
   124  timed out (killed at the wall-clock limit)
   125  killed for a resource limit (memory)`;
@@ -295,7 +296,11 @@ export async function main(argv: readonly string[], prestarted?: SandboxProcess)
     }
     prestarted?.kill("cancelled", "the command did not run a script");
     const name = error instanceof Error ? error.name : "";
-    if (name === "ConfigError" || name === "UsageError" || name === "ApprovalStoreError" || name === "AuditLogError") {
+    if (name === "AuditLogError") {
+      process.stderr.write(`tacit: ${auditLogFailure((error as Error).message)}\n`);
+      return EXIT_CODES.usage;
+    }
+    if (name === "ConfigError" || name === "UsageError" || name === "ApprovalStoreError") {
       process.stderr.write(`tacit: ${(error as Error).message}\n`);
       return EXIT_CODES.usage;
     }

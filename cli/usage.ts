@@ -29,3 +29,11 @@ export interface CommonFlags {
 export class UsageError extends Error {
   override name = "UsageError";
 }
+
+/**
+ * An audit log that could not be opened or written, as tacit says it on stderr, with why it exits
+ * 2: the log is output of tacit's own, like standard output on a full disk (README: exit codes).
+ */
+export function auditLogFailure(message: string): string {
+  return `${message}. tacit exits 2: it could not write its audit log`;
+}

@@ -267,15 +267,35 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   } finally {
     for (const release of atEnd) release();
     if (audit) {
-      audit.append({
-        type: "evaluation-ended",
-        evaluation,
-        outcome: ended?.outcome ?? "internal-error",
-        exitCode: ended?.exitCode ?? EXIT_CODES.threw,
-        durationMs: ended?.durationMs ?? 0,
-      });
-      audit.signHead();
+      try {
+        audit.append({
+          type: "evaluation-ended",
+          evaluation,
+          outcome: ended?.outcome ?? "internal-error",
+          exitCode: ended?.exitCode ?? EXIT_CODES.threw,
+          durationMs: ended?.durationMs ?? 0,
+        });
+        audit.signHead();
+      } catch (error) {
+        // The log failed, during the evaluation or now: the failure, with the result, which was lost with it.
+        if (ended !== undefined && error instanceof Error && error.name === "AuditLogError") throw new AuditLogFailedAfterRun(error.message, ended);
+        throw error;
+      }
     }
+  }
+}
+
+/**
+ * The audit log could not be written by the time an evaluation ended: an AuditLogError as any
+ * other (same name and message), with the evaluation's result, which tacit run still shows.
+ */
+export class AuditLogFailedAfterRun extends Error {
+  override name = "AuditLogError";
+  constructor(
+    message: string,
+    readonly result: EvaluationResult,
+  ) {
+    super(message);
   }
 }
 

@@ -32,7 +32,7 @@ function expectNoInternals(text: string): void {
 const EXIT_CODE_LINES = [
   /^\s+0\s+success$/m,
   /^\s+1\s+the script threw/m,
-  /^\s+2\s+usage or config error \(or tacit could not write its output\)$/m,
+  /^\s+2\s+usage or config error, or tacit could not write its output\n\s+\(standard output on a full disk, or the audit log\)$/m,
   /^\s+3\s+rejected before running/m,
   /^\s+124\s+timed out/m,
   /^\s+125\s+killed for a resource limit/m,
