@@ -12,7 +12,7 @@ const FIRST_CAPACITY = 64 * 1024;
  */
 export class CollectedBytes {
   private buffer: Buffer;
-  private size = 0;
+  private kept = 0;
 
   constructor(private readonly limit: number) {
     // Not sized by a Content-Length: a server's word, it would have a few bytes cost the limit.
@@ -21,19 +21,24 @@ export class CollectedBytes {
 
   /** Keeps as much of `chunk` as the limit leaves room for; false when some of it did not fit. */
   append(chunk: Uint8Array): boolean {
-    const taken = Math.min(chunk.length, this.limit - this.size);
-    if (this.size + taken > this.buffer.length) {
-      const grown = Buffer.alloc(Math.min(this.limit, Math.max(this.size + taken, this.buffer.length * 2)));
-      this.buffer.copy(grown, 0, 0, this.size);
+    const taken = Math.min(chunk.length, this.limit - this.kept);
+    if (this.kept + taken > this.buffer.length) {
+      const grown = Buffer.alloc(Math.min(this.limit, Math.max(this.kept + taken, this.buffer.length * 2)));
+      this.buffer.copy(grown, 0, 0, this.kept);
       this.buffer = grown;
     }
-    this.buffer.set(chunk.subarray(0, taken), this.size);
-    this.size += taken;
+    this.buffer.set(chunk.subarray(0, taken), this.kept);
+    this.kept += taken;
     return taken === chunk.length;
+  }
+
+  /** How many bytes are kept. */
+  get size(): number {
+    return this.kept;
   }
 
   /** The bytes kept (a view of the buffer: not to be kept past the next append). */
   bytes(): Buffer {
-    return this.buffer.subarray(0, this.size);
+    return this.buffer.subarray(0, this.kept);
   }
 }

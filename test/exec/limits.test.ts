@@ -211,4 +211,33 @@ requestExecPermission(["bash"], (proc) => {
       expect(big.rest, name).not.toMatch(/killed after/i);
     }
   });
+
+  it("a child that writes a byte at a time on both streams does not exhaust a small host heap: every byte comes back", async () => {
+    // 4 MiB on each stream, one write(2) per byte: the host read them as some millions of tiny
+    // chunks, and keeping each as a Buffer of its own ran a host started with a 64 MB heap out
+    // of memory (it died, and the script with it); kept in one growing buffer per stream, they fit.
+    writeFileSync(
+      path.join(root, "byte-at-a-time.js"),
+      `const fs = require("fs"); const x = Buffer.from("x"); const y = Buffer.from("y");
+for (let i = 0; i < ${4 * MiB}; i++) { fs.writeSync(1, x); fs.writeSync(2, y); }
+`,
+    );
+    const script = `${ATTEMPT_PRELUDE}
+requestExecPermission(["node"], (proc) => {
+  attempt("bytes", () => {
+    const r = proc.exec("node", ["byte-at-a-time.js"], { timeoutMs: 600000 });
+    return { exitCode: r.exitCode, stdout: r.stdout.length, stdoutAllX: /^x*$/.test(r.stdout), stderr: r.stderr.length, stderrAllY: /^y*$/.test(r.stderr) };
+  });
+});
+println("after-exec");
+`;
+    const r = await tacit(root, script, ["--command-permissions", "node", "--exec-timeout-ms", "600000"], { NODE_OPTIONS: "--max-old-space-size=64" });
+    expect(r.stderr).not.toMatch(/heap out of memory/i);
+    expect(r.code, r.stderr).toBe(0);
+    expect(attemptOf(attempts(r.stdout), "bytes")).toEqual({
+      status: "ok",
+      value: { exitCode: 0, stdout: 4 * MiB, stdoutAllX: true, stderr: 4 * MiB, stderrAllY: true },
+    });
+    expect(r.stdout).toContain("after-exec");
+  }, 300_000);
 });
