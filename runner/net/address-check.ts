@@ -13,11 +13,12 @@ for (const [network, prefix] of [
   restricted.addSubnet(network, prefix, "ipv4");
 }
 // ::/96 holds ::, ::1 and the deprecated IPv4-compatible addresses (::7f00:1 is 127.0.0.1 on a
-// host that tunnels them); a fourth review noted they were missing. 6to4 is checked below.
+// host that tunnels them); a fourth review noted they were missing.
 // Also the prefixes that carry an IPv4 address to a translator that may be told to reach private
 // ones: NAT64's local-use 64:ff9b:1::/48 (RFC 8215 made it for exactly that, beside the
 // well-known 64:ff9b::/96) and SIIT's IPv4-translated ::ffff:0:0:0/96 (RFC 2765); and the
-// deprecated site-local fec0::/10, private addressing that old networks still route.
+// deprecated site-local fec0::/10, private addressing that old networks still route. 6to4,
+// Teredo and ISATAP carry an IPv4 address inside a global one: judged by it (see embeddedIPv4).
 for (const [network, prefix] of [
   ["::", 96], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["64:ff9b::", 96], ["2001:db8::", 32],
   ["64:ff9b:1::", 48], ["::ffff:0:0:0", 96], ["fec0::", 10],
@@ -32,13 +33,43 @@ export function isRestrictedAddress(address: string): boolean {
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
     if (mapped) return restricted.check(mapped[1]!, "ipv4");
     if (restricted.check(address, "ipv6")) return true;
-    // 6to4 (2002:AABB:CCDD::/48) carries the IPv4 address AA.BB.CC.DD: judged as that address.
-    const sixToFour = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4})(?::|$)/i.exec(address);
-    if (sixToFour) {
-      const [high, low] = [parseInt(sixToFour[1]!, 16), parseInt(sixToFour[2]!, 16)];
-      return restricted.check(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, "ipv4");
-    }
-    return false;
+    return embeddedIPv4(hextetsOf(address)).some((ipv4) => restricted.check(ipv4, "ipv4"));
   }
   return true; // Not an address at all: nothing to connect to.
+}
+
+/**
+ * The IPv4 addresses a global IPv6 address carries for a tunnel or relay to reach, each judged as
+ * itself: a host on a network that routes these forms reached the IPv4 address through them. Read
+ * from the address's 16 bits groups, not its text: a regex on the text missed "2002:7f00::1" (6to4
+ * of 127.0.0.0, its zeros compressed) and "2002::" (0.0.0.0).
+ */
+function embeddedIPv4(groups: readonly number[]): string[] {
+  const ipv4 = (high: number, low: number): string => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  const [g0, g1, g2, g3, , g5, g6, g7] = groups as [number, number, number, number, number, number, number, number];
+  const carried: string[] = [];
+  // 6to4 (RFC 3056), 2002:AABB:CCDD::/48: the relay's way in is the IPv4 address AA.BB.CC.DD.
+  if (g0 === 0x2002) carried.push(ipv4(g1, g2));
+  // Teredo (RFC 4380), 2001:0::/32: the Teredo server's IPv4 address in bits 32-63, the client's
+  // in the last 32, each bit inverted (2001:0:…::5601:5601 is a client at 169.254.169.254).
+  if (g0 === 0x2001 && g1 === 0) carried.push(ipv4(g2, g3), ipv4(g6 ^ 0xffff, g7 ^ 0xffff));
+  // ISATAP (RFC 5214): under any prefix, an interface identifier 0:5efe or 200:5efe (its
+  // universal bit set) and an IPv4 address, the router's tunnel to a host of the site.
+  if ((groups[4] === 0 || groups[4] === 0x200) && g5 === 0x5efe) carried.push(ipv4(g6, g7));
+  return carried;
+}
+
+/** The eight 16-bit groups of a valid IPv6 address (a zone, "%eth0", left out; a dotted IPv4 tail read as two groups). */
+function hextetsOf(address: string): number[] {
+  let text = address.split("%")[0]!;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const parse = (part: string): number[] => (part === "" ? [] : part.split(":").map((group) => parseInt(group, 16)));
+  const [head, tail] = text.split("::") as [string, string | undefined];
+  if (tail === undefined) return parse(head);
+  const [before, after] = [parse(head), parse(tail)];
+  return [...before, ...new Array<number>(8 - before.length - after.length).fill(0), ...after];
 }

@@ -160,6 +160,19 @@ describe("restricted addresses", () => {
     ["2002:a9fe:a9fe::", true], // 6to4 of 169.254.169.254
     ["2002:0a00:0001:1::5", true], // 6to4 of 10.0.0.1
     ["2002:808:808::1", false], // 6to4 of 8.8.8.8
+    ["2002:7f00::1", true], // 6to4 of 127.0.0.0, its zero group compressed
+    ["2002::", true], // 6to4 of 0.0.0.0
+    ["2002:a00::1", true], // 6to4 of 10.0.0.0
+    ["2001:0:7f00:1::", true], // Teredo, server 127.0.0.1
+    ["2001::5601:5601", true], // Teredo, client 169.254.169.254 (its bits inverted), server 0.0.0.0
+    ["2001:0:808:808::5601:5601", true], // Teredo, server 8.8.8.8, client 169.254.169.254
+    ["2001:0:808:808::f5ff:fffe", true], // Teredo, client 10.0.0.1
+    ["2001:0:808:808::80ff:fffe", true], // Teredo, client 127.0.0.1
+    ["2001:0:808:808:0:0:f7f7:f7f7", false], // Teredo, server and client 8.8.8.8
+    ["2001:db9::5efe:7f00:1", true], // ISATAP identifier carrying 127.0.0.1
+    ["2001:db9::200:5efe:a9fe:a9fe", true], // ISATAP identifier (universal) carrying 169.254.169.254
+    ["2001:db9::200:5efe:808:808", false], // ISATAP identifier carrying 8.8.8.8
+    ["64:ff9b::a9fe:a9fe", true], // NAT64 well-known prefix carrying 169.254.169.254
     ["64:ff9b:1::a9fe:a9fe", true], // NAT64 local-use prefix (RFC 8215) carrying 169.254.169.254
     ["64:ff9b:1:ffff::a00:1", true],
     ["64:ff9b:2::1", false],

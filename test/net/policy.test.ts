@@ -197,6 +197,36 @@ requestNetwork(["[64:ff9b:1::a9fe:*]:*", "[::ffff:0:7f00:*]:*", "[fec0::*]:*"], 
     // within 3000 ms", not in the refusal asserted above (no clock needed).
   });
 
+  it("an IPv6 glob never unlocks a 6to4, Teredo or ISATAP address that carries a restricted IPv4 one: refused at once", async () => {
+    // Each matches a glob permission, never a literal one; each carries loopback, a private or the
+    // metadata address for a relay or tunnel to reach. 6to4 of 127.0.0.0 written with its zeros
+    // compressed passed before: the check read the IPv4 address from the text with a regex.
+    const globs = ["[2002:7f00::*]:*", "[2002:a9fe:a9fe::*]:*", "[2001:0:7f00:*::]:*", "[2001:0:808:808::*:5601]:*", "[2001:0:808:808::f5ff:*]:*", "[2001:db9::5efe:7f00:*]:*"];
+    const result = await tacit(
+      workDir(),
+      `${ATTEMPT_PRELUDE}
+requestNetwork(${JSON.stringify(globs)}, (net) => {
+  attempt("6to4-loopback-compressed", () => net.httpGet("http://[2002:7f00::1]:8080/"));
+  attempt("6to4-metadata", () => net.httpGet("http://[2002:a9fe:a9fe::1]/latest/meta-data/"));
+  attempt("teredo-server-loopback", () => net.httpGet("http://[2001:0:7f00:1::]/"));
+  attempt("teredo-client-metadata", () => net.httpGet("http://[2001:0:808:808::5601:5601]/latest/meta-data/"));
+  attempt("teredo-client-private", () => net.httpGet("http://[2001:0:808:808::f5ff:fffe]/"));
+  attempt("isatap-loopback", () => net.httpGet("http://[2001:db9::5efe:7f00:1]/"));
+});
+`,
+      [...permit(...globs), "--config", configFile(workDir(), { networkTimeoutMs: 3000 }), "--exec-timeout-ms", "20000"],
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expectRefused(
+      attempts(result.stdout),
+      ["6to4-loopback-compressed", "6to4-metadata", "teredo-server-loopback", "teredo-client-metadata", "teredo-client-private", "isatap-loopback"],
+      /loopback, private or link-local address; it is reachable only when --network-permissions names it literally/,
+    );
+    // Refused before any connection was tried: these addresses are not routed here, and a
+    // connection tried would end in a network error or "no answer within 3000 ms", not in the
+    // refusal asserted above (no clock needed).
+  });
+
   it("a permission that names the host or address literally unlocks it, whatever the scope's spelling", async () => {
     const a = await server();
     const P = a.port;
