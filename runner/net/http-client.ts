@@ -624,7 +624,10 @@ function throwsWorded<T>(
 
 /** What httpExchange tells its caller as the exchange goes on. */
 export interface ExchangeHooks {
-  /** Each redirect hop once it passed the checks, before it is sent (for the audit log: see NetworkExecutor.redirectsOf). */
+  /**
+   * Each redirect hop as its exchange starts (after `sending`): one that fails any check made
+   * before, the request's deadline among them, is not told (for the audit log: see NetworkExecutor.redirectsOf).
+   */
   followed?: (method: string, url: URL) => void;
   /**
    * When given, a redirect that cannot be followed (refused, broken, one too many, or its next
@@ -663,8 +666,15 @@ export async function httpExchange(first: HttpCall, check: UrlCheck, limits: Htt
     try {
       const { restrictedAllowed } = check(call.url, call.method, hop, say);
       checked = true;
-      if (hop > 0) followed(call.method, call.url);
-      outcome = await once(call, restrictedAllowed, limits, signal, { sending, connected, hop: words, deadline });
+      // A hop is told once its exchange starts, not once its URL passed the check: refused after
+      // that (its deadline passed, its address a restricted literal, the log unwritable), the
+      // audit log recorded it as followed, a request that was never sent.
+      const { method, url } = call;
+      const hopSending = hop === 0 ? sending : (): void => {
+        sending();
+        followed(method, url);
+      };
+      outcome = await once(call, restrictedAllowed, limits, signal, { sending: hopSending, connected, hop: words, deadline });
     } catch (error) {
       // Past the check, a refusal is the restricted-address one, made as the hop's address is looked up.
       if (checked && hop > 0 && error instanceof PolicyDenial) error.message = redirectNotFollowed(say, first.url, call.url, error.message);

@@ -353,6 +353,44 @@ describe("a request that follows redirects", () => {
   }, 30_000);
 });
 
+describe("a redirect hop refused after its URL passed the checks", () => {
+  it("is not recorded as followed: the request failed, and the log lists no hop it was never sent to", async () => {
+    const ctx = auditHome();
+    // A restricted address allowed by a glob alone passes the URL check and is refused as the hop
+    // starts, before anything is sent: as a hop whose request's deadline has passed is.
+    const first = await startServer((_request, response) => {
+      response.writeHead(302, { location: "http://10.0.0.1:9/internal" });
+      response.end();
+    });
+    try {
+      const { work, log } = workAndLog(ctx.dir);
+      const script =
+        `try { net(); } catch (error) { println("refused:", (error as Error).message); }\n` +
+        `function net() { requestNetwork(["127.0.0.1:${first.port}", "10.0.0.*:*"], (net) => println(net.httpGet("${first.origin}/start"))); }\n`;
+      const run = await runCli(unchecked(["run", "--audit-log", log, "--network-permissions", `127.0.0.1:${first.port},10.0.0.*:*`, "-"]), {
+        cwd: work,
+        env: ctx.env,
+        input: script,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/refused:.*was redirected to http:\/\/10\.0\.0\.1:9\/internal, which tacit did not follow: 10\.0\.0\.1 is a loopback, private or link-local address/);
+      expect(first.received.map((request) => request.url)).toEqual(["/start"]);
+      const events = readLines(log).map((line) => line.event);
+      const request = events.find((event) => event.type === "action-requested" && event.kind === "HttpRequest");
+      expect(request).toMatchObject({ url: `${first.origin}/start` });
+      const result = events.find((event) => event.type === "action-result" && event.action === request!.action);
+      expect(result).toMatchObject({ ok: false });
+      expect(result, JSON.stringify(result)).not.toHaveProperty("redirects");
+      const shown = await runCli(["audit", "show", log], { env: ctx.env });
+      expect(shown.stdout).not.toContain("redirected:");
+      expect((await verifyJson(log, ctx.env)).result.code).toBe(0);
+    } finally {
+      await first.close();
+      ctx.cleanup();
+    }
+  }, 30_000);
+});
+
 describe("a file action through a link", () => {
   it("records where the path really leads beside the path as the script named it", async () => {
     const ctx = auditHome();
