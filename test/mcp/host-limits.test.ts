@@ -11,7 +11,7 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectServe, createSession, runInSession, tacitBin, type ToolResult } from "../helpers.js";
+import { childEnv, connectServe, createSession, runInSession, tacitBin, type ToolResult } from "../helpers.js";
 import { MAX_MESSAGE_BYTES, MessageLines, type OversizedMessage, requestIdOf } from "../../runner/mcp-stdin.js";
 
 const OVERSIZED_CODE = "//" + "x".repeat(20 * 1024 * 1024);
@@ -107,6 +107,35 @@ describe("tacit serve and oversized messages", () => {
   }, 60_000);
 });
 
+describe("tacit serve and a message its client writes a byte at a time", () => {
+  it("keeps the line in the memory its bytes take, not an object a byte: answered under a 128 MiB heap", async () => {
+    // 8 MB of a ping's params, one write(2) per byte, from a process whose stdout is tacit's
+    // stdin. Kept chunk by chunk the line took the host past its heap (405 MB peak unlimited).
+    const writer = path.join(dir, "byte-writer.cjs");
+    writeFileSync(
+      writer,
+      `const fs = require("fs");
+fs.writeSync(1, '{"jsonrpc":"2.0","id":"byte-ping","method":"ping","params":{"x":"');
+const x = Buffer.from("x");
+for (let i = 0; i < ${8_000_000}; i++) fs.writeSync(1, x);
+fs.writeSync(1, '"}}\\n');
+`,
+    );
+    const source = spawn(process.execPath, [writer], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [tacitBin, "serve"], { cwd: dir, stdio: [source.stdout, "pipe", "pipe"], env: childEnv({ NODE_OPTIONS: "--max-old-space-size=128" }) });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    // The writer ends after its line, which closes tacit's stdin: the server answers and ends.
+    const code = await new Promise<number | null>((resolve) => child.on("close", (exitCode) => resolve(exitCode)));
+    expect(stderr).not.toMatch(/heap out of memory/i);
+    expect(code, stderr).toBe(0);
+    const answers = stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(answers).toContainEqual({ jsonrpc: "2.0", id: "byte-ping", result: {} });
+  }, 180_000);
+});
+
 describe("MessageLines and requestIdOf", () => {
   it("pass lines that fit whole, however they are chunked, and report the rest with their ids", () => {
     const lines: string[] = [];
@@ -117,6 +146,19 @@ describe("MessageLines and requestIdOf", () => {
     for (let i = 0; i < text.length; i += 5) splitter.push(Buffer.from(text.slice(i, i + 5)));
     expect(lines).toEqual(['{"a":1}', '{"b":2}', ""]);
     expect(oversized).toEqual([{ bytes: long.length, id: 7 }]);
+  });
+
+  it("read a long line's id from its last bytes however it is chunked: a byte at a time, or in pieces longer than the ends kept", () => {
+    const long = JSON.stringify({ jsonrpc: "2.0", method: "m", params: { p: "q".repeat(20_000) }, id: "last-id" });
+    for (const size of [1, 7, 4095, 4097, 9000]) {
+      const oversized: OversizedMessage[] = [];
+      const lines: string[] = [];
+      const splitter = new MessageLines(100, (line) => lines.push(line.toString()), (message) => oversized.push(message));
+      const text = `${long}\n{"after":1}\n`;
+      for (let i = 0; i < text.length; i += size) splitter.push(Buffer.from(text.slice(i, i + size)));
+      expect(oversized, `pieces of ${size}`).toEqual([{ bytes: long.length, id: "last-id" }]);
+      expect(lines, `pieces of ${size}`).toEqual(['{"after":1}']);
+    }
   });
 
   it("find an id only where it is a top-level member", () => {
