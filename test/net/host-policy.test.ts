@@ -169,6 +169,8 @@ describe("restricted addresses", () => {
     ["2001:0:808:808::f5ff:fffe", true], // Teredo, client 10.0.0.1
     ["2001:0:808:808::80ff:fffe", true], // Teredo, client 127.0.0.1
     ["2001:0:808:808:0:0:f7f7:f7f7", false], // Teredo, server and client 8.8.8.8
+    ["2001:0:808:808::245.255.255.254", true], // Teredo, client 10.0.0.1, its last groups written as dotted IPv4
+    ["2002:7f00::1%eth0", true], // 6to4 of 127.0.0.0 with a zone
     ["2001:db9::5efe:7f00:1", true], // ISATAP identifier carrying 127.0.0.1
     ["2001:db9::200:5efe:a9fe:a9fe", true], // ISATAP identifier (universal) carrying 169.254.169.254
     ["2001:db9::200:5efe:808:808", false], // ISATAP identifier carrying 8.8.8.8
