@@ -32,6 +32,11 @@ export class HeapShare {
     return this.usedBytes + bytes <= this.limitBytes;
   }
 
+  /** Bytes not taken yet. */
+  get freeBytes(): number {
+    return Math.max(0, this.limitBytes - this.usedBytes);
+  }
+
   /** Takes `bytes` if they fit; false (and nothing taken) if not. */
   take(bytes: number): boolean {
     if (this.usedBytes + bytes > this.limitBytes) return false;

@@ -96,6 +96,23 @@ export class PlaintextBudget {
     return items * JSON_ITEM_BYTES;
   }
 
+  /** Bytes this store's own limit still leaves for values (none once released). */
+  get roomBytes(): number {
+    return this.released ? 0 : Math.max(0, this.limitBytes - this.held);
+  }
+
+  /**
+   * Takes `bytes` of the share, for as long as a reply of the pure evaluator is being read (see
+   * PureEvaluator): false, and nothing taken, if they do not fit. Given back with giveReading.
+   */
+  takeReading(bytes: number): boolean {
+    return this.shared.take(bytes);
+  }
+
+  giveReading(bytes: number): void {
+    this.shared.give(bytes);
+  }
+
   get classifiedBytes(): number {
     return this.classified;
   }

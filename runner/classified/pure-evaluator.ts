@@ -14,6 +14,12 @@ export const PURE_JOB_TIMEOUT_MS = 5_000;
 /** How long the evaluator may take to start (before its first job's own limit runs). */
 const PURE_START_TIMEOUT_MS = 30_000;
 const PURE_MEMORY_LIMIT_MB = 256;
+/**
+ * What a reply line is read to beyond what the store would keep (see replyLimitChars): its
+ * frame, and a failed job's error (of which the host keeps 2,048 characters, six of JSON text
+ * each at most) whether or not the store has room left.
+ */
+const REPLY_ROOM_CHARS = 64 * 1024;
 
 export type PureResult = { ok: true; value: unknown } | { ok: false; reason: string };
 
@@ -37,6 +43,30 @@ export class PureEvaluator {
    * measured as the store measures it): a reply that would cost more once parsed is not parsed.
    */
   constructor(private readonly valueLimitBytes: number) {}
+
+  /** The budget of the store whose values this evaluator computes (see readRepliesWithin). */
+  private budget: PlaintextBudget | null = null;
+
+  /**
+   * Bounds what the host reads of a reply by what `budget` (the store's) would still keep:
+   * without it, a reply was read up to the frame limit (256 Mi characters, half a gigabyte)
+   * whatever the store could keep of it, and a map function decides how long its reply is, so
+   * several sessions doing so at once could take tacit serve toward running out of memory at a
+   * time the plaintext decides. A reply past the bound fails out of sight (see replyLimitChars).
+   */
+  readRepliesWithin(budget: PlaintextBudget): void {
+    this.budget = budget;
+  }
+
+  /**
+   * The longest reply line read: REPLY_ROOM_CHARS, and three characters for each byte the store
+   * would still keep (a value's string costs two bytes a character there, and a character is at
+   * most six of JSON text: `\u0001`). A value the store would keep is never cut.
+   */
+  private replyLimitChars(): number {
+    const room = this.budget?.roomBytes ?? this.valueLimitBytes;
+    return Math.min(MAX_HOST_FRAME_CHARS, REPLY_ROOM_CHARS + 3 * room);
+  }
 
   /**
    * Runs `work` (a person being asked about one of the evaluation's requests) with the evaluator
@@ -136,11 +166,42 @@ export class PureEvaluator {
     // The same splitting and validation as the sandbox's frames; replies carry whole values,
     // so they may be as long as what the host sends the evaluator.
     const splitter = new FrameSplitter(MAX_HOST_FRAME_CHARS);
+    /**
+     * Bytes of the share of all sessions' classified values (see heap-share.ts) taken for the
+     * part of a reply read and not ended yet: each store bounds its own reply, and this bounds
+     * the replies of a server's sessions read at the same time together.
+     */
+    let reading = 0;
+    const giveBackReading = (): void => {
+      this.budget?.giveReading(reading);
+      reading = 0;
+    };
     proc.stdout.on("data", (chunk: Buffer) => {
       // A process the host has ended may still have written more: none of it counts.
       if (proc.isKilled) return;
       try {
-        for (const line of splitter.push(chunk)) {
+        const lines = splitter.push(chunk);
+        const limit = this.replyLimitChars();
+        if (splitter.holdingChars > limit || lines.some((line) => line.length > limit)) {
+          throw new ProtocolError(
+            `the evaluator's reply was longer than the ${limit} characters the host reads of one: ` +
+              "three for each byte this evaluation's or session's classified values may still take (config \"classifiedStoreLimitBytes\")",
+          );
+        }
+        const holdingBytes = splitter.holdingChars * 2;
+        if (holdingBytes > reading) {
+          if (this.budget !== null && !this.budget.takeReading(holdingBytes - reading)) {
+            throw new ProtocolError(
+              "the evaluator's reply, still being read, would take more than the classified values of all this server's sessions and calls " +
+                "may still take together (a quarter of tacit's heap limit)",
+            );
+          }
+          reading = holdingBytes;
+        } else if (holdingBytes < reading) {
+          this.budget?.giveReading(reading - holdingBytes);
+          reading = holdingBytes;
+        }
+        for (const line of lines) {
           // Measured on its text first: parsed, a reply of a few tens of megabytes of "[],"
           // took gigabytes of the host (and a map function decides what it answers, so whether
           // tacit died could tell the script about a secret). One whose elements and properties
@@ -159,10 +220,12 @@ export class PureEvaluator {
         }
       } catch (error) {
         if (!(error instanceof ProtocolError)) throw error;
+        giveBackReading();
         proc.kill("protocol", error.message);
       }
     });
     void proc.ended.then((end) => {
+      giveBackReading();
       started();
       if (this.process === proc) this.process = null;
       // Only a job sent to this process ends with it (a later one went to a fresh process).

@@ -102,6 +102,7 @@ export class ClassifiedStore {
     shared?: HeapShare,
   ) {
     this.budget = new PlaintextBudget(limitBytes, shared);
+    evaluator.readRepliesWithin(this.budget);
   }
 
   /** Notes, in the secure output, what became of a value out of the script's sight (sent empty, say). */

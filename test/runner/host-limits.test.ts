@@ -358,4 +358,29 @@ describe("the classified store's plaintext limit", () => {
     const fillsText = readFileSync(fillsSink, "utf8");
     expect(fillsText).toContain(`values: ${"ab".repeat(230_000)} <classified value unavailable: classify(): not kept:`);
   }, 60_000);
+
+  it("a map's reply longer than the store could keep is not read to its end: the map fails out of sight, and the next one works", async () => {
+    // A map function decides how long its reply is: read up to the frame limit (256 Mi
+    // characters) whatever the store could keep, several at once could take tacit serve
+    // toward running out of memory at a time the plaintext decides.
+    const config = path.join(dir, "one-mib-store-reply.json");
+    writeFileSync(config, JSON.stringify({ classifiedStoreLimitBytes: 1024 * 1024 }));
+    const sink = path.join(base, "long-reply.log");
+    const r = await runScript(
+      'const big = classify("x").map((s) => s.repeat(50_000_000));\nconst small = classify("ab").map((s) => s + "!");\nprintln("values:", big, small);\n',
+      ["--config", config, "--secure-output", sink],
+      { cwd: dir },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe("values: Classified(***) Classified(***)\n");
+    expect(r.code).toBe(0);
+    const text = readFileSync(sink, "utf8");
+    // 64 Ki characters and three for each byte the 1 MiB store has left (classify() took 6);
+    // not "not kept" after reading it whole.
+    expect(text).toContain(
+      `values: <classified value unavailable: the evaluator's reply was longer than the ${64 * 1024 + 3 * (1024 * 1024 - 6)} characters the host reads of one`,
+    );
+    expect(text).toContain(" ab!\n");
+    expect(text).not.toContain("not kept");
+  }, 60_000);
 });
