@@ -76,7 +76,7 @@ function timeOnce(code: string): Timing {
   const scopesMs = performance.now() - started;
   const calls = callsIn(program as unknown as AstNode, []);
   started = performance.now();
-  analyzePureFunctions(calls, new Set(), scopes, new Set(), () => undefined);
+  analyzePureFunctions(code, calls, new Set(), scopes, new Set(), () => undefined);
   return { whole, scopes: scopesMs, purity: performance.now() - started, refused };
 }
 

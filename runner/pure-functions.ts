@@ -65,12 +65,17 @@ function isInlineFunction(node: unknown): node is AstNode {
   return type === "ArrowFunctionExpression" || type === "FunctionExpression";
 }
 
+/** Whether `call` is `x.map(…)` or `x.flatMap(…)`. */
+function isPureCall(call: AstNode): boolean {
+  const callee = call.callee as AstNode;
+  if (callee.type !== "MemberExpression" || callee.computed) return false;
+  const name = (callee.property as AstNode).name;
+  return name === "map" || name === "flatMap";
+}
+
 /** `x.map(fn)` / `x.flatMap(fn)` with an inline function: its function node, else null. */
 export function pureCallFunction(call: AstNode): AstNode | null {
-  const callee = call.callee as AstNode;
-  if (callee.type !== "MemberExpression" || callee.computed) return null;
-  const name = (callee.property as AstNode).name;
-  if (name !== "map" && name !== "flatMap") return null;
+  if (!isPureCall(call)) return null;
   const first = (call.arguments as unknown[])[0];
   return isInlineFunction(first) ? first : null;
 }
@@ -132,12 +137,94 @@ function visibleAs(scope: Scope | null, name: string): Variable | null {
   return null;
 }
 
-/** The initializer of a variable declared once, with `const`, else null. */
+/**
+ * The initializer of a variable declared once, with `const`, or with `let`/`var` and never
+ * assigned again (it holds that value wherever it is read), else null. A `let` function passed
+ * to map reached the evaluator without the values it uses, as a function by name did before.
+ */
 function constInit(variable: Variable | null): AstNode | null {
   const definition = variable?.defs.length === 1 ? variable.defs[0] : undefined;
-  if (definition?.type !== "Variable" || (definition.parent as unknown as AstNode | null)?.kind !== "const") return null;
+  if (definition?.type !== "Variable") return null;
   const init = (definition.node as unknown as AstNode).init as AstNode | null | undefined;
-  return init ? unwrapExpression(init) : null;
+  if (!init) return null;
+  if ((definition.parent as unknown as AstNode | null)?.kind !== "const" && assignedAgain(variable!)) return null;
+  return unwrapExpression(init);
+}
+
+/** Whether a variable is assigned after its declaration; asked once per variable (a `let` passed in 10,000 calls, read 10,000 times). */
+const assignedAgainOf = new WeakMap<Variable, boolean>();
+function assignedAgain(variable: Variable): boolean {
+  let answer = assignedAgainOf.get(variable);
+  if (answer === undefined) assignedAgainOf.set(variable, (answer = variable.references.some((ref) => ref.isWrite() && !ref.init)));
+  return answer;
+}
+
+/**
+ * Whether `call` calls, by name, a function of the script's that returns a function written in it
+ * (a factory: `const make = (n) => (v) => v + n`). Other calls are left alone: a method returning
+ * a method by reference may well be self-contained, and works.
+ */
+function makesFunction(call: AstNode, index: ReferenceIndex): boolean {
+  const callee = unwrapExpression(call.callee as AstNode);
+  if (callee.type !== "Identifier") return false;
+  const variable = index.variableOf(callee);
+  const definition = variable?.defs.length === 1 ? variable.defs[0] : undefined;
+  const fn = definition?.type === "FunctionName" ? (definition.node as unknown as AstNode) : constInit(variable);
+  if (fn === null || (fn.type !== "FunctionDeclaration" && !isInlineFunction(fn))) return false;
+  return index.once(fn, returnsFunction);
+}
+
+/** Whether `fn` returns a function written in it (see makesFunction). */
+function returnsFunction(fn: AstNode): boolean {
+  const body = fn.body as AstNode;
+  if (body.type !== "BlockStatement") return isInlineFunction(unwrapExpression(body));
+  // A `return` of a function written there, anywhere in the body but inside functions of its own.
+  const pending: unknown[] = [body];
+  while (pending.length > 0) {
+    const node = pending.pop() as AstNode;
+    if (node.type === "ReturnStatement" && node.argument && isInlineFunction(unwrapExpression(node.argument as AstNode))) return true;
+    for (const key in node) {
+      const child = node[key];
+      for (const item of Array.isArray(child) ? child : [child]) {
+        const type = (item as AstNode | null)?.type;
+        if (typeof type === "string" && type !== "FunctionDeclaration" && !isInlineFunction(item)) pending.push(item);
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * Why the checks can tell that what `argument` gives map/flatMap is a function they cannot
+ * analyse, or null: one made by a call (a factory's), chosen by a condition, taken from an array,
+ * or held by a variable assigned again. Only its source reaches the pure evaluator, and the values
+ * it captures (a factory's parameter, a name beside it) are not listed for it: the map failed
+ * there every time it used one (a ReferenceError, out of the script's sight). Methods by
+ * reference and parameters are left alone: they may well be self-contained, and work today.
+ */
+function unanalysableFunction(argument: AstNode, index: ReferenceIndex, depth = 0): string | null {
+  const node = unwrapExpression(argument);
+  if (node.type === "CallExpression") return makesFunction(node, index) ? "a function made by a call to a factory" : null;
+  if (node.type === "ConditionalExpression" || node.type === "LogicalExpression") return "a function chosen by a condition";
+  if (node.type === "MemberExpression" && node.computed && (node.object as AstNode).type === "Identifier") {
+    const init = constInit(index.variableOf(node.object as AstNode));
+    return init?.type === "ArrayExpression" ? "an element of an array" : null;
+  }
+  if (node.type !== "Identifier" || depth > 0) return null;
+  const variable = index.variableOf(node);
+  const definition = variable?.defs.length === 1 ? variable.defs[0] : undefined;
+  if (definition?.type !== "Variable") return null;
+  const init = (definition.node as unknown as AstNode).init as AstNode | null | undefined;
+  if (!init) return null;
+  if (constInit(variable) === null) return `\`${node.name as string}\`, a variable assigned more than once`;
+  const made = unanalysableFunction(init, index, depth + 1);
+  return made === null ? null : `\`${node.name as string}\`, ${made}`;
+}
+
+/** The text of a call, cut for a message. */
+function callText(call: AstNode, code: string): string {
+  const text = code.slice(call.start, call.end).replace(/\s+/g, " ");
+  return text.length > 60 ? text.slice(0, 59) + "…" : text;
 }
 
 function propertyName(key: AstNode): string | null {
@@ -155,6 +242,16 @@ class ReferenceIndex {
   }
   referenceOf(identifier: AstNode): Reference | null {
     return this.byIdentifier.get(identifier) ?? null;
+  }
+  private readonly answers = new Map<AstNode, boolean>();
+  /**
+   * `question(node)`, answered once per node: a factory's body is walked once, not once per call
+   * that passes its function (10,000 calls of one large factory made the checks quadratic).
+   */
+  once(node: AstNode, question: (node: AstNode) => boolean): boolean {
+    let answer = this.answers.get(node);
+    if (answer === undefined) this.answers.set(node, (answer = question(node)));
+    return answer;
   }
   private readonly members = new Map<AstNode, Map<string, AstNode | null>>();
   /**
@@ -307,6 +404,7 @@ function innermostMarked(scopes: ScopeManager, marked: ReadonlySet<Scope>): Map<
  * then the number of references plus the number of names captured (the rewriter's output).
  */
 export function analyzePureFunctions(
+  code: string,
   calls: readonly AstNode[],
   capabilityBlocks: ReadonlySet<unknown>,
   scopes: ScopeManager,
@@ -325,7 +423,21 @@ export function analyzePureFunctions(
     const declared = inline ? null : declaredPureFunction(call, index);
     const fn = inline ?? declared?.fn;
     const fnScope = fn ? scopes.acquire(fn as never) : null;
-    if (!fn || !fnScope) continue;
+    if (!fn || !fnScope) {
+      const argument = (call.arguments as AstNode[])[0];
+      const onClassified = argument !== undefined && isPureCall(call) && isKnownClassified((call.callee as AstNode).object as AstNode, index);
+      const unanalysable = onClassified ? unanalysableFunction(argument!, index) : null;
+      if (unanalysable !== null) {
+        report(
+          argument!.start,
+          `\`${callText(call, code)}\` passes ${unanalysable}: the checks cannot see which values it uses, and the pure evaluator ` +
+            "receives its source alone, so a value it captures (a factory's parameter, a name beside it) would be missing there and the map would fail",
+          "Write the function in the call, as an inline arrow that uses what it needs by name: " +
+            "const n = 5; secret.map((value) => value + n), or for a choice, cond ? secret.map(f) : secret.map(g) with f and g declared with const.",
+        );
+      }
+      continue;
+    }
     const classified = isKnownClassified((call.callee as AstNode).object as AstNode, index);
     const at = inline ?? ((call.arguments as AstNode[])[0] as AstNode);
     sites.push({ at, scope: fnScope, declared: declared ? { callScope: declared.callScope, classified } : null });

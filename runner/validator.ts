@@ -478,7 +478,7 @@ function validateUnguarded(code: string, fileName: string, fresh: string, parsed
   }
 
   const pureFunctions: PureFunctionSite[] = [
-    ...analyzePureFunctions(calls, capabilityBlocks, scopes, textOperands, (offset, message, hint) => report("impure-map", offset, message, hint)),
+    ...analyzePureFunctions(code, calls, capabilityBlocks, scopes, textOperands, (offset, message, hint) => report("impure-map", offset, message, hint)),
     ...spacings,
   ];
 

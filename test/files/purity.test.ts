@@ -133,6 +133,59 @@ println(["ab", "c"].map(tagged));
   });
 });
 
+// A function made by a factory, chosen by a condition, taken from an array or held by a `let`
+// assigned again reached the pure evaluator as its source alone, and the values it captured (the
+// factory's parameter, a name beside it) were missing there: the map failed every time, out of
+// sight. The checks can tell such an argument apart: it is refused before anything runs, with what
+// to write. A `let` assigned once is read as a `const` is, and works.
+describe("functions the checks cannot analyse", () => {
+  const forms: Array<{ what: string; call: string }> = [
+    { what: "a factory's function", call: "secret.map(make(5))" },
+    { what: "a const holding a factory's function", call: "secret.map(made)" },
+    { what: "a declared factory's function", call: "secret.map(tagger(7))" },
+    { what: "a function chosen by a condition", call: "secret.map(Math.random() > 2 ? tag : upper)" },
+    { what: "a function chosen by ||", call: "secret.map(maybe || tag)" },
+    { what: "an element of an array", call: "secret.map(list[0])" },
+    { what: "a let assigned again", call: "secret.flatMap(changing)" },
+  ];
+  const prelude = `const secret = classify("plain-canary-3c9d");
+const suffix = "!";
+const make = (n: number) => (value: string) => value + n;
+const made = make(6);
+const tag = (value: string) => value + suffix;
+const upper = (value: string) => value.toUpperCase();
+const maybe = null as ((value: string) => string) | null;
+const list = [(value: string) => value + suffix];
+let changing = (value: string) => classify(value + suffix);
+changing = (value: string) => classify(value);
+function tagger(n: number) { const mark = "#" + n; if (n < 0) return null; return (value: string) => value + mark; }
+`;
+  it.each(forms)("$what is refused at check time, naming the call and saying what to write; nothing runs", async ({ call }) => {
+    const r = await tacit(root, `${prelude}println(${call});\nprintln("ran");\n`, [], { TACIT_HOME: path.join(root, "home") });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(new RegExp(`^script\\.ts:12:\\d+ error \\[impure-map\\] \`${call.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\` passes `, "m"));
+    expect(r.stderr).toContain("the checks cannot see which values it uses");
+    expect(r.stderr).toContain("hint: Write the function in the call, as an inline arrow");
+    expect(r.stderr).not.toContain("plain-canary-3c9d");
+  });
+
+  it("the same forms on an array's map run as before, and a let assigned once is analysed and computed", async () => {
+    const sink = path.join(root, "unanalysable-sink.txt");
+    const script = `${prelude}println(["a"].map(make(5)), ["b"].map(made), ["f"].map(tagger(7)!), ["c"].map(Math.random() > 2 ? tag : upper), ["d"].map(list[0]), ["e"].map(maybe || tag));
+let once = (value: string) => value.length + suffix;
+println(secret.map(once));
+`;
+    const work = path.join(root, "unanalysable-work");
+    mkdirSync(work, { recursive: true });
+    const r = await tacit(work, script, ["--secure-output", sink], { TACIT_HOME: path.join(root, "home") });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`[ "a5" ] [ "b6" ] [ "f#7" ] [ "C" ] [ "d!" ] [ "e!" ]\nClassified(***)\n`);
+    expect(readFileSync(sink, "utf8")).toBe(`[ "a5" ] [ "b6" ] [ "f#7" ] [ "C" ] [ "d!" ] [ "e!" ]\n17!\n`);
+  });
+});
+
 // Nested map functions: a use inside N of them is a capture of each, and the checks once walked
 // each function's list of outer uses, quadratic in the nesting (hostile code: maps some hundreds
 // deep around thousands of names). Now linear, and the scope analysis under them is bounded by
