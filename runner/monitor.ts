@@ -77,9 +77,22 @@ export interface EvaluationContext {
   hostSecrets: HostSecrets;
 }
 
+/**
+ * Said once a run (counted after that) when a print holds a Classified value and no secure output
+ * is set: its plaintext, and why a value could not be computed, went nowhere without a word. It
+ * depends on the print call alone (which values it was given are Classified is the script's own
+ * knowledge), never on a value's plaintext, whether it is computed yet, or whether it could be:
+ * it is given as the print is decided, before anything waits for a value.
+ */
+export const CLASSIFIED_PRINTED_NOWHERE =
+  "a Classified value was printed (shown as Classified(***)) and its plaintext went nowhere: no secure output is set. " +
+  "Give --secure-output FILE (config libraryConfig.secureOutput) to have tacit append what is printed there with the " +
+  "plaintext in place, and why any classified value could not be computed";
+
 /** The agent sees classified parts masked; the sink, if any, gets the whole text in plaintext. */
 function print(parts: readonly PrintPart[], context: EvaluationContext): void {
   const values = parts.map((part) => (typeof part === "string" ? part : context.classified.get(part.classified)));
+  if (context.sink === null && values.some((value) => typeof value !== "string")) context.output.warn(CLASSIFIED_PRINTED_NOWHERE);
   context.output.write(parts.map((part) => (typeof part === "string" ? part : CLASSIFIED_MASK)).join(""));
   // Each value is read as text only when the sink gets to it (see SinkQuota.appendParts).
   context.sink?.appendParts(values);

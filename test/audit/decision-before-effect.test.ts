@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, unchecked } from "../helpers.js";
 import { startServer, type TestServer } from "../net/fixtures.js";
 import { auditHome, type Line, readLines, workAndLog } from "./fixtures.js";
+import { CLASSIFIED_PRINTED_NOWHERE } from "../../runner/monitor.js";
 
 /** The observer tacit's process loads (see the top of this file). */
 const OBSERVER = `"use strict";
@@ -171,7 +172,8 @@ requestExecPermission(["cat"], (proc) => {
     const llm = ["--llm-base-url", `${model.origin}/v1`, "--llm-api-key", "sk-test-decision-before-effect", "--llm-model", "m"];
     const args = unchecked(["run", "--audit-log", log, "--command-permissions", "cat", "--network-permissions", `127.0.0.1:${server.port}`, ...llm, "-"]);
     const run = await runCli(args, { cwd: work, env: observedEnv(ctx, log), input: script });
-    expect(run.stderr).toBe("");
+    // The script prints a Classified value with no secure output set: tacit says so, once.
+    expect(run.stderr).toBe(`tacit: warning: ${CLASSIFIED_PRINTED_NOWHERE}\n`);
     expect(run.code).toBe(0);
     stdout = run.stdout;
   }, 60_000);

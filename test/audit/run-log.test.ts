@@ -12,6 +12,7 @@ import { runCli, tacitBin, unchecked } from "../helpers.js";
 import { startServer, type TestServer } from "../net/fixtures.js";
 import { writerLockFor } from "../../runner/audit/log.js";
 import { auditHome, type Line, newPrivateKey, readLines, rechain, verifyJson, writeVariant, workAndLog } from "./fixtures.js";
+import { CLASSIFIED_PRINTED_NOWHERE } from "../../runner/monitor.js";
 
 const CANARY = "CANARY-7f3e9a1c-do-not-log";
 const HEADER_SECRET = "hdr-secret-55ab0c";
@@ -48,8 +49,12 @@ describe("the audit log of a real tacit run", () => {
     const args = ["run", "--audit-log", log, "--command-permissions", "echo", "--network-permissions", `127.0.0.1:${server.port}`, "script.ts"];
     const run = await runCli(args, { cwd: ctx.dir, env: ctx.env });
     // The log lies inside the allowed root (the working directory): tacit says so, and refuses
-    // scripts access to it (test/files/protected.test.ts).
-    expect(run.stderr.trim().split("\n")).toEqual([expect.stringContaining("tacit: warning: the audit log")]);
+    // scripts access to it (test/files/protected.test.ts); and the script prints a Classified
+    // value with no secure output set, which tacit says once (test/files/classified-printed.test.ts).
+    expect(run.stderr.trim().split("\n")).toEqual([
+      expect.stringContaining("tacit: warning: the audit log"),
+      `tacit: warning: ${CLASSIFIED_PRINTED_NOWHERE}`,
+    ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("hello from the script");
     expect(run.stdout).toContain("classified: Classified(***)");

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { expectNoneLeft, runScript, tacitBin, tempDir, watchProcesses } from "../helpers.js";
+import { CLASSIFIED_PRINTED_NOWHERE } from "../../runner/monitor.js";
 
 const LIMIT_MS = 3000;
 /** Generous: the run must end near its limit, not after the work it abandoned (about 48 s here). */
@@ -289,7 +290,8 @@ describe("the classified store's plaintext limit", () => {
       ["--config", config],
       { cwd: dir },
     );
-    expect(r.stderr).toBe("");
+    // The one word on stderr: a Classified value printed with no secure output set.
+    expect(r.stderr).toBe(`tacit: warning: ${CLASSIFIED_PRINTED_NOWHERE}\n`);
     expect(r.stdout).toBe("1 Error\nClassified(***)\n");
     expect(r.code).toBe(0);
   });
