@@ -14,6 +14,7 @@ import type { CapabilityTable } from "../capabilities.js";
 import type { LibraryConfig } from "../config.js";
 import { commandRefusal } from "../exec/command-policy.js";
 import { isWithin, resolveReal, resolveRealOrSelf } from "../fs/containment.js";
+import { allowedRootsBounds, nowLeadsText, type PlaceBounds, scopeBounds } from "../fs/moved-place.js";
 import { type Decision, dispatch, type EvaluationContext, type Refusal, refusalOf, refused } from "../monitor.js";
 import { type HostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
 import { type ActionRequest, approvalPattern, describeAction, fsPathUse, isFsPathAction, isSingleFileRead, type PathSubject, pathSubject, type ScopeLookup, type SingleFileRead } from "./action-request.js";
@@ -194,8 +195,8 @@ export class ApprovalGate {
     this.log(realPath === undefined ? requested : { ...requested, realPath });
     if (streamMoved !== null) {
       const message =
-        `${printable(streamAskedAs!)}: refused: the path changed since a person approved reading it (it now leads to ` +
-        `${printable(streamMoved)}); nothing more of it was read. Do not retry it; ask the user.`;
+        `${printable(streamAskedAs!)}: refused: the path changed since a person approved reading it (` +
+        `${nowLeadsText(streamMoved, this.boundsOf(action))}); nothing more of it was read. Do not retry it; ask the user.`;
       return this.deniedBeforeRunning(number, refused("SecurityError", message), "path changed after the answer", context);
     }
     // The allowlists' extensions a person may grant for this run, asked before the scope opens.
@@ -373,7 +374,7 @@ export class ApprovalGate {
     // now than when asked is not what the person approved.
     const moved = movedSinceAsked(request, asked.pattern);
     if (moved !== null) {
-      const message = `${printable(asked.pattern)}: refused: the path changed while a person was asked (it now leads to ${printable(moved)}); nothing was done. Do not retry it; ask the user.`;
+      const message = `${printable(asked.pattern)}: refused: the path changed while a person was asked (${nowLeadsText(moved, this.boundsOf(action))}); nothing was done. Do not retry it; ask the user.`;
       return this.deniedBeforeRunning(number, refused("SecurityError", message), "path changed after the answer", context);
     }
     // The same for a command's working directory: `rm -r build` in docs/ is not the same
@@ -382,8 +383,8 @@ export class ApprovalGate {
     const cwdNow = cwdAsked === null ? null : execCwdOf(action, this.options.cwd);
     if (cwdAsked !== null && cwdNow !== null && cwdNow.real !== cwdAsked.real) {
       const message =
-        `${printable(asked.pattern)}: refused: the command's working directory changed while a person was asked (it now leads to ` +
-        `${printable(cwdNow.real)}, not ${printable(cwdAsked.real)}); nothing was run. Do not retry it; ask the user.`;
+        `${printable(asked.pattern)}: refused: the command's working directory changed while a person was asked (` +
+        `${nowLeadsText(cwdNow.real, this.boundsOf(action))}, not to ${printable(cwdAsked.real)}); nothing was run. Do not retry it; ask the user.`;
       return this.deniedBeforeRunning(number, refused("SecurityError", message), "path changed after the answer", context);
     }
     if (streamKey !== null) this.approvedStreams.set(streamKey, asked.pattern);
@@ -539,6 +540,19 @@ export class ApprovalGate {
     } catch (error) {
       return refusalOf(error);
     }
+  }
+
+  /**
+   * Where the action may act, for naming where its path now leads in a refusal (see moved-place.ts):
+   * a path action's file-system scope; for a scope's root or a command's working directory, the
+   * allowed roots and those a person allowed for this run. A scope gone meanwhile has no inside.
+   */
+  private boundsOf(action: Action): PlaceBounds {
+    if (isFsPathAction(action)) {
+      const scope = this.scopes.fsScope(action.scope);
+      return scope === null ? { what: "this file system scope", roots: [] } : scopeBounds(scope);
+    }
+    return allowedRootsBounds([...this.options.library.allowedRoots, ...this.options.grants.roots]);
   }
 
   /** Whether a person extended the allowlists (this run) for what the action touches. */

@@ -16,6 +16,7 @@ import { diesWithTacit } from "../parent-death.js";
 import { EXEC_WORDS_LIMIT_CHARS, MAX_TIMER_MS, wordsChars } from "../limits.js";
 import { openedPath } from "../fs/checked-open.js";
 import { isWithin } from "../fs/containment.js";
+import { allowedRootsBounds, nowLeadsText } from "../fs/moved-place.js";
 import { type ProtectedPath, protectedPathOf } from "../fs/protected-paths.js";
 import { HostSecrets } from "../host-secrets.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
@@ -246,7 +247,7 @@ export class ExecExecutor {
     if (!program) throw new EffectFailure(`exec("${request.command}"): not found on the host's PATH`);
     const cwd = this.resolveCwd(request.cwd);
     const judged = this.judgedCwd;
-    if (judged !== null && cwd !== judged) throw cwdChangedSinceJudged(cwd);
+    if (judged !== null && cwd !== judged) throw cwdChangedSinceJudged(cwd, this.allowedRoots);
     // setTimeout fires at once for anything past 2^31-1 ms (about 24.8 days), which killed the
     // command after 1 ms: such a timeout means "no limit of its own" (the evaluation's holds).
     const timeoutMs = Math.min(request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS, MAX_TIMER_MS);
@@ -261,7 +262,7 @@ export class ExecExecutor {
       const opened = openedPath(fd);
       if (opened !== null && opened !== cwd) {
         closeSync(fd);
-        throw cwdChangedSinceJudged(opened);
+        throw cwdChangedSinceJudged(opened, this.allowedRoots);
       }
       // The child changes into it by its descriptor, held here until the command has ended (each attempt below starts in it).
       directory = { fd, path: opened === null ? cwd : `/proc/self/fd/${fd}` };
@@ -398,9 +399,12 @@ function startHint(error: unknown): string {
     : "";
 }
 
-/** The refusal of a command whose working directory leads elsewhere than where a person was asked about it (see ExecExecutor.judged). */
-function cwdChangedSinceJudged(now: string): PolicyDenial {
+/**
+ * The refusal of a command whose working directory leads elsewhere than where a person was asked about it (see
+ * ExecExecutor.judged): where it now leads is named only inside the allowed roots (see fs/moved-place.ts).
+ */
+function cwdChangedSinceJudged(now: string, allowedRoots: readonly string[]): PolicyDenial {
   return new PolicyDenial(
-    `exec: refused: the command's working directory changed after a person was asked about it (it now leads to ${now}); nothing was run. Do not retry it; ask the user.`,
+    `exec: refused: the command's working directory changed after a person was asked about it (${nowLeadsText(now, allowedRootsBounds(allowedRoots))}); nothing was run. Do not retry it; ask the user.`,
   );
 }

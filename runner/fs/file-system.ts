@@ -29,6 +29,7 @@ import { asSearchExclusions, type PathUse, PROCFS_REFUSAL, type ProtectedPath, p
 import { ERRNO_TEXT, type LeftOut, shortened } from "./left-out.js";
 import { DirectoryChanged, directoryChangedText, listEntries, PathChanged, TooManyEntries } from "./walk.js";
 import { printable } from "../printable.js";
+import { allowedRootsBounds, nowLeadsText, type PlaceBounds, scopeBounds } from "./moved-place.js";
 import { HostSecrets } from "../host-secrets.js";
 
 /** Entries children() and walk() list on the host's main thread; a larger listing is done in the search worker. */
@@ -108,7 +109,7 @@ export class FileSystemExecutor {
     }
     // A scope the gate judged (a rule on fs.open) opens where it was judged (see judged(): token "").
     const judged = this.judgedRealOf("", root);
-    if (judged !== null && realRoot !== judged) throw changedSinceJudged(`requestFileSystem("${root}")`, realRoot);
+    if (judged !== null && realRoot !== judged) throw changedSinceJudged(`requestFileSystem("${root}")`, realRoot, allowedRootsBounds(this.roots()));
     if (!this.roots().some((allowed) => isWithin(realRoot, allowed))) {
       throw new PolicyDenial(
         `requestFileSystem("${root}"): ${named} is outside the allowed roots (${this.policy.allowedRoots.join(", ")}). ` +
@@ -221,7 +222,7 @@ export class FileSystemExecutor {
       );
     }
     const judged = this.judgedRealOf(token, requested);
-    if (judged !== null && real !== judged) throw changedSinceJudged(requested, real);
+    if (judged !== null && real !== judged) throw changedSinceJudged(requested, real, scopeBounds(scope));
     const own =
       protectedPathOf(this.policy.protectedPaths, named, real, use) ??
       (use === "change" ? (homeConfigChangeOf(real, this.roots()) ?? homeConfigChangeOf(named, this.roots())) : null);
@@ -351,7 +352,7 @@ export class FileSystemExecutor {
     return (actual) => {
       // Where the descriptor leads is where the action is carried out, if the checks pass.
       if (target.watched && this.watchedPath !== null) this.watchedPath.real = actual;
-      if (target.judged && actual !== target.real) throw changedSinceJudged(requested, actual);
+      if (target.judged && actual !== target.real) throw changedSinceJudged(requested, actual, scopeBounds(target.scope));
       // The descriptor leads to the very path resolve() checked, and each check below is a
       // function of that string alone (fixed roots, patterns and protected paths): resolve()
       // found it inside the scope and none of tacit's (with at least a read's checks), and
@@ -673,7 +674,7 @@ export class FileSystemExecutor {
     const classifiedDestination = mustBeClassified || target.classified;
     try {
       return inVerifiedDirectory(path.dirname(target.real), this.directoryCheck(target, requested), (dir, actualDir) => {
-        if (target.judged && path.join(actualDir, name) !== target.real) throw changedSinceJudged(requested, path.join(actualDir, name));
+        if (target.judged && path.join(actualDir, name) !== target.real) throw changedSinceJudged(requested, path.join(actualDir, name), scopeBounds(target.scope));
         check(path.join(actualDir, name));
         // Where the write lands now, if elsewhere than where its content was judged: a directory on
         // the way swapped for a link led a write judged as going to d/tasks.json into .vscode/.
@@ -743,7 +744,7 @@ export class FileSystemExecutor {
       inVerifiedDirectory(parent, this.directoryCheck(target, requested), (dir, actualDir) => {
         const actual = path.join(actualDir, name);
         // The entry itself is removed: where it leads (itself, or a link's target) is what was judged.
-        if (target.judged && resolveRealOrSelf(actual) !== target.real) throw changedSinceJudged(requested, actual);
+        if (target.judged && resolveRealOrSelf(actual) !== target.real) throw changedSinceJudged(requested, actual, scopeBounds(target.scope));
         this.writeDestinationCheck(target, requested, false)(actual);
         // Again where the entry really is: a directory on the way swapped for a link after the
         // check let a security review remove the link on the way to tacit's home.
@@ -805,7 +806,7 @@ export class FileSystemExecutor {
       for (const name of missing) {
         const expected = path.join(parent, name);
         parent = inVerifiedDirectory(parent, check, (dir, actualDir) => {
-          if (target.judged && path.join(actualDir, name) !== expected) throw changedSinceJudged(requested, path.join(actualDir, name));
+          if (target.judged && path.join(actualDir, name) !== expected) throw changedSinceJudged(requested, path.join(actualDir, name), scopeBounds(target.scope));
           destination(path.join(actualDir, name));
           beforeEffect();
           try {
@@ -841,7 +842,7 @@ export class FileSystemExecutor {
       return found.paths;
     } catch (error) {
       if (error instanceof EffectFailure || error instanceof PolicyDenial) throw error;
-      if (error instanceof PathChanged) throw changedSinceJudged(requested, target.real);
+      if (error instanceof PathChanged) throw changedSinceJudged(requested, target.real, scopeBounds(target.scope));
       if (error instanceof DirectoryChanged) throw new PolicyDenial(directoryChangedText(requested));
       if (!(error instanceof TooManyEntries)) throw failure(requested, error);
     }
@@ -1083,9 +1084,12 @@ function protectedRefusal(requested: string, own: ProtectedPath): PolicyDenial {
   );
 }
 
-/** The refusal of an action whose path leads elsewhere than where the approval gate applied the policy's rules to it (see judged()). */
-function changedSinceJudged(requested: string, now: string): PolicyDenial {
+/**
+ * The refusal of an action whose path leads elsewhere than where the approval gate applied the
+ * policy's rules to it (see judged()): where it now leads is named only inside `bounds` (see moved-place.ts).
+ */
+function changedSinceJudged(requested: string, now: string, bounds: PlaceBounds): PolicyDenial {
   return new PolicyDenial(
-    `${requested}: refused: the path changed after the policy's rules were applied to it (it now leads to ${now}); nothing was done. Do not retry it; ask the user.`,
+    `${requested}: refused: the path changed after the policy's rules were applied to it (${nowLeadsText(now, bounds)}); nothing was done. Do not retry it; ask the user.`,
   );
 }

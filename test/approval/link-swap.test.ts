@@ -48,7 +48,7 @@ it("a path swapped for a link while a person is asked is refused after the yes, 
   expect(readFileSync(world.at("deploy/prod.conf"), "utf8")).toBe("original\n");
   expect(response.isError).toBe(true);
   const text = (response.content as Array<{ text: string }>).map((c) => c.text).join("");
-  expect(text).toContain(`the path changed while a person was asked (it now leads to ${world.at("deploy/prod.conf")})`);
+  expect(text).toContain(`the path changed while a person was asked (it now leads elsewhere inside this file system scope, to ${world.at("deploy/prod.conf")})`);
 });
 
 // A streamed read (forEachLine) is asked about once, at its first piece; later pieces of the
@@ -108,7 +108,7 @@ it("a streamed read whose path is swapped for a link between pieces is refused, 
   expect(`${questions[0]}\n`).toContain(`pattern: fs.read ${world.at("docs/notes.txt")}\n`);
   // The bad thing: the rest of the stream came from deploy/notes.txt, asked about by no one.
   expect(text).not.toContain(canary);
-  expect(text).toContain(`the path changed since a person approved reading it (it now leads to ${world.at("deploy/notes.txt")})`);
+  expect(text).toContain(`the path changed since a person approved reading it (it now leads elsewhere inside this file system scope, to ${world.at("deploy/notes.txt")})`);
 });
 
 it("a streamed read a person approved, its path unchanged, goes on to its end with one question", async () => {
