@@ -23,6 +23,32 @@ function tooManyLinks(): PathResolutionError {
   return new PathResolutionError(`too many symbolic links (a loop of links, or a chain of more than ${MAX_LINK_HOPS}); use another path, or remove the link (delete() removes a link, not what it leads to)`);
 }
 
+/**
+ * A link on the way leads outside the bounds the path was resolved within (a file-system scope's
+ * root, or the allowed roots), and resolving on from there failed. Its words say nothing of what
+ * failed: a loop out there said "too many symbolic links", an unsearchable directory "permission
+ * denied", anything else there "outside the scope", which told a script one thing about the
+ * outside per link it made. The caller refuses it as it refuses any path that leads outside.
+ */
+export class LeadsOutside extends PathResolutionError {
+  override name = "LeadsOutside";
+  constructor() {
+    super("a symbolic link on the way leads outside the bounds it was resolved within");
+  }
+}
+
+/**
+ * Whether a place is inside the bounds a path is resolved within: an error met on the way past a
+ * link that leads out of them is LeadsOutside, whatever it was. Null: no bounds (the host's own
+ * names, matched as they resolve).
+ */
+export type InsideBounds = ((place: string) => boolean) | null;
+
+/** Bounds of one real directory (a scope's real root). */
+export function insideOf(realRoot: string): InsideBounds {
+  return (place) => isWithin(place, realRoot);
+}
+
 /** A link on the way was swapped in and out again and again while the path was being resolved. */
 export class PathKeptChanging extends PathResolutionError {
   override name = "PathKeptChanging";
@@ -126,7 +152,7 @@ export function isInProcfs(p: string): boolean {
  * exist yet. Components after the first missing one are appended as written. LeadsIntoProcfs
  * where a link on the way leads into procfs.
  */
-export function resolveReal(absolute: string, procfs: ProcfsOnTheWay = "refuse"): string {
+export function resolveReal(absolute: string, procfs: ProcfsOnTheWay = "refuse", inside: InsideBounds = null): string {
   const normalized = resolvedPath(absolute);
   try {
     // Its own real path: there is no link on the way, so none that leads into procfs.
@@ -142,7 +168,7 @@ export function resolveReal(absolute: string, procfs: ProcfsOnTheWay = "refuse")
   }
   // Walk down from the filesystem root, one link at a time: what realpath read through a link
   // into procfs (where it led, or its error) is not taken.
-  return walkDown(path.parse(normalized).root, normalized.split(path.sep).filter(Boolean), 0, false, procfs);
+  return walkDown(path.parse(normalized).root, normalized.split(path.sep).filter(Boolean), 0, false, procfs, inside);
 }
 
 /**
@@ -164,11 +190,12 @@ export type ProcfsOnTheWay = "refuse" | "follow";
  */
 export function resolveRealBelow(realTop: string, absolute: string, finalAsNamed = false): string {
   const normalized = resolvedPath(absolute);
+  const inside = insideOf(realTop);
   // The directory itself is resolved in full: a root swapped for a link is told as such.
-  if (normalized === realTop || !isWithin(normalized, realTop)) return resolveReal(normalized);
+  if (normalized === realTop || !isWithin(normalized, realTop)) return resolveReal(normalized, "refuse", inside);
   // A normalized path ends with a separator only as the file system's root ("/").
   const below = normalized.slice(realTop.endsWith(path.sep) ? realTop.length : realTop.length + 1);
-  return walkDown(realTop, below.split(path.sep).filter(Boolean), 0, finalAsNamed);
+  return walkDown(realTop, below.split(path.sep).filter(Boolean), 0, finalAsNamed, "refuse", inside);
 }
 
 /**
@@ -178,10 +205,10 @@ export function resolveRealBelow(realTop: string, absolute: string, finalAsNamed
  * 20,000 links took twice as long). Should `realDir` have moved since, the result is a place as
  * named below it: the checks after opening see where a descriptor really leads.
  */
-export function resolveLinkIn(realDir: string, name: string): string {
+export function resolveLinkIn(realDir: string, name: string, inside: InsideBounds = null): string {
   // Read as a link first (the listing found one): no lstat to learn it is one.
   const link = linkTextOrNull(childPath(realDir, name));
-  return link === null ? walkDown(realDir, [name], 0) : followLink(realDir, link, [], 0);
+  return link === null ? walkDown(realDir, [name], 0, false, "refuse", inside) : followLink(realDir, link, [], 0, "refuse", inside);
 }
 
 /**
@@ -203,7 +230,7 @@ export function realPathInScope(root: string, realRoot: string, named: string, f
  * resolved that holds them; once one has been followed, a part on a procfs mount is refused
  * (LeadsIntoProcfs) before it is looked at. `hops`: links followed before.
  */
-function walkDown(start: string, parts: string[], hops: number, finalAsNamed = false, procfsOnTheWay: ProcfsOnTheWay = "refuse"): string {
+function walkDown(start: string, parts: string[], hops: number, finalAsNamed = false, procfsOnTheWay: ProcfsOnTheWay = "refuse", inside: InsideBounds = null): string {
   let resolved = start;
   let lookedAgain = 0;
   /** The link last found unreadable, and how many times in a row it was that same link (path and inode). */
@@ -235,7 +262,7 @@ function walkDown(start: string, parts: string[], hops: number, finalAsNamed = f
         i--;
         continue;
       }
-      return followLink(resolved, link, parts.slice(i + 1), hops, procfsOnTheWay);
+      return followLink(resolved, link, parts.slice(i + 1), hops, procfsOnTheWay, inside);
     }
     // `resolved` is real and `next` is no link, so `next` is real too. realpath on each
     // prefix instead cost the cube of the depth (every call walks the prefix again): a
@@ -250,7 +277,7 @@ function walkDown(start: string, parts: string[], hops: number, finalAsNamed = f
  * the parts after the link (`rest`); `hops`: links followed before this one. Refused where the way
  * leads into procfs (LeadsIntoProcfs).
  */
-function followLink(resolved: string, link: string, rest: readonly string[], hops: number, procfsOnTheWay: ProcfsOnTheWay = "refuse"): string {
+function followLink(resolved: string, link: string, rest: readonly string[], hops: number, procfsOnTheWay: ProcfsOnTheWay = "refuse", inside: InsideBounds = null): string {
   if (hops + 1 > MAX_LINK_HOPS) throw tooManyLinks();
   // `resolved` is real (no link on the way), so a ".." in the target is its parent, as before
   // (the target is normalized as written, and every link on the way then resolved).
@@ -258,6 +285,19 @@ function followLink(resolved: string, link: string, rest: readonly string[], hop
   const whole = rest.length > 0 ? path.join(target, ...rest) : target;
   const procfs = procfsOnTheWay === "refuse" ? procfsMountOf(whole) : null;
   if (procfs !== null) throw new LeadsIntoProcfs(procfs);
+  // Out of the bounds, whatever goes wrong from here on is about what lies outside: one refusal for all of it.
+  if (inside !== null && !inside(whole)) {
+    try {
+      return followedFrom(resolved, whole, hops, procfsOnTheWay, inside);
+    } catch {
+      throw new LeadsOutside();
+    }
+  }
+  return followedFrom(resolved, whole, hops, procfsOnTheWay, inside);
+}
+
+/** followLink's walk on from the real directory `resolved` to `whole`, the link's target with the parts after it. */
+function followedFrom(resolved: string, whole: string, hops: number, procfsOnTheWay: ProcfsOnTheWay, inside: InsideBounds): string {
   // Usually no other link lies on its way (a link to a file or a directory): then it is its own
   // real path, which realpath says in one call, where the walk below pays two or three.
   if (isOwnRealPath(whole)) return whole;
@@ -266,7 +306,7 @@ function followLink(resolved: string, link: string, rest: readonly string[], hop
   let from = resolved;
   while (!isWithin(whole, from)) from = path.dirname(from);
   const parts = whole === from ? [] : whole.slice(from.endsWith(path.sep) ? from.length : from.length + 1).split(path.sep).filter(Boolean);
-  return walkDown(from, parts, hops + 1, false, procfsOnTheWay);
+  return walkDown(from, parts, hops + 1, false, procfsOnTheWay, inside);
 }
 
 /** Whether realpath finds `p` as it is: every part of it exists, and none is a link. */

@@ -22,7 +22,7 @@ import { husky4KeyOf } from "./hook-managers.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
 import { homeConfigChangeOf } from "./home-config.js";
 import { hostFreeErrorText, inVerifiedDirectory, NotRegularFileError, openForReading, statInVerifiedDirectory } from "./checked-open.js";
-import { existsAsDirectory, isInProcfs, isWithin, LeadsIntoProcfs, PathResolutionError, realPathInScope, resolvedPath, resolveReal, resolveRealOrSelf } from "./containment.js";
+import { existsAsDirectory, insideOf, isInProcfs, isWithin, LeadsIntoProcfs, LeadsOutside, PathResolutionError, realPathInScope, resolvedPath, resolveReal, resolveRealOrSelf } from "./containment.js";
 import type { GrepRunner } from "./grep-runner.js";
 import type { GrepReply } from "./grep-worker.js";
 import { asSearchExclusions, type PathUse, PROCFS_REFUSAL, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
@@ -101,16 +101,22 @@ export class FileSystemExecutor {
     // that told whether the process was there and whose it was.
     const procfs = isInProcfs(named) ? protectedPathOf(this.policy.protectedPaths, named, named, "read") : null;
     if (procfs) throw protectedRefusal(`requestFileSystem("${root}")`, procfs);
-    let realRoot: string;
+    const insideRoots = (place: string): boolean => this.roots().some((allowed) => isWithin(place, allowed));
+    /**
+     * Null: resolving it failed outside the allowed roots (past a link that leads out of them, or on
+     * the way to a root named outside them), refused below as any root outside them, whatever is there.
+     */
+    let realRoot: string | null;
     try {
-      realRoot = resolveReal(named);
+      realRoot = resolveReal(named, "refuse", insideRoots);
     } catch (error) {
-      throw failure(root, error);
+      if (!(error instanceof LeadsOutside) && insideRoots(named)) throw failure(root, error);
+      realRoot = null;
     }
     // A scope the gate judged (a rule on fs.open) opens where it was judged (see judged(): token "").
     const judged = this.judgedRealOf("", root);
-    if (judged !== null && realRoot !== judged) throw changedSinceJudged(`requestFileSystem("${root}")`, realRoot, allowedRootsBounds(this.roots()));
-    if (!this.roots().some((allowed) => isWithin(realRoot, allowed))) {
+    if (judged !== null && realRoot !== null && realRoot !== judged) throw changedSinceJudged(`requestFileSystem("${root}")`, realRoot, allowedRootsBounds(this.roots()));
+    if (realRoot === null || !insideRoots(realRoot)) {
       throw new PolicyDenial(
         `requestFileSystem("${root}"): ${named} is outside the allowed roots (${this.policy.allowedRoots.join(", ")}). ` +
           "Ask for a directory inside one of them, or have the operator add it with --allowed-roots (config libraryConfig.allowedRoots).",
@@ -211,16 +217,13 @@ export class FileSystemExecutor {
       // The root was resolved when the scope opened: only what is below it needs resolving.
       real = realPathInScope(scope.root, scope.realRoot, named, finalAsNamed);
     } catch (error) {
-      throw failure(requested, error);
+      // Past a link out of the scope, whatever failed there is refused as any path that leads out of it.
+      throw error instanceof LeadsOutside ? leadsOutOfScope(requested, scope) : failure(requested, error);
     }
     const watch = this.watchedPath;
     const watched = watch !== null && watch.token === token && watch.requested === requested;
     if (watched) watch.real = real;
-    if (!isWithin(real, scope.realRoot)) {
-      throw new PolicyDenial(
-        `${requested}: resolves (through a symbolic link) to a place outside this file system scope (${scope.root}); links out of the scope are not followed.`,
-      );
-    }
+    if (!isWithin(real, scope.realRoot)) throw leadsOutOfScope(requested, scope);
     const judged = this.judgedRealOf(token, requested);
     if (judged !== null && real !== judged) throw changedSinceJudged(requested, real, scopeBounds(scope));
     const own =
@@ -740,7 +743,7 @@ export class FileSystemExecutor {
     // parent directory, opened and verified to be inside the scope.
     const name = path.basename(target.named);
     try {
-      const parent = resolveReal(path.dirname(target.named));
+      const parent = resolveReal(path.dirname(target.named), "refuse", insideOf(target.scope.realRoot));
       inVerifiedDirectory(parent, this.directoryCheck(target, requested), (dir, actualDir) => {
         const actual = path.join(actualDir, name);
         // The entry itself is removed: where it leads (itself, or a link's target) is what was judged.
@@ -1071,6 +1074,13 @@ function isLink(entry: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The refusal of a path that leads out of its scope through a link: the same whatever lies out there. */
+function leadsOutOfScope(requested: string, scope: FileSystemScope): PolicyDenial {
+  return new PolicyDenial(
+    `${requested}: resolves (through a symbolic link) to a place outside this file system scope (${scope.root}); links out of the scope are not followed.`,
+  );
 }
 
 /** The refusal of a path that is tacit's own, or one it keeps from every script (see protected-paths.ts). */

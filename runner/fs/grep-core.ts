@@ -9,7 +9,7 @@ import picomatch from "picomatch";
 import { openedPath, openForReading, procFdDirectory } from "./checked-open.js";
 import { ClassifiedPaths } from "./classified-paths.js";
 import { withCaretNegation, withLiteralGroups } from "./glob-classes.js";
-import { isWithin, resolveLinkIn } from "./containment.js";
+import { insideOf, isWithin, resolveLinkIn } from "./containment.js";
 import { type LeftOut, LeftOutEntries, linkFailureReason, unreadableReason } from "./left-out.js";
 import { type FoundPaths, isSwappedForNonDirectory, namedPaths, PathChanged, PathTooLongError, pathTooLongReason, topDirectoryChanged, walkTree } from "./walk.js";
 import { HostSecrets } from "../host-secrets.js";
@@ -613,7 +613,7 @@ function linkedEntry(named: string, realDir: string, name: string, context: Walk
   if (!context.wanted(named)) return;
   let real: string;
   try {
-    real = resolveLinkIn(realDir, name);
+    real = resolveLinkIn(realDir, name, insideOf(context.realRoot));
   } catch (error) {
     const reason = linkFailureReason(error, path.join(realDir, name));
     if (reason !== null && !context.classified.matches(named)) context.batches.leftOut.addLeaf(named, reason);

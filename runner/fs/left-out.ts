@@ -15,7 +15,7 @@
 // reason is the same wherever the link leads, or whether it leads anywhere: the link is never
 // followed, and where it leads is the policy's to leave out.
 
-import { PathKeptChanging, PathResolutionError } from "./containment.js";
+import { LeadsOutside, PathKeptChanging, PathResolutionError } from "./containment.js";
 
 /** What a failure to read an entry is called in a warning; the system's words for a code tacit has none for. */
 export const ERRNO_TEXT: Record<string, string> = {
@@ -132,8 +132,9 @@ export function linkFailureReason(error: unknown, linkPath: string): string | nu
   if ((error as NodeJS.ErrnoException | null)?.code === "ENAMETOOLONG" && ownBytes >= PATH_MAX_BYTES) {
     return `its path is ${ownBytes} bytes, more than the system lets a program read a link by`;
   }
-  // One that kept changing as it was followed is an entry swapped while the tree was walked: not counted.
-  return error instanceof PathResolutionError && !(error instanceof PathKeptChanging) ? "a loop of symbolic links" : null;
+  // One that kept changing as it was followed is an entry swapped while the tree was walked: not counted. One that
+  // leads out of the scope is the policy's to leave out, whatever failed out there (a loop, a directory it may not search).
+  return error instanceof PathResolutionError && !(error instanceof PathKeptChanging) && !(error instanceof LeadsOutside) ? "a loop of symbolic links" : null;
 }
 
 /** The most bytes a path the system opens may have, its closing NUL included (PATH_MAX on Linux). */

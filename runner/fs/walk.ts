@@ -5,7 +5,7 @@
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { inVerifiedDirectory } from "./checked-open.js";
-import { isInProcfs, isWithin, resolveLinkIn } from "./containment.js";
+import { insideOf, isInProcfs, isWithin, resolveLinkIn } from "./containment.js";
 import { type LeftOut, LeftOutEntries, linkFailureReason, shortened, SWAPPED_DIRECTORY } from "./left-out.js";
 
 /**
@@ -236,7 +236,7 @@ function* entriesOf(dir: string, listing: Listing, realRoot: string, leftOut: Le
     }
     let real: string;
     try {
-      real = resolveLinkIn(listing.actualDir, name);
+      real = resolveLinkIn(listing.actualDir, name, insideOf(realRoot));
     } catch (error) {
       // A link loop (or one too deep to read): nothing the listing can safely report as an entry, but the script is told.
       const reason = linkFailureReason(error, path.join(listing.actualDir, name));

@@ -37,6 +37,18 @@ export function writeTree(root: string, spec: TreeSpec): void {
   }
 }
 
+/**
+ * A program that runs Node with the permission bits binding it (written into `dir`): this Node when
+ * not root, else this Node under util-linux `setpriv` without CAP_DAC_OVERRIDE and
+ * CAP_DAC_READ_SEARCH, whom a directory of mode 000 then stops as it stops any user.
+ */
+export function nodeBoundByPermissions(dir: string): string {
+  if (process.getuid?.() !== 0) return process.execPath;
+  const wrapper = path.join(dir, "node-without-dac-override");
+  writeFileSync(wrapper, `#!/bin/sh\nexec setpriv --bounding-set -dac_override,-dac_read_search --inh-caps -all ${JSON.stringify(process.execPath)} "$@"\n`, { mode: 0o755 });
+  return wrapper;
+}
+
 /** `tacit run --no-check -` (see unchecked) with the script on stdin, working directory `cwd` (the default allowed root). */
 export function tacit(cwd: string, script: string, args: string[] = [], env: Record<string, string> = {}): Promise<CliResult> {
   return runCli(unchecked(["run", ...args, "-"]), { cwd, input: script, env });

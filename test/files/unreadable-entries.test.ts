@@ -18,7 +18,7 @@ import { chmodSync, mkdirSync, symlinkSync, truncateSync, writeFileSync } from "
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectServe, createSession, runCli, runInSession, type ToolResult, unchecked } from "../helpers.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, type CliResult, lit, makeCanary, realTempDir, tacit } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, type CliResult, lit, makeCanary, nodeBoundByPermissions, realTempDir, tacit } from "./fixtures.js";
 
 /** library/protocol.ts's LINE_LIMIT_CHARS, written out so the test stands without the change. */
 const LINE_LIMIT_CHARS = 16 * 1024 * 1024;
@@ -31,14 +31,6 @@ let node: string;
 let root: string;
 let outside: string;
 const canaries = { unreadableFile: makeCanary(), lockedDir: makeCanary(), classified: makeCanary(), outside: makeCanary() };
-
-/** A program that runs Node with the permission bits binding it: this Node when not root, else this Node under setpriv. */
-function nodeBoundByPermissions(dir: string): string {
-  if (process.getuid?.() !== 0) return process.execPath;
-  const wrapper = path.join(dir, "node-without-dac-override");
-  writeFileSync(wrapper, `#!/bin/sh\nexec setpriv --bounding-set -dac_override,-dac_read_search --inh-caps -all ${JSON.stringify(process.execPath)} "$@"\n`, { mode: 0o755 });
-  return wrapper;
-}
 
 beforeAll(() => {
   ({ dir: base, cleanup } = realTempDir("tacit-unreadable-"));
