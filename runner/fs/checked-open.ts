@@ -34,18 +34,29 @@ export class NotRegularFileError extends Error {
   override name = "NotRegularFileError";
 }
 
+/** The refusal of a FIFO, socket or device a read found before opening it. */
+const NOT_REGULAR = "not a regular file (a FIFO, socket or device); nothing was opened or read. Read a regular file";
+
 /**
  * Opens an existing file for reading without blocking (a FIFO would wait for a writer) and
- * without following a final link; refuses anything but a regular file. `verify` gets the real
- * opened path and throws if it is not acceptable.
+ * without following a final link; refuses anything but a regular file. A FIFO, socket or device
+ * is refused before it is opened, on an lstat of the name: opening one is an effect of its own (it
+ * woke a process blocked opening the FIFO's other end, and a device's open can reset or arm the
+ * hardware). One swapped in between the look and the open is still refused on what was opened.
+ * `verify` gets the real opened path and throws if it is not acceptable.
  */
 export function openForReading(real: string, verify: (actual: string) => void): { fd: number; size: number } {
+  // Missing: the open below fails with its own error, as it did.
+  const before = lstatSync(real, { throwIfNoEntry: false });
+  if (before !== undefined && (before.isFIFO() || before.isSocket() || before.isCharacterDevice() || before.isBlockDevice())) {
+    throw new NotRegularFileError(NOT_REGULAR);
+  }
   const fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     verify(openedPath(fd) ?? real);
     const stats = fstatSync(fd);
     if (stats.isDirectory()) throw new NotRegularFileError("is a directory");
-    if (!stats.isFile()) throw new NotRegularFileError("not a regular file (a FIFO, socket or device)");
+    if (!stats.isFile()) throw new NotRegularFileError("not a regular file (a FIFO, socket or device); nothing was read. Read a regular file");
     return { fd, size: stats.size };
   } catch (error) {
     closeSync(fd);
