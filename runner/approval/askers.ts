@@ -24,6 +24,8 @@ export interface Answer {
   via: string;
   /** For a "no" nobody gave: why no one could be asked. */
   unavailable?: string;
+  /** For a "no" because the MCP client's answer was no answer at all: what was wrong with it, in words. */
+  malformed?: string;
   /** Whether a "yes" came from a person (only those are remembered). */
   fromPerson: boolean;
   /** A yes given earlier and remembered (approve-once), not asked now. */

@@ -2,7 +2,49 @@
 // not declare the capability cannot ask anyone, so the answer is no.
 
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { z } from "zod";
+import { quotedName } from "../mcp-arguments.js";
 import { ASK_TIMEOUT_MS, type ApprovalQuestion, type Asker, questionText } from "./askers.js";
+
+/** The result schema the question is asked with: any JSON (judgeAnswer judges it). */
+const ANY_RESULT = z.unknown();
+
+const ACTIONS = ["accept", "decline", "cancel"] as const;
+
+/**
+ * What the client answered: accept (a yes only with approve true), decline or cancel; or what
+ * was wrong with it, in words, for a reply that is none of them.
+ */
+export function judgeAnswer(result: unknown): { action: (typeof ACTIONS)[number]; yes: boolean } | { malformed: string } {
+  if (!isPlainObject(result)) return { malformed: `it was ${described(result)}, not an object` };
+  const action = result.action;
+  if (typeof action !== "string" || !(ACTIONS as readonly string[]).includes(action)) {
+    return { malformed: `its "action" was ${described(action)}, not "accept", "decline" or "cancel"` };
+  }
+  if (action !== "accept") return { action: action as (typeof ACTIONS)[number], yes: false };
+  const content = result.content;
+  if (!isPlainObject(content)) return { malformed: `it accepted with ${content === undefined ? "no" : `a "content" that was ${described(content)}, not an`} object holding "approve"` };
+  if (typeof content.approve !== "boolean") return { malformed: `it accepted with "approve" ${described(content.approve)}, not true or false` };
+  return { action: "accept", yes: content.approve };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A value of the client's, in a few words: a string quoted (cut if long), anything else by its kind. */
+function described(value: unknown): string {
+  if (value === undefined) return "missing";
+  if (typeof value === "string") return quotedName(value);
+  if (value === null || typeof value === "number" || typeof value === "boolean") return String(value);
+  return Array.isArray(value) ? "an array" : `a ${typeof value}`;
+}
+
+/** An error's message on one line, at most 300 characters: a client's error may hold line breaks, or a whole document. */
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length <= 300 ? line : `${line.slice(0, 300)}…`;
+}
 
 /**
  * The question as an elicitation message. Clients may show it as Markdown, HTML included, and
@@ -33,36 +75,47 @@ export function elicitationAsker(server: Server): Asker {
           fromPerson: false,
         };
       }
+      let result: unknown;
       try {
-        const result = await server.elicitInput(
+        // Asked with a result schema that takes anything: the SDK's own (elicitInput) threw on a
+        // malformed answer with its validator's issues as a multi-line JSON dump, which the refusal
+        // quoted whole, then advised running "where it can ask". The answer is judged below instead.
+        result = await server.request(
           {
-            message: elicitationMessage(question),
-            requestedSchema: {
-              type: "object",
-              properties: {
-                approve: {
-                  type: "boolean",
-                  title: "Allow it",
-                  description: question.tier === "approve-once" ? "yes is remembered for 30 days and covers every later action with this pattern, whatever it writes or sends" : "asked every time",
+            method: "elicitation/create",
+            params: {
+              mode: "form",
+              message: elicitationMessage(question),
+              requestedSchema: {
+                type: "object",
+                properties: {
+                  approve: {
+                    type: "boolean",
+                    title: "Allow it",
+                    description: question.tier === "approve-once" ? "yes is remembered for 30 days and covers every later action with this pattern, whatever it writes or sends" : "asked every time",
+                  },
                 },
+                required: ["approve"],
               },
-              required: ["approve"],
             },
           },
+          ANY_RESULT,
           // Aborted, the SDK withdraws the question (notifications/cancelled): a client takes it
           // off the person's screen rather than leave it there for a call that is gone.
           { timeout: ASK_TIMEOUT_MS, ...(signal ? { signal } : {}) },
         );
-        const yes = result.action === "accept" && result.content?.approve === true;
-        return { answer: yes ? "yes" : "no", via: `elicitation (${result.action})`, fromPerson: true };
       } catch (error) {
         return {
           answer: "no",
           via: "no-one-to-ask",
-          unavailable: `asking through the MCP client failed (${error instanceof Error ? error.message : String(error)})`,
+          unavailable: `asking through the MCP client failed (${oneLine(error instanceof Error ? error.message : String(error))})`,
           fromPerson: false,
         };
       }
+      const judged = judgeAnswer(result);
+      // Fail closed: only an answer that says accept, with approve true, is a yes.
+      if ("malformed" in judged) return { answer: "no", via: "elicitation (malformed answer)", malformed: judged.malformed, fromPerson: false };
+      return { answer: judged.yes ? "yes" : "no", via: `elicitation (${judged.action})`, fromPerson: true };
     },
   };
 }

@@ -750,6 +750,12 @@ function indirectReason(rule: PolicyRule | null, request: ActionRequest): string
 
 function refusalMessage(rawPattern: string, tier: Exclude<Tier, "allow">, answer: Answer): string {
   const pattern = printable(rawPattern);
+  if (answer.malformed !== undefined) {
+    return (
+      `${pattern}: refused: the policy requires a person's approval (${tier}), and the MCP client answered the question with something that is ` +
+      `no answer (${answer.malformed}), which counts as no. Do not retry it; ask the user, whose client may need fixing.`
+    );
+  }
   if (answer.unavailable === undefined) {
     return `${pattern}: refused: a person was asked (${answer.via}) and did not approve it. Do not retry it; do the work another way or ask the user.`;
   }
