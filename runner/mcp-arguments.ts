@@ -48,7 +48,11 @@ export function argumentProblem(tools: ReadonlyMap<string, z.ZodRawShape>, param
   if (!call.success) return `tools/call needs params {name, arguments}: ${z.prettifyError(call.error).replace(/\n/g, "; ")}`;
   const shape = tools.get(call.data.name);
   if (!shape) return `unknown tool ${quotedName(call.data.name)}; this server's tools are ${[...tools.keys()].join(", ")}`;
-  const checked = strictSchemaOf(shape).safeParse(call.data.arguments ?? {});
+  // The arguments as sent, not call.data's copy: zod's record builds that copy by assignment, and
+  // assigning "__proto__" set its prototype instead of making a key, so an argument named
+  // "__proto__" went unseen past the check for unknown ones.
+  const sent = (params as { arguments?: Record<string, unknown> }).arguments;
+  const checked = strictSchemaOf(shape).safeParse(sent ?? {});
   if (checked.success) return null;
   const problems = checked.error.issues.map((issue) => {
     if (issue.code === "unrecognized_keys") {
@@ -57,7 +61,7 @@ export function argumentProblem(tools: ReadonlyMap<string, z.ZodRawShape>, param
       return `unknown argument${issue.keys.length > 1 ? "s" : ""} ${listed}${more > 0 ? ` and ${more.toLocaleString("en-US")} more` : ""}`;
     }
     const where = issue.path.length > 0 ? `argument "${issue.path.join(".")}"` : "arguments";
-    if (issue.code === "invalid_type" && issue.path.length === 1 && !(String(issue.path[0]) in (call.data.arguments ?? {}))) {
+    if (issue.code === "invalid_type" && issue.path.length === 1 && !Object.hasOwn(sent ?? {}, String(issue.path[0]))) {
       return `${where} is missing (a ${issue.expected})`;
     }
     return `${where}: ${issue.message}`;
