@@ -361,7 +361,7 @@ export interface ProcessesSeen<T> {
  * a run that was "killed" really ended: whatever it started is gone once it answered, instead of
  * "it answered within N ms" (which a loaded machine breaks, and a process left spinning passes).
  */
-export async function watchProcesses<T>(run: () => Promise<T>): Promise<ProcessesSeen<T>> {
+export async function watchProcesses<T>(run: (seen: ReadonlyMap<number, string>) => Promise<T>): Promise<ProcessesSeen<T>> {
   const before = new Set(descendantsOf(process.pid));
   const seen = new Map<number, string>();
   const look = (): void => {
@@ -374,7 +374,7 @@ export async function watchProcesses<T>(run: () => Promise<T>): Promise<Processe
   const poll = setInterval(look, 20);
   try {
     look();
-    return { result: await run(), seen };
+    return { result: await run(seen), seen };
   } finally {
     clearInterval(poll);
   }

@@ -36,12 +36,18 @@ export function expectEveryStepEnded(logged: LoggedEvent[]): void {
   expect(logged.filter((event) => event.type === "evaluation-ended").map((event) => event.evaluation)).toEqual(expect.arrayContaining(started));
 }
 
-/** Resolves once a process below `pid` runs `command` (its command line, the program's directory aside), or `gone()` says to stop looking. */
-export async function commandRunsBelow(pid: number, command: string, gone: () => boolean): Promise<void> {
+/**
+ * Resolves once a process below `pid` runs `command` (its command line, the program's directory
+ * aside), and a process watch's `seen` (watchProcesses) holds it too, or `gone()` says to stop
+ * looking. Without the second wait, a signal sent at once could end the command before the
+ * watch's next look, and expectNoneLeft found nothing to judge (CI, a loaded machine).
+ */
+export async function commandRunsBelow(pid: number, command: string, gone: () => boolean, seen?: ReadonlyMap<number, string>): Promise<void> {
   const running = (): boolean =>
     descendantsOf(pid).some((child) => {
       const line = commandLineOf(child).replace(/\0/g, " ").trim();
       return line === command || line.endsWith(`/${command}`);
     });
-  while (!running() && !gone()) await new Promise((resolve) => setTimeout(resolve, 20));
+  const watched = (): boolean => seen === undefined || [...seen.values()].some((line) => line.includes(command));
+  while (!(running() && watched()) && !gone()) await new Promise((resolve) => setTimeout(resolve, 20));
 }

@@ -18,7 +18,7 @@ describe("tacit repl stopped by a signal while a snippet runs a command", () => 
         const work = path.join(dir, "work");
         mkdirSync(work);
         const log = path.join(dir, "audit.jsonl");
-        const { result: code, seen } = await watchProcesses(async () => {
+        const { result: code, seen } = await watchProcesses(async (watched) => {
           const child = spawn(process.execPath, [tacitBin, "repl", "--no-check", "--command-permissions", "sleep", "--audit-log", log], {
             cwd: work,
             env: childEnv(env),
@@ -28,7 +28,7 @@ describe("tacit repl stopped by a signal while a snippet runs a command", () => 
           // stdin stays open: the repl waits on the snippet, not on the end of its input.
           child.stdin.write('requestExecPermission(["sleep"], (proc) => proc.exec("sleep", ["89"]))\n');
           // The signal comes once the command runs.
-          await commandRunsBelow(child.pid!, "sleep 89", () => child.exitCode !== null);
+          await commandRunsBelow(child.pid!, "sleep 89", () => child.exitCode !== null, watched);
           child.kill(signal);
           const exitCode = await exited;
           child.stdin.destroy();

@@ -18,7 +18,7 @@ describe("tacit run stopped by a signal while its script runs a command", () => 
         const work = path.join(dir, "work");
         mkdirSync(work);
         const log = path.join(dir, "audit.jsonl");
-        const { result: code, seen } = await watchProcesses(async () => {
+        const { result: code, seen } = await watchProcesses(async (watched) => {
           const child = spawn(process.execPath, [tacitBin, "run", "--no-check", "--command-permissions", "sleep", "--audit-log", log, "-"], {
             cwd: work,
             env: childEnv(env),
@@ -26,7 +26,7 @@ describe("tacit run stopped by a signal while its script runs a command", () => 
           });
           const exited = new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
           child.stdin.end('requestExecPermission(["sleep"], (proc) => proc.exec("sleep", ["86"]));\n');
-          await commandRunsBelow(child.pid!, "sleep 86", () => child.exitCode !== null);
+          await commandRunsBelow(child.pid!, "sleep 86", () => child.exitCode !== null, watched);
           child.kill(signal);
           return exited;
         });

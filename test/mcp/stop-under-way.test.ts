@@ -84,12 +84,12 @@ describe("tacit serve whose client goes away while a call is under way", () => {
   it("an allowed command running: it is ended, and its result and its evaluation's end are logged", async () => {
     const w = world();
     const { client } = await neverAnswering(w, ["--command-permissions", "sleep"]);
-    const { seen } = await watchProcesses(async () => {
+    const { seen } = await watchProcesses(async (watched) => {
       const call = client
         .callTool({ name: "execute_typescript", arguments: { code: 'requestExecPermission(["sleep"], (proc) => proc.exec("sleep", ["87"]));' } })
         .catch(() => undefined);
       // The client goes once the command runs.
-      await commandRunsBelow((client.transport as StdioClientTransport).pid!, "sleep 87", () => false);
+      await commandRunsBelow((client.transport as StdioClientTransport).pid!, "sleep 87", () => false, watched);
       await client.close();
       await call;
     });
