@@ -38,6 +38,14 @@ export class NotRegularFileError extends Error {
 const NOT_REGULAR = "not a regular file (a FIFO, socket or device); nothing was opened or read. Read a regular file";
 
 /**
+ * Whether `stats` (an lstat, undefined for a missing entry) is a FIFO, socket or device, whose
+ * open is an effect of its own: read or written, such a file is refused before it is opened.
+ */
+export function opensWithEffect(stats: Stats | undefined): boolean {
+  return stats !== undefined && (stats.isFIFO() || stats.isSocket() || stats.isCharacterDevice() || stats.isBlockDevice());
+}
+
+/**
  * Opens an existing file for reading without blocking (a FIFO would wait for a writer) and
  * without following a final link; refuses anything but a regular file. A FIFO, socket or device
  * is refused before it is opened, on an lstat of the name: opening one is an effect of its own (it
@@ -47,10 +55,7 @@ const NOT_REGULAR = "not a regular file (a FIFO, socket or device); nothing was 
  */
 export function openForReading(real: string, verify: (actual: string) => void): { fd: number; size: number } {
   // Missing: the open below fails with its own error, as it did.
-  const before = lstatSync(real, { throwIfNoEntry: false });
-  if (before !== undefined && (before.isFIFO() || before.isSocket() || before.isCharacterDevice() || before.isBlockDevice())) {
-    throw new NotRegularFileError(NOT_REGULAR);
-  }
+  if (opensWithEffect(lstatSync(real, { throwIfNoEntry: false }))) throw new NotRegularFileError(NOT_REGULAR);
   const fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     verify(openedPath(fd) ?? real);

@@ -21,7 +21,7 @@ import { fileOperation } from "./operation-memo.js";
 import { husky4KeyOf } from "./hook-managers.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
 import { homeConfigChangeOf } from "./home-config.js";
-import { hostFreeErrorText, inVerifiedDirectory, NotRegularFileError, openForReading, statInVerifiedDirectory } from "./checked-open.js";
+import { hostFreeErrorText, inVerifiedDirectory, NotRegularFileError, openForReading, opensWithEffect, statInVerifiedDirectory } from "./checked-open.js";
 import { existsAsDirectory, insideOf, isInProcfs, isWithin, LeadsIntoProcfs, LeadsOutside, PathResolutionError, realPathInScope, resolvedPath, resolveReal, resolveRealOrSelf } from "./containment.js";
 import type { GrepRunner } from "./grep-runner.js";
 import type { GrepReply } from "./grep-worker.js";
@@ -1017,7 +1017,7 @@ function readWhole(fd: number, size: number, requested: string, encoding: "utf8"
  * on what was opened.
  */
 function refuseNotRegular(stats: Stats | undefined, requested: string): void {
-  if (stats === undefined || !(stats.isFIFO() || stats.isSocket() || stats.isCharacterDevice() || stats.isBlockDevice())) return;
+  if (!opensWithEffect(stats)) return;
   throw new EffectFailure(`${requested}: not a regular file (a FIFO, socket or device); nothing was opened or written. Write to a regular file.`);
 }
 
