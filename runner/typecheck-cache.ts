@@ -7,11 +7,14 @@
 // The type check is for the agent's benefit, not the boundary (DESIGN.md, rule 5): the
 // validator still runs on every script, and a stale or forged entry could at worst let a
 // script with type errors run, under the same sandbox and monitor as any other. Entries are
-// still owner-only, and one that is not is ignored.
+// still owner-only, and one that is not is ignored, as is a cache directory (or tacit home) that
+// is not the user's own or that others can write (another user's TACIT_HOME): there another user
+// could plant a link at the name an entry is written under, and the run wrote its entry into the
+// file the link named, any file the user can write.
 //
 // Entries live in $TACIT_HOME/typecheck-cache; TACIT_TYPECHECK_CACHE=off turns the cache off.
 
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 const MAX_ENTRIES = 256;
@@ -37,6 +40,29 @@ export function textDigest(text: string): string {
   return hash53(text, 1).toString(16).padStart(14, "0") + hash53(text, 2).toString(16).padStart(14, "0");
 }
 
+/** A file or directory of this user's that nobody else may write. */
+function ownedAndPrivate(stat: { uid: number; mode: number }): boolean {
+  return (typeof process.getuid !== "function" || stat.uid === process.getuid()) && (stat.mode & 0o022) === 0;
+}
+
+/** A real directory of this user's that nobody else may write (a link to one is not). */
+function privateDirectory(dir: string): boolean {
+  try {
+    const stat = lstatSync(dir);
+    return stat.isDirectory() && ownedAndPrivate(stat);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The cache directory, and the tacit home it is in, are private: whoever could write the home
+ * could put another directory, or a link, in the cache's place between this check and a write.
+ */
+function privateCache(dir: string): boolean {
+  return privateDirectory(path.dirname(dir)) && privateDirectory(dir);
+}
+
 interface Entry {
   identity: string;
   script: string;
@@ -58,16 +84,16 @@ export class TypeCheckCache {
 
   /** True if this script passed the same check before. */
   passed(script: string): boolean {
+    if (!privateCache(this.dir)) return false;
     let fd: number;
     try {
-      fd = openSync(this.fileFor(script), "r");
+      fd = openSync(this.fileFor(script), constants.O_RDONLY | constants.O_NOFOLLOW);
     } catch {
       return false;
     }
     try {
       const stat = fstatSync(fd);
-      const ownerOnly = (typeof process.getuid !== "function" || stat.uid === process.getuid()) && (stat.mode & 0o022) === 0;
-      if (!ownerOnly || !stat.isFile()) return false;
+      if (!ownedAndPrivate(stat) || !stat.isFile()) return false;
       const entry = JSON.parse(readFileSync(fd, "utf8")) as Partial<Entry>;
       return entry.identity === this.identity && entry.script === script;
     } catch {
@@ -81,10 +107,18 @@ export class TypeCheckCache {
   remember(script: string): void {
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      if (!privateCache(this.dir)) return;
       const file = this.fileFor(script);
-      // Written whole, then renamed: a concurrent run never reads half an entry.
+      // Written whole, then renamed: a concurrent run never reads half an entry. Made anew
+      // (O_EXCL): whatever is at the name (a link, a crashed run's leftover) is removed, never
+      // written through, and one that comes back in between fails the write.
       const temporary = `${file}.${process.pid}.tmp`;
-      writeFileSync(temporary, JSON.stringify({ identity: this.identity, script } satisfies Entry), { mode: 0o600 });
+      try {
+        unlinkSync(temporary);
+      } catch {
+        // Nothing there, as usual.
+      }
+      writeFileSync(temporary, JSON.stringify({ identity: this.identity, script } satisfies Entry), { mode: 0o600, flag: "wx" });
       renameSync(temporary, file);
       this.prune();
     } catch {

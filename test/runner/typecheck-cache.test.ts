@@ -2,7 +2,7 @@
 // again, for the exact same text and checker identity only; entries others could write are
 // ignored; and a forged entry gets nothing past the validator, which runs on every script.
 
-import { chmodSync, existsSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { TypeCheckCache } from "../../runner/typecheck-cache.js";
@@ -78,5 +78,73 @@ describe("the type-check verdict cache", () => {
     const checked = await runScript(typeError, [], { env: { ...env, TACIT_TYPECHECK_CACHE: "off" } });
     expect(checked.code).not.toBe(0);
     expect(checked.stderr).toContain("TS2322");
+  });
+});
+
+/**
+ * A program that runs tacit as `node` would, after planting a link to `victim` at the name the
+ * run writes `entry` under first (its pid is the shell's: exec keeps it), as another user who
+ * can write the cache directory could.
+ */
+function plantingLauncher(dir: string, cacheDir: string, entry: string, victim: string): string {
+  const launcher = path.join(dir, "plant-then-run.sh");
+  const quoted = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+  writeFileSync(launcher, `#!/bin/sh\nln -s ${quoted(victim)} ${quoted(path.join(cacheDir, entry))}.$$.tmp\nexec ${quoted(process.execPath)} "$@"\n`, { mode: 0o700 });
+  return launcher;
+}
+
+/** The name of the entry `script` is remembered under in `tacitHome`'s cache (made, read, removed). */
+function entryName(tacitHome: string, script: string): string {
+  const cache = typeCheckCacheIn(tacitHome);
+  const before = new Set(existsSync(cache.dir) ? readdirSync(cache.dir) : []);
+  cache.remember(script);
+  const made = readdirSync(cache.dir).filter((name) => !before.has(name));
+  expect(made).toHaveLength(1);
+  rmSync(path.join(cache.dir, made[0]!));
+  return made[0]!;
+}
+
+describe("the type-check cache directory, against a link planted in it", () => {
+  it("a link at the name an entry is first written under is not written through", async () => {
+    const tacitHome = path.join(home.dir, "planted-link");
+    const script = 'println("checked once");\n';
+    const entry = entryName(tacitHome, script);
+    const cacheDir = path.join(tacitHome, "typecheck-cache");
+    const victim = path.join(home.dir, "planted-link-victim.txt");
+    writeFileSync(victim, "the victim's own text\n");
+    const run = await runScript(script, [], { env: { TACIT_HOME: tacitHome }, node: plantingLauncher(home.dir, cacheDir, entry, victim) });
+    expect(run).toMatchObject({ code: 0, stdout: "checked once\n", stderr: "" });
+    // Before, the run wrote its entry through the link: the victim held the cache entry, and the
+    // link, renamed to the entry's name, passed every later run of the script.
+    expect(readFileSync(victim, "utf8")).toBe("the victim's own text\n");
+    expect(lstatSync(path.join(cacheDir, entry)).isFile()).toBe(true);
+  });
+
+  it("a cache directory others can write is neither read nor written", async () => {
+    const tacitHome = path.join(home.dir, "shared-dir");
+    const typeError = 'const n: number = "a type error";\nprintln(n);\n';
+    const entry = entryName(tacitHome, typeError);
+    const cacheDir = path.join(tacitHome, "typecheck-cache");
+    // A pass for the script with a type error, remembered there: another user could have put it in place.
+    typeCheckCacheIn(tacitHome).remember(typeError);
+    chmodSync(cacheDir, 0o777);
+    const victim = path.join(home.dir, "shared-dir-victim.txt");
+    writeFileSync(victim, "the victim's own text\n");
+    const run = await runScript(typeError, [], { env: { TACIT_HOME: tacitHome }, node: plantingLauncher(home.dir, cacheDir, entry, victim) });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain("TS2322");
+    expect(readFileSync(victim, "utf8")).toBe("the victim's own text\n");
+  });
+
+  it("a tacit home others can write is not used for the cache either", async () => {
+    const tacitHome = path.join(home.dir, "shared-home");
+    const typeError = 'const n: number = "a type error too";\nprintln(n);\n';
+    // A pass remembered in a private cache directory, in a home that others can write: they
+    // could have put that directory there, or swap it for a link between check and write.
+    typeCheckCacheIn(tacitHome).remember(typeError);
+    chmodSync(tacitHome, 0o777);
+    const run = await runScript(typeError, [], { env: { TACIT_HOME: tacitHome } });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain("TS2322");
   });
 });
