@@ -36,6 +36,14 @@ function flatten(diagnostic: Diagnostic, depth = 0): string {
   return diagnostic.text + chained.join("");
 }
 
+/**
+ * What the new snippet's file starts with when it is checked apart: in the one program a snippet
+ * never starts the file, so its leading comments are not the file's. First in a file of its own,
+ * a snippet's `// @ts-nocheck` turned its check off (in the one program it is an ordinary
+ * comment), and a type error passed once the session was long enough to be checked apart.
+ */
+const SNIPPET_LEAD = ";";
+
 /** A name taken as a value, a type or a namespace: any of them makes a global of that name. */
 const ANY_MEANING = SymbolFlags.Value | SymbolFlags.Type | SymbolFlags.Namespace;
 
@@ -142,7 +150,7 @@ export class IncrementalTypeChecker {
     const file = split ? this.snippet : this.script;
     const found = [...project.program.getSyntacticDiagnostics(file), ...project.program.getSemanticDiagnostics(file)];
     const starts = lineStarts(code);
-    const shift = split?.prefixLength ?? 0;
+    const shift = split ? split.prefixLength - SNIPPET_LEAD.length : 0;
     const diagnostics: TypeDiagnostic[] = found.map((diagnostic) => {
       const { line, column } = lineColumnOf(starts, Math.min(diagnostic.pos + shift, code.length));
       return { line, column, code: `TS${diagnostic.code}`, message: flatten(diagnostic) };
@@ -172,7 +180,7 @@ export class IncrementalTypeChecker {
   }
 
   private setSplit(code: string, split: NonNullable<SnippetCheck["apart"]>): string[] {
-    return [...this.set(this.earlier, split.prefixForChecker), ...this.set(this.snippet, `${code.slice(split.prefixLength)}\nexport {};\n`)];
+    return [...this.set(this.earlier, split.prefixForChecker), ...this.set(this.snippet, `${SNIPPET_LEAD}${code.slice(split.prefixLength)}\nexport {};\n`)];
   }
 
   /**

@@ -26,6 +26,9 @@
  */
 export const APART_FROM_CHARS = 4096;
 
+/** TypeScript's pragma that turns off checking of the file it opens (case-insensitive, as TypeScript reads it). */
+const NO_CHECK_PRAGMA = /@ts-nocheck/i;
+
 /** What the checker is told of a session's new snippet. */
 export interface SnippetCheck {
   /** The snippet's top-level names: the checker says, after the verdict, whether any is a global already. */
@@ -234,7 +237,11 @@ export class SplitState {
     if (!this.usable) return null;
     // A name bound again is the whole program's to judge; the earlier snippets stay one file
     // (the checker's script), so what they merge among themselves means there what it means whole.
-    if (prefix.length < APART_FROM_CHARS || snippet.bindings.some((name) => this.names.has(name))) return { names: snippet.mayShadow, apart: null };
+    // A `// @ts-nocheck` that opens the program turns off the one program's check; apart, it would
+    // reach only the earlier snippets' file (any mention of it, anywhere, is simply checked whole).
+    if (prefix.length < APART_FROM_CHARS || snippet.bindings.some((name) => this.names.has(name)) || NO_CHECK_PRAGMA.test(prefix)) {
+      return { names: snippet.mayShadow, apart: null };
+    }
     let prefixForChecker = prefix;
     for (const [start, end] of this.blanks) prefixForChecker = prefixForChecker.slice(0, start) + " ".repeat(end - start) + prefixForChecker.slice(end);
     return { names: snippet.mayShadow, apart: { prefixLength: prefix.length, prefixForChecker } };

@@ -179,6 +179,10 @@ describe("REPL sessions", () => {
       const misspelt = await run(s, "const first = rows[0]!;\nfirst.idd");
       expect(misspelt.exitCode).toBe(3);
       expect(misspelt.error).toContain("script.ts:2:7 error TS2339: Property 'idd' does not exist on type 'Row'");
+      // In the middle of the one program, a snippet's opening // @ts-nocheck is a comment like any other.
+      const unchecked = await run(s, "// @ts-nocheck\nconst label: string = rows.length;");
+      expect(unchecked.exitCode).toBe(3);
+      expect(unchecked.error).toContain("script.ts:2:7 error TS2322: Type 'number' is not assignable to type 'string'");
       expect(await run(s, "rows[0]!.id")).toMatchObject({ stdout: "1\n", exitCode: 0 });
       // A name declared again is the whole program's to judge: refused, or merged.
       expect((await run(s, "const rows = 2;")).error).toContain("Cannot redeclare block-scoped variable 'rows'");

@@ -83,6 +83,14 @@ describe("a session's split state", () => {
     expect(await aliased.checkFor(after, shapeAt(after, "1"))).toBeNull();
   });
 
+  it("checks whole after earlier snippets that mention @ts-nocheck: opening the program, it turns off the one program's check", async () => {
+    const state = new SplitState();
+    const first = `// @ts-nocheck\n${LONG}`;
+    state.append(shapeAt("", first), Promise.resolve(false));
+    const prefix = `${first}${SEPARATOR}`;
+    expect(await state.checkFor(prefix, shapeAt(prefix, "const b: string = 1;"))).toEqual({ names: ["b"], apart: null });
+  });
+
   it("plans at once when the last snippet's answer is in, and waits for it when it is not", async () => {
     const state = new SplitState();
     const prefix = `const a = 1;${SEPARATOR}${LONG}${SEPARATOR}`;
@@ -219,6 +227,8 @@ describe("the checker's verdict on a snippet checked apart", () => {
     ["a new snippet's own import, await and a correct use", ["const n = 1;"], 'import { println } from "tacit";\nprintln(n + (await Promise.resolve(1)));'],
     ["an earlier enum and namespace", ["enum Color { Red, Green }\nnamespace Util { export const twice = (v: number) => v * 2; }"], "const c: Color = Color.Blue;\nUtil.twice('x');"],
     ["a function shadowing nothing, used before its snippet's other names", ["const a = 1;"], "f();\nfunction f(): string { return a; }"],
+    ["a snippet that opens with // @ts-nocheck, an ordinary comment in the middle of the one program", ["const n = 1;"], "// @ts-nocheck\nconst s: string = n;"],
+    ["a snippet that opens with a hashbang, a syntax error in the middle of the one program", ["const n = 1;"], "#!/usr/bin/env tacit\nconst s: number = n;"],
   ];
 
   it.each(cases)("agrees with the whole program: %s", async (_name, earlier, snippet) => {
