@@ -16,7 +16,7 @@ import type { CommonFlags } from "./usage.js";
 import { SignalStop } from "./stop-signals.js";
 import { auditLogFailure } from "./usage.js";
 import { monotonicMs } from "../runner/monotonic.js";
-import { typeCheck } from "../runner/typecheck.js";
+import { typeCheck, typeCheckCache } from "../runner/typecheck.js";
 
 function inputFor(fromStdin: boolean): InputSource {
   if (fromStdin) {
@@ -119,7 +119,7 @@ export async function checkCommand(target: string, flags: CommonFlags, command: 
   const config = loadConfig(flags, command);
   const script = await readScript(target);
   const started = monotonicMs();
-  const check = await checkScript(script.code, script.displayName, config.typeCheck, (text) => typeCheck(text, config.executionTimeoutMs));
+  const check = await checkScript(script.code, script.displayName, config.typeCheck, (text) => typeCheck(text, config.executionTimeoutMs, typeCheckCache(), config.memoryLimitMb));
   const exitCode = check.ok ? EXIT_CODES.ok : EXIT_CODES.rejected;
   if (flags.json) {
     const error = check.ok ? null : check.errors.join("\n");

@@ -108,8 +108,8 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
       const script = await readScript(file);
       // The type checker (its own process, reading nothing but the script: see typeCheck) starts
       // first; the validator loads and runs meanwhile, and decides whether its answer counts.
-      const { typeCheck } = await import("../runner/typecheck.js");
-      const earlyTypes = config.typeCheck ? typeCheck(script.code, config.executionTimeoutMs) : null;
+      const { typeCheck, typeCheckCache } = await import("../runner/typecheck.js");
+      const earlyTypes = config.typeCheck ? typeCheck(script.code, config.executionTimeoutMs, typeCheckCache(), config.memoryLimitMb) : null;
       earlyTypes?.catch(() => undefined);
       const { checkScript } = await import("../runner/checks.js");
       const precheck = {

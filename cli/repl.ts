@@ -61,7 +61,7 @@ export async function repl(config: RunnerConfig): Promise<number> {
   const session = new ReplSession(config);
   // The server's checker: kept warm between lines, each checked apart from the ones before it
   // where that gives the same verdict (a tsc process per line took about 170 ms a line).
-  const checker = new ThreadedTypeChecker(config.executionTimeoutMs);
+  const checker = new ThreadedTypeChecker(config.executionTimeoutMs, config.memoryLimitMb);
   if (interactive && config.typeCheck) checker.prestart();
   // Approvals are asked on the terminal (readline is paused while a snippet runs).
   // readline keeps an interactive terminal in raw mode, and the asker must leave it so.

@@ -34,7 +34,7 @@ import { converse } from "./conversation.js";
 import type { LiveSandbox } from "./live-sandbox.js";
 import type { SandboxProcess } from "./sandbox-process.js";
 import { type CheckResult, checkInStages, checkScript, type SessionTypeCheck, type TypeChecker } from "./checks.js";
-import { typeCheck } from "./typecheck.js";
+import { typeCheck, typeCheckCache } from "./typecheck.js";
 import type { TacitImport } from "./validator.js";
 import { ApprovalGate, type Oversight } from "./approval/gate.js";
 import { abortRace } from "./abort-race.js";
@@ -345,7 +345,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     const check = await checked(async () => {
       const early = options.precheck;
       if (early && early.typeChecked === config.typeCheck) return early.result;
-      const checker = options.typeChecker ?? ((text: string) => typeCheck(text, config.executionTimeoutMs));
+      const checker = options.typeChecker ?? ((text: string) => typeCheck(text, config.executionTimeoutMs, typeCheckCache(), config.memoryLimitMb));
       const session = options.session;
       const fresh = session?.snippet ?? options.code;
       // A long script's parse probe (a child process: nesting.ts) is awaited here, with the host

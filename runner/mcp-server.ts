@@ -270,7 +270,7 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
   // One incremental checker for the server's life: a re-check costs milliseconds, not a process.
   // In a thread of its own, limited by the evaluations' time limit (see typecheck-thread.ts).
   let checker: ThreadedTypeChecker | undefined;
-  const typeChecker: TypeChecker = (code, snippet) => (checker ??= new ThreadedTypeChecker(config.executionTimeoutMs)).check(code, snippet);
+  const typeChecker: TypeChecker = (code, snippet) => (checker ??= new ThreadedTypeChecker(config.executionTimeoutMs, config.memoryLimitMb)).check(code, snippet);
   // A warm spare: the next call's sandbox boots while the client thinks. Its replacement is
   // started once this call has answered, so that a boot (tens of ms of CPU) does not compete
   // with the call (measured here, 100 ms between calls: median 29 ms when started as the

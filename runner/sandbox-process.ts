@@ -10,6 +10,7 @@ import { cleanUpAtExit } from "./exit-cleanup.js";
 import { RSS_ALLOWANCE_MB } from "./limits.js";
 import { diesWithTacit } from "./parent-death.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
+import { residentKb } from "./resident-memory.js";
 import { PipeInput, type SandboxInput, sandboxInput } from "./sandbox-input.js";
 
 const WATCHDOG_INTERVAL_MS = 50;
@@ -245,15 +246,10 @@ export class SandboxProcess {
     this.watchdog = null;
   }
 
-  /** Resident memory in KiB, or null when the process is gone or there is no /proc. */
+  /** Resident memory in KiB, or null when the process is gone or there is no /proc (the V8 heap limit still applies). */
   private rssKb(): number | null {
     const pid = this.child.pid;
-    if (pid === undefined) return null;
-    try {
-      return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
-    } catch {
-      return null; // Gone already, or no /proc on this system: the V8 heap limit still applies.
-    }
+    return pid === undefined ? null : residentKb(pid);
   }
 
   /** CPU time (user and system, all threads) in ms, or null when it cannot be read. */

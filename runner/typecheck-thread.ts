@@ -10,7 +10,9 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { packageRoot } from "./paths.js";
 import type { SnippetCheck } from "./split-check.js";
-import { type TypeCheckResult, typeCheckTimedOut } from "./typecheck.js";
+import { checkerMemoryLimitMb, type TypeCheckResult, typeCheckOverMemory, typeCheckTimedOut } from "./typecheck.js";
+import { DEFAULT_MEMORY_LIMIT_MB } from "./limits.js";
+import { residentKb, watchResidentMemory } from "./resident-memory.js";
 import type { TypeCheckReply, TypeCheckRequest } from "./typecheck-worker.js";
 
 const WORKER_PATH = path.join(packageRoot, "dist", "bundle", "typecheck-worker.cjs");
@@ -33,7 +35,15 @@ export class ThreadedTypeChecker {
   /** Checks asked for and not yet answered: with none, a check is sent at once, not a turn of the event loop later. */
   private queued = 0;
 
-  constructor(private readonly limitMs: number) {}
+  /** The checker's resident-memory limit (checkerMemoryLimitMb), in MiB. */
+  private readonly memoryLimitMb: number;
+
+  constructor(
+    private readonly limitMs: number,
+    memoryLimitMb: number = DEFAULT_MEMORY_LIMIT_MB,
+  ) {
+    this.memoryLimitMb = checkerMemoryLimitMb(memoryLimitMb);
+  }
 
   private start(): Running {
     // The checker process it starts inherits its environment, which Linux shows other processes
@@ -79,21 +89,42 @@ export class ThreadedTypeChecker {
   }
 
   private async checkNow(code: string, snippet: SnippetCheck | undefined): Promise<TypeCheckResult> {
+    // A checker left holding more than half its limit by the checks before (its memory is not
+    // given back at once) is replaced, so that a check is measured against what it grows itself.
+    if (this.running !== null) {
+      const held = await this.running.ready.then(({ pid }) => residentKb(pid), () => null);
+      if (held !== null && held > (this.memoryLimitMb * 1024) / 2 && this.running !== null) this.stop(this.running);
+    }
     const running = (this.running ??= this.start());
     const id = this.nextId++;
     // No names, nothing to look up: the thread sends no answer for them.
     const shadowsGlobal = !snippet ? undefined : snippet.names.length === 0 ? Promise.resolve(false) : this.shadowsAnswer(running, id);
     let timer: NodeJS.Timeout | undefined;
-    const reply = await new Promise<TypeCheckReply | "timeout">((resolve) => {
+    let stopWatch: () => void = () => undefined;
+    let answered = false;
+    const reply = await new Promise<TypeCheckReply | "timeout" | "memory">((resolve) => {
       running.pending.set(id, resolve);
       // The limit counts from the request: starting the checker is part of a check.
       timer = setTimeout(() => resolve("timeout"), this.limitMs);
+      // Its process is watched from when it is known (at once, but for the first check).
+      void running.ready.then(
+        ({ pid }) => {
+          if (!answered) stopWatch = watchResidentMemory(pid, this.memoryLimitMb * 1024, () => resolve("memory"));
+        },
+        () => undefined,
+      );
       running.worker.postMessage((snippet ? { id, code, snippet } : { id, code }) satisfies TypeCheckRequest);
     });
+    answered = true;
     clearTimeout(timer);
+    stopWatch();
     if (reply === "timeout") {
       this.stop(running);
       return typeCheckTimedOut(this.limitMs);
+    }
+    if (reply === "memory") {
+      this.stop(running);
+      return typeCheckOverMemory(this.memoryLimitMb);
     }
     if (reply.kind !== "result") {
       // Its process may be gone (it crashed, or was killed): kept, it failed the next check too,

@@ -11,6 +11,8 @@ import { monotonicMs } from "./monotonic.js";
 import { printable } from "./printable.js";
 import { diesWithTacit } from "./parent-death.js";
 import { interfacePath, tscExecutable, typescriptVersion } from "./paths.js";
+import { DEFAULT_MEMORY_LIMIT_MB, RSS_ALLOWANCE_MB } from "./limits.js";
+import { watchResidentMemory } from "./resident-memory.js";
 import { tacitHome } from "./tacit-home.js";
 import { makeTempDir } from "./temp-dirs.js";
 import { textDigest, TypeCheckCache } from "./typecheck-cache.js";
@@ -75,6 +77,33 @@ export function typeCheckTimedOut(limitMs: number): TypeCheckResult {
         message:
           `type-checking took longer than ${limitMs} ms, so it was stopped and the script was not run. Simplify its types, ` +
           "or have the operator raise the limit (--exec-timeout-ms) or run without type-checking (--no-check)",
+      },
+    ],
+  };
+}
+
+/**
+ * The resident memory the type checker may use: the sandbox's, its heap limit and allowance
+ * (--memory-limit-mb). TypeScript's checker has no heap limit of its own, and types can be
+ * written to make it grow about 50 MB a second for as long as the time limit lets it (a script
+ * of deeply nested mismatched types took it past 3 GB in under a minute).
+ */
+export function checkerMemoryLimitMb(memoryLimitMb: number): number {
+  return memoryLimitMb + RSS_ALLOWANCE_MB;
+}
+
+/** The verdict on a script whose check grew the checker past its memory limit: stopped, and the script refused. */
+export function typeCheckOverMemory(limitMb: number): TypeCheckResult {
+  return {
+    ok: false,
+    diagnostics: [
+      {
+        line: 1,
+        column: 1,
+        code: "check-memory-limit",
+        message:
+          `type-checking took the checker past ${limitMb} MiB of memory, so it was stopped and the script was not run. Simplify its types, ` +
+          "or have the operator raise the limit (--memory-limit-mb) or run without type-checking (--no-check)",
       },
     ],
   };
@@ -148,7 +177,12 @@ export function typeCheckCache(): TypeCheckCache | null {
  * so a check may start before the validator has looked at the code; its answer is used only
  * if the validator passes.
  */
-export async function typeCheck(code: string, limit: number | CheckDeadline, cache: TypeCheckCache | null = typeCheckCache()): Promise<TypeCheckResult> {
+export async function typeCheck(
+  code: string,
+  limit: number | CheckDeadline,
+  cache: TypeCheckCache | null = typeCheckCache(),
+  memoryLimitMb: number = DEFAULT_MEMORY_LIMIT_MB,
+): Promise<TypeCheckResult> {
   const deadline = typeof limit === "number" ? new CheckDeadline(limit) : limit;
   if (cache?.passed(code)) return { ok: true, diagnostics: [] };
   const dir = makeTempDir("tacit-check-");
@@ -158,7 +192,8 @@ export async function typeCheck(code: string, limit: number | CheckDeadline, cac
       path.join(dir, "tsconfig.json"),
       JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ["script.ts", interfacePath] }),
     );
-    const { exitCode, stdout, stderr } = await new Promise<{ exitCode: number | "timeout"; stdout: string; stderr: string }>((resolve, reject) => {
+    const memoryLimit = checkerMemoryLimitMb(memoryLimitMb);
+    const { exitCode, stdout, stderr } = await new Promise<{ exitCode: number | "timeout" | "memory"; stdout: string; stderr: string }>((resolve, reject) => {
       // Killed by the kernel if tacit ends without its exit hooks (see parent-death.ts): a script
       // can make a check take minutes, and its time limit is a timer in this process.
       const checker = diesWithTacit(tscExecutable(), ["-p", path.join(dir, "tsconfig.json")]);
@@ -169,7 +204,9 @@ export async function typeCheck(code: string, limit: number | CheckDeadline, cac
         (error, stdout, stderr) => {
           release();
           deadline.disarm();
-          if (timedOut) resolve({ exitCode: "timeout", stdout, stderr });
+          stopWatch();
+          if (overMemory) resolve({ exitCode: "memory", stdout, stderr });
+          else if (timedOut) resolve({ exitCode: "timeout", stdout, stderr });
           else if (error && typeof error.code !== "number") reject(new TypeCheckerError(`the type checker could not run: ${error.message}`));
           else resolve({ exitCode: typeof error?.code === "number" ? error.code : 0, stdout, stderr });
         },
@@ -181,8 +218,18 @@ export async function typeCheck(code: string, limit: number | CheckDeadline, cac
         timedOut = true;
         child.kill("SIGKILL");
       });
+      // The checker's own process: the parent-death wrapper replaces itself with it.
+      let overMemory = false;
+      const stopWatch =
+        child.pid === undefined
+          ? () => undefined
+          : watchResidentMemory(child.pid, memoryLimit * 1024, () => {
+              overMemory = true;
+              child.kill("SIGKILL");
+            });
     });
     if (exitCode === "timeout") return typeCheckTimedOut(deadline.limitMs);
+    if (exitCode === "memory") return typeCheckOverMemory(memoryLimit);
     const diagnostics = parseTscOutput(stdout);
     if (exitCode !== 0 && diagnostics.length === 0) {
       throw new TypeCheckerError(`the type checker failed (exit ${exitCode}): ${(stdout + stderr).trim().slice(0, 2000)}`);

@@ -200,3 +200,58 @@ describe("tacit killed with SIGKILL while it type-checks", () => {
     await expectToDieWith(child, "--api", "type checkers", 500);
   }, 30_000);
 });
+
+/**
+ * A script whose check grows the checker about 50 MB a second for a minute and more: a type
+ * nested 100 deep under long property names, and thousands of calls that each fail to match it
+ * (each error spells out the path, kilobytes long).
+ */
+function growsTheChecker(calls: number): string {
+  let type = "number";
+  let value = '"s"';
+  for (let depth = 0; depth < 100; depth++) {
+    const key = `k${depth}_${"x".repeat(50)}`;
+    type = `{ ${key}: ${type} }`;
+    value = `{ ${key}: ${value} }`;
+  }
+  return `type T = ${type};\nconst bad = ${value};\nfunction f(x: T): void {}\n${"f(bad);\n".repeat(calls)}println("checked");\n`;
+}
+
+/** The checker's memory limit with --memory-limit-mb 64: the sandbox's heap limit and its 256 MiB allowance. */
+const SMALL_HEAP_MB = 64;
+const CHECKER_LIMIT_MB = SMALL_HEAP_MB + 256;
+
+describe("a script whose types grow the checker's memory", () => {
+  // No wall-clock bounds: unlimited, the checker grows past 3 GB before the minute's time limit
+  // stops it (check-time-limit) or it finishes (TS2345): a refusal for check-memory-limit that
+  // names the limit is the evidence that the memory limit, and no other, stopped it.
+  it("is refused by tacit run once the checker passes its memory limit", async () => {
+    writeFileSync(path.join(dir, "grows.ts"), growsTheChecker(6000));
+    const r = await runCli(["run", "--memory-limit-mb", String(SMALL_HEAP_MB), "--exec-timeout-ms", "60000", "grows.ts"], {
+      cwd: dir,
+      env: { TACIT_TYPECHECK_CACHE: "off" },
+    });
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toContain(`check-memory-limit: type-checking took the checker past ${CHECKER_LIMIT_MB} MiB of memory`);
+    expect(r.stdout).toBe("");
+  }, 120_000);
+
+  it("is refused by tacit serve, whose next checker checks the calls and snippets after it", async () => {
+    const client = await connectServe(["--quiet", "--memory-limit-mb", String(SMALL_HEAP_MB), "--exec-timeout-ms", "60000"], dir);
+    try {
+      const call = async (code: string) =>
+        (await client.callTool({ name: "execute_typescript", arguments: { code } }, undefined, { timeout: 120_000 })).structuredContent as unknown as ToolResult;
+      expect((await call('const n: number = 1;\nprintln("warm", n)')).stdout).toBe("warm 1\n");
+      const refused = await call(growsTheChecker(6000));
+      expect(refused.exitCode, refused.error ?? "").toBe(3);
+      expect(refused.error).toContain(`check-memory-limit: type-checking took the checker past ${CHECKER_LIMIT_MB} MiB of memory`);
+      expect(refused.stdout).toBe("");
+      expect((await call('const s: string = 1;\nprintln(s)')).error).toContain("TS2322");
+      const session = await createSession(client);
+      const snippet = (await client.callTool({ name: "execute_in_session", arguments: { session_id: session, code: "const n: number = 2;\nn * 21" } })).structuredContent as unknown as ToolResult;
+      expect(snippet).toMatchObject({ stdout: "42\n", error: null });
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+});
