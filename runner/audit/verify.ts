@@ -346,7 +346,10 @@ export function verifyAuditLog(
     held.see(entry);
 
     // Its place in the chain.
-    if (last === null) {
+    if (followsUnreadableLines(entry, last, entries[index - 1] ?? null)) {
+      // Its seq is where the lines before it would be: they are there, unreadable (each reported).
+      last = entry;
+    } else if (last === null) {
       if (parsed.seq !== 1) {
         const first = bySeq.get(1)?.[0];
         problem(
@@ -401,6 +404,20 @@ export function verifyAuditLog(
   return checks.report(lineCount, complete, entries.length, anchor, held);
 }
 
+/**
+ * Whether only unreadable lines (each reported as such) stand between `last` (the line the
+ * chain has reached; null: the file's start) and `entry`, as many as its seq is past last's:
+ * the lines with the seqs between are there, edited or corrupted, not deleted. Said as deleted,
+ * a line 5 edited into something that is no JSON read "line 6: deleted line:
+ * … the line with seq 5 is missing", and a byte order mark an editor put before line 1 read "the
+ * log starts at seq 2, not 1: its first 1 line was deleted". (The chain across them cannot be
+ * checked: their prev and chain are unreadable too.) `previous`: the entry read before `entry`.
+ */
+function followsUnreadableLines(entry: Entry, last: Entry | null, previous: Entry | null): boolean {
+  const from = last === null ? { line: 0, seq: 0 } : { line: last.line, seq: last.parsed.seq };
+  return previous === last && entry.line - from.line > 1 && entry.parsed.seq - from.seq === entry.line - from.line;
+}
+
 const FIRST_PREV_NOT_ZERO = "chain broken: the first line's prev should be 64 zeros (lines before it were deleted, or it was rewritten)";
 
 const chainBrokenAfter = (line: number): string =>
@@ -439,6 +456,8 @@ export function verifyAuditLogFile(
   let complete = true;
   let entries = 0;
   let last: Entry | null = null;
+  /** The entry read before the one being checked. */
+  let previous: Entry | null = null;
 
   // A line is known to be the last only once the next read finds nothing after it: each is
   // checked one line late.
@@ -468,7 +487,8 @@ export function verifyAuditLogFile(
     entries++;
     checks.content(entry);
     held!.see(entry);
-    last = placeInSequence(entry, last, problem);
+    last = placeInSequence(entry, last, previous, problem);
+    previous = entry;
     checks.trustFirstHead(entry.parsed.event);
     checks.kind(entry);
   };
@@ -500,8 +520,9 @@ const mib = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
  * A line's place in the chain, for a log read a line at a time: it follows the line before
  * it, or the problem says how it does not. Returns the line the chain has reached.
  */
-function placeInSequence(entry: Entry, last: Entry | null, problem: (line: number, reason: string) => void): Entry | null {
+function placeInSequence(entry: Entry, last: Entry | null, previous: Entry | null, problem: (line: number, reason: string) => void): Entry | null {
   const { line, parsed } = entry;
+  if (followsUnreadableLines(entry, last, previous)) return entry;
   if (last === null) {
     if (parsed.seq !== 1) {
       problem(line, `the log starts at seq ${parsed.seq}, not 1: the lines before it were deleted, or moved further down`);

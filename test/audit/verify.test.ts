@@ -1,10 +1,11 @@
 // `tacit audit verify`: a clean log verifies; each way of tampering with one is caught, on
 // the line where it shows, with a reason that says what happened.
 
-import { truncateSync, statSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, statSync, truncateSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publicKeyOf, toHex } from "../../runner/audit/ed25519.js";
+import { verifyAuditLogFile } from "../../runner/audit/verify.js";
 import { runCli } from "../helpers.js";
 import { type auditHome, cleanLog, type Line, newPrivateKey, publicKeyHex, rechain, rehash, verifyJson, writeVariant } from "./fixtures.js";
 
@@ -68,6 +69,50 @@ describe("tacit audit verify", () => {
     expect(report.problems).toEqual([
       { line: 14, reason: "deleted line: seq jumps from 13 (line 13) to 15; the line with seq 14 is missing" },
     ]);
+  });
+
+  describe("a line edited into one that cannot be read: that line is reported, and the next is not said to follow a deleted one", () => {
+    const text = () => readFileSync(original, "utf8").split("\n");
+    const unreadable = (reason: string) => `unreadable line (${reason}): it was edited or corrupted`;
+
+    it("line 14 made into no JSON", async () => {
+      const edited = text();
+      edited[13] = `#${edited[13]}`;
+      const { result, report } = await verifyJson(variant("unreadable-14", edited.join("\n")), ctx.env);
+      expect(result.code).toBe(1);
+      expect(report.problems).toEqual([{ line: 14, reason: unreadable("not valid JSON") }]);
+    });
+
+    it("lines 14 and 15 given a key tacit never writes", async () => {
+      const edited = text();
+      for (const at of [13, 14]) edited[at] = edited[at]!.replace(`"prev":`, `"note":"ok","prev":`);
+      const { report } = await verifyJson(variant("unreadable-14-15", edited.join("\n")), ctx.env);
+      const reason = unreadable(`not an audit line (line: Unrecognized key: "note")`);
+      expect(report.problems).toEqual([
+        { line: 14, reason },
+        { line: 15, reason },
+      ]);
+    });
+
+    it("a byte order mark put before line 1 (by an editor): line 1 is reported, not deleted", async () => {
+      const { result, report } = await verifyJson(variant("bom", `\ufeff${readFileSync(original, "utf8")}`), ctx.env);
+      expect(result.code).toBe(1);
+      expect(report.problems).toEqual([{ line: 1, reason: expect.stringMatching(/^unreadable line /) }]);
+      expect(report.problems.map((p) => p.reason).join("\n")).not.toMatch(/deleted|missing/);
+    });
+
+    it("read a line at a time (a log past the size read whole), the same", () => {
+      const edited = text();
+      edited[13] = `#${edited[13]}`;
+      const file = variant("unreadable-14-streamed", edited.join("\n"));
+      const fd = openSync(file, "r");
+      try {
+        const report = verifyAuditLogFile(fd, publicKeyHex(ctx.keyFile), () => ({ record: null, why: "not used here", sameFirstLine: [] }), 0);
+        expect(report.problems).toEqual([{ line: 14, reason: unreadable("not valid JSON") }]);
+      } finally {
+        closeSync(fd);
+      }
+    });
   });
 
   it("two swapped lines: both are out of order", async () => {
