@@ -469,7 +469,7 @@ export function verifyAuditLogFile(
       try {
         segment = decoder.decode(bytes);
       } catch {
-        checks.notUtf8(line);
+        if (!isUtf8(bytes, !ended)) checks.notUtf8(line);
         segment = bytes.toString("utf8");
       }
     }
@@ -554,19 +554,32 @@ function placeInSequence(entry: Entry, last: Entry | null, previous: Entry | nul
  */
 export function linesNotUtf8(bytes: Uint8Array): Set<number> {
   const found = new Set<number>();
-  const decoder = new TextDecoder("utf-8", { fatal: true });
   let start = 0;
   for (let line = 1; start < bytes.length; line++) {
     const newline = bytes.indexOf(0x0a, start);
     const end = newline === -1 ? bytes.length : newline;
-    try {
-      decoder.decode(bytes.subarray(start, end));
-    } catch {
-      found.add(line);
-    }
+    if (!isUtf8(bytes.subarray(start, end), newline === -1)) found.add(line);
     start = end + 1;
   }
   return found;
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Whether a line's bytes are UTF-8. `cutOff`: the file ends in this line (no newline after it),
+ * where a character whose bytes were cut off is the cut, not an edit: a crash in the middle of a
+ * write, or a file truncated, there. That line is reported as incomplete; reported also as "not
+ * UTF-8 … other readers may see other content", a log cut inside an "é" read as edited.
+ */
+function isUtf8(bytes: Uint8Array, cutOff: boolean): boolean {
+  try {
+    // With stream, a decoder keeps an incomplete last character for a next call rather than refuse it (a new one: it keeps it).
+    (cutOff ? new TextDecoder("utf-8", { fatal: true }) : UTF8).decode(bytes, { stream: cutOff });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

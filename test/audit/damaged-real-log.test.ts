@@ -1,0 +1,68 @@
+// The log of a real `tacit run` (a file write, a command, an HTTP request, with non-ASCII
+// names), damaged the ways a crash, an editor or a transfer damages a file: `tacit audit verify`
+// names the line and says what happened to it, and never says "verified".
+
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers.js";
+import { startServer, type TestServer } from "../net/fixtures.js";
+import { auditHome, verifyJson, workAndLog } from "./fixtures.js";
+
+const SCRIPT = (origin: string) => `
+requestFileSystem(".", (fs) => fs.access("café.txt").write("crème"));
+requestExecPermission(["echo"], (proc) => println(proc.execOutput("echo", ["déjà vu"]).trim()));
+requestNetwork(["127.0.0.1:*"], (net) => println(net.httpGet("${origin}/naïve")));
+`;
+
+describe("a real run's log, damaged", () => {
+  let ctx: ReturnType<typeof auditHome>;
+  let server: TestServer;
+  let bytes: Buffer;
+  const variant = (name: string, content: Buffer): string => {
+    const file = path.join(ctx.dir, `${name}.jsonl`);
+    writeFileSync(file, content, { mode: 0o600 });
+    return file;
+  };
+
+  beforeAll(async () => {
+    ctx = auditHome();
+    server = await startServer();
+    const { work, log } = workAndLog(ctx.dir);
+    const args = ["run", "--audit-log", log, "--command-permissions", "echo", "--network-permissions", `127.0.0.1:${server.port}`, "-"];
+    const run = await runCli(args, { cwd: work, env: ctx.env, input: SCRIPT(server.origin) });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("déjà vu");
+    bytes = readFileSync(log);
+    const verified = await runCli(["audit", "verify", log], { env: ctx.env });
+    expect(verified.code, verified.stdout).toBe(0);
+  }, 60_000);
+  afterAll(async () => {
+    await server.close();
+    ctx.cleanup();
+  });
+
+  it("cut inside a character (a crash in the middle of a write): the last line is incomplete, not edited", async () => {
+    const e = bytes.indexOf(Buffer.from("é"));
+    expect(e).toBeGreaterThan(0);
+    const cut = variant("cut-in-character", bytes.subarray(0, e + 1));
+    const line = bytes.subarray(0, e).toString("utf8").split("\n").length;
+    const { result, report } = await verifyJson(cut, ctx.env);
+    expect(result.code).toBe(1);
+    expect(report.problems.filter((p) => p.line === line)).toEqual([
+      { line, reason: expect.stringMatching(/^incomplete last line \(not valid JSON\): the file ends in the middle of a line — a write cut off by a crash/) },
+    ]);
+    expect(JSON.stringify(report.problems)).not.toContain("not UTF-8");
+  });
+
+  it("an invalid byte in the middle of the last, cut line is still reported as not UTF-8", async () => {
+    const e = bytes.indexOf(Buffer.from("é"));
+    const damaged = Buffer.concat([bytes.subarray(0, e), Buffer.from([0xff]), bytes.subarray(e + 2, e + 20)]);
+    const line = bytes.subarray(0, e).toString("utf8").split("\n").length;
+    const { report } = await verifyJson(variant("invalid-then-cut", damaged), ctx.env);
+    expect(report.problems.filter((p) => p.line === line).map((p) => p.reason)).toEqual([
+      expect.stringMatching(/^edited: the line's bytes are not UTF-8/),
+      expect.stringMatching(/^incomplete last line/),
+    ]);
+  });
+});
