@@ -4,9 +4,13 @@
 // line of a question or a log), format characters (zero-width characters, bidi overrides and
 // isolates, the soft hyphen, tag characters), line and paragraph separators, spaces other
 // than the ordinary one (a no-break space reads as a space but is another name), lone
-// surrogates and private-use characters.
+// surrogates and private-use characters; and every other character Unicode says to draw as
+// nothing (Default_Ignorable_Code_Point: the combining grapheme joiner U+034F, variation
+// selectors, the Hangul fillers, which are marks and letters, not format characters), and the
+// blank braille pattern U+2800, drawn as a space: a script's "a\u034fb.txt" showed in
+// `tacit audit show` as "ab.txt", another file it also wrote.
 
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}]|(?! )\p{Zs}/gu;
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Default_Ignorable_Code_Point}\u2800]|(?! )\p{Zs}/gu;
 
 export function printable(text: string): string {
   return text.replace(HIDDEN, (c) => {

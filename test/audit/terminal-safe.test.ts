@@ -98,3 +98,35 @@ it("tacit audit show writes the bidi controls, zero-width and control characters
   const exec = lines.find((line) => line.event.kind === "Exec")!;
   expect(exec.event.commandLine).toBe(`echo ${JSON.stringify(`a${TROJAN}`)}`);
 });
+
+// Characters Unicode says to draw as nothing, that are no format characters: the combining
+// grapheme joiner (a mark), variation selectors, the Hangul fillers (letters). A script wrote
+// "a\u034fb.txt" beside "ab.txt", and `tacit audit show` showed both rows as "ab.txt": which
+// file was written with what could not be told from the rows.
+const LOOKALIKES = ["a\u034fb.txt", "a\ufe0fb.txt", "a\u3164b.txt", "a\u2800b.txt"];
+
+it("tacit audit show tells apart paths that differ only by characters drawn as nothing, from a real run", async () => {
+  const ctx = auditHome();
+  cleanup = ctx.cleanup;
+  const { work, log } = workAndLog(ctx.dir);
+  const script = path.join(work, "s.ts");
+  writeFileSync(
+    script,
+    `requestFileSystem(".", (fs) => { for (const name of ${JSON.stringify(["ab.txt", ...LOOKALIKES])}) fs.access(name).write(name); });\n` +
+      `requestExecPermission(["echo"], (p) => { p.exec("echo", ${JSON.stringify(LOOKALIKES)}); println("done"); });\n`,
+  );
+  const run = await runCli(unchecked(["run", "--command-permissions", "echo", "--audit-log", log, script]), { cwd: work, env: ctx.env });
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stdout).toContain("done");
+
+  const show = await runCli(["audit", "show", log], { env: ctx.env });
+  expect(show.code, show.stderr).toBe(0);
+  expect(show.stdout).not.toMatch(/[\u034f\ufe0f\u3164\u2800]/u);
+  const written = show.stdout.split("\n").filter((row) => row.includes("FsWrite"));
+  const dir = realpathSync(work);
+  expect(written.map((row) => /"fs\.write ([^"]*)"/.exec(row)![1])).toEqual(
+    ["ab.txt", "a\\u034fb.txt", "a\\ufe0fb.txt", "a\\u3164b.txt", "a\\u2800b.txt"].map((name) => path.join(dir, name)),
+  );
+  const execRow = show.stdout.split("\n").find((row) => row.includes(" Exec "));
+  expect(execRow).toContain(String.raw`run: echo "a\u034fb.txt" "a\ufe0fb.txt" "a\u3164b.txt" "a\u2800b.txt" (in `);
+});

@@ -22,6 +22,10 @@ describe("printable: what a person is shown of agent-chosen text", () => {
       "\ufeff", // zero-width no-break space
       "\ufff9", // interlinear annotation anchor
       "\u{e0041}", // tag character
+      "\u034f", // combining grapheme joiner (a mark, drawn as nothing)
+      "\ufe0f", "\u{e0100}", // variation selectors
+      "\u115f", "\u3164", "\uffa0", // Hangul fillers (letters, drawn as nothing or a blank)
+      "\u2800", // blank braille pattern (a symbol drawn as a space)
     ];
     for (const c of hidden) expect(printable(`x${c}y`), `U+${c.codePointAt(0)!.toString(16)}`).not.toContain(c);
     expect(printable("x\u{e0041}y")).toBe("x\\u{e0041}y");
