@@ -2,7 +2,8 @@
 // verified against a trusted key (or was shown whole), 1 problems found or no trusted key to
 // verify against, 2 usage errors (unreadable file, bad key).
 
-import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { anchorForVerify } from "../runner/audit/anchor.js";
@@ -142,15 +143,24 @@ export function auditKeyCommand(): number {
  * Runs `use` with the log open, read from its start each time it is read (verify may read it
  * twice, show does). A log that is no regular file (a pipe: \`ssh host cat log | tacit audit
  * verify /dev/stdin\`) is copied to an owner-only temporary file first, and that is read.
+ *
+ * A pipe is waited on without blocking the thread that handles signals: opened with O_NONBLOCK
+ * (a FIFO nothing writes to otherwise blocks in the open) and read through the event loop. Read
+ * with blocking calls, a log replaced by a FIFO (or a producer that stalls) held tacit in the
+ * kernel, where Ctrl-C, SIGTERM and SIGHUP only reached its handler's queue: it could not be
+ * stopped but by SIGKILL, and left its temporary copy behind.
  */
 async function withOpenLog<T>(file: string, use: (fd: number) => T | Promise<T>): Promise<T> {
   let fd: number;
   try {
-    fd = openSync(file, "r");
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     throw new UsageError(`cannot read the audit log ${file}: ${(error as Error).message}`);
   }
   let copyDir: string | null = null;
+  const removeCopy = (): void => {
+    if (copyDir !== null) rmSync(copyDir, { recursive: true, force: true });
+  };
   try {
     const stats = fstatSync(fd);
     // A device (/dev/zero, /dev/urandom) would be copied without end; a directory holds no log.
@@ -159,41 +169,43 @@ async function withOpenLog<T>(file: string, use: (fd: number) => T | Promise<T>)
     }
     if (!stats.isFile()) {
       copyDir = mkdtempSync(path.join(tmpdir(), "tacit-audit-log-"));
+      // Stopped by a signal while it waits for the pipe, tacit exits from the signal's handler.
+      process.once("exit", removeCopy);
       const copy = path.join(copyDir, "log");
       const piped = fd;
       fd = -1;
-      try {
-        copyStream(piped, copy, file);
-      } finally {
-        closeSync(piped);
-      }
+      await copyPipe(piped, copy, file);
       fd = openSync(copy, "r");
     }
     return await use(fd);
   } finally {
     if (fd >= 0) closeSync(fd);
-    if (copyDir !== null) rmSync(copyDir, { recursive: true, force: true });
+    removeCopy();
+    process.off("exit", removeCopy);
   }
 }
 
-/** Copies what `fd` gives until its end into a new owner-only file. */
-function copyStream(fd: number, copy: string, file: string): void {
-  const out = openSync(copy, "wx", 0o600);
+/** Copies what the pipe open at `fd` gives until its end into a new owner-only file; the pipe is closed after. */
+function copyPipe(fd: number, copy: string, file: string): Promise<void> {
+  let out: number;
   try {
-    const chunk = Buffer.allocUnsafe(1024 * 1024);
-    for (;;) {
-      let n: number;
-      try {
-        n = readSync(fd, chunk, 0, chunk.length, null);
-      } catch (error) {
-        throw new UsageError(`cannot read the audit log ${file}: ${(error as Error).message}`);
-      }
-      if (n === 0) return;
-      for (let written = 0; written < n; ) written += writeSync(out, chunk, written, n - written);
-    }
-  } finally {
-    closeSync(out);
+    out = openSync(copy, "wx", 0o600);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
   }
+  return new Promise<void>((resolve, reject) => {
+    // The pipe's handle takes the descriptor (and closes it at the end or on an error).
+    const pipe = new Socket({ fd, readable: true, writable: false });
+    pipe.on("data", (chunk: Buffer) => {
+      for (let written = 0; written < chunk.length; ) written += writeSync(out, chunk, written, chunk.length - written);
+    });
+    pipe.once("end", () => resolve());
+    pipe.once("error", (error) => {
+      pipe.destroy();
+      reject(new UsageError(`cannot read the audit log ${file}: ${error.message}`));
+    });
+  }).finally(() => closeSync(out));
 }
 
 /** A key file that cannot be used (permissions, format, tacit home) is the operator's to fix: exit 2. */
