@@ -134,11 +134,12 @@ class LineChecks {
   }
 
   /** The line parsed, or null (and the problem noted) when it is empty or no audit line. */
-  parsed(segment: string, line: number, isLast: boolean, complete: boolean): Entry | null {
-    if (segment === "" || /^\s+$/.test(segment)) {
+  parsed(text: string, line: number, isLast: boolean, complete: boolean): Entry | null {
+    if (text === "" || /^\s+$/.test(text)) {
       this.problem(line, "empty line: tacit never writes one, so the file was edited here");
       return null;
     }
+    const segment = this.withoutConversionMarks(text, line);
     const parsed = parseLine(segment);
     if (!parsed.ok) {
       this.problem(
@@ -153,6 +154,35 @@ class LineChecks {
       this.problem(line, "the last line has no newline at its end: the file was truncated, or edited, right after it");
     }
     return { line, parsed: parsed.line, text: segment };
+  }
+
+  /**
+   * The line without what a conversion of the whole file adds to its lines, each reported as what
+   * it is: said as an edit ("not written as tacit writes it (a repeated or dropped key such as
+   * __proto__ …)" on every line of a log whose line ends were made CRLF; "unreadable" for line 1
+   * of one an editor saved with a byte order mark), a person looks for edits that were not made.
+   * The rest of the line is checked as it stands; the file does not verify as it is.
+   */
+  private withoutConversionMarks(text: string, line: number): string {
+    let segment = text;
+    if (segment.startsWith("\ufeff")) {
+      this.problem(
+        line,
+        "starts with a byte order mark (U+FEFF), which tacit never writes: an editor or a conversion added it (the rest of the line " +
+          "is checked without it); keep this file, and verify a copy with the mark removed",
+      );
+      segment = segment.slice(1);
+    }
+    if (segment.endsWith("\r")) {
+      this.problem(
+        line,
+        "ends in a carriage return (\\r), which tacit never writes: the file's line ends were converted to CRLF (a Windows editor, " +
+          "git's core.autocrlf, a copy in text mode; the rest of the line is checked without it); keep this file, and verify a copy " +
+          "converted back (dos2unix, or sed 's/\\r$//')",
+      );
+      segment = segment.slice(0, -1);
+    }
+    return segment;
   }
 
   /**

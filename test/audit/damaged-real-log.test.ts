@@ -65,4 +65,32 @@ describe("a real run's log, damaged", () => {
       expect.stringMatching(/^incomplete last line/),
     ]);
   });
+
+  describe("converted by an editor or a transfer: each line says what was added, and only that", () => {
+    const CRLF = /^ends in a carriage return \(\\r\), which tacit never writes: the file's line ends were converted to CRLF/;
+    const lineCount = () => bytes.toString("utf8").trimEnd().split("\n").length;
+
+    it("CRLF line ends: every line, for its carriage return, and nothing else", async () => {
+      const { result, report } = await verifyJson(variant("crlf", Buffer.from(bytes.toString("utf8").replace(/\n/g, "\r\n"))), ctx.env);
+      expect(result.code).toBe(1);
+      expect(report.problems).toEqual(Array.from({ length: lineCount() }, (_, i) => ({ line: i + 1, reason: expect.stringMatching(CRLF) })));
+    });
+
+    it("CRLF line ends and an edit: the edit is still found", async () => {
+      const text = bytes.toString("utf8").split("\n");
+      text[2] = text[2]!.replace(/"time":"(\d)/, (_, digit: string) => `"time":"${(Number(digit) + 1) % 10}`);
+      const { report } = await verifyJson(variant("crlf-edited", Buffer.from(text.join("\r\n"))), ctx.env);
+      expect(report.problems.filter((p) => p.line === 3).map((p) => p.reason)).toEqual([
+        expect.stringMatching(CRLF),
+        expect.stringMatching(/^edited: the line's seq, time or event does not match its hash/),
+      ]);
+      expect(report.problems.filter((p) => p.line !== 3).every((p) => CRLF.test(p.reason))).toBe(true);
+    });
+
+    it("a byte order mark before line 1: line 1, for its mark, and nothing else", async () => {
+      const { result, report } = await verifyJson(variant("bom", Buffer.concat([Buffer.from("\ufeff"), bytes])), ctx.env);
+      expect(result.code).toBe(1);
+      expect(report.problems).toEqual([{ line: 1, reason: expect.stringMatching(/^starts with a byte order mark \(U\+FEFF\), which tacit never writes/) }]);
+    });
+  });
 });

@@ -94,10 +94,10 @@ describe("tacit audit verify", () => {
       ]);
     });
 
-    it("a byte order mark put before line 1 (by an editor): line 1 is reported, not deleted", async () => {
+    it("a byte order mark put before line 1 (by an editor): line 1 is reported as having one, not deleted", async () => {
       const { result, report } = await verifyJson(variant("bom", `\ufeff${readFileSync(original, "utf8")}`), ctx.env);
       expect(result.code).toBe(1);
-      expect(report.problems).toEqual([{ line: 1, reason: expect.stringMatching(/^unreadable line /) }]);
+      expect(report.problems).toEqual([{ line: 1, reason: expect.stringMatching(/^starts with a byte order mark \(U\+FEFF\), which tacit never writes/) }]);
       expect(report.problems.map((p) => p.reason).join("\n")).not.toMatch(/deleted|missing/);
     });
 
