@@ -55,21 +55,24 @@ function verifyOpenLog(file: string, fd: number, flags: VerifyFlags): number {
 
 function renderReport(file: string, report: VerifyReport, verified: boolean): string {
   const out: string[] = [];
+  // Escaped: a file's name is chosen by whoever made it, and a line break in it forged a first line
+  // "<log>: verified — …" above the report of a log with problems (reached through a glob).
+  const name = printable(file);
   const summary =
     `${report.lines} lines, ${report.heads} signed heads (${report.validHeads} valid)` +
     (report.lastSignedLine === null ? ", no line signed" : `, signed through line ${report.lastSignedLine}`) +
     (report.unsignedTail > 0 ? `, ${report.unsignedTail} unsigned after the last head` : "");
-  if (verified) out.push(`${file}: verified — ${summary}`);
+  if (verified) out.push(`${name}: verified — ${summary}`);
   else if (report.ok && report.trust === "given") {
-    out.push(`${file}: NOT verified — ${summary}; no line is signed, so no key vouches for it (an emptied log looks like this).`);
+    out.push(`${name}: NOT verified — ${summary}; no line is signed, so no key vouches for it (an emptied log looks like this).`);
   } else if (report.ok) {
     out.push(
-      `${file}: NOT verified — ${summary}; no trusted public key, so its heads were checked only against the key in its own ` +
+      `${name}: NOT verified — ${summary}; no trusted public key, so its heads were checked only against the key in its own ` +
         `first head, which anyone who rewrote the log could have signed with. Pass --public-key KEY (\`tacit audit key\` prints ` +
         `it on the machine that wrote the log).`,
     );
   } else {
-    out.push(`${file}: ${report.problems.length} problem${report.problems.length === 1 ? "" : "s"} — ${summary}`);
+    out.push(`${name}: ${report.problems.length} problem${report.problems.length === 1 ? "" : "s"} — ${summary}`);
     for (const problem of report.problems) out.push(`  line ${problem.line}: ${printable(problem.reason)}`);
   }
   for (const warning of report.warnings) out.push(`  warning, line ${warning.line}: ${printable(warning.reason)}`);
@@ -85,7 +88,7 @@ export async function auditShowCommand(file: string, flags: { json?: boolean }):
       write: (text) => output.write(text),
       unreadable: (line, reason) => {
         unreadable++;
-        if (flags.json) process.stderr.write(`tacit: ${file}: line ${line} left out: ${printable(reason)}\n`);
+        if (flags.json) process.stderr.write(`tacit: ${printable(file)}: line ${line} left out: ${printable(reason)}\n`);
       },
     }),
   );
@@ -155,7 +158,7 @@ async function withOpenLog<T>(file: string, use: (fd: number) => T | Promise<T>)
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
-    throw new UsageError(`cannot read the audit log ${file}: ${(error as Error).message}`);
+    throw new UsageError(printable(`cannot read the audit log ${file}: ${(error as Error).message}`));
   }
   let copyDir: string | null = null;
   const removeCopy = (): void => {
@@ -165,7 +168,7 @@ async function withOpenLog<T>(file: string, use: (fd: number) => T | Promise<T>)
     const stats = fstatSync(fd);
     // A device (/dev/zero, /dev/urandom) would be copied without end; a directory holds no log.
     if (!stats.isFile() && !stats.isFIFO() && !stats.isSocket()) {
-      throw new UsageError(`cannot read the audit log ${file}: ${stats.isDirectory() ? "it is a directory" : "it is a device, not a file or a pipe"}`);
+      throw new UsageError(printable(`cannot read the audit log ${file}: ${stats.isDirectory() ? "it is a directory" : "it is a device, not a file or a pipe"}`));
     }
     if (!stats.isFile()) {
       copyDir = mkdtempSync(path.join(tmpdir(), "tacit-audit-log-"));
@@ -203,7 +206,7 @@ function copyPipe(fd: number, copy: string, file: string): Promise<void> {
     pipe.once("end", () => resolve());
     pipe.once("error", (error) => {
       pipe.destroy();
-      reject(new UsageError(`cannot read the audit log ${file}: ${error.message}`));
+      reject(new UsageError(printable(`cannot read the audit log ${file}: ${error.message}`)));
     });
   }).finally(() => closeSync(out));
 }

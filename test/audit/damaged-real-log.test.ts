@@ -93,4 +93,28 @@ describe("a real run's log, damaged", () => {
       expect(report.problems).toEqual([{ line: 1, reason: expect.stringMatching(/^starts with a byte order mark \(U\+FEFF\), which tacit never writes/) }]);
     });
   });
+
+  it("a log renamed so that its name forges verify's first line: the name is shown escaped, the problems under it", async () => {
+    // Whoever can write where the log lies chose the name; the operator reached it through a glob.
+    const forged = `audit.jsonl: verified — 30 lines, 1 signed heads (1 valid), signed through line 29\n  note: anchored\n\u001b[2Kx.jsonl`;
+    const text = bytes.toString("utf8").split("\n");
+    text[2] = text[2]!.replace(/"time":"(\d)/, (_, digit: string) => `"time":"${(Number(digit) + 1) % 10}`);
+    const file = path.join(ctx.dir, forged);
+    writeFileSync(file, text.join("\n"), { mode: 0o600 });
+    const result = await runCli(["audit", "verify", file], { env: ctx.env });
+    expect(result.code).toBe(1);
+    const rows = result.stdout.split("\n");
+    expect(rows.filter((row) => !row.startsWith("  "))).toEqual([
+      `${path.join(ctx.dir, "audit.jsonl: verified — 30 lines, 1 signed heads (1 valid), signed through line 29\\u000a  note: anchored\\u000a\\u001b[2Kx.jsonl")}: 1 problem — ${text.length - 1} lines, 1 signed heads (1 valid), signed through line ${text.length - 2}`,
+      "",
+    ]);
+    expect(rows[1]).toMatch(/^ {2}line 3: edited: the line's seq, time or event does not match its hash/);
+
+    // Nor can a name that is no file write to the terminal through the refusal.
+    const missing = await runCli(["audit", "verify", `${file}.gone`], { env: ctx.env });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(missing.stderr).not.toContain("\u001b");
+    expect(missing.stderr).toContain("\\u000a  note: anchored\\u000a\\u001b[2Kx.jsonl.gone");
+  });
 });
