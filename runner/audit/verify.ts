@@ -84,6 +84,8 @@ class LineChecks {
   validHeads = 0;
   lastHeadLine: number | null = null;
   lastValidHeadLine: number | null = null;
+  /** The last line that could not be read as an audit line (a head edited or corrupted looks so too). */
+  lastUnreadableLine: number | null = null;
   /** Problems and warnings found beyond `keep` (not listed). */
   unlisted = 0;
   unlistedWarnings = 0;
@@ -137,6 +139,7 @@ class LineChecks {
   parsed(text: string, line: number, isLast: boolean, complete: boolean): Entry | null {
     if (text === "" || /^\s+$/.test(text)) {
       this.problem(line, "empty line: tacit never writes one, so the file was edited here");
+      this.lastUnreadableLine = line;
       return null;
     }
     const segment = this.withoutConversionMarks(text, line);
@@ -148,6 +151,7 @@ class LineChecks {
           ? `incomplete last line (${parsed.reason}): the file ends in the middle of a line — a write cut off by a crash, or the file was truncated`
           : `unreadable line (${parsed.reason}): it was edited or corrupted`,
       );
+      this.lastUnreadableLine = line;
       return null;
     }
     if (isLast && !complete) {
@@ -247,13 +251,18 @@ class LineChecks {
     const unsignedTail = lineCount - (this.lastHeadLine ?? 0);
     if (unsignedTail > 0 && entries > 0) {
       const first = (this.lastHeadLine ?? 0) + 1;
+      // A head made unreadable leaves the lines it signed looking unsigned: said only as a crash
+      // or lines appended, a log whose last line, its head, was edited into no JSON sent a person
+      // looking for a crash at line 1.
+      const unreadable = this.lastUnreadableLine !== null && this.lastUnreadableLine >= first;
+      const orHeadUnreadable = unreadable ? `, or a head among them was edited, corrupted or cut off (line ${this.lastUnreadableLine} cannot be read)` : "";
       this.problem(
         first,
         this.lastHeadLine === null
-          ? `none of the ${plural(lineCount, "line")} is signed (the log has no head): its writer stopped before signing ` +
-              `(a crash loses at most this unsigned tail), or the lines were not written by tacit`
+          ? `none of the ${plural(lineCount, "line")} is signed (the log has no ${unreadable ? "readable " : ""}head): its writer stopped before signing ` +
+              `(a crash loses at most this unsigned tail), or the lines were not written by tacit${orHeadUnreadable}`
           : `${plural(unsignedTail, "line")} after the last signed head at line ${this.lastHeadLine} ${unsignedTail === 1 ? "is" : "are"} not signed: ` +
-              `written after the last signature (a crash loses at most this tail) or appended later`,
+              `written after the last signature (a crash loses at most this tail) or appended later${orHeadUnreadable}`,
       );
     }
     if (lineCount === 0) this.notes.push("the log is empty");
@@ -510,6 +519,7 @@ export function verifyAuditLogFile(
     }
     if (segment === null) {
       problem(line, `unreadable line (longer than ${LOG_LINE_LIMIT_BYTES / (1024 * 1024)} MiB, which tacit never writes): it was edited or corrupted`);
+      checks.lastUnreadableLine = line;
       return;
     }
     const entry = checks.parsed(segment, line, isLast, !isLast || ended);

@@ -117,4 +117,22 @@ describe("a real run's log, damaged", () => {
     expect(missing.stderr).not.toContain("\u001b");
     expect(missing.stderr).toContain("\\u000a  note: anchored\\u000a\\u001b[2Kx.jsonl.gone");
   });
+
+  it("its head edited into no JSON: the lines it signed are not blamed on a crash alone, and the head's line is named", async () => {
+    const text = bytes.toString("utf8").split("\n");
+    const head = text.length - 1; // the last line, 1-based (the text ends in a newline)
+    text[head - 1] = `#${text[head - 1]}`;
+    const file = variant("head-unreadable", Buffer.from(text.join("\n")));
+    const { result, report } = await verifyJson(file, ctx.env);
+    expect(result.code).toBe(1);
+    expect(report.problems).toEqual([
+      {
+        line: 1,
+        reason:
+          `none of the ${head} lines is signed (the log has no readable head): its writer stopped before signing (a crash loses at most this unsigned tail), ` +
+          `or the lines were not written by tacit, or a head among them was edited, corrupted or cut off (line ${head} cannot be read)`,
+      },
+      { line: head, reason: "unreadable line (not valid JSON): it was edited or corrupted" },
+    ]);
+  });
 });

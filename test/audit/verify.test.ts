@@ -180,7 +180,8 @@ describe("tacit audit verify", () => {
       {
         line: 12,
         reason:
-          "11 lines after the last signed head at line 11 are not signed: written after the last signature (a crash loses at most this tail) or appended later",
+          "11 lines after the last signed head at line 11 are not signed: written after the last signature (a crash loses at most this tail) or appended later, " +
+          "or a head among them was edited, corrupted or cut off (line 22 cannot be read)",
       },
       { line: 22, reason: expect.stringMatching(/^incomplete last line \(not valid JSON\): the file ends in the middle of a line/) },
     ]);
