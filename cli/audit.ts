@@ -74,6 +74,11 @@ function renderReport(file: string, report: VerifyReport, verified: boolean): st
   } else {
     out.push(`${name}: ${report.problems.length} problem${report.problems.length === 1 ? "" : "s"} — ${summary}`);
     for (const problem of report.problems) out.push(`  line ${problem.line}: ${printable(problem.reason)}`);
+    // What each problem is, is said above; what a person does about any of them is the same.
+    out.push(
+      "  next: keep this file as it is (it is the evidence), and compare it with a copy kept elsewhere (a backup, a log sent " +
+        "off this machine as it was written) to see what was changed; run `tacit audit verify` on that copy too",
+    );
   }
   for (const warning of report.warnings) out.push(`  warning, line ${warning.line}: ${printable(warning.reason)}`);
   for (const note of report.notes) out.push(`  note: ${printable(note)}`);

@@ -109,6 +109,8 @@ describe("a real run's log, damaged", () => {
       "",
     ]);
     expect(rows[1]).toMatch(/^ {2}line 3: edited: the line's seq, time or event does not match its hash/);
+    // And what to do about it, once, after the problems.
+    expect(rows[2]).toMatch(/^ {2}next: keep this file as it is \(it is the evidence\), and compare it with a copy kept elsewhere/);
 
     // Nor can a name that is no file write to the terminal through the refusal.
     const missing = await runCli(["audit", "verify", `${file}.gone`], { env: ctx.env });
