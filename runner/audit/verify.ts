@@ -212,8 +212,9 @@ class LineChecks {
     } else {
       this.problem(
         line,
-        "edited: the line is not written as tacit writes it (a repeated or dropped key such as __proto__, spacing or escapes " +
-          "changed by hand), so other readers may see other content than its hash covers",
+        "edited: the line is not written as tacit writes it (a repeated or dropped key such as __proto__, a number or a character " +
+          "spelled another way, such as 9.0 for 9 or \\u0061 for a, or spacing, changed by hand), so other readers may see other " +
+          "content than its hash covers",
       );
     }
     if (chainOf(parsed.prev, parsed.hash) !== parsed.chain) {

@@ -137,4 +137,15 @@ describe("a real run's log, damaged", () => {
       { line: head, reason: "unreadable line (not valid JSON): it was edited or corrupted" },
     ]);
   });
+
+  it("a number respelled (9.0 for 9) with its hash left as it was: the line is named, and the reason says that is what can differ", async () => {
+    const text = bytes.toString("utf8").split("\n");
+    const at = text.findIndex((line) => /"size":\d+,/.test(line));
+    text[at] = text[at]!.replace(/"size":(\d+),/, `"size":$1.0,`);
+    const { result, report } = await verifyJson(variant("respelled", Buffer.from(text.join("\n"))), ctx.env);
+    expect(result.code).toBe(1);
+    expect(report.problems).toEqual([
+      { line: at + 1, reason: expect.stringMatching(/^edited: the line is not written as tacit writes it \(.*a number or a character spelled another way, such as 9\.0 for 9/) },
+    ]);
+  });
 });
