@@ -6,7 +6,9 @@ import { closeSync, constants, fstatSync, mkdtempSync, openSync, rmSync, writeSy
 import { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { anchorForVerify } from "../runner/audit/anchor.js";
+import { anchorForVerify, realLogPath } from "../runner/audit/anchor.js";
+import { writerLockFor } from "../runner/audit/log.js";
+import { FileLock } from "../runner/file-lock.js";
 import { defaultKeyFile, loadOrCreateSigningKey, readPublicKey } from "../runner/audit/keys.js";
 import { showAuditLogFile } from "../runner/audit/show.js";
 import { verifyAuditLogFile, type VerifyReport } from "../runner/audit/verify.js";
@@ -40,7 +42,7 @@ function verifyOpenLog(file: string, fd: number, flags: VerifyFlags): number {
   }
   // This machine's record of the last head it signed in this file: what shows a cut after a head.
   const givenKey = flags.publicKey === undefined ? null : trusted;
-  const report = verifyAuditLogFile(fd, trusted, (firstLine) => anchorForVerify(file, firstLine, givenKey));
+  const report = verifyAuditLogFile(fd, trusted, (firstLine) => anchorForVerify(file, firstLine, givenKey), undefined, liveWriterOf(file));
   if (trusted !== null) report.notes.unshift(`heads were checked against ${source}`);
   else if (report.trust === "first-head") report.notes.unshift(`there is no key in ${defaultKeyFile(false)} and none was given with --public-key`);
 
@@ -51,6 +53,11 @@ function verifyOpenLog(file: string, fd: number, flags: VerifyFlags): number {
   if (flags.json) writeShown(process.stdout, JSON.stringify({ file, verified, ...report }, null, 2) + "\n");
   else writeShown(process.stdout, renderReport(file, report, verified));
   return verified ? 0 : 1;
+}
+
+/** The tacit process writing the log at `file` now, found by the writer's lock in tacit's home (see log.ts), or null. */
+function liveWriterOf(file: string): number | null {
+  return FileLock.holder(writerLockFor(defaultKeyFile(false), realLogPath(file)));
 }
 
 function renderReport(file: string, report: VerifyReport, verified: boolean): string {
@@ -75,8 +82,9 @@ function renderReport(file: string, report: VerifyReport, verified: boolean): st
     out.push(`${name}: ${report.problems.length} problem${report.problems.length === 1 ? "" : "s"} — ${summary}`);
     for (const problem of report.problems) out.push(`  line ${problem.line}: ${printable(problem.reason)}`);
     // What each problem is, is said above; what a person does about any of them is the same.
+    const live = report.liveWriter === null ? "" : `tacit process ${report.liveWriter} is writing this log now: verify it again once that process has ended. For what is reported then: `;
     out.push(
-      "  next: keep this file as it is (it is the evidence), and compare it with a copy kept elsewhere (a backup, a log sent " +
+      `  next: ${live}keep this file as it is (it is the evidence), and compare it with a copy kept elsewhere (a backup, a log sent ` +
         "off this machine as it was written) to see what was changed; run `tacit audit verify` on that copy too",
     );
   }

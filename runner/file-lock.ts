@@ -31,8 +31,8 @@ export class FileLock {
       if (createExclusive(file, content, { durable: false })) return { ok: true, lock: new FileLock(file), tookOver };
       const found = readOrNull(file);
       if (found === null) continue; // released meanwhile
-      const pid = /^\d+\n?$/.test(found) ? Number(found) : 0;
-      if (pid > 0 && isAlive(pid)) return { ok: false, heldBy: pid };
+      const pid = livePidIn(found);
+      if (pid !== null) return { ok: false, heldBy: pid };
       // Stale. Removed only if it still holds what was read, so a lock another process took
       // over meanwhile is left alone (a narrow race remains between this read and the unlink).
       if (readOrNull(file) === found) unlinkQuietly(file);
@@ -56,11 +56,23 @@ export class FileLock {
     }
   }
 
+  /** The live process that holds `file`, or null (free, or left by a process that is gone); takes nothing. */
+  static holder(file: string): number | null {
+    const found = readOrNull(file);
+    return found === null ? null : livePidIn(found);
+  }
+
   release(): void {
     if (!this.held) return;
     this.held = false;
     if (readOrNull(this.file) === `${process.pid}\n`) unlinkQuietly(this.file);
   }
+}
+
+/** The pid a lock file holds, if that process is alive. */
+function livePidIn(content: string): number | null {
+  const pid = /^\d+\n?$/.test(content) ? Number(content) : 0;
+  return pid > 0 && isAlive(pid) ? pid : null;
 }
 
 function isAlive(pid: number): boolean {

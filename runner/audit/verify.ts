@@ -44,6 +44,8 @@ export interface VerifyReport {
   notes: string[];
   /** The log's length checked against the writer's record of the last head it signed in it. */
   anchor: VerifyAnchor;
+  /** The tacit process writing the log as it was verified (it holds the log's writer lock), or null. */
+  liveWriter: number | null;
 }
 
 export interface VerifyAnchor {
@@ -247,8 +249,11 @@ class LineChecks {
     }
   }
 
-  /** The unsigned tail, the anchor, and the report. `entries`: the lines that parsed. */
-  report(lineCount: number, complete: boolean, entries: number, anchor: AnchorInput, held: HeldLines): VerifyReport {
+  /**
+   * The unsigned tail, the anchor, and the report. `entries`: the lines that parsed; `liveWriter`:
+   * the tacit process writing the log now, if one is (see VerifyReport).
+   */
+  report(lineCount: number, complete: boolean, entries: number, anchor: AnchorInput, held: HeldLines, liveWriter: number | null): VerifyReport {
     const unsignedTail = lineCount - (this.lastHeadLine ?? 0);
     if (unsignedTail > 0 && entries > 0) {
       const first = (this.lastHeadLine ?? 0) + 1;
@@ -257,12 +262,23 @@ class LineChecks {
       // looking for a crash at line 1.
       const unreadable = this.lastUnreadableLine !== null && this.lastUnreadableLine >= first;
       const orHeadUnreadable = unreadable ? `, or a head among them was edited, corrupted or cut off (line ${this.lastUnreadableLine} cannot be read)` : "";
+      // A log verified while tacit writes it ends in lines it has not signed yet: said as a crash or
+      // lines appended by someone else, a person was sent looking for an attack on a running log.
+      const why =
+        liveWriter !== null
+          ? `: tacit process ${liveWriter} is writing this log now (it holds the log's writer lock in tacit's home), and signs them ` +
+            `at its next head or when it ends; verify the log again after that${orHeadUnreadable}`
+          : null;
       this.problem(
         first,
         this.lastHeadLine === null
-          ? `none of the ${plural(lineCount, "line")} is signed (the log has no ${unreadable ? "readable " : ""}head): its writer stopped before signing ` +
+          ? why !== null
+            ? `none of the ${plural(lineCount, "line")} is signed yet${why}`
+            : `none of the ${plural(lineCount, "line")} is signed (the log has no ${unreadable ? "readable " : ""}head): its writer stopped before signing ` +
               `(a crash loses at most this unsigned tail), or the lines were not written by tacit${orHeadUnreadable}`
-          : `${plural(unsignedTail, "line")} after the last signed head at line ${this.lastHeadLine} ${unsignedTail === 1 ? "is" : "are"} not signed: ` +
+          : why !== null
+            ? `${plural(unsignedTail, "line")} after the last signed head at line ${this.lastHeadLine} ${unsignedTail === 1 ? "is" : "are"} not signed yet${why}`
+            : `${plural(unsignedTail, "line")} after the last signed head at line ${this.lastHeadLine} ${unsignedTail === 1 ? "is" : "are"} not signed: ` +
               `written after the last signature (a crash loses at most this tail) or appended later${orHeadUnreadable}`,
       );
     }
@@ -286,6 +302,7 @@ class LineChecks {
       warnings: this.warnings,
       notes: this.notes,
       anchor: anchorResult,
+      liveWriter,
     };
   }
 }
@@ -329,6 +346,8 @@ export function verifyAuditLog(
   anchor: AnchorInput = { record: null, why: "no writer's record was given", sameFirstLine: [] },
   /** The file's bytes, when the caller has them: a line that is not UTF-8 is reported (see linesNotUtf8). */
   bytes?: Uint8Array,
+  /** The tacit process writing the log now, if one is (its unsigned last lines are said to be that). */
+  liveWriter: number | null = null,
 ): VerifyReport {
   const checks = new LineChecks(trustedPublicKeyHex);
   const { problem } = checks;
@@ -441,7 +460,7 @@ export function verifyAuditLog(
     checks.kind(entry);
   });
 
-  return checks.report(lineCount, complete, entries.length, anchor, held);
+  return checks.report(lineCount, complete, entries.length, anchor, held, liveWriter);
 }
 
 /**
@@ -486,6 +505,7 @@ export function verifyAuditLogFile(
   trustedPublicKeyHex: string | null,
   anchorOf: (firstLine: string) => AnchorInput,
   fullDiagnosisLimitBytes = FULL_DIAGNOSIS_LIMIT_BYTES,
+  liveWriter: number | null = null,
 ): VerifyReport {
   const checks = new LineChecks(trustedPublicKeyHex, STREAMED_PROBLEMS_LISTED);
   const { problem } = checks;
@@ -541,12 +561,12 @@ export function verifyAuditLogFile(
   if (pending !== null) check(pending, true);
   anchor ??= anchorOf("");
   held ??= new HeldLines(anchor);
-  const report = checks.report(lineCount, complete, entries, anchor, held);
+  const report = checks.report(lineCount, complete, entries, anchor, held, liveWriter);
   if (report.ok) return report;
   const { size } = fstatSync(fd);
   if (size <= fullDiagnosisLimitBytes) {
     const bytes = readWhole(fd);
-    return verifyAuditLog(bytes.toString("utf8"), trustedPublicKeyHex, anchor, bytes);
+    return verifyAuditLog(bytes.toString("utf8"), trustedPublicKeyHex, anchor, bytes, liveWriter);
   }
   report.notes.push(
     `the log is ${mib(size)} MiB, more than the ${mib(fullDiagnosisLimitBytes)} MiB read whole to tell moved, inserted, ` +
