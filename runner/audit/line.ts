@@ -110,7 +110,11 @@ const hex = (bytes: number) => z.string().regex(new RegExp(`^[0-9a-f]{${bytes * 
  */
 export const lineSchema = z.strictObject({
   seq: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
-  time: z.string(),
+  // As the writer writes it (Date#toISOString). Any text was taken: nothing signs the last head's
+  // own line (its chain is only anchored on the machine that wrote it), so a copy verified with
+  // --public-key elsewhere verified with that head's time made "2031-01-01T00:00:00.000Z  evaluation-ended …",
+  // which `tacit audit show` printed in its time column.
+  time: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, "a time as tacit writes it, such as 2026-01-02T03:04:05.678Z"),
   event: z.looseObject({ type: z.string() }),
   prev: hex(32),
   hash: hex(32),

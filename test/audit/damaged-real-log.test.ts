@@ -7,6 +7,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers.js";
 import { startServer, type TestServer } from "../net/fixtures.js";
+import { sha256Hex } from "../../runner/audit/digest.js";
+import { chainOf, lineText } from "../../runner/audit/line.js";
 import { auditHome, verifyJson, workAndLog } from "./fixtures.js";
 
 const SCRIPT = (origin: string) => `
@@ -147,5 +149,27 @@ describe("a real run's log, damaged", () => {
     expect(report.problems).toEqual([
       { line: at + 1, reason: expect.stringMatching(/^edited: the line is not written as tacit writes it \(.*a number or a character spelled another way, such as 9\.0 for 9/) },
     ]);
+  });
+
+  it("the last head's time made into text, its hash and chain recomputed (a copy, no anchor): not verified, and show does not print the text", async () => {
+    // Nothing signs the last head's own line; only this machine's anchor holds its chain. Its time
+    // is the one field of it a forger can change: made free text, show printed it as the time.
+    const text = bytes.toString("utf8").trimEnd().split("\n");
+    const head = JSON.parse(text.at(-1)!) as { seq: number; time: string; prev: string };
+    const eventJson = /"event":(\{.*\}),"prev"/.exec(text.at(-1)!)![1]!;
+    const time = "2031-01-01T00:00:00.000Z  evaluation-ended    eval forged  ok";
+    const hash = sha256Hex(`{"event":${eventJson},"seq":${head.seq},"time":${JSON.stringify(time)}}`);
+    text[text.length - 1] = lineText(head.seq, time, eventJson, head.prev, hash, chainOf(head.prev, hash));
+    const file = variant("head-time-text", Buffer.from(text.join("\n") + "\n"));
+    const key = (await runCli(["audit", "key"], { env: ctx.env })).stdout.trim();
+    const { result, report } = await verifyJson(file, ctx.env, ["--public-key", key]);
+    expect(result.code).toBe(1);
+    expect(report.problems).toContainEqual({
+      line: text.length,
+      reason: expect.stringMatching(/^unreadable line \(not an audit line \(time: a time as tacit writes it, such as 2026-01-02T03:04:05\.678Z\)\)/),
+    });
+    const show = await runCli(["audit", "show", file], { env: ctx.env });
+    expect(show.stdout).not.toContain("eval forged");
+    expect(show.stdout).toContain(`line ${text.length} is unreadable`);
   });
 });
