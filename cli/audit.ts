@@ -13,6 +13,7 @@ import { defaultKeyFile, loadOrCreateSigningKey, readPublicKey } from "../runner
 import { showAuditLogFile } from "../runner/audit/show.js";
 import { verifyAuditLogFile, type VerifyReport } from "../runner/audit/verify.js";
 import { printable } from "../runner/printable.js";
+import { endAtOnceOnStopSignals } from "./stop-signals.js";
 import { writeShown } from "./terminal-output.js";
 import { UsageError } from "./usage.js";
 
@@ -176,6 +177,7 @@ async function withOpenLog<T>(file: string, use: (fd: number) => T | Promise<T>)
   let copyDir: string | null = null;
   const removeCopy = (): void => {
     if (copyDir !== null) rmSync(copyDir, { recursive: true, force: true });
+    copyDir = null;
   };
   try {
     const stats = fstatSync(fd);
@@ -192,7 +194,11 @@ async function withOpenLog<T>(file: string, use: (fd: number) => T | Promise<T>)
       fd = -1;
       await copyPipe(piped, copy, file);
       fd = openSync(copy, "r");
+      // Read through its descriptor: the copy's name can go now, so a stop below leaves nothing behind.
+      removeCopy();
     }
+    // Reading the log is one synchronous stretch (show's output aside): a stop ends it at once.
+    endAtOnceOnStopSignals();
     return await use(fd);
   } finally {
     if (fd >= 0) closeSync(fd);

@@ -30,6 +30,17 @@ export function exitOnStopSignals(): void {
 }
 
 /**
+ * For the rest of this process, a stop signal ends it as the system does (no handler: the signal's
+ * own default), for a command that then works in one synchronous stretch and has nothing to end
+ * first: a handler runs only when the event loop does, so `tacit audit verify` of a log of many GB
+ * (or of a sparse file of a TB put in its place) let Ctrl-C wait for the whole read, and then
+ * exited 0 as if it had not been pressed.
+ */
+export function endAtOnceOnStopSignals(): void {
+  for (const signal of Object.keys(EXIT_CODE_OF) as StopSignal[]) process.removeAllListeners(signal);
+}
+
+/**
  * A command's stop: until `release()`, the first stop signal aborts `signal` (and calls `onStop`)
  * instead of exiting; the command ends what is under way and returns `exitCode(…)`.
  */

@@ -1,8 +1,11 @@
-// A log that is a FIFO: what `tacit audit verify` and `show` read from a pipe is copied first
-// (see withOpenLog), and the wait for it must leave tacit stoppable. Whoever can write where a
-// log lies can put a FIFO there; read with blocking calls, waiting for a writer (in the open) or
-// for a stalled one (in a read) held tacit in the kernel, where Ctrl-C, SIGTERM and SIGHUP
-// never reached its handler: only SIGKILL ended it, and its temporary copy stayed behind.
+// `tacit audit verify` and `show` can be stopped whatever the log is. A log that is a FIFO: what
+// they read from a pipe is copied first (see withOpenLog), and the wait for it must leave tacit
+// stoppable. Whoever can write where a log lies can put a FIFO there; read with blocking calls,
+// waiting for a writer (in the open) or for a stalled one (in a read) held tacit in the kernel,
+// where Ctrl-C, SIGTERM and SIGHUP never reached its handler: only SIGKILL ended it, and its
+// temporary copy stayed behind. A log of many GB (or a sparse file of a TB in its place) is read
+// in one synchronous stretch, where a handler does not run either: Ctrl-C waited for the whole
+// read, and tacit then exited 0.
 
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
@@ -103,5 +106,38 @@ describe("tacit audit verify and show on a FIFO", () => {
     } finally {
       await writer.close();
     }
+  });
+});
+
+describe("tacit audit verify on a sparse file of a TiB in place of the log", () => {
+  let home: ReturnType<typeof cleanLog>["ctx"];
+  beforeAll(() => {
+    home = cleanLog().ctx;
+  });
+  afterAll(() => home.cleanup());
+
+  /** Bytes the process has read so far (/proc/<pid>/io). */
+  const bytesRead = (pid: number): number => {
+    try {
+      return Number(/^rchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, "utf8"))?.[1] ?? 0);
+    } catch {
+      return 0;
+    }
+  };
+
+  it("Ctrl-C (SIGINT) ends it while it reads", async () => {
+    const file = path.join(home.dir, "sparse.jsonl");
+    execFileSync("truncate", ["-s", "1T", file]);
+    const tmp = path.join(home.dir, "tmp");
+    mkdirSync(tmp);
+    const verify = startAudit("verify", file, home.env, tmp);
+    const deadline = Date.now() + 30_000;
+    while (bytesRead(verify.child.pid!) < 256 * 1024 * 1024) {
+      if (Date.now() > deadline) throw new Error("tacit audit verify did not start reading the sparse file");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    verify.child.kill("SIGINT");
+    await verify.exited;
+    expect(verify.child.signalCode).toBe("SIGINT");
   });
 });
