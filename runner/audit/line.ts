@@ -58,7 +58,16 @@ export interface AuditLine<E = LoggedEvent> {
 }
 
 export const ZERO_CHAIN = "0".repeat(64);
-export const HEAD_SIGNATURE_PREFIX = "tacit-audit-head-v1:";
+/**
+ * What a head's signature covers. v1 signed only the chain before the head, so the head's own
+ * line (its time) was covered by nothing once it was the last head: on a copy verified elsewhere
+ * with --public-key, where this machine's anchor does not reach, that time could be moved. v2
+ * signs the head's seq and time too. Verify still takes v1 heads (logs written before), with a
+ * warning; a v1 signature cannot be made for a v2 head's chain without the key, so accepting
+ * both does not let anyone turn a v2 head back into a v1 one.
+ */
+const HEAD_SIGNATURE_PREFIX_V1 = "tacit-audit-head-v1:";
+const HEAD_SIGNATURE_PREFIX = "tacit-audit-head-v2:";
 
 export function eventHash(seq: number, time: string, event: unknown): string {
   return eventHashOfJson(seq, time, canonicalJson(event));
@@ -96,8 +105,14 @@ export function chainOf(prev: string, hash: string): string {
   return sha256Hex(prev + hash);
 }
 
-export function headMessage(signs: string): Uint8Array {
-  return new TextEncoder().encode(HEAD_SIGNATURE_PREFIX + signs);
+/** The message a head at `seq`, written at `time`, signs over the chain `signs` of the line before it. */
+export function headMessage(signs: string, seq: number, time: string): Uint8Array {
+  return new TextEncoder().encode(`${HEAD_SIGNATURE_PREFIX}${signs}:${seq}:${time}`);
+}
+
+/** The message of a v1 head (tacit before v2): the chain only. */
+export function headMessageV1(signs: string): Uint8Array {
+  return new TextEncoder().encode(HEAD_SIGNATURE_PREFIX_V1 + signs);
 }
 
 const hex = (bytes: number) => z.string().regex(new RegExp(`^[0-9a-f]{${bytes * 2}}$`), `${bytes * 2} lower-case hex digits`);

@@ -319,8 +319,8 @@ export class AuditLog {
     if (this.pending.length > 0) this.drain();
     if (this.unsigned === 0) return;
     const signs = this.chain;
-    const signature = Buffer.from(signBytes(headMessage(signs), this.key.privateKey)).toString("hex");
-    const time = new Date().toISOString();
+    const time = this.timeText(Date.now());
+    const signature = Buffer.from(signBytes(headMessage(signs, this.seq + 1, time), this.key.privateKey)).toString("hex");
     this.write({ type: "head", signs, signedSeq: this.seq, publicKey: this.key.publicKeyHex, signature }, time);
     this.flush();
     try {

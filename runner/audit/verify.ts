@@ -15,7 +15,7 @@ import { fromHex } from "./ed25519.js";
 import { verifyBytes } from "./ed25519-verify.js";
 import { canonicalJson } from "./digest.js";
 import { LOG_LINE_LIMIT_BYTES, type LogLine, logLines, readWhole } from "./log-lines.js";
-import { chainOf, describeIssues, eventHashOfJson, headEventSchema, lineText, headMessage, type ParsedLine, parseLine, rawLineText, resumedEventSchema, ZERO_CHAIN } from "./line.js";
+import { chainOf, describeIssues, eventHashOfJson, headEventSchema, lineText, headMessage, headMessageV1, type ParsedLine, parseLine, rawLineText, resumedEventSchema, ZERO_CHAIN } from "./line.js";
 
 export interface VerifyProblem {
   /** 1-based line number in the file. */
@@ -230,7 +230,7 @@ class LineChecks {
     if (parsed.event.type === "head") {
       this.heads++;
       this.lastHeadLine = line;
-      if (checkHead(entry, this.publicKey, this.trust, this.problem)) {
+      if (checkHead(entry, this.publicKey, this.trust, this.problem, (line, reason) => this.warn(line, reason))) {
         this.validHeads++;
         this.lastValidHeadLine = line;
       }
@@ -696,6 +696,7 @@ function checkHead(
   publicKey: string | null,
   trust: VerifyReport["trust"],
   problem: (line: number, reason: string) => void,
+  warn: (line: number, reason: string) => void,
 ): boolean {
   const { line, parsed } = entry;
   const head = headEventSchema.safeParse(parsed.event);
@@ -714,10 +715,19 @@ function checkHead(
     );
     valid = false;
   }
-  if (!verifyBytes(fromHex(signature, 64)!, headMessage(signs), fromHex(head.data.publicKey, 32)!)) {
+  const signer = fromHex(head.data.publicKey, 32)!;
+  const signatureBytes = fromHex(signature, 64)!;
+  const signedNow = verifyBytes(signatureBytes, headMessage(signs, parsed.seq, parsed.time), signer);
+  if (!signedNow && verifyBytes(signatureBytes, headMessageV1(signs), signer)) {
+    warn(
+      line,
+      `head signed in tacit's first form (v1), which covers the lines before it but not the head's own time: ` +
+        `until a later head signs this line, its time may have been changed`,
+    );
+  } else if (!signedNow) {
     problem(
       line,
-      `signature does not verify: the chain it signs was changed after signing (lines before it rewritten with their ` +
+      `signature does not verify: the chain it signs, or the head's own time, was changed after signing (lines before it rewritten with their ` +
         `hashes recomputed), or the head was forged`,
     );
     return false;

@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers.js";
 import { startServer, type TestServer } from "../net/fixtures.js";
 import { sha256Hex } from "../../runner/audit/digest.js";
-import { chainOf, lineText } from "../../runner/audit/line.js";
+import { signBytes } from "../../runner/audit/ed25519.js";
+import { loadOrCreateSigningKey } from "../../runner/audit/keys.js";
+import { chainOf, headMessageV1, lineText } from "../../runner/audit/line.js";
 import { auditHome, verifyJson, workAndLog } from "./fixtures.js";
 
 const SCRIPT = (origin: string) => `
@@ -171,5 +173,41 @@ describe("a real run's log, damaged", () => {
     const show = await runCli(["audit", "show", file], { env: ctx.env });
     expect(show.stdout).not.toContain("eval forged");
     expect(show.stdout).toContain(`line ${text.length} is unreadable`);
+  });
+
+  /** The log's last line, a head, with its time and event changed by `change`, its hash and chain recomputed. */
+  const lastHeadChanged = (change: (head: { time: string; event: Record<string, unknown> }) => void): string[] => {
+    const text = bytes.toString("utf8").trimEnd().split("\n");
+    const line = JSON.parse(text.at(-1)!) as { seq: number; time: string; event: Record<string, unknown>; prev: string };
+    expect(line.event.type).toBe("head");
+    change(line);
+    const eventJson = JSON.stringify(Object.fromEntries(Object.entries(line.event).sort(([a], [b]) => (a < b ? -1 : 1))));
+    const hash = sha256Hex(`{"event":${eventJson},"seq":${line.seq},"time":${JSON.stringify(line.time)}}`);
+    text[text.length - 1] = lineText(line.seq, line.time, eventJson, line.prev, hash, chainOf(line.prev, hash));
+    return text;
+  };
+
+  it("the last head's time moved to another time, its hash and chain recomputed (a copy, no anchor): its signature does not verify", async () => {
+    // A head signs its own seq and time (v2): before, only the chain before it, so this verified.
+    const text = lastHeadChanged((head) => {
+      head.time = "2031-01-01T00:00:00.000Z";
+    });
+    const file = variant("head-time-moved", Buffer.from(text.join("\n") + "\n"));
+    const key = (await runCli(["audit", "key"], { env: ctx.env })).stdout.trim();
+    const { result, report } = await verifyJson(file, ctx.env, ["--public-key", key]);
+    expect(result.code).toBe(1);
+    expect(report.problems).toContainEqual({ line: text.length, reason: expect.stringMatching(/^signature does not verify: the chain it signs, or the head's own time, was changed/) });
+  });
+
+  it("a head signed in the first form (v1, written by an older tacit) verifies, with a warning that its time is not signed", async () => {
+    const { privateKey } = loadOrCreateSigningKey(ctx.keyFile);
+    const text = lastHeadChanged((head) => {
+      head.event.signature = Buffer.from(signBytes(headMessageV1(head.event.signs as string), privateKey)).toString("hex");
+    });
+    const file = variant("head-v1", Buffer.from(text.join("\n") + "\n"));
+    const key = (await runCli(["audit", "key"], { env: ctx.env })).stdout.trim();
+    const { result, report } = await verifyJson(file, ctx.env, ["--public-key", key]);
+    expect(result.code, JSON.stringify(report)).toBe(0);
+    expect(report.warnings).toContainEqual({ line: text.length, reason: expect.stringMatching(/^head signed in tacit's first form \(v1\).*not the head's own time/) });
   });
 });

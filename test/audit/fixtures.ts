@@ -156,7 +156,7 @@ export function rechain(lines: Line[], from: number, resignWith?: Uint8Array): L
       const head = { ...(line.event as HeadEvent), signs: line.prev, signedSeq: line.seq - 1 };
       if (resignWith) {
         head.publicKey = toHex(publicKeyOf(resignWith));
-        head.signature = toHex(signBytes(headMessage(head.signs), resignWith));
+        head.signature = toHex(signBytes(headMessage(head.signs, line.seq, line.time), resignWith));
       }
       line = { ...line, event: head as Line["event"] };
     }

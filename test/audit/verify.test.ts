@@ -205,7 +205,7 @@ describe("tacit audit verify", () => {
     const { result, report } = await verifyJson(variant("rechained", rechain(edited, 4)), ctx.env);
     expect(result.code).toBe(1);
     expect(report.problems).toEqual([
-      { line: 11, reason: expect.stringMatching(/^signature does not verify: the chain it signs was changed after signing/) },
+      { line: 11, reason: expect.stringMatching(/^signature does not verify: the chain it signs, or the head.s own time, was changed after signing/) },
       { line: 22, reason: expect.stringMatching(/^signature does not verify/) },
     ]);
     expect(report.validHeads).toBe(0);
