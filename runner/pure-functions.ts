@@ -215,7 +215,9 @@ function unanalysableFunction(argument: AstNode, index: ReferenceIndex, depth = 
   const definition = variable?.defs.length === 1 ? variable.defs[0] : undefined;
   if (definition?.type !== "Variable") return null;
   const init = (definition.node as unknown as AstNode).init as AstNode | null | undefined;
-  if (!init) return null;
+  // `let fn; fn = (v) => v + n;`: what it holds at the call is whatever was assigned last, which
+  // the checks do not follow (never assigned, it is undefined, and the call says so at run time).
+  if (!init) return assignedAgain(variable!) ? `\`${node.name as string}\`, a variable declared without a value and assigned later` : null;
   if (constInit(variable) === null) return `\`${node.name as string}\`, a variable assigned more than once`;
   const made = unanalysableFunction(init, index, depth + 1);
   return made === null ? null : `\`${node.name as string}\`, ${made}`;

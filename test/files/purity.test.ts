@@ -134,7 +134,7 @@ println(["ab", "c"].map(tagged));
 });
 
 // A function made by a factory, chosen by a condition, taken from an array or held by a `let`
-// assigned again reached the pure evaluator as its source alone, and the values it captured (the
+// assigned again (or declared without a value and assigned later) reached the pure evaluator as its source alone, and the values it captured (the
 // factory's parameter, a name beside it) were missing there: the map failed every time, out of
 // sight. The checks can tell such an argument apart: it is refused before anything runs, with what
 // to write. A `let` assigned once is read as a `const` is, and works.
@@ -147,6 +147,7 @@ describe("functions the checks cannot analyse", () => {
     { what: "a function chosen by ||", call: "secret.map(maybe || tag)" },
     { what: "an element of an array", call: "secret.map(list[0])" },
     { what: "a let assigned again", call: "secret.flatMap(changing)" },
+    { what: "a let declared without a value and assigned later", call: "secret.map(later)" },
   ];
   const prelude = `const secret = classify("plain-canary-3c9d");
 const suffix = "!";
@@ -159,12 +160,14 @@ const list = [(value: string) => value + suffix];
 let changing = (value: string) => classify(value + suffix);
 changing = (value: string) => classify(value);
 function tagger(n: number) { const mark = "#" + n; if (n < 0) return null; return (value: string) => value + mark; }
+let later: (value: string) => string;
+later = (value: string) => value + suffix;
 `;
   it.each(forms)("$what is refused at check time, naming the call and saying what to write; nothing runs", async ({ call }) => {
     const r = await tacit(root, `${prelude}println(${call});\nprintln("ran");\n`, [], { TACIT_HOME: path.join(root, "home") });
     expect(r.code).toBe(3);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(new RegExp(`^script\\.ts:12:\\d+ error \\[impure-map\\] \`${call.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\` passes `, "m"));
+    expect(r.stderr).toMatch(new RegExp(`^script\\.ts:14:\\d+ error \\[impure-map\\] \`${call.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\` passes `, "m"));
     expect(r.stderr).toContain("the checks cannot see which values it uses");
     expect(r.stderr).toContain("hint: Write the function in the call, as an inline arrow");
     expect(r.stderr).not.toContain("plain-canary-3c9d");
