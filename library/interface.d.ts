@@ -198,8 +198,9 @@ interface Classified<T> {
    * (`map(String)`) has none and throws a TypeError; write it out (`map((v) => String(v))`).
    * An async or generator function, or a class, gives no value and throws a TypeError too;
    * a method passed by reference (`map(parser.parse)`) runs as an array's map would run it.
-   * A function made by a factory (`map(make(5))`), chosen by a condition or taken from an array
-   * is refused by the checks (the values it uses cannot be seen): write it in the call.
+   * A function made by a factory (`map(make(5))`), taken from an array or held by a `let`
+   * assigned again is refused by the checks (the values it uses cannot be seen): write it in the
+   * call. A condition written in the call (`map(cond ? f : g)`) is checked branch by branch.
    * A captured Classified value has no text inside fn: combine with flatMap
    * (`secret.flatMap((v) => key.map((k) => v + k))`), not `v + key`.
    */

@@ -60,7 +60,7 @@ const HINT =
   "A map/flatMap function runs in a pure evaluator with the plaintext: it may use its argument, literals, captured plain data " +
   "and captured Classified values, and built-ins like Math, JSON and String. Do the printing or I/O outside, on the result.";
 
-function isInlineFunction(node: unknown): node is AstNode {
+function isInlineFunction(node: unknown): boolean {
   const type = (node as AstNode | undefined)?.type;
   return type === "ArrowFunctionExpression" || type === "FunctionExpression";
 }
@@ -73,50 +73,79 @@ function isPureCall(call: AstNode): boolean {
   return name === "map" || name === "flatMap";
 }
 
-/** `x.map(fn)` / `x.flatMap(fn)` with an inline function: its function node, else null. */
-export function pureCallFunction(call: AstNode): AstNode | null {
-  if (!isPureCall(call)) return null;
-  const first = (call.arguments as unknown[])[0];
-  return isInlineFunction(first) ? first : null;
+/** A function a map/flatMap call passes, found where the script declares it: see declaredFunction. */
+interface PassedFunction {
+  /** The function's node. */
+  fn: AstNode;
+  /** What the call passes for it (the span the rewriter wraps with the capture list). */
+  at: AstNode;
+  /** For a function declaration, the variable of its own name, which its source binds (the evaluator runs it as a named function expression). */
+  ownName: Variable | null;
+  /** Passed by name: the scope of the call, where its capture list is read. Null for a function written in the call. */
+  callScope: Scope | null;
+}
+
+/** How many names (`const g = f`) the checks follow to the function they hold. */
+const ALIAS_DEPTH_LIMIT = 20;
+
+/**
+ * The function `argument` (or a branch of it) gives, where the script declares it: written
+ * there (inline), `function helper(…) {…}`, `const helper = (…) => …` (or a `let` assigned once),
+ * a method of a `const` object literal, or a name for one of these (`const g = helper`); else
+ * null. `callScope`: the scope of the call, null for a function written in it. A function passed
+ * by name reached the evaluator without the values it uses: `map(helper)` with helper using a
+ * `const` declared beside it failed there every time (a ReferenceError, out of sight), and so did
+ * `map(g)` with `const g = helper`. Now its captured variables are listed at the call as an inline
+ * function's are, and checked the same way.
+ */
+function declaredFunction(argument: AstNode, index: ReferenceIndex, callScope: Scope | null, depth = 0): PassedFunction | null {
+  const node = unwrapExpression(argument);
+  if (isInlineFunction(node)) return { fn: node, at: argument, ownName: null, callScope };
+  if (depth > ALIAS_DEPTH_LIMIT) return null;
+  if (node.type === "Identifier") {
+    const reference = index.referenceOf(node);
+    const variable = reference?.resolved ?? null;
+    const from = callScope ?? reference?.from ?? null;
+    if (from === null) return null;
+    const definition = variable?.defs.length === 1 ? variable.defs[0] : undefined;
+    if (definition?.type === "FunctionName" && (definition.node as unknown as AstNode).type === "FunctionDeclaration") {
+      return { fn: definition.node as unknown as AstNode, at: argument, ownName: variable, callScope: from };
+    }
+    const init = constInit(variable);
+    if (init === null || (!isInlineFunction(init) && init.type !== "Identifier" && init.type !== "MemberExpression")) return null;
+    const held = declaredFunction(init, index, from, depth + 1);
+    return held && { ...held, at: argument };
+  }
+  if (node.type === "MemberExpression" && !node.computed && (node.object as AstNode).type === "Identifier") {
+    const reference = index.referenceOf(node.object as AstNode);
+    const from = callScope ?? reference?.from ?? null;
+    const init = constInit(reference?.resolved ?? null);
+    if (from === null || init?.type !== "ObjectExpression") return null;
+    // One member of that name, a function: with two, the later one is what is called.
+    const member = index.membersOf(init).get((node.property as AstNode).name as string);
+    const value = member ? unwrapExpression(member.value as AstNode) : null;
+    return value !== null && isInlineFunction(value) ? { fn: value, at: argument, ownName: null, callScope: from } : null;
+  }
+  return null;
 }
 
 /**
- * `x.map(helper)` / `x.map(helpers.parse)` with a function the script declares: `function
- * helper(…) {…}`, `const helper = (…) => …`, or a method of a `const` object literal. Its node,
- * and (for a function declaration) the variable of its own name, which its source binds (the
- * evaluator runs it as a named function expression), else null. A function passed by name
- * reached the evaluator without the values it uses: `map(helper)` with helper using a `const`
- * declared beside it failed there every time (a ReferenceError, out of sight). Now its captured
- * variables are listed at the call as an inline function's are, and checked the same way.
+ * What a map/flatMap argument may pass: both branches of a condition (`cond ? f : g`, `f ?? g`),
+ * however nested, else the argument itself. Each is checked as if passed alone: `x.map(cond ? f
+ * : g)` is `cond ? x.map(f) : x.map(g)`. Refused whole before, though both branches were
+ * functions whose values the checks could list.
  */
-function declaredPureFunction(call: AstNode, index: ReferenceIndex): { fn: AstNode; ownName: Variable | null; callScope: Scope } | null {
-  const callee = call.callee as AstNode;
-  if (callee.type !== "MemberExpression" || callee.computed) return null;
-  const name = (callee.property as AstNode).name;
-  if (name !== "map" && name !== "flatMap") return null;
-  const first = (call.arguments as AstNode[])[0];
-  if (first === undefined) return null;
-  const argument = unwrapExpression(first);
-  if (argument.type === "Identifier") {
-    const reference = index.referenceOf(argument);
-    const variable = reference?.resolved ?? null;
-    const definition = variable?.defs.length === 1 ? variable.defs[0] : undefined;
-    if (definition?.type === "FunctionName" && (definition.node as unknown as AstNode).type === "FunctionDeclaration") {
-      return { fn: definition.node as unknown as AstNode, ownName: variable, callScope: reference!.from };
-    }
-    const init = constInit(variable);
-    return init !== null && isInlineFunction(init) ? { fn: init, ownName: null, callScope: reference!.from } : null;
+function branchesOf(argument: AstNode): AstNode[] {
+  const branches: AstNode[] = [];
+  const pending: AstNode[] = [argument];
+  while (pending.length > 0) {
+    const branch = pending.pop()!;
+    const node = unwrapExpression(branch);
+    if (node.type === "ConditionalExpression") pending.push(node.alternate as AstNode, node.consequent as AstNode);
+    else if (node.type === "LogicalExpression") pending.push(node.right as AstNode, node.left as AstNode);
+    else branches.push(branch);
   }
-  if (argument.type === "MemberExpression" && !argument.computed && (argument.object as AstNode).type === "Identifier") {
-    const reference = index.referenceOf(argument.object as AstNode);
-    const init = constInit(reference?.resolved ?? null);
-    if (init?.type !== "ObjectExpression") return null;
-    // One member of that name, a function: with two, the later one is what is called.
-    const member = index.membersOf(init).get((argument.property as AstNode).name as string);
-    const value = member ? unwrapExpression(member.value as AstNode) : null;
-    return value !== null && isInlineFunction(value) ? { fn: value, ownName: null, callScope: reference!.from } : null;
-  }
-  return null;
+  return branches;
 }
 
 /**
@@ -145,7 +174,10 @@ function visibleAs(scope: Scope | null, name: string): Variable | null {
 function constInit(variable: Variable | null): AstNode | null {
   const definition = variable?.defs.length === 1 ? variable.defs[0] : undefined;
   if (definition?.type !== "Variable") return null;
-  const init = (definition.node as unknown as AstNode).init as AstNode | null | undefined;
+  const declarator = definition.node as unknown as AstNode;
+  // `const { f } = helpers` holds a part of what it is given, not that.
+  if ((declarator.id as AstNode).type !== "Identifier") return null;
+  const init = declarator.init as AstNode | null | undefined;
   if (!init) return null;
   if ((definition.parent as unknown as AstNode | null)?.kind !== "const" && assignedAgain(variable!)) return null;
   return unwrapExpression(init);
@@ -205,22 +237,29 @@ function returnsFunction(fn: AstNode): boolean {
 function unanalysableFunction(argument: AstNode, index: ReferenceIndex, depth = 0): string | null {
   const node = unwrapExpression(argument);
   if (node.type === "CallExpression") return makesFunction(node, index) ? "a function made by a call to a factory" : null;
+  // Only behind a name (`const h = cond ? f : g`): one in the call has each branch checked (see branchesOf).
   if (node.type === "ConditionalExpression" || node.type === "LogicalExpression") return "a function chosen by a condition";
   if (node.type === "MemberExpression" && node.computed && (node.object as AstNode).type === "Identifier") {
     const init = constInit(index.variableOf(node.object as AstNode));
     return init?.type === "ArrayExpression" ? "an element of an array" : null;
   }
-  if (node.type !== "Identifier" || depth > 0) return null;
+  if (node.type !== "Identifier" || depth > ALIAS_DEPTH_LIMIT) return null;
   const variable = index.variableOf(node);
   const definition = variable?.defs.length === 1 ? variable.defs[0] : undefined;
   if (definition?.type !== "Variable") return null;
-  const init = (definition.node as unknown as AstNode).init as AstNode | null | undefined;
+  const declarator = definition.node as unknown as AstNode;
+  // A part of what a destructuring declaration is given (`const { f } = helpers`): left alone, as a parameter is.
+  if ((declarator.id as AstNode).type !== "Identifier") return null;
+  const init = declarator.init as AstNode | null | undefined;
+  const name = `\`${node.name as string}\``;
   // `let fn; fn = (v) => v + n;`: what it holds at the call is whatever was assigned last, which
   // the checks do not follow (never assigned, it is undefined, and the call says so at run time).
-  if (!init) return assignedAgain(variable!) ? `\`${node.name as string}\`, a variable declared without a value and assigned later` : null;
-  if (constInit(variable) === null) return `\`${node.name as string}\`, a variable assigned more than once`;
+  if (!init) return assignedAgain(variable!) ? `${name}, a variable declared without a value and assigned later` : null;
+  if (constInit(variable) === null) return `${name}, a variable assigned more than once`;
   const made = unanalysableFunction(init, index, depth + 1);
-  return made === null ? null : `\`${node.name as string}\`, ${made}`;
+  if (made === null) return null;
+  // A name for another (`const g = f`) is followed as far as the function it holds.
+  return unwrapExpression(init).type === "Identifier" ? `${name}, which holds ${made}` : `${name}, ${made}`;
 }
 
 /** The text of a call, cut for a message. */
@@ -421,31 +460,33 @@ export function analyzePureFunctions(
   /** A declared function's own name, which its source binds: neither a capture nor a use of a function. */
   const ownNames = new Map<Scope, Variable>();
   for (const call of calls) {
-    const inline = pureCallFunction(call);
-    const declared = inline ? null : declaredPureFunction(call, index);
-    const fn = inline ?? declared?.fn;
-    const fnScope = fn ? scopes.acquire(fn as never) : null;
-    if (!fn || !fnScope) {
-      const argument = (call.arguments as AstNode[])[0];
-      const onClassified = argument !== undefined && isPureCall(call) && isKnownClassified((call.callee as AstNode).object as AstNode, index);
-      const unanalysable = onClassified ? unanalysableFunction(argument!, index) : null;
-      if (unanalysable !== null) {
-        report(
-          argument!.start,
-          `\`${callText(call, code)}\` passes ${unanalysable}: the checks cannot see which values it uses, and the pure evaluator ` +
-            "receives its source alone, so a value it captures (a factory's parameter, a name beside it) would be missing there and the map would fail",
-          "Write the function in the call, as an inline arrow that uses what it needs by name: " +
-            "const n = 5; secret.map((value) => value + n), or for a choice, cond ? secret.map(f) : secret.map(g) with f and g declared with const.",
-        );
-      }
-      continue;
-    }
+    const argument = (call.arguments as AstNode[])[0];
+    if (argument === undefined || !isPureCall(call)) continue;
     const classified = isKnownClassified((call.callee as AstNode).object as AstNode, index);
-    const at = inline ?? ((call.arguments as AstNode[])[0] as AstNode);
-    sites.push({ at, scope: fnScope, declared: declared ? { callScope: declared.callScope, classified } : null });
-    mapScopes.add(fnScope);
-    if (declared?.ownName) ownNames.set(fnScope, declared.ownName);
-    if (classified) classifiedScopes.add(fnScope);
+    const branches = branchesOf(argument);
+    for (const branch of branches) {
+      // A branch written in the call is read where it is; a function by name, at the call.
+      const found = declaredFunction(branch, index, null);
+      const scope = found && scopes.acquire(found.fn as never);
+      if (!found || !scope) {
+        const unanalysable = classified ? unanalysableFunction(branch, index) : null;
+        if (unanalysable !== null) {
+          report(
+            branch.start,
+            `\`${callText(call, code)}\` passes${branches.length > 1 ? ", as one branch of its condition," : ""} ${unanalysable}: the checks cannot see ` +
+              "which values it uses, and the pure evaluator receives its source alone, so a value it captures (a factory's parameter, " +
+              "a name beside it) would be missing there and the map would fail",
+            "Write the function in the call, as an inline arrow that uses what it needs by name: " +
+              "const n = 5; secret.map((value) => value + n), or for a choice, cond ? f : g with f and g functions declared with const or function.",
+          );
+        }
+        continue;
+      }
+      sites.push({ at: found.at, scope, declared: found.callScope ? { callScope: found.callScope, classified } : null });
+      mapScopes.add(scope);
+      if (found.ownName) ownNames.set(scope, found.ownName);
+      if (classified) classifiedScopes.add(scope);
+    }
   }
   if (sites.length === 0) return [];
 
