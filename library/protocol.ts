@@ -33,8 +33,14 @@ export interface PureJob {
   source: string;
   /** The classified value's plaintext (JSON data). */
   value: unknown;
-  /** Captured values by name; classified ones arrive as plaintext, marked. */
-  captures: Record<string, { plain: unknown } | { classifiedValue: unknown }>;
+  /** Captured values by name: plain data, or the index in `classifiedValues` of a Classified one's plaintext. */
+  captures: Record<string, { plain: unknown } | { classified: number }>;
+  /**
+   * The plaintexts of the Classified values the function captures, each once however many
+   * names capture it: written once per name, one value captured under 100 names made a job a
+   * hundred times its size in the host's heap (see store.ts).
+   */
+  classifiedValues: unknown[];
   flat: boolean;
 }
 export type PureReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };

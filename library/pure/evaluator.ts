@@ -101,9 +101,10 @@ function functionOf(names: string[], source: string): Maker {
 
 function run(job: PureJob): unknown {
   const names = Object.keys(job.captures);
+  const classified = job.classifiedValues.map((value) => new PureClassified(value));
   const values = names.map((name) => {
     const capture = job.captures[name]!;
-    return "plain" in capture ? capture.plain : new PureClassified(capture.classifiedValue);
+    return "plain" in capture ? capture.plain : classified[capture.classified];
   });
   const fn = functionOf(names, job.source)(...values);
   if (typeof fn !== "function") throw new TypeError("map/flatMap: not a function");

@@ -382,12 +382,12 @@ requestFileSystem(".", (fs) => {
     expect(readFileSync(world.sink, "utf8")).toMatch(/map failed: .*nested deeper than/);
   });
 
-  it("a map job too long to send to the evaluator fails out of sight, not by ending the host", async () => {
+  it("a map capturing one large value under many names neither ends the host nor fails, whatever the guess", async () => {
     // The first map makes a value of 10 million characters only when its guess is right; the
-    // second captures it under 56 names, so its job is longer than a string may be (2^29 - 24
-    // characters): the host crashed building it (exit 1), and only then. (A value of 40 million
-    // under 14 names did the same, but making and sending it took most of the evaluator's 5 s
-    // job limit on a loaded machine.)
+    // second captures it under 56 names. Its job carried the value once per name, longer than a
+    // string may be (2^29 - 24 characters): the host crashed building it (exit 1), and only then;
+    // later, that failed out of sight. A job now carries each captured value once
+    // (test/attacks/map-capture-copies.test.ts): it goes through, and computes, for either guess.
     const world = secretWorld();
     const names = Array.from({ length: 56 }, (_, i) => `b${i}`);
     const script = (guess: string): string => `
@@ -396,14 +396,15 @@ requestFileSystem(".", (fs) => {
   const big = secret.map((text) => (text.startsWith(${lit(guess)}) ? "x".repeat(10_000_000) : ""));
   const ${names.map((name) => `${name} = big`).join(", ")};
   const probe = big.map((v) => String(v.length + [${names.join(", ")}].length));
-  fs.writeClassified("secrets/probe.txt", probe);
+  fs.writeClassified(${lit(`secrets/probe-${guess}.txt`)}, probe);
   println("done");
 });
 `;
     await runForEachGuess(world, script);
-    expect(readFileSync(world.sink, "utf8")).toContain("the job could not be sent to the pure evaluator");
-    // The wrong guess's value was small: its job went through.
-    expect(readFileSync(path.join(world.root, "secrets/probe.txt"), "utf8")).toBe("56");
+    expect(readFileSync(world.sink, "utf8")).not.toContain("could not be sent");
+    // The right guess's value was large, the wrong one's empty: each job went through with its value.
+    expect(readFileSync(path.join(world.root, "secrets/probe-API_KEY=.txt"), "utf8")).toBe(String(10_000_000 + 56));
+    expect(readFileSync(path.join(world.root, "secrets/probe-NOPE.txt"), "utf8")).toBe("56");
   }, 60_000);
 
   it("whatever the pure evaluator prints, throws or exits with stays out of the result (validator bypassed)", async () => {
