@@ -7,6 +7,7 @@ import { MAX_HOST_FRAME_CHARS, PURE_READY_ID, type PureJob, type PureReply } fro
 import { FrameSplitter, parsePureReply, ProtocolError } from "../frames.js";
 import { PausableTimer } from "../pausable-timer.js";
 import { PlaintextBudget } from "./budget.js";
+import { jsonLengthWithin } from "./json-length.js";
 import { SandboxProcess } from "../sandbox-process.js";
 
 /** How long one map/flatMap function may run. */
@@ -279,9 +280,25 @@ export class PureEvaluator {
     // name). Thrown in here, that rejected the job, and with it every later one; out of any
     // request, the rejection ended the host: a security review crashed `tacit run` (exit 1) only
     // when a map, told by the plaintext, made its value large. It fails out of sight instead.
+    // Measured before it is made, and no longer (in characters) than the store's limit in bytes,
+    // nor than the evaluator reads (MAX_HOST_FRAME_CHARS): made to be measured, a job took its
+    // whole length of the host's heap first. Values held within the store's budget, 2 bytes a
+    // character, are up to 6 characters a character in JSON (`\u0001`): a security review
+    // captured five values of 10 million control characters, made only when the secret began as
+    // guessed, and a tacit with a 300 MB heap died building the job (and only then).
+    const framed = { ...job, id } satisfies PureJob;
+    const jobLimitChars = Math.min(MAX_HOST_FRAME_CHARS, this.valueLimitBytes + REPLY_ROOM_CHARS) - 1;
+    if (!jsonLengthWithin(framed, jobLimitChars)) {
+      return Promise.resolve({
+        ok: false,
+        reason:
+          `the job, with the values the function captures, is longer than the ${jobLimitChars + 1} characters of JSON the host sends the pure evaluator in one ` +
+          "(as many as this evaluation's or session's classified values may take bytes, config \"classifiedStoreLimitBytes\", and at most what the evaluator reads)",
+      });
+    }
     let line: string;
     try {
-      line = JSON.stringify({ ...job, id } satisfies PureJob) + "\n";
+      line = JSON.stringify(framed) + "\n";
     } catch (error) {
       return Promise.resolve({ ok: false, reason: `the job could not be sent to the pure evaluator: ${String(error)}` });
     }

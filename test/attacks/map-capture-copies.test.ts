@@ -3,24 +3,38 @@
 // names for a 4 Mi-character value made a job of 400 Mi characters, built in the host's heap,
 // and a tacit with a 300 MB heap died of it (SIGABRT, "heap out of memory" on stderr) only when
 // the function computing that value, told by the secret, made it large: the exit status and
-// stderr told the script a bit of the secret. A job now carries each captured value once.
+// stderr told the script a bit of the secret. A job now carries each captured value once, and one
+// longer than the evaluator reads is not made at all (JSON writes a control character as six).
 
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { MAX_HOST_FRAME_CHARS } from "../../library/protocol.js";
+import { jsonLengthWithin } from "../../runner/classified/json-length.js";
 import { runCli, tempDirWithHome } from "../helpers.js";
 
 const NAMES = 100;
 
+/** A secret beginning with "A" in a fresh directory, and `tacit run` of `script` there with a 300 MB heap and a secure output. */
+async function runWithSmallHeap(script: string): Promise<{ code: number | null; stdout: string; stderr: string; sink: string }> {
+  const { dir, env, cleanup } = tempDirWithHome("tacit-capture-copies-");
+  onTestFinished(cleanup);
+  const work = path.join(dir, "work");
+  const sink = path.join(dir, "sink.txt");
+  mkdirSync(work);
+  // The secret begins with "A": the functions in the scripts make their values large exactly then.
+  writeFileSync(path.join(work, ".env"), "A-capture-canary-51f0");
+  // A time limit well past what making the values takes on a loaded machine.
+  const r = await runCli(["run", "--no-check", "--exec-timeout-ms", "120000", "--secure-output", sink, "-"], {
+    cwd: work,
+    input: script,
+    env: { ...env, NODE_OPTIONS: "--max-old-space-size=300" },
+  });
+  return { ...r, sink: readFileSync(sink, "utf8") };
+}
+
 describe("a Classified value captured under many names", () => {
   it("is sent to the pure evaluator once: a host with a small heap lives whatever the secret, and the value is right", async () => {
-    const { dir, env, cleanup } = tempDirWithHome("tacit-capture-copies-");
-    onTestFinished(cleanup);
-    const work = path.join(dir, "work");
-    const sink = path.join(dir, "sink.txt");
-    mkdirSync(work);
-    // The secret begins with "A": the function below makes its value large exactly then.
-    writeFileSync(path.join(work, ".env"), "A-capture-canary-51f0");
     const names = Array.from({ length: NAMES }, (_, i) => `b${i}`);
     const script = `requestFileSystem(".", (fs) => {
   const s = fs.readClassified(".env");
@@ -32,15 +46,46 @@ describe("a Classified value captured under many names", () => {
 });
 println("done");
 `;
-    const r = await runCli(["run", "--no-check", "--secure-output", sink, "-"], {
-      cwd: work,
-      input: script,
-      env: { ...env, NODE_OPTIONS: "--max-old-space-size=300" },
-    });
+    const r = await runWithSmallHeap(script);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("Classified(***) Classified(***)\ndone\n");
     expect(r.stdout).not.toContain("capture-canary");
-    expect(readFileSync(sink, "utf8")).toBe(`${NAMES}:A-capture-canary-51f0 8000000\ndone\n`);
+    expect(r.sink).toBe(`${NAMES}:A-capture-canary-51f0 8000000\ndone\n`);
   }, 60_000);
+});
+
+describe("a job longer than the pure evaluator reads", () => {
+  it("is not made: five captured values of 10 million control characters (60 million in JSON each) fail the map out of sight", async () => {
+    const names = Array.from({ length: 5 }, (_, i) => `b${i}`);
+    const script = `requestFileSystem(".", (fs) => {
+  const s = fs.readClassified(".env");
+  ${names.map((name) => `const ${name} = s.map((v) => (v.startsWith("A") ? "\\u0001".repeat(10_000_000) : ""));`).join("\n  ")}
+  const r = s.map((v) => [${names.join(", ")}].length + ":" + v);
+  println(r);
+});
+println("done");
+`;
+    const r = await runWithSmallHeap(script);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("Classified(***)\ndone\n");
+    expect(r.stdout).not.toContain("capture-canary");
+    expect(r.sink).toContain("characters of JSON the host sends the pure evaluator in one");
+    expect(r.sink).not.toContain("capture-canary");
+  }, 60_000);
+
+  it("is measured as JSON.stringify measures it, without making it (unit)", () => {
+    const values: unknown[] = [
+      "", "plain", 'quote " and \\ backslash', "\b\f\n\r\t\u0000\u001f\u007f", "pair \ud83d\ude00 lone \ud83d and \ude00 end \ud800",
+      0, -0, 1.5e300, -12, true, false, null, [], {}, [1, "a", [null, { k: "v" }]], { "": 1, 'k"\n': ["\u0001"], __proto__x: { a: [] } },
+      { skipped: undefined, kept: 1 }, [undefined, 2],
+    ];
+    for (const value of values) {
+      const length = JSON.stringify(value).length;
+      expect(jsonLengthWithin(value, length), JSON.stringify(value)).toBe(true);
+      expect(jsonLengthWithin(value, length - 1), JSON.stringify(value)).toBe(false);
+    }
+    expect(jsonLengthWithin("\u0001".repeat(1000), MAX_HOST_FRAME_CHARS)).toBe(true);
+  });
 });
