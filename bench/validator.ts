@@ -39,6 +39,16 @@ const SHAPES: Shape[] = [
     code: (n) => `const k = 1;\nconst c = classify(1);\n${Array.from({ length: n }, (_, i) => `const r${i} = c.map((v) => v + k);`).join("\n")}\n`,
   },
   {
+    // Each call's branches are followed through 20 names each (pure-functions.ts, ALIAS_DEPTH_LIMIT) to the functions they name.
+    name: "N maps of a condition between two names 20 aliases deep",
+    sizes: [1000, 2000, 4000, 8000],
+    code: (n) => {
+      const aliases = (base: string): string => Array.from({ length: 20 }, (_, i) => `const ${base}${i + 1} = ${base}${i};`).join("\n");
+      const calls = Array.from({ length: n }, (_, i) => `const r${i} = c.map(v${i % 2} ? f20 : g20);`).join("\n");
+      return `const k = 1;\nconst c = classify(1);\nconst v0 = true, v1 = false;\nconst f0 = (v: number) => v + k;\nconst g0 = (v: number) => v - k;\n${aliases("f")}\n${aliases("g")}\n${calls}\n`;
+    },
+  },
+  {
     // Each map captures every parameter outside it: N²/2 captures, the rewriter's output.
     name: "N maps nested, the innermost using every parameter",
     sizes: [100, 200, 400, 800],
