@@ -29,6 +29,7 @@ import { lineColumnOf, lineStarts } from "./source-position.js";
 import { ConcurrencyLimit, InFlightBound, LeftWork, type Slot } from "./concurrency-limit.js";
 import { CALLS_IN_FLIGHT_LIMIT, CODE_IN_FLIGHT_LIMIT_CHARS } from "./limits.js";
 import { StoppedBySignal } from "./stop-reason.js";
+import { scriptTextOnStderr } from "./printable.js";
 
 const INSTRUCTIONS =
   "tacit runs TypeScript you write against a capability library, in a sandbox with no authority of its own: " +
@@ -112,9 +113,12 @@ function answerBytes(text: string): number {
   return bytes;
 }
 
-/** `text` cut, where it would take more than `limitBytes` in an answer, with a marker saying what was cut and why. */
-function fittedToAnswer(text: string, limitBytes: number, what: "output" | "error"): { text: string; cut: boolean } {
-  if (answerBytes(text) <= limitBytes) return { text, cut: false };
+/**
+ * `text` cut, where it would take more than `limitBytes` in an answer: the start kept, and the
+ * marker that says what was cut and why ("" when nothing was), to be put after it.
+ */
+function fittedToAnswer(text: string, limitBytes: number, what: "output" | "error"): { kept: string; marker: string } {
+  if (answerBytes(text) <= limitBytes) return { kept: text, marker: "" };
   // The longest start that leaves room for the marker; a pair is never split (its second half
   // costs nothing, so the scan stops at its first).
   const keep = limitBytes - CUT_MARKER_ROOM_BYTES;
@@ -124,23 +128,33 @@ function fittedToAnswer(text: string, limitBytes: number, what: "output" | "erro
   const marker =
     `\n[tacit: ${what} cut here: the rest (${(text.length - end).toLocaleString("en-US")} characters) would have made the answer longer than ` +
     `an MCP client reads (10 MiB, with the ${what} in it twice, escaped as JSON)${what === "output" ? "; print less, or write large results to a file with requestFileSystem" : ""}]\n`;
-  return { text: text.slice(0, end) + marker, cut: true };
+  return { kept: text.slice(0, end), marker };
 }
 
-function toolResult(result: Pick<EvaluationResult, "stdout" | "error" | "exitCode" | "durationMs" | "truncated" | "warnings">) {
+function toolResult(result: Pick<EvaluationResult, "outcome" | "stdout" | "error" | "exitCode" | "durationMs" | "truncated" | "warnings">) {
   const { exitCode, durationMs, warnings } = result;
   // Within what the client reads: the error first (it says why the call failed), the warnings
   // (a few KiB at most: see WARNINGS_LIMIT), the output in what is left.
-  const error = result.error === null ? null : fittedToAnswer(result.error, ANSWER_ERROR_LIMIT_BYTES, "error").text;
+  const cutError = result.error === null ? null : fittedToAnswer(result.error, ANSWER_ERROR_LIMIT_BYTES, "error");
+  // The structured result holds the error exactly as the script made it. The text, where tacit's
+  // own lines ("tacit: warning: …", the cut marker) stand beside it, shows it as tacit's stderr
+  // does (scriptTextOnStderr): a script's "boom\ntacit: approval …" started a line that an agent
+  // reading the text took for tacit's. A rejection is the checks' own lines (what they quote of
+  // the script is escaped), shown as they are, as tacit run shows them.
+  const error = cutError === null ? null : cutError.kept + cutError.marker;
+  const shownError = cutError === null ? null : (result.outcome === "rejected" ? cutError.kept : scriptTextOnStderr(cutError.kept)) + cutError.marker;
+  // Indenting can make the shown error longer than the exact one (twice, for an error of bare
+  // line breaks): the output gets what the two leave of the budget, each held once.
+  const errorBytes = error === null || shownError === null ? 0 : Math.ceil((answerBytes(error) + answerBytes(shownError)) / 2);
   // As tacit run writes them to stderr, after the output and before the error.
   const warned = warnings.map((warning) => `tacit: warning: ${warning}\n`).join("");
-  const output = fittedToAnswer(result.stdout, ANSWER_TEXT_LIMIT_BYTES - (error === null ? 0 : answerBytes(error)) - answerBytes(warned), "output");
-  const stdout = output.text;
-  const truncated = result.truncated || output.cut;
+  const output = fittedToAnswer(result.stdout, ANSWER_TEXT_LIMIT_BYTES - errorBytes - answerBytes(warned), "output");
+  const stdout = output.kept + output.marker;
+  const truncated = result.truncated || output.marker !== "";
   const text = [
     stdout,
     warned ? `${stdout && !stdout.endsWith("\n") ? "\n" : ""}${warned}` : "",
-    error ? `${stdout || warned ? "\n" : ""}${error}` : "",
+    shownError ? `${stdout || warned ? "\n" : ""}${shownError}` : "",
     `\n[exit ${exitCode}, ${durationMs} ms${truncated ? ", output truncated" : ""}]`,
   ]
     .join("")
@@ -461,7 +475,7 @@ function unsendableCode(code: string): string | null {
 async function admitted<R>(inFlight: InFlightBound, code: string, run: () => Promise<R>): Promise<R | ReturnType<typeof textResult> | ReturnType<typeof toolResult>> {
   const unsendable = unsendableCode(code);
   // Answered as a check's refusal is (exit 3, the same structured result), though nothing was checked.
-  if (unsendable !== null) return toolResult({ stdout: "", error: unsendable, exitCode: EXIT_CODES.rejected, durationMs: 0, truncated: false, warnings: [] });
+  if (unsendable !== null) return toolResult({ outcome: "rejected", stdout: "", error: unsendable, exitCode: EXIT_CODES.rejected, durationMs: 0, truncated: false, warnings: [] });
   const admission = inFlight.admit(code.length);
   if ("refused" in admission) return textResult(admission.refused, true);
   try {

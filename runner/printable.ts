@@ -53,11 +53,12 @@ function readsAsTacits(line: string): boolean {
  * had refused) as tacit writes it on its own stderr, where tacit's own lines start with "tacit:".
  * A line break in it could otherwise start a line "tacit: warning: …" that an operator, or an
  * agent reading tacit's output, takes for tacit's. So every line after the first is indented (one
- * that starts with a space or tab already is left so: stack frames), whatever broke it, and a
- * first line that reads as tacit's own is shown after "Uncaught ", as a thrown non-Error is.
+ * that starts with a space or tab already is left so: stack frames; an empty one too: it reads as
+ * nothing), whatever broke it, and a first line that reads as tacit's own is shown after
+ * "Uncaught ", as a thrown non-Error is. tacit serve's text result shows a script's error this way too.
  */
 export function scriptTextOnStderr(text: string): string {
   const [first = "", ...rest] = text.split(LINE_BREAK);
   const head = readsAsTacits(first) ? `Uncaught ${first}` : first;
-  return [head, ...rest.map((line) => (/^[ \t]/.test(line) ? line : `  ${line}`))].join("\n");
+  return [head, ...rest.map((line) => (line === "" || /^[ \t]/.test(line) ? line : `  ${line}`))].join("\n");
 }
