@@ -79,6 +79,17 @@ export function converse(
   // without waiting would each be parsed and held by the host until their turn, and behind
   // one slow request (a person being asked, with the clock paused) that grows without bound.
   let unanswered = false;
+  /**
+   * The host could not answer a request (or carry out a post): the sandbox ends. An audit log that
+   * can no longer be written (--audit-log; the log's failure is named by its error's name) is said
+   * apart, with no host internals: the log's path and message are for the operator, on tacit's
+   * stderr (a script was told "the host failed to answer a request: AuditLogError: the audit log
+   * /home/op/… grew by …", a class name and a path outside its scope, as a protocol violation of its own).
+   */
+  const endOnHostFailure = (error: unknown, what: string): void => {
+    if (error instanceof Error && error.name === "AuditLogError") sandbox.kill("audit-log", `while tacit was to ${what} of the script`);
+    else sandbox.kill("protocol", `the host failed to ${what}: ${String(error)}`);
+  };
   /** Counts requests, so that a late check of one (below) does not act on the next. */
   let requestTurn = 0;
   let violated = false;
@@ -120,7 +131,7 @@ export function converse(
           // Its next request is likely to follow soon, and to be answered at once.
           sandbox.spin(true);
         });
-        queue.catch((error: unknown) => sandbox.kill("protocol", `the host failed to answer a request: ${String(error)}`));
+        queue.catch((error: unknown) => endOnHostFailure(error, "answer a request"));
         return;
       }
       case "post": {
@@ -138,7 +149,7 @@ export function converse(
           const decision = await answer(action);
           if (decision !== null && !decision.ok) sandbox.kill("protocol", `the sandbox posted a ${action.kind} the host refused: ${decision.error.message}`);
         });
-        queue.catch((error: unknown) => sandbox.kill("protocol", `the host failed to carry out a post: ${String(error)}`));
+        queue.catch((error: unknown) => endOnHostFailure(error, "carry out a post"));
         return;
       }
       case "done":

@@ -250,14 +250,29 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
   const oversight = options.oversight ?? unattendedOversight(options.config, options.cwd ?? process.cwd());
   const evaluation = randomToken(9);
   const audit = oversight.audit;
-  audit?.append({
-    type: "evaluation-started",
-    evaluation,
-    session: options.session?.id ?? null,
-    displayName: options.displayName,
-    codeDigest: digestOf(options.code),
-    policyDigest: oversight.policyDigest,
-  });
+  try {
+    audit?.append({
+      type: "evaluation-started",
+      evaluation,
+      session: options.session?.id ?? null,
+      displayName: options.displayName,
+      codeDigest: digestOf(options.code),
+      policyDigest: oversight.policyDigest,
+    });
+  } catch (error) {
+    // A log that failed before (tacit serve, a session): nothing runs, and its caller is told so.
+    if (!(error instanceof Error) || error.name !== "AuditLogError") throw error;
+    const notRun: EvaluationResult = {
+      outcome: "audit-log-failed",
+      exitCode: EXIT_CODES["audit-log-failed"],
+      stdout: "",
+      error: auditLogFailedText("before it ran"),
+      durationMs: 0,
+      truncated: false,
+      warnings: [],
+    };
+    throw new AuditLogFailedAfterRun(error.message, notRun);
+  }
   let ended: EvaluationResult | undefined;
   // What the evaluation holds beyond its end however it ends (a one-shot's classified values, from the server's share).
   const atEnd: Array<() => void> = [];
@@ -278,7 +293,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
         audit.signHead();
       } catch (error) {
         // The log failed, during the evaluation or now: the failure, with the result, which was lost with it.
-        if (ended !== undefined && error instanceof Error && error.name === "AuditLogError") throw new AuditLogFailedAfterRun(error.message, ended);
+        if (ended !== undefined && error instanceof Error && error.name === "AuditLogError") throw new AuditLogFailedAfterRun(error.message, failedAtEnd(ended));
         throw error;
       }
     }
@@ -286,8 +301,38 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
 }
 
 /**
+ * What a script's caller (the agent) is told when tacit could not write its audit log: what
+ * happened and what to do, with none of the host's internals (the log's path lies outside the
+ * script's scope, and the log's own message is for the operator, on tacit's stderr).
+ */
+export function auditLogFailedText(when: "while it ran" | "before it ran" | "before a session" | "as it ended"): string {
+  const logged = "tacit could not write its audit log (every action is logged before it is carried out)";
+  const what =
+    when === "while it ran"
+      ? `${logged}, so it ended the script: the request the script was waiting on got no answer, and nothing after it ran.`
+      : when === "before it ran"
+        ? `${logged}, so it runs no script: nothing of this one ran.`
+        : when === "before a session"
+          ? `${logged}, so it starts no session: none was kept.`
+          : "tacit could not write its audit log as the script ended: what the script printed and its result stand, but the log does not hold their end.";
+  return (
+    `${what} The script cannot fix or work around this, and running it again fails the same way: tell the operator, ` +
+    "whose tacit says on its stderr (tacit serve: in its log) what happened to the log and what to do."
+  );
+}
+
+/** An evaluation that ran to its end, whose end the audit log could not take: exit 2, its caller told why after its own error. */
+function failedAtEnd(ended: EvaluationResult): EvaluationResult {
+  if (ended.outcome === "audit-log-failed") return ended;
+  const said = auditLogFailedText("as it ended");
+  return { ...ended, outcome: "audit-log-failed", exitCode: EXIT_CODES["audit-log-failed"], error: ended.error === null ? said : `${ended.error}\n${said}` };
+}
+
+/**
  * The audit log could not be written by the time an evaluation ended: an AuditLogError as any
- * other (same name and message), with the evaluation's result, which tacit run still shows.
+ * other (same name and message, for the operator), with the evaluation's result (its error says,
+ * for the script's caller, that the log failed: see auditLogFailedText), which tacit run and
+ * tacit serve still give.
  */
 export class AuditLogFailedAfterRun extends Error {
   override name = "AuditLogError";
@@ -726,6 +771,8 @@ function describeAbnormalEnd(
           startedAt,
           endedAt,
         );
+      case "audit-log":
+        return result("audit-log-failed", output, auditLogFailedText("while it ran"), startedAt, endedAt);
       case "protocol":
       case "finished":
         return result("protocol-error", output, `protocol violation: ${end.detail}; the evaluation was ended`, startedAt, endedAt);

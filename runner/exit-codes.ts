@@ -9,6 +9,8 @@ export const EXIT_CODES = {
   rejected: 3,
   timeout: 124,
   "resource-limit": 125,
+  /** tacit could not write its audit log (--audit-log), so it ran nothing more: 2, as for any output of its own it cannot write. */
+  "audit-log-failed": 2,
 } as const;
 
 export type Outcome = keyof typeof EXIT_CODES;

@@ -10,7 +10,7 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import { ErrorCode, type ServerNotification, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { RunnerConfig } from "./config.js";
-import { evaluate, type EvaluationResult, EXIT_CODES, noPendingClassifiedWork } from "./evaluate.js";
+import { AuditLogFailedAfterRun, auditLogFailedText, evaluate, type EvaluationResult, EXIT_CODES, noPendingClassifiedWork } from "./evaluate.js";
 import { interfacePath } from "./paths.js";
 import type { SandboxProcess } from "./sandbox-process.js";
 import type { TypeChecker } from "./checks.js";
@@ -70,7 +70,7 @@ const BACK_TO_BACK_MS = 50;
 const resultShape = {
   stdout: z.string().describe("what the script printed (classified values show as Classified(***))"),
   error: z.string().nullable().describe("why it failed, in the script's own terms; null on success"),
-  exitCode: z.number().int().describe("0 success, 1 threw, 3 rejected before running, 124 timed out, 125 resource limit"),
+  exitCode: z.number().int().describe("0 success, 1 threw, 2 tacit could not write its audit log, 3 rejected before running, 124 timed out, 125 resource limit"),
   durationMs: z.number(),
   truncated: z.boolean().describe("true if the output was cut: at 10 MiB printed, or to keep the answer within what an MCP client reads"),
   warnings: z.array(z.string()).describe("what tacit noticed about the answers the script got, such as entries a search could not read and left out"),
@@ -175,6 +175,26 @@ function logAfterAnswer(log: ReturnType<typeof serverLog>, message: string): voi
 }
 
 type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * What a call answers when tacit could not write its audit log: the result of an evaluation the log failed under
+ * (AuditLogFailedAfterRun), whose error says so with none of the host's internals, or null for any other error. The
+ * log's own message, with its path and what to do, is for the operator: said on stderr and in the server's log, once.
+ * (It reached the client alone, as the SDK's error text, the script's output lost, and the operator was told nothing.)
+ */
+type AuditLogFailureAnswer = (error: unknown) => EvaluationResult | null;
+
+function auditLogFailureAnswer(log: ReturnType<typeof serverLog>): AuditLogFailureAnswer {
+  let said = false;
+  return (error) => {
+    if (!(error instanceof Error) || error.name !== "AuditLogError") return null;
+    if (!said) log("error", `${error.message}. Every call that runs code is refused until tacit serve is restarted with an audit log it can write`);
+    said = true;
+    return error instanceof AuditLogFailedAfterRun
+      ? error.result
+      : { outcome: "audit-log-failed", exitCode: EXIT_CODES["audit-log-failed"], stdout: "", error: auditLogFailedText("before it ran"), durationMs: 0, truncated: false, warnings: [] };
+  };
+}
 
 /** Runs `work`; a client that sent a progress token hears about it every second until it ends. */
 async function withProgress<T>(extra: ToolExtra, work: () => Promise<T>): Promise<T> {
@@ -303,6 +323,7 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
   // (see EvaluateOptions.leftWork): pending writes later calls read after, at most as many pieces as run at once.
   const leftOver = new LeftWork(config.maxConcurrentEvaluations);
   const leftWork = { pending: noPendingClassifiedWork(), keep: (work: Parameters<LeftWork["keep"]>[0]) => leftOver.keep(work) };
+  const auditLogFailed = auditLogFailureAnswer(log);
   const slotFor = (signal?: AbortSignal): Slot => evaluations.slot(signal, () => new CancelledBeforeStart());
   const spares = new WarmSpare(config.memoryLimitMb);
   const calls = new CallsUnderWay();
@@ -353,9 +374,12 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
                 ),
               );
             } catch (error) {
-              if (!(error instanceof CancelledBeforeStart)) throw error;
-              logAfterAnswer(log, "execute_typescript: cancelled while waiting for its turn; it never ran");
-              return textResult(error.message, true);
+              const failed = auditLogFailed(error);
+              if (failed !== null) result = failed;
+              else if (error instanceof CancelledBeforeStart) {
+                logAfterAnswer(log, "execute_typescript: cancelled while waiting for its turn; it never ran");
+                return textResult(error.message, true);
+              } else throw error;
             }
             recorder?.append({ kind: "execute_typescript", code, result });
             logAfterAnswer(log, `execute_typescript: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
@@ -365,7 +389,7 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
       ),
   );
 
-  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, (work) => spares.inForeground(work), recorder, typeChecker, oversight, log, slotFor, classifiedValues, inFlight, leftOver, calls) : null;
+  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, (work) => spares.inForeground(work), recorder, typeChecker, oversight, log, slotFor, classifiedValues, inFlight, leftOver, calls, auditLogFailed) : null;
 
   server.registerTool(
     "show_interface",
@@ -504,6 +528,7 @@ function registerSessionTools(
   inFlight: InFlightBound,
   leftOver: LeftWork,
   calls: CallsUnderWay,
+  auditLogFailed: AuditLogFailureAnswer,
 ): { closeAll(reason: string): Promise<void> } {
   const sessions = new Map<string, ReplSession>();
   /** What all sessions keep of their replies together: each one's own limit, times maxSessions, is more than the host holds. */
@@ -586,8 +611,15 @@ function registerSessionTools(
           logAfterAnswer(log, "create_repl_session: cancelled while the session was made; it was ended at once");
           return textResult("cancelled: create_repl_session was cancelled while the session was made; it was ended, and no session was kept", true);
         }
+        try {
+          oversight.audit?.append({ type: "session-started", session: session.id });
+        } catch (error) {
+          const failed = auditLogFailed(error);
+          if (failed === null) throw error;
+          void session.close().catch(() => undefined);
+          return textResult(auditLogFailedText("before a session"), true);
+        }
         sessions.set(session.id, session);
-        oversight.audit?.append({ type: "session-started", session: session.id });
         log("info", `session ${session.id} created (${sessions.size} live)`);
         return { content: [{ type: "text" as const, text: session.id }], structuredContent: { session_id: session.id } };
       }),
@@ -617,6 +649,8 @@ function registerSessionTools(
             logAfterAnswer(log, `execute_in_session ${session_id}: ${result.outcome} (exit ${result.exitCode}) in ${result.durationMs} ms`);
             return toolResult(result);
           } catch (error) {
+            const failed = auditLogFailed(error);
+            if (failed !== null) return toolResult(failed);
             return textResult((error as Error).message, true);
           }
         }),

@@ -39,7 +39,7 @@ export interface SandboxOptions {
 /**
  * "lingered": a session's sandbox went on running between snippets (see watchIdle).
  */
-export type KillReason = "timeout" | "memory" | "protocol" | "finished" | "cancelled" | "lingered";
+export type KillReason = "timeout" | "memory" | "protocol" | "finished" | "cancelled" | "lingered" | "audit-log";
 
 export type SandboxEnd =
   | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null; stderr: string }

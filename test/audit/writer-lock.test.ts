@@ -84,7 +84,8 @@ describe("the audit log writer's lock", () => {
     writeFileSync(log, "", { mode: 0o600 });
     const first = await connectServe(["--no-check", "--audit-log", log], dir, { env });
     try {
-      const second = await connectServe(["--no-check", "--audit-log", log], dir, { env: elsewhere });
+      let secondStderr = "";
+      const second = await connectServe(["--no-check", "--audit-log", log], dir, { env: elsewhere, onStderr: (text) => (secondStderr += text) });
       try {
         const one = await first.callTool({ name: "execute_typescript", arguments: { code: 'requestFileSystem(".", (fs) => fs.access("first.txt").write("1"));' } });
         expect(one.isError, JSON.stringify(one)).toBeFalsy();
@@ -94,16 +95,20 @@ describe("the audit log writer's lock", () => {
         const two = await second.callTool({ name: "execute_typescript", arguments: { code: 'requestFileSystem(".", (fs) => fs.access("second.txt").write("2"));' } });
         const text = JSON.stringify(two.content);
         expect(two.isError).toBe(true);
-        expect(text).toContain(`the audit log ${log} grew by ${size} bytes that this tacit did not write while this tacit was writing it`);
-        expect(text).toContain("such as a tacit with another tacit home (TACIT_HOME)");
-        expect(text).toContain("give each tacit home an audit log file of its own");
+        // The agent is told the log failed and to tell the operator (test/mcp/audit-log-failure.test.ts), not the log's path;
+        // the operator is told what happened, on the server's stderr.
+        expect(text).toContain("tacit could not write its audit log");
+        expect(text).not.toContain(log);
+        expect(secondStderr).toContain(`the audit log ${log} grew by ${size} bytes that this tacit did not write while this tacit was writing it`);
+        expect(secondStderr).toContain("such as a tacit with another tacit home (TACIT_HOME)");
+        expect(secondStderr).toContain("give each tacit home an audit log file of its own");
         expect(existsSync(path.join(dir, "second.txt"))).toBe(false);
         // It wrote nothing: the log is the first server's alone.
         expect(statSync(log).size).toBe(size);
 
         const again = await second.callTool({ name: "execute_typescript", arguments: { code: 'println("anything")' } });
         expect(again.isError).toBe(true);
-        expect(JSON.stringify(again.content)).toContain("grew by");
+        expect(JSON.stringify(again.content)).toContain("tacit could not write its audit log");
         expect(statSync(log).size).toBe(size);
 
         const three = await first.callTool({ name: "execute_typescript", arguments: { code: 'requestFileSystem(".", (fs) => fs.access("third.txt").write("3"));' } });

@@ -32,6 +32,8 @@ const SCRIPT =
   'requestFileSystem(".", (fs) => fs.access("out.txt").write(got));\nprintln("written");\n';
 
 const EXIT_2_SAID = "tacit exits 2: it could not write its audit log";
+/** What the script's caller is told, without the host's internals (the log's path and message are the operator's). */
+const SCRIPT_ENDED_SAID = "tacit could not write its audit log (every action is logged before it is carried out), so it ended the script: ";
 
 /** Runs SCRIPT with --audit-log, appends a line of another process's to the log once it is open, then gives the script its input. */
 function runWhileLogIsWrittenUnder(w: ReturnType<typeof world>, json: boolean): Promise<{ code: number | null; stdout: string; stderr: string; log: string }> {
@@ -76,6 +78,12 @@ describe("an audit log tacit cannot write: exit 2, and the message says why", ()
     expect(stdout).toBe("before\n");
     expect(stderr).toContain("another process wrote to it");
     expect(stderr.trimEnd().split("\n").at(-1)).toMatch(new RegExp(`^tacit: the audit log .* grew by \\d+ bytes .*\\. ${EXIT_2_SAID}$`));
+    // The script's error, before tacit's own line: what happened and to tell the operator; no class name of the
+    // host, no path outside the script's scope (it was "protocol violation: the host failed to answer a request: AuditLogError: the audit log /…").
+    const scriptError = stderr.trimEnd().split("\n").slice(0, -1).join("\n");
+    expect(scriptError).toContain(SCRIPT_ENDED_SAID);
+    expect(scriptError).not.toMatch(/AuditLogError|protocol violation|the host failed/);
+    expect(scriptError).not.toContain(w.dir);
     expect(existsSync(path.join(w.work, "out.txt"))).toBe(false);
   });
 
@@ -87,6 +95,8 @@ describe("an audit log tacit cannot write: exit 2, and the message says why", ()
     expect(result.exitCode).toBe(2);
     expect(result.stdout).toBe("before\n");
     expect(result.error).toContain(EXIT_2_SAID);
+    expect(result.error.startsWith(SCRIPT_ENDED_SAID)).toBe(true);
+    expect(result.error).not.toMatch(/AuditLogError|protocol violation|the host failed/);
     expect(existsSync(path.join(w.work, "out.txt"))).toBe(false);
   });
 });
