@@ -26,6 +26,8 @@ export interface Answer {
   unavailable?: string;
   /** For a "no" because the MCP client's answer was no answer at all: what was wrong with it, in words. */
   malformed?: string;
+  /** For a "no" because asking through an MCP client that can ask failed (it answered with an error, or not in time): how, in words. */
+  askFailed?: string;
   /** Whether a "yes" came from a person (only those are remembered). */
   fromPerson: boolean;
   /** A yes given earlier and remembered (approve-once), not asked now. */

@@ -2,6 +2,7 @@
 // not declare the capability cannot ask anyone, so the answer is no.
 
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { quotedName } from "../mcp-arguments.js";
 import { ASK_TIMEOUT_MS, type ApprovalQuestion, type Asker, questionText } from "./askers.js";
@@ -105,10 +106,15 @@ export function elicitationAsker(server: Server): Asker {
           { timeout: ASK_TIMEOUT_MS, ...(signal ? { signal } : {}) },
         );
       } catch (error) {
+        // The client can ask (it declared elicitation) but asking failed: told as "no one could be
+        // asked", the refusal advised running "where it can ask", which it was.
+        const timedOut = error instanceof McpError && error.code === ErrorCode.RequestTimeout;
         return {
           answer: "no",
-          via: "no-one-to-ask",
-          unavailable: `asking through the MCP client failed (${oneLine(error instanceof Error ? error.message : String(error))})`,
+          via: timedOut ? "elicitation (no answer in time)" : "elicitation (error)",
+          askFailed: timedOut
+            ? `no answer came within ${ASK_TIMEOUT_MS / 60_000} minutes`
+            : `the client answered the question with an error instead of the user's answer: ${oneLine(error instanceof Error ? error.message : String(error))}`,
           fromPerson: false,
         };
       }

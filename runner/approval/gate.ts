@@ -756,6 +756,13 @@ function refusalMessage(rawPattern: string, tier: Exclude<Tier, "allow">, answer
       `no answer (${answer.malformed}), which counts as no. Do not retry it; ask the user, whose client may need fixing.`
     );
   }
+  if (answer.askFailed !== undefined) {
+    const instead = tier === "approve-once" ? `, or pre-approve it with \`tacit approvals grant ${shellQuoted(rawPattern)}\` in this directory (remembered 30 days)` : "";
+    return (
+      `${pattern}: refused: the policy requires a person's approval (${tier}), and asking the user through the MCP client failed ` +
+      `(${answer.askFailed}), which counts as no. Do not retry it at once; tell the user, whose client could not put the question to them${instead}.`
+    );
+  }
   if (answer.unavailable === undefined) {
     return `${pattern}: refused: a person was asked (${answer.via}) and did not approve it. Do not retry it; do the work another way or ask the user.`;
   }

@@ -86,7 +86,7 @@ it("an error a client's SDK sends for its own malformed answer is quoted on one 
   const text = await executeText(client, WRITE);
   expect(w.exists("a.txt"), text).toBe(false);
   const refusal = text.split("\n")[0]!;
-  expect(refusal).toContain("asking through the MCP client failed (");
+  expect(refusal).toContain("asking the user through the MCP client failed (the client answered the question with an error instead of the user's answer: ");
   expect(refusal).toContain("Invalid elicitation result");
   // The dump's lines are one line now; what follows the refusal is the script's stack.
   expect(text.split("\n")[1]).toMatch(/^\s+at script\.ts/);
