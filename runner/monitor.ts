@@ -11,13 +11,15 @@ import type { FileSystemExecutor } from "./fs/file-system.js";
 import type { OutputBuffer } from "./output.js";
 import type { HostSecrets } from "./host-secrets.js";
 import type { SinkWriter } from "./secure-sink.js";
-import { EffectFailure, PolicyDenial } from "./refusals.js";
+import { EffectFailure, PolicyDenial, ranOutOfTimeOf } from "./refusals.js";
+import type { RanOutOfTime } from "./audit/events.js";
 import { MapRequestBudget } from "./classified/budget.js";
 import type { ConcurrencyLimit } from "./concurrency-limit.js";
 import { type BeforeEffect, NOTHING_TO_LOG } from "./before-effect.js";
 
-export type Decision<T = unknown> = { ok: true; value: T } | Refusal;
-export type Refusal = { ok: false; error: RefusalError };
+/** `ranOutOfTime`: for the audit log only (never sent to the sandbox): the action ran out of time, against which limit. */
+export type Decision<T = unknown> = { ok: true; value: T; ranOutOfTime?: RanOutOfTime } | Refusal;
+export type Refusal = { ok: false; error: RefusalError; ranOutOfTime?: RanOutOfTime };
 
 /**
  * Where readInput() gets its data: piped stdin, or nothing, with the reason. `read` gives up
@@ -120,7 +122,10 @@ function assertNever(action: never): never {
 /** The refusal an executor's error stands for; anything else is the host's own failure (rethrown). */
 export function refusalOf(error: unknown): Refusal {
   if (error instanceof PolicyDenial) return refused("SecurityError", error.message);
-  if (error instanceof EffectFailure) return refused("Error", error.message);
+  if (error instanceof EffectFailure) {
+    const refusal = refused("Error", error.message);
+    return error.ranOutOfTime === null ? refusal : { ...refusal, ranOutOfTime: error.ranOutOfTime };
+  }
   throw error;
 }
 
@@ -260,8 +265,11 @@ async function decide(action: Action, context: EvaluationContext, beforeEffect: 
     }
     case "ExecOpenScope":
       return granted(action.kind, context.commands.openScope(action.commands));
-    case "Exec":
-      return granted(action.kind, await context.commands.exec(action.scope, action, beforeEffect));
+    case "Exec": {
+      const result = await context.commands.exec(action.scope, action, beforeEffect);
+      const ranOutOfTime = ranOutOfTimeOf(result);
+      return ranOutOfTime === null ? granted(action.kind, result) : { ok: true, value: result, ranOutOfTime };
+    }
     default:
       return assertNever(action);
   }

@@ -298,9 +298,15 @@ export class ApprovalGate {
       const size = Buffer.byteLength(reply);
       const ok = decision.ok;
       // Built whole, keys in order (no spread of a partial one): one object per result.
-      return redirects.length === 0
-        ? { action: number, digest, durationMs, evaluation, ok, size, type: "action-result" }
-        : { action: number, digest, durationMs, evaluation, ok, redirects: redirects.map((hop) => cutRecorded(secrets.scrubText(hop))), size, type: "action-result" };
+      const result: AuditEvent =
+        redirects.length === 0
+          ? { action: number, digest, durationMs, evaluation, ok, size, type: "action-result" }
+          : { action: number, digest, durationMs, evaluation, ok, redirects: redirects.map((hop) => cutRecorded(secrets.scrubText(hop))), size, type: "action-result" };
+      // Why it ended without its answer, when for lack of time: a limit's name and length, never text (see RanOutOfTime).
+      const ranOutOfTime = decision.ranOutOfTime;
+      if (ranOutOfTime === undefined) return result;
+      const { type, ...rest } = result;
+      return { ...rest, timeLimitMs: ranOutOfTime.ms, timedOut: ranOutOfTime.limit, type };
     });
   }
 

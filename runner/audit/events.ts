@@ -6,6 +6,19 @@
 /** How much a person is involved before an action runs; decided by the host's policy. */
 export type Tier = "allow" | "approve-once" | "always-ask";
 
+/**
+ * The time limit an action ran out of (see RanOutOfTime): a command's own timeoutMs (it was killed,
+ * exit code 124), the HTTP request timeout (libraryConfig.networkTimeoutMs), or the model's answer
+ * timeout. A fixed vocabulary: no text of the script's or the host's rides along.
+ */
+export type TimeLimit = "command-timeout" | "http-timeout" | "chat-timeout";
+
+/** An action that ran out of time: which limit, and how long it was, in milliseconds. */
+export interface RanOutOfTime {
+  limit: TimeLimit;
+  ms: number;
+}
+
 /** An action's decision: allowed by policy, refused, or put to a person (with the answer). */
 export type DecisionKind = "allow" | "deny" | "asked";
 
@@ -72,6 +85,9 @@ export type AuditEvent =
       durationMs: number;
       /** For an HTTP request that followed redirects: each hop, "METHOD URL", as sent (see NetworkExecutor.redirectsOf). */
       redirects?: string[];
+      /** For an action that ran out of time: how long its limit was (ms), and which limit (absent in logs of an earlier tacit). */
+      timeLimitMs?: number;
+      timedOut?: TimeLimit;
     }
   | {
       /** The prints carried out since the evaluation's previous event (see printed-output.ts). */

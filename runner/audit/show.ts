@@ -84,7 +84,9 @@ function describe(event: Fields): string {
     }
     case "action-result": {
       const hops = Array.isArray(event.redirects) ? `  redirected: ${event.redirects.map(quoted).join(" -> ")}` : "";
-      return `eval ${f("evaluation")} #${f("action")}  ${event.ok === true ? "ok" : "failed"}  ${f("size")} B  ${f("durationMs")} ms  ${digest("digest")}${hops}`;
+      // Absent in logs of an earlier tacit (see RanOutOfTime).
+      const timedOut = event.timedOut === undefined ? "" : `  timed out: ${f("timedOut")} of ${f("timeLimitMs")} ms`;
+      return `eval ${f("evaluation")} #${f("action")}  ${event.ok === true ? "ok" : "failed"}  ${f("size")} B  ${f("durationMs")} ms  ${digest("digest")}${timedOut}${hops}`;
     }
     case "output":
       return `eval ${f("evaluation")}  printed ${f("prints")}×  ${f("size")} B  ${digest("digest")}`;

@@ -19,7 +19,7 @@ import { isWithin } from "../fs/containment.js";
 import { allowedRootsBounds, nowLeadsText } from "../fs/moved-place.js";
 import { type ProtectedPath, protectedPathOf } from "../fs/protected-paths.js";
 import { HostSecrets } from "../host-secrets.js";
-import { EffectFailure, PolicyDenial } from "../refusals.js";
+import { EffectFailure, markRanOutOfTime, PolicyDenial } from "../refusals.js";
 import { type BeforeEffect, NOTHING_TO_LOG } from "../before-effect.js";
 import { wholeCharacters } from "../whole-characters.js";
 import { CollectedBytes } from "../collected-bytes.js";
@@ -250,7 +250,7 @@ export class ExecExecutor {
     if (judged !== null && cwd !== judged) throw cwdChangedSinceJudged(cwd, this.allowedRoots);
     // setTimeout fires at once for anything past 2^31-1 ms (about 24.8 days), which killed the
     // command after 1 ms: such a timeout means "no limit of its own" (the evaluation's holds).
-    const timeoutMs = Math.min(request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS, MAX_TIMER_MS);
+    const timeoutMs = commandTimeoutMs(request);
     return this.run(program, request, cwd, timeoutMs, beforeEffect, judged !== null);
   }
 
@@ -368,7 +368,9 @@ export class ExecExecutor {
           return;
         }
         const killedNote = timedOut ? `\n[tacit: killed after ${timeoutMs} ms (timeoutMs), with the processes it started]\n` : "";
-        resolve({ exitCode, stdout: stdout.text(), stderr: stderr.text() + killedNote });
+        const result: ProcessResult = { exitCode, stdout: stdout.text(), stderr: stderr.text() + killedNote };
+        // The audit log says why (its result's digest alone did not): the command's own limit, as it was asked for.
+        resolve(timedOut ? markRanOutOfTime(result, { limit: "command-timeout", ms: commandTimeoutMs(request) }) : result);
       });
     });
   }
@@ -376,6 +378,11 @@ export class ExecExecutor {
   killAll(): void {
     for (const child of this.running) killGroup(child);
   }
+}
+
+/** A command's own time limit: its timeoutMs, or the default (at most what a timer takes). */
+function commandTimeoutMs(request: ExecRequest): number {
+  return Math.min(request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS, MAX_TIMER_MS);
 }
 
 function killGroup(child: ChildProcess): void {

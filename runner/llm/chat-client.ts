@@ -2,6 +2,7 @@
 // here, in the host: it never reaches the sandbox, output, errors or logs.
 
 import { EffectFailure } from "../refusals.js";
+import type { RanOutOfTime } from "../audit/events.js";
 
 export interface LlmConfig {
   baseUrl: string;
@@ -86,6 +87,11 @@ function redactKey(text: string, key: string): string {
   return key.length > 0 ? text.split(key).join("[redacted]") : text;
 }
 
+/** For the audit log: a request to the model that AbortSignal.timeout ended ran out of CHAT_TIMEOUT_MS (see RanOutOfTime). */
+function chatRanOutOfTime(error: unknown): RanOutOfTime | null {
+  return (error as Error | null)?.name === "TimeoutError" ? { limit: "chat-timeout", ms: CHAT_TIMEOUT_MS } : null;
+}
+
 /** The model's answer to one user message. */
 export async function chatCompletion(llm: LlmConfig, message: string, signal: AbortSignal): Promise<string> {
   const url = `${llm.baseUrl.replace(/\/+$/, "")}/chat/completions`;
@@ -102,6 +108,7 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
     // the operator's, and what it carries past the host is none of the script's business.
     throw new EffectFailure(
       [url, llm.baseUrl, llm.apiKey].reduce(redactKey, `chat: the model at ${originOf(llm.baseUrl)} could not be reached: ${(error as Error).message}`),
+      chatRanOutOfTime(error),
     );
   }
   let read: { text: string; complete: boolean };
@@ -113,6 +120,7 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
     // that failed to answer ("protocol violation"), with nothing the script could catch.
     throw new EffectFailure(
       redactKey(`chat: the model's answer stopped partway (${(error as Error).message}); nothing of it was kept. Ask again, or ask for a shorter answer`, llm.apiKey),
+      chatRanOutOfTime(error),
     );
   }
   const { text, complete } = read;

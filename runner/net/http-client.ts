@@ -487,7 +487,9 @@ function once(
   const { say } = hop;
   const host = hostOf(url);
   const at = hopText(hop, url.origin);
-  const timedOut = (): EffectFailure => new EffectFailure(say`${at}: no complete answer within ${limits.timeoutMs} ms${TIMEOUT_HINT}`);
+  // The audit log says why such a request failed (see RanOutOfTime).
+  const outOfTime = { limit: "http-timeout", ms: limits.timeoutMs } as const;
+  const timedOut = (): EffectFailure => new EffectFailure(say`${at}: no complete answer within ${limits.timeoutMs} ms${TIMEOUT_HINT}`, outOfTime);
   // What is left of the request's time, not the hop's own: each hop had the whole timeout, and a
   // server that redirects held a request as many times the timeout as it made hops.
   const left = deadline - monotonicMs();
@@ -572,7 +574,7 @@ function once(
       },
     );
     const overall = setTimeout(() => request.destroy(timedOut()), left);
-    request.on("timeout", () => request.destroy(new EffectFailure(say`${at}: no answer within ${limits.timeoutMs} ms${TIMEOUT_HINT}`)));
+    request.on("timeout", () => request.destroy(new EffectFailure(say`${at}: no answer within ${limits.timeoutMs} ms${TIMEOUT_HINT}`, outOfTime)));
     // A tunnel (an answer to CONNECT) or a switch of protocol (101, which a server may send
     // unasked) hands the connection to a listener; with none, the request never settled and
     // the script waited past the request timeout for the evaluation's limit. tacit speaks
