@@ -292,7 +292,8 @@ export class NetworkExecutor {
       // As the URL names it: an IPv6 address in brackets ("::1:8080" read as an address of its own).
       const where = quoted(url.host);
       if (!scopeHosts.some((pattern) => patternMatches(pattern, url))) {
-        throw new PolicyDenial(say`${where} is not among the hosts this requestNetwork scope asked for (${scopeHosts.map((p) => p.source).join(", ")})`);
+        // As exec's says: what to do instead (the refusal named the scope's hosts and stopped there).
+        throw new PolicyDenial(say`${where} is not among the hosts this requestNetwork scope asked for (${scopeHosts.map((p) => p.source).join(", ")}); ask for it in the list`);
       }
       const permitting = permissions.filter((pattern) => patternMatches(pattern, url));
       if (permitting.length === 0) {

@@ -195,7 +195,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     // A redirect out of the scope: refused, saying it was the server's redirect, and never sent.
     expect(attemptOf(found, "away")).toEqual({
       status: "SecurityError",
-      value: `the request to ${O} was redirected to ${elsewhere.origin}/x, which tacit did not follow: 127.0.0.1:${elsewhere.port} is not among the hosts this requestNetwork scope asked for (127.0.0.1:${a.port})`,
+      value: `the request to ${O} was redirected to ${elsewhere.origin}/x, which tacit did not follow: 127.0.0.1:${elsewhere.port} is not among the hosts this requestNetwork scope asked for (127.0.0.1:${a.port}); ask for it in the list`,
     });
     expect(elsewhere.connections).toBe(0);
   });
