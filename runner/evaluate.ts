@@ -301,6 +301,15 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluationResu
 }
 
 /**
+ * Why a script timed out while readInput() waited: the program piping into tacit had not closed
+ * the pipe (a producer still running, or `docker run -i` and an ssh session, which hold standard
+ * input open), and "the script ran longer than" read as if the script had been busy.
+ */
+const WAITING_FOR_INPUT =
+  ", and when the limit came it was waiting in readInput() for its standard input to end: readInput() reads until whatever " +
+  "pipes into tacit closes the pipe, and it had not (run tacit with </dev/null when there is nothing to pipe)";
+
+/**
  * What a script's caller (the agent) is told when tacit could not write its audit log: what
  * happened and what to do, with none of the host's internals (the log's path lies outside the
  * script's scope, and the log's own message is for the operator, on tacit's stderr).
@@ -467,16 +476,19 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     : { type: "start", protocol: PROTOCOL_VERSION, code, displayName: options.displayName, hideRuntime: !options.unsafeKeepRuntime, randomSeed: null, session: false };
   attachNotes();
   sandbox.scrubReplies(context.hostSecrets);
+  // Whether a readInput() is under way: a limit reached then is one spent waiting for the pipe to end.
+  let readingInput = false;
   const clock = new PausableTimer(config.executionTimeoutMs, () =>
     conversation.unreadAfterReport()
       ? sandbox.kill("protocol", UNREAD_AFTER_REPORT)
-      : sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms`),
+      : sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms${readingInput ? WAITING_FOR_INPUT : ""}`),
   );
   const conversation = converse(sandbox, program, live !== undefined, async (action) => {
     // A killed sandbox reads no answer, and an effect carried out for it now would happen
     // after its limit: requests still queued are dropped, one in progress is let go of.
     if (abandon.signal.aborted) return null;
-    const decision = await unlessAbandoned(gate.dispatch(action, context));
+    readingInput = action.kind === "ReadInput";
+    const decision = await unlessAbandoned(gate.dispatch(action, context)).finally(() => (readingInput = false));
     if (decision === null) return null;
     options.session?.record.push({ actionDigest: exchangeDigest(action), decision });
     return decision;
