@@ -184,16 +184,18 @@ type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  */
 type AuditLogFailureAnswer = (error: unknown) => EvaluationResult | null;
 
-function auditLogFailureAnswer(log: ReturnType<typeof serverLog>): AuditLogFailureAnswer {
-  let said = false;
-  return (error) => {
+/** AuditLogFailureAnswer, and the failure it saw first (the server exits 2 for it, saying it again: see serve). */
+function auditLogFailureAnswer(log: ReturnType<typeof serverLog>): { answer: AuditLogFailureAnswer; failure: () => Error | null } {
+  let failure: Error | null = null;
+  const answer: AuditLogFailureAnswer = (error) => {
     if (!(error instanceof Error) || error.name !== "AuditLogError") return null;
-    if (!said) log("error", `${error.message}. Every call that runs code is refused until tacit serve is restarted with an audit log it can write`);
-    said = true;
+    if (failure === null) log("error", `${error.message}. Every call that runs code is refused until tacit serve is restarted with an audit log it can write`);
+    failure ??= error;
     return error instanceof AuditLogFailedAfterRun
       ? error.result
       : { outcome: "audit-log-failed", exitCode: EXIT_CODES["audit-log-failed"], stdout: "", error: auditLogFailedText("before it ran"), durationMs: 0, truncated: false, warnings: [] };
   };
+  return { answer, failure: () => failure };
 }
 
 /** Runs `work`; a client that sent a progress token hears about it every second until it ends. */
@@ -323,7 +325,8 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
   // (see EvaluateOptions.leftWork): pending writes later calls read after, at most as many pieces as run at once.
   const leftOver = new LeftWork(config.maxConcurrentEvaluations);
   const leftWork = { pending: noPendingClassifiedWork(), keep: (work: Parameters<LeftWork["keep"]>[0]) => leftOver.keep(work) };
-  const auditLogFailed = auditLogFailureAnswer(log);
+  const auditLogFailures = auditLogFailureAnswer(log);
+  const auditLogFailed = auditLogFailures.answer;
   const slotFor = (signal?: AbortSignal): Slot => evaluations.slot(signal, () => new CancelledBeforeStart());
   const spares = new WarmSpare(config.memoryLimitMb);
   const calls = new CallsUnderWay();
@@ -460,6 +463,9 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
   await leftWork.pending.finishing;
   oversight.audit?.close();
   await server.close();
+  // A log that failed while the server ran: tacit exits 2 for it, as tacit run does (cli/main.ts says why).
+  const failure = auditLogFailures.failure();
+  if (failure !== null) throw failure;
   return stopped;
 }
 
@@ -561,8 +567,14 @@ function registerSessionTools(
     landing.add(finished);
     void finished.then(() => landing.delete(finished));
     leftOver.keep({ settled: finished, stop: () => session.stopLeftWork() });
-    oversight.audit?.append({ type: "session-ended", session: session.id, reason });
-    oversight.audit?.signHead();
+    try {
+      oversight.audit?.append({ type: "session-ended", session: session.id, reason });
+      oversight.audit?.signHead();
+    } catch (error) {
+      // The session has ended all the same; the log's failure is the operator's (said once), and
+      // deleting a session answered the client with the log's message, its path included.
+      if (auditLogFailed(error) === null) throw error;
+    }
     log("info", `session ${session.id} ended: ${reason}`);
   };
   const reclaim = setInterval(() => {

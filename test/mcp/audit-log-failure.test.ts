@@ -78,6 +78,10 @@ describe("tacit serve: an audit log that fails while a script runs", () => {
       expect(created.isError).toBe(true);
       expect(JSON.stringify(created.content)).toContain("so it starts no session: none was kept");
       expectNoHostInternals(JSON.stringify(created), log);
+      // A session deleted after the failure is deleted (it held a sandbox); its end, which the log cannot take, is the operator's to hear of.
+      const deleted = await client.callTool({ name: "delete_repl_session", arguments: { session_id: earlier } });
+      expect(deleted.content).toEqual([{ type: "text", text: `deleted ${earlier}` }]);
+      expect(JSON.parse(JSON.stringify((await client.callTool({ name: "list_sessions", arguments: {} })).structuredContent))).toEqual({ sessions: [] });
       expect(existsSync(path.join(work, "next.txt"))).toBe(false);
       expect(existsSync(path.join(work, "snippet.txt"))).toBe(false);
     } finally {
