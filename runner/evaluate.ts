@@ -478,11 +478,12 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   sandbox.scrubReplies(context.hostSecrets);
   // Whether a readInput() is under way: a limit reached then is one spent waiting for the pipe to end.
   let readingInput = false;
-  const clock = new PausableTimer(config.executionTimeoutMs, () =>
-    conversation.unreadAfterReport()
-      ? sandbox.kill("protocol", UNREAD_AFTER_REPORT)
-      : sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms${readingInput ? WAITING_FOR_INPUT : ""}`),
-  );
+  const clock = new PausableTimer(config.executionTimeoutMs, () => {
+    if (conversation.unreadAfterReport()) return sandbox.kill("protocol", UNREAD_AFTER_REPORT);
+    // The action under way, if any, is logged as having run out of the evaluation's time (see RanOutOfTime).
+    context.ranOutOfTime = { limit: "evaluation-time-limit", ms: config.executionTimeoutMs };
+    sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms${readingInput ? WAITING_FOR_INPUT : ""}`);
+  });
   const conversation = converse(sandbox, program, live !== undefined, async (action) => {
     // A killed sandbox reads no answer, and an effect carried out for it now would happen
     // after its limit: requests still queued are dropped, one in progress is let go of.
@@ -658,6 +659,7 @@ function createEvaluationContext(
   const context: EvaluationContext = {
     output,
     hostSecrets,
+    ranOutOfTime: null,
     input: options.input,
     classified,
     mapRequests: new MapRequestBudget(config.classifiedStoreLimitBytes),

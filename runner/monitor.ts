@@ -77,6 +77,8 @@ export interface EvaluationContext {
   lastClassifiedWrite: Promise<unknown>;
   /** The host's own secrets (the LLM key), scrubbed from whatever goes back to the script. */
   hostSecrets: HostSecrets;
+  /** Set once the evaluation's own time limit has ended it: the actions under way then are logged as having run out of it. */
+  ranOutOfTime: RanOutOfTime | null;
 }
 
 /**

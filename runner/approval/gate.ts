@@ -245,7 +245,7 @@ export class ApprovalGate {
     if (isPolicyRefusal(decision) || (!personAsked && !effect?.logged)) this.logVerdict(number, decision, context.hostSecrets);
     // A request's record names the URL the script gave; where redirects took it is known only now.
     const redirects = action.kind === "HttpRequest" || action.kind === "HttpRequestClassified" ? context.network.redirectsOf(action) : [];
-    this.logResult(number, decision, durationMs, redirects, context.hostSecrets);
+    this.logResult(number, decision, durationMs, redirects, context);
     return decision;
   }
 
@@ -284,13 +284,16 @@ export class ApprovalGate {
     }
     const durationMs = Math.round((monotonicMs() - started) * 1000) / 1000;
     this.logVerdict(number, decision, context.hostSecrets);
-    this.logResult(number, decision, durationMs, [], context.hostSecrets);
+    this.logResult(number, decision, durationMs, [], context);
     return decision;
   }
 
   /** Logs an action's result: what the sandbox is told, by digest and size (see asReceived). */
-  private logResult(number: number, decision: Decision, durationMs: number, redirects: readonly string[], secrets: HostSecrets): void {
+  private logResult(number: number, decision: Decision, durationMs: number, redirects: readonly string[], context: EvaluationContext): void {
     const { evaluation } = this.options;
+    const secrets = context.hostSecrets;
+    // Why it ended without its answer, when for lack of time: its own limit, or the evaluation's, reached while it was under way.
+    const ranOutOfTime = decision.ranOutOfTime ?? context.ranOutOfTime ?? undefined;
     // Built when the log writes the line, after the reply has gone to the sandbox.
     this.options.oversight.audit?.append(() => {
       const reply = asReceived(JSON.stringify(decision.ok ? decision.value ?? null : decision.error), secrets);
@@ -302,8 +305,7 @@ export class ApprovalGate {
         redirects.length === 0
           ? { action: number, digest, durationMs, evaluation, ok, size, type: "action-result" }
           : { action: number, digest, durationMs, evaluation, ok, redirects: redirects.map((hop) => cutRecorded(secrets.scrubText(hop))), size, type: "action-result" };
-      // Why it ended without its answer, when for lack of time: a limit's name and length, never text (see RanOutOfTime).
-      const ranOutOfTime = decision.ranOutOfTime;
+      // A limit's name and length, never text (see RanOutOfTime).
       if (ranOutOfTime === undefined) return result;
       const { type, ...rest } = result;
       return { ...rest, timeLimitMs: ranOutOfTime.ms, timedOut: ranOutOfTime.limit, type };

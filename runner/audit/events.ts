@@ -8,10 +8,12 @@ export type Tier = "allow" | "approve-once" | "always-ask";
 
 /**
  * The time limit an action ran out of (see RanOutOfTime): a command's own timeoutMs (it was killed,
- * exit code 124), the HTTP request timeout (libraryConfig.networkTimeoutMs), or the model's answer
- * timeout. A fixed vocabulary: no text of the script's or the host's rides along.
+ * exit code 124), the HTTP request timeout (libraryConfig.networkTimeoutMs), the model's answer
+ * timeout, or the evaluation's own limit (executionTimeoutMs), reached while the action was under
+ * way (the sandbox was killed, and the action stopped where it could be: a command killed, a
+ * request aborted). A fixed vocabulary: no text of the script's or the host's rides along.
  */
-export type TimeLimit = "command-timeout" | "http-timeout" | "chat-timeout";
+export type TimeLimit = "command-timeout" | "http-timeout" | "chat-timeout" | "evaluation-time-limit";
 
 /** An action that ran out of time: which limit, and how long it was, in milliseconds. */
 export interface RanOutOfTime {

@@ -1,7 +1,8 @@
 // An action that ran out of time was logged by its reply's digest alone: a command killed at its
 // timeoutMs (exit code 124) and an HTTP request the server never answered looked, in the log,
 // like any other result, and which limit ended them was not there. Their action-result events now
-// carry the limit's name (timedOut: "command-timeout", "http-timeout", "chat-timeout") and length
+// carry the limit's name (timedOut: "command-timeout", "http-timeout", "chat-timeout", or
+// "evaluation-time-limit" for an action under way when the evaluation's own limit ended it) and length
 // (timeLimitMs), a fixed vocabulary and a number, never text of the script's or the host's; the
 // log verifies and `tacit audit show` names them. Through the real CLI, a real command, a real
 // HTTP server on 127.0.0.1 that never answers.
@@ -77,7 +78,7 @@ describe("an action that ran out of time: the log says which limit", () => {
 
   it("the fields are a name from the fixed vocabulary and a number; no result holds the script's text", () => {
     for (const event of results()) {
-      if (event.timedOut !== undefined) expect(["command-timeout", "http-timeout", "chat-timeout"]).toContain(event.timedOut);
+      if (event.timedOut !== undefined) expect(["command-timeout", "http-timeout", "chat-timeout", "evaluation-time-limit"]).toContain(event.timedOut);
       if (event.timeLimitMs !== undefined) expect(typeof event.timeLimitMs).toBe("number");
       expect(JSON.stringify(event)).not.toContain(CANARY);
     }
@@ -94,4 +95,27 @@ describe("an action that ran out of time: the log says which limit", () => {
     const json = await runCli(["audit", "show", log, "--json"], { env: ctx.env });
     expect(json.stdout).toContain(`"timedOut":"http-timeout"`);
   });
+});
+
+describe("an action under way when the evaluation's own time limit ends it", () => {
+  it("is logged as having run out of it (evaluation-time-limit, executionTimeoutMs); the log verifies", async () => {
+    const ctx = auditHome();
+    try {
+      const { work, log } = workAndLog(ctx.dir);
+      writeFileSync(path.join(work, "script.ts"), 'requestExecPermission(["sleep"], (proc) => println(proc.exec("sleep", ["30"]).exitCode));\n');
+      const run = await runCli(["run", "--no-check", "--command-permissions", "sleep", "--exec-timeout-ms", "1500", "--audit-log", log, "script.ts"], { cwd: work, env: ctx.env });
+      expect(run.code, run.stderr).toBe(124);
+      const events = readLines(log).map((line) => line.event as Record<string, unknown>);
+      const exec = events.find((event) => event.type === "action-requested" && event.kind === "Exec")!;
+      const result = events.find((event) => event.type === "action-result" && event.action === exec.action)!;
+      expect(result).toMatchObject({ timedOut: "evaluation-time-limit", timeLimitMs: 1500 });
+      // The actions before it ended in time, and say nothing of it.
+      for (const event of events) if (event.type === "action-result" && event.action !== exec.action) expect(event).not.toHaveProperty("timedOut");
+      expect(events.find((event) => event.type === "evaluation-ended")).toMatchObject({ outcome: "timeout", exitCode: 124 });
+      const { result: verified } = await verifyJson(log, ctx.env);
+      expect(verified.code, verified.stdout).toBe(0);
+    } finally {
+      ctx.cleanup();
+    }
+  }, 60_000);
 });
