@@ -35,5 +35,6 @@ export class UsageError extends Error {
  * 2: the log is output of tacit's own, like standard output on a full disk (README: exit codes).
  */
 export function auditLogFailure(message: string): string {
-  return `${message}. tacit exits 2: it could not write its audit log`;
+  // A message that ends a sentence of its own ("… to start a new log under this name.") was shown "name.. tacit exits 2".
+  return `${message.replace(/\.$/, "")}. tacit exits 2: it could not write its audit log`;
 }

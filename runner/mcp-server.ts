@@ -189,7 +189,7 @@ function auditLogFailureAnswer(log: ReturnType<typeof serverLog>): { answer: Aud
   let failure: Error | null = null;
   const answer: AuditLogFailureAnswer = (error) => {
     if (!(error instanceof Error) || error.name !== "AuditLogError") return null;
-    if (failure === null) log("error", `${error.message}. Every call that runs code is refused until tacit serve is restarted with an audit log it can write`);
+    if (failure === null) log("error", `${error.message.replace(/\.$/, "")}. Every call that runs code is refused until tacit serve is restarted with an audit log it can write`);
     failure ??= error;
     return error instanceof AuditLogFailedAfterRun
       ? error.result

@@ -4,7 +4,7 @@
 // with the log's message only, the script's result lost, and --json printed no object at all.
 // Now the message says why tacit exits 2, and the run's result is still printed, with exit 2.
 
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -69,6 +69,20 @@ describe("an audit log tacit cannot write: exit 2, and the message says why", ()
     expect(stdout).toBe("");
     expect(stderr).toMatch(new RegExp(`^tacit: cannot open the audit log ${log.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}: .*\\. ${EXIT_2_SAID}\\n$`));
     expect(existsSync(path.join(w.work, "out.txt"))).toBe(false);
+  });
+
+  it("one whose message ends a sentence (a log deleted after this machine signed it): one full stop before why tacit exits 2", async () => {
+    const w = world();
+    const log = path.join(w.dir, "audit.jsonl");
+    writeFileSync(path.join(w.work, "script.ts"), 'println("ran");\n');
+    const first = await runCli(["run", "--no-check", "--audit-log", log, "script.ts"], { cwd: w.work, env: w.env });
+    expect(first.code, first.stderr).toBe(0);
+    rmSync(log);
+    const { code, stdout, stderr } = await runCli(["run", "--no-check", "--audit-log", log, "script.ts"], { cwd: w.work, env: w.env });
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toContain("there is no such file any more: it was deleted or moved away");
+    expect(stderr).toMatch(new RegExp(`[^.]\\. ${EXIT_2_SAID}\\n$`));
   });
 
   it("one written under tacit while the script runs: the write is refused, the output so far is shown, exit 2 with why", async () => {
