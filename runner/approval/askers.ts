@@ -108,9 +108,15 @@ async function askOnTerminal(question: ApprovalQuestion, raw: boolean, signal?: 
     return { answer: "no", via: "no-one-to-ask", unavailable: "tacit has no terminal to ask on", fromPerson: false };
   }
   discardTypeAhead(raw);
-  const code = outputPiped() ? confirmationCode() : null;
+  const text = questionText(question);
+  // Taller than the terminal, the question's beginning scrolls out of sight (see rowsOf).
+  const size = terminalSize();
+  const rows = rowsOf(`${text}\n${PLAIN_PROMPT}`, size.columns);
+  const tall = rows > size.rows;
+  const code = tall || outputPiped() ? confirmationCode() : null;
+  const shown = tall ? `${tallHeading(code!)}\n${text}\n${tallPrompt(rows, size.rows)}` : `${text}\n${code === null ? PLAIN_PROMPT : pipedPrompt(code)}`;
   try {
-    writeSync(fd, `${TERMINAL_RESET}\n${questionText(question)}\n${code === null ? "Allow? [y/N] " : pipedPrompt(code)}`);
+    writeSync(fd, `${TERMINAL_RESET}\n${shown}`);
   } catch {
     closeSync(fd);
     return { answer: "no", via: "no-one-to-ask", unavailable: "tacit cannot write to its terminal", fromPerson: false };
@@ -139,6 +145,64 @@ function outputPiped(): boolean {
   } catch {
     return false;
   }
+}
+
+/** The prompt of a question the person can see whole, with nothing after it that may not be tacit's. */
+const PLAIN_PROMPT = "Allow? [y/N] ";
+
+/**
+ * The terminal's size, for rowsOf. One that says none (0×0: a serial console, a pseudo-terminal
+ * nobody sized) is taken to be 80×24, the size programs assume then: small, so a question that
+ * might not fit is taken not to.
+ */
+function terminalSize(): { columns: number; rows: number } {
+  const fallback = { columns: 80, rows: 24 };
+  let fd: number;
+  try {
+    fd = openSync("/dev/tty", constants.O_RDWR | constants.O_NOCTTY);
+  } catch {
+    return fallback;
+  }
+  const { WriteStream } = require("node:tty") as typeof import("node:tty");
+  const stream = new WriteStream(fd);
+  try {
+    const [columns, rows] = stream.getWindowSize();
+    return columns > 0 && rows > 0 ? { columns, rows } : fallback;
+  } catch {
+    return fallback;
+  } finally {
+    stream.destroy();
+  }
+}
+
+/**
+ * The rows `text` takes on a terminal `columns` wide, each line wrapped at its edge. A character
+ * past ASCII counts as two columns (a wide one takes two): counted too tall, a question is only
+ * asked with a code. A security review's `rm -f victim.txt "<1,850 spaces>" build/tmp.txt` filled
+ * 24 rows of an 80×24 terminal with blanks: the person saw `" build/tmp.txt`, the pattern
+ * `exec rm *` and the prompt, and the y typed to that removed victim.txt, named above, out of sight.
+ */
+function rowsOf(text: string, columns: number): number {
+  let rows = 0;
+  for (const line of text.split("\n")) {
+    let width = 0;
+    for (const c of line) width += c.charCodeAt(0) < 0x80 ? 1 : 2;
+    rows += Math.max(1, Math.ceil(width / columns));
+  }
+  return rows;
+}
+
+/** The first line of a question taller than the terminal: its code, where only a person who scrolled up to its beginning sees it. */
+function tallHeading(code: string): string {
+  return `tacit: the code of this question is ${code}; it is taller than your terminal, so read it whole, from here:`;
+}
+
+/** The prompt of a question taller than the terminal (see rowsOf): a yes is the code on its first line. */
+function tallPrompt(rows: number, shown: number): string {
+  return (
+    `Allow? This question is ${rows} lines long and your terminal shows ${shown}: scroll up to its first line, which holds its code, ` +
+    "and read it whole from there (or make the terminal larger). To allow what it asks, type that code; anything else refuses: "
+  );
 }
 
 /** Six random digits the script cannot know: only a person who read the real question can type them. */

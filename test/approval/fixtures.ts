@@ -156,6 +156,8 @@ export interface TerminalOptions {
   stdoutPiped?: boolean;
   /** What counts as a question to answer (default "Allow? [y/N]"). */
   prompt?: string;
+  /** The terminal's size (`stty rows … cols …` before the run); default: as `script` makes it (0×0, which tacit takes for 80×24). */
+  size?: { rows: number; columns: number };
 }
 
 /**
@@ -163,7 +165,8 @@ export interface TerminalOptions {
  * child's controlling terminal, and the test types an answer each time the question appears.
  */
 export async function onTerminal(world: World, args: string[], options: TerminalOptions): Promise<Run> {
-  const command = [process.execPath, tacitBin, ...unchecked(args)].map(shellQuote).join(" ") + (options.stdoutPiped ? " | cat" : "");
+  const sized = options.size === undefined ? "" : `stty rows ${options.size.rows} cols ${options.size.columns} && `;
+  const command = sized + [process.execPath, tacitBin, ...unchecked(args)].map(shellQuote).join(" ") + (options.stdoutPiped ? " | cat" : "");
   const prompt = options.prompt ?? PROMPT.trim();
   const child = spawn("script", ["-qec", command, "/dev/null"], {
     cwd: world.work,
