@@ -27,18 +27,28 @@ export function approvalDirectory(given: string | undefined): string {
 }
 
 export function listApprovals(json: boolean): number {
-  const approvals = store().all();
+  const approvalStore = store();
+  const approvals = approvalStore.all();
   const now = Date.now();
   if (json) {
-    writeShown(process.stdout, JSON.stringify(approvals.map((a) => ({ ...a, expired: Date.parse(a.expiresAt) <= now }))) + "\n");
+    const shown = approvals.map((a) => {
+      const untrusted = approvalStore.untrusted(a);
+      return { ...a, expired: Date.parse(a.expiresAt) <= now, ...(untrusted === null ? {} : { notUsed: untrusted }) };
+    });
+    writeShown(process.stdout, JSON.stringify(shown) + "\n");
     return 0;
   }
   if (approvals.length === 0) {
-    process.stderr.write(`no remembered approvals (${store().file})\n`);
+    process.stderr.write(`no remembered approvals (${approvalStore.file})\n`);
     return 0;
   }
   for (const approval of approvals) {
-    const state = Date.parse(approval.expiresAt) <= now ? "expired" : `until ${approval.expiresAt}`;
+    const untrusted = approvalStore.untrusted(approval);
+    // Not written by tacit: not used, and said so with the fix.
+    const state =
+      untrusted !== null ? `not used: ${untrusted}; tacit never writes such an entry (revoke it, and approve again if you meant to)`
+      : Date.parse(approval.expiresAt) <= now ? "expired"
+      : `until ${approval.expiresAt}`;
     process.stdout.write(`${printable(approval.pattern)}\tin ${printable(approval.directory)}\t${state}\tgranted ${approval.grantedAt} via ${printable(approval.via)}\n`);
   }
   return 0;

@@ -78,7 +78,20 @@ export class ApprovalStore {
   }
 
   isLive(approval: Approval): boolean {
-    return Date.parse(approval.expiresAt) > this.now();
+    return Date.parse(approval.expiresAt) > this.now() && this.untrusted(approval) === null;
+  }
+
+  /**
+   * Why an entry tacit could not have written is not used, or null: tacit remembers a yes for
+   * APPROVAL_LIFETIME_MS from when it was given, never longer and never from a time to come. An
+   * entry granted "until 2100" (written by hand, or by a command with the user's authority) went
+   * on granting what it names for 75 years, past every 30-day expiry the person was told of.
+   */
+  untrusted(approval: Approval): string | null {
+    const granted = Date.parse(approval.grantedAt);
+    if (granted > this.now()) return `granted at a time still to come (${approval.grantedAt})`;
+    if (Date.parse(approval.expiresAt) - granted > APPROVAL_LIFETIME_MS) return "it would last longer than the 30 days tacit remembers a yes for";
+    return null;
   }
 
   /** The live approval for a pattern in a directory, if a person gave one. */

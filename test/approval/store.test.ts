@@ -53,6 +53,34 @@ describe("expiry", () => {
     expect(w.exists("a.txt")).toBe(false);
   });
 
+  it("an entry tacit could not have written (until 2100, or granted in the future) does not count; `approvals list` says why", async () => {
+    const { w, config, script, pattern } = deleting();
+    const now = Date.now();
+    const cases = [
+      { grantedAt: iso(now - DAY), expiresAt: "2100-01-01T00:00:00.000Z", why: "it would last longer than the 30 days tacit remembers a yes for" },
+      { grantedAt: iso(now + 2 * DAY), expiresAt: iso(now + 20 * DAY), why: `granted at a time still to come (${iso(now + 2 * DAY)})` },
+    ];
+    for (const { grantedAt, expiresAt, why } of cases) {
+      writeApprovals(w, [{ pattern, grantedAt, expiresAt, via: "terminal" }]);
+      const run = await unattended(w, ["run", "--config", config, script]);
+      expect(run.code, run.all).toBe(1);
+      expect(run.stderr).toContain(`${pattern}: refused`);
+      expect(w.exists("a.txt")).toBe(true);
+
+      const list = await approvals(w, ["list"]);
+      expect(list.stdout).toContain(`${pattern}\tin ${realpathSync.native(w.work)}\tnot used: ${why}; tacit never writes such an entry`);
+      const json = await approvals(w, ["list", "--json"]);
+      expect(JSON.parse(json.stdout)).toMatchObject([{ pattern, notUsed: why }]);
+    }
+    // A yes replaces it with an entry tacit uses.
+    const run = await onTerminal(w, ["run", "--config", config, script], { answers: ["y"] });
+    expect(run.prompts, run.all).toBe(1);
+    expect(w.exists("a.txt")).toBe(false);
+    const stored = storedApprovals(w)!;
+    expect(stored).toHaveLength(1);
+    expect(Date.parse(stored[0]!.expiresAt) - Date.parse(stored[0]!.grantedAt)).toBe(30 * DAY);
+  });
+
   it("an approval holds only in the working directory it was given in", async () => {
     const { w, config, script, pattern } = deleting();
     const now = Date.now();
