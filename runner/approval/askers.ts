@@ -184,12 +184,15 @@ function terminalSize(): { columns: number; rows: number } {
  */
 function rowsOf(text: string, columns: number): number {
   let rows = 0;
-  for (const line of text.split("\n")) {
-    let width = 0;
-    for (const c of line) width += c.charCodeAt(0) < 0x80 ? 1 : 2;
-    rows += Math.max(1, Math.ceil(width / columns));
-  }
+  for (const line of text.split("\n")) rows += Math.max(1, Math.ceil(columnsOf(line) / columns));
   return rows;
+}
+
+/** The columns a character takes at most on a screen: one for ASCII, two for the rest (a wide one takes two). */
+export function columnsOf(text: string): number {
+  let width = 0;
+  for (const c of text) width += c.charCodeAt(0) < 0x80 ? 1 : 2;
+  return width;
 }
 
 /** The first line of a question taller than the terminal: its code, where only a person who scrolled up to its beginning sees it. */

@@ -260,8 +260,22 @@ export async function executeText(client: Client, code: string): Promise<string>
 }
 
 /**
+ * An elicitation message with the rows a long line was broken into (each continued one starting
+ * "↪ ", see elicitation.ts) joined again: the lines of the question, for checks on what it shows
+ * (a canary split between two rows is still found).
+ */
+export function joinedRows(message: string): string {
+  const lines: string[] = [];
+  for (const row of message.split("\n")) {
+    if (row.startsWith("\u21aa ") && lines.length > 0) lines[lines.length - 1] += row.slice(2);
+    else lines.push(row);
+  }
+  return lines.join("\n");
+}
+
+/**
  * A tacit serve for `world` whose person answers each question with `approves(message, n)` (n:
- * its number, from 1); `questions` holds what was asked, in order.
+ * its number, from 1); `questions` holds what was asked, in order (messages as joinedRows gives them).
  */
 export async function serveAsking(
   world: World,
@@ -271,7 +285,7 @@ export async function serveAsking(
   const questions: string[] = [];
   const client = await serveWorld(world, args, {
     onElicit: (request) => {
-      const message = (request.params as { message: string }).message;
+      const message = joinedRows((request.params as { message: string }).message);
       questions.push(message);
       return { action: "accept", content: { approve: approves(message, questions.length) } };
     },
@@ -294,7 +308,7 @@ export async function serveSwappingWhileAsked(
   let swap = "";
   const client: Client = await serveWorld(world, ["--config", config, "--exec-timeout-ms", "10000"], {
     onElicit: async (request) => {
-      questions.push((request.params as { message: string }).message);
+      questions.push(joinedRows((request.params as { message: string }).message));
       const other = await client.callTool({ name: "execute_typescript", arguments: { code: swapCode } });
       swap = (other.content as Array<{ text: string }>).map((c) => c.text).join("");
       return { action: "accept", content: { approve: true } };

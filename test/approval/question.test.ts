@@ -6,7 +6,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
-import { makeWorld, serveWorld, type World } from "./fixtures.js";
+import { joinedRows, makeWorld, serveWorld, type World } from "./fixtures.js";
 
 let world: World;
 let cleanup: () => void;
@@ -53,6 +53,11 @@ async function askedAbout(code: string): Promise<string> {
   return (asked[0]!.params as { message: string }).message;
 }
 
+/** The question's lines inside its fence, a line broken into rows joined again. */
+function questionLines(message: string): string[] {
+  return joinedRows(message).split("\n").slice(2, -1);
+}
+
 /** What the question shows after the URL: the headers and body httpPost sends (see content-shown.test.ts). */
 const SENT = `, headers {"content-type":"text/plain; charset=utf-8"}, with a body (6 characters): "report"`;
 
@@ -63,7 +68,7 @@ describe("a URL in an approval question", () => {
   it("a host in another script (a homoglyph) is shown in the form the request uses", async () => {
     // Cyrillic "а" (U+0430) in place of the Latin "a": the request goes to xn--mytem-7ve.pages.example.
     const message = await questionFor("https://myte\u0430m.pages.example/upload");
-    expect(message.split("\n").find((line) => line.startsWith("  POST "))).toBe(`  POST https://xn--mytem-7ve.pages.example/upload${SENT}`);
+    expect(questionLines(message).find((line) => line.startsWith("  POST "))).toBe(`  POST https://xn--mytem-7ve.pages.example/upload${SENT}`);
     expect(message).not.toContain("\u0430");
   });
 
@@ -71,7 +76,7 @@ describe("a URL in an approval question", () => {
     // "∕" (U+2215) reads as "/": the script's spelling reads as a POST to a host "docs"; the URL
     // parser keeps it in the host, which becomes xn--docsevil-1f7d.pages.example.
     const message = await questionFor("https://docs\u2215evil.pages.example/upload");
-    expect(message.split("\n").find((line) => line.startsWith("  POST "))).toBe(`  POST https://xn--docsevil-1f7d.pages.example/upload${SENT}`);
+    expect(questionLines(message).find((line) => line.startsWith("  POST "))).toBe(`  POST https://xn--docsevil-1f7d.pages.example/upload${SENT}`);
     expect(message).not.toContain("\u2215");
   });
 });
@@ -90,6 +95,24 @@ describe("an elicitation message", () => {
     expect(inside).toContain('  run: git push "<!--" --force "-->" "```" "````x"');
     expect(inside).toContain("  pattern: exec git push *");
     for (const line of inside) expect(line).not.toMatch(/^ {0,3}`{5}/);
+  });
+
+  // A code block is shown as written, unwrapped: a client shows the beginning of a long line and
+  // puts the rest beyond a horizontal scroll, where `--force` after 1,500 spaces was out of sight.
+  it("breaks a long line into rows no wider than 72 columns, each continued row marked, so its end is in sight", async () => {
+    const args = ["push", "origin", "main", " ".repeat(1_500), "--force", "ŵ".repeat(40)];
+    const message = await askedAbout(`requestExecPermission(["git"], (proc) => proc.exec("git", ${JSON.stringify(args)}));\n`);
+    const inside = message.split("\n").slice(2, -1);
+    // Anything past ASCII counts as two columns (it may be shown wide).
+    const columns = (row: string): number => [...row].reduce((sum, c) => sum + (c.charCodeAt(0) < 0x80 ? 1 : 2), 0);
+    for (const row of inside) expect(columns(row), row).toBeLessThanOrEqual(72);
+    const forced = inside.find((row) => row.includes("--force"));
+    expect(forced, message).toBeDefined();
+    expect(forced!.startsWith("\u21aa "), forced).toBe(true);
+    // Joined again, the rows are the question's lines as they were.
+    const lines = questionLines(message);
+    expect(lines[0]).toBe(`  run: git push origin main ${JSON.stringify(args[3])} --force ${JSON.stringify(args[5])}`);
+    expect(lines[1]).toBe("  pattern: exec git push *");
   });
 });
 
