@@ -46,16 +46,31 @@ export interface Asker {
 export const ASK_TIMEOUT_MS = 5 * 60_000;
 
 export function questionText(question: ApprovalQuestion): string {
+  const remembered = question.tier === "approve-once";
   const lines = [
     question.beyondAllowlist
-      ? `tacit: a script asks for something the allowlists do not permit; the policy lets you allow it for this run:`
+      ? `tacit: a script asks for something the allowlists do not permit; the policy lets you allow it ${remembered ? "for this run and later runs here (see below)" : "for this run"}:`
       : `tacit: a script asks to do something the policy says a person must approve (${question.tier}):`,
     `  ${printable(question.detail)}`,
     `  pattern: ${printable(question.pattern)}`,
   ];
-  // The question shows one action's content or input; the remembered yes does not depend on it.
-  if (question.tier === "approve-once") lines.push("  (a yes is remembered for 30 days and covers every later action with this pattern, whatever it writes or sends; see tacit approvals list)");
+  if (remembered) lines.push(`  ${rememberedNote(question)}`);
   return lines.join("\n");
+}
+
+/**
+ * What a remembered yes covers, in words. The question shows one action's content, input or
+ * arguments; the yes covers its pattern. A security review's person read "let scripts run the
+ * command "touch" … for this run" above a note that it was remembered for 30 days, and the
+ * pattern "exec rm *", which a shell reads as removing the files here, covers `rm -rf ~` too.
+ */
+function rememberedNote(question: ApprovalQuestion): string {
+  if (question.beyondAllowlist) {
+    return "(a yes is remembered for 30 days: later runs in this directory are allowed it too, without asking; see tacit approvals list)";
+  }
+  // A command's shape (see commandShape): its "*" is the arguments after the command (and subcommand).
+  const anyArguments = /^exec [^ ]+(?: [^ *]+)? \*(?: \(|$)/.test(question.pattern) ? ": its * stands for any arguments at all, not only these" : "";
+  return `(a yes is remembered for 30 days and covers every later action with this pattern, whatever it writes or sends${anyArguments}; see tacit approvals list)`;
 }
 
 export const yesToAll: Asker = {

@@ -100,6 +100,10 @@ describe("exec beyond --command-permissions", () => {
     const run = await onTerminal(w, ["run", "--config", config, script], { answers: ["y"] });
     expect(run.code, run.all).toBe(0);
     expect(run.prompts).toBe(1);
+    // The question says the yes outlives this run, in its first line as in its last.
+    expect(run.stdout).toContain("the policy lets you allow it for this run and later runs here (see below):");
+    expect(run.stdout).not.toContain("allow it for this run:");
+    expect(run.stdout).toContain("(a yes is remembered for 30 days: later runs in this directory are allowed it too, without asking;");
     expect(storedApprovals(w)!.map((a) => a.pattern)).toEqual(["extend exec touch"]);
     w.file("marker", "");
     const again = await unattended(w, ["run", "--config", config, script]);

@@ -240,6 +240,28 @@ describe("asking on the terminal", () => {
     expect(run.stdout).toContain("kept 2 true");
   });
 
+  it("approve-once of a command line says its pattern's * stands for any arguments: the yes to rm of one file covers rm -f of another", async () => {
+    const w = world();
+    w.file("build/old.txt");
+    w.file("victim.txt");
+    const config = w.config([{ action: "exec", command: "rm", tier: "approve-once" }], { libraryConfig: { commandPermissions: ["rm"] } });
+    const run = await onTerminal(w, ["run", "--config", config, w.script(touchScript("rm", "build/old.txt"))], { answers: ["y"] });
+    expect(run.code, run.all).toBe(0);
+    expect(run.stdout).toContain("  run: rm build/old.txt");
+    expect(run.stdout).toContain("  pattern: exec rm *");
+    expect(run.stdout).toContain("whatever it writes or sends: its * stands for any arguments at all, not only these;");
+    // What the question said: later, other arguments run unasked.
+    const later = `requestExecPermission(["rm"], (p) => p.exec("rm", ["-f", "victim.txt"]));\nprintln("ran");\n`;
+    const again = await unattended(w, ["run", "--config", config, w.script(later, "later.ts")]);
+    expect(again.code, again.all).toBe(0);
+    expect(w.exists("victim.txt")).toBe(false);
+    // A pattern with no * says nothing of arguments.
+    const subcommand = w.config([{ action: "fs.delete", tier: "approve-once" }]);
+    w.file("a.txt");
+    const plain = await onTerminal(w, ["run", "--config", subcommand, w.script(deleteScript("a.txt"), "delete.ts")], { answers: ["n"] });
+    expect(plain.stdout).toContain("(a yes is remembered for 30 days and covers every later action with this pattern, whatever it writes or sends; see tacit approvals list)");
+  });
+
   it("always-ask, y: allowed, never remembered; the next unattended run is refused", async () => {
     const w = world();
     const config = w.config([{ action: "exec", tier: "always-ask", command: "touch" }], { libraryConfig: { commandPermissions: ["touch"] } });
