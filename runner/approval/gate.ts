@@ -109,7 +109,10 @@ export class ApprovalGate {
   private actions = 0;
   /** Prints carried out since the last event logged (see logOutput). */
   private readonly printed = new PrintedOutput();
-  /** Paths whose chunked read (forEachLine) a person approved in this evaluation, with the pattern they were asked about. */
+  /**
+   * Chunked reads (forEachLine) a person approved in this evaluation, by where each goes on (see
+   * streamPlace: its path and the offset of its next piece), with the pattern they were asked about.
+   */
   private readonly approvedStreams = new Map<string, string>();
 
   /** Where remembered approvals hold: the working directory, as a real path. */
@@ -174,8 +177,11 @@ export class ApprovalGate {
     // A later piece of a read a person already approved is the same read, while its path leads
     // where it did when they were asked: a security review swapped it for a link between pieces,
     // and the rest of the stream came from a file a rule always asks about, with no question.
-    const streamKey = action.kind === "FsReadChunk" ? `${action.scope}\0${action.path}` : null;
-    const streamAskedAs = action.kind === "FsReadChunk" && action.offset > 0 ? this.approvedStreams.get(streamKey!) : undefined;
+    // It is the piece that read goes on with, at the offset where the last one ended: code with
+    // the raw channel asked for offset 1 of a file after a person had said no to reading it again,
+    // and got it as it was then, unasked, under an always-ask rule.
+    const piece = action.kind === "FsReadChunk" ? action : null;
+    const streamAskedAs = piece !== null && piece.offset > 0 ? this.approvedStreams.get(streamPlace(piece, piece.offset)) : undefined;
     const streamMoved = streamAskedAs === undefined ? null : movedSinceAsked(request, streamAskedAs);
     if (streamAskedAs !== undefined && streamMoved === null) tier = "allow";
     // Events on the per-action path list their keys in sorted order: the log then makes their
@@ -194,6 +200,7 @@ export class ApprovalGate {
         : { action: number, ...record, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" };
     this.log(realPath === undefined ? requested : { ...requested, realPath });
     if (streamMoved !== null) {
+      this.approvedStreams.delete(streamPlace(piece!, piece!.offset));
       const message =
         `${printable(streamAskedAs!)}: refused: the path changed since a person approved reading it (` +
         `${nowLeadsText(streamMoved, this.boundsOf(action))}); nothing more of it was read. Do not retry it; ask the user.`;
@@ -206,10 +213,13 @@ export class ApprovalGate {
     let judgedCwd: string | null = null;
     /** Whether a person answered for it; if not, its decision is the monitor's (see logVerdict and decideBeforeEffect). */
     const personAsked = tier !== "allow";
+    /** For a piece of a chunked read a person approved (now, or at its first piece): the pattern they were asked about. */
+    let streamApprovedAs = streamAskedAs ?? null;
     if (tier !== "allow") {
-      const asked = await this.askFirst(number, action, request, tier, streamKey, context);
+      const asked = await this.askFirst(number, action, request, tier, context);
       if (!("judgedCwd" in asked)) return asked;
       judgedCwd = asked.judgedCwd;
+      streamApprovedAs = asked.pattern;
     }
 
     // An effect on the world is on file (its request, a person's answer, and the policy's decision: see decideBeforeEffect)
@@ -237,6 +247,7 @@ export class ApprovalGate {
     // The log could not take the decision, so the effect did not happen: the action fails as a log that cannot be
     // written fails any (an executor may have made the error one of its own, which the script would have been told).
     if (effect?.failure !== undefined) throw effect.failure.error;
+    if (piece !== null && streamApprovedAs !== null) this.streamRead(piece, decision, streamApprovedAs);
     const durationMs = Math.round((monotonicMs() - started) * 1000) / 1000;
     // What no person answered for was decided by the monitor: allowed (logged before its effect, if it came to one), or
     // refused by the allowlists, the scope or the classified rules. A refusal after a person's yes is a decision too, the
@@ -354,9 +365,8 @@ export class ApprovalGate {
     action: Action,
     request: ActionRequest,
     tier: Exclude<Tier, "allow">,
-    streamKey: string | null,
     context: EvaluationContext,
-  ): Promise<Refusal | { judgedCwd: string | null }> {
+  ): Promise<Refusal | { judgedCwd: string | null; pattern: string }> {
     // A person is asked only about what the allowlists and the scope would let happen:
     // anything else is refused now, as the monitor would, without a question.
     const refusal = this.precheck(action, context);
@@ -395,8 +405,15 @@ export class ApprovalGate {
         `${nowLeadsText(cwdNow.real, this.boundsOf(action))}, not to ${printable(cwdAsked.real)}); nothing was run. Do not retry it; ask the user.`;
       return this.deniedBeforeRunning(number, refused("SecurityError", message), "path changed after the answer", context);
     }
-    if (streamKey !== null) this.approvedStreams.set(streamKey, asked.pattern);
-    return { judgedCwd: cwdAsked?.real ?? null };
+    return { judgedCwd: cwdAsked?.real ?? null, pattern: asked.pattern };
+  }
+
+  /** A piece of an approved chunked read was read (or refused): the read goes on after it, and only there (see approvedStreams). */
+  private streamRead(action: Extract<Action, { kind: "FsReadChunk" }>, decision: Decision, pattern: string): void {
+    this.approvedStreams.delete(streamPlace(action, action.offset));
+    if (!decision.ok) return;
+    const piece = decision.value as { base64: string; eof: boolean };
+    if (!piece.eof) this.approvedStreams.set(streamPlace(action, action.offset + base64Bytes(piece.base64)), pattern);
   }
 
   /** Logs tacit's own decision to refuse an action before it ran (`via`: what decided), then its result (see refusedWithoutRunning). */
@@ -648,6 +665,17 @@ export class ApprovalGate {
         return [];
     }
   }
+}
+
+/** Where a chunked read goes on: its scope, its path as the script named it, and the offset of the piece it reads next. */
+function streamPlace(action: Extract<Action, { kind: "FsReadChunk" }>, offset: number): string {
+  return `${action.scope}\0${action.path}\0${offset}`;
+}
+
+/** How many bytes a base64 text holds (a piece's length, as the stub counts it), without decoding it. */
+function base64Bytes(text: string): number {
+  const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
+  return (text.length / 4) * 3 - padding;
 }
 
 /** A refusal by the host's policy (a SecurityError), not a failure of an allowed action (a missing file, a command not found). */
