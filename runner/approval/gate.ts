@@ -639,10 +639,13 @@ export class ApprovalGate {
           const samePort = (permission: HostPattern) => permission.port === "*" || permission.port === pattern.port;
           if (permitted.some((permission) => permission.host.test(host) && samePort(permission))) return [];
           const port = pattern.port === null ? "" : `:${pattern.port}`;
-          const url = new URL(`https://${host.includes(":") ? `[${host}]` : host}${port}`);
+          // An IPv6 host keeps its brackets, as in a request's pattern (see urlPattern): without them [::1]:8080 and
+          // [::1:8080] (another address, default ports) were both "extend net ::1:8080", and a yes to one was remembered for the other.
+          const named = host.includes(":") ? `[${host}]` : host;
+          const url = new URL(`https://${named}${port}`);
           return [{
-            request: { category: "net", pattern: `extend net ${host}${port}`, subject: { kind: "url", method: "*", url } },
-            detail: `let scripts reach ${host}${port || " (default ports)"} (not permitted by --network-permissions)`,
+            request: { category: "net", pattern: `extend net ${named}${port}`, subject: { kind: "url", method: "*", url } },
+            detail: `let scripts reach ${named}${port || " (default ports)"} (not permitted by --network-permissions)`,
             grant: () => grants.hosts.push(pattern),
           }];
         });

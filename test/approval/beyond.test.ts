@@ -11,7 +11,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { approvals, lit, onTerminal, storedApprovals, type TestServer, touchScript, unattended, withServer, worlds } from "./fixtures.js";
+import { approvals, lit, onTerminal, storedApprovals, type TestServer, touchScript, unattended, v6LoopbackServer, withServer, worlds } from "./fixtures.js";
 
 const world = worlds("tacit-beyond-");
 
@@ -232,6 +232,43 @@ describe("net beyond --network-permissions", () => {
       expect(run.stderr).toMatch(/loopback|private|link-local|literally/i);
       expect(server.received).toEqual([]);
     }));
+
+  it("a remembered yes to extend to an IPv6 host and port does not extend to another address whose text ends the same way", async () => {
+    // Written without brackets, [::1]:P and [::1:P] (another address, default ports) were both
+    // "extend net ::1:P": a yes to the first, remembered, extended the allowlists to the second unasked.
+    const w = world();
+    const { port, received, close } = await v6LoopbackServer();
+    try {
+      // The operator lets a person extend the allowlists to either address (loopback is named literally), each asked about.
+      const config = w.config(
+        [
+          { action: "net", host: `[::1]:${port}`, tier: "approve-once", beyondAllowlist: true },
+          { action: "net", host: `[::1:${port}]`, tier: "approve-once", beyondAllowlist: true },
+        ],
+        { libraryConfig: { networkPermissions: ["api.example.com"] } },
+      );
+      const reach = (host: string, url: string): string =>
+        `try { println(${lit(host)}, requestNetwork([${lit(host)}], (n) => n.httpGet(${lit(url)}))); } ` +
+        `catch (e) { println(${lit(host)}, e instanceof SecurityError ? "refused:" : "failed:", (e as Error).message); }\n`;
+      const first = await onTerminal(w, ["run", "--config", config, w.script(reach(`[::1]:${port}`, `http://[::1]:${port}/first`))], { answers: ["y"] });
+      expect(first.prompts, first.all).toBe(1);
+      expect(first.stdout).toContain(`pattern: extend net [::1]:${port}`);
+      expect(first.stdout).toContain(`[::1]:${port} v6`);
+      expect(storedApprovals(w)!.map((a) => a.pattern)).toEqual([`extend net [::1]:${port}`]);
+
+      const second = await unattended(w, ["run", "--config", config, w.script(reach(`[::1:${port}]`, `http://[::1:${port}]/second`), "second.ts")]);
+      // The bad thing: the allowlists extended to [::1:P] with no one asked, and the request sent on its way.
+      expect(second.stdout).toContain(`[::1:${port}] refused:`);
+      expect(second.stdout).toContain("--network-permissions");
+      expect(second.stdout).not.toContain("failed:");
+      // The remembered yes still holds for what the person was asked about.
+      const again = await unattended(w, ["run", "--config", config, w.script(reach(`[::1]:${port}`, `http://[::1]:${port}/again`), "again.ts")]);
+      expect(again.stdout, again.all).toContain(`[::1]:${port} v6`);
+      expect(received).toEqual(["/first", "/again"]);
+    } finally {
+      await close();
+    }
+  });
 
   it("a host no beyond rule names (another port) is never asked about; the server received nothing", () =>
     withServer(async (server) => {

@@ -5,6 +5,8 @@
 // answers each "Allow? [y/N]" it sees on the terminal.
 
 import { spawn } from "node:child_process";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach } from "vitest";
@@ -210,6 +212,28 @@ export async function onTerminal(world: World, args: string[], options: Terminal
 
 function count(text: string, needle: string): number {
   return text.split(needle).length - 1;
+}
+
+/**
+ * An HTTP server on [::1] at a port of at most four digits, so that "::1:PORT" is an address too
+ * (a group holds four hex digits): what it was asked for, and its port. Closed by `close`.
+ */
+export async function v6LoopbackServer(): Promise<{ port: number; received: string[]; close: () => Promise<void> }> {
+  const received: string[] = [];
+  const server = http.createServer((request, response) => {
+    received.push(request.url ?? "");
+    response.end("v6");
+  });
+  for (let tries = 0; server.address() === null; tries++) {
+    const wanted = 2000 + Math.floor(Math.random() * 7999);
+    await new Promise<void>((resolve) => {
+      server.once("error", () => resolve());
+      server.listen(wanted, "::1", () => resolve());
+    });
+    if (tries > 50) throw new Error("no free port below 10000 on ::1");
+  }
+  const { port } = server.address() as AddressInfo;
+  return { port, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 /** `tacit approvals …` (no terminal needed). */

@@ -4,12 +4,10 @@
 
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { tacitBin } from "../helpers.js";
-import { approvals, deleteScript, lit, onTerminal, startServer, storedApprovals, unattended, worlds } from "./fixtures.js";
+import { approvals, deleteScript, lit, onTerminal, startServer, storedApprovals, unattended, v6LoopbackServer, worlds } from "./fixtures.js";
 
 const shellWord = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
 
@@ -143,21 +141,7 @@ describe("no terminal: fail closed", () => {
     // Written without brackets, http://[::1]:P and http://[::1:P] (port 80, another address) were
     // both "net GET http://::1:P": a yes to the first, remembered, was the second's too.
     const w = world();
-    const received: string[] = [];
-    const server = http.createServer((request, response) => {
-      received.push(request.url ?? "");
-      response.end("v6");
-    });
-    // A port of at most four digits, so that "::1:PORT" is an address too (a group holds four hex digits).
-    for (let tries = 0; server.address() === null; tries++) {
-      const wanted = 2000 + Math.floor(Math.random() * 7999);
-      await new Promise<void>((resolve) => {
-        server.once("error", () => resolve());
-        server.listen(wanted, "::1", () => resolve());
-      });
-      if (tries > 50) throw new Error("no free port below 10000 on ::1");
-    }
-    const { port } = server.address() as AddressInfo;
+    const { port, received, close } = await v6LoopbackServer();
     try {
       const config = w.config([{ action: "net", tier: "approve-once" }], { libraryConfig: { networkPermissions: [`[::1]:${port}`, `[::1:${port}]`] } });
       const granted = await approvals(w, ["grant", `net GET http://[::1]:${port}`]);
@@ -174,7 +158,7 @@ describe("no terminal: fail closed", () => {
       expect(run.stdout).not.toContain("second sent");
       expect(received).toEqual(["/first"]);
     } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await close();
     }
   });
 
