@@ -124,11 +124,13 @@ async function askOnTerminal(question: ApprovalQuestion, raw: boolean, signal?: 
   }
   discardTypeAhead(raw);
   const text = questionText(question);
-  // Taller than the terminal, the question's beginning scrolls out of sight (see rowsOf).
+  const piped = outputPiped();
+  // Taller than the terminal with the prompt it ends with (a code's digits do not change its length), the
+  // question's beginning scrolls out of sight (see rowsOf).
   const size = terminalSize();
-  const rows = rowsOf(`${text}\n${PLAIN_PROMPT}`, size.columns);
+  const rows = rowsOf(`${text}\n${piped ? pipedPrompt("000000") : PLAIN_PROMPT}`, size.columns);
   const tall = rows > size.rows;
-  const code = tall || outputPiped() ? confirmationCode() : null;
+  const code = tall || piped ? confirmationCode() : null;
   const shown = tall ? `${tallHeading(code!)}\n${text}\n${tallPrompt(rows, size.rows)}` : `${text}\n${code === null ? PLAIN_PROMPT : pipedPrompt(code)}`;
   try {
     writeSync(fd, `${TERMINAL_RESET}\n${shown}`);

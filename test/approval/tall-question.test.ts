@@ -32,6 +32,24 @@ describe("a question taller than the terminal", () => {
     expect(run.code, run.all).toBe(1);
   });
 
+  it("with the output piped, counts the rows of the longer prompt: a question that fits only with y's prompt shows its code on its first line", async () => {
+    const w = world();
+    w.file("victim.txt");
+    w.file("build/tmp.txt");
+    const config = w.config([{ action: "exec", command: "rm", tier: "always-ask" }], { libraryConfig: { commandPermissions: ["rm"] } });
+    // Two rows of heading, 20 of "  run: rm -f victim.txt "<1,540 spaces>" build/tmp.txt", one of pattern: 23 rows, and
+    // the prompt. With "Allow? [y/N]" that is 24, the terminal's height; with the piped prompt (3 rows) 26, and the
+    // rows naming victim.txt are out of sight.
+    const script = `requestExecPermission(["rm"], (p) => p.exec("rm", ["-f", "victim.txt", " ".repeat(1540), "build/tmp.txt"]));\nprintln("ran");\n`;
+    // The person types the code the prompt in sight shows, if it shows one.
+    const inSight = (shown: string): string => [...shown.matchAll(/type (\d{6}); anything else refuses/g)].at(-1)?.[1] ?? "";
+    const run = await onTerminal(w, ["run", "--config", config, w.script(script)], { answers: [inSight], size: SMALL, stdoutPiped: true, prompt: "anything else refuses:" });
+    expect(w.exists("victim.txt"), run.all).toBe(true);
+    expect(run.all).toMatch(/tacit: the code of this question is \d{6}; it is taller than your terminal/);
+    expect(run.all).toMatch(/This question is 26 lines long and your terminal shows 24/);
+    expect(run.all).not.toContain("ran");
+  });
+
   it("runs when the person types the code from its first line; a short question on the same terminal is still a y", async () => {
     const w = world();
     w.file("victim.txt");
