@@ -8,7 +8,7 @@
 import path from "node:path";
 import picomatch from "picomatch";
 import { withCaretNegation, withLiteralGroups } from "../fs/glob-classes.js";
-import { isWithin } from "../fs/containment.js";
+import { isWithin, resolveRealOrSelf } from "../fs/containment.js";
 import { z } from "zod";
 import type { Tier } from "../audit/events.js";
 import { type HostPattern, hostPatternText, parseHostPattern, patternMatches } from "../net/host-policy.js";
@@ -96,6 +96,24 @@ function absoluteGlob(glob: string, cwd: string): string {
 }
 
 /**
+ * A rule's path glob made absolute, and, when the directory it names before its first glob
+ * character leads elsewhere through a symbolic link, the same glob from where that leads (now,
+ * as the rules are read). Paths are matched as the script named them and as they really lead,
+ * and tacit's working directory is its real path: a glob written through a link (the shell's
+ * $PWD in a linked directory, macOS's /tmp) matched neither, and an always-ask rule on
+ * `<link>/deploy/**` let a script write deploy/prod.conf unasked. Either glob matching asks.
+ */
+function ruleGlobs(glob: string, cwd: string): string[] {
+  const absolute = absoluteGlob(glob, cwd);
+  const { base, glob: rest } = picomatch.scan(absolute);
+  if (base === "") return [absolute];
+  // For matching only: the operator's own pattern, resolved as classified patterns are.
+  const realBase = resolveRealOrSelf(base);
+  if (realBase === path.resolve(base)) return [absolute];
+  return [absolute, rest === "" ? realBase : `${realBase.replace(/\/$/, "")}/${rest}`];
+}
+
+/**
  * A rule's path glob as a test, with the options compile() explains. A glob with "(", ")" or "|" is also matched
  * with those characters as they are (withLiteralGroups): picomatch reads them as a group and an
  * alternation, so an always-ask rule on "backup(1)*" did not match "backup(1)-prod.sql", which
@@ -112,15 +130,16 @@ function ruleGlobTest(glob: string): (candidate: string) => boolean {
 }
 
 function compile(rule: PolicyRule, cwd: string): CompiledRule {
-  const pathGlob = rule.path === undefined ? null : absoluteGlob(rule.path, cwd);
+  const pathGlobs = rule.path === undefined ? null : ruleGlobs(rule.path, cwd);
   // With "s": picomatch's `**` is a `.` in its expression, which matches no line break (\n, \r,
   // U+2028, U+2029) without it, so `deploy/**` missed `deploy/run\n.sh` and anything below a
   // directory so named: a security review wrote one past an always-ask rule on deploy/**, and a
   // `for f in deploy/*.sh` loop ran it. A rule that asks must match every name a glob covers.
   // A class's "[!…]" as "[^…]": picomatch read "[!_]" as the class of "!" and "_" (glob-classes.ts).
-  const pathTest = pathGlob === null ? null : ruleGlobTest(pathGlob);
+  const pathTests = pathGlobs?.map(ruleGlobTest) ?? null;
+  const pathTest = pathTests === null ? null : (candidate: string) => pathTests.some((test) => test(candidate));
   // Where the glob's matches can lie: its text before the first glob character.
-  const pathBase = pathGlob === null ? null : picomatch.scan(pathGlob).base || "/";
+  const pathBases = pathGlobs?.map((glob) => picomatch.scan(glob).base || "/") ?? null;
   const commandTest = rule.command === undefined ? null : starGlob(rule.command.toLowerCase());
   /** The shortest name the rule's command glob matches, for a shell glob in a runner's words (`gi?`). */
   const commandSample = rule.command === undefined ? null : rule.command.toLowerCase().replaceAll("*", "");
@@ -144,7 +163,7 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
           // A search or listing reads below its directory: a rule that may match anything there
           // applies to it (a security review read private/** through grepRecursive("."); over-
           // asking about a search that would have found nothing there is the price).
-          return subject.tree && paths.some((dir) => isWithin(pathBase!, dir) || isWithin(dir, pathBase!));
+          return subject.tree && paths.some((dir) => pathBases!.some((base) => isWithin(base, dir) || isWithin(dir, base)));
         }
         case "command": {
           if ((commandTest === null || commandTest.test(subject.command.toLowerCase())) && (argsTest === null || argsTest(subject.args))) return true;
@@ -433,7 +452,7 @@ function runsThrough(commandTest: RegExp, commandSample: string, argsTest: ((arg
 export function askedReadGlobs(config: PolicyConfig | null, cwd: string): string[] {
   return (config?.rules ?? [])
     .filter((rule) => rule.action === "fs.read" && rule.path !== undefined && TIER_RANK[rule.tier] > TIER_RANK.allow)
-    .map((rule) => absoluteGlob(rule.path!, cwd));
+    .flatMap((rule) => ruleGlobs(rule.path!, cwd));
 }
 
 export class TierPolicy {
