@@ -104,13 +104,26 @@ function absoluteGlob(glob: string, cwd: string): string {
  * `<link>/deploy/**` let a script write deploy/prod.conf unasked. Either glob matching asks.
  */
 function ruleGlobs(glob: string, cwd: string): string[] {
-  const absolute = absoluteGlob(glob, cwd);
-  const { base, glob: rest } = picomatch.scan(absolute);
-  if (base === "") return [absolute];
-  // For matching only: the operator's own pattern, resolved as classified patterns are.
-  const realBase = resolveRealOrSelf(base);
-  if (realBase === path.resolve(base)) return [absolute];
-  return [absolute, rest === "" ? realBase : `${realBase.replace(/\/$/, "")}/${rest}`];
+  return directoryGlobs(absoluteGlob(glob, cwd)).flatMap((absolute) => {
+    const { base, glob: rest } = picomatch.scan(absolute);
+    if (base === "") return [absolute];
+    // For matching only: the operator's own pattern, resolved as classified patterns are.
+    const realBase = resolveRealOrSelf(base);
+    if (realBase === path.resolve(base)) return [absolute];
+    return [absolute, rest === "" ? realBase : `${realBase.replace(/\/$/, "")}/${rest}`];
+  });
+}
+
+/**
+ * A glob ending in "/" (`deploy/`, a directory as .gitignore and classifiedPaths write one) as
+ * that directory and everything below it; any other as it is. Matched as written it matched no
+ * path (tacit names none with a trailing "/"), and an always-ask rule on writes to `deploy/` let
+ * a script rewrite deploy/prod.conf unasked.
+ */
+function directoryGlobs(absolute: string): string[] {
+  if (!absolute.endsWith("/")) return [absolute];
+  const directory = absolute.replace(/\/+$/, "") || "/";
+  return [directory, `${directory === "/" ? "" : directory}/**`];
 }
 
 /**
