@@ -46,11 +46,22 @@ function isPlainHttpUrl(text: string): boolean {
 /** A key name as an error may show it: unusual names (a value typed as a key) are not repeated. */
 const shownKey = (key: string): string => (/^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/.test(key) ? key : "(a key not shown: it is no identifier, and may be a value typed in the wrong place)");
 
+/** What scanJson found wrong with a text: where it stops being JSON, or a key repeated in one object. */
+type JsonFault = { kind: "not JSON"; at: number } | { kind: "repeated key"; key: string; at: number };
+
+/** An offset in `text` as "line L, column C". */
+function placeOf(text: string, at: number): string {
+  const before = text.slice(0, at).split("\n");
+  return `line ${before.length}, column ${before.at(-1)!.length + 1}`;
+}
+
 /**
- * Where `text` stops being JSON, as "line L, column C", without quoting any of it (V8's own
- * message quotes the text around the error, which may be an API key); null if not found.
+ * Where `text` stops being JSON, or the first key an object holds twice (JSON.parse keeps the
+ * last in silence: a second "policy" with no rules dropped the rules above it, and each action
+ * they asked about ran unasked); null if neither is found. Its offsets name a place without
+ * quoting the text (V8's own message quotes the text around the error, which may be an API key).
  */
-function jsonErrorPlace(text: string): string | null {
+function scanJson(text: string): JsonFault | null {
   let i = 0;
   const fail = (): never => {
     throw i;
@@ -62,11 +73,16 @@ function jsonErrorPlace(text: string): string | null {
     if (text.startsWith(word, i)) i += word.length;
     else fail();
   };
-  const string = (): void => {
+  /** Reads a string; returns where it began. */
+  const string = (): number => {
     if (text[i] !== '"') fail();
+    const start = i;
     for (i++; i < text.length; i++) {
       const c = text.charCodeAt(i);
-      if (c === 0x22) return void i++;
+      if (c === 0x22) {
+        i++;
+        return start;
+      }
       if (c < 0x20) fail();
       if (c === 0x5c) {
         i++;
@@ -76,7 +92,21 @@ function jsonErrorPlace(text: string): string | null {
         } else if (!'"\\/bfnrt'.includes(text[i] ?? "x")) fail();
       }
     }
-    fail();
+    return fail();
+  };
+  /** The first key found twice in one object: the fault, unless the text is no JSON at all. */
+  let repeated: JsonFault | null = null;
+  /** The keys of each object open, innermost last (its entry is null for an array). */
+  const keys: Array<Set<string> | null> = [];
+  /** Reads an object's key and its colon, noting the first key an object holds twice. */
+  const key = (): void => {
+    const start = string();
+    const name = JSON.parse(text.slice(start, i)) as string;
+    const seen = keys.at(-1)!;
+    if (seen.has(name)) repeated ??= { kind: "repeated key", key: name, at: start };
+    seen.add(name);
+    space();
+    literal(":");
   };
   const number = (): void => {
     const match = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(i, i + 400));
@@ -91,18 +121,16 @@ function jsonErrorPlace(text: string): string | null {
       const c = text[i];
       if (c === "{" || c === "[") {
         open.push(c);
+        keys.push(c === "{" ? new Set() : null);
         i++;
         space();
         if (text[i] === (c === "{" ? "}" : "]")) {
           open.pop();
+          keys.pop();
           i++;
           return;
         }
-        if (c === "{") {
-          string();
-          space();
-          literal(":");
-        }
+        if (c === "{") key();
         continue; // The first member's value.
       }
       if (c === '"') string();
@@ -123,22 +151,19 @@ function jsonErrorPlace(text: string): string | null {
         i++;
         if (top === "{") {
           space();
-          string();
-          space();
-          literal(":");
+          key();
         }
         value();
       } else if (text[i] === (top === "{" ? "}" : "]")) {
         open.pop();
+        keys.pop();
         i++;
       } else fail();
     }
     if (i < text.length) fail();
-    return null;
+    return repeated;
   } catch (at) {
-    if (typeof at !== "number") return null;
-    const before = text.slice(0, at).split("\n");
-    return `line ${before.length}, column ${before.at(-1)!.length + 1}`;
+    return typeof at === "number" ? { kind: "not JSON", at } : null;
   }
 }
 
@@ -318,10 +343,19 @@ export function parseConfigFile(source: string, text: string): ConfigFile {
     json = JSON.parse(text);
   } catch {
     // Not V8's message: it quotes the text around the error, which may be the LLM API key.
-    const place = jsonErrorPlace(text);
+    const fault = scanJson(text);
+    const place = fault?.kind === "not JSON" ? placeOf(text, fault.at) : null;
     throw new ConfigError(
       `${source}: not valid JSON${place ? ` at ${place}` : ""} (the text there is not shown: the file may hold the LLM API key); ` +
         "fix the JSON there (strings in double quotes, no trailing commas, no comments)",
+    );
+  }
+  // A key written twice in one object: JSON.parse kept the last and dropped the first, unseen.
+  const repeated = scanJson(text);
+  if (repeated?.kind === "repeated key") {
+    throw new ConfigError(
+      `${source}: the key "${shownKey(repeated.key)}" appears twice in one object (the second at ${placeOf(text, repeated.at)}); ` +
+        "JSON keeps only the last, so what the first says would be ignored without a word. Keep one, with everything it should say",
     );
   }
   const parsed = ConfigFileSchema.safeParse(json, PARSED_ONCE);
