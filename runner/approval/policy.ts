@@ -160,7 +160,12 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
   // pattern fails safe. (Every rule raises it today; one that lowered it would match exactly.)
   const failSafe = TIER_RANK[rule.tier] > TIER_RANK.allow;
   const argsTest = rule.args === undefined ? null : argsMatcher(rule.args, failSafe);
-  const host: HostPattern | null = rule.host === undefined ? null : parseHostPattern(rule.host);
+  const hostPattern: HostPattern | null = rule.host === undefined ? null : parseHostPattern(rule.host);
+  // A rule that asks names its host on every port when it names no port: read as an allowlist
+  // reads a pattern (no port: the default ports alone), an always-ask rule on POST to a host
+  // let a script POST to it at host:8443, `host:*` permitted, unasked. A beyondAllowlist rule
+  // extends the allowlists, and keeps their reading.
+  const host = hostPattern !== null && hostPattern.port === null && !rule.beyondAllowlist ? { ...hostPattern, port: "*" as const } : hostPattern;
   const method = rule.method?.toUpperCase() ?? null;
   return {
     rule,

@@ -229,7 +229,7 @@ describe("TierPolicy", () => {
     expect(long, `10,000 words ${long} ms, 1,250 words ${short} ms`).toBeLessThan(bound);
   });
 
-  it("net: host pattern (ports as in networkPermissions) and method", () => {
+  it("net: host pattern and method; a host with no port on every port", () => {
     const lookup = scopes("/w");
     const rules: PolicyRule[] = [
       { action: "net", tier: "approve-once", host: "*.example.com", method: "post" },
@@ -237,8 +237,8 @@ describe("TierPolicy", () => {
     ];
     expect(tierOf(rules, http("POST", "https://api.example.com/x"), lookup)).toBe("approve-once");
     expect(tierOf(rules, http("GET", "https://api.example.com/x"), lookup)).toBe("allow");
-    // No port in the pattern: only the scheme's default port.
-    expect(tierOf(rules, http("POST", "https://api.example.com:8443/x"), lookup)).toBe("allow");
+    // No port in the pattern: a rule that asks is not dodged by naming one.
+    expect(tierOf(rules, http("POST", "https://api.example.com:8443/x"), lookup)).toBe("approve-once");
     expect(tierOf(rules, http("POST", "https://example.org/x"), lookup)).toBe("allow");
     expect(tierOf(rules, http("GET", "http://127.0.0.1:9/x"), lookup)).toBe("always-ask");
     expect(tierOf(rules, http("DELETE", "http://127.0.0.1/x"), lookup)).toBe("always-ask");
@@ -274,6 +274,10 @@ describe("TierPolicy", () => {
     expect(policy.beyondTierOf(describeAction(exec("touch", ["x"]), lookup))).toBe("approve-once");
     expect(policy.beyondTierOf(describeAction(exec("echo", ["x"]), lookup))).toBeNull();
     expect(policy.tierOf(describeAction(exec("echo", ["x"]), lookup))).toBe("always-ask");
+    // A beyondAllowlist rule reads a host as the allowlists do: no port, the default ports alone.
+    const net = new TierPolicy({ rules: [{ action: "net", tier: "always-ask", host: "api.example.com", beyondAllowlist: true }] }, "/w");
+    expect(net.beyondTierOf(describeAction(http("GET", "https://api.example.com/x"), lookup))).toBe("always-ask");
+    expect(net.beyondTierOf(describeAction(http("GET", "https://api.example.com:8443/x"), lookup))).toBeNull();
   });
 });
 
