@@ -30,17 +30,35 @@ const RuleSchema = z
     tier: z.enum(["approve-once", "always-ask"]),
     /** fs.*: a glob (picomatch, `**` across directories) on the absolute path; relative globs start at the working directory. */
     path: z.string().min(1).optional(),
+    // Each refusal below is of a pattern no action can match: the rule would ask about nothing,
+    // in silence (`"command": "git push"` let every git push run unasked).
     /** exec: a glob (`*` only) on the command name. */
-    command: z.string().min(1).regex(/^[^/]*$/, "a command pattern is a name glob, without \"/\"").optional(),
+    command: z
+      .string()
+      .min(1)
+      .regex(/^[^/]*$/, "a command pattern is a name glob, without \"/\"")
+      .refine((command) => !/\s/.test(command), {
+        error: (issue) => {
+          const [name = "", ...rest] = String(issue.input).trim().split(/\s+/);
+          return (
+            `${JSON.stringify(issue.input)} holds a space, and a command's name holds none, so the rule would match nothing: ` +
+            (rest.length === 0 ? `give the name alone (${JSON.stringify({ command: name })})` : `give the name as "command" and the rest as "args" (${JSON.stringify({ command: name, args: `${rest.join(" ")}*` })})`)
+          );
+        },
+      })
+      .optional(),
     /**
      * exec: a glob (`*` only) on the arguments joined by single spaces; since rules add a
      * person to the loop, it fails safe (also from any argument, and on aliases: see args-pattern.ts).
      */
-    args: z.string().optional(),
+    args: z.string().min(1, "is empty, which matches only the command run with no arguments: leave \"args\" out to match every command line").optional(),
     /** net: a host pattern, as in networkPermissions. */
     host: hostPatternText.optional(),
     /** net: the HTTP method (any when absent). */
-    method: z.string().min(1).optional(),
+    method: z
+      .string()
+      .regex(/^[!#$%&'+.^_`|~0-9A-Za-z-]+$/, "is no HTTP method (a token like GET, POST or DELETE, and no glob), so the rule would match nothing: give one method a rule, or leave \"method\" out to match every method")
+      .optional(),
     /** Also ask about matching actions the static allowlists refuse (exec: the command; net: the host; fs.open: the root). */
     beyondAllowlist: z.boolean().optional(),
   })
