@@ -114,6 +114,30 @@ describe("an args rule on git push, no terminal", () => {
 });
 
 describe("option words in an args rule, written as git takes them", () => {
+  it("refuses a forced refspec (+ref) under a rule on push --force*", async () => {
+    // git forces the update of a ref whose refspec starts with "+", as --force does for all:
+    // `git push origin +HEAD:main` rewrote the remote's main past an always-ask rule on
+    // "push --force*", with no one asked.
+    const w = world();
+    const remote = repositoryWithRemote(w);
+    git(w.work, ["push", "-q", "origin", "HEAD:refs/heads/main"]);
+    git(w.work, ["commit", "-q", "--amend", "--allow-empty", "-m", "rewritten"]);
+    const before = git(remote, ["for-each-ref", "--format=%(refname) %(objectname)"]);
+    const config = w.config([{ action: "exec", command: "git", args: "push --force*", tier: "always-ask" }], { libraryConfig: { commandPermissions: ["git"] } });
+    const script = `${ATTEMPT}requestExecPermission(["git"], (p) => {
+  attempt("forced refspec", () => p.exec("git", ["push", "origin", "+HEAD:refs/heads/main"]).exitCode);
+  attempt("plain push", () => p.exec("git", ["push", "-q", "origin", "HEAD:refs/heads/plain"]).exitCode);
+});
+`;
+    const run = await unattended(w, ["run", "--config", config, w.script(script)]);
+    expect(run.code, run.all).toBe(0);
+    expect(lineOf(run.stdout, "forced refspec"), run.all).toMatch(ASKED_GIT);
+    expect(run.stdout).toContain("plain push => 0");
+    // The bad thing: the remote's main rewritten with no one asked.
+    const after = git(remote, ["for-each-ref", "--format=%(refname) %(objectname)"]);
+    expect(after.split("\n").filter((l) => !l.startsWith("refs/heads/plain ")).join("\n")).toBe(before);
+  });
+
   it("refuses a short option bundled or standing for the long one, and a long one abbreviated under a leading *", async () => {
     // A fourth review force-pushed past three rules that ask: "push -f*" with `-qf` (short
     // options bundle), "push --force*" with `-f` (the short form of --force) and "*--force*"
