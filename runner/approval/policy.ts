@@ -94,6 +94,20 @@ export type PolicyRule = z.infer<typeof RuleSchema>;
 
 const TIER_RANK: Record<Tier, number> = { allow: 0, "approve-once": 1, "always-ask": 2 };
 
+/**
+ * The other actions a rule's action also covers, which do at least as much to the same file by
+ * another call: a classified write is a write of it, a classified read a read of it, and a read
+ * (a listing too) tells all a stat would. Matched by category alone, an always-ask rule on
+ * fs.write of every .env let writeClassified(".env", classify(…)) replace the file unasked, one
+ * on fs.read let readClassified(".env") take its token to an allowed host, and one on fs.stat
+ * of private/** let read() return a file there. Rules on the others still name them alone.
+ */
+const KIN_OF: Partial<Record<RuleAction, readonly RuleAction[]>> = {
+  "fs.write": ["fs.writeClassified"],
+  "fs.read": ["fs.readClassified"],
+  "fs.stat": ["fs.read", "fs.readClassified"],
+};
+
 function starGlob(glob: string): RegExp {
   return new RegExp(`^${glob.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "s");
 }
@@ -185,10 +199,11 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
   // extends the allowlists, and keeps their reading.
   const host = hostPattern !== null && hostPattern.port === null && !rule.beyondAllowlist ? { ...hostPattern, port: "*" as const } : hostPattern;
   const method = rule.method?.toUpperCase() ?? null;
+  const kin = KIN_OF[rule.action];
   return {
     rule,
     matches(request, throughRunners) {
-      if (request.category !== rule.action) return false;
+      if (request.category !== rule.action && !(kin?.includes(request.category as RuleAction) ?? false)) return false;
       const subject = request.subject;
       switch (subject.kind) {
         case "path": {
