@@ -26,6 +26,8 @@ export interface PathSubject {
   realOf: (absolute: string) => string;
   /** What paths() found, if a rule (or a question) needed it: what the action was judged by. */
   judged: () => string[] | undefined;
+  /** The root of the scope the action is in, as named and as it really led when the scope opened; empty for none. */
+  scopeRoots: readonly string[];
 }
 
 export type RequestSubject =
@@ -102,13 +104,19 @@ function internal(pattern: string): ActionRequest {
   return { category: "internal", pattern, subject: { kind: "none" } };
 }
 
-export function pathSubject(absolute: string, tree = false, realOf: (absolute: string) => string = resolveRealOrSelf): RequestSubject {
+export function pathSubject(
+  absolute: string,
+  tree = false,
+  realOf: (absolute: string) => string = resolveRealOrSelf,
+  scopeRoots: readonly string[] = [],
+): RequestSubject {
   let paths: string[] | undefined;
   return {
     kind: "path",
     named: absolute,
     tree,
     realOf,
+    scopeRoots,
     judged: () => paths,
     paths: () => {
       if (paths) return paths;
@@ -242,7 +250,7 @@ export function describeAction(action: Action, scopes: ScopeLookup): ActionReque
           return resolveRealOrSelf(named); // the executor refuses such a path; for naming only
         }
       };
-      return { category, pattern: `${readKind(action) ?? category} ${absolute}`, subject: pathSubject(absolute, tree, realOf) };
+      return { category, pattern: `${readKind(action) ?? category} ${absolute}`, subject: pathSubject(absolute, tree, realOf, [scope.root, scope.realRoot]) };
     }
   }
 }

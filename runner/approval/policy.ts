@@ -101,12 +101,24 @@ const TIER_RANK: Record<Tier, number> = { allow: 0, "approve-once": 1, "always-a
  * fs.write of every .env let writeClassified(".env", classify(…)) replace the file unasked, one
  * on fs.read let readClassified(".env") take its token to an allowed host, and one on fs.stat
  * of private/** let read() return a file there. Rules on the others still name them alone.
+ * A rule on opening a directory (fs.open) covers the file actions below it, in scopes opened above it.
  */
 const KIN_OF: Partial<Record<RuleAction, readonly RuleAction[]>> = {
   "fs.write": ["fs.writeClassified"],
   "fs.read": ["fs.readClassified"],
   "fs.stat": ["fs.read", "fs.readClassified"],
+  // A scope reaches everything below its root, and one opened above a directory reaches it too:
+  // an always-ask rule on opening private/ was dodged by requestFileSystem(".") and a read of
+  // private/secret.txt. Its path glob is matched on the directories above the action's path.
+  "fs.open": ["fs.read", "fs.stat", "fs.write", "fs.delete", "fs.mkdir", "fs.readClassified", "fs.writeClassified"],
 };
+
+/** `p` and each directory above it, up to the filesystem root. */
+function ancestorsOf(p: string): string[] {
+  const all = [p];
+  for (let dir = path.dirname(p); dir !== all.at(-1); dir = path.dirname(dir)) all.push(dir);
+  return all;
+}
 
 function starGlob(glob: string): RegExp {
   return new RegExp(`^${glob.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "s");
@@ -199,7 +211,10 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
   // extends the allowlists, and keeps their reading.
   const host = hostPattern !== null && hostPattern.port === null && !rule.beyondAllowlist ? { ...hostPattern, port: "*" as const } : hostPattern;
   const method = rule.method?.toUpperCase() ?? null;
-  const kin = KIN_OF[rule.action];
+  // A rule on opening every scope asks before anything is reached; one on some directories also covers what lies below them.
+  const kin = rule.action === "fs.open" && rule.path === undefined ? undefined : KIN_OF[rule.action];
+  /** Whether an action in a scope is matched by the directories above its path: a rule on opening them. */
+  const withinOpened = rule.action === "fs.open";
   return {
     rule,
     matches(request, throughRunners) {
@@ -210,7 +225,13 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
           if (pathTest === null) return true;
           // Matched against the path as named and as it really leads: a symlink does not dodge a rule.
           const paths = subject.paths();
-          if (paths.some((p) => pathTest(p))) return true;
+          if (withinOpened) {
+            // A rule on opening a directory covers opening one below it, and what a scope opened
+            // above it reaches there (see KIN_OF); in a scope opened at it or below, the rule was
+            // applied when the scope opened.
+            if (request.category !== "fs.open" && subject.scopeRoots.some((root) => ancestorsOf(root).some(pathTest))) return false;
+            if (paths.some((p) => ancestorsOf(p).some(pathTest))) return true;
+          } else if (paths.some((p) => pathTest(p))) return true;
           // A search or listing reads below its directory: a rule that may match anything there
           // applies to it (a security review read private/** through grepRecursive("."); over-
           // asking about a search that would have found nothing there is the price).
