@@ -21,9 +21,10 @@
 //     option's letters too match in either case: `rm -R` for `-r*`, found by a fifth review), and
 //   - when a word that is no option is named by a beginning of two characters or more
 //     (`npm publi` for `publish*`: npm takes a command by any unambiguous beginning), and
-//   - when a word that is an option (`--force*`, `-f*`) meets an argument that starts with "+":
-//     git forces the update of a ref so written (`git push origin +main`), as --force does for
-//     all, and other programs spell options with "+" too (`set +o`).
+//   - when a word that is an option (`--force*`, `-f*`) meets an argument that starts with "+"
+//     or ":": git forces the update of a ref so written (`git push origin +main`), as --force
+//     does for all, and deletes the remote ref of a refspec with no source (`:main`), as
+//     --delete does; other programs spell options with "+" too (`set +o`).
 // This cannot see what a command reads from elsewhere (aliases in .git/config, a hook), so a
 // rule on the whole command is the safe choice for commands with global options and aliases.
 //
@@ -124,11 +125,13 @@ function shortFormsAppear(word: string, letters: ReadonlySet<string>): boolean {
 }
 
 /**
- * Whether `word` is an option and some argument starts with "+": git's forced refspec
- * (`+HEAD:main`) is --force for that ref: `git push origin +HEAD:main` force-pushed past `push --force*` unasked.
+ * Whether `word` is an option and some argument is a refspec that acts as one: git's forced
+ * refspec (`+HEAD:main`) is --force for that ref, and one with no source (`:main`) --delete:
+ * `git push origin +HEAD:main` force-pushed past `push --force*` unasked, `git push origin
+ * :keep` deleted a branch past `push --delete*`.
  */
-function plusFormAppears(word: string, args: readonly string[]): boolean {
-  return optionOf(word).startsWith("-") && args.some((arg) => arg.startsWith("+"));
+function refspecFormAppears(word: string, args: readonly string[]): boolean {
+  return optionOf(word).startsWith("-") && args.some((arg) => arg.startsWith("+") || arg.startsWith(":"));
 }
 
 /** Whether each of the glob's space-separated words (those with text besides `*`) matches some argument, in any order. */
@@ -136,7 +139,7 @@ function wordsAppear(words: readonly string[], args: readonly string[]): boolean
   if (words.length === 0) return false;
   const letters = shortOptionLetters(args);
   return words.every(
-    (word) => shortFormsAppear(word, letters) || plusFormAppears(word, args) || args.some((arg) => starGlobMatches(word, arg) || abbreviates(arg, word)),
+    (word) => shortFormsAppear(word, letters) || refspecFormAppears(word, args) || args.some((arg) => starGlobMatches(word, arg) || abbreviates(arg, word)),
   );
 }
 

@@ -114,6 +114,29 @@ describe("an args rule on git push, no terminal", () => {
 });
 
 describe("option words in an args rule, written as git takes them", () => {
+  it("refuses a deleting refspec (:ref) under a rule on push --delete*", async () => {
+    // git deletes the remote ref of a refspec with no source, as --delete does: `git push
+    // origin :refs/heads/keep` removed the remote's branch past an always-ask rule on
+    // "push --delete*", with no one asked.
+    const w = world();
+    const remote = repositoryWithRemote(w);
+    git(w.work, ["push", "-q", "origin", "HEAD:refs/heads/keep"]);
+    const before = git(remote, ["for-each-ref", "--format=%(refname) %(objectname)"]);
+    const config = w.config([{ action: "exec", command: "git", args: "push --delete*", tier: "always-ask" }], { libraryConfig: { commandPermissions: ["git"] } });
+    const script = `${ATTEMPT}requestExecPermission(["git"], (p) => {
+  attempt("deleting refspec", () => p.exec("git", ["push", "origin", ":refs/heads/keep"]).exitCode);
+  attempt("plain push", () => p.exec("git", ["push", "-q", "origin", "HEAD:refs/heads/plain"]).exitCode);
+});
+`;
+    const run = await unattended(w, ["run", "--config", config, w.script(script)]);
+    expect(run.code, run.all).toBe(0);
+    expect(lineOf(run.stdout, "deleting refspec"), run.all).toMatch(ASKED_GIT);
+    expect(run.stdout).toContain("plain push => 0");
+    // The bad thing: the remote's branch deleted with no one asked.
+    const after = git(remote, ["for-each-ref", "--format=%(refname) %(objectname)"]);
+    expect(after.split("\n").filter((l) => !l.startsWith("refs/heads/plain ")).join("\n")).toBe(before);
+  });
+
   it("refuses a forced refspec (+ref) under a rule on push --force*", async () => {
     // git forces the update of a ref whose refspec starts with "+", as --force does for all:
     // `git push origin +HEAD:main` rewrote the remote's main past an always-ask rule on
