@@ -148,7 +148,7 @@ function absoluteGlob(glob: string, cwd: string): string {
  * `<link>/deploy/**` let a script write deploy/prod.conf unasked. Either glob matching asks.
  */
 function ruleGlobs(glob: string, cwd: string): string[] {
-  return directoryGlobs(absoluteGlob(glob, cwd)).flatMap((absolute) => {
+  return directoryGlobs(absoluteGlob(glob, cwd)).flatMap(normalizationsOf).flatMap((absolute) => {
     const { base, glob: rest } = picomatch.scan(absolute);
     if (base === "") return [absolute];
     // For matching only: the operator's own pattern, resolved as classified patterns are.
@@ -157,6 +157,19 @@ function ruleGlobs(glob: string, cwd: string): string[] {
     return [absolute, rest === "" ? realBase : `${realBase.replace(/\/$/, "")}/${rest}`];
   });
 }
+
+/**
+ * A glob in each Unicode normalization its text has (NFC and NFD, when they differ): a name is
+ * bytes to the file system, and a rule typed "café/**" (é one character, as keyboards give it)
+ * named nothing in a directory whose name holds e and a combining accent (as macOS writes names,
+ * and archives made there keep them): a script wrote there unasked under an always-ask rule.
+ */
+function normalizationsOf(glob: string): string[] {
+  return [...new Set([glob, glob.normalize("NFC"), glob.normalize("NFD")])];
+}
+
+/** Characters past ASCII: a name that has none is the same in every normalization. */
+const PAST_ASCII = /[^\x00-\x7f]/;
 
 /**
  * A glob ending in "/" (`deploy/`, a directory as .gitignore and classifiedPaths write one) as
@@ -194,7 +207,9 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
   // `for f in deploy/*.sh` loop ran it. A rule that asks must match every name a glob covers.
   // A class's "[!…]" as "[^…]": picomatch read "[!_]" as the class of "!" and "_" (glob-classes.ts).
   const pathTests = pathGlobs?.map(ruleGlobTest) ?? null;
-  const pathTest = pathTests === null ? null : (candidate: string) => pathTests.some((test) => test(candidate));
+  // A path in mixed normalizations (a directory in one, a file in the other) is also tried in NFC, which one of the globs is in.
+  const pathTest =
+    pathTests === null ? null : (candidate: string) => pathTests.some((test) => test(candidate) || (PAST_ASCII.test(candidate) && test(candidate.normalize("NFC"))));
   // Where the glob's matches can lie: its text before the first glob character.
   const pathBases = pathGlobs?.map((glob) => picomatch.scan(glob).base || "/") ?? null;
   const commandTest = rule.command === undefined ? null : starGlob(rule.command.toLowerCase());
