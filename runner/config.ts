@@ -343,6 +343,10 @@ export function parseConfigFile(source: string, text: string): ConfigFile {
     json = JSON.parse(text);
   } catch {
     // Not V8's message: it quotes the text around the error, which may be the LLM API key.
+    // An editor's byte order mark, which JSON does not allow: "fix the JSON at line 1, column 1" showed nothing wrong there.
+    if (text.startsWith("\uFEFF")) {
+      throw new ConfigError(`${source}: not valid JSON: it starts with a byte order mark (U+FEFF, invisible in most editors), which JSON does not allow; save the file as UTF-8 without a BOM`);
+    }
     const fault = scanJson(text);
     const place = fault?.kind === "not JSON" ? placeOf(text, fault.at) : null;
     throw new ConfigError(

@@ -444,6 +444,7 @@ describe("tacit run: exit codes", () => {
 
     it.each([
       ["not JSON", '{ "typeCheck": tru', /not valid JSON at line 1/],
+      ["a byte order mark", '\uFEFF{ "typeCheck": true }', /not valid JSON: it starts with a byte order mark \(U\+FEFF.*save the file as UTF-8 without a BOM/],
       ["an unknown key", JSON.stringify({ typeCheck: true, executionTimeout: 5 }), /unknown key "executionTimeout"/],
       ["a wrong type", JSON.stringify({ executionTimeoutMs: "1000" }), /executionTimeoutMs/],
       ["a root that does not exist", JSON.stringify({ libraryConfig: { allowedRoots: ["/nonexistent-tacit-root"] } }), /allowedRoots: "\/nonexistent-tacit-root" .* is not an existing directory/],
