@@ -113,11 +113,17 @@ const KIN_OF: Partial<Record<RuleAction, readonly RuleAction[]>> = {
   "fs.open": ["fs.read", "fs.stat", "fs.write", "fs.delete", "fs.mkdir", "fs.readClassified", "fs.writeClassified"],
 };
 
-/** `p` and each directory above it, up to the filesystem root. */
-function ancestorsOf(p: string): string[] {
-  const all = [p];
-  for (let dir = path.dirname(p); dir !== all.at(-1); dir = path.dirname(dir)) all.push(dir);
-  return all;
+/**
+ * `p` and each directory above it that lies within one of `bases` (where a glob's matches can lie:
+ * no directory above them can match it, and most paths have none there).
+ */
+function ancestorsWithin(p: string, bases: readonly string[]): string[] {
+  const found: string[] = [];
+  for (let dir = p; bases.some((base) => isWithin(dir, base)); dir = path.dirname(dir)) {
+    found.push(dir);
+    if (dir === path.dirname(dir)) break;
+  }
+  return found;
 }
 
 function starGlob(glob: string): RegExp {
@@ -244,8 +250,9 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
             // A rule on opening a directory covers opening one below it, and what a scope opened
             // above it reaches there (see KIN_OF); in a scope opened at it or below, the rule was
             // applied when the scope opened.
-            if (request.category !== "fs.open" && subject.scopeRoots.some((root) => ancestorsOf(root).some(pathTest))) return false;
-            if (paths.some((p) => ancestorsOf(p).some(pathTest))) return true;
+            const opened = (p: string): boolean => ancestorsWithin(p, pathBases!).some(pathTest);
+            if (request.category !== "fs.open" && subject.scopeRoots.some(opened)) return false;
+            if (paths.some(opened)) return true;
           } else if (paths.some((p) => pathTest(p))) return true;
           // A search or listing reads below its directory: a rule that may match anything there
           // applies to it (a security review read private/** through grepRecursive("."); over-
