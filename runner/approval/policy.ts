@@ -193,16 +193,37 @@ function directoryGlobs(absolute: string): string[] {
  * A rule's path glob as a test, with the options compile() explains. A glob with "(", ")" or "|" is also matched
  * with those characters as they are (withLiteralGroups): picomatch reads them as a group and an
  * alternation, so an always-ask rule on "backup(1)*" did not match "backup(1)-prod.sql", which
- * was written unasked. Either reading matches: every rule raises the tier, and asking about
+ * was written unasked. So is one with brackets or braces, with all of them as they are
+ * (withLiteralSpecials). Any reading matches: every rule raises the tier, and asking about
  * more is the safe side.
  */
 function ruleGlobTest(glob: string): (candidate: string) => boolean {
   const options = { dot: true, flags: "s" } as const;
-  const asPicomatchReads = picomatch(withCaretNegation(glob), options);
-  const literal = withLiteralGroups(glob);
-  if (literal === null) return asPicomatchReads;
-  const asWritten = picomatch(withCaretNegation(literal), options);
-  return (candidate) => asPicomatchReads(candidate) || asWritten(candidate);
+  const readings = [glob, withLiteralGroups(glob), withLiteralSpecials(glob)].filter((reading): reading is string => reading !== null);
+  const tests = readings.map((reading) => picomatch(withCaretNegation(reading), options));
+  return tests.length === 1 ? tests[0]! : (candidate) => tests.some((test) => test(candidate));
+}
+
+/** Characters picomatch reads as classes, braces, groups and alternation. */
+const GLOB_SPECIALS = "[]{}()|";
+
+/**
+ * `glob` with each of GLOB_SPECIALS as the character it is (`*` and `?` still wildcards), or
+ * null where it has none. Names hold them as written: Next.js names routes `app/[...slug]/`, and
+ * picomatch read `[...slug]` as a class of one character and `{prod,staging}` as a choice, so an
+ * always-ask rule on writes to `app/[...slug]/**` matched no file there, written unasked.
+ */
+function withLiteralSpecials(glob: string): string | null {
+  if (![...GLOB_SPECIALS].some((c) => glob.includes(c))) return null;
+  let out = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === "\\") {
+      out += c + (glob[i + 1] ?? "");
+      i++;
+    } else out += GLOB_SPECIALS.includes(c) ? `\\${c}` : c;
+  }
+  return out;
 }
 
 function compile(rule: PolicyRule, cwd: string): CompiledRule {
