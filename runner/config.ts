@@ -10,7 +10,7 @@ import { cleanedPattern, DEFAULT_CLASSIFIED_PATHS } from "./fs/classified-paths.
 import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
 import type { LlmConfig } from "./llm/chat-client.js";
 import { hostPatternText } from "./net/host-policy.js";
-import { type PolicyConfig, PolicySchema } from "./approval/policy.js";
+import { absentRuleBases, type PolicyConfig, PolicySchema } from "./approval/policy.js";
 
 import {
   DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES,
@@ -497,6 +497,8 @@ export function resolveConfig(
       );
     }
   }
+  const policy = pick("policy") ?? null;
+  warnings.push(...absentRuleBases(policy, cwd));
   return {
     warnings,
     configFile: configPath,
@@ -512,7 +514,7 @@ export function resolveConfig(
     sessionRecordingLimitBytes: pick("sessionRecordingLimitBytes") ?? DEFAULT_SESSION_RECORDING_LIMIT_BYTES,
     classifiedStoreLimitBytes: pick("classifiedStoreLimitBytes") ?? DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES,
     auditLog,
-    policy: pick("policy") ?? null,
+    policy,
     assumeYes: false,
     library: {
       allowedRoots,

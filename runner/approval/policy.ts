@@ -5,6 +5,7 @@
 // can extend them for one run. Rules only ever add a person to the loop: the highest tier
 // among the matching rules wins, and nothing here allows what no one approved.
 
+import { lstatSync } from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
 import { withCaretNegation, withLiteralGroups } from "../fs/glob-classes.js";
@@ -568,6 +569,29 @@ export function askedReadGlobs(config: PolicyConfig | null, cwd: string): string
   return (config?.rules ?? [])
     .filter((rule) => rule.action === "fs.read" && rule.path !== undefined && TIER_RANK[rule.tier] > TIER_RANK.allow)
     .flatMap((rule) => ruleGlobs(rule.path!, cwd));
+}
+
+/**
+ * A warning for each rule whose path glob starts in a directory that does not exist: such a rule
+ * matches nothing there now, which a misspelt rule (`deplyo/**`) or a relative one read in
+ * another working directory (an MCP client starting tacit in the home directory) does in
+ * silence. Not an error: a rule may be for files a script has yet to make.
+ */
+export function absentRuleBases(config: PolicyConfig | null, cwd: string): string[] {
+  return (config?.rules ?? []).flatMap((rule, index) => {
+    if (rule.path === undefined) return [];
+    const base = picomatch.scan(directoryGlobs(absoluteGlob(rule.path, cwd))[0]!).base || "/";
+    try {
+      lstatSync(base);
+      return [];
+    } catch {
+      return [
+        `policy.rules.${index} (${rule.action}) path ${JSON.stringify(rule.path)}: nothing exists at ${base}, so the rule matches nothing ` +
+          `there now${path.isAbsolute(rule.path) ? "" : ` (a relative path starts at the working directory, ${cwd})`}; check the spelling, ` +
+          "or ignore this if the rule is for files yet to be made",
+      ];
+    }
+  });
 }
 
 export class TierPolicy {

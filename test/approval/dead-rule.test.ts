@@ -35,3 +35,28 @@ it.each(["*", "GET POST"])("a method of %j is refused (exit 2) and nothing is se
     expect(run.stderr).toContain("policy.rules.0.method: is no HTTP method");
     expect(run.stderr).toContain('leave "method" out to match every method');
   }));
+
+it("a rule whose path starts in a directory that does not exist is warned about, naming it, and still applies", async () => {
+  const w = world();
+  w.file("deploy/prod.conf", "safe\n");
+  const config = w.config([
+    { action: "fs.write", tier: "always-ask", path: "deplyo/**" },
+    { action: "fs.write", tier: "always-ask", path: "deploy/**" },
+  ]);
+  const script = w.script(
+    `requestFileSystem(".", (fs) => {\n` +
+      `  fs.access("deplyo").mkdir();\n` +
+      `  try { fs.access("deplyo/x.conf").write("x"); println("wrote"); } catch (e) { println("refused:", String(e)); }\n` +
+      `});\n`,
+  );
+  const run = await unattended(w, ["run", "--config", config, script]);
+  expect(run.stderr).toContain(
+    `tacit: warning: policy.rules.0 (fs.write) path "deplyo/**": nothing exists at ${w.at("deplyo")}, so the rule matches nothing there now ` +
+      `(a relative path starts at the working directory, ${w.work}); check the spelling`,
+  );
+  // The rule on a directory that exists is not warned about.
+  expect(run.stderr).not.toContain("policy.rules.1");
+  // The warned-about rule still asks about what is made there.
+  expect(run.stdout, run.all).toContain(`refused: SecurityError: fs.write ${w.at("deplyo/x.conf")}: refused: the policy requires a person's approval (always-ask)`);
+  expect(w.exists("deplyo/x.conf")).toBe(false);
+});
