@@ -560,15 +560,17 @@ function runsThrough(commandTest: RegExp, commandSample: string, argsTest: ((arg
 }
 
 /**
- * The absolute globs of the read rules that put a person in the loop: a recursive search skips
- * what they cover when a link leads it there from elsewhere (its own directory is decided by
- * the gate; a link inside an ordinary directory is not, and a second review read a covered
- * file through one).
+ * The absolute globs of the rules that ask about reads (fs.read, and fs.stat and fs.open, which
+ * cover reads: see KIN_OF) and put a person in the loop: a recursive search skips what they
+ * cover when a link leads it there from elsewhere (its own directory is decided by the gate; a
+ * link inside an ordinary directory is not, and a second review read a covered file through
+ * one; so did a search of public/ through public/flink -> ../private/secret.txt under a rule on
+ * fs.stat or on opening private/). An fs.open rule covers what lies below what it matches.
  */
 export function askedReadGlobs(config: PolicyConfig | null, cwd: string): string[] {
   return (config?.rules ?? [])
-    .filter((rule) => rule.action === "fs.read" && rule.path !== undefined && TIER_RANK[rule.tier] > TIER_RANK.allow)
-    .flatMap((rule) => ruleGlobs(rule.path!, cwd));
+    .filter((rule) => rule.path !== undefined && TIER_RANK[rule.tier] > TIER_RANK.allow && (rule.action === "fs.read" || (KIN_OF[rule.action]?.includes("fs.read") ?? false)))
+    .flatMap((rule) => ruleGlobs(rule.path!, cwd).flatMap((glob) => (rule.action === "fs.open" ? [glob, `${glob.replace(/\/+$/, "")}/**`] : [glob])));
 }
 
 /**

@@ -6,7 +6,7 @@
 // may reach, and one on stats of private/** let read() and children() return what is there,
 // with no one asked.
 
-import { readFileSync } from "node:fs";
+import { readFileSync, symlinkSync } from "node:fs";
 import { expect, it } from "vitest";
 import { lit, unattended, withServer, worlds } from "./fixtures.js";
 
@@ -63,4 +63,21 @@ it("an always-ask rule on fs.stat asks about reading and listing what it covers"
   expect(run.stdout, run.all).not.toContain("listed");
   expect(run.stdout, run.all).toContain(`read refused: SecurityError: fs.read ${w.at("private/secret.txt")}: refused: the policy requires a person's approval (always-ask)`);
   expect(run.stdout, run.all).toContain(`list refused: SecurityError: fs.read ${w.at("private")}: refused: the policy requires a person's approval (always-ask)`);
+});
+
+it.each([
+  ["fs.stat", "private/**"],
+  ["fs.open", "private"],
+])("a search does not follow a link into what an always-ask rule on %s covers", async (action, rulePath) => {
+  const w = world();
+  w.file("private/secret.txt", "CANARY-kindred-search\n");
+  w.file("public/readme.txt", "CANARY-public\n");
+  symlinkSync("../private/secret.txt", w.at("public/flink"));
+  const config = w.config([{ action, tier: "always-ask", path: rulePath }]);
+  const script = w.script(`requestFileSystem(".", (fs) => println("found", JSON.stringify(fs.grepRecursive("public", "CANARY"))));\n`);
+  const run = await unattended(w, ["run", "--config", config, script]);
+  // The bad thing: the covered file's content reached the script through a link, unasked.
+  expect(run.stdout, run.all).not.toContain("CANARY-kindred-search");
+  expect(run.stdout, run.all).toContain("CANARY-public");
+  expect(run.code, run.all).toBe(0);
 });
