@@ -208,26 +208,13 @@ describe("TierPolicy", () => {
     const lookup = scopes("/w");
     // The head "a a" fits at the start; the rest has many stars and never matches (no "c").
     const rules: PolicyRule[] = [{ action: "exec", tier: "always-ask", command: "x", args: "a a*a*a*a*a*a*c" }];
-    // No clock-free measure of a pure function's work exists here, so the bound is relative, not
-    // a constant: the same glob on a command line of 1,250 words against one of 10,000, both
-    // measured now, on this machine, each the fastest of several runs (load only ever adds
-    // time). Linear, the long one costs about 8 times the short one; quadratic (the glob tried
-    // from every argument), about 64 times. The bound, 24 times, leaves a factor 3 each way.
-    const fastest = (words: number, enough = 0): number => {
-      const args = Array.from({ length: words }, () => "a");
-      let best = Infinity;
-      for (let i = 0; i < 15 && best >= enough; i++) {
-        const started = performance.now();
-        expect(tierOf(rules, exec("x", args), lookup)).toBe("allow");
-        best = Math.min(best, performance.now() - started);
-      }
-      return best;
-    };
-    const short = fastest(1250);
-    const bound = 24 * Math.max(short, 0.05);
-    const long = fastest(10_000, bound);
-    expect(long, `10,000 words ${long} ms, 1,250 words ${short} ms`).toBeLessThan(bound);
-  });
+    // No clock here (a bound on a measured time failed under load): the command line is made so
+    // long that only a linear match ends within the test's timeout. 200,000 words are about
+    // 400,000 characters: linear, some milliseconds; the glob tried from every argument, about
+    // 8 * 10^10 steps, which would not end for minutes.
+    const args = Array.from({ length: 200_000 }, () => "a");
+    expect(tierOf(rules, exec("x", args), lookup)).toBe("allow");
+  }, 20_000);
 
   it("net: host pattern and method; a host with no port on every port", () => {
     const lookup = scopes("/w");
