@@ -309,30 +309,21 @@ describe("tacit audit verify", () => {
   it("a forged log made to be slow to verify (copies of one line; a gap at every line) is reported within seconds", async () => {
     // A sixth review: 40,000 copies of one line (17 MB) took 190 s to verify, each line copying,
     // filtering or scanning the lines seen before it; a gap at every line did the same.
-    // No fixed bound on the time (a loaded machine breaks any): the cost is measured against the
-    // same forgery an eighth as long, verified just before on the same machine. Linear, the long
-    // one costs at most 8 times the short one (less: both pay tacit's start); quadratic, about
-    // 64 times. The bound, 24 times, leaves a factor 3 each way.
-    const copies = 30_000;
+    // No clock (a bound on a measured time breaks on a loaded machine): the forgeries are made so
+    // long that only a linear verify ends within the test's timeout. 60,000 lines: quadratic, as
+    // before, about 190 s * (60/40)^2, some 430 s each; linear, a few seconds.
+    const copies = 60_000;
     const text = readFileSync(original, "utf8").split("\n");
     const forged = {
       copies: (n: number) => variant(`copies-${n}`, [text[0]!, ...Array.from({ length: n }, () => text[1]!)].join("\n") + "\n"),
       gaps: (n: number) => variant(`gaps-${n}`, [lines[0]!, ...Array.from({ length: n }, (_, i) => ({ ...lines[1]!, seq: (i + 1) * n + 1 }))]),
     };
     for (const [name, make] of Object.entries(forged)) {
-      const timed = async (n: number): Promise<number> => {
-        const file = make(n);
-        const started = performance.now();
-        const { result, report } = await verifyJson(file, ctx.env);
-        const ms = performance.now() - started;
-        expect(result.code, name).toBe(1);
-        expect(report.lines, name).toBe(n + 1);
-        expect(report.problems.length, name).toBeGreaterThanOrEqual(n);
-        return ms;
-      };
-      const short = await timed(copies / 8);
-      const long = await timed(copies);
-      expect(long, `${name}: ${copies} lines in ${long} ms, ${copies / 8} in ${short} ms`).toBeLessThan(24 * short);
+      const file = make(copies);
+      const { result, report } = await verifyJson(file, ctx.env);
+      expect(result.code, name).toBe(1);
+      expect(report.lines, name).toBe(copies + 1);
+      expect(report.problems.length, name).toBeGreaterThanOrEqual(copies);
     }
   }, 120_000);
 });
