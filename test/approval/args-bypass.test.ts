@@ -114,49 +114,35 @@ describe("an args rule on git push, no terminal", () => {
 });
 
 describe("option words in an args rule, written as git takes them", () => {
-  it("refuses a deleting refspec (:ref) under a rule on push --delete*", async () => {
-    // git deletes the remote ref of a refspec with no source, as --delete does: `git push
-    // origin :refs/heads/keep` removed the remote's branch past an always-ask rule on
-    // "push --delete*", with no one asked.
+  // git deletes the remote ref of a refspec with no source, as --delete does, and forces the
+  // update of a ref whose refspec starts with "+", as --force does for all: `git push origin
+  // :refs/heads/keep` removed the remote's branch past an always-ask rule on "push --delete*",
+  // and `git push origin +HEAD:main` rewrote the remote's main past one on "push --force*", with
+  // no one asked.
+  it.each([
+    { form: "a deleting refspec (:ref)", args: "push --delete*", refspec: ":refs/heads/keep", before: [["push", "-q", "origin", "HEAD:refs/heads/keep"]] },
+    {
+      form: "a forced refspec (+ref)",
+      args: "push --force*",
+      refspec: "+HEAD:refs/heads/main",
+      before: [["push", "-q", "origin", "HEAD:refs/heads/main"], ["commit", "-q", "--amend", "--allow-empty", "-m", "rewritten"]],
+    },
+  ])("refuses $form under a rule on $args", async ({ form, args, refspec, before: setUp }) => {
     const w = world();
     const remote = repositoryWithRemote(w);
-    git(w.work, ["push", "-q", "origin", "HEAD:refs/heads/keep"]);
+    for (const command of setUp) git(w.work, command);
     const before = git(remote, ["for-each-ref", "--format=%(refname) %(objectname)"]);
-    const config = w.config([{ action: "exec", command: "git", args: "push --delete*", tier: "always-ask" }], { libraryConfig: { commandPermissions: ["git"] } });
+    const config = w.config([{ action: "exec", command: "git", args, tier: "always-ask" }], { libraryConfig: { commandPermissions: ["git"] } });
     const script = `${ATTEMPT}requestExecPermission(["git"], (p) => {
-  attempt("deleting refspec", () => p.exec("git", ["push", "origin", ":refs/heads/keep"]).exitCode);
+  attempt(${JSON.stringify(form)}, () => p.exec("git", ["push", "origin", ${JSON.stringify(refspec)}]).exitCode);
   attempt("plain push", () => p.exec("git", ["push", "-q", "origin", "HEAD:refs/heads/plain"]).exitCode);
 });
 `;
     const run = await unattended(w, ["run", "--config", config, w.script(script)]);
     expect(run.code, run.all).toBe(0);
-    expect(lineOf(run.stdout, "deleting refspec"), run.all).toMatch(ASKED_GIT);
+    expect(lineOf(run.stdout, form), run.all).toMatch(ASKED_GIT);
     expect(run.stdout).toContain("plain push => 0");
-    // The bad thing: the remote's branch deleted with no one asked.
-    const after = git(remote, ["for-each-ref", "--format=%(refname) %(objectname)"]);
-    expect(after.split("\n").filter((l) => !l.startsWith("refs/heads/plain ")).join("\n")).toBe(before);
-  });
-
-  it("refuses a forced refspec (+ref) under a rule on push --force*", async () => {
-    // git forces the update of a ref whose refspec starts with "+", as --force does for all:
-    // `git push origin +HEAD:main` rewrote the remote's main past an always-ask rule on
-    // "push --force*", with no one asked.
-    const w = world();
-    const remote = repositoryWithRemote(w);
-    git(w.work, ["push", "-q", "origin", "HEAD:refs/heads/main"]);
-    git(w.work, ["commit", "-q", "--amend", "--allow-empty", "-m", "rewritten"]);
-    const before = git(remote, ["for-each-ref", "--format=%(refname) %(objectname)"]);
-    const config = w.config([{ action: "exec", command: "git", args: "push --force*", tier: "always-ask" }], { libraryConfig: { commandPermissions: ["git"] } });
-    const script = `${ATTEMPT}requestExecPermission(["git"], (p) => {
-  attempt("forced refspec", () => p.exec("git", ["push", "origin", "+HEAD:refs/heads/main"]).exitCode);
-  attempt("plain push", () => p.exec("git", ["push", "-q", "origin", "HEAD:refs/heads/plain"]).exitCode);
-});
-`;
-    const run = await unattended(w, ["run", "--config", config, w.script(script)]);
-    expect(run.code, run.all).toBe(0);
-    expect(lineOf(run.stdout, "forced refspec"), run.all).toMatch(ASKED_GIT);
-    expect(run.stdout).toContain("plain push => 0");
-    // The bad thing: the remote's main rewritten with no one asked.
+    // The bad thing: the remote's refs changed with no one asked.
     const after = git(remote, ["for-each-ref", "--format=%(refname) %(objectname)"]);
     expect(after.split("\n").filter((l) => !l.startsWith("refs/heads/plain ")).join("\n")).toBe(before);
   });
