@@ -219,6 +219,23 @@ export function processRunning(pid: number): boolean {
   }
 }
 
+/**
+ * A session snippet (run with the validator bypassed) that leaves a worker thread running `body`
+ * after it ends. The worker needs node:process, which reads the (deleted) Deno global: a stand-in
+ * answers every question it asks. The snippet ends at once; the worker is unref'd so it does not
+ * hold the snippet open.
+ */
+export function lingeringWorker(body: string): string {
+  return `
+const stub = (): unknown => new Proxy(function () { return ""; }, { get: (_t, key) => (typeof key === "symbol" || key === "then" ? undefined : stub()) });
+(globalThis as any).Deno = stub();
+(globalThis as any).console = { log() {}, info() {}, warn() {}, error() {}, debug() {} };
+const threads = await import("node:worker_threads");
+const worker = new threads.Worker(new URL("data:text/javascript," + encodeURIComponent(${JSON.stringify(body)})));
+worker.unref();
+println("worker started");`;
+}
+
 /** Deno sandboxes currently running as children of this process (the in-process runner's). */
 export function ownSandboxes(): number[] {
   return childPidsOf(process.pid).filter((pid) => isSandbox(pid) && processRunning(pid));

@@ -14,23 +14,7 @@ import { defaultConfig } from "../../runner/config.js";
 import { ReplSession } from "../../runner/session.js";
 import { tempDir } from "../helpers.js";
 import { childrenOf, commandLineOf, isRunning } from "../processes.js";
-import { ownSandboxes } from "./fixtures.js";
-
-/**
- * The worker needs node:process, which reads the (deleted) Deno global: a stand-in answers
- * every question it asks. The snippet ends at once; the worker is unref'd so it does not hold
- * the snippet open.
- */
-function lingeringWorker(body: string): string {
-  return `
-const stub = (): unknown => new Proxy(function () { return ""; }, { get: (_t, key) => (typeof key === "symbol" || key === "then" ? undefined : stub()) });
-(globalThis as any).Deno = stub();
-(globalThis as any).console = { log() {}, info() {}, warn() {}, error() {}, debug() {} };
-const threads = await import("node:worker_threads");
-const worker = new threads.Worker(new URL("data:text/javascript," + encodeURIComponent(${JSON.stringify(body)})));
-worker.unref();
-println("worker started");`;
-}
+import { lingeringWorker, ownSandboxes } from "./fixtures.js";
 
 const SPIN = "while (true) {}";
 // Off the V8 heap, 32 MiB every 50 ms up to 640 MiB, then it holds them.
