@@ -20,6 +20,7 @@ export function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
     recordPath: flags.record,
     auditLog: flags.auditLog,
     sessionEnabled: command.getOptionValueSource("session") === "cli" ? flags.session : undefined,
+    sessionsMemoryLimitMb: flags.sessionsMemoryLimitMb,
     libraryConfig:
       flags.allowedRoots ||
       flags.classifiedPaths ||

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { type Command as CommandType, Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { EXIT_CODES } from "../runner/exit-codes.js";
-import { DEFAULT_MEMORY_LIMIT_MB, MAX_TIMER_MS } from "../runner/limits.js";
+import { DEFAULT_MEMORY_LIMIT_MB, MAX_SESSIONS_MEMORY_LIMIT_MB, MAX_TIMER_MS } from "../runner/limits.js";
 import { interfacePath, packageRoot } from "../runner/paths.js";
 import { SandboxProcess } from "../runner/sandbox-process.js";
 import { readScript } from "./script-source.js";
@@ -137,7 +137,13 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
     program
       .command("serve")
       .description("an MCP server on stdio for any MCP client: execute_typescript, REPL sessions, show_interface")
-      .option("--no-session", "hide the REPL session tools (config: sessionEnabled: false)"),
+      .option("--no-session", "hide the REPL session tools (config: sessionEnabled: false)")
+      .addOption(
+        new Option(
+          "--sessions-memory-limit-mb <MiB>",
+          "resident memory all REPL sessions' sandboxes may hold together, in MiB (default: a quarter of the machine's memory, at least --memory-limit-mb plus 256); past it a new session is refused and a snippet that grows its sandbox is stopped (config: sessionsMemoryLimitMb)",
+        ).argParser(positiveInteger("--sessions-memory-limit-mb", MAX_SESSIONS_MEMORY_LIMIT_MB)),
+      ),
   ).action(async (flags: CommonFlags, command: CommandType) => {
     const { serveCommand } = await import("./commands.js");
     setExitCode(await serveCommand(flags, command, version()));

@@ -10,6 +10,8 @@ export interface CommonFlags {
   record?: string;
   /** serve: false with --no-session. */
   session?: boolean;
+  /** serve: --sessions-memory-limit-mb. */
+  sessionsMemoryLimitMb?: number;
   allowedRoots?: string[];
   classifiedPaths?: string[];
   secureOutput?: string;

@@ -20,6 +20,8 @@ import {
   DEFAULT_MEMORY_LIMIT_MB,
   DEFAULT_RESPONSE_LIMIT_BYTES,
   DEFAULT_TIMEOUT_MS,
+  defaultSessionsMemoryLimitMb,
+  MAX_SESSIONS_MEMORY_LIMIT_MB,
   MAX_TIMER_MS,
   MIN_MEMORY_LIMIT_MB,
 } from "./limits.js";
@@ -223,6 +225,7 @@ const ConfigFileSchema = z
     recordPath: z.string().min(1).optional(),
     sessionEnabled: z.boolean().optional(),
     maxSessions: z.number().int().positive().optional(),
+    sessionsMemoryLimitMb: z.number().int().min(MIN_MEMORY_LIMIT_MB).max(MAX_SESSIONS_MEMORY_LIMIT_MB).optional(),
     maxConcurrentEvaluations: z.number().int().positive().max(1024).optional(),
     sessionRecordingLimitBytes: z.number().int().positive().optional(),
     sessionIdleMs: z.number().int().positive().max(MAX_TIMER_MS, TIMER_TOO_LONG).optional(),
@@ -278,6 +281,11 @@ export interface RunnerConfig {
   sessionEnabled: boolean;
   maxSessions: number;
   sessionIdleMs: number;
+  /**
+   * The resident memory, in MiB, all sessions' sandboxes may hold together (see sessions-memory.ts);
+   * default: a quarter of the machine's memory, at least one sandbox's limit (defaultSessionsMemoryLimitMb).
+   */
+  sessionsMemoryLimitMb: number;
   /** tacit serve: execute_typescript calls running at once; more wait their turn. */
   maxConcurrentEvaluations: number;
   /** Replies a session keeps to rebuild its sandbox after a failed snippet (see session-recording.ts). */
@@ -510,6 +518,7 @@ export function resolveConfig(
     sessionEnabled: pick("sessionEnabled") ?? true,
     maxSessions: pick("maxSessions") ?? 100,
     sessionIdleMs: pick("sessionIdleMs") ?? 30 * 60_000,
+    sessionsMemoryLimitMb: pick("sessionsMemoryLimitMb") ?? defaultSessionsMemoryLimitMb(pick("memoryLimitMb") ?? DEFAULT_MEMORY_LIMIT_MB),
     maxConcurrentEvaluations: pick("maxConcurrentEvaluations") ?? DEFAULT_MAX_CONCURRENT_EVALUATIONS,
     sessionRecordingLimitBytes: pick("sessionRecordingLimitBytes") ?? DEFAULT_SESSION_RECORDING_LIMIT_BYTES,
     classifiedStoreLimitBytes: pick("classifiedStoreLimitBytes") ?? DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES,

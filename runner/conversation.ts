@@ -64,10 +64,9 @@ export function converse(
       if (keepAlive && how.kind === "done" && sandbox.killed === null) {
         // It waits, blocked, for the next program: from now on it must not run at all, nor write.
         sandbox.awaitProgram();
-        if (sandbox.killed === null) {
-          sandbox.watchIdle();
-          return finish("alive");
-        }
+        if (sandbox.killed === null) sandbox.watchIdle();
+        // Its first look (a session of tacit serve) may end it: see SandboxProcess.watchIdle.
+        if (sandbox.killed === null) return finish("alive");
       }
       sandbox.kill("finished", how.kind);
       finish(sandbox.killed!); // the first reason, if it was killed for another before

@@ -774,6 +774,15 @@ function describeAbnormalEnd(
           startedAt,
           endedAt,
         );
+      case "sessions-memory":
+        // The detail says what to do: the budget is the server's, not the snippet's own limit.
+        return result(
+          "resource-limit",
+          output,
+          `killed: ${end.detail}. The session goes on from its earlier snippets, as after any snippet that failed.`,
+          startedAt,
+          endedAt,
+        );
       case "cancelled":
         return result("threw", output, `cancelled: ${end.detail}`, startedAt, endedAt);
       case "lingered":

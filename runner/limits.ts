@@ -1,11 +1,31 @@
 // Default limits, in a module with no dependencies so the CLI can start the sandbox before
 // it loads anything heavy.
 
+import { totalmem } from "node:os";
+
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MEMORY_LIMIT_MB = 512;
 export const MIN_MEMORY_LIMIT_MB = 64;
 /** Resident memory allowed on top of the V8 heap limit: Deno's own footprint and young space. */
 export const RSS_ALLOWANCE_MB = 256;
+/** The largest sessionsMemoryLimitMb taken (1 PiB: more than any machine has, so a bound in name only). */
+export const MAX_SESSIONS_MEMORY_LIMIT_MB = 2 ** 30;
+
+/**
+ * tacit serve's default budget for the resident memory all its REPL sessions' sandboxes hold
+ * together (sessionsMemoryLimitMb, see sessions-memory.ts): a quarter of the machine's memory
+ * (or of the container's, where a cgroup limits it), so that an agent's idle sessions leave the
+ * rest to the MCP client, the one-shot calls (up to maxConcurrentEvaluations sandboxes at once)
+ * and everything else the person runs; at least one sandbox's own limit (`memoryLimitMb` and
+ * RSS_ALLOWANCE_MB), so that by default one session can grow as far as `tacit run` can. A quarter
+ * of 16 GiB is 4 GiB: a hundred sessions of the 35 MiB a booted one holds, or five at 768 MiB.
+ */
+export function defaultSessionsMemoryLimitMb(memoryLimitMb: number): number {
+  // 0 where nothing is known, and a huge number (2^64) where no cgroup limits the process.
+  const constrained = process.constrainedMemory?.() ?? 0;
+  const machineBytes = constrained > 0 ? Math.min(constrained, totalmem()) : totalmem();
+  return Math.max(Math.floor(machineBytes / 4 / (1024 * 1024)), memoryLimitMb + RSS_ALLOWANCE_MB);
+}
 /** An HTTP answer's body is cut here, with a visible marker. */
 export const DEFAULT_RESPONSE_LIMIT_BYTES = 8 * 1024 * 1024;
 /** An HTTP request (redirects included) must be answered within this. */

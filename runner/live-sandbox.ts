@@ -4,14 +4,19 @@
 import { type NextFrame, PROTOCOL_VERSION, type StartFrame } from "../library/protocol.js";
 import { type Sandbox, sandboxWith } from "./sandbox.js";
 import type { SandboxProcess } from "./sandbox-process.js";
+import type { SessionMemoryAccount } from "./sessions-memory.js";
 
 export class LiveSandbox {
   readonly sandbox: Sandbox;
   private exited = false;
 
-  /** Takes over `prestarted` if it was started with these limits, else starts a process. */
-  constructor(memoryLimitMb: number, private readonly randomSeed: number, prestarted?: SandboxProcess) {
+  /**
+   * Takes over `prestarted` if it was started with these limits, else starts a process.
+   * `memory`: the session's share of what tacit serve's sessions hold together, which its readings count in.
+   */
+  constructor(memoryLimitMb: number, private readonly randomSeed: number, prestarted?: SandboxProcess, memory?: SessionMemoryAccount) {
     this.sandbox = sandboxWith(memoryLimitMb, prestarted);
+    if (memory) this.sandbox.countIn(memory);
     void this.sandbox.ended.then(() => (this.exited = true));
   }
 

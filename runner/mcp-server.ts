@@ -19,6 +19,7 @@ import { Recorder } from "./recorder.js";
 import { quotedName, refuseMalformedRequests } from "./mcp-arguments.js";
 import { answerUnreadableRequests, limitedStdin, MAX_MESSAGE_BYTES, type OversizedMessage } from "./mcp-stdin.js";
 import { ReplSession } from "./session.js";
+import { SessionsMemory } from "./sessions-memory.js";
 import { WarmSpare } from "./warm-spare.js";
 import { HeapShare } from "./heap-share.js";
 import type { Oversight } from "./approval/gate.js";
@@ -541,6 +542,8 @@ function registerSessionTools(
   const recordings = HeapShare.quarterOfHeap();
   /** What all sessions keep of their snippets' code together (16 MiB of code a session, 100 sessions). */
   const keptCode = HeapShare.ofHeap(8);
+  /** The resident memory all sessions' sandboxes hold together (768 MiB a session, 100 sessions). */
+  const memory = new SessionsMemory(config.sessionsMemoryLimitMb * 1024);
   /** create_repl_session calls under way, not yet in `sessions`. */
   let creating = 0;
   /** Ended sessions whose snippets' classified work is still landing (the server's end waits for it). */
@@ -605,12 +608,18 @@ function registerSessionTools(
         if (sessions.size + creating >= config.maxSessions) {
           return textResult(`too many live sessions (${config.maxSessions}); delete one with delete_repl_session first`, true);
         }
+        // Counted from now on, so that sessions created together cannot pass the budget either.
+        const account = memory.open();
+        if ("refused" in account) return textResult(account.refused, true);
         creating++;
         let session: ReplSession;
         try {
           // The warm spare becomes the session's sandbox; the next spare boots meanwhile.
           // Its rebuilds take a slot as its snippets do; none waits on a cancellation.
-          session = await withSpare(async (prestarted) => new ReplSession(config, prestarted, slotFor(), recordings, classifiedValues, keptCode));
+          session = await withSpare(async (prestarted) => new ReplSession(config, prestarted, slotFor(), recordings, classifiedValues, keptCode, account));
+        } catch (error) {
+          account.close();
+          throw error;
         } finally {
           creating--;
         }

@@ -12,6 +12,7 @@ import { diesWithTacit } from "./parent-death.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
 import { residentKb } from "./resident-memory.js";
 import { PipeInput, type SandboxInput, sandboxInput } from "./sandbox-input.js";
+import type { SessionMemoryAccount } from "./sessions-memory.js";
 
 const WATCHDOG_INTERVAL_MS = 50;
 /** Between a session's snippets (see watchIdle): nothing should change, so a slower look is enough. */
@@ -38,8 +39,10 @@ export interface SandboxOptions {
 
 /**
  * "lingered": a session's sandbox went on running between snippets (see watchIdle).
+ * "sessions-memory": a session's sandbox grew while tacit serve's sessions together held more
+ * than their budget (see sessions-memory.ts).
  */
-export type KillReason = "timeout" | "memory" | "protocol" | "finished" | "cancelled" | "lingered" | "audit-log";
+export type KillReason = "timeout" | "memory" | "sessions-memory" | "protocol" | "finished" | "cancelled" | "lingered" | "audit-log";
 
 export type SandboxEnd =
   | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null; stderr: string }
@@ -96,6 +99,8 @@ export class SandboxProcess {
   /** The process has ended: nothing is watched any more (its pid may belong to another process). */
   private gone = false;
   private readonly rssLimitKb: number;
+  /** tacit serve: the session whose sandbox this is, told each reading (see countIn); null otherwise. */
+  private memoryAccount: SessionMemoryAccount | null = null;
   /** Resolves once the process is gone. */
   readonly ended: Promise<SandboxEnd>;
 
@@ -129,6 +134,7 @@ export class SandboxProcess {
     this.ended = new Promise((resolve) => {
       const finish = (end: SandboxEnd): void => {
         this.gone = true;
+        this.memoryAccount?.ended(this);
         this.watchMemory(false);
         this.settleLastWrite?.();
         this.input.close();
@@ -197,6 +203,19 @@ export class SandboxProcess {
   kill(reason: KillReason, detail: string): void {
     this.killedFor ??= { kind: "killed", reason, detail };
     this.child.kill("SIGKILL");
+    // SIGKILLed, it frees its memory as it ends: not counted any more, so that a session running
+    // beside it is not stopped for what this one held.
+    this.memoryAccount?.ended(this);
+  }
+
+  /**
+   * From now on each reading of its resident memory is told to `account`, which stops it when it
+   * grows while tacit serve's sessions together hold more than their budget: the readings its own
+   * limit is watched by (see watchMemory and watchIdle), and one more as each snippet ends.
+   */
+  countIn(account: SessionMemoryAccount): void {
+    this.memoryAccount = account;
+    account.started(this);
   }
 
   /**
@@ -231,6 +250,13 @@ export class SandboxProcess {
     // Waiting is sleeping: a spinning sandbox would use a CPU, and be ended for it.
     this.spin(false);
     if (this.killedFor || this.gone) return;
+    // A session of tacit serve: the last look at the snippet that ran, at once (one /proc read a
+    // snippet), so that what it grew in its last 50 ms counts against the sessions' budget, as
+    // the snippet's, before its answer goes out and before the client can make another session.
+    if (this.memoryAccount !== null) {
+      this.checkMemory();
+      if (this.killedFor) return;
+    }
     // CPU time is counted from the first look, not read here: the pure evaluator goes idle after
     // every job, and a /proc read per job would be paid by every map.
     let cpuAtStart: number | null | undefined;
@@ -279,6 +305,8 @@ export class SandboxProcess {
       this.kill(whileAsked ? "memory" : reason, `it grew past ${Math.round(this.rssLimitKb / 1024)} MiB of memory (resident) ${when}`);
       return;
     }
+    // A session whose sandbox is found ended before its next snippet rebuilds it from its earlier snippets.
+    if (rssKb !== null && this.stoppedForSessionsMemory(rssKb, false)) return;
     const cpu = this.cpuMs();
     if (cpuAtStart !== null && cpu !== null && cpu - cpuAtStart > IDLE_CPU_ALLOWANCE_MS) {
       this.kill(reason, `it used ${cpu - cpuAtStart} ms of CPU time ${when}`);
@@ -291,6 +319,15 @@ export class SandboxProcess {
     const rssKb = this.rssKb();
     if (rssKb !== null && rssKb > limitKb) {
       this.kill("memory", `the script used more than ${Math.round(limitKb / 1024)} MiB of memory (resident)`);
+      return;
     }
+    if (rssKb !== null) this.stoppedForSessionsMemory(rssKb, true);
+  }
+
+  /** Tells the session's account a reading (see countIn); true if that stopped the sandbox (see SessionMemoryAccount.report). */
+  private stoppedForSessionsMemory(rssKb: number, running: boolean): boolean {
+    const overBudget = this.memoryAccount?.report(this, rssKb, running) ?? null;
+    if (overBudget !== null) this.kill("sessions-memory", overBudget);
+    return overBudget !== null;
   }
 }

@@ -5,6 +5,7 @@ import { encodeFrame, type HostFrame, type SandboxFrame } from "../library/proto
 import { FrameSplitter, parseSandboxFrame, ProtocolError } from "./frames.js";
 import type { HostSecrets } from "./host-secrets.js";
 import { type KillReason, type SandboxEnd, SandboxProcess, type SandboxOptions } from "./sandbox-process.js";
+import type { SessionMemoryAccount } from "./sessions-memory.js";
 
 export type { SandboxEnd, SandboxOptions };
 
@@ -79,6 +80,11 @@ export class Sandbox {
   /** Host secrets to scrub from every reply (see host-secrets.ts). */
   scrubReplies(secrets: HostSecrets): void {
     this.secrets = secrets.empty ? null : secrets;
+  }
+
+  /** See SandboxProcess.countIn. */
+  countIn(account: SessionMemoryAccount): void {
+    this.proc.countIn(account);
   }
 
   /** See SandboxProcess.watchMemory. */

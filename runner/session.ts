@@ -33,6 +33,7 @@ import { checkedTreeLimit, millions, probeTree, treeLimitText } from "./nesting.
 import { SessionParse } from "./session-parse.js";
 import { type SnippetShape, snippetShape, SplitState } from "./split-check.js";
 import { snippetForSandbox } from "./snippet-module.js";
+import type { SessionMemoryAccount } from "./sessions-memory.js";
 
 const DISPLAY_NAME = "script.ts";
 
@@ -172,6 +173,8 @@ export class ReplSession {
    * slot is given back.
    * `recordings`, `classifiedValues`, `keptCode`: what all the server's sessions keep of their
    * replies, hold of classified plaintext, and keep of their snippets' code, together (see heap-share.ts).
+   * `memory`: the session's share of the resident memory the server's sessions hold together
+   * (see sessions-memory.ts): its sandboxes are counted in it, and it is closed as the session ends.
    */
   constructor(
     private readonly config: RunnerConfig,
@@ -180,6 +183,7 @@ export class ReplSession {
     recordings?: HeapShare,
     classifiedValues?: HeapShare,
     private readonly keptCode: HeapShare = HeapShare.unbounded(),
+    private readonly memory?: SessionMemoryAccount,
   ) {
     const pure = new PureEvaluator(config.classifiedStoreLimitBytes);
     const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
@@ -187,7 +191,7 @@ export class ReplSession {
     const classified = new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes, classifiedValues);
     this.state = { classified, pure, sink, notes, capabilities: new CapabilityTable(), pending: noPendingClassifiedWork() };
     this.recording = new SessionRecording(config.sessionRecordingLimitBytes, recordings);
-    this.live = new LiveSandbox(config.memoryLimitMb, this.randomSeed, prestarted);
+    this.live = new LiveSandbox(config.memoryLimitMb, this.randomSeed, prestarted, memory);
   }
 
   get snippetCount(): number {
@@ -350,6 +354,8 @@ export class ReplSession {
     if (this.rebuildRunning) await this.rebuilding;
     await this.live?.end(why);
     this.live = null;
+    // Its sandbox is gone (a rebuild under way ended above, and none starts once closed).
+    this.memory?.close();
     this.released ??= this.release();
   }
 
@@ -423,7 +429,7 @@ export class ReplSession {
     }
     let live: LiveSandbox | null = null;
     try {
-      live = new LiveSandbox(this.config.memoryLimitMb, this.randomSeed);
+      live = new LiveSandbox(this.config.memoryLimitMb, this.randomSeed, undefined, this.memory);
       for (const [index, snippet] of this.snippets.entries()) {
         if (this.closed) break;
         const failure = await replay(live, snippet, this.config);
