@@ -6,7 +6,7 @@
 
 import path from "node:path";
 import type { Action } from "../../library/protocol.js";
-import type { AuditEvent, Tier } from "../audit/events.js";
+import type { AuditEvent, RequestProgress, Tier } from "../audit/events.js";
 import { actionRecord, cutRecorded } from "../audit/action-record.js";
 import { digestOf } from "../audit/digest.js";
 import { PrintedOutput } from "../audit/printed-output.js";
@@ -255,8 +255,11 @@ export class ApprovalGate {
     // an address a name resolved to when connecting, a redirect the policy refuses).
     if (isPolicyRefusal(decision) || (!personAsked && !effect?.logged)) this.logVerdict(number, decision, context.hostSecrets);
     // A request's record names the URL the script gave; where redirects took it is known only now.
-    const redirects = action.kind === "HttpRequest" || action.kind === "HttpRequestClassified" ? context.network.redirectsOf(action) : [];
-    this.logResult(number, decision, durationMs, redirects, context);
+    const isRequest = action.kind === "HttpRequest" || action.kind === "HttpRequestClassified";
+    const redirects = isRequest ? context.network.redirectsOf(action) : [];
+    // Whether the server had it: a cancelled POST said "ok: false" whether it went out or not.
+    const progress = isRequest ? context.network.progressOf(action) : null;
+    this.logResult(number, decision, durationMs, redirects, context, progress);
     return decision;
   }
 
@@ -300,7 +303,14 @@ export class ApprovalGate {
   }
 
   /** Logs an action's result: what the sandbox is told, by digest and size (see asReceived). */
-  private logResult(number: number, decision: Decision, durationMs: number, redirects: readonly string[], context: EvaluationContext): void {
+  private logResult(
+    number: number,
+    decision: Decision,
+    durationMs: number,
+    redirects: readonly string[],
+    context: EvaluationContext,
+    requestProgress: RequestProgress | null = null,
+  ): void {
     const { evaluation } = this.options;
     const secrets = context.hostSecrets;
     // Why it ended without its answer, when for lack of time: its own limit, or the evaluation's, reached while it was under way.
@@ -311,15 +321,21 @@ export class ApprovalGate {
       const digest = digestOf(reply);
       const size = Buffer.byteLength(reply);
       const ok = decision.ok;
-      // Built whole, keys in order (no spread of a partial one): one object per result.
-      const result: AuditEvent =
-        redirects.length === 0
-          ? { action: number, digest, durationMs, evaluation, ok, size, type: "action-result" }
-          : { action: number, digest, durationMs, evaluation, ok, redirects: redirects.map((hop) => cutRecorded(secrets.scrubText(hop))), size, type: "action-result" };
-      // A limit's name and length, never text (see RanOutOfTime).
-      if (ranOutOfTime === undefined) return result;
-      const { type, ...rest } = result;
-      return { ...rest, timeLimitMs: ranOutOfTime.ms, timedOut: ranOutOfTime.limit, type };
+      // Keys in sorted order, as every event's (see action-record.ts); the optional ones only where they apply.
+      return {
+        action: number,
+        digest,
+        durationMs,
+        evaluation,
+        ok,
+        ...(redirects.length === 0 ? {} : { redirects: redirects.map((hop) => cutRecorded(secrets.scrubText(hop))) }),
+        // A name from a fixed vocabulary, never text (see RequestProgress).
+        ...(requestProgress === null ? {} : { requestProgress }),
+        size,
+        // A limit's name and length, never text (see RanOutOfTime).
+        ...(ranOutOfTime === undefined ? {} : { timeLimitMs: ranOutOfTime.ms, timedOut: ranOutOfTime.limit }),
+        type: "action-result",
+      };
     });
   }
 
@@ -369,8 +385,10 @@ export class ApprovalGate {
   ): Promise<Refusal | { judgedCwd: string | null; pattern: string }> {
     // A person is asked only about what the allowlists and the scope would let happen:
     // anything else is refused now, as the monitor would, without a question.
+    // A request refused here was never sent (see RequestProgress).
+    const unsent = action.kind === "HttpRequest" || action.kind === "HttpRequestClassified" ? "not-sent" : null;
     const refusal = this.precheck(action, context);
-    if (refusal !== null) return this.deniedBeforeRunning(number, refusal, "allowlists (before asking)", context);
+    if (refusal !== null) return this.deniedBeforeRunning(number, refusal, "allowlists (before asking)", context, unsent);
     // Where an asked-about command runs is part of what the person reads (see execCwdOf), and,
     // when it is not tacit's own working directory, of its pattern: resolved once for both.
     const cwdAsked = execCwdOf(action, this.options.cwd);
@@ -383,7 +401,7 @@ export class ApprovalGate {
     if (answer.answer === "no") {
       const message = refusalMessage(asked.pattern, tier, answer) + why;
       this.logDecision(number, answer, null, message, asked.pattern === request.pattern ? null : asked.pattern);
-      return this.refusedWithoutRunning(number, refused("SecurityError", message), context.hostSecrets);
+      return this.refusedWithoutRunning(number, refused("SecurityError", message), context.hostSecrets, unsent);
     }
     this.logDecision(number, answer, null, null, asked.pattern === request.pattern ? null : asked.pattern);
     // The script waits while a person is asked, but others need not: a security review had
@@ -417,15 +435,22 @@ export class ApprovalGate {
   }
 
   /** Logs tacit's own decision to refuse an action before it ran (`via`: what decided), then its result (see refusedWithoutRunning). */
-  private deniedBeforeRunning(number: number, refusal: Refusal, via: string, context: EvaluationContext): Refusal {
+  private deniedBeforeRunning(number: number, refusal: Refusal, via: string, context: EvaluationContext, requestProgress: "not-sent" | null = null): Refusal {
     this.log({ action: number, answer: null, decision: "deny", evaluation: this.options.evaluation, reason: refusal.error.message, type: "decision", via });
-    return this.refusedWithoutRunning(number, refusal, context.hostSecrets);
+    return this.refusedWithoutRunning(number, refusal, context.hostSecrets, requestProgress);
   }
 
   /** Logs the result of an action refused before it ran (what the sandbox is told), and returns the refusal. */
-  private refusedWithoutRunning(number: number, refusal: Refusal, secrets: HostSecrets): Refusal {
+  private refusedWithoutRunning(number: number, refusal: Refusal, secrets: HostSecrets, requestProgress: "not-sent" | null = null): Refusal {
     const reply = asReceived(JSON.stringify(refusal.error), secrets);
-    this.log({ action: number, digest: digestOf(reply), durationMs: 0, evaluation: this.options.evaluation, ok: false, size: Buffer.byteLength(reply), type: "action-result" });
+    const { evaluation } = this.options;
+    const [digest, size] = [digestOf(reply), Buffer.byteLength(reply)];
+    // Keys in sorted order; an HTTP request's says it was not sent (see RequestProgress).
+    this.log(
+      requestProgress === null
+        ? { action: number, digest, durationMs: 0, evaluation, ok: false, size, type: "action-result" }
+        : { action: number, digest, durationMs: 0, evaluation, ok: false, requestProgress, size, type: "action-result" },
+    );
     return refusal;
   }
 

@@ -21,6 +21,18 @@ export interface RanOutOfTime {
   ms: number;
 }
 
+/**
+ * How far an HTTP request got (its last hop's, when it followed redirects: each hop before it was
+ * answered with a redirect): "not-sent", no connection to the server was made (refused before
+ * sending, or cancelled before it connected), so the server got none of it; "connected", the
+ * connection was up and bytes of the request may have reached the server, not all of it was
+ * written; "sent", the whole request was written and no answer came (cancelled, timed out, or
+ * the connection failed while waiting); "answered", the server's answer began (its status line
+ * and headers arrived). A cancelled POST or DELETE read "ok: false" in the log whether the server
+ * had it or not. A fixed vocabulary: no text of the script's or the server's rides along.
+ */
+export type RequestProgress = "not-sent" | "connected" | "sent" | "answered";
+
 /** An action's decision: allowed by policy, refused, or put to a person (with the answer). */
 export type DecisionKind = "allow" | "deny" | "asked";
 
@@ -87,6 +99,8 @@ export type AuditEvent =
       durationMs: number;
       /** For an HTTP request that followed redirects: each hop, "METHOD URL", as sent (see NetworkExecutor.redirectsOf). */
       redirects?: string[];
+      /** For an HTTP request: how far it got (absent in logs of an earlier tacit; see RequestProgress). */
+      requestProgress?: RequestProgress;
       /** For an action that ran out of time: how long its limit was (ms), and which limit (absent in logs of an earlier tacit). */
       timeLimitMs?: number;
       timedOut?: TimeLimit;

@@ -86,7 +86,9 @@ function describe(event: Fields): string {
       const hops = Array.isArray(event.redirects) ? `  redirected: ${event.redirects.map(quoted).join(" -> ")}` : "";
       // Absent in logs of an earlier tacit (see RanOutOfTime).
       const timedOut = event.timedOut === undefined ? "" : `  timed out: ${f("timedOut")} of ${f("timeLimitMs")} ms`;
-      return `eval ${f("evaluation")} #${f("action")}  ${event.ok === true ? "ok" : "failed"}  ${f("size")} B  ${f("durationMs")} ms  ${digest("digest")}${timedOut}${hops}`;
+      // Absent in logs of an earlier tacit, and for actions other than HTTP requests (see RequestProgress).
+      const progress = event.requestProgress === undefined ? "" : `  request ${f("requestProgress")}`;
+      return `eval ${f("evaluation")} #${f("action")}  ${event.ok === true ? "ok" : "failed"}${progress}  ${f("size")} B  ${f("durationMs")} ms  ${digest("digest")}${timedOut}${hops}`;
     }
     case "output":
       return `eval ${f("evaluation")}  printed ${f("prints")}×  ${f("size")} B  ${digest("digest")}`;

@@ -8,6 +8,7 @@ import type { HttpRequestFields } from "../../library/protocol.js";
 import type { CapabilityTable } from "../capabilities.js";
 import type { ClassifiedStore } from "../classified/store.js";
 import { HTTP_URL_LIMIT_CHARS } from "../limits.js";
+import type { RequestProgress } from "../audit/events.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
 import { type BeforeEffect, NOTHING_TO_LOG } from "../before-effect.js";
 import type { RedirectVetting } from "../approval/redirects.js";
@@ -194,6 +195,8 @@ function scriptNamed(url: URL): string[] {
 export class NetworkExecutor {
   /** The redirect hops each request followed (see redirectsOf). */
   private readonly followed = new WeakMap<HttpRequestAction, string[]>();
+  /** How far each request's last hop got (see progressOf). */
+  private readonly progress = new WeakMap<HttpRequestAction, RequestProgress>();
 
   constructor(
     private readonly policy: NetworkPolicy,
@@ -210,6 +213,15 @@ export class NetworkExecutor {
    */
   redirectsOf(action: HttpRequestAction): readonly string[] {
     return this.followed.get(action) ?? [];
+  }
+
+  /**
+   * How far `action` got, for the audit log (see RequestProgress): "not-sent" for one refused or
+   * cancelled before its connection was up. Read once its dispatch has settled: an aborted
+   * exchange sends nothing more after that.
+   */
+  progressOf(action: HttpRequestAction): RequestProgress {
+    return this.progress.get(action) ?? "not-sent";
   }
 
   private requirePolicy(): readonly HostPattern[] {
@@ -413,8 +425,20 @@ export class NetworkExecutor {
             hops.push(redact(`${method} ${next.href}`, secrets, named));
           },
           unfollowed: action.classifiedBody === null ? undefined : (reason) => (unfollowedRedirect = reason),
-          sending: beforeEffect,
-          connected: () => (bodyMayHaveGone = true),
+          sending: () => {
+            beforeEffect();
+            // Each hop starts over: a redirect's hop is sent anew (the hops before it were answered).
+            this.progress.set(action, "not-sent");
+          },
+          connected: () => {
+            bodyMayHaveGone = true;
+            this.progress.set(action, "connected");
+          },
+          // Only once connected: written whole, it went to the server (see ExchangeHooks.written).
+          written: () => {
+            if (this.progress.get(action) === "connected") this.progress.set(action, "sent");
+          },
+          answered: () => this.progress.set(action, "answered"),
         },
       );
       // Only for an answer the script sees: a classified one is never redacted, and refused, a

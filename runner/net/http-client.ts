@@ -481,7 +481,7 @@ function once(
   restrictedAllowed: boolean,
   limits: HttpLimits,
   signal: AbortSignal,
-  { sending, connected, hop, deadline }: { sending: () => void; connected: () => void; hop: HopWords; deadline: number },
+  { sending, connected, written, answered, hop, deadline }: { sending: () => void; connected: () => void; written: () => void; answered: () => void; hop: HopWords; deadline: number },
 ): Promise<HttpOutcome & { location: string | null }> {
   const { url } = call;
   const { say } = hop;
@@ -522,6 +522,7 @@ function once(
         timeout: limits.timeoutMs,
       },
       (response) => {
+        answered();
         const collected = new CollectedBytes(limits.maxResponseBytes);
         let truncated = false;
         let finished = false;
@@ -600,6 +601,8 @@ function once(
       else if (socket.connecting) socket.once("connect", connected);
       else connected();
     });
+    // The whole request (its body too) was handed to the OS for the server: for the audit log.
+    request.once("finish", written);
     request.end(call.body ?? undefined);
   }));
 }
@@ -644,6 +647,10 @@ export interface ExchangeHooks {
   sending?: () => void;
   /** A request's connection (the first's, or a redirect's) is up: from here on the server may have any byte of it, its body's included. */
   connected?: () => void;
+  /** A request (the first, or a redirect's) was written whole, its body too (its "finish"). */
+  written?: () => void;
+  /** A request's answer (the first's, or a redirect's) began: its status line and headers came. */
+  answered?: () => void;
 }
 
 /**
@@ -651,7 +658,8 @@ export interface ExchangeHooks {
  * messages are built with `say`, which redacts what a server chose in them (see server-text.ts).
  */
 export async function httpExchange(first: HttpCall, check: UrlCheck, limits: HttpLimits, signal: AbortSignal, say: Said, hooks: ExchangeHooks = {}): Promise<HttpOutcome> {
-  const { followed = () => undefined, unfollowed, sending = () => undefined, connected = () => undefined } = hooks;
+  const nothing = (): void => undefined;
+  const { followed = nothing, unfollowed, sending = nothing, connected = nothing, written = nothing, answered = nothing } = hooks;
   const deadline = monotonicMs() + limits.timeoutMs;
   let call = first;
   /** The redirect answer being followed: the answer, with `unfollowed`, if it cannot be. */
@@ -676,7 +684,7 @@ export async function httpExchange(first: HttpCall, check: UrlCheck, limits: Htt
         sending();
         followed(method, url);
       };
-      outcome = await once(call, restrictedAllowed, limits, signal, { sending: hopSending, connected, hop: words, deadline });
+      outcome = await once(call, restrictedAllowed, limits, signal, { sending: hopSending, connected, written, answered, hop: words, deadline });
     } catch (error) {
       // Past the check, a refusal is the restricted-address one, made as the hop's address is looked up.
       if (checked && hop > 0 && error instanceof PolicyDenial) error.message = redirectNotFollowed(say, first.url, call.url, error.message);
