@@ -131,6 +131,47 @@ describe("an HTTP request's action-result says how far it got", () => {
   });
 });
 
+describe("an HTTP request a person refused", () => {
+  it("was never sent: its server got no connection, and its result says not-sent; the log verifies", async () => {
+    const ctx = auditHome();
+    const server = await startServer();
+    try {
+      const { work, log } = workAndLog(ctx.dir);
+      const config = path.join(ctx.dir, "tacit.json");
+      writeFileSync(
+        config,
+        JSON.stringify({ libraryConfig: { networkPermissions: [`127.0.0.1:${server.port}`] }, policy: { rules: [{ action: "net", tier: "always-ask" }] } }),
+      );
+      let asked = 0;
+      const client = await connectServe(["--no-check", "--config", config, "--audit-log", log], work, {
+        env: ctx.env,
+        onElicit: () => {
+          asked++;
+          return { action: "decline" };
+        },
+      });
+      try {
+        const code = `requestNetwork(["127.0.0.1:${server.port}"], (net) => { try { net.httpPost("${server.origin}/${CANARY}", "x"); } catch (e) { println("refused"); } });`;
+        const answer = await client.callTool({ name: "execute_typescript", arguments: { code } });
+        expect(JSON.stringify(answer.content)).toContain("refused");
+      } finally {
+        await client.close();
+      }
+      expect(asked).toBe(1);
+      expect(server.connections).toBe(0);
+      const events = readLines(log).map((line) => line.event as Record<string, unknown>);
+      const request = events.find((event) => event.type === "action-requested" && event.kind === "HttpRequest")!;
+      expect(events.find((event) => event.type === "decision" && event.action === request.action)).toMatchObject({ decision: "asked", answer: "no" });
+      expect(events.find((event) => event.type === "action-result" && event.action === request.action)).toMatchObject({ ok: false, requestProgress: "not-sent" });
+      const { result } = await verifyJson(log, ctx.env);
+      expect(result.code, result.stdout).toBe(0);
+    } finally {
+      await server.close();
+      ctx.cleanup();
+    }
+  }, 60_000);
+});
+
 describe("a log of an earlier tacit, whose results have no requestProgress", () => {
   it("verifies, and shows its HTTP request's result as before, with no progress", async () => {
     const { ctx, original, lines } = cleanLog();
