@@ -6,7 +6,7 @@
 
 import path from "node:path";
 import type { Action } from "../../library/protocol.js";
-import type { AuditEvent, RequestProgress, Tier } from "../audit/events.js";
+import type { AuditEvent, CommandProgress, RequestProgress, Tier } from "../audit/events.js";
 import { actionRecord, cutRecorded } from "../audit/action-record.js";
 import { digestOf } from "../audit/digest.js";
 import { PrintedOutput } from "../audit/printed-output.js";
@@ -258,8 +258,10 @@ export class ApprovalGate {
     const isRequest = action.kind === "HttpRequest" || action.kind === "HttpRequestClassified";
     const redirects = isRequest ? context.network.redirectsOf(action) : [];
     // Whether the server had it: a cancelled POST said "ok: false" whether it went out or not.
-    const progress = isRequest ? context.network.progressOf(action) : null;
-    this.logResult(number, decision, durationMs, redirects, context, progress);
+    const requestProgress = isRequest ? context.network.progressOf(action) : null;
+    // Whether a command ran: one killed by a cancellation said "ok", as one that ran to its end.
+    const commandProgress = action.kind === "Exec" ? context.commands.progressOf(action) : null;
+    this.logResult(number, decision, durationMs, redirects, context, { commandProgress, requestProgress });
     return decision;
   }
 
@@ -309,7 +311,7 @@ export class ApprovalGate {
     durationMs: number,
     redirects: readonly string[],
     context: EvaluationContext,
-    requestProgress: RequestProgress | null = null,
+    { commandProgress, requestProgress }: { commandProgress: CommandProgress | null; requestProgress: RequestProgress | null } = { commandProgress: null, requestProgress: null },
   ): void {
     const { evaluation } = this.options;
     const secrets = context.hostSecrets;
@@ -324,12 +326,13 @@ export class ApprovalGate {
       // Keys in sorted order, as every event's (see action-record.ts); the optional ones only where they apply.
       return {
         action: number,
+        // Names from fixed vocabularies, never text (see CommandProgress, RequestProgress).
+        ...(commandProgress === null ? {} : { commandProgress }),
         digest,
         durationMs,
         evaluation,
         ok,
         ...(redirects.length === 0 ? {} : { redirects: redirects.map((hop) => cutRecorded(secrets.scrubText(hop))) }),
-        // A name from a fixed vocabulary, never text (see RequestProgress).
         ...(requestProgress === null ? {} : { requestProgress }),
         size,
         // A limit's name and length, never text (see RanOutOfTime).
@@ -385,8 +388,8 @@ export class ApprovalGate {
   ): Promise<Refusal | { judgedCwd: string | null; pattern: string }> {
     // A person is asked only about what the allowlists and the scope would let happen:
     // anything else is refused now, as the monitor would, without a question.
-    // A request refused here was never sent (see RequestProgress).
-    const unsent = action.kind === "HttpRequest" || action.kind === "HttpRequestClassified" ? "not-sent" : null;
+    // A request refused here was never sent, a command never started (see RequestProgress, CommandProgress).
+    const unsent = unrunProgress(action);
     const refusal = this.precheck(action, context);
     if (refusal !== null) return this.deniedBeforeRunning(number, refusal, "allowlists (before asking)", context, unsent);
     // Where an asked-about command runs is part of what the person reads (see execCwdOf), and,
@@ -435,22 +438,27 @@ export class ApprovalGate {
   }
 
   /** Logs tacit's own decision to refuse an action before it ran (`via`: what decided), then its result (see refusedWithoutRunning). */
-  private deniedBeforeRunning(number: number, refusal: Refusal, via: string, context: EvaluationContext, requestProgress: "not-sent" | null = null): Refusal {
+  private deniedBeforeRunning(number: number, refusal: Refusal, via: string, context: EvaluationContext, unrun: UnrunProgress | null = null): Refusal {
     this.log({ action: number, answer: null, decision: "deny", evaluation: this.options.evaluation, reason: refusal.error.message, type: "decision", via });
-    return this.refusedWithoutRunning(number, refusal, context.hostSecrets, requestProgress);
+    return this.refusedWithoutRunning(number, refusal, context.hostSecrets, unrun);
   }
 
   /** Logs the result of an action refused before it ran (what the sandbox is told), and returns the refusal. */
-  private refusedWithoutRunning(number: number, refusal: Refusal, secrets: HostSecrets, requestProgress: "not-sent" | null = null): Refusal {
+  private refusedWithoutRunning(number: number, refusal: Refusal, secrets: HostSecrets, unrun: UnrunProgress | null = null): Refusal {
     const reply = asReceived(JSON.stringify(refusal.error), secrets);
     const { evaluation } = this.options;
-    const [digest, size] = [digestOf(reply), Buffer.byteLength(reply)];
-    // Keys in sorted order; an HTTP request's says it was not sent (see RequestProgress).
-    this.log(
-      requestProgress === null
-        ? { action: number, digest, durationMs: 0, evaluation, ok: false, size, type: "action-result" }
-        : { action: number, digest, durationMs: 0, evaluation, ok: false, requestProgress, size, type: "action-result" },
-    );
+    // Keys in sorted order; a command's says it never started, an HTTP request's that it was not sent.
+    this.log({
+      action: number,
+      ...(unrun === "not-started" ? { commandProgress: unrun } : {}),
+      digest: digestOf(reply),
+      durationMs: 0,
+      evaluation,
+      ok: false,
+      ...(unrun === "not-sent" ? { requestProgress: unrun } : {}),
+      size: Buffer.byteLength(reply),
+      type: "action-result",
+    });
     return refusal;
   }
 
@@ -844,4 +852,12 @@ function refusalMessage(rawPattern: string, tier: Exclude<Tier, "allow">, answer
  */
 function asReceived(reply: string, secrets: HostSecrets): string {
   return secrets.scrubLine(reply);
+}
+
+/** How far an action refused before it ran got, for the kinds whose results say (see CommandProgress, RequestProgress). */
+type UnrunProgress = "not-started" | "not-sent";
+
+function unrunProgress(action: Action): UnrunProgress | null {
+  if (action.kind === "Exec") return "not-started";
+  return action.kind === "HttpRequest" || action.kind === "HttpRequestClassified" ? "not-sent" : null;
 }

@@ -33,6 +33,16 @@ export interface RanOutOfTime {
  */
 export type RequestProgress = "not-sent" | "connected" | "sent" | "answered";
 
+/**
+ * How far a command got: "not-started", no process of it was started (refused, not found, or its
+ * confinement failed to set up); "started", it started and had not ended when its result was
+ * logged; "killed", it started and tacit killed it before it exited (its
+ * timeoutMs, the evaluation's time limit, or a cancellation: a signal to tacit, a cancelled MCP
+ * call); "exited", it started and exited by itself (its exit code says how). A command killed
+ * by a cancellation read "ok" in the log, as one that ran to its end. A fixed vocabulary.
+ */
+export type CommandProgress = "not-started" | "started" | "killed" | "exited";
+
 /** An action's decision: allowed by policy, refused, or put to a person (with the answer). */
 export type DecisionKind = "allow" | "deny" | "asked";
 
@@ -99,6 +109,8 @@ export type AuditEvent =
       durationMs: number;
       /** For an HTTP request that followed redirects: each hop, "METHOD URL", as sent (see NetworkExecutor.redirectsOf). */
       redirects?: string[];
+      /** For a command (Exec): how far it got (absent in logs of an earlier tacit; see CommandProgress). */
+      commandProgress?: CommandProgress;
       /** For an HTTP request: how far it got (absent in logs of an earlier tacit; see RequestProgress). */
       requestProgress?: RequestProgress;
       /** For an action that ran out of time: how long its limit was (ms), and which limit (absent in logs of an earlier tacit). */

@@ -86,8 +86,9 @@ function describe(event: Fields): string {
       const hops = Array.isArray(event.redirects) ? `  redirected: ${event.redirects.map(quoted).join(" -> ")}` : "";
       // Absent in logs of an earlier tacit (see RanOutOfTime).
       const timedOut = event.timedOut === undefined ? "" : `  timed out: ${f("timedOut")} of ${f("timeLimitMs")} ms`;
-      // Absent in logs of an earlier tacit, and for actions other than HTTP requests (see RequestProgress).
-      const progress = event.requestProgress === undefined ? "" : `  request ${f("requestProgress")}`;
+      // Absent in logs of an earlier tacit, and for actions other than commands and HTTP requests (see CommandProgress, RequestProgress).
+      const progress =
+        (event.commandProgress === undefined ? "" : `  command ${f("commandProgress")}`) + (event.requestProgress === undefined ? "" : `  request ${f("requestProgress")}`);
       return `eval ${f("evaluation")} #${f("action")}  ${event.ok === true ? "ok" : "failed"}${progress}  ${f("size")} B  ${f("durationMs")} ms  ${digest("digest")}${timedOut}${hops}`;
     }
     case "output":

@@ -10,6 +10,7 @@ import { isUtf8 } from "node:buffer";
 import path from "node:path";
 import type { Writable } from "node:stream";
 import type { ProcessResult } from "../../library/protocol.js";
+import type { CommandProgress } from "../audit/events.js";
 import type { CapabilityTable } from "../capabilities.js";
 import { cleanUpAtExit } from "../exit-cleanup.js";
 import { diesWithTacit } from "../parent-death.js";
@@ -143,6 +144,10 @@ export interface ExecRequest {
 
 export class ExecExecutor {
   private readonly running = new Set<ChildProcess>();
+  /** Children tacit killed (a cancellation, the end of the evaluation) before they exited: see progressOf. */
+  private readonly killed = new WeakSet<ChildProcess>();
+  /** How far each command got (see progressOf). */
+  private readonly progress = new WeakMap<ExecRequest, CommandProgress>();
 
   constructor(
     private readonly policy: CommandPolicy,
@@ -222,6 +227,11 @@ export class ExecExecutor {
     }
   }
 
+  /** How far `request` got, for the audit log (see CommandProgress): read once its dispatch has settled. */
+  progressOf(request: ExecRequest): CommandProgress {
+    return this.progress.get(request) ?? "not-started";
+  }
+
   /** `beforeEffect`: told once every check has passed, before the command is started (see BeforeEffect). */
   async exec(token: string, request: ExecRequest, beforeEffect: BeforeEffect = NOTHING_TO_LOG): Promise<ProcessResult> {
     this.authorize(token, request);
@@ -277,6 +287,7 @@ export class ExecExecutor {
           return await this.start(program, request, directory?.path ?? cwd, cwd, Math.max(1, until - Date.now()), beforeEffect);
         } catch (error) {
           if (!(error instanceof RootsChangedDuringSetup)) throw error;
+          // Its setup stopped before the command ran (see the close handler).
           if (attempt >= SETUP_ATTEMPTS || Date.now() >= until) throw error.refusedAfter(attempt);
         }
       }
@@ -325,6 +336,7 @@ export class ExecExecutor {
         return;
       }
       this.running.add(child);
+      child.once("spawn", () => this.progress.set(request, "started"));
       // While it runs, no classified file is made in its roots (see FileSystem.openClassifiedWrite).
       const confinedEnds = this.confinement === null ? () => undefined : confinedCommandRunning(request.command, this.confinement.allowedRoots);
       // Ended by a signal, tacit runs its exit hooks: the command and its group go with it.
@@ -363,6 +375,7 @@ export class ExecExecutor {
         confinedEnds();
         const exitCode = timedOut ? 124 : (code ?? 128 + signalNumber(signal));
         const unconfined = this.confinement !== null && !timedOut ? setupFailure(request.command, exitCode, stderr.text(), changedSince) : null;
+        this.progress.set(request, unconfined !== null ? "not-started" : timedOut || this.killed.has(child) ? "killed" : "exited");
         if (unconfined !== null) {
           reject(unconfined);
           return;
@@ -376,7 +389,10 @@ export class ExecExecutor {
   }
 
   killAll(): void {
-    for (const child of this.running) killGroup(child);
+    for (const child of this.running) {
+      this.killed.add(child);
+      killGroup(child);
+    }
   }
 }
 

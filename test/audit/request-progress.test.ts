@@ -172,20 +172,24 @@ describe("an HTTP request a person refused", () => {
   }, 60_000);
 });
 
-describe("a log of an earlier tacit, whose results have no requestProgress", () => {
-  it("verifies, and shows its HTTP request's result as before, with no progress", async () => {
+describe("a log of an earlier tacit, whose results have no requestProgress or commandProgress", () => {
+  it("verifies, and shows its HTTP request's and command's results as before, with no progress", async () => {
     const { ctx, original, lines } = cleanLog();
     try {
       // The fixture's log records a request (its run fetched a URL), written as an earlier tacit wrote results.
       expect(lines.some((line) => line.event.type === "action-requested" && line.event.kind === "HttpRequest")).toBe(true);
-      expect(lines.some((line) => "requestProgress" in line.event)).toBe(false);
+      expect(lines.some((line) => line.event.type === "action-requested" && line.event.kind === "Exec")).toBe(true);
+      expect(lines.some((line) => "requestProgress" in line.event || "commandProgress" in line.event)).toBe(false);
       const { result } = await verifyJson(original, ctx.env);
       expect(result.code, result.stdout).toBe(0);
       const shown = await runCli(["audit", "show", original], { env: ctx.env });
       expect(shown.code, shown.stderr).toBe(0);
       const resultLines = shown.stdout.split("\n").filter((line) => line.includes("action-result"));
       expect(resultLines.length).toBeGreaterThan(0);
-      for (const line of resultLines) expect(line).not.toContain(" request ");
+      for (const line of resultLines) {
+        expect(line).not.toContain("  request ");
+        expect(line).not.toContain("  command ");
+      }
     } finally {
       ctx.cleanup();
     }
