@@ -1,7 +1,7 @@
 // The host's handle on the pure evaluator process: one per evaluation, started on first
-// use, jobs run one at a time. A job that runs too long or breaks the process kills it; the
-// next job starts a fresh one. Whatever happens in there, the caller gets a result to keep
-// classified, never something to show the agent.
+// use, jobs run one at a time. A job that runs too long or breaks the process kills it, and
+// one left idle for PURE_IDLE_STOP_MS is ended; the next job starts a fresh one. Whatever
+// happens in there, the caller gets a result to keep classified, never something to show the agent.
 
 import { MAX_HOST_FRAME_CHARS, PURE_READY_ID, type PureJob, type PureReply } from "../../library/protocol.js";
 import { FrameSplitter, parsePureReply, ProtocolError } from "../frames.js";
@@ -15,6 +15,22 @@ export const PURE_JOB_TIMEOUT_MS = 5_000;
 /** How long the evaluator may take to start (before its first job's own limit runs). */
 const PURE_START_TIMEOUT_MS = 30_000;
 const PURE_MEMORY_LIMIT_MB = 256;
+/**
+ * How long an evaluator with no job pending or running is kept before it is ended (the next
+ * job starts a fresh one, as after a failure). A session's evaluator outlived the snippets that
+ * used it, holding what its last function grew to: three idle sessions, each having run one map
+ * that made a 160 MB array, held about 183 MiB each, and 100 sessions could hold some 50 GB, out
+ * of the server-wide sessions budget (which must not count evaluators, see sessions-memory.ts).
+ * Only the time since the last job ended decides: nothing the plaintext makes (not the process's
+ * memory, not its reply) is looked at, so whether and when it is ended tells nothing of a secret
+ * beyond what a function's own run time already decides, and the store's schedule for map
+ * results (MAP_SETTLE_MS) never waits for the fresh start. A few seconds: maps asked back to
+ * back, the jobs of one snippet, reuse the warm process; between an agent's snippets (an LLM
+ * turn, seconds at least) the memory is given back. Its cost: a snippet's first map after the
+ * pause waits for a fresh evaluator (a Deno start, 250-360 ms on a loaded machine) within its
+ * MAP_SETTLE_MS; a request sending the value made it in each of 12 tries, one core kept busy.
+ */
+export const PURE_IDLE_STOP_MS = 3_000;
 /**
  * What a reply line is read to beyond what the store would keep (see replyLimitChars): its
  * frame, and a failed job's error (of which the host keeps 2,048 characters, six of JSON text
@@ -33,6 +49,10 @@ export class PureEvaluator {
   private chain: Promise<unknown> = Promise.resolve();
   private nextId = 1;
   private closed = false;
+  /** Jobs asked for (see run) and not finished: while any is, the process is never ended for idling. */
+  private openJobs = 0;
+  /** Ends the process PURE_IDLE_STOP_MS after the last open job finished (see PURE_IDLE_STOP_MS). */
+  private idleStop: NodeJS.Timeout | null = null;
   /** Questions being asked (see whileAsked); while any is, the process is stopped. */
   private asking = 0;
   /** Settles when the last question is answered; the limits below are paused until then. */
@@ -267,9 +287,35 @@ export class PureEvaluator {
    * at once instead of after a queue of jobs of up to PURE_JOB_TIMEOUT_MS each.
    */
   run(job: Omit<PureJob, "id">, abandoned?: AbortSignal): Promise<PureResult> {
+    this.openJobs++;
+    this.cancelIdleStop();
     const result = this.chain.then(() => this.runNow(job, abandoned));
     this.chain = result;
+    // runNow never rejects: every job that was asked for finishes, and is counted out here.
+    void result.then(() => {
+      if (--this.openJobs === 0) this.scheduleIdleStop();
+    });
     return result;
+  }
+
+  private cancelIdleStop(): void {
+    if (this.idleStop !== null) clearTimeout(this.idleStop);
+    this.idleStop = null;
+  }
+
+  /** From now (the last open job has finished), PURE_IDLE_STOP_MS of no job ends the process. */
+  private scheduleIdleStop(): void {
+    this.cancelIdleStop();
+    if (this.closed || this.process === null) return;
+    this.idleStop = setTimeout(() => {
+      this.idleStop = null;
+      const proc = this.process;
+      if (this.openJobs > 0 || proc === null) return;
+      this.process = null;
+      proc.kill("finished", `the pure evaluator was idle for ${PURE_IDLE_STOP_MS} ms`);
+    }, PURE_IDLE_STOP_MS);
+    // A one-shot's end (or a session's) closes the evaluator; this timer keeps nothing alive.
+    this.idleStop.unref();
   }
 
   private runNow(job: Omit<PureJob, "id">, abandoned: AbortSignal | undefined): Promise<PureResult> {
@@ -340,6 +386,7 @@ export class PureEvaluator {
   /** Ends the process; resolves once it is gone. */
   async close(): Promise<void> {
     this.closed = true;
+    this.cancelIdleStop();
     for (const reached of [...this.deadlines]) reached();
     const proc = this.process;
     this.process = null;

@@ -1,0 +1,101 @@
+// A session's pure evaluator is ended once it has had no job for PURE_IDLE_STOP_MS, and the next
+// map starts a fresh one. It outlived the snippets that used it, holding whatever its last map
+// function grew to: three idle sessions, each having run one map that made a 160 MB array, held
+// about 183 MiB each in their evaluators, and 100 sessions could hold some 50 GB, outside the
+// server-wide sessions budget (which does not count evaluators: what they hold depends on the
+// secret). Tried through the real MCP client against `tacit serve`, with the processes read
+// from /proc; the classified value's text must reach the secure output only.
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { PURE_IDLE_STOP_MS } from "../../runner/classified/pure-evaluator.js";
+import { connectServe, createSession, fileOnce, tempDir } from "../helpers.js";
+import { commandLineOf, descendantsOf, isRunning } from "../processes.js";
+
+/** In the classified .env only: none of it may reach the client. */
+const CANARY = "Kappa-canary-77e1";
+
+let dir: string;
+let cleanup: () => void;
+let client: Client;
+
+beforeAll(async () => {
+  ({ dir, cleanup } = tempDir("tacit-pure-idle-"));
+  writeFileSync(path.join(dir, ".env"), `TOKEN=${CANARY}\n`);
+  const home = path.join(dir, "home");
+  mkdirSync(home);
+  client = await connectServe(["--no-check", "--secure-output", path.join(dir, "sink.txt")], dir, { env: { TACIT_HOME: home } });
+});
+
+afterAll(async () => {
+  await client?.close();
+  cleanup?.();
+});
+
+/** This test's pure evaluators still running (descendants of the server it started). */
+function pureEvaluators(): number[] {
+  return descendantsOf(process.pid).filter((pid) => commandLineOf(pid).includes("pure/evaluator.js") && isRunning(pid));
+}
+
+/** Runs `code` in `session`; gives its stdout, after checking that nothing of the canary is anywhere in what the client got. */
+async function snippet(session: string, code: string): Promise<string> {
+  const response = await client.callTool({ name: "execute_in_session", arguments: { session_id: session, code } }, undefined, { timeout: 60_000 });
+  const seen = JSON.stringify(response);
+  expect(seen, "the client saw the classified plaintext").not.toContain("Kappa");
+  expect(seen).not.toContain("canary");
+  return (response.structuredContent as { stdout: string }).stdout;
+}
+
+/** Waits (bounded) until none of `pids` runs; gives those still running. */
+async function untilGone(pids: number[], limitMs: number): Promise<number[]> {
+  for (let waited = 0; waited < limitMs && pids.some(isRunning); waited += 100) await sleep(100);
+  return pids.filter(isRunning);
+}
+
+it("an idle session's evaluator, grown by a map to 160 MB, is ended; the next map gets a fresh one and the right value", async () => {
+  const session = await createSession(client);
+  const grow =
+    `const secret = requestFileSystem(".", (fs) => fs.readClassified(".env"));\n` +
+    `const grown = secret.map((s) => { const a = new Array(20_000_000).fill(s.length); return "grew " + a.length + " " + s.slice(6, 11); });\n` +
+    `println(grown);`;
+  expect(await snippet(session, grow)).toBe("Classified(***)\n");
+  // The map's job is under way or just done: its evaluator runs (ended only PURE_IDLE_STOP_MS after the job).
+  const first = pureEvaluators();
+  expect(first, "no pure evaluator was seen after the map").toHaveLength(1);
+  await fileOnce(path.join(dir, "sink.txt"), (text) => text.includes("grew 20000000 Kappa\n"));
+
+  // Nothing asked of it: it is ended, and no other is started in its place.
+  expect(await untilGone(first, PURE_IDLE_STOP_MS + 20_000), "the idle evaluator was not ended").toEqual([]);
+  expect(pureEvaluators()).toEqual([]);
+
+  // The session and its values go on: the next map starts a fresh evaluator and computes from the same secret.
+  expect(await snippet(session, `const again = secret.map((s) => "again " + s.slice(6, 11));\nprintln(again);`)).toBe(
+    "Classified(***)\n",
+  );
+  const second = pureEvaluators();
+  expect(second).toHaveLength(1);
+  expect(second.some((pid) => first.includes(pid)), "the ended evaluator was used again").toBe(false);
+  await fileOnce(path.join(dir, "sink.txt"), (text) => text.includes("again Kappa\n"));
+  expect(await untilGone(second, PURE_IDLE_STOP_MS + 20_000)).toEqual([]);
+}, 120_000);
+
+it("a job that runs longer than PURE_IDLE_STOP_MS is not cut by the idle stop, nor are jobs queued behind it", async () => {
+  const session = await createSession(client);
+  // Each function runs past the idle time (within its own 5 s limit); the three are queued back to back.
+  const slowMs = PURE_IDLE_STOP_MS + 1_000;
+  const code =
+    `const secret = requestFileSystem(".", (fs) => fs.readClassified(".env"));\n` +
+    `const slow = [1, 2, 3].map((i) => secret.map((s) => { const t = Date.now(); while (Date.now() - t < ${slowMs}) {} return "slow " + i + " " + s.slice(6, 11); }));\n` +
+    `for (const v of slow) println(v);`;
+  expect(await snippet(session, code)).toBe("Classified(***)\n".repeat(3));
+  const running = pureEvaluators();
+  expect(running).toHaveLength(1);
+  const sink = await fileOnce(path.join(dir, "sink.txt"), (text) => text.includes("slow 3 Kappa\n"), 60_000);
+  // All three computed: none was ended under its job, nor while others were queued behind it.
+  expect(sink).toContain("slow 1 Kappa\nslow 2 Kappa\nslow 3 Kappa\n");
+  expect(sink).not.toContain("unavailable");
+  expect(await untilGone(running, PURE_IDLE_STOP_MS + 20_000)).toEqual([]);
+}, 120_000);
