@@ -1,6 +1,6 @@
 // The host's handle on the pure evaluator process: one per evaluation, started on first
 // use, jobs run one at a time. A job that runs too long or breaks the process kills it, and
-// one left idle for PURE_IDLE_STOP_MS is ended; the next job starts a fresh one. Whatever
+// one left idle for PURE_IDLE_STOP_MS is replaced by a fresh one at once. Whatever
 // happens in there, the caller gets a result to keep classified, never something to show the agent.
 
 import { MAX_HOST_FRAME_CHARS, PURE_READY_ID, type PureJob, type PureReply } from "../../library/protocol.js";
@@ -26,9 +26,9 @@ const PURE_MEMORY_LIMIT_MB = 256;
  * beyond what a function's own run time already decides, and the store's schedule for map
  * results (MAP_SETTLE_MS) never waits for the fresh start. A few seconds: maps asked back to
  * back, the jobs of one snippet, reuse the warm process; between an agent's snippets (an LLM
- * turn, seconds at least) the memory is given back. Its cost: a snippet's first map after the
- * pause waits for a fresh evaluator (a Deno start, 250-360 ms on a loaded machine) within its
- * MAP_SETTLE_MS; a request sending the value made it in each of 12 tries, one core kept busy.
+ * turn, seconds at least) the memory is given back. The ended process is replaced at once by a
+ * fresh one, which holds only what a start holds: the next map finds it ready, as it found the
+ * old one. Its cost: a Deno start (250-360 ms of CPU on a loaded machine) per pause after maps.
  */
 export const PURE_IDLE_STOP_MS = 3_000;
 /**
@@ -311,8 +311,11 @@ export class PureEvaluator {
       this.idleStop = null;
       const proc = this.process;
       if (this.openJobs > 0 || proc === null) return;
-      this.process = null;
       proc.kill("finished", `the pure evaluator was idle for ${PURE_IDLE_STOP_MS} ms`);
+      // A fresh one at once, holding only what a start holds: the next map finds it ready, as
+      // it found the old one, instead of waiting for a Deno start that a request sending its
+      // value may not wait for on a loaded machine (see MAP_SETTLE_MS in store.ts).
+      this.process = this.closed ? null : this.start();
     }, PURE_IDLE_STOP_MS);
     // A one-shot's end (or a session's) closes the evaluator; this timer keeps nothing alive.
     this.idleStop.unref();

@@ -1,5 +1,5 @@
-// A session's pure evaluator is ended once it has had no job for PURE_IDLE_STOP_MS, and the next
-// map starts a fresh one. It outlived the snippets that used it, holding whatever its last map
+// A session's pure evaluator is replaced by a fresh one once it has had no job for
+// PURE_IDLE_STOP_MS. It outlived the snippets that used it, holding whatever its last map
 // function grew to: three idle sessions, each having run one map that made a 160 MB array, held
 // about 183 MiB each in their evaluators, and 100 sessions could hold some 50 GB, outside the
 // server-wide sessions budget (which does not count evaluators: what they hold depends on the
@@ -12,6 +12,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { PURE_IDLE_STOP_MS } from "../../runner/classified/pure-evaluator.js";
+import { residentKb } from "../../runner/resident-memory.js";
 import { connectServe, createSession, fileOnce, tempDir } from "../helpers.js";
 import { commandLineOf, descendantsOf, isRunning } from "../processes.js";
 
@@ -55,7 +56,7 @@ async function untilGone(pids: number[], limitMs: number): Promise<number[]> {
   return pids.filter(isRunning);
 }
 
-it("an idle session's evaluator, grown by a map to 160 MB, is ended; the next map gets a fresh one and the right value", async () => {
+it("an idle session's evaluator, grown by a map to 160 MB, is replaced by a fresh one, which the next map uses for the right value", async () => {
   const session = await createSession(client);
   const grow =
     `const secret = requestFileSystem(".", (fs) => fs.readClassified(".env"));\n` +
@@ -67,19 +68,25 @@ it("an idle session's evaluator, grown by a map to 160 MB, is ended; the next ma
   expect(first, "no pure evaluator was seen after the map").toHaveLength(1);
   await fileOnce(path.join(dir, "sink.txt"), (text) => text.includes("grew 20000000 Kappa\n"));
 
-  // Nothing asked of it: it is ended, and no other is started in its place.
+  const grownKb = residentKb(first[0]!) ?? 0;
+  expect(grownKb, "the map did not grow its evaluator").toBeGreaterThan(150 * 1024);
+
+  // Nothing asked of it: it is ended, and a fresh one, holding only what a start holds, takes its place.
   expect(await untilGone(first, PURE_IDLE_STOP_MS + 20_000), "the idle evaluator was not ended").toEqual([]);
-  expect(pureEvaluators()).toEqual([]);
+  const fresh = pureEvaluators();
+  expect(fresh, "the ended evaluator was not replaced").toHaveLength(1);
+  expect(residentKb(fresh[0]!) ?? 0, "the fresh evaluator holds what the old one grew to").toBeLessThan(grownKb / 2);
 
   // The session and its values go on: the next map starts a fresh evaluator and computes from the same secret.
   expect(await snippet(session, `const again = secret.map((s) => "again " + s.slice(6, 11));\nprintln(again);`)).toBe(
     "Classified(***)\n",
   );
   const second = pureEvaluators();
-  expect(second).toHaveLength(1);
-  expect(second.some((pid) => first.includes(pid)), "the ended evaluator was used again").toBe(false);
+  expect(second, "the next map did not use the fresh evaluator").toEqual(fresh);
   await fileOnce(path.join(dir, "sink.txt"), (text) => text.includes("again Kappa\n"));
-  expect(await untilGone(second, PURE_IDLE_STOP_MS + 20_000)).toEqual([]);
+  // Deleting the session ends its evaluator, fresh or not: none is left to the next test.
+  await client.callTool({ name: "delete_repl_session", arguments: { session_id: session } });
+  expect(await untilGone(pureEvaluators(), 20_000)).toEqual([]);
 }, 120_000);
 
 it("a job that runs longer than PURE_IDLE_STOP_MS is not cut by the idle stop, nor are jobs queued behind it", async () => {
