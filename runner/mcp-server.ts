@@ -132,6 +132,9 @@ function fittedToAnswer(text: string, limitBytes: number, what: "output" | "erro
   return { kept: text.slice(0, end), marker };
 }
 
+/** The first line of a result's first item: what follows is the script's, and tacit's lines are in the next item. */
+const SCRIPT_OUTPUT_HEADER = "[the script's output, as printed; tacit's own lines are in the next item";
+
 function toolResult(result: Pick<EvaluationResult, "outcome" | "stdout" | "error" | "exitCode" | "durationMs" | "truncated" | "warnings">) {
   const { exitCode, durationMs, warnings } = result;
   // Within what the client reads: the error first (it says why the call failed), the warnings
@@ -152,16 +155,24 @@ function toolResult(result: Pick<EvaluationResult, "outcome" | "stdout" | "error
   const output = fittedToAnswer(result.stdout, ANSWER_TEXT_LIMIT_BYTES - errorBytes - answerBytes(warned), "output");
   const stdout = output.kept + output.marker;
   const truncated = result.truncated || output.marker !== "";
-  const text = [
-    stdout,
-    warned ? `${stdout && !stdout.endsWith("\n") ? "\n" : ""}${warned}` : "",
-    shownError ? `${stdout || warned ? "\n" : ""}${shownError}` : "",
-    `\n[exit ${exitCode}, ${durationMs} ms${truncated ? ", output truncated" : ""}]`,
+  // Two items, each saying on its first line whose it is: the script's output alone in the first,
+  // tacit's own lines (the exit line, the cut marker, warnings, the error as tacit shows it) in
+  // the second. In one text, a script that printed "tacit: warning: …" or "[exit 0, 3 ms]" made
+  // lines an agent took for tacit's; no output can reach past its own item.
+  const scriptOutput = output.kept === "" ? `${SCRIPT_OUTPUT_HEADER}: nothing printed]` : `${SCRIPT_OUTPUT_HEADER}]\n${output.kept}`;
+  const report = [
+    `[tacit: exit ${exitCode}, ${durationMs} ms${truncated ? ", output truncated" : ""}]`,
+    output.marker.trim(),
+    warned.trimEnd(),
+    shownError === null ? "" : shownError.trimEnd(),
   ]
-    .join("")
-    .trim();
+    .filter((part) => part !== "")
+    .join("\n");
   return {
-    content: [{ type: "text" as const, text }],
+    content: [
+      { type: "text" as const, text: scriptOutput },
+      { type: "text" as const, text: report },
+    ],
     structuredContent: { stdout, error, exitCode, durationMs, truncated, warnings },
     isError: exitCode !== 0,
   };

@@ -226,6 +226,19 @@ export interface ToolResult {
   warnings: string[];
 }
 
+/**
+ * What a model reads of a run's answer: its two text items, the script's output (after the
+ * first line that says it is the script's) and tacit's report (its exit line first).
+ */
+export function answerTexts(response: Awaited<ReturnType<Client["callTool"]>>): { output: string; report: string } {
+  const content = response.content as Array<{ type: string; text: string }>;
+  const [outputItem, reportItem] = content;
+  if (content.length !== 2 || outputItem?.type !== "text" || reportItem?.type !== "text") throw new Error(`expected two text items, got ${JSON.stringify(content).slice(0, 2000)}`);
+  const header = /^\[the script's output, as printed; tacit's own lines are in the next item(?:\]\n|: nothing printed\]$)/.exec(outputItem.text);
+  if (header === null) throw new Error(`the first item does not start with the script-output line: ${outputItem.text.slice(0, 200)}`);
+  return { output: outputItem.text.slice(header[0].length), report: reportItem.text };
+}
+
 /** A new REPL session on `client`'s server: its id. */
 /**
  * The text of `file` once `holds` says it is complete, or as it is after `limitMs` (then the

@@ -7,7 +7,7 @@
 
 import { afterEach, describe, expect, it } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
-import { executeText, makeWorld, serveWorld, type World } from "./fixtures.js";
+import { executeShownError, makeWorld, serveWorld, type World } from "./fixtures.js";
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -35,7 +35,7 @@ describe("a client's error in answer to a question", () => {
         },
       });
       cleanups.push(() => void client.close());
-      const text = await executeText(client, WRITE);
+      const text = await executeShownError(client, WRITE);
       // The bad thing: the write went ahead without a person's yes.
       expect(w.exists("a.txt"), text).toBe(false);
       expect(asked).toBe(1);

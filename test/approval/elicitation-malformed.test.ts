@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { afterEach, expect, it } from "vitest";
 import { rawClient } from "../mcp/raw-client.js";
 import { realTempDir } from "../files/fixtures.js";
-import { executeText, makeWorld, serveWorld, type World } from "./fixtures.js";
+import { executeShownError, makeWorld, serveWorld, type World } from "./fixtures.js";
 
 interface Message {
   id?: unknown;
@@ -51,7 +51,8 @@ async function refusalFor(answer: unknown): Promise<{ text: string; wrote: boole
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const reply = await client.answer(2);
-  return { text: (reply.result?.content ?? []).map((c) => c.text).join(""), wrote: w.exists("a.txt") };
+  // The error as tacit's report (the answer's second item) shows it, after its exit line.
+  return { text: (reply.result?.content?.[1]?.text ?? "").split("\n").slice(1).join("\n"), wrote: w.exists("a.txt") };
 }
 
 const CASES: Array<[string, unknown, string]> = [
@@ -83,7 +84,7 @@ it("an error a client's SDK sends for its own malformed answer is quoted on one 
   const { world: w, config } = world();
   const client = await serveWorld(w, ["--config", config], { onElicit: () => ({ action: "sure" }) as never });
   cleanups.push(() => void client.close());
-  const text = await executeText(client, WRITE);
+  const text = await executeShownError(client, WRITE);
   expect(w.exists("a.txt"), text).toBe(false);
   const refusal = text.split("\n")[0]!;
   expect(refusal).toContain("asking the user through the MCP client failed (the client answered the question with an error instead of the user's answer: ");

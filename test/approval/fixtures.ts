@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterEach } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { connectServe, type ServeOptions, tacitBin, unchecked } from "../helpers.js";
+import { answerTexts, connectServe, type ServeOptions, tacitBin, unchecked } from "../helpers.js";
 
 import { lit } from "../files/fixtures.js";
 export { lit };
@@ -280,7 +280,13 @@ export function serveWorld(world: World, args: string[], options: Omit<ServeOpti
 /** The text of what an execute_typescript call of `code` answered. */
 export async function executeText(client: Client, code: string): Promise<string> {
   const response = await client.callTool({ name: "execute_typescript", arguments: { code } });
-  return (response.content as Array<{ text: string }>).map((c) => c.text).join("");
+  return (response.content as Array<{ text: string }>).map((c) => c.text).join("\n");
+}
+
+/** The error an execute_typescript call of `code` ended with, as tacit's report shows it (after its exit line). */
+export async function executeShownError(client: Client, code: string): Promise<string> {
+  const response = await client.callTool({ name: "execute_typescript", arguments: { code } });
+  return answerTexts(response).report.split("\n").slice(1).join("\n");
 }
 
 /**

@@ -56,7 +56,7 @@ describe("a name a script chose, in a warning, cannot start a line of tacit's ow
     try {
       const response = await client.callTool({ name: "execute_typescript", arguments: { code: WALK } });
       expect((response.structuredContent as unknown as ToolResult).warnings).toEqual([warning]);
-      const text = (response.content as Array<{ text: string }>)[0]!.text;
+      const text = (response.content as Array<{ text: string }>).map((item) => item.text).join("\n");
       expect(text.split(/\r\n|[\n\r\u2028\u2029]/).filter((line) => line.startsWith(FORGED))).toEqual([]);
     } finally {
       await client.close();

@@ -17,7 +17,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectServe, createSession, runCli, runInSession, type ToolResult, unchecked } from "../helpers.js";
+import { answerTexts, connectServe, createSession, runCli, runInSession, type ToolResult, unchecked } from "../helpers.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, type CliResult, lit, makeCanary, nodeBoundByPermissions, realTempDir, tacit } from "./fixtures.js";
 
 /** library/protocol.ts's LINE_LIMIT_CHARS, written out so the test stands without the change. */
@@ -312,14 +312,16 @@ describe("tacit serve", () => {
       const code = `requestFileSystem(".", (fs) => println(fs.grepRecursive(".", "needle").length, fs.find(".", "*.txt").length));`;
       const response = await client.callTool({ name: "execute_typescript", arguments: { code } });
       const structured = response.structuredContent as unknown as ToolResult;
-      const text = (response.content as Array<{ type: string; text: string }>)[0]!.text;
+      const { output, report } = answerTexts(response);
+      const text = `${output}${report}`;
       expect(structured.exitCode, text).toBe(0);
       expect(structured.stdout).toBe("2 3\n");
       expect(structured.warnings).toHaveLength(2);
       expect(structured.warnings[0]).toMatch(/^grepRecursive\(".*", "needle"\): 4 entries could not be read and are left out of its answer: ".*\/locked" \(permission denied\), /);
       expect(structured.warnings[1]).toMatch(/^find\(".*", "\*\.txt"\): 2 entries could not be read /);
-      // The text the model reads: the output, then each warning as tacit run writes it, then how it ended.
-      expect(text).toBe(`2 3\n${structured.warnings.map((warning) => `tacit: warning: ${warning}\n`).join("")}\n[exit 0, ${structured.durationMs} ms]`);
+      // The text the model reads: the output in its own item; how it ended, then each warning as tacit run writes it, in tacit's.
+      expect(output).toBe("2 3\n");
+      expect(report).toBe(`[tacit: exit 0, ${structured.durationMs} ms]\n${structured.warnings.map((warning) => `tacit: warning: ${warning}`).join("\n")}`);
       expectNoCanary({ stdout: text, stderr: JSON.stringify(structured) });
 
       const session = await createSession(client);

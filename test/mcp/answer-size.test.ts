@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectServe, createSession, runInSession, type ToolResult } from "../helpers.js";
+import { answerTexts, connectServe, createSession, runInSession, type ToolResult } from "../helpers.js";
 
 let dir: string;
 let client: Client;
@@ -41,6 +41,10 @@ describe("answers within what an MCP client reads", () => {
     expect(result.stdout).toContain("[tacit: output cut here: the rest (");
     expect(result.stdout).toContain("print less, or write large results to a file with requestFileSystem");
     expect(answerBytes(response)).toBeLessThan(TEN_MIB);
+    // What the model reads: the marker is tacit's, in tacit's item; the output item holds the script's output alone.
+    const { output, report } = answerTexts(response);
+    expect(report).toMatch(/^\[tacit: exit 0, \d+ ms, output truncated\]\n\[tacit: output cut here: the rest \(/);
+    expect(output.startsWith("y".repeat(1000)) && !output.includes("[tacit:")).toBe(true);
     // The same connection goes on, and so does the session.
     expect(await runInSession(client, session, "kept + 1")).toMatchObject({ stdout: "42\n", exitCode: 0 });
   }, 120_000);

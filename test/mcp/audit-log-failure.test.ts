@@ -10,7 +10,7 @@
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { connectServe, createSession, tempDirWithHome, type ToolResult } from "../helpers.js";
+import { answerTexts, connectServe, createSession, tempDirWithHome, type ToolResult } from "../helpers.js";
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -55,12 +55,12 @@ describe("tacit serve: an audit log that fails while a script runs", () => {
       writeFileSync(path.join(work, "go"), "");
       const response = await running;
       const result = response.structuredContent as unknown as ToolResult;
-      const text = (response.content as Array<{ text: string }>)[0]!.text;
+      const text = (response.content as Array<{ text: string }>).map((item) => item.text).join("\n");
       expect(result.exitCode).toBe(2);
       expect(result.stdout).toBe("before\n");
       expect(result.error).toMatch(/^tacit could not write its audit log \(every action is logged before it is carried out\), so it ended the script: /);
       expect(result.error).toContain("tell the operator");
-      expect(text).toMatch(/\[exit 2, \d+ ms\]$/);
+      expect(answerTexts(response).report).toMatch(/^\[tacit: exit 2, \d+ ms\]\n/);
       expectNoHostInternals(text, log);
       expectNoHostInternals(JSON.stringify(result), log);
       expect(existsSync(path.join(work, "out.txt"))).toBe(false);

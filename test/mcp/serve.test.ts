@@ -8,7 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { childEnv, repoRoot, tacitBin } from "../helpers.js";
+import { answerTexts, childEnv, repoRoot, tacitBin } from "../helpers.js";
 import { expectProgressThenCancel } from "./progress.js";
 
 let client: Client;
@@ -40,10 +40,9 @@ interface RunResult {
   truncated: boolean;
 }
 
-async function execute(code: string): Promise<{ isError: boolean; text: string; result: RunResult }> {
+async function execute(code: string): Promise<{ isError: boolean; text: { output: string; report: string }; result: RunResult }> {
   const response = await client.callTool({ name: "execute_typescript", arguments: { code } });
-  const content = response.content as Array<{ type: string; text: string }>;
-  return { isError: response.isError === true, text: content[0]!.text, result: response.structuredContent as unknown as RunResult };
+  return { isError: response.isError === true, text: answerTexts(response), result: response.structuredContent as unknown as RunResult };
 }
 
 describe("tacit serve", () => {
@@ -67,7 +66,9 @@ describe("tacit serve", () => {
     const { isError, text, result } = await execute('const x: number = 21;\nprintln("answer", x * 2);');
     expect(isError).toBe(false);
     expect(result).toMatchObject({ stdout: "answer 42\n", error: null, exitCode: 0, truncated: false });
-    expect(text).toContain("answer 42");
+    // The script's output in one item, tacit's exit line in the other.
+    expect(text.output).toBe("answer 42\n");
+    expect(text.report).toMatch(/^\[tacit: exit 0, \d+ ms\]$/);
   });
 
   it("rejections, type errors, exceptions and timeouts are isError results with the CLI's messages", async () => {
