@@ -353,11 +353,19 @@ export class AuditLog {
     }
   }
 
-  /** Signs what is unsigned, then releases the file and its lock. Idempotent. */
+  /**
+   * Signs what is unsigned, then releases the file and its lock, and throws the log's failure if
+   * it has one: one met now, or earlier by a timer's write or signing that no later call saw (a
+   * server whose last call had answered exited 0 with a log missing its end). Idempotent.
+   */
   close(): void {
     if (this.fd === null) return;
     try {
       if (this.failure === null) this.signHead();
+      // Nothing left to write checks nothing: a log cut or written to after its last head is said now.
+      const found = fstatSync(this.fd).size;
+      if (this.failure === null && found !== this.size) throw this.changedUnder(found);
+      this.throwIfFailed();
     } finally {
       this.clearTimer();
       closeSync(this.fd);
