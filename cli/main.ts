@@ -10,6 +10,7 @@ import { interfacePath, packageRoot } from "../runner/paths.js";
 import { SandboxProcess } from "../runner/sandbox-process.js";
 import { readScript } from "./script-source.js";
 import { exitOnStopSignals } from "./stop-signals.js";
+import { writeShown } from "./terminal-output.js";
 import { auditLogFailure, type CommonFlags } from "./usage.js";
 
 const EXIT_CODE_HELP = `
@@ -281,6 +282,27 @@ export function exitCodeAfterOutput(code: number): number {
   return code === EXIT_CODES.ok ? EXIT_CODES.usage : code;
 }
 
+/**
+ * Whether the arguments ask `tacit run` for --json: scanned, not parsed, since the error that
+ * ends tacit may have stopped commander before it parsed them (an unknown flag).
+ */
+function runWantsJson(argv: readonly string[]): boolean {
+  const args = argv.slice(2);
+  const end = args.indexOf("--");
+  const options = end === -1 ? args : args.slice(0, end);
+  return options[0] === "run" && options.includes("--json");
+}
+
+/**
+ * `tacit run --json` refused before it ran anything (a script file it cannot read, an unknown
+ * flag, a config error): one object of the shape of its other results, so that a pipeline
+ * reading JSON gets JSON. The same words are on stderr (commander's own, for a flag).
+ */
+function printUsageErrorAsJson(outcome: "usage" | "audit-log-failed", error: string): void {
+  const result = { stdout: "", error, exitCode: EXIT_CODES[outcome], durationMs: 0, truncated: false, outcome, warnings: [] };
+  writeShown(process.stdout, `${JSON.stringify(result)}\n`);
+}
+
 /** `prestarted`: a sandbox bin/tacit.js started from the raw arguments (see cli/prestart.ts). */
 export async function main(argv: readonly string[], prestarted?: SandboxProcess): Promise<number> {
   watchOutput(process.stdout, "standard output");
@@ -296,18 +318,25 @@ export async function main(argv: readonly string[], prestarted?: SandboxProcess)
     await program.parseAsync(argv as string[]);
     return exitCode;
   } catch (error) {
+    const json = runWantsJson(argv);
     if (error instanceof CommanderError) {
       // --help and --version end here too, successfully; commander has printed the message.
-      return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
+      if (error.exitCode === 0) return EXIT_CODES.ok;
+      if (json) printUsageErrorAsJson("usage", `${error.message} (run tacit --help for usage)`);
+      return EXIT_CODES.usage;
     }
     prestarted?.kill("cancelled", "the command did not run a script");
     const name = error instanceof Error ? error.name : "";
     if (name === "AuditLogError") {
-      process.stderr.write(`tacit: ${auditLogFailure((error as Error).message)}\n`);
+      const said = `tacit: ${auditLogFailure((error as Error).message)}`;
+      process.stderr.write(`${said}\n`);
+      if (json) printUsageErrorAsJson("audit-log-failed", said);
       return EXIT_CODES.usage;
     }
     if (name === "ConfigError" || name === "UsageError" || name === "ApprovalStoreError") {
-      process.stderr.write(`tacit: ${(error as Error).message}\n`);
+      const said = `tacit: ${(error as Error).message}`;
+      process.stderr.write(`${said}\n`);
+      if (json) printUsageErrorAsJson("usage", said);
       return EXIT_CODES.usage;
     }
     process.stderr.write(`tacit: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -1,0 +1,102 @@
+// `tacit run --json` printed nothing on stdout when it refused before running (a script file it
+// cannot read, an unknown flag, a config error, an audit log it cannot open): a pipeline reading
+// JSON got no JSON. It now prints one object of the shape of its other results (stdout "", the
+// error, exitCode 2), with the same words on stderr, and still runs nothing.
+
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli, tempDirWithHome } from "../helpers.js";
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+/** A work directory with a script that would write ran.txt, and a tacit home of its own. */
+function world(): { work: string; dir: string; env: Record<string, string> } {
+  const { dir, env, cleanup } = tempDirWithHome("tacit-json-usage-");
+  cleanups.push(cleanup);
+  const work = path.join(dir, "work");
+  mkdirSync(work);
+  writeFileSync(path.join(work, "script.ts"), 'requestFileSystem(".", (fs) => fs.access("ran.txt").write("ran"));\n');
+  return { work, dir, env };
+}
+
+interface JsonResult {
+  stdout: string;
+  error: string | null;
+  exitCode: number;
+  durationMs: number;
+  truncated: boolean;
+  outcome: string;
+  warnings: string[];
+}
+
+/** Runs tacit with `args` in a fresh world; the one JSON object on stdout, stderr, and whether the script ran. */
+async function refused(args: (w: ReturnType<typeof world>) => string[]): Promise<{ code: number | null; result: JsonResult; stderr: string; ran: boolean }> {
+  const w = world();
+  const { code, stdout, stderr } = await runCli(args(w), { cwd: w.work, env: w.env });
+  const lines = stdout.split("\n").filter((line) => line !== "");
+  expect(lines, `stdout: ${stdout}\nstderr: ${stderr}`).toHaveLength(1);
+  return { code, result: JSON.parse(lines[0]!) as JsonResult, stderr, ran: existsSync(path.join(w.work, "ran.txt")) };
+}
+
+describe("tacit run --json: a usage or config error is one JSON object too", () => {
+  it("a script file that does not exist", async () => {
+    const { code, result, stderr, ran } = await refused(() => ["run", "--json", "missing.ts"]);
+    expect(code).toBe(2);
+    expect(result).toEqual({ stdout: "", error: expect.stringContaining('cannot read the script "missing.ts"'), exitCode: 2, durationMs: 0, truncated: false, outcome: "usage", warnings: [] });
+    expect(result.error).toContain("Pass a .ts file, or - to read the script from standard input");
+    expect(stderr).toBe(`${result.error}\n`);
+    expect(ran).toBe(false);
+  });
+
+  it("an unknown flag (commander's own error, and where to look)", async () => {
+    const { code, result, stderr, ran } = await refused(() => ["run", "--json", "--no-such-flag", "script.ts"]);
+    expect(code).toBe(2);
+    expect(result).toMatchObject({ stdout: "", exitCode: 2, outcome: "usage", truncated: false, warnings: [] });
+    expect(result.error).toBe("error: unknown option '--no-such-flag' (run tacit --help for usage)");
+    expect(stderr).toContain("unknown option '--no-such-flag'");
+    expect(ran).toBe(false);
+  });
+
+  it("a config file that is not JSON", async () => {
+    const { code, result, stderr, ran } = await refused((w) => {
+      writeFileSync(path.join(w.dir, "bad.json"), "{ not json");
+      return ["run", "--json", "--config", path.join(w.dir, "bad.json"), "script.ts"];
+    });
+    expect(code).toBe(2);
+    expect(result).toMatchObject({ stdout: "", exitCode: 2, outcome: "usage" });
+    expect(result.error).toMatch(/^tacit: .*bad\.json.*JSON/);
+    expect(stderr).toBe(`${result.error}\n`);
+    expect(ran).toBe(false);
+  });
+
+  it("an audit log that cannot be opened (a directory)", async () => {
+    const { code, result, stderr, ran } = await refused((w) => {
+      mkdirSync(path.join(w.dir, "a-directory"));
+      return ["run", "--json", "--no-check", "--audit-log", path.join(w.dir, "a-directory"), "script.ts"];
+    });
+    expect(code).toBe(2);
+    expect(result).toMatchObject({ stdout: "", exitCode: 2, outcome: "audit-log-failed" });
+    expect(result.error).toMatch(/^tacit: cannot open the audit log .*a-directory: .*tacit exits 2: it could not write its audit log$/);
+    expect(stderr).toBe(`${result.error}\n`);
+    expect(ran).toBe(false);
+  });
+
+  it("without --json: stderr only, stdout empty, as before", async () => {
+    const w = world();
+    const { code, stdout, stderr } = await runCli(["run", "missing.ts"], { cwd: w.work, env: w.env });
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/^tacit: cannot read the script "missing\.ts"/);
+  });
+
+  it("--json after -- is the script's argument, not tacit's: no JSON", async () => {
+    const w = world();
+    const { code, stdout } = await runCli(["run", "missing.ts", "--", "--json"], { cwd: w.work, env: w.env });
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+  });
+});
