@@ -283,14 +283,28 @@ export function exitCodeAfterOutput(code: number): number {
 }
 
 /**
- * Whether the arguments ask `tacit run` for --json: scanned, not parsed, since the error that
- * ends tacit may have stopped commander before it parsed them (an unknown flag).
+ * Whether the arguments ask `tacit run` for --json, read as commander reads them: not from its
+ * parse, since the error that ends tacit may have stopped commander before it reached --json (a
+ * flag value its parser refused), but along the command's own flags table, so that a flag that
+ * takes a value consumes the next word (`--config --json` names a config file "--json"; scanning
+ * for the word misread it as the flag). Commander takes the command name from the first word
+ * (an unknown flag before it is an error of the program's), reads flags anywhere before `--`,
+ * also after a positional or an unknown flag, and reads `--name=value` as a flag with its value.
  */
-function runWantsJson(argv: readonly string[]): boolean {
-  const args = argv.slice(2);
-  const end = args.indexOf("--");
-  const options = end === -1 ? args : args.slice(0, end);
-  return options[0] === "run" && options.includes("--json");
+function runWantsJson(program: CommandType, argv: readonly string[]): boolean {
+  const [name, ...args] = argv.slice(2);
+  const command = program.commands.find((candidate) => candidate.name() === name);
+  if (command === undefined || name !== "run") return false;
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!;
+    if (arg === "--") return false;
+    const option = command.options.find((candidate) => candidate.long === arg || candidate.short === arg);
+    if (option === undefined) continue;
+    if (option.long === "--json") return true;
+    // A value commander takes whatever it looks like; an optional one only when it is no flag.
+    if (option.required || (option.optional && args[index + 1] !== undefined && !args[index + 1]!.startsWith("-"))) index++;
+  }
+  return false;
 }
 
 /**
@@ -318,7 +332,7 @@ export async function main(argv: readonly string[], prestarted?: SandboxProcess)
     await program.parseAsync(argv as string[]);
     return exitCode;
   } catch (error) {
-    const json = runWantsJson(argv);
+    const json = runWantsJson(program, argv);
     if (error instanceof CommanderError) {
       // --help and --version end here too, successfully; commander has printed the message.
       if (error.exitCode === 0) return EXIT_CODES.ok;

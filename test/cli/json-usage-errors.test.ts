@@ -99,4 +99,30 @@ describe("tacit run --json: a usage or config error is one JSON object too", () 
     expect(code).toBe(2);
     expect(stdout).toBe("");
   });
+
+  it("--json after the script and after an unknown flag is still tacit's (commander reads both)", async () => {
+    for (const args of [["run", "script.ts", "--json", "--no-such-flag"], ["run", "--no-such-flag", "--json", "script.ts"]]) {
+      const { code, result, ran } = await refused(() => args);
+      expect(code).toBe(2);
+      expect(result).toMatchObject({ stdout: "", exitCode: 2, outcome: "usage", error: "error: unknown option '--no-such-flag' (run tacit --help for usage)" });
+      expect(ran).toBe(false);
+    }
+  });
+
+  it("--json after a flag whose value commander refused before it read --json: still JSON", async () => {
+    const { code, result, ran } = await refused(() => ["run", "--exec-timeout-ms", "0", "--json", "script.ts"]);
+    expect(code).toBe(2);
+    expect(result).toMatchObject({ stdout: "", exitCode: 2, outcome: "usage" });
+    expect(result.error).toContain('--exec-timeout-ms takes a positive whole number, got "0"');
+    expect(ran).toBe(false);
+  });
+
+  it("--json as another flag's value is that value, not --json: no JSON (commander reads it as the config file's name)", async () => {
+    const w = world();
+    const { code, stdout, stderr } = await runCli(["run", "--config", "--json", "script.ts"], { cwd: w.work, env: w.env });
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/^tacit: .*--json/);
+    expect(existsSync(path.join(w.work, "ran.txt"))).toBe(false);
+  });
 });
