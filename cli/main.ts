@@ -283,38 +283,46 @@ export function exitCodeAfterOutput(code: number): number {
 }
 
 /**
- * Whether the arguments ask `tacit run` for --json, read as commander reads them: not from its
- * parse, since the error that ends tacit may have stopped commander before it reached --json (a
- * flag value its parser refused), but along the command's own flags table, so that a flag that
- * takes a value consumes the next word (`--config --json` names a config file "--json"; scanning
- * for the word misread it as the flag). Commander takes the command name from the first word
- * (an unknown flag before it is an error of the program's), reads flags anywhere before `--`,
- * also after a positional or an unknown flag, and reads `--name=value` as a flag with its value.
+ * The objects `tacit run --json` and `tacit check --json` print when they refused before running
+ * or checking anything (a script file they cannot read, an unknown flag, a config error, an audit
+ * log run cannot open): each of the shape of the command's other results, so that a pipeline
+ * reading JSON gets JSON. The same words are on stderr (commander's own, for a flag). check's
+ * `errors` lists what it found in the script: nothing, since it did not check it.
  */
-function runWantsJson(program: CommandType, argv: readonly string[]): boolean {
+const USAGE_ERROR_RESULTS = {
+  run: (outcome: "usage" | "audit-log-failed", error: string) => ({ stdout: "", error, exitCode: EXIT_CODES[outcome], durationMs: 0, truncated: false, outcome, warnings: [] }),
+  check: (outcome: "usage" | "audit-log-failed", error: string) => ({ ok: false, errors: [], error, exitCode: EXIT_CODES[outcome], durationMs: 0 }),
+};
+type JsonCommandName = keyof typeof USAGE_ERROR_RESULTS;
+
+/**
+ * The command (run or check) whose --json the arguments ask for, or null, read as commander reads
+ * them: not from its parse, since the error that ends tacit may have stopped commander before it
+ * reached --json (a flag value its parser refused), but along the command's own flags table, so
+ * that a flag that takes a value consumes the next word (`--config --json` names a config file
+ * "--json"; scanning for the word misread it as the flag). Commander takes the command name from
+ * the first word (an unknown flag before it is an error of the program's), reads flags anywhere
+ * before `--`, also after a positional or an unknown flag, and reads `--name=value` as one flag.
+ */
+function jsonCommandOf(program: CommandType, argv: readonly string[]): JsonCommandName | null {
   const [name, ...args] = argv.slice(2);
+  if (name !== "run" && name !== "check") return null;
   const command = program.commands.find((candidate) => candidate.name() === name);
-  if (command === undefined || name !== "run") return false;
+  if (command === undefined) return null;
   for (let index = 0; index < args.length; index++) {
     const arg = args[index]!;
-    if (arg === "--") return false;
+    if (arg === "--") return null;
     const option = command.options.find((candidate) => candidate.long === arg || candidate.short === arg);
     if (option === undefined) continue;
-    if (option.long === "--json") return true;
+    if (option.long === "--json") return name;
     // A value commander takes whatever it looks like; an optional one only when it is no flag.
     if (option.required || (option.optional && args[index + 1] !== undefined && !args[index + 1]!.startsWith("-"))) index++;
   }
-  return false;
+  return null;
 }
 
-/**
- * `tacit run --json` refused before it ran anything (a script file it cannot read, an unknown
- * flag, a config error): one object of the shape of its other results, so that a pipeline
- * reading JSON gets JSON. The same words are on stderr (commander's own, for a flag).
- */
-function printUsageErrorAsJson(outcome: "usage" | "audit-log-failed", error: string): void {
-  const result = { stdout: "", error, exitCode: EXIT_CODES[outcome], durationMs: 0, truncated: false, outcome, warnings: [] };
-  writeShown(process.stdout, `${JSON.stringify(result)}\n`);
+function printUsageErrorAsJson(command: JsonCommandName, outcome: "usage" | "audit-log-failed", error: string): void {
+  writeShown(process.stdout, `${JSON.stringify(USAGE_ERROR_RESULTS[command](outcome, error))}\n`);
 }
 
 /** `prestarted`: a sandbox bin/tacit.js started from the raw arguments (see cli/prestart.ts). */
@@ -332,11 +340,11 @@ export async function main(argv: readonly string[], prestarted?: SandboxProcess)
     await program.parseAsync(argv as string[]);
     return exitCode;
   } catch (error) {
-    const json = runWantsJson(program, argv);
+    const json = jsonCommandOf(program, argv);
     if (error instanceof CommanderError) {
       // --help and --version end here too, successfully; commander has printed the message.
       if (error.exitCode === 0) return EXIT_CODES.ok;
-      if (json) printUsageErrorAsJson("usage", `${error.message} (run tacit --help for usage)`);
+      if (json !== null) printUsageErrorAsJson(json, "usage", `${error.message} (run tacit --help for usage)`);
       return EXIT_CODES.usage;
     }
     prestarted?.kill("cancelled", "the command did not run a script");
@@ -344,13 +352,13 @@ export async function main(argv: readonly string[], prestarted?: SandboxProcess)
     if (name === "AuditLogError") {
       const said = `tacit: ${auditLogFailure((error as Error).message)}`;
       process.stderr.write(`${said}\n`);
-      if (json) printUsageErrorAsJson("audit-log-failed", said);
+      if (json !== null) printUsageErrorAsJson(json, "audit-log-failed", said);
       return EXIT_CODES.usage;
     }
     if (name === "ConfigError" || name === "UsageError" || name === "ApprovalStoreError") {
       const said = `tacit: ${(error as Error).message}`;
       process.stderr.write(`${said}\n`);
-      if (json) printUsageErrorAsJson("usage", said);
+      if (json !== null) printUsageErrorAsJson(json, "usage", said);
       return EXIT_CODES.usage;
     }
     process.stderr.write(`tacit: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -1,7 +1,10 @@
 // `tacit run --json` printed nothing on stdout when it refused before running (a script file it
 // cannot read, an unknown flag, a config error, an audit log it cannot open): a pipeline reading
 // JSON got no JSON. It now prints one object of the shape of its other results (stdout "", the
-// error, exitCode 2), with the same words on stderr, and still runs nothing.
+// error, exitCode 2), with the same words on stderr, and still runs nothing. `tacit check --json`
+// had the same gap; it prints one object of check's own shape (ok, errors, error, exitCode,
+// durationMs). Whether --json was given is read as commander reads the arguments: `--config --json`
+// names a config file "--json".
 
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -33,13 +36,23 @@ interface JsonResult {
   warnings: string[];
 }
 
-/** Runs tacit with `args` in a fresh world; the one JSON object on stdout, stderr, and whether the script ran. */
-async function refused(args: (w: ReturnType<typeof world>) => string[]): Promise<{ code: number | null; result: JsonResult; stderr: string; ran: boolean }> {
+interface CheckJsonResult {
+  ok: boolean;
+  errors: string[];
+  error: string | null;
+  exitCode: number;
+  durationMs: number;
+}
+
+/**
+ * Runs tacit with `args` in a fresh world; the one JSON object on stdout (which must be that one
+ * line and nothing else), stderr, and whether the script ran.
+ */
+async function refused<Result = JsonResult>(args: (w: ReturnType<typeof world>) => string[]): Promise<{ code: number | null; result: Result; stderr: string; ran: boolean }> {
   const w = world();
   const { code, stdout, stderr } = await runCli(args(w), { cwd: w.work, env: w.env });
-  const lines = stdout.split("\n").filter((line) => line !== "");
-  expect(lines, `stdout: ${stdout}\nstderr: ${stderr}`).toHaveLength(1);
-  return { code, result: JSON.parse(lines[0]!) as JsonResult, stderr, ran: existsSync(path.join(w.work, "ran.txt")) };
+  expect(stdout, `stderr: ${stderr}`).toMatch(/^[^\n]+\n$/);
+  return { code, result: JSON.parse(stdout) as Result, stderr, ran: existsSync(path.join(w.work, "ran.txt")) };
 }
 
 describe("tacit run --json: a usage or config error is one JSON object too", () => {
@@ -123,6 +136,61 @@ describe("tacit run --json: a usage or config error is one JSON object too", () 
     expect(code).toBe(2);
     expect(stdout).toBe("");
     expect(stderr).toMatch(/^tacit: .*--json/);
+    expect(existsSync(path.join(w.work, "ran.txt"))).toBe(false);
+  });
+});
+
+describe("tacit check --json: a usage or config error is one JSON object of check's shape", () => {
+  it("a script file that does not exist", async () => {
+    const { code, result, stderr } = await refused<CheckJsonResult>(() => ["check", "--json", "missing.ts"]);
+    expect(code).toBe(2);
+    expect(result).toEqual({ ok: false, errors: [], error: expect.stringContaining('cannot read the script "missing.ts"'), exitCode: 2, durationMs: 0 });
+    expect(result.error).toContain("Pass a .ts file, or - to read the script from standard input");
+    expect(stderr).toBe(`${result.error}\n`);
+  });
+
+  it("an unknown flag (commander's own error, and where to look)", async () => {
+    const { code, result, stderr } = await refused<CheckJsonResult>(() => ["check", "--json", "--no-such-flag", "script.ts"]);
+    expect(code).toBe(2);
+    expect(result).toEqual({ ok: false, errors: [], error: "error: unknown option '--no-such-flag' (run tacit --help for usage)", exitCode: 2, durationMs: 0 });
+    expect(stderr).toContain("error: unknown option '--no-such-flag'");
+  });
+
+  it("a missing script argument", async () => {
+    const { code, result, stderr } = await refused<CheckJsonResult>(() => ["check", "--json"]);
+    expect(code).toBe(2);
+    expect(result).toEqual({ ok: false, errors: [], error: "error: missing required argument 'file' (run tacit --help for usage)", exitCode: 2, durationMs: 0 });
+    expect(stderr).toContain("error: missing required argument 'file'");
+  });
+
+  it("a config file that is not JSON", async () => {
+    const { code, result, stderr } = await refused<CheckJsonResult>((w) => {
+      writeFileSync(path.join(w.dir, "bad.json"), "{ not json");
+      return ["check", "--json", "--config", path.join(w.dir, "bad.json"), "script.ts"];
+    });
+    expect(code).toBe(2);
+    expect(result).toMatchObject({ ok: false, errors: [], exitCode: 2, durationMs: 0 });
+    expect(result.error).toMatch(/^tacit: .*bad\.json.*JSON/);
+    expect(stderr).toBe(`${result.error}\n`);
+  });
+
+  it("--json as the config file's name, after --, or not given: stdout empty, the error on stderr", async () => {
+    for (const args of [["check", "--config", "--json", "script.ts"], ["check", "missing.ts", "--", "--json"], ["check", "missing.ts"]]) {
+      const w = world();
+      const { code, stdout, stderr } = await runCli(args, { cwd: w.work, env: w.env });
+      expect(code, args.join(" ")).toBe(2);
+      expect(stdout, args.join(" ")).toBe("");
+      // tacit's own refusal, or commander's (check takes no arguments after --: too many arguments)
+      expect(stderr, args.join(" ")).toMatch(/^(tacit|error): /);
+    }
+  });
+
+  it("a script that checks: its result as before, one line", async () => {
+    const w = world();
+    const { code, stdout } = await runCli(["check", "--json", "--no-check", "script.ts"], { cwd: w.work, env: w.env });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^[^\n]+\n$/);
+    expect(JSON.parse(stdout)).toEqual({ ok: true, errors: [], error: null, exitCode: 0, durationMs: expect.any(Number) });
     expect(existsSync(path.join(w.work, "ran.txt"))).toBe(false);
   });
 });
