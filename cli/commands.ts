@@ -12,7 +12,7 @@ import { loadConfig } from "./load-config.js";
 import { readScript, type ScriptSource } from "./script-source.js";
 import { warnOnStderr, writeErrorOnStderr, writeShown } from "./terminal-output.js";
 import { INPUT_LIMIT_BYTES, readStdin } from "./stdin.js";
-import type { CommonFlags } from "./usage.js";
+import type { CheckJsonResult, CommonFlags, RunJsonResult } from "./usage.js";
 import { SignalStop } from "./stop-signals.js";
 import { auditLogFailure } from "./usage.js";
 import { monotonicMs } from "../runner/monotonic.js";
@@ -46,7 +46,8 @@ function streamToStdout(): (text: string) => void {
 function printResult(result: EvaluationResult, json: boolean): void {
   if (json) {
     const { stdout, error, exitCode, durationMs, truncated, outcome, warnings } = result;
-    writeShown(process.stdout, JSON.stringify({ stdout, error, exitCode, durationMs, truncated, outcome, warnings }) + "\n");
+    const shown: RunJsonResult = { stdout, error, exitCode, durationMs, truncated, outcome, warnings };
+    writeShown(process.stdout, JSON.stringify(shown) + "\n");
   } else if (result.error) {
     writeErrorOnStderr(result.outcome, result.error);
   }
@@ -123,7 +124,8 @@ export async function checkCommand(target: string, flags: CommonFlags, command: 
   const exitCode = check.ok ? EXIT_CODES.ok : EXIT_CODES.rejected;
   if (flags.json) {
     const error = check.ok ? null : check.errors.join("\n");
-    writeShown(process.stdout, JSON.stringify({ ok: check.ok, errors: check.errors, error, exitCode, durationMs: Math.round(monotonicMs() - started) }) + "\n");
+    const shown: CheckJsonResult = { ok: check.ok, errors: check.errors, error, exitCode, durationMs: Math.round(monotonicMs() - started) };
+    writeShown(process.stdout, JSON.stringify(shown) + "\n");
   } else if (check.ok) {
     if (!config.quiet) writeShown(process.stderr, `${script.displayName}: ok\n`);
   } else {

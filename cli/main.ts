@@ -11,7 +11,7 @@ import { SandboxProcess } from "../runner/sandbox-process.js";
 import { readScript } from "./script-source.js";
 import { exitOnStopSignals } from "./stop-signals.js";
 import { writeShown } from "./terminal-output.js";
-import { auditLogFailure, type CommonFlags } from "./usage.js";
+import { auditLogFailure, type CheckJsonResult, type CommonFlags, type RunJsonResult } from "./usage.js";
 
 const EXIT_CODE_HELP = `
 Exit codes:
@@ -290,8 +290,8 @@ export function exitCodeAfterOutput(code: number): number {
  * `errors` lists what it found in the script: nothing, since it did not check it.
  */
 const USAGE_ERROR_RESULTS = {
-  run: (outcome: "usage" | "audit-log-failed", error: string) => ({ stdout: "", error, exitCode: EXIT_CODES[outcome], durationMs: 0, truncated: false, outcome, warnings: [] }),
-  check: (outcome: "usage" | "audit-log-failed", error: string) => ({ ok: false, errors: [], error, exitCode: EXIT_CODES[outcome], durationMs: 0 }),
+  run: (outcome: "usage" | "audit-log-failed", error: string): RunJsonResult => ({ stdout: "", error, exitCode: EXIT_CODES[outcome], durationMs: 0, truncated: false, outcome, warnings: [] }),
+  check: (outcome: "usage" | "audit-log-failed", error: string): CheckJsonResult => ({ ok: false, errors: [], error, exitCode: EXIT_CODES[outcome], durationMs: 0 }),
 };
 type JsonCommandName = keyof typeof USAGE_ERROR_RESULTS;
 

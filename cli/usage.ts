@@ -1,4 +1,19 @@
-// What the CLI modules share: the flags every script command takes, and usage errors.
+// What the CLI modules share: the flags every script command takes, usage errors, and the
+// objects --json prints.
+
+import type { EvaluationResult } from "../runner/evaluate.js";
+
+/** The object `tacit run --json` prints: one shape for a run and for a refusal before it (cli/main.ts). */
+export type RunJsonResult = Pick<EvaluationResult, "stdout" | "error" | "exitCode" | "durationMs" | "truncated" | "outcome" | "warnings">;
+
+/** The object `tacit check --json` prints: one shape for a check and for a refusal before it (cli/main.ts). */
+export interface CheckJsonResult {
+  ok: boolean;
+  errors: string[];
+  error: string | null;
+  exitCode: number;
+  durationMs: number;
+}
 
 export interface CommonFlags {
   config?: string;
