@@ -7,7 +7,7 @@ import { askedReadGlobs } from "./approval/policy.js";
 import { type Action, type HostFrame, PROTOCOL_VERSION } from "../library/protocol.js";
 import type { RunnerConfig } from "./config.js";
 import { EXIT_CODES, type Outcome } from "./exit-codes.js";
-import { cancelledBecause } from "./stop-reason.js";
+import { cancelledBecause, cancelledExitCode } from "./stop-reason.js";
 import { CapabilityTable } from "./capabilities.js";
 import { PureEvaluator } from "./classified/pure-evaluator.js";
 import { ClassifiedStore } from "./classified/store.js";
@@ -245,6 +245,11 @@ function result(outcome: Outcome, output: OutputBuffer, error: string | null, st
   };
 }
 
+/** An evaluation cancelled with `reason` (its signal's): outcome "cancelled", with a stop signal's exit code when one stopped tacit. */
+function cancelled(reason: unknown, output: OutputBuffer, error: string, startedAt: number, endedAt?: number): EvaluationResult {
+  return { ...result("cancelled", output, error, startedAt, endedAt), exitCode: cancelledExitCode(reason) };
+}
+
 /** Runs one evaluation, logged (when an audit log is configured) from start to end and signed. */
 export async function evaluate(options: EvaluateOptions): Promise<EvaluationResult> {
   const oversight = options.oversight ?? unattendedOversight(options.config, options.cwd ?? process.cwd());
@@ -468,7 +473,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   // next snippet: killed, it cost a rebuild that replays every earlier snippet.
   if (options.signal?.aborted) {
     await unused("cancelled before it ran");
-    return result("threw", output, `cancelled: ${cancelledBecause(options.signal.reason)} before it ran (during its checks); nothing of it ran`, startedAt);
+    return cancelled(options.signal.reason, output, `cancelled: ${cancelledBecause(options.signal.reason)} before it ran (during its checks); nothing of it ran`, startedAt);
   }
   // From here on the evaluation touches what outlives it: a session's sandbox and failure notes.
   const program: HostFrame = live
@@ -619,7 +624,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
       ? result("threw", output, outcome.error.stack || `${outcome.error.name}: ${outcome.error.message}`, startedAt, scriptEndedAt)
       : result("ok", output, null, startedAt, scriptEndedAt);
   }
-  return describeAbnormalEnd(end, config, options.displayName, output, startedAt, scriptEndedAt);
+  return describeAbnormalEnd(end, config, options.displayName, options.signal?.reason, output, startedAt, scriptEndedAt);
 }
 
 /** `work` (a person being asked), with the sandbox watched for running meanwhile (see SandboxProcess.watchIdle). */
@@ -750,6 +755,8 @@ function describeAbnormalEnd(
   end: SandboxEnd,
   config: RunnerConfig,
   displayName: string,
+  /** Why the evaluation's signal was aborted, if it was: a cancellation by a stop signal takes its exit code. */
+  abortReason: unknown,
   output: OutputBuffer,
   startedAt: number,
   endedAt: number,
@@ -784,7 +791,7 @@ function describeAbnormalEnd(
           endedAt,
         );
       case "cancelled":
-        return result("threw", output, `cancelled: ${end.detail}`, startedAt, endedAt);
+        return cancelled(abortReason, output, `cancelled: ${end.detail}`, startedAt, endedAt);
       case "lingered":
         return result(
           "protocol-error",

@@ -4,6 +4,12 @@
 export const EXIT_CODES = {
   ok: 0,
   threw: 1,
+  /**
+   * Stopped before its end: by its caller (an MCP client's cancellation, its session ended), or
+   * tacit stopped by a signal, whose stop's exit code (128 + its number) it takes instead (see
+   * StoppedBySignal.exitCode), as `tacit run` exits with it.
+   */
+  cancelled: 1,
   "protocol-error": 1,
   usage: 2,
   rejected: 3,

@@ -28,6 +28,7 @@ import { randomToken, randomUint32 } from "./random-token.js";
 import type { SandboxProcess } from "./sandbox-process.js";
 import { FailureNotes, SecureSink } from "./secure-sink.js";
 import { lineStarts } from "./source-position.js";
+import { cancelledExitCode } from "./stop-reason.js";
 import type { ParsedProgram } from "./parser.js";
 import { checkedTreeLimit, millions, probeTree, treeLimitText } from "./nesting.js";
 import { SessionParse } from "./session-parse.js";
@@ -248,7 +249,7 @@ export class ReplSession {
       // which cost another rebuild.
       if (extra.signal?.aborted) {
         const error = "cancelled: the snippet was cancelled before it ran (while it waited for its turn in the session); the session is as it was";
-        return { outcome: "threw", exitCode: EXIT_CODES.threw, stdout: "", error, durationMs: 0, truncated: false, warnings: [] };
+        return { outcome: "cancelled", exitCode: cancelledExitCode(extra.signal.reason), stdout: "", error, durationMs: 0, truncated: false, warnings: [] };
       }
       // The checks read the whole program's tree: measured a snippet at a time, bounded in all.
       const probe = extra.unsafeSkipValidation ? null : await probeTree(code);
