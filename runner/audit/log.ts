@@ -344,8 +344,10 @@ export class AuditLog {
       // A head follows at least one line, so the first line's chain is known by now.
       if (firstChain === null) throw new Error("the log's first line is not known");
       // The file's own size: the head is its last line, unless another writer slipped in.
-      const offset = fstatSync(fd).size;
+      const held = fstatSync(fd);
+      const offset = held.size;
       if (offset !== this.size) throw this.changedUnder(offset);
+      if (!sameFile(held, this.path)) throw this.replacedUnder();
       for (log of logs) store.write(anchorRecord({ log, firstChain, seq: this.seq, chain: this.chain, offset, time, publicKey: this.key.publicKeyHex }));
     } catch (error) {
       // Fail closed, as for a write to the log: a log whose heads are not recorded could be cut unseen.
@@ -363,8 +365,9 @@ export class AuditLog {
     try {
       if (this.failure === null) this.signHead();
       // Nothing left to write checks nothing: a log cut or written to after its last head is said now.
-      const found = fstatSync(this.fd).size;
-      if (this.failure === null && found !== this.size) throw this.changedUnder(found);
+      const held = fstatSync(this.fd);
+      if (this.failure === null && held.size !== this.size) throw this.changedUnder(held.size);
+      if (this.failure === null && !sameFile(held, this.path)) throw this.replacedUnder();
       this.throwIfFailed();
     } finally {
       this.clearTimer();
@@ -438,6 +441,28 @@ export class AuditLog {
         `byte ${this.size}): another process wrote to it, such as a tacit with another tacit home (TACIT_HOME), whose lock this one cannot see, ` +
         `so the file no longer holds this tacit's chain alone. Every action that needs the log is refused from now on. Run \`tacit audit verify ${this.path}\` to see ` +
         `what it holds, and give each tacit home an audit log file of its own`,
+    );
+  }
+
+  /**
+   * The failure of a log whose path no longer names the file this writer holds open: one renamed
+   * over it, or it moved away or deleted. The writer's lines went on to the file it holds, which
+   * is not at the path, and the size checks cannot see that. Checked (by a stat of the path) at
+   * each signed head and at close, not at each line.
+   */
+  private replacedUnder(): AuditLogError {
+    let there: string;
+    try {
+      statSync(this.path);
+      there = "another file is there now (one was renamed or linked over it, or a link on its path was changed)";
+    } catch {
+      there = "there is no file there any more (it was moved away or deleted)";
+    }
+    return this.fail(
+      `the audit log ${this.path} was replaced while this tacit was writing it: ${there}, so what this tacit logged since went to ` +
+        `the file it had opened, which is no longer at that path, and the file there does not hold it. Run \`tacit audit verify ${this.path}\` ` +
+        `to see what the file there holds, find the file tacit wrote (if it was moved, where it is now), keep other processes away from ` +
+        `the log's directory (log rotation included: rotate only while tacit is not running), and start tacit again`,
     );
   }
 
