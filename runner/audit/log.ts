@@ -439,7 +439,7 @@ export class AuditLog {
     return this.fail(
       `the audit log ${this.path} ${how} while this tacit was writing it (it ends at byte ${found}, where this tacit's own lines end at ` +
         `byte ${this.size}): another process wrote to it, such as a tacit with another tacit home (TACIT_HOME), whose lock this one cannot see, ` +
-        `so the file no longer holds this tacit's chain alone. Every action that needs the log is refused from now on. Run \`tacit audit verify ${this.path}\` to see ` +
+        `so the file no longer holds this tacit's chain alone. Run \`tacit audit verify ${this.path}\` to see ` +
         `what it holds, and give each tacit home an audit log file of its own`,
     );
   }

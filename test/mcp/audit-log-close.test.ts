@@ -58,6 +58,8 @@ describe("tacit serve: an audit log changed after its last call", () => {
     expect(said, stderr).toHaveLength(1);
     expect(said[0]).toContain(`tacit: the audit log ${log} shrank by`);
     expect(said[0]).toContain("tacit audit verify");
+    // Said as tacit ends: it told of actions "refused from now on", when none were to come.
+    expect(said[0]).not.toContain("refused from now on");
     expect(said[0]).toMatch(new RegExp(`${EXIT_2_SAID}$`));
   }, 60_000);
 
