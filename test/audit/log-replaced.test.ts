@@ -73,6 +73,19 @@ describe("an audit log replaced by rename while tacit writes it", () => {
     saidReplaced(stderr(), log);
   }, 60_000);
 
+  it("tacit serve, moved away after its last call (no file at its path): said at close, exit 2", async () => {
+    const { client, log, stderr, exited } = await serveWithLog();
+    client.send(writeFile(2, "first.txt"));
+    expect((await client.answer(2)).result?.structuredContent?.exitCode, stderr()).toBe(0);
+    renameSync(log, `${log}.moved`);
+    client.child.stdin.end();
+    expect(await exited, stderr()).toBe(2);
+    const said = stderr().split("\n").filter((line) => line.includes("was replaced"));
+    expect(said, stderr()).toHaveLength(1);
+    expect(said[0]).toContain(`tacit: the audit log ${log} was replaced while this tacit was writing it: there is no file there any more`);
+    expect(said[0]).toMatch(new RegExp(`${EXIT_2_SAID}$`));
+  }, 60_000);
+
   it("tacit serve, replaced before a call: the call's signed head finds it, the call is told, exit 2", async () => {
     const { client, work, log, stderr, exited } = await serveWithLog();
     client.send(writeFile(2, "first.txt"));
