@@ -119,7 +119,8 @@ describe("an audit log replaced by rename while tacit writes it", () => {
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
-    // The script is under way once its readInput() request is in the file (the log writes each request before it is answered).
+    // The script is under way once its readInput() request is in the file: the writer batches lines, so it is there by the
+    // timed signed head (5 s) at the latest, which also shows that heads before the replacement find nothing amiss.
     // Whether the script's print then comes before or after a signed head finds the replacement, tacit ends the same way.
     while (!(existsSync(log) && readFileSync(log, "utf8").includes('"ReadInput"')) && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 20));
     replaceByRename(log);
