@@ -13,6 +13,7 @@ import { canonicalJson } from "../../runner/audit/digest.js";
 import { type AuditLine, chainOf, eventHash, headMessage, type HeadEvent, lineText, type LoggedEvent } from "../../runner/audit/line.js";
 import type { VerifyReport } from "../../runner/audit/verify.js";
 import { type CliResult, repoRoot, runCli, tempDirWithHome } from "../helpers.js";
+import { rawClient } from "../mcp/raw-client.js";
 
 /**
  * The layout the tests of real runs share, in a test's directory `dir`: a working directory (the
@@ -183,4 +184,36 @@ export async function verifyJson(file: string, env: Record<string, string>, extr
     throw new Error(`tacit audit verify printed no JSON (exit ${result.code}): ${result.stdout}${result.stderr}`);
   }
   return { result, report };
+}
+
+/** How tacit ends the stderr line of an audit log that failed. */
+export const EXIT_2_SAID = "tacit exits 2: it could not write its audit log";
+
+/** What the tests read of a raw client's answers. */
+export interface ServeAnswer {
+  id?: unknown;
+  result?: { structuredContent?: { exitCode?: number } };
+}
+
+/**
+ * A tacit serve with an audit log beside (not inside) its work directory, its stderr kept, spoken
+ * to by a raw JSON-RPC client (its input can be ended, which the SDK's client does not let a test
+ * do at a chosen moment); `cleanups` gets what ends it.
+ */
+export async function serveWithAuditLog(
+  prefix: string,
+  cleanups: Array<() => void>,
+): Promise<{ client: ReturnType<typeof rawClient<ServeAnswer>>; work: string; log: string; stderr: () => string; exited: Promise<number | null> }> {
+  const { dir, env, cleanup } = tempDirWithHome(prefix);
+  cleanups.push(cleanup);
+  const log = path.join(dir, "audit.jsonl");
+  const work = path.join(dir, "work");
+  mkdirSync(work);
+  const client = rawClient<ServeAnswer>(["--no-check", "--audit-log", log], work, env);
+  cleanups.push(() => client.close());
+  let stderr = "";
+  client.child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => client.child.once("exit", (code) => resolve(code)));
+  await client.initialize();
+  return { client, work, log, stderr: () => stderr, exited };
 }

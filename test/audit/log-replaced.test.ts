@@ -9,14 +9,13 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFil
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { childEnv, tacitBin, tempDirWithHome } from "../helpers.js";
-import { rawClient } from "../mcp/raw-client.js";
+import { EXIT_2_SAID, serveWithAuditLog } from "./fixtures.js";
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
-const EXIT_2_SAID = "tacit exits 2: it could not write its audit log";
 
 /** Puts a copy of the log (as it is now) in its place by rename, as a rotation or another process might: the writer's file is unlinked. */
 function replaceByRename(log: string): void {
@@ -34,25 +33,7 @@ function saidReplaced(stderr: string, log: string): void {
   expect(said[0]).toMatch(new RegExp(`${EXIT_2_SAID}$`));
 }
 
-interface Answer {
-  id?: unknown;
-  result?: { structuredContent?: { exitCode?: number } };
-}
-
-async function serveWithLog(): Promise<{ client: ReturnType<typeof rawClient<Answer>>; work: string; log: string; stderr: () => string; exited: Promise<number | null> }> {
-  const { dir, env, cleanup } = tempDirWithHome("tacit-audit-replaced-");
-  cleanups.push(cleanup);
-  const log = path.join(dir, "audit.jsonl");
-  const work = path.join(dir, "work");
-  mkdirSync(work);
-  const client = rawClient<Answer>(["--no-check", "--audit-log", log], work, env);
-  cleanups.push(() => client.close());
-  let stderr = "";
-  client.child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => client.child.once("exit", (code) => resolve(code)));
-  await client.initialize();
-  return { client, work, log, stderr: () => stderr, exited };
-}
+const serveWithLog = () => serveWithAuditLog("tacit-audit-replaced-", cleanups);
 
 const writeFile = (id: number, name: string) => ({
   jsonrpc: "2.0",

@@ -5,45 +5,27 @@
 // where tacit's own lines end and reports a failure it holds: tacit serve says so on stderr and
 // exits 2, the exit for an audit log that failed.
 
-import { appendFileSync, mkdirSync, readFileSync, statSync, truncateSync } from "node:fs";
-import path from "node:path";
+import { appendFileSync, readFileSync, statSync, truncateSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { tempDirWithHome } from "../helpers.js";
-import { rawClient } from "./raw-client.js";
+import { EXIT_2_SAID, serveWithAuditLog } from "../audit/fixtures.js";
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
-const EXIT_2_SAID = "tacit exits 2: it could not write its audit log";
-
-interface Answer {
-  id?: unknown;
-  result?: { structuredContent?: { exitCode?: number } };
-}
-
 /** Serves with an audit log, runs one call that writes a file (logged and signed before it answers), changes the log with `tamper`, then ends the client's input. */
 async function serveThenTamper(tamper: (log: string) => void): Promise<{ code: number | null; stderr: string; log: string }> {
-  const { dir, env, cleanup } = tempDirWithHome("tacit-audit-close-");
-  cleanups.push(cleanup);
-  const log = path.join(dir, "audit.jsonl");
   // The log outside the allowed roots (the work directory), as it should be.
-  const work = path.join(dir, "work");
-  mkdirSync(work);
-  const client = rawClient<Answer>(["--no-check", "--audit-log", log], work, env);
-  cleanups.push(() => client.close());
-  let stderr = "";
-  client.child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => client.child.once("exit", (code) => resolve(code)));
-  await client.initialize();
+  const { client, log, stderr, exited } = await serveWithAuditLog("tacit-audit-close-", cleanups);
   client.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "execute_typescript", arguments: { code: 'requestFileSystem(".", (fs) => fs.access("done.txt").write("1"));' } } });
-  expect((await client.answer(2)).result?.structuredContent?.exitCode, stderr).toBe(0);
+  expect((await client.answer(2)).result?.structuredContent?.exitCode, stderr()).toBe(0);
   // The call's events and their signed head are in the file by its answer.
   expect(readFileSync(log, "utf8").trimEnd().split("\n").at(-1)).toContain('"type":"head"');
   tamper(log);
   client.child.stdin.end();
-  return { code: await exited, stderr, log };
+  const code = await exited;
+  return { code, stderr: stderr(), log };
 }
 
 describe("tacit serve: an audit log changed after its last call", () => {
