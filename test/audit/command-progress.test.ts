@@ -10,9 +10,9 @@ import { spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { childEnv, connectServe, runCli, tacitBin } from "../helpers.js";
+import { childEnv, connectServe, tacitBin } from "../helpers.js";
 import { commandRunsBelow } from "./ended-steps.js";
-import { auditHome, type Line, readLines, verifyJson, workAndLog } from "./fixtures.js";
+import { auditHome, expectProgressField, expectVerifiedAndShown, type Line, readLines, verifyJson, workAndLog } from "./fixtures.js";
 
 const CANARY = "canary-c0d5e1";
 
@@ -79,27 +79,11 @@ describe("a command's action-result says how far it got", () => {
   });
 
   it("the field is from the fixed vocabulary, on commands' results only; no result holds the script's text", () => {
-    const results = events().filter((event) => event.type === "action-result");
-    for (const event of results) {
-      if (event.commandProgress !== undefined) expect(["not-started", "started", "killed", "exited"]).toContain(event.commandProgress);
-      expect(JSON.stringify(event)).not.toContain(CANARY);
-    }
-    for (const other of events().filter((event) => event.type === "action-requested" && event.kind !== "Exec")) {
-      const result = results.find((event) => event.action === other.action);
-      expect(result).not.toHaveProperty("commandProgress");
-    }
+    expectProgressField(events(), "commandProgress", ["not-started", "started", "killed", "exited"], "Exec", CANARY);
   });
 
   it("the log verifies, and tacit audit show says how far each command got", async () => {
-    const { result, report } = await verifyJson(log, ctx.env);
-    expect(result.code, result.stdout).toBe(0);
-    expect(report.warnings).toEqual([]);
-    const shown = await runCli(["audit", "show", log], { env: ctx.env });
-    expect(shown.code, shown.stderr).toBe(0);
-    const resultLines = shown.stdout.split("\n").filter((line) => line.includes("action-result"));
-    expect(resultLines.some((line) => line.includes("  command killed  "))).toBe(true);
-    expect(resultLines.some((line) => line.includes("  ok  command exited  "))).toBe(true);
-    expect(resultLines.some((line) => line.includes("  failed  command not-started  "))).toBe(true);
+    await expectVerifiedAndShown(log, ctx.env, ["  command killed  ", "  ok  command exited  ", "  failed  command not-started  "]);
   });
 });
 

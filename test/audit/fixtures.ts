@@ -12,6 +12,7 @@ import { AuditLog, type AuditLogOptions } from "../../runner/audit/log.js";
 import { canonicalJson } from "../../runner/audit/digest.js";
 import { type AuditLine, chainOf, eventHash, headMessage, type HeadEvent, lineText, type LoggedEvent } from "../../runner/audit/line.js";
 import type { VerifyReport } from "../../runner/audit/verify.js";
+import { expect } from "vitest";
 import { type CliResult, repoRoot, runCli, tempDirWithHome } from "../helpers.js";
 import { rawClient } from "../mcp/raw-client.js";
 
@@ -216,4 +217,38 @@ export async function serveWithAuditLog(
   const exited = new Promise<number | null>((resolve) => client.child.once("exit", (code) => resolve(code)));
   await client.initialize();
   return { client, work, log, stderr: () => stderr, exited };
+}
+
+/**
+ * A progress field of action results (requestProgress, commandProgress): a name from its
+ * `vocabulary` wherever it is, on no result of an action of another kind than `kind`, and no
+ * result holds `canary` (the script's text).
+ */
+export function expectProgressField(
+  events: ReadonlyArray<Record<string, unknown>>,
+  field: string,
+  vocabulary: readonly string[],
+  kind: string,
+  canary: string,
+): void {
+  const results = events.filter((event) => event.type === "action-result");
+  for (const event of results) {
+    if (event[field] !== undefined) expect(vocabulary).toContain(event[field]);
+    expect(JSON.stringify(event)).not.toContain(canary);
+  }
+  for (const other of events.filter((event) => event.type === "action-requested" && event.kind !== kind)) {
+    const result = results.find((event) => event.evaluation === other.evaluation && event.action === other.action);
+    expect(result).not.toHaveProperty(field);
+  }
+}
+
+/** The log verifies with no warning, and `tacit audit show` has an action-result row holding each of `rows`. */
+export async function expectVerifiedAndShown(log: string, env: Record<string, string>, rows: readonly string[]): Promise<void> {
+  const { result, report } = await verifyJson(log, env);
+  expect(result.code, result.stdout).toBe(0);
+  expect(report.warnings).toEqual([]);
+  const shown = await runCli(["audit", "show", log], { env });
+  expect(shown.code, shown.stderr).toBe(0);
+  const resultLines = shown.stdout.split("\n").filter((line) => line.includes("action-result"));
+  for (const row of rows) expect(resultLines.some((line) => line.includes(row)), row).toBe(true);
 }
