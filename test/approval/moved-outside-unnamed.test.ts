@@ -31,14 +31,22 @@ function worldWithOutsideLink(prefix: string, secretName: string): { world: Worl
 
 const text = (response: Record<string, unknown>): string => (response.content as Array<{ text: string }>).map((c) => c.text).join("");
 
-it("a path moved to lead outside the scope while a person was asked is refused without naming where it leads", async () => {
-  const secretName = `SECRETNAME${crypto.randomUUID().slice(0, 8)}`;
-  const { world, outside, cleanup } = worldWithOutsideLink("tacit-moved-outside-", secretName);
-  const config = world.config([{ action: "fs.write", tier: "always-ask" }], { libraryConfig: { commandPermissions: ["rm", "mv"] } });
+/**
+ * Serves `world` under an always-ask rule on writes, whose other call runs `swap` (with the
+ * commands it names) while the person is asked about a write to docs/prod.conf; gives the
+ * write's answer, its text, the questions asked and what the swap printed.
+ */
+async function writeWhileSwapped(
+  world: World,
+  cleanup: () => void,
+  commands: string[],
+  swap: string,
+): Promise<{ response: Record<string, unknown>; output: string; questions: unknown[]; swapOutput: () => string }> {
+  const config = world.config([{ action: "fs.write", tier: "always-ask" }], { libraryConfig: { commandPermissions: commands } });
   const { client, questions, swapOutput } = await serveSwappingWhileAsked(
     world,
     config,
-    `requestExecPermission(["rm", "mv"], (p) => { print(p.exec("rm", ["-r", "docs"]).exitCode, p.exec("mv", ["ops", "docs"]).exitCode); });\n`,
+    `requestExecPermission(${JSON.stringify(commands)}, (p) => { print(${swap}); });\n`,
   );
   close = async () => {
     await client.close();
@@ -48,7 +56,13 @@ it("a path moved to lead outside the scope while a person was asked is refused w
     name: "execute_typescript",
     arguments: { code: `requestFileSystem(".", (fs) => fs.access("docs/prod.conf").write("attacker\\n"));\n` },
   });
-  const output = text(response);
+  return { response, output: text(response), questions, swapOutput };
+}
+
+it("a path moved to lead outside the scope while a person was asked is refused without naming where it leads", async () => {
+  const secretName = `SECRETNAME${crypto.randomUUID().slice(0, 8)}`;
+  const { world, outside, cleanup } = worldWithOutsideLink("tacit-moved-outside-", secretName);
+  const { response, output, questions, swapOutput } = await writeWhileSwapped(world, cleanup, ["rm", "mv"], 'p.exec("rm", ["-r", "docs"]).exitCode, p.exec("mv", ["ops", "docs"]).exitCode');
   expect(swapOutput()).toContain("0 0");
   expect(questions).toHaveLength(1);
   expect(response.isError).toBe(true);
@@ -62,21 +76,7 @@ it("a path moved to lead outside the scope while a person was asked is refused w
 it("a path moved to lead elsewhere inside the scope while a person was asked is refused naming that place, as inside", async () => {
   const { world, cleanup } = worldWithOutsideLink("tacit-moved-inside-", "unused");
   world.file("deploy/prod.conf", "original\n");
-  const config = world.config([{ action: "fs.write", tier: "always-ask" }], { libraryConfig: { commandPermissions: ["rm", "ln"] } });
-  const { client, swapOutput } = await serveSwappingWhileAsked(
-    world,
-    config,
-    `requestExecPermission(["rm", "ln"], (p) => { print(p.exec("rm", ["-r", "docs"]).exitCode, p.exec("ln", ["-s", "deploy", "docs"]).exitCode); });\n`,
-  );
-  close = async () => {
-    await client.close();
-    cleanup();
-  };
-  const response = await client.callTool({
-    name: "execute_typescript",
-    arguments: { code: `requestFileSystem(".", (fs) => fs.access("docs/prod.conf").write("attacker\\n"));\n` },
-  });
-  const output = text(response);
+  const { output, swapOutput } = await writeWhileSwapped(world, cleanup, ["rm", "ln"], 'p.exec("rm", ["-r", "docs"]).exitCode, p.exec("ln", ["-s", "deploy", "docs"]).exitCode');
   expect(swapOutput()).toContain("0 0");
   expect(output).toContain(`it now leads elsewhere inside this file system scope, to ${world.at("deploy/prod.conf")}`);
   expect(readFileSync(world.at("deploy/prod.conf"), "utf8")).toBe("original\n");
