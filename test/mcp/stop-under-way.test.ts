@@ -49,17 +49,23 @@ async function neverAnswering(w: ReturnType<typeof world>, args: string[] = []):
 
 const DELETE = 'requestFileSystem(".", (fs) => fs.access("victim.txt").delete());\nprintln("deleted");';
 
+/** Makes `call` (one that deletes victim.txt, asked about), closes the client once the person is asked; the file stays, and every step is ended in the log it gives. */
+async function goneWhileAsked(w: ReturnType<typeof world>, call: (client: Client) => Promise<unknown>): Promise<ReturnType<typeof events>> {
+  const { client, asked } = await neverAnswering(w);
+  const pending = call(client).catch(() => undefined);
+  await asked;
+  await client.close();
+  await pending;
+  expect(existsSync(path.join(w.work, "victim.txt"))).toBe(true);
+  const logged = events(w.log);
+  expectEveryStepEnded(logged);
+  return logged;
+}
+
 describe("tacit serve whose client goes away while a call is under way", () => {
   it("an execute_typescript call waiting for a person's answer: its question is withdrawn and logged, its evaluation's end too; the file stays", async () => {
     const w = world();
-    const { client, asked } = await neverAnswering(w);
-    const call = client.callTool({ name: "execute_typescript", arguments: { code: DELETE } }).catch(() => undefined);
-    await asked;
-    await client.close();
-    await call;
-    expect(existsSync(path.join(w.work, "victim.txt"))).toBe(true);
-    const logged = events(w.log);
-    expectEveryStepEnded(logged);
+    const logged = await goneWhileAsked(w, (client) => client.callTool({ name: "execute_typescript", arguments: { code: DELETE } }));
     const deleteAction = logged.find((event) => event.type === "action-requested" && event.kind === "FsDelete")!;
     expect(logged.find((event) => event.type === "decision" && event.evaluation === deleteAction.evaluation && event.action === deleteAction.action)).toMatchObject({ decision: "deny", via: "withdrawn" });
     const verified = await runCli(["audit", "verify", w.log], { env: w.env });
@@ -67,16 +73,10 @@ describe("tacit serve whose client goes away while a call is under way", () => {
   });
 
   it("a session snippet waiting for a person's answer: the same", async () => {
-    const w = world();
-    const { client, asked } = await neverAnswering(w);
-    const session = await createSession(client);
-    const call = client.callTool({ name: "execute_in_session", arguments: { session_id: session, code: DELETE } }).catch(() => undefined);
-    await asked;
-    await client.close();
-    await call;
-    expect(existsSync(path.join(w.work, "victim.txt"))).toBe(true);
-    const logged = events(w.log);
-    expectEveryStepEnded(logged);
+    const logged = await goneWhileAsked(world(), async (client) => {
+      const session = await createSession(client);
+      return client.callTool({ name: "execute_in_session", arguments: { session_id: session, code: DELETE } });
+    });
     expect(logged.filter((event) => event.type === "decision").map((event) => event.via)).toContain("withdrawn");
     expect(logged.some((event) => event.type === "session-ended")).toBe(true);
   });
