@@ -16,7 +16,7 @@ import { auditLogFailure, type CheckJsonResult, type CommonFlags, type RunJsonRe
 const EXIT_CODE_HELP = `
 Exit codes:
   0    success
-  1    the script threw (or broke the sandbox protocol)
+  1    the script threw (or broke the sandbox protocol), or was cancelled
   2    usage or config error, or tacit could not write its output
        (standard output on a full disk, or the audit log)
   3    rejected before running (validation or type errors)
