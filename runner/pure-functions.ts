@@ -172,15 +172,25 @@ function visibleAs(scope: Scope | null, name: string): Variable | null {
  * to map reached the evaluator without the values it uses, as a function by name did before.
  */
 function constInit(variable: Variable | null): AstNode | null {
+  const declared = soleDeclarator(variable);
+  if (declared === null) return null;
+  const init = declared.declarator.init as AstNode | null | undefined;
+  if (!init) return null;
+  if (declared.kind !== "const" && assignedAgain(variable!)) return null;
+  return unwrapExpression(init);
+}
+
+/**
+ * The declarator (`name = init`) of a variable declared once, by `const`, `let` or `var` of its
+ * name alone, and that declaration's kind; else null. `const { f } = helpers` holds a part of
+ * what it is given, not that, and is no such declarator.
+ */
+function soleDeclarator(variable: Variable | null): { declarator: AstNode; kind: unknown } | null {
   const definition = variable?.defs.length === 1 ? variable.defs[0] : undefined;
   if (definition?.type !== "Variable") return null;
   const declarator = definition.node as unknown as AstNode;
-  // `const { f } = helpers` holds a part of what it is given, not that.
   if ((declarator.id as AstNode).type !== "Identifier") return null;
-  const init = declarator.init as AstNode | null | undefined;
-  if (!init) return null;
-  if ((definition.parent as unknown as AstNode | null)?.kind !== "const" && assignedAgain(variable!)) return null;
-  return unwrapExpression(init);
+  return { declarator, kind: (definition.parent as unknown as AstNode | null)?.kind };
 }
 
 /** Whether a variable is assigned after its declaration; asked once per variable (a `let` passed in 10,000 calls, read 10,000 times). */
@@ -245,12 +255,10 @@ function unanalysableFunction(argument: AstNode, index: ReferenceIndex, depth = 
   }
   if (node.type !== "Identifier" || depth > ALIAS_DEPTH_LIMIT) return null;
   const variable = index.variableOf(node);
-  const definition = variable?.defs.length === 1 ? variable.defs[0] : undefined;
-  if (definition?.type !== "Variable") return null;
-  const declarator = definition.node as unknown as AstNode;
-  // A part of what a destructuring declaration is given (`const { f } = helpers`): left alone, as a parameter is.
-  if ((declarator.id as AstNode).type !== "Identifier") return null;
-  const init = declarator.init as AstNode | null | undefined;
+  // A part of what a destructuring declaration is given (`const { f } = helpers`) is left alone, as a parameter is.
+  const declared = soleDeclarator(variable);
+  if (declared === null) return null;
+  const init = declared.declarator.init as AstNode | null | undefined;
   const name = `\`${node.name as string}\``;
   // `let fn; fn = (v) => v + n;`: what it holds at the call is whatever was assigned last, which
   // the checks do not follow (never assigned, it is undefined, and the call says so at run time).
