@@ -115,15 +115,21 @@ const spun = classify("x").map((value) => {
   return value + "!";
 });
 println(spun);`;
-    // Watched while the snippet runs: under load the evaluator was sometimes ended for its
-    // thread before the snippet's answer came back, and a look after it saw none.
+    // The map starts the evaluator, and the snippet ends a few ms later without waiting for its
+    // value: a watch only while the snippet ran sampled inside that window by chance (traced: the
+    // evaluator appeared at 110 ms, the snippet ended at 116 ms), and the suite's CI runs failed
+    // when it missed. So the watch goes on after the snippet until the evaluator is seen; it
+    // lives at least until it has started and answered its job.
     const evaluators: number[] = [];
-    const watch = setInterval(() => {
+    const look = (): void => {
       for (const pid of pureEvaluators()) if (!before.has(pid) && !evaluators.includes(pid)) evaluators.push(pid);
-    }, 10);
+    };
+    const watch = setInterval(look, 10);
     let first: Awaited<ReturnType<ReplSession["execute"]>>;
     try {
       first = await session.execute(spin, { unsafeSkipValidation: true });
+      look();
+      for (const until = Date.now() + 10_000; evaluators.length === 0 && Date.now() < until; ) await sleep(10);
     } finally {
       clearInterval(watch);
     }
