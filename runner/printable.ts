@@ -43,9 +43,15 @@ const LINE_BREAK = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/;
 /** What may stand before "tacit" at the start of a line and not be seen: spaces, controls, format and combining characters. */
 const UNSEEN_START = /^[\p{Cc}\p{Cf}\p{Z}\p{M}\p{Cs}\p{Co}]*/u;
 
-/** A line that reads as one of tacit's own on its stderr: "tacit: …", "tacit repl: …", in any case or width. */
+/**
+ * A line that reads as one of tacit's own: "tacit: …", "tacit repl: …" on its stderr, and the
+ * bracketed notes of tacit serve's report and of its output ("[tacit: exit 0, 3 ms]", "[tacit:
+ * output cut here: …]", "[tacit] …"), in any case or width. An error class named "[tacit: exit
+ * 0, 3 ms]" put that line, as its first, under the real exit line of serve's report.
+ */
 function readsAsTacits(line: string): boolean {
-  return /^tacit(?: [a-z]+)?:/i.test(line.normalize("NFKC").replace(UNSEEN_START, ""));
+  const shown = line.normalize("NFKC").replace(UNSEEN_START, "");
+  return /^tacit(?: [a-z]+)?:/i.test(shown) || /^\[[\p{Cc}\p{Cf}\p{Z}\p{M}]*tacit\b/iu.test(shown);
 }
 
 /**
