@@ -258,7 +258,7 @@ export class NetworkExecutor {
   private urlCheck(scopeHosts: readonly HostPattern[], permissions: readonly HostPattern[], first: { method: string; url: URL }): UrlCheck {
     const checkUrl = this.policyCheck(scopeHosts, permissions);
     return (url, method, hop, say) => {
-      if (hop === 0) return checkUrl(url, say, (text) => text);
+      if (hop === 0) return checkUrl(url, say, (text) => text, true);
       const asks = this.policy.redirects?.(first, { method, url });
       if (asks) {
         // The pattern the rule matched names the hop's host, which the server chose.
@@ -268,7 +268,7 @@ export class NetworkExecutor {
         );
       }
       try {
-        return checkUrl(url, say, chosen);
+        return checkUrl(url, say, chosen, false);
       } catch (error) {
         if (error instanceof PolicyDenial || error instanceof EffectFailure) {
           error.message = redirectNotFollowed(say, first.url, url, error.message);
@@ -281,12 +281,13 @@ export class NetworkExecutor {
   /**
    * What any URL must pass, the script's or a redirect's: see urlCheck. `quoted` marks a text of
    * the URL as its messages quote it: as it is for the script's, as a server's for a redirect's.
+   * `scriptNamed`: the URL is the script's own (not a redirect's, whose host a server chose).
    */
   private policyCheck(
     scopeHosts: readonly HostPattern[],
     permissions: readonly HostPattern[],
-  ): (url: URL, say: Said, quoted: (text: string) => string | ServerChosen) => { restrictedAllowed: boolean } {
-    return (url, say, quoted) => {
+  ): (url: URL, say: Said, quoted: (text: string) => string | ServerChosen, scriptNamed: boolean) => { restrictedAllowed: boolean } {
+    return (url, say, quoted, scriptNamed) => {
       if (url.protocol !== "http:" && url.protocol !== "https:") {
         throw new PolicyDenial(say`${quoted(url.protocol)} URLs are not supported: only http and https`);
       }
@@ -303,15 +304,25 @@ export class NetworkExecutor {
       }
       // As the URL names it: an IPv6 address in brackets ("::1:8080" read as an address of its own).
       const where = quoted(url.host);
-      if (!scopeHosts.some((pattern) => patternMatches(pattern, url))) {
-        // As exec's says: what to do instead (the refusal named the scope's hosts and stopped there).
-        throw new PolicyDenial(say`${where} is not among the hosts this requestNetwork scope asked for (${scopeHosts.map((p) => p.source).join(", ")}); ask for it in the list`);
-      }
       const permitting = permissions.filter((pattern) => patternMatches(pattern, url));
+      const notPermitted = `not permitted by --network-permissions (${permissions.map((p) => p.source).join(", ")})`;
+      if (!scopeHosts.some((pattern) => patternMatches(pattern, url))) {
+        const scopeHostList = scopeHosts.map((p) => p.source).join(", ");
+        // A host the script named that the allowlists do not permit either: "ask for it in the
+        // list" alone sent it to a requestNetwork that refuses the host. A redirect's host, which
+        // a server chose (from a secret it was sent, maybe), is not judged against the
+        // allowlists here: its refusal reads the same whether they would permit it or not.
+        if (scriptNamed && permitting.length === 0) {
+          throw new PolicyDenial(
+            say`${where} is not among the hosts this requestNetwork scope asked for (${scopeHostList}), and it is ${notPermitted} either: ` +
+              "the operator can add it there (config libraryConfig.networkPermissions), and then the script can ask for it in the list",
+          );
+        }
+        // As exec's says: what to do instead (the refusal named the scope's hosts and stopped there).
+        throw new PolicyDenial(say`${where} is not among the hosts this requestNetwork scope asked for (${scopeHostList}); ask for it in the list`);
+      }
       if (permitting.length === 0) {
-        throw new PolicyDenial(
-          say`${where} is not permitted by --network-permissions (${permissions.map((p) => p.source).join(", ")}); the operator can add it there (config libraryConfig.networkPermissions)`,
-        );
+        throw new PolicyDenial(say`${where} is ${notPermitted}; the operator can add it there (config libraryConfig.networkPermissions)`);
       }
       // Loopback, private and link-local addresses need a literal permission: the operator's,
       // or a person's yes to an address they were shown. A yes to a name (a beyondAllowlist

@@ -3,6 +3,9 @@
 // that stopped at "why": a request to a host outside the hosts its requestNetwork scope asked for
 // ("localhost:1 is not among the hosts this requestNetwork scope asked for (127.0.0.1:1)"), where
 // exec's says "ask for it in the list". The rest are kept here as they are, one line each.
+// That advice was given for a host the operator does not permit as well (localhost:1 under
+// --network-permissions 127.0.0.1:1), which no scope can ask for (requestNetwork refuses it): such
+// a request now says that too, and that the operator can permit it.
 
 import { writeFileSync } from "node:fs";
 import path from "node:path";
@@ -17,7 +20,8 @@ const ATTEMPTS: Record<string, string> = {
   "command not permitted": `requestExecPermission(["rm"], (p) => p.exec("rm", ["x"]))`,
   "command outside its scope": `requestExecPermission(["echo"], (p) => p.exec("ls"))`,
   "host not permitted": `requestNetwork(["evil.example"], (n) => n.httpGet("http://evil.example/"))`,
-  "host outside its scope": `requestNetwork(["127.0.0.1:1"], (n) => n.httpGet("http://localhost:1/"))`,
+  "host outside its scope": `requestNetwork(["127.0.0.1:1"], (n) => n.httpGet("http://127.0.0.1:2/"))`,
+  "host neither permitted nor in its scope": `requestNetwork(["127.0.0.1:1"], (n) => n.httpGet("http://localhost:1/"))`,
   "chat without a model": `chat("hi")`,
   "capability after its scope": `(() => { let kept: any; requestFileSystem(".", (fs) => { kept = fs; }); return kept.access("a").read(); })()`,
   "input when the script came on stdin": `readInput()`,
@@ -34,8 +38,10 @@ const SAID: Record<string, RegExp> = {
   "classified file read as text": /^SecurityError: .*\/\.env: read refused: the path is classified \(it holds secrets\)\. Use readClassified\(\)/,
   "command not permitted": /^SecurityError: requestExecPermission: "rm" is not among the permitted commands \(echo, ls\); the operator can add it with --command-permissions/,
   "command outside its scope": /^SecurityError: exec\("ls"\): not among the commands this requestExecPermission scope asked for \(echo\); ask for it in the list$/,
-  "host not permitted": /^SecurityError: requestNetwork: evil\.example is not permitted by --network-permissions \(127\.0\.0\.1:1\); the operator can add it there/,
-  "host outside its scope": /^SecurityError: localhost:1 is not among the hosts this requestNetwork scope asked for \(127\.0\.0\.1:1\); ask for it in the list$/,
+  "host not permitted": /^SecurityError: requestNetwork: evil\.example is not permitted by --network-permissions \(127\.0\.0\.1:1, 127\.0\.0\.1:2\); the operator can add it there/,
+  "host outside its scope": /^SecurityError: 127\.0\.0\.1:2 is not among the hosts this requestNetwork scope asked for \(127\.0\.0\.1:1\); ask for it in the list$/,
+  "host neither permitted nor in its scope":
+    /^SecurityError: localhost:1 is not among the hosts this requestNetwork scope asked for \(127\.0\.0\.1:1\), and it is not permitted by --network-permissions \(127\.0\.0\.1:1, 127\.0\.0\.1:2\) either: the operator can add it there \(config libraryConfig\.networkPermissions\), and then the script can ask for it in the list$/,
   "chat without a model": /^Error: chat: no model is configured; the operator sets one with --llm-base-url, --llm-api-key and --llm-model/,
   "capability after its scope": /^SecurityError: this capability was used outside its requestFileSystem scope: .*Do the work inside the block/,
   "input when the script came on stdin": /^Error: readInput\(\): standard input carried the script itself \(tacit run -\), so there is no piped data\. Save the script to a file and run `tacit run script\.ts` with the data piped in\.$/,
@@ -49,7 +55,7 @@ describe("refusals a script can cause say what, why, and what to do instead (tac
     const made = tempDirWithHome("tacit-refusal-advice-");
     cleanup = made.cleanup;
     writeFileSync(path.join(made.dir, ".env"), "TOKEN=x\n");
-    const run = await runScript(SCRIPT, ["--no-check", "--command-permissions", "echo,ls", "--network-permissions", "127.0.0.1:1"], { cwd: made.dir, env: made.env });
+    const run = await runScript(SCRIPT, ["--no-check", "--command-permissions", "echo,ls", "--network-permissions", "127.0.0.1:1,127.0.0.1:2"], { cwd: made.dir, env: made.env });
     expect(run.code, run.stderr).toBe(0);
     lines = new Map(
       run.stdout
