@@ -6,7 +6,7 @@
 
 import path from "node:path";
 import type { Action } from "../../library/protocol.js";
-import type { AuditEvent, CommandProgress, RequestProgress, Tier } from "../audit/events.js";
+import { actionResultEvent, type AuditEvent, type CommandProgress, type RequestProgress, type ResultExtras, type Tier } from "../audit/events.js";
 import { actionRecord, cutRecorded } from "../audit/action-record.js";
 import { digestOf } from "../audit/digest.js";
 import { PrintedOutput } from "../audit/printed-output.js";
@@ -281,7 +281,6 @@ export class ApprovalGate {
     subject: PathSubject,
   ): Promise<Decision> {
     const requestedAt = Date.now();
-    const requested: AuditEvent = { action: number, evaluation: this.options.evaluation, kind: action.kind, pattern, tier: "allow", type: "action-requested" };
     const started = monotonicMs();
     // Fail closed as for any action: a read whose request cannot be logged is not carried out.
     audit.ready();
@@ -293,7 +292,13 @@ export class ApprovalGate {
       // is logged now, in its place before its decision and result and with the time it was made, where the
       // executor found its path to lead. Refused before it got that far, its path is resolved for naming only.
       const real = context.files.watched() ?? subject.paths()[1] ?? subject.named;
-      this.log(real === subject.named ? requested : { ...requested, realPath: real }, requestedAt);
+      const { evaluation } = this.options;
+      // Built whole, keys in sorted order (see actionResultEvent): a read through a link (macOS's /tmp, say) is no slower to log.
+      const requested: AuditEvent =
+        real === subject.named
+          ? { action: number, evaluation, kind: action.kind, pattern, tier: "allow", type: "action-requested" }
+          : { action: number, evaluation, kind: action.kind, pattern, realPath: real, tier: "allow", type: "action-requested" };
+      this.log(requested, requestedAt);
       decision = await decided;
     } finally {
       context.files.watched();
@@ -316,29 +321,16 @@ export class ApprovalGate {
     const { evaluation } = this.options;
     const secrets = context.hostSecrets;
     // Why it ended without its answer, when for lack of time: its own limit, or the evaluation's, reached while it was under way.
-    const ranOutOfTime = decision.ranOutOfTime ?? context.ranOutOfTime ?? undefined;
+    const ranOutOfTime = decision.ranOutOfTime ?? context.ranOutOfTime;
     // Built when the log writes the line, after the reply has gone to the sandbox.
     this.options.oversight.audit?.append(() => {
       const reply = asReceived(JSON.stringify(decision.ok ? decision.value ?? null : decision.error), secrets);
-      const digest = digestOf(reply);
-      const size = Buffer.byteLength(reply);
-      const ok = decision.ok;
-      // Keys in sorted order, as every event's (see action-record.ts); the optional ones only where they apply.
-      return {
-        action: number,
-        // Names from fixed vocabularies, never text (see CommandProgress, RequestProgress).
-        ...(commandProgress === null ? {} : { commandProgress }),
-        digest,
-        durationMs,
-        evaluation,
-        ok,
-        ...(redirects.length === 0 ? {} : { redirects: redirects.map((hop) => cutRecorded(secrets.scrubText(hop))) }),
-        ...(requestProgress === null ? {} : { requestProgress }),
-        size,
-        // A limit's name and length, never text (see RanOutOfTime).
-        ...(ranOutOfTime === undefined ? {} : { timeLimitMs: ranOutOfTime.ms, timedOut: ranOutOfTime.limit }),
-        type: "action-result",
-      };
+      // Progress names are from fixed vocabularies, and a limit is a name and a length: never text (see events.ts).
+      const extras: ResultExtras | null =
+        commandProgress === null && requestProgress === null && redirects.length === 0 && ranOutOfTime === null
+          ? null
+          : { commandProgress, redirects: redirects.length === 0 ? null : redirects.map((hop) => cutRecorded(secrets.scrubText(hop))), requestProgress, ranOutOfTime };
+      return actionResultEvent(number, digestOf(reply), durationMs, evaluation, decision.ok, Buffer.byteLength(reply), extras);
     });
   }
 
@@ -446,19 +438,12 @@ export class ApprovalGate {
   /** Logs the result of an action refused before it ran (what the sandbox is told), and returns the refusal. */
   private refusedWithoutRunning(number: number, refusal: Refusal, secrets: HostSecrets, unrun: UnrunProgress | null = null): Refusal {
     const reply = asReceived(JSON.stringify(refusal.error), secrets);
-    const { evaluation } = this.options;
-    // Keys in sorted order; a command's says it never started, an HTTP request's that it was not sent.
-    this.log({
-      action: number,
-      ...(unrun === "not-started" ? { commandProgress: unrun } : {}),
-      digest: digestOf(reply),
-      durationMs: 0,
-      evaluation,
-      ok: false,
-      ...(unrun === "not-sent" ? { requestProgress: unrun } : {}),
-      size: Buffer.byteLength(reply),
-      type: "action-result",
-    });
+    // A command's says it never started, an HTTP request's that it was not sent.
+    const extras: ResultExtras | null =
+      unrun === null
+        ? null
+        : { commandProgress: unrun === "not-started" ? unrun : null, redirects: null, requestProgress: unrun === "not-sent" ? unrun : null, ranOutOfTime: null };
+    this.log(actionResultEvent(number, digestOf(reply), 0, this.options.evaluation, false, Buffer.byteLength(reply), extras));
     return refusal;
   }
 

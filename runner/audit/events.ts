@@ -136,3 +136,51 @@ export type AuditEvent =
     }
   | { type: "session-started"; session: string }
   | { type: "session-ended"; session: string; reason: string };
+
+export type ActionResultEvent = Extract<AuditEvent, { type: "action-result" }>;
+
+/** What only some actions' results say; null (none) where it does not apply, and then absent from the event. */
+export interface ResultExtras {
+  commandProgress: CommandProgress | null;
+  /** Each hop as logged (already cut and scrubbed); null for a request that followed none, and for any other action. */
+  redirects: string[] | null;
+  requestProgress: RequestProgress | null;
+  ranOutOfTime: RanOutOfTime | null;
+}
+
+/**
+ * An "action-result" event. Built whole, as an object literal with its keys in sorted order: the
+ * log then makes its canonical JSON natively (digest.ts). With conditional spreads of the optional
+ * fields, a result of one of a loop's reads cost about 1.5 µs more to build cold (as a 1,000-read
+ * run's code stays) than this literal. `extras` null: none applies (a file action, say).
+ */
+export function actionResultEvent(
+  action: number,
+  digest: string,
+  durationMs: number,
+  evaluation: string,
+  ok: boolean,
+  size: number,
+  extras: ResultExtras | null,
+): ActionResultEvent {
+  if (extras === null) return { action, digest, durationMs, evaluation, ok, size, type: "action-result" };
+  // A command's, a request's, or one that ran out of time: rarer, and slower to carry out than to log. Its keys are
+  // added in sorted order all the same, none by a spread (the fast path holds unless it lists redirects, an array).
+  const { commandProgress, redirects, requestProgress, ranOutOfTime } = extras;
+  const event: Partial<ActionResultEvent> = { action };
+  if (commandProgress !== null) event.commandProgress = commandProgress;
+  event.digest = digest;
+  event.durationMs = durationMs;
+  event.evaluation = evaluation;
+  event.ok = ok;
+  if (redirects !== null) event.redirects = redirects;
+  if (requestProgress !== null) event.requestProgress = requestProgress;
+  event.size = size;
+  if (ranOutOfTime !== null) {
+    event.timeLimitMs = ranOutOfTime.ms;
+    event.timedOut = ranOutOfTime.limit;
+  }
+  event.type = "action-result";
+  // Every field the type requires was set above.
+  return event as ActionResultEvent;
+}
