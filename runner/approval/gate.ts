@@ -6,7 +6,7 @@
 
 import path from "node:path";
 import type { Action } from "../../library/protocol.js";
-import { actionResultEvent, type AuditEvent, type CommandProgress, type RequestProgress, type ResultExtras, type Tier } from "../audit/events.js";
+import { actionResultJson, type AuditEvent, type CommandProgress, type EventJson, policyDecisionJson, type RequestProgress, requestedJson, type ResultExtras, type Tier } from "../audit/events.js";
 import { actionRecord, cutRecorded } from "../audit/action-record.js";
 import { digestOf } from "../audit/digest.js";
 import { PrintedOutput } from "../audit/printed-output.js";
@@ -53,7 +53,7 @@ export interface AuditSink {
    * A function is called when the line is made (after the reply is sent): for costly fields. `at`: when it
    * happened (Date.now()), if before now; default now.
    */
-  append(event: AuditEvent | (() => AuditEvent), at?: number): void;
+  append(event: AuditEvent | EventJson | (() => AuditEvent | EventJson), at?: number): void;
   /** Throws what append would now, and leaves room for one more event without writing (see AuditLog.ready). */
   ready(): void;
   /** Writes what was appended to the file (called before an action with an effect). */
@@ -184,8 +184,8 @@ export class ApprovalGate {
     const streamAskedAs = piece !== null && piece.offset > 0 ? this.approvedStreams.get(streamPlace(piece, piece.offset)) : undefined;
     const streamMoved = streamAskedAs === undefined ? null : movedSinceAsked(request, streamAskedAs);
     if (streamAskedAs !== undefined && streamMoved === null) tier = "allow";
-    // Events on the per-action path list their keys in sorted order: the log then makes their
-    // canonical JSON natively (audit/digest.ts). Any order would be correct, only slower.
+    // The events every action logs are written as text by events.ts's encoders; one with a record lists its keys in
+    // sorted order, so that the log makes its canonical JSON natively (audit/digest.ts). Any order would be correct, only slower.
     // A command's or a request's pattern is its shape ("exec rm *", "net GET host"): its record says what it did (see action-record.ts).
     // Made only for a log: a policy without one need not digest every write or resolve every command's directory.
     const record = oversight.audit === null ? null : actionRecord(action, this.options.cwd);
@@ -194,11 +194,11 @@ export class ApprovalGate {
     // link to releases/v2) was logged as "fs.write …/current/app.conf" only: once the link is changed, the log
     // reads as a write somewhere the data never went. (A read of one file that no rule looks at: dispatchUnruledRead.)
     const realPath = oversight.audit === null || request.subject.kind !== "path" ? undefined : request.subject.paths()[1];
-    const requested: AuditEvent =
-      record === null
-        ? { action: number, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" }
-        : { action: number, ...record, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" };
-    this.log(realPath === undefined ? requested : { ...requested, realPath });
+    if (record === null) this.log(requestedJson(number, evaluation, action.kind, request.pattern, realPath ?? null, tier));
+    else {
+      const requested: AuditEvent = { action: number, ...record, evaluation, kind: action.kind, pattern: request.pattern, tier, type: "action-requested" };
+      this.log(realPath === undefined ? requested : { ...requested, realPath });
+    }
     if (streamMoved !== null) {
       this.approvedStreams.delete(streamPlace(piece!, piece!.offset));
       const message =
@@ -292,13 +292,7 @@ export class ApprovalGate {
       // is logged now, in its place before its decision and result and with the time it was made, where the
       // executor found its path to lead. Refused before it got that far, its path is resolved for naming only.
       const real = context.files.watched() ?? subject.paths()[1] ?? subject.named;
-      const { evaluation } = this.options;
-      // Built whole, keys in sorted order (see actionResultEvent): a read through a link (macOS's /tmp, say) is no slower to log.
-      const requested: AuditEvent =
-        real === subject.named
-          ? { action: number, evaluation, kind: action.kind, pattern, tier: "allow", type: "action-requested" }
-          : { action: number, evaluation, kind: action.kind, pattern, realPath: real, tier: "allow", type: "action-requested" };
-      this.log(requested, requestedAt);
+      this.log(requestedJson(number, this.options.evaluation, action.kind, pattern, real === subject.named ? null : real, "allow"), requestedAt);
       decision = await decided;
     } finally {
       context.files.watched();
@@ -330,7 +324,7 @@ export class ApprovalGate {
         commandProgress === null && requestProgress === null && redirects.length === 0 && ranOutOfTime === null
           ? null
           : { commandProgress, redirects: redirects.length === 0 ? null : redirects.map((hop) => cutRecorded(secrets.scrubText(hop))), requestProgress, ranOutOfTime };
-      return actionResultEvent(number, digestOf(reply), durationMs, evaluation, decision.ok, Buffer.byteLength(reply), extras);
+      return actionResultJson(number, digestOf(reply), durationMs, evaluation, decision.ok, Buffer.byteLength(reply), extras);
     });
   }
 
@@ -344,7 +338,7 @@ export class ApprovalGate {
     // One the host refused (the sandbox is ended for it) is logged as an action.
     this.logOutput();
     const number = ++this.actions;
-    this.log({ action: number, evaluation: this.options.evaluation, kind: action.kind, pattern: "print", tier: "allow", type: "action-requested" });
+    this.log(requestedJson(number, this.options.evaluation, action.kind, "print", null, "allow"));
     this.logVerdict(number, decision, context.hostSecrets);
     return this.refusedWithoutRunning(number, decision, context.hostSecrets);
   }
@@ -443,7 +437,7 @@ export class ApprovalGate {
       unrun === null
         ? null
         : { commandProgress: unrun === "not-started" ? unrun : null, redirects: null, requestProgress: unrun === "not-sent" ? unrun : null, ranOutOfTime: null };
-    this.log(actionResultEvent(number, digestOf(reply), 0, this.options.evaluation, false, Buffer.byteLength(reply), extras));
+    this.log(actionResultJson(number, digestOf(reply), 0, this.options.evaluation, false, Buffer.byteLength(reply), extras));
     return refusal;
   }
 
@@ -461,7 +455,7 @@ export class ApprovalGate {
 
   /** The policy's decision: "allow", or "deny" with the refusal (`reason`, host secrets masked). */
   private logPolicyDecision(number: number, reason: string | null): void {
-    this.log({ action: number, answer: null, decision: reason === null ? "allow" : "deny", evaluation: this.options.evaluation, reason, type: "decision", via: "policy" });
+    this.log(policyDecisionJson(number, this.options.evaluation, reason));
   }
 
   /**
@@ -489,7 +483,7 @@ export class ApprovalGate {
     return effect;
   }
 
-  private log(event: AuditEvent, at?: number): void {
+  private log(event: AuditEvent | EventJson, at?: number): void {
     this.options.oversight.audit?.append(event, at);
   }
 

@@ -31,7 +31,7 @@ import path from "node:path";
 import { AnchorError, anchorRecord, type AnchorRecord, AnchorStore, anchorsDirFor, logNames, realLogPath } from "./anchor.js";
 import { canonicalJson, sha256Hex } from "./digest.js";
 import { signBytes } from "./ed25519.js";
-import type { AuditEvent } from "./events.js";
+import type { AuditEvent, EventJson } from "./events.js";
 import { FileLock } from "../file-lock.js";
 import { loadOrCreateSigningKey, type SigningKey } from "./keys.js";
 import { chainOf, describeIssues, eventHash, headEventSchema, headMessage, type LoggedEvent, type ParsedLine, parseLine, ZERO_CHAIN } from "./line.js";
@@ -98,7 +98,7 @@ export class AuditLog {
   /** Lines made but not yet written (see flush). */
   private readonly lines = new LineBytes();
   /** Events appended whose lines are not made yet (see append). */
-  private pending: Array<{ event: AuditEvent | (() => AuditEvent); at: number }> = [];
+  private pending: Array<{ event: AuditEvent | EventJson | (() => AuditEvent | EventJson); at: number }> = [];
   private drainScheduled = false;
   private timer: NodeJS.Timeout | null = null;
   /** Set by a failed write or timed signing; every later call reports it. */
@@ -256,11 +256,12 @@ export class AuditLog {
    * Records one event (its time taken now). Its line — canonical JSON, hash, chain — is made
    * later, with others: once BATCH_LINES events are pending, or AUDIT_DRAIN_DELAY_MS after the
    * first of them, and always before flush(), signHead() and close() write; so hashing never
-   * delays a reply to the sandbox. An event may be given as a function (a result's digest,
-   * say), called when the line is made. `at`: when it happened (Date.now()), if before now; the
+   * delays a reply to the sandbox. An event may be given as its canonical JSON (events.ts's
+   * encoders, for the events every action logs), or as a function (a result's digest, say),
+   * called when the line is made. `at`: when it happened (Date.now()), if before now; the
    * caller appends nothing in between, so the times of the lines still follow their order.
    */
-  append(event: AuditEvent | (() => AuditEvent), at: number = Date.now()): void {
+  append(event: AuditEvent | EventJson | (() => AuditEvent | EventJson), at: number = Date.now()): void {
     if (this.fd === null) throw new AuditLogError(`the audit log ${this.path} is closed`);
     this.throwIfFailed();
     this.pending.push({ event, at });
@@ -378,11 +379,12 @@ export class AuditLog {
     }
   }
 
-  private write(event: LoggedEvent, time = new Date().toISOString()): void {
+  /** `event`: as an object, or as its canonical JSON made by an encoder of events.ts. */
+  private write(event: LoggedEvent | EventJson, time = new Date().toISOString()): void {
     if (this.fd === null) throw new AuditLogError(`the audit log ${this.path} is closed`);
     this.throwIfFailed();
     const seq = this.seq + 1;
-    const eventJson = canonicalJson(event);
+    const eventJson = typeof event === "string" ? event : canonicalJson(event);
     const timeJson = time === this.lastTime.text ? this.lastTime.json : JSON.stringify(time);
     // The line (lineText's), its hash and chain (line.ts), made as bytes in the batch (line-bytes.ts).
     let made = this.lines.add(seq, timeJson, eventJson, this.chain);
