@@ -1,6 +1,7 @@
-// `tacit audit verify|show|key`: the audit log's offline tools. Exit codes: 0 the log
-// verified against a trusted key (or was shown whole), 1 problems found or no trusted key to
-// verify against, 2 usage errors (unreadable file, bad key).
+// `tacit audit verify|show|key`: the audit log's offline tools. Exit codes, of verify and show
+// alike (show checks the log as verify does before it shows it): 0 the log verified against a
+// trusted key, 1 problems found or no trusted key to verify against, 2 usage errors
+// (unreadable file, bad key).
 
 import { closeSync, constants, fstatSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { Socket } from "node:net";
@@ -10,7 +11,7 @@ import { anchorForVerify, realLogPath } from "../runner/audit/anchor.js";
 import { writerLockFor } from "../runner/audit/log.js";
 import { FileLock } from "../runner/file-lock.js";
 import { defaultKeyFile, loadOrCreateSigningKey, readPublicKey } from "../runner/audit/keys.js";
-import { showAuditLogFile } from "../runner/audit/show.js";
+import { type ShowFormat, showAuditLogFile, UNVERIFIED_MARK } from "../runner/audit/show.js";
 import { verifyAuditLogFile, type VerifyReport } from "../runner/audit/verify.js";
 import { printable } from "../runner/printable.js";
 import { endAtOnceOnStopSignals } from "./stop-signals.js";
@@ -23,17 +24,29 @@ export interface VerifyFlags {
 }
 
 export function auditVerifyCommand(file: string, flags: VerifyFlags): Promise<number> {
-  return withOpenLog(file, (fd) => verifyOpenLog(file, fd, flags));
+  return withOpenLog(file, (fd) => {
+    const { report, verified } = verifyOpenLog(file, fd, flags.publicKey);
+    if (flags.json) writeShown(process.stdout, JSON.stringify({ file, verified, ...report }, null, 2) + "\n");
+    else writeShown(process.stdout, renderReport(file, report, verified));
+    return verified ? 0 : 1;
+  });
 }
 
-function verifyOpenLog(file: string, fd: number, flags: VerifyFlags): number {
+/** A log checked as `tacit audit verify` checks it; `verified` is what its exit code 0 means. */
+interface Verification {
+  report: VerifyReport;
+  verified: boolean;
+}
+
+/** Checks the log open at `fd` against the key given (`--public-key`) or this machine's; shared by verify and show. */
+function verifyOpenLog(file: string, fd: number, publicKey: string | undefined): Verification {
   let trusted: string | null = null;
   let source: string;
-  if (flags.publicKey !== undefined) {
-    if (!/^[0-9a-fA-F]{64}$/.test(flags.publicKey)) {
-      throw new UsageError(`--public-key takes an Ed25519 public key as 64 hex digits (as printed by \`tacit audit key\`), got "${flags.publicKey}"`);
+  if (publicKey !== undefined) {
+    if (!/^[0-9a-fA-F]{64}$/.test(publicKey)) {
+      throw new UsageError(`--public-key takes an Ed25519 public key as 64 hex digits (as printed by \`tacit audit key\`), got "${publicKey}"`);
     }
-    trusted = flags.publicKey.toLowerCase();
+    trusted = publicKey.toLowerCase();
     source = "the key given with --public-key";
   } else {
     // This machine's key, if it has one: the usual case is verifying a log written here.
@@ -42,7 +55,7 @@ function verifyOpenLog(file: string, fd: number, flags: VerifyFlags): number {
     source = own ? `this machine's key, from ${own.file} (pass --public-key to verify a log from elsewhere)` : "";
   }
   // This machine's record of the last head it signed in this file: what shows a cut after a head.
-  const givenKey = flags.publicKey === undefined ? null : trusted;
+  const givenKey = publicKey === undefined ? null : trusted;
   const report = verifyAuditLogFile(fd, trusted, (firstLine) => anchorForVerify(file, firstLine, givenKey), undefined, liveWriterOf(file));
   if (trusted !== null) report.notes.unshift(`heads were checked against ${source}`);
   else if (report.trust === "first-head") report.notes.unshift(`there is no key in ${defaultKeyFile(false)} and none was given with --public-key`);
@@ -50,10 +63,7 @@ function verifyOpenLog(file: string, fd: number, flags: VerifyFlags): number {
   // Heads checked only against the key in the log's own first head prove nothing about who
   // wrote it: a log rewritten and re-signed with anyone's key passes that. Not "verified".
   // Nor is a log in which nothing is signed (emptied, truncated to 0 bytes): no key vouches for it.
-  const verified = report.ok && report.trust === "given" && report.validHeads > 0;
-  if (flags.json) writeShown(process.stdout, JSON.stringify({ file, verified, ...report }, null, 2) + "\n");
-  else writeShown(process.stdout, renderReport(file, report, verified));
-  return verified ? 0 : 1;
+  return { report, verified: report.ok && report.trust === "given" && report.validHeads > 0 };
 }
 
 /** The tacit process writing the log at `file` now, found by the writer's lock in tacit's home (see log.ts), or null. */
@@ -61,7 +71,8 @@ function liveWriterOf(file: string): number | null {
   return FileLock.holder(writerLockFor(defaultKeyFile(false), realLogPath(file)));
 }
 
-function renderReport(file: string, report: VerifyReport, verified: boolean): string {
+/** `problemsListed`: how many problems to list (show lists a few before the lines; verify all it has). */
+function renderReport(file: string, report: VerifyReport, verified: boolean, problemsListed = Infinity): string {
   const out: string[] = [];
   // Escaped: a file's name is chosen by whoever made it, and a line break in it forged a first line
   // "<log>: verified — …" above the report of a log with problems (reached through a glob).
@@ -81,7 +92,9 @@ function renderReport(file: string, report: VerifyReport, verified: boolean): st
     );
   } else {
     out.push(`${name}: ${report.problems.length} problem${report.problems.length === 1 ? "" : "s"} — ${summary}`);
-    for (const problem of report.problems) out.push(`  line ${problem.line}: ${printable(problem.reason)}`);
+    for (const problem of report.problems.slice(0, problemsListed)) out.push(`  line ${problem.line}: ${printable(problem.reason)}`);
+    const unlisted = report.problems.length - Math.min(report.problems.length, problemsListed);
+    if (unlisted > 0) out.push(`  … ${unlisted} more listed by \`tacit audit verify ${printable(file)}\``);
     // What each problem is, is said above; what a person does about any of them is the same.
     const live = report.liveWriter === null ? "" : `tacit process ${report.liveWriter} is writing this log now: verify it again once that process has ended. For what is reported then: `;
     out.push(
@@ -94,20 +107,49 @@ function renderReport(file: string, report: VerifyReport, verified: boolean): st
   return out.join("\n") + "\n";
 }
 
-export async function auditShowCommand(file: string, flags: { json?: boolean }): Promise<number> {
+export interface ShowFlags {
+  publicKey?: string;
+  json?: boolean;
+}
+
+/** Problems show lists above the lines (each is also marked at its line); verify lists them all. */
+const SHOW_PROBLEMS_LISTED = 20;
+
+/**
+ * Shows the log after checking it as verify does, saying first whether it verified: shown alone,
+ * an edited or forged line read as true. Exit codes as verify's: 0 verified, 1 not.
+ */
+export async function auditShowCommand(file: string, flags: ShowFlags): Promise<number> {
   const output = new ShownOutput(process.stdout);
-  let unreadable = 0;
-  await withOpenLog(file, (fd) =>
-    showAuditLogFile(fd, flags.json ? "json" : "text", {
+  const verified = await withOpenLog(file, async (fd) => {
+    const verification = verifyOpenLog(file, fd, flags.publicKey);
+    const { report } = verification;
+    const coverage = {
+      verifiedThrough: report.verifiedThrough ?? 0,
+      problems: new Map<number, string[]>(),
+    };
+    for (const { line, reason } of report.problems) coverage.problems.set(line, [...(coverage.problems.get(line) ?? []), reason]);
+    const shown: ShowFormat = flags.json
+      ? { format: "json", header: { file, verified: verification.verified, verifiedThrough: report.verifiedThrough, verification: report } }
+      : { format: "text", header: renderReport(file, report, verification.verified, SHOW_PROBLEMS_LISTED) + coverageNote(report, verification.verified) + "\n" };
+    await showAuditLogFile(fd, shown, coverage, {
       write: (text) => output.write(text),
       unreadable: (line, reason) => {
-        unreadable++;
         if (flags.json) process.stderr.write(`tacit: ${printable(file)}: line ${line} left out: ${printable(reason)}\n`);
       },
-    }),
-  );
+    });
+    return verification.verified;
+  });
   await output.flush();
-  return unreadable === 0 ? 0 : 1;
+  return verified ? 0 : 1;
+}
+
+/** What the marks on show's lines mean, said once above them. */
+function coverageNote(report: VerifyReport, verified: boolean): string {
+  if (verified || report.lines === 0) return "";
+  const through = report.verifiedThrough ?? 0;
+  const which = through === 0 ? "no line is verified, so every line is" : `lines 1–${through} are verified; lines ${through + 1}–${report.lines} are not, and each is`;
+  return `  ${which} marked ${UNVERIFIED_MARK.trim()} below: what such a line says may have been edited, forged or never signed (a claim, not a record)\n`;
 }
 
 /**

@@ -213,10 +213,14 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
     });
   audit
     .command("show")
-    .description("print an audit log readably, one line per event (it does not verify it)")
+    .description(
+      "print an audit log readably, one line per event, after checking it as verify does: it says first whether it verified, " +
+        "and marks each line no valid signed head covers (exit 0 verified, 1 not)",
+    )
     .argument("<file>", "the audit log")
-    .option("--json", "print the lines as one JSON array")
-    .action(async (file: string, flags: { json?: boolean }) => {
+    .option("--public-key <hex>", "the Ed25519 public key heads must be signed with (default: this machine's, as `tacit audit key` prints it)")
+    .option("--json", "print one JSON object: the verification's fields, then the lines, each with its line number and whether it is verified")
+    .action(async (file: string, flags: { publicKey?: string; json?: boolean }) => {
       const { auditShowCommand } = await import("./audit.js");
       setExitCode(await auditShowCommand(file, flags));
     });

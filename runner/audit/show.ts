@@ -1,10 +1,14 @@
 // A readable rendering of an audit log: one line per event with its seq, time, type and main
-// fields; heads as "signed through line N". It shows, it does not verify (that is
-// verify.ts). Text from the log is outside data, partly shaped by agent code (paths, command
-// lines), so control characters are escaped before they reach a terminal.
+// fields; heads as "signed through line N". The caller verifies the log first (verify.ts) and
+// gives what that found: a header saying whether it verified, and which lines a valid signed head
+// covers. Lines past those are marked, and a line a problem names has it under it: a person
+// reading an edited or forged log must not see its lines as if they were true. Text from the log
+// is outside data, partly shaped by agent code (paths, command lines), so control characters are
+// escaped before they reach a terminal.
 //
-// --json: a JSON array of the lines as parsed (objects exactly as in the file), one element
-// per line of output, so that jq and friends read it as one document.
+// --json: one JSON object, the verification's fields first, then `lines`: each line as
+// { line, verified, entry } with entry the line as parsed (exactly as in the file), so that jq
+// and friends read it as one document.
 
 import { printable } from "../printable.js";
 import { type ParsedLine, parseLine } from "./line.js";
@@ -17,6 +21,20 @@ export interface ShowSink {
   /** A line that could not be parsed (shown in the text form, left out of the JSON form). */
   unreadable(line: number, reason: string): void;
 }
+
+/** What verifying the log found, as show marks its lines. */
+export interface ShownCoverage {
+  /** Lines 1 to this are covered by a valid signed head with no problem before; 0: none. */
+  verifiedThrough: number;
+  /** The problems verify found, by the line they name. */
+  problems: ReadonlyMap<number, readonly string[]>;
+}
+
+/** How show's text marks a line not covered by a valid signed head; lines that are, start with as many spaces. */
+export const UNVERIFIED_MARK = "UNVERIFIED  ";
+
+/** show's two forms, each with the verification's header: text said before the lines, or the fields of the JSON object. */
+export type ShowFormat = { format: "text"; header: string } | { format: "json"; header: Record<string, unknown> };
 
 /** A line as show reads it: parsed, or why not. */
 type ShownLine = { line: number; parsed: ParsedLine } | { line: number; reason: string };
@@ -39,30 +57,45 @@ function* shownLines(fd: number): Generator<ShownLine, void, undefined> {
  * read whole (its seq column's width was the largest of every seq spread into one call). The
  * text form reads the log twice, first for that width.
  */
-export async function showAuditLogFile(fd: number, format: "text" | "json", sink: ShowSink): Promise<void> {
-  if (format === "json") {
-    let shown = 0;
+export async function showAuditLogFile(fd: number, shown: ShowFormat, coverage: ShownCoverage, sink: ShowSink): Promise<void> {
+  const verified = (line: number) => line <= coverage.verifiedThrough;
+  if (shown.format === "json") {
+    // The header's fields, then "lines": the object closed after the last line is written.
+    const header = JSON.stringify({ ...shown.header, lines: [] }, null, 2);
+    await sink.write(header.slice(0, header.lastIndexOf("[]")) + "[");
+    let count = 0;
     for (const entry of shownLines(fd)) {
       if (!("parsed" in entry)) {
         sink.unreadable(entry.line, entry.reason);
         continue;
       }
-      await sink.write(`${shown++ === 0 ? "[\n" : ",\n"}${JSON.stringify(entry.parsed)}`);
+      const element = JSON.stringify({ line: entry.line, verified: verified(entry.line), entry: entry.parsed });
+      await sink.write(`${count++ === 0 ? "\n    " : ",\n    "}${element}`);
     }
-    await sink.write(shown === 0 ? "[]\n" : "\n]\n");
+    await sink.write(count === 0 ? "]\n}\n" : "\n  ]\n}\n");
     return;
   }
+  await sink.write(shown.header);
   let widest = 0;
-  for (const entry of shownLines(fd)) if ("parsed" in entry) widest = Math.max(widest, entry.parsed.seq);
+  let lines = 0;
+  for (const entry of shownLines(fd)) {
+    lines = entry.line;
+    if ("parsed" in entry) widest = Math.max(widest, entry.parsed.seq);
+  }
   const seqWidth = Math.max(3, String(widest).length);
+  // A log that verified whole has no column of marks; one that did not marks every line it does not vouch for.
+  const marked = coverage.verifiedThrough < lines;
+  const mark = (line: number) => (!marked ? "" : verified(line) ? " ".repeat(UNVERIFIED_MARK.length) : UNVERIFIED_MARK);
+  const under = " ".repeat((marked ? UNVERIFIED_MARK.length : 0) + seqWidth + 2);
   for (const entry of shownLines(fd)) {
     if (!("parsed" in entry)) {
       sink.unreadable(entry.line, entry.reason);
-      await sink.write(`${"!".repeat(seqWidth)}  line ${entry.line} is unreadable: ${printable(entry.reason)}\n`);
-      continue;
+      await sink.write(`${mark(entry.line)}${"!".repeat(seqWidth)}  line ${entry.line} is unreadable: ${printable(entry.reason)}\n`);
+    } else {
+      const { seq, time, event } = entry.parsed;
+      await sink.write(`${mark(entry.line)}${String(seq).padStart(seqWidth)}  ${printable(time)}  ${printable(event.type).padEnd(18)}  ${describe(event)}`.trimEnd() + "\n");
     }
-    const { seq, time, event } = entry.parsed;
-    await sink.write(`${String(seq).padStart(seqWidth)}  ${printable(time)}  ${printable(event.type).padEnd(18)}  ${describe(event)}`.trimEnd() + "\n");
+    for (const reason of coverage.problems.get(entry.line) ?? []) await sink.write(`${under}^ line ${entry.line}: ${printable(reason)}\n`);
   }
 }
 

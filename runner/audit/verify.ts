@@ -35,6 +35,12 @@ export interface VerifyReport {
   lastSignedLine: number | null;
   /** Lines after the last head, which no signature covers. */
   unsignedTail: number;
+  /**
+   * The last line that a valid head signed by the trusted key covers with no problem found at or
+   * before it: lines 1 to it are as they were signed, every line after it is not verified (edited,
+   * forged, or never signed). Null when no line is (no trusted key, or a problem before the first head).
+   */
+  verifiedThrough: number | null;
   /** The key heads were checked against, and where that trust came from. */
   publicKey: string | null;
   trust: "given" | "first-head" | "none";
@@ -93,6 +99,14 @@ class LineChecks {
   unlistedWarnings = 0;
   publicKey: string | null;
   trust: VerifyReport["trust"];
+  /** The lowest line any problem names, listed or not: nothing from there on is verified. */
+  private firstProblemLine = Infinity;
+  /**
+   * Valid heads met while no problem had been found at or before them, in line order. Only those
+   * can end the verified part, and they stop at the first problem, so a forged log of copies of one
+   * valid head line does not fill the heap with them.
+   */
+  private readonly cleanValidHeadLines: number[] = [];
 
   /** `keep`: the most problems listed (the rest are counted); a damaged log of millions of lines must not fill the heap with them. */
   constructor(trustedPublicKeyHex: string | null, private readonly keep = Infinity) {
@@ -101,6 +115,7 @@ class LineChecks {
   }
 
   readonly problem = (line: number, reason: string): void => {
+    if (line < this.firstProblemLine) this.firstProblemLine = line;
     if (this.problems.length < this.keep) this.problems.push({ line, reason });
     else this.unlisted++;
   };
@@ -233,6 +248,7 @@ class LineChecks {
       if (checkHead(entry, this.publicKey, this.trust, this.problem, (line, reason) => this.warn(line, reason))) {
         this.validHeads++;
         this.lastValidHeadLine = line;
+        if (line < this.firstProblemLine) this.cleanValidHeadLines.push(line);
       }
     } else if (parsed.event.type === "resumed-after-unsigned-tail") {
       const resumed = resumedEventSchema.safeParse(parsed.event);
@@ -289,6 +305,12 @@ class LineChecks {
     if (this.unlistedWarnings > 0) this.notes.push(`${plural(this.unlistedWarnings, "more warning")} not listed: only the first ${this.warnings.length} are`);
 
     this.problems.sort((a, b) => a.line - b.line);
+    // A problem found later can name an earlier line (a duplicate's twin, the anchor): the verified
+    // part ends at the last clean head before the first line any problem names.
+    let verifiedThrough: number | null = null;
+    if (this.trust === "given") {
+      for (const head of this.cleanValidHeadLines) if (head < this.firstProblemLine) verifiedThrough = head;
+    }
     return {
       ok: this.problemCount === 0,
       lines: lineCount,
@@ -296,6 +318,7 @@ class LineChecks {
       validHeads: this.validHeads,
       lastSignedLine: this.lastValidHeadLine === null ? null : this.lastValidHeadLine - 1,
       unsignedTail,
+      verifiedThrough,
       publicKey: this.publicKey,
       trust: this.trust,
       problems: this.problems,

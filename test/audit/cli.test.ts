@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { publicKeyOf, toHex } from "../../runner/audit/ed25519.js";
 import { AuditLog } from "../../runner/audit/log.js";
 import { runCli } from "../helpers.js";
-import { auditHome, newPrivateKey, readLines, workAndLog, writeLog } from "./fixtures.js";
+import { auditHome, newPrivateKey, readLines, shownEntries, workAndLog, writeLog } from "./fixtures.js";
 
 describe("tacit audit key", () => {
   let ctx: ReturnType<typeof auditHome>;
@@ -74,7 +74,9 @@ describe("tacit audit show", () => {
   it("prints one readable line per event, heads as what they sign", async () => {
     const result = await runCli(["audit", "show", file], { env: ctx.env });
     expect(result.code, result.stderr).toBe(0);
-    const rows = result.stdout.trimEnd().split("\n");
+    // After what verifying it found (test/audit/show-verifies.test.ts), and a blank line.
+    expect(result.stdout.split("\n")[0]).toBe(`${file}: verified — 11 lines, 1 signed heads (1 valid), signed through line 10`);
+    const rows = result.stdout.slice(result.stdout.indexOf("\n\n") + 2).trimEnd().split("\n");
     expect(rows).toHaveLength(11);
     expect(rows[0]).toMatch(/^ {2}1  \d{4}-\d\d-\d\dT[\d:.]+Z  evaluation-started  eval eval-1  session -  script\.ts  code sha256:\w{12}…  policy sha256:\w{12}…$/);
     expect(rows[1]).toMatch(/ {2}2  .*  action-requested    eval eval-1 #1  FsRead  "fs\.read \/work\/app\/README\.md"  tier allow$/);
@@ -85,11 +87,11 @@ describe("tacit audit show", () => {
     expect(rows[10]).toMatch(/head                signed through line 10 \(key [0-9a-f]{16}…\)$/);
   });
 
-  it("--json prints the lines as one JSON array", async () => {
+  it("--json prints one JSON object: whether it verified, then the lines", async () => {
     const result = await runCli(["audit", "show", file, "--json"], { env: ctx.env });
     expect(result.code).toBe(0);
-    const parsed = JSON.parse(result.stdout) as { seq: number }[];
-    expect(parsed).toEqual(readLines(file));
+    expect(JSON.parse(result.stdout)).toMatchObject({ file, verified: true, verifiedThrough: 11 });
+    expect(shownEntries(result.stdout)).toEqual(readLines(file));
   });
 
   it("escapes control characters that came from agent code", async () => {
@@ -126,6 +128,10 @@ describe("tacit audit show", () => {
     writeFileSync(file, readFileSync(file, "utf8") + "{not json\n");
     const result = await runCli(["audit", "show", file], { env: ctx.env });
     expect(result.code).toBe(1);
-    expect(result.stdout.trimEnd().split("\n").at(-1)).toBe("!!!  line 12 is unreadable: not valid JSON");
+    const rows = result.stdout.trimEnd().split("\n");
+    // The line, then what verifying found there: it is unreadable, and no head signs it.
+    expect(rows.at(-3)).toBe("UNVERIFIED  !!!  line 12 is unreadable: not valid JSON");
+    expect(rows.at(-2)).toBe("                 ^ line 12: unreadable line (not valid JSON): it was edited or corrupted");
+    expect(rows.at(-1)).toMatch(/^ {17}\^ line 12: 1 line after the last signed head at line 11 is not signed: /);
   });
 });

@@ -187,6 +187,11 @@ export async function verifyJson(file: string, env: Record<string, string>, extr
   return { result, report };
 }
 
+/** The lines `tacit audit show --json` printed, each as it is in the file (its `lines`' entries). */
+export function shownEntries<T = Line>(stdout: string): T[] {
+  return (JSON.parse(stdout) as { lines: { entry: T }[] }).lines.map((line) => line.entry);
+}
+
 /** How tacit ends the stderr line of an audit log that failed. */
 export const EXIT_2_SAID = "tacit exits 2: it could not write its audit log";
 

@@ -11,7 +11,7 @@ import { anchorForVerify, anchorsDirFor } from "../../runner/audit/anchor.js";
 import { AuditLog } from "../../runner/audit/log.js";
 import { verifyAuditLog, verifyAuditLogFile, type VerifyReport } from "../../runner/audit/verify.js";
 import { runCli, tacitBin } from "../helpers.js";
-import { auditHome, cleanLog, type Line, publicKeyHex, writeLog, writeVariant } from "./fixtures.js";
+import { auditHome, cleanLog, type Line, publicKeyHex, shownEntries, writeLog, writeVariant } from "./fixtures.js";
 
 /** Heap enough for tacit itself, a small part of the logs below. */
 const SMALL_HEAP = { NODE_OPTIONS: "--max-old-space-size=32" };
@@ -61,14 +61,17 @@ describe("audit logs too large to hold", () => {
   it("shows it, as text and as JSON, in 32 MB of heap", async () => {
     const text = await runCli(["audit", "show", large], { env: { ...ctx.env, ...SMALL_HEAP } });
     expect(text.code, text.stderr).toBe(0);
-    const shown = text.stdout.split("\n");
+    // What verifying it found, a blank line, then the lines.
+    expect(text.stdout.split("\n", 1)[0]).toContain(`${large}: verified — ${LINES} lines`);
+    const shown = text.stdout.slice(text.stdout.indexOf("\n\n") + 2).split("\n");
     expect(shown).toHaveLength(LINES + 1);
     expect(shown[0]).toMatch(/^ {5}1 {2}\S+ {2}evaluation-started {2}eval eval-1 /);
     expect(shown[LINES - 1]).toMatch(new RegExp(`^${LINES} {2}\\S+ {2}head {16}signed through line ${LINES - 1} `));
 
     const json = await runCli(["audit", "show", "--json", large], { env: { ...ctx.env, ...SMALL_HEAP } });
     expect(json.code, json.stderr).toBe(0);
-    const parsed = JSON.parse(json.stdout) as Line[];
+    expect(JSON.parse(json.stdout)).toMatchObject({ verified: true, verifiedThrough: LINES });
+    const parsed = shownEntries(json.stdout);
     expect(parsed).toHaveLength(LINES);
     expect(parsed.map((line) => line.seq)).toEqual(Array.from({ length: LINES }, (_, i) => i + 1));
   }, 60_000);
@@ -101,7 +104,8 @@ describe("audit logs too large to hold", () => {
     expect(result.stdout).toContain("/dev/stdin: verified — 22 lines, 2 signed heads (2 valid)");
     const shown = piped("show");
     expect(shown.status, shown.stderr).toBe(0);
-    expect(shown.stdout.split("\n")).toHaveLength(23);
+    expect(shown.stdout.split("\n", 1)[0]).toBe("/dev/stdin: verified — 22 lines, 2 signed heads (2 valid), signed through line 21");
+    expect(shown.stdout.slice(shown.stdout.indexOf("\n\n") + 2).split("\n")).toHaveLength(23);
     expect(readdirSync(ctx.dir).filter((name) => name.startsWith("tacit-audit-log-"))).toEqual([]);
   });
 });

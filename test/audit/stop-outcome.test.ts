@@ -9,12 +9,13 @@ import { describe, expect, it } from "vitest";
 import { childEnv, runCli, tacitBin, tempDirWithHome } from "../helpers.js";
 import { rawClient } from "../mcp/raw-client.js";
 import { commandRunsBelow } from "./ended-steps.js";
+import { shownEntries } from "./fixtures.js";
 
 /** The evaluation-ended events of the log, read through `tacit audit show --json`. */
 async function loggedEnds(log: string, env: Record<string, string>): Promise<Array<{ outcome?: string; exitCode?: number }>> {
   const shown = await runCli(["audit", "show", "--json", log], { env });
   expect(shown.code, shown.stderr).toBe(0);
-  const lines = JSON.parse(shown.stdout) as Array<{ event: { type: string; outcome?: string; exitCode?: number } }>;
+  const lines = shownEntries<{ event: { type: string; outcome?: string; exitCode?: number } }>(shown.stdout);
   return lines.filter((line) => line.event.type === "evaluation-ended").map((line) => line.event);
 }
 

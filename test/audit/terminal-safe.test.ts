@@ -10,7 +10,7 @@ import { readFileSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { runCli, unchecked } from "../helpers.js";
-import { auditHome, readLines, verifyJson, writeVariant, workAndLog } from "./fixtures.js";
+import { auditHome, readLines, shownEntries, verifyJson, writeVariant, workAndLog } from "./fixtures.js";
 
 const HOSTILE = "\u009b2J\u009d52;c;cm0gLXJmIH4=\u009c\u007f";
 
@@ -93,7 +93,7 @@ it("tacit audit show writes the bidi controls, zero-width and control characters
   // --json: the same values, character for character, as one JSON document.
   const json = await runCli(["audit", "show", "--json", log], { env: ctx.env });
   expect(json.code, json.stderr).toBe(0);
-  const lines = JSON.parse(json.stdout) as { event: Record<string, unknown> }[];
+  const lines = shownEntries<{ event: Record<string, unknown> }>(json.stdout);
   expect(lines.map((line) => line.event.pattern)).toContain(`fs.write ${path.join(realpathSync(work), TROJAN)}`);
   const exec = lines.find((line) => line.event.kind === "Exec")!;
   expect(exec.event.commandLine).toBe(`echo ${JSON.stringify(`a${TROJAN}`)}`);

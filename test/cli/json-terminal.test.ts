@@ -73,7 +73,7 @@ describe("JSON that tacit prints, on a terminal", () => {
 
     const show = await onTerminal(["audit", "show", "--json", log], dir);
     expect(show).not.toMatch(C1);
-    const entries = shownJson(show) as Array<{ event: { type: string; pattern?: string } }>;
+    const entries = (shownJson(show) as { lines: Array<{ entry: { event: { type: string; pattern?: string } } }> }).lines.map((line) => line.entry);
     const requested = entries.find((entry) => entry.event.type === "action-requested" && entry.event.pattern?.startsWith("fs.write"));
     expect(requested?.event.pattern).toBe(`fs.write ${path.join(project, name)}`);
 
