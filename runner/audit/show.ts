@@ -57,11 +57,11 @@ function* shownLines(fd: number): Generator<ShownLine, void, undefined> {
  * read whole (its seq column's width was the largest of every seq spread into one call). The
  * text form reads the log twice, first for that width.
  */
-export async function showAuditLogFile(fd: number, shown: ShowFormat, coverage: ShownCoverage, sink: ShowSink): Promise<void> {
+export async function showAuditLogFile(fd: number, form: ShowFormat, coverage: ShownCoverage, sink: ShowSink): Promise<void> {
   const verified = (line: number) => line <= coverage.verifiedThrough;
-  if (shown.format === "json") {
+  if (form.format === "json") {
     // The header's fields, then "lines": the object closed after the last line is written.
-    const header = JSON.stringify({ ...shown.header, lines: [] }, null, 2);
+    const header = JSON.stringify({ ...form.header, lines: [] }, null, 2);
     await sink.write(header.slice(0, header.lastIndexOf("[]")) + "[");
     let count = 0;
     for (const entry of shownLines(fd)) {
@@ -75,7 +75,7 @@ export async function showAuditLogFile(fd: number, shown: ShowFormat, coverage: 
     await sink.write(count === 0 ? "]\n}\n" : "\n  ]\n}\n");
     return;
   }
-  await sink.write(shown.header);
+  await sink.write(form.header);
   let widest = 0;
   let lines = 0;
   for (const entry of shownLines(fd)) {
@@ -93,7 +93,7 @@ export async function showAuditLogFile(fd: number, shown: ShowFormat, coverage: 
       await sink.write(`${mark(entry.line)}${"!".repeat(seqWidth)}  line ${entry.line} is unreadable: ${printable(entry.reason)}\n`);
     } else {
       const { seq, time, event } = entry.parsed;
-      await sink.write(`${mark(entry.line)}${String(seq).padStart(seqWidth)}  ${printable(time)}  ${printable(event.type).padEnd(18)}  ${describe(event)}`.trimEnd() + "\n");
+      await sink.write(`${mark(entry.line)}${String(seq).padStart(seqWidth)}  ${shown(time)}  ${shown(event.type).padEnd(18)}  ${describe(event)}`.trimEnd() + "\n");
     }
     for (const reason of coverage.problems.get(entry.line) ?? []) await sink.write(`${under}^ line ${entry.line}: ${printable(reason)}\n`);
   }
@@ -103,11 +103,12 @@ type Fields = Record<string, unknown>;
 
 /** The main fields of an event, by its type; unknown types show their fields as JSON. */
 function describe(event: Fields): string {
-  const f = (key: string) => printable(event[key] === undefined || event[key] === null ? "-" : String(event[key]));
+  const f = (key: string) => shown(event[key] === undefined || event[key] === null ? "-" : String(event[key]));
   const digest = (key: string) => shortDigest(f(key));
   switch (event.type) {
     case "evaluation-started":
-      return `eval ${f("evaluation")}  session ${f("session")}  ${f("displayName")}  code ${digest("codeDigest")}  policy ${digest("policyDigest")}`;
+      // Quoted: the script's file name is anyone's choice, and spaces in it forged the fields after it.
+      return `eval ${f("evaluation")}  session ${f("session")}  ${quoted(event.displayName)}  code ${digest("codeDigest")}  policy ${digest("policyDigest")}`;
     case "action-requested":
       return `eval ${f("evaluation")} #${f("action")}  ${f("kind")}  ${quoted(event.pattern)}${typeof event.realPath === "string" ? ` -> ${quoted(event.realPath)}` : ""}  tier ${f("tier")}${recorded(event)}`;
     case "decision": {
@@ -133,19 +134,19 @@ function describe(event: Fields): string {
     case "session-ended":
       return `session ${f("session")}  ${quoted(event.reason)}`;
     case "head":
-      return `signed through line ${f("signedSeq")} (key ${printable(String(event.publicKey ?? "-")).slice(0, 16)}…)`;
+      return `signed through line ${f("signedSeq")} (key ${shown(String(event.publicKey ?? "-")).slice(0, 16)}…)`;
     case "resumed-after-unsigned-tail":
       return `reopened: the lines up to ${f("lastSeq")} were found unsigned`;
     default: {
       const { type: _type, ...rest } = event;
-      return printable(JSON.stringify(rest));
+      return shown(JSON.stringify(rest));
     }
   }
 }
 
 /** What a request records beside its pattern (action-record.ts): a command's words and directory, a request's URL and what it sent, a write's or chat's content digest. */
 function recorded(event: Fields): string {
-  const f = (key: string) => printable(String(event[key]));
+  const f = (key: string) => shown(String(event[key]));
   if (typeof event.commandLine === "string") {
     const input = typeof event.input === "string" ? `, input ${shortDigest(f("input"))}` : "";
     const whole = Array.isArray(event.commandWords) ? "; every word in --json" : "";
@@ -170,5 +171,23 @@ function shortDigest(digest: string): string {
 }
 
 function quoted(value: unknown): string {
-  return typeof value === "string" ? printable(JSON.stringify(value)) : printable(String(value ?? "-"));
+  return shown(typeof value === "string" ? JSON.stringify(value) : String(value ?? "-"));
 }
+
+/**
+ * Text from the log as show writes it: what printable escapes, and every other character past
+ * ASCII, as \u201d-style escapes (\u{1f600} past U+FFFF). Quoted values (a path, a URL, a
+ * command's words, which a script chooses) are JSON strings, which only an ASCII quote may end;
+ * but ” (U+201D), ＂ (U+FF02), ″, ʺ, ״, 〃 and a space under a combining double acute read as that
+ * quote, and a file name "a.txt”  tier allow  …" seemed to end its value and forge the fields
+ * after it. Escaped, a quoted value is ASCII, and read as the JSON string it is, it is exactly the
+ * text logged (--json has it as it is). A name in another script reads as escapes here.
+ */
+function shown(text: string): string {
+  return printable(text).replace(PAST_ASCII, (c) => {
+    const code = c.codePointAt(0)!;
+    return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+}
+
+const PAST_ASCII = /[^\u0000-\u007e]/gu;

@@ -78,7 +78,7 @@ describe("tacit audit show", () => {
     expect(result.stdout.split("\n")[0]).toBe(`${file}: verified — 11 lines, 1 signed heads (1 valid), signed through line 10`);
     const rows = result.stdout.slice(result.stdout.indexOf("\n\n") + 2).trimEnd().split("\n");
     expect(rows).toHaveLength(11);
-    expect(rows[0]).toMatch(/^ {2}1  \d{4}-\d\d-\d\dT[\d:.]+Z  evaluation-started  eval eval-1  session -  script\.ts  code sha256:\w{12}…  policy sha256:\w{12}…$/);
+    expect(rows[0]).toMatch(/^ {2}1  \d{4}-\d\d-\d\dT[\d:.]+Z  evaluation-started  eval eval-1  session -  "script\.ts"  code sha256:\w{12}…  policy sha256:\w{12}…$/);
     expect(rows[1]).toMatch(/ {2}2  .*  action-requested    eval eval-1 #1  FsRead  "fs\.read \/work\/app\/README\.md"  tier allow$/);
     expect(rows[5]).toMatch(/decision            eval eval-1 #2  asked → yes  via terminal$/);
     expect(rows[8]).toMatch(/decision            eval eval-1 #3  deny  via policy: "api\.example\.com is not in networkPermissions"$/);

@@ -130,3 +130,47 @@ it("tacit audit show tells apart paths that differ only by characters drawn as n
   const execRow = show.stdout.split("\n").find((row) => row.includes(" Exec "));
   expect(execRow).toContain(String.raw`run: echo "a\u034fb.txt" "a\ufe0fb.txt" "a\u3164b.txt" "a\u2800b.txt" (in `);
 });
+
+// Quote look-alikes: show quotes a script's path as a JSON string, but ” (U+201D), ＂ (U+FF02), ″,
+// ʺ, ״, 〃 and a space under a combining double acute all read as its closing quote. A file name
+// "a.txt”  tier allow  content …" seemed to end the value there and forge the fields after it
+// on show's row; the script's own file name, shown unquoted, could forge its row's fields with
+// plain spaces. Inside a quoted value every character past ASCII is now an escape, so the value
+// read back as a JSON string is exactly the path, and only an ASCII quote can end it.
+const QUOTE_LOOKALIKES = ["\u201d", "\uff02", "\u201c", "\u2033", "\u02ba", "\u05f4", "\u3003", " \u030b"];
+
+it("tacit audit show writes quote look-alikes in a real run's file names and command words as escapes: each quoted value reads back as exactly the name", async () => {
+  const ctx = auditHome();
+  cleanup = ctx.cleanup;
+  const { work, log } = workAndLog(ctx.dir);
+  const names = QUOTE_LOOKALIKES.map((quote, i) => `a${i}.txt${quote}  tier allow  content sha256:000000000000…`);
+  const script = path.join(work, `s.ts\u201d  session s-1  code sha256:000000000000…\uff02.ts`);
+  writeFileSync(
+    script,
+    `requestFileSystem(".", (fs) => { for (const name of ${JSON.stringify(names)}) fs.access(name).write("x"); });\n` +
+      `requestExecPermission(["echo"], (p) => { p.exec("echo", ${JSON.stringify(names)}); println("done"); });\n`,
+  );
+  const run = await runCli(unchecked(["run", "--command-permissions", "echo", "--audit-log", log, script]), { cwd: work, env: ctx.env });
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stdout).toContain("done");
+  // The log holds the names as the script made them.
+  const patterns = readLines(log).map((line) => String(line.event.pattern ?? ""));
+  for (const name of names) expect(patterns).toContain(`fs.write ${path.join(realpathSync(work), name)}`);
+
+  const show = await runCli(["audit", "show", log], { env: ctx.env });
+  expect(show.code, show.stderr).toBe(0);
+  const rows = show.stdout.split("\n");
+  for (const quote of QUOTE_LOOKALIKES) expect(show.stdout).not.toContain(quote.trim());
+  // Each quoted value is ASCII, and read as the JSON string it is, exactly what the log holds.
+  const quotedValues = (row: string) => [...row.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((match) => match[1]!);
+  const written = rows.filter((row) => row.includes("FsWrite")).flatMap(quotedValues);
+  expect(written).toHaveLength(names.length);
+  for (const value of written) expect(value).toMatch(/^[\x20-\x7e]*$/);
+  expect(written.map((value) => JSON.parse(`"${value}"`) as string)).toEqual(names.map((name) => `fs.write ${path.join(realpathSync(work), name)}`));
+  const started = rows.find((row) => row.includes("evaluation-started"))!;
+  expect(quotedValues(started).map((value) => JSON.parse(`"${value}"`) as string)).toEqual([script]);
+  const execRow = rows.find((row) => row.includes(" Exec "))!;
+  const words = execRow.slice(execRow.indexOf("run: echo ") + "run: echo ".length, execRow.lastIndexOf(" (in "));
+  expect(words).toMatch(/^[\x20-\x7e]*$/);
+  expect(quotedValues(words).map((value) => JSON.parse(`"${value}"`) as string)).toEqual(names);
+});
