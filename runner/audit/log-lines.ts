@@ -53,15 +53,25 @@ export function* logLines(fd: number): Generator<LogLine, void, undefined> {
   if (carriedBytes > 0) yield { line: ++line, bytes: tooLong ? null : Buffer.concat(carried), ended: false };
 }
 
-/** The whole file open at `fd`. */
-export function readWhole(fd: number): Buffer {
-  const { size } = fstatSync(fd);
-  const bytes = Buffer.allocUnsafe(size);
+/**
+ * The whole file open at `fd`, read to its end, or null when it holds more than `limitBytes`.
+ * Not in as many bytes as fstat says: a file whose size reads as 0 but that has content
+ * (/proc/self/status, /proc/PID/cmdline) was read as empty, and a log with problems there was
+ * verified as "0 lines … the log is empty", whatever it held.
+ */
+export function readWhole(fd: number, limitBytes: number): Buffer | null {
+  const pieces: Buffer[] = [];
   let read = 0;
-  while (read < size) {
-    const n = readSync(fd, bytes, read, size - read, read);
+  // As large as the file says it is (plus one byte to find its end), if that is within the limit.
+  let piece = Buffer.allocUnsafe(Math.min(fstatSync(fd).size, limitBytes) + 1);
+  for (;;) {
+    const n = readSync(fd, piece, 0, piece.length, read);
     if (n === 0) break;
+    pieces.push(piece.subarray(0, n));
     read += n;
+    if (read > limitBytes) return null;
+    if (n === piece.length) piece = Buffer.allocUnsafe(Math.min(Math.max(READ_CHUNK_BYTES, read), limitBytes + 1 - read));
+    else piece = piece.subarray(n);
   }
-  return bytes.subarray(0, read);
+  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, read);
 }

@@ -586,13 +586,11 @@ export function verifyAuditLogFile(
   held ??= new HeldLines(anchor);
   const report = checks.report(lineCount, complete, entries, anchor, held, liveWriter);
   if (report.ok) return report;
-  const { size } = fstatSync(fd);
-  if (size <= fullDiagnosisLimitBytes) {
-    const bytes = readWhole(fd);
-    return verifyAuditLog(bytes.toString("utf8"), trustedPublicKeyHex, anchor, bytes, liveWriter);
-  }
+  // The size fstat says only spares reading a log it says is too large: a file can hold more than it says (see readWhole).
+  const bytes = fstatSync(fd).size <= fullDiagnosisLimitBytes ? readWhole(fd, fullDiagnosisLimitBytes) : null;
+  if (bytes !== null) return verifyAuditLog(bytes.toString("utf8"), trustedPublicKeyHex, anchor, bytes, liveWriter);
   report.notes.push(
-    `the log is ${mib(size)} MiB, more than the ${mib(fullDiagnosisLimitBytes)} MiB read whole to tell moved, inserted, ` +
+    `the log is more than the ${mib(fullDiagnosisLimitBytes)} MiB read whole to tell moved, inserted, ` +
       `duplicated and deleted lines apart: its problems are listed as reading it from its first line met them`,
   );
   return report;
