@@ -12,6 +12,7 @@ import { writerLockFor } from "../runner/audit/log.js";
 import { FileLock } from "../runner/file-lock.js";
 import { defaultKeyFile, loadOrCreateSigningKey, readPublicKey } from "../runner/audit/keys.js";
 import { type ShowFormat, showAuditLogFile, UNVERIFIED_MARK } from "../runner/audit/show.js";
+import { ReadingDigest } from "../runner/audit/log-lines.js";
 import { verifyAuditLogFile, type VerifyReport } from "../runner/audit/verify.js";
 import { printable } from "../runner/printable.js";
 import { endAtOnceOnStopSignals } from "./stop-signals.js";
@@ -39,7 +40,7 @@ interface Verification {
 }
 
 /** Checks the log open at `fd` against the key given (`--public-key`) or this machine's; shared by verify and show. */
-function verifyOpenLog(file: string, fd: number, publicKey: string | undefined): Verification {
+function verifyOpenLog(file: string, fd: number, publicKey: string | undefined, digest?: ReadingDigest): Verification {
   let trusted: string | null = null;
   let source: string;
   if (publicKey !== undefined) {
@@ -56,7 +57,7 @@ function verifyOpenLog(file: string, fd: number, publicKey: string | undefined):
   }
   // This machine's record of the last head it signed in this file: what shows a cut after a head.
   const givenKey = publicKey === undefined ? null : trusted;
-  const report = verifyAuditLogFile(fd, trusted, (firstLine) => anchorForVerify(file, firstLine, givenKey), undefined, liveWriterOf(file));
+  const report = verifyAuditLogFile(fd, trusted, (firstLine) => anchorForVerify(file, firstLine, givenKey), undefined, liveWriterOf(file), digest);
   if (trusted !== null) report.notes.unshift(`heads were checked against ${source}`);
   else if (report.trust === "first-head") report.notes.unshift(`there is no key in ${defaultKeyFile(false)} and none was given with --public-key`);
 
@@ -122,23 +123,28 @@ const SHOW_PROBLEMS_LISTED = 20;
 export async function auditShowCommand(file: string, flags: ShowFlags): Promise<number> {
   const output = new ShownOutput(process.stdout);
   const verified = await withOpenLog(file, async (fd) => {
-    const verification = verifyOpenLog(file, fd, flags.publicKey);
+    const checked = new ReadingDigest();
+    const verification = verifyOpenLog(file, fd, flags.publicKey, checked);
     const { report } = verification;
     const coverage = {
       verifiedThrough: report.verifiedThrough ?? 0,
+      lines: report.lines,
       problems: new Map<number, string[]>(),
     };
     for (const { line, reason } of report.problems) coverage.problems.set(line, [...(coverage.problems.get(line) ?? []), reason]);
     const shown: ShowFormat = flags.json
       ? { format: "json", header: { file, verified: verification.verified, verifiedThrough: report.verifiedThrough, verification: report } }
       : { format: "text", header: renderReport(file, report, verification.verified, SHOW_PROBLEMS_LISTED) + coverageNote(report, verification.verified) + "\n" };
-    await showAuditLogFile(fd, shown, coverage, {
+    const found = await showAuditLogFile(fd, shown, coverage, checked, {
       write: (text) => output.write(text),
       unreadable: (line, reason) => {
         if (flags.json) process.stderr.write(`tacit: ${printable(file)}: line ${line} left out: ${printable(reason)}\n`);
       },
     });
-    return verification.verified;
+    if (!found.unchanged) {
+      process.stderr.write(`tacit: ${printable(file)} changed between checking it and showing it: what was shown is not what was checked; show it again\n`);
+    }
+    return verification.verified && found.unchanged;
   });
   await output.flush();
   return verified ? 0 : 1;

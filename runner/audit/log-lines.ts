@@ -2,6 +2,7 @@
 // longest line: `tacit audit verify` and `show` read logs of any size this way (a log read
 // whole as one string could not pass 512 MiB, and took several times its size in memory).
 
+import { createHash } from "node:crypto";
 import { fstatSync, readSync } from "node:fs";
 
 /** Longer lines are not tacit's (its longest, a command's words, hold at most 2 Mi characters: 12 MiB escaped): reported, not held. */
@@ -17,8 +18,33 @@ export interface LogLine {
   ended: boolean;
 }
 
-/** Each line of the file open at `fd`, read from its start to its end a chunk at a time. */
-export function* logLines(fd: number): Generator<LogLine, void, undefined> {
+/**
+ * What one reading of the log went through: a digest of its first `upTo` bytes, and how many it
+ * read. show checks the log, then reads it again to show it: a log changed between the two (by
+ * whoever can write it, or a file of /proc that differs at each read) was shown under the first
+ * reading's "verified". Comparing the readings tells it.
+ */
+export class ReadingDigest {
+  private readonly hash = createHash("sha256");
+  /** Bytes read, all of them (hashed: up to `upTo`). */
+  bytes = 0;
+
+  constructor(private readonly upTo = Infinity) {}
+
+  update(chunk: Buffer): void {
+    const take = Math.min(chunk.length, this.upTo - this.bytes);
+    if (take > 0) this.hash.update(take === chunk.length ? chunk : chunk.subarray(0, take));
+    this.bytes += chunk.length;
+  }
+
+  /** Whether this reading saw the same first bytes as `first` (a reading made with `upTo` = first's bytes): lines appended after them, as by a tacit still writing the log, do not count. */
+  sameStartAs(first: ReadingDigest): boolean {
+    return this.bytes >= first.bytes && this.hash.copy().digest("hex") === first.hash.copy().digest("hex");
+  }
+}
+
+/** Each line of the file open at `fd`, read from its start to its end a chunk at a time; each chunk read also goes to `digest`. */
+export function* logLines(fd: number, digest?: ReadingDigest): Generator<LogLine, void, undefined> {
   const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
   let carried: Buffer[] = [];
   let carriedBytes = 0;
@@ -28,6 +54,7 @@ export function* logLines(fd: number): Generator<LogLine, void, undefined> {
   for (;;) {
     const n = readSync(fd, chunk, 0, READ_CHUNK_BYTES, position);
     if (n === 0) break;
+    digest?.update(chunk.subarray(0, n));
     position += n;
     let start = 0;
     for (let newline = chunk.indexOf(0x0a, start); newline !== -1 && newline < n; newline = chunk.indexOf(0x0a, start)) {

@@ -12,7 +12,7 @@
 
 import { printable } from "../printable.js";
 import { type ParsedLine, parseLine } from "./line.js";
-import { LOG_LINE_LIMIT_BYTES, logLines } from "./log-lines.js";
+import { LOG_LINE_LIMIT_BYTES, logLines, ReadingDigest } from "./log-lines.js";
 
 /** Where `showAuditLogFile` puts what it shows. */
 export interface ShowSink {
@@ -26,6 +26,8 @@ export interface ShowSink {
 export interface ShownCoverage {
   /** Lines 1 to this are covered by a valid signed head with no problem before; 0: none. */
   verifiedThrough: number;
+  /** Lines the check read: those show shows. */
+  lines: number;
   /** The problems verify found, by the line they name. */
   problems: ReadonlyMap<number, readonly string[]>;
 }
@@ -39,9 +41,9 @@ export type ShowFormat = { format: "text"; header: string } | { format: "json"; 
 /** A line as show reads it: parsed, or why not. */
 type ShownLine = { line: number; parsed: ParsedLine } | { line: number; reason: string };
 
-/** Each line of the log open at `fd`, a line at a time (see log-lines.ts). */
-function* shownLines(fd: number): Generator<ShownLine, void, undefined> {
-  for (const { line, bytes } of logLines(fd)) {
+/** Each line of the log open at `fd`, a line at a time (see log-lines.ts); the bytes read also go to `digest`. */
+function* shownLines(fd: number, digest: ReadingDigest): Generator<ShownLine, void, undefined> {
+  for (const { line, bytes } of logLines(fd, digest)) {
     if (bytes === null) {
       yield { line, reason: `longer than ${LOG_LINE_LIMIT_BYTES / (1024 * 1024)} MiB, which tacit never writes` };
       continue;
@@ -51,20 +53,43 @@ function* shownLines(fd: number): Generator<ShownLine, void, undefined> {
   }
 }
 
+/** What showing found that checking the log had not: whether its lines changed in between, and lines added since. */
+export interface ShowResult {
+  /** The log's first bytes, as many as the check read, were the same when shown. */
+  unchanged: boolean;
+  /** Lines past those checked (a tacit still writing the log): counted, not shown. */
+  linesAdded: number;
+}
+
+const CHANGED_WHILE_SHOWN =
+  "the log changed between checking it and showing it: the lines shown are not the lines checked, and what is said above them " +
+  "does not hold for them. Show it again once nothing writes to it (or show a copy of it)";
+
 /**
- * Shows the log open at `fd`, written to `sink` a line at a time and no faster than it is
- * read: a log of 240,000 lines (100 MB) ended `tacit audit show` with a RangeError when it was
- * read whole (its seq column's width was the largest of every seq spread into one call). The
- * text form reads the log twice, first for that width.
+ * Shows the lines of the log open at `fd` that the check (`checked`, its reading) read, written to
+ * `sink` a line at a time and no faster than they are read: a log of 240,000 lines (100 MB) ended
+ * `tacit audit show` with a RangeError when it was read whole. Their seq column is as wide as the
+ * check's count of lines (a forged seq wider than that only shifts its own row). The reading is
+ * compared with the check's, and what it found said after the lines.
  */
-export async function showAuditLogFile(fd: number, form: ShowFormat, coverage: ShownCoverage, sink: ShowSink): Promise<void> {
+export async function showAuditLogFile(fd: number, form: ShowFormat, coverage: ShownCoverage, checked: ReadingDigest, sink: ShowSink): Promise<ShowResult> {
   const verified = (line: number) => line <= coverage.verifiedThrough;
+  const reading = new ReadingDigest(checked.bytes);
+  let linesAdded = 0;
+  /** The lines the check read; those past them are counted. */
+  const checkedLines = function* (): Generator<ShownLine, void, undefined> {
+    for (const entry of shownLines(fd, reading)) {
+      if (entry.line <= coverage.lines) yield entry;
+      else linesAdded++;
+    }
+  };
+  const result = (): ShowResult => ({ unchanged: reading.sameStartAs(checked), linesAdded });
   if (form.format === "json") {
-    // The header's fields, then "lines": the object closed after the last line is written.
+    // The header's fields, then "lines", then what showing found: the object closed after the last line is written.
     const header = JSON.stringify({ ...form.header, lines: [] }, null, 2);
     await sink.write(header.slice(0, header.lastIndexOf("[]")) + "[");
     let count = 0;
-    for (const entry of shownLines(fd)) {
+    for (const entry of checkedLines()) {
       if (!("parsed" in entry)) {
         sink.unreadable(entry.line, entry.reason);
         continue;
@@ -72,22 +97,18 @@ export async function showAuditLogFile(fd: number, form: ShowFormat, coverage: S
       const element = JSON.stringify({ line: entry.line, verified: verified(entry.line), entry: entry.parsed });
       await sink.write(`${count++ === 0 ? "\n    " : ",\n    "}${element}`);
     }
-    await sink.write(count === 0 ? "]\n}\n" : "\n  ]\n}\n");
-    return;
+    const shown = result();
+    const after = `  "changedWhileShown": ${!shown.unchanged},\n  "linesAdded": ${shown.linesAdded}\n}\n`;
+    await sink.write(`${count === 0 ? "]" : "\n  ]"},\n${after}`);
+    return shown;
   }
   await sink.write(form.header);
-  let widest = 0;
-  let lines = 0;
-  for (const entry of shownLines(fd)) {
-    lines = entry.line;
-    if ("parsed" in entry) widest = Math.max(widest, entry.parsed.seq);
-  }
-  const seqWidth = Math.max(3, String(widest).length);
+  const seqWidth = Math.max(3, String(coverage.lines).length);
   // A log that verified whole has no column of marks; one that did not marks every line it does not vouch for.
-  const marked = coverage.verifiedThrough < lines;
+  const marked = coverage.verifiedThrough < coverage.lines;
   const mark = (line: number) => (!marked ? "" : verified(line) ? " ".repeat(UNVERIFIED_MARK.length) : UNVERIFIED_MARK);
   const under = " ".repeat((marked ? UNVERIFIED_MARK.length : 0) + seqWidth + 2);
-  for (const entry of shownLines(fd)) {
+  for (const entry of checkedLines()) {
     if (!("parsed" in entry)) {
       sink.unreadable(entry.line, entry.reason);
       await sink.write(`${mark(entry.line)}${"!".repeat(seqWidth)}  line ${entry.line} is unreadable: ${printable(entry.reason)}\n`);
@@ -97,6 +118,10 @@ export async function showAuditLogFile(fd: number, form: ShowFormat, coverage: S
     }
     for (const reason of coverage.problems.get(entry.line) ?? []) await sink.write(`${under}^ line ${entry.line}: ${printable(reason)}\n`);
   }
+  const found = result();
+  if (found.linesAdded > 0) await sink.write(`(${found.linesAdded} more line${found.linesAdded === 1 ? " was" : "s were"} written after the log was checked: not shown; show it again)\n`);
+  if (!found.unchanged) await sink.write(`${"!".repeat(seqWidth)}  ${CHANGED_WHILE_SHOWN}\n`);
+  return found;
 }
 
 type Fields = Record<string, unknown>;

@@ -14,7 +14,7 @@ import type { AnchorInput, AnchorRecord } from "./anchor.js";
 import { fromHex } from "./ed25519.js";
 import { verifyBytes } from "./ed25519-verify.js";
 import { canonicalJson } from "./digest.js";
-import { LOG_LINE_LIMIT_BYTES, type LogLine, logLines, readWhole } from "./log-lines.js";
+import { LOG_LINE_LIMIT_BYTES, type LogLine, logLines, type ReadingDigest, readWhole } from "./log-lines.js";
 import { chainOf, describeIssues, eventHashOfJson, headEventSchema, lineText, headMessage, headMessageV1, type ParsedLine, parseLine, rawLineText, resumedEventSchema, ZERO_CHAIN } from "./line.js";
 
 export interface VerifyProblem {
@@ -529,6 +529,8 @@ export function verifyAuditLogFile(
   anchorOf: (firstLine: string) => AnchorInput,
   fullDiagnosisLimitBytes = FULL_DIAGNOSIS_LIMIT_BYTES,
   liveWriter: number | null = null,
+  /** Takes the bytes of the reading a line at a time (what show compares its own reading with). */
+  digest?: ReadingDigest,
 ): VerifyReport {
   const checks = new LineChecks(trustedPublicKeyHex, STREAMED_PROBLEMS_LISTED);
   const { problem } = checks;
@@ -576,7 +578,7 @@ export function verifyAuditLogFile(
     checks.trustFirstHead(entry.parsed.event);
     checks.kind(entry);
   };
-  for (const next of logLines(fd)) {
+  for (const next of logLines(fd, digest)) {
     if (pending !== null) check(pending, false);
     pending = next;
     lineCount = next.line;

@@ -18,6 +18,8 @@ interface ShownJson {
   verifiedThrough: number | null;
   verification: { ok: boolean; problems: { line: number; reason: string }[] };
   lines: { line: number; verified: boolean; entry: Line }[];
+  changedWhileShown: boolean;
+  linesAdded: number;
 }
 
 describe("tacit audit show says whether the log verified", () => {
@@ -55,7 +57,7 @@ describe("tacit audit show says whether the log verified", () => {
 
     const { result: json, shown } = await showJson(log);
     expect(json.code).toBe(0);
-    expect(shown).toMatchObject({ file: log, verified: true, verifiedThrough: lines.length, verification: { ok: true, problems: [] } });
+    expect(shown).toMatchObject({ file: log, verified: true, verifiedThrough: lines.length, verification: { ok: true, problems: [] }, changedWhileShown: false, linesAdded: 0 });
     expect(shown.lines.map((line) => line.entry)).toEqual(lines);
     expect(shown.lines.every((line, index) => line.verified && line.line === index + 1)).toBe(true);
   });
@@ -151,5 +153,21 @@ describe("tacit audit show says whether the log verified", () => {
     } finally {
       elsewhere.cleanup();
     }
+  });
+
+  it("a log that reads differently when shown than when checked: said after the lines, on stderr and in --json (exit 1)", async () => {
+    // Whoever can write a log can change it between show's check and its reading to show it, so
+    // that the lines shown are not those checked. /proc/self/io does so at every reading, without
+    // a race: it counts the bytes tacit has read.
+    const result = await show("/proc/self/io");
+    expect(result.code).toBe(1);
+    expect(result.stdout.trimEnd().split("\n").at(-1)).toBe(
+      "!!!  the log changed between checking it and showing it: the lines shown are not the lines checked, and what is said above them does not hold for them. " +
+        "Show it again once nothing writes to it (or show a copy of it)",
+    );
+    expect(result.stderr).toContain("tacit: /proc/self/io changed between checking it and showing it: what was shown is not what was checked; show it again");
+    const { result: json, shown } = await showJson("/proc/self/io");
+    expect(json.code).toBe(1);
+    expect(shown).toMatchObject({ verified: false, changedWhileShown: true });
   });
 });
