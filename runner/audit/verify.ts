@@ -14,7 +14,7 @@ import type { AnchorInput, AnchorRecord } from "./anchor.js";
 import { fromHex } from "./ed25519.js";
 import { verifyBytes } from "./ed25519-verify.js";
 import { canonicalJson } from "./digest.js";
-import { LOG_LINE_LIMIT_BYTES, type LogLine, logLines, type ReadingDigest, readWhole } from "./log-lines.js";
+import { LOG_LINE_LIMIT_BYTES, type LogLine, logLines, ReadingDigest, readWhole } from "./log-lines.js";
 import { chainOf, describeIssues, eventHashOfJson, headEventSchema, lineText, headMessage, headMessageV1, type ParsedLine, parseLine, rawLineText, resumedEventSchema, ZERO_CHAIN } from "./line.js";
 
 export interface VerifyProblem {
@@ -530,7 +530,7 @@ export function verifyAuditLogFile(
   fullDiagnosisLimitBytes = FULL_DIAGNOSIS_LIMIT_BYTES,
   liveWriter: number | null = null,
   /** Takes the bytes of the reading a line at a time (what show compares its own reading with). */
-  digest?: ReadingDigest,
+  digest: ReadingDigest = new ReadingDigest(),
 ): VerifyReport {
   const checks = new LineChecks(trustedPublicKeyHex, STREAMED_PROBLEMS_LISTED);
   const { problem } = checks;
@@ -590,7 +590,26 @@ export function verifyAuditLogFile(
   if (report.ok) return report;
   // The size fstat says only spares reading a log it says is too large: a file can hold more than it says (see readWhole).
   const bytes = fstatSync(fd).size <= fullDiagnosisLimitBytes ? readWhole(fd, fullDiagnosisLimitBytes) : null;
-  if (bytes !== null) return verifyAuditLog(bytes.toString("utf8"), trustedPublicKeyHex, anchor, bytes, liveWriter);
+  if (bytes !== null) {
+    // The report is of the bytes the first reading had (lines a writer appended since are left to a
+    // later reading), and only if they read the same again: a log changed back between the two
+    // readings, by whoever can write it, had the second reading's "verified" said of the first's
+    // lines, and `show` showed those (it checks its own reading against the first: see ReadingDigest).
+    const again = new ReadingDigest(digest.bytes);
+    again.update(bytes);
+    if (again.sameStartAs(digest)) {
+      const same = bytes.subarray(0, digest.bytes);
+      return verifyAuditLog(same.toString("utf8"), trustedPublicKeyHex, anchor, same, liveWriter);
+    }
+    report.problems.unshift({
+      line: 1,
+      reason:
+        "the log changed while it was read: read again to tell what happened to its lines, it read differently, so nothing in it " +
+        "is verified and its problems are listed as its first reading met them; verify it again once nothing writes to it (or verify a copy)",
+    });
+    report.verifiedThrough = null;
+    return report;
+  }
   report.notes.push(
     `the log is more than the ${mib(fullDiagnosisLimitBytes)} MiB read whole to tell moved, inserted, ` +
       `duplicated and deleted lines apart: its problems are listed as reading it from its first line met them`,
