@@ -142,7 +142,7 @@ export async function auditShowCommand(file: string, flags: ShowFlags): Promise<
       },
     });
     if (!found.unchanged) {
-      process.stderr.write(`tacit: ${printable(file)} changed between checking it and showing it: what was shown is not what was checked; show it again\n`);
+      process.stderr.write(`tacit: ${printable(file)} changed between checking it and showing it: it was shown only as far as it read as when checked; show it again\n`);
     }
     return verification.verified && found.unchanged;
   });

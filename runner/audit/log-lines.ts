@@ -19,31 +19,63 @@ export interface LogLine {
 }
 
 /**
- * What one reading of the log went through: a digest of its first `upTo` bytes, and how many it
- * read. show checks the log, then reads it again to show it: a log changed between the two (by
- * whoever can write it, or a file of /proc that differs at each read) was shown under the first
- * reading's "verified". Comparing the readings tells it.
+ * What one reading of the log went through: the SHA-256 of each block of READ_CHUNK_BYTES it read
+ * (the last one shorter), and how many bytes. show checks the log, then reads it again to show it:
+ * a log changed between the two (by whoever can write it, or a file of /proc that differs at each
+ * read) was shown under the first reading's "verified". A reading made to compare with `first`
+ * checks each block as it is read, before any line of it is given: where it differs, the reading
+ * stops there (`changed`), so no line shown is one the check did not read.
  */
 export class ReadingDigest {
-  private readonly hash = createHash("sha256");
-  /** Bytes read, all of them (hashed: up to `upTo`). */
+  private readonly blocks: Buffer[] = [];
+  private lastBlockBytes = 0;
+  private blockCount = 0;
+  /** Bytes read. */
   bytes = 0;
+  /** A reading compared with `first` met other bytes than it (or fewer): it stopped there. */
+  changed = false;
 
-  constructor(private readonly upTo = Infinity) {}
+  constructor(private readonly first: ReadingDigest | null = null) {}
 
-  update(chunk: Buffer): void {
-    const take = Math.min(chunk.length, this.upTo - this.bytes);
-    if (take > 0) this.hash.update(take === chunk.length ? chunk : chunk.subarray(0, take));
-    this.bytes += chunk.length;
+  /** Takes the reading's next block; false (and `changed`) where it differs from the first reading's. */
+  block(data: Buffer): boolean {
+    const index = this.blockCount++;
+    this.bytes += data.length;
+    const first = this.first;
+    if (first === null) {
+      this.blocks.push(createHash("sha256").update(data).digest());
+      this.lastBlockBytes = data.length;
+      return true;
+    }
+    // Past what the first reading read: lines appended since, as by a tacit still writing the log.
+    if (index >= first.blocks.length) return true;
+    const expected = index === first.blocks.length - 1 ? first.lastBlockBytes : READ_CHUNK_BYTES;
+    if (data.length < expected || !createHash("sha256").update(data.subarray(0, expected)).digest().equals(first.blocks[index]!)) {
+      this.changed = true;
+      return false;
+    }
+    return true;
   }
 
-  /** Whether this reading saw the same first bytes as `first` (a reading made with `upTo` = first's bytes): lines appended after them, as by a tacit still writing the log, do not count. */
-  sameStartAs(first: ReadingDigest): boolean {
-    return this.bytes >= first.bytes && this.hash.copy().digest("hex") === first.hash.copy().digest("hex");
+  /** The reading ended: one that read fewer bytes than the first changed too. */
+  end(): void {
+    if (this.first !== null && this.bytes < this.first.bytes) this.changed = true;
+  }
+
+  /** Whether `bytes` (a whole reading) begins with the bytes the `first` reading read. */
+  static sameStart(first: ReadingDigest, bytes: Buffer): boolean {
+    const again = new ReadingDigest(first);
+    for (let at = 0; at < bytes.length && again.block(bytes.subarray(at, at + READ_CHUNK_BYTES)); at += READ_CHUNK_BYTES);
+    again.end();
+    return !again.changed;
   }
 }
 
-/** Each line of the file open at `fd`, read from its start to its end a chunk at a time; each chunk read also goes to `digest`. */
+/**
+ * Each line of the file open at `fd`, read from its start to its end a block of READ_CHUNK_BYTES at a
+ * time (a read that gives fewer is continued: the blocks are the same whatever the reads give).
+ * Each block goes to `digest`; one that differs from the reading it is compared with ends the lines.
+ */
 export function* logLines(fd: number, digest?: ReadingDigest): Generator<LogLine, void, undefined> {
   const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
   let carried: Buffer[] = [];
@@ -52,9 +84,10 @@ export function* logLines(fd: number, digest?: ReadingDigest): Generator<LogLine
   let line = 0;
   let position = 0;
   for (;;) {
-    const n = readSync(fd, chunk, 0, READ_CHUNK_BYTES, position);
+    let n = 0;
+    for (let got = -1; n < READ_CHUNK_BYTES && got !== 0; n += got) got = readSync(fd, chunk, n, READ_CHUNK_BYTES - n, position + n);
     if (n === 0) break;
-    digest?.update(chunk.subarray(0, n));
+    if (digest !== undefined && !digest.block(chunk.subarray(0, n))) return;
     position += n;
     let start = 0;
     for (let newline = chunk.indexOf(0x0a, start); newline !== -1 && newline < n; newline = chunk.indexOf(0x0a, start)) {
@@ -77,6 +110,8 @@ export function* logLines(fd: number, digest?: ReadingDigest): Generator<LogLine
       carriedBytes += rest.length;
     }
   }
+  digest?.end();
+  if (digest?.changed === true) return;
   if (carriedBytes > 0) yield { line: ++line, bytes: tooLong ? null : Buffer.concat(carried), ended: false };
 }
 

@@ -55,26 +55,26 @@ function* shownLines(fd: number, digest: ReadingDigest): Generator<ShownLine, vo
 
 /** What showing found that checking the log had not: whether its lines changed in between, and lines added since. */
 export interface ShowResult {
-  /** The log's first bytes, as many as the check read, were the same when shown. */
+  /** The log's first bytes, as many as the check read, were the same when shown (else the lines stopped where they differed). */
   unchanged: boolean;
   /** Lines past those checked (a tacit still writing the log): counted, not shown. */
   linesAdded: number;
 }
 
 const CHANGED_WHILE_SHOWN =
-  "the log changed between checking it and showing it: the lines shown are not the lines checked, and what is said above them " +
-  "does not hold for them. Show it again once nothing writes to it (or show a copy of it)";
+  "the log changed between checking it and showing it: it reads differently from here on than when it was checked, so no more " +
+  "of it is shown (the lines above read as they did). Show it again once nothing writes to it (or show a copy of it)";
 
 /**
  * Shows the lines of the log open at `fd` that the check (`checked`, its reading) read, written to
  * `sink` a line at a time and no faster than they are read: a log of 240,000 lines (100 MB) ended
  * `tacit audit show` with a RangeError when it was read whole. Their seq column is as wide as the
  * check's count of lines (a forged seq wider than that only shifts its own row). The reading is
- * compared with the check's, and what it found said after the lines.
+ * compared with the check's as it goes, and stops where they differ (see ReadingDigest): said after the lines.
  */
 export async function showAuditLogFile(fd: number, form: ShowFormat, coverage: ShownCoverage, checked: ReadingDigest, sink: ShowSink): Promise<ShowResult> {
   const verified = (line: number) => line <= coverage.verifiedThrough;
-  const reading = new ReadingDigest(checked.bytes);
+  const reading = new ReadingDigest(checked);
   let linesAdded = 0;
   /** The lines the check read; those past them are counted. */
   const checkedLines = function* (): Generator<ShownLine, void, undefined> {
@@ -83,7 +83,7 @@ export async function showAuditLogFile(fd: number, form: ShowFormat, coverage: S
       else linesAdded++;
     }
   };
-  const result = (): ShowResult => ({ unchanged: reading.sameStartAs(checked), linesAdded });
+  const result = (): ShowResult => ({ unchanged: !reading.changed, linesAdded });
   if (form.format === "json") {
     // The header's fields, then "lines", then what showing found: the object closed after the last line is written.
     const header = JSON.stringify({ ...form.header, lines: [] }, null, 2);

@@ -595,9 +595,7 @@ export function verifyAuditLogFile(
     // later reading), and only if they read the same again: a log changed back between the two
     // readings, by whoever can write it, had the second reading's "verified" said of the first's
     // lines, and `show` showed those (it checks its own reading against the first: see ReadingDigest).
-    const again = new ReadingDigest(digest.bytes);
-    again.update(bytes);
-    if (again.sameStartAs(digest)) {
+    if (ReadingDigest.sameStart(digest, bytes)) {
       const same = bytes.subarray(0, digest.bytes);
       return verifyAuditLog(same.toString("utf8"), trustedPublicKeyHex, anchor, same, liveWriter);
     }

@@ -2,11 +2,14 @@
 // alone, an edited or forged line of a real log read as if it were true. Each attack is made on
 // the log of two real `tacit run --audit-log` runs (16 lines each, a head ending each run).
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ReadingDigest } from "../../runner/audit/log-lines.js";
+import { showAuditLogFile } from "../../runner/audit/show.js";
+import { verifyAuditLogFile } from "../../runner/audit/verify.js";
 import { runCli, tempDirWithHome, unchecked } from "../helpers.js";
-import { auditHome, type Line, publicKeyHex, readLines, rechain, workAndLog, writeVariant } from "./fixtures.js";
+import { auditHome, type Line, publicKeyHex, readLines, rechain, workAndLog, writeLog, writeVariant } from "./fixtures.js";
 
 const SCRIPT = (file: string) => `requestFileSystem(".", (fs) => { fs.access("${file}").write("hi"); println(fs.access("${file}").read()); });`;
 /** What an attacker writes into the log in place of the path the script really wrote. */
@@ -161,13 +164,60 @@ describe("tacit audit show says whether the log verified", () => {
     // a race: it counts the bytes tacit has read.
     const result = await show("/proc/self/io");
     expect(result.code).toBe(1);
-    expect(result.stdout.trimEnd().split("\n").at(-1)).toBe(
-      "!!!  the log changed between checking it and showing it: the lines shown are not the lines checked, and what is said above them does not hold for them. " +
-        "Show it again once nothing writes to it (or show a copy of it)",
-    );
-    expect(result.stderr).toContain("tacit: /proc/self/io changed between checking it and showing it: what was shown is not what was checked; show it again");
+    // Its first block differs: not one of its lines is shown, only what the check found and this.
+    const rows = result.stdout.slice(result.stdout.indexOf("\n\n") + 2).trimEnd().split("\n");
+    expect(rows).toEqual([
+      "!!!  the log changed between checking it and showing it: it reads differently from here on than when it was checked, so no more of it is shown " +
+        "(the lines above read as they did). Show it again once nothing writes to it (or show a copy of it)",
+    ]);
+    expect(result.stderr).toContain("tacit: /proc/self/io changed between checking it and showing it: it was shown only as far as it read as when checked; show it again");
     const { result: json, shown } = await showJson("/proc/self/io");
     expect(json.code).toBe(1);
-    expect(shown).toMatchObject({ verified: false, changedWhileShown: true });
+    expect(shown).toMatchObject({ verified: false, changedWhileShown: true, lines: [] });
+  });
+});
+
+describe("show's reading is checked against the check's as it goes", () => {
+  it("a log changed after the check, past its first MiB: the lines up to the change are shown, the forged ones are not", async () => {
+    // Through the CLI a change cannot be timed between show's check and its reading (/proc/self/io
+    // above changes at every reading); here the two are called as the CLI calls them, on a real log
+    // of more than one block, edited in place in between.
+    const ctx = auditHome();
+    try {
+      const file = path.join(ctx.dir, "audit.jsonl");
+      writeLog(file, ctx.keyFile, 300);
+      const text = readFileSync(file, "utf8");
+      expect(Buffer.byteLength(text)).toBeGreaterThan(1024 * 1024 + 4096);
+      const fd = openSync(file, "r");
+      try {
+        const checked = new ReadingDigest();
+        const report = verifyAuditLogFile(fd, publicKeyHex(ctx.keyFile), () => ({ record: null, why: "not used here", sameFirstLine: [] }), undefined, null, checked);
+        expect(report).toMatchObject({ ok: true, verifiedThrough: report.lines });
+        // The last evaluation's read, forged in place (same length): it lies in the file's second MiB.
+        const at = text.lastIndexOf("fs.read /work/app/README.md");
+        expect(at).toBeGreaterThan(1024 * 1024);
+        writeFileSync(file, text.slice(0, at) + "fs.read /work/app/FORGED.md" + text.slice(at + "fs.read /work/app/README.md".length));
+
+        let shown = "";
+        const found = await showAuditLogFile(fd, { format: "text", header: "header\n" }, { verifiedThrough: report.lines, lines: report.lines, problems: new Map() }, checked, {
+          write: (more) => {
+            shown += more;
+            return null;
+          },
+          unreadable: () => undefined,
+        });
+        expect(found.unchanged).toBe(false);
+        expect(shown).not.toContain("FORGED");
+        const rows = shown.trimEnd().split("\n");
+        expect(rows[1]).toMatch(/^ +1 {2}\S+ {2}evaluation-started /);
+        expect(rows.length).toBeGreaterThan(100);
+        expect(rows.length).toBeLessThan(report.lines);
+        expect(rows.at(-1)).toMatch(/^!+ {2}the log changed between checking it and showing it: it reads differently from here on/);
+      } finally {
+        closeSync(fd);
+      }
+    } finally {
+      ctx.cleanup();
+    }
   });
 });
