@@ -21,6 +21,7 @@ export function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
     auditLog: flags.auditLog,
     sessionEnabled: command.getOptionValueSource("session") === "cli" ? flags.session : undefined,
     sessionsMemoryLimitMb: flags.sessionsMemoryLimitMb,
+    evaluatorsMemoryLimitMb: flags.evaluatorsMemoryLimitMb,
     libraryConfig:
       flags.allowedRoots ||
       flags.classifiedPaths ||

@@ -144,6 +144,12 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
           "--sessions-memory-limit-mb <MiB>",
           "resident memory all REPL sessions' sandboxes may hold together, in MiB (default: a quarter of the machine's memory, at least --memory-limit-mb plus 256); past it a new session is refused and a snippet that grows its sandbox is stopped (config: sessionsMemoryLimitMb)",
         ).argParser(positiveInteger("--sessions-memory-limit-mb", MAX_SESSIONS_MEMORY_LIMIT_MB)),
+      )
+      .addOption(
+        new Option(
+          "--evaluators-memory-limit-mb <MiB>",
+          "resident memory the pure evaluators (which run map/flatMap functions) of all REPL sessions may hold together, in MiB (default: an eighth of the machine's memory, at least 512); past it idle evaluators are ended, then one that grows, its value failing out of the script's sight (config: evaluatorsMemoryLimitMb)",
+        ).argParser(positiveInteger("--evaluators-memory-limit-mb", MAX_SESSIONS_MEMORY_LIMIT_MB)),
       ),
   ).action(async (flags: CommonFlags, command: CommandType) => {
     const { serveCommand } = await import("./commands.js");

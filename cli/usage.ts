@@ -27,6 +27,8 @@ export interface CommonFlags {
   session?: boolean;
   /** serve: --sessions-memory-limit-mb. */
   sessionsMemoryLimitMb?: number;
+  /** serve: --evaluators-memory-limit-mb. */
+  evaluatorsMemoryLimitMb?: number;
   allowedRoots?: string[];
   classifiedPaths?: string[];
   secureOutput?: string;

@@ -21,6 +21,7 @@ import {
   DEFAULT_RESPONSE_LIMIT_BYTES,
   DEFAULT_TIMEOUT_MS,
   defaultSessionsMemoryLimitMb,
+  defaultEvaluatorsMemoryLimitMb,
   MAX_SESSIONS_MEMORY_LIMIT_MB,
   MAX_TIMER_MS,
   MIN_MEMORY_LIMIT_MB,
@@ -226,6 +227,7 @@ const ConfigFileSchema = z
     sessionEnabled: z.boolean().optional(),
     maxSessions: z.number().int().positive().optional(),
     sessionsMemoryLimitMb: z.number().int().min(MIN_MEMORY_LIMIT_MB).max(MAX_SESSIONS_MEMORY_LIMIT_MB).optional(),
+    evaluatorsMemoryLimitMb: z.number().int().min(MIN_MEMORY_LIMIT_MB).max(MAX_SESSIONS_MEMORY_LIMIT_MB).optional(),
     maxConcurrentEvaluations: z.number().int().positive().max(1024).optional(),
     sessionRecordingLimitBytes: z.number().int().positive().optional(),
     sessionIdleMs: z.number().int().positive().max(MAX_TIMER_MS, TIMER_TOO_LONG).optional(),
@@ -286,6 +288,12 @@ export interface RunnerConfig {
    * default: a quarter of the machine's memory, at least one sandbox's limit (defaultSessionsMemoryLimitMb).
    */
   sessionsMemoryLimitMb: number;
+  /**
+   * The resident memory, in MiB, all sessions' pure evaluators may hold together (see
+   * EvaluatorsMemory in sessions-memory.ts); default: an eighth of the machine's memory, at
+   * least one evaluator's limit (defaultEvaluatorsMemoryLimitMb).
+   */
+  evaluatorsMemoryLimitMb: number;
   /** tacit serve: execute_typescript calls running at once; more wait their turn. */
   maxConcurrentEvaluations: number;
   /** Replies a session keeps to rebuild its sandbox after a failed snippet (see session-recording.ts). */
@@ -519,6 +527,7 @@ export function resolveConfig(
     maxSessions: pick("maxSessions") ?? 100,
     sessionIdleMs: pick("sessionIdleMs") ?? 30 * 60_000,
     sessionsMemoryLimitMb: pick("sessionsMemoryLimitMb") ?? defaultSessionsMemoryLimitMb(pick("memoryLimitMb") ?? DEFAULT_MEMORY_LIMIT_MB),
+    evaluatorsMemoryLimitMb: pick("evaluatorsMemoryLimitMb") ?? defaultEvaluatorsMemoryLimitMb(),
     maxConcurrentEvaluations: pick("maxConcurrentEvaluations") ?? DEFAULT_MAX_CONCURRENT_EVALUATIONS,
     sessionRecordingLimitBytes: pick("sessionRecordingLimitBytes") ?? DEFAULT_SESSION_RECORDING_LIMIT_BYTES,
     classifiedStoreLimitBytes: pick("classifiedStoreLimitBytes") ?? DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES,

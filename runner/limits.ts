@@ -21,10 +21,29 @@ export const MAX_SESSIONS_MEMORY_LIMIT_MB = 2 ** 30;
  * of 16 GiB is 4 GiB: a hundred sessions of the 35 MiB a booted one holds, or five at 768 MiB.
  */
 export function defaultSessionsMemoryLimitMb(memoryLimitMb: number): number {
+  return Math.max(Math.floor(machineMemoryMb() / 4), memoryLimitMb + RSS_ALLOWANCE_MB);
+}
+
+/** The machine's memory in MiB, or the container's where a cgroup limits it to less. */
+function machineMemoryMb(): number {
   // 0 where nothing is known, and a huge number (2^64) where no cgroup limits the process.
   const constrained = process.constrainedMemory?.() ?? 0;
   const machineBytes = constrained > 0 ? Math.min(constrained, totalmem()) : totalmem();
-  return Math.max(Math.floor(machineBytes / 4 / (1024 * 1024)), memoryLimitMb + RSS_ALLOWANCE_MB);
+  return machineBytes / (1024 * 1024);
+}
+/** The V8 heap limit of a pure evaluator (the process that runs map/flatMap functions), whatever the sandbox's. */
+export const PURE_MEMORY_LIMIT_MB = 256;
+
+/**
+ * tacit serve's default budget for the resident memory all its sessions' pure evaluators hold
+ * together (evaluatorsMemoryLimitMb, see EvaluatorsMemory in sessions-memory.ts): an eighth of
+ * the machine's memory (half what the sessions' sandboxes get by default: an evaluator holds
+ * what one function makes, between snippets only what a start holds), and at least one
+ * evaluator's own limit, so that one map can always grow as far as under `tacit run`. An eighth
+ * of 16 GiB is 2 GiB: four evaluators at their limit, or some sixty idle ones.
+ */
+export function defaultEvaluatorsMemoryLimitMb(): number {
+  return Math.max(Math.floor(machineMemoryMb() / 8), PURE_MEMORY_LIMIT_MB + RSS_ALLOWANCE_MB);
 }
 /** An HTTP answer's body is cut here, with a visible marker. */
 export const DEFAULT_RESPONSE_LIMIT_BYTES = 8 * 1024 * 1024;

@@ -19,7 +19,7 @@ import { Recorder } from "./recorder.js";
 import { quotedName, refuseMalformedRequests } from "./mcp-arguments.js";
 import { answerUnreadableRequests, limitedStdin, MAX_MESSAGE_BYTES, type OversizedMessage } from "./mcp-stdin.js";
 import { ReplSession } from "./session.js";
-import { SessionsMemory } from "./sessions-memory.js";
+import { EvaluatorsMemory, SessionsMemory } from "./sessions-memory.js";
 import { WarmSpare } from "./warm-spare.js";
 import { HeapShare } from "./heap-share.js";
 import type { Oversight } from "./approval/gate.js";
@@ -562,6 +562,8 @@ function registerSessionTools(
   const keptCode = HeapShare.ofHeap(8);
   /** The resident memory all sessions' sandboxes hold together (768 MiB a session, 100 sessions). */
   const memory = new SessionsMemory(config.sessionsMemoryLimitMb * 1024);
+  /** The resident memory all sessions' pure evaluators hold together, apart from their sandboxes (see EvaluatorsMemory). */
+  const evaluatorsMemory = new EvaluatorsMemory(config.evaluatorsMemoryLimitMb * 1024);
   /** create_repl_session calls under way, not yet in `sessions`. */
   let creating = 0;
   /** Ended sessions whose snippets' classified work is still landing (the server's end waits for it). */
@@ -634,7 +636,9 @@ function registerSessionTools(
         try {
           // The warm spare becomes the session's sandbox; the next spare boots meanwhile.
           // Its rebuilds take a slot as its snippets do; none waits on a cancellation.
-          session = await withSpare(async (prestarted) => new ReplSession(config, prestarted, slotFor(), recordings, classifiedValues, keptCode, account));
+          session = await withSpare(
+            async (prestarted) => new ReplSession(config, prestarted, slotFor(), recordings, classifiedValues, keptCode, account, evaluatorsMemory),
+          );
         } catch (error) {
           account.close();
           throw error;

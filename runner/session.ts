@@ -34,7 +34,7 @@ import { checkedTreeLimit, millions, probeTree, treeLimitText } from "./nesting.
 import { SessionParse } from "./session-parse.js";
 import { type SnippetShape, snippetShape, SplitState } from "./split-check.js";
 import { snippetForSandbox } from "./snippet-module.js";
-import type { SessionMemoryAccount } from "./sessions-memory.js";
+import type { EvaluatorsMemory, SessionMemoryAccount } from "./sessions-memory.js";
 
 const DISPLAY_NAME = "script.ts";
 
@@ -176,6 +176,8 @@ export class ReplSession {
    * replies, hold of classified plaintext, and keep of their snippets' code, together (see heap-share.ts).
    * `memory`: the session's share of the resident memory the server's sessions hold together
    * (see sessions-memory.ts): its sandboxes are counted in it, and it is closed as the session ends.
+   * `evaluatorsMemory`: what the server's sessions' pure evaluators hold together (see
+   * EvaluatorsMemory): this session's evaluator is counted in it.
    */
   constructor(
     private readonly config: RunnerConfig,
@@ -185,8 +187,9 @@ export class ReplSession {
     classifiedValues?: HeapShare,
     private readonly keptCode: HeapShare = HeapShare.unbounded(),
     private readonly memory?: SessionMemoryAccount,
+    evaluatorsMemory?: EvaluatorsMemory,
   ) {
-    const pure = new PureEvaluator(config.classifiedStoreLimitBytes);
+    const pure = new PureEvaluator(config.classifiedStoreLimitBytes, evaluatorsMemory);
     const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
     const notes = new FailureNotes();
     const classified = new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes, classifiedValues);

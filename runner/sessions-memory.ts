@@ -10,7 +10,8 @@
 // a snippet runs, every 250 ms between snippets), so it costs no /proc read of its own. The pure
 // evaluators that compute sessions' classified values are not counted: what they hold depends on
 // plaintext, and a budget they share with the agent's sandboxes would tell the agent about it
-// (whether its own snippet was stopped); each has its own fixed limit.
+// (whether its own snippet was stopped); each has its own fixed limit, and they draw on a
+// budget of their own (EvaluatorsMemory, below).
 
 const KB_PER_MIB = 1024;
 
@@ -28,7 +29,17 @@ const MAKE_ROOM =
   "delete sessions you no longer need with delete_repl_session (list_sessions lists them), or have the operator " +
   'raise the budget (--sessions-memory-limit-mb <MiB>, config "sessionsMemoryLimitMb")';
 
-export class SessionsMemory {
+/** What an account draws on: SessionsMemory (the sessions' sandboxes) or EvaluatorsMemory (their pure evaluators). */
+interface MemoryPool {
+  readonly totalKb: number;
+  readonly limitKb: number;
+  change(deltaKb: number): void;
+  forget(account: SessionMemoryAccount): void;
+  /** Why a process that grew to `ownKb` while the pool holds more than its budget is stopped; null when room was made otherwise. */
+  overBudget(ownKb: number, running: boolean): string | null;
+}
+
+export class SessionsMemory implements MemoryPool {
   private readonly accounts = new Set<SessionMemoryAccount>();
   private heldKb = 0;
 
@@ -93,7 +104,7 @@ export class SessionMemoryAccount {
   private reporter: object | null = null;
   private closed = false;
 
-  constructor(private readonly pool: SessionsMemory) {}
+  constructor(private readonly pool: MemoryPool) {}
 
   /**
    * A reading of `process` (the session's sandbox). Returns why it must be stopped when it grew
@@ -136,5 +147,86 @@ export class SessionMemoryAccount {
     if (this.closed) return;
     this.pool.change(kb - this.heldKb);
     this.heldKb = kb;
+  }
+}
+
+/**
+ * The resident memory all of tacit serve's sessions' pure evaluators hold together
+ * (evaluatorsMemoryLimitMb). Each evaluator is bounded on its own (a 256 MiB heap, 512 MiB
+ * resident), but a session keeps one for as long as it lives, and a red team's seven sessions,
+ * each mapping a 208 MB Float64Array, held 1,221 MiB of evaluators outside every server-wide
+ * bound (the sessions' sandboxes were within their 512 MiB); ten sessions that had each run one
+ * map kept 21 Deno processes, 668 MiB, idle.
+ *
+ * A budget of their own, read on the schedule each evaluator's own limit is watched on (every
+ * 50 ms while a job runs, 250 ms between jobs, and once as each job is answered), never on
+ * anything the plaintext decides. What the evaluators hold depends on the secrets their
+ * functions are given (every session's), so every decision taken from it may only have effects
+ * out of the agent's sight:
+ * - over the budget, the evaluators with no job open are ended first (what they hold is of no
+ *   use: the next job starts a fresh process), then the one that grew, whose job fails;
+ * - a fresh process is not kept ready after an idle stop when the budget has no room for it.
+ * A job that fails fails out of sight (its reason goes to the secure output only, and a failed
+ * value looks like any other to the script), and a job that must wait for a fresh start only
+ * computes its value later: what the agent can time of a map (a request that sends its value)
+ * happens on the store's fixed schedule (MAP_SETTLE_MS in store.ts), which counts from the
+ * evaluator's first start only, and a value not computed by then goes without, noted out of
+ * sight. An evaluator is counted from its start but read, and so ended by the budget, only once
+ * it is ready: the budget never ends one that is starting, and when the first start ends (the
+ * moment that schedule counts from) depends on nothing of the budget. Nothing a script sees,
+ * its output, its timing, its exit, tells it whether its own values or another session's were
+ * cut by the budget.
+ */
+export class EvaluatorsMemory implements MemoryPool {
+  private heldKb = 0;
+  /** Per evaluator: ends its process if no job is open there (see PureEvaluator); true if it did. */
+  private readonly idleStoppers = new Set<() => boolean>();
+
+  constructor(readonly limitKb: number) {}
+
+  get totalKb(): number {
+    return this.heldKb;
+  }
+
+  /** The account of an evaluator process starting: counted at UNREAD_SESSION_KB until it is read (once ready). Never refused. */
+  open(): SessionMemoryAccount {
+    const account = new SessionMemoryAccount(this);
+    this.change(UNREAD_SESSION_KB);
+    return account;
+  }
+
+  /** Whether a fresh evaluator, counted at UNREAD_SESSION_KB, fits in the budget now. */
+  get hasRoomForStart(): boolean {
+    return this.heldKb + UNREAD_SESSION_KB <= this.limitKb;
+  }
+
+  /** `stop` ends an evaluator's process if it is idle; called when the evaluators pass the budget. Returns the unregistering. */
+  whenOver(stop: () => boolean): () => void {
+    this.idleStoppers.add(stop);
+    return () => void this.idleStoppers.delete(stop);
+  }
+
+  change(deltaKb: number): void {
+    this.heldKb += deltaKb;
+  }
+
+  /** Nothing to forget: unlike the sessions' budget, this one knows its accounts only by what they hold. */
+  forget(): void {}
+
+  overBudget(ownKb: number, running: boolean): string | null {
+    // Idle ones first (a SIGKILLed process is given back at once, see SandboxProcess.kill).
+    for (const stop of [...this.idleStoppers]) {
+      if (this.heldKb <= this.limitKb) break;
+      stop();
+    }
+    if (this.heldKb <= this.limitKb) return null;
+    const grew = running
+      ? `the map/flatMap function grew the pure evaluator to ${mib(ownKb)} of memory (resident)`
+      : `the pure evaluator grew to ${mib(ownKb)} of memory (resident) between jobs (something a function started went on running)`;
+    return (
+      `${grew} while the pure evaluators of this tacit serve's sessions held ${mib(this.heldKb)} together, more than the ` +
+      `${mib(this.limitKb)} they may hold together, so it was stopped and the value failed. Make the function hold less, ` +
+      'or have the operator raise the budget (--evaluators-memory-limit-mb <MiB>, config "evaluatorsMemoryLimitMb")'
+    );
   }
 }

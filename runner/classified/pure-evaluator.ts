@@ -9,12 +9,13 @@ import { PausableTimer } from "../pausable-timer.js";
 import { PlaintextBudget } from "./budget.js";
 import { jsonLengthWithin } from "./json-length.js";
 import { SandboxProcess } from "../sandbox-process.js";
+import { PURE_MEMORY_LIMIT_MB } from "../limits.js";
+import type { EvaluatorsMemory, SessionMemoryAccount } from "../sessions-memory.js";
 
 /** How long one map/flatMap function may run. */
 export const PURE_JOB_TIMEOUT_MS = 5_000;
 /** How long the evaluator may take to start (before its first job's own limit runs). */
 const PURE_START_TIMEOUT_MS = 30_000;
-const PURE_MEMORY_LIMIT_MB = 256;
 /**
  * How long an evaluator with no job pending or running is kept before it is ended (the next
  * job starts a fresh one, as after a failure). A session's evaluator outlived the snippets that
@@ -62,8 +63,36 @@ export class PureEvaluator {
   /**
    * `valueLimitBytes`: the most a value may cost the host (config classifiedStoreLimitBytes,
    * measured as the store measures it): a reply that would cost more once parsed is not parsed.
+   * `memory`: tacit serve's sessions' evaluators' budget (see EvaluatorsMemory): each process
+   * of this evaluator is counted in it once ready, and ended while idle when the evaluators pass it.
    */
-  constructor(private readonly valueLimitBytes: number) {}
+  constructor(
+    private readonly valueLimitBytes: number,
+    private readonly memory?: EvaluatorsMemory,
+  ) {
+    this.leaveMemory = memory?.whenOver(() => this.stopIfIdle()) ?? (() => undefined);
+  }
+
+  /** Stops being asked to end the process when the evaluators pass their budget (see close). */
+  private readonly leaveMemory: () => void;
+
+  /**
+   * Ends the process if it is ready and no job is open (pending or running), for the
+   * evaluators' budget (see EvaluatorsMemory): the next job starts a fresh one. Not one still
+   * starting: the store's schedule counts from the first start's end (see started), which the
+   * budget must not move.
+   */
+  private stopIfIdle(): boolean {
+    const proc = this.process;
+    if (this.openJobs > 0 || proc === null || this.countedProcess !== proc) return false;
+    this.cancelIdleStop();
+    proc.kill("finished", "the pure evaluator was idle while the evaluators of the server's sessions held more than their budget");
+    this.process = null;
+    return true;
+  }
+
+  /** The process counted in `memory` (it said it was ready), if any. */
+  private countedProcess: SandboxProcess | null = null;
 
   /** The budget of the store whose values this evaluator computes (see readRepliesWithin). */
   private budget: PlaintextBudget | null = null;
@@ -193,6 +222,9 @@ export class PureEvaluator {
      * the replies of a server's sessions read at the same time together.
      */
     let reading = 0;
+    // Counted (at UNREAD_SESSION_KB) from its start, so that fresh ones started together are
+    // seen by the budget's room for another (see scheduleIdleStop); read only once ready.
+    const account: SessionMemoryAccount | null = this.memory?.open() ?? null;
     const giveBackReading = (): void => {
       this.budget?.giveReading(reading);
       reading = 0;
@@ -236,8 +268,14 @@ export class PureEvaluator {
             );
           }
           const reply = parsePureReply(line);
-          if (reply.id === PURE_READY_ID) started();
-          else this.onReply(reply, proc);
+          if (reply.id === PURE_READY_ID) {
+            // Read from here on (see EvaluatorsMemory): its start is never ended by the budget.
+            if (account !== null && !proc.isKilled) {
+              proc.countIn(account);
+              this.countedProcess = proc;
+            }
+            started();
+          } else this.onReply(reply, proc);
         }
       } catch (error) {
         if (!(error instanceof ProtocolError)) throw error;
@@ -247,6 +285,8 @@ export class PureEvaluator {
     });
     void proc.ended.then((end) => {
       giveBackReading();
+      account?.close();
+      if (this.countedProcess === proc) this.countedProcess = null;
       started();
       if (this.process === proc) this.process = null;
       // Only a job sent to this process ends with it (a later one went to a fresh process).
@@ -314,8 +354,9 @@ export class PureEvaluator {
       proc.kill("finished", `the pure evaluator was idle for ${PURE_IDLE_STOP_MS} ms`);
       // A fresh one at once, holding only what a start holds: the next map finds it ready, as
       // it found the old one, instead of waiting for a Deno start that a request sending its
-      // value may not wait for on a loaded machine (see MAP_SETTLE_MS in store.ts).
-      this.process = this.closed ? null : this.start();
+      // value may not wait for on a loaded machine (see MAP_SETTLE_MS in store.ts). Not when
+      // the evaluators' budget has no room for one (see EvaluatorsMemory): the next job starts it.
+      this.process = this.closed || this.memory?.hasRoomForStart === false ? null : this.start();
     }, PURE_IDLE_STOP_MS);
     // A one-shot's end (or a session's) closes the evaluator; this timer keeps nothing alive.
     this.idleStop.unref();
@@ -390,6 +431,7 @@ export class PureEvaluator {
   async close(): Promise<void> {
     this.closed = true;
     this.cancelIdleStop();
+    this.leaveMemory();
     for (const reached of [...this.deadlines]) reached();
     const proc = this.process;
     this.process = null;
