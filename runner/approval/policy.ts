@@ -12,10 +12,11 @@ import { withCaretNegation, withLiteralGroups } from "../fs/glob-classes.js";
 import { isWithin, resolveRealOrSelf } from "../fs/containment.js";
 import { z } from "zod";
 import type { Tier } from "../audit/events.js";
-import { type HostPattern, hostPatternText, parseHostPattern, patternMatches } from "../net/host-policy.js";
+import { type HostPattern, hostOf, hostPatternText, parseHostPattern, patternMatches, portMatches } from "../net/host-policy.js";
 import type { ActionRequest } from "./action-request.js";
 import { handsShellText, runsCodeText, runsItsInput, runsOtherPrograms, shellTextFamily, strictMatch } from "../exec/strict-denylist.js";
 import { argsMatcher, configuresCommand, starGlobMatches } from "./args-pattern.js";
+import { HostPlaces, type Places, samePlace } from "./host-places.js";
 import { isDirectory, programAtPath } from "../exec/program-path.js";
 
 export const RULE_ACTIONS = [
@@ -227,7 +228,7 @@ function withLiteralSpecials(glob: string): string | null {
   return out;
 }
 
-function compile(rule: PolicyRule, cwd: string): CompiledRule {
+function compile(rule: PolicyRule, cwd: string, hostPlaces: () => HostPlaces): CompiledRule {
   const pathGlobs = rule.path === undefined ? null : ruleGlobs(rule.path, cwd);
   // With "s": picomatch's `**` is a `.` in its expression, which matches no line break (\n, \r,
   // U+2028, U+2029) without it, so `deploy/**` missed `deploy/run\n.sh` and anything below a
@@ -254,6 +255,17 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
   // extends the allowlists, and keeps their reading.
   const host = hostPattern !== null && hostPattern.port === null && !rule.beyondAllowlist ? { ...hostPattern, port: "*" as const } : hostPattern;
   const method = rule.method?.toUpperCase() ?? null;
+  // Where a rule's host leads (a name it has no `*` in): a request to another name or address for
+  // the same place is asked about too (see host-places.ts). Only for raising the tier of what the
+  // allowlists permit, as with commands run through others: a beyondAllowlist rule extends the
+  // allowlists to the host as named, and a person is asked about what they are shown.
+  const rulePlaces: Places | null = host?.literalHost === undefined || host.literalHost === null || !failSafe ? null : hostPlaces().placesOf(host.literalHost);
+  const reachesRuleHost = (url: URL, throughRunners: boolean): boolean =>
+    rulePlaces !== null &&
+    (throughRunners || !rule.beyondAllowlist) &&
+    host !== null &&
+    portMatches(host, url) &&
+    samePlace(rulePlaces, hostPlaces().placesOf(hostOf(url)));
   // A rule on opening every scope asks before anything is reached; one on some directories also covers what lies below them.
   const kin = rule.action === "fs.open" && rule.path === undefined ? undefined : KIN_OF[rule.action];
   /** Whether an action in a scope is matched by the directories above its path: a rule on opening them. */
@@ -310,7 +322,7 @@ function compile(rule: PolicyRule, cwd: string): CompiledRule {
           return strictMatch(name) === null && !RUNS_NO_PROGRAM.has(name) && runsThrough(commandTest, commandSample!, argsTest, line);
         }
         case "url":
-          return (host === null || patternMatches(host, subject.url)) && (method === null || method === subject.method);
+          return (host === null || patternMatches(host, subject.url) || reachesRuleHost(subject.url, throughRunners)) && (method === null || method === subject.method);
         case "none":
           return pathTest === null && commandTest === null && argsTest === null && host === null && method === null;
       }
@@ -600,7 +612,9 @@ export class TierPolicy {
   private readonly rules: CompiledRule[];
 
   constructor(config: PolicyConfig | null, cwd: string) {
-    this.rules = (config?.rules ?? []).map((rule) => compile(rule, cwd));
+    // The hosts file and the machine's addresses are read once, and only for a rule on a host.
+    let hostPlaces: HostPlaces | undefined;
+    this.rules = (config?.rules ?? []).map((rule) => compile(rule, cwd, () => (hostPlaces ??= new HostPlaces())));
   }
 
   /** True when no rule exists: every decision is the static allowlists', as without a policy. */

@@ -170,10 +170,13 @@ function hostPatternProblem(source: string): string | null {
 const DEFAULT_PORTS: Record<string, number> = { "http:": 80, "https:": 443 };
 
 export function patternMatches(pattern: HostPattern, url: URL): boolean {
-  const host = hostOf(url);
-  const port = url.port === "" ? DEFAULT_PORTS[url.protocol] : Number(url.port);
-  if (!pattern.host.test(host)) return false;
+  return pattern.host.test(hostOf(url)) && portMatches(pattern, url);
+}
+
+/** Whether the URL's port is one the pattern names (its own, any, or the scheme's default). */
+export function portMatches(pattern: HostPattern, url: URL): boolean {
   if (pattern.port === "*") return true;
+  const port = url.port === "" ? DEFAULT_PORTS[url.protocol] : Number(url.port);
   return pattern.port === null ? url.port === "" : pattern.port === port;
 }
 

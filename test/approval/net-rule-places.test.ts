@@ -1,0 +1,48 @@
+// A net rule holds however a script names the host it is on. Matched on text alone, an
+// always-ask rule on POST to `localhost` let a script POST to the same server as 127.0.0.1,
+// 127.1, [::ffff:127.0.0.1] or 0.0.0.0 with no question, each permitted beside localhost by
+// --network-permissions; and one on 127.0.0.1 let it POST to localhost.
+// Each spelling's GET (which the rule does not name) shows that it reaches the server.
+
+import { expect, it } from "vitest";
+import { lit, unattended, withServer, worlds } from "./fixtures.js";
+
+const world = worlds("tacit-net-rule-places-");
+
+/** The URL hosts tried, each with the --network-permissions pattern that permits it. */
+const SPELLINGS: Array<{ host: string; permission: string }> = [
+  { host: "localhost", permission: "localhost" },
+  { host: "127.0.0.1", permission: "127.0.0.1" },
+  { host: "127.1", permission: "127.1" },
+  { host: "0x7f000001", permission: "127.0.0.1" },
+  { host: "[::ffff:127.0.0.1]", permission: "[::ffff:127.0.0.1]" },
+  { host: "0.0.0.0", permission: "0.0.0.0" },
+];
+
+it.each(["localhost", "127.0.0.1", "[::1]"])("an always-ask rule on POST to %s asks about a POST to the same machine by any other name", (ruleHost) =>
+  withServer(async (server) => {
+    const w = world();
+    const permissions = [...new Set(SPELLINGS.map(({ permission }) => `${permission}:${server.port}`))];
+    const config = w.config([{ action: "net", host: ruleHost, method: "POST", tier: "always-ask" }], {
+      libraryConfig: { networkPermissions: permissions },
+    });
+    const script = w.script(
+      `for (const host of ${JSON.stringify(SPELLINGS.map(({ host }) => host))}) {\n` +
+        `  const origin = "http://" + host + ":${server.port}";\n` +
+        `  requestNetwork([host + ":${server.port}"], (net) => {\n` +
+        `    try { println("got", host, JSON.parse(net.httpGet(origin + "/get")).url); } catch (e) { println("get failed:", host, String(e)); }\n` +
+        `    try { println("posted", host, net.httpPost(origin + "/post", "ship it")); } catch (e) { println("refused:", String(e)); }\n` +
+        `  });\n` +
+        `}\n`,
+    );
+    const run = await unattended(w, ["run", "--config", config, script]);
+    // The bad thing: a POST the rule asks about every time reached the server unasked.
+    expect(server.received.filter((r) => r.method === "POST"), run.all).toEqual([]);
+    for (const { host } of SPELLINGS) {
+      const named = new URL(`http://${host}:${server.port}`).host;
+      expect(run.stdout, run.all).toContain(`refused: SecurityError: net POST http://${named}: refused: the policy requires a person's approval (always-ask)`);
+    }
+    // Every spelling reaches the server: a GET, which the rule does not name, went through each.
+    expect(server.received.filter((r) => r.method === "GET").length, run.all).toBe(SPELLINGS.length);
+    expect(run.code, run.all).toBe(0);
+  }));
