@@ -17,6 +17,7 @@ import type { ActionRequest } from "./action-request.js";
 import { handsShellText, runsCodeText, runsItsInput, runsOtherPrograms, shellTextFamily, strictMatch } from "../exec/strict-denylist.js";
 import { argsMatcher, configuresCommand, starGlobMatches } from "./args-pattern.js";
 import { HostPlaces, type Places, samePlace } from "./host-places.js";
+import { ProgramNames } from "./program-names.js";
 import { isDirectory, programAtPath } from "../exec/program-path.js";
 
 export const RULE_ACTIONS = [
@@ -228,7 +229,13 @@ function withLiteralSpecials(glob: string): string | null {
   return out;
 }
 
-function compile(rule: PolicyRule, cwd: string, hostPlaces: () => HostPlaces): CompiledRule {
+/** What rules read of the host to match what an action reaches (read once per policy, on first need). */
+interface HostReadings {
+  hostPlaces(): HostPlaces;
+  programNames(): ProgramNames;
+}
+
+function compile(rule: PolicyRule, cwd: string, { hostPlaces, programNames }: HostReadings): CompiledRule {
   const pathGlobs = rule.path === undefined ? null : ruleGlobs(rule.path, cwd);
   // With "s": picomatch's `**` is a `.` in its expression, which matches no line break (\n, \r,
   // U+2028, U+2029) without it, so `deploy/**` missed `deploy/run\n.sh` and anything below a
@@ -248,6 +255,18 @@ function compile(rule: PolicyRule, cwd: string, hostPlaces: () => HostPlaces): C
   // pattern fails safe. (Every rule raises it today; one that lowered it would match exactly.)
   const failSafe = TIER_RANK[rule.tier] > TIER_RANK.allow;
   const argsTest = rule.args === undefined ? null : argsMatcher(rule.args, failSafe);
+  // The programs the rule's command names on PATH, and whether a name runs one of them: a rule
+  // that asks holds for the program under any of its names (`gmake` for make, `gcc-12` for gcc:
+  // see program-names.ts). As with hosts, only for raising the tier of what the allowlists permit.
+  let rulePrograms: ReadonlySet<string> | undefined;
+  const runsRuleProgram = (name: string): boolean => {
+    if (commandTest === null || !failSafe) return false;
+    const program = programNames().programOf(name);
+    return program !== null && (rulePrograms ??= programNames().programsNamed((candidate) => commandTest.test(candidate))).has(program);
+  };
+  /** Whether a command's name (as run, or as a runner's word names it) is the rule's command. */
+  const namesCommand = (name: string, throughRunners: boolean): boolean =>
+    commandTest !== null && (commandTest.test(name.toLowerCase()) || ((throughRunners || !rule.beyondAllowlist) && runsRuleProgram(name)));
   const hostPattern: HostPattern | null = rule.host === undefined ? null : parseHostPattern(rule.host);
   // A rule that asks names its host on every port when it names no port: read as an allowlist
   // reads a pattern (no port: the default ports alone), an always-ask rule on POST to a host
@@ -294,7 +313,7 @@ function compile(rule: PolicyRule, cwd: string, hostPlaces: () => HostPlaces): C
           return subject.tree && paths.some((dir) => pathBases!.some((base) => isWithin(base, dir) || isWithin(dir, base)));
         }
         case "command": {
-          if ((commandTest === null || commandTest.test(subject.command.toLowerCase())) && (argsTest === null || argsTest(subject.args))) return true;
+          if ((commandTest === null || namesCommand(subject.command, throughRunners)) && (argsTest === null || argsTest(subject.args))) return true;
           // A rule that asks is not dodged by running its command through another that runs it
           // (`env VAR=x git push`, `nice git push`, `sh -c "git push"`): a fourth review pushed
           // past a rule on git with env, nice and timeout permitted beside it.
@@ -311,7 +330,8 @@ function compile(rule: PolicyRule, cwd: string, hostPlaces: () => HostPlaces): C
           if (given && runsItsInput(path.basename(subject.command))) return true;
           // Where the command's words that name a program by a path lead from (see pathPrograms).
           const line = { words: [subject.command, ...subject.args], cwd: path.resolve(cwd, subject.cwd ?? "."), given };
-          if (runsOtherPrograms(subject.command)) return runsThrough(commandTest, commandSample!, argsTest, line);
+          const named = (name: string): boolean => namesCommand(name, true);
+          if (runsOtherPrograms(subject.command)) return runsThrough(named, commandSample!, argsTest, line);
           // A program tacit does not know may run its arguments too (moreutils' chronic and
           // ifne, eatmydata, tini, gosu, cpulimit, …), and may hand them to a shell (hyperfine,
           // watchexec, nodemon --exec, moreutils' pee): its words are read as a runner's, an
@@ -319,7 +339,7 @@ function compile(rule: PolicyRule, cwd: string, hostPlaces: () => HostPlaces): C
           // review's `'$(printf t)ouch …'` and `'/usr/bin/t?uch …'` ran past a rule on touch).
           // Programs tacit knows not to run others (grep, cat, tar without its options above, ls, echo) are not read.
           const name = path.basename(subject.command);
-          return strictMatch(name) === null && !RUNS_NO_PROGRAM.has(name) && runsThrough(commandTest, commandSample!, argsTest, line);
+          return strictMatch(name) === null && !RUNS_NO_PROGRAM.has(name) && runsThrough(named, commandSample!, argsTest, line);
         }
         case "url":
           return (host === null || patternMatches(host, subject.url) || reachesRuleHost(subject.url, throughRunners)) && (method === null || method === subject.method);
@@ -515,7 +535,7 @@ interface CommandLine {
   given: boolean;
 }
 
-function runsThrough(commandTest: RegExp, commandSample: string, argsTest: ((args: readonly string[]) => boolean) | null, { words: line, cwd, given }: CommandLine): boolean {
+function runsThrough(namesCommand: (name: string) => boolean, commandSample: string, argsTest: ((args: readonly string[]) => boolean) | null, { words: line, cwd, given }: CommandLine): boolean {
   // A runner's words may reach a shell (or a runner's own quoting: rsync -e): a name may be
   // quoted or escaped (`g''it`, `"git"`, `g\it`), follow an operator (`true;git`), come from an
   // expansion (`$(…)`, `${x}t`, a backquote) or a glob (`/usr/bin/gi?`). Quotes and
@@ -558,7 +578,8 @@ function runsThrough(commandTest: RegExp, commandSample: string, argsTest: ((arg
     // env): a fifth review ran a command a rule asks about through both.
     if ((git && configuresCommand(word)) || (env && (GIT_VARIABLE.test(word) || PROGRAM_VARIABLE.test(word)))) return true;
     git ||= GIT_FAMILY.test(name);
-    if (at > 0 && commandTest.test(name)) {
+    // A bare name as written (PATH's names keep their case); a path by the program it leads to.
+    if (at > 0 && namesCommand(word.includes("/") ? name : word)) {
       if (argsTest === null || at === words.length - 1) return true;
       // A glob after it may be expanded by a shell into the words the rule names (`strace -o
       // '|git pu?h …'`, with a file named push at hand): it counts as matching.
@@ -612,9 +633,11 @@ export class TierPolicy {
   private readonly rules: CompiledRule[];
 
   constructor(config: PolicyConfig | null, cwd: string) {
-    // The hosts file and the machine's addresses are read once, and only for a rule on a host.
+    // The hosts file and the machine's addresses, and PATH's names, are read once, and only for a rule on a host or a command.
     let hostPlaces: HostPlaces | undefined;
-    this.rules = (config?.rules ?? []).map((rule) => compile(rule, cwd, () => (hostPlaces ??= new HostPlaces())));
+    let programNames: ProgramNames | undefined;
+    const readings: HostReadings = { hostPlaces: () => (hostPlaces ??= new HostPlaces()), programNames: () => (programNames ??= new ProgramNames()) };
+    this.rules = (config?.rules ?? []).map((rule) => compile(rule, cwd, readings));
   }
 
   /** True when no rule exists: every decision is the static allowlists', as without a policy. */

@@ -20,8 +20,8 @@ export function findOnPath(command: string, searchPath: string = process.env.PAT
 }
 
 /** The file a command name runs once symlinks are followed (`vi` → `/usr/bin/vim.basic`), or null when not on PATH. */
-export function realProgramOf(command: string): string | null {
-  const program = findOnPath(command);
+export function realProgramOf(command: string, searchPath?: string): string | null {
+  const program = findOnPath(command, searchPath);
   if (program === null) return null;
   try {
     return realpathSync.native(program);
