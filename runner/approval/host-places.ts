@@ -43,6 +43,18 @@ export class HostPlaces {
     return places;
   }
 
+  /**
+   * Where the hosts a glob matches lead, among those this reads: a glob may match a name or an
+   * address of this machine (`127.0.0.*`, `*.localhost`, a single-label `*` matches localhost) or
+   * of the hosts file. The names DNS answers for are not known here: a glob is matched on them as written.
+   */
+  placesMatched(matches: (host: string) => boolean): Places {
+    const known = ["localhost", "127.0.0.1", "::1", "0.0.0.0", "::", ...this.ownAddresses, ...this.hostsFile.keys(), ...[...this.hostsFile.values()].flat().map(plainAddress)];
+    const places = new Set<string>();
+    for (const host of known) if (matches(host)) for (const place of this.placesOf(host)) places.add(place);
+    return places;
+  }
+
   private addressPlace(address: string): string {
     const plain = plainAddress(address);
     return isLoopbackOrUnspecified(plain) || this.ownAddresses.has(plain) ? THIS_MACHINE : `address ${plain}`;

@@ -36,4 +36,12 @@ describe("HostPlaces", () => {
     expect(same("hidden", "10.9.9.9")).toBe(false);
     expect(same("localhost", "localhost.example.com")).toBe(false);
   });
+
+  it("reads a glob as the places of the hosts it matches among this machine's and the hosts file's", () => {
+    const test = (glob: RegExp) => (host: string) => glob.test(host);
+    expect(samePlace(places.placesMatched(test(/^127\.0\.0\.\d+$/)), places.placesOf("localhost"))).toBe(true);
+    expect(samePlace(places.placesMatched(test(/^[a-z]+\.internal$/)), places.placesOf("10.0.0.5"))).toBe(true);
+    expect(samePlace(places.placesMatched(test(/^[a-z]+\.internal$/)), places.placesOf("localhost"))).toBe(false);
+    expect(places.placesMatched(test(/^api\.example\.com$/)).size).toBe(0);
+  });
 });

@@ -1,7 +1,7 @@
 // A net rule holds however a script names the host it is on. Matched on text alone, an
 // always-ask rule on POST to `localhost` let a script POST to the same server as 127.0.0.1,
 // 127.1, [::ffff:127.0.0.1] or 0.0.0.0 with no question, each permitted beside localhost by
-// --network-permissions; and one on 127.0.0.1 let it POST to localhost.
+// --network-permissions; and one on 127.0.0.1 (or the glob 127.0.0.*) let it POST to localhost.
 // Each spelling's GET (which the rule does not name) shows that it reaches the server.
 
 import { expect, it } from "vitest";
@@ -19,7 +19,7 @@ const SPELLINGS: Array<{ host: string; permission: string }> = [
   { host: "0.0.0.0", permission: "0.0.0.0" },
 ];
 
-it.each(["localhost", "127.0.0.1", "[::1]"])("an always-ask rule on POST to %s asks about a POST to the same machine by any other name", (ruleHost) =>
+it.each(["localhost", "127.0.0.1", "[::1]", "127.0.0.*"])("an always-ask rule on POST to %s asks about a POST to the same machine by any other name", (ruleHost) =>
   withServer(async (server) => {
     const w = world();
     const permissions = [...new Set(SPELLINGS.map(({ permission }) => `${permission}:${server.port}`))];
