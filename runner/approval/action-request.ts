@@ -41,7 +41,16 @@ export type RequestSubject =
       /** Its working directory, absolute, as named (exec's `cwd`); absent: tacit's own. */
       cwd?: string;
     }
-  | { kind: "url"; method: string; url: URL }
+  | {
+      kind: "url";
+      method: string;
+      url: URL;
+      /**
+       * The methods the request also names for a server to take instead of its own (see
+       * methodOverrides), "any" where one is named out of sight; absent: none.
+       */
+      overrides?: readonly string[] | "any";
+    }
   | { kind: "none" };
 
 export interface ActionRequest {
@@ -172,6 +181,27 @@ export function commandShape(command: string, args: readonly string[]): string {
   return words.join(" ");
 }
 
+/** The parameter Rails, Laravel and Symfony name the method by (`_method=DELETE`), in the query or a form body. */
+const METHOD_PARAMETER = "_method";
+
+/**
+ * The methods a request names for the server to take instead of its own, and how its pattern says
+ * so ("" for none): its query's `_method` parameters; "any" where its body may name one (one that
+ * holds `_method` anywhere, or a classified one, out of sight: tacit does not parse bodies, and
+ * frameworks read the parameter from forms and JSON alike). Judged by the request line's method
+ * alone, an always-ask rule on DELETE to a host let a script POST `_method=DELETE` to it, which
+ * such a server deletes on, unasked. Said in the pattern, a yes to a POST is none to a POST that
+ * may be taken as another method. (The override headers, X-HTTP-Method-Override and the like, are
+ * refused outright: see the net executor.)
+ */
+function methodOverrides(action: Extract<Action, { kind: "HttpRequest" | "HttpRequestClassified" }>, url: URL): { overrides: string[] | "any"; said: string } {
+  if (action.classifiedBody !== null) return { overrides: "any", said: " (method override: maybe, in the classified body)" };
+  if (action.body !== null && action.body.toLowerCase().includes(METHOD_PARAMETER)) return { overrides: "any", said: " (method override: maybe, in the body)" };
+  const named = [...url.searchParams.entries()].filter(([name]) => name.toLowerCase() === METHOD_PARAMETER).map(([, value]) => value.trim().toUpperCase());
+  const overrides = [...new Set(named)];
+  return { overrides, said: overrides.length === 0 ? "" : ` (method override: ${overrides.map(shownWord).join(" ")})` };
+}
+
 /**
  * A request's pattern: method, scheme (when plain HTTP), host and port. An IPv6 host keeps its
  * brackets: without them `http://[::1]:8080` and `http://[::1:8080]` (port 80, another address)
@@ -223,7 +253,12 @@ export function describeAction(action: Action, scopes: ScopeLookup): ActionReque
       } catch {
         return { category: "net", pattern: "net (not a URL)", subject: { kind: "none" } };
       }
-      return { category: "net", pattern: urlPattern(action.method, url), subject: { kind: "url", method: action.method.toUpperCase(), url } };
+      const { overrides, said } = methodOverrides(action, url);
+      return {
+        category: "net",
+        pattern: `${urlPattern(action.method, url)}${said}`,
+        subject: { kind: "url", method: action.method.toUpperCase(), url, ...(said === "" ? {} : { overrides }) },
+      };
     }
     case "Chat":
       return { category: "chat", pattern: "chat", subject: { kind: "none" } };

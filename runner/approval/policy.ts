@@ -343,7 +343,10 @@ function compile(rule: PolicyRule, cwd: string, { hostPlaces, programNames }: Ho
           return strictMatch(name) === null && !RUNS_NO_PROGRAM.has(name) && runsThrough(named, commandSample!, argsTest, line);
         }
         case "url":
-          return (host === null || patternMatches(host, subject.url) || reachesRuleHost(subject.url, throughRunners)) && (method === null || method === subject.method);
+          return (
+            (host === null || patternMatches(host, subject.url) || reachesRuleHost(subject.url, throughRunners)) &&
+            (method === null || method === subject.method || subject.overrides === "any" || (subject.overrides?.includes(method) ?? false))
+          );
         case "none":
           return pathTest === null && commandTest === null && argsTest === null && host === null && method === null;
       }

@@ -1,0 +1,43 @@
+// A net rule on a method holds when a request names that method for the server to take instead
+// of its own. Rails, Laravel and Symfony take a POST carrying `_method=DELETE` (in the query or
+// the body) as a DELETE: judged by the request line alone, an always-ask rule on DELETE to a host
+// let a script delete there with a POST, unasked. A body tacit cannot see (a classified one) may
+// name it too. (The override headers are refused outright: test/net/header-shapes.test.ts.)
+
+import { expect, it } from "vitest";
+import { lit, unattended, withServer, worlds } from "./fixtures.js";
+
+const world = worlds("tacit-net-rule-method-override-");
+
+it("an always-ask rule on DELETE asks about a POST that names DELETE by _method, in the query, the body or a classified body", () =>
+  withServer(async (server) => {
+    const w = world();
+    const config = w.config([{ action: "net", host: "127.0.0.1", method: "DELETE", tier: "always-ask" }], {
+      libraryConfig: { networkPermissions: ["127.0.0.1:*"] },
+    });
+    const script = w.script(
+      `requestNetwork(["127.0.0.1:*"], (net) => {\n` +
+        `  const attempts = [\n` +
+        `    ["query", () => net.httpPost(${lit(`${server.origin}/query?_method=DELETE`)}, "id=1")],\n` +
+        `    ["form", () => net.httpPost(${lit(`${server.origin}/form`)}, "id=1&_method=DELETE", { contentType: "application/x-www-form-urlencoded" })],\n` +
+        `    ["json", () => net.httpPost(${lit(`${server.origin}/json`)}, JSON.stringify({ _METHOD: "delete" }), { contentType: "application/json" })],\n` +
+        `    ["classified", () => net.httpPostClassified(${lit(`${server.origin}/classified`)}, classify("_method=DELETE"))],\n` +
+        `    ["plain", () => net.httpPost(${lit(`${server.origin}/plain`)}, "id=1")],\n` +
+        `  ] as const;\n` +
+        `  for (const [label, attempt] of attempts) {\n` +
+        `    try { attempt(); println("sent", label); } catch (e) { println("refused", label + ":", String(e)); }\n` +
+        `  }\n` +
+        `});\n`,
+    );
+    const run = await unattended(w, ["run", "--config", config, script]);
+    // The bad thing: a request the server takes as DELETE reached it with no one asked.
+    expect(server.received.map((r) => r.url), run.all).toEqual(["/plain"]);
+    const refused = (label: string, said: string): string =>
+      `refused ${label}: SecurityError: net POST http://127.0.0.1:${server.port} (method override: ${said}): refused: the policy requires a person's approval (always-ask)`;
+    expect(run.stdout, run.all).toContain(refused("query", "DELETE"));
+    expect(run.stdout, run.all).toContain(refused("form", "maybe, in the body"));
+    expect(run.stdout, run.all).toContain(refused("json", "maybe, in the body"));
+    expect(run.stdout, run.all).toContain(refused("classified", "maybe, in the classified body"));
+    expect(run.stdout, run.all).toContain("sent plain");
+    expect(run.code, run.all).toBe(0);
+  }));
