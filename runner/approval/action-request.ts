@@ -197,9 +197,14 @@ const METHOD_PARAMETER = "_method";
 function methodOverrides(action: Extract<Action, { kind: "HttpRequest" | "HttpRequestClassified" }>, url: URL): { overrides: string[] | "any"; said: string } {
   if (action.classifiedBody !== null) return { overrides: "any", said: " (method override: maybe, in the classified body)" };
   if (action.body !== null && action.body.toLowerCase().includes(METHOD_PARAMETER)) return { overrides: "any", said: " (method override: maybe, in the body)" };
-  const named = [...url.searchParams.entries()].filter(([name]) => name.toLowerCase() === METHOD_PARAMETER).map(([, value]) => value.trim().toUpperCase());
-  const overrides = [...new Set(named)];
+  const overrides = queryMethodOverrides(url);
   return { overrides, said: overrides.length === 0 ? "" : ` (method override: ${overrides.map(shownWord).join(" ")})` };
+}
+
+/** The methods a URL's query names by `_method` (upper case, each once). */
+export function queryMethodOverrides(url: URL): string[] {
+  const named = [...url.searchParams.entries()].filter(([name]) => name.toLowerCase() === METHOD_PARAMETER).map(([, value]) => value.trim().toUpperCase());
+  return [...new Set(named)];
 }
 
 /**

@@ -4,7 +4,7 @@
 // being asked, under the first URL's pattern in the log: a security review had a 307 from a
 // permitted host carry a POST, body and all, to an always-ask host. Such a hop is not followed.
 
-import { urlPattern } from "./action-request.js";
+import { queryMethodOverrides, urlPattern } from "./action-request.js";
 import type { RunGrants } from "./grants.js";
 import type { TierPolicy } from "./policy.js";
 import { patternMatches } from "../net/host-policy.js";
@@ -23,7 +23,11 @@ export function redirectVetting(policy: TierPolicy, grants: RunGrants): Redirect
     const pattern = urlPattern(next.method, next.url);
     // The same pattern as the request the gate decided: its decision (a yes included) covers it.
     if (pattern === urlPattern(first.method, first.url)) return null;
-    const request = { category: "net", pattern, subject: { kind: "url", method: next.method.toUpperCase(), url: next.url } } as const;
+    const method = next.method.toUpperCase();
+    // A hop that keeps the method keeps the body (307, 308), which may name another method for the
+    // server to take (`_method=DELETE`: see methodOverrides), out of sight here; its query is read.
+    const overrides = method === "GET" || method === "HEAD" ? queryMethodOverrides(next.url) : "any";
+    const request = { category: "net", pattern, subject: { kind: "url", method, url: next.url, overrides } } as const;
     const extended = grants.hosts.some((host) => patternMatches(host, next.url));
     const tier = policy.tierOf(request, { extended });
     return tier === "allow" ? null : `${pattern} (${tier})`;

@@ -5,7 +5,7 @@
 // name it too. (The override headers are refused outright: test/net/header-shapes.test.ts.)
 
 import { expect, it } from "vitest";
-import { lit, unattended, withServer, worlds } from "./fixtures.js";
+import { lit, startServer, unattended, withServer, worlds } from "./fixtures.js";
 
 const world = worlds("tacit-net-rule-method-override-");
 
@@ -41,3 +41,34 @@ it("an always-ask rule on DELETE asks about a POST that names DELETE by _method,
     expect(run.stdout, run.all).toContain("sent plain");
     expect(run.code, run.all).toBe(0);
   }));
+
+it("a redirect that keeps a POST's body (307) is not followed to a host whose rule on DELETE the body may name; a GET's is", async () => {
+  const w = world();
+  const asked = await startServer();
+  const redirector = await startServer((request, response) => {
+    response.statusCode = request.method === "POST" ? 307 : 302;
+    response.setHeader("location", `${asked.origin}/${request.method === "POST" ? "deleted" : "read"}`);
+    response.end();
+  });
+  try {
+    const config = w.config([{ action: "net", host: `127.0.0.1:${asked.port}`, method: "DELETE", tier: "always-ask" }], {
+      libraryConfig: { networkPermissions: ["127.0.0.1:*"] },
+    });
+    const script = w.script(
+      `requestNetwork(["127.0.0.1:*"], (net) => {\n` +
+        `  try { net.httpPost(${lit(`${redirector.origin}/hop`)}, "_method=DELETE"); println("posted"); } catch (e) { println("refused:", String(e)); }\n` +
+        `  println("got", JSON.parse(net.httpGet(${lit(`${redirector.origin}/hop`)})).url);\n` +
+        `});\n`,
+    );
+    const run = await unattended(w, ["run", "--config", config, script]);
+    // The bad thing: the body naming DELETE reached the host the rule asks about, carried by the redirect.
+    expect(asked.received.filter((r) => r.method === "POST"), run.all).toEqual([]);
+    expect(run.stdout, run.all).toContain(
+      `refused: SecurityError: ${redirector.origin} redirected the request to ${asked.origin}/deleted, which the approval policy puts a person in front of`,
+    );
+    expect(run.stdout, run.all).toContain("got /read");
+    expect(run.code, run.all).toBe(0);
+  } finally {
+    await Promise.all([asked.close(), redirector.close()]);
+  }
+});
