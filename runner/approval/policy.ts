@@ -6,6 +6,7 @@
 // among the matching rules wins, and nothing here allows what no one approved.
 
 import { lstatSync } from "node:fs";
+import { homedir } from "node:os";
 import path from "node:path";
 import picomatch from "picomatch";
 import { withCaretNegation, withLiteralGroups } from "../fs/glob-classes.js";
@@ -32,7 +33,23 @@ const RuleSchema = z
     action: z.enum(RULE_ACTIONS),
     tier: z.enum(["approve-once", "always-ask"]),
     /** fs.*: a glob (picomatch, `**` across directories) on the absolute path; relative globs start at the working directory. */
-    path: z.string().min(1).optional(),
+    path: z
+      .string()
+      .min(1)
+      // A shell expands "~", and tacit does not: the rule named a directory called "~" in the working
+      // directory, and `~/deploy/**` asked about nothing in the home directory (a warning said only
+      // that nothing existed there, which a client that shows no stderr never told anyone).
+      .refine((glob) => !/^~[^/]*(?:\/|$)/.test(glob), {
+        error: (issue) => {
+          const glob = String(issue.input);
+          const own = /^~(?:\/|$)/.test(glob);
+          return (
+            `${JSON.stringify(glob)} starts with "~", which tacit does not expand (it would name a directory called "${glob.split("/", 1)[0]}" in the working directory): ` +
+            (own ? `write the home directory out (${JSON.stringify(path.join(homedir(), glob.slice(2)))})` : "write the absolute path of that user's home directory")
+          );
+        },
+      })
+      .optional(),
     // Each refusal below is of a pattern no action can match: the rule would ask about nothing,
     // in silence (`"command": "git push"` let every git push run unasked).
     /** exec: a glob (`*` only) on the command name. */
