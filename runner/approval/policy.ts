@@ -160,9 +160,15 @@ interface CompiledRule {
   matches(request: ActionRequest, throughRunners: boolean): boolean;
 }
 
-/** A rule's path glob made absolute: relative globs start at the working directory. */
+/**
+ * A rule's path glob made absolute (relative globs start at the working directory) and normalized,
+ * as tacit names every path it matches: written with `//`, `/./` or `/x/../`, an absolute glob
+ * matched no path (a relative one was already joined, which normalizes), and an always-ask rule on
+ * `/work/app//deploy/**` let a script write deploy/prod.conf unasked, with no warning (the
+ * directory it names exists).
+ */
 function absoluteGlob(glob: string, cwd: string): string {
-  return path.isAbsolute(glob) ? glob : path.join(cwd, glob);
+  return path.isAbsolute(glob) ? path.normalize(glob) : path.join(cwd, glob);
 }
 
 /**
