@@ -4,11 +4,11 @@
 // `gcc-12` or `x86_64-linux-gnu-gcc-12`, each permitted beside the ruled name.
 //
 // A command is the program its name runs (found on the host's PATH as the executor finds it,
-// links followed): a rule's command glob stands for every program a name it matches on PATH
+// symbolic links followed, and a hard link the same file: Debian's perl5.36.0 is perl): a rule's command glob stands for every program a name it matches on PATH
 // runs, and a command whose name runs one of them is matched. A multi-call program (BusyBox)
 // acts as the name it is run by, so it is judged by the name alone, as --strict judges it.
 
-import { readdirSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { realProgramOf } from "../exec/program-path.js";
 import { MULTI_CALL_PROGRAMS } from "../exec/strict-denylist.js";
@@ -20,14 +20,17 @@ export class ProgramNames {
 
   constructor(private readonly searchPath: string = process.env.PATH ?? "") {}
 
-  /** The program `name` runs, links followed, or null (not on PATH, or a multi-call program, which acts as its name). */
+  /**
+   * The program `name` runs, as the file's identity (device and inode: symbolic links followed,
+   * and hard links one file), or null (not on PATH, or a multi-call program, which acts as its name).
+   */
   programOf(name: string): string | null {
     // Only names on PATH are looked up: a command line's every word is asked about, and each
     // look-up is a stat per PATH entry on the host's main thread.
     if (!this.namesOnPath().has(name)) return null;
     if (this.reals.has(name)) return this.reals.get(name)!;
     const real = realProgramOf(name, this.searchPath);
-    const program = real === null || MULTI_CALL_PROGRAMS.has(path.basename(real).toLowerCase()) ? null : real;
+    const program = real === null || MULTI_CALL_PROGRAMS.has(path.basename(real).toLowerCase()) ? null : fileIdentity(real);
     this.reals.set(name, program);
     return program;
   }
@@ -56,5 +59,15 @@ export class ProgramNames {
       }
     }
     return (this.names = names);
+  }
+}
+
+/** A file's device and inode, or null when it is gone. */
+function fileIdentity(file: string): string | null {
+  try {
+    const stats = statSync(file, { bigint: true });
+    return `${stats.dev}:${stats.ino}`;
+  } catch {
+    return null;
   }
 }

@@ -2,7 +2,7 @@
 // files in a temp dir: links lead to the program they name; a multi-call program, which acts as
 // the name it is run by, is judged by that name alone.
 
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { ProgramNames } from "../../runner/approval/program-names.js";
@@ -23,16 +23,19 @@ function pathOf(): { first: string; second: string; searchPath: string } {
   return { first, second, searchPath: [first, "relative/bin", second].join(path.delimiter) };
 }
 
-it("reads a name by the program it runs, links followed, and a rule's names by the programs they run", () => {
+it("reads a name by the program it runs, symbolic and hard links alike, and a rule's names by the programs they run", () => {
   const { first, second, searchPath } = pathOf();
   writeFileSync(path.join(second, "make"), "#!/bin/sh\n", { mode: 0o755 });
   symlinkSync(path.join(second, "make"), path.join(first, "gmake"));
   writeFileSync(path.join(first, "other"), "#!/bin/sh\n", { mode: 0o755 });
   const names = new ProgramNames(searchPath);
-  expect(names.programOf("gmake")).toBe(path.join(second, "make"));
-  expect(names.programOf("make")).toBe(path.join(second, "make"));
+  linkSync(path.join(second, "make"), path.join(second, "make-4.3"));
+  const make = names.programOf("make");
+  expect(make).not.toBeNull();
+  expect(names.programOf("gmake")).toBe(make);
+  expect(names.programOf("make-4.3")).toBe(make);
   expect(names.programOf("absent")).toBeNull();
-  expect([...names.programsNamed((name) => name === "make")]).toEqual([path.join(second, "make")]);
+  expect([...names.programsNamed((name) => name === "make")]).toEqual([make]);
   expect(names.programsNamed((name) => name === "make").has(names.programOf("other")!)).toBe(false);
 });
 
