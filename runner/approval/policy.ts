@@ -298,9 +298,9 @@ function compile(rule: PolicyRule, cwd: string, { hostPlaces, programNames }: Ho
   const host = hostPattern !== null && hostPattern.port === null && !rule.beyondAllowlist ? { ...hostPattern, port: "*" as const } : hostPattern;
   const method = rule.method?.toUpperCase() ?? null;
   // Where a rule's host leads (for a glob, the hosts it matches among those host-places.ts knows):
-  // a request to another name or address for the same place is asked about too. Only for raising the tier of what the
-  // allowlists permit, as with commands run through others: a beyondAllowlist rule extends the
-  // allowlists to the host as named, and a person is asked about what they are shown.
+  // a request to another name or address for the same place is asked about too. Only for raising
+  // the tier of what the allowlists permit, as with commands run through others: a beyondAllowlist
+  // rule extends the allowlists to the host as named, and a person is asked about what they are shown.
   const rulePlaces: Places | null =
     host === null || !failSafe ? null : host.literalHost !== null ? hostPlaces().placesOf(host.literalHost) : hostPlaces().placesMatched((known) => host.host.test(known));
   const reachesRuleHost = (url: URL, throughRunners: boolean): boolean =>
