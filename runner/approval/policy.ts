@@ -5,7 +5,7 @@
 // can extend them for one run. Rules only ever add a person to the loop: the highest tier
 // among the matching rules wins, and nothing here allows what no one approved.
 
-import { lstatSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import picomatch from "picomatch";
@@ -639,20 +639,56 @@ export function askedReadGlobs(config: PolicyConfig | null, cwd: string): string
  * another working directory (an MCP client starting tacit in the home directory) does in
  * silence. Not an error: a rule may be for files a script has yet to make.
  */
+/**
+ * Whether something exists at `base`, its names compared in NFC (as rules match names in either
+ * normalization, see normalizationsOf): a rule on an NFC "café/**" matches files under a directory
+ * named in NFD, and the warning that it matched nothing told the operator to check a spelling
+ * that worked. Each name not found as written is looked for among its directory's entries.
+ */
+function existsInAnyNormalization(base: string): boolean {
+  if (entryExists(base)) return true;
+  if (!PAST_ASCII.test(base)) return false;
+  let real = path.parse(base).root;
+  for (const name of base.slice(real.length).split(path.sep).filter(Boolean)) {
+    const next = path.join(real, name);
+    if (entryExists(next)) {
+      real = next;
+      continue;
+    }
+    let entries: string[];
+    try {
+      entries = readdirSync(real);
+    } catch {
+      return false;
+    }
+    const wanted = name.normalize("NFC");
+    const found = entries.find((entry) => entry.normalize("NFC") === wanted);
+    if (found === undefined) return false;
+    real = path.join(real, found);
+  }
+  return true;
+}
+
+/** Whether lstat finds an entry at `file` (a link counts, wherever it leads); false on any error. */
+function entryExists(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function absentRuleBases(config: PolicyConfig | null, cwd: string): string[] {
   return (config?.rules ?? []).flatMap((rule, index) => {
     if (rule.path === undefined) return [];
     const base = picomatch.scan(directoryGlobs(absoluteGlob(rule.path, cwd))[0]!).base || "/";
-    try {
-      lstatSync(base);
-      return [];
-    } catch {
-      return [
-        `policy.rules.${index} (${rule.action}) path ${JSON.stringify(rule.path)}: nothing exists at ${base}, so the rule matches nothing ` +
-          `there now${path.isAbsolute(rule.path) ? "" : ` (a relative path starts at the working directory, ${cwd})`}; check the spelling, ` +
-          "or ignore this if the rule is for files yet to be made",
-      ];
-    }
+    if (existsInAnyNormalization(base)) return [];
+    return [
+      `policy.rules.${index} (${rule.action}) path ${JSON.stringify(rule.path)}: nothing exists at ${base}, so the rule matches nothing ` +
+        `there now${path.isAbsolute(rule.path) ? "" : ` (a relative path starts at the working directory, ${cwd})`}; check the spelling, ` +
+        "or ignore this if the rule is for files yet to be made",
+    ];
   });
 }
 

@@ -60,3 +60,18 @@ it("a rule whose path starts in a directory that does not exist is warned about,
   expect(run.stdout, run.all).toContain(`refused: SecurityError: fs.write ${w.at("deplyo/x.conf")}: refused: the policy requires a person's approval (always-ask)`);
   expect(w.exists("deplyo/x.conf")).toBe(false);
 });
+
+it("a rule written in NFC on a directory named in NFD is not warned about, and asks about a read there", async () => {
+  const w = world();
+  // The directory's name in NFD (e + combining acute), as macOS tools and some archives make it; the rule in NFC.
+  const nfd = "cafe\u0301";
+  w.file(`${nfd}/s.txt`, "canary-nfd-4c1e\n");
+  const config = w.config([{ action: "fs.read", tier: "always-ask", path: "caf\u00e9/**" }]);
+  const script = w.script(`requestFileSystem(".", (fs) => println(fs.access(${lit(`${nfd}/s.txt`)}).read()));\n`);
+  const run = await unattended(w, ["run", "--config", config, script]);
+  // Told that the rule matched nothing, an operator would "fix" a rule that works.
+  expect(run.stderr).not.toContain("nothing exists at");
+  // It does work: the read is asked about, and with nobody to ask, refused.
+  expect(run.stdout).not.toContain("canary-nfd-4c1e");
+  expect(run.stderr).toContain("the policy requires a person's approval (always-ask)");
+});
