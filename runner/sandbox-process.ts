@@ -79,9 +79,26 @@ export function sandboxArgs(options: SandboxOptions): string[] {
  */
 export const SANDBOX_DENO_DIR = "/dev/null/tacit-sandbox-writes-nothing";
 
+/**
+ * No WebGPU backend (wgpu reads this list once per process, for every realm and worker in it;
+ * a name it does not know enables nothing). WebGPU needs no Deno permission: with a backend,
+ * `navigator.gpu.requestAdapter()` loaded the system's Vulkan or GL driver into the sandbox
+ * (Mesa's llvmpipe here, JIT threads and all), named it and the machine's LLVM, and on a host
+ * with a GPU would open its device nodes and allocate memory the resident-memory watchdog does
+ * not see. Scripts have no use for it.
+ */
+export const SANDBOX_WEBGPU_BACKENDS = "none";
+
 /** Nothing of the host's environment reaches the sandbox. */
 export function sandboxEnv(): Record<string, string> {
-  return { DENO_DIR: SANDBOX_DENO_DIR, DENO_EMIT_CACHE_MODE: "disable", NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", DENO_NO_PROMPT: "1" };
+  return {
+    DENO_DIR: SANDBOX_DENO_DIR,
+    DENO_EMIT_CACHE_MODE: "disable",
+    NO_COLOR: "1",
+    DENO_NO_UPDATE_CHECK: "1",
+    DENO_NO_PROMPT: "1",
+    DENO_WEBGPU_BACKEND: SANDBOX_WEBGPU_BACKENDS,
+  };
 }
 
 export class SandboxProcess {

@@ -403,3 +403,46 @@ println(await attempt("cache", async () => { const hit = await (await caches.ope
     });
   }
 });
+
+describe("WebGPU (it needs no Deno permission; the sandbox is given no backend)", () => {
+  // Each request names what it got: an adapter's description is the driver the sandbox loaded.
+  const ask = `const gpu = (navigator as any).gpu;
+const adapterOf = async (options?: object): Promise<string> => {
+  try {
+    const adapter = gpu ? await gpu.requestAdapter(options) : null;
+    return adapter === null ? "none" : \`driver \${adapter.info.description || adapter.info.vendor || "unnamed"}\`;
+  } catch (e) {
+    return \`refused \${(e as Error).name}\`;
+  }
+};`;
+  const mainRealm = `${ask}
+println("adapter:", await adapterOf());
+println("fallback adapter:", await adapterOf({ forceFallbackAdapter: true }));
+println("low-power adapter:", await adapterOf({ powerPreference: "low-power" }));`;
+  // A Worker's realm has its own navigator.gpu; the backends are the process's.
+  const workerSource = `const gpu = navigator.gpu;
+const adapter = gpu ? await gpu.requestAdapter() : null;
+postMessage(adapter === null ? "none" : "driver " + (adapter.info.description || adapter.info.vendor || "unnamed"));`;
+  const inWorker = `const url = URL.createObjectURL(new Blob([${lit(workerSource)}], { type: "application/javascript" }));
+const worker = new Worker(url, { type: "module" });
+println("worker adapter:", await new Promise((resolve) => {
+  worker.onmessage = (event) => resolve(event.data);
+  worker.onerror = (event) => { event.preventDefault(); resolve("worker error " + event.message); };
+}));
+worker.terminate();`;
+
+  it("is rejected by the validator (CLI)", async () => {
+    await expectRejected(mainRealm, ["ambient-authority"]);
+  });
+
+  for (const keepRuntime of [true, false]) {
+    it(`no adapter is found, so no GPU driver is loaded (${keepRuntime ? "Deno kept, and in a Worker" : "Deno hidden"})`, async () => {
+      const result = await runBypassed(keepRuntime ? `${mainRealm}\n${inWorker}` : mainRealm, { keepRuntime });
+      expect(result.outcome, result.error ?? "").toBe("ok");
+      expect(result.stdout).not.toContain("driver");
+      const expected = ["adapter: none", "fallback adapter: none", "low-power adapter: none", ...(keepRuntime ? ["worker adapter: none"] : [])];
+      expect(result.stdout.trim().split("\n")).toEqual(expected);
+      await expectWorldUntouched(world, seenOf(result));
+    });
+  }
+});
