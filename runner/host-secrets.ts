@@ -2,7 +2,8 @@
 // they take back: a file that happens to contain one, a command's output (`ps` shows a
 // command line, /proc shows an environment), an answer from a server. Every reply to the
 // sandbox is scrubbed of them: in its JSON line (text anywhere in it), and in base64 payloads
-// (bytes read from files) after decoding. A long random key cannot match by accident.
+// (bytes read from files) after decoding; each also as a UTF-16 file holds it (utf16Form). A
+// long random key cannot match by accident.
 
 import type { RunnerConfig } from "./config.js";
 
@@ -35,6 +36,18 @@ export function base64Forms(secret: string): string[] {
   return [...forms];
 }
 
+/**
+ * The key as a UTF-16 text file holds it, read as UTF-8 (as every route reads text): each
+ * character with a NUL beside it, `k\0e\0y`, the same in UTF-16LE and UTF-16BE (a NUL follows
+ * the last character, or comes before the first). Windows PowerShell's `>` writes UTF-16LE:
+ * such a file held the key in a form none of the others matched, and a script that dropped the
+ * NULs, or decoded readBytes() as UTF-16, had it. Only for a key of ASCII characters (API keys
+ * are): another character's UTF-16 bytes are not the NUL-separated character.
+ */
+export function utf16Form(secret: string): string | null {
+  return /^[\x01-\x7f]+$/.test(secret) ? [...secret].join("\0") : null;
+}
+
 export class HostSecrets {
   /** The secrets as given (what the search threads are handed to make their own). */
   private readonly given: string[];
@@ -49,7 +62,8 @@ export class HostSecrets {
 
   constructor(secrets: ReadonlyArray<string | null | undefined>) {
     this.given = secrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_CHARS);
-    this.secrets = [...this.given, ...this.given.flatMap(base64Forms)];
+    const texts = [...this.given, ...this.given.map(utf16Form).filter((form): form is string => form !== null)];
+    this.secrets = [...texts, ...texts.flatMap(base64Forms)];
     this.inJson = this.secrets.map((s) => JSON.stringify(s).slice(1, -1));
   }
 

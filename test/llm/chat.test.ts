@@ -176,6 +176,45 @@ describe("chat", () => {
     }
   });
 
+  it("the key in a UTF-16 text file (Windows PowerShell's `>` writes UTF-16LE) is masked too, read by every route", async () => {
+    // Read as UTF-8, each ASCII character of the key comes with a NUL beside it: the key as it
+    // is, and its base64 forms, were never found there, and a script dropped the NULs (or
+    // decoded readBytes() as UTF-16) and had the key.
+    const line = `OPENAI_API_KEY=${apiKey}\r\n`;
+    writeFileSync(path.join(dir, "key-utf16le.txt"), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(line, "utf16le")]));
+    writeFileSync(path.join(dir, "key-utf16be.txt"), Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(line, "utf16le").swap16()]));
+    const script = path.join(dir, "utf16.ts");
+    writeFileSync(
+      script,
+      [
+        'requestFileSystem(".", (fs) => {',
+        '  for (const [name, encoding] of [["key-utf16le.txt", "utf-16le"], ["key-utf16be.txt", "utf-16be"]]) {',
+        "    const file = fs.access(name);",
+        "    println(file.read());",
+        "    println(new TextDecoder(encoding).decode(file.readBytes()));",
+        "    println(btoa(String.fromCharCode(...file.readBytes())));",
+        "    file.forEachLine((line) => println(line));",
+        '    println(JSON.stringify(fs.grep(name, ".")));',
+        "  }",
+        "});",
+        'requestExecPermission(["cat"], (proc) => println(proc.execOutput("cat", ["key-utf16le.txt", "key-utf16be.txt"])));',
+      ].join("\n") + "\n",
+    );
+    const r = await runCli(unchecked(["run", ...llmFlags(), "--command-permissions", "cat", script]), { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    // With the NULs dropped (raw, and JSON's \u0000 in grep's answer), as a script would: each
+    // file was read by all five routes, read(), readBytes() decoded, forEachLine, grep and cat.
+    const seen = (r.stdout + r.stderr).replace(/\u0000|\\u0000/g, "");
+    expect(seen.split("OPENAI_API_KEY=").length - 1, seen).toBe(10);
+    const base64Decoded = [...r.stdout.matchAll(/[A-Za-z0-9+/=]{40,}/g)].map((m) => Buffer.from(m[0], "base64").toString("latin1").replace(/\u0000/g, "")).join("\n");
+    const random = apiKey.slice("sk-test-".length);
+    for (let at = 0; at + 8 <= random.length; at++) {
+      const piece = random.slice(at, at + 8);
+      expect(seen, `holds ${piece} of the key`).not.toContain(piece);
+      expect(base64Decoded, `its base64 holds ${piece} of the key`).not.toContain(piece);
+    }
+  });
+
   it("a key split across two pieces of forEachLine is masked in both", async () => {
     const chunk = 1024 * 1024; // runner/fs/file-system.ts CHUNK_BYTES
     const keyStart = chunk - 7; // the piece boundary falls inside the key
