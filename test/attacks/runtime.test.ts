@@ -72,6 +72,33 @@ describe("raw writes to the protocol channel (stdout)", () => {
   });
 });
 
+describe("raw descriptors (process.binding(\"pipe_wrap\") opens any descriptor by its number)", () => {
+  // Writes a "done" frame on fd 0, the sandbox's input: were the host to read it as the
+  // protocol, the script would end as a success. The host reads its end of fd 0 only to refuse.
+  const onInput = `${NODE_PRELUDE}const { Pipe, constants } = (globalThis as any).process.binding("pipe_wrap");
+const { WriteWrap } = (globalThis as any).process.binding("stream_wrap");
+const input = new Pipe(constants.SOCKET);
+println("opened", input.open(0));
+const request = new WriteWrap();
+request.oncomplete = () => undefined;
+input.writeUtf8String(request, ${lit(JSON.stringify({ type: "done" }) + "\n")});
+// Waits to be ended: the host's refusal, not this script, decides how it ends.
+await new Promise(() => setInterval(() => undefined, 1_000));`;
+
+  it("is rejected by the validator (CLI)", async () => {
+    await expectRejected(onInput, ["ambient-authority"]);
+  });
+
+  it("a write on fd 0 ends the evaluation as a protocol error, not as the success it claims", async () => {
+    const result = await runBypassed(onInput, { keepRuntime: true });
+    expect(result.stdout, result.error ?? "").toContain("opened 0");
+    expect(result.outcome, result.error ?? "").toBe("protocol-error");
+    expect(result.exitCode).toBe(1);
+    expect(result.error).toContain("something wrote back on the sandbox's input");
+    await expectWorldUntouched(world, seenOf(result));
+  });
+});
+
 /**
  * Runs raw-channel `code` (validator bypassed, Deno kept) whose readInput waits for ever: a
  * pipe its producer keeps open, as a request that waits (a person being asked) would.

@@ -211,6 +211,23 @@ export const FILE_WRITES: Attack[] = [
     code: (c) => NODE_PRELUDE + attempt(`  const fs = await import("node:fs");
   fs.writeFileSync(${lit(c.written)}, "pwned");`),
   },
+  {
+    // SQLite opens the files a statement names itself, below Deno's permission checks; an
+    // in-memory database needs no permission. Deno allows it no attached database (held on 2.9).
+    name: "node:sqlite VACUUM INTO a file (in-memory database, SQLite opening it)",
+    rules: ["dynamic-import"],
+    code: (c) => NODE_PRELUDE + attempt(`  const { DatabaseSync } = await import("node:sqlite");
+  const db = new DatabaseSync(":memory:");
+  db.exec("CREATE TABLE t(x); INSERT INTO t VALUES ('pwned')");
+  db.exec(${lit(`VACUUM INTO '${c.written}'`)});`),
+  },
+  {
+    name: "node:sqlite ATTACH a new database file",
+    rules: ["dynamic-import"],
+    code: (c) => NODE_PRELUDE + attempt(`  const { DatabaseSync } = await import("node:sqlite");
+  const db = new DatabaseSync(":memory:");
+  db.exec(${lit(`ATTACH DATABASE 'file:${c.written}' AS other; CREATE TABLE other.t(x)`)});`),
+  },
 ];
 
 // --- The network (the loopback listener) ------------------------------------------------
@@ -294,6 +311,20 @@ export const NETWORK: Attack[] = [
     name: "import(jsr:@std/fs)",
     rules: ["dynamic-import"],
     code: () => attempt(`  await import("jsr:@std/fs");`),
+  },
+  {
+    // Node's internal socket bindings, under node:net: still Deno's ops, and its checks.
+    name: "process.binding(\"tcp_wrap\") connect, below node:net",
+    rules: ["ambient-authority"],
+    code: (c) =>
+      NODE_PRELUDE + attempt(`  const { TCP, TCPConnectWrap, constants } = (globalThis as any).process.binding("tcp_wrap");
+  const handle = new TCP(constants.SOCKET);
+  println(await new Promise((resolve) => {
+    const request = new TCPConnectWrap();
+    request.oncomplete = (status: number) => resolve("completed " + status);
+    const failed = handle.connect(request, "127.0.0.1", ${c.port});
+    if (failed) resolve("failed " + failed);
+  }));`),
   },
 ];
 
