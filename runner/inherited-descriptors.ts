@@ -1,8 +1,9 @@
 // Descriptors tacit was given by whatever started it, beyond stdin, stdout and stderr. One
 // opened without close-on-exec (a harness's pipe, a shell's `3>file`, an MCP client's log)
-// would pass on to every process tacit starts: to the sandbox (which cannot name it: Deno
-// has no way from a number to a descriptor) and to every permitted command, which could
-// write to it or read from it with `>&3` whatever the policy said. tacit uses none of them,
+// would pass on to every process tacit starts: to the sandbox, whose code (past the validator)
+// writes to or reads from any descriptor by its number with Node's process.binding("pipe_wrap")
+// (Pipe#open(fd): no permission is asked; test/attacks/runtime.test.ts writes to fd 0 so), and
+// to every permitted command, which could with `>&3`, whatever the policy said. tacit uses none of them,
 // so it closes them before it starts anything. Node's own descriptors are all opened
 // close-on-exec (libuv does so everywhere), which is how they are told apart.
 
