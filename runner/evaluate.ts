@@ -843,6 +843,17 @@ function describeAbnormalEnd(
       endedAt,
     );
   }
+  // Only the kernel sends it: the sandbox runs with a file size limit of 0 (see writesNoFile in sandbox-process.ts).
+  if (end.signal === "SIGXFSZ") {
+    return result(
+      "protocol-error",
+      output,
+      "protocol violation: the sandbox was ended as it wrote to a file on disk (its file size limit is 0 bytes: the script's own " +
+        "process writes no file, node:sqlite's temporary files included); read and write files with requestFileSystem(root, fs => …)",
+      startedAt,
+      endedAt,
+    );
+  }
   const how = end.signal ? `signal ${end.signal}` : `exit code ${end.code}`;
   return result(
     "protocol-error",

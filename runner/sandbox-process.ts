@@ -4,7 +4,7 @@
 // load the rest while it boots.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { accessSync, constants, readFileSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { cleanUpAtExit } from "./exit-cleanup.js";
 import { RSS_ALLOWANCE_MB } from "./limits.js";
@@ -89,6 +89,41 @@ export const SANDBOX_DENO_DIR = "/dev/null/tacit-sandbox-writes-nothing";
  */
 export const SANDBOX_WEBGPU_BACKENDS = "none";
 
+const PRLIMIT_CANDIDATES = ["/usr/bin/prlimit", "/bin/prlimit"];
+let prlimit: string | null | undefined;
+
+/** util-linux prlimit, found once per process, or null where the host has none. */
+function fileSizeLimiter(): string | null {
+  if (prlimit === undefined) {
+    prlimit =
+      PRLIMIT_CANDIDATES.find((candidate) => {
+        try {
+          accessSync(candidate, constants.X_OK);
+          return true;
+        } catch {
+          return false;
+        }
+      }) ?? null;
+  }
+  return prlimit;
+}
+
+/**
+ * `file` with `args`, run with a file size limit of 0 bytes (RLIMIT_FSIZE, soft and hard) where
+ * the host has util-linux prlimit (it sets the limit and runs the program in its place: same
+ * process). A sandbox writes no file at all (see SANDBOX_DENO_DIR), but native code in Deno does
+ * I/O of its own that no permission covers: node:sqlite on an in-memory database, which needs
+ * none, spilled a temporary table into a file it created in any directory a script named
+ * (`PRAGMA temp_store_directory`) and unlinked at once, 200 MB written with the sandbox's
+ * resident memory at 41 MB, as much as the disk held until the time limit, unseen by the memory
+ * watchdog. With the limit, a write that would grow a regular file ends the process (SIGXFSZ);
+ * its stdin, stdout and stderr are sockets and pipes, which the limit does not bind.
+ */
+function writesNoFile(file: string, args: readonly string[]): { file: string; args: string[] } {
+  const limiter = fileSizeLimiter();
+  return limiter === null ? { file, args: [...args] } : { file: limiter, args: ["--fsize=0", "--", file, ...args] };
+}
+
 /** Nothing of the host's environment reaches the sandbox. */
 export function sandboxEnv(): Record<string, string> {
   return {
@@ -124,8 +159,10 @@ export class SandboxProcess {
   constructor(options: SandboxOptions) {
     this.options = options;
     // Killed by the kernel when tacit ends in a way that runs no exit hook (see parent-death.ts):
-    // code spinning in a loop reads nothing, so nothing else would end it.
-    const { file, args } = diesWithTacit(denoExecutable(), sandboxArgs(options));
+    // code spinning in a loop reads nothing, so nothing else would end it. setpriv outermost, so
+    // that the parent-death signal is set before prlimit (see writesNoFile) runs.
+    const limited = writesNoFile(denoExecutable(), sandboxArgs(options));
+    const { file, args } = diesWithTacit(limited.file, limited.args);
     // The pure evaluator answers one job at a time and asks nothing: it has no use for spinning.
     this.input = options.role === "pure" ? new PipeInput() : sandboxInput();
     this.child = spawn(file, args, {

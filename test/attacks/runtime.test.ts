@@ -473,3 +473,60 @@ worker.terminate();`;
     });
   }
 });
+
+describe("native file I/O no permission covers: node:sqlite's temporary files (the sandbox runs with a file size limit of 0)", () => {
+  // An in-memory database needs no permission, and SQLite spills a temporary table to a file it
+  // creates and unlinks itself, in a directory the script names: 64 MiB written to disk, the
+  // sandbox's resident memory unchanged, before the limit.
+  const spill = (dir: string, rows: number) =>
+    `const db = new DatabaseSync(":memory:");
+db.exec(${lit(`PRAGMA temp_store_directory = '${dir}'; PRAGMA temp_store = FILE; PRAGMA cache_size = 10; CREATE TEMP TABLE spill(x BLOB)`)});
+db.exec("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${rows}) INSERT INTO spill SELECT randomblob(1048576) FROM n");`;
+  const script = (dir: string) => `${NODE_PRELUDE}const { DatabaseSync } = await import("node:sqlite");
+println("database made");
+${spill(dir, 64)}
+println("spilled 64 MiB to disk");`;
+
+  it("is rejected by the validator (CLI)", async () => {
+    await expectRejected(script(world.ctx.dir), ["dynamic-import"]);
+  });
+
+  for (const keepRuntime of [true, false]) {
+    it(`the sandbox is ended at its first write, and says why (${keepRuntime ? "Deno kept" : "Deno hidden"})`, async () => {
+      const result = await runBypassed(script(world.ctx.dir), { keepRuntime });
+      expect(result.stdout, result.error ?? "").toContain("database made");
+      expect(result.stdout).not.toContain("spilled");
+      expect(result.outcome).toBe("protocol-error");
+      expect(result.error).toContain("the sandbox was ended as it wrote to a file on disk");
+      expect(result.error).toContain("requestFileSystem");
+      await expectWorldUntouched(world, seenOf(result));
+    });
+  }
+
+  it("a map function that spills plaintext to disk fails out of sight: the secure output says the evaluator was ended", async () => {
+    const { dir, cleanup } = tempDir("tacit-sqlite-sink-");
+    try {
+      const sink = path.join(dir, "secure-output.txt");
+      // The pure evaluator reaches node:sqlite synchronously (process.getBuiltinModule), once a
+      // stand-in answers what node:process asks of the Deno global the evaluator deleted.
+      const code = `const spilled = classify("SECRET-PLAINTEXT").map((secret) => {
+  const stub = (): unknown => new Proxy(function () { return ""; }, { get: (_t, key) => (typeof key === "symbol" || key === "then" ? undefined : stub()) });
+  (globalThis as any).Deno = stub();
+  const { DatabaseSync } = (globalThis as any).process.getBuiltinModule("node:sqlite");
+  ${spill(world.ctx.dir, 16).replace(/\n/g, "\n  ")}
+  db.exec(${lit("INSERT INTO spill VALUES (")} + "'" + secret + "')");
+  return "spilled " + secret;
+});
+println("value:", spilled);`;
+      const result = await runBypassed(code, { config: { library: { ...defaultConfig.library, secureOutput: sink } } });
+      expect(result.outcome, result.error ?? "").toBe("ok");
+      expect(result.stdout).toBe("value: Classified(***)\n");
+      const written = readFileSync(sink, "utf8");
+      expect(written).not.toContain("spilled SECRET-PLAINTEXT");
+      expect(written).toContain("value: <classified value unavailable: the evaluator exited (SIGXFSZ)>");
+      await expectWorldUntouched(world, seenOf(result));
+    } finally {
+      cleanup();
+    }
+  });
+});
