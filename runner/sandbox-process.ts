@@ -121,7 +121,10 @@ function fileSizeLimiter(): string | null {
  */
 function writesNoFile(file: string, args: readonly string[]): { file: string; args: string[] } {
   const limiter = fileSizeLimiter();
-  return limiter === null ? { file, args: [...args] } : { file: limiter, args: ["--fsize=0", "--", file, ...args] };
+  // No core file either: a pure evaluator's memory holds the plaintext of the secrets it computes
+  // with, and a crash (V8 aborts when its heap runs out) on a host whose core limit allows dumps
+  // would write it to a file.
+  return limiter === null ? { file, args: [...args] } : { file: limiter, args: ["--fsize=0", "--core=0", "--", file, ...args] };
 }
 
 /** Nothing of the host's environment reaches the sandbox. */

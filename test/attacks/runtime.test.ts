@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../runner/config.js";
 import { spawn } from "node:child_process";
-import { expectToDieWith } from "../processes.js";
+import { commandLineOf, descendantsOf, expectToDieWith } from "../processes.js";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expectNoneLeft, runBypassed, runScript, tacitBin, tempDir, watchProcesses } from "../helpers.js";
@@ -525,6 +525,45 @@ println("value:", spilled);`;
       expect(written).not.toContain("spilled SECRET-PLAINTEXT");
       expect(written).toContain("value: <classified value unavailable: the evaluator exited (SIGXFSZ)>");
       await expectWorldUntouched(world, seenOf(result));
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe("the limits the sandbox and the pure evaluator run under (read from /proc while a real run waits)", () => {
+  it("both write no file and dump no core: file size and core file size are 0, soft and hard", async () => {
+    const { dir, cleanup } = tempDir("tacit-limits-");
+    try {
+      const script = path.join(dir, "wait.ts");
+      // A map starts the pure evaluator; the script then waits, so both processes can be looked at.
+      writeFileSync(script, 'const v = classify("x").map((s) => s + "!");\nprintln("waiting");\nawait new Promise((r) => setTimeout(r, 3000));\nprintln(v);\n');
+      const child = spawn(process.execPath, [tacitBin, "run", "--no-check", script], { cwd: dir, env: { ...process.env, TACIT_HOME: path.join(dir, "home") }, stdio: ["ignore", "pipe", "pipe"] });
+      const limitsOf = new Map<string, string>();
+      let stdout = "";
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+      const ended = new Promise<number | null>((resolve) => child.on("close", resolve));
+      for (let tries = 0; tries < 200 && limitsOf.size < 2; tries++) {
+        await new Promise((r) => setTimeout(r, 25));
+        for (const pid of descendantsOf(child.pid!)) {
+          const line = commandLineOf(pid);
+          const role = line.includes("pure/evaluator.js") ? "pure" : line.includes("sandbox/bootstrap.js") ? "sandbox" : null;
+          // Only once Deno runs: before prlimit has run its program in its place, the limits are not set yet.
+          if (role === null || !line.split("\0")[0]!.endsWith("deno")) continue;
+          try {
+            limitsOf.set(role, readFileSync(`/proc/${pid}/limits`, "utf8"));
+          } catch {
+            // Gone meanwhile.
+          }
+        }
+      }
+      expect(await ended).toBe(0);
+      expect(stdout).toBe("waiting\nClassified(***)\n");
+      expect([...limitsOf.keys()].sort()).toEqual(["pure", "sandbox"]);
+      for (const [role, limits] of limitsOf) {
+        expect(limits, role).toMatch(/^Max file size\s+0\s+0\s+bytes/m);
+        expect(limits, role).toMatch(/^Max core file size\s+0\s+0\s+bytes/m);
+      }
     } finally {
       cleanup();
     }
