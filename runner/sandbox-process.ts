@@ -127,6 +127,13 @@ function writesNoFile(file: string, args: readonly string[]): { file: string; ar
   return limiter === null ? { file, args: [...args] } : { file: limiter, args: ["--fsize=0", "--core=0", "--", file, ...args] };
 }
 
+/**
+ * The sandbox's HOME (see sandboxEnv): a directory that does not exist and cannot be made, in
+ * /proc. Not under /dev/null as DENO_DIR is: Deno fails to start when looking for ~/.npmrc
+ * there gives ENOTDIR rather than ENOENT.
+ */
+export const SANDBOX_HOME = "/proc/self/tacit-sandbox-has-no-home";
+
 /** Nothing of the host's environment reaches the sandbox. */
 export function sandboxEnv(): Record<string, string> {
   return {
@@ -136,6 +143,9 @@ export function sandboxEnv(): Record<string, string> {
     DENO_NO_UPDATE_CHECK: "1",
     DENO_NO_PROMPT: "1",
     DENO_WEBGPU_BACKEND: SANDBOX_WEBGPU_BACKENDS,
+    // A home where nothing is: without HOME, Deno looked the user's up in /etc/passwd and read
+    // ~/.npmrc (npm's auth tokens) into the sandbox's memory at start, --no-npm notwithstanding.
+    HOME: SANDBOX_HOME,
   };
 }
 

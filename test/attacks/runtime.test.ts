@@ -5,9 +5,10 @@
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../runner/config.js";
-import { spawn } from "node:child_process";
+import { SANDBOX_HOME } from "../../runner/sandbox-process.js";
+import { spawn, spawnSync } from "node:child_process";
 import { commandLineOf, descendantsOf, expectToDieWith } from "../processes.js";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expectNoneLeft, runBypassed, runScript, tacitBin, tempDir, watchProcesses } from "../helpers.js";
 import { type AttackWorld, createWorld, expectWorldUntouched, lit, NODE_PRELUDE, seenOf } from "./fixtures.js";
@@ -564,6 +565,33 @@ describe("the limits the sandbox and the pure evaluator run under (read from /pr
         expect(limits, role).toMatch(/^Max file size\s+0\s+0\s+bytes/m);
         expect(limits, role).toMatch(/^Max core file size\s+0\s+0\s+bytes/m);
       }
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe("what Deno reads of the user's home as the sandbox starts", () => {
+  const strace = ["/usr/bin/strace", "/bin/strace"].find((file) => existsSync(file));
+  // Seen only in the system calls: nothing of it reaches a script (its API reads no file), but
+  // ~/.npmrc holds npm's auth tokens, and the sandbox's memory should hold none of the user's.
+  it.skipIf(strace === undefined)("the sandbox opens no ~/.npmrc of the user's: its HOME is a directory that cannot exist", async () => {
+    const { dir, cleanup } = tempDir("tacit-npmrc-");
+    try {
+      const trace = path.join(dir, "trace.txt");
+      const script = path.join(dir, "hello.ts");
+      writeFileSync(script, 'println("hello");\n');
+      const result = spawnSync(strace!, ["-f", "-e", "trace=openat,open", "-o", trace, process.execPath, tacitBin, "run", "--no-check", script], {
+        cwd: dir,
+        env: { ...process.env, TACIT_HOME: path.join(dir, "home") },
+        encoding: "utf8",
+      });
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.stdout).toBe("hello\n");
+      const npmrcOpens = readFileSync(trace, "utf8").split("\n").filter((line) => line.includes('.npmrc"'));
+      // Deno still looks (the check proves the trace saw the sandbox start), only where nothing is.
+      expect(npmrcOpens.length, "no .npmrc look-up was traced").toBeGreaterThan(0);
+      for (const line of npmrcOpens) expect(line).toContain(`"${SANDBOX_HOME}/.npmrc"`);
     } finally {
       cleanup();
     }
