@@ -196,16 +196,44 @@ const METHOD_PARAMETER = "_method";
  */
 function methodOverrides(action: Extract<Action, { kind: "HttpRequest" | "HttpRequestClassified" }>, url: URL): { overrides: string[] | "any"; said: string } {
   if (action.classifiedBody !== null) return { overrides: "any", said: " (method override: maybe, in the classified body)" };
-  if (action.body !== null && action.body.toLowerCase().includes(METHOD_PARAMETER)) return { overrides: "any", said: " (method override: maybe, in the body)" };
+  if (action.body !== null && mayNameMethodParameter(action.body)) return { overrides: "any", said: " (method override: maybe, in the body)" };
   const overrides = queryMethodOverrides(url);
   return { overrides, said: overrides.length === 0 ? "" : ` (method override: ${overrides.map(shownWord).join(" ")})` };
 }
 
 /** The methods a URL's query names by `_method` (upper case, each once). */
 export function queryMethodOverrides(url: URL): string[] {
-  const named = [...url.searchParams.entries()].filter(([name]) => name.toLowerCase() === METHOD_PARAMETER).map(([, value]) => value.trim().toUpperCase());
+  const named = [...url.searchParams.entries()].filter(([name]) => asPhpNames(name).toLowerCase() === METHOD_PARAMETER).map(([, value]) => value.trim().toUpperCase());
   return [...new Set(named)];
 }
+
+/**
+ * A parameter's name as PHP makes it a key of $_GET and $_POST (where Laravel and Symfony read
+ * `_method`): leading spaces dropped, and each space, ".", "[" and character 0x80–0x9f made "_".
+ * Compared as written, `.method=DELETE` was no override to tacit and `_method` to PHP.
+ */
+function asPhpNames(name: string): string {
+  return name.replace(/^ +/, "").replace(/[ .[\u0080-\u009f]/g, "_");
+}
+
+/**
+ * Whether a body may name the method parameter in any spelling a framework decodes to it: read
+ * with its escapes undone (a form's `+` and `%XX`, which Rack and PHP decode in names, and
+ * JSON's `\uXXXX`), `_method` anywhere, or a name PHP makes `_method` (see asPhpNames) where a
+ * name may start. Looked for only as written, `%5Fmethod=DELETE`, `{"\u005fmethod":"DELETE"}`
+ * and `.method=DELETE` each reached a server that takes them as a DELETE, unasked.
+ */
+export function mayNameMethodParameter(body: string): boolean {
+  const decoded = body
+    .replace(/\+/g, " ")
+    .replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    .replace(/\\u([0-9a-f]{4})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    .toLowerCase();
+  return decoded.includes(METHOD_PARAMETER) || PHP_METHOD_NAME.test(decoded);
+}
+
+/** A name PHP makes `_method` (see asPhpNames), at a name's start: the body's, or after a character no name holds. */
+const PHP_METHOD_NAME = /(?:^|[^a-z0-9_])[ ]*[.[\u0080-\u009f]method/;
 
 /**
  * A request's pattern: method, scheme (when plain HTTP), host and port. An IPv6 host keeps its

@@ -72,3 +72,44 @@ it("a redirect that keeps a POST's body (307) is not followed to a host whose ru
     await Promise.all([asked.close(), redirector.close()]);
   }
 });
+
+it("an always-ask rule on DELETE asks about a POST that names _method in another spelling a framework decodes to it", () =>
+  withServer(async (server) => {
+    // Each reaches a framework as `_method`: Rack and PHP percent-decode a form's names (%5F is
+    // "_"), JSON decodes \u005f, and PHP turns a name's ".", " " and "[" into "_" (`.method=DELETE`
+    // is $_POST["_method"], which Symfony and Laravel read), in the body and the query alike.
+    const w = world();
+    const config = w.config([{ action: "net", host: "127.0.0.1", method: "DELETE", tier: "always-ask" }], {
+      libraryConfig: { networkPermissions: ["127.0.0.1:*"] },
+    });
+    const form = { contentType: "application/x-www-form-urlencoded" };
+    const attempts: [string, string, string][] = [
+      ["percent", "/percent", "id=1&%5Fmethod=DELETE"],
+      ["percent-lower", "/percent-lower", "id=1&%5fMETHOD=DELETE"],
+      ["json-escape", "/json-escape", '{"\\u005fmethod":"DELETE"}'],
+      ["php-dot", "/php-dot", "id=1&.method=DELETE"],
+      ["php-dot-encoded", "/php-dot-encoded", "id=1&%2Emethod=DELETE"],
+      ["php-space", "/php-space", "id=1&+.method=DELETE"],
+      ["php-bracket", "/php-bracket", "id=1&[method=DELETE"],
+      ["query-php-dot", "/query-php-dot?.method=DELETE", "id=1"],
+      ["query-php-bracket", "/query-php-bracket?%5Bmethod=DELETE", "id=1"],
+    ];
+    const script = w.script(
+      `requestNetwork(["127.0.0.1:*"], (net) => {\n` +
+        `  const attempts: [string, string, string][] = ${JSON.stringify(attempts.map(([label, where, body]) => [label, `${server.origin}${where}`, body]))};\n` +
+        `  for (const [label, url, body] of attempts) {\n` +
+        `    try { net.httpPost(url, body, ${JSON.stringify(form)}); println("sent", label); } catch (e) { println("refused", label + ":", String(e)); }\n` +
+        `  }\n` +
+        `  net.httpPost(${lit(`${server.origin}/plain`)}, "id=1&payment method=card");\n` +
+        `  println("sent plain");\n` +
+        `});\n`,
+    );
+    const run = await unattended(w, ["run", "--config", config, script]);
+    // The bad thing: a request a server takes as DELETE reached it with no one asked.
+    expect(server.received.map((r) => r.url), run.all).toEqual(["/plain"]);
+    for (const [label] of attempts) {
+      expect(run.stdout, run.all).toMatch(new RegExp(`refused ${label}: SecurityError: net POST http://127\\.0\\.0\\.1:${server.port} \\(method override: [^)]*\\): refused: the policy requires a person's approval \\(always-ask\\)`));
+    }
+    expect(run.stdout, run.all).toContain("sent plain");
+    expect(run.code, run.all).toBe(0);
+  }));
