@@ -2,8 +2,8 @@
 // they take back: a file that happens to contain one, a command's output (`ps` shows a
 // command line, /proc shows an environment), an answer from a server. Every reply to the
 // sandbox is scrubbed of them: in its JSON line (text anywhere in it), and in base64 payloads
-// (bytes read from files) after decoding; each also as a UTF-16 file holds it (utf16Form). A
-// long random key cannot match by accident.
+// (bytes read from files) after decoding; each also as a UTF-16 file holds it (utf16Form), and
+// in the other encodings encodedForms names. A long random key cannot match by accident.
 
 import type { RunnerConfig } from "./config.js";
 
@@ -48,6 +48,35 @@ export function utf16Form(secret: string): string | null {
   return /^[\x01-\x7f]+$/.test(secret) ? [...secret].join("\0") : null;
 }
 
+/**
+ * The key as other common encodings write it, each read as UTF-8 text: UTF-32 (three NULs beside
+ * each ASCII character, LE and BE alike), hex of its bytes (either case), percent-encoded as a URL's
+ * query holds it (`/`, `+`, `=` as %2F, %2B, %3D: every character but the unreserved ones, and with
+ * `/` kept, as Python's quote() writes it; either case of hex), and in JSON with "/" escaped (PHP's
+ * json_encode writes `\/`). A key with `/`, `+` or `=` in a saved request or a PHP-written config
+ * reached a script that decoded the text: none of the other forms matched it. (Not every mix of
+ * encoded and plain characters, nor every encoding there is: a command that transforms what it
+ * reads can always make another.)
+ */
+export function encodedForms(secret: string): string[] {
+  const forms = new Set<string>();
+  const ascii = /^[\x01-\x7f]+$/.test(secret);
+  if (ascii) forms.add([...secret].join("\0\0\0"));
+  const hex = Buffer.from(secret, "utf8").toString("hex");
+  forms.add(hex);
+  forms.add(hex.toUpperCase());
+  /** Every character but the unreserved ones, and those in `kept`, as %XX of its UTF-8 bytes. */
+  const percent = (kept: string) =>
+    secret.replace(/[^A-Za-z0-9\-._~]/g, (c) => (kept.includes(c) ? c : [...Buffer.from(c, "utf8")].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join("")));
+  for (const encoded of [percent(""), percent("/")]) {
+    forms.add(encoded);
+    forms.add(encoded.replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase()));
+  }
+  if (secret.includes("/")) forms.add(secret.replaceAll("/", "\\/"));
+  forms.delete(secret);
+  return [...forms];
+}
+
 export class HostSecrets {
   /** The secrets as given (what the search threads are handed to make their own). */
   private readonly given: string[];
@@ -63,7 +92,8 @@ export class HostSecrets {
   constructor(secrets: ReadonlyArray<string | null | undefined>) {
     this.given = secrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_CHARS);
     const texts = [...this.given, ...this.given.map(utf16Form).filter((form): form is string => form !== null)];
-    this.secrets = [...texts, ...texts.flatMap(base64Forms)];
+    // The other encodings' base64 forms are not looked for: a text encoded twice over is no file's.
+    this.secrets = [...texts, ...texts.flatMap(base64Forms), ...this.given.flatMap(encodedForms)];
     this.inJson = this.secrets.map((s) => JSON.stringify(s).slice(1, -1));
   }
 
