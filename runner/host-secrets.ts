@@ -145,6 +145,21 @@ export class HostSecrets {
     return out ?? chunk;
   }
 
+  /**
+   * Text that was cut at a size limit (an HTTP answer's), as a script may see it: every secret in
+   * it masked with "*" (same length), then its last `margin` characters left out, whatever they
+   * are, so that no secret the cut went through leaves its first part at the end. An answer cut
+   * inside the key showed all of it but the characters past the cut (each length of padding a
+   * server gave, one more), where the whole key was masked. Masking only an end that begins a
+   * secret would tell a script, from a server that gives its text back, what the key begins with.
+   */
+  cutText(text: string): string {
+    if (this.empty) return text;
+    let out = text;
+    for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join("*".repeat(secret.length));
+    return out.slice(0, Math.max(0, out.length - this.margin));
+  }
+
   /** Base64 bytes with every secret masked (decoded, scrubbed, encoded again). */
   scrubBase64(base64: string): string {
     if (this.empty) return base64;

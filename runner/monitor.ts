@@ -249,7 +249,7 @@ async function decide(action: Action, context: EvaluationContext, beforeEffect: 
     case "NetOpenScope":
       return granted(action.kind, context.network.openScope(action.hosts));
     case "HttpRequest":
-      return granted(action.kind, NetworkExecutor.visible(await context.network.request(action, beforeEffect)));
+      return granted(action.kind, NetworkExecutor.visible(await context.network.request(action, beforeEffect), context.hostSecrets));
     case "HttpRequestClassified": {
       context.classified.reserve("httpPostClassified");
       const answer = await context.network.request(action, beforeEffect);

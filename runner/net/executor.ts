@@ -10,6 +10,7 @@ import type { ClassifiedStore } from "../classified/store.js";
 import { HTTP_URL_LIMIT_CHARS } from "../limits.js";
 import type { RequestProgress } from "../audit/events.js";
 import { EffectFailure, PolicyDenial } from "../refusals.js";
+import type { HostSecrets } from "../host-secrets.js";
 import { type BeforeEffect, NOTHING_TO_LOG } from "../before-effect.js";
 import type { RedirectVetting } from "../approval/redirects.js";
 import type { HttpLimits, UrlCheck } from "./http-client.js";
@@ -503,10 +504,13 @@ export class NetworkExecutor {
 
   /**
    * What the agent may see of an answer: everything the request carried in secret, redacted; a
-   * partial secret at its end only when the size limit may have cut it there (see redact).
+   * partial secret at its end only when the size limit may have cut it there (see redact). An
+   * answer the limit may have cut ends before the last characters the host's own secrets could
+   * have been cut in (see HostSecrets.cutText).
    */
-  static visible(answer: HttpAnswer): { status: number; body: string } {
-    return { status: answer.status, body: redact(answer.body, answer.secrets, [], answer.cut) + truncationMarker(answer) };
+  static visible(answer: HttpAnswer, hostSecrets: HostSecrets): { status: number; body: string } {
+    const body = answer.cut ? hostSecrets.cutText(answer.body) : answer.body;
+    return { status: answer.status, body: redact(body, answer.secrets, [], answer.cut) + truncationMarker(answer) };
   }
 
   /** The whole answer, for the classified store (it never reaches the agent). */
