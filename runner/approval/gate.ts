@@ -24,7 +24,7 @@ import { headThenShown } from "./shown-text.js";
 import { shownWord, singleQuoted } from "../shell-word.js";
 import type { Answer, Asker } from "./askers.js";
 import type { RunGrants } from "./grants.js";
-import type { PolicyRule, TierPolicy } from "./policy.js";
+import type { IndirectRule, TierPolicy } from "./policy.js";
 import type { Approval, ApprovalStore } from "./store.js";
 import { monotonicMs } from "../monotonic.js";
 import type { BeforeEffect } from "../before-effect.js";
@@ -384,7 +384,7 @@ export class ApprovalGate {
     const runsIn = cwdAsked !== null && cwdAsked.real !== this.directory ? cwdAsked.real : null;
     // Asked about, and remembered, under where the path really leads as well (see approvalPattern).
     const asked: ActionRequest = { ...request, pattern: approvalPattern(request, runsIn) };
-    const why = indirectReason(this.options.oversight.policy.indirectRuleOf(request, tier, { extended: this.isExtended(action) }), request);
+    const why = indirectReason(this.options.oversight.policy.indirectRuleOf(request, tier, { extended: this.isExtended(action) }), request, asked.pattern);
     const room = QUESTION_LIMIT_CHARS - printable(asked.pattern).length - printable(why).length;
     const answer = await this.approve(asked, tier, false, detailOf(action, asked, cwdAsked, room) + why, context.unanswerable);
     if (answer.answer === "no") {
@@ -789,14 +789,43 @@ function shellQuoted(text: string): string {
   return `$'${quoted}'`;
 }
 
-/** Why a command no rule names is asked about (see TierPolicy.indirectRuleOf), or "". */
-function indirectReason(rule: PolicyRule | null, request: ActionRequest): string {
-  if (rule === null || request.subject.kind !== "command") return "";
-  const named = [rule.command, rule.args].filter((part) => part !== undefined).join(" ");
-  return (
-    ` (${printable(request.subject.command)} is asked about under the rule on \`${printable(named)}\` (${rule.tier}): it runs code or ` +
-    `other programs, which could run that command)`
-  );
+/**
+ * Why an action no rule names as written is asked about (see TierPolicy.indirectRuleOf), or "":
+ * which rule asked, and how it reached the action. Shown the tier alone, a person (or an agent
+ * refused with no one to ask) could not tell why `gmake` or a request to 127.0.0.1 was asked
+ * about under a policy whose rules name only `make` and `localhost`.
+ */
+function indirectReason(indirect: IndirectRule | null, request: ActionRequest, askedPattern: string): string {
+  if (indirect === null) return "";
+  const { rule, through } = indirect;
+  const subject = request.subject;
+  const named = printable([rule.command ?? rule.host, rule.args].filter((part) => part !== undefined).join(" "));
+  const ruleText = `the rule on \`${named}\` (${rule.tier})`;
+  if (through === "runner") {
+    if (subject.kind !== "command") return "";
+    return ` (${printable(subject.command)} is asked about under ${ruleText}: it runs code or other programs, which could run that command)`;
+  }
+  // A grant is remembered for the pattern asked about (ApprovalStore matches it exactly): one
+  // for the rule's own name does not answer for this one. Said here too because the question a
+  // person reads carries no grant command.
+  const preApprove =
+    rule.tier === "approve-once"
+      ? `; a grant under the rule's name does not cover this one: pre-approve it as named here, \`tacit approvals grant ${shellQuoted(askedPattern)}\``
+      : "; always-ask holds under every name: no grant pre-approves it";
+  if (subject.kind === "command") {
+    return (
+      ` (${printable(subject.command)} is asked about under ${ruleText}: on this PATH it runs the same program as \`${printable(rule.command ?? "")}\`, ` +
+      `another name for it (a link, a hard link or a versioned name)${preApprove})`
+    );
+  }
+  if (subject.kind === "url") {
+    const host = printable(subject.url.host);
+    return (
+      ` (${host} is asked about under ${ruleText}: it leads to the same place as \`${printable(rule.host ?? "")}\`, ` +
+      `another name or address for that host (this machine's loopback or own addresses, or the hosts file)${preApprove})`
+    );
+  }
+  return "";
 }
 
 function refusalMessage(rawPattern: string, tier: Exclude<Tier, "allow">, answer: Answer): string {

@@ -150,14 +150,26 @@ function starGlob(glob: string): RegExp {
   return new RegExp(`^${glob.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "s");
 }
 
+/**
+ * How far a rule reaches from what it names. "as-named": the command or host as the rule's text
+ * matches it. "other-names": also another name for the same program or place (program-names.ts,
+ * host-places.ts; not for a beyondAllowlist rule). "through-runners": also a command run through
+ * another (a shell, env, xargs, …), and other names for a beyondAllowlist rule too. Past
+ * "as-named" only for raising the tier of what the allowlists permit: beyond them, it would make
+ * every shell and interpreter askable under a rule that extends them to one command.
+ */
+type RuleReach = "as-named" | "other-names" | "through-runners";
+
 interface CompiledRule {
   rule: PolicyRule;
-  /**
-   * `throughRunners`: also a command run through another (a shell, env, xargs, …). Only for
-   * raising the tier of what the allowlists permit: beyond them, it would make every shell
-   * and interpreter askable under a rule that extends them to one command.
-   */
-  matches(request: ActionRequest, throughRunners: boolean): boolean;
+  matches(request: ActionRequest, reach: RuleReach): boolean;
+}
+
+/** Why a rule that does not name a request as it is written asked about it (see TierPolicy.indirectRuleOf). */
+export interface IndirectRule {
+  rule: PolicyRule;
+  /** "other-name": the request names the rule's program or host by another name; "runner": its command may run the rule's. */
+  through: "other-name" | "runner";
 }
 
 /**
@@ -288,8 +300,9 @@ function compile(rule: PolicyRule, cwd: string, { hostPlaces, programNames }: Ho
     return program !== null && (rulePrograms ??= programNames().programsNamed((candidate) => commandTest.test(candidate))).has(program);
   };
   /** Whether a command's name (as run, or as a runner's word names it) is the rule's command. */
-  const namesCommand = (name: string, throughRunners: boolean): boolean =>
-    commandTest !== null && (commandTest.test(name.toLowerCase()) || ((throughRunners || !rule.beyondAllowlist) && runsRuleProgram(name)));
+  const namesCommand = (name: string, reach: RuleReach): boolean =>
+    commandTest !== null &&
+    (commandTest.test(name.toLowerCase()) || (reach !== "as-named" && (reach === "through-runners" || !rule.beyondAllowlist) && runsRuleProgram(name)));
   const hostPattern: HostPattern | null = rule.host === undefined ? null : parseHostPattern(rule.host);
   // A rule that asks names its host on every port when it names no port: read as an allowlist
   // reads a pattern (no port: the default ports alone), an always-ask rule on POST to a host
@@ -315,7 +328,7 @@ function compile(rule: PolicyRule, cwd: string, { hostPlaces, programNames }: Ho
   const withinOpened = rule.action === "fs.open";
   return {
     rule,
-    matches(request, throughRunners) {
+    matches(request, reach) {
       if (request.category !== rule.action && !(kin?.includes(request.category as RuleAction) ?? false)) return false;
       const subject = request.subject;
       switch (subject.kind) {
@@ -337,11 +350,11 @@ function compile(rule: PolicyRule, cwd: string, { hostPlaces, programNames }: Ho
           return subject.tree && paths.some((dir) => pathBases!.some((base) => isWithin(base, dir) || isWithin(dir, base)));
         }
         case "command": {
-          if ((commandTest === null || namesCommand(subject.command, throughRunners)) && (argsTest === null || argsTest(subject.args))) return true;
+          if ((commandTest === null || namesCommand(subject.command, reach)) && (argsTest === null || argsTest(subject.args))) return true;
           // A rule that asks is not dodged by running its command through another that runs it
           // (`env VAR=x git push`, `nice git push`, `sh -c "git push"`): a fourth review pushed
           // past a rule on git with env, nice and timeout permitted beside it.
-          if (!failSafe || !throughRunners || commandTest === null) return false;
+          if (!failSafe || reach !== "through-runners" || commandTest === null) return false;
           // A shell's, an interpreter's or awk's arguments are code, which can name the command any
           // way it likes (`sh -c "'git' push"`, `awk 'BEGIN{system("git push")}'`: a fifth review
           // pushed through both): a rule on a command also asks about them.
@@ -354,7 +367,7 @@ function compile(rule: PolicyRule, cwd: string, { hostPlaces, programNames }: Ho
           if (given && runsItsInput(path.basename(subject.command))) return true;
           // Where the command's words that name a program by a path lead from (see pathPrograms).
           const line = { words: [subject.command, ...subject.args], cwd: path.resolve(cwd, subject.cwd ?? "."), given };
-          const named = (name: string): boolean => namesCommand(name, true);
+          const named = (name: string): boolean => namesCommand(name, "through-runners");
           if (runsOtherPrograms(subject.command)) return runsThrough(named, commandSample!, argsTest, line);
           // A program tacit does not know may run its arguments too (moreutils' chronic and
           // ifne, eatmydata, tini, gosu, cpulimit, …), and may hand them to a shell (hyperfine,
@@ -367,7 +380,9 @@ function compile(rule: PolicyRule, cwd: string, { hostPlaces, programNames }: Ho
         }
         case "url":
           return (
-            (host === null || patternMatches(host, subject.url) || reachesRuleHost(subject.url, throughRunners)) &&
+            (host === null ||
+              patternMatches(host, subject.url) ||
+              (reach !== "as-named" && reachesRuleHost(subject.url, reach === "through-runners"))) &&
             (method === null || method === subject.method || subject.overrides === "any" || (subject.overrides?.includes(method) ?? false))
           );
         case "none":
@@ -719,38 +734,42 @@ export class TierPolicy {
   tierOf(request: ActionRequest, options: { extended?: boolean } = {}): Tier {
     let tier: Tier = "allow";
     for (const { rule, matches } of this.rules) {
-      if (TIER_RANK[rule.tier] <= TIER_RANK[tier] || !matches(request, true)) continue;
-      if (options.extended && rule.beyondAllowlist && matches(request, false)) continue;
+      if (TIER_RANK[rule.tier] <= TIER_RANK[tier] || !matches(request, "through-runners")) continue;
+      if (options.extended && rule.beyondAllowlist && matches(request, "other-names")) continue;
       tier = rule.tier;
     }
     return tier;
   }
 
   /**
-   * The rule behind `tier` (what tierOf gave, with the same options) when only rules that
-   * matched through another program raised it (the command runs code or other programs: `sh`,
-   * `python3`, `env`, `xargs`), or null: a question or refusal then says why a command that no
-   * rule names is asked about.
+   * The rule behind `tier` (what tierOf gave, with the same options) when only rules that do not
+   * name the request as written raised it: one on the same program or host under another name
+   * (`gmake` for a rule on make, 127.0.0.1 for one on localhost), or one on a command that the
+   * request's command may run (`sh`, `python3`, `env`, `xargs`); or null. A question or refusal
+   * then says which rule asked and why, where it showed the rule's tier alone.
    */
-  indirectRuleOf(request: ActionRequest, tier: Tier, options: { extended?: boolean } = {}): PolicyRule | null {
+  indirectRuleOf(request: ActionRequest, tier: Tier, options: { extended?: boolean } = {}): IndirectRule | null {
     if (tier === "allow") return null;
-    let indirect: PolicyRule | null = null;
+    let otherName: PolicyRule | null = null;
+    let runner: PolicyRule | null = null;
     for (const { rule, matches } of this.rules) {
       if (rule.tier !== tier) continue;
-      const direct = matches(request, false);
+      const underOtherNames = matches(request, "other-names");
       // Left out by tierOf (see there): the extension's yes answered for it.
-      if (options.extended && rule.beyondAllowlist && direct) continue;
-      if (direct) return null;
-      if (indirect === null && matches(request, true)) indirect = rule;
+      if (options.extended && rule.beyondAllowlist && underOtherNames) continue;
+      if (matches(request, "as-named")) return null;
+      if (underOtherNames) otherName ??= rule;
+      else if (runner === null && matches(request, "through-runners")) runner = rule;
     }
-    return indirect;
+    if (otherName !== null) return { rule: otherName, through: "other-name" };
+    return runner === null ? null : { rule: runner, through: "runner" };
   }
 
   /** The tier for an action the allowlists refuse: null (stays refused) unless a beyondAllowlist rule matches. */
   beyondTierOf(request: ActionRequest): Tier | null {
     let tier: Tier | null = null;
     for (const { rule, matches } of this.rules) {
-      if (rule.beyondAllowlist && (tier === null || TIER_RANK[rule.tier] > TIER_RANK[tier]) && matches(request, false)) tier = rule.tier;
+      if (rule.beyondAllowlist && (tier === null || TIER_RANK[rule.tier] > TIER_RANK[tier]) && matches(request, "other-names")) tier = rule.tier;
     }
     return tier;
   }

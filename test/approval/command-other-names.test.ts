@@ -45,3 +45,40 @@ it("an always-ask rule on a command asks about the same program run by another n
   expect(run.stdout, run.all).toContain("ran ship staging 0");
   expect(run.code, run.all).toBe(0);
 });
+
+// Asked about under a rule on another name, the refusal said only the rule's tier: a person (or
+// an agent with no one to ask) could not tell why `ship` was asked about under a policy whose
+// rules name only `deployer`. It now names the rule, says the command is another name for the
+// program it is on, and what pre-approves it; the grant it names does.
+it("a refusal under a rule on another name for the program names the rule, says why, and says what pre-approves it", async () => {
+  const w = world();
+  const bin = path.join(w.root, "bin");
+  mkdirSync(bin);
+  const marker = path.join(w.root, "deployed");
+  writeFileSync(path.join(bin, "deployer"), `#!/bin/sh\necho "$1" >> ${marker}\n`, { mode: 0o755 });
+  symlinkSync("deployer", path.join(bin, "ship"));
+  const config = w.config([{ action: "exec", command: "deployer", args: "prod*", tier: "approve-once" }], {
+    libraryConfig: { commandPermissions: ["deployer", "ship"] },
+  });
+  const script = w.script(
+    `requestExecPermission(["ship"], (p) => {\n` +
+      `  try { println("ran", p.exec("ship", ["prod-by-link"]).exitCode); } catch (e) { println("refused:", String(e)); }\n` +
+      `});\n`,
+  );
+  const env = { PATH: `${bin}:${process.env.PATH ?? ""}` };
+  const run = await unattended(w, ["run", "--config", config, script], env);
+  // The bad thing: the deployer ran for prod with no one asked.
+  expect(existsSync(marker), run.all).toBe(false);
+  expect(run.stdout, run.all).toContain("refused: SecurityError: exec ship prod-by-link: refused: the policy requires a person's approval (approve-once)");
+  expect(run.stdout, run.all).toContain(
+    "(ship is asked about under the rule on `deployer prod*` (approve-once): on this PATH it runs the same program as `deployer`, another name for it",
+  );
+  expect(run.stdout, run.all).toContain("a grant under the rule's name does not cover this one: pre-approve it as named here, `tacit approvals grant 'exec ship prod-by-link'`");
+
+  // What the refusal says to write pre-approves it: granted, the same script runs the command.
+  const granted = await unattended(w, ["approvals", "grant", "exec ship prod-by-link"], env);
+  expect(granted.code, granted.all).toBe(0);
+  const again = await unattended(w, ["run", "--config", config, script], env);
+  expect(again.stdout, again.all).toContain("ran 0");
+  expect(readFileSync(marker, "utf8")).toBe("prod-by-link\n");
+});

@@ -46,3 +46,28 @@ it.each(["localhost", "127.0.0.1", "[::1]", "127.0.0.*"])("an always-ask rule on
     expect(server.received.filter((r) => r.method === "GET").length, run.all).toBe(SPELLINGS.length);
     expect(run.code, run.all).toBe(0);
   }));
+
+// Asked about under a rule on another name for the host, the refusal said only the rule's tier:
+// nothing told why a POST to 127.0.0.1 was asked about under a policy whose rules name only
+// localhost. It now names the rule and says the host leads to the same place.
+it("a refusal under a rule on another name for the host names the rule and says it is the same place", () =>
+  withServer(async (server) => {
+    const w = world();
+    const config = w.config([{ action: "net", host: "localhost", method: "POST", tier: "always-ask" }], {
+      libraryConfig: { networkPermissions: [`127.0.0.1:${server.port}`] },
+    });
+    const script = w.script(
+      `requestNetwork(["127.0.0.1:${server.port}"], (net) => {\n` +
+        `  try { println("posted", net.httpPost("http://127.0.0.1:${server.port}/post", "ship it")); } catch (e) { println("refused:", String(e)); }\n` +
+        `});\n`,
+    );
+    const run = await unattended(w, ["run", "--config", config, script]);
+    // The bad thing: a POST the rule asks about every time reached the server unasked.
+    expect(server.received.filter((r) => r.method === "POST"), run.all).toEqual([]);
+    expect(run.stdout, run.all).toContain(`refused: SecurityError: net POST http://127.0.0.1:${server.port}: refused: the policy requires a person's approval (always-ask)`);
+    expect(run.stdout, run.all).toContain(
+      `(127.0.0.1:${server.port} is asked about under the rule on \`localhost\` (always-ask): it leads to the same place as \`localhost\`, another name or address for that host`,
+    );
+    expect(run.stdout, run.all).toContain("always-ask holds under every name: no grant pre-approves it");
+    expect(run.code, run.all).toBe(0);
+  }));
