@@ -5,7 +5,7 @@
 // Each spelling's GET (which the rule does not name) shows that it reaches the server.
 
 import { expect, it } from "vitest";
-import { lit, unattended, withServer, worlds } from "./fixtures.js";
+import { lit, onTerminal, PROMPT, unattended, withServer, worlds } from "./fixtures.js";
 
 const world = worlds("tacit-net-rule-places-");
 
@@ -70,4 +70,26 @@ it("a refusal under a rule on another name for the host names the rule and says 
     );
     expect(run.stdout, run.all).toContain("always-ask holds under every name: no grant pre-approves it");
     expect(run.code, run.all).toBe(0);
+  }));
+
+it("the question a person reads on a terminal names the rule a host's other name was asked about under", () =>
+  withServer(async (server) => {
+    const w = world();
+    const config = w.config([{ action: "net", host: "localhost", method: "POST", tier: "approve-once" }], {
+      libraryConfig: { networkPermissions: [`127.0.0.1:${server.port}`] },
+    });
+    const script = w.script(
+      `requestNetwork(["127.0.0.1:${server.port}"], (net) => {\n` +
+        `  try { println("posted", net.httpPost("http://127.0.0.1:${server.port}/post", "ship it")); } catch (e) { println("refused:", String(e)); }\n` +
+        `});\n`,
+    );
+    const run = await onTerminal(w, ["run", "--config", config, script], { answers: ["n"], size: { rows: 50, columns: 400 } });
+    expect(run.prompts, run.all).toBe(1);
+    // The bad thing: the POST went out although the person said no.
+    expect(server.received.filter((r) => r.method === "POST"), run.all).toEqual([]);
+    const question = run.stdout.slice(0, run.stdout.indexOf(PROMPT.trim()));
+    expect(question.replace(/\s+/g, " "), run.all).toContain(
+      `(127.0.0.1:${server.port} is asked about under the rule on \`localhost\` (approve-once): it leads to the same place as \`localhost\``,
+    );
+    expect(question.replace(/\s+/g, " "), run.all).toContain(`pre-approve it as named here, \`tacit approvals grant 'net POST http://127.0.0.1:${server.port}'\``);
   }));
