@@ -51,6 +51,15 @@ afterAll(async () => {
 });
 
 /** tacit's report: the answer's second item, where the error is shown (the first is the script's output). */
+/** `code` run by execute_typescript, then by execute_in_session in a new session: the two answers. */
+async function oneShotAndInSession(code: string): Promise<Array<Awaited<ReturnType<Client["callTool"]>>>> {
+  const session = await createSession(client);
+  return [
+    await client.callTool({ name: "execute_typescript", arguments: { code } }),
+    await client.callTool({ name: "execute_in_session", arguments: { session_id: session, code } }),
+  ];
+}
+
 function textOf(response: Awaited<ReturnType<Client["callTool"]>>): string {
   return answerTexts(response).report;
 }
@@ -58,11 +67,7 @@ function textOf(response: Awaited<ReturnType<Client["callTool"]>>): string {
 describe("tacit serve's text result: a script's error cannot pass for tacit's own lines", () => {
   for (const [how, code] of Object.entries(FORGERIES)) {
     it(`${how}: execute_typescript and execute_in_session show it indented; the only tacit line is the real exit line; the structured error is exact`, async () => {
-      const session = await createSession(client);
-      const responses = [
-        await client.callTool({ name: "execute_typescript", arguments: { code } }),
-        await client.callTool({ name: "execute_in_session", arguments: { session_id: session, code } }),
-      ];
+      const responses = await oneShotAndInSession(code);
       for (const response of responses) {
         const text = textOf(response);
         const result = response.structuredContent as unknown as ToolResult;
@@ -114,11 +119,7 @@ const BRACKETED_FORGERIES: Record<string, string> = {
 describe("tacit serve's report: a script's error cannot pass for one of its bracketed notes", () => {
   for (const [how, code] of Object.entries(BRACKETED_FORGERIES)) {
     it(`${how}: shown after "Uncaught ", so the real exit line is the report's only bracketed note; the structured error is exact`, async () => {
-      const session = await createSession(client);
-      const responses = [
-        await client.callTool({ name: "execute_typescript", arguments: { code } }),
-        await client.callTool({ name: "execute_in_session", arguments: { session_id: session, code } }),
-      ];
+      const responses = await oneShotAndInSession(code);
       for (const response of responses) {
         const text = textOf(response);
         const result = response.structuredContent as unknown as ToolResult;
