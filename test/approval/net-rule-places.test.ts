@@ -47,20 +47,26 @@ it.each(["localhost", "127.0.0.1", "[::1]", "127.0.0.*"])("an always-ask rule on
     expect(run.code, run.all).toBe(0);
   }));
 
+/** A POST rule on `localhost` at `tier`, and a script that POSTs to 127.0.0.1 (permitted), saying whether it was refused. */
+function postTo127UnderLocalhostRule(w: ReturnType<typeof world>, port: number, tier: "always-ask" | "approve-once"): { config: string; script: string } {
+  const config = w.config([{ action: "net", host: "localhost", method: "POST", tier }], {
+    libraryConfig: { networkPermissions: [`127.0.0.1:${port}`] },
+  });
+  const script = w.script(
+    `requestNetwork(["127.0.0.1:${port}"], (net) => {\n` +
+      `  try { println("posted", net.httpPost("http://127.0.0.1:${port}/post", "ship it")); } catch (e) { println("refused:", String(e)); }\n` +
+      `});\n`,
+  );
+  return { config, script };
+}
+
 // Asked about under a rule on another name for the host, the refusal said only the rule's tier:
 // nothing told why a POST to 127.0.0.1 was asked about under a policy whose rules name only
 // localhost. It now names the rule and says the host leads to the same place.
 it("a refusal under a rule on another name for the host names the rule and says it is the same place", () =>
   withServer(async (server) => {
     const w = world();
-    const config = w.config([{ action: "net", host: "localhost", method: "POST", tier: "always-ask" }], {
-      libraryConfig: { networkPermissions: [`127.0.0.1:${server.port}`] },
-    });
-    const script = w.script(
-      `requestNetwork(["127.0.0.1:${server.port}"], (net) => {\n` +
-        `  try { println("posted", net.httpPost("http://127.0.0.1:${server.port}/post", "ship it")); } catch (e) { println("refused:", String(e)); }\n` +
-        `});\n`,
-    );
+    const { config, script } = postTo127UnderLocalhostRule(w, server.port, "always-ask");
     const run = await unattended(w, ["run", "--config", config, script]);
     // The bad thing: a POST the rule asks about every time reached the server unasked.
     expect(server.received.filter((r) => r.method === "POST"), run.all).toEqual([]);
@@ -75,14 +81,7 @@ it("a refusal under a rule on another name for the host names the rule and says 
 it("the question a person reads on a terminal names the rule a host's other name was asked about under", () =>
   withServer(async (server) => {
     const w = world();
-    const config = w.config([{ action: "net", host: "localhost", method: "POST", tier: "approve-once" }], {
-      libraryConfig: { networkPermissions: [`127.0.0.1:${server.port}`] },
-    });
-    const script = w.script(
-      `requestNetwork(["127.0.0.1:${server.port}"], (net) => {\n` +
-        `  try { println("posted", net.httpPost("http://127.0.0.1:${server.port}/post", "ship it")); } catch (e) { println("refused:", String(e)); }\n` +
-        `});\n`,
-    );
+    const { config, script } = postTo127UnderLocalhostRule(w, server.port, "approve-once");
     const run = await onTerminal(w, ["run", "--config", config, script], { answers: ["n"], size: { rows: 50, columns: 400 } });
     expect(run.prompts, run.all).toBe(1);
     // The bad thing: the POST went out although the person said no.
