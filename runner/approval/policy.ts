@@ -290,6 +290,11 @@ function compile(rule: PolicyRule, cwd: string, { hostPlaces, programNames }: Ho
   // pattern fails safe. (Every rule raises it today; one that lowered it would match exactly.)
   const failSafe = TIER_RANK[rule.tier] > TIER_RANK.allow;
   const argsTest = rule.args === undefined ? null : argsMatcher(rule.args, failSafe);
+  /**
+   * Whether the rule reaches past its own names to another name for the same program or host (see
+   * RuleReach): not as named, and for a beyondAllowlist rule only through runners.
+   */
+  const reachesOtherNames = (reach: RuleReach): boolean => reach !== "as-named" && (reach === "through-runners" || !rule.beyondAllowlist);
   // The programs the rule's command names on PATH, and whether a name runs one of them: a rule
   // that asks holds for the program under any of its names (`gmake` for make, `gcc-12` for gcc:
   // see program-names.ts). As with hosts, only for raising the tier of what the allowlists permit.
@@ -301,8 +306,7 @@ function compile(rule: PolicyRule, cwd: string, { hostPlaces, programNames }: Ho
   };
   /** Whether a command's name (as run, or as a runner's word names it) is the rule's command. */
   const namesCommand = (name: string, reach: RuleReach): boolean =>
-    commandTest !== null &&
-    (commandTest.test(name.toLowerCase()) || (reach !== "as-named" && (reach === "through-runners" || !rule.beyondAllowlist) && runsRuleProgram(name)));
+    commandTest !== null && (commandTest.test(name.toLowerCase()) || (reachesOtherNames(reach) && runsRuleProgram(name)));
   const hostPattern: HostPattern | null = rule.host === undefined ? null : parseHostPattern(rule.host);
   // A rule that asks names its host on every port when it names no port: read as an allowlist
   // reads a pattern (no port: the default ports alone), an always-ask rule on POST to a host
@@ -316,12 +320,8 @@ function compile(rule: PolicyRule, cwd: string, { hostPlaces, programNames }: Ho
   // rule extends the allowlists to the host as named, and a person is asked about what they are shown.
   const rulePlaces: Places | null =
     host === null || !failSafe ? null : host.literalHost !== null ? hostPlaces().placesOf(host.literalHost) : hostPlaces().placesMatched((known) => host.host.test(known));
-  const reachesRuleHost = (url: URL, throughRunners: boolean): boolean =>
-    rulePlaces !== null &&
-    (throughRunners || !rule.beyondAllowlist) &&
-    host !== null &&
-    portMatches(host, url) &&
-    samePlace(rulePlaces, hostPlaces().placesOf(hostOf(url)));
+  const reachesRuleHost = (url: URL, reach: RuleReach): boolean =>
+    rulePlaces !== null && reachesOtherNames(reach) && host !== null && portMatches(host, url) && samePlace(rulePlaces, hostPlaces().placesOf(hostOf(url)));
   // A rule on opening every scope asks before anything is reached; one on some directories also covers what lies below them.
   const kin = rule.action === "fs.open" && rule.path === undefined ? undefined : KIN_OF[rule.action];
   /** Whether an action in a scope is matched by the directories above its path: a rule on opening them. */
@@ -382,7 +382,7 @@ function compile(rule: PolicyRule, cwd: string, { hostPlaces, programNames }: Ho
           return (
             (host === null ||
               patternMatches(host, subject.url) ||
-              (reach !== "as-named" && reachesRuleHost(subject.url, reach === "through-runners"))) &&
+              reachesRuleHost(subject.url, reach)) &&
             (method === null || method === subject.method || subject.overrides === "any" || (subject.overrides?.includes(method) ?? false))
           );
         case "none":
@@ -649,12 +649,6 @@ export function askedReadGlobs(config: PolicyConfig | null, cwd: string): string
 }
 
 /**
- * A warning for each rule whose path glob starts in a directory that does not exist: such a rule
- * matches nothing there now, which a misspelt rule (`deplyo/**`) or a relative one read in
- * another working directory (an MCP client starting tacit in the home directory) does in
- * silence. Not an error: a rule may be for files a script has yet to make.
- */
-/**
  * Whether something exists at `base`, its names compared in NFC (as rules match names in either
  * normalization, see normalizationsOf): a rule on an NFC "café/**" matches files under a directory
  * named in NFD, and the warning that it matched nothing told the operator to check a spelling
@@ -694,6 +688,12 @@ function entryExists(file: string): boolean {
   }
 }
 
+/**
+ * A warning for each rule whose path glob starts in a directory that does not exist: such a rule
+ * matches nothing there now, which a misspelt rule (`deplyo/**`) or a relative one read in
+ * another working directory (an MCP client starting tacit in the home directory) does in
+ * silence. Not an error: a rule may be for files a script has yet to make.
+ */
 export function absentRuleBases(config: PolicyConfig | null, cwd: string): string[] {
   return (config?.rules ?? []).flatMap((rule, index) => {
     if (rule.path === undefined) return [];
