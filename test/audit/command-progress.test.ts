@@ -10,9 +10,9 @@ import { spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { childEnv, connectServe, tacitBin } from "../helpers.js";
+import { childEnv, tacitBin } from "../helpers.js";
 import { commandRunsBelow } from "./ended-steps.js";
-import { auditHome, expectProgressField, expectVerifiedAndShown, type Line, readLines, verifyJson, workAndLog } from "./fixtures.js";
+import { auditHome, declinedInServe, expectProgressField, expectVerifiedAndShown, type Line, readLines, verifyJson, workAndLog } from "./fixtures.js";
 
 const CANARY = "canary-c0d5e1";
 
@@ -93,29 +93,18 @@ describe("a command a person refused", () => {
     try {
       const { work, log } = workAndLog(ctx.dir);
       writeFileSync(path.join(work, "victim.txt"), "keep me\n");
-      const config = path.join(ctx.dir, "tacit.json");
-      writeFileSync(config, JSON.stringify({ libraryConfig: { commandPermissions: ["rm"] }, policy: { rules: [{ action: "exec", command: "rm", tier: "always-ask" }] } }));
-      let asked = 0;
-      const client = await connectServe(["--no-check", "--config", config, "--audit-log", log], work, {
-        env: ctx.env,
-        onElicit: () => {
-          asked++;
-          return { action: "decline" };
-        },
-      });
-      try {
-        const code = 'requestExecPermission(["rm"], (proc) => { try { proc.exec("rm", ["victim.txt"]); } catch (e) { println("refused"); } });';
-        const answer = await client.callTool({ name: "execute_typescript", arguments: { code } });
-        expect(JSON.stringify(answer.content)).toContain("refused");
-      } finally {
-        await client.close();
-      }
-      expect(asked).toBe(1);
+      const declined = await declinedInServe(
+        ctx,
+        { work, log },
+        { libraryConfig: { commandPermissions: ["rm"] }, policy: { rules: [{ action: "exec", command: "rm", tier: "always-ask" }] } },
+        'requestExecPermission(["rm"], (proc) => { try { proc.exec("rm", ["victim.txt"]); } catch (e) { println("refused"); } });',
+        "Exec",
+      );
+      expect(declined.said).toContain("refused");
+      expect(declined.asked).toBe(1);
       expect(existsSync(path.join(work, "victim.txt"))).toBe(true);
-      const events = readLines(log).map((line) => line.event as Record<string, unknown>);
-      const request = events.find((event) => event.type === "action-requested" && event.kind === "Exec")!;
-      expect(events.find((event) => event.type === "decision" && event.action === request.action)).toMatchObject({ decision: "asked", answer: "no" });
-      expect(events.find((event) => event.type === "action-result" && event.action === request.action)).toMatchObject({ ok: false, commandProgress: "not-started" });
+      expect(declined.decision).toMatchObject({ decision: "asked", answer: "no" });
+      expect(declined.result).toMatchObject({ ok: false, commandProgress: "not-started" });
       const { result } = await verifyJson(log, ctx.env);
       expect(result.code, result.stdout).toBe(0);
     } finally {

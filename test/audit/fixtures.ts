@@ -13,7 +13,7 @@ import { canonicalJson } from "../../runner/audit/digest.js";
 import { type AuditLine, chainOf, eventHash, headMessage, type HeadEvent, lineText, type LoggedEvent } from "../../runner/audit/line.js";
 import type { VerifyReport } from "../../runner/audit/verify.js";
 import { expect } from "vitest";
-import { type CliResult, repoRoot, runCli, tempDirWithHome } from "../helpers.js";
+import { type CliResult, connectServe, repoRoot, runCli, tempDirWithHome } from "../helpers.js";
 import { rawClient } from "../mcp/raw-client.js";
 
 /**
@@ -256,4 +256,46 @@ export async function expectVerifiedAndShown(log: string, env: Record<string, st
   expect(shown.code, shown.stderr).toBe(0);
   const resultLines = shown.stdout.split("\n").filter((line) => line.includes("action-result"));
   for (const row of rows) expect(resultLines.some((line) => line.includes(row)), row).toBe(true);
+}
+
+/** What declinedInServe found: how often the person was asked, what the call said, and the asked action's decision and result. */
+export interface DeclinedAction {
+  asked: number;
+  said: string;
+  decision: Record<string, unknown> | undefined;
+  result: Record<string, unknown> | undefined;
+}
+
+/**
+ * `code` run by execute_typescript under a tacit serve with `config` (written beside `work`) and
+ * the audit log `log`, whose client declines every question it is asked: the log's events for the
+ * first action of `kind`.
+ */
+export async function declinedInServe(
+  ctx: ReturnType<typeof auditHome>,
+  { work, log }: { work: string; log: string },
+  config: object,
+  code: string,
+  kind: string,
+): Promise<DeclinedAction> {
+  const configFile = path.join(ctx.dir, "tacit.json");
+  writeFileSync(configFile, JSON.stringify(config));
+  let asked = 0;
+  const client = await connectServe(["--no-check", "--config", configFile, "--audit-log", log], work, {
+    env: ctx.env,
+    onElicit: () => {
+      asked++;
+      return { action: "decline" };
+    },
+  });
+  let said: string;
+  try {
+    said = JSON.stringify((await client.callTool({ name: "execute_typescript", arguments: { code } })).content);
+  } finally {
+    await client.close();
+  }
+  const events = readLines(log).map((line) => line.event as Record<string, unknown>);
+  const request = events.find((event) => event.type === "action-requested" && event.kind === kind)!;
+  const of = (type: string) => events.find((event) => event.type === type && event.action === request.action);
+  return { asked, said, decision: of("decision"), result: of("action-result") };
 }

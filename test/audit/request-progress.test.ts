@@ -14,7 +14,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectServe, fileOnce, runCli } from "../helpers.js";
 import { startServer, type TestServer } from "../net/fixtures.js";
-import { auditHome, cleanLog, expectProgressField, expectVerifiedAndShown, type Line, readLines, verifyJson, workAndLog } from "./fixtures.js";
+import { auditHome, cleanLog, declinedInServe, expectProgressField, expectVerifiedAndShown, type Line, readLines, verifyJson, workAndLog } from "./fixtures.js";
 
 /** Text the script sends (in a URL and a body): it must reach no action-result event. */
 const CANARY = "canary-7e52c1";
@@ -120,32 +120,18 @@ describe("an HTTP request a person refused", () => {
     const server = await startServer();
     try {
       const { work, log } = workAndLog(ctx.dir);
-      const config = path.join(ctx.dir, "tacit.json");
-      writeFileSync(
-        config,
-        JSON.stringify({ libraryConfig: { networkPermissions: [`127.0.0.1:${server.port}`] }, policy: { rules: [{ action: "net", tier: "always-ask" }] } }),
+      const declined = await declinedInServe(
+        ctx,
+        { work, log },
+        { libraryConfig: { networkPermissions: [`127.0.0.1:${server.port}`] }, policy: { rules: [{ action: "net", tier: "always-ask" }] } },
+        `requestNetwork(["127.0.0.1:${server.port}"], (net) => { try { net.httpPost("${server.origin}/${CANARY}", "x"); } catch (e) { println("refused"); } });`,
+        "HttpRequest",
       );
-      let asked = 0;
-      const client = await connectServe(["--no-check", "--config", config, "--audit-log", log], work, {
-        env: ctx.env,
-        onElicit: () => {
-          asked++;
-          return { action: "decline" };
-        },
-      });
-      try {
-        const code = `requestNetwork(["127.0.0.1:${server.port}"], (net) => { try { net.httpPost("${server.origin}/${CANARY}", "x"); } catch (e) { println("refused"); } });`;
-        const answer = await client.callTool({ name: "execute_typescript", arguments: { code } });
-        expect(JSON.stringify(answer.content)).toContain("refused");
-      } finally {
-        await client.close();
-      }
-      expect(asked).toBe(1);
+      expect(declined.said).toContain("refused");
+      expect(declined.asked).toBe(1);
       expect(server.connections).toBe(0);
-      const events = readLines(log).map((line) => line.event as Record<string, unknown>);
-      const request = events.find((event) => event.type === "action-requested" && event.kind === "HttpRequest")!;
-      expect(events.find((event) => event.type === "decision" && event.action === request.action)).toMatchObject({ decision: "asked", answer: "no" });
-      expect(events.find((event) => event.type === "action-result" && event.action === request.action)).toMatchObject({ ok: false, requestProgress: "not-sent" });
+      expect(declined.decision).toMatchObject({ decision: "asked", answer: "no" });
+      expect(declined.result).toMatchObject({ ok: false, requestProgress: "not-sent" });
       const { result } = await verifyJson(log, ctx.env);
       expect(result.code, result.stdout).toBe(0);
     } finally {
