@@ -4,7 +4,8 @@
 // load the rest while it boots.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { accessSync, constants, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { executable } from "./exec/program-path.js";
 import type { Readable } from "node:stream";
 import { cleanUpAtExit } from "./exit-cleanup.js";
 import { RSS_ALLOWANCE_MB } from "./limits.js";
@@ -94,17 +95,7 @@ let prlimit: string | null | undefined;
 
 /** util-linux prlimit, found once per process, or null where the host has none. */
 function fileSizeLimiter(): string | null {
-  if (prlimit === undefined) {
-    prlimit =
-      PRLIMIT_CANDIDATES.find((candidate) => {
-        try {
-          accessSync(candidate, constants.X_OK);
-          return true;
-        } catch {
-          return false;
-        }
-      }) ?? null;
-  }
+  if (prlimit === undefined) prlimit = PRLIMIT_CANDIDATES.find(executable) ?? null;
   return prlimit;
 }
 

@@ -65,7 +65,8 @@ import { isNpxTacitProgram, npxTacitPrograms, tacitLaunchFiles } from "../launch
 import { npxTacitCodeLocations, tacitCodeLocations } from "../paths.js";
 import { prepareRecordDirectory } from "../record-directory.js";
 import { EffectFailure } from "../refusals.js";
-import { executable, type NamespaceWrapper, SHELL } from "./pid-namespace.js";
+import { type NamespaceWrapper, SHELL } from "./pid-namespace.js";
+import { executable } from "./program-path.js";
 
 const MOUNT_CANDIDATES = ["/usr/bin/mount", "/bin/mount"];
 const TMP = "/tmp";

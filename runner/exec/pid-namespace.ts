@@ -15,7 +15,7 @@
 // sends itself. The command's argv reaches it verbatim as positional parameters.
 
 import { spawnSync } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import { executable } from "./program-path.js";
 
 const UNSHARE_CANDIDATES = ["/usr/bin/unshare", "/bin/unshare"];
 /** The first process of a namespace: a shell tacit chooses (see above). */
@@ -30,16 +30,6 @@ export interface NamespaceWrapper {
   namespaceArgs: string[];
   /** True when the namespace has its own /proc (it sees only its own processes). */
   ownProc: boolean;
-}
-
-/** Whether `file` exists and this process may execute it. */
-export function executable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 let probed: NamespaceWrapper | null | undefined;

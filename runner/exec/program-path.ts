@@ -4,6 +4,16 @@
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 
+/** Whether `file` exists and this process may execute it. */
+export function executable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The program a command name denotes on the host's PATH, or null. */
 export function findOnPath(command: string, searchPath: string = process.env.PATH ?? ""): string | null {
   for (const dir of searchPath.split(path.delimiter)) {
