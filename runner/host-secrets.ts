@@ -45,7 +45,12 @@ export function base64Forms(secret: string): string[] {
  * are): another character's UTF-16 bytes are not the NUL-separated character.
  */
 export function utf16Form(secret: string): string | null {
-  return /^[\x01-\x7f]+$/.test(secret) ? [...secret].join("\0") : null;
+  return nulSpread(secret, 1);
+}
+
+/** An ASCII key's characters with `nuls` NULs between them (UTF-16: 1, UTF-32: 3), or null for another key. */
+function nulSpread(secret: string, nuls: number): string | null {
+  return /^[\x01-\x7f]+$/.test(secret) ? [...secret].join("\0".repeat(nuls)) : null;
 }
 
 /**
@@ -60,8 +65,8 @@ export function utf16Form(secret: string): string | null {
  */
 export function encodedForms(secret: string): string[] {
   const forms = new Set<string>();
-  const ascii = /^[\x01-\x7f]+$/.test(secret);
-  if (ascii) forms.add([...secret].join("\0\0\0"));
+  const utf32 = nulSpread(secret, 3);
+  if (utf32 !== null) forms.add(utf32);
   const hex = Buffer.from(secret, "utf8").toString("hex");
   forms.add(hex);
   forms.add(hex.toUpperCase());
@@ -155,8 +160,7 @@ export class HostSecrets {
    */
   cutText(text: string): string {
     if (this.empty) return text;
-    let out = text;
-    for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join("*".repeat(secret.length));
+    const out = masked(text, this.secrets, (secret) => "*".repeat(secret.length));
     return out.slice(0, Math.max(0, out.length - this.margin));
   }
 
@@ -179,8 +183,9 @@ export class HostSecrets {
   }
 }
 
-function masked(text: string, secrets: readonly string[]): string {
+/** `text` with each of `secrets` replaced by its mask (MASK unless `maskOf` says). */
+function masked(text: string, secrets: readonly string[], maskOf: (secret: string) => string = () => MASK): string {
   let out = text;
-  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(MASK);
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(maskOf(secret));
   return out;
 }
