@@ -179,8 +179,8 @@ export class SessionMemoryAccount {
  */
 export class EvaluatorsMemory implements MemoryPool {
   private heldKb = 0;
-  /** Per evaluator: ends its process if no job is open there (see PureEvaluator); true if it did. */
-  private readonly idleStoppers = new Set<() => boolean>();
+  /** Per evaluator: ends its process if no job is open there (see PureEvaluator). */
+  private readonly idleStoppers = new Set<() => void>();
 
   constructor(readonly limitKb: number) {}
 
@@ -201,7 +201,7 @@ export class EvaluatorsMemory implements MemoryPool {
   }
 
   /** `stop` ends an evaluator's process if it is idle; called when the evaluators pass the budget. Returns the unregistering. */
-  whenOver(stop: () => boolean): () => void {
+  whenOver(stop: () => void): () => void {
     this.idleStoppers.add(stop);
     return () => void this.idleStoppers.delete(stop);
   }

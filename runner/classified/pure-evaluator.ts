@@ -82,13 +82,12 @@ export class PureEvaluator {
    * starting: the store's schedule counts from the first start's end (see started), which the
    * budget must not move.
    */
-  private stopIfIdle(): boolean {
+  private stopIfIdle(): void {
     const proc = this.process;
-    if (this.openJobs > 0 || proc === null || this.countedProcess !== proc) return false;
+    if (this.openJobs > 0 || proc === null || this.countedProcess !== proc) return;
     this.cancelIdleStop();
     proc.kill("finished", "the pure evaluator was idle while the evaluators of the server's sessions held more than their budget");
     this.process = null;
-    return true;
   }
 
   /** The process counted in `memory` (it said it was ready), if any. */
