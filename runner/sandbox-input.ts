@@ -40,6 +40,10 @@ export interface SandboxInput {
   write(text: string, done: () => void): void;
   /** On: the sandbox's reads of its stdin return at once and it retries them, spinning. Off: it sleeps in them. */
   spin(on: boolean): void;
+  /** Whether the sandbox spins now: spin(true) found a CPU for it. */
+  readonly spinning: boolean;
+  /** Whether all that was written is in the socket or pipe (its write callbacks may not have run yet). */
+  readonly allWritten: boolean;
   /** Lets go of everything, once the process has ended. */
   close(): void;
 }
@@ -57,7 +61,7 @@ export function sandboxInput(): SandboxInput {
 export class PipeInput implements SandboxInput {
   readonly stdio = "pipe";
   readonly dir = null;
-  private stdin: NodeJS.WritableStream & { writable: boolean } | null = null;
+  private stdin: NodeJS.WritableStream & { writable: boolean; writableLength: number } | null = null;
 
   attach(child: ChildProcess): void {
     this.stdin = child.stdin!;
@@ -73,8 +77,14 @@ export class PipeInput implements SandboxInput {
     this.stdin!.write(text, () => done());
   }
 
+  get allWritten(): boolean {
+    return this.stdin?.writableLength === 0;
+  }
+
   /** Nothing to switch: the sandbox's end of spawn's pipe is not the host's to reach. */
   spin(): void {}
+
+  readonly spinning = false;
 
   /** Nothing to let go of: the pipe ends with the process. */
   close(): void {}
@@ -100,7 +110,7 @@ class SocketInput implements SandboxInput {
   private hostEnd: net.Socket | null = null;
   /** Writes before the host's end is accepted, in order. */
   private queued: Array<[string, () => void]> = [];
-  private spinning = false;
+  private spinningOn = false;
   private closed = false;
   /** Set by attach(): ends the sandbox. */
   private failed: ((detail: string) => void) | null = null;
@@ -183,14 +193,22 @@ class SocketInput implements SandboxInput {
   }
 
   spin(on: boolean): void {
-    if (on === this.spinning || this.closed) return;
+    if (on === this.spinningOn || this.closed) return;
     if (on && spinningNow.size >= SPIN_LIMIT) return;
     const handle = (this.stdio as unknown as { _handle?: BlockingSwitch | null })._handle;
     if (!handle?.setBlocking) return;
-    this.spinning = on;
+    this.spinningOn = on;
     if (on) spinningNow.add(this);
     else spinningNow.delete(this);
     handle.setBlocking(!on);
+  }
+
+  get spinning(): boolean {
+    return this.spinningOn && !this.closed;
+  }
+
+  get allWritten(): boolean {
+    return this.queued.length === 0 && this.hostEnd?.writableLength === 0;
   }
 
   close(): void {

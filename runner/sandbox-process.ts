@@ -13,6 +13,7 @@ import { diesWithTacit } from "./parent-death.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
 import { residentKb } from "./resident-memory.js";
 import { PipeInput, type SandboxInput, sandboxInput } from "./sandbox-input.js";
+import { readSpinning } from "./spin-read.js";
 import type { SessionMemoryAccount } from "./sessions-memory.js";
 
 const WATCHDOG_INTERVAL_MS = 50;
@@ -27,6 +28,8 @@ const IDLE_CPU_ALLOWANCE_MS = 500;
 /** /proc/PID/stat counts CPU time in clock ticks of 1/100 s (USER_HZ on Linux). */
 const MS_PER_CLOCK_TICK = 10;
 const STDERR_KEEP_CHARS = 16 * 1024;
+/** As much as libuv reads from a stream at once. */
+const SPIN_READ_BYTES = 64 * 1024;
 
 export interface SandboxOptions {
   memoryLimitMb: number;
@@ -159,6 +162,8 @@ export class SandboxProcess {
   private memoryAccount: SessionMemoryAccount | null = null;
   /** Resolves once the process is gone. */
   readonly ended: Promise<SandboxEnd>;
+  /** Where nextOutputSpinning reads, made at its first use. */
+  private spinBuffer: Buffer | null = null;
 
   constructor(options: SandboxOptions) {
     this.options = options;
@@ -255,6 +260,18 @@ export class SandboxProcess {
   /** See SandboxInput.spin: whether the sandbox spins, rather than sleeps, while it waits for what the host writes next. */
   spin(on: boolean): void {
     this.input.spin(on);
+  }
+
+  /**
+   * What the sandbox writes next, if it does within `micros` µs, read by the host spinning (see
+   * spin-read.ts); null otherwise, and the event loop delivers it. Only while the sandbox spins
+   * too: then a CPU is free for each (see SandboxInput.spin), and the host has written all it
+   * wrote, so the sandbox can be going on.
+   */
+  nextOutputSpinning(micros: number): Uint8Array | null {
+    if (this.killedFor || this.gone || !this.input.spinning || !this.input.allWritten) return null;
+    this.spinBuffer ??= Buffer.allocUnsafe(SPIN_READ_BYTES);
+    return readSpinning(this.child.stdout!, this.spinBuffer, micros);
   }
 
   /** SIGKILL: agent code can trap SIGTERM, not this. The first reason given is kept. */

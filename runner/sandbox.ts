@@ -97,6 +97,16 @@ export class Sandbox {
     this.proc.spin(on);
   }
 
+  /**
+   * Waits up to `micros` µs, spinning, for the sandbox's next frame (see
+   * SandboxProcess.nextOutputSpinning), and hands what came to the frame handler as the event
+   * loop would have.
+   */
+  awaitOutputSpinning(micros: number): void {
+    const bytes = this.proc.nextOutputSpinning(micros);
+    if (bytes !== null) this.onStdout(bytes);
+  }
+
   /** See SandboxProcess.watchIdle. */
   watchIdle(whileAsked = false): void {
     this.proc.watchIdle(whileAsked);
@@ -111,7 +121,7 @@ export class Sandbox {
     return this.proc.killed;
   }
 
-  private onStdout(chunk: Buffer): void {
+  private onStdout(chunk: Uint8Array): void {
     if (this.proc.isKilled) return;
     if (this.betweenPrograms) return this.wroteBetweenPrograms();
     try {

@@ -140,6 +140,32 @@ describe("requests sent ahead of their answers (the raw channel)", () => {
   });
 });
 
+describe("frames the host reads spinning (the raw channel)", () => {
+  it("a request whose first piece comes at once after a reply and the rest later is answered whole, once", async () => {
+    // After a reply the host reads the sandbox's stdout itself for a few µs (runner/spin-read.ts):
+    // the first piece comes then, the rest through the event loop.
+    const canary = `SPLIT-${Date.now()}`;
+    const frameOf = (id: number, action: object): string => JSON.stringify({ type: "request", id, action }) + "\n";
+    const second = frameOf(2, { kind: "Print", parts: [`${canary}\n`] });
+    const code = `
+const enc = new TextEncoder();
+const w = (b) => { for (let o = 0; o < b.length; ) o += Deno.stdout.writeSync(b.subarray(o)); };
+const buf = new Uint8Array(1 << 16);
+const reply = () => { let text = ""; while (!text.includes("\\n")) text += new TextDecoder().decode(buf.subarray(0, Deno.stdin.readSync(buf))); return JSON.parse(text); };
+w(enc.encode(${lit(frameOf(1, { kind: "Print", parts: ["one\n"] }))}));
+reply();
+w(enc.encode(${lit(second.slice(0, 12))}));
+const end = Date.now() + 200;
+while (Date.now() < end) {}
+w(enc.encode(${lit(second.slice(12))}));
+println(reply().ok);
+`;
+    const result = await runBypassed(code, { keepRuntime: true });
+    expect(result.outcome, result.error ?? "").toBe("ok");
+    expect(result.stdout).toBe(`one\n${canary}\ntrue\n`);
+  });
+});
+
 describe("posts: printing without waiting (the raw channel)", () => {
   const writeAll = "const w = (b) => { for (let o = 0; o < b.length; ) o += Deno.stdout.writeSync(b.subarray(o)); };\n";
   const postOf = (action: object): string => JSON.stringify({ type: "post", action }) + "\n";

@@ -1,0 +1,79 @@
+// The host's spinning read of a sandbox's stdout (runner/spin-read.ts), on a real child
+// process's stdout as Node's spawn makes it: what it reads comes in order with what the event
+// loop reads, nothing is read from a stream it must not touch, and an ended stream still ends.
+
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { once } from "node:events";
+import { afterEach, describe, expect, it } from "vitest";
+import { readSpinning } from "../../runner/spin-read.js";
+
+const children: ChildProcessWithoutNullStreams[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill("SIGKILL");
+});
+
+/** A Node child running `source`, its stdout flowing into `received`. */
+function child(source: string): { proc: ChildProcessWithoutNullStreams; received: string[] } {
+  const proc = spawn(process.execPath, ["-e", source]);
+  children.push(proc);
+  const received: string[] = [];
+  proc.stdout.on("data", (chunk: Buffer) => received.push(chunk.toString()));
+  return { proc, received };
+}
+
+/** Resolves once `received` holds `text` in all. */
+async function until(received: string[], text: string, proc: ChildProcessWithoutNullStreams): Promise<void> {
+  while (!received.join("").includes(text)) await once(proc.stdout, "data");
+}
+
+// Writes "ready\n", then for each line on stdin writes "first-" at once and "second\n" 300 ms later.
+const ANSWERS = `process.stdout.write("ready\\n");
+process.stdin.on("data", () => {
+  process.stdout.write("first-");
+  setTimeout(() => process.stdout.write("second\\n"), 300);
+});`;
+
+describe("readSpinning", () => {
+  it("reads what the child writes next, and the event loop delivers the rest after it, in order", async () => {
+    const { proc, received } = child(ANSWERS);
+    await until(received, "ready\n", proc);
+    proc.stdin.write("go\n");
+    // Up to 5 s: the child answers at once, however loaded the machine.
+    const bytes = readSpinning(proc.stdout, Buffer.alloc(1024), 5_000_000);
+    expect(bytes).not.toBeNull();
+    received.push(Buffer.from(bytes!).toString());
+    await until(received, "second\n", proc);
+    expect(received.join("")).toBe("ready\nfirst-second\n");
+  });
+
+  it("gives up within its bound when nothing comes, and what comes later is still delivered", async () => {
+    const { proc, received } = child(ANSWERS);
+    await until(received, "ready\n", proc);
+    expect(readSpinning(proc.stdout, Buffer.alloc(1024), 1000)).toBeNull();
+    proc.stdin.write("go\n");
+    await until(received, "second\n", proc);
+    expect(received.join("")).toBe("ready\nfirst-second\n");
+  });
+
+  it("reads nothing from a paused stream: its bytes come when it resumes, in order", async () => {
+    const { proc, received } = child(ANSWERS);
+    await until(received, "ready\n", proc);
+    proc.stdout.pause();
+    proc.stdin.write("go\n");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(readSpinning(proc.stdout, Buffer.alloc(1024), 100_000)).toBeNull();
+    proc.stdout.resume();
+    await until(received, "second\n", proc);
+    expect(received.join("")).toBe("ready\nfirst-second\n");
+  });
+
+  it("returns nothing at the end of the stream, which still ends", async () => {
+    const { proc, received } = child(`process.stdout.write("last\\n");`);
+    const ended = once(proc.stdout, "end");
+    await until(received, "last\n", proc);
+    await once(proc, "exit");
+    expect(readSpinning(proc.stdout, Buffer.alloc(1024), 100_000)).toBeNull();
+    await ended;
+    expect(received.join("")).toBe("last\n");
+  });
+});
