@@ -164,6 +164,27 @@ println(reply().ok);
     expect(result.outcome, result.error ?? "").toBe("ok");
     expect(result.stdout).toBe(`one\n${canary}\ntrue\n`);
   });
+
+  it("two requests sent at once after a reply, read by the host spinning, end the evaluation; the second is never carried out", async () => {
+    const canary = `AHEAD-SPUN-${Date.now()}`;
+    const frameOf = (id: number, action: object): string => JSON.stringify({ type: "request", id, action }) + "\n";
+    const code = `
+const enc = new TextEncoder();
+const w = (b) => { for (let o = 0; o < b.length; ) o += Deno.stdout.writeSync(b.subarray(o)); };
+const buf = new Uint8Array(1 << 16);
+w(enc.encode(${lit(frameOf(1, { kind: "Print", parts: ["one\n"] }))}));
+let text = "";
+while (!text.includes("\\n")) text += new TextDecoder().decode(buf.subarray(0, Deno.stdin.readSync(buf)));
+w(enc.encode(${lit(frameOf(2, { kind: "Print", parts: ["two\n"] }) + frameOf(3, { kind: "Print", parts: [canary] }))}));
+Deno.stdin.readSync(buf);
+println("after");
+`;
+    const result = await runBypassed(code, { keepRuntime: true });
+    expect(result.outcome, result.error ?? "").toBe("protocol-error");
+    expect(result.error).toMatch(/sent request 3 before its previous request was answered/);
+    expect(result.stdout).not.toContain(canary);
+    expect(result.stdout).not.toContain("after");
+  });
 });
 
 describe("posts: printing without waiting (the raw channel)", () => {
