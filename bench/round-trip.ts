@@ -20,22 +20,23 @@ for (;;) {
 `;
 
 // Node: sends a line of about a small read's reply, waits for it to come back, COUNT times. With
-// "spinning", the echo's stdin is tacit's own sandbox input (runner/sandbox-input.ts), left
-// non-blocking as while the host answers requests at once; otherwise a plain pipe it sleeps on.
+// "spinning" and "both-spinning", the echo's stdin is tacit's own sandbox input
+// (runner/sandbox-input.ts), left non-blocking as while the host answers requests at once;
+// otherwise a plain pipe it sleeps on. With "both-spinning", Node too waits for the echo spinning,
+// as tacit's host does (runner/spin-read.ts SpinningReader), before it leaves the wait to its event loop.
 const DRIVER = `const { spawn } = require("node:child_process");
-const [deno, echo, count, mode, inputModule] = process.argv.slice(2);
-import(inputModule).then(({ PipeInput, sandboxInput }) => {
-  const input = mode === "spinning" ? sandboxInput() : new PipeInput();
+const [deno, echo, count, mode, inputModule, spinModule] = process.argv.slice(2);
+Promise.all([import(inputModule), import(spinModule)]).then(([{ PipeInput, sandboxInput }, { SpinningReader }]) => {
+  const input = mode === "sleeping" ? new PipeInput() : sandboxInput();
   const child = spawn(deno, ["run", "--no-config", echo], { stdio: [input.stdio, "pipe", "inherit"] });
   input.attach(child, (detail) => { console.error(detail); process.exit(1); });
   input.spin(true);
   const message = JSON.stringify({ id: 1, ok: true, value: "x".repeat(100) }) + "\\n";
-  let left = Number(count), pending = "", started = 0n;
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (chunk) => {
-    pending += chunk;
-    if (pending.length < message.length) return;
-    pending = "";
+  let left = Number(count), pending = 0, started = 0n;
+  const received = (chunk) => {
+    pending += chunk.length;
+    if (pending < message.length) return;
+    pending = 0;
     if (started === 0n) started = process.hrtime.bigint(); // the first exchange includes Deno's start
     else if (--left === 0) {
       console.log(Number(process.hrtime.bigint() - started) / Number(count) / 1000);
@@ -44,12 +45,17 @@ import(inputModule).then(({ PipeInput, sandboxInput }) => {
       return;
     }
     input.write(message, () => undefined);
-  });
+    if (mode !== "both-spinning") return;
+    const next = reader.next();
+    if (next !== null) received(next);
+  };
+  const reader = new SpinningReader(child.stdout);
+  child.stdout.on("data", received);
   input.write(message, () => undefined);
 });
 `;
 
-export type RoundTripMode = "sleeping" | "spinning";
+export type RoundTripMode = "sleeping" | "spinning" | "both-spinning";
 
 /** Microseconds per round trip, the median of `runs` runs of `count` round trips each. */
 export function pipeRoundTripMicros(dir: string, count: number, runs: number, mode: RoundTripMode = "sleeping"): number {
@@ -58,8 +64,10 @@ export function pipeRoundTripMicros(dir: string, count: number, runs: number, mo
   writeFileSync(echo, ECHO);
   writeFileSync(driver, DRIVER);
   const inputModule = pathToFileURL(path.join(packageRoot, "dist", "runner", "sandbox-input.js")).href;
+  const spinModule = pathToFileURL(path.join(packageRoot, "dist", "runner", "spin-read.js")).href;
+  const args = [driver, denoExecutable(), echo, String(count), mode, inputModule, spinModule];
   const samples: number[] = [];
-  for (let i = 0; i < runs; i++) samples.push(Number(runChecked(process.execPath, [driver, denoExecutable(), echo, String(count), mode, inputModule], dir).trim()));
+  for (let i = 0; i < runs; i++) samples.push(Number(runChecked(process.execPath, args, dir).trim()));
   samples.sort((a, b) => a - b);
   return samples[Math.floor(samples.length / 2)]!;
 }

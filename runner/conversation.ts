@@ -8,13 +8,6 @@ import { prepareFrameParsing } from "./frames.js";
 import type { Decision } from "./monitor.js";
 import type { Sandbox, SandboxEnd } from "./sandbox.js";
 
-/**
- * How long the host waits, spinning, for a sandbox's next frame after a reply: about what waking
- * a sleeping process costs on this project's virtual machines (30 µs), so that a request that
- * comes later costs the host at most what it saves on one that comes in time.
- */
-const HOST_SPIN_MICROS = 30;
-
 export type Reported = { kind: "done" } | { kind: "failed"; error: ScriptFailure };
 
 /** "alive": a session's sandbox reported and waits for more; otherwise how the process ended. */
@@ -137,7 +130,7 @@ export function converse(
           // Its next request is likely to follow soon, and to be answered at once: both sides
           // wait for it spinning, the host for a short while (see spin-read.ts).
           sandbox.spin(true);
-          sandbox.awaitOutputSpinning(HOST_SPIN_MICROS);
+          sandbox.awaitOutputSpinning();
         });
         queue.catch((error: unknown) => endOnHostFailure(error, "answer a request"));
         return;

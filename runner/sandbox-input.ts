@@ -21,6 +21,7 @@ import net from "node:net";
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { randomBytes } from "./random-token.js";
+import { spinningPays } from "./spin-read.js";
 
 /** The directories the pairs are made in (temp-dirs.ts keeps scripts out of them). */
 export const CHANNEL_DIR_PREFIX = "tacit-channel-";
@@ -97,7 +98,7 @@ type BlockingSwitch = { setBlocking?: (blocking: boolean) => number };
  * Sandboxes spinning at once, at most: one CPU is left to the host, and with one CPU none spins
  * (it would wait in the host's place). In tacit serve, sandboxes whose requests wait behind
  * another's would otherwise spin through the host's work and take its CPU; beyond this, they
- * sleep as before.
+ * sleep as before. Nor does any spin where spinning does not pay (see spin-read.ts spinningPays).
  */
 const SPIN_LIMIT = availableParallelism() - 1;
 const spinningNow = new Set<SocketInput>();
@@ -194,7 +195,7 @@ class SocketInput implements SandboxInput {
 
   spin(on: boolean): void {
     if (on === this.spinningOn || this.closed) return;
-    if (on && spinningNow.size >= SPIN_LIMIT) return;
+    if (on && (spinningNow.size >= SPIN_LIMIT || !spinningPays())) return;
     const handle = (this.stdio as unknown as { _handle?: BlockingSwitch | null })._handle;
     if (!handle?.setBlocking) return;
     this.spinningOn = on;

@@ -13,7 +13,7 @@ import { diesWithTacit } from "./parent-death.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
 import { residentKb } from "./resident-memory.js";
 import { PipeInput, type SandboxInput, sandboxInput } from "./sandbox-input.js";
-import { readSpinning } from "./spin-read.js";
+import { SpinningReader } from "./spin-read.js";
 import type { SessionMemoryAccount } from "./sessions-memory.js";
 
 const WATCHDOG_INTERVAL_MS = 50;
@@ -28,8 +28,6 @@ const IDLE_CPU_ALLOWANCE_MS = 500;
 /** /proc/PID/stat counts CPU time in clock ticks of 1/100 s (USER_HZ on Linux). */
 const MS_PER_CLOCK_TICK = 10;
 const STDERR_KEEP_CHARS = 16 * 1024;
-/** As much as libuv reads from a stream at once. */
-const SPIN_READ_BYTES = 64 * 1024;
 
 export interface SandboxOptions {
   memoryLimitMb: number;
@@ -162,8 +160,8 @@ export class SandboxProcess {
   private memoryAccount: SessionMemoryAccount | null = null;
   /** Resolves once the process is gone. */
   readonly ended: Promise<SandboxEnd>;
-  /** Where nextOutputSpinning reads, made at its first use. */
-  private spinBuffer: Buffer | null = null;
+  /** What nextOutputSpinning reads with, made at its first use. */
+  private spinningReader: SpinningReader | null = null;
 
   constructor(options: SandboxOptions) {
     this.options = options;
@@ -263,15 +261,15 @@ export class SandboxProcess {
   }
 
   /**
-   * What the sandbox writes next, if it does within `micros` µs, read by the host spinning (see
-   * spin-read.ts); null otherwise, and the event loop delivers it. Only while the sandbox spins
+   * What the sandbox writes next, if it does within a few µs, read by the host spinning (see
+   * spin-read.ts SpinningReader); null otherwise, and the event loop delivers it. Only while the sandbox spins
    * too: then a CPU is free for each (see SandboxInput.spin), and the host has written all it
    * wrote, so the sandbox can be going on.
    */
-  nextOutputSpinning(micros: number): Uint8Array | null {
+  nextOutputSpinning(): Uint8Array | null {
     if (this.killedFor || this.gone || !this.input.spinning || !this.input.allWritten) return null;
-    this.spinBuffer ??= Buffer.allocUnsafe(SPIN_READ_BYTES);
-    return readSpinning(this.child.stdout!, this.spinBuffer, micros);
+    this.spinningReader ??= new SpinningReader(this.child.stdout!);
+    return this.spinningReader.next();
   }
 
   /** SIGKILL: agent code can trap SIGTERM, not this. The first reason given is kept. */

@@ -98,12 +98,11 @@ export class Sandbox {
   }
 
   /**
-   * Waits up to `micros` µs, spinning, for the sandbox's next frame (see
-   * SandboxProcess.nextOutputSpinning), and hands what came to the frame handler as the event
-   * loop would have.
+   * Waits a few µs, spinning, for the sandbox's next frame (see SandboxProcess.nextOutputSpinning),
+   * and hands what came to the frame handler as the event loop would have.
    */
-  awaitOutputSpinning(micros: number): void {
-    const bytes = this.proc.nextOutputSpinning(micros);
+  awaitOutputSpinning(): void {
+    const bytes = this.proc.nextOutputSpinning();
     if (bytes !== null) this.onStdout(bytes);
   }
 

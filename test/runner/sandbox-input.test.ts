@@ -16,6 +16,9 @@ import { startServer, type TestServer } from "../net/fixtures.js";
 import { commandLineOf, cpuMsOf, descendantsOf } from "../processes.js";
 
 const O_NONBLOCK = 0o4000;
+// These watch spinning happen: on a machine as loaded as a test run makes it, tacit would not spin
+// by itself (see runner/spin-read.ts spinningPays).
+process.env.TACIT_SPIN = "always";
 const cleanups: Array<() => void | Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
@@ -39,9 +42,9 @@ interface Watched {
 }
 
 /** Starts `tacit run` on `script` in `dir` and samples its sandbox's stdin flags every 10 ms. */
-function runWatched(dir: string, script: string, args: string[]): Watched {
+function runWatched(dir: string, script: string, args: string[], spin: "always" | "never" = "always"): Watched {
   const startedAt = Date.now();
-  const child = spawn(process.execPath, [tacitBin, "run", "--no-check", ...args, script], { cwd: dir, env: childEnv({ TMPDIR: dir }) });
+  const child = spawn(process.execPath, [tacitBin, "run", "--no-check", ...args, script], { cwd: dir, env: childEnv({ TMPDIR: dir, TACIT_SPIN: spin }) });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -123,6 +126,22 @@ describe("the sandbox's input", () => {
     expect(spinningSeen, "non-blocking after a reply given at once").toBe(availableParallelism() > 1);
     expect(leftDirs, "the socket's directory, while the sandbox ran").toEqual([]);
     expect(readdirSync(dir).filter((name) => name.startsWith(CHANNEL_DIR_PREFIX)), "after the run").toEqual([]);
+  });
+
+  it("never spins with TACIT_SPIN=never, through a second of reads answered at once", async () => {
+    const { dir, cleanup } = tempDir("tacit-input-");
+    cleanups.push(cleanup);
+    for (let i = 0; i < 20; i++) writeFileSync(path.join(dir, `f${i}.txt`), `file ${i}\n`);
+    writeFileSync(
+      path.join(dir, "script.ts"),
+      `requestFileSystem(".", (fs) => { let n = 0; const until = Date.now() + 1000; while (Date.now() < until) for (let i = 0; i < 20; i++) n += fs.access("f" + i + ".txt").read().length; println(n > 0); });`,
+    );
+    const watched = runWatched(dir, "script.ts", [], "never");
+    const result = await watched.exit;
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toBe("true\n");
+    expect(watched.flags.length, "samples of the sandbox's stdin").toBeGreaterThan(10);
+    expect(watched.flags.every(([, flags]) => (flags & O_NONBLOCK) === 0), "blocking throughout").toBe(true);
   });
 
   it("lets at most all CPUs but one spin at once (none with one CPU), and another once one stops", async () => {
