@@ -14,7 +14,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { heavyRuns, line, medianOf, ms, runChecked, tacitBin, tempDir } from "./helpers.js";
-import { measureInterleaved, median } from "./measure.js";
+import { measureInterleaved, median, quantile } from "./measure.js";
 
 const READS = 1_000;
 const TARGET_OVERHEAD = 0.1;
@@ -97,6 +97,13 @@ export function benchAudit(runs: number): boolean {
     const overhead = auditedMs / plainMs - 1;
     const met = overhead < TARGET_OVERHEAD;
     line("overhead on the whole run (headline)", `${(overhead * 100).toFixed(1)}%  target < ${TARGET_OVERHEAD * 100}%: ${met ? "met" : "MISSED"}`);
+    // Each round's audited run against the plain run of the same round (adjacent in time): load that changes over the
+    // bench's minute (other work on a shared machine) then hits both sides of a ratio alike, where it moves the two
+    // medians apart. Said beside the headline, with its quartiles, so that a reader sees how far to trust it.
+    const plainRuns = samples.get(labels.plain)!;
+    const paired = samples.get(labels.audited)!.map((audited, round) => audited / plainRuns[round]! - 1);
+    const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
+    line("overhead paired by round: median [quartiles]", `${percent(median(paired))} [${percent(quantile(paired, 0.25))} .. ${percent(quantile(paired, 0.75))}]`);
     line("log verified before timing", verify.trim().split("\n")[0] ?? "");
 
     const notMeasured = () => line("host CPU the log adds", "not measured (needs Linux's /proc/self/task/*/schedstat)");
@@ -134,6 +141,10 @@ export function benchAudit(runs: number): boolean {
     console.log(`  host CPU of tacit's process (${n} runs each, interleaved; medians)`);
     line(`  main thread: ${labels.plain}`, ms(cpuOf(labels.plain, "main")));
     line("  main thread: the log adds", added("main"));
+    // As for wall time: each round's difference, audited minus plain, of runs next to each other.
+    const plainMain = cpu.get(labels.plain)!.main;
+    const addedByRound = cpu.get(labels.audited)!.main.map((audited, round) => audited - plainMain[round]!);
+    line("  main thread: the log adds, paired by round", `${ms(median(addedByRound))} [${quantile(addedByRound, 0.25).toFixed(1)} .. ${quantile(addedByRound, 0.75).toFixed(1)}]`);
     line(`  all threads: ${labels.plain}`, ms(cpuOf(labels.plain, "all")));
     line("  all threads: the log adds", added("all"));
     return met;

@@ -31,6 +31,12 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** The value at `fraction` of the way through `values` sorted (nearest rank): 0.25 and 0.75 give the quartiles. */
+export function quantile(values: readonly number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))]!;
+}
+
 /**
  * Runs every spec `runs` times, round-robin, after `warmup` unrecorded rounds. Every other round
  * goes in the reverse order: a command pays for what the one before it left running (a sandbox
