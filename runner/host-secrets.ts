@@ -6,81 +6,11 @@
 // in the other encodings encodedForms names. A long random key cannot match by accident.
 
 import type { RunnerConfig } from "./config.js";
+import { base64Forms, encodedForms, utf16Form } from "./secret-forms.js";
 
 const MASK = "[redacted]";
 /** Shorter values are not scrubbed: they would match ordinary text. */
 const MIN_SECRET_CHARS = 8;
-/**
- * Bytes of a secret its base64 forms must hold to be scrubbed: a form holds all of it but up to
- * two bytes at each end, and a shorter one masked would confirm a guess of that much of it.
- */
-const MIN_BASE64_BYTES = 16;
-
-/**
- * The base64 forms of `secret` wherever it lies in what was encoded: its bytes, from the first
- * that starts a group of three to the last group it fills, encoded (standard and URL-safe),
- * once for each of the three places it can start in a group. A Kubernetes Secret keeps values
- * in base64, Docker's config.json "user:token", npm's _auth the same: read as text, a script
- * decoded them and had the key.
- */
-export function base64Forms(secret: string): string[] {
-  const bytes = Buffer.from(secret, "utf8");
-  if (bytes.length < MIN_BASE64_BYTES) return [];
-  const forms = new Set<string>();
-  for (let skip = 0; skip < 3; skip++) {
-    const whole = Math.floor((bytes.length - skip) / 3) * 3;
-    const form = bytes.subarray(skip, skip + whole).toString("base64");
-    forms.add(form);
-    forms.add(form.replace(/\+/g, "-").replace(/\//g, "_"));
-  }
-  return [...forms];
-}
-
-/**
- * The key as a UTF-16 text file holds it, read as UTF-8 (as every route reads text): each
- * character with a NUL beside it, `k\0e\0y`, the same in UTF-16LE and UTF-16BE (a NUL follows
- * the last character, or comes before the first). Windows PowerShell's `>` writes UTF-16LE:
- * such a file held the key in a form none of the others matched, and a script that dropped the
- * NULs, or decoded readBytes() as UTF-16, had it. Only for a key of ASCII characters (API keys
- * are): another character's UTF-16 bytes are not the NUL-separated character.
- */
-export function utf16Form(secret: string): string | null {
-  return nulSpread(secret, 1);
-}
-
-/** An ASCII key's characters with `nuls` NULs between them (UTF-16: 1, UTF-32: 3), or null for another key. */
-function nulSpread(secret: string, nuls: number): string | null {
-  return /^[\x01-\x7f]+$/.test(secret) ? [...secret].join("\0".repeat(nuls)) : null;
-}
-
-/**
- * The key as other common encodings write it, each read as UTF-8 text: UTF-32 (three NULs beside
- * each ASCII character, LE and BE alike), hex of its bytes (either case), percent-encoded as a URL's
- * query holds it (`/`, `+`, `=` as %2F, %2B, %3D: every character but the unreserved ones, and with
- * `/` kept, as Python's quote() writes it; either case of hex), and in JSON with "/" escaped (PHP's
- * json_encode writes `\/`). A key with `/`, `+` or `=` in a saved request or a PHP-written config
- * reached a script that decoded the text: none of the other forms matched it. (Not every mix of
- * encoded and plain characters, nor every encoding there is: a command that transforms what it
- * reads can always make another.)
- */
-export function encodedForms(secret: string): string[] {
-  const forms = new Set<string>();
-  const utf32 = nulSpread(secret, 3);
-  if (utf32 !== null) forms.add(utf32);
-  const hex = Buffer.from(secret, "utf8").toString("hex");
-  forms.add(hex);
-  forms.add(hex.toUpperCase());
-  /** Every character but the unreserved ones, and those in `kept`, as %XX of its UTF-8 bytes. */
-  const percent = (kept: string) =>
-    secret.replace(/[^A-Za-z0-9\-._~]/g, (c) => (kept.includes(c) ? c : [...Buffer.from(c, "utf8")].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join("")));
-  for (const encoded of [percent(""), percent("/")]) {
-    forms.add(encoded);
-    forms.add(encoded.replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase()));
-  }
-  if (secret.includes("/")) forms.add(secret.replaceAll("/", "\\/"));
-  forms.delete(secret);
-  return [...forms];
-}
 
 export class HostSecrets {
   /** The secrets as given (what the search threads are handed to make their own). */

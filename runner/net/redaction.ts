@@ -7,7 +7,7 @@
 // one automaton (Aho-Corasick) and the text is read once.
 
 import { domainToASCII } from "node:url";
-import { base64Forms } from "../host-secrets.js";
+import { base64Forms } from "../secret-forms.js";
 
 /** Shorter forms are not redacted: replacing every "a" in a body would destroy it. */
 export const MIN_REDACTED_LENGTH = 4;
