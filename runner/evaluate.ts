@@ -701,6 +701,7 @@ function createEvaluationContext(
       capabilities,
       classified,
       lifetime,
+      hostSecrets,
     ),
     llm: config.library.llm,
     lifetime,

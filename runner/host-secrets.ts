@@ -7,8 +7,11 @@
 
 import type { RunnerConfig } from "./config.js";
 import { base64Forms, encodedForms, utf16Form } from "./secret-forms.js";
+import { REDACTED, redact } from "./net/redaction.js";
+import { firstChars } from "./net/server-text.js";
 
-const MASK = "[redacted]";
+/** The mask redaction of a request's secrets puts too: a cut keeps it whole (see firstChars). */
+const MASK = REDACTED;
 /** Shorter values are not scrubbed: they would match ordinary text. */
 const MIN_SECRET_CHARS = 8;
 
@@ -49,6 +52,23 @@ export class HostSecrets {
   /** Plain text (a line or a name a search tries a pattern on) with every secret masked. */
   scrubText(text: string): string {
     return masked(text, this.secrets);
+  }
+
+  /**
+   * A text a server chose, as a message quotes it (a redirect's Location or URL, a content coding's
+   * name, a model server's error body), at most `maxChars` characters of it: every secret masked
+   * first, in the forms an echo of a request's secret is looked for in (net/redaction.ts: a URL's
+   * host lower-cases it, an encoder escapes some of its characters and not others) and in the
+   * forms scrubText masks, then cut, never inside a mask. Cut first, a quote that ended inside the
+   * key showed its first characters, which no whole form matches where replies are scrubbed; a
+   * redirect to a host named by the key was refused naming it lower-cased, and one to a path with
+   * a character of it escaped ("%73k-…") named it so, to the script and in the audit log. Only
+   * whole forms are masked, never an end that begins a secret: a server that gives back a
+   * script's text would confirm its guess of the key's first characters, one at a time.
+   */
+  inServerText(text: string, maxChars = Number.POSITIVE_INFINITY): string {
+    const masked = this.empty ? text : this.scrubText(redact(text, this.given, [], false));
+    return firstChars(masked, maxChars);
   }
 
   /** How many bytes around a piece of a file are needed to see a secret that crosses its edges. */

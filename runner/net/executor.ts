@@ -204,6 +204,8 @@ export class NetworkExecutor {
     private readonly capabilities: CapabilityTable,
     private readonly classified: ClassifiedStore,
     private readonly signal: AbortSignal,
+    /** The host's own secrets (the LLM key), masked in what a server chose wherever a message or the audit log quotes it. */
+    private readonly hostSecrets: HostSecrets,
   ) {}
 
   /**
@@ -416,7 +418,7 @@ export class NetworkExecutor {
     const named = scriptNamed(url);
     // Messages redact what a server chose in them, and nothing else (see server-text.ts). Whole
     // texts, as the server sent them: a mask on an end that only begins a secret confirmed a guess.
-    const say = sayer((text) => redact(text, secrets, named, false));
+    const say = sayer((text) => this.hostSecrets.inServerText(redact(text, secrets, named, false)));
     try {
       const outcome = await httpExchange(
         {
@@ -434,7 +436,7 @@ export class NetworkExecutor {
           followed: (method, next) => {
             let hops = this.followed.get(action);
             if (hops === undefined) this.followed.set(action, (hops = []));
-            hops.push(redact(`${method} ${next.href}`, secrets, named));
+            hops.push(this.hostSecrets.inServerText(redact(`${method} ${next.href}`, secrets, named)));
           },
           unfollowed: action.classifiedBody === null ? undefined : (reason) => (unfollowedRedirect = reason),
           sending: () => {
@@ -489,7 +491,7 @@ export class NetworkExecutor {
       // as its status may: the answer is then an empty one, classified as any other, and the
       // reason goes to the secure output (monitor.ts). Before that, a failure depends on the URL alone.
       if (action.classifiedBody !== null && bodyMayHaveGone && !this.signal.aborted) {
-        const reason = redact(error instanceof Error ? error.message : String(error), secrets, named);
+        const reason = this.hostSecrets.inServerText(redact(error instanceof Error ? error.message : String(error), secrets, named));
         return { status: 0, body: "", truncated: false, cut: false, limitBytes: limits.maxResponseBytes, secrets, unfollowedRedirect: null, failedAfterSending: reason };
       }
       // Not redacted as a whole: each message was built with `say`, which redacted what a server
