@@ -230,7 +230,7 @@ async function decide(action: Action, context: EvaluationContext, beforeEffect: 
     case "Chat": {
       const llm = requireLlm(context);
       beforeEffect();
-      return granted(action.kind, await chatCompletion(llm, action.message, context.lifetime));
+      return granted(action.kind, await chatCompletion(llm, action.message, context.lifetime, context.hostSecrets));
     }
     case "ChatClassified": {
       const llm = requireLlm(context);
@@ -242,7 +242,7 @@ async function decide(action: Action, context: EvaluationContext, beforeEffect: 
       // replies are scrubbed, yet a script can send it on (a classified body, a secret header).
       const ask = (plaintext: unknown): Promise<string> =>
         context.classifiedChats
-          .run(() => chatCompletion(llm, asText(plaintext), context.lifetime), context.lifetime, () => new EffectFailure("chat: the evaluation ended before the model was asked"))
+          .run(() => chatCompletion(llm, asText(plaintext), context.lifetime, context.hostSecrets), context.lifetime, () => new EffectFailure("chat: the evaluation ended before the model was asked"))
           .then((answer) => context.hostSecrets.scrubText(answer));
       return granted(action.kind, context.classified.derive(action.handle, ask, "chat"));
     }

@@ -3,6 +3,7 @@
 
 import { EffectFailure } from "../refusals.js";
 import type { RanOutOfTime } from "../audit/events.js";
+import type { HostSecrets } from "../host-secrets.js";
 
 export interface LlmConfig {
   baseUrl: string;
@@ -24,8 +25,9 @@ const ANSWER_LIMIT_CHARS = 8 * 1024 * 1024;
  * fits (at most six bytes a character). A longer one is refused, not held whole first.
  */
 const ANSWER_LIMIT_BYTES = 6 * ANSWER_LIMIT_CHARS + 64 * 1024;
-/** The most of an error answer read: its first 500 characters are shown. */
+/** The most of an error answer read: its first ERROR_QUOTED_CHARS characters are shown. */
 const ERROR_LIMIT_BYTES = 64 * 1024;
+const ERROR_QUOTED_CHARS = 500;
 
 /** The body's text, up to `limit` bytes; `complete` says whether that was all of it. */
 async function readAtMost(response: Response, limit: number): Promise<{ text: string; complete: boolean }> {
@@ -92,8 +94,14 @@ function chatRanOutOfTime(error: unknown): RanOutOfTime | null {
   return (error as Error | null)?.name === "TimeoutError" ? { limit: "chat-timeout", ms: CHAT_TIMEOUT_MS } : null;
 }
 
-/** The model's answer to one user message. */
-export async function chatCompletion(llm: LlmConfig, message: string, signal: AbortSignal): Promise<string> {
+/**
+ * The model's answer to one user message. `hostSecrets` (the key among them) are masked in what
+ * the model's server chose that a message quotes (see HostSecrets.inServerText): its error body
+ * held the key as UTF-16 or with a character escaped, no form the scrub of replies knew, or cut
+ * at the quote's length inside the key, its first characters; the sandbox was told them, and the
+ * secure output too for a classified question (its failure is noted there).
+ */
+export async function chatCompletion(llm: LlmConfig, message: string, signal: AbortSignal, hostSecrets: HostSecrets): Promise<string> {
   const url = `${llm.baseUrl.replace(/\/+$/, "")}/chat/completions`;
   let response: Response;
   try {
@@ -107,7 +115,7 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
     // Only the URL's origin is named, and the whole URL is taken out of the message: the URL is
     // the operator's, and what it carries past the host is none of the script's business.
     throw new EffectFailure(
-      [url, llm.baseUrl, llm.apiKey].reduce(redactKey, `chat: the model at ${originOf(llm.baseUrl)} could not be reached: ${(error as Error).message}`),
+      hostSecrets.inServerText([url, llm.baseUrl, llm.apiKey].reduce(redactKey, `chat: the model at ${originOf(llm.baseUrl)} could not be reached: ${(error as Error).message}`)),
       chatRanOutOfTime(error),
     );
   }
@@ -119,7 +127,7 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
     // was (TypeError: terminated), that was no refusal, and it ended the evaluation as a host
     // that failed to answer ("protocol violation"), with nothing the script could catch.
     throw new EffectFailure(
-      redactKey(`chat: the model's answer stopped partway (${(error as Error).message}); nothing of it was kept. Ask again, or ask for a shorter answer`, llm.apiKey),
+      hostSecrets.inServerText(redactKey(`chat: the model's answer stopped partway (${(error as Error).message}); nothing of it was kept. Ask again, or ask for a shorter answer`, llm.apiKey)),
       chatRanOutOfTime(error),
     );
   }
@@ -127,7 +135,7 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
   if (!response.ok) {
     // Masked before it is cut: cut first, a key the answer quotes across the cut kept its first
     // part, and a script moved the cut with the length of its question.
-    throw new EffectFailure(`chat: the model answered HTTP ${response.status}: ${redactKey(text, llm.apiKey).slice(0, 500)}`);
+    throw new EffectFailure(`chat: the model answered HTTP ${response.status}: ${hostSecrets.inServerText(redactKey(text, llm.apiKey), ERROR_QUOTED_CHARS)}`);
   }
   if (!complete) {
     throw new EffectFailure(
@@ -145,6 +153,8 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
     throw new EffectFailure("chat: the model's answer is not JSON");
   }
   if (typeof content !== "string") throw new EffectFailure("chat: the model's answer has no choices[0].message.content");
-  // Masked before it is cut, as an error answer is: every reply masks a whole key, not a piece.
-  return content.length > ANSWER_LIMIT_CHARS ? redactKey(content, llm.apiKey).slice(0, ANSWER_LIMIT_CHARS) : content;
+  // Masked before it is cut, as an error answer is: every reply masks a whole key, not a piece. Cut
+  // as an answer cut at a size limit is (see HostSecrets.cutText), past its last characters the
+  // key's longest form could begin in: what is left ends at the limit, a form across it masked.
+  return content.length > ANSWER_LIMIT_CHARS ? hostSecrets.cutText(redactKey(content, llm.apiKey).slice(0, ANSWER_LIMIT_CHARS + hostSecrets.margin)) : content;
 }
