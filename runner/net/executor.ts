@@ -52,6 +52,8 @@ export interface HttpAnswer {
    */
   cut: boolean;
   limitBytes: number;
+  /** A part from the first byte, cut as the size limit cuts because the host has secrets of its own (see partPlace). */
+  headPart: boolean;
   secrets: string[];
   /** httpPostClassified's only: why the redirect that is its answer was not followed (see httpExchange). */
   unfollowedRedirect: string | null;
@@ -60,7 +62,10 @@ export interface HttpAnswer {
 }
 
 function truncationMarker(answer: HttpAnswer): string {
-  return answer.truncated ? `\n[tacit: response truncated at ${answer.limitBytes} bytes]\n` : "";
+  if (answer.truncated) return `\n[tacit: response truncated at ${answer.limitBytes} bytes]\n`;
+  return answer.headPart
+    ? "\n[tacit: this part ends early: its last characters, where the operator's LLM key could begin, are left out; ask for a longer part or the whole answer for them]\n"
+    : "";
 }
 
 function parsePatterns(sources: readonly string[], what: string): HostPattern[] {
@@ -160,6 +165,22 @@ function refusePartialWithSecrets(action: HttpRequestAction): void {
  */
 function isPartialAnswer(outcome: { status: number; contentRange: string | null }): boolean {
   return outcome.status === 206 || outcome.contentRange !== null;
+}
+
+/**
+ * Where a part of an answer starts and ends, for the host's own secrets (the LLM key): "head" for
+ * one part from the first byte that ends before the last, "whole" for one from the first to the
+ * last, "elsewhere" for any other (from a later byte, or several parts in multipart/byteranges,
+ * which name their places in their own headers). A part that starts inside the key shows all of
+ * it but its first characters, which the key's masking cannot recognise, and a script chooses
+ * where a part starts with an ordinary Range header (a file server answers with 206 and
+ * Content-Range): one that starts 3 bytes into a served config's key gave all of it but "sk-".
+ * A part from the first byte ends where an answer cut at the size limit does, and is cut as one.
+ */
+function partPlace(contentRange: string | null): "head" | "whole" | "elsewhere" {
+  const head = /^\s*bytes\s+0-(\d+)\/(\d+|\*)\s*$/i.exec(contentRange ?? "");
+  if (head === null) return "elsewhere";
+  return head[2] !== "*" && Number(head[1]) + 1 === Number(head[2]) ? "whole" : "head";
 }
 
 /** What Node's HTTP client accepts in a header value: tab, printable ASCII and bytes 0x80-0xff. */
@@ -464,8 +485,18 @@ export class NetworkExecutor {
             "Ask for the whole answer, or for the part in a request without secretHeaders",
         );
       }
+      // A part a script sees, where the host has secrets of its own: see partPlace. Decided by where
+      // the part lies (the script's Range), never by what it holds: no oracle of the key.
+      const part = action.classifiedBody === null && !this.hostSecrets.empty && isPartialAnswer(outcome) ? partPlace(outcome.contentRange) : null;
+      if (part === "elsewhere") {
+        throw new PolicyDenial(
+          `${url.origin} answered with a part of its answer that does not start at its first byte (${outcome.contentRange === null ? `${outcome.status}, several parts or none named` : "a Content-Range from a later byte"}); ` +
+            "a part can start inside the operator's LLM key, where the key's masking cannot recognise it, so nothing of it was kept. " +
+            "Ask for the whole answer (the key is masked in it), or for a part from the first byte (Range: bytes=0-N)",
+        );
+      }
       const { text, unknownCharset, others } = answerReadings(outcome, url.origin, say);
-      const cut = outcome.truncated || outcome.body.length >= limits.maxResponseBytes;
+      const cut = outcome.truncated || outcome.body.length >= limits.maxResponseBytes || part === "head";
       // Decided by the name the answer gives its charset, not by what the bytes hold: no oracle.
       if (action.classifiedBody === null && secrets.length > 0 && unknownCharset !== null) {
         throw new PolicyDenial(
@@ -483,7 +514,7 @@ export class NetworkExecutor {
             "with charset=utf-8), or make the request without secretHeaders",
         );
       }
-      return { status: outcome.status, body: text, truncated: outcome.truncated, cut, limitBytes: limits.maxResponseBytes, secrets, unfollowedRedirect, failedAfterSending: null };
+      return { status: outcome.status, body: text, truncated: outcome.truncated, cut, limitBytes: limits.maxResponseBytes, headPart: part === "head", secrets, unfollowedRedirect, failedAfterSending: null };
     } catch (error) {
       // httpPostClassified: once the server may have had the secret, or any part of it (the
       // connection is up: see httpExchange's `connected`), how its answer failed (an unknown
@@ -492,7 +523,7 @@ export class NetworkExecutor {
       // reason goes to the secure output (monitor.ts). Before that, a failure depends on the URL alone.
       if (action.classifiedBody !== null && bodyMayHaveGone && !this.signal.aborted) {
         const reason = this.hostSecrets.inServerText(redact(error instanceof Error ? error.message : String(error), secrets, named));
-        return { status: 0, body: "", truncated: false, cut: false, limitBytes: limits.maxResponseBytes, secrets, unfollowedRedirect: null, failedAfterSending: reason };
+        return { status: 0, body: "", truncated: false, cut: false, limitBytes: limits.maxResponseBytes, headPart: false, secrets, unfollowedRedirect: null, failedAfterSending: reason };
       }
       // Not redacted as a whole: each message was built with `say`, which redacted what a server
       // chose in it as it was put in, and nothing else. A mask on tacit's or Node's own words (or

@@ -119,3 +119,48 @@ it("a content coding named by the key, escaped, is not quoted with the key in it
   expectNoPieceOfKey(seen);
 });
 
+/**
+ * A file that holds the key (a config a server serves, an echo), served with ranges as a file
+ * server serves them: one range as 206 with its Content-Range, several as multipart/byteranges.
+ */
+const served = `${"a".repeat(300)}\nLLM_KEY=${apiKey}\n${"z".repeat(300)}\n`;
+const keyAt = served.indexOf(apiKey);
+
+function serveRanges(request: Received, response: http.ServerResponse): void {
+  const ranges = /^bytes=(.*)$/.exec(String(request.headers.range ?? ""))?.[1]?.split(",").map((range) => range.trim().split("-").map(Number) as [number, number]);
+  if (ranges === undefined) return void response.end(served);
+  const part = ([from, to]: [number, number]): string => served.slice(from, to + 1);
+  if (ranges.length === 1) {
+    const [from, to] = ranges[0]!;
+    response.writeHead(206, { "content-range": `bytes ${from}-${to}/${served.length}`, "content-type": "text/plain" });
+    return void response.end(part(ranges[0]!));
+  }
+  response.writeHead(206, { "content-type": "multipart/byteranges; boundary=CUT" });
+  response.end(ranges.map(([from, to]) => `--CUT\r\ncontent-range: bytes ${from}-${to}/${served.length}\r\n\r\n${part([from, to])}\r\n`).join("") + "--CUT--\r\n");
+}
+
+it("a part of an answer that holds the key shows no piece of it: one from the first byte is cut as the size limit cuts, any other is not kept", async () => {
+  const asked = {
+    // Starts 3 characters into the key: all of it but "sk-" was the part.
+    inside: `${keyAt + 3}-${keyAt + apiKey.length + 5}`,
+    // From the first byte, ending 12 characters into the key.
+    head: `0-${keyAt + 11}`,
+    // Two parts, the second from inside the key.
+    several: `0-9,${keyAt + 5}-${keyAt + 30}`,
+    // From the first byte to the last: the whole file, the key in it masked whole.
+    whole: `0-${served.length - 1}`,
+  };
+  const { code, seen } = await runAgainst(
+    serveRanges,
+    Object.entries(asked)
+      .map(([label, range]) => `  attempt("${label}", () => JSON.stringify(net.httpGet(origin + "/config", { headers: { range: "bytes=${range}" } })));`)
+      .join("\n"),
+  );
+  expect(code, seen).toBe(0);
+  expect(seen).toMatch(/inside error .*a part of its answer that does not start at its first byte/);
+  expect(seen).toMatch(/several error .*a part of its answer that does not start at its first byte/);
+  // The head is served, cut before the key; the whole with the key masked.
+  expect(seen).toMatch(/head ok "a{100}a*\\n\[tacit: this part ends early: its last characters, where the operator's LLM key could begin, are left out/);
+  expect(seen).toContain(`whole ok "${"a".repeat(300)}\\nLLM_KEY=[redacted]\\n${"z".repeat(300)}\\n"`);
+  expectNoPieceOfKey(seen);
+});
