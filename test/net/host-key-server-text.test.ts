@@ -68,11 +68,16 @@ it("a Location that is no URL, quoted up to 200 characters, shows no first part 
       response.writeHead(302, { location: `http://[${"x".repeat(200 - 8 - n)}${apiKey}]/` });
       response.end();
     },
-    cuts.map((n) => `  attempt("cut ${n}", () => net.httpGet(origin + "/?n=${n}"));`).join("\n"),
+    cuts
+      .map((n) => `  attempt("cut ${n}", () => net.httpGet(origin + "/?n=${n}"));\n  attempt("posted ${n}", () => String(net.httpPostClassified(origin + "/?n=${n}", classify("x"))));`)
+      .join("\n"),
   );
   expect(code, seen).toBe(0);
-  // Each request failed on the broken Location (the quote was made).
+  // Each request failed on the broken Location (the quote was made); httpPostClassified's answer is
+  // that redirect, classified, and the secure output says why it was not followed.
   for (const n of cuts) expect(seen).toMatch(new RegExp(`cut ${n} error .*a Location that is no URL`));
+  for (const n of cuts) expect(seen).toContain(`posted ${n} ok Classified(***)`);
+  expect(seen.split("(a redirect tacit did not follow: ").length - 1).toBe(cuts.length);
   expectNoPieceOfKey(seen);
 });
 
