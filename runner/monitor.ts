@@ -238,12 +238,14 @@ async function decide(action: Action, context: EvaluationContext, beforeEffect: 
       beforeEffect();
       const asText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value));
       // Asked a few at a time (CLASSIFIED_CHATS_AT_ONCE); one still waiting when the evaluation ends is never asked.
-      // The answer is scrubbed of the key as a plain one is: it never reaches the sandbox, whose
-      // replies are scrubbed, yet a script can send it on (a classified body, a secret header).
+      // The answer comes masked of the key as a plain one does (chatCompletion): it never reaches the
+      // sandbox, whose replies are scrubbed, yet a script can send it on (a classified body, a secret header).
       const ask = (plaintext: unknown): Promise<string> =>
-        context.classifiedChats
-          .run(() => chatCompletion(llm, asText(plaintext), context.lifetime, context.hostSecrets), context.lifetime, () => new EffectFailure("chat: the evaluation ended before the model was asked"))
-          .then((answer) => context.hostSecrets.scrubText(answer));
+        context.classifiedChats.run(
+          () => chatCompletion(llm, asText(plaintext), context.lifetime, context.hostSecrets),
+          context.lifetime,
+          () => new EffectFailure("chat: the evaluation ended before the model was asked"),
+        );
       return granted(action.kind, context.classified.derive(action.handle, ask, "chat"));
     }
     case "NetOpenScope":

@@ -35,6 +35,11 @@ const server = createServer((request, response) => {
   request.on("data", (chunk: Buffer) => (body += chunk.toString()));
   request.on("end", () => {
     const question = (JSON.parse(body) as { messages: Array<{ content: string }> }).messages[0]!.content;
+    if (question === "answer") {
+      // A success whose text holds the key escaped and upper-cased (a proxy that reports what it forwarded).
+      response.writeHead(200, { "content-type": "application/json" });
+      return void response.end(JSON.stringify({ choices: [{ message: { content: `forwarded with ${escapedKey} (${apiKey.toUpperCase()})` } }] }));
+    }
     // The status text too: tacit never quotes it, and that stays so.
     response.writeHead(401, `Invalid key ${apiKey}`, { "content-type": "text/plain" });
     response.end(errorAnswer(question));
@@ -63,7 +68,7 @@ async function run(code: string): Promise<{ code: number; stdout: string; seen: 
 
 /** No piece of the key of 8 characters, with escapes and NULs (UTF-16) taken out. */
 function expectNoPieceOfKey(seen: string): void {
-  const plain = decodeURIComponent(seen.replace(/%(?![0-9a-f]{2})/gi, "%25")).replace(/\\u0000|\0/g, "");
+  const plain = decodeURIComponent(seen.replace(/%(?![0-9a-f]{2})/gi, "%25")).replace(/\\u0000|\0/g, "").toLowerCase();
   for (let at = 0; at + 8 <= apiKey.length; at++) expect(plain, `holds ${apiKey.slice(at, at + 8)} of the key`).not.toContain(apiKey.slice(at, at + 8));
 }
 
@@ -92,5 +97,13 @@ it("a classified question's failure, noted in the secure output, holds no piece 
   // Each failure was noted (the answer is a value that could not be computed), and its print says so.
   expect(r.seen.split("[tacit] chat failed: chat: the model answered HTTP 401: ").length - 1, r.seen).toBe(questions.length);
   expect(r.seen.split("<classified value unavailable: chat failed: chat: the model answered HTTP 401: ").length - 1, r.seen).toBe(questions.length);
+  expectNoPieceOfKey(r.seen);
+});
+
+it("a model's answer that holds the key escaped or upper-cased reaches the script, and a classified one the secure output, with the key masked", async () => {
+  const r = await run(`println(chat("answer"));\nprintln(chat(classify("answer")));\n`);
+  expect(r.code, r.seen).toBe(0);
+  expect(r.stdout).toContain("forwarded with [redacted] ([redacted])\nClassified(***)");
+  expect(r.seen).toContain("forwarded with [redacted] ([redacted])\n");
   expectNoPieceOfKey(r.seen);
 });
