@@ -3,7 +3,10 @@
 // command line, /proc shows an environment), an answer from a server. Every reply to the
 // sandbox is scrubbed of them: in its JSON line (text anywhere in it), and in base64 payloads
 // (bytes read from files) after decoding; each also as a UTF-16 file holds it (utf16Form), and
-// in the other encodings encodedForms names. A long random key cannot match by accident.
+// in the other encodings encodedForms names (secret-forms.ts). A long random key cannot match by
+// accident. What a server chose and tacit quotes, cut to a length (a Location, a model server's
+// error answer), is masked before the cut and in more forms (inServerText); a text tacit cut at a
+// size limit ends before where a form of a secret could begin (cutText).
 
 import type { RunnerConfig } from "./config.js";
 import { base64Forms, encodedForms, utf16Form } from "./secret-forms.js";
