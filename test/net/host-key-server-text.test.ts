@@ -124,6 +124,24 @@ it("a content coding named by the key, escaped, is not quoted with the key in it
   expectNoPieceOfKey(seen);
 });
 
+// A server that knows the key chooses its form: split in two (two Content-Encoding headers, which
+// Node joins with ", "), each half is no form of the key, and masking every long enough piece of
+// it would confirm a script's guesses through a server that gives its text back (eight characters
+// it knows, "sk-proj-", then one more at a time). The README says so.
+it.fails("KNOWN LIMITATION: a key a server splits in two (a content coding named twice) is quoted in its halves", async () => {
+  const half = Math.floor(apiKey.length / 2);
+  const { code, seen } = await runAgainst(
+    (_request, response) => {
+      response.setHeader("content-encoding", [apiKey.slice(0, half), apiKey.slice(half)]);
+      response.end("x");
+    },
+    `  attempt("split", () => net.httpGet(origin + "/"));`,
+  );
+  expect(code, seen).toBe(0);
+  expect(seen).toMatch(/split error .*content coding tacit does not decode/);
+  expectNoPieceOfKey(seen);
+});
+
 /**
  * A file that holds the key (a config a server serves, an echo), served with ranges as a file
  * server serves them: one range as 206 with its Content-Range, several as multipart/byteranges.
