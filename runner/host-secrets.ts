@@ -21,7 +21,7 @@ const MIN_SECRET_CHARS = 8;
 export class HostSecrets {
   /** The secrets as given (what the search threads are handed to make their own). */
   private readonly given: string[];
-  /** What is masked: each secret and its base64 forms. */
+  /** What is masked: each secret, its forms in the encodings secret-forms.ts names, and it lower- and upper-cased. */
   private readonly secrets: string[];
   private readonly inJson: string[];
 
@@ -34,7 +34,9 @@ export class HostSecrets {
     this.given = secrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_CHARS);
     const texts = [...this.given, ...this.given.map(utf16Form).filter((form): form is string => form !== null)];
     // The other encodings' base64 forms are not looked for: a text encoded twice over is no file's.
-    this.secrets = [...texts, ...texts.flatMap(base64Forms), ...this.given.flatMap(encodedForms)];
+    // Nor a case-folded key's: folded, it is a URL's host or a name a server normalised, as text.
+    const folded = this.given.flatMap((secret) => [secret.toLowerCase(), secret.toUpperCase()]).filter((form) => !this.given.includes(form));
+    this.secrets = [...new Set([...texts, ...texts.flatMap(base64Forms), ...this.given.flatMap(encodedForms), ...folded])];
     this.inJson = this.secrets.map((s) => JSON.stringify(s).slice(1, -1));
   }
 

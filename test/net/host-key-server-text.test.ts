@@ -187,3 +187,13 @@ it("a part of an answer that holds the key shows no piece of it: one from the fi
   expect(seen).toContain(`whole ok "${"a".repeat(300)}\\nLLM_KEY=[redacted]\\n${"z".repeat(300)}\\n"`);
   expectNoPieceOfKey(seen);
 });
+
+it("an answer that holds the key lower- or upper-cased (a URL's host, a header name a server folds) reaches the script masked", async () => {
+  const { code, seen } = await runAgainst(
+    (_request, response) => response.end(`link: http://${apiKey.toLowerCase()}.example/\nshout: ${apiKey.toUpperCase()}\n`),
+    `  attempt("folded", () => JSON.stringify(net.httpGet(origin + "/")));`,
+  );
+  expect(code, seen).toBe(0);
+  expect(seen).toContain('folded ok "link: http://[redacted].example/\\nshout: [redacted]\\n"');
+  expectNoPieceOfKey(seen);
+});
