@@ -124,6 +124,20 @@ it("a content coding named by the key, escaped, is not quoted with the key in it
   expectNoPieceOfKey(seen);
 });
 
+it("a charset named by the key, which an error quotes upper-cased, is not quoted with the key in it", async () => {
+  const { code, seen } = await runAgainst(
+    (_request, response) => {
+      // A UTF-32 name: refused, and quoted upper-cased.
+      response.writeHead(200, { "content-type": `text/plain; charset=utf32-${apiKey}` });
+      response.end("x");
+    },
+    `  attempt("charset", () => net.httpGet(origin + "/"));`,
+  );
+  expect(code, seen).toBe(0);
+  expect(seen).toMatch(/charset error .*answered in UTF32-\[redacted\], which tacit does not read/);
+  expectNoPieceOfKey(seen);
+});
+
 // A server that knows the key chooses its form: split in two (two Content-Encoding headers, which
 // Node joins with ", "), each half is no form of the key, and masking every long enough piece of
 // it would confirm a script's guesses through a server that gives its text back (eight characters
