@@ -103,6 +103,8 @@ function chatRanOutOfTime(error: unknown): RanOutOfTime | null {
  */
 export async function chatCompletion(llm: LlmConfig, message: string, signal: AbortSignal, hostSecrets: HostSecrets): Promise<string> {
   const url = `${llm.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  /** A message built from what the model's server sent (or Node said of it), the key masked in it first, then cut. */
+  const keyMasked = (text: string, maxChars?: number): string => hostSecrets.inServerText(redactKey(text, llm.apiKey), maxChars);
   let response: Response;
   try {
     response = await fetch(url, {
@@ -115,7 +117,7 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
     // Only the URL's origin is named, and the whole URL is taken out of the message: the URL is
     // the operator's, and what it carries past the host is none of the script's business.
     throw new EffectFailure(
-      hostSecrets.inServerText([url, llm.baseUrl, llm.apiKey].reduce(redactKey, `chat: the model at ${originOf(llm.baseUrl)} could not be reached: ${(error as Error).message}`)),
+      keyMasked([url, llm.baseUrl].reduce(redactKey, `chat: the model at ${originOf(llm.baseUrl)} could not be reached: ${(error as Error).message}`)),
       chatRanOutOfTime(error),
     );
   }
@@ -127,7 +129,7 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
     // was (TypeError: terminated), that was no refusal, and it ended the evaluation as a host
     // that failed to answer ("protocol violation"), with nothing the script could catch.
     throw new EffectFailure(
-      hostSecrets.inServerText(redactKey(`chat: the model's answer stopped partway (${(error as Error).message}); nothing of it was kept. Ask again, or ask for a shorter answer`, llm.apiKey)),
+      keyMasked(`chat: the model's answer stopped partway (${(error as Error).message}); nothing of it was kept. Ask again, or ask for a shorter answer`),
       chatRanOutOfTime(error),
     );
   }
@@ -135,7 +137,7 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
   if (!response.ok) {
     // Masked before it is cut: cut first, a key the answer quotes across the cut kept its first
     // part, and a script moved the cut with the length of its question.
-    throw new EffectFailure(`chat: the model answered HTTP ${response.status}: ${hostSecrets.inServerText(redactKey(text, llm.apiKey), ERROR_QUOTED_CHARS)}`);
+    throw new EffectFailure(`chat: the model answered HTTP ${response.status}: ${keyMasked(text, ERROR_QUOTED_CHARS)}`);
   }
   if (!complete) {
     throw new EffectFailure(
