@@ -1,7 +1,7 @@
 // The Deno sandbox process: started with no authority at all, a scrubbed environment, no
-// place to write anything (not even Deno's own caches), a V8 heap limit and a resident-memory
-// watchdog. This module stays free of heavy dependencies so the CLI can start Deno first and
-// load the rest while it boots.
+// place to write anything (not even Deno's own caches), no network (a namespace of its own,
+// where the host allows), a V8 heap limit and a resident-memory watchdog. This module stays
+// free of heavy dependencies so the CLI can start Deno first and load the rest while it boots.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -9,6 +9,7 @@ import { executable } from "./exec/program-path.js";
 import type { Readable } from "node:stream";
 import { cleanUpAtExit } from "./exit-cleanup.js";
 import { RSS_ALLOWANCE_MB } from "./limits.js";
+import { offTheNetwork } from "./network-namespace.js";
 import { diesWithTacit } from "./parent-death.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
 import { residentKb } from "./resident-memory.js";
@@ -120,6 +121,19 @@ function writesNoFile(file: string, args: readonly string[]): { file: string; ar
 }
 
 /**
+ * How a sandbox's `file` is started with `args`. Killed by the kernel when tacit ends in a way that
+ * runs no exit hook (see parent-death.ts): code spinning in a loop reads nothing, so nothing else
+ * would end it. setpriv outermost, so that the parent-death signal is set before unshare (a network
+ * namespace of its own, see network-namespace.ts) and prlimit (see writesNoFile) run. Each runs the
+ * next in its place: the process spawned is the program's, pid and all.
+ */
+export function sandboxLaunch(file: string, args: readonly string[]): { file: string; args: string[] } {
+  const limited = writesNoFile(file, args);
+  const isolated = offTheNetwork(limited.file, limited.args);
+  return diesWithTacit(isolated.file, isolated.args);
+}
+
+/**
  * The sandbox's HOME (see sandboxEnv): a directory that does not exist and cannot be made, in
  * /proc. Not under /dev/null as DENO_DIR is: Deno fails to start when looking for ~/.npmrc
  * there gives ENOTDIR rather than ENOENT.
@@ -165,11 +179,7 @@ export class SandboxProcess {
 
   constructor(options: SandboxOptions) {
     this.options = options;
-    // Killed by the kernel when tacit ends in a way that runs no exit hook (see parent-death.ts):
-    // code spinning in a loop reads nothing, so nothing else would end it. setpriv outermost, so
-    // that the parent-death signal is set before prlimit (see writesNoFile) runs.
-    const limited = writesNoFile(denoExecutable(), sandboxArgs(options));
-    const { file, args } = diesWithTacit(limited.file, limited.args);
+    const { file, args } = sandboxLaunch(denoExecutable(), sandboxArgs(options));
     // The pure evaluator answers one job at a time and asks nothing: it has no use for spinning.
     this.input = options.role === "pure" ? new PipeInput() : sandboxInput();
     this.child = spawn(file, args, {

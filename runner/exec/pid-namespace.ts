@@ -17,7 +17,8 @@
 import { spawnSync } from "node:child_process";
 import { executable } from "./program-path.js";
 
-const UNSHARE_CANDIDATES = ["/usr/bin/unshare", "/bin/unshare"];
+/** Where util-linux unshare is looked for (also by network-namespace.ts, for the sandbox). */
+export const UNSHARE_CANDIDATES = ["/usr/bin/unshare", "/bin/unshare"];
 /** The first process of a namespace: a shell tacit chooses (see above). */
 export const SHELL = "/bin/sh";
 const RUN_AS_CHILD = '"$@"; exit $?';

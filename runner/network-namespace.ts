@@ -1,0 +1,109 @@
+// The sandbox's network, closed by the kernel as well as by Deno. Deno's permissions keep a
+// script off the network (no --allow-net), but native parts of Deno have done I/O that no
+// permission covers (node:sqlite's files, WebGPU's drivers: see sandbox-process.ts). So, where
+// the host allows it, the sandbox and the pure evaluator run in a network namespace of their own
+// (util-linux `unshare --user --net`). Its only interface is a loopback that is down: no address,
+// no route, so no connection can be made whatever Deno allows, not to the internet, not to a
+// service on the host's 127.0.0.1, not to the host's abstract Unix sockets (which belong to a
+// network namespace). A Unix socket with a path is a file: this does not close it (Deno's file
+// permissions do).
+//
+// The user namespace is what lets a user without root make the network one. It also leaves the
+// sandbox no capability outside it: as root, tacit's sandbox had all of root's, the means to
+// enter the host's network namespace again among them. unshare makes both namespaces and runs
+// the program in its place (no --fork, no --pid): the same process, whose pid the host's
+// watchdogs read in /proc, and whose parent-death signal (parent-death.ts) stays set.
+
+import { spawnSync } from "node:child_process";
+import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
+import { SHELL, UNSHARE_CANDIDATES } from "./exec/pid-namespace.js";
+import { executable } from "./exec/program-path.js";
+
+/** How the sandbox is kept off the network, found once per process (see sandboxNetwork). */
+export type SandboxNetwork =
+  | {
+      kind: "own-namespace";
+      /** util-linux unshare, and its arguments before the program's. */
+      program: string;
+      argsBefore: string[];
+      /** false: a network namespace without a user namespace (root, where user namespaces are refused). */
+      userNamespace: boolean;
+    }
+  | { kind: "host-network"; reason: string };
+
+/**
+ * The shapes tried, best first. The second only as root (no one else may make a network
+ * namespace without a user namespace): root whose user namespaces are refused (the sysctl
+ * user.max_user_namespaces=0), or whose sandbox cannot read tacit's files from one (below).
+ */
+const SHAPES: ReadonlyArray<{ flags: readonly string[]; userNamespace: boolean }> = [
+  { flags: ["--user", "--net"], userNamespace: true },
+  { flags: ["--net"], userNamespace: false },
+];
+
+/**
+ * What the probe runs in the namespace as root: whether the files Deno opens at the sandbox's
+ * start can be read there. Root in a user namespace has none of root's capabilities: a `sudo tacit
+ * run` whose package lies under a home directory others may not enter (Ubuntu makes them 0750)
+ * would start a sandbox that cannot read its own bootstrap. Anyone else reads there what they read
+ * outside (the same user and groups, no capabilities in either place).
+ */
+const READS_ITS_FILES = 'test -r "$BOOTSTRAP" && test -r "$EVALUATOR" && test -x "$DENO"';
+
+/**
+ * What the probe runs in the namespace otherwise: nothing. unshare makes the namespaces, then
+ * fails to run this (it cannot exist) and exits with 127 (util-linux's EX_EXEC_ENOENT), 1 where
+ * the namespaces could not be made. Running no program saves a third of the probe (measured on a
+ * loaded machine, medians of 300: 1.4 ms against 3.8 ms for /bin/true), paid before the first
+ * sandbox of every `tacit run` starts.
+ */
+const NOTHING = "/proc/self/tacit-probe-runs-nothing";
+const RAN_NOTHING = 127;
+
+let found: SandboxNetwork | undefined;
+
+/** How sandboxes started by this process are kept off the network (probed once: a few ms). */
+export function sandboxNetwork(): SandboxNetwork {
+  found ??= probeSandboxNetwork();
+  return found;
+}
+
+function probeSandboxNetwork(): SandboxNetwork {
+  const unshare = UNSHARE_CANDIDATES.find(executable);
+  const root = process.geteuid?.() === 0;
+  if (unshare === undefined || (root && !executable(SHELL))) {
+    return { kind: "host-network", reason: "util-linux `unshare` (or /bin/sh) is not installed" };
+  }
+  const failures: string[] = [];
+  for (const { flags, userNamespace } of SHAPES) {
+    if (!userNamespace && !root) continue;
+    const argsBefore = [...flags, "--"];
+    // The paths in the environment, not the arguments: a probe is no sandbox to whoever looks for
+    // one by its command line (`pgrep -f bootstrap.js`, a test).
+    const [program, expected, env] =
+      root ? [[SHELL, "-c", READS_ITS_FILES], 0, { BOOTSTRAP: bootstrapPath, EVALUATOR: pureEvaluatorPath, DENO: denoExecutable() }]
+      : [[NOTHING], RAN_NOTHING, {}];
+    const probe = spawnSync(unshare, [...argsBefore, ...program], { env, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", timeout: 5000 });
+    if (probe.status === expected) return { kind: "own-namespace", program: unshare, argsBefore, userNamespace };
+    const silent = root ? `made the namespace, but tacit's files (${bootstrapPath}, Deno) could not be read from inside it` : `exited with ${probe.status}`;
+    failures.push(`\`unshare ${flags.join(" ")}\` ${whyFailed(probe.stderr ?? "", probe.error, silent)}`);
+  }
+  return { kind: "host-network", reason: failures.join("; ") };
+}
+
+/** What a failed probe says, with what its error means here; `silent`: what a probe that said nothing means. */
+function whyFailed(stderr: string, error: Error | undefined, silent: string): string {
+  const said = stderr.trim().replace(/^unshare: /, "") || error?.message;
+  if (said === undefined) return silent;
+  if (said.includes("No space left on device")) return `failed: ${said} (the kernel's limit on user or network namespaces is 0, or reached)`;
+  if (said.includes("Operation not permitted")) {
+    return `failed: ${said} (unprivileged user namespaces are disabled, an AppArmor or seccomp policy refuses them, or a network namespace alone needs root)`;
+  }
+  return `failed: ${said}`;
+}
+
+/** `file` with `args`, run in a network namespace of its own where this process found one (see sandboxNetwork). */
+export function offTheNetwork(file: string, args: readonly string[]): { file: string; args: string[] } {
+  const network = sandboxNetwork();
+  return network.kind === "host-network" ? { file, args: [...args] } : { file: network.program, args: [...network.argsBefore, file, ...args] };
+}

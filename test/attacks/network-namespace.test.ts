@@ -1,0 +1,215 @@
+// The sandbox's network, closed by the kernel as well as by Deno (runner/network-namespace.ts):
+// the sandbox and the pure evaluator of a real `tacit run` are found in a network namespace that
+// is not the host's and holds only a loopback that is down; a program started the way they are,
+// with every network permission Deno has, cannot connect to a listener on the host's loopback.
+
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { chmodSync, chownSync, existsSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "../../runner/paths.js";
+import { sandboxEnv, sandboxLaunch } from "../../runner/sandbox-process.js";
+import { childEnv, type CliResult, tacitBin, tempDir } from "../helpers.js";
+import { childrenOf, commandLineOf } from "../processes.js";
+
+/** Whether this host lets the test make the namespaces tacit makes. */
+const hostMakesNamespaces = spawnSync("unshare", ["--user", "--net", "--", "true"], { stdio: "ignore" }).status === 0;
+
+/** Printed by a script only if it ran. */
+const RAN = "the-script-ran-7c1e";
+
+let work: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  work = tempDir("tacit-netns-");
+});
+afterEach(() => work.cleanup());
+
+/** A tacit started with `args`, its stdin left open (the script waits in readInput until `finish`). */
+function startTacit(args: string[], options: { wrapper?: string[]; env?: Record<string, string> } = {}): {
+  child: ChildProcess;
+  finish: (input: string) => Promise<CliResult>;
+} {
+  const command = [...(options.wrapper ?? []), process.execPath, tacitBin, ...args];
+  const child = spawn(command[0]!, command.slice(1), { cwd: work.dir, env: childEnv(options.env), stdio: ["pipe", "pipe", "pipe"] });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout!.on("data", (chunk: Buffer) => out.push(chunk));
+  child.stderr!.on("data", (chunk: Buffer) => err.push(chunk));
+  const closed = new Promise<CliResult>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
+  });
+  return {
+    child,
+    finish: (input) => {
+      child.stdin!.end(input);
+      return closed;
+    },
+  };
+}
+
+/** The network namespace a process is in, as its ns/net link names it. */
+function networkNamespaceOf(pid: number | "self"): string {
+  return readlinkSync(`/proc/${pid}/ns/net`);
+}
+
+interface NetworkSeen {
+  namespace: string;
+  interfaces: string[];
+  /** /proc/PID/net/fib_trie: the IPv4 routes and addresses of its namespace ("" where there are none). */
+  ipv4Routes: string;
+  /** /proc/PID/net/if_inet6: its IPv6 addresses (a loopback that is up has ::1). */
+  ipv6Addresses: string;
+}
+
+/** What /proc shows of the network namespace of `pid` (read from outside: /sys is not per namespace there). */
+function networkSeenBy(pid: number): NetworkSeen {
+  const dev = readFileSync(`/proc/${pid}/net/dev`, "utf8");
+  return {
+    namespace: networkNamespaceOf(pid),
+    // Two header lines, then "  name: counters" per interface.
+    interfaces: dev.split("\n").slice(2).filter(Boolean).map((line) => line.split(":")[0]!.trim()),
+    ipv4Routes: readFileSync(`/proc/${pid}/net/fib_trie`, "utf8"),
+    ipv6Addresses: existsSync(`/proc/${pid}/net/if_inet6`) ? readFileSync(`/proc/${pid}/net/if_inet6`, "utf8") : "",
+  };
+}
+
+/** Whether `pid` runs Deno on `entry` by now (the wrappers before it name both in their arguments). */
+function runsDenoOn(pid: number, entry: string): boolean {
+  const argv = commandLineOf(pid).split("\0");
+  return argv[0] === denoExecutable() && argv.includes(entry);
+}
+
+/**
+ * What tacit's child running `entry` (the sandbox's bootstrap or the pure evaluator) shows, found
+ * among the direct children of `tacitPid`: the pid tacit spawned is the program's own, as the
+ * watchdogs that read /proc/PID need. Read once the process runs Deno (each wrapper runs the next
+ * in its place, unshare before Deno), and looked for again if it ends while read (the pure
+ * evaluator is replaced after 3 s idle).
+ */
+async function networkOfChild(tacitPid: number, entry: string): Promise<NetworkSeen> {
+  for (let attempt = 0; attempt < 400; attempt++) {
+    const pid = childrenOf(tacitPid).find((child) => runsDenoOn(child, entry));
+    if (pid !== undefined) {
+      try {
+        const seen = networkSeenBy(pid);
+        if (runsDenoOn(pid, entry)) return seen;
+      } catch {
+        // Ended while read: look again.
+      }
+    }
+    await sleep(25);
+  }
+  throw new Error(`no child of tacit (${tacitPid}) running ${entry} was found`);
+}
+
+/** A loopback TCP listener that counts the connections it accepts. */
+async function countingListener(): Promise<{ port: number; accepted: () => number; nextConnection: () => Promise<void>; close: () => Promise<void> }> {
+  let accepted = 0;
+  let waiting: (() => void) | null = null;
+  const server = net.createServer((socket) => {
+    accepted++;
+    socket.destroy();
+    waiting?.();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    accepted: () => accepted,
+    nextConnection: () => new Promise((resolve) => (waiting = resolve)),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Deno code with every permission (`deno eval`) that connects to 127.0.0.1:`port` and says how it went. */
+function connectCode(port: number): string {
+  return `try { (await Deno.connect({ hostname: "127.0.0.1", port: ${port} })).close(); console.log("connected"); } catch (e) { console.log("failed: " + e.name); }`;
+}
+
+/** Runs `file args` to its end, with the sandbox's environment, and gives its stdout. */
+function runToEnd(file: string, args: readonly string[]): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(file, args, { env: sandboxEnv(), cwd: "/", encoding: "utf8", timeout: 60_000 });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+const WAITING_SCRIPT = `const doubled = classify("plain").map((value) => value + value);
+println("${RAN}", doubled);
+println(readInput().length);
+`;
+
+describe.runIf(hostMakesNamespaces)("where the host makes network namespaces", () => {
+  it("the sandbox and the pure evaluator of `tacit run` are each in a namespace of their own, holding only a loopback that is down", async () => {
+    const script = path.join(work.dir, "waits.ts");
+    writeFileSync(script, WAITING_SCRIPT);
+    const tacit = startTacit(["run", "--no-check", script]);
+    try {
+      const sandbox = await networkOfChild(tacit.child.pid!, bootstrapPath);
+      const evaluator = await networkOfChild(tacit.child.pid!, pureEvaluatorPath);
+      const host = networkNamespaceOf("self");
+      for (const seen of [sandbox, evaluator]) {
+        expect(seen.namespace).not.toBe(host);
+        expect(seen.interfaces).toEqual(["lo"]);
+        // Down: a loopback that is up has 127.0.0.0/8 in its routes and ::1 as an address.
+        expect(seen.ipv4Routes).toBe("");
+        expect(seen.ipv6Addresses).toBe("");
+      }
+      // One each: the evaluator is not in the sandbox's namespace, nor both in a shared one.
+      expect(evaluator.namespace).not.toBe(sandbox.namespace);
+    } finally {
+      const result = await tacit.finish("four");
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain(RAN);
+      expect(result.stdout).toContain("4");
+    }
+  });
+
+  it("a program started the way a sandbox is, with every network permission, cannot connect to a listener on the host's loopback", async () => {
+    const listener = await countingListener();
+    try {
+      // The control: the same Deno code, started plainly, connects (so the code and listener work).
+      const reached = listener.nextConnection();
+      const plain = runToEnd(denoExecutable(), ["eval", connectCode(listener.port)]);
+      expect(plain.stdout, plain.stderr).toContain("connected");
+      await reached;
+      expect(listener.accepted()).toBe(1);
+
+      const { file, args } = sandboxLaunch(denoExecutable(), ["eval", connectCode(listener.port)]);
+      const confined = runToEnd(file, args);
+      expect(confined.stdout, confined.stderr).toContain("failed: NetworkUnreachable");
+      expect(confined.status).toBe(0);
+      // Accepted in order: had the confined program connected, its connection would come before this one.
+      const after = listener.nextConnection();
+      const probe = net.connect(listener.port, "127.0.0.1");
+      probe.on("error", () => undefined);
+      await after;
+      probe.destroy();
+      expect(listener.accepted(), "the listener saw a connection from the confined program").toBe(2);
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it.runIf(process.geteuid?.() === 0)("as a user without root (uid 65534), the sandbox has a namespace of its own too", async () => {
+    const home = path.join(work.dir, "home");
+    const script = path.join(work.dir, "waits.ts");
+    writeFileSync(script, WAITING_SCRIPT);
+    chmodSync(work.dir, 0o755);
+    chownSync(work.dir, 65534, 65534);
+    const tacit = startTacit(["run", "--no-check", script], {
+      wrapper: ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"],
+      env: { TACIT_HOME: home, HOME: work.dir },
+    });
+    try {
+      const sandbox = await networkOfChild(tacit.child.pid!, bootstrapPath);
+      expect(sandbox.namespace).not.toBe(networkNamespaceOf("self"));
+      expect(sandbox.interfaces).toEqual(["lo"]);
+      expect(sandbox.ipv4Routes).toBe("");
+    } finally {
+      const result = await tacit.finish("four");
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain(RAN);
+    }
+  });
+});
