@@ -8,7 +8,7 @@ import type { InputSource } from "../runner/monitor.js";
 import type { SandboxProcess } from "../runner/sandbox-process.js";
 import { terminalAsker } from "../runner/approval/askers.js";
 import { createOversight } from "../runner/approval/oversight.js";
-import { loadConfig } from "./load-config.js";
+import { checkSandboxNetwork, loadConfig } from "./load-config.js";
 import { readScript, type ScriptSource } from "./script-source.js";
 import { warnOnStderr, writeErrorOnStderr, writeShown } from "./terminal-output.js";
 import { INPUT_LIMIT_BYTES, readStdin } from "./stdin.js";
@@ -137,6 +137,7 @@ export async function checkCommand(target: string, flags: CommonFlags, command: 
 
 export async function serveCommand(flags: CommonFlags, command: Command, version: string): Promise<number> {
   const config = loadConfig(flags, command);
+  checkSandboxNetwork(config);
   const { serve } = await import("../runner/mcp-server.js");
   // A stop signal ends the calls under way before the server exits, so that the audit log says how they ended.
   const stop = new SignalStop();
@@ -148,6 +149,7 @@ export async function serveCommand(flags: CommonFlags, command: Command, version
 
 export async function replCommand(flags: CommonFlags, command: Command): Promise<number> {
   const config = loadConfig(flags, command);
+  checkSandboxNetwork(config);
   const { repl } = await import("./repl.js");
   return repl(config);
 }

@@ -3,8 +3,9 @@
 // that fails refuses at once; the other commands as they begin.
 
 import type { Command } from "commander";
-import { type ConfigFile, environmentKey, loadConfigFile, parseFlagConfig, resolveConfig, type RunnerConfig } from "../runner/config.js";
+import { ConfigError, type ConfigFile, environmentKey, loadConfigFile, parseFlagConfig, resolveConfig, type RunnerConfig } from "../runner/config.js";
 import { blankInProcessInfo } from "../runner/hidden-key.js";
+import { sandboxNetworkFinding } from "../runner/network-namespace.js";
 import { rememberRunFiles } from "../runner/remembered-files.js";
 import type { CommonFlags } from "./usage.js";
 
@@ -19,6 +20,7 @@ export function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
     quiet: flags.quiet,
     recordPath: flags.record,
     auditLog: flags.auditLog,
+    requireNetworkNamespace: flags.requireNetworkNamespace,
     sessionEnabled: command.getOptionValueSource("session") === "cli" ? flags.session : undefined,
     sessionsMemoryLimitMb: flags.sessionsMemoryLimitMb,
     evaluatorsMemoryLimitMb: flags.evaluatorsMemoryLimitMb,
@@ -61,4 +63,17 @@ export function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
   ];
   if (!config.quiet) for (const warning of warnings) process.stderr.write(`tacit: warning: ${warning}\n`);
   return config;
+}
+
+/**
+ * For the commands that run scripts (run, serve, repl), once: where the sandbox cannot have a
+ * network namespace of its own (runner/network-namespace.ts), a warning (unless quiet), or with
+ * --require-network-namespace a refusal, before any script is sent to a sandbox. Every sandbox of
+ * the process is started as the one probe found, so a pass here holds for all of them.
+ */
+export function checkSandboxNetwork(config: RunnerConfig): void {
+  const finding = sandboxNetworkFinding(config.requireNetworkNamespace);
+  if (finding === null) return;
+  if ("refusal" in finding) throw new ConfigError(finding.refusal);
+  if (!config.quiet) process.stderr.write(`tacit: warning: ${finding.warning}\n`);
 }

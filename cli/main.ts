@@ -44,7 +44,7 @@ function addScriptOptions(command: CommandType, jsonHelp: string): CommandType {
 /** The options that say what scripts may do and how long they may take. */
 function addPolicyOptions(command: CommandType): CommandType {
   return command
-    .option("--config <file>", "JSON config file: executionTimeoutMs, memoryLimitMb, typeCheck, quiet, auditLog, policy (approval tiers), and libraryConfig (allowedRoots, classifiedPaths, classifiedWrite, secureOutput, commandPermissions, strictMode, confineCommands, networkPermissions, networkResponseLimitBytes, networkTimeoutMs, llm); see the README")
+    .option("--config <file>", "JSON config file: executionTimeoutMs, memoryLimitMb, typeCheck, quiet, auditLog, requireNetworkNamespace, policy (approval tiers), and libraryConfig (allowedRoots, classifiedPaths, classifiedWrite, secureOutput, commandPermissions, strictMode, confineCommands, networkPermissions, networkResponseLimitBytes, networkTimeoutMs, llm); see the README")
     .option("--no-check", "skip type-checking (config: typeCheck: false)")
     .addOption(
       new Option("--exec-timeout-ms <ms>", "wall-clock limit for the script, in ms (default 30000)").argParser(
@@ -76,6 +76,7 @@ function addPolicyOptions(command: CommandType): CommandType {
     .option("--secure-output <file>", "append-only file (created 0600) that receives classified values printed, in plaintext")
     .option("--record <dir>", "append every executed script and its result to <dir>/tacit-record.jsonl (config: recordPath)")
     .option("--audit-log <file>", "append a signed, hash-chained log of every evaluation and action decision to <file> (config: auditLog); check it with tacit audit verify")
+    .option("--require-network-namespace", "refuse to run where the sandbox cannot have a network namespace of its own (util-linux unshare --user --net), instead of warning and running with Deno's permission checks alone keeping scripts off the network (config: requireNetworkNamespace)")
     .option("--yes", "answer yes to every approval the config's policy asks for, for this run (never remembered)")
     .option("--quiet", "print no warnings")
     .addHelpText("after", EXIT_CODE_HELP);
@@ -100,8 +101,9 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
     // key, a wrong type, a root that does not exist) refuses at once, with no Deno booted and no
     // checker started for nothing; and what starts next starts with the config's limits. The
     // prestarted sandbox (cli/prestart.ts) exists only when no --config was given.
-    const { loadConfig } = await import("./load-config.js");
+    const { checkSandboxNetwork, loadConfig } = await import("./load-config.js");
     const config = loadConfig(flags, command);
+    checkSandboxNetwork(config);
     // Deno boots while the checks run and the rest of tacit loads: the type checker is a
     // separate process too, so the three overlap.
     const sandbox = prestarted ?? new SandboxProcess({ memoryLimitMb: config.memoryLimitMb });

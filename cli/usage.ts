@@ -40,6 +40,7 @@ export interface CommonFlags {
   strict?: boolean;
   confineCommands?: boolean;
   auditLog?: string;
+  requireNetworkNamespace?: boolean;
   /** --yes: answer every approval yes for this run. */
   yes?: boolean;
 }

@@ -233,6 +233,7 @@ const ConfigFileSchema = z
     sessionIdleMs: z.number().int().positive().max(MAX_TIMER_MS, TIMER_TOO_LONG).optional(),
     classifiedStoreLimitBytes: z.number().int().positive().optional(),
     auditLog: z.string().min(1).optional(),
+    requireNetworkNamespace: z.boolean().optional(),
     policy: PolicySchema.optional(),
     libraryConfig: LibraryConfigSchema.optional(),
   })
@@ -302,6 +303,11 @@ export interface RunnerConfig {
   classifiedStoreLimitBytes: number;
   /** --audit-log: the signed, hash-chained log of evaluations and action decisions; null when off. */
   auditLog: string | null;
+  /**
+   * --require-network-namespace: run, serve and repl refuse to start where the sandbox cannot have a
+   * network namespace of its own (network-namespace.ts), rather than warn and run in the host's.
+   */
+  requireNetworkNamespace: boolean;
   /** Which actions need a person (approval tiers); null: the allowlists alone decide. */
   policy: PolicyConfig | null;
   /** --yes: every approval a policy asks for is answered yes, for this run (never remembered). */
@@ -532,6 +538,7 @@ export function resolveConfig(
     sessionRecordingLimitBytes: pick("sessionRecordingLimitBytes") ?? DEFAULT_SESSION_RECORDING_LIMIT_BYTES,
     classifiedStoreLimitBytes: pick("classifiedStoreLimitBytes") ?? DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES,
     auditLog,
+    requireNetworkNamespace: pick("requireNetworkNamespace") ?? false,
     policy,
     assumeYes: false,
     library: {

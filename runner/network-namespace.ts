@@ -107,3 +107,33 @@ export function offTheNetwork(file: string, args: readonly string[]): { file: st
   const network = sandboxNetwork();
   return network.kind === "host-network" ? { file, args: [...args] } : { file: network.program, args: [...network.argsBefore, file, ...args] };
 }
+
+/** How to give the sandbox a namespace of its own, for a warning or a refusal. */
+const HOW_TO_HAVE_ONE =
+  "To have one, run tacit where util-linux `unshare --user --net` works: with unprivileged user namespaces allowed (sysctl " +
+  "user.max_user_namespaces above 0, and kernel.unprivileged_userns_clone=1 where it exists; on Ubuntu 23.10 and later, " +
+  "kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile that lets unshare make them), or in a container whose " +
+  "seccomp profile allows unshare";
+
+/**
+ * The warning to give where sandboxes run in the host's network namespace, or null where they
+ * have their own. `required` (--require-network-namespace): the refusal to throw instead.
+ */
+export function sandboxNetworkFinding(required: boolean): { warning: string } | { refusal: string } | null {
+  const network = sandboxNetwork();
+  if (network.kind === "own-namespace") return null;
+  if (required) {
+    return {
+      refusal:
+        "refused, nothing was run: --require-network-namespace (config requireNetworkNamespace) asks that the sandbox run in a " +
+        `network namespace of its own, and none can be made here: ${network.reason}. ${HOW_TO_HAVE_ONE}; or drop ` +
+        "--require-network-namespace to run with Deno's permission checks alone keeping scripts off the network",
+    };
+  }
+  return {
+    warning:
+      `the sandbox runs in the host's network namespace: ${network.reason}. Only Deno's permission checks keep scripts off the ` +
+      "network: native code in Deno that does I/O no permission covers could reach the internet, services on 127.0.0.1 and " +
+      `abstract Unix sockets. ${HOW_TO_HAVE_ONE}; --require-network-namespace refuses to run without it`,
+  };
+}

@@ -1,7 +1,9 @@
 // The sandbox's network, closed by the kernel as well as by Deno (runner/network-namespace.ts):
 // the sandbox and the pure evaluator of a real `tacit run` are found in a network namespace that
 // is not the host's and holds only a loopback that is down; a program started the way they are,
-// with every network permission Deno has, cannot connect to a listener on the host's loopback.
+// with every network permission Deno has, cannot connect to a listener on the host's loopback;
+// and where no namespace can be made (the kernel's namespace limits set to 0 in a user namespace
+// the test makes around tacit), tacit says so, and --require-network-namespace refuses to run.
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
@@ -11,12 +13,15 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "../../runner/paths.js";
 import { sandboxEnv, sandboxLaunch } from "../../runner/sandbox-process.js";
-import { childEnv, type CliResult, tacitBin, tempDir } from "../helpers.js";
+import { childEnv, type CliResult, runCli, tacitBin, tempDir } from "../helpers.js";
 import { childrenOf, commandLineOf } from "../processes.js";
 
-/** Whether this host lets the test make the namespaces tacit makes. */
+/** Whether this host lets the test make the namespaces tacit makes (else tacit warns, tested below). */
 const hostMakesNamespaces = spawnSync("unshare", ["--user", "--net", "--", "true"], { stdio: "ignore" }).status === 0;
 
+/** What is said where the sandbox runs in the host's network namespace. */
+const WARNING = "the sandbox runs in the host's network namespace";
+const REFUSAL = "refused, nothing was run: --require-network-namespace";
 /** Printed by a script only if it ran. */
 const RAN = "the-script-ran-7c1e";
 
@@ -162,6 +167,7 @@ describe.runIf(hostMakesNamespaces)("where the host makes network namespaces", (
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toContain(RAN);
       expect(result.stdout).toContain("4");
+      expect(result.stderr).not.toContain(WARNING);
     }
   });
 
@@ -210,6 +216,79 @@ describe.runIf(hostMakesNamespaces)("where the host makes network namespaces", (
       const result = await tacit.finish("four");
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toContain(RAN);
+      expect(result.stderr).not.toContain(WARNING);
     }
+  });
+});
+
+/**
+ * Runs tacit where no network namespace can be made: inside a user namespace the test makes (tacit
+ * is root there), whose kernel limits on user and network namespaces it sets to 0, so that both
+ * shapes tacit tries (`unshare --user --net`, and as root `unshare --net`) are refused by the kernel.
+ */
+function runWithoutNamespaces(args: string[], input = ""): Promise<CliResult> {
+  const limits = "echo 0 > /proc/sys/user/max_user_namespaces && echo 0 > /proc/sys/user/max_net_namespaces && exec \"$@\"";
+  const tacit = startTacit(args, { wrapper: ["unshare", "--user", "--map-root-user", "--", "/bin/sh", "-c", limits, "limits"] });
+  return tacit.finish(input);
+}
+
+describe.runIf(hostMakesNamespaces)("where no network namespace can be made (the kernel's limits at 0)", () => {
+  it("tacit run says so once, with why and what to do, and runs the script with Deno's permissions alone", async () => {
+    const script = path.join(work.dir, "hello.ts");
+    writeFileSync(script, `println("${RAN}");`);
+    const result = await runWithoutNamespaces(["run", "--no-check", script]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(RAN);
+    expect(result.stderr.split(WARNING).length - 1).toBe(1);
+    expect(result.stderr).toContain("`unshare --user --net` failed");
+    expect(result.stderr).toContain("user.max_user_namespaces");
+    expect(result.stderr).toContain("--require-network-namespace refuses to run without it");
+
+    const quiet = await runWithoutNamespaces(["run", "--no-check", "--quiet", script]);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stderr).not.toContain(WARNING);
+  });
+
+  it("--require-network-namespace refuses to run, saying why and what to do; the script never runs", async () => {
+    const script = path.join(work.dir, "hello.ts");
+    writeFileSync(script, `println("${RAN}");`);
+    const refused = await runWithoutNamespaces(["run", "--no-check", "--require-network-namespace", script]);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).not.toContain(RAN);
+    expect(refused.stderr).toContain(REFUSAL);
+    expect(refused.stderr).toContain("`unshare --user --net` failed");
+    expect(refused.stderr).toContain("or drop --require-network-namespace");
+
+    const json = await runWithoutNamespaces(["run", "--no-check", "--json", "--require-network-namespace", script]);
+    expect(json.code).toBe(2);
+    const shown = JSON.parse(json.stdout) as { stdout: string; error: string; outcome: string };
+    expect(shown.stdout).toBe("");
+    expect(shown.outcome).toBe("usage");
+    expect(shown.error).toContain(REFUSAL);
+
+    // The config key does the same, and so does serve, before it serves anything.
+    const config = path.join(work.dir, "tacit.json");
+    writeFileSync(config, JSON.stringify({ requireNetworkNamespace: true }));
+    const fromConfig = await runWithoutNamespaces(["run", "--no-check", "--config", config, script]);
+    expect(fromConfig.code).toBe(2);
+    expect(fromConfig.stdout).not.toContain(RAN);
+    expect(fromConfig.stderr).toContain(REFUSAL);
+    const serve = await runWithoutNamespaces(["serve", "--require-network-namespace"]);
+    expect(serve.code).toBe(2);
+    expect(serve.stdout).toBe("");
+    expect(serve.stderr).toContain(REFUSAL);
+  });
+});
+
+describe.runIf(!hostMakesNamespaces)("on this host, which makes no network namespace", () => {
+  it("tacit run warns and runs; --require-network-namespace refuses", async () => {
+    const ran = await runCli(["run", "--no-check", "-"], { input: `println("${RAN}");`, cwd: work.dir });
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toContain(RAN);
+    expect(ran.stderr).toContain(WARNING);
+    const refused = await runCli(["run", "--no-check", "--require-network-namespace", "-"], { input: `println("${RAN}");`, cwd: work.dir });
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).not.toContain(RAN);
+    expect(refused.stderr).toContain(REFUSAL);
   });
 });
