@@ -15,8 +15,9 @@
 // watchdogs read in /proc, and whose parent-death signal (parent-death.ts) stays set.
 
 import { spawnSync } from "node:child_process";
-import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
-import { SHELL, UNSHARE_CANDIDATES } from "./exec/pid-namespace.js";
+import path from "node:path";
+import { bootstrapPath } from "./paths.js";
+import { UNSHARE_CANDIDATES } from "./exec/pid-namespace.js";
 import { executable } from "./exec/program-path.js";
 
 /** How the sandbox is kept off the network, found once per process (see sandboxNetwork). */
@@ -34,7 +35,7 @@ export type SandboxNetwork =
 /**
  * The shapes tried, best first. The second only as root (no one else may make a network
  * namespace without a user namespace): root whose user namespaces are refused (the sysctl
- * user.max_user_namespaces=0), or whose sandbox cannot read tacit's files from one (below).
+ * user.max_user_namespaces=0), or whose sandbox cannot reach tacit's files from one (below).
  */
 const SHAPES: ReadonlyArray<{ flags: readonly string[]; userNamespace: boolean }> = [
   { flags: ["--user", "--net"], userNamespace: true },
@@ -42,27 +43,23 @@ const SHAPES: ReadonlyArray<{ flags: readonly string[]; userNamespace: boolean }
 ];
 
 /**
- * What the probe runs in the namespace as root: whether the files Deno opens at the sandbox's
- * start can be read there. Root in a user namespace has none of root's capabilities: a `sudo tacit
- * run` whose package lies under a home directory others may not enter (Ubuntu makes them 0750)
- * would start a sandbox that cannot read its own bootstrap. Anyone else reads there what they read
- * outside (the same user and groups, no capabilities in either place).
+ * What the probe runs in the namespace: nothing. unshare makes the namespaces, then fails to run
+ * this file, which does not exist, and exits with 127 (util-linux's EX_EXEC_ENOENT); with 1 where
+ * the namespaces could not be made. Running no program makes the probe cheaper (on a loaded
+ * machine, medians of 300: 1.4 ms against 3.8 ms for /bin/true), and it is paid before the first
+ * sandbox of every `tacit run`. The file is looked for in the directory of the sandbox's bootstrap:
+ * root in a user namespace has none of root's capabilities, and where a directory on the way does
+ * not let others in (a `sudo tacit run` from a home that Ubuntu makes 0750) the exec fails with
+ * EACCES instead, 126, and the sandbox could not have read its bootstrap there. Anyone else
+ * enters there what they enter outside (the same user and groups, no capabilities in either).
  */
-const READS_ITS_FILES = 'test -r "$BOOTSTRAP" && test -r "$EVALUATOR" && test -x "$DENO"';
-
-/**
- * What the probe runs in the namespace otherwise: nothing. unshare makes the namespaces, then
- * fails to run this (it cannot exist) and exits with 127 (util-linux's EX_EXEC_ENOENT), 1 where
- * the namespaces could not be made. Running no program saves a third of the probe (measured on a
- * loaded machine, medians of 300: 1.4 ms against 3.8 ms for /bin/true), paid before the first
- * sandbox of every `tacit run` starts.
- */
-const NOTHING = "/proc/self/tacit-probe-runs-nothing";
+const NOTHING = path.join(path.dirname(bootstrapPath), "tacit-probe-runs-nothing");
 const RAN_NOTHING = 127;
+const COULD_NOT_ENTER = 126;
 
 let found: SandboxNetwork | undefined;
 
-/** How sandboxes started by this process are kept off the network (probed once: a few ms). */
+/** How sandboxes started by this process are kept off the network (probed once: about a millisecond). */
 export function sandboxNetwork(): SandboxNetwork {
   found ??= probeSandboxNetwork();
   return found;
@@ -70,31 +67,23 @@ export function sandboxNetwork(): SandboxNetwork {
 
 function probeSandboxNetwork(): SandboxNetwork {
   const unshare = UNSHARE_CANDIDATES.find(executable);
+  if (unshare === undefined) return { kind: "host-network", reason: "util-linux `unshare` is not installed" };
   const root = process.geteuid?.() === 0;
-  if (unshare === undefined || (root && !executable(SHELL))) {
-    return { kind: "host-network", reason: "util-linux `unshare` (or /bin/sh) is not installed" };
-  }
   const failures: string[] = [];
   for (const { flags, userNamespace } of SHAPES) {
     if (!userNamespace && !root) continue;
     const argsBefore = [...flags, "--"];
-    // The paths in the environment, not the arguments: a probe is no sandbox to whoever looks for
-    // one by its command line (`pgrep -f bootstrap.js`, a test).
-    const [program, expected, env] =
-      root ? [[SHELL, "-c", READS_ITS_FILES], 0, { BOOTSTRAP: bootstrapPath, EVALUATOR: pureEvaluatorPath, DENO: denoExecutable() }]
-      : [[NOTHING], RAN_NOTHING, {}];
-    const probe = spawnSync(unshare, [...argsBefore, ...program], { env, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", timeout: 5000 });
-    if (probe.status === expected) return { kind: "own-namespace", program: unshare, argsBefore, userNamespace };
-    const silent = root ? `made the namespace, but tacit's files (${bootstrapPath}, Deno) could not be read from inside it` : `exited with ${probe.status}`;
-    failures.push(`\`unshare ${flags.join(" ")}\` ${whyFailed(probe.stderr ?? "", probe.error, silent)}`);
+    const probe = spawnSync(unshare, [...argsBefore, NOTHING], { env: {}, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", timeout: 5000 });
+    if (probe.status === RAN_NOTHING) return { kind: "own-namespace", program: unshare, argsBefore, userNamespace };
+    failures.push(`\`unshare ${flags.join(" ")}\` ${whyFailed(probe.status, probe.stderr ?? "", probe.error)}`);
   }
   return { kind: "host-network", reason: failures.join("; ") };
 }
 
-/** What a failed probe says, with what its error means here; `silent`: what a probe that said nothing means. */
-function whyFailed(stderr: string, error: Error | undefined, silent: string): string {
-  const said = stderr.trim().replace(/^unshare: /, "") || error?.message;
-  if (said === undefined) return silent;
+/** What a failed probe says, with what it means here. */
+function whyFailed(status: number | null, stderr: string, error: Error | undefined): string {
+  if (status === COULD_NOT_ENTER) return `made the namespace, but tacit's files (${path.dirname(bootstrapPath)}) could not be reached from inside it`;
+  const said = stderr.trim().replace(/^unshare: /, "") || error?.message || `exited with ${status}`;
   if (said.includes("No space left on device")) return `failed: ${said} (the kernel's limit on user or network namespaces is 0, or reached)`;
   if (said.includes("Operation not permitted")) {
     return `failed: ${said} (unprivileged user namespaces are disabled, an AppArmor or seccomp policy refuses them, or a network namespace alone needs root)`;

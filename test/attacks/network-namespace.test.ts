@@ -6,14 +6,14 @@
 // the test makes around tacit), tacit says so, and --require-network-namespace refuses to run.
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "../../runner/paths.js";
 import { sandboxEnv, sandboxLaunch } from "../../runner/sandbox-process.js";
-import { childEnv, type CliResult, runCli, tacitBin, tempDir } from "../helpers.js";
+import { childEnv, type CliResult, repoRoot, runCli, tacitBin, tempDir } from "../helpers.js";
 import { childrenOf, commandLineOf } from "../processes.js";
 
 /** Whether this host lets the test make the namespaces tacit makes (else tacit warns, tested below). */
@@ -32,11 +32,11 @@ beforeEach(() => {
 afterEach(() => work.cleanup());
 
 /** A tacit started with `args`, its stdin left open (the script waits in readInput until `finish`). */
-function startTacit(args: string[], options: { wrapper?: string[]; env?: Record<string, string> } = {}): {
+function startTacit(args: string[], options: { wrapper?: string[]; env?: Record<string, string>; bin?: string } = {}): {
   child: ChildProcess;
   finish: (input: string) => Promise<CliResult>;
 } {
-  const command = [...(options.wrapper ?? []), process.execPath, tacitBin, ...args];
+  const command = [...(options.wrapper ?? []), process.execPath, options.bin ?? tacitBin, ...args];
   const child = spawn(command[0]!, command.slice(1), { cwd: work.dir, env: childEnv(options.env), stdio: ["pipe", "pipe", "pipe"] });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
@@ -55,13 +55,14 @@ function startTacit(args: string[], options: { wrapper?: string[]; env?: Record<
   };
 }
 
-/** The network namespace a process is in, as its ns/net link names it. */
-function networkNamespaceOf(pid: number | "self"): string {
-  return readlinkSync(`/proc/${pid}/ns/net`);
+/** The network (or user) namespace a process is in, as its ns link names it. */
+function networkNamespaceOf(pid: number | "self", kind: "net" | "user" = "net"): string {
+  return readlinkSync(`/proc/${pid}/ns/${kind}`);
 }
 
 interface NetworkSeen {
   namespace: string;
+  userNamespace: string;
   interfaces: string[];
   /** /proc/PID/net/fib_trie: the IPv4 routes and addresses of its namespace ("" where there are none). */
   ipv4Routes: string;
@@ -74,6 +75,7 @@ function networkSeenBy(pid: number): NetworkSeen {
   const dev = readFileSync(`/proc/${pid}/net/dev`, "utf8");
   return {
     namespace: networkNamespaceOf(pid),
+    userNamespace: networkNamespaceOf(pid, "user"),
     // Two header lines, then "  name: counters" per interface.
     interfaces: dev.split("\n").slice(2).filter(Boolean).map((line) => line.split(":")[0]!.trim()),
     ipv4Routes: readFileSync(`/proc/${pid}/net/fib_trie`, "utf8"),
@@ -81,10 +83,10 @@ function networkSeenBy(pid: number): NetworkSeen {
   };
 }
 
-/** Whether `pid` runs Deno on `entry` by now (the wrappers before it name both in their arguments). */
-function runsDenoOn(pid: number, entry: string): boolean {
+/** Whether `pid` runs `deno` on `entry` by now (the wrappers before it name both in their arguments). */
+function runsDenoOn(pid: number, entry: string, deno: string): boolean {
   const argv = commandLineOf(pid).split("\0");
-  return argv[0] === denoExecutable() && argv.includes(entry);
+  return argv[0] === deno && argv.includes(entry);
 }
 
 /**
@@ -94,13 +96,13 @@ function runsDenoOn(pid: number, entry: string): boolean {
  * in its place, unshare before Deno), and looked for again if it ends while read (the pure
  * evaluator is replaced after 3 s idle).
  */
-async function networkOfChild(tacitPid: number, entry: string): Promise<NetworkSeen> {
+async function networkOfChild(tacitPid: number, entry: string, deno = denoExecutable()): Promise<NetworkSeen> {
   for (let attempt = 0; attempt < 400; attempt++) {
-    const pid = childrenOf(tacitPid).find((child) => runsDenoOn(child, entry));
+    const pid = childrenOf(tacitPid).find((child) => runsDenoOn(child, entry, deno));
     if (pid !== undefined) {
       try {
         const seen = networkSeenBy(pid);
-        if (runsDenoOn(pid, entry)) return seen;
+        if (runsDenoOn(pid, entry, deno)) return seen;
       } catch {
         // Ended while read: look again.
       }
@@ -210,6 +212,36 @@ describe.runIf(hostMakesNamespaces)("where the host makes network namespaces", (
     try {
       const sandbox = await networkOfChild(tacit.child.pid!, bootstrapPath);
       expect(sandbox.namespace).not.toBe(networkNamespaceOf("self"));
+      expect(sandbox.interfaces).toEqual(["lo"]);
+      expect(sandbox.ipv4Routes).toBe("");
+    } finally {
+      const result = await tacit.finish("four");
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain(RAN);
+      expect(result.stderr).not.toContain(WARNING);
+    }
+  });
+
+  it.runIf(process.geteuid?.() === 0)("as root, where tacit's files cannot be reached from a user namespace, the sandbox gets a network namespace alone", async () => {
+    // tacit's package seen under a directory only its owner (uid 65534) may enter, as a `sudo
+    // tacit run` from a 0750 home sees it: bind-mounted there, in a mount namespace of tacit's own.
+    const locked = path.join(work.dir, "locked");
+    const installed = path.join(locked, "pkg");
+    mkdirSync(installed, { recursive: true });
+    chownSync(locked, 65534, 65534);
+    chmodSync(locked, 0o750);
+    const script = path.join(work.dir, "waits.ts");
+    writeFileSync(script, WAITING_SCRIPT);
+    const there = (file: string): string => path.join(installed, path.relative(repoRoot, file));
+    const mountThen = 'mount --bind "$1" "$2" && shift 2 && exec "$@"';
+    const tacit = startTacit(["run", "--no-check", "--require-network-namespace", script], {
+      wrapper: ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", mountThen, "mount", repoRoot, installed],
+      bin: there(tacitBin),
+    });
+    try {
+      const sandbox = await networkOfChild(tacit.child.pid!, there(bootstrapPath), there(denoExecutable()));
+      expect(sandbox.namespace).not.toBe(networkNamespaceOf("self"));
+      expect(sandbox.userNamespace).toBe(networkNamespaceOf("self", "user"));
       expect(sandbox.interfaces).toEqual(["lo"]);
       expect(sandbox.ipv4Routes).toBe("");
     } finally {
