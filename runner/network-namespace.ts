@@ -66,6 +66,7 @@ export function sandboxNetwork(): SandboxNetwork {
 }
 
 function probeSandboxNetwork(): SandboxNetwork {
+  if (process.platform !== "linux") return { kind: "host-network", reason: `network namespaces are Linux's, and this is ${process.platform}` };
   const unshare = UNSHARE_CANDIDATES.find(executable);
   if (unshare === undefined) return { kind: "host-network", reason: "util-linux `unshare` is not installed" };
   const root = process.geteuid?.() === 0;
@@ -99,7 +100,7 @@ export function offTheNetwork(file: string, args: readonly string[]): { file: st
 
 /** How to give the sandbox a namespace of its own, for a warning or a refusal. */
 const HOW_TO_HAVE_ONE =
-  "To have one, run tacit where util-linux `unshare --user --net` works: with unprivileged user namespaces allowed (sysctl " +
+  "To have one, run tacit on Linux where util-linux `unshare --user --net` works: with unprivileged user namespaces allowed (sysctl " +
   "user.max_user_namespaces above 0, and kernel.unprivileged_userns_clone=1 where it exists; on Ubuntu 23.10 and later, " +
   "kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile that lets unshare make them), or in a container whose " +
   "seccomp profile allows unshare";
