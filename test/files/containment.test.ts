@@ -77,6 +77,8 @@ describe("resolvedPath", () => {
     const paths = [
       "/", "//", "///x", "/a", "/a/", "/a//b", "/a/./b", "/a/../b", "/a/b/.", "/a/b/..", "/..", "/.", "/a/...", "/a/.b", "/a/..b/c",
       "/a/b./c", "/.hidden/x", "/a/b/c.txt", "/a\\b", "/a /b", "/tmp/x/", "a", "a/b", "./a", "../a", "", ".", "..", "/a/b/../../..",
+      // A trailing "/" after a line terminator, which the expression of before took for normalized.
+      "/a\n/", "/a\r/", "/a\u2028/", "/a\u2029/", "/a/b\n/", "\n/", "/\n", "/a/.\n", "/a/..\n/b", "/a/.\n/", "/a//", "/a/.",
     ];
     expect(paths.map((p) => [p, resolvedPath(p)])).toEqual(paths.map((p) => [p, path.resolve(p)]));
   });
