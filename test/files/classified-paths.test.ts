@@ -3,6 +3,7 @@
 
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import picomatch from "picomatch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
 import { resolveReal } from "../../runner/fs/containment.js";
@@ -406,6 +407,94 @@ describe("a name holding a line break", () => {
       expect(r.stdout).toContain("read refused: true");
       expect(r.stdout).toContain("TOKEN=ordinary");
       expect(r.stdout + r.stderr).not.toContain(canary);
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe("the quick look that rules most names and paths out before the joined expression", () => {
+  // Every read and every walked entry is tried on the classified patterns; for patterns of plain
+  // characters and "*" a text's first and last characters rule most of them out before the joined
+  // expression runs (quickRefusal in classified-paths.ts). It may only ever say no where
+  // picomatch's own test of each pattern says no: a yes it missed would leave a secret readable.
+  const options = { dot: true, flags: "s" } as const;
+  const fills = { star: ["", "x", ".", "..", "a.b", "/", "é", "\n"], globstar: ["", "d", "d/e", ".h/x", "/"] };
+
+  /** Texts a pattern's match might be spelled as, and near misses of each. */
+  function textsFor(pattern: string): string[] {
+    let spelled = [pattern];
+    for (const [glob, choices] of [["**", fills.globstar], ["*", fills.star]] as const) {
+      spelled = spelled.flatMap((text) => {
+        const at = text.indexOf(glob);
+        return at === -1 ? [text] : choices.map((fill) => text.slice(0, at) + fill + text.slice(at + glob.length)).flatMap((t) => (t.includes(glob) ? textsFor(t) : [t]));
+      });
+    }
+    return spelled.flatMap((text) => [text, `${text}/`, `.${text}`, `${text}x`, text.slice(1), text.slice(0, -1), `a/${text}`, `${text}/b`]);
+  }
+
+  const unrelated = ["", ".", "..", "/", "f1.txt", "index.ts", "package.json", ".gitignore", "x.pem/", "a\nb.pem", "é.pem", "tmp/h/f1.txt", "a//b", ".config/gcloud", "home/u/.config/gcloud/hosts"];
+
+  function expectAsPicomatch(patterns: string[], matched: (classified: ClassifiedPaths, text: string) => boolean): void {
+    const classified = new ClassifiedPaths(patterns);
+    const tests = patterns.map((pattern) => picomatch(pattern, options));
+    const texts = [...new Set([...unrelated, ...patterns.flatMap(textsFor)])];
+    const differing = texts.filter((text) => matched(classified, text) !== tests.some((test) => test(text)));
+    expect(differing, `patterns ${JSON.stringify(patterns)}`).toEqual([]);
+    // The texts hold matches: the comparison is not of "no" with "no" alone.
+    expect(texts.filter((text) => tests.some((test) => test(text))).length).toBeGreaterThan(patterns.length);
+  }
+
+  it("answers names as picomatch does, for the default name patterns and other plain ones", () => {
+    const patterns = [...DEFAULT_CLASSIFIED_PATHS.filter((p) => !p.includes("/")), "a*b*c", "x*", "*y", "secret", "key-*.json", "*.tar.gz", "ab*ba"];
+    expectAsPicomatch(patterns, (classified, name) => classified.matchesExactly(`/dir/${name}`, name));
+  });
+
+  it("answers paths below the root as picomatch does, for the default anchored patterns and other plain ones", () => {
+    const patterns = [...DEFAULT_CLASSIFIED_PATHS.filter((p) => p.includes("/")), "srv/**/keys", "a/**", "**/b", "tmp/*/secret", "a/**/a", "x/*.pem", "**/deep/**/k*y", "c/*"];
+    expectAsPicomatch(patterns, (classified, text) => classified.matchesExactly(`/${text}`, "-"));
+  });
+});
+
+describe("plain patterns whose matches the quick look must let through, through the CLI", () => {
+  // The quick look (quickRefusal) rules a text out by its first and last characters: a match that
+  // starts or ends where the pattern's "*" or "**" stands (a file named ".pem" for "*.pem", "tokens"
+  // for "**/tokens", "srv/keys" for "srv/**/keys") must still be refused, after many ordinary files
+  // read first, whatever way it is read. Anchored patterns name the temp directory below "/".
+  it("refuses each to read, readBytes, grep and grepRecursive, after ordinary reads; the canary shows nowhere", async () => {
+    const { runScript } = await import("../helpers.js");
+    const { dir, cleanup } = realTempDir("tacit-quick-look-");
+    try {
+      const canary = `canary-${crypto.randomUUID()}`;
+      const below = `${dir.slice(1)}/root`;
+      const patterns = ["*.pem", "key-*.json", "x*y", `${below}/vault/**`, "**/tokens", `${below}/srv/**/keys`];
+      const secrets = [".pem", "a/b.pem", "key-.json", "key-1.json", "xy", "x.y", "vault/v.txt", "vault/inner/v.txt", "tokens", "deep/er/tokens", "srv/keys", "srv/a/b/keys"];
+      for (const [at, file] of secrets.entries()) {
+        mkdirSync(path.dirname(path.join(dir, "root", file)), { recursive: true });
+        writeFileSync(path.join(dir, "root", file), `secret ${canary}-${at}\n`);
+      }
+      let ordinary = 0;
+      for (let i = 0; i < 200; i++) {
+        writeFileSync(path.join(dir, "root", `f${i}.txt`), `ordinary ${i}\n`);
+        ordinary += `ordinary ${i}\n`.length;
+      }
+      const script = `requestFileSystem(${JSON.stringify(path.join(dir, "root"))}, (fs) => {
+  let ordinary = 0;
+  for (let i = 0; i < 200; i++) ordinary += fs.access("f" + i + ".txt").read().length;
+  println("ordinary", ordinary);
+  for (const file of ${JSON.stringify(secrets)}) {
+    for (const [how, read] of [["read", () => fs.access(file).read()], ["readBytes", () => String(fs.access(file).readBytes())], ["grep", () => JSON.stringify(fs.grep(file, "secret"))]] as const) {
+      try { println(file, how, read()); } catch (e) { println(file, how, "refused:", (e as Error).name); }
+    }
+  }
+  println("search", JSON.stringify(fs.grepRecursive(".", "secret")));
+});`;
+      const r = await runScript(script, ["--classified-paths", patterns.join(",")], { cwd: dir });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout + r.stderr).not.toContain(canary);
+      expect(r.stdout).toContain(`ordinary ${ordinary}`);
+      for (const file of secrets) for (const how of ["read", "readBytes", "grep"]) expect(r.stdout).toContain(`${file} ${how} refused: SecurityError`);
+      expect(r.stdout).toContain("search []");
     } finally {
       cleanup();
     }
