@@ -227,10 +227,30 @@ export class FileSystemExecutor {
     const judged = this.judgedRealOf(token, requested);
     if (judged !== null && real !== judged) throw changedSinceJudged(requested, real, scopeBounds(scope));
     const own =
-      protectedPathOf(this.policy.protectedPaths, named, real, use) ??
+      protectedPathOf(this.protectedAround(scope), named, real, use) ??
       (use === "change" ? (homeConfigChangeOf(real, this.roots()) ?? homeConfigChangeOf(named, this.roots())) : null);
     if (own) throw protectedRefusal(requested, own);
     return { scope, named, real, classified: this.policy.classified.isClassified(named, real), judged: judged !== null, watched };
+  }
+
+  /** Each scope's protected paths that a path inside it can lie in (see protectedAround). */
+  private readonly scopesProtected = new WeakMap<FileSystemScope, readonly ProtectedPath[]>();
+
+  /**
+   * The protected paths that a path inside `scope` (under its root, or its real root) can be or
+   * lie in: those inside one of the two, and those they are inside. Two places a path lies in lie
+   * one in the other, so any other protected path is none of that path's, and is not tried on
+   * every path the scope names (resolve() asked each of a dozen of every read). Strings alone
+   * decide it, fixed for the scope's life.
+   */
+  private protectedAround(scope: FileSystemScope): readonly ProtectedPath[] {
+    let around = this.scopesProtected.get(scope);
+    if (around === undefined) {
+      const related = (place: string): boolean => [scope.root, scope.realRoot].some((root) => isWithin(place, root) || isWithin(root, place));
+      around = this.policy.protectedPaths.filter((own) => related(own.path));
+      this.scopesProtected.set(scope, around);
+    }
+    return around;
   }
 
   /** The allowed roots, and those a person allowed for this run. */

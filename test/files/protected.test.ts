@@ -13,7 +13,7 @@ import { tacitLaunchFiles } from "../../runner/launch-files.js";
 import { denoExecutable, tscExecutable } from "../../runner/paths.js";
 import { type CliResult, connectServe, installTacitIn, repoRoot, runCli, runScript } from "../helpers.js";
 import { commandLineOf, descendantsOf } from "../processes.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir, writeTree } from "./fixtures.js";
 
 describe("the secure output file inside the allowed root", () => {
   let root: string;
@@ -114,6 +114,51 @@ requestExecPermission(["ls"], (proc) => attempt("command in home", () => proc.ex
     expect(readFileSync(path.join(root, "home", "audit-key.json"), "utf8")).toBe(key);
     const verify = await runCli(["audit", "verify", "audit.jsonl"], { cwd: root, env });
     expect(verify.code, verify.stdout).toBe(0);
+  }, 30_000);
+});
+
+describe("tacit's files, on whichever side of a scope's root they lie", () => {
+  // A scope's paths are tried only on the protected paths that lie inside its root or that its
+  // root lies inside (FileSystemExecutor.protectedAround): each other one is no path's of the
+  // scope. A scope holding the secure output, one named through a link to it, one above it and
+  // one opened inside tacit's home are each refused them, after an ordinary read in the scope.
+  it("refuses the secure output and tacit's home to scopes above, holding, through a link and inside them", async () => {
+    const { dir: root, cleanup } = realTempDir("tacit-protected-around-");
+    try {
+      const canary = makeCanary();
+      const env = { TACIT_HOME: path.join(root, "home") };
+      writeTree(root, { ".env": `TOKEN=${canary}\n`, "deep/sub/plain.txt": "plain\n", "home/notes/plain.txt": "plain\n", via: { symlink: "deep" } });
+      const args = ["--secure-output", "deep/sub/secure.log"];
+      const first = await runScript('requestFileSystem(".", (fs) => println(fs.readClassified(".env")));', args, { cwd: root, env });
+      expect(first.code, first.stderr).toBe(0);
+      const sink = path.join(root, "deep/sub/secure.log");
+      expect(readFileSync(sink, "utf8")).toContain(canary);
+      const before = readFileSync(sink, "utf8");
+      const script = `${ATTEMPT_PRELUDE}
+const scopes = [["above", ".", "deep/sub/"], ["holding", "deep/sub", ""], ["through a link", "via/sub", ""], ["inside the home", "home/notes", ""]];
+for (const [label, scopeRoot, below] of scopes) {
+  requestFileSystem(scopeRoot, (fs) => {
+    attempt(label + ": ordinary", () => fs.access(below + "plain.txt").read());
+    attempt(label + ": secure output", () => fs.access(below + "secure.log").read());
+    attempt(label + ": ordinary again", () => fs.access(below + "plain.txt").read());
+  });
+}
+`;
+      const r = await runScript(script, args, { cwd: root, env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout + r.stderr).not.toContain(canary);
+      const found = attempts(r.stdout);
+      for (const label of ["above", "holding", "through a link"]) {
+        expect(attemptOf(found, `${label}: ordinary`)).toEqual({ status: "ok", value: "plain\n" });
+        expect(attemptOf(found, `${label}: ordinary again`)).toEqual({ status: "ok", value: "plain\n" });
+        expectRefused(found, [`${label}: secure output`], /the secure output file/);
+      }
+      expectRefused(found, ["inside the home: ordinary", "inside the home: ordinary again"], /tacit's home/);
+      expect(attemptOf(found, "inside the home: secure output").status).not.toBe("ok");
+      expect(readFileSync(sink, "utf8")).toBe(before + r.stdout);
+    } finally {
+      cleanup();
+    }
   }, 30_000);
 });
 
