@@ -137,13 +137,23 @@ export function refusalOf(error: unknown): Refusal {
  */
 export async function dispatch(action: Action, context: EvaluationContext, beforeEffect: BeforeEffect = NOTHING_TO_LOG): Promise<Decision> {
   try {
-    return await decide(action, context, beforeEffect);
+    const decision = decide(action, context, beforeEffect);
+    return decision instanceof Promise ? await decision : decision;
   } catch (error) {
     return refusalOf(error);
   }
 }
 
-async function decide(action: Action, context: EvaluationContext, beforeEffect: BeforeEffect): Promise<Decision> {
+/** The actions that wait for something (input, a search, a model, a server, a command): decided by decideWaiting. */
+type WaitingAction = Extract<Action, { kind: "ReadInput" | "FsList" | "FsFind" | "FsGrep" | "FsGrepRecursive" | "Chat" | "HttpRequest" | "HttpRequestClassified" | "Exec" }>;
+
+/**
+ * Decides an action there and then, or (a WaitingAction) hands it to decideWaiting. Most actions a
+ * script sends (a read, a stat, a print) are answered at once: as one async function, each paid
+ * for a promise of its own and a turn of the microtask queue before dispatch had its answer, a
+ * share of every small read's host time.
+ */
+function decide(action: Action, context: EvaluationContext, beforeEffect: BeforeEffect): Decision | Promise<Decision> {
   const { files } = context;
   switch (action.kind) {
     case "Print":
@@ -186,13 +196,6 @@ async function decide(action: Action, context: EvaluationContext, beforeEffect: 
       context.lastClassifiedWrite = write;
       return granted(action.kind, null);
     }
-    case "ReadInput":
-      if (context.input.kind === "unavailable") return refused("Error", context.input.reason);
-      try {
-        return granted(action.kind, await context.input.read(context.lifetime));
-      } catch (error) {
-        return refused("Error", error instanceof Error ? error.message : String(error));
-      }
     case "FsOpenScope":
       return granted(action.kind, files.openScope(action.root));
     case "CloseScope":
@@ -219,19 +222,6 @@ async function decide(action: Action, context: EvaluationContext, beforeEffect: 
     case "FsMkdir":
       files.mkdir(action.scope, action.path, beforeEffect);
       return granted(action.kind, null);
-    case "FsList":
-      return granted(action.kind, await files.list(action.scope, action.path, action.recursive));
-    case "FsFind":
-      return granted(action.kind, await files.find(action.scope, action.path, action.glob));
-    case "FsGrep":
-      return granted(action.kind, await files.grepFile(action.scope, action.path, action.pattern));
-    case "FsGrepRecursive":
-      return granted(action.kind, await files.grepRecursive(action.scope, action.path, action.pattern, action.glob));
-    case "Chat": {
-      const llm = requireLlm(context);
-      beforeEffect();
-      return granted(action.kind, await chatCompletion(llm, action.message, context.lifetime, context.hostSecrets));
-    }
     case "ChatClassified": {
       const llm = requireLlm(context);
       // Asked once the value is computed, after the reply: decided now.
@@ -250,6 +240,47 @@ async function decide(action: Action, context: EvaluationContext, beforeEffect: 
     }
     case "NetOpenScope":
       return granted(action.kind, context.network.openScope(action.hosts));
+    case "ExecOpenScope":
+      return granted(action.kind, context.commands.openScope(action.commands));
+    case "ReadInput":
+    case "FsList":
+    case "FsFind":
+    case "FsGrep":
+    case "FsGrepRecursive":
+    case "Chat":
+    case "HttpRequest":
+    case "HttpRequestClassified":
+    case "Exec":
+      return decideWaiting(action, context, beforeEffect);
+    default:
+      return assertNever(action);
+  }
+}
+
+/** A WaitingAction decided (see decide). */
+async function decideWaiting(action: WaitingAction, context: EvaluationContext, beforeEffect: BeforeEffect): Promise<Decision> {
+  const { files } = context;
+  switch (action.kind) {
+    case "ReadInput":
+      if (context.input.kind === "unavailable") return refused("Error", context.input.reason);
+      try {
+        return granted(action.kind, await context.input.read(context.lifetime));
+      } catch (error) {
+        return refused("Error", error instanceof Error ? error.message : String(error));
+      }
+    case "FsList":
+      return granted(action.kind, await files.list(action.scope, action.path, action.recursive));
+    case "FsFind":
+      return granted(action.kind, await files.find(action.scope, action.path, action.glob));
+    case "FsGrep":
+      return granted(action.kind, await files.grepFile(action.scope, action.path, action.pattern));
+    case "FsGrepRecursive":
+      return granted(action.kind, await files.grepRecursive(action.scope, action.path, action.pattern, action.glob));
+    case "Chat": {
+      const llm = requireLlm(context);
+      beforeEffect();
+      return granted(action.kind, await chatCompletion(llm, action.message, context.lifetime, context.hostSecrets));
+    }
     case "HttpRequest":
       return granted(action.kind, NetworkExecutor.visible(await context.network.request(action, beforeEffect), context.hostSecrets));
     case "HttpRequestClassified": {
@@ -267,8 +298,6 @@ async function decide(action: Action, context: EvaluationContext, beforeEffect: 
       }
       return granted(action.kind, context.classified.hold(NetworkExecutor.classifiedText(answer), "httpPostClassified"));
     }
-    case "ExecOpenScope":
-      return granted(action.kind, context.commands.openScope(action.commands));
     case "Exec": {
       const result = await context.commands.exec(action.scope, action, beforeEffect);
       const ranOutOfTime = ranOutOfTimeOf(result);
