@@ -1018,6 +1018,9 @@ function readWhole(fd: number, size: number, requested: string, encoding: "utf8"
     // second read to find out; a file that grew meanwhile is read on.
     const buffer = Buffer.allocUnsafe(Math.max(size - total, 0) + (chunks.length === 0 ? 1 : 64 * 1024));
     const n = readSync(fd, buffer, 0, buffer.length, null);
+    // The usual case: the first read came back short, with the whole file (at most `size` bytes,
+    // within the limit), decoded where it lies, without a piece cut from it or a list to hold it.
+    if (chunks.length === 0 && n < buffer.length) return buffer.toString(encoding, 0, n);
     total += n;
     if (total > READ_LIMIT_BYTES) {
       throw new EffectFailure(`${requested}: grew past ${READ_LIMIT_BYTES} bytes while being read${classified ? "" : "; use forEachLine()"}.`);
