@@ -196,10 +196,42 @@ const NAME_ANSWERS = 10_000;
 
 /**
  * The path patterns (anchored ones, tried on the path below the filesystem root, and absolute
- * ones, on the whole path) as two joined tests: each was a picomatch test of its own, asked of
- * every path a read opens and every entry a search walks (the defaults have four).
+ * ones, on the whole path) as joined tests: each was a picomatch test of its own, asked of
+ * every path a read opens and every entry a search walks.
+ *
+ * A pattern whose last component is plain text (see PLAIN_COMPONENT) matches only paths whose
+ * last component is that text, so it is tried only on those: the defaults' patterns that start
+ * with "**" (.config/gcloud at any depth, and their like), joined, cost about a microsecond a
+ * path, a tenth of a recursive search's time over small files, for paths that end in none of
+ * their names. The last component is taken from the path itself, never from a caller.
  */
 function pathsMatcher(patterns: readonly string[]): Matcher {
+  const byLastComponent = new Map<string, string[]>();
+  const others: string[] = [];
+  for (const pattern of patterns) {
+    const last = pattern.slice(pattern.lastIndexOf("/") + 1);
+    if (PLAIN_COMPONENT.test(last)) byLastComponent.set(last, [...(byLastComponent.get(last) ?? []), pattern]);
+    else others.push(pattern);
+  }
+  const endingIn = new Map([...byLastComponent].map(([last, ending]) => [last, joinedPathTest(ending)]));
+  const rest = joinedPathTest(others);
+  return (p) => {
+    const ending = endingIn.get(p.slice(p.lastIndexOf("/") + 1));
+    return (ending !== undefined && ending(p)) || rest(p);
+  };
+}
+
+/**
+ * A component that picomatch reads as the characters it is, whatever surrounds it: letters,
+ * digits, ".", "_" and "-", and not "." or "..". Every other character may be glob syntax
+ * ("*", "?", "[", "{", "(", "|", "!", "+", "@", "\\"), which may match other text, or a "/"
+ * (in a class or a brace), which would make the component a different one.
+ */
+const PLAIN_COMPONENT = /^(?!\.\.?$)[A-Za-z0-9._-]+$/;
+
+/** Absolute patterns tried on the whole path, anchored ones on the path below the filesystem root, as one test. */
+function joinedPathTest(patterns: readonly string[]): Matcher {
+  if (patterns.length === 0) return () => false;
   const absolute = combinedTest(patterns.filter((p) => p.startsWith("/"))).test;
   const anchored = combinedTest(patterns.filter((p) => !p.startsWith("/"))).test;
   // path.parse(p).root, on POSIX: "/" for an absolute path, "" for any other.

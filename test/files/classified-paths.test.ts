@@ -7,6 +7,7 @@ import picomatch from "picomatch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
 import { resolveReal } from "../../runner/fs/containment.js";
+import { withCaretNegation, withLiteralGroups } from "../../runner/fs/glob-classes.js";
 import { realTempDir } from "./fixtures.js";
 
 /** Each path → whether `patterns` classify it. */
@@ -140,6 +141,33 @@ describe("absolute patterns match the full path", () => {
     // Each path is classified by the set exactly when one pattern alone classifies it.
     const alone = patterns.map((pattern) => new ClassifiedPaths([pattern]));
     expectMatches(patterns, Object.fromEntries(Object.keys(cases).map((p) => [p, alone.some((one) => one.matches(p))])));
+  });
+
+  it("a pattern is tried only on paths ending in its last component when that is plain text, and answers as picomatch alone does", () => {
+    // The joined tests skip a pattern whose last component is plain text for a path that does
+    // not end in it. Any character of glob syntax in the last component (or a "/" hidden in a
+    // class, a brace or an escape) makes the pattern tried on every path, as before.
+    const patterns = [
+      "**/.config/gh", "srv/*/keys", "/data/x.y/secret-1_a", "/data/**/tok", "a/..", "a/.", "/d/...",
+      "/e/{k,k/z}", "/e/[/]z", "/e/b\\/c", "/f/@(x|y/z)", "/g/k*", "/h/*", "/i/**", "/j/?x", "/l/(m|n/o)", "/p/q+", "/r/!s",
+    ];
+    const paths = [
+      "/home/u/.config/gh", "/home/u/.config/ghx", "/srv/a/keys", "/srv/a/keysx", "/data/x.y/secret-1_a", "/data/xay/secret-1_a",
+      "/data/a/b/tok", "/data/tok", "/a/..", "/a", "/a/.", "/d/...", "/d/..", "/e/k", "/e/k/z", "/e/z", "/e//z", "/e/b/c", "/e/b\\c",
+      "/f/x", "/f/y/z", "/f/z", "/g/k", "/g/kk", "/h/anything", "/i/a/b/c", "/j/ax", "/l/m", "/l/n/o", "/l/o", "/l/(m|n/o)",
+      "/p/qq", "/p/q+", "/r/t", "/r/!s", "/r/s",
+    ];
+    const options = { dot: true, flags: "s" } as const;
+    const readings = (pattern: string): string[] => [withCaretNegation(pattern), withLiteralGroups(pattern)].filter((p): p is string => p !== null);
+    const alone = (pattern: string, p: string): boolean =>
+      pattern === (pattern.startsWith("/") ? p : p.slice(1)) ||
+      readings(pattern).some((reading) => picomatch(reading, options)(pattern.startsWith("/") ? p : p.slice(1)));
+    const classified = new ClassifiedPaths(patterns);
+    const actual = Object.fromEntries(paths.map((p) => [p, classified.matchesExactly(p)]));
+    const expected = Object.fromEntries(paths.map((p) => [p, patterns.some((pattern) => alone(pattern, p))]));
+    expect(actual).toEqual(expected);
+    // Not vacuous: plain and glob last components both classify some of the paths.
+    expect(["/home/u/.config/gh", "/data/a/b/tok", "/e/k/z", "/g/kk"].map((p) => actual[p])).toEqual([true, true, true, true]);
   });
 
   describe("with a symlinked prefix", () => {
@@ -495,6 +523,46 @@ describe("plain patterns whose matches the quick look must let through, through 
       expect(r.stdout).toContain(`ordinary ${ordinary}`);
       for (const file of secrets) for (const how of ["read", "readBytes", "grep"]) expect(r.stdout).toContain(`${file} ${how} refused: SecurityError`);
       expect(r.stdout).toContain("search []");
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe("path patterns in a recursive search", () => {
+  // A path pattern is tried only on paths ending in its last component when that is plain text
+  // (classified-paths.ts): grepRecursive must still prune every path such a pattern classifies,
+  // a file or a directory, and search the same names where no pattern classifies them.
+  it("prunes what they classify, whether their last component is plain text or a glob, through the CLI", async () => {
+    const { runScript, tempDirWithHome } = await import("../helpers.js");
+    const { writeTree } = await import("./fixtures.js");
+    const { dir, env, cleanup } = tempDirWithHome("tacit-classified-path-search-");
+    try {
+      const canary = `canary-${crypto.randomUUID()}`;
+      writeTree(dir, {
+        "vault/token.txt": `TOKEN ${canary}-file\n`,
+        "other/token.txt": "TOKEN ordinary-file\n",
+        "keys/a.txt": `TOKEN ${canary}-glob\n`,
+        "keys/a.md": "TOKEN ordinary-glob\n",
+        "home/.config/gh/hosts.yml": `TOKEN ${canary}-directory\n`,
+        "home/.config/ghx/hosts.yml": "TOKEN ordinary-directory\n",
+      });
+      const patterns = ["**/vault/token.txt", `${dir}/keys/*.txt`, "**/.config/gh"];
+      const script = `requestFileSystem(".", (fs) => {
+  for (const m of fs.grepRecursive(".", "TOKEN")) println(m.file.slice(${dir.length + 1}), m.line);
+  for (const file of ["vault/token.txt", "keys/a.txt", "home/.config/gh/hosts.yml"]) {
+    try { println(fs.access(file).read()); } catch (e) { println(file, "refused:", (e as Error).name); }
+  }
+});`;
+      const r = await runScript(script, ["--quiet", "--classified-paths", patterns.join(",")], { cwd: dir, env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout + r.stderr).not.toContain(canary);
+      expect(r.stdout.split("\n").filter((line) => line.includes("ordinary")).sort()).toEqual([
+        "home/.config/ghx/hosts.yml TOKEN ordinary-directory",
+        "keys/a.md TOKEN ordinary-glob",
+        "other/token.txt TOKEN ordinary-file",
+      ]);
+      for (const file of ["vault/token.txt", "keys/a.txt", "home/.config/gh/hosts.yml"]) expect(r.stdout).toContain(`${file} refused: SecurityError`);
     } finally {
       cleanup();
     }
