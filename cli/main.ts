@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { type Command as CommandType, Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { EXIT_CODES } from "../runner/exit-codes.js";
 import { DEFAULT_MEMORY_LIMIT_MB, MAX_SESSIONS_MEMORY_LIMIT_MB, MAX_TIMER_MS } from "../runner/limits.js";
+import { mayRunRecursiveSearch, prestartSearchThread } from "../runner/fs/grep-runner.js";
 import { interfacePath, packageRoot } from "../runner/paths.js";
 import { SandboxProcess } from "../runner/sandbox-process.js";
 import { readScript } from "./script-source.js";
@@ -109,6 +110,8 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
     const sandbox = prestarted ?? new SandboxProcess({ memoryLimitMb: config.memoryLimitMb });
     try {
       const script = await readScript(file);
+      // Its search thread boots while the checks run and the rest of tacit loads, not once the run has begun.
+      if (mayRunRecursiveSearch(script.code)) prestartSearchThread();
       // The type checker (its own process, reading nothing but the script: see typeCheck) starts
       // first; the validator loads and runs meanwhile, and decides whether its answer counts.
       const { typeCheck, typeCheckCache } = await import("../runner/typecheck.js");

@@ -19,7 +19,7 @@ import { NetworkExecutor } from "./net/executor.js";
 import { parseHostPattern } from "./net/host-policy.js";
 import { type ParseRefusal, parseRefusalAsync } from "./nesting.js";
 import { FileSystemExecutor } from "./fs/file-system.js";
-import { GrepRunner } from "./fs/grep-runner.js";
+import { GrepRunner, mayRunRecursiveSearch } from "./fs/grep-runner.js";
 import { protectedPathsOf } from "./fs/protected-paths.js";
 import { tacitHomes } from "./tacit-home.js";
 import type { Decision, EvaluationContext, InputSource } from "./monitor.js";
@@ -77,9 +77,6 @@ async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> 
   await Promise.race([work.then(() => undefined, () => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
 }
-
-/** A script that may search recursively (a mention is enough: starting threads early is only an optimisation). */
-const RECURSIVE_SEARCH = /\bgrepRecursive\b/;
 
 export { type CheckResult, checkScript, EXIT_CODES, type Outcome };
 
@@ -376,10 +373,11 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   };
 
   const grep = new GrepRunner(lifetime.signal);
-  // A script that names a recursive search gets its search thread started now, so that it
-  // boots while the checks run and the sandbox starts, not when the search is asked for (its
-  // helper, where there is one, starts with the search: see grep-runner.ts).
-  if (RECURSIVE_SEARCH.test(options.session?.snippet ?? options.code)) grep.prestart();
+  // A script that names a recursive search gets its search thread started now (or the one
+  // `tacit run` started as it read the script), so that it boots while the checks run and the
+  // sandbox starts, not when the search is asked for (its helper, where there is one, starts
+  // with the search: see grep-runner.ts).
+  if (mayRunRecursiveSearch(options.session?.snippet ?? options.code)) grep.prestart();
 
   // The checks' verdict: checks that fail, or a script they refuse, stop what was started for it.
   const checked = async <T,>(checks: () => T | Promise<T>): Promise<T> => {

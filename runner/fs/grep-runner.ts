@@ -37,6 +37,43 @@ function workerThreads(): typeof import("node:worker_threads") {
   return createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
 }
 
+/** A script that may search recursively (a mention is enough: starting threads early is only an optimisation). */
+export function mayRunRecursiveSearch(code: string): boolean {
+  return /\bgrepRecursive\b/.test(code);
+}
+
+function startSearchThread(): Worker {
+  const worker = new (workerThreads().Worker)(WORKER_PATH, { workerData: { role: "search" } satisfies WorkerRole });
+  worker.unref();
+  return worker;
+}
+
+/** A search thread started before any evaluation (see prestartSearchThread), and whether it has ended since. */
+let spareThread: { worker: Worker; ended: boolean } | null = null;
+
+/**
+ * Starts a search thread for the next evaluation to take, as soon as a script is known to mention
+ * a recursive search (`tacit run`, once it has read it): a thread takes ~25 ms of CPU to boot,
+ * which, started by the evaluation, lay between the script's request and its search. The first
+ * GrepRunner to need a thread takes it; one that ended before (it should not) is replaced.
+ */
+export function prestartSearchThread(): void {
+  if (spareThread !== null) return;
+  const spare = { worker: startSearchThread(), ended: false };
+  // Until a runner takes it, the thread's end is only noted (a runner that takes it listens too).
+  spare.worker.on("error", () => (spare.ended = true));
+  spare.worker.on("exit", () => (spare.ended = true));
+  spareThread = spare;
+}
+
+/** The spare search thread, if there is one still running, which the caller now owns. */
+function takeSpareThread(): Worker | null {
+  const spare = spareThread;
+  spareThread = null;
+  if (spare === null || spare.ended) return null;
+  return spare.worker;
+}
+
 export class GrepRunner {
   private worker: Worker | null = null;
   private helper: Worker | null = null;
@@ -48,8 +85,7 @@ export class GrepRunner {
   }
 
   private start(): Worker {
-    const worker = new (workerThreads().Worker)(WORKER_PATH, { workerData: { role: "search" } satisfies WorkerRole });
-    worker.unref();
+    const worker = takeSpareThread() ?? startSearchThread();
     worker.on("message", (reply: GrepReply) => {
       this.pending.get(reply.id)?.resolve(reply);
       this.pending.delete(reply.id);

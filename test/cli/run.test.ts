@@ -467,6 +467,13 @@ describe("tacit run: exit codes", () => {
     expect(r.stderr).toMatch(/\n\s+hint: \S/);
   });
 
+  it("3: a rejected script that names grepRecursive (its search thread started as it was read) ends as rejected; nothing runs", async () => {
+    const r = await runScript('requestFileSystem(".", (fs) => println(fs.grepRecursive(".", "x").length));\nconst pid = Deno.pid;', [], { cwd: dir });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^script\.ts:2:13 error \[ambient-authority\] .*`Deno`/);
+  });
+
   it("3: a type error, with position and code; nothing runs", async () => {
     const r = await runScript('const x: number = "s";\nprintln("ran", x);');
     expect(r.code).toBe(3);
