@@ -1,7 +1,8 @@
 // The file-system capability against the tools it stands in for, in the same run:
 //  - reads: 10,000 small files read through `requestFileSystem` + `FileEntry.read()` vs. raw
 //    Deno (`--allow-read`, Deno.readTextFileSync). Target: at most 4x.
-//  - grepRecursive over a generated 20,000-file tree vs. `grep -rn`. Target: at most 1.5x.
+//  - grepRecursive over a generated 20,000-file tree vs. `grep -rn`. Target: at most 1.5x. The
+//    least a Node loop with grepRecursive's system calls costs is printed too (search-floor.ts).
 // Both are whole-process timings. The headline ratio is the loop's: each command's own
 // startup (the same command doing no work) is subtracted from it before dividing, so the
 // fixed cost of starting tacit (see the startup benchmark) does not hide or inflate the
@@ -16,6 +17,7 @@ import { type CommandSpec, measureInterleaved } from "./measure.js";
 import { heavyRuns, line, medianOf, ms, runChecked, tacitBin, tempDir, verdictLine } from "./helpers.js";
 import { checkedReadMicros } from "./checked-read.js";
 import { pipeRoundTripMicros } from "./round-trip.js";
+import { writeSearchFloor } from "./search-floor.js";
 
 const READ_FILES = 10_000;
 const GREP_DIRS = 200;
@@ -201,23 +203,35 @@ export function benchGrepRecursive(runs: number): boolean {
       target: 1.5,
     };
 
+    const bareLoop = writeSearchFloor(scripts);
     const fromGrep = runChecked("grep", ["-rn", PATTERN, "."], tree).split("\n").filter((l) => l !== "").length;
     const fromTacit = Number(runChecked(process.execPath, [tacitBin, "run", "--no-check", files.tacitWork], tree).trim());
-    if (fromGrep !== expected || fromTacit !== expected) {
-      throw new Error(`grepRecursive: expected ${expected} matches, grep -rn found ${fromGrep}, grepRecursive found ${fromTacit}`);
+    const fromBare = Number(runChecked(process.execPath, [bareLoop, tree, PATTERN], tree).trim());
+    if (fromGrep !== expected || fromTacit !== expected || fromBare !== expected) {
+      throw new Error(`grepRecursive: expected ${expected} matches, grep -rn found ${fromGrep}, grepRecursive found ${fromTacit}, the bare Node loop ${fromBare}`);
     }
 
+    const bareWork = `bare Node loop (${total} files)`;
+    const bareIdle = "bare Node loop (1 file)";
     const samples = measureInterleaved(
       [
         { label: labels.floorWork, steps: [{ file: "grep", args: ["-rn", PATTERN, "."], cwd: tree }] },
         { label: labels.floorIdle, steps: [{ file: "grep", args: ["-rn", PATTERN, "."], cwd: small }] },
         tacitRun(labels.tacitWork, files.tacitWork, tree),
         tacitRun(labels.tacitIdle, files.tacitIdle, tree),
+        { label: bareWork, steps: [{ file: process.execPath, args: [bareLoop, tree, PATTERN], cwd: tree }] },
+        { label: bareIdle, steps: [{ file: process.execPath, args: [bareLoop, small, PATTERN], cwd: small }] },
       ],
       n,
     );
     const met = reportLoop(labels, samples);
-    line("matching lines (checked before timing)", `${expected}, the same from grep -rn and grepRecursive`);
+    line("matching lines (checked before timing)", `${expected}, the same from grep -rn, grepRecursive and the bare Node loop`);
+    // For information: the least a Node search with grepRecursive's system calls costs here (search-floor.ts).
+    const floorLoop = medianOf(samples, labels.floorWork) - medianOf(samples, labels.floorIdle);
+    const bareLoopMs = medianOf(samples, bareWork) - medianOf(samples, bareIdle);
+    const tacitLoop = medianOf(samples, labels.tacitWork) - medianOf(samples, labels.tacitIdle);
+    line("bare Node loop, same system calls (loop)", `${ms(bareLoopMs)} = ${(bareLoopMs / Math.max(floorLoop, 0.1)).toFixed(2)}x grep -rn's loop  (for information)`);
+    line("tacit loop / bare Node loop", `${(tacitLoop / Math.max(bareLoopMs, 0.1)).toFixed(2)}x  (for information)`);
     return met;
   } finally {
     for (const dir of [scripts, tree, small]) rmSync(dir, { recursive: true, force: true });
