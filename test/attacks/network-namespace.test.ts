@@ -55,6 +55,15 @@ function startTacit(args: string[], options: { wrapper?: string[]; env?: Record<
   };
 }
 
+/** Lets a started tacit's waiting script go on, and checks it ran to its end with no namespace warning. */
+async function expectRanWithoutWarning(tacit: ReturnType<typeof startTacit>): Promise<CliResult> {
+  const result = await tacit.finish("four");
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stdout).toContain(RAN);
+  expect(result.stderr).not.toContain(WARNING);
+  return result;
+}
+
 /** The network (or user) namespace a process is in, as its ns link names it. */
 function networkNamespaceOf(pid: number | "self", kind: "net" | "user" = "net"): string {
   return readlinkSync(`/proc/${pid}/ns/${kind}`);
@@ -165,11 +174,8 @@ describe.runIf(hostMakesNamespaces)("where the host makes network namespaces", (
       // One each: the evaluator is not in the sandbox's namespace, nor both in a shared one.
       expect(evaluator.namespace).not.toBe(sandbox.namespace);
     } finally {
-      const result = await tacit.finish("four");
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toContain(RAN);
+      const result = await expectRanWithoutWarning(tacit);
       expect(result.stdout).toContain("4");
-      expect(result.stderr).not.toContain(WARNING);
     }
   });
 
@@ -215,10 +221,7 @@ describe.runIf(hostMakesNamespaces)("where the host makes network namespaces", (
       expect(sandbox.interfaces).toEqual(["lo"]);
       expect(sandbox.ipv4Routes).toBe("");
     } finally {
-      const result = await tacit.finish("four");
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toContain(RAN);
-      expect(result.stderr).not.toContain(WARNING);
+      await expectRanWithoutWarning(tacit);
     }
   });
 
@@ -245,10 +248,7 @@ describe.runIf(hostMakesNamespaces)("where the host makes network namespaces", (
       expect(sandbox.interfaces).toEqual(["lo"]);
       expect(sandbox.ipv4Routes).toBe("");
     } finally {
-      const result = await tacit.finish("four");
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toContain(RAN);
-      expect(result.stderr).not.toContain(WARNING);
+      await expectRanWithoutWarning(tacit);
     }
   });
 });
