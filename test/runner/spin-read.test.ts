@@ -5,7 +5,10 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
-import { readSpinning } from "../../runner/spin-read.js";
+import { readSpinning, SpinningReader } from "../../runner/spin-read.js";
+
+// SpinningReader spins only where it pays; here it must, however loaded the machine (read at its first wait).
+process.env.TACIT_SPIN = "always";
 
 const children: ChildProcessWithoutNullStreams[] = [];
 afterEach(() => {
@@ -75,5 +78,40 @@ describe("readSpinning", () => {
     expect(readSpinning(proc.stdout, Buffer.alloc(1024), 100_000)).toBeNull();
     await ended;
     expect(received.join("")).toBe("last\n");
+  });
+});
+
+// A child that keeps its stdout full: every spinning wait on it catches something at once.
+const FLOODS = `const block = Buffer.alloc(65536, 120);
+const more = () => { while (process.stdout.write(block)); process.stdout.once("drain", more); };
+more();`;
+
+describe("SpinningReader", () => {
+  it("gives the event loop its turn: a sandbox that always answers in time cannot keep the host reading it spinning", async () => {
+    // The host answers a request and reads the next one spinning, in the same turn of its event
+    // loop. A sandbox that always answered within the spin kept the host in that chain, its
+    // timers (the time limit), its other sessions and its cancellations waiting: 17-19 ms at a
+    // time, measured, where the event loop otherwise turned every 1-5 ms. A wait of 5 s each, so
+    // that only the reader's own bound on the chain can end it here, not a slow moment of the child.
+    const { proc } = child(FLOODS);
+    await once(proc.stdout, "readable");
+    proc.stdout.resume();
+    const reader = new SpinningReader(proc.stdout, 5_000_000);
+    let caught = 0;
+    let gaveWay = false;
+    // Bounded by an ample wall-clock time, so that a reader that never gives way fails instead of hanging the test.
+    const giveUpAt = performance.now() + 3000;
+    while (performance.now() < giveUpAt) {
+      if (reader.next() === null) {
+        gaveWay = true;
+        break;
+      }
+      caught++;
+    }
+    expect(gaveWay, `read ${caught} times spinning without letting the event loop turn`).toBe(true);
+    expect(caught).toBeGreaterThan(0);
+    // Once the event loop has turned, it reads spinning again.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(reader.next()).not.toBeNull();
   });
 });
