@@ -45,7 +45,9 @@ Promise.all([import(inputModule), import(spinModule)]).then(([{ PipeInput, sandb
       return;
     }
     input.write(message, () => undefined);
-    if (mode !== "both-spinning") return;
+    // As tacit's host does after each reply: the sandbox spins where it pays, and the host too.
+    if (mode !== "sleeping") input.spin(true);
+    if (mode !== "both-spinning" || !input.spinning) return;
     const next = reader.next();
     if (next !== null) received(next);
   };

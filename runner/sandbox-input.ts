@@ -194,8 +194,11 @@ class SocketInput implements SandboxInput {
   }
 
   spin(on: boolean): void {
+    // Asked again at each reply: a sandbox spinning through a loop of reads stops once the machine
+    // gets busy, not only at the next request that is slow to answer.
+    if (on && !spinningPays()) on = false;
     if (on === this.spinningOn || this.closed) return;
-    if (on && (spinningNow.size >= SPIN_LIMIT || !spinningPays())) return;
+    if (on && spinningNow.size >= SPIN_LIMIT) return;
     const handle = (this.stdio as unknown as { _handle?: BlockingSwitch | null })._handle;
     if (!handle?.setBlocking) return;
     this.spinningOn = on;

@@ -18,7 +18,7 @@ import type { Readable } from "node:stream";
  * a sleeping process costs on this project's virtual machines (30 µs), so that a request that
  * comes later costs the host at most what it saves on one that comes in time.
  */
-export const HOST_SPIN_MICROS = 30;
+const HOST_SPIN_MICROS = 30;
 
 /** How often the load is looked at again (see spinningPays). */
 const LOAD_LOOK_INTERVAL_MS = 250;
@@ -98,7 +98,7 @@ export function readSpinning(stream: Readable, buffer: Buffer, micros: number): 
  * at a time (the loop otherwise turned every 1-5 ms), bounded only by the sandbox being slow
  * once. One bound for the whole process, as all sandboxes share its event loop.
  */
-export const MAX_SPINNING_CHAIN_MS = 1;
+const MAX_SPINNING_CHAIN_MS = 1;
 /** When the first frame read spinning since the event loop last turned came; null: none has. */
 let chainStartedAt: number | null = null;
 const loopTurned = (): void => {
@@ -112,7 +112,6 @@ const MAX_SKIPPED_SPINS = 64;
  * readSpinning on one stream, backing off where it does not pay: after a miss (nothing came in
  * time: the script computes between calls, or the machine is so loaded that the sandbox is not
  * running) the next 1, 2, 4 … 64 waits are left to the event loop, and a catch starts afresh.
- * Where spinning does not pay at all (see spinningPays), it does not spin.
  */
 export class SpinningReader {
   private readonly buffer = Buffer.allocUnsafe(64 * 1024);
@@ -121,9 +120,12 @@ export class SpinningReader {
 
   constructor(private readonly stream: Readable, private readonly micros: number = HOST_SPIN_MICROS) {}
 
-  /** What the stream has next, if it comes within the bound and this wait is not skipped. */
+  /**
+   * What the stream has next, if it comes within the bound and this wait is not skipped. Only for
+   * a sandbox that spins too (SandboxInput.spin, which asks spinningPays), so that a CPU is free
+   * for each.
+   */
   next(): Uint8Array | null {
-    if (!spinningPays()) return null;
     // Not a miss: the sandbox was in time, it is the host's turn to let the event loop run.
     if (chainStartedAt !== null && performance.now() - chainStartedAt >= MAX_SPINNING_CHAIN_MS) return null;
     if (this.skipped < this.toSkip) {

@@ -7,9 +7,6 @@ import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import { readSpinning, SpinningReader } from "../../runner/spin-read.js";
 
-// SpinningReader spins only where it pays; here it must, however loaded the machine (read at its first wait).
-process.env.TACIT_SPIN = "always";
-
 const children: ChildProcessWithoutNullStreams[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) child.kill("SIGKILL");
