@@ -43,6 +43,7 @@ import { redirectVetting } from "./approval/redirects.js";
 import { unattendedOversight } from "./approval/oversight.js";
 import { digestOf, sha256Base64 } from "./audit/digest.js";
 import type { HeapShare } from "./heap-share.js";
+import type { EvaluatorsMemory } from "./sessions-memory.js";
 import { HostSecrets } from "./host-secrets.js";
 import { PausableTimer } from "./pausable-timer.js";
 import { randomToken } from "./random-token.js";
@@ -133,6 +134,12 @@ export interface EvaluateOptions {
    * heap-share.ts), for a one-shot evaluation's store; a session's store has its own. Default: no bound beyond the store's.
    */
   classifiedValues?: HeapShare;
+  /**
+   * What all of a server's pure evaluators may hold together (see EvaluatorsMemory), for a
+   * one-shot evaluation's evaluator; a session's evaluator is counted by the session. Default: no
+   * bound beyond the evaluator's own.
+   */
+  evaluatorsMemory?: EvaluatorsMemory;
   /**
    * A server's one-shot call: the classified work its script leaves at its end (pending classified
    * writes, the secure output, both waiting for the map functions computing them) is kept here and
@@ -657,7 +664,7 @@ function createEvaluationContext(
   const grants = new RunGrants();
   const protectedPaths = protectedPathsOf(config);
   const sink = shared ? shared.sink : config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
-  const pure = shared?.pure ?? new PureEvaluator(config.classifiedStoreLimitBytes);
+  const pure = shared?.pure ?? new PureEvaluator(config.classifiedStoreLimitBytes, options.evaluatorsMemory);
   // What the script may print, and that again with each classified value it may hold, once;
   // the store's notes on values it could not compute count against the same share.
   const quota = sink ? new SinkQuota(sink, { knownBytes: OUTPUT_LIMIT_BYTES, totalBytes: OUTPUT_LIMIT_BYTES + config.classifiedStoreLimitBytes }) : null;

@@ -332,6 +332,9 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
   // What all sessions and one-shot calls hold of classified plaintext together: each store's
   // own limit, times the sessions and calls a server holds, is more than the host has.
   const classifiedValues = HeapShare.quarterOfHeap();
+  // The resident memory all pure evaluators hold together, apart from the sandboxes: the sessions'
+  // and the one-shot calls' (each call's evaluator may grow to 512 MiB, maxConcurrentEvaluations at once).
+  const evaluatorsMemory = new EvaluatorsMemory(config.evaluatorsMemoryLimitMb * 1024);
   const inFlight = new InFlightBound(CALLS_IN_FLIGHT_LIMIT, CODE_IN_FLIGHT_LIMIT_CHARS);
   // The classified work one-shot calls leave at their end, not waited for before they are answered
   // (see EvaluateOptions.leftWork): pending writes later calls read after, at most as many pieces as run at once.
@@ -383,6 +386,7 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
                     typeChecker,
                     oversight,
                     classifiedValues,
+                    evaluatorsMemory,
                     leftWork,
                     ...(prestarted ? { prestarted } : {}),
                   }),
@@ -404,7 +408,7 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
       ),
   );
 
-  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, (work) => spares.inForeground(work), recorder, typeChecker, oversight, log, slotFor, classifiedValues, inFlight, leftOver, calls, auditLogFailed) : null;
+  const sessions = config.sessionEnabled ? registerSessionTools(server, config, withSpare, (work) => spares.inForeground(work), recorder, typeChecker, oversight, log, slotFor, classifiedValues, evaluatorsMemory, inFlight, leftOver, calls, auditLogFailed) : null;
 
   server.registerTool(
     "show_interface",
@@ -550,6 +554,7 @@ function registerSessionTools(
   log: ReturnType<typeof serverLog>,
   slotFor: (signal?: AbortSignal) => Slot,
   classifiedValues: HeapShare,
+  evaluatorsMemory: EvaluatorsMemory,
   inFlight: InFlightBound,
   leftOver: LeftWork,
   calls: CallsUnderWay,
@@ -562,8 +567,6 @@ function registerSessionTools(
   const keptCode = HeapShare.ofHeap(8);
   /** The resident memory all sessions' sandboxes hold together (768 MiB a session, 100 sessions). */
   const memory = new SessionsMemory(config.sessionsMemoryLimitMb * 1024);
-  /** The resident memory all sessions' pure evaluators hold together, apart from their sandboxes (see EvaluatorsMemory). */
-  const evaluatorsMemory = new EvaluatorsMemory(config.evaluatorsMemoryLimitMb * 1024);
   /** create_repl_session calls under way, not yet in `sessions`. */
   let creating = 0;
   /** Ended sessions whose snippets' classified work is still landing (the server's end waits for it). */

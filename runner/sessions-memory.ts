@@ -8,7 +8,7 @@
 //
 // Counted from the readings each sandbox's own watchdog takes (SandboxProcess: every 50 ms while
 // a snippet runs, every 250 ms between snippets), so it costs no /proc read of its own. The pure
-// evaluators that compute sessions' classified values are not counted: what they hold depends on
+// evaluators that compute sessions' (and calls') classified values are not counted: what they hold depends on
 // plaintext, and a budget they share with the agent's sandboxes would tell the agent about it
 // (whether its own snippet was stopped); each has its own fixed limit, and they draw on a
 // budget of their own (EvaluatorsMemory, below).
@@ -35,8 +35,11 @@ interface MemoryPool {
   readonly limitKb: number;
   change(deltaKb: number): void;
   forget(account: SessionMemoryAccount): void;
-  /** Why a process that grew to `ownKb` while the pool holds more than its budget is stopped; null when room was made otherwise. */
-  overBudget(ownKb: number, running: boolean): string | null;
+  /**
+   * Why a process that grew to `ownKb` (`account`'s) while the pool holds more than its budget is
+   * stopped; null when room was made otherwise.
+   */
+  overBudget(ownKb: number, running: boolean, account: SessionMemoryAccount): string | null;
 }
 
 export class SessionsMemory implements MemoryPool {
@@ -100,6 +103,8 @@ export class SessionsMemory implements MemoryPool {
 /** One session's share of SessionsMemory: what its sandbox (whichever is the session's now) was last read to hold. */
 export class SessionMemoryAccount {
   private heldKb = UNREAD_SESSION_KB;
+  /** Whether a reading was taken since the process now counted started (see report and started). */
+  private read = false;
   /** The sandbox process the last reading came from (a rebuild replaces it); null before the first. */
   private reporter: object | null = null;
   private closed = false;
@@ -117,8 +122,19 @@ export class SessionMemoryAccount {
     if (this.closed) return null;
     const before = this.reporter === process ? this.heldKb : 0;
     this.reporter = process;
+    this.read = true;
     this.hold(kb);
-    return kb > before && this.pool.totalKb > this.pool.limitKb ? this.pool.overBudget(kb, running) : null;
+    return kb > before && this.pool.totalKb > this.pool.limitKb ? this.pool.overBudget(kb, running, this) : null;
+  }
+
+  /** What it counts now, in KiB: its process's last reading (UNREAD_SESSION_KB before the first, 0 once ended). */
+  get kb(): number {
+    return this.heldKb;
+  }
+
+  /** Whether what it counts is a reading of its process (not UNREAD_SESSION_KB, counted before the first). */
+  get wasRead(): boolean {
+    return this.read;
   }
 
   /**
@@ -127,6 +143,7 @@ export class SessionMemoryAccount {
    */
   started(process: object): void {
     this.reporter = process;
+    this.read = false;
     this.hold(UNREAD_SESSION_KB);
   }
 
@@ -151,12 +168,14 @@ export class SessionMemoryAccount {
 }
 
 /**
- * The resident memory all of tacit serve's sessions' pure evaluators hold together
- * (evaluatorsMemoryLimitMb). Each evaluator is bounded on its own (a 256 MiB heap, 512 MiB
- * resident), but a session keeps one for as long as it lives, and a red team's seven sessions,
- * each mapping a 208 MB Float64Array, held 1,221 MiB of evaluators outside every server-wide
- * bound (the sessions' sandboxes were within their 512 MiB); ten sessions that had each run one
- * map kept 21 Deno processes, 668 MiB, idle.
+ * The resident memory all of tacit serve's pure evaluators hold together, its sessions' and its
+ * one-shot calls' (evaluatorsMemoryLimitMb). Each evaluator is bounded on its own (a 256 MiB
+ * heap, 512 MiB resident), but a session keeps one for as long as it lives, and a red team's
+ * seven sessions, each mapping a 208 MB Float64Array, held 1,221 MiB of evaluators outside every
+ * server-wide bound (the sessions' sandboxes were within their 512 MiB); ten sessions that had
+ * each run one map kept 21 Deno processes, 668 MiB, idle. A one-shot call's evaluator was not
+ * counted at all: one execute_typescript map grew to 268 MiB under a budget of 128, and
+ * maxConcurrentEvaluations (8) of them could hold 4 GiB beside it.
  *
  * A budget of their own, read on the schedule each evaluator's own limit is watched on (every
  * 50 ms while a job runs, 250 ms between jobs, and once as each job is answered), never on
@@ -164,7 +183,13 @@ export class SessionMemoryAccount {
  * functions are given (every session's), so every decision taken from it may only have effects
  * out of the agent's sight:
  * - over the budget, the evaluators with no job open are ended first (what they hold is of no
- *   use: the next job starts a fresh process), then the one that grew, whose job fails;
+ *   use: the next job starts a fresh process);
+ * - then the one holding the most, if it holds more than its fair share (the budget over the
+ *   evaluators running) and more than the one that grew: its job fails. Stopping the one that
+ *   grew, whatever the others held, let one session keep every other's maps from running: a
+ *   session's evaluator held 285 MiB of a 448 MiB budget (busy until its job's time limit), and
+ *   another session's map, growing to 184 MiB, within its half, was the one that failed;
+ * - else the one that grew, whose job fails;
  * - a fresh process is not kept ready after an idle stop when the budget has no room for it.
  * A job that fails fails out of sight (its reason goes to the secure output only, and a failed
  * value looks like any other to the script), and a job that must wait for a fresh start only
@@ -179,8 +204,10 @@ export class SessionMemoryAccount {
  */
 export class EvaluatorsMemory implements MemoryPool {
   private heldKb = 0;
-  /** Per evaluator: ends its process if no job is open there (see PureEvaluator). */
-  private readonly idleStoppers = new Set<() => void>();
+  /** The accounts of the evaluator processes running (started and not ended): what a fair share is counted over. */
+  private readonly accounts = new Set<SessionMemoryAccount>();
+  /** One per evaluator (see PureEvaluator): how the budget ends its process. */
+  private readonly evaluators = new Set<CountedEvaluator>();
 
   constructor(readonly limitKb: number) {}
 
@@ -191,6 +218,7 @@ export class EvaluatorsMemory implements MemoryPool {
   /** The account of an evaluator process starting: counted at UNREAD_SESSION_KB until it is read (once ready). Never refused. */
   open(): SessionMemoryAccount {
     const account = new SessionMemoryAccount(this);
+    this.accounts.add(account);
     this.change(UNREAD_SESSION_KB);
     return account;
   }
@@ -200,33 +228,75 @@ export class EvaluatorsMemory implements MemoryPool {
     return this.heldKb + UNREAD_SESSION_KB <= this.limitKb;
   }
 
-  /** `stop` ends an evaluator's process if it is idle; called when the evaluators pass the budget. Returns the unregistering. */
-  whenOver(stop: () => void): () => void {
-    this.idleStoppers.add(stop);
-    return () => void this.idleStoppers.delete(stop);
+  /** `evaluator` may be ended by the budget from now on. Returns the unregistering (its end: see PureEvaluator.close). */
+  register(evaluator: CountedEvaluator): () => void {
+    this.evaluators.add(evaluator);
+    return () => void this.evaluators.delete(evaluator);
   }
 
   change(deltaKb: number): void {
     this.heldKb += deltaKb;
   }
 
-  /** Nothing to forget: unlike the sessions' budget, this one knows its accounts only by what they hold. */
-  forget(): void {}
+  forget(account: SessionMemoryAccount): void {
+    this.accounts.delete(account);
+  }
 
-  overBudget(ownKb: number, running: boolean): string | null {
+  /** What each evaluator running may hold when all of them hold their most: the budget over how many run. */
+  private get fairShareKb(): number {
+    return this.limitKb / Math.max(1, this.accounts.size);
+  }
+
+  private get over(): boolean {
+    return this.heldKb > this.limitKb;
+  }
+
+  overBudget(ownKb: number, running: boolean, grower: SessionMemoryAccount): string | null {
     // Idle ones first (a SIGKILLed process is given back at once, see SandboxProcess.kill).
-    for (const stop of [...this.idleStoppers]) {
-      if (this.heldKb <= this.limitKb) break;
-      stop();
+    for (const evaluator of [...this.evaluators]) {
+      if (!this.over) break;
+      evaluator.stopIfIdle();
     }
-    if (this.heldKb <= this.limitKb) return null;
+    if (!this.over) return null;
+    const shareKb = this.fairShareKb;
+    const evaluatorsRunning = this.accounts.size;
+    // Then those holding more than their fair share, and more than the one that grew, the most first.
+    const stopped = new Set<SessionMemoryAccount>();
+    while (this.over) {
+      let most: { account: SessionMemoryAccount; stop: (reason: string) => void } | null = null;
+      for (const evaluator of this.evaluators) {
+        const counted = evaluator.counted();
+        if (counted === null || counted.account === grower || stopped.has(counted.account) || !counted.account.wasRead) continue;
+        if (most === null || counted.account.kb > most.account.kb) most = counted;
+      }
+      if (most === null || most.account.kb <= shareKb || most.account.kb <= ownKb) break;
+      stopped.add(most.account);
+      most.stop(
+        `the pure evaluator held ${mib(most.account.kb)} of memory (resident), more than its fair share of ${mib(shareKb)} (the ` +
+          `${mib(this.limitKb)} all of this tacit serve's pure evaluators may hold together, over the ${evaluatorsRunning} running), when another ` +
+          `grew and they held ${mib(this.heldKb)} together, more than the ${mib(this.limitKb)} they may hold together; so it was stopped ` +
+          "and the value failed (the one holding the most is stopped, so that no session or call keeps the others' maps from running). " +
+          `Make the function hold less (at most ${mib(shareKb)} while ${evaluatorsRunning} evaluators run), or have the operator raise the ` +
+          'budget (--evaluators-memory-limit-mb <MiB>, config "evaluatorsMemoryLimitMb")',
+      );
+    }
+    if (!this.over) return null;
     const grew = running
       ? `the map/flatMap function grew the pure evaluator to ${mib(ownKb)} of memory (resident)`
       : `the pure evaluator grew to ${mib(ownKb)} of memory (resident) between jobs (something a function started went on running)`;
     return (
-      `${grew} while the pure evaluators of this tacit serve's sessions held ${mib(this.heldKb)} together, more than the ` +
-      `${mib(this.limitKb)} they may hold together, so it was stopped and the value failed. Make the function hold less, ` +
+      `${grew} while the pure evaluators of this tacit serve's sessions and calls held ${mib(this.heldKb)} together, more than the ` +
+      `${mib(this.limitKb)} they may hold together, and no other held more than this one beyond its fair share (${mib(shareKb)}: ` +
+      `the budget over the ${evaluatorsRunning} running), so it was stopped and the value failed. Make the function hold less, ` +
       'or have the operator raise the budget (--evaluators-memory-limit-mb <MiB>, config "evaluatorsMemoryLimitMb")'
     );
   }
+}
+
+/** An evaluator as the budget sees it (see PureEvaluator). */
+export interface CountedEvaluator {
+  /** Ends its process if it is ready and no job is open there. */
+  stopIfIdle(): void;
+  /** Its process counted in the budget (ready), with its account and how to end it (its open job fails with `reason`); null when none. */
+  counted(): { account: SessionMemoryAccount; stop: (reason: string) => void } | null;
 }

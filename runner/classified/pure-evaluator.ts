@@ -10,7 +10,7 @@ import { PlaintextBudget } from "./budget.js";
 import { jsonLengthWithin } from "./json-length.js";
 import { SandboxProcess } from "../sandbox-process.js";
 import { PURE_MEMORY_LIMIT_MB } from "../limits.js";
-import type { EvaluatorsMemory, SessionMemoryAccount } from "../sessions-memory.js";
+import type { CountedEvaluator, EvaluatorsMemory, SessionMemoryAccount } from "../sessions-memory.js";
 
 /** How long one map/flatMap function may run. */
 export const PURE_JOB_TIMEOUT_MS = 5_000;
@@ -63,14 +63,25 @@ export class PureEvaluator {
   /**
    * `valueLimitBytes`: the most a value may cost the host (config classifiedStoreLimitBytes,
    * measured as the store measures it): a reply that would cost more once parsed is not parsed.
-   * `memory`: tacit serve's sessions' evaluators' budget (see EvaluatorsMemory): each process
-   * of this evaluator is counted in it once ready, and ended while idle when the evaluators pass it.
+   * `memory`: tacit serve's evaluators' budget (see EvaluatorsMemory), its sessions' and its
+   * one-shot calls': each process of this evaluator is counted in it from its start, read once
+   * ready, and ended when the evaluators pass it (while idle, or holding more than its fair share).
    */
   constructor(
     private readonly valueLimitBytes: number,
     private readonly memory?: EvaluatorsMemory,
   ) {
-    this.leaveMemory = memory?.whenOver(() => this.stopIfIdle()) ?? (() => undefined);
+    const counted: CountedEvaluator = { stopIfIdle: () => this.stopIfIdle(), counted: () => this.counted() };
+    this.leaveMemory = memory?.register(counted) ?? (() => undefined);
+  }
+
+  /** The process counted in `memory` (see CountedEvaluator), with its account and how the budget ends it. */
+  private counted(): ReturnType<CountedEvaluator["counted"]> {
+    const proc = this.countedProcess;
+    const account = this.countedAccount;
+    if (proc === null || account === null || proc.isKilled) return null;
+    // Its open job, if any, fails with the reason (out of sight); the next starts a fresh process.
+    return { account, stop: (reason) => proc.kill("sessions-memory", reason) };
   }
 
   /** Stops being asked to end the process when the evaluators pass their budget (see close). */
@@ -90,8 +101,9 @@ export class PureEvaluator {
     this.process = null;
   }
 
-  /** The process counted in `memory` (it said it was ready), if any. */
+  /** The process counted in `memory` (it said it was ready), if any, and its account. */
   private countedProcess: SandboxProcess | null = null;
+  private countedAccount: SessionMemoryAccount | null = null;
 
   /** The budget of the store whose values this evaluator computes (see readRepliesWithin). */
   private budget: PlaintextBudget | null = null;
@@ -272,6 +284,7 @@ export class PureEvaluator {
             if (account !== null && !proc.isKilled) {
               proc.countIn(account);
               this.countedProcess = proc;
+              this.countedAccount = account;
             }
             started();
           } else this.onReply(reply, proc);
@@ -285,7 +298,10 @@ export class PureEvaluator {
     void proc.ended.then((end) => {
       giveBackReading();
       account?.close();
-      if (this.countedProcess === proc) this.countedProcess = null;
+      if (this.countedProcess === proc) {
+        this.countedProcess = null;
+        this.countedAccount = null;
+      }
       started();
       if (this.process === proc) this.process = null;
       // Only a job sent to this process ends with it (a later one went to a fresh process).
