@@ -153,7 +153,7 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
       .addOption(
         new Option(
           "--evaluators-memory-limit-mb <MiB>",
-          "resident memory the pure evaluators (which run map/flatMap functions) of all REPL sessions may hold together, in MiB (default: an eighth of the machine's memory, at least 512); past it idle evaluators are ended, then one that grows, its value failing out of the script's sight (config: evaluatorsMemoryLimitMb)",
+          "resident memory all pure evaluators (which run map/flatMap functions; one a REPL session, one an execute_typescript call) may hold together, in MiB (default: an eighth of the machine's memory, at least 512); past it idle evaluators are ended, then one holding more than its fair share (the budget over those running), else the one that grows, its value failing out of the script's sight (config: evaluatorsMemoryLimitMb)",
         ).argParser(positiveInteger("--evaluators-memory-limit-mb", MAX_SESSIONS_MEMORY_LIMIT_MB)),
       ),
   ).action(async (flags: CommonFlags, command: CommandType) => {

@@ -290,7 +290,7 @@ export interface RunnerConfig {
    */
   sessionsMemoryLimitMb: number;
   /**
-   * The resident memory, in MiB, all sessions' pure evaluators may hold together (see
+   * The resident memory, in MiB, all pure evaluators of tacit serve (its sessions' and its one-shot calls') may hold together (see
    * EvaluatorsMemory in sessions-memory.ts); default: an eighth of the machine's memory, at
    * least one evaluator's limit (defaultEvaluatorsMemoryLimitMb).
    */

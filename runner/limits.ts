@@ -35,8 +35,8 @@ function machineMemoryMb(): number {
 export const PURE_MEMORY_LIMIT_MB = 256;
 
 /**
- * tacit serve's default budget for the resident memory all its sessions' pure evaluators hold
- * together (evaluatorsMemoryLimitMb, see EvaluatorsMemory in sessions-memory.ts): an eighth of
+ * tacit serve's default budget for the resident memory all its pure evaluators (its sessions'
+ * and its one-shot calls') hold together (evaluatorsMemoryLimitMb, see EvaluatorsMemory in sessions-memory.ts): an eighth of
  * the machine's memory (half what the sessions' sandboxes get by default: an evaluator holds
  * what one function makes, between snippets only what a start holds), and at least one
  * evaluator's own limit, so that one map can always grow as far as under `tacit run`. An eighth
