@@ -115,9 +115,10 @@ it("a session holding more than its fair share of the budget is the one stopped 
     expect(await snippet(client, other, `${READ_SECRET}println(secret.map((s) => "warm " + s.slice(6, 12)));`)).toBe("Classified(***)\n");
     expect(await fileOnce(sink, (t) => t.includes("warm Lambda\n"))).toContain("warm Lambda\n");
 
-    // The hog: 240 MB at once (some 285 MiB resident, more than its fair share of 224 MiB), then held (busy) until the job's 5 s limit, or the budget, ends it.
+    // The hog: 240 MB at once (some 265 MiB resident, more than its fair share of 224 MiB), then held (busy) until the job's
+    // 5 s limit, or the budget, ends it; twice (the second in a fresh process), so that it holds them for some 10 s.
     const hogMap = `(s) => { const parts = []; for (let k = 0; k < 30; k++) { const a = new Float64Array(1_000_000); a.fill(k); parts.push(a); } while (parts.length > 0) {} return "hog " + s.slice(6, 12); }`;
-    expect(await snippet(client, hog, `${READ_SECRET}println(secret.map(${hogMap}));`)).toBe("Classified(***)\n");
+    expect(await snippet(client, hog, `${READ_SECRET}for (let j = 0; j < 2; j++) println(secret.map(${hogMap}));`)).toBe("Classified(***)\n".repeat(2));
     // Waits (bounded) until the hog's evaluator holds its 240 MB.
     let hogPid: number | undefined;
     for (let waited = 0; hogPid === undefined && waited < 30_000; waited += 20) {
@@ -133,14 +134,14 @@ it("a session holding more than its fair share of the budget is the one stopped 
     const text = await fileOnce(sink, landed, 60_000);
     console.log(`secure output:\n${text}`);
     expect(text, "the map within its fair share failed while another session held more than its own").toContain("other grew 20 Lambda\n");
-    // The hog's value failed, noted (out of sight) with why its evaluator was stopped.
-    const hogNote = await fileOnce(sink, (t) => /unavailable[^\n]*fair share/.test(t), 30_000);
-    expect(hogNote).toMatch(/unavailable[^\n]*more than its fair share/);
-    expect(hogNote).not.toContain("hog Lambda");
+    // The hog's values failed, noted (out of sight) with why (stopped for holding more than its fair share, or its time limit).
+    const hogNotes = await fileOnce(sink, (t) => (t.match(/^<classified value unavailable/gm)?.length ?? 0) >= 2, 60_000);
+    expect(hogNotes).toMatch(/unavailable[^\n]*more than its fair share/);
+    expect(hogNotes).not.toContain("hog Lambda");
 
     // The hog's session goes on: its next map computes (a fresh evaluator where the budget ended its own).
     expect(await snippet(client, hog, `println(secret.map((s) => "hog after " + s.slice(6, 12)));`)).toBe("Classified(***)\n");
-    expect(await fileOnce(sink, (t) => t.includes("hog after Lambda\n"))).toContain("hog after Lambda\n");
+    expect(await fileOnce(sink, (t) => t.includes("hog after Lambda\n"), 60_000)).toContain("hog after Lambda\n");
   } finally {
     await client.close();
   }
