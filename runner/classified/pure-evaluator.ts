@@ -70,10 +70,7 @@ export class PureEvaluator {
   constructor(
     private readonly valueLimitBytes: number,
     private readonly memory?: EvaluatorsMemory,
-  ) {
-    const counted: CountedEvaluator = { stopIfIdle: () => this.stopIfIdle(), counted: () => this.counted() };
-    this.leaveMemory = memory?.register(counted) ?? (() => undefined);
-  }
+  ) {}
 
   /** The process counted in `memory` (see CountedEvaluator), with its account and how the budget ends it. */
   private counted(): ReturnType<CountedEvaluator["counted"]> {
@@ -84,8 +81,13 @@ export class PureEvaluator {
     return { account, stop: (reason) => proc.kill("sessions-memory", reason) };
   }
 
-  /** Stops being asked to end the process when the evaluators pass their budget (see close). */
-  private readonly leaveMemory: () => void;
+  /**
+   * Stops being asked to end the process when the evaluators pass their budget (see close).
+   * Registered at the first start, not before: a server's call refused by its checks (or
+   * cancelled before it ran) makes an evaluator it never closes, and each one registered up
+   * front would have stayed in the budget's list for the server's life.
+   */
+  private leaveMemory: (() => void) | null = null;
 
   /**
    * Ends the process if it is ready and no job is open (pending or running), for the
@@ -214,6 +216,7 @@ export class PureEvaluator {
   }
 
   private start(): SandboxProcess {
+    if (this.memory !== undefined) this.leaveMemory ??= this.memory.register({ stopIfIdle: () => this.stopIfIdle(), counted: () => this.counted() });
     const proc = new SandboxProcess({ memoryLimitMb: PURE_MEMORY_LIMIT_MB, role: "pure" });
     // Started while a person is asked (a job queued before the question): it waits for the answer too.
     if (this.asking > 0) proc.hold(true);
@@ -446,7 +449,8 @@ export class PureEvaluator {
   async close(): Promise<void> {
     this.closed = true;
     this.cancelIdleStop();
-    this.leaveMemory();
+    this.leaveMemory?.();
+    this.leaveMemory = null;
     for (const reached of [...this.deadlines]) reached();
     const proc = this.process;
     this.process = null;
