@@ -134,9 +134,10 @@ it("a session holding more than its fair share of the budget is the one stopped 
     const text = await fileOnce(sink, landed, 60_000);
     console.log(`secure output:\n${text}`);
     expect(text, "the map within its fair share failed while another session held more than its own").toContain("other grew 20 Lambda\n");
-    // The hog's values failed, noted (out of sight) with why (stopped for holding more than its fair share, or its time limit).
+    // The hog's values failed, noted (out of sight) with why: stopped by the budget, naming the fair share (as the one over
+    // its share when the other grew; as the one that grew, had its second job grown while the other held its share), or its time limit.
     const hogNotes = await fileOnce(sink, (t) => (t.match(/^<classified value unavailable/gm)?.length ?? 0) >= 2, 60_000);
-    expect(hogNotes).toMatch(/unavailable[^\n]*more than its fair share/);
+    expect(hogNotes).toMatch(/unavailable[^\n]*fair share/);
     expect(hogNotes).not.toContain("hog Lambda");
 
     // The hog's session goes on: its next map computes (a fresh evaluator where the budget ended its own).
