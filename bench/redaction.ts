@@ -6,6 +6,7 @@
 // (less: part of the cost is fixed), where a quadratic one would cost 16 times (a quadratic
 // redaction held the host's thread 11 s). The issue sets no target.
 
+import { HostSecrets } from "../runner/host-secrets.js";
 import { redact } from "../runner/net/redaction.js";
 import { median } from "./measure.js";
 import { line, ms } from "./helpers.js";
@@ -64,5 +65,67 @@ export function benchRedaction(runs: number): boolean {
   }
   line("32 MiB / 8 MiB: redact (linear: 4 at most)", (m("redact 32 MiB") / m("redact 8 MiB")).toFixed(2));
   line("32 MiB / 8 MiB: floor", `${(m("floor 32 MiB") / m("floor 8 MiB")).toFixed(2)}   (no target)`);
+  return true;
+}
+
+/** An HTTP answer's body of about `bytes` characters, of the kind `kind` names: JSON, an HTML page, or prose. */
+function answerBody(bytes: number, kind: "json" | "html" | "prose"): string {
+  const parts: string[] = [];
+  let size = 0;
+  let x = 12345;
+  while (size < bytes) {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    const part =
+      kind === "json"
+        ? `{"id":${x},"name":"v${x.toString(36)}","note":"line\\n ${x % 1000} says \\u00e9t\\u00e9","url":"https:\\/\\/example.com\\/a?b=${x % 97}"},\n`
+        : kind === "html"
+          ? `<li><a href="/p?q=${x.toString(36)}&amp;r=%2F${x % 97}">item &#39;${x.toString(16)}&#39; &lt;${x % 13}&gt;</a></li>\n`
+          : `Ask the desk ${x % 1000} times, says the task list; ${x.toString(36)} is why.\n`;
+    parts.push(part);
+    size += part.length;
+  }
+  return parts.join("");
+}
+
+/**
+ * The operator's LLM key masked in an HTTP answer's body (HostSecrets.inServerText), for 1 MiB
+ * bodies that do not hold it: the search that leaves such a body as it is (runner/net/form-presence.ts)
+ * against the whole masking every body had before it (three decoding passes and the forms'
+ * automaton), and a body with the key escaped in it, which still takes the whole masking. The
+ * floor is one indexOf scan of the same body for a text it does not hold. No target is set.
+ */
+export function benchServerText(runs: number): boolean {
+  const samples = Math.max(5, runs);
+  const key = `sk-proj-${"Ab3dEf9hIjKlMn0pQrStUvWxYz12".repeat(2)}`;
+  const secrets = new HostSecrets([key]);
+  const bodies = { json: answerBody(1 << 20, "json"), html: answerBody(1 << 20, "html"), prose: answerBody(1 << 20, "prose") };
+  const withKey = `${bodies.html}<input value="${key.replace(/-/g, "&#x2D;")}">`;
+  const times: Record<string, number[]> = {};
+  const add = (label: string, value: number): void => void (times[label] ??= []).push(value);
+  for (let round = 0; round < samples + 1; round++) {
+    for (const [kind, text] of Object.entries(bodies)) {
+      let shown = "";
+      const floor = timed(() => void text.indexOf("no-such-text-in-it"));
+      const searched = timed(() => (shown = secrets.inServerText(text)));
+      if (shown !== text) throw new Error(`server-text bench: the ${kind} body was changed, though it holds no form of the key`);
+      const whole = timed(() => void secrets.scrubText(redact(text, [key], [], false)));
+      if (round === 0) continue; // warm-up
+      add(`floor ${kind}`, floor);
+      add(`search ${kind}`, searched);
+      add(`whole ${kind}`, whole);
+    }
+    let masked = "";
+    const keyed = timed(() => (masked = secrets.inServerText(withKey)));
+    if (masked.includes("Ab3dEf9h")) throw new Error("server-text bench: the key was not masked in the body that holds it");
+    if (round > 0) add("with key", keyed);
+  }
+  const m = (label: string): number => median(times[label]!);
+  console.log(`\nserver-text: the LLM key masked in a 1 MiB answer body (HostSecrets.inServerText), medians of ${samples} runs`);
+  for (const kind of Object.keys(bodies)) {
+    line(`floor: indexOf over the ${kind} body`, `${ms(m(`floor ${kind}`))}   (floor)`);
+    line(`inServerText, ${kind} body without the key`, `${ms(m(`search ${kind}`))}   ${(m(`search ${kind}`) / m(`floor ${kind}`)).toFixed(1)}x floor`);
+    line(`whole masking of it (before the search)`, `${ms(m(`whole ${kind}`))}   ${(m(`whole ${kind}`) / m(`floor ${kind}`)).toFixed(1)}x floor, ${(m(`whole ${kind}`) / m(`search ${kind}`)).toFixed(1)}x the search`);
+  }
+  line("inServerText, html body with the key escaped", `${ms(m("with key"))}   (the whole masking)`);
   return true;
 }

@@ -1,14 +1,14 @@
 // `npm run bench`: every benchmark, each printing medians and ratios against a floor
 // measured in the same run. BENCH_RUNS sets the number of samples (default 15; the heavy
 // file benchmarks take a third of it, at least 3). BENCH_ONLY picks some by name, comma
-// separated (startup, reads, print, grep, map, exec, net, redaction, serve, audit, validator); by default all run.
+// separated (startup, reads, print, grep, map, exec, net, redaction, server-text, serve, audit, validator); by default all run.
 
 import { benchAudit } from "./audit.js";
 import { benchMap } from "./classified.js";
 import { benchExec } from "./exec.js";
 import { benchNet } from "./net.js";
 import { benchPrint } from "./print.js";
-import { benchRedaction } from "./redaction.js";
+import { benchRedaction, benchServerText } from "./redaction.js";
 import { benchServe } from "./serve.js";
 import { benchGrepRecursive, benchReads } from "./files.js";
 import { benchStartup } from "./startup.js";
@@ -27,6 +27,7 @@ const benchmarks: Record<string, (runs: number) => boolean | Promise<boolean>> =
   exec: benchExec,
   net: benchNet,
   redaction: benchRedaction,
+  "server-text": benchServerText,
   serve: benchServe,
   audit: benchAudit,
   validator: benchValidator,

@@ -10,7 +10,8 @@
 
 import type { RunnerConfig } from "./config.js";
 import { base64Forms, encodedForms, utf16Form } from "./secret-forms.js";
-import { REDACTED, redact } from "./net/redaction.js";
+import { FormPresence } from "./net/form-presence.js";
+import { REDACTED, redact, wholeForms } from "./net/redaction.js";
 import { firstChars } from "./net/server-text.js";
 
 /** The mask redaction of a request's secrets puts too: a cut keeps it whole (see firstChars). */
@@ -24,6 +25,8 @@ export class HostSecrets {
   /** What is masked: each secret, its forms in the encodings secret-forms.ts names, and it lower- and upper-cased. */
   private readonly secrets: string[];
   private readonly inJson: string[];
+  /** What tells a text holding none of the forms inServerText masks; null: those cannot be known before the text (always masked). Made on first use. */
+  private presence: FormPresence | null | undefined = undefined;
 
   /** The host's secrets under `config`: what every reply to a sandbox is scrubbed of. */
   static of(config: RunnerConfig): HostSecrets {
@@ -72,8 +75,21 @@ export class HostSecrets {
    * script's text would confirm its guess of the key's first characters, one at a time.
    */
   inServerText(text: string, maxChars = Number.POSITIVE_INFINITY): string {
-    const masked = this.empty ? text : this.scrubText(redact(text, this.given, [], false));
+    const masked = this.empty || !this.mayHold(text) ? text : this.scrubText(redact(text, this.given, [], false));
     return firstChars(masked, maxChars);
+  }
+
+  /**
+   * False when `text` holds no form inServerText masks, so that it is left as it is without the
+   * whole masking (three decoding passes and the forms' automaton over every character: tens of ms
+   * a MiB, too slow for every answer body); true when it may (see form-presence.ts).
+   */
+  private mayHold(text: string): boolean {
+    if (this.presence === undefined) {
+      const echoed = wholeForms(this.given);
+      this.presence = echoed === null ? null : new FormPresence([...echoed, ...this.secrets]);
+    }
+    return this.presence === null || this.presence.mayHold(text);
   }
 
   /** How many bytes around a piece of a file are needed to see a secret that crosses its edges. */

@@ -212,17 +212,30 @@ function echoedForms(secret: string, text: string): Array<{ form: string; whole:
   const later = scanned === secret ? [] : laterWordsIn(secret, scanned.length, text);
   if (later === null) return null;
   const out: Array<{ form: string; whole: boolean }> = [];
-  const add = (value: string): void => {
+  for (const value of [...valuesOf(secret, scanned), ...later]) {
     const whole = value.length <= room;
     for (const form of formsOf(whole ? value : prefixOf(value, room + 1))) out.push({ form, whole: whole && form.length <= room });
-  };
-  add(secret);
-  add(secret.trim());
-  for (const word of new Set(scanned.split(/[\s=;,:"']+/))) {
-    if (word.length >= MIN_REDACTED_WORD_LENGTH && word !== secret) add(word);
   }
-  for (const word of later) add(word);
   return out;
+}
+
+/** The values whose forms are looked for, but the words past `scanned` (see laterWordsIn): the secret, it trimmed, and its long words. */
+function valuesOf(secret: string, scanned: string): string[] {
+  const words = [...new Set(scanned.split(/[\s=;,:"']+/))].filter((word) => word.length >= MIN_REDACTED_WORD_LENGTH && word !== secret);
+  return [secret, secret.trim(), ...words];
+}
+
+/**
+ * Every form redact(text, secrets, [], false) masks where it finds one whole, in any text (the
+ * forms a text shorter than one holds only in part are masked only at a cut end); null when a
+ * secret is too long for them to be known before the text is (its words past WORD_SCAN_CHARS are
+ * looked for in the text: see laterWordsIn). For a search that tells a text holding none of them
+ * (see form-presence.ts), which redact then leaves as it is.
+ */
+export function wholeForms(secrets: readonly string[]): string[] | null {
+  if (secrets.some((secret) => secret.length > WORD_SCAN_CHARS)) return null;
+  const forms = secrets.flatMap((secret) => valuesOf(secret, secret).flatMap(formsOf));
+  return [...new Set(forms)].filter((form) => form.length >= MIN_REDACTED_LENGTH);
 }
 
 /** Where a URL (or a message) breaks a word into pieces; a secret's words end only at WORD_END. */
@@ -628,7 +641,7 @@ function spansOf(text: string, texts: readonly string[]): Array<[number, number]
  * case aside): XML's five, and HTML5's for punctuation, which PHP's htmlentities with
  * ENT_HTML5 writes ("a+b." is "a&plus;b&period;"; "/" is "&sol;", "=" "&equals;", "_" "&lowbar;").
  */
-const NAMED_REFERENCES: Record<string, string> = {
+export const NAMED_REFERENCES: Readonly<Record<string, string>> = {
   amp: "&", lt: "<", gt: ">", quot: '"', apos: "'",
   tab: "\t", newline: "\n", excl: "!", num: "#", dollar: "$", percnt: "%", lpar: "(", rpar: ")", ast: "*", midast: "*",
   plus: "+", comma: ",", period: ".", sol: "/", colon: ":", semi: ";", equals: "=", quest: "?", commat: "@",
@@ -747,6 +760,29 @@ function escapesDecoded(text: string, decoding: EscapeDecoding): { decoded: stri
   return { decoded: parts.join(""), starts: starts.subarray(0, at + 1) };
 }
 
+/** The three escape syntaxes redact decodes a text by, each in a pass of its own. */
+const DECODINGS: readonly EscapeDecoding[] = [REFERENCE_DECODING, BACKSLASH_DECODING, JSON_DECODING];
+/** Each decoding's pattern, matching only where it is put (sticky). */
+const ESCAPES_AT = DECODINGS.map(({ pattern, decode }) => ({ at: new RegExp(pattern.source, "iy"), decode }));
+
+/**
+ * The escapes that start at `at` in `text`, in any of the syntaxes redact decodes: each as what
+ * it stands for and where it ends. A pass of redact reads the text from its start and may read
+ * the same place otherwise (as part of an escape before it), so these are the escapes a pass can
+ * find there, not the one it does.
+ */
+export function escapesAt(text: string, at: number): Array<{ decoded: string; end: number }> {
+  const found: Array<{ decoded: string; end: number }> = [];
+  for (const escape of ESCAPES_AT) {
+    escape.at.lastIndex = at;
+    const match = escape.at.exec(text);
+    if (match === null) continue;
+    const decoded = escape.decode(match);
+    if (decoded !== null) found.push({ decoded, end: at + match[0].length });
+  }
+  return found;
+}
+
 /** Ranges in order of start, overlapping or touching ones joined. */
 function joined(ranges: Array<[number, number]>): Array<[number, number]> {
   ranges.sort((a, b) => a[0] - b[0]);
@@ -789,7 +825,7 @@ export function redact(text: string, secrets: readonly string[], shown: readonly
   if (!any) return text;
   matcher.build();
   let ranges = matcher.ranges(text, cut);
-  for (const decoding of [REFERENCE_DECODING, BACKSLASH_DECODING, JSON_DECODING]) {
+  for (const decoding of DECODINGS) {
     const decoded = escapesDecoded(text, decoding);
     if (decoded === null) continue;
     const { starts } = decoded;
