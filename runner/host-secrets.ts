@@ -5,8 +5,8 @@
 // (bytes read from files) after decoding; each also as a UTF-16 file holds it (utf16Form), and
 // in the other encodings encodedForms names (secret-forms.ts). A long random key cannot match by
 // accident. What a server chose and tacit quotes, cut to a length (a Location, a model server's
-// error answer), is masked before the cut and in more forms (inServerText); a text tacit cut at a
-// size limit ends before where a form of a secret could begin (cutText).
+// error answer), is masked before the cut and in more forms (inServerText), and so is an HTTP
+// answer's body; a text tacit cut at a size limit ends before where a form of a secret could begin (cutText).
 
 import type { RunnerConfig } from "./config.js";
 import { base64Forms, encodedForms, utf16Form } from "./secret-forms.js";

@@ -539,11 +539,14 @@ export class NetworkExecutor {
    * What the agent may see of an answer: everything the request carried in secret, redacted; a
    * partial secret at its end only when the size limit may have cut it there (see redact). An
    * answer the limit may have cut ends before the last characters the host's own secrets could
-   * have been cut in (see HostSecrets.cutText).
+   * have been cut in (see HostSecrets.cutText). The host's own secrets are masked as in any text a
+   * server chose (HostSecrets.inServerText): the reply's scrub knows their whole forms only, and a
+   * body that escaped one character of the key ("%73k-…", "&#x2F;" for its "/", JSON's "\u002b")
+   * handed it to a script that decoded it. A body that holds none of them is left as it is.
    */
   static visible(answer: HttpAnswer, hostSecrets: HostSecrets): { status: number; body: string } {
     const body = answer.cut ? hostSecrets.cutText(answer.body) : answer.body;
-    return { status: answer.status, body: redact(body, answer.secrets, [], answer.cut) + truncationMarker(answer) };
+    return { status: answer.status, body: hostSecrets.inServerText(redact(body, answer.secrets, [], answer.cut)) + truncationMarker(answer) };
   }
 
   /** The whole answer, for the classified store (it never reaches the agent). */
