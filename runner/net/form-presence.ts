@@ -33,8 +33,15 @@ const LEAD_CHARS = 4;
 
 /** Walks every text may take before it is handed to the whole masking (see mayHold). */
 const WALKS_ALWAYS = 256;
-/** And one more for each 2 ** this many characters of it. */
-const WALK_SHARE_SHIFT = 6;
+/**
+ * And one more for each 2 ** this many characters of it: bodies seldom hold more than a few
+ * places a form's lead is (none in most). Few, because a walk takes longer the further a place
+ * matches a form, and a server that gives back what a script sends could turn that into a
+ * measure of how far a guess of the key's first characters is right: the walks a text may take
+ * bound what that could show (a few tens of ns a walk, at most about 0.1 ms a MiB), against
+ * what every answer's own time varies by.
+ */
+const WALK_SHARE_SHIFT = 8;
 
 /** The characters an escape starts with, in any syntax redact decodes (% and &, and \ for JSON's, JavaScript's and CSS's). */
 const ESCAPE_STARTS = new Set(["%", "&", "\\"].map((c) => c.charCodeAt(0)));
@@ -81,7 +88,7 @@ export class FormPresence {
     this.ends[node] = true;
   }
 
-/** False when `text` holds none of the forms, as it is or with escapes decoded; true when it may. */
+  /** False when `text` holds none of the forms, as it is or with escapes decoded; true when it may. */
   mayHold(text: string): boolean {
     const starts = this.starts;
     // Past this many walks, the whole masking costs less than more of them: a text of escapes for
