@@ -16,6 +16,12 @@ import { firstChars } from "./net/server-text.js";
 
 /** The mask redaction of a request's secrets puts too: a cut keeps it whole (see firstChars). */
 const MASK = REDACTED;
+/**
+ * The most characters the encoders an answer comes from commonly write one character as: "\u002F",
+ * "&#x2F;" and "&#047;" are six, HTML5's "&equals;" and "&lowbar;" and a CSS escape padded to six
+ * digits ("\00002F ") eight. (An escape padded with more zeros is longer: no encoder was found that writes one.)
+ */
+const ESCAPED_CHAR_CHARS = 8;
 /** Shorter values are not scrubbed: they would match ordinary text. */
 const MIN_SECRET_CHARS = 8;
 
@@ -25,6 +31,8 @@ export class HostSecrets {
   /** What is masked: each secret, its forms in the encodings secret-forms.ts names, and it lower- and upper-cased. */
   private readonly secrets: string[];
   private readonly inJson: string[];
+  /** See cutMargin: made on first use. */
+  private cutMarginChars: number | undefined = undefined;
   /** What tells a text holding none of the forms inServerText masks; null: those cannot be known before the text (always masked). Made on first use. */
   private presence: FormPresence | null | undefined = undefined;
 
@@ -122,17 +130,35 @@ export class HostSecrets {
   }
 
   /**
+   * How many of its last characters a text cut at a size limit leaves out (see cutText): enough
+   * for the longest form scrubText masks, and for the longest inServerText masks with every one of
+   * its characters escaped (ESCAPED_CHAR_CHARS each). Without the second, an answer that held the
+   * key as "\u0073\u006b…" (six characters for each of its own), cut by a Range the script chose
+   * inside it, showed its first part escaped, which no whole form matches: a script decoded six
+   * characters past "sk-test/" of a 44-character key, and would of a 164-character key 55.
+   */
+  get cutMargin(): number {
+    if (this.cutMarginChars === undefined) {
+      const escapable = wholeForms(this.given) ?? this.given;
+      const longest = escapable.reduce((max, form) => Math.max(max, form.length), 0);
+      this.cutMarginChars = Math.max(this.margin, ESCAPED_CHAR_CHARS * longest - 1);
+    }
+    return this.cutMarginChars;
+  }
+
+  /**
    * Text that was cut at a size limit (an HTTP answer's), as a script may see it: every secret in
-   * it masked with "*" (same length), then its last `margin` characters left out, whatever they
-   * are, so that no secret the cut went through leaves its first part at the end. An answer cut
-   * inside the key showed all of it but the characters past the cut (each length of padding a
-   * server gave, one more), where the whole key was masked. Masking only an end that begins a
-   * secret would tell a script, from a server that gives its text back, what the key begins with.
+   * it masked with "*" (same length), then its last `cutMargin` characters left out, whatever
+   * they are, so that no secret the cut went through leaves its first part at the end, as it is or
+   * escaped. An answer cut inside the key showed all of it but the characters past the cut (each
+   * length of padding a server gave, one more), where the whole key was masked. Masking only an
+   * end that begins a secret would tell a script, from a server that gives its text back, what
+   * the key begins with.
    */
   cutText(text: string): string {
     if (this.empty) return text;
     const out = masked(text, this.secrets, (secret) => "*".repeat(secret.length));
-    return out.slice(0, Math.max(0, out.length - this.margin));
+    return out.slice(0, Math.max(0, out.length - this.cutMargin));
   }
 
   /** Base64 bytes with every secret masked (decoded, scrubbed, encoded again). */

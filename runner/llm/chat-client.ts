@@ -158,7 +158,7 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
   // Masked before it is cut, as an error answer is: every reply masks a whole key, not a piece. Cut
   // as an answer cut at a size limit is (see HostSecrets.cutText), past its last characters the
   // key's longest form could begin in: what is left ends at the limit, a form across it masked.
-  const kept = content.length > ANSWER_LIMIT_CHARS ? hostSecrets.cutText(redactKey(content, llm.apiKey).slice(0, ANSWER_LIMIT_CHARS + hostSecrets.margin)) : content;
+  const kept = content.length > ANSWER_LIMIT_CHARS ? hostSecrets.cutText(redactKey(content, llm.apiKey).slice(0, ANSWER_LIMIT_CHARS + hostSecrets.cutMargin)) : content;
   // The model's server has the key: an answer that holds it escaped or in another case (a proxy
   // reporting what it forwarded) was none of the forms the scrub of replies knows, and a classified
   // answer goes to the secure output and can be sent on. Masked here, for both.

@@ -116,3 +116,34 @@ it("a body with the key escaped in it is masked there and nowhere else, and one 
   expect(printed("near")).toBe(nearMisses);
   expect(printed("around")).toBe(`before <input value="[redacted]"> after ${nearMisses}`);
 });
+
+it("an answer cut at its size limit inside the key written with every character escaped shows no piece of it, wherever the cut falls", async () => {
+  // Every character as \u00XX (6 characters each), and as &#xXX; with the zeros an encoder may pad with.
+  const escapedEvery = [...apiKey].map((c) => `\\u00${hex2(c)}`).join("");
+  const limit = 4096;
+  const cuts = [8, 100, 180, 220, 260, escapedEvery.length - 1];
+  server = await startServer((request: Received, response: http.ServerResponse) => {
+    const n = Number(new URL(request.url, "http://x").searchParams.get("n"));
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(`{"k":"${"f".repeat(limit - 7 - n)}${escapedEvery}"}\n`);
+  });
+  const at = `127.0.0.1:${server.port}`;
+  const config = path.join(dir, `${randomUUID()}.json`);
+  writeFileSync(config, JSON.stringify({ libraryConfig: { networkPermissions: [at], networkResponseLimitBytes: limit } }));
+  const file = path.join(dir, `${randomUUID()}.ts`);
+  writeFileSync(
+    file,
+    `requestNetwork(["${at}"], (net) => {\n` +
+      `  for (const n of ${JSON.stringify(cuts)}) println("cut", n, JSON.stringify(net.httpGet("${server.origin}/?n=" + n).replace(/^\\{"k":"f+/, "")));\n` +
+      `});\n`,
+  );
+  const r = await runCli(unchecked(["run", "--config", config, "--llm-base-url", "http://127.0.0.1:9", "--llm-api-key", apiKey, "--llm-model", "m", file]), { cwd: dir, env });
+  expect(r.code, r.stderr).toBe(0);
+  // Each answer came, cut at the limit (the script ran to its end).
+  for (const n of cuts) expect(r.stdout).toContain(`cut ${n} "`);
+  expect(r.stdout.split(`response truncated at ${limit} bytes`).length - 1, r.stdout).toBe(cuts.length);
+  // The bad thing: the escaped first part of the key the cut left, decoded.
+  const seen = decoded(JSON.parse(`[${r.stdout.trim().split("\n").map((line) => line.replace(/^cut \d+ /, "")).join(",")}]`).join("\n"));
+  // Its random part's first characters, any four of them: a cut 260 characters in left 14 (six past "sk-test/").
+  for (let at = 0; at + 4 <= random.length; at++) expect(seen, `holds ${random.slice(at, at + 4)} of the key`).not.toContain(random.slice(at, at + 4));
+});
