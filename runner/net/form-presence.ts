@@ -2,13 +2,13 @@
 // is, or with escapes decoded: see redaction.ts) and as a plain search does: a search that tells
 // the texts holding none, left as they are, from the few that need the whole masking. Masking
 // the host's LLM key in a text a server chose (HostSecrets.inServerText) cost tens of ms a MiB
-// (up to 130 ms on a loaded machine), three decoding passes and the forms' automaton over every
-// character: too slow for every HTTP answer body a script reads, which went without it.
+// (three decoding passes and the forms' automaton over every character, then a search for each
+// form): too slow for every HTTP answer body a script reads, which went without it.
 //
 // One pass of a regular expression finds the places where a form could start: its first
 // LEAD_CHARS characters as they are, or an escape (in any syntax redact decodes) that stands for
 // one of the characters forms begin with, which can be a form's first escape only that many
-// characters into it (see spellings). Only there is the text read as redact reads it, an escape or
+// characters into it (see escapesFor). Only there is the text read as redact reads it, an escape or
 // a character at a time, along the forms (a trie); the walk stops at a form's end or WALK_CHARS
 // characters into one, and the caller then masks the whole text the slow way. Where a place can be
 // read more than one way (a "%" that may start an escape or stand for itself), every way is tried:
