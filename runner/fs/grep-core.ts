@@ -578,6 +578,9 @@ function walkDirectory(named: string, openAs: string, context: WalkContext, top 
     const realPrefix = actualDir === "/" ? "/" : `${actualDir}/`;
     // Usually the directory is where it was named: then each entry's real path is its name.
     const realIsNamed = realPrefix === namedPrefix;
+    // Classified entries, by name, as named and where they really are.
+    const classifiedNamed = context.classified.entriesOf(named);
+    const classifiedReal = realIsNamed ? null : context.classified.entriesOf(actualDir);
     for (const dirent of readdirSync(dirPath, { withFileTypes: true }).sort(byName)) {
       const name = dirent.name;
       const entryNamed = namedPrefix + name;
@@ -587,7 +590,7 @@ function walkDirectory(named: string, openAs: string, context: WalkContext, top 
         continue;
       }
       // Pruned by name: classified files and directories are never opened.
-      if (context.classified.matchesExactly(entryNamed, name) || (!realIsNamed && context.classified.matchesExactly(entryReal, name))) continue;
+      if (classifiedNamed(name) || (classifiedReal !== null && classifiedReal(name))) continue;
       if (dirent.isDirectory()) {
         walkDirectory(entryNamed, opened === null ? entryReal : `${dirPath}/${name}`, context);
       } else if (dirent.isFile() && context.wanted(entryNamed)) {
