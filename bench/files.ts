@@ -2,7 +2,8 @@
 //  - reads: 10,000 small files read through `requestFileSystem` + `FileEntry.read()` vs. raw
 //    Deno (`--allow-read`, Deno.readTextFileSync). Target: at most 4x.
 //  - grepRecursive over a generated 20,000-file tree vs. `grep -rn`. Target: at most 1.5x. The
-//    least a Node loop with grepRecursive's system calls costs is printed too (search-floor.ts).
+//    least a Node loop with grepRecursive's system calls costs is printed too (search-floor.ts),
+//    and the same loop opening files by name as grep does, not through /proc.
 // Both are whole-process timings. The headline ratio is the loop's: each command's own
 // startup (the same command doing no work) is subtracted from it before dividing, so the
 // fixed cost of starting tacit (see the startup benchmark) does not hide or inflate the
@@ -207,12 +208,17 @@ export function benchGrepRecursive(runs: number): boolean {
     const fromGrep = runChecked("grep", ["-rn", PATTERN, "."], tree).split("\n").filter((l) => l !== "").length;
     const fromTacit = Number(runChecked(process.execPath, [tacitBin, "run", "--no-check", files.tacitWork], tree).trim());
     const fromBare = Number(runChecked(process.execPath, [bareLoop, tree, PATTERN], tree).trim());
-    if (fromGrep !== expected || fromTacit !== expected || fromBare !== expected) {
-      throw new Error(`grepRecursive: expected ${expected} matches, grep -rn found ${fromGrep}, grepRecursive found ${fromTacit}, the bare Node loop ${fromBare}`);
+    const fromBareByName = Number(runChecked(process.execPath, [bareLoop, tree, PATTERN, "by-name"], tree).trim());
+    if (fromGrep !== expected || fromTacit !== expected || fromBare !== expected || fromBareByName !== expected) {
+      throw new Error(
+        `grepRecursive: expected ${expected} matches, grep -rn found ${fromGrep}, grepRecursive found ${fromTacit}, ` +
+          `the bare Node loop ${fromBare}, opening files by name ${fromBareByName}`,
+      );
     }
 
     const bareWork = `bare Node loop (${total} files)`;
     const bareIdle = "bare Node loop (1 file)";
+    const bareByName = `bare Node loop, files by name (${total} files)`;
     const samples = measureInterleaved(
       [
         { label: labels.floorWork, steps: [{ file: "grep", args: ["-rn", PATTERN, "."], cwd: tree }] },
@@ -221,16 +227,20 @@ export function benchGrepRecursive(runs: number): boolean {
         tacitRun(labels.tacitIdle, files.tacitIdle, tree),
         { label: bareWork, steps: [{ file: process.execPath, args: [bareLoop, tree, PATTERN], cwd: tree }] },
         { label: bareIdle, steps: [{ file: process.execPath, args: [bareLoop, small, PATTERN], cwd: small }] },
+        { label: bareByName, steps: [{ file: process.execPath, args: [bareLoop, tree, PATTERN, "by-name"], cwd: tree }] },
       ],
       n,
     );
     const met = reportLoop(labels, samples);
-    line("matching lines (checked before timing)", `${expected}, the same from grep -rn, grepRecursive and the bare Node loop`);
+    line("matching lines (checked before timing)", `${expected}, the same from grep -rn, grepRecursive and both bare Node loops`);
     // For information: the least a Node search with grepRecursive's system calls costs here (search-floor.ts).
     const floorLoop = medianOf(samples, labels.floorWork) - medianOf(samples, labels.floorIdle);
     const bareLoopMs = medianOf(samples, bareWork) - medianOf(samples, bareIdle);
     const tacitLoop = medianOf(samples, labels.tacitWork) - medianOf(samples, labels.tacitIdle);
     line("bare Node loop, same system calls (loop)", `${ms(bareLoopMs)} = ${(bareLoopMs / Math.max(floorLoop, 0.1)).toFixed(2)}x grep -rn's loop  (for information)`);
+    // For information: the same loop opening each file by name, as grep does (search-floor.ts): what is left is Node's own cost per file.
+    const byNameLoopMs = medianOf(samples, bareByName) - medianOf(samples, bareIdle);
+    line("  files opened by name, not through /proc", `${ms(byNameLoopMs)} = ${(byNameLoopMs / Math.max(floorLoop, 0.1)).toFixed(2)}x grep -rn's loop  (for information)`);
     line("tacit loop / bare Node loop", `${(tacitLoop / Math.max(bareLoopMs, 0.1)).toFixed(2)}x  (for information)`);
     return met;
   } finally {
