@@ -90,6 +90,13 @@ const NULL_DEVICE = "/dev/null";
 /** What the setup writes on stderr before it gives up, with exit status 125, the command not run. */
 const SETUP_FAILED = "tacit-confinement-failed:";
 const SETUP_FAILED_STATUS = 125;
+/**
+ * The source named by the mount table's remount lines (which the kernel ignores). Not "none":
+ * `mount -a` skips a line whose source and target are a mount's own as already made, and mounts
+ * named "none" exist (tracefs as perf mounts it, `mount -t tmpfs none …`); the setup refused
+ * every command for the mount skipped.
+ */
+const REMOUNT_SOURCE = "tacit-remount";
 const GLOB_CHAR = /[*?[\]{}!]/;
 /** What the setup has \`stat\` say of each directory walked: device, inode, change time (ns), as walkedLine writes them. */
 const WALKED_STAT = "%d %i %.9Z\\n";
@@ -596,17 +603,17 @@ export class CommandConfinement {
         if (!entry.isSymbolicLink()) bindItself(path.join(home, entry.name), "bind");
       }
       bindItself(home, "rbind");
-      lines.push(`none ${tableField(home)} none remount,bind,ro 0 0`);
+      lines.push(`${REMOUNT_SOURCE} ${tableField(home)} none remount,bind,ro 0 0`);
     }
-    for (const point of this.readOnlyMounts(points)) lines.push(`none ${tableField(point)} none remount,bind,ro 0 0`);
+    for (const point of this.readOnlyMounts(points)) lines.push(`${REMOUNT_SOURCE} ${tableField(point)} none remount,bind,ro 0 0`);
     for (const pin of this.pins([...readOnly, ...pinned])) bindItself(pin, "rbind");
     for (const kept of readOnly) {
       bindItself(kept, "bind");
-      lines.push(`none ${tableField(kept)} none remount,bind,ro 0 0`);
+      lines.push(`${REMOUNT_SOURCE} ${tableField(kept)} none remount,bind,ro 0 0`);
     }
     for (const mask of masks) {
       lines.push(`/proc/self/fd/5/${mask.directory ? "dir" : "file"} ${tableField(mask.target)} none bind 0 0`);
-      lines.push(`none ${tableField(mask.target)} none remount,bind,ro 0 0`);
+      lines.push(`${REMOUNT_SOURCE} ${tableField(mask.target)} none remount,bind,ro 0 0`);
     }
     return `${lines.join("\n")}\n`;
   }
