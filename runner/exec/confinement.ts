@@ -87,7 +87,13 @@ const SLASH = "/";
  * included, so every confined command was refused as if the roots had changed.
  */
 const NULL_DEVICE = "/dev/null";
-/** What the setup writes on stderr before it gives up, with exit status 125, the command not run. */
+/**
+ * What the setup writes before it gives up, with exit status 125, the command not run: on its own
+ * channel (fd 4 as started, kept on fd 7, see SETUP), closed before the command runs. Not on
+ * stderr, which the command writes too: a confined command that wrote this there and exited 125
+ * was reported refused and "not-started" though it had run, and one that wrote the roots-changed
+ * reason was run again, up to SETUP_ATTEMPTS times.
+ */
 const SETUP_FAILED = "tacit-confinement-failed:";
 const SETUP_FAILED_STATUS = 125;
 /**
@@ -118,10 +124,12 @@ export const SETUP_ATTEMPTS = 3;
 // \`stat\` says of the directories walked (see Walked), how many directories to make in the
 // private /tmp (roots under /tmp), those directories, then unshare's path, the command and its
 // arguments.
-// fd 3 brings the walked directories' paths (NUL-separated), kept on fd 6; then fd 3 keeps the old
-// /tmp (the roots under it are mounted back from there), fd 4 the working directory as opened,
+// fd 3 brings the walked directories' paths (NUL-separated), kept on fd 6; fd 4 is where a failure
+// is reported (SETUP_FAILED), kept on fd 7 and closed before the command runs. Then fd 3 keeps the
+// old /tmp (the roots under it are mounted back from there), fd 4 the working directory as opened,
 // fd 5 the empty file and directory the masks are made of.
-const SETUP = `fail() { printf '%s %s\\n' '${SETUP_FAILED}' "$1" >&2; exit ${SETUP_FAILED_STATUS}; }
+const SETUP = `exec 7>&4 4>&- || exit ${SETUP_FAILED_STATUS}
+fail() { printf '%s %s\\n' '${SETUP_FAILED}' "$1" >&7; exit ${SETUP_FAILED_STATUS}; }
 m=$1 table=$2 cwd=$3 privtmp=$4 walked=$5 n=$6; shift 6
 exec 6<&3 || fail "could not read the directories walked"
 exec 3</tmp 4<. || fail "could not open /tmp or the working directory"
@@ -147,7 +155,7 @@ unchanged || fail "${CHANGED_DURING_SETUP}"
 exec 5<&-
 cd -P "$cwd" || fail "could not enter the working directory $cwd"
 [ . -ef /proc/self/fd/4 ] || fail "the working directory $cwd changed while confinement was set up"
-exec 3<&- 4<&-
+exec 3<&- 4<&- 7>&-
 u=$1; shift
 "$u" --user --map-current-user --mount -- "$@"; exit $?`;
 
@@ -408,7 +416,8 @@ export class CommandConfinement {
 
   /**
    * The program and arguments that run `program` confined, and what the child reads on its fd 3
-   * (`walked`); throws, saying why, where that cannot be.
+   * (`walked`); its fd 4 is where its setup reports a failure (see setupFailure). Throws, saying
+   * why, where that cannot be.
    * The covers are planned from a walk and mounted later, by the child: a directory changed in
    * between (a confined command in another run moved a directory holding a .env into one already
    * listed and left a decoy .env at the old path) had the cover mounted on the decoy, the real file
@@ -909,14 +918,14 @@ function rootsChangedMessage(command: string, attempts: number, changed: string 
 }
 
 /**
- * The refusal of a command whose confinement failed to set up (the child's status and stderr), or
- * null when it ran: a RootsChangedDuringSetup where the roots changed meanwhile (`changedSince`
- * names a directory that did, see wrap).
+ * The refusal of a command whose confinement failed to set up (the child's status, and what its
+ * setup reported on its fd 4: see SETUP_FAILED), or null when it ran: a RootsChangedDuringSetup
+ * where the roots changed meanwhile (`changedSince` names a directory that did, see wrap).
  */
-export function setupFailure(command: string, exitCode: number, stderr: string, changedSince: () => string | null = () => null): EffectFailure | null {
-  const at = stderr.lastIndexOf(SETUP_FAILED);
+export function setupFailure(command: string, exitCode: number, setupReport: string, changedSince: () => string | null = () => null): EffectFailure | null {
+  const at = setupReport.lastIndexOf(SETUP_FAILED);
   if (exitCode !== SETUP_FAILED_STATUS || at === -1) return null;
-  const reason = stderr.slice(at + SETUP_FAILED.length).trim();
+  const reason = setupReport.slice(at + SETUP_FAILED.length).trim();
   if (reason === CHANGED_DURING_SETUP) return new RootsChangedDuringSetup(command, changedSince());
   return refusal(
     command,

@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, constants, openSync, realpathSync, statSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
 import path from "node:path";
-import type { Writable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import type { ProcessResult } from "../../library/protocol.js";
 import type { CommandProgress } from "../audit/events.js";
 import type { CapabilityTable } from "../capabilities.js";
@@ -303,7 +303,8 @@ export class ExecExecutor {
       const env = childEnvironment();
       let command: string;
       let argv: string[];
-      // A confined command's setup reads the directories its walk listed on fd 3 (see CommandConfinement.wrap).
+      // A confined command's setup reads the directories its walk listed on fd 3, and reports a
+      // failure on fd 4, which the command never holds (see CommandConfinement.wrap, setupFailure).
       let walked: Buffer | null = null;
       let changedSince: () => string | null = () => null;
       try {
@@ -327,7 +328,7 @@ export class ExecExecutor {
           // Its own process group, so that a timeout kills everything it started (and the
           // namespace, when there is one, whatever left the group).
           detached: true,
-          stdio: [request.input === null ? "ignore" : "pipe", "pipe", "pipe", ...(walked === null ? [] : ["pipe" as const])],
+          stdio: [request.input === null ? "ignore" : "pipe", "pipe", "pipe", ...(walked === null ? [] : (["pipe", "pipe"] as const))],
         });
       } catch (error) {
         // Some failures are thrown at once rather than emitted: an argument longer than the
@@ -345,7 +346,9 @@ export class ExecExecutor {
       const stderr = new CappedOutput(this.hostSecrets, "stderr");
       child.stdout!.on("data", (chunk: Buffer) => stdout.add(chunk));
       child.stderr!.on("data", (chunk: Buffer) => stderr.add(chunk));
+      const setupReport = new CappedOutput(this.hostSecrets, "stderr");
       if (walked !== null) {
+        (child.stdio[4] as Readable).on("data", (chunk: Buffer) => setupReport.add(chunk));
         const walkedPipe = child.stdio[3] as Writable;
         walkedPipe.on("error", () => undefined); // A setup that failed before reading it.
         walkedPipe.end(walked);
@@ -374,7 +377,7 @@ export class ExecExecutor {
         release();
         confinedEnds();
         const exitCode = timedOut ? 124 : (code ?? 128 + signalNumber(signal));
-        const unconfined = this.confinement !== null && !timedOut ? setupFailure(request.command, exitCode, stderr.text(), changedSince) : null;
+        const unconfined = this.confinement !== null && !timedOut ? setupFailure(request.command, exitCode, setupReport.text(), changedSince) : null;
         this.progress.set(request, unconfined !== null ? "not-started" : timedOut || this.killed.has(child) ? "killed" : "exited");
         if (unconfined !== null) {
           reject(unconfined);

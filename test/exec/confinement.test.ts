@@ -803,10 +803,10 @@ requestFileSystem(".", (fs) => { attempt("delete", () => fs.access("victim.txt")
     writeFileSync(walkedFile, wrapped.walked);
     const walked = openSync(walkedFile, "r");
     try {
-      const r = spawnSync(wrapped.program, wrapped.args, { cwd: project, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walked], timeout: 20_000 });
+      const r = spawnSync(wrapped.program, wrapped.args, { cwd: project, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walked, "pipe"], timeout: 20_000 });
       expect(r.stdout).not.toContain(canary);
       expect(r.stderr).not.toContain(canary);
-      expect(setupFailure("cat", r.status ?? -1, r.stderr)?.message).toMatch(
+      expect(setupFailure("cat", r.status ?? -1, r.output[4] ?? "")?.message).toMatch(
         /exec\("cat"\): refused, nothing was run: .*the allowed roots changed while it was set up.*Run the command again once nothing else is moving files/,
       );
     } finally {
@@ -817,7 +817,7 @@ requestFileSystem(".", (fs) => { attempt("delete", () => fs.access("victim.txt")
     writeFileSync(walkedFile, again.walked);
     const walkedAgain = openSync(walkedFile, "r");
     try {
-      const r = spawnSync(again.program, again.args, { cwd: project, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walkedAgain], timeout: 20_000 });
+      const r = spawnSync(again.program, again.args, { cwd: project, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walkedAgain, "pipe"], timeout: 20_000 });
       expect({ status: r.status, stdout: r.stdout }, r.stderr).toEqual({ status: 0, stdout: "" });
     } finally {
       closeSync(walkedAgain);
@@ -1127,13 +1127,13 @@ print("acted", flush=True)`, dir], { stdio: ["ignore", "pipe", "inherit"] });
 
 type SetUp = ReturnType<typeof spawnSync> & { stdout: string; stderr: string };
 
-/** Runs a command `wrap` made, as the executor does (its setup reads the walked directories on fd 3), in `cwd`. */
+/** Runs a command `wrap` made, as the executor does (its setup reads the walked directories on fd 3 and reports a failure on fd 4, output[4]), in `cwd`. */
 function runWrapped(dir: string, cwd: string, wrapped: ReturnType<CommandConfinement["wrap"]>): SetUp {
   const walkedFile = path.join(dir, `walked-${randomUUID()}`);
   writeFileSync(walkedFile, wrapped.walked);
   const walked = openSync(walkedFile, "r");
   try {
-    return spawnSync(wrapped.program, wrapped.args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walked], timeout: 20_000 }) as SetUp;
+    return spawnSync(wrapped.program, wrapped.args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walked, "pipe"], timeout: 20_000 }) as SetUp;
   } finally {
     closeSync(walked);
   }
@@ -1175,7 +1175,7 @@ requestExecPermission(["cat"], (proc) => { attempt("cat", () => proc.exec("cat",
     const r = setUp(first);
     expect(r.stdout).not.toContain(canary);
     expect(r.stderr).not.toContain(canary);
-    const failure = setupFailure("cat", r.status ?? -1, r.stderr, first.changedSince);
+    const failure = setupFailure("cat", r.status ?? -1, String(r.output[4] ?? ""), first.changedSince);
     expect(failure).toBeInstanceOf(RootsChangedDuringSetup);
     expect(failure?.message).toContain(`the allowed roots changed while it was set up: a directory listed to find the classified paths or the home's hidden entries (${path.join(project, "sub")})`);
     expect((failure as RootsChangedDuringSetup).refusedAfter(3).message).toMatch(
@@ -1208,7 +1208,7 @@ requestExecPermission(["cat"], (proc) => { attempt("cat", () => proc.exec("cat",
     const r = runWrapped(dir, project, first);
     expect(r.stdout).not.toContain(canary);
     expect(r.stderr).not.toContain(canary);
-    expect(setupFailure("cat", r.status ?? -1, r.stderr, first.changedSince)).toBeInstanceOf(RootsChangedDuringSetup);
+    expect(setupFailure("cat", r.status ?? -1, String(r.output[4] ?? ""), first.changedSince)).toBeInstanceOf(RootsChangedDuringSetup);
     const again = runWrapped(dir, project, confinement.wrap(wrapper, "cat", "/usr/bin/cat", [netrc], project));
     expect(again.stdout).not.toContain(canary);
     expect({ status: again.status, stdout: again.stdout }, again.stderr).toEqual({ status: 0, stdout: "" });
