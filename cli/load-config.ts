@@ -5,7 +5,7 @@
 import type { Command } from "commander";
 import { ConfigError, type ConfigFile, environmentKey, loadConfigFile, parseFlagConfig, resolveConfig, type RunnerConfig } from "../runner/config.js";
 import { blankInProcessInfo } from "../runner/hidden-key.js";
-import { sandboxNetworkFinding } from "../runner/network-namespace.js";
+import { declineNetworkNamespace, sandboxNetworkFinding } from "../runner/network-namespace.js";
 import { rememberRunFiles } from "../runner/remembered-files.js";
 import type { CommonFlags } from "./usage.js";
 
@@ -21,6 +21,8 @@ export function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
     recordPath: flags.record,
     auditLog: flags.auditLog,
     requireNetworkNamespace: flags.requireNetworkNamespace,
+    // `--no-network-namespace` only counts when given (commander defaults it to true); otherwise the file's networkNamespace applies.
+    networkNamespace: command.getOptionValueSource("networkNamespace") === "cli" ? flags.networkNamespace : undefined,
     sessionEnabled: command.getOptionValueSource("session") === "cli" ? flags.session : undefined,
     sessionsMemoryLimitMb: flags.sessionsMemoryLimitMb,
     evaluatorsMemoryLimitMb: flags.evaluatorsMemoryLimitMb,
@@ -66,13 +68,16 @@ export function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
 }
 
 /**
- * For the commands that run scripts (run, serve, repl), once: where the sandbox cannot have a
- * network namespace of its own (runner/network-namespace.ts), a warning (unless quiet), or with
- * --require-network-namespace a refusal, before any script is sent to a sandbox. Every sandbox of
- * the process is started as the one probe found, so a pass here holds for all of them.
+ * Once, before anything is started: where the sandbox cannot have a network namespace of its own
+ * (runner/network-namespace.ts), a warning (unless quiet, or the user declined the namespace with
+ * --no-network-namespace), or with --require-network-namespace a refusal, before any script is
+ * sent to a sandbox. Every sandbox, pure evaluator and type checker of the process is started as
+ * decided here, so a pass here holds for all of them. `checker`: for `tacit check`, whose type
+ * checker alone runs (see sandboxNetworkFinding).
  */
-export function checkSandboxNetwork(config: RunnerConfig): void {
-  const finding = sandboxNetworkFinding(config.requireNetworkNamespace);
+export function checkSandboxNetwork(config: RunnerConfig, checker = false): void {
+  if (!config.networkNamespace) declineNetworkNamespace();
+  const finding = sandboxNetworkFinding(config.requireNetworkNamespace, checker);
   if (finding === null) return;
   if ("refusal" in finding) throw new ConfigError(finding.refusal);
   if (!config.quiet) process.stderr.write(`tacit: warning: ${finding.warning}\n`);

@@ -45,7 +45,7 @@ function addScriptOptions(command: CommandType, jsonHelp: string): CommandType {
 /** The options that say what scripts may do and how long they may take. */
 function addPolicyOptions(command: CommandType): CommandType {
   return command
-    .option("--config <file>", "JSON config file: executionTimeoutMs, memoryLimitMb, typeCheck, quiet, auditLog, requireNetworkNamespace, policy (approval tiers), and libraryConfig (allowedRoots, classifiedPaths, classifiedWrite, secureOutput, commandPermissions, strictMode, confineCommands, networkPermissions, networkResponseLimitBytes, networkTimeoutMs, llm); see the README")
+    .option("--config <file>", "JSON config file: executionTimeoutMs, memoryLimitMb, typeCheck, quiet, auditLog, requireNetworkNamespace, networkNamespace, policy (approval tiers), and libraryConfig (allowedRoots, classifiedPaths, classifiedWrite, secureOutput, commandPermissions, strictMode, confineCommands, networkPermissions, networkResponseLimitBytes, networkTimeoutMs, llm); see the README")
     .option("--no-check", "skip type-checking (config: typeCheck: false)")
     .addOption(
       new Option("--exec-timeout-ms <ms>", "wall-clock limit for the script, in ms (default 30000)").argParser(
@@ -78,6 +78,7 @@ function addPolicyOptions(command: CommandType): CommandType {
     .option("--record <dir>", "append every executed script and its result to <dir>/tacit-record.jsonl (config: recordPath)")
     .option("--audit-log <file>", "append a signed, hash-chained log of every evaluation and action decision to <file> (config: auditLog); check it with tacit audit verify")
     .option("--require-network-namespace", "refuse to run where the sandbox cannot have a network namespace of its own (util-linux unshare --user --net), instead of warning and running with Deno's permission checks alone keeping scripts off the network (config: requireNetworkNamespace)")
+    .option("--no-network-namespace", "run the sandbox, pure evaluator and type checker in the host's network namespace, knowingly: for a host that cannot make network namespaces (or has run out of them), where tacit would otherwise warn on every run; Deno's permission checks alone then keep scripts off the network (config: networkNamespace: false)")
     .option("--yes", "answer yes to every approval the config's policy asks for, for this run (never remembered)")
     .option("--quiet", "print no warnings")
     .addHelpText("after", EXIT_CODE_HELP);

@@ -41,6 +41,8 @@ export interface CommonFlags {
   confineCommands?: boolean;
   auditLog?: string;
   requireNetworkNamespace?: boolean;
+  /** false with --no-network-namespace (commander's default is true: see loadConfig). */
+  networkNamespace?: boolean;
   /** --yes: answer every approval yes for this run. */
   yes?: boolean;
 }

@@ -234,6 +234,7 @@ const ConfigFileSchema = z
     classifiedStoreLimitBytes: z.number().int().positive().optional(),
     auditLog: z.string().min(1).optional(),
     requireNetworkNamespace: z.boolean().optional(),
+    networkNamespace: z.boolean().optional(),
     policy: PolicySchema.optional(),
     libraryConfig: LibraryConfigSchema.optional(),
   })
@@ -308,6 +309,11 @@ export interface RunnerConfig {
    * network namespace of its own (network-namespace.ts), rather than warn and run in the host's.
    */
   requireNetworkNamespace: boolean;
+  /**
+   * false (--no-network-namespace): sandboxes, pure evaluators and type checkers run in the host's
+   * network namespace, knowingly: no namespace is made, and nothing is said about it. Default true.
+   */
+  networkNamespace: boolean;
   /** Which actions need a person (approval tiers); null: the allowlists alone decide. */
   policy: PolicyConfig | null;
   /** --yes: every approval a policy asks for is answered yes, for this run (never remembered). */
@@ -519,6 +525,18 @@ export function resolveConfig(
       );
     }
   }
+  const requireNetworkNamespace = pick("requireNetworkNamespace") ?? false;
+  const networkNamespace = pick("networkNamespace") ?? true;
+  if (requireNetworkNamespace && !networkNamespace) {
+    const said = (key: "requireNetworkNamespace" | "networkNamespace", flag: string, value: boolean): string =>
+      flags[key] !== undefined ? flag : `config ${key}: ${value}`;
+    throw new ConfigError(
+      `${said("networkNamespace", "--no-network-namespace", false)} and ${said("requireNetworkNamespace", "--require-network-namespace", true)} ` +
+        "contradict each other: the first runs the sandbox in the host's network namespace, the second refuses to run unless it has one " +
+        "of its own. Give one of them: --require-network-namespace where the host can make network namespaces, " +
+        "--no-network-namespace where it cannot and you accept Deno's permission checks alone keeping scripts off the network",
+    );
+  }
   const policy = pick("policy") ?? null;
   warnings.push(...absentRuleBases(policy, cwd));
   return {
@@ -538,7 +556,8 @@ export function resolveConfig(
     sessionRecordingLimitBytes: pick("sessionRecordingLimitBytes") ?? DEFAULT_SESSION_RECORDING_LIMIT_BYTES,
     classifiedStoreLimitBytes: pick("classifiedStoreLimitBytes") ?? DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES,
     auditLog,
-    requireNetworkNamespace: pick("requireNetworkNamespace") ?? false,
+    requireNetworkNamespace,
+    networkNamespace,
     policy,
     assumeYes: false,
     library: {

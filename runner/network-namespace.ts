@@ -17,6 +17,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { bootstrapPath } from "./paths.js";
+import { printable } from "./printable.js";
 import { UNSHARE_CANDIDATES } from "./exec/pid-namespace.js";
 import { executable } from "./exec/program-path.js";
 
@@ -30,7 +31,9 @@ export type SandboxNetwork =
       /** false: a network namespace without a user namespace (root, where user namespaces are refused). */
       userNamespace: boolean;
     }
-  | { kind: "host-network"; reason: string };
+  | { kind: "host-network"; reason: string }
+  /** --no-network-namespace (config networkNamespace: false): the user chose the host's, knowingly; nothing is probed or said. */
+  | { kind: "declined" };
 
 /**
  * The shapes tried, best first. The second only as root (no one else may make a network
@@ -56,6 +59,8 @@ const SHAPES: ReadonlyArray<{ flags: readonly string[]; userNamespace: boolean }
 const NOTHING = path.join(path.dirname(bootstrapPath), "tacit-probe-runs-nothing");
 const RAN_NOTHING = 127;
 const COULD_NOT_ENTER = 126;
+/** What of unshare's stderr a message quotes: its first line, at most this long. */
+const MAX_SAID_CHARS = 300;
 
 let found: SandboxNetwork | undefined;
 
@@ -63,6 +68,15 @@ let found: SandboxNetwork | undefined;
 export function sandboxNetwork(): SandboxNetwork {
   found ??= probeSandboxNetwork();
   return found;
+}
+
+/**
+ * --no-network-namespace (config networkNamespace: false): every sandbox, pure evaluator and type
+ * checker this process starts from now on runs in the host's network namespace, with no probe and
+ * no warning. Called before the first of them starts (see checkSandboxNetwork in cli/load-config.ts).
+ */
+export function declineNetworkNamespace(): void {
+  found = { kind: "declined" };
 }
 
 function probeSandboxNetwork(): SandboxNetwork {
@@ -74,17 +88,25 @@ function probeSandboxNetwork(): SandboxNetwork {
   for (const { flags, userNamespace } of SHAPES) {
     if (!userNamespace && !root) continue;
     const argsBefore = [...flags, "--"];
-    const probe = spawnSync(unshare, [...argsBefore, NOTHING], { env: {}, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", timeout: 5000 });
-    if (probe.status === RAN_NOTHING) return { kind: "own-namespace", program: unshare, argsBefore, userNamespace };
-    failures.push(`\`unshare ${flags.join(" ")}\` ${whyFailed(probe.status, probe.stderr ?? "", probe.error)}`);
+    const failure = probeFailure(unshare, argsBefore);
+    if (failure === null) return { kind: "own-namespace", program: unshare, argsBefore, userNamespace };
+    failures.push(`\`unshare ${flags.join(" ")}\` ${failure}`);
   }
   return { kind: "host-network", reason: failures.join("; ") };
+}
+
+/** null where `unshare argsBefore` makes its namespaces and enters them; otherwise why it did not. */
+function probeFailure(unshare: string, argsBefore: readonly string[]): string | null {
+  const probe = spawnSync(unshare, [...argsBefore, NOTHING], { env: {}, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", timeout: 5000 });
+  return probe.status === RAN_NOTHING ? null : whyFailed(probe.status, probe.stderr ?? "", probe.error);
 }
 
 /** What a failed probe says, with what it means here. */
 function whyFailed(status: number | null, stderr: string, error: Error | undefined): string {
   if (status === COULD_NOT_ENTER) return `made the namespace, but tacit's files (${path.dirname(bootstrapPath)}) could not be reached from inside it`;
-  const said = stderr.trim().replace(/^unshare: /, "") || error?.message || `exited with ${status}`;
+  // unshare's own words (a locale may translate them), one line, cut, shown on a terminal.
+  const words = stderr.trim().replace(/^unshare: /, "").split("\n")[0]!;
+  const said = printable(words.length > MAX_SAID_CHARS ? `${words.slice(0, MAX_SAID_CHARS)}…` : words) || error?.message || `exited with ${status}`;
   if (said.includes("No space left on device")) return `failed: ${said} (the kernel's limit on user or network namespaces is 0, or reached)`;
   if (said.includes("Operation not permitted")) {
     return `failed: ${said} (unprivileged user namespaces are disabled, an AppArmor or seccomp policy refuses them, or a network namespace alone needs root)`;
@@ -95,7 +117,7 @@ function whyFailed(status: number | null, stderr: string, error: Error | undefin
 /** `file` with `args`, run in a network namespace of its own where this process found one (see sandboxNetwork). */
 export function offTheNetwork(file: string, args: readonly string[]): { file: string; args: string[] } {
   const network = sandboxNetwork();
-  return network.kind === "host-network" ? { file, args: [...args] } : { file: network.program, args: [...network.argsBefore, file, ...args] };
+  return network.kind === "own-namespace" ? { file: network.program, args: [...network.argsBefore, file, ...args] } : { file, args: [...args] };
 }
 
 /** How to give the sandbox a namespace of its own, for a warning or a refusal. */
@@ -105,25 +127,33 @@ const HOW_TO_HAVE_ONE =
   "kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile that lets unshare make them), or in a container whose " +
   "seccomp profile allows unshare";
 
+/** How to run without one, knowingly: named in the warning, never the default. */
+const HOW_TO_DECLINE = "--no-network-namespace (config networkNamespace: false) runs without it and without this warning";
+
 /**
- * The warning to give where sandboxes run in the host's network namespace, or null where they
- * have their own. `required` (--require-network-namespace): the refusal to throw instead.
+ * What is said before anything runs, or null where nothing need be: where sandboxes run in the
+ * host's network namespace without the user's choice, a warning; with `required`
+ * (--require-network-namespace), the refusal to throw instead. `checker`: for `tacit check`,
+ * which runs no script, only the type checker (which runs in the namespace too, see
+ * typecheck.ts): it is not warned about, but a requirement holds for it.
  */
-export function sandboxNetworkFinding(required: boolean): { warning: string } | { refusal: string } | null {
+export function sandboxNetworkFinding(required: boolean, checker = false): { warning: string } | { refusal: string } | null {
   const network = sandboxNetwork();
   if (network.kind === "own-namespace") return null;
   if (required) {
+    const why = network.kind === "declined" ? "--no-network-namespace (config networkNamespace: false) asks for none" : `none can be made here: ${network.reason}`;
     return {
       refusal:
-        "refused, nothing was run: --require-network-namespace (config requireNetworkNamespace) asks that the sandbox run in a " +
-        `network namespace of its own, and none can be made here: ${network.reason}. ${HOW_TO_HAVE_ONE}; or drop ` +
-        "--require-network-namespace to run with Deno's permission checks alone keeping scripts off the network",
+        `refused, nothing was run: --require-network-namespace (config requireNetworkNamespace) asks that the ${checker ? "type checker" : "sandbox"} ` +
+        `run in a network namespace of its own, and ${why}. ${HOW_TO_HAVE_ONE}; or drop --require-network-namespace to run with ` +
+        "Deno's permission checks alone keeping scripts off the network",
     };
   }
+  if (network.kind === "declined" || checker) return null;
   return {
     warning:
       `the sandbox runs in the host's network namespace: ${network.reason}. Only Deno's permission checks keep scripts off the ` +
       "network: native code in Deno that does I/O no permission covers could reach the internet, services on 127.0.0.1 and " +
-      `abstract Unix sockets. ${HOW_TO_HAVE_ONE}; --require-network-namespace refuses to run without it`,
+      `abstract Unix sockets. ${HOW_TO_HAVE_ONE}; --require-network-namespace refuses to run without it; ${HOW_TO_DECLINE}`,
   };
 }

@@ -275,6 +275,7 @@ describe.runIf(hostMakesNamespaces)("where no network namespace can be made (the
     expect(result.stderr).toContain("`unshare --user --net` failed");
     expect(result.stderr).toContain("user.max_user_namespaces");
     expect(result.stderr).toContain("--require-network-namespace refuses to run without it");
+    expect(result.stderr).toContain("--no-network-namespace (config networkNamespace: false) runs without it and without this warning");
 
     const quiet = await runWithoutNamespaces(["run", "--no-check", "--quiet", script]);
     expect(quiet.code, quiet.stderr).toBe(0);
@@ -309,6 +310,73 @@ describe.runIf(hostMakesNamespaces)("where no network namespace can be made (the
     expect(serve.code).toBe(2);
     expect(serve.stdout).toBe("");
     expect(serve.stderr).toContain(REFUSAL);
+  });
+});
+
+/** Said where --no-network-namespace and --require-network-namespace are both given. */
+const CONTRADICTION = "contradict each other";
+/** A warning of another kind, which --no-network-namespace must leave alone (an incomplete llm config). */
+const OTHER_WARNING = "llm config is incomplete";
+
+describe.runIf(hostMakesNamespaces)("--no-network-namespace (config networkNamespace: false): without one, knowingly", () => {
+  it("where none can be made, runs the script without the namespace warning, and other warnings are still given", async () => {
+    const script = path.join(work.dir, "hello.ts");
+    writeFileSync(script, `println("${RAN}");`);
+    const declined = await runWithoutNamespaces(["run", "--no-check", "--no-network-namespace", "--llm-model", "m", script]);
+    expect(declined.code, declined.stderr).toBe(0);
+    expect(declined.stdout).toContain(RAN);
+    expect(declined.stderr).not.toContain(WARNING);
+    expect(declined.stderr).toContain(OTHER_WARNING);
+
+    const config = path.join(work.dir, "tacit.json");
+    writeFileSync(config, JSON.stringify({ networkNamespace: false }));
+    const fromConfig = await runWithoutNamespaces(["run", "--no-check", "--config", config, "--llm-model", "m", script]);
+    expect(fromConfig.code, fromConfig.stderr).toBe(0);
+    expect(fromConfig.stdout).toContain(RAN);
+    expect(fromConfig.stderr).not.toContain(WARNING);
+    expect(fromConfig.stderr).toContain(OTHER_WARNING);
+
+    // Never the default: `networkNamespace: true` in a config still warns.
+    writeFileSync(config, JSON.stringify({ networkNamespace: true }));
+    const kept = await runWithoutNamespaces(["run", "--no-check", "--config", config, script]);
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(kept.stderr).toContain(WARNING);
+  });
+
+  it("where one can be made, the sandbox and the pure evaluator run in the host's network namespace, as asked", async () => {
+    const script = path.join(work.dir, "waits.ts");
+    writeFileSync(script, WAITING_SCRIPT);
+    const tacit = startTacit(["run", "--no-check", "--no-network-namespace", script]);
+    try {
+      const host = networkNamespaceOf("self");
+      expect((await networkOfChild(tacit.child.pid!, bootstrapPath)).namespace).toBe(host);
+      expect((await networkOfChild(tacit.child.pid!, pureEvaluatorPath)).namespace).toBe(host);
+    } finally {
+      await expectRanWithoutWarning(tacit);
+    }
+  });
+
+  it("beside --require-network-namespace (flag or config, either way) is refused as a contradiction, before anything runs", async () => {
+    const script = path.join(work.dir, "hello.ts");
+    writeFileSync(script, `println("${RAN}");`);
+    const config = path.join(work.dir, "tacit.json");
+    const cases: Array<{ args: string[]; config?: object; names: string }> = [
+      { args: ["--no-network-namespace", "--require-network-namespace"], names: "--no-network-namespace and --require-network-namespace" },
+      { args: ["--no-network-namespace"], config: { requireNetworkNamespace: true }, names: "--no-network-namespace and config requireNetworkNamespace: true" },
+      { args: ["--require-network-namespace"], config: { networkNamespace: false }, names: "config networkNamespace: false and --require-network-namespace" },
+      { args: [], config: { networkNamespace: false, requireNetworkNamespace: true }, names: "config networkNamespace: false and config requireNetworkNamespace: true" },
+    ];
+    for (const { args, config: file, names } of cases) {
+      if (file !== undefined) writeFileSync(config, JSON.stringify(file));
+      const withConfig = file === undefined ? [] : ["--config", config];
+      for (const command of [["run", "--no-check", ...withConfig, ...args, script], ["check", ...withConfig, ...args, script], ["serve", ...withConfig, ...args]]) {
+        const refused = await runCli(command, { cwd: work.dir });
+        expect(refused.code, `${command.join(" ")}: ${refused.stderr}`).toBe(2);
+        expect(refused.stdout).toBe("");
+        expect(refused.stderr).toContain(`tacit: ${names} ${CONTRADICTION}`);
+        expect(refused.stderr).toContain("Give one of them");
+      }
+    }
   });
 });
 
