@@ -48,6 +48,7 @@ import { HostSecrets } from "./host-secrets.js";
 import { PausableTimer } from "./pausable-timer.js";
 import { randomToken } from "./random-token.js";
 import { monotonicMs } from "./monotonic.js";
+import { namespaceFailureAtStart } from "./network-namespace.js";
 import { MapRequestBudget } from "./classified/budget.js";
 import { ConcurrencyLimit } from "./concurrency-limit.js";
 import { CLASSIFIED_CHATS_AT_ONCE } from "./llm/chat-client.js";
@@ -820,6 +821,9 @@ function describeAbnormalEnd(
         return result("protocol-error", output, `protocol violation: ${end.detail}; the evaluation was ended`, startedAt, endedAt);
     }
   }
+  // Before anything else is made of its exit: such a sandbox never ran Deno, let alone the script.
+  const noNamespace = namespaceFailureAtStart(end);
+  if (noNamespace !== null) return result("protocol-error", output, noNamespace, startedAt, endedAt);
   // V8's fatal out-of-memory ends the process by a trap (SIGTRAP; an abort elsewhere), which
   // nothing in the sandbox can send itself. Its crash text on stderr is not asked: a script past
   // the validator can write that text and exit, and was told to raise the memory limit.

@@ -59,6 +59,8 @@ const SHAPES: ReadonlyArray<{ flags: readonly string[]; userNamespace: boolean }
 const NOTHING = path.join(path.dirname(bootstrapPath), "tacit-probe-runs-nothing");
 const RAN_NOTHING = 127;
 const COULD_NOT_ENTER = 126;
+/** unshare's exit status when it could not make the namespaces (util-linux's EXIT_FAILURE). */
+const UNSHARE_FAILED = 1;
 /** What of unshare's stderr a message quotes: its first line, at most this long. */
 const MAX_SAID_CHARS = 300;
 
@@ -118,6 +120,32 @@ function whyFailed(status: number | null, stderr: string, error: Error | undefin
 export function offTheNetwork(file: string, args: readonly string[]): { file: string; args: string[] } {
   const network = sandboxNetwork();
   return network.kind === "own-namespace" ? { file: network.program, args: [...network.argsBefore, file, ...args] } : { file, args: [...args] };
+}
+
+/**
+ * Why a sandbox that ended before it reported anything did not start, where that was the host's
+ * doing: `unshare` could not make its namespaces, though the probe had (a limit on namespaces
+ * reached since: tacit serve's sessions hold one each, and so does every other sandbox or
+ * container of the user). unshare then says why on stderr and exits with 1; null otherwise.
+ * A script can write the same words to stderr and exit with 1 itself (node:process is not
+ * Deno's to refuse), so they only point the way: the namespace is tried again, and it is the
+ * host's failure only if that fails too, in the host's words, not the process's. Only on this
+ * path: about 1.5 ms.
+ */
+export function namespaceFailureAtStart(end: { code: number | null; signal: string | null; stderr: string }): string | null {
+  const network = found;
+  if (network?.kind !== "own-namespace" || end.code !== UNSHARE_FAILED || end.signal !== null || !end.stderr.startsWith("unshare: ")) return null;
+  const failure = probeFailure(network.program, network.argsBefore);
+  if (failure === null) return null;
+  const flags = network.argsBefore.filter((arg) => arg !== "--").join(" ");
+  return (
+    `the sandbox could not start: this host could not make its network namespace (\`unshare ${flags}\` ${failure}), so nothing ` +
+    "of the script ran; this is the host's doing, not the script's. Free namespaces (end sessions no longer needed with " +
+    "delete_repl_session, or other sandboxes and containers of this user) or raise the kernel's limits (sysctl " +
+    "user.max_user_namespaces and user.max_net_namespaces), then run the script again; or restart tacit with " +
+    "--no-network-namespace (config networkNamespace: false) to run sandboxes in the host's network namespace, with Deno's " +
+    "permission checks alone keeping scripts off the network"
+  );
 }
 
 /** How to give the sandbox a namespace of its own, for a warning or a refusal. */

@@ -13,7 +13,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "../../runner/paths.js";
 import { sandboxEnv, sandboxLaunch } from "../../runner/sandbox-process.js";
-import { childEnv, type CliResult, repoRoot, runCli, tacitBin, tempDir } from "../helpers.js";
+import { childEnv, type CliResult, connectServe, createSession, repoRoot, runBypassed, runCli, runInSession, tacitBin, tempDir, type ToolResult } from "../helpers.js";
 import { childrenOf, commandLineOf } from "../processes.js";
 
 /** Whether this host lets the test make the namespaces tacit makes (else tacit warns, tested below). */
@@ -310,6 +310,54 @@ describe.runIf(hostMakesNamespaces)("where no network namespace can be made (the
     expect(serve.code).toBe(2);
     expect(serve.stdout).toBe("");
     expect(serve.stderr).toContain(REFUSAL);
+  });
+});
+
+/** What a sandbox that could not start for want of a namespace is said to have met (and a script's own exit is not). */
+const NO_NAMESPACE_AT_START = "the sandbox could not start: this host could not make its network namespace";
+const SCRIPTS_OWN_EXIT = "the script must not exit the runtime";
+
+describe.runIf(hostMakesNamespaces)("a namespace that cannot be made at a sandbox's start, after the probe made one", () => {
+  it("under tacit serve, past the kernel's limit on network namespaces, a session's snippet is told it was the host, why and what to do", async () => {
+    // tacit serve in a user namespace of the test's, whose limit on network namespaces is 3: the
+    // probe makes one (and frees it), and each session's sandbox holds one for as long as it lives.
+    const wrapper = path.join(work.dir, "limited-node.sh");
+    const limit = 'echo 3 > /proc/sys/user/max_net_namespaces && exec "$@"';
+    writeFileSync(wrapper, `#!/bin/sh\nexec unshare --user --map-root-user -- /bin/sh -c '${limit}' limits '${process.execPath}' "$@"\n`, { mode: 0o755 });
+    let stderr = "";
+    const client = await connectServe(["--no-check"], work.dir, { node: wrapper, onStderr: (text) => (stderr += text) });
+    try {
+      const results: ToolResult[] = [];
+      for (let sessions = 0; sessions < 8 && !results.some((result) => result.exitCode !== 0); sessions++) {
+        results.push(await runInSession(client, await createSession(client), `println("${RAN}");`));
+      }
+      expect(results[0]!.stdout, stderr).toContain(RAN);
+      const failed = results.filter((result) => result.exitCode !== 0);
+      expect(failed.length, JSON.stringify(results)).toBe(1);
+      const { error, stdout } = failed[0]!;
+      expect(stdout).toBe("");
+      expect(error).toContain(NO_NAMESPACE_AT_START);
+      // Why, in unshare's words (with what they mean), and what to do.
+      expect(error).toContain("`unshare --user --net` failed: unshare failed: No space left on device (the kernel's limit");
+      expect(error).toContain("nothing of the script ran");
+      expect(error).toContain("delete_repl_session");
+      expect(error).toContain("user.max_net_namespaces");
+      expect(error).toContain("--no-network-namespace");
+      expect(error).not.toContain(SCRIPTS_OWN_EXIT);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a script that writes unshare's words to stderr and exits with 1 is not taken for the host's failure", async () => {
+    // Deno's stderr and exit, which a script reaches through node:process: the words alone prove nothing.
+    const result = await runBypassed(
+      'Deno.stderr.writeSync(new TextEncoder().encode("unshare: unshare failed: No space left on device\\n")); Deno.exit(1);',
+      { keepRuntime: true },
+    );
+    expect(result.exitCode).toBe(1);
+    expect(result.error).toContain(SCRIPTS_OWN_EXIT);
+    expect(result.error).not.toContain("could not make its network namespace");
   });
 });
 
