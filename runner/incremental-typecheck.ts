@@ -7,7 +7,8 @@ import type { ChildProcess } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { API, type Diagnostic, type Snapshot, SymbolFlags } from "typescript/unstable/sync";
-import { diesWithTacit, parentDeathWrapper } from "./parent-death.js";
+import { namespaceFailureNow, NamespaceUnavailableError, offTheNetwork } from "./network-namespace.js";
+import { diesWithTacit } from "./parent-death.js";
 import { interfacePath, tscExecutable } from "./paths.js";
 import { singleQuoted } from "./shell-word.js";
 import { makeTempDir } from "./temp-dirs.js";
@@ -17,15 +18,19 @@ import { COMPILER_OPTIONS, type TypeCheckResult, type TypeDiagnostic } from "./t
 
 /**
  * A launcher for the checker that makes it die with the thread that starts it, and so with
- * tacit however tacit ends (see parent-death.ts): TypeScript's API starts the checker itself,
- * by a path it is given and with arguments of its own, so the path is this script, which runs
- * the checker under setpriv --pdeathsig (same process: sh and setpriv each replace themselves).
+ * tacit however tacit ends (see parent-death.ts), and puts it in a network namespace of its own
+ * where the host allows (see network-namespace.ts: it reads the agent's code and needs no
+ * network). TypeScript's API starts the checker itself, by a path it is given and with
+ * arguments of its own, so the path is this script, which runs the checker under setpriv
+ * --pdeathsig and unshare (same process: sh, setpriv and unshare each replace themselves).
  * A SIGKILLed tacit serve left a checker running on a script written to take minutes. Null
- * where the host has no such setpriv: the checker runs unwrapped, as before.
+ * where the host has neither: the checker runs unwrapped, as before.
  */
 function checkerLauncher(dir: string): string | null {
-  if (parentDeathWrapper() === null) return null;
-  const { file, args } = diesWithTacit(tscExecutable(), []);
+  const tsc = tscExecutable();
+  const isolated = offTheNetwork(tsc, []);
+  const { file, args } = diesWithTacit(isolated.file, isolated.args);
+  if (file === tsc) return null;
   const launcher = path.join(dir, "checker.sh");
   writeFileSync(launcher, `#!/bin/sh\nexec ${[file, ...args].map(singleQuoted).join(" ")} "$@"\n`, { mode: 0o700 });
   return launcher;
@@ -75,12 +80,20 @@ export class IncrementalTypeChecker {
       this.texts.set(file, "");
     }
     const launcher = checkerLauncher(this.dir);
-    this.api = new API({
-      cwd: this.dir,
-      ...(launcher === null ? {} : { tsserverPath: launcher }),
-      fs: { readFile: (file) => this.texts.get(file) },
-    });
-    this.snapshot = this.api.updateSnapshot({ openProjects: [this.tsconfig] });
+    try {
+      this.api = new API({
+        cwd: this.dir,
+        ...(launcher === null ? {} : { tsserverPath: launcher }),
+        fs: { readFile: (file) => this.texts.get(file) },
+      });
+      this.snapshot = this.api.updateSnapshot({ openProjects: [this.tsconfig] });
+    } catch (error) {
+      // Nothing of the agent's has been sent yet: a checker that could not start where its
+      // namespace cannot be made now either is the host's failure, and said so (its stderr,
+      // unshare's words, goes to tacit's own).
+      const noNamespace = namespaceFailureNow("type checker");
+      throw noNamespace === null ? error : new NamespaceUnavailableError(noNamespace);
+    }
     process.once("exit", () => rmSync(this.dir, { recursive: true, force: true }));
   }
 

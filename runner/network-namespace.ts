@@ -1,7 +1,8 @@
 // The sandbox's network, closed by the kernel as well as by Deno. Deno's permissions keep a
 // script off the network (no --allow-net), but native parts of Deno have done I/O that no
 // permission covers (node:sqlite's files, WebGPU's drivers: see sandbox-process.ts). So, where
-// the host allows it, the sandbox and the pure evaluator run in a network namespace of their own
+// the host allows it, the sandbox, the pure evaluator and the type checker (which reads the
+// agent's code, and needs no network) each run in a network namespace of their own
 // (util-linux `unshare --user --net`). Its only interface is a loopback that is down: no address,
 // no route, so no connection can be made whatever Deno allows, not to the internet, not to a
 // service on the host's 127.0.0.1, not to the host's abstract Unix sockets (which belong to a
@@ -81,6 +82,14 @@ export function declineNetworkNamespace(): void {
   found = { kind: "declined" };
 }
 
+/**
+ * Takes `network`, found by the thread that starts this one (a worker thread's modules are its
+ * own), as this thread's: no second probe, and --no-network-namespace holds here too.
+ */
+export function adoptSandboxNetwork(network: SandboxNetwork): void {
+  found = network;
+}
+
 function probeSandboxNetwork(): SandboxNetwork {
   if (process.platform !== "linux") return { kind: "host-network", reason: `network namespaces are Linux's, and this is ${process.platform}` };
   const unshare = UNSHARE_CANDIDATES.find(executable);
@@ -122,29 +131,55 @@ export function offTheNetwork(file: string, args: readonly string[]): { file: st
   return network.kind === "own-namespace" ? { file: network.program, args: [...network.argsBefore, file, ...args] } : { file, args: [...args] };
 }
 
+/** What a start that failed in unshare failed to start, and what did not happen for it. */
+const NOT_STARTED = {
+  sandbox: "the sandbox could not start: this host could not make its network namespace",
+  "type checker": "the type checker could not start: this host could not make its network namespace",
+} as const;
+const LEFT_UNDONE = { sandbox: "nothing of the script ran", "type checker": "the script was neither checked nor run" } as const;
+
 /**
- * Why a sandbox that ended before it reported anything did not start, where that was the host's
- * doing: `unshare` could not make its namespaces, though the probe had (a limit on namespaces
- * reached since: tacit serve's sessions hold one each, and so does every other sandbox or
- * container of the user). unshare then says why on stderr and exits with 1; null otherwise.
- * A script can write the same words to stderr and exit with 1 itself (node:process is not
- * Deno's to refuse), so they only point the way: the namespace is tried again, and it is the
- * host's failure only if that fails too, in the host's words, not the process's. Only on this
- * path: about 1.5 ms.
+ * A process tacit needed could not start because the host could not make its namespace (see
+ * namespaceFailureAtStart): the host's failure, said as such (exit 2 from the CLI, as for a
+ * refusal before anything ran), not as tacit's internal error.
  */
-export function namespaceFailureAtStart(end: { code: number | null; signal: string | null; stderr: string }): string | null {
+export class NamespaceUnavailableError extends Error {
+  override name = "NamespaceUnavailableError";
+}
+
+/**
+ * Why a sandbox (or type checker) that ended before it did anything did not start, where that
+ * was the host's doing: `unshare` could not make its namespaces, though the probe had (a limit
+ * on namespaces reached since: tacit serve's sessions hold one each, and so does every other
+ * sandbox or container of the user). unshare then says why on stderr and exits with 1; null
+ * otherwise. A script can write the same words to stderr and exit with 1 itself (node:process
+ * is not Deno's to refuse), so they only point the way: see namespaceFailureNow.
+ */
+export function namespaceFailureAtStart(
+  end: { code: number | null; signal: string | null; stderr: string },
+  what: keyof typeof NOT_STARTED = "sandbox",
+): string | null {
+  if (end.code !== UNSHARE_FAILED || end.signal !== null || !end.stderr.startsWith("unshare: ")) return null;
+  return namespaceFailureNow(what);
+}
+
+/**
+ * Whether the namespace a process was started in cannot be made now: tried again with the
+ * probe's own command, and said in the host's words (that try's), never the failed process's.
+ * Null where this process makes none, or the try succeeds. About 1.5 ms: only on a failure.
+ */
+export function namespaceFailureNow(what: keyof typeof NOT_STARTED): string | null {
   const network = found;
-  if (network?.kind !== "own-namespace" || end.code !== UNSHARE_FAILED || end.signal !== null || !end.stderr.startsWith("unshare: ")) return null;
+  if (network?.kind !== "own-namespace") return null;
   const failure = probeFailure(network.program, network.argsBefore);
   if (failure === null) return null;
   const flags = network.argsBefore.filter((arg) => arg !== "--").join(" ");
   return (
-    `the sandbox could not start: this host could not make its network namespace (\`unshare ${flags}\` ${failure}), so nothing ` +
-    "of the script ran; this is the host's doing, not the script's. Free namespaces (end sessions no longer needed with " +
-    "delete_repl_session, or other sandboxes and containers of this user) or raise the kernel's limits (sysctl " +
-    "user.max_user_namespaces and user.max_net_namespaces), then run the script again; or restart tacit with " +
-    "--no-network-namespace (config networkNamespace: false) to run sandboxes in the host's network namespace, with Deno's " +
-    "permission checks alone keeping scripts off the network"
+    `${NOT_STARTED[what]} (\`unshare ${flags}\` ${failure}), so ${LEFT_UNDONE[what]}; this is the host's doing, not the ` +
+    "script's. Free namespaces (end sessions no longer needed with delete_repl_session, or other sandboxes and containers of " +
+    "this user) or raise the kernel's limits (sysctl user.max_user_namespaces and user.max_net_namespaces), then run the " +
+    "script again; or restart tacit with --no-network-namespace (config networkNamespace: false) to run sandboxes in the " +
+    "host's network namespace, with Deno's permission checks alone keeping scripts off the network"
   );
 }
 

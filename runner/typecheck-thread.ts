@@ -13,7 +13,8 @@ import type { SnippetCheck } from "./split-check.js";
 import { checkerMemoryLimitMb, type TypeCheckResult, typeCheckOverMemory, typeCheckTimedOut } from "./typecheck.js";
 import { DEFAULT_MEMORY_LIMIT_MB } from "./limits.js";
 import { residentKb, watchResidentMemory } from "./resident-memory.js";
-import type { TypeCheckReply, TypeCheckRequest } from "./typecheck-worker.js";
+import type { TypeCheckReply, TypeCheckRequest, TypeCheckWorkerData } from "./typecheck-worker.js";
+import { sandboxNetwork } from "./network-namespace.js";
 
 const WORKER_PATH = path.join(packageRoot, "dist", "bundle", "typecheck-worker.cjs");
 /** How long a stopped checker's thread has to reap its killed process and end by itself (see stop). */
@@ -49,7 +50,8 @@ export class ThreadedTypeChecker {
     // The checker process it starts inherits its environment, which Linux shows other processes
     // of the user (/proc/<pid>/environ): not the LLM key (hidden-key.ts blanks tacit's own copy).
     const { TACIT_LLM_API_KEY: _key, ...env } = process.env;
-    const worker = new Worker(WORKER_PATH, { env });
+    // Its checker is kept off the network as this thread's processes are (--no-network-namespace included).
+    const worker = new Worker(WORKER_PATH, { env, workerData: { network: sandboxNetwork() } satisfies TypeCheckWorkerData });
     worker.unref();
     const pending = new Map<number, (reply: TypeCheckReply) => void>();
     const shadows = new Map<number, (shadowsGlobal: boolean) => void>();

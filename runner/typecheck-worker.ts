@@ -2,8 +2,9 @@
 // synchronous API blocks the thread it runs on until the checker answers, and a script can
 // make that take minutes.
 
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import { IncrementalTypeChecker } from "./incremental-typecheck.js";
+import { adoptSandboxNetwork, type SandboxNetwork } from "./network-namespace.js";
 import type { SnippetCheck } from "./split-check.js";
 import type { TypeCheckResult } from "./typecheck.js";
 
@@ -13,8 +14,11 @@ export type TypeCheckReply =
   | { kind: "result"; id: number; result: TypeCheckResult }
   | { kind: "shadows"; id: number; shadowsGlobal: boolean }
   | { kind: "failed"; id: number; message: string };
+/** What the thread is started with: the network its checker is kept off as its starter found it (see adoptSandboxNetwork). */
+export type TypeCheckWorkerData = { network: SandboxNetwork };
 
 const port = parentPort!;
+adoptSandboxNetwork((workerData as TypeCheckWorkerData).network);
 const checker = new IncrementalTypeChecker();
 // Its process gone, the thread ends: the server starts a new checker for the next check instead
 // of failing it (the checker refuses to be asked anything now, see IncrementalTypeChecker.speak).

@@ -8,6 +8,7 @@ import path from "node:path";
 import { cleanUpAtExit } from "./exit-cleanup.js";
 import { interfaceFile } from "./interface-file.js";
 import { monotonicMs } from "./monotonic.js";
+import { namespaceFailureAtStart, NamespaceUnavailableError, offTheNetwork } from "./network-namespace.js";
 import { printable } from "./printable.js";
 import { diesWithTacit } from "./parent-death.js";
 import { interfacePath, tscExecutable, typescriptVersion } from "./paths.js";
@@ -196,7 +197,10 @@ export async function typeCheck(
     const { exitCode, stdout, stderr } = await new Promise<{ exitCode: number | "timeout" | "memory"; stdout: string; stderr: string }>((resolve, reject) => {
       // Killed by the kernel if tacit ends without its exit hooks (see parent-death.ts): a script
       // can make a check take minutes, and its time limit is a timer in this process.
-      const checker = diesWithTacit(tscExecutable(), ["-p", path.join(dir, "tsconfig.json")]);
+      // In a network namespace of its own where the host allows (see network-namespace.ts): it
+      // reads the agent's code and needs no network.
+      const isolated = offTheNetwork(tscExecutable(), ["-p", path.join(dir, "tsconfig.json")]);
+      const checker = diesWithTacit(isolated.file, isolated.args);
       const child = execFile(
         checker.file,
         checker.args,
@@ -232,6 +236,8 @@ export async function typeCheck(
     if (exitCode === "memory") return typeCheckOverMemory(memoryLimit);
     const diagnostics = parseTscOutput(stdout);
     if (exitCode !== 0 && diagnostics.length === 0) {
+      const noNamespace = namespaceFailureAtStart({ code: exitCode, signal: null, stderr }, "type checker");
+      if (noNamespace !== null) throw new NamespaceUnavailableError(noNamespace);
       throw new TypeCheckerError(`the type checker failed (exit ${exitCode}): ${(stdout + stderr).trim().slice(0, 2000)}`);
     }
     if (diagnostics.length === 0) cache?.remember(code);

@@ -6,14 +6,29 @@
 // the test makes around tacit), tacit says so, and --require-network-namespace refuses to run.
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import net from "node:net";
+import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "../../runner/paths.js";
+import { UNSHARE_CANDIDATES } from "../../runner/exec/pid-namespace.js";
+import { bootstrapPath, denoExecutable, pureEvaluatorPath, tscExecutable } from "../../runner/paths.js";
 import { sandboxEnv, sandboxLaunch } from "../../runner/sandbox-process.js";
-import { childEnv, type CliResult, connectServe, createSession, repoRoot, runBypassed, runCli, runInSession, tacitBin, tempDir, type ToolResult } from "../helpers.js";
+import {
+  childEnv,
+  type CliResult,
+  connectServe,
+  createSession,
+  repoRoot,
+  runBypassed,
+  runCli,
+  runInSession,
+  slowToCheck,
+  tacitBin,
+  tempDir,
+  type ToolResult,
+} from "../helpers.js";
 import { childrenOf, commandLineOf } from "../processes.js";
 
 /** Whether this host lets the test make the namespaces tacit makes (else tacit warns, tested below). */
@@ -349,6 +364,38 @@ describe.runIf(hostMakesNamespaces)("a namespace that cannot be made at a sandbo
     }
   });
 
+  it("tacit check, whose type checker cannot get its namespace after the probe, says the host could not make it (exit 2), not an internal error", async () => {
+    // The unshare tacit finds, replaced (in a mount namespace of the test's) by one that makes the
+    // namespaces once, for the probe, then fails as unshare does past the kernel's limit.
+    const unshare = UNSHARE_CANDIDATES.find((candidate) => existsSync(candidate))!;
+    const real = path.join(work.dir, "real-unshare");
+    copyFileSync(unshare, real);
+    chmodSync(real, 0o755);
+    const fake = path.join(work.dir, "unshare-once");
+    const probed = path.join(work.dir, "probed");
+    writeFileSync(
+      fake,
+      `#!/bin/sh\nif mkdir '${probed}' 2>/dev/null; then exec '${real}' "$@"; fi\necho "unshare: unshare failed: No space left on device" >&2\nexit 1\n`,
+      { mode: 0o755 },
+    );
+    const script = path.join(work.dir, "fresh.ts");
+    // Text no earlier check has passed: the verdict cache would answer without a checker.
+    writeFileSync(script, `println("${RAN}-${randomUUID()}");`);
+    const bind = 'mount --bind "$1" "$2" && shift 2 && exec "$@"';
+    const tacit = startTacit(["check", "--json", script], {
+      wrapper: ["unshare", "--user", "--map-root-user", "--mount", "--", "/bin/sh", "-c", bind, "bind", fake, unshare],
+    });
+    const result = await tacit.finish("");
+    expect(result.code, result.stderr).toBe(2);
+    expect(existsSync(probed)).toBe(true);
+    const shown = JSON.parse(result.stdout) as { ok: boolean; error: string };
+    expect(shown.ok).toBe(false);
+    expect(shown.error).toContain("the type checker could not start: this host could not make its network namespace");
+    expect(shown.error).toContain("`unshare --user --net` failed: unshare failed: No space left on device");
+    expect(shown.error).toContain("the script was neither checked nor run");
+    expect(result.stderr).not.toContain("internal error");
+  });
+
   it("a script that writes unshare's words to stderr and exits with 1 is not taken for the host's failure", async () => {
     // Deno's stderr and exit, which a script reaches through node:process: the words alone prove nothing.
     const result = await runBypassed(
@@ -358,6 +405,47 @@ describe.runIf(hostMakesNamespaces)("a namespace that cannot be made at a sandbo
     expect(result.exitCode).toBe(1);
     expect(result.error).toContain(SCRIPTS_OWN_EXIT);
     expect(result.error).not.toContain("could not make its network namespace");
+  });
+});
+
+describe.runIf(hostMakesNamespaces)("the type checker, which reads the agent's code, in a network namespace of its own", () => {
+  it("tacit check's one-shot checker is in a namespace that is not the host's, holding only a loopback that is down", async () => {
+    const script = path.join(work.dir, "slow.ts");
+    // Some seconds of checking: long enough to be found and read while it runs.
+    writeFileSync(script, slowToCheck(3));
+    const tacit = startTacit(["check", "--exec-timeout-ms", "120000", script]);
+    try {
+      const checker = await networkOfChild(tacit.child.pid!, "-p", tscExecutable());
+      expect(checker.namespace).not.toBe(networkNamespaceOf("self"));
+      expect(checker.interfaces).toEqual(["lo"]);
+      expect(checker.ipv4Routes).toBe("");
+      expect(checker.ipv6Addresses).toBe("");
+    } finally {
+      const result = await tacit.finish("");
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain("slow.ts: ok");
+    }
+  });
+
+  it("the long-lived checker of tacit repl (and serve: the same thread) is too; with --no-network-namespace it is in the host's", async () => {
+    for (const [args, inHosts] of [[[], false], [["--no-network-namespace"], true]] as const) {
+      // The repl starts its checker for the first line, and keeps it while it waits for the next.
+      const tacit = startTacit(["repl", ...args]);
+      tacit.child.stdin!.write(`println("${RAN}")\n`);
+      try {
+        const checker = await networkOfChild(tacit.child.pid!, "--api", tscExecutable());
+        if (inHosts) expect(checker.namespace).toBe(networkNamespaceOf("self"));
+        else {
+          expect(checker.namespace).not.toBe(networkNamespaceOf("self"));
+          expect(checker.interfaces).toEqual(["lo"]);
+          expect(checker.ipv4Routes).toBe("");
+        }
+      } finally {
+        const result = await tacit.finish("");
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stdout).toContain(RAN);
+      }
+    }
   });
 });
 
