@@ -118,6 +118,9 @@ export async function runCommand(
 
 export async function checkCommand(target: string, flags: CommonFlags, command: Command): Promise<number> {
   const config = loadConfig(flags, command);
+  // The type checker runs in a network namespace of its own too (typecheck.ts): a requirement of
+  // one holds for it, and --no-network-namespace keeps it in the host's. No warning: no script runs.
+  checkSandboxNetwork(config, true);
   const script = await readScript(target);
   const started = monotonicMs();
   const check = await checkScript(script.code, script.displayName, config.typeCheck, (text) => typeCheck(text, config.executionTimeoutMs, typeCheckCache(), config.memoryLimitMb));

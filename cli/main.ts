@@ -77,7 +77,7 @@ function addPolicyOptions(command: CommandType): CommandType {
     .option("--secure-output <file>", "append-only file (created 0600) that receives classified values printed, in plaintext")
     .option("--record <dir>", "append every executed script and its result to <dir>/tacit-record.jsonl (config: recordPath)")
     .option("--audit-log <file>", "append a signed, hash-chained log of every evaluation and action decision to <file> (config: auditLog); check it with tacit audit verify")
-    .option("--require-network-namespace", "refuse to run where the sandbox cannot have a network namespace of its own (util-linux unshare --user --net), instead of warning and running with Deno's permission checks alone keeping scripts off the network (config: requireNetworkNamespace)")
+    .option("--require-network-namespace", "refuse to run (or check) where the sandbox (or type checker) cannot have a network namespace of its own (util-linux unshare --user --net), instead of warning and running with Deno's permission checks alone keeping scripts off the network (config: requireNetworkNamespace)")
     .option("--no-network-namespace", "run the sandbox, pure evaluator and type checker in the host's network namespace, knowingly: for a host that cannot make network namespaces (or has run out of them), where tacit would otherwise warn on every run; Deno's permission checks alone then keep scripts off the network (config: networkNamespace: false)")
     .option("--yes", "answer yes to every approval the config's policy asks for, for this run (never remembered)")
     .option("--quiet", "print no warnings")
