@@ -135,8 +135,13 @@ export function offTheNetwork(file: string, args: readonly string[]): { file: st
 const NOT_STARTED = {
   sandbox: "the sandbox could not start: this host could not make its network namespace",
   "type checker": "the type checker could not start: this host could not make its network namespace",
+  "pure evaluator": "the pure evaluator could not start: this host could not make its network namespace",
 } as const;
-const LEFT_UNDONE = { sandbox: "nothing of the script ran", "type checker": "the script was neither checked nor run" } as const;
+const LEFT_UNDONE = {
+  sandbox: "nothing of the script ran",
+  "type checker": "the script was neither checked nor run",
+  "pure evaluator": "the map function did not run",
+} as const;
 
 /**
  * A process tacit needed could not start because the host could not make its namespace (see
@@ -148,7 +153,7 @@ export class NamespaceUnavailableError extends Error {
 }
 
 /**
- * Why a sandbox (or type checker) that ended before it did anything did not start, where that
+ * Why a sandbox (type checker, pure evaluator) that ended before it did anything did not start, where that
  * was the host's doing: `unshare` could not make its namespaces, though the probe had (a limit
  * on namespaces reached since: tacit serve's sessions hold one each, and so does every other
  * sandbox or container of the user). unshare then says why on stderr and exits with 1; null

@@ -8,6 +8,7 @@ import { FrameSplitter, parsePureReply, ProtocolError } from "../frames.js";
 import { PausableTimer } from "../pausable-timer.js";
 import { PlaintextBudget } from "./budget.js";
 import { jsonLengthWithin } from "./json-length.js";
+import { namespaceFailureAtStart } from "../network-namespace.js";
 import { SandboxProcess } from "../sandbox-process.js";
 import { PURE_MEMORY_LIMIT_MB } from "../limits.js";
 import type { CountedEvaluator, EvaluatorsMemory, SessionMemoryAccount } from "../sessions-memory.js";
@@ -221,6 +222,8 @@ export class PureEvaluator {
     // Started while a person is asked (a job queued before the question): it waits for the answer too.
     if (this.asking > 0) proc.hold(true);
     let markReady: () => void = () => undefined;
+    /** Whether it said it was ready: only then can a function have run in it (see the end below). */
+    let becameReady = false;
     this.ready = new Promise<void>((resolve) => (markReady = resolve));
     const startLimit = this.limit(PURE_START_TIMEOUT_MS, () => proc.kill("timeout", `the pure evaluator did not start within ${PURE_START_TIMEOUT_MS} ms`));
     const started = (): void => {
@@ -283,6 +286,7 @@ export class PureEvaluator {
           }
           const reply = parsePureReply(line);
           if (reply.id === PURE_READY_ID) {
+            becameReady = true;
             // Read from here on (see EvaluatorsMemory): its start is never ended by the budget.
             if (account !== null && !proc.isKilled) {
               proc.countIn(account);
@@ -309,7 +313,12 @@ export class PureEvaluator {
       if (this.process === proc) this.process = null;
       // Only a job sent to this process ends with it (a later one went to a fresh process).
       if (this.waiting?.proc !== proc) return;
-      const why = end.kind === "killed" ? end.detail : `the evaluator exited (${end.signal ?? end.code})`;
+      // One that ended before it was ready ran no function of the script's: where that was
+      // unshare failing (a namespace limit reached), the secure output's note says so.
+      const why =
+        end.kind === "killed"
+          ? end.detail
+          : ((becameReady ? null : namespaceFailureAtStart(end, "pure evaluator")) ?? `the evaluator exited (${end.signal ?? end.code})`);
       this.waiting.resolve({ id: this.waiting.id, ok: false, error: why });
       this.waiting = null;
     });

@@ -332,6 +332,31 @@ describe.runIf(hostMakesNamespaces)("where no network namespace can be made (the
 const NO_NAMESPACE_AT_START = "the sandbox could not start: this host could not make its network namespace";
 const SCRIPTS_OWN_EXIT = "the script must not exit the runtime";
 
+/**
+ * Runs tacit with the unshare it finds replaced (in a mount namespace of the test's) by one that
+ * makes the namespaces for its first `passes` calls, then fails as unshare does past the kernel's
+ * limit: deterministic where a real limit depends on when the kernel frees a namespace.
+ */
+async function withUnshareThatRunsOut(passes: number, args: string[]): Promise<CliResult> {
+  const unshare = UNSHARE_CANDIDATES.find((candidate) => existsSync(candidate))!;
+  const real = path.join(work.dir, "real-unshare");
+  copyFileSync(unshare, real);
+  chmodSync(real, 0o755);
+  const fake = path.join(work.dir, "unshare-that-runs-out");
+  // Each call that passes makes a directory of its own (mkdir is atomic): call N finds N-1 made.
+  const passing = Array.from({ length: passes }, (_, index) => `mkdir '${path.join(work.dir, `call-${index}`)}' 2>/dev/null`).join(" || ");
+  writeFileSync(
+    fake,
+    `#!/bin/sh\nif ${passing}; then exec '${real}' "$@"; fi\necho "unshare: unshare failed: No space left on device" >&2\nexit 1\n`,
+    { mode: 0o755 },
+  );
+  const bind = 'mount --bind "$1" "$2" && shift 2 && exec "$@"';
+  const tacit = startTacit(args, { wrapper: ["unshare", "--user", "--map-root-user", "--mount", "--", "/bin/sh", "-c", bind, "bind", fake, unshare] });
+  const result = await tacit.finish("");
+  expect(existsSync(path.join(work.dir, `call-${passes - 1}`)), "the fake unshare was not called").toBe(true);
+  return result;
+}
+
 describe.runIf(hostMakesNamespaces)("a namespace that cannot be made at a sandbox's start, after the probe made one", () => {
   it("under tacit serve, past the kernel's limit on network namespaces, a session's snippet is told it was the host, why and what to do", async () => {
     // tacit serve in a user namespace of the test's, whose limit on network namespaces is 3: the
@@ -365,35 +390,36 @@ describe.runIf(hostMakesNamespaces)("a namespace that cannot be made at a sandbo
   });
 
   it("tacit check, whose type checker cannot get its namespace after the probe, says the host could not make it (exit 2), not an internal error", async () => {
-    // The unshare tacit finds, replaced (in a mount namespace of the test's) by one that makes the
-    // namespaces once, for the probe, then fails as unshare does past the kernel's limit.
-    const unshare = UNSHARE_CANDIDATES.find((candidate) => existsSync(candidate))!;
-    const real = path.join(work.dir, "real-unshare");
-    copyFileSync(unshare, real);
-    chmodSync(real, 0o755);
-    const fake = path.join(work.dir, "unshare-once");
-    const probed = path.join(work.dir, "probed");
-    writeFileSync(
-      fake,
-      `#!/bin/sh\nif mkdir '${probed}' 2>/dev/null; then exec '${real}' "$@"; fi\necho "unshare: unshare failed: No space left on device" >&2\nexit 1\n`,
-      { mode: 0o755 },
-    );
     const script = path.join(work.dir, "fresh.ts");
     // Text no earlier check has passed: the verdict cache would answer without a checker.
     writeFileSync(script, `println("${RAN}-${randomUUID()}");`);
-    const bind = 'mount --bind "$1" "$2" && shift 2 && exec "$@"';
-    const tacit = startTacit(["check", "--json", script], {
-      wrapper: ["unshare", "--user", "--map-root-user", "--mount", "--", "/bin/sh", "-c", bind, "bind", fake, unshare],
-    });
-    const result = await tacit.finish("");
+    // The first is the probe's.
+    const result = await withUnshareThatRunsOut(1, ["check", "--json", script]);
     expect(result.code, result.stderr).toBe(2);
-    expect(existsSync(probed)).toBe(true);
     const shown = JSON.parse(result.stdout) as { ok: boolean; error: string };
     expect(shown.ok).toBe(false);
     expect(shown.error).toContain("the type checker could not start: this host could not make its network namespace");
     expect(shown.error).toContain("`unshare --user --net` failed: unshare failed: No space left on device");
     expect(shown.error).toContain("the script was neither checked nor run");
     expect(result.stderr).not.toContain("internal error");
+  });
+
+  it("a pure evaluator that cannot get its namespace: the secure output's note says the host could not make it", async () => {
+    const sink = path.join(work.dir, "out", "secure.txt");
+    mkdirSync(path.dirname(sink));
+    const config = path.join(work.dir, "tacit.json");
+    // A config, so that no sandbox is started before the options are read (cli/prestart.ts).
+    writeFileSync(config, JSON.stringify({ libraryConfig: { secureOutput: sink } }));
+    const script = path.join(work.dir, "maps.ts");
+    writeFileSync(script, `println("${RAN}", classify("plain").map((value) => value + value));`);
+    // The probe's and the sandbox's pass; the pure evaluator's fails.
+    const result = await withUnshareThatRunsOut(2, ["run", "--no-check", "--config", config, script]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(RAN);
+    const note = readFileSync(sink, "utf8");
+    expect(note).toContain("map failed: the pure evaluator could not start: this host could not make its network namespace");
+    expect(note).toContain("No space left on device");
+    expect(note).not.toContain("the evaluator exited (1)");
   });
 
   it("a script that writes unshare's words to stderr and exits with 1 is not taken for the host's failure", async () => {
