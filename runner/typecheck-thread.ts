@@ -14,7 +14,7 @@ import { checkerMemoryLimitMb, type TypeCheckResult, typeCheckOverMemory, typeCh
 import { DEFAULT_MEMORY_LIMIT_MB } from "./limits.js";
 import { residentKb, watchResidentMemory } from "./resident-memory.js";
 import type { TypeCheckReply, TypeCheckRequest, TypeCheckWorkerData } from "./typecheck-worker.js";
-import { sandboxNetwork } from "./network-namespace.js";
+import { NamespaceUnavailableError, sandboxNetwork } from "./network-namespace.js";
 
 const WORKER_PATH = path.join(packageRoot, "dist", "bundle", "typecheck-worker.cjs");
 /** How long a stopped checker's thread has to reap its killed process and end by itself (see stop). */
@@ -67,7 +67,10 @@ export class ThreadedTypeChecker {
     });
     const end = (error: Error): void => {
       broken(error);
-      for (const settle of pending.values()) settle({ kind: "failed", id: 0, message: error.message });
+      // A thread's error keeps its name, not its class: the checker's start failing for want of a
+      // namespace (incremental-typecheck.ts) is the host's failure, and said as such (see checkNow).
+      const hostNamespace = error.name === "NamespaceUnavailableError";
+      for (const settle of pending.values()) settle({ kind: "failed", id: 0, message: error.message, hostNamespace });
       pending.clear();
       for (const answer of shadows.values()) answer(true);
       if (this.running === running) this.running = null;
@@ -132,6 +135,7 @@ export class ThreadedTypeChecker {
       // Its process may be gone (it crashed, or was killed): kept, it failed the next check too,
       // and left the one after that waiting for the time limit. The next check starts a new one.
       this.stop(running);
+      if (reply.kind === "failed" && reply.hostNamespace === true) throw new NamespaceUnavailableError(reply.message);
       throw new Error(`tacit: the type checker failed: ${reply.kind === "failed" ? reply.message : "no answer"}`);
     }
     return shadowsGlobal ? { ...reply.result, shadowsGlobal } : reply.result;

@@ -13,7 +13,8 @@ export type TypeCheckReply =
   | { kind: "ready"; pid: number; directory: string }
   | { kind: "result"; id: number; result: TypeCheckResult }
   | { kind: "shadows"; id: number; shadowsGlobal: boolean }
-  | { kind: "failed"; id: number; message: string };
+  /** `hostNamespace`: the checker could not start for want of a network namespace (NamespaceUnavailableError). */
+  | { kind: "failed"; id: number; message: string; hostNamespace?: boolean };
 /** What the thread is started with: the network its checker is kept off as its starter found it (see adoptSandboxNetwork). */
 export type TypeCheckWorkerData = { network: SandboxNetwork };
 

@@ -337,7 +337,7 @@ const SCRIPTS_OWN_EXIT = "the script must not exit the runtime";
  * makes the namespaces for its first `passes` calls, then fails as unshare does past the kernel's
  * limit: deterministic where a real limit depends on when the kernel frees a namespace.
  */
-async function withUnshareThatRunsOut(passes: number, args: string[]): Promise<CliResult> {
+async function withUnshareThatRunsOut(passes: number, args: string[], input = ""): Promise<CliResult> {
   const unshare = UNSHARE_CANDIDATES.find((candidate) => existsSync(candidate))!;
   const real = path.join(work.dir, "real-unshare");
   copyFileSync(unshare, real);
@@ -352,7 +352,7 @@ async function withUnshareThatRunsOut(passes: number, args: string[]): Promise<C
   );
   const bind = 'mount --bind "$1" "$2" && shift 2 && exec "$@"';
   const tacit = startTacit(args, { wrapper: ["unshare", "--user", "--map-root-user", "--mount", "--", "/bin/sh", "-c", bind, "bind", fake, unshare] });
-  const result = await tacit.finish("");
+  const result = await tacit.finish(input);
   expect(existsSync(path.join(work.dir, `call-${passes - 1}`)), "the fake unshare was not called").toBe(true);
   return result;
 }
@@ -401,6 +401,15 @@ describe.runIf(hostMakesNamespaces)("a namespace that cannot be made at a sandbo
     expect(shown.error).toContain("the type checker could not start: this host could not make its network namespace");
     expect(shown.error).toContain("`unshare --user --net` failed: unshare failed: No space left on device");
     expect(shown.error).toContain("the script was neither checked nor run");
+    expect(result.stderr).not.toContain("internal error");
+  });
+
+  it("tacit repl, whose long-lived checker cannot get its namespace, says the host could not make it (exit 2), not an internal error", async () => {
+    const result = await withUnshareThatRunsOut(1, ["repl"], `println("${RAN}-${randomUUID()}")\n`);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stdout).not.toContain(RAN);
+    expect(result.stderr).toContain("tacit: the type checker could not start: this host could not make its network namespace");
+    expect(result.stderr).toContain("`unshare --user --net` failed: unshare failed: No space left on device");
     expect(result.stderr).not.toContain("internal error");
   });
 
