@@ -13,9 +13,10 @@ export { closeInheritedDescriptors } from "../runner/inherited-descriptors.js";
 export function prestartFromArgv(argv: readonly string[]): SandboxProcess | undefined {
   if (argv[2] !== "run") return undefined;
   if (argv.some((arg) => arg === "--config" || arg.startsWith("--config="))) return undefined;
-  // Nor with --no-network-namespace (seen anywhere, a guess): this bundle's sandboxes would be
-  // started in a namespace, where the host may have run out of them (the reason to pass it).
-  // The run command, once its options are parsed, starts the sandbox as they say.
+  // Nor with --no-network-namespace (seen anywhere, a guess): started here, before the options
+  // are read, the sandbox would be probed for and started in a namespace, where the host may have
+  // run out of them (the reason to pass it). The run command, once its options are parsed,
+  // starts the sandbox as they say.
   if (argv.includes("--no-network-namespace")) return undefined;
   const flag = argv.indexOf("--memory-limit-mb");
   const memoryLimitMb = flag === -1 ? DEFAULT_MEMORY_LIMIT_MB : Number(argv[flag + 1]);

@@ -531,6 +531,16 @@ describe.runIf(hostMakesNamespaces)("--no-network-namespace (config networkNames
     expect(fromConfig.stderr).not.toContain(WARNING);
     expect(fromConfig.stderr).toContain(OTHER_WARNING);
 
+    // serve and repl too (each ends as its standard input does).
+    for (const command of ["serve", "repl"]) {
+      const quietly = await runWithoutNamespaces([command, "--no-network-namespace"]);
+      expect(quietly.code, quietly.stderr).toBe(0);
+      expect(quietly.stderr).not.toContain(WARNING);
+      const warned = await runWithoutNamespaces([command]);
+      expect(warned.code, warned.stderr).toBe(0);
+      expect(warned.stderr).toContain(WARNING);
+    }
+
     // Never the default: `networkNamespace: true` in a config still warns.
     writeFileSync(config, JSON.stringify({ networkNamespace: true }));
     const kept = await runWithoutNamespaces(["run", "--no-check", "--config", config, script]);
