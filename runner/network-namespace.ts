@@ -153,11 +153,11 @@ export class NamespaceUnavailableError extends Error {
 }
 
 /**
- * Why a sandbox (type checker, pure evaluator) that ended before it did anything did not start, where that
- * was the host's doing: `unshare` could not make its namespaces, though the probe had (a limit
- * on namespaces reached since: tacit serve's sessions hold one each, and so does every other
- * sandbox or container of the user). unshare then says why on stderr and exits with 1; null
- * otherwise. A script can write the same words to stderr and exit with 1 itself (node:process
+ * Why a sandbox (type checker, pure evaluator) that ended before it did anything did not start,
+ * where that was the host's doing: `unshare` could not make its namespaces, though the probe had
+ * (a limit on namespaces reached since: tacit serve's sessions hold one each, and so does every
+ * other sandbox or container of the user). unshare then says why on stderr and exits with 1;
+ * null otherwise. A script can write the same words to stderr and exit with 1 itself (node:process
  * is not Deno's to refuse), so they only point the way: see namespaceFailureNow.
  */
 export function namespaceFailureAtStart(
@@ -183,8 +183,9 @@ export function namespaceFailureNow(what: keyof typeof NOT_STARTED): string | nu
     `${NOT_STARTED[what]} (\`unshare ${flags}\` ${failure}), so ${LEFT_UNDONE[what]}; this is the host's doing, not the ` +
     "script's. Free namespaces (end sessions no longer needed with delete_repl_session, or other sandboxes and containers of " +
     "this user) or raise the kernel's limits (sysctl user.max_user_namespaces and user.max_net_namespaces), then run the " +
-    "script again; or restart tacit with --no-network-namespace (config networkNamespace: false) to run sandboxes in the " +
-    "host's network namespace, with Deno's permission checks alone keeping scripts off the network"
+    "script again; or give tacit --no-network-namespace (config networkNamespace: false; a running tacit serve must be " +
+    "restarted with it) to run sandboxes in the host's network namespace, with Deno's permission checks alone keeping scripts " +
+    "off the network"
   );
 }
 
