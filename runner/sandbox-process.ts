@@ -228,6 +228,15 @@ export class SandboxProcess {
     return this.killedFor !== null;
   }
 
+  /**
+   * Whether the process has ended (reaped: its exit code or signal is known), though its end may
+   * not have been reported yet. A spare that ended before it was used (its namespace could not be
+   * made, say) is not handed out (see warm-spare.ts).
+   */
+  get hasEnded(): boolean {
+    return this.gone || this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+
   /** Why the host killed it (the first reason given), or null. */
   get killed(): Extract<SandboxEnd, { kind: "killed" }> | null {
     return this.killedFor;

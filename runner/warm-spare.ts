@@ -29,13 +29,18 @@ export class WarmSpare {
     this.replenish();
   }
 
-  /** Takes the spare, running (it goes on if it was stopped), or undefined when none is waiting. */
+  /**
+   * Takes the spare, running (it goes on if it was stopped), or undefined when none is waiting.
+   * Not one that has ended while it waited (its network namespace could not be made as it
+   * started, a namespace limit reached then, or it crashed): handed out, it failed the call that
+   * took it, which was told the script had exited; the caller starts a fresh sandbox instead.
+   */
   take(): SandboxProcess | undefined {
     const taken = this.spare;
     this.spare = undefined;
     if (this.held) taken?.hold(false);
     this.held = false;
-    return taken;
+    return taken?.hasEnded === true ? undefined : taken;
   }
 
   /** Starts the next spare unless one is waiting (stopped at once while a snippet runs). */

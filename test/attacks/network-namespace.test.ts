@@ -333,27 +333,38 @@ const NO_NAMESPACE_AT_START = "the sandbox could not start: this host could not 
 const SCRIPTS_OWN_EXIT = "the script must not exit the runtime";
 
 /**
- * Runs tacit with the unshare it finds replaced (in a mount namespace of the test's) by one that
- * makes the namespaces for its first `passes` calls, then fails as unshare does past the kernel's
- * limit: deterministic where a real limit depends on when the kernel frees a namespace.
+ * The wrapper to start tacit in, in a mount namespace of the test's, where the unshare tacit finds
+ * is replaced by a script that makes the namespaces where `passes` holds (a shell test on $call,
+ * which call it is, from 1) and otherwise fails as unshare does past the kernel's limit:
+ * deterministic where a real limit depends on when the kernel frees a namespace.
  */
-async function withUnshareThatRunsOut(passes: number, args: string[], input = ""): Promise<CliResult> {
+function fakeUnshareWrapper(passes: string): string[] {
   const unshare = UNSHARE_CANDIDATES.find((candidate) => existsSync(candidate))!;
   const real = path.join(work.dir, "real-unshare");
   copyFileSync(unshare, real);
   chmodSync(real, 0o755);
-  const fake = path.join(work.dir, "unshare-that-runs-out");
-  // Each call that passes makes a directory of its own (mkdir is atomic): call N finds N-1 made.
-  const passing = Array.from({ length: passes }, (_, index) => `mkdir '${path.join(work.dir, `call-${index}`)}' 2>/dev/null`).join(" || ");
+  const fake = path.join(work.dir, "fake-unshare");
+  // Each call makes the first call-N directory not made yet (mkdir is atomic): that N is its number.
+  const calls = path.join(work.dir, "call");
   writeFileSync(
     fake,
-    `#!/bin/sh\nif ${passing}; then exec '${real}' "$@"; fi\necho "unshare: unshare failed: No space left on device" >&2\nexit 1\n`,
+    `#!/bin/sh\ncall=1\nwhile ! mkdir '${calls}'-$call 2>/dev/null; do call=$((call + 1)); done\n` +
+      `if [ ${passes} ]; then exec '${real}' "$@"; fi\necho "unshare: unshare failed: No space left on device" >&2\nexit 1\n`,
     { mode: 0o755 },
   );
   const bind = 'mount --bind "$1" "$2" && shift 2 && exec "$@"';
-  const tacit = startTacit(args, { wrapper: ["unshare", "--user", "--map-root-user", "--mount", "--", "/bin/sh", "-c", bind, "bind", fake, unshare] });
-  const result = await tacit.finish(input);
-  expect(existsSync(path.join(work.dir, `call-${passes - 1}`)), "the fake unshare was not called").toBe(true);
+  return ["unshare", "--user", "--map-root-user", "--mount", "--", "/bin/sh", "-c", bind, "bind", fake, unshare];
+}
+
+/** Whether the fake unshare has been called `calls` times or more. */
+function calledAtLeast(calls: number): boolean {
+  return existsSync(path.join(work.dir, `call-${calls}`));
+}
+
+/** Runs tacit where unshare makes the namespaces for its first `passes` calls, then runs out (see fakeUnshareWrapper). */
+async function withUnshareThatRunsOut(passes: number, args: string[], input = ""): Promise<CliResult> {
+  const result = await startTacit(args, { wrapper: fakeUnshareWrapper(`"$call" -le ${passes}`) }).finish(input);
+  expect(calledAtLeast(passes + 1), "the fake unshare was not called past its passes").toBe(true);
   return result;
 }
 
@@ -429,6 +440,27 @@ describe.runIf(hostMakesNamespaces)("a namespace that cannot be made at a sandbo
     expect(note).toContain("map failed: the pure evaluator could not start: this host could not make its network namespace");
     expect(note).toContain("No space left on device");
     expect(note).not.toContain("the evaluator exited (1)");
+  });
+
+  it("tacit serve does not hand a call the warm spare whose namespace could not be made: the call gets a fresh sandbox", async () => {
+    // The probe's call makes the namespaces; the second, the spare the server starts at once, fails; the rest make them.
+    const node = path.join(work.dir, "node-with-fake-unshare.sh");
+    const wrapper = fakeUnshareWrapper('"$call" -ne 2').map((word) => `'${word.replaceAll("'", `'\\''`)}'`).join(" ");
+    writeFileSync(node, `#!/bin/sh\nexec ${wrapper} '${process.execPath}' "$@"\n`, { mode: 0o755 });
+    let stderr = "";
+    const client = await connectServe(["--no-check"], work.dir, { node, onStderr: (text) => (stderr += text) });
+    try {
+      const serverPid = (client.transport as unknown as { pid: number | null }).pid!;
+      // The spare has failed, and the server has reaped it (it then knows it ended): it has no child left.
+      while (!calledAtLeast(2) || childrenOf(serverPid).length > 0) await sleep(25);
+      const response = await client.callTool({ name: "execute_typescript", arguments: { code: `println("${RAN}");` } });
+      const result = response.structuredContent as unknown as ToolResult;
+      expect(result.error, stderr).toBeNull();
+      expect(result.stdout).toContain(RAN);
+      expect(calledAtLeast(3), "the call's sandbox was not started afresh").toBe(true);
+    } finally {
+      await client.close();
+    }
   });
 
   it("a script that writes unshare's words to stderr and exits with 1 is not taken for the host's failure", async () => {
