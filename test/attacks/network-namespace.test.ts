@@ -338,7 +338,7 @@ const SCRIPTS_OWN_EXIT = "the script must not exit the runtime";
  * which call it is, from 1) and otherwise fails as unshare does past the kernel's limit:
  * deterministic where a real limit depends on when the kernel frees a namespace.
  */
-function fakeUnshareWrapper(passes: string): string[] {
+function fakeUnshareWrapper(passes: string, says = "unshare: unshare failed: No space left on device"): string[] {
   const unshare = UNSHARE_CANDIDATES.find((candidate) => existsSync(candidate))!;
   const real = path.join(work.dir, "real-unshare");
   copyFileSync(unshare, real);
@@ -349,7 +349,7 @@ function fakeUnshareWrapper(passes: string): string[] {
   writeFileSync(
     fake,
     `#!/bin/sh\ncall=1\nwhile ! mkdir '${calls}'-$call 2>/dev/null; do call=$((call + 1)); done\n` +
-      `if [ ${passes} ]; then exec '${real}' "$@"; fi\necho "unshare: unshare failed: No space left on device" >&2\nexit 1\n`,
+      `if [ ${passes} ]; then exec '${real}' "$@"; fi\nprintf '%s\\n' '${says.replaceAll("'", "'\\''")}' >&2\nexit 1\n`,
     { mode: 0o755 },
   );
   const bind = 'mount --bind "$1" "$2" && shift 2 && exec "$@"';
@@ -362,8 +362,8 @@ function calledAtLeast(calls: number): boolean {
 }
 
 /** Runs tacit where unshare makes the namespaces for its first `passes` calls, then runs out (see fakeUnshareWrapper). */
-async function withUnshareThatRunsOut(passes: number, args: string[], input = ""): Promise<CliResult> {
-  const result = await startTacit(args, { wrapper: fakeUnshareWrapper(`"$call" -le ${passes}`) }).finish(input);
+async function withUnshareThatRunsOut(passes: number, args: string[], input = "", says?: string): Promise<CliResult> {
+  const result = await startTacit(args, { wrapper: fakeUnshareWrapper(`"$call" -le ${passes}`, says) }).finish(input);
   expect(calledAtLeast(passes + 1), "the fake unshare was not called past its passes").toBe(true);
   return result;
 }
@@ -413,6 +413,23 @@ describe.runIf(hostMakesNamespaces)("a namespace that cannot be made at a sandbo
     expect(shown.error).toContain("`unshare --user --net` failed: unshare failed: No space left on device");
     expect(shown.error).toContain("the script was neither checked nor run");
     expect(result.stderr).not.toContain("internal error");
+  });
+
+  it("unshare's words are quoted as one line, cut, with the controls that would act on a terminal written as escapes", async () => {
+    const script = path.join(work.dir, "fresh.ts");
+    writeFileSync(script, `println("${RAN}-${randomUUID()}");`);
+    // What a locale (or a broken unshare) could say: a terminal title sequence, a long line, a second line.
+    const says = `unshare: unshare failed: \u001b]0;owned\u0007No space left on device ${"x".repeat(1000)}\nsecond line`;
+    const result = await withUnshareThatRunsOut(1, ["check", "--json", script], "", says);
+    expect(result.code, result.stderr).toBe(2);
+    const { error } = JSON.parse(result.stdout) as { error: string };
+    expect(error).toContain("the type checker could not start: this host could not make its network namespace");
+    expect(error).toContain("unshare failed: \\u001b]0;owned\\u0007No space left on device");
+    expect(error).not.toContain("\u001b");
+    expect(error).not.toContain("\u0007");
+    expect(error).toContain("x…");
+    expect(error).not.toContain("x".repeat(300));
+    expect(error).not.toContain("second line");
   });
 
   it("tacit repl, whose long-lived checker cannot get its namespace, says the host could not make it (exit 2), not an internal error", async () => {
