@@ -635,7 +635,7 @@ describe.runIf(hostMakesNamespaces)("--no-network-namespace (config networkNames
 });
 
 describe.runIf(!hostMakesNamespaces)("on this host, which makes no network namespace", () => {
-  it("tacit run warns and runs; --require-network-namespace refuses", async () => {
+  it("tacit run warns and runs; --require-network-namespace refuses; --no-network-namespace runs without the warning", async () => {
     const ran = await runCli(["run", "--no-check", "-"], { input: `println("${RAN}");`, cwd: work.dir });
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toContain(RAN);
@@ -644,5 +644,9 @@ describe.runIf(!hostMakesNamespaces)("on this host, which makes no network names
     expect(refused.code).toBe(2);
     expect(refused.stdout).not.toContain(RAN);
     expect(refused.stderr).toContain(REFUSAL);
+    const declined = await runCli(["run", "--no-check", "--no-network-namespace", "-"], { input: `println("${RAN}");`, cwd: work.dir });
+    expect(declined.code, declined.stderr).toBe(0);
+    expect(declined.stdout).toContain(RAN);
+    expect(declined.stderr).not.toContain(WARNING);
   });
 });
