@@ -75,6 +75,11 @@ export class ReadingDigest {
  * Each line of the file open at `fd`, read from its start to its end a block of READ_CHUNK_BYTES at a
  * time (a read that gives fewer is continued: the blocks are the same whatever the reads give).
  * Each block goes to `digest`; one that differs from the reading it is compared with ends the lines.
+ *
+ * The reading ends where it first finds the file's end (a block cut short by it): what a writer
+ * appends after that is left to a later reading. Read on, a live log's appended bytes became a
+ * block of their own after a short one, and the whole reading that compares with this one (cut
+ * into full blocks) said the log had changed while it was read, of a log that had only grown.
  */
 export function* logLines(fd: number, digest?: ReadingDigest): Generator<LogLine, void, undefined> {
   const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
@@ -87,6 +92,7 @@ export function* logLines(fd: number, digest?: ReadingDigest): Generator<LogLine
     let n = 0;
     for (let got = -1; n < READ_CHUNK_BYTES && got !== 0; n += got) got = readSync(fd, chunk, n, READ_CHUNK_BYTES - n, position + n);
     if (n === 0) break;
+    const reachedEnd = n < READ_CHUNK_BYTES;
     if (digest !== undefined && !digest.block(chunk.subarray(0, n))) return;
     position += n;
     let start = 0;
@@ -109,6 +115,7 @@ export function* logLines(fd: number, digest?: ReadingDigest): Generator<LogLine
       if (!tooLong) carried.push(Buffer.from(rest));
       carriedBytes += rest.length;
     }
+    if (reachedEnd) break;
   }
   digest?.end();
   if (digest?.changed === true) return;
