@@ -94,6 +94,12 @@ class LineChecks {
   lastValidHeadLine: number | null = null;
   /** The last line that could not be read as an audit line (a head edited or corrupted looks so too). */
   lastUnreadableLine: number | null = null;
+  /**
+   * The last line, when the file ended in the middle of it while a live writer held the log: the
+   * line that writer was writing as it was read (its bytes reach the file a page at a time), not
+   * checked, and counted in the unsigned tail. Without a live writer it is a cut (a crash, a truncation).
+   */
+  lineBeingWritten: number | null = null;
   /** Problems and warnings found beyond `keep` (not listed). */
   unlisted = 0;
   unlistedWarnings = 0;
@@ -108,8 +114,15 @@ class LineChecks {
    */
   private readonly cleanValidHeadLines: number[] = [];
 
-  /** `keep`: the most problems listed (the rest are counted); a damaged log of millions of lines must not fill the heap with them. */
-  constructor(trustedPublicKeyHex: string | null, private readonly keep = Infinity) {
+  /**
+   * `liveWriter`: the tacit process writing the log as it is read, if one is (see VerifyReport).
+   * `keep`: the most problems listed (the rest are counted); a damaged log of millions of lines must not fill the heap with them.
+   */
+  constructor(
+    trustedPublicKeyHex: string | null,
+    private readonly liveWriter: number | null,
+    private readonly keep = Infinity,
+  ) {
     this.publicKey = trustedPublicKeyHex?.toLowerCase() ?? null;
     this.trust = this.publicKey === null ? "none" : "given";
   }
@@ -154,6 +167,12 @@ class LineChecks {
 
   /** The line parsed, or null (and the problem noted) when it is empty or no audit line. */
   parsed(text: string, line: number, isLast: boolean, complete: boolean): Entry | null {
+    if (isLast && !complete && this.liveWriter !== null) {
+      // Said as a crash or a cut, a person was sent looking for an attack on a log that was only
+      // being written; it is still unsigned, and said so with the lines before it (report).
+      this.lineBeingWritten = line;
+      return null;
+    }
     if (text === "" || /^\s+$/.test(text)) {
       this.problem(line, "empty line: tacit never writes one, so the file was edited here");
       this.lastUnreadableLine = line;
@@ -269,9 +288,10 @@ class LineChecks {
    * The unsigned tail, the anchor, and the report. `entries`: the lines that parsed; `liveWriter`:
    * the tacit process writing the log now, if one is (see VerifyReport).
    */
-  report(lineCount: number, complete: boolean, entries: number, anchor: AnchorInput, held: HeldLines, liveWriter: number | null): VerifyReport {
+  report(lineCount: number, complete: boolean, entries: number, anchor: AnchorInput, held: HeldLines): VerifyReport {
+    const liveWriter = this.liveWriter;
     const unsignedTail = lineCount - (this.lastHeadLine ?? 0);
-    if (unsignedTail > 0 && entries > 0) {
+    if (unsignedTail > 0 && (entries > 0 || this.lineBeingWritten !== null)) {
       const first = (this.lastHeadLine ?? 0) + 1;
       // A head made unreadable leaves the lines it signed looking unsigned: said only as a crash
       // or lines appended, a log whose last line, its head, was edited into no JSON sent a person
@@ -280,10 +300,14 @@ class LineChecks {
       const orHeadUnreadable = unreadable ? `, or a head among them was edited, corrupted or cut off (line ${this.lastUnreadableLine} cannot be read)` : "";
       // A log verified while tacit writes it ends in lines it has not signed yet: said as a crash or
       // lines appended by someone else, a person was sent looking for an attack on a running log.
+      const beingWritten =
+        this.lineBeingWritten === null
+          ? ""
+          : `; line ${this.lineBeingWritten} was still being written when it was read (the file ended in the middle of it), so it was not checked`;
       const why =
         liveWriter !== null
           ? `: tacit process ${liveWriter} is writing this log now (it holds the log's writer lock in tacit's home), and signs them ` +
-            `at its next head or when it ends; verify the log again after that${orHeadUnreadable}`
+            `at its next head or when it ends; verify the log again after that${orHeadUnreadable}${beingWritten}`
           : null;
       this.problem(
         first,
@@ -372,7 +396,7 @@ export function verifyAuditLog(
   /** The tacit process writing the log now, if one is (its unsigned last lines are said to be that). */
   liveWriter: number | null = null,
 ): VerifyReport {
-  const checks = new LineChecks(trustedPublicKeyHex);
+  const checks = new LineChecks(trustedPublicKeyHex, liveWriter);
   const { problem } = checks;
 
   // The writer ends every line with a newline, so a last segment that is not empty is a
@@ -483,7 +507,7 @@ export function verifyAuditLog(
     checks.kind(entry);
   });
 
-  return checks.report(lineCount, complete, entries.length, anchor, held, liveWriter);
+  return checks.report(lineCount, complete, entries.length, anchor, held);
 }
 
 /**
@@ -532,7 +556,7 @@ export function verifyAuditLogFile(
   /** Takes the bytes of the reading a line at a time (what show compares its own reading with). */
   digest: ReadingDigest = new ReadingDigest(),
 ): VerifyReport {
-  const checks = new LineChecks(trustedPublicKeyHex, STREAMED_PROBLEMS_LISTED);
+  const checks = new LineChecks(trustedPublicKeyHex, liveWriter, STREAMED_PROBLEMS_LISTED);
   const { problem } = checks;
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   let anchor: AnchorInput | null = null;
@@ -586,7 +610,7 @@ export function verifyAuditLogFile(
   if (pending !== null) check(pending, true);
   anchor ??= anchorOf("");
   held ??= new HeldLines(anchor);
-  const report = checks.report(lineCount, complete, entries, anchor, held, liveWriter);
+  const report = checks.report(lineCount, complete, entries, anchor, held);
   if (report.ok) return report;
   // The size fstat says only spares reading a log it says is too large: a file can hold more than it says (see readWhole).
   const bytes = fstatSync(fd).size <= fullDiagnosisLimitBytes ? readWhole(fd, fullDiagnosisLimitBytes) : null;
