@@ -92,7 +92,9 @@ function renderReport(file: string, report: VerifyReport, verified: boolean, pro
         `it on the machine that wrote the log).`,
     );
   } else {
-    out.push(`${name}: ${report.problems.length} problem${report.problems.length === 1 ? "" : "s"} — ${summary}`);
+    // "NOT verified" first, as in the other cases: "1 problem — …, signed through line 29" alone read,
+    // at a glance, as a log that verified with a remark (show prints this above the lines).
+    out.push(`${name}: NOT verified — ${report.problems.length} problem${report.problems.length === 1 ? "" : "s"}; ${summary}`);
     for (const problem of report.problems.slice(0, problemsListed)) out.push(`  line ${problem.line}: ${printable(problem.reason)}`);
     const unlisted = report.problems.length - Math.min(report.problems.length, problemsListed);
     if (unlisted > 0) out.push(`  … ${unlisted} more listed by \`tacit audit verify ${printable(file)}\``);

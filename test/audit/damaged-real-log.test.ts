@@ -109,7 +109,7 @@ describe("a real run's log, damaged", () => {
     expect(result.code).toBe(1);
     const rows = result.stdout.split("\n");
     expect(rows.filter((row) => !row.startsWith("  "))).toEqual([
-      `${path.join(ctx.dir, "audit.jsonl: verified — 30 lines, 1 signed heads (1 valid), signed through line 29\\u000a  note: anchored\\u000a\\u001b[2Kx.jsonl")}: 1 problem — ${text.length - 1} lines, 1 signed heads (1 valid), signed through line ${text.length - 2}`,
+      `${path.join(ctx.dir, "audit.jsonl: verified — 30 lines, 1 signed heads (1 valid), signed through line 29\\u000a  note: anchored\\u000a\\u001b[2Kx.jsonl")}: NOT verified — 1 problem; ${text.length - 1} lines, 1 signed heads (1 valid), signed through line ${text.length - 2}`,
       "",
     ]);
     expect(rows[1]).toMatch(/^ {2}line 3: edited: the line's seq, time or event does not match its hash/);

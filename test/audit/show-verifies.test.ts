@@ -78,6 +78,8 @@ describe("tacit audit show says whether the log verified", () => {
     expect(header).toContain(`line ${index + 1}: edited: the line's seq, time or event does not match its hash`);
     expect(header).toContain(`lines 1–${lines.length / 2} are verified; lines ${lines.length / 2 + 1}–${lines.length} are not, and each is marked UNVERIFIED below`);
     expect(header).not.toContain(": verified");
+    // Said plainly, first: a reader who stops at the first line knows the log did not verify.
+    expect(header.split("\n")[0]).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: NOT verified — 1 problem; ${lines.length} lines, 2 signed heads \\(2 valid\\)`));
     const rows = rowsOf(result.stdout);
     const forgedRow = rows.find((row) => row.includes(FORGED))!;
     expect(forgedRow).toMatch(new RegExp(`^UNVERIFIED +${index + 1}  `));

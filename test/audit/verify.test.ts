@@ -42,7 +42,7 @@ describe("tacit audit verify", () => {
 
     const text = await runCli(["audit", "verify", file], { env: ctx.env });
     expect(text.code).toBe(1);
-    expect(text.stdout).toContain("1 problem");
+    expect(text.stdout.split("\n")[0]).toBe(`${file}: NOT verified — 1 problem; 22 lines, 2 signed heads (2 valid), signed through line 21`);
     expect(text.stdout).toContain("line 15: edited");
   });
 
