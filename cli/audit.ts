@@ -43,6 +43,8 @@ interface Verification {
 function verifyOpenLog(file: string, fd: number, publicKey: string | undefined, digest?: ReadingDigest): Verification {
   let trusted: string | null = null;
   let source: string;
+  /** This machine's key, when heads are checked against it: a log it signed heads in should have its record. */
+  let machineKey: string | null = null;
   if (publicKey !== undefined) {
     if (!/^[0-9a-fA-F]{64}$/.test(publicKey)) {
       throw new UsageError(`--public-key takes an Ed25519 public key as 64 hex digits (as printed by \`tacit audit key\`), got "${publicKey}"`);
@@ -53,11 +55,12 @@ function verifyOpenLog(file: string, fd: number, publicKey: string | undefined, 
     // This machine's key, if it has one: the usual case is verifying a log written here.
     const own = keyErrorsAsUsage(() => readPublicKey());
     trusted = own?.publicKeyHex ?? null;
+    machineKey = trusted;
     source = own ? `this machine's key, from ${own.file} (pass --public-key to verify a log from elsewhere)` : "";
   }
   // This machine's record of the last head it signed in this file: what shows a cut after a head.
   const givenKey = publicKey === undefined ? null : trusted;
-  const report = verifyAuditLogFile(fd, trusted, (firstLine) => anchorForVerify(file, firstLine, givenKey), undefined, liveWriterOf(file), digest);
+  const report = verifyAuditLogFile(fd, trusted, (firstLine) => anchorForVerify(file, firstLine, givenKey, undefined, machineKey), undefined, liveWriterOf(file), digest);
   if (trusted !== null) report.notes.unshift(`heads were checked against ${source}`);
   else if (report.trust === "first-head") report.notes.unshift(`there is no key in ${defaultKeyFile(false)} and none was given with --public-key`);
 

@@ -176,16 +176,27 @@ function readRecord(file: string): AnchorRecord | null {
 /** What `tacit audit verify` was given to check the log's length against (see verify.ts). */
 export type AnchorInput =
   | { record: AnchorRecord; source: string }
-  /** No record applies: `why` says so, `sameFirstLine` names records of a log with the same first line. */
-  | { record: null; why: string; sameFirstLine: Array<{ record: AnchorRecord; file: string }> };
+  /**
+   * No record applies: `why` says so, `sameFirstLine` names records of a log with the same first line.
+   * `machineKey`: this machine's public key, when its records were searched and none is for this log
+   * (a log whose heads that key signed should have one: its record was deleted, see verify's checkAnchor).
+   */
+  | { record: null; why: string; sameFirstLine: Array<{ record: AnchorRecord; file: string }>; machineKey?: string };
 
 /**
  * This machine's record for the log in `file` (`firstLine`: its first line as read), for `tacit audit verify`.
  * `givenKey`: the key given with --public-key, if any; a record is used then only if its
  * heads were signed with that key (it is this machine's own log), since someone else's log
- * at a path this machine once wrote to is not what the record describes.
+ * at a path this machine once wrote to is not what the record describes. `machineKey`: the
+ * public key of the machine whose records `dir` holds, if known (said with a record not found).
  */
-export function anchorForVerify(file: string, firstLine: string, givenKey: string | null, dir: string = defaultAnchorsDir()): AnchorInput {
+export function anchorForVerify(
+  file: string,
+  firstLine: string,
+  givenKey: string | null,
+  dir: string = defaultAnchorsDir(),
+  machineKey: string | null = null,
+): AnchorInput {
   const store = new AnchorStore(dir);
   const names = logNames(file);
   let log = names.at(-1)!;
@@ -206,7 +217,10 @@ export function anchorForVerify(file: string, firstLine: string, givenKey: strin
   } catch (error) {
     return { record: null, why: `this machine's record for it is unusable (${(error as Error).message})`, sameFirstLine: [] };
   }
-  if (record === null) return { record: null, why: `this machine has no record of signing heads in ${log} (in ${dir})`, sameFirstLine: sameFirstLine() };
+  if (record === null) {
+    const why = `this machine has no record of signing heads in ${log} (in ${dir})`;
+    return machineKey === null ? { record: null, why, sameFirstLine: sameFirstLine() } : { record: null, why, sameFirstLine: sameFirstLine(), machineKey };
+  }
   if (givenKey !== null && record.publicKey !== givenKey) {
     return {
       record: null,

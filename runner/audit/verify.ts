@@ -325,6 +325,25 @@ class LineChecks {
     if (lineCount === 0) this.notes.push("the log is empty");
     const completeLines = complete ? lineCount : lineCount - 1;
     const anchorResult = checkAnchor(anchor, held, completeLines, this.problem, this.notes);
+    // Valid heads by this machine's key, in a log it has no record for (nor for a log with its first
+    // line, as a log moved here has): said as a note only, a deleted record read like a log from elsewhere.
+    if (
+      anchor.record === null &&
+      anchor.machineKey !== undefined &&
+      anchor.sameFirstLine.length === 0 &&
+      this.trust === "given" &&
+      this.publicKey === anchor.machineKey &&
+      this.lastValidHeadLine !== null
+    ) {
+      this.warn(
+        this.lastValidHeadLine,
+        `this log's heads are signed with this machine's key, but this machine has no record of the last head it signed in it: ` +
+          `the record was deleted (by hand, or by a clean-up of tacit's home), or the log was written by a tacit from before ` +
+          `such records, or copied here from a file whose record is gone too. Without it a cut right after a signed ` +
+          `head cannot be detected, and the next tacit that writes the log starts a new record, from its own next head: if you did ` +
+          `not delete it, compare this file with a copy kept elsewhere before writing to it again`,
+      );
+    }
     if (this.unlisted > 0) this.notes.push(`${plural(this.unlisted, "more problem")} not listed: only the first ${this.problems.length} are`);
     if (this.unlistedWarnings > 0) this.notes.push(`${plural(this.unlistedWarnings, "more warning")} not listed: only the first ${this.warnings.length} are`);
 

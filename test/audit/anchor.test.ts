@@ -173,6 +173,8 @@ describe("the anchor of an audit log", () => {
     expect(result.code, result.stdout).toBe(0);
     expect(report.ok).toBe(true);
     expect(report.anchor).toEqual({ status: "unanchored", head: null, source: expect.stringContaining("this machine has no record of signing heads in") });
+    // The record it came from is named (below), so it is not said to be missing.
+    expect(report.warnings).toEqual([]);
     const notes = report.notes.join("\n");
     expect(notes).toContain("a cut right after a signed head cannot be detected without the writer's record of its last head");
     expect(notes).toContain(`is for a log with the same first line at ${realLogPath(log)} (a head at line ${lines.length}`);
@@ -190,6 +192,25 @@ describe("the anchor of an audit log", () => {
     const after = await verifyJson(moved, ctx.env);
     expect(after.result.code, after.result.stdout).toBe(0);
     expect(after.report.anchor.status).toBe("anchored");
+  });
+
+  it("the record deleted: verify still verifies the log, but warns at its last head that this machine signed it and has no record of it", async () => {
+    const lines = readLines(log);
+    for (const name of readdirSync(anchorsDir())) rmSync(path.join(anchorsDir(), name));
+
+    const { result, report } = await verifyJson(log, ctx.env);
+    expect(result.code, result.stdout).toBe(0); // its chain and signatures are intact: what is lost is the check for a cut
+    expect(report.anchor.status).toBe("unanchored");
+    const missing = /^this log's heads are signed with this machine's key, but this machine has no record of the last head it signed in it: the record was deleted/;
+    expect(report.warnings).toEqual([{ line: lines.length, reason: expect.stringMatching(missing) }]);
+    const text = await runCli(["audit", "verify", log], { env: ctx.env });
+    expect(text.stdout).toContain(`  warning, line ${lines.length}: this log's heads are signed with this machine's key, but this machine has no record`);
+
+    // Cut after its first head as well: the cut itself cannot be seen, but the missing record still is.
+    writeLines(log, lines.slice(0, headsOf(lines)[0]));
+    const cut = await verifyJson(log, ctx.env);
+    expect(cut.result.code).toBe(0);
+    expect(cut.report.warnings).toEqual([{ line: headsOf(lines)[0], reason: expect.stringMatching(missing) }]);
   });
 
   it("with --public-key: this machine's own record is used; elsewhere, the report says a cut after a head cannot be detected", async () => {
