@@ -323,7 +323,8 @@ export class AuditLog {
     const time = this.timeText(Date.now());
     const signature = Buffer.from(signBytes(headMessage(signs, this.seq + 1, time), this.key.privateKey)).toString("hex");
     this.write({ type: "head", signs, signedSeq: this.seq, publicKey: this.key.publicKeyHex, signature }, time);
-    this.flush();
+    // Checked after the fsync, with the record (recordHead).
+    this.writePending();
     try {
       fsyncSync(this.fd);
     } catch (error) {
@@ -412,9 +413,25 @@ export class AuditLog {
     }
   }
 
-  /** Writes the lines made so far to the file (not fsynced: see signHead). */
+  /**
+   * Writes the lines made so far to the file (not fsynced: see signHead), then checks that the file
+   * ends where this writer's lines end and is still the one at the log's path. The approval gate
+   * calls it right before each action with an effect, which a throw here refuses: checked only at
+   * signed heads, a log replaced (or deleted) between two heads had the actions of the rest of the
+   * evaluation carried out with their decisions written to a file no longer at the path (an unlinked
+   * one, lost at close), and only the next head said so; and bytes another process appended between
+   * writeLines' check and its write were found at the next write, after the effect.
+   */
   flush(): void {
     if (this.fd === null) return;
+    this.writePending();
+    const held = fstatSync(this.fd);
+    if (held.size !== this.size) throw this.changedUnder(held.size);
+    if (!sameFile(held, this.path)) throw this.replacedUnder();
+  }
+
+  /** Writes the lines of the events appended so far (see flush). */
+  private writePending(): void {
     if (this.pending.length > 0) this.drain();
     this.writeLines();
   }

@@ -1,11 +1,12 @@
 // A file renamed over the audit log while tacit wrote it went unseen: the writer checks the size
 // of the file it holds open, and went on writing (and signing) the old, now unlinked, file, while
 // the file at the log's path never got the lines, and tacit exited 0. The writer now compares the
-// file at the path with the one it holds at each signed head and at close: tacit says so on
-// stderr and exits 2, as for a log that was written to or cut under it.
+// file at the path with the one it holds at each signed head, at close, and right before each
+// action with an effect (which is then not carried out): tacit says so on stderr and exits 2, as
+// for a log that was written to or cut under it.
 
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { childEnv, tacitBin, tempDirWithHome } from "../helpers.js";
@@ -67,7 +68,7 @@ describe("an audit log replaced by rename while tacit writes it", () => {
     expect(said[0]).toMatch(new RegExp(`${EXIT_2_SAID}$`));
   }, 60_000);
 
-  it("tacit serve, replaced before a call: the call's signed head finds it, the call is told, exit 2", async () => {
+  it("tacit serve, replaced before a call: its write is not carried out, the call is told, exit 2", async () => {
     const { client, work, log, stderr, exited } = await serveWithLog();
     client.send(writeFile(2, "first.txt"));
     expect((await client.answer(2)).result?.structuredContent?.exitCode, stderr()).toBe(0);
@@ -78,7 +79,9 @@ describe("an audit log replaced by rename while tacit writes it", () => {
     expect(second?.exitCode, stderr()).toBe(2);
     // Its lines went to the file tacit held open, not to the one at the path: that one is as it was put there.
     expect(readFileSync(log, "utf8")).toBe(atPath);
-    expect(existsSync(path.join(work, "second.txt"))).toBe(true);
+    // The bad thing: the write carried out, its decision only in a file no longer at the log's path
+    // (checked at the call's signed head, after it).
+    expect(existsSync(path.join(work, "second.txt"))).toBe(false);
     // A call after it runs nothing.
     client.send(writeFile(4, "third.txt"));
     expect((await client.answer(4)).result?.structuredContent?.exitCode, stderr()).toBe(2);
@@ -86,6 +89,19 @@ describe("an audit log replaced by rename while tacit writes it", () => {
     client.child.stdin.end();
     expect(await exited, stderr()).toBe(2);
     expect(stderr()).toContain(`the audit log ${log} was replaced while this tacit was writing it: another file is there now`);
+  }, 60_000);
+
+  it("tacit serve, deleted before a call: its write is not carried out (its decision would be lost with the unlinked file), exit 2", async () => {
+    const { client, work, log, stderr, exited } = await serveWithLog();
+    client.send(writeFile(2, "first.txt"));
+    expect((await client.answer(2)).result?.structuredContent?.exitCode, stderr()).toBe(0);
+    rmSync(log);
+    client.send(writeFile(3, "second.txt"));
+    expect((await client.answer(3)).result?.structuredContent?.exitCode, stderr()).toBe(2);
+    expect(existsSync(path.join(work, "second.txt"))).toBe(false);
+    client.child.stdin.end();
+    expect(await exited, stderr()).toBe(2);
+    expect(stderr()).toContain(`the audit log ${log} was replaced while this tacit was writing it: there is no file there any more`);
   }, 60_000);
 
   it("tacit run, replaced while its script waits for its input: said at its end, exit 2", async () => {
