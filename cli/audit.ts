@@ -135,6 +135,7 @@ export async function auditShowCommand(file: string, flags: ShowFlags): Promise<
       verifiedThrough: report.verifiedThrough ?? 0,
       lines: report.lines,
       problems: new Map<number, string[]>(),
+      beingWritten: report.lineBeingWritten === null || report.liveWriter === null ? null : { line: report.lineBeingWritten, writer: report.liveWriter },
     };
     for (const { line, reason } of report.problems) coverage.problems.set(line, [...(coverage.problems.get(line) ?? []), reason]);
     const shown: ShowFormat = flags.json

@@ -30,6 +30,8 @@ export interface ShownCoverage {
   lines: number;
   /** The problems verify found, by the line they name. */
   problems: ReadonlyMap<number, readonly string[]>;
+  /** The last line, which the file ended in the middle of as `writer` (a live tacit) wrote it when the log was checked; null if none. */
+  beingWritten: { line: number; writer: number } | null;
 }
 
 /** How show's text marks a line not covered by a valid signed head; lines that are, start with as many spaces. */
@@ -84,6 +86,14 @@ export async function showAuditLogFile(fd: number, form: ShowFormat, coverage: S
     }
   };
   const result = (): ShowResult => ({ unchanged: !reading.changed, linesAdded });
+  /** The line its live writer was writing when the log was checked, if the file still ends in the middle of it. */
+  const unfinished =
+    coverage.beingWritten === null
+      ? null
+      : {
+          line: coverage.beingWritten.line,
+          reason: `it was still being written by tacit process ${coverage.beingWritten.writer} when the log was checked (the file ended in the middle of it)`,
+        };
   if (form.format === "json") {
     // The header's fields, then "lines", then what showing found: the object closed after the last line is written.
     const header = JSON.stringify({ ...form.header, lines: [] }, null, 2);
@@ -91,7 +101,7 @@ export async function showAuditLogFile(fd: number, form: ShowFormat, coverage: S
     let count = 0;
     for (const entry of checkedLines()) {
       if (!("parsed" in entry)) {
-        sink.unreadable(entry.line, entry.reason);
+        sink.unreadable(entry.line, unfinished !== null && entry.line === unfinished.line ? unfinished.reason : entry.reason);
         continue;
       }
       const element = JSON.stringify({ line: entry.line, verified: verified(entry.line), entry: entry.parsed });
@@ -109,7 +119,11 @@ export async function showAuditLogFile(fd: number, form: ShowFormat, coverage: S
   const mark = (line: number) => (!marked ? "" : verified(line) ? " ".repeat(UNVERIFIED_MARK.length) : UNVERIFIED_MARK);
   const under = " ".repeat((marked ? UNVERIFIED_MARK.length : 0) + seqWidth + 2);
   for (const entry of checkedLines()) {
-    if (!("parsed" in entry)) {
+    if (!("parsed" in entry) && unfinished !== null && entry.line === unfinished.line) {
+      // Said as unreadable, a line its writer had not finished read as one edited or corrupted.
+      sink.unreadable(entry.line, unfinished.reason);
+      await sink.write(`${mark(entry.line)}${".".repeat(seqWidth)}  line ${entry.line} is not shown: ${unfinished.reason}\n`);
+    } else if (!("parsed" in entry)) {
       sink.unreadable(entry.line, entry.reason);
       await sink.write(`${mark(entry.line)}${"!".repeat(seqWidth)}  line ${entry.line} is unreadable: ${printable(entry.reason)}\n`);
     } else {

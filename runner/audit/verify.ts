@@ -52,6 +52,11 @@ export interface VerifyReport {
   anchor: VerifyAnchor;
   /** The tacit process writing the log as it was verified (it holds the log's writer lock), or null. */
   liveWriter: number | null;
+  /**
+   * The last line, when the file ended in the middle of it while liveWriter held the log: the line
+   * that process was writing, not checked (counted in the unsigned tail); null otherwise.
+   */
+  lineBeingWritten: number | null;
 }
 
 export interface VerifyAnchor {
@@ -369,6 +374,7 @@ class LineChecks {
       notes: this.notes,
       anchor: anchorResult,
       liveWriter,
+      lineBeingWritten: this.lineBeingWritten,
     };
   }
 }

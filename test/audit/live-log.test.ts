@@ -109,12 +109,22 @@ it("a live log whose writer is stopped in the middle of a line: that line is sai
   const text = (await runCli(["audit", "verify", log], { env: ctx.env })).stdout;
   expect(text).not.toMatch(/crash|truncated|incomplete/);
   expect(text).toContain(`  next: tacit process ${run.pid} is writing this log now`);
+  expect(report.lineBeingWritten).toBe(partLine);
+  // show says the same of it under the lines, rather than "unreadable".
+  const shown = await runCli(["audit", "show", log], { env: ctx.env });
+  expect(shown.code).toBe(1);
+  const rows = shown.stdout.trimEnd().split("\n");
+  expect(rows.at(-1)).toMatch(
+    new RegExp(`^UNVERIFIED +\\.+  line ${partLine} is not shown: it was still being written by tacit process ${run.pid} when the log was checked \\(the file ended in the middle of it\\)$`),
+  );
+  expect(shown.stdout).not.toContain("unreadable");
 
   // The writer gone (killed where it stood), the same bytes are a log cut in the middle of a line.
   run.kill("SIGKILL");
   expect(await ended).toBeNull();
   const after = await verifyJson(log, ctx.env);
   expect(after.report.liveWriter).toBeNull();
+  expect(after.report.lineBeingWritten).toBeNull();
   expect(after.report.problems).toContainEqual({
     line: partLine,
     reason: expect.stringMatching(/^incomplete last line \(.*\): the file ends in the middle of a line — a write cut off by a crash, or the file was truncated$/),
