@@ -13,7 +13,7 @@ import { FileLock } from "../runner/file-lock.js";
 import { defaultKeyFile, loadOrCreateSigningKey, readPublicKey } from "../runner/audit/keys.js";
 import { type ShowFormat, showAuditLogFile, UNVERIFIED_MARK } from "../runner/audit/show.js";
 import { ReadingDigest } from "../runner/audit/log-lines.js";
-import { verifyAuditLogFile, type VerifyReport } from "../runner/audit/verify.js";
+import { reportReplacedWhileRead, verifyAuditLogFile, type VerifyReport } from "../runner/audit/verify.js";
 import { printable } from "../runner/printable.js";
 import { endAtOnceOnStopSignals } from "./stop-signals.js";
 import { writeShown } from "./terminal-output.js";
@@ -25,8 +25,8 @@ export interface VerifyFlags {
 }
 
 export function auditVerifyCommand(file: string, flags: VerifyFlags): Promise<number> {
-  return withOpenLog(file, (fd) => {
-    const { report, verified } = verifyOpenLog(file, fd, flags.publicKey);
+  return withOpenLog(file, (fd, copied) => {
+    const { report, verified } = verifyOpenLog(file, fd, copied, flags.publicKey);
     if (flags.json) writeShown(process.stdout, JSON.stringify({ file, verified, ...report }, null, 2) + "\n");
     else writeShown(process.stdout, renderReport(file, report, verified));
     return verified ? 0 : 1;
@@ -39,8 +39,11 @@ interface Verification {
   verified: boolean;
 }
 
-/** Checks the log open at `fd` against the key given (`--public-key`) or this machine's; shared by verify and show. */
-function verifyOpenLog(file: string, fd: number, publicKey: string | undefined, digest?: ReadingDigest): Verification {
+/**
+ * Checks the log open at `fd` against the key given (`--public-key`) or this machine's; shared by verify and show.
+ * `copied`: `fd` is a copy of what a pipe at `file` gave (see withOpenLog), not the file there.
+ */
+function verifyOpenLog(file: string, fd: number, copied: boolean, publicKey: string | undefined, digest?: ReadingDigest): Verification {
   let trusted: string | null = null;
   let source: string;
   /** This machine's key, when heads are checked against it: a log it signed heads in should have its record. */
@@ -61,6 +64,7 @@ function verifyOpenLog(file: string, fd: number, publicKey: string | undefined, 
   // This machine's record of the last head it signed in this file: what shows a cut after a head.
   const givenKey = publicKey === undefined ? null : trusted;
   const report = verifyAuditLogFile(fd, trusted, (firstLine) => anchorForVerify(file, firstLine, givenKey, undefined, machineKey), undefined, liveWriterOf(file), digest);
+  if (!copied) reportReplacedWhileRead(report, fd, file);
   if (trusted !== null) report.notes.unshift(`heads were checked against ${source}`);
   else if (report.trust === "first-head") report.notes.unshift(`there is no key in ${defaultKeyFile(false)} and none was given with --public-key`);
 
@@ -127,9 +131,9 @@ const SHOW_PROBLEMS_LISTED = 20;
  */
 export async function auditShowCommand(file: string, flags: ShowFlags): Promise<number> {
   const output = new ShownOutput(process.stdout);
-  const verified = await withOpenLog(file, async (fd) => {
+  const verified = await withOpenLog(file, async (fd, copied) => {
     const checked = new ReadingDigest();
-    const verification = verifyOpenLog(file, fd, flags.publicKey, checked);
+    const verification = verifyOpenLog(file, fd, copied, flags.publicKey, checked);
     const { report } = verification;
     const coverage = {
       verifiedThrough: report.verifiedThrough ?? 0,
@@ -221,7 +225,7 @@ export function auditKeyCommand(): number {
  * kernel, where Ctrl-C, SIGTERM and SIGHUP only reached its handler's queue: it could not be
  * stopped but by SIGKILL, and left its temporary copy behind.
  */
-async function withOpenLog<T>(file: string, use: (fd: number) => T | Promise<T>): Promise<T> {
+async function withOpenLog<T>(file: string, use: (fd: number, copied: boolean) => T | Promise<T>): Promise<T> {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -253,7 +257,8 @@ async function withOpenLog<T>(file: string, use: (fd: number) => T | Promise<T>)
     }
     // Reading the log is one synchronous stretch (show's output aside): a stop ends it at once.
     endAtOnceOnStopSignals();
-    return await use(fd);
+    // A pipe was copied: there is no file at its path to compare with what was read.
+    return await use(fd, !stats.isFile());
   } finally {
     if (fd >= 0) closeSync(fd);
     removeCopy();

@@ -9,7 +9,7 @@
 // tie the content to the signer. Neither shows that nothing was cut after a signed head: the
 // writer's record of its last head (anchor.ts), checked here when the caller has it, does.
 
-import { fstatSync } from "node:fs";
+import { fstatSync, statSync } from "node:fs";
 import type { AnchorInput, AnchorRecord } from "./anchor.js";
 import { fromHex } from "./ed25519.js";
 import { verifyBytes } from "./ed25519-verify.js";
@@ -665,6 +665,32 @@ export function verifyAuditLogFile(
 }
 
 const mib = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
+
+/**
+ * Reports, in `report`, a log no longer at `file` once it has been read from `fd` (opened there):
+ * one renamed over it, or it moved away or deleted, while verify read it (a rotation, say). What was
+ * read is the file that was there when it was opened, and the report holds for that file only:
+ * said as the verdict on `file`, it was taken for the file a person then finds there.
+ */
+export function reportReplacedWhileRead(report: VerifyReport, fd: number, file: string): void {
+  const held = fstatSync(fd);
+  let there: string;
+  try {
+    const now = statSync(file);
+    if (now.dev === held.dev && now.ino === held.ino) return;
+    there = "another file is there now (one was renamed or linked over it, as a log rotation does)";
+  } catch {
+    there = "there is no file there any more (it was moved away or deleted)";
+  }
+  report.problems.unshift({
+    line: 1,
+    reason:
+      `the log was replaced while it was read: ${there}. What was checked is the file that was at its path when it was ` +
+      `opened, so nothing here holds for the file there now: verify it again (and the file it was moved to, if it was)`,
+  });
+  report.ok = false;
+  report.verifiedThrough = null;
+}
 
 /**
  * A line's place in the chain, for a log read a line at a time: it follows the line before

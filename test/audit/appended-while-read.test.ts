@@ -10,15 +10,15 @@
 // (test/audit/live-log.test.ts failed so), since the reading had taken the appended bytes as a
 // second block and the check reading again cut the file into blocks elsewhere.
 
-import { appendFileSync, closeSync, openSync, readFileSync, writeSync } from "node:fs";
+import { appendFileSync, closeSync, copyFileSync, openSync, readFileSync, renameSync, symlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { AnchorInput } from "../../runner/audit/anchor.js";
 import { AuditLog } from "../../runner/audit/log.js";
 import { ReadingDigest } from "../../runner/audit/log-lines.js";
 import { showAuditLogFile } from "../../runner/audit/show.js";
-import { verifyAuditLogFile } from "../../runner/audit/verify.js";
-import { auditHome, evaluationEvents, publicKeyHex } from "./fixtures.js";
+import { reportReplacedWhileRead, verifyAuditLogFile } from "../../runner/audit/verify.js";
+import { auditHome, evaluationEvents, publicKeyHex, verifyJson } from "./fixtures.js";
 
 let ctx: ReturnType<typeof auditHome>;
 beforeAll(() => {
@@ -50,7 +50,9 @@ function verifyWhile(file: string, duringReading: () => void, digest?: ReadingDi
       called = true;
       return NO_ANCHOR;
     };
-    return verifyAuditLogFile(fd, publicKeyHex(ctx.keyFile), anchorOf, undefined, process.pid, digest);
+    const report = verifyAuditLogFile(fd, publicKeyHex(ctx.keyFile), anchorOf, undefined, process.pid, digest);
+    reportReplacedWhileRead(report, fd, file);
+    return report;
   } finally {
     closeSync(fd);
   }
@@ -130,4 +132,30 @@ it("a line the reading had, rewritten while it was read, is still reported as a 
   });
   expect(report.problems[0]).toEqual({ line: 1, reason: expect.stringMatching(CHANGED) });
   expect(report.verifiedThrough).toBeNull();
+});
+
+it("a log replaced at its path while it was read (a rotation): reported, since the report holds for the file read, not the one there now", async () => {
+  const { file, writer } = liveLog("rotated");
+  writer.close();
+  const untouched = verifyWhile(file, () => {});
+  expect(untouched).toMatchObject({ ok: true, problems: [], verifiedThrough: 22 });
+
+  const replaced = verifyWhile(file, () => {
+    copyFileSync(file, `${file}.new`);
+    renameSync(`${file}.new`, file);
+  });
+  expect(replaced.problems).toEqual([
+    { line: 1, reason: expect.stringMatching(/^the log was replaced while it was read: another file is there now \(one was renamed or linked over it/) },
+  ]);
+  expect(replaced).toMatchObject({ ok: false, verifiedThrough: null });
+
+  const moved = verifyWhile(file, () => renameSync(file, `${file}.1`));
+  expect(moved.problems).toEqual([{ line: 1, reason: expect.stringMatching(/^the log was replaced while it was read: there is no file there any more/) }]);
+
+  // Through the CLI: a log named through a link is the file the link leads to, not a replaced one.
+  const link = path.join(ctx.dir, "link.jsonl");
+  symlinkSync(`${file}.1`, link);
+  const { result, report } = await verifyJson(link, ctx.env);
+  expect(report.problems.map((p) => p.reason)).not.toContainEqual(expect.stringMatching(/replaced while it was read/));
+  expect(result.code, result.stdout).toBe(0);
 });
