@@ -179,7 +179,7 @@ export type AnchorInput =
   /**
    * No record applies: `why` says so, `sameFirstLine` names records of a log with the same first line.
    * `machineKey`: this machine's public key, when its records were searched and none is for this log
-   * (a log whose heads that key signed should have one: its record was deleted, see verify's checkAnchor).
+   * (a log whose heads that key signed should have one: its record was deleted; verify.ts warns of it).
    */
   | { record: null; why: string; sameFirstLine: Array<{ record: AnchorRecord; file: string }>; machineKey?: string };
 

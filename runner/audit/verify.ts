@@ -290,8 +290,7 @@ class LineChecks {
   }
 
   /**
-   * The unsigned tail, the anchor, and the report. `entries`: the lines that parsed; `liveWriter`:
-   * the tacit process writing the log now, if one is (see VerifyReport).
+   * The unsigned tail, the anchor, and the report. `entries`: the lines that parsed.
    */
   report(lineCount: number, complete: boolean, entries: number, anchor: AnchorInput, held: HeldLines): VerifyReport {
     const liveWriter = this.liveWriter;
