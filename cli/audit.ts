@@ -63,7 +63,7 @@ function verifyOpenLog(file: string, fd: number, copied: boolean, publicKey: str
   }
   // This machine's record of the last head it signed in this file: what shows a cut after a head.
   const givenKey = publicKey === undefined ? null : trusted;
-  const report = verifyAuditLogFile(fd, trusted, (firstLine) => anchorForVerify(file, firstLine, givenKey, undefined, machineKey), undefined, liveWriterOf(file), digest);
+  const report = verifyAuditLogFile(fd, trusted, anchorForVerify(file, givenKey, undefined, machineKey), undefined, liveWriterOf(file), digest);
   if (!copied) reportReplacedWhileRead(report, fd, file);
   if (trusted !== null) report.notes.unshift(`heads were checked against ${source}`);
   else if (report.trust === "first-head") report.notes.unshift(`there is no key in ${defaultKeyFile(false)} and none was given with --public-key`);

@@ -184,23 +184,28 @@ export type AnchorInput =
   | { record: null; why: string; sameFirstLine: Array<{ record: AnchorRecord; file: string }>; machineKey?: string };
 
 /**
- * This machine's record for the log in `file` (`firstLine`: its first line as read), for `tacit audit verify`.
- * `givenKey`: the key given with --public-key, if any; a record is used then only if its
- * heads were signed with that key (it is this machine's own log), since someone else's log
- * at a path this machine once wrote to is not what the record describes. `machineKey`: the
- * public key of the machine whose records `dir` holds, if known (said with a record not found).
+ * This machine's record for the log in `file`, for `tacit audit verify`: read now, before the log is
+ * read, and given with what the log's first line (`firstLine`, as read) finds. `givenKey`: the key
+ * given with --public-key, if any; a record is used then only if its heads were signed with that key
+ * (it is this machine's own log), since someone else's log at a path this machine once wrote to is not
+ * what the record describes. `machineKey`: the public key of the machine whose records `dir` holds,
+ * if known (said with a record not found).
+ *
+ * Read before the log: a live writer records a head after it has written and fsynced it, so a head
+ * recorded by then is in what the reading finds. Read at the log's first line, after the reading had
+ * reached the log's end, the record could name a head the live writer signed meanwhile, and verify said
+ * "truncated: ... the lines after it were cut off" of a log that was only growing.
  */
 export function anchorForVerify(
   file: string,
-  firstLine: string,
   givenKey: string | null,
   dir: string = defaultAnchorsDir(),
   machineKey: string | null = null,
-): AnchorInput {
+): (firstLine: string) => AnchorInput {
   const store = new AnchorStore(dir);
   const names = logNames(file);
   let log = names.at(-1)!;
-  const sameFirstLine = () => {
+  const sameFirstLine = (firstLine: string) => {
     const firstChain = firstLineChain(firstLine);
     return firstChain === null ? [] : store.findByFirstChain(firstChain, log);
   };
@@ -215,20 +220,20 @@ export function anchorForVerify(
       }
     }
   } catch (error) {
-    return { record: null, why: `this machine's record for it is unusable (${(error as Error).message})`, sameFirstLine: [] };
+    const why = `this machine's record for it is unusable (${(error as Error).message})`;
+    return () => ({ record: null, why, sameFirstLine: [] });
   }
   if (record === null) {
     const why = `this machine has no record of signing heads in ${log} (in ${dir})`;
-    return machineKey === null ? { record: null, why, sameFirstLine: sameFirstLine() } : { record: null, why, sameFirstLine: sameFirstLine(), machineKey };
+    return (firstLine) =>
+      machineKey === null ? { record: null, why, sameFirstLine: sameFirstLine(firstLine) } : { record: null, why, sameFirstLine: sameFirstLine(firstLine), machineKey };
   }
   if (givenKey !== null && record.publicKey !== givenKey) {
-    return {
-      record: null,
-      why: `this machine's record for ${log} is for heads signed with another key (${record.publicKey.slice(0, 12)}…) than the one given with --public-key, so it was not used`,
-      sameFirstLine: [],
-    };
+    const why = `this machine's record for ${log} is for heads signed with another key (${record.publicKey.slice(0, 12)}…) than the one given with --public-key, so it was not used`;
+    return () => ({ record: null, why, sameFirstLine: [] });
   }
-  return { record, source: store.fileFor(log) };
+  const found = { record, source: store.fileFor(log) };
+  return () => found;
 }
 
 /** The chain value of the text's first line, if it is a line (whether it is intact is verify's business). */

@@ -13,7 +13,7 @@
 import { appendFileSync, closeSync, copyFileSync, openSync, readFileSync, renameSync, symlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { AnchorInput } from "../../runner/audit/anchor.js";
+import { type AnchorInput, anchorForVerify, anchorsDirFor } from "../../runner/audit/anchor.js";
 import { AuditLog } from "../../runner/audit/log.js";
 import { ReadingDigest } from "../../runner/audit/log-lines.js";
 import { showAuditLogFile } from "../../runner/audit/show.js";
@@ -158,4 +158,38 @@ it("a log replaced at its path while it was read (a rotation): reported, since t
   const { result, report } = await verifyJson(link, ctx.env);
   expect(report.problems.map((p) => p.reason)).not.toContainEqual(expect.stringMatching(/replaced while it was read/));
   expect(result.code, result.stdout).toBe(0);
+});
+
+it("a head the live writer signs and records after the reading reached the log's end: not taken for a cut (the record is read before the log)", () => {
+  const { file, writer, lines } = liveLog("signed-meanwhile");
+  try {
+    const key = publicKeyHex(ctx.keyFile);
+    const fd = openSync(file, "r");
+    let report;
+    try {
+      // As the CLI looks the record up: before reading the log.
+      const anchorOf = anchorForVerify(file, null, anchorsDirFor(ctx.keyFile), key);
+      report = verifyAuditLogFile(
+        fd,
+        key,
+        (firstLine) => {
+          // The reading has the log's one block; the writer now signs its unsigned lines, fsyncs, records the head.
+          writer.signHead();
+          return anchorOf(firstLine);
+        },
+        undefined,
+        process.pid,
+      );
+    } finally {
+      closeSync(fd);
+    }
+    // Before, the record was read at the log's first line, after the reading: it named a head (line 22) the
+    // reading ended before, and verify said "truncated: ... the lines after it were cut off" of a log that was only growing.
+    expect(report.problems.map((p) => p.reason)).not.toContainEqual(expect.stringMatching(/^truncated/));
+    expect(report.problems).toEqual([{ line: 12, reason: expect.stringMatching(/^10 lines after the last signed head at line 11 are not signed yet/) }]);
+    expect(report.anchor).toMatchObject({ status: "anchored", head: { line: 11 } });
+    expect(lines).toBe(21);
+  } finally {
+    writer.close();
+  }
 });

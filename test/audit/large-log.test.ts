@@ -123,7 +123,7 @@ describe("a log read a line at a time, too large to be read again whole", () => 
   const streamed = (file: string): VerifyReport => {
     const fd = openSync(file, "r");
     try {
-      return verifyAuditLogFile(fd, publicKeyHex(ctx.keyFile), (firstLine) => anchorForVerify(file, firstLine, null, anchorsDirFor(ctx.keyFile)), 0);
+      return verifyAuditLogFile(fd, publicKeyHex(ctx.keyFile), anchorForVerify(file, null, anchorsDirFor(ctx.keyFile)), 0);
     } finally {
       closeSync(fd);
     }
@@ -135,7 +135,7 @@ describe("a log read a line at a time, too large to be read again whole", () => 
     const report = streamed(original);
     expect(report).toMatchObject({ ok: true, lines: 22, heads: 2, validHeads: 2, lastSignedLine: 21, problems: [] });
     const text = readFileSync(original, "utf8");
-    const whole = verifyAuditLog(text, publicKeyHex(ctx.keyFile), anchorForVerify(original, text, null, anchorsDirFor(ctx.keyFile)));
+    const whole = verifyAuditLog(text, publicKeyHex(ctx.keyFile), anchorForVerify(original, null, anchorsDirFor(ctx.keyFile))(text));
     expect(report).toEqual(whole);
     expect(report.anchor.status).toBe("anchored");
   });
