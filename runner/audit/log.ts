@@ -37,6 +37,7 @@ import { loadOrCreateSigningKey, type SigningKey } from "./keys.js";
 import { chainOf, describeIssues, eventHash, headEventSchema, headMessage, type LoggedEvent, type ParsedLine, parseLine, ZERO_CHAIN } from "./line.js";
 import { LineBytes } from "./line-bytes.js";
 import { PARSED_ONCE } from "../parse-once.js";
+import { printable } from "../printable.js";
 
 export interface AuditLogOptions {
   /** The signing key's file; default: audit-key.json in the tacit home. */
@@ -244,6 +245,7 @@ export class AuditLog {
       const anchoring: Anchoring = { store, logs: names, firstChain };
       const log = new AuditLog(resolved, fd, tail, stat.size, key, lock, anchoring, signEveryEvents, signIntervalMs);
       if (tail !== null && tail.event.type !== "head") log.write({ type: "resumed-after-unsigned-tail", lastSeq: tail.seq });
+      if (record === null && firstChain !== null) process.stderr.write(`tacit: ${printable(continuedWithoutRecord(resolved, store, firstChain, names))}\n`);
       return log;
     } catch (error) {
       if (fd !== null) closeSync(fd);
@@ -604,6 +606,24 @@ function checkAnchor(fd: number, size: number, tail: ParsedLine | null, record: 
   throw new AuditLogError(
     `${signedAt(record, file, recordFile)}, but where that head ended (byte ${record.offset}) the file now has ${found}: ` +
       `it was rewritten (or cut and written again) after tacit wrote it, ${what}`,
+  );
+}
+
+/**
+ * What the writer says (on stderr, for the operator) as it continues a log that has lines but no
+ * record of its last head: said nothing, a record deleted from tacit's home (with the log cut after a
+ * head, say) was anchored again from the next head, and no trace of it was left anywhere.
+ */
+function continuedWithoutRecord(file: string, store: AnchorStore, firstChain: string, names: string[]): string {
+  const from = store.findByFirstChain(firstChain, names.at(-1)!).map(({ record }) => record.log);
+  const why =
+    from.length > 0
+      ? `it was moved or copied here from ${from.join(", ")}`
+      : `the record was deleted (by hand, or by a clean-up of tacit's home), or the log was written by a tacit from before such records`;
+  return (
+    `the audit log ${file} has lines, but this machine has no record of the last head signed in it (${store.fileFor(names.at(-1)!)}): ` +
+    `${why}. A cut made to it before now cannot be told from a shorter log; tacit continues it, and records its heads from ` +
+    `the next one. If you did not expect this, run \`tacit audit verify ${file}\` and compare the log with a copy kept elsewhere.`
   );
 }
 

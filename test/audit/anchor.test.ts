@@ -186,9 +186,11 @@ describe("the anchor of an audit log", () => {
     expect(next.stderr).toMatch(/but there is no such file any more: it was deleted or moved away/);
     expect(next.stderr).toMatch(/If you moved it yourself \(log rotation\).* or delete .*audit-anchors\/[0-9a-f]{32}\.json to start a new log under this name/);
 
-    // Continued where it is now, it is anchored there.
+    // Continued where it is now, it is anchored there; the writer says where it came from.
     const continued = await run(moved);
     expect(continued.code, continued.stderr).toBe(0);
+    expect(continued.stderr).toContain(`has lines, but this machine has no record of the last head signed in it`);
+    expect(continued.stderr).toContain(`it was moved or copied here from ${realLogPath(log)}`);
     const after = await verifyJson(moved, ctx.env);
     expect(after.result.code, after.result.stdout).toBe(0);
     expect(after.report.anchor.status).toBe("anchored");
@@ -211,6 +213,17 @@ describe("the anchor of an audit log", () => {
     const cut = await verifyJson(log, ctx.env);
     expect(cut.result.code).toBe(0);
     expect(cut.report.warnings).toEqual([{ line: headsOf(lines)[0], reason: expect.stringMatching(missing) }]);
+
+    // The next writer continues it (deleting the record is what an operator is told to do with an unusable
+    // one), but says so: anchored again from its next head, the log keeps no trace of the deletion.
+    const next = await run();
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toContain(
+      `tacit: the audit log ${log} has lines, but this machine has no record of the last head signed in it (${anchorsDir()}/`,
+    );
+    expect(next.stderr).toContain("the record was deleted (by hand, or by a clean-up of tacit's home)");
+    expect((await verifyJson(log, ctx.env)).report.anchor.status).toBe("anchored");
+    expect((await run()).stderr).not.toContain("no record of the last head");
   });
 
   it("with --public-key: this machine's own record is used; elsewhere, the report says a cut after a head cannot be detected", async () => {
