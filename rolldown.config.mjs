@@ -47,7 +47,9 @@ const cliBundle = {
     chunkFileNames: "[name]-[hash].cjs",
     // zod in a chunk of its own: otherwise it shares one with whatever small module every zod
     // user also imports (tacit-home, say), and loads on start-up paths that need only that.
-    codeSplitting: { groups: [{ name: "zod", test: /node_modules[\\/]zod[\\/]/ }] },
+    // Not its v3 API nor zod/mini, which only the MCP SDK imports (its zod-compat): in the
+    // shared chunk they were evaluated at every `tacit run` that validates anything.
+    codeSplitting: { groups: [{ name: "zod", test: /node_modules[\\/]zod[\\/](?!v3[\\/]|v4[\\/]mini[\\/])/ }] },
   },
 };
 
