@@ -9,11 +9,15 @@
 // selectors, the Hangul fillers, which are marks and letters, not format characters), and the
 // blank braille pattern U+2800, drawn as a space: a script's "a\u034fb.txt" showed in
 // `tacit audit show` as "ab.txt", another file it also wrote.
-
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Default_Ignorable_Code_Point}\u2800]|(?! )\p{Zs}/gu;
+//
+// Its pattern is made on first use, not as the module loads: V8 builds the Unicode property
+// classes when the RegExp is created, about a millisecond of every `tacit run` on this
+// project's machines, and a run that shows no path, error or refusal never needs it.
+let hidden: RegExp | undefined;
 
 export function printable(text: string): string {
-  return text.replace(HIDDEN, (c) => {
+  hidden ??= /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Default_Ignorable_Code_Point}\u2800]|(?! )\p{Zs}/gu;
+  return text.replace(hidden, (c) => {
     const code = c.codePointAt(0)!;
     return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
   });
@@ -40,8 +44,8 @@ export function terminalSafe(text: string): string {
  */
 const LINE_BREAK = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/;
 
-/** What may stand before "tacit" at the start of a line and not be seen: spaces, controls, format and combining characters. */
-const UNSEEN_START = /^[\p{Cc}\p{Cf}\p{Z}\p{M}\p{Cs}\p{Co}]*/u;
+/** What may stand before "tacit" at the start of a line and not be seen: spaces, controls, format and combining characters (made on first use, as printable's). */
+let unseenStart: RegExp | undefined;
 
 /**
  * A line that reads as one of tacit's own: "tacit: …", "tacit repl: …" on its stderr, and the
@@ -50,7 +54,8 @@ const UNSEEN_START = /^[\p{Cc}\p{Cf}\p{Z}\p{M}\p{Cs}\p{Co}]*/u;
  * 0, 3 ms]" put that line, as its first, under the real exit line of serve's report.
  */
 function readsAsTacits(line: string): boolean {
-  const shown = line.normalize("NFKC").replace(UNSEEN_START, "");
+  unseenStart ??= /^[\p{Cc}\p{Cf}\p{Z}\p{M}\p{Cs}\p{Co}]*/u;
+  const shown = line.normalize("NFKC").replace(unseenStart, "");
   return /^tacit(?: [a-z]+)?:/i.test(shown) || /^\[[\p{Cc}\p{Cf}\p{Z}\p{M}]*tacit\b/iu.test(shown);
 }
 
