@@ -10,7 +10,7 @@ import { cleanedPattern, DEFAULT_CLASSIFIED_PATHS } from "./fs/classified-paths.
 import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
 import type { LlmConfig } from "./llm/chat-client.js";
 import { hostPatternText } from "./net/host-policy.js";
-import { absentRuleBases, type PolicyConfig, PolicySchema } from "./approval/policy.js";
+import { absentRuleBases, type PolicyConfig, policySchema } from "./approval/policy.js";
 
 import {
   DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES,
@@ -26,6 +26,7 @@ import {
   MAX_TIMER_MS,
   MIN_MEMORY_LIMIT_MB,
 } from "./limits.js";
+import { onFirstUse } from "./on-first-use.js";
 import { PARSED_ONCE } from "./parse-once.js";
 
 // What a bad llm setting should be instead. None of them quotes the value given: an API key put
@@ -172,16 +173,22 @@ function scanJson(text: string): JsonFault | null {
 
 const TIMER_TOO_LONG = `at most ${MAX_TIMER_MS} ms (about 24.8 days: a longer timer fires at once)`;
 
-const LibraryConfigSchema = z
-  .object({
-    allowedRoots: z
+/**
+ * Each key of libraryConfig with the builder of its schema. Schemas are made on first use
+ * (on-first-use.ts): zod's were some milliseconds at the start of every run, which parses
+ * only the flags given (parseFlagConfig).
+ */
+const LIBRARY_FIELDS = {
+  allowedRoots: () =>
+    z
       .array(z.string().min(1))
       .min(1, "names no directory: give at least one (without the setting, scripts may open the working directory)")
       .optional(),
-    classifiedPaths: z.array(z.string()).optional(),
-    classifiedWrite: z.boolean().optional(),
-    secureOutput: z.string().min(1).optional(),
-    commandPermissions: z
+  classifiedPaths: () => z.array(z.string()).optional(),
+  classifiedWrite: () => z.boolean().optional(),
+  secureOutput: () => z.string().min(1).optional(),
+  commandPermissions: () =>
+    z
       .array(
         z
           .string()
@@ -199,12 +206,11 @@ const LibraryConfigSchema = z
           }),
       )
       .optional(),
-    strictMode: z.boolean().optional(),
-    confineCommands: z.boolean().optional(),
-    networkPermissions: z
-      .array(hostPatternText)
-      .optional(),
-    llm: z
+  strictMode: () => z.boolean().optional(),
+  confineCommands: () => z.boolean().optional(),
+  networkPermissions: () => z.array(hostPatternText).optional(),
+  llm: () =>
+    z
       .object({
         baseUrl: z.string().refine(isPlainHttpUrl, LLM_BASE_URL_FIX).optional(),
         apiKey: z.string({ error: LLM_API_KEY_FIX }).min(1, LLM_API_KEY_FIX).optional(),
@@ -212,36 +218,46 @@ const LibraryConfigSchema = z
       })
       .strict()
       .optional(),
-    networkResponseLimitBytes: z.number().int().positive().optional(),
-    networkTimeoutMs: z.number().int().positive().max(MAX_TIMER_MS, TIMER_TOO_LONG).optional(),
-  })
-  .strict();
+  networkResponseLimitBytes: () => z.number().int().positive().optional(),
+  networkTimeoutMs: () => z.number().int().positive().max(MAX_TIMER_MS, TIMER_TOO_LONG).optional(),
+};
 
-const ConfigFileSchema = z
-  .object({
-    executionTimeoutMs: z.number().int().positive().max(MAX_TIMER_MS, TIMER_TOO_LONG).optional(),
-    memoryLimitMb: z.number().int().min(MIN_MEMORY_LIMIT_MB).max(65_536).optional(),
-    typeCheck: z.boolean().optional(),
-    quiet: z.boolean().optional(),
-    recordPath: z.string().min(1).optional(),
-    sessionEnabled: z.boolean().optional(),
-    maxSessions: z.number().int().positive().optional(),
-    sessionsMemoryLimitMb: z.number().int().min(MIN_MEMORY_LIMIT_MB).max(MAX_SESSIONS_MEMORY_LIMIT_MB).optional(),
-    evaluatorsMemoryLimitMb: z.number().int().min(MIN_MEMORY_LIMIT_MB).max(MAX_SESSIONS_MEMORY_LIMIT_MB).optional(),
-    maxConcurrentEvaluations: z.number().int().positive().max(1024).optional(),
-    sessionRecordingLimitBytes: z.number().int().positive().optional(),
-    sessionIdleMs: z.number().int().positive().max(MAX_TIMER_MS, TIMER_TOO_LONG).optional(),
-    classifiedStoreLimitBytes: z.number().int().positive().optional(),
-    auditLog: z.string().min(1).optional(),
-    requireNetworkNamespace: z.boolean().optional(),
-    networkNamespace: z.boolean().optional(),
-    policy: PolicySchema.optional(),
-    libraryConfig: LibraryConfigSchema.optional(),
-  })
-  .strict();
+/** `fields`, each built: an object schema's shape. */
+function builtShape<F extends Record<string, () => z.ZodType>>(fields: F): { [K in keyof F]: ReturnType<F[K]> } {
+  return Object.fromEntries(Object.entries(fields).map(([key, build]) => [key, build()])) as { [K in keyof F]: ReturnType<F[K]> };
+}
 
-export type ConfigFile = z.infer<typeof ConfigFileSchema>;
-export type LibraryConfigFile = z.infer<typeof LibraryConfigSchema>;
+const libraryConfigSchema = onFirstUse(() => z.object(builtShape(LIBRARY_FIELDS)).strict());
+
+/** Each top-level key of a config file with the builder of its schema (see LIBRARY_FIELDS). */
+const CONFIG_FIELDS = {
+  executionTimeoutMs: () => z.number().int().positive().max(MAX_TIMER_MS, TIMER_TOO_LONG).optional(),
+  memoryLimitMb: () => z.number().int().min(MIN_MEMORY_LIMIT_MB).max(65_536).optional(),
+  typeCheck: () => z.boolean().optional(),
+  quiet: () => z.boolean().optional(),
+  recordPath: () => z.string().min(1).optional(),
+  sessionEnabled: () => z.boolean().optional(),
+  maxSessions: () => z.number().int().positive().optional(),
+  sessionsMemoryLimitMb: () => z.number().int().min(MIN_MEMORY_LIMIT_MB).max(MAX_SESSIONS_MEMORY_LIMIT_MB).optional(),
+  evaluatorsMemoryLimitMb: () => z.number().int().min(MIN_MEMORY_LIMIT_MB).max(MAX_SESSIONS_MEMORY_LIMIT_MB).optional(),
+  maxConcurrentEvaluations: () => z.number().int().positive().max(1024).optional(),
+  sessionRecordingLimitBytes: () => z.number().int().positive().optional(),
+  sessionIdleMs: () => z.number().int().positive().max(MAX_TIMER_MS, TIMER_TOO_LONG).optional(),
+  classifiedStoreLimitBytes: () => z.number().int().positive().optional(),
+  auditLog: () => z.string().min(1).optional(),
+  requireNetworkNamespace: () => z.boolean().optional(),
+  networkNamespace: () => z.boolean().optional(),
+  policy: () => policySchema().optional(),
+  libraryConfig: () => libraryConfigSchema().optional(),
+};
+
+const configFileSchema = onFirstUse(() => z.object(builtShape(CONFIG_FIELDS)).strict());
+
+const LIBRARY_KEYS = Object.keys(LIBRARY_FIELDS);
+const CONFIG_KEYS = Object.keys(CONFIG_FIELDS);
+
+export type ConfigFile = z.infer<ReturnType<typeof configFileSchema>>;
+export type LibraryConfigFile = z.infer<ReturnType<typeof libraryConfigSchema>>;
 
 /** What scripts may touch. Defaults fail closed. */
 export interface LibraryConfig {
@@ -332,8 +348,8 @@ export class ConfigError extends Error {
 function meantKey(key: string, at: readonly PropertyKey[], known: readonly string[]): string | null {
   const shown = shownKey(key);
   if (shown !== key) return null;
-  const libraryKeys = Object.keys(LibraryConfigSchema.shape);
-  const topKeys = Object.keys(ConfigFileSchema.shape);
+  const libraryKeys = LIBRARY_KEYS;
+  const topKeys = CONFIG_KEYS;
   if (at.length === 0 && libraryKeys.includes(key)) return `it belongs in "libraryConfig": { "libraryConfig": { "${key}": … } }`;
   if (at.length === 1 && at[0] === "libraryConfig" && topKeys.includes(key)) return `it belongs at the top level, beside "libraryConfig"`;
   const spelt = closestName(key, known);
@@ -351,8 +367,8 @@ function describeIssues(source: string, error: z.ZodError): string {
           issue.path[0] === "policy" && issue.path.length === 1 ? ["rules"]
           : issue.path[0] === "policy" ? ["action", "tier", "path", "command", "args", "host", "method", "beyondAllowlist"]
           : issue.path[0] === "libraryConfig" && issue.path[1] === "llm" ? ["baseUrl", "apiKey", "model"]
-          : issue.path[0] === "libraryConfig" ? Object.keys(LibraryConfigSchema.shape)
-          : Object.keys(ConfigFileSchema.shape);
+          : issue.path[0] === "libraryConfig" ? LIBRARY_KEYS
+          : CONFIG_KEYS;
         const keys = issue.keys.map((k) => {
           const meant = meantKey(k, issue.path, known);
           return `"${where ? `${where}.` : ""}${shownKey(k)}"${meant === null ? "" : ` (${meant})`}`;
@@ -390,7 +406,7 @@ export function parseConfigFile(source: string, text: string): ConfigFile {
         "JSON keeps only the last, so what the first says would be ignored without a word. Keep one, with everything it should say",
     );
   }
-  const parsed = ConfigFileSchema.safeParse(json, PARSED_ONCE);
+  const parsed = configFileSchema().safeParse(json, PARSED_ONCE);
   if (!parsed.success) throw new ConfigError(describeIssues(source, parsed.error));
   return parsed.data;
 }
@@ -576,12 +592,19 @@ export function resolveConfig(
   };
 }
 
-/** Validates flag values with the same schema as the file, so the messages match. */
+/**
+ * Validates flag values with the file's schema for each key given, so the messages match. Only
+ * the keys given are built: a `tacit run --no-check` makes one boolean's schema, not the whole
+ * file's. A key the file does not know is refused as the file's would be.
+ */
 export function parseFlagConfig(flags: Record<string, unknown>): ConfigFile {
   const defined = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
-  const parsed = ConfigFileSchema.safeParse(defined, PARSED_ONCE);
+  const given = (Object.keys(CONFIG_FIELDS) as Array<keyof typeof CONFIG_FIELDS>).filter((key) => key in defined);
+  const schema = z.object(Object.fromEntries(given.map((key) => [key, CONFIG_FIELDS[key]()]))).strict();
+  const parsed = schema.safeParse(defined, PARSED_ONCE);
   if (!parsed.success) throw new ConfigError(describeIssues("flags", parsed.error));
-  return parsed.data;
+  // Each key present was parsed by the file's own schema for it, and no other key was allowed.
+  return parsed.data as ConfigFile;
 }
 
 export const defaultConfig: RunnerConfig = resolveConfig({}, {});

@@ -20,6 +20,7 @@ import { argsMatcher, configuresCommand, starGlobMatches } from "./args-pattern.
 import { HostPlaces, type Places, samePlace } from "./host-places.js";
 import { ProgramNames } from "./program-names.js";
 import { isDirectory, programAtPath } from "../exec/program-path.js";
+import { onFirstUse } from "../on-first-use.js";
 
 export const RULE_ACTIONS = [
   "fs.read", "fs.stat", "fs.write", "fs.delete", "fs.mkdir", "fs.readClassified", "fs.writeClassified", "fs.open",
@@ -27,8 +28,8 @@ export const RULE_ACTIONS = [
 ] as const;
 export type RuleAction = (typeof RULE_ACTIONS)[number];
 
-
-const RuleSchema = z
+/** A rule's schema: made only when a config with a policy is parsed (see policySchema). */
+const ruleSchema = () => z
   .object({
     action: z.enum(RULE_ACTIONS),
     tier: z.enum(["approve-once", "always-ask"]),
@@ -108,9 +109,13 @@ const RuleSchema = z
     }
   });
 
-export const PolicySchema = z.object({ rules: z.array(RuleSchema) }).strict();
-export type PolicyConfig = z.infer<typeof PolicySchema>;
-export type PolicyRule = z.infer<typeof RuleSchema>;
+/**
+ * The policy section's schema, made on first use (on-first-use.ts): its rules' checks were some
+ * 3 ms of zod at the start of every run, and only a config file that has a policy is parsed with it.
+ */
+export const policySchema = onFirstUse(() => z.object({ rules: z.array(ruleSchema()) }).strict());
+export type PolicyConfig = z.infer<ReturnType<typeof policySchema>>;
+export type PolicyRule = z.infer<ReturnType<typeof ruleSchema>>;
 
 const TIER_RANK: Record<Tier, number> = { allow: 0, "approve-once": 1, "always-ask": 2 };
 
