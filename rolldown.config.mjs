@@ -19,6 +19,38 @@ const scopeManagerWithoutLibs = {
   },
 };
 
+/**
+ * node:crypto as tacit's own modules import it: each function loads the builtin when first
+ * called. Every `tacit run` loads modules that import it (the lock of the remembered files and
+ * approvals, the audit log's hashes, the confinement's), yet a run that writes no audit log nor
+ * lock file calls none of them, and loading node:crypto (some fifteen internal modules) was
+ * about 2 ms of CPU of each start-up. A name imported but not listed here fails the build (the
+ * module below does not export it). The libraries bundled import it as they are.
+ */
+const LAZY_BUILTINS = {
+  "node:crypto": ["createHash", "createPrivateKey", "createPublicKey", "randomBytes", "randomInt", "sign"],
+};
+const LAZY_PREFIX = "\0tacit-lazy-builtin:";
+
+const lazyBuiltins = {
+  name: "lazy-builtins",
+  resolveId(source, importer) {
+    if (!Object.hasOwn(LAZY_BUILTINS, source) || importer === undefined) return null;
+    const own = path.relative(path.join(here, "dist"), importer);
+    if (own.startsWith("..") || path.isAbsolute(own) || own.split(path.sep).includes("node_modules")) return null;
+    return `${LAZY_PREFIX}${source}`;
+  },
+  load(id) {
+    if (!id.startsWith(LAZY_PREFIX)) return null;
+    const builtin = id.slice(LAZY_PREFIX.length);
+    return [
+      "let loaded;",
+      `const builtin = () => (loaded ??= process.getBuiltinModule(${JSON.stringify(builtin)}));`,
+      ...LAZY_BUILTINS[builtin].map((name) => `export const ${name} = (...args) => builtin().${name}(...args);`),
+    ].join("\n");
+  },
+};
+
 const cliBundle = {
   // The search worker is a separate entry: a thread loads it on first search. The code cache
   // is one too: bin/tacit.js loads it (compiled as usual) before anything it caches.
@@ -36,7 +68,7 @@ const cliBundle = {
   // oxc-parser loads a native binding, and TypeScript's API finds its checker binary,
   // relative to their own files: both stay in node_modules.
   external: ["oxc-parser", /^typescript(\/|$)/],
-  plugins: [scopeManagerWithoutLibs],
+  plugins: [scopeManagerWithoutLibs, lazyBuiltins],
   output: {
     dir: "dist/bundle",
     cleanDir: true,
