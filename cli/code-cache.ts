@@ -21,8 +21,17 @@ const wrap = (Module as unknown as { wrap(content: string): string }).wrap;
 const fresh: Array<{ script: vm.Script; cacheFile: string }> = [];
 let cacheDir = "";
 
-export function installCodeCache(bundleDir: string): void {
-  cacheDir = path.join(bundleDir, ".v8-cache");
+/**
+ * The commands with caches of their own; the rest share one. A cache holds the functions the
+ * run that wrote it had compiled, and is written only where missing: made by `tacit --version`
+ * (or check, or serve), it lacked half of what `tacit run` runs in its first modules
+ * (sandbox-process, paths, the CLI's own), which every run then compiled again.
+ */
+const OWN_CACHES: ReadonlySet<string> = new Set(["run", "check", "serve", "repl"]);
+
+/** `command`: the command tacit was given (its first argument), which picks the cache. */
+export function installCodeCache(bundleDir: string, command: string | undefined = process.argv[2]): void {
+  cacheDir = path.join(bundleDir, ".v8-cache", command !== undefined && OWN_CACHES.has(command) ? command : "other");
   const original = moduleProto._compile;
   moduleProto._compile = function (this: CompilableModule, content: string, filename: string): unknown {
     if (path.dirname(filename) !== bundleDir) return original.call(this, content, filename);
