@@ -68,8 +68,12 @@ export class FormPresence {
     }
     const literal = [...leads].map((lead) => [...lead].map(patternOf).join(""));
     const escapes = escapesFor([...escaped]);
-    // No form: a pattern that never matches.
-    this.starts = literal.length === 0 ? /(?!)/g : new RegExp(`${literal.join("|")}|(${escapes})`, "g");
+    // No form: a pattern that never matches. The escapes come first: where a form's lead is an
+    // escape itself ("\u002B…", the JSON form of a key that begins with "+"), matched first it hid
+    // the escape at the same place, and with it the forms whose first escape that is, which start
+    // up to LEAD_CHARS - 1 characters before ("+\u0061bc…" of the key "+abc…" was passed over).
+    // An escape's walks start at it too, so a lead there is still read.
+    this.starts = literal.length === 0 ? /(?!)/g : new RegExp(`(${escapes})|${literal.join("|")}`, "g");
   }
 
   private add(form: string): void {
