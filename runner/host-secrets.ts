@@ -11,7 +11,7 @@
 import type { RunnerConfig } from "./config.js";
 import { base64Forms, encodedForms, utf16Form } from "./secret-forms.js";
 import { FormPresence } from "./net/form-presence.js";
-import { REDACTED, redact, wholeForms } from "./net/redaction.js";
+import { formRanges, REDACTED, redact, wholeForms } from "./net/redaction.js";
 import { firstChars } from "./net/server-text.js";
 
 /** The mask redaction of a request's secrets puts too: a cut keeps it whole (see firstChars). */
@@ -85,6 +85,28 @@ export class HostSecrets {
   inServerText(text: string, maxChars = Number.POSITIVE_INFINITY): string {
     const masked = this.empty || !this.mayHold(text) ? text : this.scrubText(redact(text, this.given, [], false));
     return firstChars(masked, maxChars);
+  }
+
+  /**
+   * A text a server chose with the secrets a request carried masked in it (redact's `secrets`,
+   * `shown` and `cut`) and what inServerText masks, both found in the text as the server sent it
+   * and masked in one pass. Masked one after the other, the first's masks broke the second's
+   * forms: a script that sent the key's public lead ("sk-proj-") as a secret header read the rest
+   * of the key from any answer that held it, "[redacted]" standing only for what it sent.
+   */
+  inServerTextWith(text: string, secrets: readonly string[], shown: readonly string[], cut: boolean): string {
+    return redact(text, secrets, shown, cut, this.rangesIn(text));
+  }
+
+  /** Where inServerText masks `text`: the forms redact finds of the secrets, and those scrubText masks (see there). */
+  private rangesIn(text: string): Array<[number, number]> {
+    if (this.empty || !this.mayHold(text)) return [];
+    // A secret too long to know its forms before the text (see wholeForms): the text is masked whole, as redact masks one.
+    const found = formRanges(text, this.given, false) ?? [[0, text.length]];
+    for (const secret of this.secrets) {
+      for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) found.push([at, at + secret.length]);
+    }
+    return found;
   }
 
   /**

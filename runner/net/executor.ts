@@ -439,7 +439,7 @@ export class NetworkExecutor {
     const named = scriptNamed(url);
     // Messages redact what a server chose in them, and nothing else (see server-text.ts). Whole
     // texts, as the server sent them: a mask on an end that only begins a secret confirmed a guess.
-    const say = sayer((text) => this.hostSecrets.inServerText(redact(text, secrets, named, false)));
+    const say = sayer((text) => this.hostSecrets.inServerTextWith(text, secrets, named, false));
     try {
       const outcome = await httpExchange(
         {
@@ -457,7 +457,7 @@ export class NetworkExecutor {
           followed: (method, next) => {
             let hops = this.followed.get(action);
             if (hops === undefined) this.followed.set(action, (hops = []));
-            hops.push(this.hostSecrets.inServerText(redact(`${method} ${next.href}`, secrets, named)));
+            hops.push(this.hostSecrets.inServerTextWith(`${method} ${next.href}`, secrets, named, true));
           },
           unfollowed: action.classifiedBody === null ? undefined : (reason) => (unfollowedRedirect = reason),
           sending: () => {
@@ -522,7 +522,7 @@ export class NetworkExecutor {
       // as its status may: the answer is then an empty one, classified as any other, and the
       // reason goes to the secure output (monitor.ts). Before that, a failure depends on the URL alone.
       if (action.classifiedBody !== null && bodyMayHaveGone && !this.signal.aborted) {
-        const reason = this.hostSecrets.inServerText(redact(error instanceof Error ? error.message : String(error), secrets, named));
+        const reason = this.hostSecrets.inServerTextWith(error instanceof Error ? error.message : String(error), secrets, named, true);
         return { status: 0, body: "", truncated: false, cut: false, limitBytes: limits.maxResponseBytes, headPart: false, secrets, unfollowedRedirect: null, failedAfterSending: reason };
       }
       // Not redacted as a whole: each message was built with `say`, which redacted what a server
@@ -542,11 +542,14 @@ export class NetworkExecutor {
    * have been cut in (see HostSecrets.cutText). The host's own secrets are masked as in any text a
    * server chose (HostSecrets.inServerText): the reply's scrub knows their whole forms only, and a
    * body that escaped one character of the key ("%73k-…", "&#x2F;" for its "/", JSON's "\u002b")
-   * handed it to a script that decoded it. A body that holds none of them is left as it is.
+   * handed it to a script that decoded it. A body that holds none of them is left as it is. Both
+   * are found in the body as it came and masked together (HostSecrets.inServerTextWith): the
+   * request's masks first broke the key's forms, and a script that sent its public lead as a
+   * secret header read the rest of it.
    */
   static visible(answer: HttpAnswer, hostSecrets: HostSecrets): { status: number; body: string } {
     const body = answer.cut ? hostSecrets.cutText(answer.body) : answer.body;
-    return { status: answer.status, body: hostSecrets.inServerText(redact(body, answer.secrets, [], answer.cut)) + truncationMarker(answer) };
+    return { status: answer.status, body: hostSecrets.inServerTextWith(body, answer.secrets, [], answer.cut) + truncationMarker(answer) };
   }
 
   /** The whole answer, for the classified store (it never reaches the agent). */

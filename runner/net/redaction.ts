@@ -808,21 +808,53 @@ const TEXT_NOT_SEARCHED = "[redacted: a text tacit could not search for the word
  * echoed it. `shown`: texts the script chose itself (its URL's host, say), which an error
  * message may quote: a form found wholly inside one of them is left as it is, since a mask there
  * would tell the script that its text was a form of the secret (a guess confirmed). One that
- * reaches past them is masked.
+ * reaches past them is masked. `alsoMasked`: ranges of the text masked for another secret in the
+ * same pass (the host's key: see HostSecrets.inServerTextWith).
  */
-export function redact(text: string, secrets: readonly string[], shown: readonly string[] = [], cut = true): string {
+export function redact(
+  text: string,
+  secrets: readonly string[],
+  shown: readonly string[] = [],
+  cut = true,
+  alsoMasked: ReadonlyArray<readonly [number, number]> = [],
+): string {
+  const found = formRanges(text, secrets, cut);
+  if (found === null) return TEXT_NOT_SEARCHED;
+  const spans = spansOf(text, shown);
+  const held = joined(alsoMasked.map(([start, end]): [number, number] => [start, end]));
+  // A find that reaches into a range masked for another secret (the host's key) without holding
+  // it whole is left to that range: masked beyond it, it told a script whose secret was a guess
+  // of the key's last characters and the text after it whether the guess was right.
+  const kept = found.filter(
+    ([start, end]) => !spans.some(([s, e]) => s <= start && end <= e) && held.every(([s, e]) => end <= s || e <= start || (start <= s && e <= end)),
+  );
+  const ranges = held.length === 0 ? kept : joined([...kept, ...held]);
+  let result = "";
+  let from = 0;
+  for (const [start, end] of ranges) {
+    result += text.slice(from, start) + REDACTED;
+    from = end;
+  }
+  return ranges.length === 0 ? text : result + text.slice(from);
+}
+
+/**
+ * Where redact finds the forms of `secrets` in `text` (see there), in order, overlapping or
+ * touching ones joined; null when the text cannot be searched for them (redact then masks it whole).
+ */
+export function formRanges(text: string, secrets: readonly string[], cut: boolean): Array<[number, number]> | null {
   const matcher = new FormMatcher();
   let any = false;
   for (const secret of secrets) {
     const forms = echoedForms(secret, text);
-    if (forms === null) return TEXT_NOT_SEARCHED;
+    if (forms === null) return null;
     for (const { form, whole } of forms) {
       if (form.length < MIN_REDACTED_LENGTH) continue;
       matcher.add(form, whole);
       any = true;
     }
   }
-  if (!any) return text;
+  if (!any) return [];
   matcher.build();
   let ranges = matcher.ranges(text, cut);
   for (const decoding of DECODINGS) {
@@ -832,13 +864,5 @@ export function redact(text: string, secrets: readonly string[], shown: readonly
     const more = matcher.ranges(decoded.decoded, cut).map(([start, end]): [number, number] => [starts[start]!, starts[end]!]);
     if (more.length > 0) ranges = joined([...ranges, ...more]);
   }
-  const spans = spansOf(text, shown);
-  let result = "";
-  let from = 0;
-  for (const [start, end] of ranges) {
-    if (spans.some(([s, e]) => s <= start && end <= e)) continue;
-    result += text.slice(from, start) + REDACTED;
-    from = end;
-  }
-  return result + text.slice(from);
+  return ranges;
 }
