@@ -244,10 +244,13 @@ interface PathPatterns {
  * What every text `pattern` matches starts with, as picomatch reads it: its characters up to the
  * first that is not a letter, digit, "_", "-", "/" or ".", cut before a "." that begins a
  * component (picomatch drops a leading "./": "./x/*" matches "x/y") and before "//", and without a
- * final "/" ("/a/**" matches "/a"). Shorter than it could be is only slower: the text is tried on
- * the pattern. A character of any other kind may be glob syntax or an escape, and ends it.
+ * final "/" ("/a/**" matches "/a"); nothing for a pattern with a "|". Shorter than it could be
+ * is only slower: the text is tried on the pattern. A character of any other kind may be glob syntax or an escape, and ends it.
  */
 export function literalStart(pattern: string): string {
+  // A "|" outside a group picomatch reads as an alternation of the whole pattern ("/a/x|/b/**"
+  // matches "/b/k", which read() refuses): matches of such a pattern may start anywhere.
+  if (pattern.includes("|")) return "";
   let start = /^[A-Za-z0-9_\-/.]*/.exec(pattern)![0];
   const dotComponent = start.search(/(?:^|\/)\.|\/\//);
   if (dotComponent !== -1) start = start.slice(0, dotComponent);

@@ -29,6 +29,8 @@ const GLOBBED = [
   "./rel/*",
   "**/any*x",
   "*/top*",
+  // picomatch reads a "|" outside a group as an alternation of the whole pattern: this matches /t/q/*.
+  "/nothing|/t/q/*",
 ];
 
 const DIRECTORIES = ["/", "/t", "/t/x", "/t/a", "/t/a/b", "/t/q", "/t/q/r", "/t/e", "/t/g", "/t/h", "/u", "/u/v", "/u/vv", "/rel", "/tmp", "/tmp/tree/d1", "/t/y/z"];
@@ -77,7 +79,7 @@ describe("ClassifiedPaths.entriesOf, which a recursive search asks of every entr
 describe("literalStart: what every text a pattern matches starts with", () => {
   it("stops at glob syntax and escapes, before a component that starts with '.', before '//', and drops a final '/'", () => {
     expect(
-      Object.fromEntries(["/tmp/tacit-check-*", "/a/**", "/a/**/b", "./x/*", "/a/./b", "/a/../b", "/a//b", "/a/[b]", "/a\\/b", "/a/b", "**/x", "/root/.config/x*", "/a/{b,c}", "/a+(b)", "!/a"].map((p) => [p, literalStart(p)])),
+      Object.fromEntries(["/tmp/tacit-check-*", "/a/**", "/a/**/b", "./x/*", "/a/./b", "/a/../b", "/a//b", "/a/[b]", "/a\\/b", "/a/b", "**/x", "/root/.config/x*", "/a/{b,c}", "/a+(b)", "!/a", "/a/x|/b/**"].map((p) => [p, literalStart(p)])),
     ).toEqual({
       "/tmp/tacit-check-*": "/tmp/tacit-check-",
       "/a/**": "/a",
@@ -94,6 +96,7 @@ describe("literalStart: what every text a pattern matches starts with", () => {
       "/a/{b,c}": "/a",
       "/a+(b)": "/a",
       "!/a": "",
+      "/a/x|/b/**": "",
     });
   });
 
@@ -139,6 +142,10 @@ describe("absolute globs classify in a recursive search, through the CLI", () =>
       ordinary: ["x.txt", "a2/s.txt", "deep/p/kex", "br/d1.txt"],
       from: [".", "deep", "deep/p", "br"],
     },
+    // An operator who wrote "|" for "or" (picomatch reads it so, and read() refuses what either side
+    // matches): the search looked for the pattern's matches only where its first side's start was,
+    // and read alt/s.txt.
+    { what: "a pattern with a '|'", patterns: (root: string) => [`${root}/nothing|${root}/alt/*.txt`], secrets: ["alt/s.txt"], ordinary: ["alt/d/t.txt", "alt2/f.txt"], from: [".", "alt", "alt2"] },
     { what: "a pattern read from './'", patterns: (root: string) => [`.${root}/dotrel/*`], secrets: ["dotrel/f.txt"], ordinary: ["dotrel2/f.txt", "f.txt"], from: [".", "dotrel2"] },
   ];
   for (const { what, patterns, secrets, ordinary, from } of cases) {
