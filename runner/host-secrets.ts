@@ -98,6 +98,11 @@ export class HostSecrets {
     return redact(text, secrets, shown, cut, this.rangesIn(text));
   }
 
+  /** Whether `text` holds a form inServerText masks (an answer's bytes read another way than as it was shown: see NetworkExecutor.request). */
+  heldIn(text: string): boolean {
+    return !this.empty && this.inServerText(text) !== text;
+  }
+
   /** Where inServerText masks `text`: the forms redact finds of the secrets, and those scrubText masks (see there). */
   private rangesIn(text: string): Array<[number, number]> {
     if (this.empty || !this.mayHold(text)) return [];

@@ -514,6 +514,17 @@ export class NetworkExecutor {
             "with charset=utf-8), or make the request without secretHeaders",
         );
       }
+      // The same for the operator's LLM key: a body of the key's bytes labelled UTF-16 (a Content-Type
+      // the server chose, or one an object store lets a request choose) read as characters that
+      // held no form of it, and a script that wrote them back as UTF-16 had the key whole. Decided
+      // by whole forms in the bytes, as masking the text as read is: no more than a mask says.
+      if (action.classifiedBody === null && others.some((other) => this.hostSecrets.heldIn(other))) {
+        throw new PolicyDenial(
+          `${url.origin} answered in bytes that, read another way than as its Content-Type says, hold the operator's LLM key, ` +
+            "where masking of the text as read would not find it; nothing of the answer was kept. Ask for UTF-8 (an Accept header " +
+            "with charset=utf-8)",
+        );
+      }
       return { status: outcome.status, body: text, truncated: outcome.truncated, cut, limitBytes: limits.maxResponseBytes, headPart: part === "head", secrets, unfollowedRedirect, failedAfterSending: null };
     } catch (error) {
       // httpPostClassified: once the server may have had the secret, or any part of it (the
