@@ -185,7 +185,12 @@ export class HostSecrets {
   cutText(text: string): string {
     if (this.empty) return text;
     const out = masked(text, this.secrets, (secret) => "*".repeat(secret.length));
-    return out.slice(0, Math.max(0, out.length - this.cutMargin));
+    // The forms inServerText masks too, whole, before the cut: left for it to mask after, one that
+    // ended within cutMargin of the end was cut by leaving those characters out, and a script that
+    // chose the answer's length (a Range, or a server's padding) read the key escaped but its last
+    // character ("\u0073\u006b…\u006"), which no whole form matched.
+    const starred = starredAt(out, this.rangesIn(out));
+    return starred.slice(0, Math.max(0, starred.length - this.cutMargin));
   }
 
   /** Base64 bytes with every secret masked (decoded, scrubbed, encoded again). */
@@ -212,4 +217,18 @@ function masked(text: string, secrets: readonly string[], maskOf: (secret: strin
   let out = text;
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(maskOf(secret));
   return out;
+}
+
+/** `text` with each of `ranges` (code-unit [start, end), in any order, overlapping or not) replaced by as many "*": same length. */
+function starredAt(text: string, ranges: ReadonlyArray<readonly [number, number]>): string {
+  if (ranges.length === 0) return text;
+  let out = "";
+  let from = 0;
+  for (const [start, end] of [...ranges].sort((a, b) => a[0] - b[0])) {
+    const at = Math.max(start, from);
+    if (end <= at) continue;
+    out += text.slice(from, at) + "*".repeat(end - at);
+    from = end;
+  }
+  return out + text.slice(from);
 }
