@@ -4,7 +4,7 @@
 // with the cache V8 produced on an earlier run, and a missing or stale cache is written when
 // the command ends. Anything that goes wrong falls back to Node's own compile.
 
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
 import path from "node:path";
 import vm from "node:vm";
@@ -20,6 +20,8 @@ const wrap = (Module as unknown as { wrap(content: string): string }).wrap;
 /** Scripts compiled without a usable cache: their caches are written by `saveCodeCache`. */
 const fresh: Array<{ script: vm.Script; cacheFile: string }> = [];
 let cacheDir = "";
+/** The uid that owns the bundle's directory, looked up when a cache is not the user's own. */
+let bundleOwner: number | undefined;
 
 /**
  * The commands with caches of their own; the rest share one. A cache holds the functions the
@@ -36,12 +38,7 @@ export function installCodeCache(bundleDir: string, command: string | undefined 
   moduleProto._compile = function (this: CompilableModule, content: string, filename: string): unknown {
     if (path.dirname(filename) !== bundleDir) return original.call(this, content, filename);
     const cacheFile = path.join(cacheDir, `${path.basename(filename)}.bin`);
-    let cachedData: Buffer | undefined;
-    try {
-      cachedData = readFileSync(cacheFile);
-    } catch {
-      // First run, or the cache was cleaned: compiled from source and cached at the end.
-    }
+    const cachedData = trustedCache(cacheFile, bundleDir);
     const script = new vm.Script(wrap(content), {
       filename,
       ...(cachedData ? { cachedData } : {}),
@@ -53,15 +50,51 @@ export function installCodeCache(bundleDir: string, command: string | undefined 
   };
 }
 
+/**
+ * The cache at `cacheFile`, or undefined where there is none tacit may trust. V8 checks a cache
+ * only against the source's length and V8's version and flags, never the bytes of either: it runs
+ * what the cache holds as this module's compiled code (a few changed bytes ended every later run
+ * with a segmentation fault; bytes someone chose would run as tacit, with your authority). So a
+ * cache is used only where its writer could have changed tacit's code anyway: a regular file (not
+ * a link to one, nor a FIFO that would block the read) owned by you or by the bundle's owner, that
+ * no one else may write. Any other is compiled over and replaced at the end of the run.
+ */
+function trustedCache(cacheFile: string, bundleDir: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(cacheFile, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    // First run, or the cache was cleaned: compiled from source and cached at the end.
+    return undefined;
+  }
+  try {
+    // Checked on the descriptor read from, so that a file swapped in after the check is not read.
+    const stat = fstatSync(fd);
+    const me = process.geteuid?.();
+    const writableByOthers = (stat.mode & 0o022) !== 0;
+    if (!stat.isFile() || writableByOthers || (stat.uid !== me && stat.uid !== (bundleOwner ??= statSync(bundleDir).uid))) return undefined;
+    return readFileSync(fd);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Writes the caches that were missing; silently skipped where dist/ is not writable. */
 export function saveCodeCache(): void {
   if (fresh.length === 0) return;
   try {
-    mkdirSync(cacheDir, { recursive: true });
+    // Not writable by others whatever the umask (they could swap a cache of their own in).
+    mkdirSync(cacheDir, { recursive: true, mode: 0o755 });
     for (const { script, cacheFile } of fresh.splice(0)) {
       // Written whole, then renamed: a concurrent run never reads half a cache.
       const temporary = `${cacheFile}.${process.pid}.tmp`;
-      writeFileSync(temporary, script.createCachedData());
+      // One a run with this pid left behind (or a link put there) is removed, not written through.
+      rmSync(temporary, { force: true });
+      // "wx": made new, never through a link someone planted at that name (which would have
+      // had this run overwrite a file of yours the link names); 0o644: others may read, not write.
+      writeFileSync(temporary, script.createCachedData(), { flag: "wx", mode: 0o644 });
       renameSync(temporary, cacheFile);
     }
   } catch {

@@ -1,0 +1,82 @@
+// tacit's V8 code cache (cli/code-cache.ts) holds compiled code that V8 checks only against the
+// source's length: whatever bytes a cache file holds run as tacit, with the user's authority. So
+// a cache someone else could have written is not loaded, tacit never makes its cache writable by
+// others, and it never writes a cache through a link planted at its temporary file's name. Each
+// test runs a copy of this build installed in a temp project (installTacitIn), so the repository's
+// own cache is not touched.
+
+import { chmodSync, chownSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { installTacitIn, runCli, tempDirWithHome } from "../helpers.js";
+
+const { dir, env, cleanup } = tempDirWithHome("tacit-code-cache-");
+afterAll(cleanup);
+
+let bin = "";
+let runCache = "";
+
+beforeAll(async () => {
+  const installed = installTacitIn(dir);
+  bin = path.join(installed, "bin", "tacit.js");
+  runCache = path.join(installed, "dist", "bundle", ".v8-cache", "run");
+  writeFileSync(path.join(dir, "hello.ts"), 'console.log("hello from the sandbox");\n');
+});
+
+const run = () => runCli(["run", "--no-check", "hello.ts"], { bin, cwd: dir, env });
+
+/** A cache file whose compiled code has bytes changed, as one crafted by someone else would have. */
+function tamper(file: string): void {
+  const bytes = readFileSync(file);
+  for (let i = 200; i < bytes.length; i += 13) bytes[i]! ^= 0x5a;
+  writeFileSync(file, bytes);
+}
+
+describe("tacit's code cache", () => {
+  it("0: a cache file others may write is not loaded (its changed bytes crashed tacit), and is replaced by one they may not", async () => {
+    const first = await run();
+    expect(first.code, first.stderr).toBe(0);
+    const cache = path.join(runCache, "tacit.cjs.bin");
+    expect(existsSync(cache)).toBe(true);
+    tamper(cache);
+    chmodSync(cache, 0o666);
+    const r = await run();
+    // Loaded, the changed cache ended tacit with a segmentation fault (null code, SIGSEGV).
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe("hello from the sandbox\n");
+    expect(statSync(cache).mode & 0o022).toBe(0);
+  });
+
+  it.runIf(process.geteuid?.() === 0)("0: a cache file owned by another user (not the bundle's owner) is not loaded", async () => {
+    const seed = await run();
+    expect(seed.code, seed.stderr).toBe(0);
+    const cache = path.join(runCache, "tacit.cjs.bin");
+    tamper(cache);
+    chownSync(cache, 65534, 65534);
+    chmodSync(cache, 0o644);
+    const r = await run();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe("hello from the sandbox\n");
+    expect(statSync(cache).uid).toBe(0);
+  });
+
+  it("0: under a umask of 000, the cache directory and files tacit makes are not writable by others", async () => {
+    rmSync(path.join(runCache, ".."), { recursive: true, force: true });
+    const r = await runCli(['umask 000; exec "$0" "$@"', process.execPath, bin, "run", "--no-check", "hello.ts"], { node: "/bin/sh", bin: "-c", cwd: dir, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(statSync(runCache).mode & 0o022).toBe(0);
+    expect(statSync(path.join(runCache, "tacit.cjs.bin")).mode & 0o022).toBe(0);
+  });
+
+  it("0: a link planted at the name of a cache's temporary file is not written through", async () => {
+    const victim = path.join(dir, "precious.txt");
+    writeFileSync(victim, "the user's own file\n");
+    rmSync(path.join(runCache, "tacit.cjs.bin"), { force: true });
+    // `exec` keeps the shell's pid, so $$ is the pid tacit names its temporary file with.
+    const plant = 'ln -s "$1" "$2/tacit.cjs.bin.$$.tmp" && exec "$3" "$4" run --no-check hello.ts';
+    const r = await runCli([plant, "sh", victim, runCache, process.execPath, bin], { node: "/bin/sh", bin: "-c", cwd: dir, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(victim, "utf8")).toBe("the user's own file\n");
+    expect(existsSync(path.join(runCache, "tacit.cjs.bin"))).toBe(true);
+  });
+});
