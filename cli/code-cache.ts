@@ -38,7 +38,7 @@ export function installCodeCache(bundleDir: string, command: string | undefined 
   moduleProto._compile = function (this: CompilableModule, content: string, filename: string): unknown {
     if (path.dirname(filename) !== bundleDir) return original.call(this, content, filename);
     const cacheFile = path.join(cacheDir, `${path.basename(filename)}.bin`);
-    const cachedData = trustedCache(cacheFile, bundleDir);
+    const cachedData = trustedCache(cacheFile, bundleDir, filename);
     const script = new vm.Script(wrap(content), {
       filename,
       ...(cachedData ? { cachedData } : {}),
@@ -57,9 +57,13 @@ export function installCodeCache(bundleDir: string, command: string | undefined 
  * with a segmentation fault; bytes someone chose would run as tacit, with your authority). So a
  * cache is used only where its writer could have changed tacit's code anyway: a regular file (not
  * a link to one, nor a FIFO that would block the read) owned by you or by the bundle's owner, that
- * no one else may write. Any other is compiled over and replaced at the end of the run.
+ * no one else may write. Any other is compiled over and replaced at the end of the run. And
+ * only one written after `source` last changed: V8 took a cache of the bundle as it was before an
+ * edit that kept its length, and ran the old code (rolldown's build empties dist/bundle, but a
+ * file patched or unpacked in place does not). The source's ctime, not its mtime, which a copy or
+ * an unpacked archive may set to any time before the cache.
  */
-function trustedCache(cacheFile: string, bundleDir: string): Buffer | undefined {
+function trustedCache(cacheFile: string, bundleDir: string, source: string): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(cacheFile, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -72,7 +76,10 @@ function trustedCache(cacheFile: string, bundleDir: string): Buffer | undefined 
     const stat = fstatSync(fd);
     const me = process.geteuid?.();
     const writableByOthers = (stat.mode & 0o022) !== 0;
-    if (!stat.isFile() || writableByOthers || (stat.uid !== me && stat.uid !== (bundleOwner ??= statSync(bundleDir).uid))) return undefined;
+    // root's caches too: root could change tacit's code as well (a `sudo tacit` run writes them).
+    const trustedWriter = stat.uid === me || stat.uid === 0 || stat.uid === (bundleOwner ??= statSync(bundleDir).uid);
+    if (!stat.isFile() || writableByOthers || !trustedWriter) return undefined;
+    if (statSync(source).ctimeMs > stat.mtimeMs) return undefined;
     return readFileSync(fd);
   } catch {
     return undefined;

@@ -1,7 +1,8 @@
 // tacit's V8 code cache (cli/code-cache.ts) holds compiled code that V8 checks only against the
 // source's length: whatever bytes a cache file holds run as tacit, with the user's authority. So
 // a cache someone else could have written is not loaded, tacit never makes its cache writable by
-// others, and it never writes a cache through a link planted at its temporary file's name. Each
+// others, it never writes a cache through a link planted at its temporary file's name, and a
+// cache older than its bundle file's last change (an edit that kept the length) is not taken. Each
 // test runs a copy of this build installed in a temp project (installTacitIn), so the repository's
 // own cache is not touched.
 
@@ -78,5 +79,23 @@ describe("tacit's code cache", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(victim, "utf8")).toBe("the user's own file\n");
     expect(existsSync(path.join(runCache, "tacit.cjs.bin"))).toBe(true);
+  });
+
+  it("0: a bundle file changed in place after its cache was written runs as changed, not as cached", async () => {
+    const installed = path.dirname(path.dirname(bin));
+    const help = () => runCli(["--help"], { bin, cwd: dir, env });
+    const before = await help();
+    expect(before.stdout).toContain("validate, type-check and run a script");
+    expect(existsSync(path.join(installed, "dist", "bundle", ".v8-cache", "other", "tacit.cjs.bin"))).toBe(true);
+    // Same length: V8 checks a cache against the source's length alone.
+    const main = path.join(installed, "dist", "bundle", "tacit.cjs");
+    const source = readFileSync(main, "utf8");
+    const patched = source.replace("validate, type-check and run a script", "VALIDATE, type-check and run a script");
+    expect(patched.length).toBe(source.length);
+    writeFileSync(main, patched);
+    const after = await help();
+    expect(after.code, after.stderr).toBe(0);
+    // With the cache taken, --help still said "validate" (the functions compiled before the edit).
+    expect(after.stdout).toContain("VALIDATE, type-check and run a script");
   });
 });
