@@ -18,7 +18,7 @@ const moduleProto = (Module as unknown as { prototype: CompilableModule }).proto
 const wrap = (Module as unknown as { wrap(content: string): string }).wrap;
 
 /** Scripts compiled without a usable cache: their caches are written by `saveCodeCache`. */
-const fresh: Array<{ script: vm.Script; cacheFile: string }> = [];
+const fresh: Array<{ script: vm.Script; cacheFile: string; source: string; sourceChanged: number }> = [];
 let cacheDir = "";
 /** The uid that owns the bundle's directory, looked up when a cache is not the user's own. */
 let bundleOwner: number | undefined;
@@ -44,7 +44,7 @@ export function installCodeCache(bundleDir: string, command: string | undefined 
       ...(cachedData ? { cachedData } : {}),
       importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     });
-    if (!cachedData || script.cachedDataRejected) fresh.push({ script, cacheFile });
+    if (!cachedData || script.cachedDataRejected) fresh.push({ script, cacheFile, source: filename, sourceChanged: changedAt(filename) });
     const compiled = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
     return compiled.call(this.exports, this.exports, createRequire(filename), this, filename, path.dirname(filename));
   };
@@ -56,7 +56,7 @@ export function installCodeCache(bundleDir: string, command: string | undefined 
  * what the cache holds as this module's compiled code (a few changed bytes ended every later run
  * with a segmentation fault; bytes someone chose would run as tacit, with your authority). So a
  * cache is used only where its writer could have changed tacit's code anyway: a regular file (not
- * a link to one, nor a FIFO that would block the read) owned by you or by the bundle's owner, that
+ * a link to one, nor a FIFO that would block the read) owned by you, root or the bundle's owner, that
  * no one else may write. Any other is compiled over and replaced at the end of the run. And
  * only one written after `source` last changed: V8 took a cache of the bundle as it was before an
  * edit that kept its length, and ran the old code (rolldown's build empties dist/bundle, but a
@@ -88,13 +88,25 @@ function trustedCache(cacheFile: string, bundleDir: string, source: string): Buf
   }
 }
 
+/** When `file` last changed (its ctime), or NaN where it cannot be found: a NaN equals nothing. */
+function changedAt(file: string): number {
+  try {
+    return statSync(file).ctimeMs;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** Writes the caches that were missing; silently skipped where dist/ is not writable. */
 export function saveCodeCache(): void {
   if (fresh.length === 0) return;
   try {
     // Not writable by others whatever the umask (they could swap a cache of their own in).
     mkdirSync(cacheDir, { recursive: true, mode: 0o755 });
-    for (const { script, cacheFile } of fresh.splice(0)) {
+    for (const { script, cacheFile, source, sourceChanged } of fresh.splice(0)) {
+      // A bundle rebuilt or patched while this command ran (a long tacit serve, say): its cache
+      // would hold the code as it was, written after the change, so taken (see trustedCache).
+      if (changedAt(source) !== sourceChanged) continue;
       // Written whole, then renamed: a concurrent run never reads half a cache.
       const temporary = `${cacheFile}.${process.pid}.tmp`;
       // One a run with this pid left behind (or a link put there) is removed, not written through.

@@ -6,10 +6,11 @@
 // test runs a copy of this build installed in a temp project (installTacitIn), so the repository's
 // own cache is not touched.
 
-import { chmodSync, chownSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installTacitIn, runCli, tempDirWithHome } from "../helpers.js";
+import { spawn } from "node:child_process";
+import { childEnv, installTacitIn, runCli, tempDirWithHome } from "../helpers.js";
 
 const { dir, env, cleanup } = tempDirWithHome("tacit-code-cache-");
 afterAll(cleanup);
@@ -97,5 +98,39 @@ describe("tacit's code cache", () => {
     expect(after.code, after.stderr).toBe(0);
     // With the cache taken, --help still said "validate" (the functions compiled before the edit).
     expect(after.stdout).toContain("VALIDATE, type-check and run a script");
+  });
+
+  it("1: a bundle file changed while a run was under way does not get that run's cache of it", async () => {
+    const bundle = path.join(path.dirname(path.dirname(bin)), "dist", "bundle");
+    rmSync(runCache, { recursive: true, force: true });
+    writeFileSync(path.join(dir, "wait.ts"), 'import { println, readInput } from "tacit";\nprintln("ready");\nconst line = readInput();\nthrow new Error("boom " + line.trim());\n');
+    // The exit codes' table: a script that threw exits with 1.
+    const table = readdirSync(bundle).find((name) => name.startsWith("stop-reason-") && name.endsWith(".cjs"))!;
+    const tableFile = path.join(bundle, table);
+    const source = readFileSync(tableFile, "utf8");
+    expect(source).toContain("threw:1,");
+
+    const child = spawn(process.execPath, [bin, "run", "--no-check", "wait.ts"], { cwd: dir, env: childEnv(env), stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString("utf8");
+        if (stdout.includes("ready\n")) resolve();
+      });
+      child.on("error", reject);
+      child.on("close", () => reject(new Error(`ended before it was ready: ${stdout}`)));
+    });
+    // Rebuilt meanwhile, to the same length (V8's only check): a script that threw now exits with 6.
+    writeFileSync(tableFile, source.replace("threw:1,", "threw:6,"));
+    const firstCode = await new Promise<number | null>((resolve) => {
+      child.on("close", (code) => resolve(code));
+      child.stdin.end("hi\n");
+    });
+    expect(firstCode).toBe(1);
+
+    const r = await runCli(["run", "--no-check", "wait.ts"], { bin, cwd: dir, env, input: "hi\n" });
+    // Given the cache the first run wrote, it exited with 1, the table as it was before the change.
+    expect(r.code, r.stderr).toBe(6);
+    expect(r.stderr).toContain("boom hi");
   });
 });
