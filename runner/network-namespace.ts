@@ -17,33 +17,48 @@
 
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { bootstrapPath } from "./paths.js";
 import { printable } from "./printable.js";
 import { UNSHARE_CANDIDATES } from "./exec/pid-namespace.js";
 import { executable } from "./exec/program-path.js";
+import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
+import { MOUNT_SETUP_FAILED, sandboxMountPlan } from "./sandbox-mounts.js";
 
 /** How the sandbox is kept off the network, found once per process (see sandboxNetwork). */
 export type SandboxNetwork =
   | {
       kind: "own-namespace";
-      /** util-linux unshare, and its arguments before the program's. */
+      /** util-linux unshare, and its arguments before the program's: the network namespace alone, as the type checker runs in it. */
       program: string;
       argsBefore: string[];
       /** false: a network namespace without a user namespace (root, where user namespaces are refused). */
       userNamespace: boolean;
+      /**
+       * unshare's arguments before the program's for the sandbox and the pure evaluator: with a mount
+       * namespace of their own that hides the host's files (sandbox-mounts.ts), where one could be
+       * made; the same as argsBefore otherwise.
+       */
+      sandboxArgsBefore: string[];
+      /** null: the sandbox's mount namespace hides the host's files; otherwise why there is none. */
+      filesInView: string | null;
+      /** unshare's arguments for the probe that found this (see namespaceFailureNow). */
+      probeArgs: string[];
     }
   | { kind: "host-network"; reason: string }
   /** --no-network-namespace (config networkNamespace: false): the user chose the host's, knowingly; nothing is probed or said. */
   | { kind: "declined" };
 
 /**
- * The shapes tried, best first. The second only as root (no one else may make a network
- * namespace without a user namespace): root whose user namespaces are refused (the sysctl
- * user.max_user_namespaces=0), or whose sandbox cannot reach tacit's files from one (below).
+ * The shapes tried, best first. Those without a user namespace only as root (no one else may make
+ * a network or mount namespace without one): root whose user namespaces are refused (the sysctl
+ * user.max_user_namespaces=0), or whose sandbox cannot reach tacit's files from one (below). A
+ * mount namespace (hiding the host's files, see sandbox-mounts.ts) where it can be made; the
+ * network namespace alone where not: the files were in view before it, the network is not.
  */
-const SHAPES: ReadonlyArray<{ flags: readonly string[]; userNamespace: boolean }> = [
-  { flags: ["--user", "--net"], userNamespace: true },
-  { flags: ["--net"], userNamespace: false },
+const SHAPES: ReadonlyArray<{ flags: readonly string[]; userNamespace: boolean; mounts: boolean }> = [
+  { flags: ["--user", "--map-root-user", "--net", "--mount"], userNamespace: true, mounts: true },
+  { flags: ["--user", "--net"], userNamespace: true, mounts: false },
+  { flags: ["--net", "--mount"], userNamespace: false, mounts: true },
+  { flags: ["--net"], userNamespace: false, mounts: false },
 ];
 
 /**
@@ -95,13 +110,30 @@ function probeSandboxNetwork(): SandboxNetwork {
   const unshare = UNSHARE_CANDIDATES.find(executable);
   if (unshare === undefined) return { kind: "host-network", reason: "util-linux `unshare` is not installed" };
   const root = process.geteuid?.() === 0;
+  const plan = sandboxMountPlan([denoExecutable(), bootstrapPath, pureEvaluatorPath]);
   const failures: string[] = [];
-  for (const { flags, userNamespace } of SHAPES) {
+  let filesInView: string | null = "unavailable" in plan ? plan.unavailable : null;
+  for (const { flags, userNamespace, mounts } of SHAPES) {
     if (!userNamespace && !root) continue;
-    const argsBefore = [...flags, "--"];
-    const failure = probeFailure(unshare, argsBefore);
-    if (failure === null) return { kind: "own-namespace", program: unshare, argsBefore, userNamespace };
+    if (mounts && "unavailable" in plan) continue;
+    const networkFlags = flags.filter((flag) => flag !== "--map-root-user" && flag !== "--mount");
+    // In the mount namespace the setup runs first, as root (of the user namespace, where there is
+    // one); then the program, without a capability.
+    const sandboxArgsBefore = mounts && "argsBefore" in plan ? [...flags, "--", ...plan.argsBefore] : [...flags, "--"];
+    const failure = probeFailure(unshare, sandboxArgsBefore);
+    if (failure === null) {
+      return {
+        kind: "own-namespace",
+        program: unshare,
+        argsBefore: [...networkFlags, "--"],
+        userNamespace,
+        sandboxArgsBefore,
+        filesInView: mounts ? null : filesInView,
+        probeArgs: sandboxArgsBefore,
+      };
+    }
     failures.push(`\`unshare ${flags.join(" ")}\` ${failure}`);
+    if (mounts) filesInView = `\`unshare ${flags.join(" ")}\` ${failure}`;
   }
   return { kind: "host-network", reason: failures.join("; ") };
 }
@@ -116,7 +148,7 @@ function probeFailure(unshare: string, argsBefore: readonly string[]): string | 
 function whyFailed(status: number | null, stderr: string, error: Error | undefined): string {
   if (status === COULD_NOT_ENTER) return `made the namespace, but tacit's files (${path.dirname(bootstrapPath)}) could not be reached from inside it`;
   // unshare's own words (a locale may translate them), one line, cut, shown on a terminal.
-  const words = stderr.trim().replace(/^unshare: /, "").split("\n")[0]!;
+  const words = stderr.trim().replace(/^unshare: /, "").replace(MOUNT_SETUP_FAILED, "could not set up the sandbox's mounts:").split("\n")[0]!;
   const said = printable(words.length > MAX_SAID_CHARS ? `${words.slice(0, MAX_SAID_CHARS)}…` : words) || error?.message || `exited with ${status}`;
   if (said.includes("No space left on device")) return `failed: ${said} (the kernel's limit on user or network namespaces is 0, or reached)`;
   if (said.includes("Operation not permitted")) {
@@ -125,7 +157,17 @@ function whyFailed(status: number | null, stderr: string, error: Error | undefin
   return `failed: ${said}`;
 }
 
-/** `file` with `args`, run in a network namespace of its own where this process found one (see sandboxNetwork). */
+/**
+ * `file` with `args` as the sandbox or the pure evaluator: in a network namespace of its own where
+ * this process found one, and a mount namespace that hides the host's files where it found that
+ * too (see sandbox-mounts.ts).
+ */
+export function confinedSandbox(file: string, args: readonly string[]): { file: string; args: string[] } {
+  const network = sandboxNetwork();
+  return network.kind === "own-namespace" ? { file: network.program, args: [...network.sandboxArgsBefore, file, ...args] } : { file, args: [...args] };
+}
+
+/** `file` with `args`, run in a network namespace of its own where this process found one (see sandboxNetwork): the type checker, which reads the agent's files. */
 export function offTheNetwork(file: string, args: readonly string[]): { file: string; args: string[] } {
   const network = sandboxNetwork();
   return network.kind === "own-namespace" ? { file: network.program, args: [...network.argsBefore, file, ...args] } : { file, args: [...args] };
@@ -176,9 +218,10 @@ export function namespaceFailureAtStart(
 export function namespaceFailureNow(what: keyof typeof NOT_STARTED): string | null {
   const network = found;
   if (network?.kind !== "own-namespace") return null;
-  const failure = probeFailure(network.program, network.argsBefore);
+  const probeArgs = what === "type checker" ? network.argsBefore : network.probeArgs;
+  const failure = probeFailure(network.program, probeArgs);
   if (failure === null) return null;
-  const flags = network.argsBefore.filter((arg) => arg !== "--").join(" ");
+  const flags = probeArgs.slice(0, probeArgs.indexOf("--")).join(" ");
   return (
     `${NOT_STARTED[what]} (\`unshare ${flags}\` ${failure}), so ${LEFT_UNDONE[what]}; this is the host's doing, not the ` +
     "script's. Free namespaces (end sessions no longer needed with delete_repl_session, or other sandboxes and containers of " +
@@ -210,7 +253,7 @@ export function sandboxNetworkFinding(required: boolean, checker = false): { war
   // Nothing to say for a checker: the probe waits for one to start (a cached verdict starts none).
   if (checker && !required) return null;
   const network = sandboxNetwork();
-  if (network.kind === "own-namespace") return null;
+  if (network.kind === "own-namespace") return checker ? null : filesInViewFinding(required, network.filesInView);
   if (required) {
     const why = network.kind === "declined" ? "--no-network-namespace (config networkNamespace: false) asks for none" : `none can be made here: ${network.reason}`;
     return {
@@ -226,5 +269,30 @@ export function sandboxNetworkFinding(required: boolean, checker = false): { war
       `the sandbox runs in the host's network namespace: ${network.reason}. Only Deno's permission checks keep scripts off the ` +
       "network: native code in Deno that does I/O no permission covers could reach the internet, services on 127.0.0.1 and " +
       `abstract Unix sockets. ${HOW_TO_HAVE_ONE}; --require-network-namespace refuses to run without it; ${HOW_TO_DECLINE}`,
+  };
+}
+
+/**
+ * Where the sandbox has its network namespace but the host's files are in view (its mount
+ * namespace could not be made, see sandbox-mounts.ts): the same flags as for the network decide,
+ * since one `unshare` makes both. A warning, or with `required` the refusal; null where they are hidden.
+ */
+function filesInViewFinding(required: boolean, why: string | null): { warning: string } | { refusal: string } | null {
+  if (why === null) return null;
+  const risk =
+    "only Deno's permission checks keep scripts off the host's files: native code in Deno that does I/O no permission covers " +
+    "(node:sqlite's temporary files) could tell which files exist and create files in any directory the user can write";
+  if (required) {
+    return {
+      refusal:
+        "refused, nothing was run: --require-network-namespace (config requireNetworkNamespace) asks that the sandbox run in " +
+        `namespaces of its own, and the mount namespace that hides the host's files from it could not be made here: ${why}; ${risk}. ` +
+        `${HOW_TO_HAVE_ONE}, and mounts (tmpfs and bind) are allowed in it; or drop --require-network-namespace`,
+    };
+  }
+  return {
+    warning:
+      `the sandbox sees the host's files: its mount namespace could not be made here: ${why}. It still has a network namespace of ` +
+      `its own, but ${risk}. --require-network-namespace refuses to run without it; ${HOW_TO_DECLINE}`,
   };
 }

@@ -9,7 +9,7 @@ import { executable } from "./exec/program-path.js";
 import type { Readable } from "node:stream";
 import { cleanUpAtExit } from "./exit-cleanup.js";
 import { RSS_ALLOWANCE_MB } from "./limits.js";
-import { offTheNetwork } from "./network-namespace.js";
+import { confinedSandbox } from "./network-namespace.js";
 import { diesWithTacit } from "./parent-death.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
 import { residentKb } from "./resident-memory.js";
@@ -129,7 +129,7 @@ function writesNoFile(file: string, args: readonly string[]): { file: string; ar
  */
 export function sandboxLaunch(file: string, args: readonly string[]): { file: string; args: string[] } {
   const limited = writesNoFile(file, args);
-  const isolated = offTheNetwork(limited.file, limited.args);
+  const isolated = confinedSandbox(limited.file, limited.args);
   return diesWithTacit(isolated.file, isolated.args);
 }
 

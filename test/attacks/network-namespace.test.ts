@@ -389,7 +389,7 @@ describe.runIf(hostMakesNamespaces)("a namespace that cannot be made at a sandbo
       expect(stdout).toBe("");
       expect(error).toContain(NO_NAMESPACE_AT_START);
       // Why, in unshare's words (with what they mean), and what to do.
-      expect(error).toContain("`unshare --user --net` failed: unshare failed: No space left on device (the kernel's limit");
+      expect(error).toContain("`unshare --user --map-root-user --net --mount` failed: unshare failed: No space left on device (the kernel's limit");
       expect(error).toContain("nothing of the script ran");
       expect(error).toContain("delete_repl_session");
       expect(error).toContain("user.max_net_namespaces");

@@ -3,7 +3,8 @@
 // an evaluation. Each is rejected by the validator through the real CLI and, with the
 // validator bypassed, still cannot do harm.
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { adoptSandboxNetwork, type SandboxNetwork, sandboxNetwork } from "../../runner/network-namespace.js";
 import { defaultConfig } from "../../runner/config.js";
 import { SANDBOX_HOME } from "../../runner/sandbox-process.js";
 import { spawn, spawnSync } from "node:child_process";
@@ -523,6 +524,18 @@ worker.terminate();`;
 });
 
 describe("native file I/O no permission covers: node:sqlite's temporary files (the sandbox runs with a file size limit of 0)", () => {
+  // Where the host makes it, the sandbox's mount namespace hides these directories and leaves
+  // nothing writable (test/attacks/mount-namespace.test.ts), and SQLite refuses before it writes.
+  // The file size limit is the layer beneath, for hosts where no mount namespace can be made:
+  // these sandboxes are started as there, in the network namespace alone.
+  let found: SandboxNetwork | undefined;
+  beforeAll(() => {
+    found = sandboxNetwork();
+    if (found.kind === "own-namespace") adoptSandboxNetwork({ ...found, sandboxArgsBefore: [...found.argsBefore], filesInView: "as on a host without mount namespaces" });
+  });
+  afterAll(() => {
+    if (found !== undefined) adoptSandboxNetwork(found);
+  });
   // An in-memory database needs no permission, and SQLite spills a temporary table to a file it
   // creates and unlinks itself, in a directory the script names: 64 MiB written to disk, the
   // sandbox's resident memory unchanged, before the limit.

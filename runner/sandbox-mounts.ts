@@ -1,0 +1,188 @@
+// The sandbox's view of the host's files, closed by the kernel as well as by Deno. Deno's
+// permissions keep a script off the host's files (no --allow-read, no --allow-write), but native
+// code in Deno does I/O no permission covers: node:sqlite's `PRAGMA temp_store_directory` told a
+// zero-permission script whether any path existed and was writable, and created and unlinked a
+// temporary file in any directory it named. So, where the host allows it, the sandbox and the
+// pure evaluator run in a mount namespace of their own (made by the same `unshare` as their
+// network namespace, see network-namespace.ts), where:
+//   - every top-level directory of / but the system's (VISIBLE_TOP: the programs, libraries,
+//     /etc, devices, procfs and sysfs Deno needs) is covered by an empty, read-only tmpfs: the
+//     home directories, /root, /tmp, /var (/var/tmp), /run (/run/user), /mnt, /media, /srv, /opt,
+//     and the project wherever it is below one of them (the sandbox starts before the allowed
+//     roots are known: see cli/prestart.ts); /dev/shm and /dev/mqueue too;
+//   - the three directories Deno needs of tacit's (KEPT: Deno's binary's, the sandbox's bootstrap
+//     and the pure evaluator's, which may lie under a home or /tmp) are bound back, read-only, at
+//     their own paths (the directories on the way to them are empty);
+//   - every mount left is made read-only, / included: nothing can be created anywhere.
+// The first process of the namespace, /bin/sh run as root of the user namespace, does this with
+// util-linux `mount` (one `mount -a` over a table tacit writes: the cost does not grow with a
+// process per mount), then has util-linux setpriv run the program without any capability (as the
+// network namespace alone ran it), so that nothing in it can unmount a cover. Each step runs the
+// next in its place: the process spawned is the program's, pid and all.
+// Not closed: /etc, /usr and the other system places are readable as before (their files are
+// the host's, not the user's), and a project below one of them (/usr/src/app) is not covered.
+
+import { readFileSync, realpathSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { mountPointsIn } from "./fs/proc-mounts.js";
+import { executable } from "./exec/program-path.js";
+
+const MOUNT_CANDIDATES = ["/usr/bin/mount", "/bin/mount"];
+const SHELL = "/bin/sh";
+
+/**
+ * The top-level directories left in view: the system's programs and libraries (Deno's shared
+ * libraries among them), /etc (ICU's time zone, the loader's cache), devices (Deno's stdio and
+ * /dev/null), procfs and sysfs (Deno reads its own /proc/self and the cgroup's limits there).
+ * Every other one is covered.
+ */
+const VISIBLE_TOP = new Set(["/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/dev", "/proc", "/sys"]);
+/** Places in view otherwise that hold what other processes of the host share: POSIX shared memory and message queues. */
+const COVERED_BELOW_VISIBLE = ["/dev/shm", "/dev/mqueue"];
+/**
+ * Where the setup writes its mount table: the first cover it mounts (a regular file is needed:
+ * `mount -T` cannot parse a pipe), hidden once read by a second, empty cover mounted over it.
+ */
+const TABLE_PLACE = "/tmp";
+const TABLE_FILE = `${TABLE_PLACE}/.tacit-sandbox-mounts`;
+/** tmpfs options of a cover: empty, owner-only until the remount makes it read-only, nothing to run or open as a device. */
+const COVER_OPTIONS = "mode=0555,nosuid,nodev,noexec,size=16k";
+/** The source named by the table's remount lines (the kernel ignores it; not "none", see REMOUNT_SOURCE in exec/confinement.ts). */
+const REMOUNT_SOURCE = "tacit-remount";
+const COVER_SOURCE = "tacit-hidden";
+/** What the setup writes on stderr before it gives up (exit SETUP_FAILED_STATUS, the program not run). */
+export const MOUNT_SETUP_FAILED = "tacit: the sandbox's mounts could not be set up:";
+const SETUP_FAILED_STATUS = 125;
+/** How many of tacit's directories are bound back: the setup keeps them open on fds 3, 4 and 5. */
+const KEPT_SLOTS = 3;
+
+// The namespace's first process. Positional parameters: mount's path, the mount table, tacit's
+// three kept directories (opened on fds 3-5 before anything is covered; the table binds them back
+// from there), then the program and its arguments. `mount -a` leaves / alone, so / is remounted
+// on its own. No file of the host is written: the table goes into the first cover.
+const SETUP = `fail() { printf '%s %s\\n' "${MOUNT_SETUP_FAILED}" "$1" >&2; exit ${SETUP_FAILED_STATUS}; }
+m=$1 table=$2; shift 2
+exec 3<"$1" 4<"$2" 5<"$3" || fail "could not open tacit's directories $1, $2, $3"
+shift 3
+"$m" -t tmpfs -o mode=0700,nosuid,nodev,noexec,size=64k ${COVER_SOURCE} ${TABLE_PLACE} || fail "could not mount a tmpfs on ${TABLE_PLACE}"
+printf '%s' "$table" > ${TABLE_FILE} || fail "could not write the mount table"
+out=$("$m" --no-canonicalize -v -a -T ${TABLE_FILE} 2>&1) || fail "$out"
+case $out in *": ignored"*|*": already mounted"*) fail "a mount was skipped: $out";; esac
+"$m" -o remount,bind,ro / || fail "could not make / read-only"
+exec 3<&- 4<&- 5<&-
+exec "$@"`;
+
+/** How the setup is run, found once per process (see sandboxMountPlan). */
+export interface SandboxMountPlan {
+  /**
+   * The shell and its arguments (`sh -c SETUP name mount table kept…`), then setpriv's, before the
+   * program's: the setup, then the program without a capability (see WITHOUT_CAPABILITIES).
+   */
+  argsBefore: string[];
+}
+
+const SETPRIV_CANDIDATES = ["/usr/bin/setpriv", "/bin/setpriv"];
+/**
+ * util-linux setpriv's arguments that take every capability from the program (root of the user
+ * namespace, where the setup needed them to mount), for good: none kept, inherited, ambient or in
+ * the bounding set, no new privileges, and securebits so that uid 0 gains none at exec. It can
+ * unmount nothing, so no cover can be lifted. (A user namespace of its own inside, as
+ * exec/confinement.ts makes for commands, would need unshare from inside this view.)
+ */
+const WITHOUT_CAPABILITIES = [
+  "--no-new-privs",
+  "--inh-caps=-all",
+  "--ambient-caps=-all",
+  "--bounding-set=-all",
+  "--securebits=+noroot,+noroot_locked,+no_setuid_fixup,+no_setuid_fixup_locked,+keep_caps_locked",
+  "--",
+];
+
+/** A field of a mount table (fstab): space, tab, newline and backslash as octal escapes. */
+function tableField(value: string): string {
+  return value.replace(/[ \t\n\\]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`);
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `p` is `dir` or lies below it (both absolute, normalized). */
+function within(p: string, dir: string): boolean {
+  return p === dir || p.startsWith(dir === "/" ? dir : `${dir}/`);
+}
+
+/** The directories covered: every real top-level directory but the system's (a link there leads into one covered or kept). */
+function coveredPlaces(): string[] {
+  const top = readdirSync("/", { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => `/${entry.name}`)
+    .filter((dir) => !VISIBLE_TOP.has(dir));
+  return [...top, ...COVERED_BELOW_VISIBLE.filter(isDirectory)];
+}
+
+/**
+ * The mount table for `kept` (tacit's directories, real paths), or why none can be made here.
+ * Its lines, in order: the covers; a second cover over TABLE_PLACE (hiding the table, once read);
+ * the kept directories under a cover, bound back from the setup's fds (their mount points made in
+ * the cover); then every mount point still in view, each cover and each kept directory remounted
+ * read-only.
+ */
+export function sandboxMountTable(kept: readonly string[], mountinfo: string): string {
+  const covers = coveredPlaces();
+  if (!covers.includes(TABLE_PLACE)) covers.push(TABLE_PLACE);
+  const hidden = (p: string): boolean => covers.some((cover) => within(p, cover));
+  const lines: string[] = [];
+  for (const cover of covers) {
+    // TABLE_PLACE is mounted by the setup itself, before the table is written there.
+    if (cover !== TABLE_PLACE) lines.push(`${COVER_SOURCE} ${tableField(cover)} tmpfs ${COVER_OPTIONS} 0 0`);
+  }
+  // Named apart: `mount -a` skips a line whose source, type and target are those of a mount already there.
+  lines.push(`${COVER_SOURCE}-again ${TABLE_PLACE} tmpfs ${COVER_OPTIONS} 0 0`);
+  const bound: string[] = [];
+  kept.forEach((dir, slot) => {
+    if (!hidden(dir) || bound.includes(dir)) return;
+    lines.push(`/proc/self/fd/${3 + slot} ${tableField(dir)} none bind,X-mount.mkdir=0555 0 0`);
+    bound.push(dir);
+  });
+  const stillInView = mountPointsIn(mountinfo).filter((point) => point !== "/" && !hidden(point));
+  for (const point of new Set([...stillInView, ...covers, ...bound])) {
+    lines.push(`${REMOUNT_SOURCE} ${tableField(point)} none remount,bind,ro 0 0`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** tacit's directories Deno reads (see KEPT_SLOTS): real paths, each a directory. */
+function keptDirectories(files: readonly string[]): string[] {
+  return files.map((file) => path.dirname(realpathSync(file)));
+}
+
+/**
+ * The plan for the sandbox's mounts, or why there is none: `files` are what Deno must still
+ * reach (its binary, the sandbox's bootstrap, the pure evaluator), each at its real path.
+ */
+export function sandboxMountPlan(files: readonly string[]): SandboxMountPlan | { unavailable: string } {
+  if (process.platform !== "linux") return { unavailable: `mount namespaces are Linux's, and this is ${process.platform}` };
+  const mount = MOUNT_CANDIDATES.find(executable);
+  if (mount === undefined) return { unavailable: "util-linux `mount` is not installed" };
+  if (!executable(SHELL)) return { unavailable: `${SHELL} is not installed` };
+  const setpriv = SETPRIV_CANDIDATES.find(executable);
+  if (setpriv === undefined) return { unavailable: "util-linux `setpriv` is not installed" };
+  if (files.length !== KEPT_SLOTS) throw new Error(`sandboxMountPlan: ${KEPT_SLOTS} files, not ${files.length}`);
+  let kept: string[];
+  let mountinfo: string;
+  try {
+    kept = keptDirectories(files);
+    mountinfo = readFileSync("/proc/self/mountinfo", "utf8");
+  } catch (error) {
+    return { unavailable: `tacit's files or the mount table could not be read: ${(error as Error).message}` };
+  }
+  // A file Deno is given by a path that is not its real one would not be found: it is bound back at its real path.
+  const renamed = files.find((file) => realpathSync(file) !== file);
+  if (renamed !== undefined) return { unavailable: `${renamed} is reached through a symbolic link` };
+  return { argsBefore: [SHELL, "-c", SETUP, "tacit-sandbox-mounts", mount, sandboxMountTable(kept, mountinfo), ...kept, setpriv, ...WITHOUT_CAPABILITIES] };
+}

@@ -1,0 +1,138 @@
+// The sandbox's view of the host's files, closed by the kernel as well as by Deno
+// (runner/sandbox-mounts.ts). With the validator bypassed, node:sqlite's native I/O, which no Deno
+// permission covers, is the probe: `PRAGMA temp_store_directory` accepted any directory the
+// sandbox's user could write, told a script that it existed, and SQLite then created (and unlinked)
+// a temporary file there. Where the host makes the namespaces, a canary directory under /tmp and
+// one under the user's home are out of the sandbox's and the pure evaluator's view, nothing is
+// created in them, and / is read-only; scripts, maps and sessions run as before (test/runner,
+// test/cli and the rest of test/attacks run through the same sandbox).
+
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultConfig } from "../../runner/config.js";
+import { runBypassed, tempDir } from "../helpers.js";
+import { lit, NODE_PRELUDE } from "./fixtures.js";
+
+/** Whether this host lets the test make the namespaces tacit makes (else the sandbox sees the files, and tacit warns). */
+const hostMakesMounts = spawnSync("unshare", ["--user", "--map-root-user", "--mount", "--", "/bin/sh", "-c", "/usr/bin/mount -t tmpfs x /mnt"], { stdio: "ignore" }).status === 0;
+
+/** What SQLite says of a directory it may not keep its temporary files in. */
+const NOT_WRITABLE = "not a writable directory";
+
+let inTmp: string;
+let inHome: string;
+beforeAll(() => {
+  inTmp = mkdtempSync(path.join(tmpdir(), "tacit-canary-"));
+  inHome = mkdtempSync(path.join(homedir(), ".tacit-test-canary-"));
+});
+afterAll(() => {
+  rmSync(inTmp, { recursive: true, force: true });
+  rmSync(inHome, { recursive: true, force: true });
+});
+
+/** A script that asks SQLite, for each of `dirs`, whether it may keep its temporary files there, and prints what it says. */
+function probe(dirs: readonly string[]): string {
+  return `${NODE_PRELUDE}const { DatabaseSync } = await import("node:sqlite");
+for (const dir of ${JSON.stringify(dirs)}) {
+  const db = new DatabaseSync(":memory:");
+  try {
+    db.exec("PRAGMA temp_store_directory = '" + dir + "'");
+    println(dir + ": accepted");
+  } catch (error) {
+    println(dir + ": " + (error as Error).message);
+  }
+}`;
+}
+
+/** A script that has SQLite spill a temporary table into `dir` (a file made and unlinked at once, then written to). */
+function spill(dir: string): string {
+  return `${NODE_PRELUDE}const { DatabaseSync } = await import("node:sqlite");
+const db = new DatabaseSync(":memory:");
+db.exec(${lit(`PRAGMA temp_store_directory = '${dir}'; PRAGMA temp_store = FILE; PRAGMA cache_size = 10; CREATE TEMP TABLE spill(x BLOB)`)});
+db.exec("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 8) INSERT INTO spill SELECT randomblob(1048576) FROM n");
+println("spilled");`;
+}
+
+/** A directory's change and modification times: making or removing a file in it moves both. */
+function stamp(dir: string): string {
+  const { ctimeNs, mtimeNs } = statSync(dir, { bigint: true });
+  return `${ctimeNs}/${mtimeNs}`;
+}
+
+describe.skipIf(!hostMakesMounts)("the sandbox's mount namespace hides the host's files", () => {
+  it("a canary directory under /tmp and under the home is no more there to SQLite than one that does not exist", async () => {
+    const absent = path.join(inTmp, "does-not-exist");
+    const result = await runBypassed(probe([inTmp, inHome, absent]), { keepRuntime: true });
+    expect(result.outcome, result.error ?? "").toBe("ok");
+    expect(result.stdout.trim().split("\n")).toEqual([`${inTmp}: ${NOT_WRITABLE}`, `${inHome}: ${NOT_WRITABLE}`, `${absent}: ${NOT_WRITABLE}`]);
+  });
+
+  it("nor is it there through the host's processes' view (/proc/<tacit's pid>/root)", async () => {
+    const throughHost = path.join("/proc", String(process.pid), "root", inTmp);
+    const result = await runBypassed(probe([throughHost]), { keepRuntime: true });
+    expect(result.outcome, result.error ?? "").toBe("ok");
+    expect(result.stdout).toBe(`${throughHost}: ${NOT_WRITABLE}\n`);
+  });
+
+  it("/, /var/tmp and /dev/shm are read-only: SQLite may keep no file there", async () => {
+    const result = await runBypassed(probe(["/", "/var/tmp", "/dev/shm"]), { keepRuntime: true });
+    expect(result.outcome, result.error ?? "").toBe("ok");
+    expect(result.stdout.trim().split("\n")).toEqual([`/: ${NOT_WRITABLE}`, `/var/tmp: ${NOT_WRITABLE}`, `/dev/shm: ${NOT_WRITABLE}`]);
+  });
+
+  for (const where of ["tmp", "home"] as const) {
+    it(`SQLite creates no file in the canary directory under ${where === "tmp" ? "/tmp" : "the home"}`, async () => {
+      const dir = where === "tmp" ? inTmp : inHome;
+      const before = stamp(dir);
+      const result = await runBypassed(spill(dir), { keepRuntime: true });
+      expect(result.stdout).not.toContain("spilled");
+      expect(result.outcome).toBe("threw");
+      expect(result.error).toContain(NOT_WRITABLE);
+      expect(stamp(dir)).toBe(before);
+    });
+  }
+
+  it("a map function in the pure evaluator sees none of it either, and makes no file", async () => {
+    const { dir, cleanup } = tempDir("tacit-mounts-sink-");
+    try {
+      const sink = path.join(dir, "secure-output.txt");
+      const before = stamp(inTmp);
+      // The pure evaluator reaches node:sqlite synchronously (process.getBuiltinModule), once a
+      // stand-in answers what node:process asks of the Deno global the evaluator deleted.
+      const code = `const seen = classify("x").map(() => {
+  const stub = (): unknown => new Proxy(function () { return ""; }, { get: (_t, key) => (typeof key === "symbol" || key === "then" ? undefined : stub()) });
+  (globalThis as any).Deno = stub();
+  const { DatabaseSync } = (globalThis as any).process.getBuiltinModule("node:sqlite");
+  const said: string[] = [];
+  for (const dir of [${lit(inTmp)}, ${lit(inHome)}, "/"]) {
+    try {
+      new DatabaseSync(":memory:").exec("PRAGMA temp_store_directory = '" + dir + "'");
+      said.push(dir + ": accepted");
+    } catch (error) {
+      said.push(dir + ": " + (error as Error).message);
+    }
+  }
+  try {
+    const db = new DatabaseSync(":memory:");
+    db.exec(${lit(`PRAGMA temp_store_directory = '${inTmp}'; PRAGMA temp_store = FILE; PRAGMA cache_size = 10; CREATE TEMP TABLE spill(x BLOB)`)});
+    db.exec("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 8) INSERT INTO spill SELECT randomblob(1048576) FROM n");
+    said.push("spilled");
+  } catch (error) {
+    said.push("spill: " + (error as Error).message);
+  }
+  return said.join("; ");
+});
+println("value:", seen);`;
+      const result = await runBypassed(code, { config: { library: { ...defaultConfig.library, secureOutput: sink } } });
+      expect(result.outcome, result.error ?? "").toBe("ok");
+      const written = readFileSync(sink, "utf8");
+      expect(written).toContain(`value: ${inTmp}: ${NOT_WRITABLE}; ${inHome}: ${NOT_WRITABLE}; /: ${NOT_WRITABLE}; spill: ${NOT_WRITABLE}`);
+      expect(stamp(inTmp)).toBe(before);
+    } finally {
+      cleanup();
+    }
+  });
+});
