@@ -160,12 +160,19 @@ function whyFailed(status: number | null, stderr: string, error: Error | undefin
 /**
  * `file` with `args` as the sandbox or the pure evaluator: in a network namespace of its own where
  * this process found one, and a mount namespace that hides the host's files where it found that
- * too (see sandbox-mounts.ts).
+ * too (see sandbox-mounts.ts), with the file size limits `limited` sets (by the setup in the mount
+ * namespace, by `limited` otherwise).
  */
-export function confinedSandbox(file: string, args: readonly string[]): { file: string; args: string[] } {
+export function confinedSandbox(file: string, args: readonly string[], limited: Launcher): { file: string; args: string[] } {
   const network = sandboxNetwork();
-  return network.kind === "own-namespace" ? { file: network.program, args: [...network.sandboxArgsBefore, file, ...args] } : { file, args: [...args] };
+  if (network.kind !== "own-namespace") return limited(file, args);
+  // The mount namespace's setup sets the file size limits itself (see sandbox-mounts.ts).
+  const program = network.filesInView === null ? { file, args: [...args] } : limited(file, args);
+  return { file: network.program, args: [...network.sandboxArgsBefore, program.file, ...program.args] };
 }
+
+/** `file` with `args`, as another program that runs it in its place (prlimit, say). */
+export type Launcher = (file: string, args: readonly string[]) => { file: string; args: string[] };
 
 /** `file` with `args`, run in a network namespace of its own where this process found one (see sandboxNetwork): the type checker, which reads the agent's files. */
 export function offTheNetwork(file: string, args: readonly string[]): { file: string; args: string[] } {

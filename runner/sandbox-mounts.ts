@@ -13,7 +13,9 @@
 //   - the three directories Deno needs of tacit's (KEPT: Deno's binary's, the sandbox's bootstrap
 //     and the pure evaluator's, which may lie under a home or /tmp) are bound back, read-only, at
 //     their own paths (the directories on the way to them are empty);
-//   - every mount left is made read-only, / included: nothing can be created anywhere.
+//   - every mount left is made read-only, / included: nothing can be created anywhere;
+//   - the file size limit is 0 bytes (as prlimit sets it where there is no mount namespace, see
+//     sandbox-process.ts writesNoFile), and so is the core file size limit.
 // The first process of the namespace, /bin/sh run as root of the user namespace, does this with
 // util-linux `mount` (one `mount -a` over a table tacit writes: the cost does not grow with a
 // process per mount), then has util-linux setpriv run the program without any capability (as the
@@ -50,6 +52,8 @@ const COVER_OPTIONS = "mode=0555,nosuid,nodev,noexec,size=16k";
 /** The source named by the table's remount lines (the kernel ignores it; not "none", see REMOUNT_SOURCE in exec/confinement.ts). */
 const REMOUNT_SOURCE = "tacit-remount";
 const COVER_SOURCE = "tacit-hidden";
+/** "/" as the table names it for its remount (see sandboxMountTable). */
+const ROOT_WRITTEN_OTHERWISE = "/.";
 /** What the setup writes on stderr before it gives up (exit SETUP_FAILED_STATUS, the program not run). */
 export const MOUNT_SETUP_FAILED = "tacit: the sandbox's mounts could not be set up:";
 const SETUP_FAILED_STATUS = 125;
@@ -58,8 +62,9 @@ const KEPT_SLOTS = 3;
 
 // The namespace's first process. Positional parameters: mount's path, the mount table, tacit's
 // three kept directories (opened on fds 3-5 before anything is covered; the table binds them back
-// from there), then the program and its arguments. `mount -a` leaves / alone, so / is remounted
-// on its own. No file of the host is written: the table goes into the first cover.
+// from there), then the program and its arguments. No file of the host is written: the table goes
+// into the first cover. The file size limits of 0 (soft and hard) that sandbox-process.ts has
+// prlimit set elsewhere are set here, by the shell, once the mounts are made: a process less.
 const SETUP = `fail() { printf '%s %s\\n' "${MOUNT_SETUP_FAILED}" "$1" >&2; exit ${SETUP_FAILED_STATUS}; }
 m=$1 table=$2; shift 2
 exec 3<"$1" 4<"$2" 5<"$3" || fail "could not open tacit's directories $1, $2, $3"
@@ -68,8 +73,8 @@ shift 3
 printf '%s' "$table" > ${TABLE_FILE} || fail "could not write the mount table"
 out=$("$m" --no-canonicalize -v -a -T ${TABLE_FILE} 2>&1) || fail "$out"
 case $out in *": ignored"*|*": already mounted"*) fail "a mount was skipped: $out";; esac
-"$m" -o remount,bind,ro / || fail "could not make / read-only"
 exec 3<&- 4<&- 5<&-
+ulimit -f 0 && ulimit -c 0 || fail "could not set the file size limits"
 exec "$@"`;
 
 /** How the setup is run, found once per process (see sandboxMountPlan). */
@@ -153,6 +158,10 @@ export function sandboxMountTable(kept: readonly string[], mountinfo: string): s
   for (const point of new Set([...stillInView, ...covers, ...bound])) {
     lines.push(`${REMOUNT_SOURCE} ${tableField(point)} none remount,bind,ro 0 0`);
   }
+  // `mount -a` skips a line whose target is written "/" (the root is mounted already at boot):
+  // the same directory, written otherwise, is remounted like the rest without a process more. A
+  // mount that ignored it would say so, and the setup would give up (see SETUP).
+  lines.push(`${REMOUNT_SOURCE} ${ROOT_WRITTEN_OTHERWISE} none remount,bind,ro 0 0`);
   return `${lines.join("\n")}\n`;
 }
 

@@ -124,12 +124,12 @@ function writesNoFile(file: string, args: readonly string[]): { file: string; ar
  * How a sandbox's `file` is started with `args`. Killed by the kernel when tacit ends in a way that
  * runs no exit hook (see parent-death.ts): code spinning in a loop reads nothing, so nothing else
  * would end it. setpriv outermost, so that the parent-death signal is set before unshare (a network
- * namespace of its own, see network-namespace.ts) and prlimit (see writesNoFile) run. Each runs the
- * next in its place: the process spawned is the program's, pid and all.
+ * namespace of its own, and a mount namespace where the host allows, see network-namespace.ts) and
+ * prlimit (see writesNoFile; in the mount namespace its setup sets the same limits) run. Each runs
+ * the next in its place: the process spawned is the program's, pid and all.
  */
 export function sandboxLaunch(file: string, args: readonly string[]): { file: string; args: string[] } {
-  const limited = writesNoFile(file, args);
-  const isolated = confinedSandbox(limited.file, limited.args);
+  const isolated = confinedSandbox(file, args, writesNoFile);
   return diesWithTacit(isolated.file, isolated.args);
 }
 
