@@ -8,12 +8,12 @@
 // test/cli and the rest of test/attacks run through the same sandbox).
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../runner/config.js";
-import { runBypassed, tempDir } from "../helpers.js";
+import { connectServe, createSession, runBypassed, runCli, runInSession, tempDir } from "../helpers.js";
 import { lit, NODE_PRELUDE } from "./fixtures.js";
 
 /** Whether this host lets the test make the namespaces tacit makes (else the sandbox sees the files, and tacit warns). */
@@ -132,6 +132,46 @@ println("value:", seen);`;
       expect(written).toContain(`value: ${inTmp}: ${NOT_WRITABLE}; ${inHome}: ${NOT_WRITABLE}; /: ${NOT_WRITABLE}; spill: ${NOT_WRITABLE}`);
       expect(stamp(inTmp)).toBe(before);
     } finally {
+      cleanup();
+    }
+  });
+});
+
+describe.skipIf(!hostMakesMounts)("with the host's files hidden from it, the sandbox still does its work through the host", () => {
+  // The project lies under /tmp, covered in the sandbox's view: the host reads and writes it.
+  const code = `const text = requestFileSystem(".", (fs) => fs.access("notes.txt").read());
+println("read:", text.trim());
+requestFileSystem(".", (fs) => fs.access("out.txt").write(text.toUpperCase()));
+println("mapped:", classify(text.trim()).map((t) => t.length));`;
+
+  it("tacit run: a script reads and writes files of a project under /tmp, and a map runs", async () => {
+    const { dir, cleanup } = tempDir("tacit-mounts-project-");
+    try {
+      writeFileSync(path.join(dir, "notes.txt"), "hello from the host\n");
+      writeFileSync(path.join(dir, "script.ts"), code);
+      const result = await runCli(["run", "--no-check", "--allowed-roots", dir, "script.ts"], { cwd: dir });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe("read: hello from the host\nmapped: Classified(***)\n");
+      expect(result.stderr).not.toContain("sees the host's files");
+      expect(readFileSync(path.join(dir, "out.txt"), "utf8")).toBe("HELLO FROM THE HOST\n");
+    } finally {
+      cleanup();
+    }
+  });
+
+  it("tacit serve: a session keeps its state between snippets and reads the project", async () => {
+    const { dir, cleanup } = tempDir("tacit-mounts-serve-");
+    writeFileSync(path.join(dir, "notes.txt"), "served\n");
+    const client = await connectServe(["--no-check", "--allowed-roots", dir], dir);
+    try {
+      const session = await createSession(client);
+      const first = await runInSession(client, session, 'const kept = requestFileSystem(".", (fs) => fs.access("notes.txt").read().trim());');
+      expect(first.error).toBeNull();
+      const second = await runInSession(client, session, "println(kept);");
+      expect(second.error).toBeNull();
+      expect(second.stdout).toBe("served\n");
+    } finally {
+      await client.close();
       cleanup();
     }
   });
