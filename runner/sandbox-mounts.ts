@@ -47,7 +47,7 @@ const COVERED_BELOW_VISIBLE = ["/dev/shm", "/dev/mqueue"];
  */
 const TABLE_PLACE = "/tmp";
 const TABLE_FILE = `${TABLE_PLACE}/.tacit-sandbox-mounts`;
-/** tmpfs options of a cover: empty, owner-only until the remount makes it read-only, nothing to run or open as a device. */
+/** tmpfs options of a cover: empty (the setup, root of the user namespace, makes the kept directories' mount points in it), read-only once remounted, nothing to run or open as a device. */
 const COVER_OPTIONS = "mode=0555,nosuid,nodev,noexec,size=16k";
 /** The source named by the table's remount lines (the kernel ignores it; not "none", see REMOUNT_SOURCE in exec/confinement.ts). */
 const REMOUNT_SOURCE = "tacit-remount";
@@ -69,7 +69,7 @@ const SETUP = `fail() { printf '%s %s\\n' "${MOUNT_SETUP_FAILED}" "$1" >&2; exit
 m=$1 table=$2; shift 2
 exec 3<"$1" 4<"$2" 5<"$3" || fail "could not open tacit's directories $1, $2, $3"
 shift 3
-"$m" -t tmpfs -o mode=0700,nosuid,nodev,noexec,size=64k ${COVER_SOURCE} ${TABLE_PLACE} || fail "could not mount a tmpfs on ${TABLE_PLACE}"
+"$m" -t tmpfs -o mode=0700,nosuid,nodev,noexec,size=1m ${COVER_SOURCE} ${TABLE_PLACE} || fail "could not mount a tmpfs on ${TABLE_PLACE}"
 printf '%s' "$table" > ${TABLE_FILE} || fail "could not write the mount table"
 out=$("$m" --no-canonicalize -v -a -T ${TABLE_FILE} 2>&1) || fail "$out"
 case $out in *": ignored"*|*": already mounted"*) fail "a mount was skipped: $out";; esac
