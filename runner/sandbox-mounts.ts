@@ -13,7 +13,7 @@
 //   - the three directories Deno needs of tacit's (KEPT: Deno's binary's, the sandbox's bootstrap
 //     and the pure evaluator's, which may lie under a home or /tmp) are bound back, read-only, at
 //     their own paths (the directories on the way to them are empty);
-//   - every mount left is made read-only, / included: nothing can be created anywhere;
+//   - every mount left in view is made read-only, / included: nothing can be created anywhere;
 //   - the file size limit is 0 bytes (as prlimit sets it where there is no mount namespace, see
 //     sandbox-process.ts writesNoFile), and so is the core file size limit.
 // The first process of the namespace, /bin/sh run as root of the user namespace, does this with
@@ -24,9 +24,8 @@
 // Not closed: /etc, /usr and the other system places are readable as before (their files are
 // the host's, not the user's), and a project below one of them (/usr/src/app) is not covered.
 
-import { readFileSync, realpathSync, readdirSync, statSync } from "node:fs";
+import { readdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { mountPointsIn } from "./fs/proc-mounts.js";
 import { executable } from "./exec/program-path.js";
 
 const MOUNT_CANDIDATES = ["/usr/bin/mount", "/bin/mount"];
@@ -60,17 +59,30 @@ const SETUP_FAILED_STATUS = 125;
 /** How many of tacit's directories are bound back: the setup keeps them open on fds 3, 4 and 5. */
 const KEPT_SLOTS = 3;
 
-// The namespace's first process. Positional parameters: mount's path, the mount table, tacit's
-// three kept directories (opened on fds 3-5 before anything is covered; the table binds them back
-// from there), then the program and its arguments. No file of the host is written: the table goes
-// into the first cover. The file size limits of 0 (soft and hard) that sandbox-process.ts has
-// prlimit set elsewhere are set here, by the shell, once the mounts are made: a process less.
+// The namespace's first process. Positional parameters: mount's path, the mount table, the covered
+// places (as the table writes them, space-separated), tacit's three kept directories (opened on
+// fds 3-5 before anything is covered; the table binds them back from there), then the program and
+// its arguments. No file of the host is written: the table goes into the first cover. The mounts
+// left in view are read from this namespace's own mount table as the sandbox starts, not when
+// tacit probed: one unmounted since (tacit serve runs for days) is not remounted, and so does not
+// make every later sandbox fail; one mounted since is made read-only too. /proc/self/mountinfo
+// escapes a mount point's space, tab, newline and backslash as the table does. The file size
+// limits of 0 (soft and hard) that sandbox-process.ts has prlimit set elsewhere are set here, by
+// the shell, once the mounts are made: a process less.
 const SETUP = `fail() { printf '%s %s\\n' "${MOUNT_SETUP_FAILED}" "$1" >&2; exit ${SETUP_FAILED_STATUS}; }
-m=$1 table=$2; shift 2
+set -f
+m=$1 table=$2 covers=$3; shift 3
 exec 3<"$1" 4<"$2" 5<"$3" || fail "could not open tacit's directories $1, $2, $3"
 shift 3
+covered() { for c in $covers; do case $1 in "$c"|"$c"/*) return 0;; esac; done; return 1; }
 "$m" -t tmpfs -o mode=0700,nosuid,nodev,noexec,size=1m ${COVER_SOURCE} ${TABLE_PLACE} || fail "could not mount a tmpfs on ${TABLE_PLACE}"
-printf '%s' "$table" > ${TABLE_FILE} || fail "could not write the mount table"
+{
+  printf '%s' "$table"
+  while read -r _ _ _ _ point _; do
+    [ "$point" = / ] && point=${ROOT_WRITTEN_OTHERWISE}
+    covered "$point" || printf '${REMOUNT_SOURCE} %s none remount,bind,ro 0 0\\n' "$point"
+  done < /proc/self/mountinfo
+} > ${TABLE_FILE} || fail "could not write the mount table"
 out=$("$m" --no-canonicalize -v -a -T ${TABLE_FILE} 2>&1) || fail "$out"
 case $out in *": ignored"*|*": already mounted"*) fail "a mount was skipped: $out";; esac
 exec 3<&- 4<&- 5<&-
@@ -131,13 +143,13 @@ function coveredPlaces(): string[] {
 }
 
 /**
- * The mount table for `kept` (tacit's directories, real paths), or why none can be made here.
- * Its lines, in order: the covers; a second cover over TABLE_PLACE (hiding the table, once read);
- * the kept directories under a cover, bound back from the setup's fds (their mount points made in
- * the cover); then every mount point still in view, each cover and each kept directory remounted
- * read-only.
+ * The mount table for `kept` (tacit's directories, real paths) and the places it covers. Its
+ * lines, in order: the covers; a second cover over TABLE_PLACE (hiding the table, once read); the
+ * kept directories under a cover, bound back from the setup's fds (their mount points made in the
+ * cover); each cover and each kept directory remounted read-only. The setup adds the mounts still
+ * in view, remounted read-only, / among them (see SETUP).
  */
-export function sandboxMountTable(kept: readonly string[], mountinfo: string): string {
+export function sandboxMountTable(kept: readonly string[]): { table: string; covers: string[] } {
   const covers = coveredPlaces();
   if (!covers.includes(TABLE_PLACE)) covers.push(TABLE_PLACE);
   const hidden = (p: string): boolean => covers.some((cover) => within(p, cover));
@@ -154,15 +166,8 @@ export function sandboxMountTable(kept: readonly string[], mountinfo: string): s
     lines.push(`/proc/self/fd/${3 + slot} ${tableField(dir)} none bind,X-mount.mkdir=0555 0 0`);
     bound.push(dir);
   });
-  const stillInView = mountPointsIn(mountinfo).filter((point) => point !== "/" && !hidden(point));
-  for (const point of new Set([...stillInView, ...covers, ...bound])) {
-    lines.push(`${REMOUNT_SOURCE} ${tableField(point)} none remount,bind,ro 0 0`);
-  }
-  // `mount -a` skips a line whose target is written "/" (the root is mounted already at boot):
-  // the same directory, written otherwise, is remounted like the rest without a process more. A
-  // mount that ignored it would say so, and the setup would give up (see SETUP).
-  lines.push(`${REMOUNT_SOURCE} ${ROOT_WRITTEN_OTHERWISE} none remount,bind,ro 0 0`);
-  return `${lines.join("\n")}\n`;
+  for (const point of [...covers, ...bound]) lines.push(`${REMOUNT_SOURCE} ${tableField(point)} none remount,bind,ro 0 0`);
+  return { table: `${lines.join("\n")}\n`, covers: covers.map(tableField) };
 }
 
 /** tacit's directories Deno reads (see KEPT_SLOTS): real paths, each a directory. */
@@ -183,15 +188,14 @@ export function sandboxMountPlan(files: readonly string[]): SandboxMountPlan | {
   if (setpriv === undefined) return { unavailable: "util-linux `setpriv` is not installed" };
   if (files.length !== KEPT_SLOTS) throw new Error(`sandboxMountPlan: ${KEPT_SLOTS} files, not ${files.length}`);
   let kept: string[];
-  let mountinfo: string;
   try {
     kept = keptDirectories(files);
-    mountinfo = readFileSync("/proc/self/mountinfo", "utf8");
   } catch (error) {
-    return { unavailable: `tacit's files or the mount table could not be read: ${(error as Error).message}` };
+    return { unavailable: `tacit's files could not be found: ${(error as Error).message}` };
   }
   // A file Deno is given by a path that is not its real one would not be found: it is bound back at its real path.
   const renamed = files.find((file) => realpathSync(file) !== file);
   if (renamed !== undefined) return { unavailable: `${renamed} is reached through a symbolic link` };
-  return { argsBefore: [SHELL, "-c", SETUP, "tacit-sandbox-mounts", mount, sandboxMountTable(kept, mountinfo), ...kept, setpriv, ...WITHOUT_CAPABILITIES] };
+  const { table, covers } = sandboxMountTable(kept);
+  return { argsBefore: [SHELL, "-c", SETUP, "tacit-sandbox-mounts", mount, table, covers.join(" "), ...kept, setpriv, ...WITHOUT_CAPABILITIES] };
 }

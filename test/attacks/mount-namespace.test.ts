@@ -8,12 +8,13 @@
 // test/cli and the rest of test/attacks run through the same sandbox).
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../runner/config.js";
 import { connectServe, createSession, runBypassed, runCli, runInSession, tempDir } from "../helpers.js";
+import { commandLineOf, descendantsOf } from "../processes.js";
 import { lit, NODE_PRELUDE } from "./fixtures.js";
 
 /** Whether this host lets the test make the namespaces tacit makes (else the sandbox sees the files, and tacit warns). */
@@ -170,6 +171,44 @@ println("mapped:", classify(text.trim()).map((t) => t.length));`;
       const second = await runInSession(client, session, "println(kept);");
       expect(second.error).toBeNull();
       expect(second.stdout).toBe("served\n");
+    } finally {
+      await client.close();
+      cleanup();
+    }
+  });
+});
+
+/** Two directories in the sandbox's view (not covered) that a test's own mount namespace may mount over. */
+const inView = ["/usr/share/doc", "/usr/share/man", "/usr/include", "/usr/share/zoneinfo"].filter((dir) => existsSync(dir));
+
+describe.skipIf(!hostMakesMounts || inView.length < 2)("the mounts in view are those of when each sandbox starts, not of when tacit probed", () => {
+  it("under tacit serve, a mount gone since the probe breaks no later sandbox, and one made since is read-only in it", async () => {
+    const [gone, made] = inView as [string, string];
+    const { dir, cleanup } = tempDir("tacit-mounts-later-");
+    // tacit serve in a mount namespace of the test's, with a tmpfs over `gone` as it starts.
+    const node = path.join(dir, "node-in-own-mounts.sh");
+    const inside = path.join(dir, "mount-then-node.sh");
+    writeFileSync(inside, `#!/bin/sh\nmount -t tmpfs tacit-test-gone '${gone}' && exec '${process.execPath}' "$@"\n`, { mode: 0o755 });
+    writeFileSync(node, `#!/bin/sh\nexec unshare --user --map-root-user --mount -- '${inside}' "$@"\n`, { mode: 0o755 });
+    const client = await connectServe(["--no-check"], dir, { node });
+    try {
+      const server = (client.transport as unknown as { pid: number | null }).pid!;
+      const first = await runInSession(client, await createSession(client), 'println("first");');
+      expect(first.stdout, first.error ?? "").toBe("first\n");
+      // After the probe and the first sandboxes: `gone` unmounted, a writable tmpfs over `made`.
+      const change = spawnSync("nsenter", ["-t", String(server), "-U", "-m", "--preserve-credentials", "--", "/bin/sh", "-c", `umount '${gone}' && mount -t tmpfs -o mode=1777 tacit-test-made '${made}'`], { encoding: "utf8" });
+      expect(change.status, change.stderr).toBe(0);
+      // The spare started before the change is taken first; the next sandboxes start after it.
+      for (const name of ["second", "third"]) {
+        const later = await runInSession(client, await createSession(client), `println("${name}");`);
+        expect(later.stdout, later.error ?? "").toBe(`${name}\n`);
+      }
+      const sandboxes = descendantsOf(server).filter((pid) => commandLineOf(pid).includes("sandbox/bootstrap.js"));
+      const madeInView = sandboxes
+        .map((pid) => readFileSync(`/proc/${pid}/mountinfo`, "utf8").split("\n").find((line) => line.split(" ")[4] === made))
+        .filter((line): line is string => line !== undefined);
+      expect(madeInView.length, sandboxes.join(" ")).toBeGreaterThan(0);
+      for (const line of madeInView) expect(line.split(" ")[5]!.split(","), line).toContain("ro");
     } finally {
       await client.close();
       cleanup();
