@@ -203,7 +203,11 @@ describe.skipIf(!hostMakesMounts || inView.length < 2)("the mounts in view are t
         const later = await runInSession(client, await createSession(client), `println("${name}");`);
         expect(later.stdout, later.error ?? "").toBe(`${name}\n`);
       }
-      const sandboxes = descendantsOf(server).filter((pid) => commandLineOf(pid).includes("sandbox/bootstrap.js"));
+      // Only those whose Deno runs: a spare still in its setup has not made its mounts yet.
+      const sandboxes = descendantsOf(server).filter((pid) => {
+        const line = commandLineOf(pid);
+        return line.includes("sandbox/bootstrap.js") && line.split("\0")[0]!.endsWith("deno");
+      });
       const madeInView = sandboxes
         .map((pid) => readFileSync(`/proc/${pid}/mountinfo`, "utf8").split("\n").find((line) => line.split(" ")[4] === made))
         .filter((line): line is string => line !== undefined);
