@@ -40,8 +40,6 @@ export type SandboxNetwork =
       sandboxArgsBefore: string[];
       /** null: the sandbox's mount namespace hides the host's files; otherwise why there is none. */
       filesInView: string | null;
-      /** unshare's arguments for the probe that found this (see namespaceFailureNow). */
-      probeArgs: string[];
     }
   | { kind: "host-network"; reason: string }
   /** --no-network-namespace (config networkNamespace: false): the user chose the host's, knowingly; nothing is probed or said. */
@@ -129,7 +127,6 @@ function probeSandboxNetwork(): SandboxNetwork {
         userNamespace,
         sandboxArgsBefore,
         filesInView: mounts ? null : filesInView,
-        probeArgs: sandboxArgsBefore,
       };
     }
     failures.push(`\`unshare ${flags.join(" ")}\` ${failure}`);
@@ -225,7 +222,8 @@ export function namespaceFailureAtStart(
 export function namespaceFailureNow(what: keyof typeof NOT_STARTED): string | null {
   const network = found;
   if (network?.kind !== "own-namespace") return null;
-  const probeArgs = what === "type checker" ? network.argsBefore : network.probeArgs;
+  // The probe's own command for what failed to start: the sandbox's (the mount namespace's setup and all), or the checker's.
+  const probeArgs = what === "type checker" ? network.argsBefore : network.sandboxArgsBefore;
   const failure = probeFailure(network.program, probeArgs);
   if (failure === null) return null;
   const flags = probeArgs.slice(0, probeArgs.indexOf("--")).join(" ");

@@ -75,7 +75,7 @@ m=$1 table=$2 covers=$3; shift 3
 exec 3<"$1" 4<"$2" 5<"$3" || fail "could not open tacit's directories $1, $2, $3"
 shift 3
 covered() { for c in $covers; do case $1 in "$c"|"$c"/*) return 0;; esac; done; return 1; }
-"$m" -t tmpfs -o mode=0700,nosuid,nodev,noexec,size=1m ${COVER_SOURCE} ${TABLE_PLACE} || fail "could not mount a tmpfs on ${TABLE_PLACE}"
+out=$("$m" -t tmpfs -o mode=0700,nosuid,nodev,noexec,size=1m ${COVER_SOURCE} ${TABLE_PLACE} 2>&1) || fail "could not mount a tmpfs on ${TABLE_PLACE}: $out"
 {
   printf '%s' "$table"
   while read -r _ _ _ _ point _; do

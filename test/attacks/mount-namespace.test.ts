@@ -219,3 +219,47 @@ describe.skipIf(!hostMakesMounts || inView.length < 2)("the mounts in view are t
     }
   });
 });
+
+describe.skipIf(!hostMakesMounts)("where the mounts cannot be made but the network namespace can", () => {
+  const RAN = "the-script-ran";
+  /** tacit started in a mount namespace of the test's, where util-linux `mount` fails as a policy that refuses mounts would. */
+  function withMountsRefused(dir: string): string {
+    const refusing = path.join(dir, "refusing-mount");
+    writeFileSync(refusing, "#!/bin/sh\necho 'mount: permission denied (by the test)' >&2\nexit 32\n", { mode: 0o755 });
+    const mount = ["/usr/bin/mount", "/bin/mount"].find((file) => existsSync(file))!;
+    const inside = path.join(dir, "bind-then-node.sh");
+    writeFileSync(inside, `#!/bin/sh\nmount --bind '${refusing}' '${mount}' && exec '${process.execPath}' "$@"\n`, { mode: 0o755 });
+    const node = path.join(dir, "node-without-mounts.sh");
+    writeFileSync(node, `#!/bin/sh\nexec unshare --user --map-root-user --mount -- '${inside}' "$@"\n`, { mode: 0o755 });
+    return node;
+  }
+
+  it("tacit run warns that the sandbox sees the host's files, and runs; --require-network-namespace refuses; --no-network-namespace is silent", async () => {
+    const { dir, cleanup } = tempDir("tacit-mounts-refused-");
+    try {
+      const node = withMountsRefused(dir);
+      writeFileSync(path.join(dir, "hello.ts"), `println("${RAN}");`);
+      const warned = await runCli(["run", "--no-check", "hello.ts"], { cwd: dir, node });
+      expect(warned.code, warned.stderr).toBe(0);
+      expect(warned.stdout).toBe(`${RAN}\n`);
+      expect(warned.stderr).toContain("the sandbox sees the host's files: its mount namespace could not be made here");
+      expect(warned.stderr).toContain("could not set up the sandbox's mounts: could not mount a tmpfs on /tmp: mount: permission denied (by the test)");
+      expect(warned.stderr).toContain("--require-network-namespace refuses to run without it");
+      // The network namespace it still has is not warned about.
+      expect(warned.stderr).not.toContain("the sandbox runs in the host's network namespace");
+
+      const refused = await runCli(["run", "--no-check", "--require-network-namespace", "hello.ts"], { cwd: dir, node });
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).not.toContain(RAN);
+      expect(refused.stderr).toContain("refused, nothing was run: --require-network-namespace");
+      expect(refused.stderr).toContain("the mount namespace that hides the host's files from it could not be made here");
+
+      const declined = await runCli(["run", "--no-check", "--no-network-namespace", "hello.ts"], { cwd: dir, node });
+      expect(declined.code, declined.stderr).toBe(0);
+      expect(declined.stdout).toBe(`${RAN}\n`);
+      expect(declined.stderr).not.toContain("sees the host's files");
+    } finally {
+      cleanup();
+    }
+  });
+});
