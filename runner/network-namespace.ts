@@ -7,7 +7,9 @@
 // no route, so no connection can be made whatever Deno allows, not to the internet, not to a
 // service on the host's 127.0.0.1, not to the host's abstract Unix sockets (which belong to a
 // network namespace). A Unix socket with a path is a file: this does not close it (Deno's file
-// permissions do).
+// permissions do, and, for the sandbox and the pure evaluator, their mount namespace: the same
+// unshare gives them one where the host allows, hiding the host's files, see sandbox-mounts.ts;
+// the probe tries that first, and the network namespace alone where it cannot be made).
 //
 // The user namespace is what lets a user without root make the network one. It also leaves the
 // sandbox no capability outside it: as root, tacit's sandbox had all of root's, the means to
