@@ -23,6 +23,22 @@ export function descendantsOf(pid: number): number[] {
   return childrenOf(pid).flatMap((child) => [child, ...descendantsOf(child)]);
 }
 
+/**
+ * Whether `pid` is a copy its parent forked that has not run a program of its own yet: it still
+ * has its parent's command line. The sandbox's mount setup (runner/sandbox-mounts.ts) is a shell
+ * whose command line names the sandbox's script, and it forks for each `mount`: until that fork
+ * runs mount, a test that finds sandboxes or pure evaluators by their command line sees two.
+ */
+export function isForkNotYetRun(pid: number): boolean {
+  try {
+    const parent = Number(readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[1]);
+    const line = commandLineOf(pid);
+    return line !== "" && line === commandLineOf(parent);
+  } catch {
+    return false;
+  }
+}
+
 /** Its command line, NUL-separated; "" once it is gone. */
 export function commandLineOf(pid: number): string {
   try {
