@@ -23,7 +23,7 @@ import { printable } from "./printable.js";
 import { UNSHARE_CANDIDATES } from "./exec/pid-namespace.js";
 import { executable } from "./exec/program-path.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
-import { MOUNT_SETUP_FAILED, sandboxMountPlan } from "./sandbox-mounts.js";
+import { MOUNT_SETUP_FAILED, MOUNT_SETUP_FAILED_STATUS, sandboxMountPlan } from "./sandbox-mounts.js";
 
 /** How the sandbox is kept off the network, found once per process (see sandboxNetwork). */
 export type SandboxNetwork =
@@ -202,7 +202,8 @@ export class NamespaceUnavailableError extends Error {
 
 /**
  * Why a sandbox (type checker, pure evaluator) that ended before it did anything did not start,
- * where that was the host's doing: `unshare` could not make its namespaces, though the probe had
+ * where that was the host's doing: `unshare` could not make its namespaces (or the mount namespace's
+ * setup its mounts: then it says why on stderr and exits with MOUNT_SETUP_FAILED_STATUS), though the probe had
  * (a limit on namespaces reached since: tacit serve's sessions hold one each, and so does every
  * other sandbox or container of the user). unshare then says why on stderr and exits with 1;
  * null otherwise. A script can write the same words to stderr and exit with 1 itself (node:process
@@ -212,7 +213,11 @@ export function namespaceFailureAtStart(
   end: { code: number | null; signal: string | null; stderr: string },
   what: keyof typeof NOT_STARTED = "sandbox",
 ): string | null {
-  if (end.code !== UNSHARE_FAILED || end.signal !== null || !end.stderr.startsWith("unshare: ")) return null;
+  if (end.signal !== null) return null;
+  const unshareFailed = end.code === UNSHARE_FAILED && end.stderr.startsWith("unshare: ");
+  // Or the mount namespace's setup gave up (a mount the probe made, refused since).
+  const setupFailed = end.code === MOUNT_SETUP_FAILED_STATUS && end.stderr.startsWith(MOUNT_SETUP_FAILED);
+  if (!unshareFailed && !setupFailed) return null;
   return namespaceFailureNow(what);
 }
 

@@ -53,9 +53,9 @@ const REMOUNT_SOURCE = "tacit-remount";
 const COVER_SOURCE = "tacit-hidden";
 /** "/" as the table names it for its remount (see sandboxMountTable). */
 const ROOT_WRITTEN_OTHERWISE = "/.";
-/** What the setup writes on stderr before it gives up (exit SETUP_FAILED_STATUS, the program not run). */
+/** What the setup writes on stderr before it gives up (exit MOUNT_SETUP_FAILED_STATUS, the program not run). */
 export const MOUNT_SETUP_FAILED = "tacit: the sandbox's mounts could not be set up:";
-const SETUP_FAILED_STATUS = 125;
+export const MOUNT_SETUP_FAILED_STATUS = 125;
 /** How many of tacit's directories are bound back: the setup keeps them open on fds 3, 4 and 5. */
 const KEPT_SLOTS = 3;
 
@@ -69,7 +69,7 @@ const KEPT_SLOTS = 3;
 // escapes a mount point's space, tab, newline and backslash as the table does. The file size
 // limits of 0 (soft and hard) that sandbox-process.ts has prlimit set elsewhere are set here, by
 // the shell, once the mounts are made: a process less.
-const SETUP = `fail() { printf '%s %s\\n' "${MOUNT_SETUP_FAILED}" "$1" >&2; exit ${SETUP_FAILED_STATUS}; }
+const SETUP = `fail() { printf '%s %s\\n' "${MOUNT_SETUP_FAILED}" "$1" >&2; exit ${MOUNT_SETUP_FAILED_STATUS}; }
 set -f
 m=$1 table=$2 covers=$3; shift 3
 exec 3<"$1" 4<"$2" 5<"$3" || fail "could not open tacit's directories $1, $2, $3"

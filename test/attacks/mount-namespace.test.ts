@@ -263,3 +263,38 @@ describe.skipIf(!hostMakesMounts)("where the mounts cannot be made but the netwo
     }
   });
 });
+
+describe.skipIf(!hostMakesMounts || !existsSync("/usr/bin/mount") || !existsSync("/usr/bin/mountpoint"))("a sandbox whose mounts the host refuses after the probe made them", () => {
+  it("tacit run says the host could not make its namespace, in the setup's words, not that the script broke the protocol", async () => {
+    const { dir, cleanup } = tempDir("tacit-mounts-later-refused-");
+    try {
+      // In a mount namespace of the test's: the real mount is reachable at /usr/bin/mountpoint (in view
+      // in the sandbox's setup too, where the test's directory is covered), and /usr/bin/mount is a
+      // script that lets the first setup (the probe's) through and refuses the tmpfs of every later one.
+      const calls = path.join(dir, "setup");
+      const fake = path.join(dir, "fake-mount");
+      writeFileSync(
+        fake,
+        `#!/bin/sh\nif [ "$1" = -t ]; then n=1; while ! mkdir '${calls}'-$n 2>/dev/null; do n=$((n + 1)); done\n` +
+          `  if [ $n -gt 1 ]; then echo 'mount: permission denied (by the test)' >&2; exit 32; fi\nfi\nexec /usr/bin/mountpoint "$@"\n`,
+        { mode: 0o755 },
+      );
+      const inside = path.join(dir, "bind-then-node.sh");
+      writeFileSync(inside, `#!/bin/sh\nmount --bind /usr/bin/mount /usr/bin/mountpoint && mount --bind '${fake}' /usr/bin/mount && exec '${process.execPath}' "$@"\n`, { mode: 0o755 });
+      const node = path.join(dir, "node-refused-later.sh");
+      writeFileSync(node, `#!/bin/sh\nexec unshare --user --map-root-user --mount -- '${inside}' "$@"\n`, { mode: 0o755 });
+      writeFileSync(path.join(dir, "hello.ts"), 'println("the-script-ran");');
+      const result = await runCli(["run", "--no-check", "hello.ts"], { cwd: dir, node });
+      expect(existsSync(`${calls}-2`), "no sandbox's setup was refused").toBe(true);
+      // As a sandbox whose namespace could not be made at its start (runner/evaluate.ts): exit 1.
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stdout).not.toContain("the-script-ran");
+      expect(result.stderr).toContain("the sandbox could not start: this host could not make its network namespace");
+      expect(result.stderr).toContain("could not set up the sandbox's mounts: could not mount a tmpfs on /tmp: mount: permission denied (by the test)");
+      expect(result.stderr).toContain("nothing of the script ran");
+      expect(result.stderr).not.toContain("the script must not exit the runtime");
+    } finally {
+      cleanup();
+    }
+  });
+});
