@@ -6,13 +6,6 @@
 // about 8 ms of every run.
 "use strict";
 const path = require("node:path");
-// V8 optimizes a function once it has run a budget of its bytecode (--interrupt-budget, 66 KiB in
-// Node 20). A script's loop of requests runs the host's request path thousands of times from a
-// cold start, and at the default its functions reached TurboFan only after 1,000-4,000 reads of
-// a 10,000-read loop, which spent more time warming up than warm. A quarter of it: most are
-// optimized within the first 1,000. Set before the bundle loads (the code cache is keyed by the
-// flags), and the same at every start.
-require("node:v8").setFlagsFromString("--interrupt-budget=16896");
 
 const bundleDir = path.resolve(__dirname, "..", "dist", "bundle");
 const { installCodeCache, saveCodeCache } = require(path.join(bundleDir, "code-cache.cjs"));
