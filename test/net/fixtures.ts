@@ -6,8 +6,10 @@
 import { writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { afterEach } from "vitest";
+import { type CliResult, runCli, unchecked } from "../helpers.js";
 import { makeCanary, realTempDir, writeTree } from "../files/fixtures.js";
 
 export {
@@ -115,6 +117,25 @@ export function configFile(dir: string, libraryConfig: Record<string, unknown>):
   const file = path.join(dir, "tacit.json");
   writeFileSync(file, JSON.stringify({ libraryConfig }));
   return file;
+}
+
+/**
+ * A script run with `apiKey` as the operator's LLM key that GETs `${server.origin}/?n=<n>` for each
+ * of `ns`, under a response limit of `limit` bytes, and prints `cut <n> <JSON of the answer>`, its
+ * lead of `{"k":"` and "f"s cut off: for the tests of answers cut inside or near a form of the key.
+ */
+export function runCutAnswers(dir: string, env: Record<string, string>, server: TestServer, apiKey: string, limit: number, ns: number[]): Promise<CliResult> {
+  const at = `127.0.0.1:${server.port}`;
+  const config = path.join(dir, `${randomUUID()}.json`);
+  writeFileSync(config, JSON.stringify({ libraryConfig: { networkPermissions: [at], networkResponseLimitBytes: limit } }));
+  const file = path.join(dir, `${randomUUID()}.ts`);
+  writeFileSync(
+    file,
+    `requestNetwork(["${at}"], (net) => {\n` +
+      `  for (const n of ${JSON.stringify(ns)}) println("cut", n, JSON.stringify(net.httpGet("${server.origin}/?n=" + n).replace(/^\\{"k":"f*/, "")));\n` +
+      `});\n`,
+  );
+  return runCli(unchecked(["run", "--config", config, "--llm-base-url", "http://127.0.0.1:9", "--llm-api-key", apiKey, "--llm-model", "m", file]), { cwd: dir, env });
 }
 
 /** `--network-permissions a,b,…` */

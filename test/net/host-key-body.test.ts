@@ -14,7 +14,7 @@ import type http from "node:http";
 import path from "node:path";
 import { afterAll, afterEach, expect, it } from "vitest";
 import { runCli, tempDirWithHome, unchecked } from "../helpers.js";
-import { startServer, type Received, type TestServer } from "./fixtures.js";
+import { runCutAnswers, startServer, type Received, type TestServer } from "./fixtures.js";
 
 const { dir, env, cleanup } = tempDirWithHome("tacit-host-key-body-");
 afterAll(cleanup);
@@ -127,17 +127,7 @@ it("an answer cut at its size limit inside the key written with every character 
     response.writeHead(200, { "content-type": "application/json" });
     response.end(`{"k":"${"f".repeat(limit - 7 - n)}${escapedEvery}"}\n`);
   });
-  const at = `127.0.0.1:${server.port}`;
-  const config = path.join(dir, `${randomUUID()}.json`);
-  writeFileSync(config, JSON.stringify({ libraryConfig: { networkPermissions: [at], networkResponseLimitBytes: limit } }));
-  const file = path.join(dir, `${randomUUID()}.ts`);
-  writeFileSync(
-    file,
-    `requestNetwork(["${at}"], (net) => {\n` +
-      `  for (const n of ${JSON.stringify(cuts)}) println("cut", n, JSON.stringify(net.httpGet("${server.origin}/?n=" + n).replace(/^\\{"k":"f+/, "")));\n` +
-      `});\n`,
-  );
-  const r = await runCli(unchecked(["run", "--config", config, "--llm-base-url", "http://127.0.0.1:9", "--llm-api-key", apiKey, "--llm-model", "m", file]), { cwd: dir, env });
+  const r = await runCutAnswers(dir, env, server, apiKey, limit, cuts);
   expect(r.code, r.stderr).toBe(0);
   // Each answer came, cut at the limit (the script ran to its end).
   for (const n of cuts) expect(r.stdout).toContain(`cut ${n} "`);

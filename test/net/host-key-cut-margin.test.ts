@@ -7,13 +7,11 @@
 // that has no word of its own to mask (no "=", as "sk-proj-…" keys); asserted: no four characters
 // of its random part reach the script once it undoes the escapes, wherever the form ends.
 
-import { randomBytes, randomUUID } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import type http from "node:http";
-import path from "node:path";
 import { afterAll, afterEach, expect, it } from "vitest";
-import { runCli, tempDirWithHome, unchecked } from "../helpers.js";
-import { startServer, type Received, type TestServer } from "./fixtures.js";
+import { tempDirWithHome } from "../helpers.js";
+import { runCutAnswers, startServer, type Received, type TestServer } from "./fixtures.js";
 
 const { dir, env, cleanup } = tempDirWithHome("tacit-host-key-cut-margin-");
 afterAll(cleanup);
@@ -38,17 +36,7 @@ it("an answer cut at its size limit, the key escaped whole in it near its end, s
     response.writeHead(200, { "content-type": "application/json" });
     response.end(`{"k":"${"f".repeat(limit - 6 - escaped.length - n)}${escaped}${"z".repeat(n + 1000)}"}\n`);
   });
-  const at = `127.0.0.1:${server.port}`;
-  const config = path.join(dir, `${randomUUID()}.json`);
-  writeFileSync(config, JSON.stringify({ libraryConfig: { networkPermissions: [at], networkResponseLimitBytes: limit } }));
-  const file = path.join(dir, `${randomUUID()}.ts`);
-  writeFileSync(
-    file,
-    `requestNetwork(["${at}"], (net) => {\n` +
-      `  for (const n of ${JSON.stringify(before)}) println("cut", n, JSON.stringify(net.httpGet("${server.origin}/?n=" + n).replace(/^\\{"k":"f*/, "")));\n` +
-      `});\n`,
-  );
-  const r = await runCli(unchecked(["run", "--config", config, "--llm-base-url", "http://127.0.0.1:9", "--llm-api-key", apiKey, "--llm-model", "m", file]), { cwd: dir, env });
+  const r = await runCutAnswers(dir, env, server, apiKey, limit, before);
   expect(r.code, r.stderr).toBe(0);
   // Each answer came, cut at the limit.
   expect(r.stdout.split(`response truncated at ${limit} bytes`).length - 1, r.stdout).toBe(before.length);
