@@ -8,7 +8,8 @@
 
 import { accessSync, constants, readFileSync } from "node:fs";
 
-const SETPRIV_CANDIDATES = ["/usr/bin/setpriv", "/bin/setpriv"];
+/** util-linux setpriv, where the host has it. */
+export const SETPRIV_CANDIDATES = ["/usr/bin/setpriv", "/bin/setpriv"];
 
 let setpriv: string | null | undefined;
 

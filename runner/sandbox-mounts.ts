@@ -24,12 +24,13 @@
 // Not closed: /etc, /usr and the other system places are readable as before (their files are
 // the host's, not the user's), and a project below one of them (/usr/src/app) is not covered.
 
-import { readdirSync, realpathSync, statSync } from "node:fs";
+import { readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { executable } from "./exec/program-path.js";
-
-const MOUNT_CANDIDATES = ["/usr/bin/mount", "/bin/mount"];
-const SHELL = "/bin/sh";
+import { isWithin } from "./fs/containment.js";
+import { SHELL } from "./exec/pid-namespace.js";
+import { executable, isDirectory } from "./exec/program-path.js";
+import { MOUNT_CANDIDATES, readOnlyLine, REMOUNT_SOURCE, tableField } from "./mount-table.js";
+import { SETPRIV_CANDIDATES } from "./parent-death.js";
 
 /**
  * The top-level directories left in view: the system's programs and libraries (Deno's shared
@@ -48,8 +49,6 @@ const TABLE_PLACE = "/tmp";
 const TABLE_FILE = `${TABLE_PLACE}/.tacit-sandbox-mounts`;
 /** tmpfs options of a cover: empty (the setup, root of the user namespace, makes the kept directories' mount points in it), read-only once remounted, nothing to run or open as a device. */
 const COVER_OPTIONS = "mode=0555,nosuid,nodev,noexec,size=16k";
-/** The source named by the table's remount lines (the kernel ignores it; not "none", see REMOUNT_SOURCE in exec/confinement.ts). */
-const REMOUNT_SOURCE = "tacit-remount";
 const COVER_SOURCE = "tacit-hidden";
 /** "/" as the table names it for its remount (see sandboxMountTable). */
 const ROOT_WRITTEN_OTHERWISE = "/.";
@@ -98,7 +97,6 @@ export interface SandboxMountPlan {
   argsBefore: string[];
 }
 
-const SETPRIV_CANDIDATES = ["/usr/bin/setpriv", "/bin/setpriv"];
 /**
  * util-linux setpriv's arguments that take every capability from the program (root of the user
  * namespace, where the setup needed them to mount), for good: none kept, inherited, ambient or in
@@ -114,24 +112,6 @@ const WITHOUT_CAPABILITIES = [
   "--securebits=+noroot,+noroot_locked,+no_setuid_fixup,+no_setuid_fixup_locked,+keep_caps_locked",
   "--",
 ];
-
-/** A field of a mount table (fstab): space, tab, newline and backslash as octal escapes. */
-function tableField(value: string): string {
-  return value.replace(/[ \t\n\\]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`);
-}
-
-function isDirectory(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/** Whether `p` is `dir` or lies below it (both absolute, normalized). */
-function within(p: string, dir: string): boolean {
-  return p === dir || p.startsWith(dir === "/" ? dir : `${dir}/`);
-}
 
 /** The directories covered: every real top-level directory but the system's (a link there leads into one covered or kept). */
 function coveredPlaces(): string[] {
@@ -152,7 +132,7 @@ function coveredPlaces(): string[] {
 export function sandboxMountTable(kept: readonly string[]): { table: string; covers: string[] } {
   const covers = coveredPlaces();
   if (!covers.includes(TABLE_PLACE)) covers.push(TABLE_PLACE);
-  const hidden = (p: string): boolean => covers.some((cover) => within(p, cover));
+  const hidden = (p: string): boolean => covers.some((cover) => isWithin(p, cover));
   const lines: string[] = [];
   for (const cover of covers) {
     // TABLE_PLACE is mounted by the setup itself, before the table is written there.
@@ -166,7 +146,7 @@ export function sandboxMountTable(kept: readonly string[]): { table: string; cov
     lines.push(`/proc/self/fd/${3 + slot} ${tableField(dir)} none bind,X-mount.mkdir=0555 0 0`);
     bound.push(dir);
   });
-  for (const point of [...covers, ...bound]) lines.push(`${REMOUNT_SOURCE} ${tableField(point)} none remount,bind,ro 0 0`);
+  for (const point of [...covers, ...bound]) lines.push(readOnlyLine(point));
   return { table: `${lines.join("\n")}\n`, covers: covers.map(tableField) };
 }
 

@@ -63,12 +63,12 @@ import { mountPointsIn } from "../fs/proc-mounts.js";
 import { gitControlOf, type ProtectedPath } from "../fs/protected-paths.js";
 import { isNpxTacitProgram, npxTacitPrograms, tacitLaunchFiles } from "../launch-files.js";
 import { npxTacitCodeLocations, tacitCodeLocations } from "../paths.js";
+import { MOUNT_CANDIDATES, readOnlyLine, tableField } from "../mount-table.js";
 import { prepareRecordDirectory } from "../record-directory.js";
 import { EffectFailure } from "../refusals.js";
 import { type NamespaceWrapper, SHELL } from "./pid-namespace.js";
 import { executable } from "./program-path.js";
 
-const MOUNT_CANDIDATES = ["/usr/bin/mount", "/bin/mount"];
 const TMP = "/tmp";
 const PROC = "/proc";
 /**
@@ -96,13 +96,6 @@ const NULL_DEVICE = "/dev/null";
  */
 const SETUP_FAILED = "tacit-confinement-failed:";
 const SETUP_FAILED_STATUS = 125;
-/**
- * The source named by the mount table's remount lines (which the kernel ignores). Not "none":
- * `mount -a` skips a line whose source and target are a mount's own as already made, and mounts
- * named "none" exist (tracefs as perf mounts it, `mount -t tmpfs none …`); the setup refused
- * every command for the mount skipped.
- */
-const REMOUNT_SOURCE = "tacit-remount";
 const GLOB_CHAR = /[*?[\]{}!]/;
 /** What the setup has \`stat\` say of each directory walked: device, inode, change time (ns), as walkedLine writes them. */
 const WALKED_STAT = "%d %i %.9Z\\n";
@@ -252,11 +245,6 @@ function isNullDevice(real: string): boolean {
 interface Mask {
   target: string;
   directory: boolean;
-}
-
-/** A field of a mount table (fstab): space, tab, newline and backslash as octal escapes. */
-function tableField(value: string): string {
-  return value.replace(/[ \t\n\\]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`);
 }
 
 function entries(dir: string): Dirent[] {
@@ -612,17 +600,17 @@ export class CommandConfinement {
         if (!entry.isSymbolicLink()) bindItself(path.join(home, entry.name), "bind");
       }
       bindItself(home, "rbind");
-      lines.push(`${REMOUNT_SOURCE} ${tableField(home)} none remount,bind,ro 0 0`);
+      lines.push(readOnlyLine(home));
     }
-    for (const point of this.readOnlyMounts(points)) lines.push(`${REMOUNT_SOURCE} ${tableField(point)} none remount,bind,ro 0 0`);
+    for (const point of this.readOnlyMounts(points)) lines.push(readOnlyLine(point));
     for (const pin of this.pins([...readOnly, ...pinned])) bindItself(pin, "rbind");
     for (const kept of readOnly) {
       bindItself(kept, "bind");
-      lines.push(`${REMOUNT_SOURCE} ${tableField(kept)} none remount,bind,ro 0 0`);
+      lines.push(readOnlyLine(kept));
     }
     for (const mask of masks) {
       lines.push(`/proc/self/fd/5/${mask.directory ? "dir" : "file"} ${tableField(mask.target)} none bind 0 0`);
-      lines.push(`${REMOUNT_SOURCE} ${tableField(mask.target)} none remount,bind,ro 0 0`);
+      lines.push(readOnlyLine(mask.target));
     }
     return `${lines.join("\n")}\n`;
   }
