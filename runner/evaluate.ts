@@ -24,7 +24,7 @@ import { protectedPathsOf } from "./fs/protected-paths.js";
 import { tacitHomes } from "./tacit-home.js";
 import type { Decision, EvaluationContext, InputSource } from "./monitor.js";
 import { OUTPUT_LIMIT_BYTES, OutputBuffer } from "./output.js";
-import { printable } from "./printable.js";
+import { printableCut } from "./printable.js";
 import type { RecordedExchange } from "./session-recording.js";
 import { rewriteForSandbox } from "./rewrite-imports.js";
 import type { ParsedProgram } from "./parser.js";
@@ -891,5 +891,5 @@ function describeAbnormalEnd(
 function denoPanic(stderr: string): string | null {
   if (!stderr.includes("Deno has panicked")) return null;
   const message = /panicked at [^\n]*:\n([^\n]+)/.exec(stderr)?.[1]?.trim() ?? "no message";
-  return printable(message.length > 300 ? `${message.slice(0, 300)}…` : message);
+  return printableCut(message, 300);
 }

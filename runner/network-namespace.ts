@@ -19,7 +19,7 @@
 
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { printable } from "./printable.js";
+import { printableCut } from "./printable.js";
 import { UNSHARE_CANDIDATES } from "./exec/pid-namespace.js";
 import { executable } from "./exec/program-path.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
@@ -148,7 +148,7 @@ function whyFailed(status: number | null, stderr: string, error: Error | undefin
   if (status === COULD_NOT_ENTER) return `made the namespace, but tacit's files (${path.dirname(bootstrapPath)}) could not be reached from inside it`;
   // unshare's own words (a locale may translate them), one line, cut, shown on a terminal.
   const words = stderr.trim().replace(/^unshare: /, "").replace(MOUNT_SETUP_FAILED, "could not set up the sandbox's mounts:").split("\n")[0]!;
-  const said = printable(words.length > MAX_SAID_CHARS ? `${words.slice(0, MAX_SAID_CHARS)}…` : words) || error?.message || `exited with ${status}`;
+  const said = printableCut(words, MAX_SAID_CHARS) || error?.message || `exited with ${status}`;
   if (said.includes("No space left on device")) return `failed: ${said} (the kernel's limit on user or network namespaces is 0, or reached)`;
   if (said.includes("Operation not permitted")) {
     return `failed: ${said} (unprivileged user namespaces are disabled, an AppArmor or seccomp policy refuses them, or a network namespace alone needs root)`;
@@ -179,12 +179,7 @@ export function offTheNetwork(file: string, args: readonly string[]): { file: st
   return network.kind === "own-namespace" ? { file: network.program, args: [...network.argsBefore, file, ...args] } : { file, args: [...args] };
 }
 
-/** What a start that failed in unshare failed to start, and what did not happen for it. */
-const NOT_STARTED = {
-  sandbox: "the sandbox could not start: this host could not make its network namespace",
-  "type checker": "the type checker could not start: this host could not make its network namespace",
-  "pure evaluator": "the pure evaluator could not start: this host could not make its network namespace",
-} as const;
+/** What did not happen for a start that failed in unshare, by what it was to start. */
 const LEFT_UNDONE = {
   sandbox: "nothing of the script ran",
   "type checker": "the script was neither checked nor run",
@@ -211,7 +206,7 @@ export class NamespaceUnavailableError extends Error {
  */
 export function namespaceFailureAtStart(
   end: { code: number | null; signal: string | null; stderr: string },
-  what: keyof typeof NOT_STARTED = "sandbox",
+  what: keyof typeof LEFT_UNDONE = "sandbox",
 ): string | null {
   if (end.signal !== null) return null;
   const unshareFailed = end.code === UNSHARE_FAILED && end.stderr.startsWith("unshare: ");
@@ -226,7 +221,7 @@ export function namespaceFailureAtStart(
  * probe's own command, and said in the host's words (that try's), never the failed process's.
  * Null where this process makes none, or the try succeeds. About 1.5 ms: only on a failure.
  */
-export function namespaceFailureNow(what: keyof typeof NOT_STARTED): string | null {
+export function namespaceFailureNow(what: keyof typeof LEFT_UNDONE): string | null {
   const network = found;
   if (network?.kind !== "own-namespace") return null;
   // The probe's own command for what failed to start: the sandbox's (the mount namespace's setup and all), or the checker's.
@@ -235,7 +230,7 @@ export function namespaceFailureNow(what: keyof typeof NOT_STARTED): string | nu
   if (failure === null) return null;
   const flags = probeArgs.slice(0, probeArgs.indexOf("--")).join(" ");
   return (
-    `${NOT_STARTED[what]} (\`unshare ${flags}\` ${failure}), so ${LEFT_UNDONE[what]}; this is the host's doing, not the ` +
+    `the ${what} could not start: this host could not make its network namespace (\`unshare ${flags}\` ${failure}), so ${LEFT_UNDONE[what]}; this is the host's doing, not the ` +
     "script's. Free namespaces (end sessions no longer needed with delete_repl_session, or other sandboxes and containers of " +
     "this user) or raise the kernel's limits (sysctl user.max_user_namespaces and user.max_net_namespaces), then run the " +
     "script again; or give tacit --no-network-namespace (config networkNamespace: false; a running tacit serve must be " +

@@ -23,6 +23,11 @@ export function printable(text: string): string {
   });
 }
 
+/** A line another process wrote (unshare's, Deno's panic): at most `maxChars`, then "…", and printable. */
+export function printableCut(line: string, maxChars: number): string {
+  return printable(line.length > maxChars ? `${line.slice(0, maxChars)}…` : line);
+}
+
 /**
  * A script's own output on its way to a terminal: text stays text (line breaks, tabs, carriage
  * returns and every printable character of any script), but the controls that make a terminal
