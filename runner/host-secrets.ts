@@ -100,7 +100,8 @@ export class HostSecrets {
 
   /** Whether `text` holds a form inServerText masks (an answer's bytes read another way than as it was shown: see NetworkExecutor.request). */
   heldIn(text: string): boolean {
-    return !this.empty && this.inServerText(text) !== text;
+    // Where inServerText would mask, not its masked copy of the whole text.
+    return this.rangesIn(text).length > 0;
   }
 
   /** Where inServerText masks `text`: the forms redact finds of the secrets, and those scrubText masks (see there). */
