@@ -107,6 +107,12 @@ function changes(root: string, before: Map<string, EntryState>, after: Map<strin
 }
 
 export default function setup(project: TestProject): () => void {
+  // The machine's extra CA bundle (NODE_EXTRA_CA_CERTS) is parsed by every Node that starts with
+  // it, about 40 ms of CPU each where it names the system bundle, and the suite starts thousands:
+  // vitest's workers, each test's tacit, its parse probe. No test needs it (they speak HTTP to
+  // 127.0.0.1, and the HTTPS tests give the runs their own bundle), so the suite drops it here,
+  // before the workers start, and they and what they spawn start without it.
+  delete process.env.NODE_EXTRA_CA_CERTS;
   const homesDir = homesBase();
   // Every place a run of this user keeps its home when not told otherwise: this environment's
   // TACIT_HOME if the suite was started with one, XDG_CONFIG_HOME/tacit, ~/.config/tacit by HOME
