@@ -21,6 +21,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { heavyRuns, line, medianOf, ms, runChecked, tacitBin, tempDir } from "./helpers.js";
 import { measureInterleaved, median, quantile } from "./measure.js";
 
@@ -114,6 +115,7 @@ export function benchAudit(runs: number): boolean {
     );
     line("overhead, ratio of the medians", `${percent(unpaired)}${(unpaired < TARGET_OVERHEAD) === (median(paired) < TARGET_OVERHEAD) ? "" : "  (disagrees with the paired median: not met)"}`);
     line("log verified before timing", verify.trim().split("\n")[0] ?? "");
+    logAlone(dir, n);
 
     const notMeasured = () => line("host CPU the log adds", "not measured (needs Linux's /proc/self/task/*/schedstat)");
     if (!existsSync("/proc/self/task")) {
@@ -162,6 +164,25 @@ export function benchAudit(runs: number): boolean {
     rmSync(dir, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });
   }
+}
+
+/** The log alone, in a fresh process per round (see audit-log-alone.ts): the process's CPU by phase, medians [quartiles]. */
+function logAlone(dir: string, rounds: number): void {
+  const child = fileURLToPath(new URL("./audit-log-alone.js", import.meta.url));
+  const log = path.join(dir, "alone.jsonl");
+  const phases = { open: [] as number[], events: [] as number[], head: [] as number[], headWallMs: [] as number[], close: [] as number[] };
+  for (let round = 0; round < rounds; round++) {
+    const run = spawnSync(process.execPath, [child, log, String(READS)], { cwd: dir, input: "", stdio: ["pipe", "pipe", "pipe"] });
+    if (run.status !== 0) throw new Error(`audit: ${child} exited ${run.status}: ${run.stderr.toString().slice(0, 500)}`);
+    const spent = JSON.parse(run.stdout.toString()) as Record<keyof typeof phases, number>;
+    for (const key of Object.keys(phases) as Array<keyof typeof phases>) phases[key].push(spent[key]);
+  }
+  const shown = (values: number[]) => `${median(values).toFixed(2)} ms [${quartiles(values, 2)}]`;
+  console.log(`  the log alone: CPU of a fresh process, all threads (${rounds} runs; medians [quartiles])`);
+  line("  open (key, lock, tail, anchor)", shown(phases.open));
+  line(`  ${READS} reads' events (${READS * 3 + 2} lines)`, `${shown(phases.events)}, ${((median(phases.events) / READS) * 1000).toFixed(1)} µs a read`);
+  line("  signed head (CPU; wall: its fsync, anchor)", `${shown(phases.head)}; wall ${shown(phases.headWallMs)}`);
+  line("  close", shown(phases.close));
 }
 
 /**
