@@ -187,6 +187,12 @@ export class SandboxProcess {
       // A directory that always exists; the sandbox can neither read nor write it.
       cwd: "/",
       stdio: [this.input.stdio, "pipe", "pipe"],
+      // A session of its own, so no controlling terminal: in tacit's, native code in Deno (which
+      // no permission binds) could open /dev/tty, read what the person types, and push input into
+      // the terminal with TIOCSTI (an answer to tacit's approval question, or a command for the
+      // shell to run once tacit ends), which the kernel allows a process on its own terminal.
+      // Ctrl-C reaches tacit alone, which ends its sandboxes (see cli/stop-signals.ts).
+      detached: true,
     });
     this.input.attach(this.child, (detail) => this.kill("protocol", detail));
     // Nothing outlives the host: if tacit exits first, the process is killed.

@@ -1,0 +1,82 @@
+// The sandbox and the pure evaluator have no controlling terminal (runner/sandbox-process.ts starts
+// each in a session of its own). A process whose controlling terminal is the person's can open
+// /dev/tty without any file descriptor from tacit, read what the person types there, and push
+// input into it with TIOCSTI (the kernel allows that on a process's own terminal without a
+// capability, where legacy TIOCSTI is on): an answer to tacit's approval question, or a command
+// that the person's shell runs once tacit ends. Deno's permissions keep a script from opening
+// /dev/tty, but native code in Deno does I/O no permission covers, and the namespaces the sandbox
+// runs in do not close a terminal it already has. Tested through `tacit run` on a pseudo-terminal
+// (`script`), whose sandbox and pure evaluator the test finds by their command lines and reads
+// /proc/<pid>/stat of: tty_nr, the controlling terminal's device, must be 0 (none).
+
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { bootstrapPath, pureEvaluatorPath } from "../../runner/paths.js";
+import { childEnv, tacitBin, tempDir } from "../helpers.js";
+import { commandLineOf, descendantsOf } from "../processes.js";
+
+const hasScript = spawnSync("script", ["--version"], { stdio: "ignore" }).status === 0;
+
+/** A script that starts the pure evaluator, then waits for its standard input to end. */
+const WAITING_SCRIPT = `const doubled = classify("plain").map((value) => value + value);
+println("started", doubled);
+println(readInput().length);
+`;
+
+/** The controlling terminal (tty_nr: 0 for none) and session of `pid`, from /proc/<pid>/stat. */
+function terminalOf(pid: number): { ttyNr: number; session: number } {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ");
+  return { session: Number(fields[3]), ttyNr: Number(fields[4]) };
+}
+
+/** The Deno process among `root`'s descendants that runs `entry`, once it runs (a fork of the setup shell names it too). */
+async function denoRunning(root: number, entry: string): Promise<number> {
+  for (let tries = 0; tries < 400; tries++) {
+    const found = descendantsOf(root).find((pid) => {
+      const argv = commandLineOf(pid).split("\0");
+      return argv[0]!.endsWith("deno") && argv.includes(entry);
+    });
+    if (found !== undefined) return found;
+    await sleep(50);
+  }
+  throw new Error(`no Deno process running ${entry} under ${root}`);
+}
+
+function quoted(word: string): string {
+  return `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+describe.skipIf(!hasScript)("a sandbox started from a terminal", () => {
+  it("neither the sandbox nor the pure evaluator has the terminal tacit runs on as its controlling terminal", async () => {
+    const { dir, cleanup } = tempDir("tacit-terminal-");
+    let terminal: ChildProcess | undefined;
+    try {
+      writeFileSync(path.join(dir, "waits.ts"), WAITING_SCRIPT);
+      // On a pseudo-terminal of its own, as from a person's shell; its input a pipe that stays open.
+      const command = `sleep 60 | ${[process.execPath, tacitBin, "run", "--no-check", "waits.ts"].map(quoted).join(" ")}`;
+      terminal = spawn("script", ["-qec", command, "/dev/null"], { cwd: dir, env: childEnv(), stdio: "ignore", detached: true });
+      const sandbox = await denoRunning(terminal.pid!, bootstrapPath);
+      const evaluator = await denoRunning(terminal.pid!, pureEvaluatorPath);
+      const tacit = descendantsOf(terminal.pid!).find((pid) => commandLineOf(pid).split("\0").includes(tacitBin))!;
+      // The premise: tacit itself runs on the terminal.
+      expect(terminalOf(tacit).ttyNr).not.toBe(0);
+      for (const pid of [sandbox, evaluator]) {
+        const seen = terminalOf(pid);
+        expect(seen.ttyNr, commandLineOf(pid)).toBe(0);
+        expect(seen.session).not.toBe(terminalOf(tacit).session);
+      }
+    } finally {
+      if (terminal?.pid !== undefined) {
+        try {
+          process.kill(-terminal.pid, "SIGKILL");
+        } catch {
+          // Ended already.
+        }
+      }
+      cleanup();
+    }
+  });
+});
