@@ -9,7 +9,10 @@
 // network namespace). A Unix socket with a path is a file: this does not close it (Deno's file
 // permissions do, and, for the sandbox and the pure evaluator, their mount namespace: the same
 // unshare gives them one where the host allows, hiding the host's files, see sandbox-mounts.ts;
-// the probe tries that first, and the network namespace alone where it cannot be made).
+// the probe tries that first, and the network namespace alone where it cannot be made). With the
+// mount namespace comes an IPC namespace (IPC_FLAG): System V shared memory, semaphores and
+// message queues belong to one, not to a file, and from the host's, native code read a segment
+// of the user's and could leave segments that outlive the sandbox.
 //
 // The user namespace is what lets a user without root make the network one. It also leaves the
 // sandbox no capability outside it: as root, tacit's sandbox had all of root's, the means to
@@ -80,6 +83,13 @@ const UNSHARE_FAILED = 1;
 /** What of unshare's stderr a message quotes: its first line, at most this long. */
 const MAX_SAID_CHARS = 300;
 
+/**
+ * unshare's flag for an IPC namespace, made with the mount namespace wherever that is (see
+ * SHAPES). Left out of the command a message quotes, which names the shape tried by the flags the
+ * README gives it; unshare's reason, quoted after it, says which namespace it could not make.
+ */
+const IPC_FLAG = "--ipc";
+
 let found: SandboxNetwork | undefined;
 
 /** How sandboxes started by this process are kept off the network (probed once: about a millisecond). */
@@ -119,7 +129,7 @@ function probeSandboxNetwork(): SandboxNetwork {
     const networkFlags = flags.filter((flag) => flag !== "--map-root-user" && flag !== "--mount");
     // In the mount namespace the setup runs first, as root (of the user namespace, where there is
     // one); then the program, without a capability.
-    const sandboxArgsBefore = mounts && "argsBefore" in plan ? [...flags, "--", ...plan.argsBefore] : [...flags, "--"];
+    const sandboxArgsBefore = mounts && "argsBefore" in plan ? [...flags, IPC_FLAG, "--", ...plan.argsBefore] : [...flags, "--"];
     const failure = probeFailure(unshare, sandboxArgsBefore);
     if (failure === null) {
       return {
@@ -228,7 +238,7 @@ export function namespaceFailureNow(what: keyof typeof LEFT_UNDONE): string | nu
   const probeArgs = what === "type checker" ? network.argsBefore : network.sandboxArgsBefore;
   const failure = probeFailure(network.program, probeArgs);
   if (failure === null) return null;
-  const flags = probeArgs.slice(0, probeArgs.indexOf("--")).join(" ");
+  const flags = probeArgs.slice(0, probeArgs.indexOf("--")).filter((flag) => flag !== IPC_FLAG).join(" ");
   return (
     `the ${what} could not start: this host could not make its network namespace (\`unshare ${flags}\` ${failure}), so ${LEFT_UNDONE[what]}; this is the host's doing, not the ` +
     "script's. Free namespaces (end sessions no longer needed with delete_repl_session, or other sandboxes and containers of " +
