@@ -14,6 +14,10 @@
 //     and the pure evaluator's, which may lie under a home or /tmp) are bound back, read-only, at
 //     their own paths (the directories on the way to them are empty);
 //   - every mount left in view is made read-only, / included: nothing can be created anywhere;
+//     and nodev: no device node opens, but the few Deno may use (KEPT_DEVICES, bound on themselves
+//     first). A user's device nodes are theirs to open (their terminals in /dev/pts, and on a
+//     desktop the sound card, webcam and GPU by the seat's ACLs; as root, /dev/kmsg took lines
+//     into the kernel's log); none is a place for the sandbox to reach;
 //   - the file size limit is 0 bytes (as prlimit sets it where there is no mount namespace, see
 //     sandbox-process.ts writesNoFile), and so is the core file size limit.
 // The first process of the namespace, /bin/sh run as root of the user namespace, does this with
@@ -25,7 +29,7 @@
 // Not closed: /etc, /usr and the other system places are readable as before (their files are
 // the host's, not the user's), and a project below one of them (/usr/src/app) is not covered.
 
-import { readdirSync, realpathSync } from "node:fs";
+import { readdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { isWithin } from "./fs/containment.js";
 import { SHELL } from "./exec/pid-namespace.js";
@@ -40,6 +44,8 @@ import { SETPRIV_CANDIDATES } from "./parent-death.js";
  * Every other one is covered.
  */
 const VISIBLE_TOP = new Set(["/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/dev", "/proc", "/sys"]);
+/** The device nodes left usable (see SETUP's nodev): what Deno or a library in it may open, none a channel to anything. */
+const KEPT_DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
 /** Places in view otherwise that hold what other processes of the host share: POSIX shared memory and message queues. */
 const COVERED_BELOW_VISIBLE = ["/dev/shm", "/dev/mqueue"];
 /**
@@ -80,7 +86,7 @@ out=$("$m" -t tmpfs -o mode=0700,nosuid,nodev,noexec,size=1m ${COVER_SOURCE} ${T
   printf '%s' "$table"
   while read -r _ _ _ _ point _; do
     [ "$point" = / ] && point=${ROOT_WRITTEN_OTHERWISE}
-    covered "$point" || printf '${REMOUNT_SOURCE} %s none remount,bind,ro 0 0\\n' "$point"
+    covered "$point" || printf '${REMOUNT_SOURCE} %s none remount,bind,ro,nodev 0 0\\n' "$point"
   done < /proc/self/mountinfo
 } > ${TABLE_FILE} || fail "could not write the mount table"
 out=$("$m" --no-canonicalize -v -a -T ${TABLE_FILE} 2>&1) || fail "$out"
@@ -127,8 +133,10 @@ function coveredPlaces(): string[] {
  * The mount table for `kept` (tacit's directories, real paths) and the places it covers. Its
  * lines, in order: the covers; a second cover over TABLE_PLACE (hiding the table, once read); the
  * kept directories under a cover, bound back from the setup's fds (their mount points made in the
- * cover); each cover and each kept directory remounted read-only. The setup adds the mounts still
- * in view, remounted read-only, / among them (see SETUP).
+ * cover); the kept devices bound on themselves; each cover, kept directory and device remounted
+ * read-only (a device node is written through a read-only mount all the same). The setup adds the mounts still
+ * in view, remounted read-only and nodev, / among them (see SETUP): the kept devices, each a mount
+ * of its own made before, stay usable.
  */
 export function sandboxMountTable(kept: readonly string[]): { table: string; covers: string[] } {
   const covers = coveredPlaces();
@@ -147,8 +155,18 @@ export function sandboxMountTable(kept: readonly string[]): { table: string; cov
     lines.push(`/proc/self/fd/${3 + slot} ${tableField(dir)} none bind,X-mount.mkdir=0555 0 0`);
     bound.push(dir);
   });
-  for (const point of [...covers, ...bound]) lines.push(readOnlyLine(point));
+  const devices = KEPT_DEVICES.filter(isCharacterDevice);
+  for (const device of devices) lines.push(`${tableField(device)} ${tableField(device)} none bind 0 0`);
+  for (const point of [...covers, ...bound, ...devices]) lines.push(readOnlyLine(point));
   return { table: `${lines.join("\n")}\n`, covers: covers.map(tableField) };
+}
+
+function isCharacterDevice(file: string): boolean {
+  try {
+    return statSync(file).isCharacterDevice();
+  } catch {
+    return false;
+  }
 }
 
 /** tacit's directories Deno reads (see KEPT_SLOTS): real paths, each a directory. */
