@@ -155,6 +155,28 @@ export function sandboxEnv(): Record<string, string> {
   };
 }
 
+/** Every sandbox and pure evaluator this process started that has not ended: stopped with tacit (see stopWithTacit). */
+const alive = new Set<SandboxProcess>();
+let stopsWithTacit = false;
+
+/**
+ * A sandbox runs in a session of its own (no controlling terminal: see the spawn), so a terminal's
+ * stop (Ctrl-Z, SIGTSTP to tacit's process group) reaches tacit alone, and a sandbox in a loop ran
+ * on, its time limit not counting, for as long as tacit stayed stopped. So tacit stops every
+ * sandbox, then itself, and once continued, continues those it stopped (not one held otherwise).
+ */
+function stopWithTacit(): void {
+  if (stopsWithTacit) return;
+  stopsWithTacit = true;
+  process.on("SIGTSTP", () => {
+    for (const sandbox of alive) sandbox.stoppedWithTacit(true);
+    process.kill(process.pid, "SIGSTOP");
+  });
+  process.on("SIGCONT", () => {
+    for (const sandbox of alive) sandbox.stoppedWithTacit(false);
+  });
+}
+
 export class SandboxProcess {
   readonly options: SandboxOptions;
   private readonly child: ChildProcess;
@@ -176,6 +198,8 @@ export class SandboxProcess {
   readonly ended: Promise<SandboxEnd>;
   /** What nextOutputSpinning reads with, made at its first use. */
   private spinningReader: SpinningReader | null = null;
+  /** Stopped by hold(true): a terminal's continue leaves it stopped (see stoppedWithTacit). */
+  private held = false;
 
   constructor(options: SandboxOptions) {
     this.options = options;
@@ -191,10 +215,13 @@ export class SandboxProcess {
       // no permission binds) could open /dev/tty, read what the person types, and push input into
       // the terminal with TIOCSTI (an answer to tacit's approval question, or a command for the
       // shell to run once tacit ends), which the kernel allows a process on its own terminal.
-      // Ctrl-C reaches tacit alone, which ends its sandboxes (see cli/stop-signals.ts).
+      // Ctrl-C reaches tacit alone, which ends its sandboxes (see cli/stop-signals.ts); Ctrl-Z, which
+      // stops them with it (see stopWithTacit).
       detached: true,
     });
     this.input.attach(this.child, (detail) => this.kill("protocol", detail));
+    alive.add(this);
+    stopWithTacit();
     // Nothing outlives the host: if tacit exits first, the process is killed.
     const release = cleanUpAtExit(this.child, this.input.dir);
     this.rssLimitKb = (options.memoryLimitMb + RSS_ALLOWANCE_MB) * 1024;
@@ -211,6 +238,7 @@ export class SandboxProcess {
     this.ended = new Promise((resolve) => {
       const finish = (end: SandboxEnd): void => {
         this.gone = true;
+        alive.delete(this);
         this.memoryAccount?.ended(this);
         this.watchMemory(false);
         this.settleLastWrite?.();
@@ -322,6 +350,13 @@ export class SandboxProcess {
    */
   hold(stopped: boolean): void {
     if (this.gone || this.killedFor) return;
+    this.held = stopped;
+    this.child.kill(stopped ? "SIGSTOP" : "SIGCONT");
+  }
+
+  /** Stopped as tacit stops (`stopped`), or continued as it continues unless held (see stopWithTacit). */
+  stoppedWithTacit(stopped: boolean): void {
+    if (this.gone || this.killedFor || (!stopped && this.held)) return;
     this.child.kill(stopped ? "SIGSTOP" : "SIGCONT");
   }
 

@@ -7,7 +7,8 @@
 // /dev/tty, but native code in Deno does I/O no permission covers, and the namespaces the sandbox
 // runs in do not close a terminal it already has. Tested through `tacit run` on a pseudo-terminal
 // (`script`), whose sandbox and pure evaluator the test finds by their command lines and reads
-// /proc/<pid>/stat of: tty_nr, the controlling terminal's device, must be 0 (none).
+// /proc/<pid>/stat of: tty_nr, the controlling terminal's device, must be 0 (none). In a session
+// of its own, a terminal's stop (Ctrl-Z) reaches tacit alone: tacit stops its sandboxes with it.
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -26,10 +27,20 @@ println("started", doubled);
 println(readInput().length);
 `;
 
-/** The controlling terminal (tty_nr: 0 for none) and session of `pid`, from /proc/<pid>/stat. */
-function terminalOf(pid: number): { ttyNr: number; session: number } {
+/** The controlling terminal (tty_nr: 0 for none), session and state (R, S, T…) of `pid`, from /proc/<pid>/stat. */
+function terminalOf(pid: number): { ttyNr: number; session: number; state: string } {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ");
-  return { session: Number(fields[3]), ttyNr: Number(fields[4]) };
+  return { state: fields[0]!, session: Number(fields[3]), ttyNr: Number(fields[4]) };
+}
+
+/** Waits until `pid`'s state is `wanted` (T: stopped), for at most about 20 s; its state then. */
+async function stateBecomes(pid: number, wanted: (state: string) => boolean): Promise<string> {
+  let state = terminalOf(pid).state;
+  for (let tries = 0; tries < 400 && !wanted(state); tries++) {
+    await sleep(50);
+    state = terminalOf(pid).state;
+  }
+  return state;
 }
 
 /** The Deno process among `root`'s descendants that runs `entry`, once it runs (a fork of the setup shell names it too). */
@@ -43,6 +54,16 @@ async function denoRunning(root: number, entry: string): Promise<number> {
     await sleep(50);
   }
   throw new Error(`no Deno process running ${entry} under ${root}`);
+}
+
+/** Kills the process group `leader` leads, if it still runs. */
+function killGroup(leader: number | undefined): void {
+  if (leader === undefined) return;
+  try {
+    process.kill(-leader, "SIGKILL");
+  } catch {
+    // Ended already.
+  }
 }
 
 function quoted(word: string): string {
@@ -69,13 +90,35 @@ describe.skipIf(!hasScript)("a sandbox started from a terminal", () => {
         expect(seen.session).not.toBe(terminalOf(tacit).session);
       }
     } finally {
-      if (terminal?.pid !== undefined) {
-        try {
-          process.kill(-terminal.pid, "SIGKILL");
-        } catch {
-          // Ended already.
-        }
-      }
+      killGroup(terminal?.pid);
+      cleanup();
+    }
+  });
+});
+
+describe("a terminal's stop (Ctrl-Z: SIGTSTP to tacit's process group)", () => {
+  it("stops the sandbox with tacit, which does not spin on unwatched; continued, both run again", async () => {
+    const { dir, cleanup } = tempDir("tacit-terminal-stop-");
+    let tacit: ChildProcess | undefined;
+    try {
+      writeFileSync(path.join(dir, "loops.ts"), "let turns = 0;\nwhile (true) turns++;\n");
+      // A process group of its own, as a shell's job is: the terminal stops the group.
+      tacit = spawn(process.execPath, [tacitBin, "run", "--no-check", "--exec-timeout-ms", "120000", "loops.ts"], {
+        cwd: dir,
+        env: childEnv(),
+        stdio: "ignore",
+        detached: true,
+      });
+      const sandbox = await denoRunning(tacit.pid!, bootstrapPath);
+      expect(terminalOf(sandbox).state).toBe("R");
+      process.kill(-tacit.pid!, "SIGTSTP");
+      expect(await stateBecomes(tacit.pid!, (state) => state === "T")).toBe("T");
+      expect(await stateBecomes(sandbox, (state) => state === "T")).toBe("T");
+      process.kill(-tacit.pid!, "SIGCONT");
+      expect(await stateBecomes(sandbox, (state) => state !== "T")).not.toBe("T");
+      expect(await stateBecomes(tacit.pid!, (state) => state !== "T")).not.toBe("T");
+    } finally {
+      killGroup(tacit?.pid);
       cleanup();
     }
   });
