@@ -9,7 +9,8 @@
 //     /etc, devices, procfs and sysfs Deno needs) is covered by an empty, read-only tmpfs: the
 //     home directories, /root, /tmp, /var (/var/tmp), /run (/run/user), /mnt, /media, /srv, /opt,
 //     and the project wherever it is below one of them (the sandbox starts before the allowed
-//     roots are known: see cli/prestart.ts); /dev/shm and /dev/mqueue too;
+//     roots are known: see cli/prestart.ts); /dev/shm and /dev/mqueue too; and every other entry
+//     of / but a link (a swap file, a file a container was given) by an empty read-only file;
 //   - the three directories Deno needs of tacit's (KEPT: Deno's binary's, the sandbox's bootstrap
 //     and the pure evaluator's, which may lie under a home or /tmp) are bound back, read-only, at
 //     their own paths (the directories on the way to them are empty);
@@ -54,6 +55,8 @@ const COVERED_BELOW_VISIBLE = ["/dev/shm", "/dev/mqueue"];
  */
 const TABLE_PLACE = "/tmp";
 const TABLE_FILE = `${TABLE_PLACE}/.tacit-sandbox-mounts`;
+/** The empty file the setup makes beside the table, bound over each top-level entry that is neither a directory nor a link. */
+const EMPTY_FILE = `${TABLE_PLACE}/.tacit-sandbox-empty`;
 /** tmpfs options of a cover: empty (the setup, root of the user namespace, makes the kept directories' mount points in it), read-only once remounted, nothing to run or open as a device. */
 const COVER_OPTIONS = "mode=0555,nosuid,nodev,noexec,size=16k";
 const COVER_SOURCE = "tacit-hidden";
@@ -82,6 +85,7 @@ exec 3<"$1" 4<"$2" 5<"$3" || fail "could not open tacit's directories $1, $2, $3
 shift 3
 covered() { for c in $covers; do case $1 in "$c"|"$c"/*) return 0;; esac; done; return 1; }
 out=$("$m" -t tmpfs -o mode=0700,nosuid,nodev,noexec,size=1m ${COVER_SOURCE} ${TABLE_PLACE} 2>&1) || fail "could not mount a tmpfs on ${TABLE_PLACE}: $out"
+printf '' > ${EMPTY_FILE} || fail "could not make the empty file that covers files"
 {
   printf '%s' "$table"
   while read -r _ _ _ _ point _; do
@@ -120,13 +124,19 @@ const WITHOUT_CAPABILITIES = [
   "--",
 ];
 
-/** The directories covered: every real top-level directory but the system's (a link there leads into one covered or kept). */
-function coveredPlaces(): string[] {
-  const top = readdirSync("/", { withFileTypes: true })
+/**
+ * What is covered: every real top-level directory but the system's (a link there leads into one
+ * covered or kept), and every other top-level entry that is not a link (`files`): a swap file,
+ * which root's sandbox could read (root owns it), or a file a container was given.
+ */
+function coveredPlaces(): { dirs: string[]; files: string[] } {
+  const top = readdirSync("/", { withFileTypes: true }).filter((entry) => !entry.isSymbolicLink());
+  const dirs = top
     .filter((entry) => entry.isDirectory())
     .map((entry) => `/${entry.name}`)
     .filter((dir) => !VISIBLE_TOP.has(dir));
-  return [...top, ...COVERED_BELOW_VISIBLE.filter(isDirectory)];
+  const files = top.filter((entry) => !entry.isDirectory()).map((entry) => `/${entry.name}`);
+  return { dirs: [...dirs, ...COVERED_BELOW_VISIBLE.filter(isDirectory)], files };
 }
 
 /**
@@ -139,7 +149,7 @@ function coveredPlaces(): string[] {
  * of its own made before, stay usable.
  */
 export function sandboxMountTable(kept: readonly string[]): { table: string; covers: string[] } {
-  const covers = coveredPlaces();
+  const { dirs: covers, files } = coveredPlaces();
   if (!covers.includes(TABLE_PLACE)) covers.push(TABLE_PLACE);
   const hidden = (p: string): boolean => covers.some((cover) => isWithin(p, cover));
   const lines: string[] = [];
@@ -147,6 +157,8 @@ export function sandboxMountTable(kept: readonly string[]): { table: string; cov
     // TABLE_PLACE is mounted by the setup itself, before the table is written there.
     if (cover !== TABLE_PLACE) lines.push(`${COVER_SOURCE} ${tableField(cover)} tmpfs ${COVER_OPTIONS} 0 0`);
   }
+  // Before TABLE_PLACE is covered again, while EMPTY_FILE is in view.
+  for (const file of files) lines.push(`${EMPTY_FILE} ${tableField(file)} none bind 0 0`);
   // Named apart: `mount -a` skips a line whose source, type and target are those of a mount already there.
   lines.push(`${COVER_SOURCE}-again ${TABLE_PLACE} tmpfs ${COVER_OPTIONS} 0 0`);
   const bound: string[] = [];
@@ -157,8 +169,8 @@ export function sandboxMountTable(kept: readonly string[]): { table: string; cov
   });
   const devices = KEPT_DEVICES.filter(isCharacterDevice);
   for (const device of devices) lines.push(`${tableField(device)} ${tableField(device)} none bind 0 0`);
-  for (const point of [...covers, ...bound, ...devices]) lines.push(readOnlyLine(point));
-  return { table: `${lines.join("\n")}\n`, covers: covers.map(tableField) };
+  for (const point of [...covers, ...files, ...bound, ...devices]) lines.push(readOnlyLine(point));
+  return { table: `${lines.join("\n")}\n`, covers: [...covers, ...files].map(tableField) };
 }
 
 function isCharacterDevice(file: string): boolean {
