@@ -69,7 +69,8 @@ export const MOUNT_SETUP_FAILED_STATUS = 125;
 const KEPT_SLOTS = 3;
 
 // The namespace's first process. Positional parameters: mount's path, the mount table, the covered
-// places (as the table writes them, space-separated), tacit's three kept directories (opened on
+// places (as the table writes them, space-separated), keyutils' keyctl or "" (see
+// KEYCTL_CANDIDATES), tacit's three kept directories (opened on
 // fds 3-5 before anything is covered; the table binds them back from there), then the program and
 // its arguments. No file of the host is written: the table goes into the first cover. The mounts
 // left in view are read from this namespace's own mount table as the sandbox starts, not when
@@ -80,7 +81,7 @@ const KEPT_SLOTS = 3;
 // the shell, once the mounts are made: a process less.
 const SETUP = `fail() { printf '%s %s\\n' "${MOUNT_SETUP_FAILED}" "$1" >&2; exit ${MOUNT_SETUP_FAILED_STATUS}; }
 set -f
-m=$1 table=$2 covers=$3; shift 3
+m=$1 table=$2 covers=$3 keyctl=$4; shift 4
 exec 3<"$1" 4<"$2" 5<"$3" || fail "could not open tacit's directories $1, $2, $3"
 shift 3
 covered() { for c in $covers; do case $1 in "$c"|"$c"/*) return 0;; esac; done; return 1; }
@@ -96,8 +97,20 @@ printf '' > ${EMPTY_FILE} || fail "could not make the empty file that covers fil
 out=$("$m" --no-canonicalize -v -a -T ${TABLE_FILE} 2>&1) || fail "$out"
 case $out in *": ignored"*|*": already mounted"*) fail "a mount was skipped: $out";; esac
 exec 3<&- 4<&- 5<&-
+[ -z "$keyctl" ] || "$keyctl" new_session >/dev/null 2>&1 || :
 ulimit -f 0 && ulimit -c 0 || fail "could not set the file size limits"
 exec "$@"`;
+
+/**
+ * keyutils' keyctl, where the host has it. A process keeps the session keyring of the process that
+ * started it, user namespace or not, and may read the keys it holds (a Kerberos ticket kept in a
+ * keyring, an encrypted home's passphrase): native code in a program launched as the sandbox is read
+ * a key tacit's session keyring held. So the setup runs `keyctl new_session`, which gives it (its
+ * parent) a new, empty session keyring, then the program. Best effort: where keyctl is missing, or
+ * the kernel's quota of keys for the user is reached (200 by default; each live sandbox holds one),
+ * the program keeps the keyring it was given.
+ */
+const KEYCTL_CANDIDATES = ["/usr/bin/keyctl", "/bin/keyctl"];
 
 /** How the setup is run, found once per process (see sandboxMountPlan). */
 export interface SandboxMountPlan {
@@ -208,5 +221,6 @@ export function sandboxMountPlan(files: readonly string[]): SandboxMountPlan | {
   const renamed = files.find((file) => realpathSync(file) !== file);
   if (renamed !== undefined) return { unavailable: `${renamed} is reached through a symbolic link` };
   const { table, covers } = sandboxMountTable(kept);
-  return { argsBefore: [SHELL, "-c", SETUP, "tacit-sandbox-mounts", mount, table, covers.join(" "), ...kept, setpriv, ...WITHOUT_CAPABILITIES] };
+  const keyctl = KEYCTL_CANDIDATES.find(executable) ?? "";
+  return { argsBefore: [SHELL, "-c", SETUP, "tacit-sandbox-mounts", mount, table, covers.join(" "), keyctl, ...kept, setpriv, ...WITHOUT_CAPABILITIES] };
 }
