@@ -8,6 +8,7 @@ import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, ren
 import Module, { createRequire } from "node:module";
 import path from "node:path";
 import vm from "node:vm";
+import { atStartFlags } from "../runner/jit-warmup.js";
 
 interface CompilableModule {
   exports: unknown;
@@ -39,11 +40,15 @@ export function installCodeCache(bundleDir: string, command: string | undefined 
     if (path.dirname(filename) !== bundleDir) return original.call(this, content, filename);
     const cacheFile = path.join(cacheDir, `${path.basename(filename)}.bin`);
     const cachedData = trustedCache(cacheFile, bundleDir, filename);
-    const script = new vm.Script(wrap(content), {
-      filename,
-      ...(cachedData ? { cachedData } : {}),
-      importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-    });
+    // V8 checks the cache against its flags as they are now: those tacit started with.
+    const script = atStartFlags(
+      () =>
+        new vm.Script(wrap(content), {
+          filename,
+          ...(cachedData ? { cachedData } : {}),
+          importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+        }),
+    );
     if (!cachedData || script.cachedDataRejected) fresh.push({ script, cacheFile, source: filename, sourceChanged: changedAt(filename) });
     const compiled = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
     return compiled.call(this.exports, this.exports, createRequire(filename), this, filename, path.dirname(filename));
@@ -113,7 +118,8 @@ export function saveCodeCache(): void {
       rmSync(temporary, { force: true });
       // "wx": made new, never through a link someone planted at that name (which would have
       // had this run overwrite a file of yours the link names); 0o644: others may read, not write.
-      writeFileSync(temporary, script.createCachedData(), { flag: "wx", mode: 0o644 });
+      // Made under the flags a run starts with, which the next run checks it against.
+      writeFileSync(temporary, atStartFlags(() => script.createCachedData()), { flag: "wx", mode: 0o644 });
       renameSync(temporary, cacheFile);
     }
   } catch {

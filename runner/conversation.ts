@@ -5,6 +5,7 @@
 
 import type { Action, HostFrame, ScriptFailure, SandboxFrame } from "../library/protocol.js";
 import { prepareFrameParsing } from "./frames.js";
+import { requestMade } from "./jit-warmup.js";
 import type { Decision } from "./monitor.js";
 import type { Sandbox, SandboxEnd } from "./sandbox.js";
 
@@ -109,6 +110,7 @@ export function converse(
           return;
         }
         unanswered = true;
+        requestMade();
         // A request the host answers at once is waited for spinning (see sandbox-input.ts); one it
         // is still answering once the event loop comes round is waited for sleeping.
         const turn = ++requestTurn;
