@@ -14,13 +14,15 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { denoExecutable } from "../runner/paths.js";
-import { type CommandSpec, measureInterleaved } from "./measure.js";
+import { type CommandSpec, measureInterleaved, median } from "./measure.js";
 import { heavyRuns, line, medianOf, ms, runChecked, tacitBin, tempDir, verdictLine } from "./helpers.js";
 import { checkedReadMicros } from "./checked-read.js";
 import { pipeRoundTripMicros } from "./round-trip.js";
 import { writeSearchFloor } from "./search-floor.js";
 
 const READ_FILES = 10_000;
+/** The reads timed together in the loop's shape (see benchReads). */
+const READS_PER_SLICE = 1_000;
 const GREP_DIRS = 200;
 const GREP_FILES_PER_DIR = 100;
 const PATTERN = "tacitneedle";
@@ -77,7 +79,28 @@ export function benchReads(runs: number): boolean {
       `});\n`;
     const floorScript = (count: number) =>
       `let n = 0;\n` + `for (let i = 0; i < ${count}; i++) n += Deno.readTextFileSync("f" + i + ".txt").length;\n` + `console.log(n);\n`;
+    // For information: the loop's shape, each thousand reads timed by the script's own clock
+    // (the host's cold phase: before V8 has optimized its request path, a thousand reads cost
+    // three or four times a warm thousand). Run apart from the timed loops, so those stay as they are.
+    const tacitByThousands =
+      `requestFileSystem(".", (fs) => {\n` +
+      `  let n = 0;\n  let t = Date.now();\n  const each = [];\n` +
+      `  for (let i = 0; i < ${READ_FILES}; i++) {\n` +
+      `    n += fs.access("f" + i + ".txt").read().length;\n` +
+      `    if (i % ${READS_PER_SLICE} === ${READS_PER_SLICE - 1}) { const now = Date.now(); each.push(now - t); t = now; }\n` +
+      `  }\n` +
+      `  println(n + " " + each.join(" "));\n` +
+      `});\n`;
+    const floorByThousands =
+      `let n = 0;\nlet t = Date.now();\nconst each = [];\n` +
+      `for (let i = 0; i < ${READ_FILES}; i++) {\n` +
+      `  n += Deno.readTextFileSync("f" + i + ".txt").length;\n` +
+      `  if (i % ${READS_PER_SLICE} === ${READS_PER_SLICE - 1}) { const now = Date.now(); each.push(now - t); t = now; }\n` +
+      `}\n` +
+      `console.log(n + " " + each.join(" "));\n`;
     const files = {
+      tacitByThousands: path.join(scripts, "reads-by-thousands.ts"),
+      floorByThousands: path.join(scripts, "floor-by-thousands.ts"),
       tacitWork: path.join(scripts, "reads.ts"),
       tacitHalf: path.join(scripts, "reads-half.ts"),
       tacitIdle: path.join(scripts, "reads0.ts"),
@@ -85,6 +108,8 @@ export function benchReads(runs: number): boolean {
       floorHalf: path.join(scripts, "floor-half.ts"),
       floorIdle: path.join(scripts, "floor0.ts"),
     };
+    writeFileSync(files.tacitByThousands, tacitByThousands);
+    writeFileSync(files.floorByThousands, floorByThousands);
     writeFileSync(files.tacitWork, tacitScript(READ_FILES));
     writeFileSync(files.tacitHalf, tacitScript(READ_FILES / 2));
     writeFileSync(files.tacitIdle, tacitScript(0));
@@ -131,6 +156,17 @@ export function benchReads(runs: number): boolean {
     const floorWarm = medianOf(samples, labels.floorWork) - medianOf(samples, floorHalf);
     line(`reads ${READ_FILES / 2 + 1}-${READ_FILES} (warm; t(${READ_FILES}) - t(${READ_FILES / 2}))`, `tacit ${ms(tacitWarm)}, floor ${ms(floorWarm)}: ${(tacitWarm / Math.max(floorWarm, 0.1)).toFixed(2)}x  (for information)`);
     line("characters read (checked before timing)", `${expected}, the same from both`);
+    const slices = (command: string, args: string[]): string => {
+      const runsBySlice: number[][] = [];
+      for (let run = 0; run < n; run++) {
+        const [read, ...each] = runChecked(command, args, data).trim().split(" ").map(Number);
+        if (read !== expected || each.length !== READ_FILES / READS_PER_SLICE) throw new Error(`reads by thousands: expected ${expected} characters and ${READ_FILES / READS_PER_SLICE} times, got ${read} and ${each.length}`);
+        each.forEach((msTaken, slice) => (runsBySlice[slice] ??= []).push(msTaken!));
+      }
+      return runsBySlice.map((times) => median(times).toFixed(0)).join(" ");
+    };
+    line(`each ${READS_PER_SLICE} reads in turn, ms (medians of ${n})`, `tacit ${slices(process.execPath, [tacitBin, "run", "--no-check", files.tacitByThousands])}  (for information)`);
+    line("", `floor ${slices(deno, denoArgs(files.floorByThousands))}  (for information)`);
     // For information: what the protocol alone costs per read on this machine, measured now.
     const floorPerRead = ((medianOf(samples, labels.floorWork) - medianOf(samples, labels.floorIdle)) / READ_FILES) * 1000;
     const tacitPerRead = ((medianOf(samples, labels.tacitWork) - medianOf(samples, labels.tacitIdle)) / READ_FILES) * 1000;
