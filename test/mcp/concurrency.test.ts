@@ -27,9 +27,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Writes `name`, then holds its slot until the file `release` exists. */
+/**
+ * Writes `name`, then holds its slot until the file `release` exists: it looks every 20 ms, not
+ * in a busy loop, which kept the sandbox and the server's host spinning on requests (two cores'
+ * worth, on a machine with two) through each test's waits.
+ */
 const holding = (name: string) =>
-  `requestFileSystem(".", (fs) => {\n  fs.access("${name}").write("x");\n  while (!fs.access("release").exists) {}\n});\n`;
+  `await requestFileSystem(".", async (fs) => {\n  fs.access("${name}").write("x");\n  while (!fs.access("release").exists) await new Promise((resolve) => setTimeout(resolve, 20));\n});\n`;
 const marking = (name: string) => `requestFileSystem(".", (fs) => fs.access("${name}").write("x"));\nprintln("${name} ran");\n`;
 
 async function until(file: string): Promise<void> {
@@ -134,7 +138,8 @@ describe("tacit serve: concurrent execute_typescript calls", () => {
     // did so outside the limit: a client failing a snippet in each of its sessions ran as many
     // replays at once (each a sandbox, each up to the time limit per snippet) as it had sessions.
     const s = ((await client.callTool({ name: "create_repl_session", arguments: {} })).structuredContent as { session_id: string }).session_id;
-    const busy = "const started = Date.now();\nwhile (Date.now() - started < 5000) {}\n";
+    // Five seconds of waiting, not of a busy loop: the replay holds its slot as long, without a core.
+    const busy = "const started = Date.now();\nawait new Promise((resolve) => setTimeout(resolve, 5000));\n";
     expect((await client.callTool({ name: "execute_in_session", arguments: { session_id: s, code: busy } }, undefined, { timeout: 60_000 })).isError).toBeFalsy();
     // The failure starts the rebuild, which replays the 5 s loop.
     await client.callTool({ name: "execute_in_session", arguments: { session_id: s, code: 'throw new Error("fail")' } });
