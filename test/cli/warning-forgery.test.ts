@@ -22,10 +22,12 @@ describe("a name a script chose, in a warning, cannot start a line of tacit's ow
 
   beforeAll(() => {
     ({ dir, env, cleanup } = tempDirWithHome("tacit-warning-forgery-"));
-    // Levels of "d" until the next directory's path passes 4096 bytes; that one gets the forging name.
+    // Levels of "d" until the next directory's path passes 4096 bytes; that one gets the forging name. Levels of 200
+    // "d"s first, as long as the name still fits after one, so that some 20 levels take the place of 2,000: the
+    // path's length is what no open can take, and the walks of 2,000 levels took most of this file's time.
     const made = spawnSync(
       process.execPath,
-      ["-e", `const fs = require("node:fs"); const name = process.argv[2]; process.chdir(process.argv[1]); let length = Buffer.byteLength(process.argv[1]); while (length + 1 + Buffer.byteLength(name) <= 4096) { fs.mkdirSync("d"); process.chdir("d"); length += 2; } fs.mkdirSync(name); fs.writeFileSync(name + "/inside.txt", "x");`, dir, NAME],
+      ["-e", `const fs = require("node:fs"); const name = process.argv[2]; process.chdir(process.argv[1]); let length = Buffer.byteLength(process.argv[1]); const level = (d) => { fs.mkdirSync(d); process.chdir(d); length += 1 + d.length; }; const long = "d".repeat(200); while (length + 1 + long.length + 1 + Buffer.byteLength(name) <= 4096) level(long); while (length + 1 + Buffer.byteLength(name) <= 4096) level("d"); fs.mkdirSync(name); fs.writeFileSync(name + "/inside.txt", "x");`, dir, NAME],
       { encoding: "utf8" },
     );
     if (made.status !== 0) throw new Error(`could not make the tree: ${made.stderr}`);
