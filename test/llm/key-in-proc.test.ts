@@ -50,7 +50,8 @@ it.runIf(process.platform === "linux")("tacit run: the key given in the environm
   const { dir, cleanup } = tempDir("tacit-key-proc-");
   cleanups.push(cleanup);
   const script = path.join(dir, "wait.ts");
-  writeFileSync(script, 'requestExecPermission(["sleep"], (p) => p.exec("sleep", ["3"]));\nprintln("slept");\n');
+  // The command runs until the test has read /proc, then the test ends it: no fixed wait either way.
+  writeFileSync(script, 'requestExecPermission(["sleep"], (p) => p.exec("sleep", ["60"]));\nprintln("slept");\n');
   for (const [flags, keys] of [
     [LLM_FLAGS, [ENV_KEY]],
     [[...LLM_FLAGS, "--llm-api-key", FLAG_KEY], [ENV_KEY, FLAG_KEY]],
@@ -65,8 +66,10 @@ it.runIf(process.platform === "linux")("tacit run: the key given in the environm
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const closed = new Promise((resolve) => child.on("close", resolve));
-    await until(child.pid!, (lines) => lines.some((line) => line.split("\0").some((word) => word.endsWith("/sleep"))));
+    const isSleep = (line: string) => line.split("\0").some((word) => word.endsWith("/sleep"));
+    await until(child.pid!, (lines) => lines.some(isSleep));
     const shown = shownByProc(child.pid!);
+    for (const pid of descendantsOf(child.pid!).filter((p) => isSleep(commandLineOf(p)))) process.kill(pid, "SIGKILL");
     await closed;
     expect(stdout, stderr).toBe("slept\n");
     // tacit was there, with its sandbox: what was read is the real thing.
