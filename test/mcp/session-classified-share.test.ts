@@ -48,12 +48,16 @@ it("sessions each within their own limit cannot together fill the server with cl
 
 it("one-shot calls under way together cannot fill the server with classified values either; each gives its share back as it ends", async () => {
   const { client, dir } = server;
-  // The same 57 MiB of plaintext per call, held by three calls at once (each waits for the others before it ends).
-  const classifying =
+  // The same 57 MiB of plaintext per call, held by three calls at once: each, its values made, marks a file and waits
+  // until all three have (a wait of 6 s stood for this before; now the three surely hold theirs together).
+  const classifying = (call: number) =>
     `const kept: unknown[] = [];\nconst chunk = "c".repeat(3 * 1024 * 1024);\nfor (let i = 0; i < 17; i++) kept.push(classify(chunk + i));\n` +
     `for (let i = 0; i < 3000; i++) kept.push(classify("f".repeat(2000) + i));\n` +
-    `for (let i = 0; i < 3000; i++) kept.push(classify("s" + i));\nawait new Promise((resolve) => setTimeout(resolve, 6000));\nprintln(kept.length);`;
-  const calls = [0, 1, 2].map(() => client.callTool({ name: "execute_typescript", arguments: { code: classifying } }, undefined, { timeout: 60_000 }));
+    `for (let i = 0; i < 3000; i++) kept.push(classify("s" + i));\n` +
+    `await requestFileSystem(".", async (fs) => {\n  fs.access("holding-${call}").write("x");\n` +
+    `  while (![0, 1, 2].every((n) => fs.access("holding-" + n).exists)) await new Promise((resolve) => setTimeout(resolve, 20));\n});\n` +
+    `println(kept.length);`;
+  const calls = [0, 1, 2].map((call) => client.callTool({ name: "execute_typescript", arguments: { code: classifying(call) } }, undefined, { timeout: 60_000 }));
   for (const call of await Promise.all(calls)) expect(call.structuredContent, server.stderr()).toMatchObject({ exitCode: 0, stdout: "6017\n" });
   const written = await client.callTool(
     {
