@@ -408,8 +408,12 @@ describe("chat", () => {
       ["key not a string", ["--config", file("number.json", `{"libraryConfig":{"llm":{"apiKey":[${JSON.stringify(apiKey)}]}}}`)], /llm\.apiKey: give the key as a non-empty string/],
       ["key from the environment alone", [], /llm config is incomplete \(missing baseUrl, model\).*set --llm-base-url and --llm-model/],
     ];
-    for (const [label, args, fix] of cases) {
-      const r = await runCli(unchecked(["run", ...args, script]), { cwd: dir, env: { TACIT_LLM_API_KEY: label === "key from the environment alone" ? apiKey : "" } });
+    // Each case its own run, all at once: none writes anything another reads.
+    const runs = await Promise.all(
+      cases.map(([label, args]) => runCli(unchecked(["run", ...args, script]), { cwd: dir, env: { TACIT_LLM_API_KEY: label === "key from the environment alone" ? apiKey : "" } })),
+    );
+    for (const [at, [label, , fix]] of cases.entries()) {
+      const r = runs[at]!;
       expect(r.stdout + r.stderr, label).not.toContain(apiKey);
       expect(r.stdout + r.stderr, label).not.toContain(apiKey.slice(0, 10)); // "sk-test-" and two more: V8 quoted about ten characters
       expect(r.stderr, label).toMatch(fix);
