@@ -28,7 +28,8 @@ describe("a session deleted while snippets wait", () => {
   it("tells the snippet queued behind a running one that the session ended and it never ran", async () => {
     const session = await createSession(client);
     expect(await runInSession(client, session, "let runs = 0;")).toMatchObject({ exitCode: 0 });
-    const running = runInSession(client, session, "runs++;\nconst end = Date.now() + 2000;\nwhile (Date.now() < end) {}\nruns");
+    // Under way for 2 s on a timer (a busy loop spun a core for it), which the deletion cuts short.
+    const running = runInSession(client, session, "runs++;\nawait new Promise((resolve) => setTimeout(resolve, 2000));\nruns");
     const queued = runInSession(client, session, "runs++;\nruns");
     await client.callTool({ name: "delete_repl_session", arguments: { session_id: session } });
     const [first, second] = await Promise.all([running, queued]);

@@ -35,7 +35,8 @@ const live = async (): Promise<string[]> => {
 it("a session whose snippet runs longer than sessionIdleMs is not reclaimed under it; once idle, it is", async () => {
   const session = await createSession(client);
   expect((await runInSession(client, session, "let n = 1;\n")).exitCode).toBe(0);
-  const busy = await runInSession(client, session, "const until = Date.now() + 3500;\nwhile (Date.now() < until) {}\nn + 1\n");
+  // Under way for 3.5 s, waiting on a timer (a busy loop spun a core for it; the session is as busy either way).
+  const busy = await runInSession(client, session, "await new Promise((resolve) => setTimeout(resolve, 3500));\nn + 1\n");
   // The bad thing: the session was reclaimed while its snippet ran, and the snippet cancelled.
   expect(busy.error).toBeNull();
   expect(busy.stdout).toBe("2\n");

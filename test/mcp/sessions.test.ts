@@ -350,8 +350,9 @@ describe("REPL sessions", () => {
 
   it("a snippet cancelled while the session's sandbox is rebuilt never runs, and leaves the rebuilt sandbox to the next one", () =>
     withSession(async (s) => {
-      // Two seconds of work make each rebuild (a replay of it) last long enough to cancel a snippet waiting for one.
-      expect((await run(s, "const started = Date.now();\nwhile (Date.now() - started < 2000) {}\nlet marker = 1;")).exitCode).toBe(0);
+      // Two seconds of waiting make each rebuild (a replay of it) last long enough to cancel a snippet waiting for one
+      // (on a timer: a busy loop spun a core through the run and the replay).
+      expect((await run(s, "await new Promise((resolve) => setTimeout(resolve, 2000));\nlet marker = 1;")).exitCode).toBe(0);
       const started = await sandboxesStartedDuring(async () => {
         expect((await run(s, 'throw new Error("rebuild")')).exitCode).toBe(1);
         await cancelledAfter(s, "marker = 2", 300);
