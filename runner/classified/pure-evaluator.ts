@@ -31,6 +31,8 @@ const PURE_START_TIMEOUT_MS = 30_000;
  * turn, seconds at least) the memory is given back. The ended process is replaced at once by a
  * fresh one, which holds only what a start holds: the next map finds it ready, as it found the
  * old one. Its cost: a Deno start (250-360 ms of CPU on a loaded machine) per pause after maps.
+ * The default of config "pureIdleStopMs", which the operator may set (warm longer, or memory
+ * back sooner); nothing a script does changes it.
  */
 export const PURE_IDLE_STOP_MS = 3_000;
 /**
@@ -53,7 +55,7 @@ export class PureEvaluator {
   private closed = false;
   /** Jobs asked for (see run) and not finished: while any is, the process is never ended for idling. */
   private openJobs = 0;
-  /** Ends the process PURE_IDLE_STOP_MS after the last open job finished (see PURE_IDLE_STOP_MS). */
+  /** Ends the process idleStopMs after the last open job finished (see PURE_IDLE_STOP_MS). */
   private idleStop: NodeJS.Timeout | null = null;
   /** Questions being asked (see whileAsked); while any is, the process is stopped. */
   private asking = 0;
@@ -67,10 +69,12 @@ export class PureEvaluator {
    * `memory`: tacit serve's evaluators' budget (see EvaluatorsMemory), its sessions' and its
    * one-shot calls': each process of this evaluator is counted in it from its start, read once
    * ready, and ended when the evaluators pass it (while idle, or holding more than its fair share).
+   * `idleStopMs`: how long the process may go with no job (config pureIdleStopMs, see PURE_IDLE_STOP_MS).
    */
   constructor(
     private readonly valueLimitBytes: number,
     private readonly memory?: EvaluatorsMemory,
+    private readonly idleStopMs: number = PURE_IDLE_STOP_MS,
   ) {}
 
   /** The process counted in `memory` (see CountedEvaluator), with its account and how the budget ends it. */
@@ -370,7 +374,7 @@ export class PureEvaluator {
     this.idleStop = null;
   }
 
-  /** From now (the last open job has finished), PURE_IDLE_STOP_MS of no job ends the process. */
+  /** From now (the last open job has finished), idleStopMs of no job ends the process. */
   private scheduleIdleStop(): void {
     this.cancelIdleStop();
     if (this.closed || this.process === null) return;
@@ -378,13 +382,13 @@ export class PureEvaluator {
       this.idleStop = null;
       const proc = this.process;
       if (this.openJobs > 0 || proc === null) return;
-      proc.kill("finished", `the pure evaluator was idle for ${PURE_IDLE_STOP_MS} ms`);
+      proc.kill("finished", `the pure evaluator was idle for ${this.idleStopMs} ms`);
       // A fresh one at once, holding only what a start holds: the next map finds it ready, as
       // it found the old one, instead of waiting for a Deno start that a request sending its
       // value may not wait for on a loaded machine (see MAP_SETTLE_MS in store.ts). Not when
       // the evaluators' budget has no room for one (see EvaluatorsMemory): the next job starts it.
       this.process = this.closed || this.memory?.hasRoomForStart === false ? null : this.start();
-    }, PURE_IDLE_STOP_MS);
+    }, this.idleStopMs);
     // A one-shot's end (or a session's) closes the evaluator; this timer keeps nothing alive.
     this.idleStop.unref();
   }

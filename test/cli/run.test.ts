@@ -380,6 +380,8 @@ describe("tacit run: exit codes", () => {
     // Past 2^31-1 ms a timer fires at once: every evaluation would be killed as it started.
     ["executionTimeoutMs", 3_000_000_000],
     ["sessionIdleMs", 3_000_000_000],
+    ["pureIdleStopMs", 0],
+    ["pureIdleStopMs", 3_000_000_000],
   ])("2: --config with a bad value names the key (%s: %j)", async (key, value) => {
     const config = file(`bad-${key}.json`, JSON.stringify({ [key]: value }));
     const r = await runCli(["run", "--config", config, "examples/hello.ts"]);

@@ -19,6 +19,13 @@ import { commandLineOf, descendantsOf, isForkNotYetRun, isRunning } from "../pro
 /** In the classified .env only: none of it may reach the client. */
 const CANARY = "Kappa-canary-77e1";
 
+/**
+ * The server's idle stop (config pureIdleStopMs), half the default (PURE_IDLE_STOP_MS): the
+ * same code ends the process whatever the time, and the second test's three jobs, each longer than
+ * the idle stop, took 12 s of the file's time at the default.
+ */
+const IDLE_STOP_MS = PURE_IDLE_STOP_MS / 2;
+
 let dir: string;
 let cleanup: () => void;
 let client: Client;
@@ -28,7 +35,10 @@ beforeAll(async () => {
   writeFileSync(path.join(dir, ".env"), `TOKEN=${CANARY}\n`);
   const home = path.join(dir, "home");
   mkdirSync(home);
-  client = await connectServe(["--no-check", "--secure-output", path.join(dir, "sink.txt")], dir, { env: { TACIT_HOME: home } });
+  writeFileSync(path.join(home, "config.json"), JSON.stringify({ pureIdleStopMs: IDLE_STOP_MS }));
+  client = await connectServe(["--no-check", "--config", path.join(home, "config.json"), "--secure-output", path.join(dir, "sink.txt")], dir, {
+    env: { TACIT_HOME: home },
+  });
 });
 
 afterAll(async () => {
@@ -63,7 +73,7 @@ it("an idle session's evaluator, grown by a map to 160 MB, is replaced by a fres
     `const grown = secret.map((s) => { const a = new Array(20_000_000).fill(s.length); return "grew " + a.length + " " + s.slice(6, 11); });\n` +
     `println(grown);`;
   expect(await snippet(session, grow)).toBe("Classified(***)\n");
-  // The map's job is under way or just done: its evaluator runs (ended only PURE_IDLE_STOP_MS after the job).
+  // The map's job is under way or just done: its evaluator runs (ended only IDLE_STOP_MS after the job).
   const first = pureEvaluators();
   expect(first, "no pure evaluator was seen after the map").toHaveLength(1);
   await fileOnce(path.join(dir, "sink.txt"), (text) => text.includes("grew 20000000 Kappa\n"));
@@ -72,7 +82,7 @@ it("an idle session's evaluator, grown by a map to 160 MB, is replaced by a fres
   expect(grownKb, "the map did not grow its evaluator").toBeGreaterThan(150 * 1024);
 
   // Nothing asked of it: it is ended, and a fresh one, holding only what a start holds, takes its place.
-  expect(await untilGone(first, PURE_IDLE_STOP_MS + 20_000), "the idle evaluator was not ended").toEqual([]);
+  expect(await untilGone(first, IDLE_STOP_MS + 20_000), "the idle evaluator was not ended").toEqual([]);
   const fresh = pureEvaluators();
   expect(fresh, "the ended evaluator was not replaced").toHaveLength(1);
   expect(residentKb(fresh[0]!) ?? 0, "the fresh evaluator holds what the old one grew to").toBeLessThan(grownKb / 2);
@@ -89,10 +99,10 @@ it("an idle session's evaluator, grown by a map to 160 MB, is replaced by a fres
   expect(await untilGone(pureEvaluators(), 20_000)).toEqual([]);
 }, 120_000);
 
-it("a job that runs longer than PURE_IDLE_STOP_MS is not cut by the idle stop, nor are jobs queued behind it", async () => {
+it("a job that runs longer than the idle stop is not cut by it, nor are jobs queued behind it", async () => {
   const session = await createSession(client);
   // Each function runs past the idle time (within its own 5 s limit); the three are queued back to back.
-  const slowMs = PURE_IDLE_STOP_MS + 1_000;
+  const slowMs = IDLE_STOP_MS + 1_000;
   const code =
     `const secret = requestFileSystem(".", (fs) => fs.readClassified(".env"));\n` +
     `const slow = [1, 2, 3].map((i) => secret.map((s) => { const t = Date.now(); while (Date.now() - t < ${slowMs}) {} return "slow " + i + " " + s.slice(6, 11); }));\n` +
@@ -104,5 +114,5 @@ it("a job that runs longer than PURE_IDLE_STOP_MS is not cut by the idle stop, n
   // All three computed: none was ended under its job, nor while others were queued behind it.
   expect(sink).toContain("slow 1 Kappa\nslow 2 Kappa\nslow 3 Kappa\n");
   expect(sink).not.toContain("unavailable");
-  expect(await untilGone(running, PURE_IDLE_STOP_MS + 20_000)).toEqual([]);
+  expect(await untilGone(running, IDLE_STOP_MS + 20_000)).toEqual([]);
 }, 120_000);
