@@ -25,8 +25,8 @@ import {
   MAX_SESSIONS_MEMORY_LIMIT_MB,
   MAX_TIMER_MS,
   MIN_MEMORY_LIMIT_MB,
+  PURE_IDLE_STOP_MS,
 } from "./limits.js";
-import { PURE_IDLE_STOP_MS } from "./classified/pure-evaluator.js";
 import { onFirstUse } from "./on-first-use.js";
 import { PARSED_ONCE } from "./parse-once.js";
 

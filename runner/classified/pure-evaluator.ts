@@ -10,31 +10,15 @@ import { PlaintextBudget } from "./budget.js";
 import { jsonLengthWithin } from "./json-length.js";
 import { namespaceFailureAtStart } from "../network-namespace.js";
 import { SandboxProcess } from "../sandbox-process.js";
-import { PURE_MEMORY_LIMIT_MB } from "../limits.js";
+import { PURE_IDLE_STOP_MS, PURE_MEMORY_LIMIT_MB } from "../limits.js";
 import type { CountedEvaluator, EvaluatorsMemory, SessionMemoryAccount } from "../sessions-memory.js";
 
 /** How long one map/flatMap function may run. */
 export const PURE_JOB_TIMEOUT_MS = 5_000;
 /** How long the evaluator may take to start (before its first job's own limit runs). */
 const PURE_START_TIMEOUT_MS = 30_000;
-/**
- * How long an evaluator with no job pending or running is kept before it is ended (the next
- * job starts a fresh one, as after a failure). A session's evaluator outlived the snippets that
- * used it, holding what its last function grew to: three idle sessions, each having run one map
- * that made a 160 MB array, held about 183 MiB each, and 100 sessions could hold some 50 GB, out
- * of the server-wide sessions budget (which must not count evaluators, see sessions-memory.ts).
- * Only the time since the last job ended decides: nothing the plaintext makes (not the process's
- * memory, not its reply) is looked at, so whether and when it is ended tells nothing of a secret
- * beyond what a function's own run time already decides, and the store's schedule for map
- * results (MAP_SETTLE_MS) never waits for the fresh start. A few seconds: maps asked back to
- * back, the jobs of one snippet, reuse the warm process; between an agent's snippets (an LLM
- * turn, seconds at least) the memory is given back. The ended process is replaced at once by a
- * fresh one, which holds only what a start holds: the next map finds it ready, as it found the
- * old one. Its cost: a Deno start (250-360 ms of CPU on a loaded machine) per pause after maps.
- * The default of config "pureIdleStopMs", which the operator may set (warm longer, or memory
- * back sooner); nothing a script does changes it.
- */
-export const PURE_IDLE_STOP_MS = 3_000;
+// PURE_IDLE_STOP_MS lives in limits.ts with the other defaults (config.ts reads it without loading this module).
+export { PURE_IDLE_STOP_MS };
 /**
  * What a reply line is read to beyond what the store would keep (see replyLimitChars): its
  * frame, and a failed job's error (of which the host keeps 2,048 characters, six of JSON text
