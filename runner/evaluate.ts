@@ -616,7 +616,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   // against 182 ms between two execute_typescript calls). What a later snippet or call does with
   // the values stays in order: its classified reads wait for these writes, and are settled after
   // them (PendingClassifiedWork), and its writes land after them; a later snippet's prints follow
-  // in the secure output (a later call's own sink may write before a value still being computed).
+  // in the secure output, and so do a later call's (one order of appends per sink file: see secure-sink.ts appendOrder).
   // A server's call keeps it, not awaited: a failure of its own (its values' failures go to the secure output) must not end the server.
   const kept = options.leftWork ? finishing.catch(() => undefined) : finishing;
   if (pending) pending.finishing = Promise.all([pending.finishing, kept]).then(() => undefined);

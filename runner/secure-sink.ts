@@ -17,11 +17,25 @@ class SinkRefusal extends Error {
   override name = "SinkRefusal";
 }
 
+/**
+ * The order of appends to each sink file, shared by every SecureSink of this process for that
+ * file. tacit serve gives each session and each one-shot call a SecureSink of its own, all on the
+ * same file; each kept its own order, so one println's text went out at once and its value when
+ * its map ended, and the lines of calls printing at the same time came out mixed ("long 0 long 2
+ * long 1 <value>\n<value>\n…"): which value was whose could not be told. One order per file keeps
+ * each println's line whole.
+ */
+const appendOrder = new Map<string, Promise<void>>();
+
 export class SecureSink {
   private fd: number | null = null;
+  /** This sink's last append (which waits for every append to the file queued before it). */
   private chain: Promise<void> = Promise.resolve();
+  private readonly orderKey: string;
 
-  constructor(readonly file: string) {}
+  constructor(readonly file: string) {
+    this.orderKey = path.resolve(file);
+  }
 
   private open(): number {
     if (this.fd === null) {
@@ -124,13 +138,16 @@ export class SecureSink {
   }
 
   /**
-   * Runs `job` once everything appended before it is written; what it writes goes in order. A
+   * Runs `job` once everything appended before it is written (by any SecureSink of this process
+   * on the same file, see appendOrder); what it writes goes in order. A
    * job that fails is reported (once per sink) and the next ones still run: a rejected chain
    * skipped every later append without a word, so a sink that could not be written lost all
    * the plaintext meant for a person silently.
    */
   enqueue(job: (write: (text: string) => void) => Promise<void>): void {
-    this.chain = this.chain.then(() => job((text) => this.write(text))).catch((error: unknown) => this.report(error));
+    const before = appendOrder.get(this.orderKey) ?? Promise.resolve();
+    this.chain = before.then(() => job((text) => this.write(text))).catch((error: unknown) => this.report(error));
+    appendOrder.set(this.orderKey, this.chain);
   }
 
   private reported = false;

@@ -25,8 +25,7 @@ it("maps of three sessions answering 40 million characters at once are read no f
     sessions.map((session, i) => runInSession(server.client, session, `println("long ${i}", classify("x").map((s) => s.repeat(40_000_000)));`, 90_000)),
   );
   results.forEach((result, i) => expect(result, server.stderr().slice(0, 400)).toMatchObject({ exitCode: 0, stdout: `long ${i} Classified(***)\n` }));
-  // The three values as written, whether read whole or not. Not counted by lines: each println writes its text at once and
-  // its value when the map ends, so the three sessions' lines come out mixed ("long 0 long 2 long 1 <value>\n…").
+  // The three values as written, whether read whole or not (each on its session's line: test/mcp/sink-lines-whole).
   const values = (text: string) => text.match(/<classified value unavailable: [^>\n]*>|x{1000,}/g) ?? [];
   const sink = await fileOnce(path.join(server.dir, "sink.txt"), (text) => values(text).length === 3);
   // Each session's own store (256 MiB by default) would have read it whole; the share is what stopped them, all three.
