@@ -6,6 +6,13 @@
 // a few times in every few thousand opens: where a link led, which no other answer names. Now a
 // place outside is only said to be outside. (Without the fix this test saw 6 to 13 such refusals
 // in each of three runs.)
+//
+// The swap is done by one node process that renames a fresh link over docs in a loop (thousands of
+// swaps a second), not by xargs running ln (a process per swap, some hundreds a second): a scope's
+// root then changes between the gate's judgment and the open several times as often, so the
+// attacker stops once it has seen MOVED_WANTED such refusals instead of attacking for 25 s. Without
+// the fix this design saw 34 refusals naming the place outside in 100 moved (9 s, load 17), where
+// the old one saw 5 in 25 s; 60 moved is still more named refusals than the old design ever caught.
 
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -13,8 +20,16 @@ import { afterEach, expect, it } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
 import { executeText, makeWorld, serveWorld } from "./fixtures.js";
 
-// Two calls run against each other; the attacker stops after ATTACK_MS, well inside the calls' limit (60 s).
+// Two calls run against each other; the attacker stops once it has seen MOVED_WANTED refusals of a
+// root that moved after it was judged, or after ATTACK_MS (a machine too loaded to get there
+// sooner), well inside the calls' limit (60 s).
+const MOVED_WANTED = 60;
 const ATTACK_MS = 25_000;
+/** Run by node in the work directory: swaps docs between links to argv[1] and argv[2] (rename(2), atomic) until `stop` exists; prints the count. */
+const SWAP_LOOP =
+  'const fs = require("fs"); const places = process.argv.slice(1); let n = 0; ' +
+  'while (!fs.existsSync("stop")) for (const to of places) { fs.symlinkSync(to, "docs.next"); fs.renameSync("docs.next", "docs"); n++; } ' +
+  "console.log(n);";
 let close: (() => Promise<void>) | null = null;
 afterEach(async () => {
   await close?.();
@@ -33,7 +48,7 @@ it("a scope judged inside whose root is swapped to lead outside before it opens 
   // A rule on opening another directory: the gate then judges every scope by where its root leads (and allows it).
   const config = world.config(
     [{ action: "fs.open", tier: "always-ask", path: world.at("private") }],
-    { libraryConfig: { commandPermissions: ["xargs", "ln"] } },
+    { libraryConfig: { commandPermissions: ["node"] } },
   );
   const client = await serveWorld(world, ["--config", config, "--exec-timeout-ms", "60000"]);
   close = async () => {
@@ -42,18 +57,16 @@ it("a scope judged inside whose root is swapped to lead outside before it opens 
   };
   // Swaps docs between a link to scratch/ and one to the directory outside, until the file `stop` exists.
   const swapper =
-    `const pairs = "-sfn scratch docs\\n-sfn ../outside-${secretName} docs\\n".repeat(200);\n` +
-    `requestFileSystem(".", (fs) => requestExecPermission(["xargs"], (p) => {\n` +
-    `  let calls = 0;\n` +
-    `  while (!fs.access("stop").exists && calls < 200) { p.exec("xargs", ["-n", "3", "ln"], { input: pairs }); calls++; }\n` +
-    `  println("swaps", calls * 400);\n` +
-    `}));\n`;
+    `requestExecPermission(["node"], (p) => {\n` +
+    `  const r = p.exec("node", ["-e", ${JSON.stringify(SWAP_LOOP)}, "scratch", "../outside-${secretName}"]);\n` +
+    `  println("swaps", r.stdout.trim(), r.stderr);\n` +
+    `});\n`;
   // Counts the refusals that name the place outside, and those of a scope judged elsewhere than it now leads.
   const attacker =
     `let done = 0, named = 0, moved = 0, other = 0;\n` +
     `const tally = (e: unknown) => { const text = String(e); if (text.includes(${JSON.stringify(secretName)})) named++; if (text.includes("after the policy's rules were applied")) moved++; else other++; };\n` +
     `const end = Date.now() + ${ATTACK_MS};\n` +
-    `while (Date.now() < end) {\n` +
+    `while (moved < ${MOVED_WANTED} && Date.now() < end) {\n` +
     `  try { requestFileSystem("docs", (fs) => { done++; fs.access("x.txt").write("evil\\n"); }); } catch (e) { tally(e); }\n` +
     `}\n` +
     `requestFileSystem(".", (fs) => fs.access("stop").write(""));\n` +
