@@ -213,13 +213,17 @@ requestExecPermission(["bash"], (proc) => {
   });
 
   it("a child that writes a byte at a time on both streams does not exhaust a small host heap: every byte comes back", async () => {
-    // 4 MiB on each stream, one write(2) per byte: the host read them as some millions of tiny
-    // chunks, and keeping each as a Buffer of its own ran a host started with a 64 MB heap out
+    // 2 MiB on each stream, one write(2) per byte: the host read them as some millions of tiny
+    // chunks, and keeping each as a Buffer of its own ran a host started with a 32 MB heap out
     // of memory (it died, and the script with it); kept in one growing buffer per stream, they fit.
+    // The sizes are set between the two (measured through this CLI at load 9): with each chunk
+    // kept, 2 MiB a stream killed hosts of 32, 40 and 48 MB; kept in one buffer, it needs 24 MB
+    // (20 MB dies). It was 4 MiB under 64 MB, which costs twice the CPU (a write(2) and a read per
+    // byte or so: some 14 s of CPU at 2 MiB) for the same proof.
     writeFileSync(
       path.join(root, "byte-at-a-time.js"),
       `const fs = require("fs"); const x = Buffer.from("x"); const y = Buffer.from("y");
-for (let i = 0; i < ${4 * MiB}; i++) { fs.writeSync(1, x); fs.writeSync(2, y); }
+for (let i = 0; i < ${2 * MiB}; i++) { fs.writeSync(1, x); fs.writeSync(2, y); }
 `,
     );
     const script = `${ATTEMPT_PRELUDE}
@@ -231,12 +235,12 @@ requestExecPermission(["node"], (proc) => {
 });
 println("after-exec");
 `;
-    const r = await tacit(root, script, ["--command-permissions", "node", "--exec-timeout-ms", "600000"], { NODE_OPTIONS: "--max-old-space-size=64" });
+    const r = await tacit(root, script, ["--command-permissions", "node", "--exec-timeout-ms", "600000"], { NODE_OPTIONS: "--max-old-space-size=32" });
     expect(r.stderr).not.toMatch(/heap out of memory/i);
     expect(r.code, r.stderr).toBe(0);
     expect(attemptOf(attempts(r.stdout), "bytes")).toEqual({
       status: "ok",
-      value: { exitCode: 0, stdout: 4 * MiB, stdoutAllX: true, stderr: 4 * MiB, stderrAllY: true },
+      value: { exitCode: 0, stdout: 2 * MiB, stdoutAllX: true, stderr: 2 * MiB, stderrAllY: true },
     });
     expect(r.stdout).toContain("after-exec");
   }, 300_000);
