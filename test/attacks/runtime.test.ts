@@ -597,9 +597,11 @@ describe("the limits the sandbox and the pure evaluator run under (read from /pr
     const { dir, cleanup } = tempDir("tacit-limits-");
     try {
       const script = path.join(dir, "wait.ts");
-      // A map starts the pure evaluator; the script then waits, so both processes can be looked at.
-      writeFileSync(script, 'const v = classify("x").map((s) => s + "!");\nprintln("waiting");\nawait new Promise((r) => setTimeout(r, 3000));\nprintln(v);\n');
-      const child = spawn(process.execPath, [tacitBin, "run", "--no-check", script], { cwd: dir, env: { ...process.env, TACIT_HOME: path.join(dir, "home") }, stdio: ["ignore", "pipe", "pipe"] });
+      // A map starts the pure evaluator; the script then waits for its input, which the test
+      // closes once it has read both processes' limits (it waited 3 s, however soon they were read).
+      writeFileSync(script, 'const v = classify("x").map((s) => s + "!");\nprintln("waiting");\nreadInput();\nprintln(v);\n');
+      const child = spawn(process.execPath, [tacitBin, "run", "--no-check", script], { cwd: dir, env: { ...process.env, TACIT_HOME: path.join(dir, "home") }, stdio: ["pipe", "pipe", "pipe"] });
+      child.stdin.on("error", () => undefined);
       const limitsOf = new Map<string, string>();
       let stdout = "";
       child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -618,6 +620,7 @@ describe("the limits the sandbox and the pure evaluator run under (read from /pr
           }
         }
       }
+      child.stdin.end();
       expect(await ended).toBe(0);
       expect(stdout).toBe("waiting\nClassified(***)\n");
       expect([...limitsOf.keys()].sort()).toEqual(["pure", "sandbox"]);
