@@ -58,7 +58,8 @@ it("a scope judged inside whose root is swapped to lead outside before it opens 
   // Swaps docs between a link to scratch/ and one to the directory outside, until the file `stop` exists.
   const swapper =
     `requestExecPermission(["node"], (p) => {\n` +
-    `  const r = p.exec("node", ["-e", ${JSON.stringify(SWAP_LOOP)}, "scratch", "../outside-${secretName}"]);\n` +
+    // Past the default 30 s a command gets, for a machine so loaded that the attacker needs its full ATTACK_MS.
+    `  const r = p.exec("node", ["-e", ${JSON.stringify(SWAP_LOOP)}, "scratch", "../outside-${secretName}"], { timeoutMs: 55_000 });\n` +
     `  println("swaps", r.stdout.trim(), r.stderr);\n` +
     `});\n`;
   // Counts the refusals that name the place outside, and those of a scope judged elsewhere than it now leads.
