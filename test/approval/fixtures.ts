@@ -9,7 +9,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach } from "vitest";
+import { afterAll, afterEach } from "vitest";
 import { realTempDir } from "../files/fixtures.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { answerTexts, connectServe, type ServeOptions, tacitBin, unchecked } from "../helpers.js";
@@ -42,10 +42,14 @@ export interface World {
   env: Record<string, string>;
 }
 
-/** Call once at the top of a test file: `const world = worlds();` then `world()` in each test. */
-export function worlds(prefix = "tacit-approval-"): () => World {
+/**
+ * Call once at the top of a test file: `const world = worlds();` then `world()` in each test.
+ * Worlds are removed after each test; with `{ concurrent: true }` (a file whose tests run
+ * concurrently) after the file instead: a test's afterEach would remove the worlds of tests still running.
+ */
+export function worlds(prefix = "tacit-approval-", options: { concurrent?: boolean } = {}): () => World {
   const cleanups: Array<() => void> = [];
-  afterEach(() => {
+  (options.concurrent === true ? afterAll : afterEach)(() => {
     for (const cleanup of cleanups.splice(0)) cleanup();
   });
   return () => {

@@ -9,7 +9,9 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { approvals, deleteScript, onTerminal, storedApprovals, unattended, type World, worlds, writeApprovals } from "./fixtures.js";
 
-const world = worlds("tacit-store-");
+// The suites and their tests run concurrently: each test has worlds (and tacit homes) of its own,
+// and the lock test spends most of its time waiting (5 s for a lock to be given up, 1 s held).
+const world = worlds("tacit-store-", { concurrent: true });
 
 const DAY = 86_400_000;
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -26,7 +28,7 @@ function deleting(): { w: World; config: string; script: string; pattern: string
   };
 }
 
-describe("expiry", () => {
+describe.concurrent("expiry", () => {
   it("an approval whose expiresAt has passed does not count; `approvals list` shows it as expired", async () => {
     const { w, config, script, pattern } = deleting();
     const now = Date.now();
@@ -114,7 +116,7 @@ describe("expiry", () => {
   });
 });
 
-describe("grant and revoke", () => {
+describe.concurrent("grant and revoke", () => {
   it("grant lets an unattended run through; revoke makes the next run ask again (refused without a terminal)", async () => {
     const { w, config, script, pattern } = deleting();
     const granted = await approvals(w, ["grant", pattern]);
@@ -206,7 +208,7 @@ describe("grant and revoke", () => {
   });
 });
 
-describe("an approvals file that cannot be trusted fails closed", () => {
+describe.concurrent("an approvals file that cannot be trusted fails closed", () => {
   for (const [label, mode] of [["group-writable", 0o620], ["world-writable", 0o602]] as const) {
     it(`${label}: its live approval does not count, and the refusal says why`, async () => {
       const { w, config, script, pattern } = deleting();
@@ -290,7 +292,7 @@ describe("an approvals file that cannot be trusted fails closed", () => {
   });
 });
 
-describe("concurrent changes", () => {
+describe.concurrent("concurrent changes", () => {
   // Without the lock, a revoke and a yes remembered by another tacit at the same moment could
   // undo each other: each read the file, changed its copy, and wrote it whole, so the later
   // write put back an approval the earlier one had revoked.
