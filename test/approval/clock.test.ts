@@ -5,9 +5,10 @@
 import { describe, expect, it } from "vitest";
 import { deleteScript, onTerminal, unattended, worlds } from "./fixtures.js";
 
-const world = worlds("tacit-clock-");
+// The tests run concurrently (each in worlds of its own): the first mostly waits, 4 s for a person's answer.
+const world = worlds("tacit-clock-", { concurrent: true });
 
-describe("the clock stops while a person is asked", () => {
+describe.concurrent("the clock stops while a person is asked", () => {
   it("an answer that takes longer than --exec-timeout-ms does not time the script out", async () => {
     const w = world();
     w.file("a.txt");
