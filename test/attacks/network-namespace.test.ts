@@ -566,26 +566,29 @@ describe.runIf(hostMakesNamespaces)("--no-network-namespace (config networkNames
   it("where none can be made, runs the script without the namespace warning, and other warnings are still given", async () => {
     const script = path.join(work.dir, "hello.ts");
     writeFileSync(script, `println("${RAN}");`);
-    const declined = await runWithoutNamespaces(["run", "--no-check", "--no-network-namespace", "--llm-model", "m", script]);
-    expect(declined.code, declined.stderr).toBe(0);
-    expect(declined.stdout).toContain(RAN);
-    expect(declined.stderr).not.toContain(WARNING);
-    expect(declined.stderr).toContain(OTHER_WARNING);
-
     const config = path.join(work.dir, "tacit.json");
     writeFileSync(config, JSON.stringify({ networkNamespace: false }));
-    const fromConfig = await runWithoutNamespaces(["run", "--no-check", "--config", config, "--llm-model", "m", script]);
-    expect(fromConfig.code, fromConfig.stderr).toBe(0);
-    expect(fromConfig.stdout).toContain(RAN);
-    expect(fromConfig.stderr).not.toContain(WARNING);
-    expect(fromConfig.stderr).toContain(OTHER_WARNING);
+    // The runs are independent of each other (each its own tacit, in its own user namespace): they run at once.
+    const [declined, fromConfig, ...servedAndRepl] = await Promise.all([
+      runWithoutNamespaces(["run", "--no-check", "--no-network-namespace", "--llm-model", "m", script]),
+      runWithoutNamespaces(["run", "--no-check", "--config", config, "--llm-model", "m", script]),
+      // serve and repl too (each ends as its standard input does): without a namespace, and warned.
+      ...["serve", "repl"].flatMap((command) => [runWithoutNamespaces([command, "--no-network-namespace"]), runWithoutNamespaces([command])]),
+    ]);
+    expect(declined!.code, declined!.stderr).toBe(0);
+    expect(declined!.stdout).toContain(RAN);
+    expect(declined!.stderr).not.toContain(WARNING);
+    expect(declined!.stderr).toContain(OTHER_WARNING);
 
-    // serve and repl too (each ends as its standard input does).
-    for (const command of ["serve", "repl"]) {
-      const quietly = await runWithoutNamespaces([command, "--no-network-namespace"]);
+    expect(fromConfig!.code, fromConfig!.stderr).toBe(0);
+    expect(fromConfig!.stdout).toContain(RAN);
+    expect(fromConfig!.stderr).not.toContain(WARNING);
+    expect(fromConfig!.stderr).toContain(OTHER_WARNING);
+
+    for (let i = 0; i < servedAndRepl.length; i += 2) {
+      const [quietly, warned] = [servedAndRepl[i]!, servedAndRepl[i + 1]!];
       expect(quietly.code, quietly.stderr).toBe(0);
       expect(quietly.stderr).not.toContain(WARNING);
-      const warned = await runWithoutNamespaces([command]);
       expect(warned.code, warned.stderr).toBe(0);
       expect(warned.stderr).toContain(WARNING);
     }
