@@ -616,23 +616,29 @@ describe.runIf(hostMakesNamespaces)("--no-network-namespace (config networkNames
   it("beside --require-network-namespace (flag or config, either way) is refused as a contradiction, before anything runs", async () => {
     const script = path.join(work.dir, "hello.ts");
     writeFileSync(script, `println("${RAN}");`);
-    const config = path.join(work.dir, "tacit.json");
     const cases: Array<{ args: string[]; config?: object; names: string }> = [
       { args: ["--no-network-namespace", "--require-network-namespace"], names: "--no-network-namespace and --require-network-namespace" },
       { args: ["--no-network-namespace"], config: { requireNetworkNamespace: true }, names: "--no-network-namespace and config requireNetworkNamespace: true" },
       { args: ["--require-network-namespace"], config: { networkNamespace: false }, names: "config networkNamespace: false and --require-network-namespace" },
       { args: [], config: { networkNamespace: false, requireNetworkNamespace: true }, names: "config networkNamespace: false and config requireNetworkNamespace: true" },
     ];
-    for (const { args, config: file, names } of cases) {
+    // Each case has a config file of its own, so that all twelve refusals can be asked for at once.
+    const runs = cases.flatMap(({ args, config: file, names }, index) => {
+      const config = path.join(work.dir, `tacit-${index}.json`);
       if (file !== undefined) writeFileSync(config, JSON.stringify(file));
       const withConfig = file === undefined ? [] : ["--config", config];
-      for (const command of [["run", "--no-check", ...withConfig, ...args, script], ["check", ...withConfig, ...args, script], ["serve", ...withConfig, ...args]]) {
-        const refused = await runCli(command, { cwd: work.dir });
-        expect(refused.code, `${command.join(" ")}: ${refused.stderr}`).toBe(2);
-        expect(refused.stdout).toBe("");
-        expect(refused.stderr).toContain(`tacit: ${names} ${CONTRADICTION}`);
-        expect(refused.stderr).toContain("Give one of them");
-      }
+      return [["run", "--no-check", ...withConfig, ...args, script], ["check", ...withConfig, ...args, script], ["serve", ...withConfig, ...args]].map((command) => ({
+        command,
+        names,
+        refused: runCli(command, { cwd: work.dir }),
+      }));
+    });
+    for (const { command, names, refused: running } of runs) {
+      const refused = await running;
+      expect(refused.code, `${command.join(" ")}: ${refused.stderr}`).toBe(2);
+      expect(refused.stdout).toBe("");
+      expect(refused.stderr).toContain(`tacit: ${names} ${CONTRADICTION}`);
+      expect(refused.stderr).toContain("Give one of them");
     }
   });
 });
