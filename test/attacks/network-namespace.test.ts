@@ -535,23 +535,26 @@ describe.runIf(hostMakesNamespaces)("the type checker, which reads the agent's c
   it("tacit check applies --require-network-namespace: it refuses where the checker cannot have one, and checks nothing", async () => {
     const script = path.join(work.dir, "hello.ts");
     writeFileSync(script, `println("${RAN}");`);
-    const refused = await runWithoutNamespaces(["check", "--require-network-namespace", script]);
+    // Four independent tacits (none reads what another wrote): started at once, checked in turn.
+    const [refused, json, checked, met] = await Promise.all([
+      runWithoutNamespaces(["check", "--require-network-namespace", script]),
+      runWithoutNamespaces(["check", "--json", "--require-network-namespace", script]),
+      runWithoutNamespaces(["check", script]),
+      runCli(["check", "--require-network-namespace", script], { cwd: work.dir }),
+    ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("refused, nothing was run: --require-network-namespace (config requireNetworkNamespace) asks that the type checker run");
     expect(refused.stderr).toContain("`unshare --user --net` failed");
     expect(refused.stderr).not.toContain("hello.ts: ok");
-    const json = await runWithoutNamespaces(["check", "--json", "--require-network-namespace", script]);
     expect(json.code).toBe(2);
     const shown = JSON.parse(json.stdout) as { ok: boolean; error: string };
     expect(shown.ok).toBe(false);
     expect(shown.error).toContain("asks that the type checker run");
     // Without the requirement it checks, and says nothing of the namespace (it runs no script).
-    const checked = await runWithoutNamespaces(["check", script]);
     expect(checked.code, checked.stderr).toBe(0);
     expect(checked.stderr).toContain("hello.ts: ok");
     expect(checked.stderr).not.toContain(WARNING);
     // Where one can be made, the requirement is met.
-    const met = await runCli(["check", "--require-network-namespace", script], { cwd: work.dir });
     expect(met.code, met.stderr).toBe(0);
     expect(met.stderr).toContain("hello.ts: ok");
   });
