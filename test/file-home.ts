@@ -6,8 +6,12 @@
 // it: those of test/cli/tacit-homes and test/exec/confinement are about the default home.
 
 import { afterAll } from "vitest";
-import { freshTacitHome } from "./helpers.js";
+import { freshTacitHome, startedByConcurrentTests } from "./helpers.js";
 
 const { home, cleanup } = freshTacitHome();
 process.env.TACIT_HOME = home;
 afterAll(cleanup);
+// What concurrent tests started and left running (see helpers.ts endedWithItsTest) ends with the file.
+afterAll(() => {
+  for (const child of startedByConcurrentTests) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+});

@@ -1,8 +1,8 @@
 // Shared test helpers: drive the real CLI as a subprocess, or the runner's own API (for the
 // attack tests that switch the validator off), always with a real Deno.
 
-import { spawn } from "node:child_process";
-import { expect, inject, onTestFinished } from "vitest";
+import { type ChildProcess, spawn } from "node:child_process";
+import { expect, inject, onTestFinished, TestRunner } from "vitest";
 import { randomUUID } from "node:crypto";
 // Types only: the SDK's modules are loaded by connectServe, so that the many test files that never speak MCP do not pay
 // for loading them (about a third of a second each).
@@ -80,15 +80,29 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     );
     child.stdin.on("error", () => undefined);
     child.stdin.end(options.input ?? "");
-    // A test that times out leaves its tacit running, busy, through the rest of the suite (a
-    // deep-tree test that ran past its limit kept a core for minutes): it ends with the test.
-    try {
-      onTestFinished(() => {
-        if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-      });
-    } catch {
-      // Called outside a test (a hook, a script): nothing to end it with.
-    }
+    endedWithItsTest(child);
+  });
+}
+
+/** tacits started by tests that run concurrently, still running: ended with their file (test/file-home.ts). */
+export const startedByConcurrentTests = new Set<ChildProcess>();
+
+/**
+ * A test that times out leaves its tacit running, busy, through the rest of the suite (a
+ * deep-tree test that ran past its limit kept a core for minutes): it ends with the test. Not
+ * where tests run concurrently: vitest's onTestFinished then registers on whichever test started
+ * last, whose end would kill another test's tacit while it runs; those end with their file.
+ */
+function endedWithItsTest(child: ChildProcess): void {
+  const current = TestRunner.getCurrentTest();
+  if (current === undefined) return; // Outside a test (a hook, a script): nothing to end it with.
+  if (current.concurrent === true) {
+    startedByConcurrentTests.add(child);
+    child.on("close", () => startedByConcurrentTests.delete(child));
+    return;
+  }
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   });
 }
 
