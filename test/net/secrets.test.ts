@@ -218,10 +218,13 @@ requestNetwork(["127.0.0.1:*"], (net) => {
       `${ATTEMPT_PRELUDE}
 ${TOKEN}
 requestNetwork(["127.0.0.1:*"], (net) => {
+  // Maps of the classified .env, as an agent makes them (an attack picks the word by a bit of it),
+  // made before the requests so that they settle together (a request waits for its value to settle).
+  const maps: Array<[string, Classified<string>, Classified<string>]> = [];
   for (const [label, [refused, hungUp]] of Object.entries(${JSON.stringify(values)})) {
-    // Maps of the classified .env, as an agent makes them (an attack picks the word by a bit of it).
-    const first = token.map(() => refused);
-    const second = token.map(() => hungUp);
+    maps.push([label, token.map(() => refused), token.map(() => hungUp)]);
+  }
+  for (const [label, first, second] of maps) {
     attempt("closed-header-" + label, () => net.httpGet(${lit(`http://127.0.0.1:${closed}/`)}, { secretHeaders: { "x-k": first } }));
     attempt("closed-body-" + label, () => net.httpPostClassified(${lit(`http://127.0.0.1:${closed}/`)}, first));
     attempt("hangs-up-" + label, () => net.httpGet(${lit(`${hangsUp.origin}/`)}, { secretHeaders: { "x-k": second } }));
@@ -277,9 +280,12 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     const result = await tacit(
       world.root,
       `${echoingScript(a)}
-  // The echo JSON-escapes these, so the text it answers is not the text that was sent.
-  attempt("quote", () => echoed("x-quote", token.map((t) => t + '"')));
-  attempt("tab", () => echoed("x-tab", token.map((t) => t + "\\t")));
+  // The echo JSON-escapes these, so the text it answers is not the text that was sent. Made
+  // before the requests, so they settle together (a request waits for its value to settle).
+  const quoted = token.map((t) => t + '"');
+  const tabbed = token.map((t) => t + "\\t");
+  attempt("quote", () => echoed("x-quote", quoted));
+  attempt("tab", () => echoed("x-tab", tabbed));
 });
 `,
       permit(`127.0.0.1:${a.port}`),
@@ -301,18 +307,24 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   it("a secret too short to redact (a piece of a longer one) is sent empty, and the script goes on; a longer piece is redacted", async () => {
     const world = secretWorld();
     const a = await server(); // a plain JSON echo, like any public "echo my request" endpoint
-    const variants: Record<string, string> = {
-      "pieces-of-3": `echoed("x-piece", token.map((t) => t.slice(7, 10)));`,
-      "pieces-of-1": `echoed("x-char", token.map((t) => t.charAt(8)));`,
-      "padded-piece": `echoed("x-padded", token.map((t) => "   " + t.slice(7, 9) + "   "));`,
-      "classified-body-piece": `net.httpPostClassified(${lit(`${a.origin}/echo`)}, token.map((t) => t.slice(7, 10)));`,
-      "control-character": `echoed("x-control", token.map((t) => t + "\\u0001"));`,
+    // Each value to send, a map of the classified .env, and the request that sends it (VALUE).
+    const variants: Record<string, { value: string; request: string }> = {
+      "pieces-of-3": { value: "token.map((t) => t.slice(7, 10))", request: `echoed("x-piece", VALUE);` },
+      "pieces-of-1": { value: "token.map((t) => t.charAt(8))", request: `echoed("x-char", VALUE);` },
+      "padded-piece": { value: `token.map((t) => "   " + t.slice(7, 9) + "   ")`, request: `echoed("x-padded", VALUE);` },
+      "classified-body-piece": { value: "token.map((t) => t.slice(7, 10))", request: `net.httpPostClassified(${lit(`${a.origin}/echo`)}, VALUE);` },
+      "control-character": { value: `token.map((t) => t + "\\u0001")`, request: `echoed("x-control", VALUE);` },
     };
     // One run makes every request, each followed by a line of its own: a request that stopped the
-    // script leaves the lines of those after it unprinted (one tacit start instead of six).
-    const requests = Object.entries(variants).map(([label, request]) => `  ${request}\n  println("after the request: ${label}");\n`);
-    const prefixedPiece = `  attempt("prefixed-piece", () => echoed("x-prefixed", token.map((t) => "XXXX" + t.slice(7, 10))));\n`;
-    const result = await tacit(world.root, `${echoingScript(a)}\n${requests.join("")}${prefixedPiece}});\n`, [
+    // script leaves the lines of those after it unprinted (one tacit start instead of six). The
+    // values are made before the requests, so they settle together (a request waits for its value
+    // to settle, half a second after it was made).
+    const entries = Object.entries(variants);
+    const values = entries.map(([, { value }], at) => `  const value${at} = ${value};\n`);
+    const requests = entries.map(([label, { request }], at) => `  ${request.replace("VALUE", `value${at}`)}\n  println("after the request: ${label}");\n`);
+    const prefixedPiece = `  attempt("prefixed-piece", () => echoed("x-prefixed", prefixed));\n`;
+    const prefixedValue = `  const prefixed = token.map((t) => "XXXX" + t.slice(7, 10));\n`;
+    const result = await tacit(world.root, `${echoingScript(a)}\n${values.join("")}${prefixedValue}${requests.join("")}${prefixedPiece}});\n`, [
       ...permit(`127.0.0.1:${a.port}`),
       "--secure-output",
       world.sink,
@@ -348,7 +360,8 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     const shapes = ["t", "t.slice(7, 10)", 't + "\\n"', '"x".repeat(70_000)'];
     const results: unknown[] = [];
     for (const shape of shapes) {
-      const code = `${TOKEN}\nrequestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {\n  println(net.httpGet(${lit(`${a.origin}/static`)}, { secretHeaders: { "x-token": token.map((t) => ${shape}) } }));\n});\nprintln("after the request");\n`;
+      // One map of the .env, trimmed in it (a map of TOKEN's map would wait for both to settle, half a second each).
+      const code = `const env = requestFileSystem(".", (fs) => fs.readClassified(".env"));\nrequestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {\n  println(net.httpGet(${lit(`${a.origin}/static`)}, { secretHeaders: { "x-token": env.map((raw) => { const t = raw.trim(); return ${shape}; }) } }));\n});\nprintln("after the request");\n`;
       const response = await client.callTool({ name: "execute_typescript", arguments: { code } });
       const { durationMs: _, ...seen } = response.structuredContent as Record<string, unknown>;
       results.push({ ...seen, text: (response.content as Array<{ text: string }>).map((item) => item.text.replace(/\d+ ms\]/, "ms]")), isError: response.isError });
@@ -391,9 +404,11 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
       `${ATTEMPT_PRELUDE}
 ${TOKEN}
 requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  // Both maps made before the requests, so they settle together (a request waits for its value to settle).
   const bearer = { secretHeaders: { authorization: token.map((t) => "Bearer " + t) } };
+  const cookie = { secretHeaders: { cookie: token.map((t) => "a=" + t + "; b=1") } };
   attempt("bearer", () => net.httpGet("${O}/bearer", bearer));
-  attempt("cookies", () => net.httpGet("${O}/cookies", { secretHeaders: { cookie: token.map((t) => "a=" + t + "; b=1") } }));
+  attempt("cookies", () => net.httpGet("${O}/cookies", cookie));
   attempt("base64", () => net.httpGet("${O}/base64", bearer));
   attempt("host", () => net.httpGet("${O}/to-host", bearer));
 });
@@ -497,10 +512,13 @@ ${learnNinthCharacter(
       `${ATTEMPT_PRELUDE}
 ${TOKEN}
 requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  // One value for every second request, made once: each map made in the loop held its request
+  // for the map to settle (half a second each).
+  const withRequestLine = token.map((t) => t + "GET / HTTP/1.1");
   for (let n = ${cut - 2}; n <= ${cut + 2}; n++) {
     const smuggled = "POST /smuggled HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: " + n + "\\r\\n\\r\\n";
     attempt("first-" + n, () => net.httpRequest("POST", "${a.origin}/first", { headers: { "Content-Length": "0" }, body: smuggled }).status);
-    attempt("second-" + n, () => net.httpRequest("GET", "${a.origin}/second", { secretHeaders: { authorization: token.map((t) => t + "GET / HTTP/1.1") } }).body);
+    attempt("second-" + n, () => net.httpRequest("GET", "${a.origin}/second", { secretHeaders: { authorization: withRequestLine } }).body);
   }
   attempt("chunked", () => net.httpPost("${a.origin}/te", "0\\r\\n\\r\\nGET /smuggled HTTP/1.1\\r\\n\\r\\n", { headers: { "transfer-encoding": "chunked" } }));
   attempt("connection", () => net.httpGet("${a.origin}/conn", { headers: { Connection: "upgrade", Upgrade: "h2c" } }));
@@ -1094,8 +1112,9 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
       const result = await tacit(
         world.root,
         `${ATTEMPT_PRELUDE}
-${TOKEN}
-const body = token.map((t) => ${shape});
+const env = requestFileSystem(".", (fs) => fs.readClassified(".env"));
+// One map of the .env, trimmed in it (a map of TOKEN's map would wait for both to settle, half a second each).
+const body = env.map((raw) => { const t = raw.trim(); return ${shape}; });
 requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   attempt("post", () => String(net.httpPostClassified(${lit(`${a.origin}/upload`)}, body)));
 });
