@@ -45,7 +45,14 @@ function expectNotSeen(world: SecretWorld, seen: { stdout: string; stderr: strin
   }
 }
 
-const TOKEN = `const token = requestFileSystem(".", (fs) => fs.readClassified(".env").map((t) => t.trim()));`;
+// `env` as read, and `token`, its map that trims it. A value derived from the token is mapped from
+// `env` (fromToken): a map settles MAP_SETTLE_MS (half a second) after the maps it is made from
+// have settled (runner/classified/store.ts), so a map of `token` held its request for two.
+const TOKEN = `const env = requestFileSystem(".", (fs) => fs.readClassified(".env"));
+const token = env.map((t) => t.trim());`;
+
+/** Script text: a map of the .env to `expression` of `t`, the token (the .env trimmed): what `token.map((t) => expression)` gives, settled half a second sooner. */
+const fromToken = (expression: string): string => `env.map((raw) => { const t = raw.trim(); return ${expression}; })`;
 
 /** Reflects the authorization header: in the body, a redirect, an error status, a malformed Location. */
 const reflecting: Handler = (request, response) => {
@@ -222,7 +229,7 @@ requestNetwork(["127.0.0.1:*"], (net) => {
   // made before the requests so that they settle together (a request waits for its value to settle).
   const maps: Array<[string, Classified<string>, Classified<string>]> = [];
   for (const [label, [refused, hungUp]] of Object.entries(${JSON.stringify(values)})) {
-    maps.push([label, token.map(() => refused), token.map(() => hungUp)]);
+    maps.push([label, env.map(() => refused), env.map(() => hungUp)]);
   }
   for (const [label, first, second] of maps) {
     attempt("closed-header-" + label, () => net.httpGet(${lit(`http://127.0.0.1:${closed}/`)}, { secretHeaders: { "x-k": first } }));
@@ -282,8 +289,8 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
       `${echoingScript(a)}
   // The echo JSON-escapes these, so the text it answers is not the text that was sent. Made
   // before the requests, so they settle together (a request waits for its value to settle).
-  const quoted = token.map((t) => t + '"');
-  const tabbed = token.map((t) => t + "\\t");
+  const quoted = ${fromToken('t + \'"\'')};
+  const tabbed = ${fromToken('t + "\\t"')};
   attempt("quote", () => echoed("x-quote", quoted));
   attempt("tab", () => echoed("x-tab", tabbed));
 });
@@ -309,11 +316,11 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     const a = await server(); // a plain JSON echo, like any public "echo my request" endpoint
     // Each value to send, a map of the classified .env, and the request that sends it (VALUE).
     const variants: Record<string, { value: string; request: string }> = {
-      "pieces-of-3": { value: "token.map((t) => t.slice(7, 10))", request: `echoed("x-piece", VALUE);` },
-      "pieces-of-1": { value: "token.map((t) => t.charAt(8))", request: `echoed("x-char", VALUE);` },
-      "padded-piece": { value: `token.map((t) => "   " + t.slice(7, 9) + "   ")`, request: `echoed("x-padded", VALUE);` },
-      "classified-body-piece": { value: "token.map((t) => t.slice(7, 10))", request: `net.httpPostClassified(${lit(`${a.origin}/echo`)}, VALUE);` },
-      "control-character": { value: `token.map((t) => t + "\\u0001")`, request: `echoed("x-control", VALUE);` },
+      "pieces-of-3": { value: fromToken("t.slice(7, 10)"), request: `echoed("x-piece", VALUE);` },
+      "pieces-of-1": { value: fromToken("t.charAt(8)"), request: `echoed("x-char", VALUE);` },
+      "padded-piece": { value: fromToken('"   " + t.slice(7, 9) + "   "'), request: `echoed("x-padded", VALUE);` },
+      "classified-body-piece": { value: fromToken("t.slice(7, 10)"), request: `net.httpPostClassified(${lit(`${a.origin}/echo`)}, VALUE);` },
+      "control-character": { value: fromToken('t + "\\u0001"'), request: `echoed("x-control", VALUE);` },
     };
     // One run makes every request, each followed by a line of its own: a request that stopped the
     // script leaves the lines of those after it unprinted (one tacit start instead of six). The
@@ -323,7 +330,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     const values = entries.map(([, { value }], at) => `  const value${at} = ${value};\n`);
     const requests = entries.map(([label, { request }], at) => `  ${request.replace("VALUE", `value${at}`)}\n  println("after the request: ${label}");\n`);
     const prefixedPiece = `  attempt("prefixed-piece", () => echoed("x-prefixed", prefixed));\n`;
-    const prefixedValue = `  const prefixed = token.map((t) => "XXXX" + t.slice(7, 10));\n`;
+    const prefixedValue = `  const prefixed = ${fromToken('"XXXX" + t.slice(7, 10)')};\n`;
     const result = await tacit(world.root, `${echoingScript(a)}\n${values.join("")}${prefixedValue}${requests.join("")}${prefixedPiece}});\n`, [
       ...permit(`127.0.0.1:${a.port}`),
       "--secure-output",
@@ -405,8 +412,8 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
 ${TOKEN}
 requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   // Both maps made before the requests, so they settle together (a request waits for its value to settle).
-  const bearer = { secretHeaders: { authorization: token.map((t) => "Bearer " + t) } };
-  const cookie = { secretHeaders: { cookie: token.map((t) => "a=" + t + "; b=1") } };
+  const bearer = { secretHeaders: { authorization: ${fromToken('"Bearer " + t')} } };
+  const cookie = { secretHeaders: { cookie: ${fromToken('"a=" + t + "; b=1"')} } };
   attempt("bearer", () => net.httpGet("${O}/bearer", bearer));
   attempt("cookies", () => net.httpGet("${O}/cookies", cookie));
   attempt("base64", () => net.httpGet("${O}/base64", bearer));
@@ -462,7 +469,7 @@ ${TOKEN}
 ${learnNinthCharacter(
   a.port,
   // The answer is the URL's echo.
-  `const derived = token.map((t) => (hex.indexOf(t.charAt(8)) >= middle ? "guess-yes-0000" : "guess-no-11111"));
+  `const derived = ${fromToken('(hex.indexOf(t.charAt(8)) >= middle ? "guess-yes-0000" : "guess-no-11111")')};
     const answer = JSON.parse(net.httpGet(${lit(`${a.origin}/echo?q=guess-yes-0000`)}, { secretHeaders: { "x-guess": derived } }));
     return !String(answer.url).includes("guess-yes-0000");`,
 )}
@@ -490,7 +497,7 @@ ${learnNinthCharacter(
 ${TOKEN}
 ${learnNinthCharacter(
   a.port,
-  `const derived = token.map((t) => (hex.indexOf(t.charAt(8)) >= middle ? "Welcome" : "Qzxvwqz"));
+  `const derived = ${fromToken('(hex.indexOf(t.charAt(8)) >= middle ? "Welcome" : "Qzxvwqz")')};
     return net.httpGet(${lit(`${a.origin}/`)}, { secretHeaders: { "x-guess": derived } }).includes("[redacted]");`,
 )}
 `,
@@ -514,7 +521,7 @@ ${TOKEN}
 requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   // One value for every second request, made once: each map made in the loop held its request
   // for the map to settle (half a second each).
-  const withRequestLine = token.map((t) => t + "GET / HTTP/1.1");
+  const withRequestLine = ${fromToken('t + "GET / HTTP/1.1"')};
   for (let n = ${cut - 2}; n <= ${cut + 2}; n++) {
     const smuggled = "POST /smuggled HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: " + n + "\\r\\n\\r\\n";
     attempt("first-" + n, () => net.httpRequest("POST", "${a.origin}/first", { headers: { "Content-Length": "0" }, body: smuggled }).status);
@@ -621,7 +628,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
       `${ATTEMPT_PRELUDE}
 ${TOKEN}
 requestNetwork([${lit(`127.0.0.1:${php.port}`)}], (net) => {
-  attempt("php", () => net.httpGet(${lit(`${php.origin}/`)}, { secretHeaders: { authorization: token, "x-bearer": token.map((t) => "Bearer " + t) } }));
+  attempt("php", () => net.httpGet(${lit(`${php.origin}/`)}, { secretHeaders: { authorization: token, "x-bearer": ${fromToken('"Bearer " + t')} } }));
 });
 `,
       permit(`127.0.0.1:${php.port}`),
@@ -1062,7 +1069,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   println("@@length\tok\t" + length);
   // Made before the requests, so they settle together (a request waits for its value to settle).
   const bodies: Classified<string>[] = [];
-  for (let at = length - 25; at < length + 25; at++) bodies.push(token.map((t) => t.slice(0, at) + "\u{1F600}" + t.slice(at)));
+  for (let at = length - 25; at < length + 25; at++) bodies.push(${fromToken('t.slice(0, at) + "\u{1F600}" + t.slice(at)')});
   for (let at = 0; at < 50; at++) {
     attempt("emoji-" + at, () => String(net.httpPostClassified(${lit(`${a.origin}/x`)}, bodies[at]!)));
   }
