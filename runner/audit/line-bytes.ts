@@ -15,7 +15,7 @@
 // process, and 18 ms this way, the same bytes. DEL and the C1 controls, which lineText escapes,
 // are looked for once per batch, in its bytes (see holdsRawControls), not in each line's text.
 
-import { RAW_CONTROLS } from "./line.js";
+import { chainOf, RAW_CONTROLS } from "./line.js";
 import { sha256HexFunction } from "./digest.js";
 import { terminalSafe } from "../printable.js";
 
@@ -52,10 +52,8 @@ export class LineBytes {
    * and adds it again.
    */
   add(seq: number, timeJson: string, eventJson: string, prev: string): { hash: string; chain: string } | false {
-    const sha256Hex = this.sha256Hex;
-    const hash = sha256Hex(`{"event":${eventJson},"seq":${seq},"time":${timeJson}}`);
-    // chainOf(prev, hash) (line.ts)
-    const chain = sha256Hex(prev + hash);
+    const hash = this.sha256Hex(`{"event":${eventJson},"seq":${seq},"time":${timeJson}}`);
+    const chain = chainOf(prev, hash);
     // DEL and the C1 controls in the event are escaped when the lines are taken (see take), found in their bytes at once.
     const line = `{"seq":${seq},"time":${timeJson},"event":${eventJson},"prev":"${prev}","hash":"${hash}","chain":"${chain}"}\n`;
     // At most 3 bytes of UTF-8 per UTF-16 code unit.
