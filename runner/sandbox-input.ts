@@ -21,7 +21,7 @@ import net from "node:net";
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { randomBytes } from "./random-token.js";
-import { spinningPays } from "./spin-read.js";
+import { descriptorOf, spinningPays } from "./spin-read.js";
 
 /** The directories the pairs are made in (temp-dirs.ts keeps scripts out of them). */
 export const CHANNEL_DIR_PREFIX = "tacit-channel-";
@@ -210,8 +210,8 @@ class SocketInput implements SandboxInput {
    */
   private writtenAtOnce(socket: net.Socket, text: string): string | Buffer | null {
     if (text.length > MAX_DIRECT_WRITE_CHARS || socket.writableLength > 0 || !socket.writable) return text;
-    const fd = (socket as unknown as { _handle?: { fd?: unknown } | null })._handle?.fd;
-    if (typeof fd !== "number" || fd < 0) return text;
+    const fd = descriptorOf(socket);
+    if (fd === null) return text;
     let taken: number;
     try {
       taken = writeSync(fd, text);

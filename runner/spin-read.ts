@@ -11,7 +11,7 @@
 
 import { readSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 
 /**
  * How long the host waits, spinning, for a sandbox's next frame after a reply: about what waking
@@ -52,8 +52,8 @@ export function spinningPays(): boolean {
   return !busy;
 }
 
-/** The file descriptor of a stream Node reads through libuv, where its handle shows one. */
-function descriptorOf(stream: Readable): number | null {
+/** The file descriptor of a stream Node reads or writes through libuv, where its handle shows one. */
+export function descriptorOf(stream: Readable | Writable): number | null {
   const handle = (stream as unknown as { _handle?: { fd?: unknown } | null })._handle;
   const fd = handle?.fd;
   return typeof fd === "number" && fd >= 0 ? fd : null;
