@@ -33,7 +33,7 @@ function terminalOf(pid: number): { ttyNr: number; session: number; state: strin
   return { state: fields[0]!, session: Number(fields[3]), ttyNr: Number(fields[4]) };
 }
 
-/** Waits until `pid`'s state is `wanted` (T: stopped), for at most about 20 s; its state then. */
+/** Waits until `pid`'s state is `wanted` (R: running, T: stopped), for at most about 20 s; its state then. */
 async function stateBecomes(pid: number, wanted: (state: string) => boolean): Promise<string> {
   let state = terminalOf(pid).state;
   for (let tries = 0; tries < 400 && !wanted(state); tries++) {
@@ -110,7 +110,8 @@ describe("a terminal's stop (Ctrl-Z: SIGTSTP to tacit's process group)", () => {
         detached: true,
       });
       const sandbox = await denoRunning(tacit.pid!, bootstrapPath);
-      expect(terminalOf(sandbox).state).toBe("R");
+      // The premise: the script's loop runs. Found at its start, the sandbox is still loading (S).
+      expect(await stateBecomes(sandbox, (state) => state === "R")).toBe("R");
       process.kill(-tacit.pid!, "SIGTSTP");
       expect(await stateBecomes(tacit.pid!, (state) => state === "T")).toBe("T");
       expect(await stateBecomes(sandbox, (state) => state === "T")).toBe("T");
