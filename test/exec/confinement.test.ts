@@ -8,7 +8,7 @@
 
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -19,7 +19,7 @@ import { writerLockFor } from "../../runner/audit/log.js";
 import { CommandConfinement, RootsChangedDuringSetup, SYSTEM_PLACES, setupFailure } from "../../runner/exec/confinement.js";
 import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
 import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
-import { connectServe, createSession, fileOnce, installTacitIn, repoRoot, runCli, runInSession, runScript } from "../helpers.js";
+import { childEnv, connectServe, createSession, fileOnce, installTacitIn, repoRoot, runCli, runInSession, runScript } from "../helpers.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, makeExecutable, realTempDir, tacit, writeTree } from "./fixtures.js";
 
 type ExecResult = { exitCode: number; stdout: string; stderr: string };
@@ -1022,8 +1022,17 @@ describe("commands confined with / as the allowed root (--allowed-roots /)", () 
     // and its parents only (/ and the home, whose top levels are all another process could still
     // change meanwhile). Not the system's places, /tmp or /proc: every assertion below is about
     // what tacit does with them, and with the layout, under / the root and the default patterns.
+    //
+    // tacit makes its missing homes that lie in the roots before a command (ownPlacesMade), and
+    // with / the root that is also ~/.config/tacit of the password database's home: in the real
+    // home, where every run of the suite made it (test/suite-homes.ts reported "created
+    // /root/.config/tacit"). So tacit runs in a mount namespace of the test's own where that home
+    // is an empty tmpfs holding only the layout, bound back in (inPrivateHome): the layout's
+    // files are the real ones the assertions read, and what tacit makes beside them goes with the
+    // namespace.
     skipWithoutMountNamespace(ctx);
-    const { dir, cleanup } = realTempDir("tacit-confine-slash-", os.homedir());
+    const passwdHome = os.userInfo().homedir;
+    const { dir, cleanup } = realTempDir("tacit-confine-slash-", passwdHome);
     ctx.onTestFinished(cleanup);
     const { home, project, outside, canaries } = layout(dir);
     const tacitHome = path.join(dir, "tacit-home");
@@ -1054,11 +1063,12 @@ describe("commands confined with / as the allowed root (--allowed-roots /)", () 
       scratch: `echo scratch > ${probes.scratch} && cat ${probes.scratch}`,
       proc: "ls /proc | grep -c '^[0-9][0-9]*$'",
     };
-    const r = await tacit(project, `${ATTEMPT_PRELUDE}
+    const run = inPrivateHome(ctx, passwdHome, dir, project, `${ATTEMPT_PRELUDE}
 requestExecPermission(["sh"], (proc) => {
 ${Object.entries(steps).map(([label, line]) => `  attempt(${lit(label)}, () => proc.exec("sh", ["-c", ${lit(line)}]));`).join("\n")}
 });
 `, ["--allowed-roots", "/", "--command-permissions", "sh", "--confine-commands", "--classified-paths", quietClassified], { HOME: home, TACIT_HOME: tacitHome });
+    const r = { code: run.status, stdout: run.stdout, stderr: run.stderr };
     expect(r.code, r.stderr).toBe(0);
     for (const canary of [...Object.values(canaries), ownCanary, tmpCanary]) {
       expect(r.stdout).not.toContain(canary);
@@ -1088,6 +1098,26 @@ ${Object.entries(steps).map(([label, line]) => `  attempt(${lit(label)}, () => p
     expect(Number(execResult(found, "proc").stdout.trim())).toBeLessThan(10);
   });
 });
+
+/**
+ * Runs `tacit run --no-check …args -` on `script` in `project`, in a mount namespace of its own
+ * where `home` (the password database's home directory, which holds `dir`) is an empty tmpfs with
+ * only `dir` bound back in: what the run makes in that home (tacit's own home, made before a
+ * confined command where the roots hold it) goes with the namespace, not into the real home.
+ */
+function inPrivateHome(ctx: TestContext, home: string, dir: string, project: string, script: string, args: string[], env: Record<string, string>): SetUp {
+  const stage = mkdtempSync(path.join(os.tmpdir(), "tacit-home-stage-"));
+  ctx.onTestFinished(() => rmSync(stage, { recursive: true, force: true }));
+  // The layout is bound aside before the tmpfs hides it, then bound back at its own path.
+  const inNamespace =
+    'set -e; stage=$1 dir=$2 home=$3 project=$4; shift 4; mount --bind "$dir" "$stage"; mount -t tmpfs -o mode=0700 tmpfs "$home"; ' +
+    'mkdir "$dir"; mount --bind "$stage" "$dir"; umount "$stage"; cd "$project"; exec "$@"';
+  return spawnSync(
+    "unshare",
+    ["--mount", "--propagation", "private", "sh", "-c", inNamespace, "sh", stage, dir, home, project, process.execPath, path.join(repoRoot, "bin", "tacit.js"), "run", "--no-check", ...args, "-"],
+    { cwd: "/", input: script, encoding: "utf8", env: childEnv(env), timeout: 60_000 },
+  ) as SetUp;
+}
 
 /**
  * A watcher (python3, inotify) that waits for `dir` to be opened, the walk's listing of it, and then
