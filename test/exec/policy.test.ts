@@ -10,7 +10,8 @@ import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer } from "../net/fixtures.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, type CliResult, expectRefused, makeCanary, realTempDir, tacit } from "./fixtures.js";
+import { DEFAULT_TIMEOUT_MS } from "../../runner/limits.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, type CliResult, expectRefused, lit, makeCanary, realTempDir, tacit } from "./fixtures.js";
 
 let root: string;
 let cleanup: () => void;
@@ -181,7 +182,101 @@ attempt("printf alias runs", () => requestExecPermission(["tacit-printf-alias"],
   });
 });
 
+/** What a test of a SharedStrictRun does with its part of the run: its script and flags, as it would give `tacit`. */
+type StrictRunOf = (script: string, flags: string[]) => Promise<CliResult>;
+
+/**
+ * One `tacit run --strict` for many tests that each try commands and then look at what became
+ * of them: each tacit start costs about a fifth of a second of CPU, and these tests are many.
+ * Each test's body is as it would be with a run of its own, but gets its run from `run`. In
+ * beforeAll (`start`) every body runs up to its `run`, all at once; once each has asked (or has
+ * ended without asking: it failed first), one tacit runs every script in turn, each in a block of
+ * its own whose attempts are labelled with the test's number, and each body goes on with a result
+ * of its own: its attempts under its own labels, the whole output (a canary any test looks for is
+ * looked for in every test's output), and exit code 1 with the error where its script threw, as
+ * its own run would have ended. The test itself awaits its body, so each fails on its own.
+ */
+class SharedStrictRun {
+  private readonly bodies: Array<(run: StrictRunOf) => Promise<void>> = [];
+  private outcomes: Array<Promise<void>> = [];
+
+  test(name: string, body: (run: StrictRunOf) => Promise<void>): void {
+    const index = this.bodies.length;
+    this.bodies.push(body);
+    it(name, () => this.outcomes[index] ?? Promise.reject(new Error("the shared --strict run never started (its beforeAll failed)")));
+  }
+
+  async start(): Promise<void> {
+    const asked: Array<{ script: string; limitMs: number; answer: (r: CliResult) => void; fail: (error: unknown) => void }> = [];
+    let unsettled = this.bodies.length;
+    let allAsked = (): void => undefined;
+    const everyoneAsked = new Promise<void>((resolve) => (allAsked = resolve));
+    if (unsettled === 0) allAsked();
+    this.outcomes = this.bodies.map((body, index) => {
+      let settled = false;
+      const settle = (): void => {
+        if (settled) return;
+        settled = true;
+        if (--unsettled === 0) allAsked();
+      };
+      const run: StrictRunOf = (script, flags) =>
+        new Promise((answer, fail) => {
+          if (!script.startsWith(ATTEMPT_PRELUDE)) throw new Error("a shared --strict run takes scripts that begin with ATTEMPT_PRELUDE");
+          const limit = flags.length === 1 ? null : flags.length === 3 && flags[1] === "--exec-timeout-ms" ? Number(flags[2]) : NaN;
+          if (flags[0] !== "--strict" || Number.isNaN(limit)) throw new Error(`a shared --strict run takes --strict and at most --exec-timeout-ms, not ${flags.join(" ")}`);
+          asked[index] = { script: script.slice(ATTEMPT_PRELUDE.length), limitMs: limit ?? DEFAULT_TIMEOUT_MS, answer, fail };
+          settle();
+        });
+      const outcome = body(run);
+      outcome.then(settle, settle);
+      outcome.catch(() => undefined); // Reported by its test, which awaits it.
+      return outcome;
+    });
+    await everyoneAsked;
+    const parts = asked.flatMap((part, index) => (part === undefined ? [] : [{ ...part, index }]));
+    const script = `${ATTEMPT_PRELUDE}
+const attemptAs = attempt;
+${parts
+  .map(
+    ({ index, script }) => `{
+const attempt = (label: string, f: () => unknown): void => attemptAs(${lit(`${index}:`)} + label, f);
+try {
+${script}
+} catch (e) {
+  println(${lit(`@@${index}:${PART_THREW}\tError\t`)} + JSON.stringify(String(e)));
+}
+}`,
+  )
+  .join("\n")}
+`;
+    // Each part keeps the time it had alone.
+    const limitMs = parts.reduce((sum, part) => sum + part.limitMs, 0);
+    let r: CliResult;
+    try {
+      r = await tacit(root, script, ["--strict", "--exec-timeout-ms", String(limitMs)]);
+    } catch (error) {
+      for (const part of parts) part.fail(error);
+      throw error;
+    }
+    for (const { index, answer } of parts) {
+      const own = `@@${index}:`;
+      const stdout = r.stdout
+        .split("\n")
+        .map((line) => (line.startsWith(own) ? `@@${line.slice(own.length)}` : line))
+        .join("\n");
+      const threw = attempts(stdout).get(PART_THREW);
+      answer(threw === undefined ? { ...r, stdout } : { code: 1, stdout, stderr: `${r.stderr}${String(threw.value)}\n` });
+    }
+  }
+}
+
+/** The label of the line a part of a SharedStrictRun prints where its script threw. */
+const PART_THREW = "!threw";
+
 describe("--strict and the tools that print a file they are given", () => {
+  const strictRun = new SharedStrictRun();
+  // The bodies' own limits were up to 180 s each, for a build that runs what they try.
+  beforeAll(() => strictRun.start(), 600_000);
   // A fourth review printed a file outside the allowed roots under --strict through tools off
   // the denylist: basenc --base64, ptx, column, ul, jq -R, bzcat -f and zstdcat -f (the
   // compressors pass a file that is not compressed through unchanged), and the like.
@@ -213,7 +308,7 @@ describe("--strict and the tools that print a file they are given", () => {
     // makeconv quote its first line, xsubpp passes its lines into the C it prints.
     ["yaml-bench-14", ["--canonical"]], ["yaml-bench", ["--canonical"]], ["llvm-ifs-14", []], ["llvm-ifs", []], ["makeconv", []], ["xsubpp", []],
   ];
-  it("refuses them, so none prints the file", async () => {
+  strictRun.test("refuses them, so none prints the file", async (run) => {
     const { dir, cleanup } = realTempDir("tacit-strict-printers-");
     try {
       const { canary, secret } = secretOutside(dir, (canary) => `${canary} ${canary}\n`);
@@ -225,7 +320,7 @@ for (const [command, args] of ${JSON.stringify(PRINTERS)} as Array<[string, stri
   });
 }
 `;
-      const r = await tacit(root, script, ["--strict"]);
+      const r = await run(script, ["--strict"]);
       expect(r.code, r.stderr).toBe(0);
       const found = attempts(r.stdout);
       // Names not installed here are refused all the same (the policy judges the name first).
@@ -286,7 +381,7 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
     }
   }, 150_000);
 
-  it("refuses systemd-tmpfiles, update-alternatives and systemd-sysusers, which change files past the roots, and cppw and cpgr", async () => {
+  strictRun.test("refuses systemd-tmpfiles, update-alternatives and systemd-sysusers, which change files past the roots, and cppw and cpgr", async (run) => {
     // A seventh review, under --strict as root: systemd-tmpfiles --create --remove CONF, with a
     // configuration the script wrote in its root, overwrote (f+), appended to (w+) and removed (r)
     // files outside the allowed roots; update-alternatives --install made a link outside them (as
@@ -314,7 +409,7 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
         ["cpgr", ["--help"]],
       ];
       const script = attemptRuns(RUNS);
-      const r = await tacit(root, script, ["--strict"]);
+      const r = await run(script, ["--strict"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict/);
       for (const name of ["overwrite.txt", "append.txt", "remove.txt"]) expect(readFileSync(at(name), "utf8"), name).toBe("keep\n");
@@ -325,7 +420,7 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
     }
   });
 
-  it("refuses utmpdump, last, cscope, llc, llvm-mca and cudafe++, which print the file they are given", async () => {
+  strictRun.test("refuses utmpdump, last, cscope, llc, llvm-mca and cudafe++, which print the file they are given", async (run) => {
     // A seventh review printed a file outside the allowed roots under --strict with utmpdump FILE
     // and last -f FILE (its bytes read as login records, their text fields printed), cscope -L -6
     // . FILE (every line), and llc, llvm-mca and cudafe++ (the line they cannot parse, quoted).
@@ -349,16 +444,16 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
   });
 }
 `;
-      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "120000"]);
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "120000"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict/);
       expect(r.stdout).not.toContain(canary.slice(0, 12));
     } finally {
       cleanup();
     }
-  }, 150_000);
+  });
 
-  it("refuses pod2text, pod2man and pod2html, which write any file: a shell startup file outside the roots stays as it was", async () => {
+  strictRun.test("refuses pod2text, pod2man and pod2html, which write any file: a shell startup file outside the roots stays as it was", async (run) => {
     // A seventh review, under --strict: `pod2text x.pod HOME/.bashrc`, with x.pod written by the
     // script in its root, replaced a .bashrc outside the allowed roots with a verbatim paragraph
     // of the script's (`    touch MARKER`), which the next bash ran; pod2man IN OUT and
@@ -374,7 +469,7 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
         ["pod2html", ["--infile=startup.pod", `--outfile=${victim("bashrc-html")}`]],
       ];
       const script = attemptRuns(RUNS);
-      const r = await tacit(root, script, ["--strict"]);
+      const r = await run(script, ["--strict"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict/);
       for (const name of ["bashrc-text", "bashrc-man", "bashrc-html"]) expect(readFileSync(victim(name), "utf8"), name).toBe("echo original\n");
@@ -383,7 +478,7 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
     }
   });
 
-  it("refuses 2to3, which writes the Python file it is given into any directory", async () => {
+  strictRun.test("refuses 2to3, which writes the Python file it is given into any directory", async (run) => {
     // A seventh review, under --strict: `2to3 -n -w -W -o DIR sitecustomize.py`, the module written
     // by the script in its root, copied it into a directory outside the allowed roots (into
     // site-packages it runs in every later Python).
@@ -396,14 +491,14 @@ for (const command of ["2to3", "2to3-3.11"]) {
   attempt(command, () => requestExecPermission([command], (p) => p.exec(command, ["-n", "-w", "-W", "-o", ${JSON.stringify(dir)}, "sitecustomize.py"], { cwd: "py2to3", timeoutMs: 30000 }).exitCode));
 }
 `;
-      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "90000"]);
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "90000"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), ["2to3", "2to3-3.11"], /refused under --strict/);
       expect(existsSync(path.join(dir, "sitecustomize.py"))).toBe(false);
     } finally {
       cleanup();
     }
-  }, 120_000);
+  });
 
   it("refuses systemd-analyze, whose cat-config prints any file below /etc, /run or /usr/lib", async (ctx) => {
     // A seventh review printed /etc/shadow under --strict with `systemd-analyze cat-config
@@ -431,7 +526,7 @@ attempt("systemd-analyze", () => requestExecPermission(["systemd-analyze"], (p) 
     }
   });
 
-  it("refuses systemd-firstboot, which sets root's password", async () => {
+  strictRun.test("refuses systemd-firstboot, which sets root's password", async (run) => {
     // A seventh review, under --strict: systemd-firstboot --root-password=PW --force sets the
     // root password (shown with --root=DIR, a directory outside the allowed roots, where it
     // wrote DIR/etc/passwd and DIR/etc/shadow; without --root it is the system's).
@@ -441,7 +536,7 @@ attempt("systemd-analyze", () => requestExecPermission(["systemd-analyze"], (p) 
       const script = `${ATTEMPT_PRELUDE}
 attempt("systemd-firstboot", () => requestExecPermission(["systemd-firstboot"], (p) => p.exec("systemd-firstboot", [${JSON.stringify(`--root=${dir}`)}, "--root-password=chosen-by-the-script", "--force"]).exitCode));
 `;
-      const r = await tacit(root, script, ["--strict"]);
+      const r = await run(script, ["--strict"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), ["systemd-firstboot"], /refused under --strict: it is a privilege or credential tool/);
       expect(existsSync(path.join(dir, "etc", "shadow"))).toBe(false);
@@ -450,7 +545,7 @@ attempt("systemd-firstboot", () => requestExecPermission(["systemd-firstboot"], 
     }
   });
 
-  it("refuses ucf, which installs the file it is given at any path outside the roots", async () => {
+  strictRun.test("refuses ucf, which installs the file it is given at any path outside the roots", async (run) => {
     // A seventh review, under --strict: `ucf --debconf-ok new.conf DEST`, new.conf written by the
     // script in its root, created DEST outside the allowed roots with the script's content
     // (/etc/cron.d/job would be run by cron as root). --state-dir keeps the test off the
@@ -462,14 +557,14 @@ attempt("systemd-firstboot", () => requestExecPermission(["systemd-firstboot"], 
       const script = `${ATTEMPT_PRELUDE}
 attempt("ucf", () => requestExecPermission(["ucf"], (p) => p.exec("ucf", ["--state-dir", ${JSON.stringify(path.join(dir, "state"))}, "--debconf-ok", "ucf-new.conf", ${JSON.stringify(dest)}], { timeoutMs: 30000 }).exitCode));
 `;
-      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "60000"]);
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "60000"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), ["ucf"], /refused under --strict/);
       expect(existsSync(dest)).toBe(false);
     } finally {
       cleanup();
     }
-  }, 90_000);
+  });
 
   it("refuses strip, ranlib and elfedit: strip -o put a shell on PATH under a name --strict ran, and each rewrote a file outside the roots", async () => {
     // An eighth review, under --strict: `strip -o PATHDIR/tacit-strip-helper /bin/bash` copied
@@ -511,7 +606,7 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
     }
   });
 
-  it("refuses Python-RSA's tools, which read and write any file: a file outside the roots is neither printed nor overwritten", async () => {
+  strictRun.test("refuses Python-RSA's tools, which read and write any file: a file outside the roots is neither printed nor overwritten", async (run) => {
     // An eighth review, under --strict: with a key pair pyrsa-keygen made in the root,
     // `pyrsa-encrypt -i FILE -o enc.bin pub.pem` then `pyrsa-decrypt -i enc.bin priv.pem` printed a
     // file outside the allowed roots, and `pyrsa-decrypt -i payload.bin -o FILE priv.pem` replaced
@@ -547,7 +642,7 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
   });
 }
 `;
-      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "120000"]);
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "120000"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([label]) => label), /refused under --strict.*: it is a file tool/);
       expect(r.stdout).not.toContain(canary);
@@ -556,9 +651,9 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
     } finally {
       cleanup();
     }
-  }, 150_000);
+  });
 
-  it("refuses setcap and chattr, which changed a program's capabilities and a file's attributes outside the roots, and sysctl and hostname", async () => {
+  strictRun.test("refuses setcap and chattr, which changed a program's capabilities and a file's attributes outside the roots, and sysctl and hostname", async (run) => {
     // An eighth review, under --strict (tacit running as root): `setcap cap_setuid+ep PROGRAM`
     // let a program outside the allowed roots become root, and `chattr +A FILE` set an attribute
     // on a file there. sysctl and hostname change the machine itself; they are asked only for a
@@ -579,7 +674,7 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
         ["hostname", ["--help"]],
       ];
       const script = attemptRuns(RUNS);
-      const r = await tacit(root, script, ["--strict"]);
+      const r = await run(script, ["--strict"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict: it is a tool that changes the settings of the system or of any file/);
       expect(capabilities()).toBe(before.capabilities);
@@ -589,7 +684,7 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
     }
   });
 
-  it("refuses service, the account tools, gapplication and PostgreSQL's server tools: each passed --strict", async () => {
+  strictRun.test("refuses service, the account tools, gapplication and PostgreSQL's server tools: each passed --strict", async (run) => {
     // The sixth review listed them as passing --strict: service runs init scripts, the account
     // tools change logins and passwords (chpasswd reads user:password on its input: a tacit run
     // as root changed root's), gapplication launches applications, and PostgreSQL's server
@@ -601,12 +696,12 @@ for (const command of ${JSON.stringify(names)}) {
   attempt(command, () => requestExecPermission([command], (p) => p.exec(command, ["--help"]).exitCode));
 }
 `;
-    const r = await tacit(root, script, ["--strict"]);
+    const r = await run(script, ["--strict"]);
     expect(r.code, r.stderr).toBe(0);
     expectRefused(attempts(r.stdout), names, /refused under --strict: it is (a command runner|a privilege or credential tool)/);
   });
 
-  it("refuses LLVM's not, which runs the command it is given (not-14 sh -c …), and other runners off the list", async () => {
+  strictRun.test("refuses LLVM's not, which runs the command it is given (not-14 sh -c …), and other runners off the list", async (run) => {
     // A fifth review ran a shell under --strict through `not-14 sh -c …` (LLVM's test helper
     // runs its arguments as a command and inverts the exit status).
     const { dir, cleanup } = realTempDir("tacit-strict-not-");
@@ -617,7 +712,7 @@ for (const command of ["not-14", "not", "luit", "debconf", "vgdb"]) {
   attempt(command, () => requestExecPermission([command], (p) => p.exec(command, ["sh", "-c", ${JSON.stringify(`echo ran > ${marker}`)}]).exitCode));
 }
 `;
-      const r = await tacit(root, script, ["--strict"]);
+      const r = await run(script, ["--strict"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), ["not-14", "not", "luit", "debconf", "vgdb"], /refused under --strict/);
       expect(existsSync(marker)).toBe(false);
@@ -626,7 +721,7 @@ for (const command of ["not-14", "not", "luit", "debconf", "vgdb"]) {
     }
   });
 
-  it("refuses ar, which copies any file into an archive the script then prints (ar q, then ar p), and enc2xs and bzexe, which rewrite the file they are given", async () => {
+  strictRun.test("refuses ar, which copies any file into an archive the script then prints (ar q, then ar p), and enc2xs and bzexe, which rewrite the file they are given", async (run) => {
     // A fifth review printed a file outside the allowed roots under --strict with `ar q x.a
     // FILE` then `ar p x.a`, and emptied one with `enc2xs FILE`.
     const { dir, cleanup } = realTempDir("tacit-strict-ar-");
@@ -640,7 +735,7 @@ attempt("ar p", () => requestExecPermission(["ar"], (p) => p.exec("ar", ["p", "c
 attempt("enc2xs", () => requestExecPermission(["enc2xs"], (p) => p.exec("enc2xs", [${JSON.stringify(secret)}]).exitCode));
 attempt("bzexe", () => requestExecPermission(["bzexe"], (p) => p.exec("bzexe", [${JSON.stringify(program)}]).exitCode));
 `;
-      const r = await tacit(root, script, ["--strict"]);
+      const r = await run(script, ["--strict"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), ["ar q", "ar p", "enc2xs", "bzexe"], /refused under --strict/);
       expect(r.stdout).not.toContain(canary);
@@ -653,7 +748,7 @@ attempt("bzexe", () => requestExecPermission(["bzexe"], (p) => p.exec("bzexe", [
     }
   });
 
-  it("refuses unlink and link, which delete or hard-link any file past the allowed roots", async () => {
+  strictRun.test("refuses unlink and link, which delete or hard-link any file past the allowed roots", async (run) => {
     // A fifth review deleted a file outside the allowed roots with `unlink FILE` under --strict
     // (rm was refused); `link FILE ./x` makes a second name for any file inside the roots.
     const { dir, cleanup } = realTempDir("tacit-strict-unlink-");
@@ -664,7 +759,7 @@ attempt("bzexe", () => requestExecPermission(["bzexe"], (p) => p.exec("bzexe", [
 attempt("unlink", () => requestExecPermission(["unlink"], (p) => p.exec("unlink", [${JSON.stringify(victim)}]).exitCode));
 attempt("link", () => requestExecPermission(["link"], (p) => p.exec("link", [${JSON.stringify(victim)}, "linked.txt"]).exitCode));
 `;
-      const r = await tacit(root, script, ["--strict"]);
+      const r = await run(script, ["--strict"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), ["unlink", "link"], /refused under --strict/);
       expect(existsSync(victim)).toBe(true);
@@ -674,7 +769,7 @@ attempt("link", () => requestExecPermission(["link"], (p) => p.exec("link", [${J
     }
   });
 
-  it("knows a family of several parts by a prefixed or versioned name: x86_64-linux-gnu-gp-collect-app ran no shell", async () => {
+  strictRun.test("knows a family of several parts by a prefixed or versioned name: x86_64-linux-gnu-gp-collect-app ran no shell", async (run) => {
     // An eighth review ran a shell under --strict through `x86_64-linux-gnu-gp-collect-app -o
     // run.er /bin/sh -c CMD` (binutils' gprofng collector, under its target-prefixed name):
     // gp-collect-app was refused only as its whole name, and the name's parts (gp, collect, app)
@@ -690,7 +785,7 @@ for (const command of ["x86_64-linux-gnu-llvm-mca", "llvm-reduce-15", "tacit-sys
 }
 attempt("x86_64-linux-gnu-readelf", () => requestExecPermission(["x86_64-linux-gnu-readelf"], () => "granted"));
 `;
-      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "60000"]);
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "60000"]);
       expect(r.code, r.stderr).toBe(0);
       const found = attempts(r.stdout);
       expectRefused(found, ["x86_64-linux-gnu-gp-collect-app"], /refused under --strict: it is a command runner \(gp-collect-app\)/);
@@ -701,9 +796,9 @@ attempt("x86_64-linux-gnu-readelf", () => requestExecPermission(["x86_64-linux-g
     } finally {
       cleanup();
     }
-  }, 90_000);
+  });
 
-  it("refuses direnv, rustup, dotenv and gio, which run any command they are given, and ctags, gio cat, terraform console, objdump, FileCheck and docutils, which print any file", async () => {
+  strictRun.test("refuses direnv, rustup, dotenv and gio, which run any command they are given, and ctags, gio cat, terraform console, objdump, FileCheck and docutils, which print any file", async (run) => {
     // A sixth review ran commands under --strict through `direnv exec DIR CMD`, `rustup run
     // stable CMD`, `dotenv -f FILE run CMD` (python-dotenv) and `gio launch x.desktop` (its Exec
     // line), and printed a file outside the allowed roots with `ctags -x --regex-…`, `gio cat`
@@ -739,7 +834,7 @@ for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[st
   });
 }
 `;
-      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "60000"]);
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "60000"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([label]) => label), /refused under --strict/);
       for (const name of ["direnv", "rustup", "dotenv", "gio"]) expect(existsSync(marker(name)), name).toBe(false);
@@ -747,9 +842,9 @@ for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[st
     } finally {
       cleanup();
     }
-  }, 90_000);
+  });
 
-  it("refuses py.test, flask, isympy and idle, which run Python, and fallocate, savelog and mkswap, which change any file", async () => {
+  strictRun.test("refuses py.test, flask, isympy and idle, which run Python, and fallocate, savelog and mkswap, which change any file", async (run) => {
     // A sixth review ran Python under --strict through `py.test DIR` (its conftest.py), `flask
     // --app app.py routes` (the module is imported) and isympy (Python on standard input), and
     // zeroed the start of a file outside the allowed roots with `fallocate -p -o 0 -l 8 FILE`
@@ -776,7 +871,7 @@ for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[st
   attempt(label, () => requestExecPermission([command], (p) => p.exec(command, args, input === null ? { timeoutMs: 20000 } : { input, timeoutMs: 20000 }).exitCode));
 }
 `;
-      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "60000"]);
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "60000"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([label]) => label), /refused under --strict/);
       for (const name of ["pytest", "flask", "isympy", "idle"]) expect(existsSync(marker(name)), name).toBe(false);
@@ -784,9 +879,9 @@ for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[st
     } finally {
       cleanup();
     }
-  }, 90_000);
+  });
 
-  it("refuses llvm-reduce, kpt and pyenv, which run a program they are given, and hypothesis and cfn-lint, which import Python from the project", async () => {
+  strictRun.test("refuses llvm-reduce, kpt and pyenv, which run a program they are given, and hypothesis and cfn-lint, which import Python from the project", async (run) => {
     // A seventh review ran commands and Python under --strict through `llvm-reduce
     // --test=/bin/sh --test-arg=-c --test-arg=CMD FILE.ll`, `kpt fn eval --exec CMDLINE DIR`,
     // `pyenv exec python3 -c CODE`, `hypothesis write MODULE.f` (the module, written by the
@@ -810,7 +905,7 @@ for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[st
         ["cfn-lint", ["--append-rules", "loaders-rules", "--", "loaders-template.yaml"]],
       ];
       const script = attemptRuns(RUNS, 30000);
-      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "120000"]);
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "120000"]);
       expect(r.code, r.stderr).toBe(0);
       const names = RUNS.map(([command]) => command);
       expectRefused(attempts(r.stdout), names, /refused under --strict/);
@@ -818,9 +913,9 @@ for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[st
     } finally {
       cleanup();
     }
-  }, 150_000);
+  });
 
-  it("refuses LLVM's JIT linkers and the tools that make their object from IR text: nothing the script wrote runs", async () => {
+  strictRun.test("refuses LLVM's JIT linkers and the tools that make their object from IR text: nothing the script wrote runs", async (run) => {
     // An eighth review ran a command under --strict through code it wrote as LLVM IR text:
     // llvm-extract assembled x.ll into bitcode, llvm-lto compiled that into an object, and
     // llvm-jitlink-14 x.o and llvm-rtdyld -execute x.o each ran its main, whose system() call
@@ -863,7 +958,7 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
   attempt(label, () => requestExecPermission([command], (p) => p.exec(command, args, { cwd: ${JSON.stringify(work)}, timeoutMs: 30000 }).exitCode));
 }
 `;
-      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "120000"]);
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "120000"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([label]) => label), /refused under --strict.*: it is a compiler/);
       expect(existsSync(path.join(work, "x.o"))).toBe(false);
@@ -872,7 +967,7 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
     } finally {
       cleanup();
     }
-  }, 150_000);
+  });
 
   it("refuses nodeenv and virtualenv: nodeenv put a node wrapper on PATH that --strict ran, virtualenv --clear emptied a directory", async () => {
     // An eighth review, under --strict, with a PATH directory outside the allowed roots:
@@ -903,7 +998,7 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
     }
   }, 180_000);
 
-  it("refuses the JDK's tools, whose -J options reach the JVM: -J-XX:OnOutOfMemoryError ran no command", async () => {
+  strictRun.test("refuses the JDK's tools, whose -J options reach the JVM: -J-XX:OnOutOfMemoryError ran no command", async (run) => {
     // An eighth review ran a shell command under --strict through javap and keytool: with
     // -J-Xmx4m -J-Xms4m the JVM ran out of memory on an ordinary task, and
     // -J-XX:OnOutOfMemoryError=CMD gave CMD to /bin/sh ("Executing /bin/sh -c …"), which wrote
@@ -920,16 +1015,16 @@ for (const [label, command, args] of ${JSON.stringify(RUNS)} as Array<[string, s
         ),
       ];
       const script = attemptRuns(RUNS, 60000);
-      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "150000"]);
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "150000"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict.*: it is an interpreter/);
       for (const name of ["javap", "keytool"]) expect(existsSync(marker(name)), name).toBe(false);
     } finally {
       cleanup();
     }
-  }, 180_000);
+  });
 
-  it("refuses update-ca-certificates, which ran a command hidden in the name of the hooks directory it was given", async () => {
+  strictRun.test("refuses update-ca-certificates, which ran a command hidden in the name of the hooks directory it was given", async (run) => {
     // An eighth review, under --strict: with directories the script made in its root,
     // `update-ca-certificates --certsconf … --etccertsdir … --hooksdir 'DIR/hooks;touch MARKER;#'`
     // ran `eval run-parts --test -- DIR/hooks;touch MARKER;#` and wrote the marker.
@@ -950,7 +1045,7 @@ attempt("update-ca-certificates", () => requestExecPermission(["update-ca-certif
   "--certsconf", \`\${ca}/certs.conf\`, "--certsdir", \`\${ca}/local\`, "--localcertsdir", \`\${ca}/local\`, "--etccertsdir", \`\${ca}/etc\`, "--hooksdir", hooks,
 ]).exitCode));
 `;
-      const r = await tacit(root, script, ["--strict"]);
+      const r = await run(script, ["--strict"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), ["update-ca-certificates"], /refused under --strict: it is a command runner/);
       expect(existsSync(marker)).toBe(false);
@@ -959,7 +1054,7 @@ attempt("update-ca-certificates", () => requestExecPermission(["update-ca-certif
     }
   });
 
-  it("refuses py.test-benchmark and pygrun, which run Python the script writes in their working directory", async () => {
+  strictRun.test("refuses py.test-benchmark and pygrun, which run Python the script writes in their working directory", async (run) => {
     // A seventh review ran Python under --strict through `py.test-benchmark list` (the conftest.py
     // of its working directory, as pytest runs it) and `pygrun T start FILE` (ANTLR: the TLexer
     // and TParser modules of its working directory are imported).
@@ -983,7 +1078,7 @@ for (const [command, args, cwd] of ${JSON.stringify(RUNS)} as Array<[string, str
   attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args, { cwd, timeoutMs: 60000 }).exitCode));
 }
 `;
-      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "150000"]);
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "150000"]);
       expect(r.code, r.stderr).toBe(0);
       const names = RUNS.map(([command]) => command);
       expectRefused(attempts(r.stdout), names, /refused under --strict/);
@@ -991,9 +1086,9 @@ for (const [command, args, cwd] of ${JSON.stringify(RUNS)} as Array<[string, str
     } finally {
       cleanup();
     }
-  }, 180_000);
+  });
 
-  it("refuses the cloud CLIs (aws, gcloud, gsutil, bq), which reach any endpoint: nothing reaches a listener", async () => {
+  strictRun.test("refuses the cloud CLIs (aws, gcloud, gsutil, bq), which reach any endpoint: nothing reaches a listener", async (run) => {
     // A sixth review reached a loopback listener under --strict, with no --network-permissions,
     // through `aws --endpoint-url URL --no-sign-request s3 ls` (aws s3 cp would upload any file).
     const server = await startServer();
@@ -1005,16 +1100,16 @@ for (const [command, args, cwd] of ${JSON.stringify(RUNS)} as Array<[string, str
         ["bq", ["version"]],
       ];
       const script = attemptRuns(RUNS, 20000);
-      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "60000"]);
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "60000"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict/);
       expect(server.received).toEqual([]);
     } finally {
       await server.close();
     }
-  }, 90_000);
+  });
 
-  it("refuses PostgreSQL's clients (pg_isready, pg_dump, createdb, …), which reach any host: nothing connects to a listener", async () => {
+  strictRun.test("refuses PostgreSQL's clients (pg_isready, pg_dump, createdb, …), which reach any host: nothing connects to a listener", async (run) => {
     // A seventh review reached a loopback listener under --strict, with no --network-permissions,
     // through `pg_isready -d "host=127.0.0.1 port=P sslmode=disable user=… dbname=…"` and pg_dump:
     // each connected and sent the user and database names the script chose.
@@ -1035,16 +1130,16 @@ for (const command of ${JSON.stringify(names)}) {
   attempt(command, () => requestExecPermission([command], (p) => p.exec(command, ["-d", ${JSON.stringify(target)}, "-w"], { timeoutMs: 20000 }).exitCode));
 }
 `;
-      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "120000"]);
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "120000"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), names, /refused under --strict: it is a network tool/);
       expect(connections).toEqual([]);
     } finally {
       await new Promise<void>((resolve) => listener.close(() => resolve()));
     }
-  }, 150_000);
+  });
 
-  it("refuses jsonschema and openapi-spec-validator, which fetch the remote $ref of a file the script writes: nothing reaches a listener", async () => {
+  strictRun.test("refuses jsonschema and openapi-spec-validator, which fetch the remote $ref of a file the script writes: nothing reaches a listener", async (run) => {
     // A seventh review reached a loopback listener under --strict, with no --network-permissions,
     // through `jsonschema -i instance.json schema.json` and `openapi-spec-validator spec.yaml`,
     // each file written by the script with a $ref to http://127.0.0.1:P/…?data=…: both fetched it.
@@ -1058,16 +1153,16 @@ for (const command of ${JSON.stringify(names)}) {
         ["openapi-spec-validator", ["fetch-spec.yaml"]],
       ];
       const script = attemptRuns(RUNS, 30000);
-      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "90000"]);
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "90000"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict: it is a network tool/);
       expect(server.received).toEqual([]);
     } finally {
       await server.close();
     }
-  }, 120_000);
+  });
 
-  it("refuses dirmngr and gpgsm, which fetch any URL they are asked to: nothing reaches a listener", async () => {
+  strictRun.test("refuses dirmngr and gpgsm, which fetch any URL they are asked to: nothing reaches a listener", async (run) => {
     // An eighth review reached a loopback listener under --strict, with no --network-permissions,
     // through `dirmngr --server` given "KS_FETCH http://127.0.0.1:P/leak?data=…" on its input, and
     // through `gpgsm --call-dirmngr KS_FETCH URL` (gpgsm starts a dirmngr and asks it). GnuPG's
@@ -1087,7 +1182,7 @@ for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[st
   attempt(label, () => requestExecPermission([command], (p) => p.exec(command, args, input === null ? { timeoutMs: 20000 } : { input, timeoutMs: 20000 }).exitCode));
 }
 `;
-      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "60000"]);
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "60000"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([label]) => label), /refused under --strict: it is a network tool/);
       expect(server.received).toEqual([]);
@@ -1095,9 +1190,9 @@ for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[st
       cleanup();
       await server.close();
     }
-  }, 90_000);
+  });
 
-  it("refuses mke2fs, mkfs.*, badblocks -w and hardlink, which overwrite or relink any file: the files stay as they were", async () => {
+  strictRun.test("refuses mke2fs, mkfs.*, badblocks -w and hardlink, which overwrite or relink any file: the files stay as they were", async (run) => {
     // A sixth review overwrote files outside the allowed roots under --strict with `mke2fs -F
     // FILE`, `mkfs.ext4 -F FILE` and `badblocks -w FILE`, and made two files one with `hardlink DIR1 DIR2`.
     const { dir, cleanup } = realTempDir("tacit-strict-writers-");
@@ -1116,7 +1211,7 @@ for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[st
         ["hardlink", [path.join(dir, "one"), path.join(dir, "two")]],
       ];
       const script = attemptRuns(RUNS, 20000);
-      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "60000"]);
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "60000"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict/);
       for (const victim of victims) expect(readFileSync(victim, "utf8") === content(victim), victim).toBe(true);
@@ -1124,9 +1219,9 @@ for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[st
     } finally {
       cleanup();
     }
-  }, 90_000);
+  });
 
-  it("refuses installkernel, which copies any file into the root for the script to read", async () => {
+  strictRun.test("refuses installkernel, which copies any file into the root for the script to read", async (run) => {
     // An eighth review, under --strict: `installkernel x FILE FILE .` copied a file outside the
     // allowed roots into the working directory as vmlinuz-x (and System.map-x), which the script
     // then read with requestFileSystem and printed.
@@ -1139,7 +1234,7 @@ for (const [label, command, args, input] of ${JSON.stringify(RUNS)} as Array<[st
 attempt("installkernel", () => requestExecPermission(["installkernel"], (p) => p.exec("installkernel", ["x", ${JSON.stringify(secret)}, ${JSON.stringify(secret)}, "."], { cwd: ${JSON.stringify(work)} }).exitCode));
 attempt("read", () => requestFileSystem(${JSON.stringify(work)}, (fs) => fs.access("vmlinuz-x").read()));
 `;
-      const r = await tacit(root, script, ["--strict"]);
+      const r = await run(script, ["--strict"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), ["installkernel"], /refused under --strict: it is a file tool/);
       expect(r.stdout).not.toContain(canary);
@@ -1149,7 +1244,7 @@ attempt("read", () => requestFileSystem(${JSON.stringify(work)}, (fs) => fs.acce
     }
   });
 
-  it("refuses llvm-profdata and llvm-stress, which write any file: a shell startup file outside the roots stays as it was", async () => {
+  strictRun.test("refuses llvm-profdata and llvm-stress, which write any file: a shell startup file outside the roots stays as it was", async (run) => {
     // An eighth review, under --strict: `llvm-profdata merge --text -o BASHRC in.proftext`, the
     // profile written by the script in its root, replaced a bashrc outside the allowed roots with
     // lines of which one was the script's command (`bash BASHRC` ran it and wrote its marker), and
@@ -1173,7 +1268,7 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
   attempt(command, () => requestExecPermission([command], (p) => p.exec(command, args).exitCode));
 }
 `;
-      const r = await tacit(root, script, ["--strict"]);
+      const r = await run(script, ["--strict"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict.*: it is a file tool/);
       expect(readFileSync(bashrc, "utf8")).toBe("echo original\n");
@@ -1183,7 +1278,7 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
     }
   });
 
-  it("refuses debugfs, which echoes any file's lines, and e2label, tune2fs and wipefs, which rewrite a file system image in place", async () => {
+  strictRun.test("refuses debugfs, which echoes any file's lines, and e2label, tune2fs and wipefs, which rewrite a file system image in place", async (run) => {
     // An eighth review, under --strict: `debugfs -f FILE` printed each line of a file outside the
     // allowed roots ("debugfs: <line>", "Command not found <line>"), and `e2label IMAGE x`,
     // `tune2fs -L x IMAGE` and `wipefs -a IMAGE` changed an ext2 image there.
@@ -1210,7 +1305,7 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
   });
 }
 `;
-      const r = await tacit(root, script, ["--strict", "--exec-timeout-ms", "60000"]);
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "60000"]);
       expect(r.code, r.stderr).toBe(0);
       expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict: it is a file tool/);
       expect(r.stdout).not.toContain(canary);
@@ -1218,7 +1313,7 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
     } finally {
       cleanup();
     }
-  }, 90_000);
+  });
 
   // Found by the same review: tools --strict runs, given an option that makes them read a file
   // and echo its lines in their messages (`date -f FILE`: "invalid date '<line>'").
