@@ -214,13 +214,14 @@ describe("posts: printing without waiting (the raw channel)", () => {
     // The sink's share counted what was printed in bytes and queued a job per print; a print
     // of no parts counts 0 bytes, and posts come without waiting. Behind a value taking 4 s,
     // 3.5 s of such posts grew the host by about 360 MB (a job of about 600 bytes each, some
-    // 160,000 a second): for a time limit and a chain of slow values, gigabytes.
+    // 160,000 a second): for a time limit and a chain of slow values, gigabytes. The value
+    // waits (Atomics.wait) rather than spins: pending all the same, and the posts get a core.
     const { dir, cleanup } = tempDir("tacit-post-sink-");
     try {
       const sink = path.join(dir, "secure-output.txt");
       const posts = postOf({ kind: "Print", parts: [] }).repeat(4096);
       const code = `
-const slow = classify("SINK-VALUE").map((x) => { const end = Date.now() + 4000; while (Date.now() < end) {} return x; });
+const slow = classify("SINK-VALUE").map((x) => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 4000); return x; });
 println("first:", slow);
 const frames = new TextEncoder().encode(${lit(posts)});
 const end = Date.now() + 3500;

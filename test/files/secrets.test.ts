@@ -639,9 +639,10 @@ describe("classified work waiting for a slow value", () => {
       const script = `
 requestFileSystem(".", (fs) => {
   // Pending for about 6 s: four maps of 1.5 s each, one after the other (each well inside
-  // the evaluator's 5 s limit per job, which also counts its start on a loaded machine).
+  // the evaluator's 5 s limit per job, which also counts its start on a loaded machine). Each
+  // waits (Atomics.wait) rather than spins: a job under way all the same, without a core.
   let slow = classify("slow");
-  for (let i = 0; i < 4; i++) slow = slow.map((s) => { const end = Date.now() + 1500; while (Date.now() < end) {} return s; });
+  for (let i = 0; i < 4; i++) slow = slow.map((s) => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500); return s; });
   fs.writeClassified(".env.first", slow);
   const counts = { read: 0, written: 0 };
   let last = fs.readClassified(".env");

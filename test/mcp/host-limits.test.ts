@@ -225,10 +225,11 @@ describe("tacit serve and a session that fills its classified store", () => {
     const session = await create();
     // About 144 s of jobs, and a request that waits for their value. No clock in the test: an
     // answer that waited for the queued jobs could not come within the test's 120 s (its
-    // timeout fails it), and the snippet's own 3 s limit is what ended it (124).
+    // timeout fails it), and the snippet's own 3 s limit is what ended it (124). Each map waits
+    // (Atomics.wait) rather than spins: a job under way all the same, without a core.
     const slow =
       'let value = classify("x");\n' +
-      "for (let i = 0; i < 30; i++) value = value.map((s) => { const end = Date.now() + 4800; while (Date.now() < end) {} return s; });\n" +
+      "for (let i = 0; i < 30; i++) value = value.map((s) => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 4800); return s; });\n" +
       'requestNetwork(["127.0.0.1:9"], (net) => net.httpPostClassified("http://127.0.0.1:9/", value));';
     const killed = await run(session, slow);
     expect(killed.exitCode).toBe(124);
