@@ -383,72 +383,63 @@ requestExecPermission(["sh"], (proc) => {
   it("cover tacit's home where the password database puts the user's home, when HOME names another", async (ctx) => {
     // HOME elsewhere (here the test's home): a confined `sh` read the passwd home's
     // ~/.config/tacit/audit-key.json, the key that signs the audit logs of the user's runs. That
-    // home is the real user's: the entry read here is a probe of the test's, made there (with the
-    // directories it needs, owner-only as tacit makes them) and removed after, with what it made.
-    skipWithoutMountNamespace(ctx);
+    // home is the real user's: tacit runs where it is a tmpfs of the test's (inPrivateHome)
+    // holding a probe in ~/.config/tacit (owner-only, as tacit makes it), and nothing is written
+    // to the real one (a probe made there, and the directories it needed, were once).
+    const dir = confinementDir(ctx);
     const passwdHome = os.userInfo().homedir;
     ctx.skip(!existsSync(passwdHome), `the password database gives this user no home directory (${passwdHome})`);
     const own = path.join(passwdHome, ".config", "tacit");
-    const made = [path.join(passwdHome, ".config"), own].filter((dir) => !existsSync(dir));
     const canary = makeCanary();
     // Named apart from the canary: an error naming the file must not look like a leak.
     const probe = path.join(own, `tacit-confine-probe-${randomUUID()}`);
-    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
-    try {
-      mkdirSync(own, { recursive: true, mode: 0o700 });
-      writeFileSync(probe, `${canary}\n`, { mode: 0o600 });
-      const { home, project } = layout(dir);
-      const r = await tacit(project, `${ATTEMPT_PRELUDE}
+    const seed = path.join(dir, "passwd-home");
+    mkdirSync(path.join(seed, ".config", "tacit"), { recursive: true, mode: 0o700 });
+    writeFileSync(path.join(seed, path.relative(passwdHome, probe)), `${canary}\n`, { mode: 0o600 });
+    const { home, project } = layout(dir);
+    const run = inPrivateHome(ctx, { home: passwdHome, seed }, project, `${ATTEMPT_PRELUDE}
 requestExecPermission(["sh"], (proc) => {
   attempt("list", () => proc.exec("sh", ["-c", 'ls -A "$0"', ${lit(own)}]));
   attempt("probe", () => proc.exec("sh", ["-c", 'cat "$0"', ${lit(probe)}]));
 });
 `, ["--command-permissions", "sh", "--confine-commands"], { HOME: home, TACIT_HOME: "", XDG_CONFIG_HOME: "" });
-      expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout + r.stderr).not.toContain(canary);
-      const found = attempts(r.stdout);
-      // Covered by an empty directory (or inside the cover of that home's .config): nothing listed, no probe.
-      expect(execResult(found, "list").stdout).toBe("");
-      const read = execResult(found, "probe");
-      expect(read.exitCode).not.toBe(0);
-      expect(read.stdout).toBe("");
-    } finally {
-      rmSync(probe, { force: true });
-      // Only directories the test made, and only if nothing else was put there meanwhile.
-      for (const madeDir of made.reverse()) {
-        try {
-          rmdirSync(madeDir);
-        } catch {
-          // Not empty: another run of this user keeps its home there now.
-        }
-      }
-      cleanup();
-    }
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout + run.stderr).not.toContain(canary);
+    const found = attempts(run.stdout);
+    // Covered by an empty directory (or inside the cover of that home's .config): nothing listed, no probe.
+    expect(execResult(found, "list").stdout).toBe("");
+    const read = execResult(found, "probe");
+    expect(read.exitCode).not.toBe(0);
+    expect(read.stdout).toBe("");
   });
 
   it("cover the hidden entries of the home the password database gives, when HOME names another", async (ctx) => {
     // HOME elsewhere (here the test's home): a confined `sh` read the real home's ~/.npmrc (its
-    // registry token), that home's hidden entries being covered only by HOME. The entry read here
-    // is a probe of the test's, made in that home and removed after.
-    skipWithoutMountNamespace(ctx);
+    // registry token), that home's hidden entries being covered only by HOME. tacit runs where
+    // that home is a tmpfs of the test's (inPrivateHome) holding a probe among its hidden
+    // entries, and nothing is written to the real one (a probe made there was once).
+    const dir = confinementDir(ctx);
     const passwdHome = os.userInfo().homedir;
     ctx.skip(!existsSync(passwdHome), `the password database gives this user no home directory (${passwdHome})`);
     const canary = makeCanary();
-    const probe = path.join(passwdHome, `.tacit-confine-probe-${path.basename(canary)}`);
-    const { dir, cleanup } = realTempDir("tacit-confine-", "/var/tmp");
-    try {
-      writeFileSync(probe, `${canary}\n`, { mode: 0o600 });
-      const { home, project } = layout(dir);
-      const r = await tacit(project, `${ATTEMPT_PRELUDE}
-requestExecPermission(["sh"], (proc) => { attempt("read", () => proc.exec("sh", ["-c", 'cat "$0"', ${lit(probe)}])); });
+    const name = `.tacit-confine-probe-${randomUUID()}`;
+    const probe = path.join(passwdHome, name);
+    const seed = path.join(dir, "passwd-home");
+    mkdirSync(seed, { mode: 0o700 });
+    writeFileSync(path.join(seed, name), `${canary}\n`, { mode: 0o600 });
+    const { home, project } = layout(dir);
+    const run = inPrivateHome(ctx, { home: passwdHome, seed }, project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("read", () => proc.exec("sh", ["-c", 'cat "$0"', ${lit(probe)}]));
+  attempt("there", () => proc.exec("sh", ["-c", 'ls -A "$0"', ${lit(passwdHome)}]));
+});
 `, ["--command-permissions", "sh", "--confine-commands"], { HOME: home });
-      expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout + r.stderr).not.toContain(canary);
-      expect(execResult(attempts(r.stdout), "read")).toEqual({ exitCode: 0, stdout: "", stderr: "" });
-    } finally {
-      rmSync(probe, { force: true });
-      cleanup();
-    }
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout + run.stderr).not.toContain(canary);
+    const found = attempts(run.stdout);
+    expect(execResult(found, "read")).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+    // The probe is there in the home tacit was given (covered, so read empty), not missing.
+    expect(execResult(found, "there").stdout.split("\n")).toContain(name);
   });
 
   it("cannot give the secure output, not made yet, a second name that scripts read", async (ctx) => {
@@ -1063,7 +1054,7 @@ describe("commands confined with / as the allowed root (--allowed-roots /)", () 
       scratch: `echo scratch > ${probes.scratch} && cat ${probes.scratch}`,
       proc: "ls /proc | grep -c '^[0-9][0-9]*$'",
     };
-    const run = inPrivateHome(ctx, passwdHome, dir, project, `${ATTEMPT_PRELUDE}
+    const run = inPrivateHome(ctx, { home: passwdHome, bindBack: dir }, project, `${ATTEMPT_PRELUDE}
 requestExecPermission(["sh"], (proc) => {
 ${Object.entries(steps).map(([label, line]) => `  attempt(${lit(label)}, () => proc.exec("sh", ["-c", ${lit(line)}]));`).join("\n")}
 });
@@ -1099,24 +1090,72 @@ ${Object.entries(steps).map(([label, line]) => `  attempt(${lit(label)}, () => p
   });
 });
 
+/** Where inPrivateHome puts tacit, and what the private home holds. */
+interface PrivateHome {
+  /** The password database's home directory, replaced by an empty tmpfs in tacit's namespace. */
+  home: string;
+  /** A directory in `home` bound back in at its own path (its files are the real ones). */
+  bindBack?: string;
+  /** A directory whose contents are copied into the tmpfs (modes kept): what the home holds there. */
+  seed?: string;
+}
+
 /**
- * Runs `tacit run --no-check …args -` on `script` in `project`, in a mount namespace of its own
- * where `home` (the password database's home directory, which holds `dir`) is an empty tmpfs with
- * only `dir` bound back in: what the run makes in that home (tacit's own home, made before a
- * confined command where the roots hold it) goes with the namespace, not into the real home.
+ * Runs `tacit run --no-check …args -` on `script` in `cwd`, in a mount namespace of its own
+ * where the password database's home is an empty tmpfs, holding only `seed`'s copy and
+ * `bindBack`: what a test puts in that home, and what the run makes there (tacit's own home,
+ * made before a confined command where the roots hold it), goes with the namespace instead of
+ * into the real home of the person running the tests. This checkout and the Node that runs
+ * tacit are bound back too where they lie in that home (a checkout in ~/src, a Node of nvm's),
+ * and so are the mounts below it (a devcontainer's volumes), read-only: left hidden under the
+ * tmpfs, they stay in the mount table, and a confined command's setup, which mounts what the
+ * table lists, fails on them. Mounting needs root (as the other namespace tests here).
  */
-function inPrivateHome(ctx: TestContext, home: string, dir: string, project: string, script: string, args: string[], env: Record<string, string>): SetUp {
+function inPrivateHome(ctx: TestContext, place: PrivateHome, cwd: string, script: string, args: string[], env: Record<string, string>): SetUp {
+  ctx.skip(process.getuid?.() !== 0, "mounting a private home for the test needs root; without it the test would write to the real home");
+  const mounts = mountsInside(place.home);
+  const hidden = mounts.find((mount) => place.seed !== undefined && existsSync(path.join(place.seed, path.relative(place.home, mount))));
+  ctx.skip(hidden !== undefined, `${hidden} is a mount of its own, which would hide what the test puts in the private home there`);
   const stage = mkdtempSync(path.join(os.tmpdir(), "tacit-home-stage-"));
   ctx.onTestFinished(() => rmSync(stage, { recursive: true, force: true }));
-  // The layout is bound aside before the tmpfs hides it, then bound back at its own path.
+  const nodePrefix = path.dirname(path.dirname(realpathSync(process.execPath)));
+  const wanted = [
+    ...[place.bindBack, repoRoot, nodePrefix].filter((dir): dir is string => dir !== undefined && isInside(dir, place.home)).map((dir) => ({ kind: "dir", dir })),
+    ...mounts.map((dir) => ({ kind: "mount", dir })),
+  ];
+  // Each is moved aside before the tmpfs hides it (a mount taken off its place), then back; none inside another.
+  const keeps = wanted.filter(({ dir }) => !wanted.some((other) => other.dir !== dir && isInside(dir, other.dir)));
+  const eachKeep = (body: string): string =>
+    `i=0; printf "%s\\n" "$keeps" | while IFS=" " read -r kind keep; do [ -n "$keep" ] || continue; i=$((i+1)); ${body}; done; `;
   const inNamespace =
-    'set -e; stage=$1 dir=$2 home=$3 project=$4; shift 4; mount --bind "$dir" "$stage"; mount -t tmpfs -o mode=0700 tmpfs "$home"; ' +
-    'mkdir "$dir"; mount --bind "$stage" "$dir"; umount "$stage"; cd "$project"; exec "$@"';
+    'set -e; stage=$1 keeps=$2 seed=$3 home=$4 cwd=$5; shift 5; ' +
+    eachKeep('if [ -d "$keep" ]; then mkdir "$stage/$i"; else : > "$stage/$i"; fi; mount --rbind "$keep" "$stage/$i"; if [ "$kind" = mount ]; then umount -l "$keep"; fi') +
+    'mount -t tmpfs -o mode=0700 tmpfs "$home"; if [ -n "$seed" ]; then cp -a "$seed/." "$home/"; fi; ' +
+    eachKeep('if [ -d "$stage/$i" ]; then mkdir -p "$keep"; else mkdir -p "$(dirname "$keep")"; : > "$keep"; fi; mount --move "$stage/$i" "$keep"; if [ "$kind" = mount ]; then mount -o remount,bind,ro "$keep"; fi') +
+    'cd "$cwd"; exec "$@"';
   return spawnSync(
     "unshare",
-    ["--mount", "--propagation", "private", "sh", "-c", inNamespace, "sh", stage, dir, home, project, process.execPath, path.join(repoRoot, "bin", "tacit.js"), "run", "--no-check", ...args, "-"],
+    [
+      "--mount", "--propagation", "private", "sh", "-c", inNamespace, "sh", stage, keeps.map(({ kind, dir }) => `${kind} ${dir}`).join("\n"), place.seed ?? "", place.home, cwd,
+      process.execPath, path.join(repoRoot, "bin", "tacit.js"), "run", "--no-check", ...args, "-",
+    ],
     { cwd: "/", input: script, encoding: "utf8", env: childEnv(env), timeout: 60_000 },
   ) as SetUp;
+}
+
+/** The mount points strictly below `dir`, as /proc/self/mountinfo lists them (its octal escapes read). */
+function mountsInside(dir: string): string[] {
+  const points = readFileSync("/proc/self/mountinfo", "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => line.split(" ")[4]!.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))));
+  return [...new Set(points.filter((point) => point !== dir && isInside(point, dir)))];
+}
+
+/** Whether `inner` is `outer` or lies below it. */
+function isInside(inner: string, outer: string): boolean {
+  const relative = path.relative(outer, inner);
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
 }
 
 /**
