@@ -24,9 +24,13 @@ afterEach(async () => {
   for (const end of ends.splice(0)) await end();
 });
 
-/** A map that never ends when the secret starts with "loop", and answers at once otherwise. */
+/**
+ * A map that never ends when the secret starts with "loop", and answers at once otherwise. It
+ * blocks (Atomics.wait, no time limit) rather than spins: to the host a job that never returns
+ * all the same, until the limit kills its process, without taking a core meanwhile.
+ */
 const LOOPING_MAP = `(t) => {
-    if (t.startsWith("loop")) for (;;) {}
+    if (t.startsWith("loop")) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
     return t + "!";
   }`;
 
