@@ -14,13 +14,23 @@
 // message queues belong to one, not to a file, and from the host's, native code read a segment
 // of the user's and could leave segments that outlive the sandbox.
 //
+// With the mount namespace also comes a PID namespace (PID_FLAGS), with a /proc of its own: in
+// the host's, native code saw every process of the user in /proc, read their command lines and
+// environments, and could stop or kill them (tacit itself, the person's shell and editor, other
+// sandboxes). In its own it sees, and can signal, only the processes of its namespace. unshare
+// then forks: the process tacit spawns stays outside, waits for the namespace's first process
+// (the setup, then the program in its place: Deno is that first process) and ends as it does;
+// the host reads and signals the program's own pid through it (namespaced-program.ts).
+//
 // The user namespace is what lets a user without root make the network one. It also leaves the
 // sandbox no capability outside it: as root, tacit's sandbox had all of root's, the means to
-// enter the host's network namespace again among them. unshare makes both namespaces and runs
-// the program in its place (no --fork, no --pid): the same process, whose pid the host's
-// watchdogs read in /proc, and whose parent-death signal (parent-death.ts) stays set.
+// enter the host's network namespace again among them. Without a PID namespace, unshare makes
+// the namespaces and runs the program in its place (no --fork): the same process, whose pid the
+// host's watchdogs read in /proc, and whose parent-death signal (parent-death.ts) stays set;
+// with one, its forked first process dies with it (--kill-child).
 
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { printableCut } from "./printable.js";
 import { UNSHARE_CANDIDATES } from "./exec/pid-namespace.js";
@@ -45,6 +55,11 @@ export type SandboxNetwork =
       sandboxArgsBefore: string[];
       /** null: the sandbox's mount namespace hides the host's files; otherwise why there is none. */
       filesInView: string | null;
+      /**
+       * null: the sandbox and the pure evaluator run in a PID namespace of their own, with its own
+       * /proc, and see no process of the host's; otherwise why they do not.
+       */
+      processesInView: string | null;
     }
   | { kind: "host-network"; reason: string }
   /** --no-network-namespace (config networkNamespace: false): the user chose the host's, knowingly; nothing is probed or said. */
@@ -57,12 +72,22 @@ export type SandboxNetwork =
  * mount namespace (hiding the host's files, see sandbox-mounts.ts) where it can be made; the
  * network namespace alone where not: the files were in view before it, the network is not.
  */
-const SHAPES: ReadonlyArray<{ flags: readonly string[]; userNamespace: boolean; mounts: boolean }> = [
-  { flags: ["--user", "--map-root-user", "--net", "--mount"], userNamespace: true, mounts: true },
-  { flags: ["--user", "--net"], userNamespace: true, mounts: false },
-  { flags: ["--net", "--mount"], userNamespace: false, mounts: true },
-  { flags: ["--net"], userNamespace: false, mounts: false },
+const SHAPES: ReadonlyArray<{ flags: readonly string[]; userNamespace: boolean; mounts: boolean; pids: boolean }> = [
+  { flags: ["--user", "--map-root-user", "--net", "--mount"], userNamespace: true, mounts: true, pids: true },
+  { flags: ["--user", "--map-root-user", "--net", "--mount"], userNamespace: true, mounts: true, pids: false },
+  { flags: ["--user", "--net"], userNamespace: true, mounts: false, pids: false },
+  { flags: ["--net", "--mount"], userNamespace: false, mounts: true, pids: true },
+  { flags: ["--net", "--mount"], userNamespace: false, mounts: true, pids: false },
+  { flags: ["--net"], userNamespace: false, mounts: false, pids: false },
 ];
+
+/**
+ * unshare's flags for the sandbox's PID namespace (see above), tried with the mount namespace: a
+ * /proc of its own needs one. --fork, since a PID namespace is its maker's children's; --kill-child,
+ * so that the namespace's first process, and with it every process in it, dies with the process
+ * tacit spawned (which a kill, a time limit's or tacit's own death, reaches).
+ */
+const PID_FLAGS = ["--pid", "--fork", "--kill-child", "--mount-proc"];
 
 /**
  * What the probe runs in the namespace: nothing. unshare makes the namespaces, then fails to run
@@ -85,7 +110,7 @@ const MAX_SAID_CHARS = 300;
 
 /**
  * unshare's flag for an IPC namespace, made with the mount namespace wherever that is (see
- * SHAPES). Left out of the command a message quotes, which names the shape tried by the flags the
+ * SHAPES). Left out of the command a message quotes (as PID_FLAGS are), which names the shape tried by the flags the
  * README gives it; unshare's reason, quoted after it, says which namespace it could not make.
  */
 const IPC_FLAG = "--ipc";
@@ -123,13 +148,21 @@ function probeSandboxNetwork(): SandboxNetwork {
   const plan = sandboxMountPlan([denoExecutable(), bootstrapPath, pureEvaluatorPath]);
   const failures: string[] = [];
   let filesInView: string | null = "unavailable" in plan ? plan.unavailable : null;
-  for (const { flags, userNamespace, mounts } of SHAPES) {
+  // The host's processes are in view wherever the mount namespace is not (a /proc of its own needs one).
+  let processesInView: string | null = "unavailable" in plan ? plan.unavailable : null;
+  const childrenListed = listsChildren();
+  for (const { flags, userNamespace, mounts, pids } of SHAPES) {
     if (!userNamespace && !root) continue;
     if (mounts && "unavailable" in plan) continue;
+    if (pids && childrenListed !== null) {
+      processesInView = childrenListed;
+      continue;
+    }
     const networkFlags = flags.filter((flag) => flag !== "--map-root-user" && flag !== "--mount");
+    const namespaceFlags = pids ? [...flags, IPC_FLAG, ...PID_FLAGS] : mounts ? [...flags, IPC_FLAG] : [...flags];
     // In the mount namespace the setup runs first, as root (of the user namespace, where there is
     // one); then the program, without a capability.
-    const sandboxArgsBefore = mounts && "argsBefore" in plan ? [...flags, IPC_FLAG, "--", ...plan.argsBefore] : [...flags, "--"];
+    const sandboxArgsBefore = mounts && "argsBefore" in plan ? [...namespaceFlags, "--", ...plan.argsBefore] : [...namespaceFlags, "--"];
     const failure = probeFailure(unshare, sandboxArgsBefore);
     if (failure === null) {
       return {
@@ -139,12 +172,32 @@ function probeSandboxNetwork(): SandboxNetwork {
         userNamespace,
         sandboxArgsBefore,
         filesInView: mounts ? null : filesInView,
+        processesInView: pids ? null : processesInView,
       };
     }
-    failures.push(`\`unshare ${flags.join(" ")}\` ${failure}`);
-    if (mounts) filesInView = `\`unshare ${flags.join(" ")}\` ${failure}`;
+    const tried = `\`unshare ${[...flags, ...(pids ? PID_FLAGS : [])].join(" ")}\` ${failure}`;
+    failures.push(tried);
+    if (pids) processesInView = tried;
+    else if (mounts) filesInView = processesInView = tried;
   }
   return { kind: "host-network", reason: failures.join("; ") };
+}
+
+/**
+ * null where the kernel lists a process's children in /proc (CONFIG_PROC_CHILDREN), which is how
+ * the host finds the program in its PID namespace (see namespaced-program.ts); otherwise why no PID
+ * namespace is made: the memory and CPU watchdogs could not find what to read.
+ */
+function listsChildren(): string | null {
+  return existsSync(`/proc/${process.pid}/task/${process.pid}/children`)
+    ? null
+    : "this kernel does not list a process's children in /proc (CONFIG_PROC_CHILDREN), by which tacit would find the sandbox in its PID namespace";
+}
+
+/** Whether `unshareArgs` (unshare's, through its "--") make a PID namespace: the spawned process is then not the program's (see namespaced-program.ts). */
+export function forksNamespaceInit(unshareArgs: readonly string[]): boolean {
+  const end = unshareArgs.indexOf("--");
+  return (end === -1 ? unshareArgs : unshareArgs.slice(0, end)).includes("--pid");
 }
 
 /** null where `unshare argsBefore` makes its namespaces and enters them; otherwise why it did not. */
@@ -172,12 +225,26 @@ function whyFailed(status: number | null, stderr: string, error: Error | undefin
  * too (see sandbox-mounts.ts), with the file size limits `limited` sets (by the setup in the mount
  * namespace, by `limited` otherwise).
  */
-export function confinedSandbox(file: string, args: readonly string[], limited: Launcher): { file: string; args: string[] } {
+export function confinedSandbox(file: string, args: readonly string[], limited: Launcher): ConfinedLaunch {
   const network = sandboxNetwork();
-  if (network.kind !== "own-namespace") return limited(file, args);
+  if (network.kind !== "own-namespace") return { ...limited(file, args), forksInit: false };
   // The mount namespace's setup sets the file size limits itself (see sandbox-mounts.ts).
   const program = network.filesInView === null ? { file, args: [...args] } : limited(file, args);
-  return { file: network.program, args: [...network.sandboxArgsBefore, program.file, ...program.args] };
+  return {
+    file: network.program,
+    args: [...network.sandboxArgsBefore, program.file, ...program.args],
+    forksInit: forksNamespaceInit(network.sandboxArgsBefore),
+  };
+}
+
+/**
+ * How a sandbox is started. `forksInit`: in a PID namespace of its own, so the process spawned
+ * waits outside it for the program, which is its only child (see namespaced-program.ts).
+ */
+export interface ConfinedLaunch {
+  file: string;
+  args: string[];
+  forksInit: boolean;
 }
 
 /** `file` with `args`, as another program that runs it in its place (prlimit, say). */
@@ -238,7 +305,10 @@ export function namespaceFailureNow(what: keyof typeof LEFT_UNDONE): string | nu
   const probeArgs = what === "type checker" ? network.argsBefore : network.sandboxArgsBefore;
   const failure = probeFailure(network.program, probeArgs);
   if (failure === null) return null;
-  const flags = probeArgs.slice(0, probeArgs.indexOf("--")).filter((flag) => flag !== IPC_FLAG).join(" ");
+  const flags = probeArgs
+    .slice(0, probeArgs.indexOf("--"))
+    .filter((flag) => flag !== IPC_FLAG && !PID_FLAGS.includes(flag))
+    .join(" ");
   return (
     `the ${what} could not start: this host could not make its network namespace (\`unshare ${flags}\` ${failure}), so ${LEFT_UNDONE[what]}; this is the host's doing, not the ` +
     "script's. Free namespaces (end sessions no longer needed with delete_repl_session, or other sandboxes and containers of " +
@@ -270,7 +340,10 @@ export function sandboxNetworkFinding(required: boolean, checker = false): { war
   // Nothing to say for a checker: the probe waits for one to start (a cached verdict starts none).
   if (checker && !required) return null;
   const network = sandboxNetwork();
-  if (network.kind === "own-namespace") return checker ? null : filesInViewFinding(required, network.filesInView);
+  if (network.kind === "own-namespace") {
+    if (checker) return null;
+    return filesInViewFinding(required, network.filesInView) ?? processesInViewFinding(required, network.processesInView);
+  }
   if (required) {
     const why = network.kind === "declined" ? "--no-network-namespace (config networkNamespace: false) asks for none" : `none can be made here: ${network.reason}`;
     return {
@@ -298,7 +371,8 @@ function filesInViewFinding(required: boolean, why: string | null): { warning: s
   if (why === null) return null;
   const risk =
     "only Deno's permission checks keep scripts off the host's files: native code in Deno that does I/O no permission covers " +
-    "(node:sqlite's temporary files) could tell which files exist and create files in any directory the user can write";
+    "(node:sqlite's temporary files) could tell which files exist and create files in any directory the user can write; " +
+    `and, without the PID namespace that comes with the mount namespace, ${PROCESSES_RISK}`;
   if (required) {
     return {
       refusal:
@@ -311,5 +385,32 @@ function filesInViewFinding(required: boolean, why: string | null): { warning: s
     warning:
       `the sandbox sees the host's files: its mount namespace could not be made here: ${why}. It still has a network namespace of ` +
       `its own, but ${risk}. --require-network-namespace refuses to run without it; ${HOW_TO_DECLINE}`,
+  };
+}
+
+/** What native code in a sandbox that sees the host's processes could do: said where its PID namespace could not be made. */
+const PROCESSES_RISK =
+  "native code in Deno could list the user's processes in /proc, read their command lines and environments, and stop or " +
+  "kill them (tacit itself, the person's shell and editor, other sandboxes)";
+
+/**
+ * Where the sandbox hides the host's files but not its processes (its PID namespace, with a /proc
+ * of its own, could not be made beside the mount namespace). A warning, or with `required` the
+ * refusal; null where they are hidden.
+ */
+function processesInViewFinding(required: boolean, why: string | null): { warning: string } | { refusal: string } | null {
+  if (why === null) return null;
+  if (required) {
+    return {
+      refusal:
+        "refused, nothing was run: --require-network-namespace (config requireNetworkNamespace) asks that the sandbox run in " +
+        `namespaces of its own, and the PID namespace that hides the host's processes from it could not be made here: ${why}; ` +
+        `${PROCESSES_RISK}. ${HOW_TO_HAVE_ONE}, and a proc file system may be mounted in it; or drop --require-network-namespace`,
+    };
+  }
+  return {
+    warning:
+      `the sandbox sees the host's processes: its PID namespace could not be made here: ${why}. It still has network and mount ` +
+      `namespaces of its own, but ${PROCESSES_RISK}. --require-network-namespace refuses to run without it; ${HOW_TO_DECLINE}`,
   };
 }

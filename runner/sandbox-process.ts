@@ -1,6 +1,7 @@
 // The Deno sandbox process: started with no authority at all, a scrubbed environment, no
 // place to write anything (not even Deno's own caches), no network (a namespace of its own,
-// where the host allows), a V8 heap limit and a resident-memory watchdog. This module stays
+// where the host allows; its own files, IPC and processes too), a V8 heap limit and a
+// resident-memory watchdog. This module stays
 // free of heavy dependencies so the CLI can start Deno first and load the rest while it boots.
 
 import { type ChildProcess, spawn } from "node:child_process";
@@ -9,7 +10,8 @@ import { executable } from "./exec/program-path.js";
 import type { Readable } from "node:stream";
 import { cleanUpAtExit } from "./exit-cleanup.js";
 import { RSS_ALLOWANCE_MB } from "./limits.js";
-import { confinedSandbox } from "./network-namespace.js";
+import { type ConfinedLaunch, confinedSandbox } from "./network-namespace.js";
+import { NamespacedProgram } from "./namespaced-program.js";
 import { diesWithTacit } from "./parent-death.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
 import { residentKb } from "./resident-memory.js";
@@ -126,11 +128,12 @@ function writesNoFile(file: string, args: readonly string[]): { file: string; ar
  * would end it. setpriv outermost, so that the parent-death signal is set before unshare (a network
  * namespace of its own, and a mount namespace where the host allows, see network-namespace.ts) and
  * prlimit (see writesNoFile; in the mount namespace its setup sets the same limits) run. Each runs
- * the next in its place: the process spawned is the program's, pid and all.
+ * the next in its place: the process spawned is the program's, pid and all; but for a PID
+ * namespace (`forksInit`: unshare forks the program in it, see namespaced-program.ts).
  */
-export function sandboxLaunch(file: string, args: readonly string[]): { file: string; args: string[] } {
+export function sandboxLaunch(file: string, args: readonly string[]): ConfinedLaunch {
   const isolated = confinedSandbox(file, args, writesNoFile);
-  return diesWithTacit(isolated.file, isolated.args);
+  return { ...diesWithTacit(isolated.file, isolated.args), forksInit: isolated.forksInit };
 }
 
 /**
@@ -180,6 +183,8 @@ function stopWithTacit(): void {
 export class SandboxProcess {
   readonly options: SandboxOptions;
   private readonly child: ChildProcess;
+  /** The program itself (Deno), which the process spawned may fork in a PID namespace: what is read and stopped. */
+  private readonly program: NamespacedProgram;
   private readonly input: SandboxInput;
   private stderr = "";
   private lastWrite: Promise<void> = Promise.resolve();
@@ -203,7 +208,7 @@ export class SandboxProcess {
 
   constructor(options: SandboxOptions) {
     this.options = options;
-    const { file, args } = sandboxLaunch(denoExecutable(), sandboxArgs(options));
+    const { file, args, forksInit } = sandboxLaunch(denoExecutable(), sandboxArgs(options));
     // The pure evaluator answers one job at a time and asks nothing: it has no use for spinning.
     this.input = options.role === "pure" ? new PipeInput() : sandboxInput();
     this.child = spawn(file, args, {
@@ -219,11 +224,13 @@ export class SandboxProcess {
       // stops them with it (see stopWithTacit).
       detached: true,
     });
+    this.program = new NamespacedProgram(this.child.pid, forksInit);
     this.input.attach(this.child, (detail) => this.kill("protocol", detail));
     alive.add(this);
     stopWithTacit();
     // Nothing outlives the host: if tacit exits first, the process is killed.
-    const release = cleanUpAtExit(this.child, this.input.dir);
+    // With its process group: the program forked in a PID namespace is in it too.
+    const release = cleanUpAtExit(this.child, this.input.dir, forksInit);
     this.rssLimitKb = (options.memoryLimitMb + RSS_ALLOWANCE_MB) * 1024;
     // The pure evaluator runs map functions from its first job on, and is watched from the
     // start. An agent's sandbox runs nothing but tacit's bootstrap until its program is sent,
@@ -246,7 +253,7 @@ export class SandboxProcess {
         release();
         resolve(this.killedFor ?? end);
       };
-      this.child.on("close", (code, signal) => finish({ kind: "exited", code, signal, stderr: this.stderr }));
+      this.child.on("close", (code, signal) => finish({ kind: "exited", ...this.program.end({ code, signal, stderr: this.stderr }) }));
       this.child.on("error", (error) =>
         finish({ kind: "killed", reason: "protocol", detail: `the sandbox could not start: ${error.message}` }),
       );
@@ -328,6 +335,9 @@ export class SandboxProcess {
   /** SIGKILL: agent code can trap SIGTERM, not this. The first reason given is kept. */
   kill(reason: KillReason, detail: string): void {
     this.killedFor ??= { kind: "killed", reason, detail };
+    // The program first, while the process outside its PID namespace still lists it (then its death
+    // kills the program too: unshare --kill-child), and with it every process in its namespace.
+    if (!this.gone) this.program.signal("SIGKILL");
     this.child.kill("SIGKILL");
     // SIGKILLed, it frees its memory as it ends: not counted any more, so that a session running
     // beside it is not stopped for what this one held.
@@ -351,13 +361,20 @@ export class SandboxProcess {
   hold(stopped: boolean): void {
     if (this.gone || this.killedFor) return;
     this.held = stopped;
-    this.child.kill(stopped ? "SIGSTOP" : "SIGCONT");
+    this.signalStop(stopped);
   }
 
   /** Stopped as tacit stops (`stopped`), or continued as it continues unless held (see stopWithTacit). */
   stoppedWithTacit(stopped: boolean): void {
     if (this.gone || this.killedFor || (!stopped && this.held)) return;
-    this.child.kill(stopped ? "SIGSTOP" : "SIGCONT");
+    this.signalStop(stopped);
+  }
+
+  /** SIGSTOP or SIGCONT to the program, and to the process spawned (the same but for a PID namespace: see NamespacedProgram). */
+  private signalStop(stopped: boolean): void {
+    const signal = stopped ? "SIGSTOP" : "SIGCONT";
+    this.program.signal(signal);
+    this.child.kill(signal);
   }
 
   /** Starts or stops the resident-memory watchdog, for a program running in the sandbox. */
@@ -407,14 +424,14 @@ export class SandboxProcess {
 
   /** Resident memory in KiB, or null when the process is gone or there is no /proc (the V8 heap limit still applies). */
   private rssKb(): number | null {
-    const pid = this.child.pid;
-    return pid === undefined ? null : residentKb(pid);
+    const pid = this.program.pid();
+    return pid === null ? null : residentKb(pid);
   }
 
   /** CPU time (user and system, all threads) in ms, or null when it cannot be read. */
   private cpuMs(): number | null {
-    const pid = this.child.pid;
-    if (pid === undefined) return null;
+    const pid = this.program.pid();
+    if (pid === null) return null;
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       // Fields after the command name (which may hold spaces and parentheses): state is the first, utime the 12th, stime the 13th.

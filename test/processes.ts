@@ -39,6 +39,15 @@ export function isForkNotYetRun(pid: number): boolean {
   }
 }
 
+/**
+ * Whether `pid` runs Deno itself. Where the sandbox has a PID namespace, the unshare that forks
+ * Deno in it (runner/namespaced-program.ts) names Deno's script in its command line too, as the
+ * setup shell does until it runs Deno in its place.
+ */
+export function runsDeno(pid: number): boolean {
+  return commandLineOf(pid).split("\0")[0]!.endsWith("/deno");
+}
+
 /** Its command line, NUL-separated; "" once it is gone. */
 export function commandLineOf(pid: number): string {
   try {

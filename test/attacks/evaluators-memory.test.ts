@@ -16,7 +16,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { residentKb } from "../../runner/resident-memory.js";
 import { PURE_IDLE_STOP_MS } from "../../runner/classified/pure-evaluator.js";
 import { connectServe, createSession, fileOnce, runCli, tempDir } from "../helpers.js";
-import { commandLineOf, descendantsOf, isForkNotYetRun, isRunning } from "../processes.js";
+import { commandLineOf, descendantsOf, isForkNotYetRun, isRunning, runsDeno } from "../processes.js";
 
 /** In the classified .env only: none of it may reach the client. */
 const CANARY = "Kappa-canary-5d02";
@@ -55,7 +55,7 @@ afterAll(async () => {
 function pureEvaluators(on: Client = client): number[] {
   const server = (on.transport as StdioClientTransport).pid;
   if (server === null) throw new Error("the server has no pid");
-  return descendantsOf(server).filter((pid) => commandLineOf(pid).includes("pure/evaluator.js") && isRunning(pid) && !isForkNotYetRun(pid));
+  return descendantsOf(server).filter((pid) => commandLineOf(pid).includes("pure/evaluator.js") && runsDeno(pid) && isRunning(pid) && !isForkNotYetRun(pid));
 }
 
 /** Waits (bounded) until none of `pids` runs; gives those still running. */

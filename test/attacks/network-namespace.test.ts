@@ -115,14 +115,16 @@ function runsDenoOn(pid: number, entry: string, deno: string): boolean {
 
 /**
  * What tacit's child running `entry` (the sandbox's bootstrap or the pure evaluator) shows, found
- * among the direct children of `tacitPid`: the pid tacit spawned is the program's own, as the
- * watchdogs that read /proc/PID need. Read once the process runs Deno (each wrapper runs the next
- * in its place, unshare before Deno), and looked for again if it ends while read (the pure
- * evaluator is replaced after 3 s idle).
+ * among the direct children of `tacitPid`, or theirs: the pid tacit spawned is the program's own
+ * (each wrapper runs the next in its place, unshare before Deno), but for a PID namespace, where
+ * unshare forks Deno as its only child (runner/namespaced-program.ts). Read once the process runs
+ * Deno, and looked for again if it ends while read (the pure evaluator is replaced after 3 s idle).
  */
 async function networkOfChild(tacitPid: number, entry: string, deno = denoExecutable()): Promise<NetworkSeen> {
   for (let attempt = 0; attempt < 400; attempt++) {
-    const pid = childrenOf(tacitPid).find((child) => runsDenoOn(child, entry, deno));
+    const pid = childrenOf(tacitPid)
+      .flatMap((child) => [child, ...childrenOf(child)])
+      .find((child) => runsDenoOn(child, entry, deno));
     if (pid !== undefined) {
       try {
         const seen = networkSeenBy(pid);

@@ -16,7 +16,7 @@ import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdi
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { residentKb } from "../../runner/resident-memory.js";
 import { connectServe, createSession, fileOnce, tempDir } from "../helpers.js";
-import { commandLineOf, descendantsOf, isForkNotYetRun, isRunning } from "../processes.js";
+import { commandLineOf, descendantsOf, isForkNotYetRun, isRunning, runsDeno } from "../processes.js";
 
 /** In the classified .env only: none of it may reach the client. */
 const CANARY = "Lambda-canary-7e13";
@@ -44,7 +44,7 @@ async function serveWithBudget(name: string, budgetMb: number): Promise<{ client
 function pureEvaluators(client: Client): number[] {
   const server = (client.transport as StdioClientTransport).pid;
   if (server === null) throw new Error("the server has no pid");
-  return descendantsOf(server).filter((pid) => commandLineOf(pid).includes("pure/evaluator.js") && isRunning(pid) && !isForkNotYetRun(pid));
+  return descendantsOf(server).filter((pid) => commandLineOf(pid).includes("pure/evaluator.js") && runsDeno(pid) && isRunning(pid) && !isForkNotYetRun(pid));
 }
 
 /** Checks that nothing of the canary, nor of the budget's doing, reached the client; gives the stdout. */

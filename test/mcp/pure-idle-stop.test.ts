@@ -14,7 +14,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { PURE_IDLE_STOP_MS } from "../../runner/classified/pure-evaluator.js";
 import { residentKb } from "../../runner/resident-memory.js";
 import { connectServe, createSession, fileOnce, tempDir } from "../helpers.js";
-import { commandLineOf, descendantsOf, isForkNotYetRun, isRunning } from "../processes.js";
+import { commandLineOf, descendantsOf, isForkNotYetRun, isRunning, runsDeno } from "../processes.js";
 
 /** In the classified .env only: none of it may reach the client. */
 const CANARY = "Kappa-canary-77e1";
@@ -48,7 +48,7 @@ afterAll(async () => {
 
 /** This test's pure evaluators still running (descendants of the server it started). */
 function pureEvaluators(): number[] {
-  return descendantsOf(process.pid).filter((pid) => commandLineOf(pid).includes("pure/evaluator.js") && isRunning(pid) && !isForkNotYetRun(pid));
+  return descendantsOf(process.pid).filter((pid) => commandLineOf(pid).includes("pure/evaluator.js") && runsDeno(pid) && isRunning(pid) && !isForkNotYetRun(pid));
 }
 
 /** Runs `code` in `session`; gives its stdout, after checking that nothing of the canary is anywhere in what the client got. */

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { residentKb } from "../../runner/resident-memory.js";
 import { bootstrapPath } from "../../runner/paths.js";
 import { connectServe, createSession, runCli, runInSession, tempDirWithHome } from "../helpers.js";
-import { commandLineOf, descendantsOf, isRunning } from "../processes.js";
+import { commandLineOf, descendantsOf, isRunning, runsDeno } from "../processes.js";
 
 const BUDGET_MIB = 400;
 
@@ -32,7 +32,7 @@ async function serveWithBudget(budgetMib: number): Promise<{ client: Client; pid
 
 /** What the server's agent sandboxes (its sessions', and the warm spare beside them) hold, resident, in MiB. */
 function sandboxesMib(serverPid: number): number {
-  const sandboxes = descendantsOf(serverPid).filter((pid) => commandLineOf(pid).includes(bootstrapPath));
+  const sandboxes = descendantsOf(serverPid).filter((pid) => commandLineOf(pid).includes(bootstrapPath) && runsDeno(pid));
   return sandboxes.reduce((sum, pid) => sum + (residentKb(pid) ?? 0), 0) / 1024;
 }
 

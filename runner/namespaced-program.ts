@@ -1,0 +1,78 @@
+// The sandbox's program seen from the host, where it runs in a PID namespace of its own (see
+// network-namespace.ts). A PID namespace is its maker's children's: `unshare --pid --fork` forks,
+// and the process tacit spawns stays outside, waits for the namespace's first process and ends
+// as it does. That first process is the program (the mount setup runs the program in its place,
+// see sandbox-mounts.ts), and the spawned process's only child: its resident memory and CPU time
+// are read, and its stops and continues sent, at the pid found there. Found afresh at each use,
+// in the spawned process's list of children, never remembered: the spawned process is not reaped
+// until tacit sees it end, and lists the program only until it has reaped it, so a pid found
+// there is the program's (or its zombie's), never another process's that took the number since.
+// Where the sandbox has no PID namespace, the spawned process is the program (each wrapper runs
+// the next in its place).
+
+import { readFileSync } from "node:fs";
+
+/**
+ * What util-linux unshare (2.38) writes, and its exit status, where the namespace's first process
+ * was killed by SIGKILL: it means to end by the same signal, but cannot set SIGKILL's handler, and
+ * gives up instead. Seen only on the last line of stderr of a process that exited with 1.
+ */
+const UNSHARE_SIGKILL_FAILURE = "unshare: sigprocmask unblock failed: Invalid argument\n";
+const UNSHARE_FAILED = 1;
+
+export class NamespacedProgram {
+  /**
+   * `spawned`: the pid of the process tacit spawned; `forksInit`: whether it forks the program in
+   * a PID namespace (see network-namespace.ts ConfinedLaunch).
+   */
+  constructor(
+    private readonly spawned: number | undefined,
+    private readonly forksInit: boolean,
+  ) {}
+
+  /** The program's pid in the host's PID namespace, or null where it is not running (yet, or any more). */
+  pid(): number | null {
+    if (this.spawned === undefined) return null;
+    return this.forksInit ? onlyChildOf(this.spawned) : this.spawned;
+  }
+
+  /**
+   * Sends `signal` to the program (SIGSTOP, SIGCONT: stopping the process outside would not stop
+   * it). From outside its namespace, even its first process takes SIGSTOP and SIGCONT without a
+   * handler. Nothing is sent where it is not found.
+   */
+  signal(signal: NodeJS.Signals): void {
+    const pid = this.forksInit ? this.pid() : null;
+    if (pid === null) return;
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+
+  /**
+   * The program's end as the spawned process reports it. Where unshare could not end by the
+   * SIGKILL that killed the program (see UNSHARE_SIGKILL_FAILURE), the SIGKILL, as a program
+   * started without a PID namespace reports it. A script that writes those words and exits with 1
+   * is reported as killed: a protocol violation either way.
+   */
+  end<End extends { code: number | null; signal: NodeJS.Signals | null; stderr: string }>(end: End): End {
+    if (!this.forksInit || end.code !== UNSHARE_FAILED || end.signal !== null || !end.stderr.endsWith(UNSHARE_SIGKILL_FAILURE)) return end;
+    return { ...end, code: null, signal: "SIGKILL", stderr: end.stderr.slice(0, -UNSHARE_SIGKILL_FAILURE.length) };
+  }
+}
+
+/** The only child of `pid` (its first thread's, which unshare's single thread is), or null. */
+function onlyChildOf(pid: number): number | null {
+  let listed: string;
+  try {
+    listed = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8");
+  } catch {
+    return null;
+  }
+  const children = listed.trim().split(" ").filter((word) => word !== "");
+  if (children.length !== 1) return null;
+  const child = Number(children[0]);
+  return Number.isSafeInteger(child) && child > 0 ? child : null;
+}

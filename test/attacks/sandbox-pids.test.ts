@@ -1,0 +1,162 @@
+// The sandbox and the pure evaluator have a PID namespace of their own, with a /proc of their own
+// (runner/network-namespace.ts PID_FLAGS). In the host's, native code in Deno (which no permission
+// binds) listed every process of the user in /proc, read their command lines and environments (an
+// API key passed to tacit in its environment), and could stop or kill them: tacit itself, the
+// person's shell and editor, other sandboxes. Tested with Deno's own file and signal APIs (all
+// permissions: the validator and Deno's permissions bypassed) in a program started the way a
+// sandbox is, against a canary process and a running `tacit run`, and through `tacit run`'s and
+// `tacit serve`'s own sandboxes, whose /proc the test reads through /proc/<pid>/root.
+
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "../../runner/paths.js";
+import { sandboxEnv, sandboxLaunch } from "../../runner/sandbox-process.js";
+import { childEnv, connectServe, createSession, tacitBin, tempDir } from "../helpers.js";
+import { commandLineOf, descendantsOf, isRunning } from "../processes.js";
+
+/** Whether this host lets the test make the namespaces tacit makes (else the sandbox has none, and tacit warns). */
+const hostMakesPidNamespace =
+  spawnSync("unshare", ["--user", "--map-root-user", "--mount", "--pid", "--fork", "--mount-proc", "--", "/bin/sh", "-c", "exit 0"], { stdio: "ignore" }).status === 0;
+
+const CANARY_PREFIX = "tacit-pid-canary-";
+
+/** Its state (R, S, T: stopped, Z…), from /proc/<pid>/stat; "" once it is gone. */
+function stateOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "")[0]!;
+  } catch {
+    return "";
+  }
+}
+
+/** The Deno process among `root`'s descendants that runs `entry`, once it runs (a fork of the setup shell names it too, until it execs). */
+async function denoRunning(root: number, entry: string): Promise<number> {
+  for (let tries = 0; tries < 400; tries++) {
+    const found = descendantsOf(root).find((pid) => {
+      const argv = commandLineOf(pid).split("\0");
+      return argv[0]!.endsWith("deno") && argv.includes(entry);
+    });
+    if (found !== undefined) return found;
+    await sleep(50);
+  }
+  throw new Error(`no Deno process running ${entry} under ${root}`);
+}
+
+/**
+ * Deno code that looks for processes whose command line or environment holds `prefix`, reads what
+ * /proc shows of every process it sees, and stops and kills those it found and those it was told
+ * of (`stop`, `kill`: pids as the host numbers them). Prints what it saw and did, as JSON.
+ */
+function attacker(prefix: string, stop: readonly number[], kill: readonly number[]): string {
+  return `const seen = [];
+for (const entry of Deno.readDirSync("/proc")) {
+  if (!/^\\d+$/.test(entry.name)) continue;
+  const read = (file) => { try { return Deno.readTextFileSync("/proc/" + entry.name + "/" + file).replaceAll("\\0", " "); } catch (error) { return "(" + error.name + ")"; } };
+  seen.push({ pid: Number(entry.name), cmdline: read("cmdline"), environ: read("environ") });
+}
+// The prefix is put together here: the attacker's own command line holds only its halves.
+const prefix = ${JSON.stringify(prefix.slice(0, 4))} + ${JSON.stringify(prefix.slice(4))};
+const found = seen.filter((p) => (p.cmdline + p.environ).includes(prefix)).map((p) => p.pid);
+const signalled = [];
+const send = (pid, signal) => { try { Deno.kill(pid, signal); signalled.push(pid + " " + signal + ": sent"); } catch (error) { signalled.push(pid + " " + signal + ": " + error.name); } };
+for (const pid of [...found, ...${JSON.stringify(stop)}]) send(pid, "SIGSTOP");
+for (const pid of [...found, ...${JSON.stringify(kill)}]) send(pid, "SIGKILL");
+console.log(JSON.stringify({ pids: seen.map((p) => p.pid), found, signalled, seen }));`;
+}
+
+describe.skipIf(!hostMakesPidNamespace)("the host's processes, from the sandbox", () => {
+  it("native code in a program started the way a sandbox is finds neither a canary process nor tacit, reads neither, and stops or kills neither", async () => {
+    const { dir, cleanup } = tempDir("tacit-pids-");
+    const canary = `${CANARY_PREFIX}${randomBytes(8).toString("hex")}`;
+    let canaryProcess: ChildProcess | undefined;
+    let tacit: ChildProcess | undefined;
+    try {
+      // The canary: a process of the user's with the canary in its command line and environment (not
+      // exec'd into sleep: `; exit 0` keeps the shell, and its argv, alive).
+      canaryProcess = spawn("/bin/sh", ["-c", "sleep 300; exit 0", canary], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", TACIT_PID_CANARY: canary }, stdio: "ignore" });
+      // And tacit, running a script that waits for its input, with its sandbox up.
+      writeFileSync(path.join(dir, "waits.ts"), 'const doubled = classify("plain").map((value) => value + value);\nprintln("read", readInput().length);\n');
+      tacit = spawn(process.execPath, [tacitBin, "run", "--no-check", "waits.ts"], { cwd: dir, env: childEnv(), stdio: ["pipe", "pipe", "pipe"] });
+      let tacitOut = "";
+      tacit.stdout!.on("data", (chunk: Buffer) => (tacitOut += chunk.toString()));
+      const tacitEnded = new Promise<number | null>((resolve) => tacit!.on("close", (code) => resolve(code)));
+      await denoRunning(tacit.pid!, bootstrapPath);
+      const canaryPid = canaryProcess.pid!;
+      const tacitPid = tacit.pid!;
+      // The premise: both run, unstopped, and the canary is where /proc shows it.
+      expect(stateOf(canaryPid)).not.toBe("T");
+      expect(commandLineOf(canaryPid)).toContain(canary);
+
+      const { file, args } = sandboxLaunch(denoExecutable(), ["eval", attacker(CANARY_PREFIX, [tacitPid, canaryPid], [canaryPid])]);
+      const attack = spawnSync(file, args, { env: sandboxEnv(), cwd: "/", encoding: "utf8", timeout: 60_000 });
+      expect(attack.status, attack.stderr).toBe(0);
+      const report = JSON.parse(attack.stdout) as { pids: number[]; found: number[]; signalled: string[] };
+      expect(attack.stdout + attack.stderr).not.toContain(canary);
+      expect(report.found).toEqual([]);
+      // It sees its own namespace's processes alone: itself, its first (pid 1).
+      expect(report.pids).toEqual([1]);
+      // Each signal went nowhere: no such process, in its namespace.
+      for (const line of report.signalled) expect(line).toMatch(/: NotFound$/);
+
+      expect(isRunning(canaryPid)).toBe(true);
+      expect(stateOf(canaryPid)).not.toBe("T");
+      expect(stateOf(tacitPid)).not.toBe("T");
+      // tacit, not stopped, runs its script to its end.
+      tacit.stdin!.end("four");
+      expect(await tacitEnded).toBe(0);
+      expect(tacitOut).toBe("read 4\n");
+    } finally {
+      canaryProcess?.kill("SIGKILL");
+      tacit?.kill("SIGKILL");
+      cleanup();
+    }
+  });
+
+  it("tacit run's sandbox and pure evaluator are each the first process of a PID namespace whose /proc shows it alone", async () => {
+    const { dir, cleanup } = tempDir("tacit-pids-run-");
+    let tacit: ChildProcess | undefined;
+    try {
+      writeFileSync(path.join(dir, "waits.ts"), 'const doubled = classify("plain").map((value) => value + value);\nprintln(readInput().length);\n');
+      tacit = spawn(process.execPath, [tacitBin, "run", "--no-check", "waits.ts"], { cwd: dir, env: childEnv(), stdio: ["pipe", "ignore", "ignore"] });
+      const host = readlinkSync("/proc/self/ns/pid");
+      for (const pid of [await denoRunning(tacit.pid!, bootstrapPath), await denoRunning(tacit.pid!, pureEvaluatorPath)]) {
+        expectAloneInItsNamespace(pid, host);
+      }
+    } finally {
+      tacit?.kill("SIGKILL");
+      cleanup();
+    }
+  });
+
+  it("tacit serve's session sandbox is the first process of a PID namespace whose /proc shows it alone", async () => {
+    const { dir, cleanup } = tempDir("tacit-pids-serve-");
+    const client = await connectServe(["--no-check"], dir);
+    try {
+      await createSession(client);
+      const serve = descendantsOf(process.pid).find((pid) => {
+        const argv = commandLineOf(pid).split("\0");
+        return argv.includes(tacitBin) && argv.includes("serve");
+      });
+      expect(serve).toBeDefined();
+      const host = readlinkSync("/proc/self/ns/pid");
+      expectAloneInItsNamespace(await denoRunning(serve!, bootstrapPath), host);
+    } finally {
+      await client.close();
+      cleanup();
+    }
+  });
+});
+
+/** `pid` is in a PID namespace other than `hostNamespace`, as its first process, and the /proc it sees lists it alone. */
+function expectAloneInItsNamespace(pid: number, hostNamespace: string): void {
+  expect(readlinkSync(`/proc/${pid}/ns/pid`), commandLineOf(pid)).not.toBe(hostNamespace);
+  // NSpid: its pid in each namespace, the host's first.
+  expect(/^NSpid:\s+(.*)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]?.split(/\s+/)).toEqual([String(pid), "1"]);
+  // Its /proc, read through its own root (its mount namespace): its processes, none of the host's.
+  const listed = readdirSync(`/proc/${pid}/root/proc`).filter((name) => /^\d+$/.test(name));
+  expect(listed).toEqual(["1"]);
+}
