@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { expect } from "vitest";
+import { residentKb } from "../runner/resident-memory.js";
 
 /** The pids of `pid`'s children (from /proc: a process's children file lists those of each of its threads). */
 export function childrenOf(pid: number): number[] {
@@ -46,6 +47,34 @@ export function isForkNotYetRun(pid: number): boolean {
  */
 export function runsDeno(pid: number): boolean {
   return commandLineOf(pid).split("\0")[0]!.endsWith("/deno");
+}
+
+/** Its parent's pid; null once it is gone. */
+function parentOf(pid: number): number | null {
+  try {
+    return Number(readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[1]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The processes among `root`'s descendants that tacit spawned to run `script` (a sandbox's
+ * bootstrap, the pure evaluator), running: one a sandbox, whatever it is doing (each names the
+ * script, its parent does not). Where the sandbox has a PID namespace, that is the unshare that
+ * forks Deno in it and lives as long as Deno (runner/namespaced-program.ts); elsewhere, Deno.
+ */
+export function spawnedRunning(root: number, script: string): number[] {
+  return descendantsOf(root).filter((pid) => {
+    const parent = parentOf(pid);
+    return commandLineOf(pid).includes(script) && isRunning(pid) && parent !== null && !commandLineOf(parent).includes(script);
+  });
+}
+
+/** The resident memory, in KiB, of the Deno `spawned` runs (see spawnedRunning): its child that runs Deno, or itself; null once gone. */
+export function programResidentKb(spawned: number): number | null {
+  const program = [spawned, ...childrenOf(spawned)].find(runsDeno);
+  return program === undefined ? null : residentKb(program);
 }
 
 /** Its command line, NUL-separated; "" once it is gone. */

@@ -132,6 +132,28 @@ describe.skipIf(!hostMakesPidNamespace)("the host's processes, from the sandbox"
     }
   });
 
+  it("tacit killed with SIGKILL (no exit hook runs): the sandbox spinning in its namespace ends with it", async () => {
+    const { dir, cleanup } = tempDir("tacit-pids-kill-");
+    let tacit: ChildProcess | undefined;
+    let sandbox: number | undefined;
+    try {
+      writeFileSync(path.join(dir, "spin.ts"), "while (true) {}\n");
+      tacit = spawn(process.execPath, [tacitBin, "run", "--no-check", "spin.ts"], { cwd: dir, env: childEnv(), stdio: "ignore" });
+      const exited = new Promise<void>((resolve) => tacit!.on("exit", () => resolve()));
+      sandbox = await denoRunning(tacit.pid!, bootstrapPath);
+      // The premise: Deno runs the loop, in a namespace of its own, not as tacit's child (unshare's).
+      expectAloneInItsNamespace(sandbox, readlinkSync("/proc/self/ns/pid"));
+      tacit.kill("SIGKILL");
+      await exited;
+      for (let tries = 0; tries < 40 && isRunning(sandbox); tries++) await sleep(50);
+      expect(isRunning(sandbox), "the sandbox ran on after tacit was killed").toBe(false);
+    } finally {
+      tacit?.kill("SIGKILL");
+      if (sandbox !== undefined && isRunning(sandbox)) process.kill(sandbox, "SIGKILL");
+      cleanup();
+    }
+  });
+
   it("tacit serve's session sandbox is the first process of a PID namespace whose /proc shows it alone", async () => {
     const { dir, cleanup } = tempDir("tacit-pids-serve-");
     const client = await connectServe(["--no-check"], dir);

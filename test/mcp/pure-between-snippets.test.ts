@@ -10,7 +10,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { connectServe, createSession, fileOnce, runInSession, tempDir } from "../helpers.js";
-import { commandLineOf, descendantsOf, isForkNotYetRun, isRunning, runsDeno } from "../processes.js";
+import { commandLineOf, descendantsOf, isForkNotYetRun, isRunning } from "../processes.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -28,7 +28,7 @@ afterAll(async () => {
 
 /** This test's pure evaluators still running (children of the server it started). */
 function pureEvaluators(): number[] {
-  return descendantsOf(process.pid).filter((pid) => commandLineOf(pid).includes("pure/evaluator.js") && runsDeno(pid) && isRunning(pid) && !isForkNotYetRun(pid));
+  return descendantsOf(process.pid).filter((pid) => commandLineOf(pid).includes("pure/evaluator.js") && isRunning(pid) && !isForkNotYetRun(pid));
 }
 
 it("the maps a snippet queued and did not wait for are stopped at its time limit; the session goes on", async () => {

@@ -12,9 +12,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { PURE_IDLE_STOP_MS } from "../../runner/classified/pure-evaluator.js";
-import { residentKb } from "../../runner/resident-memory.js";
 import { connectServe, createSession, fileOnce, tempDir } from "../helpers.js";
-import { commandLineOf, descendantsOf, isForkNotYetRun, isRunning, runsDeno } from "../processes.js";
+import { isRunning, programResidentKb, spawnedRunning } from "../processes.js";
 
 /** In the classified .env only: none of it may reach the client. */
 const CANARY = "Kappa-canary-77e1";
@@ -48,7 +47,7 @@ afterAll(async () => {
 
 /** This test's pure evaluators still running (descendants of the server it started). */
 function pureEvaluators(): number[] {
-  return descendantsOf(process.pid).filter((pid) => commandLineOf(pid).includes("pure/evaluator.js") && runsDeno(pid) && isRunning(pid) && !isForkNotYetRun(pid));
+  return spawnedRunning(process.pid, "pure/evaluator.js");
 }
 
 /** Runs `code` in `session`; gives its stdout, after checking that nothing of the canary is anywhere in what the client got. */
@@ -78,14 +77,14 @@ it("an idle session's evaluator, grown by a map to 160 MB, is replaced by a fres
   expect(first, "no pure evaluator was seen after the map").toHaveLength(1);
   await fileOnce(path.join(dir, "sink.txt"), (text) => text.includes("grew 20000000 Kappa\n"));
 
-  const grownKb = residentKb(first[0]!) ?? 0;
+  const grownKb = programResidentKb(first[0]!) ?? 0;
   expect(grownKb, "the map did not grow its evaluator").toBeGreaterThan(150 * 1024);
 
   // Nothing asked of it: it is ended, and a fresh one, holding only what a start holds, takes its place.
   expect(await untilGone(first, IDLE_STOP_MS + 20_000), "the idle evaluator was not ended").toEqual([]);
   const fresh = pureEvaluators();
   expect(fresh, "the ended evaluator was not replaced").toHaveLength(1);
-  expect(residentKb(fresh[0]!) ?? 0, "the fresh evaluator holds what the old one grew to").toBeLessThan(grownKb / 2);
+  expect(programResidentKb(fresh[0]!) ?? 0, "the fresh evaluator holds what the old one grew to").toBeLessThan(grownKb / 2);
 
   // The session and its values go on: the next map starts a fresh evaluator and computes from the same secret.
   expect(await snippet(session, `const again = secret.map((s) => "again " + s.slice(6, 11));\nprintln(again);`)).toBe(

@@ -11,7 +11,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { connectServe, createSession, fileOnce, runInSession, tempDir } from "../helpers.js";
-import { commandLineOf, descendantsOf, isForkNotYetRun, runsDeno } from "../processes.js";
+import { commandLineOf, descendantsOf, isForkNotYetRun } from "../processes.js";
 
 /** Patches the evaluator with the source of `patched`, then asks for `victim`, whose job carries the value three times. */
 const ANSWERS_NEXT_JOB_UNREAD = `
@@ -61,7 +61,7 @@ afterAll(async () => {
 
 /** This test's pure evaluators still running (a child of the server it started). */
 function pureEvaluators(): number[] {
-  return descendantsOf(process.pid).filter((pid) => commandLineOf(pid).includes("pure/evaluator.js") && runsDeno(pid) && !isForkNotYetRun(pid));
+  return descendantsOf(process.pid).filter((pid) => commandLineOf(pid).includes("pure/evaluator.js") && !isForkNotYetRun(pid));
 }
 
 it("a reply to a job the evaluator has not read whole is not taken: the evaluator is ended, and the value fails out of sight", async () => {
