@@ -9,13 +9,13 @@
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "../../runner/paths.js";
 import { sandboxEnv, sandboxLaunch } from "../../runner/sandbox-process.js";
-import { childEnv, connectServe, createSession, tacitBin, tempDir } from "../helpers.js";
+import { childEnv, connectServe, createSession, runCli, tacitBin, tempDir } from "../helpers.js";
 import { commandLineOf, descendantsOf, isRunning } from "../processes.js";
 
 /** Whether this host lets the test make the namespaces tacit makes (else the sandbox has none, and tacit warns). */
@@ -182,3 +182,54 @@ function expectAloneInItsNamespace(pid: number, hostNamespace: string): void {
   const listed = readdirSync(`/proc/${pid}/root/proc`).filter((name) => /^\d+$/.test(name));
   expect(listed).toEqual(["1"]);
 }
+
+describe.skipIf(!hostMakesPidNamespace || !existsSync("/usr/bin/unshare"))("a host that refuses the PID namespace", () => {
+  /**
+   * tacit started in a mount namespace of the test's, where /usr/bin/unshare refuses a PID
+   * namespace as a policy would (in unshare's words), and makes the others with the real unshare.
+   */
+  function withPidNamespaceRefused(dir: string): string {
+    const real = path.join(dir, "real-unshare");
+    copyFileSync("/usr/bin/unshare", real);
+    const refusing = path.join(dir, "refusing-unshare");
+    writeFileSync(
+      refusing,
+      `#!/bin/sh\nfor arg in "$@"; do [ "$arg" = -- ] && break; [ "$arg" = --pid ] && { echo 'unshare: unshare failed: Operation not permitted' >&2; exit 1; }; done\nexec '${real}' "$@"\n`,
+      { mode: 0o755 },
+    );
+    const inside = path.join(dir, "bind-then-node.sh");
+    writeFileSync(inside, `#!/bin/sh\nmount --bind '${refusing}' /usr/bin/unshare && exec '${process.execPath}' "$@"\n`, { mode: 0o755 });
+    const node = path.join(dir, "node-without-pid-namespace.sh");
+    writeFileSync(node, `#!/bin/sh\nexec '${real}' --user --map-root-user --mount -- '${inside}' "$@"\n`, { mode: 0o755 });
+    return node;
+  }
+
+  it("tacit run warns that the sandbox sees the host's processes, and runs; --require-network-namespace refuses", async () => {
+    const { dir, cleanup } = tempDir("tacit-pids-refused-");
+    try {
+      const node = withPidNamespaceRefused(dir);
+      writeFileSync(path.join(dir, "hello.ts"), 'println("ran");');
+      const warned = await runCli(["run", "--no-check", "hello.ts"], { cwd: dir, node });
+      expect(warned.code, warned.stderr).toBe(0);
+      expect(warned.stdout).toBe("ran\n");
+      expect(warned.stderr).toContain("the sandbox sees the host's processes: its PID namespace could not be made here");
+      expect(warned.stderr).toContain("unshare failed: Operation not permitted");
+      expect(warned.stderr).toContain("--require-network-namespace refuses to run without it");
+      // Its files are still hidden, and its network its own: neither is warned about.
+      expect(warned.stderr).not.toContain("sees the host's files");
+      expect(warned.stderr).not.toContain("the sandbox runs in the host's network namespace");
+
+      const refused = await runCli(["run", "--no-check", "--require-network-namespace", "hello.ts"], { cwd: dir, node });
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).not.toContain("ran");
+      expect(refused.stderr).toContain("refused, nothing was run: --require-network-namespace");
+      expect(refused.stderr).toContain("the PID namespace that hides the host's processes from it could not be made here");
+
+      const declined = await runCli(["run", "--no-check", "--no-network-namespace", "hello.ts"], { cwd: dir, node });
+      expect(declined.code, declined.stderr).toBe(0);
+      expect(declined.stderr).not.toContain("sees the host's processes");
+    } finally {
+      cleanup();
+    }
+  });
+});
