@@ -5,18 +5,26 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { WarmSpare } from "../../runner/warm-spare.js";
 
-/** The Deno processes this process started, with their states (R, S, T for stopped…). */
+/**
+ * The Deno processes this process started, with their states (R, S, T for stopped…): its children,
+ * or theirs where the sandbox has a PID namespace (the unshare spawned forks Deno in it, see
+ * runner/namespaced-program.ts).
+ */
 function denoChildren(): Map<number, string> {
   const children = new Map<number, string>();
+  const stats = new Map<number, { comm: string; state: string; parent: number }>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const [, comm, rest] = /^\d+ \((.*)\) (.*)$/s.exec(readFileSync(`/proc/${entry}/stat`, "utf8"))!;
       const [state, parent] = rest!.split(" ");
-      if (Number(parent) === process.pid && comm!.startsWith("deno")) children.set(Number(entry), state!);
+      stats.set(Number(entry), { comm: comm!, state: state!, parent: Number(parent) });
     } catch {
       // Gone while we looked.
     }
+  }
+  for (const [pid, { comm, state, parent }] of stats) {
+    if (comm.startsWith("deno") && (parent === process.pid || stats.get(parent)?.parent === process.pid)) children.set(pid, state);
   }
   return children;
 }
