@@ -5,7 +5,7 @@
 
 import { realpathSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { commandLineOf, descendantsOf } from "../processes.js";
+import { commandLineOf, descendantsOf, runsDeno } from "../processes.js";
 import { approvals, deleteScript, onTerminal, storedApprovals, touchScript, unattended, worlds } from "./fixtures.js";
 
 const world = worlds("tacit-terminal-");
@@ -311,7 +311,8 @@ describe("asking on the terminal", () => {
     const run = await onTerminal(w, ["run", "--config", config, w.script(deleteScript("a.txt"))], {
       answers: [],
       instead: (terminal) => {
-        killed = descendantsOf(terminal).filter((pid) => commandLineOf(pid).includes("bootstrap.js"));
+        // Deno itself, as the OOM killer picks it (not the unshare that forks it in its PID namespace).
+        killed = descendantsOf(terminal).filter((pid) => commandLineOf(pid).includes("bootstrap.js") && runsDeno(pid));
         for (const pid of killed) process.kill(pid, "SIGKILL");
       },
     });
