@@ -212,6 +212,8 @@ function whyFailed(status: number | null, stderr: string, error: Error | undefin
   // unshare's own words (a locale may translate them), one line, cut, shown on a terminal.
   const words = stderr.trim().replace(/^unshare: /, "").replace(MOUNT_SETUP_FAILED, "could not set up the sandbox's mounts:").split("\n")[0]!;
   const said = printableCut(words, MAX_SAID_CHARS) || error?.message || `exited with ${status}`;
+  // --mount-proc's own failure: the kernel mounts a new proc file system only where the one in view is not partly hidden.
+  if (said.startsWith("mount /proc failed")) return `failed: ${said} (a proc file system cannot be mounted here: a container whose /proc has parts masked or read-only, say)`;
   if (said.includes("No space left on device")) return `failed: ${said} (the kernel's limit on user or network namespaces is 0, or reached)`;
   if (said.includes("Operation not permitted")) {
     return `failed: ${said} (unprivileged user namespaces are disabled, an AppArmor or seccomp policy refuses them, or a network namespace alone needs root)`;

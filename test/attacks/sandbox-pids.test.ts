@@ -186,7 +186,8 @@ function expectAloneInItsNamespace(pid: number, hostNamespace: string): void {
 describe.skipIf(!hostMakesPidNamespace || !existsSync("/usr/bin/unshare"))("a host that refuses the PID namespace", () => {
   /**
    * tacit started in a mount namespace of the test's, where /usr/bin/unshare refuses a PID
-   * namespace as a policy would (in unshare's words), and makes the others with the real unshare.
+   * namespace as in a container whose /proc has parts masked (in unshare's words: the kernel
+   * refuses the new /proc there), and makes the others with the real unshare.
    */
   function withPidNamespaceRefused(dir: string): string {
     const real = path.join(dir, "real-unshare");
@@ -194,7 +195,7 @@ describe.skipIf(!hostMakesPidNamespace || !existsSync("/usr/bin/unshare"))("a ho
     const refusing = path.join(dir, "refusing-unshare");
     writeFileSync(
       refusing,
-      `#!/bin/sh\nfor arg in "$@"; do [ "$arg" = -- ] && break; [ "$arg" = --pid ] && { echo 'unshare: unshare failed: Operation not permitted' >&2; exit 1; }; done\nexec '${real}' "$@"\n`,
+      `#!/bin/sh\nfor arg in "$@"; do [ "$arg" = -- ] && break; [ "$arg" = --pid ] && { echo 'unshare: mount /proc failed: Operation not permitted' >&2; exit 1; }; done\nexec '${real}' "$@"\n`,
       { mode: 0o755 },
     );
     const inside = path.join(dir, "bind-then-node.sh");
@@ -213,7 +214,7 @@ describe.skipIf(!hostMakesPidNamespace || !existsSync("/usr/bin/unshare"))("a ho
       expect(warned.code, warned.stderr).toBe(0);
       expect(warned.stdout).toBe("ran\n");
       expect(warned.stderr).toContain("the sandbox sees the host's processes: its PID namespace could not be made here");
-      expect(warned.stderr).toContain("unshare failed: Operation not permitted");
+      expect(warned.stderr).toContain("mount /proc failed: Operation not permitted (a proc file system cannot be mounted here");
       expect(warned.stderr).toContain("--require-network-namespace refuses to run without it");
       // Its files are still hidden, and its network its own: neither is warned about.
       expect(warned.stderr).not.toContain("sees the host's files");
