@@ -116,6 +116,34 @@ describe.skipIf(!hostMakesPidNamespace)("the host's processes, from the sandbox"
     }
   });
 
+  it("a process native code starts in a program started the way a sandbox is ends with it, though it left the sandbox's process group", async () => {
+    // A unique command line to find it by: sleep's argument, a number of seconds no one else sleeps.
+    const seconds = `${300 + Math.floor(Math.random() * 1000)}.${randomBytes(2).readUInt16BE(0)}`;
+    const code = `new Deno.Command("/usr/bin/setsid", { args: ["/bin/sh", "-c", "exec sleep ${seconds}"], stdin: "null", stdout: "null", stderr: "null" }).spawn();
+console.log("started");
+await new Promise(() => {});`;
+    const sleeping = (): number[] => allProcesses().filter((pid) => commandLineOf(pid) === `sleep\0${seconds}\0` && isRunning(pid));
+    const { file, args } = sandboxLaunch(denoExecutable(), ["eval", code]);
+    const launched = spawn(file, args, { env: sandboxEnv(), cwd: "/", stdio: ["ignore", "pipe", "ignore"], detached: true });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        launched.stdout!.once("data", () => resolve());
+        launched.once("close", () => reject(new Error("the program ended before it started its process")));
+      });
+      for (let tries = 0; tries < 100 && sleeping().length === 0; tries++) await sleep(50);
+      // The premise: its process runs, in a session of its own.
+      const started = sleeping();
+      expect(started).toHaveLength(1);
+      // As tacit ends a sandbox: SIGKILL to the process it spawned.
+      launched.kill("SIGKILL");
+      for (let tries = 0; tries < 40 && started.some(isRunning); tries++) await sleep(50);
+      expect(started.filter(isRunning), "a process the sandbox started outlived it").toEqual([]);
+    } finally {
+      launched.kill("SIGKILL");
+      for (const pid of sleeping()) process.kill(pid, "SIGKILL");
+    }
+  });
+
   it("tacit run's sandbox and pure evaluator are each the first process of a PID namespace whose /proc shows it alone", async () => {
     const { dir, cleanup } = tempDir("tacit-pids-run-");
     let tacit: ChildProcess | undefined;
@@ -172,6 +200,13 @@ describe.skipIf(!hostMakesPidNamespace)("the host's processes, from the sandbox"
     }
   });
 });
+
+/** Every process /proc shows this test (its own PID namespace's). */
+function allProcesses(): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number);
+}
 
 /** `pid` is in a PID namespace other than `hostNamespace`, as its first process, and the /proc it sees lists it alone. */
 function expectAloneInItsNamespace(pid: number, hostNamespace: string): void {
