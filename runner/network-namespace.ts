@@ -17,7 +17,8 @@
 // With the mount namespace also comes a PID namespace (PID_FLAGS), with a /proc of its own: in
 // the host's, native code saw every process of the user in /proc, read their command lines and
 // environments, and could stop or kill them (tacit itself, the person's shell and editor, other
-// sandboxes). In its own it sees, and can signal, only the processes of its namespace. unshare
+// sandboxes). In its own it sees, and can signal, only the processes of its namespace, and any it
+// starts die with it (the kernel kills a namespace's processes with its first). unshare
 // then forks: the process tacit spawns stays outside, waits for the namespace's first process
 // (the setup, then the program in its place: Deno is that first process) and ends as it does;
 // the host reads and signals the program's own pid through it (namespaced-program.ts).
