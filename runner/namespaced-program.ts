@@ -10,6 +10,7 @@
 // Where the sandbox has no PID namespace, the spawned process is the program (each wrapper runs
 // the next in its place).
 
+import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 
 /**
@@ -22,18 +23,23 @@ const UNSHARE_FAILED = 1;
 
 export class NamespacedProgram {
   /**
-   * `spawned`: the pid of the process tacit spawned; `forksInit`: whether it forks the program in
-   * a PID namespace (see network-namespace.ts ConfinedLaunch).
+   * `spawned`: the process tacit spawned; `forksInit`: whether it forks the program in a PID
+   * namespace (see network-namespace.ts ConfinedLaunch).
    */
   constructor(
-    private readonly spawned: number | undefined,
+    private readonly spawned: ChildProcess,
     private readonly forksInit: boolean,
   ) {}
 
-  /** The program's pid in the host's PID namespace, or null where it is not running (yet, or any more). */
+  /**
+   * The program's pid in the host's PID namespace, or null where it is not running (yet, or any
+   * more). Never once the spawned process is reaped: its pid, and so the children listed under it,
+   * may then be another process's.
+   */
   pid(): number | null {
-    if (this.spawned === undefined) return null;
-    return this.forksInit ? onlyChildOf(this.spawned) : this.spawned;
+    const spawned = this.spawned.pid;
+    if (spawned === undefined || this.spawned.exitCode !== null || this.spawned.signalCode !== null) return null;
+    return this.forksInit ? onlyChildOf(spawned) : spawned;
   }
 
   /**

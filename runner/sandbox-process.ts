@@ -224,7 +224,7 @@ export class SandboxProcess {
       // stops them with it (see stopWithTacit).
       detached: true,
     });
-    this.program = new NamespacedProgram(this.child.pid, forksInit);
+    this.program = new NamespacedProgram(this.child, forksInit);
     this.input.attach(this.child, (detail) => this.kill("protocol", detail));
     alive.add(this);
     stopWithTacit();
