@@ -25,8 +25,10 @@
 // util-linux `mount` (one `mount -a` over a table tacit writes: the cost does not grow with a
 // process per mount), then has util-linux setpriv run the program without any capability (as the
 // network namespace alone ran it), so that nothing in it can unmount a cover. Each step runs the
-// next in its place: the process spawned is the program's, pid and all. (The same unshare gives
-// it an IPC namespace of its own, see network-namespace.ts: System V shared memory is no file.)
+// next in its place: the program is the process the setup runs as, pid and all. (The same unshare
+// gives it an IPC namespace of its own, see network-namespace.ts: System V shared memory is no
+// file; and, where the host allows, a PID namespace whose first process the setup is, with a /proc
+// of its own mounted before the setup reads its mount table, so that it is made read-only too.)
 // Not closed: /etc, /usr and the other system places are readable as before (their files are
 // the host's, not the user's), and a project below one of them (/usr/src/app) is not covered.
 
