@@ -34,7 +34,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { printableCut } from "./printable.js";
-import { UNSHARE_CANDIDATES } from "./exec/pid-namespace.js";
+import { OWN_PROC_FLAG, PID_NAMESPACE_FLAGS, UNSHARE_CANDIDATES } from "./exec/pid-namespace.js";
 import { executable } from "./exec/program-path.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
 import { MOUNT_SETUP_FAILED, MOUNT_SETUP_FAILED_STATUS, sandboxMountPlan } from "./sandbox-mounts.js";
@@ -88,7 +88,7 @@ const SHAPES: ReadonlyArray<{ flags: readonly string[]; userNamespace: boolean; 
  * so that the namespace's first process, and with it every process in it, dies with the process
  * tacit spawned (which a kill, a time limit's or tacit's own death, reaches).
  */
-const PID_FLAGS = ["--pid", "--fork", "--kill-child", "--mount-proc"];
+const PID_FLAGS: readonly string[] = [...PID_NAMESPACE_FLAGS, OWN_PROC_FLAG];
 
 /**
  * What the probe runs in the namespace: nothing. unshare makes the namespaces, then fails to run
@@ -111,8 +111,9 @@ const MAX_SAID_CHARS = 300;
 
 /**
  * unshare's flag for an IPC namespace, made with the mount namespace wherever that is (see
- * SHAPES). Left out of the command a message quotes (as PID_FLAGS are), which names the shape tried by the flags the
- * README gives it; unshare's reason, quoted after it, says which namespace it could not make.
+ * SHAPES). Left out of the command a message quotes (as PID_FLAGS are), which names the shape
+ * tried by the flags the README gives it; unshare's reason, quoted after it, says which
+ * namespace it could not make.
  */
 const IPC_FLAG = "--ipc";
 

@@ -52,10 +52,19 @@ export function namespaceWrapper(notices: NamespaceNotices): NamespaceWrapper | 
   return probed;
 }
 
+/**
+ * unshare's flags for a PID namespace whose first process, and every process in it, dies with
+ * unshare (which forks it: a PID namespace is its maker's children's); also the sandbox's (see
+ * network-namespace.ts).
+ */
+export const PID_NAMESPACE_FLAGS: readonly string[] = ["--pid", "--fork", "--kill-child"];
+/** unshare's flag for a /proc of the namespace's own, mounted in its mount namespace. */
+export const OWN_PROC_FLAG = "--mount-proc";
+
 /** The shapes tried, best first: a PID namespace with its own /proc, then one without. */
 const NAMESPACE_FLAGS: ReadonlyArray<{ flags: readonly string[]; ownProc: boolean }> = [
-  { flags: ["--mount", "--mount-proc", "--pid", "--fork", "--kill-child"], ownProc: true },
-  { flags: ["--pid", "--fork", "--kill-child"], ownProc: false },
+  { flags: ["--mount", OWN_PROC_FLAG, ...PID_NAMESPACE_FLAGS], ownProc: true },
+  { flags: [...PID_NAMESPACE_FLAGS], ownProc: false },
 ];
 
 /**
