@@ -28,7 +28,11 @@ function denoChildren(anyProgram = false): number[] {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       const [, comm, rest] = /^\d+ \((.*)\) (.*)$/s.exec(stat)!;
       const parent = Number(rest!.split(" ")[1]);
-      if (parent === serverPid && (anyProgram || comm!.startsWith("deno"))) children.push(Number(entry));
+      // Where the sandbox has a PID namespace, Deno is the child of the unshare the server spawns
+      // (runner/namespaced-program.ts), and forked after a spare stopped before it was goes on: the
+      // sandbox is counted by the process spawned.
+      const grandparent = parent === serverPid ? serverPid : Number(readFileSync(`/proc/${parent}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[1]);
+      if (anyProgram ? parent === serverPid : comm!.startsWith("deno") && grandparent === serverPid) children.push(parent === serverPid ? Number(entry) : parent);
     } catch {
       // Gone while we looked.
     }
