@@ -10,9 +10,16 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { createSession, fileOnce, runInSession, type SmallHeapServe, smallHeapServe } from "../helpers.js";
 
 let server: SmallHeapServe;
+// Each session or call makes 6,017 values, each a round trip to the host: the first test took
+// 18 s alone, 40 s of its 60 in a run of the tests on a loaded 2-core machine, and ran out of
+// them with four copies of this file at once. The bound tested is on memory, not on time.
+/** The time limit of each snippet or call (tacit's --exec-timeout-ms). */
+const SNIPPET_LIMIT_MS = 120_000;
+/** How long the client waits for a snippet's or call's answer. */
+const CALL_TIMEOUT_MS = SNIPPET_LIMIT_MS + 30_000;
 
 beforeAll(async () => {
-  server = await smallHeapServe("tacit-classified-share-", ["--no-check", "--exec-timeout-ms", "30000", "--classified-paths", "*.secret"], undefined, 128);
+  server = await smallHeapServe("tacit-classified-share-", ["--no-check", "--exec-timeout-ms", String(SNIPPET_LIMIT_MS), "--classified-paths", "*.secret"], undefined, 128);
 });
 
 afterAll(async () => {
@@ -31,7 +38,7 @@ it("sessions each within their own limit cannot together fill the server with cl
   for (let i = 0; i < 3; i++) {
     const s = await createSession(client);
     sessions.push(s);
-    expect(await runInSession(client, s, classifying, 60_000), server.stderr()).toMatchObject({ exitCode: 0, stdout: "6017\n" });
+    expect(await runInSession(client, s, classifying, CALL_TIMEOUT_MS), server.stderr()).toMatchObject({ exitCode: 0, stdout: "6017\n" });
   }
   for (const s of sessions) await client.callTool({ name: "delete_repl_session", arguments: { session_id: s } });
   // The server still answers, and a new session's classified values are kept and written.
@@ -40,11 +47,11 @@ it("sessions each within their own limit cannot together fill the server with cl
     client,
     fresh,
     `requestFileSystem(".", (fs) => fs.writeClassified("out.secret", classify("kept-after-the-flood").map((t) => t.toUpperCase())));\n"done"`,
-    60_000,
+    CALL_TIMEOUT_MS,
   );
   expect(written, server.stderr()).toMatchObject({ exitCode: 0 });
   expect(await fileOnce(path.join(dir, "out.secret"), (text) => text !== "")).toBe("KEPT-AFTER-THE-FLOOD");
-}, 60_000);
+}, 5 * CALL_TIMEOUT_MS);
 
 it("one-shot calls under way together cannot fill the server with classified values either; each gives its share back as it ends", async () => {
   const { client, dir } = server;
@@ -57,7 +64,7 @@ it("one-shot calls under way together cannot fill the server with classified val
     `await requestFileSystem(".", async (fs) => {\n  fs.access("holding-${call}").write("x");\n` +
     `  while (![0, 1, 2].every((n) => fs.access("holding-" + n).exists)) await new Promise((resolve) => setTimeout(resolve, 20));\n});\n` +
     `println(kept.length);`;
-  const calls = [0, 1, 2].map((call) => client.callTool({ name: "execute_typescript", arguments: { code: classifying(call) } }, undefined, { timeout: 60_000 }));
+  const calls = [0, 1, 2].map((call) => client.callTool({ name: "execute_typescript", arguments: { code: classifying(call) } }, undefined, { timeout: CALL_TIMEOUT_MS }));
   for (const call of await Promise.all(calls)) expect(call.structuredContent, server.stderr()).toMatchObject({ exitCode: 0, stdout: "6017\n" });
   const written = await client.callTool(
     {
@@ -65,9 +72,9 @@ it("one-shot calls under way together cannot fill the server with classified val
       arguments: { code: `requestFileSystem(".", (fs) => fs.writeClassified("one-shot.secret", classify("kept-after-the-calls").map((t) => t.toUpperCase())));` },
     },
     undefined,
-    { timeout: 60_000 },
+    { timeout: CALL_TIMEOUT_MS },
   );
   expect(written.structuredContent, server.stderr()).toMatchObject({ exitCode: 0 });
   // A call is answered when its script ends; the classified write it left lands after that.
   expect(await fileOnce(path.join(dir, "one-shot.secret"), (text) => text === "KEPT-AFTER-THE-CALLS")).toBe("KEPT-AFTER-THE-CALLS");
-}, 60_000);
+}, 5 * CALL_TIMEOUT_MS);
