@@ -80,8 +80,9 @@ describe("isolation between a tacit serve's sessions and calls", () => {
           "});",
         ].join("\n"),
       );
-      await appears("token.txt");
-      const token = readFileSync(path.join(dir, "token.txt"), "utf8");
+      // Written, not only there: the host's write opens (creates) the file before it writes the
+      // token, and a read in between found it empty.
+      const token = await fileOnce(path.join(dir, "token.txt"), (text) => text !== "");
       expect(token).toMatch(/^[A-Za-z0-9_-]{20,}$/);
       const use = `${sendingScope(token)}\nprintln(requestFileSystem(".", (fs) => fs.access("victim.txt").read()));`;
       const inSession = await runInSession(client, thief, use);
