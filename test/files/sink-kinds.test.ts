@@ -7,7 +7,7 @@
 // and the script's output is unchanged.
 
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tacitBin } from "../helpers.js";
@@ -58,6 +58,15 @@ function boundedRun(args: string[]): Promise<BoundedRun> {
   });
 }
 
+/** Where the kernel has a process wait (/proc/<pid>/wchan), or "" once it is gone. */
+function waitChannel(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/wchan`, "utf8");
+  } catch {
+    return "";
+  }
+}
+
 /** The run ended by itself, as usual for the script, and refused the sink with a message naming it. */
 function expectRefusedSink(r: BoundedRun, sink: string, why: RegExp): void {
   expect(r.hung, "tacit hung opening the secure output").toBe(false);
@@ -87,14 +96,22 @@ describe("a secure output that is not a regular file", () => {
   it("a FIFO someone reads gets no plaintext", async () => {
     const sink = path.join(base, "read.fifo");
     execFileSync("mkfifo", [sink]);
-    // A reader that holds the FIFO open and keeps what it gets.
+    // A reader that keeps what it gets: cat itself opens the FIFO, so its own wait channel shows
+    // when it is blocked in that open, waiting for a writer.
     const got = path.join(base, "reader-got");
-    const reader = spawn("sh", ["-c", `cat "$1" > "$2"`, "sh", sink, got], { stdio: "ignore" });
+    const gotFd = openSync(got, "w");
+    const reader = spawn("cat", [sink], { stdio: ["ignore", gotFd, "ignore"] });
+    closeSync(gotFd);
     // It ends when tacit closes the FIFO: listened for now, so that the end is not missed.
     const ended = new Promise((resolve) => reader.on("close", resolve));
     try {
-      // Until the reader has it open, an open for writing would find none.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The premise: the reader is there before tacit opens the FIFO. Until it is, tacit's open
+      // (O_NONBLOCK) fails with ENXIO and is refused for that, and what tacit does with a FIFO it
+      // did open (one someone reads) is not tried: a fixed 300 ms wait left that to the scheduler.
+      for (let tries = 0; waitChannel(reader.pid!) !== "wait_for_partner"; tries++) {
+        if (tries > 400) throw new Error(`the reader did not come to wait for a writer (${waitChannel(reader.pid!) || "gone"})`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
       const r = await boundedRun(["--secure-output", sink]);
       expectRefusedSink(r, sink, /is not a regular file \(a FIFO\)/);
     } finally {
