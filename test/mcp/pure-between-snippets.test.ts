@@ -7,10 +7,11 @@
 
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { connectServe, createSession, fileOnce, runInSession, tempDir } from "../helpers.js";
-import { commandLineOf, descendantsOf, isForkNotYetRun, isRunning } from "../processes.js";
+import { commandLineOf, descendantsOf, isForkNotYetRun, isRunning, runsDeno } from "../processes.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -26,24 +27,46 @@ afterAll(async () => {
   cleanup?.();
 });
 
-/** This test's pure evaluators still running (children of the server it started). */
+/** The pure evaluators (the Deno processes) of the server this test started, running now. */
 function pureEvaluators(): number[] {
-  return descendantsOf(process.pid).filter((pid) => commandLineOf(pid).includes("pure/evaluator.js") && isRunning(pid) && !isForkNotYetRun(pid));
+  const server = (client.transport as StdioClientTransport).pid;
+  if (server === null) throw new Error("the server has no pid");
+  return descendantsOf(server).filter((pid) => commandLineOf(pid).includes("pure/evaluator.js") && runsDeno(pid) && isRunning(pid) && !isForkNotYetRun(pid));
 }
 
-it("the maps a snippet queued and did not wait for are stopped at its time limit; the session goes on", async () => {
+it("the maps a snippet queued and did not wait for are stopped at its time limit; the session goes on", async ({ signal }) => {
   const session = await createSession(client);
-  // Three maps of 5 s each (their own limit), then one that would take none.
-  const queued = await runInSession(
-    client,
-    session,
-    `const v = classify("x");\nconst spins = [1, 2, 3].map(() => v.map((s) => { for (;;) {} }));\nconst later = v.map((s) => s + "!");\nprintln("queued");`,
-    60_000,
-  );
-  expect(queued).toMatchObject({ exitCode: 0, stdout: "queued\n" });
-  expect(pureEvaluators().length, "no pure evaluator was seen").toBeGreaterThan(0);
-  // Past the snippet's 2 s the spinning map is stopped and the rest are never started: no evaluator is left.
-  for (let tries = 0; tries < 80 && pureEvaluators().length > 0; tries++) await sleep(100);
+  // Every evaluator process seen from before the snippet is sent: the premise (its maps were
+  // computed) is then seen whenever they ran, instead of by one look after the call, which a
+  // call slower than the 2 s limit (a loaded machine) made after they had been stopped.
+  const seen = new Set<number>();
+  let watching = true;
+  const watcher = (async () => {
+    while (watching) {
+      for (const pid of pureEvaluators()) seen.add(pid);
+      await sleep(20);
+    }
+  })();
+  try {
+    // Three maps of 5 s each (their own limit), then one that would take none.
+    const queued = await runInSession(
+      client,
+      session,
+      `const v = classify("x");\nconst spins = [1, 2, 3].map(() => v.map((s) => { for (;;) {} }));\nconst later = v.map((s) => s + "!");\nprintln("queued");`,
+      60_000,
+    );
+    expect(queued).toMatchObject({ exitCode: 0, stdout: "queued\n" });
+    // Past the snippet's 2 s the spinning map is stopped and the rest are never started: no evaluator is left.
+    // Waited for as long as the test may run (its end depends on the server's timers, which a loaded
+    // machine delays); had the maps run on, each would have had a fresh evaluator after the one
+    // before it was ended at its own 5 s: a second one seen ends the wait at once.
+    while ((seen.size === 0 || pureEvaluators().length > 0) && seen.size < 2 && !signal.aborted) await sleep(50);
+  } finally {
+    watching = false;
+    await watcher;
+  }
+  expect(seen.size, "no pure evaluator was seen: the snippet's maps were not computed, and their stop was not tried").toBeGreaterThan(0);
+  expect(seen.size, "the snippet's maps ran on after its time limit, in fresh evaluators").toBe(1);
   expect(pureEvaluators(), "the snippet's maps ran on after its time limit").toEqual([]);
   // The value queued behind them was not computed; the session and its values go on.
   const next = await runInSession(client, session, `println("later", later, "again", v.map((s) => s + "?"));`, 60_000);
