@@ -8,9 +8,11 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectServe, createSession, fileOnce, runInSession, tempDir, type ToolResult } from "../helpers.js";
+import { commandLineOf, descendantsOf, isRunning } from "../processes.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -40,6 +42,13 @@ const remove = (session: string) => client.callTool({ name: "delete_repl_session
 
 async function oneShot(code: string): Promise<ToolResult> {
   return (await client.callTool({ name: "execute_typescript", arguments: { code } })).structuredContent as unknown as ToolResult;
+}
+
+/** The processes of the server this test started that run the deleted session's command (their command lines name its marker). */
+function commandProcesses(): number[] {
+  const server = (client.transport as StdioClientTransport).pid;
+  if (server === null) throw new Error("the server has no pid");
+  return descendantsOf(server).filter((pid) => commandLineOf(pid).includes("echo x > marker.txt") && isRunning(pid));
 }
 
 /** Resolves once `file` in the test's directory exists (the work that makes it has started). */
@@ -188,7 +197,7 @@ describe("isolation between a tacit serve's sessions and calls", () => {
     }
   });
 
-  it("deleting a session ends its command; cancelling another's call ends that call; a third session's snippet meanwhile finishes", async () => {
+  it("deleting a session ends its command; cancelling another's call ends that call; a third session's snippet meanwhile finishes", async ({ signal }) => {
     const deleted = await createSession(client);
     const cancelled = await createSession(client);
     const bystander = await createSession(client);
@@ -213,6 +222,9 @@ describe("isolation between a tacit serve's sessions and calls", () => {
         .callTool({ name: "execute_in_session", arguments: { session_id: cancelled, code: "while (true) {}" } }, undefined, { signal: abort.signal })
         .then(() => "answered", () => "cancelled");
       await appears("started");
+      // The command's processes (the shell, and whatever runs it), seen while it waits for "go".
+      const command = commandProcesses();
+      expect(command, "the deleted session's command was not seen running").not.toEqual([]);
       expect(await remove(deleted)).toMatchObject({ content: [{ text: `deleted ${deleted}` }] });
       abort.abort("the test cancels it");
       expect(await spinning).toBe("cancelled");
@@ -224,7 +236,11 @@ describe("isolation between a tacit serve's sessions and calls", () => {
       writeFileSync(path.join(dir, "bystander-go"), "");
       expect(await waiting).toMatchObject({ stdout: "42\n", exitCode: 0 });
       expect(await runInSession(client, cancelled, "1 + 1")).toMatchObject({ stdout: "2\n", exitCode: 0 });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Once they are gone, whether the command wrote the marker is settled: had it lived on, it
+      // would have found "go", written the marker and ended. A fixed 300 ms wait was shorter than a
+      // loaded machine may take a live shell to poll and write.
+      while (command.some(isRunning) && !signal.aborted) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(command.filter(isRunning), "the deleted session's command did not end").toEqual([]);
       expect(existsSync(path.join(dir, "marker.txt"))).toBe(false);
       // The deleted session's plaintext reached only the secure output.
       const listed = await client.callTool({ name: "list_sessions", arguments: {} });
