@@ -26,6 +26,7 @@ import {
   MAX_TIMER_MS,
   MIN_MEMORY_LIMIT_MB,
   PURE_IDLE_STOP_MS,
+  PURE_JOB_TIMEOUT_MS,
 } from "./limits.js";
 import { onFirstUse } from "./on-first-use.js";
 import { PARSED_ONCE } from "./parse-once.js";
@@ -245,6 +246,7 @@ const CONFIG_FIELDS = {
   sessionRecordingLimitBytes: () => z.number().int().positive().optional(),
   sessionIdleMs: () => z.number().int().positive().max(MAX_TIMER_MS, TIMER_TOO_LONG).optional(),
   pureIdleStopMs: () => z.number().int().positive().max(MAX_TIMER_MS, TIMER_TOO_LONG).optional(),
+  pureJobTimeoutMs: () => z.number().int().positive().max(MAX_TIMER_MS, TIMER_TOO_LONG).optional(),
   classifiedStoreLimitBytes: () => z.number().int().positive().optional(),
   auditLog: () => z.string().min(1).optional(),
   requireNetworkNamespace: () => z.boolean().optional(),
@@ -305,6 +307,8 @@ export interface RunnerConfig {
   sessionIdleMs: number;
   /** How long a pure evaluator waits with no job before it is replaced by a fresh one (see PURE_IDLE_STOP_MS). */
   pureIdleStopMs: number;
+  /** How long one map/flatMap function may run in the pure evaluator (see PURE_JOB_TIMEOUT_MS). */
+  pureJobTimeoutMs: number;
   /**
    * The resident memory, in MiB, all sessions' sandboxes may hold together (see sessions-memory.ts);
    * default: a quarter of the machine's memory, at least one sandbox's limit (defaultSessionsMemoryLimitMb).
@@ -571,6 +575,7 @@ export function resolveConfig(
     maxSessions: pick("maxSessions") ?? 100,
     sessionIdleMs: pick("sessionIdleMs") ?? 30 * 60_000,
     pureIdleStopMs: pick("pureIdleStopMs") ?? PURE_IDLE_STOP_MS,
+    pureJobTimeoutMs: pick("pureJobTimeoutMs") ?? PURE_JOB_TIMEOUT_MS,
     sessionsMemoryLimitMb: pick("sessionsMemoryLimitMb") ?? defaultSessionsMemoryLimitMb(pick("memoryLimitMb") ?? DEFAULT_MEMORY_LIMIT_MB),
     evaluatorsMemoryLimitMb: pick("evaluatorsMemoryLimitMb") ?? defaultEvaluatorsMemoryLimitMb(),
     maxConcurrentEvaluations: pick("maxConcurrentEvaluations") ?? DEFAULT_MAX_CONCURRENT_EVALUATIONS,

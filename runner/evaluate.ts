@@ -665,7 +665,7 @@ function createEvaluationContext(
   const grants = new RunGrants();
   const protectedPaths = protectedPathsOf(config);
   const sink = shared ? shared.sink : config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
-  const pure = shared?.pure ?? new PureEvaluator(config.classifiedStoreLimitBytes, options.evaluatorsMemory, config.pureIdleStopMs);
+  const pure = shared?.pure ?? new PureEvaluator(config.classifiedStoreLimitBytes, options.evaluatorsMemory, config.pureIdleStopMs, config.pureJobTimeoutMs);
   // What the script may print, and that again with each classified value it may hold, once;
   // the store's notes on values it could not compute count against the same share.
   const quota = sink ? new SinkQuota(sink, { knownBytes: OUTPUT_LIMIT_BYTES, totalBytes: OUTPUT_LIMIT_BYTES + config.classifiedStoreLimitBytes }) : null;

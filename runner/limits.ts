@@ -54,6 +54,13 @@ export const PURE_MEMORY_LIMIT_MB = 256;
 export const PURE_IDLE_STOP_MS = 3_000;
 
 /**
+ * How long one map/flatMap function may run in the pure evaluator: the default of config
+ * "pureJobTimeoutMs", which the operator may set. Within it, a snippet's or a call's own time
+ * limit still ends its maps (see evaluate.ts): raising it never lets a map outlive that.
+ */
+export const PURE_JOB_TIMEOUT_MS = 5_000;
+
+/**
  * tacit serve's default budget for the resident memory all its pure evaluators (its sessions'
  * and its one-shot calls') hold together (evaluatorsMemoryLimitMb, see EvaluatorsMemory in sessions-memory.ts): an eighth of
  * the machine's memory (half what the sessions' sandboxes get by default: an evaluator holds

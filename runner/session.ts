@@ -189,7 +189,7 @@ export class ReplSession {
     private readonly memory?: SessionMemoryAccount,
     evaluatorsMemory?: EvaluatorsMemory,
   ) {
-    const pure = new PureEvaluator(config.classifiedStoreLimitBytes, evaluatorsMemory, config.pureIdleStopMs);
+    const pure = new PureEvaluator(config.classifiedStoreLimitBytes, evaluatorsMemory, config.pureIdleStopMs, config.pureJobTimeoutMs);
     const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
     const notes = new FailureNotes();
     const classified = new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes, classifiedValues);

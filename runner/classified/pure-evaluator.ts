@@ -10,11 +10,11 @@ import { PlaintextBudget } from "./budget.js";
 import { jsonLengthWithin } from "./json-length.js";
 import { namespaceFailureAtStart } from "../network-namespace.js";
 import { SandboxProcess } from "../sandbox-process.js";
-import { PURE_IDLE_STOP_MS, PURE_MEMORY_LIMIT_MB } from "../limits.js";
+import { PURE_IDLE_STOP_MS, PURE_JOB_TIMEOUT_MS, PURE_MEMORY_LIMIT_MB } from "../limits.js";
 import type { CountedEvaluator, EvaluatorsMemory, SessionMemoryAccount } from "../sessions-memory.js";
 
-/** How long one map/flatMap function may run. */
-export const PURE_JOB_TIMEOUT_MS = 5_000;
+// PURE_JOB_TIMEOUT_MS (how long one map/flatMap function may run, config pureJobTimeoutMs) lives in limits.ts too.
+export { PURE_JOB_TIMEOUT_MS };
 /** How long the evaluator may take to start (before its first job's own limit runs). */
 const PURE_START_TIMEOUT_MS = 30_000;
 // PURE_IDLE_STOP_MS lives in limits.ts with the other defaults (config.ts reads it without loading this module).
@@ -54,11 +54,13 @@ export class PureEvaluator {
    * one-shot calls': each process of this evaluator is counted in it from its start, read once
    * ready, and ended when the evaluators pass it (while idle, or holding more than its fair share).
    * `idleStopMs`: how long the process may go with no job (config pureIdleStopMs, see PURE_IDLE_STOP_MS).
+   * `jobTimeoutMs`: how long one function may run (config pureJobTimeoutMs, see PURE_JOB_TIMEOUT_MS).
    */
   constructor(
     private readonly valueLimitBytes: number,
     private readonly memory?: EvaluatorsMemory,
     private readonly idleStopMs: number = PURE_IDLE_STOP_MS,
+    private readonly jobTimeoutMs: number = PURE_JOB_TIMEOUT_MS,
   ) {}
 
   /** The process counted in `memory` (see CountedEvaluator), with its account and how the budget ends it. */
@@ -418,7 +420,7 @@ export class PureEvaluator {
       let timer: { stop(): void } | undefined;
       let settled = false;
       void ready.then(() => {
-        if (!settled) timer = this.limit(PURE_JOB_TIMEOUT_MS, () => proc.kill("timeout", `the function ran longer than ${PURE_JOB_TIMEOUT_MS} ms`));
+        if (!settled) timer = this.limit(this.jobTimeoutMs, () => proc.kill("timeout", `the function ran longer than ${this.jobTimeoutMs} ms`));
       });
       // The process is killed (the next job starts a fresh one); its end resolves the job.
       const stop = (): void => proc.kill("cancelled", "the evaluation ended before this value was computed");

@@ -382,6 +382,8 @@ describe("tacit run: exit codes", () => {
     ["sessionIdleMs", 3_000_000_000],
     ["pureIdleStopMs", 0],
     ["pureIdleStopMs", 3_000_000_000],
+    ["pureJobTimeoutMs", 0],
+    ["pureJobTimeoutMs", 3_000_000_000],
   ])("2: --config with a bad value names the key (%s: %j)", async (key, value) => {
     const config = file(`bad-${key}.json`, JSON.stringify({ [key]: value }));
     const r = await runCli(["run", "--config", config, "examples/hello.ts"]);
