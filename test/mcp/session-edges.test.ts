@@ -3,7 +3,7 @@
 // session id, a tool, an argument) is quoted in an error in part, not echoed whole (a message
 // may hold 10 MiB, and an error echoing it gave the client, and the model reading it, as much).
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -28,9 +28,17 @@ describe("a session deleted while snippets wait", () => {
   it("tells the snippet queued behind a running one that the session ended and it never ran", async () => {
     const session = await createSession(client);
     expect(await runInSession(client, session, "let runs = 0;")).toMatchObject({ exitCode: 0 });
-    // Under way for 2 s on a timer (a busy loop spun a core for it), which the deletion cuts short.
-    const running = runInSession(client, session, "runs++;\nawait new Promise((resolve) => setTimeout(resolve, 2000));\nruns");
+    // Under way until the deletion ends it: it says so (a file), then waits on a timer for a file
+    // nobody writes. A 2 s timer instead left it to the machine's load whether the deletion came
+    // while it ran, or before it had started (the two then both queued) or after it had ended.
+    const running = runInSession(
+      client,
+      session,
+      'runs++;\nrequestFileSystem(".", (fs) => fs.access("running").write("x"));\n' +
+        'while (!requestFileSystem(".", (fs) => fs.access("never-written").exists)) await new Promise((resolve) => setTimeout(resolve, 50));\nruns',
+    );
     const queued = runInSession(client, session, "runs++;\nruns");
+    while (!existsSync(path.join(dir, "running"))) await new Promise((resolve) => setTimeout(resolve, 20));
     await client.callTool({ name: "delete_repl_session", arguments: { session_id: session } });
     const [first, second] = await Promise.all([running, queued]);
     expect(first.exitCode).not.toBe(0);
