@@ -21,7 +21,9 @@
 // starts die with it (the kernel kills a namespace's processes with its first). unshare
 // then forks: the process tacit spawns stays outside, waits for the namespace's first process
 // (the setup, then the program in its place: Deno is that first process) and ends as it does;
-// the host reads and signals the program's own pid through it (namespaced-program.ts).
+// the host reads and signals the program's own pid through it (namespaced-program.ts). The
+// program runs in a session and process group of its own (sandbox-mounts.ts SETSID_CANDIDATES):
+// in the group of the unshare outside, it could stop or kill that unshare.
 //
 // The user namespace is what lets a user without root make the network one. It also leaves the
 // sandbox no capability outside it: as root, tacit's sandbox had all of root's, the means to
@@ -160,11 +162,16 @@ function probeSandboxNetwork(): SandboxNetwork {
       processesInView = childrenListed;
       continue;
     }
+    const setup = "unavailable" in plan ? null : pids ? plan.argsBeforeInOwnSession : plan.argsBefore;
+    if (pids && setup === null) {
+      processesInView = OWN_SESSION_UNAVAILABLE;
+      continue;
+    }
     const networkFlags = flags.filter((flag) => flag !== "--map-root-user" && flag !== "--mount");
     const namespaceFlags = pids ? [...flags, IPC_FLAG, ...PID_FLAGS] : mounts ? [...flags, IPC_FLAG] : [...flags];
     // In the mount namespace the setup runs first, as root (of the user namespace, where there is
-    // one); then the program, without a capability.
-    const sandboxArgsBefore = mounts && "argsBefore" in plan ? [...namespaceFlags, "--", ...plan.argsBefore] : [...namespaceFlags, "--"];
+    // one); then the program, without a capability (and, in a PID namespace, in a session of its own).
+    const sandboxArgsBefore = mounts && setup !== null ? [...namespaceFlags, "--", ...setup] : [...namespaceFlags, "--"];
     const failure = probeFailure(unshare, sandboxArgsBefore);
     if (failure === null) {
       return {
@@ -184,6 +191,14 @@ function probeSandboxNetwork(): SandboxNetwork {
   }
   return { kind: "host-network", reason: failures.join("; ") };
 }
+
+/**
+ * Why no PID namespace is made where util-linux setsid is missing: its first process would share
+ * a process group with the unshare outside it, which it could stop or kill (see sandbox-mounts.ts
+ * SETSID_CANDIDATES).
+ */
+const OWN_SESSION_UNAVAILABLE =
+  "util-linux `setsid` is not installed, without which the sandbox's first process could signal the `unshare` outside its PID namespace through their process group";
 
 /**
  * null where the kernel lists a process's children in /proc (CONFIG_PROC_CHILDREN), which is how

@@ -114,6 +114,17 @@ exec "$@"`;
  */
 const KEYCTL_CANDIDATES = ["/usr/bin/keyctl", "/bin/keyctl"];
 
+/**
+ * util-linux setsid, which runs the program in a session (and process group) of its own: for the
+ * first process of a PID namespace (see network-namespace.ts), which would otherwise stay in the
+ * process group of the unshare that waits outside the namespace. A process group is the one name
+ * for a process outside its namespace that native code inside still has: kill(0, SIGSTOP) stopped
+ * that unshare, and, with the program's parent-death signal cleared first (prctl, which nothing
+ * refuses), kill(0, SIGKILL) ended it: tacit saw the sandbox end, could no longer find the program
+ * to kill it, and the program ran on, out of every limit, past tacit's own end.
+ */
+const SETSID_CANDIDATES = ["/usr/bin/setsid", "/bin/setsid"];
+
 /** How the setup is run, found once per process (see sandboxMountPlan). */
 export interface SandboxMountPlan {
   /**
@@ -121,6 +132,12 @@ export interface SandboxMountPlan {
    * program's: the setup, then the program without a capability (see WITHOUT_CAPABILITIES).
    */
   argsBefore: string[];
+  /**
+   * The same, then setsid's, for the first process of a PID namespace (see SETSID_CANDIDATES):
+   * there it leads no process group, so setsid makes the new session in its place, no fork. Null
+   * where the host has no util-linux setsid.
+   */
+  argsBeforeInOwnSession: string[] | null;
 }
 
 /**
@@ -224,5 +241,8 @@ export function sandboxMountPlan(files: readonly string[]): SandboxMountPlan | {
   if (renamed !== undefined) return { unavailable: `${renamed} is reached through a symbolic link` };
   const { table, covers } = sandboxMountTable(kept);
   const keyctl = KEYCTL_CANDIDATES.find(executable) ?? "";
-  return { argsBefore: [SHELL, "-c", SETUP, "tacit-sandbox-mounts", mount, table, covers.join(" "), keyctl, ...kept, setpriv, ...WITHOUT_CAPABILITIES] };
+  const argsBefore = [SHELL, "-c", SETUP, "tacit-sandbox-mounts", mount, table, covers.join(" "), keyctl, ...kept, setpriv, ...WITHOUT_CAPABILITIES];
+  // setsid last, run without a capability, as the program is.
+  const setsid = SETSID_CANDIDATES.find(executable);
+  return { argsBefore, argsBeforeInOwnSession: setsid === undefined ? null : [...argsBefore, setsid] };
 }

@@ -144,6 +144,48 @@ await new Promise(() => {});`;
     }
   });
 
+  it("native code in a program started the way a sandbox is can neither stop nor kill the process outside its namespace through their process group", async () => {
+    // Its parent-death signal cleared first (nothing refuses that), so that it would outlive the
+    // process outside, which tacit reaches it through; then SIGSTOP and SIGKILL to its own process
+    // group (kill(0, …)), the one name a process outside its namespace could have for it.
+    const code = `const libc = Deno.dlopen("libc.so.6", {
+  prctl: { parameters: ["i32", "u64", "u64", "u64", "u64"], result: "i32" },
+  kill: { parameters: ["i32", "i32"], result: "i32" },
+}).symbols;
+const PR_SET_PDEATHSIG = 1, SIGSTOP = 19, SIGKILL = 9;
+const cleared = libc.prctl(PR_SET_PDEATHSIG, 0n, 0n, 0n, 0n);
+const sent = [SIGSTOP, SIGKILL].map((signal) => libc.kill(0, signal));
+console.log(JSON.stringify({ cleared, sent }));
+for await (const _ of Deno.stdin.readable) {}
+console.log("ended");`;
+    const { file, args } = sandboxLaunch(denoExecutable(), ["eval", code]);
+    // As tacit spawns a sandbox: in a session, and so a process group, of its own.
+    const launched = spawn(file, args, { env: sandboxEnv(), cwd: "/", stdio: ["pipe", "pipe", "pipe"], detached: true });
+    let out = "";
+    let err = "";
+    launched.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    launched.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => launched.on("close", (code, signal) => resolve({ code, signal })));
+    const reported = new Promise<void>((resolve) => {
+      const look = (): void => {
+        if (out.includes("\n")) resolve();
+      };
+      launched.stdout!.on("data", look);
+      void ended.then(() => resolve());
+    });
+    try {
+      await reported;
+      // The premise: both calls were made, and the kills went somewhere (Deno's group: itself, which as its namespace's first process ignores them).
+      expect(JSON.parse(out.split("\n")[0]!), err).toEqual({ cleared: 0, sent: [0, 0] });
+      // Its input closed, it ends by itself; and the process outside ends as it does, neither stopped nor killed.
+      launched.stdin!.end();
+      expect(await ended, err).toEqual({ code: 0, signal: null });
+      expect(out).toContain("ended\n");
+    } finally {
+      launched.kill("SIGKILL");
+    }
+  });
+
   it("tacit run's sandbox and pure evaluator are each the first process of a PID namespace whose /proc shows it alone", async () => {
     const { dir, cleanup } = tempDir("tacit-pids-run-");
     let tacit: ChildProcess | undefined;
@@ -216,6 +258,10 @@ function expectAloneInItsNamespace(pid: number, hostNamespace: string): void {
   // Its /proc, read through its own root (its mount namespace): its processes, none of the host's.
   const listed = readdirSync(`/proc/${pid}/root/proc`).filter((name) => /^\d+$/.test(name));
   expect(listed).toEqual(["1"]);
+  // It leads a session and process group of its own, not those of the process outside that waits
+  // for it: in that group, it could stop or kill that process (kill(0, …)), see runner/sandbox-mounts.ts SETSID_CANDIDATES.
+  const [pgrp, session] = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ").slice(2, 4).map(Number);
+  expect({ pgrp, session }).toEqual({ pgrp: pid, session: pid });
 }
 
 describe.skipIf(!hostMakesPidNamespace || !existsSync("/usr/bin/unshare"))("a host that refuses the PID namespace", () => {
