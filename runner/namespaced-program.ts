@@ -11,7 +11,7 @@
 // the next in its place).
 
 import type { ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /**
  * What util-linux unshare (2.38) writes, and its exit status, where the namespace's first process
@@ -40,6 +40,34 @@ export class NamespacedProgram {
     const spawned = this.spawned.pid;
     if (spawned === undefined || this.spawned.exitCode !== null || this.spawned.signalCode !== null) return null;
     return this.forksInit ? onlyChildOf(spawned) : spawned;
+  }
+
+  /**
+   * The /proc directory, as this process reads it, of every process in the program's PID
+   * namespace, the program's own first; or null where the program is not running. Deno may start
+   * no process, but native code in it can fork, and a child's memory and CPU time are not the
+   * program's: the watchdogs count them all (see sandbox-process.ts). Listed in the namespace's own
+   * /proc, reached through the program's root: nothing in the namespace can unmount or cover it
+   * (no capability, see sandbox-mounts.ts), it lists every process of the namespace wherever it
+   * was re-parented or whatever session it made, and by pid, so that one which stays is not
+   * missed while others come and go (as a walk of children lists can miss it). Where there is no
+   * PID namespace, or that /proc cannot be read (the program ending meanwhile), the program's alone.
+   */
+  processDirs(): string[] | null {
+    const pid = this.pid();
+    if (pid === null) return null;
+    const own = `/proc/${pid}`;
+    if (!this.forksInit) return [own];
+    const namespaceProc = `${own}/root/proc`;
+    let names: string[];
+    try {
+      names = readdirSync(namespaceProc);
+    } catch {
+      return [own];
+    }
+    // The program is the namespace's pid 1; the others by their pid there.
+    const others = names.filter((name) => /^\d+$/.test(name) && name !== "1").map((name) => `${namespaceProc}/${name}`);
+    return [own, ...others];
   }
 
   /**

@@ -8,8 +8,13 @@ const WATCH_INTERVAL_MS = 50;
 
 /** Resident memory in KiB, or null when the process is gone or there is no /proc. */
 export function residentKb(pid: number): number | null {
+  return residentKbAt(`/proc/${pid}`);
+}
+
+/** Resident memory in KiB of the process whose /proc directory is `dir`, or null when it cannot be read. */
+export function residentKbAt(dir: string): number | null {
   try {
-    return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+    return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`${dir}/status`, "utf8"))?.[1] ?? 0);
   } catch {
     return null;
   }

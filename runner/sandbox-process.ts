@@ -14,7 +14,7 @@ import { type ConfinedLaunch, confinedSandbox } from "./network-namespace.js";
 import { NamespacedProgram } from "./namespaced-program.js";
 import { diesWithTacit } from "./parent-death.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
-import { residentKb } from "./resident-memory.js";
+import { residentKbAt } from "./resident-memory.js";
 import { PipeInput, type SandboxInput, sandboxInput } from "./sandbox-input.js";
 import { SpinningReader } from "./spin-read.js";
 import type { SessionMemoryAccount } from "./sessions-memory.js";
@@ -28,6 +28,12 @@ const IDLE_WATCH_INTERVAL_MS = 250;
  * something the snippet started still runs.
  */
 const IDLE_CPU_ALLOWANCE_MS = 500;
+/**
+ * Processes a sandbox's PID namespace may hold while a snippet runs before it is ended: Deno may
+ * start none (see checkIdle), but the mount setup that runs before it, whose memory is watched
+ * too (the pure evaluator's, from its start), has a `mount` or two running at a time.
+ */
+const MAX_NAMESPACE_PROCESSES = 16;
 /** /proc/PID/stat counts CPU time in clock ticks of 1/100 s (USER_HZ on Linux). */
 const MS_PER_CLOCK_TICK = 10;
 const STDERR_KEEP_CHARS = 16 * 1024;
@@ -411,8 +417,9 @@ export class SandboxProcess {
     // every job, and a /proc read per job would be paid by every map.
     let cpuAtStart: number | null | undefined;
     this.watchdog = setInterval(() => {
-      cpuAtStart ??= this.cpuMs();
-      this.checkIdle(cpuAtStart, whileAsked);
+      const dirs = this.program.processDirs();
+      cpuAtStart ??= this.cpuMs(dirs);
+      this.checkIdle(dirs, cpuAtStart, whileAsked);
     }, IDLE_WATCH_INTERVAL_MS);
     this.watchdog.unref();
   }
@@ -422,42 +429,59 @@ export class SandboxProcess {
     this.watchdog = null;
   }
 
-  /** Resident memory in KiB, or null when the process is gone or there is no /proc (the V8 heap limit still applies). */
-  private rssKb(): number | null {
-    const pid = this.program.pid();
-    return pid === null ? null : residentKb(pid);
-  }
-
-  /** CPU time (user and system, all threads) in ms, or null when it cannot be read. */
-  private cpuMs(): number | null {
-    const pid = this.program.pid();
-    if (pid === null) return null;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      // Fields after the command name (which may hold spaces and parentheses): state is the first, utime the 12th, stime the 13th.
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const ticks = Number(fields[11]) + Number(fields[12]);
-      return Number.isFinite(ticks) ? ticks * MS_PER_CLOCK_TICK : null;
-    } catch {
-      return null;
+  /**
+   * Resident memory in KiB of the processes in `dirs` together (see NamespacedProgram.processDirs:
+   * the program's, and any native code forked beside it), or null when none could be read: the
+   * process is gone, or there is no /proc (the V8 heap limit still applies).
+   */
+  private rssKb(dirs: readonly string[] | null): number | null {
+    let total: number | null = null;
+    for (const dir of dirs ?? []) {
+      const kb = residentKbAt(dir);
+      if (kb !== null) total = (total ?? 0) + kb;
     }
+    return total;
   }
 
-  private checkIdle(cpuAtStart: number | null, whileAsked: boolean): void {
+  /**
+   * CPU time in ms of the processes in `dirs` together (user and system, all threads, and their
+   * children's that they waited for: a child that ends takes its time into its parent's), or null
+   * when the program's own cannot be read.
+   */
+  private cpuMs(dirs: readonly string[] | null): number | null {
+    if (dirs === null) return null;
+    let totalMs = 0;
+    for (const [index, dir] of dirs.entries()) {
+      const ms = cpuMsAt(dir);
+      if (ms === null && index === 0) return null;
+      totalMs += ms ?? 0;
+    }
+    return totalMs;
+  }
+
+  private checkIdle(dirs: readonly string[] | null, cpuAtStart: number | null, whileAsked: boolean): void {
     if (this.killedFor) return;
     // Running while a person is asked breaks the protocol (the stub waits, blocked, for each
     // reply), and with the clock stopped it is time the limit does not count.
     const [reason, when]: [KillReason, string] = whileAsked
       ? ["protocol", "while a person was asked about its request (the time limit stops then, since a sandbox waits, blocked, for each reply)"]
       : ["lingered", "while it waited for the next snippet"];
-    const rssKb = this.rssKb();
+    // Deno may start no process: one beside it in its PID namespace is native code's, and, between
+    // snippets (or stopped while a person is asked: the stop reaches Deno alone), it would run
+    // untimed. Its CPU time is counted below too, but not one that ends unwaited for.
+    const others = (dirs?.length ?? 1) - 1;
+    if (others > 0) {
+      this.kill(reason, `${others} process${others === 1 ? "" : "es"} other than Deno ran in its PID namespace ${when} (Deno may start none: only native code its permissions do not bind could)`);
+      return;
+    }
+    const rssKb = this.rssKb(dirs);
     if (rssKb !== null && rssKb > this.rssLimitKb) {
       this.kill(whileAsked ? "memory" : reason, `it grew past ${Math.round(this.rssLimitKb / 1024)} MiB of memory (resident) ${when}`);
       return;
     }
     // A session whose sandbox is found ended before its next snippet rebuilds it from its earlier snippets.
     if (rssKb !== null && this.stoppedForSessionsMemory(rssKb, false)) return;
-    const cpu = this.cpuMs();
+    const cpu = this.cpuMs(dirs);
     if (cpuAtStart !== null && cpu !== null && cpu - cpuAtStart > IDLE_CPU_ALLOWANCE_MS) {
       this.kill(reason, `it used ${cpu - cpuAtStart} ms of CPU time ${when}`);
     }
@@ -466,7 +490,13 @@ export class SandboxProcess {
   private checkMemory(): void {
     const limitKb = this.rssLimitKb;
     if (this.killedFor) return;
-    const rssKb = this.rssKb();
+    const dirs = this.program.processDirs();
+    // Each is read at every look: a namespace full of processes (a fork bomb's) would hold the host up.
+    if (dirs !== null && dirs.length > MAX_NAMESPACE_PROCESSES) {
+      this.kill("protocol", `${dirs.length - 1} processes other than Deno ran in its PID namespace (Deno may start none: only native code its permissions do not bind could)`);
+      return;
+    }
+    const rssKb = this.rssKb(dirs);
     if (rssKb !== null && rssKb > limitKb) {
       this.kill("memory", `the script used more than ${Math.round(limitKb / 1024)} MiB of memory (resident)`);
       return;
@@ -479,5 +509,19 @@ export class SandboxProcess {
     const overBudget = this.memoryAccount?.report(this, rssKb, running) ?? null;
     if (overBudget !== null) this.kill("sessions-memory", overBudget);
     return overBudget !== null;
+  }
+}
+
+/** CPU time in ms of the process whose /proc directory is `dir` (its threads', and its waited-for children's), or null when it cannot be read. */
+function cpuMsAt(dir: string): number | null {
+  try {
+    const stat = readFileSync(`${dir}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces and parentheses): state is the first,
+    // utime the 12th, stime the 13th, cutime and cstime (children waited for) the 14th and 15th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    return Number.isFinite(ticks) ? ticks * MS_PER_CLOCK_TICK : null;
+  } catch {
+    return null;
   }
 }
