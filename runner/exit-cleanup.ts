@@ -5,20 +5,22 @@
 import type { ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
 
-/** Each child's directory, and whether it leads a process group to kill with it. */
-const running = new Map<ChildProcess, { dir: string | null; group: boolean }>();
+/** Each child's directory, whether it leads a process group to kill with it, and what to kill before it. */
+const running = new Map<ChildProcess, { dir: string | null; group: boolean; killFirst: (() => void) | null }>();
 let hookInstalled = false;
 
 /**
  * Kills `child` (with `group`, its whole process group: it was spawned detached) and deletes
  * `dir` (if it has one) if tacit exits before the returned release is called (once the child
- * has ended and the directory is gone).
+ * has ended and the directory is gone). `killFirst`, where given, is called before: a program the
+ * child forked outside its group (see sandbox-process.ts).
  */
-export function cleanUpAtExit(child: ChildProcess, dir: string | null, group = false): () => void {
+export function cleanUpAtExit(child: ChildProcess, dir: string | null, group = false, killFirst: (() => void) | null = null): () => void {
   if (!hookInstalled) {
     hookInstalled = true;
     process.on("exit", () => {
       for (const [leftover, how] of running) {
+        how.killFirst?.();
         if (how.group && leftover.pid !== undefined) {
           try {
             process.kill(-leftover.pid, "SIGKILL");
@@ -32,6 +34,6 @@ export function cleanUpAtExit(child: ChildProcess, dir: string | null, group = f
       }
     });
   }
-  running.set(child, { dir, group });
+  running.set(child, { dir, group, killFirst });
   return () => running.delete(child);
 }

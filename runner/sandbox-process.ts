@@ -234,9 +234,11 @@ export class SandboxProcess {
     this.input.attach(this.child, (detail) => this.kill("protocol", detail));
     alive.add(this);
     stopWithTacit();
-    // Nothing outlives the host: if tacit exits first, the process is killed.
-    // With its process group: the program forked in a PID namespace is in it too.
-    const release = cleanUpAtExit(this.child, this.input.dir, forksInit);
+    // Nothing outlives the host: if tacit exits first, the process is killed, with its process
+    // group. A program forked in a PID namespace leads a group of its own (see sandbox-mounts.ts
+    // SETSID_CANDIDATES) and dies with the process spawned by its parent-death signal, which native
+    // code in it can clear: it is killed first, by its pid.
+    const release = cleanUpAtExit(this.child, this.input.dir, forksInit, forksInit ? () => this.program.signal("SIGKILL") : null);
     this.rssLimitKb = (options.memoryLimitMb + RSS_ALLOWANCE_MB) * 1024;
     // The pure evaluator runs map functions from its first job on, and is watched from the
     // start. An agent's sandbox runs nothing but tacit's bootstrap until its program is sent,
