@@ -24,6 +24,19 @@ export function descendantsOf(pid: number): number[] {
   return childrenOf(pid).flatMap((child) => [child, ...descendantsOf(child)]);
 }
 
+/** The Deno process among `root`'s descendants that runs `entry`, once it runs (a fork of the setup shell names it too, until it execs). */
+export async function denoRunning(root: number, entry: string): Promise<number> {
+  for (let tries = 0; tries < 400; tries++) {
+    const found = descendantsOf(root).find((pid) => {
+      const argv = commandLineOf(pid).split("\0");
+      return argv[0]!.endsWith("deno") && argv.includes(entry);
+    });
+    if (found !== undefined) return found;
+    await sleep(50);
+  }
+  throw new Error(`no Deno process running ${entry} under ${root}`);
+}
+
 /**
  * Whether `pid` is a copy its parent forked that has not run a program of its own yet: it still
  * has its parent's command line. The sandbox's mount setup (runner/sandbox-mounts.ts) is a shell

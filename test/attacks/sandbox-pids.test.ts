@@ -16,7 +16,7 @@ import { describe, expect, it } from "vitest";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "../../runner/paths.js";
 import { sandboxEnv, sandboxLaunch } from "../../runner/sandbox-process.js";
 import { childEnv, connectServe, createSession, runCli, tacitBin, tempDir } from "../helpers.js";
-import { commandLineOf, descendantsOf, isRunning } from "../processes.js";
+import { commandLineOf, denoRunning, descendantsOf, isRunning } from "../processes.js";
 
 /** Whether this host lets the test make the namespaces tacit makes (else the sandbox has none, and tacit warns). */
 const hostMakesPidNamespace =
@@ -31,19 +31,6 @@ function stateOf(pid: number): string {
   } catch {
     return "";
   }
-}
-
-/** The Deno process among `root`'s descendants that runs `entry`, once it runs (a fork of the setup shell names it too, until it execs). */
-async function denoRunning(root: number, entry: string): Promise<number> {
-  for (let tries = 0; tries < 400; tries++) {
-    const found = descendantsOf(root).find((pid) => {
-      const argv = commandLineOf(pid).split("\0");
-      return argv[0]!.endsWith("deno") && argv.includes(entry);
-    });
-    if (found !== undefined) return found;
-    await sleep(50);
-  }
-  throw new Error(`no Deno process running ${entry} under ${root}`);
 }
 
 /**

@@ -17,7 +17,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { bootstrapPath, pureEvaluatorPath } from "../../runner/paths.js";
 import { childEnv, tacitBin, tempDir } from "../helpers.js";
-import { commandLineOf, descendantsOf } from "../processes.js";
+import { commandLineOf, denoRunning, descendantsOf } from "../processes.js";
 
 const hasScript = spawnSync("script", ["--version"], { stdio: "ignore" }).status === 0;
 
@@ -41,19 +41,6 @@ async function stateBecomes(pid: number, wanted: (state: string) => boolean): Pr
     state = terminalOf(pid).state;
   }
   return state;
-}
-
-/** The Deno process among `root`'s descendants that runs `entry`, once it runs (a fork of the setup shell names it too). */
-async function denoRunning(root: number, entry: string): Promise<number> {
-  for (let tries = 0; tries < 400; tries++) {
-    const found = descendantsOf(root).find((pid) => {
-      const argv = commandLineOf(pid).split("\0");
-      return argv[0]!.endsWith("deno") && argv.includes(entry);
-    });
-    if (found !== undefined) return found;
-    await sleep(50);
-  }
-  throw new Error(`no Deno process running ${entry} under ${root}`);
 }
 
 /** Kills the process group `leader` leads, if it still runs. */
