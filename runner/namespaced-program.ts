@@ -73,15 +73,16 @@ export class NamespacedProgram {
   /**
    * Sends `signal` to the program (SIGSTOP, SIGCONT: stopping the process outside would not stop
    * it). From outside its namespace, even its first process takes SIGSTOP and SIGCONT without a
-   * handler. Nothing is sent where it is not found.
+   * handler. Nothing is sent where it is not found; whether it was sent.
    */
-  signal(signal: NodeJS.Signals): void {
+  signal(signal: NodeJS.Signals): boolean {
     const pid = this.forksInit ? this.pid() : null;
-    if (pid === null) return;
+    if (pid === null) return false;
     try {
       process.kill(pid, signal);
+      return true;
     } catch {
-      // Ended meanwhile.
+      return false; // Ended meanwhile.
     }
   }
 

@@ -28,6 +28,8 @@ const IDLE_WATCH_INTERVAL_MS = 250;
  * something the snippet started still runs.
  */
 const IDLE_CPU_ALLOWANCE_MS = 500;
+/** How long the process spawned may take to reap its killed program in a PID namespace and end (see kill). */
+const SPAWNED_KILL_GRACE_MS = 1000;
 /**
  * Processes a sandbox's PID namespace may hold while a snippet runs before it is ended: Deno may
  * start none (see checkIdle), but the mount setup that runs before it, whose memory is watched
@@ -202,6 +204,8 @@ export class SandboxProcess {
   private watchdog: NodeJS.Timeout | null = null;
   /** The process has ended: nothing is watched any more (its pid may belong to another process). */
   private gone = false;
+  /** The process spawned, killed if it has not ended SPAWNED_KILL_GRACE_MS after its program was (see kill). */
+  private spawnedKill: NodeJS.Timeout | null = null;
   private readonly rssLimitKb: number;
   /** tacit serve: the session whose sandbox this is, told each reading (see countIn); null otherwise. */
   private memoryAccount: SessionMemoryAccount | null = null;
@@ -253,6 +257,7 @@ export class SandboxProcess {
     this.ended = new Promise((resolve) => {
       const finish = (end: SandboxEnd): void => {
         this.gone = true;
+        if (this.spawnedKill !== null) clearTimeout(this.spawnedKill);
         alive.delete(this);
         this.memoryAccount?.ended(this);
         this.watchMemory(false);
@@ -343,10 +348,19 @@ export class SandboxProcess {
   /** SIGKILL: agent code can trap SIGTERM, not this. The first reason given is kept. */
   kill(reason: KillReason, detail: string): void {
     this.killedFor ??= { kind: "killed", reason, detail };
-    // The program first, while the process outside its PID namespace still lists it (then its death
-    // kills the program too: unshare --kill-child), and with it every process in its namespace.
-    if (!this.gone) this.program.signal("SIGKILL");
-    this.child.kill("SIGKILL");
+    // In a PID namespace, the program alone, and with it every process in its namespace: the
+    // process spawned (continued, should it be stopped) reaps it and then ends, so the end tacit
+    // waits for comes once they are all gone. Killed together, the process spawned ended first,
+    // and tacit answered while Deno was still dying (a test saw it running after the answer).
+    // Where the program is not found (not forked yet, or ended), the process spawned, whose death
+    // kills the program too (unshare --kill-child); and it too, should it not end meanwhile.
+    if (!this.gone && this.program.signal("SIGKILL")) {
+      this.child.kill("SIGCONT");
+      this.spawnedKill ??= setTimeout(() => this.child.kill("SIGKILL"), SPAWNED_KILL_GRACE_MS);
+      this.spawnedKill.unref();
+    } else {
+      this.child.kill("SIGKILL");
+    }
     // SIGKILLed, it frees its memory as it ends: not counted any more, so that a session running
     // beside it is not stopped for what this one held.
     this.memoryAccount?.ended(this);
