@@ -24,13 +24,15 @@ export function descendantsOf(pid: number): number[] {
   return childrenOf(pid).flatMap((child) => [child, ...descendantsOf(child)]);
 }
 
+/** The Deno processes among `root`'s descendants that run `entry` (Deno itself: see runsDeno), running now. */
+export function denoProcessesRunning(root: number, entry: string): number[] {
+  return descendantsOf(root).filter((pid) => runsDeno(pid) && commandLineOf(pid).split("\0").includes(entry) && isRunning(pid));
+}
+
 /** The Deno process among `root`'s descendants that runs `entry`, once it runs (a fork of the setup shell names it too, until it execs). */
 export async function denoRunning(root: number, entry: string): Promise<number> {
   for (let tries = 0; tries < 400; tries++) {
-    const found = descendantsOf(root).find((pid) => {
-      const argv = commandLineOf(pid).split("\0");
-      return argv[0]!.endsWith("deno") && argv.includes(entry);
-    });
+    const found = denoProcessesRunning(root, entry)[0];
     if (found !== undefined) return found;
     await sleep(50);
   }
@@ -44,13 +46,9 @@ export async function denoRunning(root: number, entry: string): Promise<number> 
  * runs mount, a test that finds sandboxes or pure evaluators by their command line sees two.
  */
 export function isForkNotYetRun(pid: number): boolean {
-  try {
-    const parent = Number(readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[1]);
-    const line = commandLineOf(pid);
-    return line !== "" && line === commandLineOf(parent);
-  } catch {
-    return false;
-  }
+  const parent = parentOf(pid);
+  const line = commandLineOf(pid);
+  return parent !== null && line !== "" && line === commandLineOf(parent);
 }
 
 /**
@@ -63,7 +61,7 @@ export function runsDeno(pid: number): boolean {
 }
 
 /** Its parent's pid; null once it is gone. */
-function parentOf(pid: number): number | null {
+export function parentOf(pid: number): number | null {
   try {
     return Number(readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[1]);
   } catch {

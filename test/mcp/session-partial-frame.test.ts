@@ -10,15 +10,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { setTimeout as sleep } from "node:timers/promises";
 import { bootstrapPath } from "../../runner/paths.js";
 import { connectServe, createSession, runInSession, tempDir } from "../helpers.js";
-import { commandLineOf, descendantsOf, isRunning } from "../processes.js";
-
-/** The agent sandboxes (Deno running the bootstrap) among this test file's processes: its server's. */
-function sandboxesOfThisFile(): number[] {
-  return descendantsOf(process.pid).filter((pid) => {
-    const argv = commandLineOf(pid).split("\0");
-    return argv[0]!.endsWith("deno") && argv.includes(bootstrapPath) && isRunning(pid);
-  });
-}
+import { denoProcessesRunning, isRunning } from "../processes.js";
 
 /**
  * Sends the snippet's report with the start of a frame after it, never ended, in one writeSync.
@@ -60,7 +52,7 @@ afterAll(async () => {
 it("part of a frame written after a session snippet's report ends its sandbox, which the session replaces", async () => {
   const session = await createSession(client);
   // The session's sandbox, started with it (and a spare, if the server keeps one).
-  const ranIt = sandboxesOfThisFile();
+  const ranIt = denoProcessesRunning(process.pid, bootstrapPath);
   const result = await runInSession(client, session, UNENDED_AFTER_REPORT, 60_000);
   expect(result.stdout).toContain("reported with an unended frame behind it");
   if (result.exitCode !== 0 || ranIt.length === 0) {

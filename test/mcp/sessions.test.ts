@@ -9,6 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APART_FROM_CHARS } from "../../runner/split-check.js";
 import { childEnv, createSession, runInSession, slowToCheck, tacitBin } from "../helpers.js";
+import { parentOf } from "../processes.js";
 import { expectProgressThenCancel } from "./progress.js";
 
 let dir: string;
@@ -29,9 +30,8 @@ function denoChildren(anyProgram = false): number[] {
       const [, comm, rest] = /^\d+ \((.*)\) (.*)$/s.exec(stat)!;
       const parent = Number(rest!.split(" ")[1]);
       // Where the sandbox has a PID namespace, Deno is the child of the unshare the server spawns
-      // (runner/namespaced-program.ts), and forked after a spare stopped before it was goes on: the
-      // sandbox is counted by the process spawned.
-      const grandparent = parent === serverPid ? serverPid : Number(readFileSync(`/proc/${parent}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[1]);
+      // (runner/namespaced-program.ts): the sandbox is counted by the process spawned.
+      const grandparent = parent === serverPid ? serverPid : parentOf(parent);
       if (anyProgram ? parent === serverPid : comm!.startsWith("deno") && grandparent === serverPid) children.push(parent === serverPid ? Number(entry) : parent);
     } catch {
       // Gone while we looked.
