@@ -9,12 +9,11 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "../../runner/paths.js";
 import { sandboxEnv, sandboxLaunch } from "../../runner/sandbox-process.js";
 import { childEnv, tacitBin, tempDir } from "../helpers.js";
-import { commandLineOf, descendantsOf } from "../processes.js";
+import { commandLineOf, denoRunning } from "../processes.js";
 
 /** Whether this host lets the test make the namespaces tacit makes (else the sandbox has none, and tacit warns). */
 const hostMakesMounts =
@@ -101,19 +100,8 @@ describe.skipIf(!hostMakesMounts)("System V IPC from the sandbox", () => {
     try {
       writeFileSync(path.join(dir, "waits.ts"), 'const doubled = classify("plain").map((value) => value + value);\nprintln(readInput().length);\n');
       tacit = spawn(process.execPath, [tacitBin, "run", "--no-check", "waits.ts"], { cwd: dir, env: childEnv(), stdio: ["pipe", "ignore", "ignore"] });
-      const found = async (entry: string): Promise<number> => {
-        for (let tries = 0; tries < 400; tries++) {
-          const pid = descendantsOf(tacit!.pid!).find((candidate) => {
-            const argv = commandLineOf(candidate).split("\0");
-            return argv[0]!.endsWith("deno") && argv.includes(entry);
-          });
-          if (pid !== undefined) return pid;
-          await sleep(50);
-        }
-        throw new Error(`no Deno process running ${entry}`);
-      };
       const host = readlinkSync("/proc/self/ns/ipc");
-      for (const pid of [await found(bootstrapPath), await found(pureEvaluatorPath)]) {
+      for (const pid of [await denoRunning(tacit.pid!, bootstrapPath), await denoRunning(tacit.pid!, pureEvaluatorPath)]) {
         expect(readlinkSync(`/proc/${pid}/ns/ipc`), commandLineOf(pid)).not.toBe(host);
       }
     } finally {
