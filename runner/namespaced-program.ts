@@ -11,7 +11,7 @@
 // the next in its place).
 
 import type { ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 
 /**
  * What util-linux unshare (2.38) writes, and its exit status, where the namespace's first process
@@ -26,6 +26,9 @@ export class NamespacedProgram {
    * `spawned`: the process tacit spawned; `forksInit`: whether it forks the program in a PID
    * namespace (see network-namespace.ts ConfinedLaunch).
    */
+  /** Whether the namespace's own /proc has been seen mounted (nothing in it can unmount it). */
+  private ownProcMounted = false;
+
   constructor(
     private readonly spawned: ChildProcess,
     private readonly forksInit: boolean,
@@ -59,6 +62,14 @@ export class NamespacedProgram {
     const own = `/proc/${pid}`;
     if (!this.forksInit) return [own];
     const namespaceProc = `${own}/root/proc`;
+    // Until the namespace's first process has mounted a /proc of its own (unshare --mount-proc,
+    // as it starts), the /proc under its root is the host's, which lists every process of the
+    // machine: a watchdog's look then took 113 of them for processes native code had started,
+    // and ended a pure evaluator as it started. The program's alone until then.
+    if (!this.ownProcMounted) {
+      if (!isAnotherProc(namespaceProc)) return [own];
+      this.ownProcMounted = true;
+    }
     let names: string[];
     try {
       names = readdirSync(namespaceProc);
@@ -110,4 +121,27 @@ function onlyChildOf(pid: number): number | null {
   if (children.length !== 1) return null;
   const child = Number(children[0]);
   return Number.isSafeInteger(child) && child > 0 ? child : null;
+}
+
+/** The device of this process's /proc, looked up once. */
+let hostProcDevice: number | null | undefined;
+
+/**
+ * Whether `dir` is a procfs other than this process's: a /proc mounted in another PID namespace
+ * is a file system of its own, on a device of its own. False where either cannot be looked at.
+ */
+function isAnotherProc(dir: string): boolean {
+  if (hostProcDevice === undefined) {
+    try {
+      hostProcDevice = statSync("/proc").dev;
+    } catch {
+      hostProcDevice = null;
+    }
+  }
+  if (hostProcDevice === null) return false;
+  try {
+    return statSync(dir).dev !== hostProcDevice;
+  } catch {
+    return false;
+  }
 }
