@@ -8,7 +8,8 @@
 // initial arguments and environment, through /proc/self/mem (a process may write its own
 // memory). tacit has read the key by then; process.env shows the blanked value afterwards.
 
-import { closeSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
+import { closeSync, openSync, readSync, writeSync } from "node:fs";
+import { readStatFields } from "./proc-stat.js";
 
 /** The fields of /proc/self/stat (1-based, see proc(5)) that bound the two blocks. */
 const ARG_START = 48;
@@ -24,10 +25,8 @@ export function blankInProcessInfo(secrets: ReadonlyArray<string | undefined>): 
   if (process.platform !== "linux" || needles.length === 0) return null;
   let fd: number | null = null;
   try {
-    const stat = readFileSync("/proc/self/stat", "utf8");
-    // Fields after the command name, which is in parentheses and may hold spaces: field 3 first.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const field = (n: number): number => Number(fields[n - 3]);
+    const field = readStatFields("/proc/self/stat");
+    if (field === null) return "this process's /proc/self/stat could not be read";
     const [argStart, argEnd, envStart, envEnd] = [field(ARG_START), field(ARG_START + 1), field(ENV_END - 1), field(ENV_END)];
     if (![argStart, argEnd, envStart, envEnd].every((n) => Number.isSafeInteger(n) && n > 0) || argEnd < argStart || envEnd < envStart) {
       return "the kernel did not say where this process's arguments and environment are";

@@ -5,7 +5,6 @@
 // free of heavy dependencies so the CLI can start Deno first and load the rest while it boots.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { executable } from "./exec/program-path.js";
 import type { Readable } from "node:stream";
 import { cleanUpAtExit } from "./exit-cleanup.js";
@@ -14,6 +13,7 @@ import { type ConfinedLaunch, confinedSandbox } from "./network-namespace.js";
 import { NamespacedProgram } from "./namespaced-program.js";
 import { diesWithTacit } from "./parent-death.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
+import { readStatFields } from "./proc-stat.js";
 import { residentKbAt } from "./resident-memory.js";
 import { PipeInput, type SandboxInput, sandboxInput } from "./sandbox-input.js";
 import { SpinningReader } from "./spin-read.js";
@@ -530,14 +530,9 @@ export class SandboxProcess {
 
 /** CPU time in ms of the process whose /proc directory is `dir` (its threads', and its waited-for children's), or null when it cannot be read. */
 function cpuMsAt(dir: string): number | null {
-  try {
-    const stat = readFileSync(`${dir}/stat`, "utf8");
-    // Fields after the command name (which may hold spaces and parentheses): state is the first,
-    // utime the 12th, stime the 13th, cutime and cstime (children waited for) the 14th and 15th.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-    return Number.isFinite(ticks) ? ticks * MS_PER_CLOCK_TICK : null;
-  } catch {
-    return null;
-  }
+  const field = readStatFields(`${dir}/stat`);
+  if (field === null) return null;
+  // utime, stime, and cutime and cstime (children waited for).
+  const ticks = field(14) + field(15) + field(16) + field(17);
+  return Number.isFinite(ticks) ? ticks * MS_PER_CLOCK_TICK : null;
 }

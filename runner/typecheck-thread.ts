@@ -5,10 +5,11 @@
 // session's calls and time limits with it, with no limit at all. A check past the limit kills
 // the checker's process and thread and rejects the script; the next check starts a new one.
 
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { packageRoot } from "./paths.js";
+import { readStatFields } from "./proc-stat.js";
 import type { SnippetCheck } from "./split-check.js";
 import { checkerMemoryLimitMb, type TypeCheckResult, typeCheckOverMemory, typeCheckTimedOut } from "./typecheck.js";
 import { DEFAULT_MEMORY_LIMIT_MB } from "./limits.js";
@@ -195,11 +196,6 @@ export class ThreadedTypeChecker {
 
 function isChildOfThisProcess(pid: number): boolean {
   if (!existsSync("/proc/self/stat")) return true; // no procfs to ask: killed as before
-  try {
-    // /proc/PID/stat: "pid (comm) state ppid …"; comm may hold spaces and parentheses.
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === process.pid;
-  } catch {
-    return false;
-  }
+  // Field 4 is the parent's pid.
+  return readStatFields(`/proc/${pid}/stat`)?.(4) === process.pid;
 }
