@@ -6,7 +6,7 @@
 // pure evaluator run in a mount namespace of their own (made by the same `unshare` as their
 // network namespace, see network-namespace.ts), where:
 //   - every top-level directory of / but the system's (VISIBLE_TOP: the programs, libraries,
-//     /etc, devices, procfs and sysfs Deno needs) is covered by an empty, read-only tmpfs: the
+//     /etc, devices and procfs Deno needs) is covered by an empty, read-only tmpfs: the
 //     home directories, /root, /tmp, /var (/var/tmp), /run (/run/user), /mnt, /media, /srv, /opt,
 //     and the project wherever it is below one of them (the sandbox starts before the allowed
 //     roots are known: see cli/prestart.ts); /dev/shm and /dev/mqueue too; and every other entry
@@ -19,6 +19,9 @@
 //     first). A user's device nodes are theirs to open (their terminals in /dev/pts, and on a
 //     desktop the sound card, webcam and GPU by the seat's ACLs; as root, /dev/kmsg took lines
 //     into the kernel's log); none is a place for the sandbox to reach;
+//   - /sys is covered too, by an empty read-only tmpfs that holds copies of the few files Deno
+//     reads there, made as each sandbox starts (see sandbox-sysfs.ts): the host's sysfs named the
+//     machine (its network interfaces and their MAC addresses, DMI names, disks, cgroup tree);
 //   - the file size limit is 0 bytes (as prlimit sets it where there is no mount namespace, see
 //     sandbox-process.ts writesNoFile), and so is the core file size limit.
 // The first process of the namespace, /bin/sh run as root of the user namespace, does this with
@@ -31,6 +34,10 @@
 // of its own mounted before the setup reads its mount table, so that it is made read-only too.)
 // Not closed: /etc, /usr and the other system places are readable as before (their files are
 // the host's, not the user's), and a project below one of them (/usr/src/app) is not covered.
+// /proc/self/mountinfo lists every mount of the namespace, those under a cover too (the names
+// mounted below /home, /mnt or /run, the mounts' sources and options, tacit's kept directories):
+// a mount inherited into a user namespace is locked to it and cannot be unmounted, so only a root
+// of the sandbox's own (pivot_root) would leave them out.
 
 import { readdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
@@ -39,14 +46,15 @@ import { SHELL } from "./exec/pid-namespace.js";
 import { executable, isDirectory } from "./exec/program-path.js";
 import { MOUNT_CANDIDATES, readOnlyLine, REMOUNT_SOURCE, tableField } from "./mount-table.js";
 import { SETPRIV_CANDIDATES } from "./parent-death.js";
+import { SYS, sysfsFilesDenoReads } from "./sandbox-sysfs.js";
 
 /**
  * The top-level directories left in view: the system's programs and libraries (Deno's shared
  * libraries among them), /etc (ICU's time zone, the loader's cache), devices (Deno's stdio and
- * /dev/null), procfs and sysfs (Deno reads its own /proc/self and the cgroup's limits there).
- * Every other one is covered.
+ * /dev/null), procfs (Deno reads its own /proc/self there). Every other one is covered, /sys
+ * among them (with copies of what Deno reads there in its cover: see SYS_STAGE).
  */
-const VISIBLE_TOP = new Set(["/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/dev", "/proc", "/sys"]);
+const VISIBLE_TOP = new Set(["/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/dev", "/proc"]);
 /** The device nodes left usable (see SETUP's nodev): what Deno or a library in it may open, none a channel to anything. */
 const KEPT_DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
 /** Places in view otherwise that hold what other processes of the host share: POSIX shared memory and message queues. */
@@ -59,6 +67,14 @@ const TABLE_PLACE = "/tmp";
 const TABLE_FILE = `${TABLE_PLACE}/.tacit-sandbox-mounts`;
 /** The empty file the setup makes beside the table, bound over each top-level entry that is neither a directory nor a link. */
 const EMPTY_FILE = `${TABLE_PLACE}/.tacit-sandbox-empty`;
+/**
+ * Where the setup makes the sandbox's /sys (see sandbox-sysfs.ts) beside the table: the files Deno
+ * reads there, copied at their paths below it; bound over /sys as its cover, before the table's
+ * place is covered again.
+ */
+const SYS_STAGE = `${TABLE_PLACE}/.tacit-sandbox-sys`;
+/** coreutils mkdir, which the setup makes SYS_STAGE's directories with (the shell has no builtin for it). */
+const MKDIR_CANDIDATES = ["/usr/bin/mkdir", "/bin/mkdir"];
 /** tmpfs options of a cover: empty (the setup, root of the user namespace, makes the kept directories' mount points in it), read-only once remounted, nothing to run or open as a device. */
 const COVER_OPTIONS = "mode=0555,nosuid,nodev,noexec,size=16k";
 const COVER_SOURCE = "tacit-hidden";
@@ -72,7 +88,9 @@ const KEPT_SLOTS = 3;
 
 // The namespace's first process. Positional parameters: mount's path, the mount table, the covered
 // places (as the table writes them, space-separated), keyutils' keyctl or "" (see
-// KEYCTL_CANDIDATES), tacit's three kept directories (opened on
+// KEYCTL_CANDIDATES), mkdir's path and the files of /sys copied into the sandbox's (space-separated,
+// "" for none: see sandbox-sysfs.ts; one that cannot be read as the sandbox starts is left out,
+// and Deno reads it as missing), tacit's three kept directories (opened on
 // fds 3-5 before anything is covered; the table binds them back from there), then the program and
 // its arguments. No file of the host is written: the table goes into the first cover. The mounts
 // left in view are read from this namespace's own mount table as the sandbox starts, not when
@@ -83,12 +101,18 @@ const KEPT_SLOTS = 3;
 // the shell, once the mounts are made: a process less.
 const SETUP = `fail() { printf '%s %s\\n' "${MOUNT_SETUP_FAILED}" "$1" >&2; exit ${MOUNT_SETUP_FAILED_STATUS}; }
 set -f
-m=$1 table=$2 covers=$3 keyctl=$4; shift 4
+m=$1 table=$2 covers=$3 keyctl=$4 mkdir=$5 sysfs=$6; shift 6
 exec 3<"$1" 4<"$2" 5<"$3" || fail "could not open tacit's directories $1, $2, $3"
 shift 3
 covered() { for c in $covers; do case $1 in "$c"|"$c"/*) return 0;; esac; done; return 1; }
 out=$("$m" -t tmpfs -o mode=0700,nosuid,nodev,noexec,size=1m ${COVER_SOURCE} ${TABLE_PLACE} 2>&1) || fail "could not mount a tmpfs on ${TABLE_PLACE}: $out"
 printf '' > ${EMPTY_FILE} || fail "could not make the empty file that covers files"
+if [ -n "$sysfs" ]; then
+  dirs=
+  for f in $sysfs; do d=\${f%/*}; dirs="$dirs ${SYS_STAGE}\${d#${SYS}}"; done
+  out=$("$mkdir" -p $dirs 2>&1) || fail "could not make the sandbox's ${SYS}: $out"
+  for f in $sysfs; do { IFS= read -r v < "$f" && printf '%s\\n' "$v" > "${SYS_STAGE}\${f#${SYS}}"; } 2>/dev/null; done
+fi
 {
   printf '%s' "$table"
   while read -r _ _ _ _ point _; do
@@ -172,22 +196,27 @@ function coveredPlaces(): { dirs: string[]; files: string[] } {
 }
 
 /**
- * The mount table for `kept` (tacit's directories, real paths) and the places it covers. Its
- * lines, in order: the covers; a second cover over TABLE_PLACE (hiding the table, once read); the
- * kept directories under a cover, bound back from the setup's fds (their mount points made in the
+ * The mount table for `kept` (tacit's directories, real paths) and the places it covers, with
+ * `sysfsCopied` (the files of /sys the setup copies into SYS_STAGE, see sandbox-sysfs.ts). Its
+ * lines, in order: the covers (/sys's is SYS_STAGE, where there are copies); a second cover over
+ * TABLE_PLACE (hiding the table, once read); the kept directories under a cover, bound back from the setup's fds (their mount points made in the
  * cover); the kept devices bound on themselves; each cover, kept directory and device remounted
  * read-only (a device node is written through a read-only mount all the same). The setup adds the mounts still
  * in view, remounted read-only and nodev, / among them (see SETUP): the kept devices, each a mount
  * of its own made before, stay usable.
  */
-export function sandboxMountTable(kept: readonly string[]): { table: string; covers: string[] } {
+export function sandboxMountTable(kept: readonly string[], sysfsCopied: readonly string[] = []): { table: string; covers: string[] } {
   const { dirs: covers, files } = coveredPlaces();
   if (!covers.includes(TABLE_PLACE)) covers.push(TABLE_PLACE);
   const hidden = (p: string): boolean => covers.some((cover) => isWithin(p, cover));
   const lines: string[] = [];
+  const sysStaged = covers.includes(SYS) && sysfsCopied.length > 0;
   for (const cover of covers) {
     // TABLE_PLACE is mounted by the setup itself, before the table is written there.
-    if (cover !== TABLE_PLACE) lines.push(`${COVER_SOURCE} ${tableField(cover)} tmpfs ${COVER_OPTIONS} 0 0`);
+    if (cover === TABLE_PLACE) continue;
+    // Bound from the setup's tmpfs (mounted nosuid,nodev,noexec), before TABLE_PLACE is covered again.
+    if (cover === SYS && sysStaged) lines.push(`${SYS_STAGE} ${SYS} none bind 0 0`);
+    else lines.push(`${COVER_SOURCE} ${tableField(cover)} tmpfs ${COVER_OPTIONS} 0 0`);
   }
   // Before TABLE_PLACE is covered again, while EMPTY_FILE is in view.
   for (const file of files) lines.push(`${EMPTY_FILE} ${tableField(file)} none bind 0 0`);
@@ -202,6 +231,8 @@ export function sandboxMountTable(kept: readonly string[]): { table: string; cov
   const devices = KEPT_DEVICES.filter(isCharacterDevice);
   for (const device of devices) lines.push(`${tableField(device)} ${tableField(device)} none bind 0 0`);
   for (const point of [...covers, ...files, ...bound, ...devices]) lines.push(readOnlyLine(point));
+  // Its copies are files Deno opens: nothing in them runs, and no device node opens there.
+  if (sysStaged) lines.push(`${REMOUNT_SOURCE} ${SYS} none remount,bind,ro,nosuid,nodev,noexec 0 0`);
   return { table: `${lines.join("\n")}\n`, covers: [...covers, ...files].map(tableField) };
 }
 
@@ -239,9 +270,13 @@ export function sandboxMountPlan(files: readonly string[]): SandboxMountPlan | {
   // A file Deno is given by a path that is not its real one would not be found: it is bound back at its real path.
   const renamed = files.find((file) => realpathSync(file) !== file);
   if (renamed !== undefined) return { unavailable: `${renamed} is reached through a symbolic link` };
-  const { table, covers } = sandboxMountTable(kept);
+  // Without mkdir, the sandbox's /sys is empty: Deno counts the CPUs in /proc/stat, and sees no cgroup quota.
+  const mkdir = MKDIR_CANDIDATES.find(executable) ?? "";
+  const sysfsCopied = mkdir === "" ? [] : sysfsFilesDenoReads();
+  const { table, covers } = sandboxMountTable(kept, sysfsCopied);
   const keyctl = KEYCTL_CANDIDATES.find(executable) ?? "";
-  const argsBefore = [SHELL, "-c", SETUP, "tacit-sandbox-mounts", mount, table, covers.join(" "), keyctl, ...kept, setpriv, ...WITHOUT_CAPABILITIES];
+  const sysfs = sysfsCopied.join(" ");
+  const argsBefore = [SHELL, "-c", SETUP, "tacit-sandbox-mounts", mount, table, covers.join(" "), keyctl, mkdir, sysfs, ...kept, setpriv, ...WITHOUT_CAPABILITIES];
   // setsid last, run without a capability, as the program is.
   const setsid = SETSID_CANDIDATES.find(executable);
   return { argsBefore, argsBeforeInOwnSession: setsid === undefined ? null : [...argsBefore, setsid] };
