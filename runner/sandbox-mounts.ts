@@ -205,7 +205,7 @@ function coveredPlaces(): { dirs: string[]; files: string[] } {
  * in view, remounted read-only and nodev, / among them (see SETUP): the kept devices, each a mount
  * of its own made before, stay usable.
  */
-export function sandboxMountTable(kept: readonly string[], sysfsCopied: readonly string[] = []): { table: string; covers: string[] } {
+export function sandboxMountTable(kept: readonly string[], sysfsCopied: readonly string[]): { table: string; covers: string[] } {
   const { dirs: covers, files } = coveredPlaces();
   if (!covers.includes(TABLE_PLACE)) covers.push(TABLE_PLACE);
   const hidden = (p: string): boolean => covers.some((cover) => isWithin(p, cover));

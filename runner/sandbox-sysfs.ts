@@ -8,16 +8,16 @@
 // only its loopback in /sys/class/net, but every device, disk, DMI name and firmware table as
 // before. So, in the sandbox's mount namespace (sandbox-mounts.ts), /sys is an empty read-only
 // tmpfs that holds only copies of the files Deno reads there, made as each sandbox starts:
-//   - /sys/devices/system/cpu/online: glibc's count of the CPUs online (sysconf), by which V8
-//     sizes its worker threads (without it, glibc counts them in /proc/stat: the same number);
+//   - /sys/devices/system/cpu/online: glibc's count of the CPUs online (sysconf, get_nprocs),
+//     which Deno asks as it starts (without it, glibc counts them in /proc/stat: the same number);
 //   - the CPU quota of the cgroup tacit (and so the sandbox) runs in, and of those above it, as
 //     Rust's std::thread::available_parallelism reads it (Deno asks it three times as it starts,
 //     and it is navigator.hardwareConcurrency): in a container limited to 2 CPUs on a host of 64,
 //     Deno would otherwise size its pools for 64.
 // Deno reads nothing else there as it starts or runs a script (strace -f -e trace=%file on a
-// sandbox: /sys/devices/system/cpu/cpu0/tsc_freq_khz is looked for, and is a kernel patch's;
-// a missing one makes the clock calibrate itself). Its node:os constrainedMemory() reads the
-// memory cgroup's limit; no script reaches node:os (see validator.ts), so it is not copied.
+// sandbox; /sys/devices/system/cpu/cpu0/tsc_freq_khz is looked for too, which stock kernels do
+// not have, and is left missing). process.constrainedMemory() reads the memory cgroup's limit;
+// the validator refuses `process` in a script, so that is not copied (it answers 0 there).
 
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
