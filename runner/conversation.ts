@@ -26,6 +26,11 @@ export interface Conversation {
    * last reply, which the conversation waits for before the sandbox may wait for its next program.
    */
   unreadAfterReport(): boolean;
+  /**
+   * Whether the sandbox has reported its success but not yet finished writing the report
+   * (see Sandbox.reportWritten), which the conversation waits for before it calls the program over.
+   */
+  writingAfterReport(): boolean;
 }
 
 /**
@@ -45,6 +50,7 @@ export function converse(
   // Once the sandbox has reported and every request is answered, the program is over: a
   // one-shot process is killed, and its exit (Deno's teardown takes milliseconds) is not waited for.
   let unreadAfterReport = false;
+  let writingAfterReport = false;
   const afterReport = (how: Reported): void => {
     reported = how;
     void queue.then(async () => {
@@ -59,6 +65,14 @@ export function converse(
         unreadAfterReport = true;
         await sandbox.written();
         unreadAfterReport = false;
+      }
+      // Nor is a program that succeeded over until its sandbox has finished writing the report (a
+      // one-shot's too): what it wrote after the report (agent code can make the report's write
+      // carry more) ends it, and the program fails. A failure is one whatever comes after it.
+      if (how.kind === "done" && sandbox.killed === null) {
+        writingAfterReport = true;
+        await sandbox.reportWritten();
+        writingAfterReport = false;
       }
       // A session's sandbox stays for the next snippet only if nothing ended it meanwhile: a post
       // the host refused (read in the same chunk as the report) kills it, and that is the result.
@@ -175,5 +189,6 @@ export function converse(
     reported: () => reported,
     drained: () => queue.catch(() => undefined),
     unreadAfterReport: () => unreadAfterReport,
+    writingAfterReport: () => writingAfterReport,
   };
 }

@@ -73,6 +73,12 @@ const UNREAD_AFTER_REPORT =
   "replacing TextDecoder, JSON or the channel's functions, left it unread, and tacit would have held it for as long as the " +
   "session lives). The snippet did not succeed; leave the library's reading of its replies alone";
 
+const WRITING_AFTER_REPORT =
+  "the sandbox reported its result but had not finished writing by the end of the time limit: its main thread, where " +
+  "the library waits once it has reported (for the next snippet, or to be ended), was still writing or busy elsewhere " +
+  "(code that replaces TextEncoder or the channel's functions can make the report's write carry more after it, or run on " +
+  "after it). The program did not succeed; leave the library's writing of frames alone";
+
 /** Resolves when `work` settles or `ms` have passed, whichever is first. */
 async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -491,6 +497,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   let readingInput = false;
   const clock = new PausableTimer(config.executionTimeoutMs, () => {
     if (conversation.unreadAfterReport()) return sandbox.kill("protocol", UNREAD_AFTER_REPORT);
+    if (conversation.writingAfterReport()) return sandbox.kill("protocol", WRITING_AFTER_REPORT);
     // The action under way, if any, is logged as having run out of the evaluation's time (see RanOutOfTime).
     context.ranOutOfTime = { limit: "evaluation-time-limit", ms: config.executionTimeoutMs };
     sandbox.kill("timeout", `the script ran longer than ${config.executionTimeoutMs} ms${readingInput ? WAITING_FOR_INPUT : ""}`);

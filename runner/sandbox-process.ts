@@ -16,7 +16,8 @@ import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
 import { readStatFields } from "./proc-stat.js";
 import { residentKbAt } from "./resident-memory.js";
 import { PipeInput, type SandboxInput, sandboxInput } from "./sandbox-input.js";
-import { SpinningReader } from "./spin-read.js";
+import { readWaiting, SpinningReader } from "./spin-read.js";
+import { type InputWait, inputWaitOf } from "./input-wait.js";
 import type { SessionMemoryAccount } from "./sessions-memory.js";
 
 const WATCHDOG_INTERVAL_MS = 50;
@@ -213,6 +214,8 @@ export class SandboxProcess {
   readonly ended: Promise<SandboxEnd>;
   /** What nextOutputSpinning reads with, made at its first use. */
   private spinningReader: SpinningReader | null = null;
+  /** What readOutputNow reads into, made at its first use. */
+  private outputNow: Buffer | null = null;
   /** Stopped by hold(true): a terminal's continue leaves it stopped (see stoppedWithTacit). */
   private held = false;
 
@@ -343,6 +346,24 @@ export class SandboxProcess {
     if (this.killedFor || this.gone || !this.input.spinning || !this.input.allWritten) return null;
     this.spinningReader ??= new SpinningReader(this.child.stdout!);
     return this.spinningReader.next();
+  }
+
+  /** Whether the program's main thread waits, blocked, reading its stdin (see input-wait.ts). */
+  inputWait(): InputWait {
+    if (this.gone) return "unknown";
+    const pid = this.program.pid();
+    return pid === null ? "unknown" : inputWaitOf(pid);
+  }
+
+  /**
+   * What the sandbox has written that the host has not read yet, read now, up to 64 KiB at a time
+   * (see spin-read.ts readWaiting): "none" where nothing is there, "unreadable" where it cannot be
+   * read but by the event loop.
+   */
+  readOutputNow(): Uint8Array | "none" | "unreadable" {
+    if (this.gone) return "none";
+    this.outputNow ??= Buffer.allocUnsafe(64 * 1024);
+    return readWaiting(this.child.stdout!, this.outputNow);
   }
 
   /** SIGKILL: agent code can trap SIGTERM, not this. The first reason given is kept. */

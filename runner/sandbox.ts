@@ -6,6 +6,16 @@ import { FrameSplitter, parseSandboxFrame, ProtocolError } from "./frames.js";
 import type { HostSecrets } from "./host-secrets.js";
 import { type KillReason, type SandboxEnd, SandboxProcess, type SandboxOptions } from "./sandbox-process.js";
 import type { SessionMemoryAccount } from "./sessions-memory.js";
+import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
+
+const NEWLINE = 0x0a;
+
+/** Looks at whether a sandbox has finished writing its report taken at once, in the same turn of the event loop (see reportWritten). */
+const REPORT_LOOKS_AT_ONCE = 8;
+/** Then at the event loop's next turns, as it reads what more the sandbox writes, */
+const REPORT_LOOKS_NEXT_TURNS = 8;
+/** then at intervals doubling up to this (a sandbox that never finishes is ended by its time limit). */
+const REPORT_LOOK_MAX_INTERVAL_MS = 16;
 
 export type { SandboxEnd, SandboxOptions };
 
@@ -23,7 +33,10 @@ export class Sandbox {
   private readonly splitter = new FrameSplitter();
   private frameHandler: (frame: SandboxFrame) => void = () => undefined;
   private secrets: HostSecrets | null = null;
-  /** A session's sandbox between programs (see awaitProgram): it must write nothing at all. */
+  /**
+   * From a report ("done" or "failed") until the next program is sent: it must write nothing at
+   * all. Bytes after the report, in the chunk that brought it or later, end it as a violation.
+   */
   private betweenPrograms = false;
 
   /** Takes over a started process; its stdout stays paused until now, so nothing is lost. */
@@ -69,11 +82,58 @@ export class Sandbox {
     if (this.splitter.holdingChars > 0) this.wroteBetweenPrograms();
   }
 
+  /**
+   * Resolves once the sandbox has finished writing the report it sent, so that its program can be
+   * called over: its main thread waits, blocked, reading its stdin (where the stub waits for the
+   * next program, or, in a one-shot, for its end), and all it wrote before is read (into the frame
+   * splitter, where anything after the report ends it as a protocol violation). Agent code can
+   * make the report's write carry more after it (it can replace TextEncoder's encode and
+   * encodeInto, which the stub calls), and Deno writes that in system calls of its own, which the
+   * host may read after the report: a snippet was answered as a success, and the rest, arriving
+   * while its sandbox waited for the next, ended it, telling no one. Also resolves once the
+   * sandbox is killed or gone; and at once where /proc does not say what its main thread does (no
+   * /proc, no access to the process): there the host goes on as soon as it has the report, and
+   * what comes after it ends the sandbox, if it comes before the next program, after the answer.
+   * Writes of other threads (a worker's) are not ordered with the report's: what they write
+   * between programs ends the sandbox then.
+   */
+  async reportWritten(): Promise<void> {
+    for (let look = 0; ; look++) {
+      if (this.proc.isKilled || this.proc.hasEnded) return;
+      const wait = this.proc.inputWait();
+      if (wait === "unknown") return;
+      if (wait === "reading-input") return this.readWrittenBeforeWait();
+      // Still writing, or on its way to the read: the stub is microseconds from it.
+      if (look < REPORT_LOOKS_AT_ONCE) continue;
+      if (look < REPORT_LOOKS_AT_ONCE + REPORT_LOOKS_NEXT_TURNS) await nextTurn();
+      else await sleep(Math.min(2 ** (look - REPORT_LOOKS_AT_ONCE - REPORT_LOOKS_NEXT_TURNS), REPORT_LOOK_MAX_INTERVAL_MS));
+    }
+  }
+
+  /**
+   * Hands all the sandbox wrote before its main thread began to wait to onStdout: it is in the
+   * pipe, read here at once; where the pipe cannot be read but by the event loop, read by it
+   * (two turns: the first may come before its next poll).
+   */
+  private async readWrittenBeforeWait(): Promise<void> {
+    for (;;) {
+      if (this.proc.isKilled) return;
+      const bytes = this.proc.readOutputNow();
+      if (bytes === "none") return;
+      if (bytes === "unreadable") {
+        await nextTurn();
+        await nextTurn();
+        return;
+      }
+      this.onStdout(bytes);
+    }
+  }
+
   private wroteBetweenPrograms(): void {
     this.kill(
       "protocol",
       "the sandbox wrote to the protocol channel after reporting its result (part of a frame, or more): nothing may come " +
-        "between a report and the next program, and the library writes nothing there; leave its writing of frames alone",
+        "after a report (in a session, until the next snippet), and the library writes nothing there; leave its writing of frames alone",
     );
   }
 
@@ -124,7 +184,14 @@ export class Sandbox {
     if (this.proc.isKilled) return;
     if (this.betweenPrograms) return this.wroteBetweenPrograms();
     try {
-      for (const line of this.splitter.push(chunk)) this.frameHandler(parseSandboxFrame(line));
+      for (const line of this.splitter.push(chunk)) {
+        const frame = parseSandboxFrame(line);
+        if (frame.type === "done" || frame.type === "failed") this.betweenPrograms = true;
+        // A frame after the report (in the same chunk) is the conversation's to refuse, by its kind.
+        this.frameHandler(frame);
+      }
+      // The report ends its chunk, newline and all, unless the sandbox wrote on after it.
+      if (this.betweenPrograms && chunk[chunk.length - 1] !== NEWLINE && !this.proc.isKilled) this.wroteBetweenPrograms();
     } catch (error) {
       if (!(error instanceof ProtocolError)) throw error;
       this.kill("protocol", error.message);

@@ -91,6 +91,28 @@ export function readSpinning(stream: Readable, buffer: Buffer, micros: number): 
 }
 
 /**
+ * What `stream`'s descriptor holds now, read at once into `buffer` (at most its length): the bytes,
+ * "none" where nothing is there (or the stream has ended: libuv finds that itself), or
+ * "unreadable" where it cannot be read this way (see readSpinning). Bytes read here are handed to
+ * the caller, not to the stream's listeners.
+ */
+export function readWaiting(stream: Readable, buffer: Buffer): Uint8Array | "none" | "unreadable" {
+  if (stream.readableFlowing !== true || stream.readableLength > 0 || stream.destroyed) return "unreadable";
+  const fd = descriptorOf(stream);
+  if (fd === null) return "unreadable";
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    const n = readSync(fd, buffer, 0, buffer.length, null);
+    return n > 0 ? buffer.subarray(0, n) : "none";
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EAGAIN" ? "none" : "unreadable";
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+}
+
+/**
  * The longest the host goes on reading sandboxes spinning without its event loop turning. A frame
  * read spinning is handled at once, its request answered and the next one read spinning again,
  * all in one turn of the event loop: a sandbox that always answered within the spin kept the host

@@ -243,6 +243,10 @@ addEventListener("beforeunload", (event) => {
   channel.send({ type: "done" });
   if (!start.session) {
     finished = true;
+    // Waits, blocked on stdin, for the host to end it, as a session's waits for its next snippet:
+    // that is how the host knows the report's write is over (see runner/input-wait.ts).
+    // Whatever arrives, or the host's end of the channel closing, lets it end as before.
+    stdin.readSync(new Uint8Array(1));
     return;
   }
   const next = channel.readNext();
