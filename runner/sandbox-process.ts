@@ -17,7 +17,7 @@ import { readStatFields } from "./proc-stat.js";
 import { residentKbAt } from "./resident-memory.js";
 import { PipeInput, type SandboxInput, sandboxInput } from "./sandbox-input.js";
 import { readWaiting, SpinningReader } from "./spin-read.js";
-import { type InputWait, inputWaitOf } from "./input-wait.js";
+import { type InputWait, MainThreadLook } from "./input-wait.js";
 import type { SessionMemoryAccount } from "./sessions-memory.js";
 
 const WATCHDOG_INTERVAL_MS = 50;
@@ -216,6 +216,8 @@ export class SandboxProcess {
   private spinningReader: SpinningReader | null = null;
   /** What readOutputNow reads into, made at its first use. */
   private outputNow: Buffer | null = null;
+  /** What inputWait looks at: the program's main thread. */
+  private readonly mainThread: MainThreadLook;
   /** Stopped by hold(true): a terminal's continue leaves it stopped (see stoppedWithTacit). */
   private held = false;
 
@@ -238,6 +240,7 @@ export class SandboxProcess {
       detached: true,
     });
     this.program = new NamespacedProgram(this.child, forksInit);
+    this.mainThread = new MainThreadLook(() => this.program.pid());
     this.input.attach(this.child, (detail) => this.kill("protocol", detail));
     alive.add(this);
     stopWithTacit();
@@ -266,6 +269,7 @@ export class SandboxProcess {
         this.watchMemory(false);
         this.settleLastWrite?.();
         this.input.close();
+        this.mainThread.close();
         release();
         resolve(this.killedFor ?? end);
       };
@@ -350,9 +354,7 @@ export class SandboxProcess {
 
   /** Whether the program's main thread waits, blocked, reading its stdin (see input-wait.ts). */
   inputWait(): InputWait {
-    if (this.gone) return "unknown";
-    const pid = this.program.pid();
-    return pid === null ? "unknown" : inputWaitOf(pid);
+    return this.gone ? "unknown" : this.mainThread.inputWait();
   }
 
   /**
