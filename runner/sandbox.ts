@@ -47,6 +47,11 @@ export class Sandbox {
    * all. Bytes after the report, in the chunk that brought it or later, end it as a violation.
    */
   private betweenPrograms = false;
+  /**
+   * A session's sandbox whose program is over (see awaitProgram), until the next is sent: what it
+   * writes then comes from something a snippet left running, not from the report.
+   */
+  private idle = false;
 
   /** Takes over a started process; its stdout stays paused until now, so nothing is lost. */
   constructor(private readonly proc: SandboxProcess) {
@@ -62,7 +67,7 @@ export class Sandbox {
   }
 
   send(frame: HostFrame): void {
-    if (frame.type !== "reply") this.betweenPrograms = false;
+    if (frame.type !== "reply") this.betweenPrograms = this.idle = false;
     const line = encodeFrame(frame);
     this.proc.write(this.secrets && frame.type === "reply" ? this.secrets.scrubLine(line) : line);
   }
@@ -89,6 +94,7 @@ export class Sandbox {
   awaitProgram(): void {
     this.betweenPrograms = true;
     if (this.splitter.holdingChars > 0) this.wroteBetweenPrograms();
+    this.idle = true;
   }
 
   /**
@@ -143,6 +149,15 @@ export class Sandbox {
   }
 
   private wroteBetweenPrograms(): void {
+    // The program was called over: its report's write had ended (see reportWritten), so another
+    // thread wrote this, one the snippet left running (a worker), and a rebuild would replay it.
+    if (this.idle) {
+      return this.kill(
+        "lingered",
+        "it wrote to the protocol channel while it waited for the next snippet (the library writes nothing there; a thread " +
+          "a snippet left running, a worker, did)",
+      );
+    }
     this.kill(
       "protocol",
       "the sandbox wrote to the protocol channel after reporting its result (part of a frame, or more): nothing may come " +

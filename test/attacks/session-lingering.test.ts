@@ -19,6 +19,8 @@ import { lingeringWorker, ownSandboxes } from "./fixtures.js";
 const SPIN = "while (true) {}";
 // Off the V8 heap, 32 MiB every 50 ms up to 640 MiB, then it holds them.
 const GROW = "const keep = []; const t = setInterval(() => { keep.push(new Uint8Array(32 << 20).fill(1)); if (keep.length >= 20) clearInterval(t); }, 50); setInterval(() => {}, 1000);";
+// Part of a frame on the protocol channel, 300 ms after the snippet ended (the worker's global has a Deno of its own, without permissions).
+const WRITE = 'setTimeout(() => Deno.stdout.writeSync(new TextEncoder().encode(\'{"type":"post","action":\')), 300);';
 
 let session: ReplSession | null = null;
 afterEach(async () => {
@@ -40,9 +42,10 @@ async function endedBeforeTestEnds(pid: number, testEnds: AbortSignal): Promise<
 }
 
 describe("a thread a session snippet leaves running", () => {
-  for (const [name, body] of [
-    ["spinning (CPU between snippets)", SPIN],
-    ["growing (memory past the limit between snippets)", GROW],
+  for (const [name, body, why] of [
+    ["spinning (CPU between snippets)", SPIN, /used \d+ ms of CPU time while it waited for the next snippet/],
+    ["growing (memory past the limit between snippets)", GROW, /of memory \(resident\) while it waited for the next snippet/],
+    ["writing (to the protocol channel between snippets)", WRITE, /wrote to the protocol channel while it waited for the next snippet/],
   ] as const) {
     it(`${name}: its sandbox is ended, and the session says why`, async ({ signal }) => {
       const before = new Set(ownSandboxes());
@@ -58,6 +61,7 @@ describe("a thread a session snippet leaves running", () => {
       const next = await session.execute("1 + 1");
       expect(next.outcome).toBe("protocol-error");
       expect(next.error).toMatch(/went on running after its snippet had ended/);
+      expect(next.error).toMatch(why);
       expect(next.error).toMatch(/create a new session/i);
     });
   }
