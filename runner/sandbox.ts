@@ -108,9 +108,9 @@ export class Sandbox {
    * while its sandbox waited for the next, ended it, telling no one. Also resolves once the
    * sandbox is killed or gone; and at once where /proc does not say what its main thread does (no
    * /proc, no access to the process): there the host goes on as soon as it has the report, and
-   * what comes after it ends the sandbox, if it comes before the next program, after the answer.
-   * Writes of other threads (a worker's) are not ordered with the report's: what they write
-   * between programs ends the sandbox then.
+   * what comes after it, should it come after the answer, ends the sandbox then (see
+   * wroteBetweenPrograms). So do writes of other threads (a worker's), which are not ordered with
+   * the report's.
    */
   async reportWritten(): Promise<void> {
     const sleepUntil = performance.now() + REPORT_RUNNING_WAIT_MS;
