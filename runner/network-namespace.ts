@@ -27,7 +27,18 @@
 //
 // The user namespace is what lets a user without root make the network one. It also leaves the
 // sandbox no capability outside it: as root, tacit's sandbox had all of root's, the means to
-// enter the host's network namespace again among them. Without a PID namespace, unshare makes
+// enter the host's network namespace again among them. As root, the sandbox and the pure evaluator
+// run as an unprivileged user (sandbox-user.ts): root's own namespaces are tried first, without a
+// user namespace (root may make them), the mount setup runs as real root (which reaches tacit's
+// files under a /root only root may enter, and binds them back where the covers make the way to
+// them open to all), and its last setpriv switches to that user with no capability, no way to gain
+// one (no_new_privs: a setuid-root program gives nothing back) and no supplementary group. Such a
+// process has no capability in the namespaces' owner, the host's user namespace, so it cannot enter
+// another namespace or lift a cover. A user namespace made by root switched to that user first
+// (its root is that user outside) is the fallback where root may not make namespaces itself: its
+// setup runs as that user, which cannot reach tacit's files under a directory only root may
+// enter; and any process of that uid on the host has every capability in such a namespace and could
+// enter the sandbox's, which root's own namespaces do not allow. Without a PID namespace, unshare makes
 // the namespaces and runs the program in its place (no --fork): the same process, whose pid the
 // host's watchdogs read in /proc, and whose parent-death signal (parent-death.ts) stays set;
 // with one, its forked first process dies with it (--kill-child).
@@ -39,7 +50,9 @@ import { printableCut } from "./printable.js";
 import { OWN_PROC_FLAG, PID_NAMESPACE_FLAGS, UNSHARE_CANDIDATES } from "./exec/pid-namespace.js";
 import { executable } from "./exec/program-path.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
-import { MOUNT_SETUP_FAILED, MOUNT_SETUP_FAILED_STATUS, sandboxMountPlan } from "./sandbox-mounts.js";
+import { MOUNT_SETUP_FAILED, MOUNT_SETUP_FAILED_STATUS, sandboxMountPlan, WITHOUT_CAPABILITIES } from "./sandbox-mounts.js";
+import { asSandboxUser, SANDBOX_UID, switchesToSandboxUser } from "./sandbox-user.js";
+import { SETPRIV_CANDIDATES } from "./parent-death.js";
 
 /** How the sandbox is kept off the network, found once per process (see sandboxNetwork). */
 export type SandboxNetwork =
@@ -56,6 +69,12 @@ export type SandboxNetwork =
        * made; the same as argsBefore otherwise.
        */
       sandboxArgsBefore: string[];
+      /**
+       * What runs unshare for the sandbox and the pure evaluator, with its arguments: setpriv, which
+       * switches root to the sandbox's user before unshare makes a user namespace (see
+       * sandboxUserFirst); empty where unshare is spawned itself.
+       */
+      sandboxUserFirst: string[];
       /** null: the sandbox's mount namespace hides the host's files; otherwise why there is none. */
       filesInView: string | null;
       /**
@@ -70,7 +89,8 @@ export type SandboxNetwork =
 
 /**
  * The shapes tried, best first. Those without a user namespace only as root (no one else may make
- * a network or mount namespace without one): root whose user namespaces are refused (the sysctl
+ * a network or mount namespace without one), and first where root's sandbox switches to the
+ * unprivileged user (see above); otherwise as root whose user namespaces are refused (the sysctl
  * user.max_user_namespaces=0), or whose sandbox cannot reach tacit's files from one (below). A
  * mount namespace (hiding the host's files, see sandbox-mounts.ts) where it can be made; the
  * network namespace alone where not: the files were in view before it, the network is not.
@@ -98,10 +118,11 @@ const PID_FLAGS: readonly string[] = [...PID_NAMESPACE_FLAGS, OWN_PROC_FLAG];
  * the namespaces could not be made. Running no program makes the probe cheaper (on a loaded
  * machine, medians of 300: 1.4 ms against 3.8 ms for /bin/true), and it is paid before the first
  * sandbox of every `tacit run`. The file is looked for in the directory of the sandbox's bootstrap:
- * root in a user namespace has none of root's capabilities, and where a directory on the way does
- * not let others in (a `sudo tacit run` from a home that Ubuntu makes 0750) the exec fails with
- * EACCES instead, 126, and the sandbox could not have read its bootstrap there. Anyone else
- * enters there what they enter outside (the same user and groups, no capabilities in either).
+ * root in a user namespace has none of root's capabilities, nor has the unprivileged user root's
+ * sandbox switches to, and where a directory on the way does not let them in (a `sudo tacit run`
+ * from a home that Ubuntu makes 0750, where no mount namespace binds tacit's files back) the exec
+ * fails with EACCES instead, 126, and the sandbox could not have read its bootstrap there. Anyone
+ * else enters there what they enter outside (the same user and groups, no capabilities in either).
  */
 const NOTHING = path.join(path.dirname(bootstrapPath), "tacit-probe-runs-nothing");
 const RAN_NOTHING = 127;
@@ -149,20 +170,30 @@ function probeSandboxNetwork(): SandboxNetwork {
   const unshare = UNSHARE_CANDIDATES.find(executable);
   if (unshare === undefined) return { kind: "host-network", reason: "util-linux `unshare` is not installed" };
   const root = process.geteuid?.() === 0;
-  const plan = sandboxMountPlan([denoExecutable(), bootstrapPath, pureEvaluatorPath]);
+  const setpriv = SETPRIV_CANDIDATES.find(executable);
+  // As root, the sandbox runs as an unprivileged user (see sandbox-user.ts): in the shapes without
+  // a user namespace, tried first, the setup runs as real root and its last setpriv switches; in
+  // those with one, setpriv switches before unshare, whose user namespace's root is then that user.
+  const switchUser = setpriv !== undefined && switchesToSandboxUser();
+  const keptFiles = [denoExecutable(), bootstrapPath, pureEvaluatorPath];
+  const plan = sandboxMountPlan(keptFiles);
+  const switchingPlan = switchUser ? sandboxMountPlan(keptFiles, asSandboxUser()) : plan;
   const failures: string[] = [];
   let filesInView: string | null = "unavailable" in plan ? plan.unavailable : null;
   // The host's processes are in view wherever the mount namespace is not (a /proc of its own needs one).
   let processesInView: string | null = "unavailable" in plan ? plan.unavailable : null;
   const childrenListed = listsChildren();
-  for (const { flags, userNamespace, mounts, pids } of SHAPES) {
+  const shapes = switchUser ? [...SHAPES.filter((shape) => !shape.userNamespace), ...SHAPES.filter((shape) => shape.userNamespace)] : SHAPES;
+  for (const { flags, userNamespace, mounts, pids } of shapes) {
     if (!userNamespace && !root) continue;
     if (mounts && "unavailable" in plan) continue;
     if (pids && childrenListed !== null) {
       processesInView = childrenListed;
       continue;
     }
-    const setup = "unavailable" in plan ? null : pids ? plan.argsBeforeInOwnSession : plan.argsBefore;
+    const switchesInside = switchUser && !userNamespace;
+    const shapePlan = switchesInside ? switchingPlan : plan;
+    const setup = "unavailable" in shapePlan ? null : pids ? shapePlan.argsBeforeInOwnSession : shapePlan.argsBefore;
     if (pids && setup === null) {
       processesInView = OWN_SESSION_UNAVAILABLE;
       continue;
@@ -171,8 +202,11 @@ function probeSandboxNetwork(): SandboxNetwork {
     const namespaceFlags = pids ? [...flags, IPC_FLAG, ...PID_FLAGS] : mounts ? [...flags, IPC_FLAG] : [...flags];
     // In the mount namespace the setup runs first, as root (of the user namespace, where there is
     // one); then the program, without a capability (and, in a PID namespace, in a session of its own).
-    const sandboxArgsBefore = mounts && setup !== null ? [...namespaceFlags, "--", ...setup] : [...namespaceFlags, "--"];
-    const failure = probeFailure(unshare, sandboxArgsBefore);
+    // Without a mount setup, root's sandbox switches user (and drops its capabilities) in a setpriv of its own.
+    const unprivileged = switchesInside && !mounts ? [setpriv!, ...asSandboxUser(), ...WITHOUT_CAPABILITIES] : [];
+    const sandboxArgsBefore = mounts && setup !== null ? [...namespaceFlags, "--", ...setup] : [...namespaceFlags, "--", ...unprivileged];
+    const sandboxUserFirst = switchUser && userNamespace ? [setpriv!, ...asSandboxUser(), "--"] : [];
+    const failure = probeFailure(unshare, sandboxArgsBefore, sandboxUserFirst);
     if (failure === null) {
       return {
         kind: "own-namespace",
@@ -180,6 +214,7 @@ function probeSandboxNetwork(): SandboxNetwork {
         argsBefore: [...networkFlags, "--"],
         userNamespace,
         sandboxArgsBefore,
+        sandboxUserFirst,
         filesInView: mounts ? null : filesInView,
         processesInView: pids ? null : processesInView,
       };
@@ -218,14 +253,22 @@ export function forksNamespaceInit(unshareArgs: readonly string[]): boolean {
 }
 
 /** null where `unshare argsBefore` makes its namespaces and enters them; otherwise why it did not. */
-function probeFailure(unshare: string, argsBefore: readonly string[]): string | null {
-  const probe = spawnSync(unshare, [...argsBefore, NOTHING], { env: {}, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", timeout: 5000 });
+function probeFailure(unshare: string, argsBefore: readonly string[], first: readonly string[] = []): string | null {
+  const [file, args] = first.length === 0 ? [unshare, [...argsBefore, NOTHING]] : [first[0]!, [...first.slice(1), unshare, ...argsBefore, NOTHING]];
+  const probe = spawnSync(file, args, { env: {}, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", timeout: 5000 });
   return probe.status === RAN_NOTHING ? null : whyFailed(probe.status, probe.stderr ?? "", probe.error);
 }
 
 /** What a failed probe says, with what it means here. */
 function whyFailed(status: number | null, stderr: string, error: Error | undefined): string {
-  if (status === COULD_NOT_ENTER) return `made the namespace, but tacit's files (${path.dirname(bootstrapPath)}) could not be reached from inside it`;
+  if (status === COULD_NOT_ENTER) {
+    const asWhom = switchesToSandboxUser()
+      ? ` by the unprivileged user (uid ${SANDBOX_UID}) the sandbox runs as when tacit runs as root, so that it cannot read what root owns; ` +
+        "install tacit where every user may read its files and enter the directories above them (under /usr/local or /opt, " +
+        "not a home directory or /root that only its owner may enter)"
+      : "";
+    return `made the namespace, but tacit's files (${path.dirname(bootstrapPath)}) could not be reached from inside it${asWhom}`;
+  }
   // unshare's own words (a locale may translate them), one line, cut, shown on a terminal.
   const words = stderr.trim().replace(/^unshare: /, "").replace(MOUNT_SETUP_FAILED, "could not set up the sandbox's mounts:").split("\n")[0]!;
   const said = printableCut(words, MAX_SAID_CHARS) || error?.message || `exited with ${status}`;
@@ -249,9 +292,10 @@ export function confinedSandbox(file: string, args: readonly string[], limited: 
   if (network.kind !== "own-namespace") return { ...limited(file, args), forksInit: false };
   // The mount namespace's setup sets the file size limits itself (see sandbox-mounts.ts).
   const program = network.filesInView === null ? { file, args: [...args] } : limited(file, args);
+  const unshareArgs = [...network.sandboxArgsBefore, program.file, ...program.args];
+  const [first, ...firstArgs] = network.sandboxUserFirst;
   return {
-    file: network.program,
-    args: [...network.sandboxArgsBefore, program.file, ...program.args],
+    ...(first === undefined ? { file: network.program, args: unshareArgs } : { file: first, args: [...firstArgs, network.program, ...unshareArgs] }),
     forksInit: forksNamespaceInit(network.sandboxArgsBefore),
   };
 }
@@ -322,7 +366,7 @@ export function namespaceFailureNow(what: keyof typeof LEFT_UNDONE): string | nu
   if (network?.kind !== "own-namespace") return null;
   // The probe's own command for what failed to start: the sandbox's (the mount namespace's setup and all), or the checker's.
   const probeArgs = what === "type checker" ? network.argsBefore : network.sandboxArgsBefore;
-  const failure = probeFailure(network.program, probeArgs);
+  const failure = probeFailure(network.program, probeArgs, what === "type checker" ? [] : network.sandboxUserFirst);
   if (failure === null) return null;
   const flags = probeArgs
     .slice(0, probeArgs.indexOf("--"))

@@ -24,10 +24,12 @@
 //     machine (its network interfaces and their MAC addresses, DMI names, disks, cgroup tree);
 //   - the file size limit is 0 bytes (as prlimit sets it where there is no mount namespace, see
 //     sandbox-process.ts writesNoFile), and so is the core file size limit.
-// The first process of the namespace, /bin/sh run as root of the user namespace, does this with
+// The first process of the namespace, /bin/sh run as root of the user namespace (or as real root,
+// whose sandbox then runs as an unprivileged user: see sandbox-user.ts), does this with
 // util-linux `mount` (one `mount -a` over a table tacit writes: the cost does not grow with a
 // process per mount), then has util-linux setpriv run the program without any capability (as the
-// network namespace alone ran it), so that nothing in it can unmount a cover. Each step runs the
+// network namespace alone ran it), so that nothing in it can unmount a cover (and, as root, as
+// that user). Each step runs the
 // next in its place: the program is the process the setup runs as, pid and all. (The same unshare
 // gives it an IPC namespace of its own, see network-namespace.ts: System V shared memory is no
 // file; and, where the host allows, a PID namespace whose first process the setup is, with a /proc
@@ -171,7 +173,7 @@ export interface SandboxMountPlan {
  * unmount nothing, so no cover can be lifted. (A user namespace of its own inside, as
  * exec/confinement.ts makes for commands, would need unshare from inside this view.)
  */
-const WITHOUT_CAPABILITIES = [
+export const WITHOUT_CAPABILITIES = [
   "--no-new-privs",
   "--inh-caps=-all",
   "--ambient-caps=-all",
@@ -252,8 +254,10 @@ function keptDirectories(files: readonly string[]): string[] {
 /**
  * The plan for the sandbox's mounts, or why there is none: `files` are what Deno must still
  * reach (its binary, the sandbox's bootstrap, the pure evaluator), each at its real path.
+ * `asUser`: setpriv's arguments that switch the program to another user as it drops its
+ * capabilities (see sandbox-user.ts: root's sandbox, whose setup runs as real root), or none.
  */
-export function sandboxMountPlan(files: readonly string[]): SandboxMountPlan | { unavailable: string } {
+export function sandboxMountPlan(files: readonly string[], asUser: readonly string[] = []): SandboxMountPlan | { unavailable: string } {
   if (process.platform !== "linux") return { unavailable: `mount namespaces are Linux's, and this is ${process.platform}` };
   const mount = MOUNT_CANDIDATES.find(executable);
   if (mount === undefined) return { unavailable: "util-linux `mount` is not installed" };
@@ -276,7 +280,7 @@ export function sandboxMountPlan(files: readonly string[]): SandboxMountPlan | {
   const { table, covers } = sandboxMountTable(kept, sysfsCopied);
   const keyctl = KEYCTL_CANDIDATES.find(executable) ?? "";
   const sysfs = sysfsCopied.join(" ");
-  const argsBefore = [SHELL, "-c", SETUP, "tacit-sandbox-mounts", mount, table, covers.join(" "), keyctl, mkdir, sysfs, ...kept, setpriv, ...WITHOUT_CAPABILITIES];
+  const argsBefore = [SHELL, "-c", SETUP, "tacit-sandbox-mounts", mount, table, covers.join(" "), keyctl, mkdir, sysfs, ...kept, setpriv, ...asUser, ...WITHOUT_CAPABILITIES];
   // setsid last, run without a capability, as the program is.
   const setsid = SETSID_CANDIDATES.find(executable);
   return { argsBefore, argsBeforeInOwnSession: setsid === undefined ? null : [...argsBefore, setsid] };

@@ -7,7 +7,8 @@
 // processDirs), and ends a sandbox that has one beside Deno between snippets.
 //
 // Native code cannot run in tacit's own sandbox here, so its fork is made from outside: the test
-// enters the sandbox's user and PID namespaces (nsenter, as the user who owns them) and leaves a
+// enters the sandbox's user and PID namespaces (nsenter, as the user who owns them; as root, the
+// sandbox has no user namespace of its own, runner/sandbox-user.ts: its PID namespace alone) and leaves a
 // process there whose parent exits at once, so that the kernel re-parents it to Deno, exactly
 // where a process native code in Deno forks would be. Each is looked at from outside: its parent
 // and namespace, its memory, and whether it still runs.
@@ -52,7 +53,9 @@ function parentOf(pid: number): number {
 async function forkedInto(deno: number, command: string): Promise<{ pid: number; entered: ChildProcess }> {
   // The shell inside starts the command and exits: the command's parent is gone, and the kernel
   // gives it to the namespace's first process, Deno.
-  const entered = spawn(NSENTER, ["--target", String(deno), "--user", "--pid", "--preserve-credentials", "--", "/bin/sh", "-c", `${command} & exit 0`], {
+  // A process cannot enter the user namespace it is in (nsenter fails): the sandbox of a root tacit is in the test's.
+  const user = readlinkSync(`/proc/${deno}/ns/user`) === readlinkSync("/proc/self/ns/user") ? [] : ["--user"];
+  const entered = spawn(NSENTER, ["--target", String(deno), ...user, "--pid", "--preserve-credentials", "--", "/bin/sh", "-c", `${command} & exit 0`], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   await new Promise<void>((resolve, reject) => {

@@ -1,0 +1,125 @@
+// tacit run as root (a container's entrypoint, CI): the sandbox and the pure evaluator must not be
+// root outside their namespaces (runner/sandbox-user.ts). They were: `unshare --map-root-user` run
+// by root maps root inside to root outside, and with every capability dropped the kernel's owner
+// check still let uid 0 read every root-owned file left in view, so native code in Deno (its
+// permissions and the validator bypassed) read /etc/shadow. Tested with Deno's own file API (all
+// permissions) in a program started the way a sandbox is, and by reading, from the host, who
+// `tacit run`'s sandbox and pure evaluator and `tacit serve`'s session sandbox run as.
+
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "../../runner/paths.js";
+import { sandboxEnv, sandboxLaunch } from "../../runner/sandbox-process.js";
+import { SANDBOX_GID, SANDBOX_UID } from "../../runner/sandbox-user.js";
+import { childEnv, connectServe, createSession, tacitBin, tempDir } from "../helpers.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { commandLineOf, cpuMsOf, denoRunning, descendantsOf, isRunning } from "../processes.js";
+
+const root = process.geteuid?.() === 0;
+const SHADOW = "/etc/shadow";
+/** Whether the host makes the namespaces tacit's sandbox runs in (else it runs in the host's, and tacit warns). */
+const hostMakesNamespaces = spawnSync("unshare", ["--net", "--mount", "--", "/bin/sh", "-c", "exit 0"], { stdio: "ignore" }).status === 0;
+
+/** Who `pid` runs as, from the host's /proc/<pid>/status: its ids, supplementary groups, capabilities and no_new_privs. */
+function credentialsOf(pid: number): Record<string, string> {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const field = (name: string): string => new RegExp(`^${name}:[ \\t]*([^\\n]*)$`, "m").exec(status)?.[1]?.trim() ?? `(no ${name})`;
+  return Object.fromEntries(["Uid", "Gid", "Groups", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs"].map((name) => [name, field(name)]));
+}
+
+/** CPU time a sandbox has used once it is in its script's loop: more than its start takes. */
+const SPINNING_CPU_MS = 1000;
+
+const UNPRIVILEGED = {
+  Uid: Array(4).fill(SANDBOX_UID).join("\t"),
+  Gid: Array(4).fill(SANDBOX_GID).join("\t"),
+  Groups: "",
+  CapPrm: "0000000000000000",
+  CapEff: "0000000000000000",
+  CapBnd: "0000000000000000",
+  CapAmb: "0000000000000000",
+  NoNewPrivs: "1",
+};
+
+describe.skipIf(!root)("tacit run as root: the sandbox is not root outside its namespaces", () => {
+  it.skipIf(!existsSync(SHADOW) || !hostMakesNamespaces)(
+    "native code in a program started the way a sandbox is cannot read /etc/shadow, which root owns and others may not read",
+    () => {
+      // The premise: root reads it here, and it holds lines to look for.
+      const shadowLines = readFileSync(SHADOW, "utf8").split("\n").filter((line) => line.length >= 8);
+      expect(shadowLines.length).toBeGreaterThan(0);
+      const code = `const tries = {};
+try { tries.deno = Deno.readTextFileSync(${JSON.stringify(SHADOW)}); } catch (error) { tries.deno = "(" + error.name + ")"; }
+try { tries.node = (await import("node:fs")).readFileSync(${JSON.stringify(SHADOW)}, "utf8"); } catch (error) { tries.node = "(" + error.code + ")"; }
+console.log(JSON.stringify(tries));`;
+      const { file, args } = sandboxLaunch(denoExecutable(), ["eval", code]);
+      const attack = spawnSync(file, args, { env: sandboxEnv(), cwd: "/", encoding: "utf8", timeout: 60_000 });
+      expect(attack.status, attack.stderr).toBe(0);
+      expect(JSON.parse(attack.stdout)).toEqual({ deno: "(PermissionDenied)", node: "(EACCES)" });
+      for (const line of shadowLines) expect(attack.stdout + attack.stderr).not.toContain(line);
+    },
+  );
+
+  it.skipIf(!hostMakesNamespaces)("tacit run's sandbox and pure evaluator run as the unprivileged user, with no group, capability or way back to root", async () => {
+    const { dir, cleanup } = tempDir("tacit-root-run-");
+    let tacit: ChildProcess | undefined;
+    try {
+      writeFileSync(path.join(dir, "waits.ts"), 'const doubled = classify("plain").map((value) => value + value);\nprintln(readInput().length);\n');
+      tacit = spawn(process.execPath, [tacitBin, "run", "--no-check", "--require-network-namespace", "waits.ts"], {
+        cwd: dir,
+        env: childEnv(),
+        stdio: ["pipe", "ignore", "ignore"],
+      });
+      expect(credentialsOf(await denoRunning(tacit.pid!, bootstrapPath))).toEqual(UNPRIVILEGED);
+      expect(credentialsOf(await denoRunning(tacit.pid!, pureEvaluatorPath))).toEqual(UNPRIVILEGED);
+    } finally {
+      tacit?.kill("SIGKILL");
+      cleanup();
+    }
+  });
+
+  it.skipIf(!hostMakesNamespaces)("tacit killed with SIGKILL: the sandbox, spinning as the unprivileged user, ends with it", async () => {
+    // The kernel clears a process's parent-death signal when its uid changes: the switch to the
+    // unprivileged user must set it again, or a sandbox in a loop runs on after tacit.
+    const { dir, cleanup } = tempDir("tacit-root-kill-");
+    let tacit: ChildProcess | undefined;
+    let sandbox: number | undefined;
+    try {
+      writeFileSync(path.join(dir, "spin.ts"), "while (true) {}\n");
+      tacit = spawn(process.execPath, [tacitBin, "run", "--no-check", "spin.ts"], { cwd: dir, env: childEnv(), stdio: "ignore" });
+      const exited = new Promise<void>((resolve) => tacit!.on("exit", () => resolve()));
+      sandbox = await denoRunning(tacit.pid!, bootstrapPath);
+      expect(credentialsOf(sandbox)).toEqual(UNPRIVILEGED);
+      // The premise: the loop runs (Deno waiting for its program would end at its input's end, whatever its signal).
+      for (let tries = 0; tries < 400 && (cpuMsOf(sandbox) ?? 0) < SPINNING_CPU_MS; tries++) await sleep(50);
+      expect(cpuMsOf(sandbox)).toBeGreaterThanOrEqual(SPINNING_CPU_MS);
+      tacit.kill("SIGKILL");
+      await exited;
+      for (let tries = 0; tries < 40 && isRunning(sandbox); tries++) await sleep(50);
+      expect(isRunning(sandbox), "the sandbox ran on after tacit was killed").toBe(false);
+    } finally {
+      tacit?.kill("SIGKILL");
+      if (sandbox !== undefined && isRunning(sandbox)) process.kill(sandbox, "SIGKILL");
+      cleanup();
+    }
+  });
+
+  it.skipIf(!hostMakesNamespaces)("tacit serve's session sandbox runs as the unprivileged user", async () => {
+    const { dir, cleanup } = tempDir("tacit-root-serve-");
+    const client = await connectServe(["--no-check", "--require-network-namespace"], dir);
+    try {
+      await createSession(client);
+      const serve = descendantsOf(process.pid).find((pid) => {
+        const argv = commandLineOf(pid).split("\0");
+        return argv.includes(tacitBin) && argv.includes("serve");
+      });
+      expect(serve).toBeDefined();
+      expect(credentialsOf(await denoRunning(serve!, bootstrapPath))).toEqual(UNPRIVILEGED);
+    } finally {
+      await client.close();
+      cleanup();
+    }
+  });
+});
