@@ -289,7 +289,11 @@ function whyFailed(status: number | null, stderr: string, error: Error | undefin
  */
 export function confinedSandbox(file: string, args: readonly string[], limited: Launcher): ConfinedLaunch {
   const network = sandboxNetwork();
-  if (network.kind !== "own-namespace") return { ...limited(file, args), forksInit: false };
+  if (network.kind !== "own-namespace") {
+    const program = limited(file, args);
+    const [first, ...firstArgs] = rootWithoutNamespace();
+    return first === undefined ? { ...program, forksInit: false } : { file: first, args: [...firstArgs, program.file, ...program.args], forksInit: false };
+  }
   // The mount namespace's setup sets the file size limits itself (see sandbox-mounts.ts).
   const program = network.filesInView === null ? { file, args: [...args] } : limited(file, args);
   const unshareArgs = [...network.sandboxArgsBefore, program.file, ...program.args];
@@ -298,6 +302,45 @@ export function confinedSandbox(file: string, args: readonly string[], limited: 
     ...(first === undefined ? { file: network.program, args: unshareArgs } : { file: first, args: [...firstArgs, network.program, ...unshareArgs] }),
     forksInit: forksNamespaceInit(network.sandboxArgsBefore),
   };
+}
+
+let withoutNamespace: string[] | undefined;
+
+/**
+ * setpriv and its arguments, run before root's sandbox where it has no namespace of its own (none
+ * could be made, or --no-network-namespace): it ran as root with every capability. As the
+ * unprivileged user without a capability (see sandbox-user.ts) where that user can reach tacit's
+ * files (without a mount namespace, nothing binds them back: not under a /root only root may
+ * enter); otherwise without a capability but as root, which still reads what root owns (see
+ * rootWithoutNamespaceFinding). Each tried once, as the probe does; empty where tacit is not root
+ * (or neither can run).
+ */
+function rootWithoutNamespace(): string[] {
+  if (withoutNamespace !== undefined) return withoutNamespace;
+  withoutNamespace = [];
+  const setpriv = SETPRIV_CANDIDATES.find(executable);
+  if (setpriv === undefined || !switchesToSandboxUser()) return withoutNamespace;
+  for (const args of [[...asSandboxUser(), ...WITHOUT_CAPABILITIES], [...WITHOUT_CAPABILITIES]]) {
+    const probe = spawnSync(setpriv, [...args, NOTHING], { env: {}, stdio: "ignore", timeout: 5000 });
+    if (probe.status === RAN_NOTHING) {
+      withoutNamespace = [setpriv, ...args];
+      break;
+    }
+  }
+  return withoutNamespace;
+}
+
+/**
+ * What a warning about a sandbox without namespaces adds where tacit runs as root and its sandbox
+ * could not switch to the unprivileged user (see rootWithoutNamespace); "" otherwise.
+ */
+function rootWithoutNamespaceFinding(): string {
+  if (!switchesToSandboxUser() || rootWithoutNamespace().includes(`--reuid=${SANDBOX_UID}`)) return "";
+  return (
+    ". As root, the sandbox then runs as root (without capabilities, where setpriv could drop them), which reads what root owns: " +
+    `the unprivileged user (uid ${SANDBOX_UID}) it would run as cannot reach tacit's files (${path.dirname(bootstrapPath)}); install ` +
+    "tacit where every user may read its files and enter the directories above them (under /usr/local or /opt)"
+  );
 }
 
 /**
@@ -421,7 +464,7 @@ export function sandboxNetworkFinding(required: boolean, checker = false): { war
     warning:
       `the sandbox runs in the host's network namespace: ${network.reason}. Only Deno's permission checks keep scripts off the ` +
       "network: native code in Deno that does I/O no permission covers could reach the internet, services on 127.0.0.1 and " +
-      `abstract Unix sockets. ${HOW_TO_HAVE_ONE}; --require-network-namespace refuses to run without it; ${HOW_TO_DECLINE}`,
+      `abstract Unix sockets. ${HOW_TO_HAVE_ONE}; --require-network-namespace refuses to run without it; ${HOW_TO_DECLINE}${rootWithoutNamespaceFinding()}`,
   };
 }
 

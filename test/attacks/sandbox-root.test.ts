@@ -43,6 +43,15 @@ const UNPRIVILEGED = {
   NoNewPrivs: "1",
 };
 
+/** Root, every capability dropped: what a sandbox without namespaces runs as where the unprivileged user cannot reach tacit's files. */
+const ROOT_WITHOUT_CAPABILITIES = { ...UNPRIVILEGED, Uid: "0\t0\t0\t0", Gid: "0\t0\t0\t0" };
+
+/** Whether the unprivileged user may read `file` where it is (every directory above it entered). */
+function unprivilegedReaches(file: string): boolean {
+  const switched = ["--reuid", String(SANDBOX_UID), "--regid", String(SANDBOX_GID), "--clear-groups", "--", "/usr/bin/test", "-r", file];
+  return spawnSync("setpriv", switched, { stdio: "ignore" }).status === 0;
+}
+
 describe.skipIf(!root)("tacit run as root: the sandbox is not root outside its namespaces", () => {
   it.skipIf(!existsSync(SHADOW) || !hostMakesNamespaces)(
     "native code in a program started the way a sandbox is cannot read /etc/shadow, which root owns and others may not read",
@@ -74,6 +83,27 @@ console.log(JSON.stringify(tries));`;
       });
       expect(credentialsOf(await denoRunning(tacit.pid!, bootstrapPath))).toEqual(UNPRIVILEGED);
       expect(credentialsOf(await denoRunning(tacit.pid!, pureEvaluatorPath))).toEqual(UNPRIVILEGED);
+    } finally {
+      tacit?.kill("SIGKILL");
+      cleanup();
+    }
+  });
+
+  it("with --no-network-namespace (no namespace at all), tacit run's sandbox and pure evaluator run as the unprivileged user where it can read tacit's files, else as root without a capability", async () => {
+    // They ran as root with every capability. Without a mount namespace nothing binds tacit's files
+    // back: the unprivileged user reads them where they are, or not at all (a checkout under a 0700 /root).
+    const { dir, cleanup } = tempDir("tacit-root-declined-");
+    let tacit: ChildProcess | undefined;
+    try {
+      writeFileSync(path.join(dir, "waits.ts"), 'const doubled = classify("plain").map((value) => value + value);\nprintln(readInput().length);\n');
+      tacit = spawn(process.execPath, [tacitBin, "run", "--no-check", "--no-network-namespace", "waits.ts"], {
+        cwd: dir,
+        env: childEnv(),
+        stdio: ["pipe", "ignore", "ignore"],
+      });
+      const expected = unprivilegedReaches(bootstrapPath) && unprivilegedReaches(pureEvaluatorPath) ? UNPRIVILEGED : ROOT_WITHOUT_CAPABILITIES;
+      expect(credentialsOf(await denoRunning(tacit.pid!, bootstrapPath))).toEqual(expected);
+      expect(credentialsOf(await denoRunning(tacit.pid!, pureEvaluatorPath))).toEqual(expected);
     } finally {
       tacit?.kill("SIGKILL");
       cleanup();
