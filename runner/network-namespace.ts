@@ -126,6 +126,19 @@ const PID_FLAGS: readonly string[] = [...PID_NAMESPACE_FLAGS, OWN_PROC_FLAG];
  */
 const NOTHING = path.join(path.dirname(bootstrapPath), "tacit-probe-runs-nothing");
 const RAN_NOTHING = 127;
+/**
+ * What runs NOTHING in a probe where setpriv switches root's sandbox to the unprivileged user:
+ * coreutils env, as that user (exit 127 and 126 as unshare's). setpriv itself still holds root's
+ * capabilities as it executes its program (the kernel drops them at that exec): NOTHING run by it
+ * was reached through a /root that user may not enter, and the sandbox then failed to start.
+ */
+const ENV_CANDIDATES = ["/usr/bin/env", "/bin/env"];
+
+/** The program a probe runs: NOTHING, run by env where setpriv switches to the unprivileged user just before (see ENV_CANDIDATES). */
+function probeProgram(switchesJustBefore: boolean): string[] {
+  const env = switchesJustBefore ? ENV_CANDIDATES.find(executable) : undefined;
+  return env === undefined ? [NOTHING] : [env, NOTHING];
+}
 const COULD_NOT_ENTER = 126;
 /** unshare's exit status when it could not make the namespaces (util-linux's EXIT_FAILURE). */
 const UNSHARE_FAILED = 1;
@@ -206,7 +219,7 @@ function probeSandboxNetwork(): SandboxNetwork {
     const unprivileged = switchesInside && !mounts ? [setpriv!, ...asSandboxUser(), ...WITHOUT_CAPABILITIES] : [];
     const sandboxArgsBefore = mounts && setup !== null ? [...namespaceFlags, "--", ...setup] : [...namespaceFlags, "--", ...unprivileged];
     const sandboxUserFirst = switchUser && userNamespace ? [setpriv!, ...asSandboxUser(), "--"] : [];
-    const failure = probeFailure(unshare, sandboxArgsBefore, sandboxUserFirst);
+    const failure = probeFailure(unshare, sandboxArgsBefore, sandboxUserFirst, probeProgram(switchesInside));
     if (failure === null) {
       return {
         kind: "own-namespace",
@@ -253,8 +266,8 @@ export function forksNamespaceInit(unshareArgs: readonly string[]): boolean {
 }
 
 /** null where `unshare argsBefore` makes its namespaces and enters them; otherwise why it did not. */
-function probeFailure(unshare: string, argsBefore: readonly string[], first: readonly string[] = []): string | null {
-  const [file, args] = first.length === 0 ? [unshare, [...argsBefore, NOTHING]] : [first[0]!, [...first.slice(1), unshare, ...argsBefore, NOTHING]];
+function probeFailure(unshare: string, argsBefore: readonly string[], first: readonly string[] = [], program = [NOTHING]): string | null {
+  const [file, args] = first.length === 0 ? [unshare, [...argsBefore, ...program]] : [first[0]!, [...first.slice(1), unshare, ...argsBefore, ...program]];
   const probe = spawnSync(file, args, { env: {}, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", timeout: 5000 });
   return probe.status === RAN_NOTHING ? null : whyFailed(probe.status, probe.stderr ?? "", probe.error);
 }
@@ -321,7 +334,7 @@ function rootWithoutNamespace(): string[] {
   const setpriv = SETPRIV_CANDIDATES.find(executable);
   if (setpriv === undefined || !switchesToSandboxUser()) return withoutNamespace;
   for (const args of [[...asSandboxUser(), ...WITHOUT_CAPABILITIES], [...WITHOUT_CAPABILITIES]]) {
-    const probe = spawnSync(setpriv, [...args, NOTHING], { env: {}, stdio: "ignore", timeout: 5000 });
+    const probe = spawnSync(setpriv, [...args, ...probeProgram(true)], { env: {}, stdio: "ignore", timeout: 5000 });
     if (probe.status === RAN_NOTHING) {
       withoutNamespace = [setpriv, ...args];
       break;
@@ -409,7 +422,10 @@ export function namespaceFailureNow(what: keyof typeof LEFT_UNDONE): string | nu
   if (network?.kind !== "own-namespace") return null;
   // The probe's own command for what failed to start: the sandbox's (the mount namespace's setup and all), or the checker's.
   const probeArgs = what === "type checker" ? network.argsBefore : network.sandboxArgsBefore;
-  const failure = probeFailure(network.program, probeArgs, what === "type checker" ? [] : network.sandboxUserFirst);
+  const failure =
+    what === "type checker"
+      ? probeFailure(network.program, probeArgs)
+      : probeFailure(network.program, probeArgs, network.sandboxUserFirst, probeProgram(probeArgs.includes(`--reuid=${SANDBOX_UID}`)));
   if (failure === null) return null;
   const flags = probeArgs
     .slice(0, probeArgs.indexOf("--"))

@@ -7,13 +7,13 @@
 // `tacit run`'s sandbox and pure evaluator and `tacit serve`'s session sandbox run as.
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "../../runner/paths.js";
 import { sandboxEnv, sandboxLaunch } from "../../runner/sandbox-process.js";
 import { SANDBOX_GID, SANDBOX_UID } from "../../runner/sandbox-user.js";
-import { childEnv, connectServe, createSession, tacitBin, tempDir } from "../helpers.js";
+import { childEnv, connectServe, createSession, repoRoot, runCli, tacitBin, tempDir } from "../helpers.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { commandLineOf, cpuMsOf, denoRunning, descendantsOf, isRunning } from "../processes.js";
 
@@ -106,6 +106,34 @@ console.log(JSON.stringify(tries));`;
       expect(credentialsOf(await denoRunning(tacit.pid!, pureEvaluatorPath))).toEqual(expected);
     } finally {
       tacit?.kill("SIGKILL");
+      cleanup();
+    }
+  });
+
+  it.skipIf(!hostMakesNamespaces)("installed under a directory only root may enter (a checkout in a 0700 /root), tacit run's sandbox starts, with namespaces or without", async () => {
+    // tacit's package seen under a root-owned 0700 directory, bound there in a mount namespace of
+    // the test's. setpriv still holds root's capabilities as it executes its program: a probe
+    // whose nothing-to-run setpriv executed itself found tacit's files reachable by the
+    // unprivileged user, and the sandbox, without namespaces, then failed to start (exit 126).
+    const { dir, cleanup } = tempDir("tacit-root-locked-");
+    try {
+      const locked = path.join(dir, "locked");
+      const installed = path.join(locked, "pkg");
+      mkdirSync(installed, { recursive: true });
+      chmodSync(locked, 0o700);
+      const node = path.join(dir, "node-seeing-tacit-locked.sh");
+      const bind = 'mount --bind "$1" "$2" && shift 2 && exec "$@"';
+      writeFileSync(node, `#!/bin/sh\nexec unshare --mount --propagation private -- /bin/sh -c '${bind}' bind '${repoRoot}' '${installed}' '${process.execPath}' "$@"\n`, { mode: 0o755 });
+      const project = path.join(dir, "project");
+      mkdirSync(project);
+      writeFileSync(path.join(project, "hello.ts"), 'const doubled = classify("plain").map((value) => value + value);\nprintln("ran");\n');
+      const bin = path.join(installed, path.relative(repoRoot, tacitBin));
+      for (const flags of [["--require-network-namespace"], ["--no-network-namespace"]]) {
+        const result = await runCli(["run", "--no-check", ...flags, "hello.ts"], { cwd: project, node, bin });
+        expect(result.code, `${flags.join(" ")}: ${result.stderr}`).toBe(0);
+        expect(result.stdout).toBe("ran\n");
+      }
+    } finally {
       cleanup();
     }
   });
