@@ -325,15 +325,17 @@ let withoutNamespace: string[] | undefined;
  * unprivileged user without a capability (see sandbox-user.ts) where that user can reach tacit's
  * files (without a mount namespace, nothing binds them back: not under a /root only root may
  * enter); otherwise without a capability but as root, which still reads what root owns (see
- * rootWithoutNamespaceFinding). Each tried once, as the probe does; empty where tacit is not root
- * (or neither can run).
+ * rootWithoutNamespaceFinding), as where that user cannot be switched to (root of a user namespace
+ * that maps root alone). Each tried once, as the probe does; empty where tacit is not root (or
+ * neither can run).
  */
 function rootWithoutNamespace(): string[] {
   if (withoutNamespace !== undefined) return withoutNamespace;
   withoutNamespace = [];
   const setpriv = SETPRIV_CANDIDATES.find(executable);
-  if (setpriv === undefined || !switchesToSandboxUser()) return withoutNamespace;
-  for (const args of [[...asSandboxUser(), ...WITHOUT_CAPABILITIES], [...WITHOUT_CAPABILITIES]]) {
+  if (setpriv === undefined || process.geteuid?.() !== 0) return withoutNamespace;
+  const tries = switchesToSandboxUser() ? [[...asSandboxUser(), ...WITHOUT_CAPABILITIES], [...WITHOUT_CAPABILITIES]] : [[...WITHOUT_CAPABILITIES]];
+  for (const args of tries) {
     const probe = spawnSync(setpriv, [...args, ...probeProgram(true)], { env: {}, stdio: "ignore", timeout: 5000 });
     if (probe.status === RAN_NOTHING) {
       withoutNamespace = [setpriv, ...args];

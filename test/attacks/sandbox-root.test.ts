@@ -110,6 +110,25 @@ console.log(JSON.stringify(tries));`;
     }
   });
 
+  it("as root of a user namespace that maps root alone (the unprivileged user cannot be switched to), with --no-network-namespace the sandbox runs without a capability", async () => {
+    const { dir, cleanup } = tempDir("tacit-root-alone-");
+    let tacit: ChildProcess | undefined;
+    try {
+      writeFileSync(path.join(dir, "waits.ts"), 'const doubled = classify("plain").map((value) => value + value);\nprintln(readInput().length);\n');
+      tacit = spawn("unshare", ["--user", "--map-root-user", "--", process.execPath, tacitBin, "run", "--no-check", "--no-network-namespace", "waits.ts"], {
+        cwd: dir,
+        env: childEnv(),
+        stdio: ["pipe", "ignore", "ignore"],
+      });
+      // unshare runs tacit in its place: the process spawned is tacit's.
+      expect(credentialsOf(await denoRunning(tacit.pid!, bootstrapPath))).toEqual(ROOT_WITHOUT_CAPABILITIES);
+      expect(credentialsOf(await denoRunning(tacit.pid!, pureEvaluatorPath))).toEqual(ROOT_WITHOUT_CAPABILITIES);
+    } finally {
+      tacit?.kill("SIGKILL");
+      cleanup();
+    }
+  });
+
   it.skipIf(!hostMakesNamespaces)("installed under a directory only root may enter (a checkout in a 0700 /root), tacit run's sandbox starts, with namespaces or without", async () => {
     // tacit's package seen under a root-owned 0700 directory, bound there in a mount namespace of
     // the test's. setpriv still holds root's capabilities as it executes its program: a probe
