@@ -26,7 +26,7 @@ for (;;) {
 // as tacit's host does (runner/spin-read.ts SpinningReader), before it leaves the wait to its event loop.
 const DRIVER = `const { spawn } = require("node:child_process");
 const [deno, echo, count, mode, inputModule, spinModule] = process.argv.slice(2);
-Promise.all([import(inputModule), import(spinModule)]).then(([{ PipeInput, sandboxInput }, { SpinningReader }]) => {
+Promise.all([import(inputModule), import(spinModule)]).then(([{ PipeInput, sandboxInput }, { answerTook, SpinningReader }]) => {
   const input = mode === "sleeping" ? new PipeInput() : sandboxInput();
   const child = spawn(deno, ["run", "--no-config", echo], { stdio: [input.stdio, "pipe", "inherit"] });
   input.attach(child, (detail) => { console.error(detail); process.exit(1); });
@@ -34,6 +34,7 @@ Promise.all([import(inputModule), import(spinModule)]).then(([{ PipeInput, sandb
   const message = JSON.stringify({ id: 1, ok: true, value: "x".repeat(100) }) + "\\n";
   let left = Number(count), pending = 0, started = 0n;
   const received = (chunk) => {
+    const arrived = process.hrtime.bigint();
     pending += chunk.length;
     if (pending < message.length) return;
     pending = 0;
@@ -44,8 +45,11 @@ Promise.all([import(inputModule), import(spinModule)]).then(([{ PipeInput, sandb
       child.kill();
       return;
     }
+    // As tacit's host does: counts how promptly it answered (the sandbox spins only through prompt
+    // answers where CPUs are few: spin-read.ts sandboxSpinningPays), replies, and after each reply
+    // lets the sandbox spin where it pays, and the host too.
+    answerTook(Number(process.hrtime.bigint() - arrived) / 1000);
     input.write(message, () => undefined);
-    // As tacit's host does after each reply: the sandbox spins where it pays, and the host too.
     if (mode !== "sleeping") input.spin(true);
     if (mode !== "both-spinning" || !input.spinning) return;
     const next = reader.next();

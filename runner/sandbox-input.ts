@@ -21,7 +21,7 @@ import net from "node:net";
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { randomBytes } from "./random-token.js";
-import { descriptorOf, spinningPays } from "./spin-read.js";
+import { descriptorOf, sandboxSpinningPays, spinningPays } from "./spin-read.js";
 
 /** The directories the pairs are made in (temp-dirs.ts keeps scripts out of them). */
 export const CHANNEL_DIR_PREFIX = "tacit-channel-";
@@ -39,9 +39,14 @@ export interface SandboxInput {
   readonly writable: boolean;
   /** Writes `text`; `done` runs once it is in the socket or pipe, or the write failed. */
   write(text: string, done: () => void): void;
-  /** On: the sandbox's reads of its stdin return at once and it retries them, spinning. Off: it sleeps in them. */
+  /**
+   * On: the host waits for the sandbox's next frame spinning (SpinningReader), and the sandbox's
+   * reads of its stdin return at once and it retries them, spinning, where that pays
+   * (spin-read.ts sandboxSpinningPays: not through slow answers on a machine of two CPUs). Off:
+   * both sleep.
+   */
   spin(on: boolean): void;
-  /** Whether the sandbox spins now: spin(true) found a CPU for it. */
+  /** Whether spin(true) found a CPU for it: the host may wait for its frames spinning. */
   readonly spinning: boolean;
   /** Whether all that was written is in the socket or pipe (its write callbacks may not have run yet). */
   readonly allWritten: boolean;
@@ -116,7 +121,10 @@ class SocketInput implements SandboxInput {
   private hostEnd: net.Socket | null = null;
   /** Writes before the host's end is accepted, in order. */
   private queued: Array<[string, () => void]> = [];
+  /** Spinning, as spin(true) left it: counted in spinningNow, and the host waits for the sandbox's frames spinning. */
   private spinningOn = false;
+  /** Whether the sandbox's end is non-blocking: the sandbox spins in its reads. */
+  private sandboxSpins = false;
   private closed = false;
   /** Set by attach(): ends the sandbox. */
   private failed: ((detail: string) => void) | null = null;
@@ -223,17 +231,29 @@ class SocketInput implements SandboxInput {
   }
 
   spin(on: boolean): void {
+    if (this.closed) return;
     // Asked again at each reply: a sandbox spinning through a loop of reads stops once the machine
     // gets busy, not only at the next request that is slow to answer.
     if (on && !spinningPays()) on = false;
-    if (on === this.spinningOn || this.closed) return;
-    if (on && spinningNow.size >= SPIN_LIMIT) return;
+    if (on !== this.spinningOn) {
+      if (on && spinningNow.size >= SPIN_LIMIT) return;
+      if (!this.blockingSwitch()) return;
+      this.spinningOn = on;
+      if (on) spinningNow.add(this);
+      else spinningNow.delete(this);
+    }
+    // Also asked at each reply: whether the sandbox itself spins through the next answer, or
+    // sleeps through it while the host answers slowly (see sandboxSpinningPays).
+    const sandboxSpins = on && sandboxSpinningPays();
+    if (sandboxSpins === this.sandboxSpins) return;
+    this.sandboxSpins = sandboxSpins;
+    this.blockingSwitch()?.setBlocking(!sandboxSpins);
+  }
+
+  /** libuv's switch of the sandbox's end, where Node's handle shows one. */
+  private blockingSwitch(): Required<BlockingSwitch> | null {
     const handle = (this.stdio as unknown as { _handle?: BlockingSwitch | null })._handle;
-    if (!handle?.setBlocking) return;
-    this.spinningOn = on;
-    if (on) spinningNow.add(this);
-    else spinningNow.delete(this);
-    handle.setBlocking(!on);
+    return handle?.setBlocking ? (handle as Required<BlockingSwitch>) : null;
   }
 
   get spinning(): boolean {

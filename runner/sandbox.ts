@@ -6,6 +6,7 @@ import { FrameSplitter, parseSandboxFrame, ProtocolError } from "./frames.js";
 import type { HostSecrets } from "./host-secrets.js";
 import { type KillReason, type SandboxEnd, SandboxProcess, type SandboxOptions } from "./sandbox-process.js";
 import type { SessionMemoryAccount } from "./sessions-memory.js";
+import { answerTook } from "./spin-read.js";
 import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
 
 const NEWLINE = 0x0a;
@@ -52,6 +53,8 @@ export class Sandbox {
    * writes then comes from something a snippet left running, not from the report.
    */
   private idle = false;
+  /** When the request the host is answering came (performance.now()), for spin-read.ts answerTook; null: none is. */
+  private requestAt: number | null = null;
 
   /** Takes over a started process; its stdout stays paused until now, so nothing is lost. */
   constructor(private readonly proc: SandboxProcess) {
@@ -68,6 +71,10 @@ export class Sandbox {
 
   send(frame: HostFrame): void {
     if (frame.type !== "reply") this.betweenPrograms = this.idle = false;
+    else if (this.requestAt !== null) {
+      answerTook((performance.now() - this.requestAt) * 1000);
+      this.requestAt = null;
+    }
     const line = encodeFrame(frame);
     this.proc.write(this.secrets && frame.type === "reply" ? this.secrets.scrubLine(line) : line);
   }
@@ -212,9 +219,11 @@ export class Sandbox {
     if (this.proc.isKilled) return;
     if (this.betweenPrograms) return this.wroteBetweenPrograms();
     try {
+      const arrivedAt = performance.now();
       for (const line of this.splitter.push(chunk)) {
         const frame = parseSandboxFrame(line);
         if (frame.type === "done" || frame.type === "failed") this.betweenPrograms = true;
+        if (frame.type === "request") this.requestAt = arrivedAt;
         // A frame after the report (in the same chunk) is the conversation's to refuse, by its kind.
         this.frameHandler(frame);
       }

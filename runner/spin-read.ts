@@ -52,6 +52,65 @@ export function spinningPays(): boolean {
   return !busy;
 }
 
+/** No answer counts for more than this many µs in AnswerPace: one slow answer (a command's, an approval's) is soon forgotten. */
+const ANSWER_SAMPLE_CAP_MICROS = 200;
+/**
+ * The longest average answer a sandbox spins through where CPUs are few (see fewCpus): about what
+ * waking it costs here (a reply written to a sleeping sandbox cost the host 50 µs more than one
+ * to a spinning one). Through longer answers it sleeps.
+ */
+const PROMPT_ANSWER_MICROS = 40;
+
+/**
+ * How promptly the host has been answering sandboxes' requests lately: an average of the µs from
+ * a request's frame to its reply, each answer counting 1/16 (at most ANSWER_SAMPLE_CAP_MICROS).
+ * It starts slow: the host's request path starts cold.
+ */
+export class AnswerPace {
+  private recentMicros = ANSWER_SAMPLE_CAP_MICROS;
+
+  took(micros: number): void {
+    this.recentMicros += (Math.min(micros, ANSWER_SAMPLE_CAP_MICROS) - this.recentMicros) / 16;
+  }
+
+  /** Whether answers have come within PROMPT_ANSWER_MICROS of late. */
+  get prompt(): boolean {
+    return this.recentMicros <= PROMPT_ANSWER_MICROS;
+  }
+}
+
+/** This process's: V8's warmth, which the pace follows, is the whole process's (a serve's sessions together). */
+const answerPace = new AnswerPace();
+
+/**
+ * Whether the machine has too few CPUs for a sandbox spinning, the host working and V8's compiler
+ * all at once. The host's first thousand or two answers are slow (its request path runs in V8's
+ * interpreter while V8 compiles it on a thread of its own): a sandbox spinning through them held
+ * one of two CPUs, the compiler took the other from the host or from the sandbox, and a sandbox
+ * preempted for a time slice while its reply came made the host wait 80-180 µs a request (reads
+ * 500-1,000 of a loop of 10,000 took 122-182 ms, 18 ms once warm). Sleeping through slow answers,
+ * a sandbox is woken the moment its reply comes: 53-98 ms.
+ */
+let fewCpus: boolean | undefined;
+
+/** Counts one answer the host gave a sandbox: `micros` from its request's frame to its reply (see AnswerPace). */
+export function answerTook(micros: number): void {
+  answerPace.took(micros);
+}
+
+/**
+ * Whether a sandbox spins through the host's next answer, where spinningPays says waiting spinning
+ * pays at all: with TACIT_SPIN=always, yes; otherwise, on a machine with more than two CPUs, yes,
+ * and on one with two or fewer only where the host's answers have been prompt of late (see
+ * fewCpus). The host's own wait for the sandbox's next frame (SpinningReader) spins either way.
+ */
+export function sandboxSpinningPays(): boolean {
+  if (!spinningPays()) return false;
+  if (setting === "always") return true;
+  fewCpus ??= availableParallelism() <= 2;
+  return !fewCpus || answerPace.prompt;
+}
+
 /** The file descriptor of a stream Node reads or writes through libuv, where its handle shows one. */
 export function descriptorOf(stream: Readable | Writable): number | null {
   const handle = (stream as unknown as { _handle?: { fd?: unknown } | null })._handle;

@@ -1,11 +1,12 @@
 // The host's spinning read of a sandbox's stdout (runner/spin-read.ts), on a real child
 // process's stdout as Node's spawn makes it: what it reads comes in order with what the event
 // loop reads, nothing is read from a stream it must not touch, and an ended stream still ends.
+// Also the pace of the host's answers (AnswerPace), by which a sandbox spins through them or sleeps.
 
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
-import { readSpinning, SpinningReader } from "../../runner/spin-read.js";
+import { AnswerPace, readSpinning, SpinningReader } from "../../runner/spin-read.js";
 
 const children: ChildProcessWithoutNullStreams[] = [];
 afterEach(() => {
@@ -110,5 +111,31 @@ describe("SpinningReader", () => {
     // Once the event loop has turned, it reads spinning again.
     await new Promise((resolve) => setImmediate(resolve));
     expect(reader.next()).not.toBeNull();
+  });
+});
+
+describe("AnswerPace", () => {
+  // Where CPUs are few, a sandbox spins only through prompt answers (sandboxSpinningPays): one
+  // spinning through the host's slow, cold answers held a CPU the host and V8's compiler needed.
+  it("starts slow, turns prompt after a run of quick answers, and slow again after a run of slow ones", () => {
+    const pace = new AnswerPace();
+    expect(pace.prompt, "before any answer: the host's request path is cold").toBe(false);
+    for (let i = 0; i < 100; i++) pace.took(20);
+    expect(pace.prompt).toBe(true);
+    for (let i = 0; i < 100; i++) pace.took(60);
+    expect(pace.prompt).toBe(false);
+    for (let i = 0; i < 100; i++) pace.took(20);
+    expect(pace.prompt).toBe(true);
+  });
+
+  it("soon forgets one very slow answer (a command's, a person's approval) among quick ones", () => {
+    const pace = new AnswerPace();
+    for (let i = 0; i < 100; i++) pace.took(20);
+    pace.took(30_000_000);
+    expect(pace.prompt, "one answer of 30 s counts as a slow one, no more").toBe(true);
+    pace.took(30_000_000);
+    expect(pace.prompt).toBe(false);
+    for (let i = 0; i < 3; i++) pace.took(20);
+    expect(pace.prompt).toBe(true);
   });
 });
