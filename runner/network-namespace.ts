@@ -105,6 +105,19 @@ const SHAPES: ReadonlyArray<{ flags: readonly string[]; userNamespace: boolean; 
 ];
 
 /**
+ * `shapes` for root whose sandbox switches to the unprivileged user: at each level of confinement
+ * (mounts and PIDs, mounts, the network alone), root's own namespaces before a user namespace. A
+ * shape of less confinement never comes before one of more: root whose own mount setup fails (one
+ * without CAP_DAC_OVERRIDE cannot make the mount points in a cover of mode 0555) was given the
+ * network namespace alone, and the host's files in view, where the user namespace's setup would
+ * have made the mounts.
+ */
+function rootsOwnFirst(shapes: typeof SHAPES): typeof SHAPES {
+  const level = (shape: (typeof SHAPES)[number]): number => (shape.mounts ? (shape.pids ? 0 : 1) : 2);
+  return [...shapes].sort((a, b) => level(a) - level(b) || Number(a.userNamespace) - Number(b.userNamespace));
+}
+
+/**
  * unshare's flags for the sandbox's PID namespace (see above), tried with the mount namespace: a
  * /proc of its own needs one. --fork, since a PID namespace is its maker's children's; --kill-child,
  * so that the namespace's first process, and with it every process in it, dies with the process
@@ -196,7 +209,7 @@ function probeSandboxNetwork(): SandboxNetwork {
   // The host's processes are in view wherever the mount namespace is not (a /proc of its own needs one).
   let processesInView: string | null = "unavailable" in plan ? plan.unavailable : null;
   const childrenListed = listsChildren();
-  const shapes = switchUser ? [...SHAPES.filter((shape) => !shape.userNamespace), ...SHAPES.filter((shape) => shape.userNamespace)] : SHAPES;
+  const shapes = switchUser ? rootsOwnFirst(SHAPES) : SHAPES;
   for (const { flags, userNamespace, mounts, pids } of shapes) {
     if (!userNamespace && !root) continue;
     if (mounts && "unavailable" in plan) continue;

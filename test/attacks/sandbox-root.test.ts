@@ -89,6 +89,24 @@ console.log(JSON.stringify(tries));`;
     }
   });
 
+  it.skipIf(!hostMakesNamespaces)("as root without CAP_DAC_OVERRIDE (its own mount setup cannot make mount points in a cover of mode 0555), the sandbox still gets its mount namespace, from a user namespace", async () => {
+    // Root's own namespaces were tried first at every level of confinement, the network namespace
+    // alone among them: it was taken, and the sandbox saw the host's files, with a warning.
+    const { dir, cleanup } = tempDir("tacit-root-no-dac-");
+    try {
+      writeFileSync(path.join(dir, "hello.ts"), 'println("hello");\n');
+      // The Node tacit runs with: root, without the two capabilities that pass permission bits.
+      const node = path.join(dir, "node-without-dac-override");
+      writeFileSync(node, `#!/bin/sh\nexec setpriv --bounding-set -dac_override,-dac_read_search --inh-caps -all ${JSON.stringify(process.execPath)} "$@"\n`, { mode: 0o755 });
+      const r = await runCli(["run", "--no-check", "--require-network-namespace", "hello.ts"], { node, cwd: dir });
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toBe("hello\n");
+      expect(r.code).toBe(0);
+    } finally {
+      cleanup();
+    }
+  });
+
   it("with --no-network-namespace (no namespace at all), tacit run's sandbox and pure evaluator run as the unprivileged user where it can read tacit's files, else as root without a capability", async () => {
     // They ran as root with every capability. Without a mount namespace nothing binds tacit's files
     // back: the unprivileged user reads them where they are, or not at all (a checkout under a 0700 /root).
