@@ -21,6 +21,7 @@
 
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { isDirectory } from "./exec/program-path.js";
 import { isWithin } from "./fs/containment.js";
 
 /** Where sysfs is. */
@@ -58,14 +59,6 @@ export function cgroupOfCpuQuota(procSelfCgroup: string): { version: 1 | 2; path
 function isFile(file: string): boolean {
   try {
     return statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function isDirectory(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory();
   } catch {
     return false;
   }
