@@ -55,11 +55,14 @@ export function spinningPays(): boolean {
 /** No answer counts for more than this many µs in AnswerPace: one slow answer (a command's, an approval's) is soon forgotten. */
 const ANSWER_SAMPLE_CAP_MICROS = 200;
 /**
- * The longest average answer a sandbox spins through where CPUs are few (see fewCpus): about what
- * waking it costs here (a reply written to a sleeping sandbox cost the host 50 µs more than one
- * to a spinning one). Through longer answers it sleeps.
+ * The longest average answer a sandbox spins through where CPUs are few (see fewCpus): a little
+ * more than what waking it costs here (a reply written to a sleeping sandbox cost the host 50 µs
+ * more than one to a spinning one). Through longer answers it sleeps. Warm answers take about
+ * 20 µs here, and a margin above them matters more than the exact value: on the quiet machine,
+ * the 10,000-read loop's median over 10 runs was 601 ms at 40 µs, 593 at 60, 656 at 100, and
+ * 887 at 25, where warm answers often passed for slow ones.
  */
-const PROMPT_ANSWER_MICROS = 40;
+const PROMPT_ANSWER_MICROS = 60;
 
 /**
  * How promptly the host has been answering sandboxes' requests lately: an average of the µs from
