@@ -201,9 +201,8 @@ function probeSandboxNetwork(): SandboxNetwork {
   // a user namespace, tried first, the setup runs as real root and its last setpriv switches; in
   // those with one, setpriv switches before unshare, whose user namespace's root is then that user.
   const switchUser = setpriv !== undefined && switchesToSandboxUser();
-  const keptFiles = [denoExecutable(), bootstrapPath, pureEvaluatorPath];
-  const plan = sandboxMountPlan(keptFiles);
-  const switchingPlan = switchUser ? sandboxMountPlan(keptFiles, asSandboxUser()) : plan;
+  const plan = sandboxMountPlan([denoExecutable(), bootstrapPath, pureEvaluatorPath]);
+  const switchingPlan = switchUser && !("unavailable" in plan) ? plan.as(asSandboxUser()) : plan;
   const failures: string[] = [];
   let filesInView: string | null = "unavailable" in plan ? plan.unavailable : null;
   // The host's processes are in view wherever the mount namespace is not (a /proc of its own needs one).

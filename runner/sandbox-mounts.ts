@@ -164,6 +164,12 @@ export interface SandboxMountPlan {
    * where the host has no util-linux setsid.
    */
   argsBeforeInOwnSession: string[] | null;
+  /**
+   * The same plan, with setpriv switching the program to another user as it drops its capabilities
+   * (`asUser`: setpriv's arguments, see sandbox-user.ts: root's sandbox, whose setup runs as real
+   * root). Made from what sandboxMountPlan found: the host is not looked at again.
+   */
+  as(asUser: readonly string[]): SandboxMountPlan;
 }
 
 /**
@@ -254,10 +260,9 @@ function keptDirectories(files: readonly string[]): string[] {
 /**
  * The plan for the sandbox's mounts, or why there is none: `files` are what Deno must still
  * reach (its binary, the sandbox's bootstrap, the pure evaluator), each at its real path.
- * `asUser`: setpriv's arguments that switch the program to another user as it drops its
- * capabilities (see sandbox-user.ts: root's sandbox, whose setup runs as real root), or none.
+ * The program runs as the setup's user (see SandboxMountPlan.as for another).
  */
-export function sandboxMountPlan(files: readonly string[], asUser: readonly string[] = []): SandboxMountPlan | { unavailable: string } {
+export function sandboxMountPlan(files: readonly string[]): SandboxMountPlan | { unavailable: string } {
   if (process.platform !== "linux") return { unavailable: `mount namespaces are Linux's, and this is ${process.platform}` };
   const mount = MOUNT_CANDIDATES.find(executable);
   if (mount === undefined) return { unavailable: "util-linux `mount` is not installed" };
@@ -280,8 +285,12 @@ export function sandboxMountPlan(files: readonly string[], asUser: readonly stri
   const { table, covers } = sandboxMountTable(kept, sysfsCopied);
   const keyctl = KEYCTL_CANDIDATES.find(executable) ?? "";
   const sysfs = sysfsCopied.join(" ");
-  const argsBefore = [SHELL, "-c", SETUP, "tacit-sandbox-mounts", mount, table, covers.join(" "), keyctl, mkdir, sysfs, ...kept, setpriv, ...asUser, ...WITHOUT_CAPABILITIES];
+  const setup = [SHELL, "-c", SETUP, "tacit-sandbox-mounts", mount, table, covers.join(" "), keyctl, mkdir, sysfs, ...kept, setpriv];
   // setsid last, run without a capability, as the program is.
   const setsid = SETSID_CANDIDATES.find(executable);
-  return { argsBefore, argsBeforeInOwnSession: setsid === undefined ? null : [...argsBefore, setsid] };
+  const planAs = (asUser: readonly string[]): SandboxMountPlan => {
+    const argsBefore = [...setup, ...asUser, ...WITHOUT_CAPABILITIES];
+    return { argsBefore, argsBeforeInOwnSession: setsid === undefined ? null : [...argsBefore, setsid], as: planAs };
+  };
+  return planAs([]);
 }
