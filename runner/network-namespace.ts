@@ -284,13 +284,16 @@ function probeFailure(unshare: string, argsBefore: readonly string[], first: rea
   return probe.status === RAN_NOTHING ? null : whyFailed(probe.status, probe.stderr ?? "", probe.error);
 }
 
+/** What to do where the unprivileged user root's sandbox runs as cannot reach tacit's files (see sandbox-user.ts). */
+const INSTALL_WHERE_ALL_MAY_READ =
+  "install tacit where every user may read its files and enter the directories above them (under /usr/local or /opt, " +
+  "not a home directory or /root that only its owner may enter)";
+
 /** What a failed probe says, with what it means here. */
 function whyFailed(status: number | null, stderr: string, error: Error | undefined): string {
   if (status === COULD_NOT_ENTER) {
     const asWhom = switchesToSandboxUser()
-      ? ` by the unprivileged user (uid ${SANDBOX_UID}) the sandbox runs as when tacit runs as root, so that it cannot read what root owns; ` +
-        "install tacit where every user may read its files and enter the directories above them (under /usr/local or /opt, " +
-        "not a home directory or /root that only its owner may enter)"
+      ? ` by the unprivileged user (uid ${SANDBOX_UID}) the sandbox runs as when tacit runs as root, so that it cannot read what root owns; ${INSTALL_WHERE_ALL_MAY_READ}`
       : "";
     return `made the namespace, but tacit's files (${path.dirname(bootstrapPath)}) could not be reached from inside it${asWhom}`;
   }
@@ -365,8 +368,7 @@ function rootWithoutNamespaceFinding(): string {
   if (!switchesToSandboxUser() || rootWithoutNamespace().includes(`--reuid=${SANDBOX_UID}`)) return "";
   return (
     ". As root, the sandbox then runs as root (without capabilities, where setpriv could drop them), which reads what root owns: " +
-    `the unprivileged user (uid ${SANDBOX_UID}) it would run as cannot reach tacit's files (${path.dirname(bootstrapPath)}); install ` +
-    "tacit where every user may read its files and enter the directories above them (under /usr/local or /opt)"
+    `the unprivileged user (uid ${SANDBOX_UID}) it would run as cannot reach tacit's files (${path.dirname(bootstrapPath)}); ${INSTALL_WHERE_ALL_MAY_READ}`
   );
 }
 
