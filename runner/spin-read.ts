@@ -122,14 +122,23 @@ export function descriptorOf(stream: Readable | Writable): number | null {
 }
 
 /**
+ * `stream`'s descriptor, where the host may read it itself, in order with what the event loop
+ * reads: the stream flows, holds no bytes it has not emitted (those come first), is not destroyed,
+ * and shows a descriptor. Null otherwise.
+ */
+function directlyReadable(stream: Readable): number | null {
+  if (stream.readableFlowing !== true || stream.readableLength > 0 || stream.destroyed) return null;
+  return descriptorOf(stream);
+}
+
+/**
  * What `stream` has to read next, read into `buffer` within `micros` µs, spinning; null where
  * nothing came in time, the stream ended or failed (libuv then finds that itself), or it cannot
  * be read this way: it is paused, holds bytes it has not emitted (those come first), or shows no
  * descriptor.
  */
 export function readSpinning(stream: Readable, buffer: Buffer, micros: number): Uint8Array | null {
-  if (stream.readableFlowing !== true || stream.readableLength > 0 || stream.destroyed) return null;
-  const fd = descriptorOf(stream);
+  const fd = directlyReadable(stream);
   if (fd === null) return null;
   // Each empty read throws an EAGAIN error; its stack trace is most of what that costs.
   const stackTraceLimit = Error.stackTraceLimit;
@@ -159,8 +168,7 @@ export function readSpinning(stream: Readable, buffer: Buffer, micros: number): 
  * the caller, not to the stream's listeners.
  */
 export function readWaiting(stream: Readable, buffer: Buffer): Uint8Array | "none" | "unreadable" {
-  if (stream.readableFlowing !== true || stream.readableLength > 0 || stream.destroyed) return "unreadable";
-  const fd = descriptorOf(stream);
+  const fd = directlyReadable(stream);
   if (fd === null) return "unreadable";
   const stackTraceLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
