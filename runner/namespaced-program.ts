@@ -22,13 +22,13 @@ const UNSHARE_SIGKILL_FAILURE = "unshare: sigprocmask unblock failed: Invalid ar
 const UNSHARE_FAILED = 1;
 
 export class NamespacedProgram {
+  /** Whether the namespace's own /proc has been seen mounted (nothing in it can unmount it). */
+  private ownProcMounted = false;
+
   /**
    * `spawned`: the process tacit spawned; `forksInit`: whether it forks the program in a PID
    * namespace (see network-namespace.ts ConfinedLaunch).
    */
-  /** Whether the namespace's own /proc has been seen mounted (nothing in it can unmount it). */
-  private ownProcMounted = false;
-
   constructor(
     private readonly spawned: ChildProcess,
     private readonly forksInit: boolean,
