@@ -66,6 +66,7 @@ import { npxTacitCodeLocations, tacitCodeLocations } from "../paths.js";
 import { MOUNT_CANDIDATES, readOnlyLine, tableField } from "../mount-table.js";
 import { prepareRecordDirectory } from "../record-directory.js";
 import { EffectFailure } from "../refusals.js";
+import { lifelineWatch } from "./lifeline.js";
 import { type NamespaceWrapper, SHELL } from "./pid-namespace.js";
 import { executable } from "./program-path.js";
 
@@ -95,6 +96,8 @@ const NULL_DEVICE = "/dev/null";
  * reason was run again, up to SETUP_ATTEMPTS times.
  */
 const SETUP_FAILED = "tacit-confinement-failed:";
+/** Where a confined command's first shell gets its lifeline: after the walked directories (3) and the failure channel (4). */
+export const CONFINED_LIFELINE_FD = 5;
 const SETUP_FAILED_STATUS = 125;
 const GLOB_CHAR = /[*?[\]{}!]/;
 /** What the setup has \`stat\` say of each directory walked: device, inode, change time (ns), as walkedLine writes them. */
@@ -117,11 +120,13 @@ export const SETUP_ATTEMPTS = 3;
 // \`stat\` says of the directories walked (see Walked), how many directories to make in the
 // private /tmp (roots under /tmp), those directories, then unshare's path, the command and its
 // arguments.
-// fd 3 brings the walked directories' paths (NUL-separated), kept on fd 6; fd 4 is where a failure
-// is reported (SETUP_FAILED), kept on fd 7 and closed before the command runs. Then fd 3 keeps the
-// old /tmp (the roots under it are mounted back from there), fd 4 the working directory as opened,
-// fd 5 the empty file and directory the masks are made of.
-const SETUP = `exec 7>&4 4>&- || exit ${SETUP_FAILED_STATUS}
+// fd 5 is the lifeline (see lifeline.ts): checked, left to a watcher and closed first. fd 3 brings
+// the walked directories' paths (NUL-separated), kept on fd 6; fd 4 is where a failure is reported
+// (SETUP_FAILED), kept on fd 7 and closed before the command runs. Then fd 3 keeps the old /tmp
+// (the roots under it are mounted back from there), fd 4 the working directory as opened, fd 5 the
+// empty file and directory the masks are made of.
+const SETUP = `${lifelineWatch(CONFINED_LIFELINE_FD, "namespace")}
+exec 7>&4 4>&- || exit ${SETUP_FAILED_STATUS}
 fail() { printf '%s %s\\n' '${SETUP_FAILED}' "$1" >&7; exit ${SETUP_FAILED_STATUS}; }
 m=$1 table=$2 cwd=$3 privtmp=$4 walked=$5 n=$6; shift 6
 exec 6<&3 || fail "could not read the directories walked"
@@ -404,8 +409,8 @@ export class CommandConfinement {
 
   /**
    * The program and arguments that run `program` confined, and what the child reads on its fd 3
-   * (`walked`); its fd 4 is where its setup reports a failure (see setupFailure). Throws, saying
-   * why, where that cannot be.
+   * (`walked`); its fd 4 is where its setup reports a failure (see setupFailure), and fd 5
+   * (CONFINED_LIFELINE_FD) is its lifeline. Throws, saying why, where that cannot be.
    * The covers are planned from a walk and mounted later, by the child: a directory changed in
    * between (a confined command in another run moved a directory holding a .env into one already
    * listed and left a decoy .env at the old path) had the cover mounted on the decoy, the real file

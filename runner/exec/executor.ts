@@ -25,8 +25,9 @@ import { type BeforeEffect, NOTHING_TO_LOG } from "../before-effect.js";
 import { wholeCharacters } from "../whole-characters.js";
 import { CollectedBytes } from "../collected-bytes.js";
 import { type CommandPolicy, commandRefusal } from "./command-policy.js";
-import { type CommandConfinement, confinedCommandRunning, RootsChangedDuringSetup, SETUP_ATTEMPTS, setupFailure } from "./confinement.js";
-import { namespaceWrapper } from "./pid-namespace.js";
+import { type CommandConfinement, CONFINED_LIFELINE_FD, confinedCommandRunning, RootsChangedDuringSetup, SETUP_ATTEMPTS, setupFailure } from "./confinement.js";
+import { holdLifeline } from "./lifeline.js";
+import { behindLifeline, COMMAND_LIFELINE_FD, namespaceWrapper } from "./pid-namespace.js";
 import { findOnPath } from "./program-path.js";
 
 export { findOnPath };
@@ -301,21 +302,21 @@ export class ExecExecutor {
     return new Promise((resolve, reject) => {
       const wrapper = namespaceWrapper(NAMESPACE_NOTICES);
       const env = childEnvironment();
-      let command: string;
-      let argv: string[];
-      // A confined command's setup reads the directories its walk listed on fd 3, and reports a
-      // failure on fd 4, which the command never holds (see CommandConfinement.wrap, setupFailure).
-      let walked: Buffer | null = null;
-      let changedSince: () => string | null = () => null;
+      // Each way starts with a shell that checks its lifeline first (see lifeline.ts). A confined
+      // command's setup also reads the directories its walk listed on fd 3, and reports a failure
+      // on fd 4, which the command never holds (see CommandConfinement.wrap, setupFailure).
+      let started: { program: string; args: string[]; walked?: Buffer; changedSince?: () => string | null };
       try {
-        ({ program: command, args: argv, walked = null, changedSince = () => null } =
+        started =
           this.confinement !== null ? this.confinement.wrap(wrapper, request.command, program, request.args, realCwd)
           : wrapper ? { program: wrapper.program, args: [...wrapper.argsBefore, program, ...request.args] }
-          : { program, args: [...request.args] });
+          : behindLifeline(program, request.args);
       } catch (error) {
         reject(error);
         return;
       }
+      const { program: command, args: argv, walked = null, changedSince = () => null } = started;
+      const lifelineFd = walked === null ? COMMAND_LIFELINE_FD : CONFINED_LIFELINE_FD;
       // Killed by the kernel when tacit ends in a way that runs no exit hook (see parent-death.ts).
       const { file, args } = diesWithTacit(command, argv);
       // Decided: every check has passed. Thrown here, its error rejects the command unstarted.
@@ -328,7 +329,7 @@ export class ExecExecutor {
           // Its own process group, so that a timeout kills everything it started (and the
           // namespace, when there is one, whatever left the group).
           detached: true,
-          stdio: [request.input === null ? "ignore" : "pipe", "pipe", "pipe", ...(walked === null ? [] : (["pipe", "pipe"] as const))],
+          stdio: [request.input === null ? "ignore" : "pipe", "pipe", "pipe", ...(walked === null ? [] : (["pipe", "pipe"] as const)), "pipe"],
         });
       } catch (error) {
         // Some failures are thrown at once rather than emitted: an argument longer than the
@@ -337,6 +338,8 @@ export class ExecExecutor {
         return;
       }
       this.running.add(child);
+      const streams: ReadonlyArray<Readable | Writable | null | undefined> = child.stdio;
+      holdLifeline(streams[lifelineFd] as Readable);
       child.once("spawn", () => this.progress.set(request, "started"));
       // While it runs, no classified file is made in its roots (see FileSystem.openClassifiedWrite).
       const confinedEnds = this.confinement === null ? () => undefined : confinedCommandRunning(request.command, this.confinement.allowedRoots);

@@ -12,25 +12,41 @@
 //
 // That first process is a shell the host chooses, which runs the command as its child and
 // passes on its exit status; the command itself is not PID 1, which would ignore signals it
-// sends itself. The command's argv reaches it verbatim as positional parameters.
+// sends itself. The command's argv reaches it verbatim as positional parameters. Before it, the
+// shell checks that tacit is still there and leaves a watcher on the lifeline the command is
+// started with on fd 3, which ends the namespace's processes once tacit has gone (see lifeline.ts).
 
 import { spawnSync } from "node:child_process";
+import { lifelineWatch } from "./lifeline.js";
 import { executable } from "./program-path.js";
 
 /** Where util-linux unshare is looked for (also by network-namespace.ts, for the sandbox). */
 export const UNSHARE_CANDIDATES = ["/usr/bin/unshare", "/bin/unshare"];
 /** The first process of a namespace: a shell tacit chooses (see above). */
 export const SHELL = "/bin/sh";
-const RUN_AS_CHILD = '"$@"; exit $?';
+/** Where a command started through argsBefore (or through the shell alone, without a namespace) gets its lifeline. */
+export const COMMAND_LIFELINE_FD = 3;
+const RUN_AS_CHILD = `${lifelineWatch(COMMAND_LIFELINE_FD, "namespace")}; "$@"; exit $?`;
 
 /** How to spawn a program in a namespace: the wrapper's program and the arguments before the command's. */
 export interface NamespaceWrapper {
   program: string;
+  /** They end in a shell that needs the lifeline on fd COMMAND_LIFELINE_FD. */
   argsBefore: string[];
   /** `unshare`'s own arguments, through its "--": what a wrapper with another first process (confinement.ts) starts from. */
   namespaceArgs: string[];
   /** True when the namespace has its own /proc (it sees only its own processes). */
   ownProc: boolean;
+}
+
+/**
+ * Where there is no namespace: `program` run by a first shell that holds its lifeline, as its
+ * child (in its process group); the watcher is ended with it, else it would hold the lifeline open
+ * and Node would wait for it before it reported the command closed.
+ */
+export function behindLifeline(program: string, args: readonly string[]): { program: string; args: string[] } {
+  const script = `${lifelineWatch(COMMAND_LIFELINE_FD, "process-group")}; "$@"; status=$?; kill $! 2>/dev/null; exit $status`;
+  return { program: SHELL, args: ["-c", script, "tacit-exec", program, ...args] };
 }
 
 let probed: NamespaceWrapper | null | undefined;
@@ -86,7 +102,7 @@ export function probeNamespaceWrapper(
     for (const userNamespace of [[], ["--map-current-user"]]) {
       const namespaceArgs = [...userNamespace, ...flags, "--"];
       const argsBefore = [...namespaceArgs, SHELL, "-c", RUN_AS_CHILD, "tacit-exec"];
-      const probe = spawnSync(unshare, [...argsBefore, SHELL, "-c", "exit 0"], { stdio: "ignore", timeout: 5000 });
+      const probe = spawnSync(unshare, [...namespaceArgs, SHELL, "-c", "exit 0"], { stdio: "ignore", timeout: 5000 });
       if (probe.status !== 0) continue;
       if (!ownProc) onSharedProc("this host does not allow a mount namespace with its own /proc beside the PID namespace");
       return { program: unshare, argsBefore, namespaceArgs, ownProc };

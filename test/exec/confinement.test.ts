@@ -794,7 +794,7 @@ requestFileSystem(".", (fs) => { attempt("delete", () => fs.access("victim.txt")
     writeFileSync(walkedFile, wrapped.walked);
     const walked = openSync(walkedFile, "r");
     try {
-      const r = spawnSync(wrapped.program, wrapped.args, { cwd: project, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walked, "pipe"], timeout: 20_000 });
+      const r = spawnSync(wrapped.program, wrapped.args, { cwd: project, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walked, "pipe", "pipe"], timeout: 20_000 });
       expect(r.stdout).not.toContain(canary);
       expect(r.stderr).not.toContain(canary);
       expect(setupFailure("cat", r.status ?? -1, r.output[4] ?? "")?.message).toMatch(
@@ -808,7 +808,7 @@ requestFileSystem(".", (fs) => { attempt("delete", () => fs.access("victim.txt")
     writeFileSync(walkedFile, again.walked);
     const walkedAgain = openSync(walkedFile, "r");
     try {
-      const r = spawnSync(again.program, again.args, { cwd: project, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walkedAgain, "pipe"], timeout: 20_000 });
+      const r = spawnSync(again.program, again.args, { cwd: project, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walkedAgain, "pipe", "pipe"], timeout: 20_000 });
       expect({ status: r.status, stdout: r.stdout }, r.stderr).toEqual({ status: 0, stdout: "" });
     } finally {
       closeSync(walkedAgain);
@@ -1196,13 +1196,13 @@ print("acted", flush=True)`, dir], { stdio: ["ignore", "pipe", "inherit"] });
 
 type SetUp = ReturnType<typeof spawnSync> & { stdout: string; stderr: string };
 
-/** Runs a command `wrap` made, as the executor does (its setup reads the walked directories on fd 3 and reports a failure on fd 4, output[4]), in `cwd`. */
+/** Runs a command `wrap` made, as the executor does (its setup reads the walked directories on fd 3, reports a failure on fd 4, output[4], and checks its lifeline on fd 5), in `cwd`. */
 function runWrapped(dir: string, cwd: string, wrapped: ReturnType<CommandConfinement["wrap"]>): SetUp {
   const walkedFile = path.join(dir, `walked-${randomUUID()}`);
   writeFileSync(walkedFile, wrapped.walked);
   const walked = openSync(walkedFile, "r");
   try {
-    return spawnSync(wrapped.program, wrapped.args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walked, "pipe"], timeout: 20_000 }) as SetUp;
+    return spawnSync(wrapped.program, wrapped.args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walked, "pipe", "pipe"], timeout: 20_000 }) as SetUp;
   } finally {
     closeSync(walked);
   }

@@ -3,7 +3,7 @@
 // 20 MiB of output on a stream is captured as 8 MiB with a visible truncation marker.
 
 import { spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -130,11 +130,8 @@ requestExecPermission(["bash"], (proc) => {
 
 /**
  * The `sleep` itself, running (pgrep's lines of it): not the setpriv, unshare or shell on the way to
- * it, whose command lines name it too. A SIGQUIT sent while that chain was still starting (a CI
- * run at load 14) found unshare forking its child: the child sets its parent-death signal (unshare
- * --kill-child) only once it runs, and one whose unshare had died first never gets it, and ran on.
- * That window in the product is left open (tacit killed outright in the instant a command starts);
- * these tests are about a command that runs, so they wait for the chain to be whole.
+ * it, whose command lines name it too. These tests are about a command that runs, so they wait for
+ * the chain to be whole; tacit killed while the chain starts is the next describe's.
  */
 function sleepRunning(seconds: string): string[] {
   return livePrograms(`sleep ${seconds}`).filter((line) => /^\d+ (\S*\/)?sleep /.test(line));
@@ -186,6 +183,64 @@ describe("tacit ended in a way that runs no exit hook while a command runs", () 
       }
     });
   }
+});
+
+/**
+ * The pid of the process tacit started (its main thread's child) whose command line holds
+ * `needle`, looked for without pause (the chain to a command starts in a few ms), or null after
+ * `withinMs`.
+ */
+function childNaming(tacitPid: number, needle: string, withinMs: number): number | null {
+  const until = Date.now() + withinMs;
+  while (Date.now() < until) {
+    let children: string[];
+    try {
+      children = readFileSync(`/proc/${tacitPid}/task/${tacitPid}/children`, "utf8").split(" ").filter((pid) => pid !== "");
+    } catch {
+      return null; // tacit has gone
+    }
+    for (const pid of children) {
+      try {
+        if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(needle)) return Number(pid);
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  }
+  return null;
+}
+
+describe("tacit killed outright while a command starts", () => {
+  // Each process on the way to a command (setpriv, unshare, the namespace's first shell) asks to
+  // be killed when its parent ends, but only once it runs: one whose parent died before then was
+  // never signalled. A CI run at load 14 sent SIGQUIT while unshare was forking its child, and
+  // the child's shell and sleep ran on with no time limit. Now the first shell holds a lifeline to
+  // tacit: it runs nothing once tacit has gone, and its watcher ends the command once tacit goes
+  // (runner/exec/lifeline.ts; lifeline.test.ts shows both, each way a command starts). Here tacit
+  // is killed at a spread of moments from the instant the chain's first process appears.
+  it("leaves nothing of the command running, whichever step of its start the kill falls in", async () => {
+    // Under load the chain takes from under a millisecond to over ten to start (without the
+    // lifeline, runs left a command running at delays from 2 to 14 ms).
+    const delaysMs = [0, 0.5, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12];
+    for (const delayMs of delaysMs) {
+      const seconds = uniqueSleep();
+      writeFileSync(path.join(root, "starting.ts"), `requestExecPermission(["sleep"], (p) => p.exec("sleep", ["${seconds}"]));\n`);
+      const child = spawn(process.execPath, [tacitBin, "run", "--no-check", "--command-permissions", "sleep", "starting.ts"], { cwd: root, stdio: "ignore" });
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, how) => resolve(how)));
+      try {
+        await new Promise((resolve) => child.once("spawn", resolve));
+        const first = childNaming(child.pid!, `sleep\0${seconds}`, 30_000);
+        expect(first, "the command's first process appeared").not.toBeNull();
+        for (const until = performance.now() + delayMs; performance.now() < until; );
+        child.kill("SIGKILL");
+        expect(await exited).toBe("SIGKILL");
+        expect(await leftAlive(`sleep ${seconds}`), `tacit killed ${delayMs} ms after the command's first process appeared`).toEqual([]);
+      } finally {
+        child.kill("SIGKILL");
+        killLive(`sleep ${seconds}`); // whatever this test started and left
+      }
+    }
+  });
 });
 
 describe("output capture", () => {
