@@ -26,7 +26,7 @@
 // right after a head is otherwise a shorter log that verifies. On reopening, the writer finds
 // that head where the record says it ended, or refuses to continue the log.
 
-import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readlinkSync, readSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
 import { AnchorError, anchorRecord, type AnchorRecord, AnchorStore, anchorsDirFor, logNames, realLogPath } from "./anchor.js";
 import { canonicalJson, sha256Hex } from "./digest.js";
@@ -186,9 +186,14 @@ export class AuditLog {
         }
       }
       try {
-        // a+: append-only writes, plus reads of the tail. 0600 applies only when it creates.
-        fd = openSync(resolved, "a+", 0o600);
+        // As "a+" (append-only writes, plus reads of the tail; 0600 applies only when it creates),
+        // at its real path, without following a link there: a link at a log's path that leads
+        // nowhere had tacit create its target, wherever that was, and append lines naming what the
+        // agent asked for (`echo "$(…)"`) to a file a shell then reads. A live link was resolved
+        // already (realLogPath), so only a dead one, or one swapped in since, is refused here.
+        fd = openSync(lockedAs, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
       } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ELOOP") throw deadLinkAtLog(resolved, lockedAs);
         throw new AuditLogError(`cannot open the audit log ${resolved}: ${(error as Error).message}`);
       }
       const stat = fstatSync(fd);
@@ -659,6 +664,21 @@ export function writerLockFor(keyFile: string, realLog: string): string {
 const WRITERS_DIR_NAME = "audit-writers";
 
 /** Whether the file `stat` describes is the one at `file` now. */
+/** The refusal of a log whose path (`at`, really) is a link that leads to no file. */
+function deadLinkAtLog(resolved: string, at: string): AuditLogError {
+  let target = "a file that does not exist";
+  try {
+    target = `${readlinkSync(at)}, which does not exist`;
+  } catch {
+    // Gone or changed meanwhile: said without its target.
+  }
+  return new AuditLogError(
+    `the audit log ${resolved} is a link to ${target}; tacit does not create its log through a link, which another ` +
+      `program could have left there to have the log's lines (which quote what scripts asked for) written into a file of ` +
+      `its choosing. Give --audit-log the path of the file itself, or create the file the link leads to first.`,
+  );
+}
+
 function sameFile(stat: { dev: number; ino: number }, file: string): boolean {
   try {
     const there = statSync(file);
