@@ -1,0 +1,175 @@
+// Attacks on the lifeline (runner/exec/lifeline.ts) by the command it guards, and what it must
+// leave as it was. A permitted command is hostile: it can signal every process of its user it
+// can name, so it can kill the watcher, and leave its process group or session. In a PID
+// namespace that gains it nothing: the namespace's first process dies with tacit (unshare
+// --kill-child under setpriv --pdeathsig), and the kernel ends every process in the namespace
+// with it; the lifeline only covers the instant before those were asked for, which the command
+// does not choose. Exit statuses and signals come back as the command ended, each way a command
+// is started, and a command's input still reaches it with the shell and watcher in between.
+
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { behindLifeline, COMMAND_LIFELINE_FD, probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
+import { tacitBin } from "../helpers.js";
+import { attemptOf, attempts, ATTEMPT_PRELUDE, killLive, leftAlive, livePrograms, lit, realTempDir, tacit, uniqueSleep } from "./fixtures.js";
+
+let dir: string;
+let cleanup: () => void;
+
+beforeAll(() => {
+  // Not under /tmp: a confined command's /tmp is its own.
+  ({ dir, cleanup } = realTempDir("tacit-lifeline-attacks-", "/var/tmp"));
+});
+afterAll(() => cleanup());
+
+const namespace = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], () => undefined);
+/** The ways this host starts commands from the CLI: in a PID namespace, and confined where it has its own /proc. */
+const cliWays: Array<{ name: string; flags: string[] }> = [
+  ...(namespace === null ? [] : [{ name: "in a PID namespace", flags: [] }]),
+  ...(namespace?.ownProc === true ? [{ name: "confined (--confine-commands)", flags: ["--confine-commands"] }] : []),
+];
+
+let made = 0;
+/** A project directory and a home of its own (a confined command's view covers the home's hidden entries). */
+function project(): { cwd: string; env: Record<string, string> } {
+  const base = path.join(dir, `p${++made}`);
+  const home = path.join(base, "home");
+  const cwd = path.join(base, "project");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(cwd, { recursive: true });
+  return { cwd, env: { HOME: home } };
+}
+
+/** Live processes whose command line names `needle` and starts as `program` matches, as `pgrep -a -f` lists them. */
+function pidsNaming(needle: string, program: RegExp): string[] {
+  return livePrograms(needle).filter((line) => program.test(line.replace(/^\d+ /, "")));
+}
+
+describe("a command that kills its watcher", () => {
+  it("is tried every way the CLI starts commands on this host", () => {
+    // This machine allows both; say so plainly if it ever does not.
+    expect(cliWays.map((way) => way.name)).toEqual(["in a PID namespace", "confined (--confine-commands)"]);
+  });
+
+  for (const way of cliWays) {
+    it(`${way.name}: and leaves its session, still ends when tacit is killed outright`, async () => {
+      const { cwd, env } = project();
+      const seconds = uniqueSleep();
+      // `kill -9 -1` from the command ends every process it can signal but itself and the
+      // namespace's first: the watcher. Then a sleep in a session of its own, and one in its place.
+      const attack = `kill -9 -1 2>/dev/null; (setsid sleep ${seconds} &); exec sleep ${seconds}`;
+      const script = `requestExecPermission(["bash"], (p) => p.exec("bash", ["-c", ${lit(attack)}], { timeoutMs: 600000 }));\n`;
+      const child = spawn(process.execPath, [tacitBin, "run", "--no-check", "--command-permissions", "bash", ...way.flags, "-"], {
+        cwd,
+        env: { ...process.env, ...env },
+        stdio: ["pipe", "ignore", "ignore"],
+      });
+      child.stdin!.end(script);
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, how) => resolve(how)));
+      try {
+        const sleeps = (): string[] => pidsNaming(`sleep ${seconds}`, /^(\S*\/)?sleep /);
+        for (let i = 0; i < 1200 && sleeps().length < 2; i++) await sleep(25);
+        expect(sleeps().length, "both sleeps run").toBe(2);
+        // The attack took: of the first shell (the namespace's first process) and its watcher, a
+        // fork with the same command line, only the first is left.
+        expect(pidsNaming(`sleep ${seconds}`, /^\/bin\/sh -c /), "the first shell without its watcher").toHaveLength(1);
+        child.kill("SIGKILL");
+        expect(await exited).toBe("SIGKILL");
+        expect(await leftAlive(`sleep ${seconds}`), "the command's processes once tacit was killed").toEqual([]);
+      } finally {
+        child.kill("SIGKILL");
+        killLive(`sleep ${seconds}`);
+      }
+    });
+  }
+});
+
+describe("what a command ends with comes back as it ended", () => {
+  // The command runs under a shell that holds the lifeline and passes on its status: a command
+  // killed by a signal is reported as a shell reports it, 128 + the signal's number.
+  const cases: Array<{ label: string; shell: string; input?: string; exitCode: number; stdout: string }> = [
+    { label: "status", shell: "exit 7", exitCode: 7, stdout: "" },
+    { label: "usr1", shell: "kill -USR1 $$", exitCode: 138, stdout: "" },
+    { label: "kill", shell: "kill -KILL $$", exitCode: 137, stdout: "" },
+    { label: "input", shell: "cat; exit 3", input: "typed\n", exitCode: 3, stdout: "typed\n" },
+  ];
+
+  for (const way of cliWays) {
+    it(`${way.name}: exit statuses, signals and standard input`, async () => {
+      const { cwd, env } = project();
+      const calls = cases.map((c) => {
+        const options = c.input === undefined ? "" : `, { input: ${lit(c.input)} }`;
+        return `  attempt(${lit(c.label)}, () => { const r = p.exec("bash", ["-c", ${lit(c.shell)}]${options}); return { exitCode: r.exitCode, stdout: r.stdout }; });`;
+      });
+      const script = `${ATTEMPT_PRELUDE}\nrequestExecPermission(["bash"], (p) => {\n${calls.join("\n")}\n});\n`;
+      const r = await tacit(cwd, script, ["--command-permissions", "bash", ...way.flags], env);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      for (const c of cases) {
+        const attempt = attemptOf(found, c.label);
+        expect({ label: c.label, status: attempt.status, value: attempt.value }).toEqual({ label: c.label, status: "ok", value: { exitCode: c.exitCode, stdout: c.stdout } });
+      }
+    });
+  }
+
+  it("with no namespace: exit statuses, signals and standard input, as the executor starts the shell", () => {
+    for (const c of cases) {
+      const started = behindLifeline("/bin/bash", ["-c", c.shell]);
+      const r = spawnSync(started.program, started.args, {
+        cwd: dir,
+        encoding: "utf8",
+        input: c.input ?? "",
+        stdio: ["pipe", "pipe", "pipe", "pipe"],
+        timeout: 20_000,
+      });
+      expect({ label: c.label, status: r.status, signal: r.signal, stdout: r.stdout }, r.stderr).toEqual({ label: c.label, status: c.exitCode, signal: null, stdout: c.stdout });
+      expect(r.output[COMMAND_LIFELINE_FD], "what the shell wrote on its lifeline").toBe(".");
+    }
+  });
+});
+
+describe("the watcher with no namespace", () => {
+  it("ends only the process group its shell leads, not the group of a starter it shares", async () => {
+    // The executor starts the shell in a group of its own (detached). Started in its starter's
+    // group instead, `kill 0` from the watcher would end the starter; `kill -$$` names a group
+    // that does not exist, and ends nothing. The starter here is a shell leading a group of its
+    // own, with a sleep of its own in it, that starts the lifeline's shell without a new group.
+    const seconds = uniqueSleep();
+    const commandSeconds = uniqueSleep();
+    const started = behindLifeline("/bin/sleep", [commandSeconds]);
+    const quoted = [started.program, ...started.args].map((word) => `'${word.replace(/'/g, "'\\''")}'`).join(" ");
+    // fd 3 of the starter is the lifeline, passed on to the shell as the executor passes it.
+    const starter = spawn("/bin/sh", ["-c", `sleep ${seconds} & ${quoted}; wait`], { cwd: dir, stdio: ["ignore", "ignore", "pipe", "pipe"], detached: true });
+    const stderr: Buffer[] = [];
+    starter.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk));
+    const ended = new Promise<void>((resolve) => starter.once("exit", () => resolve()));
+    try {
+      const commandRuns = (): boolean => pidsNaming(`sleep ${commandSeconds}`, /^\/bin\/sleep /).length > 0;
+      for (let i = 0; i < 400 && !commandRuns(); i++) await sleep(25);
+      expect(commandRuns(), "the command runs").toBe(true);
+      expect(readFileSync(`/proc/${starter.pid}/stat`, "utf8").split(") ")[1]!.split(" ")[2], "the starter leads its group").toBe(String(starter.pid));
+      // As when tacit's process ends: its end of the lifeline closes.
+      (starter.stdio[COMMAND_LIFELINE_FD] as Readable).destroy();
+      // The watcher (a fork of the lifeline's shell, with its command line) ends once it has sent its kill.
+      const shells = (): number => pidsNaming(`sleep ${commandSeconds}`, /^\/bin\/sh -c \{ printf \. /).length;
+      for (let i = 0; i < 400 && shells() > 1; i++) await sleep(25);
+      expect(shells(), "the lifeline's shell, its watcher gone").toBe(1);
+      expect(commandRuns(), "the command, in the starter's group").toBe(true);
+      expect(pidsNaming(`sleep ${seconds}`, /^sleep /), "the starter's own sleep, in the starter's group").toHaveLength(1);
+      expect(starter.exitCode, Buffer.concat(stderr).toString()).toBeNull();
+    } finally {
+      try {
+        process.kill(-starter.pid!, "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+      await ended;
+      killLive(`sleep ${seconds}`);
+      killLive(`sleep ${commandSeconds}`);
+    }
+  });
+});
