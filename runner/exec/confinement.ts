@@ -66,6 +66,7 @@ import { npxTacitCodeLocations, tacitCodeLocations } from "../paths.js";
 import { MOUNT_CANDIDATES, readOnlyLine, tableField } from "../mount-table.js";
 import { prepareRecordDirectory } from "../record-directory.js";
 import { EffectFailure } from "../refusals.js";
+import { tempDirPlaces } from "../temp-dirs.js";
 import { lifelineWatch } from "./lifeline.js";
 import { type NamespaceWrapper, SHELL } from "./pid-namespace.js";
 import { executable } from "./program-path.js";
@@ -408,6 +409,22 @@ export class CommandConfinement {
   }
 
   /**
+   * A directory where tacit runs make their working directories (temp-dirs.ts: this run's TMPDIR
+   * and /tmp, which runs without TMPDIR use) that the confined view leaves writable, or null. With
+   * TMPDIR in a root, a confined `sh` could rewrite the files a type check of another run had just
+   * written there, before its checker read them (a tsconfig.json with noEmit off and an outDir
+   * anywhere, a .ts file of the name it wants): the checker, which runs unconfined, then writes a
+   * file of the command's choosing outside the roots (dist/cli/main.js of tacit's own install, say).
+   * Such a directory is made after the command starts, so no cover can be planned for it: the
+   * command is refused instead, unless a cover of a whole directory (`masks`: TMPDIR in ~/.cache
+   * with the home a root) hides it, and whatever is made in it later.
+   */
+  private exposedTempRoot(masks: readonly Mask[]): string | null {
+    const covered = (root: string): boolean => masks.some((mask) => mask.directory && isWithin(root, mask.target));
+    return [...new Set(tempDirPlaces().map(({ root }) => root))].find((root) => this.grants(root) && !covered(root)) ?? null;
+  }
+
+  /**
    * The program and arguments that run `program` confined, and what the child reads on its fd 3
    * (`walked`); its fd 4 is where its setup reports a failure (see setupFailure), and fd 5
    * (CONFINED_LIFELINE_FD) is its lifeline. Throws, saying why, where that cannot be.
@@ -445,6 +462,17 @@ export class CommandConfinement {
     this.ownPlacesMade(command);
     const frozen = this.frozenHomes();
     const { masks, readOnly, pinned, walked } = this.masks(command, program, frozen);
+    const exposedTemp = this.exposedTempRoot(masks);
+    if (exposedTemp !== null) {
+      throw refusal(
+        command,
+        `tacit's temporary directory ${exposedTemp} lies in the allowed roots, where the command could write: there tacit's type ` +
+          "checks keep the settings and the script the checker reads (it would write its output wherever rewritten settings said, " +
+          "with your full authority) and sandboxes their input sockets, its own and those of every other tacit run",
+        "set TMPDIR to a directory outside the allowed roots, and keep /tmp itself out of them (a root under /tmp is fine: " +
+          "a confined command gets a /tmp of its own)",
+      );
+    }
     const hidden = masks.find((mask) => mask.directory && isWithin(cwd, mask.target));
     if (hidden) {
       throw new EffectFailure(
