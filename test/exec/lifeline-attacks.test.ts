@@ -55,36 +55,47 @@ describe("a command that kills its watcher", () => {
     expect(cliWays.map((way) => way.name)).toEqual(["in a PID namespace", "confined (--confine-commands)"]);
   });
 
+  // `kill -9 -1` from the command ends every process it can signal but itself and the namespace's
+  // first: the watcher. Then a sleep in a session of its own, and one in its place; or both in a
+  // PID namespace of the command's own (inside confinement it has the capabilities of its user
+  // namespace, and as root those of root), whose processes are the outer namespace's too.
+  const attacks: Array<{ how: string; attack: (seconds: string) => string }> = [
+    { how: "leaves its session", attack: (seconds) => `kill -9 -1 2>/dev/null; (setsid sleep ${seconds} &); exec sleep ${seconds}` },
+    {
+      how: "starts a PID namespace of its own",
+      attack: (seconds) => `kill -9 -1 2>/dev/null; exec unshare --pid --fork --mount-proc bash -c '(setsid sleep ${seconds} &); exec sleep ${seconds}'`,
+    },
+  ];
   for (const way of cliWays) {
-    it(`${way.name}: and leaves its session, still ends when tacit is killed outright`, async () => {
-      const { cwd, env } = project();
-      const seconds = uniqueSleep();
-      // `kill -9 -1` from the command ends every process it can signal but itself and the
-      // namespace's first: the watcher. Then a sleep in a session of its own, and one in its place.
-      const attack = `kill -9 -1 2>/dev/null; (setsid sleep ${seconds} &); exec sleep ${seconds}`;
-      const script = `requestExecPermission(["bash"], (p) => p.exec("bash", ["-c", ${lit(attack)}], { timeoutMs: 600000 }));\n`;
-      const child = spawn(process.execPath, [tacitBin, "run", "--no-check", "--command-permissions", "bash", ...way.flags, "-"], {
-        cwd,
-        env: { ...process.env, ...env },
-        stdio: ["pipe", "ignore", "ignore"],
+    for (const { how, attack: attackFor } of attacks) {
+      it(`${way.name}: and ${how}, still ends when tacit is killed outright`, async () => {
+        const { cwd, env } = project();
+        const seconds = uniqueSleep();
+        const attack = attackFor(seconds);
+        const script = `requestExecPermission(["bash"], (p) => p.exec("bash", ["-c", ${lit(attack)}], { timeoutMs: 600000 }));\n`;
+        const child = spawn(process.execPath, [tacitBin, "run", "--no-check", "--command-permissions", "bash", ...way.flags, "-"], {
+          cwd,
+          env: { ...process.env, ...env },
+          stdio: ["pipe", "ignore", "ignore"],
+        });
+        child.stdin!.end(script);
+        const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+        try {
+          const sleeps = (): string[] => pidsNaming(`sleep ${seconds}`, /^(\S*\/)?sleep /);
+          for (let i = 0; i < 1200 && sleeps().length < 2; i++) await sleep(25);
+          expect(sleeps().length, "both sleeps run").toBe(2);
+          // The attack took: of the first shell (the namespace's first process) and its watcher, a
+          // fork with the same command line, only the first is left.
+          expect(pidsNaming(`sleep ${seconds}`, /^\/bin\/sh -c /), "the first shell without its watcher").toHaveLength(1);
+          child.kill("SIGKILL");
+          expect(await exited).toBe("SIGKILL");
+          expect(await leftAlive(`sleep ${seconds}`), "the command's processes once tacit was killed").toEqual([]);
+        } finally {
+          child.kill("SIGKILL");
+          killLive(`sleep ${seconds}`);
+        }
       });
-      child.stdin!.end(script);
-      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, how) => resolve(how)));
-      try {
-        const sleeps = (): string[] => pidsNaming(`sleep ${seconds}`, /^(\S*\/)?sleep /);
-        for (let i = 0; i < 1200 && sleeps().length < 2; i++) await sleep(25);
-        expect(sleeps().length, "both sleeps run").toBe(2);
-        // The attack took: of the first shell (the namespace's first process) and its watcher, a
-        // fork with the same command line, only the first is left.
-        expect(pidsNaming(`sleep ${seconds}`, /^\/bin\/sh -c /), "the first shell without its watcher").toHaveLength(1);
-        child.kill("SIGKILL");
-        expect(await exited).toBe("SIGKILL");
-        expect(await leftAlive(`sleep ${seconds}`), "the command's processes once tacit was killed").toEqual([]);
-      } finally {
-        child.kill("SIGKILL");
-        killLive(`sleep ${seconds}`);
-      }
-    });
+    }
   }
 });
 
