@@ -206,6 +206,18 @@ export class AuditLog {
             `a link or directory on its way was replaced. Keep the log's directory out of the allowed roots, and start tacit again.`,
         );
       }
+      // Where the file opened really is. A directory on its way swapped for a link to another
+      // directory after realLogPath passed sameFile (whose stat follows that link too), and the
+      // log's lines, which quote what scripts asked for, went into the directory the link's maker
+      // chose. Where the system cannot say (no /proc), this check is skipped.
+      const openedAt = openedPath(fd);
+      if (openedAt !== null && openedAt !== lockedAs) {
+        throw new AuditLogError(
+          `the audit log ${resolved} changed while tacit opened it: the file opened is ${openedAt}, not ${lockedAs}, where ` +
+            `tacit found it a moment before (a directory on its way was replaced by a link). Nothing was written to it (where ` +
+            `tacit made it, it is empty: remove it). Keep the log's directory out of the allowed roots, and start tacit again.`,
+        );
+      }
       if (process.platform !== "win32" && (stat.mode & 0o022) !== 0) {
         throw new AuditLogError(
           `other users can write to the audit log ${resolved} (mode ${(stat.mode & 0o777).toString(8)}), so they could have ` +
@@ -663,7 +675,6 @@ export function writerLockFor(keyFile: string, realLog: string): string {
 
 const WRITERS_DIR_NAME = "audit-writers";
 
-/** Whether the file `stat` describes is the one at `file` now. */
 /** The refusal of a log whose path (`at`, really) is a link that leads to no file. */
 function deadLinkAtLog(resolved: string, at: string): AuditLogError {
   let target = "a file that does not exist";
@@ -679,6 +690,16 @@ function deadLinkAtLog(resolved: string, at: string): AuditLogError {
   );
 }
 
+/** Where the file open on `fd` is now, as the kernel names it, or null where it does not say (no /proc). */
+function openedPath(fd: number): string | null {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the file `stat` describes is the one at `file` now. */
 function sameFile(stat: { dev: number; ino: number }, file: string): boolean {
   try {
     const there = statSync(file);
