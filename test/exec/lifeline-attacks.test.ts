@@ -59,11 +59,15 @@ describe("a command that kills its watcher", () => {
   // first: the watcher. Then a sleep in a session of its own, and one in its place; or both in a
   // PID namespace of the command's own (inside confinement it has the capabilities of its user
   // namespace, and as root those of root), whose processes are the outer namespace's too.
+  // Only where its pid 1 is tacit's first shell: outside a namespace `kill -9 -1` would end every
+  // process of the user (the test run's too), so a command that finds itself outside exits instead
+  // (and the test fails, its sleeps never started).
+  const inNamespace = "grep -q tacit-exec /proc/1/cmdline || exit 99; ";
   const attacks: Array<{ how: string; attack: (seconds: string) => string }> = [
-    { how: "leaves its session", attack: (seconds) => `kill -9 -1 2>/dev/null; (setsid sleep ${seconds} &); exec sleep ${seconds}` },
+    { how: "leaves its session", attack: (seconds) => `${inNamespace}kill -9 -1 2>/dev/null; (setsid sleep ${seconds} &); exec sleep ${seconds}` },
     {
       how: "starts a PID namespace of its own",
-      attack: (seconds) => `kill -9 -1 2>/dev/null; exec unshare --pid --fork --mount-proc bash -c '(setsid sleep ${seconds} &); exec sleep ${seconds}'`,
+      attack: (seconds) => `${inNamespace}kill -9 -1 2>/dev/null; exec unshare --pid --fork --mount-proc bash -c '(setsid sleep ${seconds} &); exec sleep ${seconds}'`,
     },
   ];
   for (const way of cliWays) {
