@@ -8,7 +8,7 @@ import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { afterEach } from "vitest";
+import { afterAll, afterEach } from "vitest";
 import { type CliResult, runCli, unchecked } from "../helpers.js";
 import { makeCanary, realTempDir, writeTree } from "../files/fixtures.js";
 
@@ -143,11 +143,13 @@ export const permit = (...patterns: string[]): string[] => ["--network-permissio
 
 /**
  * Servers and temp dirs that live for one test: each test file calls this once at the top
- * level, and everything it hands out is closed or removed after each test.
+ * level, and everything it hands out is closed or removed after each test; with
+ * `{ concurrent: true }` (a file whose tests run concurrently) after the file instead: a test's
+ * afterEach would close the servers and remove the directories of tests still running.
  */
-export function perTestResources(dirPrefix: string) {
+export function perTestResources(dirPrefix: string, options: { concurrent?: boolean } = {}) {
   const cleanups: Array<() => void | Promise<void>> = [];
-  afterEach(async () => {
+  (options.concurrent === true ? afterAll : afterEach)(async () => {
     for (const cleanup of cleanups.splice(0)) await cleanup();
   });
   return {

@@ -9,12 +9,12 @@ import { readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import path from "node:path";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
 import { connectServe, freshTacitHome } from "../helpers.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, echo, expectRefused, type Handler, isEnvFile, lit, makeCanary, permit, perTestResources, tacit, type TestServer, unusedPort, writeTree } from "./fixtures.js";
 
-const resources = perTestResources("tacit-net-secret-");
+const resources = perTestResources("tacit-net-secret-", { concurrent: true });
 const server = resources.server;
 
 interface SecretWorld {
@@ -101,7 +101,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
 }
 
 describe("secret headers", () => {
-  it("arrive at the server in plaintext; echoes of them come back redacted, in bodies, statuses and errors", async () => {
+  it.concurrent("arrive at the server in plaintext; echoes of them come back redacted, in bodies, statuses and errors", async () => {
     const world = secretWorld();
     const a = await server(reflecting);
     const O = a.origin;
@@ -160,7 +160,7 @@ println("token:", token, String(token), JSON.stringify({ token }));
     expectNotSeen(world, result);
   });
 
-  it("tacit's own errors tell a right guess of a secret from a wrong one in no way: no header name, host or port of the script's is redacted", async () => {
+  it.concurrent("tacit's own errors tell a right guess of a secret from a wrong one in no way: no header name, host or port of the script's is redacted", async () => {
     // Redaction masks whatever text holds a form of a secret the request carried, and an error
     // after the secret was unwrapped quoted the script's own text: a header name Node refused
     // (1 KiB of free text, a hundred guesses of a password from a classified .env at once, with
@@ -210,7 +210,7 @@ requestNetwork(["127.0.0.1:*"], (net) => {
     expectNotSeen(world, result);
   });
 
-  it("nor do the words of tacit's and Node's own failures: a secret that is one of them is not masked where no answer came", async () => {
+  it.concurrent("nor do the words of tacit's and Node's own failures: a secret that is one of them is not masked where no answer came", async () => {
     // A failure before any answer came quotes nothing a server chose, yet its message was
     // redacted: a secret header (or classified body) made "ECONNREFUSED" or not, as a bit of the
     // secret said, and sent to a closed port came back masked or not. A security review read a
@@ -253,7 +253,7 @@ requestNetwork(["127.0.0.1:*"], (net) => {
     expectNotSeen(world, result);
   });
 
-  it("an answer that ends with the script's own text tells a right guess of a secret's beginning from a wrong one in no way", async () => {
+  it.concurrent("an answer that ends with the script's own text tells a right guess of a secret's beginning from a wrong one in no way", async () => {
     // Redaction masked a text that ends partway into a secret, whether or not tacit cut the
     // answer there: a server that gives back what it is sent (a note, a search's query), with
     // the secret header that authorizes the request and never echoed, masked the end of a note
@@ -281,7 +281,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     for (const label of Object.keys(guesses)) expect(attemptOf(found, label), label).toEqual({ status: "ok", value: true });
   });
 
-  it("a secret reshaped so that a JSON echo escapes it (a quote, a tab) is still redacted", async () => {
+  it.concurrent("a secret reshaped so that a JSON echo escapes it (a quote, a tab) is still redacted", async () => {
     const world = secretWorld();
     const a = await server(); // a plain JSON echo, like any public "echo my request" endpoint
     const result = await tacit(
@@ -311,7 +311,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   // so, through an unreachable host), and stopping the evaluation told the agent one bit per
   // call (read through tacit serve, from a host that answers every request the same). The value
   // is sent empty, as one that could not be computed is, and the secure output says why.
-  it("a secret too short to redact (a piece of a longer one) is sent empty, and the script goes on; a longer piece is redacted", async () => {
+  it.concurrent("a secret too short to redact (a piece of a longer one) is sent empty, and the script goes on; a longer piece is redacted", async () => {
     const world = secretWorld();
     const a = await server(); // a plain JSON echo, like any public "echo my request" endpoint
     // Each value to send, a map of the classified .env, and the request that sends it (VALUE).
@@ -352,7 +352,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(a.received.filter((r) => r.method === "POST").map((r) => r.body)).toEqual([""]);
   });
 
-  it("whether a secret can be sent tells the agent nothing: a host that answers alike gives the same result either way, through tacit serve", async () => {
+  it.concurrent("whether a secret can be sent tells the agent nothing: a host that answers alike gives the same result either way, through tacit serve", async ({ onTestFinished }) => {
     const world = secretWorld();
     const a = await server((_request, response) => response.end("the same answer"));
     const home = freshTacitHome();
@@ -381,7 +381,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   // A security review had ordinary servers give the token back alone: one that parses
   // "Bearer <token>", httpbin's /cookies parsing "a=<token>", one that answers in base64, and a
   // redirect to a host named after it (lower-cased by the URL parser).
-  it("a token sent inside a longer header value is redacted when the server gives it back alone, encoded or lower-cased", async () => {
+  it.concurrent("a token sent inside a longer header value is redacted when the server gives it back alone, encoded or lower-cased", async () => {
     const world = secretWorld();
     const a = await server((request, response) => {
       const url = new URL(request.url, "http://x");
@@ -459,7 +459,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   // the secret equals it: one bit of the secret per request, for any host that echoes
   // requests. Any answer that depends on the plaintext can be turned into such a bit, so the
   // defence is the operator's --network-permissions: no echoing host where secrets are sent.
-  it.fails("KNOWN LIMITATION: redaction by a reflecting host tells the script one bit per request", async () => {
+  it.concurrent.fails("KNOWN LIMITATION: redaction by a reflecting host tells the script one bit per request", async () => {
     const world = secretWorld();
     const a = await server();
     const result = await tacit(
@@ -488,7 +488,7 @@ ${learnNinthCharacter(
   // page came back with the word masked. The same holds for what a server chose in an error (a
   // redirect's fixed URL, a coding's name). The defence is the operator's --network-permissions:
   // a secret sent to a host can be learned through that host.
-  it.fails("KNOWN LIMITATION: a word of a page that never echoes anything, masked or not, tells the script one bit per request", async () => {
+  it.concurrent.fails("KNOWN LIMITATION: a word of a page that never echoes anything, masked or not, tells the script one bit per request", async () => {
     const world = secretWorld();
     const a = await server((_request, response) => response.end("<html><title>Welcome to the service</title></html>"));
     const result = await tacit(
@@ -508,7 +508,7 @@ ${learnNinthCharacter(
     expect(result.stdout).not.toBe(`learned ${world.canary.charAt(8)}\n`);
   });
 
-  it("a request cannot smuggle a second one that takes the next request's secret header as its body", async () => {
+  it.concurrent("a request cannot smuggle a second one that takes the next request's secret header as its body", async () => {
     const world = secretWorld();
     const a = await server();
     // The smuggled request's body ends right after the secret, so an echo of it holds the
@@ -542,7 +542,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(a.received.map((r) => r.url).filter((url) => url !== "/second")).toEqual([]);
   });
 
-  it("a body on GET, HEAD, DELETE, OPTIONS or TRACE is framed: it cannot be read as a request of its own", async () => {
+  it.concurrent("a body on GET, HEAD, DELETE, OPTIONS or TRACE is framed: it cannot be read as a request of its own", async ({ onTestFinished }) => {
     const world = secretWorld();
     // A lenient server that reads on past "Connection: close", as some servers and fronts do.
     const seen: Array<{ method: string; url: string; host: string; body: string }> = [];
@@ -577,7 +577,7 @@ requestNetwork([${lit(`127.0.0.1:${port}`)}], (net) => {
     for (const method of methods) expect(seen.find((r) => r.url === `/first-${method}`)).toMatchObject({ method, body: smuggled });
   });
 
-  it("redacting an answer reads it once, however many words the secret has: the run ends within its limit", async () => {
+  it.concurrent("redacting an answer reads it once, however many words the secret has: the run ends within its limit", async ({ onTestFinished }) => {
     const world = secretWorld();
     // 8 MiB of text that starts a match with every word of the secret at every few characters,
     // from a server that takes long headers (Node's default is 16 KiB).
@@ -616,7 +616,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(readFileSync(world.sink, "utf8")).toMatch(/secretHeaders were sent empty: together they are longer than 65536 characters/);
   }, 120_000);
 
-  it("a secret with \"/\" is redacted when a server's JSON escapes it as \"\\/\" (PHP's json_encode)", async () => {
+  it.concurrent("a secret with \"/\" is redacted when a server's JSON escapes it as \"\\/\" (PHP's json_encode)", async () => {
     const world = secretWorld();
     // A base64 key has "/" in it (an AWS secret key, say).
     const key = `${world.canary.slice(0, 14)}/${world.canary.slice(14, 28)}/${world.canary.slice(28)}`;
@@ -641,7 +641,7 @@ requestNetwork([${lit(`127.0.0.1:${php.port}`)}], (net) => {
     expectNotSeen(world, result);
   });
 
-  it("a secret with non-ASCII characters is redacted when a Go server echoes it as JSON (bytes that are not UTF-8 as \\ufffd)", async () => {
+  it.concurrent("a secret with non-ASCII characters is redacted when a Go server echoes it as JSON (bytes that are not UTF-8 as \\ufffd)", async ({ onTestFinished }) => {
     const world = secretWorld();
     writeTree(world.root, { ".env": `pässwörd-àª-${world.canary}\n` });
     // Go's encoding/json of the header's bytes: a byte that does not start valid UTF-8 is the escape \ufffd.
@@ -689,7 +689,7 @@ requestNetwork([${lit(`127.0.0.1:${port}`)}], (net) => {
     expectNotSeen(world, result);
   });
 
-  it("a secret with a non-ASCII character is redacted when a server echoes its bytes or escapes it as ASCII JSON", async () => {
+  it.concurrent("a secret with a non-ASCII character is redacted when a server echoes its bytes or escapes it as ASCII JSON", async ({ onTestFinished }) => {
     const world = secretWorld();
     writeTree(world.root, { ".env": `pässwörd-${world.canary}\n` });
     // Echoes the request's head byte for byte, as many debugging endpoints do.
@@ -735,7 +735,7 @@ requestNetwork([${lit(`127.0.0.1:${rawPort}`)}, ${lit(`127.0.0.1:${py.port}`)}],
   // storage) gives it back to a later request that carried nothing secret, in plaintext; the
   // next run could ask for it as well, so remembering this run's secrets would not close it.
   // The defence is the operator's --network-permissions: no such host where secrets are sent.
-  it.fails("KNOWN LIMITATION: a host that stores what it is sent gives a classified value back to a later request", async () => {
+  it.concurrent.fails("KNOWN LIMITATION: a host that stores what it is sent gives a classified value back to a later request", async () => {
     const world = secretWorld();
     let stored = "";
     const a = await server((request, response) => {
@@ -756,7 +756,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(result.stdout).not.toContain(world.canary);
   });
 
-  it("a secret with a non-ASCII character is redacted when a server shows its bytes escaped, as Ruby's inspect and Python's bytes repr do (\\xE4)", async () => {
+  it.concurrent("a secret with a non-ASCII character is redacted when a server shows its bytes escaped, as Ruby's inspect and Python's bytes repr do (\\xE4)", async () => {
     const world = secretWorld();
     writeTree(world.root, { ".env": `pässwörd-${world.canary}\n` });
     // A header's bytes as Ruby's String#inspect shows a binary string (Rack keeps headers so; a
@@ -781,7 +781,7 @@ requestNetwork([${lit(`127.0.0.1:${ruby.port}`)}], (net) => {
     expectNotSeen(world, result);
   });
 
-  it("a secret inside a base64 text of a longer one (a raw request, base64-encoded) is redacted wherever it falls in it", async () => {
+  it.concurrent("a secret inside a base64 text of a longer one (a raw request, base64-encoded) is redacted wherever it falls in it", async () => {
     const world = secretWorld();
     // Answers with the request's head base64-encoded, as an inspection API gives a raw request
     // (ngrok's does): the secret header's bytes fall anywhere in a run of groups of three.
@@ -808,7 +808,7 @@ requestNetwork([${lit(`127.0.0.1:${inspector.port}`)}], (net) => {
     expectNotSeen(world, result);
   });
 
-  it("an answer cut by the size limit does not reveal part of a secret it reflected", async () => {
+  it.concurrent("an answer cut by the size limit does not reveal part of a secret it reflected", async () => {
     const world = secretWorld();
     const limit = 4096;
     // Pads the reflection so that the cut falls inside it, leaving `keep` of its characters.
@@ -844,7 +844,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
 });
 
 describe("secret headers and the size limit", () => {
-  it("an answer cut inside a character of a reflected secret does not reveal the secret before it", async () => {
+  it.concurrent("an answer cut inside a character of a reflected secret does not reveal the secret before it", async () => {
     const world = secretWorld();
     writeTree(world.root, { ".env": `ä${world.canary}ö-tail\n` });
     const limit = 4096;
@@ -871,7 +871,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
 });
 
 describe("httpPostClassified", () => {
-  it("sends the plaintext body; the answer is a Classified whose plaintext reaches the secure sink only", async () => {
+  it.concurrent("sends the plaintext body; the answer is a Classified whose plaintext reaches the secure sink only", async () => {
     const world = secretWorld();
     const replyMarker = makeCanary().replace("canary", "reply");
     const a = await server((request, response) => {
@@ -922,7 +922,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expectNotSeen(world, result);
   });
 
-  it("a key from past the first 64 KiB of a classified body, reflected by the server in a content coding or a redirect, never reaches the script", async () => {
+  it.concurrent("a key from past the first 64 KiB of a classified body, reflected by the server in a content coding or a redirect, never reaches the script", async () => {
     const world = secretWorld();
     // A long .env (over 64 KiB) whose key comes last.
     const filler = Array.from({ length: 9000 }, (_, i) => `SETTING_${i}=value\n`).join("");
@@ -955,7 +955,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expectNotSeen(world, result);
   });
 
-  it("a key from past the first 64 KiB of a classified body, glued inside a longer word of a redirect's URL, is redacted in the audit log's record of the hop", async () => {
+  it.concurrent("a key from past the first 64 KiB of a classified body, glued inside a longer word of a redirect's URL, is redacted in the audit log's record of the hop", async () => {
     const world = secretWorld();
     const filler = Array.from({ length: 9000 }, (_, i) => `SETTING_${i}=value\n`).join("");
     writeTree(world.root, { ".env": `${filler}API_KEY=${world.canary}\n` });
@@ -987,7 +987,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expectNotSeen(world, result);
   });
 
-  it("an answer (or a failure) a server sends as soon as it has read part of a classified body, before the rest was sent, is classified: a key it names in a content coding never reaches the script", async () => {
+  it.concurrent("an answer (or a failure) a server sends as soon as it has read part of a classified body, before the rest was sent, is classified: a key it names in a content coding never reaches the script", async ({ onTestFinished }) => {
     const world = secretWorld();
     const filler = Array.from({ length: 9000 }, (_, i) => `SETTING_${i}=value\n`).join("");
     writeTree(world.root, { ".env": `${filler}API_KEY=${world.canary}\n` });
@@ -1046,7 +1046,7 @@ requestNetwork([${lit(`127.0.0.1:${port}`)}], (net) => {
     }
   });
 
-  it("a failed request whose classified body has an astral character (or a lone surrogate) is redacted wherever its message is cut, and the script goes on", async () => {
+  it.concurrent("a failed request whose classified body has an astral character (or a lone surrogate) is redacted wherever its message is cut, and the script goes on", async () => {
     const world = secretWorld();
     // Longer than the error message below, by far.
     writeTree(world.root, { ".env": `${"s".repeat(400)}-${world.canary}\n` });
@@ -1097,7 +1097,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   // partway through a long body was an error the script saw, and redacting it, a body of one
   // word of ten million characters overflowed a regular expression's stack, which ended the
   // evaluation. Either told the script the bit.
-  it("a server that hangs up partway through a long classified body tells the script nothing of the body's length", async () => {
+  it("a server that hangs up partway through a long classified body tells the script nothing of the body's length", async ({ onTestFinished }) => {
     const world = secretWorld();
     // Takes a megabyte of a body, then hangs up; answers a shorter one.
     const limited = http.createServer((request, response) => {
