@@ -12,15 +12,18 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { connectServe, createSession, fileOnce, runInSession, tempDir, type ToolResult } from "../helpers.js";
 import { makeCanary } from "../files/fixtures.js";
 
 const LIMIT_MS = 4000;
 
+// The tests run concurrently (each has servers and directories of its own, and mostly waits:
+// for a map stopped at the time limit, for work landing), so what they started ends after the
+// file: a test's afterEach would close the servers of tests still running.
 const ends: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
+afterAll(async () => {
   for (const end of ends.splice(0)) await end();
 });
 
@@ -71,7 +74,7 @@ async function execute(client: Client, code: string): Promise<ToolResult> {
 
 const deleteSession = (client: Client, session: string) => client.callTool({ name: "delete_repl_session", arguments: { session_id: session } });
 
-describe("a one-shot call of tacit serve", () => {
+describe.concurrent("a one-shot call of tacit serve", () => {
   /** Two execute_typescript calls: the first leaves a map's write and print; the second times its start and reads the write back. */
   async function twoCalls(prefix: string) {
     const w = await world(prefix);
@@ -121,7 +124,7 @@ println("second");`,
   }, 60_000);
 });
 
-describe("a session's next snippet", () => {
+describe.concurrent("a session's next snippet", () => {
   /** Two snippets of one session: the first leaves a map's write and print; the second times its start and reads the write back. The session is deleted after. */
   async function twoSnippets(prefix: string) {
     const w = await world(prefix);
