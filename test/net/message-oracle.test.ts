@@ -13,12 +13,15 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createServer as createTlsServer } from "node:https";
 import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import path from "node:path";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, type TestContext } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
 import { freshTacitHome } from "../helpers.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, type Handler, isEnvFile, lit, makeCanary, perTestResources, permit, tacit, TOKEN_FROM_ENV, unusedPort, writeTree } from "./fixtures.js";
 
-const resources = perTestResources("tacit-net-oracle-");
+// The tests run concurrently (describe.concurrent): each has its own servers, directories,
+// canary and tacit home, and mostly waits (requests wait for their maps to settle, two for
+// a 1.5 s network timeout).
+const resources = perTestResources("tacit-net-oracle-", { concurrent: true });
 
 /** The secret header the servers below read (and echo, for the echoing one). */
 const SECRET_HEADER = "x-k";
@@ -118,7 +121,7 @@ requestNetwork(${JSON.stringify(scope)}, (net) => {
 `;
 }
 
-describe("a failure's message after an answer came", () => {
+describe.concurrent("a failure's message after an answer came", () => {
   it("reads the same whether a secret header is one of its words or not: a bit of the secret picks the word, and the script cannot tell", async () => {
     const { root, canary } = resources.projectWithSecret();
     const home = freshTacitHome();
@@ -196,7 +199,7 @@ requestNetwork([${lit(`127.0.0.1:${server.port}`)}, ${lit(`127.0.0.1:${closed}`)
  * has the subject `subject(canary)` (and `extensions`): returns the hop's failure for the test to
  * match, having checked that the server got the canary and that it leaked nowhere.
  */
-async function hopToCertificate(subject: (canary: string) => string, extensions: (canary: string) => string[] = () => []): Promise<string> {
+async function hopToCertificate(onTestFinished: TestContext["onTestFinished"], subject: (canary: string) => string, extensions: (canary: string) => string[] = () => []): Promise<string> {
   const { root, canary } = resources.projectWithSecret();
   const home = freshTacitHome();
   onTestFinished(home.cleanup);
@@ -234,26 +237,26 @@ requestNetwork([${lit(`127.0.0.1:${redirector.port}`)}, ${lit(`localhost:${tlsPo
   return String(hop.value);
 }
 
-describe("a certificate's names in Node's message", () => {
-  it("are masked where they echo a secret header, on a redirect's hop to a server whose certificate is for another name", async () => {
+describe.concurrent("a certificate's names in Node's message", () => {
+  it("are masked where they echo a secret header, on a redirect's hop to a server whose certificate is for another name", async ({ onTestFinished }) => {
     // Node words a certificate for another host "Host: localhost. is not in the cert's altnames:
     // DNS:…", the names being the server's to choose. A server that put a secret it was sent
     // into them (the test's own certificate stands for one) gets it masked, Node's words kept.
-    const failure = await hopToCertificate((canary) => `/CN=${canary}.example`, (canary) => ["-addext", `subjectAltName=DNS:${canary}.example`]);
+    const failure = await hopToCertificate(onTestFinished, (canary) => `/CN=${canary}.example`, (canary) => ["-addext", `subjectAltName=DNS:${canary}.example`]);
     expect(failure).toMatch(/Host: localhost\. is not in the cert's altnames: DNS:\[redacted\]\.example/);
   });
 
-  it("are masked where a certificate with two CNs and no altnames echoes a secret header (Node joins its CNs with \",\")", async () => {
+  it("are masked where a certificate with two CNs and no altnames echoes a secret header (Node joins its CNs with \",\")", async ({ onTestFinished }) => {
     // Node words a certificate without DNS altnames "Host: localhost. is not cert's CN: a,b" when
     // it has two CNs: the list is no one of the names the certificate holds, and it came back as
     // it was, the canary among them. The names as Node lists them are the server's piece.
-    const failure = await hopToCertificate((canary) => `/CN=${canary}.example/CN=other.example`);
+    const failure = await hopToCertificate(onTestFinished, (canary) => `/CN=${canary}.example/CN=other.example`);
     expect(failure).toMatch(/Host: localhost\. is not cert's CN: \[redacted\]/);
   });
 });
 
-describe("a redirect the approval policy would ask about", () => {
-  it("is refused with the server's host masked where it echoes a secret, and tacit's words the same whatever the secret is", async () => {
+describe.concurrent("a redirect the approval policy would ask about", () => {
+  it("is refused with the server's host masked where it echoes a secret, and tacit's words the same whatever the secret is", async ({ onTestFinished }) => {
     // The refusal names the pattern of the rule it matched ("net GET http://<host> (always-ask)"),
     // whose host is the one the server's Location named.
     const { root, canary } = resources.projectWithSecret();
@@ -316,8 +319,8 @@ const UNREADABLE: Record<string, string> = {
   "status-1000": "HTTP/1.1 1000 {k}\r\ncontent-length: 0\r\n\r\n",
 };
 
-describe("an answer Node cannot read as HTTP", () => {
-  it("fails in Node's words with nothing of the bytes that held the secret header: the canary reaches no output, --json's included", async () => {
+describe.concurrent("an answer Node cannot read as HTTP", () => {
+  it("fails in Node's words with nothing of the bytes that held the secret header: the canary reaches no output, --json's included", async ({ onTestFinished }) => {
     // A failure at the transport level is Node's message; what a server chose in it is redacted
     // (server-text.ts), whether Node raised it as an event or threw it from transport.request
     // (throwsWorded). The parser's messages quote none of the bytes: the canary must not come back.
@@ -371,8 +374,8 @@ requestNetwork([${lit(origin.slice("http://".length))}], (net) => {
   });
 });
 
-describe("a secret with letters past ASCII that a server puts into a redirect's host", () => {
-  it("is masked in the host's ASCII (xn--) form, in which the URL tacit follows and Node's messages name it", async () => {
+describe.concurrent("a secret with letters past ASCII that a server puts into a redirect's host", () => {
+  it("is masked in the host's ASCII (xn--) form, in which the URL tacit follows and Node's messages name it", async ({ onTestFinished }) => {
     // A host is looked up, and named, in its ASCII form: "pässwörd-<canary>" is
     // "xn--psswrd-<canary>-…", the canary as it is, the rest in punycode's deltas. Neither was
     // a form redaction looked for, and the script read the whole secret back from that name.
