@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, type CliResult, type Handler, isEnvFile, lit, makeCanary, permit, perTestResources, tacit, writeTree } from "./fixtures.js";
 
-const resources = perTestResources("tacit-net-escaping-");
+const resources = perTestResources("tacit-net-escaping-", { concurrent: true });
 
 /** \uXXXX in upper case, as .NET writes it. */
 const unicodeEscape = (code: number): string => `\\u${code.toString(16).toUpperCase().padStart(4, "0")}`;
@@ -202,7 +202,7 @@ const loggingEcho: Handler = (request, response) => {
   response.end(JSON.stringify({ level: "info", message: JSON.stringify({ headers: request.headers }) }));
 };
 
-describe("echoes in other servers' escaping", () => {
+describe.concurrent("echoes in other servers' escaping", () => {
   it("a key with + echoed by ASP.NET Core's JSON, a Razor page or a Go template is redacted", async () => {
     // Shaped like an AWS secret access key: base64, with "+" and "/".
     const canary = makeCanary().replaceAll("-", "+").replace("+", "/");

@@ -11,7 +11,7 @@ import { runCli } from "../helpers.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, type Handler, isEnvFile, lit, permit, perTestResources, tacit, TOKEN_FROM_ENV } from "./fixtures.js";
 import { expectNoLeak } from "../files/fixtures.js";
 
-const resources = perTestResources("tacit-net-status-");
+const resources = perTestResources("tacit-net-status-", { concurrent: true });
 
 /** What the status tests request: an error page, a redirect to one, and pages that echo what they were sent. */
 const statuses: Handler = (request, response) => {
@@ -105,7 +105,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   return { origin: O, output: run.stdout + run.stderr, plain: plainPath === null ? null : attemptOf(found, "plain"), said: readFileSync(sink, "utf8") };
 }
 
-describe("an answer that is not 2xx", () => {
+describe.concurrent("an answer that is not 2xx", () => {
   it("throws an HttpStatusError from httpGet and httpPost, which names the status and teaches httpRequest; httpRequest returns it", async () => {
     const root = resources.dir();
     const a = await resources.server(statuses);
