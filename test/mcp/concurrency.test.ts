@@ -9,22 +9,29 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { CALLS_IN_FLIGHT_LIMIT } from "../../runner/limits.js";
 import { connectServe } from "../helpers.js";
 
-let dir: string;
-let client: Client;
-
-beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "tacit-serve-concurrency-"));
+/**
+ * A tacit serve of the test's own, under maxConcurrentEvaluations: 1, in a temp dir of its own
+ * (ended after the file). The tests run concurrently: each mostly waits (for a call not to have
+ * run while another holds the only slot), and shares neither the slot nor the release file.
+ */
+async function server(): Promise<{ dir: string; client: Client }> {
+  const dir = mkdtempSync(path.join(tmpdir(), "tacit-serve-concurrency-"));
   writeFileSync(path.join(dir, "config.json"), JSON.stringify({ maxConcurrentEvaluations: 1 }));
-  client = await connectServe(["--no-check", "--exec-timeout-ms", "20000", "--config", "config.json"], dir);
-});
+  const client = await connectServe(["--no-check", "--exec-timeout-ms", "20000", "--config", "config.json"], dir);
+  ends.push(async () => {
+    await client.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir, client };
+}
 
+const ends: Array<() => Promise<void>> = [];
 afterAll(async () => {
-  await client.close();
-  rmSync(dir, { recursive: true, force: true });
+  for (const end of ends.splice(0)) await end();
 });
 
 /**
@@ -36,15 +43,16 @@ const holding = (name: string) =>
   `await requestFileSystem(".", async (fs) => {\n  fs.access("${name}").write("x");\n  while (!fs.access("release").exists) await new Promise((resolve) => setTimeout(resolve, 20));\n});\n`;
 const marking = (name: string) => `requestFileSystem(".", (fs) => fs.access("${name}").write("x"));\nprintln("${name} ran");\n`;
 
-async function until(file: string): Promise<void> {
+async function until(dir: string, file: string): Promise<void> {
   for (let i = 0; i < 400 && !existsSync(path.join(dir, file)); i++) await sleep(25);
   expect(existsSync(path.join(dir, file)), `${file} was written`).toBe(true);
 }
 
-describe("tacit serve: concurrent execute_typescript calls", () => {
+describe.concurrent("tacit serve: concurrent execute_typescript calls", () => {
   it("runs one at a time under maxConcurrentEvaluations: 1, the next when the first has finished", async () => {
+    const { dir, client } = await server();
     const first = client.callTool({ name: "execute_typescript", arguments: { code: holding("first-started") } });
-    await until("first-started");
+    await until(dir, "first-started");
     const second = client.callTool({ name: "execute_typescript", arguments: { code: marking("second") } });
     await sleep(1500);
     expect(existsSync(path.join(dir, "second")), "the second call ran while the first held the only slot").toBe(false);
@@ -58,8 +66,9 @@ describe("tacit serve: concurrent execute_typescript calls", () => {
   });
 
   it("a call cancelled while it waits never runs, and the calls after it still do", async () => {
+    const { dir, client } = await server();
     const first = client.callTool({ name: "execute_typescript", arguments: { code: holding("holder-started") } });
-    await until("holder-started");
+    await until(dir, "holder-started");
     const abort = new AbortController();
     const cancelled = client.callTool({ name: "execute_typescript", arguments: { code: marking("cancelled") } }, undefined, { signal: abort.signal });
     const after = client.callTool({ name: "execute_typescript", arguments: { code: marking("after") } });
@@ -76,11 +85,11 @@ describe("tacit serve: concurrent execute_typescript calls", () => {
   });
 
   it("refuses a call past what the server holds at once, before it waits, and takes calls again as they end", async () => {
+    const { dir, client } = await server();
     // Each waiting call holds its code (a message may be 10 MiB) until it ends: unbounded,
     // calls sent faster than they end filled the server's heap.
-    rmSync(path.join(dir, "release"), { force: true });
     const holder = client.callTool({ name: "execute_typescript", arguments: { code: holding("bound-holder") } });
-    await until("bound-holder");
+    await until(dir, "bound-holder");
     const abort = new AbortController();
     // One listener per waiting call (the SDK client's): not a leak, and no warning in the suite's output.
     setMaxListeners(CALLS_IN_FLIGHT_LIMIT, abort.signal);
@@ -105,14 +114,14 @@ describe("tacit serve: concurrent execute_typescript calls", () => {
   }, 60_000);
 
   it("counts session snippets too: one waits while another call holds the only slot, and holds it itself", async () => {
+    const { dir, client } = await server();
     // Snippets ran outside the limit: with maxSessions at 100, a client could run a hundred
     // sandboxes at once (each with its own heap) by spreading its calls over sessions.
     const session = async (): Promise<string> =>
       ((await client.callTool({ name: "create_repl_session", arguments: {} })).structuredContent as { session_id: string }).session_id;
-    rmSync(path.join(dir, "release"), { force: true });
     const [a, b] = [await session(), await session()];
     const first = client.callTool({ name: "execute_typescript", arguments: { code: holding("call-holds") } });
-    await until("call-holds");
+    await until(dir, "call-holds");
     const inSession = client.callTool({ name: "execute_in_session", arguments: { session_id: a, code: marking("session-a") } });
     await sleep(1500);
     expect(existsSync(path.join(dir, "session-a")), "a snippet ran while a call held the only slot").toBe(false);
@@ -123,7 +132,7 @@ describe("tacit serve: concurrent execute_typescript calls", () => {
 
     // And a snippet holds the slot against another session's.
     const holder = client.callTool({ name: "execute_in_session", arguments: { session_id: a, code: holding("snippet-holds") } });
-    await until("snippet-holds");
+    await until(dir, "snippet-holds");
     const other = client.callTool({ name: "execute_in_session", arguments: { session_id: b, code: marking("session-b") } });
     await sleep(1500);
     expect(existsSync(path.join(dir, "session-b")), "two sessions' snippets ran at once under a limit of 1").toBe(false);
@@ -134,6 +143,7 @@ describe("tacit serve: concurrent execute_typescript calls", () => {
   }, 60_000);
 
   it("counts a session's rebuild too: replaying its snippets after a failure holds a slot", async () => {
+    const { dir, client } = await server();
     // A failed snippet's session replays every earlier snippet in a new sandbox at once, and
     // did so outside the limit: a client failing a snippet in each of its sessions ran as many
     // replays at once (each a sandbox, each up to the time limit per snippet) as it had sessions.
