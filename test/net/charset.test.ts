@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, expectRefused, type Handler, isEnvFile, lit, makeCanary, permit, perTestResources, tacit, TOKEN_FROM_ENV, writeTree } from "./fixtures.js";
 
-const resources = perTestResources("tacit-net-charset-");
+const resources = perTestResources("tacit-net-charset-", { concurrent: true });
 
 /** The text in `charset` as Java writes it ("UTF-16": big-endian after a byte order mark). */
 function encode(text: string, charset: string): Buffer {
@@ -45,7 +45,7 @@ const negotiatingEcho: Handler = (request, response) => {
   response.end(encode(JSON.stringify(request), charset));
 };
 
-describe("answers in another charset", () => {
+describe.concurrent("answers in another charset", () => {
   it("a UTF-16 echo of a secret header is read as UTF-16 and redacted; a UTF-32 one is refused", async () => {
     const a = await resources.server(negotiatingEcho);
     const { root, canary } = resources.projectWithSecret();
@@ -132,7 +132,7 @@ const javaNamingEcho: Handler = (request, response) => {
   response.end(encode(JSON.stringify(request), JAVA_ALIASES[asked.toLowerCase()] ?? asked.toLowerCase()));
 };
 
-describe("charsets by other names", () => {
+describe.concurrent("charsets by other names", () => {
   it("an echo in UTF-16 or UTF-32 by Java's names for them is read as UTF-16 or refused, and one in UTF-8 by a name with 'unicode' in it is read as UTF-8", async () => {
     const a = await resources.server(javaNamingEcho);
     const { root, canary } = resources.projectWithSecret();
@@ -191,7 +191,7 @@ const jacksonEcho: Handler = (request, response) => {
   response.end(encode(JSON.stringify(request), written === "utf-16le" || written === "utf-16be" ? written : "utf-8"));
 };
 
-describe("charsets a server names but does not write", () => {
+describe.concurrent("charsets a server names but does not write", () => {
   it("an echo of a secret in bytes that another reading than the named one shows is refused, nothing of it kept", async () => {
     const a = await resources.server(jacksonEcho);
     const { root, canary } = resources.projectWithSecret();
@@ -253,7 +253,7 @@ const ebcdicEcho: Handler = (request, response) => {
   response.end(/^(ibm0?37|cp037)$/i.test(asked) ? Buffer.from([...text].map((c) => IBM037.get(c) ?? 0x6f)) : Buffer.from(text, "utf8"));
 };
 
-describe("charsets tacit does not read", () => {
+describe.concurrent("charsets tacit does not read", () => {
   it("an echo of a secret header in EBCDIC (IBM037), which read as UTF-8 keeps much of it, is refused, nothing of it kept; one in a charset tacit knows is read", async () => {
     const a = await resources.server(ebcdicEcho);
     const root = path.join(resources.dir(), "work");

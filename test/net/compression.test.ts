@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, type Handler, isEnvFile, lit, permit, perTestResources, tacit, TOKEN_FROM_ENV } from "./fixtures.js";
 
-const resources = perTestResources("tacit-net-compression-");
+const resources = perTestResources("tacit-net-compression-", { concurrent: true });
 
 /** A JSON echo of the request (method, url, headers, body), gzipped when the request accepts gzip. */
 const gzippingEcho: Handler = (request, response) => {
@@ -67,7 +67,7 @@ function recover(send: (body: string) => string, known: string, length: number):
 }
 `;
 
-describe("compressed answers", () => {
+describe.concurrent("compressed answers", () => {
   it("a gzipped echo of a secret header is redacted, and its compressed length tells nothing of the secret", async () => {
     const a = await resources.server(gzippingEcho);
     const { root, canary } = resources.projectWithSecret();
