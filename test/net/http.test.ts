@@ -5,7 +5,7 @@
 import { once } from "node:events";
 import type http from "node:http";
 import net, { type AddressInfo } from "node:net";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ATTEMPT_PRELUDE,
   attemptOf,
@@ -21,7 +21,7 @@ import {
   perTestResources,
 } from "./fixtures.js";
 
-const resources = perTestResources("tacit-net-http-");
+const resources = perTestResources("tacit-net-http-", { concurrent: true });
 const server = resources.server;
 const workDir = resources.dir;
 
@@ -47,7 +47,7 @@ const routes: Handler = (request, response) => {
 
 const received = (s: TestServer, path: string) => s.received.filter((r) => r.url === path);
 
-describe("requests and answers", () => {
+describe.concurrent("requests and answers", () => {
   it("httpGet, httpPost and httpRequest with any verb: what the server receives and what the script gets", async () => {
     const a = await server(routes);
     const O = a.origin;
@@ -173,7 +173,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(attemptOf(found, "request")).toEqual({ status: "ok", value: { status: 200, marker } });
   });
 
-  it("an answer sent one byte a chunk is kept in the memory its bytes take, not an object a chunk: tacit's host survives a 128 MiB heap", async () => {
+  it("an answer sent one byte a chunk is kept in the memory its bytes take, not an object a chunk: tacit's host survives a 128 MiB heap", async ({ onTestFinished }) => {
     // 3 MiB in chunks of one byte ("1\r\nx\r\n" each), past a 2 MiB limit. Kept chunk by
     // chunk, the 2 Mi one-byte chunks took tacit's host past its heap (it aborted out of memory
     // at 128 MiB; 3.3 GB of memory for the 8 MiB of the default limit).
@@ -285,7 +285,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(a.received.map((r) => r.url)).not.toContain("/hop/4");
   });
 
-  it("an answer that opens a tunnel (CONNECT) or switches protocol (101, unasked) fails the request; nothing hangs", async () => {
+  it("an answer that opens a tunnel (CONNECT) or switches protocol (101, unasked) fails the request; nothing hangs", async ({ onTestFinished }) => {
     const dir = workDir();
     // Answers CONNECT with 200 and anything else with 101, then keeps the connection open.
     const switching = net.createServer((socket) => {
@@ -325,7 +325,7 @@ println("done");
   });
 });
 
-describe("redirects", () => {
+describe.concurrent("redirects", () => {
   it("keep a HEAD a HEAD, whatever the status (a 303 made it a GET, which fetched the body it asked not to)", async () => {
     const a = await server(routes);
     const to = (target: string, code: number): string => `${a.origin}/redirect?to=${encodeURIComponent(target)}&code=${code}`;
