@@ -8,12 +8,15 @@
 import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { childEnv, tacitBin, tempDirWithHome } from "../helpers.js";
 import { EXIT_2_SAID, serveWithAuditLog } from "./fixtures.js";
 
+// The tests run concurrently (each with its own tacit, log, directory and home; the tacit run
+// test waits some 5 s for the timed signed head), so what they made is removed after the file:
+// a test's afterEach would remove the directories of tests still running.
 const cleanups: Array<() => void> = [];
-afterEach(() => {
+afterAll(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
@@ -43,7 +46,7 @@ const writeFile = (id: number, name: string) => ({
   params: { name: "execute_typescript", arguments: { code: `requestFileSystem(".", (fs) => fs.access(${JSON.stringify(name)}).write("1"));` } },
 });
 
-describe("an audit log replaced by rename while tacit writes it", () => {
+describe.concurrent("an audit log replaced by rename while tacit writes it", () => {
   it("tacit serve, replaced after its last call: said at close, exit 2", async () => {
     const { client, log, stderr, exited } = await serveWithLog();
     client.send(writeFile(2, "first.txt"));
