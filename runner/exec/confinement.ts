@@ -67,7 +67,7 @@ import { MOUNT_CANDIDATES, readOnlyLine, tableField } from "../mount-table.js";
 import { prepareRecordDirectory } from "../record-directory.js";
 import { EffectFailure } from "../refusals.js";
 import { tempDirPlaces } from "../temp-dirs.js";
-import { lifelineWatch } from "./lifeline.js";
+import { lifelineCheck } from "./lifeline.js";
 import { type NamespaceWrapper, SHELL } from "./pid-namespace.js";
 import { executable } from "./program-path.js";
 
@@ -121,12 +121,12 @@ export const SETUP_ATTEMPTS = 3;
 // \`stat\` says of the directories walked (see Walked), how many directories to make in the
 // private /tmp (roots under /tmp), those directories, then unshare's path, the command and its
 // arguments.
-// fd 5 is the lifeline (see lifeline.ts): checked, left to a watcher and closed first. fd 3 brings
+// fd 5 is the lifeline (see lifeline.ts): tacit's answer waited for, then closed, first. fd 3 brings
 // the walked directories' paths (NUL-separated), kept on fd 6; fd 4 is where a failure is reported
 // (SETUP_FAILED), kept on fd 7 and closed before the command runs. Then fd 3 keeps the old /tmp
 // (the roots under it are mounted back from there), fd 4 the working directory as opened, fd 5 the
 // empty file and directory the masks are made of.
-const SETUP = `${lifelineWatch(CONFINED_LIFELINE_FD, "namespace")}
+const SETUP = `${lifelineCheck(CONFINED_LIFELINE_FD)}
 exec 7>&4 4>&- || exit ${SETUP_FAILED_STATUS}
 fail() { printf '%s %s\\n' '${SETUP_FAILED}' "$1" >&7; exit ${SETUP_FAILED_STATUS}; }
 m=$1 table=$2 cwd=$3 privtmp=$4 walked=$5 n=$6; shift 6

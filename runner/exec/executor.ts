@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, constants, openSync, realpathSync, statSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
+import { constants as osConstants } from "node:os";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import type { ProcessResult } from "../../library/protocol.js";
@@ -26,7 +27,7 @@ import { wholeCharacters } from "../whole-characters.js";
 import { CollectedBytes } from "../collected-bytes.js";
 import { type CommandPolicy, commandRefusal } from "./command-policy.js";
 import { type CommandConfinement, CONFINED_LIFELINE_FD, confinedCommandRunning, RootsChangedDuringSetup, SETUP_ATTEMPTS, setupFailure } from "./confinement.js";
-import { holdLifeline } from "./lifeline.js";
+import { answerLifeline } from "./lifeline.js";
 import { behindLifeline, COMMAND_LIFELINE_FD, namespaceWrapper } from "./pid-namespace.js";
 import { findOnPath } from "./program-path.js";
 
@@ -302,7 +303,7 @@ export class ExecExecutor {
     return new Promise((resolve, reject) => {
       const wrapper = namespaceWrapper(NAMESPACE_NOTICES);
       const env = childEnvironment();
-      // Each way starts with a shell that checks its lifeline first (see lifeline.ts). A confined
+      // Each way starts with a shell that waits for tacit's answer on its lifeline (see lifeline.ts). A confined
       // command's setup also reads the directories its walk listed on fd 3, and reports a failure
       // on fd 4, which the command never holds (see CommandConfinement.wrap, setupFailure).
       let started: { program: string; args: string[]; walked?: Buffer; changedSince?: () => string | null };
@@ -339,7 +340,7 @@ export class ExecExecutor {
       }
       this.running.add(child);
       const streams: ReadonlyArray<Readable | Writable | null | undefined> = child.stdio;
-      holdLifeline(streams[lifelineFd] as Readable);
+      answerLifeline(streams[lifelineFd] as Readable & Writable);
       child.once("spawn", () => this.progress.set(request, "started"));
       // While it runs, no classified file is made in its roots (see FileSystem.openClassifiedWrite).
       const confinedEnds = this.confinement === null ? () => undefined : confinedCommandRunning(request.command, this.confinement.allowedRoots);
@@ -416,9 +417,9 @@ function killGroup(child: ChildProcess): void {
   }
 }
 
+/** `signal`'s number on this system (SIGUSR1 is 10 here), as a shell reports it in 128 + n. */
 function signalNumber(signal: NodeJS.Signals | null): number {
-  const numbers: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGTERM: 15 };
-  return signal ? (numbers[signal] ?? 0) : 0;
+  return signal ? (osConstants.signals[signal] ?? 0) : 0;
 }
 
 /** What to do instead, for a command the system would not start. */

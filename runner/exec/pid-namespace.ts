@@ -13,11 +13,11 @@
 // That first process is a shell the host chooses, which runs the command as its child and
 // passes on its exit status; the command itself is not PID 1, which would ignore signals it
 // sends itself. The command's argv reaches it verbatim as positional parameters. Before it, the
-// shell checks that tacit is still there and leaves a watcher on the lifeline the command is
-// started with on fd 3, which ends the namespace's processes once tacit has gone (see lifeline.ts).
+// shell waits for tacit's answer on the lifeline the command is started with on fd 3, which shows
+// that tacit's end will end the namespace (see lifeline.ts).
 
 import { spawnSync } from "node:child_process";
-import { lifelineWatch } from "./lifeline.js";
+import { lifelineCheck } from "./lifeline.js";
 import { executable } from "./program-path.js";
 
 /** Where util-linux unshare is looked for (also by network-namespace.ts, for the sandbox). */
@@ -26,7 +26,7 @@ export const UNSHARE_CANDIDATES = ["/usr/bin/unshare", "/bin/unshare"];
 export const SHELL = "/bin/sh";
 /** Where a command started through argsBefore (or through the shell alone, without a namespace) gets its lifeline. */
 export const COMMAND_LIFELINE_FD = 3;
-const RUN_AS_CHILD = `${lifelineWatch(COMMAND_LIFELINE_FD, "namespace")}; "$@"; exit $?`;
+const RUN_AS_CHILD = `${lifelineCheck(COMMAND_LIFELINE_FD)}; "$@"; exit $?`;
 
 /** How to spawn a program in a namespace: the wrapper's program and the arguments before the command's. */
 export interface NamespaceWrapper {
@@ -40,13 +40,11 @@ export interface NamespaceWrapper {
 }
 
 /**
- * Where there is no namespace: `program` run by a first shell that holds its lifeline, as its
- * child (in its process group); the watcher is ended with it, else it would hold the lifeline open
- * and Node would wait for it before it reported the command closed.
+ * Where there is no namespace: `program` run by a first shell once tacit has answered on its
+ * lifeline, in the shell's place (the same process: its process group and parent-death signal).
  */
 export function behindLifeline(program: string, args: readonly string[]): { program: string; args: string[] } {
-  const script = `${lifelineWatch(COMMAND_LIFELINE_FD, "process-group")}; "$@"; status=$?; kill $! 2>/dev/null; exit $status`;
-  return { program: SHELL, args: ["-c", script, "tacit-exec", program, ...args] };
+  return { program: SHELL, args: ["-c", `${lifelineCheck(COMMAND_LIFELINE_FD)}; exec "$@"`, "tacit-exec", program, ...args] };
 }
 
 let probed: NamespaceWrapper | null | undefined;

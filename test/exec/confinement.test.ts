@@ -20,7 +20,7 @@ import { CommandConfinement, RootsChangedDuringSetup, SYSTEM_PLACES, setupFailur
 import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
 import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
 import { childEnv, connectServe, createSession, fileOnce, installTacitIn, repoRoot, runCli, runInSession, runScript } from "../helpers.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, makeExecutable, realTempDir, tacit, writeTree } from "./fixtures.js";
+import { answeredLifeline, ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, makeExecutable, realTempDir, tacit, writeTree } from "./fixtures.js";
 
 type ExecResult = { exitCode: number; stdout: string; stderr: string };
 
@@ -790,29 +790,15 @@ requestFileSystem(".", (fs) => { attempt("delete", () => fs.access("victim.txt")
     // one already listed, a decoy .env left where the walk found the real one.
     renameSync(path.join(project, "sec"), path.join(project, "b/sec"));
     writeTree(project, { "sec/.env": "decoy\n" });
-    const walkedFile = path.join(dir, "walked");
-    writeFileSync(walkedFile, wrapped.walked);
-    const walked = openSync(walkedFile, "r");
-    try {
-      const r = spawnSync(wrapped.program, wrapped.args, { cwd: project, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walked, "pipe", "pipe"], timeout: 20_000 });
-      expect(r.stdout).not.toContain(canary);
-      expect(r.stderr).not.toContain(canary);
-      expect(setupFailure("cat", r.status ?? -1, r.output[4] ?? "")?.message).toMatch(
-        /exec\("cat"\): refused, nothing was run: .*the allowed roots changed while it was set up.*Run the command again once nothing else is moving files/,
-      );
-    } finally {
-      closeSync(walked);
-    }
+    const r = runWrapped(dir, project, wrapped);
+    expect(r.stdout).not.toContain(canary);
+    expect(r.stderr).not.toContain(canary);
+    expect(setupFailure("cat", r.status ?? -1, String(r.output[4] ?? ""))?.message).toMatch(
+      /exec\("cat"\): refused, nothing was run: .*the allowed roots changed while it was set up.*Run the command again once nothing else is moving files/,
+    );
     // Unchanged since its walk, the same command runs, both .env files covered.
-    const again = confinement.wrap(wrapper, "cat", "/usr/bin/cat", ["sec/.env", "b/sec/.env"], project);
-    writeFileSync(walkedFile, again.walked);
-    const walkedAgain = openSync(walkedFile, "r");
-    try {
-      const r = spawnSync(again.program, again.args, { cwd: project, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walkedAgain, "pipe", "pipe"], timeout: 20_000 });
-      expect({ status: r.status, stdout: r.stdout }, r.stderr).toEqual({ status: 0, stdout: "" });
-    } finally {
-      closeSync(walkedAgain);
-    }
+    const again = runWrapped(dir, project, confinement.wrap(wrapper, "cat", "/usr/bin/cat", ["sec/.env", "b/sec/.env"], project));
+    expect({ status: again.status, stdout: again.stdout }, again.stderr).toEqual({ status: 0, stdout: "" });
   });
 
   it("cannot read a classified file another session makes while they run (tacit serve, two sessions at once)", async (ctx) => {
@@ -1196,15 +1182,20 @@ print("acted", flush=True)`, dir], { stdio: ["ignore", "pipe", "inherit"] });
 
 type SetUp = ReturnType<typeof spawnSync> & { stdout: string; stderr: string };
 
-/** Runs a command `wrap` made, as the executor does (its setup reads the walked directories on fd 3, reports a failure on fd 4, output[4], and checks its lifeline on fd 5), in `cwd`. */
+/**
+ * Runs a command `wrap` made, as the executor does (its setup reads the walked directories on fd 3,
+ * reports a failure on fd 4, output[4], and waits for tacit's answer on its lifeline, fd 5), in `cwd`.
+ */
 function runWrapped(dir: string, cwd: string, wrapped: ReturnType<CommandConfinement["wrap"]>): SetUp {
   const walkedFile = path.join(dir, `walked-${randomUUID()}`);
   writeFileSync(walkedFile, wrapped.walked);
   const walked = openSync(walkedFile, "r");
+  const lifeline = answeredLifeline(dir);
   try {
-    return spawnSync(wrapped.program, wrapped.args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walked, "pipe", "pipe"], timeout: 20_000 }) as SetUp;
+    return spawnSync(wrapped.program, wrapped.args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe", walked, "pipe", lifeline], timeout: 20_000 }) as SetUp;
   } finally {
     closeSync(walked);
+    closeSync(lifeline);
   }
 }
 

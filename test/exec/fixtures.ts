@@ -3,7 +3,8 @@
 // outside (never taking the script's word for it). Attempt reporting is the files suite's.
 
 import { execFileSync } from "node:child_process";
-import { chmodSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { chmodSync, constants, openSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
 import { type CliResult, runCli, unchecked } from "../helpers.js";
 
@@ -13,6 +14,20 @@ export type { CliResult };
 /** `tacit run --no-check -` (see unchecked) with the script on stdin, working directory `cwd`, extra environment `env`. */
 export function tacit(cwd: string, script: string, args: string[] = [], env: Record<string, string> = {}): Promise<CliResult> {
   return runCli(unchecked(["run", ...args, "-"]), { cwd, env, input: script });
+}
+
+/**
+ * A command's lifeline (runner/exec/lifeline.ts) as tacit answers it, for a first shell a test
+ * starts with spawnSync, which cannot answer: a pipe (a FIFO in `dir`, open for reading and
+ * writing) that already holds the answer. The shell's question is left in it after. Close it when done.
+ */
+export function answeredLifeline(dir: string): number {
+  const fifo = path.join(dir, `lifeline-${randomUUID()}`);
+  execFileSync("mkfifo", [fifo]);
+  const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+  rmSync(fifo);
+  writeSync(fd, "\n");
+  return fd;
 }
 
 /** Writes an executable shell script (run through an allowed `bash`, or found on no PATH). */

@@ -1,21 +1,20 @@
-// Attacks on the lifeline (runner/exec/lifeline.ts) by the command it guards, and what it must
-// leave as it was. A permitted command is hostile: it can signal every process of its user it
-// can name, so it can kill the watcher, and leave its process group or session. In a PID
-// namespace that gains it nothing: the namespace's first process dies with tacit (unshare
-// --kill-child under setpriv --pdeathsig), and the kernel ends every process in the namespace
-// with it; the lifeline only covers the instant before those were asked for, which the command
-// does not choose. Exit statuses and signals come back as the command ended, each way a command
-// is started, and a command's input still reaches it with the shell and watcher in between.
+// Attacks on the way a command dies with tacit (runner/exec/lifeline.ts) by the command itself,
+// and what the lifeline must leave as it was. A permitted command is hostile: it can signal every
+// process of its user it can name, and leave its process group or session. In a PID namespace
+// that gains it nothing: the namespace's first process dies with tacit (unshare --kill-child
+// under setpriv --pdeathsig), and the kernel ends every process in the namespace with it; the
+// lifeline only covers the instant before those were asked for, which the command does not
+// choose. Exit statuses and signals come back as the command ended, each way a command is
+// started, and a command's input still reaches it with the lifeline's shell in between.
 
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
+import { closeSync, mkdirSync, readSync } from "node:fs";
 import path from "node:path";
-import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { behindLifeline, COMMAND_LIFELINE_FD, probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
+import { behindLifeline, probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
 import { tacitBin } from "../helpers.js";
-import { attemptOf, attempts, ATTEMPT_PRELUDE, killLive, leftAlive, livePrograms, lit, realTempDir, tacit, uniqueSleep } from "./fixtures.js";
+import { answeredLifeline, attemptOf, attempts, ATTEMPT_PRELUDE, killLive, leftAlive, livePrograms, lit, realTempDir, tacit, uniqueSleep } from "./fixtures.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -49,14 +48,14 @@ function pidsNaming(needle: string, program: RegExp): string[] {
   return livePrograms(needle).filter((line) => program.test(line.replace(/^\d+ /, "")));
 }
 
-describe("a command that kills its watcher", () => {
+describe("a command that kills what it can signal", () => {
   it("is tried every way the CLI starts commands on this host", () => {
     // This machine allows both; say so plainly if it ever does not.
     expect(cliWays.map((way) => way.name)).toEqual(["in a PID namespace", "confined (--confine-commands)"]);
   });
 
   // `kill -9 -1` from the command ends every process it can signal but itself and the namespace's
-  // first: the watcher. Then a sleep in a session of its own, and one in its place; or both in a
+  // first (a watcher, were there one). Then a sleep in a session of its own, and one in its place; or both in a
   // PID namespace of the command's own (inside confinement it has the capabilities of its user
   // namespace, and as root those of root), whose processes are the outer namespace's too.
   // Only where its pid 1 is tacit's first shell: outside a namespace `kill -9 -1` would end every
@@ -88,9 +87,8 @@ describe("a command that kills its watcher", () => {
           const sleeps = (): string[] => pidsNaming(`sleep ${seconds}`, /^(\S*\/)?sleep /);
           for (let i = 0; i < 1200 && sleeps().length < 2; i++) await sleep(25);
           expect(sleeps().length, "both sleeps run").toBe(2);
-          // The attack took: of the first shell (the namespace's first process) and its watcher, a
-          // fork with the same command line, only the first is left.
-          expect(pidsNaming(`sleep ${seconds}`, /^\/bin\/sh -c /), "the first shell without its watcher").toHaveLength(1);
+          // Of the shells whose command line names the sleep, only the first (the namespace's first process) is left.
+          expect(pidsNaming(`sleep ${seconds}`, /^\/bin\/sh -c /), "the first shell alone").toHaveLength(1);
           child.kill("SIGKILL");
           expect(await exited).toBe("SIGKILL");
           expect(await leftAlive(`sleep ${seconds}`), "the command's processes once tacit was killed").toEqual([]);
@@ -134,57 +132,22 @@ describe("what a command ends with comes back as it ended", () => {
   it("with no namespace: exit statuses, signals and standard input, as the executor starts the shell", () => {
     for (const c of cases) {
       const started = behindLifeline("/bin/bash", ["-c", c.shell]);
-      const r = spawnSync(started.program, started.args, {
-        cwd: dir,
-        encoding: "utf8",
-        input: c.input ?? "",
-        stdio: ["pipe", "pipe", "pipe", "pipe"],
-        timeout: 20_000,
-      });
-      expect({ label: c.label, status: r.status, signal: r.signal, stdout: r.stdout }, r.stderr).toEqual({ label: c.label, status: c.exitCode, signal: null, stdout: c.stdout });
-      expect(r.output[COMMAND_LIFELINE_FD], "what the shell wrote on its lifeline").toBe(".");
-    }
-  });
-});
-
-describe("the watcher with no namespace", () => {
-  it("ends only the process group its shell leads, not the group of a starter it shares", async () => {
-    // The executor starts the shell in a group of its own (detached). Started in its starter's
-    // group instead, `kill 0` from the watcher would end the starter; `kill -$$` names a group
-    // that does not exist, and ends nothing. The starter here is a shell leading a group of its
-    // own, with a sleep of its own in it, that starts the lifeline's shell without a new group.
-    const seconds = uniqueSleep();
-    const commandSeconds = uniqueSleep();
-    const started = behindLifeline("/bin/sleep", [commandSeconds]);
-    const quoted = [started.program, ...started.args].map((word) => `'${word.replace(/'/g, "'\\''")}'`).join(" ");
-    // fd 3 of the starter is the lifeline, passed on to the shell as the executor passes it.
-    const starter = spawn("/bin/sh", ["-c", `sleep ${seconds} & ${quoted}; wait`], { cwd: dir, stdio: ["ignore", "ignore", "pipe", "pipe"], detached: true });
-    const stderr: Buffer[] = [];
-    starter.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk));
-    const ended = new Promise<void>((resolve) => starter.once("exit", () => resolve()));
-    try {
-      const commandRuns = (): boolean => pidsNaming(`sleep ${commandSeconds}`, /^\/bin\/sleep /).length > 0;
-      for (let i = 0; i < 400 && !commandRuns(); i++) await sleep(25);
-      expect(commandRuns(), "the command runs").toBe(true);
-      expect(readFileSync(`/proc/${starter.pid}/stat`, "utf8").split(") ")[1]!.split(" ")[2], "the starter leads its group").toBe(String(starter.pid));
-      // As when tacit's process ends: its end of the lifeline closes.
-      (starter.stdio[COMMAND_LIFELINE_FD] as Readable).destroy();
-      // The watcher (a fork of the lifeline's shell, with its command line) ends once it has sent its kill.
-      const shells = (): number => pidsNaming(`sleep ${commandSeconds}`, /^\/bin\/sh -c \{ printf \. /).length;
-      for (let i = 0; i < 400 && shells() > 1; i++) await sleep(25);
-      expect(shells(), "the lifeline's shell, its watcher gone").toBe(1);
-      expect(commandRuns(), "the command, in the starter's group").toBe(true);
-      expect(pidsNaming(`sleep ${seconds}`, /^sleep /), "the starter's own sleep, in the starter's group").toHaveLength(1);
-      expect(starter.exitCode, Buffer.concat(stderr).toString()).toBeNull();
-    } finally {
+      const lifeline = answeredLifeline(dir);
       try {
-        process.kill(-starter.pid!, "SIGKILL");
-      } catch {
-        // Gone already.
+        const r = spawnSync(started.program, started.args, {
+          cwd: dir,
+          encoding: "utf8",
+          input: c.input ?? "",
+          stdio: ["pipe", "pipe", "pipe", lifeline],
+          timeout: 20_000,
+        });
+        // The command runs in the shell's place (exec): a signal that ends it is the process's own end.
+        const expected = c.label === "usr1" ? { status: null, signal: "SIGUSR1" } : c.label === "kill" ? { status: null, signal: "SIGKILL" } : { status: c.exitCode, signal: null };
+        expect({ label: c.label, status: r.status, signal: r.signal, stdout: r.stdout }, r.stderr).toEqual({ label: c.label, ...expected, stdout: c.stdout });
+        expect(readSync(lifeline, Buffer.alloc(8)), "what the shell asked on its lifeline").toBe(1);
+      } finally {
+        closeSync(lifeline);
       }
-      await ended;
-      killLive(`sleep ${seconds}`);
-      killLive(`sleep ${commandSeconds}`);
     }
   });
 });

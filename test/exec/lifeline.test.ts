@@ -1,23 +1,25 @@
-// The lifeline (runner/exec/lifeline.ts): a command's first shell runs nothing once tacit's end of
-// its lifeline is gone, and its watcher ends what the command started as soon as that end closes.
-// tacit killed outright in the instant a command starts left processes on the way to it that had
-// not yet asked to die with their parent, and the command ran on with no time limit. That instant
-// cannot be hit on purpose from outside, so here each way a command is started (in a PID
-// namespace, confined, and with no namespace at all) is run as the executor runs it, with the real
-// unshare, mount and shell: with the lifeline's other end closed before it starts (a pipe with no
-// reader, as once tacit has gone), held, and closed while the command runs. The CLI test of tacit
-// killed while a command starts is in limits.test.ts.
+// The lifeline (runner/exec/lifeline.ts): a command's first shell runs nothing until tacit's main
+// thread has answered it on its lifeline, and nothing at all once tacit's end is gone. tacit
+// killed outright in the instant a command starts left processes on the way to it that had not yet
+// asked to die with their parent, and the command ran on with no time limit. That instant cannot be
+// hit on purpose from outside, so here each way a command is started (in a PID namespace, confined,
+// and with no namespace at all) is run as the executor runs it, with the real unshare, mount and
+// shell, and tacit's end played by this process: closed before the shell starts (a pipe with no
+// reader, as once tacit has gone), held but not answered and then closed (tacit gone before its
+// answer), and answered with the executor's own answerLifeline. The CLI test of tacit killed while
+// a command starts is in limits.test.ts.
 
 import { type ChildProcess, execFileSync, spawn, spawnSync, type StdioOptions } from "node:child_process";
 import { closeSync, constants, existsSync, openSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CommandConfinement, CONFINED_LIFELINE_FD } from "../../runner/exec/confinement.js";
+import { answerLifeline } from "../../runner/exec/lifeline.js";
 import { behindLifeline, COMMAND_LIFELINE_FD, probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
 import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
-import { killLive, leftAlive, livePrograms, realTempDir, uniqueSleep } from "./fixtures.js";
+import { realTempDir } from "./fixtures.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -116,42 +118,43 @@ describe("a command's first shell", () => {
       }
     });
 
-    it(`${way.name}: runs the command while tacit holds it, and the command does not hold it`, () => {
+    it(`${way.name}: runs nothing while tacit's answer has not come, and nothing once tacit's end closes`, async () => {
       const project = realTempDir("tacit-lifeline-project-", dir).dir;
-      // `[` is the shell's own, so /proc/self is the command's shell.
-      const started = way.start(project, ["-c", `if [ -e /proc/self/fd/${way.lifelineFd} ]; then echo holds; else echo free; fi; exit 3`]);
+      const marker = path.join(project, "ran");
+      const started = way.start(project, ["-c", `: > ${marker}; echo ran`]);
+      let child: ChildProcess | null = null;
       try {
-        const r = spawnSync(started.program, started.args, { cwd: project, encoding: "utf8", stdio: stdioWith(started, "pipe", way), timeout: 20_000 });
-        expect({ status: r.status, stdout: r.stdout }, r.stderr).toEqual({ status: 3, stdout: "free\n" });
-        // What the shell wrote to tacit's end before it went on.
-        expect(r.output[way.lifelineFd]).toBe(".");
+        child = spawn(started.program, started.args, { cwd: project, stdio: stdioWith(started, "pipe", way), detached: true });
+        const exited = new Promise<number | null>((resolve) => child!.once("exit", (code) => resolve(code)));
+        const lifeline = child.stdio[way.lifelineFd] as Readable;
+        // The shell's question: it has started, after every request to die with its parent, and waits.
+        const asked = await new Promise<string>((resolve) => lifeline.once("data", (chunk: Buffer) => resolve(chunk.toString())));
+        expect(asked).toBe(".");
+        await sleep(200);
+        expect(existsSync(marker), "the command ran before tacit answered").toBe(false);
+        // As when tacit has gone before it answered: its end closes.
+        lifeline.destroy();
+        expect(await exited).not.toBe(0);
+        expect(existsSync(marker), "the command ran with tacit gone").toBe(false);
       } finally {
+        child?.kill("SIGKILL");
         started.close();
       }
     });
 
-    it(`${way.name}: ends the command, and what it started in the background, once tacit's end closes`, async () => {
+    it(`${way.name}: runs the command once tacit answers (answerLifeline), and the command does not hold the lifeline`, async () => {
       const project = realTempDir("tacit-lifeline-project-", dir).dir;
-      const seconds = uniqueSleep();
-      const late = path.join(project, "late");
-      // A background child of its own and a foreground wait; each would leave a marker if left to run.
-      const started = way.start(project, ["-c", `(sleep ${seconds}; : > ${late}) & sleep ${seconds}; : > ${late}`]);
-      let child: ChildProcess | null = null;
+      // `[` is the shell's own, so /proc/self is the command's shell.
+      const started = way.start(project, ["-c", `if [ -e /proc/self/fd/${way.lifelineFd} ]; then echo holds; else echo free; fi; exit 3`]);
       try {
-        // In a process group of its own, as the executor starts it: the group is what the watcher ends without a namespace.
-        child = spawn(started.program, started.args, { cwd: project, stdio: stdioWith(started, "pipe", way), detached: true });
-        const exited = new Promise<void>((resolve) => child!.once("exit", () => resolve()));
-        const sleeps = (): string[] => livePrograms(`sleep ${seconds}`).filter((line) => /^\d+ (\S*\/)?sleep /.test(line));
-        for (let i = 0; i < 400 && sleeps().length < 2; i++) await sleep(25);
-        expect(sleeps().length, "both sleeps run").toBe(2);
-        // As when tacit's process ends: its end of the lifeline closes.
-        (child.stdio[way.lifelineFd] as Readable).destroy();
-        await exited;
-        expect(await leftAlive(`sleep ${seconds}`), "the command's processes once tacit's end closed").toEqual([]);
-        expect(existsSync(late)).toBe(false);
+        const child = spawn(started.program, started.args, { cwd: project, stdio: stdioWith(started, "pipe", way), detached: true });
+        answerLifeline(child.stdio[way.lifelineFd] as Readable & Writable);
+        const stdout: Buffer[] = [];
+        child.stdout!.on("data", (chunk: Buffer) => stdout.push(chunk));
+        // "close": Node saw every stream end, the lifeline's included.
+        const status = await new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
+        expect({ status, stdout: Buffer.concat(stdout).toString() }).toEqual({ status: 3, stdout: "free\n" });
       } finally {
-        child?.kill("SIGKILL");
-        killLive(`sleep ${seconds}`);
         started.close();
       }
     });

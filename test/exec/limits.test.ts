@@ -214,8 +214,8 @@ describe("tacit killed outright while a command starts", () => {
   // Each process on the way to a command (setpriv, unshare, the namespace's first shell) asks to
   // be killed when its parent ends, but only once it runs: one whose parent died before then was
   // never signalled. A CI run at load 14 sent SIGQUIT while unshare was forking its child, and
-  // the child's shell and sleep ran on with no time limit. Now the first shell holds a lifeline to
-  // tacit: it runs nothing once tacit has gone, and its watcher ends the command once tacit goes
+  // the child's shell and sleep ran on with no time limit. Now the first shell runs nothing until
+  // tacit's main thread has answered it on a lifeline, and nothing once tacit has gone
   // (runner/exec/lifeline.ts; lifeline.test.ts shows both, each way a command starts). Here tacit
   // is killed at a spread of moments from the instant the chain's first process appears.
   it("leaves nothing of the command running, whichever step of its start the kill falls in", async () => {

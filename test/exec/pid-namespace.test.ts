@@ -4,12 +4,22 @@
 // namespace has its own /proc. The containment itself is tested through the CLI in
 // limits.test.ts and proc-isolation.test.ts.
 
-import { type SpawnSyncOptionsWithStringEncoding, spawnSync } from "node:child_process";
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import { closeSync } from "node:fs";
+import os from "node:os";
 import { describe, expect, it } from "vitest";
 import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
+import { answeredLifeline } from "./fixtures.js";
 
-/** As the executor starts a command: the wrapper's shell checks its lifeline on fd 3 (see lifeline.test.ts). */
-const LIFELINE_HELD: SpawnSyncOptionsWithStringEncoding = { encoding: "utf8", stdio: ["pipe", "pipe", "pipe", "pipe"] };
+/** Runs the wrapper's shell as the executor does: it waits for tacit's answer on its lifeline, fd 3 (see lifeline.test.ts). */
+function runAnswered(program: string, args: string[]): SpawnSyncReturns<string> {
+  const lifeline = answeredLifeline(os.tmpdir());
+  try {
+    return spawnSync(program, args, { encoding: "utf8", stdio: ["pipe", "pipe", "pipe", lifeline] });
+  } finally {
+    closeSync(lifeline);
+  }
+}
 
 describe("the PID namespace probe", () => {
   it("says why there is none when unshare is missing", () => {
@@ -24,7 +34,7 @@ describe("the PID namespace probe", () => {
     // This machine allows one (root, or user namespaces); say so plainly if it ever does not.
     expect(reasons, "this host cannot create a PID namespace").toEqual([]);
     const args = ["a b", "$(touch /tmp/never)", "'; exit 9", "*"];
-    const run = spawnSync(wrapper!.program, [...wrapper!.argsBefore, "/bin/sh", "-c", 'printf "%s\\n" "$@"; exit 7', "sh", ...args], LIFELINE_HELD);
+    const run = runAnswered(wrapper!.program, [...wrapper!.argsBefore, "/bin/sh", "-c", 'printf "%s\\n" "$@"; exit 7', "sh", ...args]);
     expect(run.stdout).toBe(args.map((a) => `${a}\n`).join(""));
     expect(run.status).toBe(7);
   });
@@ -35,7 +45,7 @@ describe("the PID namespace probe", () => {
     ctx.skip(wrapper?.ownProc !== true, `this host cannot give commands their own /proc (${reasons.join("; ")})`);
     expect(reasons).toEqual([]);
     // PID 1 is the wrapper's shell, and the test runner (this process) is not to be seen.
-    const run = spawnSync(wrapper!.program, [...wrapper!.argsBefore, "/bin/sh", "-c", `cat /proc/1/cmdline; echo; test -e /proc/${process.pid} && echo leaked; ls /proc | grep -c '^[0-9]'`], LIFELINE_HELD);
+    const run = runAnswered(wrapper!.program, [...wrapper!.argsBefore, "/bin/sh", "-c", `cat /proc/1/cmdline; echo; test -e /proc/${process.pid} && echo leaked; ls /proc | grep -c '^[0-9]'`]);
     const [cmdline, ...rest] = run.stdout.split("\n");
     expect(cmdline!.split("\0").slice(0, 2)).toEqual(["/bin/sh", "-c"]);
     expect(rest.join("\n")).not.toContain("leaked");
