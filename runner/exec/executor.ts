@@ -303,9 +303,10 @@ export class ExecExecutor {
     return new Promise((resolve, reject) => {
       const wrapper = namespaceWrapper(NAMESPACE_NOTICES);
       const env = childEnvironment();
-      // Each way starts with a shell that waits for tacit's answer on its lifeline (see lifeline.ts). A confined
-      // command's setup also reads the directories its walk listed on fd 3, and reports a failure
-      // on fd 4, which the command never holds (see CommandConfinement.wrap, setupFailure).
+      // Each way starts with a shell that waits for tacit's answer on its lifeline (see
+      // lifeline.ts). A confined command's setup also reads the directories its walk listed on fd
+      // 3, and reports a failure on fd 4, which the command never holds (see
+      // CommandConfinement.wrap, setupFailure).
       let started: { program: string; args: string[]; walked?: Buffer; changedSince?: () => string | null };
       try {
         started =
