@@ -28,6 +28,7 @@
 
 import { closeSync, constants, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readlinkSync, readSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
+import { openedPath } from "../fs/checked-open.js";
 import { AnchorError, anchorRecord, type AnchorRecord, AnchorStore, anchorsDirFor, logNames, realLogPath } from "./anchor.js";
 import { canonicalJson, sha256Hex } from "./digest.js";
 import { signBytes } from "./ed25519.js";
@@ -688,15 +689,6 @@ function deadLinkAtLog(resolved: string, at: string): AuditLogError {
       `program could have left there to have the log's lines (which quote what scripts asked for) written into a file of ` +
       `its choosing. Give --audit-log the path of the file itself, or create the file the link leads to first.`,
   );
-}
-
-/** Where the file open on `fd` is now, as the kernel names it, or null where it does not say (no /proc). */
-function openedPath(fd: number): string | null {
-  try {
-    return readlinkSync(`/proc/self/fd/${fd}`);
-  } catch {
-    return null;
-  }
 }
 
 /** Whether the file `stat` describes is the one at `file` now. */
