@@ -4,7 +4,7 @@
 
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { chmodSync, constants, openSync, rmSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, constants, openSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
 import { type CliResult, runCli, unchecked } from "../helpers.js";
 
@@ -22,12 +22,30 @@ export function tacit(cwd: string, script: string, args: string[] = [], env: Rec
  * writing) that already holds the answer. The shell's question is left in it after. Close it when done.
  */
 export function answeredLifeline(dir: string): number {
-  const fifo = path.join(dir, `lifeline-${randomUUID()}`);
-  execFileSync("mkfifo", [fifo]);
-  const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
-  rmSync(fifo);
+  const fd = withFifo(dir, (fifo) => openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK));
   writeSync(fd, "\n");
   return fd;
+}
+
+/** A descriptor like tacit's lifeline once tacit has gone: the write end of a pipe (a FIFO in `dir`) nobody can read any more. Close it when done. */
+export function deadLifeline(dir: string): number {
+  return withFifo(dir, (fifo) => {
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    closeSync(reader);
+    return writer;
+  });
+}
+
+/** What `open` makes of a new FIFO in `dir`, which is removed once opened. */
+function withFifo(dir: string, open: (fifo: string) => number): number {
+  const fifo = path.join(dir, `lifeline-${randomUUID()}`);
+  execFileSync("mkfifo", [fifo]);
+  try {
+    return open(fifo);
+  } finally {
+    rmSync(fifo);
+  }
 }
 
 /** Writes an executable shell script (run through an allowed `bash`, or found on no PATH). */

@@ -9,8 +9,8 @@
 // answer), and answered with the executor's own answerLifeline. The CLI test of tacit killed while
 // a command starts is in limits.test.ts.
 
-import { type ChildProcess, execFileSync, spawn, spawnSync, type StdioOptions } from "node:child_process";
-import { closeSync, constants, existsSync, openSync, writeFileSync } from "node:fs";
+import { type ChildProcess, spawn, spawnSync, type StdioOptions } from "node:child_process";
+import { closeSync, existsSync, openSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -19,7 +19,7 @@ import { CommandConfinement, CONFINED_LIFELINE_FD } from "../../runner/exec/conf
 import { answerLifeline } from "../../runner/exec/lifeline.js";
 import { behindLifeline, COMMAND_LIFELINE_FD, probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
 import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
-import { realTempDir } from "./fixtures.js";
+import { deadLifeline, realTempDir } from "./fixtures.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -30,15 +30,6 @@ beforeAll(() => {
 });
 afterAll(() => cleanup());
 
-/** A descriptor like tacit's lifeline once tacit has gone: the write end of a pipe nobody can read any more. */
-function deadLifeline(): number {
-  const fifo = path.join(dir, `lifeline-${++made}`);
-  execFileSync("mkfifo", [fifo]);
-  const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-  const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
-  closeSync(reader);
-  return writer;
-}
 
 /** How the executor starts `/bin/sh args` one way: the program, its arguments, and the descriptors before the lifeline's slot. */
 interface Started {
@@ -106,7 +97,7 @@ describe("a command's first shell", () => {
       const project = realTempDir("tacit-lifeline-project-", dir).dir;
       const marker = path.join(project, "ran");
       const started = way.start(project, ["-c", `: > ${marker}; echo ran`]);
-      const lifeline = deadLifeline();
+      const lifeline = deadLifeline(dir);
       try {
         const r = spawnSync(started.program, started.args, { cwd: project, encoding: "utf8", stdio: stdioWith(started, lifeline, way), timeout: 20_000 });
         expect(existsSync(marker), "the command ran with tacit gone").toBe(false);
