@@ -37,7 +37,7 @@ let starts: string[] | undefined;
 const DEFAULT_TMP = "/tmp";
 
 /** This run's temporary directory and the default one (DEFAULT_TMP), each as named and as it really is. */
-function tempRoots(): string[] {
+export function tempRoots(): string[] {
   if (!roots) {
     const named = process.platform === "win32" ? [path.resolve(tmpdir())] : [path.resolve(tmpdir()), DEFAULT_TMP];
     roots = namedAndReal(named);

@@ -66,7 +66,7 @@ import { npxTacitCodeLocations, tacitCodeLocations } from "../paths.js";
 import { MOUNT_CANDIDATES, readOnlyLine, tableField } from "../mount-table.js";
 import { prepareRecordDirectory } from "../record-directory.js";
 import { EffectFailure } from "../refusals.js";
-import { tempDirPlaces } from "../temp-dirs.js";
+import { tempRoots } from "../temp-dirs.js";
 import { lifelineCheck } from "./lifeline.js";
 import { type NamespaceWrapper, SHELL } from "./pid-namespace.js";
 import { executable } from "./program-path.js";
@@ -421,7 +421,7 @@ export class CommandConfinement {
    */
   private exposedTempRoot(masks: readonly Mask[]): string | null {
     const covered = (root: string): boolean => masks.some((mask) => mask.directory && isWithin(root, mask.target));
-    return [...new Set(tempDirPlaces().map(({ root }) => root))].find((root) => this.grants(root) && !covered(root)) ?? null;
+    return tempRoots().find((root) => this.grants(root) && !covered(root)) ?? null;
   }
 
   /**
