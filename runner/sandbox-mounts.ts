@@ -48,6 +48,7 @@ import { SHELL } from "./exec/pid-namespace.js";
 import { executable, isDirectory } from "./exec/program-path.js";
 import { MOUNT_CANDIDATES, readOnlyLine, REMOUNT_SOURCE, tableField } from "./mount-table.js";
 import { SETPRIV_CANDIDATES } from "./parent-death.js";
+import { ownProcfsLine } from "./sandbox-procfs.js";
 import { SYS, sysfsFilesDenoReads } from "./sandbox-sysfs.js";
 
 /**
@@ -160,8 +161,9 @@ export interface SandboxMountPlan {
   argsBefore: string[];
   /**
    * The same, then setsid's, for the first process of a PID namespace (see SETSID_CANDIDATES):
-   * there it leads no process group, so setsid makes the new session in its place, no fork. Null
-   * where the host has no util-linux setsid.
+   * there it leads no process group, so setsid makes the new session in its place, no fork. Its
+   * table also leaves only the namespace's processes in its own /proc (see sandbox-procfs.ts).
+   * Null where the host has no util-linux setsid.
    */
   argsBeforeInOwnSession: string[] | null;
   /**
@@ -285,12 +287,18 @@ export function sandboxMountPlan(files: readonly string[]): SandboxMountPlan | {
   const { table, covers } = sandboxMountTable(kept, sysfsCopied);
   const keyctl = KEYCTL_CANDIDATES.find(executable) ?? "";
   const sysfs = sysfsCopied.join(" ");
-  const setup = [SHELL, "-c", SETUP, "tacit-sandbox-mounts", mount, table, covers.join(" "), keyctl, mkdir, sysfs, ...kept, setpriv];
+  const setupWith = (mountTable: string): string[] => [SHELL, "-c", SETUP, "tacit-sandbox-mounts", mount, mountTable, covers.join(" "), keyctl, mkdir, sysfs, ...kept, setpriv];
+  const setup = setupWith(table);
+  // In a PID namespace, /proc is the namespace's own procfs, which then shows only its processes
+  // (see sandbox-procfs.ts): after the table's other lines, before the setup's remounts read-only.
+  const procfsLine = ownProcfsLine();
+  const setupInOwnProc = procfsLine === null ? setup : setupWith(`${table}${procfsLine}\n`);
   // setsid last, run without a capability, as the program is.
   const setsid = SETSID_CANDIDATES.find(executable);
   const planAs = (asUser: readonly string[]): SandboxMountPlan => {
     const argsBefore = [...setup, ...asUser, ...WITHOUT_CAPABILITIES];
-    return { argsBefore, argsBeforeInOwnSession: setsid === undefined ? null : [...argsBefore, setsid], as: planAs };
+    const inOwnSession = setsid === undefined ? null : [...setupInOwnProc, ...asUser, ...WITHOUT_CAPABILITIES, setsid];
+    return { argsBefore, argsBeforeInOwnSession: inOwnSession, as: planAs };
   };
   return planAs([]);
 }
