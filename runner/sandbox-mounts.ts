@@ -281,7 +281,8 @@ export function sandboxMountPlan(files: readonly string[]): SandboxMountPlan | {
   // A file Deno is given by a path that is not its real one would not be found: it is bound back at its real path.
   const renamed = files.find((file) => realpathSync(file) !== file);
   if (renamed !== undefined) return { unavailable: `${renamed} is reached through a symbolic link` };
-  // Without mkdir, the sandbox's /sys is empty: Deno counts the CPUs in /proc/stat, and sees no cgroup quota.
+  // Without mkdir, the sandbox's /sys is empty: glibc counts the CPUs in /proc/stat (or, where the
+  // sandbox's procfs leaves it out, by sched_getaffinity: see sandbox-procfs.ts), and Deno sees no cgroup quota.
   const mkdir = MKDIR_CANDIDATES.find(executable) ?? "";
   const sysfsCopied = mkdir === "" ? [] : sysfsFilesDenoReads();
   const { table, covers } = sandboxMountTable(kept, sysfsCopied);

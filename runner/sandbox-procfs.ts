@@ -22,7 +22,8 @@
 //     capability with prctl(PR_CAPBSET_READ) (the bounding set is emptied all the same: see
 //     test/attacks/sandbox-root.test.ts);
 //   - /proc/stat: glibc counts the online CPUs there only where /sys/devices/system/cpu/online is
-//     missing, which the sandbox's /sys holds a copy of (sandbox-sysfs.ts).
+//     missing, which the sandbox's /sys holds a copy of (sandbox-sysfs.ts); without either, glibc
+//     (2.36 here) counts them with sched_getaffinity: the same number, unless tacit runs pinned.
 // None is needed: Deno starts and runs as before without them (test/attacks/sandbox-procfs.test.ts).
 // What remains is what system calls tell any process, which no mount hides: uname(2) (the kernel's
 // release and version), sysinfo(2) (uptime, load averages, total and free memory, the host's

@@ -9,7 +9,8 @@
 // before. So, in the sandbox's mount namespace (sandbox-mounts.ts), /sys is an empty read-only
 // tmpfs that holds only copies of the files Deno reads there, made as each sandbox starts:
 //   - /sys/devices/system/cpu/online: glibc's count of the CPUs online (sysconf, get_nprocs),
-//     which Deno asks as it starts (without it, glibc counts them in /proc/stat: the same number);
+//     which Deno asks as it starts (without it, glibc counts them in /proc/stat, or by
+//     sched_getaffinity where the sandbox's procfs leaves /proc/stat out: the same number);
 //   - the CPU quota of the cgroup tacit (and so the sandbox) runs in, and of those above it, as
 //     Rust's std::thread::available_parallelism reads it (Deno asks it three times as it starts,
 //     and it is navigator.hardwareConcurrency): in a container limited to 2 CPUs on a host of 64,
