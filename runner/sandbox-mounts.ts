@@ -42,13 +42,14 @@
 // of the sandbox's own (pivot_root) would leave them out.
 
 import { readdirSync, realpathSync, statSync } from "node:fs";
+import { release } from "node:os";
 import path from "node:path";
 import { isWithin } from "./fs/containment.js";
 import { SHELL } from "./exec/pid-namespace.js";
 import { executable, isDirectory } from "./exec/program-path.js";
 import { MOUNT_CANDIDATES, readOnlyLine, REMOUNT_SOURCE, tableField } from "./mount-table.js";
 import { SETPRIV_CANDIDATES } from "./parent-death.js";
-import { ownProcfsLine } from "./sandbox-procfs.js";
+import { PROC, type ProcfsTreatment, procfsTreatment, SUBSET_LINE } from "./sandbox-procfs.js";
 import { SYS, sysfsFilesDenoReads } from "./sandbox-sysfs.js";
 
 /**
@@ -89,11 +90,14 @@ export const MOUNT_SETUP_FAILED_STATUS = 125;
 /** How many of tacit's directories are bound back: the setup keeps them open on fds 3, 4 and 5. */
 const KEPT_SLOTS = 3;
 
-// The namespace's first process. Positional parameters: mount's path, the mount table, the covered
-// places (as the table writes them, space-separated), keyutils' keyctl or "" (see
-// KEYCTL_CANDIDATES), mkdir's path and the files of /sys copied into the sandbox's (space-separated,
-// "" for none: see sandbox-sysfs.ts; one that cannot be read as the sandbox starts is left out,
-// and Deno reads it as missing), tacit's three kept directories (opened on
+// The namespace's first process. Positional parameters: mount's path, the mount table in two parts
+// (before and after TABLE_PLACE is covered again: procfs's covers, which bind EMPTY_FILE, go
+// between), the covered places (as the table writes them, space-separated), keyutils' keyctl or ""
+// (see KEYCTL_CANDIDATES), mkdir's path and the files of /sys copied into the sandbox's
+// (space-separated, "" for none: see sandbox-sysfs.ts; one that cannot be read as the sandbox
+// starts is left out, and Deno reads it as missing), how procfs's machine-wide entries are left
+// out (a ProcfsTreatment, see sandbox-procfs.ts: the entries to cover are listed as each sandbox
+// starts, so that one gone since does not fail the setup), tacit's three kept directories (opened on
 // fds 3-5 before anything is covered; the table binds them back from there), then the program and
 // its arguments. No file of the host is written: the table goes into the first cover. The mounts
 // left in view are read from this namespace's own mount table as the sandbox starts, not when
@@ -104,7 +108,7 @@ const KEPT_SLOTS = 3;
 // the shell, once the mounts are made: a process less.
 const SETUP = `fail() { printf '%s %s\\n' "${MOUNT_SETUP_FAILED}" "$1" >&2; exit ${MOUNT_SETUP_FAILED_STATUS}; }
 set -f
-m=$1 table=$2 covers=$3 keyctl=$4 mkdir=$5 sysfs=$6; shift 6
+m=$1 table=$2 rest=$3 covers=$4 keyctl=$5 mkdir=$6 sysfs=$7 procfs=$8; shift 8
 exec 3<"$1" 4<"$2" 5<"$3" || fail "could not open tacit's directories $1, $2, $3"
 shift 3
 covered() { for c in $covers; do case $1 in "$c"|"$c"/*) return 0;; esac; done; return 1; }
@@ -118,8 +122,25 @@ if [ -n "$sysfs" ]; then
 fi
 {
   printf '%s' "$table"
+  files=
+  if [ "$procfs" != subset ]; then
+    set +f
+    for e in ${PROC}/*; do
+      case \${e#${PROC}/} in *[!0-9]*) ;; *) continue;; esac
+      case \${e#${PROC}/} in *[!A-Za-z0-9._-]*) continue;; esac
+      [ -L "$e" ] && continue
+      if [ -d "$e" ]; then printf '${COVER_SOURCE} %s tmpfs ${COVER_OPTIONS},ro 0 0\\n' "$e"
+      else printf '${EMPTY_FILE} %s none bind 0 0\\n' "$e"; files="$files $e"; fi
+      covers="$covers $e"
+    done
+    set -f
+  fi
+  printf '%s' "$rest"
+  for e in $files; do printf '${REMOUNT_SOURCE} %s none remount,bind,ro 0 0\\n' "$e"; done
+  [ "$procfs" = subset ] && printf '%s\\n' "${SUBSET_LINE}"
   while read -r _ _ _ _ point _; do
     [ "$point" = / ] && point=${ROOT_WRITTEN_OTHERWISE}
+    case $procfs:$point in subset:${PROC}/*|own-covered:${PROC}/*) continue;; esac
     covered "$point" || printf '${REMOUNT_SOURCE} %s none remount,bind,ro,nodev 0 0\\n' "$point"
   done < /proc/self/mountinfo
 } > ${TABLE_FILE} || fail "could not write the mount table"
@@ -213,9 +234,10 @@ function coveredPlaces(): { dirs: string[]; files: string[] } {
  * cover); the kept devices bound on themselves; each cover, kept directory and device remounted
  * read-only (a device node is written through a read-only mount all the same). The setup adds the mounts still
  * in view, remounted read-only and nodev, / among them (see SETUP): the kept devices, each a mount
- * of its own made before, stay usable.
+ * of its own made before, stay usable. `table` holds the lines before the second cover over
+ * TABLE_PLACE, `rest` the others: the setup adds procfs's covers between (see sandbox-procfs.ts).
  */
-export function sandboxMountTable(kept: readonly string[], sysfsCopied: readonly string[]): { table: string; covers: string[] } {
+export function sandboxMountTable(kept: readonly string[], sysfsCopied: readonly string[]): { table: string; rest: string; covers: string[] } {
   const { dirs: covers, files } = coveredPlaces();
   if (!covers.includes(TABLE_PLACE)) covers.push(TABLE_PLACE);
   const hidden = (p: string): boolean => covers.some((cover) => isWithin(p, cover));
@@ -228,8 +250,9 @@ export function sandboxMountTable(kept: readonly string[], sysfsCopied: readonly
     if (cover === SYS && sysStaged) lines.push(`${SYS_STAGE} ${SYS} none bind 0 0`);
     else lines.push(`${COVER_SOURCE} ${tableField(cover)} tmpfs ${COVER_OPTIONS} 0 0`);
   }
-  // Before TABLE_PLACE is covered again, while EMPTY_FILE is in view.
+  // Before TABLE_PLACE is covered again, while EMPTY_FILE is in view (the setup adds procfs's covers there: see SETUP).
   for (const file of files) lines.push(`${EMPTY_FILE} ${tableField(file)} none bind 0 0`);
+  const beforeAgain = lines.length;
   // Named apart: `mount -a` skips a line whose source, type and target are those of a mount already there.
   lines.push(`${COVER_SOURCE}-again ${TABLE_PLACE} tmpfs ${COVER_OPTIONS} 0 0`);
   const bound: string[] = [];
@@ -243,7 +266,8 @@ export function sandboxMountTable(kept: readonly string[], sysfsCopied: readonly
   for (const point of [...covers, ...files, ...bound, ...devices]) lines.push(readOnlyLine(point));
   // Its copies are files Deno opens: nothing in them runs, and no device node opens there.
   if (sysStaged) lines.push(`${REMOUNT_SOURCE} ${SYS} none remount,bind,ro,nosuid,nodev,noexec 0 0`);
-  return { table: `${lines.join("\n")}\n`, covers: [...covers, ...files].map(tableField) };
+  const text = (part: string[]): string => part.map((line) => `${line}\n`).join("");
+  return { table: text(lines.slice(0, beforeAgain)), rest: text(lines.slice(beforeAgain)), covers: [...covers, ...files].map(tableField) };
 }
 
 function isCharacterDevice(file: string): boolean {
@@ -262,9 +286,10 @@ function keptDirectories(files: readonly string[]): string[] {
 /**
  * The plan for the sandbox's mounts, or why there is none: `files` are what Deno must still
  * reach (its binary, the sandbox's bootstrap, the pure evaluator), each at its real path.
+ * `kernelRelease` decides how a PID namespace's own /proc is trimmed (see sandbox-procfs.ts).
  * The program runs as the setup's user (see SandboxMountPlan.as for another).
  */
-export function sandboxMountPlan(files: readonly string[]): SandboxMountPlan | { unavailable: string } {
+export function sandboxMountPlan(files: readonly string[], kernelRelease: string = release()): SandboxMountPlan | { unavailable: string } {
   if (process.platform !== "linux") return { unavailable: `mount namespaces are Linux's, and this is ${process.platform}` };
   const mount = MOUNT_CANDIDATES.find(executable);
   if (mount === undefined) return { unavailable: "util-linux `mount` is not installed" };
@@ -285,15 +310,13 @@ export function sandboxMountPlan(files: readonly string[]): SandboxMountPlan | {
   // sandbox's procfs leaves it out, by sched_getaffinity: see sandbox-procfs.ts), and Deno sees no cgroup quota.
   const mkdir = MKDIR_CANDIDATES.find(executable) ?? "";
   const sysfsCopied = mkdir === "" ? [] : sysfsFilesDenoReads();
-  const { table, covers } = sandboxMountTable(kept, sysfsCopied);
+  const { table, rest, covers } = sandboxMountTable(kept, sysfsCopied);
   const keyctl = KEYCTL_CANDIDATES.find(executable) ?? "";
   const sysfs = sysfsCopied.join(" ");
-  const setupWith = (mountTable: string): string[] => [SHELL, "-c", SETUP, "tacit-sandbox-mounts", mount, mountTable, covers.join(" "), keyctl, mkdir, sysfs, ...kept, setpriv];
-  const setup = setupWith(table);
-  // In a PID namespace, /proc is the namespace's own procfs, which then shows only its processes
-  // (see sandbox-procfs.ts): after the table's other lines, before the setup's remounts read-only.
-  const procfsLine = ownProcfsLine();
-  const setupInOwnProc = procfsLine === null ? setup : setupWith(`${table}${procfsLine}\n`);
+  const setupWith = (procfs: ProcfsTreatment): string[] => [SHELL, "-c", SETUP, "tacit-sandbox-mounts", mount, table, rest, covers.join(" "), keyctl, mkdir, sysfs, procfs, ...kept, setpriv];
+  // Without a PID namespace /proc is the host's; in one, the namespace's own (see sandbox-procfs.ts).
+  const setup = setupWith(procfsTreatment(false));
+  const setupInOwnProc = setupWith(procfsTreatment(true, kernelRelease));
   // setsid last, run without a capability, as the program is.
   const setsid = SETSID_CANDIDATES.find(executable);
   const planAs = (asUser: readonly string[]): SandboxMountPlan => {

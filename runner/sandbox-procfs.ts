@@ -28,8 +28,9 @@
 // What remains is what system calls tell any process, which no mount hides: uname(2) (the kernel's
 // release and version), sysinfo(2) (uptime, load averages, total and free memory, the host's
 // number of processes), the processor's own CPUID. Where there is no PID namespace, /proc is the
-// host's procfs, which is not remounted (it would change the host's), and shows all of this, and
-// every process of the user besides (see network-namespace.ts).
+// host's procfs, which is not remounted (that would change the host's /proc), and shows every
+// process of the user (see network-namespace.ts); there, and on kernels before 5.8, the setup
+// covers the machine-wide entries one by one instead (see ProcfsTreatment).
 
 import { release } from "node:os";
 import { REMOUNT_SOURCE } from "./mount-table.js";
@@ -49,11 +50,29 @@ export function hasProcSubset(kernelRelease: string): boolean {
 }
 
 /**
- * The mount table's line that leaves only the processes in the sandbox's own /proc (see above), or
- * null where this kernel has no `subset=pid`. For a PID namespace's setup only: its /proc is a
- * procfs of its own. The source is REMOUNT_SOURCE's, so that `mount -a` does not skip the line as
- * the mount already made; nosuid,nodev,noexec as `unshare --mount-proc` mounted it.
+ * How the setup leaves procfs's machine-wide entries out of the sandbox's view (see above):
+ *   - "subset": its /proc is the PID namespace's own procfs, remounted with `subset=pid`;
+ *   - "own-covered": its own procfs, on a kernel without `subset=pid`: each top-level entry but the
+ *     processes' and the links (self, thread-self, and mounts and net, which lead into self) is
+ *     covered, a directory by an empty read-only tmpfs, a file by an empty read-only file;
+ *   - "host-covered": without a PID namespace /proc is the host's procfs, which is not remounted
+ *     (its options are the host's /proc's): the same covers, in the sandbox's mount namespace only.
+ * With its own procfs, the mounts listed below /proc are those of the host's /proc beneath it
+ * (systemd's binfmt_misc automount on /proc/sys/fs/binfmt_misc), out of reach: the setup, which
+ * made every mount listed read-only, failed on them, and the sandbox ran without its PID namespace.
+ * The covers cost a mount each, about 3 ms of CPU per start in all (where `subset=pid` costs one).
  */
-export function ownProcfsLine(kernelRelease: string = release()): string | null {
-  return hasProcSubset(kernelRelease) ? `${REMOUNT_SOURCE} ${PROC} proc remount,nosuid,nodev,noexec,subset=pid 0 0` : null;
+export type ProcfsTreatment = "subset" | "own-covered" | "host-covered";
+
+export function procfsTreatment(ownProcfs: boolean, kernelRelease: string = release()): ProcfsTreatment {
+  if (!ownProcfs) return "host-covered";
+  return hasProcSubset(kernelRelease) ? "subset" : "own-covered";
 }
+
+/**
+ * The mount table's line that leaves only the processes in the sandbox's own /proc ("subset").
+ * The source is REMOUNT_SOURCE's, so that `mount -a` does not skip the line as the mount already
+ * made; nosuid,nodev,noexec as `unshare --mount-proc` mounted it. Before the setup's read-only
+ * remounts: a remount of the file system resets the mount's flags to those it names.
+ */
+export const SUBSET_LINE = `${REMOUNT_SOURCE} ${PROC} proc remount,nosuid,nodev,noexec,subset=pid 0 0`;

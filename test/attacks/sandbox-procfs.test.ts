@@ -5,19 +5,28 @@
 // Tested with Deno's own file APIs (all permissions: the validator and Deno's permissions
 // bypassed) in a program started the way a sandbox is, against what the test reads of the host's
 // /proc; and, through `tacit run`, by looking into its sandbox's and pure evaluator's own view
-// from the host (/proc/<pid>/root: what their native code would open).
+// from the host (/proc/<pid>/root: what their native code would open). Where the procfs cannot be
+// remounted so (a kernel before 5.8, no PID namespace), the setup covers the entries one by one:
+// tested by the same code under those setups. And a mount of the host's below /proc (systemd's
+// binfmt_misc automount) no longer fails the PID namespace's setup, which it did.
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { release } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { OWN_PROC_FLAG, PID_NAMESPACE_FLAGS } from "../../runner/exec/pid-namespace.js";
 import { sandboxNetwork } from "../../runner/network-namespace.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "../../runner/paths.js";
+import { sandboxMountPlan } from "../../runner/sandbox-mounts.js";
 import { sandboxEnv, sandboxLaunch } from "../../runner/sandbox-process.js";
 import { hasProcSubset } from "../../runner/sandbox-procfs.js";
-import { childEnv, tacitBin, tempDir } from "../helpers.js";
+import { childEnv, runCli, tacitBin, tempDir } from "../helpers.js";
 import { denoRunning } from "../processes.js";
+
+/** Whether this host lets the test make the namespaces tacit makes, as a user namespace's root. */
+const hostMakesMounts =
+  spawnSync("unshare", ["--user", "--map-root-user", "--mount", "--", "/bin/sh", "-c", "/usr/bin/mount -t tmpfs x /mnt"], { stdio: "ignore" }).status === 0;
 
 /** Whether tacit's sandbox gets a PID namespace with a /proc of its own here, on a kernel whose procfs can leave the machine's entries out. */
 const network = sandboxNetwork();
@@ -142,5 +151,67 @@ describe("which kernels have procfs's subset=pid", () => {
   it("5.8 and later, by the release uname gives; nothing where the release cannot be read", () => {
     expect(["6.18.44-fc-v1272", "5.8.0", "5.15.0-105-generic", "10.0"].map(hasProcSubset)).toEqual([true, true, true, true]);
     expect(["5.7.19", "4.18.0-553.el8_10.x86_64", "3.10.0", "", "linux"].map(hasProcSubset)).toEqual([false, false, false, false, false]);
+  });
+});
+
+/**
+ * readsProc run in the sandbox's mount setup as a user namespace's root would make it, with the
+ * setup a kernel of release `kernelRelease` gets: in a PID namespace with its own /proc, or without
+ * one (the host's /proc).
+ */
+function readsProcUnder(kernelRelease: string, ownProc: boolean): { status: number | null; stdout: string; stderr: string } {
+  const plan = sandboxMountPlan([denoExecutable(), bootstrapPath, pureEvaluatorPath], kernelRelease);
+  if ("unavailable" in plan) throw new Error(plan.unavailable);
+  const setup = ownProc ? plan.argsBeforeInOwnSession : plan.argsBefore;
+  if (setup === null) throw new Error("util-linux setsid is missing");
+  const namespaces = ["--user", "--map-root-user", "--net", "--mount", "--ipc", ...(ownProc ? [...PID_NAMESPACE_FLAGS, OWN_PROC_FLAG] : [])];
+  const run = spawnSync("unshare", [...namespaces, "--", ...setup, denoExecutable(), "eval", readsProc], {
+    env: sandboxEnv(),
+    cwd: "/",
+    encoding: "utf8",
+    timeout: 60_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+describe.skipIf(!hostMakesMounts)("where the sandbox's procfs cannot be remounted with subset=pid, its machine-wide entries are covered one by one", () => {
+  // /proc/mounts leads into /proc/self, as /proc/self/mountinfo: the sandbox's own mounts, left (see runner/sandbox-mounts.ts).
+  const covered = MACHINE_FILES.filter((file) => file !== "/proc/mounts");
+  for (const [shape, kernelRelease, ownProc] of [
+    ["a kernel before 5.8, in a PID namespace with its own /proc", "5.4.0-42-generic", true],
+    ["no PID namespace: the host's /proc", release(), false],
+  ] as const) {
+    it(`${shape}: native code reads each empty or missing, and Deno runs`, () => {
+      const confined = readsProcUnder(kernelRelease, ownProc);
+      expect(confined.status, confined.stderr).toBe(0);
+      const seen = JSON.parse(confined.stdout) as ProcSeen;
+      const read = covered.filter((file) => seen.files[file] !== "" && seen.files[file] !== "(NotFound)");
+      expect(Object.fromEntries(read.map((file) => [file, seen.files[file]])), "what the sandbox read of the machine's procfs").toEqual({});
+      expect(confined.stdout + confined.stderr).not.toContain(hostCommandLine);
+      expect(seen.ownStatus).toBe(true);
+    });
+  }
+});
+
+describe.skipIf(!ownProcfs || !hostMakesMounts)("a mount of the host's below /proc (systemd's binfmt_misc automount)", () => {
+  it("leaves the sandbox its PID namespace: tacit run --require-network-namespace runs, with no warning", async () => {
+    // The setup made every mount listed in its mount table read-only, those of the host's /proc
+    // beneath its own among them, which are not in its view: it failed, and tacit ran the sandbox
+    // without its PID namespace, with a warning (--require-network-namespace refused to run).
+    const { dir, cleanup } = tempDir("tacit-procfs-binfmt-");
+    try {
+      const inside = path.join(dir, "mount-then-node.sh");
+      writeFileSync(inside, `#!/bin/sh\nmount -t tmpfs tacit-test-binfmt /proc/sys/fs/binfmt_misc && exec '${process.execPath}' "$@"\n`, { mode: 0o755 });
+      const node = path.join(dir, "node-with-binfmt.sh");
+      writeFileSync(node, `#!/bin/sh\nexec unshare --user --map-root-user --mount -- '${inside}' "$@"\n`, { mode: 0o755 });
+      writeFileSync(path.join(dir, "hello.ts"), 'println("hello");\n');
+      const run = await runCli(["run", "--no-check", "--require-network-namespace", "hello.ts"], { node, cwd: dir });
+      expect(run.stderr).toBe("");
+      expect(run.stdout).toBe("hello\n");
+      expect(run.code).toBe(0);
+    } finally {
+      cleanup();
+    }
   });
 });
