@@ -60,7 +60,8 @@ export function hasProcSubset(kernelRelease: string): boolean {
  * With its own procfs, the mounts listed below /proc are those of the host's /proc beneath it
  * (systemd's binfmt_misc automount on /proc/sys/fs/binfmt_misc), out of reach: the setup, which
  * made every mount listed read-only, failed on them, and the sandbox ran without its PID namespace.
- * The covers cost a mount each, about 3 ms of CPU per start in all (where `subset=pid` costs one).
+ * The covers cost a mount each: about 2.2 ms of CPU more per start (the namespaces and setup alone,
+ * medians of 101 interleaved runs: 8.68 ms before, 10.85 ms with them), where `subset=pid` costs nothing measurable.
  */
 export type ProcfsTreatment = "subset" | "own-covered" | "host-covered";
 
