@@ -97,7 +97,9 @@ const KEPT_SLOTS = 3;
 // (space-separated, "" for none: see sandbox-sysfs.ts; one that cannot be read as the sandbox
 // starts is left out, and Deno reads it as missing), how procfs's machine-wide entries are left
 // out (a ProcfsTreatment, see sandbox-procfs.ts: the entries to cover are listed as each sandbox
-// starts, so that one gone since does not fail the setup), tacit's three kept directories (opened on
+// starts, so that one gone since does not fail the setup; where /proc is the PID namespace's own,
+// the mounts listed below /proc are the host's /proc's, beneath it and out of view, and are not
+// remounted), tacit's three kept directories (opened on
 // fds 3-5 before anything is covered; the table binds them back from there), then the program and
 // its arguments. No file of the host is written: the table goes into the first cover. The mounts
 // left in view are read from this namespace's own mount table as the sandbox starts, not when

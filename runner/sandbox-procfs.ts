@@ -15,9 +15,12 @@
 // -e trace=%file on `tacit run examples/hello.ts`):
 //   - /proc/self/{exe,maps,cgroup,mountinfo} (Deno, V8, Rust's std for the CPU quota), and the host
 //     reads the namespace's /proc/<pid> directories (namespaced-program.ts): all kept;
-//   - /proc/meminfo: Deno's memory info reads MemAvailable there, after the total from sysinfo(2)
-//     (which sizes V8's heap); without it, the available memory is sysinfo's free memory;
-//   - /proc/sys/kernel/osrelease: read by a thread of Deno's; the same release is uname(2)'s;
+//   - /proc/meminfo: Deno's memory info reads MemAvailable there, after sysinfo(2) (strace shows
+//     both, and the string beside the path in Deno's binary); without it, the available memory is
+//     sysinfo's free memory;
+//   - /proc/sys/kernel/osrelease: read by a thread of Deno's, by the strings beside its path in
+//     the binary ("microsoft", "/.dockerenv") to tell WSL or a container; missing, it is neither
+//     (the sandbox is no WSL), and the release itself is uname(2)'s;
 //   - /proc/sys/kernel/cap_last_cap: util-linux setpriv, which without it finds the last
 //     capability with prctl(PR_CAPBSET_READ) (the bounding set is emptied all the same: see
 //     test/attacks/sandbox-root.test.ts);
