@@ -10,30 +10,14 @@
 // reads, as a lock left behind, after finding the real path and before opening the log.
 
 import { execFileSync, spawn } from "node:child_process";
-import { closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, symlinkSync, unlinkSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, symlinkSync, unlinkSync } from "node:fs";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadOrCreateSigningKey } from "../../runner/audit/keys.js";
 import { writerLockFor } from "../../runner/audit/log.js";
+import { openedToRead } from "../fifo.js";
 import { tacitBin } from "../helpers.js";
 import { auditHome } from "./fixtures.js";
-
-/**
- * Waits until a process opens the FIFO to read (its open returns once a writer opens it), and
- * returns the writer's descriptor: the reader then waits in read() until that is closed.
- */
-async function openedToRead(fifo: string): Promise<number> {
-  for (let i = 0; i < 6000; i++) {
-    try {
-      return openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENXIO") throw error;
-      await sleep(10);
-    }
-  }
-  throw new Error(`nothing opened ${fifo} to read`);
-}
 
 describe("a directory on the way to the audit log, swapped for a link while tacit opens it", () => {
   let ctx: ReturnType<typeof auditHome>;
