@@ -3,12 +3,14 @@
 // so it is never briefly readable by others; an existing file keeps its permissions, but one
 // that others may read or write is warned about, and one that another user owns is refused
 // (see checkExisting). Only a regular file with no other name, never through a symbolic link
-// (see openSinkFile, checkNames).
+// (see openSinkFile, checkNames), nor in a directory other than the one tacit found it in (see
+// sinkDirectories).
 // What one evaluation appends is capped (see SinkQuota).
 
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, type Stats, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, realpathSync, type Stats, writeSync } from "node:fs";
 import path from "node:path";
 import { CLASSIFIED_MASK } from "../library/protocol.js";
+import { DirectoryChangedError, openInVerifiedDirectory } from "./fs/checked-open.js";
 import type { PureResult } from "./classified/pure-evaluator.js";
 import { plaintextOf } from "./classified/store.js";
 
@@ -27,6 +29,27 @@ class SinkRefusal extends Error {
  */
 const appendOrder = new Map<string, Promise<void>>();
 
+/**
+ * The real path of each sink file's directory, as this process first found it (when its first
+ * SecureSink was made, or, the directory missing then, when tacit made it to write there): the file
+ * is opened in that directory only (see openSinkFile). The sink is opened at its first append, after
+ * the script has run for a while; opened by its path, it followed a directory on the way that
+ * someone had replaced by a link meanwhile (a confined command of another run whose allowed roots
+ * hold it, or any process of the user's), and tacit created the file, 0600 but with the plaintext
+ * the script printed, in the directory the link's maker chose. Kept for the process, not the sink:
+ * tacit serve makes a sink for each session and call, the later ones long after it started.
+ */
+const sinkDirectories = new Map<string, string>();
+
+/** The real path of the directory `file` (absolute) lies in, or null where it does not exist yet. */
+function realDirectoryOf(file: string): string | null {
+  try {
+    return realpathSync(path.dirname(file));
+  } catch {
+    return null;
+  }
+}
+
 export class SecureSink {
   private fd: number | null = null;
   /** This sink's last append (which waits for every append to the file queued before it). */
@@ -35,12 +58,22 @@ export class SecureSink {
 
   constructor(readonly file: string) {
     this.orderKey = path.resolve(file);
+    if (!sinkDirectories.has(this.orderKey)) {
+      const found = realDirectoryOf(this.orderKey);
+      if (found !== null) sinkDirectories.set(this.orderKey, found);
+    }
   }
 
   private open(): number {
     if (this.fd === null) {
-      mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-      const fd = this.openSinkFile();
+      let directory = sinkDirectories.get(this.orderKey);
+      if (directory === undefined) {
+        // Missing when tacit first looked: made now, by its path, and taken as found (as the file was before).
+        mkdirSync(path.dirname(this.orderKey), { recursive: true, mode: 0o700 });
+        directory = realpathSync(path.dirname(this.orderKey));
+        sinkDirectories.set(this.orderKey, directory);
+      }
+      const fd = this.openSinkFile(directory);
       try {
         const stats = fstatSync(fd);
         if (!stats.isFile()) throw this.notRegular(kindOf(stats));
@@ -63,14 +96,24 @@ export class SecureSink {
    * pipe or a terminal opened without blocking may take only part of a write and lose the rest,
    * and one opened blocking holds the host whenever its reader stops reading. O_NOFOLLOW: a link
    * there (left by a command a script may run, as recorder.ts fears for the record) is not
-   * followed to a file someone else may read; a dangling one is not followed to create one.
+   * followed to a file someone else may read; a dangling one is not followed to create one. In
+   * `directory` (its real path, see sinkDirectories) as opened and checked, never by a path a
+   * directory on the way to it could be swapped on: the file is created only there, so nothing is
+   * ever made where such a link leads (there is nothing to remove after a refusal).
    */
-  private openSinkFile(): number {
+  private openSinkFile(directory: string): number {
     const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
     try {
-      return openSync(this.file, flags, 0o600);
+      return openInVerifiedDirectory(directory, path.basename(this.orderKey), flags, 0o600);
     } catch (error) {
+      if (error instanceof DirectoryChangedError) throw this.directoryChanged(error);
       const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") {
+        throw new SinkRefusal(
+          `the directory of the secure output ${this.file} (${directory}) is gone since tacit first found it; tacit does not make it ` +
+            "again by its path, which could now lead elsewhere; nothing was written. Make the directory again (`mkdir -m 700`), or start tacit again",
+        );
+      }
       if (code === "ELOOP") {
         throw new SinkRefusal(
           `the secure output ${this.file} is a symbolic link, which tacit does not follow (it could lead to a file others read); nothing was written to it. ` +
@@ -80,6 +123,17 @@ export class SecureSink {
       if (code === "ENXIO" || code === "EISDIR") throw this.notRegular(this.kindAt());
       throw error;
     }
+  }
+
+  /** The refusal of a sink whose directory is not where tacit found it (see sinkDirectories). */
+  private directoryChanged(error: DirectoryChangedError): SinkRefusal {
+    const now = DirectoryChangedError.describe(error.expected, error.found);
+    return new SinkRefusal(
+      `the secure output ${this.file} is no longer in the directory where tacit first found it (${error.expected}): ${now}. ` +
+        "A directory on its way was replaced by a link (or moved), which tacit does not follow to write plaintext where whoever " +
+        "did it chose; nothing was written, nor created, there. Keep the secure output's directory out of every run's allowed " +
+        "roots, put the directory back (or give --secure-output a file in a directory only you can change), and start tacit again",
+    );
   }
 
   /** What the sink's path is, for a refusal, when it could not be opened (looked at without following a link). */

@@ -91,6 +91,66 @@ export function inVerifiedDirectory<T>(
   }
 }
 
+/**
+ * The directory a file of tacit's own lies in is not the one tacit resolved: a directory on the way
+ * (or the directory itself) was replaced by a link, or moved, since. `found` says what is there now:
+ * where the directory opened really is, or, when its own name is no directory any more (a link,
+ * which was not followed, or a file), what it is.
+ */
+export class DirectoryChangedError extends Error {
+  override name = "DirectoryChangedError";
+  constructor(
+    readonly expected: string,
+    readonly found: { directory: string } | { not: "a symbolic link" | "not a directory" },
+  ) {
+    super(`the directory ${expected} changed: ${DirectoryChangedError.describe(expected, found)}`);
+  }
+
+  /** What is at `expected` now, in words: "the directory at that path now is /x", "/a/b is now a symbolic link". */
+  static describe(expected: string, found: DirectoryChangedError["found"]): string {
+    if ("directory" in found) return `the directory at that path now is ${found.directory}`;
+    return found.not === "a symbolic link" ? `${expected} is now a symbolic link` : `${expected} is no longer a directory`;
+  }
+}
+
+/**
+ * Opens (with O_CREAT in `flags`, creates) the entry `name` of the directory whose real path is
+ * `realDir`, through that directory as opened and checked: it is opened first, without following a
+ * link at its own name, and must really be at `realDir`, else DirectoryChangedError and nothing is
+ * opened or created. The entry is then looked up in the opened directory itself
+ * (/proc/<pid>/fd/N/name, as openat would; Node has none), so a directory on the way swapped for a
+ * link after the check leads nowhere else either. Checking the file's path after opening it came
+ * too late for a file the open created: it already existed wherever the link led. A link at `name`
+ * is not followed (O_NOFOLLOW, ELOOP). `check` runs on the opened directory (its descriptor path)
+ * before the entry is opened, for what the caller knows of it besides its path (which directory it
+ * is). Without /proc, the directory is opened by its path and only `check` tells.
+ */
+export function openInVerifiedDirectory(realDir: string, name: string, flags: number, mode: number, check: (dir: string) => void = () => undefined): number {
+  if (name === "" || name === "." || name === ".." || name.includes("/")) throw new Error(`openInVerifiedDirectory: ${JSON.stringify(name)} is not a single name`);
+  try {
+    return inVerifiedDirectory(
+      realDir,
+      (actual) => {
+        if (actual !== realDir) throw new DirectoryChangedError(realDir, { directory: actual });
+      },
+      (dir) => {
+        check(dir);
+        return openSync(path.join(dir, name), flags | constants.O_NOFOLLOW, mode);
+      },
+      "refuse",
+    );
+  } catch (error) {
+    // The directory itself could not be opened as one (not the entry, whose path runs through /proc):
+    // a link at its own name, not followed (ENOTDIR, as O_DIRECTORY is checked first; ELOOP), or a
+    // file or a link on the way (ENOTDIR). What it was resolved to was a directory: it changed.
+    const e = error as NodeJS.ErrnoException;
+    if ((e.code === "ELOOP" || e.code === "ENOTDIR") && e.syscall === "open" && e.path === realDir) {
+      const link = lstatSync(realDir, { throwIfNoEntry: false })?.isSymbolicLink() === true;
+      throw new DirectoryChangedError(realDir, { not: link ? "a symbolic link" : "not a directory" });
+    }
+    throw error;
+  }
+}
 
 /**
  * What `real` is (its lstat), looked up in its parent directory as opened and verified, or
