@@ -15,11 +15,16 @@
 // settings give, not used yet) is taken as found, as it was before tacit noted any; and on a file
 // system that keeps no birth time (Node reports 0), a directory made again on the inode of the one
 // deleted passes for it.
+//
+// The record file is then opened in the directory checked, not by its path (openRecordFile): a
+// directory on the way replaced by a link between the check and the open was followed, and the
+// record, the script's code and output, was created where the link's maker chose.
 
-import { lstatSync, mkdirSync, type BigIntStats } from "node:fs";
+import { lstatSync, mkdirSync, realpathSync, statSync, type BigIntStats } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { sha256Hex } from "./audit/digest.js";
+import { DirectoryChangedError, openInVerifiedDirectory } from "./fs/checked-open.js";
 import { ownFileProblemText, readOwnFile, replaceOwnFile } from "./audit/own-file.js";
 import { onFirstUse } from "./on-first-use.js";
 import { PARSED_ONCE } from "./parse-once.js";
@@ -44,6 +49,13 @@ export interface RecordDirectoryIdentity {
 const identityOf = (stat: BigIntStats): RecordDirectoryIdentity => ({ dev: stat.dev.toString(), ino: stat.ino.toString(), born: stat.birthtimeNs.toString() });
 
 const sameIdentity = (a: RecordDirectoryIdentity, b: RecordDirectoryIdentity): boolean => a.dev === b.dev && a.ino === b.ino && a.born === b.born;
+
+/** The record directory as this process last found and checked it (prepareRecordDirectory), or nothing yet. */
+export interface FoundRecordDirectory {
+  identity: RecordDirectoryIdentity | null;
+  /** Its real path, resolved as it was checked: where openRecordFile opens it. */
+  realPath: string | null;
+}
 
 /** Where tacit notes the directory it made at `dir` (absolute). */
 export function recordDirectoryNote(dir: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -89,10 +101,11 @@ function lstatOrNull(p: string): BigIntStats | null {
 /**
  * Makes the record directory `dir` where it is missing, or checks that the one there is the one
  * tacit made; either way notes it. Returns null when the record may be written there, or why not
- * (a sentence naming the directory, what was refused and what to do). `known`: the identity this
- * process last found there, which spares reading the note again.
+ * (a sentence naming the directory, what was refused and what to do). `known`: the directory as
+ * this process last found it, which spares reading the note again, and whose real path and
+ * identity openRecordFile opens and checks the file's directory by.
  */
-export function prepareRecordDirectory(named: string, env: NodeJS.ProcessEnv = process.env, known: { identity: RecordDirectoryIdentity | null } = { identity: null }): string | null {
+export function prepareRecordDirectory(named: string, env: NodeJS.ProcessEnv = process.env, known: FoundRecordDirectory = { identity: null, realPath: null }): string | null {
   const dir = path.resolve(named);
   const refused = (why: string, instead: string) => `the record directory ${dir} ${why}; nothing was recorded. ${instead}`;
   try {
@@ -130,10 +143,53 @@ export function prepareRecordDirectory(named: string, env: NodeJS.ProcessEnv = p
           `delete ${recordDirectoryNote(dir, env)} to have tacit record into it`,
       );
     }
+    // Where it really is, for openRecordFile; resolved after the look above, so the directory opened
+    // there must also be the one looked at (its identity), or a swap in between is refused too.
+    const realPath = realpathSync(dir);
     if (note === null || !sameIdentity(note, identity)) writeNote(dir, identity, env);
     known.identity = identity;
+    known.realPath = realPath;
     return null;
   } catch (error) {
     return refused(`cannot be made or checked (${(error as Error).message})`, "Give --record a directory tacit can make");
+  }
+}
+
+/** The directory opened at the record directory's real path is another than the one checked. */
+class NotTheDirectoryChecked extends Error {
+  override name = "NotTheDirectoryChecked";
+  constructor(readonly there: RecordDirectoryIdentity) {
+    super(`another directory (inode ${there.ino})`);
+  }
+}
+
+/**
+ * Opens (creates, with O_CREAT in `flags`) the file `name` in the record directory `found`, as
+ * prepareRecordDirectory last found and checked it: the directory is opened first, by the real path
+ * resolved then, and must still be there (fs/checked-open.ts openInVerifiedDirectory) and still be
+ * the directory checked (its identity); the file is then looked up in that directory itself, never
+ * by a path a directory on the way could be swapped on. So nothing is created where such a link
+ * leads, and there is nothing to remove after a refusal. Returns the descriptor, or why not (the
+ * end of a sentence naming the record file, without what to do, which the caller says).
+ */
+export function openRecordFile(found: FoundRecordDirectory, name: string, flags: number, mode: number): number | { refused: string } {
+  const { identity, realPath } = found;
+  if (identity === null || realPath === null) return { refused: "was not checked before it was opened (tacit's mistake)" };
+  const changed = (now: string) => ({
+    refused:
+      `is no longer in the directory tacit checked (${realPath}): ${now}. A directory on its way was replaced by a link (or moved) since, ` +
+      "which tacit does not follow to write the record (the scripts' code and output) where whoever did it chose; nothing was created there. " +
+      "Keep the record directory out of every run's allowed roots, put the directory back, and run again",
+  });
+  try {
+    return openInVerifiedDirectory(realPath, name, flags, mode, (dir) => {
+      const there = identityOf(statSync(dir, { bigint: true }));
+      if (!sameIdentity(there, identity)) throw new NotTheDirectoryChecked(there);
+    });
+  } catch (error) {
+    if (error instanceof DirectoryChangedError) return changed(DirectoryChangedError.describe(realPath, error.found));
+    // At its path, but another directory than the one looked at: swapped between the look and the resolve.
+    if (error instanceof NotTheDirectoryChecked) return changed(`the directory there is not the one checked (inode ${error.there.ino}, not ${identity.ino})`);
+    throw error;
   }
 }

@@ -2,11 +2,11 @@
 // result and timing (TACIT's --record). What is recorded is what the agent saw: classified
 // values appear only as Classified(***), secret header values never.
 
-import { closeSync, constants, fstatSync, openSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, writeSync } from "node:fs";
 import path from "node:path";
 import type { EvaluationResult } from "./evaluate.js";
 import { terminalSafe } from "./printable.js";
-import { prepareRecordDirectory, type RecordDirectoryIdentity } from "./record-directory.js";
+import { type FoundRecordDirectory, openRecordFile, prepareRecordDirectory } from "./record-directory.js";
 
 export interface RecordEntry {
   kind: "run" | "execute_typescript" | "execute_in_session" | "repl";
@@ -15,13 +15,15 @@ export interface RecordEntry {
   result: EvaluationResult;
 }
 
+const RECORD_FILE_NAME = "tacit-record.jsonl";
+
 export class Recorder {
   private readonly file: string;
   /** The directory as this process last found it (record-directory.ts). */
-  private readonly found: { identity: RecordDirectoryIdentity | null } = { identity: null };
+  private readonly found: FoundRecordDirectory = { identity: null, realPath: null };
 
   constructor(private readonly dir: string) {
-    this.file = path.join(dir, "tacit-record.jsonl");
+    this.file = path.join(dir, RECORD_FILE_NAME);
   }
 
   /** Whether the directory may be written now (made, or made anew, where missing); says why not on stderr. */
@@ -59,14 +61,17 @@ export class Recorder {
    * Appends to the record file itself, never through a link: a symlink or hard link put there
    * (by a command a script may run, say `ln` or `git checkout`) would send the record, code
    * the script chose included, into a file outside the allowed roots. Checked on the
-   * descriptor written. Returns what was wrong, or null.
+   * descriptor written. Opened in the directory as prepared() checked it (openRecordFile), not
+   * by its path. Returns what was wrong, or null.
    */
   private write(text: string): string | null {
     let fd: number;
     try {
       // O_NONBLOCK: a FIFO put there would otherwise hold the open (and tacit) until read.
       const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-      fd = openSync(this.file, flags, 0o600);
+      const opened = openRecordFile(this.found, RECORD_FILE_NAME, flags, 0o600);
+      if (typeof opened !== "number") return opened.refused;
+      fd = opened;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       return code === "ELOOP" ? "is a symbolic link" : `cannot be opened (${code ?? (error as Error).message})`;
