@@ -10,7 +10,7 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, realpathSync, type Stats, writeSync } from "node:fs";
 import path from "node:path";
 import { CLASSIFIED_MASK } from "../library/protocol.js";
-import { DirectoryChangedError, openInVerifiedDirectory } from "./fs/checked-open.js";
+import { DirectoryChangedError, makeDirectoriesInVerified, openInVerifiedDirectory } from "./fs/checked-open.js";
 import type { PureResult } from "./classified/pure-evaluator.js";
 import { plaintextOf } from "./classified/store.js";
 
@@ -30,24 +30,48 @@ class SinkRefusal extends Error {
 const appendOrder = new Map<string, Promise<void>>();
 
 /**
- * The real path of each sink file's directory, as this process first found it (when its first
- * SecureSink was made, or, the directory missing then, when tacit made it to write there): the file
- * is opened in that directory only (see openSinkFile). The sink is opened at its first append, after
- * the script has run for a while; opened by its path, it followed a directory on the way that
- * someone had replaced by a link meanwhile (a confined command of another run whose allowed roots
- * hold it, or any process of the user's), and tacit created the file, 0600 but with the plaintext
- * the script printed, in the directory the link's maker chose. Kept for the process, not the sink:
- * tacit serve makes a sink for each session and call, the later ones long after it started.
+ * Where each sink file's directory is, as this process first found it (when its first SecureSink
+ * was made): its real path, or, where it did not exist yet, the real path of the nearest directory
+ * above it that did and the names to make below that. The file is opened in that directory only,
+ * and the missing ones are made each in the one above as found (see open). The sink is opened at
+ * its first append, after the script has run for a while; opened by its path, it followed a
+ * directory on the way that someone had replaced by a link meanwhile (a confined command of
+ * another run whose allowed roots hold it, or any process of the user's), or a link put where a
+ * directory was still missing, and tacit created the file, 0600 but with the plaintext the script
+ * printed, in the directory the link's maker chose. Kept for the process, not the sink: tacit
+ * serve makes a sink for each session and call, the later ones long after it started.
  */
-const sinkDirectories = new Map<string, string>();
+const sinkDirectories = new Map<string, SinkDirectory>();
 
-/** The real path of the directory `file` (absolute) lies in, or null where it does not exist yet. */
-function realDirectoryOf(file: string): string | null {
-  try {
-    return realpathSync(path.dirname(file));
-  } catch {
-    return null;
+interface SinkDirectory {
+  /** The real path of the directory, or of the nearest one above it that existed. */
+  real: string;
+  /** The directories to make below `real`, outermost first; none once it exists. */
+  missing: string[];
+}
+
+/**
+ * Where the directory `file` (absolute) lies in is: see sinkDirectories. Null where that cannot be
+ * told (a file or an unreadable directory on the way): the open then fails as it did.
+ */
+function sinkDirectoryOf(file: string): SinkDirectory | null {
+  const missing: string[] = [];
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    try {
+      return { real: realpathSync(dir), missing };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT" || path.dirname(dir) === dir) return null;
+      missing.unshift(path.basename(dir));
+    }
   }
+}
+
+/** The directory `real`, gone: the nearest directory above it still there, and the names to make again below that. */
+function missingFrom(real: string): SinkDirectory {
+  const missing: string[] = [];
+  let dir = real;
+  for (; path.dirname(dir) !== dir && lstatSync(dir, { throwIfNoEntry: false }) === undefined; dir = path.dirname(dir)) missing.unshift(path.basename(dir));
+  return { real: dir, missing };
 }
 
 export class SecureSink {
@@ -59,21 +83,14 @@ export class SecureSink {
   constructor(readonly file: string) {
     this.orderKey = path.resolve(file);
     if (!sinkDirectories.has(this.orderKey)) {
-      const found = realDirectoryOf(this.orderKey);
+      const found = sinkDirectoryOf(this.orderKey);
       if (found !== null) sinkDirectories.set(this.orderKey, found);
     }
   }
 
   private open(): number {
     if (this.fd === null) {
-      let directory = sinkDirectories.get(this.orderKey);
-      if (directory === undefined) {
-        // Missing when tacit first looked: made now, by its path, and taken as found (as the file was before).
-        mkdirSync(path.dirname(this.orderKey), { recursive: true, mode: 0o700 });
-        directory = realpathSync(path.dirname(this.orderKey));
-        sinkDirectories.set(this.orderKey, directory);
-      }
-      const fd = this.openSinkFile(directory);
+      const fd = this.openSinkFile(this.directory());
       try {
         const stats = fstatSync(fd);
         if (!stats.isFile()) throw this.notRegular(kindOf(stats));
@@ -86,6 +103,31 @@ export class SecureSink {
       this.fd = fd;
     }
     return this.fd;
+  }
+
+  /** The real path of the sink's directory, made (owner-only) where missing, each directory in the one above as found. */
+  private directory(): string {
+    let found = sinkDirectories.get(this.orderKey);
+    if (found === undefined) {
+      // Not to be told when tacit first looked (see sinkDirectoryOf): made by its path, as before,
+      // which fails with what is in the way.
+      mkdirSync(path.dirname(this.orderKey), { recursive: true, mode: 0o700 });
+      found = { real: realpathSync(path.dirname(this.orderKey)), missing: [] };
+      sinkDirectories.set(this.orderKey, found);
+    }
+    // Gone since (removed by the person, say): made again the same way, from the nearest directory
+    // above it still there, as found then (a link there now is refused when it is opened).
+    if (found.missing.length === 0 && lstatSync(found.real, { throwIfNoEntry: false }) === undefined) found = missingFrom(found.real);
+    if (found.missing.length > 0) {
+      try {
+        found = { real: makeDirectoriesInVerified(found.real, found.missing, 0o700), missing: [] };
+      } catch (error) {
+        if (error instanceof DirectoryChangedError) throw this.directoryChanged(error);
+        throw error;
+      }
+      sinkDirectories.set(this.orderKey, found);
+    }
+    return found.real;
   }
 
   /**
@@ -110,8 +152,8 @@ export class SecureSink {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT") {
         throw new SinkRefusal(
-          `the directory of the secure output ${this.file} (${directory}) is gone since tacit first found it; tacit does not make it ` +
-            "again by its path, which could now lead elsewhere; nothing was written. Make the directory again (`mkdir -m 700`), or start tacit again",
+          `the directory of the secure output ${this.file} (${directory}) was removed while tacit opened the file in it; nothing was ` +
+            "written. Leave the directory in place while tacit runs",
         );
       }
       if (code === "ELOOP") {
@@ -129,9 +171,9 @@ export class SecureSink {
   private directoryChanged(error: DirectoryChangedError): SinkRefusal {
     const now = DirectoryChangedError.describe(error.expected, error.found);
     return new SinkRefusal(
-      `the secure output ${this.file} is no longer in the directory where tacit first found it (${error.expected}): ${now}. ` +
-        "A directory on its way was replaced by a link (or moved), which tacit does not follow to write plaintext where whoever " +
-        "did it chose; nothing was written, nor created, there. Keep the secure output's directory out of every run's allowed " +
+      `the secure output ${this.file} is no longer where tacit first found its directory: ${now}. A directory on its way was replaced ` +
+        "by a link (or moved), or a link was put where tacit was to make one, which tacit does not follow to write plaintext where " +
+        "whoever did it chose; nothing was written, nor created, there. Keep the secure output's directory out of every run's allowed " +
         "roots, put the directory back (or give --secure-output a file in a directory only you can change), and start tacit again",
     );
   }

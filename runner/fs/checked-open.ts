@@ -4,7 +4,7 @@
 // through a directory descriptor verified the same way, named as /proc/self/fd/N/name: the
 // kernel resolves that from the opened directory itself, however its path changes later.
 
-import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, type Stats } from "node:fs";
 import path from "node:path";
 
 /**
@@ -106,43 +106,34 @@ export class DirectoryChangedError extends Error {
     super(`the directory ${expected} changed: ${DirectoryChangedError.describe(expected, found)}`);
   }
 
-  /** What is at `expected` now, in words: "the directory at that path now is /x", "/a/b is now a symbolic link". */
+  /** What is at `expected` now, in words: "/a/b now leads to /x", "/a/b is now a symbolic link". */
   static describe(expected: string, found: DirectoryChangedError["found"]): string {
-    if ("directory" in found) return `the directory at that path now is ${found.directory}`;
+    if ("directory" in found) return `${expected} now leads to ${found.directory}`;
     return found.not === "a symbolic link" ? `${expected} is now a symbolic link` : `${expected} is no longer a directory`;
   }
 }
 
 /**
- * Opens (with O_CREAT in `flags`, creates) the entry `name` of the directory whose real path is
- * `realDir`, through that directory as opened and checked: it is opened first, without following a
- * link at its own name, and must really be at `realDir`, else DirectoryChangedError and nothing is
- * opened or created. The entry is then looked up in the opened directory itself
- * (/proc/<pid>/fd/N/name, as openat would; Node has none), so a directory on the way swapped for a
- * link after the check leads nowhere else either. Checking the file's path after opening it came
- * too late for a file the open created: it already existed wherever the link led. A link at `name`
- * is not followed (O_NOFOLLOW, ELOOP). `check` runs on the opened directory (its descriptor path)
- * before the entry is opened, for what the caller knows of it besides its path (which directory it
- * is). Without /proc, the directory is opened by its path and only `check` tells.
+ * Runs `op` in the directory whose real path is `realDir`, as opened (without following a link at
+ * its own name) and checked to really be at `realDir`: else DirectoryChangedError, and `op` does
+ * not run. `op` gets the opened directory's path (/proc/<pid>/fd/N; `realDir` without /proc),
+ * through which a name is looked up in that directory itself, as openat would (Node has none), so
+ * a directory on the way swapped for a link after the check leads nowhere else either.
  */
-export function openInVerifiedDirectory(realDir: string, name: string, flags: number, mode: number, check: (dir: string) => void = () => undefined): number {
-  if (name === "" || name === "." || name === ".." || name.includes("/")) throw new Error(`openInVerifiedDirectory: ${JSON.stringify(name)} is not a single name`);
+function inDirectoryResolvedAs<T>(realDir: string, op: (dir: string) => T): T {
   try {
     return inVerifiedDirectory(
       realDir,
       (actual) => {
         if (actual !== realDir) throw new DirectoryChangedError(realDir, { directory: actual });
       },
-      (dir) => {
-        check(dir);
-        return openSync(path.join(dir, name), flags | constants.O_NOFOLLOW, mode);
-      },
+      op,
       "refuse",
     );
   } catch (error) {
-    // The directory itself could not be opened as one (not the entry, whose path runs through /proc):
-    // a link at its own name, not followed (ENOTDIR, as O_DIRECTORY is checked first; ELOOP), or a
-    // file or a link on the way (ENOTDIR). What it was resolved to was a directory: it changed.
+    // The directory itself could not be opened as one (not an entry of it, whose path runs through
+    // /proc): a link at its own name, not followed (ENOTDIR, as O_DIRECTORY is checked first; ELOOP),
+    // or a file or a link on the way (ENOTDIR). What it was resolved to was a directory: it changed.
     const e = error as NodeJS.ErrnoException;
     if ((e.code === "ELOOP" || e.code === "ENOTDIR") && e.syscall === "open" && e.path === realDir) {
       const link = lstatSync(realDir, { throwIfNoEntry: false })?.isSymbolicLink() === true;
@@ -150,6 +141,51 @@ export function openInVerifiedDirectory(realDir: string, name: string, flags: nu
     }
     throw error;
   }
+}
+
+function assertSingleName(name: string): void {
+  if (name === "" || name === "." || name === ".." || name.includes("/")) throw new Error(`${JSON.stringify(name)} is not a single name`);
+}
+
+/**
+ * Opens (with O_CREAT in `flags`, creates) the entry `name` of the directory whose real path is
+ * `realDir`, through that directory as opened and checked (inDirectoryResolvedAs): if it is not
+ * there any more, DirectoryChangedError, and nothing is opened or created. Checking the file's
+ * path after opening it came too late for a file the open created: it already existed wherever
+ * the link led. A link at `name` is not followed (O_NOFOLLOW, ELOOP). `check` runs on the opened
+ * directory (its descriptor path) before the entry is opened, for what the caller knows of it
+ * besides its path (which directory it is). Without /proc, the directory is opened by its path and
+ * only `check` tells.
+ */
+export function openInVerifiedDirectory(realDir: string, name: string, flags: number, mode: number, check: (dir: string) => void = () => undefined): number {
+  assertSingleName(name);
+  return inDirectoryResolvedAs(realDir, (dir) => {
+    check(dir);
+    return openSync(path.join(dir, name), flags | constants.O_NOFOLLOW, mode);
+  });
+}
+
+/**
+ * Makes the directories `names`, each inside the one before, under the directory whose real path
+ * is `realDir`: each in its parent as opened and checked (inDirectoryResolvedAs), so none is made
+ * where a link put on the way leads. One that exists already is kept if it is a directory there
+ * (a link there, or a file, is refused when it is opened to make the next, or by the caller's
+ * open). Returns the real path of the last (`realDir` for none).
+ */
+export function makeDirectoriesInVerified(realDir: string, names: readonly string[], mode: number): string {
+  let current = realDir;
+  for (const name of names) {
+    assertSingleName(name);
+    inDirectoryResolvedAs(current, (dir) => {
+      try {
+        mkdirSync(path.join(dir, name), mode);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+    });
+    current = path.join(current, name);
+  }
+  return current;
 }
 
 /**

@@ -9,7 +9,7 @@
 // reading a FIFO the test holds (`cat gate`); the test swaps the directory meanwhile, then lets
 // it go. The attacker here is the test, outside tacit (the sink lies outside the run's roots).
 
-import { mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync, closeSync, writeSync, existsSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -78,7 +78,7 @@ describe("a directory on the way to the secure output, swapped for a link during
     expect(filesUnder(elsewhere), "files where the link leads").toEqual({});
     expect(filesUnder(`${out}-old`), "files in the directory tacit found").toEqual({});
     expect({ code: r.code, stdout: r.stdout }, r.stderr).toEqual({ code: 0, stdout: "secret: Classified(***)\n" });
-    expect(r.stderr).toContain(`tacit: the secure output ${sink} is no longer in the directory where tacit first found it (${out}): ${out} is now a symbolic link.`);
+    expect(r.stderr).toContain(`tacit: the secure output ${sink} is no longer where tacit first found its directory: ${out} is now a symbolic link.`);
     expect(r.stderr).toContain("nothing was written, nor created, there. Keep the secure output's directory out of every run's allowed roots");
     expect(r.stderr).not.toContain(canary);
   }, 60_000);
@@ -96,9 +96,32 @@ describe("a directory on the way to the secure output, swapped for a link during
     expect(filesUnder(`${a}-old`), "files in the directory tacit found").toEqual({});
     expect({ code: r.code, stdout: r.stdout }, r.stderr).toEqual({ code: 0, stdout: "secret: Classified(***)\n" });
     expect(r.stderr).toContain(
-      `tacit: the secure output ${sink} is no longer in the directory where tacit first found it (${out}): the directory at that path now is ${path.join(elsewhere, "out")}.`,
+      `tacit: the secure output ${sink} is no longer where tacit first found its directory: ${out} now leads to ${path.join(elsewhere, "out")}.`,
     );
     expect(r.stderr).not.toContain(canary);
+  }, 60_000);
+
+  it("its own directory, missing when the run began, a link when tacit makes it: nothing is created where the link leads", async () => {
+    mkdirSync(path.join(base, "a"), { mode: 0o700 });
+    const out = path.join(base, "a", "out");
+    const sink = path.join(out, "secure.log");
+    const r = await runSwapping(sink, () => symlinkSync(path.join(elsewhere, "out"), out));
+    expect(filesUnder(elsewhere), "files where the link leads").toEqual({});
+    expect({ code: r.code, stdout: r.stdout }, r.stderr).toEqual({ code: 0, stdout: "secret: Classified(***)\n" });
+    expect(r.stderr).toContain(`tacit: the secure output ${sink} is no longer where tacit first found its directory: ${out} is now a symbolic link.`);
+    expect(r.stderr).not.toContain(canary);
+  }, 60_000);
+
+  it("its own directory and the one above, removed during the run (no link): made again, owner-only, and the plaintext lands there", async () => {
+    const a = path.join(base, "a");
+    const out = path.join(a, "out");
+    mkdirSync(out, { recursive: true, mode: 0o700 });
+    const sink = path.join(out, "secure.log");
+    const r = await runSwapping(sink, () => rmSync(a, { recursive: true }));
+    expect({ code: r.code, stdout: r.stdout }, r.stderr).toEqual({ code: 0, stdout: "secret: Classified(***)\n" });
+    expect(readFileSync(sink, "utf8")).toBe(`secret: ${canary}\n`);
+    expect([statSync(a).mode & 0o777, statSync(out).mode & 0o777, statSync(sink).mode & 0o777]).toEqual([0o700, 0o700, 0o600]);
+    expect(filesUnder(elsewhere)).toEqual({});
   }, 60_000);
 
   it("left alone, the sink gets the plaintext in the directory tacit found (the gate itself changes nothing)", async () => {

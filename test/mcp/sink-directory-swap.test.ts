@@ -49,7 +49,7 @@ it("a later call's sink is not opened where a link, put on the way since the fir
   client = await connectServe(["--no-check", "--secure-output", sink], work, {
     onStderr: (text) => {
       stderr += text;
-      if (stderr.includes("is no longer in the directory where tacit first found it")) refused();
+      if (stderr.includes("is no longer where tacit first found its directory")) refused();
     },
   });
   const canary = makeCanary();
@@ -65,7 +65,7 @@ it("a later call's sink is not opened where a link, put on the way since the fir
   expect(filesUnder(elsewhere), "files where the link leads").toEqual({});
   expect(filesUnder(`${a}-old`)).toEqual({ "out/secure.log": "first first-value\n" });
   expect(stderr).toContain(
-    `tacit: the secure output ${sink} is no longer in the directory where tacit first found it (${out}): the directory at that path now is ${path.join(elsewhere, "out")}.`,
+    `tacit: the secure output ${sink} is no longer where tacit first found its directory: ${out} now leads to ${path.join(elsewhere, "out")}.`,
   );
   expect(stderr).not.toContain(canary);
 }, 120_000);
