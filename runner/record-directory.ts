@@ -24,7 +24,7 @@ import { lstatSync, mkdirSync, realpathSync, statSync, type BigIntStats } from "
 import path from "node:path";
 import { z } from "zod";
 import { sha256Hex } from "./audit/digest.js";
-import { DirectoryChangedError, openInVerifiedDirectory } from "./fs/checked-open.js";
+import { DirectoryChangedError, makeDirectoriesInVerified, nearestExistingDirectory, openInVerifiedDirectory, statVerifiedDirectory } from "./fs/checked-open.js";
 import { ownFileProblemText, readOwnFile, replaceOwnFile } from "./audit/own-file.js";
 import { onFirstUse } from "./on-first-use.js";
 import { PARSED_ONCE } from "./parse-once.js";
@@ -35,7 +35,8 @@ const DIR_NAME = "record-dirs";
 
 function buildSchema() {
   const digits = z.string().regex(/^\d+$/);
-  return z.strictObject({ format: z.literal(FORMAT), dir: z.string().min(1), dev: digits, ino: digits, born: digits });
+  // real: where the directory really was when noted (notes written before it have none).
+  return z.strictObject({ format: z.literal(FORMAT), dir: z.string().min(1), dev: digits, ino: digits, born: digits, real: z.string().min(1).optional() });
 }
 const schema = onFirstUse(buildSchema);
 
@@ -62,7 +63,13 @@ export function recordDirectoryNote(dir: string, env: NodeJS.ProcessEnv = proces
   return path.join(tacitHome(env), DIR_NAME, `${sha256Hex(dir).slice(0, 32)}.json`);
 }
 
-function readNote(dir: string, env: NodeJS.ProcessEnv): RecordDirectoryIdentity | string | null {
+/** What a note says: which directory tacit made or first recorded into, and where it really was (null in an older note). */
+interface RecordDirectoryNote {
+  identity: RecordDirectoryIdentity;
+  real: string | null;
+}
+
+function readNote(dir: string, env: NodeJS.ProcessEnv): RecordDirectoryNote | string | null {
   const note = recordDirectoryNote(dir, env);
   let text: string | null;
   try {
@@ -79,14 +86,14 @@ function readNote(dir: string, env: NodeJS.ProcessEnv): RecordDirectoryIdentity 
   }
   const parsed = schema().safeParse(json, PARSED_ONCE);
   if (!parsed.success || parsed.data.dir !== dir) return `tacit's note of the record directory ${note} is not one tacit wrote for ${dir}; remove it`;
-  return { dev: parsed.data.dev, ino: parsed.data.ino, born: parsed.data.born };
+  return { identity: { dev: parsed.data.dev, ino: parsed.data.ino, born: parsed.data.born }, real: parsed.data.real ?? null };
 }
 
-function writeNote(dir: string, identity: RecordDirectoryIdentity, env: NodeJS.ProcessEnv): void {
+function writeNote(dir: string, identity: RecordDirectoryIdentity, real: string, env: NodeJS.ProcessEnv): void {
   ensureTacitHome(env);
   const note = recordDirectoryNote(dir, env);
   mkdirSync(path.dirname(note), { recursive: true, mode: 0o700 });
-  replaceOwnFile(note, JSON.stringify({ format: FORMAT, dir, ...identity }) + "\n", { sync: false });
+  replaceOwnFile(note, JSON.stringify({ format: FORMAT, dir, ...identity, real }) + "\n", { sync: false });
 }
 
 function lstatOrNull(p: string): BigIntStats | null {
@@ -113,11 +120,45 @@ export function prepareRecordDirectory(named: string, env: NodeJS.ProcessEnv = p
     if (found !== null && known.identity !== null && sameIdentity(identityOf(found), known.identity)) return null;
     const note = readNote(dir, env);
     if (typeof note === "string") return refused(`cannot be checked (${note})`, "Fix or remove that note");
-    let made = false;
+    let made: string | null = null;
     if (found === null) {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      found = lstatSync(dir, { bigint: true });
-      made = true;
+      // Made below the nearest directory that exists, each in the one above as opened and checked,
+      // and looked at as opened there: made by its path and looked at by it again, a directory on
+      // the way swapped for a link in between had tacit note and record into the directory the
+      // link's maker chose. And made anew only where tacit made it before: a record directory
+      // deleted with a directory above it, that one then replaced by a link (a confined command of
+      // another run whose roots hold it can), had tacit make it anew where the link led and record there.
+      const place = nearestExistingDirectory(dir);
+      if (place === null) {
+        mkdirSync(dir, { recursive: true, mode: 0o700 }); // fails, naming what is in the way
+        made = realpathSync(dir);
+      } else {
+        const expected = path.join(place.real, ...place.missing);
+        if (note !== null && note.real !== null && expected !== note.real) {
+          return refused(
+            `is missing, and its path now leads to ${expected}, not to ${note.real}, where tacit made it: a directory on its way was replaced ` +
+              "by a link (or moved) since, and tacit does not make the record directory again where that leads (the record, every script and " +
+              "what it printed, would be written there)",
+            `Put the directory back, or give --record another directory; if you moved it yourself, delete ${recordDirectoryNote(dir, env)} to have ` +
+              "tacit make it where its path leads now",
+          );
+        }
+        try {
+          made = makeDirectoriesInVerified(place.real, place.missing, 0o700);
+        } catch (error) {
+          if (!(error instanceof DirectoryChangedError)) throw error;
+          return refused(
+            `could not be made: ${DirectoryChangedError.describe(error.expected, error.found)}, since tacit looked (a directory on its way was replaced by a link)`,
+            "Keep the record directory out of every run's allowed roots, and run again",
+          );
+        }
+      }
+      try {
+        found = statVerifiedDirectory(made);
+      } catch (error) {
+        if (!(error instanceof DirectoryChangedError)) throw error;
+        return refused(`changed as tacit made it: ${DirectoryChangedError.describe(error.expected, error.found)}`, "Keep the record directory out of every run's allowed roots, and run again");
+      }
     }
     if (found.isSymbolicLink()) {
       return refused(
@@ -135,7 +176,7 @@ export function prepareRecordDirectory(named: string, env: NodeJS.ProcessEnv = p
       );
     }
     const identity = identityOf(found);
-    if (!made && note !== null && !sameIdentity(note, identity)) {
+    if (made === null && note !== null && !sameIdentity(note.identity, identity)) {
       return refused(
         "is not the one tacit made there: that one was deleted or moved away, and another process made this one since (a command a " +
           "script ran can, while no tacit records there), which may hold lines tacit never wrote",
@@ -145,8 +186,8 @@ export function prepareRecordDirectory(named: string, env: NodeJS.ProcessEnv = p
     }
     // Where it really is, for openRecordFile; resolved after the look above, so the directory opened
     // there must also be the one looked at (its identity), or a swap in between is refused too.
-    const realPath = realpathSync(dir);
-    if (note === null || !sameIdentity(note, identity)) writeNote(dir, identity, env);
+    const realPath = made ?? realpathSync(dir);
+    if (note === null || !sameIdentity(note.identity, identity) || note.real !== realPath) writeNote(dir, identity, realPath, env);
     known.identity = identity;
     known.realPath = realPath;
     return null;

@@ -10,7 +10,7 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, realpathSync, type Stats, writeSync } from "node:fs";
 import path from "node:path";
 import { CLASSIFIED_MASK } from "../library/protocol.js";
-import { DirectoryChangedError, makeDirectoriesInVerified, openInVerifiedDirectory } from "./fs/checked-open.js";
+import { DirectoryChangedError, makeDirectoriesInVerified, nearestExistingDirectory, openInVerifiedDirectory } from "./fs/checked-open.js";
 import type { PureResult } from "./classified/pure-evaluator.js";
 import { plaintextOf } from "./classified/store.js";
 
@@ -50,22 +50,6 @@ interface SinkDirectory {
   missing: string[];
 }
 
-/**
- * Where the directory `file` (absolute) lies in is: see sinkDirectories. Null where that cannot be
- * told (a file or an unreadable directory on the way): the open then fails as it did.
- */
-function sinkDirectoryOf(file: string): SinkDirectory | null {
-  const missing: string[] = [];
-  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
-    try {
-      return { real: realpathSync(dir), missing };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT" || path.dirname(dir) === dir) return null;
-      missing.unshift(path.basename(dir));
-    }
-  }
-}
-
 /** The directory `real`, gone: the nearest directory above it still there, and the names to make again below that. */
 function missingFrom(real: string): SinkDirectory {
   const missing: string[] = [];
@@ -83,7 +67,7 @@ export class SecureSink {
   constructor(readonly file: string) {
     this.orderKey = path.resolve(file);
     if (!sinkDirectories.has(this.orderKey)) {
-      const found = sinkDirectoryOf(this.orderKey);
+      const found = nearestExistingDirectory(path.dirname(this.orderKey));
       if (found !== null) sinkDirectories.set(this.orderKey, found);
     }
   }
@@ -109,7 +93,7 @@ export class SecureSink {
   private directory(): string {
     let found = sinkDirectories.get(this.orderKey);
     if (found === undefined) {
-      // Not to be told when tacit first looked (see sinkDirectoryOf): made by its path, as before,
+      // Not to be told when tacit first looked (see nearestExistingDirectory): made by its path, as before,
       // which fails with what is in the way.
       mkdirSync(path.dirname(this.orderKey), { recursive: true, mode: 0o700 });
       found = { real: realpathSync(path.dirname(this.orderKey)), missing: [] };

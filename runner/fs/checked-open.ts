@@ -4,7 +4,7 @@
 // through a directory descriptor verified the same way, named as /proc/self/fd/N/name: the
 // kernel resolves that from the opened directory itself, however its path changes later.
 
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, type Stats } from "node:fs";
+import { type BigIntStats, closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
 
 /**
@@ -186,6 +186,29 @@ export function makeDirectoriesInVerified(realDir: string, names: readonly strin
     current = path.join(current, name);
   }
   return current;
+}
+
+/** The stat of the directory whose real path is `realDir`, as opened and checked there (inDirectoryResolvedAs). */
+export function statVerifiedDirectory(realDir: string): BigIntStats {
+  return inDirectoryResolvedAs(realDir, (dir) => statSync(dir, { bigint: true }));
+}
+
+/**
+ * Where a directory that may not exist yet would be: the real path of `dir`, or of the nearest
+ * directory above it that exists, and the names missing below that, outermost first (made with
+ * makeDirectoriesInVerified). Null where that cannot be told (a file or an unreadable directory on
+ * the way): making it by its path then fails with what is in the way.
+ */
+export function nearestExistingDirectory(dir: string): { real: string; missing: string[] } | null {
+  const missing: string[] = [];
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    try {
+      return { real: realpathSync(at), missing };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT" || path.dirname(at) === at) return null;
+      missing.unshift(path.basename(at));
+    }
+  }
 }
 
 /**

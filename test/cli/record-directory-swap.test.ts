@@ -15,7 +15,7 @@
 // record written in the real directory) is tried again, up to MAX_ATTEMPTS times; at least one must
 // have hit the window, and none may have written anything where the link leads.
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, watch } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, watch } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { recordDirectoryNote } from "../../runner/record-directory.js";
@@ -118,4 +118,45 @@ describe("a directory on the way to the --record file, swapped for a link as tac
     expect(hit.refused, `no attempt of ${MAX_ATTEMPTS} swapped before tacit opened the record file`).toBe(true);
     expect(hit.stderr).toMatch(/tacit: --record: \S+\/a\/rec\/tacit-record\.jsonl is no longer in the directory tacit checked \(\S+\/a\/rec\): \S+\/a\/rec is now a symbolic link\./);
   }, 180_000);
+
+  // Not a race: between two runs. A record directory tacit made, deleted with the directory above
+  // it (by the person, say), and that one replaced by a link: tacit made the record directory anew
+  // by its path, where the link led, and recorded there. It is made anew only where tacit made it.
+  it("deleted since tacit made it, with a directory above it now a link: it is not made again where the link leads", async () => {
+    const { dir: base, cleanup } = realTempDir("tacit-record-remade-");
+    const { home, cleanup: removeHome } = freshTacitHome();
+    try {
+      const work = path.join(base, "work");
+      const rec = path.join(base, "a", "b", "rec");
+      const elsewhere = path.join(base, "elsewhere");
+      mkdirSync(work);
+      mkdirSync(path.join(base, "a", "b"), { recursive: true, mode: 0o700 });
+      mkdirSync(elsewhere, { mode: 0o700 });
+      const env = { TACIT_HOME: home, TACIT_TYPECHECK_CACHE: "off" };
+      const first = await runCli(unchecked(["run", "--record", rec, "-"]), { cwd: work, input: 'println("first");\n', env });
+      expect(first.code, first.stderr).toBe(0);
+      expect(readFileSync(path.join(rec, "tacit-record.jsonl"), "utf8")).toContain('"stdout":"first\\n"');
+      renameSync(path.join(base, "a", "b"), path.join(base, "a", "b-old"));
+      symlinkSync(elsewhere, path.join(base, "a", "b"));
+      const canary = makeCanary();
+      const second = await runCli(unchecked(["run", "--record", rec, "-"]), { cwd: work, input: `println(${JSON.stringify(canary)});\n`, env });
+      expect(filesUnder(elsewhere), "files where the link leads").toEqual({});
+      expect(readdirSync(elsewhere), "entries where the link leads").toEqual([]);
+      expect({ code: second.code, stdout: second.stdout }, second.stderr).toEqual({ code: 0, stdout: `${canary}\n` });
+      expect(second.stderr).toContain(
+        `tacit: --record: the record directory ${rec} is missing, and its path now leads to ${path.join(elsewhere, "rec")}, not to ${rec}, where tacit made it`,
+      );
+      expect(second.stderr).toContain("Put the directory back, or give --record another directory");
+      // Put back (the link gone, the old directory with it): made again where it was, and recorded into.
+      unlinkSync(path.join(base, "a", "b"));
+      rmSync(path.join(base, "a", "b-old"), { recursive: true });
+      const third = await runCli(unchecked(["run", "--record", rec, "-"]), { cwd: work, input: 'println("third");\n', env });
+      expect(third.code, third.stderr).toBe(0);
+      expect(third.stderr).toBe("");
+      expect(readFileSync(path.join(rec, "tacit-record.jsonl"), "utf8")).toContain('"stdout":"third\\n"');
+    } finally {
+      cleanup();
+      removeHome();
+    }
+  }, 120_000);
 });
