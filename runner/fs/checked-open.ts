@@ -196,14 +196,15 @@ export function statVerifiedDirectory(realDir: string): BigIntStats {
 /**
  * Where a directory that may not exist yet would be: the real path of `dir`, or of the nearest
  * directory above it that exists, and the names missing below that, outermost first (made with
- * makeDirectoriesInVerified). Null where that cannot be told (a file or an unreadable directory on
- * the way): making it by its path then fails with what is in the way.
+ * makeDirectoriesInVerified). Null where that cannot be told (a file where a directory belongs, or an
+ * unreadable directory on the way): making it by its path then fails with what is in the way.
  */
 export function nearestExistingDirectory(dir: string): { real: string; missing: string[] } | null {
   const missing: string[] = [];
   for (let at = path.resolve(dir); ; at = path.dirname(at)) {
     try {
-      return { real: realpathSync(at), missing };
+      const real = realpathSync(at);
+      return statSync(real).isDirectory() ? { real, missing } : null;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT" || path.dirname(at) === at) return null;
       missing.unshift(path.basename(at));
