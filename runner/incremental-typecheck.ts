@@ -7,9 +7,10 @@ import type { ChildProcess } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { API, type Diagnostic, type Snapshot, SymbolFlags } from "typescript/unstable/sync";
-import { namespaceFailureNow, NamespaceUnavailableError, offTheNetwork } from "./network-namespace.js";
-import { diesWithTacit } from "./parent-death.js";
-import { interfacePath, tscExecutable } from "./paths.js";
+import { checkerCommand } from "./checker-process.js";
+import { answerStdioLifeline } from "./exec/lifeline.js";
+import { namespaceFailureNow, NamespaceUnavailableError } from "./network-namespace.js";
+import { interfacePath } from "./paths.js";
 import { singleQuoted } from "./shell-word.js";
 import { makeTempDir } from "./temp-dirs.js";
 import { lineColumnOf, lineStarts } from "./source-position.js";
@@ -17,20 +18,17 @@ import type { SnippetCheck } from "./split-check.js";
 import { COMPILER_OPTIONS, type TypeCheckResult, type TypeDiagnostic } from "./typecheck.js";
 
 /**
- * A launcher for the checker that makes it die with the thread that starts it, and so with
- * tacit however tacit ends (see parent-death.ts), and puts it in a network namespace of its own
- * where the host allows (see network-namespace.ts: it reads the agent's code and needs no
- * network). TypeScript's API starts the checker itself, by a path it is given and with
- * arguments of its own, so the path is this script, which runs the checker under setpriv
- * --pdeathsig and unshare (same process: sh, setpriv and unshare each replace themselves).
- * A SIGKILLed tacit serve left a checker running on a script written to take minutes. Null
- * where the host has neither: the checker runs unwrapped, as before.
+ * A launcher for the checker, started as checker-process.ts starts it: dying with the thread that
+ * starts it (and so with tacit however tacit ends), run only once that thread has answered on its
+ * lifeline, and off the network. TypeScript's API starts the checker itself, by a
+ * path it is given and with arguments of its own, so the path is this script, which runs the
+ * chain with them (sh, setpriv, unshare and the lifeline's shell each replace themselves). A
+ * SIGKILLed tacit serve left a checker running on a script written to take minutes. The API
+ * gives the checker no descriptor but its stdin and stdout, so its lifeline is those (answered in
+ * the constructor, before the API sends anything).
  */
-function checkerLauncher(dir: string): string | null {
-  const tsc = tscExecutable();
-  const isolated = offTheNetwork(tsc, []);
-  const { file, args } = diesWithTacit(isolated.file, isolated.args);
-  if (file === tsc) return null;
+function checkerLauncher(dir: string): string {
+  const { file, args } = checkerCommand([], "stdio");
   const launcher = path.join(dir, "checker.sh");
   writeFileSync(launcher, `#!/bin/sh\nexec ${[file, ...args].map(singleQuoted).join(" ")} "$@"\n`, { mode: 0o700 });
   return launcher;
@@ -81,11 +79,8 @@ export class IncrementalTypeChecker {
     }
     const launcher = checkerLauncher(this.dir);
     try {
-      this.api = new API({
-        cwd: this.dir,
-        ...(launcher === null ? {} : { tsserverPath: launcher }),
-        fs: { readFile: (file) => this.texts.get(file) },
-      });
+      this.api = new API({ cwd: this.dir, tsserverPath: launcher, fs: { readFile: (file) => this.texts.get(file) } });
+      this.answerLifeline();
       this.snapshot = this.api.updateSnapshot({ openProjects: [this.tsconfig] });
     } catch (error) {
       // Nothing of the agent's has been sent yet: a checker that could not start where its
@@ -105,6 +100,18 @@ export class IncrementalTypeChecker {
     const child = (this.api as unknown as { client?: { channel?: { child?: ChildProcess } } }).client?.channel?.child;
     if (typeof child?.pid !== "number") throw new Error("tacit: the type checker's process is not where this typescript version keeps it");
     return child as ChildProcess & { pid: number };
+  }
+
+  /**
+   * Answers the checker's lifeline on its stdout and stdin (see checkerLauncher), from this thread,
+   * which spawned it. The descriptors are the API's own, private like its process (see process).
+   */
+  private answerLifeline(): void {
+    const channel = (this.api as unknown as { client?: { channel?: { readFd?: unknown; writeFd?: unknown } } }).client?.channel;
+    if (typeof channel?.readFd !== "number" || typeof channel.writeFd !== "number") {
+      throw new Error("tacit: the type checker's pipes are not where this typescript version keeps them");
+    }
+    if (!answerStdioLifeline(channel.readFd, channel.writeFd)) throw new Error("tacit: the type checker's process ended before it started");
   }
 
   /** The checker process's id, so that a check that runs too long can be stopped from another thread (see typecheck-thread.ts). */

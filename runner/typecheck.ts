@@ -2,16 +2,19 @@
 // lib es2023 only (no DOM, no @types), strict, every file a module. Runs after the validator,
 // which has already refused anything that would make the checker read other files.
 
-import { execFile } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { CHECKER_LIFELINE_FD, checkerCommand } from "./checker-process.js";
+import { CollectedBytes } from "./collected-bytes.js";
+import { answerLifeline } from "./exec/lifeline.js";
 import { cleanUpAtExit } from "./exit-cleanup.js";
 import { interfaceFile } from "./interface-file.js";
 import { monotonicMs } from "./monotonic.js";
-import { namespaceFailureAtStart, NamespaceUnavailableError, offTheNetwork } from "./network-namespace.js";
+import { namespaceFailureAtStart, NamespaceUnavailableError } from "./network-namespace.js";
 import { printable } from "./printable.js";
-import { diesWithTacit } from "./parent-death.js";
-import { interfacePath, tscExecutable, typescriptVersion } from "./paths.js";
+import { interfacePath, typescriptVersion } from "./paths.js";
 import { DEFAULT_MEMORY_LIMIT_MB, RSS_ALLOWANCE_MB } from "./limits.js";
 import { watchResidentMemory } from "./resident-memory.js";
 import { tacitHome } from "./tacit-home.js";
@@ -46,6 +49,9 @@ export const COMPILER_OPTIONS = {
   allowJs: false,
   pretty: false,
 };
+
+/** What the one-shot checker may write on each of stdout and stderr (its diagnostics) before it is stopped. */
+const CHECKER_OUTPUT_LIMIT = 16 * 1024 * 1024;
 
 // tsc prints `script.ts(3,7): error TS2322: message`, continuation lines indented.
 const DIAGNOSTIC_LINE = /^script\.ts\((\d+),(\d+)\): error (TS\d+): (.*)$/;
@@ -188,33 +194,54 @@ export async function typeCheck(
   if (cache?.passed(code)) return { ok: true, diagnostics: [] };
   const dir = makeTempDir("tacit-check-");
   try {
-    writeFileSync(path.join(dir, "script.ts"), code);
-    writeFileSync(
-      path.join(dir, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ["script.ts", interfacePath] }),
-    );
+    const script = path.join(dir, "script.ts");
+    const tsconfig = path.join(dir, "tsconfig.json");
+    writeFileSync(script, code);
+    writeFileSync(tsconfig, JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ["script.ts", interfacePath] }));
     const memoryLimit = checkerMemoryLimitMb(memoryLimitMb);
     const { exitCode, stdout, stderr } = await new Promise<{ exitCode: number | "timeout" | "memory"; stdout: string; stderr: string }>((resolve, reject) => {
-      // Killed by the kernel if tacit ends without its exit hooks (see parent-death.ts): a script
-      // can make a check take minutes, and its time limit is a timer in this process.
-      // In a network namespace of its own where the host allows (see network-namespace.ts): it
-      // reads the agent's code and needs no network.
-      const isolated = offTheNetwork(tscExecutable(), ["-p", path.join(dir, "tsconfig.json")]);
-      const checker = diesWithTacit(isolated.file, isolated.args);
-      const child = execFile(
-        checker.file,
-        checker.args,
-        { cwd: dir, maxBuffer: 16 * 1024 * 1024, env: { PATH: process.env.PATH ?? "" } },
-        (error, stdout, stderr) => {
-          release();
-          deadline.disarm();
-          stopWatch();
-          if (overMemory) resolve({ exitCode: "memory", stdout, stderr });
-          else if (timedOut) resolve({ exitCode: "timeout", stdout, stderr });
-          else if (error && typeof error.code !== "number") reject(new TypeCheckerError(`the type checker could not run: ${error.message}`));
-          else resolve({ exitCode: typeof error?.code === "number" ? error.code : 0, stdout, stderr });
-        },
-      );
+      // Killed by the kernel if tacit ends without its exit hooks, and run only once this, the
+      // main thread, has answered on its lifeline (see checker-process.ts): a script can make a
+      // check take minutes, and its time limit is a timer in this process. Off the network too
+      // (see network-namespace.ts).
+      const checker = checkerCommand(["-p", tsconfig], "descriptor");
+      let child: ChildProcess;
+      try {
+        child = spawn(checker.file, checker.args, { cwd: dir, env: { PATH: process.env.PATH ?? "" }, stdio: ["ignore", "pipe", "pipe", "pipe"] });
+      } catch (error) {
+        reject(new TypeCheckerError(`the type checker could not run: ${(error as Error).message}`));
+        return;
+      }
+      answerLifeline(child.stdio[CHECKER_LIFELINE_FD] as Readable & Writable);
+      const out = new CollectedBytes(CHECKER_OUTPUT_LIMIT);
+      const err = new CollectedBytes(CHECKER_OUTPUT_LIMIT);
+      let tooMuch = false;
+      const collect = (into: CollectedBytes) => (chunk: Buffer) => {
+        if (into.append(chunk) || tooMuch) return;
+        tooMuch = true;
+        child.kill("SIGKILL");
+      };
+      child.stdout!.on("data", collect(out));
+      child.stderr!.on("data", collect(err));
+      let ended = false;
+      // Once: a process that could not be started reports an error, and may not report its close.
+      const end = (code: number | null, signal: NodeJS.Signals | null, failedToStart: Error | null): void => {
+        if (ended) return;
+        ended = true;
+        release();
+        deadline.disarm();
+        stopWatch();
+        const stdout = out.bytes().toString("utf8");
+        const stderr = err.bytes().toString("utf8");
+        if (overMemory) resolve({ exitCode: "memory", stdout, stderr });
+        else if (timedOut) resolve({ exitCode: "timeout", stdout, stderr });
+        else if (failedToStart !== null) reject(new TypeCheckerError(`the type checker could not run: ${failedToStart.message}`));
+        else if (tooMuch) reject(new TypeCheckerError(`the type checker could not run: it wrote more than ${CHECKER_OUTPUT_LIMIT} bytes on a stream, so it was stopped`));
+        else if (code === null) reject(new TypeCheckerError(`the type checker could not run: it was killed by ${signal ?? "a signal"}`));
+        else resolve({ exitCode: code, stdout, stderr });
+      };
+      child.once("error", (error) => end(null, null, error));
+      child.once("close", (code, signal) => end(code, signal, null));
       // A process that exits early (a rejected script) leaves no check behind.
       const release = cleanUpAtExit(child, dir);
       let timedOut = false;
@@ -222,7 +249,7 @@ export async function typeCheck(
         timedOut = true;
         child.kill("SIGKILL");
       });
-      // The checker's own process: the parent-death wrapper replaces itself with it.
+      // The checker's own process: each process on the way to it replaces itself with the next.
       let overMemory = false;
       const stopWatch =
         child.pid === undefined

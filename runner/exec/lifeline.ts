@@ -16,10 +16,16 @@
 // namespace. With tacit gone first, the write fails or the read finds end-of-file, and nothing
 // runs. No process stays behind to watch: a watcher costs a fork per command (0.4 ms here).
 
+import { readSync, writeSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 
 /** The exit status of a first shell that found tacit gone (nobody reads it: tacit has ended). */
 const TACIT_GONE_STATUS = 125;
+
+/** The shell's question (a byte written on fd `ask`) and its wait for tacit's answer (a line read on fd `answer`). */
+function askAndWait(ask: number, answer: number): string {
+  return `{ printf . >&${ask} && read _ <&${answer}; } 2>/dev/null || exit ${TACIT_GONE_STATUS}`;
+}
 
 /**
  * The shell text the first process runs before anything else, with the lifeline on its fd `fd`:
@@ -27,7 +33,18 @@ const TACIT_GONE_STATUS = 125;
  * that nothing it starts holds the lifeline.
  */
 export function lifelineCheck(fd: number): string {
-  return `{ printf . >&${fd} && read _ <&${fd}; } 2>/dev/null || exit ${TACIT_GONE_STATUS}; exec ${fd}>&-`;
+  return `${askAndWait(fd, fd)}; exec ${fd}>&-`;
+}
+
+/**
+ * lifelineCheck for a program whose only channel to tacit is its standard input and output, which
+ * it then needs itself: tacit serve's type checker, which TypeScript's API starts with no other
+ * descriptor (runner/incremental-typecheck.ts). The question goes out on stdout, the answer comes
+ * in on stdin, and both are left open for the program. Answered with answerStdioLifeline, before
+ * anything else is written to the program or read from it.
+ */
+export function stdioLifelineCheck(): string {
+  return askAndWait(1, 0);
 }
 
 /**
@@ -41,4 +58,34 @@ export function answerLifeline(stream: Readable & Writable): void {
     if (!stream.destroyed) stream.write("\n");
   });
   stream.resume();
+}
+
+/** What a wait for the question on a non-blocking descriptor pauses on (a millisecond at a time). */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Answers the first shell of stdioLifelineCheck, on tacit's ends of its stdout (`fromChild`) and
+ * stdin (`toChild`): synchronously, from the thread that spawned it, whose end is what ends it
+ * (tacit serve's checker thread). Reads exactly the question, so the program's own output that
+ * follows is left for its reader. False where the child ended before it asked (the namespace could
+ * not be made, say) or before the answer reached it.
+ */
+export function answerStdioLifeline(fromChild: number, toChild: number): boolean {
+  const question = Buffer.alloc(1);
+  for (;;) {
+    try {
+      if (readSync(fromChild, question, 0, 1, null) === 0) return false;
+      break;
+    } catch (error) {
+      // A descriptor left non-blocking: the question has not come yet.
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") return false;
+      Atomics.wait(PAUSE, 0, 0, 1);
+    }
+  }
+  try {
+    writeSync(toChild, "\n");
+    return true;
+  } catch {
+    return false;
+  }
 }
