@@ -7,7 +7,7 @@ import type { ChildProcess } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { API, type Diagnostic, type Snapshot, SymbolFlags } from "typescript/unstable/sync";
-import { checkerCommand } from "./checker-process.js";
+import { checkerCommand, shareWithChecker } from "./checker-process.js";
 import { answerStdioLifeline } from "./exec/lifeline.js";
 import { namespaceFailureNow, NamespaceUnavailableError } from "./network-namespace.js";
 import { interfacePath } from "./paths.js";
@@ -20,7 +20,7 @@ import { COMPILER_OPTIONS, type TypeCheckResult, type TypeDiagnostic } from "./t
 /**
  * A launcher for the checker, started as checker-process.ts starts it: dying with the thread that
  * starts it (and so with tacit however tacit ends), run only once that thread has answered on its
- * lifeline, and off the network. TypeScript's API starts the checker itself, by a
+ * lifeline, off the network, and not as root. TypeScript's API starts the checker itself, by a
  * path it is given and with arguments of its own, so the path is this script, which runs the
  * chain with them (sh, setpriv, unshare and the lifeline's shell each replace themselves). A
  * SIGKILLed tacit serve left a checker running on a script written to take minutes. The API
@@ -30,7 +30,9 @@ import { COMPILER_OPTIONS, type TypeCheckResult, type TypeDiagnostic } from "./t
 function checkerLauncher(dir: string): string {
   const { file, args } = checkerCommand([], "stdio");
   const launcher = path.join(dir, "checker.sh");
-  writeFileSync(launcher, `#!/bin/sh\nexec ${[file, ...args].map(singleQuoted).join(" ")} "$@"\n`, { mode: 0o700 });
+  // In its own directory: the API starts it in tacit's working directory, which the unprivileged
+  // user a root tacit runs the checker as may not enter (tsc then fails at once, stat'ing ".").
+  writeFileSync(launcher, `#!/bin/sh\ncd ${singleQuoted(dir)} || exit 1\nexec ${[file, ...args].map(singleQuoted).join(" ")} "$@"\n`, { mode: 0o700 });
   return launcher;
 }
 
@@ -77,6 +79,9 @@ export class IncrementalTypeChecker {
       writeFileSync(file, "");
       this.texts.set(file, "");
     }
+    // Readable by the unprivileged user the checker runs as when tacit is root (checker-process.ts);
+    // the launcher, which root runs, stays root's alone.
+    shareWithChecker(this.dir, [this.tsconfig, this.splitTsconfig, this.script, this.earlier, this.snippet]);
     const launcher = checkerLauncher(this.dir);
     try {
       this.api = new API({ cwd: this.dir, tsserverPath: launcher, fs: { readFile: (file) => this.texts.get(file) } });

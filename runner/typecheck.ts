@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
-import { CHECKER_LIFELINE_FD, checkerCommand } from "./checker-process.js";
+import { CHECKER_LIFELINE_FD, checkerCommand, shareWithChecker } from "./checker-process.js";
 import { CollectedBytes } from "./collected-bytes.js";
 import { answerLifeline } from "./exec/lifeline.js";
 import { cleanUpAtExit } from "./exit-cleanup.js";
@@ -198,12 +198,14 @@ export async function typeCheck(
     const tsconfig = path.join(dir, "tsconfig.json");
     writeFileSync(script, code);
     writeFileSync(tsconfig, JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ["script.ts", interfacePath] }));
+    // Readable by the unprivileged user the checker runs as when tacit is root (checker-process.ts).
+    shareWithChecker(dir, [script, tsconfig]);
     const memoryLimit = checkerMemoryLimitMb(memoryLimitMb);
     const { exitCode, stdout, stderr } = await new Promise<{ exitCode: number | "timeout" | "memory"; stdout: string; stderr: string }>((resolve, reject) => {
       // Killed by the kernel if tacit ends without its exit hooks, and run only once this, the
       // main thread, has answered on its lifeline (see checker-process.ts): a script can make a
-      // check take minutes, and its time limit is a timer in this process. Off the network too
-      // (see network-namespace.ts).
+      // check take minutes, and its time limit is a timer in this process. Off the network, and
+      // not as root (see there too).
       const checker = checkerCommand(["-p", tsconfig], "descriptor");
       let child: ChildProcess;
       try {

@@ -12,7 +12,7 @@
 // does, so what survives tacit is found by it. Run under setsid: these tests kill processes.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childEnv, slowToCheck, tacitBin } from "../helpers.js";
@@ -22,6 +22,8 @@ import { killLive, leftAlive } from "../exec/fixtures.js";
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync("/tmp/tacit-test-checker-killed-");
+  // Reachable by the unprivileged user a root tacit runs its checker as (runner/checker-process.ts).
+  chmodSync(dir, 0o755);
   writeFileSync(path.join(dir, "slow.ts"), slowToCheck(200));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -56,6 +58,8 @@ function childNaming(tacitPid: number, needle: string, withinMs: number): number
  */
 async function killedWhileTheCheckerStarts(delayMs: number, kind: "tacit-check-" | "tacit-checker-", start: (env: Record<string, string>) => ChildProcess): Promise<string[]> {
   const tmp = mkdtempSync(path.join(dir, "tmp-"));
+  // Reachable by the unprivileged user a root tacit runs its checker as (runner/checker-process.ts).
+  chmodSync(tmp, 0o755);
   const needle = path.join(tmp, kind);
   const child = start(childEnv({ TMPDIR: tmp, TACIT_TYPECHECK_CACHE: "off" }));
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, how) => resolve(how)));

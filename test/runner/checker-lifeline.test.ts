@@ -3,7 +3,8 @@
 // nothing at all once tacit's end is gone. tacit killed outright in the instant a check starts left
 // processes on the way to the checker that had not yet asked to die with their parent, and a check
 // written to take minutes ran on. That instant cannot be hit on purpose from outside, so here the
-// checker's command is run as tacit runs it (the real setpriv, unshare, shell and tsc), both ways: with the lifeline on fd 3 (tacit run, tacit check) and on
+// checker's command is run as tacit runs it (the real setpriv, unshare, shell and tsc, as the user
+// tacit would run it as), both ways: with the lifeline on fd 3 (tacit run, tacit check) and on
 // stdin and stdout (tacit serve and repl, whose checker TypeScript's API starts with no other
 // descriptor). tacit's end is played by this process. The CLI tests of tacit killed while its
 // checker starts are in checker-killed-outright.test.ts.
@@ -11,7 +12,7 @@
 // What shows that tsc ran: it compiles a project of its own, writing out/a.js.
 
 import { type ChildProcess, spawn, spawnSync, type StdioOptions } from "node:child_process";
-import { closeSync, existsSync, openSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, openSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -26,12 +27,15 @@ let cleanup: () => void;
 
 beforeAll(() => {
   ({ dir, cleanup } = realTempDir("tacit-test-checker-lifeline-", "/var/tmp"));
+  // Reachable by the unprivileged user a root tacit runs the checker as.
+  chmodSync(dir, 0o755);
 });
 afterAll(() => cleanup());
 
-/** A project tsc compiles to out/a.js; its tsc arguments and where a run leaves its mark. */
+/** A project tsc compiles to out/a.js, writable by whoever tacit runs the checker as; its tsc arguments and where a run leaves its mark. */
 function project(): { cwd: string; args: string[]; ran: string } {
   const cwd = realTempDir("tacit-test-checker-project-", dir).dir;
+  chmodSync(cwd, 0o777);
   writeFileSync(path.join(cwd, "a.ts"), "export const a: number = 1;\n");
   writeFileSync(path.join(cwd, "tsconfig.json"), JSON.stringify({ compilerOptions: { outDir: "out", target: "es2023", module: "esnext", types: [] }, files: ["a.ts"] }));
   return { cwd, args: ["-p", path.join(cwd, "tsconfig.json")], ran: path.join(cwd, "out", "a.js") };
