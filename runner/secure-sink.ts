@@ -262,6 +262,23 @@ export class SecureSink {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
   }
+
+  /**
+   * Makes the file now where it is missing (empty, owner-only), as the first append would: in its
+   * directory as this process first found it (see sinkDirectories), checked as any open is. For
+   * runner/exec/confinement.ts, which makes it before a confined command that could make it first;
+   * made there by its path, it followed a directory on the way replaced by a link, and an empty
+   * file of tacit's was created where the link's maker chose. Throws what an append would report.
+   */
+  makeNow(): void {
+    this.open();
+    this.close();
+  }
+}
+
+/** Whether `error` is the secure output's refusal (its message says what and what to do). */
+export function isSinkRefusal(error: unknown): error is Error {
+  return error instanceof SinkRefusal;
 }
 
 /** What a file that is not a regular one is, in a refusal's words. */

@@ -54,7 +54,7 @@
 
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { accessSync, type BigIntStats, closeSync, constants, type Dirent, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { accessSync, type BigIntStats, constants, type Dirent, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ClassifiedPaths } from "../fs/classified-paths.js";
 import { isWithin } from "../fs/containment.js";
@@ -66,6 +66,7 @@ import { npxTacitCodeLocations, tacitCodeLocations } from "../paths.js";
 import { MOUNT_CANDIDATES, readOnlyLine, tableField } from "../mount-table.js";
 import { prepareRecordDirectory } from "../record-directory.js";
 import { EffectFailure } from "../refusals.js";
+import { isSinkRefusal, SecureSink } from "../secure-sink.js";
 import { tempRoots } from "../temp-dirs.js";
 import { lifelineCheck } from "./lifeline.js";
 import { type NamespaceWrapper, SHELL } from "./pid-namespace.js";
@@ -559,9 +560,10 @@ export class CommandConfinement {
     for (const file of this.settings.tacitFiles.map((named) => path.resolve(named))) {
       if (!makeable(file)) continue;
       try {
-        mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-        closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
-      } catch {
+        // As the secure output makes it, in its directory as tacit first found that.
+        new SecureSink(file).makeNow();
+      } catch (error) {
+        if (isSinkRefusal(error)) throw new EffectFailure(`exec("${command}"): refused, nothing was run: ${error.message}`);
         if (onReadOnlyFileSystem(file)) continue;
       }
       if (realTarget(file) === null) throw unmade(file, "the secure output (--secure-output, plaintext)");
