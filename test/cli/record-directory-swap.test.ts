@@ -20,21 +20,10 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { recordDirectoryNote } from "../../runner/record-directory.js";
 import { freshTacitHome, runCli, unchecked } from "../helpers.js";
-import { makeCanary, realTempDir } from "../files/fixtures.js";
+import { filesUnder, makeCanary, realTempDir } from "../files/fixtures.js";
 
 const MAX_ATTEMPTS = 10;
 const PRINTED_BYTES = 8 * 1024 * 1024;
-
-/** Every file under `dir`, with what it holds, by path relative to it. */
-function filesUnder(dir: string): Record<string, string> {
-  const found: Record<string, string> = {};
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const file = path.join(entry.parentPath, entry.name);
-    found[path.relative(dir, file)] = readFileSync(file, "utf8");
-  }
-  return found;
-}
 
 interface Attempt {
   /** The swap was done (tacit wrote its note). */

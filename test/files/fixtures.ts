@@ -18,6 +18,17 @@ export function makeCanary(): string {
   return `canary-${randomUUID()}`;
 }
 
+/** Every file under `dir`, with what it holds, by path relative to it. */
+export function filesUnder(dir: string): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    found[path.relative(dir, file)] = readFileSync(file, "utf8");
+  }
+  return found;
+}
+
 /** A temp dir by its real path (so paths the host reports compare equal). */
 export function realTempDir(prefix: string, base?: string): { dir: string; cleanup: () => void } {
   const { dir, cleanup } = tempDir(prefix, base);

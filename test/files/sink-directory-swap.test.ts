@@ -9,12 +9,12 @@
 // reading a FIFO the test holds (`cat gate`); the test swaps the directory meanwhile, then lets
 // it go. The attacker here is the test, outside tacit (the sink lies outside the run's roots).
 
-import { closeSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openedToRead } from "../fifo.js";
-import { makeCanary, realTempDir, tacit } from "./fixtures.js";
+import { filesUnder, makeCanary, realTempDir, tacit } from "./fixtures.js";
 
 const SCRIPT = `
 requestFileSystem(".", (fs) => {
@@ -23,17 +23,6 @@ requestFileSystem(".", (fs) => {
   println("secret:", secret);
 });
 `;
-
-/** Every file under `dir`, with what it holds, by path relative to it. */
-function filesUnder(dir: string): Record<string, string> {
-  const found: Record<string, string> = {};
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const file = path.join(entry.parentPath, entry.name);
-    found[path.relative(dir, file)] = readFileSync(file, "utf8");
-  }
-  return found;
-}
 
 describe("a directory on the way to the secure output, swapped for a link during the run", () => {
   let base: string;

@@ -4,12 +4,12 @@
 // plaintext in the directory the link's maker chose. The directory is now the one the server first
 // found (runner/secure-sink.ts, sinkDirectories), for every later sink too.
 
-import { mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync } from "node:fs";
+import { mkdirSync, renameSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { connectServe, fileOnce } from "../helpers.js";
-import { makeCanary, realTempDir } from "../files/fixtures.js";
+import { filesUnder, makeCanary, realTempDir } from "../files/fixtures.js";
 
 let base: string;
 let cleanup: () => void;
@@ -22,17 +22,6 @@ afterEach(async () => {
   await client?.close();
   cleanup();
 });
-
-/** Every file under `dir`, with what it holds, by path relative to it. */
-function filesUnder(dir: string): Record<string, string> {
-  const found: Record<string, string> = {};
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const file = path.join(entry.parentPath, entry.name);
-    found[path.relative(dir, file)] = readFileSync(file, "utf8");
-  }
-  return found;
-}
 
 it("a later call's sink is not opened where a link, put on the way since the first, leads", async () => {
   const work = path.join(base, "work");
