@@ -15,7 +15,7 @@ import { defaultConfig } from "../../runner/config.js";
 import { evaluate } from "../../runner/evaluate.js";
 import type { Answer, ApprovalQuestion } from "../../runner/approval/askers.js";
 import { createOversight } from "../../runner/approval/oversight.js";
-import { childrenOf, commandLineOf, cpuMsOf } from "../processes.js";
+import { childrenOf, commandLineOf, cpuMsOf, descendantsOf } from "../processes.js";
 import { runBypassed, tempDir } from "../helpers.js";
 import { lit } from "./fixtures.js";
 
@@ -63,11 +63,15 @@ it("the pure evaluator computes nothing while a person is asked, and goes on aft
     const oversight = await createOversight(config, process.cwd(), {
       ask: () => {
         // Every pure evaluator of this process: CPU used from when it is first seen in the question.
+        // Its Deno and what runs it, not only the child tacit spawned: where the sandbox has
+        // namespaces that child is unshare, whose own CPU stays at 0 whatever Deno under it does.
         const seen = new Map<number, { first: number; last: number }>();
         const sample = (): void => {
-          for (const pid of childrenOf(process.pid).filter((child) => commandLineOf(child).includes("pure"))) {
-            const cpu = cpuMsOf(pid);
-            if (cpu !== null) seen.set(pid, { first: seen.get(pid)?.first ?? cpu, last: cpu });
+          for (const child of childrenOf(process.pid).filter((child) => commandLineOf(child).includes("pure"))) {
+            for (const pid of [child, ...descendantsOf(child)]) {
+              const cpu = cpuMsOf(pid);
+              if (cpu !== null) seen.set(pid, { first: seen.get(pid)?.first ?? cpu, last: cpu });
+            }
           }
         };
         sample();
