@@ -19,30 +19,9 @@ import { childrenOf, commandLineOf, cpuMsOf, descendantsOf } from "../processes.
 import { runBypassed, tempDir } from "../helpers.js";
 import { lit } from "./fixtures.js";
 
-it("a sandbox that computes while a person is asked about its request is ended; the clock stopped for a person only", async () => {
-  const config = { ...defaultConfig, typeCheck: false, executionTimeoutMs: 3000, policy: { rules: [{ action: "fs.open" as const, tier: "always-ask" as const }] } };
-  const questions: ApprovalQuestion[] = [];
-  let answer: (answer: Answer) => void = () => undefined;
-  const oversight = await createOversight(config, process.cwd(), {
-    ask: (question) => {
-      questions.push(question);
-      // The person takes their time (bounded here, so that the test ends either way).
-      return new Promise<Answer>((resolve) => {
-        answer = resolve;
-        setTimeout(() => resolve({ answer: "no", via: "test", fromPerson: true }), 8000);
-      });
-    },
-  });
-  const frame = JSON.stringify({ type: "request", id: 1, action: { kind: "FsOpenScope", root: "." } }) + "\n";
-  const code = `Deno.stdout.writeSync(new TextEncoder().encode(${lit(frame)}));\nfor (;;) {}\n`;
-  const result = await runBypassed(code, { config, keepRuntime: true, oversight });
-  answer({ answer: "no", via: "test", fromPerson: true });
-  expect(questions).toHaveLength(1);
-  // The bad thing: it ran, uncounted, until the person answered, and then timed out.
-  expect(result.outcome, result.error ?? "").toBe("protocol-error");
-  expect(result.error).toContain("CPU time while a person was asked about its request");
-});
-
+// The first test runs alone: it counts the CPU of every pure evaluator this process has. The
+// two after it run together (it.concurrent): each mostly waits for its person, who takes a
+// fixed time, with its own oversight, server and sandbox; neither reads the other's processes.
 it("the pure evaluator computes nothing while a person is asked, and goes on after the answer", async () => {
   // Map functions run in the pure evaluator while the script goes on, and no limit counted
   // them while a person was asked: a twelfth security review queued maps before a request a
@@ -106,7 +85,31 @@ println(slow);
   }
 }, 30_000);
 
-it("no classified chat waiting for its turn is asked of the model while a person is asked", async () => {
+it.concurrent("a sandbox that computes while a person is asked about its request is ended; the clock stopped for a person only", async () => {
+  const config = { ...defaultConfig, typeCheck: false, executionTimeoutMs: 3000, policy: { rules: [{ action: "fs.open" as const, tier: "always-ask" as const }] } };
+  const questions: ApprovalQuestion[] = [];
+  let answer: (answer: Answer) => void = () => undefined;
+  const oversight = await createOversight(config, process.cwd(), {
+    ask: (question) => {
+      questions.push(question);
+      // The person takes their time (bounded here, so that the test ends either way).
+      return new Promise<Answer>((resolve) => {
+        answer = resolve;
+        setTimeout(() => resolve({ answer: "no", via: "test", fromPerson: true }), 8000);
+      });
+    },
+  });
+  const frame = JSON.stringify({ type: "request", id: 1, action: { kind: "FsOpenScope", root: "." } }) + "\n";
+  const code = `Deno.stdout.writeSync(new TextEncoder().encode(${lit(frame)}));\nfor (;;) {}\n`;
+  const result = await runBypassed(code, { config, keepRuntime: true, oversight });
+  answer({ answer: "no", via: "test", fromPerson: true });
+  expect(questions).toHaveLength(1);
+  // The bad thing: it ran, uncounted, until the person answered, and then timed out.
+  expect(result.outcome, result.error ?? "").toBe("protocol-error");
+  expect(result.error).toContain("CPU time while a person was asked about its request");
+});
+
+it.concurrent("no classified chat waiting for its turn is asked of the model while a person is asked", async () => {
   // Classified chats are asked of the operator's model in the background, a few at a time, and
   // the time limit bounds how many: while a person was asked (the clock stopped), the queue went
   // on. A twelfth security review queued 40 chats behind a question of 4 s, under a 3 s limit,
