@@ -6,8 +6,9 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { expectNoneLeft, runScript, tacitBin, tempDir, watchProcesses } from "../helpers.js";
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
+import { expectNoneLeft, runScript, tacitBin, tempDir } from "../helpers.js";
+import { commandLineOf, descendantsOf } from "../processes.js";
 import { CLASSIFIED_PRINTED_NOWHERE } from "../../runner/monitor.js";
 
 /**
@@ -37,18 +38,35 @@ interface TimedRun {
   stderr: string;
   /** The CLI process's peak resident memory (VmHWM), last seen while it ran; null where /proc is missing. */
   peakRssKb: number | null;
+  /**
+   * The processes of this run (the CLI and its descendants), by pid, with their command lines,
+   * seen while it ran. Only its own, not all of this file's (helpers.ts watchProcesses): the
+   * tests that look at them run concurrently, and another test's are not this run's leftovers.
+   */
+  seen: Map<number, string>;
 }
 
 /**
  * `tacit run <args>` in `dir`; `stdin` is written and closed, or with "held open" never
  * closed while tacit runs (a producer that has not finished).
  */
-function timedRun(args: string[], stdin: string | "held open"): Promise<TimedRun> {
+function timedRun(args: string[], stdin: string | "held open", onTestFinished: TestContext["onTestFinished"]): Promise<TimedRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [tacitBin, "run", ...args], { cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     let peakRssKb: number | null = null;
+    const seen = new Map<number, string>();
+    const look = (): void => {
+      if (child.pid === undefined) return;
+      // Read again each time: a child seen between its fork and its exec still has its parent's.
+      for (const pid of [child.pid, ...descendantsOf(child.pid)]) {
+        const line = commandLineOf(pid).replace(/\0/g, " ");
+        if (line !== "" || !seen.has(pid)) seen.set(pid, line);
+      }
+    };
+    look();
+    const poll = setInterval(look, 20);
     const status = `/proc/${child.pid}/status`;
     const watch = setInterval(() => {
       try {
@@ -63,12 +81,14 @@ function timedRun(args: string[], stdin: string | "held open"): Promise<TimedRun
     child.on("error", reject);
     child.on("close", (code) => {
       clearInterval(watch);
-      resolve({ code, stdout, stderr, peakRssKb });
+      clearInterval(poll);
+      resolve({ code, stdout, stderr, peakRssKb, seen });
     });
     child.stdin.on("error", () => undefined);
     if (stdin === "held open") child.once("close", () => child.stdin.destroy());
     else child.stdin.end(stdin);
-    // A run that waits past the test's timeout (what these tests catch) ends with the test.
+    // A run that waits past the test's timeout (what these tests catch) ends with the test (the
+    // test's own onTestFinished: the file's tests run concurrently, see below).
     onTestFinished(() => {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     });
@@ -91,44 +111,45 @@ let value = classify("x");
 for (let i = 0; i < 15; i++) value = value.map((s) => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 4800); return s; });
 `;
 
-describe("a killed evaluation stops its host-side work", () => {
-  it("a request waiting on slow classified work: 124 at the limit, not after the work it waits on", async () => {
+// Concurrent: each test mostly waits for its run's time limit, with scripts and files of its own.
+describe.concurrent("a killed evaluation stops its host-side work", () => {
+  it("a request waiting on slow classified work: 124 at the limit, not after the work it waits on", async ({ onTestFinished }) => {
     // The request needs the value (its body) before anything is sent; port 9 is never reached.
     const name = script(
       "waits.ts",
       `${SLOW_CHAIN}\nprintln("waiting");\nrequestNetwork(["127.0.0.1:9"], (net) => net.httpPostClassified("http://127.0.0.1:9/", value));\n`,
     );
-    const { result: r, seen } = await watchProcesses(() => timedRun(["--exec-timeout-ms", String(LIMIT_MS), "--network-permissions", "127.0.0.1:9", name], ""));
+    const r = await timedRun(["--exec-timeout-ms", String(LIMIT_MS), "--network-permissions", "127.0.0.1:9", name], "", onTestFinished);
     expect(r.stdout).toBe("waiting\n");
     expect(r.stderr).toContain(`timed out: the script ran longer than ${LIMIT_MS} ms`);
     expect(r.code).toBe(124);
     // The pure evaluator, busy with the rest of the chain, did not outlive tacit either.
-    expectNoneLeft(seen, "evaluator.js");
+    expectNoneLeft(r.seen, "evaluator.js");
   }, 60_000);
 
-  it("pending classified writes of slow values: 124 at the limit, not after the work, the file left empty", async () => {
+  it("pending classified writes of slow values: 124 at the limit, not after the work, the file left empty", async ({ onTestFinished }) => {
     const name = script("writes.ts", `${SLOW_CHAIN}\nrequestFileSystem(".", (fs) => fs.writeClassified(".env.out", value));\nwhile (true) {}\n`);
-    const { result: r, seen } = await watchProcesses(() => timedRun(["--exec-timeout-ms", String(LIMIT_MS), name], ""));
+    const r = await timedRun(["--exec-timeout-ms", String(LIMIT_MS), name], "", onTestFinished);
     expect(r.code).toBe(124);
     expect(r.stderr).toContain(`timed out: the script ran longer than ${LIMIT_MS} ms`);
-    expectNoneLeft(seen, "evaluator.js");
+    expectNoneLeft(r.seen, "evaluator.js");
     expect(readFileSync(path.join(dir, ".env.out"), "utf8")).toBe("");
   }, 60_000);
 
-  it("readInput() on a pipe its producer keeps open: 124 at the limit, not after the work it waits on", async () => {
+  it("readInput() on a pipe its producer keeps open: 124 at the limit, not after the work it waits on", async ({ onTestFinished }) => {
     const name = script("reads.ts", "println(readInput().length);\n");
     // The pipe is never closed while tacit runs: a run that waited for it would never end (the
     // vitest timeout fails the test); the bound on its time guarded only against that.
-    const { result: r, seen } = await watchProcesses(() => timedRun(["--exec-timeout-ms", String(LIMIT_MS), name], "held open"));
+    const r = await timedRun(["--exec-timeout-ms", String(LIMIT_MS), name], "held open", onTestFinished);
     // The limit came while readInput() waited, not before the script reached it.
     expect(r.stderr).toContain(`timed out: the script ran longer than ${LIMIT_MS} ms, and when the limit came it was waiting in readInput()`);
     expect(r.code).toBe(124);
-    expectNoneLeft(seen, "bootstrap.js");
+    expectNoneLeft(r.seen, "bootstrap.js");
   }, 30_000);
 
-  it("readInput() still reads a pipe that does end", async () => {
+  it("readInput() still reads a pipe that does end", async ({ onTestFinished }) => {
     const name = script("reads-all.ts", "println(readInput().length);\n");
-    const r = await timedRun(["--exec-timeout-ms", String(LIMIT_MS), name], "12345");
+    const r = await timedRun(["--exec-timeout-ms", String(LIMIT_MS), name], "12345", onTestFinished);
     expect(r.stderr).toBe("");
     expect(r.stdout).toBe("5\n");
     expect(r.code).toBe(0);
@@ -274,13 +295,13 @@ println("went on");
 });
 
 describe("the classified store's plaintext limit", () => {
-  it("a loop of classify(big) ends with a refusal that says why, and the host stays bounded", async () => {
+  it("a loop of classify(big) ends with a refusal that says why, and the host stays bounded", async ({ onTestFinished }) => {
     // The default limit (256 MiB): without it this loop grows the host until it dies.
     const name = script(
       "classify-loop.ts",
       'const big = "x".repeat(1024 * 1024);\nlet n = 0;\nfor (;;) { classify(big + n); n++; }\n',
     );
-    const r = await timedRun(["--exec-timeout-ms", "60000", name], "");
+    const r = await timedRun(["--exec-timeout-ms", "60000", name], "", onTestFinished);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("classify(): refused a value of about 2.0 MiB");
     expect(r.stderr).toContain("of the 256.0 MiB the host keeps for classified values");
