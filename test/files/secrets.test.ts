@@ -8,7 +8,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
 import { defaultConfig } from "../../runner/config.js";
 import { type CliResult, runBypassed, tacitBin } from "../helpers.js";
@@ -40,8 +40,10 @@ interface SecretWorld {
   original: Map<string, string>;
 }
 
+// Removed with the file, not after each test: a test of another suite runs beside the secret
+// test's (see below), and its end must not remove a tree the other is still using.
 const cleanups: Array<() => void> = [];
-afterEach(() => {
+afterAll(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
@@ -97,8 +99,64 @@ function expectOnlyInClassifiedAndSink(world: SecretWorld, seen: { stdout: strin
   expectNoLeak(world.canary, seen, world.base, (file) => file === world.sink || isClassifiedFile(world, file));
 }
 
-describe("the secret test", () => {
-  it("no route reveals a classified file's content to the script", async () => {
+// The file's longest test waits about 6 s for a slow value (below): its suite and the secret
+// test's run side by side (describe.concurrent), the secret test's own tests one after another
+// (it.sequential), as before. Each test has its own tree, canary and sink.
+describe.concurrent("classified work waiting for a slow value", () => {
+  // A security review exhausted the host's descriptors: each readClassified and writeClassified
+  // kept its file open until a pending value was computed, so a few thousand calls behind a
+  // slow map made every open in the host fail with EMFILE (other sessions' too). The CLI runs
+  // here with 1024 descriptors, so 1,200 of each would run it out.
+  it("keeps a bounded number of files open: every call, and a read after them, succeeds; the values land", async () => {
+    const { dir: root, cleanup } = realTempDir("tacit-files-held-");
+    try {
+      const canary = makeCanary();
+      writeFileSync(path.join(root, ".env"), `TOKEN=${canary}\n`);
+      writeFileSync(path.join(root, "plain.txt"), "plain\n");
+      const script = `
+requestFileSystem(".", (fs) => {
+  // Pending for about 6 s: four maps of 1.5 s each, one after the other (each well inside
+  // the evaluator's 5 s limit per job, which also counts its start on a loaded machine). Each
+  // waits (Atomics.wait) rather than spins: a job under way all the same, without a core.
+  let slow = classify("slow");
+  for (let i = 0; i < 4; i++) slow = slow.map((s) => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500); return s; });
+  fs.writeClassified(".env.first", slow);
+  const counts = { read: 0, written: 0 };
+  let last = fs.readClassified(".env");
+  for (let i = 0; i < 1200; i++) { last = fs.readClassified(".env"); counts.read++; }
+  for (let i = 0; i < 1200; i++) { fs.writeClassified(".env.w" + i, last); counts.written++; }
+  // Deleted before its value is there: it must stay deleted (its coming back would tell).
+  fs.writeClassified(".env.gone", slow);
+  fs.access(".env.gone").delete();
+  println(JSON.stringify(counts), fs.access("plain.txt").read().trim());
+});
+`;
+      const r = await new Promise<CliResult>((resolve, reject) => {
+        const child = spawn("sh", ["-c", 'ulimit -n 1024 && exec "$0" "$@"', process.execPath, tacitBin, "run", "-"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+        const out: Buffer[] = [];
+        const err: Buffer[] = [];
+        child.stdout.on("data", (c: Buffer) => out.push(c));
+        child.stderr.on("data", (c: Buffer) => err.push(c));
+        child.on("error", reject);
+        child.on("close", (code) => resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
+        child.stdin.end(script);
+      });
+      expect(r.stdout + r.stderr, "the host ran out of descriptors").not.toContain("EMFILE");
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.trim()).toBe(`${JSON.stringify({ read: 1200, written: 1200 })} plain`);
+      // Written through a descriptor kept open and through one opened later alike.
+      expect(readFileSync(path.join(root, ".env.first"), "utf8")).toBe("slow");
+      expect(readFileSync(path.join(root, ".env.w0"), "utf8")).toBe(`TOKEN=${canary}\n`);
+      expect(readFileSync(path.join(root, ".env.w1199"), "utf8")).toBe(`TOKEN=${canary}\n`);
+      expect(existsSync(path.join(root, ".env.gone")), "a classified file deleted before its value came back").toBe(false);
+    } finally {
+      cleanup();
+    }
+  }, 120_000);
+});
+
+describe.concurrent("the secret test", () => {
+  it.sequential("no route reveals a classified file's content to the script", async () => {
     const world = secretWorld();
     const secretPaths = [
       ".env", ".ssh/id_rsa", "secrets/key.txt", "secrets/nested/deep.txt", "notes.txt", "keys/key.txt",
@@ -267,7 +325,7 @@ throw new Error("uncaught " + escaped);
     expect(sink).toContain(`map failed: Error: API_KEY=${world.canary}`);
   });
 
-  it("writeClassified is no oracle: the file exists at once whether the map failed or not, and no later call waits for it", async () => {
+  it.sequential("writeClassified is no oracle: the file exists at once whether the map failed or not, and no later call waits for it", async () => {
     // The attack that recovered a whole secret: guess a prefix in map (fail when wrong), write
     // the result, and ask whether the file exists; or make the map slow when the guess is
     // right and time a later call. Both must read the same for every guess.
@@ -302,7 +360,7 @@ requestFileSystem(".", (fs) => {
     expect(readFileSync(path.join(world.root, "secrets/probe.txt"), "utf8")).toBe("");
   });
 
-  it("a classified file read after a classified write reads what was written", async () => {
+  it.sequential("a classified file read after a classified write reads what was written", async () => {
     const world = secretWorld();
     const script = `
 requestFileSystem(".", (fs) => {
@@ -317,7 +375,7 @@ requestFileSystem(".", (fs) => {
     expect(readFileSync(world.sink, "utf8")).toContain(`API_KEY=${world.canary}\n`);
   });
 
-  it("many classified writes, each read back: every read sees the write before it", async () => {
+  it.sequential("many classified writes, each read back: every read sees the write before it", async () => {
     const world = secretWorld();
     // Each round writes the value read in the round before, one character longer: the last
     // file holds 300 characters only if every read waited for the write before it (a read that
@@ -335,7 +393,7 @@ requestFileSystem(".", (fs) => {
     expect(readFileSync(path.join(world.root, "secrets/chain.txt"), "utf8")).toBe("x".repeat(300));
   });
 
-  it("a map that never ends does not stop the script, and shows nothing", async () => {
+  it.sequential("a map that never ends does not stop the script, and shows nothing", async () => {
     const world = secretWorld();
     const script = `
 requestFileSystem(".", (fs) => {
@@ -358,7 +416,7 @@ requestFileSystem(".", (fs) => {
     expect(readFileSync(world.sink, "utf8")).toMatch(/map failed: .*longer than/);
   });
 
-  it("a map result nested too deeply for the host to stringify fails out of sight, not by ending the host", async () => {
+  it.sequential("a map result nested too deeply for the host to stringify fails out of sight, not by ending the host", async () => {
     // The map replaces the evaluator's JSON.stringify, so that its reply carries a value nested
     // 200,000 deep when its guess is right: the host crashed on it (exit 1), and only then.
     const world = secretWorld();
@@ -382,7 +440,7 @@ requestFileSystem(".", (fs) => {
     expect(readFileSync(world.sink, "utf8")).toMatch(/map failed: .*nested deeper than/);
   });
 
-  it("a map capturing one large value under many names neither ends the host nor fails, whatever the guess", async () => {
+  it.sequential("a map capturing one large value under many names neither ends the host nor fails, whatever the guess", async () => {
     // The first map makes a value of 10 million characters only when its guess is right; the
     // second captures it under 56 names. Its job carried the value once per name, longer than a
     // string may be (2^29 - 24 characters): the host crashed building it (exit 1), and only then;
@@ -407,7 +465,7 @@ requestFileSystem(".", (fs) => {
     expect(readFileSync(path.join(world.root, "secrets/probe-NOPE.txt"), "utf8")).toBe("56");
   }, 60_000);
 
-  it("whatever the pure evaluator prints, throws or exits with stays out of the result (validator bypassed)", async () => {
+  it.sequential("whatever the pure evaluator prints, throws or exits with stays out of the result (validator bypassed)", async () => {
     const world = secretWorld();
     let connections = 0;
     const server = net.createServer((socket) => {
@@ -449,7 +507,7 @@ requestFileSystem(${lit(world.root)}, (fs) => {
     expect(readFileSync(path.join(world.root, "secrets/globals.txt"), "utf8")).toBe(`undefinedundefined${`API_KEY=${world.canary}\nDEBUG=1\n`.length}`);
   });
 
-  it("a classified name that links to an ordinary file is not a way to copy a secret out", async () => {
+  it.sequential("a classified name that links to an ordinary file is not a way to copy a secret out", async () => {
     const world = secretWorld();
     writeTree(world.root, {
       "config/env.txt": "shared=1\n",
@@ -623,57 +681,4 @@ requestFileSystem(".", (fs) => {
     // Without "secrets" among the patterns, secrets/ is an ordinary directory.
     expect(searched).toEqual([".envrc", "plain.txt", "secrets/key.txt", "secrets/nested/deep.txt", "src/app.ts"].map((n) => path.join(world.root, n)));
   });
-});
-
-describe("classified work waiting for a slow value", () => {
-  // A security review exhausted the host's descriptors: each readClassified and writeClassified
-  // kept its file open until a pending value was computed, so a few thousand calls behind a
-  // slow map made every open in the host fail with EMFILE (other sessions' too). The CLI runs
-  // here with 1024 descriptors, so 1,200 of each would run it out.
-  it("keeps a bounded number of files open: every call, and a read after them, succeeds; the values land", async () => {
-    const { dir: root, cleanup } = realTempDir("tacit-files-held-");
-    try {
-      const canary = makeCanary();
-      writeFileSync(path.join(root, ".env"), `TOKEN=${canary}\n`);
-      writeFileSync(path.join(root, "plain.txt"), "plain\n");
-      const script = `
-requestFileSystem(".", (fs) => {
-  // Pending for about 6 s: four maps of 1.5 s each, one after the other (each well inside
-  // the evaluator's 5 s limit per job, which also counts its start on a loaded machine). Each
-  // waits (Atomics.wait) rather than spins: a job under way all the same, without a core.
-  let slow = classify("slow");
-  for (let i = 0; i < 4; i++) slow = slow.map((s) => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500); return s; });
-  fs.writeClassified(".env.first", slow);
-  const counts = { read: 0, written: 0 };
-  let last = fs.readClassified(".env");
-  for (let i = 0; i < 1200; i++) { last = fs.readClassified(".env"); counts.read++; }
-  for (let i = 0; i < 1200; i++) { fs.writeClassified(".env.w" + i, last); counts.written++; }
-  // Deleted before its value is there: it must stay deleted (its coming back would tell).
-  fs.writeClassified(".env.gone", slow);
-  fs.access(".env.gone").delete();
-  println(JSON.stringify(counts), fs.access("plain.txt").read().trim());
-});
-`;
-      const r = await new Promise<CliResult>((resolve, reject) => {
-        const child = spawn("sh", ["-c", 'ulimit -n 1024 && exec "$0" "$@"', process.execPath, tacitBin, "run", "-"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
-        const out: Buffer[] = [];
-        const err: Buffer[] = [];
-        child.stdout.on("data", (c: Buffer) => out.push(c));
-        child.stderr.on("data", (c: Buffer) => err.push(c));
-        child.on("error", reject);
-        child.on("close", (code) => resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
-        child.stdin.end(script);
-      });
-      expect(r.stdout + r.stderr, "the host ran out of descriptors").not.toContain("EMFILE");
-      expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout.trim()).toBe(`${JSON.stringify({ read: 1200, written: 1200 })} plain`);
-      // Written through a descriptor kept open and through one opened later alike.
-      expect(readFileSync(path.join(root, ".env.first"), "utf8")).toBe("slow");
-      expect(readFileSync(path.join(root, ".env.w0"), "utf8")).toBe(`TOKEN=${canary}\n`);
-      expect(readFileSync(path.join(root, ".env.w1199"), "utf8")).toBe(`TOKEN=${canary}\n`);
-      expect(existsSync(path.join(root, ".env.gone")), "a classified file deleted before its value came back").toBe(false);
-    } finally {
-      cleanup();
-    }
-  }, 120_000);
 });
