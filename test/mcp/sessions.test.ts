@@ -21,7 +21,7 @@ let serverPid: number;
  * with `anyProgram`, every child, also one that has not yet become Deno (a sandbox starts as
  * setpriv, which then runs deno; a warm spare stopped while a snippet ran stays so until it ends).
  */
-function denoChildren(anyProgram = false): number[] {
+function denoChildren(anyProgram = false, server: number = serverPid): number[] {
   const children: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -31,8 +31,8 @@ function denoChildren(anyProgram = false): number[] {
       const parent = Number(rest!.split(" ")[1]);
       // Where the sandbox has a PID namespace, Deno is the child of the unshare the server spawns
       // (runner/namespaced-program.ts): the sandbox is counted by the process spawned.
-      const grandparent = parent === serverPid ? serverPid : parentOf(parent);
-      if (anyProgram ? parent === serverPid : comm!.startsWith("deno") && grandparent === serverPid) children.push(parent === serverPid ? Number(entry) : parent);
+      const grandparent = parent === server ? server : parentOf(parent);
+      if (anyProgram ? parent === server : comm!.startsWith("deno") && grandparent === server) children.push(parent === server ? Number(entry) : parent);
     } catch {
       // Gone while we looked.
     }
@@ -50,15 +50,15 @@ async function settleAt(count: number): Promise<number> {
   }
 }
 
-/** The Deno processes the server starts while `work` runs (sampled every 20 ms). */
-async function sandboxesStartedDuring(work: () => Promise<void>): Promise<number> {
+/** The Deno processes the server (this file's, or the one whose pid is `server`) starts while `work` runs (sampled every 20 ms). */
+async function sandboxesStartedDuring(work: () => Promise<void>, server: number = serverPid): Promise<number> {
   // Every child that exists before, whatever it runs yet: a spare started earlier and stopped
   // before it ran deno (warm-spare.ts) became Deno only once the snippet before `work` ended, and
   // was counted as a sandbox `work` started (the rebuild test saw 2 where one was started).
-  const before = new Set(denoChildren(true));
+  const before = new Set(denoChildren(true, server));
   const started = new Set<number>();
   const poll = setInterval(() => {
-    for (const pid of denoChildren()) if (!before.has(pid)) started.add(pid);
+    for (const pid of denoChildren(false, server)) if (!before.has(pid)) started.add(pid);
   }, 20);
   try {
     await work();
@@ -69,9 +69,9 @@ async function sandboxesStartedDuring(work: () => Promise<void>): Promise<number
 }
 
 /** Sends `code` to the session and cancels the call after `afterMs`; resolves once the cancellation is seen. */
-async function cancelledAfter(session: string, code: string, afterMs: number): Promise<void> {
+async function cancelledAfter(session: string, code: string, afterMs: number, on: Client = client): Promise<void> {
   const abort = new AbortController();
-  const call = client
+  const call = on
     .callTool({ name: "execute_in_session", arguments: { session_id: session, code } }, undefined, { signal: abort.signal })
     .catch(() => "cancelled");
   await new Promise((resolve) => setTimeout(resolve, afterMs));
@@ -80,6 +80,11 @@ async function cancelledAfter(session: string, code: string, afterMs: number): P
 }
 
 async function connect(args: string[]): Promise<Client> {
+  return (await serverOfItsOwn(args)).client;
+}
+
+/** A `tacit serve <args>` of the test's own, and its pid (whose Deno processes denoChildren reads). */
+async function serverOfItsOwn(args: string[]): Promise<{ client: Client; pid: number }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [tacitBin, "serve", ...args],
@@ -89,7 +94,7 @@ async function connect(args: string[]): Promise<Client> {
   });
   const connected = new Client({ name: "tacit-test", version: "0.0.0" });
   await connected.connect(transport);
-  return connected;
+  return { client: connected, pid: transport.pid! };
 }
 
 const create = (on: Client = client) => createSession(on);
@@ -248,7 +253,7 @@ describe("REPL sessions", () => {
       expect(replayed.error).toContain("create a new session");
     }));
 
-  it("a failing, ill-typed or timed-out snippet leaves the earlier bindings intact, undoing what it changed", () =>
+  it.concurrent("a failing, ill-typed or timed-out snippet leaves the earlier bindings intact, undoing what it changed", () =>
     withSession(async (s) => {
       await run(s, "const kept = 7;\nlet counter = 1;\nconst read = () => counter;");
       const thrown = await run(s, 'const lost = 1;\ncounter = 99;\nthrow new Error("boom")');
@@ -266,6 +271,27 @@ describe("REPL sessions", () => {
       expect(await run(s, "read()")).toMatchObject({ stdout: "1\n", exitCode: 0 });
       expect((await run(s, "lost")).exitCode).not.toBe(0);
     }));
+
+  // Beside the test above (it.concurrent): it mostly waits on timers, and its server is its own
+  // (the file's, with the same flags), so that the sandboxes it counts are its own.
+  it.concurrent("a snippet cancelled while the session's sandbox is rebuilt never runs, and leaves the rebuilt sandbox to the next one", async () => {
+    const own = await serverOfItsOwn(["--exec-timeout-ms", "3000", "--memory-limit-mb", "128", "--config", "config.json"]);
+    try {
+      const s = await create(own.client);
+      // Two seconds of waiting make each rebuild (a replay of it) last long enough to cancel a snippet waiting for one
+      // (on a timer: a busy loop spun a core through the run and the replay).
+      expect((await run(s, "await new Promise((resolve) => setTimeout(resolve, 2000));\nlet marker = 1;", own.client)).exitCode).toBe(0);
+      const started = await sandboxesStartedDuring(async () => {
+        expect((await run(s, 'throw new Error("rebuild")', own.client)).exitCode).toBe(1);
+        await cancelledAfter(s, "marker = 2", 300, own.client);
+        expect(await run(s, "marker", own.client)).toMatchObject({ stdout: "1\n", exitCode: 0 });
+      }, own.pid);
+      // One sandbox for the rebuild: the cancelled snippet did not end it and make a second.
+      expect(started).toBe(1);
+    } finally {
+      await own.client.close();
+    }
+  });
 
   // The run is prepared while types are checked: nothing of a rejected snippet may reach the
   // session's sandbox (its first program frame starts the sandbox; any later one is "next").
@@ -350,20 +376,6 @@ describe("REPL sessions", () => {
       expect(thrown.exitCode).toBe(1);
       expect(thrown.error).toContain("snippet-2.ts:2:9");
       expect(thrown.error).toContain("script.ts:1:1");
-    }));
-
-  it("a snippet cancelled while the session's sandbox is rebuilt never runs, and leaves the rebuilt sandbox to the next one", () =>
-    withSession(async (s) => {
-      // Two seconds of waiting make each rebuild (a replay of it) last long enough to cancel a snippet waiting for one
-      // (on a timer: a busy loop spun a core through the run and the replay).
-      expect((await run(s, "await new Promise((resolve) => setTimeout(resolve, 2000));\nlet marker = 1;")).exitCode).toBe(0);
-      const started = await sandboxesStartedDuring(async () => {
-        expect((await run(s, 'throw new Error("rebuild")')).exitCode).toBe(1);
-        await cancelledAfter(s, "marker = 2", 300);
-        expect(await run(s, "marker")).toMatchObject({ stdout: "1\n", exitCode: 0 });
-      });
-      // One sandbox for the rebuild: the cancelled snippet did not end it and make a second.
-      expect(started).toBe(1);
     }));
 
   it("a snippet cancelled during its type check never runs, and leaves the session's sandbox as it was", () =>
