@@ -107,39 +107,6 @@ describe("tacit serve and oversized messages", () => {
   }, 60_000);
 });
 
-describe("tacit serve and a message its client writes a byte at a time", () => {
-  it("keeps the line in the memory its bytes take, not an object a byte: answered under a 64 MiB heap", async () => {
-    // 4 MB of a ping's params, one write(2) per byte, from a process whose stdout is tacit's
-    // stdin. Kept chunk by chunk the line took the host past its heap (8 MB took it to a 405 MB
-    // peak unlimited). 16 bytes of heap per byte of the line, as 8 MB under 128 MiB had (the
-    // write(2) per byte was most of this file's time): kept chunk by chunk, 4 MB still ends this
-    // heap (tried, with MessageLines keeping a list of chunks again: heap out of memory), while
-    // the line kept whole is answered under 40 MiB.
-    const writer = path.join(dir, "byte-writer.cjs");
-    writeFileSync(
-      writer,
-      `const fs = require("fs");
-fs.writeSync(1, '{"jsonrpc":"2.0","id":"byte-ping","method":"ping","params":{"x":"');
-const x = Buffer.from("x");
-for (let i = 0; i < ${4_000_000}; i++) fs.writeSync(1, x);
-fs.writeSync(1, '"}}\\n');
-`,
-    );
-    const source = spawn(process.execPath, [writer], { stdio: ["ignore", "pipe", "inherit"] });
-    const child = spawn(process.execPath, [tacitBin, "serve"], { cwd: dir, stdio: [source.stdout, "pipe", "pipe"], env: childEnv({ NODE_OPTIONS: "--max-old-space-size=64" }) });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    // The writer ends after its line, which closes tacit's stdin: the server answers and ends.
-    const code = await new Promise<number | null>((resolve) => child.on("close", (exitCode) => resolve(exitCode)));
-    expect(stderr).not.toMatch(/heap out of memory/i);
-    expect(code, stderr).toBe(0);
-    const answers = stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(answers).toContainEqual({ jsonrpc: "2.0", id: "byte-ping", result: {} });
-  }, 180_000);
-});
-
 describe("MessageLines and requestIdOf", () => {
   it("pass lines that fit whole, however they are chunked, and report the rest with their ids", () => {
     const lines: string[] = [];
@@ -178,7 +145,44 @@ describe("MessageLines and requestIdOf", () => {
   });
 });
 
-describe("tacit serve and a session that fills its classified store", () => {
+// The byte-at-a-time test (about 12 s, its writer's and tacit's system calls) runs beside the
+// suite after it (describe.concurrent), whose snippets mostly wait for their time limits; that
+// suite's own tests still run one after another (it.sequential), on their server. The byte
+// test's server and writer are its own.
+describe.concurrent("tacit serve and a message its client writes a byte at a time", () => {
+  it("keeps the line in the memory its bytes take, not an object a byte: answered under a 64 MiB heap", async () => {
+    // 4 MB of a ping's params, one write(2) per byte, from a process whose stdout is tacit's
+    // stdin. Kept chunk by chunk the line took the host past its heap (8 MB took it to a 405 MB
+    // peak unlimited). 16 bytes of heap per byte of the line, as 8 MB under 128 MiB had (the
+    // write(2) per byte was most of this file's time): kept chunk by chunk, 4 MB still ends this
+    // heap (tried, with MessageLines keeping a list of chunks again: heap out of memory), while
+    // the line kept whole is answered under 40 MiB.
+    const writer = path.join(dir, "byte-writer.cjs");
+    writeFileSync(
+      writer,
+      `const fs = require("fs");
+fs.writeSync(1, '{"jsonrpc":"2.0","id":"byte-ping","method":"ping","params":{"x":"');
+const x = Buffer.from("x");
+for (let i = 0; i < ${4_000_000}; i++) fs.writeSync(1, x);
+fs.writeSync(1, '"}}\\n');
+`,
+    );
+    const source = spawn(process.execPath, [writer], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [tacitBin, "serve"], { cwd: dir, stdio: [source.stdout, "pipe", "pipe"], env: childEnv({ NODE_OPTIONS: "--max-old-space-size=64" }) });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    // The writer ends after its line, which closes tacit's stdin: the server answers and ends.
+    const code = await new Promise<number | null>((resolve) => child.on("close", (exitCode) => resolve(exitCode)));
+    expect(stderr).not.toMatch(/heap out of memory/i);
+    expect(code, stderr).toBe(0);
+    const answers = stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(answers).toContainEqual({ jsonrpc: "2.0", id: "byte-ping", result: {} });
+  }, 180_000);
+});
+
+describe.concurrent("tacit serve and a session that fills its classified store", () => {
   let client: Client;
   beforeAll(async () => {
     client = await connectServe(["--quiet", "--config", "config.json", "--exec-timeout-ms", "3000", "--network-permissions", "127.0.0.1:9"], dir);
@@ -190,7 +194,7 @@ describe("tacit serve and a session that fills its classified store", () => {
   const create = () => createSession(client);
   const run = (session: string, code: string) => runInSession(client, session, code, 120_000);
 
-  it("is refused, visibly, while the server and other sessions go on", async () => {
+  it.sequential("is refused, visibly, while the server and other sessions go on", async () => {
     const greedy = await create();
     const other = await create();
     const filled = await run(greedy, 'const big = "x".repeat(1024 * 1024);\nlet n = 0;\nfor (;;) { classify(big + n); n++; }');
@@ -205,7 +209,7 @@ describe("tacit serve and a session that fills its classified store", () => {
     await expect(client.ping()).resolves.toBeDefined();
   }, 120_000);
 
-  it("a script nested thousands deep is refused; the server and the session stay", async () => {
+  it.sequential("a script nested thousands deep is refused; the server and the session stay", async () => {
     // A security review crashed the server (SIGSEGV in the native parser) with 20 KB of brackets.
     const session = await create();
     expect(await run(session, "const kept = 41;")).toMatchObject({ exitCode: 0 });
@@ -221,7 +225,7 @@ describe("tacit serve and a session that fills its classified store", () => {
     expect(await run(session, "kept + 1")).toMatchObject({ stdout: "42\n", exitCode: 0 });
   }, 120_000);
 
-  it("a snippet killed while its classified work was queued frees the session's evaluator at once", async () => {
+  it.sequential("a snippet killed while its classified work was queued frees the session's evaluator at once", async () => {
     const session = await create();
     // About 144 s of jobs, and a request that waits for their value. No clock in the test: an
     // answer that waited for the queued jobs could not come within the test's 120 s (its
