@@ -1,7 +1,7 @@
 // Shared test helpers: drive the real CLI as a subprocess, or the runner's own API (for the
 // attack tests that switch the validator off), always with a real Deno.
 
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { expect, inject, onTestFinished, TestRunner } from "vitest";
 import { randomUUID } from "node:crypto";
 // Types only: the SDK's modules are loaded by connectServe, so that the many test files that never speak MCP do not pay
@@ -64,12 +64,19 @@ export function childEnv(extra: Record<string, string> = {}): Record<string, str
 
 /** Runs `node bin/tacit.js …args` and collects everything. */
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  const child = spawn(options.node ?? process.execPath, [options.bin ?? tacitBin, ...args], {
+    cwd: options.cwd ?? repoRoot,
+    env: childEnv(options.env),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const result = collectedRun(child, options.input ?? "");
+  endedWithItsTest(child);
+  return result;
+}
+
+/** Gives a child spawned with three pipes `input` on its stdin, and collects its exit code, stdout and stderr. */
+export function collectedRun(child: ChildProcessWithoutNullStreams, input: string | Buffer): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(options.node ?? process.execPath, [options.bin ?? tacitBin, ...args], {
-      cwd: options.cwd ?? repoRoot,
-      env: childEnv(options.env),
-      stdio: ["pipe", "pipe", "pipe"],
-    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (c: Buffer) => out.push(c));
@@ -79,8 +86,7 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
       resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }),
     );
     child.stdin.on("error", () => undefined);
-    child.stdin.end(options.input ?? "");
-    endedWithItsTest(child);
+    child.stdin.end(input);
   });
 }
 

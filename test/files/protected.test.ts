@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isWithin } from "../../runner/fs/containment.js";
 import { tacitLaunchFiles } from "../../runner/launch-files.js";
 import { denoExecutable, tscExecutable } from "../../runner/paths.js";
-import { type CliResult, connectServe, installTacitIn, repoRoot, runCli, runScript } from "../helpers.js";
+import { type CliResult, collectedRun, connectServe, installTacitIn, repoRoot, runCli, runScript } from "../helpers.js";
 import { commandLineOf, descendantsOf } from "../processes.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir, writeTree } from "./fixtures.js";
 
@@ -632,18 +632,11 @@ describe("the files that decide how tacit starts, inside the allowed root (npm's
   const mcpJson = JSON.stringify({ mcpServers: { tacit: { command: "npx", args: ["tacit", "serve", "--allowed-roots", "."] } } });
 
   /** `npx tacit run -` in the project, as an operator (or an MCP client) starts it; npm's settings from this environment left out. */
-  const runThroughNpx = (code: string): Promise<CliResult> =>
-    new Promise((resolve, reject) => {
-      const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
-      const child = spawn(process.execPath, [realpathSync(npx), "--offline", "tacit", "run", "-"], { cwd: root, env, stdio: ["pipe", "pipe", "pipe"] });
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      child.stdout.on("data", (c: Buffer) => out.push(c));
-      child.stderr.on("data", (c: Buffer) => err.push(c));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
-      child.stdin.end(code);
-    });
+  const runThroughNpx = (code: string): Promise<CliResult> => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+    const child = spawn(process.execPath, [realpathSync(npx), "--offline", "tacit", "run", "-"], { cwd: root, env, stdio: ["pipe", "pipe", "pipe"] });
+    return collectedRun(child, code);
+  };
 
   beforeAll(() => {
     ({ dir: root, cleanup } = realTempDir("tacit-protected-launch-"));

@@ -11,7 +11,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
 import { defaultConfig } from "../../runner/config.js";
-import { type CliResult, runBypassed, tacitBin } from "../helpers.js";
+import { collectedRun, runBypassed, tacitBin } from "../helpers.js";
 import {
   ATTEMPT_PRELUDE,
   attemptOf,
@@ -131,16 +131,8 @@ requestFileSystem(".", (fs) => {
   println(JSON.stringify(counts), fs.access("plain.txt").read().trim());
 });
 `;
-      const r = await new Promise<CliResult>((resolve, reject) => {
-        const child = spawn("sh", ["-c", 'ulimit -n 1024 && exec "$0" "$@"', process.execPath, tacitBin, "run", "-"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
-        const out: Buffer[] = [];
-        const err: Buffer[] = [];
-        child.stdout.on("data", (c: Buffer) => out.push(c));
-        child.stderr.on("data", (c: Buffer) => err.push(c));
-        child.on("error", reject);
-        child.on("close", (code) => resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
-        child.stdin.end(script);
-      });
+      const child = spawn("sh", ["-c", 'ulimit -n 1024 && exec "$0" "$@"', process.execPath, tacitBin, "run", "-"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+      const r = await collectedRun(child, script);
       expect(r.stdout + r.stderr, "the host ran out of descriptors").not.toContain("EMFILE");
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout.trim()).toBe(`${JSON.stringify({ read: 1200, written: 1200 })} plain`);
