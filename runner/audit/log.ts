@@ -26,9 +26,9 @@
 // right after a head is otherwise a shorter log that verifies. On reopening, the writer finds
 // that head where the record says it ended, or refuses to continue the log.
 
-import { closeSync, constants, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readlinkSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, fsyncSync, mkdirSync, readlinkSync, readSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
-import { openedPath } from "../fs/checked-open.js";
+import { DirectoryChangedError, openInVerifiedDirectory } from "../fs/checked-open.js";
 import { AnchorError, anchorRecord, type AnchorRecord, AnchorStore, anchorsDirFor, logNames, realLogPath } from "./anchor.js";
 import { canonicalJson, sha256Hex } from "./digest.js";
 import { signBytes } from "./ed25519.js";
@@ -192,8 +192,18 @@ export class AuditLog {
         // nowhere had tacit create its target, wherever that was, and append lines naming what the
         // agent asked for (`echo "$(…)"`) to a file a shell then reads. A live link was resolved
         // already (realLogPath), so only a dead one, or one swapped in since, is refused here.
-        fd = openSync(lockedAs, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+        // And in its directory as opened and checked to be where realLogPath found it: a directory
+        // on its way swapped for a link since (after realLogPath passed sameFile, whose stat
+        // follows that link too) had the lines go into the directory the link's maker chose.
+        fd = openInVerifiedDirectory(path.dirname(lockedAs), path.basename(lockedAs), constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o600);
       } catch (error) {
+        if (error instanceof DirectoryChangedError) {
+          throw new AuditLogError(
+            `the audit log ${resolved} changed while tacit opened it: ${DirectoryChangedError.describe(error.expected, error.found)} ` +
+              `(a directory on its way was replaced by a link, or moved, after tacit found the log there), which tacit does not ` +
+              `follow; nothing was created or written. Keep the log's directory out of the allowed roots, and start tacit again.`,
+          );
+        }
         if ((error as NodeJS.ErrnoException).code === "ELOOP") throw deadLinkAtLog(resolved, lockedAs);
         throw new AuditLogError(`cannot open the audit log ${resolved}: ${(error as Error).message}`);
       }
@@ -205,18 +215,6 @@ export class AuditLog {
         throw new AuditLogError(
           `the audit log ${resolved} changed while tacit opened it (it is no longer the file at ${lockedAs}, which tacit locked): ` +
             `a link or directory on its way was replaced. Keep the log's directory out of the allowed roots, and start tacit again.`,
-        );
-      }
-      // Where the file opened really is. A directory on its way swapped for a link to another
-      // directory after realLogPath passed sameFile (whose stat follows that link too), and the
-      // log's lines, which quote what scripts asked for, went into the directory the link's maker
-      // chose. Where the system cannot say (no /proc), this check is skipped.
-      const openedAt = openedPath(fd);
-      if (openedAt !== null && openedAt !== lockedAs) {
-        throw new AuditLogError(
-          `the audit log ${resolved} changed while tacit opened it: the file opened is ${openedAt}, not ${lockedAs}, where ` +
-            `tacit found it a moment before (a directory on its way was replaced by a link). Nothing was written to it (where ` +
-            `tacit made it, it is empty: remove it). Keep the log's directory out of the allowed roots, and start tacit again.`,
         );
       }
       if (process.platform !== "win32" && (stat.mode & 0o022) !== 0) {

@@ -2,7 +2,8 @@
 // the log's real path and the moment it opens it (runner/audit/log.ts, AuditLog.open). The open
 // followed the new link, and the check after it (the file at the real path is the file opened)
 // followed it too, so tacit appended the log's lines, which quote what scripts ask for, in the
-// directory the link's maker chose. Whoever can write a directory on its way (a confined command
+// directory the link's maker chose. Now the log is opened in its directory as opened and checked
+// (fs/checked-open.ts openInVerifiedDirectory), so nothing is even created there. Whoever can write a directory on its way (a confined command
 // of another run, with the log's directory in its roots) could do so.
 //
 // The moment cannot be hit from outside but by luck, so here tacit is held in it: the writer's
@@ -63,8 +64,9 @@ describe("a directory on the way to the audit log, swapped for a link while taci
       const stderr = Buffer.concat(err).toString();
       const landed = path.join(elsewhere, "audit.jsonl");
       expect(existsSync(landed) ? readFileSync(landed, "utf8") : "", "the log's lines where the link leads").toBe("");
+      expect(existsSync(landed), "a log file made where the link leads").toBe(false);
       expect({ code, stdout: Buffer.concat(out).toString() }, stderr).toEqual({ code: 2, stdout: "" });
-      expect(stderr).toContain(`tacit: the audit log ${log} changed while tacit opened it: the file opened is ${path.join(realpathSync(elsewhere), "audit.jsonl")}, not ${realLog}`);
+      expect(stderr).toContain(`tacit: the audit log ${log} changed while tacit opened it: ${path.dirname(realLog)} is now a symbolic link`);
       expect(stderr).toContain("Keep the log's directory out of the allowed roots, and start tacit again.");
     } finally {
       child.kill("SIGKILL");
