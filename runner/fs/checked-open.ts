@@ -70,18 +70,36 @@ export function openForReading(real: string, verify: (actual: string) => void): 
 }
 
 /**
+ * Linux's O_PATH (Node does not export it): a descriptor that only names a directory, opened
+ * with no permission on it but search (x) on the way, as a lookup in it needs. Opened to read
+ * instead, a directory the user may write and enter but not list (mode -wx, a drop box) could
+ * not be opened at all, so nothing could be created in it. Its value is 010000000 on every
+ * architecture Node runs on but alpha, parisc and sparc (asm-generic/fcntl.h), which keep
+ * O_RDONLY.
+ */
+const O_PATH_FLAG =
+  process.platform === "linux" && ["x64", "arm64", "arm", "ia32", "ppc64", "s390x", "riscv64", "loong64", "mips64el"].includes(process.arch)
+    ? 0o10000000
+    : constants.O_RDONLY;
+
+/**
  * Runs `op` with a path naming the directory `realDir` as opened and verified: `verify`
  * receives where the directory really is. `op` gets "/proc/<pid>/fd/N" (or `realDir` itself
  * where there is no /proc) and the verified real location. With `finalLink` "refuse", a link
  * at `realDir` itself is not followed: the open fails (ELOOP) without looking where it leads.
+ * `purpose` "list" opens it to read (a directory that cannot be listed fails the open, EACCES);
+ * "look-up" (for names in it: opening, making, removing, looking at an entry) opens it as a
+ * path only (O_PATH), which needs no read permission on it.
  */
 export function inVerifiedDirectory<T>(
   realDir: string,
   verify: (actualDir: string) => void,
   op: (dir: string, actualDir: string) => T,
   finalLink: "follow" | "refuse" = "follow",
+  purpose: "list" | "look-up" = "look-up",
 ): T {
-  const fd = openSync(realDir, constants.O_RDONLY | constants.O_DIRECTORY | (finalLink === "refuse" ? constants.O_NOFOLLOW : 0));
+  const access = purpose === "list" ? constants.O_RDONLY : O_PATH_FLAG;
+  const fd = openSync(realDir, access | constants.O_DIRECTORY | (finalLink === "refuse" ? constants.O_NOFOLLOW : 0));
   try {
     const actual = openedPath(fd);
     verify(actual ?? realDir);

@@ -197,7 +197,7 @@ function listNames(dir: string, realDir: string, realRoot: string, budget: Listi
         names.push({ name: dirent.name, isDirectory: dirent.isDirectory(), isSymlink: dirent.isSymbolicLink() });
       }
       return { actualDir, names: names.sort(byName), chars };
-    }, below ? "refuse" : "follow");
+    }, below ? "refuse" : "follow", "list");
   } catch (error) {
     budget.give(chars);
     // The caller found a directory at `realDir`; a file, a link to one or a loop of links there now was swapped in.
