@@ -6,10 +6,20 @@ import { type Capture, CLASSIFIED_MASK, MAX_VALUE_DEPTH } from "../protocol.js";
 import type { Channel } from "./channel.js";
 
 const INSPECT = Symbol.for("Deno.customInspect");
+/**
+ * A word drawn anew in each sandbox (64 random bits) that every marker below starts with: text
+ * that came from outside (a file, an HTTP answer, a command's output, piped input) cannot hold
+ * one by chance or design. The markers were a fixed "\u0000tacit:classified:<handle>\u0000", so a
+ * file holding one, printed as read, was taken for a classified value's place: its text vanished
+ * from the output and the host ended the run as a protocol violation (a hostile page could stop
+ * any script that printed it). A marker is as long as before (44 characters): Deno's inspect lays
+ * an object out on one line or several by the length of what it holds.
+ */
+const SENTINEL_WORD = Array.from(crypto.getRandomValues(new Uint8Array(8)), (byte) => byte.toString(16).padStart(2, "0")).join("");
 /** Marks a classified value's place in formatted output; the printer turns it into a part. */
-const SENTINEL_OPEN = "\u0000tacit:classified:";
+const SENTINEL_OPEN = `\u0000${SENTINEL_WORD}:`;
 const SENTINEL_CLOSE = "\u0000";
-export const SENTINEL_PATTERN = /\u0000tacit:classified:([A-Za-z0-9_-]+)\u0000/;
+export const SENTINEL_PATTERN = new RegExp(`\u0000${SENTINEL_WORD}:([A-Za-z0-9_-]+)\u0000`);
 
 /**
  * The deepest plain data classify() and a map function's captures take: the frame it travels

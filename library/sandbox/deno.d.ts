@@ -20,3 +20,4 @@ declare function clearTimeout(id?: number): void;
 declare function setInterval(cb: (...args: unknown[]) => void, ms?: number, ...args: unknown[]): number;
 declare function clearInterval(id?: number): void;
 declare var console: Record<string, (...args: unknown[]) => void>;
+declare const crypto: { getRandomValues<T extends Uint8Array>(array: T): T };

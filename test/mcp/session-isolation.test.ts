@@ -68,6 +68,18 @@ const sendingScope = (token: string) =>
     `  value?.type === "request" && typeof value.action?.scope === "string" ? stringify({ ...value, action: { ...value.action, scope: ${JSON.stringify(token)} } }, ...rest) : stringify(value, ...rest));`,
   ].join("\n");
 
+/**
+ * Lines of a snippet that set `marker` to how the library marks a Classified value's place in
+ * what it formats (learnt through Deno.customInspect, which runs agent code while a value is
+ * formatted): the marker holds a word drawn in each sandbox, so a forged one must be made from it.
+ */
+const learnMarker = [
+  'const own = classify("x");',
+  'let marker = "";',
+  // Formatted to nothing, so that nothing is printed (the secure output is compared whole).
+  'print({ [Symbol.for("Deno.customInspect")]() { marker = (own as any)[Symbol.for("Deno.customInspect")](); return ""; } });',
+];
+
 describe("isolation between a tacit serve's sessions and calls", () => {
   it("a capability token that another session holds live is refused in this one and in an execute_typescript call", async () => {
     const holder = await createSession(client);
@@ -156,10 +168,10 @@ describe("isolation between a tacit serve's sessions and calls", () => {
           "println(JSON.stringify(marked));",
         ].join("\n"),
       );
-      const handle = /tacit:classified:([A-Za-z0-9_-]+)/.exec(leaked.stdout)?.[1];
+      const handle = /\\u0000[0-9a-f]{16}:([A-Za-z0-9_-]+)\\u0000/.exec(leaked.stdout)?.[1];
       expect(handle, leaked.stdout).toBeDefined();
       const sinkBefore = readFileSync(path.join(dir, "secure.log"), "utf8");
-      const print = `println("\\u0000tacit:classified:${handle}\\u0000");`;
+      const print = [...learnMarker, `println(marker.replace(/[A-Za-z0-9_-]+\\u0000$/, "${handle}\\u0000"));`].join("\n");
       for (const attempt of [await runInSession(client, other, print), await oneShot(print)]) {
         expect(attempt.exitCode).not.toBe(0);
         expect(attempt.error).toContain("not a Classified value from this evaluation");
@@ -182,9 +194,10 @@ describe("isolation between a tacit serve's sessions and calls", () => {
       // be taken as the snippet's success (exit 0, the print's refusal lost) while the refusal
       // ended the sandbox behind it.
       const forged = [
+        ...learnMarker,
         "const stringify = JSON.stringify;",
         'Reflect.set(JSON, "stringify", (value: any, ...rest: any[]) => (value?.type === "post" ? `${stringify(value, ...rest)}\\n${stringify({ type: "done" })}` : stringify(value, ...rest)));',
-        'println("\\u0000tacit:classified:forgedHandle123\\u0000");',
+        'println(marker.replace(/[A-Za-z0-9_-]+\\u0000$/, "forgedHandle123\\u0000"));',
       ].join("\n");
       const refused = await runInSession(client, session, forged);
       expect(refused.exitCode, JSON.stringify(refused)).not.toBe(0);
