@@ -219,7 +219,18 @@ export function createClassifiedApi(channel: Channel) {
     if (unfit !== null) throw new TypeError(`${method}(fn): ${unfit}`);
     const listed = captureLists.get(fn);
     const captures: Record<string, Capture> = {};
-    for (const [name, value] of Object.entries(listed ? listed() : {})) captures[name] = captureOf(name, value);
+    for (const [name, value] of Object.entries(listed ? listed() : {})) {
+      // As a key of the object the captures travel in, `__proto__` sets its prototype: the value
+      // was dropped on the way, and the function read `undefined` for it where an array's map
+      // reads the variable (a wrong value written without a word). It depends on no plaintext.
+      if (name === "__proto__") {
+        throw new TypeError(
+          `${method}(fn): the function uses a variable named \`__proto__\`, which cannot be handed to the pure evaluator ` +
+            "(as a property name it sets an object's prototype instead). Rename the variable, such as `const proto = __proto__;`, and use that name in the function.",
+        );
+      }
+      captures[name] = captureOf(name, value);
+    }
     return wrap(channel.request({ kind: "ClassifiedMap", handle: handleOf(source, method), source: text, captures, flat }));
   }
 

@@ -4,7 +4,7 @@
 // reason in the secure output only. It depends on no plaintext, so the call itself now refuses.
 
 import { afterAll, expect, it } from "vitest";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { runScript } from "../helpers.js";
@@ -216,4 +216,34 @@ for (const [name, use] of [
     expect.stringMatching(/^classify\(holder\) \| classify\(value\): value holds a Classified value inside it, and classify\(\) takes plain data only\. Build the value from the Classified ones with map and flatMap instead: /),
   ]);
   expect(r.stdout + r.stderr).not.toContain("plain-canary-b0x");
+}, 60_000);
+
+// A captured variable named `__proto__` was dropped on its way to the pure evaluator (as a key of
+// the object captures travel in, it set that object's prototype): the function read `undefined`
+// for it, and the value written was wrong without a word, where an array's map read the variable.
+it("a map function using a variable named __proto__ is refused at the call, saying to rename it; other names are handed over", async () => {
+  const work = mkdtempSync(path.join(dir, "proto-"));
+  const script = `requestFileSystem(".", (fs) => {
+  const secret = classify("value");
+  const __proto__ = "-suffix";
+  const constructor = "-c";
+  fs.writeClassified(".env.ctor", secret.map((v) => v + constructor));
+  try {
+    fs.writeClassified(".env.proto", secret.map((v) => v + __proto__));
+    println("accepted");
+  } catch (error) {
+    println((error as Error).message);
+  }
+  println(["array"].map((v) => v + __proto__).join());
+});
+`;
+  const r = await runScript(script, ["--no-check"], { cwd: work });
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
+  expect(r.stdout.trim().split("\n")).toEqual([
+    "map(fn): the function uses a variable named `__proto__`, which cannot be handed to the pure evaluator (as a property name it sets an object's prototype instead). Rename the variable, such as `const proto = __proto__;`, and use that name in the function.",
+    "array-suffix",
+  ]);
+  expect(readFileSync(path.join(work, ".env.ctor"), "utf8")).toBe("value-c");
+  expect(existsSync(path.join(work, ".env.proto"))).toBe(false);
 }, 60_000);
