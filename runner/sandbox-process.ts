@@ -537,7 +537,9 @@ export class SandboxProcess {
     }
     const rssKb = this.rssKb(dirs);
     if (rssKb !== null && rssKb > limitKb) {
-      this.kill("memory", `the script used more than ${Math.round(limitKb / 1024)} MiB of memory (resident)`);
+      // The pure evaluator runs map/flatMap functions, not the script: its note in the secure output said "the script".
+      const who = this.options.role === "pure" ? "the map or flatMap function (in the pure evaluator)" : "the script";
+      this.kill("memory", `${who} used more than ${Math.round(limitKb / 1024)} MiB of memory (resident)`);
       return;
     }
     if (rssKb !== null) this.stoppedForSessionsMemory(rssKb, true);
