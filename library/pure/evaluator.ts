@@ -117,12 +117,26 @@ function run(job: PureJob): unknown {
   return json === undefined ? null : JSON.parse(json);
 }
 
+/**
+ * Why a job failed, from what its function threw. Reading that runs the function's code (a getter
+ * on `name` or `message`, a `toString`), and a thrown value may have no text at all (a captured
+ * Classified value, an object without a prototype): its throw escaped the loop below and ended
+ * the evaluator, and every map after it waited for a fresh one to start.
+ */
+function whyFailed(error: unknown): string {
+  try {
+    return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  } catch {
+    return "the function threw a value that could not be read as text (reading its name, its message or its text threw)";
+  }
+}
+
 reply({ id: PURE_READY_ID, ok: true, value: null });
 for (let line = readLine(); line !== null; line = readLine()) {
   const job = JSON.parse(line) as PureJob;
   try {
     reply({ id: job.id, ok: true, value: run(job) });
   } catch (error) {
-    reply({ id: job.id, ok: false, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+    reply({ id: job.id, ok: false, error: whyFailed(error) });
   }
 }
