@@ -167,6 +167,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // runs node with its arguments, which --strict ran by its name from a PATH directory
       // outside the roots (shim -e CODE); `virtualenv --clear DIR` emptied a directory there.
       "virtualenv", "nodeenv",
+      // A ninth review: ICU's pkgdata runs the command lines of the options file its -O names
+      // (`pkgdata -O FLAGS -m files -I DIR LIST` ran its INSTALL_CMD through sh), a file the script writes.
+      "pkgdata",
     ],
   },
   {
@@ -274,6 +277,15 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // line of the script's (bash runs it; the other lines are comments, `:ir` and errors), and
       // `llvm-stress -o FILE` overwrote a file there with generated IR.
       "profdata", "llvm-stress",
+      // A ninth review: more that print any file (`xauth source FILE` quotes each line's first
+      // word, a shadow line or a key's base64 line whole; perlbug and perlthanks -f FILE display
+      // it as the report; rstpep2html.py, a docutils front end the "rst" family missed, through
+      // `.. include::`), and more that write any file: pygettext's -o catalog holds `msgid
+      // "$(CMD)"`, which a shell sourcing it as a startup file runs, lesskey's -o (~/.less by
+      // default) a LESSOPEN command the user's next less runs, h2ph's -d the Perl (.ph) of a
+      // header the script wrote into any directory, and streamzip -zipfile, libnetcfg -o and
+      // tempfile -n a file at any path.
+      "xauth", "perlbug", "perlthanks", "rstpep2html", "pygettext", "lesskey", "h2ph", "streamzip", "libnetcfg", "tempfile",
     ],
   },
   {

@@ -5,7 +5,7 @@
 // a --config file; a command given as a path is refused; and the scope's list narrows it all.
 
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -1310,6 +1310,75 @@ for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]
       expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict: it is a file tool/);
       expect(r.stdout).not.toContain(canary);
       for (const [index, image] of images.entries()) expect(readFileSync(image).equals(originals[index]!), image).toBe(true);
+    } finally {
+      cleanup();
+    }
+  });
+
+  strictRun.test("refuses xauth, perlbug and rstpep2html.py, which print any file, pkgdata, which runs its options file's commands, and the tools that write any file", async (run) => {
+    // A ninth review, under --strict: `xauth source FILE` quoted the first word of each line of a
+    // file outside the allowed roots (a shadow line or a key's base64 line is one word);
+    // perlbug -f FILE (and perlthanks), answered "d" on its input, displayed the file whole;
+    // rstpep2html.py, a docutils front end the "rst" family missed, printed it through an
+    // `.. include::`; `pkgdata -O FLAGS -m files -I DIR` ran the INSTALL_CMD of an options file
+    // the script wrote; `pygettext3 -o BASHRC` wrote a catalog whose `msgid "$(CMD)"` line a shell
+    // sourcing it runs, `lesskey -o FILE` (~/.less by default) a LESSOPEN command the next less
+    // runs, and streamzip -zipfile, h2ph -d, libnetcfg -o and tempfile -n wrote files outside the roots.
+    const { dir, cleanup } = realTempDir("tacit-strict-ninth-");
+    try {
+      const { canary, secret } = secretOutside(dir);
+      const marker = path.join(dir, "marker");
+      const bashrc = path.join(dir, "bashrc");
+      writeFileSync(bashrc, "echo original\n");
+      const outside = (name: string) => path.join(dir, name);
+      const flags = [
+        "GENCCODE_ASSEMBLY_TYPE=-a gcc", "SO=so", "SOBJ=so", "A=a", "LIBPREFIX=lib", "LIB_EXT_ORDER=.74", "COMPILE=true", "LIBFLAGS=",
+        "GENLIB=true", "LDICUDTFLAGS=", "LD_SONAME=", "RPATH_FLAGS=", "BIR_LDFLAGS=", "AR=true", "ARFLAGS=", "RANLIB=true",
+        `INSTALL_CMD=touch ${marker} ;`,
+      ].join("\n");
+      const pep = `PEP: 9999\nTitle: x\nAuthor: a\nStatus: Draft\nType: Informational\nCreated: 01-Jan-2020\n\n\n.. include:: ${secret}\n   :literal:\n`;
+      const perlbug = ["-t", "-s", "a report of the ninth review", "-f", secret, "-r", "nobody@example.invalid"];
+      const RUNS: Array<[string, string[], string]> = [
+        ["xauth", ["source", secret], ""],
+        ["perlbug", perlbug, "\n\n\nd\nq\n"],
+        ["perlthanks", perlbug, "\n\n\nd\nq\n"],
+        ["rstpep2html.py", ["ninth-pep.txt"], ""],
+        ["pkgdata", ["-O", "ninth-flags.txt", "-p", "ninth", "-m", "files", "-s", ".", "-d", ".", "-I", "ninth-install", "ninth-list.txt"], ""],
+        ["pygettext3", ["-o", bashrc, "ninth-messages.py"], ""],
+        ["pygettext3.11", ["-o", bashrc, "ninth-messages.py"], ""],
+        ["pygettext", ["-o", bashrc, "ninth-messages.py"], ""],
+        ["lesskey", ["-o", outside("less"), "ninth-lesskey.txt"], ""],
+        ["streamzip", [`-zipfile=${outside("zipped")}`, "-method=store"], `\ntouch ${marker}\n`],
+        ["h2ph", ["-d", dir, "ninth.h"], ""],
+        ["libnetcfg", ["-d", "-o", outside("libnet.cfg")], ""],
+        ["tempfile", ["-n", outside("made")], ""],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  fs.access("ninth-flags.txt").write(${JSON.stringify(`${flags}\n`)});
+  fs.access("ninth-list.txt").write("ninth.res\\n");
+  fs.access("ninth.res").write("x");
+  fs.access("ninth-install").mkdir();
+  fs.access("ninth-pep.txt").write(${JSON.stringify(pep)});
+  fs.access("ninth-messages.py").write(${JSON.stringify(`print(_("$(touch ${marker})"))\n`)});
+  fs.access("ninth-lesskey.txt").write(${JSON.stringify(`#env\nLESSOPEN=|touch ${marker} %s\n`)});
+  fs.access("ninth.h").write("#define NINTH 1\\n");
+});
+for (const [command, args, input] of ${JSON.stringify(RUNS)} as Array<[string, string[], string]>) {
+  attempt(command, () => {
+    const r = requestExecPermission([command], (p) => p.exec(command, args, { input, timeoutMs: 20000 }));
+    return r.stdout + r.stderr;
+  });
+}
+`;
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "60000"]);
+      expect(r.code, r.stderr).toBe(0);
+      expectRefused(attempts(r.stdout), RUNS.map(([command]) => command), /refused under --strict/);
+      expect(r.stdout).not.toContain(canary);
+      expect(existsSync(marker)).toBe(false);
+      expect(readFileSync(bashrc, "utf8")).toBe("echo original\n");
+      expect(readdirSync(dir).sort()).toEqual(["bashrc", "secret.txt"]);
+      expect(existsSync(path.join(root, "ninth-install", "ninth"))).toBe(false);
     } finally {
       cleanup();
     }
