@@ -286,6 +286,12 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // header the script wrote into any directory, and streamzip -zipfile, libnetcfg -o and
       // tempfile -n a file at any path.
       "xauth", "perlbug", "perlthanks", "rstpep2html", "pygettext", "lesskey", "h2ph", "streamzip", "libnetcfg", "tempfile",
+      // The same review: pwck and grpck ask to delete each line of any file they are given,
+      // quoting it (and delete it, answered yes); LLVM's IR readers verify-uselistorder and
+      // llvm-sim, ICU's genrb and gennorm2, LLVM's YAML readers llvm-pdbutil and llvm-xray, and
+      // appstreamcli's XML reader quote the line they cannot parse; ICU's genccode copies any
+      // file into the roots as a C array of its bytes, as bin2c does.
+      "pwck", "grpck", "verify-uselistorder", "llvm-sim", "genrb", "gennorm", "pdbutil", "xray", "appstreamcli", "genccode",
     ],
   },
   {
@@ -341,6 +347,13 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // /etc/gshadow (vipw's and vigr's siblings), and systemd-sysusers creates the users and
       // groups its configuration names.
       "cppw", "cpgr", "sysusers",
+      // A ninth review: the shadow tools that rewrite the password and group files (pwconv -R DIR
+      // wrote shadow files into a system tree outside the roots; pwunconv and grpunconv put the
+      // hashes back where everyone reads them) and change group members (groupmems), the tools
+      // that change which shells and PAM setup a login gets (add-shell added a line to the host's
+      // /etc/shells), and PAM's helpers that make a home or change a password.
+      "pwconv", "pwunconv", "grpconv", "grpunconv", "groupmems", "shadowconfig", "add-shell", "remove-shell", "update-shells",
+      "pam-auth-update", "mkhomedir_helper", "unix_update",
       // And systemd-firstboot, whose --root-password (with --force) sets root's password.
       "systemd-firstboot",
     ],

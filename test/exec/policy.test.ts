@@ -1384,6 +1384,68 @@ for (const [command, args, input] of ${JSON.stringify(RUNS)} as Array<[string, s
     }
   });
 
+  strictRun.test("refuses pwck, grpck, genrb, genccode and the parsers that quote the line they cannot parse, and pwconv, grpconv and the tools that change who may log in", async (run) => {
+    // The same ninth review, under --strict as root: `pwck -r FILE FILE` and grpck asked to delete
+    // each line of a file outside the allowed roots, quoting it ("delete line '<line>'?");
+    // verify-uselistorder and llvm-sim (LLVM IR), genrb and gennorm2 (ICU), llvm-pdbutil yaml2pdb
+    // and llvm-xray (YAML) and appstreamcli validate (XML) quoted the line they could not parse;
+    // genccode copied the file into the root as a C array of its bytes (as bin2c, refused already);
+    // `pwconv -R DIR` and grpconv wrote shadow files into a system tree outside the roots, and
+    // add-shell added a line to the host's /etc/shells. The tools that change accounts or the
+    // login setup (/etc/shells, PAM) are only asked for: run, they would change this host.
+    const { dir, cleanup } = realTempDir("tacit-strict-ninth-quoters-");
+    try {
+      const { canary, secret } = secretOutside(dir);
+      const system = path.join(dir, "system");
+      mkdirSync(path.join(system, "etc"), { recursive: true });
+      writeFileSync(path.join(system, "etc", "passwd"), "root:x:0:0:root:/root:/bin/sh\n");
+      writeFileSync(path.join(system, "etc", "group"), "root:x:0:\n");
+      const systemBefore = readdirSync(path.join(system, "etc")).sort();
+      const RUNS: Array<[string, string[]]> = [
+        ["pwck", ["-r", secret, secret]],
+        ["grpck", ["-r", secret, secret]],
+        ["verify-uselistorder", [secret]],
+        ["verify-uselistorder-14", [secret]],
+        ["llvm-sim", [secret]],
+        ["llvm-sim-14", [secret]],
+        ["genrb", ["-d", "ninth-out", secret]],
+        ["gennorm2", ["-o", "ninth-out/norm", secret]],
+        ["llvm-pdbutil", ["yaml2pdb", secret]],
+        ["llvm-pdbutil-14", ["yaml2pdb", secret]],
+        ["llvm-xray", ["convert", secret]],
+        ["llvm-xray-14", ["convert", secret]],
+        ["appstreamcli", ["validate", secret]],
+        ["genccode", ["-d", "ninth-out", secret]],
+        ["pwconv", ["-R", system]],
+        ["grpconv", ["-R", system]],
+      ];
+      const ASKED_ONLY = [
+        "add-shell", "remove-shell", "update-shells", "pwunconv", "grpunconv", "groupmems", "shadowconfig", "pam-auth-update",
+        "mkhomedir_helper", "unix_update",
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => fs.access("ninth-out").mkdir());
+for (const [command, args] of ${JSON.stringify(RUNS)} as Array<[string, string[]]>) {
+  attempt(command, () => {
+    const r = requestExecPermission([command], (p) => p.exec(command, args, { timeoutMs: 20000 }));
+    return r.stdout + r.stderr;
+  });
+}
+for (const command of ${JSON.stringify(ASKED_ONLY)}) attempt(command, () => requestExecPermission([command], () => "granted"));
+attempt("copies", () => requestFileSystem(".", (fs) => fs.access("ninth-out").children().map((child) => child.read())));
+`;
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "60000"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, [...RUNS.map(([command]) => command), ...ASKED_ONLY], /refused under --strict/);
+      expect(attemptOf(found, "copies")).toEqual({ status: "ok", value: [] });
+      expect(r.stdout).not.toContain(canary);
+      expect(readdirSync(path.join(system, "etc")).sort()).toEqual(systemBefore);
+    } finally {
+      cleanup();
+    }
+  });
+
   // Found by the same review: tools --strict runs, given an option that makes them read a file
   // and echo its lines in their messages (`date -f FILE`: "invalid date '<line>'").
   const ECHOERS: Array<[string, string, string[]]> = [
