@@ -162,7 +162,7 @@ exec "$@"`;
  * the kernel's quota of keys for the user is reached (200 by default; each live sandbox holds one),
  * the program keeps the keyring it was given.
  */
-const KEYCTL_CANDIDATES = ["/usr/bin/keyctl", "/bin/keyctl"];
+export const KEYCTL_CANDIDATES = ["/usr/bin/keyctl", "/bin/keyctl"];
 
 /**
  * util-linux setsid, which runs the program in a session (and process group) of its own: for the

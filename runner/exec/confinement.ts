@@ -66,6 +66,7 @@ import { npxTacitCodeLocations, tacitCodeLocations } from "../paths.js";
 import { MOUNT_CANDIDATES, readOnlyLine, tableField } from "../mount-table.js";
 import { prepareRecordDirectory } from "../record-directory.js";
 import { EffectFailure } from "../refusals.js";
+import { KEYCTL_CANDIDATES } from "../sandbox-mounts.js";
 import { isSinkRefusal, SecureSink } from "../secure-sink.js";
 import { tempRoots } from "../temp-dirs.js";
 import { lifelineCheck } from "./lifeline.js";
@@ -119,9 +120,9 @@ export const SETUP_ATTEMPTS = 3;
 
 // The namespace's first process. Positional parameters: mount's path, the mount table, the
 // working directory, whether /tmp is private, the SHA-256 of what
-// \`stat\` says of the directories walked (see Walked), how many directories to make in the
-// private /tmp (roots under /tmp), those directories, then unshare's path, the command and its
-// arguments.
+// \`stat\` says of the directories walked (see Walked), keyutils' keyctl or "" (see
+// KEYCTL_CANDIDATES), how many directories to make in the private /tmp (roots under /tmp), those
+// directories, then unshare's path, the command and its arguments.
 // fd 5 is the lifeline (see lifeline.ts): tacit's answer waited for, then closed, first. fd 3 brings
 // the walked directories' paths (NUL-separated), kept on fd 6; fd 4 is where a failure is reported
 // (SETUP_FAILED), kept on fd 7 and closed before the command runs. Then fd 3 keeps the old /tmp
@@ -130,7 +131,7 @@ export const SETUP_ATTEMPTS = 3;
 const SETUP = `${lifelineCheck(CONFINED_LIFELINE_FD)}
 exec 7>&4 4>&- || exit ${SETUP_FAILED_STATUS}
 fail() { printf '%s %s\\n' '${SETUP_FAILED}' "$1" >&7; exit ${SETUP_FAILED_STATUS}; }
-m=$1 table=$2 cwd=$3 privtmp=$4 walked=$5 n=$6; shift 6
+m=$1 table=$2 cwd=$3 privtmp=$4 walked=$5 keyctl=$6 n=$7; shift 7
 exec 6<&3 || fail "could not read the directories walked"
 exec 3</tmp 4<. || fail "could not open /tmp or the working directory"
 if [ "$privtmp" = 1 ]; then
@@ -156,6 +157,7 @@ exec 5<&-
 cd -P "$cwd" || fail "could not enter the working directory $cwd"
 [ . -ef /proc/self/fd/4 ] || fail "the working directory $cwd changed while confinement was set up"
 exec 3<&- 4<&- 7>&-
+[ -z "$keyctl" ] || "$keyctl" new_session >/dev/null 2>&1 || :
 u=$1; shift
 "$u" --user --map-current-user --mount -- "$@"; exit $?`;
 
@@ -504,6 +506,9 @@ export class CommandConfinement {
         cwd,
         this.privateTmp ? "1" : "0",
         expected,
+        // A new, empty session keyring for the command (best effort, as the sandbox's: see
+        // KEYCTL_CANDIDATES): it kept tacit's, and a confined `keyctl print` read a key it held.
+        KEYCTL_CANDIDATES.find(executable) ?? "",
         String(underTmp.length),
         ...underTmp,
         wrapper.program,
