@@ -356,6 +356,10 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       "pam-auth-update", "mkhomedir_helper", "unix_update",
       // And systemd-firstboot, whose --root-password (with --force) sets root's password.
       "systemd-firstboot",
+      // A ninth review: keyctl printed a key of the session keyring tacit was started with (a
+      // Kerberos ticket, an encrypted home's passphrase); request-key and e4crypt act on the
+      // user's keyrings too, and systemd-creds decrypts credentials with the host's key.
+      "keyctl", "request-key", "e4crypt", "systemd-creds",
     ],
   },
 ];

@@ -4,7 +4,8 @@
 // Kerberos ticket kept in a keyring, an encrypted home's passphrase), though the confinement covers
 // ~/.ssh and the runtime directory's agents for the same reason. Tested with tacit started from a
 // fresh session keyring that holds a canary key; the same command unconfined (which runs with the
-// user's full authority, by design) reads it, which shows the key was there to read.
+// user's full authority, by design) reads it, which shows the key was there to read. Under --strict,
+// keyctl is refused by name.
 
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -35,7 +36,7 @@ describe.skipIf(!hasKeyctl).concurrent("a confined command and tacit's session k
 
   /** `tacit run` with `flags`, started from a new session keyring holding the canary key. */
   function runWithKey(flags: string[]): { status: number | null; stdout: string; stderr: string } {
-    const tacit = [process.execPath, tacitBin, "run", "--no-check", "--command-permissions", "keyctl", ...flags, "script.ts"].map((word) => `'${word}'`).join(" ");
+    const tacit = [process.execPath, tacitBin, "run", "--no-check", ...flags, "script.ts"].map((word) => `'${word}'`).join(" ");
     const run = spawnSync("keyctl", ["session", "-", "/bin/sh", "-c", `keyctl add user tacit-canary '${canary}' @s >/dev/null && exec ${tacit}`], {
       cwd: dir,
       env: childEnv(),
@@ -46,15 +47,23 @@ describe.skipIf(!hasKeyctl).concurrent("a confined command and tacit's session k
   }
 
   it("unconfined, the command reads the key (the user's full authority)", () => {
-    const r = runWithKey([]);
+    const r = runWithKey(["--command-permissions", "keyctl"]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain(canary);
   });
 
   it("confined, it finds no key: its session keyring is a new, empty one", () => {
-    const r = runWithKey(["--confine-commands"]);
+    const r = runWithKey(["--command-permissions", "keyctl", "--confine-commands"]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/request: \{"exitCode":1,/);
     expect(r.stdout).not.toContain(canary);
+  });
+
+  it("under --strict, keyctl is refused: a credential tool, as gpg is", () => {
+    // A ninth review: under --strict, unconfined, keyctl printed the key of tacit's session keyring.
+    const r = runWithKey(["--strict"]);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/"keyctl" is refused under --strict: it is a privilege or credential tool/);
+    expect(r.stdout + r.stderr).not.toContain(canary);
   });
 });
