@@ -320,7 +320,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
   },
   {
     kind: "a tool that changes the settings of the system or of any file",
-    why: "it changes kernel settings, the host's name, or the capabilities, attributes and access lists of any file, past --allowed-roots (setcap, chattr, setfacl: chmod's kin)",
+    why:
+      "it changes kernel settings, the network's configuration, devices, file systems and the clock, the host's name, or the capabilities, " +
+      "attributes and access lists of any file, past --allowed-roots (setcap, chattr, setfacl: chmod's kin)",
     names: [
       // An eighth review, under --strict: `setcap cap_setuid+ep FILE` gave a program outside the
       // allowed roots the power to become root (tacit ran as root), and `chattr +A FILE` changed
@@ -329,6 +331,22 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // only with sysctl --dry-run and hostname --help. setfacl, chacl and setfattr (not installed
       // there) change any file's access list or attributes as chmod, refused already, does.
       "setcap", "chattr", "setfacl", "chacl", "setfattr", "sysctl", "hostname",
+      // A ninth review, under --strict as root: `ifconfig lo up` and `route add` changed the
+      // network's configuration (tried in a network namespace of the test's own). So do the rest of
+      // net-tools and iproute2's tools (ip is refused already, as a runner); and the tools that change
+      // devices, swap, loop devices, partitions and file systems (fsfreeze stops every write to one),
+      // the clock (hwclock, rtcwake, which suspends the machine), restart the machine (ctrlaltdel),
+      // print the kernel's log with its command line (dmesg, which -C clears), and ask systemd's
+      // managers to change the host (hostnamectl, timedatectl, loginctl, …, and Debian's
+      // deb-systemd-invoke, which runs systemctl, refused already) or its locale. "bridge" also
+      // refuses systemd-stdio-bridge, which speaks to the system's bus as busctl does. Not
+      // killall5: pidof is the same program, and in the command's PID namespace it reaches no other.
+      "ifconfig", "route", "arp", "rarp", "arpd", "tc", "bridge", "devlink", "rdma", "tipc", "vdpa", "dcb", "nameif", "slattach",
+      "plipconfig", "mii-tool", "ipmaddr", "iptunnel", "rtmon", "hwclock", "rtcwake", "swapon", "swapoff", "losetup", "blkdiscard",
+      "blockdev", "fsfreeze", "fstrim", "chcpu", "chmem", "addpart", "delpart", "resizepart", "partx", "blkzone", "zramctl", "pivot_root",
+      "switch_root", "ctrlaltdel", "dmsetup", "dmstats", "blkdeactivate", "ldattach", "dmesg", "hostnamectl", "timedatectl",
+      "localectl", "networkctl", "loginctl", "systemd-sysext", "systemd-repart", "systemd-cryptenroll", "systemd-machine-id-setup",
+      "deb-systemd-invoke", "deb-systemd-helper", "update-locale", "locale-gen",
     ],
   },
   {
