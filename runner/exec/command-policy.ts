@@ -5,7 +5,7 @@
 import path from "node:path";
 import { realProgramOf } from "./program-path.js";
 import { printable } from "../printable.js";
-import { MULTI_CALL_PROGRAMS, type StrictMatch, strictDeniedOption, strictMatch } from "./strict-denylist.js";
+import { MULTI_CALL_PROGRAMS, type StrictMatch, strictDeniedOption, strictMatch, strictResponseFileArgument } from "./strict-denylist.js";
 
 export interface CommandPolicy {
   /** Globs (`*` only) matched against the whole command name; null when unset. */
@@ -52,6 +52,18 @@ function strictOptionRefusal(command: string, args: readonly string[]): string |
   );
 }
 
+/** Why --strict refuses `command` run with `args`: an argument that many programs read as a file of more arguments. */
+function strictResponseFileRefusal(command: string, args: readonly string[]): string | null {
+  const argument = strictResponseFileArgument(args);
+  if (argument === null) return null;
+  return (
+    `the argument ${printable(argument)} of "${command}" begins with "@", which is refused under --strict: binutils, LLVM's tools, ` +
+    "compilers and other programs read such an argument as a file of more arguments and print its words in their output or " +
+    "messages, past --allowed-roots and --classified-paths. To name a file whose name begins with @, give it as ./@name; read " +
+    "files with requestFileSystem; the operator can permit the command outright with --command-permissions"
+  );
+}
+
 /** Why the policy refuses `command` (run with `args`, when known), or null when it may run. */
 export function commandRefusal(command: string, policy: CommandPolicy, args: readonly string[] = []): string | null {
   if (command === "" || command.includes("/") || command.includes("\0")) {
@@ -61,6 +73,6 @@ export function commandRefusal(command: string, policy: CommandPolicy, args: rea
     if (policy.commandPermissions.some((glob) => globToRegExp(glob).test(command))) return null;
     return `"${command}" is not among the permitted commands (${policy.commandPermissions.join(", ") || "none"}); the operator can add it with --command-permissions (config libraryConfig.commandPermissions)`;
   }
-  if (policy.strictMode) return strictRefusal(command) ?? strictOptionRefusal(command, args);
+  if (policy.strictMode) return strictRefusal(command) ?? strictResponseFileRefusal(command, args) ?? strictOptionRefusal(command, args);
   return `no command may run: the operator has set neither --command-permissions (config libraryConfig.commandPermissions) nor --strict (config libraryConfig.strictMode)`;
 }

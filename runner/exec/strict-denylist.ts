@@ -650,3 +650,15 @@ export function strictDeniedOption(program: string, args: readonly string[]): st
   }
   return null;
 }
+
+/**
+ * The argument of `args` that begins with "@" (but for a lone "@"), or null. Programs built on
+ * libiberty's command line (binutils, GCC's tools) or LLVM's read `@FILE` as a file of more
+ * arguments, anywhere on the line ("--" included), and echo its words: `c++filt @FILE` printed
+ * every word of a file outside the allowed roots, `nm @FILE` quoted each in an error. Found by a
+ * ninth review in some thirty programs --strict lets run; judged for every program, whatever its
+ * name, since any program on those libraries does it.
+ */
+export function strictResponseFileArgument(args: readonly string[]): string | null {
+  return args.find((arg) => arg.startsWith("@") && arg !== "@") ?? null;
+}

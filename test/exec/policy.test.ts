@@ -1446,6 +1446,39 @@ attempt("copies", () => requestFileSystem(".", (fs) => fs.access("ninth-out").ch
     }
   });
 
+  strictRun.test("refuses an argument that begins with @, which binutils, LLVM's tools and compilers read as a file of more arguments", async (run) => {
+    // A ninth review, under --strict: `c++filt @FILE`, llvm-cxxfilt, llvm-symbolizer and
+    // llvm-addr2line printed every word of a file outside the allowed roots (they read a response
+    // file's words as their arguments and echo each), and nm, size, gprof, gcov, llvm-nm, llvm-readelf
+    // and a dozen more LLVM tools quoted them in their errors ("'<word>': No such file"). Any program
+    // built on libiberty's or LLVM's command line does it, whatever its name.
+    const { dir, cleanup } = realTempDir("tacit-strict-response-file-");
+    try {
+      const { canary, secret } = secretOutside(dir, (canary) => `${canary} ${canary}\n`);
+      const READERS: Array<[string, string[]]> = [
+        ["c++filt", []], ["llvm-cxxfilt", []], ["llvm-symbolizer", []], ["llvm-addr2line", []], ["nm", []], ["size", []], ["gprof", []],
+        ["gcov", []], ["llvm-nm", []], ["llvm-readelf", []], ["llvm-undname", []], ["x86_64-linux-gnu-nm", []], ["nm", ["--"]],
+      ];
+      const script = `${ATTEMPT_PRELUDE}
+for (const [index, [command, before]] of (${JSON.stringify(READERS)} as Array<[string, string[]]>).entries()) {
+  attempt(index + " " + command, () => {
+    const r = requestExecPermission([command], (p) => p.exec(command, [...before, "@" + ${JSON.stringify(secret)}], { timeoutMs: 20000 }));
+    return r.stdout + r.stderr;
+  });
+}
+attempt("a lone @", () => requestExecPermission(["printf"], (p) => p.exec("printf", ["%s", "@"]).stdout));
+`;
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "60000"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, READERS.map(([command], index) => `${index} ${command}`), /begins with "@".*refused under --strict/);
+      expect(attemptOf(found, "a lone @")).toEqual({ status: "ok", value: "@" });
+      expect(r.stdout).not.toContain(canary);
+    } finally {
+      cleanup();
+    }
+  });
+
   // Found by the same review: tools --strict runs, given an option that makes them read a file
   // and echo its lines in their messages (`date -f FILE`: "invalid date '<line>'").
   const ECHOERS: Array<[string, string, string[]]> = [
