@@ -73,6 +73,10 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // A sixth review: terraform console's file() prints any file, and its local-exec and
       // external data sources run commands.
       "terraform",
+      // A ninth review: catman formats the man pages of any directory it is given with man and
+      // groff (both refused), and a page's `.so FILE` put a file outside the roots into the cat page
+      // it wrote in them.
+      "catman",
     ],
   },
   {

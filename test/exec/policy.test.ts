@@ -1479,6 +1479,35 @@ attempt("a lone @", () => requestExecPermission(["printf"], (p) => p.exec("print
     }
   });
 
+  strictRun.test("refuses catman, which ran man and groff over a page the script wrote: its .so put a file outside the roots into a cat page in them", async (run) => {
+    // A ninth review, under --strict: with the index mandb made (mandb -c DIR passes, and writes
+    // only there), `catman -M DIR 1` formatted DIR/man1/x.1 with man and groff (both refused by
+    // name), whose `.so FILE` took in a file outside the allowed roots: DIR/cat1/x.1.gz held it,
+    // for the script to read and gunzip.
+    const { dir, cleanup } = realTempDir("tacit-strict-catman-");
+    try {
+      const { secret } = secretOutside(dir);
+      const page = `.TH X 1\n.SH NAME\nx \\\\- y\n.SH DESCRIPTION\n.nf\n.so ${secret}\n.fi\n`;
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  fs.access("ninth-man/man1").mkdir();
+  fs.access("ninth-man/cat1").mkdir();
+  fs.access("ninth-man/man1/x.1").write(${JSON.stringify(page)});
+});
+attempt("mandb", () => requestExecPermission(["mandb"], (p) => p.exec("mandb", ["-c", "ninth-man"], { timeoutMs: 20000 }).exitCode));
+attempt("catman", () => requestExecPermission(["catman"], (p) => p.exec("catman", ["-M", "ninth-man", "1"], { timeoutMs: 20000 }).exitCode));
+attempt("cat pages", () => requestFileSystem(".", (fs) => fs.access("ninth-man/cat1").children().map((child) => child.name)));
+`;
+      const r = await run(script, ["--strict", "--exec-timeout-ms", "60000"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(found, ["catman"], /refused under --strict/);
+      expect(attemptOf(found, "cat pages")).toEqual({ status: "ok", value: [] });
+    } finally {
+      cleanup();
+    }
+  });
+
   // Found by the same review: tools --strict runs, given an option that makes them read a file
   // and echo its lines in their messages (`date -f FILE`: "invalid date '<line>'").
   const ECHOERS: Array<[string, string, string[]]> = [
