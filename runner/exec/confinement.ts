@@ -118,6 +118,16 @@ const CHANGED_DURING_SETUP = "the allowed roots changed while it was set up";
  */
 export const SETUP_ATTEMPTS = 3;
 
+/**
+ * unshare's flags for the namespaces the command itself runs in, inside the confined one: a user
+ * namespace, where the kernel locks the mounts it inherits (see lockFailure), its mount namespace,
+ * and an IPC namespace, as the sandbox's (network-namespace.ts): without one a confined command
+ * reached the System V shared memory of the user's other programs, which no mount covers (`ipcs -m
+ * -i ID` showed a segment of mode 0600 that shmat would read and write), and a segment it made
+ * outlived it.
+ */
+const COMMAND_NAMESPACES = "--user --map-current-user --mount --ipc";
+
 // The namespace's first process. Positional parameters: mount's path, the mount table, the
 // working directory, whether /tmp is private, the SHA-256 of what
 // \`stat\` says of the directories walked (see Walked), keyutils' keyctl or "" (see
@@ -159,7 +169,7 @@ cd -P "$cwd" || fail "could not enter the working directory $cwd"
 exec 3<&- 4<&- 7>&-
 [ -z "$keyctl" ] || "$keyctl" new_session >/dev/null 2>&1 || :
 u=$1; shift
-"$u" --user --map-current-user --mount -- "$@"; exit $?`;
+"$u" ${COMMAND_NAMESPACES} -- "$@"; exit $?`;
 
 /** What confinement needs to know of the policy. */
 export interface ConfinementSettings {
@@ -456,7 +466,7 @@ export class CommandConfinement {
     if (unlocked !== null) {
       throw refusal(
         command,
-        `this host does not let the command run in a user namespace of its own inside it (${unlocked}), which keeps it from undoing the mounts`,
+        `this host does not let the command run in a user, mount and IPC namespace of its own inside it (${unlocked}), which keeps it from undoing the mounts and from the System V IPC of your programs`,
         "run tacit where unprivileged user namespaces are allowed (sysctl user.max_user_namespaces above 0; in a container, one allowed to call unshare)",
       );
     }
@@ -883,7 +893,7 @@ export function confinedCommandOver(real: string): string | null {
 let lockProbe: { failure: string | null } | undefined;
 
 /**
- * Why the command cannot run in a user and mount namespace of its own, nested in the confined
+ * Why the command cannot run in a user, mount and IPC namespace of its own, nested in the confined
  * one, or null (found once per process). It must: a command runs there with all capabilities over
  * the confined namespace (as root, or in the user namespace the wrapper made), and
  * `umount .env` or `mount -o remount,bind,rw /` undid the confinement (shown through the CLI with
@@ -894,7 +904,7 @@ function lockFailure(wrapper: NamespaceWrapper): string | null {
   if (lockProbe === undefined) {
     const probe = spawnSync(
       wrapper.program,
-      [...wrapper.namespaceArgs, SHELL, "-c", '"$1" --user --map-current-user --mount -- /bin/sh -c "exit 0"', "tacit-exec", wrapper.program],
+      [...wrapper.namespaceArgs, SHELL, "-c", `"$1" ${COMMAND_NAMESPACES} -- /bin/sh -c "exit 0"`, "tacit-exec", wrapper.program],
       { encoding: "utf8", timeout: 5000 },
     );
     lockProbe = { failure: probe.status === 0 ? null : (probe.stderr || probe.error?.message || `unshare --user exited ${probe.status}`).trim() };
