@@ -63,7 +63,7 @@ import { mountPointsIn } from "../fs/proc-mounts.js";
 import { gitControlOf, type ProtectedPath } from "../fs/protected-paths.js";
 import { isNpxTacitProgram, npxTacitPrograms, tacitLaunchFiles } from "../launch-files.js";
 import { npxTacitCodeLocations, tacitCodeLocations } from "../paths.js";
-import { MOUNT_CANDIDATES, readOnlyLine, tableField } from "../mount-table.js";
+import { MOUNT_CANDIDATES, REMOUNT_SOURCE, tableField } from "../mount-table.js";
 import { prepareRecordDirectory } from "../record-directory.js";
 import { EffectFailure } from "../refusals.js";
 import { KEYCTL_CANDIDATES } from "../sandbox-mounts.js";
@@ -71,7 +71,7 @@ import { isSinkRefusal, SecureSink } from "../secure-sink.js";
 import { tempRoots } from "../temp-dirs.js";
 import { lifelineCheck } from "./lifeline.js";
 import { type NamespaceWrapper, SHELL } from "./pid-namespace.js";
-import { executable } from "./program-path.js";
+import { executable, isDirectory } from "./program-path.js";
 
 const TMP = "/tmp";
 const PROC = "/proc";
@@ -119,6 +119,32 @@ const CHANGED_DURING_SETUP = "the allowed roots changed while it was set up";
 export const SETUP_ATTEMPTS = 3;
 
 /**
+ * The device nodes a confined command may open: what programs write to and read from as a matter
+ * of course, none a channel to anything (/dev/tty opens only on a controlling terminal, which a
+ * command has not). Every mount in view but the roots is made nodev (see readOnlyNoDevicesLine),
+ * these are bound on themselves first (a bind keeps the flags of its source as they are then).
+ * Without nodev, a confined command of tacit run as root read a classified `.env` in a root off the
+ * block device that holds the root (`grep -a` on /dev/loop0), past its cover (and could have
+ * written the disk, past every read-only mount), and wrote into the kernel's log (/dev/kmsg); a
+ * user's own are their terminals in /dev/pts.
+ */
+const KEPT_DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"];
+/**
+ * Where a confined command gets terminals of its own, for programs that make one (script, expect,
+ * ssh -t): a new instance of devpts, whose ptmx is bound over /dev/ptmx; the host's /dev/pts, which
+ * holds the user's terminals, is under it, nodev.
+ */
+const PTS = "/dev/pts";
+const PTMX = "/dev/ptmx";
+/** The source named by the new devpts's line: not the host's "devpts", which `mount -a` would take for the same mount, already made. */
+const PTS_SOURCE = "tacit-devpts";
+
+/** The table's line that makes the mount at `point` read-only, and its device nodes unopenable (see KEPT_DEVICES). */
+function readOnlyNoDevicesLine(point: string): string {
+  return `${REMOUNT_SOURCE} ${tableField(point)} none remount,bind,ro,nodev 0 0`;
+}
+
+/**
  * unshare's flags for the namespaces the command itself runs in, inside the confined one: a user
  * namespace, where the kernel locks the mounts it inherits (see lockFailure), its mount namespace,
  * and an IPC namespace, as the sandbox's (network-namespace.ts): without one a confined command
@@ -160,7 +186,7 @@ unchanged() {
 }
 out=$("$m" --no-canonicalize -v -a -T "$d/fstab" 2>&1) || { unchanged || fail "${CHANGED_DURING_SETUP}"; fail "$out"; }
 case $out in *": ignored"*|*": already mounted"*) fail "a mount was skipped: $out";; esac
-"$m" -o remount,bind,ro / || fail "could not make / read-only"
+"$m" -o remount,bind,ro,nodev / || fail "could not make / read-only"
 unchanged || fail "${CHANGED_DURING_SETUP}"
 /bin/rm -rf "$d" || fail "could not remove $d"
 exec 5<&-
@@ -249,6 +275,15 @@ function emptyListing(stamp: BigIntStats | null): Listing {
 /** Whether `stamp` is the device, inode and change time `listing` was made at (gone: not, unless it was then). */
 function sameStamp(stamp: BigIntStats | null, listing: Listing): boolean {
   return stamp === null ? listing.ctimeNs < 0n : stamp.ctimeNs === listing.ctimeNs && stamp.ino === listing.ino && stamp.dev === listing.dev;
+}
+
+/** Whether `p` is a character device (links followed). */
+function isCharacterDevice(p: string): boolean {
+  try {
+    return statSync(p).isCharacterDevice();
+  } catch {
+    return false;
+  }
 }
 
 /** Whether `real` is the null device: /dev/null, and a character device (a regular file there may hold what tacit wrote to it). */
@@ -623,6 +658,8 @@ export class CommandConfinement {
       bound.add(p);
       lines.push(`${tableField(p)} ${tableField(p)} none ${how} 0 0`);
     };
+    // The devices a command may open, bound on themselves before anything is made nodev (see KEPT_DEVICES).
+    for (const device of KEPT_DEVICES) if (isCharacterDevice(device)) bindItself(device, "bind");
     // The roots but `/`, which the namespace's / is already (`mount -a` ignores a line for /, and the
     // setup took that for a failure: `--allowed-roots /` refused every command), and those under /tmp.
     for (const root of [...this.roots, ...this.tmpRoots.filter((root) => !this.roots.includes(root))]) {
@@ -650,17 +687,24 @@ export class CommandConfinement {
         if (!entry.isSymbolicLink()) bindItself(path.join(home, entry.name), "bind");
       }
       bindItself(home, "rbind");
-      lines.push(readOnlyLine(home));
+      lines.push(readOnlyNoDevicesLine(home));
     }
-    for (const point of this.readOnlyMounts(points)) lines.push(readOnlyLine(point));
+    const readOnlyMounts = this.readOnlyMounts(points);
+    for (const point of readOnlyMounts) lines.push(readOnlyNoDevicesLine(point));
     for (const pin of this.pins([...readOnly, ...pinned])) bindItself(pin, "rbind");
     for (const kept of readOnly) {
       bindItself(kept, "bind");
-      lines.push(readOnlyLine(kept));
+      lines.push(readOnlyNoDevicesLine(kept));
     }
     for (const mask of masks) {
       lines.push(`/proc/self/fd/5/${mask.directory ? "dir" : "file"} ${tableField(mask.target)} none bind 0 0`);
-      lines.push(readOnlyLine(mask.target));
+      lines.push(readOnlyNoDevicesLine(mask.target));
+    }
+    // Terminals of its own (see PTS), mounted over the host's once that is nodev: a line after the
+    // remounts, which would otherwise make the new one read-only and nodev too.
+    if (isDirectory(PTS) && !this.grants(PTS)) {
+      lines.push(`${PTS_SOURCE} ${PTS} devpts newinstance,ptmxmode=0666,mode=0620,nosuid,noexec 0 0`);
+      lines.push(`${PTS}/ptmx ${PTMX} none bind 0 0`);
     }
     return `${lines.join("\n")}\n`;
   }
@@ -690,6 +734,7 @@ export class CommandConfinement {
     const points = mountPoints.filter(
       (point) =>
         point !== "/" &&
+        !KEPT_DEVICES.includes(point) &&
         !isWithin(point, PROC) &&
         !(this.privateTmp && isWithin(point, TMP)) &&
         !this.grants(point),
