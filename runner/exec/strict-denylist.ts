@@ -89,6 +89,8 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       "sensible-editor", "sensible-pager", "sensible-browser", "xdg-open", "open", "see", "run-mailcap",
       // xz's and lzma's pager scripts run less or more (a fifth review).
       "xzless", "xzmore", "lzless", "lzmore",
+      // moreutils' vipe and vidir open the user's editor (a ninth review).
+      "vipe", "vidir",
     ],
   },
   {
@@ -140,6 +142,15 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // --hooksdir names, and gives that name to eval (`--hooksdir 'DIR;CMD;#'`, a directory the
       // script made, ran CMD); it also writes the CA store its --etccertsdir names.
       "update-ca-certificates",
+      // A ninth review: supervisors and wrappers that run the program their arguments name (`chpst
+      // sh -c …`), off the list: runit's and daemontools' (also BusyBox applets, which are judged by
+      // their name alone), ucspi's and BusyBox's servers that run a program per connection, s6's and
+      // execline's, moreutils' (pee runs its words in a shell), and rlwrap, tini, gosu, ccache,
+      // torsocks, eatmydata, qemu's user-mode emulators (qemu-x86_64 /bin/sh), dbus-launch, xinit, …
+      "chpst", "runsv", "runsvdir", "svlogd", "setuidgid", "envdir", "envuidgid", "softlimit", "setlock", "pgrphack", "tcpserver",
+      "tcpclient", "tcpsvd", "udpsvd", "cttyhack", "inotifyd", "s6", "execlineb", "chronic", "ifne", "lckdo", "mispipe", "pee",
+      "zrun", "rlwrap", "tini", "dumb-init", "gosu", "cgexec", "trickle", "torsocks", "proxychains", "tsocks", "ccache", "distcc",
+      "sccache", "hyperfine", "watchexec", "eatmydata", "qemu", "dbus-launch", "xinit", "startx", "bpftrace", "uftrace", "reformime",
     ],
   },
   {
@@ -276,6 +287,8 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // And Debian's installkernel, which copies the image and map files it is given into any
       // directory (`installkernel x FILE FILE .` put a file outside the roots in the root as vmlinuz-x).
       "installkernel",
+      // And moreutils' sponge, which writes its input to any file it is given (a ninth review).
+      "sponge",
       // And LLVM's tools that write their output to any path: `llvm-profdata merge --text -o FILE
       // IN` replaced a .bashrc outside the roots with a profile whose function name was a command
       // line of the script's (bash runs it; the other lines are comments, `:ir` and errors), and

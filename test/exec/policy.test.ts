@@ -138,6 +138,20 @@ const STRICT_DENIED_RUNNERS = [
   "flock", "unshare", "nsenter", "setarch", "m4", "dc", "pandoc", "pdflatex", "npm", "cargo", "go", "docker",
 ];
 
+// A ninth review: runners off the list, which run the program their arguments name (`chpst sh -c
+// …`): runit's and daemontools' (chpst, setuidgid, envdir, softlimit, …, also BusyBox applets,
+// judged by their name alone), ucspi's and BusyBox's network servers that run a program per
+// connection, s6's and execline's, moreutils' (chronic, ifne, pee runs its words in a shell,
+// sponge writes any file, vipe and vidir open an editor), and the wrappers that run the command
+// after them (rlwrap, tini, gosu, ccache, torsocks, eatmydata, qemu-x86_64, dbus-launch, …).
+const STRICT_DENIED_SUPERVISORS = [
+  "chpst", "runsv", "runsvdir", "svlogd", "setuidgid", "envdir", "envuidgid", "softlimit", "setlock", "pgrphack", "tcpserver",
+  "tcpclient", "tcpsvd", "udpsvd", "cttyhack", "inotifyd", "s6-setuidgid", "s6-envdir", "execlineb", "chronic", "ifne", "lckdo",
+  "mispipe", "pee", "zrun", "sponge", "vipe", "vidir", "rlwrap", "tini", "dumb-init", "gosu", "su-exec", "cgexec", "trickle",
+  "torsocks", "proxychains4", "tsocks", "ccache", "distcc", "sccache", "hyperfine", "watchexec", "eatmydata", "qemu-x86_64",
+  "dbus-launch", "xinit", "startx", "bpftrace", "uftrace", "reformime",
+];
+
 describe("--strict: families, not exact names", () => {
   let found: ReturnType<typeof attempts>;
   let binDir: string;
@@ -150,7 +164,7 @@ describe("--strict: families, not exact names", () => {
     const extra = `
 attempt("printf alias runs", () => requestExecPermission(["tacit-printf-alias"], (p) => p.exec("tacit-printf-alias", ["%s", "alias ok"]).stdout));
 `;
-    const names = [...STRICT_DENIED_VERSIONED, ...STRICT_DENIED_RUNNERS, "tacit-innocent-tool", "printf", "pwd", "ls", "wc", "ps"];
+    const names = [...STRICT_DENIED_VERSIONED, ...STRICT_DENIED_RUNNERS, ...STRICT_DENIED_SUPERVISORS, "tacit-innocent-tool", "printf", "pwd", "ls", "wc", "ps"];
     const r = await tacit(root, requestEach(names, extra), ["--strict"], { PATH: `${binDir}:${process.env.PATH ?? "/usr/bin:/bin"}` });
     found = expectClean(r);
   });
@@ -170,6 +184,10 @@ attempt("printf alias runs", () => requestExecPermission(["tacit-printf-alias"],
     expectRefused(found, STRICT_DENIED_RUNNERS, /refused under --strict/);
     expect(attemptOf(found, "git").value).toMatch(/alias/);
     expect(attemptOf(found, "rbash").value).toMatch(/shell/);
+  });
+
+  it("refuses the supervisors and wrappers that run the program their arguments name (chpst, setuidgid, tcpserver, pee, rlwrap, …)", () => {
+    expectRefused(found, STRICT_DENIED_SUPERVISORS, /refused under --strict/);
   });
 
   it("judges the program a name really runs: a symlink to a shell under another name is refused, naming it", () => {
