@@ -64,6 +64,7 @@ import { gitControlOf, type ProtectedPath } from "../fs/protected-paths.js";
 import { isNpxTacitProgram, npxTacitPrograms, tacitLaunchFiles } from "../launch-files.js";
 import { npxTacitCodeLocations, tacitCodeLocations } from "../paths.js";
 import { MOUNT_CANDIDATES, REMOUNT_SOURCE, tableField } from "../mount-table.js";
+import { printable } from "../printable.js";
 import { prepareRecordDirectory } from "../record-directory.js";
 import { EffectFailure } from "../refusals.js";
 import { KEYCTL_CANDIDATES } from "../sandbox-mounts.js";
@@ -509,7 +510,19 @@ export class CommandConfinement {
     if (mount === null) throw refusal(command, "util-linux `mount` is not installed (/usr/bin/mount)", "install util-linux's mount");
     this.ownPlacesMade(command);
     const frozen = this.frozenHomes();
-    const { masks, readOnly, pinned, walked } = this.masks(command, program, frozen);
+    let planned: ReturnType<CommandConfinement["masks"]>;
+    try {
+      planned = this.masks(command, program, frozen);
+    } catch (error) {
+      if (!(error instanceof TooDeepToList)) throw error;
+      throw refusal(
+        command,
+        `a directory in the allowed roots lies deeper than a path reaches (${PATH_MAX_BYTES} bytes, the system's limit: ` +
+          `${printable(error.directory.slice(0, 120))}…), so tacit cannot list it to cover the classified files in it`,
+        "move that directory nearer the top of its root, or keep it out of the allowed roots",
+      );
+    }
+    const { masks, readOnly, pinned, walked } = planned;
     const exposedTemp = this.exposedTempRoot(masks);
     if (exposedTemp !== null) {
       throw refusal(
@@ -870,6 +883,10 @@ export class CommandConfinement {
   ): void {
     const pending = [dir];
     for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      // Past the system's limit a path names nothing: the directory can be neither listed nor covered,
+      // but a command reaches it by steps (cd into each). Its stat failed as if it were gone, and the
+      // setup's check of the walked directories then told of roots changed by another process.
+      if (Buffer.byteLength(next) >= PATH_MAX_BYTES) throw new TooDeepToList(next);
       // Not what the command cannot write (the system's places under `/`, like what lies outside the
       // roots; the private /tmp hides the rest of /tmp), nor /proc, the namespace's own.
       if (covered(next) || !this.grants(next) || next === PROC) continue;
@@ -914,6 +931,16 @@ function runtimeDirectories(): string[] {
   const named = process.env.XDG_RUNTIME_DIR;
   if (named !== undefined && path.isAbsolute(named)) dirs.add(path.resolve(named));
   return [...dirs];
+}
+
+/** The longest path the system takes, in bytes, its terminating NUL included (Linux's PATH_MAX). */
+const PATH_MAX_BYTES = 4096;
+
+/** The walk met a directory whose path is too long to list (see walkClassified). */
+class TooDeepToList extends Error {
+  constructor(readonly directory: string) {
+    super(`too deep to list: ${directory}`);
+  }
 }
 
 /** The confined commands running in this process: the command and its allowed roots (see confinedCommandOver). */
