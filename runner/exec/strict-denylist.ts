@@ -287,8 +287,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // And Debian's installkernel, which copies the image and map files it is given into any
       // directory (`installkernel x FILE FILE .` put a file outside the roots in the root as vmlinuz-x).
       "installkernel",
-      // And moreutils' sponge, which writes its input to any file it is given (a ninth review).
-      "sponge",
+      // And moreutils' sponge, which writes its input to any file it is given (a ninth review), and
+      // getent, which printed /etc/shadow's password hashes (`getent shadow`, tacit run as root).
+      "sponge", "getent",
       // And LLVM's tools that write their output to any path: `llvm-profdata merge --text -o FILE
       // IN` replaced a .bashrc outside the roots with a profile whose function name was a command
       // line of the script's (bash runs it; the other lines are comments, `:ir` and errors), and

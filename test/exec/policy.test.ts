@@ -1526,6 +1526,18 @@ attempt("cat pages", () => requestFileSystem(".", (fs) => fs.access("ninth-man/c
     }
   });
 
+  strictRun.test("refuses getent, which printed the system's password hashes (getent shadow, tacit run as root)", async (run) => {
+    // A ninth review, under --strict as root: `getent shadow` printed /etc/shadow, every account's
+    // password hash, as `sort /etc/shadow` would (sort is refused); getent gshadow the groups'.
+    const script = `${ATTEMPT_PRELUDE}
+attempt("getent", () => requestExecPermission(["getent"], (p) => p.exec("getent", ["shadow", "root"]).stdout));
+`;
+    const r = await run(script, ["--strict"]);
+    expect(r.code, r.stderr).toBe(0);
+    expectRefused(attempts(r.stdout), ["getent"], /refused under --strict/);
+    expect(r.stdout).not.toMatch(/root:[^\n]*:\d*:\d*:\d*:/);
+  });
+
   // Found by the same review: tools --strict runs, given an option that makes them read a file
   // and echo its lines in their messages (`date -f FILE`: "invalid date '<line>'").
   const ECHOERS: Array<[string, string, string[]]> = [
