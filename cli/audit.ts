@@ -137,6 +137,7 @@ export async function auditShowCommand(file: string, flags: ShowFlags): Promise<
     const { report } = verification;
     const coverage = {
       verifiedThrough: report.verifiedThrough ?? 0,
+      signedAsFound: report.signedAsFound,
       lines: report.lines,
       problems: new Map<number, string[]>(),
       beingWritten: report.lineBeingWritten === null || report.liveWriter === null ? null : { line: report.lineBeingWritten, writer: report.liveWriter },
@@ -162,10 +163,21 @@ export async function auditShowCommand(file: string, flags: ShowFlags): Promise<
 
 /** What the marks on show's lines mean, said once above them. */
 function coverageNote(report: VerifyReport, verified: boolean): string {
-  if (verified || report.lines === 0) return "";
   const through = report.verifiedThrough ?? 0;
+  const asFound = report.signedAsFound.filter(({ from }) => from <= through);
+  // Signed only when a writer reopened the log, as it found them: what they say is a claim too.
+  const found =
+    asFound.length === 0
+      ? ""
+      : `  lines ${asFound
+          .slice(0, 5)
+          .map(({ from, to }) => (from === to ? `${from}` : `${from}–${to}`))
+          .join(", ")}${asFound.length > 5 ? ` and ${asFound.length - 5} more ranges` : ""} were found unsigned when the log was reopened and ` +
+        `signed only then, as found (see the warning above), so each is marked ${UNVERIFIED_MARK.trim()} below: whoever could write the file ` +
+        `before that could have written or edited them\n`;
+  if (verified || report.lines === 0) return found;
   const which = through === 0 ? "no line is verified, so every line is" : `lines 1–${through} are verified; lines ${through + 1}–${report.lines} are not, and each is`;
-  return `  ${which} marked ${UNVERIFIED_MARK.trim()} below: what such a line says may have been edited, forged or never signed (a claim, not a record)\n`;
+  return `${found}  ${which} marked ${UNVERIFIED_MARK.trim()} below: what such a line says may have been edited, forged or never signed (a claim, not a record)\n`;
 }
 
 /**

@@ -26,6 +26,12 @@ export interface ShowSink {
 export interface ShownCoverage {
   /** Lines 1 to this are covered by a valid signed head with no problem before; 0: none. */
   verifiedThrough: number;
+  /**
+   * Ranges of lines, in line order, that a writer reopening the log found unsigned and signed as it
+   * found them (VerifyReport.signedAsFound): not verified wherever they stand. Shown as verified, a
+   * line edited while a crashed writer's tail lay unsigned read as tacit's record once the next run signed it.
+   */
+  signedAsFound: ReadonlyArray<{ from: number; to: number }>;
   /** Lines the check read: those show shows. */
   lines: number;
   /** The problems verify found, by the line they name. */
@@ -75,7 +81,13 @@ const CHANGED_WHILE_SHOWN =
  * compared with the check's as it goes, and stops where they differ (see ReadingDigest): said after the lines.
  */
 export async function showAuditLogFile(fd: number, form: ShowFormat, coverage: ShownCoverage, checked: ReadingDigest, sink: ShowSink): Promise<ShowResult> {
-  const verified = (line: number) => line <= coverage.verifiedThrough;
+  // Lines are asked about in ascending order: the ranges are passed by once.
+  let range = 0;
+  const verified = (line: number): boolean => {
+    const ranges = coverage.signedAsFound;
+    while (range < ranges.length && ranges[range]!.to < line) range++;
+    return line <= coverage.verifiedThrough && !(range < ranges.length && ranges[range]!.from <= line);
+  };
   const reading = new ReadingDigest(checked);
   let linesAdded = 0;
   /** The lines the check read; those past them are counted. */
@@ -115,7 +127,7 @@ export async function showAuditLogFile(fd: number, form: ShowFormat, coverage: S
   await sink.write(form.header);
   const seqWidth = Math.max(3, String(coverage.lines).length);
   // A log that verified whole has no column of marks; one that did not marks every line it does not vouch for.
-  const marked = coverage.verifiedThrough < coverage.lines;
+  const marked = coverage.verifiedThrough < coverage.lines || coverage.signedAsFound.some(({ from }) => from <= coverage.verifiedThrough);
   const mark = (line: number) => (!marked ? "" : verified(line) ? " ".repeat(UNVERIFIED_MARK.length) : UNVERIFIED_MARK);
   const under = " ".repeat((marked ? UNVERIFIED_MARK.length : 0) + seqWidth + 2);
   for (const entry of checkedLines()) {

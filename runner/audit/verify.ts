@@ -48,6 +48,14 @@ export interface VerifyReport {
   /** Worth knowing, but not evidence of tampering (e.g. a tail signed only after a crash). */
   warnings: VerifyProblem[];
   notes: string[];
+  /**
+   * Lines a writer found unsigned when it reopened the log (after a crash, or appended by someone else
+   * meanwhile: see the resumed-after-unsigned-tail warning), which a later head signed as it found
+   * them, in line order. Their hashes chain, but no signature made as they were written vouches for
+   * them: whoever could write the file then could have written or edited them. Not a problem (a crash
+   * leaves such lines), but lines in them are not verified, even at or before verifiedThrough.
+   */
+  signedAsFound: Array<{ from: number; to: number }>;
   /** The log's length checked against the writer's record of the last head it signed in it. */
   anchor: VerifyAnchor;
   /** The tacit process writing the log as it was verified (it holds the log's writer lock), or null. */
@@ -71,6 +79,9 @@ export interface VerifyAnchor {
   /** The record file used, or why none was. */
   source: string;
 }
+
+/** Ranges of lines signed as found that a report lists (a forged log may hold a marker on every line); past them nothing is verified. */
+const SIGNED_AS_FOUND_LISTED = 10_000;
 
 const UNDETECTABLE_CUT = "a cut right after a signed head cannot be detected without the writer's record of its last head";
 
@@ -118,6 +129,10 @@ class LineChecks {
    * valid head line does not fill the heap with them.
    */
   private readonly cleanValidHeadLines: number[] = [];
+  /** See VerifyReport.signedAsFound; at most SIGNED_AS_FOUND_LISTED ranges, the verified part ending before the next. */
+  readonly signedAsFound: Array<{ from: number; to: number }> = [];
+  /** The first line of a range past those listed: nothing from there on is verified. */
+  private signedAsFoundUnlistedFrom = Infinity;
 
   /**
    * `liveWriter`: the tacit process writing the log as it is read, if one is (see VerifyReport).
@@ -279,6 +294,8 @@ class LineChecks {
       if (!resumed.success) this.problem(line, `malformed resumed-after-unsigned-tail event (${describeIssues(resumed.error)})`);
       const from = (this.lastHeadLine ?? 0) + 1;
       if (from < line) {
+        if (this.signedAsFound.length < SIGNED_AS_FOUND_LISTED) this.signedAsFound.push({ from, to: line - 1 });
+        else this.signedAsFoundUnlistedFrom = Math.min(this.signedAsFoundUnlistedFrom, from);
         this.warn(
           line,
           `lines ${from}–${line - 1} were not signed by the process that wrote them: the log was reopened here after ` +
@@ -356,7 +373,7 @@ class LineChecks {
     // part ends at the last clean head before the first line any problem names.
     let verifiedThrough: number | null = null;
     if (this.trust === "given") {
-      for (const head of this.cleanValidHeadLines) if (head < this.firstProblemLine) verifiedThrough = head;
+      for (const head of this.cleanValidHeadLines) if (head < this.firstProblemLine && head < this.signedAsFoundUnlistedFrom) verifiedThrough = head;
     }
     return {
       ok: this.problemCount === 0,
@@ -371,6 +388,7 @@ class LineChecks {
       problems: this.problems,
       warnings: this.warnings,
       notes: this.notes,
+      signedAsFound: this.signedAsFound,
       anchor: anchorResult,
       liveWriter,
       lineBeingWritten: this.lineBeingWritten,

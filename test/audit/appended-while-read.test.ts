@@ -92,7 +92,7 @@ it("show after such a reading shows what was checked, not a change between check
     const fd = openSync(file, "r");
     let text = "";
     try {
-      const coverage = { verifiedThrough: report.verifiedThrough ?? 0, lines: report.lines, problems: new Map<number, string[]>(), beingWritten: null };
+      const coverage = { verifiedThrough: report.verifiedThrough ?? 0, signedAsFound: report.signedAsFound, lines: report.lines, problems: new Map<number, string[]>(), beingWritten: null };
       const found = await showAuditLogFile(fd, { format: "text", header: "" }, coverage, checked, {
         write: (piece) => {
           text += piece;

@@ -201,7 +201,7 @@ describe("show's reading is checked against the check's as it goes", () => {
         writeFileSync(file, text.slice(0, at) + "fs.read /work/app/FORGED.md" + text.slice(at + "fs.read /work/app/README.md".length));
 
         let shown = "";
-        const found = await showAuditLogFile(fd, { format: "text", header: "header\n" }, { verifiedThrough: report.lines, lines: report.lines, problems: new Map(), beingWritten: null }, checked, {
+        const found = await showAuditLogFile(fd, { format: "text", header: "header\n" }, { verifiedThrough: report.lines, signedAsFound: [], lines: report.lines, problems: new Map(), beingWritten: null }, checked, {
           write: (more) => {
             shown += more;
             return null;
