@@ -35,7 +35,7 @@ import { signBytes } from "./ed25519.js";
 import type { AuditEvent, EventJson } from "./events.js";
 import { FileLock } from "../file-lock.js";
 import { loadOrCreateSigningKey, type SigningKey } from "./keys.js";
-import { chainOf, describeIssues, eventHash, headEventSchema, headMessage, type LoggedEvent, type ParsedLine, parseLine, ZERO_CHAIN } from "./line.js";
+import { chainOf, describeIssues, eventHash, headEventSchema, type HeadEvent, headMessage, headMessageV1, type LoggedEvent, type ParsedLine, parseLine, ZERO_CHAIN } from "./line.js";
 import { LineBytes } from "./line-bytes.js";
 import { PARSED_ONCE } from "../parse-once.js";
 import { printable } from "../printable.js";
@@ -225,6 +225,8 @@ export class AuditLog {
         );
       }
       const tail = readLastLine(fd, stat.size, resolved);
+      /** The log's last line, when it is a head with this key (checked for its signature after the anchors: a cut says more). */
+      let tailHead: HeadEvent | null = null;
       if (tail?.event.type === "head") {
         // A refusal, not a throw of the schema's error: its message quotes the event's keys, which
         // whoever edited the line chose, raw (C1 controls included), and ended tacit as an internal error.
@@ -244,6 +246,7 @@ export class AuditLog {
               `or set TACIT_HOME to where the other key lives.`,
           );
         }
+        tailHead = head;
       }
       // Every record of it, under the name given and where it really is, must be held by the file.
       const names = logNames(resolved);
@@ -254,6 +257,7 @@ export class AuditLog {
         checkAnchor(fd, stat.size, tail, found, resolved, store.fileFor(name));
         record ??= found;
       }
+      if (tail !== null && tailHead !== null && !signedHere(tail, tailHead, key.privateKey)) throw headNotSigned(resolved, tail.seq);
       // A log with lines but no record (written before tacit anchored logs, or moved here):
       // its identity is read from its first line once, and its next head is recorded.
       const firstChain = record?.firstChain ?? (tail === null ? null : readFirstLine(fd, stat.size, resolved).chain);
@@ -660,6 +664,38 @@ function unsignedWithoutCrash(file: string, lastSeq: number, lockFile: string): 
       `so those lines were appended by someone else after tacit closed the log (or before it first wrote it). tacit will not ` +
       `continue it, since its next head would sign them as if tacit had written them. Run \`tacit audit verify ${file}\` to see ` +
       `them, keep the file as it is (it is the evidence), and give tacit a new audit log file.`,
+  );
+}
+
+/**
+ * Whether the head at the log's end is one this key signed, over the line before it (its prev, its
+ * seq) and its own seq and time. Ed25519 signatures are deterministic (RFC 8032): this key signs a
+ * message one way only, so signing it again and comparing the bytes is the check, with no verifier
+ * loaded into the writer. A log tacit wrote before heads signed their own time (v1) ends in such a head.
+ */
+function signedHere(line: ParsedLine, head: { signs: string; signedSeq: number; signature: string }, privateKey: Uint8Array): boolean {
+  if (head.signs !== line.prev || head.signedSeq !== line.seq - 1) return false;
+  const signature = Buffer.from(head.signature, "hex");
+  return (
+    signature.equals(signBytes(headMessage(head.signs, line.seq, line.time), privateKey)) ||
+    signature.equals(signBytes(headMessageV1(head.signs), privateKey))
+  );
+}
+
+/**
+ * The refusal of a log that ends in a head this key did not sign. Only a head that is the last line
+ * lets a writer continue a log without marking its tail (see unsignedWithoutCrash), and only its key
+ * was compared: a security review appended lines chained by hand to a log tacit had closed, then a
+ * head naming this machine's key with a made-up signature, and the next `tacit run` continued the
+ * log, its own heads signing the forged lines.
+ */
+function headNotSigned(file: string, seq: number): AuditLogError {
+  return new AuditLogError(
+    `the audit log ${file} ends in a head (line seq ${seq}) that names this machine's key but that this key did not sign: ` +
+      `its signature does not match, or it does not sign the line before it. Someone else wrote it, with the lines before it ` +
+      `that no real head signs, and tacit will not continue the log, since its next head would sign them as if tacit had ` +
+      `written them. Run \`tacit audit verify ${file}\` to see them, keep the file as it is (it is the evidence), and give ` +
+      `tacit a new audit log file.`,
   );
 }
 

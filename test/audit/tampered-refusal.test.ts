@@ -121,4 +121,38 @@ describe("refusing a tampered audit log", () => {
     expect(verify.code).toBe(1);
     expect(verify.stdout).toContain(`line ${seq}: 1 line after the last signed head at line ${seq - 1} is not signed`);
   });
+
+  it("refuses to continue a log that ends in a head naming this machine's key that the key did not sign (forged lines before it)", async () => {
+    const project = path.join(dir, "project");
+    mkdirSync(project);
+    const log = path.join(project, "audit.jsonl");
+    const first = await runScript('println("logged");', ["--audit-log", log], { cwd: project, env });
+    expect(first.code, first.stderr).toBe(0);
+    const last = JSON.parse(readFileSync(log, "utf8").trimEnd().split("\n").at(-1)!) as { seq: number; chain: string; event: { type: string; publicKey: string } };
+    expect(last.event.type).toBe("head");
+    // As above, a run that never happened, chained by hand; then, so that the log's last line is a
+    // head (a log tacit closed ends in one), a head with this machine's public key, copied from the
+    // real one, and a made-up signature: the forger has no private key.
+    const chained = (seq: number, prev: string, event: object) => {
+      const time = new Date().toISOString();
+      const eventJson = canonicalJson(event);
+      const hash = eventHashOfJson(seq, time, eventJson);
+      const chain = chainOf(prev, hash);
+      return { text: lineText(seq, time, eventJson, prev, hash, chain), chain };
+    };
+    const run = chained(last.seq + 1, last.chain, { type: "evaluation-started", evaluation: "FORGED", session: null, displayName: "someone-else.ts", codeDigest: `sha256:${"0".repeat(64)}`, policyDigest: `sha256:${"0".repeat(64)}` });
+    const head = chained(last.seq + 2, run.chain, { type: "head", signs: run.chain, signedSeq: last.seq + 1, publicKey: last.event.publicKey, signature: "ab".repeat(64) });
+    const tamper = await runScript(`requestFileSystem(".", (fs) => fs.access("audit.jsonl").append(${JSON.stringify(`${run.text}\n${head.text}\n`)}));`, [], { cwd: project, env: elsewhere });
+    expect(tamper.code, tamper.stderr).toBe(0);
+    const tampered = readFileSync(log, "utf8");
+    expect(tampered.trimEnd().split("\n").at(-1)).toBe(head.text);
+
+    const next = await runScript('requestFileSystem(".", (fs) => fs.access("marker.txt").write("ran"));', ["--audit-log", log], { cwd: project, env });
+    expect(next.code).toBe(2);
+    expect(next.stderr).toContain(`ends in a head (line seq ${last.seq + 2}) that names this machine's key but that this key did not sign`);
+    expect(next.stderr).toContain("give tacit a new audit log file");
+    // Nothing ran, and no head of tacit's signs the forged lines: the log is as the script left it.
+    expect(existsSync(path.join(project, "marker.txt"))).toBe(false);
+    expect(readFileSync(log, "utf8")).toBe(tampered);
+  });
 });
