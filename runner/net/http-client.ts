@@ -237,6 +237,24 @@ function decoderFor(coding: string): zlib.Gunzip | DeflateEitherWay | zlib.Brotl
 }
 
 /**
+ * The transfer codings an answer names besides chunked (and identity), as the server wrote them,
+ * or null for none. Node's parser undoes chunked alone and passes a body in any other coding on as
+ * it came: "Transfer-Encoding: gzip, chunked" gave a script the compressed bytes of an echo, where
+ * redaction finds no form of a secret and whose bytes and size are the compression oracle
+ * decoderFor shuts for content codings. A server may use one only where the request's TE header
+ * asked for it (RFC 9112 6.1), and TE is a header tacit sets (none), so such an answer is refused,
+ * judged by its header alone, never by what it holds.
+ */
+function undecodedTransferCoding(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  const others = header
+    .split(",")
+    .map((coding) => coding.trim())
+    .filter((coding) => coding !== "" && !/^(chunked|identity)$/i.test(coding));
+  return others.length === 0 ? null : others.join(", ");
+}
+
+/**
  * The charset an answer says it is in (lower case; "" for none). JSON names none (its media type
  * has no charset parameter), and RFC 4627 let it be UTF-16 or UTF-32, told by where the zero
  * bytes among its first four are (as Python's json.loads still does): for JSON that names no
@@ -543,6 +561,17 @@ function once(
         // A redirect that is followed has its body read by no one: its coding does not matter.
         const followed = REDIRECTS.has(response.statusCode ?? 0) && response.headers.location !== undefined;
         const coding = followed ? "" : String(response.headers["content-encoding"] ?? "");
+        const transferCoding = followed ? null : undecodedTransferCoding(response.headers["transfer-encoding"]);
+        if (transferCoding !== null) {
+          response.destroy();
+          clearTimeout(overall);
+          reject(new EffectFailure(
+            say`${at}: answered in a transfer coding tacit does not decode (${chosen(transferCoding)}), which a server sends only to a request ` +
+              "whose TE header asked for it (tacit's never do); nothing of the answer was kept. The server is misconfigured: request another URL " +
+              "of it, or have it compress with Content-Encoding (gzip, deflate or br), which tacit decodes",
+          ));
+          return;
+        }
         const decoder = decoderFor(coding);
         if (decoder === null) {
           response.destroy();
