@@ -207,6 +207,23 @@ function refuseMalformedHeaders(action: HttpRequestAction): void {
   }
 }
 
+/**
+ * Why `text` is no absolute URL, for the refusal: "is not an absolute URL" alone was said of
+ * "http://127.0.0.1:99999/" too, whose fault is its port, and of a host no URL can hold.
+ */
+function whyNoUrl(text: string): string {
+  if (URL.canParse(text, "http://host.invalid/")) {
+    return /^[^/.?#][^:/?#]*(\/|$)/.test(text) ? `it names no scheme: give the whole URL (${JSON.stringify(`https://${text}`)}, say)` : "it is relative: give the whole URL, with https:// or http:// and the host";
+  }
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?(\[[^\]/?#]*\]?|[^/?#:]*)(?::([^/?#]*))?/i.exec(text.trim());
+  if (authority === null) return "it names no host (a URL is like https://api.example.com/path)";
+  const [, host = "", port] = authority;
+  if (port !== undefined && port !== "" && !/^\d+$/.test(port)) return `its port ${JSON.stringify(port)} is not a number`;
+  if (port !== undefined && /^\d+$/.test(port) && Number(port) > 65535) return `its port ${Number(port)} is past 65535, the highest there is`;
+  if (host === "") return "it names no host (a URL is like https://api.example.com/path)";
+  return `its host ${JSON.stringify(host)} is no host name or address a URL can hold (it has a space or another character a host cannot, an IPv4 address with more than 4 parts or one past 255, or an IPv6 one without its ])`;
+}
+
 /** The texts of a URL the script chose, as error messages quote them. */
 function scriptNamed(url: URL): string[] {
   const host = hostOf(url);
@@ -415,7 +432,7 @@ export class NetworkExecutor {
     try {
       url = new URL(action.url);
     } catch {
-      throw new EffectFailure(`"${action.url}" is not an absolute URL`);
+      throw new EffectFailure(`"${action.url}" is not a URL tacit can send: ${whyNoUrl(action.url)}; nothing was sent`);
     }
     const check = this.urlCheck(scope.hosts, permissions, { method: action.method, url });
     check(url, action.method, 0, sayAsIs); // The script's URL: nothing in its messages is a server's.

@@ -116,6 +116,12 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   attempt("url-70k", () => net.httpGet(${lit(`${a.origin}/`)} + "a".repeat(70_000)));
   // A valid token with a dash (SSDP, WebDAV) is an HTTP method like any other.
   attempt("method-dash", () => net.httpRequest("M-SEARCH", ${lit(`${a.origin}/m-search`)}).status);
+  // URLs that parse as none: the refusal says what is wrong with each.
+  attempt("port-past-65535", () => net.httpGet("http://127.0.0.1:99999/"));
+  attempt("port-not-a-number", () => net.httpGet("http://127.0.0.1:80a/"));
+  attempt("no-scheme", () => net.httpGet("example.com/x"));
+  attempt("relative", () => net.httpGet("/x"));
+  attempt("bad-ipv4", () => net.httpGet("http://1.2.3.4.5/"));
 });
 println("after");
 `,
@@ -129,6 +135,13 @@ println("after");
     const found = attempts(result.stdout);
     for (const label of ["method-crlf", "method-space", "method-empty", "url-70k"]) expect(attemptOf(found, label).status, label).not.toBe("ok");
     expect(attemptOf(found, "method-dash")).toEqual({ status: "ok", value: 200 });
+    // "is not an absolute URL" was said of all of these, the port's fault and the host's alike.
+    const refusal = (reason: string) => ({ status: "Error", value: expect.stringContaining(`is not a URL tacit can send: ${reason}; nothing was sent`) });
+    expect(attemptOf(found, "port-past-65535")).toEqual(refusal("its port 99999 is past 65535, the highest there is"));
+    expect(attemptOf(found, "port-not-a-number")).toEqual(refusal('its port "80a" is not a number'));
+    expect(attemptOf(found, "no-scheme")).toEqual(refusal('it names no scheme: give the whole URL ("https://example.com/x", say)'));
+    expect(attemptOf(found, "relative")).toEqual(refusal("it is relative: give the whole URL, with https:// or http:// and the host"));
+    expect(attemptOf(found, "bad-ipv4")).toEqual({ status: "Error", value: expect.stringContaining('"http://1.2.3.4.5/" is not a URL tacit can send: its host "1.2.3.4.5" is no host name or address a URL can hold') });
     expect(result.stdout).toContain("after");
   });
 
