@@ -4,11 +4,15 @@
 // 127.0.0.1 or 169.254.169.254 is refused.
 
 import { BlockList, isIPv4, isIPv6 } from "node:net";
+import { networkInterfaces } from "node:os";
 
 const restricted = new BlockList();
 for (const [network, prefix] of [
   ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
   ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4],
+  // The documentation ranges (RFC 5737), as 2001:db8::/32 below: no internet host has one, and a
+  // network that uses one anyway uses it as private addressing (this machine's eth0 was 192.0.2.2).
+  ["192.0.2.0", 24], ["198.51.100.0", 24], ["203.0.113.0", 24],
 ] as const) {
   restricted.addSubnet(network, prefix, "ipv4");
 }
@@ -26,8 +30,57 @@ for (const [network, prefix] of [
   restricted.addSubnet(network, prefix, "ipv6");
 }
 
-/** True for an address in a loopback, private, link-local or otherwise internal range. */
+/**
+ * What makes `address` one a request reaches only where the host is named literally, as a
+ * refusal says it ("… is <this>"), or null for an address any permission may reach.
+ */
+export function restrictionOf(address: string): string | null {
+  if (isInternalAddress(address)) return "a loopback, private or link-local address";
+  if (isOwnAddress(address)) {
+    return "an address of this machine's own (a server that listens on all of the machine's addresses answers there as on 127.0.0.1)";
+  }
+  return null;
+}
+
+/** True for an address restrictionOf names: internal (see isInternalAddress), or this machine's own. */
 export function isRestrictedAddress(address: string): boolean {
+  return restrictionOf(address) !== null;
+}
+
+/**
+ * Whether `address` is one of this machine's interface addresses, read now (they change: DHCP, a
+ * VPN coming up). A server bound to all addresses (0.0.0.0, ::) answers on each of them as on
+ * loopback, firewalled from the internet or not: with a glob such as "*.*.*.*:*" (or a name a
+ * glob permits that points at this machine), a script reached such a service on 127.0.0.1's
+ * behalf through the machine's own public address, which no internal range holds.
+ */
+function isOwnAddress(address: string): boolean {
+  const plain = address.split("%")[0]!.toLowerCase();
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(plain)?.[1];
+  let interfaces: ReturnType<typeof networkInterfaces>;
+  try {
+    interfaces = networkInterfaces();
+  } catch {
+    return false; // Not readable (a sandboxed host): the ranges alone decide.
+  }
+  for (const entries of Object.values(interfaces)) {
+    for (const entry of entries ?? []) {
+      const own = entry.address.split("%")[0]!.toLowerCase();
+      if (own === plain || own === mapped || sameIPv6(own, plain)) return true;
+    }
+  }
+  return false;
+}
+
+/** Whether two texts are the same IPv6 address however each is written (zeros compressed or not). */
+function sameIPv6(a: string, b: string): boolean {
+  if (!isIPv6(a) || !isIPv6(b)) return false;
+  const [x, y] = [hextetsOf(a), hextetsOf(b)];
+  return x.every((group, i) => group === y[i]);
+}
+
+/** True for an address in a loopback, private, link-local or otherwise internal range. */
+function isInternalAddress(address: string): boolean {
   if (isIPv4(address)) return restricted.check(address, "ipv4");
   if (isIPv6(address)) {
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);

@@ -10,7 +10,7 @@ import type { LookupFunction, Socket } from "node:net";
 import { type Readable, Transform, type TransformCallback } from "node:stream";
 import zlib from "node:zlib";
 import { PolicyDenial, EffectFailure } from "../refusals.js";
-import { isRestrictedAddress } from "./address-check.js";
+import { restrictionOf } from "./address-check.js";
 import { hostOf, isIpLiteral } from "./host-policy.js";
 import { redirectNotFollowed } from "./redirect-refusal.js";
 import { chosen, firstChars, quoting, type Said, type ServerChosen } from "./server-text.js";
@@ -60,11 +60,11 @@ function checkedLookup(host: HopText, restrictedAllowed: boolean, say: Said): Lo
   return ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     dnsLookup(hostname, { all: true }, (error, addresses) => {
       if (error) return callback(error);
-      const refused = addresses.find((entry) => isRestrictedAddress(entry.address));
-      if (refused && !restrictedAllowed) {
+      const refused = restrictedAllowed ? undefined : addresses.map((entry) => ({ address: entry.address, restriction: restrictionOf(entry.address) })).find((entry) => entry.restriction !== null);
+      if (refused !== undefined) {
         return callback(
           new PolicyDenial(
-            say`${host} resolves to ${refused.address}, a loopback, private or link-local address; such addresses are reachable only when ` +
+            say`${host} resolves to ${refused.address}, ${refused.restriction!}; such addresses are reachable only when ` +
               "--network-permissions names the host or address literally",
           ),
         );
@@ -512,10 +512,9 @@ function once(
   // server that redirects held a request as many times the timeout as it made hops.
   const left = deadline - monotonicMs();
   if (left <= 0) throw timedOut();
-  if (isIpLiteral(host) && isRestrictedAddress(host) && !restrictedAllowed) {
-    throw new PolicyDenial(
-      say`${hopText(hop, host)} is a loopback, private or link-local address; it is reachable only when --network-permissions names it literally`,
-    );
+  const restriction = isIpLiteral(host) && !restrictedAllowed ? restrictionOf(host) : null;
+  if (restriction !== null) {
+    throw new PolicyDenial(say`${hopText(hop, host)} is ${restriction}; it is reachable only when --network-permissions names it literally`);
   }
   const transport = url.protocol === "https:" ? https : http;
   // A body is always framed by its length. Node frames one on GET, HEAD, DELETE, OPTIONS,

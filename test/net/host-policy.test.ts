@@ -182,6 +182,10 @@ describe("restricted addresses", () => {
     ["::ffff:0:a9fe:a9fe", true],
     ["fec0::1", true], // deprecated site-local
     ["feff:ffff::1", true],
+    ["192.0.2.2", true], // the documentation ranges (RFC 5737), as 2001:db8::/32
+    ["198.51.100.1", true],
+    ["203.0.113.255", true],
+    ["192.0.3.1", false],
     ["8.8.8.8", false],
     ["1.1.1.1", false],
     ["2606:4700::1", false],
