@@ -9,7 +9,7 @@
 // answer's body; a text tacit cut at a size limit ends before where a form of a secret could begin (cutText).
 
 import type { RunnerConfig } from "./config.js";
-import { base64Forms, encodedForms, utf16Form } from "./secret-forms.js";
+import { base64Forms, encodedForms, utf16Form, wrappedFormRanges, wrappedSpan } from "./secret-forms.js";
 import { FormPresence } from "./net/form-presence.js";
 import { formRanges, REDACTED, redact, wholeForms } from "./net/redaction.js";
 import { firstChars } from "./net/server-text.js";
@@ -31,6 +31,8 @@ export class HostSecrets {
   /** What is masked: each secret, its forms in the encodings secret-forms.ts names, and it lower- and upper-cased. */
   private readonly secrets: string[];
   private readonly inJson: string[];
+  /** The base64 forms among `secrets`, looked for across line breaks too (see wrappedFormRanges). */
+  private readonly base64: string[];
   /** See cutMargin: made on first use. */
   private cutMarginChars: number | undefined = undefined;
   /** What tells a text holding none of the forms inServerText masks; null: those cannot be known before the text (always masked). Made on first use. */
@@ -47,7 +49,8 @@ export class HostSecrets {
     // The other encodings' base64 forms are not looked for: a text encoded twice over is no file's.
     // Nor a case-folded key's: folded, it is a URL's host or a name a server normalised, as text.
     const folded = this.given.flatMap((secret) => [secret.toLowerCase(), secret.toUpperCase()]).filter((form) => !this.given.includes(form));
-    this.secrets = [...new Set([...texts, ...texts.flatMap(base64Forms), ...this.given.flatMap(encodedForms), ...folded])];
+    this.base64 = [...new Set(texts.flatMap(base64Forms))];
+    this.secrets = [...new Set([...texts, ...this.base64, ...this.given.flatMap(encodedForms), ...folded])];
     this.inJson = this.secrets.map((s) => JSON.stringify(s).slice(1, -1));
   }
 
@@ -62,12 +65,17 @@ export class HostSecrets {
 
   /** An encoded frame with every secret (as it appears inside a JSON string) masked. */
   scrubLine(line: string): string {
-    return masked(line, this.inJson);
+    return masked(this.unwrapped(line), this.inJson);
   }
 
   /** Plain text (a line or a name a search tries a pattern on) with every secret masked. */
   scrubText(text: string): string {
-    return masked(text, this.secrets);
+    return masked(this.unwrapped(text), this.secrets);
+  }
+
+  /** `text` with each base64 form of a secret that line breaks cut across masked (see wrappedFormRanges). */
+  private unwrapped(text: string): string {
+    return this.empty ? text : maskedAt(text, wrappedFormRanges(text, this.base64));
   }
 
   /**
@@ -83,7 +91,8 @@ export class HostSecrets {
    * script's text would confirm its guess of the key's first characters, one at a time.
    */
   inServerText(text: string, maxChars = Number.POSITIVE_INFINITY): string {
-    const masked = this.empty || !this.mayHold(text) ? text : this.scrubText(redact(text, this.given, [], false));
+    // A text that holds no form whole may hold a base64 form cut by line breaks (see unwrapped), which scrubText masks too.
+    const masked = this.empty ? text : this.mayHold(text) ? this.scrubText(redact(text, this.given, [], false)) : this.unwrapped(text);
     return firstChars(masked, maxChars);
   }
 
@@ -106,13 +115,16 @@ export class HostSecrets {
 
   /** Where inServerText masks `text`: the forms redact finds of the secrets, and those scrubText masks (see there). */
   private rangesIn(text: string): Array<[number, number]> {
-    if (this.empty || !this.mayHold(text)) return [];
+    if (this.empty) return [];
+    // Not among the forms mayHold knows: a form cut by line breaks is none of them.
+    const wrapped = wrappedFormRanges(text, this.base64);
+    if (!this.mayHold(text)) return wrapped;
     // A secret too long to know its forms before the text (see wholeForms): the text is masked whole, as redact masks one.
     const found = formRanges(text, this.given, false) ?? [[0, text.length]];
     for (const secret of this.secrets) {
       for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) found.push([at, at + secret.length]);
     }
-    return found;
+    return [...found, ...wrapped];
   }
 
   /**
@@ -130,7 +142,8 @@ export class HostSecrets {
 
   /** How many bytes around a piece of a file are needed to see a secret that crosses its edges. */
   get margin(): number {
-    return this.secrets.reduce((max, secret) => Math.max(max, Buffer.byteLength(secret) - 1), 0);
+    const whole = this.secrets.reduce((max, secret) => Math.max(max, Buffer.byteLength(secret) - 1), 0);
+    return this.base64.reduce((max, form) => Math.max(max, wrappedSpan(form.length) - 1), whole);
   }
 
   /**
@@ -144,6 +157,12 @@ export class HostSecrets {
     const from = before.length;
     const to = before.length + chunk.length;
     let out: Buffer | null = null;
+    // Base64 is ASCII: read as latin-1, each byte is one character, at the same offset.
+    for (const [start, end] of wrappedFormRanges(window.toString("latin1"), this.base64)) {
+      if (Math.max(start, from) >= Math.min(end, to)) continue;
+      out ??= Buffer.from(chunk);
+      out.fill(0x2a, Math.max(start, from) - from, Math.min(end, to) - from);
+    }
     for (const secret of this.secrets) {
       const needle = Buffer.from(secret, "utf8");
       for (let at = window.indexOf(needle); at !== -1; at = window.indexOf(needle, at + 1)) {
@@ -198,8 +217,10 @@ export class HostSecrets {
   scrubBase64(base64: string): string {
     if (this.empty) return base64;
     const bytes = Buffer.from(base64, "base64");
-    let changed = false;
-    let out = bytes;
+    // Base64 is ASCII: read as latin-1, each byte is one character, and written back the same.
+    const wrapped = wrappedFormRanges(bytes.toString("latin1"), this.base64);
+    let changed = wrapped.length > 0;
+    let out = changed ? Buffer.from(maskedAt(bytes.toString("latin1"), wrapped), "latin1") : bytes;
     for (const secret of this.secrets) {
       const needle = Buffer.from(secret, "utf8");
       let at = out.indexOf(needle);
@@ -218,6 +239,19 @@ function masked(text: string, secrets: readonly string[], maskOf: (secret: strin
   let out = text;
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(maskOf(secret));
   return out;
+}
+
+/** `text` with each of `ranges` (code-unit [start, end), in any order, overlapping or not) replaced by one MASK, those that overlap or touch by one together. */
+function maskedAt(text: string, ranges: ReadonlyArray<readonly [number, number]>): string {
+  if (ranges.length === 0) return text;
+  let out = "";
+  let from = 0;
+  for (const [start, end] of [...ranges].sort((a, b) => a[0] - b[0])) {
+    if (end <= from) continue;
+    out += start > from ? text.slice(from, start) + MASK : from === 0 ? MASK : "";
+    from = end;
+  }
+  return out + text.slice(from);
 }
 
 /** `text` with each of `ranges` (code-unit [start, end), in any order, overlapping or not) replaced by as many "*": same length. */

@@ -74,3 +74,59 @@ export function encodedForms(secret: string): string[] {
   forms.delete(secret);
   return [...forms];
 }
+
+/**
+ * A line break inside a base64 text wrapped at a width, and the indentation its next line may
+ * have (a certificate or key in YAML): as it is, or escaped (a JSON string, a reply frame, a JSON
+ * body inside one). GNU `base64` and MIME write lines of 76 characters, PEM and OpenSSL of 64.
+ */
+const BASE64_LINE_BREAK = String.raw`(?:\r?\n|(?:\\+r)?\\+n)(?:[ \t]|\\+t)*`;
+/**
+ * Runs of base64 characters with line breaks between them (both alphabets; no break at an end),
+ * each from its first character: without the lookbehind, a run with no break was scanned again
+ * from each of its characters (an 8 MiB base64 text, quadratic).
+ */
+const WRAPPED_BASE64 = new RegExp(String.raw`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]+(?:${BASE64_LINE_BREAK}[A-Za-z0-9+/=_-]+)+`, "g");
+const LINE_BREAK = new RegExp(BASE64_LINE_BREAK, "g");
+
+/**
+ * The most characters a form of `length` characters takes once wrapped (see wrappedFormRanges),
+ * for a reader that sees a text in pieces: lines of 8 characters or more, each break with its
+ * escapes and indentation in 16 or fewer.
+ */
+export function wrappedSpan(length: number): number {
+  return length + Math.ceil(length / 8) * 16;
+}
+
+/**
+ * Where `text` holds one of `forms` (base64 forms: see base64Forms) broken across lines, as
+ * [start, end) ranges of the text, from the form's first character to its last. A file of the key
+ * encoded by GNU `base64` (which wraps at 76 characters) held no form whole: read as text, a
+ * script joined the lines, decoded them, and had the operator's key.
+ */
+export function wrappedFormRanges(text: string, forms: readonly string[]): Array<[number, number]> {
+  const found: Array<[number, number]> = [];
+  if (forms.length === 0) return found;
+  const shortest = forms.reduce((min, form) => Math.min(min, form.length), Number.POSITIVE_INFINITY);
+  for (const run of text.matchAll(WRAPPED_BASE64)) {
+    // Shorter with its breaks than a form is without: none fits (most runs of ordinary text, "end\nstart").
+    if (run[0].length < shortest) continue;
+    const joined = run[0].replace(LINE_BREAK, "");
+    if (joined.length < shortest || !forms.some((form) => joined.includes(form))) continue;
+    // Where each character of the joined run stands in the text.
+    const at: number[] = [];
+    let from = 0;
+    const keep = (end: number): void => {
+      for (let i = from; i < end; i++) at.push(run.index + i);
+    };
+    for (const lineBreak of run[0].matchAll(LINE_BREAK)) {
+      keep(lineBreak.index);
+      from = lineBreak.index + lineBreak[0].length;
+    }
+    keep(run[0].length);
+    for (const form of forms) {
+      for (let i = joined.indexOf(form); i !== -1; i = joined.indexOf(form, i + 1)) found.push([at[i]!, at[i + form.length - 1]! + 1]);
+    }
+  }
+  return found;
+}
