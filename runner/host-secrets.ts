@@ -104,7 +104,10 @@ export class HostSecrets {
    * of the key from any answer that held it, "[redacted]" standing only for what it sent.
    */
   inServerTextWith(text: string, secrets: readonly string[], shown: readonly string[], cut: boolean): string {
-    return redact(text, secrets, shown, cut, this.rangesIn(text));
+    // A request's secrets in base64 that line breaks cut (an inspection service that gives the raw
+    // request back as Python's base64.encodebytes writes it), which redact's whole forms miss.
+    const wrapped = wrappedFormRanges(text, requestBase64Forms(secrets).filter((form) => form.length <= text.length));
+    return redact(text, secrets, shown, cut, [...this.rangesIn(text), ...wrapped]);
   }
 
   /** Whether `text` holds a form inServerText masks (an answer's bytes read another way than as it was shown: see NetworkExecutor.request). */
@@ -232,6 +235,25 @@ export class HostSecrets {
     }
     return changed ? out.toString("base64") : base64;
   }
+}
+
+/**
+ * A request's secrets longer than this are not looked for wrapped: a header's are shorter (see
+ * MAX_SECRET_HEADER_CHARS), and a classified body's answer is classified whole; its base64 forms,
+ * six texts each longer than it, made for every message of a request with an 8 MB body, held the host.
+ */
+const WRAPPED_SECRET_CHARS = 64 * 1024;
+/** requestBase64Forms's answers, by the request's list of secrets (one list a request). */
+const requestForms = new WeakMap<readonly string[], string[]>();
+
+/** The base64 forms of a request's secrets that are looked for wrapped across lines (see inServerTextWith). */
+function requestBase64Forms(secrets: readonly string[]): string[] {
+  let forms = requestForms.get(secrets);
+  if (forms === undefined) {
+    forms = [...new Set(secrets.filter((secret) => secret.length <= WRAPPED_SECRET_CHARS).flatMap(base64Forms))];
+    requestForms.set(secrets, forms);
+  }
+  return forms;
 }
 
 /** `text` with each of `secrets` replaced by its mask (MASK unless `maskOf` says). */

@@ -1,0 +1,66 @@
+// A secret header echoed in base64 wrapped across lines, through the real CLI: a request-inspection
+// service that gives the raw request back as Python's base64.encodebytes writes it (76 characters a
+// line) or as MIME does (CRLF). Redaction looked for a secret's base64 forms whole, and a script that
+// joined the lines and decoded them printed the secret.
+
+import { describe, expect, it } from "vitest";
+import { expectNoLeak } from "../files/fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, isEnvFile, lit, permit, perTestResources, tacit, TOKEN_FROM_ENV } from "./fixtures.js";
+
+const resources = perTestResources("tacit-net-wrapped-base64-", { concurrent: true });
+
+/** `bytes` in base64, in lines of `width` ended by `lineBreak` (Python's encodebytes: 76, "\n"). */
+function wrapped(bytes: Buffer, width: number, lineBreak: string): string {
+  const base64 = bytes.toString("base64");
+  let out = "";
+  for (let at = 0; at < base64.length; at += width) out += base64.slice(at, at + width) + lineBreak;
+  return out;
+}
+
+describe.concurrent("a secret header echoed in wrapped base64", () => {
+  it("is masked, wherever in its group of three the secret starts and however the lines break; the script decodes no piece of it", async () => {
+    const a = await resources.server((request, response) => {
+      const { width, lineBreak, pad } = JSON.parse(decodeURIComponent(request.url.slice(1))) as { width: number; lineBreak: string; pad: number };
+      const raw = Buffer.from(`${"x".repeat(pad)}GET / HTTP/1.1\r\nauthorization: ${String(request.headers.authorization)}\r\n\r\n`);
+      response.setHeader("content-type", "application/json");
+      response.end(JSON.stringify({ raw: wrapped(raw, width, lineBreak) }));
+    });
+    const { root, canary } = resources.projectWithSecret();
+    const shapes = [0, 1, 2].flatMap((pad) => [
+      { width: 76, lineBreak: "\n", pad },
+      { width: 64, lineBreak: "\r\n", pad },
+      { width: 12, lineBreak: "\n", pad },
+    ]);
+    const result = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN_FROM_ENV}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  for (const shape of ${JSON.stringify(shapes)}) {
+    attempt(JSON.stringify(shape), () => {
+      const raw: string = JSON.parse(net.httpGet(${lit(a.origin)} + "/" + encodeURIComponent(JSON.stringify(shape)), { secretHeaders: { authorization: token } })).raw;
+      // What the script makes of it: the lines joined, decoded from each place a group can start.
+      const joined = raw.replace(/\\s/g, "");
+      return [raw.includes("[redacted]"), ...[0, 1, 2, 3].map((skip) => { try { return atob(joined.slice(skip).replace(/[^A-Za-z0-9+/]/g, "").slice(0, Math.floor(joined.slice(skip).replace(/[^A-Za-z0-9+/]/g, "").length / 4) * 4)); } catch { return ""; } })];
+    });
+  }
+});
+`,
+      permit(`127.0.0.1:${a.port}`),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    for (const shape of shapes) {
+      const seen = attemptOf(found, JSON.stringify(shape));
+      expect(seen.status, JSON.stringify(seen)).toBe("ok");
+      // The echo came back masked.
+      expect((seen.value as unknown[])[0], JSON.stringify(shape)).toBe(true);
+    }
+    // The requests went out with the secret.
+    expect(a.received.filter((r) => r.headers.authorization === canary)).toHaveLength(shapes.length);
+    // The bad thing: a piece of the canary in what the script printed or decoded.
+    const random = canary.slice("canary-".length);
+    for (let at = 0; at + 8 <= random.length; at++) expect(result.stdout).not.toContain(random.slice(at, at + 8));
+    expectNoLeak(canary, result, root, isEnvFile);
+  });
+});
