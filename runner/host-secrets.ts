@@ -189,9 +189,11 @@ export class HostSecrets {
    */
   get cutMargin(): number {
     if (this.cutMarginChars === undefined) {
-      const escapable = wholeForms(this.given) ?? this.given;
-      const longest = escapable.reduce((max, form) => Math.max(max, form.length), 0);
-      this.cutMarginChars = Math.max(this.margin, ESCAPED_CHAR_CHARS * longest - 1);
+      // Forms in hex are of digits and letters, which no encoder escapes: they count as they are.
+      const forms = wholeForms(this.given) ?? this.given;
+      const inHex = (form: string): boolean => /^[0-9a-f]+(?:[ :][0-9a-f]+)*$/i.test(form);
+      const longest = (of: readonly string[]): number => of.reduce((max, form) => Math.max(max, form.length), 0);
+      this.cutMarginChars = Math.max(this.margin, ESCAPED_CHAR_CHARS * longest(forms.filter((form) => !inHex(form))) - 1, longest(forms.filter(inHex)) - 1);
     }
     return this.cutMarginChars;
   }

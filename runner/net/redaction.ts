@@ -96,6 +96,20 @@ function formsOf(sent: string): string[] {
 }
 
 /**
+ * The bytes of `value` (UTF-8) in hex, either case, with nothing, a space or a colon between them:
+ * as a server that shows a raw request in hex writes them (Go's %x, Python's bytes.hex(), Node's
+ * toString("hex"); bytes.hex(" ") and packet dumps), from which a script decoded a secret header.
+ * For a secret whole (see hexValuesOf), not each of its words: a raw request holds it whole.
+ */
+function hexForms(value: string): string[] {
+  const bytes = [...Buffer.from(value, "utf8")].map((byte) => byte.toString(16).padStart(2, "0"));
+  return ["", " ", ":"].flatMap((between) => {
+    const lower = bytes.join(between);
+    return [lower, lower.toUpperCase()];
+  });
+}
+
+/**
  * The longest host name DNS looks up (RFC 1035): past it, the ASCII form of a whole value is not
  * made (punycode takes time in the square of a label's different characters: 64 Ki of CJK took 4 s).
  */
@@ -216,7 +230,24 @@ function echoedForms(secret: string, text: string): Array<{ form: string; whole:
     const whole = value.length <= room;
     for (const form of formsOf(whole ? value : prefixOf(value, room + 1))) out.push({ form, whole: whole && form.length <= room });
   }
+  for (const value of hexValuesOf(scanned)) {
+    const whole = value.length <= room;
+    for (const form of hexForms(whole ? value : prefixOf(value, room + 1))) out.push({ form, whole: whole && form.length <= room });
+  }
   return out;
+}
+
+/**
+ * A secret longer than this is not looked for in hex: servers refuse a header line or a request's
+ * headers past 8 or 16 KiB (nginx, Node), so none echoes it, and the forms of a longer one (six,
+ * each two or three times its length) slowed redacting an 8 MiB answer by half for a script that
+ * sent 60 KiB of words as a secret header (1.1 s to 1.7 s of the host's only thread, each request).
+ */
+const MAX_HEX_SECRET_CHARS = 16 * 1024;
+
+/** The values whose hex forms are looked for: the secret as sent and trimmed (see hexForms), when it could be echoed. */
+function hexValuesOf(secret: string): string[] {
+  return secret.length > MAX_HEX_SECRET_CHARS ? [] : [...new Set([secret, secret.trim()])];
 }
 
 /** The values whose forms are looked for, but the words past `scanned` (see laterWordsIn): the secret, it trimmed, and its long words. */
@@ -234,7 +265,7 @@ function valuesOf(secret: string, scanned: string): string[] {
  */
 export function wholeForms(secrets: readonly string[]): string[] | null {
   if (secrets.some((secret) => secret.length > WORD_SCAN_CHARS)) return null;
-  const forms = secrets.flatMap((secret) => valuesOf(secret, secret).flatMap(formsOf));
+  const forms = secrets.flatMap((secret) => [...valuesOf(secret, secret).flatMap(formsOf), ...hexValuesOf(secret).flatMap(hexForms)]);
   return [...new Set(forms)].filter((form) => form.length >= MIN_REDACTED_LENGTH);
 }
 
