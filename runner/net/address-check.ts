@@ -56,7 +56,12 @@ export function isRestrictedAddress(address: string): boolean {
  */
 function isOwnAddress(address: string): boolean {
   const plain = address.split("%")[0]!.toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(plain)?.[1];
+  // IPv4-mapped, dotted ("::ffff:1.2.3.4") or in hex as a URL writes it ("::ffff:102:304"): the IPv4 address it reaches.
+  const groups = isIPv6(plain) ? hextetsOf(plain) : null;
+  const mapped =
+    groups !== null && groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff
+      ? `${groups[6]! >> 8}.${groups[6]! & 255}.${groups[7]! >> 8}.${groups[7]! & 255}`
+      : undefined;
   let interfaces: ReturnType<typeof networkInterfaces>;
   try {
     interfaces = networkInterfaces();

@@ -1,9 +1,16 @@
 // Unit tests of the two pure deciders: host patterns (globs and ports) and restricted
 // addresses. Fast, no processes, no traffic.
 
+import { networkInterfaces } from "node:os";
 import { describe, expect, it } from "vitest";
 import { isRestrictedAddress } from "../../runner/net/address-check.js";
 import { HostPatternError, hostOf, parseHostPattern, patternMatches } from "../../runner/net/host-policy.js";
+
+/** This machine's IPv4 interface addresses but loopback's. */
+const ownIPv4 = Object.values(networkInterfaces())
+  .flatMap((entries) => entries ?? [])
+  .filter((entry) => entry.family === "IPv4" && !entry.internal)
+  .map((entry) => entry.address);
 
 const matches = (pattern: string, url: string): boolean => patternMatches(parseHostPattern(pattern), new URL(url));
 
@@ -192,6 +199,14 @@ describe("restricted addresses", () => {
     ["2001:4860:4860::8888", false],
   ])("%s → restricted: %s", (address, restricted) => {
     expect(isRestrictedAddress(address)).toBe(restricted);
+  });
+
+  it.skipIf(ownIPv4.length === 0)("this machine's own addresses are restricted, IPv4-mapped too, dotted or in hex as a URL writes it", () => {
+    for (const own of ownIPv4) {
+      const [a, b, c, d] = own.split(".").map(Number) as [number, number, number, number];
+      const hex = `::ffff:${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+      for (const spelled of [own, `::ffff:${own}`, hex]) expect(isRestrictedAddress(spelled), spelled).toBe(true);
+    }
   });
 
   it("something that is not an address counts as restricted", () => {
