@@ -106,7 +106,7 @@ export class HostSecrets {
   inServerTextWith(text: string, secrets: readonly string[], shown: readonly string[], cut: boolean): string {
     // A request's secrets in base64 that line breaks cut (an inspection service that gives the raw
     // request back as Python's base64.encodebytes writes it), which redact's whole forms miss.
-    const wrapped = wrappedFormRanges(text, requestBase64Forms(secrets).filter((form) => form.length <= text.length));
+    const wrapped = wrappedFormRanges(text, requestBase64Forms(secrets), cut);
     return redact(text, secrets, shown, cut, [...this.rangesIn(text), ...wrapped]);
   }
 

@@ -104,7 +104,10 @@ export function wrappedSpan(length: number): number {
  * encoded by GNU `base64` (which wraps at 76 characters) held no form whole: read as text, a
  * script joined the lines, decoded them, and had the operator's key.
  */
-export function wrappedFormRanges(text: string, forms: readonly string[]): Array<[number, number]> {
+/** The fewest characters of a form's beginning at a cut end that are masked (a shorter piece matches ordinary text). */
+const MIN_CUT_PIECE_CHARS = 4;
+
+export function wrappedFormRanges(text: string, forms: readonly string[], cut = false): Array<[number, number]> {
   const found: Array<[number, number]> = [];
   if (forms.length === 0) return found;
   const shortest = forms.reduce((min, form) => Math.min(min, form.length), Number.POSITIVE_INFINITY);
@@ -128,5 +131,52 @@ export function wrappedFormRanges(text: string, forms: readonly string[]): Array
       for (let i = joined.indexOf(form); i !== -1; i = joined.indexOf(form, i + 1)) found.push([at[i]!, at[i + form.length - 1]! + 1]);
     }
   }
+  if (cut) found.push(...beganAtCutEnd(text, forms));
   return found;
+}
+
+/**
+ * A text cut at a size limit may end partway into a form, its lines' breaks between (and a break,
+ * or part of one, after its last characters): that beginning, from its first character to the
+ * text's end, when it is MIN_CUT_PIECE_CHARS or more of a form. Read backwards from the end over
+ * base64 characters and breaks, as far as the longest form reaches, in time linear in that.
+ */
+function beganAtCutEnd(text: string, forms: readonly string[]): Array<[number, number]> {
+  const longest = forms.reduce((max, form) => Math.max(max, form.length), 0);
+  const isBase64 = (c: string | undefined): boolean => c !== undefined && /[A-Za-z0-9+/=_-]/.test(c);
+  const at: number[] = [];
+  let i = text.length;
+  for (let steps = 0; i > 0 && at.length < longest && steps < wrappedSpan(longest) + 64; steps++) {
+    const c = text[i - 1]!;
+    if (/[rnt]/.test(c) && text[i - 2] === "\\") i -= 2; // An escaped break or tab: "\n", "\r", "\t".
+    else if (c === "\\" || c === "\r" || c === "\n" || c === " " || c === "\t") i -= 1;
+    else if (isBase64(c)) at.push(--i);
+    else break;
+  }
+  if (at.length < MIN_CUT_PIECE_CHARS) return [];
+  at.reverse();
+  const joined = at.map((position) => text[position]).join("");
+  const begun = longestBegun(joined, forms);
+  return begun === 0 ? [] : [[at[at.length - begun]!, text.length]];
+}
+
+/**
+ * The most characters `joined` ends with that begin one of `forms` (none whole), or 0 for fewer
+ * than MIN_CUT_PIECE_CHARS. In time linear in the forms and the text (a prefix function over each
+ * form, a separator and the text's last characters): tried length by length, a periodic secret of
+ * 64 KiB took billions of steps.
+ */
+function longestBegun(joined: string, forms: readonly string[]): number {
+  let longest = 0;
+  for (const form of forms) {
+    const pattern = `${form.slice(0, -1)}\u0000${joined.slice(-(form.length - 1))}`;
+    const border = new Int32Array(pattern.length);
+    for (let i = 1; i < pattern.length; i++) {
+      let k = border[i - 1]!;
+      while (k > 0 && pattern[i] !== pattern[k]) k = border[k - 1]!;
+      border[i] = pattern[i] === pattern[k] ? k + 1 : k;
+    }
+    longest = Math.max(longest, border[pattern.length - 1]!);
+  }
+  return longest >= MIN_CUT_PIECE_CHARS ? longest : 0;
 }

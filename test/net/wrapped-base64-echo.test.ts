@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, isEnvFile, lit, permit, perTestResources, tacit, TOKEN_FROM_ENV } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, isEnvFile, lit, permit, perTestResources, tacit, TOKEN_FROM_ENV } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-wrapped-base64-", { concurrent: true });
 
@@ -61,6 +61,45 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     // The bad thing: a piece of the canary in what the script printed or decoded.
     const random = canary.slice("canary-".length);
     for (let at = 0; at + 8 <= random.length; at++) expect(result.stdout).not.toContain(random.slice(at, at + 8));
+    expectNoLeak(canary, result, root, isEnvFile);
+  });
+
+  it("cut by the size limit partway into the secret's form, shows no beginning of it there", async () => {
+    const limit = 4096;
+    // Where the cut falls in the wrapped text: the secret's form runs from about its 43rd character to its 101st, a break at 76.
+    const cuts = [50, 60, 70, 76, 77, 80, 90, 100];
+    const a = await resources.server((request, response) => {
+      const n = Number(new URL(request.url, "http://x").searchParams.get("n"));
+      const raw = Buffer.from(`GET / HTTP/1.1\r\nauthorization: ${String(request.headers.authorization)}\r\n\r\n`);
+      response.setHeader("content-type", "text/plain");
+      response.end(`${"f".repeat(limit - n - 1)} ${wrapped(raw, 76, "\n")}`);
+    });
+    const { root, canary } = resources.projectWithSecret();
+    const config = configFile(resources.dir(), { networkPermissions: [`127.0.0.1:${a.port}`], networkResponseLimitBytes: limit });
+    const result = await tacit(
+      root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN_FROM_ENV}
+requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  for (const n of ${JSON.stringify(cuts)}) {
+    attempt(String(n), () => {
+      const tail = net.httpGet(${lit(a.origin)} + "/?n=" + n, { secretHeaders: { authorization: token } }).split(" ")[1]!.split("\\n[tacit:")[0]!;
+      const joined = tail.replace(/\\s/g, "").replace(/\\[redacted\\].*/, "");
+      return [tail, ...[0, 1, 2, 3].map((skip) => { const run = joined.slice(skip); try { return atob(run.slice(0, Math.floor(run.length / 4) * 4)); } catch { return ""; } })];
+    });
+  }
+});
+`,
+      ["--config", config],
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const found = attempts(result.stdout);
+    for (const n of cuts) expect(attemptOf(found, String(n)).status, String(n)).toBe("ok");
+    // Each cut falls inside the form or past it: what is left of the secret there is masked, but for
+    // its last bytes, which the base64 forms leave out (up to two at each end: see base64Forms).
+    for (const n of cuts) expect((attemptOf(found, String(n)).value as string[])[0], String(n)).toMatch(/\[redacted\]\n?[A-Za-z0-9+/]{0,4}$/);
+    const random = canary.slice("canary-".length);
+    for (let at = 0; at + 4 <= random.length; at++) expect(result.stdout, random.slice(at, at + 4)).not.toContain(random.slice(at, at + 4));
     expectNoLeak(canary, result, root, isEnvFile);
   });
 });
