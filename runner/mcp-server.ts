@@ -19,6 +19,7 @@ import { Recorder } from "./recorder.js";
 import { quotedName, refuseMalformedRequests } from "./mcp-arguments.js";
 import { answerUnreadableRequests, limitedStdin, MAX_MESSAGE_BYTES, type OversizedMessage } from "./mcp-stdin.js";
 import { ReplSession } from "./session.js";
+import { UNREAD_ANSWERS_LIMIT_BYTES, waitForUnreadAnswers } from "./unread-answers.js";
 import { EvaluatorsMemory, SessionsMemory } from "./sessions-memory.js";
 import { WarmSpare } from "./warm-spare.js";
 import { HeapShare } from "./heap-share.js";
@@ -441,6 +442,19 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
     : Object.fromEntries(Object.entries(TOOL_ARGUMENTS).filter(([name]) => !(name in SESSION_TOOL_ARGUMENTS)));
   refuseMalformedRequests(transport, new Map(Object.entries(offered)));
   answerUnreadableRequests(transport, input.passedOn);
+  const unreadAnswers = waitForUnreadAnswers({
+    transport,
+    output: process.stdout,
+    input: process.stdin,
+    limitBytes: UNREAD_ANSWERS_LIMIT_BYTES,
+    holdEvaluations: (until) => void evaluations.whileHeld(until),
+    onBackedUp: (unreadBytes) =>
+      log(
+        "warning",
+        `the client has left ${(unreadBytes / (1024 * 1024)).toFixed(1)} MiB of answers unread: tacit takes none of its requests and starts no evaluation ` +
+          "until it has read them (an MCP client must read what the server writes)",
+      ),
+  });
   log("info", `serving MCP on stdio (tacit ${version}${oversight.audit ? `, audit log ${config.auditLog}` : ""})`);
   for (const warning of config.warnings) log("warning", warning, false); // stderr had them at startup
   // The server stops when stdin ends (the client is gone). A transport that closes while stdin
@@ -466,6 +480,8 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
     process.stderr.write(`tacit: the MCP transport closed while stdin was still open${why}; the server stops\n`);
   }
   spares.close();
+  // Nothing the server ends waits for a client that reads nothing (its calls held from starting).
+  unreadAnswers.release();
   // The calls under way end first (their sessions' rebuilds stop as the sessions end), and have
   // logged how they ended before the log is closed.
   // Stopped by a signal, the calls it ends and the sessions' ends say which (as tacit run and repl do).

@@ -1,0 +1,76 @@
+// A client of `tacit serve` that sends requests and does not read the answers. Node keeps
+// whatever stdout cannot take yet in memory, without bound: 2,000 show_interface calls took the
+// server from 62 MB to 257 MB, and 100 execute_typescript calls each printing 4 MB (sent in one
+// write, all admitted at once) took it to 2.1 GB, more than any limit of tacit's allows for. So
+// once the client leaves more than a bound unread, the server takes no new request (it stops
+// reading stdin) and starts no new evaluation (those running finish and are answered), until
+// the client has read it all.
+
+import type { Readable, Writable } from "node:stream";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+
+/**
+ * How much of its answers a client may leave unread before the server waits for it. Above
+ * one answer's usual size (a few KiB) and the bytes a pipe holds (64 KiB), far below what the
+ * answers under way could add together.
+ */
+export const UNREAD_ANSWERS_LIMIT_BYTES = 4 * 1024 * 1024;
+
+export interface UnreadAnswersOptions {
+  transport: Transport;
+  /** Where the transport writes its answers (process.stdout). */
+  output: Writable;
+  /** Where the client's requests come from (process.stdin): not read while the client reads nothing. */
+  input: Readable;
+  limitBytes: number;
+  /** Keeps any evaluation from starting until `until` settles (ConcurrencyLimit.whileHeld). */
+  holdEvaluations: (until: Promise<void>) => void;
+  /** Told once each time the client has left too much unread, with how much. */
+  onBackedUp: (unreadBytes: number) => void;
+}
+
+/**
+ * Watches what the transport writes. Past `limitBytes` unread, stops reading the client and
+ * holds evaluations, until the output drains, or closes (a client that closed it is going away,
+ * and its input's end must then be read for the server to stop). `release` lets everything go
+ * on at once: the server is stopping, and what it ends must not wait for a client that reads nothing.
+ */
+export function waitForUnreadAnswers(options: UnreadAnswersOptions): { release: () => void } {
+  const { transport, output, input, limitBytes, holdEvaluations, onBackedUp } = options;
+  let resume: (() => void) | null = null;
+  let released = false;
+  const backedUp = (): void => {
+    if (resume !== null || released || output.destroyed) return;
+    // Only a write that found the stream full waits for its drain; before that the bytes are the kernel's.
+    if (output.writableLength <= limitBytes || !output.writableNeedDrain) return;
+    let letGo: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    resume = () => {
+      output.off("drain", resumeNow);
+      output.off("close", resumeNow);
+      resume = null;
+      input.resume();
+      letGo();
+    };
+    const resumeNow = (): void => resume?.();
+    output.on("drain", resumeNow);
+    output.on("close", resumeNow);
+    input.pause();
+    holdEvaluations(held);
+    // Said after the hold is in place: a logging notification is itself sent through here.
+    onBackedUp(output.writableLength);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = (message, sendOptions) => {
+    // The SDK's stdio transport writes within send(), before its promise settles.
+    const sent = send(message, sendOptions);
+    backedUp();
+    return sent;
+  };
+  return {
+    release: () => {
+      released = true;
+      resume?.();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+// A client of tacit serve that sends requests and does not read its answers: the server kept
+// every answer in memory until the client read it, without bound (2,000 show_interface calls
+// took it from 62 MB to 257 MB; 100 calls each printing 4 MB, to 2.1 GB). Past 4 MiB unread,
+// it now reads no more requests and starts no evaluation until the client has read them; then
+// everything is answered. Each test waits for the server's word that it waits (or, where it does
+// not, for what it would have done without waiting), so nothing depends on timings.
+
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { tempDirWithHome } from "../helpers.js";
+import { type RawClient, rawClient } from "./raw-client.js";
+
+interface Answer {
+  id?: unknown;
+  method?: string;
+  params?: { data?: unknown };
+  result?: { content?: Array<{ text: string }>; structuredContent?: { stdout: string } };
+  error?: unknown;
+}
+
+const WAITS = "the client has left";
+
+const ends: Array<() => void> = [];
+afterAll(() => {
+  for (const end of ends.splice(0)) end();
+});
+
+function server(args: string[], config: object = {}): { client: RawClient<Answer>; dir: string; stderr: () => string } {
+  const { dir, env, cleanup } = tempDirWithHome("tacit-unread-answers-");
+  writeFileSync(path.join(dir, "config.json"), JSON.stringify(config));
+  const client = rawClient<Answer>([...args, "--config", "config.json"], dir, env);
+  let stderr = "";
+  client.child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  ends.push(() => {
+    client.close();
+    cleanup();
+  });
+  return { client, dir, stderr: () => stderr };
+}
+
+/** Settles once `holds` is true, or once `client`'s server has ended (the test's assertions then say what went wrong). */
+async function until(client: RawClient<Answer>, holds: () => boolean): Promise<void> {
+  while (!holds() && client.child.exitCode === null && client.child.signalCode === null) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+describe.concurrent("tacit serve and a client that does not read its answers", () => {
+  it("stops reading its requests past a few MiB unread; once it reads, every request is answered", async () => {
+    const { client, stderr } = server([]);
+    await client.initialize();
+    client.child.stdout.pause();
+    // 2,000 calls of 15 KB answers each: without the bound the server read them all and held every
+    // answer (2,000 took it from 62 MB to 257 MB; 20,000 would take 2 GB). Each request is padded
+    // to 1 KB, so that what a pipe and the server's stdin hold (a few hundred KiB) is a fraction of them.
+    const calls = 2000;
+    const padding = "p".repeat(1000);
+    const requests = Array.from({ length: calls }, (_, i) =>
+      client.line({ jsonrpc: "2.0", id: 100 + i, method: "tools/call", params: { name: "show_interface", arguments: {}, _meta: { padding } } }),
+    );
+    let allRead = false;
+    const allWritten = new Promise<void>((resolve) => client.child.stdin.write(requests.join(""), () => resolve()));
+    // Either the server says it waits for the client, or it has read every request (what it did before).
+    await Promise.race([until(client, () => stderr().includes(WAITS)), allWritten.then(() => (allRead = true))]);
+    // It waited after the first 4 MiB of answers (about 300 requests, 300 KB), most of the 2 MB still unread.
+    expect(allRead, "the server read every request while its client read none of the answers").toBe(false);
+    client.child.stdout.resume();
+    const answered = (): Answer[] => client.responses.filter((r) => typeof r.id === "number" && r.id >= 100);
+    await until(client, () => answered().length === calls);
+    expect(new Set(answered().map((r) => r.id)).size).toBe(calls);
+    for (const answer of answered()) expect(answer.result?.content?.[0]?.text).toContain("requestFileSystem");
+    // The client is told why, once it reads.
+    const told = client.responses.find((r) => r.method === "notifications/message" && String(r.params?.data).includes(WAITS));
+    expect(String(told?.params?.data)).toMatch(/unread: tacit takes none of its requests and starts no evaluation until it has read them/);
+  });
+
+  it("starts no evaluation while its answers are unread: queued calls run once the client has read them", async () => {
+    const { client, dir, stderr } = server(["--no-check", "--exec-timeout-ms", "30000"], { maxConcurrentEvaluations: 1 });
+    await client.initialize();
+    client.child.stdout.pause();
+    // Each answer holds 3 MB of output twice: one is more than the server lets a client leave unread.
+    const calls = 4;
+    const code = `requestFileSystem(".", (fs) => fs.access("runs.txt").append("ran\\n"));\nprint("y".repeat(3_000_000));\n`;
+    for (let i = 0; i < calls; i++) client.send({ jsonrpc: "2.0", id: 100 + i, method: "tools/call", params: { name: "execute_typescript", arguments: { code } } });
+    const runs = (): number => {
+      try {
+        return readFileSync(path.join(dir, "runs.txt"), "utf8").split("\n").length - 1;
+      } catch {
+        return 0;
+      }
+    };
+    // Either the server says it waits for the client, or every call has run unread (what it did before).
+    await Promise.race([until(client, () => stderr().includes(WAITS)), until(client, () => runs() === calls)]);
+    // The first call's answer made it wait; the second may have started before that answer was sent.
+    expect(runs(), "calls that ran before the client read anything").toBeLessThanOrEqual(2);
+    client.child.stdout.resume();
+    for (let i = 0; i < calls; i++) expect((await client.answer(100 + i)).result?.structuredContent?.stdout).toBe("y".repeat(3_000_000));
+    expect(runs()).toBe(calls);
+  });
+});
