@@ -312,6 +312,17 @@ export function unreadableRequest(line: Buffer): { id: RequestId | null; code: E
   if (typeof method !== "string") return null;
   if (!(typeof id === "string" || (typeof id === "number" && Number.isFinite(id)))) {
     if (!Object.hasOwn(value, "id")) return null; // a notification: never answered
+    if (typeof id === "number") {
+      // Past what a double holds (1e400): JSON.parse made it Infinity, which JSON.stringify writes as
+      // null, and the client was told its id was null.
+      return {
+        id: null,
+        code: ErrorCode.InvalidRequest,
+        problem:
+          `request ${quotedName(method)} has a numeric id too large to hold (it reads as ${id}), and nothing in it ran: an MCP request's id is a string, ` +
+          `or a number up to ${Number.MAX_SAFE_INTEGER}. Send it again with an id of its own, one not used before in this session`,
+      };
+    }
     return {
       id: null,
       code: ErrorCode.InvalidRequest,

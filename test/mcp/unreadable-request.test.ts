@@ -75,6 +75,10 @@ describe("requests the SDK cannot read", () => {
     expect(unreadableRequest(line([{ jsonrpc: "2.0", id: 1, method: "ping" }]))).toMatchObject({ id: null, problem: expect.stringContaining("batch") });
     expect(unreadableRequest(line({ jsonrpc: "2.0", id: null, method: "ping" }))).toMatchObject({ id: null, problem: expect.stringContaining("has the id null") });
     expect(unreadableRequest(line({ jsonrpc: "2.0", id: 1.5e400, method: "ping" }))?.id).toBeNull();
+    // Written out (JSON.stringify would write Infinity as null): the id is named as what it reads as, not as null.
+    const huge = unreadableRequest(Buffer.from('{"jsonrpc":"2.0","id":1e400,"method":"ping"}'));
+    expect(huge).toMatchObject({ id: null, problem: expect.stringContaining('request "ping" has a numeric id too large to hold (it reads as Infinity)') });
+    expect(huge?.problem).not.toContain("has the id null");
   });
 });
 
