@@ -3,8 +3,8 @@
 // server from 62 MB to 257 MB, and 100 execute_typescript calls each printing 4 MB (sent in one
 // write, all admitted at once) took it to 2.1 GB, more than any limit of tacit's allows for. So
 // once the client leaves more than a bound unread, the server takes no new request (it stops
-// reading stdin) and starts no new evaluation (those running finish and are answered), until
-// the client has read it all.
+// reading stdin), starts no new evaluation (those running finish and are answered) and sends no
+// progress notification, until the client has read it all.
 
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -62,6 +62,10 @@ export function waitForUnreadAnswers(options: UnreadAnswersOptions): { release: 
   };
   const send = transport.send.bind(transport);
   transport.send = (message, sendOptions) => {
+    // A progress notification says a call is still under way, and is sent every second for each
+    // call, held ones included: written while the client reads nothing, they piled up as answers did
+    // (256 calls, 40 KB a second). The next one, once the client reads, says it all the same.
+    if (resume !== null && "method" in message && message.method === "notifications/progress") return Promise.resolve();
     // The SDK's stdio transport writes within send(), before its promise settles.
     const sent = send(message, sendOptions);
     backedUp();

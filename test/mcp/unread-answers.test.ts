@@ -96,4 +96,29 @@ describe.concurrent("tacit serve and a client that does not read its answers", (
     for (let i = 0; i < calls; i++) expect((await client.answer(100 + i)).result?.structuredContent?.stdout).toBe("y".repeat(3_000_000));
     expect(runs()).toBe(calls);
   });
+
+  it("sends no progress for a call held meanwhile; once the client reads, the call runs and is answered", async () => {
+    const { client, stderr } = server(["--no-check", "--exec-timeout-ms", "30000"], { maxConcurrentEvaluations: 1 });
+    await client.initialize();
+    client.child.stdout.pause();
+    const call = (id: number, code: string, progressToken?: string) =>
+      client.send({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "execute_typescript", arguments: { code }, ...(progressToken ? { _meta: { progressToken } } : {}) } });
+    // The first answer makes the server wait; the second call takes the slot as the first ends,
+    // before its answer; the third is held, and asked for progress.
+    call(100, 'print("y".repeat(3_000_000));');
+    call(101, 'print("second");');
+    const sentAt = Date.now();
+    call(102, 'print("third");', "held");
+    await until(client, () => stderr().includes(WAITS));
+    // Long enough for progress (once a second) to have been sent without the change.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const readFrom = Date.now() - sentAt;
+    client.child.stdout.resume();
+    expect(JSON.stringify((await client.answer(102)).result)).toContain("third");
+    // A notification saying the call had run for less than the time before the client read was
+    // written before it read (the server took the call after the test sent it): while it waited.
+    const progress = client.responses.filter((r) => r.method === "notifications/progress");
+    const whileWaiting = progress.filter((r) => (r.params as { progress: number }).progress < readFrom - 200);
+    expect(whileWaiting, "progress notifications sent while the client read nothing").toEqual([]);
+  });
 });
