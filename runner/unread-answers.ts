@@ -7,6 +7,7 @@
 // progress notification, until the client has read it all.
 
 import type { Readable, Writable } from "node:stream";
+import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 
 /**
@@ -30,7 +31,7 @@ export interface UnreadAnswersOptions {
 }
 
 /**
- * Watches what the transport writes. Past `limitBytes` unread, stops reading the client and
+ * Writes what the transport sends to `output`, and watches it. Past `limitBytes` unread, stops reading the client and
  * holds evaluations, until the output drains, or closes (a client that closed it is going away,
  * and its input's end must then be read for the server to stop). `release` lets everything go
  * on at once: the server is stopping, and what it ends must not wait for a client that reads nothing.
@@ -60,16 +61,27 @@ export function waitForUnreadAnswers(options: UnreadAnswersOptions): { release: 
     // Said after the hold is in place: a logging notification is itself sent through here.
     onBackedUp(output.writableLength);
   };
-  const send = transport.send.bind(transport);
-  transport.send = (message, sendOptions) => {
+  /** Settles at the output's next drain: every send that found it full waits for the same one. */
+  let drained: Promise<void> | null = null;
+  // Written here rather than by the SDK's stdio transport, which does the same with a drain
+  // listener of its own for every message that finds the output full: past ten, Node printed
+  // "MaxListenersExceededWarning: Possible EventEmitter memory leak detected" on the operator's
+  // stderr whenever a client read more slowly than it was answered.
+  transport.send = (message) => {
     // A progress notification says a call is still under way, and is sent every second for each
     // call, held ones included: written while the client reads nothing, they piled up as answers did
     // (256 calls, 40 KB a second). The next one, once the client reads, says it all the same.
     if (resume !== null && "method" in message && message.method === "notifications/progress") return Promise.resolve();
-    // The SDK's stdio transport writes within send(), before its promise settles.
-    const sent = send(message, sendOptions);
+    const taken = output.write(serializeMessage(message));
     backedUp();
-    return sent;
+    if (taken) return Promise.resolve();
+    drained ??= new Promise<void>((resolve) =>
+      output.once("drain", () => {
+        drained = null;
+        resolve();
+      }),
+    );
+    return drained;
   };
   return {
     release: () => {
