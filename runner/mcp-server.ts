@@ -19,7 +19,7 @@ import { Recorder } from "./recorder.js";
 import { quotedName, refuseMalformedRequests } from "./mcp-arguments.js";
 import { answerUnreadableRequests, limitedStdin, MAX_MESSAGE_BYTES, type OversizedMessage } from "./mcp-stdin.js";
 import { ReplSession } from "./session.js";
-import { UNREAD_ANSWERS_LIMIT_BYTES, waitForUnreadAnswers } from "./unread-answers.js";
+import { UNREAD_ANSWERS_LIMIT_BYTES, UNREAD_MESSAGES_LIMIT, waitForUnreadAnswers } from "./unread-answers.js";
 import { EvaluatorsMemory, SessionsMemory } from "./sessions-memory.js";
 import { WarmSpare } from "./warm-spare.js";
 import { HeapShare } from "./heap-share.js";
@@ -442,18 +442,24 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
     : Object.fromEntries(Object.entries(TOOL_ARGUMENTS).filter(([name]) => !(name in SESSION_TOOL_ARGUMENTS)));
   refuseMalformedRequests(transport, new Map(Object.entries(offered)));
   answerUnreadableRequests(transport, input.passedOn);
+  let toldOfUnreadAnswers = false;
   const unreadAnswers = waitForUnreadAnswers({
     transport,
     output: process.stdout,
     input: process.stdin,
     limitBytes: UNREAD_ANSWERS_LIMIT_BYTES,
+    limitMessages: UNREAD_MESSAGES_LIMIT,
     holdEvaluations: (until) => void evaluations.whileHeld(until),
-    onBackedUp: (unreadBytes) =>
+    // Said the first time only: a client that reads, but more slowly than it is answered, comes here again and again.
+    onBackedUp: ({ bytes, messages }) => {
+      if (toldOfUnreadAnswers) return;
+      toldOfUnreadAnswers = true;
       log(
         "warning",
-        `the client has left ${(unreadBytes / (1024 * 1024)).toFixed(1)} MiB of answers unread: tacit takes none of its requests and starts no evaluation ` +
-          "until it has read them (an MCP client must read what the server writes)",
-      ),
+        `the client has left ${messages.toLocaleString("en-US")} answers (${(bytes / (1024 * 1024)).toFixed(1)} MiB) unread: tacit takes none of its requests ` +
+          "and starts no evaluation until it has read them, then goes on; said once (an MCP client must read what the server writes)",
+      );
+    },
   });
   log("info", `serving MCP on stdio (tacit ${version}${oversight.audit ? `, audit log ${config.auditLog}` : ""})`);
   for (const warning of config.warnings) log("warning", warning, false); // stderr had them at startup

@@ -17,6 +17,14 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
  */
 export const UNREAD_ANSWERS_LIMIT_BYTES = 4 * 1024 * 1024;
 
+/**
+ * How many messages may wait for the client to read them, however short: each one's request
+ * is held by the SDK until its answer is written (its abort controller, its handler's context),
+ * some 9 KB in all for a ping's 40-byte answer. 4 MiB of ping answers is 100,000 of them: 200,000
+ * pings sent at once took the server to 982 MB under the byte bound alone.
+ */
+export const UNREAD_MESSAGES_LIMIT = 1000;
+
 export interface UnreadAnswersOptions {
   transport: Transport;
   /** Where the transport writes its answers (process.stdout). */
@@ -24,26 +32,29 @@ export interface UnreadAnswersOptions {
   /** Where the client's requests come from (process.stdin): not read while the client reads nothing. */
   input: Readable;
   limitBytes: number;
+  limitMessages: number;
   /** Keeps any evaluation from starting until `until` settles (ConcurrencyLimit.whileHeld). */
   holdEvaluations: (until: Promise<void>) => void;
-  /** Told once each time the client has left too much unread, with how much. */
-  onBackedUp: (unreadBytes: number) => void;
+  /** Told each time the client has left too much unread, with how much. */
+  onBackedUp: (unread: { bytes: number; messages: number }) => void;
 }
 
 /**
- * Writes what the transport sends to `output`, and watches it. Past `limitBytes` unread, stops reading the client and
+ * Writes what the transport sends to `output`, and watches it. Past `limitBytes` or `limitMessages` unread, stops reading the client and
  * holds evaluations, until the output drains, or closes (a client that closed it is going away,
  * and its input's end must then be read for the server to stop). `release` lets everything go
  * on at once: the server is stopping, and what it ends must not wait for a client that reads nothing.
  */
 export function waitForUnreadAnswers(options: UnreadAnswersOptions): { release: () => void } {
-  const { transport, output, input, limitBytes, holdEvaluations, onBackedUp } = options;
+  const { transport, output, input, limitBytes, limitMessages, holdEvaluations, onBackedUp } = options;
   let resume: (() => void) | null = null;
   let released = false;
+  /** Messages written since the output last drained that found it full: each waits for that drain. */
+  let waiting = 0;
   const backedUp = (): void => {
     if (resume !== null || released || output.destroyed) return;
     // Only a write that found the stream full waits for its drain; before that the bytes are the kernel's.
-    if (output.writableLength <= limitBytes || !output.writableNeedDrain) return;
+    if (!output.writableNeedDrain || (output.writableLength <= limitBytes && waiting <= limitMessages)) return;
     let letGo: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (letGo = resolve));
     resume = () => {
@@ -59,7 +70,7 @@ export function waitForUnreadAnswers(options: UnreadAnswersOptions): { release: 
     input.pause();
     holdEvaluations(held);
     // Said after the hold is in place: a logging notification is itself sent through here.
-    onBackedUp(output.writableLength);
+    onBackedUp({ bytes: output.writableLength, messages: waiting });
   };
   /** Settles at the output's next drain: every send that found it full waits for the same one. */
   let drained: Promise<void> | null = null;
@@ -73,11 +84,13 @@ export function waitForUnreadAnswers(options: UnreadAnswersOptions): { release: 
     // (256 calls, 40 KB a second). The next one, once the client reads, says it all the same.
     if (resume !== null && "method" in message && message.method === "notifications/progress") return Promise.resolve();
     const taken = output.write(serializeMessage(message));
+    if (!taken) waiting++;
     backedUp();
     if (taken) return Promise.resolve();
     drained ??= new Promise<void>((resolve) =>
       output.once("drain", () => {
         drained = null;
+        waiting = 0;
         resolve();
       }),
     );

@@ -73,6 +73,26 @@ describe.concurrent("tacit serve and a client that does not read its answers", (
     // The client is told why, once it reads.
     const told = client.responses.find((r) => r.method === "notifications/message" && String(r.params?.data).includes(WAITS));
     expect(String(told?.params?.data)).toMatch(/unread: tacit takes none of its requests and starts no evaluation until it has read them/);
+    expect(stderr().split(WAITS).length - 1, "the warning is said once").toBe(1);
+  });
+
+  it("counts short answers too: 20,000 pings unread are not all read, though their answers take less than a MiB", async () => {
+    const { client, stderr } = server([]);
+    await client.initialize();
+    client.child.stdout.pause();
+    // Each ping's request is held by the SDK until its answer is written (some 9 KB): 200,000 took
+    // the server to 982 MB, with far less than the byte bound unread. 20,000 is 900 KB of requests.
+    const pings = 20_000;
+    const requests = Array.from({ length: pings }, (_, i) => client.line({ jsonrpc: "2.0", id: `p${i}`, method: "ping" }));
+    let allRead = false;
+    const allWritten = new Promise<void>((resolve) => client.child.stdin.write(requests.join(""), () => resolve()));
+    await Promise.race([until(client, () => stderr().includes(WAITS)), allWritten.then(() => (allRead = true))]);
+    expect(allRead, "the server read every ping while its client read none of the answers").toBe(false);
+    expect(stderr()).toMatch(/the client has left 1,00\d answers \(0\.\d MiB\) unread/);
+    client.child.stdout.resume();
+    const answered = (): number => client.responses.filter((r) => typeof r.id === "string" && r.id.startsWith("p")).length;
+    await until(client, () => answered() === pings);
+    expect(answered()).toBe(pings);
   });
 
   it("starts no evaluation while its answers are unread: queued calls run once the client has read them", async () => {
