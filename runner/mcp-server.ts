@@ -303,8 +303,11 @@ function serverLog(server: McpServer, quiet: boolean) {
   };
 }
 
-/** How the server stopped: its client went away (stdin ended), its transport closed under it, or it was told to (ServeOptions.stop). */
-export type ServeEnd = "stdin ended" | "transport closed" | "told to stop";
+/**
+ * How the server stopped: its client went away (stdin ended), its transport closed under it, its
+ * stdout was closed (no answer can reach the client), or it was told to (ServeOptions.stop).
+ */
+export type ServeEnd = "stdin ended" | "transport closed" | "stdout closed" | "told to stop";
 
 export async function serve({ config, version, stop }: ServeOptions): Promise<ServeEnd> {
   const server = new McpServer({ name: "tacit", version }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
@@ -478,12 +481,20 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
       resolve("transport closed");
     };
     void input.ended.then(() => resolve("stdin ended"));
+    // A client that closed its end of stdout (tacit's stdout fails with EPIPE, and is destroyed: see
+    // cli/main.ts) hears nothing more. The server went on taking its requests, each held by the SDK
+    // until an answer that could never be written (200,000 pings: 62 MB to 422 MB), and its calls
+    // ran on, commands included, for no one.
+    process.stdout.once("close", () => resolve("stdout closed"));
     if (stop?.aborted) resolve("told to stop");
     stop?.addEventListener("abort", () => resolve("told to stop"), { once: true });
   });
   if (stopped === "transport closed") {
     const why = lastTransportError ? `: ${(lastTransportError as Error).message}` : "";
     process.stderr.write(`tacit: the MCP transport closed while stdin was still open${why}; the server stops\n`);
+  }
+  if (stopped === "stdout closed") {
+    process.stderr.write("tacit: the MCP client closed its end of stdout: no answer can reach it; the calls under way are ended as a cancellation ends them, and the server stops\n");
   }
   spares.close();
   // Nothing the server ends waits for a client that reads nothing (its calls held from starting).

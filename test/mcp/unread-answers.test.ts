@@ -143,4 +143,20 @@ describe.concurrent("tacit serve and a client that does not read its answers", (
     const whileWaiting = progress.filter((r) => (r.params as { progress: number }).progress < readFrom - 200);
     expect(whileWaiting, "progress notifications sent while the client read nothing").toEqual([]);
   });
+
+  it("that closes its end of stdout: the server stops reading it, exits 1 and says why", async () => {
+    const { client, stderr } = server([]);
+    await client.initialize();
+    // The client's end goes; the server's next write (its first ping, or an answer) fails with EPIPE.
+    client.child.stdout.destroy();
+    client.child.stdin.on("error", () => undefined);
+    const exited = new Promise<number | null>((resolve) => client.child.once("exit", (code) => resolve(code)));
+    // Without the stop, the server read all 50,000 (each held by the SDK until an answer that can never be written).
+    const pings = Array.from({ length: 50_000 }, (_, i) => client.line({ jsonrpc: "2.0", id: `p${i}`, method: "ping" })).join("");
+    const readAll = new Promise<boolean>((resolve) => client.child.stdin.write(pings, (error) => resolve(!error)));
+    const first = await Promise.race([exited.then(() => "exited"), readAll.then((all) => (all ? "read every ping" : "exited"))]);
+    expect(first).toBe("exited");
+    expect(await exited).toBe(1);
+    expect(stderr()).toContain("tacit: the MCP client closed its end of stdout: no answer can reach it");
+  });
 });
