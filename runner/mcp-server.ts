@@ -314,7 +314,14 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
   // The server's first request to the client is a ping, so that no question is ever request 0:
   // the SDK's client drops a cancellation of request id 0 (its check is "if (!requestId)"), and
   // a question withdrawn because its call ended stayed in front of the person (see gate.ts).
-  server.server.oninitialized = () => void server.server.ping().catch(() => undefined);
+  // Once: a client may send notifications/initialized as often as it likes, and each one sent a
+  // ping that waited a minute for its answer (400,000 of them made 50,000 pings and 240 MB).
+  let pinged = false;
+  server.server.oninitialized = () => {
+    if (pinged) return;
+    pinged = true;
+    void server.server.ping().catch(() => undefined);
+  };
   const log = serverLog(server, config.quiet);
   const recorder = config.recordPath ? new Recorder(config.recordPath) : null;
   // Approvals are asked of the client's user (elicitation); the audit log lives as long as the server.
