@@ -40,10 +40,11 @@ export interface UnreadAnswersOptions {
 }
 
 /**
- * Writes what the transport sends to `output`, and watches it. Past `limitBytes` or `limitMessages` unread, stops reading the client and
- * holds evaluations, until the output drains, or closes (a client that closed it is going away,
- * and its input's end must then be read for the server to stop). `release` lets everything go
- * on at once: the server is stopping, and what it ends must not wait for a client that reads nothing.
+ * Writes what the transport sends to `output`, and watches it. Past `limitBytes` or
+ * `limitMessages` unread, stops reading the client and holds evaluations, until the output
+ * drains, or closes (the server then stops: nothing it ends may wait on the hold). `release`
+ * lets everything go on at once: the server is stopping, and what it ends must not wait for a
+ * client that reads nothing.
  */
 export function waitForUnreadAnswers(options: UnreadAnswersOptions): { release: () => void } {
   const { transport, output, input, limitBytes, limitMessages, holdEvaluations, onBackedUp } = options;
