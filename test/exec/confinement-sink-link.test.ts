@@ -8,7 +8,10 @@
 // link is refused and the command with it, and nothing is created where the link leads.
 //
 // The script waits for its piped input, after tacit has found the sink's directory and before its
-// first command: the test puts the link there meanwhile, then ends the input.
+// first command: the test puts the link there meanwhile, then ends the input. It prints nothing
+// before: the secure output is opened (its directory made) at the first thing a script prints, so
+// a script that said "waiting" first raced the test's link with tacit's mkdir. It writes a file
+// the test waits for instead.
 
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
@@ -18,7 +21,7 @@ import { childEnv, tacitBin } from "../helpers.js";
 import { realTempDir } from "../files/fixtures.js";
 
 const SCRIPT = `
-println("waiting for input");
+requestFileSystem(".", (fs) => fs.access("started").write("the script runs"));
 readInput();
 requestExecPermission(["true"], (proc) => {
   try {
@@ -55,14 +58,15 @@ describe("the secure output's directory, missing when the run began and then a l
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    // tacit found the sink's directory as the run began; the script now waits for its input.
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString();
-        if (stdout.includes("waiting for input")) resolve();
-      });
-      child.on("exit", () => reject(new Error(`tacit ended before the script waited: ${stdout}${stderr}`)));
-    });
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    let ended = false;
+    child.on("exit", () => (ended = true));
+    // tacit found the sink's directory as the run began; the script has written its file and now waits for its input.
+    while (!existsSync(path.join(work, "started"))) {
+      if (ended) throw new Error(`tacit ended before the script waited: ${stdout}${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(existsSync(path.join(work, "out")), "the sink's directory, made before the link (nothing was printed)").toBe(false);
     symlinkSync(elsewhere, path.join(work, "out"));
     child.stdin.end("go\n");
     const code = await exited;
