@@ -3,6 +3,7 @@
 //   - relative with "/" is anchored at the filesystem root ("home/*/.ssh", "srv/**/keys")
 //   - absolute          matches the full path; its non-glob prefix is resolved through symlinks
 // A trailing "/" is dropped; a path is classified if it or any ancestor matches.
+// A pattern matches as written and in any case (see FOLDED_GLOB_OPTIONS).
 
 import path from "node:path";
 import picomatch from "picomatch";
@@ -64,21 +65,48 @@ function once<T>(key: string, compile: () => T): T {
 const GLOB_OPTIONS = { dot: true, flags: "s" } as const;
 
 /**
+ * The same, in any case ("i"): tried on a text in lower case (see caseFolded). On a
+ * case-insensitive file system whose paths keep the case they were named in (Linux's casefold
+ * directories on ext4, f2fs or tmpfs, FAT and exFAT drives, SMB shares, WSL's /mnt/c) `.ENV` opens
+ * `.env` and `ID.PEM` opens `id.pem`, and the real path is still `.ENV` (macOS's realpath, which
+ * resolveReal uses, gives the case on disk): matched by their letters as written, a script read
+ * both as text. A pattern is also still tried as written (GLOB_OPTIONS), so that case never
+ * makes a path ordinary that was classified (`.env.[!e]*` classifies `.env.Example`).
+ */
+const FOLDED_GLOB_OPTIONS = { dot: true, flags: "is" } as const;
+
+const NOT_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * `text` in lower case, as patterns are matched in any case: past ASCII, upper case first, so
+ * that a letter whose lower case is not its case folding is folded too (the long s "ſ" is "s",
+ * as a case-insensitive file system folds it; the Kelvin sign "K" lowers to "k" either way).
+ * Only letters change: no "/" is made or removed, and an ASCII text keeps its length.
+ */
+export function caseFolded(text: string): string {
+  const lower = text.toLowerCase();
+  return NOT_ASCII.test(lower) ? text.toUpperCase().toLowerCase() : lower;
+}
+
+/**
  * A pattern as picomatch is given it: a class's "[!…]" written "[^…]", which picomatch reads as
  * gitignore does, every character but those listed (see glob-classes.ts). As written, ".env.[!e]*"
  * (every .env.* but .env.example) classified .env.example and left .env.production readable.
  */
 const asGiven = withCaretNegation;
 
-/** picomatch's test for `pattern` (see GLOB_OPTIONS). */
-const globTest = (pattern: string): picomatch.Matcher => once(`test\0${pattern}`, () => picomatch(asGiven(pattern), GLOB_OPTIONS));
+type GlobOptions = typeof GLOB_OPTIONS | typeof FOLDED_GLOB_OPTIONS;
 
-/** All of `patterns` as one expression, or null where one has other flags (nocase) and cannot be joined. */
-function combinedExpression(patterns: readonly string[]): RegExp | null {
-  return once(`names\0${patterns.join("\0")}`, () => {
-    const expressions = patterns.map((pattern) => picomatch.makeRe(asGiven(pattern), GLOB_OPTIONS));
-    return expressions.every((expression) => expression.flags === "s")
-      ? new RegExp(expressions.map((expression) => `(?:${expression.source})`).join("|"), "s")
+/** picomatch's test for `pattern` with `options` (see GLOB_OPTIONS, FOLDED_GLOB_OPTIONS). */
+const globTest = (pattern: string, options: GlobOptions): picomatch.Matcher =>
+  once(`test\0${options.flags}\0${pattern}`, () => picomatch(asGiven(pattern), options));
+
+/** All of `patterns` as one expression, or null where one has other flags than `options` give and cannot be joined. */
+function combinedExpression(patterns: readonly string[], options: GlobOptions): RegExp | null {
+  return once(`names\0${options.flags}\0${patterns.join("\0")}`, () => {
+    const expressions = patterns.map((pattern) => picomatch.makeRe(asGiven(pattern), options));
+    return expressions.every((expression) => expression.flags === options.flags)
+      ? new RegExp(expressions.map((expression) => `(?:${expression.source})`).join("|"), options.flags)
       : null;
   });
 }
@@ -120,6 +148,16 @@ function plainEnds(pattern: string): PlainEnds {
 
 const SLASH = 0x2f;
 
+/** The lower case of the ASCII character `code`, or `code` itself for any other. */
+const lowerAscii = (code: number): number => (code >= 0x41 && code <= 0x5a ? code + 0x20 : code);
+
+/**
+ * Whether caseFolded may make the text whose first (or last) character is `code` begin (or end)
+ * otherwise than with that character's lower case: it is not ASCII (the Kelvin sign folds to
+ * "k", the long s to "s", the ligature "ﬁ" to "fi"), or it is not there (an empty text).
+ */
+const foldsUnseen = (code: number): boolean => !(code <= 0x7f);
+
 /**
  * A quick look that rules out, for most texts, that any of `patterns` matches (true: none can;
  * false: the joined expression decides), where the patterns are all plain (isPlainPattern); null
@@ -128,43 +166,62 @@ const SLASH = 0x2f;
  * expression's run (which tries "*.pem", "*.key", … at each character) cost about a third of a
  * microsecond each for a name and a path, where a text's first and last characters rule out
  * nearly every pattern: "f12.txt" starts with no pattern's prefix and ends with no pattern's
- * suffix. Its "none can" is only ever where picomatch answers no for each pattern too
- * (test/files/classified-paths.test.ts holds it to that); a text ending in "/", which picomatch
- * matches more loosely ("x.pem/"), is left to the expression.
+ * suffix. It rules out matches in any case (so also those as written): the patterns' ends are
+ * ASCII, kept in lower case, and looked up by the text's first and last characters in lower case;
+ * only a text that passes is folded (caseFolded, about 30 ns a name) to compare the ends, and one
+ * that begins or ends past ASCII is left to the expression. Its "none can" is only ever where
+ * picomatch answers no for each pattern too (test/files/classified-paths.test.ts holds it to
+ * that); a text ending in "/", which picomatch matches more loosely ("x.pem/"), is left to the expression.
  */
 function quickRefusal(patterns: readonly string[]): ((text: string) => boolean) | null {
   if (!patterns.every(isPlainPattern)) return null;
   /** Patterns by the first character of their prefix; those without a prefix, by the last character of their suffix. */
   const byFirst = new Map<number, PlainEnds[]>();
   const byLast = new Map<number, PlainEnds[]>();
-  for (const ends of patterns.map(plainEnds)) {
-    if (ends.prefix === "" && ends.suffix === "") return null;
+  for (const { prefix, suffix } of patterns.map(plainEnds)) {
+    if (prefix === "" && suffix === "") return null;
+    const ends = { prefix: prefix.toLowerCase(), suffix: suffix.toLowerCase() };
     const [table, key] = ends.prefix !== "" ? [byFirst, ends.prefix.charCodeAt(0)] : [byLast, ends.suffix.charCodeAt(ends.suffix.length - 1)];
     table.set(key, [...(table.get(key) ?? []), ends]);
   }
-  const fits = (candidates: readonly PlainEnds[] | undefined, text: string): boolean =>
-    candidates !== undefined && candidates.some(({ prefix, suffix }) => text.startsWith(prefix) && text.endsWith(suffix));
+  const fits = (candidates: readonly PlainEnds[] | undefined, folded: string): boolean =>
+    candidates !== undefined && candidates.some(({ prefix, suffix }) => folded.startsWith(prefix) && folded.endsWith(suffix));
   return (text) => {
+    const first = text.charCodeAt(0);
     const last = text.charCodeAt(text.length - 1);
-    return last !== SLASH && !fits(byFirst.get(text.charCodeAt(0)), text) && !fits(byLast.get(last), text);
+    if (last === SLASH || foldsUnseen(first) || foldsUnseen(last)) return false;
+    const startingSo = byFirst.get(lowerAscii(first));
+    const endingSo = byLast.get(lowerAscii(last));
+    if (startingSo === undefined && endingSo === undefined) return true;
+    const folded = caseFolded(text);
+    return !fits(startingSo, folded) && !fits(endingSo, folded);
   };
 }
 
 /**
- * One test for all of `patterns`, as picomatch's own test of each would answer: their regular
- * expressions joined into one, plus picomatch's exact-text match, and nothing for "". `refuses`:
- * the quick look that rules out most texts before either (see quickRefusal), or null.
+ * One test for all of `patterns`, as picomatch's own test of each would answer, as written or in
+ * any case (on the text in lower case, FOLDED_GLOB_OPTIONS): their regular expressions joined
+ * into one, plus picomatch's exact-text match, and nothing for "". `refuses`: the quick look that
+ * rules out most texts before either, without folding them (see quickRefusal), or null.
  */
-function combinedTest(patterns: readonly string[]): { test: (text: string) => boolean; refuses: ((text: string) => boolean) | null } {
+function combinedTest(patterns: readonly string[]): { test: Matcher; refuses: ((text: string) => boolean) | null } {
   if (patterns.length === 0) return { test: () => false, refuses: null };
-  const combined = combinedExpression(patterns);
-  if (combined === null) {
-    const tests = patterns.map(globTest);
-    return { test: (text) => tests.some((test) => test(text)), refuses: null };
+  const asWritten = combinedExpression(patterns, GLOB_OPTIONS);
+  const inAnyCase = combinedExpression(patterns, FOLDED_GLOB_OPTIONS);
+  if (asWritten === null || inAnyCase === null) {
+    const tests = patterns.map((pattern) => globTest(pattern, GLOB_OPTIONS));
+    const foldedTests = patterns.map((pattern) => globTest(pattern, FOLDED_GLOB_OPTIONS));
+    return { test: (text) => tests.some((test) => test(text)) || foldedTests.some((test) => test(caseFolded(text))), refuses: null };
   }
   const exact = new Set(patterns);
+  const exactFolded = new Set(patterns.map(caseFolded));
   const refuses = once(`refuses\0${patterns.join("\0")}`, () => quickRefusal(patterns));
-  const test = (text: string): boolean => text !== "" && (exact.has(text) || combined.test(text));
+  const test: Matcher = (text) => {
+    if (text === "") return false;
+    if (exact.has(text) || asWritten.test(text)) return true;
+    const folded = caseFolded(text);
+    return exactFolded.has(folded) || inAnyCase.test(folded);
+  };
   return { test: refuses === null ? test : (text) => !refuses(text) && test(text), refuses };
 }
 
@@ -210,28 +267,45 @@ function pathsMatcher(patterns: readonly string[]): PathPatterns {
   const others: string[] = [];
   for (const pattern of patterns) {
     const last = pattern.slice(pattern.lastIndexOf("/") + 1);
-    if (PLAIN_COMPONENT.test(last)) byLastComponent.set(last, [...(byLastComponent.get(last) ?? []), pattern]);
+    // Keyed in lower case: such a pattern matches, in any case, paths ending in its component in any case.
+    const key = last.toLowerCase();
+    if (PLAIN_COMPONENT.test(last)) byLastComponent.set(key, [...(byLastComponent.get(key) ?? []), pattern]);
     else others.push(pattern);
   }
   const endingIn = new Map([...byLastComponent].map(([last, ending]) => [last, joinedPathTest(ending)]));
-  const rest = joinedPathTest(others);
+  // The first and last characters (in lower case) of those components: a path whose last component
+  // begins or ends with no such character (and with no character that folds past what it shows,
+  // foldsUnseen) ends in none of them, found without folding it (most paths: a read's, a walk's).
+  const componentFirsts = new Set([...endingIn.keys()].map((last) => last.charCodeAt(0)));
+  const componentLasts = new Set([...endingIn.keys()].map((last) => last.charCodeAt(last.length - 1)));
+  const mayEndInOne = (component: string): boolean => {
+    const first = component.charCodeAt(0);
+    const last = component.charCodeAt(component.length - 1);
+    return (foldsUnseen(first) || componentFirsts.has(lowerAscii(first))) && (foldsUnseen(last) || componentLasts.has(lowerAscii(last)));
+  };
+  const rest = others.length === 0 ? null : joinedPathTest(others);
   // What every path one of the others matches starts with: an anchored pattern is tried on the path below "/".
-  const restStarts = others.map((pattern) => (pattern.startsWith("/") ? "" : "/") + literalStart(pattern));
+  // In lower case, and compared with a prefix in lower case: a path in any case may match (see caseFolded).
+  const restStarts = others.map((pattern) => ((pattern.startsWith("/") ? "" : "/") + literalStart(pattern)).toLowerCase());
   return {
     test: (p) => {
-      const ending = endingIn.get(p.slice(p.lastIndexOf("/") + 1));
-      return (ending !== undefined && ending(p)) || rest(p);
+      const component = p.slice(p.lastIndexOf("/") + 1);
+      const ending = mayEndInOne(component) ? endingIn.get(caseFolded(component)) : undefined;
+      return (ending !== undefined && ending(p)) || (rest !== null && rest(p));
     },
-    lastComponents: new Set(endingIn.keys()),
-    othersMayMatchIn: (prefix) => restStarts.some((start) => prefix.startsWith(start) || start.startsWith(prefix)),
+    endsInOne: (name) => mayEndInOne(name) && endingIn.has(caseFolded(name)),
+    othersMayMatchIn: (prefix) => {
+      const folded = caseFolded(prefix);
+      return restStarts.some((start) => folded.startsWith(start) || start.startsWith(folded));
+    },
   };
 }
 
 /** The path patterns as pathsMatcher compiles them. */
 interface PathPatterns {
   test: Matcher;
-  /** The last components that patterns tried only on paths ending in them end in. */
-  lastComponents: ReadonlySet<string>;
+  /** Whether `name` (in any case) is the last component of a pattern tried only on paths ending in it. */
+  endsInOne: (name: string) => boolean;
   /**
    * False only where no path `prefix` + name (a name without "/") can match one of the other
    * patterns: neither the prefix nor what such a pattern's matches all start with (literalStart)
@@ -381,7 +455,7 @@ export class ClassifiedPaths {
   private nameVerdict(name: string): NameVerdict {
     let verdict = this.nameVerdicts.get(name);
     if (verdict === undefined) {
-      verdict = this.matchesName(name) ? CLASSIFIED_BY_NAME : this.pathPatterns.lastComponents.has(name) ? TRIED_BY_PATH : NOT_BY_NAME;
+      verdict = this.matchesName(name) ? CLASSIFIED_BY_NAME : this.pathPatterns.endsInOne(name) ? TRIED_BY_PATH : NOT_BY_NAME;
       if (this.nameVerdicts.size >= NAME_ANSWERS) this.nameVerdicts.clear();
       this.nameVerdicts.set(name, verdict);
     }

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
+import { caseFolded, ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
 import { resolveReal } from "../../runner/fs/containment.js";
 import { withCaretNegation, withLiteralGroups } from "../../runner/fs/glob-classes.js";
 import { realTempDir } from "./fixtures.js";
@@ -481,6 +481,41 @@ describe("the quick look that rules most names and paths out before the joined e
   it("answers paths below the root as picomatch does, for the default anchored patterns and other plain ones", () => {
     const patterns = [...DEFAULT_CLASSIFIED_PATHS.filter((p) => p.includes("/")), "srv/**/keys", "a/**", "**/b", "tmp/*/secret", "a/**/a", "x/*.pem", "**/deep/**/k*y", "c/*"];
     expectAsPicomatch(patterns, (classified, text) => classified.matchesExactly(`/${text}`, "-"));
+  });
+
+  // A pattern matches as written, and in any case: on a case-insensitive file system `.ENV` is
+  // `.env`, `x.\u212Aey` (Kelvin sign) is `x.key`, `.\u017Fsh` (long s) is `.ssh`.
+  const foldedOptions = { dot: true, flags: "is" } as const;
+  /** The texts of textsFor, and each in other cases and with letters a file system folds to ASCII ones. */
+  const casesOf = (text: string): string[] => [
+    text,
+    text.toUpperCase(),
+    text.charAt(0).toUpperCase() + text.slice(1),
+    text.slice(0, -1) + text.slice(-1).toUpperCase(),
+    text.replaceAll("k", "\u212a").replaceAll("s", "\u017f").replaceAll("fi", "\ufb01"),
+  ];
+
+  function expectInAnyCaseAsPicomatch(patterns: string[], matched: (classified: ClassifiedPaths, text: string) => boolean): void {
+    const classified = new ClassifiedPaths(patterns);
+    const asWritten = patterns.map((pattern) => picomatch(pattern, options));
+    const inAnyCase = patterns.map((pattern) => picomatch(pattern, foldedOptions));
+    const expected = (text: string): boolean => asWritten.some((test) => test(text)) || inAnyCase.some((test) => test(caseFolded(text)));
+    const texts = [...new Set([...unrelated, ...patterns.flatMap(textsFor)].flatMap(casesOf))];
+    const differing = texts.filter((text) => matched(classified, text) !== expected(text));
+    expect(differing, `patterns ${JSON.stringify(patterns)}`).toEqual([]);
+    // Texts in other cases are among the matches: the comparison is not of the lower case alone.
+    expect(texts.filter((text) => expected(text) && !asWritten.some((test) => test(text))).length).toBeGreaterThan(patterns.length);
+  }
+
+  it("answers names in any case as picomatch does, as written or in lower case", () => {
+    const patterns = [...DEFAULT_CLASSIFIED_PATHS.filter((p) => !p.includes("/")), "a*b*c", "X*", "*Y", "Secret", "key-*.JSON", "*.tar.gz", "ab*ba"];
+    expectInAnyCaseAsPicomatch(patterns, (classified, name) => classified.matchesExactly(`/dir/${name}`, name));
+    expectInAnyCaseAsPicomatch(patterns, (classified, name) => classified.entriesOf("/dir")(name));
+  });
+
+  it("answers paths below the root in any case as picomatch does, as written or in lower case", () => {
+    const patterns = [...DEFAULT_CLASSIFIED_PATHS.filter((p) => p.includes("/")), "srv/**/Keys", "a/**", "**/b", "tmp/*/secret", "x/*.PEM", "**/deep/**/k*y", "c/*"];
+    expectInAnyCaseAsPicomatch(patterns, (classified, text) => classified.matchesExactly(`/${text}`, "-"));
   });
 });
 
