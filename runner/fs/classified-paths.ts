@@ -359,6 +359,18 @@ function resolvedAbsolute(pattern: string): { anchored: string; prefix: string; 
   return { anchored: [realPrefix.replace(/\/$/, ""), ...rest].join("/"), prefix: resolvedPath(prefix), realPrefix };
 }
 
+/**
+ * `pattern`, and its other Unicode normalizations where they differ (a pattern past ASCII):
+ * `schlüssel.txt` with "ü" as one character (NFC, as most keyboards type it) and as "u" and a
+ * diaeresis (NFD, as macOS hands names over). A casefold directory (ext4, f2fs, tmpfs) finds a
+ * file by either spelling and keeps the spelling asked for in the path, so a pattern matched only
+ * as typed let a script read the file by the other; elsewhere the other is another file,
+ * classified all the same (as approval rules' globs match either).
+ */
+function inEitherNormalization(pattern: string): string[] {
+  return [...new Set([pattern, pattern.normalize("NFC"), pattern.normalize("NFD")])];
+}
+
 /** What a name alone says of an entry (see ClassifiedPaths.entriesOf). */
 const CLASSIFIED_BY_NAME = 0;
 /** Not classified by name, but a path pattern is tried on paths ending in it. */
@@ -413,7 +425,7 @@ export class ClassifiedPaths {
     this.linkedEntries = entries;
     // A pattern with "(", ")" or "|" is also matched as gitignore reads it, those characters as
     // they are (see withLiteralGroups): either reading classifies.
-    const resolved = this.resolvedPatterns.flatMap((p) => {
+    const resolved = this.resolvedPatterns.flatMap(inEitherNormalization).flatMap((p) => {
       const literal = withLiteralGroups(p);
       return literal === null ? [p] : [p, literal];
     });

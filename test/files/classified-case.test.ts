@@ -1,9 +1,11 @@
-// Classified patterns match a path in any case. On a case-insensitive file system whose paths keep
-// the case they were named in (Linux's casefold directories, FAT drives, SMB shares, WSL's /mnt/c)
-// `.ENV` opens `.env`, `ID.PEM` opens `id.pem` and `.ſsh` (long s) opens `.ssh`: matched by their
-// letters as written, a script read a secret as text by spelling its name in another case. The test
-// kernel may have no casefold, so the files are made under those spellings: on a case-sensitive
-// file system they are other files, classified all the same.
+// Classified patterns match a path in any case, and in either Unicode normalization. On a
+// case-insensitive file system whose paths keep the case they were named in (Linux's casefold
+// directories, FAT drives, SMB shares, WSL's /mnt/c) `.ENV` opens `.env`, `ID.PEM` opens `id.pem`
+// and `.ſsh` (long s) opens `.ssh`: matched by their letters as written, a script read a secret as
+// text by spelling its name in another case. A casefold directory also finds a name in either
+// Unicode normalization (ü as one character or u and a diaeresis). The test kernel may have no
+// casefold, so the files are made under those spellings: on a case-sensitive file system they
+// are other files, classified all the same.
 
 import { describe, expect, it } from "vitest";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir, tacit, writeTree } from "./fixtures.js";
@@ -68,6 +70,37 @@ requestFileSystem(".", (fs) => {
       expectRefused(found, ["read vault/Secrets/a.txt", "read vault/secrets/b.txt", "read notes.TOKEN", "read .env.Example"], /classified/);
       expect(attemptOf(found, "read .env.example")).toEqual({ status: "ok", value: "EXAMPLE=1\n" });
       expect(attemptOf(found, "grepRecursive")).toEqual({ status: "ok", value: [] });
+      expect(r.stdout + r.stderr).not.toContain(canary);
+    } finally {
+      cleanup();
+    }
+  });
+
+  it("a pattern past ASCII classifies a name in either Unicode normalization (a casefold directory finds a file by either)", async () => {
+    const { dir, cleanup } = realTempDir("tacit-classified-normalization-");
+    try {
+      const canary = makeCanary();
+      // The patterns typed composed (NFC), the files named decomposed (NFD, as macOS hands names over), and the other way round.
+      const nfd = { file: "schlu\u0308ssel.txt", dir: "gehe\u0301im/a.txt" };
+      const nfc = { file: "passw\u00f6rter.txt" };
+      writeTree(dir, { [nfd.file]: `${canary}\n`, [nfd.dir]: `${canary}\n`, [nfc.file]: `${canary}\n`, "plain.txt": "ordinary\n" });
+      const names = [nfd.file, nfd.dir, nfc.file];
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  for (const name of ${JSON.stringify(names)}) attempt("read " + name, () => fs.access(name).read());
+  attempt("grepRecursive", () => fs.grepRecursive(".", "${canary}|ordinary").map((m) => m.line));
+});
+`;
+      const patterns = ["schl\u00fcssel.txt", "**/geh\u00e9im", "passwo\u0308rter.txt"].join(",");
+      const r = await tacit(dir, script, ["--quiet", "--classified-paths", patterns]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(
+        found,
+        names.map((name) => `read ${name}`),
+        /classified/,
+      );
+      expect(attemptOf(found, "grepRecursive")).toEqual({ status: "ok", value: ["ordinary"] });
       expect(r.stdout + r.stderr).not.toContain(canary);
     } finally {
       cleanup();
