@@ -7,6 +7,7 @@
 
 import path from "node:path";
 import picomatch from "picomatch";
+import { caseFolded } from "./case-folding.js";
 import { withCaretNegation, withLiteralGroups } from "./glob-classes.js";
 import { isWithin, resolvedPath, resolveReal, resolveRealOrSelf } from "./containment.js";
 
@@ -75,18 +76,6 @@ const GLOB_OPTIONS = { dot: true, flags: "s" } as const;
  */
 const FOLDED_GLOB_OPTIONS = { dot: true, flags: "is" } as const;
 
-const NOT_ASCII = /[^\x00-\x7f]/;
-
-/**
- * `text` in lower case, as patterns are matched in any case: past ASCII, upper case first, so
- * that a letter whose lower case is not its case folding is folded too (the long s "ſ" is "s",
- * as a case-insensitive file system folds it; the Kelvin sign "K" lowers to "k" either way).
- * Only letters change: no "/" is made or removed, and an ASCII text keeps its length.
- */
-export function caseFolded(text: string): string {
-  const lower = text.toLowerCase();
-  return NOT_ASCII.test(lower) ? text.toUpperCase().toLowerCase() : lower;
-}
 
 /**
  * A pattern as picomatch is given it: a class's "[!…]" written "[^…]", which picomatch reads as

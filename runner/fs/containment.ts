@@ -4,6 +4,7 @@
 
 import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { caseFolded } from "./case-folding.js";
 import { procMounts } from "./proc-mounts.js";
 
 const MAX_LINK_HOPS = 40;
@@ -110,6 +111,23 @@ const SLASH = 0x2f;
 export function withinTest(candidate: string): (root: string) => boolean {
   if (!isNormalizedAbsolute(candidate)) return (root) => isWithin(candidate, root);
   return (root) => (isNormalizedAbsolute(root) ? isWithinNormalized(candidate, root) : isWithin(candidate, root));
+}
+
+/**
+ * withinTest in any case (caseFolded): whether `candidate` is a root or below it once both are
+ * in lower case. For tacit's own files, which a script on a case-insensitive file system reached
+ * by another spelling of their names (`SECURE.LOG` for the secure output `secure.log`). The
+ * candidate is folded once, at the first root tried; each root is folded as it is tried (an
+ * operation tries the few protected paths around its scope).
+ */
+export function withinTestInAnyCase(candidate: string): (root: string) => boolean {
+  let test: ((root: string) => boolean) | undefined;
+  return (root) => (test ??= withinTest(caseFolded(candidate)))(caseFolded(root));
+}
+
+/** isWithin in any case (see withinTestInAnyCase). */
+export function isWithinInAnyCase(candidate: string, root: string): boolean {
+  return isWithin(caseFolded(candidate), caseFolded(root));
 }
 
 /** Whether `p` is a directory now, links followed (false for none, a dead link or one that cannot be looked at). */

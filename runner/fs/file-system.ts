@@ -22,7 +22,7 @@ import { husky4KeyOf } from "./hook-managers.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
 import { homeConfigChangeOf } from "./home-config.js";
 import { hostFreeErrorText, inVerifiedDirectory, NotRegularFileError, openForReading, opensWithEffect, statInVerifiedDirectory } from "./checked-open.js";
-import { existsAsDirectory, insideOf, isInProcfs, isWithin, LeadsIntoProcfs, LeadsOutside, PathResolutionError, realPathInScope, resolvedPath, resolveReal, resolveRealOrSelf } from "./containment.js";
+import { existsAsDirectory, insideOf, isInProcfs, isWithin, isWithinInAnyCase, LeadsIntoProcfs, LeadsOutside, PathResolutionError, realPathInScope, resolvedPath, resolveReal, resolveRealOrSelf } from "./containment.js";
 import type { GrepRunner } from "./grep-runner.js";
 import type { GrepReply } from "./grep-worker.js";
 import { asSearchExclusions, type PathUse, PROCFS_REFUSAL, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
@@ -246,7 +246,9 @@ export class FileSystemExecutor {
   private protectedAround(scope: FileSystemScope): readonly ProtectedPath[] {
     let around = this.scopesProtected.get(scope);
     if (around === undefined) {
-      const related = (place: string): boolean => [scope.root, scope.realRoot].some((root) => isWithin(place, root) || isWithin(root, place));
+      // In any case too: protectedPathOf compares so (a case-insensitive file system's `SECURE.LOG`).
+      const related = (place: string): boolean =>
+        [scope.root, scope.realRoot].some((root) => isWithinInAnyCase(place, root) || isWithinInAnyCase(root, place));
       around = this.policy.protectedPaths.filter((own) => related(own.path));
       this.scopesProtected.set(scope, around);
     }

@@ -35,7 +35,7 @@ import { tacitHomes } from "../tacit-home.js";
 import { CHANNEL_DIR_PREFIX } from "../sandbox-input.js";
 import { tacitTempDirBelow, tacitTempDirOf, tempDirPlaces } from "../temp-dirs.js";
 import { agentHookChangeOf } from "./agent-hooks.js";
-import { isWithin, namedAndReal, withinTest } from "./containment.js";
+import { isWithin, isWithinInAnyCase, namedAndReal, withinTest, withinTestInAnyCase } from "./containment.js";
 import { direnvLoadChangeOf, direnvProgramChangeOf } from "./direnv.js";
 import { direnvTrustedChangeOf } from "./direnv-trust.js";
 import { gdbInitChangeOf } from "./gdb-init.js";
@@ -228,7 +228,14 @@ export function protectedPathOf(paths: readonly ProtectedPath[], named: string, 
   // The path as named is tried too only where it is another string: each check is a function of the string.
   const realInside = withinTest(realPath);
   const namedInside = named === realPath ? null : withinTest(named);
-  const inside = (p: ProtectedPath): boolean => realInside(p.path) || (namedInside !== null && namedInside(p.path));
+  // And in any case: on a case-insensitive file system `SECURE.LOG` opens the secure output `secure.log`.
+  const realInsideInAnyCase = withinTestInAnyCase(realPath);
+  const namedInsideInAnyCase = named === realPath ? null : withinTestInAnyCase(named);
+  const inside = (p: ProtectedPath): boolean =>
+    realInside(p.path) ||
+    (namedInside !== null && namedInside(p.path)) ||
+    realInsideInAnyCase(p.path) ||
+    (namedInsideInAnyCase !== null && namedInsideInAnyCase(p.path));
   // Each check on changes judges the path where it really leads, then (if another) the path as named.
   const either = (check: (changed: string) => ProtectedPath | null): ProtectedPath | null => check(realPath) ?? (named === realPath ? null : check(named));
   return (
@@ -273,7 +280,8 @@ function checkDir(dir: string | null): ProtectedPath | null {
  * link would let a script put something of its own where tacit looks for its files.
  */
 export function protectedPathBelow(paths: readonly ProtectedPath[], named: string, realPath: string): ProtectedPath | null {
-  const below = (p: ProtectedPath): boolean => isWithin(p.path, realPath) || isWithin(p.path, named);
+  const below = (p: ProtectedPath): boolean =>
+    isWithin(p.path, realPath) || isWithin(p.path, named) || isWithinInAnyCase(p.path, realPath) || isWithinInAnyCase(p.path, named);
   return paths.find(below) ?? checkDir(tacitTempDirBelow(realPath) ?? tacitTempDirBelow(named)) ?? readOnly().find(below) ?? null;
 }
 
