@@ -140,12 +140,23 @@ const SLASH = 0x2f;
 /** The lower case of the ASCII character `code`, or `code` itself for any other. */
 const lowerAscii = (code: number): number => (code >= 0x41 && code <= 0x5a ? code + 0x20 : code);
 
+/** Per UTF-16 code unit past ASCII: 0 not yet asked, 1 caseFolded makes no ASCII of it, 2 it does. */
+const FOLDS_TO_ASCII = new Uint8Array(0x10000);
+
 /**
  * Whether caseFolded may make the text whose first (or last) character is `code` begin (or end)
- * otherwise than with that character's lower case: it is not ASCII (the Kelvin sign folds to
- * "k", the long s to "s", the ligature "ﬁ" to "fi"), or it is not there (an empty text).
+ * otherwise than with that character's lower case: it is past ASCII and folds to ASCII letters
+ * (the Kelvin sign to "k", the long s to "s", the ligature "ﬁ" to "fi", "İ" to "i" and a dot), or
+ * it is not there (an empty text). Any other character past ASCII (a name in Japanese, say) is
+ * none of the patterns' ASCII ends, in any case. A code unit of a surrogate pair folds alone to
+ * itself: no character past the first 64 Ki folds to ASCII.
  */
-const foldsUnseen = (code: number): boolean => !(code <= 0x7f);
+function foldsUnseen(code: number): boolean {
+  if (code <= 0x7f) return false;
+  if (!(code <= 0xffff)) return true;
+  if (FOLDS_TO_ASCII[code] === 0) FOLDS_TO_ASCII[code] = /[\x00-\x7f]/.test(caseFolded(String.fromCharCode(code))) ? 2 : 1;
+  return FOLDS_TO_ASCII[code] === 2;
+}
 
 /**
  * A quick look that rules out, for most texts, that any of `patterns` matches (true: none can;
