@@ -112,6 +112,10 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
       headers: { "content-type": "application/json", authorization: `Bearer ${llm.apiKey}` },
       body: JSON.stringify({ model: llm.model, messages: [{ role: "user", content: message }] }),
       signal: AbortSignal.any([signal, AbortSignal.timeout(CHAT_TIMEOUT_MS)]),
+      // Followed, a redirect took the question (a classified one's plaintext too) to any host the
+      // model's server named, one the operator never configured and no network rule allowed, and a
+      // 303 made tacit GET any address (this machine's services, a cloud's metadata) for the script.
+      redirect: "manual",
     });
   } catch (error) {
     // Only the URL's origin is named, and the whole URL is taken out of the message: the URL is
@@ -119,6 +123,14 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
     throw new EffectFailure(
       keyMasked([url, llm.baseUrl].reduce(redactKey, `chat: the model at ${originOf(llm.baseUrl)} could not be reached: ${(error as Error).message}`)),
       chatRanOutOfTime(error),
+    );
+  }
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel().catch(() => undefined);
+    // Where it pointed is not quoted: the server chose it, and the operator can ask it (curl -i).
+    throw new EffectFailure(
+      `chat: the model at ${originOf(llm.baseUrl)} answered HTTP ${response.status}, a redirect, which tacit does not follow ` +
+        "(the question would go where that server chose, not where --llm-base-url says); set --llm-base-url to the URL it redirects to",
     );
   }
   let read: { text: string; complete: boolean };
