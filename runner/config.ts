@@ -452,6 +452,24 @@ function resolveRoots(roots: readonly string[], cwd: string): string[] {
   });
 }
 
+/**
+ * The key as fetch sends it: a header's value loses the spaces, tabs and line breaks around it. Kept
+ * as given (a paste with a trailing space or newline), the key the model's server got, and may
+ * echo, and a file holding it, were none of what the scrubs look for, and reached a script whole.
+ * A character no header can carry is refused here, where no script sees it: fetch's own error
+ * named it and where it stands in the key.
+ */
+function sendableKey(given: string | undefined): string | undefined {
+  const key = given?.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+  if (key !== undefined && /[\u0000-\u0008\u000a-\u001f\u007f]|[^\u0000-\u00ff]/.test(key)) {
+    throw new ConfigError(
+      "llm apiKey: the LLM API key holds a line break, another control character or a character beyond Latin-1, which no HTTP header can carry " +
+        "(a stray character pasted with it?); the value is not shown: give the key as its provider shows it",
+    );
+  }
+  return key;
+}
+
 /** process.env's key as first read (tacit then blanks it where /proc shows it: hidden-key.ts). */
 let processEnvironmentKey: { value: string | undefined } | null = null;
 
@@ -475,11 +493,12 @@ export function resolveConfig(
   const warnings: string[] = [];
   // The key may also come from the environment, which no script can reach (the sandbox's is
   // empty) and which is not a file in the project.
-  const llmParts = {
+  const givenLlmParts = {
     ...definedOnly({ apiKey: environmentKey(env) }),
     ...file.libraryConfig?.llm,
     ...definedOnly(flags.libraryConfig?.llm ?? {}),
   };
+  const llmParts = { ...givenLlmParts, apiKey: sendableKey(givenLlmParts.apiKey) };
   let llm: LlmConfig | null = null;
   if (llmParts.baseUrl || llmParts.apiKey || llmParts.model) {
     const missing = (["baseUrl", "apiKey", "model"] as const).filter((key) => !llmParts[key]);
