@@ -470,6 +470,13 @@ function sendableKey(given: string | undefined): string | undefined {
   return key;
 }
 
+/** Whether what is sent to `url` is out of sight on the way: https, or http to this machine (its loopback). */
+function reachedUnseen(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  if (protocol !== "http:") return true;
+  return hostname === "localhost" || hostname.endsWith(".localhost") || hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
 /** process.env's key as first read (tacit then blanks it where /proc shows it: hidden-key.ts). */
 let processEnvironmentKey: { value: string | undefined } | null = null;
 
@@ -502,8 +509,15 @@ export function resolveConfig(
   let llm: LlmConfig | null = null;
   if (llmParts.baseUrl || llmParts.apiKey || llmParts.model) {
     const missing = (["baseUrl", "apiKey", "model"] as const).filter((key) => !llmParts[key]);
-    if (missing.length === 0) llm = { baseUrl: llmParts.baseUrl!, apiKey: llmParts.apiKey!, model: llmParts.model! };
-    else {
+    if (missing.length === 0) {
+      llm = { baseUrl: llmParts.baseUrl!, apiKey: llmParts.apiKey!, model: llmParts.model! };
+      if (!reachedUnseen(llm.baseUrl)) {
+        warnings.push(
+          "llm baseUrl is plain http:// to a host other than this machine: the API key and every question chat() asks, " +
+            "classified ones too, cross the network unencrypted, for anyone on the way to read; use https://",
+        );
+      }
+    } else {
       const how = { baseUrl: "--llm-base-url", apiKey: "--llm-api-key (or TACIT_LLM_API_KEY)", model: "--llm-model" };
       warnings.push(
         `llm config is incomplete (missing ${missing.join(", ")}), so it is ignored and chat() is unavailable; set ` +
