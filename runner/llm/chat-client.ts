@@ -85,6 +85,17 @@ function originOf(url: string): string {
   }
 }
 
+/**
+ * What went wrong, as Node said it: fetch's own message ("fetch failed", "terminated") names no
+ * cause, so a refused connection, an unknown host, a dropped one and an answer that was no HTTP
+ * all read the same; its cause says which.
+ */
+function failureText(error: unknown): string {
+  const { message, cause } = error as Error;
+  const causeMessage = cause instanceof Error && cause.message !== "" && cause.message !== message ? cause.message : null;
+  return causeMessage === null ? message : `${message}: ${causeMessage}`;
+}
+
 function redactKey(text: string, key: string): string {
   return key.length > 0 ? text.split(key).join("[redacted]") : text;
 }
@@ -121,7 +132,7 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
     // Only the URL's origin is named, and the whole URL is taken out of the message: the URL is
     // the operator's, and what it carries past the host is none of the script's business.
     throw new EffectFailure(
-      keyMasked([url, llm.baseUrl].reduce(redactKey, `chat: the model at ${originOf(llm.baseUrl)} could not be reached: ${(error as Error).message}`)),
+      keyMasked([url, llm.baseUrl].reduce(redactKey, `chat: the model at ${originOf(llm.baseUrl)} could not be reached: ${failureText(error)}`)),
       chatRanOutOfTime(error),
     );
   }
@@ -141,7 +152,9 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
     // was (TypeError: terminated), that was no refusal, and it ended the evaluation as a host
     // that failed to answer ("protocol violation"), with nothing the script could catch.
     throw new EffectFailure(
-      keyMasked(`chat: the model's answer stopped partway (${(error as Error).message}); nothing of it was kept. Ask again, or ask for a shorter answer`),
+      keyMasked(
+        [url, llm.baseUrl].reduce(redactKey, `chat: the model's answer stopped partway (${failureText(error)}); nothing of it was kept. Ask again, or ask for a shorter answer`),
+      ),
       chatRanOutOfTime(error),
     );
   }
