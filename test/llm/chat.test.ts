@@ -429,6 +429,27 @@ describe("chat", () => {
     expect(r.stdout + r.stderr).not.toContain(apiKey);
   });
 
+  it("an error answer quoting a classified question reaches the secure output alone: the script's errors and values hold none of it", async () => {
+    const script = path.join(dir, "classified-error-echo.ts");
+    const sink = path.join(dir, "classified-error-echo.sink");
+    writeFileSync(
+      script,
+      [
+        'requestFileSystem(".", (fs) => {',
+        '  const answer = chat(fs.readClassified(".env"));',
+        "  const length = answer.map((text) => text.length);",
+        "  println(answer, length, JSON.stringify(answer), String(length));",
+        '  try { println(chat("after")); } catch (e) { println((e as Error).message); }',
+        "});",
+      ].join("\n") + "\n",
+    );
+    const r = await runCli(unchecked(["run", "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "error-echo", "--secure-output", sink, script]), { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('Classified(***) Classified(***) "Classified(***)" Classified(***)\nchat: the model answered HTTP 400: bad request: after (credential Bearer [redacted])\n');
+    expect(r.stderr).not.toContain(canary);
+    expect(readFileSync(sink, "utf8")).toContain(`[tacit] chat failed: chat: the model answered HTTP 400: bad request: ${canary}`);
+  });
+
   it("an error answer quoting the key is cut after the key is masked: no length of question leaves a piece of it", async () => {
     const script = path.join(dir, "error-cut.ts");
     // The answer is cut at 500 characters; the question's length moves the key across the cut.
