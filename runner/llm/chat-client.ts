@@ -4,6 +4,7 @@
 import { EffectFailure } from "../refusals.js";
 import type { RanOutOfTime } from "../audit/events.js";
 import type { HostSecrets } from "../host-secrets.js";
+import { MAX_SANDBOX_FRAME_CHARS } from "../../library/protocol.js";
 
 export interface LlmConfig {
   baseUrl: string;
@@ -20,6 +21,13 @@ export const CHAT_TIMEOUT_MS = 120_000;
  */
 export const CLASSIFIED_CHATS_AT_ONCE = 4;
 const ANSWER_LIMIT_CHARS = 8 * 1024 * 1024;
+/**
+ * The longest question sent, in characters: what one call from the sandbox carries, so a plain
+ * question always fits. A classified one is made in the host (a map makes tens of millions of
+ * characters), and was sent whole: one of 20 million, asked 12 times, 4 at a time, peaked tacit
+ * at 740 MB, for a question no model reads.
+ */
+const QUESTION_LIMIT_CHARS = MAX_SANDBOX_FRAME_CHARS;
 /**
  * The most of a model's answer read, in bytes: an answer of ANSWER_LIMIT_CHARS, JSON-escaped,
  * fits (at most six bytes a character). A longer one is refused, not held whole first.
@@ -113,6 +121,12 @@ function chatRanOutOfTime(error: unknown): RanOutOfTime | null {
  * secure output too for a classified question (its failure is noted there).
  */
 export async function chatCompletion(llm: LlmConfig, message: string, signal: AbortSignal, hostSecrets: HostSecrets): Promise<string> {
+  if (message.length > QUESTION_LIMIT_CHARS) {
+    throw new EffectFailure(
+      `chat: the question is ${message.length} characters, more than the ${QUESTION_LIMIT_CHARS} tacit sends a model in one chat; ` +
+        "nothing was sent. Ask about less at a time (a map can cut the value into pieces)",
+    );
+  }
   const url = `${llm.baseUrl.replace(/\/+$/, "")}/chat/completions`;
   /** A message built from what the model's server sent (or Node said of it), the key masked in it first, then cut. */
   const keyMasked = (text: string, maxChars?: number): string => hostSecrets.inServerText(redactKey(text, llm.apiKey), maxChars);
