@@ -104,6 +104,17 @@ function failureText(error: unknown): string {
   return causeMessage === null ? message : `${message}: ${causeMessage}`;
 }
 
+/**
+ * Why a request to the model got no answer, as the rest of "chat: the model at <origin> ...". A
+ * slow model, or an evaluation that ended while it was asked, said "could not be reached",
+ * which sent the operator to check a server that was up.
+ */
+function unansweredBecause(error: unknown, evaluation: AbortSignal): string {
+  if (chatRanOutOfTime(error)) return `did not answer within ${CHAT_TIMEOUT_MS / 1000} s, tacit's limit for one chat; ask again, or ask for a shorter answer`;
+  if (evaluation.aborted) return `had not answered when tacit stopped waiting: ${failureText(error)}`;
+  return `could not be reached: ${failureText(error)}`;
+}
+
 function redactKey(text: string, key: string): string {
   return key.length > 0 ? text.split(key).join("[redacted]") : text;
 }
@@ -146,7 +157,7 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
     // Only the URL's origin is named, and the whole URL is taken out of the message: the URL is
     // the operator's, and what it carries past the host is none of the script's business.
     throw new EffectFailure(
-      keyMasked([url, llm.baseUrl].reduce(redactKey, `chat: the model at ${originOf(llm.baseUrl)} could not be reached: ${failureText(error)}`)),
+      keyMasked([url, llm.baseUrl].reduce(redactKey, `chat: the model at ${originOf(llm.baseUrl)} ${unansweredBecause(error, signal)}`)),
       chatRanOutOfTime(error),
     );
   }
