@@ -109,6 +109,16 @@ export const LINE_TOO_LONG =
   `has a line longer than ${LINE_LIMIT_CHARS} characters, more than grep() and forEachLine() hold at once (they read a line at a time, ` +
   "holding each whole); read it whole with readBytes() if it is at most 32 MiB, or process it with a command (requestExecPermission)";
 
+/**
+ * The exit code of a sandbox whose script failed and whose failure could not be reported: the
+ * library's describing or sending of it threw, since the script had replaced something it uses
+ * (JSON.stringify, TextEncoder's encodeInto, a method of the built-ins' prototypes). Thrown on out
+ * of the library's error listener, that error reached Deno, which printed it on stderr, where the
+ * host looks for Deno's own reports: a script made tacit say, of a message it chose, that Deno had
+ * panicked ("a bug in Deno, not a refusal by tacit"), or that its top-level await never settled.
+ */
+export const FAILURE_UNREPORTED_EXIT_CODE = 70;
+
 /** The sandbox global that rewritten `import … from "tacit"` statements read. */
 export const LIBRARY_GLOBAL = "__tacit";
 

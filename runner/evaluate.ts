@@ -4,7 +4,7 @@
 // unused if they fail.
 
 import { askedReadGlobs } from "./approval/policy.js";
-import { type Action, type HostFrame, PROTOCOL_VERSION } from "../library/protocol.js";
+import { type Action, FAILURE_UNREPORTED_EXIT_CODE, type HostFrame, PROTOCOL_VERSION } from "../library/protocol.js";
 import type { RunnerConfig } from "./config.js";
 import { EXIT_CODES, type Outcome } from "./exit-codes.js";
 import { cancelledBecause, cancelledExitCode } from "./stop-reason.js";
@@ -841,6 +841,18 @@ function describeAbnormalEnd(
       output,
       `killed: the script ran out of memory (V8 heap limit ${config.memoryLimitMb} MiB). Raise it with --memory-limit-mb <MiB> ` +
         '(config "memoryLimitMb") or process the data in smaller pieces.',
+      startedAt,
+      endedAt,
+    );
+  }
+  // Before Deno's reports on stderr are looked for: the script's failure, unreported, reached none of them (see bootstrap.ts fail).
+  if (end.code === FAILURE_UNREPORTED_EXIT_CODE && end.signal === null) {
+    return result(
+      "protocol-error",
+      output,
+      "protocol violation: how the script ended could not be reported: the library's report of it (or of the error that threw " +
+        "as it reported it) threw, since the script had replaced something the library writes it with (JSON.stringify, " +
+        "TextEncoder, a method of the built-ins' prototypes); leave the built-ins as they are",
       startedAt,
       endedAt,
     );

@@ -11,7 +11,7 @@ import { attachCaptures, createClassifiedApi } from "./classified.js";
 import { createExecApi } from "./exec.js";
 import { createFileSystemApi } from "./fs.js";
 import { createNetworkApi } from "./net.js";
-import { ECHO_GLOBAL, LIBRARY_GLOBAL, MAX_SANDBOX_FRAME_CHARS, PUBLISH_GLOBAL, PURE_CAPTURES_GLOBAL, type ScriptFailure, type StartFrame } from "../protocol.js";
+import { ECHO_GLOBAL, FAILURE_UNREPORTED_EXIT_CODE, LIBRARY_GLOBAL, MAX_SANDBOX_FRAME_CHARS, PUBLISH_GLOBAL, PURE_CAPTURES_GLOBAL, type ScriptFailure, type StartFrame } from "../protocol.js";
 
 // Captured before agent code runs; agent code may replace or delete the globals.
 const stdin = Deno.stdin;
@@ -188,9 +188,37 @@ function agentStack(stack: string): string {
     .join("\n");
 }
 
+/** What is reported of an error that describing threw on twice (see fail). */
+const UNDESCRIBABLE: ScriptFailure = {
+  name: "Error",
+  message:
+    "the script's error could not be described: reading its name, message or stack threw, and so did the error that threw, " +
+    "or a built-in the library describes errors with (a method of Array or String) was replaced",
+  stack: "",
+};
+
+/** `error` described; if its getters throw as it is described, the error they threw (as Deno reports such an error). */
+function describeSafely(error: unknown): ScriptFailure {
+  try {
+    return describeFailure(error);
+  } catch (describing) {
+    try {
+      return describeFailure(describing);
+    } catch {
+      return UNDESCRIBABLE;
+    }
+  }
+}
+
 function fail(error: unknown): never {
   finished = true;
-  channel.send({ type: "failed", error: describeFailure(error) });
+  const failure = describeSafely(error);
+  try {
+    channel.send({ type: "failed", error: failure });
+  } catch {
+    // Nothing of it may reach Deno's report of an uncaught error (see FAILURE_UNREPORTED_EXIT_CODE).
+    return exit(FAILURE_UNREPORTED_EXIT_CODE);
+  }
   return exit(1);
 }
 
