@@ -74,7 +74,27 @@ const defineProperty = Object.defineProperty;
 const entriesOf = Object.entries;
 // A snippet may publish a binding named globalThis: later publishing still defines on the real one.
 const realGlobal = globalThis;
-const moduleUrlOf = (code: string): string => createObjectURL(new BlobCtor([code], { type: "application/typescript" }));
+const ITERATOR: typeof Symbol.iterator = Symbol.iterator;
+type BlobParts = ConstructorParameters<typeof Blob>[0];
+type BlobOptions = ConstructorParameters<typeof Blob>[1];
+
+/**
+ * A snippet's code as the one part of a Blob, given as an iterable of the library's own: Blob's
+ * constructor iterates its parts with whatever Array.prototype[Symbol.iterator] is then, and a
+ * snippet that replaced it had the next snippet's module made of code of its own, which the
+ * validator had never seen (it used globalThis, process, import()). The options have no prototype
+ * for the same reason (Blob reads the options it is not given, `endings`, through it).
+ */
+function blobPartsOf(code: string): Iterable<string> {
+  return {
+    [ITERATOR]: () => {
+      let given = false;
+      return { next: () => (given ? { done: true, value: undefined } : ((given = true), { done: false, value: code })) };
+    },
+  };
+}
+const moduleUrlOf = (code: string): string =>
+  createObjectURL(new BlobCtor(blobPartsOf(code) as BlobParts, { __proto__: null, type: "application/typescript" } as BlobOptions));
 
 /** The agent's modules (a session has one per snippet), by URL, with the names stack frames show. */
 const moduleNames = new Map<string, string>();

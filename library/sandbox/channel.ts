@@ -16,8 +16,14 @@ import {
   MAX_HOST_FRAME_CHARS,
   MAX_SANDBOX_FRAME_CHARS,
 } from "../protocol.js";
-import { lineReader } from "../line-reader.js";
+import { protectedLineReader } from "../line-reader.js";
 import { overLimits } from "./call-limits.js";
+
+/**
+ * Taken as the library loads, before agent code runs (see line-reader.ts): a snippet that replaced
+ * JSON.parse made the next snippet, as the sandbox read it from the host, code of its own.
+ */
+const parseJson = JSON.parse;
 
 /** Why a frame of `chars` characters (as sent, JSON's escapes included) is not sent, and what to send instead. */
 function tooLargeToSend(frame: SandboxFrame, chars: number): string {
@@ -71,13 +77,13 @@ export function createChannel(io: ChannelIo): Channel {
     while (offset < bytes.length) offset += io.writeSync(bytes.subarray(offset));
   }
 
-  const readLine = lineReader((buffer) => io.readSync(buffer), MAX_HOST_FRAME_CHARS);
+  const readLine = protectedLineReader((buffer) => io.readSync(buffer), MAX_HOST_FRAME_CHARS);
 
   function readFrame(): HostFrame {
     const line = readLine();
     if (line === "closed") throw new Error("tacit: the host closed the channel");
     if (line === "too-long") throw new Error("tacit: oversized frame from host");
-    return JSON.parse(line) as HostFrame;
+    return parseJson(line) as HostFrame;
   }
 
   function send(frame: SandboxFrame): void {

@@ -13,21 +13,38 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { connectServe, createSession, runInSession, tempDir } from "../helpers.js";
 
-/** Reads big.txt in a scope whose block never settles (so no request follows), and leaves the reply unread. */
+/**
+ * Sends a read of big.txt and then a report of success in a print's place (a print waits for no
+ * reply), and blocks, reading nothing more. The library now reads each reply with built-ins it
+ * took before agent code ran (line-reader.ts), so a script can no longer stop its reading
+ * partway, as the review did by replacing TextDecoder's decode; but the library still writes with
+ * TextEncoder's encodeInto, which a script can replace, and so can send what it likes in a print's place.
+ */
 const LEAVES_REPLY_UNREAD = `
-const originalDecode = TextDecoder.prototype.decode;
-let armed = 0;
-const never = new Int32Array(new SharedArrayBuffer(4));
-TextDecoder.prototype.decode = function (this: TextDecoder, input?: any, options?: any): string {
-  if (armed === 1) { armed = 2; throw new Error("stop reading here"); }
-  if (armed === 2) Atomics.wait(never, 0, 0);
-  return originalDecode.call(this, input, options);
+const encodeInto = TextEncoder.prototype.encodeInto;
+const stringify = JSON.stringify;
+let scope = "";
+let sendInstead: string | null = null;
+(JSON as any).stringify = function (value: any, ...rest: any[]) {
+  if (value?.action?.kind === "FsStat") scope = value.action.scope;
+  return stringify.call(JSON, value, ...rest);
 };
-requestFileSystem(".", async (fs) => {
+TextEncoder.prototype.encodeInto = function (this: TextEncoder, text: string, into: Uint8Array) {
+  if (sendInstead !== null && text.startsWith('{"type":"post"')) {
+    const frames = sendInstead;
+    sendInstead = null;
+    // As if all of the print's text had been encoded: the library then writes what was.
+    return { read: text.length, written: encodeInto.call(this, frames, into).written };
+  }
+  return encodeInto.call(this, text, into);
+};
+requestFileSystem(".", (fs) => {
   const file = fs.access("big.txt");
-  armed = 1;
-  try { file.read(); } catch { println("the reply's first piece was read; the rest is left in the pipe"); }
-  await new Promise(() => {});
+  if (!file.exists) throw new Error("big.txt is missing");
+  println("a read and a report of success go out in the next print's place; the read's reply is left in the pipe");
+  sendInstead = stringify({ type: "request", id: 1_000_000, action: { kind: "FsRead", scope, path: file.path, as: "text" } }) + "\\n" + stringify({ type: "done" }) + "\\n";
+  println("never printed");
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
 });
 `;
 
@@ -51,8 +68,9 @@ afterAll(async () => {
 it("a snippet that reports its result without reading the host's last reply does not succeed, and the session goes on", async () => {
   const session = await createSession(client);
   const result = await runInSession(client, session, LEAVES_REPLY_UNREAD, 60_000);
-  // The attack ran as written: the first piece was read and the caller caught the error.
-  expect(result.stdout, stderr).toContain("the reply's first piece was read");
+  // The attack ran as written: the marker went out before the frames sent in a print's place.
+  expect(result.stdout, stderr).toContain("a read and a report of success go out");
+  expect(result.stdout).not.toContain("never printed");
   // Not a success that leaves the sandbox idle with the reply held by the host: ended, saying why.
   expect(result.exitCode, JSON.stringify(result)).not.toBe(0);
   expect(result.error).toMatch(/protocol violation: the sandbox reported its result without reading all of the host's last reply/);
