@@ -127,6 +127,9 @@ function begin(frame: StartFrame): void {
       }
     }
   });
+  for (const [name, timer] of [["setTimeout", setTimeout], ["setInterval", setInterval]] as const) {
+    Object.defineProperty(globalThis, name, { value: withDelayTaken(timer), writable: true, enumerable: false, configurable: true });
+  }
   Object.defineProperty(globalThis, "console", {
     value: agentConsole,
     writable: true,
@@ -146,6 +149,23 @@ function begin(frame: StartFrame): void {
     for (const name of ["Deno", "Worker"]) Reflect.deleteProperty(globalThis, name);
   }
   runAgentModule(start.code, start.displayName);
+}
+
+/** The longest delay Node's timers take, in ms (2^31 - 1). */
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/**
+ * `timer` (setTimeout or setInterval) with its delay made one it takes without a word: a delay
+ * that is negative, not a number or longer than MAX_TIMER_DELAY_MS is 1 ms, as Node's timers make
+ * it; but their warning of it reads the runtime's global, which the sandbox has removed, and
+ * setTimeout(f, -5), which type-checks, failed with "ReferenceError: Deno is not defined".
+ */
+function withDelayTaken<T extends (callback: never, delay?: number, ...args: never[]) => unknown>(timer: T): T {
+  const taken = (callback: never, delay?: unknown, ...args: never[]): unknown => {
+    const ms = Number(delay);
+    return timer(callback, ms >= 1 && ms <= MAX_TIMER_DELAY_MS ? ms : 1, ...args);
+  };
+  return taken as unknown as T;
 }
 
 /**
