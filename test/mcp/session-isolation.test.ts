@@ -85,16 +85,19 @@ describe("isolation between a tacit serve's sessions and calls", () => {
     const holder = await createSession(client);
     const thief = await createSession(client);
     try {
-      // The holder reads its own token from the reply frame, hands it over through a file, and
-      // keeps its scope open until the test says so; then it uses the scope itself.
+      // The holder reads its own token from the frame of a request it sends in its scope (the
+      // replies it reads are parsed with built-ins agent code cannot replace, but what it sends
+      // goes through JSON.stringify, which it can), hands it over through a file, and keeps its
+      // scope open until the test says so; then it uses the scope itself.
       const holding = runInSession(
         client,
         holder,
         [
-          "const parse = JSON.parse;",
+          "const stringify = JSON.stringify;",
           'let token = "";',
-          'Reflect.set(JSON, "parse", (text: string, reviver?: any) => { const frame = parse(text, reviver); if (!token && typeof frame?.value?.scope === "string") token = frame.value.scope; return frame; });',
+          'Reflect.set(JSON, "stringify", (value: any, ...rest: any[]) => { if (!token && value?.type === "request" && typeof value.action?.scope === "string") token = value.action.scope; return stringify(value, ...rest); });',
           'await requestFileSystem(".", async (fs) => {',
+          '  if (!fs.access("victim.txt").exists) throw new Error("no victim.txt");',
           '  fs.access("token.txt").write(token);',
           '  while (!fs.access("released").exists) await new Promise((resolve) => setTimeout(resolve, 20));',
           '  println(fs.access("victim.txt").read().length > 0 ? "holder read it" : "holder read nothing");',

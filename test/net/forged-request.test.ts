@@ -1,7 +1,8 @@
 // Requests the library would never send, made by agent code through the real CLI (validator and
-// type checker on): the stub frames its requests with the global JSON.stringify and reads the
-// replies with the global JSON.parse, both of which a script can replace. What the host accepts
-// must not depend on the stub having written the frame.
+// type checker on): the stub frames its requests with the global JSON.stringify, which a script can
+// replace. What the host accepts must not depend on the stub having written the frame. (The replies
+// are parsed with a JSON.parse the channel took as it loaded, so the script's own JSON.parse no longer
+// sees them; the assertions are on what the host sent and answered.)
 
 import path from "node:path";
 import { describe, expect, it } from "vitest";
