@@ -5,14 +5,13 @@
 // plaintext too), and a 303 made tacit GET any address the model's server named, whose answer
 // reached the script. Asserted: nothing reaches the other server, and the script is told why.
 
-import { once } from "node:events";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runCli, tempDirWithHome, unchecked } from "../helpers.js";
+import { startServer, type TestServer } from "../net/fixtures.js";
+import { questionOf } from "./fixtures.js";
 
 const { dir, env, cleanup } = tempDirWithHome("tacit-chat-redirect-");
 const apiKey = `sk-test-${randomUUID()}`;
@@ -20,44 +19,31 @@ const canary = `CANARY-${randomUUID()}`;
 /** What reached the server the redirects point to: method, path and body of each request. */
 const elsewhere: string[] = [];
 
-const otherServer = createServer((request, response) => {
-  let body = "";
-  request.on("data", (chunk: Buffer) => (body += chunk.toString()));
-  request.on("end", () => {
-    elsewhere.push(`${request.method} ${request.url} ${request.headers.authorization ?? ""} ${body}`);
-    response.writeHead(200, { "content-type": "application/json" });
-    response.end(JSON.stringify({ choices: [{ message: { content: `elsewhere got ${body}` } }] }));
-  });
-});
+let otherServer: TestServer;
 let otherOrigin = "";
+let modelServer: TestServer;
+let baseUrl = "";
 
-/** Redirects each question: "303" to the other server's /metadata, "same" to a path of its own (a loop), else 307 to the other server. */
-const modelServer = createServer((request, response) => {
-  let body = "";
-  request.on("data", (chunk: Buffer) => (body += chunk.toString()));
-  request.on("end", () => {
-    const question = (JSON.parse(body) as { messages: Array<{ content: string }> }).messages[0]!.content;
+beforeAll(async () => {
+  otherServer = await startServer((request, response) => {
+    elsewhere.push(`${request.method} ${request.url} ${request.headers.authorization ?? ""} ${request.body}`);
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({ choices: [{ message: { content: `elsewhere got ${request.body}` } }] }));
+  });
+  otherOrigin = otherServer.origin.replace("127.0.0.1", "localhost");
+  // Redirects each question: "303" to the other server's /metadata, "same" to a path of its own (a loop), else 307 to the other server.
+  modelServer = await startServer((request, response) => {
+    const question = questionOf(request.body);
     const location = question === "303" ? `${otherOrigin}/metadata` : question === "same" ? "/v1/chat/completions" : `${otherOrigin}/v1/chat/completions`;
     response.writeHead(question === "303" ? 303 : 307, { location });
     response.end();
   });
-});
-let baseUrl = "";
-
-async function listen(server: Server): Promise<string> {
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-beforeAll(async () => {
-  otherOrigin = (await listen(otherServer)).replace("127.0.0.1", "localhost");
-  baseUrl = `${await listen(modelServer)}/v1`;
+  baseUrl = `${modelServer.origin}/v1`;
   writeFileSync(path.join(dir, ".env"), `${canary}\n`);
 });
-afterAll(() => {
-  otherServer.close();
-  modelServer.close();
+afterAll(async () => {
+  await otherServer.close();
+  await modelServer.close();
   cleanup();
 });
 

@@ -5,36 +5,29 @@
 // the size of what it is sent. Asserted: no request larger than the limit reaches it, and the
 // secure output says why.
 
-import { once } from "node:events";
 import { readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runCli, tempDirWithHome, unchecked } from "../helpers.js";
+import { startServer, type TestServer } from "../net/fixtures.js";
 
 const { dir, env, cleanup } = tempDirWithHome("tacit-classified-question-size-");
 /** The size in bytes of each request body the model was sent. */
 const sizes: number[] = [];
 
-const server = createServer((request, response) => {
-  let size = 0;
-  request.on("data", (chunk: Buffer) => (size += chunk.byteLength));
-  request.on("end", () => {
-    sizes.push(size);
-    response.writeHead(200, { "content-type": "application/json" });
-    response.end(JSON.stringify({ choices: [{ message: { content: "short" } }] }));
-  });
-});
+let server: TestServer;
 let baseUrl = "";
 
 beforeAll(async () => {
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  server = await startServer((request, response) => {
+    sizes.push(Buffer.byteLength(request.body));
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({ choices: [{ message: { content: "short" } }] }));
+  });
+  baseUrl = `${server.origin}/v1`;
 });
-afterAll(() => {
-  server.close();
+afterAll(async () => {
+  await server.close();
   cleanup();
 });
 

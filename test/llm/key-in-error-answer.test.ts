@@ -14,6 +14,7 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runCli, tempDirWithHome, unchecked } from "../helpers.js";
+import { questionOf } from "./fixtures.js";
 
 const { dir, env, cleanup } = tempDirWithHome("tacit-key-error-answer-");
 const apiKey = `sk-test-${randomUUID()}`;
@@ -34,7 +35,7 @@ const server = createServer((request, response) => {
   let body = "";
   request.on("data", (chunk: Buffer) => (body += chunk.toString()));
   request.on("end", () => {
-    const question = (JSON.parse(body) as { messages: Array<{ content: string }> }).messages[0]!.content;
+    const question = questionOf(body);
     if (question === "answer") {
       // A success whose text holds the key escaped and upper-cased (a proxy that reports what it forwarded).
       response.writeHead(200, { "content-type": "application/json" });

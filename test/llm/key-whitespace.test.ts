@@ -5,39 +5,33 @@
 // holding a character no header can carry failed each chat with fetch's own error, which named
 // that character and where it stands in the key.
 
-import { once } from "node:events";
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, tempDirWithHome, unchecked } from "../helpers.js";
+import { startServer, type TestServer } from "../net/fixtures.js";
 
 const { dir, env, cleanup } = tempDirWithHome("tacit-key-whitespace-");
 const apiKey = `sk-test-${randomUUID()}`;
 /** The Authorization header each question came with. */
 const authorizations: string[] = [];
 
-const server = createServer((request, response) => {
-  request.resume();
-  request.on("end", () => {
+let server: TestServer;
+let baseUrl = "";
+
+beforeAll(async () => {
+  server = await startServer((request, response) => {
     authorizations.push(request.headers.authorization ?? "");
     response.writeHead(200, { "content-type": "application/json" });
     response.end(JSON.stringify({ choices: [{ message: { content: "fine" } }] }));
   });
-});
-let baseUrl = "";
-
-beforeAll(async () => {
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  baseUrl = `${server.origin}/v1`;
   writeFileSync(path.join(dir, "provider-key.txt"), `OPENAI_API_KEY=${apiKey}\n`);
   writeFileSync(path.join(dir, "read-key.ts"), 'requestFileSystem(".", (fs) => println(fs.access("provider-key.txt").read()));\nprintln(chat("hi"));\n');
 });
-afterAll(() => {
-  server.close();
+afterAll(async () => {
+  await server.close();
   cleanup();
 });
 

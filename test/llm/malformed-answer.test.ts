@@ -4,14 +4,13 @@
 // a server on loopback that knows the key. Asserted: each is an Error that says what was wrong and
 // quotes none of the answer, and no form of the key reaches stdout, stderr or the secure output.
 
-import { once } from "node:events";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runCli, tempDirWithHome, unchecked } from "../helpers.js";
+import { startServer, type TestServer } from "../net/fixtures.js";
+import { questionOf } from "./fixtures.js";
 
 const { dir, env, cleanup } = tempDirWithHome("tacit-malformed-answer-");
 const apiKey = `sk-test-${randomUUID()}`;
@@ -35,24 +34,19 @@ function malformed(question: string): string {
   }
 }
 
+let server: TestServer;
 let baseUrl = "";
-const server = createServer((request, response) => {
-  let body = "";
-  request.on("data", (chunk: Buffer) => (body += chunk.toString()));
-  request.on("end", () => {
-    const question = (JSON.parse(body) as { messages: Array<{ content: string }> }).messages[0]!.content;
+
+beforeAll(async () => {
+  server = await startServer((request, response) => {
+    const question = questionOf(request.body);
     response.writeHead(200, { "content-type": question === "stream" ? "text/event-stream" : "application/json" });
     response.end(malformed(question));
   });
+  baseUrl = `${server.origin}/v1`;
 });
-
-beforeAll(async () => {
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-});
-afterAll(() => {
-  server.close();
+afterAll(async () => {
+  await server.close();
   cleanup();
 });
 

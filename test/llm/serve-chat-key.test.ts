@@ -5,55 +5,43 @@
 // in the project holds the key. Asserted: nothing the MCP client receives holds the key, as it
 // is or in base64, nor the classified file's canary, and nothing reaches the redirect's target.
 
-import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { connectServe, createSession, runInSession } from "../helpers.js";
+import { startServer, type TestServer } from "../net/fixtures.js";
+import { questionOf } from "./fixtures.js";
 
 const apiKey = `sk-test-${randomUUID()}`;
 const canary = `CANARY-${randomUUID()}`;
 const elsewhere: string[] = [];
 let dir = "";
 let client: Client;
-const servers: Server[] = [];
-
-async function listen(server: Server): Promise<string> {
-  servers.push(server);
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const servers: TestServer[] = [];
 
 beforeAll(async () => {
-  const other = await listen(createServer((request) => void elsewhere.push(`${request.method} ${request.url}`)));
-  const model = await listen(
-    createServer((request, response) => {
-      let body = "";
-      request.on("data", (chunk: Buffer) => (body += chunk.toString()));
-      request.on("end", () => {
-        const question = (JSON.parse(body) as { messages: Array<{ content: string }> }).messages[0]!.content;
-        const auth = request.headers.authorization ?? "";
-        if (question === "refuse") return void response.writeHead(401, { "content-type": "text/plain" }).end(`bad key ${auth}`);
-        if (question === "redirect") return void response.writeHead(307, { location: `${other}/v1/chat/completions` }).end();
-        response.writeHead(200, { "content-type": "application/json" });
-        response.end(JSON.stringify({ choices: [{ message: { content: `to ${question}: ${auth} ${Buffer.from(auth.slice(7)).toString("base64")}` } }] }));
-      });
-    }),
-  );
+  // It records each request and never answers: none should come.
+  const other = await startServer((request) => void elsewhere.push(`${request.method} ${request.url}`));
+  const model = await startServer((request, response) => {
+    const question = questionOf(request.body);
+    const auth = request.headers.authorization ?? "";
+    if (question === "refuse") return void response.writeHead(401, { "content-type": "text/plain" }).end(`bad key ${auth}`);
+    if (question === "redirect") return void response.writeHead(307, { location: `${other.origin}/v1/chat/completions` }).end();
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({ choices: [{ message: { content: `to ${question}: ${auth} ${Buffer.from(auth.slice(7)).toString("base64")}` } }] }));
+  });
+  servers.push(other, model);
   dir = mkdtempSync(path.join(tmpdir(), "tacit-serve-chat-key-"));
   writeFileSync(path.join(dir, "key.txt"), `OPENAI_API_KEY=${apiKey}\n`);
   writeFileSync(path.join(dir, ".env"), `${canary}\n`);
-  client = await connectServe(["--llm-base-url", `${model}/v1`, "--llm-model", "m"], dir, { env: { TACIT_HOME: path.join(dir, "home"), TACIT_LLM_API_KEY: apiKey } });
+  client = await connectServe(["--llm-base-url", `${model.origin}/v1`, "--llm-model", "m"], dir, { env: { TACIT_HOME: path.join(dir, "home"), TACIT_LLM_API_KEY: apiKey } });
 });
 afterAll(async () => {
   await client.close();
-  for (const server of servers) server.close();
+  await Promise.all(servers.map((server) => server.close()));
   rmSync(dir, { recursive: true, force: true });
 });
 
