@@ -7,11 +7,11 @@
 // and the setup's check of it then failed. Now it says what is wrong (runner/exec/confinement.ts,
 // TooDeepToList), and the `.env` stays unread.
 
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { childEnv, tacitBin } from "../helpers.js";
+import { runCli } from "../helpers.js";
 import { makeCanary, realTempDir } from "./fixtures.js";
 
 const SCRIPT = `
@@ -26,20 +26,15 @@ try {
 `;
 
 describe("a confined command and a directory deeper than a path reaches", () => {
-  it("is refused with the reason, and the classified file there is not read", () => {
+  it("is refused with the reason, and the classified file there is not read", async () => {
     const { dir, cleanup } = realTempDir("tacit-confined-deep-");
     try {
       const canary = makeCanary();
       mkdirSync(path.join(dir, "app"));
       writeFileSync(path.join(dir, "app", ".env"), `TOKEN=${canary}\n`);
       writeFileSync(path.join(dir, "script.ts"), SCRIPT);
-      const run = spawnSync(process.execPath, [tacitBin, "run", "--no-check", "--command-permissions", "sh", "--confine-commands", "script.ts"], {
-        cwd: dir,
-        env: childEnv(),
-        encoding: "utf8",
-        timeout: 60_000,
-      });
-      expect(run.status, run.stderr).toBe(0);
+      const run = await runCli(["run", "--no-check", "--command-permissions", "sh", "--confine-commands", "script.ts"], { cwd: dir });
+      expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toContain('deepened: {"exitCode":0,"stdout":"moved\\n"');
       expect(run.stdout).toMatch(/refused: .*lies deeper than a path reaches \(4096 bytes/);
       expect(run.stdout).not.toMatch(/changed while it was set up/);

@@ -10,7 +10,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { childEnv, tacitBin } from "../helpers.js";
+import { runCli } from "../helpers.js";
 import { realTempDir } from "../files/fixtures.js";
 import { makeCanary } from "./fixtures.js";
 
@@ -47,7 +47,7 @@ describe.skipIf(!makesLoopMounts)("a confined command and the host's device node
     cleanup();
   });
 
-  it("cannot read the block device under a classified file, nor write the kernel's log; null, urandom and a terminal of its own work", () => {
+  it("cannot read the block device under a classified file, nor write the kernel's log; null, urandom and a terminal of its own work", async () => {
     const command = [
       `cat disk/.env`,
       `grep -a -c ${canary.slice(0, 16)} ${loop} && echo read-the-device`,
@@ -60,13 +60,8 @@ describe.skipIf(!makesLoopMounts)("a confined command and the host's device node
       path.join(root, "script.ts"),
       `println(JSON.stringify(requestExecPermission(["sh"], (proc) => proc.exec("sh", ["-c", ${JSON.stringify(command)}]))));\n`,
     );
-    const run = spawnSync(process.execPath, [tacitBin, "run", "--no-check", "--command-permissions", "sh", "--confine-commands", "script.ts"], {
-      cwd: root,
-      env: childEnv(),
-      encoding: "utf8",
-      timeout: 60_000,
-    });
-    expect(run.status, run.stderr).toBe(0);
+    const run = await runCli(["run", "--no-check", "--command-permissions", "sh", "--confine-commands", "script.ts"], { cwd: root });
+    expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).not.toContain(canary.slice(0, 16));
     expect(run.stdout).not.toContain("read-the-device");
     expect(run.stdout).not.toContain("wrote-kmsg");

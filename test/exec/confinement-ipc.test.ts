@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { childEnv, tacitBin } from "../helpers.js";
+import { runCli } from "../helpers.js";
 import { realTempDir } from "../files/fixtures.js";
 
 const hasIpcTools = spawnSync("ipcmk", ["--version"], { stdio: "ignore" }).status === 0 && spawnSync("ipcs", ["--version"], { stdio: "ignore" }).status === 0;
@@ -39,20 +39,15 @@ describe.skipIf(!hasIpcTools)("a confined command and the System V IPC of the us
     cleanup();
   });
 
-  it("neither sees the host's segments nor leaves one of its own there", () => {
+  it("neither sees the host's segments nor leaves one of its own there", async () => {
     const script = `
 const r = requestExecPermission(["sh"], (proc) =>
   proc.exec("sh", ["-c", "if ipcs -m -i ${hostSegment} 2>&1 | grep -q shmid=; then echo saw-host-segment; fi; ipcmk -M ${madeBytes}"]));
 println(JSON.stringify(r));
 `;
     writeFileSync(path.join(dir, "script.ts"), script);
-    const run = spawnSync(process.execPath, [tacitBin, "run", "--no-check", "--command-permissions", "sh", "--confine-commands", "script.ts"], {
-      cwd: dir,
-      env: childEnv(),
-      encoding: "utf8",
-      timeout: 60_000,
-    });
-    expect(run.status, run.stderr).toBe(0);
+    const run = await runCli(["run", "--no-check", "--command-permissions", "sh", "--confine-commands", "script.ts"], { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
     // The command ran, and made its segment (in its own namespace).
     expect(run.stdout).toMatch(/"exitCode":0,"stdout":"Shared memory id: \d+/);
     expect(run.stdout).not.toContain("saw-host-segment");
