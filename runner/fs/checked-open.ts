@@ -78,7 +78,7 @@ export function openForReading(real: string, verify: (actual: string) => void): 
  * O_RDONLY.
  */
 const O_PATH_FLAG =
-  process.platform === "linux" && ["x64", "arm64", "arm", "ia32", "ppc64", "s390x", "riscv64", "loong64", "mips64el"].includes(process.arch)
+  process.platform === "linux" && ["x64", "arm64", "arm", "ia32", "ppc64", "s390x", "riscv64", "loong64"].includes(process.arch)
     ? 0o10000000
     : constants.O_RDONLY;
 
