@@ -6,7 +6,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, expectRefused, type Handler, isEnvFile, lit, makeCanary, permit, perTestResources, tacit, TOKEN_FROM_ENV, writeTree } from "./fixtures.js";
+import { attemptOf, attempts, configFile, expectRefused, type Handler, isEnvFile, lit, makeCanary, permit, perTestResources, secretNetScript, tacit, writeTree } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-charset-", { concurrent: true });
 
@@ -51,9 +51,7 @@ describe.concurrent("answers in another charset", () => {
     const { root, canary } = resources.projectWithSecret();
     const result = await tacit(
       root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+      secretNetScript([`127.0.0.1:${a.port}`], `
   const echoed = (charset: string): string => {
     const body = net.httpGet(${lit(`${a.origin}/echo`)}, { headers: { accept: "application/json;charset=" + charset }, secretHeaders: { authorization: token } });
     // Read as UTF-8, an ASCII text in UTF-16 or UTF-32 is itself with NULs between its characters.
@@ -62,8 +60,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   for (const charset of ["utf-8", "utf-16le", "utf-16be", "utf-16", "x-utf-16le-bom", "utf-32be"]) attempt(charset, () => echoed(charset));
   for (const charset of ["utf-16le", "utf-16be", "utf-32be"]) attempt("undeclared-" + charset, () => echoed(charset + ";undeclared"));
   attempt("head-utf-32be", () => net.httpRequest("HEAD", ${lit(`${a.origin}/echo`)}, { headers: { accept: "application/json;charset=utf-32be" } }));
-});
-`,
+`),
       permit(`127.0.0.1:${a.port}`),
     );
     expect(result.code, result.stderr).toBe(0);
@@ -90,14 +87,11 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     const keeps = [8, 20, canary.length - 4];
     const result = await tacit(
       root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+      secretNetScript([`127.0.0.1:${a.port}`], `
   for (const keep of ${JSON.stringify(keeps)}) {
     attempt("keep-" + keep, () => net.httpGet(${lit(`${a.origin}/pad?keep=`)} + keep, { secretHeaders: { authorization: token } }).replace(/^x+/, ""));
   }
-});
-`,
+`),
       [...permit(`127.0.0.1:${a.port}`), "--config", configFile(root, { networkResponseLimitBytes: limit })],
     );
     expect(result.code, result.stderr).toBe(0);
@@ -139,9 +133,7 @@ describe.concurrent("charsets by other names", () => {
     const names = Object.keys(JAVA_ALIASES).map((name) => name.toUpperCase());
     const result = await tacit(
       root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+      secretNetScript([`127.0.0.1:${a.port}`], `
   for (const charset of ${JSON.stringify(names)}) {
     attempt(charset, () => {
       const body = net.httpGet(${lit(`${a.origin}/echo`)}, { headers: { accept: "application/json;charset=" + charset }, secretHeaders: { authorization: token } });
@@ -156,8 +148,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
       }
     });
   }
-});
-`,
+`),
       permit(`127.0.0.1:${a.port}`),
     );
     expect(result.code, result.stderr).toBe(0);
@@ -197,9 +188,7 @@ describe.concurrent("charsets a server names but does not write", () => {
     const { root, canary } = resources.projectWithSecret();
     const result = await tacit(
       root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+      secretNetScript([`127.0.0.1:${a.port}`], `
   for (const charset of ["UTF-16", "utf-16", "UTF-16LE", "UTF-16BE", "undeclared"]) {
     attempt(charset, () => {
       const body = net.httpGet(${lit(`${a.origin}/echo`)}, { headers: { accept: "application/json;charset=" + charset }, secretHeaders: { authorization: token } });
@@ -214,8 +203,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     });
   }
   attempt("no-secret", () => net.httpGet(${lit(`${a.origin}/echo`)}, { headers: { accept: "application/json;charset=UTF-16" } }).length > 0);
-});
-`,
+`),
       permit(`127.0.0.1:${a.port}`),
     );
     expect(result.code, result.stderr).toBe(0);
@@ -264,10 +252,7 @@ describe.concurrent("charsets tacit does not read", () => {
     const fromEbcdic = Object.fromEntries([...IBM037].map(([c, byte]) => [byte, c]));
     const result = await tacit(
       root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-const fromEbcdic: Record<number, string> = ${JSON.stringify(fromEbcdic)};
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+      secretNetScript([`127.0.0.1:${a.port}`], `
   const get = (charset: string, secret: boolean): string =>
     net.httpGet(${lit(`${a.origin}/echo`)}, { headers: { accept: "application/json;charset=" + charset }, ...(secret ? { secretHeaders: { authorization: token } } : {}) });
   // Each character that came through whole is its UTF-8 bytes, each an EBCDIC character.
@@ -275,8 +260,8 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   attempt("IBM037", () => asEbcdic(get("IBM037", true)));
   attempt("windows-1252", () => JSON.parse(get("windows-1252", true)).headers.authorization);
   attempt("no-secret", () => get("IBM037", false).length > 0);
-});
-`,
+`, { setup: `const fromEbcdic: Record<number, string> = ${JSON.stringify(fromEbcdic)};
+` }),
       permit(`127.0.0.1:${a.port}`),
     );
     expect(result.code, result.stderr).toBe(0);

@@ -6,7 +6,7 @@
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync, inflateRawSync, inflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, type Handler, isEnvFile, lit, permit, perTestResources, tacit, TOKEN_FROM_ENV } from "./fixtures.js";
+import { attemptOf, attempts, type Handler, isEnvFile, lit, permit, perTestResources, secretNetScript, tacit } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-compression-", { concurrent: true });
 
@@ -73,15 +73,13 @@ describe.concurrent("compressed answers", () => {
     const { root, canary } = resources.projectWithSecret();
     const result = await tacit(
       root,
-      `${ATTEMPT_PRELUDE}${ORACLE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+      secretNetScript([`127.0.0.1:${a.port}`], `
   const send = (body: string): string =>
     net.httpRequest("POST", ${lit(`${a.origin}/echo`)}, { headers: { "accept-encoding": "gzip" }, secretHeaders: { authorization: token }, body }).body;
   attempt("echoed", () => JSON.parse(send("hello")).headers.authorization);
   println("recovered: " + recover(send, "canary-", ${canary.length}));
-});
-`,
+`, { setup: `${ORACLE}
+` }),
       [...permit(`127.0.0.1:${a.port}`), "--exec-timeout-ms", "120000"],
     );
     expect(result.code, result.stderr).toBe(0);
@@ -139,9 +137,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     const { root, canary } = resources.projectWithSecret();
     const result = await tacit(
       root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+      secretNetScript([`127.0.0.1:${a.port}`], `
   const get = (where: string): string => net.httpGet(${lit(a.origin)} + where, { headers: { "accept-encoding": "gzip, deflate, br, zstd" }, secretHeaders: { authorization: token } });
   attempt("br", () => JSON.parse(get("/br")).headers.authorization);
   attempt("deflate", () => JSON.parse(get("/deflate")).headers.authorization);
@@ -150,8 +146,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   attempt("corrupt", () => get("/corrupt"));
   attempt("empty", () => net.httpRequest("HEAD", ${lit(`${a.origin}/empty`)}, { headers: { "accept-encoding": "gzip" } }));
   attempt("bomb", () => { const body = get("/bomb"); return [body.length, body.indexOf("[tacit: response truncated")]; });
-});
-`,
+`),
       permit(`127.0.0.1:${a.port}`),
     );
     expect(result.code, result.stderr).toBe(0);
@@ -200,9 +195,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     const { root, canary } = resources.projectWithSecret();
     const result = await tacit(
       root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+      secretNetScript([`127.0.0.1:${a.port}`], `
   const get = (where: string): string => net.httpGet(${lit(a.origin)} + where, { headers: { "accept-encoding": "deflate" }, secretHeaders: { authorization: token } });
   attempt("raw", () => { const echo = JSON.parse(get("/raw")); return [echo.url, echo.headers.authorization]; });
   attempt("wrapped", () => { const echo = JSON.parse(get("/wrapped")); return [echo.url, echo.headers.authorization]; });
@@ -212,8 +205,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   attempt("raw-corrupt", () => get("/raw-corrupt"));
   attempt("one-byte", () => get("/one-byte"));
   attempt("empty", () => net.httpRequest("HEAD", ${lit(`${a.origin}/empty`)}, { headers: { "accept-encoding": "deflate" } }));
-});
-`,
+`),
       permit(`127.0.0.1:${a.port}`),
     );
     expect(result.code, result.stderr).toBe(0);
@@ -271,9 +263,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     const { root, canary } = resources.projectWithSecret();
     const result = await tacit(
       root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+      secretNetScript([`127.0.0.1:${a.port}`], `
   const get = (where: string): string => net.httpGet(${lit(a.origin)} + where, { headers: { "accept-encoding": "deflate" }, secretHeaders: { authorization: token } });
   attempt("disguised", () => { const echo = JSON.parse(get("/disguised")); return [echo.url, echo.headers.authorization]; });
   attempt("disguised-dictionary", () => { const echo = JSON.parse(get("/disguised-dictionary")); return [echo.url, echo.headers.authorization]; });
@@ -281,8 +271,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   attempt("disguised-bomb", () => { const body = get("/disguised-bomb"); return [body.length, body.indexOf("[tacit: response truncated")]; });
   attempt("neither", () => get("/neither"));
   attempt("wrapped", () => JSON.parse(get("/wrapped")).url);
-});
-`,
+`),
       permit(`127.0.0.1:${a.port}`),
     );
     expect(result.code, result.stderr).toBe(0);

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { afterAll, afterEach } from "vitest";
 import { type CliResult, runCli, unchecked } from "../helpers.js";
-import { makeCanary, realTempDir, writeTree } from "../files/fixtures.js";
+import { ATTEMPT_PRELUDE, makeCanary, realTempDir, writeTree } from "../files/fixtures.js";
 
 export {
   ATTEMPT_PRELUDE,
@@ -178,3 +178,12 @@ export const isEnvFile = (file: string): boolean => path.basename(file) === ".en
 
 /** Script text: `token`, the canary of projectWithSecret's .env as a Classified value, to send as a secret header. */
 export const TOKEN_FROM_ENV = `const token = requestFileSystem(".", (fs) => fs.readClassified(".env").map((t) => t.trim()));`;
+
+/**
+ * Script text: ATTEMPT_PRELUDE, then TOKEN_FROM_ENV's `token`, then `setup`, then `body` run
+ * inside `requestNetwork(hosts, (net) => { … })`. `body` and `setup` are whole lines (each
+ * begins and ends with a line break as a template literal written on its own lines does).
+ */
+export function secretNetScript(hosts: readonly string[], body: string, options: { setup?: string } = {}): string {
+  return `${ATTEMPT_PRELUDE}\n${TOKEN_FROM_ENV}\n${options.setup ?? ""}requestNetwork(${JSON.stringify(hosts)}, (net) => {${body}});\n`;
+}

@@ -5,7 +5,7 @@
 // script catches, saying how to pass it, with nothing sent.
 
 import { describe, expect, it } from "vitest";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, perTestResources, permit, tacit, TOKEN_FROM_ENV } from "./fixtures.js";
+import { attemptOf, attempts, lit, perTestResources, permit, secretNetScript, tacit } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-header-shapes-");
 
@@ -15,9 +15,7 @@ describe("headers in other shapes than a plain object", () => {
     const { root, canary } = resources.projectWithSecret();
     const result = await tacit(
       root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+      secretNetScript([`127.0.0.1:${a.port}`], `
   const get = (path: string, options: any) => net.httpGet(${lit(a.origin)} + path, options);
   attempt("pairs", () => get("/pairs", { headers: [["x-shape", "pairs"]] }));
   attempt("map", () => get("/map", { headers: new Map([["x-shape", "map"]]) }));
@@ -31,8 +29,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   });
   attempt("from-entries", () =>
     JSON.parse(get("/from-entries", { headers: Object.fromEntries(new Map([["x-shape", "from-entries"]])), secretHeaders: Object.fromEntries([["authorization", token]]) })).headers);
-});
-`,
+`),
       permit(`127.0.0.1:${a.port}`),
     );
     expect(result.code, result.stderr).toBe(0);

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, isEnvFile, lit, permit, perTestResources, tacit, TOKEN_FROM_ENV } from "./fixtures.js";
+import { attemptOf, attempts, isEnvFile, lit, permit, perTestResources, secretNetScript, tacit } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-hex-echo-", { concurrent: true });
 
@@ -26,9 +26,7 @@ describe.concurrent("a secret header echoed in hex", () => {
     const { root, canary } = resources.projectWithSecret();
     const result = await tacit(
       root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+      secretNetScript([`127.0.0.1:${a.port}`], `
   for (const shape of ${JSON.stringify(Object.keys(SHAPES))}) {
     attempt(shape, () => {
       const raw: string = JSON.parse(net.httpGet(${lit(a.origin)} + "/" + shape, { secretHeaders: { authorization: token } })).raw;
@@ -37,8 +35,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
       return [raw.includes("[redacted]"), digits.map((part) => (part.match(/../g) ?? []).map((pair) => String.fromCharCode(parseInt(pair, 16))).join(""))];
     });
   }
-});
-`,
+`),
       permit(`127.0.0.1:${a.port}`),
     );
     expect(result.code, result.stderr).toBe(0);

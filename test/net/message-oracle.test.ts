@@ -16,7 +16,7 @@ import path from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
 import { freshTacitHome } from "../helpers.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, type Handler, isEnvFile, lit, makeCanary, perTestResources, permit, tacit, TOKEN_FROM_ENV, unusedPort, writeTree } from "./fixtures.js";
+import { attemptOf, attempts, configFile, type Handler, isEnvFile, lit, makeCanary, perTestResources, permit, secretNetScript, tacit, unusedPort, writeTree } from "./fixtures.js";
 
 // The tests run concurrently (describe.concurrent): each has its own servers, directories,
 // canary and tacit home, and mostly waits (requests wait for their maps to settle, two for
@@ -105,20 +105,17 @@ function answering(closedPort: number, echo: boolean): Handler {
  * first request that long (some 6 s of the test); asked for together, they settle together.
  */
 function oracleScript(origin: string, scope: string[]): string {
-  return `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-const cases = ${JSON.stringify(CASES)}.map((c) => ({
-  ...c,
-  picked: token.map((t) => ((t.charCodeAt(7) & 1) === 1 ? c.word : c.other)),
-  notPicked: token.map((t) => ((t.charCodeAt(7) & 1) === 1 ? c.other : c.word)),
-}));
-requestNetwork(${JSON.stringify(scope)}, (net) => {
+  return secretNetScript(scope, `
   for (const c of cases) {
     attempt(c.kind + "-picked", () => net.httpGet(${lit(origin)} + "/" + c.kind, { secretHeaders: { ${lit(SECRET_HEADER)}: c.picked } }));
     attempt(c.kind + "-not-picked", () => net.httpGet(${lit(origin)} + "/" + c.kind, { secretHeaders: { ${lit(SECRET_HEADER)}: c.notPicked } }));
   }
-});
-`;
+`, { setup: `const cases = ${JSON.stringify(CASES)}.map((c) => ({
+  ...c,
+  picked: token.map((t) => ((t.charCodeAt(7) & 1) === 1 ? c.word : c.other)),
+  notPicked: token.map((t) => ((t.charCodeAt(7) & 1) === 1 ? c.other : c.word)),
+}));
+` });
 }
 
 describe.concurrent("a failure's message after an answer came", () => {
@@ -165,12 +162,9 @@ describe.concurrent("a failure's message after an answer came", () => {
       const echoed = ["out-of-scope", "coding", "charset", "broken-location", "loop", "to-invalid"];
       const result = await tacit(
         root,
-        `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${server.port}`)}, ${lit(`127.0.0.1:${closed}`)}, "*.invalid"], (net) => {
+        secretNetScript([`127.0.0.1:${server.port}`, `127.0.0.1:${closed}`, "*.invalid"], `
   for (const kind of ${JSON.stringify(echoed)}) attempt(kind, () => net.httpGet(${lit(server.origin)} + "/" + kind, { secretHeaders: { ${lit(SECRET_HEADER)}: token } }));
-});
-`,
+`),
         permit("127.0.0.1:*", "*.invalid"),
         { TACIT_HOME: home.home },
       );
@@ -219,12 +213,9 @@ async function hopToCertificate(onTestFinished: TestContext["onTestFinished"], s
   });
   const result = await tacit(
     root,
-    `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${redirector.port}`)}, ${lit(`localhost:${tlsPort}`)}], (net) => {
+    secretNetScript([`127.0.0.1:${redirector.port}`, `localhost:${tlsPort}`], `
   attempt("hop", () => net.httpGet(${lit(`${redirector.origin}/`)}, { secretHeaders: { ${lit(SECRET_HEADER)}: token } }));
-});
-`,
+`),
     permit(`127.0.0.1:${redirector.port}`, `localhost:${tlsPort}`),
     // The certificate is trusted: only its names are wrong.
     { TACIT_HOME: home.home, NODE_EXTRA_CA_CERTS: path.join(certs, "cert.pem") },
@@ -274,16 +265,13 @@ describe.concurrent("a redirect the approval policy would ask about", () => {
     }));
     const result = await tacit(
       root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${redirector.port}`)}, "*.localtest"], (net) => {
+      secretNetScript([`127.0.0.1:${redirector.port}`, "*.localtest"], `
   const picked = token.map((t) => ((t.charCodeAt(7) & 1) === 1 ? "approval" : "qzxvwqzx"));
   const notPicked = token.map((t) => ((t.charCodeAt(7) & 1) === 1 ? "qzxvwqzx" : "approval"));
   attempt("picked", () => net.httpGet(${lit(`${redirector.origin}/fixed`)}, { secretHeaders: { ${lit(SECRET_HEADER)}: picked } }));
   attempt("not-picked", () => net.httpGet(${lit(`${redirector.origin}/fixed`)}, { secretHeaders: { ${lit(SECRET_HEADER)}: notPicked } }));
   attempt("echo", () => net.httpGet(${lit(`${redirector.origin}/echo`)}, { secretHeaders: { ${lit(SECRET_HEADER)}: token } }));
-});
-`,
+`),
       ["--config", config],
       { TACIT_HOME: home.home },
     );
@@ -346,14 +334,11 @@ describe.concurrent("an answer Node cannot read as HTTP", () => {
     await once(raw, "listening");
     onTestFinished(() => void raw.close());
     const origin = `http://127.0.0.1:${(raw.address() as AddressInfo).port}`;
-    const script = `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(origin.slice("http://".length))}], (net) => {
+    const script = secretNetScript([origin.slice("http://".length)], `
   for (const path of ${JSON.stringify(Object.keys(UNREADABLE))}) {
     attempt(path, () => net.httpRequest("GET", ${lit(origin)} + "/" + path, { secretHeaders: { ${lit(SECRET_HEADER)}: token } }));
   }
-});
-`;
+`);
     for (const json of [false, true]) {
       const result = await tacit(root, script, [...(json ? ["--json"] : []), ...permit(origin.slice("http://".length))], { TACIT_HOME: home.home });
       expect(result.code, result.stderr).toBe(0);
@@ -392,12 +377,9 @@ describe.concurrent("a secret with letters past ASCII that a server puts into a 
     });
     const result = await tacit(
       root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${redirector.port}`)}, "*.invalid"], (net) => {
+      secretNetScript([`127.0.0.1:${redirector.port}`, "*.invalid"], `
   for (const path of ["/to-invalid", "/out-of-scope", "/in-a-label"]) attempt(path, () => net.httpGet(${lit(redirector.origin)} + path, { secretHeaders: { ${lit(SECRET_HEADER)}: token } }));
-});
-`,
+`),
       permit(`127.0.0.1:${redirector.port}`, "*.invalid", "*.example"),
       { TACIT_HOME: home.home },
     );

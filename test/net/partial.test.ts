@@ -5,7 +5,7 @@
 // anything is sent, and a part the server sends anyway is not kept.
 
 import { describe, expect, it } from "vitest";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, type Handler, isEnvFile, lit, permit, perTestResources, tacit, TOKEN_FROM_ENV } from "./fixtures.js";
+import { attemptOf, attempts, expectRefused, type Handler, isEnvFile, lit, permit, perTestResources, secretNetScript, tacit } from "./fixtures.js";
 import { expectNoLeak } from "../files/fixtures.js";
 
 const resources = perTestResources("tacit-net-partial-");
@@ -35,9 +35,7 @@ describe("parts of answers", () => {
     const { root, canary } = resources.projectWithSecret();
     const result = await tacit(
       root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+      secretNetScript([`127.0.0.1:${a.port}`], `
   const echo = (name: string, value: string): string =>
     net.httpGet(${lit(`${a.origin}/echo`)}, { headers: { [name]: value }, secretHeaders: { authorization: token } });
   // A header of the same length first, with nothing to ask: the secret sits at the same place in
@@ -54,8 +52,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     net.httpGet(${lit(`${a.origin}/echo`)}, { secretHeaders: { authorization: token, range: classify("bytes=00070-") } }));
   attempt("x-ms-range", () => fromInside("x-ms-range"));
   attempt("plain-range", () => net.httpGet(${lit(`${a.origin}/echo`)}, { headers: { range: "bytes=2-8" } }));
-});
-`,
+`),
       permit(`127.0.0.1:${a.port}`),
     );
     expect(result.code, result.stderr).toBe(0);

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, type Handler, isEnvFile, lit, permit, perTestResources, tacit, TOKEN_FROM_ENV } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, type Handler, isEnvFile, lit, permit, perTestResources, secretNetScript, tacit } from "./fixtures.js";
 import { expectNoLeak } from "../files/fixtures.js";
 
 const resources = perTestResources("tacit-net-status-", { concurrent: true });
@@ -86,14 +86,11 @@ async function postedClassified(handler: Handler, paths: readonly string[], plai
   const O = a.origin;
   const run = await tacit(
     root,
-    `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+    secretNetScript([`127.0.0.1:${a.port}`], `
   const options = ${options};
   for (const where of ${JSON.stringify(["ok", ...paths])}) attempt(where, () => String(net.httpPostClassified("${O}/" + where, token, options)));
   ${plainPath === null ? "" : `attempt("plain", () => net.httpPost("${O}/${plainPath}", "plain"));`}
-});
-`,
+`),
     [...permit(`127.0.0.1:${a.port}`), "--secure-output", sink],
   );
   expect(run.code, run.stderr).toBe(0);
@@ -228,13 +225,10 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     const { root, canary } = resources.projectWithSecret();
     const a = await resources.server(statuses);
     const O = a.origin;
-    const script = (tail: string): string => `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+    const script = (tail: string): string => secretNetScript([`127.0.0.1:${a.port}`], `
   const secret = { secretHeaders: { authorization: token } };
   ${tail}
-});
-`;
+`);
     const caught = await tacit(
       root,
       script(`attempt("get", () => net.httpGet("${O}/echo-header", secret));
@@ -362,12 +356,9 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     await closed.close();
     const run = await tacit(
       root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${port}`)}], (net) => {
+      secretNetScript([`127.0.0.1:${port}`], `
   attempt("refused", () => String(net.httpPostClassified(${lit(`http://127.0.0.1:${port}/x`)}, token)));
-});
-`,
+`),
       permit(`127.0.0.1:${port}`),
     );
     expect(run.code, run.stderr).toBe(0);

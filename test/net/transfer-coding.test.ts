@@ -8,7 +8,7 @@
 import { deflateSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, isEnvFile, lit, permit, perTestResources, tacit, TOKEN_FROM_ENV } from "./fixtures.js";
+import { attemptOf, attempts, isEnvFile, lit, permit, perTestResources, secretNetScript, tacit } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-transfer-coding-", { concurrent: true });
 
@@ -33,17 +33,14 @@ describe.concurrent("an answer in a transfer coding other than chunked", () => {
     const { root, canary } = resources.projectWithSecret();
     const result = await tacit(
       root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+      secretNetScript([`127.0.0.1:${a.port}`], `
   const get = (where: string, secret: boolean): string =>
     net.httpRequest("GET", ${lit(a.origin)} + where, secret ? { secretHeaders: { authorization: token } } : {}).body;
   attempt("gzip", () => get("/gzip", true));
   attempt("deflate", () => get("/deflate", true));
   attempt("gzip without secrets", () => get("/gzip", false));
   attempt("chunked", () => JSON.parse(get("/chunked", true)).headers.authorization);
-});
-`,
+`),
       permit(`127.0.0.1:${a.port}`),
     );
     expect(result.code, result.stderr).toBe(0);

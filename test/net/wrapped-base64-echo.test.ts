@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, isEnvFile, lit, permit, perTestResources, tacit, TOKEN_FROM_ENV } from "./fixtures.js";
+import { attemptOf, attempts, configFile, isEnvFile, lit, permit, perTestResources, secretNetScript, tacit } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-wrapped-base64-", { concurrent: true });
 
@@ -33,9 +33,7 @@ describe.concurrent("a secret header echoed in wrapped base64", () => {
     ]);
     const result = await tacit(
       root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+      secretNetScript([`127.0.0.1:${a.port}`], `
   for (const shape of ${JSON.stringify(shapes)}) {
     attempt(JSON.stringify(shape), () => {
       const raw: string = JSON.parse(net.httpGet(${lit(a.origin)} + "/" + encodeURIComponent(JSON.stringify(shape)), { secretHeaders: { authorization: token } })).raw;
@@ -44,8 +42,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
       return [raw.includes("[redacted]"), ...[0, 1, 2, 3].map((skip) => { try { return atob(joined.slice(skip).replace(/[^A-Za-z0-9+/]/g, "").slice(0, Math.floor(joined.slice(skip).replace(/[^A-Za-z0-9+/]/g, "").length / 4) * 4)); } catch { return ""; } })];
     });
   }
-});
-`,
+`),
       permit(`127.0.0.1:${a.port}`),
     );
     expect(result.code, result.stderr).toBe(0);
@@ -78,9 +75,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     const config = configFile(resources.dir(), { networkPermissions: [`127.0.0.1:${a.port}`], networkResponseLimitBytes: limit });
     const result = await tacit(
       root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN_FROM_ENV}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+      secretNetScript([`127.0.0.1:${a.port}`], `
   for (const n of ${JSON.stringify(cuts)}) {
     attempt(String(n), () => {
       const tail = net.httpGet(${lit(a.origin)} + "/?n=" + n, { secretHeaders: { authorization: token } }).split(" ")[1]!.split("\\n[tacit:")[0]!;
@@ -88,8 +83,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
       return [tail, ...[0, 1, 2, 3].map((skip) => { const run = joined.slice(skip); try { return atob(run.slice(0, Math.floor(run.length / 4) * 4)); } catch { return ""; } })];
     });
   }
-});
-`,
+`),
       ["--config", config],
     );
     expect(result.code, result.stderr).toBe(0);
