@@ -7,6 +7,20 @@
 "use strict";
 const path = require("node:path");
 
+// First of all, before any secret is read: no core dump of tacit holds its memory. The host
+// holds the LLM key, classified plaintext and secret headers, and a core dump (Ctrl-\ on a
+// terminal, a crash) wrote all of it where core_pattern says: by default a file `core` in
+// tacit's working directory, the project, the allowed root where the next script reads it. The
+// sandbox and the pure evaluator run with no core file at all (sandbox-process.ts); Node cannot
+// set its own RLIMIT_CORE or PR_SET_DUMPABLE, but a process may write its own
+// coredump_filter, and 0 leaves a core only its registers and mappings' names. What tacit
+// starts inherits it. Not Linux (no /proc): nothing to do.
+try {
+  require("node:fs").writeFileSync("/proc/self/coredump_filter", "0");
+} catch {
+  // No such file: not Linux, or a kernel without core dumps.
+}
+
 const bundleDir = path.resolve(__dirname, "..", "dist", "bundle");
 const { installCodeCache, saveCodeCache } = require(path.join(bundleDir, "code-cache.cjs"));
 installCodeCache(bundleDir);
