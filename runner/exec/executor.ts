@@ -33,12 +33,16 @@ import { findOnPath } from "./program-path.js";
 
 export { findOnPath };
 
-// Each said once per process, when the probe finds out (see pid-namespace.ts).
+// Each said once per process, when the probe finds out (see pid-namespace.ts). A command that sees
+// tacit's process reads its memory as any process of the same user may (tacit, in Node, cannot make
+// itself undumpable): shown through the CLI as a non-root user without unshare, a permitted python3
+// read the LLM key and a classified value out of /proc/<tacit's pid>/mem. The warnings say so.
 const NAMESPACE_NOTICES = {
   onUnavailable(reason: string): void {
     process.stderr.write(
       `tacit: warning: commands run without a PID namespace (${reason}); a command that leaves its process group with setsid ` +
-        "can outlive its timeout, and commands see every process of the user, with its environment (ps eww, /proc/PID/environ). " +
+        "can outlive its timeout, and commands see every process of the user, with its environment (ps eww, /proc/PID/environ), " +
+        "and can read tacit's own memory (/proc/PID/mem), which holds the LLM key and the plaintext of classified values. " +
         "To contain them, run tacit where util-linux `unshare` may create PID namespaces: as root, or with " +
         "unprivileged user namespaces allowed (in a container, one allowed to call unshare)\n",
     );
@@ -46,7 +50,8 @@ const NAMESPACE_NOTICES = {
   onSharedProc(reason: string): void {
     process.stderr.write(
       `tacit: warning: commands run in a PID namespace but with the host's /proc (${reason}); they can see every process of ` +
-        "the user, with its command line and environment (ps eww, /proc/PID/environ), tacit's own included. To hide them, run " +
+        "the user, with its command line and environment (ps eww, /proc/PID/environ), and can read tacit's own memory " +
+        "(/proc/PID/mem), which holds the LLM key and the plaintext of classified values. To hide them, run " +
         "tacit where util-linux `unshare --mount-proc` works: as root, or with unprivileged user namespaces allowed\n",
     );
   },
