@@ -71,7 +71,7 @@ import { KEYCTL_CANDIDATES } from "../sandbox-mounts.js";
 import { isSinkRefusal, SecureSink } from "../secure-sink.js";
 import { tempRoots } from "../temp-dirs.js";
 import { lifelineCheck } from "./lifeline.js";
-import { type NamespaceWrapper, SHELL } from "./pid-namespace.js";
+import { MAP_CURRENT_USER, type NamespaceWrapper, SHELL } from "./pid-namespace.js";
 import { executable, isDirectory } from "./program-path.js";
 
 const TMP = "/tmp";
@@ -140,9 +140,45 @@ const PTMX = "/dev/ptmx";
 /** The source named by the new devpts's line: not the host's "devpts", which `mount -a` would take for the same mount, already made. */
 const PTS_SOURCE = "tacit-devpts";
 
-/** The table's line that makes the mount at `point` read-only, and its device nodes unopenable (see KEPT_DEVICES). */
-function readOnlyNoDevicesLine(point: string): string {
-  return `${REMOUNT_SOURCE} ${tableField(point)} none remount,bind,ro,nodev 0 0`;
+/**
+ * The table's line that makes the mount at `point` read-only, and its device nodes unopenable (see
+ * KEPT_DEVICES), keeping the flags `kept` names (see lockedFlags).
+ */
+function readOnlyNoDevicesLine(point: string, kept: LockedFlags): string {
+  return `${REMOUNT_SOURCE} ${tableField(point)} none ${["remount,bind,ro,nodev", ...kept(point)].join(",")} 0 0`;
+}
+
+/** The flags a remount of what lies at a path must repeat (see lockedFlags). */
+type LockedFlags = (point: string) => readonly string[];
+
+/**
+ * The per-mount flags a remount at a path must repeat: those of the mount it lies on, in tacit's
+ * mount table (`mountinfo`), that the kernel locks on a mount a user namespace inherits: nosuid,
+ * noexec and how access times are kept. `mount -a` remounts with exactly the flags its line
+ * names, and a line that left out a locked one failed with EPERM: as a user who is not root, whose
+ * confined namespace is such a user namespace, a host mount `ro,nosuid,nodev` refused every
+ * confined command. As root nothing is locked, and the line cleared those flags: a nosuid mount
+ * (a /tmp, a /dev/shm) took set-user-ID programs in the confined view; it keeps them now.
+ */
+function lockedFlags(mountinfo: string): LockedFlags {
+  const flags = new Map<string, string[]>();
+  for (const line of mountinfo.split("\n")) {
+    const fields = line.split(" ");
+    if (fields[4] === undefined || fields[5] === undefined) continue;
+    const options = fields[5].split(",");
+    const kept: string[] = options.filter((option) => option === "nosuid" || option === "noexec" || option === "noatime" || option === "nodiratime" || option === "relatime");
+    // Neither noatime nor relatime: strictatime, which a remount names (its default is relatime).
+    if (!options.includes("noatime") && !options.includes("relatime")) kept.push("strictatime");
+    // A later line for the same point is a mount over the earlier one: the one in view.
+    flags.set(mountPointsIn(line)[0]!, kept);
+  }
+  return (point) => {
+    let best: string | null = null;
+    for (const mountPoint of flags.keys()) {
+      if ((point === mountPoint || isWithin(point, mountPoint)) && (best === null || mountPoint.length > best.length)) best = mountPoint;
+    }
+    return best === null ? [] : flags.get(best)!;
+  };
 }
 
 /**
@@ -153,7 +189,30 @@ function readOnlyNoDevicesLine(point: string): string {
  * -i ID` showed a segment of mode 0600 that shmat would read and write), and a segment it made
  * outlived it.
  */
-const COMMAND_NAMESPACES = "--user --map-current-user --mount --ipc";
+const COMMAND_NAMESPACES = `--user ${asTacitsOwnUser()} --mount --ipc`;
+
+/**
+ * unshare's flags that map the command's user and group in its own user namespace to tacit's
+ * own: as root, root to root; as another user, that user to the root of the confined namespace
+ * (see confinedNamespaceArgs), which is that user outside.
+ */
+function asTacitsOwnUser(): string {
+  const uid = process.geteuid?.() ?? 0;
+  const gid = process.getegid?.() ?? 0;
+  return `--map-user=${uid} --map-group=${gid}`;
+}
+
+/**
+ * The confined namespace's unshare arguments: the PID namespace's (see pid-namespace.ts), but one
+ * made through a user namespace maps tacit's user to root there, not to itself. Its setup mounts
+ * the covers, and mapped to itself it held no capability there: every confined command of a user
+ * who is not root was refused ("could not mount a private /tmp"). The command itself runs as that
+ * user again, in a user namespace of its own (COMMAND_NAMESPACES), with no capability over the
+ * confined one: it cannot undo the mounts, nor trace the setup's shell, which holds them.
+ */
+function confinedNamespaceArgs(wrapper: NamespaceWrapper): string[] {
+  return wrapper.namespaceArgs.map((arg) => (arg === MAP_CURRENT_USER ? "--map-root-user" : arg));
+}
 
 // The namespace's first process. Positional parameters: mount's path, the mount table, the
 // working directory, whether /tmp is private, the SHA-256 of what
@@ -554,7 +613,7 @@ export class CommandConfinement {
       changedSince: () => checked.find(({ dir, listing }) => !sameStamp(stampOf(dir), listing))?.dir ?? null,
       program: wrapper.program,
       args: [
-        ...wrapper.namespaceArgs,
+        ...confinedNamespaceArgs(wrapper),
         SHELL,
         "-c",
         SETUP,
@@ -662,7 +721,9 @@ export class CommandConfinement {
     // What is a mount point already is not bound on itself again: `mount -a` skips that ("already
     // mounted"), which the setup takes as a failure, and a mount point cannot be renamed anyway (a
     // node_modules on a volume of its own, as devcontainers make it, refused every confined command).
-    const points = mountPointsIn(mountInfo());
+    const table = mountInfo();
+    const points = mountPointsIn(table);
+    const kept = lockedFlags(table);
     const mounted = new Set(points);
     // A place bound on itself once: `mount -a` skips a second bind of it ("already mounted").
     const bound = new Set<string>();
@@ -700,18 +761,18 @@ export class CommandConfinement {
         if (!entry.isSymbolicLink()) bindItself(path.join(home, entry.name), "bind");
       }
       bindItself(home, "rbind");
-      lines.push(readOnlyNoDevicesLine(home));
+      lines.push(readOnlyNoDevicesLine(home, kept));
     }
     const readOnlyMounts = this.readOnlyMounts(points);
-    for (const point of readOnlyMounts) lines.push(readOnlyNoDevicesLine(point));
+    for (const point of readOnlyMounts) lines.push(readOnlyNoDevicesLine(point, kept));
     for (const pin of this.pins([...readOnly, ...pinned])) bindItself(pin, "rbind");
-    for (const kept of readOnly) {
-      bindItself(kept, "bind");
-      lines.push(readOnlyNoDevicesLine(kept));
+    for (const file of readOnly) {
+      bindItself(file, "bind");
+      lines.push(readOnlyNoDevicesLine(file, kept));
     }
     for (const mask of masks) {
       lines.push(`/proc/self/fd/5/${mask.directory ? "dir" : "file"} ${tableField(mask.target)} none bind 0 0`);
-      lines.push(readOnlyNoDevicesLine(mask.target));
+      lines.push(readOnlyNoDevicesLine(mask.target, kept));
     }
     // Terminals of its own (see PTS), mounted over the host's once that is nodev: a line after the
     // remounts, which would otherwise make the new one read-only and nodev too.
@@ -976,7 +1037,7 @@ function lockFailure(wrapper: NamespaceWrapper): string | null {
   if (lockProbe === undefined) {
     const probe = spawnSync(
       wrapper.program,
-      [...wrapper.namespaceArgs, SHELL, "-c", `"$1" ${COMMAND_NAMESPACES} -- /bin/sh -c "exit 0"`, "tacit-exec", wrapper.program],
+      [...confinedNamespaceArgs(wrapper), SHELL, "-c", `"$1" ${COMMAND_NAMESPACES} -- /bin/sh -c "exit 0"`, "tacit-exec", wrapper.program],
       { encoding: "utf8", timeout: 5000 },
     );
     lockProbe = { failure: probe.status === 0 ? null : (probe.stderr || probe.error?.message || `unshare --user exited ${probe.status}`).trim() };

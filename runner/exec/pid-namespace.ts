@@ -72,6 +72,8 @@ export function namespaceWrapper(notices: NamespaceNotices): NamespaceWrapper | 
  * network-namespace.ts).
  */
 export const PID_NAMESPACE_FLAGS: readonly string[] = ["--pid", "--fork", "--kill-child"];
+/** unshare's flag for a user namespace where tacit's user is itself (see confinement.ts, which makes it root there). */
+export const MAP_CURRENT_USER = "--map-current-user";
 /** unshare's flag for a /proc of the namespace's own, mounted in its mount namespace. */
 export const OWN_PROC_FLAG = "--mount-proc";
 
@@ -97,7 +99,7 @@ export function probeNamespaceWrapper(
   }
   for (const { flags, ownProc } of NAMESPACE_FLAGS) {
     // As root a PID namespace needs nothing more; otherwise a user namespace mapping the user to itself.
-    for (const userNamespace of [[], ["--map-current-user"]]) {
+    for (const userNamespace of [[], [MAP_CURRENT_USER]]) {
       const namespaceArgs = [...userNamespace, ...flags, "--"];
       const argsBefore = [...namespaceArgs, SHELL, "-c", RUN_AS_CHILD, "tacit-exec"];
       const probe = spawnSync(unshare, [...namespaceArgs, SHELL, "-c", "exit 0"], { stdio: "ignore", timeout: 5000 });
