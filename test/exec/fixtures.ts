@@ -2,11 +2,11 @@
 // default allowed root) with extra environment, and a look at the host's process table from
 // outside (never taking the script's word for it). Attempt reporting is the files suite's.
 
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { chmodSync, closeSync, constants, openSync, rmSync, writeSync } from "node:fs";
+import { chmodSync, chownSync, closeSync, constants, existsSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
-import { type CliResult, runCli, unchecked } from "../helpers.js";
+import { type CliResult, collectedRun, runCli, tacitBin, unchecked } from "../helpers.js";
 
 export { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir, writeTree } from "../files/fixtures.js";
 export type { CliResult };
@@ -91,3 +91,39 @@ export function uniqueSleep(): string {
 }
 
 export const at = (root: string, p: string): string => path.join(root, p);
+
+/** The user a test starts tacit as to see what a user who is not root gets (see nobodyCanRunTacit). */
+export const NOBODY = 65534;
+const SETPRIV = "/usr/bin/setpriv";
+const AS_NOBODY = [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups"];
+
+/** Whether tacit can be started as nobody here, with a user namespace of its own; if not, why. Only root can. */
+export function nobodyCanRunTacit(): { ok: boolean; reason: string } {
+  if (process.getuid?.() !== 0) return { ok: false, reason: "the suite does not run as root, which alone can start tacit as another user" };
+  if (!existsSync(SETPRIV)) return { ok: false, reason: `${SETPRIV} is not installed` };
+  const readable = `require("fs").accessSync(${JSON.stringify(tacitBin)}, require("fs").constants.R_OK)`;
+  const probe = spawnSync(SETPRIV, [...AS_NOBODY, "/usr/bin/unshare", "--map-root-user", "--mount", "--", process.execPath, "-e", readable], {
+    encoding: "utf8",
+    timeout: 10_000,
+  });
+  if (probe.status !== 0) return { ok: false, reason: `nobody cannot run node and read tacit, in a user namespace of its own: ${(probe.stderr || String(probe.error)).trim()}` };
+  return { ok: true, reason: "" };
+}
+
+/** A project, a home and a tacit home under `dir`, owned by nobody. */
+export function nobodysProject(dir: string): { project: string; home: string; tacitHome: string } {
+  const made = { project: path.join(dir, "project"), home: path.join(dir, "home"), tacitHome: path.join(dir, "tacit-home") };
+  for (const place of [made.project, made.home, made.tacitHome]) mkdirSync(place);
+  for (const place of [dir, made.project, made.home, made.tacitHome]) chownSync(place, NOBODY, NOBODY);
+  return made;
+}
+
+/** `tacit run --no-check …args -` as nobody in `where.project`, the script on stdin, `env` added to its environment. */
+export function tacitAsNobody(where: { project: string; home: string; tacitHome: string }, script: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const child = spawn(SETPRIV, [...AS_NOBODY, process.execPath, tacitBin, "run", "--no-check", ...args, "-"], {
+    cwd: where.project,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: where.home, TACIT_HOME: where.tacitHome, ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  return collectedRun(child, script);
+}
