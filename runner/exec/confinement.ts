@@ -651,6 +651,9 @@ export class CommandConfinement {
    * tacit would make them at its first remembered approval or key, its first classified print, or
    * the end of the run (the record), anyway; here they are made before the walk, which then finds them (and ~/.config) and covers
    * them. Throws where one cannot be made (a dangling link there, a file in the way).
+   * The secure output is made wherever it is, not only in a root: a confined command reads what lies
+   * outside the roots, and one outside them, not made yet as the command started, was not covered
+   * (the second case above: a confined `sh` printed the plaintext tacit appended there).
    */
   private ownPlacesMade(command: string): void {
     const makeable = (p: string): boolean => this.grants(p) && realTarget(p) === null;
@@ -680,7 +683,7 @@ export class CommandConfinement {
       if (realTarget(dir)?.directory !== true) throw unmade(dir, what);
     }
     for (const file of this.settings.tacitFiles.map((named) => path.resolve(named))) {
-      if (!makeable(file)) continue;
+      if (realTarget(file) !== null) continue;
       try {
         // As the secure output makes it, in its directory as tacit first found that.
         new SecureSink(file).makeNow();
@@ -688,7 +691,13 @@ export class CommandConfinement {
         if (isSinkRefusal(error)) throw new EffectFailure(`exec("${command}"): refused, nothing was run: ${error.message}`);
         if (onReadOnlyFileSystem(file)) continue;
       }
-      if (realTarget(file) === null) throw unmade(file, "the secure output (--secure-output, plaintext)");
+      if (realTarget(file) !== null) continue;
+      if (this.grants(file)) throw unmade(file, "the secure output (--secure-output, plaintext)");
+      throw new EffectFailure(
+        `exec("${command}"): refused, nothing was run: the secure output ${file} (--secure-output, plaintext) does not exist and could not be made, ` +
+          "and a confined command reads what lies outside the allowed roots: it could read the plaintext tacit appends there once tacit makes it. " +
+          "Make the secure output's directory writable (or give --secure-output a file that exists)",
+      );
     }
   }
 
