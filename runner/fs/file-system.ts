@@ -680,7 +680,7 @@ export class FileSystemExecutor {
    * Opens the file a write goes to (created if missing and `create`, 0600 at a classified path, emptied unless appending), checked in
    * its verified directory. A file with other hard links is refused before anything changes:
    * writing it would change it under its other names too, which may be outside the scope or
-   * not classified.
+   * not classified; so is a set-user-ID or set-group-ID file (see refuseSetId).
    */
   private openForWriting(
     target: Resolved & { scope: FileSystemScope },
@@ -715,6 +715,7 @@ export class FileSystemExecutor {
         const existing = lstatSync(path.join(dir, name), { throwIfNoEntry: false });
         refuseNotRegular(existing, requested);
         refuseHardLinked(existing, requested);
+        refuseSetId(existing, requested);
         // Every check before opening has passed; the open may create the file.
         beforeEffect();
         // A file created at a classified path is owner-only from the open() that creates it
@@ -725,6 +726,7 @@ export class FileSystemExecutor {
           const stats = fstatSync(fd);
           if (!stats.isFile()) throw new EffectFailure(`${requested}: not a regular file`);
           refuseHardLinked(stats, requested);
+          refuseSetId(stats, requested);
           if (!append) ftruncateSync(fd, 0);
           return fd;
         } catch (error) {
@@ -1055,6 +1057,27 @@ function refuseHardLinked(stats: Stats | undefined, requested: string): void {
   throw new PolicyDenial(
     `${requested}: refused: the file has ${stats.nlink} hard links, and writing it would change it under its other names too ` +
       "(which may be outside this scope, or not classified); nothing was written. Delete it first (that removes only this name), then write a new file.",
+  );
+}
+
+/** The mode bits S_ISUID and S_ISGID (Node's fs.constants has neither). */
+const SET_USER_ID = 0o4000;
+const SET_GROUP_ID = 0o2000;
+
+/**
+ * Refuses to write a file whose mode has the set-user-ID or set-group-ID bit: it runs with its
+ * owner's (or group's) authority whoever starts it. The kernel clears those bits when a process
+ * without CAP_FSETID writes the file, but tacit run as root (a container's usual user) kept them:
+ * a script's rewrite of a set-user-ID root program stayed set-user-ID root, for any user of the
+ * machine to run. Nothing to refuse for no file yet (tacit creates none with those bits).
+ */
+function refuseSetId(stats: Stats | undefined, requested: string): void {
+  if (stats === undefined || !stats.isFile() || (stats.mode & (SET_USER_ID | SET_GROUP_ID)) === 0) return;
+  const bits = [stats.mode & SET_USER_ID ? "set-user-ID" : "", stats.mode & SET_GROUP_ID ? "set-group-ID" : ""].filter((bit) => bit !== "").join(" and ");
+  throw new PolicyDenial(
+    `${requested}: refused: the file is ${bits} (mode ${(stats.mode & 0o7777).toString(8)}), so whoever runs it runs it with its owner's ` +
+      "(or group's) authority, and a write by tacit could keep that bit over new content; nothing was written. Delete it first, then write a new file " +
+      "(tacit makes files without those bits).",
   );
 }
 
