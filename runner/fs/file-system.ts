@@ -673,7 +673,7 @@ export class FileSystemExecutor {
   }
 
   private writeResolved(target: Resolved & { scope: FileSystemScope }, requested: string, content: string, append: boolean, beforeEffect: BeforeEffect): void {
-    writeAndClose(this.openForWriting(target, requested, append, false, beforeEffect), content, requested);
+    writeAndClose(this.openForWriting(target, requested, append, false, beforeEffect), content, requested, false, append);
   }
 
   /**
@@ -1081,19 +1081,52 @@ function refuseSetId(stats: Stats | undefined, requested: string): void {
   );
 }
 
-/** Writes `content` (null: nothing) to a descriptor from openForWriting, and closes it; `whole`: the file is to hold `content` alone. */
-function writeAndClose(fd: number, content: string | null, requested: string, whole = false): void {
+/**
+ * Writes `content` (null: nothing) to a descriptor from openForWriting, and closes it; `whole`: the
+ * file is to hold `content` alone; `append`: the descriptor appends (O_APPEND).
+ *
+ * A write that fails part way (the disk full, ENOSPC; past the file size limit, EFBIG; a quota,
+ * EDQUOT) leaves nothing of what it wrote: an append's bytes are cut off again, and a whole
+ * write's file is left empty (it was emptied before writing). The script was told only "no space
+ * left on device", while the file held the head of what it wrote: an append it would retry, and a
+ * prefix of a content tacit judged whole (a package.json whose unparsable whole declared nothing,
+ * whose head, cut where the disk filled, declared a program `npx tacit` runs).
+ */
+function writeAndClose(fd: number, content: string | null, requested: string, whole = false, append = false): void {
+  let written = 0;
   try {
     const bytes = Buffer.from(content ?? "", "utf8");
-    for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
+    while (written < bytes.length) written += writeSync(fd, bytes, written);
     // A classified write's file was emptied when the write was asked for, but one asked for
     // before it may have landed since (they land in the order asked, each once its value is
     // computed): the file holds this value alone, not its head over the longer one's tail.
     if (whole) ftruncateSync(fd, bytes.length);
   } catch (error) {
-    throw failure(requested, error);
+    const undone = undoPartialWrite(fd, written, append);
+    const refusal = failure(requested, error);
+    if (undone === null) throw refusal;
+    throw new EffectFailure(`${refusal.message}; ${undone}`);
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * Takes back what a failed write wrote (see writeAndClose): an append's `written` bytes at the
+ * end, or a whole write's file, emptied. What happened, for the error; null when nothing was
+ * written (the file is as the failure left it) or it could not be taken back.
+ */
+function undoPartialWrite(fd: number, written: number, append: boolean): string | null {
+  try {
+    if (append) {
+      if (written === 0) return "nothing was appended";
+      ftruncateSync(fd, Math.max(0, fstatSync(fd).size - written));
+      return "nothing was appended (the part written was taken back)";
+    }
+    ftruncateSync(fd, 0);
+    return "the file was left empty (a write empties it first, so what it held before is gone), with nothing of this write in it";
+  } catch {
+    return null;
   }
 }
 
