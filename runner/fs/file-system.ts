@@ -835,9 +835,13 @@ export class FileSystemExecutor {
         parent = inVerifiedDirectory(parent, check, (dir, actualDir) => {
           if (target.judged && path.join(actualDir, name) !== expected) throw changedSinceJudged(requested, path.join(actualDir, name), scopeBounds(target.scope));
           destination(path.join(actualDir, name));
+          // A directory made at a classified path is owner-only from the mkdir() that makes it, as a
+          // file made there is (0600): made 0777 less the umask, it was 0777 under umask 000, where
+          // any user could rename the secrets writeClassified put there and plant files of their own.
+          const classified = this.policy.classified.matches(path.join(actualDir, name)) || (target.classified && path.join(actualDir, name) === target.real);
           beforeEffect();
           try {
-            mkdirSync(path.join(dir, name));
+            mkdirSync(path.join(dir, name), classified ? 0o700 : 0o777);
           } catch (error) {
             // Made meanwhile is fine; a file of that name is not.
             if ((error as NodeJS.ErrnoException).code !== "EEXIST" || !existsAsDirectory(path.join(dir, name))) throw error;

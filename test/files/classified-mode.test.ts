@@ -1,11 +1,14 @@
 // A file tacit creates for classified plaintext is owner-only (0600) from the open() that
 // creates it: writeClassified made it 0666 less the umask (0644 under the usual 022), so a
 // secret copied with writeClassified was readable by every user of the machine. An existing
-// file keeps its mode; tacit never chmods.
+// file keeps its mode; tacit never chmods. So is a directory mkdir() makes at a classified path
+// (0700): under umask 000 it was 0777, where any user could rename the secrets in it and plant
+// files of their own.
 
-import { chmodSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli, unchecked } from "../helpers.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, makeCanary, realTempDir, tacit, writeTree } from "./fixtures.js";
 
 let root: string;
@@ -49,5 +52,16 @@ requestFileSystem(".", (fs) => {
     expect(r.code, r.stderr).toBe(0);
     expect(mode("notes.txt") & 0o600).toBe(0o600);
     expect(mode("notes.txt")).toBe(0o666 & ~process.umask());
+  }, 30_000);
+
+  it("mkdir() makes a directory at a classified path 0700, its parents too where they are classified, even under umask 000", async () => {
+    const permissiveNode = path.join(root, "node-under-umask-000");
+    writeFileSync(permissiveNode, `#!/bin/sh\numask 000\nexec ${JSON.stringify(process.execPath)} "$@"\n`, { mode: 0o755 });
+    const script = 'requestFileSystem(".", (fs) => { fs.access("made/.ssh/keys").mkdir(); fs.access("plain/dir").mkdir(); fs.access(".aws").mkdir(); });';
+    const r = await runCli(unchecked(["run", "-"]), { cwd: root, input: script, node: permissiveNode });
+    expect(r.code, r.stderr).toBe(0);
+    for (const name of ["made/.ssh", "made/.ssh/keys", ".aws"]) expect(mode(name).toString(8), name).toBe("700");
+    // An ordinary directory keeps the mode the umask gives it, as mkdir(1) does.
+    for (const name of ["made", "plain", "plain/dir"]) expect(mode(name).toString(8), name).toBe("777");
   }, 30_000);
 });
