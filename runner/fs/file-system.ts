@@ -843,8 +843,14 @@ export class FileSystemExecutor {
           try {
             mkdirSync(path.join(dir, name), classified ? 0o700 : 0o777);
           } catch (error) {
-            // Made meanwhile is fine; a file of that name is not.
-            if ((error as NodeJS.ErrnoException).code !== "EEXIST" || !existsAsDirectory(path.join(dir, name))) throw error;
+            // Made meanwhile is fine; a file of that name is not, and is named: "already exists" of
+            // mkdir("notes.txt/sub") told a script that notes.txt/sub existed.
+            if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+            if (!existsAsDirectory(path.join(dir, name))) {
+              const inTheWay = path.join(target.scope.root, path.relative(target.scope.realRoot, path.join(actualDir, name)));
+              const what = inTheWay === target.named ? "already exists" : `${inTheWay} already exists`;
+              throw new EffectFailure(`${requested}: ${what} and is not a directory, so no directory can be made there. Delete it first, or choose another path`);
+            }
           }
           return path.join(actualDir, name);
         });

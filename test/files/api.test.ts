@@ -240,6 +240,7 @@ requestFileSystem(".", (fs) => {
   attempt("delete non-empty dir", () => fs.access("src").delete());
   attempt("delete missing", () => fs.access("missing.txt").delete());
   attempt("mkdir over a file", () => fs.access("notes.txt").mkdir());
+  attempt("mkdir through a file", () => fs.access("notes.txt/sub/dir").mkdir());
   attempt("grep bad regex", () => fs.grep("notes.txt", "("));
   attempt("grepRecursive bad regex", () => fs.grepRecursive("src", "[a-"));
   attempt("readClassified ordinary", () => fs.readClassified("notes.txt"));
@@ -279,7 +280,9 @@ requestFileSystem(".", (fs) => fs.access("src/missing.ts").read());
     failsWith("children of a file", "notes.txt", "not a directory");
     failsWith("delete non-empty dir", "src", "directory not empty");
     failsWith("delete missing", "missing.txt", "no such file or directory");
-    failsWith("mkdir over a file", "notes.txt", "already exists");
+    failsWith("mkdir over a file", "notes.txt", "already exists and is not a directory, so no directory can be made there");
+    // What is in the way is named, not the path asked for, which does not exist.
+    failsWith("mkdir through a file", "notes.txt/sub/dir", `${path.join(root, "notes.txt")} already exists and is not a directory`);
     for (const label of ["grep bad regex", "grepRecursive bad regex"]) {
       const a = attemptOf(found, label);
       expect(a.status, label).toBe("Error");
