@@ -50,6 +50,58 @@ export function procMounts(): readonly string[] {
   return mounts;
 }
 
+/**
+ * File systems whose files are the kernel's controls rather than files: writing, making or
+ * removing an entry there changes how the system or its processes run. A cgroup file system is
+ * the sharpest: a script whose root held /sys/fs/cgroup made a cgroup with mkdir() and set its
+ * pids.max with write(), and could move tacit's process (listed in cgroup.procs) into one that is
+ * frozen or may start no process, hanging the host. Reading them stays as it was.
+ */
+const KERNEL_INTERFACE_TYPES = new Set([
+  "sysfs",
+  "cgroup",
+  "cgroup2",
+  "debugfs",
+  "tracefs",
+  "securityfs",
+  "configfs",
+  "bpf",
+  "pstore",
+  "efivarfs",
+  "fusectl",
+  "binfmt_misc",
+  "selinuxfs",
+  "smackfs",
+  "nfsd",
+  "rpc_pipefs",
+]);
+
+/** The mount points of those file systems (KERNEL_INTERFACE_TYPES) in a /proc/self/mountinfo table, with their type. */
+export function kernelInterfaceMountsIn(mountinfo: string): Array<{ type: string; point: string }> {
+  const found: Array<{ type: string; point: string }> = [];
+  for (const line of mountinfo.split("\n")) {
+    const fields = line.split(" ");
+    const separator = fields.indexOf("-", 6);
+    const type = separator === -1 ? undefined : fields[separator + 1];
+    if (type === undefined || !KERNEL_INTERFACE_TYPES.has(type) || fields[4] === undefined) continue;
+    found.push({ type, point: unescapeMountPoint(fields[4]) });
+  }
+  return found;
+}
+
+/** Those of this process's mount namespace as the table says now; /sys always among them (as sysfs), as /proc is among procfs's. */
+export function kernelInterfaceMounts(): ReadonlyArray<{ type: string; point: string }> {
+  let table = "";
+  try {
+    table = readFileSync("/proc/self/mountinfo", "utf8");
+  } catch {
+    // No /proc here (or not Linux): /sys alone.
+  }
+  // The innermost first, so that a refusal names the file system a path is really on (a cgroup's, not the sysfs around it).
+  const found = kernelInterfaceMountsIn(table).sort((a, b) => b.point.length - a.point.length);
+  return found.some(({ point }) => point === "/sys") ? found : [{ type: "sysfs", point: "/sys" }, ...found];
+}
+
 /** Every mount point in a /proc/self/mountinfo table (field 5), unescaped. */
 export function mountPointsIn(mountinfo: string): string[] {
   const found: string[] = [];

@@ -46,7 +46,7 @@ import { pathProgramChangeOf } from "./path-programs.js";
 import { shadowenvChangeOf } from "./shadowenv.js";
 import { vimExrcChangeOf } from "./vim-exrc.js";
 import { zshDotenvChangeOf } from "./zsh-dotenv.js";
-import { procMounts } from "./proc-mounts.js";
+import { kernelInterfaceMounts, procMounts } from "./proc-mounts.js";
 
 export interface ProtectedPath {
   /** Absolute: where it really is (symlinks resolved), or the name tacit opens it by. */
@@ -78,13 +78,21 @@ let readOnlyPaths: ProtectedPath[] | undefined;
  *   permitted;
  * - the files that decide how tacit is started: a script that wrote
  *   `node-options=--require ./x.js` into the project's .npmrc ran x.js inside tacit, with your
- *   authority, at the next `npx tacit`; one that rewrote .mcp.json gave itself wider flags.
+ *   authority, at the next `npx tacit`; one that rewrote .mcp.json gave itself wider flags;
+ * - the kernel's control file systems (sysfs, cgroup, debugfs, …: proc-mounts.ts), whose writes
+ *   change how the system runs: a script made a cgroup and set its limits under /sys/fs/cgroup.
  */
 function readOnly(): ProtectedPath[] {
   readOnlyPaths ??= [
     ...tacitCodeLocations().map(readOnlyAt("tacit's own code (its package, or a package it loads, which run with your full authority)")),
     ...npxTacitCodeLocations().map(
       readOnlyAt("the code of the tacit that `npx tacit` runs here (a copy in node_modules, or a package it loads, which runs with your full authority at its next start)"),
+    ),
+    // Read once, with the rest: a mount made later needs privileges tacit does not give scripts.
+    ...kernelInterfaceMounts().map(({ type, point }) =>
+      readOnlyAt(
+        `the kernel's ${type} file system (mounted at ${point}), whose files are the kernel's controls rather than files: writing one, or making or removing an entry there, changes how the system or its processes run (a cgroup's can freeze tacit or stop it starting processes)`,
+      )(point),
     ),
     ...tacitLaunchFiles().map(
       readOnlyAt(
