@@ -1123,8 +1123,8 @@ function writeAndClose(fd: number, content: string | null, requested: string, wh
 
 /**
  * Takes back what a failed write wrote (see writeAndClose): an append's `written` bytes at the
- * end, or a whole write's file, emptied. What happened, for the error; null when nothing was
- * written (the file is as the failure left it) or it could not be taken back.
+ * end, or a whole write's file, emptied. What the file holds now, for the error; null where it
+ * could not be taken back (the file is as the failure left it).
  */
 function undoPartialWrite(fd: number, written: number, append: boolean): string | null {
   try {
