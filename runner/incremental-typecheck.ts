@@ -15,7 +15,7 @@ import { singleQuoted } from "./shell-word.js";
 import { makeTempDir } from "./temp-dirs.js";
 import { lineColumnOf, lineStarts } from "./source-position.js";
 import type { SnippetCheck } from "./split-check.js";
-import { COMPILER_OPTIONS, type TypeCheckResult, type TypeDiagnostic } from "./typecheck.js";
+import { COMPILER_OPTIONS, fenceCheckDirectory, type TypeCheckResult, type TypeDiagnostic } from "./typecheck.js";
 
 /**
  * A launcher for the checker, started as checker-process.ts starts it: dying with the thread that
@@ -79,9 +79,11 @@ export class IncrementalTypeChecker {
       writeFileSync(file, "");
       this.texts.set(file, "");
     }
+    // Read from the disk (it is none of `texts`): see fenceCheckDirectory.
+    const fence = fenceCheckDirectory(this.dir);
     // Readable by the unprivileged user the checker runs as when tacit is root (checker-process.ts);
     // the launcher, which root runs, stays root's alone.
-    shareWithChecker(this.dir, [this.tsconfig, this.splitTsconfig, this.script, this.earlier, this.snippet]);
+    shareWithChecker(this.dir, [this.tsconfig, this.splitTsconfig, this.script, this.earlier, this.snippet, ...fence]);
     const launcher = checkerLauncher(this.dir);
     try {
       this.api = new API({ cwd: this.dir, tsserverPath: launcher, fs: { readFile: (file) => this.texts.get(file) } });

@@ -36,6 +36,10 @@ export interface TypeCheckResult {
 }
 
 export const COMPILER_OPTIONS = {
+  // "tacit" is found here, by its own name, as the checker looks for it: otherwise in a
+  // node_modules of every directory above the check's own (see fenceCheckDirectory). The module
+  // the script imports stays the one interface.d.ts declares, which the checker takes first.
+  paths: { tacit: [interfacePath] },
   target: "es2023",
   lib: ["es2023"],
   module: "esnext",
@@ -49,6 +53,22 @@ export const COMPILER_OPTIONS = {
   allowJs: false,
   pretty: false,
 };
+
+/**
+ * Writes what keeps the checker in its own directory `dir` (a check's, made in the temporary
+ * directory), and gives the files' names. The checker looks for the package.json that holds the
+ * script in its directory and each one above it, up to the first it finds: above, in the
+ * temporary directory, which any local user can add to (/tmp), and a script too where it is
+ * among its roots. It read what was planted there: a FIFO held every check until its time
+ * limit, and every script was refused, told to simplify its types. An empty one here ends that
+ * search at once, and says what nothing there said (no "type" of its own). "tacit" is looked for
+ * through COMPILER_OPTIONS.paths, not in the node_modules above.
+ */
+export function fenceCheckDirectory(dir: string): string[] {
+  const packageJson = path.join(dir, "package.json");
+  writeFileSync(packageJson, "{}\n");
+  return [packageJson];
+}
 
 /** What the one-shot checker may write on each of stdout and stderr (its diagnostics) before it is stopped. */
 const CHECKER_OUTPUT_LIMIT = 16 * 1024 * 1024;
@@ -198,8 +218,9 @@ export async function typeCheck(
     const tsconfig = path.join(dir, "tsconfig.json");
     writeFileSync(script, code);
     writeFileSync(tsconfig, JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ["script.ts", interfacePath] }));
+    const fence = fenceCheckDirectory(dir);
     // Readable by the unprivileged user the checker runs as when tacit is root (checker-process.ts).
-    shareWithChecker(dir, [script, tsconfig]);
+    shareWithChecker(dir, [script, tsconfig, ...fence]);
     const memoryLimit = checkerMemoryLimitMb(memoryLimitMb);
     const { exitCode, stdout, stderr } = await new Promise<{ exitCode: number | "timeout" | "memory"; stdout: string; stderr: string }>((resolve, reject) => {
       // Killed by the kernel if tacit ends without its exit hooks, and run only once this, the

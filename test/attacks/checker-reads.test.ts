@@ -1,0 +1,58 @@
+// What the type checker reads besides the script, its settings, interface.d.ts and its lib files.
+// TypeScript looks for the package.json that holds a file (its package scope) in the file's
+// directory and every one above it, and for a bare module name ("tacit") in each node_modules
+// above it: above a check's own directory, in the temporary directory, which any local user can
+// write in (/tmp), and scripts too where it is among their roots. A FIFO planted there held every
+// check until its time limit, and every script was refused, told to simplify its types.
+
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectServe, runCli, type ToolResult } from "../helpers.js";
+
+/** Long enough that a check hanging on a FIFO is told apart from one that took its ordinary time. */
+const LIMIT_MS = 10_000;
+
+let tmp: string;
+let work: string;
+beforeAll(() => {
+  // A temporary directory as /tmp is: anyone may add to it.
+  tmp = mkdtempSync("/tmp/tacit-planted-");
+  chmodSync(tmp, 0o1777);
+  mkdirSync(path.join(tmp, "node_modules", "tacit"), { recursive: true });
+  mkdirSync(path.join(tmp, "node_modules", "@types", "tacit"), { recursive: true });
+  for (const planted of ["package.json", "node_modules/tacit/package.json", "node_modules/@types/tacit/package.json"]) {
+    execFileSync("mkfifo", [path.join(tmp, planted)]);
+  }
+  work = mkdtempSync("/tmp/tacit-checker-reads-");
+  writeFileSync(path.join(work, "typed.ts"), 'import { println } from "tacit";\nconst n: number = "one";\nprintln(n);\n');
+});
+afterAll(() => {
+  rmSync(tmp, { recursive: true, force: true });
+  rmSync(work, { recursive: true, force: true });
+});
+
+const env = (): Record<string, string> => ({ TMPDIR: tmp, TACIT_TYPECHECK_CACHE: "off" });
+
+describe.concurrent("files planted above a check's directory", () => {
+  it("are not read by tacit check's checker, which finds the type error", async () => {
+    const r = await runCli(["check", "--exec-timeout-ms", String(LIMIT_MS), "typed.ts"], { cwd: work, env: env() });
+    expect(r.stderr).not.toContain("check-time-limit");
+    expect(r.stderr).toContain("TS2322");
+    expect(r.code).toBe(3);
+  }, 60_000);
+
+  it("are not read by tacit serve's checker, which finds the type error", async () => {
+    const client = await connectServe(["--quiet", "--exec-timeout-ms", String(LIMIT_MS)], work, { env: env() });
+    try {
+      const code = 'import { println } from "tacit";\nconst n: number = "one";\nprintln(n);\n';
+      const result = (await client.callTool({ name: "execute_typescript", arguments: { code } }, undefined, { timeout: 60_000 })).structuredContent as unknown as ToolResult;
+      expect(result.error ?? "").not.toContain("check-time-limit");
+      expect(result.error).toContain("TS2322");
+      expect(result.exitCode).toBe(3);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});
