@@ -104,6 +104,9 @@ function isTripleSlashDirective(comment: ParsedProgram["comments"][number]): boo
  * A node that names a module other than "tacit", which the type checker would read: an import
  * or re-export from one, `import … = require(…)`, `import("…")` in a type or an expression. The
  * validator refuses each (forbidden-import, dynamic-import); a re-export of "tacit" counts too.
+ * So does `declare module "…" {}` (refused as ambient-declaration): in a module it augments the
+ * module it names, which the checker resolves, reading the package.json of a directory the name
+ * gives (a FIFO there held the checker until its time limit).
  */
 function namesAnotherModule(node: AstNode): boolean {
   switch (node.type) {
@@ -117,6 +120,8 @@ function namesAnotherModule(node: AstNode): boolean {
     case "TSImportType":
     case "ImportExpression":
       return true;
+    case "TSModuleDeclaration":
+      return (node.id as AstNode).type === "Literal";
     default:
       return false;
   }

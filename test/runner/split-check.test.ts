@@ -174,6 +174,10 @@ describe("when the type check starts", () => {
       'const m = () => import("./other");',
       '/// <reference path="./other.ts" />\n1',
       'function f() { return [1].map((n) => { type U = import("./deep").U; return n; }); }',
+      // An augmentation: the checker resolves its name, reading the package.json of a directory it names.
+      'declare module "/tmp/other" { }',
+      'declare module "tacit" { export const added: number; }',
+      'namespace N { declare module "./deep" { } }',
     ];
     for (const snippet of namingModules) {
       const { stages, asked } = sessionChecks("const a = 1;\n;\n", snippet);
