@@ -9,7 +9,11 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { typeCheck } from "../../runner/typecheck.js";
 import { connectServe, runCli, type ToolResult } from "../helpers.js";
+
+/** In files the checker is pointed at: what it would quote, had it read them. */
+const CANARY = "canary-7f3e1a";
 
 /** Long enough that a check hanging on a FIFO is told apart from one that took its ordinary time. */
 const LIMIT_MS = 10_000;
@@ -26,6 +30,11 @@ beforeAll(() => {
     execFileSync("mkfifo", [path.join(tmp, planted)]);
   }
   work = mkdtempSync("/tmp/tacit-checker-reads-");
+  // Readable by the checker whoever it runs as (nobody, when tacit is root): only its options keep it out.
+  chmodSync(work, 0o755);
+  writeFileSync(path.join(work, "leak.d.ts"), `declare const LEAKED: "${CANARY}";\n`);
+  writeFileSync(path.join(work, "leak.ts"), `export type Leak = "${CANARY}";\nexport const leak: Leak = "${CANARY}";\n`);
+  writeFileSync(path.join(work, "key.json"), JSON.stringify({ key: CANARY }));
   writeFileSync(path.join(work, "typed.ts"), 'import { println } from "tacit";\nconst n: number = "one";\nprintln(n);\n');
 });
 afterAll(() => {
@@ -54,5 +63,31 @@ describe.concurrent("files planted above a check's directory", () => {
     } finally {
       await client.close();
     }
+  }, 60_000);
+});
+
+// The checker is started on a script before the validator has looked at it (tacit run's check,
+// a session's snippet that imports only tacit), and its diagnostics quote the types it reads:
+// only its own options (noResolve) keep it from loading the files a script names.
+describe.concurrent("files a script points the checker at", () => {
+  it("are not loaded, so nothing of them is quoted", async () => {
+    const code = [
+      `/// <reference path="${work}/leak.d.ts" />`,
+      `/// <reference types="${work}/leak" />`,
+      `import type { Leak } from "${work}/leak";`,
+      `import key from "${work}/key.json" with { type: "json" };`,
+      `declare module "${work}/leak" { const more: number; }`,
+      "const a: Leak = 1;",
+      `const b: typeof import("${work}/leak").leak = 2;`,
+      "const c: number = LEAKED;",
+      "const d: number = key.key;",
+      "export { a, b, c, d };",
+    ].join("\n");
+    const result = await typeCheck(code, 30_000, null);
+    expect(result.ok).toBe(false);
+    expect(JSON.stringify(result.diagnostics)).not.toContain(CANARY);
+    // Not found, rather than found and quoted.
+    expect(result.diagnostics.map((d) => d.code)).toContain("TS2307");
+    expect(result.diagnostics.some((d) => d.message.startsWith("Cannot find name 'LEAKED'"))).toBe(true);
   }, 60_000);
 });
