@@ -6,6 +6,13 @@ import { LIBRARY_GLOBAL, PURE_CAPTURES_GLOBAL } from "../library/protocol.js";
 import type { PureFunctionSite } from "./pure-functions.js";
 import type { TacitImport } from "./validator.js";
 
+/**
+ * What an import becomes. One that binds nothing at run time (`import "tacit"`, a type-only
+ * import) becomes an empty statement, not nothing: blanked away, it no longer ended the statement
+ * before it, and with no semicolon there Deno read that one and the one after as one
+ * (`const h = g` and `(1)` as `const h = g(1)`), a call the checks, which read the script as
+ * written, never saw (`f === f.constructor` then `("…")()` called the Function constructor).
+ */
 function replacementFor(entry: TacitImport): string {
   const parts: string[] = [];
   if (entry.namespace) parts.push(`const ${entry.namespace}=${LIBRARY_GLOBAL};`);
@@ -13,7 +20,7 @@ function replacementFor(entry: TacitImport): string {
     const bindings = entry.named.map(([name, local]) => (name === local ? name : `${name}:${local}`));
     parts.push(`const{${bindings.join(",")}}=${LIBRARY_GLOBAL};`);
   }
-  return parts.join("");
+  return parts.length > 0 ? parts.join("") : ";";
 }
 
 /**
