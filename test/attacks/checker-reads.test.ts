@@ -26,9 +26,8 @@ beforeAll(() => {
   chmodSync(tmp, 0o1777);
   mkdirSync(path.join(tmp, "node_modules", "tacit"), { recursive: true });
   mkdirSync(path.join(tmp, "node_modules", "@types", "tacit"), { recursive: true });
-  for (const planted of ["package.json", "node_modules/tacit/package.json", "node_modules/@types/tacit/package.json"]) {
-    execFileSync("mkfifo", [path.join(tmp, planted)]);
-  }
+  const planted = ["package.json", "node_modules/tacit/package.json", "node_modules/@types/tacit/package.json", "tsconfig.json", "jsconfig.json"];
+  for (const file of planted) execFileSync("mkfifo", [path.join(tmp, file)]);
   work = mkdtempSync("/tmp/tacit-checker-reads-");
   // Readable by the checker whoever it runs as (nobody, when tacit is root): only its options keep it out.
   chmodSync(work, 0o755);
