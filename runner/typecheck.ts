@@ -199,10 +199,13 @@ export function typeCheckCache(): TypeCheckCache | null {
 }
 
 /**
- * With `noResolve` the checker reads nothing but the script, interface.d.ts and its own lib
- * files — no triple-slash reference or import target is ever opened (verified with strace) —
- * so a check may start before the validator has looked at the code; its answer is used only
- * if the validator passes.
+ * With `noResolve` the checker loads nothing but the script, interface.d.ts and its own lib
+ * files — no triple-slash reference or import target is ever loaded (verified with strace;
+ * test/attacks/checker-reads.test.ts) — so a check may start before the validator has looked at
+ * the code; its answer is used only if the validator passes. It still resolves the names of
+ * modules: it stats the paths they give and reads the package.json of a directory one names, and
+ * says where a JavaScript file was found (TS7016), which is why only a script the validator
+ * passed (naming no module but "tacit") has its diagnostics shown.
  */
 export async function typeCheck(
   code: string,
