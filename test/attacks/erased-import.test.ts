@@ -6,7 +6,7 @@
 // `f === f.constructor("…")()`: the Function constructor, called with a string.
 
 import { describe, expect, it } from "vitest";
-import { runScript } from "../helpers.js";
+import { connectServe, createSession, runInSession, runScript, tempDir } from "../helpers.js";
 
 const NO_CACHE = { env: { TACIT_TYPECHECK_CACHE: "off" } };
 
@@ -42,5 +42,20 @@ describe.concurrent("an import the rewriter erases", () => {
     expect(r.stderr).not.toContain("Code generation from strings");
     expect(r.stdout).toBe("");
     expect(r.code).not.toBe(0);
+  });
+
+  it("in a session's snippet too", async () => {
+    const { dir, cleanup } = tempDir("tacit-erased-import-");
+    const client = await connectServe(["--quiet"], dir);
+    try {
+      const session = await createSession(client);
+      await runInSession(client, session, "let calls = 0;\nconst g: any = () => { calls++; return 0; };");
+      const result = await runInSession(client, session, 'const h = g\nimport "tacit"\n(1)\nprintln(calls, typeof h);');
+      expect(result.error ?? "").toBe("");
+      expect(result.stdout).toBe("0 function\n");
+    } finally {
+      await client.close();
+      cleanup();
+    }
   });
 });
