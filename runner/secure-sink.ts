@@ -226,7 +226,16 @@ export class SecureSink {
    */
   enqueue(job: (write: (text: string) => void) => Promise<void>): void {
     const before = appendOrder.get(this.orderKey) ?? Promise.resolve();
-    this.chain = before.then(() => job((text) => this.write(text))).catch((error: unknown) => this.report(error));
+    this.chain = before
+      .then(async () => {
+        const lines = new WholeLines((bytes) => this.write(bytes));
+        try {
+          await job((text) => lines.add(text));
+        } finally {
+          lines.end();
+        }
+      })
+      .catch((error: unknown) => this.report(error));
     appendOrder.set(this.orderKey, this.chain);
   }
 
@@ -245,9 +254,8 @@ export class SecureSink {
     process.stderr.write(`tacit: cannot write to the secure output ${this.file}: ${why}; what was printed for it is lost\n`);
   }
 
-  private write(text: string): void {
-    if (text === "") return;
-    const bytes = Buffer.from(text, "utf8");
+  private write(bytes: Buffer): void {
+    if (bytes.length === 0) return;
     const fd = this.open();
     this.checkNames(fstatSync(fd));
     for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
@@ -273,6 +281,55 @@ export class SecureSink {
   makeNow(): void {
     this.open();
     this.close();
+  }
+}
+
+/** The longest line the sink holds back to write whole (see WholeLines). */
+export const WHOLE_LINE_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * What a job appends, handed to the file in whole lines: each write(2) ends at a line break
+ * (but the last of a job, and a line longer than WHOLE_LINE_LIMIT_BYTES, written in pieces). Two
+ * tacit processes may append to one secure output (two runs, a run beside tacit serve), and an
+ * O_APPEND write to a regular file lands whole, but a println went out in several writes (its
+ * text, each classified value as it was computed, the rest): two runs printing at once mixed
+ * their lines in the file ("A-start <A's secret>B-start <B's secret> B-end"), so that which
+ * plaintext was whose could not be told. Within one process appendOrder keeps lines apart.
+ */
+class WholeLines {
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+
+  constructor(private readonly out: (bytes: Buffer) => void) {}
+
+  add(text: string): void {
+    if (text === "") return;
+    const bytes = Buffer.from(text, "utf8");
+    const end = bytes.lastIndexOf(0x0a) + 1;
+    if (end > 0) {
+      this.hold(bytes.subarray(0, end));
+      this.end();
+    }
+    if (end < bytes.length) this.hold(bytes.subarray(end));
+  }
+
+  /** Writes what is held (the job ended: a line it left open is not waited for). */
+  end(): void {
+    if (this.heldBytes === 0) return;
+    const bytes = this.held.length === 1 ? this.held[0]! : Buffer.concat(this.held, this.heldBytes);
+    this.held = [];
+    this.heldBytes = 0;
+    this.out(bytes);
+  }
+
+  /** Holds `bytes`; a line past the limit goes out as it comes, never copied into one buffer. */
+  private hold(bytes: Buffer): void {
+    if (this.heldBytes + bytes.length > WHOLE_LINE_LIMIT_BYTES) {
+      this.end();
+      if (bytes.length > WHOLE_LINE_LIMIT_BYTES) return this.out(bytes);
+    }
+    this.held.push(bytes);
+    this.heldBytes += bytes.length;
   }
 }
 
