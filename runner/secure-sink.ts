@@ -13,10 +13,19 @@ import { CLASSIFIED_MASK } from "../library/protocol.js";
 import { DirectoryChangedError, makeDirectoriesInVerified, nearestExistingDirectory, openInVerifiedDirectory } from "./fs/checked-open.js";
 import type { PureResult } from "./classified/pure-evaluator.js";
 import { plaintextOf } from "./classified/store.js";
+import { printable } from "./printable.js";
 
-/** A sink file tacit will not write to (see SecureSink.checkExisting); its message names the file and what to do. */
+/**
+ * A sink file tacit will not write to (see SecureSink.checkExisting); its message names the file and what to do.
+ * Made printable: it quotes paths others chose (where a link put in place of the sink's directory leads), and
+ * tacit writes it on its stderr as it is: a link to a directory named "\x1b]52;c;…\x07\ntacit: warning: …"
+ * set the person's clipboard and started a line that read as tacit's own.
+ */
 class SinkRefusal extends Error {
   override name = "SinkRefusal";
+  constructor(message: string) {
+    super(printable(message));
+  }
 }
 
 /**
@@ -211,8 +220,8 @@ export class SecureSink {
     }
     if ((stats.mode & 0o077) !== 0) {
       process.stderr.write(
-        `tacit: warning: the secure output ${this.file} may be read or written by others than you (mode ${(stats.mode & 0o777).toString(8).padStart(4, "0")}), ` +
-          `and the plaintext tacit appends there with it; run \`chmod 600 ${this.file}\` (tacit leaves an existing file's permissions as they are)\n`,
+        `tacit: warning: the secure output ${printable(this.file)} may be read or written by others than you (mode ${(stats.mode & 0o777).toString(8).padStart(4, "0")}), ` +
+          `and the plaintext tacit appends there with it; run \`chmod 600 ${printable(this.file)}\` (tacit leaves an existing file's permissions as they are)\n`,
       );
     }
   }
@@ -251,7 +260,7 @@ export class SecureSink {
     }
     const { code, syscall } = error as NodeJS.ErrnoException;
     const why = typeof code === "string" ? `${code}${typeof syscall === "string" ? ` (${syscall})` : ""}` : "an internal error";
-    process.stderr.write(`tacit: cannot write to the secure output ${this.file}: ${why}; what was printed for it is lost\n`);
+    process.stderr.write(`tacit: cannot write to the secure output ${printable(this.file)}: ${why}; what was printed for it is lost\n`);
   }
 
   private write(bytes: Buffer): void {
