@@ -17,6 +17,7 @@ let stopFirst: ((signal: StopSignal) => void) | null = null;
 
 /** Installs the handlers (cli/main.ts, before any command runs). */
 export function exitOnStopSignals(): void {
+  closeInspectorSignal();
   for (const signal of Object.keys(EXIT_CODE_OF) as StopSignal[]) {
     const exit = (): void => process.exit(EXIT_CODE_OF[signal]);
     process.once(signal, () => {
@@ -27,6 +28,19 @@ export function exitOnStopSignals(): void {
       stop(signal);
     });
   }
+}
+
+/**
+ * SIGUSR1 does nothing. Node answers it by starting its inspector on 127.0.0.1:9229, through which
+ * any local process may run code in tacit, the host that decides every effect, and read what it
+ * holds (the LLM key it blanked from its environment, classified plaintext): a command a script
+ * runs outside a PID namespace, which a ptrace policy keeps out of tacit's memory, sent it and
+ * tacit wrote "Debugger listening on ws://127.0.0.1:9229/…". A listener of its own keeps Node's
+ * away (Node 22.14 has --disable-sigusr1 for it; tacit runs on older ones). To debug tacit, start
+ * it with node --inspect.
+ */
+function closeInspectorSignal(): void {
+  process.on("SIGUSR1", () => undefined);
 }
 
 /**
