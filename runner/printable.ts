@@ -59,6 +59,11 @@ let unseenStart: RegExp | undefined;
  * 0, 3 ms]" put that line, as its first, under the real exit line of serve's report.
  */
 function readsAsTacits(line: string): boolean {
+  // A bidirectional control (U+202E, an isolate…) reorders what follows where the line is shown by a
+  // terminal or a CI log page that lays out bidirectional text: an error class named
+  // "\u202e:ticat\u202c warning" read there as "tacit: warning: …". What it would show is not
+  // worked out here: a first line that holds one is taken for one of tacit's.
+  if (/\p{Bidi_Control}/u.test(line)) return true;
   unseenStart ??= /^[\p{Cc}\p{Cf}\p{Z}\p{M}\p{Cs}\p{Co}]*/u;
   const shown = line.normalize("NFKC").replace(unseenStart, "");
   return /^tacit(?: [a-z]+)?:/i.test(shown) || /^\[[\p{Cc}\p{Cf}\p{Z}\p{M}]*tacit\b/iu.test(shown);
