@@ -1,5 +1,9 @@
-// How tacit ends on SIGINT, SIGTERM and SIGHUP: with 128 + the signal's number, its exit hooks
-// run (sandboxes, checkers and their directories go; the audit log signs what it holds).
+// How tacit ends on SIGINT, SIGTERM, SIGHUP and SIGQUIT: with 128 + the signal's number, its exit
+// hooks run (sandboxes, checkers and their directories go; the audit log signs what it holds).
+// SIGQUIT (Ctrl-\) too: its default ends a process with a core dump, and where dumps are on
+// (ulimit -c, a core_pattern of "core") tacit's memory, classified plaintext and the LLM key with
+// it, went to a file "core" in the working directory, the default allowed root, where the next
+// script read the plaintext back (grep -a); and nothing under way was ended or logged.
 // `tacit run`, `tacit repl` and `tacit serve` first end what is under way, as a cancellation
 // (for serve: its client going away) would, so that the audit log says how it ended: an MCP
 // client that ended tacit serve with SIGTERM while an always-ask delete waited for the person's
@@ -8,7 +12,7 @@
 
 import { type StopSignal, StoppedBySignal } from "../runner/stop-reason.js";
 
-const EXIT_CODE_OF: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+const EXIT_CODE_OF: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129, SIGQUIT: 131 };
 
 export type { StopSignal };
 

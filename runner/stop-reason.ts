@@ -6,7 +6,7 @@
 import { constants } from "node:os";
 import { EXIT_CODES } from "./exit-codes.js";
 
-export type StopSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
+export type StopSignal = "SIGINT" | "SIGTERM" | "SIGHUP" | "SIGQUIT";
 
 export class StoppedBySignal {
   constructor(readonly signal: StopSignal) {}
