@@ -598,8 +598,14 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
         };
         overtime = setTimeout(stop, abandoned ? ABANDONED_GRACE_MS : remaining);
         stopNow = stop;
+        // A stop (Ctrl-C, SIGTERM, a caller's cancellation) after the script's own end stops this
+        // work too, as the time limit would: a script that printed slow values and ended had tacit
+        // run sit through each value's own limit, up to its whole time limit, after the signal.
+        options.signal?.addEventListener("abort", stop, { once: true });
+        if (options.signal?.aborted) stop();
       }),
     ]);
+    options.signal?.removeEventListener("abort", stopNow);
     stopNow = () => undefined;
     clearTimeout(overtime);
     lifetime.abort(EVALUATION_OVER);
