@@ -5,7 +5,7 @@
 import { closeSync, constants, fstatSync, writeSync } from "node:fs";
 import path from "node:path";
 import type { EvaluationResult } from "./evaluate.js";
-import { terminalSafe } from "./printable.js";
+import { printable, terminalSafe } from "./printable.js";
 import { type FoundRecordDirectory, openRecordFile, prepareRecordDirectory } from "./record-directory.js";
 
 export interface RecordEntry {
@@ -29,7 +29,10 @@ export class Recorder {
   /** Whether the directory may be written now (made, or made anew, where missing); says why not on stderr. */
   private prepared(): boolean {
     const problem = prepareRecordDirectory(this.dir, process.env, this.found);
-    if (problem !== null) process.stderr.write(`tacit: --record: ${problem}\n`);
+    // Printable: it quotes where a link put in place of a directory on the way leads now, a name
+    // its maker (a command a script ran) chose: "\x1b]52;c;…\x07\ntacit: warning: …" set the
+    // person's clipboard and started a line of tacit's own.
+    if (problem !== null) process.stderr.write(`tacit: --record: ${printable(problem)}\n`);
     return problem === null;
   }
 
@@ -54,7 +57,7 @@ export class Recorder {
     // Checked again at each record: a directory deleted meanwhile is made anew, one replaced refused.
     if (!this.prepared()) return;
     const problem = this.write(terminalSafe(JSON.stringify(line)) + "\n");
-    if (problem !== null) process.stderr.write(`tacit: --record: ${this.file} ${problem}; nothing was recorded\n`);
+    if (problem !== null) process.stderr.write(`tacit: --record: ${printable(`${this.file} ${problem}`)}; nothing was recorded\n`);
   }
 
   /**
