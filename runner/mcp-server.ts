@@ -582,6 +582,16 @@ function textResult(text: string, isError = false) {
   return { content: [{ type: "text" as const, text }], ...(isError ? { isError: true } : {}) };
 }
 
+/**
+ * sessionIdleMs in words: a config may set it below a minute (it was said as "0 idle minutes").
+ */
+function idleTimeText(ms: number): string {
+  const plural = (count: number, unit: string): string => `${count.toLocaleString("en-US")} ${unit}${count === 1 ? "" : "s"}`;
+  if (ms % 60_000 === 0) return plural(ms / 60_000, "minute");
+  if (ms % 1000 === 0) return plural(ms / 1000, "second");
+  return `${ms.toLocaleString("en-US")} ms`;
+}
+
 /** create_repl_session, execute_in_session, delete_repl_session, list_sessions. */
 function registerSessionTools(
   server: McpServer,
@@ -651,16 +661,20 @@ function registerSessionTools(
     }
   }, Math.min(60_000, config.sessionIdleMs));
   reclaim.unref();
+  const idleTime = idleTimeText(config.sessionIdleMs);
   const unknown = (id: string) =>
-    textResult(`no session ${quotedName(id)}: it was deleted, reclaimed after ${Math.round(config.sessionIdleMs / 60_000)} idle minutes, or never created; create one with create_repl_session`, true);
+    textResult(`no session ${quotedName(id)}: it was deleted, reclaimed after ${idleTime} idle, or never created; create one with create_repl_session`, true);
 
   server.registerTool(
     "create_repl_session",
     {
       title: "Create a REPL session",
+      // The model learns here what reclaims a session and what bounds them, not from a call that finds its session gone.
       description:
         "A session keeps top-level const, let, function and class bindings across snippets run with execute_in_session; " +
-        "a snippet's final expression is shown. Returns the session id.",
+        "a snippet's final expression is shown. Returns the session id. " +
+        `A session with no call for ${idleTime} is reclaimed, its bindings lost; at most ${config.maxSessions} live at once: ` +
+        "delete those you no longer need with delete_repl_session.",
       inputSchema: TOOL_ARGUMENTS.create_repl_session,
       outputSchema: { session_id: z.string() },
     },

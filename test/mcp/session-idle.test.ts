@@ -96,4 +96,14 @@ it("a session whose snippet runs longer than sessionIdleMs is not reclaimed unde
   // Idle, it is reclaimed as before (once a check finds it so: waited for as long as the test may run).
   while ((await live()).includes(session) && !signal.aborted) await sleep(250);
   expect(await live()).not.toContain(session);
+  // A call to it says why it may be gone, in the idle time set (said "0 idle minutes" for a second).
+  const gone = await client.callTool({ name: "execute_in_session", arguments: { session_id: session, code: "n\n" } });
+  expect(gone.isError).toBe(true);
+  expect(JSON.stringify(gone.content)).toContain("reclaimed after 1 second idle");
 }, 300_000);
+
+it("create_repl_session's description tells the model after how long a session is reclaimed, and how many may live", async () => {
+  const { tools } = await client.listTools();
+  const create = tools.find((tool) => tool.name === "create_repl_session");
+  expect(create?.description).toContain("A session with no call for 1 second is reclaimed, its bindings lost; at most 100 live at once");
+});
