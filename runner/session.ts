@@ -383,6 +383,21 @@ export class ReplSession {
     this.state.sink?.close();
   }
 
+  /**
+   * The session cannot go on: every later snippet is answered with `reason`. What it kept to
+   * replay its snippets (their code, replies and parse) is given back now, and the rest (its
+   * classified values, evaluator, secure output) as the session ends (see end): a broken session
+   * held them until it was deleted or reclaimed idle (30 minutes), while the message it answered
+   * with told the agent to create a new session, whose snippets the shares it held could refuse.
+   */
+  private breakWith(reason: string): void {
+    this.broken ??= reason;
+    for (const snippet of this.snippets.splice(0)) this.keptCode.give(keptCodeBytes(snippet.code));
+    this.recording.close();
+    this.parse.release();
+    void this.end("the session cannot go on");
+  }
+
   /** The sandbox for the next snippet, after any rebuild; null if the session is broken. */
   private async liveSandbox(): Promise<LiveSandbox | null> {
     await this.rebuilding;
@@ -401,7 +416,7 @@ export class ReplSession {
     void old.end("replaced after a failed snippet");
     const detail = old.lingered;
     if (detail !== null) {
-      this.broken ??= lingered(detail);
+      this.breakWith(lingered(detail));
       return;
     }
     const rebuild = inSlot || !this.rebuildSlot ? this.rebuild() : this.rebuildSlot(() => this.rebuild());
@@ -425,10 +440,11 @@ export class ReplSession {
           ? `took the recorded replies of all this server's sessions together past ${this.recording.poolLimitBytes} bytes, ` +
             "the most they keep (a quarter of tacit's heap limit) to replay them"
           : `passed ${this.recording.limitBytes} bytes of recorded replies (sessionRecordingLimitBytes), the most a session keeps to replay them`;
-      this.broken =
+      this.breakWith(
         `the session's sandbox could not be rebuilt after the failed snippet: its snippets' effects ${limit}, ` +
-        "so the earlier snippets' bindings are lost; create a new session (delete the ones you no longer need), and read " +
-        "large files in execute_typescript calls or a few times, not over and over in one session";
+          "so the earlier snippets' bindings are lost; create a new session (delete the ones you no longer need), and read " +
+          "large files in execute_typescript calls or a few times, not over and over in one session",
+      );
       return;
     }
     let live: LiveSandbox | null = null;
@@ -438,13 +454,13 @@ export class ReplSession {
         if (this.closed) break;
         const failure = await replay(live, snippet, this.config);
         if (failure !== null) {
-          this.broken = failure === DIVERGED ? failure : `the session's sandbox could not be rebuilt: replaying snippet ${index + 1} ${failure}; create a new session`;
+          this.breakWith(failure === DIVERGED ? failure : `the session's sandbox could not be rebuilt: replaying snippet ${index + 1} ${failure}; create a new session`);
           await live.end("the rebuild failed");
           return;
         }
       }
     } catch (error) {
-      this.broken = `the session's sandbox could not be rebuilt (${(error as Error).message}); create a new session`;
+      this.breakWith(`the session's sandbox could not be rebuilt (${(error as Error).message}); create a new session`);
       await live?.end("the rebuild failed");
       return;
     }
