@@ -31,7 +31,7 @@ import { lineColumnOf, lineStarts } from "./source-position.js";
 import { ConcurrencyLimit, InFlightBound, LeftWork, type Slot } from "./concurrency-limit.js";
 import { CALLS_IN_FLIGHT_LIMIT, CODE_IN_FLIGHT_LIMIT_CHARS } from "./limits.js";
 import { StoppedBySignal } from "./stop-reason.js";
-import { scriptTextOnStderr } from "./printable.js";
+import { scriptTextOnStderr, terminalSafe } from "./printable.js";
 
 const INSTRUCTIONS =
   "tacit runs TypeScript you write against a capability library, in a sandbox with no authority of its own: " +
@@ -90,9 +90,18 @@ const ANSWER_ERROR_LIMIT_BYTES = 1024 * 1024;
 /** Room kept for the marker that says where a text was cut. */
 const CUT_MARKER_ROOM_BYTES = 512;
 
-/** The bytes the UTF-16 unit at `i` of `text` takes in JSON (escaped as JSON.stringify does), in UTF-8; a pair counts at its first half. */
+/** The controls terminalSafe writes as escapes (printable.ts): "\u001b", which JSON escapes again to seven bytes. */
+function isTerminalControl(c: number): boolean {
+  return c <= 0x08 || c === 0x0b || c === 0x0c || (c >= 0x0e && c <= 0x1f) || (c >= 0x7f && c <= 0x9f);
+}
+
+/**
+ * The bytes the UTF-16 unit at `i` of `text` takes in JSON (escaped as JSON.stringify does), in UTF-8; a pair counts at
+ * its first half. A terminal control counts as its escape in the text items (see toolResult), the larger of its two copies.
+ */
 function jsonBytesAt(text: string, i: number): number {
   const c = text.charCodeAt(i);
+  if (isTerminalControl(c)) return 7;
   if (c < 0x20) return c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d ? 2 : 6;
   if (c === 0x22 || c === 0x5c) return 2;
   if (c < 0x80) return 1;
@@ -146,13 +155,17 @@ function toolResult(result: Pick<EvaluationResult, "outcome" | "stdout" | "error
   // does (scriptTextOnStderr): a script's "boom\ntacit: approval …" started a line that an agent
   // reading the text took for tacit's. A rejection is the checks' own lines (what they quote of
   // the script is escaped), shown as they are, as tacit run shows them.
+  // The text items are shown to a person too, by clients that write them to a terminal: there, a script's
+  // ESC and C1 controls erased and redrew lines (the report's exit line replaced by a forged one), set the
+  // clipboard (OSC 52) or retitled the window. They are written as escapes, as tacit run writes them to a
+  // terminal (terminalSafe); structuredContent keeps the output and the error exactly.
   const error = cutError === null ? null : cutError.kept + cutError.marker;
-  const shownError = cutError === null ? null : (result.outcome === "rejected" ? cutError.kept : scriptTextOnStderr(cutError.kept)) + cutError.marker;
+  const shownError = cutError === null ? null : terminalSafe(result.outcome === "rejected" ? cutError.kept : scriptTextOnStderr(cutError.kept)) + cutError.marker;
   // Indenting can make the shown error longer than the exact one (twice, for an error of bare
   // line breaks): the output gets what the two leave of the budget, each held once.
   const errorBytes = error === null || shownError === null ? 0 : Math.ceil((answerBytes(error) + answerBytes(shownError)) / 2);
   // As tacit run writes them to stderr, after the output and before the error.
-  const warned = warnings.map((warning) => `tacit: warning: ${warning}\n`).join("");
+  const warned = warnings.map((warning) => `tacit: warning: ${terminalSafe(warning)}\n`).join("");
   const output = fittedToAnswer(result.stdout, ANSWER_TEXT_LIMIT_BYTES - errorBytes - answerBytes(warned), "output");
   const stdout = output.kept + output.marker;
   const truncated = result.truncated || output.marker !== "";
@@ -160,7 +173,7 @@ function toolResult(result: Pick<EvaluationResult, "outcome" | "stdout" | "error
   // tacit's own lines (the exit line, the cut marker, warnings, the error as tacit shows it) in
   // the second. In one text, a script that printed "tacit: warning: …" or "[exit 0, 3 ms]" made
   // lines an agent took for tacit's; no output can reach past its own item.
-  const scriptOutput = output.kept === "" ? `${SCRIPT_OUTPUT_HEADER}: nothing printed]` : `${SCRIPT_OUTPUT_HEADER}]\n${output.kept}`;
+  const scriptOutput = output.kept === "" ? `${SCRIPT_OUTPUT_HEADER}: nothing printed]` : `${SCRIPT_OUTPUT_HEADER}]\n${terminalSafe(output.kept)}`;
   const report = [
     `[tacit: exit ${exitCode}, ${durationMs} ms${truncated ? ", output truncated" : ""}]`,
     output.marker.trim(),
