@@ -786,13 +786,17 @@ function registerSessionTools(
     "list_sessions",
     {
       title: "List REPL sessions",
-      description: "The live sessions, with their snippet counts and idle times.",
+      description:
+        "The live sessions, with their snippet counts, whether a snippet is running or waiting its turn (busy), and how long " +
+        `each has been idle (0 while busy; one idle for ${idleTime} is reclaimed).`,
       inputSchema: TOOL_ARGUMENTS.list_sessions,
-      outputSchema: { sessions: z.array(z.object({ session_id: z.string(), snippets: z.number(), idleMs: z.number() })) },
+      outputSchema: { sessions: z.array(z.object({ session_id: z.string(), snippets: z.number(), busy: z.boolean(), idleMs: z.number() })) },
     },
     async () => {
       const now = Date.now();
-      const list = [...sessions.values()].map((s) => ({ session_id: s.id, snippets: s.snippetCount, idleMs: now - s.lastUsed }));
+      // A busy session is not idle (the reclaim spares it): its idle time counted on from its snippet's start, and
+      // one whose snippet had run 29 minutes read as about to be reclaimed.
+      const list = [...sessions.values()].map((s) => ({ session_id: s.id, snippets: s.snippetCount, busy: s.busy, idleMs: s.busy ? 0 : now - s.lastUsed }));
       return { content: [{ type: "text" as const, text: JSON.stringify(list) }], structuredContent: { sessions: list } };
     },
   );

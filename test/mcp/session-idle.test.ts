@@ -85,6 +85,10 @@ it("a session whose snippet runs longer than sessionIdleMs is not reclaimed unde
   expect(listed, "no reclaim check was seen to run while the snippet was under way").not.toContain(witness);
   // The bad thing: the session was reclaimed while its snippet ran, and the snippet cancelled.
   expect(listed, "the session was reclaimed while its snippet ran").toContain(session);
+  // list_sessions says so: busy, and not idle (its idle time counted on from the snippet's start).
+  const listing = await client.callTool({ name: "list_sessions", arguments: {} });
+  const entry = (listing.structuredContent as { sessions: Array<{ session_id: string; busy: boolean; idleMs: number }> }).sessions.find((s) => s.session_id === session);
+  expect(entry).toMatchObject({ busy: true, idleMs: 0 });
   // Sent before the release, so that it waits behind the snippet: the session is not idle between the two.
   const after = runInSession(client, session, "n\n", 200_000);
   writeFileSync(path.join(dir, "release"), "");
