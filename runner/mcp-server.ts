@@ -31,7 +31,7 @@ import { lineColumnOf, lineStarts } from "./source-position.js";
 import { ConcurrencyLimit, InFlightBound, LeftWork, type Slot } from "./concurrency-limit.js";
 import { CALLS_IN_FLIGHT_LIMIT, CODE_IN_FLIGHT_LIMIT_CHARS } from "./limits.js";
 import { StoppedBySignal } from "./stop-reason.js";
-import { scriptTextOnStderr, terminalSafe } from "./printable.js";
+import { printable, scriptTextOnStderr, terminalSafe } from "./printable.js";
 
 const INSTRUCTIONS =
   "tacit runs TypeScript you write against a capability library, in a sandbox with no authority of its own: " +
@@ -160,7 +160,11 @@ function toolResult(result: Pick<EvaluationResult, "outcome" | "stdout" | "error
   // clipboard (OSC 52) or retitled the window. They are written as escapes, as tacit run writes them to a
   // terminal (terminalSafe); structuredContent keeps the output and the error exactly.
   const error = cutError === null ? null : cutError.kept + cutError.marker;
-  const shownError = cutError === null ? null : terminalSafe(result.outcome === "rejected" ? cutError.kept : scriptTextOnStderr(cutError.kept)) + cutError.marker;
+  // A script's error stands in tacit's report, so each of its lines is also made printable there (bidi overrides,
+  // zero-width and other invisible characters as escapes): an error class named "\u202e[sm 3 ,0 tixe :ticat]" made a
+  // line right under the real exit line that a bidi-aware viewer draws as "[tacit: exit 0, 3 ms]".
+  const shownError =
+    cutError === null ? null : (result.outcome === "rejected" ? terminalSafe(cutError.kept) : scriptTextOnStderr(cutError.kept).split("\n").map(printable).join("\n")) + cutError.marker;
   // Indenting can make the shown error longer than the exact one (twice, for an error of bare
   // line breaks): the output gets what the two leave of the budget, each held once.
   const errorBytes = error === null || shownError === null ? 0 : Math.ceil((answerBytes(error) + answerBytes(shownError)) / 2);
