@@ -81,6 +81,27 @@ export function logLevelProblem(params: unknown): string | null {
   return `logging/setLevel: the level is ${given}; it takes one of ${LoggingLevelSchema.options.join(", ")}`;
 }
 
+/**
+ * What a tools/call may hold besides its arguments (its id, `_meta` with its progress token, any
+ * other member of its params), as JSON. A call is held, all of it, until it is answered, and only
+ * its code counts towards what the server holds of calls at once (InFlightBound): 30 calls waiting
+ * for their turn, each with an 8 MiB progress token, ended a tacit serve of a 200 MB heap out of
+ * memory, and 256 of 10 MiB would do it at the default heap. 256 calls of this much hold 16 MiB.
+ */
+export const CALL_ENVELOPE_LIMIT_CHARS = 64 * 1024;
+
+/** Why a tools/call's id and params besides its arguments are too long to hold, or null. */
+export function envelopeProblem(id: unknown, params: unknown): string | null {
+  const { arguments: _arguments, ...rest } = (params ?? {}) as Record<string, unknown>;
+  const chars = JSON.stringify([id, rest]).length;
+  if (chars <= CALL_ENVELOPE_LIMIT_CHARS) return null;
+  return (
+    `tools/call: its id, _meta (the progress token) and the members of its params besides "arguments" take ${chars.toLocaleString("en-US")} ` +
+    `characters as JSON, more than the ${CALL_ENVELOPE_LIMIT_CHARS.toLocaleString("en-US")} tacit serve holds for a call until it is answered; ` +
+    "nothing ran. Send a short id and progress token, and put data in the code (or in a file the script reads)"
+  );
+}
+
 /** Answers malformed tool calls and logging/setLevel requests on `transport` with InvalidParams; everything else goes on to the server. */
 export function refuseMalformedRequests(transport: Transport, tools: ReadonlyMap<string, z.ZodRawShape>): void {
   const deliver = transport.onmessage;
@@ -90,6 +111,11 @@ export function refuseMalformedRequests(transport: Transport, tools: ReadonlyMap
       const problem = message.method === "tools/call" ? argumentProblem(tools, message.params) : logLevelProblem(message.params);
       if (problem !== null) {
         void transport.send({ jsonrpc: "2.0", id: message.id, error: { code: ErrorCode.InvalidParams, message: problem } }).catch(() => undefined);
+        return;
+      }
+      const tooLong = message.method === "tools/call" ? envelopeProblem(message.id, message.params) : null;
+      if (tooLong !== null) {
+        void transport.send({ jsonrpc: "2.0", id: message.id, error: { code: ErrorCode.InvalidRequest, message: tooLong } }).catch(() => undefined);
         return;
       }
     }
