@@ -395,7 +395,11 @@ export class ReplSession {
     for (const snippet of this.snippets.splice(0)) this.keptCode.give(keptCodeBytes(snippet.code));
     this.recording.close();
     this.parse.release();
-    void this.end("the session cannot go on");
+    // Nothing awaits this end until the session is deleted or reclaimed (which then reports how
+    // what it left went, see finished); a rejection unhandled meanwhile would end the server.
+    void this.end("the session cannot go on")
+      .then(() => this.released)
+      .catch(() => undefined);
   }
 
   /** The sandbox for the next snippet, after any rebuild; null if the session is broken. */
