@@ -47,6 +47,13 @@ export interface RequestRecord {
   body: string | null;
   /** The names of its ordinary headers, in the order given, each plain or as a JSON string (see shownWord), joined by spaces. */
   headers: string;
+  /**
+   * "sha256:…" of its ordinary headers, names and values, as a JSON array of [name, value] pairs in the
+   * order given; absent when it has none. Their names alone said nothing of what they carried: a
+   * script's `x-data: <the customer list>` and `x-data: 1` were the same record, while a body's
+   * digest told two bodies apart. A digest, as for a body: a value may be a token the script read.
+   */
+  headersDigest?: string;
   /** The names of its secret headers (their values are secrets, never recorded), the same way. */
   secretHeaders: string;
   /** The URL as it is sent (the parser's form), or as given when it is none; cut at RECORDED_TEXT_LIMIT_CHARS. */
@@ -60,6 +67,12 @@ export interface RequestRecord {
 
 /** The field a file write's or a chat's "action-requested" event carries. */
 export interface ContentRecord {
+  /**
+   * For a write that appends to the file rather than replacing what it held. Without it, `write("x")`
+   * and `append("x")` were the same record, and a log could not tell a file emptied and rewritten
+   * from one that had a line added (a shell's rc file, a crontab).
+   */
+  append?: true;
   /** "sha256:…" of what is written (appended) or asked, or "classified" for a classified value (never digested: a secret). */
   content: string;
 }
@@ -75,7 +88,7 @@ export function actionRecord(action: Action, workingDirectory: string): ActionRe
     case "HttpRequestClassified":
       return requestRecord(action);
     case "FsWrite":
-      return { content: digestOf(action.content) };
+      return action.append ? { append: true, content: digestOf(action.content) } : { content: digestOf(action.content) };
     case "Chat":
       return { content: digestOf(action.message) };
     case "FsWriteClassified":
@@ -105,10 +118,12 @@ function requestRecord(action: Extract<Action, { kind: "HttpRequest" | "HttpRequ
   } catch {
     url = action.url;
   }
+  const headers = Object.entries(action.headers);
   const record: RequestRecord = {
     body: action.classifiedBody !== null ? "classified" : action.body === null ? null : digestOf(action.body),
     // Logged before the executor checks them: a name is shown so that it cannot read as several.
-    headers: Object.keys(action.headers).map(shownWord).join(" "),
+    headers: headers.map(([name]) => shownWord(name)).join(" "),
+    ...(headers.length === 0 ? {} : { headersDigest: digestOf(headers) }),
     secretHeaders: Object.keys(action.secretHeaders).map(shownWord).join(" "),
     url: cutRecorded(url),
   };

@@ -82,10 +82,13 @@ export type AuditEvent =
       url?: string;
       wholeUrl?: string;
       headers?: string;
+      headersDigest?: string;
       secretHeaders?: string;
       body?: string | null;
       /** For a file write or a chat, the digest of what it writes or asks ("classified" for a classified value): see action-record.ts. */
       content?: string;
+      /** For a file write that appends rather than replaces: see action-record.ts. */
+      append?: true;
     }
   | {
       type: "decision";

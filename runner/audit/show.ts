@@ -206,13 +206,14 @@ function recorded(event: Fields): string {
     return `  run: ${f("commandLine")} (in ${quoted(event.cwd)}${input}${whole})`;
   }
   if (typeof event.url === "string") {
-    const headers = typeof event.headers === "string" && event.headers !== "" ? `, headers ${f("headers")}` : "";
+    const headersDigest = typeof event.headersDigest === "string" ? ` (${shortDigest(f("headersDigest"))})` : "";
+    const headers = typeof event.headers === "string" && event.headers !== "" ? `, headers ${f("headers")}${headersDigest}` : "";
     const secret = typeof event.secretHeaders === "string" && event.secretHeaders !== "" ? `, secret headers ${f("secretHeaders")}` : "";
     const body = typeof event.body === "string" ? `, body ${event.body === "classified" ? "classified" : shortDigest(f("body"))}` : "";
     const whole = typeof event.wholeUrl === "string" ? " (cut; the whole URL in --json)" : "";
     return `  url: ${quoted(event.url)}${whole}${headers}${secret}${body}`;
   }
-  if (typeof event.content === "string") return `  content ${event.content === "classified" ? "classified" : shortDigest(f("content"))}`;
+  if (typeof event.content === "string") return `  ${event.append === true ? "appends " : ""}content ${event.content === "classified" ? "classified" : shortDigest(f("content"))}`;
   return "";
 }
 

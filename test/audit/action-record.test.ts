@@ -132,6 +132,9 @@ describe("commands and requests in the audit log of a real tacit run", () => {
     expect(requests).toHaveLength(3);
     expect(requests[0]).toMatchObject({ pattern: `net GET http://127.0.0.1:${server.port}`, url: url("/collect?stolen=the-customer-list"), body: null, headers: "", secretHeaders: "" });
     expect(requests[1]).toMatchObject({ url: url("/upload"), body: sha256("plain body"), headers: "x-plain x-other", secretHeaders: "authorization" });
+    // What the headers carried, by digest: their names alone made "x-plain: 1" and "x-plain: <the customer list>" one record.
+    expect(requests[1]!.headersDigest).toBe(sha256(JSON.stringify([["x-plain", "1"], ["x-other", "2"]])));
+    expect(requests[0]!.headersDigest).toBeUndefined();
     expect(requests[2]).toMatchObject({ kind: "HttpRequestClassified", url: url("/vault"), body: "classified" });
     const text = readFileSync(log, "utf8");
     for (const secret of [SECRET, CLASSIFIED]) {
@@ -141,12 +144,13 @@ describe("commands and requests in the audit log of a real tacit run", () => {
   });
 
   it("names what a write puts in a file and what chat asks by their digest, a classified value only as being one", () => {
-    expect(contents.map((event) => [event.kind, event.content])).toEqual([
-      ["FsWrite", sha256("written content")],
-      ["FsWrite", sha256(" and more")],
-      ["FsWriteClassified", "classified"],
-      ["Chat", sha256("asked question")],
-      ["ChatClassified", "classified"],
+    // An append says so: a write and an append of the same text are not the same change to a file.
+    expect(contents.map((event) => [event.kind, event.content, event.append])).toEqual([
+      ["FsWrite", sha256("written content"), undefined],
+      ["FsWrite", sha256(" and more"), true],
+      ["FsWriteClassified", "classified", undefined],
+      ["Chat", sha256("asked question"), undefined],
+      ["ChatClassified", "classified", undefined],
     ]);
     const text = readFileSync(log, "utf8");
     for (const secret of [CLASSIFIED_WRITE, CLASSIFIED_QUESTION]) {
@@ -164,9 +168,11 @@ describe("commands and requests in the audit log of a real tacit run", () => {
     expect(shown.stdout).toContain(`"exec rm *"  tier allow  run: rm -f prod.conf (in ${JSON.stringify(path.join(realpathSync(work), "deploy"))})`);
     expect(shown.stdout).toContain(`run: cat (in ${JSON.stringify(realpathSync(work))}, input ${sha256("piped to cat").slice(0, 19)}…)`);
     expect(shown.stdout).toContain(`url: "${server.origin}/collect?stolen=the-customer-list"`);
-    expect(shown.stdout).toContain(`url: "${server.origin}/upload", headers x-plain x-other, secret headers authorization, body ${sha256("plain body").slice(0, 19)}…`);
-    expect(shown.stdout).toMatch(new RegExp(`url: "${server.origin}/vault"(, headers [a-z- ]+)?, body classified\\n`));
+    const headersDigest = sha256(JSON.stringify([["x-plain", "1"], ["x-other", "2"]])).slice(0, 19);
+    expect(shown.stdout).toContain(`url: "${server.origin}/upload", headers x-plain x-other (${headersDigest}…), secret headers authorization, body ${sha256("plain body").slice(0, 19)}…`);
+    expect(shown.stdout).toMatch(new RegExp(`url: "${server.origin}/vault"(, headers [a-z- ]+ \\(sha256:[0-9a-f]{12}…\\))?, body classified\\n`));
     expect(shown.stdout).toContain(`tier allow  content ${sha256("written content").slice(0, 19)}…`);
+    expect(shown.stdout).toContain(`tier allow  appends content ${sha256(" and more").slice(0, 19)}…`);
     expect(shown.stdout).toMatch(/ChatClassified {2}"chat classified" {2}tier allow {2}content classified\n/);
   });
 });
