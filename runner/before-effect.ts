@@ -10,7 +10,8 @@
  * before the first thing it does that changes the world: creates, changes or removes a file,
  * starts a command, sends a request or a question to the model. The approval gate logs the
  * policy's "allow" there and writes the log to the OS. An action may reach it more than once (a
- * mkdir of several levels, a command set up again); only the first call counts. When it throws
+ * mkdir of several levels, a command set up again, a request's redirect hops); its decision is logged at
+ * the first call, and the log's file checked at each (see AuditLog.flush). When it throws
  * (the log cannot be written), the effect must not happen: call it where its exception ends
  * the action, and where nothing is undone by it.
  */

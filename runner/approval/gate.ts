@@ -469,9 +469,11 @@ export class ApprovalGate {
       logged: false,
       beforeEffect: () => {
         if (effect.failure !== undefined) throw effect.failure.error;
-        if (effect.logged) return;
         try {
-          if (!personAsked) this.logPolicyDecision(number, null);
+          // Logged once; the file is checked at every step that changes the world (see AuditLog.flush): checked at
+          // the first only, a request's redirect hop was sent after the log had been moved away since its first hop,
+          // its decision in a file no longer at the log's path.
+          if (!effect.logged && !personAsked) this.logPolicyDecision(number, null);
           audit.flush();
           effect.logged = true;
         } catch (error) {
