@@ -545,12 +545,19 @@ export class ApprovalGate {
       };
     }
     if (ended.aborted) return WITHDRAWN;
+    // A person is asked only while the log can take their answer, and a yes is kept (approvals.json) only then: a log
+    // moved away before a call had its client's user asked, and the yes remembered, though the log could not hold it;
+    // the action was refused, but the next tacit did it unasked, and no log said who granted it. (Throws, as a log
+    // that cannot be written fails any action.)
+    oversight.audit?.flush();
     const answer = await this.options.whilePaused(oversight.asker.ask({ pattern: request.pattern, tier, beyondAllowlist, detail }, ended));
     // Nothing waits for it: a security review deleted a session while its question was open, and
     // the yes given to it afterwards, for an action that could no longer run, was remembered (the
     // next session did it unasked).
     if (ended.aborted) return WITHDRAWN;
     if (answer.answer === "yes" && answer.fromPerson && tier === "approve-once") {
+      // The log again: a person may read a question for minutes, while the log is rotated away or the disk fills.
+      oversight.audit?.flush();
       try {
         oversight.approvals().remember(request.pattern, answer.via, this.directory);
       } catch (error) {
