@@ -119,7 +119,8 @@ export class AuditLog {
     tail: ParsedLine | null,
     size: number,
     private readonly key: SigningKey,
-    private readonly lock: FileLock,
+    /** The writer's locks: on the log's real path, and on the file opened (see lockOpenedFile). */
+    private readonly locks: readonly FileLock[],
     private readonly anchoring: Anchoring,
     private readonly signEveryEvents: number,
     private readonly signIntervalMs: number,
@@ -156,6 +157,7 @@ export class AuditLog {
     const lockedAs = realLogPath(resolved);
     const { lock, tookOver } = lockLog(resolved, writerLockFor(key.file, lockedAs));
     let fd: number | null = null;
+    let fileLock: FileLock | null = null;
     try {
       const store = new AnchorStore(anchorsDirFor(key.file));
       const readAnchor = (log: string): AnchorRecord | null => {
@@ -217,6 +219,7 @@ export class AuditLog {
             `a link or directory on its way was replaced. Keep the log's directory out of the allowed roots, and start tacit again.`,
         );
       }
+      fileLock = lockOpenedFile(resolved, key.file, stat);
       if (process.platform !== "win32" && (stat.mode & 0o022) !== 0) {
         throw new AuditLogError(
           `other users can write to the audit log ${resolved} (mode ${(stat.mode & 0o777).toString(8)}), so they could have ` +
@@ -263,12 +266,13 @@ export class AuditLog {
       const firstChain = record?.firstChain ?? (tail === null ? null : readFirstLine(fd, stat.size, resolved).chain);
       if (tail !== null && tail.event.type !== "head" && !tookOver) throw unsignedWithoutCrash(resolved, tail.seq, lock.file);
       const anchoring: Anchoring = { store, logs: names, firstChain };
-      const log = new AuditLog(resolved, fd, tail, stat.size, key, lock, anchoring, signEveryEvents, signIntervalMs);
+      const log = new AuditLog(resolved, fd, tail, stat.size, key, [lock, fileLock], anchoring, signEveryEvents, signIntervalMs);
       if (tail !== null && tail.event.type !== "head") log.write({ type: "resumed-after-unsigned-tail", lastSeq: tail.seq });
       if (record === null && firstChain !== null) process.stderr.write(`tacit: ${printable(continuedWithoutRecord(resolved, store, firstChain, names))}\n`);
       return log;
     } catch (error) {
       if (fd !== null) closeSync(fd);
+      fileLock?.release();
       lock.release();
       throw error;
     }
@@ -397,7 +401,7 @@ export class AuditLog {
       this.clearTimer();
       closeSync(this.fd);
       this.fd = null;
-      this.lock.release();
+      for (const lock of this.locks) lock.release();
       process.off("exit", this.exitHook);
     }
   }
@@ -733,6 +737,37 @@ function sameFile(stat: { dev: number; ino: number }, file: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The second lock a writer holds, on the file it opened (its device and inode) rather than on a path:
+ * the lock on the log's real path does not see the same file under another name. A log with a hard
+ * link to it, given to a second tacit by that name while a first wrote it, was taken by the second for
+ * a log someone else had appended to ("no tacit stopped while writing it … appended by someone else
+ * after tacit closed the log"), sending its operator after a forger; between two evaluations of the
+ * first, when its log ended in a head, the second wrote its run into it, and the first failed closed
+ * at its next action. Now the second is refused as it opens the file, naming the first. A crash leaves
+ * this lock too, and the next writer takes it over (which says nothing here: the lock on the path
+ * decides what a crash left).
+ */
+function lockOpenedFile(logFile: string, keyFile: string, stat: { dev: number; ino: number }): FileLock {
+  const file = path.join(path.dirname(path.resolve(keyFile)), WRITERS_DIR_NAME, `file-${sha256Hex(`${stat.dev}:${stat.ino}`).slice(0, 32)}.lock`);
+  let attempt;
+  try {
+    attempt = FileLock.tryAcquire(file);
+  } catch (error) {
+    throw new AuditLogError(`cannot create the lock file ${file} for the audit log ${logFile}: ${(error as Error).message}`);
+  }
+  if (attempt.ok) return attempt.lock;
+  const pid = attempt.heldBy;
+  if (pid === null) throw new AuditLogError(`cannot take the lock file ${file} for the audit log ${logFile}: other processes keep taking it`);
+  throw new AuditLogError(
+    pid === process.pid
+      ? `the audit log ${logFile} is already open in this process under another name (a hard link to the same file; lock file ${file})`
+      : `the audit log ${logFile} is a file process ${pid} is writing under another name (a hard link to the same file; its lock is ${file}, ` +
+          `in tacit's home); two writers would break its chain. Give each tacit its own audit log file (not a link to another's); if ` +
+          `process ${pid} is not a tacit (a crashed writer's pid taken by another program), delete ${file}.`,
+  );
 }
 
 /** Takes the writer's lock `file` (see file-lock.ts): one writer per log; `tookOver` when a crashed writer left it. */
