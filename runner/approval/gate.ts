@@ -224,7 +224,7 @@ export class ApprovalGate {
 
     // An effect on the world is on file (its request, a person's answer, and the policy's decision: see decideBeforeEffect)
     // before it happens; reads are written in batches.
-    const effect = READ_ONLY.has(request.category) || oversight.audit === null ? null : this.decideBeforeEffect(number, personAsked, oversight.audit);
+    const effect = READ_ONLY.has(request.category) || oversight.audit === null ? null : this.decideBeforeEffect(number, personAsked, oversight.audit, context.hostSecrets);
     if (effect !== null) oversight.audit!.flush();
     const started = monotonicMs();
     // Carried out where the rules were applied to it, or not at all (see FileSystemExecutor.judged).
@@ -464,16 +464,21 @@ export class ApprovalGate {
    * to the file, before the effect. Logged once the monitor had carried the action out, a tacit killed between the two
    * (a crash, SIGKILL, the machine) left a log whose last line was the request of a write that had happened.
    */
-  private decideBeforeEffect(number: number, personAsked: boolean, audit: AuditSink): DecidedBeforeEffect {
+  private decideBeforeEffect(number: number, personAsked: boolean, audit: AuditSink, secrets: HostSecrets): DecidedBeforeEffect {
     const effect: DecidedBeforeEffect = {
       logged: false,
-      beforeEffect: () => {
+      beforeEffect: (redirect) => {
         if (effect.failure !== undefined) throw effect.failure.error;
         try {
           // Logged once; the file is checked at every step that changes the world (see AuditLog.flush): checked at
           // the first only, a request's redirect hop was sent after the log had been moved away since its first hop,
           // its decision in a file no longer at the log's path.
           if (!effect.logged && !personAsked) this.logPolicyDecision(number, null);
+          // A redirect hop goes to a URL the server chose: on file before it is sent, not only in the result (a crash
+          // after a 307 had re-sent a POST's body elsewhere left a log naming the first URL alone).
+          if (redirect !== undefined) {
+            this.log({ type: "request-redirected", evaluation: this.options.evaluation, action: number, hop: cutRecorded(secrets.scrubText(redirect.hop)) });
+          }
           audit.flush();
           effect.logged = true;
         } catch (error) {

@@ -139,6 +139,17 @@ export type AuditEvent =
       exitCode: number;
       durationMs: number;
     }
+  | {
+      /**
+       * A request's redirect hop, as it is about to be sent ("METHOD URL", a secret the server echoed into it
+       * redacted): each hop goes to a URL the server chose, and is on file before it goes out, as the
+       * request's first was. The result's `redirects` lists them again, as before.
+       */
+      type: "request-redirected";
+      evaluation: string;
+      action: number;
+      hop: string;
+    }
   | { type: "session-started"; session: string }
   | { type: "session-ended"; session: string; reason: string };
 

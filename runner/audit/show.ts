@@ -176,6 +176,8 @@ function describe(event: Fields): string {
         (event.commandProgress === undefined ? "" : `  command ${f("commandProgress")}`) + (event.requestProgress === undefined ? "" : `  request ${f("requestProgress")}`);
       return `eval ${f("evaluation")} #${f("action")}  ${event.ok === true ? "ok" : "failed"}${progress}  ${f("size")} B  ${f("durationMs")} ms  ${digest("digest")}${timedOut}${hops}`;
     }
+    case "request-redirected":
+      return `eval ${f("evaluation")} #${f("action")}  redirected to ${quoted(event.hop)}`;
     case "output":
       return `eval ${f("evaluation")}  printed ${f("prints")}×  ${f("size")} B  ${digest("digest")}`;
     case "evaluation-ended":

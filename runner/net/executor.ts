@@ -471,10 +471,14 @@ export class NetworkExecutor {
         this.signal,
         say,
         {
+          // Told as a hop's exchange starts, before anything of it is sent: logged then (see BeforeEffect), and a
+          // hop the log cannot take is not sent.
           followed: (method, next) => {
+            const hop = this.hostSecrets.inServerTextWith(`${method} ${next.href}`, secrets, named, true);
+            beforeEffect({ hop });
             let hops = this.followed.get(action);
             if (hops === undefined) this.followed.set(action, (hops = []));
-            hops.push(this.hostSecrets.inServerTextWith(`${method} ${next.href}`, secrets, named, true));
+            hops.push(hop);
           },
           unfollowed: action.classifiedBody === null ? undefined : (reason) => (unfollowedRedirect = reason),
           sending: () => {

@@ -658,7 +658,8 @@ function throwsWorded<T>(
 /** What httpExchange tells its caller as the exchange goes on. */
 export interface ExchangeHooks {
   /**
-   * Each redirect hop as its exchange starts (after `sending`): one that fails any check made
+   * Each redirect hop as its exchange starts (after `sending`, before anything of it is sent: the audit
+   * log records it there, and a throw is the exchange's error): one that fails any check made
    * before, the request's deadline among them, is not told (for the audit log: see NetworkExecutor.redirectsOf).
    */
   followed?: (method: string, url: URL) => void;
