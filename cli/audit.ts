@@ -8,7 +8,7 @@ import { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { anchorForVerify, realLogPath } from "../runner/audit/anchor.js";
-import { writerLockFor } from "../runner/audit/log.js";
+import { fileWriterLockFor, writerLockFor } from "../runner/audit/log.js";
 import { FileLock } from "../runner/file-lock.js";
 import { defaultKeyFile, loadOrCreateSigningKey, readPublicKey } from "../runner/audit/keys.js";
 import { type ShowFormat, showAuditLogFile, UNVERIFIED_MARK } from "../runner/audit/show.js";
@@ -63,7 +63,7 @@ function verifyOpenLog(file: string, fd: number, copied: boolean, publicKey: str
   }
   // This machine's record of the last head it signed in this file: what shows a cut after a head.
   const givenKey = publicKey === undefined ? null : trusted;
-  const report = verifyAuditLogFile(fd, trusted, anchorForVerify(file, givenKey, undefined, machineKey), undefined, liveWriterOf(file), digest);
+  const report = verifyAuditLogFile(fd, trusted, anchorForVerify(file, givenKey, undefined, machineKey), undefined, liveWriterOf(file, copied ? null : fd), digest);
   if (!copied) reportReplacedWhileRead(report, fd, file);
   if (trusted !== null) report.notes.unshift(`heads were checked against ${source}`);
   else if (report.trust === "first-head") report.notes.unshift(`there is no key in ${defaultKeyFile(false)} and none was given with --public-key`);
@@ -74,9 +74,13 @@ function verifyOpenLog(file: string, fd: number, copied: boolean, publicKey: str
   return { report, verified: report.ok && report.trust === "given" && report.validHeads > 0 };
 }
 
-/** The tacit process writing the log at `file` now, found by the writer's lock in tacit's home (see log.ts), or null. */
-function liveWriterOf(file: string): number | null {
-  return FileLock.holder(writerLockFor(defaultKeyFile(false), realLogPath(file)));
+/**
+ * The tacit process writing the log at `file` now, found by the writer's locks in tacit's home (see log.ts), or null:
+ * the one on its path, or the one on the file open at `fd` (a writer that has it open by another name, a hard link).
+ */
+function liveWriterOf(file: string, fd: number | null): number | null {
+  const keyFile = defaultKeyFile(false);
+  return FileLock.holder(writerLockFor(keyFile, realLogPath(file))) ?? (fd === null ? null : FileLock.holder(fileWriterLockFor(keyFile, fstatSync(fd))));
 }
 
 /** `problemsListed`: how many problems to list (show lists a few before the lines; verify all it has). */

@@ -712,6 +712,11 @@ export function writerLockFor(keyFile: string, realLog: string): string {
   return path.join(path.dirname(path.resolve(keyFile)), WRITERS_DIR_NAME, `${sha256Hex(realLog).slice(0, 32)}.lock`);
 }
 
+/** Where the writer of the log file `stat` describes (by device and inode, whatever its name) keeps its second lock (see lockOpenedFile). */
+export function fileWriterLockFor(keyFile: string, stat: { dev: number; ino: number }): string {
+  return path.join(path.dirname(path.resolve(keyFile)), WRITERS_DIR_NAME, `file-${sha256Hex(`${stat.dev}:${stat.ino}`).slice(0, 32)}.lock`);
+}
+
 const WRITERS_DIR_NAME = "audit-writers";
 
 /** The refusal of a log whose path (`at`, really) is a link that leads to no file. */
@@ -751,7 +756,7 @@ function sameFile(stat: { dev: number; ino: number }, file: string): boolean {
  * decides what a crash left).
  */
 function lockOpenedFile(logFile: string, keyFile: string, stat: { dev: number; ino: number }): FileLock {
-  const file = path.join(path.dirname(path.resolve(keyFile)), WRITERS_DIR_NAME, `file-${sha256Hex(`${stat.dev}:${stat.ino}`).slice(0, 32)}.lock`);
+  const file = fileWriterLockFor(keyFile, stat);
   let attempt;
   try {
     attempt = FileLock.tryAcquire(file);

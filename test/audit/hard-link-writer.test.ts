@@ -3,17 +3,20 @@
 // writes took it for a log someone else had appended to (and said so, sending its operator after a
 // forger), or, between two evaluations of the first, wrote its own run into it, and the first then
 // failed closed at its next action. Now the second is refused as it opens the file, naming the
-// first, and the first goes on. Through a real `tacit serve` and a real `tacit run`.
+// first, and the first goes on; and `tacit audit verify` of the other name, while the first writes,
+// says its unsigned lines are that writer's, as it does for the log's own name (before: a crash or
+// someone who appended lines). Through a real `tacit serve` and real `tacit run`s.
 
+import { spawn } from "node:child_process";
 import { existsSync, linkSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { writerLockFor } from "../../runner/audit/log.js";
-import { connectServe, runCli, unchecked } from "../helpers.js";
+import { childEnv, connectServe, fileOnce, runCli, tacitBin, unchecked } from "../helpers.js";
 import { auditHome, readLines, verifyJson, workAndLog } from "./fixtures.js";
 
-describe("a second tacit given another name (a hard link) of the log a tacit serve writes", () => {
-  it("is refused, naming the writer, and runs nothing; the serve goes on writing its log, which verifies", async () => {
+describe.concurrent("another name (a hard link) of the log a tacit writes", () => {
+  it("given to a second tacit while a tacit serve writes it: refused, naming the writer, and runs nothing; the serve goes on, and its log verifies", async () => {
     const ctx = auditHome();
     try {
       const { work, log } = workAndLog(ctx.dir);
@@ -44,6 +47,32 @@ describe("a second tacit given another name (a hard link) of the log a tacit ser
       expect(readLines(log).filter((line) => line.event.type === "evaluation-started")).toHaveLength(2);
       const { result } = await verifyJson(log, ctx.env);
       expect(result.code, result.stdout).toBe(0);
+    } finally {
+      ctx.cleanup();
+    }
+  }, 60_000);
+
+  it("verified by that name while the writer writes: its unsigned lines are said to be the writer's, by pid", async () => {
+    const ctx = auditHome();
+    try {
+      const { work, log } = workAndLog(ctx.dir);
+      const other = path.join(ctx.dir, "other-name.jsonl");
+      writeFileSync(log, "", { mode: 0o600 });
+      linkSync(log, other);
+      // A run that keeps writing lines (a command every fifth of a second) until stopped.
+      const run = spawn(process.execPath, [tacitBin, "run", "--audit-log", log, "--command-permissions", "sleep", "-"], { cwd: work, env: childEnv(ctx.env), stdio: ["pipe", "ignore", "ignore"] });
+      onTestFinished(() => {
+        if (run.exitCode === null && run.signalCode === null) run.kill("SIGKILL");
+      });
+      const ended = new Promise<number | null>((resolve) => run.on("close", resolve));
+      run.stdin.end('requestExecPermission(["sleep"], (p) => { for (;;) p.exec("sleep", ["0.2"]); });\n');
+      await fileOnce(log, (text) => text.includes('"kind":"Exec"'));
+      const { report } = await verifyJson(other, ctx.env);
+      expect(report.liveWriter).toBe(run.pid);
+      run.kill("SIGTERM");
+      expect(await ended).toBe(143);
+      const after = await verifyJson(other, ctx.env);
+      expect(after.report.liveWriter).toBeNull();
     } finally {
       ctx.cleanup();
     }
