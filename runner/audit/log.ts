@@ -268,7 +268,7 @@ export class AuditLog {
       const anchoring: Anchoring = { store, logs: names, firstChain };
       const log = new AuditLog(resolved, fd, tail, stat.size, key, [lock, fileLock], anchoring, signEveryEvents, signIntervalMs);
       if (tail !== null && tail.event.type !== "head") log.write({ type: "resumed-after-unsigned-tail", lastSeq: tail.seq });
-      if (record === null && firstChain !== null) process.stderr.write(`tacit: ${printable(continuedWithoutRecord(resolved, store, firstChain, names))}\n`);
+      if (record === null && firstChain !== null) process.stderr.write(`tacit: ${printable(continuedWithoutRecord(resolved, store, firstChain, names, tookOver))}\n`);
       return log;
     } catch (error) {
       if (fd !== null) closeSync(fd);
@@ -638,12 +638,17 @@ function checkAnchor(fd: number, size: number, tail: ParsedLine | null, record: 
  * record of its last head: said nothing, a record deleted from tacit's home (with the log cut after a
  * head, say) was anchored again from the next head, and no trace of it was left anywhere.
  */
-function continuedWithoutRecord(file: string, store: AnchorStore, firstChain: string, names: string[]): string {
+function continuedWithoutRecord(file: string, store: AnchorStore, firstChain: string, names: string[], afterCrash: boolean): string {
   const from = store.findByFirstChain(firstChain, names.at(-1)!).map(({ record }) => record.log);
+  // A record is made at each head: a writer that crashed before its first left none, and it alone
+  // was told "the record was deleted", which sent its operator looking for who deleted it.
+  const crashed = afterCrash
+    ? `the tacit that wrote it last stopped without closing it (it left its lock: a crash, or SIGKILL), and if it signed no head before that, it made no record; or `
+    : "";
   const why =
     from.length > 0
       ? `it was moved or copied here from ${from.join(", ")}`
-      : `the record was deleted (by hand, or by a clean-up of tacit's home), or the log was written by a tacit from before such records`;
+      : `${crashed}the record was deleted (by hand, or by a clean-up of tacit's home), or the log was written by a tacit from before such records`;
   return (
     `the audit log ${file} has lines, but this machine has no record of the last head signed in it (${store.fileFor(names.at(-1)!)}): ` +
     `${why}. A cut made to it before now cannot be told from a shorter log; tacit continues it, and records its heads from ` +
