@@ -12,7 +12,7 @@ import { SandboxProcess } from "../runner/sandbox-process.js";
 import { readScript } from "./script-source.js";
 import { exitOnStopSignals } from "./stop-signals.js";
 import { writeShown } from "./terminal-output.js";
-import { auditLogFailure, type CheckJsonResult, type CommonFlags, type RunJsonResult } from "./usage.js";
+import { auditLogFailure, type CheckJsonResult, type CommonFlags, type RunJsonResult, UsageError } from "./usage.js";
 
 const EXIT_CODE_HELP = `
 Exit codes:
@@ -36,6 +36,32 @@ function positiveInteger(flag: string, max = Number.MAX_SAFE_INTEGER, why = "") 
 
 function commaList(value: string): string[] {
   return value.split(",").map((item) => item.trim()).filter((item) => item !== "");
+}
+
+/**
+ * Makes each option of `command` that takes a value refuse to be given twice. Commander keeps the
+ * last and drops the first without a word: `--classified-paths .secret --classified-paths .env`
+ * left .secret readable as plain text, and `--config strict.json --config loose.json` ran under
+ * loose.json alone. Neither reading (the last, or both) is surely what the person meant, so tacit
+ * asks. The value is not repeated in the error: it may be an API key.
+ */
+function refuseRepeatedValues(command: CommandType): void {
+  for (const option of command.options) {
+    if (!option.required && !option.optional) continue;
+    const parse = option.parseArg as ((value: string, previous: unknown) => unknown) | undefined;
+    const isList = parse === commaList;
+    option.argParser((value: string, previous: unknown) => {
+      if (previous !== undefined) {
+        throw new UsageError(
+          `${option.long} is given twice: tacit would keep only the last and drop what the first said without a word, so it refuses both. ` +
+            (isList
+              ? `Give it once, with every item in one comma-separated list (${option.long} a,b).`
+              : `Give it once, with the value you mean.`),
+        );
+      }
+      return parse === undefined ? value : parse(value, undefined);
+    });
+  }
 }
 
 function addScriptOptions(command: CommandType, jsonHelp: string): CommandType {
@@ -247,7 +273,11 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
   program.exitOverride();
   for (const command of program.commands) {
     command.exitOverride();
-    for (const sub of command.commands) sub.exitOverride();
+    refuseRepeatedValues(command);
+    for (const sub of command.commands) {
+      sub.exitOverride();
+      refuseRepeatedValues(sub);
+    }
   }
   return program;
 }
