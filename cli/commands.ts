@@ -9,6 +9,7 @@ import type { SandboxProcess } from "../runner/sandbox-process.js";
 import { terminalAsker } from "../runner/approval/askers.js";
 import { createOversight } from "../runner/approval/oversight.js";
 import { checkSandboxNetwork, loadConfig } from "./load-config.js";
+import { refuseSecretScript } from "./script-refusal.js";
 import { readScript, type ScriptSource } from "./script-source.js";
 import { warnOnStderr, writeErrorOnStderr, writeShown } from "./terminal-output.js";
 import { INPUT_LIMIT_BYTES, readStdin } from "./stdin.js";
@@ -122,6 +123,7 @@ export async function checkCommand(target: string, flags: CommonFlags, command: 
   // one holds for it, and --no-network-namespace keeps it in the host's. No warning: no script runs.
   checkSandboxNetwork(config, true);
   const script = await readScript(target);
+  if (!script.fromStdin) refuseSecretScript(target, config);
   const started = monotonicMs();
   const check = await checkScript(script.code, script.displayName, config.typeCheck, (text) => typeCheck(text, config.executionTimeoutMs, typeCheckCache(), config.memoryLimitMb));
   const exitCode = check.ok ? EXIT_CODES.ok : EXIT_CODES.rejected;

@@ -150,6 +150,9 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
         result: checkScript(script.code, script.displayName, config.typeCheck, earlyTypes ? () => earlyTypes : undefined),
       };
       precheck.result.catch(() => undefined); // awaited (and reported) by the evaluation
+      // A secret named as the script is refused before anything the checks found is shown; asked
+      // here, while the type checker works, since the evaluation loads the same modules.
+      if (!script.fromStdin) (await import("./script-refusal.js")).refuseSecretScript(file, config);
       const { runCommand } = await import("./commands.js");
       setExitCode(await runCommand(script, config, flags.json === true, sandbox, precheck));
     } finally {

@@ -1,11 +1,12 @@
 // What a person states on the command line is what tacit runs under, or tacit refuses: a flag
 // given twice kept only its last value in silence (commander's way), so a classified pattern or a
 // whole config file given first was dropped, and the script read what the person had classified.
+// And a secret named as the script is refused: the checks' messages quoted its words.
 
-import { writeFileSync } from "node:fs";
+import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCli, tempDirWithHome } from "../helpers.js";
+import { runCli, tacitBin, tempDirWithHome } from "../helpers.js";
 
 const { dir, env, cleanup } = tempDirWithHome("tacit-stated-policy-");
 afterAll(cleanup);
@@ -46,5 +47,47 @@ describe.concurrent("a value flag given twice is refused, not half-read", () => 
     expect(r.stdout).not.toContain(CANARY);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("read refused: the path is classified");
+  });
+});
+
+describe.concurrent("a secret named as the script is refused before the checks' messages quote it", () => {
+  // Identifiers, which the validator's unknown-global errors name one by one.
+  const envCanary = "AKIACANARYENVWORD";
+  writeFileSync(path.join(dir, ".env"), `AWS_ACCESS_KEY_ID=${envCanary}\n`);
+  symlinkSync(".env", path.join(dir, "linked.ts"));
+
+  it("run .env: a classified file", async () => {
+    const r = await runCli(["run", ".env"], { cwd: dir, env });
+    expect(r.stdout + r.stderr).not.toContain(envCanary);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`the script ".env" is a classified path (${path.join(dir, ".env")})`);
+  });
+
+  it("check --json linked.ts: a link to a classified file", async () => {
+    const r = await runCli(["check", "--json", "linked.ts"], { cwd: dir, env });
+    expect(r.stdout + r.stderr).not.toContain(envCanary);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, exitCode: 2 });
+    expect(r.stderr).toContain(`which leads to ${path.join(dir, ".env")}): tacit does not read a secret as a script`);
+  });
+
+  it("run /dev/stdin with the script piped in still runs: a pipe is no file, and no secret of one", async () => {
+    // Through a shell's pipe: a Node child's stdin is a socket, which /dev/stdin cannot open (ENXIO).
+    const pipeline = `printf '%s\\n' 'println("piped ran");' | "${process.execPath}" "${tacitBin}" run --no-check /dev/stdin`;
+    const r = await runCli([pipeline], { cwd: dir, env, node: "/bin/sh", bin: "-c" });
+    expect(r.stdout).toBe("piped ran\n");
+    expect(r.code).toBe(0);
+  });
+
+  it("run sink.log: the secure output an earlier run wrote plaintext to", async () => {
+    const sinkCanary = "SINKCANARYWORD";
+    writeFileSync(path.join(dir, "sink-writer.ts"), `println(classify(${JSON.stringify(sinkCanary)}));\n`);
+    const first = await runCli(["run", "--no-check", "--quiet", "--secure-output", "sink.log", "sink-writer.ts"], { cwd: dir, env });
+    expect(first.code).toBe(0);
+    expect(readFileSync(path.join(dir, "sink.log"), "utf8")).toContain(sinkCanary);
+    const r = await runCli(["run", "sink.log"], { cwd: dir, env });
+    expect(r.stdout + r.stderr).not.toContain(sinkCanary);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('the script "sink.log" is the secure output file');
   });
 });

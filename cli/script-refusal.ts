@@ -1,0 +1,41 @@
+// Which files tacit refuses to take as a script: those the policy says hold secrets. The checks'
+// messages quote a script's names (`AWS_SECRET` is not defined…), and whoever runs tacit reads
+// them: `tacit run .env` (or a script.ts linked to ~/.aws/credentials) printed a secret's words to
+// an agent whose scripts are refused that file. Loaded after the config, with the file system
+// policy's modules, which the evaluation loads anyway.
+
+import path from "node:path";
+import type { RunnerConfig } from "../runner/config.js";
+import { ClassifiedPaths } from "../runner/fs/classified-paths.js";
+import { resolveRealOrSelf } from "../runner/fs/containment.js";
+import { protectedPathOf, protectedPathsOf } from "../runner/fs/protected-paths.js";
+import { UsageError } from "./usage.js";
+
+/** Where a descriptor of a pipe or socket leads (/dev/stdin when the script is piped in): no file, and no secret of one. */
+const STREAM_DESCRIPTOR = /^\/proc\/(?:self|\d+)\/fd\/(?:pipe|socket|anon_inode):/;
+
+/**
+ * Throws a UsageError if the script file `target` (as given on the command line), or where it
+ * leads, is a classified path or one of the files tacit refuses every script (its home, holding
+ * the audit signing key; a config holding the LLM key; a secure output's plaintext; procfs).
+ */
+export function refuseSecretScript(target: string, config: RunnerConfig, cwd: string = process.cwd()): void {
+  const named = path.resolve(cwd, target);
+  const real = resolveRealOrSelf(named);
+  const where = real === named ? named : `${named}, which leads to ${real}`;
+  if (new ClassifiedPaths(config.library.classifiedPaths).isClassified(named, real)) {
+    throw new UsageError(
+      `the script "${target}" is a classified path (${where}): tacit does not read a secret as a script, since the checks' ` +
+        "messages would quote its words. Give a script file outside the classified paths; to use the secret, have the script read it with readClassified().",
+    );
+  }
+  if (STREAM_DESCRIPTOR.test(real)) return;
+  // Judged where it leads, which holds the bytes: /proc/self/fd/0 given a file on stdin is that file.
+  const owned = protectedPathOf(protectedPathsOf(config), real, real, "read");
+  if (owned !== null) {
+    throw new UsageError(
+      `the script "${target}" is ${owned.what} (${where}), which scripts are refused: tacit does not read it as a script either, ` +
+        "since the checks' messages would quote its words. Give a script file of your own.",
+    );
+  }
+}
