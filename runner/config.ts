@@ -2,6 +2,7 @@
 // zod. Unknown keys and bad values are errors that name the key; nothing is ignored.
 
 import { realpathSync, statSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { readNamedFile, UnreadableFileError } from "./bounded-file.js";
@@ -439,6 +440,40 @@ function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
+/**
+ * Where `value`, a path or a classified pattern, holds what only a shell expands: "~" (a leading
+ * ~, ~/… or ~user), or "$NAME" for a variable the environment sets (at the start of a component);
+ * null if it holds neither. tacit reads a config file's values and the items of a comma-separated
+ * flag as written (a shell expands ~ only at a word's start): "~/sink.log" made a directory "~"
+ * in the working directory for the plaintext, and the classified pattern "~/.secret" matched
+ * nothing, so the file it meant was read as plain text.
+ */
+function shellOnlyPart(value: string, env: NodeJS.ProcessEnv): { part: string; why: string; expanded: string | null } | null {
+  const tildeWhy = "a shell expands ~ only at the start of a word, and a config file's values and a comma-separated flag's later items reach tacit as written";
+  if (/^~(?:$|\/)/.test(value)) return { part: "~", why: tildeWhy, expanded: path.join(os.homedir(), value.slice(1)) };
+  if (/^~[A-Za-z_]/.test(value)) return { part: value.split("/")[0]!, why: tildeWhy, expanded: null };
+  const variable = /(?:^|\/)\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/.exec(value);
+  const name = variable?.[1] ?? variable?.[2];
+  if (name === undefined || env[name] === undefined) return null;
+  // Only HOME's value is shown in the fix, and only where it leads the value: another variable's may be a secret.
+  const expanded = name === "HOME" && variable!.index === 0 ? `${env.HOME}${value.slice(variable![0].length)}` : null;
+  return { part: `$${name}`, why: "a config file's values, and a flag's value in single quotes, reach tacit as written, and tacit expands no variable", expanded };
+}
+
+/** Refuses a path or pattern holding what only a shell expands (see shellOnlyPart), saying what to give instead. */
+function refuseShellOnlyParts(values: readonly string[] | undefined, key: string, flag: string, kind: "path" | "pattern", cwd: string, env: NodeJS.ProcessEnv): void {
+  for (const value of values ?? []) {
+    const found = shellOnlyPart(value, env);
+    if (found === null) continue;
+    const meaning = kind === "path" ? `it would name ${path.resolve(cwd, value)}` : `it would match only a name holding "${found.part}" itself`;
+    throw new ConfigError(
+      `${key} (${flag}): "${value}" holds ${found.part}, which tacit does not expand (${found.why}), so ${meaning}. ` +
+        `${kind === "path" ? "Give the absolute path" : "Write the path out"}${found.expanded === null ? "" : ` (${found.expanded})`}` +
+        (kind === "path" ? `, or "./${value}" if you do mean that` : ""),
+    );
+  }
+}
+
 function resolveRoots(roots: readonly string[], cwd: string): string[] {
   return roots.map((root) => {
     const absolute = path.resolve(cwd, root);
@@ -525,6 +560,11 @@ export function resolveConfig(
       );
     }
   }
+  refuseShellOnlyParts(pickLibrary("allowedRoots"), "libraryConfig.allowedRoots", "--allowed-roots", "path", cwd, env);
+  refuseShellOnlyParts(pickLibrary("classifiedPaths"), "libraryConfig.classifiedPaths", "--classified-paths", "pattern", cwd, env);
+  refuseShellOnlyParts([pickLibrary("secureOutput") ?? ""], "libraryConfig.secureOutput", "--secure-output", "path", cwd, env);
+  refuseShellOnlyParts([pick("auditLog") ?? ""], "auditLog", "--audit-log", "path", cwd, env);
+  refuseShellOnlyParts([pick("recordPath") ?? ""], "recordPath", "--record", "path", cwd, env);
   const allowedRoots = resolveRoots(pickLibrary("allowedRoots") ?? [cwd], cwd);
   const secureOutput = ((file) => (file ? path.resolve(cwd, file) : null))(pickLibrary("secureOutput"));
   const auditLog = ((file) => (file ? path.resolve(cwd, file) : null))(pick("auditLog"));

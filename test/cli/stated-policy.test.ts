@@ -3,7 +3,7 @@
 // whole config file given first was dropped, and the script read what the person had classified.
 // And a secret named as the script is refused: the checks' messages quoted its words.
 
-import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli, tacitBin, tempDirWithHome } from "../helpers.js";
@@ -89,5 +89,34 @@ describe.concurrent("a secret named as the script is refused before the checks' 
     expect(r.stdout + r.stderr).not.toContain(sinkCanary);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('the script "sink.log" is the secure output file');
+  });
+});
+
+describe.concurrent("a path or pattern holding ~ or $HOME, which no shell expanded, is refused", () => {
+  it("a classified pattern ~/… in a flag's list: refused, naming the path meant, and the file it meant is not read", async () => {
+    const r = await runCli(["run", "--no-check", "--allowed-roots", dir, "--classified-paths", `.env,~/${path.basename(dir)}/.secret`, readSecret], {
+      cwd: dir,
+      env: { ...env, HOME: path.dirname(dir) },
+    });
+    expect(r.stdout + r.stderr).not.toContain(CANARY);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`"~/${path.basename(dir)}/.secret" holds ~, which tacit does not expand`);
+    expect(r.stderr).toContain(`Write the path out (${path.join(dir, ".secret")})`);
+  });
+
+  it('"secureOutput": "~/sink.log" and "recordPath": "$HOME/rec" in a config file: refused, and nothing is made in the working directory', async () => {
+    const config = path.join(dir, "tilde.json");
+    writeFileSync(config, JSON.stringify({ libraryConfig: { secureOutput: "~/tilde-sink.log" } }));
+    const bySink = await runCli(["run", "--no-check", "--config", config, readSecret], { cwd: dir, env });
+    expect(bySink.code).toBe(2);
+    expect(bySink.stderr).toContain(`libraryConfig.secureOutput (--secure-output): "~/tilde-sink.log" holds ~`);
+    expect(existsSync(path.join(dir, "~"))).toBe(false);
+    const record = path.join(dir, "home-record.json");
+    writeFileSync(record, JSON.stringify({ recordPath: "$HOME/rec" }));
+    const byRecord = await runCli(["run", "--no-check", "--config", record, readSecret], { cwd: dir, env: { ...env, HOME: dir } });
+    expect(byRecord.code).toBe(2);
+    expect(byRecord.stderr).toContain(`recordPath (--record): "$HOME/rec" holds $HOME, which tacit does not expand`);
+    expect(byRecord.stderr).toContain(`Give the absolute path (${dir}/rec)`);
+    expect(existsSync(path.join(dir, "$HOME"))).toBe(false);
   });
 });
