@@ -39,6 +39,25 @@ function commaList(value: string): string[] {
 }
 
 /**
+ * --classified-paths' list, which may not be empty: it replaces the defaults, so an empty value
+ * (`--classified-paths "$EXTRA"`, the variable unset) classified nothing, .env and .ssh included,
+ * with only a warning that --quiet silenced.
+ */
+function classifiedPatternList(value: string): string[] {
+  const patterns = commaList(value);
+  if (patterns.length === 0) {
+    throw new InvalidArgumentError(
+      "--classified-paths names no pattern, and its list replaces the defaults (.ssh, .env, …): an empty one would classify nothing. " +
+        "Leave the flag out to keep the defaults; to classify nothing at all, say so in a config file (libraryConfig.classifiedPaths: []).",
+    );
+  }
+  return patterns;
+}
+
+/** The parsers of flags that take a comma-separated list. */
+const LIST_PARSERS: ReadonlySet<unknown> = new Set([commaList, classifiedPatternList]);
+
+/**
  * Makes each option of `command` that takes a value refuse to be given twice. Commander keeps the
  * last and drops the first without a word: `--classified-paths .secret --classified-paths .env`
  * left .secret readable as plain text, and `--config strict.json --config loose.json` ran under
@@ -49,7 +68,7 @@ function refuseRepeatedValues(command: CommandType): void {
   for (const option of command.options) {
     if (!option.required && !option.optional) continue;
     const parse = option.parseArg as ((value: string, previous: unknown) => unknown) | undefined;
-    const isList = parse === commaList;
+    const isList = LIST_PARSERS.has(parse);
     option.argParser((value: string, previous: unknown) => {
       if (previous !== undefined) {
         throw new UsageError(
@@ -87,7 +106,7 @@ function addPolicyOptions(command: CommandType): CommandType {
       new Option("--allowed-roots <dirs>", "comma-separated directories scripts may open with requestFileSystem (default: the working directory)").argParser(commaList),
     )
     .addOption(
-      new Option("--classified-paths <patterns>", "comma-separated gitignore-like patterns of secret paths (default: .ssh, .env, .aws, …)").argParser(commaList),
+      new Option("--classified-paths <patterns>", "comma-separated gitignore-like patterns of secret paths (default: .ssh, .env, .aws, …)").argParser(classifiedPatternList),
     )
     .addOption(
       new Option("--command-permissions <globs>", "comma-separated command name globs (* only) that scripts may run with requestExecPermission; a permitted command runs with your full authority (allowed roots, classified paths and network permissions do not bind it; --confine-commands binds its files)").argParser(commaList),

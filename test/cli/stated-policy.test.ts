@@ -3,7 +3,7 @@
 // whole config file given first was dropped, and the script read what the person had classified.
 // And a secret named as the script is refused: the checks' messages quoted its words.
 
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli, tacitBin, tempDirWithHome } from "../helpers.js";
@@ -40,6 +40,19 @@ describe.concurrent("a value flag given twice is refused, not half-read", () => 
     expect(JSON.parse(r.stdout)).toMatchObject({ exitCode: 2, outcome: "usage" });
     expect(r.stdout + r.stderr).toContain("--llm-api-key is given twice");
     expect(r.stdout + r.stderr).not.toMatch(/sk-first|sk-second/);
+  });
+
+  it("--classified-paths with no pattern (an unset variable's empty value), even with --quiet: refused, and .env stays classified", async () => {
+    const project = path.join(dir, "empty-list");
+    mkdirSync(project);
+    writeFileSync(path.join(project, ".env"), `ENV_CANARY=${CANARY}-env\n`);
+    writeFileSync(path.join(project, "read-env.ts"), `requestFileSystem(".", (fs) => { println(fs.access(".env").read()); });\n`);
+    for (const empty of ["", " , "]) {
+      const r = await runCli(["run", "--no-check", "--quiet", `--classified-paths=${empty}`, "read-env.ts"], { cwd: project, env });
+      expect(r.stdout + r.stderr).not.toContain(CANARY);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain("--classified-paths names no pattern, and its list replaces the defaults");
+    }
   });
 
   it("each value flag once (one list, one file) runs as stated", async () => {
