@@ -615,6 +615,16 @@ export function resolveConfig(
   // design's rule): "config/credentials.json" does not match ./config/credentials.json.
   for (const pattern of classifiedPaths) {
     const trimmed = cleanedPattern(pattern);
+    // gitignore's "!" takes a path back out of a list; here a pattern is a glob of its own, and
+    // "!.env.example" beside ".env*" classified every path but .env.example, the script included.
+    if (trimmed.startsWith("!")) {
+      warnings.push(
+        `classified path "${pattern}" classifies every path but what "${trimmed.slice(1)}" matches: each pattern classifies on its own, and a ` +
+          `"!" does not take a path back out of the others as in .gitignore. To leave a name out, write a pattern that does not match it ` +
+          `(".env.[!e]*" classifies every .env.* but .env.example), or "\\!" for a name that begins with "!"`,
+      );
+      continue;
+    }
     if (trimmed.includes("/") && !trimmed.startsWith("/") && !trimmed.startsWith("**/")) {
       warnings.push(
         `classified path "${pattern}" is anchored at the filesystem root (it matches /${trimmed}, not a path under the ` +

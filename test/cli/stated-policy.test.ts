@@ -133,3 +133,14 @@ describe.concurrent("a path or pattern holding ~ or $HOME, which no shell expand
     expect(existsSync(path.join(dir, "$HOME"))).toBe(false);
   });
 });
+
+describe("a classified pattern with a leading !, read as in .gitignore, is not what tacit does", () => {
+  it("warns that it classifies every other path, and says how to leave a name out", async () => {
+    const r = await runCli(["run", "--no-check", "--classified-paths", ".env*,!.env.example", readSecret], { cwd: dir, env });
+    expect(r.stderr).toContain(`classified path "!.env.example" classifies every path but what ".env.example" matches`);
+    expect(r.stderr).toContain(`".env.[!e]*" classifies every .env.* but .env.example`);
+    // Everything else is classified, the script too: nothing of .secret is read.
+    expect(r.stdout + r.stderr).not.toContain(CANARY);
+    expect(r.code).toBe(2);
+  });
+});
