@@ -423,7 +423,7 @@ export async function main(argv: readonly string[], prestarted?: SandboxProcess)
       if (json !== null) printUsageErrorAsJson(json, "audit-log-failed", said);
       return EXIT_CODES.usage;
     }
-    if (name === "ConfigError" || name === "UsageError" || name === "ApprovalStoreError" || name === "NamespaceUnavailableError") {
+    if (name === "ConfigError" || name === "UsageError" || name === "ApprovalStoreError" || name === "NamespaceUnavailableError" || name === "TacitHomeError") {
       const said = `tacit: ${(error as Error).message}`;
       process.stderr.write(`${said}\n`);
       if (json !== null) printUsageErrorAsJson(json, "usage", said);

@@ -36,13 +36,32 @@ export function tacitHomes(env: NodeJS.ProcessEnv = process.env): string[] {
   ];
 }
 
+/** Tacit's home cannot be used: it is no directory, cannot be made, or is another user's. The message says what to set instead. */
+export class TacitHomeError extends Error {
+  override name = "TacitHomeError";
+}
+
+/** How the person set tacit's home, for an error: the variable to change. */
+function homeSource(env: NodeJS.ProcessEnv): string {
+  return env.TACIT_HOME ? "TACIT_HOME" : env.XDG_CONFIG_HOME ? "XDG_CONFIG_HOME/tacit" : "~/.config/tacit";
+}
+
 /** Creates the directory (0700) if needed and returns it; refuses one others can write to. */
 export function ensureTacitHome(env: NodeJS.ProcessEnv = process.env): string {
   const home = tacitHome(env);
-  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const fix = "set TACIT_HOME to a directory of your own (tacit makes it, owner-only, if it does not exist)";
+  try {
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    // Node's own words were "EEXIST: file already exists, mkdir '…'", and `tacit approvals grant` died with an internal error.
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "EEXIST" || code === "ENOTDIR" ? "it, or a directory above it, is a file, not a directory" : (error as Error).message;
+    throw new TacitHomeError(`tacit's home ${home} (${homeSource(env)}) cannot be made: ${why}; ${fix}`);
+  }
   const stat = statSync(home);
+  if (!stat.isDirectory()) throw new TacitHomeError(`tacit's home ${home} (${homeSource(env)}) is not a directory; ${fix}`);
   if (typeof process.getuid === "function" && stat.uid !== process.getuid()) {
-    throw new Error(`tacit: ${home} belongs to another user; set TACIT_HOME to a directory of your own`);
+    throw new TacitHomeError(`tacit's home ${home} (${homeSource(env)}) belongs to another user (uid ${stat.uid}); ${fix}`);
   }
   if ((stat.mode & 0o077) !== 0) chmodSync(home, 0o700);
   return home;

@@ -144,3 +144,15 @@ describe("a classified pattern with a leading !, read as in .gitignore, is not w
     expect(r.code).toBe(2);
   });
 });
+
+describe.concurrent("a TACIT_HOME that is a file, not a directory", () => {
+  it.each([["approvals", "grant", "exec git status"], ["audit", "key"]])("tacit %s %s: exit 2, saying what is wrong and what to set", async (...args) => {
+    const home = path.join(dir, `home-file-${args[0]}`);
+    writeFileSync(home, "not a directory\n");
+    const r = await runCli(args, { cwd: dir, env: { ...env, TACIT_HOME: home } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toContain("internal error");
+    expect(r.stderr).toContain(`tacit's home ${home} (TACIT_HOME) cannot be made: it, or a directory above it, is a file, not a directory; set TACIT_HOME`);
+    expect(readFileSync(home, "utf8")).toBe("not a directory\n");
+  });
+});
