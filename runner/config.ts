@@ -356,7 +356,14 @@ export class ConfigError extends Error {
  */
 function meantKey(key: string, at: readonly PropertyKey[], known: readonly string[]): string | null {
   const shown = shownKey(key);
-  if (shown !== key) return null;
+  if (shown !== key) {
+    // A known key with a space or an invisible character in it ("classifiedPaths\u200b", pasted):
+    // the key is not shown, but the name it reads as is one tacit knows, so naming that shows nothing.
+    const visible = key.replace(/[^\x21-\x7e]/g, "");
+    if (visible === key || visible.length === 0) return null;
+    const reads = known.includes(visible) ? visible : closestName(visible, known);
+    return reads === null ? null : `it reads as "${reads}" but holds a space or an invisible character: retype it`;
+  }
   const libraryKeys = LIBRARY_KEYS;
   const topKeys = CONFIG_KEYS;
   if (at.length === 0 && libraryKeys.includes(key)) return `it belongs in "libraryConfig": { "libraryConfig": { "${key}": … } }`;

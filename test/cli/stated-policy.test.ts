@@ -156,3 +156,15 @@ describe.concurrent("a TACIT_HOME that is a file, not a directory", () => {
     expect(readFileSync(home, "utf8")).toBe("not a directory\n");
   });
 });
+
+describe("a config key with an invisible character in it", () => {
+  it("is refused, naming the key it reads as (the key itself is not shown)", async () => {
+    const config = path.join(dir, "invisible-key.json");
+    writeFileSync(config, `{"libraryConfig": {"classifiedPaths\\u200b": [".secret"], "allowed Roots": ["."]}}`);
+    const r = await runCli(["run", "--no-check", "--config", config, readSecret], { cwd: dir, env });
+    expect(r.stdout + r.stderr).not.toContain(CANARY);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`(it reads as "classifiedPaths" but holds a space or an invisible character: retype it)`);
+    expect(r.stderr).toContain(`(it reads as "allowedRoots" but holds a space or an invisible character: retype it)`);
+  });
+});
