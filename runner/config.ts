@@ -618,6 +618,21 @@ export function resolveConfig(
       );
     }
   }
+  // The flag's list replaces the file's too (flags win over the file): a pattern the config file
+  // classified and the flag does not name was read as plain text, and the warning above named only
+  // the defaults. Said, with what to do; the list stays as given.
+  const fileClassified = file.libraryConfig?.classifiedPaths;
+  const flagClassified = flags.libraryConfig?.classifiedPaths;
+  if (fileClassified && flagClassified) {
+    const given = new Set(flagClassified.map(cleanedPattern));
+    const dropped = [...new Set(fileClassified.map(cleanedPattern))].filter((pattern) => pattern !== "" && !given.has(pattern));
+    if (dropped.length > 0) {
+      warnings.push(
+        `--classified-paths replaces the config file's libraryConfig.classifiedPaths, so these patterns of the file are not classified in ` +
+          `this run (scripts can read them as plain text): ${dropped.join(", ")}; add them to the flag's list to keep them, or leave the flag out`,
+      );
+    }
+  }
   // Gitignore-like, but a relative pattern with "/" is anchored at the filesystem root (the
   // design's rule): "config/credentials.json" does not match ./config/credentials.json.
   for (const pattern of classifiedPaths) {

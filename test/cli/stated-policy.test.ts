@@ -168,3 +168,12 @@ describe("a config key with an invisible character in it", () => {
     expect(r.stderr).toContain(`(it reads as "allowedRoots" but holds a space or an invisible character: retype it)`);
   });
 });
+
+describe("--classified-paths beside a config file's classifiedPaths", () => {
+  it("replaces the file's list, warning with the file's patterns it drops", async () => {
+    const r = await runCli(["run", "--no-check", "--config", "strict.json", "--classified-paths", ".env", readSecret], { cwd: dir, env });
+    expect(r.stderr).toContain(
+      "--classified-paths replaces the config file's libraryConfig.classifiedPaths, so these patterns of the file are not classified in this run (scripts can read them as plain text): .secret;",
+    );
+  });
+});
