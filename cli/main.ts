@@ -58,18 +58,29 @@ function classifiedPatternList(value: string): string[] {
 const LIST_PARSERS: ReadonlySet<unknown> = new Set([commaList, classifiedPatternList]);
 
 /**
- * Makes each option of `command` that takes a value refuse to be given twice. Commander keeps the
- * last and drops the first without a word: `--classified-paths .secret --classified-paths .env`
- * left .secret readable as plain text, and `--config strict.json --config loose.json` ran under
- * loose.json alone. Neither reading (the last, or both) is surely what the person meant, so tacit
- * asks. The value is not repeated in the error: it may be an API key.
+ * Makes each option of `command` that takes a value refuse to be given twice, or to take another
+ * of its flags as its value. Commander keeps the last value and drops the first without a word:
+ * `--classified-paths .secret --classified-paths .env` left .secret readable as plain text, and
+ * `--config strict.json --config loose.json` ran under loose.json alone. And it takes the next
+ * word as the value, whatever it is: `--classified-paths --quiet s.ts` (the value forgotten)
+ * classified only files named "--quiet", and scripts read .env, the warning silenced. Neither
+ * reading is surely what the person meant, so tacit asks. A value is not repeated in an error:
+ * it may be an API key (a flag's name is shown: it is one of tacit's).
  */
-function refuseRepeatedValues(command: CommandType): void {
+function checkOptionValues(command: CommandType): void {
+  const flagNames = new Set(command.options.flatMap((option) => [option.long, option.short].filter((name): name is string => name !== undefined)));
   for (const option of command.options) {
     if (!option.required && !option.optional) continue;
     const parse = option.parseArg as ((value: string, previous: unknown) => unknown) | undefined;
     const isList = LIST_PARSERS.has(parse);
     option.argParser((value: string, previous: unknown) => {
+      const flag = value.split("=")[0]!;
+      if (flagNames.has(flag) || flag === "--help") {
+        throw new UsageError(
+          `${option.long} takes a value, but the word after it is the flag ${flag}: was the value left out? ` +
+            `Give it (${option.long} ${option.flags.split(" ")[1] ?? "<value>"}), or leave ${option.long} out.`,
+        );
+      }
       if (previous !== undefined) {
         throw new UsageError(
           `${option.long} is given twice: tacit would keep only the last and drop what the first said without a word, so it refuses both. ` +
@@ -295,10 +306,10 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
   program.exitOverride();
   for (const command of program.commands) {
     command.exitOverride();
-    refuseRepeatedValues(command);
+    checkOptionValues(command);
     for (const sub of command.commands) {
       sub.exitOverride();
-      refuseRepeatedValues(sub);
+      checkOptionValues(sub);
     }
   }
   return program;

@@ -55,6 +55,17 @@ describe.concurrent("a value flag given twice is refused, not half-read", () => 
     }
   });
 
+  it("--classified-paths whose value was left out, the next flag taken for it: refused, and .env stays classified", async () => {
+    const project = path.join(dir, "value-left-out");
+    mkdirSync(project);
+    writeFileSync(path.join(project, ".env"), `ENV_CANARY=${CANARY}-left-out\n`);
+    writeFileSync(path.join(project, "read-env.ts"), `requestFileSystem(".", (fs) => { println(fs.access(".env").read()); });\n`);
+    const r = await runCli(["run", "--no-check", "--classified-paths", "--quiet", "read-env.ts"], { cwd: project, env });
+    expect(r.stdout + r.stderr).not.toContain(CANARY);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--classified-paths takes a value, but the word after it is the flag --quiet: was the value left out?");
+  });
+
   it("each value flag once (one list, one file) runs as stated", async () => {
     const r = await runCli(["run", "--no-check", "--quiet", "--config", "strict.json", readSecret], { cwd: dir, env });
     expect(r.stdout).not.toContain(CANARY);
