@@ -9,6 +9,7 @@ import { DEFAULT_MEMORY_LIMIT_MB, MAX_SESSIONS_MEMORY_LIMIT_MB, MAX_TIMER_MS } f
 import { mayRunRecursiveSearch, prestartSearchThread } from "../runner/fs/grep-runner.js";
 import { interfacePath, packageRoot } from "../runner/paths.js";
 import { SandboxProcess } from "../runner/sandbox-process.js";
+import { tacitHomeSettingProblem } from "../runner/tacit-home.js";
 import { readScript } from "./script-source.js";
 import { exitOnStopSignals } from "./stop-signals.js";
 import { writeShown } from "./terminal-output.js";
@@ -411,6 +412,12 @@ export async function main(argv: readonly string[], prestarted?: SandboxProcess)
   // Ended by a signal, tacit still runs its exit hooks: sandboxes, checkers and their
   // temporary directories go with it (run, repl and serve end what is under way first: see stop-signals.ts).
   exitOnStopSignals();
+  const homeProblem = tacitHomeSettingProblem();
+  if (homeProblem !== null) {
+    prestarted?.kill("cancelled", "the command did not run a script");
+    process.stderr.write(`tacit: ${homeProblem}\n`);
+    return EXIT_CODES.usage;
+  }
   let exitCode: number = EXIT_CODES.ok;
   const program = buildProgram((code) => {
     exitCode = code;

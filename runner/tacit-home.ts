@@ -15,6 +15,24 @@ export function tacitHome(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
+ * Why tacit's home cannot be used as the environment sets it, or null. A relative TACIT_HOME (or
+ * XDG_CONFIG_HOME, without TACIT_HOME) named another home in each working directory, inside the
+ * project: a script of a run started in its parent (whose root held it, while that run's own home
+ * was elsewhere) could write approvals there that the next run started in the project, as the
+ * same user, would trust.
+ */
+export function tacitHomeSettingProblem(env: NodeJS.ProcessEnv = process.env): string | null {
+  const name = env.TACIT_HOME ? "TACIT_HOME" : env.XDG_CONFIG_HOME ? "XDG_CONFIG_HOME" : null;
+  const value = name === null ? "" : env[name]!;
+  if (name === null || path.isAbsolute(value)) return null;
+  return (
+    `${name} is a relative path (${JSON.stringify(value)}), which names another home for tacit in each working directory, inside what ` +
+    `scripts may write: set it to an absolute path (such as ${path.resolve(value)}), or unset it` +
+    (name === "TACIT_HOME" ? " to use $XDG_CONFIG_HOME/tacit or ~/.config/tacit" : " to use ~/.config/tacit")
+  );
+}
+
+/**
  * Every place this user's runs may keep tacit's home: this run's, and those of runs started
  * without TACIT_HOME or XDG_CONFIG_HOME (a shell, a client, a container may set them and another
  * not). Scripts are refused them all (fs/protected-paths.ts): a run with TACIT_HOME set elsewhere

@@ -188,3 +188,30 @@ describe("--classified-paths beside a config file's classifiedPaths", () => {
     );
   });
 });
+
+describe.concurrent("a relative TACIT_HOME or XDG_CONFIG_HOME, which would put tacit's home inside the project", () => {
+  it("TACIT_HOME=home: refused (exit 2) before anything runs, and no home is made in the working directory", async () => {
+    const project = path.join(dir, "relative-home");
+    mkdirSync(project);
+    writeFileSync(path.join(project, "s.ts"), `println("ran");\n`);
+    const r = await runCli(["run", "--no-check", "--secure-output", path.join(dir, "relative-home-sink.log"), "s.ts"], {
+      cwd: project,
+      env: { ...env, TACIT_HOME: "home" },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(`TACIT_HOME is a relative path ("home")`);
+    expect(r.stderr).toContain(`set it to an absolute path (such as ${path.join(project, "home")})`);
+    expect(existsSync(path.join(project, "home"))).toBe(false);
+  });
+
+  it("XDG_CONFIG_HOME=config, TACIT_HOME unset: refused too, and nothing is made in the working directory", async () => {
+    const project = path.join(dir, "relative-xdg");
+    mkdirSync(project);
+    const r = await runCli(["audit", "key"], { cwd: project, env: { ...env, TACIT_HOME: "", XDG_CONFIG_HOME: "config" } });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(`XDG_CONFIG_HOME is a relative path ("config")`);
+    expect(existsSync(path.join(project, "config"))).toBe(false);
+  });
+});
