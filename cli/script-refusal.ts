@@ -17,7 +17,8 @@ const STREAM_DESCRIPTOR = /^\/proc\/(?:self|\d+)\/fd\/(?:pipe|socket|anon_inode)
 /**
  * Throws a UsageError if the script file `target` (as given on the command line), or where it
  * leads, is a classified path or one of the files tacit refuses every script (its home, holding
- * the audit signing key; a config holding the LLM key; a secure output's plaintext; procfs).
+ * the audit signing key; a config holding the LLM key; a secure output's plaintext; procfs), but
+ * a record directory.
  */
 export function refuseSecretScript(target: string, config: RunnerConfig, cwd: string = process.cwd()): void {
   const named = path.resolve(cwd, target);
@@ -31,7 +32,10 @@ export function refuseSecretScript(target: string, config: RunnerConfig, cwd: st
   }
   if (STREAM_DESCRIPTOR.test(real)) return;
   // Judged where it leads, which holds the bytes: /proc/self/fd/0 given a file on stdin is that file.
-  const owned = protectedPathOf(protectedPathsOf(config), real, real, "read");
+  // But for record directories: they hold scripts and what they printed, no secret, and a person's
+  // scripts may lie in one (`--record .` made every script of the directory refused, in later runs too).
+  const holdingSecrets = protectedPathsOf(config).filter((owned) => !owned.what.startsWith("the record directory (--record)"));
+  const owned = protectedPathOf(holdingSecrets, real, real, "read");
   if (owned !== null) {
     throw new UsageError(
       `the script "${target}" is ${owned.what} (${where}), which scripts are refused: tacit does not read it as a script either, ` +

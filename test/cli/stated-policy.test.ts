@@ -215,3 +215,17 @@ describe.concurrent("a relative TACIT_HOME or XDG_CONFIG_HOME, which would put t
     expect(existsSync(path.join(project, "config"))).toBe(false);
   });
 });
+
+describe("a script in a record directory", () => {
+  it("runs (a record holds scripts and what they printed, no secret), with --record naming the directory and in a later run", async () => {
+    const project = path.join(dir, "recorded");
+    mkdirSync(project);
+    writeFileSync(path.join(project, "s.ts"), `println("recorded ran");\n`);
+    for (const flags of [["--record", "."], []]) {
+      const r = await runCli(["run", "--no-check", "--quiet", ...flags, "s.ts"], { cwd: project, env });
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toBe("recorded ran\n");
+      expect(r.code).toBe(0);
+    }
+  });
+});
