@@ -2,7 +2,8 @@
 // sandbox first (after its config, when a --config file is given: see the run action) and
 // loads the heavy parts (validator, checker) while Deno boots.
 
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
 import { type Command as CommandType, Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { EXIT_CODES } from "../runner/exit-codes.js";
 import { DEFAULT_MEMORY_LIMIT_MB, MAX_SESSIONS_MEMORY_LIMIT_MB, MAX_TIMER_MS } from "../runner/limits.js";
@@ -55,8 +56,32 @@ function classifiedPatternList(value: string): string[] {
   return patterns;
 }
 
+/**
+ * --allowed-roots' list. A directory whose name holds a comma cannot be given in it: split, its
+ * parts named other directories (`/srv/a,b` opened /srv/a, and b in the working directory).
+ * Refused where the whole value is an existing directory, with where to give it instead.
+ */
+/** Whether `absolute` is a directory (a link to one too). */
+function existsAsDirectory(absolute: string): boolean {
+  try {
+    return statSync(absolute).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function rootList(value: string): string[] {
+  if (value.includes(",") && existsAsDirectory(path.resolve(value))) {
+    throw new InvalidArgumentError(
+      `a directory of that very name exists, but the list is comma-separated, so it would name ${commaList(value).map((part) => `"${part}"`).join(" and ")} ` +
+        "instead. Give it in a config file (libraryConfig.allowedRoots), where a name may hold a comma.",
+    );
+  }
+  return commaList(value);
+}
+
 /** The parsers of flags that take a comma-separated list. */
-const LIST_PARSERS: ReadonlySet<unknown> = new Set([commaList, classifiedPatternList]);
+const LIST_PARSERS: ReadonlySet<unknown> = new Set([commaList, classifiedPatternList, rootList]);
 
 /**
  * Makes each option of `command` that takes a value refuse to be given twice, or to take another
@@ -115,7 +140,7 @@ function addPolicyOptions(command: CommandType): CommandType {
       ),
     )
     .addOption(
-      new Option("--allowed-roots <dirs>", "comma-separated directories scripts may open with requestFileSystem (default: the working directory)").argParser(commaList),
+      new Option("--allowed-roots <dirs>", "comma-separated directories scripts may open with requestFileSystem (default: the working directory)").argParser(rootList),
     )
     .addOption(
       new Option("--classified-paths <patterns>", "comma-separated gitignore-like patterns of secret paths (default: .ssh, .env, .aws, …)").argParser(classifiedPatternList),

@@ -229,3 +229,16 @@ describe("a script in a record directory", () => {
     }
   });
 });
+
+describe("--allowed-roots naming a directory whose name holds a comma", () => {
+  it("is refused rather than split into other directories the script may then open", async () => {
+    const project = path.join(dir, "comma-root");
+    for (const sub of ["a,b", "a", "b"]) mkdirSync(path.join(project, sub), { recursive: true });
+    writeFileSync(path.join(project, "a", "other.txt"), `${CANARY}-comma\n`);
+    writeFileSync(path.join(project, "s.ts"), `requestFileSystem("a", (fs) => { println(fs.access("other.txt").read()); });\n`);
+    const r = await runCli(["run", "--no-check", "--allowed-roots", "a,b", "s.ts"], { cwd: project, env });
+    expect(r.stdout + r.stderr).not.toContain(CANARY);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`a directory of that very name exists, but the list is comma-separated, so it would name "a" and "b" instead`);
+  });
+});
