@@ -5,6 +5,7 @@
 // policy's modules, which the evaluation loads anyway.
 
 import path from "node:path";
+import { RECORD_DIRECTORY_WHAT } from "../runner/client-settings.js";
 import type { RunnerConfig } from "../runner/config.js";
 import { ClassifiedPaths } from "../runner/fs/classified-paths.js";
 import { resolveRealOrSelf } from "../runner/fs/containment.js";
@@ -34,7 +35,7 @@ export function refuseSecretScript(target: string, config: RunnerConfig, cwd: st
   // Judged where it leads, which holds the bytes: /proc/self/fd/0 given a file on stdin is that file.
   // But for record directories: they hold scripts and what they printed, no secret, and a person's
   // scripts may lie in one (`--record .` made every script of the directory refused, in later runs too).
-  const holdingSecrets = protectedPathsOf(config).filter((owned) => !owned.what.startsWith("the record directory (--record)"));
+  const holdingSecrets = protectedPathsOf(config).filter((owned) => !owned.what.startsWith(RECORD_DIRECTORY_WHAT));
   const owned = protectedPathOf(holdingSecrets, real, real, "read");
   if (owned !== null) {
     throw new UsageError(

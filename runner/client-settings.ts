@@ -40,12 +40,18 @@ const STRINGS_LIMIT = 1_000_000;
 /** The most files taken from one settings file. */
 const NAMED_LIMIT = 1000;
 
+/**
+ * What a record directory is called in refusals, each kind of protected path it is one of beginning
+ * so (see cli/script-refusal.ts, which runs scripts that lie in one).
+ */
+export const RECORD_DIRECTORY_WHAT = "the record directory (--record)";
+
 /** tacit's flags that name one of its own files, and what each file is. */
 const FILE_FLAGS: Record<string, string> = {
   "--config": "tacit's config file (--config, which may hold the LLM API key)",
   "--secure-output": "the secure output file (--secure-output, which holds plaintext)",
   "--audit-log": "the audit log (--audit-log)",
-  "--record": "the record directory (--record)",
+  "--record": RECORD_DIRECTORY_WHAT,
 };
 /** Keys in a config file that name tacit's files, with the flag each stands for. */
 const CONFIG_KEYS: Record<string, string> = { secureOutput: "--secure-output", auditLog: "--audit-log", recordPath: "--record" };

@@ -20,6 +20,7 @@ import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { ownFileProblemText, readOwnFile, replaceOwnFile } from "./audit/own-file.js";
+import { RECORD_DIRECTORY_WHAT } from "./client-settings.js";
 import type { RunnerConfig } from "./config.js";
 import { FileLock } from "./file-lock.js";
 import { namedAndReal } from "./fs/containment.js";
@@ -75,7 +76,7 @@ const DESCRIPTIONS: Record<RememberedKind, { what: string; why: string }> = {
     why: "it holds the plaintext of classified values that run printed",
   },
   record: {
-    what: "the record directory (--record) of an earlier tacit run on this machine",
+    what: `${RECORD_DIRECTORY_WHAT} of an earlier tacit run on this machine`,
     why: "it holds every script that run ran and what it printed",
   },
   "audit-log": {

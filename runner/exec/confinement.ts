@@ -56,6 +56,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { accessSync, type BigIntStats, constants, type Dirent, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { RECORD_DIRECTORY_WHAT } from "../client-settings.js";
 import type { ClassifiedPaths } from "../fs/classified-paths.js";
 import { isWithin } from "../fs/containment.js";
 import { homes } from "../fs/home-config.js";
@@ -666,7 +667,7 @@ export class CommandConfinement {
     const recordDirectory = this.settings.recordDirectory === null ? null : path.resolve(this.settings.recordDirectory);
     const directories = [
       ...this.settings.tacitHomes.map((dir) => ({ dir, what: "tacit's home (remembered approvals, the audit signing key)" })),
-      ...(recordDirectory === null ? [] : [{ dir: recordDirectory, what: "the record directory (--record)" }]),
+      ...(recordDirectory === null ? [] : [{ dir: recordDirectory, what: RECORD_DIRECTORY_WHAT }]),
     ];
     for (const { dir, what } of directories) {
       if (!makeable(dir)) continue;

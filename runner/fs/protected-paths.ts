@@ -27,7 +27,7 @@
 
 import path from "node:path";
 import type { RunnerConfig } from "../config.js";
-import { filesNamedByClientSettings } from "../client-settings.js";
+import { filesNamedByClientSettings, RECORD_DIRECTORY_WHAT } from "../client-settings.js";
 import { isNpxTacitProgram, launchFileNamedAt, tacitBinDirectoryManifestOf, tacitLaunchFiles } from "../launch-files.js";
 import { npxTacitCodeLocations, tacitCodeLocations } from "../paths.js";
 import { rememberedOwnFiles } from "../remembered-files.js";
@@ -120,7 +120,7 @@ export function protectedPathsOf(config: RunnerConfig, env: NodeJS.ProcessEnv = 
     // The writer's lock lies in tacit's home (audit/log.ts); FILE.lock is where older versions of tacit take it, so it stays refused.
     protect(`${config.auditLog}.lock`, "the audit log's lock");
   }
-  if (config.recordPath) protect(config.recordPath, "the record directory (--record)");
+  if (config.recordPath) protect(config.recordPath, RECORD_DIRECTORY_WHAT);
   // And the same files of the runs the MCP clients' settings start (client-settings.ts): a run
   // without those flags refused its script only its own, so the script could read the sink or
   // the key of the tacit serve the project registers, or plant approvals in its home.
