@@ -581,6 +581,16 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     // it, kept for the server's (or session's) life: 64 bytes a call, 1,000 arrays after 1,000 calls.
     pending.lastWrite = Promise.all([pending.lastWrite, context.lastClassifiedWrite]).then(() => undefined);
   }
+  // What its map requests took of the process's share (see MapRequestBudget) goes back once its
+  // jobs can no longer wait: when it is abandoned (they stop), else a grace after its time limit,
+  // which bounds them. Not when they are done: when that is depends on the plaintext, and a
+  // refusal by the share is seen by every evaluation of the server.
+  const giveBackMapRequests = (): void => context.mapRequests.release();
+  if (abandon.signal.aborted) giveBackMapRequests();
+  else {
+    abandon.signal.addEventListener("abort", giveBackMapRequests, { once: true });
+    setTimeout(giveBackMapRequests, remaining + ABANDONED_GRACE_MS).unref();
+  }
   // Stops the work now, as the time limit would (see ClassifiedWorkLeft); nothing once it is done.
   let stopNow: () => void = () => undefined;
   const finishing = (async (): Promise<void> => {

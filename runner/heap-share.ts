@@ -32,6 +32,11 @@ export class HeapShare {
     return this.usedBytes + bytes <= this.limitBytes;
   }
 
+  /** Bytes taken now. */
+  get takenBytes(): number {
+    return this.usedBytes;
+  }
+
   /** Bytes not taken yet. */
   get freeBytes(): number {
     return Math.max(0, this.limitBytes - this.usedBytes);

@@ -169,24 +169,42 @@ export class PlaintextBudget {
 }
 
 /**
+ * What the map/flatMap requests of all this process's evaluations (a tacit serve's calls and
+ * sessions' snippets) may hold together: an eighth of tacit's heap limit. MapRequestBudget's own
+ * limit bounds one evaluation, but a server runs maxConcurrentEvaluations of them at once, and a
+ * call answered (or a snippet ended) leaves its queued jobs to run for the rest of its time limit
+ * (so do as many calls again): at the default 256 MiB and 8 calls, some 4 GiB could wait, the
+ * whole of the default heap. A red team's calls to a tacit serve with a 200 MB heap, one after
+ * another, each queueing 60 MiB of slow maps with large captures (within its own bound), ended
+ * the server (out of memory) at its third, every session with it.
+ */
+const mapRequestsInAll = HeapShare.ofHeap(8);
+
+/**
  * What one evaluation's map/flatMap requests bring into the host: each job waits for the pure
  * evaluator (one job at a time) holding its function's source and plain captures, and the
  * sandbox can send them faster than the evaluator runs them (a function that takes seconds,
  * or simply large captures). A seventh security review mapped a function capturing 1 MiB of
  * text in a loop: tacit held about 1.2 GB after 20 s (and died at a 300 MB heap). Charged at
  * the request, by sizes the agent knows (what it sends), never released within the
- * evaluation: so whether a map is refused depends on nothing it cannot see.
+ * evaluation: so whether a map is refused depends on nothing it cannot see. The share of all
+ * evaluations (mapRequestsInAll) is given back once its jobs can no longer wait (`release`),
+ * at a time that depends on nothing a function does either (see evaluate.ts).
  */
 export class MapRequestBudget {
   private used = 0;
+  private released = false;
 
-  constructor(readonly limitBytes: number) {}
+  constructor(
+    readonly limitBytes: number,
+    private readonly shared: HeapShare = mapRequestsInAll,
+  ) {}
 
   charge(what: "map" | "flatMap", source: string, captures: Record<string, Capture>): void {
     let size = PlaintextBudget.sizeOf(source);
     for (const capture of Object.values(captures)) if ("plain" in capture) size += PlaintextBudget.sizeOf(capture.plain);
+    const mib = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
     if (this.used + size > this.limitBytes) {
-      const mib = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
       throw new EffectFailure(
         `${what}: refused: its function and captured values (about ${mib(size)} MiB) would take this evaluation's map and flatMap ` +
           `calls past ${mib(this.limitBytes)} MiB (about ${mib(this.used)} MiB so far; config "classifiedStoreLimitBytes"): each ` +
@@ -194,6 +212,24 @@ export class MapRequestBudget {
           "once and capture the Classified value (it is not sent again), or map once over a whole list instead of once per item",
       );
     }
+    // Released, the evaluation is over: nothing of it may take from the share again.
+    if (this.released || !this.shared.take(size)) {
+      throw new EffectFailure(
+        `${what}: refused: its function and captured values (about ${mib(size)} MiB) would take the map and flatMap calls of ` +
+          `all the calls and sessions of this tacit together past ${mib(this.shared.limitBytes)} MiB, an eighth of its heap ` +
+          `limit (about ${mib(this.shared.takenBytes)} MiB held now; a call's or snippet's are held until its time limit, ` +
+          "whatever its maps do): each call sends the host its function and what it captures, to wait for its turn. Let the " +
+          "calls under way reach their time limits, or capture less: classify a large table once and capture the Classified " +
+          "value (it is not sent again), or map once over a whole list instead of once per item",
+      );
+    }
     this.used += size;
+  }
+
+  /** Gives what this evaluation took back to the share of all evaluations, once; later charges are refused. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.shared.give(this.used);
   }
 }
