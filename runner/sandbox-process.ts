@@ -307,12 +307,17 @@ export class SandboxProcess {
     if (this.killedFor || !this.input.writable) return;
     this.unfinishedWrites++;
     // Settled once the text is in the pipe, or the write failed, or the process has ended.
-    this.lastWrite = new Promise((resolve) => {
-      this.settleLastWrite = resolve;
-      this.input.write(text, () => {
-        this.unfinishedWrites--;
-        resolve();
-      });
+    let settle: () => void = () => undefined;
+    this.lastWrite = new Promise((resolve) => (this.settleLastWrite = settle = resolve));
+    // Written outside the closures: one that reads `text` keeps it for as long as any closure of
+    // this call lives, and the callback lives until the process has read the text whole. Pipes
+    // copy what they cannot write at once out of the heap; kept, each text (a map job's line,
+    // up to the store's limit in characters) was held twice, once in the heap, for as long as a
+    // process busy elsewhere took to read it: seven tacit serve calls' map jobs at once held
+    // 261 MB of a 300 MB heap after collection.
+    this.input.write(text, () => {
+      this.unfinishedWrites--;
+      settle();
     });
   }
 
