@@ -78,20 +78,37 @@ export class PlaintextBudget {
     return text.length * 2 + PlaintextBudget.structureOfJson(text);
   }
 
-  /** What the elements and properties of a JSON text's value cost parsed, beyond its characters (see sizeOfJson). */
+  /**
+   * What the elements and properties of a JSON text's value cost parsed, beyond its characters (see
+   * sizeOfJson). Strings are skipped quote to quote with indexOf, which scans natively: read a
+   * character at a time, a map's answer of one 90-million-character string held tacit's main
+   * thread (every session of a tacit serve) for some 0.7 s (1.2 s on a loaded machine) before it
+   * was even parsed; skipped, some 10 ms. What lies outside strings is still read a character
+   * at a time (a text of "[],[],…" is what this measure is for).
+   */
   static structureOfJson(text: string): number {
     let items = 0;
-    let inString = false;
-    for (let i = 0; i < text.length; i++) {
+    const length = text.length;
+    let i = 0;
+    while (i < length) {
       const code = text.charCodeAt(i);
-      if (inString) {
-        if (code === BACKSLASH) i++;
-        else if (code === QUOTE) inString = false;
-      } else if (code === QUOTE) {
-        inString = true;
-      } else if (code === OPEN_BRACKET || code === OPEN_BRACE || code === COMMA) {
-        items++;
+      if (code === QUOTE) {
+        // The string ends at the first quote after it that an even run of backslashes precedes
+        // (each backslash run is counted back once, by the quote that follows it); unended, the
+        // rest of the text is in it.
+        let end = i;
+        for (;;) {
+          end = text.indexOf('"', end + 1);
+          if (end === -1) return items * JSON_ITEM_BYTES;
+          let backslashes = 0;
+          while (end - 1 - backslashes > i && text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
+          if (backslashes % 2 === 0) break;
+        }
+        i = end + 1;
+        continue;
       }
+      if (code === OPEN_BRACKET || code === OPEN_BRACE || code === COMMA) items++;
+      i++;
     }
     return items * JSON_ITEM_BYTES;
   }
