@@ -8,6 +8,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { CAPTURED_NAME_BYTES } from "../../runner/classified/budget.js";
 import { DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES } from "../../runner/limits.js";
 import { runScript, tempDir } from "../helpers.js";
 
@@ -49,5 +50,39 @@ println(more);
     expect(Number(made)).toBeLessThan(fit);
     expect(refusal).toBe("Error: map: refused: its function and captured values (about");
     expect(more).toBe("1000");
+  }, 30_000);
+});
+
+describe("a flood of map calls capturing many small values", () => {
+  it("is charged for every name it captures, not only for the values' bytes: refused within the bound the host holds", async () => {
+    // 9,000 names of small numbers: charged by its source and values alone, a job held about
+    // 1.8 MB of the host's heap while it waited, five to ten times its charge. Each name now
+    // counts CAPTURED_NAME_BYTES.
+    const names = Array.from({ length: 9000 }, (_, i) => `a${i}`);
+    const script = `
+${names.map((name, i) => `const ${name} = ${i};`).join("\n")}
+const v = classify("s");
+let made = 0;
+let refusal = "";
+try {
+  for (let i = 0; i < 100; i++) { v.map((s) => { for (;;); return [${names.join(",")}].length + s.length; }); made++; }
+} catch (e) {
+  refusal = String(e);
+}
+println(made);
+println(refusal.slice(0, 60));
+`;
+    const limitBytes = 8 * 1024 * 1024;
+    const { dir, cleanup } = tempDir("tacit-map-flood-names-");
+    onTestFinished(cleanup);
+    const config = path.join(dir, "tacit.json");
+    writeFileSync(config, JSON.stringify({ classifiedStoreLimitBytes: limitBytes }));
+    const r = await runScript(script, ["--no-check", "--config", config, "--exec-timeout-ms", "20000"]);
+    expect(r.code, r.stderr.slice(0, 400)).toBe(0);
+    const [made, refusal] = r.stdout.trim().split("\n");
+    // Refused once the names alone pass the bound (without their charge, 24 calls were let through).
+    expect(Number(made)).toBeGreaterThan(0);
+    expect(Number(made)).toBeLessThanOrEqual(Math.floor(limitBytes / (names.length * CAPTURED_NAME_BYTES)));
+    expect(refusal).toBe("Error: map: refused: its function and captured values (about");
   }, 30_000);
 });
