@@ -454,6 +454,12 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   // once the classified work it left is done, where that is not waited for (see EvaluateOptions.leftWork).
   let leftBehind: Promise<void> | null = null;
   if (!options.session) atEnd.push(() => (leftBehind ? void leftBehind.then(() => context.classified.release()) : context.classified.release()));
+  // What its map requests took of the process's share (see MapRequestBudget) is given back on the
+  // schedule below; an evaluation that ends before it is set (a host failure) gives it back at its end.
+  let mapRequestsScheduled = false;
+  atEnd.push(() => {
+    if (!mapRequestsScheduled) context.mapRequests.release();
+  });
   const gate = new ApprovalGate({
     oversight,
     evaluation,
@@ -586,6 +592,7 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   // which bounds them. Not when they are done: when that is depends on the plaintext, and a
   // refusal by the share is seen by every evaluation of the server.
   const giveBackMapRequests = (): void => context.mapRequests.release();
+  mapRequestsScheduled = true;
   if (abandon.signal.aborted) giveBackMapRequests();
   else {
     abandon.signal.addEventListener("abort", giveBackMapRequests, { once: true });
