@@ -438,6 +438,19 @@ function serverTextsOf({ url, byScript }: HopWords, error: Error): string[] {
   return [...names, ...(listed === undefined ? [] : [listed]), ...ofUrl];
 }
 
+/** OpenSSL's and Node's codes for a certificate that failed its check (see tls's verify errors). */
+const CERTIFICATE_FAILURE = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY|DECRYPT|DECODE)/;
+
+/**
+ * What to do about a certificate refused while NODE_TLS_REJECT_UNAUTHORIZED=0 is set: the
+ * operator expected it to turn the check off, which tacit does not let it do.
+ */
+function certificateHint(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (process.env.NODE_TLS_REJECT_UNAUTHORIZED !== "0" || typeof code !== "string" || !CERTIFICATE_FAILURE.test(code)) return "";
+  return " (tacit checks certificates whatever NODE_TLS_REJECT_UNAUTHORIZED says; to trust this server's CA, give its certificate in NODE_EXTRA_CA_CERTS)";
+}
+
 /**
  * Node's words for an answer that failed partway, in words that say what happened and what to
  * do: "aborted" said nothing of an answer whose connection closed before its Content-Length (or
@@ -490,7 +503,7 @@ function answerFailure(hop: HopWords, error: Error): Error {
     );
   }
   // Node's own words, kept (the executor names the request's origin before them).
-  error.message = say`${quoting(error.message, serverTextsOf(hop, error))}`;
+  error.message = say`${quoting(error.message, serverTextsOf(hop, error))}` + certificateHint(error);
   return error;
 }
 
@@ -535,6 +548,11 @@ function once(
         // A connection of its own, closed after the answer: no later request (one carrying a
         // secret) shares a connection with bytes an earlier one left for the server to read.
         agent: false,
+        // Said, not left to Node's default, which NODE_TLS_REJECT_UNAUTHORIZED=0 in the host's
+        // environment (a shell's, set for some other tool) turns off for every connection: a
+        // secret header went to any server on a permitted address, its certificate self-signed
+        // or for another name. An operator trusts a CA with NODE_EXTRA_CA_CERTS instead.
+        rejectUnauthorized: true,
         signal,
         timeout: limits.timeoutMs,
       },

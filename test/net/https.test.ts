@@ -63,6 +63,22 @@ describe("https", () => {
     expect(requests).toBe(1);
   });
 
+  it("NODE_TLS_REJECT_UNAUTHORIZED=0 in tacit's environment does not turn certificate checking off: no secret goes to an untrusted server", async () => {
+    const before = requests;
+    const script = path.join(dir, "no-verify.ts");
+    writeFileSync(
+      script,
+      `requestNetwork(["127.0.0.1:${port}"], (net) => {\n  try { println(net.httpGet("https://127.0.0.1:${port}/", { secretHeaders: { authorization: classify("Bearer tls-canary-7f3a9c") } })); } catch (e) { println("refused:", (e as Error).message); }\n});\n`,
+    );
+    // A developer's shell often has it set for some other tool; Node then skipped the check for every
+    // TLS connection of tacit's host, and the secret header went to whoever answered on the address.
+    const result = await runCli(["run", "--network-permissions", `127.0.0.1:${port}`, script], { cwd: dir, env: { NODE_TLS_REJECT_UNAUTHORIZED: "0" } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^refused: https:\/\/127\.0\.0\.1:\d+: self-signed certificate.*NODE_TLS_REJECT_UNAUTHORIZED.*NODE_EXTRA_CA_CERTS/m);
+    expect(result.stdout).not.toContain("over tls");
+    expect(requests).toBe(before);
+  });
+
   it("http:// to this TLS port says the port may serve TLS and names the https:// URL to use (Node said \"socket hang up\")", async () => {
     const before = requests;
     const script = path.join(dir, "plain-to-tls.ts");
@@ -121,6 +137,22 @@ describe("https: the Host header", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).not.toContain("fronted\n");
     expect(result.stdout.match(/^refused: .*Host header is set by tacit from the URL/gim)).toHaveLength(3);
+    expect(servedAs).toEqual([]);
+  });
+
+  it("a certificate for another name is refused with NODE_TLS_REJECT_UNAUTHORIZED=0 in tacit's environment too", async () => {
+    const script = path.join(frontDir, "other-name.ts");
+    writeFileSync(
+      script,
+      `requestNetwork(["127.0.0.1:${frontPort}"], (net) => {\n  try { println(net.httpGet("https://127.0.0.1:${frontPort}/", { secretHeaders: { authorization: classify("Bearer tls-canary-7f3a9c") } })); } catch (e) { println("refused:", (e as Error).message); }\n});\n`,
+    );
+    const result = await runCli(["run", "--network-permissions", `127.0.0.1:${frontPort}`, script], {
+      cwd: frontDir,
+      env: { NODE_EXTRA_CA_CERTS: path.join(frontDir, "cert.pem"), NODE_TLS_REJECT_UNAUTHORIZED: "0" },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^refused: https:\/\/127\.0\.0\.1:\d+: .*IP: 127\.0\.0\.1 is not in the cert's list/m);
+    expect(result.stdout).not.toContain("fronted");
     expect(servedAs).toEqual([]);
   });
 });
