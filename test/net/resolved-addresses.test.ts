@@ -60,6 +60,8 @@ describe.concurrent("the addresses a permitted name resolves to", () => {
       `${ATTEMPT_PRELUDE}
 requestNetwork(["*.tacit-test:${server.port}"], (net) => {
   for (const name of ${JSON.stringify(restricted)}) attempt(name, () => net.httpGet("http://" + name + ":${server.port}/"));
+  // https connects through TLS's own connect, which must take the same lookup.
+  attempt("https", () => net.httpGet("https://several.tacit-test:${server.port}/"));
 });
 `,
       permit("*.tacit-test:*"),
@@ -71,6 +73,7 @@ requestNetwork(["*.tacit-test:${server.port}"], (net) => {
       const address = RECORDS[name]!.find((record) => record.address !== "93.184.215.14" && record.address !== "2606:4700:4700::1111")!.address;
       expectRefused(found, [name], new RegExp(`^${name.replace(/\./g, "\\.")} resolves to ${address.replace(/[.]/g, "\\.")}, a loopback, private or link-local address`));
     }
+    expectRefused(found, ["https"], /^several\.tacit-test resolves to 127\.0\.0\.1, a loopback/);
     expect(server.connections).toBe(0);
   });
 
