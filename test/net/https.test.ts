@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers.js";
+import { startServer, type TestServer } from "./fixtures.js";
 
 /**
  * An https server on loopback with a fresh self-signed certificate (cert.pem in `dir`) for
@@ -154,5 +155,39 @@ describe("https: the Host header", () => {
     expect(result.stdout).toMatch(/^refused: https:\/\/127\.0\.0\.1:\d+: .*IP: 127\.0\.0\.1 is not in the cert's list/m);
     expect(result.stdout).not.toContain("fronted");
     expect(servedAs).toEqual([]);
+  });
+});
+
+describe("https: a redirect down to plain http", () => {
+  let downDir: string;
+  let tls: Server;
+  let tlsPort = 0;
+  let plain: TestServer;
+
+  beforeAll(async () => {
+    downDir = mkdtempSync(path.join(tmpdir(), "tacit-https-down-"));
+    plain = await startServer();
+    ({ server: tls, port: tlsPort } = await startTlsServer(downDir, "IP:127.0.0.1", (_request, response) => {
+      response.writeHead(307, { location: `http://127.0.0.1:${plain.port}/landing` });
+      response.end();
+    }));
+  });
+
+  afterAll(async () => {
+    tls.close();
+    await plain.close();
+    rmSync(downDir, { recursive: true, force: true });
+  });
+
+  it("is followed without the secret headers: the same host over http is another origin, readable on the way", async () => {
+    const script = path.join(downDir, "down.ts");
+    writeFileSync(
+      script,
+      `requestNetwork(["127.0.0.1:*"], (net) => {\n  const echo = JSON.parse(net.httpGet("https://127.0.0.1:${tlsPort}/", { secretHeaders: { authorization: classify("Bearer downgrade-canary-0c41d7") } }));\n  println(echo.url, echo.headers.authorization ?? "no authorization");\n});\n`,
+    );
+    const result = await runCli(["run", "--network-permissions", "127.0.0.1:*", script], { cwd: downDir, env: { NODE_EXTRA_CA_CERTS: path.join(downDir, "cert.pem") } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe("/landing no authorization\n");
+    expect(plain.received.map((request) => [request.url, request.headers.authorization])).toEqual([["/landing", undefined]]);
   });
 });
