@@ -7,7 +7,7 @@
 // machine's resolver and /etc/hosts are shared and left alone, and no record points anywhere but
 // this machine's loopback, so a refusal that failed would reach the recording server, not the internet.
 
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, perTestResources, permit, tacit } from "./fixtures.js";
@@ -28,12 +28,16 @@ const RECORDS: Record<string, Array<{ address: string; family: 4 | 6 }>> = {
   "loop.tacit-test": [{ address: "127.0.0.1", family: 4 }],
 };
 
-/** The preload: dns.lookup answers RECORDS for their names (all records, or the first), and the real lookup for any other. */
+/**
+ * The preload: dns.lookup answers RECORDS for their names (all records, or the first), and the
+ * real lookup for any other; each lookup of a made-up name is logged to lookups.log in `dir`.
+ */
 function resolverPreload(dir: string): string {
   const file = path.join(dir, "records.mjs");
   writeFileSync(
     file,
     `import dns from "node:dns";
+import { appendFileSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 const records = ${JSON.stringify(RECORDS)};
 const real = dns.lookup;
@@ -41,6 +45,7 @@ dns.lookup = function (host, options, callback) {
   if (typeof options === "function") [callback, options] = [options, {}];
   const found = records[String(host).toLowerCase()];
   if (found === undefined) return real.call(this, host, options, callback);
+  appendFileSync(${JSON.stringify(path.join(dir, "lookups.log"))}, host + "\\n");
   const all = typeof options === "object" && options !== null && options.all === true;
   process.nextTick(() => (all ? callback(null, found) : callback(null, found[0].address, found[0].family)));
 };
@@ -77,7 +82,9 @@ requestNetwork(["*.tacit-test:${server.port}"], (net) => {
     expect(server.connections).toBe(0);
   });
 
-  it("named literally, the name's address is the one connected to (the preload is what resolves it)", async () => {
+  // What DNS rebinding needs (a name that answers one address to the check and another to the
+  // connection) cannot happen with one lookup per connection: the check is made in it.
+  it("named literally, the name is looked up once for its connection, and the address it answered is the one connected to", async () => {
     const server = await resources.server();
     const dir = resources.dir();
     const result = await tacit(
@@ -91,5 +98,6 @@ requestNetwork(["loop.tacit-test:${server.port}"], (net) => attempt("literal", (
     expect(result.code, result.stderr).toBe(0);
     expect(attemptOf(attempts(result.stdout), "literal")).toEqual({ status: "ok", value: "/here" });
     expect(server.received.map((request) => request.url)).toEqual(["/here"]);
+    expect(readFileSync(path.join(dir, "lookups.log"), "utf8")).toBe("loop.tacit-test\n");
   });
 });
