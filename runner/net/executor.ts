@@ -17,6 +17,7 @@ import type { HttpLimits, UrlCheck } from "./http-client.js";
 import { hostOf, HostPatternError, type HostPattern, parseHostPattern, patternMatches } from "./host-policy.js";
 import { MIN_REDACTED_LENGTH, redact } from "./redaction.js";
 import { redirectNotFollowed } from "./redirect-refusal.js";
+import { secretHeadersPrintedBecause } from "./debug-output.js";
 import { chosen, quoting, type Said, sayAsIs, sayer, type ServerChosen } from "./server-text.js";
 
 const MAX_REDIRECTS = 5;
@@ -426,6 +427,8 @@ export class NetworkExecutor {
     refuseHeadersTacitSets(action);
     refuseMalformedHeaders(action);
     refusePartialWithSecrets(action);
+    const printed = secretHeadersPrintedBecause(Object.keys(action.secretHeaders).length > 0);
+    if (printed !== null) throw new PolicyDenial(printed);
     if (action.url.length > HTTP_URL_LIMIT_CHARS) throw new EffectFailure(`a URL of ${action.url.length} characters is longer than tacit sends (${HTTP_URL_LIMIT_CHARS}); nothing was sent`);
     const permissions = this.requirePolicy();
     let url: URL;
