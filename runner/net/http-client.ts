@@ -439,7 +439,7 @@ function serverTextsOf({ url, byScript }: HopWords, error: Error): string[] {
 }
 
 /** OpenSSL's and Node's codes for a certificate that failed its check (see tls's verify errors). */
-const CERTIFICATE_FAILURE = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY|DECRYPT|DECODE)/;
+const CERTIFICATE_FAILURE = /CERT|CRL|SELF_SIGNED|UNABLE_TO_(GET|VERIFY|DECRYPT|DECODE)|INVALID_CA|INVALID_PURPOSE|PATH_LENGTH_EXCEEDED|HOSTNAME_MISMATCH/;
 
 /**
  * What to do about a certificate refused while NODE_TLS_REJECT_UNAUTHORIZED=0 is set: the
