@@ -125,6 +125,22 @@ function chatRanOutOfTime(error: unknown): RanOutOfTime | null {
 }
 
 /**
+ * Why no question goes to an https model while Node checks no certificate, or null. Node's fetch,
+ * which this client uses, takes NODE_TLS_REJECT_UNAUTHORIZED=0 in tacit's environment as "accept
+ * any certificate" (the network capability sets rejectUnauthorized on each request itself): the key,
+ * and a classified question's plaintext, went to a self-signed server answering for the model's
+ * address. Decided by the environment and the configured URL alone, the operator's both.
+ */
+function uncheckedCertificateRefusal(baseUrl: string): string | null {
+  if (process.env.NODE_TLS_REJECT_UNAUTHORIZED !== "0" || !/^https:/i.test(baseUrl)) return null;
+  return (
+    `chat: NODE_TLS_REJECT_UNAUTHORIZED=0 in tacit's environment turns off Node's checks of the model server's certificate, so the API key ` +
+    `and the question would go to whoever answers for ${originOf(baseUrl)}; nothing was sent. The operator can run tacit without it, ` +
+    "and trust a private certificate authority with NODE_EXTRA_CA_CERTS instead"
+  );
+}
+
+/**
  * The model's answer to one user message. `hostSecrets` (the key among them) are masked in what
  * the model's server chose that a message quotes (see HostSecrets.inServerText): its error body
  * held the key as UTF-16 or with a character escaped, no form the scrub of replies knew, or cut
@@ -141,6 +157,8 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
   const url = `${llm.baseUrl.replace(/\/+$/, "")}/chat/completions`;
   /** A message built from what the model's server sent (or Node said of it), the key masked in it first, then cut. */
   const keyMasked = (text: string, maxChars?: number): string => hostSecrets.inServerText(redactKey(text, llm.apiKey), maxChars);
+  const unchecked = uncheckedCertificateRefusal(llm.baseUrl);
+  if (unchecked !== null) throw new EffectFailure(unchecked);
   let response: Response;
   try {
     response = await fetch(url, {
