@@ -94,6 +94,17 @@ export function noOneToAsk(reason: string): Asker {
 export const TERMINAL_RESET = "\x18\x1b\\\x1b[!p\x1b[0m\x0f\x1b]104\x1b\\\x1b]110\x1b\\\x1b]111\x1b\\";
 
 /**
+ * Written after TERMINAL_RESET, before the question's first line break: autowrap on (DECAWM; DEC's
+ * soft reset turns it off, and a script piped to the terminal can too, and then a line longer than
+ * the terminal overwrote its last column: a security review's `rm -f build/tmp.txt "<200 spaces>"
+ * victim.txt` showed as `rm -f build/tmp.txt`, and the code typed to that removed victim.txt), and
+ * the cursor to the bottom row, so that every row of the question is one the terminal scrolls in,
+ * blank: written where the script had left the cursor, over rows it had painted, the question's
+ * lines went on with the script's text (".bak" past `fs.delete …/victim.txt`, in the pattern too).
+ */
+export const QUESTION_PLACE = "\x1b[?7h\x1b[9999;1H";
+
+/**
  * Asks on the controlling terminal (/dev/tty), not stdin: stdin may carry the script or data.
  * `raw`: the terminal is already in raw mode (the repl's readline) and is left in it.
  */
@@ -133,7 +144,7 @@ async function askOnTerminal(question: ApprovalQuestion, raw: boolean, signal?: 
   const code = tall || piped ? confirmationCode() : null;
   const shown = tall ? `${tallHeading(code!)}\n${text}\n${tallPrompt(rows, size.rows)}` : `${text}\n${code === null ? PLAIN_PROMPT : pipedPrompt(code)}`;
   try {
-    writeSync(fd, `${TERMINAL_RESET}\n${shown}`);
+    writeSync(fd, `${TERMINAL_RESET}${QUESTION_PLACE}\n${shown}`);
   } catch {
     closeSync(fd);
     return { answer: "no", via: "no-one-to-ask", unavailable: "tacit cannot write to its terminal", fromPerson: false };
