@@ -134,11 +134,14 @@ async function askOnTerminal(question: ApprovalQuestion, raw: boolean, signal?: 
     return { answer: "no", via: "no-one-to-ask", unavailable: "tacit has no terminal to ask on", fromPerson: false };
   }
   discardTypeAhead(raw);
-  const text = questionText(question);
+  const size = terminalSize();
+  const text = questionText(question)
+    .split("\n")
+    .flatMap((line) => rowsWithin(line, size.columns))
+    .join("\n");
   const piped = outputPiped();
   // Taller than the terminal with the prompt it ends with (a code's digits do not change its length), the
   // question's beginning scrolls out of sight (see rowsOf).
-  const size = terminalSize();
   const rows = rowsOf(`${text}\n${piped ? pipedPrompt("000000") : PLAIN_PROMPT}`, size.columns);
   const tall = rows > size.rows;
   const code = tall || piped ? confirmationCode() : null;
@@ -221,6 +224,38 @@ export function columnsOf(text: string): number {
   let width = 0;
   for (const c of text) width += c.charCodeAt(0) < 0x80 ? 1 : 2;
   return width;
+}
+
+/** Starts each row a long line of the question is continued on: a row of the question's own never does (see rowsWithin). */
+export const CONTINUED = "\u21aa ";
+
+/**
+ * A line of the question as rows of at most `columns` (counted as columnsOf does), each after the
+ * first starting with CONTINUED. Every line of the question starts with tacit's own words, so a
+ * row that starts with CONTINUED is one of these, whatever the script put where its line is
+ * broken. Left to the terminal to wrap, a security review's argument, padded to each row's end,
+ * laid out rows that read `Allow? [y/N] y` under `rm -f victim.txt`, then a new question's heading
+ * and `run: rm -f build/tmp.txt` above the real pattern `exec rm *`: the y typed to that removed
+ * victim.txt.
+ */
+export function rowsWithin(line: string, columns: number): string[] {
+  if (columnsOf(line) <= columns) return [line];
+  const rows: string[] = [];
+  let row = "";
+  let width = 0;
+  const limit = () => columns - (rows.length === 0 ? 0 : columnsOf(CONTINUED));
+  for (const c of line) {
+    const taken = columnsOf(c);
+    if (width + taken > limit()) {
+      rows.push(rows.length === 0 ? row : CONTINUED + row);
+      row = "";
+      width = 0;
+    }
+    row += c;
+    width += taken;
+  }
+  rows.push(rows.length === 0 ? row : CONTINUED + row);
+  return rows;
 }
 
 /** The first line of a question taller than the terminal: its code, where only a person who scrolled up to its beginning sees it. */

@@ -5,7 +5,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { quotedName } from "../mcp-arguments.js";
-import { ASK_TIMEOUT_MS, type ApprovalQuestion, type Asker, columnsOf, questionText } from "./askers.js";
+import { ASK_TIMEOUT_MS, type ApprovalQuestion, type Asker, questionText, rowsWithin } from "./askers.js";
 
 /** The result schema the question is asked with: any JSON (judgeAnswer judges it). */
 const ANY_RESULT = z.unknown();
@@ -67,35 +67,14 @@ export function elicitationMessage(question: ApprovalQuestion): string {
 
 /** The widest row of a fenced block in a question, in columns (see wrapped). */
 export const MESSAGE_COLUMNS = 72;
-/** Starts each row a long line of the question is continued on: a row of the question's own never does (see wrapped). */
-export const CONTINUED = "\u21aa ";
-
 /**
- * A line of the question as rows of at most MESSAGE_COLUMNS, each after the first starting with
- * CONTINUED. A code block is shown as written, and so is not wrapped: a client shows a long line
- * in part, the rest beyond a scroll to the right. A security review's `git push origin main
- * "<1,500 spaces>" --force` read as `git push origin main "` with --force out of sight. Every
- * line of the question starts with tacit's own words, so a row that starts with CONTINUED is one
- * of these, whatever the script put at the place where its line is broken.
+ * A line of the question as rows of at most MESSAGE_COLUMNS (see rowsWithin). A code block is
+ * shown as written, and so is not wrapped: a client shows a long line in part, the rest beyond a
+ * scroll to the right. A security review's `git push origin main "<1,500 spaces>" --force` read
+ * as `git push origin main "` with --force out of sight.
  */
 function wrapped(line: string): string[] {
-  if (columnsOf(line) <= MESSAGE_COLUMNS) return [line];
-  const rows: string[] = [];
-  let row = "";
-  let width = 0;
-  const limit = () => MESSAGE_COLUMNS - (rows.length === 0 ? 0 : columnsOf(CONTINUED));
-  for (const c of line) {
-    const columns = columnsOf(c);
-    if (width + columns > limit()) {
-      rows.push(rows.length === 0 ? row : CONTINUED + row);
-      row = "";
-      width = 0;
-    }
-    row += c;
-    width += columns;
-  }
-  rows.push(rows.length === 0 ? row : CONTINUED + row);
-  return rows;
+  return rowsWithin(line, MESSAGE_COLUMNS);
 }
 
 export function elicitationAsker(server: Server): Asker {

@@ -170,7 +170,12 @@ export interface TerminalOptions {
  * `tacit …args` inside a pseudo-terminal (`script -qec CMD /dev/null`): the terminal is the
  * child's controlling terminal, and the test types an answer each time the question appears.
  */
-export async function onTerminal(world: World, args: string[], options: TerminalOptions): Promise<Run> {
+/**
+ * A terminal run: `stdout` reads a question's lines whole, as a person reads its rows (tacit breaks a
+ * long line into rows itself, each continued one starting with "↪ "); `written` is what the terminal
+ * was given ("\r" removed).
+ */
+export async function onTerminal(world: World, args: string[], options: TerminalOptions): Promise<Run & { written: string }> {
   const sized = options.size === undefined ? "" : `stty rows ${options.size.rows} cols ${options.size.columns} && `;
   const command = sized + [process.execPath, tacitBin, ...unchecked(args)].map(shellQuote).join(" ") + (options.stdoutPiped ? " | cat" : "");
   const prompt = options.prompt ?? PROMPT.trim();
@@ -211,7 +216,8 @@ export async function onTerminal(world: World, args: string[], options: Terminal
   });
   for (const timer of timers) clearTimeout(timer);
   const shown = stdout.replace(/\r/g, "");
-  return { code, stdout: shown, stderr, prompts: count(shown, prompt), all: shown + stderr };
+  const read = shown.replace(/\n\u21aa /g, "");
+  return { code, stdout: read, stderr, prompts: count(read, prompt), all: read + stderr, written: shown };
 }
 
 function count(text: string, needle: string): number {

@@ -20,9 +20,9 @@ function codeOf(shown: string): string {
   return [...shown.matchAll(/type (\d{6}); anything else refuses/g)].at(-1)?.[1] ?? "";
 }
 
-/** The screen at the latest prompt, as a person reads it. */
+/** The screen at the latest prompt, as a person reads it: a row tacit marks as continued ("↪ ") goes on the row above. */
 function screenOf(shown: string): string {
-  return new ScreenModel(SIZE.rows, SIZE.columns).write(shown).text();
+  return new ScreenModel(SIZE.rows, SIZE.columns).write(shown).text().replace(/\n\u21aa /g, "");
 }
 
 describe.concurrent("a question on the terminal, after the script's output went through a pipe", () => {
@@ -43,7 +43,7 @@ describe.concurrent("a question on the terminal, after the script's output went 
     const run = await onTerminal(w, ["run", "--config", config, w.script(script)], { answers: [answer], size: SIZE, stdoutPiped: true, prompt: "anything else refuses:" });
     expect(w.exists("victim.txt"), run.all).toBe(true);
     expect(run.prompts, run.all).toBe(1);
-    expect(screenOf(run.stdout)).toContain(`pattern: fs.delete ${target}\n`);
+    expect(screenOf(run.written)).toContain(`pattern: fs.delete ${target}\n`);
     // (The run's exit code is cat's, at the end of the pipe.)
     expect(run.all).toContain("did not approve it");
   });
@@ -63,7 +63,7 @@ describe.concurrent("a question on the terminal, after the script's output went 
     const run = await onTerminal(w, ["run", "--config", config, w.script(script)], { answers: [answer], size: SIZE, stdoutPiped: true, prompt: "anything else refuses:" });
     expect(w.exists("victim.txt"), run.all).toBe(true);
     expect(run.prompts, run.all).toBe(1);
-    expect(screenOf(run.stdout)).toContain("victim.txt");
+    expect(screenOf(run.written)).toContain("victim.txt");
     // (The run's exit code is cat's, at the end of the pipe.)
     expect(run.all).toContain("did not approve it");
   });
@@ -79,7 +79,36 @@ describe.concurrent("a question on the terminal, after the script's output went 
     const run = await onTerminal(w, ["run", "--config", config, w.script(script)], { answers: [answer], size: SIZE });
     expect(w.exists("victim.txt"), run.all).toBe(true);
     expect(run.prompts, run.all).toBe(1);
-    expect(screenOf(run.stdout)).toContain("victim.txt");
+    expect(screenOf(run.written)).toContain("victim.txt");
+    expect(run.code, run.all).toBe(1);
+  });
+
+  it("breaks a long line into rows itself, each continued one marked: an argument cannot lay out rows that read as an answered question and a new one", async () => {
+    const w = world();
+    w.file("victim.txt");
+    w.file("build/tmp.txt");
+    const config = w.config([{ action: "exec", command: "rm", tier: "always-ask" }], { libraryConfig: { commandPermissions: ["rm"] } });
+    // One argument whose text, wrapped at 80 columns, starts rows with "Allow? [y/N] y" (as if the
+    // question about victim.txt had been answered) and a new question's heading and command line.
+    const startsAt = `  run: rm -f victim.txt "`.length;
+    const row = (text: string): string => text + " ".repeat((80 - (text.length % 80)) % 80);
+    const heading = "tacit: a script asks to do something the policy says a person must approve (always-ask):";
+    const forged = " ".repeat(80 - startsAt) + row("Allow? [y/N] y") + row(heading) + "  run: rm -f build/tmp.txt";
+    const script = `requestExecPermission(["rm"], (p) => p.exec("rm", ["-f", "victim.txt", ${JSON.stringify(forged)}]));\nprintln("ran");\n`;
+    // The person reads the question above the prompt, from its heading, and would remove build/tmp.txt only.
+    const lastQuestion = (shown: string): string => {
+      const rows = screenOf(shown).split("\n");
+      const start = rows.findLastIndex((r) => r.startsWith("tacit: a script asks"));
+      return rows.slice(start).join("\n");
+    };
+    const answer = (shown: string): string => (lastQuestion(shown).includes("victim.txt") ? "n" : "y");
+    const run = await onTerminal(w, ["run", "--config", config, w.script(script)], { answers: [answer], size: SIZE });
+    expect(w.exists("victim.txt"), run.all).toBe(true);
+    expect(lastQuestion(run.written)).toContain("victim.txt");
+    // On the screen, only tacit's own question starts a row with its heading; the argument's text stands on rows marked continued.
+    const rows = new ScreenModel(SIZE.rows, SIZE.columns).write(run.written).text().split("\n");
+    expect(rows.filter((r) => r.startsWith("tacit: a script asks")), run.written).toHaveLength(1);
+    expect(rows.filter((r) => r.startsWith("Allow? [y/N] y")), run.written).toHaveLength(0);
     expect(run.code, run.all).toBe(1);
   });
 });

@@ -37,10 +37,11 @@ describe("a question taller than the terminal", () => {
     w.file("victim.txt");
     w.file("build/tmp.txt");
     const config = w.config([{ action: "exec", command: "rm", tier: "always-ask" }], { libraryConfig: { commandPermissions: ["rm"] } });
-    // Two rows of heading, 20 of "  run: rm -f victim.txt "<1,540 spaces>" build/tmp.txt", one of pattern: 23 rows, and
+    // Two rows of heading, 20 of "  run: rm -f victim.txt "<1,500 spaces>" build/tmp.txt" (80 columns, then 77 after each
+    // row's "↪ "), one of pattern: 23 rows, and
     // the prompt. With "Allow? [y/N]" that is 24, the terminal's height; with the piped prompt (3 rows) 26, and the
     // rows naming victim.txt are out of sight.
-    const script = `requestExecPermission(["rm"], (p) => p.exec("rm", ["-f", "victim.txt", " ".repeat(1540), "build/tmp.txt"]));\nprintln("ran");\n`;
+    const script = `requestExecPermission(["rm"], (p) => p.exec("rm", ["-f", "victim.txt", " ".repeat(1500), "build/tmp.txt"]));\nprintln("ran");\n`;
     // The person types the code the prompt in sight shows, if it shows one.
     const inSight = (shown: string): string => [...shown.matchAll(/type (\d{6}); anything else refuses/g)].at(-1)?.[1] ?? "";
     const run = await onTerminal(w, ["run", "--config", config, w.script(script)], { answers: [inSight], size: SMALL, stdoutPiped: true, prompt: "anything else refuses:" });
