@@ -28,7 +28,9 @@ beforeAll(() => {
   mkdirSync(path.join(tmp, "node_modules", "@types", "tacit"), { recursive: true });
   const planted = ["package.json", "node_modules/tacit/package.json", "node_modules/@types/tacit/package.json", "tsconfig.json", "jsconfig.json"];
   for (const file of planted) execFileSync("mkfifo", [path.join(tmp, file)]);
-  work = mkdtempSync("/tmp/tacit-checker-reads-");
+  // Not "tacit-checker-…": that is the name of tacit's own checker directories, which scripts (and so
+  // tacit run and check, for a script in one) are refused.
+  work = mkdtempSync("/tmp/checker-reads-work-");
   // Readable by the checker whoever it runs as (nobody, when tacit is root): only its options keep it out.
   chmodSync(work, 0o755);
   writeFileSync(path.join(work, "leak.d.ts"), `declare const LEAKED: "${CANARY}";\n`);

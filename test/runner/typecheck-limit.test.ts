@@ -18,7 +18,8 @@ const LIMIT_MS = 2000;
 
 let dir: string;
 beforeAll(() => {
-  dir = mkdtempSync(path.join(tmpdir(), "tacit-check-limit-"));
+  // Not "tacit-check-…", the name of tacit's own check directories, whose scripts tacit refuses to run.
+  dir = mkdtempSync(path.join(tmpdir(), "typecheck-limit-"));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
