@@ -65,7 +65,7 @@ const v = classify("s");
 let made = 0;
 let refusal = "";
 try {
-  for (let i = 0; i < 100; i++) { v.map((s) => { for (;;); return [${names.join(",")}].length + s.length; }); made++; }
+  for (let i = 0; i < 100; i++) { v.map((s) => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); return [${names.join(",")}].length + s.length; }); made++; }
 } catch (e) {
   refusal = String(e);
 }

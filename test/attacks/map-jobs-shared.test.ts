@@ -22,12 +22,12 @@ const CALLS = 8;
 
 // Five values of 600 Ki control characters each (classify() takes at most a frame's worth): 6 MiB
 // in the store, 18 Mi characters of JSON, and the first sent twice in the job (as the value
-// mapped and as a value captured). The function spins until its job limit.
+// mapped and as a value captured). The function waits (Atomics.wait, without a core) until its job limit.
 const PARTS = 5;
 const names = Array.from({ length: PARTS }, (_, i) => `p${i}`);
 const CALL = `
 ${names.map((name) => `const ${name} = classify("\\u0001".repeat(600 << 10));`).join("\n")}
-const w = p0.map((s) => { for (;;); return [${names.join(", ")}].length; });
+const w = p0.map((s) => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); return [${names.join(", ")}].length; });
 println("alive", w);
 `;
 

@@ -22,7 +22,7 @@ const CALLS = 5;
 const STORE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 // Each map captures 1 Mi characters outside Latin-1 (2 MiB in the host's heap, as counted) and
-// its function spins until its job limit, so the jobs wait in the host, queued behind it; each
+// its function waits (Atomics.wait, without a core) until its job limit, so the jobs wait in the host, queued behind it; each
 // value is printed, so the secure output waits for it after the call is answered.
 const FLOOD = `
 const big = "\\u4e2d".repeat(1 << 20);
@@ -30,7 +30,7 @@ const v = classify("s");
 let made = 0;
 let refusal = "";
 try {
-  for (let i = 0; i < 30; i++) { println(v.map((s) => { for (;;); return s.length + big.length; })); made++; }
+  for (let i = 0; i < 30; i++) { println(v.map((s) => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); return s.length + big.length; })); made++; }
 } catch (e) {
   refusal = String(e);
 }
