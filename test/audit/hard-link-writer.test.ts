@@ -15,14 +15,20 @@ import { writerLockFor } from "../../runner/audit/log.js";
 import { childEnv, connectServe, fileOnce, runCli, tacitBin, unchecked } from "../helpers.js";
 import { auditHome, readLines, verifyJson, workAndLog } from "./fixtures.js";
 
+/** A project directory and an empty audit log in `dir`, with a second name for the log (a hard link, `other`). */
+function logUnderTwoNames(dir: string): { work: string; log: string; other: string } {
+  const { work, log } = workAndLog(dir);
+  const other = path.join(dir, "other-name.jsonl");
+  writeFileSync(log, "", { mode: 0o600 });
+  linkSync(log, other);
+  return { work, log, other };
+}
+
 describe.concurrent("another name (a hard link) of the log a tacit writes", () => {
   it("given to a second tacit while a tacit serve writes it: refused, naming the writer, and runs nothing; the serve goes on, and its log verifies", async () => {
     const ctx = auditHome();
     try {
-      const { work, log } = workAndLog(ctx.dir);
-      const other = path.join(ctx.dir, "other-name.jsonl");
-      writeFileSync(log, "", { mode: 0o600 });
-      linkSync(log, other);
+      const { work, log, other } = logUnderTwoNames(ctx.dir);
       const serving = await connectServe(["--no-check", "--audit-log", log], work, { env: ctx.env });
       let servingPid: number;
       try {
@@ -55,10 +61,7 @@ describe.concurrent("another name (a hard link) of the log a tacit writes", () =
   it("verified by that name while the writer writes: its unsigned lines are said to be the writer's, by pid", async () => {
     const ctx = auditHome();
     try {
-      const { work, log } = workAndLog(ctx.dir);
-      const other = path.join(ctx.dir, "other-name.jsonl");
-      writeFileSync(log, "", { mode: 0o600 });
-      linkSync(log, other);
+      const { work, log, other } = logUnderTwoNames(ctx.dir);
       // A run that keeps writing lines (a command every fifth of a second) until stopped.
       const run = spawn(process.execPath, [tacitBin, "run", "--audit-log", log, "--command-permissions", "sleep", "-"], { cwd: work, env: childEnv(ctx.env), stdio: ["pipe", "ignore", "ignore"] });
       onTestFinished(() => {
