@@ -56,11 +56,6 @@ function classifiedPatternList(value: string): string[] {
   return patterns;
 }
 
-/**
- * --allowed-roots' list. A directory whose name holds a comma cannot be given in it: split, its
- * parts named other directories (`/srv/a,b` opened /srv/a, and b in the working directory).
- * Refused where the whole value is an existing directory, with where to give it instead.
- */
 /** Whether `absolute` is a directory (a link to one too). */
 function existsAsDirectory(absolute: string): boolean {
   try {
@@ -70,6 +65,11 @@ function existsAsDirectory(absolute: string): boolean {
   }
 }
 
+/**
+ * --allowed-roots' list. A directory whose name holds a comma cannot be given in it: split, its
+ * parts named other directories (`/srv/a,b` opened /srv/a, and b in the working directory).
+ * Refused where the whole value is an existing directory, with where to give it instead.
+ */
 function rootList(value: string): string[] {
   if (value.includes(",") && existsAsDirectory(path.resolve(value))) {
     throw new InvalidArgumentError(
@@ -193,6 +193,10 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
     const sandbox = prestarted ?? new SandboxProcess({ memoryLimitMb: config.memoryLimitMb });
     try {
       const script = await readScript(file);
+      // A secret named as the script is refused before anything else has its text: the type
+      // checker wrote it into a directory of its own and kept a digest of it in its cache, and its
+      // messages quote the script's words. (The evaluation loads the same modules anyway.)
+      if (!script.fromStdin) (await import("./script-refusal.js")).refuseSecretScript(file, config);
       // Its search thread boots while the checks run and the rest of tacit loads, not once the run has begun.
       if (mayRunRecursiveSearch(script.code)) prestartSearchThread();
       // The type checker (its own process, reading nothing but the script: see typeCheck) starts
@@ -206,9 +210,6 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
         result: checkScript(script.code, script.displayName, config.typeCheck, earlyTypes ? () => earlyTypes : undefined),
       };
       precheck.result.catch(() => undefined); // awaited (and reported) by the evaluation
-      // A secret named as the script is refused before anything the checks found is shown; asked
-      // here, while the type checker works, since the evaluation loads the same modules.
-      if (!script.fromStdin) (await import("./script-refusal.js")).refuseSecretScript(file, config);
       const { runCommand } = await import("./commands.js");
       setExitCode(await runCommand(script, config, flags.json === true, sandbox, precheck));
     } finally {

@@ -3,7 +3,7 @@
 // whole config file given first was dropped, and the script read what the person had classified.
 // And a secret named as the script is refused: the checks' messages quoted its words.
 
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, watch, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli, tacitBin, tempDirWithHome } from "../helpers.js";
@@ -85,6 +85,31 @@ describe.concurrent("a secret named as the script is refused before the checks' 
     expect(r.stdout + r.stderr).not.toContain(envCanary);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`the script ".env" is a classified path (${path.join(dir, ".env")})`);
+  });
+
+  it("run .env: refused before the type checker is given its text (no check directory is made for it)", async () => {
+    // The checker writes the script into a directory of its own under TMPDIR (and keeps a digest
+    // of it in its cache): watched here, none may appear for a secret tacit refuses to run.
+    const tmp = mkdtempSync(path.join(dir, "tmp-"));
+    const made: string[] = [];
+    const watcher = watch(tmp, (_event, name) => {
+      if (name !== null) made.push(name.toString());
+    });
+    try {
+      const r = await runCli(["run", ".env"], { cwd: dir, env: { ...env, TMPDIR: tmp, TACIT_TYPECHECK_CACHE: "off" } });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`the script ".env" is a classified path`);
+      // A check of a script that is no secret, the same way, does make one: the watch sees it.
+      writeFileSync(path.join(dir, "plain-check.ts"), 'println("plain");\n');
+      const plain = await runCli(["run", "plain-check.ts"], { cwd: dir, env: { ...env, TMPDIR: tmp, TACIT_TYPECHECK_CACHE: "off" } });
+      expect(plain.code, plain.stderr).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      watcher.close();
+    }
+    const checkDirs = made.filter((name) => name.startsWith("tacit-check-"));
+    // Every check directory seen belongs to the plain script's run (one), none to .env's.
+    expect(new Set(checkDirs).size).toBe(1);
   });
 
   it("check --json linked.ts: a link to a classified file", async () => {
