@@ -1,6 +1,7 @@
 // Reading the script: a file, or standard input for `-`. Light, so the CLI can start the
 // checks before it loads the rest.
 
+import { fstatSync } from "node:fs";
 import { readNamedFile, UnreadableFileError } from "../runner/bounded-file.js";
 import { InputTooLargeError, readStdin } from "./stdin.js";
 import { UsageError } from "./usage.js";
@@ -34,6 +35,7 @@ export interface ScriptSource {
 
 export async function readScript(target: string): Promise<ScriptSource> {
   if (target === "-") {
+    refuseDirectoryOnStdin();
     try {
       const code = await readStdin({ limitBytes: SCRIPT_LIMIT_BYTES, emptyWhenInteractive: false, tooLarge: () => scriptTooLarge("the script on standard input") });
       return { code, displayName: STDIN_DISPLAY_NAME, fromStdin: true };
@@ -43,6 +45,22 @@ export async function readScript(target: string): Promise<ScriptSource> {
     }
   }
   return { code: readScriptFile(target), displayName: target, fromStdin: false };
+}
+
+/**
+ * Refuses a directory as standard input (`tacit run - < dir`, a mistyped redirection): Node reads
+ * one as nothing, and tacit ran an empty script and exited 0, as if the script had run.
+ */
+function refuseDirectoryOnStdin(): void {
+  let isDirectory = false;
+  try {
+    isDirectory = fstatSync(0).isDirectory();
+  } catch {
+    // No standard input at all: read as before, which fails on its own terms.
+  }
+  if (isDirectory) {
+    throw new UsageError("the script on standard input: standard input is a directory, not a script. Redirect a .ts file (tacit run - < script.ts), or name it (tacit run script.ts).");
+  }
 }
 
 /** The file's text, read up to the limit (a pipe, such as bash's <(…), is read as it comes). */
