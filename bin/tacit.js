@@ -20,6 +20,12 @@ try {
 } catch {
   // No such file: not Linux, or a kernel without core dumps.
 }
+// Nor a Node diagnostic report, which NODE_OPTIONS (--report-on-signal, --report-on-fatalerror,
+// --report-uncaught-exception), held by a shell for another tool, turns on: written to the working
+// directory, the project, it holds tacit's command line (an --llm-api-key), environment and stacks.
+process.report.reportOnSignal = false;
+process.report.reportOnFatalError = false;
+process.report.reportOnUncaughtException = false;
 
 const bundleDir = path.resolve(__dirname, "..", "dist", "bundle");
 const { installCodeCache, saveCodeCache } = require(path.join(bundleDir, "code-cache.cjs"));

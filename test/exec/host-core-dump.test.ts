@@ -87,3 +87,36 @@ println(held);
     }
   });
 });
+
+describe("a Node diagnostic report of tacit", () => {
+  it("is not written, whatever NODE_OPTIONS asks: no report, so no LLM key from tacit's command line, in the project", async () => {
+    const { dir, cleanup } = realTempDir("tacit-exec-report-");
+    try {
+      const key = `sk-${makeCanary()}`;
+      const script = 'requestExecPermission(["sh"], (p) => p.exec("sh", ["-c", "touch started && exec sleep 60"], { timeoutMs: 60000 }));\n';
+      const child = spawn(
+        process.execPath,
+        [tacitBin, "run", "--no-check", "--command-permissions", "sh", "--llm-api-key", key, "--llm-base-url", "http://127.0.0.1:9/v1", "--llm-model", "m", "-"],
+        { cwd: dir, env: { ...process.env, NODE_OPTIONS: "--report-on-signal --report-on-fatalerror" }, stdio: ["pipe", "pipe", "pipe"] },
+      );
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+      child.stdout.resume();
+      child.stdin.end(script);
+      const ended = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      try {
+        expect(await started(path.join(dir, "started"), child), stderr).toBe(true);
+        // --report-on-signal's signal: Node wrote report.<date>.<pid>….json here, tacit's argv in it.
+        process.kill(child.pid!, "SIGUSR2");
+        await ended;
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      }
+      const written = readdirSync(dir).filter((name) => name !== "started");
+      expect(written, stderr).toEqual([]);
+      expect(stderr).not.toContain("Node.js report");
+    } finally {
+      cleanup();
+    }
+  });
+});
