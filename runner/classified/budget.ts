@@ -198,6 +198,20 @@ export class PlaintextBudget {
 const mapRequestsInAll = HeapShare.ofHeap(8);
 
 /**
+ * What each name a map/flatMap function captures costs the host while its job waits, whatever the
+ * value (a captured Classified value's plaintext is not copied, but its name and entry are): the
+ * property of the parsed captures, its object, and the store's list of them. Uncounted, a job
+ * capturing 9,000 small numbers held about 1.8 MB of tacit's heap while it waited and was
+ * charged 180 KB (its source and eight bytes a number): ten times what the bound said. Measured
+ * at about 190 bytes a name; rounded up.
+ */
+export const CAPTURED_NAME_BYTES = 256;
+
+/** How to capture less, for the refusals by either bound of map and flatMap requests. */
+const HOW_TO_CAPTURE_LESS =
+  "classify a large table once and capture the Classified value (it is not sent again), or map once over a whole list instead of once per item";
+
+/**
  * What one evaluation's map/flatMap requests bring into the host: each job waits for the pure
  * evaluator (one job at a time) holding its function's source and plain captures, and the
  * sandbox can send them faster than the evaluator runs them (a function that takes seconds,
@@ -208,16 +222,6 @@ const mapRequestsInAll = HeapShare.ofHeap(8);
  * evaluations (mapRequestsInAll) is given back once its jobs can no longer wait (`release`),
  * at a time that depends on nothing a function does either (see evaluate.ts).
  */
-/**
- * What each name a map/flatMap function captures costs the host while its job waits, whatever the
- * value (a captured Classified value's plaintext is not copied, but its name and entry are): the
- * property of the parsed captures, its object, and the store's list of them. Uncounted, a job
- * capturing 9,000 small numbers held about 1.8 MB of tacit's heap while it waited and was
- * charged 180 KB (its source and eight bytes a number): ten times what the bound said. Measured
- * at about 190 bytes a name; rounded up.
- */
-export const CAPTURED_NAME_BYTES = 256;
-
 export class MapRequestBudget {
   private used = 0;
   private released = false;
@@ -238,8 +242,7 @@ export class MapRequestBudget {
       throw new EffectFailure(
         `${what}: refused: its function and captured values (about ${mib(size)} MiB) would take this evaluation's map and flatMap ` +
           `calls past ${mib(this.limitBytes)} MiB (about ${mib(this.used)} MiB so far; config "classifiedStoreLimitBytes"): each ` +
-          "call sends the host its function and what it captures, to wait for its turn. Capture less (fewer names, smaller values): classify a large table " +
-          "once and capture the Classified value (it is not sent again), or map once over a whole list instead of once per item",
+          `call sends the host its function and what it captures, to wait for its turn. Capture less (fewer names, smaller values): ${HOW_TO_CAPTURE_LESS}`,
       );
     }
     // Released, the evaluation is over: nothing of it may take from the share again.
@@ -249,8 +252,7 @@ export class MapRequestBudget {
           `all the calls and sessions of this tacit together past ${mib(this.shared.limitBytes)} MiB, an eighth of its heap ` +
           `limit (about ${mib(this.shared.takenBytes)} MiB held now; a call's or snippet's are held until its time limit, ` +
           "whatever its maps do): each call sends the host its function and what it captures, to wait for its turn. Let the " +
-          "calls under way reach their time limits, or capture less (fewer names, smaller values): classify a large table once and capture the Classified " +
-          "value (it is not sent again), or map once over a whole list instead of once per item",
+          `calls under way reach their time limits, or capture less (fewer names, smaller values): ${HOW_TO_CAPTURE_LESS}`,
       );
     }
     this.used += size;
