@@ -833,12 +833,13 @@ export class FileSystemExecutor {
       for (const name of missing) {
         const expected = path.join(parent, name);
         parent = inVerifiedDirectory(parent, check, (dir, actualDir) => {
-          if (target.judged && path.join(actualDir, name) !== expected) throw changedSinceJudged(requested, path.join(actualDir, name), scopeBounds(target.scope));
-          destination(path.join(actualDir, name));
+          const made = path.join(actualDir, name);
+          if (target.judged && made !== expected) throw changedSinceJudged(requested, made, scopeBounds(target.scope));
+          destination(made);
           // A directory made at a classified path is owner-only from the mkdir() that makes it, as a
           // file made there is (0600): made 0777 less the umask, it was 0777 under umask 000, where
           // any user could rename the secrets writeClassified put there and plant files of their own.
-          const classified = this.policy.classified.matches(path.join(actualDir, name)) || (target.classified && path.join(actualDir, name) === target.real);
+          const classified = this.policy.classified.matches(made) || (target.classified && made === target.real);
           beforeEffect();
           try {
             mkdirSync(path.join(dir, name), classified ? 0o700 : 0o777);
@@ -847,12 +848,12 @@ export class FileSystemExecutor {
             // mkdir("notes.txt/sub") told a script that notes.txt/sub existed.
             if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
             if (!existsAsDirectory(path.join(dir, name))) {
-              const inTheWay = path.join(target.scope.root, path.relative(target.scope.realRoot, path.join(actualDir, name)));
+              const inTheWay = path.join(target.scope.root, path.relative(target.scope.realRoot, made));
               const what = inTheWay === target.named ? "already exists" : `${inTheWay} already exists`;
               throw new EffectFailure(`${requested}: ${what} and is not a directory, so no directory can be made there. Delete it first, or choose another path`);
             }
           }
-          return path.join(actualDir, name);
+          return made;
         });
       }
       // The last one made must be a directory inside the scope, however it was reached.
