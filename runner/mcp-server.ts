@@ -31,7 +31,7 @@ import { lineColumnOf, lineStarts } from "./source-position.js";
 import { ConcurrencyLimit, InFlightBound, LeftWork, type Slot } from "./concurrency-limit.js";
 import { CALLS_IN_FLIGHT_LIMIT, CODE_IN_FLIGHT_LIMIT_CHARS } from "./limits.js";
 import { StoppedBySignal } from "./stop-reason.js";
-import { printable, scriptTextOnStderr, terminalSafe } from "./printable.js";
+import { isTerminalControl, printable, scriptTextOnStderr, terminalSafe } from "./printable.js";
 
 const INSTRUCTIONS =
   "tacit runs TypeScript you write against a capability library, in a sandbox with no authority of its own: " +
@@ -90,14 +90,10 @@ const ANSWER_ERROR_LIMIT_BYTES = 1024 * 1024;
 /** Room kept for the marker that says where a text was cut. */
 const CUT_MARKER_ROOM_BYTES = 512;
 
-/** The controls terminalSafe writes as escapes (printable.ts): "\u001b", which JSON escapes again to seven bytes. */
-function isTerminalControl(c: number): boolean {
-  return c <= 0x08 || c === 0x0b || c === 0x0c || (c >= 0x0e && c <= 0x1f) || (c >= 0x7f && c <= 0x9f);
-}
-
 /**
  * The bytes the UTF-16 unit at `i` of `text` takes in JSON (escaped as JSON.stringify does), in UTF-8; a pair counts at
- * its first half. A terminal control counts as its escape in the text items (see toolResult), the larger of its two copies.
+ * its first half. A terminal control counts as its escape in the text items (see toolResult), the larger of its two copies:
+ * "\u001b", which JSON escapes again to seven bytes.
  */
 function jsonBytesAt(text: string, i: number): number {
   const c = text.charCodeAt(i);

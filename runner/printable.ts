@@ -43,6 +43,14 @@ export function terminalSafe(text: string): string {
 }
 
 /**
+ * Whether terminalSafe writes the UTF-16 unit `code` as an escape: the same set as TERMINAL_CONTROLS,
+ * as comparisons, for code that weighs text a unit at a time (serve's answer size, mcp-server.ts).
+ */
+export function isTerminalControl(code: number): boolean {
+  return code <= 0x08 || code === 0x0b || code === 0x0c || (code >= 0x0e && code <= 0x1f) || (code >= 0x7f && code <= 0x9f);
+}
+
+/**
  * Every way a line can end for a person or a program reading a log: \r alone moves a terminal
  * back to the start of the line (what follows overwrites what was shown), and \v, \f, NEL and
  * the Unicode line and paragraph separators start a new line in many viewers.

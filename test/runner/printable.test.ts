@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { printable } from "../../runner/printable.js";
+import { isTerminalControl, printable, terminalSafe } from "../../runner/printable.js";
 
 describe("printable: what a person is shown of agent-chosen text", () => {
   it("keeps ordinary text, spaces and non-Latin letters as they are", () => {
@@ -37,5 +37,14 @@ describe("printable: what a person is shown of agent-chosen text", () => {
 
   it("escapes lone surrogates and private-use characters", () => {
     expect(printable("a\ud800b\ue000c")).toBe("a\\ud800b\\ue000c");
+  });
+});
+
+describe("isTerminalControl", () => {
+  it("holds for exactly the units terminalSafe writes as escapes (serve weighs its answers by it)", () => {
+    for (let code = 0; code <= 0xffff; code++) {
+      const unit = String.fromCharCode(code);
+      expect(isTerminalControl(code), `U+${code.toString(16)}`).toBe(terminalSafe(unit) !== unit);
+    }
   });
 });
