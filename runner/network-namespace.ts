@@ -50,6 +50,7 @@ import { printableCut } from "./printable.js";
 import { OWN_PROC_FLAG, PID_NAMESPACE_FLAGS, UNSHARE_CANDIDATES } from "./exec/pid-namespace.js";
 import { executable } from "./exec/program-path.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
+import { forgetProbe, probeRemembered, rememberProbe } from "./namespace-probe-memo.js";
 import { MOUNT_SETUP_FAILED, MOUNT_SETUP_FAILED_STATUS, sandboxMountPlan, WITHOUT_CAPABILITIES } from "./sandbox-mounts.js";
 import { asSandboxUser, SANDBOX_UID, switchesToSandboxUser } from "./sandbox-user.js";
 import { SETPRIV_CANDIDATES } from "./parent-death.js";
@@ -168,7 +169,7 @@ const IPC_FLAG = "--ipc";
 
 let found: SandboxNetwork | undefined;
 
-/** How sandboxes started by this process are kept off the network (probed once: about a millisecond). */
+/** How sandboxes started by this process are kept off the network (probed once, or as an earlier run found: namespace-probe-memo.ts). */
 export function sandboxNetwork(): SandboxNetwork {
   found ??= probeSandboxNetwork();
   return found;
@@ -231,8 +232,12 @@ function probeSandboxNetwork(): SandboxNetwork {
     const unprivileged = switchesInside && !mounts ? [setpriv!, ...asSandboxUser(), ...WITHOUT_CAPABILITIES] : [];
     const sandboxArgsBefore = mounts && setup !== null ? [...namespaceFlags, "--", ...setup] : [...namespaceFlags, "--", ...unprivileged];
     const sandboxUserFirst = switchUser && userNamespace ? [setpriv!, ...asSandboxUser(), "--"] : [];
-    const failure = probeFailure(unshare, sandboxArgsBefore, sandboxUserFirst, probeProgram(switchesInside));
+    const command = probeCommand(unshare, sandboxArgsBefore, sandboxUserFirst, probeProgram(switchesInside));
+    // The first shape tried may have been found to work by an earlier run (namespace-probe-memo.ts).
+    const firstTried = failures.length === 0;
+    const failure = firstTried && probeRemembered(command) ? null : probeFailure(command);
     if (failure === null) {
+      if (firstTried) rememberProbe(command);
       return {
         kind: "own-namespace",
         program: unshare,
@@ -277,10 +282,14 @@ export function forksNamespaceInit(unshareArgs: readonly string[]): boolean {
   return (end === -1 ? unshareArgs : unshareArgs.slice(0, end)).includes("--pid");
 }
 
-/** null where `unshare argsBefore` makes its namespaces and enters them; otherwise why it did not. */
-function probeFailure(unshare: string, argsBefore: readonly string[], first: readonly string[] = [], program = [NOTHING]): string | null {
-  const [file, args] = first.length === 0 ? [unshare, [...argsBefore, ...program]] : [first[0]!, [...first.slice(1), unshare, ...argsBefore, ...program]];
-  const probe = spawnSync(file, args, { env: {}, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", timeout: 5000 });
+/** The command a probe runs: `unshare argsBefore program`, after `first` where it is given. */
+function probeCommand(unshare: string, argsBefore: readonly string[], first: readonly string[] = [], program = [NOTHING]): string[] {
+  return first.length === 0 ? [unshare, ...argsBefore, ...program] : [...first, unshare, ...argsBefore, ...program];
+}
+
+/** null where `command` (a probeCommand) makes its namespaces and enters them; otherwise why it did not. */
+function probeFailure(command: readonly string[]): string | null {
+  const probe = spawnSync(command[0]!, command.slice(1), { env: {}, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", timeout: 5000 });
   return probe.status === RAN_NOTHING ? null : whyFailed(probe.status, probe.stderr ?? "", probe.error);
 }
 
@@ -440,9 +449,11 @@ export function namespaceFailureNow(what: keyof typeof LEFT_UNDONE): string | nu
   const probeArgs = what === "type checker" ? network.argsBefore : network.sandboxArgsBefore;
   const failure =
     what === "type checker"
-      ? probeFailure(network.program, probeArgs)
-      : probeFailure(network.program, probeArgs, network.sandboxUserFirst, probeProgram(probeArgs.includes(`--reuid=${SANDBOX_UID}`)));
+      ? probeFailure(probeCommand(network.program, probeArgs))
+      : probeFailure(probeCommand(network.program, probeArgs, network.sandboxUserFirst, probeProgram(probeArgs.includes(`--reuid=${SANDBOX_UID}`))));
   if (failure === null) return null;
+  // What this run was started on, remembered or probed, no longer holds: the next run probes.
+  forgetProbe();
   const flags = probeArgs
     .slice(0, probeArgs.indexOf("--"))
     .filter((flag) => flag !== IPC_FLAG && !PID_FLAGS.includes(flag))

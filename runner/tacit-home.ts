@@ -1,5 +1,6 @@
 // Where tacit keeps what outlives a run: the audit signing key, the audit logs' anchors (the
-// last head signed in each log, audit/anchor.ts) and remembered approvals.
+// last head signed in each log, audit/anchor.ts), remembered approvals, and caches (type-check
+// verdicts, the network-namespace probe's note: namespace-probe-memo.ts).
 // $TACIT_HOME when set (tests, containers), else $XDG_CONFIG_HOME/tacit, else ~/.config/tacit.
 // The directory is owner-only: these files decide what an agent may do or prove what it did.
 
