@@ -168,6 +168,8 @@ describe.each([...keys, "+q7/QmFzZTY0LXNoYXBlZAxk==", "/xy/xQmFzZTY0LXNoYXBlZA"]
     const forms = [...new Set([...(wholeForms([key]) ?? []), key, ...base64Forms(key), ...encodedForms(key), ...[utf16Form(key) ?? []].flat()])];
     const wholeMasking = (text: string): string => secrets.scrubText(redact(text, [key], [], false));
     let masked = 0;
+    // Forms that share their first characters make the same text more than once (a tenth of them): each is checked once.
+    const checked = new Set<string>();
     for (const form of forms) {
       for (let at = 0; at < Math.min(form.length, 4); at++) {
         const code = form.charCodeAt(at);
@@ -177,6 +179,8 @@ describe.each([...keys, "+q7/QmFzZTY0LXNoYXBlZAxk==", "/xy/xQmFzZTY0LXNoYXBlZA"]
         for (const spelled of readSpellings[code]!.filter((s) => !/[\t\n\r\f]$/.test(s) && (s === s.toLowerCase() || s === s.toUpperCase()))) {
           for (const before of ["", "x", "\\"]) {
             const text = before + form.slice(0, at) + spelled + form.slice(at + 1);
+            if (checked.has(text)) continue;
+            checked.add(text);
             const expected = wholeMasking(text);
             expect(secrets.inServerText(text), JSON.stringify(text)).toBe(expected);
             if (expected !== text) masked++;
