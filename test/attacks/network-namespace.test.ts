@@ -285,7 +285,8 @@ describe.runIf(hostMakesNamespaces)("where no network namespace can be made (the
   it("tacit run says so once, with why and what to do, and runs the script with Deno's permissions alone", async () => {
     const script = path.join(work.dir, "hello.ts");
     writeFileSync(script, `println("${RAN}");`);
-    const result = await runWithoutNamespaces(["run", "--no-check", script]);
+    // Independent runs (each its own tacit, in its own user namespace): at once.
+    const [result, quiet] = await Promise.all([runWithoutNamespaces(["run", "--no-check", script]), runWithoutNamespaces(["run", "--no-check", "--quiet", script])]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(RAN);
     expect(result.stderr.split(WARNING).length - 1).toBe(1);
@@ -294,7 +295,6 @@ describe.runIf(hostMakesNamespaces)("where no network namespace can be made (the
     expect(result.stderr).toContain("--require-network-namespace refuses to run without it");
     expect(result.stderr).toContain("--no-network-namespace (config networkNamespace: false) runs without it and without this warning");
 
-    const quiet = await runWithoutNamespaces(["run", "--no-check", "--quiet", script]);
     expect(quiet.code, quiet.stderr).toBe(0);
     expect(quiet.stderr).not.toContain(WARNING);
   });
@@ -302,28 +302,31 @@ describe.runIf(hostMakesNamespaces)("where no network namespace can be made (the
   it("--require-network-namespace refuses to run, saying why and what to do; the script never runs", async () => {
     const script = path.join(work.dir, "hello.ts");
     writeFileSync(script, `println("${RAN}");`);
-    const refused = await runWithoutNamespaces(["run", "--no-check", "--require-network-namespace", script]);
+    // The config key does the same, and so does serve, before it serves anything.
+    const config = path.join(work.dir, "tacit.json");
+    writeFileSync(config, JSON.stringify({ requireNetworkNamespace: true }));
+    // Independent runs (each its own tacit, in its own user namespace): at once.
+    const [refused, json, fromConfig, serve] = await Promise.all([
+      runWithoutNamespaces(["run", "--no-check", "--require-network-namespace", script]),
+      runWithoutNamespaces(["run", "--no-check", "--json", "--require-network-namespace", script]),
+      runWithoutNamespaces(["run", "--no-check", "--config", config, script]),
+      runWithoutNamespaces(["serve", "--require-network-namespace"]),
+    ]);
     expect(refused.code).toBe(2);
     expect(refused.stdout).not.toContain(RAN);
     expect(refused.stderr).toContain(REFUSAL);
     expect(refused.stderr).toContain("`unshare --user --net` failed");
     expect(refused.stderr).toContain("or drop --require-network-namespace");
 
-    const json = await runWithoutNamespaces(["run", "--no-check", "--json", "--require-network-namespace", script]);
     expect(json.code).toBe(2);
     const shown = JSON.parse(json.stdout) as { stdout: string; error: string; outcome: string };
     expect(shown.stdout).toBe("");
     expect(shown.outcome).toBe("usage");
     expect(shown.error).toContain(REFUSAL);
 
-    // The config key does the same, and so does serve, before it serves anything.
-    const config = path.join(work.dir, "tacit.json");
-    writeFileSync(config, JSON.stringify({ requireNetworkNamespace: true }));
-    const fromConfig = await runWithoutNamespaces(["run", "--no-check", "--config", config, script]);
     expect(fromConfig.code).toBe(2);
     expect(fromConfig.stdout).not.toContain(RAN);
     expect(fromConfig.stderr).toContain(REFUSAL);
-    const serve = await runWithoutNamespaces(["serve", "--require-network-namespace"]);
     expect(serve.code).toBe(2);
     expect(serve.stdout).toBe("");
     expect(serve.stderr).toContain(REFUSAL);
@@ -497,8 +500,9 @@ describe.runIf(hostMakesNamespaces)("a namespace that cannot be made at a sandbo
 describe.runIf(hostMakesNamespaces)("the type checker, which reads the agent's code, in a network namespace of its own", () => {
   it("tacit check's one-shot checker is in a namespace that is not the host's, holding only a loopback that is down", async () => {
     const script = path.join(work.dir, "slow.ts");
-    // Some seconds of checking: long enough to be found and read while it runs.
-    writeFileSync(script, slowToCheck(3));
+    // About a second of checking (on top of the checker's start): long enough to be found and
+    // read while it runs (it is looked for every 25 ms); each more second was CPU spent for nothing.
+    writeFileSync(script, slowToCheck(1));
     const tacit = startTacit(["check", "--exec-timeout-ms", "120000", script]);
     try {
       const checker = await networkOfChild(tacit.child.pid!, "-p", tscExecutable());
