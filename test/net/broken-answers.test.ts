@@ -10,7 +10,8 @@ import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, type Handler, lit, perTestResources, permit, tacit } from "./fixtures.js";
 
-const resources = perTestResources("tacit-net-broken-");
+// The two tests share nothing, and the first waits out a 2 s network timeout (/stall): they run at once.
+const resources = perTestResources("tacit-net-broken-", { concurrent: true });
 
 const broken: Handler = (request, response) => {
   switch (request.url) {
@@ -41,7 +42,7 @@ const broken: Handler = (request, response) => {
   }
 };
 
-describe("answers that break partway", () => {
+describe.concurrent("answers that break partway", () => {
   it("is an error the script catches, that says what broke and what to do, with no part of the answer", async () => {
     const a = await resources.server(broken);
     const root = resources.dir();
