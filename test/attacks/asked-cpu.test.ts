@@ -19,10 +19,12 @@ import { childrenOf, commandLineOf, cpuMsOf, descendantsOf } from "../processes.
 import { runBypassed, tempDir } from "../helpers.js";
 import { lit } from "./fixtures.js";
 
-// The first test runs alone: it counts the CPU of every pure evaluator this process has. The
-// two after it run together (it.concurrent): each mostly waits for its person, who takes a
-// fixed time, with its own oversight, server and sandbox; neither reads the other's processes.
-it("the pure evaluator computes nothing while a person is asked, and goes on after the answer", async () => {
+// The three run together (it.concurrent): each mostly waits for its person, who takes a fixed
+// time, with its own oversight, server and sandbox. The first counts the CPU of every pure
+// evaluator this process has; the other two start none (a pure evaluator starts at a map's
+// request, and neither maps: a raw frame, and chats, which the host asks of the model itself),
+// so only its own are counted. The others' sandboxes read no processes.
+it.concurrent("the pure evaluator computes nothing while a person is asked, and goes on after the answer", async () => {
   // Map functions run in the pure evaluator while the script goes on, and no limit counted
   // them while a person was asked: a twelfth security review queued maps before a request a
   // rule always asks about, and the evaluator used 5.6 s of CPU during a 6 s question (the
