@@ -20,9 +20,14 @@ afterAll(() => cleanup());
 
 type ExecResult = { exitCode: number; stdout: string; stderr: string };
 
+// The first four describes run together (describe.concurrent): each mostly waits for a command
+// that sleeps or for a time limit to pass, with files and sleeps of its own. The ones after run
+// one at a time: they kill tacit and look for what it left, time a kill, or fill pipes as fast
+// as a core allows.
+
 const MiB = 1024 * 1024;
 
-describe("timeoutMs", () => {
+describe.concurrent("timeoutMs", () => {
   it("kills a child and its own children when it passes: exit code 124, a marker on stderr, no process left", async () => {
     const plain = uniqueSleep();
     const stubborn = uniqueSleep();
@@ -63,7 +68,7 @@ requestExecPermission(["bash"], (proc) => {
   });
 });
 
-describe("a timeoutMs past what a timer can hold", () => {
+describe.concurrent("a timeoutMs past what a timer can hold", () => {
   it("means no limit of its own, not an instant kill (setTimeout fires at once past 2^31-1 ms)", async () => {
     const script = `${ATTEMPT_PRELUDE}
 requestExecPermission(["bash"], (proc) => {
@@ -79,7 +84,7 @@ requestExecPermission(["bash"], (proc) => {
   });
 });
 
-describe("a timeoutMs that is no positive whole number", () => {
+describe.concurrent("a timeoutMs that is no positive whole number", () => {
   it("is a TypeError the script can catch, saying what it takes; nothing runs, and the script goes on", async () => {
     // Sent, 0, -1, 1.5 and NaN each ended the evaluation as a malformed frame (the host takes a positive integer only).
     const script = `${ATTEMPT_PRELUDE}
@@ -101,7 +106,7 @@ println("went on");
   });
 });
 
-describe("a child that leaves its process group (setsid)", () => {
+describe.concurrent("a child that leaves its process group (setsid)", () => {
   it("dies when the command ends, and when its timeout passes: no process left, nothing it would have written", async () => {
     const afterEnd = uniqueSleep();
     const afterTimeout = uniqueSleep();
@@ -226,11 +231,32 @@ describe("tacit killed outright while a command starts", () => {
     const delaysMs = [0, 0.5, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12];
     for (const delayMs of delaysMs) {
       const seconds = uniqueSleep();
-      writeFileSync(path.join(root, "starting.ts"), `requestExecPermission(["sleep"], (p) => p.exec("sleep", ["${seconds}"]));\n`);
-      const child = spawn(process.execPath, [tacitBin, "run", "--no-check", "--command-permissions", "sleep", "starting.ts"], { cwd: root, stdio: "ignore" });
+      // The look for the chain's first process runs without pause, holding a core: it starts
+      // only once the script is about to ask for the command, not through tacit's and Deno's
+      // start (some 12 starts' CPU, taken from tacit itself on two cores). The script says it is
+      // ready, then waits for its input to end (readInput), which the test ends just before it looks.
+      writeFileSync(
+        path.join(root, "starting.ts"),
+        `requestExecPermission(["sleep"], (p) => { println("ready"); readInput(); p.exec("sleep", ["${seconds}"]); });\n`,
+      );
+      const child = spawn(process.execPath, [tacitBin, "run", "--no-check", "--command-permissions", "sleep", "starting.ts"], {
+        cwd: root,
+        stdio: ["pipe", "pipe", "ignore"],
+      });
       const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, how) => resolve(how)));
       try {
-        await new Promise((resolve) => child.once("spawn", resolve));
+        let printed = "";
+        await new Promise<void>((resolve, reject) => {
+          child.stdout.on("data", (chunk: Buffer) => {
+            printed += chunk.toString("utf8");
+            if (printed.includes("ready\n")) resolve();
+          });
+          child.once("exit", () => reject(new Error(`tacit ended before its script was ready; it printed ${JSON.stringify(printed)}`)));
+        });
+        // Closed, not only flushed: tacit reads the input's end when the pipe's last writer closes it.
+        const closed = new Promise<void>((resolve) => child.stdin.once("close", () => resolve()));
+        child.stdin.end();
+        await closed;
         const first = childNaming(child.pid!, `sleep\0${seconds}`, 30_000);
         expect(first, "the command's first process appeared").not.toBeNull();
         for (const until = performance.now() + delayMs; performance.now() < until; );
