@@ -24,7 +24,7 @@ const BUDGET_MB = 512;
 const SESSIONS = 4;
 /**
  * How far past the budget a reading of the test may find the evaluators: each evaluator is read
- * every 50 ms as its job runs, and the functions below grow by 8 MB every 80 ms of busy work, so
+ * every 50 ms as its job runs, and the functions below grow by 8 MB every 80 ms, so
  * between two readings each may grow by a chunk or two before the one that passes is stopped.
  */
 const OVERSHOOT_MB = SESSIONS * 2 * 8;
@@ -76,10 +76,12 @@ async function snippet(session: string, code: string, on: Client = client): Prom
 
 it("the sessions' evaluators, each growing to some 240 MiB at once, stay within the budget, and every session's later maps compute", async () => {
   const sessions = await Promise.all(Array.from({ length: SESSIONS }, () => createSession(client)));
-  // 30 chunks of 8 MB, 80 ms of busy work after each: 240 MB over some 2.4 s, within a job's 5 s.
+  // 30 chunks of 8 MB, an 80 ms pause after each: 240 MB over some 2.4 s, within a job's 5 s.
+  // The pause waits (Atomics.wait) rather than spins: the memory grows on the same schedule,
+  // without four evaluators holding both cores for 2.4 s each.
   const grow = (i: number): string =>
     `const secret = requestFileSystem(".", (fs) => fs.readClassified(".env"));\n` +
-    `const grown = secret.map((s) => { const parts = []; for (let k = 0; k < 30; k++) { const a = new Float64Array(1_000_000); a.fill(k); parts.push(a); const t = Date.now(); while (Date.now() - t < 80) {} } return "grew ${i} " + parts.length + " " + s.slice(6, 11); });\n` +
+    `const grown = secret.map((s) => { const pause = new Int32Array(new SharedArrayBuffer(4)); const parts = []; for (let k = 0; k < 30; k++) { const a = new Float64Array(1_000_000); a.fill(k); parts.push(a); Atomics.wait(pause, 0, 0, 80); } return "grew ${i} " + parts.length + " " + s.slice(6, 11); });\n` +
     `println(grown);`;
 
   // Read the evaluators' resident memory together while the maps run.
