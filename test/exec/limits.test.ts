@@ -20,10 +20,10 @@ afterAll(() => cleanup());
 
 type ExecResult = { exitCode: number; stdout: string; stderr: string };
 
-// The first four describes run together (describe.concurrent): each mostly waits for a command
-// that sleeps or for a time limit to pass, with files and sleeps of its own. The ones after run
-// one at a time: they kill tacit and look for what it left, time a kill, or fill pipes as fast
-// as a core allows.
+// The first six describes run together (describe.concurrent): each mostly waits, for a command
+// that sleeps, for a time limit to pass, or for tacit to start a command and end, with files and
+// sleeps of its own (each test's script file has a name of its own). The two after run one at a
+// time: one times a kill, the other fills pipes as fast as a core allows.
 
 const MiB = 1024 * 1024;
 
@@ -142,15 +142,15 @@ function sleepRunning(seconds: string): string[] {
   return livePrograms(`sleep ${seconds}`).filter((line) => /^\d+ (\S*\/)?sleep /.test(line));
 }
 
-describe("tacit ended by a signal while a command runs", () => {
+describe.concurrent("tacit ended by a signal while a command runs", () => {
   // tacit exits on SIGINT, SIGTERM and SIGHUP through its exit hooks, which ended its sandbox and
   // type checker but not a running command: in a review, Ctrl-C (exit 130), SIGTERM and SIGHUP
   // each left `unshare … sleep` running after tacit had gone, with no time limit left to end it.
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     it(`${signal}: the command and what it started end with tacit`, async () => {
       const seconds = uniqueSleep();
-      writeFileSync(path.join(root, "signal.ts"), `requestExecPermission(["sleep"], (p) => p.exec("sleep", ["${seconds}"]));\n`);
-      const child = spawn(process.execPath, [tacitBin, "run", "--no-check", "--command-permissions", "sleep", "signal.ts"], { cwd: root, stdio: "ignore" });
+      writeFileSync(path.join(root, `signal-${signal}.ts`), `requestExecPermission(["sleep"], (p) => p.exec("sleep", ["${seconds}"]));\n`);
+      const child = spawn(process.execPath, [tacitBin, "run", "--no-check", "--command-permissions", "sleep", `signal-${signal}.ts`], { cwd: root, stdio: "ignore" });
       const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
       try {
         for (let i = 0; i < 200 && sleepRunning(seconds).length === 0; i++) await sleep(50);
@@ -166,7 +166,7 @@ describe("tacit ended by a signal while a command runs", () => {
   }
 });
 
-describe("tacit ended in a way that runs no exit hook while a command runs", () => {
+describe.concurrent("tacit ended in a way that runs no exit hook while a command runs", () => {
   // SIGKILL (the OOM killer, a supervisor's last resort) and a crash (SIGABRT: abort(), a fatal
   // V8 error) end tacit without its exit hooks: in a fourth review each left `unshare … sleep`
   // running, with no time limit left to end it (its timer was in the process that had gone).
@@ -175,8 +175,8 @@ describe("tacit ended in a way that runs no exit hook while a command runs", () 
   for (const signal of ["SIGKILL", "SIGABRT"] as const) {
     it(`${signal}: the command and what it started end with tacit`, async () => {
       const seconds = uniqueSleep();
-      writeFileSync(path.join(root, "abrupt.ts"), `requestExecPermission(["sleep"], (p) => p.exec("sleep", ["${seconds}"]));\n`);
-      const child = spawn(process.execPath, [tacitBin, "run", "--no-check", "--command-permissions", "sleep", "abrupt.ts"], { cwd: root, stdio: "ignore" });
+      writeFileSync(path.join(root, `abrupt-${signal}.ts`), `requestExecPermission(["sleep"], (p) => p.exec("sleep", ["${seconds}"]));\n`);
+      const child = spawn(process.execPath, [tacitBin, "run", "--no-check", "--command-permissions", "sleep", `abrupt-${signal}.ts`], { cwd: root, stdio: "ignore" });
       const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, how) => resolve(how)));
       try {
         for (let i = 0; i < 200 && sleepRunning(seconds).length === 0; i++) await sleep(50);
