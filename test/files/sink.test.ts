@@ -108,11 +108,12 @@ describe("the secure sink", () => {
   it("takes at most what the script may print from one evaluation, even behind a slow value", async () => {
     // Printed behind a value still being computed, each append waited, text and all: a
     // security review's script printed 1.8 GB into the sink in a 30 s run while the host grew
-    // to 1.9 GB resident. Here a map of about 2 s, then 60 MiB of plain text.
+    // to 1.9 GB resident. Here a map of about 2 s (waiting, not spinning: as slow, without a
+    // core), then 60 MiB of plain text.
     const sink = path.join(base, "flood.log");
     const script = `
 requestFileSystem(".", (fs) => {
-  const slow = fs.readClassified(".env").map((v) => { const end = Date.now() + 2000; while (Date.now() < end) {} return v; });
+  const slow = fs.readClassified(".env").map((v) => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2000); return v; });
   println("first:", slow);
   const chunk = "y".repeat(512 * 1024);
   for (let i = 0; i < 120; i++) print(chunk);
@@ -136,7 +137,7 @@ requestFileSystem(".", (fs) => {
     writeFileSync(config, JSON.stringify({ classifiedStoreLimitBytes: 16 * 1024 * 1024 }));
     const script = `
 requestFileSystem(".", (fs) => {
-  const slow = fs.readClassified(".env").map((v) => { const end = Date.now() + 2000; while (Date.now() < end) {} return v; });
+  const slow = fs.readClassified(".env").map((v) => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2000); return v; });
   println("first:", slow);
   const big = classify("z".repeat(3_000_000));
   const parts: unknown[] = new Array(150).fill(big);
@@ -161,20 +162,24 @@ requestFileSystem(".", (fs) => {
     // Written straight to the sink, the store's notes had no cap: mapping a value with a
     // function that throws a 3,000-character message, in a loop, wrote 162 MB in 10 s.
     const sink = path.join(base, "notes.log");
-    const config = path.join(base, "small-store-notes.json");
-    writeFileSync(config, JSON.stringify({ classifiedStoreLimitBytes: 16 * 1024 * 1024 }));
+    const config = path.join(base, "whole-reasons-store.json");
+    // A store of 32 MiB keeps every map's reason whole (about 4.2 KB of its budget each), so every
+    // note is a long one (about 2,090 bytes: the reason is cut there): the notes pass the 10 MiB share
+    // after about 5,010 maps. With 16 MiB they passed it after about 12,200 (4,050 long ones filled
+    // the store's share of reasons, then short ones): 2.5 times the maps, and the time, for the same cut.
+    writeFileSync(config, JSON.stringify({ classifiedStoreLimitBytes: 32 * 1024 * 1024 }));
     const script = `
 const value = classify("a");
-for (let i = 0; i < 15000; i++) value.map((v) => { throw new Error("x".repeat(3000)); });
+for (let i = 0; i < 6500; i++) value.map((v) => { throw new Error("x".repeat(3000)); });
 println("done");
 `;
-    // A count, not a time: the notes pass the share after about 12,200 maps (4,050 long ones fill
-    // the store's share of reasons, then short ones), which a loop of 6 s did not reach under load.
+    // A count, not a time: a loop of 6 s did not reach the share under load.
     const r = await runScript(script, ["--config", config, "--secure-output", sink, "--exec-timeout-ms", "120000"], { cwd: root });
     expect(r.code, r.stderr).toBe(0);
     const written = readFileSync(sink, "utf8");
     expect(written.startsWith("[tacit] map failed: Error: xxx")).toBe(true);
     expect(written).toContain("[tacit: secure output cut:");
+    // Cut at the 10 MiB share of what is printed, not at the 42 MiB this store would let classified values fill.
     expect(Buffer.byteLength(written)).toBeLessThan(27 * 1024 * 1024);
   }, 150_000);
 });
