@@ -332,7 +332,8 @@ requestFileSystem(".", (fs) => {
     fs.writeClassified("secrets/probe.txt", probe);
     seen.push(guess + ":" + fs.access("secrets/probe.txt").exists);
     // Slow only when the guess is right: a later call must not wait for it.
-    const slow = secret.map((v) => { if (v.startsWith(guess)) { const end = Date.now() + 1500; while (Date.now() < end) {} } return "y"; });
+    // Waits (Atomics.wait) rather than spins: as slow, without a core.
+    const slow = secret.map((v) => { if (v.startsWith(guess)) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500); return "y"; });
     fs.writeClassified("secrets/slow-" + guess.length + ".txt", slow);
     const started = Date.now();
     fs.access("plain.txt").exists;
@@ -357,7 +358,7 @@ requestFileSystem(".", (fs) => {
     const script = `
 requestFileSystem(".", (fs) => {
   const secret = fs.readClassified(".env");
-  fs.writeClassified("secrets/first-line.txt", secret.map((v) => { const end = Date.now() + 300; while (Date.now() < end) {} return v.split("\\n")[0]!; }));
+  fs.writeClassified("secrets/first-line.txt", secret.map((v) => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300); return v.split("\\n")[0]!; }));
   println(fs.readClassified("secrets/first-line.txt"));
 });
 `;
@@ -397,7 +398,12 @@ requestFileSystem(".", (fs) => {
   println("finished");
 });
 `;
-    const r = await tacit(world.root, script, [...CLASSIFIED_FLAG, "--secure-output", world.sink, "--exec-timeout-ms", "20000"]);
+    // The stuck map spins until the evaluator's limit per function ends it: 1 s here rather than
+    // the default 5 s, four seconds of a core that proved nothing more (the limit counts from
+    // when the evaluator is ready, so the replacement's start takes none of the next map's second).
+    const config = path.join(world.base, "short-map-limit.json");
+    writeFileSync(config, JSON.stringify({ pureJobTimeoutMs: 1000 }));
+    const r = await tacit(world.root, script, ["--config", config, ...CLASSIFIED_FLAG, "--secure-output", world.sink, "--exec-timeout-ms", "20000"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`stuck ${MASK}\nfinished\n`);
