@@ -8,9 +8,9 @@
 // classified file's contents, are canaries; the test reads the run's whole output for them.
 
 import type { ChildProcess } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { makeCanary, realTempDir, tacit } from "./fixtures.js";
 import { killAndWait, startBusyNode, startBusyPython } from "../processes.js";
 
@@ -208,15 +208,43 @@ while True:
         print("swapping", flush=True)
 `;
 
+/**
+ * Puts each tree/t<i>/sub of a tree SWAPPING_SUBTREES was killed on back as the directory, and
+ * takes its link away: each swap is one exchange, so sub is either the directory (and .link<i>
+ * the link) or the link (and .link<i> the directory).
+ */
+function unswap(tree: string): void {
+  for (let i = 0; i < SUBTREES; i++) {
+    const sub = path.join(tree, `t${i}`, "sub");
+    const spare = path.join(tree, `.link${i}`);
+    if (lstatSync(sub).isSymbolicLink()) {
+      unlinkSync(sub);
+      renameSync(spare, sub);
+    } else {
+      // Missing only if the changer died before it made them all.
+      rmSync(spare, { force: true });
+    }
+  }
+}
+
 describe("a directory swapped for a link while it is walked", () => {
+  // The 9,000 files are made once for both tests (it took each about 2 s on a loaded machine, and
+  // as long again to remove), and put back as they were after each: nothing writes in them but the
+  // changer, which only exchanges each sub with its link.
+  let swapped: string;
+  let removeSwapped: () => void;
+  beforeAll(() => {
+    ({ dir: swapped, cleanup: removeSwapped } = realTempDir("tacit-changing-subtrees-"));
+    for (let i = 0; i < SUBTREES; i++) {
+      mkdirSync(path.join(swapped, `t${i}`, "sub"), { recursive: true });
+      writeFileSync(path.join(swapped, `t${i}`, "sub", "inside.txt"), "needle\n");
+      for (let j = 0; j < 1500; j++) writeFileSync(path.join(swapped, `t${i}`, `f${j}`), "");
+    }
+  });
+  afterAll(() => removeSwapped());
+
   for (const helper of ["off", "on"]) {
     it(`is left out with a warning that names it and says why, never silently, and the link is never followed (search helper ${helper})`, async () => {
-      const swapped = path.join(base, "swapped");
-      for (let i = 0; i < SUBTREES; i++) {
-        mkdirSync(path.join(swapped, `t${i}`, "sub"), { recursive: true });
-        writeFileSync(path.join(swapped, `t${i}`, "sub", "inside.txt"), "needle\n");
-        for (let j = 0; j < 1500; j++) writeFileSync(path.join(swapped, `t${i}`, `f${j}`), "");
-      }
       const changer = await startBusyPython(SWAPPING_SUBTREES, [swapped, path.join(outside, outsideName), String(SUBTREES)], "the changer");
       // Each walk (and find) that answered with sub but nothing below it says so on a line of its own.
       const script = `
@@ -246,6 +274,7 @@ println("done");
         r = await tacit(swapped, script, ["--exec-timeout-ms", "120000"], { TACIT_SEARCH_HELPER: helper });
       } finally {
         await killAndWait(changer);
+        unswap(swapped);
       }
       expect(r.code, r.stderr.slice(0, 2000)).toBe(0);
       expect(r.stdout.trimEnd().endsWith("done"), r.stdout.slice(-2000)).toBe(true);
