@@ -27,13 +27,14 @@ const env = () => ({ TACIT_HOME: path.join(root, "home") });
 
 /**
  * Prints a value computed from the secret by a function that fails for some secrets, one that
- * takes a second for others, and one that works for the rest, then the secret itself.
+ * takes a second for others (waiting, not spinning: as slow, without a core), and one that works
+ * for the rest, then the secret itself.
  */
 const SCRIPT = `requestFileSystem(".", (fs) => {
   const secret = fs.readClassified(".env");
   const computed = secret.map((v) => {
     if (v.startsWith("fail")) throw new Error("failed on the secret");
-    if (v.startsWith("slow")) { const until = Date.now() + 1000; while (Date.now() < until) {} }
+    if (v.startsWith("slow")) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
     return v.length;
   });
   println("computed:", computed);
