@@ -8,18 +8,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
 import { runCli, unchecked } from "../helpers.js";
 import { auditHome, expectVerifiedAndShown, readLines, workAndLog } from "./fixtures.js";
 
 const CANARY = "canary-5d1e77";
-
-let cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.reverse()) cleanup();
-  cleanups = [];
-});
 
 /** The action-result of the run's only action of `kind`. */
 function resultOfKind(log: string, kind: string): Record<string, unknown> {
@@ -31,10 +25,12 @@ function resultOfKind(log: string, kind: string): Record<string, unknown> {
   return events.find((event) => event.type === "action-result" && event.action === request!.action)!;
 }
 
-describe("progress values reached through the real CLI", () => {
-  it("a POST whose server took the connection but never read it says connected (not sent), and ran out of time", async () => {
+// Concurrent: each test has its own home, server and directories (each cleaned up with its own
+// test), and the first mostly waits for its request's time limit.
+describe.concurrent("progress values reached through the real CLI", () => {
+  it("a POST whose server took the connection but never read it says connected (not sent), and ran out of time", async ({ onTestFinished }) => {
     const ctx = auditHome();
-    cleanups.push(ctx.cleanup);
+    onTestFinished(ctx.cleanup);
     // Accepts, never reads: a body of nearly 4 MiB (the most one call carries) cannot all be handed
     // to the OS for it, so the request is never written whole ("finish"), and no answer comes.
     const sockets: net.Socket[] = [];
@@ -43,7 +39,7 @@ describe("progress values reached through the real CLI", () => {
       sockets.push(socket);
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    cleanups.push(() => {
+    onTestFinished(() => {
       for (const socket of sockets) socket.destroy();
       server.close();
     });
@@ -72,7 +68,7 @@ describe("progress values reached through the real CLI", () => {
     const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], (r) => reasons.push(r), (r) => reasons.push(r));
     test.skip(wrapper?.ownProc !== true, `this host cannot give commands a mount namespace (${reasons.join("; ")})`);
     const ctx = auditHome();
-    cleanups.push(ctx.cleanup);
+    test.onTestFinished(ctx.cleanup);
     const { work, log } = workAndLog(ctx.dir);
     writeFileSync(path.join(work, "victim.txt"), "keep me\n");
     // .ssh is classified: in the confined view it is an empty directory, so no command may run in it.
