@@ -31,7 +31,9 @@ describe("printing", () => {
   });
 
   it("a script stopped at its time limit keeps every line it printed before", async () => {
-    const code = `for (let i = 0; i < 3000; i++) println("line " + i);\nwhile (true) {}\n`;
+    // Then blocked for good (Atomics.wait, no timeout) as a spin would be, but without a core:
+    // either way the sandbox's event loop never runs again to send what is left.
+    const code = `for (let i = 0; i < 3000; i++) println("line " + i);\nAtomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);\n`;
     const run = await runCli(["run", "--no-check", "--exec-timeout-ms", "2000", "-"], { input: code });
     expect(run.code, run.stderr).toBe(124);
     const lines = run.stdout.split("\n").filter((line) => line !== "");
