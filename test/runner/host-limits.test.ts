@@ -131,7 +131,8 @@ describe.concurrent("a killed evaluation stops its host-side work", () => {
   }, 60_000);
 
   it("pending classified writes of slow values: 124 at the limit, not after the work, the file left empty", async ({ onTestFinished }) => {
-    const name = script("writes.ts", `${SLOW_CHAIN}\nrequestFileSystem(".", (fs) => fs.writeClassified(".env.out", value));\nwhile (true) {}\n`);
+    // Then held until the limit: blocked (Atomics.wait, no timeout) as a spin would hold it, without a core.
+    const name = script("writes.ts", `${SLOW_CHAIN}\nrequestFileSystem(".", (fs) => fs.writeClassified(".env.out", value));\nAtomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);\n`);
     const r = await timedRun(["--exec-timeout-ms", String(LIMIT_MS), name], "", onTestFinished);
     expect(r.code).toBe(124);
     expect(r.stderr).toContain(`timed out: the script ran longer than ${LIMIT_MS} ms`);
