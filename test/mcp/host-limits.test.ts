@@ -26,7 +26,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A raw `tacit serve`: lines in, parsed lines out. */
 function rawServer(): { child: ChildProcessWithoutNullStreams; responses: Array<Record<string, unknown>>; stderr: () => string; send: (line: string) => void } {
-  const child = spawn(process.execPath, [tacitBin, "serve"], { cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [tacitBin, "serve", "--no-check"], { cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
   const responses: Array<Record<string, unknown>> = [];
   let buffered = "";
   let stderr = "";
@@ -83,7 +83,7 @@ describe("tacit serve and oversized messages", () => {
   }, 60_000);
 
   it("through the real SDK client: the oversized call fails with InvalidRequest, the next one is answered", async () => {
-    const client = await connectServe(["--quiet"], dir);
+    const client = await connectServe(["--quiet", "--no-check"], dir);
     try {
       const oversized = client.callTool({ name: "execute_typescript", arguments: { code: OVERSIZED_CODE } });
       await expect(oversized).rejects.toBeInstanceOf(McpError);
@@ -96,7 +96,7 @@ describe("tacit serve and oversized messages", () => {
   }, 60_000);
 
   it("still takes a message just under the limit", async () => {
-    const client = await connectServe(["--quiet"], dir);
+    const client = await connectServe(["--quiet", "--no-check"], dir);
     try {
       const code = 'println("big comment");\n//' + "y".repeat(MAX_MESSAGE_BYTES - 1024 * 1024);
       const response = await client.callTool({ name: "execute_typescript", arguments: { code } });
@@ -189,7 +189,7 @@ fs.writeSync(1, '"}}\\n');
 describe.concurrent("tacit serve and a session that fills its classified store", () => {
   let client: Client;
   beforeAll(async () => {
-    client = await connectServe(["--quiet", "--config", "config.json", "--exec-timeout-ms", "3000", "--network-permissions", "127.0.0.1:9"], dir);
+    client = await connectServe(["--quiet", "--no-check", "--config", "config.json", "--exec-timeout-ms", "3000", "--network-permissions", "127.0.0.1:9"], dir);
   });
   afterAll(async () => {
     await client.close();
