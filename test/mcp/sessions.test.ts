@@ -279,8 +279,15 @@ describe("REPL sessions", () => {
     try {
       const s = await create(own.client);
       // Two seconds of waiting make each rebuild (a replay of it) last long enough to cancel a snippet waiting for one
-      // (on a timer: a busy loop spun a core through the run and the replay).
-      expect((await run(s, "await new Promise((resolve) => setTimeout(resolve, 2000));\nlet marker = 1;", own.client)).exitCode).toBe(0);
+      // (on a timer: a busy loop spun a core through the run and the replay). Only the replay waits: the snippet reads
+      // the clock (not an effect, so not answered from the recording) and waits once it is past `waitFrom`, which the
+      // test lets pass before the rebuild. The first run, in the sandbox the snippet before it started, is sent before
+      // then; run late on a loaded machine, it waits too, which changes nothing of what is tested.
+      expect((await run(s, "const warm = 1;", own.client)).exitCode).toBe(0);
+      const waitFrom = Date.now() + 1000;
+      const waiting = `if (Date.now() > ${waitFrom}) await new Promise((resolve) => setTimeout(resolve, 2000));\nlet marker = 1;`;
+      expect((await run(s, waiting, own.client)).exitCode).toBe(0);
+      while (Date.now() <= waitFrom) await new Promise((resolve) => setTimeout(resolve, 50));
       const started = await sandboxesStartedDuring(async () => {
         expect((await run(s, 'throw new Error("rebuild")', own.client)).exitCode).toBe(1);
         await cancelledAfter(s, "marker = 2", 300, own.client);
