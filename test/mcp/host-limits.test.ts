@@ -47,7 +47,49 @@ async function until(done: () => boolean, ms: number): Promise<void> {
   while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
-describe("tacit serve and oversized messages", () => {
+describe("MessageLines and requestIdOf", () => {
+  it("pass lines that fit whole, however they are chunked, and report the rest with their ids", () => {
+    const lines: string[] = [];
+    const oversized: OversizedMessage[] = [];
+    const splitter = new MessageLines(64, (line) => lines.push(line.toString()), (message) => oversized.push(message));
+    const long = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "m", params: { p: "z".repeat(200) } });
+    const text = `{"a":1}\n${long}\n{"b":2}\n\n`;
+    for (let i = 0; i < text.length; i += 5) splitter.push(Buffer.from(text.slice(i, i + 5)));
+    expect(lines).toEqual(['{"a":1}', '{"b":2}', ""]);
+    expect(oversized).toEqual([{ bytes: long.length, id: 7 }]);
+  });
+
+  it("read a long line's id from its last bytes however it is chunked: a byte at a time, or in pieces longer than the ends kept", () => {
+    const long = JSON.stringify({ jsonrpc: "2.0", method: "m", params: { p: "q".repeat(20_000) }, id: "last-id" });
+    for (const size of [1, 7, 4095, 4097, 9000]) {
+      const oversized: OversizedMessage[] = [];
+      const lines: string[] = [];
+      const splitter = new MessageLines(100, (line) => lines.push(line.toString()), (message) => oversized.push(message));
+      const text = `${long}\n{"after":1}\n`;
+      for (let i = 0; i < text.length; i += size) splitter.push(Buffer.from(text.slice(i, i + size)));
+      expect(oversized, `pieces of ${size}`).toEqual([{ bytes: long.length, id: "last-id" }]);
+      expect(lines, `pieces of ${size}`).toEqual(['{"after":1}']);
+    }
+  });
+
+  it("find an id only where it is a top-level member", () => {
+    expect(requestIdOf('{"jsonrpc":"2.0","id":"abc","method":"x","params":{"p":"', "")).toBe("abc");
+    expect(requestIdOf('{"params":{"id":5,"q":[1,{"id":6}]},"id":8,"method":', "")).toBe(8);
+    expect(requestIdOf("", 'zz"},"jsonrpc":"2.0","id":42}')).toBe(42);
+    expect(requestIdOf("", 'zz \\"},"jsonrpc":"2.0","id":"a\\"b"}')).toBe('a"b');
+    // Nested, or inside a string: not the message's id.
+    expect(requestIdOf('{"params":{"id":5,"code":"', "")).toBeNull();
+    expect(requestIdOf("", '"params":{"id":5}}')).toBeNull();
+    expect(requestIdOf("", '"code":"x \\"id\\":5}"}')).toBeNull();
+    expect(requestIdOf('{"jsonrpc":"2.0","method":"notifications/x","params":{"', '"}}')).toBeNull();
+  });
+});
+
+// The suites below run side by side (describe.concurrent), each test's server its own but for
+// the classified store suite's, whose tests run one after another (it.sequential) on theirs: the
+// byte-at-a-time test (about 6 s, its writer's and tacit's system calls), the oversized
+// messages' three servers, and the store suite's snippets, which mostly wait for their time limits.
+describe.concurrent("tacit serve and oversized messages", () => {
   it("skips a 20 MB line, answers it with an error by its id (first or last), and answers the next call", async () => {
     const server = rawServer();
     try {
@@ -60,7 +102,8 @@ describe("tacit serve and oversized messages", () => {
       // A notification has no id to answer: it is only logged.
       server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { blob: OVERSIZED_CODE } }));
       server.send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: call('println("still answering")') }));
-      await until(() => server.responses.some((r) => r.id === 3), 30_000);
+      // Bounded by the test's own time (it runs beside the file's other servers), or the server's end.
+      await until(() => server.responses.some((r) => r.id === 3) || server.child.exitCode !== null, 55_000);
 
       expect(server.child.exitCode).toBeNull();
       const errorOf = (id: unknown) => (server.responses.find((r) => r.id === id) as { error?: { code: number; message: string } } | undefined)?.error;
@@ -107,48 +150,6 @@ describe("tacit serve and oversized messages", () => {
   }, 60_000);
 });
 
-describe("MessageLines and requestIdOf", () => {
-  it("pass lines that fit whole, however they are chunked, and report the rest with their ids", () => {
-    const lines: string[] = [];
-    const oversized: OversizedMessage[] = [];
-    const splitter = new MessageLines(64, (line) => lines.push(line.toString()), (message) => oversized.push(message));
-    const long = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "m", params: { p: "z".repeat(200) } });
-    const text = `{"a":1}\n${long}\n{"b":2}\n\n`;
-    for (let i = 0; i < text.length; i += 5) splitter.push(Buffer.from(text.slice(i, i + 5)));
-    expect(lines).toEqual(['{"a":1}', '{"b":2}', ""]);
-    expect(oversized).toEqual([{ bytes: long.length, id: 7 }]);
-  });
-
-  it("read a long line's id from its last bytes however it is chunked: a byte at a time, or in pieces longer than the ends kept", () => {
-    const long = JSON.stringify({ jsonrpc: "2.0", method: "m", params: { p: "q".repeat(20_000) }, id: "last-id" });
-    for (const size of [1, 7, 4095, 4097, 9000]) {
-      const oversized: OversizedMessage[] = [];
-      const lines: string[] = [];
-      const splitter = new MessageLines(100, (line) => lines.push(line.toString()), (message) => oversized.push(message));
-      const text = `${long}\n{"after":1}\n`;
-      for (let i = 0; i < text.length; i += size) splitter.push(Buffer.from(text.slice(i, i + size)));
-      expect(oversized, `pieces of ${size}`).toEqual([{ bytes: long.length, id: "last-id" }]);
-      expect(lines, `pieces of ${size}`).toEqual(['{"after":1}']);
-    }
-  });
-
-  it("find an id only where it is a top-level member", () => {
-    expect(requestIdOf('{"jsonrpc":"2.0","id":"abc","method":"x","params":{"p":"', "")).toBe("abc");
-    expect(requestIdOf('{"params":{"id":5,"q":[1,{"id":6}]},"id":8,"method":', "")).toBe(8);
-    expect(requestIdOf("", 'zz"},"jsonrpc":"2.0","id":42}')).toBe(42);
-    expect(requestIdOf("", 'zz \\"},"jsonrpc":"2.0","id":"a\\"b"}')).toBe('a"b');
-    // Nested, or inside a string: not the message's id.
-    expect(requestIdOf('{"params":{"id":5,"code":"', "")).toBeNull();
-    expect(requestIdOf("", '"params":{"id":5}}')).toBeNull();
-    expect(requestIdOf("", '"code":"x \\"id\\":5}"}')).toBeNull();
-    expect(requestIdOf('{"jsonrpc":"2.0","method":"notifications/x","params":{"', '"}}')).toBeNull();
-  });
-});
-
-// The byte-at-a-time test (about 6 s, its writer's and tacit's system calls) runs beside the
-// suite after it (describe.concurrent), whose snippets mostly wait for their time limits; that
-// suite's own tests still run one after another (it.sequential), on their server. The byte
-// test's server and writer are its own.
 describe.concurrent("tacit serve and a message its client writes a byte at a time", () => {
   it("keeps the line in the memory its bytes take, not an object a byte: answered under a 20 MiB heap", async () => {
     // 2 MB of a ping's params, one write(2) per byte, from a process whose stdout is tacit's
