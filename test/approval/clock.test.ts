@@ -5,8 +5,15 @@
 import { describe, expect, it } from "vitest";
 import { deleteScript, onTerminal, unattended, worlds } from "./fixtures.js";
 
-// The tests run concurrently (each in worlds of its own): the first mostly waits, 4 s for a person's answer.
+// The tests run concurrently (each in worlds of its own): the first mostly waits, 3 s for a person's answer.
 const world = worlds("tacit-clock-", { concurrent: true });
+
+/**
+ * 700 ms of the script's own time, waited (Atomics.wait) rather than spun: the limit is on the
+ * time the script takes, not the CPU it uses, and a busy loop spun a core for the 2 s each of
+ * the two tests below took to reach their limit.
+ */
+const OWN_TIME = "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 700);";
 
 describe.concurrent("the clock stops while a person is asked", () => {
   it("an answer that takes longer than --exec-timeout-ms does not time the script out", async () => {
@@ -15,7 +22,8 @@ describe.concurrent("the clock stops while a person is asked", () => {
     const config = w.config([{ action: "fs.delete", tier: "always-ask" }]);
     const run = await onTerminal(w, ["run", "--config", config, "--exec-timeout-ms", "2000", w.script(deleteScript("a.txt"))], {
       answers: ["y"],
-      thinkMs: 4_000,
+      // Longer than the whole limit: a clock that ran on while asked would end the run before the answer.
+      thinkMs: 3_000,
     });
     expect(run.stdout).not.toContain("ran longer than");
     expect(run.code, run.all).toBe(0);
@@ -27,10 +35,10 @@ describe.concurrent("the clock stops while a person is asked", () => {
     const w = world();
     w.file("a.txt");
     const config = w.config([{ action: "fs.stat", tier: "always-ask" }]);
-    // Five stretches of ~700 ms of the script's own work, each followed by a question that
+    // Five stretches of 700 ms of the script's own time, each followed by a question that
     // --yes answers at once: ~3.5 s of script time against a 2 s limit.
     const script = w.script(
-      `requestFileSystem(".", (fs) => {\n  for (let i = 0; i < 5; i++) {\n    const until = Date.now() + 700;\n    while (Date.now() < until) {}\n` +
+      `requestFileSystem(".", (fs) => {\n  for (let i = 0; i < 5; i++) {\n    ${OWN_TIME}\n` +
         `    println("round", i, fs.access("a.txt").exists);\n  }\n});\nprintln("finished");\n`,
     );
     const run = await unattended(w, ["run", "--config", config, "--yes", "--exec-timeout-ms", "2000", script]);
@@ -44,7 +52,7 @@ describe.concurrent("the clock stops while a person is asked", () => {
     w.file("a.txt");
     const config = w.config([{ action: "fs.stat", tier: "always-ask" }]);
     const script = w.script(
-      `requestFileSystem(".", (fs) => {\n  for (let i = 0; i < 5; i++) {\n    const until = Date.now() + 700;\n    while (Date.now() < until) {}\n` +
+      `requestFileSystem(".", (fs) => {\n  for (let i = 0; i < 5; i++) {\n    ${OWN_TIME}\n` +
         `    try { fs.access("a.txt").exists; } catch { println("refused", i); }\n  }\n});\nprintln("finished");\n`,
     );
     const run = await unattended(w, ["run", "--config", config, "--exec-timeout-ms", "2000", script]);
