@@ -43,8 +43,9 @@ it("a rebuilt session replays an approved append without asking or appending aga
   expect(questions).toHaveLength(2);
   expect(readFileSync(world.at("log.txt"), "utf8")).toBe("ok one\n");
 
-  // Ends the sandbox: the next call finds it rebuilt from the two snippets above.
-  const timedOut = await run("while (true) {}");
+  // Ends the sandbox: the next call finds it rebuilt from the two snippets above. It waits out
+  // the time limit (Atomics.wait, for ever) rather than spinning a core through its 4 s.
+  const timedOut = await run("Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);");
   expect(timedOut.isError).toBe(true);
   expect(timedOut.text).toContain("timed out");
   const after = await run("appended + tried");
