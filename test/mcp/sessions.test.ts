@@ -263,7 +263,8 @@ describe("REPL sessions", () => {
       const typed = await run(s, 'const bad: number = "s";');
       expect(typed.exitCode).toBe(3);
       expect(typed.error).toContain("script.ts:1:7 error TS2322");
-      expect((await run(s, "counter = 50;\nwhile (true) {}")).exitCode).toBe(124);
+      // Timed out waiting (Atomics.wait, for ever), not spinning a core through the 3 s limit.
+      expect((await run(s, "counter = 50;\nAtomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);")).exitCode).toBe(124);
       expect(await run(s, "kept + read()")).toMatchObject({ stdout: "8\n", exitCode: 0 });
       const stalled = await run(s, "counter = 60;\nawait new Promise(() => {});");
       expect(stalled.exitCode).toBe(1);
