@@ -77,11 +77,15 @@ async function snippet(client: Client, session: string, code: string): Promise<s
 
 const READ_SECRET = `const secret = requestFileSystem(".", (fs) => fs.readClassified(".env"));\n`;
 
-/** A map function growing its evaluator by `chunks` of 8 MB (busy `pauseMs` after each), then answering `label` and part of the secret. */
+/**
+ * A map function growing its evaluator by `chunks` of 8 MB (waiting `pauseMs` after each: time for
+ * the budget's reading, given by Atomics.wait rather than a busy loop, which spun a core through
+ * it), then answering `label` and part of the secret.
+ */
 function growing(label: string, chunks: number, pauseMs: number): string {
   return (
     `(s) => { const parts = []; for (let k = 0; k < ${chunks}; k++) { const a = new Float64Array(1_000_000); a.fill(k); parts.push(a); ` +
-    `const t = Date.now(); while (Date.now() - t < ${pauseMs}) {} } return "${label} " + parts.length + " " + s.slice(6, 12); }`
+    `Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${pauseMs}); } return "${label} " + parts.length + " " + s.slice(6, 12); }`
   );
 }
 
@@ -97,7 +101,7 @@ it("a one-shot call's map is counted in the evaluators' budget: grown past it, i
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     })();
-    // 30 chunks of 8 MB, 60 ms of busy work after each: 240 MB over some 2 s (no time limit ends it first: LONG_LIMIT_MS).
+    // 30 chunks of 8 MB, 60 ms of waiting after each: 240 MB over some 2 s (no time limit ends it first: LONG_LIMIT_MS).
     const code = `${READ_SECRET}println(secret.map(${growing("one-shot grew", 30, 60)}));`;
     const response = await client.callTool({ name: "execute_typescript", arguments: { code } }, undefined, { timeout: 60_000 });
     expect(seenByClient(response)).toBe("Classified(***)\n");
