@@ -9,7 +9,8 @@
 // fixed cost of starting tacit (see the startup benchmark) does not hide or inflate the
 // per-file cost. The whole-process ratio is printed too. For reads, so is the least a read
 // checked by a separate process can cost here: the bare round trip (round-trip.ts) plus the
-// host's checked open and read alone (checked-read.ts).
+// host's checked open and read alone (checked-read.ts), and, on Linux, the CPU time the host and
+// the sandbox each spend on each thousand reads (read-split.ts).
 
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -17,6 +18,7 @@ import { denoExecutable } from "../runner/paths.js";
 import { type CommandSpec, measureInterleaved, median } from "./measure.js";
 import { heavyRuns, line, medianOf, ms, runChecked, tacitBin, tempDir, verdictLine } from "./helpers.js";
 import { checkedReadMicros } from "./checked-read.js";
+import { readSplit } from "./read-split.js";
 import { pipeRoundTripMicros } from "./round-trip.js";
 import { writeSearchFloor } from "./search-floor.js";
 
@@ -167,6 +169,15 @@ export function benchReads(runs: number): boolean {
     };
     line(`each ${READS_PER_SLICE} reads in turn, ms (medians of ${n})`, `tacit ${slices(process.execPath, [tacitBin, "run", "--no-check", files.tacitByThousands])}  (for information)`);
     line("", `floor ${slices(deno, denoArgs(files.floorByThousands))}  (for information)`);
+    if (process.platform === "linux") {
+      // Which side those thousands' time goes to: CPU ms each spends on them (see read-split.ts).
+      const split = readSplit(scripts, data, READ_FILES, READS_PER_SLICE, n, expected);
+      const cpu = (values: number[]): string => values.map((value) => value.toFixed(0)).join(" ");
+      line(`each ${READS_PER_SLICE} reads, CPU ms (medians of ${n})`, `host main thread       ${cpu(split.hostMain)}  (TACIT_SPIN=never; for information)`);
+      line("", `host other threads     ${cpu(split.hostOther)}  (V8's compiler, GC helpers; for information)`);
+      line("", `sandbox main thread    ${cpu(split.sandboxMain)}  (for information)`);
+      line("", `sandbox other threads  ${cpu(split.sandboxOther)}  (for information)`);
+    }
     // For information: what the protocol alone costs per read on this machine, measured now.
     const floorPerRead = ((medianOf(samples, labels.floorWork) - medianOf(samples, labels.floorIdle)) / READ_FILES) * 1000;
     const tacitPerRead = ((medianOf(samples, labels.tacitWork) - medianOf(samples, labels.tacitIdle)) / READ_FILES) * 1000;
