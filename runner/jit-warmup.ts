@@ -11,6 +11,19 @@
 // rejected if made under other flags, and one made now would be rejected at the next start. So
 // the code cache (cli/code-cache.ts) compiles and saves at the start's budget (atStartFlags),
 // else every long run rewrote the cache of each module it loaded late.
+//
+// Measured and left alone (bench/read-split.ts splits each thousand reads' CPU time by side; a
+// machine at load 15-28 on 2 CPUs, TACIT_SPIN=never, interleaved medians): the first thousands'
+// extra time is mostly this host's, its main thread in cold code and V8's compiler on its
+// other threads (~160 ms CPU over the first 2,000 reads), the sandbox's about a quarter of it.
+//  - The sandbox's Deno (V8 15: Maglev after 400 calls, TurboFan after 3,000) with 100 and 1,000
+//    instead: its CPU per thousand reads 60 43 33 38 against 58 37 34 32 (7 runs each); the stub
+//    alone against answers at once, 13-23 ms per thousand cold either way. No gain.
+//  - --maglev here with the lowered budget (experimental in Node 20's V8 11.3, the default from
+//    Node 22): the host's main thread 541 ms over the first 3,000 reads against 588, the whole
+//    loop the same (1,367 ms, 15 runs each): too little, within the noise, for a compiler tier
+//    Node 20 does not ship.
+//  - An eighth instead of a quarter, or lowered at the 250th request: within the noise (11 runs).
 
 import { setFlagsFromString } from "node:v8";
 
