@@ -17,19 +17,27 @@ export function tacitHome(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * Why tacit's home cannot be used as the environment sets it, or null. A relative TACIT_HOME (or
- * XDG_CONFIG_HOME, without TACIT_HOME) named another home in each working directory, inside the
+ * XDG_CONFIG_HOME without TACIT_HOME, or HOME without either) named another home in each working directory, inside the
  * project: a script of a run started in its parent (whose root held it, while that run's own home
  * was elsewhere) could write approvals there that the next run started in the project, as the
  * same user, would trust.
  */
 export function tacitHomeSettingProblem(env: NodeJS.ProcessEnv = process.env): string | null {
-  const name = env.TACIT_HOME ? "TACIT_HOME" : env.XDG_CONFIG_HOME ? "XDG_CONFIG_HOME" : null;
+  // HOME too, where neither is set: os.homedir() returns HOME as it is, so HOME=proj put the home
+  // in proj/.config/tacit of each working directory just the same. (An empty or unset HOME is
+  // read from the password database, which is absolute.)
+  const name = env.TACIT_HOME ? "TACIT_HOME" : env.XDG_CONFIG_HOME ? "XDG_CONFIG_HOME" : env.HOME ? "HOME" : null;
   const value = name === null ? "" : env[name]!;
   if (name === null || path.isAbsolute(value)) return null;
+  const otherwise =
+    name === "TACIT_HOME"
+      ? "or unset it to use $XDG_CONFIG_HOME/tacit or ~/.config/tacit"
+      : name === "XDG_CONFIG_HOME"
+        ? "or unset it to use ~/.config/tacit"
+        : "or set TACIT_HOME to an absolute path for tacit's home";
   return (
     `${name} is a relative path (${JSON.stringify(value)}), which names another home for tacit in each working directory, inside what ` +
-    `scripts may write: set it to an absolute path (such as ${path.resolve(value)}), or unset it` +
-    (name === "TACIT_HOME" ? " to use $XDG_CONFIG_HOME/tacit or ~/.config/tacit" : " to use ~/.config/tacit")
+    `scripts may write: set it to an absolute path (such as ${path.resolve(value)}), ${otherwise}`
   );
 }
 

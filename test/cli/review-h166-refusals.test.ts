@@ -1,0 +1,54 @@
+// Refusals that had a second spelling, through the real CLI: tacit's home named by a relative HOME
+// (as by a relative TACIT_HOME or XDG_CONFIG_HOME), a classified file given as the script on
+// standard input (as `tacit run .env` or `/dev/stdin < .env`), and Node's inspector opened by a
+// SIGUSR1 that reached tacit before its own handler was installed.
+
+import { spawn } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { type CliResult, childEnv, runCli, tacitBin, tempDirWithHome } from "../helpers.js";
+
+const { dir, env, cleanup } = tempDirWithHome("tacit-review-h166-");
+afterAll(cleanup);
+
+/** Runs the CLI with the file `stdinFile` as its standard input (a shell's `< file`), not a pipe. */
+function runCliWithStdinFile(args: string[], stdinFile: string, cwd: string): Promise<CliResult> {
+  const fd = openSync(stdinFile, "r");
+  try {
+    const child = spawn(process.execPath, [tacitBin, ...args], { cwd, env: childEnv(env), stdio: [fd, "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    return new Promise((resolve, reject) => {
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
+    });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+describe.concurrent("a relative HOME, TACIT_HOME and XDG_CONFIG_HOME unset, which would put tacit's home inside the project", () => {
+  it("HOME=proj: refused (exit 2) before anything runs, and no home is made in the working directory", async () => {
+    const cwd = path.join(dir, "relative-home-parent");
+    mkdirSync(path.join(cwd, "proj"), { recursive: true });
+    writeFileSync(path.join(cwd, "s.ts"), `println("ran");\n`);
+    const r = await runCli(["run", "--no-check", "s.ts"], { cwd, env: { ...env, TACIT_HOME: "", XDG_CONFIG_HOME: "", HOME: "proj" } });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(`HOME is a relative path ("proj")`);
+    expect(r.stderr).toContain("or set TACIT_HOME to an absolute path for tacit's home");
+    expect(existsSync(path.join(cwd, "proj", ".config"))).toBe(false);
+  });
+
+  it("a relative HOME beside an absolute TACIT_HOME names no home, and the run goes on", async () => {
+    const cwd = path.join(dir, "relative-home-tacit-home-set");
+    mkdirSync(cwd);
+    writeFileSync(path.join(cwd, "s.ts"), `println("ran");\n`);
+    const r = await runCli(["run", "--no-check", "s.ts"], { cwd, env: { ...env, HOME: "proj" } });
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe("ran\n");
+  });
+});
