@@ -12,22 +12,30 @@ import { resolveRealOrSelf } from "../runner/fs/containment.js";
 import { protectedPathOf, protectedPathsOf } from "../runner/fs/protected-paths.js";
 import { UsageError } from "./usage.js";
 
+/** The script target that names standard input, and the descriptor it is read from. */
+const STDIN_TARGET = "-";
+const STDIN_DESCRIPTOR = "/proc/self/fd/0";
+
 /** Where a descriptor of a pipe or socket leads (/dev/stdin when the script is piped in): no file, and no secret of one. */
 const STREAM_DESCRIPTOR = /^\/proc\/(?:self|\d+)\/fd\/(?:pipe|socket|anon_inode):/;
 
 /**
- * Throws a UsageError if the script file `target` (as given on the command line), or where it
- * leads, is a classified path or one of the files tacit refuses every script (its home, holding
+ * Throws a UsageError if the script file `target` (as given on the command line; "-" for standard
+ * input), or where it leads, is a classified path or one of the files tacit refuses every script (its home, holding
  * the audit signing key; a config holding the LLM key; a secure output's plaintext; procfs), but
  * a record directory.
  */
 export function refuseSecretScript(target: string, config: RunnerConfig, cwd: string = process.cwd()): void {
-  const named = path.resolve(cwd, target);
+  // "-" is standard input, judged where its descriptor leads: `tacit run - < .env` is the same
+  // file as `tacit run .env` (and as `tacit run /dev/stdin < .env`), and its words reached the
+  // checks' messages. A pipe or terminal leads to no file. (Without /proc, as on macOS, nothing is found.)
+  const named = target === STDIN_TARGET ? STDIN_DESCRIPTOR : path.resolve(cwd, target);
+  const shown = target === STDIN_TARGET ? "on standard input" : `"${target}"`;
   const real = resolveRealOrSelf(named);
   const where = real === named ? named : `${named}, which leads to ${real}`;
   if (new ClassifiedPaths(config.library.classifiedPaths).isClassified(named, real)) {
     throw new UsageError(
-      `the script "${target}" is a classified path (${where}): tacit does not read a secret as a script, since the checks' ` +
+      `the script ${shown} is a classified path (${where}): tacit does not read a secret as a script, since the checks' ` +
         "messages would quote its words. Give a script file outside the classified paths; to use the secret, have the script read it with readClassified().",
     );
   }
@@ -39,7 +47,7 @@ export function refuseSecretScript(target: string, config: RunnerConfig, cwd: st
   const owned = protectedPathOf(holdingSecrets, real, real, "read");
   if (owned !== null) {
     throw new UsageError(
-      `the script "${target}" is ${owned.what} (${where}), which scripts are refused: tacit does not read it as a script either, ` +
+      `the script ${shown} is ${owned.what} (${where}), which scripts are refused: tacit does not read it as a script either, ` +
         "since the checks' messages would quote its words. Give a script file of your own.",
     );
   }

@@ -30,6 +30,38 @@ function runCliWithStdinFile(args: string[], stdinFile: string, cwd: string): Pr
   }
 }
 
+describe.concurrent("a classified file on standard input, given as the script", () => {
+  // An identifier, which the validator's unknown-global error names.
+  const canary = "AKIACANARYSTDINWORD";
+  const project = path.join(dir, "stdin-secret");
+  mkdirSync(project);
+  writeFileSync(path.join(project, ".env"), `AWS_ACCESS_KEY_ID=${canary}\n`);
+  writeFileSync(path.join(project, "ok.ts"), `println("ran from stdin");\n`);
+
+  it("run - < .env: refused as run .env is, and no word of it is quoted", async () => {
+    const r = await runCliWithStdinFile(["run", "-"], path.join(project, ".env"), project);
+    expect(r.stdout + r.stderr).not.toContain(canary);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`the script on standard input is a classified path (/proc/self/fd/0, which leads to ${path.join(project, ".env")})`);
+  });
+
+  it("check - < .env: refused too", async () => {
+    const r = await runCliWithStdinFile(["check", "-"], path.join(project, ".env"), project);
+    expect(r.stdout + r.stderr).not.toContain(canary);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("the script on standard input is a classified path");
+  });
+
+  it("run - < ok.ts, a file of one's own, and a piped script still run", async () => {
+    const fromFile = await runCliWithStdinFile(["run", "--no-check", "-"], path.join(project, "ok.ts"), project);
+    expect(fromFile.stderr).toBe("");
+    expect(fromFile.stdout).toBe("ran from stdin\n");
+    const piped = await runCli(["run", "--no-check", "-"], { cwd: project, env, input: `println("ran from a pipe");\n` });
+    expect(piped.stdout).toBe("ran from a pipe\n");
+    expect(piped.code).toBe(0);
+  });
+});
+
 describe.concurrent("a relative HOME, TACIT_HOME and XDG_CONFIG_HOME unset, which would put tacit's home inside the project", () => {
   it("HOME=proj: refused (exit 2) before anything runs, and no home is made in the working directory", async () => {
     const cwd = path.join(dir, "relative-home-parent");
