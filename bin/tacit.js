@@ -7,6 +7,32 @@
 "use strict";
 const path = require("node:path");
 
+// First of all: SIGUSR1 does nothing (cli/stop-signals.ts says why: Node answers it by opening its
+// inspector, through which any local process may run code in tacit), set here rather than only once
+// the bundle has loaded, where a process sending SIGUSR1 over and over as tacit started opened the
+// inspector in the ~100 ms before, and it stayed open for the whole run. From here on none opens;
+// one opened before (as Node booted) is refused, before tacit has read anything.
+process.on("SIGUSR1", () => undefined);
+refuseInspectorOpenedUnasked();
+
+/** Exits (2) if Node's inspector is open though tacit's command line and NODE_OPTIONS did not ask for one. */
+function refuseInspectorOpenedUnasked() {
+  let open = false;
+  try {
+    open = require("node:inspector").url() !== undefined;
+  } catch {
+    // A Node built without the inspector: nothing can open it.
+  }
+  const asked = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((arg) => /^--inspect(?:-brk|-wait)?(?:=|$)/.test(arg));
+  if (!open || asked) return;
+  process.stderr.write(
+    "tacit: Node's inspector is open in this process, though neither its command line nor NODE_OPTIONS asked for it (--inspect): " +
+      "another process opened it with SIGUSR1 as tacit started, and through it any local process could run code in tacit and read what it " +
+      "holds. Nothing was run. Start tacit again, and look for what sends SIGUSR1 to your processes; to debug tacit, start it with node --inspect.\n",
+  );
+  process.exit(2);
+}
+
 // First of all, before any secret is read: no core dump of tacit holds its memory. The host
 // holds the LLM key, classified plaintext and secret headers, and a core dump (Ctrl-\ on a
 // terminal, a crash) wrote all of it where core_pattern says: by default a file `core` in

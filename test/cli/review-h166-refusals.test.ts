@@ -84,3 +84,32 @@ describe.concurrent("a relative HOME, TACIT_HOME and XDG_CONFIG_HOME unset, whic
     expect(r.stdout).toBe("ran\n");
   });
 });
+
+describe("Node's inspector, opened by a SIGUSR1 before tacit's own handler was in place", () => {
+  it("is refused before anything runs (exit 2); asked for with --inspect, it is not", async () => {
+    // A preload that sends tacit's process SIGUSR1 as it starts, and waits for the inspector that
+    // Node opens for it: what a process sending SIGUSR1 over and over at a starting tacit got.
+    // --inspect-port=0 only sets the port it opens on (no clash with other tests), and asks for no inspector.
+    const cwd = path.join(dir, "inspector");
+    mkdirSync(cwd);
+    const preload = path.join(cwd, "sigusr1.cjs");
+    writeFileSync(
+      preload,
+      `process.kill(process.pid, "SIGUSR1");\n` +
+        `const inspector = require("node:inspector");\n` +
+        `const waiting = new Int32Array(new SharedArrayBuffer(4));\n` +
+        `for (let i = 0; i < 2000 && inspector.url() === undefined; i++) Atomics.wait(waiting, 0, 0, 5);\n` +
+        `if (inspector.url() === undefined) throw new Error("the inspector did not open");\n`,
+    );
+    writeFileSync(path.join(cwd, "s.ts"), `println("ran with the inspector open");\n`);
+    const r = await runCli(["run", "--no-check", "s.ts"], { cwd, env: { ...env, NODE_OPTIONS: `--inspect-port=0 --require ${preload}` } });
+    expect(r.stdout).not.toContain("ran with the inspector open");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("tacit: Node's inspector is open in this process, though neither its command line nor NODE_OPTIONS asked for it");
+    expect(r.stderr).toContain("to debug tacit, start it with node --inspect");
+
+    const asked = await runCli(["run", "--no-check", "s.ts"], { cwd, env: { ...env, NODE_OPTIONS: "--inspect=127.0.0.1:0" } });
+    expect(asked.stdout).toBe("ran with the inspector open\n");
+    expect(asked.code).toBe(0);
+  });
+});
