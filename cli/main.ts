@@ -93,6 +93,12 @@ const LIST_PARSERS: ReadonlySet<unknown> = new Set([commaList, classifiedPattern
  * reading is surely what the person meant, so tacit asks. A value is not repeated in an error:
  * it may be an API key (a flag's name is shown: it is one of tacit's).
  */
+/**
+ * Commander's own flags, in no command's options list: `--classified-paths -h s.ts` (the value
+ * forgotten) classified only files named "-h", and scripts read .env.
+ */
+const HELP_AND_VERSION_FLAGS: ReadonlySet<string> = new Set(["-h", "--help", "-V", "--version"]);
+
 function checkOptionValues(command: CommandType): void {
   const flagNames = new Set(command.options.flatMap((option) => [option.long, option.short].filter((name): name is string => name !== undefined)));
   for (const option of command.options) {
@@ -101,7 +107,7 @@ function checkOptionValues(command: CommandType): void {
     const isList = LIST_PARSERS.has(parse);
     option.argParser((value: string, previous: unknown) => {
       const flag = value.split("=")[0]!;
-      if (flagNames.has(flag) || flag === "--help") {
+      if (flagNames.has(flag) || HELP_AND_VERSION_FLAGS.has(flag)) {
         throw new UsageError(
           `${option.long} takes a value, but the word after it is the flag ${flag}: was the value left out? ` +
             `Give it (${option.long} ${option.flags.split(" ")[1] ?? "<value>"}), or leave ${option.long} out.`,

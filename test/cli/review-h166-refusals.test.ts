@@ -113,3 +113,17 @@ describe("Node's inspector, opened by a SIGUSR1 before tacit's own handler was i
     expect(asked.code).toBe(0);
   });
 });
+
+describe.concurrent("commander's own -h given as a value flag's value", () => {
+  it("--classified-paths -h (the value left out): refused, and .env stays classified", async () => {
+    const canary = "CANARY-help-as-value-5e21";
+    const project = path.join(dir, "help-as-value");
+    mkdirSync(project);
+    writeFileSync(path.join(project, ".env"), `TOKEN=${canary}\n`);
+    writeFileSync(path.join(project, "read-env.ts"), `requestFileSystem(".", (fs) => { println(fs.access(".env").read()); });\n`);
+    const r = await runCli(["run", "--no-check", "--classified-paths", "-h", "read-env.ts"], { cwd: project, env });
+    expect(r.stdout + r.stderr).not.toContain(canary);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--classified-paths takes a value, but the word after it is the flag -h: was the value left out?");
+  });
+});
