@@ -125,6 +125,20 @@ function chatRanOutOfTime(error: unknown): RanOutOfTime | null {
 }
 
 /**
+ * Whether `url` is https as fetch reads it: the URL parser drops leading and trailing spaces and
+ * controls, and tabs and line breaks anywhere, so " https://…" and "ht\ttps://…" are https too
+ * (a test of the text's start let them past the refusal below, and the key went to a self-signed server).
+ */
+function isHttpsUrl(url: string): boolean {
+  try {
+    return new URL(url).protocol === "https:";
+  } catch {
+    // Not a URL: fetch sends nothing to it either.
+    return false;
+  }
+}
+
+/**
  * Why no question goes to an https model while Node checks no certificate, or null. Node's fetch,
  * which this client uses, takes NODE_TLS_REJECT_UNAUTHORIZED=0 in tacit's environment as "accept
  * any certificate" (the network capability sets rejectUnauthorized on each request itself): the key,
@@ -132,7 +146,7 @@ function chatRanOutOfTime(error: unknown): RanOutOfTime | null {
  * address. Decided by the environment and the configured URL alone, the operator's both.
  */
 function uncheckedCertificateRefusal(baseUrl: string): string | null {
-  if (process.env.NODE_TLS_REJECT_UNAUTHORIZED !== "0" || !/^https:/i.test(baseUrl)) return null;
+  if (process.env.NODE_TLS_REJECT_UNAUTHORIZED !== "0" || !isHttpsUrl(baseUrl)) return null;
   return (
     `chat: NODE_TLS_REJECT_UNAUTHORIZED=0 in tacit's environment turns off Node's checks of the model server's certificate, so the API key ` +
     `and the question would go to whoever answers for ${originOf(baseUrl)}; nothing was sent. The operator can run tacit without it, ` +
