@@ -10,6 +10,7 @@ import type { RunnerConfig } from "../runner/config.js";
 import { ClassifiedPaths } from "../runner/fs/classified-paths.js";
 import { resolveRealOrSelf } from "../runner/fs/containment.js";
 import { protectedPathOf, protectedPathsOf } from "../runner/fs/protected-paths.js";
+import { printable } from "../runner/printable.js";
 import { UsageError } from "./usage.js";
 
 /** The script target that names standard input, and the descriptor it is read from. */
@@ -30,9 +31,12 @@ export function refuseSecretScript(target: string, config: RunnerConfig, cwd: st
   // file as `tacit run .env` (and as `tacit run /dev/stdin < .env`), and its words reached the
   // checks' messages. A pipe or terminal leads to no file. (Without /proc, as on macOS, nothing is found.)
   const named = target === STDIN_TARGET ? STDIN_DESCRIPTOR : path.resolve(cwd, target);
-  const shown = target === STDIN_TARGET ? "on standard input" : `"${target}"`;
+  const shown = target === STDIN_TARGET ? "on standard input" : `"${printable(target)}"`;
   const real = resolveRealOrSelf(named);
-  const where = real === named ? named : `${named}, which leads to ${real}`;
+  // Printable: where a link leads is a name its maker chose (a command a script ran), and tacit writes
+  // this on its stderr as it is: a link to ".env.\x1b]0;…\x07\ntacit: warning: …" retitled the
+  // person's terminal and started a line that read as tacit's own.
+  const where = real === named ? printable(named) : `${printable(named)}, which leads to ${printable(real)}`;
   if (new ClassifiedPaths(config.library.classifiedPaths).isClassified(named, real)) {
     throw new UsageError(
       `the script ${shown} is a classified path (${where}): tacit does not read a secret as a script, since the checks' ` +

@@ -4,7 +4,7 @@
 // SIGUSR1 that reached tacit before its own handler was installed.
 
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type CliResult, childEnv, runCli, tacitBin, tempDirWithHome } from "../helpers.js";
@@ -125,5 +125,20 @@ describe.concurrent("commander's own -h given as a value flag's value", () => {
     expect(r.stdout + r.stderr).not.toContain(canary);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--classified-paths takes a value, but the word after it is the flag -h: was the value left out?");
+  });
+});
+
+describe.concurrent("the refusal of a script that leads to a classified file whose name holds terminal controls", () => {
+  it("shows the name as escapes: the terminal is not retitled, and no line of the refusal reads as tacit's own", async () => {
+    const project = path.join(dir, "controls-in-name");
+    mkdirSync(project);
+    const secret = ".env.\u001b]0;RETITLED\u0007\ntacit: warning: forged by the name";
+    writeFileSync(path.join(project, secret), "X\n");
+    symlinkSync(secret, path.join(project, "run.ts"));
+    const r = await runCli(["run", "run.ts"], { cwd: project, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`which leads to ${path.join(project, ".env.\\u001b]0;RETITLED\\u0007\\u000atacit: warning: forged by the name")}`);
+    expect(r.stderr).not.toContain("\u001b");
+    expect(r.stderr.split("\n").filter((line) => line.startsWith("tacit: warning: forged"))).toEqual([]);
   });
 });
