@@ -52,6 +52,31 @@ try {
 process.report.reportOnSignal = false;
 process.report.reportOnFatalError = false;
 process.report.reportOnUncaughtException = false;
+// Nor a heap snapshot, which is all of tacit's memory: --heapsnapshot-signal (in NODE_OPTIONS, so
+// spelled with - or _) has Node write one into the working directory, the default allowed root,
+// on that signal, which any process of the user may send (a command a script runs outside a PID
+// namespace); the next read of it by a script had a classified value's plaintext and the LLM key.
+// Node listens for it with a listener of its own, taken away here; the signal then does nothing,
+// as it did besides the snapshot. --heapsnapshot-near-heap-limit cannot be turned off once Node
+// runs (and a script can bring tacit's heap near its limit): tacit does not run with it.
+for (const signal of Object.keys(require("node:os").constants.signals)) {
+  const writers = process.listeners(signal).filter((listener) => listener.name === "doWriteHeapSnapshot");
+  for (const writer of writers) process.removeListener(signal, writer);
+  if (writers.length > 0) process.on(signal, () => undefined);
+}
+refuseHeapSnapshotsNearHeapLimit();
+
+/** Exits (2) if the command line or NODE_OPTIONS asks Node to write heap snapshots near the heap limit. */
+function refuseHeapSnapshotsNearHeapLimit() {
+  const words = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)];
+  if (!words.some((word) => /^--heapsnapshot[-_]near[-_]heap[-_]limit(?:=|$)/.test(word))) return;
+  process.stderr.write(
+    "tacit: NODE_OPTIONS (or node's command line) holds --heapsnapshot-near-heap-limit, which has Node write all of tacit's memory, " +
+      "the LLM key and classified plaintext with it, to a file in the working directory (where scripts read) when its heap runs low. " +
+      "Nothing was run. Run tacit without it (NODE_OPTIONS= tacit …); to study tacit's memory, do so on a run that holds no secret.\n",
+  );
+  process.exit(2);
+}
 
 const bundleDir = path.resolve(__dirname, "..", "dist", "bundle");
 const { installCodeCache, saveCodeCache } = require(path.join(bundleDir, "code-cache.cjs"));
