@@ -37,8 +37,20 @@ export function tacitHomeSettingProblem(env: NodeJS.ProcessEnv = process.env): s
         : "or set TACIT_HOME to an absolute path for tacit's home";
   return (
     `${name} is a relative path (${JSON.stringify(value)}), which names another home for tacit in each working directory, inside what ` +
-    `scripts may write: set it to an absolute path (such as ${path.resolve(value)}), ${otherwise}`
+    `scripts may write: set it to an absolute path (such as ${absoluteMeant(value, env)}), ${otherwise}`
   );
+}
+
+/**
+ * The absolute path a relative home setting most likely meant: with a leading ~ or $HOME, which
+ * only a shell expands (an MCP client's settings pass "~/.tacit" as written), that expanded, not
+ * "<working directory>/~/.tacit"; otherwise `value` from the working directory.
+ */
+function absoluteMeant(value: string, env: NodeJS.ProcessEnv): string {
+  const home = /^(?:~(?=\/|$)|\$HOME(?=\/|$)|\$\{HOME\}(?=\/|$))/.exec(value);
+  if (home === null) return path.resolve(value);
+  const homeDir = env.HOME && path.isAbsolute(env.HOME) ? env.HOME : (passwdHome() ?? os.homedir());
+  return `${path.join(homeDir, value.slice(home[0].length))}: ${home[0]} is expanded by a shell, not by tacit`;
 }
 
 /**

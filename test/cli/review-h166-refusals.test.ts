@@ -75,6 +75,16 @@ describe.concurrent("a relative HOME, TACIT_HOME and XDG_CONFIG_HOME unset, whic
     expect(existsSync(path.join(cwd, "proj", ".config"))).toBe(false);
   });
 
+  it("TACIT_HOME=~/.tacit (as an MCP client's settings pass it, unexpanded): the fix it names is the home's .tacit, not one in the working directory", async () => {
+    const cwd = path.join(dir, "tilde-home");
+    mkdirSync(cwd);
+    const home = path.join(dir, "a-home");
+    const r = await runCli(["run", "--no-check", "s.ts"], { cwd, env: { ...env, TACIT_HOME: "~/.tacit", HOME: home } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`set it to an absolute path (such as ${path.join(home, ".tacit")}: ~ is expanded by a shell, not by tacit)`);
+    expect(r.stderr).not.toContain(path.join(cwd, "~"));
+  });
+
   it("a relative HOME beside an absolute TACIT_HOME names no home, and the run goes on", async () => {
     const cwd = path.join(dir, "relative-home-tacit-home-set");
     mkdirSync(cwd);
