@@ -2,7 +2,6 @@
 // zod. Unknown keys and bad values are errors that name the key; nothing is ignored.
 
 import { realpathSync, statSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { readNamedFile, UnreadableFileError } from "./bounded-file.js";
@@ -30,6 +29,7 @@ import {
   PURE_JOB_TIMEOUT_MS,
 } from "./limits.js";
 import { onFirstUse } from "./on-first-use.js";
+import { shellOnlyPart } from "./shell-only.js";
 import { PARSED_ONCE } from "./parse-once.js";
 
 // What a bad llm setting should be instead. None of them quotes the value given: an API key put
@@ -445,26 +445,6 @@ export function loadConfigFile(file: string): ConfigFile {
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/**
- * Where `value`, a path or a classified pattern, holds what only a shell expands: "~" (a leading
- * ~, ~/… or ~user), or "$NAME" for a variable the environment sets (at the start of a component);
- * null if it holds neither. tacit reads a config file's values and the items of a comma-separated
- * flag as written (a shell expands ~ only at a word's start): "~/sink.log" made a directory "~"
- * in the working directory for the plaintext, and the classified pattern "~/.secret" matched
- * nothing, so the file it meant was read as plain text.
- */
-function shellOnlyPart(value: string, env: NodeJS.ProcessEnv): { part: string; why: string; expanded: string | null } | null {
-  const tildeWhy = "a shell expands ~ only at the start of a word, and a config file's values and a comma-separated flag's later items reach tacit as written";
-  if (/^~(?:$|\/)/.test(value)) return { part: "~", why: tildeWhy, expanded: path.join(os.homedir(), value.slice(1)) };
-  if (/^~[A-Za-z_]/.test(value)) return { part: value.split("/")[0]!, why: tildeWhy, expanded: null };
-  const variable = /(?:^|\/)\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/.exec(value);
-  const name = variable?.[1] ?? variable?.[2];
-  if (name === undefined || env[name] === undefined) return null;
-  // Only HOME's value is shown in the fix, and only where it leads the value: another variable's may be a secret.
-  const expanded = name === "HOME" && variable!.index === 0 ? `${env.HOME}${value.slice(variable![0].length)}` : null;
-  return { part: `$${name}`, why: "a config file's values, and a flag's value in single quotes, reach tacit as written, and tacit expands no variable", expanded };
 }
 
 /** Refuses a path or pattern holding what only a shell expands (see shellOnlyPart), saying what to give instead. */

@@ -8,6 +8,7 @@ import { chmodSync, mkdirSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { passwdHome } from "./fs/home-config.js";
+import { shellOnlyPart } from "./shell-only.js";
 
 export function tacitHome(env: NodeJS.ProcessEnv = process.env): string {
   if (env.TACIT_HOME) return path.resolve(env.TACIT_HOME);
@@ -47,10 +48,8 @@ export function tacitHomeSettingProblem(env: NodeJS.ProcessEnv = process.env): s
  * "<working directory>/~/.tacit"; otherwise `value` from the working directory.
  */
 function absoluteMeant(value: string, env: NodeJS.ProcessEnv): string {
-  const home = /^(?:~(?=\/|$)|\$HOME(?=\/|$)|\$\{HOME\}(?=\/|$))/.exec(value);
-  if (home === null) return path.resolve(value);
-  const homeDir = env.HOME && path.isAbsolute(env.HOME) ? env.HOME : (passwdHome() ?? os.homedir());
-  return `${path.join(homeDir, value.slice(home[0].length))}: ${home[0]} is expanded by a shell, not by tacit`;
+  const found = shellOnlyPart(value, env);
+  return found?.expanded ? `${found.expanded}: ${found.part} is expanded by a shell, not by tacit` : path.resolve(value);
 }
 
 /**
