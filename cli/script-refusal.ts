@@ -37,6 +37,10 @@ export function refuseSecretScript(target: string, config: RunnerConfig, cwd: st
   // this on its stderr as it is: a link to ".env.\x1b]0;…\x07\ntacit: warning: …" retitled the
   // person's terminal and started a line that read as tacit's own.
   const where = real === named ? printable(named) : `${printable(named)}, which leads to ${printable(real)}`;
+  // Standard input that is a pipe or a socket is no file and holds no file's secret, whatever the
+  // classified paths name (a pattern "/dev/stdin" leads to the same descriptor, and refused
+  // every piped script: test/files/proc.test.ts).
+  if (target === STDIN_TARGET && STREAM_DESCRIPTOR.test(real)) return;
   if (new ClassifiedPaths(config.library.classifiedPaths).isClassified(named, real)) {
     throw new UsageError(
       `the script ${shown} is a classified path (${where}): tacit does not read a secret as a script, since the checks' ` +
