@@ -166,21 +166,38 @@ export function benchAudit(runs: number): boolean {
   }
 }
 
-/** The log alone, in a fresh process per round (see audit-log-alone.ts): the process's CPU by phase, medians [quartiles]. */
+/**
+ * The log alone, in a fresh process per round (see audit-log-alone.ts): the process's CPU by phase, medians [quartiles].
+ * Each round runs it a second time under --no-opt (no optimizing compiler), interleaved: the difference in the events'
+ * CPU is what V8's optimizing compiler spends on the log's code, on threads of its own (the "all threads" figure's
+ * excess over the main thread's), code that a run of a thousand reads is mostly over before it can use.
+ */
 function logAlone(dir: string, rounds: number): void {
   const child = fileURLToPath(new URL("./audit-log-alone.js", import.meta.url));
   const log = path.join(dir, "alone.jsonl");
-  const phases = { open: [] as number[], events: [] as number[], head: [] as number[], headWallMs: [] as number[], close: [] as number[] };
+  type Phases = { open: number[]; events: number[]; head: number[]; headWallMs: number[]; close: number[] };
+  const empty = (): Phases => ({ open: [], events: [], head: [], headWallMs: [], close: [] });
+  const phases = empty();
+  const unoptimized = empty();
   for (let round = 0; round < rounds; round++) {
-    const run = spawnSync(process.execPath, [child, log, String(READS)], { cwd: dir, input: "", stdio: ["pipe", "pipe", "pipe"] });
-    if (run.status !== 0) throw new Error(`audit: ${child} exited ${run.status}: ${run.stderr.toString().slice(0, 500)}`);
-    const spent = JSON.parse(run.stdout.toString()) as Record<keyof typeof phases, number>;
-    for (const key of Object.keys(phases) as Array<keyof typeof phases>) phases[key].push(spent[key]);
+    const order: Array<[Phases, string[]]> = [
+      [phases, []],
+      [unoptimized, ["--no-opt"]],
+    ];
+    for (const [into, flags] of round % 2 === 0 ? order : [...order].reverse()) {
+      const run = spawnSync(process.execPath, [...flags, child, log, String(READS)], { cwd: dir, input: "", stdio: ["pipe", "pipe", "pipe"] });
+      if (run.status !== 0) throw new Error(`audit: ${child} exited ${run.status}: ${run.stderr.toString().slice(0, 500)}`);
+      const spent = JSON.parse(run.stdout.toString()) as Record<keyof Phases, number>;
+      for (const key of Object.keys(into) as Array<keyof Phases>) into[key].push(spent[key]);
+    }
   }
   const shown = (values: number[]) => `${median(values).toFixed(2)} ms [${quartiles(values, 2)}]`;
   console.log(`  the log alone: CPU of a fresh process, all threads (${rounds} runs; medians [quartiles])`);
   line("  open (key, lock, tail, anchor)", shown(phases.open));
   line(`  ${READS} reads' events (${READS * 3 + 2} lines)`, `${shown(phases.events)}, ${((median(phases.events) / READS) * 1000).toFixed(1)} µs a read`);
+  const compiler = phases.events.map((events, round) => events - unoptimized.events[round]!);
+  line("    the same under --no-opt", shown(unoptimized.events));
+  line("    of which the optimizing compiler, paired", shown(compiler));
   line("  signed head (CPU; wall: its fsync, anchor)", `${shown(phases.head)}; wall ${shown(phases.headWallMs)}`);
   line("  close", shown(phases.close));
 }

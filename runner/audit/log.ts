@@ -13,6 +13,17 @@
 // reply: 1,000 reads 310 -> 315 ms, 10,000 reads 1,092 -> 1,126 ms, and 0 reads 129 -> 152 ms
 // (the thread's start-up, beside the sandbox's boot), medians of 20, 6 and 20 interleaved runs.
 //
+// What the log costs other threads is V8's optimizing compiler. The events of 1,000 reads, in a
+// fresh process (bench/audit-log-alone.ts), took 34.7 ms of CPU on all threads and 22.0 on the main
+// thread; under --no-opt, 26.1 and 22.6 (medians of 14 interleaved runs): about 8.6 ms compiling
+// LineBytes.add, write, append and node:crypto's hash on the compiler's threads, code that a run
+// of a thousand reads is mostly over before it uses (GC's helpers: --single-threaded-gc changed
+// nothing measurable). Each function the lines make hot is one more compile: a change that made
+// drain's loop run over an index (V8 then compiled drain whole, write and add inlined), had chainOf
+// call line-bytes.ts's hash function directly (which then got hot on its own) and moved write's
+// timer start into a method added two compiles (drain, the hash function) and 3-4 ms of CPU on
+// other threads (24 interleaved runs, paired), with no gain on the main thread: none of it was kept.
+//
 // One writer per file: a lock holding the writer's pid keeps a second process from interleaving
 // its own chain. It lives in tacit's home, beside the anchors (audit-writers/, named by a digest
 // of the log's real path), not beside the log: a lock there is missing whenever no tacit writes
