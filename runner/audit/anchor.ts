@@ -25,16 +25,20 @@ import { z } from "zod";
 import { onFirstUse } from "../on-first-use.js";
 import { tacitHome } from "../tacit-home.js";
 import { sha256Hex } from "./digest.js";
-import { describeIssues, parseLine } from "./line.js";
+import { describeIssues, hex32, loggedTime, parseLine, positiveCount } from "./line.js";
 import { ownFileProblemText, readOwnFile, replaceOwnFile } from "./own-file.js";
 import { PARSED_ONCE } from "../parse-once.js";
 
 const ANCHOR_FORMAT = "tacit-audit-anchor-v1";
 const ANCHORS_DIR_NAME = "audit-anchors";
 
+/**
+ * A record's hashes, counts and time are checked by the log's own schemas (line.ts), built already by
+ * the import of its modules: made here again, with z.string().datetime() for the time, they cost a
+ * writer's opening about 1 ms more. Its time is the writer's (timeText, Date#toISOString), and only that
+ * form is taken, as on a line.
+ */
 function buildAnchorSchema() {
-  const hex32 = z.string().regex(/^[0-9a-f]{64}$/, "64 lower-case hex digits");
-  const count = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
   return z.strictObject({
     format: z.literal(ANCHOR_FORMAT),
     /** The log's real path (symlinks resolved) when the head was signed. */
@@ -42,12 +46,12 @@ function buildAnchorSchema() {
     /** The chain of the log's first line: which log this is, whatever its name. */
     firstChain: hex32,
     /** The head line's seq (its line number in an untouched log) and its chain value. */
-    seq: count.positive(),
+    seq: positiveCount,
     chain: hex32,
     /** The file's size in bytes right after the head line: where the writer looks for it. */
-    offset: count.positive(),
+    offset: positiveCount,
     /** When it was signed, and with which key. */
-    time: z.string().datetime(),
+    time: loggedTime,
     publicKey: hex32,
   });
 }

@@ -117,12 +117,21 @@ export function headMessageV1(signs: string): Uint8Array {
 }
 
 const hex = (bytes: number) => z.string().regex(new RegExp(`^[0-9a-f]{${bytes * 2}}$`), `${bytes * 2} lower-case hex digits`);
-// Each made once and shared by the schemas below (a zod schema is immutable): every .regex(),
-// .int(), .positive() and .max() builds a schema of its own, at the import of the log's modules
-// in every run with --audit-log; made per field, they cost about 0.6 ms more.
-const hex32 = hex(32);
+// Each made once and shared by the schemas below and the anchor's (anchor.ts; a zod schema is
+// immutable): every .regex(), .int(), .positive() and .max() builds a schema of its own, at the
+// import of the log's modules in every run with --audit-log; made per field, they cost about 0.6 ms more.
+/** 32 bytes as lower-case hex: a hash, a chain, a public key. */
+export const hex32 = hex(32);
 const hex64 = hex(64);
-const seqNumber = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+/** A line's seq, or a count of lines or bytes that is never 0. */
+export const positiveCount = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+/**
+ * A time as the writer writes it (Date#toISOString), on lines and in anchors. Any text was taken: nothing
+ * signs the last head's own line (its chain is only anchored on the machine that wrote it), so a copy
+ * verified with --public-key elsewhere verified with that head's time made "2031-01-01T00:00:00.000Z
+ * evaluation-ended …", which `tacit audit show` printed in its time column.
+ */
+export const loggedTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, "a time as tacit writes it, such as 2026-01-02T03:04:05.678Z");
 
 /**
  * A line read from a file (outside data). Strict: a key the writer never writes is refused,
@@ -131,12 +140,8 @@ const seqNumber = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
  * kind, and a verifier must still check logs written by a newer tacit.
  */
 export const lineSchema = z.strictObject({
-  seq: seqNumber,
-  // As the writer writes it (Date#toISOString). Any text was taken: nothing signs the last head's
-  // own line (its chain is only anchored on the machine that wrote it), so a copy verified with
-  // --public-key elsewhere verified with that head's time made "2031-01-01T00:00:00.000Z  evaluation-ended …",
-  // which `tacit audit show` printed in its time column.
-  time: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, "a time as tacit writes it, such as 2026-01-02T03:04:05.678Z"),
+  seq: positiveCount,
+  time: loggedTime,
   event: z.looseObject({ type: z.string() }),
   prev: hex32,
   hash: hex32,
@@ -147,14 +152,14 @@ export type ParsedLine = z.infer<typeof lineSchema>;
 export const headEventSchema = z.strictObject({
   type: z.literal("head"),
   signs: hex32,
-  signedSeq: seqNumber,
+  signedSeq: positiveCount,
   publicKey: hex32,
   signature: hex64,
 });
 
 export const resumedEventSchema = z.strictObject({
   type: z.literal("resumed-after-unsigned-tail"),
-  lastSeq: seqNumber,
+  lastSeq: positiveCount,
 });
 
 export type LineParse = { ok: true; line: ParsedLine } | { ok: false; reason: string };
