@@ -3,9 +3,11 @@
 // value is an array holding the one before: every call, even one that printed a line and wrote
 // nothing, nested one more array in it, never let go (a red team's 1,000 calls left exactly
 // 1,000 more arrays on the heap, chained from `lastWrite`). The chain is read here from a heap
-// snapshot the real server writes on SIGUSR2 (Node's --heapsnapshot-signal).
+// snapshot the real server writes on SIGUSR2, by a listener the test preloads (--require): tacit
+// takes Node's own --heapsnapshot-signal away (bin/tacit.js: a snapshot holds every secret the
+// host does, and was written into the working directory), which is what this test used before.
 
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -84,7 +86,13 @@ let cleanup: () => void;
 let client: Client;
 beforeAll(async () => {
   ({ dir, env, cleanup } = tempDirWithHome("tacit-left-work-growth-"));
-  client = await connectServe(["--no-check"], dir, { env: { ...env, NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${dir}` } });
+  const preload = path.join(dir, "snapshot-on-sigusr2.cjs");
+  writeFileSync(
+    preload,
+    `const { renameSync } = require("node:fs");\nconst { writeHeapSnapshot } = require("node:v8");\n` +
+      `process.on("SIGUSR2", () => renameSync(writeHeapSnapshot(${JSON.stringify(path.join(dir, "server.tmp"))}), ${JSON.stringify(path.join(dir, "server.heapsnapshot"))}));\n`,
+  );
+  client = await connectServe(["--no-check"], dir, { env: { ...env, NODE_OPTIONS: `--require=${preload}` } });
 });
 afterAll(async () => {
   await client.close();
