@@ -3,11 +3,11 @@
 // before (z.string().datetime()), a form tacit never writes. Through the real CLI, with a log and
 // its anchor written by a real `tacit run`.
 
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, unchecked } from "../helpers.js";
-import { auditHome } from "./fixtures.js";
+import { auditedWork, type auditHome } from "./fixtures.js";
 
 describe("an audit anchor's time", () => {
   let ctx: ReturnType<typeof auditHome>;
@@ -16,11 +16,7 @@ describe("an audit anchor's time", () => {
   const run = () => runCli(unchecked(["run", "--audit-log", log, "script.ts"]), { cwd: work, env: ctx.env });
 
   beforeAll(async () => {
-    ctx = auditHome();
-    work = path.join(ctx.dir, "work");
-    mkdirSync(work);
-    writeFileSync(path.join(work, "script.ts"), 'println("audited");\n');
-    log = path.join(ctx.dir, "logs", "audit.jsonl");
+    ({ work, log, ...ctx } = auditedWork());
     const first = await run();
     expect(first.code, first.stderr).toBe(0);
   });

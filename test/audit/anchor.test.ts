@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { AnchorStore, anchorsDirFor, realLogPath } from "../../runner/audit/anchor.js";
 import { AuditLog } from "../../runner/audit/log.js";
 import { runCli, unchecked } from "../helpers.js";
-import { auditHome, evaluationEvents, type Line, publicKeyHex, readLines, rechain, verifyJson, writeLines } from "./fixtures.js";
+import { auditedWork, auditHome, evaluationEvents, type Line, publicKeyHex, readLines, rechain, verifyJson, writeLines } from "./fixtures.js";
 
 describe("the anchor of an audit log", () => {
   let ctx: ReturnType<typeof auditHome>;
@@ -29,12 +29,8 @@ describe("the anchor of an audit log", () => {
   // copy of that state at the same paths (anchors name the log's real path, so the paths must
   // not change), rather than from three runs of its own.
   beforeAll(async () => {
-    ctx = auditHome();
-    work = path.join(ctx.dir, "work");
-    mkdirSync(work);
-    writeFileSync(path.join(work, "script.ts"), 'println("audited");\n');
-    // Outside the allowed root (the working directory), as the README advises.
-    log = path.join(ctx.dir, "logs", "audit.jsonl");
+    // The log outside the allowed root (the working directory), as the README advises.
+    ({ work, log, ...ctx } = auditedWork());
     for (let i = 0; i < 3; i++) {
       const result = await run();
       expect(result.code, result.stderr).toBe(0);

@@ -33,6 +33,18 @@ export function auditHome(): { home: string; keyFile: string; dir: string; env: 
   return { home, keyFile: path.join(home, "audit-key.json"), dir, env, cleanup };
 }
 
+/**
+ * auditHome, with a working directory `work` (the runs' allowed root) holding script.ts, which
+ * prints "audited", and the log's path outside it, in `dir`/logs (as the README advises).
+ */
+export function auditedWork(): ReturnType<typeof auditHome> & { work: string; log: string } {
+  const ctx = auditHome();
+  const work = path.join(ctx.dir, "work");
+  mkdirSync(work);
+  writeFileSync(path.join(work, "script.ts"), 'println("audited");\n');
+  return { ...ctx, work, log: path.join(ctx.dir, "logs", "audit.jsonl") };
+}
+
 /** A fresh home (auditHome) and a clean log of two evaluations in it: 22 lines, heads at lines 11 and 22. */
 export function cleanLog(): { ctx: ReturnType<typeof auditHome>; original: string; lines: Line[] } {
   const ctx = auditHome();

@@ -4,15 +4,15 @@
 // start, so the key and the question went to a self-signed server answering for the model's address.
 // Through the real CLI and an https server on loopback with a certificate nothing trusts.
 
-import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, tempDirWithHome, unchecked } from "../helpers.js";
+import { selfSignedCertificate } from "./self-signed.js";
 
 const { dir, env, cleanup } = tempDirWithHome("tacit-chat-url-spellings-");
 const apiKey = `sk-test-${randomUUID()}`;
@@ -22,11 +22,7 @@ let server: Server;
 let port = 0;
 
 beforeAll(async () => {
-  execFileSync("openssl", [
-    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem"),
-  ], { stdio: "ignore" });
-  server = createServer({ key: readFileSync(path.join(dir, "key.pem")), cert: readFileSync(path.join(dir, "cert.pem")) }, (request, response) => {
+  server = createServer(selfSignedCertificate(dir), (request, response) => {
     received.push(request.headers.authorization ?? "");
     request.resume();
     request.on("end", () => {

@@ -5,7 +5,6 @@
 // network capability checks certificates whatever the variable says (test/net/https.test.ts).
 // Asserted: no request reaches the server, and the script is told why and what to do instead.
 
-import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -14,6 +13,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runCli, tempDirWithHome, unchecked } from "../helpers.js";
+import { selfSignedCertificate } from "./self-signed.js";
 
 const { dir, env, cleanup } = tempDirWithHome("tacit-chat-unchecked-");
 const apiKey = `sk-test-${randomUUID()}`;
@@ -25,11 +25,7 @@ let server: Server;
 let baseUrl = "";
 
 beforeAll(async () => {
-  execFileSync("openssl", [
-    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem"),
-  ], { stdio: "ignore" });
-  server = createServer({ key: readFileSync(path.join(dir, "key.pem")), cert: readFileSync(path.join(dir, "cert.pem")) }, (request, response) => {
+  server = createServer(selfSignedCertificate(dir), (request, response) => {
     let body = "";
     request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
     request.on("end", () => {
