@@ -77,33 +77,46 @@ function keyOf(command: readonly string[]): string | null {
   return `works ${createHash("sha256").update(JSON.stringify(facts)).digest("hex")}\n`;
 }
 
-/** Whether a run on this host, as now, found that `command` (a probe's) made its namespaces. */
-export function probeRemembered(command: readonly string[]): boolean {
-  const note = noteFile();
-  const key = note === null ? null : keyOf(command);
-  if (note === null || key === null) return false;
-  try {
-    return readOwnFile(note.file, 0o077, () => new Error("not the user's own"), note.home) === key;
-  } catch {
-    return false;
-  }
+/** What the note says of a probe's command: whether a run found it works, and how to note that it does. */
+export interface ProbeNote {
+  remembered: boolean;
+  /** Notes that the command worked (nothing where it is remembered already, or the note may not be written). */
+  remember(): void;
 }
 
-/** Notes that `command` made its namespaces, in tacit's home (made owner-only if missing) where it is the user's own. */
-export function rememberProbe(command: readonly string[]): void {
+const NO_NOTE: ProbeNote = { remembered: false, remember: () => undefined };
+const REMEMBERED: ProbeNote = { remembered: true, remember: () => undefined };
+
+/**
+ * The note on `command` (a probe's) on this host, as now: read once, its key made once. A run that
+ * starts on the note writes nothing; one that probed writes it, in tacit's home (made owner-only
+ * if missing) where that is the user's own.
+ */
+export function probeNote(command: readonly string[]): ProbeNote {
   const note = noteFile();
   const key = note === null ? null : keyOf(command);
-  if (note === null || key === null) return;
+  if (note === null || key === null) return NO_NOTE;
+  const refuse = () => new Error("not the user's own");
   try {
-    // Made owner-only where missing; one that exists is left as it is (tacit's other uses of it
-    // judge its mode themselves: one others may write is refused, not quietly mended here).
-    mkdirSync(note.home, { recursive: true, mode: 0o700 });
-    // Checked as a read would check it: a home others may write is not written in.
-    readOwnFile(note.file, 0o077, () => new Error("not the user's own"), note.home);
-    replaceOwnFile(note.file, key, { sync: false });
+    if (readOwnFile(note.file, 0o077, refuse, note.home) === key) return REMEMBERED;
   } catch {
-    // Not noted: the next run probes, as every run did before.
+    return NO_NOTE; // A note, or a home, others may change: neither used nor written.
   }
+  return {
+    remembered: false,
+    remember: () => {
+      try {
+        // Made owner-only where missing; one that exists is left as it is (tacit's other uses of it
+        // judge its mode themselves: one others may write is refused, not quietly mended here).
+        mkdirSync(note.home, { recursive: true, mode: 0o700 });
+        // Checked again as a read checks it, the home perhaps made only now: a home others may write is not written in.
+        readOwnFile(note.file, 0o077, refuse, note.home);
+        replaceOwnFile(note.file, key, { sync: false });
+      } catch {
+        // Not noted: the next run probes, as every run did before.
+      }
+    },
+  };
 }
 
 /** Forgets the note: a sandbox failed to start on it. */

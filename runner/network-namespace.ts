@@ -50,7 +50,7 @@ import { printableCut } from "./printable.js";
 import { OWN_PROC_FLAG, PID_NAMESPACE_FLAGS, UNSHARE_CANDIDATES } from "./exec/pid-namespace.js";
 import { executable } from "./exec/program-path.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
-import { forgetProbe, probeRemembered, rememberProbe } from "./namespace-probe-memo.js";
+import { forgetProbe, probeNote } from "./namespace-probe-memo.js";
 import { MOUNT_SETUP_FAILED, MOUNT_SETUP_FAILED_STATUS, sandboxMountPlan, WITHOUT_CAPABILITIES } from "./sandbox-mounts.js";
 import { asSandboxUser, SANDBOX_UID, switchesToSandboxUser } from "./sandbox-user.js";
 import { SETPRIV_CANDIDATES } from "./parent-death.js";
@@ -234,10 +234,10 @@ function probeSandboxNetwork(): SandboxNetwork {
     const sandboxUserFirst = switchUser && userNamespace ? [setpriv!, ...asSandboxUser(), "--"] : [];
     const command = probeCommand(unshare, sandboxArgsBefore, sandboxUserFirst, probeProgram(switchesInside));
     // The first shape tried may have been found to work by an earlier run (namespace-probe-memo.ts).
-    const firstTried = failures.length === 0;
-    const failure = firstTried && probeRemembered(command) ? null : probeFailure(command);
+    const note = failures.length === 0 ? probeNote(command) : null;
+    const failure = note?.remembered === true ? null : probeFailure(command);
     if (failure === null) {
-      if (firstTried) rememberProbe(command);
+      note?.remember();
       return {
         kind: "own-namespace",
         program: unshare,
