@@ -13,6 +13,8 @@ const path = require("node:path");
 // inspector in the ~100 ms before, and it stayed open for the whole run. From here on none opens;
 // one opened before (as Node booted) is refused, before tacit has read anything.
 process.on("SIGUSR1", () => undefined);
+/** Node's own flags for this process: its command line's, and NODE_OPTIONS' words. */
+const nodeFlags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)];
 refuseInspectorOpenedUnasked();
 
 /** Exits (2) if Node's inspector is open though tacit's command line and NODE_OPTIONS did not ask for one. */
@@ -23,7 +25,7 @@ function refuseInspectorOpenedUnasked() {
   } catch {
     // A Node built without the inspector: nothing can open it.
   }
-  const asked = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((arg) => /^--inspect(?:-brk|-wait)?(?:=|$)/.test(arg));
+  const asked = nodeFlags.some((arg) => /^--inspect(?:-brk|-wait)?(?:=|$)/.test(arg));
   if (!open || asked) return;
   process.stderr.write(
     "tacit: Node's inspector is open in this process, though neither its command line nor NODE_OPTIONS asked for it (--inspect): " +
@@ -68,8 +70,7 @@ refuseHeapSnapshotsNearHeapLimit();
 
 /** Exits (2) if the command line or NODE_OPTIONS asks Node to write heap snapshots near the heap limit. */
 function refuseHeapSnapshotsNearHeapLimit() {
-  const words = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)];
-  if (!words.some((word) => /^--heapsnapshot[-_]near[-_]heap[-_]limit(?:=|$)/.test(word))) return;
+  if (!nodeFlags.some((word) => /^--heapsnapshot[-_]near[-_]heap[-_]limit(?:=|$)/.test(word))) return;
   process.stderr.write(
     "tacit: NODE_OPTIONS (or node's command line) holds --heapsnapshot-near-heap-limit, which has Node write all of tacit's memory, " +
       "the LLM key and classified plaintext with it, to a file in the working directory (where scripts read) when its heap runs low. " +
