@@ -15,6 +15,7 @@ import { defaultConfig } from "../../runner/config.js";
 import { evaluate } from "../../runner/evaluate.js";
 import type { Answer, ApprovalQuestion } from "../../runner/approval/askers.js";
 import { createOversight } from "../../runner/approval/oversight.js";
+import { pureEvaluatorPath } from "../../runner/paths.js";
 import { childrenOf, commandLineOf, cpuMsOf, descendantsOf } from "../processes.js";
 import { runBypassed, tempDir } from "../helpers.js";
 import { lit } from "./fixtures.js";
@@ -23,7 +24,8 @@ import { lit } from "./fixtures.js";
 // time, with its own oversight, server and sandbox. The first counts the CPU of every pure
 // evaluator this process has; the other two start none (a pure evaluator starts at a map's
 // request, and neither maps: a raw frame, and chats, which the host asks of the model itself),
-// so only its own are counted. The others' sandboxes read no processes.
+// so only its own are counted (by the evaluator's script: a sandbox is not one). The others'
+// sandboxes read no processes.
 it.concurrent("the pure evaluator computes nothing while a person is asked, and goes on after the answer", async () => {
   // Map functions run in the pure evaluator while the script goes on, and no limit counted
   // them while a person was asked: a twelfth security review queued maps before a request a
@@ -46,9 +48,11 @@ it.concurrent("the pure evaluator computes nothing while a person is asked, and 
         // Every pure evaluator of this process: CPU used from when it is first seen in the question.
         // Its Deno and what runs it, not only the child tacit spawned: where the sandbox has
         // namespaces that child is unshare, whose own CPU stays at 0 whatever Deno under it does.
+        // Found by the evaluator's script: every sandbox's unshare names dist/pure too (its mount
+        // setup hides it), and the second test's sandbox spins through its own question.
         const seen = new Map<number, { first: number; last: number }>();
         const sample = (): void => {
-          for (const child of childrenOf(process.pid).filter((child) => commandLineOf(child).includes("pure"))) {
+          for (const child of childrenOf(process.pid).filter((child) => commandLineOf(child).includes(pureEvaluatorPath))) {
             for (const pid of [child, ...descendantsOf(child)]) {
               const cpu = cpuMsOf(pid);
               if (cpu !== null) seen.set(pid, { first: seen.get(pid)?.first ?? cpu, last: cpu });
