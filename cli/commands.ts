@@ -123,7 +123,7 @@ export async function checkCommand(target: string, flags: CommonFlags, command: 
   // one holds for it, and --no-network-namespace keeps it in the host's. No warning: no script runs.
   checkSandboxNetwork(config, true);
   const script = await readScript(target);
-  refuseSecretScript(target, config);
+  refuseSecretScript(target, script.origin, config);
   const started = monotonicMs();
   const check = await checkScript(script.code, script.displayName, config.typeCheck, (text) => typeCheck(text, config.executionTimeoutMs, typeCheckCache(), config.memoryLimitMb));
   const exitCode = check.ok ? EXIT_CODES.ok : EXIT_CODES.rejected;

@@ -202,7 +202,7 @@ export function buildProgram(setExitCode: (code: number) => void, prestarted?: S
       // A secret named as the script is refused before anything else has its text: the type
       // checker wrote it into a directory of its own and kept a digest of it in its cache, and its
       // messages quote the script's words. (The evaluation loads the same modules anyway.)
-      (await import("./script-refusal.js")).refuseSecretScript(file, config);
+      (await import("./script-refusal.js")).refuseSecretScript(file, script.origin, config);
       // Its search thread boots while the checks run and the rest of tacit loads, not once the run has begun.
       if (mayRunRecursiveSearch(script.code)) prestartSearchThread();
       // The type checker (its own process, reading nothing but the script: see typeCheck) starts

@@ -8,46 +8,51 @@ import path from "node:path";
 import { RECORD_DIRECTORY_WHAT } from "../runner/client-settings.js";
 import type { RunnerConfig } from "../runner/config.js";
 import { ClassifiedPaths } from "../runner/fs/classified-paths.js";
-import { resolveRealOrSelf } from "../runner/fs/containment.js";
 import { protectedPathOf, protectedPathsOf } from "../runner/fs/protected-paths.js";
 import { printable } from "../runner/printable.js";
+import type { ScriptOrigin } from "./script-origin.js";
 import { UsageError } from "./usage.js";
 
 /** The script target that names standard input, and the descriptor it is read from. */
 const STDIN_TARGET = "-";
 const STDIN_DESCRIPTOR = "/proc/self/fd/0";
 
-/** Where a descriptor of a pipe or socket leads (/dev/stdin when the script is piped in): no file, and no secret of one. */
-const STREAM_DESCRIPTOR = /^\/proc\/(?:self|\d+)\/fd\/(?:pipe|socket|anon_inode):/;
-
 /**
  * Throws a UsageError if the script file `target` (as given on the command line; "-" for standard
- * input), or where it leads, is a classified path or one of the files tacit refuses every script (its home, holding
- * the audit signing key; a config holding the LLM key; a secure output's plaintext; procfs), but
- * a record directory.
+ * input), or what was read for it (`origin`, where the descriptor it was read through leads: see
+ * script-origin.ts), is a classified path or one of the files tacit refuses every script (its
+ * home, holding the audit signing key; a config holding the LLM key; a secure output's plaintext;
+ * procfs), but a record directory.
  */
-export function refuseSecretScript(target: string, config: RunnerConfig, cwd: string = process.cwd()): void {
-  // "-" is standard input, judged where its descriptor leads: `tacit run - < .env` is the same
-  // file as `tacit run .env` (and as `tacit run /dev/stdin < .env`), and its words reached the
-  // checks' messages. A pipe or terminal leads to no file. (Without /proc, as on macOS, nothing is found.)
+export function refuseSecretScript(target: string, origin: ScriptOrigin, config: RunnerConfig, cwd: string = process.cwd()): void {
+  // Judged by what was read, not by where the name leads now: a link swapped between the read and
+  // a look by name had a classified file's words run and quoted while this saw a harmless file.
+  // "-" is standard input, judged where its descriptor leads the same way: `tacit run - < .env` is
+  // the same file as `tacit run .env`. A pipe or terminal leads to no file.
   const named = target === STDIN_TARGET ? STDIN_DESCRIPTOR : path.resolve(cwd, target);
   const shown = target === STDIN_TARGET ? "on standard input" : `"${printable(target)}"`;
-  const real = resolveRealOrSelf(named);
+  // Standard input that is a pipe or a socket is no file and holds no file's secret, whatever the
+  // classified paths name (a pattern "/dev/stdin" leads to the same descriptor, and refused
+  // every piped script: test/files/proc.test.ts).
+  if (target === STDIN_TARGET && origin.kind === "stream") return;
+  if (origin.kind === "moved") {
+    throw new UsageError(
+      `the script ${shown} was renamed or replaced while tacit read it (it is now ${printable(origin.real)}), so tacit cannot tell ` +
+        "whether what it read is a classified file: nothing was run. Run it again once nothing is moving it.",
+    );
+  }
+  const real = origin.kind === "file" ? origin.real : named;
   // Printable: where a link leads is a name its maker chose (a command a script ran), and tacit writes
   // this on its stderr as it is: a link to ".env.\x1b]0;…\x07\ntacit: warning: …" retitled the
   // person's terminal and started a line that read as tacit's own.
   const where = real === named ? printable(named) : `${printable(named)}, which leads to ${printable(real)}`;
-  // Standard input that is a pipe or a socket is no file and holds no file's secret, whatever the
-  // classified paths name (a pattern "/dev/stdin" leads to the same descriptor, and refused
-  // every piped script: test/files/proc.test.ts).
-  if (target === STDIN_TARGET && STREAM_DESCRIPTOR.test(real)) return;
   if (new ClassifiedPaths(config.library.classifiedPaths).isClassified(named, real)) {
     throw new UsageError(
       `the script ${shown} is a classified path (${where}): tacit does not read a secret as a script, since the checks' ` +
         "messages would quote its words. Give a script file outside the classified paths; to use the secret, have the script read it with readClassified().",
     );
   }
-  if (STREAM_DESCRIPTOR.test(real)) return;
+  if (origin.kind === "stream") return;
   // Judged where it leads, which holds the bytes: /proc/self/fd/0 given a file on stdin is that file.
   // But for record directories: they hold scripts and what they printed, no secret, and a person's
   // scripts may lie in one (`--record .` made every script of the directory refused, in later runs too).

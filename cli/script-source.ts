@@ -2,7 +2,9 @@
 // checks before it loads the rest.
 
 import { fstatSync } from "node:fs";
-import { readNamedFile, UnreadableFileError } from "../runner/bounded-file.js";
+import path from "node:path";
+import { readOpenedFile, UnreadableFileError, withNamedFile } from "../runner/bounded-file.js";
+import { originOfDescriptor, type ScriptOrigin } from "./script-origin.js";
 import { InputTooLargeError, readStdin } from "./stdin.js";
 import { UsageError } from "./usage.js";
 
@@ -31,6 +33,8 @@ export interface ScriptSource {
   code: string;
   displayName: string;
   fromStdin: boolean;
+  /** Where what was read came from, taken from the descriptor it was read through (cli/script-refusal.ts judges it). */
+  origin: ScriptOrigin;
 }
 
 export async function readScript(target: string): Promise<ScriptSource> {
@@ -38,13 +42,13 @@ export async function readScript(target: string): Promise<ScriptSource> {
     refuseDirectoryOnStdin();
     try {
       const code = await readStdin({ limitBytes: SCRIPT_LIMIT_BYTES, emptyWhenInteractive: false, tooLarge: () => scriptTooLarge("the script on standard input") });
-      return { code, displayName: STDIN_DISPLAY_NAME, fromStdin: true };
+      return { code, displayName: STDIN_DISPLAY_NAME, fromStdin: true, origin: originOfDescriptor(0, "/proc/self/fd/0") };
     } catch (error) {
       if (error instanceof InputTooLargeError) throw new UsageError(error.message);
       throw error;
     }
   }
-  return { code: readScriptFile(target), displayName: target, fromStdin: false };
+  return { ...readScriptFile(target), displayName: target, fromStdin: false };
 }
 
 /**
@@ -63,11 +67,15 @@ function refuseDirectoryOnStdin(): void {
   }
 }
 
-/** The file's text, read up to the limit (a pipe, such as bash's <(…), is read as it comes). */
-function readScriptFile(target: string): string {
+/**
+ * The file's text, read up to the limit (a pipe, such as bash's <(…), is read as it comes), and
+ * where the descriptor it was read through leads: opened once, and judged by what was opened.
+ */
+function readScriptFile(target: string): { code: string; origin: ScriptOrigin } {
   let code: Buffer | null;
+  let origin: ScriptOrigin;
   try {
-    code = readNamedFile(target, SCRIPT_LIMIT_BYTES);
+    [code, origin] = withNamedFile(target, (fd) => [readOpenedFile(fd, SCRIPT_LIMIT_BYTES), originOfDescriptor(fd, path.resolve(target))] as const);
   } catch (error) {
     if (!(error instanceof UnreadableFileError)) throw error;
     if (error.code === "ENOENT" && INHERITED_DESCRIPTOR.test(target)) {
@@ -80,5 +88,5 @@ function readScriptFile(target: string): string {
     throw new UsageError(`cannot read the script "${target}": ${error.message}. Pass a .ts file, or - to read the script from standard input.`);
   }
   if (code === null) throw new UsageError(scriptTooLarge(`the script "${target}"`));
-  return code.toString("utf8");
+  return { code: code.toString("utf8"), origin };
 }

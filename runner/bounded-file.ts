@@ -136,12 +136,30 @@ export class UnreadableFileError extends Error {
  * UnreadableFileError.
  */
 export function readNamedFile(file: string, limitBytes: number): Buffer | null {
+  return withNamedFile(file, (fd) => readOpenedFile(fd, limitBytes));
+}
+
+/**
+ * `use` given `file` opened for reading (an UnreadableFileError where it cannot be opened), and
+ * the descriptor closed after: for a caller that judges what it read by the descriptor (where it
+ * leads, its device and inode) rather than by the name, which may lead elsewhere a moment later.
+ */
+export function withNamedFile<T>(file: string, use: (fd: number) => T): T {
   let fd: number;
   try {
     fd = openSync(file, "r");
   } catch (error) {
     throw unreadable(error);
   }
+  try {
+    return use(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The bytes of the open `fd`, as readNamedFile reads them: null past `limitBytes`, a directory an UnreadableFileError. */
+export function readOpenedFile(fd: number, limitBytes: number): Buffer | null {
   try {
     if (fstatSync(fd).isDirectory()) throw new UnreadableFileError("it is a directory", "EISDIR");
     const chunks: Buffer[] = [];
@@ -156,8 +174,6 @@ export function readNamedFile(file: string, limitBytes: number): Buffer | null {
     }
   } catch (error) {
     throw error instanceof UnreadableFileError ? error : unreadable(error);
-  } finally {
-    closeSync(fd);
   }
 }
 
