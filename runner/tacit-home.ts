@@ -7,6 +7,7 @@
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { isWithin, LeadsIntoProcfs, resolveReal } from "./fs/containment.js";
 import { passwdHome } from "./fs/home-config.js";
 import { shellOnlyPart } from "./shell-only.js";
 
@@ -21,7 +22,9 @@ export function tacitHome(env: NodeJS.ProcessEnv = process.env): string {
  * XDG_CONFIG_HOME without TACIT_HOME, or HOME without either) named another home in each working directory, inside the
  * project: a script of a run started in its parent (whose root held it, while that run's own home
  * was elsewhere) could write approvals there that the next run started in the project, as the
- * same user, would trust.
+ * same user, would trust. An absolute path in /proc does the same (/proc/self/cwd/x is the
+ * working directory's x in each process), and so does one reached through a link into /proc: the
+ * home is judged by where its path really leads.
  */
 export function tacitHomeSettingProblem(env: NodeJS.ProcessEnv = process.env): string | null {
   // HOME too, where neither is set: os.homedir() returns HOME as it is, so HOME=proj put the home
@@ -29,18 +32,48 @@ export function tacitHomeSettingProblem(env: NodeJS.ProcessEnv = process.env): s
   // read from the password database, which is absolute.)
   const name = env.TACIT_HOME ? "TACIT_HOME" : env.XDG_CONFIG_HOME ? "XDG_CONFIG_HOME" : env.HOME ? "HOME" : null;
   const value = name === null ? "" : env[name]!;
-  if (name === null || path.isAbsolute(value)) return null;
-  const otherwise =
-    name === "TACIT_HOME"
-      ? "or unset it to use $XDG_CONFIG_HOME/tacit or ~/.config/tacit"
-      : name === "XDG_CONFIG_HOME"
-        ? "or unset it to use ~/.config/tacit"
-        : "or set TACIT_HOME to an absolute path for tacit's home";
+  if (name !== null && !path.isAbsolute(value)) {
+    const otherwise =
+      name === "TACIT_HOME"
+        ? "or unset it to use $XDG_CONFIG_HOME/tacit or ~/.config/tacit"
+        : name === "XDG_CONFIG_HOME"
+          ? "or unset it to use ~/.config/tacit"
+          : "or set TACIT_HOME to an absolute path for tacit's home";
+    return (
+      `${name} is a relative path (${JSON.stringify(value)}), which names another home for tacit in each working directory, inside what ` +
+      `scripts may write: set it to an absolute path (such as ${absoluteMeant(value, env)}), ${otherwise}`
+    );
+  }
+  const home = tacitHome(env);
+  const through = procfsOnTheWay(home);
+  if (through === null) return null;
+  const setBy = name === null ? "the home directory the password database gives" : `${name}=${JSON.stringify(value)}`;
+  const instead =
+    `set TACIT_HOME to an absolute path of a directory of your own outside /proc (such as ${path.join(passwdHome() ?? os.homedir(), ".config", "tacit")})` +
+    (name === "TACIT_HOME" ? ", or unset it to use $XDG_CONFIG_HOME/tacit or ~/.config/tacit" : name === "XDG_CONFIG_HOME" ? ", or unset XDG_CONFIG_HOME to use ~/.config/tacit" : "");
   return (
-    `${name} is a relative path (${JSON.stringify(value)}), which names another home for tacit in each working directory, inside what ` +
-    `scripts may write: set it to an absolute path (such as ${absoluteMeant(value, env)}), ${otherwise}`
+    `tacit's home would be ${home} (${setBy}), which ${through}: a place there leads somewhere else in each process (/proc/self/cwd is ` +
+    `the working directory, so each run and each command a script starts, tacit among them, would keep its approvals and audit key in ` +
+    `a directory of wherever it runs, inside what scripts may write). Nothing was run. ${capitalized(instead)}`
   );
 }
+
+/** How `home` leads into the kernel's process file system (named in /proc, or through a link there), or null. */
+function procfsOnTheWay(home: string): string | null {
+  if (isWithin(home, PROCFS)) return "is in /proc";
+  try {
+    resolveReal(home, "refuse");
+  } catch (error) {
+    if (error instanceof LeadsIntoProcfs) return `is reached through a link into /proc (procfs, mounted at ${error.mount})`;
+    // Any other failure (a loop of links, no permission) is ensureTacitHome's to report, with its fix.
+  }
+  return null;
+}
+
+const capitalized = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** Where the kernel's process file system is mounted: no fixed place for a home. */
+const PROCFS = "/proc";
 
 /**
  * The absolute path a relative home setting most likely meant: with a leading ~ or $HOME, which
