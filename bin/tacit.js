@@ -35,6 +35,82 @@ function refuseInspectorOpenedUnasked() {
   process.exit(2);
 }
 
+/**
+ * Node's flags that tacit refuses to start with, each with why, in one place. Those that have Node
+ * write what tacit holds (keys, memory, the secrets it looks for) to a file, where a script or a
+ * command it runs may read it; and those that load code or settings into tacit from a path named
+ * relative to the working directory (the project, which scripts may write; a bare module name is
+ * looked for in its node_modules), before tacit's first line. An absolute path is the person's own
+ * choice, and taken. Flags judged harmless are not listed (README.md, "Node's own flags").
+ */
+const REFUSED_NODE_FLAGS = [
+  {
+    names: ["--heapsnapshot-near-heap-limit"],
+    refused: () => true,
+    why:
+      "has Node write all of tacit's memory, the LLM key and classified plaintext with it, to a file in the working directory (where " +
+      "scripts read) when its heap runs low",
+    instead: "to study tacit's memory, do so on a run that holds no secret",
+  },
+  {
+    names: ["--tls-keylog"],
+    refused: () => true,
+    why:
+      "has Node write the keys of every TLS session tacit opens to that file: whoever reads it decrypts tacit's HTTPS traffic, the LLM key " +
+      "and the secret headers it sends for scripts with it",
+    instead: "to study tacit's traffic, do so on a run that holds no secret",
+  },
+  {
+    names: ["--perf-basic-prof", "--perf-prof"],
+    refused: () => true,
+    why:
+      "has V8 write the names of the code it compiles to a file (/tmp/perf-<pid>.map, or jit-<pid>.dump in the working directory), " +
+      "the source of each regular expression with them: tacit compiles the start of each secret it looks for in a request into one",
+    instead: "to profile tacit, use --perf-basic-prof-only-functions, on a run that holds no secret",
+  },
+  {
+    names: ["-r", "--require", "--import", "--loader", "--experimental-loader", "--experimental-policy", "--openssl-config", "--snapshot-blob", "--env-file"],
+    refused: (value) => value === undefined || isFromWorkingDirectory(value),
+    why:
+      "names a file relative to the working directory (or a module looked for in its node_modules), from which Node loads code or " +
+      "settings into tacit before tacit's first line: the working directory is the project, which scripts may write, so the next run " +
+      "would load what a script planted there, with the LLM key and the plaintext tacit holds",
+    instead: "name the file by an absolute path outside the project",
+  },
+];
+
+/** Whether a file named to a flag is found from the working directory: a relative path, or a bare module name. */
+function isFromWorkingDirectory(value) {
+  if (path.isAbsolute(value)) return false;
+  // A URL names its place itself: file:///… is absolute, data: holds the code, node: is Node's own.
+  if (/^(?:file:\/\/\/|data:|node:)/.test(value)) return false;
+  return true;
+}
+
+/**
+ * Exits (2) if the command line or NODE_OPTIONS holds a flag of REFUSED_NODE_FLAGS (spelled with - or
+ * _, its value after = or as the next word).
+ */
+function refuseNodeFlagsThatLeakOrLoad() {
+  for (let i = 0; i < nodeFlags.length; i++) {
+    const word = nodeFlags[i];
+    if (!word.startsWith("-")) continue;
+    const equals = word.indexOf("=");
+    const name = (equals === -1 ? word : word.slice(0, equals)).replace(/_/g, "-");
+    const rule = REFUSED_NODE_FLAGS.find((each) => each.names.includes(name));
+    if (rule === undefined) continue;
+    const value = equals === -1 ? nodeFlags[i + 1] : word.slice(equals + 1);
+    if (!rule.refused(value)) continue;
+    const shown = equals === -1 && value !== undefined && rule.names.includes("-r") ? `${name} ${value}` : word;
+    process.stderr.write(
+      `tacit: NODE_OPTIONS (or node's command line) holds ${shown.replace(/[^\x20-\x7e]/g, "?")}, which ${rule.why}. Nothing was run. ` +
+        `Run tacit without it (NODE_OPTIONS= tacit …); ${rule.instead}.\n`,
+    );
+    process.exit(2);
+  }
+}
+refuseNodeFlagsThatLeakOrLoad();
+
 // First of all, before any secret is read: no core dump of tacit holds its memory. The host
 // holds the LLM key, classified plaintext and secret headers, and a core dump (Ctrl-\ on a
 // terminal, a crash) wrote all of it where core_pattern says: by default a file `core` in
@@ -65,18 +141,6 @@ for (const signal of Object.keys(require("node:os").constants.signals)) {
   const writers = process.listeners(signal).filter((listener) => listener.name === "doWriteHeapSnapshot");
   for (const writer of writers) process.removeListener(signal, writer);
   if (writers.length > 0) process.on(signal, () => undefined);
-}
-refuseHeapSnapshotsNearHeapLimit();
-
-/** Exits (2) if the command line or NODE_OPTIONS asks Node to write heap snapshots near the heap limit. */
-function refuseHeapSnapshotsNearHeapLimit() {
-  if (!nodeFlags.some((word) => /^--heapsnapshot[-_]near[-_]heap[-_]limit(?:=|$)/.test(word))) return;
-  process.stderr.write(
-    "tacit: NODE_OPTIONS (or node's command line) holds --heapsnapshot-near-heap-limit, which has Node write all of tacit's memory, " +
-      "the LLM key and classified plaintext with it, to a file in the working directory (where scripts read) when its heap runs low. " +
-      "Nothing was run. Run tacit without it (NODE_OPTIONS= tacit …); to study tacit's memory, do so on a run that holds no secret.\n",
-  );
-  process.exit(2);
 }
 
 const bundleDir = path.resolve(__dirname, "..", "dist", "bundle");
