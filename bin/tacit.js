@@ -41,7 +41,8 @@ function refuseInspectorOpenedUnasked() {
  * command it runs may read it; and those that load code or settings into tacit from a path named
  * relative to the working directory (the project, which scripts may write; a bare module name is
  * looked for in its node_modules), before tacit's first line. An absolute path is the person's own
- * choice, and taken. Flags judged harmless are not listed (README.md, "Node's own flags").
+ * choice, and taken. Flags judged harmless are not listed; README.md names them, where it says what
+ * tacit keeps its memory from (core dumps, reports, heap snapshots).
  */
 const REFUSED_NODE_FLAGS = [
   {
