@@ -80,6 +80,28 @@ const REFUSED_NODE_FLAGS = [
   },
 ];
 
+/**
+ * Variables of Node's environment that name a file it loads as it starts, judged as those flags
+ * are: OpenSSL's configuration (its providers and engines are shared libraries Node loads, before
+ * any of tacit's code), and the certificates Node trusts for tacit's HTTPS (one planted there lets
+ * whoever answers for the LLM's address read its key). SSL_CERT_DIR may hold several paths, split at ":".
+ */
+const REFUSED_NODE_ENVIRONMENT = [
+  {
+    names: ["OPENSSL_CONF"],
+    why:
+      "names a file relative to the working directory (the project, which scripts may write), whose providers and engines OpenSSL loads " +
+      "into tacit as Node starts: the next run would load a library a script planted there, with the LLM key and the plaintext tacit holds",
+  },
+  {
+    // OpenSSL's own two only where Node takes its store (--use-openssl-ca); otherwise Node reads neither.
+    names: ["NODE_EXTRA_CA_CERTS", ...(nodeFlags.includes("--use-openssl-ca") ? ["SSL_CERT_FILE", "SSL_CERT_DIR"] : [])],
+    why:
+      "names certificates relative to the working directory (the project, which scripts may write), which Node trusts for tacit's " +
+      "HTTPS: one a script planted there lets whoever answers for the LLM's address read the key and what tacit sends",
+  },
+];
+
 /** Whether a file named to a flag is found from the working directory: a relative path, or a bare module name. */
 function isFromWorkingDirectory(value) {
   if (path.isAbsolute(value)) return false;
@@ -111,6 +133,23 @@ function refuseNodeFlagsThatLeakOrLoad() {
   }
 }
 refuseNodeFlagsThatLeakOrLoad();
+refuseNodeEnvironmentFromWorkingDirectory();
+
+/** Exits (2) if a variable of REFUSED_NODE_ENVIRONMENT names a path relative to the working directory. */
+function refuseNodeEnvironmentFromWorkingDirectory() {
+  for (const rule of REFUSED_NODE_ENVIRONMENT) {
+    for (const name of rule.names) {
+      const value = process.env[name] ?? "";
+      const relative = value.split(name === "SSL_CERT_DIR" ? ":" : /(?!)/).find((part) => part !== "" && !path.isAbsolute(part));
+      if (relative === undefined) continue;
+      process.stderr.write(
+        `tacit: ${name}=${JSON.stringify(value).replace(/[^\x20-\x7e]/g, "?")} ${rule.why}. Nothing was run. ` +
+          "Set it to an absolute path of a file outside the project, or unset it.\n",
+      );
+      process.exit(2);
+    }
+  }
+}
 
 // First of all, before any secret is read: no core dump of tacit holds its memory. The host
 // holds the LLM key, classified plaintext and secret headers, and a core dump (Ctrl-\ on a

@@ -2,7 +2,8 @@
 // project, are refused at tacit's start (bin/tacit.js REFUSED_NODE_FLAGS), through the real CLI:
 // --tls-keylog (TLS session keys: with them tacit's HTTPS traffic, the LLM key in it, is read),
 // --perf-basic-prof (regular expressions' sources, the start of the secrets tacit looks for among
-// them), and a preload named relative to the working directory (the project, which scripts write).
+// them), and a preload, OpenSSL configuration or certificate file named relative to the working
+// directory (the project, which scripts write).
 
 import { once } from "node:events";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
@@ -78,6 +79,26 @@ describe.concurrent("Node's flags that leak what tacit holds, or load code from 
       expect(r.stderr).toContain(refusalOf(flag));
       expect(r.stderr).toContain("name the file by an absolute path outside the project");
     }
+  });
+
+  it("a certificate file named relative to the working directory (NODE_EXTRA_CA_CERTS=cert.pem): refused before the model server is reached", async () => {
+    const args = ["run", "--no-check", "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "m", "chat.ts"];
+    const r = await runCli(args, { cwd: dir, env: { ...env, NODE_EXTRA_CA_CERTS: "cert.pem" } });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(`tacit: NODE_EXTRA_CA_CERTS="cert.pem" names certificates relative to the working directory`);
+    expect(r.stderr).toContain("Set it to an absolute path of a file outside the project, or unset it.");
+    expect(received).toEqual([]);
+  });
+
+  it("OpenSSL's configuration named relative to the working directory (OPENSSL_CONF=./x): refused, the script does not run", async () => {
+    writeFileSync(path.join(dir, "openssl.cnf"), "openssl_conf = tacit_test\n[tacit_test]\n");
+    const r = await runCli(["run", "--no-check", "s.ts"], { cwd: dir, env: { ...env, OPENSSL_CONF: "./openssl.cnf" } });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(`tacit: OPENSSL_CONF="./openssl.cnf" names a file relative to the working directory`);
+    const absolute = await runCli(["run", "--no-check", "s.ts"], { cwd: dir, env: { ...env, OPENSSL_CONF: path.join(dir, "openssl.cnf") } });
+    expect(absolute.stdout).toBe("ran\n");
   });
 
   it("what is harmless still runs: an absolute preload, --perf-basic-prof-only-functions, --max-old-space-size", async () => {
