@@ -14,7 +14,34 @@ const path = require("node:path");
 // one opened before (as Node booted) is refused, before tacit has read anything.
 process.on("SIGUSR1", () => undefined);
 /** Node's own flags for this process: its command line's, and NODE_OPTIONS' words. */
-const nodeFlags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)];
+const nodeFlags = [...process.execArgv, ...nodeOptionsWords(process.env.NODE_OPTIONS ?? "")];
+
+/**
+ * NODE_OPTIONS split into words as Node splits it (src/node_options.cc, ParseNodeOptionsEnvVar): at
+ * spaces outside double quotes, the quotes taken away, and a backslash in quotes taking the next
+ * character as it is. Split at whitespace instead, `"--require" "./x"` hid its flag behind a quote
+ * while Node loaded ./x.
+ */
+function nodeOptionsWords(text) {
+  const words = [];
+  let quoted = false;
+  let startsWord = true;
+  for (let i = 0; i < text.length; i++) {
+    let c = text[i];
+    if (c === "\\" && quoted && i + 1 < text.length) c = text[++i];
+    else if (c === " " && !quoted) {
+      startsWord = true;
+      continue;
+    } else if (c === '"') {
+      quoted = !quoted;
+      continue;
+    }
+    if (startsWord) words.push(c);
+    else words[words.length - 1] += c;
+    startsWord = false;
+  }
+  return words;
+}
 refuseInspectorOpenedUnasked();
 
 /** Exits (2) if Node's inspector is open though tacit's command line and NODE_OPTIONS did not ask for one. */

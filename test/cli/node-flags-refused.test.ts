@@ -71,12 +71,19 @@ describe.concurrent("Node's flags that leak what tacit holds, or load code from 
     }
   });
 
-  it("a preload named relative to the working directory (-r ./x, --require=x, --import x): refused, the script does not run", async () => {
-    for (const flag of ["-r ./preload.cjs", "--require=./preload.cjs", "--import ./preload.cjs"]) {
-      const r = await runCli(["run", "--no-check", "s.ts"], { cwd: dir, env: { ...env, NODE_OPTIONS: flag } });
+  it("a preload named relative to the working directory (-r ./x, --require=x, --import x, and quoted): refused, the script does not run", async () => {
+    // The last as Node reads NODE_OPTIONS: the quotes taken away, --require ./preload.cjs.
+    const spellings = [
+      ["-r ./preload.cjs", "-r ./preload.cjs"],
+      ["--require=./preload.cjs", "--require=./preload.cjs"],
+      ["--import ./preload.cjs", "--import ./preload.cjs"],
+      ['"--require" "./preload.cjs"', "--require ./preload.cjs"],
+    ];
+    for (const [flag, shown] of spellings) {
+      const r = await runCli(["run", "--no-check", "s.ts"], { cwd: dir, env: { ...env, NODE_OPTIONS: flag! } });
       expect(r.code).toBe(2);
       expect(r.stdout).toBe("");
-      expect(r.stderr).toContain(refusalOf(flag));
+      expect(r.stderr).toContain(refusalOf(shown!));
       expect(r.stderr).toContain("name the file by an absolute path outside the project");
     }
   });
