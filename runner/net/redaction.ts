@@ -92,7 +92,64 @@ function formsOf(sent: string): string[] {
     // base64-encoded, as an inspection API gives one, and a script decoded the secret header out of
     // it): the same forms HostSecrets masks the LLM key by.
     ...base64Forms(value),
+    ...(nonAscii ? headerByteForms(value) : []),
   ];
+}
+
+/**
+ * The bytes a server may hold of `value` sent as a header: where it has characters past ASCII,
+ * not its UTF-8 (what the forms above encode) but one byte per character (latin-1, as a header
+ * goes out), and those bytes read as UTF-8 (each that is not UTF-8 a U+FFFD: see echoedBytes).
+ * Empty for a value with a character past \xff, which no header carries (it is sent empty), and
+ * for one longer than a server takes in a header (see MAX_HEX_SECRET_CHARS): a classified body's
+ * bytes are its UTF-8, and its forms are searched for each on its own (LongForm).
+ */
+function headerBytesOf(value: string): Buffer[] {
+  if (value.length > MAX_HEX_SECRET_CHARS || !/[^\x00-\x7f]/.test(value) || !/^[\x00-\xff]*$/.test(value)) return [];
+  const wire = Buffer.from(value, "latin1");
+  return [wire, Buffer.from(wire.toString("utf8"), "utf8")];
+}
+
+/**
+ * `value`'s forms as a header's bytes (see headerBytesOf) percent-escaped and in base64. A server
+ * that escapes a string of bytes (PHP's urlencode, Python's quote of bytes), or shows the raw
+ * request in base64, writes these: "pässwörd-<canary>" came back as "p%E4ssw%F6rd-<canary>", as
+ * "p%EF%BF%BDssw%EF%BF%BDrd-<canary>" once read as UTF-8, and as the base64 of either, none of them
+ * a form of its UTF-8, and the script decoded the canary. ASCII bytes are kept as they are: where
+ * the forms are looked for their escapes are undone (see REFERENCE_DECODING).
+ */
+function headerByteForms(value: string): string[] {
+  return headerBytesOf(value).flatMap((bytes) => {
+    const upper = [...bytes].map((byte) => (byte < 0x80 ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase()}`)).join("");
+    const lower = upper.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+    const base64 = bytes.toString("base64");
+    return [
+      upper,
+      lower,
+      ...(upper.includes(" ") ? [upper.replace(/ /g, "+"), lower.replace(/ /g, "+")] : []),
+      base64,
+      base64.replace(/=+$/, ""),
+      bytes.toString("base64url"),
+      ...base64FormsOfBytes(bytes),
+    ];
+  });
+}
+
+/**
+ * secret-forms.ts base64Forms for bytes that are not a string's UTF-8 (a header's latin-1): the
+ * base64 forms of `bytes` wherever they lie in what was encoded, once for each of the three places
+ * they can start in a group, standard and URL-safe; none for fewer than 16 bytes (a shorter form
+ * masked would confirm a guess of that much of the secret).
+ */
+function base64FormsOfBytes(bytes: Buffer): string[] {
+  if (bytes.length < 16) return [];
+  const forms = new Set<string>();
+  for (let skip = 0; skip < 3; skip++) {
+    const form = bytes.subarray(skip, skip + Math.floor((bytes.length - skip) / 3) * 3).toString("base64");
+    forms.add(form);
+    forms.add(form.replace(/\+/g, "-").replace(/\//g, "_"));
+  }
+  return [...forms];
 }
 
 /**
@@ -102,10 +159,13 @@ function formsOf(sent: string): string[] {
  * For a secret whole (see hexValuesOf), not each of its words: a raw request holds it whole.
  */
 function hexForms(value: string): string[] {
-  const bytes = [...Buffer.from(value, "utf8")].map((byte) => byte.toString(16).padStart(2, "0"));
-  return ["", " ", ":"].flatMap((between) => {
-    const lower = bytes.join(between);
-    return [lower, lower.toUpperCase()];
+  // And a header's own bytes where they are not its UTF-8 (see headerBytesOf): a raw request holds those.
+  return [Buffer.from(value, "utf8"), ...headerBytesOf(value)].flatMap((sent) => {
+    const bytes = [...sent].map((byte) => byte.toString(16).padStart(2, "0"));
+    return ["", " ", ":"].flatMap((between) => {
+      const lower = bytes.join(between);
+      return [lower, lower.toUpperCase()];
+    });
   });
 }
 
