@@ -310,10 +310,21 @@ function hexValuesOf(secret: string): string[] {
   return secret.length > MAX_HEX_SECRET_CHARS ? [] : [...new Set([secret, secret.trim()])];
 }
 
-/** The values whose forms are looked for, but the words past `scanned` (see laterWordsIn): the secret, it trimmed, and its long words. */
+/**
+ * The values whose forms are looked for, but the words past `scanned` (see laterWordsIn): the
+ * secret, it trimmed, its long words, and the long runs of ASCII in a word with characters past
+ * it. An echo may write those characters in a way no form knows ("&#228;", "&auml;", "?" for what
+ * ASCII cannot hold, as Java's and Python's ASCII encoders do), and the rest of the word then came
+ * back whole: "pässwörd-<canary>" as "p&#228;ssw&#246;rd-<canary>", the canary in plaintext.
+ */
 function valuesOf(secret: string, scanned: string): string[] {
-  const words = [...new Set(scanned.split(/[\s=;,:"']+/))].filter((word) => word.length >= MIN_REDACTED_WORD_LENGTH && word !== secret);
-  return [secret, secret.trim(), ...words];
+  const pieces = [...new Set(scanned.split(/[\s=;,:"']+/))];
+  const words = pieces.filter((word) => word.length >= MIN_REDACTED_WORD_LENGTH && word !== secret);
+  const asciiRuns = pieces
+    .filter((word) => /[^\x00-\x7f]/.test(word))
+    .flatMap((word) => word.split(/[^\x00-\x7f]+/))
+    .filter((run) => run.length >= MIN_REDACTED_WORD_LENGTH);
+  return [secret, secret.trim(), ...words, ...new Set(asciiRuns)];
 }
 
 /**
