@@ -10,8 +10,10 @@
 // file starts as this one did (a file that sets TACIT_SPIN=always for its runs leaves it set for
 // nobody else).
 
+import { isMainThread } from "node:worker_threads";
 import { afterAll } from "vitest";
 import { freshTacitHome, startedByConcurrentTests } from "./helpers.js";
+import { descendantsOf } from "./processes.js";
 
 const environmentBefore = { ...process.env };
 const directoryBefore = process.cwd();
@@ -27,4 +29,24 @@ afterAll(cleanup);
 // What concurrent tests started and left running (see helpers.ts endedWithItsTest) ends with the file.
 afterAll(() => {
   for (const child of startedByConcurrentTests) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+});
+
+// Whatever else the file left running in this process's tree ends with it too, after the file's own
+// hooks (after hooks run last registered first): what a runner the file used in this process
+// started (runBypassed's last sandbox was seen still running at the end of test/runner/smoke and
+// test/attacks/spin-window), a spawn of its own. Otherwise the next file found it among this process's children: test/attacks/asked-cpu
+// counted the CPU of every child whose command line held "pure", an earlier file's included. Only
+// where this process is the file's own (vitest's forks pool): in a worker thread, the process's
+// other children are other files'.
+const runningBefore = new Set(descendantsOf(process.pid));
+afterAll(() => {
+  if (!isMainThread) return;
+  for (const pid of descendantsOf(process.pid)) {
+    if (runningBefore.has(pid)) continue;
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Gone already.
+    }
+  }
 });
