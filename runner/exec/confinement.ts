@@ -7,7 +7,7 @@
 //     is mounted back into it at its own path); with / a root, everything but its top level and
 //     the system's places (SYSTEM_PLACES: tacit runs programs from them unconfined), and /tmp is
 //     still private (see grants);
-//   - the classified paths found under the allowed roots, the hidden entries of the home
+//   - the classified paths and the Unix sockets found under the allowed roots, the hidden entries of the home
 //     directory (~/.ssh, ~/.aws, ~/.bashrc, ~/.config, …, of the home HOME names and of the one
 //     the password database gives), the user's runtime directory (its daemons' sockets, see
 //     runtimeDirectories), the classified paths named by an absolute pattern, and
@@ -299,6 +299,8 @@ interface Listing {
   gitControls: string[];
   /** node_modules/.bin/tacit here (isNpxTacitProgram): what `npx tacit` runs, kept as it is (see keep in masks). */
   npxPrograms: string[];
+  /** Unix sockets here, covered (see walkClassified). */
+  sockets: string[];
   directories: string[];
 }
 
@@ -330,7 +332,7 @@ function stampOf(dir: string): BigIntStats | null {
 /** A listing of nothing yet, made at `stamp` (null: the directory was gone, as no later stamp is). */
 function emptyListing(stamp: BigIntStats | null): Listing {
   const { ctimeNs, ino, dev } = stamp ?? { ctimeNs: -1n, ino: -1n, dev: -1n };
-  return { ctimeNs, ino, dev, classified: [], gitControls: [], npxPrograms: [], directories: [] };
+  return { ctimeNs, ino, dev, classified: [], gitControls: [], npxPrograms: [], sockets: [], directories: [] };
 }
 
 /** Whether `stamp` is the device, inode and change time `listing` was made at (gone: not, unless it was then). */
@@ -964,6 +966,13 @@ export class CommandConfinement {
       const listing = this.listing(next);
       listed.push({ dir: next, listing });
       for (const classified of listing.classified) add(classified);
+      // A Unix socket is a door to the process listening on it, which acts for whoever connects
+      // (a docker.sock, an ssh agent's, a database's): its file's bytes are nothing, and neither a
+      // read-only mount nor the roots' being writable says anything of what that process does. A
+      // confined `node` connected to a socket in the root and had its server act on what it sent.
+      // Covered like a classified file, it names an empty file: connect(2) fails (ECONNREFUSED).
+      // The command's own sockets, made once it runs, are its own and stay reachable to it.
+      for (const socket of listing.sockets) add(socket);
       for (const control of listing.gitControls) readOnly(control);
       for (const program of listing.npxPrograms) keep(program);
       for (const directory of listing.directories) pending.push(directory);
@@ -984,6 +993,7 @@ export class CommandConfinement {
       else if (!(entry.isDirectory() && entry.name.toLowerCase() === ".git") && !entry.isSymbolicLink() && gitControlOf(full) !== null) listing.gitControls.push(full);
       else if (entry.isDirectory()) listing.directories.push(full);
       if (isNpxTacitProgram(full)) listing.npxPrograms.push(full);
+      if (entry.isSocket()) listing.sockets.push(full);
     }
     if (this.listings.size >= LISTINGS_KEPT) this.listings.clear();
     this.listings.set(dir, listing);
