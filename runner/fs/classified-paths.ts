@@ -371,6 +371,20 @@ function inEitherNormalization(pattern: string): string[] {
   return [...new Set([pattern, pattern.normalize("NFC"), pattern.normalize("NFD")])];
 }
 
+/**
+ * `p` as a case-insensitive, normalizing file system tells names apart: in lower case (caseFolded)
+ * and in one Unicode normalization (NFC; "ü" as one character or as "u" and a diaeresis are one
+ * name). Only letters and accents change: no "/" is made or removed. classifiesThrough compared
+ * the name of a link to delete with the patterns' prefixes as written: on a casefold directory
+ * (ext4, f2fs, tmpfs), a FAT drive or macOS, deleting `vault` for a pattern's `Vault`, or
+ * `schlüssel` typed in NFD for a pattern's NFC, removed the link itself, and the files it led to
+ * were ordinary from the next evaluation on. Elsewhere the other spelling is another link, kept all
+ * the same (as classified names match in any case).
+ */
+function anySpelling(p: string): string {
+  return caseFolded(p.normalize("NFC")).normalize("NFC");
+}
+
 /** What a name alone says of an entry (see ClassifiedPaths.entriesOf). */
 const CLASSIFIED_BY_NAME = 0;
 /** Not classified by name, but a path pattern is tried on paths ending in it. */
@@ -404,10 +418,14 @@ export class ClassifiedPaths {
    * in the next evaluation, readable by their own names.
    */
   classifiesThrough(named: string): boolean {
-    return this.linkedPrefixes.some((prefix) => isWithin(prefix, named)) || this.linkedEntries.has(named);
+    const spelled = anySpelling(named);
+    return this.linkedPrefixes.some((prefix) => isWithin(anySpelling(prefix), spelled)) || this.linkedEntries.has(spelled);
   }
 
-  /** Where the entries on the way to those prefixes really are (their directory resolved): the same entries named another way. */
+  /**
+   * Where the entries on the way to those prefixes really are (their directory resolved): the same
+   * entries named another way. In anySpelling, as classifiesThrough compares them.
+   */
   private readonly linkedEntries: ReadonlySet<string>;
 
   constructor(readonly patterns: readonly string[]) {
@@ -419,7 +437,7 @@ export class ClassifiedPaths {
     const entries = new Set<string>();
     for (const prefix of this.linkedPrefixes) {
       for (let entry = prefix; entry !== path.dirname(entry); entry = path.dirname(entry)) {
-        entries.add(path.join(resolveRealOrSelf(path.dirname(entry)), path.basename(entry)));
+        entries.add(anySpelling(path.join(resolveRealOrSelf(path.dirname(entry)), path.basename(entry))));
       }
     }
     this.linkedEntries = entries;
