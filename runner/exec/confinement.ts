@@ -7,7 +7,8 @@
 //     is mounted back into it at its own path); with / a root, everything but its top level and
 //     the system's places (SYSTEM_PLACES: tacit runs programs from them unconfined), and /tmp is
 //     still private (see grants);
-//   - the classified paths and the Unix sockets found under the allowed roots, the hidden entries of the home
+//   - the classified paths and the Unix sockets found under the allowed roots (a directory there tacit
+//     may not list, whole: see listedEntries), the hidden entries of the home
 //     directory (~/.ssh, ~/.aws, ~/.bashrc, ~/.config, …, of the home HOME names and of the one
 //     the password database gives), the user's runtime directory (its daemons' sockets, see
 //     runtimeDirectories), the classified paths named by an absolute pattern, and
@@ -302,6 +303,8 @@ interface Listing {
   /** Unix sockets here, covered (see walkClassified). */
   sockets: string[];
   directories: string[];
+  /** tacit could not list it (see listedEntries): covered whole, as nothing in it could be told apart. */
+  unlistable: boolean;
 }
 
 /** Directory listings kept, per set of classified patterns, at most (then they are forgotten and read again). */
@@ -332,7 +335,7 @@ function stampOf(dir: string): BigIntStats | null {
 /** A listing of nothing yet, made at `stamp` (null: the directory was gone, as no later stamp is). */
 function emptyListing(stamp: BigIntStats | null): Listing {
   const { ctimeNs, ino, dev } = stamp ?? { ctimeNs: -1n, ino: -1n, dev: -1n };
-  return { ctimeNs, ino, dev, classified: [], gitControls: [], npxPrograms: [], sockets: [], directories: [] };
+  return { ctimeNs, ino, dev, classified: [], gitControls: [], npxPrograms: [], sockets: [], directories: [], unlistable: false };
 }
 
 /** Whether `stamp` is the device, inode and change time `listing` was made at (gone: not, unless it was then). */
@@ -365,10 +368,24 @@ interface Mask {
 }
 
 function entries(dir: string): Dirent[] {
+  return listedEntries(dir) ?? [];
+}
+
+/**
+ * `dir`'s entries; [] where it is gone (ENOENT, ENOTDIR: the setup's check of the walked directories
+ * sees it changed), null where it is there but tacit may not list it (EACCES: mode 000, or a
+ * directory one may enter but not list, 0711). Such a directory is no empty one to the command: it
+ * runs as the same user, who may `chmod u+r` a directory of their own, and may open a name in one it
+ * can enter without listing it. Taken for empty, its classified files were not covered: as a user
+ * who is not root, a confined `sh -c 'chmod 700 locked; cat locked/.env'` printed the secret after
+ * the script had made `locked` mode 000 with an earlier `chmod`.
+ */
+function listedEntries(dir: string): Dirent[] | null {
   try {
     return readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return []; // Unreadable: unreadable to the command as well (it runs as the same user).
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENOENT" || code === "ENOTDIR" ? [] : null;
   }
 }
 
@@ -600,7 +617,8 @@ export class CommandConfinement {
     if (hidden) {
       throw new EffectFailure(
         `exec("${command}"): refused, nothing was run: its working directory ${cwd} is covered in the confined view (it is, or lies in, ` +
-          `${hidden.target}: a classified path, a hidden entry of the home directory or tacit's own). Pass a cwd elsewhere in the allowed roots`,
+          `${hidden.target}: a classified path, a hidden entry of the home directory, tacit's own, or a directory tacit may not list, whose ` +
+          "classified files it cannot find). Pass a cwd elsewhere in the allowed roots (or make that directory listable: chmod u+rx)",
       );
     }
     const table = this.table(masks, readOnly, pinned, frozen);
@@ -965,6 +983,11 @@ export class CommandConfinement {
       if (covered(next) || !this.grants(next) || next === PROC) continue;
       const listing = this.listing(next);
       listed.push({ dir: next, listing });
+      // What it holds cannot be told apart: covered whole, fail closed (see listedEntries).
+      if (listing.unlistable) {
+        add(next);
+        continue;
+      }
       for (const classified of listing.classified) add(classified);
       // A Unix socket is a door to the process listening on it, which acts for whoever connects
       // (a docker.sock, an ssh agent's, a database's): its file's bytes are nothing, and neither a
@@ -986,7 +1009,9 @@ export class CommandConfinement {
     const kept = this.listings.get(dir);
     if (kept && sameStamp(stamp, kept)) return kept;
     const listing = emptyListing(stamp);
-    for (const entry of entries(dir)) {
+    const found = listedEntries(dir);
+    listing.unlistable = found === null;
+    for (const entry of found ?? []) {
       const full = path.join(dir, entry.name);
       if (this.settings.classified.matchesExactly(full, entry.name)) listing.classified.push(full);
       // A .git directory is entered (its objects and index stay writable); its config and hooks are not.
