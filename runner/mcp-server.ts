@@ -469,7 +469,8 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
   const unreadAnswers = waitForUnreadAnswers({
     transport,
     output: process.stdout,
-    input: process.stdin,
+    // The transport's stream, not stdin: requests are still read while held, up to a bound (see limitedStdin).
+    input: input.stream,
     limitBytes: UNREAD_ANSWERS_LIMIT_BYTES,
     limitMessages: UNREAD_MESSAGES_LIMIT,
     holdEvaluations: (until) => void evaluations.whileHeld(until),

@@ -243,34 +243,83 @@ function escaped(text: string, at: number): boolean {
 }
 
 /**
+ * How much of the client's requests tacit serve keeps, unread by the transport, while it holds them
+ * (the client has left too many answers unread: see unread-answers.ts, which pauses the transport's
+ * stream): bytes, and lines. It stopped reading stdin at once, and a client that writes all its
+ * requests before it reads any answer (a script's blocking writes: Python's `stdin.write` of 2,000
+ * show_interface calls, 200 KB) blocked in its write while the server waited for it to read: each
+ * waited for the other, for ever. Such a batch is now read and kept, as raw lines (not yet requests
+ * the SDK holds, some 9 KB each), and answered in order once the client reads. Past the bound stdin
+ * is not read either, as before: a client must read what the server writes (README, tacit serve).
+ */
+export const QUEUED_REQUESTS_LIMIT_BYTES = 512 * 1024;
+export const QUEUED_REQUESTS_LIMIT = 4000;
+
+/** The lines passed on to the transport and not yet read by it, in order, and their bytes. */
+export class PassedOn {
+  private readonly lines: Buffer[] = [];
+  private held = 0;
+
+  push(line: Buffer): void {
+    this.lines.push(line);
+    this.held += line.length;
+  }
+
+  shift(): Buffer | undefined {
+    const line = this.lines.shift();
+    if (line !== undefined) this.held -= line.length;
+    return line;
+  }
+
+  get count(): number {
+    return this.lines.length;
+  }
+
+  get bytes(): number {
+    return this.held;
+  }
+}
+
+/**
  * `stdin` as the SDK transport should read it: lines that fit, each passed on as one chunk
  * (so the transport's buffer never holds more than one), and oversized ones reported instead.
  * `ended` resolves when `stdin` ends or fails (the client went away).
+ * While `stream` is paused (the client's answers are unread), lines are still read and kept in it,
+ * up to `queueLimits`; then `stdin` is paused too, until `stream` resumes.
  */
 export function limitedStdin(
   stdin: Readable,
   limitBytes: number,
   onOversized: (message: OversizedMessage) => void,
-): { stream: PassThrough; ended: Promise<void>; passedOn: Buffer[] } {
+  queueLimits: { bytes: number; lines: number } = { bytes: QUEUED_REQUESTS_LIMIT_BYTES, lines: QUEUED_REQUESTS_LIMIT },
+): { stream: PassThrough; ended: Promise<void>; passedOn: PassedOn } {
   const stream = new PassThrough();
   // The lines passed on and not yet read by the transport, in order (see answerUnreadableRequests).
-  const passedOn: Buffer[] = [];
+  const passedOn = new PassedOn();
   const lines = new MessageLines(
     limitBytes,
     (line) => {
       passedOn.push(line);
       stream.write(Buffer.concat([line, Buffer.from("\n")]));
+      if (stream.isPaused() && (passedOn.bytes >= queueLimits.bytes || passedOn.count >= queueLimits.lines)) stdin.pause();
     },
     onOversized,
   );
   stdin.on("data", (chunk: Buffer) => lines.push(chunk));
-  const ended = new Promise<void>((resolve) => {
+  stream.on("resume", () => stdin.resume());
+  const stdinEnded = new Promise<void>((resolve) => {
     stdin.once("end", resolve);
     stdin.once("close", resolve);
     stdin.once("error", () => resolve());
   });
   // A last line without its newline is dropped, as the SDK itself would drop it.
-  void ended.then(() => stream.end());
+  void stdinEnded.then(() => stream.end());
+  // Ended once the transport has read every line kept for it too: a client that wrote its requests,
+  // closed stdin and then read the answers (Python's communicate()) had those still kept dropped
+  // unanswered, the server stopping as stdin ended.
+  // Said a turn of the event loop after the last line is read, as stdin's own end comes: the requests
+  // just passed on are answered first (stopped at once, the server dropped the last ones unanswered).
+  const ended = stdinEnded.then(() => (passedOn.count === 0 ? undefined : new Promise<void>((resolve) => stream.once("end", () => setImmediate(resolve)))));
   return { stream, ended, passedOn };
 }
 
@@ -350,7 +399,7 @@ export function unreadableRequest(line: Buffer): { id: RequestId | null; code: E
  * ends in exactly one onmessage or one onerror, in order, so the line behind an error is the
  * first of `passedOn` not yet read.
  */
-export function answerUnreadableRequests(transport: Transport, passedOn: Buffer[]): void {
+export function answerUnreadableRequests(transport: Transport, passedOn: PassedOn): void {
   const deliver = transport.onmessage;
   const report = transport.onerror;
   if (!deliver) throw new Error("tacit: connect the server to the transport before answering its unreadable requests");
