@@ -7,7 +7,7 @@
 //     is mounted back into it at its own path); with / a root, everything but its top level and
 //     the system's places (SYSTEM_PLACES: tacit runs programs from them unconfined), and /tmp is
 //     still private (see grants);
-//   - the classified paths and the Unix sockets found under the allowed roots (a directory there tacit
+//   - the classified paths, Unix sockets, FIFOs and device nodes found under the allowed roots (a directory there tacit
 //     may not list, whole: see listedEntries), the hidden entries of the home
 //     directory (~/.ssh, ~/.aws, ~/.bashrc, ~/.config, …, of the home HOME names and of the one
 //     the password database gives), the user's runtime directory (its daemons' sockets, see
@@ -300,8 +300,8 @@ interface Listing {
   gitControls: string[];
   /** node_modules/.bin/tacit here (isNpxTacitProgram): what `npx tacit` runs, kept as it is (see keep in masks). */
   npxPrograms: string[];
-  /** Unix sockets here, covered (see walkClassified). */
-  sockets: string[];
+  /** Unix sockets, FIFOs and device nodes here, covered (see walkClassified). */
+  opensWithEffect: string[];
   directories: string[];
   /** tacit could not list it (see listedEntries): covered whole, as nothing in it could be told apart. */
   unlistable: boolean;
@@ -335,7 +335,7 @@ function stampOf(dir: string): BigIntStats | null {
 /** A listing of nothing yet, made at `stamp` (null: the directory was gone, as no later stamp is). */
 function emptyListing(stamp: BigIntStats | null): Listing {
   const { ctimeNs, ino, dev } = stamp ?? { ctimeNs: -1n, ino: -1n, dev: -1n };
-  return { ctimeNs, ino, dev, classified: [], gitControls: [], npxPrograms: [], sockets: [], directories: [], unlistable: false };
+  return { ctimeNs, ino, dev, classified: [], gitControls: [], npxPrograms: [], opensWithEffect: [], directories: [], unlistable: false };
 }
 
 /** Whether `stamp` is the device, inode and change time `listing` was made at (gone: not, unless it was then). */
@@ -990,12 +990,16 @@ export class CommandConfinement {
       }
       for (const classified of listing.classified) add(classified);
       // A Unix socket is a door to the process listening on it, which acts for whoever connects
-      // (a docker.sock, an ssh agent's, a database's): its file's bytes are nothing, and neither a
-      // read-only mount nor the roots' being writable says anything of what that process does. A
-      // confined `node` connected to a socket in the root and had its server act on what it sent.
-      // Covered like a classified file, it names an empty file: connect(2) fails (ECONNREFUSED).
-      // The command's own sockets, made once it runs, are its own and stay reachable to it.
-      for (const socket of listing.sockets) add(socket);
+      // (a docker.sock, an ssh agent's, a database's); so is a FIFO to the process reading it, and a
+      // device node to the device (the roots are not nodev): their file's bytes are nothing, and
+      // neither a read-only mount nor the roots' being writable says anything of what is behind
+      // them (the file API refuses to open them for that reason: fs/checked-open.ts,
+      // opensWithEffect). A confined `node` connected to a socket in the root and had its server act
+      // on what it sent, wrote a line into a FIFO a shell loop outside read commands from, and read
+      // a device node placed in the root (run as root, the disk's past every cover). Covered like a
+      // classified file, each names an empty read-only file: connect(2) fails (ECONNREFUSED), a
+      // write fails (EROFS), a read ends at once. The command's own, made once it runs, are its own.
+      for (const door of listing.opensWithEffect) add(door);
       for (const control of listing.gitControls) readOnly(control);
       for (const program of listing.npxPrograms) keep(program);
       for (const directory of listing.directories) pending.push(directory);
@@ -1018,7 +1022,7 @@ export class CommandConfinement {
       else if (!(entry.isDirectory() && entry.name.toLowerCase() === ".git") && !entry.isSymbolicLink() && gitControlOf(full) !== null) listing.gitControls.push(full);
       else if (entry.isDirectory()) listing.directories.push(full);
       if (isNpxTacitProgram(full)) listing.npxPrograms.push(full);
-      if (entry.isSocket()) listing.sockets.push(full);
+      if (entry.isSocket() || entry.isFIFO() || ((entry.isCharacterDevice() || entry.isBlockDevice()) && !KEPT_DEVICES.includes(full))) listing.opensWithEffect.push(full);
     }
     if (this.listings.size >= LISTINGS_KEPT) this.listings.clear();
     this.listings.set(dir, listing);
