@@ -211,18 +211,36 @@ function combinedTest(patterns: readonly string[]): { test: Matcher; refuses: ((
   if (asWritten === null || inAnyCase === null) {
     const tests = patterns.map((pattern) => globTest(pattern, GLOB_OPTIONS));
     const foldedTests = patterns.map((pattern) => globTest(pattern, FOLDED_GLOB_OPTIONS));
-    return { test: (text) => tests.some((test) => test(text)) || foldedTests.some((test) => test(caseFolded(text))), refuses: null };
+    return { test: inAnyNormalization((text) => tests.some((test) => test(text)) || foldedTests.some((test) => test(caseFolded(text)))), refuses: null };
   }
   const exact = new Set(patterns);
   const exactFolded = new Set(patterns.map(caseFolded));
   const refuses = once(`refuses\0${patterns.join("\0")}`, () => quickRefusal(patterns));
-  const test: Matcher = (text) => {
+  const test = inAnyNormalization((text) => {
     if (text === "") return false;
     if (exact.has(text) || asWritten.test(text)) return true;
     const folded = caseFolded(text);
     return exactFolded.has(folded) || inAnyCase.test(folded);
-  };
+  });
   return { test: refuses === null ? test : (text) => !refuses(text) && test(text), refuses };
+}
+
+const NOT_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * `test`, tried on a text past ASCII also as composed (NFC). The patterns are matched in either
+ * normalization (inEitherNormalization), but a name can mix them: `gültig-clé.txt` with "ü" as "u"
+ * and a diaeresis and "é" as one character is neither the pattern's NFC nor its NFD, and a casefold
+ * directory (ext4, f2fs, tmpfs) or macOS finds the file by it all the same: a script read a file so
+ * classified as text. Composed, it is the NFC spelling. (An ASCII text composes to itself.)
+ */
+function inAnyNormalization(test: Matcher): Matcher {
+  return (text) => {
+    if (test(text)) return true;
+    if (!NOT_ASCII.test(text)) return false;
+    const composed = text.normalize("NFC");
+    return composed !== text && test(composed);
+  };
 }
 
 /**
