@@ -485,6 +485,20 @@ function linkInRoot(command: string, named: string, what: string, root: string):
   );
 }
 
+/**
+ * The refusal of a command where tacit may not list a home directory that holds an allowed root or
+ * the command's program (see masks): its hidden entries cannot be found to be covered, and the
+ * command could open them by name.
+ */
+function unlistableHome(command: string, home: string): EffectFailure {
+  return new EffectFailure(
+    `exec("${command}"): refused, nothing was run: commands are confined (--confine-commands), but tacit may not list the home directory ` +
+      `${home}, so it cannot find the hidden entries there (~/.ssh, ~/.aws, ~/.config, …) to cover them, and the command, which runs as ` +
+      `you, could open them by name. Give the home directory's owner read permission on it (chmod u+r ${home}), or keep the allowed roots ` +
+      "and the command's program out of it",
+  );
+}
+
 /** What tacit runs at its next start, for linkInRoot. */
 const WHAT_STARTS_TACIT = "it decides what tacit runs at its next start: tacit's own code, npm's or an MCP client's settings, or the program `npx tacit` runs";
 
@@ -895,7 +909,17 @@ export class CommandConfinement {
       const real = realTarget(home)?.real;
       const stamp = real === undefined ? null : stampOf(real);
       if (real !== undefined && stamp !== null) listed.push({ dir: real, listing: emptyListing(stamp) });
-      for (const entry of entries(home)) {
+      const homeEntries = listedEntries(home);
+      if (homeEntries === null) {
+        // One tacit's user may enter but not list (mode 0100, 0311) hid its hidden entries from
+        // tacit, not from the command, which runs as that user: a confined `cat ~/.ssh/id_rsa` read
+        // the key by its name. Covered whole; where it holds what the command needs, refused.
+        const inside = (p: string): boolean => isWithin(p, home) || (real !== undefined && isWithin(p, real));
+        if (this.roots.some(inside) || inside(program) || inside(realProgram)) throw unlistableHome(command, home);
+        add(home);
+        continue;
+      }
+      for (const entry of homeEntries) {
         if (!entry.name.startsWith(".")) continue;
         const full = path.join(home, entry.name);
         const holdsWhatRuns = this.roots.some((root) => isWithin(root, full)) || isWithin(program, full) || isWithin(realProgram, full);
