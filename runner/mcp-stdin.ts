@@ -249,7 +249,7 @@ function escaped(text: string, at: number): boolean {
  * requests before it reads any answer (a script's blocking writes: Python's `stdin.write` of 2,000
  * show_interface calls, 200 KB) blocked in its write while the server waited for it to read: each
  * waited for the other, for ever. Such a batch is now read and kept, as raw lines (not yet requests
- * the SDK holds, some 9 KB each), and answered in order once the client reads. Past the bound stdin
+ * the SDK holds, some 9 KB each), passed on in order once the client reads. Past the bound stdin
  * is not read either, as before: a client must read what the server writes (README, tacit serve).
  */
 export const QUEUED_REQUESTS_LIMIT_BYTES = 512 * 1024;
@@ -283,8 +283,8 @@ export class PassedOn {
 /**
  * `stdin` as the SDK transport should read it: lines that fit, each passed on as one chunk
  * (so the transport's buffer never holds more than one), and oversized ones reported instead.
- * `ended` resolves when `stdin` ends or fails (the client went away).
- * While `stream` is paused (the client's answers are unread), lines are still read and kept in it,
+ * `ended` resolves when `stdin` ends or fails (the client went away), and the transport has read
+ * every line passed on. While `stream` is paused (the client's answers are unread), lines are still read and kept in it,
  * up to `queueLimits`; then `stdin` is paused too, until `stream` resumes.
  */
 export function limitedStdin(
@@ -316,9 +316,9 @@ export function limitedStdin(
   void stdinEnded.then(() => stream.end());
   // Ended once the transport has read every line kept for it too: a client that wrote its requests,
   // closed stdin and then read the answers (Python's communicate()) had those still kept dropped
-  // unanswered, the server stopping as stdin ended.
-  // Said a turn of the event loop after the last line is read, as stdin's own end comes: the requests
-  // just passed on are answered first (stopped at once, the server dropped the last ones unanswered).
+  // unanswered, the server stopping as stdin ended. Said a turn of the event loop after the last line
+  // is read, as stdin's own end comes: the requests just passed on are answered first (said at once,
+  // the server stopped before answering the last of them).
   const ended = stdinEnded.then(() => (passedOn.count === 0 ? undefined : new Promise<void>((resolve) => stream.once("end", () => setImmediate(resolve)))));
   return { stream, ended, passedOn };
 }
