@@ -94,8 +94,13 @@ export class OthersLoad {
 
   /** Whether others' runnable work leaves too few CPUs free for the two spinning takes. */
   get busy(): boolean {
-    return this.average > this.cpus - SPINNING_CPUS + OTHERS_SLACK;
+    return this.average > othersBorne(this.cpus);
   }
+}
+
+/** The most of others' runnable tasks, on average, beside which tacit spins on a machine of `cpus` CPUs. */
+export function othersBorne(cpus: number): number {
+  return cpus - SPINNING_CPUS + OTHERS_SLACK;
 }
 
 let othersLoad: OthersLoad | undefined;
