@@ -24,6 +24,10 @@
 //    loop the same (1,367 ms, 15 runs each): too little, within the noise, for a compiler tier
 //    Node 20 does not ship.
 //  - An eighth instead of a quarter, or lowered at the 250th request: within the noise (11 runs).
+//  - Set at the first request, --always-sparkplug (the request path's functions, compiled lazily
+//    then, straight to baseline code) or --no-lazy-feedback-allocation (their inline caches from
+//    the first call): the whole 10,000-read run's CPU (host and sandbox, TACIT_SPIN=never, load
+//    8-14, 12 interleaved runs each) 1,580 and 1,550 ms against 1,550. No gain.
 
 import { setFlagsFromString } from "node:v8";
 
