@@ -4,6 +4,8 @@
 // template literal type of 10,000 members, inferred apart) held the server 8 s, every other
 // session's calls and time limits with it, with no limit at all. A check past the limit kills
 // the checker's process and thread and rejects the script; the next check starts a new one.
+// So does a check whose snippet was cancelled (see checksCancelledBy): left to run, it kept a core
+// busy up to the time limit for a snippet that was gone, and every later check waited behind it.
 
 import { existsSync, rmSync } from "node:fs";
 import path from "node:path";
@@ -11,6 +13,7 @@ import { Worker } from "node:worker_threads";
 import { packageRoot } from "./paths.js";
 import { readStatFields } from "./proc-stat.js";
 import type { SnippetCheck } from "./split-check.js";
+import type { TypeChecker } from "./checks.js";
 import { checkerMemoryLimitMb, type TypeCheckResult, typeCheckOverMemory, typeCheckTimedOut } from "./typecheck.js";
 import { DEFAULT_MEMORY_LIMIT_MB } from "./limits.js";
 import { residentKb, watchResidentMemory } from "./resident-memory.js";
@@ -20,6 +23,40 @@ import { NamespaceUnavailableError, sandboxNetwork } from "./network-namespace.j
 const WORKER_PATH = path.join(packageRoot, "dist", "bundle", "typecheck-worker.cjs");
 /** How long a stopped checker's thread has to reap its killed process and end by itself (see stop). */
 const STOP_GRACE_MS = 5000;
+
+/**
+ * The cancellation of the check being asked for at this moment, set by checksCancelledBy around
+ * its synchronous call of the checker it wraps, and read by ThreadedTypeChecker.check as it is
+ * called (JavaScript runs one call at a time, so no other check can be asked meanwhile).
+ */
+let askedUnder: AbortSignal | undefined;
+
+/**
+ * `checker`, with each check it asks a ThreadedTypeChecker for stopped when `signal` is aborted:
+ * a queued check is never sent, and a running one has its checker process killed (a new one
+ * starts for the next check). A TypeChecker (checks.ts) takes no signal, and the servers' own
+ * closes over its ThreadedTypeChecker, so the signal goes with the call instead.
+ */
+export function checksCancelledBy(checker: TypeChecker, signal: AbortSignal | undefined): TypeChecker {
+  if (signal === undefined) return checker;
+  return (code, snippet) => {
+    const outer = askedUnder;
+    askedUnder = signal;
+    try {
+      return checker(code, snippet);
+    } finally {
+      askedUnder = outer;
+    }
+  };
+}
+
+/** The verdict of a check stopped because its snippet was cancelled: never acted on (the snippet is gone), but a verdict that runs nothing. */
+function typeCheckCancelled(): TypeCheckResult {
+  return {
+    ok: false,
+    diagnostics: [{ line: 1, column: 1, code: "check-cancelled", message: "the type check was stopped because its snippet was cancelled; nothing of it ran" }],
+  };
+}
 
 interface Running {
   worker: Worker;
@@ -87,20 +124,25 @@ export class ThreadedTypeChecker {
   }
 
   check(code: string, snippet?: SnippetCheck): Promise<TypeCheckResult> {
-    const result = this.queued === 0 ? this.checkNow(code, snippet) : this.chain.then(() => this.checkNow(code, snippet));
+    const signal = askedUnder;
+    const result = this.queued === 0 ? this.checkNow(code, snippet, signal) : this.chain.then(() => this.checkNow(code, snippet, signal));
     this.queued++;
     const settled = result.finally(() => this.queued--);
     this.chain = settled.catch(() => undefined);
     return settled;
   }
 
-  private async checkNow(code: string, snippet: SnippetCheck | undefined): Promise<TypeCheckResult> {
+  private async checkNow(code: string, snippet: SnippetCheck | undefined, signal: AbortSignal | undefined): Promise<TypeCheckResult> {
+    // Cancelled while it waited for its turn: never sent.
+    if (signal?.aborted) return typeCheckCancelled();
     // A checker left holding more than half its limit by the checks before (its memory is not
     // given back at once) is replaced, so that a check is measured against what it grows itself.
     if (this.running !== null) {
       const held = await this.running.ready.then(({ pid }) => residentKb(pid), () => null);
       if (held !== null && held > (this.memoryLimitMb * 1024) / 2 && this.running !== null) this.stop(this.running);
     }
+    // Cancelled while the memory check above was awaited: never sent either.
+    if (signal?.aborted) return typeCheckCancelled();
     const running = (this.running ??= this.start());
     const id = this.nextId++;
     // No names, nothing to look up: the thread sends no answer for them.
@@ -108,8 +150,12 @@ export class ThreadedTypeChecker {
     let timer: NodeJS.Timeout | undefined;
     let stopWatch: () => void = () => undefined;
     let answered = false;
-    const reply = await new Promise<TypeCheckReply | "timeout" | "memory">((resolve) => {
+    let cancel: () => void = () => undefined;
+    const reply = await new Promise<TypeCheckReply | "timeout" | "memory" | "cancelled">((resolve) => {
       running.pending.set(id, resolve);
+      // Cancelled once sent: its checker is stopped below.
+      cancel = () => resolve("cancelled");
+      signal?.addEventListener("abort", cancel, { once: true });
       // The limit counts from the request: starting the checker is part of a check.
       timer = setTimeout(() => resolve("timeout"), this.limitMs);
       // Its process is watched from when it is known (at once, but for the first check).
@@ -124,6 +170,12 @@ export class ThreadedTypeChecker {
     answered = true;
     clearTimeout(timer);
     stopWatch();
+    signal?.removeEventListener("abort", cancel);
+    if (reply === "cancelled") {
+      // Its process is killed mid-check (it cannot be told to stop one); the next check starts a new one.
+      this.stop(running);
+      return typeCheckCancelled();
+    }
     if (reply === "timeout") {
       this.stop(running);
       return typeCheckTimedOut(this.limitMs);

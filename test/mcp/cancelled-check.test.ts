@@ -1,0 +1,89 @@
+// A session's snippet cancelled while tacit serve type-checks it. The check went on to its end
+// (up to the time limit, here ten minutes), a core busy for a snippet that was gone, and every
+// later check, any session's, waited behind it. Cancelling the snippet now kills the checker's
+// process; the next check starts a new checker, which checks as before.
+// Measured without timing: the old checker's CPU time, read from /proc after the cancellation,
+// until its process is gone.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tscExecutable } from "../../runner/paths.js";
+import { childEnv, createSession, runInSession, slowToCheck, tacitBin } from "../helpers.js";
+import { commandLineOf, cpuMsOf, descendantsOf, isRunning } from "../processes.js";
+
+/** CPU the old checker may still use after the cancellation while it is being killed: a fraction of what the slow check needs. */
+const CPU_AFTER_CANCEL_LIMIT_MS = 3000;
+
+let dir: string;
+let client: Client;
+let serverPid: number;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "tacit-cancelled-check-"));
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    // A time limit far past the test's: without the fix the check runs on for minutes.
+    args: [tacitBin, "serve", "--exec-timeout-ms", "600000"],
+    cwd: dir,
+    env: childEnv({ TACIT_HOME: path.join(dir, "home") }),
+    stderr: "ignore",
+  });
+  client = new Client({ name: "tacit-test", version: "0.0.0" });
+  await client.connect(transport);
+  serverPid = transport.pid!;
+});
+
+afterAll(async () => {
+  await client.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The server's type checker processes (TypeScript's native tsc), running. */
+function checkers(): number[] {
+  const tsc = tscExecutable();
+  return descendantsOf(serverPid).filter((pid) => commandLineOf(pid).split("\0")[0] === tsc && isRunning(pid));
+}
+
+describe("a session's snippet cancelled during its type check", () => {
+  it("stops the check (the checker's process ends), and the next snippet is checked by a new checker", async () => {
+    const session = await createSession(client);
+    // The first check starts the checker.
+    expect(await runInSession(client, session, "let kept = 1;")).toMatchObject({ exitCode: 0 });
+    const [checker, ...others] = checkers();
+    expect(checker, "the server's type checker process").toBeDefined();
+    expect(others).toEqual([]);
+
+    const abort = new AbortController();
+    const call = client
+      .callTool({ name: "execute_in_session", arguments: { session_id: session, code: `${slowToCheck(40)}kept = 2;` } }, undefined, { signal: abort.signal, timeout: 900_000 })
+      .then(() => "answered", () => "cancelled");
+    // Cancelled once the checker is seen working on the snippet.
+    const idle = cpuMsOf(checker!)!;
+    while ((cpuMsOf(checker!) ?? Infinity) < idle + 300) await sleep(20);
+    abort.abort("the test cancels it");
+    expect(await call).toBe("cancelled");
+
+    // The checker stops: its process ends, having used little CPU since (the check needs far more).
+    const atCancel = cpuMsOf(checker!);
+    for (;;) {
+      const used = cpuMsOf(checker!);
+      if (used === null || !isRunning(checker!)) break;
+      expect(used - atCancel!, "CPU ms the checker used after its snippet was cancelled").toBeLessThan(CPU_AFTER_CANCEL_LIMIT_MS);
+      await sleep(50);
+    }
+
+    // The next snippet is checked (a type error is still found) and runs, by a new checker.
+    const wrong = await runInSession(client, session, 'const text: string = kept;\nprintln(text);');
+    expect(wrong.exitCode).toBe(3);
+    expect(wrong.error).toContain("TS2322");
+    expect(await runInSession(client, session, "println(kept + 1);")).toMatchObject({ stdout: "2\n", exitCode: 0 });
+    const now = checkers();
+    expect(now).toHaveLength(1);
+    expect(now[0]).not.toBe(checker);
+  }, 120_000);
+});
