@@ -1,7 +1,7 @@
 // `npm run bench`: every benchmark, each printing medians and ratios against a floor
 // measured in the same run. BENCH_RUNS sets the number of samples (default 15; the heavy
 // file benchmarks take a third of it, at least 3). BENCH_ONLY picks some by name, comma
-// separated (startup, reads, print, grep, map, exec, net, redaction, server-text, serve, audit, validator); by default all run.
+// separated (startup, reads, writes, print, grep, map, exec, net, redaction, server-text, serve, audit, validator); by default all run.
 
 import { benchAudit } from "./audit.js";
 import { benchMap } from "./classified.js";
@@ -13,6 +13,7 @@ import { benchServe } from "./serve.js";
 import { benchGrepRecursive, benchReads } from "./files.js";
 import { benchStartup } from "./startup.js";
 import { benchValidator } from "./validator.js";
+import { benchWrites } from "./writes.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -21,6 +22,7 @@ const runs = Number(process.env.BENCH_RUNS ?? 15);
 const benchmarks: Record<string, (runs: number) => boolean | Promise<boolean>> = {
   startup: benchStartup,
   reads: benchReads,
+  writes: benchWrites,
   print: benchPrint,
   grep: benchGrepRecursive,
   map: benchMap,
