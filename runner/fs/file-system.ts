@@ -17,7 +17,7 @@ import { editorProgramChange, isEditorSettingsAt } from "./editor-settings.js";
 import { pythonStartupChange, pythonStartupFileAt } from "./python-startup.js";
 import { envrcRecordChange, envrcRecordsAt } from "./direnv-trust.js";
 import { husky4RunnerFor } from "./git-repository.js";
-import { fileOperation } from "./operation-memo.js";
+import { fileOperation, operationUnderWay } from "./operation-memo.js";
 import { husky4KeyOf } from "./hook-managers.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
 import { homeConfigChangeOf } from "./home-config.js";
@@ -25,7 +25,7 @@ import { hostFreeErrorText, inVerifiedDirectory, NotRegularFileError, openForRea
 import { existsAsDirectory, insideOf, isInProcfs, isWithin, isWithinInAnyCase, LeadsIntoProcfs, LeadsOutside, PathResolutionError, realPathInScope, resolvedPath, resolveReal, resolveRealOrSelf } from "./containment.js";
 import type { GrepRunner } from "./grep-runner.js";
 import type { GrepReply } from "./grep-worker.js";
-import { asSearchExclusions, type PathUse, PROCFS_REFUSAL, type ProtectedPath, protectedPathBelow, protectedPathOf } from "./protected-paths.js";
+import { asSearchExclusions, type PathUse, PROCFS_REFUSAL, type ProtectedPath, protectedPathBelow, protectedPathOf, readOnlyProtectedPaths } from "./protected-paths.js";
 import { ERRNO_TEXT, type LeftOut, shortened } from "./left-out.js";
 import { DirectoryChanged, directoryChangedText, listEntries, PathChanged, TooManyEntries } from "./walk.js";
 import { printable } from "../printable.js";
@@ -70,6 +70,24 @@ interface Resolved {
   judged?: boolean;
   /** The approval gate watches where the action is carried out (see watch()). */
   watched?: boolean;
+  /** What resolve() checked it for: a change's checks are a read's and more. */
+  use: PathUse;
+  /** The file operation resolve() checked it in (see operationUnderWay), null outside one. */
+  operation: number | null;
+}
+
+/**
+ * Whether a protected path at `place` can hold a path inside `scope` (under its root, or its real
+ * root): it lies in one of the two, or one of them in it (two places a path lies in lie one in
+ * the other). In any case too: protectedPathOf compares so (a case-insensitive file system's `SECURE.LOG`).
+ */
+function relatedToScope(scope: FileSystemScope, place: string): boolean {
+  return [scope.root, scope.realRoot].some((root) => isWithinInAnyCase(place, root) || isWithinInAnyCase(root, place));
+}
+
+/** A write tried with its final name as it is must resolve it first (see FileSystemExecutor.writeNow); never leaves the executor. */
+class FinalNeedsResolving extends Error {
+  override name = "FinalNeedsResolving";
 }
 
 function failure(requested: string, error: unknown): EffectFailure | PolicyDenial {
@@ -227,10 +245,10 @@ export class FileSystemExecutor {
     const judged = this.judgedRealOf(token, requested);
     if (judged !== null && real !== judged) throw changedSinceJudged(requested, real, scopeBounds(scope));
     const own =
-      protectedPathOf(this.protectedAround(scope), named, real, use) ??
+      protectedPathOf(this.protectedAround(scope), named, real, use, () => this.readOnlyAround(scope)) ??
       (use === "change" ? (homeConfigChangeOf(real, this.roots()) ?? homeConfigChangeOf(named, this.roots())) : null);
     if (own) throw protectedRefusal(requested, own);
-    return { scope, named, real, classified: this.policy.classified.isClassified(named, real), judged: judged !== null, watched };
+    return { scope, named, real, classified: this.policy.classified.isClassified(named, real), judged: judged !== null, watched, use, operation: operationUnderWay() };
   }
 
   /** Each scope's protected paths that a path inside it can lie in (see protectedAround). */
@@ -246,11 +264,27 @@ export class FileSystemExecutor {
   private protectedAround(scope: FileSystemScope): readonly ProtectedPath[] {
     let around = this.scopesProtected.get(scope);
     if (around === undefined) {
-      // In any case too: protectedPathOf compares so (a case-insensitive file system's `SECURE.LOG`).
-      const related = (place: string): boolean =>
-        [scope.root, scope.realRoot].some((root) => isWithinInAnyCase(place, root) || isWithinInAnyCase(root, place));
-      around = this.policy.protectedPaths.filter((own) => related(own.path));
+      around = this.policy.protectedPaths.filter((own) => relatedToScope(scope, own.path));
       this.scopesProtected.set(scope, around);
+    }
+    return around;
+  }
+
+  /** Each scope's read-only protected paths that a path inside it can lie in (see readOnlyAround). */
+  private readonly scopesReadOnly = new WeakMap<FileSystemScope, readonly ProtectedPath[]>();
+
+  /**
+   * The read-only protected paths (tacit's code, its launch files, the kernel's control mounts:
+   * some ninety) that a path inside `scope` can be or lie in, as protectedAround: each change's
+   * checks, before and after opening, tried every one of them on the path, in any case too, a
+   * third of a small write's host time. Found when a change first needs them (a script that only
+   * reads never looks them up), fixed for the scope's life.
+   */
+  private readOnlyAround(scope: FileSystemScope): readonly ProtectedPath[] {
+    let around = this.scopesReadOnly.get(scope);
+    if (around === undefined) {
+      around = readOnlyProtectedPaths().filter((own) => relatedToScope(scope, own.path));
+      this.scopesReadOnly.set(scope, around);
     }
     return around;
   }
@@ -390,7 +424,7 @@ export class FileSystemExecutor {
       if (!mayBeClassified && this.policy.classified.matches(actual)) {
         throw new PolicyDenial(`${requested}: the path changed while it was being opened and now leads to a classified file; nothing was read.`);
       }
-      this.denyOwnAfterOpen(actual, requested, "read");
+      this.denyOwnAfterOpen(actual, requested, "read", target.scope);
     };
   }
 
@@ -399,8 +433,9 @@ export class FileSystemExecutor {
    * between the check and the open could otherwise lead into them (a security review read the
    * secure output and wrote into tacit's home that way).
    */
-  private denyOwnAfterOpen(actual: string, requested: string, what: "read" | "changed" | "written"): void {
-    const own = protectedPathOf(this.policy.protectedPaths, actual, actual, what === "read" ? "read" : "change");
+  private denyOwnAfterOpen(actual: string, requested: string, what: "read" | "changed" | "written", scope: FileSystemScope): void {
+    // `actual` lies inside the scope (each caller checks that first): only the protected paths around it can hold it.
+    const own = protectedPathOf(this.protectedAround(scope), actual, actual, what === "read" ? "read" : "change", () => this.readOnlyAround(scope));
     if (own) {
       throw new PolicyDenial(`${requested}: the path changed while it was being opened and now leads to ${own.what}; nothing was ${what}.`);
     }
@@ -571,28 +606,53 @@ export class FileSystemExecutor {
   write(token: string, requested: string, content: string, append: boolean, beforeEffect: BeforeEffect = NOTHING_TO_LOG): void {
     // Its checks (before and after opening) share what they find of the places above (operation-memo.ts).
     fileOperation(() => {
-      const target = this.resolve(token, requested);
-      this.denyClassifiedWrite(target, requested, append ? "append" : "write");
-      // What the file holds now, read once for the checks that judge a write by what it leaves.
-      // Not that of a classified file: a refusal judged on it told a script about the secret (an
-      // append past 1 MiB its size to the byte, an append refused for "folderOpen" a word in it),
-      // so a write a check would judge on it is refused unread, as writeClassified is there.
-      let held: ManifestText | undefined;
-      const before = (): ManifestText => {
-        if (target.classified) {
-          throw new PolicyDenial(
-            `${requested}: ${append ? "append" : "write"} refused: the path is classified, and tacit judges a write here by what the file ` +
-              "holds now, which would tell you something about the secret; nothing was written. Ask the user to change it.",
-          );
+      // First with the final name taken as it is (see writeNow), unless the gate judged where the
+      // path leads or watches where it is found to lead (a refusal then must say the full way).
+      const watch = this.watchedPath;
+      if (this.judgedRealOf(token, requested) === null && (watch === null || watch.token !== token || watch.requested !== requested)) {
+        try {
+          return this.writeNow(token, requested, content, append, beforeEffect, true);
+        } catch (error) {
+          if (!(error instanceof FinalNeedsResolving)) throw error;
         }
-        return held === undefined ? (held = readManifest(target.real)) : held;
-      };
-      this.denyTacitBin(target, requested, before, content, append);
-      this.denyAutomaticTask(target, requested, before, content, append);
-      this.denyHusky4Hooks(target, requested, before, content, append);
-      this.denyAllowedEnvrc(target, requested, before, content, append);
-      this.writeResolved(target, requested, content, append, beforeEffect);
+      }
+      this.writeNow(token, requested, content, append, beforeEffect, false);
     });
+  }
+
+  /**
+   * write(), its path resolved in full, or (`finalAsNamed`) with every directory on the way
+   * resolved as always and the final name taken as it is, not looked at: the look at it in its
+   * verified directory just before the open (openForWriting) tells whether it is a link. Where
+   * it is, or where the checks would read the file's content (contentJudgedFileAt), this throws
+   * FinalNeedsResolving before anything is read, decided or changed, and write() starts again
+   * in full. Otherwise the final name was no link, so the full resolution would have found the
+   * same path and passed the same checks: one lstat fewer of a write's two of its final name
+   * (the same lookup, by name and then in the verified directory).
+   */
+  private writeNow(token: string, requested: string, content: string, append: boolean, beforeEffect: BeforeEffect, finalAsNamed: boolean): void {
+    const target = this.resolve(token, requested, "change", finalAsNamed);
+    if (finalAsNamed && contentJudgedFileAt([target.named, target.real]) !== null) throw new FinalNeedsResolving();
+    this.denyClassifiedWrite(target, requested, append ? "append" : "write");
+    // What the file holds now, read once for the checks that judge a write by what it leaves.
+    // Not that of a classified file: a refusal judged on it told a script about the secret (an
+    // append past 1 MiB its size to the byte, an append refused for "folderOpen" a word in it),
+    // so a write a check would judge on it is refused unread, as writeClassified is there.
+    let held: ManifestText | undefined;
+    const before = (): ManifestText => {
+      if (target.classified) {
+        throw new PolicyDenial(
+          `${requested}: ${append ? "append" : "write"} refused: the path is classified, and tacit judges a write here by what the file ` +
+            "holds now, which would tell you something about the secret; nothing was written. Ask the user to change it.",
+        );
+      }
+      return held === undefined ? (held = readManifest(target.real)) : held;
+    };
+    this.denyTacitBin(target, requested, before, content, append);
+    this.denyAutomaticTask(target, requested, before, content, append);
+    this.denyHusky4Hooks(target, requested, before, content, append);
+    this.denyAllowedEnvrc(target, requested, before, content, append);
+    this.writeResolved(target, requested, content, append, beforeEffect, finalAsNamed);
   }
 
   /** A package.json whose `"husky"` key an installed husky 4 runner reads may change in every way but that key (see hook-managers.ts). */
@@ -654,7 +714,7 @@ export class FileSystemExecutor {
       if (!isWithin(actualDir, target.scope.realRoot)) {
         throw new PolicyDenial(`${requested}: the path changed while it was being used and now leads outside this file system scope; nothing was changed.`);
       }
-      this.denyOwnAfterOpen(actualDir, requested, "changed");
+      this.denyOwnAfterOpen(actualDir, requested, "changed", target.scope);
     };
   }
 
@@ -668,12 +728,20 @@ export class FileSystemExecutor {
       if ((classified && !this.policy.classifiedWrite) || (mustBeClassified && !classified)) {
         throw new PolicyDenial(`${requested}: the path changed while it was being opened and now leads somewhere this write may not go; nothing was written.`);
       }
-      this.denyOwnAfterOpen(actual, requested, "written");
+      // Where the write lands is the very path resolve() checked for a change, in this same file
+      // operation: its checks are functions of that string and of what the operation's memos
+      // hold of the places around it (operation-memo.ts), so asked again they answer the same,
+      // with no system call, at a fifth of a small write's host time. Any other path, and a
+      // write carried out in a later operation (a writeClassified filled once its value is
+      // computed), is checked in full, as things are now.
+      if (actual === target.real && target.use === "change" && target.operation !== null && target.operation === operationUnderWay()) return;
+      this.denyOwnAfterOpen(actual, requested, "written", target.scope);
     };
   }
 
-  private writeResolved(target: Resolved & { scope: FileSystemScope }, requested: string, content: string, append: boolean, beforeEffect: BeforeEffect): void {
-    writeAndClose(this.openForWriting(target, requested, append, false, beforeEffect), content, requested, false, append);
+  /** `finalUnresolved`: resolve() took the final name as it is (see writeNow). */
+  private writeResolved(target: Resolved & { scope: FileSystemScope }, requested: string, content: string, append: boolean, beforeEffect: BeforeEffect, finalUnresolved: boolean): void {
+    writeAndClose(this.openForWriting(target, requested, append, false, beforeEffect, true, finalUnresolved), content, requested, false, append);
   }
 
   /**
@@ -689,6 +757,7 @@ export class FileSystemExecutor {
     mustBeClassified: boolean,
     beforeEffect: BeforeEffect,
     create = true,
+    finalUnresolved = false,
   ): number {
     // The root is a directory; its parent, where the open below starts, is outside the scope, and
     // a write to "." was refused as a path that "changed while it was being used".
@@ -713,6 +782,8 @@ export class FileSystemExecutor {
         const flags = constants.O_WRONLY | (create ? constants.O_CREAT : 0) | constants.O_NOFOLLOW | constants.O_NONBLOCK | (append ? constants.O_APPEND : 0);
         // Decided before the open (the audit log's decision comes before the effect), and again on what was opened.
         const existing = lstatSync(path.join(dir, name), { throwIfNoEntry: false });
+        // A link where resolve() did not look (see writeNow): resolved in full and checked again, nothing done yet.
+        if (finalUnresolved && existing?.isSymbolicLink()) throw new FinalNeedsResolving();
         refuseNotRegular(existing, requested);
         refuseHardLinked(existing, requested);
         refuseSetId(existing, requested);
@@ -735,6 +806,7 @@ export class FileSystemExecutor {
         }
       });
     } catch (error) {
+      if (error instanceof FinalNeedsResolving) throw error;
       // The directory to write in is missing (the open of it failed): say which, and how to make it.
       const e = error as NodeJS.ErrnoException;
       if (e.code === "ENOENT" && e.syscall === "open" && e.path === path.dirname(target.real)) {

@@ -60,8 +60,7 @@ function isRepositoryDirectory(dir: string): boolean {
 
 function present(file: string): boolean {
   try {
-    lstatSync(file);
-    return true;
+    return lstatSync(file, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false;
   }
@@ -343,7 +342,11 @@ function repositoryIn(dir: string): Repository | null {
   const dotGit = path.join(dir, ".git");
   let isDirectory: boolean;
   try {
-    isDirectory = lstatSync(dotGit).isDirectory();
+    // Missing (as it is in most directories above a change) without an error built for it: a
+    // write's checks ask each directory up to / (a thrown ENOENT costs five times the lstat).
+    const stats = lstatSync(dotGit, { throwIfNoEntry: false });
+    if (stats === undefined) return null;
+    isDirectory = stats.isDirectory();
   } catch {
     return null;
   }

@@ -13,9 +13,20 @@
 const memos = new Set<OperationMemo<unknown>>();
 /** Operations under way (nested calls count once). */
 let depth = 0;
+/** Operations begun so far (nested calls count once): the number of the one under way. */
+let begun = 0;
+
+/**
+ * The number of the operation under way, or null outside one: a check made in the same
+ * operation saw the same memos (what a check finds later, in another operation, may differ).
+ */
+export function operationUnderWay(): number | null {
+  return depth > 0 ? begun : null;
+}
 
 /** Runs `operation` (synchronous) with the memos on; they forget everything when it ends, however it ends. */
 export function fileOperation<T>(operation: () => T): T {
+  if (depth === 0) begun++;
   depth++;
   try {
     return operation();

@@ -82,7 +82,7 @@ let readOnlyPaths: ProtectedPath[] | undefined;
  * - the kernel's control file systems (sysfs, cgroup, debugfs, …: proc-mounts.ts), whose writes
  *   change how the system runs: a script made a cgroup and set its limits under /sys/fs/cgroup.
  */
-function readOnly(): ProtectedPath[] {
+export function readOnlyProtectedPaths(): readonly ProtectedPath[] {
   readOnlyPaths ??= [
     ...tacitCodeLocations().map(readOnlyAt("tacit's own code (its package, or a package it loads, which run with your full authority)")),
     ...npxTacitCodeLocations().map(
@@ -230,9 +230,17 @@ function npxTacitProgramOf(changed: string): ProtectedPath | null {
 
 /**
  * The protected path that `named` or `real` is (or lies inside), or null. `use`: "read" lets
- * tacit's own code through (it may be read); anything else is refused it too.
+ * tacit's own code through (it may be read); anything else is refused it too. `readOnlyAround`:
+ * those of readOnlyProtectedPaths() that `named` and `real` can lie in, where the caller knows
+ * (see FileSystemExecutor's protectedAround); all of them by default.
  */
-export function protectedPathOf(paths: readonly ProtectedPath[], named: string, realPath: string, use: PathUse = "change"): ProtectedPath | null {
+export function protectedPathOf(
+  paths: readonly ProtectedPath[],
+  named: string,
+  realPath: string,
+  use: PathUse = "change",
+  readOnlyAround: () => readonly ProtectedPath[] = readOnlyProtectedPaths,
+): ProtectedPath | null {
   // The path as named is tried too only where it is another string: each check is a function of the string.
   const realInside = withinTest(realPath);
   const namedInside = named === realPath ? null : withinTest(named);
@@ -250,7 +258,7 @@ export function protectedPathOf(paths: readonly ProtectedPath[], named: string, 
     paths.find(inside) ??
     checkDir(tacitTempDirOf(realPath) ?? (named === realPath ? null : tacitTempDirOf(named))) ??
     (use === "change"
-      ? (readOnly().find(inside) ??
+      ? (readOnlyAround().find(inside) ??
         either(gitControlOf) ??
         either(gitRepositoryChangeOf) ??
         either(direnvLoadChangeOf) ??
@@ -290,7 +298,7 @@ function checkDir(dir: string | null): ProtectedPath | null {
 export function protectedPathBelow(paths: readonly ProtectedPath[], named: string, realPath: string): ProtectedPath | null {
   const below = (p: ProtectedPath): boolean =>
     isWithin(p.path, realPath) || isWithin(p.path, named) || isWithinInAnyCase(p.path, realPath) || isWithinInAnyCase(p.path, named);
-  return paths.find(below) ?? checkDir(tacitTempDirBelow(realPath) ?? tacitTempDirBelow(named)) ?? readOnly().find(below) ?? null;
+  return paths.find(below) ?? checkDir(tacitTempDirBelow(realPath) ?? tacitTempDirBelow(named)) ?? readOnlyProtectedPaths().find(below) ?? null;
 }
 
 /** A path as a glob that matches only itself. */
