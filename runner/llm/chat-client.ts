@@ -10,6 +10,8 @@ export interface LlmConfig {
   baseUrl: string;
   apiKey: string;
   model: string;
+  /** The most of one answer kept, in characters (config libraryConfig.llm.answerLimitChars); DEFAULT_ANSWER_LIMIT_CHARS when unset. */
+  answerLimitChars?: number;
 }
 
 export const CHAT_TIMEOUT_MS = 120_000;
@@ -20,7 +22,8 @@ export const CHAT_TIMEOUT_MS = 120_000;
  * (a seventh security review had 3,801 open after 4 s, one socket and one billed question each).
  */
 export const CLASSIFIED_CHATS_AT_ONCE = 4;
-const ANSWER_LIMIT_CHARS = 8 * 1024 * 1024;
+/** The most of one answer kept, in characters, unless the operator sets less (libraryConfig.llm.answerLimitChars); never more. */
+export const DEFAULT_ANSWER_LIMIT_CHARS = 8 * 1024 * 1024;
 /**
  * The longest question sent, in characters: what one call from the sandbox carries, so a plain
  * question always fits. A classified one is made in the host (a map makes tens of millions of
@@ -29,10 +32,12 @@ const ANSWER_LIMIT_CHARS = 8 * 1024 * 1024;
  */
 const QUESTION_LIMIT_CHARS = MAX_SANDBOX_FRAME_CHARS;
 /**
- * The most of a model's answer read, in bytes: an answer of ANSWER_LIMIT_CHARS, JSON-escaped,
- * fits (at most six bytes a character). A longer one is refused, not held whole first.
+ * The most of a model's answer read, in bytes, for answers kept up to `answerLimitChars`: such an
+ * answer, JSON-escaped, fits (at most six bytes a character). A longer one is refused, not held whole first.
  */
-const ANSWER_LIMIT_BYTES = 6 * ANSWER_LIMIT_CHARS + 64 * 1024;
+function answerLimitBytes(answerLimitChars: number): number {
+  return 6 * answerLimitChars + 64 * 1024;
+}
 /** The most of an error answer read: its first ERROR_QUOTED_CHARS characters are shown. */
 const ERROR_LIMIT_BYTES = 64 * 1024;
 const ERROR_QUOTED_CHARS = 500;
@@ -63,7 +68,7 @@ async function readAtMost(response: Response, limit: number): Promise<{ text: st
 /**
  * Nesting an answer may have, at most: a chat completion nests some six levels (tool calls and
  * log probabilities a few more). JSON.parse of deep nesting costs far more than its size: 40 MB
- * of nested arrays, within ANSWER_LIMIT_BYTES, held the host's main thread 21 s at 2 GB.
+ * of nested arrays, within answerLimitBytes(DEFAULT_ANSWER_LIMIT_CHARS), held the host's main thread 21 s at 2 GB.
  */
 const ANSWER_DEPTH_LIMIT = 100;
 
@@ -168,6 +173,7 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
         "nothing was sent. Ask about less at a time (a map can cut the value into pieces)",
     );
   }
+  const answerLimitChars = llm.answerLimitChars ?? DEFAULT_ANSWER_LIMIT_CHARS;
   const url = `${llm.baseUrl.replace(/\/+$/, "")}/chat/completions`;
   /** A message built from what the model's server sent (or Node said of it), the key masked in it first, then cut. */
   const keyMasked = (text: string, maxChars?: number): string => hostSecrets.inServerText(redactKey(text, llm.apiKey), maxChars);
@@ -203,7 +209,7 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
   }
   let read: { text: string; complete: boolean };
   try {
-    read = await readAtMost(response, response.ok ? ANSWER_LIMIT_BYTES : ERROR_LIMIT_BYTES);
+    read = await readAtMost(response, response.ok ? answerLimitBytes(answerLimitChars) : ERROR_LIMIT_BYTES);
   } catch (error) {
     // The connection dropped, or the time limit passed, while the answer was read: thrown as it
     // was (TypeError: terminated), that was no refusal, and it ended the evaluation as a host
@@ -223,8 +229,8 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
   }
   if (!complete) {
     throw new EffectFailure(
-      `chat: the model's answer is larger than the ${ANSWER_LIMIT_BYTES} bytes tacit reads of one; ask for a shorter answer ` +
-        `(tacit keeps at most ${ANSWER_LIMIT_CHARS} characters of one anyway)`,
+      `chat: the model's answer is larger than the ${answerLimitBytes(answerLimitChars)} bytes tacit reads of one; ask for a shorter answer ` +
+        `(tacit keeps at most ${answerLimitChars} characters of one anyway${llm.answerLimitChars === undefined ? "" : ", as config libraryConfig.llm.answerLimitChars says"})`,
     );
   }
   if (nestedDeeperThan(text, ANSWER_DEPTH_LIMIT)) {
@@ -240,7 +246,7 @@ export async function chatCompletion(llm: LlmConfig, message: string, signal: Ab
   // Masked before it is cut, as an error answer is: every reply masks a whole key, not a piece. Cut
   // as an answer cut at a size limit is (see HostSecrets.cutText), past its last characters the
   // key's longest form could begin in: what is left ends at the limit, a form across it masked.
-  const kept = content.length > ANSWER_LIMIT_CHARS ? hostSecrets.cutText(redactKey(content, llm.apiKey).slice(0, ANSWER_LIMIT_CHARS + hostSecrets.cutMargin)) : content;
+  const kept = content.length > answerLimitChars ? hostSecrets.cutText(redactKey(content, llm.apiKey).slice(0, answerLimitChars + hostSecrets.cutMargin)) : content;
   // The model's server has the key: an answer that holds it escaped or in another case (a proxy
   // reporting what it forwarded) was none of the forms the scrub of replies knows, and a classified
   // answer goes to the secure output and can be sent on. Masked here, for both.
