@@ -8,7 +8,7 @@ import { readNamedFile, UnreadableFileError } from "./bounded-file.js";
 import { closestName } from "./closest-name.js";
 import { cleanedPattern, DEFAULT_CLASSIFIED_PATHS } from "./fs/classified-paths.js";
 import { isWithin, resolveRealOrSelf } from "./fs/containment.js";
-import type { LlmConfig } from "./llm/chat-client.js";
+import { DEFAULT_ANSWER_LIMIT_CHARS, type LlmConfig } from "./llm/chat-client.js";
 import { hostPatternText } from "./net/host-policy.js";
 import { absentRuleBases, type PolicyConfig, policySchema } from "./approval/policy.js";
 
@@ -218,6 +218,13 @@ const LIBRARY_FIELDS = {
         baseUrl: z.string().refine(isPlainHttpUrl, LLM_BASE_URL_FIX).optional(),
         apiKey: z.string({ error: LLM_API_KEY_FIX }).min(1, LLM_API_KEY_FIX).optional(),
         model: z.string({ error: "give the model's name as a string, like \"gpt-4o-mini\"" }).min(1, "give the model's name, like \"gpt-4o-mini\"").optional(),
+        // Only lower: the default bounds what one answer holds of the host's memory.
+        answerLimitChars: z
+          .number()
+          .int()
+          .positive()
+          .max(DEFAULT_ANSWER_LIMIT_CHARS, `at most ${DEFAULT_ANSWER_LIMIT_CHARS} (8 MiB of characters, the default): it can only lower how much of one answer tacit keeps`)
+          .optional(),
       })
       .strict()
       .optional(),
@@ -382,7 +389,7 @@ function describeIssues(source: string, error: z.ZodError): string {
         const known =
           issue.path[0] === "policy" && issue.path.length === 1 ? ["rules"]
           : issue.path[0] === "policy" ? ["action", "tier", "path", "command", "args", "host", "method", "beyondAllowlist"]
-          : issue.path[0] === "libraryConfig" && issue.path[1] === "llm" ? ["baseUrl", "apiKey", "model"]
+          : issue.path[0] === "libraryConfig" && issue.path[1] === "llm" ? ["baseUrl", "apiKey", "model", "answerLimitChars"]
           : issue.path[0] === "libraryConfig" ? LIBRARY_KEYS
           : CONFIG_KEYS;
         const keys = issue.keys.map((k) => {
@@ -532,7 +539,12 @@ export function resolveConfig(
   if (llmParts.baseUrl || llmParts.apiKey || llmParts.model) {
     const missing = (["baseUrl", "apiKey", "model"] as const).filter((key) => !llmParts[key]);
     if (missing.length === 0) {
-      llm = { baseUrl: llmParts.baseUrl!, apiKey: llmParts.apiKey!, model: llmParts.model! };
+      llm = {
+        baseUrl: llmParts.baseUrl!,
+        apiKey: llmParts.apiKey!,
+        model: llmParts.model!,
+        ...(llmParts.answerLimitChars !== undefined ? { answerLimitChars: llmParts.answerLimitChars } : {}),
+      };
       if (!reachedUnseen(llm.baseUrl)) {
         warnings.push(
           "llm baseUrl is plain http:// to a host other than this machine: the API key and every question chat() asks, " +
