@@ -46,8 +46,19 @@ const HELPER_KEYS = ["apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "o
  * the directories a relative path in its commands is taken from (Cursor's from the hooks file's
  * directory, some say, or the project's: both count).
  */
-function settingsFiles(project: string): Array<{ file: string; bases: string[] }> {
+function settingsFiles(project: string): ReadonlyArray<{ file: string; bases: string[] }> {
   const home = os.homedir();
+  // Strings alone decide them: made again only when the project or the home differs (each write asks).
+  if (lastSettings?.project === project && lastSettings.home === home) return lastSettings.files;
+  const files = settingsFilesOf(project, home);
+  lastSettings = { project, home, files };
+  return files;
+}
+
+/** The last settingsFiles() made, and for which project and home. */
+let lastSettings: { project: string; home: string; files: ReadonlyArray<{ file: string; bases: string[] }> } | undefined;
+
+function settingsFilesOf(project: string, home: string): ReadonlyArray<{ file: string; bases: string[] }> {
   const fromProject = (file: string): { file: string; bases: string[] } => ({ file, bases: [project] });
   return [
     fromProject(path.join(project, ".claude", "settings.json")),
@@ -58,13 +69,13 @@ function settingsFiles(project: string): Array<{ file: string; bases: string[] }
     fromProject(path.join(home, ".gemini", "settings.json")),
     fromProject("/etc/gemini-cli/settings.json"),
     fromProject("/etc/gemini-cli/system-defaults.json"),
-    ...cursorHookFiles(project).map((file) => ({ file, bases: [project, path.dirname(file)] })),
+    ...cursorHookFiles(project, home).map((file) => ({ file, bases: [project, path.dirname(file)] })),
   ];
 }
 
 /** Cursor's hooks files: the project's, the user's and the system's. Unlike the others, no launch file covers them. */
-function cursorHookFiles(project: string): string[] {
-  return [path.join(project, ".cursor", "hooks.json"), path.join(os.homedir(), ".cursor", "hooks.json"), "/etc/cursor/hooks.json"];
+function cursorHookFiles(project: string, home: string = os.homedir()): string[] {
+  return [path.join(project, ".cursor", "hooks.json"), path.join(home, ".cursor", "hooks.json"), "/etc/cursor/hooks.json"];
 }
 
 /** Every string `command` under `value` (hooks nest them in lists of matchers), at most `limit`. */
