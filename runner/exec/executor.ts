@@ -16,7 +16,7 @@ import type { CapabilityTable } from "../capabilities.js";
 import { cleanUpAtExit } from "../exit-cleanup.js";
 import { diesWithTacit } from "../parent-death.js";
 import { EXEC_WORDS_LIMIT_CHARS, MAX_TIMER_MS, wordsChars } from "../limits.js";
-import { openedPath } from "../fs/checked-open.js";
+import { O_PATH_FLAG, openedPath } from "../fs/checked-open.js";
 import { isWithin } from "../fs/containment.js";
 import { allowedRootsBounds, nowLeadsText } from "../fs/moved-place.js";
 import { type ProtectedPath, protectedPathOf } from "../fs/protected-paths.js";
@@ -56,18 +56,6 @@ const NAMESPACE_NOTICES = {
     );
   },
 };
-
-/**
- * Linux's O_PATH (Node does not export it; fs/checked-open.ts names it too): a descriptor that only
- * names a directory, which needs search permission on the way and none on the directory itself.
- * The pinned working directory was opened to read: one the user may write and enter but not list
- * (mode -wx, a drop box), where the command runs as well as anywhere, refused every approved command
- * there with EACCES. 010000000 on every architecture Node runs on but alpha, parisc and sparc.
- */
-const PATH_ONLY =
-  process.platform === "linux" && ["x64", "arm64", "arm", "ia32", "ppc64", "s390x", "riscv64", "loong64"].includes(process.arch)
-    ? 0o10000000
-    : constants.O_RDONLY;
 
 export const EXEC_OUTPUT_LIMIT_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_EXEC_TIMEOUT_MS = 30_000;
@@ -287,7 +275,8 @@ export class ExecExecutor {
   private async run(program: string, request: ExecRequest, cwd: string, timeoutMs: number, beforeEffect: BeforeEffect, pinned = false): Promise<ProcessResult> {
     let directory: { fd: number; path: string } | null = null;
     if (pinned) {
-      const fd = openSync(cwd, PATH_ONLY | constants.O_DIRECTORY);
+      // A path only (O_PATH): a working directory the user may enter but not list (-wx) pins as well.
+      const fd = openSync(cwd, O_PATH_FLAG | constants.O_DIRECTORY);
       const opened = openedPath(fd);
       if (opened !== null && opened !== cwd) {
         closeSync(fd);

@@ -73,11 +73,11 @@ export function openForReading(real: string, verify: (actual: string) => void): 
  * Linux's O_PATH (Node does not export it): a descriptor that only names a directory, opened
  * with no permission on it but search (x) on the way, as a lookup in it needs. Opened to read
  * instead, a directory the user may write and enter but not list (mode -wx, a drop box) could
- * not be opened at all, so nothing could be created in it. Its value is 010000000 on every
- * architecture Node runs on but alpha, parisc and sparc (asm-generic/fcntl.h), which keep
- * O_RDONLY.
+ * not be opened at all, so nothing could be created in it (nor could an approved command run in
+ * it, exec/executor.ts). Its value is 010000000 on every architecture Node runs on but alpha,
+ * parisc and sparc (asm-generic/fcntl.h), which keep O_RDONLY.
  */
-const O_PATH_FLAG =
+export const O_PATH_FLAG =
   process.platform === "linux" && ["x64", "arm64", "arm", "ia32", "ppc64", "s390x", "riscv64", "loong64"].includes(process.arch)
     ? 0o10000000
     : constants.O_RDONLY;
