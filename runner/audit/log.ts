@@ -78,7 +78,19 @@ const BATCH_LINES = 256;
  * main thread 9 ms more (one set); drains put off to 1 s or 4,096 events changed nothing (paired
  * medians over 20 rounds: main thread -0.6 ms, all threads +2.9 ms, wall +7 ms in quartiles of
  * +-45 ms): the lines cost the same CPU whenever they are made, and in a loop of reads none of
- * it finds an idle moment.
+ * it finds an idle moment. Made synchronously right after each reply was written, before the host
+ * waited for the next request (a catchUp() that the conversation called there, so that the hashing
+ * would overlap the sandbox's turn, measured at 75 µs from reply to next request): the same CPU in
+ * the log alone (bench/audit-log-alone.ts, a read's lines made after each read against 256 events
+ * at a time: +0.2 ms [-5.1 .. 6.8] of 47 ms, 20 interleaved rounds), but whole runs of 1,000 reads
+ * cost the host more, main thread +31.9 ms [-7.0 .. 79.3] and all threads +44.7 ms [5.2 .. 97.6]
+ * (30 interleaved rounds, paired; load 13-16 on 2 CPUs, where wall time moved by +-300 ms). At a
+ * load of 2-3.5, over a run with no log: wall +61.5 ms in batches, +67.4 made after each reply (main
+ * thread +49.5, +54.9; 40 rounds); with TACIT_SPIN=always, wall +118.1 and +171.9, main thread
+ * +40.6 and +57.6 (30 rounds): no gain in either regime. Why is not known: a pipe's write wakes
+ * its reader as a sync wakeup, which the scheduler may place on the writer's CPU, expecting it to
+ * sleep, but the host's context switches did not show it (8 runs each). Not kept: the lines are
+ * made as before, in batches.
  */
 export const AUDIT_DRAIN_DELAY_MS = 25;
 const DEFAULT_SIGN_INTERVAL_MS = 5000;
