@@ -20,10 +20,9 @@
 
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
-import { availableParallelism, loadavg } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { heavyRuns, line, medianOf, ms, runChecked, tacitBin, tempDir } from "./helpers.js";
+import { heavyRuns, line, medianOf, ms, othersRunnableLine, othersRunnableMean, runChecked, tacitBin, tempDir } from "./helpers.js";
 import { measureInterleaved, median, quantile } from "./measure.js";
 
 const READS = 1_000;
@@ -86,7 +85,7 @@ export function benchAudit(runs: number): boolean {
       plainIdle: "tacit run (0 reads, no log)",
       auditedIdle: "tacit run --audit-log (0 reads)",
     };
-    const loadBefore = loadavg()[0]!;
+    const othersBefore = othersRunnableMean();
     const samples = measureInterleaved(
       [
         { label: labels.plain, steps: [{ file: process.execPath, args: run("reads.ts", false), cwd: dir }] },
@@ -98,7 +97,7 @@ export function benchAudit(runs: number): boolean {
     );
     const wall = (label: string) => samples.get(label)!;
     console.log(`\naudit: the cost of --audit-log on ${READS} file reads (${n} rounds, interleaved; medians)`);
-    console.log(`  ${machineLoad(loadBefore, loadavg()[0]!)}`);
+    othersRunnableLine(othersBefore, othersRunnableMean());
     line(labels.plain, `median ${ms(medianOf(samples, labels.plain))}   (floor)`);
     line(labels.audited, `median ${ms(medianOf(samples, labels.audited))}`);
     line(labels.plainIdle, `median ${ms(medianOf(samples, labels.plainIdle))}`);
@@ -213,19 +212,6 @@ function costByRound(plain: number[], audited: number[], plainIdle: number[], au
   const fixed = auditedIdle.map((value, round) => value - plainIdle[round]!);
   const perRead = audited.map((value, round) => (value - plain[round]! - fixed[round]!) / READS);
   return { fixed, perRead };
-}
-
-/**
- * The machine's load over the timed runs, said with the figures: on a machine whose other work keeps
- * its CPUs busy, the runs' wall times move by more than the log costs (at a load of 13-16 on 2 CPUs,
- * paired quartiles of +-300 ms on 2.5 s runs), and above one runnable task per CPU neither the
- * sandbox nor the host waits for the other spinning (spin-read.ts spinningPays), so the round trip
- * measured is the sleeping one.
- */
-function machineLoad(before: number, after: number): string {
-  const cpus = availableParallelism();
-  const spinning = Math.max(before, after) > cpus ? "sleeping, not spinning, in some or all runs (load above the CPUs)" : "spinning where it pays";
-  return `machine load (1 min) ${before.toFixed(2)} before, ${after.toFixed(2)} after, on ${cpus} CPUs: round trips ${spinning}`;
 }
 
 /** "q1 .. q3" of `values`, in `digits` decimals. */

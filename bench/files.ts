@@ -14,12 +14,10 @@
 // and after timing, as tacit's spinning gate counts them: where they are many, tacit does not spin.
 
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism } from "node:os";
 import path from "node:path";
 import { denoExecutable } from "../runner/paths.js";
-import { othersBorne, runnableNow } from "../runner/spin-read.js";
 import { type CommandSpec, measureInterleaved, median } from "./measure.js";
-import { heavyRuns, line, medianOf, ms, runChecked, tacitBin, tempDir, verdictLine } from "./helpers.js";
+import { heavyRuns, line, medianOf, ms, othersRunnableLine, othersRunnableMean, runChecked, tacitBin, tempDir, verdictLine } from "./helpers.js";
 import { checkedReadMicros } from "./checked-read.js";
 import { readSplit } from "./read-split.js";
 import { pipeRoundTripMicros } from "./round-trip.js";
@@ -62,23 +60,6 @@ function reportLoop(c: LoopComparison, samples: Map<string, number[]>): boolean 
 
 function tacitRun(label: string, script: string, cwd: string): CommandSpec {
   return { label, steps: [{ file: process.execPath, args: [tacitBin, "run", "--no-check", script], cwd }] };
-}
-
-/**
- * The mean of others' runnable tasks over a second, as tacit's spinning gate counts them
- * (runner/spin-read.ts OthersLoad), this process not counted; null where they cannot be counted.
- * Printed beside the reads, whose cost depends on whether tacit spun: a loaded machine turns it off.
- */
-function othersRunnableMean(): number | null {
-  const counts: number[] = [];
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (let i = 0; i < 20; i++) {
-    const runnable = runnableNow();
-    if (runnable === null) return null;
-    counts.push(runnable - 1);
-    Atomics.wait(pause, 0, 0, 50);
-  }
-  return counts.reduce((sum, count) => sum + count, 0) / counts.length;
 }
 
 export function benchReads(runs: number): boolean {
@@ -173,12 +154,7 @@ export function benchReads(runs: number): boolean {
     );
     const othersAfter = othersRunnableMean();
     const met = reportLoop(labels, samples);
-    if (othersBefore !== null && othersAfter !== null) {
-      line(
-        "others' runnable tasks, a second's mean",
-        `${othersBefore.toFixed(1)} before timing, ${othersAfter.toFixed(1)} after: tacit spins where their average stays at most ${othersBorne(availableParallelism()).toFixed(1)}  (for information)`,
-      );
-    }
+    othersRunnableLine(othersBefore, othersAfter);
     // For information: the second half of the loop alone, after both processes' JIT has warmed
     // up (tacit's host takes a few thousand requests to reach its steady per-read time; raw
     // Deno warms up too), so the headline is not read as warm-up cost only.

@@ -4,9 +4,10 @@
 
 import { spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { packageRoot } from "../runner/paths.js";
+import { othersBorne, runnableNow } from "../runner/spin-read.js";
 import { median, ratioText } from "./measure.js";
 
 export const tacitBin = path.join(packageRoot, "bin", "tacit.js");
@@ -46,4 +47,30 @@ export function verdictLine(label: string, ratio: number, target: number): boole
   const met = ratio <= target;
   line(label, `${ratioText(ratio, target)}x floor  target <= ${target.toFixed(1)}x: ${met ? "met" : "MISSED"}`);
   return met;
+}
+
+/**
+ * The mean of others' runnable tasks over a second, as tacit's spinning gate counts them
+ * (runner/spin-read.ts OthersLoad), this process not counted; null where they cannot be counted.
+ * Printed beside the reads and the audit log's cost, which depend on whether tacit spun: a loaded machine turns it off.
+ */
+export function othersRunnableMean(): number | null {
+  const counts: number[] = [];
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let i = 0; i < 20; i++) {
+    const runnable = runnableNow();
+    if (runnable === null) return null;
+    counts.push(runnable - 1);
+    Atomics.wait(pause, 0, 0, 50);
+  }
+  return counts.reduce((sum, count) => sum + count, 0) / counts.length;
+}
+
+/** The line saying others' runnable tasks before and after a bench's timed runs (see othersRunnableMean), where they could be counted. */
+export function othersRunnableLine(before: number | null, after: number | null): void {
+  if (before === null || after === null) return;
+  line(
+    "others' runnable tasks, a second's mean",
+    `${before.toFixed(1)} before timing, ${after.toFixed(1)} after: tacit spins where their average stays at most ${othersBorne(availableParallelism()).toFixed(1)}  (for information)`,
+  );
 }
