@@ -66,10 +66,10 @@ export function runnableIn(text: string): number | null {
 /**
  * Whether other work keeps the machine's CPUs from spinning: an average, over about a second, of
  * the runnable tasks that are not tacit's own spinning ones (its host's thread, and its sandboxes
- * that spin). The load average this replaces counted tacit's own two spinning processes, runnable
- * throughout a loop of reads: on a machine of two CPUs, a long loop brought the one-minute load to
- * about 2 by itself, and the least other work then turned its own spinning off (each read then
- * cost a sandbox's wake-up: about 80 µs a read instead of 38). Counting only others', a machine busy with other work still
+ * that spin). The load average this replaces counted tacit's own two spinning processes: alone on
+ * a machine of two CPUs, a long loop of reads brought the one-minute load to about 2 by itself,
+ * and turned its own spinning off (each read then cost a sandbox's wake-up: about 80 µs a read
+ * instead of 38). Counting only others', a machine busy with other work still
  * stops spinning (two processes spinning on a loaded machine of two CPUs starve everything,
  * the test suite included), and tacit alone does not stop itself.
  */
