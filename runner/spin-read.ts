@@ -23,7 +23,7 @@ const HOST_SPIN_MICROS = 30;
 /**
  * How often the machine's runnable tasks are counted (see spinningPays): often enough that a run of
  * a second or two is judged by a few dozen counts, seldom enough that counting costs nothing
- * measurable (a read of /proc/loadavg, 15-20 µs of CPU here, every 50 ms).
+ * measurable (a read of /proc/loadavg, about 10 µs, every 50 ms).
  */
 const RUNNABLE_LOOK_INTERVAL_MS = 50;
 /** How often the load average is looked at again, where the runnable tasks cannot be counted. */
@@ -66,10 +66,10 @@ export function runnableIn(text: string): number | null {
 /**
  * Whether other work keeps the machine's CPUs from spinning: an average, over about a second, of
  * the runnable tasks that are not tacit's own spinning ones (its host's thread, and its sandboxes
- * that spin). The load average this replaces counted tacit's own two spinning processes: alone on
- * a machine of two CPUs, a long loop of reads brought the one-minute load to about 2 by itself,
- * and turned its own spinning off (each read then cost a sandbox's wake-up: about 80 µs a read
- * instead of 38). Counting only others', a machine busy with other work still
+ * that spin). The load average this replaces counted tacit's own two
+ * spinning processes: alone on a machine of two CPUs, a long loop of reads brought the one-minute
+ * load to about 2 by itself, and turned its own spinning off (each read then cost a sandbox's
+ * wake-up, about twice a spun read). Counting only others', a machine busy with other work still
  * stops spinning (two processes spinning on a loaded machine of two CPUs starve everything,
  * the test suite included), and tacit alone does not stop itself.
  */
@@ -106,7 +106,7 @@ export function othersBorne(cpus: number): number {
 }
 
 let othersLoad: OthersLoad | undefined;
-/** Whether /proc/loadavg's count could be read (Linux); false once it could not: the one-minute load average serves from then on. */
+/** Whether /proc/loadavg's count could be read (Linux); false: the one-minute load average is used. */
 let runnableCountable = true;
 let loadLookedAt = Number.NEGATIVE_INFINITY;
 let busy = false;
