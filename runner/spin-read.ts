@@ -75,13 +75,12 @@ export function runnableIn(text: string): number | null {
  */
 export class OthersLoad {
   /**
-   * Null until the first count, which it then is: a machine busy when tacit starts is seen at
-   * once. Starting from none instead (the first count weighed by the time since the process
-   * started), four processes computing on four CPUs let a sandbox spin for its first second.
-   * The price, on a machine of two CPUs: one of tacit's own threads caught runnable at the first
-   * count (V8's compiler, as tacit starts) holds spinning off for up to 0.7 s.
+   * Starts at none at the process's start (performance.now()'s 0), so that the first count weighs
+   * as much as the time since: in `tacit run`, whose first request comes 100-300 ms after its
+   * start, a busy machine is seen at once (8 others' tasks weigh 1.6), and one other task caught
+   * once (often one of tacit's own threads, while it starts) does not stop spinning for a second.
    */
-  private average: number | null = null;
+  private average = 0;
   private countedAt = 0;
 
   constructor(private readonly cpus: number) {}
@@ -89,14 +88,13 @@ export class OthersLoad {
   /** Counts `runnable` tasks on the machine at `now` (ms, performance.now()), `own` of them tacit's (see spinningPays). */
   counted(runnable: number, own: number, now: number): void {
     const others = Math.max(0, runnable - own);
-    if (this.average === null) this.average = others;
-    else this.average += (others - this.average) * (1 - Math.exp(-Math.max(0, now - this.countedAt) / OTHERS_AVERAGE_MS));
+    this.average += (others - this.average) * (1 - Math.exp(-Math.max(0, now - this.countedAt) / OTHERS_AVERAGE_MS));
     this.countedAt = now;
   }
 
   /** Whether others' runnable work leaves too few CPUs free for the two spinning takes. */
   get busy(): boolean {
-    return this.average !== null && this.average > othersBorne(this.cpus);
+    return this.average > othersBorne(this.cpus);
   }
 }
 
