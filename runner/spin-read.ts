@@ -49,18 +49,8 @@ export function runnableNow(): number | null {
   } catch {
     return null;
   }
-  return runnableIn(text);
-}
-
-/**
- * The runnable tasks /proc/loadavg's `text` shows; null where it shows none: the reader itself
- * is runnable, so a count of 0 is not the kernel's (a sandboxing kernel such as gVisor may show
- * one), and taken for one the machine would never look busy.
- */
-export function runnableIn(text: string): number | null {
   const match = /^\S+ \S+ \S+ (\d+)\/\d+/.exec(text);
-  const runnable = match ? Number(match[1]) : 0;
-  return runnable >= 1 ? runnable : null;
+  return match ? Number(match[1]) : null;
 }
 
 /**

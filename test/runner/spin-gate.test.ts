@@ -12,7 +12,7 @@ import { availableParallelism } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { OthersLoad, runnableIn, runnableNow } from "../../runner/spin-read.js";
+import { OthersLoad, runnableNow } from "../../runner/spin-read.js";
 import { childEnv, tacitBin, tempDir } from "../helpers.js";
 import { commandLineOf, descendantsOf } from "../processes.js";
 
@@ -154,15 +154,6 @@ async function readLoopWatched(seconds: number, spin: "auto" | "always"): Promis
   expect(stdout).toBe("true\n");
   return flags;
 }
-
-describe("runnableIn", () => {
-  it("reads the kernel's count of runnable tasks, and takes none for a count that cannot be the kernel's", () => {
-    expect(runnableIn("0.52 0.58 0.59 3/467 12345\n")).toBe(3);
-    // The reader is runnable: a /proc/loadavg that shows 0 is made up, and would never show a busy machine.
-    expect(runnableIn("0.00 0.00 0.00 0/0 0\n")).toBeNull();
-    expect(runnableIn("")).toBeNull();
-  });
-});
 
 describe.runIf(process.platform === "linux")("the spinning gate on a real machine", () => {
   it("counts in /proc/loadavg each process computing, and the reader", async () => {
