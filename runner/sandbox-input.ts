@@ -112,8 +112,6 @@ const SPIN_LIMIT = availableParallelism() - 1;
  */
 const MAX_DIRECT_WRITE_CHARS = 16 * 1024;
 const spinningNow = new Set<SocketInput>();
-/** The sandboxes whose own reads spin (their stdin non-blocking): each is runnable while it waits. */
-const sandboxesSpinning = new Set<SocketInput>();
 
 class SocketInput implements SandboxInput {
   readonly dir: string;
@@ -236,12 +234,7 @@ class SocketInput implements SandboxInput {
     if (this.closed) return;
     // Asked again at each reply: a sandbox spinning through a loop of reads stops once the machine
     // gets busy, not only at the next request that is slow to answer.
-    // Tacit's own runnable tasks, which the gate does not count against spinning: the host's
-    // thread, and the sandboxes whose reads spin (runnable while they wait; one that slept is
-    // being woken by its reply, and its wake-up is seldom counted yet: in a loop of reads it was
-    // runnable in 1 count of 8).
-    const ownRunnable = 1 + sandboxesSpinning.size;
-    if (on && !spinningPays(ownRunnable)) on = false;
+    if (on && !spinningPays()) on = false;
     if (on !== this.spinningOn) {
       if (on && spinningNow.size >= SPIN_LIMIT) return;
       if (!this.blockingSwitch()) return;
@@ -251,11 +244,9 @@ class SocketInput implements SandboxInput {
     }
     // Also asked at each reply: whether the sandbox itself spins through the next answer, or
     // sleeps through it while the host answers slowly (see sandboxSpinningPays).
-    const sandboxSpins = on && sandboxSpinningPays(ownRunnable);
+    const sandboxSpins = on && sandboxSpinningPays();
     if (sandboxSpins === this.sandboxSpins) return;
     this.sandboxSpins = sandboxSpins;
-    if (sandboxSpins) sandboxesSpinning.add(this);
-    else sandboxesSpinning.delete(this);
     this.blockingSwitch()?.setBlocking(!sandboxSpins);
   }
 
@@ -277,7 +268,6 @@ class SocketInput implements SandboxInput {
     if (this.closed) return;
     this.closed = true;
     spinningNow.delete(this);
-    sandboxesSpinning.delete(this);
     for (const socket of this.strangers) socket.destroy();
     this.hostEnd?.destroy();
     this.stdio.destroy();

@@ -9,7 +9,7 @@
 // synchronously, takes nothing from libuv: it reads only when the event loop runs, and bytes
 // read here are parsed before that, so their order is kept.
 
-import { readFileSync, readSync } from "node:fs";
+import { readSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import type { Readable, Writable } from "node:stream";
 
@@ -20,82 +20,8 @@ import type { Readable, Writable } from "node:stream";
  */
 const HOST_SPIN_MICROS = 30;
 
-/**
- * How often the machine's runnable tasks are counted (see spinningPays): often enough that a run of
- * a second or two is judged by a few dozen counts, seldom enough that counting costs nothing
- * measurable (a read of /proc/loadavg, about 10 µs, every 50 ms).
- */
-const RUNNABLE_LOOK_INTERVAL_MS = 50;
-/** How often the load average is looked at again, where the runnable tasks cannot be counted. */
-const LOAD_AVERAGE_LOOK_INTERVAL_MS = 250;
-/** How quickly the average of others' runnable tasks follows the counts: its time constant, ms. */
-const OTHERS_AVERAGE_MS = 1000;
-/** What spinning takes from the machine while a sandbox waits for the host: a CPU for each side. */
-const SPINNING_CPUS = 2;
-/**
- * How much of others' runnable work spinning tolerates beyond the CPUs it leaves them: a kernel
- * thread or a short process now and then, not half a CPU's worth of work kept waiting.
- */
-const OTHERS_SLACK = 0.5;
-
-/**
- * The machine's runnable tasks now, on Linux: the 4th field of /proc/loadavg ("runnable/total"),
- * the kernel's count at the moment of reading, the reader included. Null where it cannot be read.
- */
-export function runnableNow(): number | null {
-  let text: string;
-  try {
-    text = readFileSync("/proc/loadavg", "latin1");
-  } catch {
-    return null;
-  }
-  const match = /^\S+ \S+ \S+ (\d+)\/\d+/.exec(text);
-  return match ? Number(match[1]) : null;
-}
-
-/**
- * Whether other work keeps the machine's CPUs from spinning: an average, over about a second, of
- * the runnable tasks that are not tacit's own spinning ones (its host's thread, and its sandboxes
- * that spin). The load average this replaces counted tacit's own two
- * spinning processes: alone on a machine of two CPUs, a long loop of reads brought the one-minute
- * load to about 2 by itself, and turned its own spinning off (each read then cost a sandbox's
- * wake-up, about twice a spun read). Counting only others', a machine busy with other work still
- * stops spinning (two processes spinning on a loaded machine of two CPUs starve everything,
- * the test suite included), and tacit alone does not stop itself.
- */
-export class OthersLoad {
-  /**
-   * Starts at none at the process's start (performance.now()'s 0), so that the first count weighs
-   * as much as the time since: in `tacit run`, whose first request comes 100-300 ms after its
-   * start, a busy machine is seen at once (8 others' tasks weigh 1.6), and one other task caught
-   * once (often one of tacit's own threads, while it starts) does not stop spinning for a second.
-   */
-  private average = 0;
-  private countedAt = 0;
-
-  constructor(private readonly cpus: number) {}
-
-  /** Counts `runnable` tasks on the machine at `now` (ms, performance.now()), `own` of them tacit's (see spinningPays). */
-  counted(runnable: number, own: number, now: number): void {
-    const others = Math.max(0, runnable - own);
-    this.average += (others - this.average) * (1 - Math.exp(-Math.max(0, now - this.countedAt) / OTHERS_AVERAGE_MS));
-    this.countedAt = now;
-  }
-
-  /** Whether others' runnable work leaves too few CPUs free for the two spinning takes. */
-  get busy(): boolean {
-    return this.average > othersBorne(this.cpus);
-  }
-}
-
-/** The most of others' runnable tasks, on average, beside which tacit spins on a machine of `cpus` CPUs. */
-export function othersBorne(cpus: number): number {
-  return cpus - SPINNING_CPUS + OTHERS_SLACK;
-}
-
-let othersLoad: OthersLoad | undefined;
-/** Whether /proc/loadavg's count could be read (Linux); false: the one-minute load average is used. */
-let runnableCountable = true;
+/** How often the load is looked at again (see spinningPays). */
+const LOAD_LOOK_INTERVAL_MS = 250;
 let loadLookedAt = Number.NEGATIVE_INFINITY;
 let busy = false;
 
@@ -106,31 +32,22 @@ let busy = false;
 let setting: "auto" | "always" | "never" | undefined;
 
 /**
- * Whether waiting spinning pays now. With "auto", not where other work keeps the machine's CPUs
- * busy (see OthersLoad): then no CPU idles, so waking a sleeping process costs little, and a
- * process spinning takes a CPU from the work it waits for. With 2 CPUs and a load of 20, a bare
- * round trip took 29 µs with both sides sleeping, 32-80 µs with the sandbox spinning, 56-214 µs
- * with both spinning. `ownRunnable`: how many of the machine's runnable tasks are tacit's own
- * now, this thread included (see SandboxInput.spin). Where /proc/loadavg cannot be read, the
- * one-minute load average against the CPUs, tacit's own processes counted.
+ * Whether waiting spinning pays now. With "auto", not where the machine has more runnable work
+ * than CPUs (its load over the last minute, tacit's own processes counted): then no CPU idles, so
+ * waking a sleeping process costs little, and a process spinning takes a CPU from the work it
+ * waits for. With 2 CPUs and a load of 20, a bare round trip took 29 µs with both sides
+ * sleeping, 32-80 µs with the sandbox spinning, 56-214 µs with both spinning.
  */
-export function spinningPays(ownRunnable: number): boolean {
+export function spinningPays(): boolean {
   if (setting === undefined) {
     const asked = process.env.TACIT_SPIN;
     setting = asked === "always" || asked === "never" ? asked : "auto";
   }
   if (setting !== "auto") return setting === "always";
   const now = performance.now();
-  if (now - loadLookedAt < (runnableCountable ? RUNNABLE_LOOK_INTERVAL_MS : LOAD_AVERAGE_LOOK_INTERVAL_MS)) return !busy;
-  loadLookedAt = now;
-  const runnable = runnableCountable ? runnableNow() : null;
-  if (runnable === null) {
-    runnableCountable = false;
+  if (now - loadLookedAt >= LOAD_LOOK_INTERVAL_MS) {
+    loadLookedAt = now;
     busy = loadavg()[0]! > availableParallelism();
-  } else {
-    othersLoad ??= new OthersLoad(availableParallelism());
-    othersLoad.counted(runnable, ownRunnable, now);
-    busy = othersLoad.busy;
   }
   return !busy;
 }
@@ -189,10 +106,9 @@ export function answerTook(micros: number): void {
  * pays at all: with TACIT_SPIN=always, yes; otherwise, on a machine with more than two CPUs, yes,
  * and on one with two or fewer only where the host's answers have been prompt of late (see
  * fewCpus). The host's own wait for the sandbox's next frame (SpinningReader) spins either way.
- * `ownRunnable`: as for spinningPays.
  */
-export function sandboxSpinningPays(ownRunnable: number): boolean {
-  if (!spinningPays(ownRunnable)) return false;
+export function sandboxSpinningPays(): boolean {
+  if (!spinningPays()) return false;
   if (setting === "always") return true;
   fewCpus ??= availableParallelism() <= 2;
   return !fewCpus || answerPace.prompt;
