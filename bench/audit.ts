@@ -22,7 +22,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { heavyRuns, line, medianOf, ms, othersRunnableLine, othersRunnableMean, runChecked, tacitBin, tempDir } from "./helpers.js";
+import { heavyRuns, line, machineLoad, machineLoadLine, medianOf, ms, runChecked, tacitBin, tempDir } from "./helpers.js";
 import { measureInterleaved, median, quantile } from "./measure.js";
 
 const READS = 1_000;
@@ -85,7 +85,7 @@ export function benchAudit(runs: number): boolean {
       plainIdle: "tacit run (0 reads, no log)",
       auditedIdle: "tacit run --audit-log (0 reads)",
     };
-    const othersBefore = othersRunnableMean();
+    const loadBefore = machineLoad();
     const samples = measureInterleaved(
       [
         { label: labels.plain, steps: [{ file: process.execPath, args: run("reads.ts", false), cwd: dir }] },
@@ -97,7 +97,7 @@ export function benchAudit(runs: number): boolean {
     );
     const wall = (label: string) => samples.get(label)!;
     console.log(`\naudit: the cost of --audit-log on ${READS} file reads (${n} rounds, interleaved; medians)`);
-    othersRunnableLine(othersBefore, othersRunnableMean());
+    machineLoadLine(loadBefore, machineLoad());
     line(labels.plain, `median ${ms(medianOf(samples, labels.plain))}   (floor)`);
     line(labels.audited, `median ${ms(medianOf(samples, labels.audited))}`);
     line(labels.plainIdle, `median ${ms(medianOf(samples, labels.plainIdle))}`);

@@ -10,14 +10,14 @@
 // per-file cost. The whole-process ratio is printed too. For reads, so is the least a read
 // checked by a separate process can cost here: the bare round trip (round-trip.ts) plus the
 // host's checked open and read alone (checked-read.ts), and, on Linux, the CPU time the host and
-// the sandbox each spend on each thousand reads (read-split.ts), and others' runnable tasks before
-// and after timing, as tacit's spinning gate counts them: where they are many, tacit does not spin.
+// the sandbox each spend on each thousand reads (read-split.ts), and the machine's load before
+// and after timing (tacit's spinning gate turns spinning off on a loaded machine).
 
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { denoExecutable } from "../runner/paths.js";
 import { type CommandSpec, measureInterleaved, median } from "./measure.js";
-import { heavyRuns, line, medianOf, ms, othersRunnableLine, othersRunnableMean, runChecked, tacitBin, tempDir, verdictLine } from "./helpers.js";
+import { heavyRuns, line, machineLoad, machineLoadLine, medianOf, ms, runChecked, tacitBin, tempDir, verdictLine } from "./helpers.js";
 import { checkedReadMicros } from "./checked-read.js";
 import { readSplit } from "./read-split.js";
 import { pipeRoundTripMicros } from "./round-trip.js";
@@ -138,7 +138,7 @@ export function benchReads(runs: number): boolean {
       throw new Error(`reads: expected ${expected} characters, tacit read ${fromTacit}, deno read ${fromDeno}`);
     }
 
-    const othersBefore = othersRunnableMean();
+    const loadBefore = machineLoad();
     const floorHalf = `floor: deno run --allow-read (${READ_FILES / 2} reads)`;
     const tacitHalf = `tacit run --no-check (${READ_FILES / 2} reads)`;
     const samples = measureInterleaved(
@@ -152,9 +152,9 @@ export function benchReads(runs: number): boolean {
       ],
       n,
     );
-    const othersAfter = othersRunnableMean();
+    const loadAfter = machineLoad();
     const met = reportLoop(labels, samples);
-    othersRunnableLine(othersBefore, othersAfter);
+    machineLoadLine(loadBefore, loadAfter);
     // For information: the second half of the loop alone, after both processes' JIT has warmed
     // up (tacit's host takes a few thousand requests to reach its steady per-read time; raw
     // Deno warms up too), so the headline is not read as warm-up cost only.

@@ -3,11 +3,10 @@
 // lines that the heavier benchmarks share.
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { packageRoot } from "../runner/paths.js";
-import { othersBorne, runnableNow } from "../runner/spin-read.js";
 import { median, ratioText } from "./measure.js";
 
 export const tacitBin = path.join(packageRoot, "bin", "tacit.js");
@@ -49,28 +48,43 @@ export function verdictLine(label: string, ratio: number, target: number): boole
   return met;
 }
 
-/**
- * The mean of others' runnable tasks over a second, as tacit's spinning gate counts them
- * (runner/spin-read.ts OthersLoad), this process not counted; null where they cannot be counted.
- * Printed beside the reads and the audit log's cost, which depend on whether tacit spun: a loaded machine turns it off.
- */
-export function othersRunnableMean(): number | null {
+/** The machine's load as a bench's timed runs start or end: what decides whether tacit spins. */
+export interface MachineLoad {
+  /** The one-minute load average: tacit spins while it is at most the CPUs (runner/spin-read.ts spinningPays). */
+  loadAverage: number;
+  /** The mean of the runnable tasks over a second, this process not counted (/proc/loadavg's 4th field); null without /proc. */
+  othersRunnable: number | null;
+}
+
+/** The machine's load now (see MachineLoad): a second's counts of its runnable tasks, and the load average. */
+export function machineLoad(): MachineLoad {
   const counts: number[] = [];
   const pause = new Int32Array(new SharedArrayBuffer(4));
   for (let i = 0; i < 20; i++) {
-    const runnable = runnableNow();
-    if (runnable === null) return null;
-    counts.push(runnable - 1);
+    let text: string;
+    try {
+      text = readFileSync("/proc/loadavg", "latin1");
+    } catch {
+      counts.length = 0;
+      break;
+    }
+    const match = /^\S+ \S+ \S+ (\d+)\//.exec(text);
+    if (match) counts.push(Number(match[1]) - 1);
     Atomics.wait(pause, 0, 0, 50);
   }
-  return counts.reduce((sum, count) => sum + count, 0) / counts.length;
+  const othersRunnable = counts.length === 0 ? null : counts.reduce((sum, count) => sum + count, 0) / counts.length;
+  return { loadAverage: loadavg()[0]!, othersRunnable };
 }
 
-/** The line saying others' runnable tasks before and after a bench's timed runs (see othersRunnableMean), where they could be counted. */
-export function othersRunnableLine(before: number | null, after: number | null): void {
-  if (before === null || after === null) return;
+/**
+ * The line saying the machine's load before and after a bench's timed runs: the reads' and the
+ * audit log's costs depend on whether tacit spun, which a loaded machine turns off.
+ */
+export function machineLoadLine(before: MachineLoad, after: MachineLoad): void {
+  const cpus = availableParallelism();
+  const others = before.othersRunnable === null || after.othersRunnable === null ? "" : `; others' runnable tasks ${before.othersRunnable.toFixed(1)} and ${after.othersRunnable.toFixed(1)}`;
   line(
-    "others' runnable tasks, a second's mean",
-    `${before.toFixed(1)} before timing, ${after.toFixed(1)} after: tacit spins where their average stays at most ${othersBorne(availableParallelism()).toFixed(1)}  (for information)`,
+    "machine load before and after timing",
+    `one-minute load ${before.loadAverage.toFixed(2)} and ${after.loadAverage.toFixed(2)} on ${cpus} CPUs (tacit spins while it stays at most ${cpus})${others}  (for information)`,
   );
 }
