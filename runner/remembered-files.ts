@@ -106,13 +106,23 @@ export class RememberedFiles {
 
   /** Every file remembered; none when there is no such file yet. Throws RememberedFilesError when it cannot be trusted. */
   all(): RememberedFile[] {
+    return this.read(null).files;
+  }
+
+  /**
+   * The list as its file holds it now, and that text. `before`: the list as read earlier, whose files are
+   * taken again, unparsed, when the text is the same (the schema's first parse of a long list is most of
+   * reading it: see remember).
+   */
+  private read(before: ListAsRead | null): ListAsRead {
     const text = readOwnFile(
       this.file,
       0o022,
       (problem) => new RememberedFilesError(ownFileProblemText(`the list of tacit's own files ${this.file}`, this.file, problem, "the files it names are not refused to scripts")),
       this.home,
     );
-    if (text === null) return [];
+    if (text === null) return { text, files: [] };
+    if (before !== null && before.text === text) return before;
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -121,7 +131,7 @@ export class RememberedFiles {
     }
     const parsed = schema().safeParse(json, PARSED_ONCE);
     if (!parsed.success) throw new RememberedFilesError(`${this.file} is not tacit's list of its own files, so the files it names are not refused to scripts; remove it`);
-    return parsed.data.files;
+    return { text, files: parsed.data.files };
   }
 
   /** Adds `files` (or notes that they were used now), keeping the MAX_FILES most recently used. */
@@ -129,7 +139,16 @@ export class RememberedFiles {
     if (files.length === 0) return;
     const fresh = (known: readonly RememberedFile[]) =>
       files.every((f) => known.some((k) => k.path === f.path && k.kind === f.kind && this.now() - Date.parse(k.usedAt) < REFRESH_MS));
-    if (fresh(this.all())) return;
+    // Read before the lock (most runs only read), and again under it, where the text is compared and parsed only if
+    // another process changed it meanwhile: parsed twice, a list of 256 logs (one a day, rotated) cost each run that
+    // added one a second pass of the schema over every entry.
+    const seen = versionOf(this.file);
+    const before = this.read(null);
+    if (fresh(before.files)) {
+      // And this run's protected paths take it from here (rememberedOwnFiles), as rememberedIn would have read it.
+      if (seen !== null && before.text !== null) remembered(this.file, seen.version, before.files);
+      return;
+    }
     ensureTacitHome(this.env);
     const lockFile = `${this.file}.lock`;
     const attempt = FileLock.acquireWaiting(lockFile, LOCK_WAIT_MS);
@@ -137,7 +156,7 @@ export class RememberedFiles {
       throw new RememberedFilesError(`${this.file} is being changed by another process (lock file ${lockFile}); if no tacit is running, delete ${lockFile}`);
     }
     try {
-      const known = this.all();
+      const known = this.read(before).files;
       if (fresh(known)) return;
       const usedAt = new Date(this.now()).toISOString();
       const same = (a: { path: string; kind: string }, b: { path: string; kind: string }) => a.path === b.path && a.kind === b.kind;
@@ -145,15 +164,29 @@ export class RememberedFiles {
       const kept = known.filter((k) => !files.some((f) => same(f, k)) && (existsSync(k.path) || existsSync(path.dirname(k.path))));
       const added = files.filter((f, i) => files.findIndex((g) => same(f, g)) === i).map((f) => ({ path: f.path, kind: f.kind, usedAt }));
       const all = [...kept, ...added].sort((a, b) => Date.parse(b.usedAt) - Date.parse(a.usedAt)).slice(0, MAX_FILES);
-      this.save(all);
+      const saved = this.save(all);
+      // This run's protected paths read the list next (rememberedOwnFiles): taken from here, rather than read and
+      // parsed a third time. Under the lock every writer of the list takes, the file there is the one just written,
+      // unless its size says otherwise; then rememberedIn reads it.
+      const written = versionOf(this.file);
+      if (written !== null && written.size === Buffer.byteLength(saved)) remembered(this.file, written.version, all);
     } finally {
       attempt.lock.release();
     }
   }
 
-  private save(files: RememberedFile[]): void {
-    replaceOwnFile(this.file, JSON.stringify({ version: 1, files }, null, 2) + "\n");
+  /** Writes the list; returns its text. */
+  private save(files: RememberedFile[]): string {
+    const text = JSON.stringify({ version: 1, files }, null, 2) + "\n";
+    replaceOwnFile(this.file, text);
+    return text;
   }
+}
+
+/** A list as read from its file: its text (null: no file) and its files. */
+interface ListAsRead {
+  text: string | null;
+  files: RememberedFile[];
 }
 
 /** The files of `config` to remember: each as named and where it really is. */
@@ -213,13 +246,9 @@ export function rememberedOwnFiles(env: NodeJS.ProcessEnv = process.env): Protec
 
 function rememberedIn(store: RememberedFiles): ProtectedFile[] {
   const file = store.file;
-  let version: string;
-  try {
-    const stat = statSync(file);
-    version = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
-  } catch {
-    return [];
-  }
+  const found = versionOf(file);
+  if (found === null) return [];
+  const { version } = found;
   const known = cached.get(file);
   if (known !== undefined && known.version === version) return known.files;
   let files: RememberedFile[];
@@ -228,8 +257,30 @@ function rememberedIn(store: RememberedFiles): ProtectedFile[] {
   } catch {
     return [];
   }
+  const described = describe(files, file);
+  cached.set(file, { version, files: described });
+  return described;
+}
+
+/** What tells one state of the list's file from another (rememberedIn reads it again when it changes), with its size; null for no file. */
+function versionOf(file: string): { version: string; size: number } | null {
+  try {
+    const stat = statSync(file);
+    return { version: `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`, size: stat.size };
+  } catch {
+    return null;
+  }
+}
+
+/** Keeps `files`, read from (or written to) `file` when it was at `version`, for rememberedIn, as it would have read them. */
+function remembered(file: string, version: string, files: readonly RememberedFile[]): void {
+  cached.set(file, { version, files: describe(files, file) });
+}
+
+/** The files of the list `file` as protected paths. */
+function describe(files: readonly RememberedFile[], file: string): ProtectedFile[] {
   // An audit log's lock with it: the writer takes it beside the log (audit/log.ts, lockLog).
-  const described = files.flatMap(({ path: where, kind }) =>
+  return files.flatMap(({ path: where, kind }) =>
     (kind === "audit-log" ? [where, `${where}.lock`] : [where]).map((named) => ({
       path: named,
       what: named === where ? DESCRIPTIONS[kind].what : `the lock of ${DESCRIPTIONS[kind].what}`,
@@ -238,6 +289,4 @@ function rememberedIn(store: RememberedFiles): ProtectedFile[] {
         "work with other files, and keep tacit's files outside the allowed roots (a file no run uses any more can be taken off that list)",
     })),
   );
-  cached.set(file, { version, files: described });
-  return described;
 }
