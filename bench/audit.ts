@@ -18,7 +18,7 @@
 // Linux shows it (/proc/self/task/*/schedstat), it is read at each run's exit, for the same runs
 // interleaved again, and the CPU the log adds is reported beside the wall times.
 
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -159,12 +159,63 @@ export function benchAudit(runs: number): boolean {
         `${median(cpuCost.fixed).toFixed(1)} ms [${quartiles(cpuCost.fixed, 1)}], ${(median(cpuCost.perRead) * 1000).toFixed(1)} µs [${quartiles(cpuCost.perRead.map((v) => v * 1000), 1)}]`,
       );
     }
+    rememberedLogsAtStart(dir, home, preload, n);
     return met;
   } finally {
     if (previousHome === undefined) delete process.env.TACIT_HOME;
     else process.env.TACIT_HOME = previousHome;
     rmSync(dir, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** How many logs tacit's list of its own audit logs holds at most (remembered-files.ts MAX_FILES): a log rotated daily fills it. */
+const REMEMBERED_LOGS = 256;
+
+/**
+ * What a long list of remembered audit logs (own-audit-logs.json) costs each start of `tacit run --audit-log`
+ * (0 reads), a new log each run as with daily rotation: host CPU with REMEMBERED_LOGS logs on the list against
+ * one, paired by round. Each run gets a home of its own holding the list and the bench's signing key (so that
+ * no run makes a key). The logs on the list exist, as rotated logs do; their locks (FILE.lock, refused too) do not.
+ */
+function rememberedLogsAtStart(dir: string, benchHome: string, preload: string, rounds: number): void {
+  const logs = tempDir("audit-remembered");
+  try {
+    const day = 24 * 60 * 60 * 1000;
+    const listOf = (count: number): string => {
+      const files = Array.from({ length: count }, (_, i) => {
+        const file = path.join(logs, `old-${i}.jsonl`);
+        writeFileSync(file, "");
+        return { path: file, kind: "audit-log", usedAt: new Date(Date.now() - (i + 1) * day).toISOString() };
+      });
+      return JSON.stringify({ version: 1, files }, null, 2) + "\n";
+    };
+    const lists = { long: listOf(REMEMBERED_LOGS), short: listOf(1) };
+    const key = readFileSync(path.join(benchHome, "audit-key.json"));
+    const cpu = { long: { main: [] as number[], all: [] as number[] }, short: { main: [] as number[], all: [] as number[] } };
+    let runs = 0;
+    for (let round = 0; round < rounds; round++) {
+      for (const which of round % 2 === 0 ? (["long", "short"] as const) : (["short", "long"] as const)) {
+        const home = path.join(logs, `home-${runs}`);
+        mkdirSync(home, { mode: 0o700 });
+        writeFileSync(path.join(home, "audit-key.json"), key, { mode: 0o600 });
+        writeFileSync(path.join(home, "own-audit-logs.json"), lists[which], { mode: 0o600 });
+        process.env.TACIT_HOME = home;
+        const used = hostCpuOf([tacitBin, "run", "--no-check", "--audit-log", path.join(logs, `new-${runs++}.jsonl`), "reads0.ts"], dir, preload);
+        if (used === null) return;
+        cpu[which].main.push(used.main);
+        cpu[which].all.push(used.all);
+      }
+    }
+    process.env.TACIT_HOME = benchHome;
+    const added = (which: "main" | "all") => cpu.long[which].map((long, round) => long - cpu.short[which][round]!);
+    line(
+      `  start with ${REMEMBERED_LOGS} remembered logs, not 1`,
+      `main thread +${median(added("main")).toFixed(1)} ms [${quartiles(added("main"), 1)}], all threads +${median(added("all")).toFixed(1)} ms [${quartiles(added("all"), 1)}]  (${rounds} rounds, paired)`,
+    );
+  } finally {
+    process.env.TACIT_HOME = benchHome;
+    rmSync(logs, { recursive: true, force: true });
   }
 }
 
