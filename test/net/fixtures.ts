@@ -8,9 +8,9 @@ import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { afterAll, afterEach } from "vitest";
+import { afterAll, afterEach, expect } from "vitest";
 import { type CliResult, runCli, unchecked } from "../helpers.js";
-import { ATTEMPT_PRELUDE, makeCanary, realTempDir, writeTree } from "../files/fixtures.js";
+import { ATTEMPT_PRELUDE, type Attempt, attemptOf, attempts, lit, makeCanary, realTempDir, tacit, writeTree } from "../files/fixtures.js";
 
 export {
   ATTEMPT_PRELUDE,
@@ -186,4 +186,38 @@ export const TOKEN_FROM_ENV = `const token = requestFileSystem(".", (fs) => fs.r
  */
 export function secretNetScript(hosts: readonly string[], body: string, options: { setup?: string } = {}): string {
   return `${ATTEMPT_PRELUDE}\n${TOKEN_FROM_ENV}\n${options.setup ?? ""}requestNetwork(${JSON.stringify(hosts)}, (net) => {${body}});\n`;
+}
+
+/**
+ * Sends the secret "pässwörd-<canary>" (a project's .env) as the header x-key to a loopback server,
+ * once for each of `shapes`, the server answering each with `answer(shape, value)` (`value` as Node
+ * read the header: one character a byte). Checks the run ended well and each request carried the
+ * secret; returns what the script got for each shape, and the canary's random part to look for.
+ */
+export async function echoedNonAsciiSecret(
+  resources: ReturnType<typeof perTestResources>,
+  shapes: readonly string[],
+  answer: (shape: string, value: string) => string,
+): Promise<{ seen: (shape: string) => Attempt; random: string; root: string; canary: string; result: CliResult }> {
+  const server = await resources.server((request, response) => {
+    response.setHeader("content-type", "text/plain");
+    response.end(answer(request.url.slice(1), String(request.headers["x-key"])));
+  });
+  const { root, canary } = resources.projectWithSecret();
+  const secret = `pässwörd-${canary}`;
+  writeTree(root, { ".env": `${secret}\n` });
+  const result = await tacit(
+    root,
+    secretNetScript([`127.0.0.1:${server.port}`], `
+  for (const shape of ${JSON.stringify(shapes)}) {
+    attempt(shape, () => net.httpGet(${lit(server.origin)} + "/" + shape, { secretHeaders: { "x-key": token } }));
+  }
+`),
+    permit(`127.0.0.1:${server.port}`),
+  );
+  expect(result.code, result.stderr).toBe(0);
+  // The secret went out, once for each shape.
+  expect(server.received.filter((r) => r.headers["x-key"] === secret)).toHaveLength(shapes.length);
+  const found = attempts(result.stdout);
+  return { seen: (shape) => attemptOf(found, shape), random: canary.slice("canary-".length), root, canary, result };
 }

@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
-import { attemptOf, attempts, lit, perTestResources, permit, secretNetScript, tacit, writeTree } from "./fixtures.js";
+import { echoedNonAsciiSecret, perTestResources } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-header-bytes-", { concurrent: true });
 
@@ -38,34 +38,14 @@ function decodings(text: string): string[] {
 
 describe.concurrent("a secret header with characters past ASCII, echoed as its bytes", () => {
   it("is masked percent-escaped, in base64 and in hex, as sent and as read as UTF-8; no decoding of the answers holds the canary", async () => {
-    const server = await resources.server((request, response) => {
-      // Node reads a header's bytes one character each (latin-1): these are the bytes that came.
-      const wire = Buffer.from(String(request.headers["x-key"]), "latin1");
-      response.setHeader("content-type", "text/plain");
-      response.end(SHAPES[request.url.slice(1)]!(wire));
-    });
-    const { root, canary } = resources.projectWithSecret();
-    const secret = `pässwörd-${canary}`;
-    writeTree(root, { ".env": `${secret}\n` });
-    const result = await tacit(
-      root,
-      secretNetScript([`127.0.0.1:${server.port}`], `
-  for (const shape of ${JSON.stringify(Object.keys(SHAPES))}) {
-    attempt(shape, () => net.httpGet(${lit(server.origin)} + "/" + shape, { secretHeaders: { "x-key": token } }));
-  }
-`),
-      permit(`127.0.0.1:${server.port}`),
-    );
-    expect(result.code, result.stderr).toBe(0);
-    // The secret went out, once for each shape, as its latin-1 bytes.
-    expect(server.received.filter((r) => r.headers["x-key"] === secret)).toHaveLength(Object.keys(SHAPES).length);
-    const found = attempts(result.stdout);
-    const random = canary.slice("canary-".length);
-    for (const shape of Object.keys(SHAPES)) {
-      const seen = attemptOf(found, shape);
-      expect(seen.status, JSON.stringify(seen)).toBe("ok");
-      expect(String(seen.value), shape).toContain("[redacted]");
-      for (const decoded of decodings(String(seen.value))) {
+    // Node reads a header's bytes one character each (latin-1): these are the bytes that came.
+    const shapes = Object.keys(SHAPES);
+    const { seen, random, root, canary, result } = await echoedNonAsciiSecret(resources, shapes, (shape, value) => SHAPES[shape]!(Buffer.from(value, "latin1")));
+    for (const shape of shapes) {
+      const got = seen(shape);
+      expect(got.status, JSON.stringify(got)).toBe("ok");
+      expect(String(got.value), shape).toContain("[redacted]");
+      for (const decoded of decodings(String(got.value))) {
         for (let at = 0; at + 8 <= random.length; at++) expect(decoded, `${shape}: a piece of the canary`).not.toContain(random.slice(at, at + 8));
       }
     }

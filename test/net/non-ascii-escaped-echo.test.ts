@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
-import { attemptOf, attempts, lit, perTestResources, permit, secretNetScript, tacit, writeTree } from "./fixtures.js";
+import { echoedNonAsciiSecret, perTestResources } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-non-ascii-escaped-", { concurrent: true });
 
@@ -23,32 +23,13 @@ const SHAPES: Record<string, (character: string) => string> = {
 
 describe.concurrent("a secret header whose characters past ASCII an echo writes in a way of its own", () => {
   it("is masked past them: the canary after the last of them does not come back", async () => {
-    const server = await resources.server((request, response) => {
-      const value = String(request.headers["x-key"]);
-      response.setHeader("content-type", "text/plain");
-      response.end(value.replace(/[^\x00-\x7f]/g, SHAPES[request.url.slice(1)]!));
-    });
-    const { root, canary } = resources.projectWithSecret();
-    const secret = `pässwörd-${canary}`;
-    writeTree(root, { ".env": `${secret}\n` });
-    const result = await tacit(
-      root,
-      secretNetScript([`127.0.0.1:${server.port}`], `
-  for (const shape of ${JSON.stringify(Object.keys(SHAPES))}) {
-    attempt(shape, () => net.httpGet(${lit(server.origin)} + "/" + shape, { secretHeaders: { "x-key": token } }));
-  }
-`),
-      permit(`127.0.0.1:${server.port}`),
-    );
-    expect(result.code, result.stderr).toBe(0);
-    expect(server.received.filter((r) => r.headers["x-key"] === secret)).toHaveLength(Object.keys(SHAPES).length);
-    const found = attempts(result.stdout);
-    const random = canary.slice("canary-".length);
-    for (const shape of Object.keys(SHAPES)) {
-      const seen = attemptOf(found, shape);
-      expect(seen.status, JSON.stringify(seen)).toBe("ok");
-      expect(String(seen.value), shape).toContain("[redacted]");
-      for (let at = 0; at + 8 <= random.length; at++) expect(String(seen.value), `${shape}: a piece of the canary`).not.toContain(random.slice(at, at + 8));
+    const shapes = Object.keys(SHAPES);
+    const { seen, random, root, canary, result } = await echoedNonAsciiSecret(resources, shapes, (shape, value) => value.replace(/[^\x00-\x7f]/g, SHAPES[shape]!));
+    for (const shape of shapes) {
+      const got = seen(shape);
+      expect(got.status, JSON.stringify(got)).toBe("ok");
+      expect(String(got.value), shape).toContain("[redacted]");
+      for (let at = 0; at + 8 <= random.length; at++) expect(String(got.value), `${shape}: a piece of the canary`).not.toContain(random.slice(at, at + 8));
     }
     expectNoLeak(canary, result, root, (file) => file.endsWith(".env"));
   });
