@@ -7,34 +7,22 @@
 
 import { once } from "node:events";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:https";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:https";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, tempDirWithHome } from "../helpers.js";
-import { selfSignedCertificate } from "../llm/self-signed.js";
+import { untrustedModelServer } from "../llm/self-signed.js";
 
 const { dir, env, cleanup } = tempDirWithHome("tacit-node-flags-");
 const apiKey = `sk-test-${randomUUID()}`;
 /** What the https model server received (authorization header and body), one entry per request. */
-const received: string[] = [];
+let received: string[] = [];
 let server: Server;
 let baseUrl = "";
 
 beforeAll(async () => {
-  server = createServer(selfSignedCertificate(dir), (request, response) => {
-    let body = "";
-    request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
-    request.on("end", () => {
-      received.push(`${request.headers.authorization ?? ""} ${body}`);
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end(JSON.stringify({ choices: [{ message: { content: "answered" } }] }));
-    });
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  baseUrl = `https://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  ({ server, baseUrl, received } = await untrustedModelServer(dir));
   writeFileSync(path.join(dir, "chat.ts"), `println(chat("hello"));\n`);
   writeFileSync(path.join(dir, "s.ts"), `println("ran");\n`);
   writeFileSync(path.join(dir, "preload.cjs"), "// a preload the person wrote; a script could rewrite it\n");

@@ -8,35 +8,23 @@
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { readFileSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:https";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:https";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runCli, tempDirWithHome, unchecked } from "../helpers.js";
-import { selfSignedCertificate } from "./self-signed.js";
+import { untrustedModelServer } from "./self-signed.js";
 
 const { dir, env, cleanup } = tempDirWithHome("tacit-chat-unchecked-");
 const apiKey = `sk-test-${randomUUID()}`;
 const canary = `CANARY-${randomUUID()}`;
 /** The authorization header and body of each request the server received. */
-const received: string[] = [];
+let received: string[] = [];
 
 let server: Server;
 let baseUrl = "";
 
 beforeAll(async () => {
-  server = createServer(selfSignedCertificate(dir), (request, response) => {
-    let body = "";
-    request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
-    request.on("end", () => {
-      received.push(`${request.headers.authorization ?? ""} ${body}`);
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end(JSON.stringify({ choices: [{ message: { content: "answered" } }] }));
-    });
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  baseUrl = `https://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  ({ server, baseUrl, received } = await untrustedModelServer(dir));
   writeFileSync(path.join(dir, ".env"), `${canary}\n`);
 });
 afterAll(async () => {
