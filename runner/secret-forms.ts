@@ -14,10 +14,11 @@ const MIN_BASE64_BYTES = 16;
  * that starts a group of three to the last group it fills, encoded (standard and URL-safe),
  * once for each of the three places it can start in a group. A Kubernetes Secret keeps values
  * in base64, Docker's config.json "user:token", npm's _auth the same: read as text, a script
- * decoded them and had the key.
+ * decoded them and had the key. Given bytes, of those bytes.
  */
-export function base64Forms(secret: string): string[] {
-  const bytes = Buffer.from(secret, "utf8");
+export function base64Forms(secret: string | Buffer): string[] {
+  // A string's UTF-8; bytes as they are (a header's latin-1 bytes: see net/redaction.ts).
+  const bytes = typeof secret === "string" ? Buffer.from(secret, "utf8") : secret;
   if (bytes.length < MIN_BASE64_BYTES) return [];
   const forms = new Set<string>();
   for (let skip = 0; skip < 3; skip++) {

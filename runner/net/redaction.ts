@@ -130,26 +130,9 @@ function headerByteForms(value: string): string[] {
       base64,
       base64.replace(/=+$/, ""),
       bytes.toString("base64url"),
-      ...base64FormsOfBytes(bytes),
+      ...base64Forms(bytes),
     ];
   });
-}
-
-/**
- * secret-forms.ts base64Forms for bytes that are not a string's UTF-8 (a header's latin-1): the
- * base64 forms of `bytes` wherever they lie in what was encoded, once for each of the three places
- * they can start in a group, standard and URL-safe; none for fewer than 16 bytes (a shorter form
- * masked would confirm a guess of that much of the secret).
- */
-function base64FormsOfBytes(bytes: Buffer): string[] {
-  if (bytes.length < 16) return [];
-  const forms = new Set<string>();
-  for (let skip = 0; skip < 3; skip++) {
-    const form = bytes.subarray(skip, skip + Math.floor((bytes.length - skip) / 3) * 3).toString("base64");
-    forms.add(form);
-    forms.add(form.replace(/\+/g, "-").replace(/\//g, "_"));
-  }
-  return [...forms];
 }
 
 /**
@@ -620,13 +603,13 @@ class LongForm {
   }
 }
 
+/** Code units the root's own table covers (Latin-1: what most texts are made of). */
+const ROOT_TABLE_UNITS = 0x100;
+
 /**
  * An Aho-Corasick automaton over UTF-16 code units: the forms, found in one pass; a form longer
  * than `longFrom` is searched for on its own (LongForm). Exported for its differential test.
  */
-/** Code units the root's own table covers (Latin-1: what most texts are made of). */
-const ROOT_TABLE_UNITS = 0x100;
-
 export class FormMatcher {
   /** The long forms, each once: whole if any of its adds was. */
   private readonly longForms = new Map<string, boolean>();
