@@ -42,6 +42,40 @@ export interface CheckResult {
  */
 export type TypeChecker = (code: string, snippet?: SnippetCheck) => TypeCheckResult | Promise<TypeCheckResult>;
 
+/**
+ * The cancellation of the check being asked for at this moment, set by checksCancelledBy around
+ * its synchronous call of the checker it wraps, and read by a checker that can stop a check
+ * (typecheck-thread.ts ThreadedTypeChecker) as it is called: JavaScript runs one call at a time,
+ * so no other check can be asked meanwhile. A TypeChecker takes no signal, and a server's own
+ * closes over its checker, so the signal goes with the call instead.
+ */
+let askedUnder: AbortSignal | undefined;
+
+/** The cancellation of the check being asked for now (see checksCancelledBy), if any. */
+export function cancellationOfCheckAsked(): AbortSignal | undefined {
+  return askedUnder;
+}
+
+/**
+ * `checker`, with each check it is asked for stopped when `signal` is aborted, where the checker
+ * can stop one: a queued check is never sent, and a running one has its checker process killed.
+ * Applied by evaluate() to a checker it is given, for every caller (a session's snippet, a
+ * one-shot call): a check left running kept a core busy up to the time limit for a snippet that
+ * was gone, and every later check waited behind it.
+ */
+export function checksCancelledBy(checker: TypeChecker, signal: AbortSignal | undefined): TypeChecker {
+  if (signal === undefined) return checker;
+  return (code, snippet) => {
+    const outer = askedUnder;
+    askedUnder = signal;
+    try {
+      return checker(code, snippet);
+    } finally {
+      askedUnder = outer;
+    }
+  };
+}
+
 /** A session's part in its type check: how to check the new snippet, and what the checker said of its names. */
 export interface SessionTypeCheck {
   /**

@@ -33,7 +33,7 @@ import { type Sandbox, type SandboxEnd, sandboxWith } from "./sandbox.js";
 import { converse } from "./conversation.js";
 import type { LiveSandbox } from "./live-sandbox.js";
 import type { SandboxProcess } from "./sandbox-process.js";
-import { type CheckResult, checkInStages, checkScript, type SessionTypeCheck, type TypeChecker } from "./checks.js";
+import { type CheckResult, checkInStages, checkScript, checksCancelledBy, type SessionTypeCheck, type TypeChecker } from "./checks.js";
 import { typeCheck, typeCheckCache } from "./typecheck.js";
 import type { TacitImport } from "./validator.js";
 import { ApprovalGate, type Oversight } from "./approval/gate.js";
@@ -416,7 +416,10 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     const check = await checked(async () => {
       const early = options.precheck;
       if (early && early.typeChecked === config.typeCheck) return early.result;
-      const checker = options.typeChecker ?? ((text: string) => typeCheck(text, config.executionTimeoutMs, typeCheckCache(), config.memoryLimitMb));
+      // A checker given (a server's) stops the check when the evaluation is cancelled (see checksCancelledBy).
+      const checker = options.typeChecker
+        ? checksCancelledBy(options.typeChecker, options.signal)
+        : (text: string) => typeCheck(text, config.executionTimeoutMs, typeCheckCache(), config.memoryLimitMb);
       const session = options.session;
       const fresh = session?.snippet ?? options.code;
       // A long script's parse probe (a child process: nesting.ts) is awaited here, with the host

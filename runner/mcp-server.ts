@@ -14,7 +14,7 @@ import { AuditLogFailedAfterRun, auditLogFailedText, evaluate, type EvaluationRe
 import { interfacePath } from "./paths.js";
 import type { SandboxProcess } from "./sandbox-process.js";
 import type { TypeChecker } from "./checks.js";
-import { checksCancelledBy, ThreadedTypeChecker } from "./typecheck-thread.js";
+import { ThreadedTypeChecker } from "./typecheck-thread.js";
 import { Recorder } from "./recorder.js";
 import { quotedName, refuseMalformedRequests } from "./mcp-arguments.js";
 import { answerUnreadableRequests, limitedStdin, MAX_MESSAGE_BYTES, type OversizedMessage } from "./mcp-stdin.js";
@@ -407,8 +407,7 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
                     config,
                     input: { kind: "unavailable", reason: "readInput(): an MCP call has no piped input; put the data in the script." },
                     signal,
-                    // A call cancelled while its script is checked stops the check too (see checksCancelledBy).
-                    typeChecker: checksCancelledBy(typeChecker, signal),
+                    typeChecker,
                     oversight,
                     classifiedValues,
                     evaluatorsMemory,

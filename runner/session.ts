@@ -13,7 +13,6 @@ import { CapabilityTable } from "./capabilities.js";
 import { ClassifiedStore } from "./classified/store.js";
 import { PureEvaluator } from "./classified/pure-evaluator.js";
 import type { SessionTypeCheck, TypeChecker } from "./checks.js";
-import { checksCancelledBy } from "./typecheck-thread.js";
 import type { Oversight } from "./approval/gate.js";
 import type { RunnerConfig } from "./config.js";
 import { converse } from "./conversation.js";
@@ -303,8 +302,7 @@ export class ReplSession {
             sandboxCode: (imports, sites) => (sandboxCode = snippetForSandbox(code, offset, imports, sites)),
           },
           ...(extra.signal ? { signal: extra.signal } : {}),
-          // Cancelling the snippet stops its type check too (a check left running kept a core busy for a snippet that was gone).
-          ...(extra.typeChecker ? { typeChecker: checksCancelledBy(extra.typeChecker, extra.signal) } : {}),
+          ...(extra.typeChecker ? { typeChecker: extra.typeChecker } : {}),
           ...(extra.oversight ? { oversight: extra.oversight } : {}),
           ...(extra.unsafeSkipValidation ? { unsafeSkipValidation: true } : {}),
         });

@@ -4,7 +4,7 @@
 // template literal type of 10,000 members, inferred apart) held the server 8 s, every other
 // session's calls and time limits with it, with no limit at all. A check past the limit kills
 // the checker's process and thread and rejects the script; the next check starts a new one.
-// So does a check whose snippet was cancelled (see checksCancelledBy): left to run, it kept a core
+// So does a check whose snippet was cancelled (see checks.ts checksCancelledBy): left to run, it kept a core
 // busy up to the time limit for a snippet that was gone, and every later check waited behind it.
 
 import { existsSync, rmSync } from "node:fs";
@@ -13,7 +13,7 @@ import { Worker } from "node:worker_threads";
 import { packageRoot } from "./paths.js";
 import { readStatFields } from "./proc-stat.js";
 import type { SnippetCheck } from "./split-check.js";
-import type { TypeChecker } from "./checks.js";
+import { cancellationOfCheckAsked } from "./checks.js";
 import { checkerMemoryLimitMb, type TypeCheckResult, typeCheckOverMemory, typeCheckTimedOut } from "./typecheck.js";
 import { DEFAULT_MEMORY_LIMIT_MB } from "./limits.js";
 import { residentKb, watchResidentMemory } from "./resident-memory.js";
@@ -23,32 +23,6 @@ import { NamespaceUnavailableError, sandboxNetwork } from "./network-namespace.j
 const WORKER_PATH = path.join(packageRoot, "dist", "bundle", "typecheck-worker.cjs");
 /** How long a stopped checker's thread has to reap its killed process and end by itself (see stop). */
 const STOP_GRACE_MS = 5000;
-
-/**
- * The cancellation of the check being asked for at this moment, set by checksCancelledBy around
- * its synchronous call of the checker it wraps, and read by ThreadedTypeChecker.check as it is
- * called (JavaScript runs one call at a time, so no other check can be asked meanwhile).
- */
-let askedUnder: AbortSignal | undefined;
-
-/**
- * `checker`, with each check it asks a ThreadedTypeChecker for stopped when `signal` is aborted:
- * a queued check is never sent, and a running one has its checker process killed (a new one
- * starts for the next check). A TypeChecker (checks.ts) takes no signal, and the servers' own
- * closes over its ThreadedTypeChecker, so the signal goes with the call instead.
- */
-export function checksCancelledBy(checker: TypeChecker, signal: AbortSignal | undefined): TypeChecker {
-  if (signal === undefined) return checker;
-  return (code, snippet) => {
-    const outer = askedUnder;
-    askedUnder = signal;
-    try {
-      return checker(code, snippet);
-    } finally {
-      askedUnder = outer;
-    }
-  };
-}
 
 /** The verdict of a check stopped because its snippet was cancelled: never acted on (the snippet is gone), but a verdict that runs nothing. */
 function typeCheckCancelled(): TypeCheckResult {
@@ -124,7 +98,7 @@ export class ThreadedTypeChecker {
   }
 
   check(code: string, snippet?: SnippetCheck): Promise<TypeCheckResult> {
-    const signal = askedUnder;
+    const signal = cancellationOfCheckAsked();
     const result = this.queued === 0 ? this.checkNow(code, snippet, signal) : this.chain.then(() => this.checkNow(code, snippet, signal));
     this.queued++;
     const settled = result.finally(() => this.queued--);
