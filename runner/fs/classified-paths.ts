@@ -427,7 +427,10 @@ export class ClassifiedPaths {
    */
   readonly resolvedPatterns: readonly string[];
 
-  /** The prefixes of absolute patterns, as written, that led elsewhere through a link when this instance was built. */
+  /**
+   * The prefixes of absolute patterns, as written, that led elsewhere through a link when this
+   * instance was built. In anySpelling, as classifiesThrough compares them.
+   */
   private readonly linkedPrefixes: readonly string[];
 
   /**
@@ -437,7 +440,7 @@ export class ClassifiedPaths {
    */
   classifiesThrough(named: string): boolean {
     const spelled = anySpelling(named);
-    return this.linkedPrefixes.some((prefix) => isWithin(anySpelling(prefix), spelled)) || this.linkedEntries.has(spelled);
+    return this.linkedPrefixes.some((prefix) => isWithin(prefix, spelled)) || this.linkedEntries.has(spelled);
   }
 
   /**
@@ -451,9 +454,10 @@ export class ClassifiedPaths {
     const absolute = cleaned.filter((p) => p.startsWith("/")).map((p) => [p, resolvedAbsolute(p)] as const);
     const anchored = new Map(absolute.map(([p, resolved]) => [p, resolved.anchored]));
     this.resolvedPatterns = cleaned.map((p) => anchored.get(p) ?? p);
-    this.linkedPrefixes = absolute.filter(([, r]) => r.realPrefix !== r.prefix).map(([, r]) => r.prefix);
+    const linked = absolute.filter(([, r]) => r.realPrefix !== r.prefix).map(([, r]) => r.prefix);
+    this.linkedPrefixes = linked.map(anySpelling);
     const entries = new Set<string>();
-    for (const prefix of this.linkedPrefixes) {
+    for (const prefix of linked) {
       for (let entry = prefix; entry !== path.dirname(entry); entry = path.dirname(entry)) {
         entries.add(anySpelling(path.join(resolveRealOrSelf(path.dirname(entry)), path.basename(entry))));
       }
