@@ -308,6 +308,11 @@ export interface ServeOptions {
 
 /** An MCP SDK client connected to a real `tacit serve` started with `args` in `cwd`. */
 export async function connectServe(args: string[], cwd: string, options: ServeOptions = {}): Promise<Client> {
+  return (await connectServeProcess(args, cwd, options)).client;
+}
+
+/** connectServe's client, and the pid of the `tacit serve` it started (for tests that read its processes in /proc). */
+export async function connectServeProcess(args: string[], cwd: string, options: ServeOptions = {}): Promise<{ client: Client; pid: number }> {
   const [{ Client: McpClient }, { StdioClientTransport }, { ElicitRequestSchema }] = await Promise.all([
     import("@modelcontextprotocol/sdk/client/index.js"),
     import("@modelcontextprotocol/sdk/client/stdio.js"),
@@ -326,7 +331,7 @@ export async function connectServe(args: string[], cwd: string, options: ServeOp
   const client = new McpClient({ name: "tacit-test", version: "0.0.0" }, onElicit ? { capabilities: { elicitation: {} } } : {});
   if (onElicit) client.setRequestHandler(ElicitRequestSchema, async (request, extra) => onElicit(request, extra));
   await client.connect(transport);
-  return client;
+  return { client, pid: transport.pid! };
 }
 
 /** A tacit serve with a small heap, in a temp dir of its own: what the floods that could kill a server are tested against. */

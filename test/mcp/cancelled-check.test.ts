@@ -9,11 +9,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tscExecutable } from "../../runner/paths.js";
-import { childEnv, createSession, runInSession, slowToCheck, tacitBin } from "../helpers.js";
+import { connectServeProcess, createSession, runInSession, slowToCheck } from "../helpers.js";
 import { commandLineOf, cpuMsOf, descendantsOf, isRunning } from "../processes.js";
 
 /** CPU the old checker may still use after the cancellation while it is being killed: a fraction of what the slow check needs. */
@@ -25,17 +24,8 @@ let serverPid: number;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "tacit-cancelled-check-"));
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    // A time limit far past the test's: without the fix the check runs on for minutes.
-    args: [tacitBin, "serve", "--exec-timeout-ms", "600000"],
-    cwd: dir,
-    env: childEnv({ TACIT_HOME: path.join(dir, "home") }),
-    stderr: "ignore",
-  });
-  client = new Client({ name: "tacit-test", version: "0.0.0" });
-  await client.connect(transport);
-  serverPid = transport.pid!;
+  // A time limit far past the test's: without the fix the check runs on for minutes.
+  ({ client, pid: serverPid } = await connectServeProcess(["--exec-timeout-ms", "600000"], dir, { env: { TACIT_HOME: path.join(dir, "home") } }));
 });
 
 afterAll(async () => {

@@ -4,11 +4,10 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APART_FROM_CHARS } from "../../runner/split-check.js";
-import { childEnv, createSession, runInSession, slowToCheck, tacitBin } from "../helpers.js";
+import { connectServeProcess, createSession, runInSession, slowToCheck } from "../helpers.js";
 import { parentOf } from "../processes.js";
 import { expectProgressThenCancel } from "./progress.js";
 
@@ -84,17 +83,8 @@ async function connect(args: string[]): Promise<Client> {
 }
 
 /** A `tacit serve <args>` of the test's own, and its pid (whose Deno processes denoChildren reads). */
-async function serverOfItsOwn(args: string[]): Promise<{ client: Client; pid: number }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [tacitBin, "serve", ...args],
-    cwd: dir,
-    env: childEnv(),
-    stderr: "ignore",
-  });
-  const connected = new Client({ name: "tacit-test", version: "0.0.0" });
-  await connected.connect(transport);
-  return { client: connected, pid: transport.pid! };
+function serverOfItsOwn(args: string[]): Promise<{ client: Client; pid: number }> {
+  return connectServeProcess(args, dir);
 }
 
 const create = (on: Client = client) => createSession(on);
@@ -103,16 +93,7 @@ const run = (session: string, code: string, on: Client = client) => runInSession
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "tacit-sessions-"));
   writeFileSync(path.join(dir, "config.json"), JSON.stringify({ maxSessions: 3 }));
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [tacitBin, "serve", "--exec-timeout-ms", "3000", "--memory-limit-mb", "128", "--config", "config.json"],
-    cwd: dir,
-    env: childEnv(),
-    stderr: "ignore",
-  });
-  client = new Client({ name: "tacit-test", version: "0.0.0" });
-  await client.connect(transport);
-  serverPid = transport.pid!;
+  ({ client, pid: serverPid } = await connectServeProcess(["--exec-timeout-ms", "3000", "--memory-limit-mb", "128", "--config", "config.json"], dir));
 });
 
 afterAll(async () => {
