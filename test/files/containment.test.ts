@@ -4,7 +4,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isWithin, PathResolutionError, resolvedPath, resolveReal, resolveRealBelow, withinTest } from "../../runner/fs/containment.js";
+import { isWithin, namedAndReal, PathResolutionError, resolvedPath, resolveReal, resolveRealBelow, resolveRealOrSelf, withinTest } from "../../runner/fs/containment.js";
 import { realTempDir } from "./fixtures.js";
 
 /** Each [candidate, root, inside] decided as given. */
@@ -142,5 +142,17 @@ describe("resolveReal", () => {
     const realSub = path.join(dir, "real/sub");
     expect(resolveRealBelow(realSub, path.join(realSub, "../file.txt"))).toBe(path.join(dir, "real/file.txt"));
     expect(() => resolveRealBelow(dir, path.join(dir, "loop-a/x"))).toThrow(PathResolutionError);
+  });
+
+  it("namedAndReal, which resolves each directory once for all its paths, names each path as named and as resolveRealOrSelf does", () => {
+    const names = [
+      "", "real", "real/file.txt", "real/missing.lock", "dirlink/file.txt", "dirlink/missing.lock", "rel-file-link", "dead", "dead-relative",
+      "dead-chain", "dead-dir/a/b.txt", "missing/a/b", "dirlink/missing/x", "real/file.txt/below-a-file", "loop-a", "loop-a/x", "dirlink/sub/../.x",
+    ];
+    const paths = [...names.map((name) => path.join(dir, name)), path.dirname(dir), "/", "/proc/self/fd/1", "/proc/self/cwd/x", "/dev/stdin"];
+    const oneByOne = [...new Set(paths.flatMap((p) => [path.resolve(p), resolveRealOrSelf(p)]))];
+    expect(namedAndReal(paths)).toEqual(oneByOne);
+    // The last part a link to a directory: its own real place, not the link's directory's.
+    expect(namedAndReal([path.join(dir, "dirlink")])).toEqual([path.join(dir, "dirlink"), path.join(dir, "real")]);
   });
 });
