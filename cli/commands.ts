@@ -9,17 +9,18 @@ import type { SandboxProcess } from "../runner/sandbox-process.js";
 import { terminalAsker } from "../runner/approval/askers.js";
 import { createOversight } from "../runner/approval/oversight.js";
 import { checkSandboxNetwork, loadConfig } from "./load-config.js";
-import { refuseSecretScript } from "./script-refusal.js";
+import { refuseSecretScript, secretInputRefusal } from "./script-refusal.js";
+import { originOfDescriptor } from "./script-origin.js";
 import { readScript, type ScriptSource } from "./script-source.js";
 import { warnOnStderr, writeErrorOnStderr, writeShown } from "./terminal-output.js";
-import { INPUT_LIMIT_BYTES, readStdin } from "./stdin.js";
+import { INPUT_LIMIT_BYTES, InputRefusedError, readStdin, STDIN_DESCRIPTOR } from "./stdin.js";
 import type { CheckJsonResult, CommonFlags, RunJsonResult } from "./usage.js";
 import { SignalStop } from "./stop-signals.js";
 import { auditLogFailure } from "./usage.js";
 import { monotonicMs } from "../runner/monotonic.js";
 import { typeCheck, typeCheckCache } from "../runner/typecheck.js";
 
-function inputFor(fromStdin: boolean): InputSource {
+function inputFor(fromStdin: boolean, config: RunnerConfig): InputSource {
   if (fromStdin) {
     return {
       kind: "unavailable",
@@ -29,8 +30,14 @@ function inputFor(fromStdin: boolean): InputSource {
     };
   }
   let cached: Promise<string> | undefined;
-  // One evaluation per run, so the first call's signal is the evaluation's.
-  return { kind: "piped", read: (signal) => (cached ??= readStdin({ limitBytes: INPUT_LIMIT_BYTES, emptyWhenInteractive: true, signal })) };
+  // One evaluation per run, so the first call's signal is the evaluation's. Standard input is
+  // judged as a script file is, where its descriptor leads, when the script first asks for it.
+  const read = (signal: AbortSignal): Promise<string> => {
+    const refusal = secretInputRefusal(originOfDescriptor(0, STDIN_DESCRIPTOR), config);
+    if (refusal !== null) return Promise.reject(new InputRefusedError(refusal));
+    return readStdin({ limitBytes: INPUT_LIMIT_BYTES, emptyWhenInteractive: true, signal });
+  };
+  return { kind: "piped", read: (signal) => (cached ??= read(signal)) };
 }
 
 /**
@@ -86,7 +93,7 @@ export async function runCommand(
     code: script.code,
     displayName: script.displayName,
     config,
-    input: inputFor(script.fromStdin),
+    input: inputFor(script.fromStdin, config),
     prestarted,
     precheck,
     signal: stop.signal,

@@ -5,7 +5,7 @@ import { fstatSync } from "node:fs";
 import path from "node:path";
 import { readOpenedFile, UnreadableFileError, withNamedFile } from "../runner/bounded-file.js";
 import { originOfDescriptor, type ScriptOrigin } from "./script-origin.js";
-import { InputTooLargeError, readStdin } from "./stdin.js";
+import { InputTooLargeError, readStdin, STDIN_DESCRIPTOR } from "./stdin.js";
 import { UsageError } from "./usage.js";
 
 /**
@@ -42,7 +42,7 @@ export async function readScript(target: string): Promise<ScriptSource> {
     refuseDirectoryOnStdin();
     try {
       const code = await readStdin({ limitBytes: SCRIPT_LIMIT_BYTES, emptyWhenInteractive: false, tooLarge: () => scriptTooLarge("the script on standard input") });
-      return { code, displayName: STDIN_DISPLAY_NAME, fromStdin: true, origin: originOfDescriptor(0, "/proc/self/fd/0") };
+      return { code, displayName: STDIN_DISPLAY_NAME, fromStdin: true, origin: originOfDescriptor(0, STDIN_DESCRIPTOR) };
     } catch (error) {
       if (error instanceof InputTooLargeError) throw new UsageError(error.message);
       throw error;

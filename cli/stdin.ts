@@ -22,6 +22,14 @@ export interface ReadStdinOptions {
   tooLarge?: (limitBytes: number) => string;
 }
 
+/** Where standard input leads, as the system names its descriptor (script-origin.ts judges it there). */
+export const STDIN_DESCRIPTOR = "/proc/self/fd/0";
+
+/** readInput() refused because of what standard input is (a classified file): a SecurityError to the script. */
+export class InputRefusedError extends Error {
+  override name = "SecurityError";
+}
+
 export class InputAbandonedError extends Error {
   override name = "InputAbandonedError";
 }

@@ -266,7 +266,8 @@ async function decideWaiting(action: WaitingAction, context: EvaluationContext, 
       try {
         return granted(action.kind, await context.input.read(context.lifetime));
       } catch (error) {
-        return refused("Error", error instanceof Error ? error.message : String(error));
+        // A SecurityError: standard input is a file the policy keeps from scripts (cli/commands.ts).
+        return refused(error instanceof Error && error.name === "SecurityError" ? "SecurityError" : "Error", error instanceof Error ? error.message : String(error));
       }
     case "FsList":
       return granted(action.kind, await files.list(action.scope, action.path, action.recursive));
