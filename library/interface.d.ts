@@ -20,7 +20,8 @@ declare function printf(format: string, ...args: unknown[]): void;
 /**
  * Everything piped to `tacit run script.ts` on standard input, as one string ("" when
  * nothing was piped). Not available when the script itself came from standard input
- * (`tacit run -`).
+ * (`tacit run -`). Throws a SecurityError when standard input is redirected from a
+ * classified file (`< .env`): read a secret with `readClassified()` instead.
  */
 declare function readInput(): string;
 
