@@ -1,8 +1,9 @@
 // Builds what watches over evaluations for one run or server: the tier policy, who is asked,
 // remembered approvals, and the audit log (opened only when configured).
 
-import type { RunnerConfig } from "../config.js";
+import { ConfigError, type RunnerConfig } from "../config.js";
 import { digestOf } from "../audit/digest.js";
+import { secureOutputClash } from "../audit/secure-output-clash.js";
 import { type Asker, noOneToAsk, yesToAll } from "./askers.js";
 import type { Oversight } from "./gate.js";
 import { TierPolicy } from "./policy.js";
@@ -32,6 +33,9 @@ function oversightOf(config: RunnerConfig, cwd: string, asker: Asker): Omit<Over
 }
 
 export async function createOversight(config: RunnerConfig, cwd: string, asker: Asker): Promise<Oversight> {
+  // Before the log opens: a secure output that is the log (or another one) would put plaintext in it.
+  const clash = secureOutputClash(config.library.secureOutput, config.auditLog);
+  if (clash !== null) throw new ConfigError(clash);
   let audit: Oversight["audit"] = null;
   if (config.auditLog) {
     const { AuditLog } = await import("../audit/log.js");
