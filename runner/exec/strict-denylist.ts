@@ -484,9 +484,25 @@ function familyMatch(lower: string): StrictMatch | null {
   return null;
 }
 
+/**
+ * tacit itself, by its whole name only (its bin, and bin/tacit.js, the node script that bin links to,
+ * which the check of the real program did not see as node): a nested `tacit run --yes -` takes the
+ * flags and the TypeScript a script hands it (--allowed-roots /, any --command-permissions), outside
+ * this run's policy. A security review deleted, under --strict, a file an always-ask rule guarded,
+ * with no one asked; `tacit approvals grant` would have pre-approved anything. Not a family: the
+ * names of other programs may hold the word.
+ */
+const TACIT_ITSELF: DeniedGroup = {
+  kind: "tacit itself",
+  runsCodeText: true,
+  why: "a nested tacit runs the code its arguments or input give it, with the flags they give it (--yes, --allowed-roots, --command-permissions), outside this run's policy",
+  names: ["tacit", "tacit.js"],
+};
+
 /** The denied family a program name belongs to (any letter case), or null. */
 export function strictMatch(name: string): StrictMatch | null {
   const lower = name.toLowerCase();
+  if (TACIT_ITSELF.names.includes(lower)) return { group: TACIT_ITSELF, family: "tacit" };
   const byFamily = familyMatch(lower);
   if (byFamily) return byFamily;
   for (const word of wordsOf(lower)) {
