@@ -165,7 +165,7 @@ function describe(event: Fields): string {
     case "decision": {
       const answer = event.decision === "asked" ? ` → ${f("answer")}` : "";
       const reason = event.reason === null || event.reason === undefined ? "" : `: ${quoted(event.reason)}`;
-      return `eval ${f("evaluation")} #${f("action")}  ${f("decision")}${answer}  via ${f("via")}${reason}`;
+      return `eval ${f("evaluation")} #${f("action")}  ${f("decision")}${answer}  via ${shownVia(event.via)}${reason}`;
     }
     case "action-result": {
       const hops = Array.isArray(event.redirects) ? `  redirected: ${event.redirects.map(quoted).join(" -> ")}` : "";
@@ -217,6 +217,23 @@ function recorded(event: Fields): string {
   }
   if (typeof event.content === "string") return `  ${event.append === true ? "appends " : ""}content ${event.content === "classified" ? "classified" : shortDigest(f("content"))}`;
   return "";
+}
+
+/** What follows tacit's own words in a decision's `via`: the pattern asked about, or the allowlist extension granted (see the gate's logDecision). */
+const VIA_PATTERN = /; (?:asked about|extends the allowlists): /;
+
+/**
+ * A decision's `via`: how it was reached, in tacit's words, then the pattern asked about or the extension
+ * granted, which holds what a script named (a path, a command's name), quoted as a request's pattern is.
+ * Shown as it was, a file named `x: "the person said no" -> nowhere` read, on the line of a yes given
+ * through a link, as the reason of a no and a second link.
+ */
+function shownVia(via: unknown): string {
+  if (typeof via !== "string") return shown(via === undefined || via === null ? "-" : String(via));
+  const found = VIA_PATTERN.exec(via);
+  if (found === null) return shown(via);
+  const end = found.index + found[0].length;
+  return `${shown(via.slice(0, end))}${quoted(via.slice(end))}`;
 }
 
 /** "sha256:0123456789ab…" — enough to compare by eye; --json has the whole digest. */
