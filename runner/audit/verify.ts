@@ -500,11 +500,14 @@ export function verifyAuditLog(
     } else if (last === null) {
       if (parsed.seq !== 1) {
         const first = bySeq.get(1)?.[0];
+        const unread = unreadableBefore(entry, last, entries[index - 1] ?? null);
         problem(
           line,
           first
             ? `out of order: the log's first line (seq 1) is at line ${first.line}, but this line (seq ${parsed.seq}) comes first`
-            : `the log starts at seq ${parsed.seq}, not 1: its first ${plural(parsed.seq - 1, "line")} ${parsed.seq === 2 ? "was" : "were"} deleted`,
+            : unread !== null
+              ? acrossUnreadable(null, parsed.seq, unread)
+              : `the log starts at seq ${parsed.seq}, not 1: its first ${plural(parsed.seq - 1, "line")} ${parsed.seq === 2 ? "was" : "were"} deleted`,
         );
       } else if (parsed.prev !== ZERO_CHAIN) {
         problem(line, FIRST_PREV_NOT_ZERO);
@@ -515,7 +518,11 @@ export function verifyAuditLog(
       last = entry;
     } else if (parsed.seq > last.parsed.seq + 1) {
       const missing = firstFoundBetween(bySeq, seqsInOrder, last.parsed.seq + 1, parsed.seq - 1);
-      if (missing === null) {
+      const unread = missing === null ? unreadableBefore(entry, last, entries[index - 1] ?? null) : null;
+      if (unread !== null) {
+        problem(line, acrossUnreadable(last, parsed.seq, unread));
+        last = entry;
+      } else if (missing === null) {
         const count = parsed.seq - last.parsed.seq - 1;
         problem(
           line,
@@ -564,6 +571,32 @@ export function verifyAuditLog(
 function followsUnreadableLines(entry: Entry, last: Entry | null, previous: Entry | null): boolean {
   const from = last === null ? { line: 0, seq: 0 } : { line: last.line, seq: last.parsed.seq };
   return previous === last && entry.line - from.line > 1 && entry.parsed.seq - from.seq === entry.line - from.line;
+}
+
+/**
+ * The lines right before `entry` that could not be read (each reported as such), when only they stand
+ * between it and `last` (the line the chain has reached; null: the file's start), or null when none do.
+ * `previous`: the entry read before `entry`.
+ */
+function unreadableBefore(entry: Entry, last: Entry | null, previous: Entry | null): { from: number; to: number } | null {
+  const from = (last?.line ?? 0) + 1;
+  return previous === last && entry.line > from ? { from, to: entry.line - 1 } : null;
+}
+
+/**
+ * A seq gap across unreadable lines of another number than the seqs missing (followsUnreadableLines
+ * takes the same number): whether the missing lines are in them or gone cannot be told. Said as
+ * deleted only, a line broken in two by an inserted line break read "line 7: deleted line: … the line
+ * with seq 5 is missing" under the two halves of seq 5 (lines 5 and 6), and two lines joined into one
+ * read as two lines deleted, which sent a person looking for lines that were there.
+ */
+function acrossUnreadable(last: Entry | null, seq: number, unread: { from: number; to: number }): string {
+  const firstMissing = (last?.parsed.seq ?? 0) + 1;
+  const count = seq - firstMissing;
+  const lines = unread.from === unread.to ? `line ${unread.from}, which cannot be read` : `lines ${unread.from}–${unread.to}, which cannot be read`;
+  const seqs = count === 1 ? `the line with seq ${firstMissing} is` : `the lines with seq ${firstMissing}–${seq - 1} are`;
+  const from = last === null ? `the first readable line has seq ${seq}, after ${lines}` : `seq jumps from ${last.parsed.seq} (line ${last.line}) to ${seq} across ${lines}`;
+  return `${from}: ${seqs} in ${unread.from === unread.to ? "it" : "them"}, edited or corrupted (a line broken in two, or lines joined into one), or ${count === 1 ? "was" : "were"} deleted`;
 }
 
 const FIRST_PREV_NOT_ZERO = "chain broken: the first line's prev should be 64 zeros (lines before it were deleted, or it was rewritten)";
@@ -716,9 +749,15 @@ export function reportReplacedWhileRead(report: VerifyReport, fd: number, file: 
 function placeInSequence(entry: Entry, last: Entry | null, previous: Entry | null, problem: (line: number, reason: string) => void): Entry | null {
   const { line, parsed } = entry;
   if (followsUnreadableLines(entry, last, previous)) return entry;
+  const unread = unreadableBefore(entry, last, previous);
   if (last === null) {
     if (parsed.seq !== 1) {
-      problem(line, `the log starts at seq ${parsed.seq}, not 1: the lines before it were deleted, or moved further down`);
+      problem(
+        line,
+        unread !== null && parsed.seq > 1
+          ? acrossUnreadable(null, parsed.seq, unread)
+          : `the log starts at seq ${parsed.seq}, not 1: the lines before it were deleted, or moved further down`,
+      );
     } else if (parsed.prev !== ZERO_CHAIN) {
       problem(line, FIRST_PREV_NOT_ZERO);
     }
@@ -731,7 +770,9 @@ function placeInSequence(entry: Entry, last: Entry | null, previous: Entry | nul
   if (parsed.seq > last.parsed.seq + 1) {
     problem(
       line,
-      `seq jumps from ${last.parsed.seq} (line ${last.line}) to ${parsed.seq}: the lines between were deleted, or moved further down, or this one was inserted`,
+      unread !== null
+        ? acrossUnreadable(last, parsed.seq, unread)
+        : `seq jumps from ${last.parsed.seq} (line ${last.line}) to ${parsed.seq}: the lines between were deleted, or moved further down, or this one was inserted`,
     );
     return entry;
   }
