@@ -507,7 +507,7 @@ export function verifyAuditLog(
             ? `out of order: the log's first line (seq 1) is at line ${first.line}, but this line (seq ${parsed.seq}) comes first`
             : unread !== null
               ? acrossUnreadable(null, parsed.seq, unread)
-              : `the log starts at seq ${parsed.seq}, not 1: its first ${plural(parsed.seq - 1, "line")} ${parsed.seq === 2 ? "was" : "were"} deleted`,
+              : `the log starts at seq ${parsed.seq}, not 1: ${parsed.seq === 2 ? "its first line was" : `its first ${parsed.seq - 1} lines were`} deleted`,
         );
       } else if (parsed.prev !== ZERO_CHAIN) {
         problem(line, FIRST_PREV_NOT_ZERO);

@@ -83,4 +83,11 @@ describe("a line broken in two, or two lines joined", () => {
     expect(report.problems).toContainEqual({ line: 3, reason });
     expect(streamed(file).problems).toContainEqual({ line: 3, reason });
   });
+
+  it("a log whose first line (or lines) were deleted says so in words", async () => {
+    const one = await verifyJson(writeVariant(ctx.dir, "first-deleted", text.slice(1).join("\n")), ctx.env);
+    expect(one.report.problems[0]).toEqual({ line: 1, reason: "the log starts at seq 2, not 1: its first line was deleted" });
+    const three = await verifyJson(writeVariant(ctx.dir, "three-deleted", text.slice(3).join("\n")), ctx.env);
+    expect(three.report.problems[0]).toEqual({ line: 1, reason: "the log starts at seq 4, not 1: its first 3 lines were deleted" });
+  });
 });
