@@ -31,8 +31,8 @@ function runWithInputFile(script: string, input: string, extra: string[] = []): 
     const child = spawn(process.execPath, [tacitBin, "run", "--no-check", ...extra, script], { cwd: dir, env: childEnv(env), stdio: [fd, "pipe", "pipe"] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on("data", (c: Buffer) => out.push(c));
-    child.stderr.on("data", (c: Buffer) => err.push(c));
+    child.stdout!.on("data", (c: Buffer) => out.push(c));
+    child.stderr!.on("data", (c: Buffer) => err.push(c));
     return new Promise((resolve, reject) => {
       child.on("error", reject);
       child.on("close", (code) => resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
