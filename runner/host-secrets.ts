@@ -98,16 +98,16 @@ export class HostSecrets {
 
   /**
    * A text a server chose with the secrets a request carried masked in it (redact's `secrets`,
-   * `shown` and `cut`) and what inServerText masks, both found in the text as the server sent it
+   * `shown`, `cut` and `leaveOutEnd`) and what inServerText masks, both found in the text as the server sent it
    * and masked in one pass. Masked one after the other, the first's masks broke the second's
    * forms: a script that sent the key's public lead ("sk-proj-") as a secret header read the rest
    * of the key from any answer that held it, "[redacted]" standing only for what it sent.
    */
-  inServerTextWith(text: string, secrets: readonly string[], shown: readonly string[], cut: boolean): string {
+  inServerTextWith(text: string, secrets: readonly string[], shown: readonly string[], cut: boolean, leaveOutEnd = false): string {
     // A request's secrets in base64 that line breaks cut (an inspection service that gives the raw
     // request back as Python's base64.encodebytes writes it), which redact's whole forms miss.
     const wrapped = wrappedFormRanges(text, requestBase64Forms(secrets), cut);
-    return redact(text, secrets, shown, cut, [...this.rangesIn(text), ...wrapped]);
+    return redact(text, secrets, shown, cut, [...this.rangesIn(text), ...wrapped], leaveOutEnd);
   }
 
   /** Whether `text` holds a form inServerText masks (an answer's bytes read another way than as it was shown: see NetworkExecutor.request). */

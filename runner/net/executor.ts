@@ -15,7 +15,7 @@ import { type BeforeEffect, NOTHING_TO_LOG } from "../before-effect.js";
 import type { RedirectVetting } from "../approval/redirects.js";
 import type { HttpLimits, UrlCheck } from "./http-client.js";
 import { hostOf, HostPatternError, type HostPattern, parseHostPattern, patternMatches } from "./host-policy.js";
-import { MIN_REDACTED_LENGTH, redact } from "./redaction.js";
+import { CUT_END_CHARS, MIN_REDACTED_LENGTH, redact } from "./redaction.js";
 import { redirectNotFollowed } from "./redirect-refusal.js";
 import { secretHeadersPrintedBecause } from "./debug-output.js";
 import { chosen, quoting, type Said, sayAsIs, sayer, type ServerChosen } from "./server-text.js";
@@ -62,8 +62,13 @@ export interface HttpAnswer {
   failedAfterSending: string | null;
 }
 
-function truncationMarker(answer: HttpAnswer): string {
-  if (answer.truncated) return `\n[tacit: response truncated at ${answer.limitBytes} bytes]\n`;
+function truncationMarker(answer: HttpAnswer, seen = false): string {
+  // Said of every such answer, masked at its end or not: see redact's leaveOutEnd.
+  const leftOut = seen && answer.cut && answer.secrets.some((secret) => secret.length > 0)
+    ? `; unless a mask ends it, its last ${CUT_END_CHARS} characters are left out too, where a secret this request carried could begin partway`
+    : "";
+  if (answer.truncated) return `\n[tacit: response truncated at ${answer.limitBytes} bytes${leftOut}]\n`;
+  if (leftOut !== "" && !answer.headPart) return `\n[tacit: the response fills the size limit (${answer.limitBytes} bytes)${leftOut}]\n`;
   return answer.headPart
     ? "\n[tacit: this part ends early: its last characters, where the operator's LLM key could begin, are left out; ask for a longer part or the whole answer for them]\n"
     : "";
@@ -572,7 +577,8 @@ export class NetworkExecutor {
 
   /**
    * What the agent may see of an answer: everything the request carried in secret, redacted; a
-   * partial secret at its end only when the size limit may have cut it there (see redact). An
+   * partial secret at its end only when the size limit may have cut it there (see redact), and
+   * then, where no mask ends it, its last characters left out (see redact's leaveOutEnd). An
    * answer the limit may have cut ends before the last characters the host's own secrets could
    * have been cut in (see HostSecrets.cutText). The host's own secrets are masked as in any text a
    * server chose (HostSecrets.inServerText): the reply's scrub knows their whole forms only, and a
@@ -584,7 +590,7 @@ export class NetworkExecutor {
    */
   static visible(answer: HttpAnswer, hostSecrets: HostSecrets): { status: number; body: string } {
     const body = answer.cut ? hostSecrets.cutText(answer.body) : answer.body;
-    return { status: answer.status, body: hostSecrets.inServerTextWith(body, answer.secrets, [], answer.cut) + truncationMarker(answer) };
+    return { status: answer.status, body: hostSecrets.inServerTextWith(body, answer.secrets, [], answer.cut, true) + truncationMarker(answer, true) };
   }
 
   /** The whole answer, for the classified store (it never reaches the agent). */

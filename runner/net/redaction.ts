@@ -917,7 +917,8 @@ const TEXT_NOT_SEARCHED = "[redacted: a text tacit could not search for the word
  * message may quote: a form found wholly inside one of them is left as it is, since a mask there
  * would tell the script that its text was a form of the secret (a guess confirmed). One that
  * reaches past them is masked. `alsoMasked`: ranges of the text masked for another secret in the
- * same pass (the host's key: see HostSecrets.inServerTextWith).
+ * same pass (the host's key: see HostSecrets.inServerTextWith). `leaveOutEnd`: the text is an
+ * answer a script sees, and when `cut`, its last characters are left out unless masked (see unmaskedEnd).
  */
 export function redact(
   text: string,
@@ -925,6 +926,7 @@ export function redact(
   shown: readonly string[] = [],
   cut = true,
   alsoMasked: ReadonlyArray<readonly [number, number]> = [],
+  leaveOutEnd = false,
 ): string {
   const found = formRanges(text, secrets, cut);
   if (found === null) return TEXT_NOT_SEARCHED;
@@ -937,13 +939,34 @@ export function redact(
     ([start, end]) => !spans.some(([s, e]) => s <= start && end <= e) && held.every(([s, e]) => end <= s || e <= start || (start <= s && e <= end)),
   );
   const ranges = held.length === 0 ? kept : joined([...kept, ...held]);
+  const shownEnd = leaveOutEnd && cut && secrets.some((secret) => secret.length > 0) ? unmaskedEnd(text, ranges) : text.length;
   let result = "";
   let from = 0;
   for (const [start, end] of ranges) {
     result += text.slice(from, start) + REDACTED;
     from = end;
   }
-  return ranges.length === 0 ? text : result + text.slice(from);
+  return ranges.length === 0 && shownEnd === text.length ? text : result + text.slice(from, Math.max(from, shownEnd));
+}
+
+/**
+ * Where a cut text a script sees ends (see redact's `leaveOutEnd`): where it ends when a mask
+ * reaches its end; else CUT_END_CHARS before that, or at the last mask if it ends later, whatever
+ * those characters are. A partial form shorter than MIN_REDACTED_LENGTH is not masked (a mask
+ * there told a script whether its own text, given back last, began a secret, one character at a
+ * time), and left in, it was a secret's first characters: a script that padded an echo so that
+ * the size limit fell one to three characters into a secret header read them, and sending the
+ * secret's every suffix as the header (a map's slice(i)) read all of it, a character a request.
+ * Left out whether or not they begin a secret, they tell nothing of one.
+ */
+function unmaskedEnd(text: string, ranges: ReadonlyArray<readonly [number, number]>): number {
+  const lastMask = ranges.at(-1)?.[1] ?? 0;
+  if (lastMask >= text.length) return text.length;
+  let end = Math.max(lastMask, text.length - CUT_END_CHARS);
+  // Not inside a surrogate pair: those characters lie before any partial form, and a lone half is no character.
+  const code = text.charCodeAt(end - 1);
+  if (end > lastMask && code >= 0xd800 && code <= 0xdbff) end--;
+  return end;
 }
 
 /**
@@ -953,6 +976,7 @@ export function redact(
 export function formRanges(text: string, secrets: readonly string[], cut: boolean): Array<[number, number]> | null {
   const matcher = new FormMatcher();
   let any = false;
+  let longest = 0;
   for (const secret of secrets) {
     const forms = echoedForms(secret, text);
     if (forms === null) return null;
@@ -960,10 +984,17 @@ export function formRanges(text: string, secrets: readonly string[], cut: boolea
       if (form.length < MIN_REDACTED_LENGTH) continue;
       matcher.add(form, whole);
       any = true;
+      longest = Math.max(longest, form.length);
     }
   }
   if (!any) return [];
   matcher.build();
+  const ranges = matcherRanges(matcher, text, cut);
+  return cut ? joined([...ranges, ...endsBeforeEscapeBegun(matcher, text, longest)]) : ranges;
+}
+
+/** Where `matcher` finds its forms in `text`: as it is, and with each decoding's escapes undone (see DECODINGS). */
+function matcherRanges(matcher: FormMatcher, text: string, cut: boolean): Array<[number, number]> {
   let ranges = matcher.ranges(text, cut);
   for (const decoding of DECODINGS) {
     const decoded = escapesDecoded(text, decoding);
@@ -973,4 +1004,48 @@ export function formRanges(text: string, secrets: readonly string[], cut: boolea
     if (more.length > 0) ranges = joined([...ranges, ...more]);
   }
   return ranges;
+}
+
+/**
+ * The most characters an escape redact decodes takes for one character, as encoders write them: a
+ * named reference ("&diacriticalgrave;", eighteen), a CSS escape padded to six digits ("\00002F ",
+ * eight). (Decimal and hex references may be padded with any number of zeros: no encoder was found that does.)
+ */
+const LONGEST_ESCAPE_CHARS = Math.max(8, ...Object.keys(NAMED_REFERENCES).map((name) => `&${name};`.length));
+
+/**
+ * The most characters a partial form too short to mask (fewer than MIN_REDACTED_LENGTH characters,
+ * each maybe escaped) and an escape cut partway take at a text's end: what an answer cut at the
+ * size limit leaves out there when no mask reaches its end (see unmaskedEnd).
+ */
+export const CUT_END_CHARS = MIN_REDACTED_LENGTH * LONGEST_ESCAPE_CHARS - 1;
+
+/**
+ * A proper beginning of an escape that a DECODINGS pass undoes, from where it is tried to the
+ * text's end: what a cut leaves of an escape ("%2", "&#x2F", "&sol", "\u00", "\x2").
+ */
+const ESCAPE_BEGUN = /(?:%[0-9a-f]?|&(?:#(?:x0*[0-9a-f]{0,2}|0*\d{0,3})?|[a-z]{1,16})?|\\(?:u[0-9a-f]{0,3}|x[0-9a-f]?|[0-9a-f]{1,6})?)$/iy;
+
+/**
+ * The end of a cut `text` that is partway into a form once an escape the cut went through is set
+ * aside: ranges from where such a partial form starts to the text's end. A cut inside an escape
+ * ("…&#x2F" of "&#x2F;") leaves what no decoding undoes, and the partial form before it then ended
+ * nowhere: an echo that escaped a secret's "/" as Twig's html_attr does, cut by a script's padding
+ * in that escape, gave all of the secret before the "/" back unmasked. Looked for before each
+ * place in the last characters where such a beginning starts, in a window as long as the longest
+ * form with each of its characters escaped (a partial form is never longer).
+ */
+function endsBeforeEscapeBegun(matcher: FormMatcher, text: string, longest: number): Array<[number, number]> {
+  const found: Array<[number, number]> = [];
+  const begun = new RegExp(ESCAPE_BEGUN.source, "iy");
+  for (let at = Math.max(0, text.length - LONGEST_ESCAPE_CHARS); at < text.length; at++) {
+    const unit = text[at];
+    if (unit !== "%" && unit !== "&" && unit !== "\\") continue;
+    begun.lastIndex = at;
+    if (!begun.test(text)) continue;
+    const from = Math.max(0, at - (longest + 1) * LONGEST_ESCAPE_CHARS);
+    const head = text.slice(from, at);
+    for (const [start, end] of matcherRanges(matcher, head, true)) if (end === head.length) found.push([from + start, text.length]);
+  }
+  return found;
 }

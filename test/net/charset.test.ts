@@ -6,7 +6,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
-import { attemptOf, attempts, configFile, expectRefused, type Handler, isEnvFile, lit, makeCanary, permit, perTestResources, secretNetScript, tacit, writeTree } from "./fixtures.js";
+import { attemptOf, attempts, configFile, expectRefused, type Handler, isEnvFile, lit, makeCanary, permit, perTestResources, secretCutMarker, secretNetScript, tacit, writeTree } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-charset-", { concurrent: true });
 
@@ -97,7 +97,7 @@ describe.concurrent("answers in another charset", () => {
     expect(result.code, result.stderr).toBe(0);
     const found = attempts(result.stdout);
     for (const keep of keeps) {
-      expect(attemptOf(found, `keep-${keep}`), `keep-${keep}`).toEqual({ status: "ok", value: `[redacted]\n[tacit: response truncated at ${limit} bytes]\n` });
+      expect(attemptOf(found, `keep-${keep}`), `keep-${keep}`).toEqual({ status: "ok", value: `[redacted]${secretCutMarker(limit)}` });
     }
     expectNoLeak(canary, result, root, isEnvFile);
   });

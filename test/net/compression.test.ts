@@ -6,7 +6,7 @@
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync, inflateRawSync, inflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
-import { attemptOf, attempts, configFile, type Handler, isEnvFile, lit, permit, perTestResources, secretNetScript, tacit } from "./fixtures.js";
+import { attemptOf, attempts, configFile, CUT_END_CHARS, type Handler, isEnvFile, lit, permit, perTestResources, secretCutMarker, secretNetScript, tacit } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-compression-", { concurrent: true });
 
@@ -17,8 +17,11 @@ const resources = perTestResources("tacit-net-compression-", { concurrent: true 
  */
 const LIMIT = 1024 * 1024;
 const BOMB_BYTES = 8 * LIMIT;
-/** What a script reads of an answer cut at LIMIT: its length, and where the marker begins. */
-const CUT = [LIMIT + `\n[tacit: response truncated at ${LIMIT} bytes]\n`.length, LIMIT + 1];
+/**
+ * What a script reads of an answer cut at LIMIT, to a request with a secret header: its length, and
+ * where the marker begins (its last CUT_END_CHARS characters, no mask among them, left out).
+ */
+const CUT = [LIMIT - CUT_END_CHARS + secretCutMarker(LIMIT).length, LIMIT - CUT_END_CHARS + 1];
 
 /** `--config` with the answer size limit at LIMIT (in a directory of its own, outside the script's root). */
 const limitConfig = (): string[] => ["--config", configFile(resources.dir(), { networkResponseLimitBytes: LIMIT })];

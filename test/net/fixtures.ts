@@ -10,6 +10,9 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { afterAll, afterEach, expect } from "vitest";
 import { type CliResult, runCli, unchecked } from "../helpers.js";
+import { CUT_END_CHARS } from "../../runner/net/redaction.js";
+
+export { CUT_END_CHARS };
 import { ATTEMPT_PRELUDE, type Attempt, attemptOf, attempts, lit, makeCanary, realTempDir, tacit, writeTree } from "../files/fixtures.js";
 
 export {
@@ -136,6 +139,15 @@ export function runCutAnswers(dir: string, env: Record<string, string>, server: 
       `});\n`,
   );
   return runCli(unchecked(["run", "--config", config, "--llm-base-url", "http://127.0.0.1:9", "--llm-api-key", apiKey, "--llm-model", "m", file]), { cwd: dir, env });
+}
+
+/**
+ * The note that ends an answer to a request with secret headers (or a classified body) cut at
+ * `limit` bytes (`filled`: one that fills the limit without being cut), as a script sees it.
+ */
+export function secretCutMarker(limit: number, filled = false): string {
+  const where = filled ? `the response fills the size limit (${limit} bytes)` : `response truncated at ${limit} bytes`;
+  return `\n[tacit: ${where}; unless a mask ends it, its last ${CUT_END_CHARS} characters are left out too, where a secret this request carried could begin partway]\n`;
 }
 
 /** `--network-permissions a,b,…` */

@@ -12,7 +12,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
 import { connectServe, freshTacitHome } from "../helpers.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, echo, expectRefused, type Handler, isEnvFile, lit, makeCanary, permit, perTestResources, tacit, type TestServer, unusedPort, writeTree } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, echo, expectRefused, type Handler, isEnvFile, lit, makeCanary, permit, perTestResources, secretCutMarker, tacit, type TestServer, unusedPort, writeTree } from "./fixtures.js";
 
 const resources = perTestResources("tacit-net-secret-", { concurrent: true });
 const server = resources.server;
@@ -608,8 +608,8 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     );
     // Done within the limit, not killed at it (124).
     expect(result.code, result.stderr).toBe(0);
-    // The 8 MiB answer, with the secret's words masked (the last one, cut short, too).
-    expect(attemptOf(attempts(result.stdout), "big")).toEqual({ status: "ok", value: 8 * 1024 * 1024 - 8 + "[redacted]".length });
+    // The 8 MiB answer, with the secret's words masked (the last one, cut short, too), and said to fill the limit.
+    expect(attemptOf(attempts(result.stdout), "big")).toEqual({ status: "ok", value: 8 * 1024 * 1024 - 8 + "[redacted]".length + secretCutMarker(8 * 1024 * 1024, true).length });
     // Secret headers longer than servers take are sent empty (the second request), and its answer is not searched for them.
     expect(attemptOf(attempts(result.stdout), "too-long")).toEqual({ status: "ok", value: 8 * 1024 * 1024 });
     expect(urls).toEqual(["/big", "/long"]);
