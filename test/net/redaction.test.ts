@@ -6,7 +6,7 @@
 // texts; and a long body's forms, as a classified body gives them.
 
 import { describe, expect, it } from "vitest";
-import { FormMatcher, laterWordsIn, MIN_REDACTED_LENGTH, redact } from "../../runner/net/redaction.js";
+import { CUT_END_CHARS, FormMatcher, laterWordsIn, MIN_REDACTED_LENGTH, redact } from "../../runner/net/redaction.js";
 
 type Form = { form: string; whole: boolean };
 
@@ -158,5 +158,33 @@ describe("laterWordsIn (a classified body's words past its first 64 KiB)", () =>
     const chosen = Array.from({ length: 3000 }, (_, i) => String.fromCharCode(97 + ((i * 7919) % 26))).join("");
     const many = `${"x".repeat(70_000)} ${Array.from({ length: 1000 }, (_, i) => chosen.slice(i, i + 1500)).join(" ")}`;
     expect(laterWordsIn(many, 64 * 1024, `coding (${chosen})`)).toBeNull();
+  });
+});
+
+describe("a cut text's end", () => {
+  const pad = "_".repeat(200);
+  const secret = "abcdefgh/ijklmnop";
+
+  it("a partial secret before an escape the cut went through is masked to the end, in each escape syntax", () => {
+    for (const begun of ["%", "%2", "&", "&#", "&#x", "&#x2", "&#x2F", "&#47", "&sol", "\\", "\\x2", "\\u00", "\\2"]) {
+      expect(redact(`${pad}abcdefgh${begun}`, [secret], [], true), begun).toBe(`${pad}[redacted]`);
+      // Uncut, the text ends where its server ended it: nothing of it begins a secret for sure.
+      expect(redact(`${pad}abcdefgh${begun}`, [secret], [], false), begun).toBe(`${pad}abcdefgh${begun}`);
+    }
+  });
+
+  it("with leaveOutEnd, an end no mask reaches loses its last CUT_END_CHARS characters, whatever they are", () => {
+    for (const end of ["a", "ab", "abc", "xyz", "&#x61;&#x62;&#x63;&#x6"]) {
+      const text = `${pad}${end}`;
+      expect(redact(text, [secret], [], true, [], true), end).toBe(text.slice(0, text.length - CUT_END_CHARS));
+      // Without it (an audit log's hop, a message), the text is as redact leaves it.
+      expect(redact(text, [secret], [], true), end).toBe(text);
+    }
+    // A mask that ends the text is kept whole; one before the left-out characters ends the text.
+    expect(redact(`${pad}abcdefgh`, [secret], [], true, [], true)).toBe(`${pad}[redacted]`);
+    expect(redact(`${pad}${secret}__`, [secret], [], true, [], true)).toBe(`${pad}[redacted]`);
+    // Not cut, or no secret sent: nothing is left out.
+    expect(redact(`${pad}abc`, [secret], [], false, [], true)).toBe(`${pad}abc`);
+    expect(redact(`${pad}abc`, [""], [], true, [], true)).toBe(`${pad}abc`);
   });
 });
