@@ -129,6 +129,11 @@ export class FormPresence {
       if (literal !== undefined) pending.push([position + 1, literal, depth + 1]);
       if (!ESCAPE_STARTS.has(unit)) continue;
       for (const { decoded, end } of escapesAt(text, position)) {
+        // An escape of an escape's start ("&amp;", "%26", "\u0026" for "&") partway into a form: the
+        // text may be escaped twice over ("&amp;#x2F;" for "/"), which redact undoes again and this
+        // walk does not follow; the whole masking decides. Walked past, a key with a "/" escaped so
+        // was left unmasked.
+        if (depth > 0 && decoded.length === 1 && ESCAPE_STARTS.has(decoded.charCodeAt(0))) return true;
         let next: number | undefined = node;
         for (let i = 0; i < decoded.length && next !== undefined; i++) next = this.children[next]!.get(decoded.charCodeAt(i));
         if (next !== undefined) pending.push([end, next, depth + decoded.length]);

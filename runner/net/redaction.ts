@@ -993,15 +993,31 @@ export function formRanges(text: string, secrets: readonly string[], cut: boolea
   return cut ? joined([...ranges, ...endsBeforeEscapeBegun(matcher, text, longest)]) : ranges;
 }
 
+/**
+ * How many times references and percent-escapes are undone, each pass over what the one before
+ * left: a text escaped twice ("&amp;#x2F;" for "/", an html_attr escape HTML-escaped again, as a
+ * page that escapes what it was handed escaped does; "\u0026#x2F;", one JSON-escaped by ASP.NET
+ * Core) held "&#x2F;" once decoded, no form, and a secret with a "/" or "+" (an AWS secret key)
+ * came back whole in plaintext between such escapes.
+ */
+const REFERENCE_LEVELS = 3;
+
 /** Where `matcher` finds its forms in `text`: as it is, and with each decoding's escapes undone (see DECODINGS). */
 function matcherRanges(matcher: FormMatcher, text: string, cut: boolean): Array<[number, number]> {
   let ranges = matcher.ranges(text, cut);
   for (const decoding of DECODINGS) {
-    const decoded = escapesDecoded(text, decoding);
-    if (decoded === null) continue;
-    const { starts } = decoded;
-    const more = matcher.ranges(decoded.decoded, cut).map(([start, end]): [number, number] => [starts[start]!, starts[end]!]);
-    if (more.length > 0) ranges = joined([...ranges, ...more]);
+    let current = text;
+    /** Where each character of `current` starts in `text` (null: `current` is `text`). */
+    let places: Int32Array | null = null;
+    for (let level = 0; level < (decoding === REFERENCE_DECODING ? REFERENCE_LEVELS : 1); level++) {
+      const decoded = escapesDecoded(current, decoding);
+      if (decoded === null) break;
+      const starts: Int32Array = places === null ? decoded.starts : decoded.starts.map((at) => places![at]!);
+      const more = matcher.ranges(decoded.decoded, cut).map(([start, end]): [number, number] => [starts[start]!, starts[end]!]);
+      if (more.length > 0) ranges = joined([...ranges, ...more]);
+      current = decoded.decoded;
+      places = starts;
+    }
   }
   return ranges;
 }
