@@ -1034,13 +1034,45 @@ const LONGEST_ESCAPE_CHARS = Math.max(8, ...Object.keys(NAMED_REFERENCES).map((n
  * each maybe escaped) and an escape cut partway take at a text's end: what an answer cut at the
  * size limit leaves out there when no mask reaches its end (see unmaskedEnd).
  */
-export const CUT_END_CHARS = MIN_REDACTED_LENGTH * LONGEST_ESCAPE_CHARS - 1;
+export const CUT_END_CHARS = MIN_REDACTED_LENGTH * escapedChars() - 1;
+
+/**
+ * The most characters one character takes escaped as redact undoes escapes: the longest escape,
+ * its start escaped again at each further level of references ("&amp;" is four characters more
+ * than "&", as "%26" and "\u0026" are fewer).
+ */
+function escapedChars(): number {
+  return LONGEST_ESCAPE_CHARS + 4 * (REFERENCE_LEVELS - 1);
+}
 
 /**
  * A proper beginning of an escape that a DECODINGS pass undoes, from where it is tried to the
  * text's end: what a cut leaves of an escape ("%2", "&#x2F", "&sol", "\u00", "\x2").
  */
 const ESCAPE_BEGUN = /(?:%[0-9a-f]?|&(?:#(?:x0*[0-9a-f]{0,2}|0*\d{0,3})?|[a-z]{1,16})?|\\(?:u[0-9a-f]{0,3}|x[0-9a-f]?|[0-9a-f]{1,6})?)$/iy;
+
+/**
+ * Whether `text` from `at` to its end is an escape begun (ESCAPE_BEGUN), as it is or once the
+ * references in it are undone, as redact undoes them, REFERENCE_LEVELS times over: "&amp;#x2" is
+ * what a cut leaves of "&amp;#x2F;", a "/" escaped twice.
+ */
+function escapeBegunAt(text: string, at: number): boolean {
+  const begun = new RegExp(ESCAPE_BEGUN.source, "iy");
+  const isBegun = (part: string): boolean => {
+    begun.lastIndex = 0;
+    return begun.test(part);
+  };
+  let tail = text.slice(at);
+  for (let level = 0; level <= REFERENCE_LEVELS; level++) {
+    // Or begun, with an escape of its own end begun after it: "&#x2F%3" (of "&#x2F%3B"), once "%26%23x2F%3" is undone.
+    const last = Math.max(tail.lastIndexOf("%"), tail.lastIndexOf("&"), tail.lastIndexOf("\\"));
+    if (isBegun(tail) || (last > 0 && isBegun(tail.slice(last)) && isBegun(tail.slice(0, last)))) return true;
+    const decoded = escapesDecoded(tail, REFERENCE_DECODING);
+    if (decoded === null) return false;
+    tail = decoded.decoded;
+  }
+  return false;
+}
 
 /**
  * The end of a cut `text` that is partway into a form once an escape the cut went through is set
@@ -1053,13 +1085,11 @@ const ESCAPE_BEGUN = /(?:%[0-9a-f]?|&(?:#(?:x0*[0-9a-f]{0,2}|0*\d{0,3})?|[a-z]{1
  */
 function endsBeforeEscapeBegun(matcher: FormMatcher, text: string, longest: number): Array<[number, number]> {
   const found: Array<[number, number]> = [];
-  const begun = new RegExp(ESCAPE_BEGUN.source, "iy");
-  for (let at = Math.max(0, text.length - LONGEST_ESCAPE_CHARS); at < text.length; at++) {
+  for (let at = Math.max(0, text.length - escapedChars()); at < text.length; at++) {
     const unit = text[at];
     if (unit !== "%" && unit !== "&" && unit !== "\\") continue;
-    begun.lastIndex = at;
-    if (!begun.test(text)) continue;
-    const from = Math.max(0, at - (longest + 1) * LONGEST_ESCAPE_CHARS);
+    if (!escapeBegunAt(text, at)) continue;
+    const from = Math.max(0, at - (longest + 1) * escapedChars());
     const head = text.slice(from, at);
     for (const [start, end] of matcherRanges(matcher, head, true)) if (end === head.length) found.push([from + start, text.length]);
   }

@@ -161,12 +161,23 @@ describe("laterWordsIn (a classified body's words past its first 64 KiB)", () =>
   });
 });
 
+describe("a secret escaped twice over", () => {
+  it("is masked however its escapes were escaped again, up to three times", () => {
+    const secret = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYzq81Lw";
+    const attr = secret.replace(/[/+]/g, (c) => `&#x${c.charCodeAt(0).toString(16).toUpperCase()};`);
+    for (const text of [attr.replace(/&/g, "&amp;"), attr.replace(/&/g, "&amp;amp;"), attr.replace(/&/g, "\\u0026"), encodeURIComponent(attr), encodeURIComponent(encodeURIComponent(attr))]) {
+      expect(redact(`<p>${text}</p>`, [secret], [], false), text).toBe("<p>[redacted]</p>");
+    }
+  });
+});
+
 describe("a cut text's end", () => {
   const pad = "_".repeat(200);
   const secret = "abcdefgh/ijklmnop";
 
   it("a partial secret before an escape the cut went through is masked to the end, in each escape syntax", () => {
-    for (const begun of ["%", "%2", "&", "&#", "&#x", "&#x2", "&#x2F", "&#47", "&sol", "\\", "\\x2", "\\u00", "\\2"]) {
+    const twice = ["&amp;", "&amp;#x2", "&amp;#x2F", "&amp;amp;#x", "%26%23x2", "%26%23x2F%3", "\\u0026#x2", "%25", "%252"];
+    for (const begun of ["%", "%2", "&", "&#", "&#x", "&#x2", "&#x2F", "&#47", "&sol", "\\", "\\x2", "\\u00", "\\2", ...twice]) {
       expect(redact(`${pad}abcdefgh${begun}`, [secret], [], true), begun).toBe(`${pad}[redacted]`);
       // Uncut, the text ends where its server ended it: nothing of it begins a secret for sure.
       expect(redact(`${pad}abcdefgh${begun}`, [secret], [], false), begun).toBe(`${pad}abcdefgh${begun}`);
