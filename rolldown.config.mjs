@@ -100,6 +100,8 @@ function denoMainModule(input, dir) {
   return {
     input,
     platform: "neutral",
+    // Deno's own Node built-ins (the pure evaluator's node:vm): Deno provides them, nothing to bundle.
+    external: [/^node:/],
     output: { dir, cleanDir: true, format: "esm", entryFileNames: "[name].js", minify: { mangle: false, compress: false } },
   };
 }

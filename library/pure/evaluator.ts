@@ -2,7 +2,11 @@
 // on classified plaintext. It can compute but not communicate: its only output is a reply
 // to the host, which keeps the result classified. Nothing it prints, throws or returns ever
 // reaches agent code.
+//
+// Map functions run in a realm of their own, locked before the first job (see jobRealm): each
+// sees the language's built-ins as they were, and nothing an earlier job left there.
 
+import { constants, createContext, runInContext } from "node:vm";
 import { lineReader } from "../line-reader.js";
 import { MAX_HOST_FRAME_CHARS, PURE_CAPTURES_GLOBAL, PURE_READY_ID, type PureJob, type PureReply } from "../protocol.js";
 
@@ -20,9 +24,13 @@ function readLine(): string | null {
   return line === "closed" || line === "too-long" ? null : line;
 }
 
-function reply(message: PureReply): void {
-  const bytes = encoder.encode(JSON.stringify(message) + "\n");
+function write(text: string): void {
+  const bytes = encoder.encode(text);
   for (let offset = 0; offset < bytes.length; ) offset += stdout.writeSync(bytes.subarray(offset));
+}
+
+function reply(message: PureReply): void {
+  write(JSON.stringify(message) + "\n");
 }
 
 /**
@@ -36,107 +44,269 @@ const READ_AS_TEXT =
   "a Classified value was read as text or JSON inside a map function, where it has no text of its own; " +
   "read its plaintext with map or flatMap on it: secret.flatMap((v) => key.map((k) => v + k))";
 
-/** Classified values inside a map function: they compute directly on the plaintext. */
-class PureClassified {
-  readonly #value: unknown;
-  constructor(value: unknown) {
-    this.#value = value;
-  }
-  static unwrap(value: unknown): unknown {
-    return value instanceof PureClassified ? value.#value : value;
-  }
-  map(fn: (value: unknown) => unknown): PureClassified {
-    return new PureClassified(PureClassified.unwrap(fn(this.#value)));
-  }
-  flatMap(fn: (value: unknown) => unknown): PureClassified {
-    const result = fn(this.#value);
-    if (!(result instanceof PureClassified)) throw new TypeError("flatMap: the function must return a Classified value");
-    return result;
-  }
-  toString(): string {
-    throw new TypeError(READ_AS_TEXT);
-  }
-  toJSON(): string {
-    throw new TypeError(READ_AS_TEXT);
-  }
-  [Symbol.toPrimitive](): string {
-    throw new TypeError(READ_AS_TEXT);
-  }
-}
+/**
+ * Why a job failed when what its function threw cannot be read: reading that runs the function's
+ * code (a getter on `name` or `message`, a `toString`), and a thrown value may have no text at all
+ * (a captured Classified value, an object without a prototype). Its throw escaped the loop below
+ * and ended the evaluator, and every map after it waited for a fresh one to start.
+ */
+const UNREADABLE_THROW = "the function threw a value that could not be read as text (reading its name, its message or its text threw)";
 
-// classify() is pure: inside a map function it wraps a value directly. Nested map functions
-// arrive wrapped by the host's rewriter; here their captures are already in scope.
-Object.defineProperty(globalThis, "classify", { value: (value: unknown) => new PureClassified(value), enumerable: false });
-Object.defineProperty(globalThis, PURE_CAPTURES_GLOBAL, { value: <F>(fn: F) => fn, enumerable: false });
-
-type Maker = (...captured: unknown[]) => unknown;
+/** A job, prepared in the jobs' realm: its id, and what runs it (the reply's fields after the id, as JSON text). */
+type Prepared = [id: number, fields: () => string];
+type Prepare = (line: string) => Prepared;
 
 /**
- * What makes the job's function from its captured values. Capture names are identifiers (checked
- * by the host); the source is the agent's function as V8 shows it. A method's source is no
- * expression: `map(o.f)` with `const o = { f(v) { … } }`, a class's method, a getter, sent as
- * "f(v) { … }", "get g() { … }" or "#p(v) { … }", failed here every time (a SyntaxError, out of
- * the script's sight), where the same function passed to an array's map works. Such a source is
- * read as the one method of an object literal (a private method's `#` dropped: it is called
- * detached, as an array's map calls it, so its `this` is undefined either way).
+ * Sets up the realm map functions run in, locks it, and returns what prepares each job there.
+ * Only its source crosses (see `prepare` below): it uses nothing but its parameters and that
+ * realm's built-ins, and hands back only an id and a string per job.
+ *
+ * Locked because every job runs there, one after another: a map that replaced
+ * String.prototype.toUpperCase, or kept its plaintext in a global (or RegExp.$1 kept it for it),
+ * had the next job, another secret's, compute with both, through functions the checks pass. So
+ * before any job, every object of the realm's built-ins is frozen (those reached from its global,
+ * and those only its syntax reaches: iterators', generators' and async functions' prototypes, an
+ * error's `stack` accessor),
+ * its global too (a job can add no name), and RegExp's legacy statics (RegExp.$1, lastMatch, …),
+ * which carry a job's last match to the next, are deleted. Frozen, a prototype's property can no
+ * longer be shadowed by assignment (`this.name = "ParseError"` in an Error subclass threw): the
+ * few that code sets on its own objects (an error's name and message, a `toString`) become
+ * accessors that define the property on the object assigned to, as assignment would have.
+ * What a job can still leave to the next: Math.random's state, and the Symbol.for registry
+ * (which no job can list).
  */
-function functionOf(names: string[], source: string): Maker {
-  try {
-    return new Function(...names, `"use strict"; return (${source});`) as Maker;
-  } catch (error) {
-    if (!(error instanceof SyntaxError)) throw error;
-    let holder: Maker;
-    try {
-      holder = new Function(...names, `"use strict"; return ({ ${source.startsWith("#") ? source.slice(1) : source}\n});`) as Maker;
-    } catch {
-      throw error;
+function jobRealm(readAsText: string, unreadableThrow: string, capturesGlobal: string): Prepare {
+  "use strict";
+  const parse = JSON.parse;
+  const stringify = JSON.stringify;
+  const defineProperty = Object.defineProperty;
+  const descriptorOf = Object.getOwnPropertyDescriptor;
+  const descriptorsOf = Object.getOwnPropertyDescriptors;
+  const prototypeOf = Object.getPrototypeOf;
+  const freeze = Object.freeze;
+  const keys = Object.keys;
+  const values = Object.values;
+  const ownKeys = Reflect.ownKeys;
+  const NewFunction = Function;
+  const PromiseClass = Promise;
+  const ErrorClass = Error;
+  const SyntaxErrorClass = SyntaxError;
+  const TypeErrorClass = TypeError;
+  const text = String;
+
+  /** Classified values inside a map function: they compute directly on the plaintext. */
+  class PureClassified {
+    readonly #value: unknown;
+    constructor(value: unknown) {
+      this.#value = value;
     }
-    return (...captured) => {
-      const members = Object.values(Object.getOwnPropertyDescriptors(holder(...captured)));
-      if (members.length !== 1) throw error;
-      return members[0]!.value ?? members[0]!.get ?? members[0]!.set;
-    };
+    static unwrap(value: unknown): unknown {
+      return value instanceof PureClassified ? value.#value : value;
+    }
+    map(fn: (value: unknown) => unknown): PureClassified {
+      return new PureClassified(PureClassified.unwrap(fn(this.#value)));
+    }
+    flatMap(fn: (value: unknown) => unknown): PureClassified {
+      const result = fn(this.#value);
+      if (!(result instanceof PureClassified)) throw new TypeErrorClass("flatMap: the function must return a Classified value");
+      return result;
+    }
+    toString(): string {
+      throw new TypeErrorClass(readAsText);
+    }
+    toJSON(): string {
+      throw new TypeErrorClass(readAsText);
+    }
+    [Symbol.toPrimitive](): string {
+      throw new TypeErrorClass(readAsText);
+    }
   }
-}
 
-function run(job: PureJob): unknown {
-  const names = Object.keys(job.captures);
-  const classified = job.classifiedValues.map((value) => new PureClassified(value));
-  const values = names.map((name) => {
-    const capture = job.captures[name]!;
-    return "plain" in capture ? capture.plain : classified[capture.classified];
-  });
-  const fn = functionOf(names, job.source)(...values);
-  if (typeof fn !== "function") throw new TypeError("map/flatMap: not a function");
-  const result = fn(job.value);
-  if (job.flat && !(result instanceof PureClassified)) throw new TypeError("flatMap: the function must return a Classified value");
-  const value = PureClassified.unwrap(result);
-  if (value instanceof Promise) throw new TypeError("map/flatMap: the function must be synchronous (it returned a Promise)");
-  // Only JSON data can be kept: check now, so the failure is recorded as this map's.
-  const json = JSON.stringify(value);
-  return json === undefined ? null : JSON.parse(json);
+  // classify() is pure: inside a map function it wraps a value directly. Nested map functions
+  // arrive wrapped by the host's rewriter; here their captures are already in scope.
+  defineProperty(globalThis, "classify", { value: (value: unknown) => new PureClassified(value), enumerable: false });
+  defineProperty(globalThis, capturesGlobal, { value: <F>(fn: F) => fn, enumerable: false });
+
+  // RegExp's legacy statics: the last match of any job, read by the next.
+  for (const key of ownKeys(RegExp)) {
+    if (typeof key === "string" && (key.startsWith("$") || ["input", "lastMatch", "lastParen", "leftContext", "rightContext"].includes(key))) {
+      Reflect.deleteProperty(RegExp, key);
+    }
+  }
+
+  /** A prototype's data property made an accessor whose setter defines it on the object assigned to (see above). */
+  function assignable(home: object, key: string): void {
+    const descriptor = descriptorOf(home, key);
+    if (descriptor === undefined || !("value" in descriptor) || !descriptor.writable) return;
+    const value: unknown = descriptor.value;
+    defineProperty(home, key, {
+      get: () => value,
+      set(this: unknown, assigned: unknown) {
+        if (this === home) throw new TypeErrorClass(`Cannot assign to read only property '${key}' of a built-in prototype`);
+        defineProperty(this, key, { value: assigned, writable: true, enumerable: true, configurable: true });
+      },
+      enumerable: descriptor.enumerable ?? false,
+      configurable: false,
+    });
+  }
+  const errors = [Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError, AggregateError];
+  for (const home of [Object.prototype, Array.prototype, Function.prototype, Promise.prototype, ...errors.map((E) => E.prototype)]) {
+    for (const key of ["constructor", "name", "message", "toString", "valueOf", "toLocaleString"]) assignable(home, key);
+  }
+
+  /** Built-ins only the syntax reaches: none of them is a property of anything on the global. */
+  const hidden: unknown[] = [];
+  const reach = (make: () => unknown): void => {
+    try {
+      hidden.push(make());
+    } catch {
+      // Not in this V8: nothing to freeze.
+    }
+  };
+  reach(() => function* () {});
+  reach(() => (function* () {})());
+  reach(() => async function () {});
+  reach(() => async function* () {});
+  reach(() => (async function* () {})());
+  reach(() => [][Symbol.iterator]());
+  reach(() => new Map()[Symbol.iterator]());
+  reach(() => new Set()[Symbol.iterator]());
+  reach(() => ""[Symbol.iterator]());
+  reach(() => /a/[Symbol.matchAll](""));
+  // Iterator helpers' and Iterator.from's (Iterator itself, a global, is reached from there).
+  reach(() => ([].values() as unknown as { map(fn: (x: unknown) => unknown): unknown }).map((x) => x));
+  reach(() => (globalThis as unknown as { Iterator: { from(it: object): unknown } }).Iterator.from({ next: () => ({ done: true, value: undefined }) }));
+  reach(() => new Intl.Segmenter().segment(""));
+  reach(() => new Intl.Segmenter().segment("")[Symbol.iterator]());
+  reach(() => descriptorOf(Function.prototype, "caller")?.get);
+  // The accessor of an error's `stack`: one pair of functions for every error of the realm.
+  reach(() => new ErrorClass(""));
+
+  /** Freezes `roots` and every object reachable from them through properties (not read through getters) and prototypes. */
+  function freezeAll(roots: unknown[]): void {
+    const seen = new Set<object>();
+    const pending = [...roots];
+    while (pending.length > 0) {
+      const item = pending.pop();
+      if ((typeof item !== "object" && typeof item !== "function") || item === null || seen.has(item)) continue;
+      seen.add(item);
+      freeze(item);
+      pending.push(prototypeOf(item));
+      for (const key of ownKeys(item)) {
+        const descriptor = descriptorOf(item, key);
+        if (descriptor === undefined) continue;
+        pending.push(descriptor.value, descriptor.get, descriptor.set);
+      }
+    }
+  }
+  freezeAll([globalThis, PureClassified, ...hidden]);
+
+  type Maker = (...captured: unknown[]) => unknown;
+
+  /**
+   * What makes the job's function from its captured values. Capture names are identifiers (checked
+   * by the host); the source is the agent's function as V8 shows it. A method's source is no
+   * expression: `map(o.f)` with `const o = { f(v) { … } }`, a class's method, a getter, sent as
+   * "f(v) { … }", "get g() { … }" or "#p(v) { … }", failed here every time (a SyntaxError, out of
+   * the script's sight), where the same function passed to an array's map works. Such a source is
+   * read as the one method of an object literal (a private method's `#` dropped: it is called
+   * detached, as an array's map calls it, so its `this` is undefined either way).
+   */
+  function functionOf(names: string[], source: string): Maker {
+    try {
+      return new NewFunction(...names, `"use strict"; return (${source});`) as Maker;
+    } catch (error) {
+      if (!(error instanceof SyntaxErrorClass)) throw error;
+      let holder: Maker;
+      try {
+        holder = new NewFunction(...names, `"use strict"; return ({ ${source.startsWith("#") ? source.slice(1) : source}\n});`) as Maker;
+      } catch {
+        throw error;
+      }
+      return (...captured) => {
+        const members = values(descriptorsOf(holder(...captured)));
+        if (members.length !== 1) throw error;
+        return members[0]!.value ?? members[0]!.get ?? members[0]!.set;
+      };
+    }
+  }
+
+  /** The job's value as JSON text. */
+  function run(job: PureJob): string {
+    const names = keys(job.captures);
+    const classified = job.classifiedValues.map((value) => new PureClassified(value));
+    const captured = names.map((name) => {
+      const capture = job.captures[name]!;
+      return "plain" in capture ? capture.plain : classified[capture.classified];
+    });
+    const fn = functionOf(names, job.source)(...captured);
+    if (typeof fn !== "function") throw new TypeErrorClass("map/flatMap: not a function");
+    const result = fn(job.value);
+    if (job.flat && !(result instanceof PureClassified)) throw new TypeErrorClass("flatMap: the function must return a Classified value");
+    const value = PureClassified.unwrap(result);
+    if (value instanceof PromiseClass) throw new TypeErrorClass("map/flatMap: the function must be synchronous (it returned a Promise)");
+    // Only JSON data can be kept: made into it now, so a failure is recorded as this map's.
+    const json: string | undefined = stringify(value);
+    return json === undefined ? "null" : json;
+  }
+
+  /** Why the job failed, from what its function threw (see UNREADABLE_THROW). */
+  function whyFailed(error: unknown): string {
+    try {
+      const why = error instanceof ErrorClass ? `${error.name}: ${error.message}` : text(error);
+      return typeof why === "string" ? why : unreadableThrow;
+    } catch {
+      return unreadableThrow;
+    }
+  }
+
+  return (line) => {
+    const job = parse(line) as PureJob;
+    return [
+      job.id,
+      () => {
+        try {
+          return '"ok":true,"value":' + run(job);
+        } catch (error) {
+          return '"ok":false,"error":' + stringify(whyFailed(error));
+        }
+      },
+    ];
+  };
 }
 
 /**
- * Why a job failed, from what its function threw. Reading that runs the function's code (a getter
- * on `name` or `message`, a `toString`), and a thrown value may have no text at all (a captured
- * Classified value, an object without a prototype): its throw escaped the loop below and ended
- * the evaluator, and every map after it waited for a fresh one to start.
+ * The jobs' realm: a V8 context of its own, with an ordinary global (not one that looks its names
+ * up on an object of this realm: through such an object's inherited `constructor`, code in the
+ * context reached this realm's Function, and from there everything here), set up by jobRealm.
+ * Nothing of this realm is handed in, and only primitives come back (checked in the loop below),
+ * so a function can reach no object the evaluator itself uses: not the reader of the next job,
+ * nor what writes the replies.
  */
-function whyFailed(error: unknown): string {
-  try {
-    return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  } catch {
-    return "the function threw a value that could not be read as text (reading its name, its message or its text threw)";
-  }
+const prepare = (runInContext(`(${jobRealm.toString()})`, createContext(constants.DONT_CONTEXTIFY)) as typeof jobRealm)(
+  READ_AS_TEXT,
+  UNREADABLE_THROW,
+  PURE_CAPTURES_GLOBAL,
+);
+
+/** The reply to a job whose function broke even how its failure is told (its stack ran out there, say). */
+function unreadable(id: number): void {
+  reply({ id, ok: false, error: UNREADABLE_THROW });
 }
 
 reply({ id: PURE_READY_ID, ok: true, value: null });
 for (let line = readLine(); line !== null; line = readLine()) {
-  const job = JSON.parse(line) as PureJob;
+  // The job as read by the realm's frozen built-ins, before its function runs: the host's job's id.
+  const prepared = prepare(line);
+  const id = prepared[0];
+  const fields = prepared[1];
+  if (typeof id !== "number" || typeof fields !== "function") throw new TypeError("the pure evaluator could not read a job");
+  let answer: unknown = null;
   try {
-    reply({ id: job.id, ok: true, value: run(job) });
-  } catch (error) {
-    reply({ id: job.id, ok: false, error: whyFailed(error) });
+    answer = fields();
+  } catch {
+    // Not read: what the function threw belongs to its realm, and reading it runs its code.
   }
+  if (typeof answer === "string") write(`{"id":${id},${answer}}\n`);
+  else unreadable(id);
 }

@@ -319,11 +319,12 @@ export class PureEvaluator {
    * A reply counts only from the process its job was sent to, for that job, and only once the
    * process has read the whole job: the evaluator reads a job's line to its end before it runs
    * it, so all of it has gone into the pipe, and the host has seen that, before any reply can
-   * come. A map function can patch the evaluator's realm (TextDecoder, JSON, console) for the
+   * come. A map function could patch the evaluator's realm (TextDecoder, JSON, console) for the
    * jobs after its own: a security review's answered the next job at once, from the first piece
    * it read, and blocked, and the host, its job answered, held the rest of the job (440 Mi
    * characters: a 40 Mi-character value captured under ten names) for as long as the session
-   * lived. Such a process is ended, and the job fails out of sight, like any other.
+   * lived. Map functions now run in a frozen realm of their own (library/pure/evaluator.ts);
+   * should a reply come early all the same, the process is ended, and the job fails out of sight.
    */
   private onReply(reply: PureReply, from: SandboxProcess): void {
     if (this.waiting && this.waiting.proc === from && reply.id === this.waiting.id) {

@@ -565,12 +565,15 @@ println("spilled 64 MiB to disk");`;
     });
   }
 
-  it("a map function that spills plaintext to disk fails out of sight: the secure output says the evaluator was ended", async () => {
+  it("a map function cannot reach node:sqlite to spill plaintext to disk: the map fails out of sight, and nothing is written", async () => {
     const { dir, cleanup } = tempDir("tacit-sqlite-sink-");
     try {
       const sink = path.join(dir, "secure-output.txt");
-      // The pure evaluator reaches node:sqlite synchronously (process.getBuiltinModule), once a
-      // stand-in answers what node:process asks of the Deno global the evaluator deleted.
+      // The pure evaluator's realm reached node:sqlite synchronously (process.getBuiltinModule), once
+      // a stand-in answered what node:process asks of the Deno global the evaluator deleted: its
+      // temporary file ended the evaluator (SIGXFSZ, the file size limit of 0). Map functions now
+      // run in a realm of their own, frozen, with the language's built-ins alone: neither the
+      // stand-in nor `process` is there.
       const code = `const spilled = classify("SECRET-PLAINTEXT").map((secret) => {
   const stub = (): unknown => new Proxy(function () { return ""; }, { get: (_t, key) => (typeof key === "symbol" || key === "then" ? undefined : stub()) });
   (globalThis as any).Deno = stub();
@@ -585,7 +588,7 @@ println("value:", spilled);`;
       expect(result.stdout).toBe("value: Classified(***)\n");
       const written = readFileSync(sink, "utf8");
       expect(written).not.toContain("spilled SECRET-PLAINTEXT");
-      expect(written).toContain("value: <classified value unavailable: the evaluator exited (SIGXFSZ)>");
+      expect(written).toContain("value: <classified value unavailable: TypeError: Cannot add property Deno, object is not extensible>");
       await expectWorldUntouched(world, seenOf(result));
     } finally {
       cleanup();

@@ -420,20 +420,17 @@ requestFileSystem(".", (fs) => {
   });
 
   it.sequential("a map result nested too deeply for the host to stringify fails out of sight, not by ending the host", async () => {
-    // The map replaces the evaluator's JSON.stringify, so that its reply carries a value nested
-    // 200,000 deep when its guess is right: the host crashed on it (exit 1), and only then.
+    // The map answers, when its guess is right, with a value nested 200,000 deep (it replaced the
+    // evaluator's JSON.stringify to, before map functions ran in a frozen realm of their own; the
+    // evaluator's own stringify writes it as well): the host crashed on it (exit 1), and only then.
     const world = secretWorld();
     const script = (guess: string): string => `
 requestFileSystem(".", (fs) => {
   const secret = fs.readClassified(".env");
   const probe = secret.map((text) => {
-    if (text.startsWith(${lit(guess)})) {
-      const deep = "[".repeat(200000) + "]".repeat(200000);
-      const real = JSON.stringify;
-      (JSON as { stringify: unknown }).stringify = (x: unknown) =>
-        x !== null && typeof x === "object" && "ok" in x ? real(x).replace('"value":"x"', '"value":' + deep) : real(x);
-    }
-    return "x";
+    let value: unknown = "x";
+    if (text.startsWith(${lit(guess)})) for (let depth = 0; depth < 200000; depth++) value = [value];
+    return value;
   });
   fs.writeClassified("secrets/probe.txt", probe);
   println("done");

@@ -1,17 +1,17 @@
-// The pure evaluator's reply counts only once the evaluator has read its whole job. A map
-// function runs in the evaluator's realm and can patch it for the jobs after its own; the
-// sandbox rewrites the source it sends (it can replace JSON.stringify), and the host runs
-// whatever source arrives. A security review's patch answered the next job from the first piece
-// it read and blocked without CPU: the host took the answer, left the evaluator idle, and held
-// the rest of the job (a 40 Mi-character value captured under ten names: 440 Mi characters) for
-// as long as the session lived, about 1.3 GB resident for one idle session of tacit serve.
+// The pure evaluator's reply counts only once the evaluator has read its whole job (the host
+// checks so). A map function ran in the evaluator's own realm and could patch it for the jobs
+// after its own; the sandbox rewrites the source it sends (it can replace JSON.stringify), and
+// the host runs whatever source arrives. A security review's patch answered the next job from the
+// first piece it read and blocked without CPU: the host took the answer, left the evaluator idle,
+// and held the rest of the job (a 40 Mi-character value captured under ten names: 440 Mi
+// characters) for as long as the session lived, about 1.3 GB resident for one idle session of
+// tacit serve. Map functions now run in a realm of their own whose built-ins are frozen: the
+// patch fails (out of sight), and neither reaches how the evaluator reads jobs or answers them.
 
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { connectServe, createSession, fileOnce, runInSession, tempDir } from "../helpers.js";
-import { commandLineOf, descendantsOf, isForkNotYetRun } from "../processes.js";
 
 /** Patches the evaluator with the source of `patched`, then asks for `victim`, whose job carries the value three times. */
 const ANSWERS_NEXT_JOB_UNREAD = `
@@ -59,23 +59,17 @@ afterAll(async () => {
   cleanup?.();
 });
 
-/** This test's pure evaluators still running (a child of the server it started). */
-function pureEvaluators(): number[] {
-  return descendantsOf(process.pid).filter((pid) => commandLineOf(pid).includes("pure/evaluator.js") && !isForkNotYetRun(pid));
-}
-
-it("a reply to a job the evaluator has not read whole is not taken: the evaluator is ended, and the value fails out of sight", async () => {
+it("a map function cannot patch how the evaluator reads the next job: the patch fails out of sight, and the next job is read whole and computed", async () => {
   const session = await createSession(client);
   expect(await runInSession(client, session, ANSWERS_NEXT_JOB_UNREAD, 60_000)).toMatchObject({ exitCode: 0 });
-  // The sink waits for each value: the patch ran (its own value), and the victim's answer was not taken.
+  // The sink waits for each value: the patch failed (JSON.stringify, TextDecoder are not the
+  // function's to change), and the victim, read whole, has its value: 4,000,000 characters and two captures.
   expect(await runInSession(client, session, `println("patched", patched, "victim", victim);`, 60_000)).toMatchObject({ exitCode: 0 });
-  const sink = await fileOnce(path.join(dir, "sink.txt"), (text) => text.includes("the evaluator answered a job before it had read all of it"));
-  expect(sink).toContain("patched 0 victim <classified value unavailable: ");
-  expect(sink).toContain("the evaluator answered a job before it had read all of it");
-  // No evaluator is left blocked with the rest of its job held by the host.
-  for (let tries = 0; tries < 100 && pureEvaluators().length > 0; tries++) await sleep(100);
-  expect(pureEvaluators()).toEqual([]);
-  // The session goes on, and its next map gets a fresh evaluator.
+  const sink = await fileOnce(path.join(dir, "sink.txt"), (text) => text.includes("victim "));
+  expect(sink).toContain("patched <classified value unavailable: TypeError: Cannot assign to read only property 'stringify'");
+  expect(sink).toContain("victim 4000002\n");
+  expect(sink).not.toContain("the evaluator answered a job before it had read all of it");
+  // The session goes on, and its next map is computed too.
   expect(await runInSession(client, session, `const again = piece.map((v) => v.length);\nprintln(again);`, 60_000)).toMatchObject({ exitCode: 0 });
   expect(await fileOnce(path.join(dir, "sink.txt"), (text) => text.includes("1000000"))).toContain("1000000");
 }, 60_000);

@@ -1,6 +1,7 @@
-// What a map function answers is measured before the host parses it. A map function runs in
-// the pure evaluator's realm and can patch it, JSON.stringify included, so it decides the text
-// of its own reply. "[[],[],…]" is cheap text and a costly value: parsed, 45 MB of it took tacit
+// What a map function answers is measured before the host parses it. A map function decides
+// the text of its own reply: an array that holds one empty array millions of times is cheap to
+// make, and its JSON is "[[],[],…]" (a patch of the evaluator's JSON.stringify made the same text
+// before its built-ins were frozen). Cheap text, and a costly value: parsed, 45 MB of it took tacit
 // 2.4 GB resident, far past what the store's budget (which counted the text's length) saw. And
 // the function decides whether to answer so from the plaintext: a security review made tacit
 // serve die, every session with it, only when a classified .env began with a guessed prefix,
@@ -13,20 +14,12 @@ import { createSession, fileOnce, runInSession, type SmallHeapServe, smallHeapSe
 
 /**
  * The body of a map function that answers, for the secret it is given, with a value of `arrays`
- * empty arrays (three characters of text each) when the secret starts as guessed.
+ * empty arrays (three characters of text each, one array in the evaluator) when the secret starts as guessed.
  */
 function wideAnswer(arrays: number): string {
   return `(s) => {
   if (!s.startsWith("TOKEN=Alpha")) return "wrong guess";
-  const stringify = JSON.stringify;
-  JSON.stringify = function (value, ...rest) {
-    if (value !== null && typeof value === "object" && typeof value.id === "number" && "ok" in value) {
-      JSON.stringify = stringify;
-      return '{"id":' + value.id + ',"ok":true,"value":[' + "[],".repeat(${arrays}) + '[]]}';
-    }
-    return stringify.call(this, value, ...rest);
-  };
-  return "right guess";
+  return new Array(${arrays}).fill([]);
 }`;
 }
 
