@@ -270,6 +270,60 @@ function unanalysableFunction(argument: AstNode, index: ReferenceIndex, depth = 
   return unwrapExpression(init).type === "Identifier" ? `${name}, which holds ${made}` : `${name}, ${made}`;
 }
 
+/** Nodes whose `this`, `super` and `new.target` are their own: an arrow inside one reads those, not the map function's surroundings. */
+const OWN_THIS = new Set(["FunctionExpression", "FunctionDeclaration", "ClassExpression", "ClassDeclaration"]);
+
+/** A `this`, `super` or `new.target` an arrow function reads from the code around it. */
+interface OuterThis {
+  node: AstNode;
+  name: string;
+}
+
+/**
+ * The first `this`, `super` or `new.target` an arrow function reads from the code around it, or
+ * null. The pure evaluator runs the function's source alone, where none of them is what the
+ * script's was: `this.prefix + v` in an arrow written in a method failed every time there
+ * (`this` undefined, a TypeError out of the script's sight), and `super.x` did not compile.
+ * `answers` keeps what each arrow reads, so that nested ones (maps in maps) are walked once, not
+ * once for each map around them.
+ */
+function outerThis(fn: AstNode, answers: Map<AstNode, OuterThis | null>): OuterThis | null {
+  if (fn.type !== "ArrowFunctionExpression") return null;
+  const known = answers.get(fn);
+  if (known !== undefined) return known;
+  // Each arrow's own reads and the arrows directly inside it, parents before children.
+  const order: Array<{ arrow: AstNode; own: OuterThis | null; inner: AstNode[] }> = [];
+  const arrows: AstNode[] = [fn];
+  while (arrows.length > 0) {
+    const entry = { arrow: arrows.pop()!, own: null as OuterThis | null, inner: [] as AstNode[] };
+    order.push(entry);
+    const pending: unknown[] = [entry.arrow.body];
+    while (pending.length > 0) {
+      const node = pending.pop() as AstNode;
+      if (node.type === "ArrowFunctionExpression") {
+        entry.inner.push(node);
+        if (!answers.has(node)) arrows.push(node);
+        continue;
+      }
+      if (node.type === "ThisExpression") entry.own ??= { node, name: "this" };
+      else if (node.type === "Super") entry.own ??= { node, name: "super" };
+      else if (node.type === "MetaProperty" && (node.meta as AstNode).name === "new") entry.own ??= { node, name: "new.target" };
+      for (const key in node) {
+        const child = node[key];
+        for (const item of Array.isArray(child) ? child : [child]) {
+          const type = (item as AstNode | null)?.type;
+          if (typeof type === "string" && !OWN_THIS.has(type)) pending.push(item);
+        }
+      }
+    }
+  }
+  for (let at = order.length - 1; at >= 0; at--) {
+    const { arrow, own, inner } = order[at]!;
+    answers.set(arrow, own ?? inner.map((nested) => answers.get(nested) ?? null).find((found) => found !== null) ?? null);
+  }
+  return answers.get(fn) ?? null;
+}
+
 /** The text of a call, cut for a message. */
 function callText(call: AstNode, code: string): string {
   const text = code.slice(call.start, call.end).replace(/\s+/g, " ");
@@ -386,6 +440,14 @@ function impurity(name: string, variable: Variable | null, capabilityBlocks: Rea
     return null;
   }
   const kind = variable.defs[0]?.type;
+  // A function's own `arguments` (declared by nothing): in the evaluator the name is a parameter of
+  // what makes the function, which strict mode refuses, and the map failed every time, out of sight.
+  if (name === "arguments" && variable.defs.length === 0) {
+    return {
+      message: "the map function uses `arguments` of the function around it, which the pure evaluator cannot hand over (the map would fail)",
+      hint: "Copy the values it needs into consts before the call: const suffix = arguments[1]; secret.map((value) => value + suffix). " + HINT,
+    };
+  }
   if (isCapabilityParameter(variable, capabilityBlocks)) {
     return { message: `the map function captures \`${name}\`, a capability; capabilities cannot enter the pure evaluator`, hint: HINT };
   }
@@ -467,6 +529,9 @@ export function analyzePureFunctions(
   const classifiedScopes = new Set<Scope>();
   /** A declared function's own name, which its source binds: neither a capture nor a use of a function. */
   const ownNames = new Map<Scope, Variable>();
+  /** Classified map functions already looked at for an outer `this`, and what each arrow reads of it (see outerThis). */
+  const outerChecked = new Set<AstNode>();
+  const outerReads = new Map<AstNode, OuterThis | null>();
   for (const call of calls) {
     const argument = (call.arguments as AstNode[])[0];
     if (argument === undefined || !isPureCall(call)) continue;
@@ -489,6 +554,16 @@ export function analyzePureFunctions(
           );
         }
         continue;
+      }
+      // Reported once, however many calls pass it.
+      const outer = classified && !outerChecked.has(found.fn) ? outerThis(found.fn, outerReads) : null;
+      if (classified) outerChecked.add(found.fn);
+      if (outer) {
+        report(
+          outer.node.start,
+          `the map function uses \`${outer.name}\` of the code around it; the pure evaluator runs the function alone, where \`${outer.name}\` is not the script's (the map would fail)`,
+          `Copy what it needs into a const before the call: const prefix = this.prefix; secret.map((value) => prefix + value). ${HINT}`,
+        );
       }
       sites.push({ at: found.at, scope, declared: found.callScope ? { callScope: found.callScope, classified } : null });
       mapScopes.add(scope);

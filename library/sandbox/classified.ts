@@ -229,6 +229,15 @@ export function createClassifiedApi(channel: Channel) {
             "(as a property name it sets an object's prototype instead). Rename the variable, such as `const proto = __proto__;`, and use that name in the function.",
         );
       }
+      // The `arguments` of the function around the call: the evaluator's would be those of what
+      // makes the function, and strict mode refuses the name as a parameter (the map failed every
+      // time, out of sight). It depends on no plaintext.
+      if (name === "arguments") {
+        throw new TypeError(
+          `${method}(fn): the function uses \`arguments\` of the function around the call, which cannot be handed to the pure evaluator. ` +
+            "Copy the values it needs into consts first, such as `const suffix = arguments[1];`, and use those names in the function.",
+        );
+      }
       captures[name] = captureOf(name, value);
     }
     return wrap(channel.request({ kind: "ClassifiedMap", handle: handleOf(source, method), source: text, captures, flat }));
