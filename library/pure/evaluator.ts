@@ -54,7 +54,8 @@ const UNREADABLE_THROW = "the function threw a value that could not be read as t
 
 /** A job, prepared in the jobs' realm: its id, and what runs it (the reply's fields after the id, as JSON text). */
 type Prepared = [id: number, fields: () => string];
-type Prepare = (line: string) => Prepared;
+/** `seed`: four random 32-bit numbers, the job's own Math.random state (see jobRealm). */
+type Prepare = (line: string, seed: readonly [number, number, number, number]) => Prepared;
 
 /**
  * Sets up the realm map functions run in, locks it, and returns what prepares each job there.
@@ -73,8 +74,8 @@ type Prepare = (line: string) => Prepared;
  * few that code sets on its own objects (an error's name and message, an object's `toString` or
  * `valueOf`) become accessors that define the property on the object assigned to, as assignment
  * would have.
- * What a job can still leave to the next: Math.random's state, and the Symbol.for registry
- * (which no job can list).
+ * Math.random draws from a state each job is given afresh. What a job can still leave to the next:
+ * the Symbol.for registry (which no job can list), and the time things take.
  */
 function jobRealm(readAsText: string, unreadableThrow: string, capturesGlobal: string): Prepare {
   "use strict";
@@ -127,6 +128,30 @@ function jobRealm(readAsText: string, unreadableThrow: string, capturesGlobal: s
   // arrive wrapped by the host's rewriter; here their captures are already in scope.
   defineProperty(globalThis, "classify", { value: (value: unknown) => new PureClassified(value), enumerable: false });
   defineProperty(globalThis, capturesGlobal, { value: <F>(fn: F) => fn, enumerable: false });
+
+  // Math.random from a state each job is given afresh (xorshift128+, as V8's own): V8's state is
+  // the realm's, and a job that drew from it a number of times that its plaintext decided moved
+  // what the next job drew, a job that can read the state back from a few draws.
+  let state0 = 0n;
+  let state1 = 0n;
+  const MASK = (1n << 64n) - 1n;
+  defineProperty(Math, "random", {
+    value: function random(): number {
+      let s1 = state0;
+      const s0 = state1;
+      state0 = s0;
+      s1 ^= (s1 << 23n) & MASK;
+      s1 ^= s1 >> 17n;
+      s1 ^= s0;
+      s1 ^= s0 >> 26n;
+      state1 = s1;
+      // The top 53 bits of the sum, as a fraction of 2^53.
+      return Number(((state0 + state1) & MASK) >> 11n) / 2 ** 53;
+    },
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
 
   // RegExp's legacy statics: the last match of any job, read by the next.
   for (const key of ownKeys(RegExp)) {
@@ -264,7 +289,9 @@ function jobRealm(readAsText: string, unreadableThrow: string, capturesGlobal: s
     }
   }
 
-  return (line) => {
+  return (line, seed) => {
+    state0 = (BigInt(seed[0]) << 32n) | BigInt(seed[1]) || 1n;
+    state1 = (BigInt(seed[2]) << 32n) | BigInt(seed[3]) || 1n;
     const job = parse(line) as PureJob;
     return [
       job.id,
@@ -293,6 +320,12 @@ const prepare = (runInContext(`(${jobRealm.toString()})`, createContext(constant
   PURE_CAPTURES_GLOBAL,
 );
 
+/** A random 32-bit number (a piece of a job's Math.random state). */
+function randomWord(): number {
+  const bytes = crypto.getRandomValues(new Uint8Array(4));
+  return ((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0;
+}
+
 /** The reply to a job whose function broke even how its failure is told (its stack ran out there, say). */
 function unreadable(id: number): void {
   reply({ id, ok: false, error: UNREADABLE_THROW });
@@ -301,7 +334,7 @@ function unreadable(id: number): void {
 reply({ id: PURE_READY_ID, ok: true, value: null });
 for (let line = readLine(); line !== null; line = readLine()) {
   // The job as read by the realm's frozen built-ins, before its function runs: the host's job's id.
-  const prepared = prepare(line);
+  const prepared = prepare(line, [randomWord(), randomWord(), randomWord(), randomWord()]);
   const id = prepared[0];
   const fields = prepared[1];
   if (typeof id !== "number" || typeof fields !== "function") throw new TypeError("the pure evaluator could not read a job");

@@ -121,4 +121,18 @@ println(probe);
     // An Error subclass still names itself: assignment to a frozen prototype's name defines it on the instance.
     expect(lines).toContain("reached true / unfrozen  / foreign  / ParseError: bad input");
   });
+
+  it("Math.random still gives numbers in [0, 1) in map functions, from a state each job is given afresh", async () => {
+    const lines = await sinkOf(
+      "random",
+      `const draws = classify(0).map(() => {
+  const values: number[] = [];
+  for (let i = 0; i < 1000; i++) values.push(Math.random());
+  return [values.every((x) => x >= 0 && x < 1), new Set(values).size, values.some((x) => x < 0.1), values.some((x) => x > 0.9)].join(" ");
+});
+println(draws);
+`,
+    );
+    expect(lines).toContain("true 1000 true true");
+  });
 });
