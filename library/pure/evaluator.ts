@@ -67,9 +67,8 @@ type Prepare = (line: string, seed: readonly [number, number, number, number]) =
  * had the next job, another secret's, compute with both, through functions the checks pass. So
  * before any job, every object of the realm's built-ins is frozen (those reached from its global,
  * and those only its syntax reaches: iterators', generators' and async functions' prototypes, an
- * error's `stack` accessor),
- * its global too (a job can add no name), and RegExp's legacy statics (RegExp.$1, lastMatch, …),
- * which carry a job's last match to the next, are deleted. Frozen, a prototype's property can no
+ * error's `stack` accessor), its global too (a job can add no name), and RegExp's legacy statics
+ * (RegExp.$1, lastMatch, …), which carry a job's last match to the next, are deleted. Frozen, a prototype's property can no
  * longer be shadowed by assignment (`this.name = "ParseError"` in an Error subclass threw): the
  * few that code sets on its own objects (an error's name and message, an object's `toString` or
  * `valueOf`) become accessors that define the property on the object assigned to, as assignment
