@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { ErrorCode, type ServerNotification, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type JSONRPCMessage, type ServerNotification, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { RunnerConfig } from "./config.js";
 import { AuditLogFailedAfterRun, auditLogFailedText, evaluate, type EvaluationResult, EXIT_CODES, noPendingClassifiedWork } from "./evaluate.js";
@@ -17,7 +17,7 @@ import type { TypeChecker } from "./checks.js";
 import { ThreadedTypeChecker } from "./typecheck-thread.js";
 import { Recorder } from "./recorder.js";
 import { quotedName, refuseMalformedRequests } from "./mcp-arguments.js";
-import { answerUnreadableRequests, limitedStdin, MAX_MESSAGE_BYTES, type OversizedMessage } from "./mcp-stdin.js";
+import { answerUnreadableRequests, limitedStdin, MAX_MESSAGE_BYTES, type OversizedMessage, type PastTheBound } from "./mcp-stdin.js";
 import { ReplSession } from "./session.js";
 import { UNREAD_ANSWERS_LIMIT_BYTES, UNREAD_MESSAGES_LIMIT, waitForUnreadAnswers } from "./unread-answers.js";
 import { EvaluatorsMemory, SessionsMemory } from "./sessions-memory.js";
@@ -456,7 +456,28 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
     const advice = "; keep large data out of the call (have the script read it from a file with requestFileSystem)";
     void transport.send({ jsonrpc: "2.0", id, error: { code: ErrorCode.InvalidRequest, message: what + advice } }).catch(() => undefined);
   };
-  const input = limitedStdin(process.stdin, MAX_MESSAGE_BYTES, refuseOversized);
+  // A request read past what is kept for a client that reads nothing is answered at once and dropped (see limitedStdin).
+  let toldOfFullInput = false;
+  const refusePastTheBound: PastTheBound = {
+    refuse: ({ id, code, problem }) => {
+      // `id: null` for a line whose id cannot be told, as answerUnreadableRequests answers it.
+      const answer = { jsonrpc: "2.0", id, error: { code, message: problem } };
+      void transport.send(answer as JSONRPCMessage).catch(() => undefined);
+      return JSON.stringify(answer).length;
+    },
+    // Said the first time only, as the unread answers are.
+    onFull: (refused) => {
+      if (toldOfFullInput) return;
+      toldOfFullInput = true;
+      log(
+        "warning",
+        `the client has written more than tacit keeps for it while it reads none of its answers` +
+          (refused > 0 ? ` (${refused.toLocaleString("en-US")} requests past those kept, each answered with an error)` : "") +
+          ": tacit reads nothing more from it until it reads them; said once (an MCP client must read what the server writes)",
+      );
+    },
+  };
+  const input = limitedStdin(process.stdin, MAX_MESSAGE_BYTES, refuseOversized, refusePastTheBound);
   // Its buffer is given room for more than one whole message, so that nothing the limit lets through can overflow it.
   const transport = new StdioServerTransport(input.stream, process.stdout, { maxBufferSize: 2 * MAX_MESSAGE_BYTES });
   await server.connect(transport);

@@ -11,6 +11,7 @@ import { ErrorCode, JSONRPCRequestSchema, type JSONRPCMessage } from "@modelcont
 import { z } from "zod";
 import { CollectedBytes } from "./collected-bytes.js";
 import { quotedName } from "./mcp-arguments.js";
+import { UNREAD_ANSWERS_LIMIT_BYTES, UNREAD_MESSAGES_LIMIT } from "./unread-answers.js";
 
 /** The longest message passed to the SDK: its own default buffer, so every message it took before still goes through. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -249,11 +250,49 @@ function escaped(text: string, at: number): boolean {
  * requests before it reads any answer (a script's blocking writes: Python's `stdin.write` of 2,000
  * show_interface calls, 200 KB) blocked in its write while the server waited for it to read: each
  * waited for the other, for ever. Such a batch is now read and kept, as raw lines (not yet requests
- * the SDK holds, some 9 KB each), passed on in order once the client reads. Past the bound stdin
- * is not read either, as before: a client must read what the server writes (README, tacit serve).
+ * the SDK holds, some 9 KB each), passed on in order once the client reads.
  */
 export const QUEUED_REQUESTS_LIMIT_BYTES = 512 * 1024;
 export const QUEUED_REQUESTS_LIMIT = 4000;
+
+/**
+ * How many requests past that bound are answered with an error while the client reads nothing, and
+ * what their answers may take together. Past the bound the server stopped reading, and a client that
+ * wrote more than 4,000 requests before it read any answer blocked in its write for ever. Each request
+ * past it is now read, answered at once with an error (some 400 bytes, none of the SDK's state: the
+ * request itself is dropped) and forgotten: 200,000 pings written unread left the server at 161 MB
+ * resident once it stopped reading, against 191 MB before (it held the same 5,000, and refused none).
+ * Past this bound too, stdin is not read until the client reads: a client that
+ * never reads cannot have every request answered in bounded memory.
+ */
+export const REFUSED_REQUESTS_LIMIT = 10_000;
+export const REFUSED_ANSWERS_LIMIT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The lines that are no request, kept past the bound all the same (a notification, such as a
+ * cancellation of a request kept, or a response to the server's own request, such as a person's answer
+ * to an approval: none can be answered with an error, and dropping one would lose it): at most as many
+ * again as the bound. Past that, stdin is not read until the client reads.
+ */
+const KEPT_PAST_BOUND_FACTOR = 2;
+
+/** A request read past the bound, to be answered with an error by its id: what the server says. */
+export interface RefusedRequest {
+  id: RequestId | null;
+  code: number;
+  problem: string;
+}
+
+/** What limitedStdin does with requests read while the transport holds as many as it may (see REFUSED_ANSWERS_LIMIT_BYTES). */
+export interface PastTheBound {
+  /** Answers one request with an error; returns the bytes the answer took. */
+  refuse: (refused: RefusedRequest) => number;
+  /** Told each time stdin is paused (the refusals, or the lines kept, past their bounds), with how many requests were refused. */
+  onFull: (refusedCount: number) => void;
+}
+
+/** The JSON-RPC error code of a request refused past the bound: a server error (-32000 to -32099), the client's to retry. */
+export const NOT_TAKEN_WHILE_UNREAD = -32003;
 
 /** The lines passed on to the transport and not yet read by it, in order, and their bytes. */
 export class PassedOn {
@@ -281,32 +320,82 @@ export class PassedOn {
 }
 
 /**
+ * Why a request read past the bound is not taken, or null for a line that is no request (a
+ * notification or a response, kept). A request the SDK could not read gets the answer it would get
+ * (unreadableRequest), which is never kept either.
+ */
+function refusalPastTheBound(line: Buffer, kept: PassedOn): RefusedRequest | null {
+  const unreadable = unreadableRequest(line);
+  if (unreadable !== null) return unreadable;
+  let value: unknown;
+  try {
+    value = JSON.parse(line.toString("utf8"));
+  } catch {
+    return null; // blank: unreadableRequest answers any other line that is not JSON
+  }
+  const { id, method } = value as { id?: RequestId; method?: unknown };
+  if (typeof method !== "string" || id === undefined) return null;
+  return {
+    id,
+    code: NOT_TAKEN_WHILE_UNREAD,
+    problem:
+      `request ${quotedName(method)} was not taken, and nothing in it ran: the client has left tacit serve's answers unread ` +
+      `(more than ${UNREAD_BYTES_TEXT} or ${UNREAD_COUNT_TEXT} of them) and has written ${kept.count.toLocaleString("en-US")} more requests ` +
+      "that wait for it to read them, as many as the server keeps. An MCP client must read what the server writes: read the answers already sent, then send it again",
+  };
+}
+
+const UNREAD_BYTES_TEXT = `${UNREAD_ANSWERS_LIMIT_BYTES / (1024 * 1024)} MiB`;
+const UNREAD_COUNT_TEXT = UNREAD_MESSAGES_LIMIT.toLocaleString("en-US");
+
+/**
  * `stdin` as the SDK transport should read it: lines that fit, each passed on as one chunk
  * (so the transport's buffer never holds more than one), and oversized ones reported instead.
  * `ended` resolves when `stdin` ends or fails (the client went away), and the transport has read
  * every line passed on. While `stream` is paused (the client's answers are unread), lines are still read and kept in it,
- * up to `queueLimits`; then `stdin` is paused too, until `stream` resumes.
+ * up to QUEUED_REQUESTS_LIMIT*; requests past that are answered with an error and dropped
+ * (`pastTheBound.refuse`), up to REFUSED_REQUESTS_LIMIT of them or REFUSED_ANSWERS_LIMIT_BYTES of answers; then `stdin` is paused too, until `stream` resumes.
  */
 export function limitedStdin(
   stdin: Readable,
   limitBytes: number,
   onOversized: (message: OversizedMessage) => void,
-  queueLimits: { bytes: number; lines: number } = { bytes: QUEUED_REQUESTS_LIMIT_BYTES, lines: QUEUED_REQUESTS_LIMIT },
+  pastTheBound: PastTheBound,
 ): { stream: PassThrough; ended: Promise<void>; passedOn: PassedOn } {
   const stream = new PassThrough();
   // The lines passed on and not yet read by the transport, in order (see answerUnreadableRequests).
   const passedOn = new PassedOn();
+  /** The requests refused since the stream was last paused, and their answers' bytes. */
+  let refused = { count: 0, bytes: 0 };
+  const full = (factor: number): boolean => passedOn.bytes >= factor * QUEUED_REQUESTS_LIMIT_BYTES || passedOn.count >= factor * QUEUED_REQUESTS_LIMIT;
+  const stopReading = (): void => {
+    if (stdin.isPaused()) return;
+    stdin.pause();
+    pastTheBound.onFull(refused.count);
+  };
   const lines = new MessageLines(
     limitBytes,
     (line) => {
+      if (stream.isPaused() && full(1)) {
+        const refusal = refusalPastTheBound(line, passedOn);
+        if (refusal !== null) {
+          refused.count++;
+          refused.bytes += pastTheBound.refuse(refusal);
+          if (refused.bytes >= REFUSED_ANSWERS_LIMIT_BYTES || refused.count >= REFUSED_REQUESTS_LIMIT) stopReading();
+          return;
+        }
+      }
       passedOn.push(line);
       stream.write(Buffer.concat([line, Buffer.from("\n")]));
-      if (stream.isPaused() && (passedOn.bytes >= queueLimits.bytes || passedOn.count >= queueLimits.lines)) stdin.pause();
+      if (stream.isPaused() && full(KEPT_PAST_BOUND_FACTOR)) stopReading();
     },
     onOversized,
   );
   stdin.on("data", (chunk: Buffer) => lines.push(chunk));
-  stream.on("resume", () => stdin.resume());
+  stream.on("resume", () => {
+    refused = { count: 0, bytes: 0 };
+    stdin.resume();
+  });
   const stdinEnded = new Promise<void>((resolve) => {
     stdin.once("end", resolve);
     stdin.once("close", resolve);
