@@ -17,6 +17,7 @@ import { rawClient } from "./raw-client.js";
 interface Answer {
   id?: unknown;
   method?: string;
+  params?: { data?: unknown };
   result?: { content?: Array<{ text: string }> };
   error?: unknown;
 }
@@ -146,6 +147,47 @@ describe("tacit serve and a client that writes more requests than it keeps befor
     // The rest were kept and answered as ever.
     for (const { id } of messages.slice(1, 1 + interfaces)) expect(byId.get(id)?.result?.content?.[0]?.text).toContain("requestFileSystem");
     for (const answer of answered) if (answer.error === undefined && String(answer.id).startsWith("ping-")) expect(answer.result).toEqual({});
+  });
+});
+
+describe("tacit serve and a cancellation written past the requests it keeps", () => {
+  it("keeps the cancellation (a notification, which no error can answer): the call it names is cancelled", async () => {
+    const { dir, env, cleanup } = tempDirWithHome("tacit-write-all-cancel-");
+    const client = rawClient<Answer>(["--no-check", "--exec-timeout-ms", "50000"], dir, env);
+    let stderr = "";
+    client.child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    ends.push(() => {
+      client.close();
+      cleanup();
+    });
+    await client.initialize();
+    client.child.stdout.pause();
+    const interfaces = 300;
+    const pings = 10_000;
+    // Waits without using the CPU until it is cancelled (or its 50 s time limit: this test's own, 60 s, ends first).
+    const code = 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 45_000);\nrequestFileSystem(".", (fs) => fs.access("ran-kept").write("ran"));';
+    const messages = [
+      ...Array.from({ length: interfaces }, (_, i) => ({ jsonrpc: "2.0", id: 100 + i, method: "tools/call", params: { name: "show_interface", arguments: {} } })),
+      { jsonrpc: "2.0", id: "kept", method: "tools/call", params: { name: "execute_typescript", arguments: { code } } },
+      ...Array.from({ length: pings }, (_, i) => ({ jsonrpc: "2.0", id: `ping-${i}`, method: "ping" })),
+      // Past the bound, among requests refused: dropped, the call would run to its end.
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "kept", reason: "the person stopped it" } },
+    ];
+    const exited = new Promise<number | null>((resolve) => client.child.once("exit", (code) => resolve(code)));
+    const written = await Promise.race([
+      new Promise<string>((resolve) => client.child.stdin.write(messages.map((m) => client.line(m)).join(""), (error) => resolve(error ? `failed: ${error.message}` : "written"))),
+      exited.then((code) => `the server exited (${code}) first: ${stderr}`),
+    ]);
+    expect(written).toBe("written");
+    client.child.stdout.resume();
+    // The call's end is logged (a cancelled call gets no answer, as MCP says).
+    const logged = (): string[] => client.responses.filter((r) => r.method === "notifications/message").map((r) => String(r.params?.data));
+    while (!logged().some((line) => line.startsWith("execute_typescript: ")) && client.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(logged().find((line) => line.startsWith("execute_typescript: "))).toMatch(/^execute_typescript: cancelled \(exit 1\)/);
+    // Requests past the bound were refused: the cancellation did come past it.
+    expect(client.responses.some((r) => String(r.id).startsWith("ping-") && r.error !== undefined)).toBe(true);
+    expect(client.responses.find((r) => r.id === "kept")).toBeUndefined();
+    expect(existsSync(path.join(dir, "ran-kept"))).toBe(false);
   });
 });
 
