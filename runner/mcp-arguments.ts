@@ -6,7 +6,7 @@
 // A logging/setLevel with a level that is none of MCP's is answered the same way.
 
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, isJSONRPCRequest, type JSONRPCMessage, LoggingLevelSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, InitializeRequestSchema, isJSONRPCRequest, type JSONRPCMessage, LoggingLevelSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 const callParams = z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() }).loose();
@@ -82,6 +82,24 @@ export function logLevelProblem(params: unknown): string | null {
 }
 
 /**
+ * Why an initialize request's params are not MCP's, or null. The SDK answered them with
+ * InternalError (-32603), as if the server had failed, its validator's issues a multi-line JSON
+ * dump for a message.
+ */
+export function initializeProblem(params: unknown): string | null {
+  const checked = InitializeRequestSchema.shape.params.safeParse(params);
+  if (checked.success) return null;
+  const problems = checked.error.issues.map((issue) => {
+    const where = issue.path.length > 0 ? `"${issue.path.join(".")}"` : "params";
+    return issue.code === "invalid_type" && issue.path.length > 0 && issue.message.endsWith("received undefined") ? `${where} is missing` : `${where}: ${issue.message}`;
+  });
+  return (
+    `initialize: ${problems.join("; ")}; nothing was set up. It takes {"protocolVersion": the MCP version the client speaks, such as "2025-06-18", ` +
+    `"capabilities": an object (elicitation: {} to be asked for approvals), "clientInfo": {"name": a string, "version": a string}}`
+  );
+}
+
+/**
  * What a tools/call may hold besides its arguments (its id, `_meta` with its progress token, any
  * other member of its params), as JSON. A call is held, all of it, until it is answered, and only
  * its code counts towards what the server holds of calls at once (InFlightBound): 30 calls waiting
@@ -102,13 +120,14 @@ export function envelopeProblem(id: unknown, params: unknown): string | null {
   );
 }
 
-/** Answers malformed tool calls and logging/setLevel requests on `transport` with InvalidParams; everything else goes on to the server. */
+/** Answers malformed tool calls, initialize and logging/setLevel requests on `transport` with InvalidParams; everything else goes on to the server. */
 export function refuseMalformedRequests(transport: Transport, tools: ReadonlyMap<string, z.ZodRawShape>): void {
   const deliver = transport.onmessage;
   if (!deliver) throw new Error("tacit: connect the server to the transport before checking its requests");
   transport.onmessage = (message: JSONRPCMessage, extra) => {
-    if (isJSONRPCRequest(message) && (message.method === "tools/call" || message.method === "logging/setLevel")) {
-      const problem = message.method === "tools/call" ? argumentProblem(tools, message.params) : logLevelProblem(message.params);
+    if (isJSONRPCRequest(message) && (message.method === "tools/call" || message.method === "logging/setLevel" || message.method === "initialize")) {
+      const problem =
+        message.method === "tools/call" ? argumentProblem(tools, message.params) : message.method === "initialize" ? initializeProblem(message.params) : logLevelProblem(message.params);
       if (problem !== null) {
         void transport.send({ jsonrpc: "2.0", id: message.id, error: { code: ErrorCode.InvalidParams, message: problem } }).catch(() => undefined);
         return;
