@@ -18,6 +18,7 @@ import { ThreadedTypeChecker } from "./typecheck-thread.js";
 import { Recorder } from "./recorder.js";
 import { quotedName, refuseMalformedRequests } from "./mcp-arguments.js";
 import { answerUnreadableRequests, limitedStdin, MAX_MESSAGE_BYTES, type OversizedMessage, type PastTheBound } from "./mcp-stdin.js";
+import { refuseRequestIdsUnderWay } from "./mcp-request-ids.js";
 import { ReplSession } from "./session.js";
 import { UNREAD_ANSWERS_LIMIT_BYTES, UNREAD_MESSAGES_LIMIT, waitForUnreadAnswers } from "./unread-answers.js";
 import { EvaluatorsMemory, SessionsMemory } from "./sessions-memory.js";
@@ -484,8 +485,6 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
   const offered: Record<string, z.ZodRawShape> = config.sessionEnabled
     ? TOOL_ARGUMENTS
     : Object.fromEntries(Object.entries(TOOL_ARGUMENTS).filter(([name]) => !(name in SESSION_TOOL_ARGUMENTS)));
-  refuseMalformedRequests(transport, new Map(Object.entries(offered)));
-  answerUnreadableRequests(transport, input.passedOn);
   let toldOfUnreadAnswers = false;
   const unreadAnswers = waitForUnreadAnswers({
     transport,
@@ -506,6 +505,10 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
       );
     },
   });
+  refuseMalformedRequests(transport, new Map(Object.entries(offered)));
+  // Its answers pass through what waitForUnreadAnswers made of send; every message still reaches answerUnreadableRequests.
+  refuseRequestIdsUnderWay(transport);
+  answerUnreadableRequests(transport, input.passedOn);
   log("info", `serving MCP on stdio (tacit ${version}${oversight.audit ? `, audit log ${config.auditLog}` : ""})`);
   for (const warning of config.warnings) log("warning", warning, false); // stderr had them at startup
   // The server stops when stdin ends (the client is gone). A transport that closes while stdin
