@@ -325,14 +325,16 @@ export class PassedOn {
  * (unreadableRequest), which is never kept either.
  */
 function refusalPastTheBound(line: Buffer, kept: PassedOn): RefusedRequest | null {
-  const unreadable = unreadableRequest(line);
-  if (unreadable !== null) return unreadable;
   let value: unknown;
   try {
     value = JSON.parse(line.toString("utf8"));
   } catch {
-    return null; // blank: unreadableRequest answers any other line that is not JSON
+    return unreadableRequest(line); // a Parse error, or null for a blank line
   }
+  const unreadable = unreadableValue(value);
+  if (unreadable !== null) return unreadable;
+  // A bare `null`, number or string: no request, kept (and only reported, as any other time).
+  if (typeof value !== "object" || value === null) return null;
   const { id, method } = value as { id?: RequestId; method?: unknown };
   if (typeof method !== "string" || id === undefined) return null;
   return {
@@ -436,6 +438,11 @@ export function unreadableRequest(line: Buffer): { id: RequestId | null; code: E
         "(a newline inside a string is written \\n). Send it again as valid JSON",
     };
   }
+  return unreadableValue(value);
+}
+
+/** unreadableRequest for a line that is JSON, parsed. */
+function unreadableValue(value: unknown): { id: RequestId | null; code: ErrorCode; problem: string } | null {
   if (Array.isArray(value)) {
     return {
       id: null,

@@ -113,7 +113,8 @@ describe("tacit serve and a client that writes more requests than it keeps befor
       writes("last-1"),
       writes("last-2"),
     ];
-    const requests = messages.map((message) => client.line(message)).join("");
+    // Past the bound too: JSON that is no message at all (a bare null ended the server, unable to read its id).
+    const requests = messages.map((message) => client.line(message)).join("") + "null\n1\n\"x\"\n";
     expect(requests.length).toBeGreaterThan(2 * QUEUED_REQUESTS_LIMIT_BYTES);
     expect(messages.length).toBeGreaterThan(2 * QUEUED_REQUESTS_LIMIT);
     const exited = new Promise<number | null>((resolve) => client.child.once("exit", (code) => resolve(code)));
