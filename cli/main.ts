@@ -46,7 +46,12 @@ function commaList(value: string): string[] {
  * with only a warning that --quiet silenced.
  */
 function classifiedPatternList(value: string): string[] {
-  const patterns = commaList(value);
+  // Its end untrimmed: a trailing space escaped is gitignore's way to name one (`credentials\ ` is "credentials "); trimmed, only
+  // "credentials\" was classified. ClassifiedPaths matches each pattern trimmed too.
+  const patterns = value
+    .split(",")
+    .map((item) => item.trimStart())
+    .filter((item) => item.trim() !== "");
   if (patterns.length === 0) {
     throw new InvalidArgumentError(
       "--classified-paths names no pattern, and its list replaces the defaults (.ssh, .env, …): an empty one would classify nothing. " +

@@ -38,6 +38,39 @@ export function cleanedPattern(pattern: string): string {
   return pattern.trim().replace(/\/+$/, "");
 }
 
+/**
+ * `pattern` as gitignore reads it: trailing spaces dropped unless escaped with a backslash
+ * (git's trim_trailing_spaces), leading space kept, then a trailing "/" dropped. cleanedPattern
+ * trims every space, so an operator's `credentials\ ` (gitignore's way to write the name
+ * "credentials ") or ` notes` classified no file of that name, and a script read it as text.
+ */
+export function gitignorePattern(pattern: string): string {
+  let lastSpace = -1;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === " ") {
+      if (lastSpace === -1) lastSpace = i;
+      continue;
+    }
+    // A backslash escapes the next character (an escaped space is kept); one at the very end, nothing.
+    if (c === "\\") {
+      i++;
+      if (i === pattern.length) return pattern.replace(/\/+$/, "");
+    }
+    lastSpace = -1;
+  }
+  return (lastSpace === -1 ? pattern : pattern.slice(0, lastSpace)).replace(/\/+$/, "");
+}
+
+/**
+ * The patterns a configured one is matched as: cleanedPattern's form, and gitignore's where it
+ * differs (spaces at its ends). Either classifies: a pattern is never matched more narrowly than
+ * gitignore would, nor than tacit did before.
+ */
+function patternForms(pattern: string): string[] {
+  return [...new Set([cleanedPattern(pattern), gitignorePattern(pattern)])].filter((p) => p !== "");
+}
+
 type Matcher = (absolute: string) => boolean;
 
 /**
@@ -450,7 +483,7 @@ export class ClassifiedPaths {
   private readonly linkedEntries: ReadonlySet<string>;
 
   constructor(readonly patterns: readonly string[]) {
-    const cleaned = patterns.map(cleanedPattern).filter((p) => p !== "");
+    const cleaned = [...new Set(patterns.flatMap(patternForms))];
     const absolute = cleaned.filter((p) => p.startsWith("/")).map((p) => [p, resolvedAbsolute(p)] as const);
     const anchored = new Map(absolute.map(([p, resolved]) => [p, resolved.anchored]));
     this.resolvedPatterns = cleaned.map((p) => anchored.get(p) ?? p);
