@@ -41,6 +41,42 @@ function commaList(value: string): string[] {
 }
 
 /**
+ * The patterns of a comma-separated list, split at the commas outside a brace and not escaped
+ * ("\\,", kept for the glob, which reads it as a comma): split at every comma,
+ * `--classified-paths '*.{pem,key}'` became the patterns "*.{pem" and "key}", which classify no
+ * .pem or .key file, and a script read them as plain text, where the same pattern in a config
+ * file classified both. A brace never closed is refused: where its list ends cannot be told.
+ */
+function patternItems(value: string): string[] {
+  const items: string[] = [];
+  let item = "";
+  let depth = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]!;
+    if (c === "\\" && i + 1 < value.length) {
+      item += c + value[++i]!;
+      continue;
+    }
+    if (c === "{") depth++;
+    else if (c === "}" && depth > 0) depth--;
+    else if (c === "," && depth === 0) {
+      items.push(item);
+      item = "";
+      continue;
+    }
+    item += c;
+  }
+  if (depth > 0) {
+    throw new InvalidArgumentError(
+      `--classified-paths "${value}" has a "{" that is never closed, so where its patterns end cannot be told (the list is split at commas outside ` +
+        'braces). Close the brace ("*.{pem,key}"), or write a "{" that is part of a name as "\\{"',
+    );
+  }
+  items.push(item);
+  return items;
+}
+
+/**
  * --classified-paths' list, which may not be empty: it replaces the defaults, so an empty value
  * (`--classified-paths "$EXTRA"`, the variable unset) classified nothing, .env and .ssh included,
  * with only a warning that --quiet silenced.
@@ -48,8 +84,7 @@ function commaList(value: string): string[] {
 function classifiedPatternList(value: string): string[] {
   // Its end untrimmed: a trailing space escaped is gitignore's way to name one (`credentials\ ` is "credentials "); trimmed, only
   // "credentials\" was classified. ClassifiedPaths matches each pattern trimmed too.
-  const patterns = value
-    .split(",")
+  const patterns = patternItems(value)
     .map((item) => item.trimStart())
     .filter((item) => item.trim() !== "");
   if (patterns.length === 0) {
