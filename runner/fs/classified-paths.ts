@@ -62,13 +62,33 @@ export function gitignorePattern(pattern: string): string {
   return (lastSpace === -1 ? pattern : pattern.slice(0, lastSpace)).replace(/\/+$/, "");
 }
 
+/** An empty component, or a "." one before another, of a pattern with "/". */
+const UNNORMALIZED = /\/\/|(?:^|\/)\.\//;
+
 /**
- * The patterns a configured one is matched as: cleanedPattern's form, and gitignore's where it
- * differs (spaces at its ends). Either classifies: a pattern is never matched more narrowly than
- * gitignore would, nor than tacit did before.
+ * A pattern with "/" written with `//` or `/./` (a prefix joined to a part that begins with "/",
+ * say), as the path it names: as written it matched no path past its first glob (tacit names
+ * every path normalized), so `/work/app/*\/\/token.json` left the tokens readable as plain text,
+ * with no warning. Anchored at the filesystem root as before: one left without a "/" (`./x`) is
+ * written absolute. ".." is left as written: what a glob's parent is, a pattern does not say.
+ */
+function normalizedPattern(pattern: string): string {
+  if (!pattern.includes("/") || !UNNORMALIZED.test(pattern)) return pattern;
+  let normalized = pattern.replace(/\/{2,}/g, "/");
+  while (normalized.includes("/./")) normalized = normalized.replace("/./", "/");
+  if (normalized.startsWith("./")) normalized = normalized.slice(2);
+  return normalized.includes("/") ? normalized : `/${normalized}`;
+}
+
+/**
+ * The patterns a configured one is matched as: cleanedPattern's form, gitignore's where it differs
+ * (spaces at its ends), and each normalized (normalizedPattern). Any of them classifies: a pattern
+ * is never matched more narrowly than gitignore would, nor than tacit did before.
  */
 function patternForms(pattern: string): string[] {
-  return [...new Set([cleanedPattern(pattern), gitignorePattern(pattern)])].filter((p) => p !== "");
+  const forms = [cleanedPattern(pattern), gitignorePattern(pattern)];
+  // "/" alone is no pattern, as before (a trailing "/" is dropped): it would classify every path.
+  return [...new Set([...forms, ...forms.map(normalizedPattern)])].filter((p) => p !== "" && p !== "/");
 }
 
 type Matcher = (absolute: string) => boolean;
