@@ -301,8 +301,12 @@ export function protectedPathBelow(paths: readonly ProtectedPath[], named: strin
   return paths.find(below) ?? checkDir(tacitTempDirBelow(realPath) ?? tacitTempDirBelow(named)) ?? readOnlyProtectedPaths().find(below) ?? null;
 }
 
-/** A path as a glob that matches only itself. */
-const literalGlob = (text: string): string => text.replace(/[*?[\]{}()!+@\\]/g, "\\$&");
+/**
+ * A path as a glob that matches only itself. A space escaped too: a classified pattern's
+ * unescaped trailing space is dropped (see classified-paths.ts), so a secure output named
+ * "secure.log " was excluded as "secure.log", and grepRecursive() printed its plaintext.
+ */
+const literalGlob = (text: string): string => text.replace(/[*?[\]{}()!+@\\ ]/g, "\\$&");
 
 /** As absolute classified-path patterns, so a recursive search skips them without opening them. */
 export function asSearchExclusions(paths: readonly ProtectedPath[]): string[] {
