@@ -30,6 +30,31 @@ export function openedPath(fd: number): string | null {
   }
 }
 
+/**
+ * Where an opened file or directory really is, for a check: openedPath, but refused where /proc
+ * is there and cannot say, because the path is longer than the kernel reports (ENAMETOOLONG). A
+ * path opened by a name of at most PATH_MAX leads that far only if a directory on the way was
+ * swapped for a link since it was resolved: taken as the path resolved, the checks passed a
+ * descriptor that a swapped directory had led into a classified file or out of the scope, as
+ * deep as a command can make a tree. `fallback`: where there is no /proc (as before).
+ */
+function checkablePath(fd: number, fallback: string): string {
+  try {
+    return readlinkSync(`${procFdDirectory}/${fd}`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENAMETOOLONG") throw new UncheckablePlaceError();
+    return fallback;
+  }
+}
+
+/** A descriptor that leads where /proc cannot tell (see checkablePath). */
+export class UncheckablePlaceError extends Error {
+  override name = "UncheckablePlaceError";
+  constructor() {
+    super("the path changed while it was being opened and now leads to a place too deep for the system to name, which tacit cannot check");
+  }
+}
+
 export class NotRegularFileError extends Error {
   override name = "NotRegularFileError";
 }
@@ -58,7 +83,7 @@ export function openForReading(real: string, verify: (actual: string) => void): 
   if (opensWithEffect(lstatSync(real, { throwIfNoEntry: false }))) throw new NotRegularFileError(NOT_REGULAR);
   const fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    verify(openedPath(fd) ?? real);
+    verify(checkablePath(fd, real));
     const stats = fstatSync(fd);
     if (stats.isDirectory()) throw new NotRegularFileError("is a directory");
     if (!stats.isFile()) throw new NotRegularFileError("not a regular file (a FIFO, socket or device); nothing was read. Read a regular file");
@@ -101,9 +126,9 @@ export function inVerifiedDirectory<T>(
   const access = purpose === "list" ? constants.O_RDONLY : O_PATH_FLAG;
   const fd = openSync(realDir, access | constants.O_DIRECTORY | (finalLink === "refuse" ? constants.O_NOFOLLOW : 0));
   try {
-    const actual = openedPath(fd);
-    verify(actual ?? realDir);
-    return op(actual === null ? realDir : `${procFdDirectory}/${fd}`, actual ?? realDir);
+    const actual = checkablePath(fd, "");
+    verify(actual || realDir);
+    return op(actual === "" ? realDir : `${procFdDirectory}/${fd}`, actual || realDir);
   } finally {
     closeSync(fd);
   }

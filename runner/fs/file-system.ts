@@ -21,7 +21,7 @@ import { fileOperation, operationUnderWay } from "./operation-memo.js";
 import { husky4KeyOf } from "./hook-managers.js";
 import type { ClassifiedPaths } from "./classified-paths.js";
 import { homeConfigChangeOf } from "./home-config.js";
-import { hostFreeErrorText, inVerifiedDirectory, NotRegularFileError, openForReading, opensWithEffect, statInVerifiedDirectory } from "./checked-open.js";
+import { hostFreeErrorText, inVerifiedDirectory, NotRegularFileError, openForReading, opensWithEffect, statInVerifiedDirectory, UncheckablePlaceError } from "./checked-open.js";
 import { existsAsDirectory, insideOf, isInProcfs, isWithin, isWithinInAnyCase, LeadsIntoProcfs, LeadsOutside, PathResolutionError, realPathInScope, resolvedPath, resolveReal, resolveRealOrSelf } from "./containment.js";
 import type { GrepRunner } from "./grep-runner.js";
 import type { GrepReply } from "./grep-worker.js";
@@ -97,6 +97,7 @@ function failure(requested: string, error: unknown): EffectFailure | PolicyDenia
       `${requested}: refused: ${error.message}, and it was not followed; ${PROCFS_REFUSAL}.`,
     );
   }
+  if (error instanceof UncheckablePlaceError) return new PolicyDenial(`${requested}: refused: ${error.message}; nothing was done. Try again once nothing is changing the tree.`);
   if (error instanceof NotRegularFileError || error instanceof PathResolutionError) return new EffectFailure(`${requested}: ${hostFreeErrorText(error, requested)}`);
   const code = (error as NodeJS.ErrnoException).code ?? "";
   return new EffectFailure(`${requested}: ${ERRNO_TEXT[code] ?? hostFreeErrorText(error, requested)}`);

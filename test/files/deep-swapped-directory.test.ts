@@ -1,0 +1,110 @@
+// A directory swapped, while a read opens a file through it, for a link that leads deeper than
+// the system can name. After opening, tacit checks where the descriptor really leads, by what
+// /proc/self/fd/N names; for a place whose path is longer than PATH_MAX the kernel names none
+// (ENAMETOOLONG), and tacit took the path it had resolved instead: the checks passed, and read()
+// returned a classified file's content, found through the swapped directory at the bottom of a
+// deep tree under .ssh. Now a descriptor that leads where the system cannot say is refused.
+// Through the real CLI with a real Deno; the swaps come from a real process of their own
+// (renameat2 RENAME_EXCHANGE), racing the reads, so every outcome of many is judged: the
+// ordinary file's content, or a refusal; the canary never.
+
+import type { ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeCanary, realTempDir, tacit } from "./fixtures.js";
+import { killAndWait, startBusyPython } from "../processes.js";
+
+let root: string;
+let cleanup: () => void;
+const canary = makeCanary();
+
+/**
+ * Makes root/.ssh/K1/…/K24/f.txt (a path of about 4,800 bytes, past PATH_MAX), a link root/hop to
+ * .ssh/K1/…/K12, a link root/.link-d to hop/K13/…/K24 (each link's text within PATH_MAX), and an
+ * ordinary root/d/f.txt. Made from inside each directory in turn: no path given is too long.
+ */
+const BUILD = `
+import os, sys
+root, canary = sys.argv[1], sys.argv[2]
+names = [("k%02d" % i) + "k" * 197 for i in range(24)]
+os.chdir(root)
+os.mkdir(".ssh")
+os.chdir(".ssh")
+for name in names:
+    os.mkdir(name)
+    os.chdir(name)
+with open("f.txt", "w") as f:
+    f.write("secret " + canary + "\\n")
+os.chdir(root)
+os.symlink(".ssh/" + "/".join(names[:12]), "hop")
+os.symlink("hop/" + "/".join(names[12:]), ".link-d")
+os.mkdir("d")
+with open("d/f.txt", "w") as f:
+    f.write("ordinary\\n")
+`;
+
+/** Exchanges root/d and root/.link-d at once, again and again, until killed; says "swapping" after 100. */
+const SWAPPER = `
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+AT_FDCWD, RENAME_EXCHANGE = -100, 2
+root = sys.argv[1]
+swaps = 0
+while True:
+    if libc.renameat2(AT_FDCWD, f"{root}/d".encode(), AT_FDCWD, f"{root}/.link-d".encode(), RENAME_EXCHANGE) != 0:
+        raise OSError(ctypes.get_errno(), "renameat2")
+    swaps += 1
+    if swaps == 100:
+        print("swapping", flush=True)
+`;
+
+beforeAll(() => {
+  ({ dir: root, cleanup } = realTempDir("tacit-deep-swap-"));
+  execFileSync("python3", ["-c", BUILD, root, canary]);
+});
+afterAll(() => {
+  // A tree past PATH_MAX is removed by descriptors (shutil.rmtree's), not by its paths.
+  execFileSync("python3", ["-c", "import shutil, sys; shutil.rmtree(sys.argv[1], ignore_errors=True)", root]);
+  cleanup();
+});
+
+const READS = 1500;
+
+describe("a directory swapped for a link deeper than PATH_MAX while a read opens a file through it", () => {
+  it("never lets the read return the classified file at the bottom", async () => {
+    const script = `
+requestFileSystem(".", (fs) => {
+  const outcomes: Record<string, number> = {};
+  for (let i = 0; i < ${READS}; i++) {
+    let outcome: string;
+    try {
+      outcome = "read: " + fs.access("d/f.txt").read();
+    } catch (e) {
+      outcome = (e instanceof SecurityError ? "SecurityError: " : "Error: ") + String((e as Error).message).replace(${JSON.stringify(root)}, "<root>").replace(/k\\d\\dk+/g, "K");
+    }
+    outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+  }
+  println(JSON.stringify(outcomes));
+});
+`;
+    let swapper: ChildProcess | null = null;
+    let r: Awaited<ReturnType<typeof tacit>>;
+    try {
+      swapper = await startBusyPython(SWAPPER, [root], "the swapper");
+      r = await tacit(root, script, ["--exec-timeout-ms", "120000", "--quiet"]);
+    } finally {
+      if (swapper !== null) await killAndWait(swapper);
+    }
+    expect(r.code, r.stderr.slice(0, 2000)).toBe(0);
+    expect(r.stdout).not.toContain(canary);
+    expect(r.stderr).not.toContain(canary);
+    const outcomes = JSON.parse(r.stdout.trim()) as Record<string, number>;
+    // Not vacuous: the reads ran, and the ordinary file was read while d was the directory.
+    expect(Object.values(outcomes).reduce((sum, n) => sum + n, 0)).toBe(READS);
+    expect(outcomes["read: ordinary\n"] ?? 0, JSON.stringify(outcomes)).toBeGreaterThan(0);
+    // Every other outcome is a refusal (the classified path, or the descriptor's place), never content.
+    for (const outcome of Object.keys(outcomes)) {
+      if (outcome !== "read: ordinary\n") expect(outcome, JSON.stringify(outcomes)).toMatch(/^(SecurityError|Error): /);
+    }
+  }, 180_000);
+});
