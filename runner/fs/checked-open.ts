@@ -21,6 +21,9 @@ export const procFdDirectory: string = (() => {
   }
 })();
 
+/** Whether /proc names this process's descriptors: where it does, a descriptor it cannot name leads past PATH_MAX (see checkablePath). */
+export const procNamesDescriptors: boolean = lstatSync(procFdDirectory, { throwIfNoEntry: false })?.isDirectory() === true;
+
 /** What a descriptor really refers to; null where the system cannot say (no /proc). */
 export function openedPath(fd: number): string | null {
   try {

@@ -6,7 +6,7 @@ import { closeSync, constants, type Dirent, fstatSync, openSync, readdirSync, re
 import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import picomatch from "picomatch";
-import { openedPath, openForReading, procFdDirectory } from "./checked-open.js";
+import { openedPath, openForReading, procFdDirectory, procNamesDescriptors } from "./checked-open.js";
 import { ClassifiedPaths } from "./classified-paths.js";
 import { withCaretNegation, withLiteralGroups } from "./glob-classes.js";
 import { insideOf, isWithin, resolveLinkIn } from "./containment.js";
@@ -561,6 +561,13 @@ function walkDirectory(named: string, openAs: string, context: WalkContext, top 
     // Opened through its parent's descriptor, a directory whose path is longer than PATH_MAX has
     // no path the kernel will tell: where it really is cannot be checked, and it is not searched.
     if (opened === null && openAs.startsWith(`${procFdDirectory}/`)) throw new PathTooLongError(named);
+    // Opened by its real path, within PATH_MAX, and yet /proc cannot name where it is: a directory on
+    // the way was swapped for a link to a place deeper than that (see checkablePath). Taken for the
+    // path opened, the search read the files of a classified directory at the bottom of a deep tree.
+    if (opened === null && procNamesDescriptors) {
+      if (top) throw topDirectoryChanged(named, context.exact, "searched");
+      return;
+    }
     const actualDir = opened ?? openAs;
     // The top one is opened by the real path it was resolved to: it must be there, or nothing is
     // searched (a directory on the way swapped for a link to another, even inside the scope,
