@@ -11,6 +11,8 @@
 interface GlobRewrite {
   negation(mark: "!" | "^"): string;
   outside(character: string): string;
+  /** An escaped character outside a class, written with its backslash (the default: kept as it is). */
+  escapedOutside?(character: string): string;
 }
 
 /**
@@ -25,7 +27,8 @@ function rewriteGlob(glob: string, rewrite: GlobRewrite): string {
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i]!;
     if (c === "\\") {
-      out += c + (glob[i + 1] ?? "");
+      const next = glob[i + 1] ?? "";
+      out += !inClass && next !== "" && rewrite.escapedOutside ? rewrite.escapedOutside(next) : c + next;
       i++;
       continue;
     }
@@ -66,4 +69,16 @@ export function withLiteralGroups(glob: string): string | null {
   if (!/[()|]/.test(glob)) return null;
   const out = rewriteGlob(glob, { negation: (mark) => mark, outside: (c) => (c === "(" || c === ")" || c === "|" ? `\\${c}` : c) });
   return out === glob ? null : out;
+}
+
+/**
+ * `glob` with each escaped backslash outside a class (a backslash written twice, which matches one)
+ * written as a class holding the backslash, which matches the same one character. picomatch 4.0.7
+ * never returns from compiling a glob with a "/" that ends in two escaped backslashes (four
+ * backslashes after "x/a"): a script's find(".", that glob) held the host's search thread at full
+ * CPU until the time limit, and an operator's --secure-output ending so hung tacit's search.
+ */
+export function withBackslashClasses(glob: string): string {
+  if (!glob.includes("\\\\")) return glob;
+  return rewriteGlob(glob, { negation: (mark) => mark, outside: (c) => c, escapedOutside: (c) => (c === "\\" ? "[\\\\]" : `\\${c}`) });
 }
