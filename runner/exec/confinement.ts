@@ -55,7 +55,7 @@
 
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { accessSync, type BigIntStats, constants, type Dirent, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { accessSync, type BigIntStats, constants, type Dirent, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { RECORD_DIRECTORY_WHAT } from "../client-settings.js";
 import type { ClassifiedPaths } from "../fs/classified-paths.js";
@@ -106,6 +106,13 @@ const SETUP_FAILED = "tacit-confinement-failed:";
 export const CONFINED_LIFELINE_FD = 5;
 const SETUP_FAILED_STATUS = 125;
 const GLOB_CHAR = /[*?[\]{}!]/;
+/**
+ * A directory git may take for a repository's own (a `.git`, a submodule's or a linked worktree's
+ * under it), when it holds HEAD. A `commondir` there names the directory git reads that repository's
+ * configuration and hooks from, in place of its own (see gitMovesUndone).
+ */
+const GIT_DIRECTORY = /(?:^|\/)\.git(?:\/(?:modules\/.+|worktrees\/[^/]+))?$/i;
+const COMMONDIR = "commondir";
 /** What the setup has \`stat\` say of each directory walked: device, inode, change time (ns), as walkedLine writes them. */
 const WALKED_STAT = "%d %i %.9Z\\n";
 
@@ -302,6 +309,8 @@ interface Listing {
   npxPrograms: string[];
   /** Unix sockets, FIFOs and device nodes here, covered (see walkClassified). */
   opensWithEffect: string[];
+  /** A git directory of the roots (see GIT_DIRECTORY) that holds no `commondir`: one made here is removed after the command (see gitMovesUndone). */
+  commondirMissing: boolean;
   directories: string[];
   /** tacit could not list it (see listedEntries): covered whole, as nothing in it could be told apart. */
   unlistable: boolean;
@@ -335,7 +344,7 @@ function stampOf(dir: string): BigIntStats | null {
 /** A listing of nothing yet, made at `stamp` (null: the directory was gone, as no later stamp is). */
 function emptyListing(stamp: BigIntStats | null): Listing {
   const { ctimeNs, ino, dev } = stamp ?? { ctimeNs: -1n, ino: -1n, dev: -1n };
-  return { ctimeNs, ino, dev, classified: [], gitControls: [], npxPrograms: [], opensWithEffect: [], directories: [], unlistable: false };
+  return { ctimeNs, ino, dev, classified: [], gitControls: [], npxPrograms: [], opensWithEffect: [], commondirMissing: false, directories: [], unlistable: false };
 }
 
 /** Whether `stamp` is the device, inode and change time `listing` was made at (gone: not, unless it was then). */
@@ -583,7 +592,7 @@ export class CommandConfinement {
     program: string,
     args: readonly string[],
     cwd: string,
-  ): { program: string; args: string[]; walked: Buffer; changedSince: () => string | null } {
+  ): { program: string; args: string[]; walked: Buffer; changedSince: () => string | null; afterwards: () => string } {
     if (wrapper === null || !wrapper.ownProc) {
       throw refusal(
         command,
@@ -639,6 +648,8 @@ export class CommandConfinement {
     const underTmp = this.tmpRoots;
     // What the child's `stat` says of the directories it can see: not those now covered whole.
     const checked = walked.filter(({ dir }) => this.visible(dir) && !masks.some((mask) => mask.directory && isWithin(dir, mask.target)));
+    // Git directories without a commondir, where the command could make one (see gitMovesUndone).
+    const gitDirectories = checked.filter(({ listing }) => listing.commondirMissing).map(({ dir }) => dir);
     const expected = createHash("sha256")
       .update(checked.map(({ listing }) => `${listing.dev} ${listing.ino} ${nanoseconds(listing.ctimeNs)}\n`).join(""))
       .digest("hex");
@@ -646,6 +657,7 @@ export class CommandConfinement {
       walked: Buffer.from(checked.map(({ dir }) => `${dir}\0`).join("")),
       // For the refusal, where the setup found the roots changed: a directory that has changed since the walk.
       changedSince: () => checked.find(({ dir, listing }) => !sameStamp(stampOf(dir), listing))?.dir ?? null,
+      afterwards: () => gitMovesUndone(gitDirectories),
       program: wrapper.program,
       args: [
         ...confinedNamespaceArgs(wrapper),
@@ -1039,9 +1051,13 @@ export class CommandConfinement {
     const listing = emptyListing(stamp);
     const found = listedEntries(dir);
     listing.unlistable = found === null;
+    const gitDirectory = GIT_DIRECTORY.test(dir) && (found ?? []).some((entry) => entry.name.toLowerCase() === "head");
+    listing.commondirMissing = gitDirectory && !(found ?? []).some((entry) => entry.name.toLowerCase() === COMMONDIR);
     for (const entry of found ?? []) {
       const full = path.join(dir, entry.name);
       if (this.settings.classified.matchesExactly(full, entry.name)) listing.classified.push(full);
+      // A git directory's commondir, which names where its configuration and hooks are (a linked worktree's): kept as it is.
+      else if (gitDirectory && entry.name.toLowerCase() === COMMONDIR && !entry.isSymbolicLink()) listing.gitControls.push(full);
       // A .git directory is entered (its objects and index stay writable); its config and hooks are not.
       else if (!(entry.isDirectory() && entry.name.toLowerCase() === ".git") && !entry.isSymbolicLink() && gitControlOf(full) !== null) listing.gitControls.push(full);
       else if (entry.isDirectory()) listing.directories.push(full);
@@ -1052,6 +1068,39 @@ export class CommandConfinement {
     this.listings.set(dir, listing);
     return listing;
   }
+}
+
+/**
+ * Removes the `commondir` a confined command made in a git directory of the roots that had none
+ * (`dirs`), and says so for the command's stderr ("" where there was none). A commondir names the
+ * directory git reads the repository's configuration and hooks from: a confined `sh` wrote
+ * `.git/commondir` naming a directory of its own holding objects, refs and a config with
+ * core.fsmonitor, and the user's next `git status` ran that, unconfined, past the read-only
+ * `.git/config` and hooks. A name that does not exist cannot be covered, and `.git` stays writable
+ * (git makes its lock files and renames them there), so it is undone once the command has ended.
+ */
+export function gitMovesUndone(dirs: readonly string[]): string {
+  const removed: string[] = [];
+  for (const dir of dirs) {
+    const made = path.join(dir, COMMONDIR);
+    try {
+      lstatSync(made);
+    } catch {
+      continue;
+    }
+    try {
+      rmSync(made, { recursive: true, force: true });
+      removed.push(made);
+    } catch (error) {
+      removed.push(`${made} (could not be removed: ${(error as Error).message}; remove it before you run git there)`);
+    }
+  }
+  if (removed.length === 0) return "";
+  return (
+    `\n[tacit: the command made ${removed.map((p) => printable(p)).join(", ")}, which moves git's configuration and hooks to another ` +
+    "directory, and git would run the commands named there, unconfined, at the user's next git command; tacit removed it. " +
+    "A confined command may not change git's configuration: ask the user to]\n"
+  );
 }
 
 /**

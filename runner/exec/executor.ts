@@ -313,7 +313,7 @@ export class ExecExecutor {
       // lifeline.ts). A confined command's setup also reads the directories its walk listed on fd
       // 3, and reports a failure on fd 4, which the command never holds (see
       // CommandConfinement.wrap, setupFailure).
-      let started: { program: string; args: string[]; walked?: Buffer; changedSince?: () => string | null };
+      let started: { program: string; args: string[]; walked?: Buffer; changedSince?: () => string | null; afterwards?: () => string };
       try {
         started =
           this.confinement !== null ? this.confinement.wrap(wrapper, request.command, program, request.args, realCwd)
@@ -323,7 +323,7 @@ export class ExecExecutor {
         reject(error);
         return;
       }
-      const { program: command, args: argv, walked = null, changedSince = () => null } = started;
+      const { program: command, args: argv, walked = null, changedSince = () => null, afterwards = () => "" } = started;
       const lifelineFd = walked === null ? COMMAND_LIFELINE_FD : CONFINED_LIFELINE_FD;
       // Killed by the kernel when tacit ends in a way that runs no exit hook (see parent-death.ts).
       const { file, args } = diesWithTacit(command, argv);
@@ -387,6 +387,8 @@ export class ExecExecutor {
         killGroup(child);
         release();
         confinedEnds();
+        // What a confined command left that git would run unconfined later (see gitMovesUndone).
+        const undone = afterwards();
         const exitCode = timedOut ? 124 : (code ?? 128 + signalNumber(signal));
         const unconfined = this.confinement !== null && !timedOut ? setupFailure(request.command, exitCode, setupReport.text(), changedSince) : null;
         this.progress.set(request, unconfined !== null ? "not-started" : timedOut || this.killed.has(child) ? "killed" : "exited");
@@ -395,7 +397,7 @@ export class ExecExecutor {
           return;
         }
         const killedNote = timedOut ? `\n[tacit: killed after ${timeoutMs} ms (timeoutMs), with the processes it started]\n` : "";
-        const result: ProcessResult = { exitCode, stdout: stdout.text(), stderr: stderr.text() + killedNote };
+        const result: ProcessResult = { exitCode, stdout: stdout.text(), stderr: stderr.text() + killedNote + undone };
         // The audit log says why (its result's digest alone did not): the command's own limit, as it was asked for.
         resolve(timedOut ? markRanOutOfTime(result, { limit: "command-timeout", ms: commandTimeoutMs(request) }) : result);
       });

@@ -1,0 +1,76 @@
+// --confine-commands keeps git's configuration and hooks read-only (runner/exec/confinement.ts),
+// but a repository's `commondir` names the directory git reads them from instead. A confined `sh`
+// wrote `.git/commondir` naming a directory of its own (objects and refs borrowed, a config with
+// core.fsmonitor), and the user's next `git status` ran the fsmonitor, unconfined; it rewrote a
+// linked worktree's `.git/worktrees/NAME/commondir` the same way, for the user's next git
+// command in that worktree. Each attack is run through the real CLI and checked by the user's own
+// git, run afterwards outside tacit.
+
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it, type TestContext } from "vitest";
+import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, realTempDir, tacit, writeTree } from "./fixtures.js";
+
+type ExecResult = { exitCode: number; stdout: string; stderr: string };
+
+/** A directory under /var/tmp (confined commands get a private /tmp), skipped where commands get no mount namespace. */
+function confinementDir(ctx: TestContext): string {
+  const reasons: string[] = [];
+  const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], (r) => reasons.push(r), (r) => reasons.push(r));
+  ctx.skip(wrapper?.ownProc !== true, `this host cannot give commands a mount namespace (${reasons.join("; ")}); confinement refuses every command there`);
+  const { dir, cleanup } = realTempDir("tacit-commondir-", "/var/tmp");
+  ctx.onTestFinished(cleanup);
+  return dir;
+}
+
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd, encoding: "utf8", env: { ...process.env, HOME: path.dirname(cwd) } });
+
+/** A shell line that fills `evil` with a repository's objects, refs and HEAD and a config whose fsmonitor touches `proof`, then writes `commondir` naming it. */
+function moveConfiguration(commondir: string, proof: string): string {
+  const config = `[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = "touch ${proof}; false"\\n`;
+  return `mkdir -p evil && cp -r .git/objects .git/refs .git/HEAD evil/ && printf '${config}' > evil/config && echo "$PWD/evil" > ${commondir}`;
+}
+
+describe("a confined command and git's commondir", () => {
+  it("cannot move a repository's configuration with a .git/commondir, nor a linked worktree's", async (ctx) => {
+    const dir = confinementDir(ctx);
+    writeTree(dir, { "project/readme.txt": "hello\n" });
+    const project = path.join(dir, "project");
+    const worktree = path.join(dir, "worktree");
+    git(project, "init", "-q");
+    git(project, "add", "readme.txt");
+    git(project, "commit", "-qm", "init");
+    git(project, "worktree", "add", "-q", worktree);
+    const proofs = { main: path.join(dir, "MAIN_FSMONITOR_RAN"), worktree: path.join(dir, "WORKTREE_FSMONITOR_RAN") };
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh", "git"], (proc) => {
+  attempt("main", () => proc.exec("sh", ["-c", ${lit(moveConfiguration(".git/commondir", proofs.main))}]));
+  attempt("worktree", () => proc.exec("sh", ["-c", ${lit(moveConfiguration(".git/worktrees/worktree/commondir", proofs.worktree))}]));
+  attempt("status", () => proc.exec("git", ["status", "--porcelain"]));
+});
+`, ["--command-permissions", "sh,git", "--confine-commands"], { HOME: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    const result = (label: string): ExecResult => {
+      const attempt = attemptOf(found, label);
+      expect(attempt.status, `${label}: ${JSON.stringify(attempt.value)}`).toBe("ok");
+      return attempt.value as ExecResult;
+    };
+    // The user's next git commands, unconfined, run nothing of the script's.
+    git(project, "status");
+    git(worktree, "status");
+    expect(existsSync(proofs.main)).toBe(false);
+    expect(existsSync(proofs.worktree)).toBe(false);
+    // The main repository's did not exist: made by the command, removed once it ended, and the script told.
+    expect(result("main").stderr).toContain(`the command made ${path.join(project, ".git/commondir")}`);
+    expect(existsSync(path.join(project, ".git/commondir"))).toBe(false);
+    // The worktree's existed: read-only to the command.
+    expect(result("worktree").stderr).toContain("Read-only file system");
+    expect(readFileSync(path.join(project, ".git/worktrees/worktree/commondir"), "utf8")).toBe("../..\n");
+    // git itself still works confined.
+    expect(result("status").exitCode).toBe(0);
+  });
+});
