@@ -185,6 +185,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // A ninth review: ICU's pkgdata runs the command lines of the options file its -O names
       // (`pkgdata -O FLAGS -m files -I DIR LIST` ran its INSTALL_CMD through sh), a file the script writes.
       "pkgdata",
+      // A tenth review: Debian's pg_buildext runs make over the Makefile of its working directory
+      // (`pg_buildext clean` ran the clean recipe of a Makefile the script wrote, with make refused).
+      "pg_buildext",
     ],
   },
   {
@@ -310,6 +313,12 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // appstreamcli's XML reader quote the line they cannot parse; ICU's genccode copies any
       // file into the roots as a C array of its bytes, as bin2c does.
       "pwck", "grpck", "verify-uselistorder", "llvm-sim", "genrb", "gennorm", "pdbutil", "xray", "appstreamcli", "genccode",
+      // A tenth review: GnuPG's gpgcompose --copy FILE prints any file (and makes ~/.gnupg); ICU's gencmn
+      // packs the files its list names, from the directory -s names (`-s /`), into a .dat in the roots,
+      // content and all, as genccode does; Valgrind's callgrind_annotate quotes each line of any file
+      // it is given as a malformed header, and cg_annotate prints every line of the source files a
+      // profile the script wrote names.
+      "gpgcompose", "gencmn", "callgrind", "cg_annotate",
     ],
   },
   {
