@@ -55,7 +55,7 @@
 
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { accessSync, type BigIntStats, constants, type Dirent, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from "node:fs";
+import { accessSync, type BigIntStats, chmodSync, constants, type Dirent, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { RECORD_DIRECTORY_WHAT } from "../client-settings.js";
 import type { ClassifiedPaths } from "../fs/classified-paths.js";
@@ -1071,6 +1071,29 @@ export class CommandConfinement {
 }
 
 /**
+ * Removes `made`, a command's. A command that runs as the directory's owner may have taken the
+ * owner's write permission off it (`chmod a-w .git`), which would keep tacit, run as that user
+ * too, from removing what it made there: the directory's mode is put back as it was once removed.
+ */
+function removeMade(made: string): void {
+  try {
+    rmSync(made, { recursive: true, force: true });
+    return;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EACCES" && code !== "EPERM") throw error;
+  }
+  const dir = path.dirname(made);
+  const mode = lstatSync(dir).mode & 0o7777;
+  chmodSync(dir, mode | 0o700);
+  try {
+    rmSync(made, { recursive: true, force: true });
+  } finally {
+    chmodSync(dir, mode);
+  }
+}
+
+/**
  * Removes the `commondir` a confined command made in a git directory of the roots that had none
  * (`dirs`), and says so for the command's stderr ("" where there was none). A commondir names the
  * directory git reads the repository's configuration and hooks from: a confined `sh` wrote
@@ -1089,7 +1112,7 @@ export function gitMovesUndone(dirs: readonly string[]): string {
       continue;
     }
     try {
-      rmSync(made, { recursive: true, force: true });
+      removeMade(made);
       removed.push(made);
     } catch (error) {
       removed.push(`${made} (could not be removed: ${(error as Error).message}; remove it before you run git there)`);

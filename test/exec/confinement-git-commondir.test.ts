@@ -7,11 +7,11 @@
 // git, run afterwards outside tacit.
 
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { chownSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
 import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, realTempDir, tacit, writeTree } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, NOBODY, nobodyCanRunTacit, nobodysProject, realTempDir, tacit, tacitAsNobody, writeTree } from "./fixtures.js";
 
 type ExecResult = { exitCode: number; stdout: string; stderr: string };
 
@@ -26,7 +26,7 @@ function confinementDir(ctx: TestContext): string {
 }
 
 const git = (cwd: string, ...args: string[]): string =>
-  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd, encoding: "utf8", env: { ...process.env, HOME: path.dirname(cwd) } });
+  execFileSync("git", ["-c", "safe.directory=*", "-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd, encoding: "utf8", env: { ...process.env, HOME: path.dirname(cwd) } });
 
 /** A shell line that fills `evil` with a repository's objects, refs and HEAD and a config whose fsmonitor touches `proof`, then writes `commondir` naming it. */
 function moveConfiguration(commondir: string, proof: string): string {
@@ -72,5 +72,37 @@ requestExecPermission(["sh", "git"], (proc) => {
     expect(readFileSync(path.join(project, ".git/worktrees/worktree/commondir"), "utf8")).toBe("../..\n");
     // git itself still works confined.
     expect(result("status").exitCode).toBe(0);
+  });
+
+  it("cannot keep tacit from removing it, run as a user who is not root, by taking the write permission off .git", async (ctx) => {
+    const support = nobodyCanRunTacit();
+    ctx.skip(!support.ok, support.reason);
+    const { dir, cleanup } = realTempDir("tacit-commondir-nobody-");
+    ctx.onTestFinished(cleanup);
+    const where = nobodysProject(dir);
+    writeTree(where.project, { "readme.txt": "hello\n" });
+    git(where.project, "init", "-q");
+    git(where.project, "add", "readme.txt");
+    git(where.project, "commit", "-qm", "init");
+    const chownAll = (p: string): void => {
+      chownSync(p, NOBODY, NOBODY);
+      if (statSync(p).isDirectory()) for (const name of readdirSync(p)) chownAll(path.join(p, name));
+    };
+    chownAll(where.project);
+    const proof = path.join(where.project, "FSMONITOR_RAN");
+    const attack = `${moveConfiguration(".git/commondir", proof)} && chmod a-w .git`;
+    const r = await tacitAsNobody(where, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => attempt("main", () => proc.exec("sh", ["-c", ${lit(attack)}])));
+`, ["--confine-commands", "--command-permissions", "sh"]);
+    expect(r.code, r.stderr).toBe(0);
+    // The user's next git status, as that user, outside tacit.
+    execFileSync("/usr/bin/setpriv", [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "git", "status"], { cwd: where.project, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: where.home } });
+    expect(existsSync(proof)).toBe(false);
+    const attempt = attemptOf(attempts(r.stdout), "main");
+    expect(attempt.status, JSON.stringify(attempt.value)).toBe("ok");
+    expect((attempt.value as ExecResult).stderr).toContain("tacit removed it");
+    expect(existsSync(path.join(where.project, ".git/commondir"))).toBe(false);
+    // The directory's mode is the command's, as it left it.
+    expect(statSync(path.join(where.project, ".git")).mode & 0o222).toBe(0);
   });
 });
