@@ -107,12 +107,20 @@ export const CONFINED_LIFELINE_FD = 5;
 const SETUP_FAILED_STATUS = 125;
 const GLOB_CHAR = /[*?[\]{}!]/;
 /**
- * A directory git may take for a repository's own (a `.git`, a submodule's or a linked worktree's
- * under it), when it holds HEAD. A `commondir` there names the directory git reads that repository's
+ * A repository's own directory by its path (a `.git`, a submodule's or a linked worktree's under
+ * it), when it holds HEAD; any other directory is one by its shape, as git tells (HEAD beside
+ * objects and refs, or beside a commondir): a bare repository in the roots (a project's local
+ * remote, `remote.git`) is one. A `commondir` there names the directory git reads that repository's
  * configuration and hooks from, in place of its own (see gitMovesUndone).
  */
 const GIT_DIRECTORY = /(?:^|\/)\.git(?:\/(?:modules\/.+|worktrees\/[^/]+))?$/i;
 const COMMONDIR = "commondir";
+/**
+ * What in a repository's directory names commands git runs with the user's full authority,
+ * unconfined: its configuration (core.fsmonitor, aliases), its hooks (a bare repository's
+ * pre-receive runs at the user's next `git push` to it), and where they are (commondir).
+ */
+const REPOSITORY_CONTROLS: ReadonlySet<string> = new Set(["config", "config.worktree", "hooks", COMMONDIR]);
 /** What the setup has \`stat\` say of each directory walked: device, inode, change time (ns), as walkedLine writes them. */
 const WALKED_STAT = "%d %i %.9Z\\n";
 
@@ -1051,13 +1059,14 @@ export class CommandConfinement {
     const listing = emptyListing(stamp);
     const found = listedEntries(dir);
     listing.unlistable = found === null;
-    const gitDirectory = GIT_DIRECTORY.test(dir) && (found ?? []).some((entry) => entry.name.toLowerCase() === "head");
-    listing.commondirMissing = gitDirectory && !(found ?? []).some((entry) => entry.name.toLowerCase() === COMMONDIR);
+    const names = new Set((found ?? []).map((entry) => entry.name.toLowerCase()));
+    const repository = names.has("head") && (GIT_DIRECTORY.test(dir) || names.has(COMMONDIR) || (names.has("objects") && names.has("refs")));
+    listing.commondirMissing = repository && !names.has(COMMONDIR);
     for (const entry of found ?? []) {
       const full = path.join(dir, entry.name);
       if (this.settings.classified.matchesExactly(full, entry.name)) listing.classified.push(full);
-      // A git directory's commondir, which names where its configuration and hooks are (a linked worktree's): kept as it is.
-      else if (gitDirectory && entry.name.toLowerCase() === COMMONDIR && !entry.isSymbolicLink()) listing.gitControls.push(full);
+      // A repository's configuration, hooks and commondir (which names where they are) wherever it is, a bare one's too: kept as they are.
+      else if (repository && REPOSITORY_CONTROLS.has(entry.name.toLowerCase()) && !entry.isSymbolicLink()) listing.gitControls.push(full);
       // A .git directory is entered (its objects and index stay writable); its config and hooks are not.
       else if (!(entry.isDirectory() && entry.name.toLowerCase() === ".git") && !entry.isSymbolicLink() && gitControlOf(full) !== null) listing.gitControls.push(full);
       else if (entry.isDirectory()) listing.directories.push(full);

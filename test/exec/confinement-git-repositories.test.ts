@@ -3,10 +3,12 @@
 // wrote `.git/commondir` naming a directory of its own (objects and refs borrowed, a config with
 // core.fsmonitor), and the user's next `git status` ran the fsmonitor, unconfined; it rewrote a
 // linked worktree's `.git/worktrees/NAME/commondir` the same way, for the user's next git
-// command in that worktree. Each attack is run through the real CLI and checked by the user's own
-// git, run afterwards outside tacit.
+// command in that worktree. And only a `.git` was guarded: a confined `sh` wrote a pre-receive hook
+// into a bare repository in the roots (a project's local remote), and the user's next `git push`
+// to it ran the hook, unconfined. Each attack is run through the real CLI and checked by the
+// user's own git, run afterwards outside tacit.
 
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { chownSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
@@ -104,5 +106,46 @@ requestExecPermission(["sh"], (proc) => attempt("main", () => proc.exec("sh", ["
     expect(existsSync(path.join(where.project, ".git/commondir"))).toBe(false);
     // The directory's mode is the command's, as it left it.
     expect(statSync(path.join(where.project, ".git")).mode & 0o222).toBe(0);
+  });
+
+  it("cannot plant a hook or configuration in a bare repository in the roots", async (ctx) => {
+    const dir = confinementDir(ctx);
+    writeTree(dir, { "project/readme.txt": "hello\n" });
+    const project = path.join(dir, "project");
+    git(project, "init", "-q");
+    git(project, "add", "readme.txt");
+    git(project, "commit", "-qm", "init");
+    git(project, "init", "-q", "--bare", "remote.git");
+    git(project, "push", "-q", "remote.git", "HEAD");
+    const proofs = { hook: path.join(dir, "HOOK_RAN"), fsmonitor: path.join(dir, "FSMONITOR_RAN") };
+    const hook = `printf '#!/bin/sh\\ntouch ${proofs.hook}\\n' > remote.git/hooks/pre-receive && chmod +x remote.git/hooks/pre-receive`;
+    const config = `printf '[core]\\n\\tfsmonitor = "touch ${proofs.fsmonitor}; false"\\n' >> remote.git/config`;
+    // The repository renamed away and a new one made of its objects, refs and HEAD, with a hook of the script's.
+    const replace = `mv remote.git remote-old.git && mkdir -p remote.git/hooks && cp -r remote-old.git/objects remote-old.git/refs remote-old.git/HEAD remote-old.git/config remote.git/ && ${hook}`;
+    const configBefore = readFileSync(path.join(project, "remote.git/config"), "utf8");
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("hook", () => proc.exec("sh", ["-c", ${lit(hook)}]));
+  attempt("config", () => proc.exec("sh", ["-c", ${lit(config)}]));
+  attempt("replace", () => proc.exec("sh", ["-c", ${lit(replace)}]));
+});
+`, ["--command-permissions", "sh", "--confine-commands"], { HOME: dir });
+    expect(r.code, r.stderr).toBe(0);
+    // The user's next push to it, and a git command in it, run nothing of the script's (whether or not they succeed).
+    git(project, "commit", "-q", "--allow-empty", "-m", "next");
+    const userRan = spawnSync("git", ["push", "-q", "remote.git", "HEAD"], { cwd: project, encoding: "utf8" });
+    spawnSync("git", ["status"], { cwd: path.join(project, "remote.git"), encoding: "utf8" });
+    expect(existsSync(proofs.hook)).toBe(false);
+    expect(existsSync(proofs.fsmonitor)).toBe(false);
+    expect(userRan.status, userRan.stderr).toBe(0);
+    expect(readFileSync(path.join(project, "remote.git/config"), "utf8")).toBe(configBefore);
+    const found = attempts(r.stdout);
+    for (const label of ["hook", "config"]) {
+      const attempt = attemptOf(found, label);
+      expect(attempt.status, JSON.stringify(attempt.value)).toBe("ok");
+      expect((attempt.value as ExecResult).stderr, label).toContain("Read-only file system");
+    }
+    expect((attemptOf(found, "replace").value as ExecResult).stderr).toContain("Device or resource busy");
+    expect(existsSync(path.join(project, "remote-old.git"))).toBe(false);
   });
 });
