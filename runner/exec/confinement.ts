@@ -72,6 +72,7 @@ import { EffectFailure } from "../refusals.js";
 import { KEYCTL_CANDIDATES } from "../sandbox-mounts.js";
 import { isSinkRefusal, SecureSink } from "../secure-sink.js";
 import { tempRoots } from "../temp-dirs.js";
+import { watchLaunchManifests } from "./launch-manifests.js";
 import { lifelineCheck } from "./lifeline.js";
 import { MAP_CURRENT_USER, type NamespaceWrapper, SHELL } from "./pid-namespace.js";
 import { executable, isDirectory } from "./program-path.js";
@@ -319,6 +320,8 @@ interface Listing {
   opensWithEffect: string[];
   /** A git directory of the roots (see GIT_DIRECTORY) that holds no `commondir`: one made here is removed after the command (see gitMovesUndone). */
   commondirMissing: boolean;
+  /** package.json here: judged after the command, as the file API judges a write (see launch-manifests.ts). */
+  manifests: string[];
   directories: string[];
   /** tacit could not list it (see listedEntries): covered whole, as nothing in it could be told apart. */
   unlistable: boolean;
@@ -352,7 +355,7 @@ function stampOf(dir: string): BigIntStats | null {
 /** A listing of nothing yet, made at `stamp` (null: the directory was gone, as no later stamp is). */
 function emptyListing(stamp: BigIntStats | null): Listing {
   const { ctimeNs, ino, dev } = stamp ?? { ctimeNs: -1n, ino: -1n, dev: -1n };
-  return { ctimeNs, ino, dev, classified: [], gitControls: [], npxPrograms: [], opensWithEffect: [], commondirMissing: false, directories: [], unlistable: false };
+  return { ctimeNs, ino, dev, classified: [], gitControls: [], npxPrograms: [], opensWithEffect: [], commondirMissing: false, manifests: [], directories: [], unlistable: false };
 }
 
 /** Whether `stamp` is the device, inode and change time `listing` was made at (gone: not, unless it was then). */
@@ -440,6 +443,15 @@ function mountInfo(): string {
     return readFileSync("/proc/self/mountinfo", "utf8");
   } catch {
     return "";
+  }
+}
+
+/** `dir` and each directory above it, up to `/`. */
+function thisAndAbove(dir: string): string[] {
+  const dirs: string[] = [];
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    dirs.push(at);
+    if (path.dirname(at) === at) return dirs;
   }
 }
 
@@ -658,6 +670,14 @@ export class CommandConfinement {
     const checked = walked.filter(({ dir }) => this.visible(dir) && !masks.some((mask) => mask.directory && isWithin(dir, mask.target)));
     // Git directories without a commondir, where the command could make one (see gitMovesUndone).
     const gitDirectories = checked.filter(({ listing }) => listing.commondirMissing).map(({ dir }) => dir);
+    // The package.json files `npx tacit` would read: in the directories of the roots (a package of a
+    // monorepo; not the packages in node_modules, where no client starts it), and where tacit and
+    // the command start and above, one that does not exist yet too (see launch-manifests.ts).
+    const manifests = [
+      ...checked.filter(({ dir }) => !dir.split(path.sep).includes("node_modules")).flatMap(({ listing }) => listing.manifests),
+      ...[process.cwd(), cwd].flatMap((start) => thisAndAbove(start)).filter((dir) => this.grants(dir)).map((dir) => path.join(dir, "package.json")),
+    ];
+    const manifestsAfter = watchLaunchManifests(manifests);
     const expected = createHash("sha256")
       .update(checked.map(({ listing }) => `${listing.dev} ${listing.ino} ${nanoseconds(listing.ctimeNs)}\n`).join(""))
       .digest("hex");
@@ -665,7 +685,7 @@ export class CommandConfinement {
       walked: Buffer.from(checked.map(({ dir }) => `${dir}\0`).join("")),
       // For the refusal, where the setup found the roots changed: a directory that has changed since the walk.
       changedSince: () => checked.find(({ dir, listing }) => !sameStamp(stampOf(dir), listing))?.dir ?? null,
-      afterwards: () => gitMovesUndone(gitDirectories),
+      afterwards: () => gitMovesUndone(gitDirectories) + manifestsAfter(),
       program: wrapper.program,
       args: [
         ...confinedNamespaceArgs(wrapper),
@@ -1071,6 +1091,7 @@ export class CommandConfinement {
       else if (!(entry.isDirectory() && entry.name.toLowerCase() === ".git") && !entry.isSymbolicLink() && gitControlOf(full) !== null) listing.gitControls.push(full);
       else if (entry.isDirectory()) listing.directories.push(full);
       if (isNpxTacitProgram(full)) listing.npxPrograms.push(full);
+      if (entry.name.toLowerCase() === "package.json") listing.manifests.push(full);
       if (entry.isSocket() || entry.isFIFO() || ((entry.isCharacterDevice() || entry.isBlockDevice()) && !KEPT_DEVICES.includes(full))) listing.opensWithEffect.push(full);
     }
     if (this.listings.size >= LISTINGS_KEPT) this.listings.clear();

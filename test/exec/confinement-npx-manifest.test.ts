@@ -1,0 +1,82 @@
+// --confine-commands and the package.json files `npx tacit` reads (runner/exec/launch-manifests.ts).
+// npx runs a project's own bin named tacit before the installed tacit, and the README registers
+// tacit with MCP clients as `npx tacit serve`: a confined `sh` rewrote the project's package.json
+// to declare `"bin": { "tacit": "payload.js" }`, and the user's next `npx tacit` there ran
+// payload.js, unconfined. Checked with the user's own npx, run after tacit (offline, with a cache
+// of the test's own, so that no registry is asked and no tacit is found there).
+
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it, type TestContext } from "vitest";
+import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, realTempDir, tacit, writeTree } from "./fixtures.js";
+
+type ExecResult = { exitCode: number; stdout: string; stderr: string };
+
+/** A directory under /var/tmp (confined commands get a private /tmp), skipped where commands get no mount namespace. */
+function confinementDir(ctx: TestContext): string {
+  const reasons: string[] = [];
+  const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], (r) => reasons.push(r), (r) => reasons.push(r));
+  ctx.skip(wrapper?.ownProc !== true, `this host cannot give commands a mount namespace (${reasons.join("; ")}); confinement refuses every command there`);
+  ctx.skip(spawnSync("npx", ["--version"]).status !== 0, "npx is not installed here");
+  const { dir, cleanup } = realTempDir("tacit-npx-manifest-", "/var/tmp");
+  ctx.onTestFinished(cleanup);
+  return dir;
+}
+
+const ORIGINAL = `${JSON.stringify({ name: "proj", version: "1.0.0" }, null, 2)}\n`;
+
+/** `text` as one shell word. */
+const sq = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`;
+
+/** A shell line that writes payload.js (touching `proof`) and a package.json declaring it as the bin tacit, in `where`. */
+function declareTacit(where: string, proof: string): string {
+  const manifest = JSON.stringify({ name: "proj", version: "1.0.0", bin: { tacit: "payload.js" } });
+  const payload = `require("fs").writeFileSync(${JSON.stringify(proof)}, "ran");`;
+  return `cd ${sq(where)} && printf '%s\\n' '#!/usr/bin/env node' ${sq(payload)} > payload.js && printf '%s' ${sq(manifest)} > package.json`;
+}
+
+/** The user's `npx --offline tacit --version` in `cwd`, with a cache of the test's own. */
+function userNpx(cwd: string, cache: string): void {
+  // Not the npm settings of the npx that started the suite (npm_config_local_prefix would name this repository as the project).
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith("npm_")));
+  spawnSync("npx", ["--offline", "tacit", "--version"], { cwd, encoding: "utf8", timeout: 60_000, env: { ...env, npm_config_cache: cache, npm_config_update_notifier: "false" } });
+}
+
+describe("a confined command and the package.json npx tacit reads", () => {
+  it("cannot make one declare a bin named tacit: changed, made where there was none, or in a package below", async (ctx) => {
+    const dir = confinementDir(ctx);
+    writeTree(dir, { "project/package.json": ORIGINAL, "project/pkg/package.json": ORIGINAL, "project/fresh/.keep": "", "cache/.keep": "" });
+    const project = path.join(dir, "project");
+    const cache = path.join(dir, "cache");
+    const proofs = { top: path.join(dir, "TOP_RAN"), pkg: path.join(dir, "PKG_RAN"), fresh: path.join(dir, "FRESH_RAN") };
+    const r = await tacit(path.join(project, "fresh"), `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("top", () => proc.exec("sh", ["-c", ${lit(declareTacit(project, proofs.top))}]));
+  attempt("pkg", () => proc.exec("sh", ["-c", ${lit(declareTacit(path.join(project, "pkg"), proofs.pkg))}]));
+  attempt("fresh", () => proc.exec("sh", ["-c", ${lit(declareTacit(path.join(project, "fresh"), proofs.fresh))}]));
+  attempt("ordinary", () => proc.exec("sh", ["-c", ${lit(`cd ${sq(project)} && printf '%s' ${sq('{"name":"proj","version":"1.0.1"}')} > package.json`)}]));
+});
+`, ["--allowed-roots", project, "--command-permissions", "sh", "--confine-commands"], { HOME: dir });
+    expect(r.code, r.stderr).toBe(0);
+    // The user's next npx tacit in each of them runs nothing of the script's.
+    for (const where of [project, path.join(project, "pkg"), path.join(project, "fresh")]) userNpx(where, cache);
+    for (const proof of Object.values(proofs)) expect(existsSync(proof), proof).toBe(false);
+    const found = attempts(r.stdout);
+    const result = (label: string): ExecResult => {
+      const attempt = attemptOf(found, label);
+      expect(attempt.status, `${label}: ${JSON.stringify(attempt.value)}`).toBe("ok");
+      return attempt.value as ExecResult;
+    };
+    // Put back as it was, or removed where there was none, and the script told.
+    expect(result("top").stderr).toContain("tacit put back what it held before the command");
+    expect(result("pkg").stderr).toContain("tacit put back what it held before the command");
+    expect(result("fresh").stderr).toContain("tacit removed it: there was none before");
+    expect(readFileSync(path.join(project, "pkg/package.json"), "utf8")).toBe(ORIGINAL);
+    expect(existsSync(path.join(project, "fresh/package.json"))).toBe(false);
+    // Any other change stays.
+    expect(result("ordinary").stderr).toBe("");
+    expect(readFileSync(path.join(project, "package.json"), "utf8")).toBe('{"name":"proj","version":"1.0.1"}');
+  });
+});
