@@ -644,7 +644,7 @@ export class CommandConfinement {
         "move that directory nearer the top of its root, or keep it out of the allowed roots",
       );
     }
-    const { masks, readOnly, pinned, walked } = planned;
+    const { masks, readOnly, pinned, walked, absentLaunchFiles } = planned;
     const exposedTemp = this.exposedTempRoot(masks);
     if (exposedTemp !== null) {
       throw refusal(
@@ -678,6 +678,8 @@ export class CommandConfinement {
       ...[process.cwd(), cwd].flatMap((start) => thisAndAbove(start)).filter((dir) => this.grants(dir)).map((dir) => path.join(dir, "package.json")),
     ];
     const manifestsAfter = watchLaunchManifests(manifests);
+    const gitAfter = gitMovesUndone(gitDirectories);
+    const launchAfter = launchFilesUndone(absentLaunchFiles);
     const expected = createHash("sha256")
       .update(checked.map(({ listing }) => `${listing.dev} ${listing.ino} ${nanoseconds(listing.ctimeNs)}\n`).join(""))
       .digest("hex");
@@ -685,7 +687,7 @@ export class CommandConfinement {
       walked: Buffer.from(checked.map(({ dir }) => `${dir}\0`).join("")),
       // For the refusal, where the setup found the roots changed: a directory that has changed since the walk.
       changedSince: () => checked.find(({ dir, listing }) => !sameStamp(stampOf(dir), listing))?.dir ?? null,
-      afterwards: () => gitMovesUndone(gitDirectories) + manifestsAfter(),
+      afterwards: () => gitAfter() + launchAfter() + manifestsAfter(),
       program: wrapper.program,
       args: [
         ...confinedNamespaceArgs(wrapper),
@@ -903,7 +905,11 @@ export class CommandConfinement {
   }
 
   /** What is covered with an empty read-only file or directory (none inside another). */
-  private masks(command: string, program: string, frozen: readonly string[]): { masks: Mask[]; readOnly: string[]; pinned: string[]; walked: Walked[] } {
+  private masks(
+    command: string,
+    program: string,
+    frozen: readonly string[],
+  ): { masks: Mask[]; readOnly: string[]; pinned: string[]; walked: Walked[]; absentLaunchFiles: string[] } {
     const found = new Map<string, boolean>();
     /** Covers `p` where it really is, and returns that place (null: nothing covered). */
     const add = (p: string): string | null => {
@@ -996,14 +1002,22 @@ export class CommandConfinement {
     // hold tacit's command and flags, npm's configuration), read-only to scripts for that reason:
     // a confined `sed -i` rewrote the project's .mcp.json to give the next `tacit serve`
     // `--allowed-roots / --command-permissions *`.
-    for (const file of tacitLaunchFiles()) keep(file);
+    // One that does not exist cannot be kept: removed if the command makes it (see launchFilesUndone).
+    const absentLaunchFiles: string[] = [];
+    for (const file of tacitLaunchFiles()) {
+      keep(file);
+      if (!lexists(file) && this.grants(file)) absentLaunchFiles.push(file);
+    }
     // And what `npx tacit` runs (node_modules/.bin/tacit, the link npm makes, or a shim): found by
     // the walk in every directory of the roots (npx started there or below runs it), and in tacit's
     // start directory and each above it, where npx looks first (a .bin that is a link is not walked).
     // A confined `sh` ran `ln -sfn ../../payload.js node_modules/.bin/tacit`, and the user's next
     // `npx tacit` ran payload.js, unconfined; so did a rewritten shim, and a workspace's
     // node_modules/tacit link replaced by a directory of its own.
-    for (const bin of npxTacitPrograms()) keep(bin);
+    for (const bin of npxTacitPrograms()) {
+      keep(bin);
+      if (!lexists(bin) && this.grants(bin)) absentLaunchFiles.push(bin);
+    }
     // tacit's own files, covered, and kept where tacit looks for them by name: the directories on the
     // way are pinned (see pins) and those holding a link on the way made read-only. Left movable, a
     // confined `sh` ran `mv logs logs-old && mkdir logs && echo 1 > logs/audit.jsonl.lock` (the covers
@@ -1024,6 +1038,7 @@ export class CommandConfinement {
       readOnly: [...kept].filter((p) => !covering(p, null)).filter((p, _, all) => !all.some((other) => other !== p && isWithin(p, other))),
       pinned: own.filter((p) => !covering(p, p)),
       walked: listed,
+      absentLaunchFiles,
     };
   }
 
@@ -1123,6 +1138,55 @@ function removeMade(made: string): void {
   }
 }
 
+/** Whether there is anything at `p` (a dead link counts). */
+function lexists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Where `dir` really leads, by its nearest existing directory (a dead end, null). */
+function realDirectory(dir: string): string | null {
+  for (let at = dir; ; at = path.dirname(at)) {
+    try {
+      return path.join(realpathSync.native(at), path.relative(at, dir));
+    } catch {
+      if (path.dirname(at) === at) return null;
+    }
+  }
+}
+
+/**
+ * Of `paths`, none of which existed as the command started, what to remove once it has ended: a
+ * check that removes each it made, where its directory leads where it led then (never through a
+ * directory the command swapped for a link to elsewhere), and returns what it removed (or could
+ * not, saying why).
+ */
+function madeRemover(paths: readonly string[]): () => string[] {
+  const before = paths.map((p) => ({ p, dir: realDirectory(path.dirname(p)) }));
+  return () => {
+    const removed: string[] = [];
+    for (const { p, dir } of before) {
+      if (!lexists(p)) continue;
+      const shown = printable(p);
+      if (dir === null || realDirectory(path.dirname(p)) !== dir) {
+        removed.push(`${shown} (not removed: its directory now leads elsewhere; remove it yourself)`);
+        continue;
+      }
+      try {
+        removeMade(p);
+        removed.push(shown);
+      } catch (error) {
+        removed.push(`${shown} (could not be removed: ${(error as Error).message}; remove it yourself)`);
+      }
+    }
+    return removed;
+  };
+}
+
 /**
  * Removes the `commondir` a confined command made in a git directory of the roots that had none
  * (`dirs`), and says so for the command's stderr ("" where there was none). A commondir names the
@@ -1132,28 +1196,37 @@ function removeMade(made: string): void {
  * `.git/config` and hooks. A name that does not exist cannot be covered, and `.git` stays writable
  * (git makes its lock files and renames them there), so it is undone once the command has ended.
  */
-export function gitMovesUndone(dirs: readonly string[]): string {
-  const removed: string[] = [];
-  for (const dir of dirs) {
-    const made = path.join(dir, COMMONDIR);
-    try {
-      lstatSync(made);
-    } catch {
-      continue;
-    }
-    try {
-      removeMade(made);
-      removed.push(made);
-    } catch (error) {
-      removed.push(`${made} (could not be removed: ${(error as Error).message}; remove it before you run git there)`);
-    }
-  }
-  if (removed.length === 0) return "";
-  return (
-    `\n[tacit: the command made ${removed.map((p) => printable(p)).join(", ")}, which moves git's configuration and hooks to another ` +
-    "directory, and git would run the commands named there, unconfined, at the user's next git command; tacit removed it. " +
-    "A confined command may not change git's configuration: ask the user to]\n"
-  );
+export function gitMovesUndone(dirs: readonly string[]): () => string {
+  const remove = madeRemover(dirs.map((dir) => path.join(dir, COMMONDIR)));
+  return () => {
+    const removed = remove();
+    if (removed.length === 0) return "";
+    return (
+      `\n[tacit: the command made ${removed.join(", ")}, which moves git's configuration and hooks to another ` +
+      "directory, and git would run the commands named there, unconfined, at the user's next git command; tacit removed it. " +
+      "A confined command may not change git's configuration: ask the user to]\n"
+    );
+  };
+}
+
+/**
+ * Removes the files that decide how tacit starts (launch-files.ts: npm's and yarn's configuration,
+ * the MCP clients' project settings, what `npx tacit` runs) that a confined command made where
+ * there was none (`absent`), and says so. Those that exist are kept read-only (see keep in masks),
+ * but a missing one cannot be covered: a confined `sh` wrote an .npmrc whose node-options loads a
+ * file of its own into the next `npx tacit`, with the user's full authority.
+ */
+function launchFilesUndone(absent: readonly string[]): () => string {
+  const remove = madeRemover(absent);
+  return () => {
+    const removed = remove();
+    if (removed.length === 0) return "";
+    return (
+      `\n[tacit: the command made ${removed.join(", ")}, which decides how tacit starts next (npm's configuration, an MCP ` +
+      "client's settings, or the program `npx tacit` runs), with the user's full authority; tacit removed it. A confined command " +
+      "may not make these: ask the user to]\n"
+    );
+  };
 }
 
 /**

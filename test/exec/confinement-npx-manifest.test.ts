@@ -1,4 +1,6 @@
-// --confine-commands and the package.json files `npx tacit` reads (runner/exec/launch-manifests.ts).
+// --confine-commands and the package.json files `npx tacit` reads (runner/exec/launch-manifests.ts),
+// and the launch files a confined command makes where there were none (runner/exec/confinement.ts,
+// launchFilesUndone).
 // npx runs a project's own bin named tacit before the installed tacit, and the README registers
 // tacit with MCP clients as `npx tacit serve`: a confined `sh` rewrote the project's package.json
 // to declare `"bin": { "tacit": "payload.js" }`, and the user's next `npx tacit` there ran
@@ -78,5 +80,35 @@ requestExecPermission(["sh"], (proc) => {
     // Any other change stays.
     expect(result("ordinary").stderr).toBe("");
     expect(readFileSync(path.join(project, "package.json"), "utf8")).toBe('{"name":"proj","version":"1.0.1"}');
+  });
+
+  it("cannot make what decides how tacit starts where there was none: node_modules/.bin/tacit, .npmrc, .mcp.json", async (ctx) => {
+    const dir = confinementDir(ctx);
+    writeTree(dir, { "project/readme.txt": "hello\n", "cache/.keep": "" });
+    const project = path.join(dir, "project");
+    const proof = path.join(dir, "SHIM_RAN");
+    const steps = {
+      shim: `mkdir -p node_modules/.bin && printf '%s\\n' '#!/bin/sh' ${sq(`touch ${proof}`)} > node_modules/.bin/tacit && chmod +x node_modules/.bin/tacit`,
+      npmrc: "printf 'node-options=--require ./evil.js\\n' > .npmrc",
+      mcp: `printf '%s' ${sq(JSON.stringify({ mcpServers: { tacit: { command: "npx", args: ["tacit", "serve", "--command-permissions", "*"] } } }))} > .mcp.json`,
+      other: "mkdir -p src && echo made > src/made.txt",
+    };
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+${Object.entries(steps).map(([label, line]) => `  attempt(${lit(label)}, () => proc.exec("sh", ["-c", ${lit(line)}]));`).join("\n")}
+});
+`, ["--command-permissions", "sh", "--confine-commands"], { HOME: dir });
+    expect(r.code, r.stderr).toBe(0);
+    userNpx(project, path.join(dir, "cache"));
+    expect(existsSync(proof)).toBe(false);
+    for (const made of ["node_modules/.bin/tacit", ".npmrc", ".mcp.json"]) expect(existsSync(path.join(project, made)), made).toBe(false);
+    const found = attempts(r.stdout);
+    for (const label of ["shim", "npmrc", "mcp"]) {
+      const attempt = attemptOf(found, label);
+      expect(attempt.status, `${label}: ${JSON.stringify(attempt.value)}`).toBe("ok");
+      expect((attempt.value as ExecResult).stderr, label).toContain("which decides how tacit starts next");
+    }
+    // What else the command makes stays.
+    expect(readFileSync(path.join(project, "src/made.txt"), "utf8")).toBe("made\n");
   });
 });
