@@ -1101,9 +1101,16 @@ export class CommandConfinement {
       const full = path.join(dir, entry.name);
       if (this.settings.classified.matchesExactly(full, entry.name)) listing.classified.push(full);
       // A repository's configuration, hooks and commondir (which names where they are) wherever it is, a bare one's too: kept as they are.
-      else if (repository && REPOSITORY_CONTROLS.has(entry.name.toLowerCase()) && !entry.isSymbolicLink()) listing.gitControls.push(full);
+      else if (repository && REPOSITORY_CONTROLS.has(entry.name.toLowerCase()) && !entry.isSymbolicLink()) {
+        listing.gitControls.push(full);
+        // Walked too, so that a classified file in it is covered (a directory that only looks like a repository's).
+        if (entry.isDirectory()) listing.directories.push(full);
+      }
       // A .git directory is entered (its objects and index stay writable); its config and hooks are not.
-      else if (!(entry.isDirectory() && entry.name.toLowerCase() === ".git") && !entry.isSymbolicLink() && gitControlOf(full) !== null) listing.gitControls.push(full);
+      else if (!(entry.isDirectory() && entry.name.toLowerCase() === ".git") && !entry.isSymbolicLink() && gitControlOf(full) !== null) {
+        listing.gitControls.push(full);
+        if (entry.isDirectory()) listing.directories.push(full);
+      }
       else if (entry.isDirectory()) listing.directories.push(full);
       if (isNpxTacitProgram(full)) listing.npxPrograms.push(full);
       if (entry.name.toLowerCase() === "package.json") listing.manifests.push(full);

@@ -148,4 +148,24 @@ requestExecPermission(["sh"], (proc) => {
     expect((attemptOf(found, "replace").value as ExecResult).stderr).toContain("Device or resource busy");
     expect(existsSync(path.join(project, "remote-old.git"))).toBe(false);
   });
+
+  it("covers a classified file inside git's hooks directories, which are read-only but were not searched", async (ctx) => {
+    const dir = confinementDir(ctx);
+    writeTree(dir, { "project/readme.txt": "hello\n" });
+    const project = path.join(dir, "project");
+    git(project, "init", "-q");
+    git(project, "init", "-q", "--bare", "remote.git");
+    const canaries = { main: `canary-main-${Date.now()}`, bare: `canary-bare-${Date.now()}` };
+    writeTree(project, { ".git/hooks/.env": `${canaries.main}\n`, "remote.git/hooks/.env": `${canaries.bare}\n` });
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("main", () => proc.exec("sh", ["-c", "cat .git/hooks/.env"]));
+  attempt("bare", () => proc.exec("sh", ["-c", "cat remote.git/hooks/.env"]));
+});
+`, ["--command-permissions", "sh", "--confine-commands"], { HOME: dir });
+    expect(r.code, r.stderr).toBe(0);
+    for (const canary of Object.values(canaries)) expect(r.stdout + r.stderr).not.toContain(canary);
+    const found = attempts(r.stdout);
+    for (const label of ["main", "bare"]) expect(attemptOf(found, label).status, label).toBe("ok");
+  });
 });
