@@ -91,6 +91,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       "xzless", "xzmore", "lzless", "lzmore",
       // moreutils' vipe and vidir open the user's editor (a ninth review).
       "vipe", "vidir",
+      // A tenth review: bash's bashbug opens the editor (editor, vim here) on its report, which reads
+      // its keys from the command's input: `:!CMD` there ran CMD.
+      "bashbug",
     ],
   },
   {

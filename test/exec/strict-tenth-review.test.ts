@@ -5,6 +5,7 @@
 // - gpgcompose --copy FILE printed a file outside the allowed roots (and made ~/.gnupg);
 // - gencmn -s / packed a file outside the roots, named in a list the script wrote, into a .dat in
 //   the root, which the script read back;
+// - bashbug opened vim on its report, which took `:!CMD` from the command's input and ran it;
 // - callgrind_annotate quoted each line of a file outside the roots as a malformed header, and
 //   cg_annotate printed the lines of a source file that a profile the script wrote names.
 
@@ -77,5 +78,16 @@ attempt("cg_annotate", () => requestExecPermission(["cg_annotate"], (proc) => pr
     expect(r.stdout + r.stderr).not.toContain(canary);
     expectStrictRefusal(r.stdout, "callgrind_annotate", "callgrind_annotate");
     expectStrictRefusal(r.stdout, "cg_annotate", "cg_annotate");
+  });
+
+  it("refuses bashbug, which opens an editor that takes commands from its input", async (ctx) => {
+    const { project, home } = layout(ctx, "bashbug");
+    const proof = path.join(project, "EDITOR_RAN");
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
+attempt("bashbug", () => requestExecPermission(["bashbug"], (proc) => proc.exec("bashbug", [], { input: ${lit(`:!touch ${proof}\n:qa!\n`)}, timeoutMs: 5000 })));
+`, ["--strict"], { HOME: home });
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(proof)).toBe(false);
+    expectStrictRefusal(r.stdout, "bashbug", "bashbug");
   });
 });
