@@ -322,6 +322,11 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // it is given as a malformed header, and cg_annotate prints every line of the source files a
       // profile the script wrote names.
       "gpgcompose", "gencmn", "callgrind", "cg_annotate",
+      // And glibc's gencat, which copies each line of any file that reads as a message (a word, a
+      // space, the rest: `aws_secret_access_key = …`, a .netrc's line) into the catalog it writes
+      // at any path, the roots included; and iconvconfig, whose -o writes its cache to any file
+      // (and, run as root without it, rewrites the system's gconv cache), as ldconfig -C does.
+      "gencat", "iconvconfig",
     ],
   },
   {

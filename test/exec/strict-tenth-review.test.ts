@@ -5,6 +5,8 @@
 // - gpgcompose --copy FILE printed a file outside the allowed roots (and made ~/.gnupg);
 // - gencmn -s / packed a file outside the roots, named in a list the script wrote, into a .dat in
 //   the root, which the script read back;
+// - gencat copied a credentials line of a file outside the roots into a catalog in the root, and
+//   iconvconfig -o wrote a file outside the roots;
 // - bashbug opened vim on its report, which took `:!CMD` from the command's input and ran it;
 // - callgrind_annotate quoted each line of a file outside the roots as a malformed header, and
 //   cg_annotate printed the lines of a source file that a profile the script wrote names.
@@ -89,5 +91,21 @@ attempt("bashbug", () => requestExecPermission(["bashbug"], (proc) => proc.exec(
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(proof)).toBe(false);
     expectStrictRefusal(r.stdout, "bashbug", "bashbug");
+  });
+
+  it("refuses gencat and iconvconfig, which copy any file into the roots and write outside them", async (ctx) => {
+    const { project, home, secret, canary } = layout(ctx, "gencat");
+    ctx.skip(findOnPath("iconvconfig") === null, "iconvconfig is not installed here");
+    writeFileSync(secret, `aws_secret_access_key = ${canary}\n`);
+    const outside = path.join(path.dirname(secret), "written.cache");
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
+attempt("gencat", () => requestExecPermission(["gencat"], (proc) => proc.exec("gencat", ["out.cat", ${lit(secret)}])));
+attempt("iconvconfig", () => requestExecPermission(["iconvconfig"], (proc) => proc.exec("iconvconfig", ["-o", ${lit(outside)}])));
+`, ["--strict"], { HOME: home });
+    expect(r.code, r.stderr).toBe(0);
+    for (const name of readdirSync(project)) expect(readFileSync(path.join(project, name)).includes(canary), name).toBe(false);
+    expect(existsSync(outside)).toBe(false);
+    expectStrictRefusal(r.stdout, "gencat", "gencat");
+    expectStrictRefusal(r.stdout, "iconvconfig", "iconvconfig");
   });
 });
