@@ -62,6 +62,7 @@ import type { ClassifiedPaths } from "../fs/classified-paths.js";
 import { isWithin } from "../fs/containment.js";
 import { homes } from "../fs/home-config.js";
 import { mountPointsIn } from "../fs/proc-mounts.js";
+import { configuredPlacesOf } from "../fs/git-repository.js";
 import { gitControlOf, type ProtectedPath } from "../fs/protected-paths.js";
 import { isNpxTacitProgram, npxTacitPrograms, tacitLaunchFiles } from "../launch-files.js";
 import { npxTacitCodeLocations, tacitCodeLocations } from "../paths.js";
@@ -987,6 +988,19 @@ export class CommandConfinement {
       // A root inside a classified directory is classified all through: covered whole.
       if (this.settings.classified.matches(top)) add(top);
       else this.walkClassified(top, add, covered, readOnly, keep, listed);
+    }
+    // What the configuration of each repository found in the roots names outside its .git (the
+    // hooks directory core.hooksPath names, husky's `.husky/_` and the scripts it runs in `.husky`,
+    // an included file, a program a setting runs): git runs or reads it with the user's full
+    // authority, unconfined, as it does .git/hooks. A confined `sh` appended a line to the
+    // `.husky/pre-commit` of a project, and the user's next `git commit` ran it.
+    for (const { dir, listing } of listed) {
+      if (path.basename(dir).toLowerCase() !== ".git" || !listing.commondirMissing) continue;
+      for (const place of configuredPlacesOf(path.dirname(dir))) {
+        const target = realTarget(place);
+        if (target !== null) readOnly(target.real);
+        holdLinks(place, "git runs or reads it with the user's full authority, unconfined, at the user's next git command");
+      }
     }
     for (const pattern of this.settings.classified.resolvedPatterns) {
       if (pattern.startsWith("/") && !GLOB_CHAR.test(pattern)) add(pattern);

@@ -477,3 +477,27 @@ export function husky4RunnerFor(manifests: readonly string[], env: NodeJS.Proces
   }
   return null;
 }
+
+/**
+ * The places outside its `.git` that the configuration git reads for the repository whose worktree
+ * top is `worktree` names as what git runs or reads as configuration: the hooks directories
+ * (core.hooksPath, and for husky's `.husky/_` the directory of the scripts it runs), included
+ * configuration files, programs command settings name, template directories. For
+ * --confine-commands (exec/confinement.ts), which keeps them read-only as the file API keeps them
+ * from scripts here.
+ */
+export function configuredPlacesOf(worktree: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const repository = repositoryIn(worktree);
+  if (repository === null) return [];
+  const { found } = configurationOf(repository, env);
+  const places = [
+    ...found.includes.map(({ file }) => file),
+    ...found.programs.map(({ file }) => file),
+    ...found.templates.map(({ dir }) => dir),
+  ];
+  for (const { dir } of found.hooks) {
+    places.push(dir);
+    if (path.basename(dir) === "_" && present(path.join(dir, "h")) && path.dirname(dir) !== repository.worktree) places.push(path.dirname(dir));
+  }
+  return places;
+}

@@ -168,4 +168,40 @@ requestExecPermission(["sh"], (proc) => {
     const found = attempts(r.stdout);
     for (const label of ["main", "bare"]) expect(attemptOf(found, label).status, label).toBe("ok");
   });
+
+  it("cannot change the hooks a repository's configuration names outside .git (core.hooksPath, husky's scripts)", async (ctx) => {
+    const dir = confinementDir(ctx);
+    const runner = `#!/bin/sh\nn=$(basename "$0"); s=$(dirname "$(dirname "$0")")/$n; [ -f "$s" ] || exit 0; sh -e "$s"\n`;
+    writeTree(dir, {
+      // husky 9's layout: core.hooksPath = .husky/_, whose hooks run the script of the same name in .husky.
+      "husky/.husky/pre-commit": "echo lint\n",
+      "husky/.husky/_/h": runner,
+      "husky/.husky/_/pre-commit": '#!/bin/sh\n. "$(dirname "$0")/h"\n',
+      "plain/.githooks/pre-commit": "#!/bin/sh\necho checked\n",
+    });
+    const proofs = { husky: path.join(dir, "HUSKY_RAN"), plain: path.join(dir, "PLAIN_RAN") };
+    for (const [name, hooksPath] of [["husky", ".husky/_"], ["plain", ".githooks"]] as const) {
+      const project = path.join(dir, name);
+      git(project, "init", "-q");
+      git(project, "config", "core.hooksPath", hooksPath);
+    }
+    execFileSync("chmod", ["+x", path.join(dir, "husky/.husky/_/h"), path.join(dir, "husky/.husky/_/pre-commit"), path.join(dir, "plain/.githooks/pre-commit")]);
+    const r = await tacit(dir, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("husky", () => proc.exec("sh", ["-c", ${lit(`echo 'touch ${proofs.husky}' >> husky/.husky/pre-commit`)}]));
+  attempt("plain", () => proc.exec("sh", ["-c", ${lit(`echo 'touch ${proofs.plain}' >> plain/.githooks/pre-commit`)}]));
+});
+`, ["--command-permissions", "sh", "--confine-commands"], { HOME: dir });
+    expect(r.code, r.stderr).toBe(0);
+    // The user's next commit in each runs nothing of the script's.
+    for (const name of ["husky", "plain"]) git(path.join(dir, name), "commit", "-q", "--allow-empty", "-m", "user");
+    expect(existsSync(proofs.husky)).toBe(false);
+    expect(existsSync(proofs.plain)).toBe(false);
+    const found = attempts(r.stdout);
+    for (const label of ["husky", "plain"]) {
+      const attempt = attemptOf(found, label);
+      expect(attempt.status, JSON.stringify(attempt.value)).toBe("ok");
+      expect((attempt.value as ExecResult).stderr, label).toContain("Read-only file system");
+    }
+  });
 });
