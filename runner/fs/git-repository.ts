@@ -30,7 +30,7 @@ import os from "node:os";
 import path from "node:path";
 import { readBoundedText } from "../bounded-file.js";
 import { existsAsDirectory, isWithin, resolveRealOrSelf } from "./containment.js";
-import { hookManagerChangeOf, husky4ManifestOf } from "./hook-managers.js";
+import { hookManagerChangeOf, hookManagerPlacesOf, husky4ManifestOf } from "./hook-managers.js";
 import { shellWords } from "../shell-word.js";
 import { OperationMemo } from "./operation-memo.js";
 import type { ProtectedPath } from "./protected-paths.js";
@@ -489,8 +489,10 @@ export function husky4RunnerFor(manifests: readonly string[], env: NodeJS.Proces
 export function configuredPlacesOf(worktree: string, env: NodeJS.ProcessEnv = process.env): string[] {
   const repository = repositoryIn(worktree);
   if (repository === null) return [];
-  const { found } = configurationOf(repository, env);
+  const { found, commonDir } = configurationOf(repository, env);
   const places = [
+    // What a hook manager's runner installed as a hook reads (lefthook.yml, .pre-commit-config.yaml, and the scripts they name).
+    ...hookManagerPlacesOf(repository.worktree, [...found.hooks.map(({ dir }) => dir), path.join(commonDir, "hooks")], env),
     ...found.includes.map(({ file }) => file),
     ...found.programs.map(({ file }) => file),
     ...found.templates.map(({ dir }) => dir),

@@ -321,3 +321,18 @@ export function husky4KeyOf(text: string | null): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * Every worktree file and directory (absolute) the runners installed in `hooksDirs` read what to
+ * run from, or that their configuration names as run, merged or sourced: what hookManagerChangeOf
+ * refuses a script to change, for --confine-commands (exec/confinement.ts), which keeps those that
+ * exist read-only.
+ */
+export function hookManagerPlacesOf(worktree: string, hooksDirs: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
+  const places: string[] = [];
+  for (const hook of installedRunners(hooksDirs)) {
+    places.push(...hook.manager.configuration(hook.text, env).map((file) => path.resolve(worktree, file)));
+    places.push(...(hook.manager.named?.(hook.text, hook.file, worktree, env) ?? []).map(({ file }) => file));
+  }
+  return places.filter((place) => place !== worktree && isWithin(place, worktree));
+}

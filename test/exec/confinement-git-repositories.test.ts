@@ -13,6 +13,7 @@ import { chownSync, existsSync, readdirSync, readFileSync, statSync } from "node
 import path from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
 import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
+import { findOnPath } from "../../runner/exec/program-path.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, NOBODY, nobodyCanRunTacit, nobodysProject, realTempDir, tacit, tacitAsNobody, writeTree } from "./fixtures.js";
 
 type ExecResult = { exitCode: number; stdout: string; stderr: string };
@@ -203,5 +204,32 @@ requestExecPermission(["sh"], (proc) => {
       expect(attempt.status, JSON.stringify(attempt.value)).toBe("ok");
       expect((attempt.value as ExecResult).stderr, label).toContain("Read-only file system");
     }
+  });
+
+  it("cannot change what a hook manager's runner reads (pre-commit's configuration)", async (ctx) => {
+    const preCommit = findOnPath("pre-commit");
+    ctx.skip(preCommit === null, "pre-commit is not installed here");
+    const dir = confinementDir(ctx);
+    const config = (entry: string): string =>
+      `repos:\n- repo: local\n  hooks:\n  - id: check\n    name: check\n    entry: ${entry}\n    language: system\n    pass_filenames: false\n    always_run: true\n`;
+    writeTree(dir, { "project/.pre-commit-config.yaml": config("true"), "cache/.keep": "" });
+    const project = path.join(dir, "project");
+    git(project, "init", "-q");
+    const env = { ...process.env, HOME: dir, PRE_COMMIT_HOME: path.join(dir, "cache") };
+    execFileSync(preCommit!, ["install"], { cwd: project, env, stdio: "ignore" });
+    const proof = path.join(dir, "PRE_COMMIT_RAN");
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("config", () => proc.exec("sh", ["-c", ${lit(`cat > .pre-commit-config.yaml <<'EOF'\n${config(`touch ${proof}`)}EOF\n`)}]));
+});
+`, ["--command-permissions", "sh", "--confine-commands"], { HOME: dir });
+    expect(r.code, r.stderr).toBe(0);
+    // The user's next commit of everything, whose pre-commit hook runs what the configuration names (pre-commit refuses an unstaged one).
+    spawnSync("git", ["add", "-A"], { cwd: project, env });
+    spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "user"], { cwd: project, env });
+    expect(existsSync(proof)).toBe(false);
+    const attempt = attemptOf(attempts(r.stdout), "config");
+    expect(attempt.status, JSON.stringify(attempt.value)).toBe("ok");
+    expect((attempt.value as ExecResult).stderr).toContain("Read-only file system");
   });
 });
