@@ -645,7 +645,7 @@ export class CommandConfinement {
         "move that directory nearer the top of its root, or keep it out of the allowed roots",
       );
     }
-    const { masks, readOnly, pinned, walked, absentLaunchFiles } = planned;
+    const { masks, readOnly, pinned, walked, absentLaunchFiles, absentGitPlaces } = planned;
     const exposedTemp = this.exposedTempRoot(masks);
     if (exposedTemp !== null) {
       throw refusal(
@@ -680,6 +680,7 @@ export class CommandConfinement {
     ];
     const manifestsAfter = watchLaunchManifests(manifests);
     const gitAfter = gitMovesUndone(gitDirectories);
+    const gitPlacesAfter = gitPlacesUndone(absentGitPlaces);
     const launchAfter = launchFilesUndone(absentLaunchFiles);
     const expected = createHash("sha256")
       .update(checked.map(({ listing }) => `${listing.dev} ${listing.ino} ${nanoseconds(listing.ctimeNs)}\n`).join(""))
@@ -688,7 +689,7 @@ export class CommandConfinement {
       walked: Buffer.from(checked.map(({ dir }) => `${dir}\0`).join("")),
       // For the refusal, where the setup found the roots changed: a directory that has changed since the walk.
       changedSince: () => checked.find(({ dir, listing }) => !sameStamp(stampOf(dir), listing))?.dir ?? null,
-      afterwards: () => gitAfter() + launchAfter() + manifestsAfter(),
+      afterwards: () => gitAfter() + gitPlacesAfter() + launchAfter() + manifestsAfter(),
       program: wrapper.program,
       args: [
         ...confinedNamespaceArgs(wrapper),
@@ -910,7 +911,7 @@ export class CommandConfinement {
     command: string,
     program: string,
     frozen: readonly string[],
-  ): { masks: Mask[]; readOnly: string[]; pinned: string[]; walked: Walked[]; absentLaunchFiles: string[] } {
+  ): { masks: Mask[]; readOnly: string[]; pinned: string[]; walked: Walked[]; absentLaunchFiles: string[]; absentGitPlaces: string[] } {
     const found = new Map<string, boolean>();
     /** Covers `p` where it really is, and returns that place (null: nothing covered). */
     const add = (p: string): string | null => {
@@ -994,11 +995,14 @@ export class CommandConfinement {
     // an included file, a program a setting runs): git runs or reads it with the user's full
     // authority, unconfined, as it does .git/hooks. A confined `sh` appended a line to the
     // `.husky/pre-commit` of a project, and the user's next `git commit` ran it.
+    const absentGitPlaces: string[] = [];
     for (const { dir, listing } of listed) {
       if (path.basename(dir).toLowerCase() !== ".git" || !listing.commondirMissing) continue;
       for (const place of configuredPlacesOf(path.dirname(dir))) {
         const target = realTarget(place);
         if (target !== null) readOnly(target.real);
+        // One that does not exist cannot be kept: removed if the command makes it (see gitPlacesUndone).
+        else if (!lexists(place) && this.grants(place)) absentGitPlaces.push(place);
         holdLinks(place, "git runs or reads it with the user's full authority, unconfined, at the user's next git command");
       }
     }
@@ -1053,6 +1057,7 @@ export class CommandConfinement {
       pinned: own.filter((p) => !covering(p, p)),
       walked: listed,
       absentLaunchFiles,
+      absentGitPlaces,
     };
   }
 
@@ -1226,6 +1231,27 @@ export function gitMovesUndone(dirs: readonly string[]): () => string {
       `\n[tacit: the command made ${removed.join(", ")}, which moves git's configuration and hooks to another ` +
       "directory, and git would run the commands named there, unconfined, at the user's next git command; tacit removed it. " +
       "A confined command may not change git's configuration: ask the user to]\n"
+    );
+  };
+}
+
+/**
+ * Removes what a confined command made, where there was none, of the places a repository's
+ * configuration names outside its .git (`absent`: a hooks directory core.hooksPath names, a hook
+ * manager's configuration, an included file, a program a setting runs; see configuredPlacesOf),
+ * and says so. Those that exist are kept read-only, a missing one cannot be covered: a confined
+ * `sh` made the missing `.githooks/pre-commit` of a repository whose core.hooksPath named it, and
+ * the user's next git commit ran it, unconfined.
+ */
+function gitPlacesUndone(absent: readonly string[]): () => string {
+  const remove = madeRemover(absent);
+  return () => {
+    const removed = remove();
+    if (removed.length === 0) return "";
+    return (
+      `\n[tacit: the command made ${removed.join(", ")}, which a repository's git configuration names as hooks, configuration or a ` +
+      "program to run, and git would run it, unconfined, at the user's next git command; tacit removed it. A confined command may " +
+      "not change what git runs: ask the user to]\n"
     );
   };
 }

@@ -232,4 +232,24 @@ requestExecPermission(["sh"], (proc) => {
     expect(attempt.status, JSON.stringify(attempt.value)).toBe("ok");
     expect((attempt.value as ExecResult).stderr).toContain("Read-only file system");
   });
+
+  it("cannot make the hooks directory a repository's configuration names where there is none", async (ctx) => {
+    const dir = confinementDir(ctx);
+    writeTree(dir, { "project/readme.txt": "hello\n" });
+    const project = path.join(dir, "project");
+    git(project, "init", "-q");
+    git(project, "config", "core.hooksPath", ".githooks");
+    const proof = path.join(dir, "HOOK_RAN");
+    const make = `mkdir .githooks && printf '%s\\n' '#!/bin/sh' 'touch ${proof}' > .githooks/pre-commit && chmod +x .githooks/pre-commit`;
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => attempt("make", () => proc.exec("sh", ["-c", ${lit(make)}])));
+`, ["--command-permissions", "sh", "--confine-commands"], { HOME: dir });
+    expect(r.code, r.stderr).toBe(0);
+    git(project, "commit", "-q", "--allow-empty", "-m", "user");
+    expect(existsSync(proof)).toBe(false);
+    expect(existsSync(path.join(project, ".githooks"))).toBe(false);
+    const attempt = attemptOf(attempts(r.stdout), "make");
+    expect(attempt.status, JSON.stringify(attempt.value)).toBe("ok");
+    expect((attempt.value as ExecResult).stderr).toContain(`the command made ${path.join(project, ".githooks")}`);
+  });
 });
