@@ -998,6 +998,8 @@ export class CommandConfinement {
     const absentGitPlaces: string[] = [];
     for (const { dir, listing } of listed) {
       if (path.basename(dir).toLowerCase() !== ".git" || !listing.commondirMissing) continue;
+      // Its own hooks directory and configuration, where there is none (a repository made without hooks).
+      for (const own of ["hooks", "config"].map((name) => path.join(dir, name))) if (!lexists(own) && this.grants(own)) absentGitPlaces.push(own);
       for (const place of configuredPlacesOf(path.dirname(dir))) {
         const target = realTarget(place);
         if (target !== null) readOnly(target.real);

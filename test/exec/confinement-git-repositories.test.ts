@@ -9,7 +9,7 @@
 // user's own git, run afterwards outside tacit.
 
 import { execFileSync, spawnSync } from "node:child_process";
-import { chownSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { chownSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
 import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
@@ -233,20 +233,33 @@ requestExecPermission(["sh"], (proc) => {
     expect((attempt.value as ExecResult).stderr).toContain("Read-only file system");
   });
 
-  it("cannot make the hooks directory a repository's configuration names where there is none", async (ctx) => {
+  it("cannot make the hooks directory a repository's configuration names, nor a missing .git/hooks, where there is none", async (ctx) => {
     const dir = confinementDir(ctx);
     writeTree(dir, { "project/readme.txt": "hello\n" });
     const project = path.join(dir, "project");
     git(project, "init", "-q");
     git(project, "config", "core.hooksPath", ".githooks");
+    // And a second repository, made without a .git/hooks directory.
+    writeTree(dir, { "project/sub/readme.txt": "sub\n" });
+    const sub = path.join(project, "sub");
+    git(sub, "init", "-q");
+    rmSync(path.join(sub, ".git/hooks"), { recursive: true });
     const proof = path.join(dir, "HOOK_RAN");
+    const subProof = path.join(dir, "SUB_HOOK_RAN");
     const make = `mkdir .githooks && printf '%s\\n' '#!/bin/sh' 'touch ${proof}' > .githooks/pre-commit && chmod +x .githooks/pre-commit`;
+    const makeSub = `mkdir sub/.git/hooks && printf '%s\\n' '#!/bin/sh' 'touch ${subProof}' > sub/.git/hooks/pre-commit && chmod +x sub/.git/hooks/pre-commit`;
     const r = await tacit(project, `${ATTEMPT_PRELUDE}
-requestExecPermission(["sh"], (proc) => attempt("make", () => proc.exec("sh", ["-c", ${lit(make)}])));
+requestExecPermission(["sh"], (proc) => {
+  attempt("make", () => proc.exec("sh", ["-c", ${lit(make)}]));
+  attempt("sub", () => proc.exec("sh", ["-c", ${lit(makeSub)}]));
+});
 `, ["--command-permissions", "sh", "--confine-commands"], { HOME: dir });
     expect(r.code, r.stderr).toBe(0);
     git(project, "commit", "-q", "--allow-empty", "-m", "user");
+    git(sub, "commit", "-q", "--allow-empty", "-m", "user");
     expect(existsSync(proof)).toBe(false);
+    expect(existsSync(subProof)).toBe(false);
+    expect(existsSync(path.join(sub, ".git/hooks"))).toBe(false);
     expect(existsSync(path.join(project, ".githooks"))).toBe(false);
     const attempt = attemptOf(attempts(r.stdout), "make");
     expect(attempt.status, JSON.stringify(attempt.value)).toBe("ok");
