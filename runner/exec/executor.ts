@@ -16,7 +16,7 @@ import type { CapabilityTable } from "../capabilities.js";
 import { cleanUpAtExit } from "../exit-cleanup.js";
 import { diesWithTacit } from "../parent-death.js";
 import { EXEC_WORDS_LIMIT_CHARS, MAX_TIMER_MS, wordsChars } from "../limits.js";
-import { O_PATH_FLAG, openedPath } from "../fs/checked-open.js";
+import { checkablePath, O_PATH_FLAG, UncheckablePlaceError } from "../fs/checked-open.js";
 import { isWithin } from "../fs/containment.js";
 import { allowedRootsBounds, nowLeadsText } from "../fs/moved-place.js";
 import { type ProtectedPath, protectedPathOf } from "../fs/protected-paths.js";
@@ -277,13 +277,21 @@ export class ExecExecutor {
     if (pinned) {
       // A path only (O_PATH): a working directory the user may enter but not list (-wx) pins as well.
       const fd = openSync(cwd, O_PATH_FLAG | constants.O_DIRECTORY);
-      const opened = openedPath(fd);
-      if (opened !== null && opened !== cwd) {
+      let opened: string;
+      try {
+        // Where /proc cannot name it (deeper than PATH_MAX), a directory on the way was swapped for a
+        // link since the gate judged it: refused, not taken for the path judged and started in by name.
+        opened = checkablePath(fd, "");
+      } catch (error) {
+        closeSync(fd);
+        throw error instanceof UncheckablePlaceError ? cwdChangedSinceJudged(null, this.allowedRoots) : error;
+      }
+      if (opened !== "" && opened !== cwd) {
         closeSync(fd);
         throw cwdChangedSinceJudged(opened, this.allowedRoots);
       }
       // The child changes into it by its descriptor, held here until the command has ended (each attempt below starts in it).
-      directory = { fd, path: opened === null ? cwd : `/proc/self/fd/${fd}` };
+      directory = { fd, path: opened === "" ? cwd : `/proc/self/fd/${fd}` };
     }
     try {
       // A confined command whose setup found the roots changed before its covers were mounted did
@@ -442,8 +450,8 @@ function startHint(error: unknown): string {
  * The refusal of a command whose working directory leads elsewhere than where a person was asked about it (see
  * ExecExecutor.judged): where it now leads is named only inside the allowed roots (see fs/moved-place.ts).
  */
-function cwdChangedSinceJudged(now: string, allowedRoots: readonly string[]): PolicyDenial {
-  return new PolicyDenial(
-    `exec: refused: the command's working directory changed after a person was asked about it (${nowLeadsText(now, allowedRootsBounds(allowedRoots))}); nothing was run. Do not retry it; ask the user.`,
-  );
+/** `now`: where the directory leads now; null where the system cannot name it (a place deeper than PATH_MAX). */
+function cwdChangedSinceJudged(now: string | null, allowedRoots: readonly string[]): PolicyDenial {
+  const where = now === null ? "it now leads to a place too deep for the system to name, which tacit cannot check" : nowLeadsText(now, allowedRootsBounds(allowedRoots));
+  return new PolicyDenial(`exec: refused: the command's working directory changed after a person was asked about it (${where}); nothing was run. Do not retry it; ask the user.`);
 }

@@ -41,7 +41,7 @@ export function openedPath(fd: number): string | null {
  * descriptor that a swapped directory had led into a classified file or out of the scope, as
  * deep as a command can make a tree. `fallback`: where there is no /proc (as before).
  */
-function checkablePath(fd: number, fallback: string): string {
+export function checkablePath(fd: number, fallback: string): string {
   try {
     return readlinkSync(`${procFdDirectory}/${fd}`);
   } catch (error) {
