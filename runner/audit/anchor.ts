@@ -19,11 +19,12 @@
 // system that does not order a rename after the data it names, leave it empty; an unreadable
 // record stops the writer, with what to do.
 
-import { mkdirSync, readdirSync, realpathSync } from "node:fs";
+import { mkdirSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { onFirstUse } from "../on-first-use.js";
 import { tacitHome } from "../tacit-home.js";
+import { realPlace } from "./real-place.js";
 import { sha256Hex } from "./digest.js";
 import { describeIssues, hex32, loggedTime, parseLine, positiveCount } from "./line.js";
 import { ownFileProblemText, readOwnFile, replaceOwnFile } from "./own-file.js";
@@ -75,22 +76,8 @@ export function defaultAnchorsDir(): string {
   return path.join(tacitHome(), ANCHORS_DIR_NAME);
 }
 
-/**
- * The path a log's record is keyed by: its real path, or, for a file that does not exist (a
- * log to be created, or one deleted), its directory's real path and its name.
- */
-export function realLogPath(file: string): string {
-  const resolved = path.resolve(file);
-  try {
-    return realpathSync(resolved);
-  } catch {
-    try {
-      return path.join(realpathSync(path.dirname(resolved)), path.basename(resolved));
-    } catch {
-      return resolved;
-    }
-  }
-}
+/** The path a log's record is keyed by (see realPlace). */
+export const realLogPath = realPlace;
 
 /**
  * The names a log's records are kept under: the name tacit was given (made absolute) and where

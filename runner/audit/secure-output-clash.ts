@@ -6,8 +6,8 @@
 // an earlier run's audit log as --secure-output appended the canary to that log, exit 0, with no
 // word. Both are refused before anything runs.
 
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from "node:fs";
-import path from "node:path";
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { realPlace } from "./real-place.js";
 import { printable } from "../printable.js";
 
 /** How every audit log begins: its first line's opening, as the writer writes it (line.ts, lineText). */
@@ -33,20 +33,6 @@ export function secureOutputClash(secureOutput: string | null, auditLog: string 
     );
   }
   return null;
-}
-
-/** Where a file is, or would be made: its real path, or its directory's real path and its name. */
-function realPlace(file: string): string {
-  const resolved = path.resolve(file);
-  try {
-    return realpathSync(resolved);
-  } catch {
-    try {
-      return path.join(realpathSync(path.dirname(resolved)), path.basename(resolved));
-    } catch {
-      return resolved;
-    }
-  }
 }
 
 /** Whether two names lead to one file: the same place, or (both there) the same device and inode. */
