@@ -7,7 +7,7 @@
 // judged after it as tacit's file API judges a script's write (tacitBinChange): one that came to
 // declare a program named tacit is put back as it was, and the command's stderr says so.
 
-import { closeSync, constants, lstatSync, openSync, realpathSync, rmSync, writeSync } from "node:fs";
+import { closeSync, constants, existsSync, lstatSync, openSync, realpathSync, renameSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
 import { type ManifestText, readManifest, tacitBinChange, TOO_LONG } from "../launch-files.js";
 import { printable } from "../printable.js";
@@ -17,6 +17,14 @@ interface Watched {
   /** Where its directory really was before the command: a directory swapped for a link meanwhile is not written through. */
   realDir: string;
   before: ManifestText;
+  /** For one too long to read (TOO_LONG): its identity and times before the command, to tell whether the command changed it. */
+  stamp: string | null;
+}
+
+/** A file's device, inode, size and change times; null for none. */
+function stampOf(file: string): string | null {
+  const stat = lstatSync(file, { throwIfNoEntry: false, bigint: true });
+  return stat === undefined ? null : `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }
 
 /**
@@ -33,11 +41,15 @@ export function watchLaunchManifests(files: readonly string[]): () => string {
     } catch {
       continue; // No directory: nothing npx would read there now.
     }
-    watched.push({ file, realDir, before: readManifest(file) });
+    const before = readManifest(file);
+    watched.push({ file, realDir, before, stamp: before === TOO_LONG ? stampOf(file) : null });
   }
   return () => {
     const notes: string[] = [];
-    for (const { file, realDir, before } of watched) {
+    for (const { file, realDir, before, stamp } of watched) {
+      // One too long to judge that the command left as it was: nothing to put back (it was removed
+      // before, whatever the command did, as its change could not be judged).
+      if (before === TOO_LONG && stamp !== null && stampOf(file) === stamp) continue;
       const after = readManifest(file);
       if (after === null || tacitBinChange(before, after === TOO_LONG ? TOO_LONG : after) === null) continue;
       notes.push(putBack(file, realDir, before));
@@ -56,10 +68,15 @@ function putBack(file: string, realDir: string, before: ManifestText): string {
   const shown = printable(file);
   try {
     if (realpathSync.native(path.dirname(file)) !== realDir) return `${shown} (its directory now leads elsewhere: tacit left it; remove it before you run npx there)`;
+    if (before === TOO_LONG) {
+      // No copy was kept to put back: set aside, where npx does not read it, rather than removed.
+      const aside = asideName(file);
+      renameSync(file, aside);
+      return `${shown} (it is too long for tacit to keep a copy of, so tacit moved it to ${printable(aside)}: check that it declares no program named tacit, then move it back)`;
+    }
     // The link or file the command left, not what a link leads to.
     if (lstatSync(file, { throwIfNoEntry: false }) !== undefined) rmSync(file, { force: true });
     if (before === null) return `${shown} (tacit removed it: there was none before)`;
-    if (before === TOO_LONG) return `${shown} (tacit removed it: it was too long to keep a copy of)`;
     // A new file (O_EXCL: no link followed), as npm writes it.
     const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
     try {
@@ -70,5 +87,14 @@ function putBack(file: string, realDir: string, before: ManifestText): string {
     return `${shown} (tacit put back what it held before the command)`;
   } catch (error) {
     return `${shown} (tacit could not put it back: ${(error as Error).message}; remove it before you run npx there)`;
+  }
+}
+
+/** A name beside `file` that nothing has yet: package.json.tacit-unjudged, then .1, .2, … */
+function asideName(file: string): string {
+  const base = `${file}.tacit-unjudged`;
+  for (let n = 0; ; n++) {
+    const name = n === 0 ? base : `${base}.${n}`;
+    if (!existsSync(name) && lstatSync(name, { throwIfNoEntry: false }) === undefined) return name;
   }
 }

@@ -111,4 +111,35 @@ ${Object.entries(steps).map(([label, line]) => `  attempt(${lit(label)}, () => p
     // What else the command makes stays.
     expect(readFileSync(path.join(project, "src/made.txt"), "utf8")).toBe("made\n");
   });
+
+  it("a package.json too long to judge is left alone by a command that does not change it, and set aside, never removed, by one that does", async (ctx) => {
+    const dir = confinementDir(ctx);
+    // Past the 1 MiB tacit reads (launch-files.ts LAUNCH_MANIFEST_LIMIT_BYTES): its change cannot be judged.
+    const huge = `${JSON.stringify({ name: "proj", version: "1.0.0", description: "x".repeat(1_100_000) })}\n`;
+    writeTree(dir, { "kept/package.json": huge, "changed/package.json": huge, "cache/.keep": "" });
+    const kept = path.join(dir, "kept");
+    const changed = path.join(dir, "changed");
+    const proof = path.join(dir, "HUGE_RAN");
+    // sed, as an argument of 1 MiB is more than the kernel passes to a program.
+    const bigTacit = huge.replace('"version":"1.0.0",', '"version":"1.0.0","bin":{"tacit":"payload.js"},');
+    const payload = `require("fs").writeFileSync(${JSON.stringify(proof)}, "ran");`;
+    const rewrite = `cd ${sq(changed)} && printf '%s\\n' '#!/usr/bin/env node' ${sq(payload)} > payload.js && sed -i ${sq('s/"version":"1.0.0",/"version":"1.0.0","bin":{"tacit":"payload.js"},/')} package.json`;
+    const r = await tacit(dir, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("untouched", () => proc.exec("sh", ["-c", ${lit(`cd ${sq(kept)} && echo hello > notes.txt`)}]));
+  attempt("rewritten", () => proc.exec("sh", ["-c", ${lit(rewrite)}]));
+});
+`, ["--allowed-roots", dir, "--command-permissions", "sh", "--confine-commands"], { HOME: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    for (const label of ["untouched", "rewritten"]) expect(attemptOf(found, label).status, label).toBe("ok");
+    // Left as it was: before, it was removed after any confined command ("too long to keep a copy of").
+    expect(readFileSync(path.join(kept, "package.json"), "utf8")).toBe(huge);
+    // Changed: set aside whole, where npx does not read it, and the user's next npx tacit runs nothing of the script's.
+    expect(existsSync(path.join(changed, "package.json"))).toBe(false);
+    expect(readFileSync(path.join(changed, "package.json.tacit-unjudged"), "utf8")).toBe(bigTacit);
+    expect((attemptOf(found, "rewritten").value as ExecResult).stderr).toContain("so tacit moved it to");
+    userNpx(changed, path.join(dir, "cache"));
+    expect(existsSync(proof)).toBe(false);
+  });
 });
