@@ -7,14 +7,12 @@
 // a directory is refused like one that moved (test/files/deep-swapped-directory.test.ts has the
 // same race for reads). Through the real CLI; the swaps come from a real process racing the runs.
 
-import type { ChildProcess } from "node:child_process";
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { makeCanary, realTempDir, tacit } from "../files/fixtures.js";
-import { BUILD, SWAPPER } from "../files/deep-tree-swap.js";
-import { killAndWait, startBusyPython } from "../processes.js";
+import { BUILD, expectOrdinaryOrRefused, outcomesScript, whileSwapping } from "../files/deep-tree-swap.js";
 
 let root: string;
 let cleanup: () => void;
@@ -34,39 +32,11 @@ afterAll(() => {
 
 describe("an approved command's working directory swapped for a link deeper than PATH_MAX", () => {
   it("never runs the command there: cat f.txt prints the ordinary file or is refused, never the classified one", async () => {
-    const script = `
-requestExecPermission(["cat"], (p) => {
-  const outcomes: Record<string, number> = {};
-  for (let i = 0; i < ${RUNS}; i++) {
-    let outcome: string;
-    try {
-      const r = p.exec("cat", ["f.txt"], { cwd: "d" });
-      outcome = "ran: " + r.stdout + r.stderr;
-    } catch (e) {
-      outcome = (e instanceof SecurityError ? "SecurityError: " : "Error: ") + String((e as Error).message).split(${JSON.stringify(root)}).join("<root>").replace(/k\\d\\dk+/g, "K").slice(0, 200);
-    }
-    outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
-  }
-  println(JSON.stringify(outcomes));
-});
-`;
-    let swapper: ChildProcess | null = null;
-    let r: Awaited<ReturnType<typeof tacit>>;
-    try {
-      swapper = await startBusyPython(SWAPPER, [root], "the swapper");
-      r = await tacit(root, script, ["--config", path.join(root, "tacit.json"), "--yes", "--command-permissions", "cat", "--exec-timeout-ms", "120000", "--quiet"]);
-    } finally {
-      if (swapper !== null) await killAndWait(swapper);
-    }
-    expect(r.code, r.stderr.slice(0, 2000)).toBe(0);
-    expect(r.stdout).not.toContain(canary);
-    expect(r.stderr).not.toContain(canary);
-    const outcomes = JSON.parse(r.stdout.trim()) as Record<string, number>;
-    expect(Object.values(outcomes).reduce((sum, n) => sum + n, 0)).toBe(RUNS);
-    // Not vacuous: the command ran in d while it was the directory.
-    expect(outcomes["ran: ordinary\n"] ?? 0, JSON.stringify(outcomes)).toBeGreaterThan(0);
-    for (const outcome of Object.keys(outcomes)) {
-      if (outcome !== "ran: ordinary\n") expect(outcome, JSON.stringify(outcomes)).toMatch(/^(SecurityError|Error): /);
-    }
+    const call = `(() => { const r = p.exec("cat", ["f.txt"], { cwd: "d" }); return r.stdout + r.stderr; })()`;
+    const script = outcomesScript(root, (body) => `requestExecPermission(["cat"], (p) => {${body}});\n`, call, RUNS);
+    const args = ["--config", path.join(root, "tacit.json"), "--yes", "--command-permissions", "cat", "--exec-timeout-ms", "120000", "--quiet"];
+    const r = await whileSwapping(root, () => tacit(root, script, args));
+    // The command ran in d while it was the directory, printing the ordinary file; never the classified one.
+    expectOrdinaryOrRefused(r, canary, RUNS, "ordinary\n");
   }, 180_000);
 });

@@ -2,6 +2,11 @@
 // for a link into it: for the tests of what tacit does when /proc cannot name where a descriptor
 // leads (test/files/deep-swapped-directory.test.ts, test/exec/deep-swapped-cwd.test.ts).
 
+import type { ChildProcess } from "node:child_process";
+import { expect } from "vitest";
+import type { CliResult } from "../helpers.js";
+import { killAndWait, startBusyPython } from "../processes.js";
+
 /**
  * Makes root/.ssh/K1/…/K24/f.txt (a path of about 4,800 bytes, past PATH_MAX), a link root/hop to
  * .ssh/K1/…/K12, a link root/.link-d to hop/K13/…/K24 (each link's text within PATH_MAX), and an
@@ -48,3 +53,50 @@ while True:
         print("swapping", flush=True)
 `;
 
+
+/**
+ * A script's loop that makes `call` (an expression, inside `open`'s block) `tries` times and prints
+ * how often each outcome came: "answer: " and the value, or the error's kind and message (the
+ * root's path and the deep tree's names shortened).
+ */
+export function outcomesScript(root: string, open: (body: string) => string, call: string, tries: number): string {
+  return open(`
+  const outcomes: Record<string, number> = {};
+  for (let i = 0; i < ${tries}; i++) {
+    let outcome: string;
+    try {
+      outcome = "answer: " + ${call};
+    } catch (e) {
+      outcome = (e instanceof SecurityError ? "SecurityError: " : "Error: ") + String((e as Error).message).split(${JSON.stringify(root)}).join("<root>").replace(/k\\d\\dk+/g, "K").slice(0, 200);
+    }
+    outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+  }
+  println(JSON.stringify(outcomes));
+`);
+}
+
+/** `run` while SWAPPER exchanges root/d and root/.link-d, the swapper ended after it however it ends. */
+export async function whileSwapping<T>(root: string, run: () => Promise<T>): Promise<T> {
+  let swapper: ChildProcess | null = null;
+  try {
+    swapper = await startBusyPython(SWAPPER, [root], "the swapper");
+    return await run();
+  } finally {
+    if (swapper !== null) await killAndWait(swapper);
+  }
+}
+
+/** What every race here must show: the run ended well, no canary anywhere, every try either the ordinary answer (at least once) or a refusal. */
+export function expectOrdinaryOrRefused(r: CliResult, canary: string, tries: number, ordinary: string): void {
+  expect(r.code, r.stderr.slice(0, 2000)).toBe(0);
+  expect(r.stdout).not.toContain(canary);
+  expect(r.stderr).not.toContain(canary);
+  const outcomes = JSON.parse(r.stdout.trim()) as Record<string, number>;
+  expect(Object.values(outcomes).reduce((sum, n) => sum + n, 0)).toBe(tries);
+  // Not vacuous: the calls ran, and the ordinary file was found while d was the directory.
+  expect(outcomes[`answer: ${ordinary}`] ?? 0, JSON.stringify(outcomes)).toBeGreaterThan(0);
+  // Every other outcome is a refusal, never content.
+  for (const outcome of Object.keys(outcomes)) {
+    if (outcome !== `answer: ${ordinary}`) expect(outcome, JSON.stringify(outcomes)).toMatch(/^(SecurityError|Error): /);
+  }
+}
