@@ -29,18 +29,28 @@ afterAll(() => {
   for (const end of ends.splice(0)) end();
 });
 
+/**
+ * A raw client of `tacit serve` (with `args`) in a temp dir of its own, initialized, that reads
+ * nothing more until the test resumes its stdout; `stderr()` is what the server has said so far.
+ * Closed, and its dir removed, after the file.
+ */
+async function unreadClient(prefix: string, args: string[]) {
+  const { dir, env, cleanup } = tempDirWithHome(prefix);
+  const client = rawClient<Answer>(args, dir, env);
+  let said = "";
+  client.child.stderr.on("data", (chunk: Buffer) => (said += chunk.toString()));
+  ends.push(() => {
+    client.close();
+    cleanup();
+  });
+  await client.initialize();
+  client.child.stdout.pause();
+  return { dir, client, stderr: () => said };
+}
+
 describe("tacit serve and a client that writes every request before it reads", () => {
   it("reads the whole batch while the answers wait, and answers every request once the client reads", async () => {
-    const { dir, env, cleanup } = tempDirWithHome("tacit-write-all-");
-    const client = rawClient<Answer>([], dir, env);
-    let stderr = "";
-    client.child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    ends.push(() => {
-      client.close();
-      cleanup();
-    });
-    await client.initialize();
-    client.child.stdout.pause();
+    const { dir, client, stderr } = await unreadClient("tacit-write-all-", []);
     // 300 calls of a 15 KB answer each, then 3,500 pings: the server waits for its client after the
     // first 4 MiB of answers (some 260 calls); the rest, 350 KB of requests, is more than a pipe and
     // the server's stdin hold (about 130 KB), and within what the server keeps for its client.
@@ -59,11 +69,11 @@ describe("tacit serve and a client that writes every request before it reads", (
     // taking them, and this wait never ended.
     const written = await Promise.race([
       new Promise<string>((resolve) => client.child.stdin.write(requests, (error) => resolve(error ? `failed: ${error.message}` : "written"))),
-      exited.then((code) => `the server exited (${code}) first: ${stderr}`),
+      exited.then((code) => `the server exited (${code}) first: ${stderr()}`),
     ]);
     expect(written).toBe("written");
     // It did wait for its client meanwhile (so the batch was kept, not run): said on stderr.
-    expect(stderr).toContain(WAITS);
+    expect(stderr()).toContain(WAITS);
     client.child.stdin.end();
     client.child.stdout.resume();
     // Every request is answered before the server ends for the input's end.
@@ -85,16 +95,7 @@ describe("tacit serve and a client that writes every request before it reads", (
 // dropped (nothing of it kept but that short answer), nothing in it run. Without that, this test ends at its timeout.
 describe("tacit serve and a client that writes more requests than it keeps before it reads", () => {
   it("answers those past the bound with an error, runs none of them, and answers the rest once the client reads", async () => {
-    const { dir, env, cleanup } = tempDirWithHome("tacit-write-all-past-");
-    const client = rawClient<Answer>(["--no-check"], dir, env);
-    let stderr = "";
-    client.child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    ends.push(() => {
-      client.close();
-      cleanup();
-    });
-    await client.initialize();
-    client.child.stdout.pause();
+    const { dir, client, stderr } = await unreadClient("tacit-write-all-past-", ["--no-check"]);
     // A call that writes a file named by its id: the file says whether it ran.
     const writes = (id: string) => ({
       jsonrpc: "2.0",
@@ -120,10 +121,10 @@ describe("tacit serve and a client that writes more requests than it keeps befor
     const exited = new Promise<number | null>((resolve) => client.child.once("exit", (code) => resolve(code)));
     const written = await Promise.race([
       new Promise<string>((resolve) => client.child.stdin.write(requests, (error) => resolve(error ? `failed: ${error.message}` : "written"))),
-      exited.then((code) => `the server exited (${code}) first: ${stderr}`),
+      exited.then((code) => `the server exited (${code}) first: ${stderr()}`),
     ]);
     expect(written).toBe("written");
-    expect(stderr).toContain(WAITS);
+    expect(stderr()).toContain(WAITS);
     client.child.stdin.end();
     client.child.stdout.resume();
     expect(await exited).toBe(0);
@@ -153,16 +154,7 @@ describe("tacit serve and a client that writes more requests than it keeps befor
 
 describe("tacit serve and a cancellation written past the requests it keeps", () => {
   it("keeps the cancellation (a notification, which no error can answer): the call it names is cancelled", async () => {
-    const { dir, env, cleanup } = tempDirWithHome("tacit-write-all-cancel-");
-    const client = rawClient<Answer>(["--no-check", "--exec-timeout-ms", "50000"], dir, env);
-    let stderr = "";
-    client.child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    ends.push(() => {
-      client.close();
-      cleanup();
-    });
-    await client.initialize();
-    client.child.stdout.pause();
+    const { dir, client, stderr } = await unreadClient("tacit-write-all-cancel-", ["--no-check", "--exec-timeout-ms", "50000"]);
     const interfaces = 300;
     const pings = 10_000;
     // Waits without using the CPU until it is cancelled (or its 50 s time limit: this test's own, 60 s, ends first).
@@ -177,7 +169,7 @@ describe("tacit serve and a cancellation written past the requests it keeps", ()
     const exited = new Promise<number | null>((resolve) => client.child.once("exit", (code) => resolve(code)));
     const written = await Promise.race([
       new Promise<string>((resolve) => client.child.stdin.write(messages.map((m) => client.line(m)).join(""), (error) => resolve(error ? `failed: ${error.message}` : "written"))),
-      exited.then((code) => `the server exited (${code}) first: ${stderr}`),
+      exited.then((code) => `the server exited (${code}) first: ${stderr()}`),
     ]);
     expect(written).toBe("written");
     client.child.stdout.resume();
@@ -194,16 +186,7 @@ describe("tacit serve and a cancellation written past the requests it keeps", ()
 
 describe("tacit serve and a client that writes without end and never reads", () => {
   it("refuses requests only up to a bound of their answers, then reads no more until the client reads, and answers every one", async () => {
-    const { dir, env, cleanup } = tempDirWithHome("tacit-write-all-bound-");
-    const client = rawClient<Answer>([], dir, env);
-    let stderr = "";
-    client.child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    ends.push(() => {
-      client.close();
-      cleanup();
-    });
-    await client.initialize();
-    client.child.stdout.pause();
+    const { dir, client, stderr } = await unreadClient("tacit-write-all-bound-", []);
     // 30,000 pings (900 KB) are more than the server answers (1,000), keeps (4,000) and refuses (10,000) while its
     // client reads nothing, by far more than a pipe holds.
     const pings = 30_000;
@@ -214,12 +197,12 @@ describe("tacit serve and a client that writes without end and never reads", () 
     const stopped = "tacit reads nothing more from it until it reads them";
     await Promise.race([
       (async () => {
-        while (!stderr.includes(stopped) && client.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 20));
+        while (!stderr().includes(stopped) && client.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 20));
       })(),
       allWritten.then(() => (allRead = true)),
     ]);
     expect(allRead, "the server read every ping while its client read none of the answers").toBe(false);
-    expect(stderr).toMatch(/the client has written more than tacit keeps for it while it reads none of its answers \(10,000 requests past those kept, each answered with an error\)/);
+    expect(stderr()).toMatch(/the client has written more than tacit keeps for it while it reads none of its answers \(10,000 requests past those kept, each answered with an error\)/);
     client.child.stdout.resume();
     const answered = (): Answer[] => client.responses.filter((r) => typeof r.id === "string" && r.id.startsWith("p"));
     while (answered().length < pings && client.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 20));
