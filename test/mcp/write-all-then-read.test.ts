@@ -45,12 +45,31 @@ async function unreadClient(prefix: string, args: string[]) {
   });
   await client.initialize();
   client.child.stdout.pause();
-  return { dir, client, stderr: () => said };
+  /**
+   * Writes `requests` whole before reading anything (before, the server stopped taking them, and
+   * this wait never ended), checks that the server said it waited for its client meanwhile, then
+   * reads to the end: the answers, but initialize's (not the server's own requests to the client).
+   */
+  const writeAllThenRead = async (requests: string): Promise<Answer[]> => {
+    const exited = new Promise<number | null>((resolve) => client.child.once("exit", (code) => resolve(code)));
+    const written = await Promise.race([
+      new Promise<string>((resolve) => client.child.stdin.write(requests, (error) => resolve(error ? `failed: ${error.message}` : "written"))),
+      exited.then((code) => `the server exited (${code}) first: ${said}`),
+    ]);
+    expect(written).toBe("written");
+    expect(said).toContain(WAITS);
+    client.child.stdin.end();
+    client.child.stdout.resume();
+    // Every request is answered before the server ends for the input's end.
+    expect(await exited).toBe(0);
+    return client.responses.filter((r) => r.method === undefined && r.id !== undefined && r.id !== 1);
+  };
+  return { dir, client, stderr: () => said, writeAllThenRead };
 }
 
 describe("tacit serve and a client that writes every request before it reads", () => {
   it("reads the whole batch while the answers wait, and answers every request once the client reads", async () => {
-    const { dir, client, stderr } = await unreadClient("tacit-write-all-", []);
+    const { client, writeAllThenRead } = await unreadClient("tacit-write-all-", []);
     // 300 calls of a 15 KB answer each, then 3,500 pings: the server waits for its client after the
     // first 4 MiB of answers (some 260 calls); the rest, 350 KB of requests, is more than a pipe and
     // the server's stdin hold (about 130 KB), and within what the server keeps for its client.
@@ -64,22 +83,7 @@ describe("tacit serve and a client that writes every request before it reads", (
     expect(requests.length).toBeGreaterThan(300_000);
     expect(requests.length).toBeLessThan(QUEUED_REQUESTS_LIMIT_BYTES);
     expect(messages.length).toBeLessThan(QUEUED_REQUESTS_LIMIT);
-    const exited = new Promise<number | null>((resolve) => client.child.once("exit", (code) => resolve(code)));
-    // The client reads nothing until every byte of its batch is taken: before, the server stopped
-    // taking them, and this wait never ended.
-    const written = await Promise.race([
-      new Promise<string>((resolve) => client.child.stdin.write(requests, (error) => resolve(error ? `failed: ${error.message}` : "written"))),
-      exited.then((code) => `the server exited (${code}) first: ${stderr()}`),
-    ]);
-    expect(written).toBe("written");
-    // It did wait for its client meanwhile (so the batch was kept, not run): said on stderr.
-    expect(stderr()).toContain(WAITS);
-    client.child.stdin.end();
-    client.child.stdout.resume();
-    // Every request is answered before the server ends for the input's end.
-    expect(await exited).toBe(0);
-    // Answers only (not the server's own requests to the client), but initialize's.
-    const answered = client.responses.filter((r) => r.method === undefined && r.id !== undefined && r.id !== 1);
+    const answered = await writeAllThenRead(requests);
     // Each request answered once (a ping's answer comes before those of calls taken before it: the SDK
     // answers requests as their handlers finish, as it always has).
     expect(answered.map((r) => String(r.id)).sort()).toEqual(messages.map((m) => String(m.id)).sort());
@@ -95,7 +99,7 @@ describe("tacit serve and a client that writes every request before it reads", (
 // dropped (nothing of it kept but that short answer), nothing in it run. Without that, this test ends at its timeout.
 describe("tacit serve and a client that writes more requests than it keeps before it reads", () => {
   it("answers those past the bound with an error, runs none of them, and answers the rest once the client reads", async () => {
-    const { dir, client, stderr } = await unreadClient("tacit-write-all-past-", ["--no-check"]);
+    const { dir, client, writeAllThenRead } = await unreadClient("tacit-write-all-past-", ["--no-check"]);
     // A call that writes a file named by its id: the file says whether it ran.
     const writes = (id: string) => ({
       jsonrpc: "2.0",
@@ -118,17 +122,7 @@ describe("tacit serve and a client that writes more requests than it keeps befor
     const requests = messages.map((message) => client.line(message)).join("") + "null\n1\n\"x\"\n";
     expect(requests.length).toBeGreaterThan(2 * QUEUED_REQUESTS_LIMIT_BYTES);
     expect(messages.length).toBeGreaterThan(2 * QUEUED_REQUESTS_LIMIT);
-    const exited = new Promise<number | null>((resolve) => client.child.once("exit", (code) => resolve(code)));
-    const written = await Promise.race([
-      new Promise<string>((resolve) => client.child.stdin.write(requests, (error) => resolve(error ? `failed: ${error.message}` : "written"))),
-      exited.then((code) => `the server exited (${code}) first: ${stderr()}`),
-    ]);
-    expect(written).toBe("written");
-    expect(stderr()).toContain(WAITS);
-    client.child.stdin.end();
-    client.child.stdout.resume();
-    expect(await exited).toBe(0);
-    const answered = client.responses.filter((r) => r.method === undefined && r.id !== undefined && r.id !== 1);
+    const answered = await writeAllThenRead(requests);
     // Every request answered, once.
     expect(answered.map((r) => String(r.id)).sort()).toEqual(messages.map((m) => String(m.id)).sort());
     const byId = new Map(answered.map((r) => [r.id, r]));
