@@ -9,7 +9,7 @@ import { lstatSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import picomatch from "picomatch";
-import { withCaretNegation, withLiteralGroups } from "../fs/glob-classes.js";
+import { forPicomatch, withLiteralGroups } from "../fs/glob-classes.js";
 import { isWithin, resolveRealOrSelf } from "../fs/containment.js";
 import { z } from "zod";
 import type { Tier } from "../audit/events.js";
@@ -243,7 +243,7 @@ function directoryGlobs(absolute: string): string[] {
 function ruleGlobTest(glob: string): (candidate: string) => boolean {
   const options = { dot: true, flags: "s" } as const;
   const readings = [glob, withLiteralGroups(glob), withLiteralSpecials(glob)].filter((reading): reading is string => reading !== null);
-  const tests = readings.map((reading) => picomatch(withCaretNegation(reading), options));
+  const tests = readings.map((reading) => picomatch(forPicomatch(reading), options));
   return tests.length === 1 ? tests[0]! : (candidate) => tests.some((test) => test(candidate));
 }
 

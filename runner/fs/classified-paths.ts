@@ -8,7 +8,7 @@
 import path from "node:path";
 import picomatch from "picomatch";
 import { caseFolded } from "./case-folding.js";
-import { withBackslashClasses, withCaretNegation, withLiteralGroups } from "./glob-classes.js";
+import { forPicomatch, withLiteralGroups } from "./glob-classes.js";
 import { isWithin, resolvedPath, resolveReal, resolveRealOrSelf } from "./containment.js";
 
 export const DEFAULT_CLASSIFIED_PATHS: readonly string[] = [
@@ -135,7 +135,7 @@ const FOLDED_GLOB_OPTIONS = { dot: true, flags: "is" } as const;
  * gitignore does, every character but those listed (see glob-classes.ts). As written, ".env.[!e]*"
  * (every .env.* but .env.example) classified .env.example and left .env.production readable.
  */
-const asGiven = (pattern: string): string => withBackslashClasses(withCaretNegation(pattern));
+const asGiven = forPicomatch;
 
 type GlobOptions = typeof GLOB_OPTIONS | typeof FOLDED_GLOB_OPTIONS;
 

@@ -82,3 +82,13 @@ export function withBackslashClasses(glob: string): string {
   if (!glob.includes("\\\\")) return glob;
   return rewriteGlob(glob, { negation: (mark) => mark, outside: (c) => c, escapedOutside: (c) => (c === "\\" ? "[\\\\]" : `\\${c}`) });
 }
+
+/**
+ * A glob as tacit gives it to picomatch, wherever it compiles one (scripts' globs, classified and
+ * protected patterns, policy rules' paths): a class's "[!…]" as the shell reads it, and escaped
+ * backslashes as classes, which picomatch compiles without hanging (see both). A policy rule's path
+ * ending in two escaped backslashes hung tacit at its start, past SIGTERM.
+ */
+export function forPicomatch(glob: string): string {
+  return withBackslashClasses(withCaretNegation(glob));
+}

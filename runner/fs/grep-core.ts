@@ -8,7 +8,7 @@ import { StringDecoder } from "node:string_decoder";
 import picomatch from "picomatch";
 import { openedPath, openForReading, procFdDirectory, procNamesDescriptors } from "./checked-open.js";
 import { ClassifiedPaths } from "./classified-paths.js";
-import { withBackslashClasses, withCaretNegation, withLiteralGroups } from "./glob-classes.js";
+import { forPicomatch, withLiteralGroups } from "./glob-classes.js";
 import { insideOf, isWithin, resolveLinkIn } from "./containment.js";
 import { type LeftOut, LeftOutEntries, linkFailureReason, unreadableReason } from "./left-out.js";
 import { type FoundPaths, isSwappedForNonDirectory, namedPaths, PathChanged, PathTooLongError, pathTooLongReason, topDirectoryChanged, walkTree } from "./walk.js";
@@ -171,7 +171,7 @@ const GLOB_OPTIONS = { dot: true, noextglob: true, nobrace: true } as const;
  * checkedGlob, which refuses the extglobs and braces a script may mean).
  */
 function asWritten(glob: string): string {
-  return withBackslashClasses(withCaretNegation(withLiteralGroups(glob) ?? glob));
+  return forPicomatch(withLiteralGroups(glob) ?? glob);
 }
 
 /**

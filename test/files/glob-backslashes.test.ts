@@ -1,9 +1,11 @@
 // picomatch 4.0.7 never returns from compiling a glob with a "/" that ends in two escaped
 // backslashes (four backslashes after "x/a"). A script's find(".", such a glob) held the host's
 // search thread at full CPU until the time limit, and an operator's --secure-output ending in two
-// backslashes hung the search of tacit's own files that every grepRecursive makes. Escaped
+// backslashes hung the search of tacit's own files that every grepRecursive makes, and a policy
+// rule's path ending so hung tacit at its start, past SIGTERM. Escaped
 // backslashes outside a class are now given to picomatch as a class holding the backslash
-// (glob-classes.ts withBackslashClasses), which matches the same character. Through the real CLI.
+// (glob-classes.ts withBackslashClasses, in forPicomatch, which every picomatch compile of
+// tacit's goes through), which matches the same character. Through the real CLI.
 
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -43,5 +45,13 @@ describe.concurrent("globs with escaped backslashes", () => {
     expect(r.stdout.trim().split(",")).toEqual([path.join(dir, "x", "a.txt"), path.join(dir, "x", "a\\\\")].sort());
     expect(r.stdout).not.toContain("earlier run");
     expect(readFileSync(sink, "utf8")).toContain("TOKEN from an earlier run's secret\n");
+  });
+
+  it("a policy rule whose path ends in two escaped backslashes is compiled, and the run goes on", async () => {
+    const config = path.join(dir, "policy.json");
+    writeFileSync(config, JSON.stringify({ policy: { rules: [{ action: "fs.write", path: path.join(dir, "x", `a${TWO_ESCAPED}`), tier: "always-ask" }] } }));
+    const r = await run("write.ts", `requestFileSystem(".", (fs) => { fs.access("written.txt").write("hi"); println("wrote"); });\n`, ["--config", config]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe("wrote\n");
   });
 });
