@@ -1190,10 +1190,10 @@ function realDirectory(dir: string): string | null {
 /**
  * Of `paths`, none of which existed as the command started, what to remove once it has ended: a
  * check that removes each it made, where its directory leads where it led then (never through a
- * directory the command swapped for a link to elsewhere), and returns what it removed (or could
- * not, saying why).
+ * directory the command swapped for a link to elsewhere), and says so for the command's stderr:
+ * "the command made <what it removed, or could not, saying why>, <why>" ("" where it made none).
  */
-function madeRemover(paths: readonly string[]): () => string[] {
+function madeRemover(paths: readonly string[], why: string): () => string {
   const before = paths.map((p) => ({ p, dir: realDirectory(path.dirname(p)) }));
   return () => {
     const removed: string[] = [];
@@ -1211,7 +1211,7 @@ function madeRemover(paths: readonly string[]): () => string[] {
         removed.push(`${shown} (could not be removed: ${(error as Error).message}; remove it yourself)`);
       }
     }
-    return removed;
+    return removed.length === 0 ? "" : `\n[tacit: the command made ${removed.join(", ")}, ${why}]\n`;
   };
 }
 
@@ -1225,16 +1225,11 @@ function madeRemover(paths: readonly string[]): () => string[] {
  * (git makes its lock files and renames them there), so it is undone once the command has ended.
  */
 export function gitMovesUndone(dirs: readonly string[]): () => string {
-  const remove = madeRemover(dirs.map((dir) => path.join(dir, COMMONDIR)));
-  return () => {
-    const removed = remove();
-    if (removed.length === 0) return "";
-    return (
-      `\n[tacit: the command made ${removed.join(", ")}, which moves git's configuration and hooks to another ` +
-      "directory, and git would run the commands named there, unconfined, at the user's next git command; tacit removed it. " +
-      "A confined command may not change git's configuration: ask the user to]\n"
-    );
-  };
+  return madeRemover(
+    dirs.map((dir) => path.join(dir, COMMONDIR)),
+    "which moves git's configuration and hooks to another directory, and git would run the commands named there, unconfined, " +
+      "at the user's next git command; tacit removed it. A confined command may not change git's configuration: ask the user to",
+  );
 }
 
 /**
@@ -1246,16 +1241,11 @@ export function gitMovesUndone(dirs: readonly string[]): () => string {
  * the user's next git commit ran it, unconfined.
  */
 function gitPlacesUndone(absent: readonly string[]): () => string {
-  const remove = madeRemover(absent);
-  return () => {
-    const removed = remove();
-    if (removed.length === 0) return "";
-    return (
-      `\n[tacit: the command made ${removed.join(", ")}, which a repository's git configuration names as hooks, configuration or a ` +
-      "program to run, and git would run it, unconfined, at the user's next git command; tacit removed it. A confined command may " +
-      "not change what git runs: ask the user to]\n"
-    );
-  };
+  return madeRemover(
+    absent,
+    "which a repository's git configuration names as hooks, configuration or a program to run, and git would run it, unconfined, " +
+      "at the user's next git command; tacit removed it. A confined command may not change what git runs: ask the user to",
+  );
 }
 
 /**
@@ -1266,16 +1256,11 @@ function gitPlacesUndone(absent: readonly string[]): () => string {
  * file of its own into the next `npx tacit`, with the user's full authority.
  */
 function launchFilesUndone(absent: readonly string[]): () => string {
-  const remove = madeRemover(absent);
-  return () => {
-    const removed = remove();
-    if (removed.length === 0) return "";
-    return (
-      `\n[tacit: the command made ${removed.join(", ")}, which decides how tacit starts next (npm's configuration, an MCP ` +
-      "client's settings, or the program `npx tacit` runs), with the user's full authority; tacit removed it. A confined command " +
-      "may not make these: ask the user to]\n"
-    );
-  };
+  return madeRemover(
+    absent,
+    "which decides how tacit starts next (npm's configuration, an MCP client's settings, or the program `npx tacit` runs), with " +
+      "the user's full authority; tacit removed it. A confined command may not make these: ask the user to",
+  );
 }
 
 /**
