@@ -7,7 +7,7 @@
 // judged after it as tacit's file API judges a script's write (tacitBinChange): one that came to
 // declare a program named tacit is put back as it was, and the command's stderr says so.
 
-import { closeSync, constants, existsSync, lstatSync, openSync, realpathSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, realpathSync, renameSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
 import { type ManifestText, readManifest, tacitBinChange, TOO_LONG } from "../launch-files.js";
 import { printable } from "../printable.js";
@@ -95,6 +95,6 @@ function asideName(file: string): string {
   const base = `${file}.tacit-unjudged`;
   for (let n = 0; ; n++) {
     const name = n === 0 ? base : `${base}.${n}`;
-    if (!existsSync(name) && lstatSync(name, { throwIfNoEntry: false }) === undefined) return name;
+    if (lstatSync(name, { throwIfNoEntry: false }) === undefined) return name;
   }
 }
