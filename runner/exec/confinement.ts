@@ -74,6 +74,7 @@ import { KEYCTL_CANDIDATES } from "../sandbox-mounts.js";
 import { isSinkRefusal, SecureSink } from "../secure-sink.js";
 import { tempRoots } from "../temp-dirs.js";
 import { watchLaunchManifests } from "./launch-manifests.js";
+import { newRepositoriesSetAside } from "./new-repositories.js";
 import { lifelineCheck } from "./lifeline.js";
 import { MAP_CURRENT_USER, type NamespaceWrapper, SHELL } from "./pid-namespace.js";
 import { executable, isDirectory } from "./program-path.js";
@@ -326,6 +327,8 @@ interface Listing {
   directories: string[];
   /** tacit could not list it (see listedEntries): covered whole, as nothing in it could be told apart. */
   unlistable: boolean;
+  /** It holds an entry named `.git`: one made where there was none is set aside after the command (see new-repositories.ts). */
+  gitEntry: boolean;
 }
 
 /** Directory listings kept, per set of classified patterns, at most (then they are forgotten and read again). */
@@ -356,7 +359,7 @@ function stampOf(dir: string): BigIntStats | null {
 /** A listing of nothing yet, made at `stamp` (null: the directory was gone, as no later stamp is). */
 function emptyListing(stamp: BigIntStats | null): Listing {
   const { ctimeNs, ino, dev } = stamp ?? { ctimeNs: -1n, ino: -1n, dev: -1n };
-  return { ctimeNs, ino, dev, classified: [], gitControls: [], npxPrograms: [], opensWithEffect: [], commondirMissing: false, manifests: [], directories: [], unlistable: false };
+  return { ctimeNs, ino, dev, classified: [], gitControls: [], npxPrograms: [], opensWithEffect: [], commondirMissing: false, manifests: [], directories: [], unlistable: false, gitEntry: false };
 }
 
 /** Whether `stamp` is the device, inode and change time `listing` was made at (gone: not, unless it was then). */
@@ -682,6 +685,7 @@ export class CommandConfinement {
     const gitAfter = gitMovesUndone(gitDirectories);
     const gitPlacesAfter = gitPlacesUndone(absentGitPlaces);
     const launchAfter = launchFilesUndone(absentLaunchFiles);
+    const repositoriesAfter = newRepositoriesSetAside(checked.map(({ dir, listing }) => ({ dir, ctimeNs: listing.ctimeNs, ino: listing.ino, dev: listing.dev, hadGit: listing.gitEntry })));
     const expected = createHash("sha256")
       .update(checked.map(({ listing }) => `${listing.dev} ${listing.ino} ${nanoseconds(listing.ctimeNs)}\n`).join(""))
       .digest("hex");
@@ -689,7 +693,7 @@ export class CommandConfinement {
       walked: Buffer.from(checked.map(({ dir }) => `${dir}\0`).join("")),
       // For the refusal, where the setup found the roots changed: a directory that has changed since the walk.
       changedSince: () => checked.find(({ dir, listing }) => !sameStamp(stampOf(dir), listing))?.dir ?? null,
-      afterwards: () => gitAfter() + gitPlacesAfter() + launchAfter() + manifestsAfter(),
+      afterwards: () => gitAfter() + gitPlacesAfter() + launchAfter() + manifestsAfter() + repositoriesAfter(),
       program: wrapper.program,
       args: [
         ...confinedNamespaceArgs(wrapper),
@@ -1118,6 +1122,7 @@ export class CommandConfinement {
     const names = new Set((found ?? []).map((entry) => entry.name.toLowerCase()));
     const repository = names.has("head") && (GIT_DIRECTORY.test(dir) || names.has(COMMONDIR) || (names.has("objects") && names.has("refs")));
     listing.commondirMissing = repository && !names.has(COMMONDIR);
+    listing.gitEntry = names.has(".git");
     for (const entry of found ?? []) {
       const full = path.join(dir, entry.name);
       if (this.settings.classified.matchesExactly(full, entry.name)) listing.classified.push(full);

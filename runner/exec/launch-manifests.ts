@@ -11,6 +11,7 @@ import { closeSync, constants, lstatSync, openSync, realpathSync, renameSync, rm
 import path from "node:path";
 import { type ManifestText, readManifest, tacitBinChange, TOO_LONG } from "../launch-files.js";
 import { printable } from "../printable.js";
+import { asideName } from "./aside-name.js";
 
 interface Watched {
   file: string;
@@ -87,14 +88,5 @@ function putBack(file: string, realDir: string, before: ManifestText): string {
     return `${shown} (tacit put back what it held before the command)`;
   } catch (error) {
     return `${shown} (tacit could not put it back: ${(error as Error).message}; remove it before you run npx there)`;
-  }
-}
-
-/** A name beside `file` that nothing has yet: package.json.tacit-unjudged, then .1, .2, … */
-function asideName(file: string): string {
-  const base = `${file}.tacit-unjudged`;
-  for (let n = 0; ; n++) {
-    const name = n === 0 ? base : `${base}.${n}`;
-    if (lstatSync(name, { throwIfNoEntry: false }) === undefined) return name;
   }
 }

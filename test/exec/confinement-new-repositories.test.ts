@@ -1,0 +1,91 @@
+// A confined command may not leave a git repository where there was none (runner/exec/new-repositories.ts).
+// A repository's configuration and hooks are read-only to it where one exists, and tacit's file
+// API refuses to make a `.git` at all, but a confined `sh` ran `git init` in the project, in one of
+// its directories and in a directory of its own, and set core.fsmonitor in each: the user's next
+// `git status` there (or a shell prompt showing git's state) ran it, unconfined. A `.git` file
+// naming a repository the command made elsewhere did the same. Each is run through the real CLI
+// and checked by the user's own git, run afterwards outside tacit.
+
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it, type TestContext } from "vitest";
+import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, realTempDir, tacit, writeTree } from "./fixtures.js";
+
+type ExecResult = { exitCode: number; stdout: string; stderr: string };
+
+/** A directory under /var/tmp (confined commands get a private /tmp), skipped where commands get no mount namespace. */
+function confinementDir(ctx: TestContext): string {
+  const reasons: string[] = [];
+  const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], (r) => reasons.push(r), (r) => reasons.push(r));
+  ctx.skip(wrapper?.ownProc !== true, `this host cannot give commands a mount namespace (${reasons.join("; ")}); confinement refuses every command there`);
+  const { dir, cleanup } = realTempDir("tacit-new-repositories-", "/var/tmp");
+  ctx.onTestFinished(cleanup);
+  return dir;
+}
+
+const gitArgs = ["-c", "safe.directory=*", "-c", "user.name=t", "-c", "user.email=t@example.com"];
+
+/** The user's own `git status` in `cwd`, after tacit has ended: whatever it says, it must run nothing of the command's. */
+function userGitStatus(cwd: string, home: string): void {
+  spawnSync("git", [...gitArgs, "status"], { cwd, encoding: "utf8", env: { ...process.env, HOME: home, GIT_CEILING_DIRECTORIES: home } });
+}
+
+describe("a confined command and a repository where there was none", () => {
+  it("cannot leave one for the user's next git command: each .git it made is set aside, and its stderr says so", async (ctx) => {
+    const dir = confinementDir(ctx);
+    writeTree(dir, { "project/readme.txt": "hello\n", "project/lib/index.js": "1\n", "project/kept/readme.txt": "kept\n" });
+    const project = path.join(dir, "project");
+    // A repository that was there before: the command's git init in it changes nothing, and it stays.
+    spawnSync("git", [...gitArgs, "init", "-q"], { cwd: path.join(project, "kept") });
+    const proof = (name: string): string => path.join(dir, `${name}_FSMONITOR_RAN`);
+    const planted = (where: string, name: string): string => `git init -q ${where} && git -C ${where} config core.fsmonitor "touch ${proof(name)}; false"`;
+    const r = await tacit(
+      project,
+      `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("project", () => proc.exec("sh", ["-c", ${lit(planted(".", "PROJECT"))}]));
+  attempt("lib", () => proc.exec("sh", ["-c", ${lit(planted("lib", "LIB"))}]));
+  attempt("new", () => proc.exec("sh", ["-c", ${lit(`mkdir -p new/deeper && ${planted("new/deeper", "NEW")}`)}]));
+  attempt("file", () => proc.exec("sh", ["-c", ${lit(`mkdir -p linked/src && ${planted("linked/src", "FILE")} && mv linked/src/.git linked/repo && printf 'gitdir: %s/linked/repo\\n' "$PWD" > linked/src/.git`)}]));
+});
+`,
+      ["--command-permissions", "sh", "--confine-commands"],
+      { HOME: dir },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    const result = (label: string): ExecResult => {
+      const attempt = attemptOf(found, label);
+      expect(attempt.status, `${label}: ${JSON.stringify(attempt.value)}`).toBe("ok");
+      return attempt.value as ExecResult;
+    };
+    // The user's next git commands, unconfined, run nothing of the command's.
+    for (const where of [project, path.join(project, "lib"), path.join(project, "new/deeper"), path.join(project, "linked/src"), path.join(project, "kept")]) {
+      userGitStatus(where, dir);
+    }
+    for (const name of ["PROJECT", "LIB", "NEW", "FILE"]) expect(existsSync(proof(name)), name).toBe(false);
+    // Each .git made is set aside, not lost, and the command's stderr names it and says what to do.
+    const setAside = [
+      ["project", "."],
+      ["lib", "lib"],
+      ["new", "new/deeper"],
+      ["file", "linked/src"],
+    ] as const;
+    for (const [label, where] of setAside) {
+      const made = path.join(project, where, ".git");
+      expect(existsSync(made), where).toBe(false);
+      expect(existsSync(`${made}.tacit-unjudged`), where).toBe(true);
+      const { exitCode, stderr } = result(label);
+      expect(exitCode, `${label}: ${stderr}`).toBe(0);
+      expect(stderr).toContain("the command made a git repository where there was none:");
+      expect(stderr).toContain(`${made} (set aside as ${made}.tacit-unjudged)`);
+      expect(stderr).toContain("check the configuration and hooks of one set aside and move it back");
+    }
+    expect(readFileSync(path.join(project, "linked/src/.git.tacit-unjudged"), "utf8")).toBe(`gitdir: ${path.join(project, "linked/repo")}\n`);
+    // The repository that was there stays where it was, and no note names it.
+    expect(existsSync(path.join(project, "kept/.git/HEAD"))).toBe(true);
+    expect(r.stdout).not.toContain(path.join(project, "kept/.git"));
+  });
+});
