@@ -75,6 +75,7 @@ import { isSinkRefusal, SecureSink } from "../secure-sink.js";
 import { tempRoots } from "../temp-dirs.js";
 import { watchLaunchManifests } from "./launch-manifests.js";
 import { newRepositoriesSetAside } from "./new-repositories.js";
+import { COMMONDIR, isRepository, REPOSITORY_CONTROLS } from "./repository-shape.js";
 import { lifelineCheck } from "./lifeline.js";
 import { MAP_CURRENT_USER, type NamespaceWrapper, SHELL } from "./pid-namespace.js";
 import { executable, isDirectory } from "./program-path.js";
@@ -109,21 +110,6 @@ const SETUP_FAILED = "tacit-confinement-failed:";
 export const CONFINED_LIFELINE_FD = 5;
 const SETUP_FAILED_STATUS = 125;
 const GLOB_CHAR = /[*?[\]{}!]/;
-/**
- * A repository's own directory by its path (a `.git`, a submodule's or a linked worktree's under
- * it), when it holds HEAD; any other directory is one by its shape, as git tells (HEAD beside
- * objects and refs, or beside a commondir): a bare repository in the roots (a project's local
- * remote, `remote.git`) is one. A `commondir` there names the directory git reads that repository's
- * configuration and hooks from, in place of its own (see gitMovesUndone).
- */
-const GIT_DIRECTORY = /(?:^|\/)\.git(?:\/(?:modules\/.+|worktrees\/[^/]+))?$/i;
-const COMMONDIR = "commondir";
-/**
- * What in a repository's directory names commands git runs with the user's full authority,
- * unconfined: its configuration (core.fsmonitor, aliases), its hooks (a bare repository's
- * pre-receive runs at the user's next `git push` to it), and where they are (commondir).
- */
-const REPOSITORY_CONTROLS: ReadonlySet<string> = new Set(["config", "config.worktree", "hooks", COMMONDIR]);
 /** What the setup has \`stat\` say of each directory walked: device, inode, change time (ns), as walkedLine writes them. */
 const WALKED_STAT = "%d %i %.9Z\\n";
 
@@ -320,7 +306,7 @@ interface Listing {
   npxPrograms: string[];
   /** Unix sockets, FIFOs and device nodes here, covered (see walkClassified). */
   opensWithEffect: string[];
-  /** A git directory of the roots (see GIT_DIRECTORY) that holds no `commondir`: one made here is removed after the command (see gitMovesUndone). */
+  /** A git directory of the roots (see isRepository) that holds no `commondir`: one made here is removed after the command (see gitMovesUndone). */
   commondirMissing: boolean;
   /** package.json here: judged after the command, as the file API judges a write (see launch-manifests.ts). */
   manifests: string[];
@@ -329,6 +315,8 @@ interface Listing {
   unlistable: boolean;
   /** It holds an entry named `.git`: one made where there was none is set aside after the command (see new-repositories.ts). */
   gitEntry: boolean;
+  /** It is a repository's directory (see isRepository): one it becomes has its configuration and hooks set aside after the command. */
+  repository: boolean;
 }
 
 /** Directory listings kept, per set of classified patterns, at most (then they are forgotten and read again). */
@@ -359,7 +347,7 @@ function stampOf(dir: string): BigIntStats | null {
 /** A listing of nothing yet, made at `stamp` (null: the directory was gone, as no later stamp is). */
 function emptyListing(stamp: BigIntStats | null): Listing {
   const { ctimeNs, ino, dev } = stamp ?? { ctimeNs: -1n, ino: -1n, dev: -1n };
-  return { ctimeNs, ino, dev, classified: [], gitControls: [], npxPrograms: [], opensWithEffect: [], commondirMissing: false, manifests: [], directories: [], unlistable: false, gitEntry: false };
+  return { ctimeNs, ino, dev, classified: [], gitControls: [], npxPrograms: [], opensWithEffect: [], commondirMissing: false, manifests: [], directories: [], unlistable: false, gitEntry: false, repository: false };
 }
 
 /** Whether `stamp` is the device, inode and change time `listing` was made at (gone: not, unless it was then). */
@@ -685,7 +673,7 @@ export class CommandConfinement {
     const gitAfter = gitMovesUndone(gitDirectories);
     const gitPlacesAfter = gitPlacesUndone(absentGitPlaces);
     const launchAfter = launchFilesUndone(absentLaunchFiles);
-    const repositoriesAfter = newRepositoriesSetAside(checked.map(({ dir, listing }) => ({ dir, ctimeNs: listing.ctimeNs, ino: listing.ino, dev: listing.dev, hadGit: listing.gitEntry })));
+    const repositoriesAfter = newRepositoriesSetAside(checked.map(({ dir, listing }) => ({ dir, ctimeNs: listing.ctimeNs, ino: listing.ino, dev: listing.dev, hadGit: listing.gitEntry, wasRepository: listing.repository })));
     const expected = createHash("sha256")
       .update(checked.map(({ listing }) => `${listing.dev} ${listing.ino} ${nanoseconds(listing.ctimeNs)}\n`).join(""))
       .digest("hex");
@@ -1120,7 +1108,8 @@ export class CommandConfinement {
     const found = listedEntries(dir);
     listing.unlistable = found === null;
     const names = new Set((found ?? []).map((entry) => entry.name.toLowerCase()));
-    const repository = names.has("head") && (GIT_DIRECTORY.test(dir) || names.has(COMMONDIR) || (names.has("objects") && names.has("refs")));
+    const repository = isRepository(dir, names);
+    listing.repository = repository;
     listing.commondirMissing = repository && !names.has(COMMONDIR);
     listing.gitEntry = names.has(".git");
     for (const entry of found ?? []) {

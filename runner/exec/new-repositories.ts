@@ -1,12 +1,18 @@
 // The git repositories a confined command (--confine-commands) made in the roots where there was
 // none. A repository's configuration and hooks are kept read-only where one exists (confinement.ts,
 // gitControls), and tacit's file API refuses to make a `.git` anywhere, but a confined `sh` could
-// `mkdir sub/.git` and write a config whose core.fsmonitor git runs, with the user's full
-// authority and unconfined, at their next `git status` there, or at once when a shell prompt that
-// shows git's state is opened in that directory. A name that does not exist cannot be covered, so
-// each `.git` the command made (a directory, a file naming a git directory elsewhere, or a link)
-// is set aside once it has ended, as `.git.tacit-unjudged`, where git does not look for it: kept
-// for the user to judge (a `git init` or `git clone` the agent meant), never run.
+// `git init` a directory and set a core.fsmonitor that git runs, with the user's full authority and
+// unconfined, at their next `git status` there, or at once when a shell prompt that shows git's
+// state is opened in that directory. A name that does not exist cannot be covered, so once the
+// command has ended:
+//   - each `.git` it made where there was none (a directory, a file naming a git directory
+//     elsewhere, or a link) is set aside as `.git.tacit-unjudged`, where git does not look for it
+//     from the directory around it (and a directory's configuration and hooks, as below: git run
+//     inside it takes it for a bare repository);
+//   - each directory that has become a repository by its shape (see isRepository: a bare one, as
+//     `git init --bare` makes, which git takes for a repository when run inside it) has its
+//     configuration, hooks and commondir set aside the same way.
+// Kept for the user to judge (a `git init` or `git clone` the agent meant), never run.
 //
 // Found from the walk before the command: a directory whose change time, inode and device are
 // the same has the entries it had (a name made in it sets its change time); each other one is
@@ -18,6 +24,7 @@ import { type Dirent, lstatSync, readdirSync, realpathSync, renameSync } from "n
 import path from "node:path";
 import { printable } from "../printable.js";
 import { asideName } from "./aside-name.js";
+import { isRepository, REPOSITORY_CONTROLS } from "./repository-shape.js";
 
 /** A directory as the walk before the command found it. */
 export interface WalkedDirectory {
@@ -28,6 +35,8 @@ export interface WalkedDirectory {
   dev: bigint;
   /** Whether it held an entry named `.git` (in any case) then. */
   hadGit: boolean;
+  /** Whether it was a repository's directory then (see isRepository). */
+  wasRepository: boolean;
 }
 
 const GIT = ".git";
@@ -35,39 +44,47 @@ const NODE_MODULES = "node_modules";
 
 /**
  * Returns what to do once the command has ended: set aside each `.git` it made in `walked` or in a
- * directory it made there, and say so for its stderr ("" where it made none).
+ * directory it made there, and the configuration and hooks of each directory it made a
+ * repository, and say so for its stderr ("" where it made none).
  */
 export function newRepositoriesSetAside(walked: readonly WalkedDirectory[]): () => string {
   return () => {
     const known = new Set(walked.map(({ dir }) => dir));
     const notes: string[] = [];
     const pending: string[] = [];
+    /** Sets aside what in `dir` makes a repository git would run from, and queues the directories to look through. */
+    const judge = (dir: string, entries: Dirent[], before: WalkedDirectory | null): void => {
+      const names = new Set(entries.map((entry) => entry.name.toLowerCase()));
+      const becameRepository = !(before?.wasRepository ?? false) && isRepository(dir, names);
+      for (const entry of entries) {
+        const full = path.join(dir, entry.name);
+        const name = entry.name.toLowerCase();
+        if (name === GIT) {
+          if (before?.hadGit ?? false) continue;
+          const aside = setAside(full, notes);
+          // Set aside, a repository's directory is still one by its shape where git is run inside it: its configuration and hooks too.
+          if (aside !== null && entry.isDirectory()) pending.push(aside);
+        } else if (becameRepository && REPOSITORY_CONTROLS.has(name)) {
+          setAside(full, notes);
+        } else if (entry.isDirectory() && !known.has(full) && entry.name !== NODE_MODULES) {
+          pending.push(full);
+        }
+      }
+    };
     for (const before of walked) {
       if (before.dir.split(path.sep).includes(NODE_MODULES) || unchanged(before)) continue;
       // Not through a directory swapped for a link: what it leads to was not walked, and may lie outside the roots.
       if (!isRealDirectory(before.dir)) continue;
-      const entries = entriesOf(before.dir, notes);
-      for (const entry of entries) {
-        const full = path.join(before.dir, entry.name);
-        if (isGitName(entry.name)) {
-          if (!before.hadGit) notes.push(setAside(full));
-        } else if (entry.isDirectory() && !known.has(full) && entry.name !== NODE_MODULES) pending.push(full);
-      }
+      judge(before.dir, entriesOf(before.dir, notes), before);
     }
-    // The directories the command made (or moved into the roots' walked directories): every `.git` in them is new here.
-    for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
-      for (const entry of entriesOf(dir, notes)) {
-        const full = path.join(dir, entry.name);
-        if (isGitName(entry.name)) notes.push(setAside(full));
-        else if (entry.isDirectory() && entry.name !== NODE_MODULES) pending.push(full);
-      }
-    }
+    // The directories the command made (or moved into the roots' walked directories): every repository in them is new here.
+    for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) judge(dir, entriesOf(dir, notes), null);
     if (notes.length === 0) return "";
     return (
       `\n[tacit: the command made a git repository where there was none: ${notes.join(", ")}. git runs what a repository's ` +
       "configuration and hooks name (core.fsmonitor at every git status, in a shell prompt too), with the user's full authority, " +
       "outside the sandbox, and a confined command may not leave one for it to run; ask the user to make the repository (git init, " +
-      "git clone), or to check the configuration and hooks of one set aside and move it back]\n"
+      "git clone), or to check what was set aside and move it back]\n"
     );
   };
 }
@@ -85,32 +102,29 @@ function isRealDirectory(dir: string): boolean {
   }
 }
 
-/** Git looks for `.git` as named; on a case-insensitive file system `.GIT` is that name too. */
-function isGitName(name: string): boolean {
-  return name.toLowerCase() === GIT;
-}
-
 /** `dir`'s entries; where it cannot be listed, none, and a note that says so. */
 function entriesOf(dir: string, notes: string[]): Dirent[] {
   try {
     return readdirSync(dir, { withFileTypes: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    // Gone since (the command removed it, or another step of this check moved it): nothing in it to set aside.
+    // Gone since (the command removed it, or this check set it aside): nothing in it to set aside.
     if (code === "ENOENT" || code === "ENOTDIR") return [];
     notes.push(`${printable(dir)} (tacit could not look in it for one: ${(error as Error).message}; look for a .git in it before you run git there)`);
     return [];
   }
 }
 
-/** Moves `made` aside, to a name git does not look for, and says where. */
-function setAside(made: string): string {
+/** Moves `made` aside, to a name git does not look for, and notes where; returns that name (null: it could not be moved). */
+function setAside(made: string, notes: string[]): string | null {
   const shown = printable(made);
   try {
     const aside = asideName(made);
     renameSync(made, aside);
-    return `${shown} (set aside as ${printable(aside)})`;
+    notes.push(`${shown} (set aside as ${printable(aside)})`);
+    return aside;
   } catch (error) {
-    return `${shown} (tacit could not set it aside: ${(error as Error).message}; remove it before you run git there)`;
+    notes.push(`${shown} (tacit could not set it aside: ${(error as Error).message}; remove it before you run git there)`);
+    return null;
   }
 }

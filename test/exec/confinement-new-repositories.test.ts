@@ -3,8 +3,9 @@
 // API refuses to make a `.git` at all, but a confined `sh` ran `git init` in the project, in one of
 // its directories and in a directory of its own, and set core.fsmonitor in each: the user's next
 // `git status` there (or a shell prompt showing git's state) ran it, unconfined. A `.git` file
-// naming a repository the command made elsewhere did the same. Each is run through the real CLI
-// and checked by the user's own git, run afterwards outside tacit.
+// naming a repository the command made elsewhere did the same, and a bare repository it made (a
+// project's local remote) ran its pre-receive hook at the user's next `git push` to it. Each is run
+// through the real CLI and checked by the user's own git, run afterwards outside tacit.
 
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -37,8 +38,9 @@ describe("a confined command and a repository where there was none", () => {
     const dir = confinementDir(ctx);
     writeTree(dir, { "project/readme.txt": "hello\n", "project/lib/index.js": "1\n", "project/kept/readme.txt": "kept\n" });
     const project = path.join(dir, "project");
-    // A repository that was there before: the command's git init in it changes nothing, and it stays.
-    spawnSync("git", [...gitArgs, "init", "-q"], { cwd: path.join(project, "kept") });
+    // A repository that was there before: it stays as it was, and the user pushes from it afterwards.
+    const kept = path.join(project, "kept");
+    for (const args of [["init", "-q"], ["add", "readme.txt"], ["commit", "-qm", "init"]]) spawnSync("git", [...gitArgs, ...args], { cwd: kept });
     const proof = (name: string): string => path.join(dir, `${name}_FSMONITOR_RAN`);
     const planted = (where: string, name: string): string => `git init -q ${where} && git -C ${where} config core.fsmonitor "touch ${proof(name)}; false"`;
     const r = await tacit(
@@ -49,6 +51,7 @@ requestExecPermission(["sh"], (proc) => {
   attempt("lib", () => proc.exec("sh", ["-c", ${lit(planted("lib", "LIB"))}]));
   attempt("new", () => proc.exec("sh", ["-c", ${lit(`mkdir -p new/deeper && ${planted("new/deeper", "NEW")}`)}]));
   attempt("file", () => proc.exec("sh", ["-c", ${lit(`mkdir -p linked/src && ${planted("linked/src", "FILE")} && mv linked/src/.git linked/repo && printf 'gitdir: %s/linked/repo\\n' "$PWD" > linked/src/.git`)}]));
+  attempt("bare", () => proc.exec("sh", ["-c", ${lit(`git init -q --bare remote.git && printf '#!/bin/sh\\ntouch ${proof("BARE")}\\n' > remote.git/hooks/pre-receive && chmod +x remote.git/hooks/pre-receive`)}]));
 });
 `,
       ["--command-permissions", "sh", "--confine-commands"],
@@ -65,7 +68,8 @@ requestExecPermission(["sh"], (proc) => {
     for (const where of [project, path.join(project, "lib"), path.join(project, "new/deeper"), path.join(project, "linked/src"), path.join(project, "kept")]) {
       userGitStatus(where, dir);
     }
-    for (const name of ["PROJECT", "LIB", "NEW", "FILE"]) expect(existsSync(proof(name)), name).toBe(false);
+    spawnSync("git", [...gitArgs, "push", "-q", path.join(project, "remote.git"), "HEAD:refs/heads/main"], { cwd: kept, env: { ...process.env, HOME: dir } });
+    for (const name of ["PROJECT", "LIB", "NEW", "FILE", "BARE"]) expect(existsSync(proof(name)), name).toBe(false);
     // Each .git made is set aside, not lost, and the command's stderr names it and says what to do.
     const setAside = [
       ["project", "."],
@@ -81,9 +85,19 @@ requestExecPermission(["sh"], (proc) => {
       expect(exitCode, `${label}: ${stderr}`).toBe(0);
       expect(stderr).toContain("the command made a git repository where there was none:");
       expect(stderr).toContain(`${made} (set aside as ${made}.tacit-unjudged)`);
-      expect(stderr).toContain("check the configuration and hooks of one set aside and move it back");
+      expect(stderr).toContain("ask the user to make the repository (git init, git clone), or to check what was set aside and move it back");
     }
     expect(readFileSync(path.join(project, "linked/src/.git.tacit-unjudged"), "utf8")).toBe(`gitdir: ${path.join(project, "linked/repo")}\n`);
+    // A repository by its shape (the bare one, and each .git directory set aside, which git run inside it takes for
+    // one) has its configuration and hooks set aside too.
+    for (const repository of ["remote.git", ".git.tacit-unjudged", "lib/.git.tacit-unjudged", "new/deeper/.git.tacit-unjudged"]) {
+      for (const control of ["config", "hooks"]) {
+        const made = path.join(project, repository, control);
+        expect(existsSync(made), made).toBe(false);
+        expect(existsSync(`${made}.tacit-unjudged`), made).toBe(true);
+      }
+    }
+    expect(result("bare").stderr).toContain(`${path.join(project, "remote.git/hooks")} (set aside as ${path.join(project, "remote.git/hooks")}.tacit-unjudged)`);
     // The repository that was there stays where it was, and no note names it.
     expect(existsSync(path.join(project, "kept/.git/HEAD"))).toBe(true);
     expect(r.stdout).not.toContain(path.join(project, "kept/.git"));
