@@ -11,22 +11,9 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { chownSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it, type TestContext } from "vitest";
-import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
+import { describe, expect, it } from "vitest";
 import { findOnPath } from "../../runner/exec/program-path.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, NOBODY, nobodyCanRunTacit, nobodysProject, realTempDir, tacit, tacitAsNobody, writeTree } from "./fixtures.js";
-
-type ExecResult = { exitCode: number; stdout: string; stderr: string };
-
-/** A directory under /var/tmp (confined commands get a private /tmp), skipped where commands get no mount namespace. */
-function confinementDir(ctx: TestContext): string {
-  const reasons: string[] = [];
-  const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], (r) => reasons.push(r), (r) => reasons.push(r));
-  ctx.skip(wrapper?.ownProc !== true, `this host cannot give commands a mount namespace (${reasons.join("; ")}); confinement refuses every command there`);
-  const { dir, cleanup } = realTempDir("tacit-commondir-", "/var/tmp");
-  ctx.onTestFinished(cleanup);
-  return dir;
-}
+import { ATTEMPT_PRELUDE, attemptOf, attempts, confinementDir, type ExecResult, execResults, lit, NOBODY, nobodyCanRunTacit, nobodysProject, realTempDir, tacit, tacitAsNobody, writeTree } from "./fixtures.js";
 
 const git = (cwd: string, ...args: string[]): string =>
   execFileSync("git", ["-c", "safe.directory=*", "-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd, encoding: "utf8", env: { ...process.env, HOME: path.dirname(cwd) } });
@@ -39,7 +26,7 @@ function moveConfiguration(commondir: string, proof: string): string {
 
 describe("a confined command and git's commondir", () => {
   it("cannot move a repository's configuration with a .git/commondir, nor a linked worktree's", async (ctx) => {
-    const dir = confinementDir(ctx);
+    const dir = confinementDir(ctx, "tacit-commondir-");
     writeTree(dir, { "project/readme.txt": "hello\n" });
     const project = path.join(dir, "project");
     const worktree = path.join(dir, "worktree");
@@ -56,12 +43,7 @@ requestExecPermission(["sh", "git"], (proc) => {
 });
 `, ["--command-permissions", "sh,git", "--confine-commands"], { HOME: dir });
     expect(r.code, r.stderr).toBe(0);
-    const found = attempts(r.stdout);
-    const result = (label: string): ExecResult => {
-      const attempt = attemptOf(found, label);
-      expect(attempt.status, `${label}: ${JSON.stringify(attempt.value)}`).toBe("ok");
-      return attempt.value as ExecResult;
-    };
+    const result = execResults(r.stdout);
     // The user's next git commands, unconfined, run nothing of the script's.
     git(project, "status");
     git(worktree, "status");
@@ -110,7 +92,7 @@ requestExecPermission(["sh"], (proc) => attempt("main", () => proc.exec("sh", ["
   });
 
   it("cannot plant a hook or configuration in a bare repository in the roots", async (ctx) => {
-    const dir = confinementDir(ctx);
+    const dir = confinementDir(ctx, "tacit-commondir-");
     writeTree(dir, { "project/readme.txt": "hello\n" });
     const project = path.join(dir, "project");
     git(project, "init", "-q");
@@ -151,7 +133,7 @@ requestExecPermission(["sh"], (proc) => {
   });
 
   it("covers a classified file inside git's hooks directories, which are read-only but were not searched", async (ctx) => {
-    const dir = confinementDir(ctx);
+    const dir = confinementDir(ctx, "tacit-commondir-");
     writeTree(dir, { "project/readme.txt": "hello\n" });
     const project = path.join(dir, "project");
     git(project, "init", "-q");
@@ -171,7 +153,7 @@ requestExecPermission(["sh"], (proc) => {
   });
 
   it("cannot change the hooks a repository's configuration names outside .git (core.hooksPath, husky's scripts)", async (ctx) => {
-    const dir = confinementDir(ctx);
+    const dir = confinementDir(ctx, "tacit-commondir-");
     const runner = `#!/bin/sh\nn=$(basename "$0"); s=$(dirname "$(dirname "$0")")/$n; [ -f "$s" ] || exit 0; sh -e "$s"\n`;
     writeTree(dir, {
       // husky 9's layout: core.hooksPath = .husky/_, whose hooks run the script of the same name in .husky.
@@ -209,7 +191,7 @@ requestExecPermission(["sh"], (proc) => {
   it("cannot change what a hook manager's runner reads (pre-commit's configuration)", async (ctx) => {
     const preCommit = findOnPath("pre-commit");
     ctx.skip(preCommit === null, "pre-commit is not installed here");
-    const dir = confinementDir(ctx);
+    const dir = confinementDir(ctx, "tacit-commondir-");
     const config = (entry: string): string =>
       `repos:\n- repo: local\n  hooks:\n  - id: check\n    name: check\n    entry: ${entry}\n    language: system\n    pass_filenames: false\n    always_run: true\n`;
     writeTree(dir, { "project/.pre-commit-config.yaml": config("true"), "cache/.keep": "" });
@@ -234,7 +216,7 @@ requestExecPermission(["sh"], (proc) => {
   });
 
   it("cannot make the hooks directory a repository's configuration names, nor a missing .git/hooks, where there is none", async (ctx) => {
-    const dir = confinementDir(ctx);
+    const dir = confinementDir(ctx, "tacit-commondir-");
     writeTree(dir, { "project/readme.txt": "hello\n" });
     const project = path.join(dir, "project");
     git(project, "init", "-q");

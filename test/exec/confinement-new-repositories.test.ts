@@ -10,21 +10,8 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it, type TestContext } from "vitest";
-import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, realTempDir, tacit, writeTree } from "./fixtures.js";
-
-type ExecResult = { exitCode: number; stdout: string; stderr: string };
-
-/** A directory under /var/tmp (confined commands get a private /tmp), skipped where commands get no mount namespace. */
-function confinementDir(ctx: TestContext): string {
-  const reasons: string[] = [];
-  const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], (r) => reasons.push(r), (r) => reasons.push(r));
-  ctx.skip(wrapper?.ownProc !== true, `this host cannot give commands a mount namespace (${reasons.join("; ")}); confinement refuses every command there`);
-  const { dir, cleanup } = realTempDir("tacit-new-repositories-", "/var/tmp");
-  ctx.onTestFinished(cleanup);
-  return dir;
-}
+import { describe, expect, it } from "vitest";
+import { ATTEMPT_PRELUDE, confinementDir, execResults, lit, tacit, writeTree } from "./fixtures.js";
 
 const gitArgs = ["-c", "safe.directory=*", "-c", "user.name=t", "-c", "user.email=t@example.com"];
 
@@ -35,7 +22,7 @@ function userGitStatus(cwd: string, home: string): void {
 
 describe("a confined command and a repository where there was none", () => {
   it("cannot leave one for the user's next git command: each .git it made is set aside, and its stderr says so", async (ctx) => {
-    const dir = confinementDir(ctx);
+    const dir = confinementDir(ctx, "tacit-new-repositories-");
     writeTree(dir, { "project/readme.txt": "hello\n", "project/lib/index.js": "1\n", "project/kept/readme.txt": "kept\n" });
     const project = path.join(dir, "project");
     // A repository that was there before: it stays as it was, and the user pushes from it afterwards.
@@ -58,12 +45,7 @@ requestExecPermission(["sh"], (proc) => {
       { HOME: dir },
     );
     expect(r.code, r.stderr).toBe(0);
-    const found = attempts(r.stdout);
-    const result = (label: string): ExecResult => {
-      const attempt = attemptOf(found, label);
-      expect(attempt.status, `${label}: ${JSON.stringify(attempt.value)}`).toBe("ok");
-      return attempt.value as ExecResult;
-    };
+    const result = execResults(r.stdout);
     // The user's next git commands, unconfined, run nothing of the command's.
     for (const where of [project, path.join(project, "lib"), path.join(project, "new/deeper"), path.join(project, "linked/src"), path.join(project, "kept")]) {
       userGitStatus(where, dir);

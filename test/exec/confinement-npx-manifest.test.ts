@@ -11,20 +11,12 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
-import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, realTempDir, tacit, writeTree } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, confinementDir, type ExecResult, execResults, lit, tacit, writeTree } from "./fixtures.js";
 
-type ExecResult = { exitCode: number; stdout: string; stderr: string };
-
-/** A directory under /var/tmp (confined commands get a private /tmp), skipped where commands get no mount namespace. */
-function confinementDir(ctx: TestContext): string {
-  const reasons: string[] = [];
-  const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], (r) => reasons.push(r), (r) => reasons.push(r));
-  ctx.skip(wrapper?.ownProc !== true, `this host cannot give commands a mount namespace (${reasons.join("; ")}); confinement refuses every command there`);
+/** confinementDir, skipped too where npx is not installed. */
+function npxConfinementDir(ctx: TestContext): string {
   ctx.skip(spawnSync("npx", ["--version"]).status !== 0, "npx is not installed here");
-  const { dir, cleanup } = realTempDir("tacit-npx-manifest-", "/var/tmp");
-  ctx.onTestFinished(cleanup);
-  return dir;
+  return confinementDir(ctx, "tacit-npx-manifest-");
 }
 
 const ORIGINAL = `${JSON.stringify({ name: "proj", version: "1.0.0" }, null, 2)}\n`;
@@ -48,7 +40,7 @@ function userNpx(cwd: string, cache: string): void {
 
 describe("a confined command and the package.json npx tacit reads", () => {
   it("cannot make one declare a bin named tacit: changed, made where there was none, or in a package below", async (ctx) => {
-    const dir = confinementDir(ctx);
+    const dir = npxConfinementDir(ctx);
     writeTree(dir, { "project/package.json": ORIGINAL, "project/pkg/package.json": ORIGINAL, "project/fresh/.keep": "", "cache/.keep": "" });
     const project = path.join(dir, "project");
     const cache = path.join(dir, "cache");
@@ -65,12 +57,7 @@ requestExecPermission(["sh"], (proc) => {
     // The user's next npx tacit in each of them runs nothing of the script's.
     for (const where of [project, path.join(project, "pkg"), path.join(project, "fresh")]) userNpx(where, cache);
     for (const proof of Object.values(proofs)) expect(existsSync(proof), proof).toBe(false);
-    const found = attempts(r.stdout);
-    const result = (label: string): ExecResult => {
-      const attempt = attemptOf(found, label);
-      expect(attempt.status, `${label}: ${JSON.stringify(attempt.value)}`).toBe("ok");
-      return attempt.value as ExecResult;
-    };
+    const result = execResults(r.stdout);
     // Put back as it was, or removed where there was none, and the script told.
     expect(result("top").stderr).toContain("tacit put back what it held before the command");
     expect(result("pkg").stderr).toContain("tacit put back what it held before the command");
@@ -83,7 +70,7 @@ requestExecPermission(["sh"], (proc) => {
   });
 
   it("cannot make what decides how tacit starts where there was none: node_modules/.bin/tacit, .npmrc, .mcp.json", async (ctx) => {
-    const dir = confinementDir(ctx);
+    const dir = npxConfinementDir(ctx);
     writeTree(dir, { "project/readme.txt": "hello\n", "cache/.keep": "" });
     const project = path.join(dir, "project");
     const proof = path.join(dir, "SHIM_RAN");
@@ -113,7 +100,7 @@ ${Object.entries(steps).map(([label, line]) => `  attempt(${lit(label)}, () => p
   });
 
   it("a package.json too long to judge is left alone by a command that does not change it, and set aside, never removed, by one that does", async (ctx) => {
-    const dir = confinementDir(ctx);
+    const dir = npxConfinementDir(ctx);
     // Past the 1 MiB tacit reads (launch-files.ts LAUNCH_MANIFEST_LIMIT_BYTES): its change cannot be judged.
     const huge = `${JSON.stringify({ name: "proj", version: "1.0.0", description: "x".repeat(1_100_000) })}\n`;
     writeTree(dir, { "kept/package.json": huge, "changed/package.json": huge, "cache/.keep": "" });

@@ -13,18 +13,7 @@ import { closeSync, constants, mkdirSync, openSync, symlinkSync, writeSync } fro
 import net from "node:net";
 import path from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
-import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, lit, realTempDir, tacit } from "./fixtures.js";
-
-/** A directory under /var/tmp (a confined command's /tmp is private), skipped where commands get no mount namespace. */
-function confinementDir(ctx: TestContext): string {
-  const reasons: string[] = [];
-  const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], (r) => reasons.push(r), (r) => reasons.push(r));
-  ctx.skip(wrapper?.ownProc !== true, `this host cannot give commands a mount namespace (${reasons.join("; ")}); confinement refuses every command there`);
-  const { dir, cleanup } = realTempDir("tacit-confine-sockets-", "/var/tmp");
-  ctx.onTestFinished(cleanup);
-  return dir;
-}
+import { ATTEMPT_PRELUDE, attemptOf, attempts, confinementDir, lit, tacit } from "./fixtures.js";
 
 /** A loopback Unix server at `socket` that counts its connections and keeps what they sent. */
 async function listening(ctx: TestContext, socket: string): Promise<{ connections: () => number; received: string[] }> {
@@ -52,7 +41,7 @@ next(0);`;
 
 describe.concurrent("a confined command and the Unix sockets in the allowed roots", () => {
   it("cannot connect to a socket placed in a root, nested, or named through a link, and its server sees no connection", async (ctx) => {
-    const dir = confinementDir(ctx);
+    const dir = confinementDir(ctx, "tacit-confine-sockets-");
     const project = path.join(dir, "project");
     mkdirSync(path.join(project, "run", "deep"), { recursive: true });
     const daemons = await Promise.all(["docker.sock", "run/deep/agent.sock"].map((name) => listening(ctx, path.join(project, name))));
@@ -76,7 +65,7 @@ requestExecPermission(["node"], (proc) => attempt("node", () => proc.exec("node"
   });
 
   it("still reaches a socket it makes itself while it runs (its own server, confined with it)", async (ctx) => {
-    const dir = confinementDir(ctx);
+    const dir = confinementDir(ctx, "tacit-confine-sockets-");
     const project = path.join(dir, "project");
     mkdirSync(project);
     const own = `const net = require("net");
@@ -92,7 +81,7 @@ requestExecPermission(["node"], (proc) => attempt("node", () => proc.exec("node"
   });
 
   it("cannot write into a FIFO a process outside reads, nor read a device node placed in the root", async (ctx) => {
-    const dir = confinementDir(ctx);
+    const dir = confinementDir(ctx, "tacit-confine-sockets-");
     const project = path.join(dir, "project");
     mkdirSync(project);
     const fifo = path.join(project, "commands.fifo");

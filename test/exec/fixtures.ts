@@ -6,10 +6,40 @@ import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { chmodSync, chownSync, closeSync, constants, existsSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
+import { expect, type TestContext } from "vitest";
+import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
+import { attemptOf, attempts, realTempDir } from "../files/fixtures.js";
 import { type CliResult, collectedRun, runCli, tacitBin, unchecked } from "../helpers.js";
 
 export { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir, writeTree } from "../files/fixtures.js";
 export type { CliResult };
+
+/**
+ * A fresh directory under /var/tmp (confined commands get a private /tmp), named `prefix…` and removed
+ * with the test; the test is skipped where commands get no mount namespace (--confine-commands
+ * refuses every command there).
+ */
+export function confinementDir(ctx: TestContext, prefix: string): string {
+  const reasons: string[] = [];
+  const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], (r) => reasons.push(r), (r) => reasons.push(r));
+  ctx.skip(wrapper?.ownProc !== true, `this host cannot give commands a mount namespace (${reasons.join("; ")}); confinement refuses every command there`);
+  const { dir, cleanup } = realTempDir(prefix, "/var/tmp");
+  ctx.onTestFinished(cleanup);
+  return dir;
+}
+
+/** What `proc.exec` gave the script, as an attempt reports it. */
+export type ExecResult = { exitCode: number; stdout: string; stderr: string };
+
+/** The exec results a script reported as attempts (ATTEMPT_PRELUDE), by label; each must have succeeded. */
+export function execResults(stdout: string): (label: string) => ExecResult {
+  const found = attempts(stdout);
+  return (label) => {
+    const attempt = attemptOf(found, label);
+    expect(attempt.status, `${label}: ${JSON.stringify(attempt.value)}`).toBe("ok");
+    return attempt.value as ExecResult;
+  };
+}
 
 /** `tacit run --no-check -` (see unchecked) with the script on stdin, working directory `cwd`, extra environment `env`. */
 export function tacit(cwd: string, script: string, args: string[] = [], env: Record<string, string> = {}): Promise<CliResult> {
