@@ -58,6 +58,7 @@ import { createHash } from "node:crypto";
 import { accessSync, type BigIntStats, chmodSync, constants, type Dirent, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { RECORD_DIRECTORY_WHAT } from "../client-settings.js";
+import { agentHookFiles } from "../fs/agent-hooks.js";
 import type { ClassifiedPaths } from "../fs/classified-paths.js";
 import { isWithin } from "../fs/containment.js";
 import { homes } from "../fs/home-config.js";
@@ -522,6 +523,7 @@ function unlistableHome(command: string, home: string): EffectFailure {
 
 /** What tacit runs at its next start, for linkInRoot. */
 const WHAT_STARTS_TACIT = "it decides what tacit runs at its next start: tacit's own code, npm's or an MCP client's settings, or the program `npx tacit` runs";
+const WHAT_AN_AGENT_RUNS = "an AI client runs it on its own: a file its hooks, status line or key helper name, or Cursor's hooks file";
 
 export class CommandConfinement {
   private readonly roots: readonly string[];
@@ -636,7 +638,7 @@ export class CommandConfinement {
         "move that directory nearer the top of its root, or keep it out of the allowed roots",
       );
     }
-    const { masks, readOnly, pinned, walked, absentLaunchFiles, absentGitPlaces } = planned;
+    const { masks, readOnly, pinned, walked, absentLaunchFiles, absentGitPlaces, absentHookFiles } = planned;
     const exposedTemp = this.exposedTempRoot(masks);
     if (exposedTemp !== null) {
       throw refusal(
@@ -673,6 +675,7 @@ export class CommandConfinement {
     const gitAfter = gitMovesUndone(gitDirectories);
     const gitPlacesAfter = gitPlacesUndone(absentGitPlaces);
     const launchAfter = launchFilesUndone(absentLaunchFiles);
+    const hooksAfter = hookFilesUndone(absentHookFiles);
     const repositoriesAfter = newRepositoriesSetAside(checked.map(({ dir, listing }) => ({ dir, ctimeNs: listing.ctimeNs, ino: listing.ino, dev: listing.dev, hadGit: listing.gitEntry, wasRepository: listing.repository })));
     const expected = createHash("sha256")
       .update(checked.map(({ listing }) => `${listing.dev} ${listing.ino} ${nanoseconds(listing.ctimeNs)}\n`).join(""))
@@ -681,7 +684,7 @@ export class CommandConfinement {
       walked: Buffer.from(checked.map(({ dir }) => `${dir}\0`).join("")),
       // For the refusal, where the setup found the roots changed: a directory that has changed since the walk.
       changedSince: () => checked.find(({ dir, listing }) => !sameStamp(stampOf(dir), listing))?.dir ?? null,
-      afterwards: () => gitAfter() + gitPlacesAfter() + launchAfter() + manifestsAfter() + repositoriesAfter(),
+      afterwards: () => gitAfter() + gitPlacesAfter() + launchAfter() + hooksAfter() + manifestsAfter() + repositoriesAfter(),
       program: wrapper.program,
       args: [
         ...confinedNamespaceArgs(wrapper),
@@ -903,7 +906,7 @@ export class CommandConfinement {
     command: string,
     program: string,
     frozen: readonly string[],
-  ): { masks: Mask[]; readOnly: string[]; pinned: string[]; walked: Walked[]; absentLaunchFiles: string[]; absentGitPlaces: string[] } {
+  ): { masks: Mask[]; readOnly: string[]; pinned: string[]; walked: Walked[]; absentLaunchFiles: string[]; absentGitPlaces: string[]; absentHookFiles: string[] } {
     const found = new Map<string, boolean>();
     /** Covers `p` where it really is, and returns that place (null: nothing covered). */
     const add = (p: string): string | null => {
@@ -931,10 +934,10 @@ export class CommandConfinement {
         readOnly(holder);
       }
     };
-    const keep = (named: string): void => {
+    const keep = (named: string, what: string = WHAT_STARTS_TACIT): void => {
       const target = realTarget(named);
       if (target !== null) readOnly(target.real);
-      holdLinks(named, WHAT_STARTS_TACIT);
+      holdLinks(named, what);
     };
     // The system's places a root holds (`/`): read-only, as they are under any other root.
     for (const place of SYSTEM_PLACES) {
@@ -1020,6 +1023,16 @@ export class CommandConfinement {
       keep(file);
       if (!lexists(file) && this.grants(file)) absentLaunchFiles.push(file);
     }
+    // And the files an AI client runs on its own (fs/agent-hooks.ts: the scripts its hooks, status
+    // line and key helper name, Cursor's hooks files), read-only to scripts for that reason: a
+    // confined `sh` rewrote the project's .claude/hooks/format.sh, which Claude Code runs after
+    // each MCP tool call, tacit's too, with the user's full authority, unconfined.
+    // One that does not exist cannot be kept: removed if the command makes it (see hookFilesUndone).
+    const absentHookFiles: string[] = [];
+    for (const file of agentHookFiles()) {
+      keep(file, WHAT_AN_AGENT_RUNS);
+      if (!lexists(file) && this.grants(file)) absentHookFiles.push(file);
+    }
     // And what `npx tacit` runs (node_modules/.bin/tacit, the link npm makes, or a shim): found by
     // the walk in every directory of the roots (npx started there or below runs it), and in tacit's
     // start directory and each above it, where npx looks first (a .bin that is a link is not walked).
@@ -1052,6 +1065,7 @@ export class CommandConfinement {
       walked: listed,
       absentLaunchFiles,
       absentGitPlaces,
+      absentHookFiles,
     };
   }
 
@@ -1254,6 +1268,21 @@ function launchFilesUndone(absent: readonly string[]): () => string {
     absent,
     "which decides how tacit starts next (npm's configuration, an MCP client's settings, or the program `npx tacit` runs), with " +
       "the user's full authority; tacit removed it. A confined command may not make these: ask the user to",
+  );
+}
+
+/**
+ * Removes the files an AI client runs on its own (fs/agent-hooks.ts) that a confined command made
+ * where there was none (`absent`), and says so. Those that exist are kept read-only, but a missing
+ * one cannot be covered: a hook's script not written yet would run, as the command wrote it, at
+ * the client's next tool call.
+ */
+function hookFilesUndone(absent: readonly string[]): () => string {
+  return madeRemover(
+    absent,
+    "which an AI client (Claude Code, Gemini CLI, Cursor) runs on its own, as its settings name it (a hook around its next tool call, " +
+      "tacit's included, its status line, its key helper), with the user's full authority; tacit removed it. A confined command may not " +
+      "make these: ask the user to",
   );
 }
 

@@ -22,6 +22,8 @@
 // project's .cursor/hooks.json, and Cursor would run its command before the agent's next MCP tool
 // call (Cursor is not installable here: this follows its documentation, and the test runs each
 // hook's command as Cursor would).
+// Confined commands (--confine-commands) find the same files read-only, and one they make where
+// there was none is removed after them (exec/confinement.ts).
 // Not covered: what those scripts run in turn, a path given through another variable, other
 // clients' hooks (Codex's notify, Windsurf's, Cline's, Kiro's).
 
@@ -118,6 +120,14 @@ function namedFiles(): ReadonlyArray<{ file: string; by: string; settings: strin
     }
     return named;
   });
+}
+
+/**
+ * The files an AI client runs on its own, for the project tacit was started in: Cursor's hooks
+ * files, and each file a command of a client's settings names by its path (some may not exist).
+ */
+export function agentHookFiles(): string[] {
+  return [...new Set([...cursorHookFiles(process.cwd()), ...namedFiles().map(({ file }) => file)])];
 }
 
 /** The file `changed` (a path a script would change) is, or lies in, that a command of an AI client's settings names; or null. */

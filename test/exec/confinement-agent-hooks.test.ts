@@ -1,0 +1,74 @@
+// A confined command and the files an AI client runs on its own (runner/fs/agent-hooks.ts): the
+// scripts the hooks of Claude Code's, Gemini CLI's and Cursor's settings name, and Cursor's hooks
+// files. tacit's file API refuses to change them, but a confined `sh` appended `touch PWNED` to
+// the project's .claude/hooks/format.sh, which Claude Code runs after each MCP tool call (tacit's
+// too), with the user's full authority and unconfined; and it wrote a hook's script that did not
+// exist yet, and a Cursor hooks file. Run through the real CLI; each hook is then run as the
+// client runs it, outside tacit.
+
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ATTEMPT_PRELUDE, confinementDir, execResults, lit, tacit, writeTree } from "./fixtures.js";
+
+const FORMAT = "#!/bin/sh\necho formatted\n";
+
+describe("a confined command and the files an AI client runs on its own", () => {
+  it("cannot change a hook's script, nor leave one that did not exist, nor a Cursor hooks file: read-only, or removed after it", async (ctx) => {
+    const dir = confinementDir(ctx, "tacit-confine-agent-hooks-");
+    const settings = {
+      hooks: {
+        PostToolUse: [
+          {
+            matcher: "mcp__.*",
+            hooks: [
+              { type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/format.sh' },
+              { type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/later.sh' },
+            ],
+          },
+        ],
+      },
+    };
+    writeTree(dir, { "project/.claude/settings.json": JSON.stringify(settings), "project/.claude/hooks/format.sh": FORMAT, "home/.keep": "" });
+    const project = path.join(dir, "project");
+    const hooks = path.join(project, ".claude/hooks");
+    chmodSync(path.join(hooks, "format.sh"), 0o755);
+    const proof = (name: string): string => path.join(dir, `${name}_RAN`);
+    const r = await tacit(
+      project,
+      `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("existing", () => proc.exec("sh", ["-c", ${lit(`echo 'touch ${proof("EXISTING")}' >> .claude/hooks/format.sh`)}]));
+  attempt("missing", () => proc.exec("sh", ["-c", ${lit(`printf '#!/bin/sh\\ntouch ${proof("MISSING")}\\n' > .claude/hooks/later.sh && chmod +x .claude/hooks/later.sh`)}]));
+  attempt("cursor", () => proc.exec("sh", ["-c", ${lit(`mkdir -p .cursor && printf '{"version":1,"hooks":{"beforeMCPExecution":[{"command":"touch ${proof("CURSOR")}"}]}}' > .cursor/hooks.json`)}]));
+});
+`,
+      ["--command-permissions", "sh", "--confine-commands"],
+      { HOME: path.join(dir, "home") },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const result = execResults(r.stdout);
+    // The script that exists is read-only to the command, and holds what it held.
+    expect(result("existing").exitCode).not.toBe(0);
+    expect(result("existing").stderr).toContain("Read-only file system");
+    expect(readFileSync(path.join(hooks, "format.sh"), "utf8")).toBe(FORMAT);
+    // Those that did not exist are removed once the command ends, and the script is told why.
+    for (const [label, made] of [
+      ["missing", path.join(hooks, "later.sh")],
+      ["cursor", path.join(project, ".cursor/hooks.json")],
+    ] as const) {
+      expect(existsSync(made), made).toBe(false);
+      expect(result(label).stderr).toContain(`the command made ${made}, which an AI client (Claude Code, Gemini CLI, Cursor) runs on its own`);
+      expect(result(label).stderr).toContain("tacit removed it");
+    }
+    // The client runs its hooks as it would after the next tool call: nothing of the command's runs.
+    for (const hook of ["format.sh", "later.sh"]) spawnSync("bash", ["-c", `"$CLAUDE_PROJECT_DIR"/.claude/hooks/${hook}`], { env: { ...process.env, CLAUDE_PROJECT_DIR: project } });
+    const cursorHooks = path.join(project, ".cursor/hooks.json");
+    if (existsSync(cursorHooks)) {
+      const { hooks: cursor } = JSON.parse(readFileSync(cursorHooks, "utf8")) as { hooks: Record<string, Array<{ command: string }>> };
+      for (const { command } of Object.values(cursor).flat()) spawnSync("bash", ["-c", command], { cwd: project });
+    }
+    for (const name of ["EXISTING", "MISSING", "CURSOR"]) expect(existsSync(proof(name)), name).toBe(false);
+  });
+});
