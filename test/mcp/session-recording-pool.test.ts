@@ -11,6 +11,14 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { connectServe, createSession, runInSession } from "../helpers.js";
 
+/**
+ * tacit serve's heap (the sessions' recordings share a quarter of its limit), and how many reads
+ * of 4 MiB each session makes: three sessions' replies (some 132 MiB) are past it. At 250 MB and
+ * 22 reads, the same proof took twice the replies.
+ */
+const HEAP_MB = 128;
+const READS = 11;
+
 let dir: string;
 let client: Client;
 let stderr = "";
@@ -19,7 +27,7 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "tacit-recording-pool-"));
   writeFileSync(path.join(dir, "big.txt"), "b".repeat(4 * 1024 * 1024));
   client = await connectServe(["--no-check", "--exec-timeout-ms", "30000"], dir, {
-    env: { NODE_OPTIONS: "--max-old-space-size=250" },
+    env: { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` },
     onStderr: (text) => (stderr += text),
   });
 });
@@ -30,15 +38,15 @@ afterAll(async () => {
 });
 
 it("sessions each within their own limit cannot together fill the server; one past the total goes on but cannot be rebuilt", async () => {
-  // 22 reads of 4 MiB: 88 MiB of replies per session, about 176 MiB as counted, under the 256 MiB a session keeps.
-  const reading = `let total = 0;\nrequestFileSystem(".", (fs) => { for (let i = 0; i < 22; i++) total += fs.access("big.txt").read().length; });\ntotal`;
+  // 11 reads of 4 MiB: 44 MiB of replies per session, about 88 MiB as counted, under the 256 MiB a session keeps.
+  const reading = `let total = 0;\nrequestFileSystem(".", (fs) => { for (let i = 0; i < ${READS}; i++) total += fs.access("big.txt").read().length; });\ntotal`;
   const sessions: string[] = [];
   for (let i = 0; i < 3; i++) {
     const s = await createSession(client);
     sessions.push(s);
     expect(await runInSession(client, s, `const kept = ${i};`, 60_000)).toMatchObject({ exitCode: 0 });
     const read = await runInSession(client, s, reading, 60_000);
-    expect(read, stderr).toMatchObject({ exitCode: 0, stdout: `${22 * 4 * 1024 * 1024}\n` });
+    expect(read, stderr).toMatchObject({ exitCode: 0, stdout: `${READS * 4 * 1024 * 1024}\n` });
   }
   // The server still answers, and a session whose replies were let go says why once a snippet fails.
   const last = sessions[2]!;
