@@ -68,7 +68,9 @@ describe("a thread a session snippet leaves running", () => {
 
   it("a forged end (a worker writes the done frame while the snippet spins on): not taken for the end, the spin is timed and ended", async ({ signal }) => {
     const before = new Set(ownSandboxes());
-    session = new ReplSession({ ...defaultConfig, typeCheck: false, memoryLimitMb: 128, executionTimeoutMs: 5_000 });
+    // The loop spins a core until the limit ends it: 3 s (5 s before, the most CPU of this file) is
+    // ample for the worker's forged frame, written 300 ms after its start, to come first.
+    session = new ReplSession({ ...defaultConfig, typeCheck: false, memoryLimitMb: 128, executionTimeoutMs: 3_000 });
     // The worker's global has a Deno of its own (no permissions), and its stdout is the protocol channel.
     const forge = 'setTimeout(() => Deno.stdout.writeSync(new TextEncoder().encode(JSON.stringify({ type: "done" }) + "\\n")), 300);';
     const code = lingeringWorker(forge).replace('println("worker started");', "while (true) {}");
