@@ -148,18 +148,19 @@ describe.concurrent("tacit serve: concurrent execute_typescript calls", () => {
     // did so outside the limit: a client failing a snippet in each of its sessions ran as many
     // replays at once (each a sandbox, each up to the time limit per snippet) as it had sessions.
     const s = ((await client.callTool({ name: "create_repl_session", arguments: {} })).structuredContent as { session_id: string }).session_id;
-    // Five seconds of waiting, not of a busy loop: the replay holds its slot as long, without a
-    // core. Only the replay waits: the snippet reads the clock (not an effect, so not answered
+    // Four seconds of waiting, not of a busy loop: the replay holds its slot as long, without a
+    // core (twice the 2 s the test gives a call to run meanwhile; 5 s made this the file's longest
+    // test). Only the replay waits: the snippet reads the clock (not an effect, so not answered
     // from the recording) and waits once it is past `waitFrom`, which the test lets pass before
     // the failure. The first run, sent before then to the session's sandbox (started by the
-    // snippet before it), needs no wait (5 s of the file's time); run late on a loaded machine,
+    // snippet before it), needs no wait (4 s of the file's time); run late on a loaded machine,
     // it waits too, which changes nothing of what is tested.
     expect((await client.callTool({ name: "execute_in_session", arguments: { session_id: s, code: "const warm = 1;" } })).isError).toBeFalsy();
     const waitFrom = Date.now() + 1000;
-    const busy = `const started = Date.now();\nif (started > ${waitFrom}) await new Promise((resolve) => setTimeout(resolve, 5000));\n`;
+    const busy = `const started = Date.now();\nif (started > ${waitFrom}) await new Promise((resolve) => setTimeout(resolve, 4000));\n`;
     expect((await client.callTool({ name: "execute_in_session", arguments: { session_id: s, code: busy } }, undefined, { timeout: 60_000 })).isError).toBeFalsy();
     while (Date.now() <= waitFrom) await sleep(50);
-    // The failure starts the rebuild, whose replay of the snippet waits 5 s.
+    // The failure starts the rebuild, whose replay of the snippet waits 4 s.
     await client.callTool({ name: "execute_in_session", arguments: { session_id: s, code: 'throw new Error("fail")' } });
     const during = client.callTool({ name: "execute_typescript", arguments: { code: marking("during-rebuild") } });
     await sleep(2000);
