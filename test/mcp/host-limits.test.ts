@@ -151,8 +151,8 @@ describe.concurrent("tacit serve and oversized messages", () => {
 });
 
 describe.concurrent("tacit serve and a message its client writes a byte at a time", () => {
-  it("keeps the line in the memory its bytes take, not an object a byte: answered under a 20 MiB heap", async () => {
-    // 2 MB of a ping's params, one write(2) per byte, from a process whose stdout is tacit's
+  it("keeps the line in the memory its bytes take, not an object a byte: answered under a 16 MiB heap", async () => {
+    // 1 MB of a ping's params, one write(2) per byte, from a process whose stdout is tacit's
     // stdin. Kept chunk by chunk, the line took the host past its heap (8 MB took it to a 405 MB
     // peak unlimited): tacit reads what the pipe holds, a few bytes a read while it keeps up, and
     // each chunk kept costs an object of its own. How many chunks there are depends on how busy
@@ -161,19 +161,22 @@ describe.concurrent("tacit serve and a message its client writes a byte at a tim
     // passed without the fix) at a load average of 20 on 2 cores. At 2 MB under 20 MiB, it ran out
     // of heap each of 5 times tried (2 MB under 16 MiB: 4 of 4), while the line kept whole was answered under 16 MiB
     // each of 6 times, and under 14 MiB (under 12 MiB it was not: tacit's own room). Half the bytes,
-    // half the write(2)s (most of this file's time), for a test that fails without the fix.
+    // half the write(2)s (most of this file's time), for a test that fails without the fix. Halved
+    // again, 1 MB under 16 MiB: with MessageLines keeping its chunks, it ran out of heap each of 5
+    // times tried (load average 6-7 on 2 cores), 3 to 5 s into a line that takes 7 to 10 s whole;
+    // the byte test took 15 s of CPU at 2 MB, 9 s at 1 MB.
     const writer = path.join(dir, "byte-writer.cjs");
     writeFileSync(
       writer,
       `const fs = require("fs");
 fs.writeSync(1, '{"jsonrpc":"2.0","id":"byte-ping","method":"ping","params":{"x":"');
 const x = Buffer.from("x");
-for (let i = 0; i < ${2_000_000}; i++) fs.writeSync(1, x);
+for (let i = 0; i < ${1_000_000}; i++) fs.writeSync(1, x);
 fs.writeSync(1, '"}}\\n');
 `,
     );
     const source = spawn(process.execPath, [writer], { stdio: ["ignore", "pipe", "inherit"] });
-    const child = spawn(process.execPath, [tacitBin, "serve"], { cwd: dir, stdio: [source.stdout, "pipe", "pipe"], env: childEnv({ NODE_OPTIONS: "--max-old-space-size=20" }) });
+    const child = spawn(process.execPath, [tacitBin, "serve"], { cwd: dir, stdio: [source.stdout, "pipe", "pipe"], env: childEnv({ NODE_OPTIONS: "--max-old-space-size=16" }) });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
