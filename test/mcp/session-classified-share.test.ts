@@ -10,16 +10,23 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { createSession, fileOnce, runInSession, type SmallHeapServe, smallHeapServe } from "../helpers.js";
 
 let server: SmallHeapServe;
-// Each session or call makes 6,017 values, each a round trip to the host: the first test took
-// 18 s alone, 40 s of its 60 in a run of the tests on a loaded 2-core machine, and ran out of
-// them with four copies of this file at once. The bound tested is on memory, not on time.
+// Each session or call makes 4,517 values, each a round trip to the host: the first test took
+// 18 s alone at 6,017, 40 s of its 60 in a run of the tests on a loaded 2-core machine, and ran
+// out of them with four copies of this file at once. The bound tested is on memory, not on time.
 /** The time limit of each snippet or call (tacit's --exec-timeout-ms). */
 const SNIPPET_LIMIT_MS = 120_000;
 /** How long the client waits for a snippet's or call's answer. */
 const CALL_TIMEOUT_MS = SNIPPET_LIMIT_MS + 30_000;
 
+/**
+ * tacit serve's heap (--max-old-space-size): what each session or call holds is sized from it, so
+ * that three together are past it. At 128 MB each held a third more, for the same proof (at 64 MB
+ * and half of it, the server's collector worked near its limit and the file took twice the CPU).
+ */
+const HEAP_MB = 96;
+
 beforeAll(async () => {
-  server = await smallHeapServe("tacit-classified-share-", ["--no-check", "--exec-timeout-ms", String(SNIPPET_LIMIT_MS), "--classified-paths", "*.secret"], undefined, 128);
+  server = await smallHeapServe("tacit-classified-share-", ["--no-check", "--exec-timeout-ms", String(SNIPPET_LIMIT_MS), "--classified-paths", "*.secret"], undefined, HEAP_MB);
 });
 
 afterAll(async () => {
@@ -28,17 +35,18 @@ afterAll(async () => {
 
 it("sessions each within their own limit cannot together fill the server with classified values; deleting them gives their share back", async () => {
   const { client, dir } = server;
-  // 17 values of 3 MiB and 3,000 of 2,000 characters: about 57 MiB of plaintext per session (114 MiB as counted), under
-  // the 256 MiB a session holds; three sessions' would be past the server's 128 MB heap.
-  const classifying = `const kept: unknown[] = [];\nconst chunk = "c".repeat(3 * 1024 * 1024);\nfor (let i = 0; i < 17; i++) kept.push(classify(chunk + i));\n` +
+  // 17 values of 2.25 MiB and 2,250 of 2,000 characters: about 43 MiB of plaintext per session (86 MiB as counted), under
+  // the 256 MiB a session holds, and past the server's share (a quarter of its heap limit, 37.5 MiB) alone; three
+  // sessions' would be past the server's 96 MB heap.
+  const classifying = `const kept: unknown[] = [];\nconst chunk = "c".repeat(2.25 * 1024 * 1024);\nfor (let i = 0; i < 17; i++) kept.push(classify(chunk + i));\n` +
     // Smaller ones after them, so that what is held fills the server's share to its last few bytes.
-    `for (let i = 0; i < 3000; i++) kept.push(classify("f".repeat(2000) + i));\n` +
-    `for (let i = 0; i < 3000; i++) kept.push(classify("s" + i));\nkept.length`;
+    `for (let i = 0; i < 2250; i++) kept.push(classify("f".repeat(2000) + i));\n` +
+    `for (let i = 0; i < 2250; i++) kept.push(classify("s" + i));\nkept.length`;
   const sessions: string[] = [];
   for (let i = 0; i < 3; i++) {
     const s = await createSession(client);
     sessions.push(s);
-    expect(await runInSession(client, s, classifying, CALL_TIMEOUT_MS), server.stderr()).toMatchObject({ exitCode: 0, stdout: "6017\n" });
+    expect(await runInSession(client, s, classifying, CALL_TIMEOUT_MS), server.stderr()).toMatchObject({ exitCode: 0, stdout: "4517\n" });
   }
   for (const s of sessions) await client.callTool({ name: "delete_repl_session", arguments: { session_id: s } });
   // The server still answers, and a new session's classified values are kept and written.
@@ -55,17 +63,17 @@ it("sessions each within their own limit cannot together fill the server with cl
 
 it("one-shot calls under way together cannot fill the server with classified values either; each gives its share back as it ends", async () => {
   const { client, dir } = server;
-  // The same 57 MiB of plaintext per call, held by three calls at once: each, its values made, marks a file and waits
+  // The same 43 MiB of plaintext per call, held by three calls at once: each, its values made, marks a file and waits
   // until all three have (a wait of 6 s stood for this before; now the three surely hold theirs together).
   const classifying = (call: number) =>
-    `const kept: unknown[] = [];\nconst chunk = "c".repeat(3 * 1024 * 1024);\nfor (let i = 0; i < 17; i++) kept.push(classify(chunk + i));\n` +
-    `for (let i = 0; i < 3000; i++) kept.push(classify("f".repeat(2000) + i));\n` +
-    `for (let i = 0; i < 3000; i++) kept.push(classify("s" + i));\n` +
+    `const kept: unknown[] = [];\nconst chunk = "c".repeat(2.25 * 1024 * 1024);\nfor (let i = 0; i < 17; i++) kept.push(classify(chunk + i));\n` +
+    `for (let i = 0; i < 2250; i++) kept.push(classify("f".repeat(2000) + i));\n` +
+    `for (let i = 0; i < 2250; i++) kept.push(classify("s" + i));\n` +
     `await requestFileSystem(".", async (fs) => {\n  fs.access("holding-${call}").write("x");\n` +
     `  while (![0, 1, 2].every((n) => fs.access("holding-" + n).exists)) await new Promise((resolve) => setTimeout(resolve, 20));\n});\n` +
     `println(kept.length);`;
   const calls = [0, 1, 2].map((call) => client.callTool({ name: "execute_typescript", arguments: { code: classifying(call) } }, undefined, { timeout: CALL_TIMEOUT_MS }));
-  for (const call of await Promise.all(calls)) expect(call.structuredContent, server.stderr()).toMatchObject({ exitCode: 0, stdout: "6017\n" });
+  for (const call of await Promise.all(calls)) expect(call.structuredContent, server.stderr()).toMatchObject({ exitCode: 0, stdout: "4517\n" });
   const written = await client.callTool(
     {
       name: "execute_typescript",
