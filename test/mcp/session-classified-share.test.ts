@@ -36,7 +36,7 @@ afterAll(async () => {
 it("sessions each within their own limit cannot together fill the server with classified values; deleting them gives their share back", async () => {
   const { client, dir } = server;
   // 17 values of 2.25 MiB and 2,250 of 2,000 characters: about 43 MiB of plaintext per session (86 MiB as counted), under
-  // the 256 MiB a session holds, and past the server's share (a quarter of its heap limit, 37.5 MiB) alone; three
+  // the 256 MiB a session holds, and past the server's share (a quarter of its heap limit, 36 MiB) alone; three
   // sessions' would be past the server's 96 MB heap.
   const classifying = `const kept: unknown[] = [];\nconst chunk = "c".repeat(2.25 * 1024 * 1024);\nfor (let i = 0; i < 17; i++) kept.push(classify(chunk + i));\n` +
     // Smaller ones after them, so that what is held fills the server's share to its last few bytes.
