@@ -1,10 +1,12 @@
-// Turns a list of attacks into tests: each attack is rejected by the validator through the
-// real CLI, and — with the validator bypassed through the runner's own API — still reaches
-// nothing, whether `Deno` is left on globalThis or hidden.
+// Turns a list of attacks into tests: each attack is rejected by the validator through a real
+// `tacit serve` (one for the whole list, served-validator.ts: exit 3 in its answer), and — with the
+// validator bypassed through the runner's own API — still reaches nothing, whether `Deno` is left
+// on globalThis or hidden.
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runBypassed, runScript } from "../helpers.js";
-import { type AttackWorld, createWorld, expectWorldUntouched, seenOf } from "./fixtures.js";
+import { describe, expect, it } from "vitest";
+import { runBypassed } from "../helpers.js";
+import { createWorld, expectWorldUntouched, seenOf } from "./fixtures.js";
+import { servedValidator } from "./served-validator.js";
 import type { Attack } from "./vectors.js";
 
 /** Long enough for any refusal; short enough that a hanging attempt fails fast. */
@@ -12,25 +14,19 @@ const BYPASS_TIMEOUT_MS = 10_000;
 
 export function attackSuite(title: string, attacks: Attack[]): void {
   describe(title, () => {
-    let world: AttackWorld;
-    beforeEach(async () => {
-      world = await createWorld();
-    });
-    afterEach(async () => {
-      await world.cleanup();
-    });
+    const served = servedValidator();
 
     for (const attack of attacks) {
       describe(attack.name, () => {
-        it("is rejected by the validator (CLI, exit 3)", async () => {
-          const result = await runScript(attack.code(world.ctx));
-          expect(result.code, result.stderr).toBe(3);
-          for (const rule of attack.rules) expect(result.stderr).toContain(`[${rule}]`);
-          await expectWorldUntouched(world, result);
+        it("is rejected by the validator (tacit serve, exit 3)", async () => {
+          await served.expectRejected(attack.code(served.world.ctx), attack.rules);
         });
 
         for (const keepRuntime of [true, false]) {
-          it(`reaches nothing with the validator bypassed (${keepRuntime ? "Deno kept" : "Deno hidden"})`, async () => {
+          it(`reaches nothing with the validator bypassed (${keepRuntime ? "Deno kept" : "Deno hidden"})`, async ({ onTestFinished }) => {
+            // A fresh world for each bypassed run (made here, not for the validator's tests, which use the serve's).
+            const world = await createWorld();
+            onTestFinished(() => world.cleanup());
             const result = await runBypassed(attack.code(world.ctx), {
               keepRuntime,
               config: { executionTimeoutMs: BYPASS_TIMEOUT_MS },
