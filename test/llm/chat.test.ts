@@ -356,15 +356,19 @@ describe("chat", () => {
   });
 
   it("an answer cut at the characters tacit keeps is cut after the key is masked: no length of question leaves a piece of it", async () => {
-    // 8 Mi characters are kept (ANSWER_LIMIT_CHARS); the question's length moves the key across the cut.
-    const keep = 8 * 1024 * 1024;
+    // The characters kept of an answer: 64 Ki, set in the config (libraryConfig.llm.answerLimitChars),
+    // the cut the same as at the default 8 Mi (DEFAULT_ANSWER_LIMIT_CHARS), whose answers of 8 MiB,
+    // four of them, were most of this test's CPU. The question's length moves the key across the cut.
+    const keep = 64 * 1024;
+    const config = path.join(dir, "answer-cut.json");
+    writeFileSync(config, JSON.stringify({ libraryConfig: { llm: { answerLimitChars: keep } } }));
     const script = path.join(dir, "answer-cut.ts");
     writeFileSync(
       script,
       `for (const n of [12, 20, 30, 40]) {\n  const q = "q".repeat(Math.floor((${keep} - "(Bearer ".length - n) / 3));\n` +
         `  const a = chat(q);\n  println(a.length, JSON.stringify(a.slice(3 * q.length)));\n}\n`,
     );
-    const r = await runCli(unchecked(["run", "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "echo-thrice", script]), { cwd: dir });
+    const r = await runCli(unchecked(["run", "--config", config, "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "echo-thrice", script]), { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.split("\n").filter(Boolean)).toHaveLength(4);
     const random = apiKey.slice("sk-test-".length);
