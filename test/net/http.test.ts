@@ -186,11 +186,13 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(attemptOf(found, "request")).toEqual({ status: "ok", value: { status: 200, marker } });
   });
 
-  it("an answer sent one byte a chunk is kept in the memory its bytes take, not an object a chunk: tacit's host survives a 128 MiB heap", async ({ onTestFinished }) => {
-    // 3 MiB in chunks of one byte ("1\r\nx\r\n" each), past a 2 MiB limit. Kept chunk by
-    // chunk, the 2 Mi one-byte chunks took tacit's host past its heap (it aborted out of memory
-    // at 128 MiB; 3.3 GB of memory for the 8 MiB of the default limit).
-    const limit = 2 * 1024 * 1024;
+  it("an answer sent one byte a chunk is kept in the memory its bytes take, not an object a chunk: tacit's host survives a 64 MiB heap", async ({ onTestFinished }) => {
+    // 1.5 MiB in chunks of one byte ("1\r\nx\r\n" each), past a 1 MiB limit. Kept chunk by
+    // chunk, 2 Mi one-byte chunks took tacit's host past its heap (it aborted out of memory
+    // at 128 MiB; 3.3 GB of memory for the 8 MiB of the default limit, some 400 bytes a chunk):
+    // 1 Mi of them are some 400 MiB, as far past 64 MiB. Half the chunks and heap of what this
+    // test used before (3 MiB past a 2 MiB limit, at 128 MiB), for less CPU.
+    const limit = 1024 * 1024;
     const byteChunks = net.createServer((socket) => {
       socket.on("error", () => undefined);
       socket.once("data", () => {
@@ -198,7 +200,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
         const block = Buffer.from("1\r\nx\r\n".repeat(64 * 1024));
         let sent = 0;
         const pump = (): void => {
-          while (sent < 3 * 1024 * 1024) {
+          while (sent < 1.5 * 1024 * 1024) {
             if (socket.destroyed) return;
             sent += 64 * 1024;
             if (!socket.write(block)) return void socket.once("drain", pump);
@@ -225,7 +227,7 @@ requestNetwork([${lit(`127.0.0.1:${port}`)}], (net) => {
 });
 `,
       [...permit(`127.0.0.1:${port}`), "--config", configFile(dir, { networkResponseLimitBytes: limit }), "--exec-timeout-ms", "60000"],
-      { NODE_OPTIONS: "--max-old-space-size=128" },
+      { NODE_OPTIONS: "--max-old-space-size=64" },
     );
     expect(result.code, result.stderr).toBe(0);
     expect(attemptOf(attempts(result.stdout), "chunks")).toEqual({ status: "ok", value: { marker: limit + 1, xs: true } });
