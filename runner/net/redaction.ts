@@ -262,8 +262,7 @@ function prefixOf(value: string, length: number): string {
  * a 256 MiB body costs what a text-sized one does. null when the text cannot be searched for
  * the secret's words past WORD_SCAN_CHARS (see laterWordsIn): it is then masked whole.
  */
-function echoedForms(secret: string, text: string): Array<{ form: string; whole: boolean }> | null {
-  const room = text.length;
+function echoedForms(secret: string, text: string, room = text.length): Array<{ form: string; whole: boolean }> | null {
   const scanned = secret.length > WORD_SCAN_CHARS ? prefixOf(secret, WORD_SCAN_CHARS) : secret;
   // First: a text it cannot search is masked whole, and none of the rest is needed.
   const later = scanned === secret ? [] : laterWordsIn(secret, scanned.length, text);
@@ -974,6 +973,80 @@ function unmaskedEnd(text: string, ranges: ReadonlyArray<readonly [number, numbe
  * touching ones joined; null when the text cannot be searched for them (redact then masks it whole).
  */
 export function formRanges(text: string, secrets: readonly string[], cut: boolean): Array<[number, number]> | null {
+  const search = formSearchFor(secrets, text);
+  if (search === null) return null;
+  if (search === NO_FORMS) return [];
+  const { matcher, longest } = search;
+  const ranges = matcherRanges(matcher, text, cut);
+  return cut ? joined([...ranges, ...endsBeforeEscapeBegun(matcher, text, longest)]) : ranges;
+}
+
+/** The forms' automaton and the longest form it holds; NO_FORMS where no form is long enough to be masked. */
+type FormSearch = { matcher: FormMatcher; longest: number } | typeof NO_FORMS;
+const NO_FORMS = "none";
+
+/** The searches made for an array of secrets (its strings as they were then), by the room a text gives its forms (see roomKey). */
+interface MadeSearches {
+  secrets: readonly string[];
+  byRoom: Map<number, FormSearch>;
+  /** The room past which every form is whole, and none depends on the text's length; known once a search for that room is made. */
+  fullRoom: number | undefined;
+}
+
+/**
+ * Searches made for each array of secrets, kept while the array lives (a HostSecrets's, for the whole
+ * evaluation). Made for each text, the automaton cost a short text most of its masking: about
+ * 0.85 ms for one key, at every error message, Location and header value tacit quotes.
+ */
+const madeSearches = new WeakMap<readonly string[], MadeSearches>();
+/** Rooms kept per array: each text shorter than a form has one of its own. */
+const ROOMS_KEPT = 64;
+
+/**
+ * The search for the forms of `secrets` a text of `text`'s length may hold; null when the text
+ * cannot be searched for them. Its forms depend on the text only by its length (the room it gives
+ * them: see echoedForms), but for a secret longer than WORD_SCAN_CHARS, whose later words are
+ * looked for in the text itself: that search is made afresh for each text.
+ */
+function formSearchFor(secrets: readonly string[], text: string): FormSearch | null {
+  if (secrets.some((secret) => secret.length > WORD_SCAN_CHARS)) return madeSearch(secrets, text);
+  let made = madeSearches.get(secrets);
+  // The same array changed since (none is, but a stale search would leave a secret unmasked): made anew.
+  if (made === undefined || made.secrets.length !== secrets.length || made.secrets.some((secret, i) => secret !== secrets[i])) {
+    made = { secrets: [...secrets], byRoom: new Map(), fullRoom: undefined };
+    madeSearches.set(secrets, made);
+  }
+  const room = made.fullRoom !== undefined && text.length >= made.fullRoom ? made.fullRoom : text.length;
+  let search = made.byRoom.get(room);
+  if (search === undefined) {
+    search = madeSearch(secrets, text) ?? NO_FORMS;
+    if (made.byRoom.size >= ROOMS_KEPT) made.byRoom.clear();
+    made.byRoom.set(room, search);
+    if (made.fullRoom === undefined) {
+      const full = fullRoomOf(secrets);
+      made.fullRoom = full;
+      if (text.length >= full) {
+        made.byRoom.delete(room);
+        made.byRoom.set(full, search);
+      }
+    }
+  }
+  return search;
+}
+
+/** The text length from which every form of `secrets` is whole and none is cut (see echoedForms): its longest value or form. */
+function fullRoomOf(secrets: readonly string[]): number {
+  let longest = 0;
+  for (const secret of secrets) {
+    // Unbounded room: every value whole (no secret here is long enough for its later words to be looked for in a text).
+    for (const { form } of echoedForms(secret, "", Number.POSITIVE_INFINITY) ?? []) longest = Math.max(longest, form.length);
+    for (const value of [...valuesOf(secret, secret), ...hexValuesOf(secret)]) longest = Math.max(longest, value.length);
+  }
+  return longest;
+}
+
+/** A search for the forms of `secrets` in `text`, made for it; null when the text cannot be searched for them. */
+function madeSearch(secrets: readonly string[], text: string): FormSearch | null {
   const matcher = new FormMatcher();
   let any = false;
   let longest = 0;
@@ -987,10 +1060,9 @@ export function formRanges(text: string, secrets: readonly string[], cut: boolea
       longest = Math.max(longest, form.length);
     }
   }
-  if (!any) return [];
+  if (!any) return NO_FORMS;
   matcher.build();
-  const ranges = matcherRanges(matcher, text, cut);
-  return cut ? joined([...ranges, ...endsBeforeEscapeBegun(matcher, text, longest)]) : ranges;
+  return { matcher, longest };
 }
 
 /**

@@ -6,7 +6,7 @@
 // texts; and a long body's forms, as a classified body gives them.
 
 import { describe, expect, it } from "vitest";
-import { CUT_END_CHARS, FormMatcher, laterWordsIn, MIN_REDACTED_LENGTH, redact } from "../../runner/net/redaction.js";
+import { CUT_END_CHARS, FormMatcher, formRanges, laterWordsIn, MIN_REDACTED_LENGTH, redact } from "../../runner/net/redaction.js";
 
 type Form = { form: string; whole: boolean };
 
@@ -199,3 +199,40 @@ describe("a cut text's end", () => {
     expect(redact(`${pad}abc`, [""], [], true, [], true)).toBe(`${pad}abc`);
   });
 });
+
+describe("the forms' search kept for an array of secrets", () => {
+  // formRanges keeps the search it makes for an array of secrets, by the room a text gives the
+  // forms (its length, up to where every form is whole), while the array lives; a fresh array of
+  // the same secrets gets a search made for it. Both must find the same, at every length, cut or
+  // not: a kept search made for another length would miss or cut a form.
+  it("finds what a search made for the text finds, at every length, cut or not, and sees an array changed since", () => {
+    const next = random(51);
+    const secrets = ["sk-test-AbC/de+F9==", "pässwörd-canary-XYZ 42", 'tok en;with"quotes"/and/slashes'];
+    const pieces = secrets.flatMap((secret) => [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1), secret.replaceAll("/", "&#x2F;"), secret.toLowerCase(), secret.slice(0, 9)]);
+    const filler = ["x", " ", "&", "%2", "\\u00", "\n", "é", "sk-", "p"];
+    const texts: string[] = [];
+    for (let i = 0; i < 300; i++) {
+      let text = "";
+      const length = Math.floor(next() * (i < 150 ? 60 : 400));
+      while (text.length < length) text += next() < 0.3 ? pieces[Math.floor(next() * pieces.length)]! : filler[Math.floor(next() * filler.length)]!;
+      texts.push(next() < 0.5 ? text.slice(0, length) : text);
+    }
+    let found = 0;
+    for (const cut of [false, true]) {
+      for (const text of texts) {
+        const kept = formRanges(text, secrets, cut);
+        expect(kept, JSON.stringify(text)).toEqual(formRanges(text, [...secrets], cut));
+        found += kept?.length ?? 0;
+      }
+    }
+    // The texts hold forms: the comparison is not of nothing with nothing.
+    expect(found).toBeGreaterThan(150);
+    // The same array given another secret since: its forms are found too.
+    const changing = [...secrets];
+    const text = `a ${encodeURIComponent("added-secret-777/x")} b`;
+    expect(formRanges(text, changing, false)).toEqual([]);
+    changing.push("added-secret-777/x");
+    expect(formRanges(text, changing, false)).toEqual([[2, 2 + encodeURIComponent("added-secret-777/x").length]]);
+  });
+});
+
