@@ -106,8 +106,12 @@ describe.concurrent("classified work waiting for a slow value", () => {
   // A security review exhausted the host's descriptors: each readClassified and writeClassified
   // kept its file open until a pending value was computed, so a few thousand calls behind a
   // slow map made every open in the host fail with EMFILE (other sessions' too). The CLI runs
-  // here with 1024 descriptors, so 1,200 of each would run it out.
+  // here with 512 descriptors, so 600 of each would run it out (the host keeps at most
+  // HELD_DESCRIPTORS_LIMIT, 256, open for them). It was 1,200 of each under 1024: twice the host
+  // calls for the same proof, and fewer of them fit in the pending value's 6 s on a loaded machine.
   it("keeps a bounded number of files open: every call, and a read after them, succeeds; the values land", async () => {
+    const DESCRIPTORS = 512;
+    const CALLS = 600;
     const { dir: root, cleanup } = realTempDir("tacit-files-held-");
     try {
       const canary = makeCanary();
@@ -123,28 +127,28 @@ requestFileSystem(".", (fs) => {
   fs.writeClassified(".env.first", slow);
   const counts = { read: 0, written: 0 };
   let last = fs.readClassified(".env");
-  for (let i = 0; i < 1200; i++) { last = fs.readClassified(".env"); counts.read++; }
-  for (let i = 0; i < 1200; i++) { fs.writeClassified(".env.w" + i, last); counts.written++; }
+  for (let i = 0; i < ${CALLS}; i++) { last = fs.readClassified(".env"); counts.read++; }
+  for (let i = 0; i < ${CALLS}; i++) { fs.writeClassified(".env.w" + i, last); counts.written++; }
   // Deleted before its value is there: it must stay deleted (its coming back would tell).
   fs.writeClassified(".env.gone", slow);
   fs.access(".env.gone").delete();
   println(JSON.stringify(counts), fs.access("plain.txt").read().trim());
 });
 `;
-      // The time limit is not what is tested: at the default 30 s, the 2,400 calls timed out (124)
+      // The time limit is not what is tested: at the default 30 s, 2,400 such calls timed out (124)
       // on a machine with a load of 26 on 2 cores, where each host call took 10-30 ms.
-      const child = spawn("sh", ["-c", 'ulimit -n 1024 && exec "$0" "$@"', process.execPath, tacitBin, "run", "--exec-timeout-ms", "100000", "-"], {
+      const child = spawn("sh", ["-c", `ulimit -n ${DESCRIPTORS} && exec "$0" "$@"`, process.execPath, tacitBin, "run", "--exec-timeout-ms", "100000", "-"], {
         cwd: root,
         stdio: ["pipe", "pipe", "pipe"],
       });
       const r = await collectedRun(child, script);
       expect(r.stdout + r.stderr, "the host ran out of descriptors").not.toContain("EMFILE");
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout.trim()).toBe(`${JSON.stringify({ read: 1200, written: 1200 })} plain`);
+      expect(r.stdout.trim()).toBe(`${JSON.stringify({ read: CALLS, written: CALLS })} plain`);
       // Written through a descriptor kept open and through one opened later alike.
       expect(readFileSync(path.join(root, ".env.first"), "utf8")).toBe("slow");
       expect(readFileSync(path.join(root, ".env.w0"), "utf8")).toBe(`TOKEN=${canary}\n`);
-      expect(readFileSync(path.join(root, ".env.w1199"), "utf8")).toBe(`TOKEN=${canary}\n`);
+      expect(readFileSync(path.join(root, `.env.w${CALLS - 1}`), "utf8")).toBe(`TOKEN=${canary}\n`);
       expect(existsSync(path.join(root, ".env.gone")), "a classified file deleted before its value came back").toBe(false);
     } finally {
       cleanup();
