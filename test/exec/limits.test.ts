@@ -308,17 +308,19 @@ requestExecPermission(["bash"], (proc) => {
   });
 
   it("a child that writes a byte at a time on both streams does not exhaust a small host heap: every byte comes back", async () => {
-    // 2 MiB on each stream, one write(2) per byte: the host read them as some millions of tiny
-    // chunks, and keeping each as a Buffer of its own ran a host started with a 32 MB heap out
-    // of memory (it died, and the script with it); kept in one growing buffer per stream, they fit.
-    // The sizes are set between the two (measured through this CLI at load 9): with each chunk
-    // kept, 2 MiB a stream killed hosts of 32, 40 and 48 MB; kept in one buffer, it needs 24 MB
-    // (20 MB dies). It was 4 MiB under 64 MB, which costs twice the CPU (a write(2) and a read per
-    // byte or so: some 14 s of CPU at 2 MiB) for the same proof.
+    // 1 MiB on each stream, one write(2) per byte: the host read them as a great many tiny chunks, and
+    // keeping each as a Buffer of its own ran a host started with a 24 MB heap out of memory (it died,
+    // and the script with it); kept in one growing buffer per stream, they fit. The sizes are set
+    // between the two, measured through this CLI at load 8 with a scratch build that kept every chunk
+    // besides the buffer: with each chunk kept, 1 MiB a stream killed hosts of 20, 24 (twice), 28 and
+    // 36 MB; kept in one buffer, it needs 18 MB (16 MB dies). It was 4 MiB under 64 MB, then 2 MiB
+    // under 32 MB (each chunk kept killed 32, 40 and 48 MB; one buffer needed 24 MB): the same proof,
+    // at the same ratios, for more CPU (a write(2) and a read per byte or so: a run of this test alone
+    // took 22 s of CPU at 2 MiB, 13 to 16 s at 1 MiB).
     writeFileSync(
       path.join(root, "byte-at-a-time.js"),
       `const fs = require("fs"); const x = Buffer.from("x"); const y = Buffer.from("y");
-for (let i = 0; i < ${2 * MiB}; i++) { fs.writeSync(1, x); fs.writeSync(2, y); }
+for (let i = 0; i < ${MiB}; i++) { fs.writeSync(1, x); fs.writeSync(2, y); }
 `,
     );
     const script = `${ATTEMPT_PRELUDE}
@@ -330,12 +332,12 @@ requestExecPermission(["node"], (proc) => {
 });
 println("after-exec");
 `;
-    const r = await tacit(root, script, ["--command-permissions", "node", "--exec-timeout-ms", "600000"], { NODE_OPTIONS: "--max-old-space-size=32" });
+    const r = await tacit(root, script, ["--command-permissions", "node", "--exec-timeout-ms", "600000"], { NODE_OPTIONS: "--max-old-space-size=24" });
     expect(r.stderr).not.toMatch(/heap out of memory/i);
     expect(r.code, r.stderr).toBe(0);
     expect(attemptOf(attempts(r.stdout), "bytes")).toEqual({
       status: "ok",
-      value: { exitCode: 0, stdout: 2 * MiB, stdoutAllX: true, stderr: 2 * MiB, stderrAllY: true },
+      value: { exitCode: 0, stdout: MiB, stdoutAllX: true, stderr: MiB, stderrAllY: true },
     });
     expect(r.stdout).toContain("after-exec");
   }, 300_000);
