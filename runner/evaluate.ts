@@ -124,6 +124,11 @@ export interface EvaluateOptions {
    */
   prestarted?: SandboxProcess;
   /**
+   * Takes back `prestarted`, untouched, where the script is refused before it runs (tacit serve's
+   * warm spare then serves the next call: otherwise each refused call cost a sandbox's boot).
+   */
+  giveBack?: (unused: SandboxProcess) => void;
+  /**
    * Checks already under way (started while the rest of tacit loaded), with whether they
    * include type-checking. Used when that matches the config; otherwise the checks run here.
    */
@@ -382,6 +387,9 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   const unused = async (reason: string): Promise<void> => {
     lifetime.abort(EVALUATION_OVER);
     if (live) return;
+    const { prestarted, giveBack } = options;
+    const untouched = prestarted !== undefined && giveBack !== undefined ? sandbox.release(prestarted) : null;
+    if (untouched !== null) return giveBack!(untouched);
     sandbox.kill("cancelled", reason);
     await sandbox.ended;
   };

@@ -293,8 +293,11 @@ class CallsUnderWay {
   }
 }
 
-/** Runs `use` with the warm spare sandbox (if one is ready), then starts the next spare once it has finished. */
-type WithSpare = <T>(use: (prestarted: SandboxProcess | undefined) => Promise<T>) => Promise<T>;
+/**
+ * Runs `use` with the warm spare sandbox (if one is ready) and what takes it back untouched (see
+ * evaluate's giveBack), then starts the next spare once it has finished, unless it was given back.
+ */
+type WithSpare = <T>(use: (prestarted: SandboxProcess | undefined, giveBack: (unused: SandboxProcess) => void) => Promise<T>) => Promise<T>;
 
 export interface ServeOptions {
   config: RunnerConfig;
@@ -377,7 +380,7 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
     const backToBack = monotonicMs() - lastAnswerAt < BACK_TO_BACK_MS;
     if (backToBack) setImmediate(replenish);
     try {
-      return await use(taken);
+      return await use(taken, (unused) => spares.giveBack(unused));
     } finally {
       lastAnswerAt = monotonicMs();
       if (!backToBack) setImmediate(replenish);
@@ -401,7 +404,7 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
             let result: EvaluationResult;
             try {
               result = await slotFor(signal)(() =>
-                withSpare((prestarted) =>
+                withSpare((prestarted, giveBack) =>
                   evaluate({
                     code,
                     displayName: "script.ts",
@@ -413,7 +416,7 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
                     classifiedValues,
                     evaluatorsMemory,
                     leftWork,
-                    ...(prestarted ? { prestarted } : {}),
+                    ...(prestarted ? { prestarted, giveBack } : {}),
                   }),
                 ),
               );

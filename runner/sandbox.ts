@@ -56,9 +56,32 @@ export class Sandbox {
   /** When the request the host is answering came (performance.now()), for spin-read.ts answerTook; null: none is. */
   private requestAt: number | null = null;
 
+  /** Whether anything was sent to the process or came from it: until then it can serve another evaluation (see release). */
+  private exchanged = false;
+  private readonly onData = (chunk: Buffer): void => {
+    this.exchanged = true;
+    this.onStdout(chunk);
+  };
+
   /** Takes over a started process; its stdout stays paused until now, so nothing is lost. */
   constructor(private readonly proc: SandboxProcess) {
-    proc.stdout.on("data", (chunk: Buffer) => this.onStdout(chunk));
+    proc.stdout.on("data", this.onData);
+    // A process another Sandbox let go of (see release) was paused by it: a listener alone does not resume it.
+    proc.stdout.resume();
+  }
+
+  /**
+   * Lets go of `expected`, this sandbox's process, where nothing was sent to it and it wrote nothing
+   * (a warm spare taken by a call whose script was refused before running): it runs nothing but
+   * tacit's bootstrap, waiting for a program, and can serve another call as it is. Its stdout is
+   * paused again, so that what it may write meanwhile waits for the next Sandbox. Null where it
+   * cannot be let go of, and this sandbox keeps it.
+   */
+  release(expected: SandboxProcess): SandboxProcess | null {
+    if (this.proc !== expected || this.exchanged || this.proc.isKilled || this.proc.hasEnded) return null;
+    this.proc.stdout.off("data", this.onData);
+    this.proc.stdout.pause();
+    return this.proc;
   }
 
   get ended(): Promise<SandboxEnd> {
@@ -70,6 +93,7 @@ export class Sandbox {
   }
 
   send(frame: HostFrame): void {
+    this.exchanged = true;
     if (frame.type !== "reply") this.betweenPrograms = this.idle = false;
     else if (this.requestAt !== null) {
       answerTook((performance.now() - this.requestAt) * 1000);

@@ -43,6 +43,21 @@ export class WarmSpare {
     return taken?.hasEnded === true ? undefined : taken;
   }
 
+  /**
+   * Takes back a spare a call took and did not use (its script was refused before running, see
+   * evaluate's giveBack): it serves the next call. Ended instead where another spare is waiting
+   * already (started as the call came, right after an answer) or the server has stopped.
+   */
+  giveBack(unused: SandboxProcess): void {
+    if (this.closed || this.spare !== undefined || unused.isKilled || unused.hasEnded) {
+      unused.kill("cancelled", "not needed: another spare sandbox is waiting");
+      return;
+    }
+    this.spare = unused;
+    // Taken and given back, it has had its boot's head start: not stopped while a snippet runs (see hold).
+    this.startedAt = -Infinity;
+  }
+
   /** Starts the next spare unless one is waiting (stopped at once while a snippet runs). */
   replenish(): void {
     if (this.closed || this.spare !== undefined) return;
