@@ -28,10 +28,14 @@
 //     so is tacit's own code under the roots (paths.ts, tacitCodeLocations), which tacit runs so
 //     at its next start, and so are the files that decide how it starts (launch-files.ts: the MCP
 //     clients' settings holding its command and flags) and what `npx tacit` runs
-//     (node_modules/.bin/tacit), where they exist; a link on the way to any of these cannot be a
+//     (node_modules/.bin/tacit), and the files an AI client runs on its own (fs/agent-hooks.ts:
+//     what its hooks name), where they exist; a link on the way to any of these cannot be a
 //     mount point (mount follows it), so the directory holding it is made read-only instead, and a
 //     command is refused where that directory is a root (see keep in masks, linkInRoot);
 //   - /proc is the namespace's own.
+// What of these a command makes where there was none cannot be covered: it is undone once the
+// command has ended (see afterwards: a commondir, hooks, launch files, package.json, and a git
+// repository of its own, new-repositories.ts), and the command's stderr says so.
 // The first process of the namespace, a shell tacit chooses, does this with util-linux `mount`
 // (one `mount -a` over a table tacit writes, so the cost does not grow with a process per mount),
 // then changes into the working directory again (the old one was the unconfined view), checks it
