@@ -90,7 +90,14 @@ export function newRepositoriesSetAside(walked: readonly WalkedDirectory[]): () 
 }
 
 function unchanged(before: WalkedDirectory): boolean {
-  const now = lstatSync(before.dir, { bigint: true, throwIfNoEntry: false });
+  // Not found in any way (gone, or a directory on the way made a file or a link that loops) is
+  // changed: a stat that threw here ended tacit with the command's .git left where it was.
+  let now;
+  try {
+    now = lstatSync(before.dir, { bigint: true, throwIfNoEntry: false });
+  } catch (error) {
+    return false;
+  }
   return now !== undefined && now.ctimeNs === before.ctimeNs && now.ino === before.ino && now.dev === before.dev;
 }
 

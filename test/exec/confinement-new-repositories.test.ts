@@ -85,3 +85,31 @@ requestExecPermission(["sh"], (proc) => {
     expect(r.stdout).not.toContain(path.join(project, "kept/.git"));
   });
 });
+
+describe("a confined command that makes a directory the walk listed unreachable", () => {
+  // A walked directory under one the command replaced by a file: its stat threw ENOTDIR in tacit's
+  // check after the command, which ended tacit there, and the .git the command made was left.
+  it("still has the .git it made set aside, and tacit goes on", async (ctx) => {
+    const dir = confinementDir(ctx, "tacit-new-repositories-unreachable-");
+    writeTree(dir, { "project/a/b/readme.txt": "hello\n" });
+    const project = path.join(dir, "project");
+    const proof = path.join(dir, "FSMONITOR_RAN");
+    const r = await tacit(
+      project,
+      `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("made", () => proc.exec("sh", ["-c", ${lit(`rm -rf a && touch a && git init -q new && git -C new config core.fsmonitor "touch ${proof}; false"`)}]));
+});
+console.log("went on");
+`,
+      ["--command-permissions", "sh", "--confine-commands"],
+      { HOME: dir },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("went on");
+    userGitStatus(path.join(project, "new"), dir);
+    expect(existsSync(proof)).toBe(false);
+    expect(existsSync(path.join(project, "new/.git"))).toBe(false);
+    expect(execResults(r.stdout)("made").stderr).toContain(`${path.join(project, "new/.git")} (set aside as ${path.join(project, "new/.git")}.tacit-unjudged)`);
+  });
+});
