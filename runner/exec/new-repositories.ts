@@ -95,7 +95,7 @@ function unchanged(before: WalkedDirectory): boolean {
   let now;
   try {
     now = lstatSync(before.dir, { bigint: true, throwIfNoEntry: false });
-  } catch (error) {
+  } catch {
     return false;
   }
   return now !== undefined && now.ctimeNs === before.ctimeNs && now.ino === before.ino && now.dev === before.dev;
