@@ -996,9 +996,13 @@ export class CommandConfinement {
     // `.husky/pre-commit` of a project, and the user's next `git commit` ran it.
     const absentGitPlaces: string[] = [];
     for (const { dir, listing } of listed) {
-      if (path.basename(dir).toLowerCase() !== ".git" || !listing.commondirMissing) continue;
-      // Its own hooks directory and configuration, where there is none (a repository made without hooks).
+      if (!listing.commondirMissing) continue;
+      // Its own hooks directory and configuration, where there is none (a repository made without
+      // hooks), a bare one's too (by its shape): a confined `sh` moved back the hooks tacit had set
+      // aside in a bare repository an earlier command made (new-repositories.ts), and the user's
+      // next `git push` to it ran its pre-receive, unconfined.
       for (const own of ["hooks", "config"].map((name) => path.join(dir, name))) if (!lexists(own) && this.grants(own)) absentGitPlaces.push(own);
+      if (path.basename(dir).toLowerCase() !== ".git") continue;
       for (const place of configuredPlacesOf(path.dirname(dir))) {
         const target = realTarget(place);
         if (target !== null) readOnly(target.real);

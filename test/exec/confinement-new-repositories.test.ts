@@ -113,3 +113,35 @@ console.log("went on");
     expect(execResults(r.stdout)("made").stderr).toContain(`${path.join(project, "new/.git")} (set aside as ${path.join(project, "new/.git")}.tacit-unjudged)`);
   });
 });
+
+describe("a bare repository whose hooks were set aside", () => {
+  // A first command made remote.git, whose hooks tacit set aside; a second one moved them back. The
+  // directory was a repository by then, so nothing was set aside again, and a missing hooks
+  // directory was undone only in a .git: the user's next push to it ran the pre-receive, unconfined.
+  it("does not get them back from a later command", async (ctx) => {
+    const dir = confinementDir(ctx, "tacit-new-repositories-again-");
+    writeTree(dir, { "project/readme.txt": "hello\n", "source/readme.txt": "source\n" });
+    const project = path.join(dir, "project");
+    const source = path.join(dir, "source");
+    for (const args of [["init", "-q"], ["add", "readme.txt"], ["commit", "-qm", "init"]]) spawnSync("git", [...gitArgs, ...args], { cwd: source });
+    const proof = path.join(dir, "PRE_RECEIVE_RAN");
+    const r = await tacit(
+      project,
+      `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("bare", () => proc.exec("sh", ["-c", ${lit(`git init -q --bare remote.git && printf '#!/bin/sh\\ntouch ${proof}\\n' > remote.git/hooks/pre-receive && chmod +x remote.git/hooks/pre-receive`)}]));
+  attempt("back", () => proc.exec("sh", ["-c", "mv remote.git/hooks.tacit-unjudged remote.git/hooks && mv remote.git/config.tacit-unjudged remote.git/config"]));
+});
+`,
+      ["--command-permissions", "sh", "--confine-commands"],
+      { HOME: dir },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const result = execResults(r.stdout);
+    expect(result("back").exitCode, result("back").stderr).toBe(0);
+    spawnSync("git", [...gitArgs, "push", "-q", path.join(project, "remote.git"), "HEAD:refs/heads/main"], { cwd: source, env: { ...process.env, HOME: dir } });
+    expect(existsSync(proof)).toBe(false);
+    for (const control of ["hooks", "config"]) expect(existsSync(path.join(project, "remote.git", control)), control).toBe(false);
+    expect(result("back").stderr).toContain(`${path.join(project, "remote.git/hooks")}, ${path.join(project, "remote.git/config")}`);
+  });
+});
