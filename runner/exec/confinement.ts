@@ -1204,19 +1204,45 @@ function realDirectory(dir: string): string | null {
 }
 
 /**
+ * The first of `dir` and the directories above it that does not exist, below the nearest that
+ * does, with where that one really leads; null where `dir` exists (or nothing on the way does).
+ */
+function firstMissing(dir: string): { path: string; parent: string } | null {
+  for (let at = dir; path.dirname(at) !== at; at = path.dirname(at)) {
+    if (lexists(at)) return null;
+    const parent = realDirectory(path.dirname(at));
+    if (lexists(path.dirname(at))) return parent === null ? null : { path: at, parent };
+  }
+  return null;
+}
+
+/**
  * Of `paths`, none of which existed as the command started, what to remove once it has ended: a
  * check that removes each it made, where its directory leads where it led then (never through a
  * directory the command swapped for a link to elsewhere), and says so for the command's stderr:
  * "the command made <what it removed, or could not, saying why>, <why>" ("" where it made none).
  */
 function madeRemover(paths: readonly string[], why: string): () => string {
-  const before = paths.map((p) => ({ p, dir: realDirectory(path.dirname(p)) }));
+  const before = paths.map((p) => ({ p, dir: realDirectory(path.dirname(p)), made: firstMissing(path.dirname(p)) }));
   return () => {
     const removed: string[] = [];
-    for (const { p, dir } of before) {
+    for (const { p, dir, made } of before) {
       if (!lexists(p)) continue;
       const shown = printable(p);
       if (dir === null || realDirectory(path.dirname(p)) !== dir) {
+        // A directory on the way that did not exist, which the command made a link to elsewhere (a
+        // hook's `.claude/hooks` linked to a directory of its own holding the script): that link is
+        // removed, where the directory holding it still leads where it led. Left, the client ran the
+        // script through it.
+        if (made !== null && realDirectory(path.dirname(made.path)) === made.parent) {
+          try {
+            removeMade(made.path);
+            removed.push(`${shown} (through ${printable(made.path)}, which it made and tacit removed)`);
+          } catch (error) {
+            removed.push(`${shown} (could not be removed: ${(error as Error).message}; remove ${printable(made.path)} yourself)`);
+          }
+          continue;
+        }
         removed.push(`${shown} (not removed: its directory now leads elsewhere; remove it yourself)`);
         continue;
       }

@@ -72,3 +72,35 @@ requestExecPermission(["sh"], (proc) => {
     for (const name of ["EXISTING", "MISSING", "CURSOR"]) expect(existsSync(proof(name)), name).toBe(false);
   });
 });
+
+describe("a hook's script whose directory did not exist", () => {
+  // The command made that directory a link to one of its own holding the script: tacit would not
+  // remove the script through a directory that now led elsewhere, and said "remove it yourself" to
+  // the script alone, and the client's next hook ran it.
+  it("cannot be reached through a link the command made in its place: the link is removed", async (ctx) => {
+    const dir = confinementDir(ctx, "tacit-confine-agent-hooks-link-");
+    const settings = { hooks: { PostToolUse: [{ matcher: "mcp__.*", hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/later.sh' }] }] } };
+    writeTree(dir, { "project/.claude/settings.json": JSON.stringify(settings), "home/.keep": "" });
+    const project = path.join(dir, "project");
+    const proof = path.join(dir, "LINKED_RAN");
+    const r = await tacit(
+      project,
+      `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("linked", () => proc.exec("sh", ["-c", ${lit(`mkdir elsewhere && printf '#!/bin/sh\\ntouch ${proof}\\n' > elsewhere/later.sh && chmod +x elsewhere/later.sh && ln -s ../elsewhere .claude/hooks`)}]));
+});
+`,
+      ["--command-permissions", "sh", "--confine-commands"],
+      { HOME: path.join(dir, "home") },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const { exitCode, stderr } = execResults(r.stdout)("linked");
+    expect(exitCode, stderr).toBe(0);
+    spawnSync("bash", ["-c", '"$CLAUDE_PROJECT_DIR"/.claude/hooks/later.sh'], { env: { ...process.env, CLAUDE_PROJECT_DIR: project } });
+    expect(existsSync(proof)).toBe(false);
+    expect(existsSync(path.join(project, ".claude/hooks"))).toBe(false);
+    expect(stderr).toContain(`${path.join(project, ".claude/hooks/later.sh")} (through ${path.join(project, ".claude/hooks")}, which it made and tacit removed)`);
+    // What the link led to, in the roots, is left as it was: only the link is removed.
+    expect(existsSync(path.join(project, "elsewhere/later.sh"))).toBe(true);
+  });
+});
