@@ -79,7 +79,7 @@ import { KEYCTL_CANDIDATES } from "../sandbox-mounts.js";
 import { isSinkRefusal, SecureSink } from "../secure-sink.js";
 import { tempRoots } from "../temp-dirs.js";
 import { watchLaunchManifests } from "./launch-manifests.js";
-import { newRepositoriesSetAside } from "./new-repositories.js";
+import { gitIdentity, newRepositoriesSetAside } from "./new-repositories.js";
 import { COMMONDIR, isRepository, REPOSITORY_CONTROLS } from "./repository-shape.js";
 import { lifelineCheck } from "./lifeline.js";
 import { MAP_CURRENT_USER, type NamespaceWrapper, SHELL } from "./pid-namespace.js";
@@ -318,8 +318,11 @@ interface Listing {
   directories: string[];
   /** tacit could not list it (see listedEntries): covered whole, as nothing in it could be told apart. */
   unlistable: boolean;
-  /** It holds an entry named `.git`: one made where there was none is set aside after the command (see new-repositories.ts). */
-  gitEntry: boolean;
+  /**
+   * Which entries named `.git` (in any case) it holds, by identity (see gitIdentity): one that is not
+   * among them after the command is set aside (see new-repositories.ts).
+   */
+  gitEntries: string[];
   /** It is a repository's directory (see isRepository): one it becomes has its configuration and hooks set aside after the command. */
   repository: boolean;
 }
@@ -352,7 +355,7 @@ function stampOf(dir: string): BigIntStats | null {
 /** A listing of nothing yet, made at `stamp` (null: the directory was gone, as no later stamp is). */
 function emptyListing(stamp: BigIntStats | null): Listing {
   const { ctimeNs, ino, dev } = stamp ?? { ctimeNs: -1n, ino: -1n, dev: -1n };
-  return { ctimeNs, ino, dev, classified: [], gitControls: [], npxPrograms: [], opensWithEffect: [], commondirMissing: false, manifests: [], directories: [], unlistable: false, gitEntry: false, repository: false };
+  return { ctimeNs, ino, dev, classified: [], gitControls: [], npxPrograms: [], opensWithEffect: [], commondirMissing: false, manifests: [], directories: [], unlistable: false, gitEntries: [], repository: false };
 }
 
 /** Whether `stamp` is the device, inode and change time `listing` was made at (gone: not, unless it was then). */
@@ -680,7 +683,7 @@ export class CommandConfinement {
     const gitPlacesAfter = gitPlacesUndone(absentGitPlaces);
     const launchAfter = launchFilesUndone(absentLaunchFiles);
     const hooksAfter = hookFilesUndone(absentHookFiles);
-    const repositoriesAfter = newRepositoriesSetAside(checked.map(({ dir, listing }) => ({ dir, ctimeNs: listing.ctimeNs, ino: listing.ino, dev: listing.dev, hadGit: listing.gitEntry, wasRepository: listing.repository })));
+    const repositoriesAfter = newRepositoriesSetAside(checked.map(({ dir, listing }) => ({ dir, ctimeNs: listing.ctimeNs, ino: listing.ino, dev: listing.dev, gits: listing.gitEntries, wasRepository: listing.repository })));
     const expected = createHash("sha256")
       .update(checked.map(({ listing }) => `${listing.dev} ${listing.ino} ${nanoseconds(listing.ctimeNs)}\n`).join(""))
       .digest("hex");
@@ -1133,7 +1136,7 @@ export class CommandConfinement {
     const repository = isRepository(dir, names);
     listing.repository = repository;
     listing.commondirMissing = repository && !names.has(COMMONDIR);
-    listing.gitEntry = names.has(".git");
+    listing.gitEntries = (found ?? []).filter((entry) => entry.name.toLowerCase() === ".git").flatMap((entry) => gitIdentity(path.join(dir, entry.name)) ?? []);
     for (const entry of found ?? []) {
       const full = path.join(dir, entry.name);
       if (this.settings.classified.matchesExactly(full, entry.name)) listing.classified.push(full);

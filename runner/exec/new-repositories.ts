@@ -15,7 +15,8 @@
 // Kept for the user to judge (a `git init` or `git clone` the agent meant), never run.
 //
 // Found from the walk before the command: a directory whose change time, inode and device are
-// the same has the entries it had (a name made in it sets its change time); each other one is
+// the same has the entries it had (a name made in it sets its change time), and a `.git` is the
+// one it had only by its identity (see gitIdentity), not its name; each other one is
 // listed again, and each directory in it that the walk did not know is looked through whole (the
 // command made it, or moved it there). Directories under node_modules are left alone, as for the
 // package.json files npx reads (launch-manifests.ts): no one runs git there.
@@ -33,8 +34,8 @@ export interface WalkedDirectory {
   ctimeNs: bigint;
   ino: bigint;
   dev: bigint;
-  /** Whether it held an entry named `.git` (in any case) then. */
-  hadGit: boolean;
+  /** The identities (see gitIdentity) of its entries named `.git` (in any case) then. */
+  gits: readonly string[];
   /** Whether it was a repository's directory then (see isRepository). */
   wasRepository: boolean;
 }
@@ -60,7 +61,9 @@ export function newRepositoriesSetAside(walked: readonly WalkedDirectory[]): () 
         const full = path.join(dir, entry.name);
         const name = entry.name.toLowerCase();
         if (name === GIT) {
-          if (before?.hadGit ?? false) continue;
+          // The one that was there (not one made in its place: another tacit run's command set aside the
+          // .git its command made, which this one's walk had seen, and this command made it again).
+          if (before !== null && before.gits.includes(gitIdentity(full) ?? "")) continue;
           const aside = setAside(full, notes);
           // Set aside, a repository's directory is still one by its shape where git is run inside it: its configuration and hooks too.
           if (aside !== null && entry.isDirectory()) pending.push(aside);
@@ -87,6 +90,19 @@ export function newRepositoriesSetAside(walked: readonly WalkedDirectory[]): () 
       "git clone), or to check what was set aside and move it back]\n"
     );
   };
+}
+
+/**
+ * What tells a `.git` from one made in its place: its device, inode and birth time (an inode number
+ * freed by a removal is given to the next file made; its birth time is new). null: there is none.
+ */
+export function gitIdentity(file: string): string | null {
+  try {
+    const stat = lstatSync(file, { bigint: true });
+    return `${stat.dev}:${stat.ino}:${stat.birthtimeNs}`;
+  } catch {
+    return null;
+  }
 }
 
 function unchanged(before: WalkedDirectory): boolean {

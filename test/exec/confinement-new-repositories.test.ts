@@ -145,3 +145,29 @@ requestExecPermission(["sh"], (proc) => {
     expect(result("back").stderr).toContain(`${path.join(project, "remote.git/hooks")}, ${path.join(project, "remote.git/config")}`);
   });
 });
+
+describe("a .git that another tacit run's command made, which this command's walk saw", () => {
+  // Run A's command made X/.git and waited; run B's walk saw it there. A's .git was set aside once
+  // A's command ended, and B's command then made X/.git anew with a core.fsmonitor: B took it for
+  // the one that was there before, and left it for the user's next git status.
+  it("is not taken for the one that was there: made again in its place, it is set aside", async (ctx) => {
+    const dir = confinementDir(ctx, "tacit-new-repositories-race-");
+    writeTree(dir, { "project/X/readme.txt": "hello\n" });
+    const project = path.join(dir, "project");
+    const proof = path.join(dir, "FSMONITOR_RAN");
+    const waitFor = (file: string): string => `i=0; while [ ! -e ${file} ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done`;
+    const run = (command: string): Promise<Awaited<ReturnType<typeof tacit>>> =>
+      tacit(project, `${ATTEMPT_PRELUDE}\nrequestExecPermission(["sh"], (proc) => { attempt("run", () => proc.exec("sh", ["-c", ${lit(command)}])); });\n`, ["--command-permissions", "sh", "--confine-commands"], { HOME: dir });
+    const first = run(`git init -q X && touch A_MADE && ${waitFor("B_STARTED")}`);
+    for (let i = 0; i < 400 && !existsSync(path.join(project, "A_MADE")); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const second = run(`touch B_STARTED && ${waitFor("X/.git.tacit-unjudged")} && git init -q X && git -C X config core.fsmonitor "touch ${proof}; false"`);
+    const [a, b] = await Promise.all([first, second]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    expect(execResults(a.stdout)("run").stderr).toContain(`${path.join(project, "X/.git")} (set aside as ${path.join(project, "X/.git")}.tacit-unjudged)`);
+    userGitStatus(path.join(project, "X"), dir);
+    expect(existsSync(proof)).toBe(false);
+    expect(existsSync(path.join(project, "X/.git"))).toBe(false);
+    expect(execResults(b.stdout)("run").stderr).toContain(`${path.join(project, "X/.git")} (set aside as ${path.join(project, "X/.git")}.tacit-unjudged.1)`);
+  });
+});
