@@ -325,6 +325,8 @@ interface Listing {
   gitEntries: string[];
   /** It is a repository's directory (see isRepository): one it becomes has its configuration and hooks set aside after the command. */
   repository: boolean;
+  /** As a repository's directory, the identities (see gitIdentity) of its configuration, hooks and commondir. */
+  controlEntries: string[];
 }
 
 /** Directory listings kept, per set of classified patterns, at most (then they are forgotten and read again). */
@@ -355,7 +357,7 @@ function stampOf(dir: string): BigIntStats | null {
 /** A listing of nothing yet, made at `stamp` (null: the directory was gone, as no later stamp is). */
 function emptyListing(stamp: BigIntStats | null): Listing {
   const { ctimeNs, ino, dev } = stamp ?? { ctimeNs: -1n, ino: -1n, dev: -1n };
-  return { ctimeNs, ino, dev, classified: [], gitControls: [], npxPrograms: [], opensWithEffect: [], commondirMissing: false, manifests: [], directories: [], unlistable: false, gitEntries: [], repository: false };
+  return { ctimeNs, ino, dev, classified: [], gitControls: [], npxPrograms: [], opensWithEffect: [], commondirMissing: false, manifests: [], directories: [], unlistable: false, gitEntries: [], repository: false, controlEntries: [] };
 }
 
 /** Whether `stamp` is the device, inode and change time `listing` was made at (gone: not, unless it was then). */
@@ -683,7 +685,7 @@ export class CommandConfinement {
     const gitPlacesAfter = gitPlacesUndone(absentGitPlaces);
     const launchAfter = launchFilesUndone(absentLaunchFiles);
     const hooksAfter = hookFilesUndone(absentHookFiles);
-    const repositoriesAfter = newRepositoriesSetAside(checked.map(({ dir, listing }) => ({ dir, ctimeNs: listing.ctimeNs, ino: listing.ino, dev: listing.dev, gits: listing.gitEntries, wasRepository: listing.repository })));
+    const repositoriesAfter = newRepositoriesSetAside(checked.map(({ dir, listing }) => ({ dir, ctimeNs: listing.ctimeNs, ino: listing.ino, dev: listing.dev, gits: listing.gitEntries, wasRepository: listing.repository, controls: listing.controlEntries })));
     const expected = createHash("sha256")
       .update(checked.map(({ listing }) => `${listing.dev} ${listing.ino} ${nanoseconds(listing.ctimeNs)}\n`).join(""))
       .digest("hex");
@@ -1135,6 +1137,7 @@ export class CommandConfinement {
     const names = new Set((found ?? []).map((entry) => entry.name.toLowerCase()));
     const repository = isRepository(dir, names);
     listing.repository = repository;
+    if (repository) listing.controlEntries = (found ?? []).filter((entry) => REPOSITORY_CONTROLS.has(entry.name.toLowerCase())).flatMap((entry) => gitIdentity(path.join(dir, entry.name)) ?? []);
     listing.commondirMissing = repository && !names.has(COMMONDIR);
     listing.gitEntries = (found ?? []).filter((entry) => entry.name.toLowerCase() === ".git").flatMap((entry) => gitIdentity(path.join(dir, entry.name)) ?? []);
     for (const entry of found ?? []) {

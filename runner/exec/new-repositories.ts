@@ -38,6 +38,8 @@ export interface WalkedDirectory {
   gits: readonly string[];
   /** Whether it was a repository's directory then (see isRepository). */
   wasRepository: boolean;
+  /** As one, the identities (see gitIdentity) of its configuration, hooks and commondir then. */
+  controls: readonly string[];
 }
 
 const GIT = ".git";
@@ -56,7 +58,14 @@ export function newRepositoriesSetAside(walked: readonly WalkedDirectory[]): () 
     /** Sets aside what in `dir` makes a repository git would run from, and queues the directories to look through. */
     const judge = (dir: string, entries: Dirent[], before: WalkedDirectory | null): void => {
       const names = new Set(entries.map((entry) => entry.name.toLowerCase()));
-      const becameRepository = !(before?.wasRepository ?? false) && isRepository(dir, names);
+      const repository = isRepository(dir, names);
+      const becameRepository = !(before?.wasRepository ?? false) && repository;
+      // A repository by its shape alone (not a .git, nor in one: its .git is judged by its identity)
+      // whose configuration, hooks or commondir is not one it had: another tacit run's command made
+      // it (a bare remote.git) and this command's walk saw it, that run set them aside, and this
+      // command made them again. Left, the user's next push to it ran its pre-receive.
+      const replaced = (full: string): boolean =>
+        before !== null && before.wasRepository && repository && !dir.split(path.sep).some((part) => part.toLowerCase() === GIT) && !before.controls.includes(gitIdentity(full) ?? "");
       for (const entry of entries) {
         const full = path.join(dir, entry.name);
         const name = entry.name.toLowerCase();
@@ -67,7 +76,7 @@ export function newRepositoriesSetAside(walked: readonly WalkedDirectory[]): () 
           const aside = setAside(full, notes);
           // Set aside, a repository's directory is still one by its shape where git is run inside it: its configuration and hooks too.
           if (aside !== null && entry.isDirectory()) pending.push(aside);
-        } else if (becameRepository && REPOSITORY_CONTROLS.has(name)) {
+        } else if (REPOSITORY_CONTROLS.has(name) && (becameRepository || replaced(full))) {
           setAside(full, notes);
         } else if (entry.isDirectory() && !known.has(full) && entry.name !== NODE_MODULES) {
           pending.push(full);

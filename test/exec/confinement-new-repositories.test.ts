@@ -171,3 +171,33 @@ describe("a .git that another tacit run's command made, which this command's wal
     expect(execResults(b.stdout)("run").stderr).toContain(`${path.join(project, "X/.git")} (set aside as ${path.join(project, "X/.git")}.tacit-unjudged.1)`);
   });
 });
+
+describe("a bare repository that another tacit run's command made, which this command's walk saw", () => {
+  // Run A's command made remote.git (bare) and waited; run B's walk saw it, a repository with its
+  // hooks. A's hooks were set aside once A's command ended, and B's command made remote.git/hooks
+  // anew with a pre-receive: remote.git had been a repository with hooks, so B left them.
+  it("does not keep hooks made in place of those set aside", async (ctx) => {
+    const dir = confinementDir(ctx, "tacit-new-repositories-bare-race-");
+    writeTree(dir, { "project/readme.txt": "hello\n", "source/readme.txt": "source\n" });
+    const project = path.join(dir, "project");
+    const source = path.join(dir, "source");
+    for (const args of [["init", "-q"], ["add", "readme.txt"], ["commit", "-qm", "init"]]) spawnSync("git", [...gitArgs, ...args], { cwd: source });
+    const proof = path.join(dir, "PRE_RECEIVE_RAN");
+    const waitFor = (file: string): string => `i=0; while [ ! -e ${file} ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done`;
+    const run = (command: string): Promise<Awaited<ReturnType<typeof tacit>>> =>
+      tacit(project, `${ATTEMPT_PRELUDE}\nrequestExecPermission(["sh"], (proc) => { attempt("run", () => proc.exec("sh", ["-c", ${lit(command)}])); });\n`, ["--command-permissions", "sh", "--confine-commands"], { HOME: dir });
+    const first = run(`git init -q --bare remote.git && touch A_MADE && ${waitFor("B_STARTED")}`);
+    for (let i = 0; i < 400 && !existsSync(path.join(project, "A_MADE")); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const second = run(
+      `touch B_STARTED && ${waitFor("remote.git/hooks.tacit-unjudged")} && mkdir remote.git/hooks && printf '#!/bin/sh\\ntouch ${proof}\\n' > remote.git/hooks/pre-receive && chmod +x remote.git/hooks/pre-receive`,
+    );
+    const [a, b] = await Promise.all([first, second]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    expect(execResults(b.stdout)("run").exitCode).toBe(0);
+    spawnSync("git", [...gitArgs, "push", "-q", path.join(project, "remote.git"), "HEAD:refs/heads/main"], { cwd: source, env: { ...process.env, HOME: dir } });
+    expect(existsSync(proof)).toBe(false);
+    expect(existsSync(path.join(project, "remote.git/hooks"))).toBe(false);
+    expect(execResults(b.stdout)("run").stderr).toContain(`${path.join(project, "remote.git/hooks")} (set aside as ${path.join(project, "remote.git/hooks")}.tacit-unjudged.1)`);
+  });
+});
