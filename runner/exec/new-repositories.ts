@@ -18,8 +18,10 @@
 // the same has the entries it had (a name made in it sets its change time), and a `.git` is the
 // one it had only by its identity (see gitIdentity), not its name; each other one is
 // listed again, and each directory in it that the walk did not know is looked through whole (the
-// command made it, or moved it there). Directories under node_modules are left alone, as for the
-// package.json files npx reads (launch-manifests.ts): no one runs git there.
+// command made it, or moved it there). Directories under node_modules too: git runs there, as the
+// `git status` of the project around them runs in each submodule it has in its index (a confined
+// `sh` made node_modules/evil a repository with a core.fsmonitor and added it to the project's
+// index as a submodule, which it may write, and the user's next `git status` in the project ran it).
 
 import { type Dirent, lstatSync, readdirSync, realpathSync, renameSync } from "node:fs";
 import path from "node:path";
@@ -43,7 +45,6 @@ export interface WalkedDirectory {
 }
 
 const GIT = ".git";
-const NODE_MODULES = "node_modules";
 
 /**
  * Returns what to do once the command has ended: set aside each `.git` it made in `walked` or in a
@@ -78,13 +79,13 @@ export function newRepositoriesSetAside(walked: readonly WalkedDirectory[]): () 
           if (aside !== null && entry.isDirectory()) pending.push(aside);
         } else if (REPOSITORY_CONTROLS.has(name) && (becameRepository || replaced(full))) {
           setAside(full, notes);
-        } else if (entry.isDirectory() && !known.has(full) && entry.name !== NODE_MODULES) {
+        } else if (entry.isDirectory() && !known.has(full)) {
           pending.push(full);
         }
       }
     };
     for (const before of walked) {
-      if (before.dir.split(path.sep).includes(NODE_MODULES) || unchanged(before)) continue;
+      if (unchanged(before)) continue;
       // Not through a directory swapped for a link: what it leads to was not walked, and may lie outside the roots.
       if (!isRealDirectory(before.dir)) continue;
       judge(before.dir, entriesOf(before.dir, notes), before);

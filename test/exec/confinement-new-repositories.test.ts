@@ -201,3 +201,36 @@ describe("a bare repository that another tacit run's command made, which this co
     expect(execResults(b.stdout)("run").stderr).toContain(`${path.join(project, "remote.git/hooks")} (set aside as ${path.join(project, "remote.git/hooks")}.tacit-unjudged.1)`);
   });
 });
+
+describe("a repository made under node_modules", () => {
+  // node_modules was left alone, as no one runs git there; but the project's own `git status` runs
+  // git in each submodule of its index, and a confined command may write the index: it made
+  // node_modules/evil a repository with a core.fsmonitor and added it as one.
+  it("is set aside too: the project's git status runs nothing of the command's", async (ctx) => {
+    const dir = confinementDir(ctx, "tacit-new-repositories-node-modules-");
+    writeTree(dir, { "project/.gitignore": "node_modules\n", "project/node_modules/dep/index.js": "1\n" });
+    const project = path.join(dir, "project");
+    for (const args of [["init", "-q"], ["add", ".gitignore"], ["commit", "-qm", "init"]]) spawnSync("git", [...gitArgs, ...args], { cwd: project });
+    const proof = path.join(dir, "FSMONITOR_RAN");
+    const evil = "node_modules/evil";
+    const r = await tacit(
+      project,
+      `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("submodule", () => proc.exec("sh", ["-c", ${lit(
+    `git init -q ${evil} && git -C ${evil} -c user.name=t -c user.email=t@example.com commit --allow-empty -qm x && ` +
+      `git -C ${evil} config core.fsmonitor "touch ${proof}; false" && git update-index --add --cacheinfo "160000,$(git -C ${evil} rev-parse HEAD),${evil}"`,
+  )}]));
+});
+`,
+      ["--command-permissions", "sh", "--confine-commands"],
+      { HOME: dir },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const { exitCode, stderr } = execResults(r.stdout)("submodule");
+    expect(exitCode, stderr).toBe(0);
+    userGitStatus(project, dir);
+    expect(existsSync(proof)).toBe(false);
+    expect(stderr).toContain(`${path.join(project, evil, ".git")} (set aside as ${path.join(project, evil, ".git")}.tacit-unjudged)`);
+  });
+});
