@@ -6,16 +6,23 @@ import type { ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
 
 /** Each child's directory, whether it leads a process group to kill with it, and what to kill before it. */
-const running = new Map<ChildProcess, { dir: string | null; group: boolean; killFirst: (() => void) | null }>();
+const running = new Map<ChildProcess, { dir: string | null; group: boolean; killFirst: (() => void) | null; afterwards: (() => void) | null }>();
 let hookInstalled = false;
 
 /**
  * Kills `child` (with `group`, its whole process group: it was spawned detached) and deletes
  * `dir` (if it has one) if tacit exits before the returned release is called (once the child
  * has ended and the directory is gone). `killFirst`, where given, is called before: a program the
- * child forked outside its group (see sandbox-process.ts).
+ * child forked outside its group (see sandbox-process.ts). `afterwards`, where given, is called once
+ * it is killed: what a confined command left that must not outlive it (see executor.ts).
  */
-export function cleanUpAtExit(child: ChildProcess, dir: string | null, group = false, killFirst: (() => void) | null = null): () => void {
+export function cleanUpAtExit(
+  child: ChildProcess,
+  dir: string | null,
+  group = false,
+  killFirst: (() => void) | null = null,
+  afterwards: (() => void) | null = null,
+): () => void {
   if (!hookInstalled) {
     hookInstalled = true;
     process.on("exit", () => {
@@ -31,9 +38,14 @@ export function cleanUpAtExit(child: ChildProcess, dir: string | null, group = f
           leftover.kill("SIGKILL");
         }
         if (how.dir !== null) rmSync(how.dir, { recursive: true, force: true });
+        try {
+          how.afterwards?.();
+        } catch {
+          // The others are still cleaned up.
+        }
       }
     });
   }
-  running.set(child, { dir, group, killFirst });
+  running.set(child, { dir, group, killFirst, afterwards });
   return () => running.delete(child);
 }

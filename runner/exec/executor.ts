@@ -359,8 +359,14 @@ export class ExecExecutor {
       child.once("spawn", () => this.progress.set(request, "started"));
       // While it runs, no classified file is made in its roots (see FileSystem.openClassifiedWrite).
       const confinedEnds = this.confinement === null ? () => undefined : confinedCommandRunning(request.command, this.confinement.allowedRoots);
-      // Ended by a signal, tacit runs its exit hooks: the command and its group go with it.
-      const release = cleanUpAtExit(child, null, true);
+      // Ended by a signal, tacit runs its exit hooks: the command and its group go with it. And
+      // what the command left that must not outlive it is undone then too (see afterwards): the
+      // script's time limit ended tacit while a confined command that had made a .git with a
+      // core.fsmonitor still ran, and the .git was left for the user's next git status.
+      const release = cleanUpAtExit(child, null, true, null, () => {
+        const undone = afterwards();
+        if (undone !== "") process.stderr.write(undone.trimStart());
+      });
       const stdout = new CappedOutput(this.hostSecrets, "stdout");
       const stderr = new CappedOutput(this.hostSecrets, "stderr");
       child.stdout!.on("data", (chunk: Buffer) => stdout.add(chunk));

@@ -234,3 +234,26 @@ requestExecPermission(["sh"], (proc) => {
     expect(stderr).toContain(`${path.join(project, evil, ".git")} (set aside as ${path.join(project, evil, ".git")}.tacit-unjudged)`);
   });
 });
+
+describe("a confined command still running when the script's time limit ends tacit", () => {
+  // tacit killed the command at its exit, but undid nothing it had made: the .git with its
+  // core.fsmonitor was left for the user's next git status.
+  it("has the .git it made set aside as tacit exits, and tacit's stderr says so", async (ctx) => {
+    const dir = confinementDir(ctx, "tacit-new-repositories-time-limit-");
+    writeTree(dir, { "project/readme.txt": "hello\n" });
+    const project = path.join(dir, "project");
+    const proof = path.join(dir, "FSMONITOR_RAN");
+    const r = await tacit(
+      project,
+      `requestExecPermission(["sh"], (proc) => proc.exec("sh", ["-c", ${lit(`git init -q X && git -C X config core.fsmonitor "touch ${proof}; false" && sleep 60`)}]));\n`,
+      ["--command-permissions", "sh", "--confine-commands", "--exec-timeout-ms", "3000"],
+      { HOME: dir },
+    );
+    expect(r.code, r.stderr).toBe(124);
+    userGitStatus(path.join(project, "X"), dir);
+    expect(existsSync(proof)).toBe(false);
+    expect(existsSync(path.join(project, "X/.git"))).toBe(false);
+    expect(existsSync(path.join(project, "X/.git.tacit-unjudged/config.tacit-unjudged"))).toBe(true);
+    expect(r.stderr).toContain(`${path.join(project, "X/.git")} (set aside as ${path.join(project, "X/.git")}.tacit-unjudged)`);
+  });
+});
