@@ -8,10 +8,10 @@
 // through the real CLI and checked by the user's own git, run afterwards outside tacit.
 
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ATTEMPT_PRELUDE, confinementDir, execResults, lit, tacit, writeTree } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, confinementDir, execResults, lit, NOBODY, nobodyCanRunTacit, nobodysProject, realTempDir, tacit, tacitAsNobody, writeTree } from "./fixtures.js";
 
 const gitArgs = ["-c", "safe.directory=*", "-c", "user.name=t", "-c", "user.email=t@example.com"];
 
@@ -255,5 +255,38 @@ describe("a confined command still running when the script's time limit ends tac
     expect(existsSync(path.join(project, "X/.git"))).toBe(false);
     expect(existsSync(path.join(project, "X/.git.tacit-unjudged/config.tacit-unjudged"))).toBe(true);
     expect(r.stderr).toContain(`${path.join(project, "X/.git")} (set aside as ${path.join(project, "X/.git")}.tacit-unjudged)`);
+  });
+});
+
+describe("a confined command run as a user who is not root", () => {
+  // tacit runs as the user the command runs as: with the write permission taken off the directory
+  // holding the .git, its rename failed (EACCES), the note said so to the script alone, and the
+  // user's next git status there ran the command's core.fsmonitor.
+  it("cannot keep its .git from being set aside by taking the write permission off its directory", async (ctx) => {
+    const support = nobodyCanRunTacit();
+    ctx.skip(!support.ok, support.reason);
+    const { dir, cleanup } = realTempDir("tacit-new-repositories-nobody-", "/var/tmp");
+    ctx.onTestFinished(cleanup);
+    const where = nobodysProject(dir);
+    const proof = path.join(where.project, "FSMONITOR_RAN");
+    const r = await tacitAsNobody(
+      where,
+      `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => attempt("main", () => proc.exec("sh", ["-c", ${lit(`git init -q X && git -C X config core.fsmonitor "touch ${proof}; false" && chmod a-w X`)}])));
+`,
+      ["--confine-commands", "--command-permissions", "sh"],
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const { exitCode, stderr } = execResults(r.stdout)("main");
+    expect(exitCode, stderr).toBe(0);
+    // The user's next git status there, as that user, outside tacit.
+    spawnSync("/usr/bin/setpriv", [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "git", "status"], {
+      cwd: path.join(where.project, "X"),
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: where.home },
+    });
+    expect(existsSync(proof)).toBe(false);
+    expect(stderr).toContain(`${path.join(where.project, "X/.git")} (set aside as ${path.join(where.project, "X/.git")}.tacit-unjudged)`);
+    // The directory's mode is the command's, as it left it.
+    expect(statSync(path.join(where.project, "X")).mode & 0o222).toBe(0);
   });
 });
