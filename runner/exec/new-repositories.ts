@@ -84,14 +84,26 @@ export function newRepositoriesSetAside(walked: readonly WalkedDirectory[]): () 
         }
       }
     };
-    for (const before of walked) {
-      if (unchanged(before)) continue;
-      // Not through a directory swapped for a link: what it leads to was not walked, and may lie outside the roots.
-      if (!isRealDirectory(before.dir)) continue;
-      judge(before.dir, entriesOf(before.dir, notes), before);
+    // The directories whose owner's read and search permissions this check gave back to list them, and their modes, put back after.
+    const opened: Array<{ dir: string; mode: number }> = [];
+    try {
+      for (const before of walked) {
+        if (unchanged(before)) continue;
+        // Not through a directory swapped for a link: what it leads to was not walked, and may lie outside the roots.
+        if (!isRealDirectory(before.dir)) continue;
+        judge(before.dir, entriesOf(before.dir, notes, opened), before);
+      }
+      // The directories the command made (or moved into the roots' walked directories): every repository in them is new here.
+      for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) judge(dir, entriesOf(dir, notes, opened), null);
+    } finally {
+      for (const { dir, mode } of opened.reverse()) {
+        try {
+          chmodSync(dir, mode);
+        } catch {
+          // Gone since.
+        }
+      }
     }
-    // The directories the command made (or moved into the roots' walked directories): every repository in them is new here.
-    for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) judge(dir, entriesOf(dir, notes), null);
     if (notes.length === 0) return "";
     return (
       `\n[tacit: the command made a git repository where there was none: ${notes.join(", ")}. git runs what a repository's ` +
@@ -135,10 +147,25 @@ function isRealDirectory(dir: string): boolean {
   }
 }
 
-/** `dir`'s entries; where it cannot be listed, none, and a note that says so. */
-function entriesOf(dir: string, notes: string[]): Dirent[] {
+/**
+ * `dir`'s entries; where it cannot be listed, none, and a note that says so. A command that runs as
+ * the directory's owner may have taken the owner's read permission off it (`chmod 311 A` over
+ * A/B/.git, still reached by `cd A/B`, or by the project's `git status` where the index names A/B a
+ * submodule), which kept tacit, run as that user too, from listing it: it gets the owner's rwx
+ * until the check ends (`opened`, put back then).
+ */
+function entriesOf(dir: string, notes: string[], opened: Array<{ dir: string; mode: number }>): Dirent[] {
   try {
-    return readdirSync(dir, { withFileTypes: true });
+    try {
+      return readdirSync(dir, { withFileTypes: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "EACCES" && code !== "EPERM") throw error;
+      const mode = lstatSync(dir).mode & 0o7777;
+      chmodSync(dir, mode | 0o700);
+      opened.push({ dir, mode });
+      return readdirSync(dir, { withFileTypes: true });
+    }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // Gone since (the command removed it, or this check set it aside): nothing in it to set aside.

@@ -290,3 +290,34 @@ requestExecPermission(["sh"], (proc) => attempt("main", () => proc.exec("sh", ["
     expect(statSync(path.join(where.project, "X")).mode & 0o222).toBe(0);
   });
 });
+
+describe("a confined command run as a user who is not root, and a directory it made unreadable", () => {
+  // The command took the read permission off A (chmod 311: still searchable) over the A/B/.git it
+  // made: tacit, run as the same user, could not list A, said so to the script alone, and the
+  // user's next git status in A/B ran the command's core.fsmonitor.
+  it("still has the .git in it set aside, and the directory's mode put back", async (ctx) => {
+    const support = nobodyCanRunTacit();
+    ctx.skip(!support.ok, support.reason);
+    const { dir, cleanup } = realTempDir("tacit-new-repositories-unreadable-", "/var/tmp");
+    ctx.onTestFinished(cleanup);
+    const where = nobodysProject(dir);
+    const proof = path.join(where.project, "FSMONITOR_RAN");
+    const r = await tacitAsNobody(
+      where,
+      `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => attempt("main", () => proc.exec("sh", ["-c", ${lit(`mkdir -p A/B && git init -q A/B && git -C A/B config core.fsmonitor "touch ${proof}; false" && chmod 311 A`)}])));
+`,
+      ["--confine-commands", "--command-permissions", "sh"],
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const { exitCode, stderr } = execResults(r.stdout)("main");
+    expect(exitCode, stderr).toBe(0);
+    spawnSync("/usr/bin/setpriv", [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "git", "status"], {
+      cwd: path.join(where.project, "A/B"),
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: where.home },
+    });
+    expect(existsSync(proof)).toBe(false);
+    expect(stderr).toContain(`${path.join(where.project, "A/B/.git")} (set aside as ${path.join(where.project, "A/B/.git")}.tacit-unjudged)`);
+    expect(statSync(path.join(where.project, "A")).mode & 0o777).toBe(0o311);
+  });
+});
