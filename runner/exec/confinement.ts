@@ -1034,7 +1034,8 @@ export class CommandConfinement {
     const absentLaunchFiles: string[] = [];
     for (const file of tacitLaunchFiles()) {
       keep(file);
-      if (!lexists(file) && this.grants(file)) absentLaunchFiles.push(file);
+      const absent = missingEnd(file);
+      if (absent !== null && this.grants(absent)) absentLaunchFiles.push(absent);
     }
     // And the files an AI client runs on its own (fs/agent-hooks.ts: the scripts its hooks, status
     // line and key helper name, Cursor's hooks files), read-only to scripts for that reason: a
@@ -1044,7 +1045,8 @@ export class CommandConfinement {
     const absentHookFiles: string[] = [];
     for (const file of agentHookFiles()) {
       keep(file, WHAT_AN_AGENT_RUNS);
-      if (!lexists(file) && this.grants(file)) absentHookFiles.push(file);
+      const absent = missingEnd(file);
+      if (absent !== null && this.grants(absent)) absentHookFiles.push(absent);
     }
     // And what `npx tacit` runs (node_modules/.bin/tacit, the link npm makes, or a shim): found by
     // the walk in every directory of the roots (npx started there or below runs it), and in tacit's
@@ -1196,6 +1198,27 @@ function lexists(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * What a command would make for `file` to name a file of its own: `file`, where there is nothing;
+ * where it is a link that leads nowhere, the path its links end at (a hook's
+ * `.claude/hooks/format.sh` linked to `../../scripts/format.sh`, not built yet: a confined `sh`
+ * wrote scripts/format.sh, and the client's next hook ran it); null where it leads to a file.
+ */
+function missingEnd(file: string): string | null {
+  let at = file;
+  for (let hops = 0; hops < 40; hops++) {
+    if (!lexists(at)) return at;
+    let link: string;
+    try {
+      link = readlinkSync(at);
+    } catch {
+      return null; // Not a link: there is a file.
+    }
+    at = path.resolve(path.dirname(at), link);
+  }
+  return null;
 }
 
 /** Where `dir` really leads, by its nearest existing directory (a dead end, null). */

@@ -7,7 +7,7 @@
 // client runs it, outside tacit.
 
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ATTEMPT_PRELUDE, confinementDir, execResults, lit, tacit, writeTree } from "./fixtures.js";
@@ -102,5 +102,36 @@ requestExecPermission(["sh"], (proc) => {
     expect(stderr).toContain(`${path.join(project, ".claude/hooks/later.sh")} (through ${path.join(project, ".claude/hooks")}, which it made and tacit removed)`);
     // What the link led to, in the roots, is left as it was: only the link is removed.
     expect(existsSync(path.join(project, "elsewhere/later.sh"))).toBe(true);
+  });
+});
+
+describe("a hook's script that is a link leading nowhere yet", () => {
+  // .claude/hooks/format.sh linked to ../../scripts/format.sh, not there yet (a build's output): the
+  // link existed, so nothing was to be removed, and its target could not be kept read-only. A
+  // confined `sh` wrote scripts/format.sh, and the client's next hook ran it.
+  it("cannot be given a target by the command: the file it made there is removed", async (ctx) => {
+    const dir = confinementDir(ctx, "tacit-confine-agent-hooks-dangling-");
+    const settings = { hooks: { PostToolUse: [{ matcher: "mcp__.*", hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/format.sh' }] }] } };
+    writeTree(dir, { "project/.claude/settings.json": JSON.stringify(settings), "project/scripts/readme.txt": "built here\n", "project/.claude/hooks/readme.txt": "hooks\n", "home/.keep": "" });
+    const project = path.join(dir, "project");
+    symlinkSync("../../scripts/format.sh", path.join(project, ".claude/hooks/format.sh"));
+    const proof = path.join(dir, "DANGLING_RAN");
+    const r = await tacit(
+      project,
+      `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("target", () => proc.exec("sh", ["-c", ${lit(`printf '#!/bin/sh\\ntouch ${proof}\\n' > scripts/format.sh && chmod +x scripts/format.sh`)}]));
+});
+`,
+      ["--command-permissions", "sh", "--confine-commands"],
+      { HOME: path.join(dir, "home") },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const { exitCode, stderr } = execResults(r.stdout)("target");
+    expect(exitCode, stderr).toBe(0);
+    spawnSync("bash", ["-c", '"$CLAUDE_PROJECT_DIR"/.claude/hooks/format.sh'], { env: { ...process.env, CLAUDE_PROJECT_DIR: project } });
+    expect(existsSync(proof)).toBe(false);
+    expect(existsSync(path.join(project, "scripts/format.sh"))).toBe(false);
+    expect(stderr).toContain(`the command made ${path.join(project, "scripts/format.sh")}, which an AI client (Claude Code, Gemini CLI, Cursor) runs on its own`);
   });
 });
