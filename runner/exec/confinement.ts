@@ -1011,8 +1011,12 @@ export class CommandConfinement {
       for (const place of configuredPlacesOf(path.dirname(dir))) {
         const target = realTarget(place);
         if (target !== null) readOnly(target.real);
-        // One that does not exist cannot be kept: removed if the command makes it (see gitPlacesUndone).
-        else if (!lexists(place) && this.grants(place)) absentGitPlaces.push(place);
+        // One that does not exist cannot be kept: removed if the command makes it (see gitPlacesUndone),
+        // where a link that leads nowhere ends too (see missingEnd).
+        else {
+          const absent = missingEnd(place);
+          if (absent !== null && this.grants(absent)) absentGitPlaces.push(absent);
+        }
         holdLinks(place, "git runs or reads it with the user's full authority, unconfined, at the user's next git command");
       }
     }

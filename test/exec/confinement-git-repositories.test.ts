@@ -9,7 +9,7 @@
 // user's own git, run afterwards outside tacit.
 
 import { execFileSync, spawnSync } from "node:child_process";
-import { chownSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chownSync, existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { findOnPath } from "../../runner/exec/program-path.js";
@@ -246,5 +246,33 @@ requestExecPermission(["sh"], (proc) => {
     const attempt = attemptOf(attempts(r.stdout), "make");
     expect(attempt.status, JSON.stringify(attempt.value)).toBe("ok");
     expect((attempt.value as ExecResult).stderr).toContain(`the command made ${path.join(project, ".githooks")}`);
+  });
+});
+
+describe("the hooks directory core.hooksPath names, a link that leads nowhere yet", () => {
+  // config/githooks linked to ../tools/hooks, not made yet: the link existed, so nothing was to be removed,
+  // and its target could not be kept read-only. A confined `sh` made tools/hooks/pre-commit, and
+  // the user's next git commit ran it, unconfined.
+  it("cannot be given a target by a confined command: what it made there is removed", async (ctx) => {
+    const dir = confinementDir(ctx, "tacit-hooks-path-dangling-");
+    writeTree(dir, { "project/readme.txt": "hello\n", "project/tools/readme.txt": "tools\n", "project/config/readme.txt": "config\n" });
+    const project = path.join(dir, "project");
+    git(project, "init", "-q");
+    git(project, "add", "readme.txt");
+    git(project, "commit", "-qm", "init");
+    // In a directory of the root (a link in the root itself refuses every command: see linkInRoot).
+    git(project, "config", "core.hooksPath", "config/githooks");
+    symlinkSync("../tools/hooks", path.join(project, "config/githooks"));
+    const proof = path.join(dir, "PRE_COMMIT_RAN");
+    const r = await tacit(project, `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => attempt("main", () => proc.exec("sh", ["-c", ${lit(`mkdir tools/hooks && printf '#!/bin/sh\\ntouch ${proof}\\n' > tools/hooks/pre-commit && chmod +x tools/hooks/pre-commit`)}])));
+`, ["--confine-commands", "--command-permissions", "sh"], { HOME: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const { exitCode, stderr } = execResults(r.stdout)("main");
+    expect(exitCode, stderr).toBe(0);
+    spawnSync("git", ["-c", "safe.directory=*", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "next"], { cwd: project, env: { ...process.env, HOME: dir } });
+    expect(existsSync(proof)).toBe(false);
+    expect(existsSync(path.join(project, "tools/hooks"))).toBe(false);
+    expect(stderr).toContain(`the command made ${path.join(project, "tools/hooks")}`);
   });
 });
