@@ -1080,7 +1080,14 @@ export class CommandConfinement {
     return {
       masks: masks.filter((mask) => !covering(mask.target, mask.target)),
       readOnly: [...kept].filter((p) => !covering(p, null)).filter((p, _, all) => !all.some((other) => other !== p && isWithin(p, other))),
-      pinned: own.filter((p) => !covering(p, p)),
+      pinned: [
+        ...own.filter((p) => !covering(p, p)),
+        // And the directories on the way to a file an AI client runs that does not exist yet, as to
+        // one that does (see pins): left movable, a confined `sh` renamed .claude/hooks away and
+        // linked it to a directory of its own holding the missing script, which tacit would not
+        // remove through a directory that led elsewhere, and the client's next hook ran it.
+        ...absentHookFiles.map((file) => firstMissing(path.dirname(file))?.path ?? file).filter((p) => !covering(p, null)),
+      ],
       walked: listed,
       absentLaunchFiles,
       absentGitPlaces,

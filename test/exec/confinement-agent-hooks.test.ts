@@ -135,3 +135,33 @@ requestExecPermission(["sh"], (proc) => {
     expect(stderr).toContain(`the command made ${path.join(project, "scripts/format.sh")}, which an AI client (Claude Code, Gemini CLI, Cursor) runs on its own`);
   });
 });
+
+describe("the directory of a hook's script that does not exist yet", () => {
+  // .claude/hooks existed, later.sh in it did not: a confined `sh` renamed .claude/hooks away and
+  // linked it to a directory of its own holding later.sh. tacit would not remove that through a
+  // directory that led elsewhere, said "remove it yourself" to the script alone, and the client's
+  // next hook ran it.
+  it("cannot be renamed away and replaced by a link", async (ctx) => {
+    const dir = confinementDir(ctx, "tacit-confine-agent-hooks-renamed-");
+    const settings = { hooks: { PostToolUse: [{ matcher: "mcp__.*", hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/later.sh' }] }] } };
+    writeTree(dir, { "project/.claude/settings.json": JSON.stringify(settings), "project/.claude/hooks/readme.txt": "hooks\n", "home/.keep": "" });
+    const project = path.join(dir, "project");
+    const proof = path.join(dir, "RENAMED_RAN");
+    const r = await tacit(
+      project,
+      `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("renamed", () => proc.exec("sh", ["-c", ${lit(`mkdir elsewhere && printf '#!/bin/sh\\ntouch ${proof}\\n' > elsewhere/later.sh && chmod +x elsewhere/later.sh && mv .claude/hooks .claude/hooks.old && ln -s ../elsewhere .claude/hooks`)}]));
+});
+`,
+      ["--command-permissions", "sh", "--confine-commands"],
+      { HOME: path.join(dir, "home") },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const { stderr } = execResults(r.stdout)("renamed");
+    spawnSync("bash", ["-c", '"$CLAUDE_PROJECT_DIR"/.claude/hooks/later.sh'], { env: { ...process.env, CLAUDE_PROJECT_DIR: project } });
+    expect(existsSync(proof)).toBe(false);
+    expect(stderr).toContain("mv: cannot move '.claude/hooks' to '.claude/hooks.old': Device or resource busy");
+    expect(readFileSync(path.join(project, ".claude/hooks/readme.txt"), "utf8")).toBe("hooks\n");
+  });
+});
