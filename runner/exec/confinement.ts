@@ -693,7 +693,9 @@ export class CommandConfinement {
       walked: Buffer.from(checked.map(({ dir }) => `${dir}\0`).join("")),
       // For the refusal, where the setup found the roots changed: a directory that has changed since the walk.
       changedSince: () => checked.find(({ dir, listing }) => !sameStamp(stampOf(dir), listing))?.dir ?? null,
-      afterwards: () => gitAfter() + gitPlacesAfter() + launchAfter() + hooksAfter() + manifestsAfter() + repositoriesAfter(),
+      // Each on its own: one that threw (a stat of a path the command made unreachable) ended tacit
+      // before the next ran, and the .git the command made was left for the user's next git status.
+      afterwards: () => [gitAfter, gitPlacesAfter, launchAfter, hooksAfter, manifestsAfter, repositoriesAfter].map(undoneOrNoted).join(""),
       program: wrapper.program,
       args: [
         ...confinedNamespaceArgs(wrapper),
@@ -1175,6 +1177,15 @@ export class CommandConfinement {
     if (this.listings.size >= LISTINGS_KEPT) this.listings.clear();
     this.listings.set(dir, listing);
     return listing;
+  }
+}
+
+/** What `undo` (one of a confined command's checks once it has ended) says; where it throws, a note that says so. */
+function undoneOrNoted(undo: () => string): string {
+  try {
+    return undo();
+  } catch (error) {
+    return `\n[tacit: a check of what the command left failed (${(error as Error).message}): look for what it made in the allowed roots (a .git, an .npmrc, a hook's script) before you run git, npx or an AI client there]\n`;
   }
 }
 

@@ -24,8 +24,14 @@ interface Watched {
 
 /** A file's device, inode, size and change times; null for none. */
 function stampOf(file: string): string | null {
-  const stat = lstatSync(file, { throwIfNoEntry: false, bigint: true });
-  return stat === undefined ? null : `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+  let stat;
+  try {
+    // ENOTDIR or ELOOP (a directory on the way made a file or a link by the command) as none: no throwIfNoEntry for those.
+    stat = lstatSync(file, { bigint: true });
+  } catch {
+    return null;
+  }
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }
 
 /**

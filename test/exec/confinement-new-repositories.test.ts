@@ -321,3 +321,29 @@ requestExecPermission(["sh"], (proc) => attempt("main", () => proc.exec("sh", ["
     expect(statSync(path.join(where.project, "A")).mode & 0o777).toBe(0o311);
   });
 });
+
+describe("a confined command that makes a long package.json unreachable", () => {
+  // The project's a/package.json, too long for tacit to keep a copy of (over 1 MiB), is judged by
+  // its stat after the command: with a made a file, that stat threw ENOTDIR and ended tacit before
+  // the new repositories were looked for, and the .git the command made was left.
+  it("still has the .git it made set aside", async (ctx) => {
+    const dir = confinementDir(ctx, "tacit-new-repositories-long-manifest-");
+    writeTree(dir, { "project/a/package.json": JSON.stringify({ name: "a", description: "x".repeat(1536 * 1024) }) });
+    const project = path.join(dir, "project");
+    const proof = path.join(dir, "FSMONITOR_RAN");
+    const r = await tacit(
+      project,
+      `${ATTEMPT_PRELUDE}
+requestExecPermission(["sh"], (proc) => {
+  attempt("made", () => proc.exec("sh", ["-c", ${lit(`rm -rf a && touch a && git init -q new && git -C new config core.fsmonitor "touch ${proof}; false"`)}]));
+});
+`,
+      ["--command-permissions", "sh", "--confine-commands"],
+      { HOME: dir },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    userGitStatus(path.join(project, "new"), dir);
+    expect(existsSync(proof)).toBe(false);
+    expect(execResults(r.stdout)("made").stderr).toContain(`${path.join(project, "new/.git")} (set aside as ${path.join(project, "new/.git")}.tacit-unjudged)`);
+  });
+});
