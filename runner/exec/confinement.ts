@@ -59,7 +59,7 @@
 
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { accessSync, type BigIntStats, chmodSync, constants, type Dirent, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from "node:fs";
+import { accessSync, type BigIntStats, constants, type Dirent, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { RECORD_DIRECTORY_WHAT } from "../client-settings.js";
 import { agentHookFiles } from "../fs/agent-hooks.js";
@@ -78,6 +78,7 @@ import { EffectFailure } from "../refusals.js";
 import { KEYCTL_CANDIDATES } from "../sandbox-mounts.js";
 import { isSinkRefusal, SecureSink } from "../secure-sink.js";
 import { tempRoots } from "../temp-dirs.js";
+import { inOwnersDirectory } from "./aside-name.js";
 import { watchLaunchManifests } from "./launch-manifests.js";
 import { gitIdentity, newRepositoriesSetAside } from "./new-repositories.js";
 import { COMMONDIR, isRepository, REPOSITORY_CONTROLS } from "./repository-shape.js";
@@ -1189,27 +1190,9 @@ function undoneOrNoted(undo: () => string): string {
   }
 }
 
-/**
- * Removes `made`, a command's. A command that runs as the directory's owner may have taken the
- * owner's write permission off it (`chmod a-w .git`), which would keep tacit, run as that user
- * too, from removing what it made there: the directory's mode is put back as it was once removed.
- */
+/** Removes `made`, a command's, in a directory the command may have made unwritable to its owner (see inOwnersDirectory). */
 function removeMade(made: string): void {
-  try {
-    rmSync(made, { recursive: true, force: true });
-    return;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "EACCES" && code !== "EPERM") throw error;
-  }
-  const dir = path.dirname(made);
-  const mode = lstatSync(dir).mode & 0o7777;
-  chmodSync(dir, mode | 0o700);
-  try {
-    rmSync(made, { recursive: true, force: true });
-  } finally {
-    chmodSync(dir, mode);
-  }
+  inOwnersDirectory(made, () => rmSync(made, { recursive: true, force: true }));
 }
 
 /** Whether there is anything at `p` (a dead link counts). */

@@ -26,7 +26,7 @@
 import { chmodSync, type Dirent, lstatSync, readdirSync, realpathSync, renameSync } from "node:fs";
 import path from "node:path";
 import { printable } from "../printable.js";
-import { asideName } from "./aside-name.js";
+import { asideName, inOwnersDirectory } from "./aside-name.js";
 import { isRepository, REPOSITORY_CONTROLS } from "./repository-shape.js";
 
 /** A directory as the walk before the command found it. */
@@ -180,35 +180,12 @@ function setAside(made: string, notes: string[]): string | null {
   const shown = printable(made);
   try {
     const aside = asideName(made);
-    renameWritable(made, aside);
+    // Where the command took the write permission off the directory, given back for the rename (see inOwnersDirectory).
+    inOwnersDirectory(made, () => renameSync(made, aside));
     notes.push(`${shown} (set aside as ${printable(aside)})`);
     return aside;
   } catch (error) {
     notes.push(`${shown} (tacit could not set it aside: ${(error as Error).message}; remove it before you run git there)`);
     return null;
-  }
-}
-
-/**
- * Renames `from` to `to` beside it. A command that runs as the directory's owner may have taken the
- * owner's write permission off it (`chmod a-w X` after `git init X`), which kept tacit, run as that
- * user too, from setting the .git aside (EACCES), and the note that said so went to the script
- * alone: the directory's mode is put back as it was once renamed (as confinement.ts, removeMade).
- */
-function renameWritable(from: string, to: string): void {
-  try {
-    renameSync(from, to);
-    return;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "EACCES" && code !== "EPERM") throw error;
-  }
-  const dir = path.dirname(from);
-  const mode = lstatSync(dir).mode & 0o7777;
-  chmodSync(dir, mode | 0o700);
-  try {
-    renameSync(from, to);
-  } finally {
-    chmodSync(dir, mode);
   }
 }

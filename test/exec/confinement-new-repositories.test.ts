@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ATTEMPT_PRELUDE, confinementDir, execResults, lit, NOBODY, nobodyCanRunTacit, nobodysProject, realTempDir, tacit, tacitAsNobody, writeTree } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, type CliResult, confinementDir, execResults, lit, NOBODY, nobodyCanRunTacit, nobodysProject, realTempDir, tacit, tacitAsNobody, writeTree } from "./fixtures.js";
 
 const gitArgs = ["-c", "safe.directory=*", "-c", "user.name=t", "-c", "user.email=t@example.com"];
 
@@ -146,6 +146,26 @@ requestExecPermission(["sh"], (proc) => {
   });
 });
 
+/** A shell line that waits (up to 30 s) for `file` to exist: one run's command waits there for the other's. */
+const waitFor = (file: string): string => `i=0; while [ ! -e ${file} ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done`;
+
+/**
+ * Two tacit runs in `project` (HOME `home`), each a confined sh running its command (the attempt
+ * "run"): the second starts once the first's command has made A_MADE; both must end well.
+ */
+async function racedRuns(project: string, home: string, first: string, second: string): Promise<[CliResult, CliResult]> {
+  const a = confinedSh(project, home, first);
+  for (let i = 0; i < 400 && !existsSync(path.join(project, "A_MADE")); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  const runs: [CliResult, CliResult] = await Promise.all([a, confinedSh(project, home, second)]);
+  for (const run of runs) expect(run.code, run.stderr).toBe(0);
+  return runs;
+}
+
+/** A tacit run in `project` (HOME `home`) whose script runs `command` with a confined sh, reported as the attempt "run". */
+function confinedSh(project: string, home: string, command: string): ReturnType<typeof tacit> {
+  return tacit(project, `${ATTEMPT_PRELUDE}\nrequestExecPermission(["sh"], (proc) => { attempt("run", () => proc.exec("sh", ["-c", ${lit(command)}])); });\n`, ["--command-permissions", "sh", "--confine-commands"], { HOME: home });
+}
+
 describe("a .git that another tacit run's command made, which this command's walk saw", () => {
   // Run A's command made X/.git and waited; run B's walk saw it there. A's .git was set aside once
   // A's command ended, and B's command then made X/.git anew with a core.fsmonitor: B took it for
@@ -155,15 +175,7 @@ describe("a .git that another tacit run's command made, which this command's wal
     writeTree(dir, { "project/X/readme.txt": "hello\n" });
     const project = path.join(dir, "project");
     const proof = path.join(dir, "FSMONITOR_RAN");
-    const waitFor = (file: string): string => `i=0; while [ ! -e ${file} ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done`;
-    const run = (command: string): Promise<Awaited<ReturnType<typeof tacit>>> =>
-      tacit(project, `${ATTEMPT_PRELUDE}\nrequestExecPermission(["sh"], (proc) => { attempt("run", () => proc.exec("sh", ["-c", ${lit(command)}])); });\n`, ["--command-permissions", "sh", "--confine-commands"], { HOME: dir });
-    const first = run(`git init -q X && touch A_MADE && ${waitFor("B_STARTED")}`);
-    for (let i = 0; i < 400 && !existsSync(path.join(project, "A_MADE")); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    const second = run(`touch B_STARTED && ${waitFor("X/.git.tacit-unjudged")} && git init -q X && git -C X config core.fsmonitor "touch ${proof}; false"`);
-    const [a, b] = await Promise.all([first, second]);
-    expect(a.code, a.stderr).toBe(0);
-    expect(b.code, b.stderr).toBe(0);
+    const [a, b] = await racedRuns(project, dir, `git init -q X && touch A_MADE && ${waitFor("B_STARTED")}`, `touch B_STARTED && ${waitFor("X/.git.tacit-unjudged")} && git init -q X && git -C X config core.fsmonitor "touch ${proof}; false"`);
     expect(execResults(a.stdout)("run").stderr).toContain(`${path.join(project, "X/.git")} (set aside as ${path.join(project, "X/.git")}.tacit-unjudged)`);
     userGitStatus(path.join(project, "X"), dir);
     expect(existsSync(proof)).toBe(false);
@@ -183,17 +195,7 @@ describe("a bare repository that another tacit run's command made, which this co
     const source = path.join(dir, "source");
     for (const args of [["init", "-q"], ["add", "readme.txt"], ["commit", "-qm", "init"]]) spawnSync("git", [...gitArgs, ...args], { cwd: source });
     const proof = path.join(dir, "PRE_RECEIVE_RAN");
-    const waitFor = (file: string): string => `i=0; while [ ! -e ${file} ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done`;
-    const run = (command: string): Promise<Awaited<ReturnType<typeof tacit>>> =>
-      tacit(project, `${ATTEMPT_PRELUDE}\nrequestExecPermission(["sh"], (proc) => { attempt("run", () => proc.exec("sh", ["-c", ${lit(command)}])); });\n`, ["--command-permissions", "sh", "--confine-commands"], { HOME: dir });
-    const first = run(`git init -q --bare remote.git && touch A_MADE && ${waitFor("B_STARTED")}`);
-    for (let i = 0; i < 400 && !existsSync(path.join(project, "A_MADE")); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    const second = run(
-      `touch B_STARTED && ${waitFor("remote.git/hooks.tacit-unjudged")} && mkdir remote.git/hooks && printf '#!/bin/sh\\ntouch ${proof}\\n' > remote.git/hooks/pre-receive && chmod +x remote.git/hooks/pre-receive`,
-    );
-    const [a, b] = await Promise.all([first, second]);
-    expect(a.code, a.stderr).toBe(0);
-    expect(b.code, b.stderr).toBe(0);
+    const [, b] = await racedRuns(project, dir, `git init -q --bare remote.git && touch A_MADE && ${waitFor("B_STARTED")}`, `touch B_STARTED && ${waitFor("remote.git/hooks.tacit-unjudged")} && mkdir remote.git/hooks && printf '#!/bin/sh\\ntouch ${proof}\\n' > remote.git/hooks/pre-receive && chmod +x remote.git/hooks/pre-receive`);
     expect(execResults(b.stdout)("run").exitCode).toBe(0);
     spawnSync("git", [...gitArgs, "push", "-q", path.join(project, "remote.git"), "HEAD:refs/heads/main"], { cwd: source, env: { ...process.env, HOME: dir } });
     expect(existsSync(proof)).toBe(false);
