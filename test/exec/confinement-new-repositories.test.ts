@@ -15,6 +15,11 @@ import { ATTEMPT_PRELUDE, type CliResult, confinementDir, execResults, lit, NOBO
 
 const gitArgs = ["-c", "safe.directory=*", "-c", "user.name=t", "-c", "user.email=t@example.com"];
 
+/** Makes `cwd` a repository with `file` committed, as the user's own git does. */
+function committedRepository(cwd: string, file: string): void {
+  for (const args of [["init", "-q"], ["add", file], ["commit", "-qm", "init"]]) spawnSync("git", [...gitArgs, ...args], { cwd });
+}
+
 /** The user's own `git status` in `cwd`, after tacit has ended: whatever it says, it must run nothing of the command's. */
 function userGitStatus(cwd: string, home: string): void {
   spawnSync("git", [...gitArgs, "status"], { cwd, encoding: "utf8", env: { ...process.env, HOME: home, GIT_CEILING_DIRECTORIES: home } });
@@ -27,7 +32,7 @@ describe("a confined command and a repository where there was none", () => {
     const project = path.join(dir, "project");
     // A repository that was there before: it stays as it was, and the user pushes from it afterwards.
     const kept = path.join(project, "kept");
-    for (const args of [["init", "-q"], ["add", "readme.txt"], ["commit", "-qm", "init"]]) spawnSync("git", [...gitArgs, ...args], { cwd: kept });
+    committedRepository(kept, "readme.txt");
     const proof = (name: string): string => path.join(dir, `${name}_FSMONITOR_RAN`);
     const planted = (where: string, name: string): string => `git init -q ${where} && git -C ${where} config core.fsmonitor "touch ${proof(name)}; false"`;
     const r = await tacit(
@@ -123,7 +128,7 @@ describe("a bare repository whose hooks were set aside", () => {
     writeTree(dir, { "project/readme.txt": "hello\n", "source/readme.txt": "source\n" });
     const project = path.join(dir, "project");
     const source = path.join(dir, "source");
-    for (const args of [["init", "-q"], ["add", "readme.txt"], ["commit", "-qm", "init"]]) spawnSync("git", [...gitArgs, ...args], { cwd: source });
+    committedRepository(source, "readme.txt");
     const proof = path.join(dir, "PRE_RECEIVE_RAN");
     const r = await tacit(
       project,
@@ -193,7 +198,7 @@ describe("a bare repository that another tacit run's command made, which this co
     writeTree(dir, { "project/readme.txt": "hello\n", "source/readme.txt": "source\n" });
     const project = path.join(dir, "project");
     const source = path.join(dir, "source");
-    for (const args of [["init", "-q"], ["add", "readme.txt"], ["commit", "-qm", "init"]]) spawnSync("git", [...gitArgs, ...args], { cwd: source });
+    committedRepository(source, "readme.txt");
     const proof = path.join(dir, "PRE_RECEIVE_RAN");
     const [, b] = await racedRuns(project, dir, `git init -q --bare remote.git && touch A_MADE && ${waitFor("B_STARTED")}`, `touch B_STARTED && ${waitFor("remote.git/hooks.tacit-unjudged")} && mkdir remote.git/hooks && printf '#!/bin/sh\\ntouch ${proof}\\n' > remote.git/hooks/pre-receive && chmod +x remote.git/hooks/pre-receive`);
     expect(execResults(b.stdout)("run").exitCode).toBe(0);
@@ -212,7 +217,7 @@ describe("a repository made under node_modules", () => {
     const dir = confinementDir(ctx, "tacit-new-repositories-node-modules-");
     writeTree(dir, { "project/.gitignore": "node_modules\n", "project/node_modules/dep/index.js": "1\n" });
     const project = path.join(dir, "project");
-    for (const args of [["init", "-q"], ["add", ".gitignore"], ["commit", "-qm", "init"]]) spawnSync("git", [...gitArgs, ...args], { cwd: project });
+    committedRepository(project, ".gitignore");
     const proof = path.join(dir, "FSMONITOR_RAN");
     const evil = "node_modules/evil";
     const r = await tacit(
