@@ -686,7 +686,9 @@ export class CommandConfinement {
     const gitPlacesAfter = gitPlacesUndone(absentGitPlaces);
     const launchAfter = launchFilesUndone(absentLaunchFiles);
     const hooksAfter = hookFilesUndone(absentHookFiles);
-    const repositoriesAfter = newRepositoriesSetAside(checked.map(({ dir, listing }) => ({ dir, ctimeNs: listing.ctimeNs, ino: listing.ino, dev: listing.dev, gits: listing.gitEntries, wasRepository: listing.repository, controls: listing.controlEntries })));
+    const repositoriesAfter = newRepositoriesSetAside(
+      checked.map(({ dir, listing }) => ({ dir, changed: () => !sameStamp(stampOf(dir), listing), gits: listing.gitEntries, wasRepository: listing.repository, controls: listing.controlEntries })),
+    );
     const expected = createHash("sha256")
       .update(checked.map(({ listing }) => `${listing.dev} ${listing.ino} ${nanoseconds(listing.ctimeNs)}\n`).join(""))
       .digest("hex");

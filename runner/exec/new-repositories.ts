@@ -33,9 +33,12 @@ import { isRepository, REPOSITORY_CONTROLS } from "./repository-shape.js";
 export interface WalkedDirectory {
   /** Its real path. */
   dir: string;
-  ctimeNs: bigint;
-  ino: bigint;
-  dev: bigint;
+  /**
+   * Whether its entries may have changed since: its change time, inode or device is not what the
+   * walk found, or it cannot be stat'ed now (confinement.ts, sameStamp: gone, or a directory on the
+   * way made a file or a loop of links by the command).
+   */
+  changed(): boolean;
   /** The identities (see gitIdentity) of its entries named `.git` (in any case) then. */
   gits: readonly string[];
   /** Whether it was a repository's directory then (see isRepository). */
@@ -88,7 +91,7 @@ export function newRepositoriesSetAside(walked: readonly WalkedDirectory[]): () 
     const opened: Array<{ dir: string; mode: number }> = [];
     try {
       for (const before of walked) {
-        if (unchanged(before)) continue;
+        if (!before.changed()) continue;
         // Not through a directory swapped for a link: what it leads to was not walked, and may lie outside the roots.
         if (!isRealDirectory(before.dir)) continue;
         judge(before.dir, entriesOf(before.dir, notes, opened), before);
@@ -125,18 +128,6 @@ export function gitIdentity(file: string): string | null {
   } catch {
     return null;
   }
-}
-
-function unchanged(before: WalkedDirectory): boolean {
-  // Not found in any way (gone, or a directory on the way made a file or a link that loops) is
-  // changed: a stat that threw here ended tacit with the command's .git left where it was.
-  let now;
-  try {
-    now = lstatSync(before.dir, { bigint: true, throwIfNoEntry: false });
-  } catch {
-    return false;
-  }
-  return now !== undefined && now.ctimeNs === before.ctimeNs && now.ino === before.ino && now.dev === before.dev;
 }
 
 function isRealDirectory(dir: string): boolean {
