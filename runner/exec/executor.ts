@@ -401,7 +401,7 @@ export class ExecExecutor {
         killGroup(child);
         release();
         confinedEnds();
-        // What a confined command left that git would run unconfined later (see gitMovesUndone).
+        // What a confined command left that git, npx or an AI client would run unconfined later (see confinement.ts, afterwards).
         const undone = afterwards();
         const exitCode = timedOut ? 124 : (code ?? 128 + signalNumber(signal));
         const unconfined = this.confinement !== null && !timedOut ? setupFailure(request.command, exitCode, setupReport.text(), changedSince) : null;
