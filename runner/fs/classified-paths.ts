@@ -31,8 +31,10 @@ export const DEFAULT_CLASSIFIED_PATHS: readonly string[] = [
   ".bash_history", ".zsh_history", ".psql_history", ".mysql_history", ".python_history", ".node_repl_history",
   // The secrets a container is given as files: Docker's and Compose's secrets, and Kubernetes's
   // (a service account's token, which speaks to the cluster's API as that account). tacit is a
-  // container's entrypoint too, where --allowed-roots / made them plain text to a script.
-  "/run/secrets", "/var/run/secrets",
+  // container's entrypoint too, where --allowed-roots / made them plain text to a script. And
+  // systemd's credentials of a service (LoadCredential=, SetCredential=: $CREDENTIALS_DIRECTORY
+  // is /run/credentials/<unit>), for tacit run as one.
+  "/run/secrets", "/var/run/secrets", "/run/credentials",
 ];
 
 const GLOB_CHAR = /[*?[\]{}!]/;

@@ -246,6 +246,7 @@ describe("the defaults", () => {
       "/home/u/.python_history": true,
       "/home/u/.node_repl_history": true,
       "/run/secrets/db_password": true,
+      "/run/credentials/tacit.service/llm-key": true,
       "/run/user/1000/bus": false,
       "/srv/run/secrets/notes.txt": false,
       "/app/infra/main.tf": false,
