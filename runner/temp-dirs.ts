@@ -5,6 +5,7 @@
 // temporary directory and the default one, which runs started without TMPDIR use.
 
 import { mkdtempSync, readdirSync } from "node:fs";
+import { lstat, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isWithin, namedAndReal } from "./fs/containment.js";
@@ -20,9 +21,60 @@ export type TempDirKind = (typeof KINDS)[number];
  */
 const PREFIXES = [...KINDS, CHANNEL_DIR_PREFIX];
 
-/** A new owner-only directory of this kind under the temporary directory. */
+/**
+ * A new owner-only directory of this kind under the temporary directory, its name holding this
+ * process's pid (`tacit-check-<pid>-XXXXXX`) so that a later tacit can tell it was left behind
+ * (sweepLeftDirs). The first one a process makes starts that sweep.
+ */
 export function makeTempDir(kind: TempDirKind): string {
-  return mkdtempSync(path.join(tmpdir(), kind));
+  const dir = mkdtempSync(path.join(tmpdir(), `${kind}${process.pid}-`));
+  sweepLeftDirs();
+  return dir;
+}
+
+/** A directory makeTempDir made: the kind, the maker's pid, mkdtemp's six characters. */
+const MADE_NAME = /^(?:tacit-check-|tacit-checker-)([1-9][0-9]{0,9})-[A-Za-z0-9]{6}$/;
+/**
+ * How old a left directory must be to be removed. Its maker being dead is not enough alone: a
+ * tacit in another pid namespace that shares this temporary directory (a container given the
+ * host's /tmp) has a pid that means nothing here, and a check directory lives as long as its check.
+ */
+const LEFT_FOR_MS = 60 * 60 * 1000;
+let sweepStarted = false;
+
+/**
+ * Removes, in the background and once per process, the check directories of tacits that ended
+ * without their exit hooks (killed outright: SIGKILL, the OOM killer, an MCP client's hard stop),
+ * which nothing else would ever remove: those of this user, named by makeTempDir for a pid that
+ * is no longer running, untouched for an hour. Failures are ignored: a directory left is only litter.
+ */
+function sweepLeftDirs(): void {
+  if (sweepStarted || process.platform === "win32") return;
+  sweepStarted = true;
+  const uid = process.getuid?.();
+  const root = tmpdir();
+  const removeIfLeft = async (name: string): Promise<void> => {
+    const pid = Number(MADE_NAME.exec(name)?.[1] ?? 0);
+    if (pid === 0 || pid === process.pid || isRunning(pid)) return;
+    const dir = path.join(root, name);
+    const stats = await lstat(dir);
+    if (!stats.isDirectory() || stats.uid !== uid || Date.now() - stats.mtimeMs < LEFT_FOR_MS) return;
+    // Not followed if it has become a link meanwhile: rm takes the link itself.
+    await rm(dir, { recursive: true, force: true });
+  };
+  void readdir(root)
+    .then((names) => Promise.all(names.map((name) => removeIfLeft(name).catch(() => undefined))))
+    .catch(() => undefined);
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: running, as another user.
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
+  }
 }
 
 let roots: string[] | undefined;
