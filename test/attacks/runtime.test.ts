@@ -1,7 +1,7 @@
 // Attacks on the runtime rather than the world: raw writes to the protocol channel, exiting
 // the runtime, trapping or sending signals, code from strings, and storage that could outlive
-// an evaluation. Each is rejected by the validator through the real CLI and, with the
-// validator bypassed, still cannot do harm.
+// an evaluation. Each is rejected by the validator through a real `tacit serve` (exit 3 in its
+// answer; one serve for all, at the end of the file) and, with the validator bypassed, still cannot do harm.
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { adoptSandboxNetwork, type SandboxNetwork, sandboxNetwork } from "../../runner/network-namespace.js";
@@ -13,6 +13,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expectNoneLeft, runBypassed, runScript, tacitBin, tempDir, watchProcesses } from "../helpers.js";
 import { type AttackWorld, createWorld, expectWorldUntouched, lit, NODE_PRELUDE, seenOf } from "./fixtures.js";
+import { servedValidator } from "./served-validator.js";
 
 let world: AttackWorld;
 beforeEach(async () => {
@@ -22,11 +23,18 @@ afterEach(async () => {
   await world.cleanup();
 });
 
-async function expectRejected(code: string, rules: string[]): Promise<void> {
-  const result = await runScript(code);
-  expect(result.code, result.stderr).toBe(3);
-  for (const rule of rules) expect(result.stderr).toContain(`[${rule}]`);
-  await expectWorldUntouched(world, result);
+/**
+ * The validator's refusals of this file's attacks, each registered where its attack is defined
+ * (`attempts` gives each script and the rules its refusal must name) and checked as a test of its
+ * own at the end of the file, through one real `tacit serve` (served-validator.ts) rather than a
+ * `tacit run` each (a Node start, about 0.4 s of CPU, for a refusal that takes the validator
+ * milliseconds). At the end, in a describe of its own, so that no test that watches this process's
+ * descendants (watchProcesses, expectNoneLeft) runs while the serve and its warm spare do. That a
+ * refusal makes `tacit run` exit 3 is test/cli/run.test.ts's.
+ */
+const refusals: { title: string; attempts: (ctx: AttackWorld["ctx"]) => [code: string, rules: string[]][] }[] = [];
+function refusedByTheValidator(title: string, attempts: (ctx: AttackWorld["ctx"]) => [code: string, rules: string[]][]): void {
+  refusals.push({ title, attempts });
 }
 
 describe("raw writes to the protocol channel (stdout)", () => {
@@ -36,10 +44,10 @@ describe("raw writes to the protocol channel (stdout)", () => {
   // Valid JSON, but a request for an action that does not exist.
   const forged = `Deno.stdout.writeSync(new TextEncoder().encode(${lit(JSON.stringify({ type: "request", id: 1, action: { kind: "Exec", command: "touch" } }) + "\n")}));\nprintln("after");`;
 
-  it("is rejected by the validator (CLI)", async () => {
-    await expectRejected(denoWrite, ["ambient-authority"]);
-    await expectRejected(nodeWrite, ["dynamic-import"]);
-  });
+  refusedByTheValidator("raw writes to the protocol channel (stdout)", () => [
+    [denoWrite, ["ambient-authority"]],
+    [nodeWrite, ["dynamic-import"]],
+  ]);
 
   it("Deno.stdout.writeSync ends the evaluation as a protocol error", async () => {
     const result = await runBypassed(denoWrite, { keepRuntime: true });
@@ -87,9 +95,7 @@ input.writeUtf8String(request, ${lit(JSON.stringify({ type: "done" }) + "\n")});
 // Waits to be ended: the host's refusal, not this script, decides how it ends.
 await new Promise(() => setInterval(() => undefined, 1_000));`;
 
-  it("is rejected by the validator (CLI)", async () => {
-    await expectRejected(onInput, ["ambient-authority"]);
-  });
+  refusedByTheValidator("raw descriptors (a write on fd 0)", () => [[onInput, ["ambient-authority"]]]);
 
   it("a write on fd 0 ends the evaluation as a protocol error, not as the success it claims", async () => {
     const result = await runBypassed(onInput, { keepRuntime: true });
@@ -288,10 +294,10 @@ describe("exiting the runtime is never reported as success", () => {
   const fromTimer = `println("before");\nsetTimeout(() => Deno.exit(0), 10);`;
   const viaNode = `${NODE_PRELUDE}const p = await import("node:process");\np.exit(0);`;
 
-  it("is rejected by the validator (CLI)", async () => {
-    await expectRejected(topLevel, ["ambient-authority"]);
-    await expectRejected(viaNode, ["dynamic-import"]);
-  });
+  refusedByTheValidator("exiting the runtime", () => [
+    [topLevel, ["ambient-authority"]],
+    [viaNode, ["dynamic-import"]],
+  ]);
 
   it("Deno.exit(0) at top level → protocol-error", async () => {
     const result = await runBypassed(topLevel, { keepRuntime: true });
@@ -322,9 +328,7 @@ describe("exiting the runtime is never reported as success", () => {
 describe("signals", () => {
   const trapAndSpin = `for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) Deno.addSignalListener(signal, () => println("trapped", signal));\nprintln("trapping");\nwhile (true) {}`;
 
-  it("is rejected by the validator (CLI)", async () => {
-    await expectRejected(trapAndSpin, ["ambient-authority"]);
-  });
+  refusedByTheValidator("signals: trapping them", () => [[trapAndSpin, ["ambient-authority"]]]);
 
   it("trapping SIGTERM does not outlive the timeout: SIGKILL, 124, nothing left running", async () => {
     // No bound on durationMs: a trappable signal never ends this loop (the listeners cannot even
@@ -380,10 +384,10 @@ for (const [pid, signal] of [[${c.hostPid}, "SIGTERM"], [0, "SIGWINCH"], [${c.vi
   try { p.kill(pid, signal); println("sent", signal); } catch (e) { println("refused:", e.name); }
 }`;
 
-    it("is rejected by the validator (CLI)", async () => {
-      await expectRejected(denoKill(world.ctx), ["ambient-authority"]);
-      await expectRejected(nodeKill(world.ctx), ["dynamic-import"]);
-    });
+    refusedByTheValidator("signals: sending them to the host", (ctx) => [
+      [denoKill(ctx), ["ambient-authority"]],
+      [nodeKill(ctx), ["dynamic-import"]],
+    ]);
 
     for (const keepRuntime of [true, false]) {
       it(`Deno.kill / node:process kill fail and deliver nothing (${keepRuntime ? "Deno kept" : "Deno hidden"})`, async () => {
@@ -415,12 +419,7 @@ describe("code from strings (V8 runs with --disallow-code-generation-from-string
   ];
   const code = attempts.map((a) => `try { println(${a}); } catch (e) { println(e.name); }`).join("\n");
 
-  it("is rejected by the validator (CLI)", async () => {
-    const result = await runScript(code);
-    expect(result.code).toBe(3);
-    expect(result.stderr).toContain("[dynamic-code]");
-    expect(result.stderr).toContain("[function-constructor]");
-  });
+  refusedByTheValidator("code from strings", () => [[code, ["dynamic-code", "function-constructor"]]]);
 
   for (const keepRuntime of [true, false]) {
     it(`every route throws EvalError with the validator bypassed (${keepRuntime ? "Deno kept" : "Deno hidden"})`, async () => {
@@ -461,9 +460,7 @@ println(await attempt("local", () => localStorage.getItem("k")));
 println(await attempt("session", () => sessionStorage.getItem("k")));
 println(await attempt("cache", async () => { const hit = await (await caches.open("c")).match("http://tacit.invalid/k"); return hit ? await hit.text() : "miss"; }));`;
 
-  it("is rejected by the validator (CLI)", async () => {
-    await expectRejected(load, ["ambient-authority"]);
-  });
+  refusedByTheValidator("storage", () => [[load, ["ambient-authority"]]]);
 
   for (const keepRuntime of [true, false]) {
     it(`nothing stored by one run reaches the next; persistent storage is refused outright (${keepRuntime ? "Deno kept" : "Deno hidden"})`, async () => {
@@ -508,9 +505,7 @@ println("worker adapter:", await new Promise((resolve) => {
 }));
 worker.terminate();`;
 
-  it("is rejected by the validator (CLI)", async () => {
-    await expectRejected(mainRealm, ["ambient-authority"]);
-  });
+  refusedByTheValidator("WebGPU", () => [[mainRealm, ["ambient-authority"]]]);
 
   for (const keepRuntime of [true, false]) {
     it(`no adapter is found, so no GPU driver is loaded (${keepRuntime ? "Deno kept, and in a Worker" : "Deno hidden"})`, async () => {
@@ -549,9 +544,7 @@ println("database made");
 ${spill(dir, 64)}
 println("spilled 64 MiB to disk");`;
 
-  it("is rejected by the validator (CLI)", async () => {
-    await expectRejected(script(world.ctx.dir), ["dynamic-import"]);
-  });
+  refusedByTheValidator("native file I/O (node:sqlite)", (ctx) => [[script(ctx.dir), ["dynamic-import"]]]);
 
   for (const keepRuntime of [true, false]) {
     it(`the sandbox is ended at its first write, and says why (${keepRuntime ? "Deno kept" : "Deno hidden"})`, async () => {
@@ -663,4 +656,13 @@ describe("what Deno reads of the user's home as the sandbox starts", () => {
       cleanup();
     }
   });
+});
+
+describe("the validator refuses each attack above (tacit serve, exit 3)", () => {
+  const served = servedValidator();
+  for (const { title, attempts } of refusals) {
+    it(title, async () => {
+      for (const [code, rules] of attempts(served.world.ctx)) await served.expectRejected(code, rules);
+    });
+  }
 });
