@@ -1,5 +1,7 @@
-import { attackSuite } from "./suite.js";
+import { attackSuites } from "./suite.js";
 import { FILE_READS, FILE_WRITES } from "./vectors.js";
 
-attackSuite("reading the canary file", FILE_READS);
-attackSuite("writing a file", FILE_WRITES);
+attackSuites([
+  ["reading the canary file", FILE_READS],
+  ["writing a file", FILE_WRITES],
+]);

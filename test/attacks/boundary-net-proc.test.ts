@@ -1,6 +1,8 @@
-import { attackSuite } from "./suite.js";
+import { attackSuites } from "./suite.js";
 import { ENV, NETWORK, SPAWN } from "./vectors.js";
 
-attackSuite("reaching the loopback listener", NETWORK);
-attackSuite("spawning and signalling processes", SPAWN);
-attackSuite("reading the environment canary", ENV);
+attackSuites([
+  ["reaching the loopback listener", NETWORK],
+  ["spawning and signalling processes", SPAWN],
+  ["reading the environment canary", ENV],
+]);
