@@ -13,6 +13,9 @@ export { closeInheritedDescriptors } from "../runner/inherited-descriptors.js";
 export function prestartFromArgv(argv: readonly string[]): SandboxProcess | undefined {
   if (argv[2] !== "run") return undefined;
   if (argv.some((arg) => arg === "--config" || arg.startsWith("--config="))) return undefined;
+  // Nor for help, which runs nothing: a started sandbox probes for its network namespace and notes
+  // what it found in tacit's home, so `tacit run --help` made ~/.config/tacit.
+  if (argv.includes("--help") || argv.includes("-h")) return undefined;
   // Nor with --no-network-namespace (seen anywhere, a guess): started here, before the options
   // are read, the sandbox would be probed for and started in a namespace, where the host may have
   // run out of them (the reason to pass it). The run command, once its options are parsed,
