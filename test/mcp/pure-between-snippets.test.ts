@@ -48,11 +48,13 @@ it("the maps a snippet queued and did not wait for are stopped at its time limit
     }
   })();
   try {
-    // Three maps of 5 s each (their own limit), then one that would take none.
+    // Three maps of 5 s each (their own limit), then one that would take none. Each never ends
+    // by waiting (Atomics.wait, for ever) rather than spinning: to the host a job that never
+    // returns all the same, until its process is ended, without a core spun meanwhile.
     const queued = await runInSession(
       client,
       session,
-      `const v = classify("x");\nconst spins = [1, 2, 3].map(() => v.map((s) => { for (;;) {} }));\nconst later = v.map((s) => s + "!");\nprintln("queued");`,
+      `const v = classify("x");\nconst spins = [1, 2, 3].map(() => v.map((s) => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); return s; }));\nconst later = v.map((s) => s + "!");\nprintln("queued");`,
       60_000,
     );
     expect(queued).toMatchObject({ exitCode: 0, stdout: "queued\n" });

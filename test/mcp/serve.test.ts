@@ -82,7 +82,8 @@ describe("tacit serve", () => {
     const thrown = await execute('println("before");\nthrow new Error("boom");');
     expect(thrown.result).toMatchObject({ stdout: "before\n", exitCode: 1 });
     expect(thrown.result.error).toContain("script.ts:2:7");
-    const timeout = await execute("while (true) {}");
+    // Timed out waiting (Atomics.wait, for ever), not spinning a core through the 3 s limit.
+    const timeout = await execute("Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);");
     expect(timeout.result.exitCode).toBe(124);
     // The server is still there afterwards.
     expect((await execute('println("still here")')).result.stdout).toBe("still here\n");

@@ -234,8 +234,9 @@ describe("isolation between a tacit serve's sessions and calls", () => {
         ].join("\n"),
       );
       const abort = new AbortController();
+      // A call that never ends: it waits (Atomics.wait, for ever) rather than spins a core until it is cancelled.
       const spinning = client
-        .callTool({ name: "execute_in_session", arguments: { session_id: cancelled, code: "while (true) {}" } }, undefined, { signal: abort.signal })
+        .callTool({ name: "execute_in_session", arguments: { session_id: cancelled, code: "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);" } }, undefined, { signal: abort.signal })
         .then(() => "answered", () => "cancelled");
       await appears("started");
       // The command's processes (the shell, and whatever runs it), seen while it waits for "go".
