@@ -198,15 +198,16 @@ println("second");`,
   it("lands the writes of a file in the order they were asked for, whichever value took longer", async () => {
     // The first snippet's value takes a while to compute; the next snippet, no longer waiting
     // for it, writes the same file with a value known at once, which must be what it keeps. The
-    // map waits a second (Atomics.wait) rather than spins 3e8 times (0.7 s of a core): to the
-    // host a job under way all the same, whose value comes after the second's.
+    // map waits 2 s (Atomics.wait) rather than spins 3e8 times (0.7 s of a core, longer on a loaded
+    // machine): to the host a job under way all the same, whose value comes after the second's
+    // (and within the snippet's 4 s limit, which bounds the work it leaves).
     const w = await world("", "slow");
     const session = await createSession(w.client);
     const first = await runInSession(
       w.client,
       session,
       `requestFileSystem(".", (fs) => fs.writeClassified(".env.out", fs.readClassified(".env").map((t) => {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2000);
   return "the first value, longer than the second: " + t;
 })));`,
     );
