@@ -14,6 +14,7 @@ import { absentRuleBases, type PolicyConfig, policySchema } from "./approval/pol
 
 import {
   DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES,
+  DEFAULT_CLASSIFIED_VALUES_LIMIT,
   DEFAULT_HTTP_TIMEOUT_MS,
   DEFAULT_MAX_CONCURRENT_EVALUATIONS,
   DEFAULT_SESSION_RECORDING_LIMIT_BYTES,
@@ -256,6 +257,7 @@ const CONFIG_FIELDS = {
   pureIdleStopMs: () => z.number().int().positive().max(MAX_TIMER_MS, TIMER_TOO_LONG).optional(),
   pureJobTimeoutMs: () => z.number().int().positive().max(MAX_TIMER_MS, TIMER_TOO_LONG).optional(),
   classifiedStoreLimitBytes: () => z.number().int().positive().optional(),
+  classifiedValuesLimit: () => z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   auditLog: () => z.string().min(1).optional(),
   requireNetworkNamespace: () => z.boolean().optional(),
   networkNamespace: () => z.boolean().optional(),
@@ -334,6 +336,8 @@ export interface RunnerConfig {
   sessionRecordingLimitBytes: number;
   /** Classified plaintext one evaluation or session may hold in the host (see classified/budget.ts). */
   classifiedStoreLimitBytes: number;
+  /** Classified values one evaluation or session may hold (see classified/store.ts). */
+  classifiedValuesLimit: number;
   /** --audit-log: the signed, hash-chained log of evaluations and action decisions; null when off. */
   auditLog: string | null;
   /**
@@ -678,6 +682,7 @@ export function resolveConfig(
     maxConcurrentEvaluations: pick("maxConcurrentEvaluations") ?? DEFAULT_MAX_CONCURRENT_EVALUATIONS,
     sessionRecordingLimitBytes: pick("sessionRecordingLimitBytes") ?? DEFAULT_SESSION_RECORDING_LIMIT_BYTES,
     classifiedStoreLimitBytes: pick("classifiedStoreLimitBytes") ?? DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES,
+    classifiedValuesLimit: pick("classifiedValuesLimit") ?? DEFAULT_CLASSIFIED_VALUES_LIMIT,
     auditLog,
     requireNetworkNamespace,
     networkNamespace,

@@ -713,7 +713,7 @@ function createEvaluationContext(
   // the store's notes on values it could not compute count against the same share.
   const quota = sink ? new SinkQuota(sink, { knownBytes: OUTPUT_LIMIT_BYTES, totalBytes: OUTPUT_LIMIT_BYTES + config.classifiedStoreLimitBytes }) : null;
   const notes = shared?.notes ?? new FailureNotes();
-  const classified = shared?.classified ?? new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes, options.classifiedValues);
+  const classified = shared?.classified ?? new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes, config.classifiedValuesLimit, options.classifiedValues);
   const hostSecrets = HostSecrets.of(config);
   const classifiedPaths = new ClassifiedPaths(config.library.classifiedPaths);
   const context: EvaluationContext = {

@@ -82,6 +82,11 @@ export const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
  */
 export const DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES = 256 * 1024 * 1024;
 /**
+ * Classified values one evaluation or session keeps, at most (see classified/store.ts): each
+ * costs the host about 300 bytes beyond its plaintext, which the plaintext limit does not see.
+ */
+export const DEFAULT_CLASSIFIED_VALUES_LIMIT = 100_000;
+/**
  * tacit serve: execute_typescript calls that run at once (each is a sandbox process with its
  * own heap limit); later calls wait their turn. Agents rarely send more than a few together.
  */

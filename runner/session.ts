@@ -192,7 +192,7 @@ export class ReplSession {
     const pure = new PureEvaluator(config.classifiedStoreLimitBytes, evaluatorsMemory, config.pureIdleStopMs, config.pureJobTimeoutMs);
     const sink = config.library.secureOutput ? new SecureSink(config.library.secureOutput) : null;
     const notes = new FailureNotes();
-    const classified = new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes, classifiedValues);
+    const classified = new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes, config.classifiedValuesLimit, classifiedValues);
     this.state = { classified, pure, sink, notes, capabilities: new CapabilityTable(), pending: noPendingClassifiedWork() };
     this.recording = new SessionRecording(config.sessionRecordingLimitBytes, recordings);
     this.live = new LiveSandbox(config.memoryLimitMb, this.randomSeed, prestarted, memory);

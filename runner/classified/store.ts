@@ -16,15 +16,15 @@ import { PlaintextBudget } from "./budget.js";
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-/**
- * Classified values one store keeps, at most: each costs the host about 300 bytes beyond its
- * plaintext (its handle, its entry, its result), which the plaintext budget does not see, and
- * a store never forgets a value. A seventh security review called classify("") in a loop in
- * each snippet of a session: 160,000 values per 8 s snippet, tacit serve growing by about
- * 55 MB each snippet, without end. How many values there are is known to the agent (one per
- * call that made one), so this refusal, unlike the budget's, may be visible.
+/*
+ * Classified values one store keeps, at most (config classifiedValuesLimit, by default
+ * DEFAULT_CLASSIFIED_VALUES_LIMIT): each costs the host about 300 bytes beyond its plaintext (its
+ * handle, its entry, its result), which the plaintext budget does not see, and a store never
+ * forgets a value. A seventh security review called classify("") in a loop in each snippet of a
+ * session: 160,000 values per 8 s snippet, tacit serve growing by about 55 MB each snippet,
+ * without end. How many values there are is known to the agent (one per call that made one), so
+ * this refusal, unlike the budget's, may be visible.
  */
-export const CLASSIFIED_VALUES_KEPT = 100_000;
 
 /** What one Classified value costs the host whatever its size (measured at about 300 bytes; rounded up). */
 const VALUE_BYTES = 320;
@@ -98,6 +98,8 @@ export class ClassifiedStore {
     private readonly onFailure: (reason: string) => void,
     /** How much plaintext the store may hold (config classifiedStoreLimitBytes). */
     limitBytes: number,
+    /** How many values the store may hold (config classifiedValuesLimit). */
+    private readonly valuesLimit: number,
     /** What it holds together with other stores (a server's sessions; see heap-share.ts). */
     shared?: HeapShare,
   ) {
@@ -119,11 +121,11 @@ export class ClassifiedStore {
   }
 
   /**
-   * Refuses a new value once the store holds CLASSIFIED_VALUES_KEPT; asked before any work
+   * Refuses a new value once the store holds valuesLimit of them; asked before any work
    * for it is done (a classified read or request is not made only to be refused).
    */
   reserve(what: string): void {
-    if (this.values.size < CLASSIFIED_VALUES_KEPT) {
+    if (this.values.size < this.valuesLimit) {
       if (this.released || valuesInAll.fits(VALUE_BYTES)) return;
       throw new EffectFailure(
         `${what}: refused: the sessions and calls of this tacit together already hold ${Math.floor(valuesInAll.limitBytes / VALUE_BYTES)} ` +
@@ -133,9 +135,9 @@ export class ClassifiedStore {
       );
     }
     throw new EffectFailure(
-      `${what}: refused: this evaluation (or session) already holds ${CLASSIFIED_VALUES_KEPT} Classified values, the most ` +
-        "the host keeps (each is kept until the evaluation or session ends, whatever its size). Make fewer values: one " +
-        "map over a whole list instead of one per item, or reuse a Classified value; in a session, start a new one",
+      `${what}: refused: this evaluation (or session) already holds ${this.valuesLimit} Classified values, the most ` +
+        'the host keeps (config "classifiedValuesLimit"; each is kept until the evaluation or session ends, whatever its size). ' +
+        "Make fewer values: one map over a whole list instead of one per item, or reuse a Classified value; in a session, start a new one",
     );
   }
 

@@ -11,13 +11,20 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLASSIFIED_VALUES_KEPT } from "../../runner/classified/store.js";
+import { DEFAULT_CLASSIFIED_VALUES_LIMIT } from "../../runner/limits.js";
+import { resolveConfig } from "../../runner/config.js";
 import { connectServe, createSession, runInSession } from "../helpers.js";
 
 let dir: string;
 let client: Client;
 /** The time limit of each flooding snippet, and how long the client waits for its answer. */
 const FLOOD_LIMIT_MS = 240_000;
+/**
+ * The bound the server is given (config classifiedValuesLimit): a tenth of the default, which
+ * bounds the same way; each value is a round trip to the host (~250 µs of its CPU in a session),
+ * and 100,000 of them cost the suite 25 s of CPU.
+ */
+const CLASSIFIED_VALUES_KEPT = 10_000;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "tacit-classified-values-"));
@@ -25,7 +32,8 @@ beforeAll(async () => {
   // Each value is a round trip to the host: the 150,000 here took 14 s alone, but the first 50,000
   // ran past tacit's default 30 s limit in a run of the tests beside others on a loaded 2-core
   // machine. The bound tested is on a count, not on time, so the snippets get ample time.
-  client = await connectServe(["--no-check", "--exec-timeout-ms", String(FLOOD_LIMIT_MS)], dir);
+  writeFileSync(path.join(dir, "tacit.config.json"), JSON.stringify({ classifiedValuesLimit: CLASSIFIED_VALUES_KEPT }));
+  client = await connectServe(["--no-check", "--exec-timeout-ms", String(FLOOD_LIMIT_MS), "--config", "tacit.config.json"], dir);
 });
 
 afterAll(async () => {
@@ -57,7 +65,9 @@ describe("the classified values a session keeps", () => {
     expect(two.error).toBeNull();
     // Two were made by the first snippet: the bound counts the session's values, not a snippet's.
     expect(two.stdout).toContain(`${CLASSIFIED_VALUES_KEPT - half - 2}`);
-    expect(two.stdout).toContain(`classify(): refused: this evaluation (or session) already holds ${CLASSIFIED_VALUES_KEPT} Classified values`);
+    expect(two.stdout).toContain(
+      `classify(): refused: this evaluation (or session) already holds ${CLASSIFIED_VALUES_KEPT} Classified values, the most the host keeps (config "classifiedValuesLimit"`,
+    );
     const others = await runInSession(
       client,
       session,
@@ -74,4 +84,9 @@ tries.join("|")`,
     expect(write.error).toBeNull();
     expect(readFileSync(path.join(dir, ".env.upper"), "utf8")).toBe("KEPT");
   }, 2 * FLOOD_LIMIT_MS + 60_000);
+});
+
+it("a run keeps at most 100,000 Classified values unless its configuration says otherwise", () => {
+  expect(DEFAULT_CLASSIFIED_VALUES_LIMIT).toBe(100_000);
+  expect(resolveConfig({}, {}).classifiedValuesLimit).toBe(DEFAULT_CLASSIFIED_VALUES_LIMIT);
 });
