@@ -5,7 +5,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, realTempDir, tacit, writeTree } from "./fixtures.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, type CliResult, expectRefused, realTempDir, tacit, writeTree } from "./fixtures.js";
 
 let root: string;
 let cleanup: () => void;
@@ -27,6 +27,42 @@ beforeAll(() => {
   });
 });
 afterAll(() => cleanup());
+
+/**
+ * The cases below that only read the tree above and report each call on an attempt line of its
+ * own label, in one run: each was a tacit run of its own (a Node host and a Deno sandbox started,
+ * about 0.3 s of CPU), and none changes what another meets. Each test judges its own attempts;
+ * the roots that are refused come last, after every other call.
+ */
+const READ_ONLY_SCRIPT = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("missing", () => fs.grepRecursive("no-such-dir", "alpha"));
+  attempt("a file", () => fs.grepRecursive("src/a.ts", "alpha"));
+  attempt("grep of the file", () => fs.grep("src/a.ts", "alpha").length);
+});
+requestFileSystem(".", (fs) => {
+  attempt("find braces", () => fs.find(".", "**/*.{ts,md}"));
+  attempt("grepRecursive range", () => fs.grepRecursive(".", "alpha", "f{1..3}.ts"));
+  attempt("find extglob", () => fs.find(".", "!(node_modules)"));
+  attempt("find class", () => fs.find("src", "*.[tm][sd]").length);
+  attempt("a parenthesis in a name", () => fs.find(".", "*(1).txt").length);
+});
+requestFileSystem(".", (fs) => {
+  attempt("grep i", () => fs.grep("src/a.ts", /ALPHA/i as unknown as string));
+  attempt("grepRecursive s", () => fs.grepRecursive("src", /al.ha/s as unknown as string));
+  attempt("grep g", () => fs.grep("src/a.ts", /alpha/g as unknown as string).length);
+});
+attempt("tilde", () => requestFileSystem("~", (fs) => fs.root));
+attempt("tilde below", () => requestFileSystem("~/work", (fs) => fs.root));
+attempt("root missing", () => requestFileSystem("missing-dir", (fs) => fs.root));
+attempt("root a file", () => requestFileSystem("notes.txt", (fs) => fs.root));
+`;
+let readOnlyRun: Promise<{ r: CliResult; found: ReturnType<typeof attempts> }> | undefined;
+/** READ_ONLY_SCRIPT's run (--quiet, as the refused roots' case was run), made by the first test that asks. */
+function readOnlyAttempts(): Promise<{ r: CliResult; found: ReturnType<typeof attempts> }> {
+  readOnlyRun ??= tacit(root, READ_ONLY_SCRIPT, ["--quiet"]).then((r) => ({ r, found: attempts(r.stdout) }));
+  return readOnlyRun;
+}
 
 describe("reading, listing and searching", () => {
   it("lists a directory of more entries than the host lists on its own thread (the search worker lists it) the same way: all, sorted, absolute", async () => {
@@ -153,16 +189,8 @@ println(JSON.stringify(out));
   });
 
   it("grepRecursive of a missing directory or of a file says so, as find() does, rather than find nothing", async () => {
-    const script = `${ATTEMPT_PRELUDE}
-requestFileSystem(".", (fs) => {
-  attempt("missing", () => fs.grepRecursive("no-such-dir", "alpha"));
-  attempt("a file", () => fs.grepRecursive("src/a.ts", "alpha"));
-  attempt("grep of the file", () => fs.grep("src/a.ts", "alpha").length);
-});
-`;
-    const r = await tacit(root, script);
+    const { r, found } = await readOnlyAttempts();
     expect(r.code, r.stderr).toBe(0);
-    const found = attempts(r.stdout);
     expect(attemptOf(found, "missing")).toEqual({ status: "Error", value: `${path.join(root, "no-such-dir")}: no such file or directory` });
     expect(attemptOf(found, "a file")).toEqual({
       status: "Error",
@@ -173,18 +201,8 @@ requestFileSystem(".", (fs) => {
 
   it("refuses a glob with braces or an extglob, which it would take literally, rather than find nothing", async () => {
     // Taken as the characters they are, "**/*.{ts,md}" found nothing in a tree of .ts and .md files.
-    const script = `${ATTEMPT_PRELUDE}
-requestFileSystem(".", (fs) => {
-  attempt("find braces", () => fs.find(".", "**/*.{ts,md}"));
-  attempt("grepRecursive range", () => fs.grepRecursive(".", "alpha", "f{1..3}.ts"));
-  attempt("find extglob", () => fs.find(".", "!(node_modules)"));
-  attempt("find class", () => fs.find("src", "*.[tm][sd]").length);
-  attempt("a parenthesis in a name", () => fs.find(".", "*(1).txt").length);
-});
-`;
-    const r = await tacit(root, script);
+    const { r, found } = await readOnlyAttempts();
     expect(r.code, r.stderr).toBe(0);
-    const found = attempts(r.stdout);
     expect(attemptOf(found, "find braces")).toEqual({
       status: "TypeError",
       value: expect.stringMatching(/^find\(\): the glob "\*\*\/\*\.\{ts,md\}" has a brace alternative \(\{ts,md\}\), which tacit's globs do not expand: they take \*, \*\*, \? and \[\.\.\.\] only\. Call it once for each alternative/),
@@ -197,16 +215,8 @@ requestFileSystem(".", (fs) => {
 
   it("refuses a RegExp whose flags grep would not apply (i, s, u, v), rather than search without them", async () => {
     // Sent as its source, /ALPHA/i found nothing in files holding "alpha", and the script was not told.
-    const script = `${ATTEMPT_PRELUDE}
-requestFileSystem(".", (fs) => {
-  attempt("grep i", () => fs.grep("src/a.ts", /ALPHA/i as unknown as string));
-  attempt("grepRecursive s", () => fs.grepRecursive("src", /al.ha/s as unknown as string));
-  attempt("grep g", () => fs.grep("src/a.ts", /alpha/g as unknown as string).length);
-});
-`;
-    const r = await tacit(root, script);
+    const { r, found } = await readOnlyAttempts();
     expect(r.code, r.stderr).toBe(0);
-    const found = attempts(r.stdout);
     expect(attemptOf(found, "grep i")).toEqual({ status: "TypeError", value: expect.stringMatching(/^grep\(\): the pattern \/ALPHA\/i has flags \(i\) that are not applied: .*Write it without them/) });
     expect(attemptOf(found, "grepRecursive s")).toEqual({ status: "TypeError", value: expect.stringMatching(/^grepRecursive\(\): the pattern \/al\.ha\/s has flags \(s\)/) });
     expect(attemptOf(found, "grep g")).toEqual({ status: "ok", value: 1 });
@@ -343,21 +353,14 @@ requestFileSystem("via", (fs) => attempt("under a linked root", () => fs.access(
 
 describe("a root that is not an existing directory", () => {
   it("is refused with what to do; a root of \"~\" is said not to be expanded", async () => {
-    const script = `${ATTEMPT_PRELUDE}
-attempt("tilde", () => requestFileSystem("~", (fs) => fs.root));
-attempt("tilde below", () => requestFileSystem("~/work", (fs) => fs.root));
-attempt("missing", () => requestFileSystem("missing-dir", (fs) => fs.root));
-attempt("a file", () => requestFileSystem("notes.txt", (fs) => fs.root));
-`;
-    const r = await tacit(root, script, ["--quiet"]);
+    const { r, found } = await readOnlyAttempts();
     expect(r.code, r.stderr).toBe(0);
-    const found = attempts(r.stdout);
     const advice = `. Ask for a directory that exists (a relative root is taken from the working directory, ${root}), or make it first with mkdir() in a scope on a directory above it`;
     const tilde = ` (tacit does not expand "~": it is taken as a directory named "~" there; give the home directory's path)`;
     expect(attemptOf(found, "tilde")).toEqual({ status: "Error", value: `requestFileSystem("~"): ${path.join(root, "~")} is not an existing directory${tilde}${advice}` });
     expect(attemptOf(found, "tilde below")).toEqual({ status: "Error", value: `requestFileSystem("~/work"): ${path.join(root, "~/work")} is not an existing directory${tilde}${advice}` });
-    expect(attemptOf(found, "missing")).toEqual({ status: "Error", value: `requestFileSystem("missing-dir"): ${path.join(root, "missing-dir")} is not an existing directory${advice}` });
-    expect(attemptOf(found, "a file")).toEqual({ status: "Error", value: `requestFileSystem("notes.txt"): ${path.join(root, "notes.txt")} is not an existing directory${advice}` });
+    expect(attemptOf(found, "root missing")).toEqual({ status: "Error", value: `requestFileSystem("missing-dir"): ${path.join(root, "missing-dir")} is not an existing directory${advice}` });
+    expect(attemptOf(found, "root a file")).toEqual({ status: "Error", value: `requestFileSystem("notes.txt"): ${path.join(root, "notes.txt")} is not an existing directory${advice}` });
   });
 });
 
