@@ -15,6 +15,11 @@ import { type CliResult, collectedRun, connectServe, installTacitIn, repoRoot, r
 import { commandLineOf, descendantsOf } from "../processes.js";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir, writeTree } from "./fixtures.js";
 
+// Runs are --no-check, as test/helpers.ts's unchecked() makes them elsewhere in this suite: the
+// type check is for the agent's benefit, not the boundary, and each check is a tsc of its own.
+// Left checked: the runs of an installed tacit or another Node (their next start is the point,
+// whole), and the runs whose own type checks working in the allowed root are part of the claim.
+
 describe("the secure output file inside the allowed root", () => {
   let root: string;
   let cleanup: () => void;
@@ -25,7 +30,7 @@ describe("the secure output file inside the allowed root", () => {
     ({ dir: root, cleanup } = realTempDir("tacit-protected-"));
     writeFileSync(path.join(root, ".env"), `TOKEN=${canary}\n`);
     symlinkSync("secure.log", path.join(root, "link-to-sink"));
-    const first = await runScript('requestFileSystem(".", (fs) => println(fs.readClassified(".env")));', ["--secure-output", "secure.log"], { cwd: root });
+    const first = await runScript('requestFileSystem(".", (fs) => println(fs.readClassified(".env")));', ["--no-check", "--secure-output", "secure.log"], { cwd: root });
     expect(first.code, first.stderr).toBe(0);
     expect(readFileSync(sink(), "utf8")).toContain(canary);
   }, 30_000);
@@ -48,7 +53,7 @@ requestFileSystem(".", (fs) => {
   attempt("grepRecursive", () => fs.grepRecursive(".", ${lit(canary.slice(0, 12))}));
 });
 `;
-    const r = await runScript(script, ["--secure-output", "secure.log"], { cwd: root });
+    const r = await runScript(script, ["--no-check", "--secure-output", "secure.log"], { cwd: root });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout + r.stderr).not.toContain(canary);
     const found = attempts(r.stdout);
@@ -75,7 +80,7 @@ describe("tacit's home and the audit log inside the allowed root", () => {
     ({ dir: root, cleanup } = realTempDir("tacit-protected-home-"));
     env = { TACIT_HOME: path.join(root, "home") };
     // A first audited run creates the signing key and the log.
-    const first = await runScript('println("first")', ["--audit-log", "audit.jsonl"], { cwd: root, env });
+    const first = await runScript('println("first")', ["--no-check", "--audit-log", "audit.jsonl"], { cwd: root, env });
     expect(first.code, first.stderr).toBe(0);
     expect(existsSync(path.join(root, "home", "audit-key.json"))).toBe(true);
   }, 30_000);
@@ -99,7 +104,7 @@ requestFileSystem(".", (fs) => {
 });
 requestExecPermission(["ls"], (proc) => attempt("command in home", () => proc.exec("ls", [], { cwd: "home" }).stdout));
 `;
-    const r = await runScript(script, ["--audit-log", "audit.jsonl", "--command-permissions", "ls"], { cwd: root, env });
+    const r = await runScript(script, ["--no-check", "--audit-log", "audit.jsonl", "--command-permissions", "ls"], { cwd: root, env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout + r.stderr).not.toContain(privateKey);
     const found = attempts(r.stdout);
@@ -129,7 +134,7 @@ describe("tacit's files, on whichever side of a scope's root they lie", () => {
       const env = { TACIT_HOME: path.join(root, "home") };
       writeTree(root, { ".env": `TOKEN=${canary}\n`, "deep/sub/plain.txt": "plain\n", "home/notes/plain.txt": "plain\n", via: { symlink: "deep" } });
       const args = ["--secure-output", "deep/sub/secure.log"];
-      const first = await runScript('requestFileSystem(".", (fs) => println(fs.readClassified(".env")));', args, { cwd: root, env });
+      const first = await runScript('requestFileSystem(".", (fs) => println(fs.readClassified(".env")));', ["--no-check", ...args], { cwd: root, env });
       expect(first.code, first.stderr).toBe(0);
       const sink = path.join(root, "deep/sub/secure.log");
       expect(readFileSync(sink, "utf8")).toContain(canary);
@@ -144,7 +149,7 @@ for (const [label, scopeRoot, below] of scopes) {
   });
 }
 `;
-      const r = await runScript(script, args, { cwd: root, env });
+      const r = await runScript(script, ["--no-check", ...args], { cwd: root, env });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout + r.stderr).not.toContain(canary);
       const found = attempts(r.stdout);
@@ -174,7 +179,7 @@ requestFileSystem(".", (fs) => {
   attempt("search config", () => fs.grepRecursive(".", "sk-"));
 });
 `;
-      const r = await runScript(script, ["--config", "tacit.json"], { cwd: root });
+      const r = await runScript(script, ["--no-check", "--config", "tacit.json"], { cwd: root });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout + r.stderr).not.toContain(apiKey);
       const found = attempts(r.stdout);
@@ -212,7 +217,7 @@ requestFileSystem(".", (fs) => {
   attempt("find all", () => fs.find("cache", "*"));
 });
 `;
-      const r = await runScript(script, ["--llm-base-url", "http://127.0.0.1:9/v1", "--llm-api-key", apiKey, "--llm-model", "m"], { cwd: root });
+      const r = await runScript(script, ["--no-check", "--llm-base-url", "http://127.0.0.1:9/v1", "--llm-api-key", apiKey, "--llm-model", "m"], { cwd: root });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout + r.stderr).not.toContain(apiKey);
       const found = attempts(r.stdout);
@@ -262,7 +267,7 @@ requestFileSystem(".", (fs) => {
   attempt("read sink directly", () => fs.access("private/out.log").read());
 });
 `;
-      const r = await runScript(script, ["--secure-output", "sinkdir/out.log"], { cwd: root, env: { TACIT_HOME: home } });
+      const r = await runScript(script, ["--no-check", "--secure-output", "sinkdir/out.log"], { cwd: root, env: { TACIT_HOME: home } });
       expect(r.stdout + r.stderr).not.toContain(canary);
       const found = attempts(r.stdout);
       for (const label of ["remove home link", "make home", "forge approvals", "remove sink link", "write sink", "read sink", "read sink directly"]) {
@@ -324,7 +329,7 @@ requestFileSystem(".", (fs) => {
 });
 println(JSON.stringify(counts));
 `;
-      const r = await runScript(script, ["--secure-output", "out/sink.log"], { cwd: root, env: { TACIT_HOME: path.join(root, "home") } });
+      const r = await runScript(script, ["--no-check", "--secure-output", "out/sink.log"], { cwd: root, env: { TACIT_HOME: path.join(root, "home") } });
       swapper.kill("SIGKILL");
       expect.soft(r.stdout, "the secure output was read").not.toContain(canary);
       expect.soft(existsSync(path.join(root, "home", "planted.json")), "a file was written into tacit's home").toBe(false);
@@ -384,7 +389,7 @@ requestFileSystem(".", (fs) => {
 });
 println(JSON.stringify(counts));
 `;
-      const r = await runScript(script, [], { cwd: root, env: { TACIT_HOME: path.join(root, ".config/tacit") } });
+      const r = await runScript(script, ["--no-check"], { cwd: root, env: { TACIT_HOME: path.join(root, ".config/tacit") } });
       swapper.kill("SIGKILL");
       expect.soft(lstatSync(path.join(root, ".config")).isSymbolicLink(), "the link on the way to tacit's home was removed").toBe(true);
       expect(r.code, r.stderr).toBe(0);
@@ -685,7 +690,7 @@ requestFileSystem(".", (fs) => {
   attempt("package.json, another bin", () => manifest.write(${lit(JSON.stringify({ name: "project", version: "1.0.2", bin: { other: "payload.sh" } }))}));
 });
 `;
-    const r = await runScript(script, [], { cwd: root });
+    const r = await runScript(script, ["--no-check"], { cwd: root });
     expect(r.code, r.stderr).toBe(0);
     const found = attempts(r.stdout);
     expect(attemptOf(found, "read .mcp.json")).toEqual({ status: "ok", value: mcpJson });
@@ -749,7 +754,7 @@ touch ${JSON.stringify(ran)}
   attempt("make another", () => fs.access("sub/node_modules/.bin/tacit").write(${lit(payload)}));
 });
 `;
-      const r = await runScript(script, [], { cwd: dir, env: { TACIT_HOME: path.join(dir, "tacit-home") } });
+      const r = await runScript(script, ["--no-check"], { cwd: dir, env: { TACIT_HOME: path.join(dir, "tacit-home") } });
       expect(r.code, r.stderr).toBe(0);
       const found = attempts(r.stdout);
       expect(attemptOf(found, "read")).toEqual({ status: "ok", value: shim });
@@ -779,7 +784,7 @@ requestFileSystem(".", (fs) => {
   attempt("writeClassified another classified file", () => fs.writeClassified("copy.env", secret));
 });
 `;
-      const r = await runScript(script, ["--classified-paths", ".env,copy.env,package.json"], { cwd: dir });
+      const r = await runScript(script, ["--no-check", "--classified-paths", ".env,copy.env,package.json"], { cwd: dir });
       expect(r.code, r.stderr).toBe(0);
       const found = attempts(r.stdout);
       expectRefused(found, ["writeClassified package.json"], /writeClassified\(\) refused: this is the project's package.json/);
