@@ -110,18 +110,43 @@ describe.each(threads)("grepRecursive over many files, %s", (_, env) => {
   });
 });
 
-describe.each(threads)("limits, %s", (_, env) => {
-  let big: string;
-  beforeAll(() => {
+/**
+ * The limits' trees, each made once for both ways a search runs (the tests only search them): made
+ * for each, they were 3,500 files written twice, some seconds of CPU on a loaded machine.
+ */
+const limitTrees: { big?: string; catastrophic?: string } = {};
+
+/** 2,000 files of 9 KiB, every line matching: 18 MB of matches, past the 16 MiB limit, found by the threads that search together. */
+function bigTree(): string {
+  if (limitTrees.big === undefined) {
     const made = realTempDir("tacit-search-big-");
     cleanups.push(made.cleanup);
-    big = made.dir;
-    // 2,000 files of 9 KiB, every line matching: 18 MB of matches, past the 16 MiB limit,
-    // found by the threads that search together.
     const body = Array.from({ length: 128 }, (_, i) => `line ${i} ${"x".repeat(60)}`).join("\n") + "\n";
     const spec: TreeSpec = {};
     for (let i = 0; i < 2000; i++) spec[`d${i % 20}/f${i}.txt`] = body;
-    writeTree(big, spec);
+    writeTree(made.dir, spec);
+    limitTrees.big = made.dir;
+  }
+  return limitTrees.big;
+}
+
+/** 1,500 files of one line that a catastrophic pattern takes some 2^40 steps on. */
+function catastrophicTree(): string {
+  if (limitTrees.catastrophic === undefined) {
+    const made = realTempDir("tacit-search-redos-");
+    cleanups.push(made.cleanup);
+    const spec: TreeSpec = {};
+    for (let i = 0; i < 1500; i++) spec[`d${i % 10}/f${i}.txt`] = `${"a".repeat(40)}!\n`;
+    writeTree(made.dir, spec);
+    limitTrees.catastrophic = made.dir;
+  }
+  return limitTrees.catastrophic;
+}
+
+describe.each(threads)("limits, %s", (_, env) => {
+  let big: string;
+  beforeAll(() => {
+    big = bigTree();
   });
 
   it("refuses a result past the limit, whichever thread found the matches, and the script goes on", async () => {
@@ -137,15 +162,11 @@ describe.each(threads)("limits, %s", (_, env) => {
   });
 
   it("ends a catastrophic pattern at the time limit (124), every search thread with it", async () => {
-    const made = realTempDir("tacit-search-redos-");
-    cleanups.push(made.cleanup);
-    const spec: TreeSpec = {};
-    for (let i = 0; i < 1500; i++) spec[`d${i % 10}/f${i}.txt`] = `${"a".repeat(40)}!\n`;
-    writeTree(made.dir, spec);
+    const dir = catastrophicTree();
     // Each line takes some 2^40 steps: the search is stuck on the first lines it tries whatever the
     // limit, and the limit counts from the script's start (not tacit's nor Deno's), so a second
     // proves what three did, with two seconds less of every search thread spinning.
-    const result = await tacit(made.dir, `requestFileSystem(".", (fs) => { println(fs.grepRecursive(".", "^(a+)+$").length); });`, ["--exec-timeout-ms", "1000"], env);
+    const result = await tacit(dir, `requestFileSystem(".", (fs) => { println(fs.grepRecursive(".", "^(a+)+$").length); });`, ["--exec-timeout-ms", "1000"], env);
     expect(result.code).toBe(124);
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(/time limit|timed out/i);
