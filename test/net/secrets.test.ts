@@ -12,7 +12,17 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
 import { connectServe, freshTacitHome } from "../helpers.js";
-import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, echo, expectRefused, type Handler, isEnvFile, lit, makeCanary, permit, perTestResources, secretCutMarker, tacit, type TestServer, unusedPort, writeTree } from "./fixtures.js";
+import { ConcurrencyLimit } from "../../runner/concurrency-limit.js";
+import { ATTEMPT_PRELUDE, attemptOf, attempts, configFile, echo, expectRefused, type Handler, isEnvFile, lit, makeCanary, permit, perTestResources, secretCutMarker, tacit as tacitRun, type TestServer, unusedPort, writeTree } from "./fixtures.js";
+
+/**
+ * At most two of this file's tacits at once. Its tests run concurrently (vitest takes five at a
+ * time), and several post, map or redact megabytes, a few seconds of CPU each within the default
+ * 30 s limit: five at once, beside the other worker's file on two cores, ran past it (124).
+ */
+const running = new ConcurrencyLimit(2);
+const tacit = (...args: Parameters<typeof tacitRun>): ReturnType<typeof tacitRun> =>
+  running.run(() => tacitRun(...args), undefined, () => new Error("not cancelled"));
 
 const resources = perTestResources("tacit-net-secret-", { concurrent: true });
 const server = resources.server;
