@@ -25,15 +25,26 @@ export function inOwnersDirectory(made: string, act: () => void): void {
     act();
     return;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "EACCES" && code !== "EPERM") throw error;
+    if (!isPermissionDenied(error)) throw error;
   }
   const dir = path.dirname(made);
-  const mode = lstatSync(dir).mode & 0o7777;
-  chmodSync(dir, mode | 0o700);
+  const mode = openToOwner(dir);
   try {
     act();
   } finally {
     chmodSync(dir, mode);
   }
+}
+
+/** Whether `error` is a refusal for want of permission (EACCES, EPERM). */
+export function isPermissionDenied(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "EACCES" || code === "EPERM";
+}
+
+/** Gives `dir` its owner's rwx, and returns its mode before, for the caller to put back. */
+export function openToOwner(dir: string): number {
+  const mode = lstatSync(dir).mode & 0o7777;
+  chmodSync(dir, mode | 0o700);
+  return mode;
 }

@@ -686,8 +686,9 @@ export class CommandConfinement {
     const gitPlacesAfter = gitPlacesUndone(absentGitPlaces);
     const launchAfter = launchFilesUndone(absentLaunchFiles);
     const hooksAfter = hookFilesUndone(absentHookFiles);
+    const changedSinceWalk = ({ dir, listing }: { dir: string; listing: Listing }): boolean => !sameStamp(stampOf(dir), listing);
     const repositoriesAfter = newRepositoriesSetAside(
-      checked.map(({ dir, listing }) => ({ dir, changed: () => !sameStamp(stampOf(dir), listing), gits: listing.gitEntries, wasRepository: listing.repository, controls: listing.controlEntries })),
+      checked.map((walked) => ({ dir: walked.dir, changed: () => changedSinceWalk(walked), gits: walked.listing.gitEntries, wasRepository: walked.listing.repository, controls: walked.listing.controlEntries })),
     );
     const expected = createHash("sha256")
       .update(checked.map(({ listing }) => `${listing.dev} ${listing.ino} ${nanoseconds(listing.ctimeNs)}\n`).join(""))
@@ -695,7 +696,7 @@ export class CommandConfinement {
     return {
       walked: Buffer.from(checked.map(({ dir }) => `${dir}\0`).join("")),
       // For the refusal, where the setup found the roots changed: a directory that has changed since the walk.
-      changedSince: () => checked.find(({ dir, listing }) => !sameStamp(stampOf(dir), listing))?.dir ?? null,
+      changedSince: () => checked.find(changedSinceWalk)?.dir ?? null,
       // Each on its own: one that threw (a stat of a path the command made unreachable) ended tacit
       // before the next ran, and the .git the command made was left for the user's next git status.
       afterwards: () => [gitAfter, gitPlacesAfter, launchAfter, hooksAfter, manifestsAfter, repositoriesAfter].map(undoneOrNoted).join(""),
@@ -1004,6 +1005,14 @@ export class CommandConfinement {
     // an included file, a program a setting runs): git runs or reads it with the user's full
     // authority, unconfined, as it does .git/hooks. A confined `sh` appended a line to the
     // `.husky/pre-commit` of a project, and the user's next `git commit` ran it.
+    /**
+     * Notes in `absent` what the command would make for `file` (missing, or the end of links that
+     * lead nowhere: see missingEnd), where a root grants it: removed if the command makes it.
+     */
+    const undoIfMade = (file: string, absent: string[]): void => {
+      const end = missingEnd(file);
+      if (end !== null && this.grants(end)) absent.push(end);
+    };
     const absentGitPlaces: string[] = [];
     for (const { dir, listing } of listed) {
       if (!listing.commondirMissing) continue;
@@ -1019,8 +1028,7 @@ export class CommandConfinement {
         // One that does not exist cannot be kept: removed if the command makes it (see gitPlacesUndone),
         // where a link that leads nowhere ends too (see missingEnd).
         else {
-          const absent = missingEnd(place);
-          if (absent !== null && this.grants(absent)) absentGitPlaces.push(absent);
+          undoIfMade(place, absentGitPlaces);
         }
         holdLinks(place, "git runs or reads it with the user's full authority, unconfined, at the user's next git command");
       }
@@ -1043,8 +1051,7 @@ export class CommandConfinement {
     const absentLaunchFiles: string[] = [];
     for (const file of tacitLaunchFiles()) {
       keep(file);
-      const absent = missingEnd(file);
-      if (absent !== null && this.grants(absent)) absentLaunchFiles.push(absent);
+      undoIfMade(file, absentLaunchFiles);
     }
     // And the files an AI client runs on its own (fs/agent-hooks.ts: the scripts its hooks, status
     // line and key helper name, Cursor's hooks files), read-only to scripts for that reason: a
@@ -1054,8 +1061,7 @@ export class CommandConfinement {
     const absentHookFiles: string[] = [];
     for (const file of agentHookFiles()) {
       keep(file, WHAT_AN_AGENT_RUNS);
-      const absent = missingEnd(file);
-      if (absent !== null && this.grants(absent)) absentHookFiles.push(absent);
+      undoIfMade(file, absentHookFiles);
     }
     // And what `npx tacit` runs (node_modules/.bin/tacit, the link npm makes, or a shim): found by
     // the walk in every directory of the roots (npx started there or below runs it), and in tacit's
@@ -1246,8 +1252,9 @@ function realDirectory(dir: string): string | null {
 function firstMissing(dir: string): { path: string; parent: string } | null {
   for (let at = dir; path.dirname(at) !== at; at = path.dirname(at)) {
     if (lexists(at)) return null;
+    if (!lexists(path.dirname(at))) continue;
     const parent = realDirectory(path.dirname(at));
-    if (lexists(path.dirname(at))) return parent === null ? null : { path: at, parent };
+    return parent === null ? null : { path: at, parent };
   }
   return null;
 }

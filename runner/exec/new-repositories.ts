@@ -26,7 +26,7 @@
 import { chmodSync, type Dirent, lstatSync, readdirSync, realpathSync, renameSync } from "node:fs";
 import path from "node:path";
 import { printable } from "../printable.js";
-import { asideName, inOwnersDirectory } from "./aside-name.js";
+import { asideName, inOwnersDirectory, isPermissionDenied, openToOwner } from "./aside-name.js";
 import { isRepository, REPOSITORY_CONTROLS } from "./repository-shape.js";
 
 /** A directory as the walk before the command found it. */
@@ -150,11 +150,8 @@ function entriesOf(dir: string, notes: string[], opened: Array<{ dir: string; mo
     try {
       return readdirSync(dir, { withFileTypes: true });
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== "EACCES" && code !== "EPERM") throw error;
-      const mode = lstatSync(dir).mode & 0o7777;
-      chmodSync(dir, mode | 0o700);
-      opened.push({ dir, mode });
+      if (!isPermissionDenied(error)) throw error;
+      opened.push({ dir, mode: openToOwner(dir) });
       return readdirSync(dir, { withFileTypes: true });
     }
   } catch (error) {
