@@ -16,16 +16,6 @@ import { PlaintextBudget } from "./budget.js";
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-/*
- * Classified values one store keeps, at most (config classifiedValuesLimit, by default
- * DEFAULT_CLASSIFIED_VALUES_LIMIT): each costs the host about 300 bytes beyond its plaintext (its
- * handle, its entry, its result), which the plaintext budget does not see, and a store never
- * forgets a value. A seventh security review called classify("") in a loop in each snippet of a
- * session: 160,000 values per 8 s snippet, tacit serve growing by about 55 MB each snippet,
- * without end. How many values there are is known to the agent (one per call that made one), so
- * this refusal, unlike the budget's, may be visible.
- */
-
 /** What one Classified value costs the host whatever its size (measured at about 300 bytes; rounded up). */
 const VALUE_BYTES = 320;
 
@@ -98,7 +88,14 @@ export class ClassifiedStore {
     private readonly onFailure: (reason: string) => void,
     /** How much plaintext the store may hold (config classifiedStoreLimitBytes). */
     limitBytes: number,
-    /** How many values the store may hold (config classifiedValuesLimit). */
+    /**
+     * How many values the store may hold (config classifiedValuesLimit): each costs the host about
+     * 300 bytes beyond its plaintext (its handle, its entry, its result), which the plaintext budget
+     * does not see, and a store never forgets a value. A seventh security review called classify("")
+     * in a loop in each snippet of a session: 160,000 values per 8 s snippet, tacit serve growing by
+     * about 55 MB each snippet, without end. How many values there are is known to the agent (one
+     * per call that made one), so this refusal, unlike the budget's, may be visible.
+     */
     private readonly valuesLimit: number,
     /** What it holds together with other stores (a server's sessions; see heap-share.ts). */
     shared?: HeapShare,
