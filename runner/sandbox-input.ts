@@ -134,7 +134,9 @@ class SocketInput implements SandboxInput {
   private readonly strangers = new Set<net.Socket>();
 
   constructor() {
-    this.dir = mkdtempSync(path.join(tmpdir(), CHANNEL_DIR_PREFIX));
+    // Named for this process (temp-dirs.ts): one left by a tacit killed before its sandbox
+    // connected is then swept, as its check directories are.
+    this.dir = mkdtempSync(path.join(tmpdir(), `${CHANNEL_DIR_PREFIX}${process.pid}-`));
     const address = path.join(this.dir, "s");
     try {
       // libuv cuts a longer name to fit (sun_path), and the socket would be made elsewhere.

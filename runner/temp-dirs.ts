@@ -32,8 +32,11 @@ export function makeTempDir(kind: TempDirKind): string {
   return dir;
 }
 
-/** A directory makeTempDir made: the kind, the maker's pid, mkdtemp's six characters. */
-const MADE_NAME = /^(?:tacit-check-|tacit-checker-)([1-9][0-9]{0,9})-[A-Za-z0-9]{6}$/;
+/**
+ * A directory makeTempDir or a sandbox's input (sandbox-input.ts) made: the prefix, the maker's
+ * pid, mkdtemp's six characters.
+ */
+const MADE_NAME = new RegExp(`^(?:${PREFIXES.join("|")})([1-9][0-9]{0,9})-[A-Za-z0-9]{6}$`);
 /**
  * How old a left directory must be to be removed. Its maker being dead is not enough alone: a
  * tacit in another pid namespace that shares this temporary directory (a container given the
@@ -45,8 +48,9 @@ let sweepStarted = false;
 /**
  * Removes, in the background and once per process, the check directories of tacits that ended
  * without their exit hooks (killed outright: SIGKILL, the OOM killer, an MCP client's hard stop),
- * which nothing else would ever remove: those of this user, named by makeTempDir for a pid that
- * is no longer running, untouched for an hour. Failures are ignored: a directory left is only litter.
+ * which nothing else would ever remove, and the input directories of sandboxes such a tacit had
+ * just started: those of this user, named (MADE_NAME) for a pid that is no longer running,
+ * untouched for an hour. Failures are ignored: a directory left is only litter.
  */
 function sweepLeftDirs(): void {
   if (sweepStarted || process.platform === "win32") return;

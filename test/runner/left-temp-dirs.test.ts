@@ -1,12 +1,14 @@
 // tacit killed outright (SIGKILL, the OOM killer, an MCP client's hard stop) runs no exit hook, so
 // its type check's directory stays in the temporary directory. A later tacit that makes a check
-// directory removes those left by tacits no longer running, after an hour untouched, and nothing
-// else: not a running tacit's, not a recent one's, not another name's, not what a link there leads to.
+// directory removes those left by tacits no longer running, after an hour untouched (and the input
+// directories of the sandboxes they had just started), and nothing else: not a running tacit's, not
+// a recent one's, not another name's, not what a link there leads to.
 
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { sandboxInput } from "../../runner/sandbox-input.js";
 import { childEnv, runCli, slowToCheck, tacitBin, tempDir } from "../helpers.js";
 
 const { dir, cleanup } = tempDir("tacit-left-dirs-");
@@ -39,11 +41,12 @@ describe("check directories left by tacits killed outright", () => {
       if (old) utimesSync(at, TWO_HOURS_AGO, TWO_HOURS_AGO);
       return at;
     };
-    const left = [made(`tacit-check-${dead}-AbCdEf`, true), made(`tacit-checker-${dead}-Gh12Ij`, true)];
+    const left = [made(`tacit-check-${dead}-AbCdEf`, true), made(`tacit-checker-${dead}-Gh12Ij`, true), made(`tacit-channel-${dead}-Kl34Mn`, true)];
     const kept = [
       made(`tacit-check-${dead}-Recent`, false), // its tacit gone, but not an hour ago
       made(`tacit-check-${process.pid}-LiveOn`, true), // a running process's
       made("tacit-check-NoPid1", true), // not a name with a pid
+      made(`tacit-channel-${process.pid}-LiveOn`, true), // a running process's sandbox input
       made(`other-${dead}-AbCdEf`, true),
     ];
     // A link named as a left directory is not followed: what it leads to stays.
@@ -60,6 +63,23 @@ describe("check directories left by tacits killed outright", () => {
     expect(readFileSync(path.join(target, "canary"), "utf8")).toBe("kept");
     // This run's own directory went with its exit hooks.
     expect(readdirSync(tmp).filter((name) => !kept.concat(link).includes(path.join(tmp, name)))).toEqual([]);
+  });
+
+  it("a sandbox's input directory is named for the process that made it, so that a later run can tell it was left", () => {
+    const tmp = mkdtempSync(path.join(dir, "tmp-"));
+    // tmpdir() reads TMPDIR when called.
+    const tmpBefore = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    const input = sandboxInput();
+    try {
+      expect(input.dir, "a socket pair, not the plain pipe").not.toBeNull();
+      expect(readdirSync(tmp)).toEqual([path.basename(input.dir!)]);
+      expect(path.basename(input.dir!)).toMatch(new RegExp(`^tacit-channel-${process.pid}-[A-Za-z0-9]{6}$`));
+    } finally {
+      input.close();
+      if (tmpBefore === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpBefore;
+    }
   });
 
   it("a tacit run killed outright during its check leaves its directory, named for its pid; the next run removes it once it is old", async () => {
