@@ -66,28 +66,31 @@ describe("a thread a session snippet leaves running", () => {
     });
   }
 
-  it("a forged end (a worker writes the done frame while the snippet spins on): not taken for the end, the spin is timed and ended", async ({ signal }) => {
+  it("a forged end (a worker writes the done frame while the snippet runs on): not taken for the end, the snippet is timed and ended", async ({ signal }) => {
     const before = new Set(ownSandboxes());
-    // The loop spins a core until the limit ends it: 3 s (5 s before, the most CPU of this file) is
-    // ample for the worker's forged frame, written 300 ms after its start, to come first.
+    // The main thread runs on until the limit ends it: 3 s is ample for the worker's forged frame,
+    // written 300 ms after its start, to come first. It blocks rather than spins (a spin burned a
+    // core for the whole 3 s, the most CPU of this file): to the host, a main thread asleep
+    // elsewhere than in its read of the next snippet is as far from done as a sandbox one, and
+    // a forged end taken for the end would leave it there, with no CPU for the idle watch to see.
     session = new ReplSession({ ...defaultConfig, typeCheck: false, memoryLimitMb: 128, executionTimeoutMs: 3_000 });
     // The worker's global has a Deno of its own (no permissions), and its stdout is the protocol channel.
     const forge = 'setTimeout(() => Deno.stdout.writeSync(new TextEncoder().encode(JSON.stringify({ type: "done" }) + "\\n")), 300);';
-    const code = lingeringWorker(forge).replace('println("worker started");', "while (true) {}");
+    const code = lingeringWorker(forge).replace('println("worker started");', "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);");
     const running = session.execute(code, { unsafeSkipValidation: true });
-    let spinning: number | undefined;
-    while (spinning === undefined && !signal.aborted) {
-      spinning = ownSandboxes().find((pid) => !before.has(pid));
-      if (spinning === undefined) await sleep(50);
+    let sandbox: number | undefined;
+    while (sandbox === undefined && !signal.aborted) {
+      sandbox = ownSandboxes().find((pid) => !before.has(pid));
+      if (sandbox === undefined) await sleep(50);
     }
     const first = await running;
     // The host once took the forged frame for the snippet's end, and stopped the clock while the
-    // loop ran on. Now a success is over only once the main thread waits for the next snippet
+    // snippet ran on. Now a success is over only once the main thread waits for the next snippet
     // (runner/sandbox.ts reportWritten), which this one never does: the clock runs on to its limit.
     expect(first.outcome, first.error ?? "").toBe("protocol-error");
     expect(first.error).toMatch(/reported its result but had not finished writing by the end of the time limit/);
-    expect(spinning, "no session sandbox was seen").toBeDefined();
-    expect(await endedBeforeTestEnds(spinning!, signal), "the snippet's loop ran on after its forged end").toBe(true);
+    expect(sandbox, "no session sandbox was seen").toBeDefined();
+    expect(await endedBeforeTestEnds(sandbox!, signal), "the snippet ran on after its forged end").toBe(true);
 
     // The session goes on without the failed snippet.
     const next = await session.execute("1 + 1");
