@@ -320,7 +320,12 @@ describe("chat", () => {
   });
 
   it("an answer larger than tacit reads of one is refused, with what to do, and not held whole first", async () => {
-    const r = await runCli(unchecked(["run", "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "huge", "-"]), {
+    // What tacit reads of an answer follows the characters it keeps (answerLimitBytes in
+    // runner/llm/chat-client.ts): 64 Ki kept, set in the config, reads 448 KiB of the 70 MB answer
+    // where the default 8 Mi read 48 MiB of it first, most of this test's CPU. The refusal is the same.
+    const config = path.join(dir, "huge-answer.json");
+    writeFileSync(config, JSON.stringify({ libraryConfig: { llm: { answerLimitChars: 64 * 1024 } } }));
+    const r = await runCli(unchecked(["run", "--config", config, "--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "huge", "-"]), {
       cwd: dir,
       input: `try { chat("tell me everything"); } catch (e) { println((e as Error).message); }\nprintln("after");\n`,
     });
