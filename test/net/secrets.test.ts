@@ -105,22 +105,37 @@ const reflecting: Handler = (request, response) => {
 function echoingScript(a: TestServer): string {
   return `${ATTEMPT_PRELUDE}
 ${TOKEN}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+${echoingBlock(a)}`;
+}
+
+/** echoingScript's requestNetwork block alone, for a script that has ATTEMPT_PRELUDE and TOKEN already. */
+function echoingBlock(a: TestServer): string {
+  return `requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   const echoed = (name: string, value: Classified<string>): string =>
     String(JSON.parse(net.httpGet(${lit(`${a.origin}/echo`)}, { secretHeaders: { [name]: value } })).headers[name] ?? "");`;
 }
 
-describe("secret headers", () => {
-  it.concurrent("arrive at the server in plaintext; echoes of them come back redacted, in bodies, statuses and errors", async () => {
-    const world = secretWorld();
-    const a = await server(reflecting);
-    const O = a.origin;
-    const result = await tacit(
-      world.root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN}
-const secret = { secretHeaders: { authorization: token } };
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+/** Guesses of the canary's beginning, right (as it is, and in either case) and wrong, for the notes server of the shared run. */
+function notesGuesses(world: SecretWorld): Record<string, string> {
+  const random = world.canary.slice("canary-".length);
+  return { right: world.canary.slice(0, 16), rightLower: world.canary.slice(0, 16).toLowerCase(), rightUpper: world.canary.slice(0, 16).toUpperCase(), wrong: `canary-${random[0] === "f" ? "e" : "f"}${random.slice(1, 9)}` };
+}
+
+/**
+ * The tests that send the .env's token (TOKEN) to a server of their own and look at what came
+ * back share one run: each part is a server and a block of the script sending to it (its
+ * attempts named apart from the others'), and each test checks its own. A run each was a tacit
+ * start, most of each test's CPU, for a few requests; no part's requests carry or are answered
+ * anything another's could change.
+ */
+const SHARED_PARTS = {
+  /** Reflects the authorization header (see `reflecting`); every way of sending a secret header. */
+  reflecting: {
+    handler: reflecting,
+    block: (a: TestServer): string => {
+      const O = a.origin;
+      return `requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  const secret = { secretHeaders: { authorization: token } };
   attempt("echo-get", () => JSON.parse(net.httpGet("${O}/echo", secret)).headers.authorization);
   attempt("echo-raw", () => net.httpGet("${O}/echo", secret));
   attempt("echo-post", () => JSON.parse(net.httpPost("${O}/echo", "body", secret)).headers.authorization);
@@ -138,11 +153,119 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   attempt("as-plain-body", () => JSON.parse(net.httpPost("${O}/b", String(token))).body);
 });
 println("token:", token, String(token), JSON.stringify({ token }));
+`;
+    },
+  },
+  /** Gives back the note it is sent: the script's own text, ending with a guess of the secret's beginning. */
+  notes: {
+    handler: ((request, response) => response.end(`saved note: ${request.body}`)) satisfies Handler,
+    block: (a: TestServer, world: SecretWorld): string => `requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  for (const [label, guess] of Object.entries(${JSON.stringify(notesGuesses(world))})) {
+    attempt(label, () => net.httpPost(${lit(`${a.origin}/notes`)}, "note " + guess, { secretHeaders: { authorization: token } }) === "saved note: note " + guess);
+  }
+});
 `,
-      permit(`127.0.0.1:${a.port}`),
-    );
+  },
+  /** A plain JSON echo, like any public "echo my request" endpoint, of secrets it escapes. */
+  reshaped: {
+    handler: undefined,
+    block: (a: TestServer): string => `${echoingBlock(a)}
+  // The echo JSON-escapes these, so the text it answers is not the text that was sent. Made
+  // before the requests, so they settle together (a request waits for its value to settle).
+  const quoted = ${fromToken('t + \'"\'')};
+  const tabbed = ${fromToken('t + "\\t"')};
+  attempt("quote", () => echoed("x-quote", quoted));
+  attempt("tab", () => echoed("x-tab", tabbed));
+});
+`,
+  },
+  // A security review had ordinary servers give the token back alone: one that parses
+  // "Bearer <token>", httpbin's /cookies parsing "a=<token>", one that answers in base64, and a
+  // redirect to a host named after it (lower-cased by the URL parser).
+  tokenAlone: {
+    handler: ((request, response) => {
+      const url = new URL(request.url, "http://x");
+      const authorization = String(request.headers.authorization ?? "");
+      const cookie = String(request.headers.cookie ?? "");
+      switch (url.pathname) {
+        case "/bearer":
+          response.end(JSON.stringify({ token: authorization.replace(/^Bearer /, "") }));
+          return;
+        case "/cookies":
+          response.end(JSON.stringify({ cookies: Object.fromEntries(cookie.split("; ").map((pair) => pair.split("="))) }));
+          return;
+        case "/base64":
+          response.end(Buffer.from(authorization.replace(/^Bearer /, "")).toString("base64"));
+          return;
+        case "/to-host":
+          response.writeHead(302, { location: `http://${authorization.replace(/^Bearer /, "")}.invalid/` });
+          response.end();
+          return;
+        default:
+          echo(request, response);
+      }
+    }) satisfies Handler,
+    block: (a: TestServer): string => {
+      const O = a.origin;
+      return `requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  // Both maps made before the requests, so they settle together (a request waits for its value to settle).
+  const bearer = { secretHeaders: { authorization: ${fromToken('"Bearer " + t')} } };
+  const cookie = { secretHeaders: { cookie: ${fromToken('"a=" + t + "; b=1"')} } };
+  attempt("bearer", () => net.httpGet("${O}/bearer", bearer));
+  attempt("cookies", () => net.httpGet("${O}/cookies", cookie));
+  attempt("base64", () => net.httpGet("${O}/base64", bearer));
+  attempt("host", () => net.httpGet("${O}/to-host", bearer));
+});
+`;
+    },
+  },
+  /**
+   * Answers with the request's head base64-encoded, as an inspection API gives a raw request
+   * (ngrok's does): the secret header's bytes fall anywhere in a run of groups of three.
+   */
+  inspector: {
+    handler: ((request, response) => {
+      const head = `${request.method} ${request.url} HTTP/1.1\r\n${Object.entries(request.headers).map(([name, value]) => `${name}: ${String(value)}\r\n`).join("")}\r\n`;
+      response.setHeader("content-type", "application/json");
+      response.end(JSON.stringify({ request: { raw: Buffer.from(head, "latin1").toString("base64") } }));
+    }) satisfies Handler,
+    block: (a: TestServer): string => `requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  // Three paths of different lengths: the header starts at each place in a group of three.
+  for (const where of ["/a", "/ab", "/abc"]) {
+    attempt(where, () => atob(JSON.parse(net.httpGet(${lit(a.origin)} + where, { secretHeaders: { authorization: token } })).request.raw.replace(/[^A-Za-z0-9+/=]/g, "")));
+  }
+});
+`,
+  },
+};
+
+interface SharedRun {
+  world: SecretWorld;
+  result: Awaited<ReturnType<typeof tacit>>;
+  found: ReturnType<typeof attempts>;
+  servers: Record<keyof typeof SHARED_PARTS, TestServer>;
+}
+
+let shared: Promise<SharedRun> | undefined;
+
+/** The shared run (see SHARED_PARTS), started by the first test that asks for it. */
+function sharedRun(): Promise<SharedRun> {
+  shared ??= (async () => {
+    const world = secretWorld();
+    const names = Object.keys(SHARED_PARTS) as Array<keyof typeof SHARED_PARTS>;
+    const servers = Object.fromEntries(await Promise.all(names.map(async (name) => [name, await server(SHARED_PARTS[name].handler)] as const))) as SharedRun["servers"];
+    const blocks = names.map((name) => SHARED_PARTS[name].block(servers[name], world));
+    const result = await tacit(world.root, `${ATTEMPT_PRELUDE}\n${TOKEN}\n${blocks.join("")}`, permit(...names.map((name) => `127.0.0.1:${servers[name].port}`)));
+    return { world, result, found: attempts(result.stdout), servers };
+  })();
+  return shared;
+}
+
+describe("secret headers", () => {
+  it.concurrent("arrive at the server in plaintext; echoes of them come back redacted, in bodies, statuses and errors", async () => {
+    const { world, result, found, servers } = await sharedRun();
+    const a = servers.reflecting;
     expect(result.code, result.stderr).toBe(0);
-    const found = attempts(result.stdout);
     expect(attemptOf(found, "echo-get")).toEqual({ status: "ok", value: "[redacted]" });
     expect(String(attemptOf(found, "echo-raw").value)).toContain('"authorization":"[redacted]"');
     expect(attemptOf(found, "echo-post")).toEqual({ status: "ok", value: "[redacted]" });
@@ -264,51 +387,16 @@ requestNetwork(["127.0.0.1:*"], (net) => {
   });
 
   it.concurrent("an answer that ends with the script's own text tells a right guess of a secret's beginning from a wrong one in no way", async () => {
-    // Redaction masked a text that ends partway into a secret, whether or not tacit cut the
-    // answer there: a server that gives back what it is sent (a note, a search's query), with
-    // the secret header that authorizes the request and never echoed, masked the end of a note
-    // ending with the secret's first characters and no other, which told a script the token
-    // character by character (ghp_ and 16 more, read in 619 requests).
-    const world = secretWorld();
-    const a = await server((request, response) => response.end(`saved note: ${request.body}`));
-    const random = world.canary.slice("canary-".length);
-    const guesses = { right: world.canary.slice(0, 16), rightLower: world.canary.slice(0, 16).toLowerCase(), rightUpper: world.canary.slice(0, 16).toUpperCase(), wrong: `canary-${random[0] === "f" ? "e" : "f"}${random.slice(1, 9)}` };
-    const result = await tacit(
-      world.root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
-  for (const [label, guess] of Object.entries(${JSON.stringify(guesses)})) {
-    attempt(label, () => net.httpPost(${lit(`${a.origin}/notes`)}, "note " + guess, { secretHeaders: { authorization: token } }) === "saved note: note " + guess);
-  }
-});
-`,
-      permit(`127.0.0.1:${a.port}`),
-    );
+    const { world, result, found, servers } = await sharedRun();
     expect(result.code, result.stderr).toBe(0);
-    expect(a.received.map((r) => r.headers.authorization)).toEqual(Object.keys(guesses).map(() => world.canary));
-    const found = attempts(result.stdout);
+    const guesses = notesGuesses(world);
+    expect(servers.notes.received.map((r) => r.headers.authorization)).toEqual(Object.keys(guesses).map(() => world.canary));
     for (const label of Object.keys(guesses)) expect(attemptOf(found, label), label).toEqual({ status: "ok", value: true });
   });
 
   it.concurrent("a secret reshaped so that a JSON echo escapes it (a quote, a tab) is still redacted", async () => {
-    const world = secretWorld();
-    const a = await server(); // a plain JSON echo, like any public "echo my request" endpoint
-    const result = await tacit(
-      world.root,
-      `${echoingScript(a)}
-  // The echo JSON-escapes these, so the text it answers is not the text that was sent. Made
-  // before the requests, so they settle together (a request waits for its value to settle).
-  const quoted = ${fromToken('t + \'"\'')};
-  const tabbed = ${fromToken('t + "\\t"')};
-  attempt("quote", () => echoed("x-quote", quoted));
-  attempt("tab", () => echoed("x-tab", tabbed));
-});
-`,
-      permit(`127.0.0.1:${a.port}`),
-    );
+    const { world, result, found } = await sharedRun();
     expect(result.code, result.stderr).toBe(0);
-    const found = attempts(result.stdout);
     for (const label of ["quote", "tab"]) attemptOf(found, label);
     expectNotSeen(world, result);
   });
@@ -388,59 +476,16 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(a.received.map((r) => r.headers["x-token"])).toEqual([world.canary, "", "", ""]);
   });
 
-  // A security review had ordinary servers give the token back alone: one that parses
-  // "Bearer <token>", httpbin's /cookies parsing "a=<token>", one that answers in base64, and a
-  // redirect to a host named after it (lower-cased by the URL parser).
   it.concurrent("a token sent inside a longer header value is redacted when the server gives it back alone, encoded or lower-cased", async () => {
-    const world = secretWorld();
-    const a = await server((request, response) => {
-      const url = new URL(request.url, "http://x");
-      const authorization = String(request.headers.authorization ?? "");
-      const cookie = String(request.headers.cookie ?? "");
-      switch (url.pathname) {
-        case "/bearer":
-          response.end(JSON.stringify({ token: authorization.replace(/^Bearer /, "") }));
-          return;
-        case "/cookies":
-          response.end(JSON.stringify({ cookies: Object.fromEntries(cookie.split("; ").map((pair) => pair.split("="))) }));
-          return;
-        case "/base64":
-          response.end(Buffer.from(authorization.replace(/^Bearer /, "")).toString("base64"));
-          return;
-        case "/to-host":
-          response.writeHead(302, { location: `http://${authorization.replace(/^Bearer /, "")}.invalid/` });
-          response.end();
-          return;
-        default:
-          echo(request, response);
-      }
-    });
-    const O = a.origin;
-    const result = await tacit(
-      world.root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
-  // Both maps made before the requests, so they settle together (a request waits for its value to settle).
-  const bearer = { secretHeaders: { authorization: ${fromToken('"Bearer " + t')} } };
-  const cookie = { secretHeaders: { cookie: ${fromToken('"a=" + t + "; b=1"')} } };
-  attempt("bearer", () => net.httpGet("${O}/bearer", bearer));
-  attempt("cookies", () => net.httpGet("${O}/cookies", cookie));
-  attempt("base64", () => net.httpGet("${O}/base64", bearer));
-  attempt("host", () => net.httpGet("${O}/to-host", bearer));
-});
-`,
-      permit(`127.0.0.1:${a.port}`),
-    );
+    const { world, result, found, servers } = await sharedRun();
     expect(result.code, result.stderr).toBe(0);
-    const found = attempts(result.stdout);
     expect(attemptOf(found, "bearer")).toEqual({ status: "ok", value: JSON.stringify({ token: "[redacted]" }) });
     expect(attemptOf(found, "cookies")).toEqual({ status: "ok", value: JSON.stringify({ cookies: { a: "[redacted]", b: "1" } }) });
     expect(attemptOf(found, "base64")).toEqual({ status: "ok", value: "[redacted]" });
     expect(attemptOf(found, "host").status).toBe("SecurityError");
     expectNotSeen(world, result);
     // The server did get the token itself.
-    expect(a.received.some((r) => r.headers.authorization === `Bearer ${world.canary}`)).toBe(true);
+    expect(servers.tokenAlone.received.some((r) => r.headers.authorization === `Bearer ${world.canary}`)).toBe(true);
   });
 
   /**
@@ -794,29 +839,9 @@ requestNetwork([${lit(`127.0.0.1:${ruby.port}`)}], (net) => {
   });
 
   it.concurrent("a secret inside a base64 text of a longer one (a raw request, base64-encoded) is redacted wherever it falls in it", async () => {
-    const world = secretWorld();
-    // Answers with the request's head base64-encoded, as an inspection API gives a raw request
-    // (ngrok's does): the secret header's bytes fall anywhere in a run of groups of three.
-    const inspector = await server((request, response) => {
-      const head = `${request.method} ${request.url} HTTP/1.1\r\n${Object.entries(request.headers).map(([name, value]) => `${name}: ${String(value)}\r\n`).join("")}\r\n`;
-      response.setHeader("content-type", "application/json");
-      response.end(JSON.stringify({ request: { raw: Buffer.from(head, "latin1").toString("base64") } }));
-    });
-    const result = await tacit(
-      world.root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN}
-requestNetwork([${lit(`127.0.0.1:${inspector.port}`)}], (net) => {
-  // Three paths of different lengths: the header starts at each place in a group of three.
-  for (const where of ["/a", "/ab", "/abc"]) {
-    attempt(where, () => atob(JSON.parse(net.httpGet(${lit(inspector.origin)} + where, { secretHeaders: { authorization: token } })).request.raw.replace(/[^A-Za-z0-9+/=]/g, "")));
-  }
-});
-`,
-      permit(`127.0.0.1:${inspector.port}`),
-    );
+    const { world, result, servers } = await sharedRun();
     expect(result.code, result.stderr).toBe(0);
-    expect(inspector.received.map((r) => r.headers.authorization)).toEqual([world.canary, world.canary, world.canary]);
+    expect(servers.inspector.received.map((r) => r.headers.authorization)).toEqual([world.canary, world.canary, world.canary]);
     expectNotSeen(world, result);
   });
 
