@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { expectNoLeak } from "../files/fixtures.js";
 import { connectServe, freshTacitHome } from "../helpers.js";
 import { ConcurrencyLimit } from "../../runner/concurrency-limit.js";
@@ -259,6 +259,64 @@ function sharedRun(): Promise<SharedRun> {
     return { world, result, found: attempts(result.stdout), servers };
   })();
   return shared;
+}
+
+/**
+ * One run for the tests of a secret with non-ASCII characters ("pässwörd-<canary>") that servers
+ * give back in the forms of their languages: a raw echo of the request's head, Python's ASCII
+ * JSON and Ruby's inspect, one request to each (a run each was a tacit start for one or two requests).
+ */
+const closedAfterFile: Array<() => void> = [];
+afterAll(() => {
+  for (const close of closedAfterFile.splice(0)) close();
+});
+let nonAscii: Promise<{ world: SecretWorld; result: Awaited<ReturnType<typeof tacit>>; found: ReturnType<typeof attempts> }> | undefined;
+function nonAsciiRun(): NonNullable<typeof nonAscii> {
+  nonAscii ??= (async () => {
+    const world = secretWorld();
+    writeTree(world.root, { ".env": `pässwörd-${world.canary}\n` });
+    // Echoes the request's head byte for byte, as many debugging endpoints do.
+    const raw = net.createServer((socket) => {
+      let head = Buffer.alloc(0);
+      socket.on("error", () => {});
+      socket.on("data", (data: Buffer) => {
+        head = Buffer.concat([head, data]);
+        const end = head.indexOf("\r\n\r\n");
+        if (end === -1) return;
+        const body = head.subarray(0, end);
+        socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n`), body]));
+      });
+    });
+    raw.listen(0, "127.0.0.1");
+    await once(raw, "listening");
+    closedAfterFile.push(() => void raw.close());
+    const rawPort = (raw.address() as AddressInfo).port;
+    // Python's json.dumps: every non-ASCII character as \uXXXX.
+    const py = await server((request, response) =>
+      response.end(JSON.stringify(request.headers).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)),
+    );
+    // A header's bytes as Ruby's String#inspect shows a binary string (Rack keeps headers so; a
+    // Rails error page lists them): ASCII as it is, every other byte as \xHH.
+    const ruby = await server((request, response) => {
+      const bytes = [...Buffer.from(String(request.headers.authorization ?? ""), "latin1")];
+      const shown = bytes.map((byte) => (byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16).toUpperCase()}`)).join("");
+      response.end(`{"HTTP_AUTHORIZATION"=>"${shown}"}`);
+    });
+    const result = await tacit(
+      world.root,
+      `${ATTEMPT_PRELUDE}
+${TOKEN}
+requestNetwork([${lit(`127.0.0.1:${rawPort}`)}, ${lit(`127.0.0.1:${py.port}`)}, ${lit(`127.0.0.1:${ruby.port}`)}], (net) => {
+  attempt("raw", () => net.httpGet(${lit(`http://127.0.0.1:${rawPort}/`)}, { secretHeaders: { authorization: token } }));
+  attempt("ascii-json", () => net.httpGet(${lit(`${py.origin}/`)}, { secretHeaders: { authorization: token } }));
+  attempt("ruby-inspect", () => net.httpGet(${lit(`${ruby.origin}/`)}, { secretHeaders: { authorization: token } }));
+});
+`,
+      permit(`127.0.0.1:${rawPort}`, `127.0.0.1:${py.port}`, `127.0.0.1:${ruby.port}`),
+    );
+    return { world, result, found: attempts(result.stdout) };
+  })();
+  return nonAscii;
 }
 
 describe("secret headers", () => {
@@ -746,42 +804,9 @@ requestNetwork([${lit(`127.0.0.1:${port}`)}], (net) => {
     expectNotSeen(world, result);
   });
 
-  it.concurrent("a secret with a non-ASCII character is redacted when a server echoes its bytes or escapes it as ASCII JSON", async ({ onTestFinished }) => {
-    const world = secretWorld();
-    writeTree(world.root, { ".env": `pässwörd-${world.canary}\n` });
-    // Echoes the request's head byte for byte, as many debugging endpoints do.
-    const raw = net.createServer((socket) => {
-      let head = Buffer.alloc(0);
-      socket.on("error", () => {});
-      socket.on("data", (data: Buffer) => {
-        head = Buffer.concat([head, data]);
-        const end = head.indexOf("\r\n\r\n");
-        if (end === -1) return;
-        const body = head.subarray(0, end);
-        socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n`), body]));
-      });
-    });
-    raw.listen(0, "127.0.0.1");
-    await once(raw, "listening");
-    onTestFinished(() => void raw.close());
-    const rawPort = (raw.address() as AddressInfo).port;
-    // Python's json.dumps: every non-ASCII character as \uXXXX.
-    const py = await server((request, response) =>
-      response.end(JSON.stringify(request.headers).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)),
-    );
-    const result = await tacit(
-      world.root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN}
-requestNetwork([${lit(`127.0.0.1:${rawPort}`)}, ${lit(`127.0.0.1:${py.port}`)}], (net) => {
-  attempt("raw", () => net.httpGet(${lit(`http://127.0.0.1:${rawPort}/`)}, { secretHeaders: { authorization: token } }));
-  attempt("ascii-json", () => net.httpGet(${lit(`${py.origin}/`)}, { secretHeaders: { authorization: token } }));
-});
-`,
-      permit(`127.0.0.1:${rawPort}`, `127.0.0.1:${py.port}`),
-    );
+  it.concurrent("a secret with a non-ASCII character is redacted when a server echoes its bytes or escapes it as ASCII JSON", async () => {
+    const { world, result, found } = await nonAsciiRun();
     expect(result.code, result.stderr).toBe(0);
-    const found = attempts(result.stdout);
     expect(attemptOf(found, "raw").value).toMatch(/^authorization: \[redacted\]$/m);
     expect(attemptOf(found, "ascii-json").value).toContain('"authorization":"[redacted]"');
     expectNotSeen(world, result);
@@ -814,27 +839,9 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   });
 
   it.concurrent("a secret with a non-ASCII character is redacted when a server shows its bytes escaped, as Ruby's inspect and Python's bytes repr do (\\xE4)", async () => {
-    const world = secretWorld();
-    writeTree(world.root, { ".env": `pässwörd-${world.canary}\n` });
-    // A header's bytes as Ruby's String#inspect shows a binary string (Rack keeps headers so; a
-    // Rails error page lists them): ASCII as it is, every other byte as \xHH.
-    const ruby = await server((request, response) => {
-      const bytes = [...Buffer.from(String(request.headers.authorization ?? ""), "latin1")];
-      const shown = bytes.map((byte) => (byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16).toUpperCase()}`)).join("");
-      response.end(`{"HTTP_AUTHORIZATION"=>"${shown}"}`);
-    });
-    const result = await tacit(
-      world.root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN}
-requestNetwork([${lit(`127.0.0.1:${ruby.port}`)}], (net) => {
-  attempt("ruby-inspect", () => net.httpGet(${lit(`${ruby.origin}/`)}, { secretHeaders: { authorization: token } }));
-});
-`,
-      permit(`127.0.0.1:${ruby.port}`),
-    );
+    const { world, result, found } = await nonAsciiRun();
     expect(result.code, result.stderr).toBe(0);
-    expect(attemptOf(attempts(result.stdout), "ruby-inspect").value).toBe('{"HTTP_AUTHORIZATION"=>"[redacted]"}');
+    expect(attemptOf(found, "ruby-inspect").value).toBe('{"HTTP_AUTHORIZATION"=>"[redacted]"}');
     expectNotSeen(world, result);
   });
 
