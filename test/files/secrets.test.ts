@@ -402,16 +402,18 @@ requestFileSystem(".", (fs) => {
     const script = `
 requestFileSystem(".", (fs) => {
   const secret = fs.readClassified(".env");
-  const stuck = secret.map((s): string => { while (true) {} });
+  const stuck = secret.map((s): string => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); return s; });
   println("stuck", stuck);
   fs.writeClassified("secrets/stuck.txt", stuck);
   fs.writeClassified("secrets/after.txt", secret.map((s) => String(s.split("\\n")[0]!.length)));
   println("finished");
 });
 `;
-    // The stuck map spins until the evaluator's limit per function ends it: 1 s here rather than
-    // the default 5 s, four seconds of a core that proved nothing more (the limit counts from
-    // when the evaluator is ready, so the replacement's start takes none of the next map's second).
+    // The stuck map never returns, until the evaluator's limit per function ends it: 1 s here
+    // rather than the default 5 s (the limit counts from when the evaluator is ready, so the
+    // replacement's start takes none of the next map's second). It blocks, synchronously and
+    // without end, rather than spins: the limit is the host's clock, which ends the evaluator
+    // either way, and a spin burned a core for that second, for nothing more.
     const config = path.join(world.base, "short-map-limit.json");
     writeFileSync(config, JSON.stringify({ pureJobTimeoutMs: 1000 }));
     const r = await tacit(world.root, script, ["--config", config, ...CLASSIFIED_FLAG, "--secure-output", world.sink, "--exec-timeout-ms", "20000"]);
