@@ -122,6 +122,14 @@ function notesGuesses(world: SecretWorld): Record<string, string> {
 }
 
 /**
+ * The length of the smuggled request's body that ends right after the secret, so that an echo
+ * of it holds the secret alone, which redaction of the value sent (secret + a request line) cannot find.
+ */
+function smuggledCut(world: SecretWorld): number {
+  return "GET /second HTTP/1.1\r\nauthorization: ".length + world.canary.length;
+}
+
+/**
  * The tests that send the .env's token (TOKEN) to a server of their own and look at what came
  * back share one run: each part is a server and a block of the script sending to it (its
  * attempts named apart from the others'), and each test checks its own. A run each was a tacit
@@ -215,6 +223,27 @@ println("token:", token, String(token), JSON.stringify({ token }));
   attempt("cookies", () => net.httpGet("${O}/cookies", cookie));
   attempt("base64", () => net.httpGet("${O}/base64", bearer));
   attempt("host", () => net.httpGet("${O}/to-host", bearer));
+});
+`;
+    },
+  },
+  /** A plain JSON echo, sent requests that would smuggle another, after which comes one with the secret. */
+  smuggling: {
+    handler: undefined,
+    block: (a: TestServer, world: SecretWorld): string => {
+      const cut = smuggledCut(world);
+      return `requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
+  // One value for every second request, made once: each map made in the loop held its request
+  // for the map to settle (half a second each).
+  const withRequestLine = ${fromToken('t + "GET / HTTP/1.1"')};
+  for (let n = ${cut - 2}; n <= ${cut + 2}; n++) {
+    const smuggled = "POST /smuggled HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: " + n + "\\r\\n\\r\\n";
+    attempt("first-" + n, () => net.httpRequest("POST", "${a.origin}/first", { headers: { "Content-Length": "0" }, body: smuggled }).status);
+    attempt("second-" + n, () => net.httpRequest("GET", "${a.origin}/second", { secretHeaders: { authorization: withRequestLine } }).body);
+  }
+  attempt("chunked", () => net.httpPost("${a.origin}/te", "0\\r\\n\\r\\nGET /smuggled HTTP/1.1\\r\\n\\r\\n", { headers: { "transfer-encoding": "chunked" } }));
+  attempt("connection", () => net.httpGet("${a.origin}/conn", { headers: { Connection: "upgrade", Upgrade: "h2c" } }));
+  attempt("secret-length", () => net.httpPost("${a.origin}/sl", "x", { secretHeaders: { "content-length": classify("0000") } }));
 });
 `;
     },
@@ -636,37 +665,13 @@ ${learnNinthCharacter(
   });
 
   it.concurrent("a request cannot smuggle a second one that takes the next request's secret header as its body", async () => {
-    const world = secretWorld();
-    const a = await server();
-    // The smuggled request's body ends right after the secret, so an echo of it holds the
-    // secret alone, which redaction of the value sent (secret + a request line) cannot find.
-    const cut = "GET /second HTTP/1.1\r\nauthorization: ".length + world.canary.length;
-    const result = await tacit(
-      world.root,
-      `${ATTEMPT_PRELUDE}
-${TOKEN}
-requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
-  // One value for every second request, made once: each map made in the loop held its request
-  // for the map to settle (half a second each).
-  const withRequestLine = ${fromToken('t + "GET / HTTP/1.1"')};
-  for (let n = ${cut - 2}; n <= ${cut + 2}; n++) {
-    const smuggled = "POST /smuggled HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: " + n + "\\r\\n\\r\\n";
-    attempt("first-" + n, () => net.httpRequest("POST", "${a.origin}/first", { headers: { "Content-Length": "0" }, body: smuggled }).status);
-    attempt("second-" + n, () => net.httpRequest("GET", "${a.origin}/second", { secretHeaders: { authorization: withRequestLine } }).body);
-  }
-  attempt("chunked", () => net.httpPost("${a.origin}/te", "0\\r\\n\\r\\nGET /smuggled HTTP/1.1\\r\\n\\r\\n", { headers: { "transfer-encoding": "chunked" } }));
-  attempt("connection", () => net.httpGet("${a.origin}/conn", { headers: { Connection: "upgrade", Upgrade: "h2c" } }));
-  attempt("secret-length", () => net.httpPost("${a.origin}/sl", "x", { secretHeaders: { "content-length": classify("0000") } }));
-});
-`,
-      permit(`127.0.0.1:${a.port}`),
-    );
+    const { world, result, found, servers } = await sharedRun();
+    const cut = smuggledCut(world);
     expect(result.code, result.stderr).toBe(0);
     expectNotSeen(world, result);
-    const found = attempts(result.stdout);
     for (let n = cut - 2; n <= cut + 2; n++) expect(attemptOf(found, `first-${n}`).status).toBe("SecurityError");
     expectRefused(found, ["chunked", "connection", "secret-length"], /set by tacit, not by scripts/);
-    expect(a.received.map((r) => r.url).filter((url) => url !== "/second")).toEqual([]);
+    expect(servers.smuggling.received.map((r) => r.url).filter((url) => url !== "/second")).toEqual([]);
   });
 
   it.concurrent("a body on GET, HEAD, DELETE, OPTIONS or TRACE is framed: it cannot be read as a request of its own", async ({ onTestFinished }) => {
