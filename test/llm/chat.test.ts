@@ -96,6 +96,86 @@ function llmFlags(): string[] {
   return ["--llm-base-url", baseUrl, "--llm-api-key", apiKey, "--llm-model", "test-model"];
 }
 
+/** Where the split test's key starts: the piece boundary of forEachLine (runner/fs/file-system.ts CHUNK_BYTES, 1 MiB) falls inside it. */
+const SPLIT_FILLER_BYTES = 1024 * 1024 - 7 - "key: ".length;
+
+/**
+ * The scripts that read a file holding the key by every route, each printing after a line of
+ * its own (see partOf), run as one: a run each was a tacit start. Each writes files of its own;
+ * cat, permitted for the two that use it, reads only what it is given.
+ */
+const KEY_FILE_PARTS: Record<"routes" | "base64" | "utf16" | "split", string> = {
+  routes: [
+    'requestFileSystem(".", (fs) => {',
+    '  const file = fs.access("leaked-key.txt");',
+    "  println(file.read());",
+    "  println(new TextDecoder().decode(file.readBytes()));",
+    "  file.forEachLine((line) => println(line));",
+    '  println(JSON.stringify(fs.grep("leaked-key.txt", "key")));',
+    "});",
+    'requestExecPermission(["cat"], (proc) => println(proc.execOutput("cat", ["leaked-key.txt"])));',
+  ].join("\n"),
+  base64: [
+    'requestFileSystem(".", (fs) => {',
+    '  const file = fs.access("secret.yaml");',
+    "  const decode = (text: string) => [...text.matchAll(/[A-Za-z0-9+/_=-]{16,}/g)].map((m) => { try { return atob(m[0].replace(/-/g, \"+\").replace(/_/g, \"/\")); } catch { return m[0]; } });",
+    "  println(file.read(), decode(file.read()).join(\"\\n\"));",
+    "  println(decode(new TextDecoder().decode(file.readBytes())).join(\"\\n\"));",
+    "  file.forEachLine((line) => println(line, decode(line).join(\" \")));",
+    '  println(JSON.stringify(fs.grep("secret.yaml", ".")));',
+    "});",
+  ].join("\n"),
+  utf16: [
+    'requestFileSystem(".", (fs) => {',
+    '  for (const [name, encoding] of [["key-utf16le.txt", "utf-16le"], ["key-utf16be.txt", "utf-16be"]]) {',
+    "    const file = fs.access(name);",
+    "    println(file.read());",
+    "    println(new TextDecoder(encoding).decode(file.readBytes()));",
+    "    println(btoa(String.fromCharCode(...file.readBytes())));",
+    "    file.forEachLine((line) => println(line));",
+    '    println(JSON.stringify(fs.grep(name, ".")));',
+    "  }",
+    "});",
+    'requestExecPermission(["cat"], (proc) => println(proc.execOutput("cat", ["key-utf16le.txt", "key-utf16be.txt"])));',
+  ].join("\n"),
+  split: 'requestFileSystem(".", (fs) => fs.access("split-key.txt").forEachLine((line) => { if (!line.startsWith("f")) println(line); }));',
+};
+
+/** The line a part of keyFilesRun's script prints before its own output. */
+const partLine = (name: string): string => `@@part ${name}`;
+
+/** What the part `name` of keyFilesRun's script printed: from its line to the next part's. */
+function partOf(stdout: string, name: keyof typeof KEY_FILE_PARTS): string {
+  const from = stdout.indexOf(`${partLine(name)}\n`);
+  expect(from, `no output of the part ${name}`).toBeGreaterThanOrEqual(0);
+  const start = from + partLine(name).length + 1;
+  const next = stdout.indexOf("@@part ", start);
+  return stdout.slice(start, next === -1 ? undefined : next);
+}
+
+let keyFiles: ReturnType<typeof runCli> | undefined;
+
+/** The run of KEY_FILE_PARTS, with their files written first; started by the first test that asks. */
+function keyFilesRun(): ReturnType<typeof runCli> {
+  keyFiles ??= (() => {
+    writeFileSync(path.join(dir, "leaked-key.txt"), `key: ${apiKey}\n`);
+    const b64 = (text: string): string => Buffer.from(text).toString("base64");
+    writeFileSync(
+      path.join(dir, "secret.yaml"),
+      `kind: Secret\ndata:\n  OPENAI_API_KEY: ${b64(apiKey)}\n  WITH_NEWLINE: ${b64(`${apiKey}\n`)}\n` +
+        `auths: {"auth": "${b64(`me:${apiKey}`)}", "other": "${b64(`x:${apiKey}`)}"}\nurl: ${Buffer.from(`${apiKey}?`).toString("base64url")}\n`,
+    );
+    const line = `OPENAI_API_KEY=${apiKey}\r\n`;
+    writeFileSync(path.join(dir, "key-utf16le.txt"), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(line, "utf16le")]));
+    writeFileSync(path.join(dir, "key-utf16be.txt"), Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(line, "utf16le").swap16()]));
+    writeFileSync(path.join(dir, "split-key.txt"), "f\n".repeat(SPLIT_FILLER_BYTES / 2) + `key: ${apiKey}\nend\n`);
+    const script = path.join(dir, "key-files.ts");
+    writeFileSync(script, Object.entries(KEY_FILE_PARTS).map(([name, text]) => `println(${JSON.stringify(partLine(name))});\n${text}\n`).join(""));
+    return runCli(unchecked(["run", ...llmFlags(), "--command-permissions", "cat", script]), { cwd: dir });
+  })();
+  return keyFiles;
+}
+
 describe("chat", () => {
   it("plain chat returns the model's answer; the key goes to the model, never to the agent", async () => {
     received.length = 0;
@@ -121,58 +201,25 @@ describe("chat", () => {
   });
 
   it("the key never comes back to a script by another route: a file holding it, read as text, bytes or lines, grepped, or printed by a command", async () => {
-    writeFileSync(path.join(dir, "leaked-key.txt"), `key: ${apiKey}\n`);
-    const script = path.join(dir, "routes.ts");
-    writeFileSync(
-      script,
-      [
-        'requestFileSystem(".", (fs) => {',
-        '  const file = fs.access("leaked-key.txt");',
-        "  println(file.read());",
-        "  println(new TextDecoder().decode(file.readBytes()));",
-        "  file.forEachLine((line) => println(line));",
-        '  println(JSON.stringify(fs.grep("leaked-key.txt", "key")));',
-        "});",
-        'requestExecPermission(["cat"], (proc) => println(proc.execOutput("cat", ["leaked-key.txt"])));',
-      ].join("\n") + "\n",
-    );
-    const r = await runCli(unchecked(["run", ...llmFlags(), "--command-permissions", "cat", script]), { cwd: dir });
+    const r = await keyFilesRun();
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout + r.stderr).not.toContain(apiKey);
+    const stdout = partOf(r.stdout, "routes");
+    expect(stdout + r.stderr).not.toContain(apiKey);
     // Whole replies say [redacted]; forEachLine's pieces keep their length, so the key is starred.
-    expect(r.stdout.match(/key: \[redacted\]/g)).toHaveLength(4);
-    expect(r.stdout).toContain(`key: ${"*".repeat(apiKey.length)}`);
+    expect(stdout.match(/key: \[redacted\]/g)).toHaveLength(4);
+    expect(stdout).toContain(`key: ${"*".repeat(apiKey.length)}`);
   });
 
   it("the key in base64 in a file (a Kubernetes Secret, a Docker auth, base64url) is masked too, at every alignment", async () => {
     // A Secret manifest keeps each value in base64, and Docker's config.json keeps "user:token";
     // read as text, a script decoded them and had the key.
-    const b64 = (text: string): string => Buffer.from(text).toString("base64");
-    writeFileSync(
-      path.join(dir, "secret.yaml"),
-      `kind: Secret\ndata:\n  OPENAI_API_KEY: ${b64(apiKey)}\n  WITH_NEWLINE: ${b64(`${apiKey}\n`)}\n` +
-        `auths: {"auth": "${b64(`me:${apiKey}`)}", "other": "${b64(`x:${apiKey}`)}"}\nurl: ${Buffer.from(`${apiKey}?`).toString("base64url")}\n`,
-    );
-    const script = path.join(dir, "base64.ts");
-    writeFileSync(
-      script,
-      [
-        'requestFileSystem(".", (fs) => {',
-        '  const file = fs.access("secret.yaml");',
-        "  const decode = (text: string) => [...text.matchAll(/[A-Za-z0-9+/_=-]{16,}/g)].map((m) => { try { return atob(m[0].replace(/-/g, \"+\").replace(/_/g, \"/\")); } catch { return m[0]; } });",
-        "  println(file.read(), decode(file.read()).join(\"\\n\"));",
-        "  println(decode(new TextDecoder().decode(file.readBytes())).join(\"\\n\"));",
-        "  file.forEachLine((line) => println(line, decode(line).join(\" \")));",
-        '  println(JSON.stringify(fs.grep("secret.yaml", ".")));',
-        "});",
-      ].join("\n") + "\n",
-    );
-    const r = await runCli(unchecked(["run", ...llmFlags(), script]), { cwd: dir });
+    const r = await keyFilesRun();
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain("kind: Secret");
+    const stdout = partOf(r.stdout, "base64");
+    expect(stdout).toContain("kind: Secret");
     const random = apiKey.slice("sk-test-".length);
     for (let at = 0; at + 8 <= random.length; at++) {
-      expect(r.stdout, `holds ${random.slice(at, at + 8)} of the key`).not.toContain(random.slice(at, at + 8));
+      expect(stdout, `holds ${random.slice(at, at + 8)} of the key`).not.toContain(random.slice(at, at + 8));
     }
   });
 
@@ -180,33 +227,14 @@ describe("chat", () => {
     // Read as UTF-8, each ASCII character of the key comes with a NUL beside it: the key as it
     // is, and its base64 forms, were never found there, and a script dropped the NULs (or
     // decoded readBytes() as UTF-16) and had the key.
-    const line = `OPENAI_API_KEY=${apiKey}\r\n`;
-    writeFileSync(path.join(dir, "key-utf16le.txt"), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(line, "utf16le")]));
-    writeFileSync(path.join(dir, "key-utf16be.txt"), Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(line, "utf16le").swap16()]));
-    const script = path.join(dir, "utf16.ts");
-    writeFileSync(
-      script,
-      [
-        'requestFileSystem(".", (fs) => {',
-        '  for (const [name, encoding] of [["key-utf16le.txt", "utf-16le"], ["key-utf16be.txt", "utf-16be"]]) {',
-        "    const file = fs.access(name);",
-        "    println(file.read());",
-        "    println(new TextDecoder(encoding).decode(file.readBytes()));",
-        "    println(btoa(String.fromCharCode(...file.readBytes())));",
-        "    file.forEachLine((line) => println(line));",
-        '    println(JSON.stringify(fs.grep(name, ".")));',
-        "  }",
-        "});",
-        'requestExecPermission(["cat"], (proc) => println(proc.execOutput("cat", ["key-utf16le.txt", "key-utf16be.txt"])));',
-      ].join("\n") + "\n",
-    );
-    const r = await runCli(unchecked(["run", ...llmFlags(), "--command-permissions", "cat", script]), { cwd: dir });
+    const r = await keyFilesRun();
     expect(r.code, r.stderr).toBe(0);
+    const stdout = partOf(r.stdout, "utf16");
     // With the NULs dropped (raw, and JSON's \u0000 in grep's answer), as a script would: each
     // file was read by all five routes, read(), readBytes() decoded, forEachLine, grep and cat.
-    const seen = (r.stdout + r.stderr).replace(/\u0000|\\u0000/g, "");
+    const seen = (stdout + r.stderr).replace(/\u0000|\\u0000/g, "");
     expect(seen.split("OPENAI_API_KEY=").length - 1, seen).toBe(10);
-    const base64Decoded = [...r.stdout.matchAll(/[A-Za-z0-9+/=]{40,}/g)].map((m) => Buffer.from(m[0], "base64").toString("latin1").replace(/\u0000/g, "")).join("\n");
+    const base64Decoded = [...stdout.matchAll(/[A-Za-z0-9+/=]{40,}/g)].map((m) => Buffer.from(m[0], "base64").toString("latin1").replace(/\u0000/g, "")).join("\n");
     const random = apiKey.slice("sk-test-".length);
     for (let at = 0; at + 8 <= random.length; at++) {
       const piece = random.slice(at, at + 8);
@@ -216,20 +244,12 @@ describe("chat", () => {
   });
 
   it("a key split across two pieces of forEachLine is masked in both", async () => {
-    const chunk = 1024 * 1024; // runner/fs/file-system.ts CHUNK_BYTES
-    const keyStart = chunk - 7; // the piece boundary falls inside the key
-    const fillerBytes = keyStart - "key: ".length;
-    expect(fillerBytes % 2).toBe(0);
-    writeFileSync(path.join(dir, "split-key.txt"), "f\n".repeat(fillerBytes / 2) + `key: ${apiKey}\nend\n`);
-    const script = path.join(dir, "split.ts");
-    writeFileSync(
-      script,
-      'requestFileSystem(".", (fs) => fs.access("split-key.txt").forEachLine((line) => { if (!line.startsWith("f")) println(line); }));\n',
-    );
-    const r = await runCli(unchecked(["run", ...llmFlags(), script]), { cwd: dir });
+    expect(SPLIT_FILLER_BYTES % 2).toBe(0);
+    const r = await keyFilesRun();
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).not.toContain(apiKey);
-    expect(r.stdout).toBe(`key: ${"*".repeat(apiKey.length)}\nend\n`);
+    const stdout = partOf(r.stdout, "split");
+    expect(stdout).not.toContain(apiKey);
+    expect(stdout).toBe(`key: ${"*".repeat(apiKey.length)}\nend\n`);
   });
 
   it("a command's output cut at its limit inside the key leaves no piece of it: the bytes past the cut are looked at first", async () => {
