@@ -173,7 +173,7 @@ function addScriptOptions(command: CommandType, jsonHelp: string): CommandType {
 /** The options that say what scripts may do and how long they may take. */
 function addPolicyOptions(command: CommandType): CommandType {
   return command
-    .option("--config <file>", "JSON config file: executionTimeoutMs, memoryLimitMb, typeCheck, quiet, auditLog, requireNetworkNamespace, networkNamespace, policy (approval tiers), and libraryConfig (allowedRoots, classifiedPaths, classifiedWrite, secureOutput, commandPermissions, strictMode, confineCommands, networkPermissions, networkResponseLimitBytes, networkTimeoutMs, llm); see the README")
+    .option("--config <file>", "JSON config file: executionTimeoutMs, memoryLimitMb, typeCheck, quiet, auditLog, requireNetworkNamespace, networkNamespace, policy (approval tiers), and libraryConfig (allowedRoots, classifiedPaths, classifiedWrite, secureOutput, commandPermissions, strictMode, confineCommands, execOutputLimitBytes, networkPermissions, networkResponseLimitBytes, networkTimeoutMs, llm); see the README")
     .option("--no-check", "skip type-checking (config: typeCheck: false)")
     .addOption(
       new Option("--exec-timeout-ms <ms>", "wall-clock limit for the script, in ms (default 30000)").argParser(

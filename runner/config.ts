@@ -15,6 +15,7 @@ import { absentRuleBases, type PolicyConfig, policySchema } from "./approval/pol
 import {
   DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES,
   DEFAULT_CLASSIFIED_VALUES_LIMIT,
+  DEFAULT_EXEC_OUTPUT_LIMIT_BYTES,
   DEFAULT_HTTP_TIMEOUT_MS,
   DEFAULT_MAX_CONCURRENT_EVALUATIONS,
   DEFAULT_SESSION_RECORDING_LIMIT_BYTES,
@@ -212,6 +213,14 @@ const LIBRARY_FIELDS = {
       .optional(),
   strictMode: () => z.boolean().optional(),
   confineCommands: () => z.boolean().optional(),
+  // Only lower: the host holds each stream whole until the command ends.
+  execOutputLimitBytes: () =>
+    z
+      .number()
+      .int()
+      .positive()
+      .max(DEFAULT_EXEC_OUTPUT_LIMIT_BYTES, `at most ${DEFAULT_EXEC_OUTPUT_LIMIT_BYTES} (8 MiB, the default): it can only lower how much of a command's stdout and stderr tacit keeps`)
+      .optional(),
   networkPermissions: () => z.array(hostPatternText).optional(),
   llm: () =>
     z
@@ -289,6 +298,8 @@ export interface LibraryConfig {
   strictMode: boolean;
   /** Each allowed command runs in a confined view of the file system (exec/confinement.ts): writable only in the roots, secrets covered. */
   confineCommands: boolean;
+  /** How much of each of a command's streams its result keeps; past it, the rest is dropped with a marker. */
+  execOutputLimitBytes: number;
   /** Host patterns scripts may reach; null when unset (nothing is reachable). */
   networkPermissions: string[] | null;
   networkResponseLimitBytes: number;
@@ -696,6 +707,7 @@ export function resolveConfig(
       commandPermissions,
       strictMode,
       confineCommands: pickLibrary("confineCommands") ?? false,
+      execOutputLimitBytes: pickLibrary("execOutputLimitBytes") ?? DEFAULT_EXEC_OUTPUT_LIMIT_BYTES,
       networkPermissions: pickLibrary("networkPermissions") ?? null,
       networkResponseLimitBytes: pickLibrary("networkResponseLimitBytes") ?? DEFAULT_RESPONSE_LIMIT_BYTES,
       networkTimeoutMs: pickLibrary("networkTimeoutMs") ?? DEFAULT_HTTP_TIMEOUT_MS,

@@ -774,6 +774,7 @@ function createEvaluationContext(
       config.library.confineCommands
         ? new CommandConfinement({ allowedRoots: config.library.allowedRoots, classified: classifiedPaths, protectedPaths, tacitHomes: tacitHomes(), tacitFiles: sink === null ? [] : [sink.file], recordDirectory: config.recordPath })
         : null,
+      config.library.execOutputLimitBytes,
     ),
   };
   // The store's notes on values it could not compute go to this evaluation's share from when it runs.

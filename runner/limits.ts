@@ -71,6 +71,12 @@ export const PURE_JOB_TIMEOUT_MS = 5_000;
 export function defaultEvaluatorsMemoryLimitMb(): number {
   return Math.max(Math.floor(machineMemoryMb() / 8), PURE_MEMORY_LIMIT_MB + RSS_ALLOWANCE_MB);
 }
+/**
+ * Each of a command's streams (stdout, stderr) is cut here, with a visible marker: the default of
+ * config libraryConfig.execOutputLimitBytes, and its most (the host holds both streams whole until
+ * the command ends).
+ */
+export const DEFAULT_EXEC_OUTPUT_LIMIT_BYTES = 8 * 1024 * 1024;
 /** An HTTP answer's body is cut here, with a visible marker. */
 export const DEFAULT_RESPONSE_LIMIT_BYTES = 8 * 1024 * 1024;
 /** An HTTP request (redirects included) must be answered within this. */

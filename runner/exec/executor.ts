@@ -15,7 +15,7 @@ import type { CommandProgress } from "../audit/events.js";
 import type { CapabilityTable } from "../capabilities.js";
 import { cleanUpAtExit } from "../exit-cleanup.js";
 import { diesWithTacit } from "../parent-death.js";
-import { EXEC_WORDS_LIMIT_CHARS, MAX_TIMER_MS, wordsChars } from "../limits.js";
+import { DEFAULT_EXEC_OUTPUT_LIMIT_BYTES, EXEC_WORDS_LIMIT_CHARS, MAX_TIMER_MS, wordsChars } from "../limits.js";
 import { checkablePath, O_PATH_FLAG, UncheckablePlaceError } from "../fs/checked-open.js";
 import { isWithin } from "../fs/containment.js";
 import { allowedRootsBounds, nowLeadsText } from "../fs/moved-place.js";
@@ -57,7 +57,8 @@ const NAMESPACE_NOTICES = {
   },
 };
 
-export const EXEC_OUTPUT_LIMIT_BYTES = 8 * 1024 * 1024;
+/** How much of each stream a command's result keeps, unless config says less (libraryConfig.execOutputLimitBytes). */
+export const EXEC_OUTPUT_LIMIT_BYTES = DEFAULT_EXEC_OUTPUT_LIMIT_BYTES;
 export const DEFAULT_EXEC_TIMEOUT_MS = 30_000;
 
 const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
@@ -95,7 +96,7 @@ class CappedOutput {
    * each an object of its own: 8 MiB written that way peaked the host at 379 MB against 105 MB
    * for the same written at once, and a host started with a 128 MB heap ran out of it (see CollectedBytes).
    */
-  private readonly kept = new CollectedBytes(EXEC_OUTPUT_LIMIT_BYTES);
+  private readonly kept: CollectedBytes;
   /** Bytes past the cut, up to the host secrets' margin. */
   private readonly after: CollectedBytes;
   truncated = false;
@@ -104,12 +105,14 @@ class CappedOutput {
     private readonly hostSecrets: HostSecrets,
     /** "stdout" or "stderr", for the marker of output that is not UTF-8. */
     private readonly stream: "stdout" | "stderr",
+    private readonly limitBytes: number = EXEC_OUTPUT_LIMIT_BYTES,
   ) {
+    this.kept = new CollectedBytes(limitBytes);
     this.after = new CollectedBytes(hostSecrets.margin);
   }
 
   add(chunk: Buffer): void {
-    const room = EXEC_OUTPUT_LIMIT_BYTES - this.kept.size;
+    const room = this.limitBytes - this.kept.size;
     if (chunk.length <= room) {
       this.kept.append(chunk);
       return;
@@ -125,7 +128,7 @@ class CappedOutput {
     // A secret crossing the cut is starred in what is kept (a whole one is masked in the reply),
     // and a character the cut split is left out (it would read as U+FFFD).
     const kept = wholeCharacters(this.hostSecrets.scrubChunk(all, Buffer.alloc(0), this.after.bytes()));
-    return `${kept.toString("utf8")}${this.notUtf8Marker(kept)}\n[tacit: output truncated at ${EXEC_OUTPUT_LIMIT_BYTES} bytes; the rest was discarded]\n`;
+    return `${kept.toString("utf8")}${this.notUtf8Marker(kept)}\n[tacit: output truncated at ${this.limitBytes} bytes; the rest was discarded]\n`;
   }
 
   /**
@@ -170,6 +173,8 @@ export class ExecExecutor {
     private readonly hostSecrets: HostSecrets = new HostSecrets([]),
     /** --confine-commands: each command runs in a confined view of the file system (see confinement.ts); null: with the user's full authority. */
     private readonly confinement: CommandConfinement | null = null,
+    /** How much of each of a command's streams its result keeps (libraryConfig.execOutputLimitBytes). */
+    private readonly outputLimitBytes: number = EXEC_OUTPUT_LIMIT_BYTES,
   ) {
     signal.addEventListener("abort", () => this.killAll(), { once: true });
   }
@@ -367,8 +372,8 @@ export class ExecExecutor {
         const undone = afterwards();
         if (undone !== "") process.stderr.write(undone.trimStart());
       });
-      const stdout = new CappedOutput(this.hostSecrets, "stdout");
-      const stderr = new CappedOutput(this.hostSecrets, "stderr");
+      const stdout = new CappedOutput(this.hostSecrets, "stdout", this.outputLimitBytes);
+      const stderr = new CappedOutput(this.hostSecrets, "stderr", this.outputLimitBytes);
       child.stdout!.on("data", (chunk: Buffer) => stdout.add(chunk));
       child.stderr!.on("data", (chunk: Buffer) => stderr.add(chunk));
       const setupReport = new CappedOutput(this.hostSecrets, "stderr");

@@ -307,6 +307,27 @@ requestExecPermission(["bash"], (proc) => {
     }
   });
 
+  it("libraryConfig.execOutputLimitBytes lowers the cut: each stream keeps that many bytes, then the marker naming it; more than the default is refused", async () => {
+    writeFileSync(path.join(root, "both-5000.sh"), "head -c 5000 /dev/zero | tr '\\0' 'c'\nhead -c 5000 /dev/zero | tr '\\0' 'd' >&2\n");
+    const config = path.join(root, "exec-output-1024.json");
+    writeFileSync(config, JSON.stringify({ libraryConfig: { execOutputLimitBytes: 1024 } }));
+    const marker = "\n[tacit: output truncated at 1024 bytes; the rest was discarded]\n";
+    const script = `requestExecPermission(["bash"], (proc) => { const r = proc.exec("bash", ["both-5000.sh"]); println(JSON.stringify([r.exitCode, r.stdout, r.stderr])); });\n`;
+    const r = await tacit(root, script, ["--command-permissions", "bash", "--config", config]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([0, "c".repeat(1024) + marker, "d".repeat(1024) + marker]);
+
+    // It can only lower the limit: the host holds each stream whole until the command ends.
+    const tooMuch = path.join(root, "exec-output-over.json");
+    writeFileSync(tooMuch, JSON.stringify({ libraryConfig: { execOutputLimitBytes: 8 * MiB + 1 } }));
+    const refused = await tacit(root, script, ["--command-permissions", "bash", "--config", tooMuch]);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toContain("execOutputLimitBytes");
+    expect(refused.stderr).toContain("it can only lower how much of a command's stdout and stderr tacit keeps");
+  });
+
   it("a child that writes a byte at a time on both streams does not exhaust a small host heap: every byte comes back", async () => {
     // 1 MiB on each stream, one write(2) per byte: the host read them as a great many tiny chunks, and
     // keeping each as a Buffer of its own ran a host started with a 24 MB heap out of memory (it died,

@@ -253,10 +253,14 @@ describe("chat", () => {
   });
 
   it("a command's output cut at its limit inside the key leaves no piece of it: the bytes past the cut are looked at first", async () => {
-    // `cat pad.txt leaked-key.txt`, the pad written so that the 8 MiB cut (EXEC_OUTPUT_LIMIT_BYTES)
-    // falls n characters into the key: each length of pad showed n more of it, and the last
-    // character was one guess in a few dozen away (a whole key read back is masked, a wrong one not).
-    const limit = 8 * 1024 * 1024;
+    // `cat pad.txt leaked-key.txt`, the pad written so that the cut falls n characters into the
+    // key: each length of pad showed n more of it, and the last character was one guess in a few
+    // dozen away (a whole key read back is masked, a wrong one not). The cut as config sets it
+    // (libraryConfig.execOutputLimitBytes), 64 KiB rather than the default 8 MiB: where it falls is
+    // the point, not its size, and four commands' 8 MiB each were most of this test's CPU.
+    const limit = 64 * 1024;
+    const config = path.join(dir, "exec-cut-config.json");
+    writeFileSync(config, JSON.stringify({ libraryConfig: { execOutputLimitBytes: limit } }));
     writeFileSync(path.join(dir, "cut-key.txt"), `key: ${apiKey}\n`);
     const cuts = [1, 9, 20, apiKey.length - 1];
     for (const n of cuts) writeFileSync(path.join(dir, `pad-${n}.txt`), "f".repeat(limit - "key: ".length - n));
@@ -267,7 +271,7 @@ describe("chat", () => {
         `    const out = proc.execOutput("cat", [\`pad-\${n}.txt\`, "cut-key.txt"]);\n` +
         `    println(JSON.stringify(out.slice(${limit} - "key: ".length - n - 3)));\n  }\n});\n`,
     );
-    const r = await runCli(unchecked(["run", ...llmFlags(), "--command-permissions", "cat", script]), { cwd: dir });
+    const r = await runCli(unchecked(["run", "--config", config, ...llmFlags(), "--command-permissions", "cat", script]), { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     const random = apiKey.slice("sk-test-".length);
     for (let at = 0; at + 4 <= random.length; at++) {
