@@ -20,6 +20,7 @@ import {
   DEFAULT_MAX_CONCURRENT_EVALUATIONS,
   DEFAULT_SESSION_RECORDING_LIMIT_BYTES,
   DEFAULT_MEMORY_LIMIT_MB,
+  DEFAULT_OUTPUT_LIMIT_BYTES,
   DEFAULT_RESPONSE_LIMIT_BYTES,
   DEFAULT_TIMEOUT_MS,
   defaultSessionsMemoryLimitMb,
@@ -267,6 +268,14 @@ const CONFIG_FIELDS = {
   pureJobTimeoutMs: () => z.number().int().positive().max(MAX_TIMER_MS, TIMER_TOO_LONG).optional(),
   classifiedStoreLimitBytes: () => z.number().int().positive().optional(),
   classifiedValuesLimit: () => z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+  // Only lower: an MCP client reads at most 10 MiB of one message, and the host holds the output.
+  outputLimitBytes: () =>
+    z
+      .number()
+      .int()
+      .positive()
+      .max(DEFAULT_OUTPUT_LIMIT_BYTES, `at most ${DEFAULT_OUTPUT_LIMIT_BYTES} (10 MiB, the default): it can only lower how much of what a script prints tacit keeps`)
+      .optional(),
   auditLog: () => z.string().min(1).optional(),
   requireNetworkNamespace: () => z.boolean().optional(),
   networkNamespace: () => z.boolean().optional(),
@@ -349,6 +358,8 @@ export interface RunnerConfig {
   classifiedStoreLimitBytes: number;
   /** Classified values one evaluation or session may hold (see classified/store.ts). */
   classifiedValuesLimit: number;
+  /** How much of what a script (or a snippet) prints is kept; past it, the rest is dropped with a marker. */
+  outputLimitBytes: number;
   /** --audit-log: the signed, hash-chained log of evaluations and action decisions; null when off. */
   auditLog: string | null;
   /**
@@ -694,6 +705,7 @@ export function resolveConfig(
     sessionRecordingLimitBytes: pick("sessionRecordingLimitBytes") ?? DEFAULT_SESSION_RECORDING_LIMIT_BYTES,
     classifiedStoreLimitBytes: pick("classifiedStoreLimitBytes") ?? DEFAULT_CLASSIFIED_STORE_LIMIT_BYTES,
     classifiedValuesLimit: pick("classifiedValuesLimit") ?? DEFAULT_CLASSIFIED_VALUES_LIMIT,
+    outputLimitBytes: pick("outputLimitBytes") ?? DEFAULT_OUTPUT_LIMIT_BYTES,
     auditLog,
     requireNetworkNamespace,
     networkNamespace,

@@ -23,7 +23,7 @@ import { GrepRunner, mayRunRecursiveSearch } from "./fs/grep-runner.js";
 import { protectedPathsOf } from "./fs/protected-paths.js";
 import { tacitHomes } from "./tacit-home.js";
 import type { Decision, EvaluationContext, InputSource } from "./monitor.js";
-import { OUTPUT_LIMIT_BYTES, OutputBuffer } from "./output.js";
+import { OutputBuffer } from "./output.js";
 import { printableCut } from "./printable.js";
 import type { RecordedExchange } from "./session-recording.js";
 import { rewriteForSandbox } from "./rewrite-imports.js";
@@ -377,7 +377,7 @@ export class AuditLogFailedAfterRun extends Error {
 async function runEvaluation(options: EvaluateOptions, oversight: Oversight, evaluation: string, atEnd: Array<() => void>): Promise<EvaluationResult> {
   const startedAt = monotonicMs();
   const { config } = options;
-  const output = new OutputBuffer(OUTPUT_LIMIT_BYTES, options.onOutput, options.onWarning);
+  const output = new OutputBuffer(config.outputLimitBytes, options.onOutput, options.onWarning);
   const live = options.session?.live;
   const sandbox = live ? live.sandbox : sandboxWith(config.memoryLimitMb, options.prestarted);
   // Ends host-side work still running for this evaluation (a long search) when it stops.
@@ -711,7 +711,7 @@ function createEvaluationContext(
   const pure = shared?.pure ?? new PureEvaluator(config.classifiedStoreLimitBytes, options.evaluatorsMemory, config.pureIdleStopMs, config.pureJobTimeoutMs);
   // What the script may print, and that again with each classified value it may hold, once;
   // the store's notes on values it could not compute count against the same share.
-  const quota = sink ? new SinkQuota(sink, { knownBytes: OUTPUT_LIMIT_BYTES, totalBytes: OUTPUT_LIMIT_BYTES + config.classifiedStoreLimitBytes }) : null;
+  const quota = sink ? new SinkQuota(sink, { knownBytes: config.outputLimitBytes, totalBytes: config.outputLimitBytes + config.classifiedStoreLimitBytes }) : null;
   const notes = shared?.notes ?? new FailureNotes();
   const classified = shared?.classified ?? new ClassifiedStore(pure, notes.note, config.classifiedStoreLimitBytes, config.classifiedValuesLimit, options.classifiedValues);
   const hostSecrets = HostSecrets.of(config);

@@ -72,6 +72,12 @@ export function defaultEvaluatorsMemoryLimitMb(): number {
   return Math.max(Math.floor(machineMemoryMb() / 8), PURE_MEMORY_LIMIT_MB + RSS_ALLOWANCE_MB);
 }
 /**
+ * What a script prints is cut here, with a visible marker: the default of config
+ * outputLimitBytes, and its most (an MCP client reads at most 10 MiB of one message, and the
+ * host holds the output until the evaluation ends).
+ */
+export const DEFAULT_OUTPUT_LIMIT_BYTES = 10 * 1024 * 1024;
+/**
  * Each of a command's streams (stdout, stderr) is cut here, with a visible marker: the default of
  * config libraryConfig.execOutputLimitBytes, and its most (the host holds both streams whole until
  * the command ends).

@@ -75,7 +75,7 @@ const resultShape = {
   error: z.string().nullable().describe("why it failed, in the script's own terms; null on success"),
   exitCode: z.number().int().describe("0 success, 1 threw, 2 tacit could not write its audit log, 3 rejected before running, 124 timed out, 125 resource limit"),
   durationMs: z.number(),
-  truncated: z.boolean().describe("true if the output was cut: at 10 MiB printed, or to keep the answer within what an MCP client reads"),
+  truncated: z.boolean().describe("true if the output was cut: at the output limit (10 MiB printed, unless the server's config sets less), or to keep the answer within what an MCP client reads"),
   warnings: z.array(z.string()).describe("what tacit noticed about the answers the script got, such as entries a search could not read and left out"),
 };
 

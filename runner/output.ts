@@ -3,7 +3,10 @@
 // what the script was answered (a search that left out entries it could not read): not part of
 // what it printed (tacit run writes them to stderr), but part of what its author reads.
 
-export const OUTPUT_LIMIT_BYTES = 10 * 1024 * 1024;
+import { DEFAULT_OUTPUT_LIMIT_BYTES } from "./limits.js";
+
+/** How much of what a script prints is kept, unless config says less (outputLimitBytes). */
+export const OUTPUT_LIMIT_BYTES = DEFAULT_OUTPUT_LIMIT_BYTES;
 
 export function truncationMarker(limitBytes: number): string {
   return `\n[tacit: output truncated: the script printed more than ${limitBytes} bytes; the rest was discarded]\n`;
