@@ -29,16 +29,25 @@ describe("exec beyond --command-permissions", () => {
 
   // A rule that extends the allowlists to one command makes only that command askable: a shell
   // or an interpreter, which could run it, stays refused without a question.
+  // The three tried in one run (a tacit on a terminal each was most of this test's CPU), each refusal
+  // caught and printed on a line of its own so that each is seen refused; the last is not caught,
+  // so the run still ends as a refused one does.
   it("terminal: sh, python3 and env are not asked about under a rule that extends the allowlists to touch", async () => {
     const w = world();
-    const script = `requestExecPermission(["sh"], (p) => p.exec("sh", ["-c", "touch marker"]));\nprintln("ran");\n`;
-    for (const command of ["sh", "python3", "env"]) {
-      const run = await onTerminal(w, ["run", "--config", w.config(rules), w.script(script.replaceAll('"sh"', JSON.stringify(command)), `${command}.ts`)], { answers: ["y"] });
-      expect(run.prompts, command).toBe(0);
-      expect(run.code, run.all).toBe(1);
-      expect(run.all, command).toContain("no command may run");
-      expect(w.exists("marker"), command).toBe(false);
-    }
+    const commands = ["sh", "python3", "env"];
+    const attempt = (command: string): string => `requestExecPermission([${lit(command)}], (p) => p.exec(${lit(command)}, ["-c", "touch marker"]));\nprintln("ran");\n`;
+    const caught = (command: string): string =>
+      `try {\n${attempt(command)}} catch (e) {\n  println(${lit(`@@${command}\t`)} + (e instanceof SecurityError ? "SecurityError" : String(e)) + "\\t" + (e as Error).message);\n}\n`;
+    const script = commands.slice(0, -1).map(caught).join("") + `println(${lit(`@@${commands.at(-1)}\tuncaught`)});\n` + attempt(commands.at(-1)!);
+    const run = await onTerminal(w, ["run", "--config", w.config(rules), w.script(script, "interpreters.ts")], { answers: ["y"] });
+    expect(run.prompts).toBe(0);
+    expect(run.code, run.all).toBe(1);
+    expect(run.stdout).not.toMatch(/^ran\r?$/m);
+    for (const command of commands.slice(0, -1)) expect(run.stdout, command).toMatch(new RegExp(`^@@${command}\tSecurityError\t.*no command may run`, "m"));
+    // The last one's refusal is the run's error: it was tried (its line printed), and refused, ending the run with its message.
+    expect(run.stdout).toContain(`@@${commands.at(-1)}\tuncaught`);
+    expect(run.all.match(/no command may run/g)?.length ?? 0, run.all).toBeGreaterThanOrEqual(commands.length);
+    expect(w.exists("marker")).toBe(false);
   });
 
   it("terminal, y: the command runs for this run only, after one question", async () => {
