@@ -215,21 +215,36 @@ attempt("base", () => requestFileSystem("..", (fs) => fs.access("app_evil/secret
 });
 
 /**
+ * A racer's loop runs only while the script races: from the file RACE_START names, which the
+ * script writes before its loop, to RACE_END's, written after it. Spinning from its spawn until
+ * the test killed it, each racer took a core through tacit's start and end too (about half of
+ * its time), which raced nothing. Its check for the end is one stat per 64 rounds.
+ */
+const RACE_START = "race-start";
+const RACE_END = "race-end";
+/** Script text, inside the scope `fs` on the racer's root: before its loop, and after it. */
+const raceStarts = `fs.access(${lit(RACE_START)}).write("");`;
+const raceEnds = `fs.access(${lit(RACE_END)}).write("");`;
+
+function racer(root: string, rounds: string): ChildProcess {
+  const script = `const fs = require("fs");
+const pause = new Int32Array(new SharedArrayBuffer(4));
+while (!fs.existsSync(${lit(RACE_START)})) Atomics.wait(pause, 0, 0, 2);
+for (let round = 1; (round & 63) !== 0 || !fs.existsSync(${lit(RACE_END)}); round++) {
+${rounds}
+}`;
+  return spawn(process.execPath, ["-e", script], { cwd: root, stdio: "ignore" });
+}
+
+/**
  * A process that keeps renaming root/dir between the real directory and root/spare-link (a
- * link out of the root), as fast as it can, until killed.
+ * link out of the root), as fast as it can, while the script races (see racer), or until killed.
  */
 function startSwapper(root: string): ChildProcess {
-  return spawn(
-    process.execPath,
-    [
-      "-e",
-      `const fs = require("fs");
-for (;;) {
-  try { fs.renameSync("dir", "spare-dir"); fs.renameSync("spare-link", "dir"); } catch {}
-  try { fs.renameSync("dir", "spare-link"); fs.renameSync("spare-dir", "dir"); } catch {}
-}`,
-    ],
-    { cwd: root, stdio: "ignore" },
+  return racer(
+    root,
+    `  try { fs.renameSync("dir", "spare-dir"); fs.renameSync("spare-link", "dir"); } catch {}
+  try { fs.renameSync("dir", "spare-link"); fs.renameSync("spare-dir", "dir"); } catch {}`,
   );
 }
 
@@ -254,8 +269,10 @@ const tally = (f: () => void) => {
   try { f(); counts.ok++; } catch (e) { if (e instanceof SecurityError) counts.refused++; else counts.failed++; }
 };
 requestFileSystem(".", (fs) => {
+  ${raceStarts}
   for (let i = 0; i < ${WRITES}; i++) tally(() => fs.access("dir/f.txt").write("write " + i));
   for (let i = 0; i < ${MKDIRS}; i++) tally(() => fs.access("dir/made/" + i).mkdir());
+  ${raceEnds}
 });
 println(JSON.stringify(counts));
 `;
@@ -300,6 +317,7 @@ describe("a link swapped during reads and recursive searches", () => {
       const script = `
 const counts = { read: 0, refused: 0, failed: 0, matches: 0 };
 requestFileSystem(".", (fs) => {
+  ${raceStarts}
   for (let i = 0; i < ${READS}; i++) {
     try { println(fs.access("dir/f" + (i % 40) + ".txt").read().trim()); counts.read++; }
     catch (e) { if (e instanceof SecurityError) counts.refused++; else counts.failed++; }
@@ -309,6 +327,7 @@ requestFileSystem(".", (fs) => {
     for (const m of found) println(m.file + ": " + m.line);
     counts.matches += found.length;
   }
+  ${raceEnds}
 });
 println(JSON.stringify(counts));
 `;
@@ -343,17 +362,17 @@ function expectOnlySwapWarnings(stderr: string): void {
 
 /**
  * A process that swaps each of `names` (directories in `root`) with `spare-<name>` (a link
- * the test made) and back, as fast as it can, until killed: an external agent racing tacit.
+ * the test made) and back, as fast as it can, while the script races (see racer), or until
+ * killed: an external agent racing tacit.
  */
 function flipWithSpares(root: string, names: string[]): ChildProcess {
-  const script = `const fs = require("fs");
-for (;;) {
-  for (const name of ${JSON.stringify(names)}) {
+  return racer(
+    root,
+    `  for (const name of ${JSON.stringify(names)}) {
     try { fs.renameSync(name, "hold-" + name); fs.renameSync("spare-" + name, name); } catch {}
     try { fs.renameSync(name, "spare-" + name); fs.renameSync("hold-" + name, name); } catch {}
-  }
-}`;
-  return spawn(process.execPath, ["-e", script], { cwd: root, stdio: "ignore" });
+  }`,
+  );
 }
 
 describe("a link swapped in during searches and listings", () => {
@@ -381,11 +400,13 @@ describe("a link swapped in during searches and listings", () => {
       const script = `
 const counts = { searches: 0, listings: 0, failed: 0 };
 requestFileSystem(".", (fs) => {
+  ${raceStarts}
   for (let i = 0; i < ${ROUNDS}; i++) {
     try { for (const m of fs.grepRecursive(".", ${lit(needle)})) println(m.file + ": " + m.line); counts.searches++; } catch { counts.failed++; }
     try { for (const e of fs.access("listed").children()) println(e.path); counts.listings++; } catch { counts.failed++; }
     try { for (const p of fs.find(".", "*")) println(p); } catch { counts.failed++; }
   }
+  ${raceEnds}
 });
 println(JSON.stringify(counts));
 `;
@@ -425,10 +446,12 @@ describe("a link into a classified directory swapped in on the way to a read", (
       const script = `
 const counts = { ordinary: 0, refused: 0, failed: 0 };
 requestFileSystem(".", (fs) => {
+  ${raceStarts}
   for (let i = 0; i < ${ROUNDS}; i++) {
     try { const text = fs.access("sub/id_rsa").read(); if (text === "ordinary\\n") counts.ordinary++; else println(text); }
     catch (e) { if (e instanceof SecurityError) counts.refused++; else counts.failed++; }
   }
+  ${raceEnds}
 });
 println(JSON.stringify(counts));
 `;
@@ -475,12 +498,14 @@ describe("a link swapped in while sizes and existence are asked", () => {
       const script = `
 const seen = { sizes: [] as number[], existsOutside: 0, ordinary: 0, failed: 0 };
 requestFileSystem(".", (fs) => {
+  ${raceStarts}
   for (let i = 0; i < ${ROUNDS}; i++) {
     for (const name of ["sub/id_rsa", "listed/id_rsa"]) {
       try { const size = fs.access(name).size; if (!seen.sizes.includes(size)) seen.sizes.push(size); if (size === 2) seen.ordinary++; } catch { seen.failed++; }
     }
     try { if (fs.access(${lit(`listed/${outsideName}`)}).exists) seen.existsOutside++; } catch { seen.failed++; }
   }
+  ${raceEnds}
 });
 println(JSON.stringify(seen));
 `;
