@@ -170,15 +170,14 @@ const value = classify("a");
 for (let i = 0; i < 15000; i++) value.map((v) => { throw new Error("€".repeat(3000)); });
 println("done");
 `;
-    // A count, not a time: the notes pass the share after about 12,200 maps (4,050 long ones fill
-    // the store's share of reasons, then short ones), which a loop of 6 s did not reach under load.
-    // (A 32 MiB store and 6,500 maps, where every note is long and the share is passed at about
-    // 5,008, passed alone but ended without the cut in a full fresh-clone run: put back as it was.)
-    // Only the maps answered before the script ends keep their reason (the store is given back
-    // then; later ones note the short "not kept" reason), and on a quiet machine the loop ran ahead
-    // of the evaluator: some 2,000 long notes and 13,000 short ones, 7.4 MB, and no cut. A note of
-    // "€" (three bytes a character, as the share counts it) is three times as long in the sink for
-    // the same characters kept: about 1,200 long ones pass the share with the short ones after them.
+    // A count, not a time. Only the maps answered before the evaluation ends keep their long
+    // reason: the store is given back then, and the maps answered after it note the short "not
+    // kept" one. How many are answered by then depends on how far the loop runs ahead of the
+    // evaluator: under load some 4,000 (about 12,200 maps passed the share), on a quiet machine
+    // some 2,000, 7.4 MB of notes with the short ones, and no cut. (A 32 MiB store and 6,500 maps
+    // ended without the cut in a full fresh-clone run, most likely for this.) A message of "€",
+    // three bytes a character in the sink as the share counts it, makes each long note three times
+    // as long for the same characters kept: about 1,200 of them pass the share with the short ones.
     const r = await runScript(script, ["--config", config, "--secure-output", sink, "--exec-timeout-ms", "120000"], { cwd: root });
     expect(r.code, r.stderr).toBe(0);
     const written = readFileSync(sink, "utf8");
