@@ -10,8 +10,64 @@ import { SandboxProcess } from "../runner/sandbox-process.js";
 
 export { closeInheritedDescriptors } from "../runner/inherited-descriptors.js";
 
+/**
+ * The run command's options (cli/main.ts), each with whether it takes a value: a command line
+ * with any other word starting with "-" is one the CLI refuses (exit 2), and nothing is started
+ * for it. test/cli/prestart-guess.test.ts holds this list to the command's own.
+ */
+export const RUN_OPTIONS: ReadonlyMap<string, boolean> = new Map([
+  ["--json", false],
+  ["--config", true],
+  ["--no-check", false],
+  ["--exec-timeout-ms", true],
+  ["--memory-limit-mb", true],
+  ["--allowed-roots", true],
+  ["--classified-paths", true],
+  ["--command-permissions", true],
+  ["--strict", false],
+  ["--confine-commands", false],
+  ["--network-permissions", true],
+  ["--llm-base-url", true],
+  ["--llm-api-key", true],
+  ["--llm-model", true],
+  ["--secure-output", true],
+  ["--record", true],
+  ["--audit-log", true],
+  ["--require-network-namespace", false],
+  ["--no-network-namespace", false],
+  ["--yes", false],
+  ["--quiet", false],
+]);
+
+/**
+ * Whether `words` (what follows "run") could be a command line the run command takes: only its
+ * options, each value present, and one script. An unknown option, a missing value or a second
+ * script is refused by the CLI once it has parsed them; a sandbox started for such a line noted
+ * its network-namespace probe in tacit's home, making ~/.config/tacit for a typo.
+ */
+function mayBeRunCommand(words: readonly string[]): boolean {
+  let scripts = 0;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === "--") {
+      scripts += words.length - i - 1;
+      break;
+    }
+    if (word === "-" || !word.startsWith("-")) {
+      scripts++;
+      continue;
+    }
+    const equals = word.indexOf("=");
+    const takesValue = RUN_OPTIONS.get(equals === -1 ? word : word.slice(0, equals));
+    if (takesValue === undefined || (equals !== -1 && !takesValue)) return false;
+    if (takesValue && equals === -1 && ++i >= words.length) return false;
+  }
+  return scripts === 1;
+}
+
 export function prestartFromArgv(argv: readonly string[]): SandboxProcess | undefined {
   if (argv[2] !== "run") return undefined;
+  if (!mayBeRunCommand(argv.slice(3))) return undefined;
   if (argv.some((arg) => arg === "--config" || arg.startsWith("--config="))) return undefined;
   // Nor for help, which runs nothing: a started sandbox probes for its network namespace and notes
   // what it found in tacit's home, so `tacit run --help` made ~/.config/tacit.
