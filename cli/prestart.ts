@@ -42,8 +42,9 @@ export const RUN_OPTIONS: ReadonlyMap<string, boolean> = new Map([
 /**
  * Whether `words` (what follows "run") could be a command line the run command takes: only its
  * options, each value present, and one script. An unknown option, a missing value or a second
- * script is refused by the CLI once it has parsed them; a sandbox started for such a line noted
- * its network-namespace probe in tacit's home, making ~/.config/tacit for a typo.
+ * script is refused by the CLI once it has parsed them, and --help (not one of RUN_OPTIONS) runs
+ * nothing; a sandbox started for such a line noted its network-namespace probe in tacit's home,
+ * making ~/.config/tacit for a typo, or for `tacit run --help`.
  */
 function mayBeRunCommand(words: readonly string[]): boolean {
   let scripts = 0;
@@ -69,9 +70,6 @@ export function prestartFromArgv(argv: readonly string[]): SandboxProcess | unde
   if (argv[2] !== "run") return undefined;
   if (!mayBeRunCommand(argv.slice(3))) return undefined;
   if (argv.some((arg) => arg === "--config" || arg.startsWith("--config="))) return undefined;
-  // Nor for help, which runs nothing: a started sandbox probes for its network namespace and notes
-  // what it found in tacit's home, so `tacit run --help` made ~/.config/tacit.
-  if (argv.includes("--help") || argv.includes("-h")) return undefined;
   // Nor with --no-network-namespace (seen anywhere, a guess): started here, before the options
   // are read, the sandbox would be probed for and started in a namespace, where the host may have
   // run out of them (the reason to pass it). The run command, once its options are parsed,

@@ -117,9 +117,9 @@ interface ProcessPermission {
    * Runs `command` with `args` exactly as given (no shell). `cwd` must be inside the allowed
    * roots (default: the working directory); `timeoutMs` (default 30000) kills the command and
    * everything it started; `input` is its standard input. stdout and stderr are captured up
-   * to 8 MiB each (less where the operator set so), read as UTF-8: a stream that is not UTF-8 shows what is not as U+FFFD and
-   * ends with a "[tacit: … was not valid UTF-8 …]" note. A non-zero exit is a result, not an
-   * exception; a timeout gives exit 124.
+   * to 8 MiB each (less where the operator set so), read as UTF-8: a stream that is not UTF-8
+   * shows what is not as U+FFFD and ends with a "[tacit: … was not valid UTF-8 …]" note. A
+   * non-zero exit is a result, not an exception; a timeout gives exit 124.
    */
   exec(command: string, args?: string[], options?: { cwd?: string; timeoutMs?: number; input?: string }): ProcessResult;
   /** exec(command, args).stdout */

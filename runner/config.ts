@@ -180,6 +180,19 @@ function scanJson(text: string): JsonFault | null {
 const TIMER_TOO_LONG = `at most ${MAX_TIMER_MS} ms (about 24.8 days: a longer timer fires at once)`;
 
 /**
+ * A limit that config may only lower: its default (`shown` in words) is also its most, which
+ * bounds what one `what` holds of tacit's memory (or what a client reads of it).
+ */
+function lowerOnly(limit: number, shown: string, what: string) {
+  return z
+    .number()
+    .int()
+    .positive()
+    .max(limit, `at most ${limit} (${shown}, the default): it can only lower how much of ${what} tacit keeps`)
+    .optional();
+}
+
+/**
  * Each key of libraryConfig with the builder of its schema. Schemas are made on first use
  * (on-first-use.ts): zod's were some milliseconds at the start of every run, which parses
  * only the flags given (parseFlagConfig).
@@ -215,13 +228,7 @@ const LIBRARY_FIELDS = {
   strictMode: () => z.boolean().optional(),
   confineCommands: () => z.boolean().optional(),
   // Only lower: the host holds each stream whole until the command ends.
-  execOutputLimitBytes: () =>
-    z
-      .number()
-      .int()
-      .positive()
-      .max(DEFAULT_EXEC_OUTPUT_LIMIT_BYTES, `at most ${DEFAULT_EXEC_OUTPUT_LIMIT_BYTES} (8 MiB, the default): it can only lower how much of a command's stdout and stderr tacit keeps`)
-      .optional(),
+  execOutputLimitBytes: () => lowerOnly(DEFAULT_EXEC_OUTPUT_LIMIT_BYTES, "8 MiB", "a command's stdout and stderr"),
   networkPermissions: () => z.array(hostPatternText).optional(),
   llm: () =>
     z
@@ -230,12 +237,7 @@ const LIBRARY_FIELDS = {
         apiKey: z.string({ error: LLM_API_KEY_FIX }).min(1, LLM_API_KEY_FIX).optional(),
         model: z.string({ error: "give the model's name as a string, like \"gpt-4o-mini\"" }).min(1, "give the model's name, like \"gpt-4o-mini\"").optional(),
         // Only lower: the default bounds what one answer holds of the host's memory.
-        answerLimitChars: z
-          .number()
-          .int()
-          .positive()
-          .max(DEFAULT_ANSWER_LIMIT_CHARS, `at most ${DEFAULT_ANSWER_LIMIT_CHARS} (8 MiB of characters, the default): it can only lower how much of one answer tacit keeps`)
-          .optional(),
+        answerLimitChars: lowerOnly(DEFAULT_ANSWER_LIMIT_CHARS, "8 MiB of characters", "one answer"),
       })
       .strict()
       .optional(),
@@ -269,13 +271,7 @@ const CONFIG_FIELDS = {
   classifiedStoreLimitBytes: () => z.number().int().positive().optional(),
   classifiedValuesLimit: () => z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   // Only lower: an MCP client reads at most 10 MiB of one message, and the host holds the output.
-  outputLimitBytes: () =>
-    z
-      .number()
-      .int()
-      .positive()
-      .max(DEFAULT_OUTPUT_LIMIT_BYTES, `at most ${DEFAULT_OUTPUT_LIMIT_BYTES} (10 MiB, the default): it can only lower how much of what a script prints tacit keeps`)
-      .optional(),
+  outputLimitBytes: () => lowerOnly(DEFAULT_OUTPUT_LIMIT_BYTES, "10 MiB", "what a script prints"),
   auditLog: () => z.string().min(1).optional(),
   requireNetworkNamespace: () => z.boolean().optional(),
   networkNamespace: () => z.boolean().optional(),

@@ -5,9 +5,6 @@
 
 import { DEFAULT_OUTPUT_LIMIT_BYTES } from "./limits.js";
 
-/** How much of what a script prints is kept, unless config says less (outputLimitBytes). */
-export const OUTPUT_LIMIT_BYTES = DEFAULT_OUTPUT_LIMIT_BYTES;
-
 export function truncationMarker(limitBytes: number): string {
   return `\n[tacit: output truncated: the script printed more than ${limitBytes} bytes; the rest was discarded]\n`;
 }
@@ -28,7 +25,7 @@ export class OutputBuffer {
   private warningsDropped = 0;
 
   constructor(
-    private readonly limitBytes: number = OUTPUT_LIMIT_BYTES,
+    private readonly limitBytes: number = DEFAULT_OUTPUT_LIMIT_BYTES,
     /** Called with each accepted piece as it arrives, for streaming to a terminal. */
     private readonly onText?: (text: string) => void,
     /** Called with each warning the first time it is given, and once when they are too many. */

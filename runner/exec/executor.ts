@@ -57,8 +57,6 @@ const NAMESPACE_NOTICES = {
   },
 };
 
-/** How much of each stream a command's result keeps, unless config says less (libraryConfig.execOutputLimitBytes). */
-export const EXEC_OUTPUT_LIMIT_BYTES = DEFAULT_EXEC_OUTPUT_LIMIT_BYTES;
 export const DEFAULT_EXEC_TIMEOUT_MS = 30_000;
 
 const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
@@ -105,7 +103,7 @@ class CappedOutput {
     private readonly hostSecrets: HostSecrets,
     /** "stdout" or "stderr", for the marker of output that is not UTF-8. */
     private readonly stream: "stdout" | "stderr",
-    private readonly limitBytes: number = EXEC_OUTPUT_LIMIT_BYTES,
+    private readonly limitBytes: number = DEFAULT_EXEC_OUTPUT_LIMIT_BYTES,
   ) {
     this.kept = new CollectedBytes(limitBytes);
     this.after = new CollectedBytes(hostSecrets.margin);
@@ -174,7 +172,7 @@ export class ExecExecutor {
     /** --confine-commands: each command runs in a confined view of the file system (see confinement.ts); null: with the user's full authority. */
     private readonly confinement: CommandConfinement | null = null,
     /** How much of each of a command's streams its result keeps (libraryConfig.execOutputLimitBytes). */
-    private readonly outputLimitBytes: number = EXEC_OUTPUT_LIMIT_BYTES,
+    private readonly outputLimitBytes: number = DEFAULT_EXEC_OUTPUT_LIMIT_BYTES,
   ) {
     signal.addEventListener("abort", () => this.killAll(), { once: true });
   }

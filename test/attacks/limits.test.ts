@@ -4,7 +4,7 @@
 
 import { execFileSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { OUTPUT_LIMIT_BYTES } from "../../runner/output.js";
+import { DEFAULT_OUTPUT_LIMIT_BYTES as OUTPUT_LIMIT_BYTES } from "../../runner/limits.js";
 import { expectNoneLeft, runBypassed, runScript, tempDir, watchProcesses } from "../helpers.js";
 import { processRunning, runCliTracked, type TrackedCliResult } from "./fixtures.js";
 
