@@ -8,7 +8,7 @@
 import path from "node:path";
 import picomatch from "picomatch";
 import { caseFolded } from "./case-folding.js";
-import { forPicomatch, withLiteralGroups } from "./glob-classes.js";
+import { forPicomatch, withLiteralBracesAndGroups, withLiteralGroups } from "./glob-classes.js";
 import { isWithin, resolvedPath, resolveReal, resolveRealOrSelf } from "./containment.js";
 
 export const DEFAULT_CLASSIFIED_PATHS: readonly string[] = [
@@ -522,11 +522,12 @@ export class ClassifiedPaths {
       }
     }
     this.linkedEntries = entries;
-    // A pattern with "(", ")" or "|" is also matched as gitignore reads it, those characters as
-    // they are (see withLiteralGroups): either reading classifies.
+    // A pattern with "(", ")" or "|" is also matched with those characters as they are (see
+    // withLiteralGroups), and one with braces too as gitignore reads it, braces as they are
+    // (see withLiteralBracesAndGroups): any reading classifies.
     const resolved = this.resolvedPatterns.flatMap(inEitherNormalization).flatMap((p) => {
-      const literal = withLiteralGroups(p);
-      return literal === null ? [p] : [p, literal];
+      const readings = [p, withLiteralGroups(p), withLiteralBracesAndGroups(p)].filter((reading): reading is string => reading !== null);
+      return [...new Set(readings)];
     });
     this.matchesName = namesMatcher(resolved.filter((p) => !p.includes("/")));
     this.pathPatterns = pathsMatcher(resolved.filter((p) => p.includes("/")));

@@ -72,6 +72,19 @@ export function withLiteralGroups(glob: string): string | null {
 }
 
 /**
+ * `glob` as gitignore reads it, every "{", "}", "(", ")" and "|" outside a class escaped (the
+ * characters they are), or null where it has none. A classified pattern is also matched so
+ * (see ClassifiedPaths): picomatch reads braces as an alternation and nothing else, so a config
+ * file's `secret{*.txt` (a brace never closed) classified no name but that very text, and
+ * `creds{dev,prod}*` not `creds{dev,prod}.json`: a script read both as text.
+ */
+export function withLiteralBracesAndGroups(glob: string): string | null {
+  if (!/[{}()|]/.test(glob)) return null;
+  const out = rewriteGlob(glob, { negation: (mark) => mark, outside: (c) => ("{}()|".includes(c) ? `\\${c}` : c) });
+  return out === glob ? null : out;
+}
+
+/**
  * `glob` with each escaped backslash outside a class (a backslash written twice, which matches one)
  * written as a class holding the backslash, which matches the same one character. picomatch 4.0.7
  * never returns from compiling a glob with a "/" that ends in two escaped backslashes (four
