@@ -173,7 +173,7 @@ export class ApprovalGate {
   // cores the sandbox and the host share. With the reads apart, a loop of reads never makes it hot.
   private async dispatchLogged(action: Action, context: EvaluationContext, number: number, request: ActionRequest): Promise<Decision> {
     const { oversight, evaluation } = this.options;
-    let tier: Tier = oversight.policy.empty ? "allow" : oversight.policy.tierOf(request, { extended: this.isExtended(action) });
+    let tier: Tier = oversight.policy.empty ? "allow" : oversight.policy.tierOf(request, { extendedBy: this.extensionsOf(action) });
     // A later piece of a read a person already approved is the same read, while its path leads
     // where it did when they were asked: a security review swapped it for a link between pieces,
     // and the rest of the stream came from a file a rule always asks about, with no question.
@@ -360,7 +360,7 @@ export class ApprovalGate {
       if (answer.answer === "yes") {
         extension.grant();
         // The person's yes to the extension answers for the action that asked for it.
-        tier = policy.tierOf(request, { extended: true });
+        tier = policy.tierOf(request, { extendedBy: this.extensionsOf(action) });
       }
       // A "no" leaves the allowlists as they are: the executor refuses with its usual message.
     }
@@ -390,7 +390,7 @@ export class ApprovalGate {
     const runsIn = cwdAsked !== null && cwdAsked.real !== this.directory ? cwdAsked.real : null;
     // Asked about, and remembered, under where the path really leads as well (see approvalPattern).
     const asked: ActionRequest = { ...request, pattern: approvalPattern(request, runsIn) };
-    const why = indirectReason(this.options.oversight.policy.indirectRuleOf(request, tier, { extended: this.isExtended(action) }), request, asked.pattern);
+    const why = indirectReason(this.options.oversight.policy.indirectRuleOf(request, tier, { extendedBy: this.extensionsOf(action) }), request, asked.pattern);
     const room = QUESTION_LIMIT_CHARS - printable(asked.pattern).length - printable(why).length;
     const answer = await this.approve(asked, tier, false, detailOf(action, asked, cwdAsked, room) + why, context.unanswerable);
     if (answer.answer === "no") {
@@ -612,35 +612,44 @@ export class ApprovalGate {
     return allowedRootsBounds([...this.options.library.allowedRoots, ...this.options.grants.roots]);
   }
 
-  /** Whether a person extended the allowlists (this run) for what the action touches. */
-  private isExtended(action: Action): boolean {
+  /**
+   * The extensions of the allowlists a person granted this run that cover what the action touches
+   * (its command, host or root), as they were asked about: see TierPolicy.tierOf. Said as a yes or
+   * no, a yes to opening data/ left out every beyondAllowlist rule on what lies below it, an
+   * always-ask one on data/private/** included, and a script read data/private/key.txt unasked.
+   */
+  private extensionsOf(action: Action): ActionRequest[] {
     const { grants } = this.options;
+    const askedAs = (granted: string | HostPattern): ActionRequest[] => {
+      const request = grants.askedAs.get(granted);
+      return request === undefined ? [] : [request];
+    };
     switch (action.kind) {
       case "Exec":
-        return grants.commands.has(action.command);
+        return grants.commands.has(action.command) ? askedAs(action.command) : [];
       case "HttpRequest":
       case "HttpRequestClassified": {
         try {
           const url = new URL(action.url);
-          return grants.hosts.some((pattern) => patternMatches(pattern, url));
+          return grants.hosts.filter((pattern) => patternMatches(pattern, url)).flatMap(askedAs);
         } catch {
-          return false;
+          return [];
         }
       }
       case "FsOpenScope": {
         try {
           const real = resolveReal(path.resolve(this.options.cwd, action.root));
-          return grants.roots.some((granted) => isWithin(real, granted));
+          return grants.roots.filter((granted) => isWithin(real, granted)).flatMap(askedAs);
         } catch {
-          return false;
+          return [];
         }
       }
       default:
         if (isFsPathAction(action)) {
           const root = this.options.capabilities.fsScope(action.scope)?.root ?? null;
-          return root !== null && grants.roots.some((granted) => isWithin(path.resolve(root, action.path), granted));
+          return root === null ? [] : grants.roots.filter((granted) => isWithin(path.resolve(root, action.path), granted)).flatMap(askedAs);
         }
-        return false;
+        return [];
     }
   }
 
@@ -651,11 +660,17 @@ export class ApprovalGate {
         return action.commands
           .filter((command) => !grants.commands.has(command) && !command.includes("/") && command !== "")
           .filter((command) => commandRefusal(command, { commandPermissions: library.commandPermissions, strictMode: library.strictMode }) !== null)
-          .map((command) => ({
-            request: { category: "exec", pattern: `extend exec ${command}`, subject: { kind: "command", command, args: [] } },
-            detail: `let scripts run the command "${command}" (not permitted by --command-permissions / --strict)`,
-            grant: () => grants.commands.add(command),
-          }));
+          .map((command) => {
+            const request: ActionRequest = { category: "exec", pattern: `extend exec ${command}`, subject: { kind: "command", command, args: [] } };
+            return {
+              request,
+              detail: `let scripts run the command "${command}" (not permitted by --command-permissions / --strict)`,
+              grant: () => {
+                grants.commands.add(command);
+                grants.askedAs.set(command, request);
+              },
+            };
+          });
       case "NetOpenScope":
         return action.hosts.flatMap((source): Extension[] => {
           let pattern: HostPattern;
@@ -675,10 +690,14 @@ export class ApprovalGate {
           // [::1:8080] (another address, default ports) were both "extend net ::1:8080", and a yes to one was remembered for the other.
           const named = host.includes(":") ? `[${host}]` : host;
           const url = new URL(`https://${named}${port}`);
+          const request: ActionRequest = { category: "net", pattern: `extend net ${named}${port}`, subject: { kind: "url", method: "*", url } };
           return [{
-            request: { category: "net", pattern: `extend net ${named}${port}`, subject: { kind: "url", method: "*", url } },
+            request,
             detail: `let scripts reach ${named}${port || " (default ports)"} (not permitted by --network-permissions)`,
-            grant: () => grants.hosts.push(pattern),
+            grant: () => {
+              grants.hosts.push(pattern);
+              grants.askedAs.set(pattern, request);
+            },
           }];
         });
       case "FsOpenScope": {
@@ -690,10 +709,14 @@ export class ApprovalGate {
           return [];
         }
         if ([...library.allowedRoots, ...grants.roots].some((root) => isWithin(real, root))) return [];
+        const request: ActionRequest = { category: "fs.open", pattern: `extend fs.open ${real}`, subject: pathSubject(named) };
         return [{
-          request: { category: "fs.open", pattern: `extend fs.open ${real}`, subject: pathSubject(named) },
+          request,
           detail: `let scripts open ${real} with requestFileSystem (outside --allowed-roots)`,
-          grant: () => grants.roots.push(real),
+          grant: () => {
+            grants.roots.push(real);
+            grants.askedAs.set(real, request);
+          },
         }];
       }
       default:

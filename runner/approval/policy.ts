@@ -712,6 +712,15 @@ export function absentRuleBases(config: PolicyConfig | null, cwd: string): strin
   });
 }
 
+/**
+ * Whether a person's yes to extending the allowlists answered for `rule` on `request`: a
+ * beyondAllowlist rule on what the request touches itself that matches what they were asked
+ * about (one of `extendedBy`), as beyondTierOf matched it when it asked.
+ */
+function answeredByExtension(rule: PolicyRule, matches: CompiledRule["matches"], request: ActionRequest, extendedBy: readonly ActionRequest[] = []): boolean {
+  return rule.beyondAllowlist === true && extendedBy.length > 0 && matches(request, "other-names") && extendedBy.some((asked) => matches(asked, "other-names"));
+}
+
 export class TierPolicy {
   private readonly rules: CompiledRule[];
 
@@ -730,17 +739,19 @@ export class TierPolicy {
 
   /**
    * The tier for an action the allowlists permit: the highest among matching rules. With
-   * `extended` (a person extended the allowlists for what it touches, this run), the
-   * beyondAllowlist rules on what it touches itself (its command, host or root) are left out:
-   * that yes answered for them. A beyondAllowlist rule on another command it may run still
-   * applies: leaving every one out, a security review had a remembered yes to extend the
-   * allowlists to env run `env touch marker` with no question under an always-ask rule on touch.
+   * `extendedBy` (the extensions of the allowlists a person granted this run that cover what it
+   * touches, as they were asked about), the beyondAllowlist rules on what it touches itself (its
+   * command, host or root) that also match one of those are left out: that yes answered for them.
+   * A beyondAllowlist rule on another command it may run still applies: leaving every one out, a
+   * security review had a remembered yes to extend the allowlists to env run `env touch marker`
+   * with no question under an always-ask rule on touch. So does one on a root inside the one
+   * extended, which the yes to opening the outer one was not asked under (see RunGrants.askedAs).
    */
-  tierOf(request: ActionRequest, options: { extended?: boolean } = {}): Tier {
+  tierOf(request: ActionRequest, options: { extendedBy?: readonly ActionRequest[] } = {}): Tier {
     let tier: Tier = "allow";
     for (const { rule, matches } of this.rules) {
       if (TIER_RANK[rule.tier] <= TIER_RANK[tier] || !matches(request, "through-runners")) continue;
-      if (options.extended && rule.beyondAllowlist && matches(request, "other-names")) continue;
+      if (answeredByExtension(rule, matches, request, options.extendedBy)) continue;
       tier = rule.tier;
     }
     return tier;
@@ -753,7 +764,7 @@ export class TierPolicy {
    * request's command may run (`sh`, `python3`, `env`, `xargs`); or null. A question or refusal
    * then says which rule asked and why, where it showed the rule's tier alone.
    */
-  indirectRuleOf(request: ActionRequest, tier: Tier, options: { extended?: boolean } = {}): IndirectRule | null {
+  indirectRuleOf(request: ActionRequest, tier: Tier, options: { extendedBy?: readonly ActionRequest[] } = {}): IndirectRule | null {
     if (tier === "allow") return null;
     let otherName: PolicyRule | null = null;
     let runner: PolicyRule | null = null;
@@ -761,7 +772,7 @@ export class TierPolicy {
       if (rule.tier !== tier) continue;
       const underOtherNames = matches(request, "other-names");
       // Left out by tierOf (see there): the extension's yes answered for it.
-      if (options.extended && rule.beyondAllowlist && underOtherNames) continue;
+      if (answeredByExtension(rule, matches, request, options.extendedBy)) continue;
       if (matches(request, "as-named")) return null;
       if (underOtherNames) otherName ??= rule;
       else if (runner === null && matches(request, "through-runners")) runner = rule;

@@ -28,8 +28,8 @@ export function redirectVetting(policy: TierPolicy, grants: RunGrants): Redirect
     // server to take (`_method=DELETE`: see methodOverrides), out of sight here; its query is read.
     const overrides = method === "GET" || method === "HEAD" ? queryMethodOverrides(next.url) : "any";
     const request = { category: "net", pattern, subject: { kind: "url", method, url: next.url, overrides } } as const;
-    const extended = grants.hosts.some((host) => patternMatches(host, next.url));
-    const tier = policy.tierOf(request, { extended });
+    const extendedBy = grants.hosts.filter((host) => patternMatches(host, next.url)).flatMap((host) => grants.askedAs.get(host) ?? []);
+    const tier = policy.tierOf(request, { extendedBy });
     return tier === "allow" ? null : `${pattern} (${tier})`;
   };
 }
