@@ -110,7 +110,8 @@ export async function checkScript(
  * nesting was measured (`probed` null) and whose earlier snippets passed: such a snippet's check
  * starts before the validator runs, and overlaps it (the validator reads the whole session, its
  * time grows with it). Either way the check's verdict counts only once validation has passed; a
- * check started for a snippet the validator then refuses goes on unseen.
+ * check started for a snippet the validator then refuses is stopped by the caller (see evaluate),
+ * through the checker's cancellation (checksCancelledBy).
  * `probed`: nesting.ts's parseRefusalAsync verdict on `fresh`, where the caller awaited it.
  */
 export function checkInStages(

@@ -424,16 +424,27 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
     const check = await checked(async () => {
       const early = options.precheck;
       if (early && early.typeChecked === config.typeCheck) return early.result;
-      // A checker given (a server's) stops the check when the evaluation is cancelled (see checksCancelledBy).
+      // A checker given (a server's) stops the check when the evaluation is cancelled (see checksCancelledBy),
+      // and when the validator refuses the script: a session's snippet is checked while it is validated (see
+      // checkInStages), and the check of one refused at once went on up to the time limit, out of the client's
+      // reach (its call answered), every later check of the server waiting behind it.
+      const validationRefused = new AbortController();
       const checker = options.typeChecker
-        ? checksCancelledBy(options.typeChecker, options.signal)
+        ? checksCancelledBy(options.typeChecker, options.signal ? AbortSignal.any([options.signal, validationRefused.signal]) : validationRefused.signal)
         : (text: string) => typeCheck(text, config.executionTimeoutMs, typeCheckCache(), config.memoryLimitMb);
       const session = options.session;
       const fresh = session?.snippet ?? options.code;
       // A long script's parse probe (a child process: nesting.ts) is awaited here, with the host
       // free meanwhile; run by the validator it held every other call of tacit serve for it.
       const probed = session?.probed !== undefined ? session.probed : await parseRefusalAsync(fresh);
-      const stages = checkInStages(options.code, options.displayName, config.typeCheck, checker, fresh, session?.parsed, session?.typeCheck, probed);
+      let stages: ReturnType<typeof checkInStages>;
+      try {
+        stages = checkInStages(options.code, options.displayName, config.typeCheck, checker, fresh, session?.parsed, session?.typeCheck, probed);
+      } catch (error) {
+        validationRefused.abort(EVALUATION_OVER);
+        throw error;
+      }
+      if (!stages.validation.ok) validationRefused.abort(EVALUATION_OVER);
       typesChecked = stages.types;
       // Handled here too: a preparation that throws leaves it unawaited.
       typesChecked?.catch(() => undefined);
