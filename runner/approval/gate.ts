@@ -589,6 +589,11 @@ export class ApprovalGate {
         case "HttpRequestClassified":
           context.network.authorize(action);
           break;
+        // A root outside the allowed roots (and those a person extended them to) is refused, asked or not: a
+        // review was asked "fs.open X" after a no to "extend fs.open X", and the yes was remembered for nothing.
+        case "FsOpenScope":
+          context.files.authorizeOpen(action.root);
+          break;
         default:
           if (isFsPathAction(action)) context.files.authorize(action.scope, action.path, fsPathUse(action));
           break;

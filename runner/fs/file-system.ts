@@ -113,7 +113,17 @@ export class FileSystemExecutor {
     private readonly warn: (warning: string) => void,
   ) {}
 
-  openScope(root: string): { scope: string; root: string } {
+  /**
+   * The allowlists' checks on opening a scope at `root` (procfs, the allowed roots and those granted
+   * this run); throws their refusal. The approval gate asks about an fs.open only after these pass:
+   * asked before, a person answered (and a yes was remembered) for an open they then refused.
+   */
+  authorizeOpen(root: string): void {
+    this.allowedRootOf(root);
+  }
+
+  /** Checks `root` as authorizeOpen does; returns it as named (absolute) and where it really leads. */
+  private allowedRootOf(root: string): { named: string; realRoot: string } {
     const named = path.resolve(this.cwd, root);
     // A root named in procfs is refused before it is resolved, as any path there (see resolve()):
     // resolved, /proc/<pid>/cwd opened a scope where that process worked, or failed with an error
@@ -141,6 +151,11 @@ export class FileSystemExecutor {
           "Ask for a directory inside one of them, or have the operator add it with --allowed-roots (config libraryConfig.allowedRoots).",
       );
     }
+    return { named, realRoot };
+  }
+
+  openScope(root: string): { scope: string; root: string } {
+    const { named, realRoot } = this.allowedRootOf(root);
     let isDirectory = false;
     try {
       isDirectory = statSync(realRoot).isDirectory();
