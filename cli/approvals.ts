@@ -54,8 +54,25 @@ export function listApprovals(json: boolean): number {
   return 0;
 }
 
-/** The first words of the patterns tacit asks about: an action's kind, or "extend exec" / "extend net". */
-const PATTERN_KINDS: readonly string[] = [...RULE_ACTIONS, "extend exec", "extend net"];
+/** The first words of the patterns tacit asks about: an action's kind, or "extend exec" / "extend net" / "extend fs.open". */
+const PATTERN_KINDS: readonly string[] = [...RULE_ACTIONS, "extend exec", "extend net", "extend fs.open"];
+
+/**
+ * Why `root` is no root tacit asks to extend the allowlists to, or null. The gate names the root
+ * as it really leads (absolute, links resolved: see ApprovalGate.extensionsFor), and a remembered
+ * yes matches that text exactly: any other spelling was remembered and never answered anything.
+ */
+function extendedRootProblem(root: string): string | null {
+  if (!path.isAbsolute(root)) return `"${root}" is not an absolute path: name the root by its absolute real path, as the refusal does`;
+  let real: string;
+  try {
+    real = realpathSync.native(root);
+  } catch {
+    return `${root} does not exist: tacit asks about a root by where it really leads, which it can tell only once it exists; make it first, then grant it`;
+  }
+  if (real !== root) return `tacit asks about this root by where it really leads (links resolved, no "." or ".." or a trailing "/"): grant "extend fs.open ${real}"`;
+  return null;
+}
 
 /**
  * Why `pattern` is none that tacit asks about (as describeAction and the gate make them: "fs.write
@@ -71,6 +88,8 @@ function patternProblem(pattern: string): string | null {
     return `it does not begin with a kind of action tacit asks about (${PATTERN_KINDS.join(", ")})${meant === null ? "" : `; did you mean "${meant}"?`}`;
   }
   if (kind !== "chat" && words.length < (kind.startsWith("extend ") ? 3 : 2)) return `it names no ${kind === "exec" || kind === "extend exec" ? "command" : kind.includes("net") ? "request" : "path"} after "${kind}"`;
+  // A path may hold spaces: the root is all that follows the kind.
+  if (kind === "extend fs.open") return extendedRootProblem(pattern.slice("extend fs.open ".length));
   return null;
 }
 

@@ -105,6 +105,13 @@ interface Extension {
   grant: () => void;
 }
 
+/** An extension a person was asked about (or could not be) and did not grant: the allowlists' refusal says how it could be. */
+interface DeclinedExtension {
+  pattern: string;
+  tier: Exclude<Tier, "allow">;
+  answer: Answer;
+}
+
 export class ApprovalGate {
   private actions = 0;
   /** Prints carried out since the last event logged (see logOutput). */
@@ -207,7 +214,8 @@ export class ApprovalGate {
       return this.deniedBeforeRunning(number, refused("SecurityError", message), "path changed after the answer", context);
     }
     // The allowlists' extensions a person may grant for this run, asked before the scope opens.
-    if (!oversight.policy.empty) tier = await this.extendFirst(number, action, request, tier, context);
+    const declined: DeclinedExtension[] = [];
+    if (!oversight.policy.empty) tier = await this.extendFirst(number, action, request, tier, context, declined);
 
     /** Where an asked-about command was asked about as running (see ExecExecutor.judged). */
     let judgedCwd: string | null = null;
@@ -216,7 +224,7 @@ export class ApprovalGate {
     /** For a piece of a chunked read a person approved (now, or at its first piece): the pattern they were asked about. */
     let streamApprovedAs = streamAskedAs ?? null;
     if (tier !== "allow") {
-      const asked = await this.askFirst(number, action, request, tier, context);
+      const asked = await this.askFirst(number, action, request, tier, context, declined);
       if (!("judgedCwd" in asked)) return asked;
       judgedCwd = asked.judgedCwd;
       streamApprovedAs = asked.pattern;
@@ -349,8 +357,18 @@ export class ApprovalGate {
     return this.refusedWithoutRunning(number, decision, context.hostSecrets);
   }
 
-  /** Asks a person about each extension of the allowlists the action needs; returns its tier after their answers. */
-  private async extendFirst(number: number, action: Action, request: ActionRequest, tier: Tier, context: EvaluationContext): Promise<Tier> {
+  /**
+   * Asks a person about each extension of the allowlists the action needs; returns its tier after their answers.
+   * Those not granted are added to `declined`.
+   */
+  private async extendFirst(
+    number: number,
+    action: Action,
+    request: ActionRequest,
+    tier: Tier,
+    context: EvaluationContext,
+    declined: DeclinedExtension[],
+  ): Promise<Tier> {
     const { policy } = this.options.oversight;
     for (const extension of this.extensionsFor(action)) {
       const extensionTier = policy.beyondTierOf(extension.request);
@@ -363,6 +381,7 @@ export class ApprovalGate {
         tier = policy.tierOf(request, { extendedBy: this.extensionsOf(action) });
       }
       // A "no" leaves the allowlists as they are: the executor refuses with its usual message.
+      else declined.push({ pattern: extension.request.pattern, tier: extensionTier, answer });
     }
     return tier;
   }
@@ -377,12 +396,15 @@ export class ApprovalGate {
     request: ActionRequest,
     tier: Exclude<Tier, "allow">,
     context: EvaluationContext,
+    declined: readonly DeclinedExtension[],
   ): Promise<Refusal | { judgedCwd: string | null; pattern: string }> {
     // A person is asked only about what the allowlists and the scope would let happen:
     // anything else is refused now, as the monitor would, without a question.
     // A request refused here was never sent, a command never started (see RequestProgress, CommandProgress).
     const unsent = unrunProgress(action);
-    const refusal = this.precheck(action, context);
+    const prechecked = this.precheck(action, context);
+    // The allowlists' advice (a flag to change) and, where a beyondAllowlist rule would let a person extend them, how.
+    const refusal = prechecked === null || !isPolicyRefusal(prechecked) ? prechecked : refused("SecurityError", prechecked.error.message + declinedAdvice(declined));
     if (refusal !== null) return this.deniedBeforeRunning(number, refusal, "allowlists (before asking)", context, unsent);
     // Where an asked-about command runs is part of what the person reads (see execCwdOf), and,
     // when it is not tacit's own working directory, of its pattern: resolved once for both.
@@ -874,6 +896,26 @@ function indirectReason(indirect: IndirectRule | null, request: ActionRequest, a
     );
   }
   return "";
+}
+
+/**
+ * What the allowlists' refusal adds about extensions of them a beyondAllowlist rule made askable
+ * and nobody granted: how to grant them. Told only to grant "fs.open X", a person pre-approved an
+ * open the allowlists refuse whatever is remembered.
+ */
+function declinedAdvice(declined: readonly DeclinedExtension[]): string {
+  return declined
+    .map(({ pattern, tier, answer }) => {
+      const asked = ` A beyondAllowlist rule lets a person extend the allowlists to it (\`${printable(pattern)}\`, ${tier})`;
+      const why = answer.unavailable ?? answer.askFailed ?? answer.malformed;
+      if (why === undefined) return `${asked}, and a person was asked (${answer.via}) and did not approve it.`;
+      const how =
+        tier === "approve-once"
+          ? `Pre-approve it with \`tacit approvals grant ${shellQuoted(pattern)}\` in this directory (remembered 30 days), answer yes once when tacit can ask (a terminal, or an MCP client with elicitation), or run with --yes.`
+          : "It is asked every time (always-ask): run tacit where it can ask (a terminal, or an MCP client with elicitation), or with --yes.";
+      return `${asked}, and no one could answer: ${why}. ${how}`;
+    })
+    .join("");
 }
 
 function refusalMessage(rawPattern: string, tier: Exclude<Tier, "allow">, answer: Answer): string {

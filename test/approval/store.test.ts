@@ -152,7 +152,7 @@ describe.concurrent("grant and revoke", () => {
     // "exe git push" was remembered as granted and never matched: the unattended run it was for was refused.
     const { w, pattern } = deleting();
     for (const [bad, why] of [
-      ["exe git push", 'it does not begin with a kind of action tacit asks about (fs.read, fs.stat, fs.write, fs.delete, fs.mkdir, fs.readClassified, fs.writeClassified, fs.open, exec, net, chat, extend exec, extend net); did you mean "exec"? Copy it exactly'],
+      ["exe git push", 'it does not begin with a kind of action tacit asks about (fs.read, fs.stat, fs.write, fs.delete, fs.mkdir, fs.readClassified, fs.writeClassified, fs.open, exec, net, chat, extend exec, extend net, extend fs.open); did you mean "exec"? Copy it exactly'],
       ["fs.wrte /etc/x", 'did you mean "fs.write"?'],
       ["exec", 'it names no command after "exec".'],
       ["net", 'it names no request after "net".'],
