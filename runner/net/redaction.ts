@@ -558,6 +558,17 @@ class EdgeTable {
  * body for each, a million nodes to build for every answer, most of a redaction's time.
  */
 const AUTOMATON_FORM_CHARS = 256;
+/**
+ * The most characters of long forms put together in an automaton of their own (see
+ * FormMatcher.longFinds), the shortest first: a request's secret headers (64 KiB at most) make
+ * about 2 Mi characters of forms at most, a long classified body's forms many times its length.
+ */
+const LONG_AUTOMATON_CHARS = 4 * 1024 * 1024;
+/**
+ * What a character of a long form costs to put in an automaton, against what a character of a
+ * text costs a pass of one long form over it (LongForm.scan): about 1 µs against 10 ns here.
+ */
+const LONG_BUILD_COST = 100;
 
 /**
  * One long form, found by a pass of its own over the text (Knuth-Morris-Pratt): linear in the
@@ -612,7 +623,12 @@ const ROOT_TABLE_UNITS = 0x100;
 export class FormMatcher {
   /** The long forms, each once: whole if any of its adds was. */
   private readonly longForms = new Map<string, boolean>();
-  private long: LongForm[] = [];
+  /** The long forms, shortest first, each with its pass (see LongForm). */
+  private long: Array<{ form: string; whole: boolean; pass: LongForm }> = [];
+  /** Their characters, all together. */
+  private longChars = 0;
+  /** The long forms' own automaton and those left out of it, made on first need (see longFinds). */
+  private longAutomaton: { matcher: FormMatcher; rest: LongForm[] } | undefined;
 
   constructor(private readonly longFrom = AUTOMATON_FORM_CHARS) {}
 
@@ -671,7 +687,8 @@ export class FormMatcher {
 
   /** Fail links, breadth first (nodes by depth), and the longest whole form at each node. */
   build(): void {
-    this.long = [...this.longForms].map(([form, whole]) => new LongForm(form, whole));
+    this.long = [...this.longForms].sort(([a], [b]) => a.length - b.length).map(([form, whole]) => ({ form, whole, pass: new LongForm(form, whole) }));
+    this.longChars = this.long.reduce((total, { form }) => total + form.length, 0);
     const count = this.depth.length;
     this.fail = new Int32Array(count);
     // Nodes by depth (a counting sort): a node's fail link is decided after its parent's.
@@ -728,8 +745,40 @@ export class FormMatcher {
     if (this.long.length === 0) return ranges;
     // The long forms' finds, merged with the automaton's: in order of start, overlapping or touching ones joined.
     const all = [...ranges];
-    for (const long of this.long) long.scan(text, all, cut);
+    this.longFinds(text, all, cut);
     return joined(all);
+  }
+
+  /**
+   * Adds the long forms' finds in `text` to `found`: a pass for each (LongForm), or, where those
+   * passes together would cost more than putting the forms in an automaton of their own, that
+   * automaton (made once, kept), and a pass for each form it leaves out (past LONG_AUTOMATON_CHARS).
+   * A pass for each alone cost their number times the text: a script's 250 secret headers of 260
+   * characters made some 4,700 long forms, and a 4 MiB answer held the host's main thread for minutes.
+   */
+  private longFinds(text: string, found: Array<[number, number]>, cut: boolean): void {
+    if (this.longAutomaton === undefined && this.long.length * text.length <= LONG_BUILD_COST * Math.min(this.longChars, LONG_AUTOMATON_CHARS)) {
+      for (const { pass } of this.long) pass.scan(text, found, cut);
+      return;
+    }
+    if (this.longAutomaton === undefined) {
+      const matcher = new FormMatcher(Number.POSITIVE_INFINITY);
+      const rest: LongForm[] = [];
+      let held = 0;
+      for (const { form, whole, pass } of this.long) {
+        if (held + form.length > LONG_AUTOMATON_CHARS) {
+          rest.push(pass);
+          continue;
+        }
+        matcher.add(form, whole);
+        held += form.length;
+      }
+      matcher.build();
+      this.longAutomaton = { matcher, rest };
+    }
+    const { matcher, rest } = this.longAutomaton;
+    for (const range of matcher.ranges(text, cut)) found.push(range);
+    for (const pass of rest) pass.scan(text, found, cut);
   }
 }
 

@@ -80,6 +80,29 @@ describe("FormMatcher", () => {
     }
   });
 
+  it("finds what the plain search finds with many long forms in a long text (their own automaton, not a pass for each)", () => {
+    const next = random(20261207);
+    const word = (alphabet: string, min: number, max: number): string => {
+      const length = min + Math.floor(next() * (max - min + 1));
+      let out = "";
+      for (let i = 0; i < length; i++) out += alphabet[Math.floor(next() * alphabet.length)];
+      return out;
+    };
+    for (let round = 0; round < 300; round++) {
+      const alphabet = ["ab", "abc", "ab\ud83d\ude00", "aé\u0000"][round % 4]!;
+      const forms: Form[] = [];
+      const count = 4 + Math.floor(next() * 8);
+      for (let i = 0; i < count; i++) forms.push({ form: word(alphabet, 4, 12), whole: next() < 0.8 });
+      // Long enough that passes for each long form would cost more than their automaton (see FormMatcher.longFinds).
+      let text = "";
+      while (text.length < 3000) text += next() < 0.5 ? forms[Math.floor(next() * forms.length)]!.form.slice(Math.floor(next() * 3)) : word(alphabet, 0, 6);
+      for (const ending of ["", forms[0]!.form.slice(0, -1)]) {
+        const whole = text + ending;
+        expect(matcherOf(forms, 3).ranges(whole), JSON.stringify({ forms, round })).toEqual(expectedRanges(forms, whole));
+      }
+    }
+  });
+
   it("finds long forms in periodic texts, and the text's end partway into one", () => {
     const forms: Form[] = [
       { form: "ab".repeat(300), whole: true },
