@@ -252,6 +252,9 @@ export class ApprovalGate {
       if (judged !== null) context.files.judged(judged.scope, judged.path, null);
       if (judgedCwd !== null) context.commands.judged(null);
     }
+    // Opening an exec or a net scope is asked about only as its extensions: its refusal (by the allowlists, after a
+    // no or with nobody to ask) never passed askFirst, and named the flag alone, not the extension nor how to grant it.
+    decision = withDeclinedAdvice(decision, declined);
     // The log could not take the decision, so the effect did not happen: the action fails as a log that cannot be
     // written fails any (an executor may have made the error one of its own, which the script would have been told).
     if (effect?.failure !== undefined) throw effect.failure.error;
@@ -403,8 +406,7 @@ export class ApprovalGate {
     // A request refused here was never sent, a command never started (see RequestProgress, CommandProgress).
     const unsent = unrunProgress(action);
     const prechecked = this.precheck(action, context);
-    // The allowlists' advice (a flag to change) and, where a beyondAllowlist rule would let a person extend them, how.
-    const refusal = prechecked === null || !isPolicyRefusal(prechecked) ? prechecked : refused("SecurityError", prechecked.error.message + declinedAdvice(declined));
+    const refusal = prechecked === null ? null : withDeclinedAdvice(prechecked, declined);
     if (refusal !== null) return this.deniedBeforeRunning(number, refusal, "allowlists (before asking)", context, unsent);
     // Where an asked-about command runs is part of what the person reads (see execCwdOf), and,
     // when it is not tacit's own working directory, of its pattern: resolved once for both.
@@ -899,14 +901,23 @@ function indirectReason(indirect: IndirectRule | null, request: ActionRequest, a
 }
 
 /**
- * What the allowlists' refusal adds about extensions of them a beyondAllowlist rule made askable
- * and nobody granted: how to grant them. Told only to grant "fs.open X", a person pre-approved an
- * open the allowlists refuse whatever is remembered.
+ * The allowlists' refusal (it names a flag to change) with, for each extension of them a beyondAllowlist
+ * rule made askable and nobody granted, how to grant it; any other decision as it is. Told only to grant
+ * "fs.open X", a person pre-approved an open the allowlists refuse whatever is remembered; told only the
+ * flag, one refused "extend exec X" or "extend net H" did not learn it could be pre-approved.
  */
+function withDeclinedAdvice<D extends Decision>(decision: D, declined: readonly DeclinedExtension[]): D | Refusal {
+  if (declined.length === 0 || !isPolicyRefusal(decision)) return decision;
+  // The commands' and hosts' refusals end without a full stop, unlike a root's: the advice is a sentence of its own.
+  const { message } = decision.error;
+  return { ...decision, error: { ...decision.error, message: (/[.!?]$/.test(message) ? message : `${message}.`) + declinedAdvice(declined) } };
+}
+
+/** What withDeclinedAdvice adds: each extension by its pattern (a scope may name several commands or hosts), its tier, why nobody granted it, and how to. */
 function declinedAdvice(declined: readonly DeclinedExtension[]): string {
   return declined
     .map(({ pattern, tier, answer }) => {
-      const asked = ` A beyondAllowlist rule lets a person extend the allowlists to it (\`${printable(pattern)}\`, ${tier})`;
+      const asked = ` A beyondAllowlist rule lets a person extend the allowlists (\`${printable(pattern)}\`, ${tier})`;
       const why = answer.unavailable ?? answer.askFailed ?? answer.malformed;
       if (why === undefined) return `${asked}, and a person was asked (${answer.via}) and did not approve it.`;
       const how =
