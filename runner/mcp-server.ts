@@ -11,6 +11,7 @@ import { ErrorCode, type JSONRPCMessage, type ServerNotification, type ServerReq
 import { z } from "zod";
 import type { RunnerConfig } from "./config.js";
 import { AuditLogFailedAfterRun, auditLogFailedText, evaluate, type EvaluationResult, EXIT_CODES, noPendingClassifiedWork } from "./evaluate.js";
+import { watchMemoryOffThread } from "./memory-backstop.js";
 import { interfacePath } from "./paths.js";
 import type { SandboxProcess } from "./sandbox-process.js";
 import type { TypeChecker } from "./checks.js";
@@ -327,6 +328,9 @@ function serverLog(server: McpServer, quiet: boolean) {
 export type ServeEnd = "stdin ended" | "transport closed" | "stdout closed" | "told to stop";
 
 export async function serve({ config, version, stop }: ServeOptions): Promise<ServeEnd> {
+  // Many calls share this thread, and one can keep it busy for seconds (a large script's
+  // validation): each sandbox's memory limit is held by a thread of its own too.
+  watchMemoryOffThread();
   const server = new McpServer({ name: "tacit", version }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
   // The server's first request to the client is a ping, so that no question is ever request 0:
   // the SDK's client drops a cancellation of request id 0 (its check is "if (!requestId)"), and

@@ -59,26 +59,10 @@ export class NamespacedProgram {
   processDirs(): string[] | null {
     const pid = this.pid();
     if (pid === null) return null;
-    const own = `/proc/${pid}`;
-    if (!this.forksInit) return [own];
-    const namespaceProc = `${own}/root/proc`;
-    // Until the namespace's first process has mounted a /proc of its own (unshare --mount-proc,
-    // as it starts), the /proc under its root is the host's, which lists every process of the
-    // machine: a watchdog's look then took 113 of them for processes native code had started,
-    // and ended a pure evaluator as it started. The program's alone until then.
-    if (!this.ownProcMounted) {
-      if (!isAnotherProc(namespaceProc)) return [own];
-      this.ownProcMounted = true;
-    }
-    let names: string[];
-    try {
-      names = readdirSync(namespaceProc);
-    } catch {
-      return [own];
-    }
-    // The program is the namespace's pid 1; the others by their pid there.
-    const others = names.filter((name) => /^\d+$/.test(name) && name !== "1").map((name) => `${namespaceProc}/${name}`);
-    return [own, ...others];
+    if (!this.forksInit) return [`/proc/${pid}`];
+    const found = namespaceProcessDirs(pid, this.ownProcMounted);
+    this.ownProcMounted = found.ownProcMounted;
+    return found.dirs;
   }
 
   /**
@@ -109,8 +93,33 @@ export class NamespacedProgram {
   }
 }
 
+/**
+ * What NamespacedProgram.processDirs lists for `pid`, a PID namespace's first process: its /proc
+ * directory, then those of the others in its namespace once the namespace's own /proc is mounted
+ * (`ownProcMounted`: seen mounted before; returned as it is now). Apart from the class so that
+ * tacit serve's off-thread memory watch (memory-backstop-worker.ts) counts the same processes.
+ */
+export function namespaceProcessDirs(pid: number, ownProcMounted: boolean): { dirs: string[]; ownProcMounted: boolean } {
+  const own = `/proc/${pid}`;
+  const namespaceProc = `${own}/root/proc`;
+  // Until the namespace's first process has mounted a /proc of its own (unshare --mount-proc,
+  // as it starts), the /proc under its root is the host's, which lists every process of the
+  // machine: a watchdog's look then took 113 of them for processes native code had started,
+  // and ended a pure evaluator as it started. The program's alone until then.
+  if (!ownProcMounted && !isAnotherProc(namespaceProc)) return { dirs: [own], ownProcMounted: false };
+  let names: string[];
+  try {
+    names = readdirSync(namespaceProc);
+  } catch {
+    return { dirs: [own], ownProcMounted: true };
+  }
+  // The program is the namespace's pid 1; the others by their pid there.
+  const others = names.filter((name) => /^\d+$/.test(name) && name !== "1").map((name) => `${namespaceProc}/${name}`);
+  return { dirs: [own, ...others], ownProcMounted: true };
+}
+
 /** The only child of `pid` (its first thread's, which unshare's single thread is), or null. */
-function onlyChildOf(pid: number): number | null {
+export function onlyChildOf(pid: number): number | null {
   let listed: string;
   try {
     listed = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8");

@@ -9,6 +9,7 @@ import { executable } from "./exec/program-path.js";
 import type { Readable } from "node:stream";
 import { cleanUpAtExit } from "./exit-cleanup.js";
 import { RSS_ALLOWANCE_MB } from "./limits.js";
+import { MemoryBackstop } from "./memory-backstop.js";
 import { type ConfinedLaunch, confinedSandbox } from "./network-namespace.js";
 import { NamespacedProgram } from "./namespaced-program.js";
 import { diesWithTacit } from "./parent-death.js";
@@ -39,6 +40,10 @@ const SPAWNED_KILL_GRACE_MS = 1000;
 const MAX_NAMESPACE_PROCESSES = 16;
 /** /proc/PID/stat counts CPU time in clock ticks of 1/100 s (USER_HZ on Linux). */
 const MS_PER_CLOCK_TICK = 10;
+/** What tacit serve's off-thread watch (memory-backstop.ts) stores as it kills: which of the watches below it was. */
+const BACKSTOP_RUNNING = 1;
+const BACKSTOP_IDLE = 2;
+const BACKSTOP_IDLE_ASKED = 3;
 const STDERR_KEEP_CHARS = 16 * 1024;
 
 export interface SandboxOptions {
@@ -220,6 +225,12 @@ export class SandboxProcess {
   private readonly mainThread: MainThreadLook;
   /** Stopped by hold(true): a terminal's continue leaves it stopped (see stoppedWithTacit). */
   private held = false;
+  /**
+   * tacit serve: its memory watched off the main thread too, by the same limit (see
+   * memory-backstop.ts), so that the main thread being busy does not stretch it; null otherwise.
+   */
+  private readonly backstop: MemoryBackstop | null;
+  private readonly forksInit: boolean;
 
   constructor(options: SandboxOptions) {
     this.options = options;
@@ -240,6 +251,9 @@ export class SandboxProcess {
       detached: true,
     });
     this.program = new NamespacedProgram(this.child, forksInit);
+    this.forksInit = forksInit;
+    // Its kill, as the main thread learns of it: said as the main thread's watchdog says it.
+    this.backstop = MemoryBackstop.forSandbox(() => this.takeBackstopKill());
     this.mainThread = new MainThreadLook(() => this.program.pid());
     this.input.attach(this.child, (detail) => this.kill("protocol", detail));
     alive.add(this);
@@ -262,6 +276,9 @@ export class SandboxProcess {
 
     this.ended = new Promise((resolve) => {
       const finish = (end: SandboxEnd): void => {
+        // Killed off the main thread before this was seen: the same reason as the main thread's kill (recorded before the signal).
+        const backstopKill = this.backstop?.ended() ?? null;
+        if (backstopKill !== null) this.killedFor ??= this.backstopKill(backstopKill);
         this.gone = true;
         if (this.spawnedKill !== null) clearTimeout(this.spawnedKill);
         alive.delete(this);
@@ -433,7 +450,51 @@ export class SandboxProcess {
     if (on && !this.killedFor && !this.gone) {
       this.watchdog = setInterval(() => this.checkMemory(), WATCHDOG_INTERVAL_MS);
       this.watchdog.unref();
+      this.watchOffThread(WATCHDOG_INTERVAL_MS, BACKSTOP_RUNNING);
     }
+  }
+
+  /** The backstop's watch (tacit serve), by the limit the main thread's watchdog keeps; `code` says which watch it is. */
+  private watchOffThread(intervalMs: number, code: number): void {
+    const spawned = this.child.pid;
+    if (this.backstop === null || spawned === undefined || this.hasEnded) return;
+    this.backstop.watch(spawned, this.forksInit, this.rssLimitKb, intervalMs, code);
+  }
+
+  /** A kill the backstop made, once the main thread sees it (its message, or a look of the main thread's watchdog): said as that watchdog says it. */
+  private takeBackstopKill(): void {
+    const code = this.backstop?.killCode() ?? null;
+    if (code === null || this.gone || this.killedFor) return;
+    const { reason, detail } = this.backstopKill(code);
+    this.kill(reason, detail);
+  }
+
+  /** The reason for the backstop's kill `code`: the main thread's own for the same watch. */
+  private backstopKill(code: number): Extract<SandboxEnd, { kind: "killed" }> {
+    const [reason, detail] = code === BACKSTOP_RUNNING ? this.overMemory() : this.overMemoryIdle(code === BACKSTOP_IDLE_ASKED);
+    return { kind: "killed", reason, detail };
+  }
+
+  /** Why a program running in the sandbox that grew past its limit is killed. */
+  private overMemory(): [KillReason, string] {
+    // The pure evaluator runs map/flatMap functions, not the script: its note in the secure output said "the script".
+    const who = this.options.role === "pure" ? "the map or flatMap function (in the pure evaluator)" : "the script";
+    return ["memory", `${who} used more than ${Math.round(this.rssLimitKb / 1024)} MiB of memory (resident)`];
+  }
+
+  /** Why a sandbox that grew past its limit between snippets (or while a person was asked: `whileAsked`) is killed. */
+  private overMemoryIdle(whileAsked: boolean): [KillReason, string] {
+    const [reason, when] = this.idleReason(whileAsked);
+    return [whileAsked ? "memory" : reason, `it grew past ${Math.round(this.rssLimitKb / 1024)} MiB of memory (resident) ${when}`];
+  }
+
+  /** Why an idle sandbox that ran is killed, and when it ran. */
+  private idleReason(whileAsked: boolean): [KillReason, string] {
+    // Running while a person is asked breaks the protocol (the stub waits, blocked, for each
+    // reply), and with the clock stopped it is time the limit does not count.
+    return whileAsked
+      ? ["protocol", "while a person was asked about its request (the time limit stops then, since a sandbox waits, blocked, for each reply)"]
+      : ["lingered", "while it waited for the next snippet"];
   }
 
   /**
@@ -466,11 +527,14 @@ export class SandboxProcess {
       this.checkIdle(dirs, cpuAtStart, whileAsked);
     }, IDLE_WATCH_INTERVAL_MS);
     this.watchdog.unref();
+    // Its memory only: the rest of what is looked at here is the main thread's to judge.
+    this.watchOffThread(IDLE_WATCH_INTERVAL_MS, whileAsked ? BACKSTOP_IDLE_ASKED : BACKSTOP_IDLE);
   }
 
   private stopWatching(): void {
     if (this.watchdog !== null) clearInterval(this.watchdog);
     this.watchdog = null;
+    this.backstop?.unwatch();
   }
 
   /**
@@ -504,12 +568,9 @@ export class SandboxProcess {
   }
 
   private checkIdle(dirs: readonly string[] | null, cpuAtStart: number | null, whileAsked: boolean): void {
+    this.takeBackstopKill();
     if (this.killedFor) return;
-    // Running while a person is asked breaks the protocol (the stub waits, blocked, for each
-    // reply), and with the clock stopped it is time the limit does not count.
-    const [reason, when]: [KillReason, string] = whileAsked
-      ? ["protocol", "while a person was asked about its request (the time limit stops then, since a sandbox waits, blocked, for each reply)"]
-      : ["lingered", "while it waited for the next snippet"];
+    const [reason, when] = this.idleReason(whileAsked);
     // Deno may start no process: one beside it in its PID namespace is native code's, and, between
     // snippets (or stopped while a person is asked: the stop reaches Deno alone), it would run
     // untimed. Its CPU time is counted below too, but not one that ends unwaited for.
@@ -520,7 +581,7 @@ export class SandboxProcess {
     }
     const rssKb = this.rssKb(dirs);
     if (rssKb !== null && rssKb > this.rssLimitKb) {
-      this.kill(whileAsked ? "memory" : reason, `it grew past ${Math.round(this.rssLimitKb / 1024)} MiB of memory (resident) ${when}`);
+      this.kill(...this.overMemoryIdle(whileAsked));
       return;
     }
     // A session whose sandbox is found ended before its next snippet rebuilds it from its earlier snippets.
@@ -533,6 +594,7 @@ export class SandboxProcess {
 
   private checkMemory(): void {
     const limitKb = this.rssLimitKb;
+    this.takeBackstopKill();
     if (this.killedFor) return;
     const dirs = this.program.processDirs();
     // Each is read at every look: a namespace full of processes (a fork bomb's) would hold the host up.
@@ -542,9 +604,7 @@ export class SandboxProcess {
     }
     const rssKb = this.rssKb(dirs);
     if (rssKb !== null && rssKb > limitKb) {
-      // The pure evaluator runs map/flatMap functions, not the script: its note in the secure output said "the script".
-      const who = this.options.role === "pure" ? "the map or flatMap function (in the pure evaluator)" : "the script";
-      this.kill("memory", `${who} used more than ${Math.round(limitKb / 1024)} MiB of memory (resident)`);
+      this.kill(...this.overMemory());
       return;
     }
     if (rssKb !== null) this.stoppedForSessionsMemory(rssKb, true);
