@@ -1022,7 +1022,11 @@ function unmaskedEnd(text: string, ranges: ReadonlyArray<readonly [number, numbe
  * touching ones joined; null when the text cannot be searched for them (redact then masks it whole).
  */
 export function formRanges(text: string, secrets: readonly string[], cut: boolean): Array<[number, number]> | null {
-  const search = formSearchFor(secrets, text);
+  return searchRanges(formSearchFor(secrets, text), text, cut);
+}
+
+/** Where `search` finds its forms in `text` (see formRanges). */
+function searchRanges(search: FormSearch | null, text: string, cut: boolean): Array<[number, number]> | null {
   if (search === null) return null;
   if (search === NO_FORMS) return [];
   const { matcher, longest } = search;
@@ -1030,77 +1034,87 @@ export function formRanges(text: string, secrets: readonly string[], cut: boolea
   return cut ? joined([...ranges, ...endsBeforeEscapeBegun(matcher, text, longest)]) : ranges;
 }
 
+/**
+ * formRanges with a search made for `text`'s own length (its room), never one kept: what a search
+ * kept for the secrets must find. Exported for the differential test.
+ */
+export function formRangesOwnRoom(text: string, secrets: readonly string[], cut: boolean): Array<[number, number]> | null {
+  return searchRanges(madeSearch(secrets, text, text.length), text, cut);
+}
+
 /** The forms' automaton and the longest form it holds; NO_FORMS where no form is long enough to be masked. */
 type FormSearch = { matcher: FormMatcher; longest: number } | typeof NO_FORMS;
 const NO_FORMS = "none";
 
-/** The searches made for an array of secrets (its strings as they were then), by the room a text gives its forms (see roomKey). */
+/** The searches made for an array of secrets (its strings as they were then), by the room a text gives its forms. */
 interface MadeSearches {
   secrets: readonly string[];
   byRoom: Map<number, FormSearch>;
-  /** The room past which every form is whole, and none depends on the text's length; known once a search for that room is made. */
-  fullRoom: number | undefined;
+  /** The longest value whose forms are looked for (see valueRoomOf): from it on, a text's length changes no form. */
+  valueRoom: number;
 }
 
 /**
  * Searches made for each array of secrets, kept while the array lives (a HostSecrets's, for the whole
- * evaluation). Made for each text, the automaton cost a short text most of its masking: about
+ * evaluation or request). Made for each text, the automaton cost a short text most of its masking: about
  * 0.85 ms for one key, at every error message, Location and header value tacit quotes.
  */
 const madeSearches = new WeakMap<readonly string[], MadeSearches>();
-/** Rooms kept per array: each text shorter than a form has one of its own. */
+/** Rooms kept per array: each text shorter than a value has one of its own. */
 const ROOMS_KEPT = 64;
 
 /**
  * The search for the forms of `secrets` a text of `text`'s length may hold; null when the text
  * cannot be searched for them. Its forms depend on the text only by its length (the room it gives
- * them: see echoedForms), but for a secret longer than WORD_SCAN_CHARS, whose later words are
- * looked for in the text itself: that search is made afresh for each text.
+ * them: see echoedForms), and on that only while the text is shorter than a value (whose forms
+ * are then those of its start). From there on the forms are the same strings whatever the length:
+ * only those longer than the text are marked not whole, and the text cannot hold them whole (their
+ * starts, at a cut end, are the same). So one search, made with room for everything, serves every
+ * such text: one made for each length (they were kept by the text's length up to the longest
+ * form) cost what the forms do whatever the text, about 1.5-2 s for a 100-byte answer with 800
+ * secret headers of 80 characters, and again for each hop of a redirect chain whose URLs differ
+ * in length. For a secret longer than WORD_SCAN_CHARS, whose later words are looked for in the
+ * text itself, the search is made afresh for each text.
  */
 function formSearchFor(secrets: readonly string[], text: string): FormSearch | null {
-  if (secrets.some((secret) => secret.length > WORD_SCAN_CHARS)) return madeSearch(secrets, text);
+  if (secrets.some((secret) => secret.length > WORD_SCAN_CHARS)) return madeSearch(secrets, text, text.length);
   let made = madeSearches.get(secrets);
   // The same array changed since (none is, but a stale search would leave a secret unmasked): made anew.
   if (made === undefined || made.secrets.length !== secrets.length || made.secrets.some((secret, i) => secret !== secrets[i])) {
-    made = { secrets: [...secrets], byRoom: new Map(), fullRoom: undefined };
+    made = { secrets: [...secrets], byRoom: new Map(), valueRoom: valueRoomOf(secrets) };
     madeSearches.set(secrets, made);
   }
-  const room = made.fullRoom !== undefined && text.length >= made.fullRoom ? made.fullRoom : text.length;
+  const room = text.length >= made.valueRoom ? Number.POSITIVE_INFINITY : text.length;
   let search = made.byRoom.get(room);
   if (search === undefined) {
-    search = madeSearch(secrets, text) ?? NO_FORMS;
+    search = madeSearch(secrets, text, room) ?? NO_FORMS;
+    // The full room's search is the one most texts use: kept when the others are let go.
+    const full = made.byRoom.get(Number.POSITIVE_INFINITY);
     if (made.byRoom.size >= ROOMS_KEPT) made.byRoom.clear();
+    if (full !== undefined) made.byRoom.set(Number.POSITIVE_INFINITY, full);
     made.byRoom.set(room, search);
-    if (made.fullRoom === undefined) {
-      const full = fullRoomOf(secrets);
-      made.fullRoom = full;
-      if (text.length >= full) {
-        made.byRoom.delete(room);
-        made.byRoom.set(full, search);
-      }
-    }
   }
   return search;
 }
 
-/** The text length from which every form of `secrets` is whole and none is cut (see echoedForms): its longest value or form. */
-function fullRoomOf(secrets: readonly string[]): number {
+/**
+ * The length of the longest value of `secrets` whose forms are looked for (see echoedForms: the
+ * values cut to a text's room are these), or 0 for none. No secret here is long enough for its
+ * later words to be looked for in a text.
+ */
+function valueRoomOf(secrets: readonly string[]): number {
   let longest = 0;
-  for (const secret of secrets) {
-    // Unbounded room: every value whole (no secret here is long enough for its later words to be looked for in a text).
-    for (const { form } of echoedForms(secret, "", Number.POSITIVE_INFINITY) ?? []) longest = Math.max(longest, form.length);
-    for (const value of [...valuesOf(secret, secret), ...hexValuesOf(secret)]) longest = Math.max(longest, value.length);
-  }
+  for (const secret of secrets) for (const value of [...valuesOf(secret, secret), ...hexValuesOf(secret)]) longest = Math.max(longest, value.length);
   return longest;
 }
 
-/** A search for the forms of `secrets` in `text`, made for it; null when the text cannot be searched for them. */
-function madeSearch(secrets: readonly string[], text: string): FormSearch | null {
+/** A search for the forms of `secrets` a text of `room` characters may hold (`text` itself is searched for later words); null when the text cannot be searched for them. */
+function madeSearch(secrets: readonly string[], text: string, room: number): FormSearch | null {
   const matcher = new FormMatcher();
   let any = false;
   let longest = 0;
   for (const secret of secrets) {
-    const forms = echoedForms(secret, text);
+    const forms = echoedForms(secret, text, room);
     if (forms === null) return null;
     for (const { form, whole } of forms) {
       if (form.length < MIN_REDACTED_LENGTH) continue;

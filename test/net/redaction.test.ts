@@ -5,8 +5,9 @@
 // with forms in the automaton and searched for on their own (the long ones); periodic forms and
 // texts; and a long body's forms, as a classified body gives them.
 
+import { domainToASCII } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CUT_END_CHARS, FormMatcher, formRanges, laterWordsIn, MIN_REDACTED_LENGTH, redact } from "../../runner/net/redaction.js";
+import { CUT_END_CHARS, FormMatcher, formRanges, formRangesOwnRoom, laterWordsIn, MIN_REDACTED_LENGTH, redact } from "../../runner/net/redaction.js";
 
 type Form = { form: string; whole: boolean };
 
@@ -256,6 +257,106 @@ describe("the forms' search kept for an array of secrets", () => {
     expect(formRanges(text, changing, false)).toEqual([]);
     changing.push("added-secret-777/x");
     expect(formRanges(text, changing, false)).toEqual([[2, 2 + encodeURIComponent("added-secret-777/x").length]]);
+  });
+});
+
+describe("one search for every text as long as each value, the search for the text's own length for a shorter one", () => {
+  // formRanges makes one search for an array of secrets for every text at least as long as its
+  // longest value (the forms longer than such a text are all that a search for its own length
+  // marks otherwise, and it cannot hold them whole): it must find what a search made for the
+  // text's own length finds, whole forms and a cut end partway into one, at each length around
+  // the values' and the forms' (hex with colons is three times a value), escaped or not.
+  it("finds what a search made for the text's length finds, cut or not, at every length", () => {
+    const next = random(77);
+    const secrets = ["sk-live-Zq/+=Wx 9a", "pässwörd-canary-ÄÖ/x", "Bearer tok.en;a=b\\c", "ab\u00e9cdef-long-word-here-777", "短いパスワードcanary-1"];
+    const pieces = secrets.flatMap((secret) => {
+      const bytes = Buffer.from(secret, "utf8");
+      return [
+        secret,
+        secret.toLowerCase(),
+        encodeURIComponent(secret),
+        JSON.stringify(secret).slice(1, -1),
+        bytes.toString("base64"),
+        bytes.toString("hex"),
+        [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join(":"),
+        Buffer.from(secret, "latin1").toString("utf8"),
+        secret.replaceAll("/", "&#x2F;"),
+        secret.slice(0, 5),
+        secret.slice(3),
+      ];
+    });
+    const filler = ["x", " ", "&", "%2", "\\u00", "\n", "é", "sk-", "p", "=", "0a:"];
+    const longestValue = Math.max(...secrets.map((secret) => secret.length));
+    let found = 0;
+    let compared = 0;
+    for (let i = 0; i < 400; i++) {
+      // Lengths from a few characters to past the longest form, most of them around the longest value.
+      const length = i % 4 === 0 ? Math.floor(next() * 200) : longestValue - 6 + Math.floor(next() * 14);
+      let text = "";
+      while (text.length < length + 40) text += next() < 0.35 ? pieces[Math.floor(next() * pieces.length)]! : filler[Math.floor(next() * filler.length)]!;
+      // Cut anywhere: partway into a form, or into an escape, at the end.
+      text = text.slice(Math.floor(next() * 20), Math.floor(next() * 20) + length);
+      for (const cut of [false, true]) {
+        const kept = formRanges(text, secrets, cut);
+        expect(kept, `${JSON.stringify(text)} cut=${cut}`).toEqual(formRangesOwnRoom(text, secrets, cut));
+        found += kept?.length ?? 0;
+        compared++;
+      }
+    }
+    expect(compared).toBe(800);
+    // The texts hold forms: the comparison is not of nothing with nothing.
+    expect(found).toBeGreaterThan(300);
+  });
+
+  it("finds what a search made for the text's length finds in texts that are a form, or its start, of a value longer than them", () => {
+    // Forms that are not the start of a longer value's form (base64 and the host's ASCII form of a
+    // value cut short end otherwise) and forms shorter than their value (its ASCII letters, its
+    // latin-1 bytes read as UTF-8): where a search for every length and one for the text's differ.
+    const secrets = ["pässwörd-canary-ÄÖ/x", "sk-live-Zq/+=Wx 9a-more", "Ã¤Ã¶-latin1-as-utf8-x", "短いパスワードcanary-1"];
+    const pieces = secrets.flatMap((secret) => [
+      secret,
+      Buffer.from(secret, "utf8").toString("base64"),
+      domainToASCII(secret),
+      secret.toLowerCase().replace(/[^\x00-\x7f]/g, ""),
+      Buffer.from(secret, "latin1").toString("utf8"),
+      encodeURIComponent(secret),
+      ...[8, 12, 15].map((length) => Buffer.from(secret.slice(0, length), "utf8").toString("base64")),
+      ...[8, 12, 15].map((length) => domainToASCII(secret.slice(0, length))),
+    ]);
+    let found = 0;
+    for (const piece of new Set(pieces)) {
+      for (let length = MIN_REDACTED_LENGTH; length <= piece.length; length++) {
+        for (const text of [piece.slice(0, length), `ab ${piece.slice(0, length)}`]) {
+          for (const cut of [false, true]) {
+            const kept = formRanges(text, secrets, cut);
+            expect(kept, `${JSON.stringify(text)} cut=${cut}`).toEqual(formRangesOwnRoom(text, secrets, cut));
+            found += kept?.length ?? 0;
+          }
+        }
+      }
+    }
+    expect(found).toBeGreaterThan(300);
+  });
+
+  it("the same with a value whose forms are long (each searched for on its own), in texts shorter and longer than them", () => {
+    const next = random(78);
+    const long = "Lk/+=9".repeat(45); // 270 characters: forms past 256, found by passes of their own.
+    const secrets = [long, "short-secret-77/x"];
+    const pieces = [long, encodeURIComponent(long), Buffer.from(long).toString("base64"), Buffer.from(long).toString("hex"), long.slice(0, 100), "short-secret-77/x"];
+    const filler = ["x", " ", "%2", "Lk/", "=9"];
+    let found = 0;
+    for (let i = 0; i < 60; i++) {
+      const length = 200 + Math.floor(next() * 900);
+      let text = "";
+      while (text.length < length + 40) text += next() < 0.3 ? pieces[Math.floor(next() * pieces.length)]! : filler[Math.floor(next() * filler.length)]!;
+      text = text.slice(Math.floor(next() * 20), Math.floor(next() * 20) + length);
+      for (const cut of [false, true]) {
+        const kept = formRanges(text, secrets, cut);
+        expect(kept, `${JSON.stringify(text)} cut=${cut}`).toEqual(formRangesOwnRoom(text, secrets, cut));
+        found += kept?.length ?? 0;
+      }
+    }
+    expect(found).toBeGreaterThan(40);
   });
 });
 
