@@ -154,6 +154,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       "tcpclient", "tcpsvd", "udpsvd", "cttyhack", "inotifyd", "s6", "execlineb", "chronic", "ifne", "lckdo", "mispipe", "pee",
       "zrun", "rlwrap", "tini", "dumb-init", "gosu", "cgexec", "trickle", "torsocks", "proxychains", "tsocks", "ccache", "distcc",
       "sccache", "hyperfine", "watchexec", "eatmydata", "qemu", "dbus-launch", "xinit", "startx", "bpftrace", "uftrace", "reformime",
+      // An eleventh review: fstab-decode runs the command its arguments name (`fstab-decode /bin/sh
+      // -c CMD`), and glibc's mtrace gives its first argument to a shell (`mtrace '/bin/true;CMD;#' LOG`).
+      "fstab-decode", "mtrace",
     ],
   },
   {
@@ -185,6 +188,11 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // runs node with its arguments, which --strict ran by its name from a PATH directory
       // outside the roots (shim -e CODE); `virtualenv --clear DIR` emptied a directory there.
       "virtualenv", "nodeenv",
+      // An eleventh review: pyvenv, the venv maker of Python 3.3 to 3.7 (a pyenv shim runs it where a
+      // .python-version the script writes selects such a Python), whose --clear emptied a directory
+      // outside the roots; and numpy's f2py, which evaluates the .f2py_f2cmap of its working
+      // directory as Python (it ran a command from one the script wrote) and runs compilers.
+      "pyvenv", "f2py",
       // A ninth review: ICU's pkgdata runs the command lines of the options file its -O names
       // (`pkgdata -O FLAGS -m files -I DIR LIST` ran its INSTALL_CMD through sh), a file the script writes.
       "pkgdata",
@@ -546,10 +554,10 @@ const RUN_BY_OPTION: ReadonlySet<string> = new Set(["tar", "rsync", "scp", "sftp
 
 /**
  * Runners that give their whole command line to a shell (`watch CMD`, `sg GROUP CMD`, `su -c`,
- * `runuser -c`, `firejail CMD`, `entr -s`, fzf's --preview and execute()): their words are code
+ * `runuser -c`, `firejail CMD`, `entr -s`, fzf's --preview and execute(), mtrace's first word): their words are code
  * text like a shell's (`watch "g''it push"`).
  */
-const RUNS_SHELL_TEXT: ReadonlySet<string> = new Set(["watch", "sg", "su", "runuser", "firejail", "entr", "fzf", "scriptlive"]);
+const RUNS_SHELL_TEXT: ReadonlySet<string> = new Set(["watch", "sg", "su", "runuser", "firejail", "entr", "fzf", "scriptlive", "mtrace"]);
 
 /**
  * Options whose value a runner gives to a shell (split --filter, flock -c, tar --to-command and
