@@ -58,6 +58,7 @@
 // agents' hook settings); pre-existing mounts below an allowed root become read-only.
 
 import { spawnSync } from "node:child_process";
+import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { accessSync, type BigIntStats, constants, type Dirent, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
@@ -640,6 +641,14 @@ export class CommandConfinement {
     try {
       planned = this.masks(command, program, frozen);
     } catch (error) {
+      if (error instanceof NotUtf8Name) {
+        throw refusal(
+          command,
+          `the allowed roots hold a name that is not UTF-8 (${printable(error.shown())} in ${printable(error.directory)}), which tacit ` +
+            "cannot name, so it cannot find or cover the classified files in or under it",
+          "rename it to a UTF-8 name (convmv, or mv with the shell's $'\\xNN' quoting), or keep that directory out of the allowed roots",
+        );
+      }
       if (!(error instanceof TooDeepToList)) throw error;
       throw refusal(
         command,
@@ -1157,6 +1166,14 @@ export class CommandConfinement {
     if (kept && sameStamp(stamp, kept)) return kept;
     const listing = emptyListing(stamp);
     const found = listedEntries(dir);
+    // A name that is not UTF-8 is read back with U+FFFD in its place: a path that leads elsewhere
+    // (to nothing, or to a directory made with that name), so what the real one holds went uncovered.
+    // A confined `sh` renamed a directory holding a .env to "\xff" beside an empty "\uFFFD", and the
+    // next one read the .env. Such a name cannot be given to mount either: the command is refused.
+    if (found?.some((entry) => entry.name.includes("\uFFFD"))) {
+      const name = notUtf8Name(dir);
+      if (name !== null) throw new NotUtf8Name(dir, name);
+    }
     listing.unlistable = found === null;
     const names = new Set((found ?? []).map((entry) => entry.name.toLowerCase()));
     const repository = isRepository(dir, names);
@@ -1378,6 +1395,30 @@ function runtimeDirectories(): string[] {
 
 /** The longest path the system takes, in bytes, its terminating NUL included (Linux's PATH_MAX). */
 const PATH_MAX_BYTES = 4096;
+
+/** The first name in `dir` that is not UTF-8, or null (none, or `dir` gone: the setup's check of the walk sees that). */
+function notUtf8Name(dir: string): Buffer | null {
+  try {
+    return readdirSync(dir, { encoding: "buffer" }).find((name) => !isUtf8(name)) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The walk met a name that is not UTF-8 (see listing). */
+class NotUtf8Name extends Error {
+  constructor(
+    readonly directory: string,
+    readonly entry: Buffer,
+  ) {
+    super(`a name that is not UTF-8 in ${directory}`);
+  }
+
+  /** The name with each byte that is not printable ASCII as \xNN. */
+  shown(): string {
+    return [...this.entry].map((byte) => (byte >= 0x20 && byte < 0x7f && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, "0")}`)).join("");
+  }
+}
 
 /** The walk met a directory whose path is too long to list (see walkClassified). */
 class TooDeepToList extends Error {
