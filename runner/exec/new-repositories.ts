@@ -23,6 +23,7 @@
 // `sh` made node_modules/evil a repository with a core.fsmonitor and added it to the project's
 // index as a submodule, which it may write, and the user's next `git status` in the project ran it).
 
+import { isUtf8 } from "node:buffer";
 import { chmodSync, type Dirent, lstatSync, readdirSync, realpathSync, renameSync } from "node:fs";
 import path from "node:path";
 import { printable } from "../printable.js";
@@ -89,15 +90,16 @@ export function newRepositoriesSetAside(walked: readonly WalkedDirectory[]): () 
     };
     // The directories whose owner's read and search permissions this check gave back to list them, and their modes, put back after.
     const opened: Array<{ dir: string; mode: number }> = [];
+    const renamed: string[] = [];
     try {
       for (const before of walked) {
         if (!before.changed()) continue;
         // Not through a directory swapped for a link: what it leads to was not walked, and may lie outside the roots.
         if (!isRealDirectory(before.dir)) continue;
-        judge(before.dir, entriesOf(before.dir, notes, opened), before);
+        judge(before.dir, entriesOf(before.dir, notes, opened, renamed), before);
       }
       // The directories the command made (or moved into the roots' walked directories): every repository in them is new here.
-      for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) judge(dir, entriesOf(dir, notes, opened), null);
+      for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) judge(dir, entriesOf(dir, notes, opened, renamed), null);
     } finally {
       for (const { dir, mode } of opened.reverse()) {
         try {
@@ -107,8 +109,14 @@ export function newRepositoriesSetAside(walked: readonly WalkedDirectory[]): () 
         }
       }
     }
-    if (notes.length === 0) return "";
+    const renamedNote =
+      renamed.length === 0
+        ? ""
+        : `\n[tacit: the command made directories whose names are not UTF-8, which tacit cannot look in for a git repository (git would run ` +
+          `what one's configuration names, at the user's next git status): ${renamed.join(", ")}; give directories UTF-8 names]\n`;
+    if (notes.length === 0) return renamedNote;
     return (
+      renamedNote +
       `\n[tacit: the command made a git repository where there was none: ${notes.join(", ")}. git runs what a repository's ` +
       "configuration and hooks name (core.fsmonitor at every git status, in a shell prompt too), with the user's full authority, " +
       "outside the sandbox, and a confined command may not leave one for it to run; ask the user to make the repository (git init, " +
@@ -145,15 +153,22 @@ function isRealDirectory(dir: string): boolean {
  * submodule), which kept tacit, run as that user too, from listing it: it gets the owner's rwx
  * until the check ends (`opened`, put back then).
  */
-function entriesOf(dir: string, notes: string[], opened: Array<{ dir: string; mode: number }>): Dirent[] {
+function entriesOf(dir: string, notes: string[], opened: Array<{ dir: string; mode: number }>, renamed: string[]): Dirent[] {
   try {
+    let entries: Dirent[];
     try {
-      return readdirSync(dir, { withFileTypes: true });
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch (error) {
       if (!isPermissionDenied(error)) throw error;
       opened.push({ dir, mode: openToOwner(dir) });
-      return readdirSync(dir, { withFileTypes: true });
+      entries = readdirSync(dir, { withFileTypes: true });
     }
+    // A name that is not UTF-8 is read back with U+FFFD in its place, a path that leads nowhere:
+    // nothing in such a directory was looked at. A confined `sh` made "\xff" a repository with a
+    // core.fsmonitor and a submodule of the project, and the user's next git status ran it. Each such
+    // directory is given a UTF-8 name (git no longer finds it where the index says), then judged.
+    if (entries.some((entry) => entry.name.includes("\uFFFD")) && renameNotUtf8Directories(dir, renamed)) entries = readdirSync(dir, { withFileTypes: true });
+    return entries;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // Gone since (the command removed it, or this check set it aside): nothing in it to set aside.
@@ -161,6 +176,26 @@ function entriesOf(dir: string, notes: string[], opened: Array<{ dir: string; mo
     notes.push(`${printable(dir)} (tacit could not look in it for one: ${(error as Error).message}; look for a .git in it before you run git there)`);
     return [];
   }
+}
+
+/** Renames each directory in `dir` whose name is not UTF-8 to one that is, noting each in `renamed`; whether any was. */
+function renameNotUtf8Directories(dir: string, renamed: string[]): boolean {
+  let any = false;
+  for (const name of readdirSync(dir, { encoding: "buffer" })) {
+    if (isUtf8(name)) continue;
+    const raw = Buffer.concat([Buffer.from(`${dir}/`), name]);
+    const shown = `${printable(dir)}/${[...name].map((byte) => (byte >= 0x20 && byte < 0x7f && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, "0")}`)).join("")}`;
+    try {
+      if (!lstatSync(raw).isDirectory()) continue;
+      const aside = asideName(path.join(dir, "not-utf8-name"));
+      inOwnersDirectory(aside, () => renameSync(raw, aside));
+      renamed.push(`${shown} (renamed ${printable(aside)})`);
+      any = true;
+    } catch (error) {
+      renamed.push(`${shown} (tacit could not rename it: ${(error as Error).message}; look for a .git in it before you run git there)`);
+    }
+  }
+  return any;
 }
 
 /** Moves `made` aside, to a name git does not look for, and notes where; returns that name (null: it could not be moved). */
