@@ -335,6 +335,11 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // at any path, the roots included; and iconvconfig, whose -o writes its cache to any file
       // (and, run as root without it, rewrites the system's gconv cache), as ldconfig -C does.
       "gencat", "iconvconfig",
+      // An eleventh review: xdg-user-dirs-update writes the path --set gives it into
+      // ~/.config/user-dirs.dirs, which xdg-user-dir and session scripts source with a shell,
+      // escaping neither a quote nor a line break (`/x"` NEWLINE CMD ran CMD at the user's next
+      // xdg-user-dir), and --dummy-output writes the same to any file (a .bashrc).
+      "xdg-user-dirs-update",
     ],
   },
   {
