@@ -8,35 +8,104 @@
 // file directly in a PATH directory (absolute entries only, as named and where it leads) may be
 // read but not changed or deleted. A file a script creates is never executable, so new files
 // there, and files that are not executable, stay writable (as for the directories an .envrc
-// puts on PATH, direnv.ts). Not covered: a PATH set only in the user's shell startup files and not
-// in tacit's environment, and what those programs run in turn.
+// puts on PATH, direnv.ts). So is the file a link directly in a PATH directory leads to, wherever
+// it lies: `npm link` makes /usr/local/bin/<tool> a link, through the global node_modules, to the
+// project's own bin file, and a script rewrote that file in the roots (its mode kept), so that the
+// permitted command <tool> and the user's next <tool> ran the script's code. Not covered: a PATH
+// set only in the user's shell startup files and not in tacit's environment, and what those
+// programs run in turn.
 
-import { statSync } from "node:fs";
+import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { resolveRealOrSelf } from "./containment.js";
 import type { ProtectedPath } from "./protected-paths.js";
 
-let known: { value: string; dirs: ReadonlySet<string> } | undefined;
+let known: { value: string; dirs: ReadonlySet<string>; realDirs: ReadonlySet<string> } | undefined;
 
 /** PATH's absolute directories, as named and where each leads, worked out again only when PATH changes. */
 function pathDirectories(): ReadonlySet<string> {
   const value = process.env.PATH ?? "";
   if (known?.value !== value) {
     const dirs = new Set<string>();
+    const realDirs = new Set<string>();
     for (const entry of value.split(path.delimiter)) {
       if (!path.isAbsolute(entry)) continue;
       dirs.add(path.resolve(entry));
-      dirs.add(resolveRealOrSelf(entry));
+      const real = resolveRealOrSelf(entry);
+      dirs.add(real);
+      realDirs.add(real);
     }
-    known = { value, dirs };
+    known = { value, dirs, realDirs };
   }
   return known.dirs;
 }
 
-/** The program `changed` (a path a script would change) is, if it is an existing executable file directly in a directory on PATH; or null. */
+/** PATH's absolute directories where each leads, once each (a directory named two ways holds the same links). */
+function realPathDirectories(): ReadonlySet<string> {
+  pathDirectories();
+  return known!.realDirs;
+}
+
+/** Per PATH directory, as last listed: its identity and change time then, and the real file each of its links to an executable file leads to. */
+const linksListed = new Map<string, { stamp: string; targets: ReadonlyMap<string, string> }>();
+
+/** The executable files the links directly in `dir` lead to (their real paths), each with a link's path; listed again only when `dir` changed. */
+function linkedPrograms(dir: string): ReadonlyMap<string, string> {
+  const stats = statSync(dir, { bigint: true, throwIfNoEntry: false });
+  if (stats === undefined || !stats.isDirectory()) return new Map();
+  // A link made, removed or renamed there changes the directory's times.
+  const stamp = `${stats.dev}:${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`;
+  const kept = linksListed.get(dir);
+  if (kept?.stamp === stamp) return kept.targets;
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return new Map();
+  }
+  const targets = new Map<string, string>();
+  for (const entry of entries) {
+    if (!entry.isSymbolicLink()) continue;
+    const link = path.join(dir, entry.name);
+    try {
+      const real = realpathSync.native(link);
+      const target = statSync(real);
+      if (target.isFile() && (target.mode & 0o111) !== 0) targets.set(real, link);
+    } catch {
+      // A link that leads nowhere runs nothing.
+    }
+  }
+  linksListed.set(dir, { stamp, targets });
+  return targets;
+}
+
+/** The link directly in a PATH directory that leads to `changed`, an executable file, or null. */
+function pathLinkTo(changed: string): string | null {
+  for (const dir of realPathDirectories()) {
+    const link = linkedPrograms(dir).get(changed);
+    if (link !== undefined) return link;
+  }
+  return null;
+}
+
+/**
+ * The program `changed` (a path a script would change) is, if it is an existing executable file
+ * directly in a directory on PATH, or the file a link directly there leads to; or null.
+ */
 export function pathProgramChangeOf(changed: string): ProtectedPath | null {
   const dir = path.dirname(changed);
-  if (!pathDirectories().has(dir)) return null;
+  if (!pathDirectories().has(dir)) {
+    const link = pathLinkTo(changed);
+    if (link === null) return null;
+    return {
+      path: changed,
+      what: `the program ${path.basename(link)} in ${path.dirname(link)}, a directory on the user's PATH, whose link ${link} leads to it`,
+      readable: true,
+      refusal:
+        "scripts may read it but not change it (nor delete it): the user runs it by that name, outside the sandbox and with their full " +
+        "authority (and so does a permitted command of that name). Ask the user to change it",
+    };
+  }
   const stats = statSync(changed, { throwIfNoEntry: false });
   if (!stats?.isFile() || (stats.mode & 0o111) === 0) return null;
   return {
