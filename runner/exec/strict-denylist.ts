@@ -157,6 +157,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // An eleventh review: fstab-decode runs the command its arguments name (`fstab-decode /bin/sh
       // -c CMD`), and glibc's mtrace gives its first argument to a shell (`mtrace '/bin/true;CMD;#' LOG`).
       "fstab-decode", "mtrace",
+      // And libgpg-error's gpgrt-config, which reads the variable its --variable names with `eval
+      // echo \$VAR_<name>`: `--variable='x;CMD'` ran CMD in a shell.
+      "gpgrt-config",
     ],
   },
   {
@@ -559,10 +562,10 @@ const RUN_BY_OPTION: ReadonlySet<string> = new Set(["tar", "rsync", "scp", "sftp
 
 /**
  * Runners that give their whole command line to a shell (`watch CMD`, `sg GROUP CMD`, `su -c`,
- * `runuser -c`, `firejail CMD`, `entr -s`, fzf's --preview and execute(), mtrace's first word): their words are code
+ * `runuser -c`, `firejail CMD`, `entr -s`, fzf's --preview and execute(), mtrace's first word, gpgrt-config's --variable): their words are code
  * text like a shell's (`watch "g''it push"`).
  */
-const RUNS_SHELL_TEXT: ReadonlySet<string> = new Set(["watch", "sg", "su", "runuser", "firejail", "entr", "fzf", "scriptlive", "mtrace"]);
+const RUNS_SHELL_TEXT: ReadonlySet<string> = new Set(["watch", "sg", "su", "runuser", "firejail", "entr", "fzf", "scriptlive", "mtrace", "gpgrt-config"]);
 
 /**
  * Options whose value a runner gives to a shell (split --filter, flock -c, tar --to-command and
