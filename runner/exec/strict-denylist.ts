@@ -60,6 +60,8 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // jshell were refused already; these are the rest of a JDK's bin directory.
       "jarsigner", "javadoc", "javap", "jcmd", "jconsole", "jdeprscan", "jdeps", "jfr", "jhsdb", "jimage", "jinfo", "jlink", "jmap",
       "jmod", "jnativescan", "jpackage", "jps", "jstack", "jstat", "jstatd", "jwebserver", "keytool", "rmiregistry", "serialver",
+      // An eleventh review: Perl's json_pp evaluates its input as Perl with `-f eval` (`system("CMD")` ran CMD).
+      "json_pp",
     ],
   },
   {
