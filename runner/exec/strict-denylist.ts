@@ -369,6 +369,10 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // --server`, KS_FETCH URL on its input; dirmngr-client), and gpgsm asks it the same
       // (`gpgsm --call-dirmngr KS_FETCH URL`), besides acting with the user's X.509 keys.
       "dirmngr", "gpgsm",
+      // An eleventh review: util-linux logger sends each line of the file its -f names to any host
+      // (-n HOST -P PORT, over UDP or --tcp), and with -s prints each on stderr too: `logger
+      // --socket-errors=off -s -f FILE` printed a file outside the roots to the script.
+      "logger",
     ],
   },
   {
