@@ -704,6 +704,9 @@ export const STRICT_DENIED_OPTIONS: ReadonlyArray<{ programs: readonly string[];
   { programs: ["wc", "du"], long: ["--files0-from"], short: "" },
   { programs: ["date"], long: ["--file"], short: "f" },
   { programs: ["file"], long: ["--files-from", "--magic-file"], short: "fm" },
+  // An eleventh review: iproute2's ss reads its filter from the file -F names and quotes the first
+  // word it cannot parse (`an inet prefix is expected rather than "<word>"`): a token file whole.
+  { programs: ["ss"], long: ["--filter"], short: "F" },
 ];
 
 /**
