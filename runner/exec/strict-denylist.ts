@@ -707,6 +707,9 @@ export const STRICT_DENIED_OPTIONS: ReadonlyArray<{ programs: readonly string[];
   // An eleventh review: iproute2's ss reads its filter from the file -F names and quotes the first
   // word it cannot parse (`an inet prefix is expected rather than "<word>"`): a token file whole.
   { programs: ["ss"], long: ["--filter"], short: "F" },
+  // And man-db's manpath, whatis, apropos and mandb, whose -C reads any file as their configuration
+  // and quotes its first line whole (`can't parse directory list \`<line>'`); man is refused already.
+  { programs: ["manpath", "whatis", "apropos", "mandb"], long: ["--config-file"], short: "C" },
 ];
 
 /**
