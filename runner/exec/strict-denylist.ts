@@ -345,6 +345,9 @@ export const STRICT_DENIED_GROUPS: readonly DeniedGroup[] = [
       // escaping neither a quote nor a line break (`/x"` NEWLINE CMD ran CMD at the user's next
       // xdg-user-dir), and --dummy-output writes the same to any file (a .bashrc).
       "xdg-user-dirs-update",
+      // And gprofng's gp-display-text, whose -script FILE quotes the first word of each line of any
+      // file as an invalid command (every base64 line of a private key whole).
+      "gp-display-text",
     ],
   },
   {
