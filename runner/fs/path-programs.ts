@@ -93,6 +93,10 @@ function pathLinkTo(changed: string): string | null {
  * directly in a directory on PATH, or the file a link directly there leads to; or null.
  */
 export function pathProgramChangeOf(changed: string): ProtectedPath | null {
+  // Only an existing executable file runs as a program, and most files a script changes are none:
+  // they need no look at PATH's links (a stat of each PATH directory, some 16 system calls a write).
+  const stats = statSync(changed, { throwIfNoEntry: false });
+  if (!stats?.isFile() || (stats.mode & 0o111) === 0) return null;
   const dir = path.dirname(changed);
   if (!pathDirectories().has(dir)) {
     const link = pathLinkTo(changed);
@@ -106,8 +110,6 @@ export function pathProgramChangeOf(changed: string): ProtectedPath | null {
         "authority (and so does a permitted command of that name). Ask the user to change it",
     };
   }
-  const stats = statSync(changed, { throwIfNoEntry: false });
-  if (!stats?.isFile() || (stats.mode & 0o111) === 0) return null;
   return {
     path: changed,
     what: `an executable program in ${dir}, a directory on the user's PATH`,
