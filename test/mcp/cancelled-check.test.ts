@@ -5,39 +5,16 @@
 // Measured without timing: the old checker's CPU time, read from /proc after the cancellation,
 // until its process is gone.
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tscExecutable } from "../../runner/paths.js";
-import { connectServeProcess, createSession, runInSession, slowToCheck } from "../helpers.js";
-import { commandLineOf, cpuMsOf, descendantsOf, isRunning } from "../processes.js";
+import { describe, expect, it } from "vitest";
+import { createSession, runInSession, slowToCheck } from "../helpers.js";
+import { cpuMsOf, isRunning } from "../processes.js";
+import { serveWatchingCheckers } from "./checker-server.js";
 
 /** CPU the old checker may still use after the cancellation while it is being killed: a fraction of what the slow check needs. */
 const CPU_AFTER_CANCEL_LIMIT_MS = 3000;
 
-let dir: string;
-let client: Client;
-let serverPid: number;
-
-beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "tacit-cancelled-check-"));
-  // A time limit far past the test's: without the fix the check runs on for minutes.
-  ({ client, pid: serverPid } = await connectServeProcess(["--exec-timeout-ms", "600000"], dir, { env: { TACIT_HOME: path.join(dir, "home") } }));
-});
-
-afterAll(async () => {
-  await client.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-/** The server's type checker processes (TypeScript's native tsc), running. */
-function checkers(): number[] {
-  const tsc = tscExecutable();
-  return descendantsOf(serverPid).filter((pid) => commandLineOf(pid).split("\0")[0] === tsc && isRunning(pid));
-}
+const server = serveWatchingCheckers("tacit-cancelled-check-");
 
 /**
  * Calls `tool`, whose script is slow to check, cancels the call once `checker` is seen working on
@@ -45,7 +22,7 @@ function checkers(): number[] {
  */
 async function cancelDuringCheck(checker: number, tool: { name: string; arguments: Record<string, unknown> }): Promise<void> {
   const abort = new AbortController();
-  const call = client.callTool(tool, undefined, { signal: abort.signal, timeout: 900_000 }).then(
+  const call = server.client.callTool(tool, undefined, { signal: abort.signal, timeout: 900_000 }).then(
     () => "answered",
     () => "cancelled",
   );
@@ -67,36 +44,36 @@ async function cancelDuringCheck(checker: number, tool: { name: string; argument
 
 describe("a call cancelled during its type check", () => {
   it("a session's snippet: stops the check (the checker's process ends), and the next snippet is checked by a new checker", async () => {
-    const session = await createSession(client);
+    const session = await createSession(server.client);
     // The first check starts the checker.
-    expect(await runInSession(client, session, "let kept = 1;")).toMatchObject({ exitCode: 0 });
-    const [checker, ...others] = checkers();
+    expect(await runInSession(server.client, session, "let kept = 1;")).toMatchObject({ exitCode: 0 });
+    const [checker, ...others] = server.checkers();
     expect(checker, "the server's type checker process").toBeDefined();
     expect(others).toEqual([]);
 
     await cancelDuringCheck(checker!, { name: "execute_in_session", arguments: { session_id: session, code: `${slowToCheck(40)}kept = 2;` } });
 
     // The next snippet is checked (a type error is still found) and runs, by a new checker.
-    const wrong = await runInSession(client, session, 'const text: string = kept;\nprintln(text);');
+    const wrong = await runInSession(server.client, session, 'const text: string = kept;\nprintln(text);');
     expect(wrong.exitCode).toBe(3);
     expect(wrong.error).toContain("TS2322");
-    expect(await runInSession(client, session, "println(kept + 1);")).toMatchObject({ stdout: "2\n", exitCode: 0 });
-    const now = checkers();
+    expect(await runInSession(server.client, session, "println(kept + 1);")).toMatchObject({ stdout: "2\n", exitCode: 0 });
+    const now = server.checkers();
     expect(now).toHaveLength(1);
     expect(now[0]).not.toBe(checker);
   }, 120_000);
   it("a one-shot execute_typescript: stops the check, and the next call is checked by a new checker", async () => {
     const oneShot = async (code: string): Promise<{ stdout: string; exitCode: number; error?: string }> =>
-      (await client.callTool({ name: "execute_typescript", arguments: { code } })).structuredContent as { stdout: string; exitCode: number; error?: string };
+      (await server.client.callTool({ name: "execute_typescript", arguments: { code } })).structuredContent as { stdout: string; exitCode: number; error?: string };
     expect(await oneShot("println(1);")).toMatchObject({ stdout: "1\n", exitCode: 0 });
-    const [checker, ...others] = checkers();
+    const [checker, ...others] = server.checkers();
     expect(checker, "the server's type checker process").toBeDefined();
     expect(others).toEqual([]);
     await cancelDuringCheck(checker!, { name: "execute_typescript", arguments: { code: `${slowToCheck(40)}println(2);` } });
     const wrong = await oneShot('const text: string = 1;\nprintln(text);');
     expect(wrong.exitCode).toBe(3);
     expect(wrong.error).toContain("TS2322");
-    const now = checkers();
+    const now = server.checkers();
     expect(now).toHaveLength(1);
     expect(now[0]).not.toBe(checker);
   }, 120_000);

@@ -10,52 +10,29 @@
 // Measured without timing: the checker's CPU time, read from /proc from the refusal until the next
 // snippet's check is answered (as test/mcp/cancelled-check.test.ts measures a cancellation).
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tscExecutable } from "../../runner/paths.js";
-import { connectServeProcess, createSession, runInSession, slowToCheck } from "../helpers.js";
-import { commandLineOf, cpuMsOf, descendantsOf, isRunning } from "../processes.js";
+import { describe, expect, it } from "vitest";
+import { createSession, runInSession, slowToCheck } from "../helpers.js";
+import { cpuMsOf } from "../processes.js";
+import { serveWatchingCheckers } from "./checker-server.js";
 
 /** CPU the checker may still use after the refusal while it is being killed: a fraction of what the slow check needs. */
 const CPU_AFTER_REFUSAL_LIMIT_MS = 3000;
 
-let dir: string;
-let client: Client;
-let serverPid: number;
-
-beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "tacit-refused-snippet-check-"));
-  // A time limit far past the test's: without the fix the check runs on for its whole length (about 40 s).
-  ({ client, pid: serverPid } = await connectServeProcess(["--exec-timeout-ms", "600000"], dir, { env: { TACIT_HOME: path.join(dir, "home") } }));
-});
-
-afterAll(async () => {
-  await client.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-/** The server's type checker processes (TypeScript's native tsc), running. */
-function checkers(): number[] {
-  const tsc = tscExecutable();
-  return descendantsOf(serverPid).filter((pid) => commandLineOf(pid).split("\0")[0] === tsc && isRunning(pid));
-}
+const server = serveWatchingCheckers("tacit-refused-snippet-check-");
 
 describe("a session's snippet the validator refuses while its type check runs", () => {
   it("is answered at once, and its check stops: the next snippet's check does not wait behind it", async () => {
-    const session = await createSession(client);
+    const session = await createSession(server.client);
     // The first check starts the checker; the second snippet is checked beside the validation only after one has passed.
-    expect(await runInSession(client, session, "let kept = 1;")).toMatchObject({ exitCode: 0 });
-    const [checker, ...others] = checkers();
+    expect(await runInSession(server.client, session, "let kept = 1;")).toMatchObject({ exitCode: 0 });
+    const [checker, ...others] = server.checkers();
     expect(checker, "the server's type checker process").toBeDefined();
     expect(others).toEqual([]);
     const idle = cpuMsOf(checker!)!;
 
     // Slow to check (about 40 s), and refused by the validator (globalThis).
-    const refused = await runInSession(client, session, `${slowToCheck(40)}println(globalThis);\n`);
+    const refused = await runInSession(server.client, session, `${slowToCheck(40)}println(globalThis);\n`);
     expect(refused.exitCode).toBe(3);
     expect(refused.error).toContain("[ambient-authority]");
 
@@ -65,7 +42,7 @@ describe("a session's snippet the validator refuses while its type check runs", 
     const atAnswer = cpuMsOf(checker!);
     expect(atAnswer, "the checker's process").not.toBeNull();
     let answered = false;
-    const next = runInSession(client, session, "const text: string = kept;\nprintln(text);", 900_000).finally(() => (answered = true));
+    const next = runInSession(server.client, session, "const text: string = kept;\nprintln(text);", 900_000).finally(() => (answered = true));
     while (!answered) {
       const used = cpuMsOf(checker!);
       if (used !== null) expect(used - atAnswer!, `CPU ms the checker used after the snippet was refused (${atAnswer! - idle} ms before)`).toBeLessThan(CPU_AFTER_REFUSAL_LIMIT_MS);
@@ -75,7 +52,7 @@ describe("a session's snippet the validator refuses while its type check runs", 
     expect(wrong.exitCode).toBe(3);
     expect(wrong.error).toContain("TS2322");
     // The session goes on, with one checker.
-    expect(await runInSession(client, session, "println(kept + 1);")).toMatchObject({ stdout: "2\n", exitCode: 0 });
-    expect(checkers()).toHaveLength(1);
+    expect(await runInSession(server.client, session, "println(kept + 1);")).toMatchObject({ stdout: "2\n", exitCode: 0 });
+    expect(server.checkers()).toHaveLength(1);
   }, 120_000);
 });
