@@ -15,7 +15,7 @@
 // set only in the user's shell startup files and not in tacit's environment, and what those
 // programs run in turn.
 
-import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
+import { type Dirent, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
 import path from "node:path";
 import { resolveRealOrSelf } from "./containment.js";
 import type { ProtectedPath } from "./protected-paths.js";
@@ -95,7 +95,13 @@ function pathLinkTo(changed: string): string | null {
 export function pathProgramChangeOf(changed: string): ProtectedPath | null {
   // Only an existing executable file runs as a program, and most files a script changes are none:
   // they need no look at PATH's links (a stat of each PATH directory, some 16 system calls a write).
-  const stats = statSync(changed, { throwIfNoEntry: false });
+  let stats: Stats | undefined;
+  try {
+    stats = statSync(changed, { throwIfNoEntry: false });
+  } catch {
+    // No file there to run (a path through a file, or a loop of links): the change fails on its own, with its own words.
+    return null;
+  }
   if (!stats?.isFile() || (stats.mode & 0o111) === 0) return null;
   const dir = path.dirname(changed);
   if (!pathDirectories().has(dir)) {
