@@ -58,7 +58,6 @@
 // agents' hook settings); pre-existing mounts below an allowed root become read-only.
 
 import { spawnSync } from "node:child_process";
-import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { accessSync, type BigIntStats, constants, type Dirent, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
@@ -82,6 +81,7 @@ import { tempRoots } from "../temp-dirs.js";
 import { inOwnersDirectory } from "./aside-name.js";
 import { watchLaunchManifests } from "./launch-manifests.js";
 import { gitIdentity, newRepositoriesSetAside } from "./new-repositories.js";
+import { mayHoldNotUtf8, notUtf8Names, shownName } from "./not-utf8-names.js";
 import { COMMONDIR, isRepository, REPOSITORY_CONTROLS } from "./repository-shape.js";
 import { lifelineCheck } from "./lifeline.js";
 import { MAP_CURRENT_USER, type NamespaceWrapper, SHELL } from "./pid-namespace.js";
@@ -644,7 +644,7 @@ export class CommandConfinement {
       if (error instanceof NotUtf8Name) {
         throw refusal(
           command,
-          `the allowed roots hold a name that is not UTF-8 (${printable(error.shown())} in ${printable(error.directory)}), which tacit ` +
+          `the allowed roots hold a name that is not UTF-8 (${printable(shownName(error.entry))} in ${printable(error.directory)}), which tacit ` +
             "cannot name, so it cannot find or cover the classified files in or under it",
           "rename it to a UTF-8 name (convmv, or mv with the shell's $'\\xNN' quoting), or keep that directory out of the allowed roots",
         );
@@ -1170,7 +1170,7 @@ export class CommandConfinement {
     // (to nothing, or to a directory made with that name), so what the real one holds went uncovered.
     // A confined `sh` renamed a directory holding a .env to "\xff" beside an empty "\uFFFD", and the
     // next one read the .env. Such a name cannot be given to mount either: the command is refused.
-    if (found?.some((entry) => entry.name.includes("\uFFFD"))) {
+    if (found !== null && mayHoldNotUtf8(found)) {
       const name = notUtf8Name(dir);
       if (name !== null) throw new NotUtf8Name(dir, name);
     }
@@ -1399,7 +1399,7 @@ const PATH_MAX_BYTES = 4096;
 /** The first name in `dir` that is not UTF-8, or null (none, or `dir` gone: the setup's check of the walk sees that). */
 function notUtf8Name(dir: string): Buffer | null {
   try {
-    return readdirSync(dir, { encoding: "buffer" }).find((name) => !isUtf8(name)) ?? null;
+    return notUtf8Names(dir)[0] ?? null;
   } catch {
     return null;
   }
@@ -1414,10 +1414,6 @@ class NotUtf8Name extends Error {
     super(`a name that is not UTF-8 in ${directory}`);
   }
 
-  /** The name with each byte that is not printable ASCII as \xNN. */
-  shown(): string {
-    return [...this.entry].map((byte) => (byte >= 0x20 && byte < 0x7f && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, "0")}`)).join("");
-  }
 }
 
 /** The walk met a directory whose path is too long to list (see walkClassified). */

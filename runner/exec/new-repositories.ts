@@ -23,11 +23,11 @@
 // `sh` made node_modules/evil a repository with a core.fsmonitor and added it to the project's
 // index as a submodule, which it may write, and the user's next `git status` in the project ran it).
 
-import { isUtf8 } from "node:buffer";
 import { chmodSync, type Dirent, lstatSync, readdirSync, realpathSync, renameSync } from "node:fs";
 import path from "node:path";
 import { printable } from "../printable.js";
 import { asideName, inOwnersDirectory, isPermissionDenied, openToOwner } from "./aside-name.js";
+import { mayHoldNotUtf8, notUtf8Names, shownName } from "./not-utf8-names.js";
 import { isRepository, REPOSITORY_CONTROLS } from "./repository-shape.js";
 
 /** A directory as the walk before the command found it. */
@@ -167,7 +167,7 @@ function entriesOf(dir: string, notes: string[], opened: Array<{ dir: string; mo
     // nothing in such a directory was looked at. A confined `sh` made "\xff" a repository with a
     // core.fsmonitor and a submodule of the project, and the user's next git status ran it. Each such
     // directory is given a UTF-8 name (git no longer finds it where the index says), then judged.
-    if (entries.some((entry) => entry.name.includes("\uFFFD")) && renameNotUtf8Directories(dir, renamed)) entries = readdirSync(dir, { withFileTypes: true });
+    if (mayHoldNotUtf8(entries) && renameNotUtf8Directories(dir, renamed)) entries = readdirSync(dir, { withFileTypes: true });
     return entries;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -181,10 +181,9 @@ function entriesOf(dir: string, notes: string[], opened: Array<{ dir: string; mo
 /** Renames each directory in `dir` whose name is not UTF-8 to one that is, noting each in `renamed`; whether any was. */
 function renameNotUtf8Directories(dir: string, renamed: string[]): boolean {
   let any = false;
-  for (const name of readdirSync(dir, { encoding: "buffer" })) {
-    if (isUtf8(name)) continue;
+  for (const name of notUtf8Names(dir)) {
     const raw = Buffer.concat([Buffer.from(`${dir}/`), name]);
-    const shown = `${printable(dir)}/${[...name].map((byte) => (byte >= 0x20 && byte < 0x7f && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, "0")}`)).join("")}`;
+    const shown = `${printable(dir)}/${shownName(name)}`;
     try {
       if (!lstatSync(raw).isDirectory()) continue;
       const aside = asideName(path.join(dir, "not-utf8-name"));
