@@ -16,7 +16,7 @@ import { commandRefusal } from "../exec/command-policy.js";
 import { isWithin, resolveReal, resolveRealOrSelf } from "../fs/containment.js";
 import { allowedRootsBounds, nowLeadsText, type PlaceBounds, scopeBounds } from "../fs/moved-place.js";
 import { type Decision, dispatch, type EvaluationContext, type Refusal, refusalOf, refused } from "../monitor.js";
-import { type HostPattern, parseHostPattern, patternMatches } from "../net/host-policy.js";
+import { type HostPattern, parseHostPattern } from "../net/host-policy.js";
 import { type ActionRequest, approvalPattern, describeAction, fsPathUse, isFsPathAction, isSingleFileRead, type PathSubject, pathSubject, type ScopeLookup, type SingleFileRead } from "./action-request.js";
 import type { HostSecrets } from "../host-secrets.js";
 import { printable } from "../printable.js";
@@ -649,18 +649,14 @@ export class ApprovalGate {
    */
   private extensionsOf(action: Action): ActionRequest[] {
     const { grants } = this.options;
-    const askedAs = (granted: string | HostPattern): ActionRequest[] => {
-      const request = grants.askedAs.get(granted);
-      return request === undefined ? [] : [request];
-    };
     switch (action.kind) {
       case "Exec":
-        return grants.commands.has(action.command) ? askedAs(action.command) : [];
+        return grants.commandAskedAs(action.command);
       case "HttpRequest":
       case "HttpRequestClassified": {
         try {
           const url = new URL(action.url);
-          return grants.hosts.filter((pattern) => patternMatches(pattern, url)).flatMap(askedAs);
+          return grants.hostsAskedAs(url);
         } catch {
           return [];
         }
@@ -668,7 +664,7 @@ export class ApprovalGate {
       case "FsOpenScope": {
         try {
           const real = resolveReal(path.resolve(this.options.cwd, action.root));
-          return grants.roots.filter((granted) => isWithin(real, granted)).flatMap(askedAs);
+          return grants.rootsAskedAs(real);
         } catch {
           return [];
         }
@@ -676,7 +672,7 @@ export class ApprovalGate {
       default:
         if (isFsPathAction(action)) {
           const root = this.options.capabilities.fsScope(action.scope)?.root ?? null;
-          return root === null ? [] : grants.roots.filter((granted) => isWithin(path.resolve(root, action.path), granted)).flatMap(askedAs);
+          return root === null ? [] : grants.rootsAskedAs(path.resolve(root, action.path));
         }
         return [];
     }
@@ -694,10 +690,7 @@ export class ApprovalGate {
             return {
               request,
               detail: `let scripts run the command "${command}" (not permitted by --command-permissions / --strict)`,
-              grant: () => {
-                grants.commands.add(command);
-                grants.askedAs.set(command, request);
-              },
+              grant: () => grants.grantCommand(command, request),
             };
           });
       case "NetOpenScope":
@@ -723,10 +716,7 @@ export class ApprovalGate {
           return [{
             request,
             detail: `let scripts reach ${named}${port || " (default ports)"} (not permitted by --network-permissions)`,
-            grant: () => {
-              grants.hosts.push(pattern);
-              grants.askedAs.set(pattern, request);
-            },
+            grant: () => grants.grantHost(pattern, request),
           }];
         });
       case "FsOpenScope": {
@@ -742,10 +732,7 @@ export class ApprovalGate {
         return [{
           request,
           detail: `let scripts open ${real} with requestFileSystem (outside --allowed-roots)`,
-          grant: () => {
-            grants.roots.push(real);
-            grants.askedAs.set(real, request);
-          },
+          grant: () => grants.grantRoot(real, request),
         }];
       }
       default:

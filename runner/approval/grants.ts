@@ -2,7 +2,8 @@
 // answered yes). The executors consult these alongside the configured allowlists.
 
 import type { ActionRequest } from "./action-request.js";
-import type { HostPattern } from "../net/host-policy.js";
+import { type HostPattern, patternMatches } from "../net/host-policy.js";
+import { isWithin } from "../fs/containment.js";
 
 export class RunGrants {
   /** Real paths a file-system scope may be opened in, besides allowedRoots. */
@@ -17,5 +18,40 @@ export class RunGrants {
    * answered for are the ones that match it (TierPolicy.tierOf). A root covers what lies below it,
    * where another such rule may ask more (always-ask on data/private/** under a yes to data/).
    */
-  readonly askedAs = new Map<string | HostPattern, ActionRequest>();
+  private readonly askedAs = new Map<string | HostPattern, ActionRequest>();
+
+  grantCommand(command: string, asked: ActionRequest): void {
+    this.commands.add(command);
+    this.askedAs.set(command, asked);
+  }
+
+  grantHost(pattern: HostPattern, asked: ActionRequest): void {
+    this.hosts.push(pattern);
+    this.askedAs.set(pattern, asked);
+  }
+
+  grantRoot(real: string, asked: ActionRequest): void {
+    this.roots.push(real);
+    this.askedAs.set(real, asked);
+  }
+
+  /** What the person was asked about for the grant of `command`, if it was granted. */
+  commandAskedAs(command: string): ActionRequest[] {
+    return this.commands.has(command) ? this.asked(command) : [];
+  }
+
+  /** What the person was asked about for each granted host that `url` matches. */
+  hostsAskedAs(url: URL): ActionRequest[] {
+    return this.hosts.filter((pattern) => patternMatches(pattern, url)).flatMap((pattern) => this.asked(pattern));
+  }
+
+  /** What the person was asked about for each granted root that `real` (a real path) lies in. */
+  rootsAskedAs(real: string): ActionRequest[] {
+    return this.roots.filter((granted) => isWithin(real, granted)).flatMap((granted) => this.asked(granted));
+  }
+
+  private asked(granted: string | HostPattern): ActionRequest[] {
+    const request = this.askedAs.get(granted);
+    return request === undefined ? [] : [request];
+  }
 }

@@ -7,7 +7,6 @@
 import { queryMethodOverrides, urlPattern } from "./action-request.js";
 import type { RunGrants } from "./grants.js";
 import type { TierPolicy } from "./policy.js";
-import { patternMatches } from "../net/host-policy.js";
 
 export interface HttpHop {
   method: string;
@@ -28,8 +27,7 @@ export function redirectVetting(policy: TierPolicy, grants: RunGrants): Redirect
     // server to take (`_method=DELETE`: see methodOverrides), out of sight here; its query is read.
     const overrides = method === "GET" || method === "HEAD" ? queryMethodOverrides(next.url) : "any";
     const request = { category: "net", pattern, subject: { kind: "url", method, url: next.url, overrides } } as const;
-    const extendedBy = grants.hosts.filter((host) => patternMatches(host, next.url)).flatMap((host) => grants.askedAs.get(host) ?? []);
-    const tier = policy.tierOf(request, { extendedBy });
+    const tier = policy.tierOf(request, { extendedBy: grants.hostsAskedAs(next.url) });
     return tier === "allow" ? null : `${pattern} (${tier})`;
   };
 }
