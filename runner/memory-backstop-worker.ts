@@ -8,7 +8,7 @@ import { parentPort } from "node:worker_threads";
 import { type BackstopKilled, type BackstopWatch, backstopRequest, SLOT_WATCHED, startTimeOf } from "./memory-backstop-protocol.js";
 import { namespaceProcessDirs, onlyChildOf } from "./namespaced-program.js";
 import { readStatFields } from "./proc-stat.js";
-import { residentKbAt } from "./resident-memory.js";
+import { residentKbOfAll } from "./resident-memory.js";
 
 /** How early a watch may be looked at, to share a wake with another's. */
 const EARLY_MS = 10;
@@ -62,9 +62,8 @@ function watchThread(port: NonNullable<typeof parentPort>): void {
       dirs = found.dirs;
     }
     // Summed as the main thread's watchdog sums them (sandbox-process.ts rssKb).
-    let totalKb = 0;
-    for (const dir of dirs) totalKb += residentKbAt(dir) ?? 0;
-    if (totalKb <= request.limitKb) return;
+    const totalKb = residentKbOfAll(dirs);
+    if (totalKb === null || totalKb <= request.limitKb) return;
     // Recorded before the signal, and only if the main thread has not seen the end: it reads the
     // slot as it handles the end, which may come before this thread's message.
     if (Atomics.compareExchange(slot, 0, SLOT_WATCHED, request.code) !== SLOT_WATCHED) return drop(request.id);

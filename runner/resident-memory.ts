@@ -20,6 +20,16 @@ export function residentKbAt(dir: string): number | null {
   }
 }
 
+/** Resident memory in KiB of the processes whose /proc directories are `dirs`, together; null when none can be read. */
+export function residentKbOfAll(dirs: readonly string[]): number | null {
+  let total: number | null = null;
+  for (const dir of dirs) {
+    const kb = residentKbAt(dir);
+    if (kb !== null) total = (total ?? 0) + kb;
+  }
+  return total;
+}
+
 /** Calls `exceeded` once `pid`'s resident memory passes `limitKb`; the function returned stops the watch. */
 export function watchResidentMemory(pid: number, limitKb: number, exceeded: () => void): () => void {
   const timer = setInterval(() => {

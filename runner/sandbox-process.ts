@@ -15,7 +15,7 @@ import { NamespacedProgram } from "./namespaced-program.js";
 import { diesWithTacit } from "./parent-death.js";
 import { bootstrapPath, denoExecutable, pureEvaluatorPath } from "./paths.js";
 import { readStatFields } from "./proc-stat.js";
-import { residentKbAt } from "./resident-memory.js";
+import { residentKbOfAll } from "./resident-memory.js";
 import { PipeInput, type SandboxInput, sandboxInput } from "./sandbox-input.js";
 import { readWaiting, SpinningReader } from "./spin-read.js";
 import { type InputWait, MainThreadLook } from "./input-wait.js";
@@ -543,12 +543,7 @@ export class SandboxProcess {
    * process is gone, or there is no /proc (the V8 heap limit still applies).
    */
   private rssKb(dirs: readonly string[] | null): number | null {
-    let total: number | null = null;
-    for (const dir of dirs ?? []) {
-      const kb = residentKbAt(dir);
-      if (kb !== null) total = (total ?? 0) + kb;
-    }
-    return total;
+    return residentKbOfAll(dirs ?? []);
   }
 
   /**
