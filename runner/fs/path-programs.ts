@@ -20,10 +20,17 @@ import path from "node:path";
 import { resolveRealOrSelf } from "./containment.js";
 import type { ProtectedPath } from "./protected-paths.js";
 
-let known: { value: string; dirs: ReadonlySet<string>; realDirs: ReadonlySet<string> } | undefined;
+interface PathDirectories {
+  value: string;
+  /** Absolute directories, as named and where each leads. */
+  dirs: ReadonlySet<string>;
+  /** Where each leads, once each (a directory named two ways holds the same links). */
+  realDirs: ReadonlySet<string>;
+}
+let known: PathDirectories | undefined;
 
-/** PATH's absolute directories, as named and where each leads, worked out again only when PATH changes. */
-function pathDirectories(): ReadonlySet<string> {
+/** PATH's absolute directories, worked out again only when PATH changes. */
+function pathDirectories(): PathDirectories {
   const value = process.env.PATH ?? "";
   if (known?.value !== value) {
     const dirs = new Set<string>();
@@ -37,13 +44,7 @@ function pathDirectories(): ReadonlySet<string> {
     }
     known = { value, dirs, realDirs };
   }
-  return known.dirs;
-}
-
-/** PATH's absolute directories where each leads, once each (a directory named two ways holds the same links). */
-function realPathDirectories(): ReadonlySet<string> {
-  pathDirectories();
-  return known!.realDirs;
+  return known;
 }
 
 /** Per PATH directory, as last listed: its identity and change time then, and the real file each of its links to an executable file leads to. */
@@ -81,7 +82,7 @@ function linkedPrograms(dir: string): ReadonlyMap<string, string> {
 
 /** The link directly in a PATH directory that leads to `changed`, an executable file, or null. */
 function pathLinkTo(changed: string): string | null {
-  for (const dir of realPathDirectories()) {
+  for (const dir of pathDirectories().realDirs) {
     const link = linkedPrograms(dir).get(changed);
     if (link !== undefined) return link;
   }
@@ -104,7 +105,7 @@ export function pathProgramChangeOf(changed: string): ProtectedPath | null {
   }
   if (!stats?.isFile() || (stats.mode & 0o111) === 0) return null;
   const dir = path.dirname(changed);
-  if (!pathDirectories().has(dir)) {
+  if (!pathDirectories().dirs.has(dir)) {
     const link = pathLinkTo(changed);
     if (link === null) return null;
     return {
