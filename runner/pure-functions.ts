@@ -431,8 +431,107 @@ function isCapabilityParameter(variable: Variable, capabilityBlocks: ReadonlySet
   return definition?.type === "Parameter" && capabilityBlocks.has(definition.node);
 }
 
+/** What a variable holds that cannot be sent to the pure evaluator (see heldUnsendable). */
+interface Unsendable {
+  /** "the capability `fs`", "`println`", "a function", "a class". */
+  what: string;
+  kind: "capability" | "tacit" | "function";
+}
+
+/**
+ * What the variable, declared once (a `const`, or a `let` never assigned again), holds that the
+ * pure evaluator cannot receive, where the code says: a capability (`const files = fs`, `const {
+ * access } = fs`), a tacit global (`const say = println`), a function or class written there, a
+ * name for one of these, or an object or array literal holding one. A map function capturing it
+ * passed the checks, though the same function using `fs`, `println` or a helper declared with
+ * `function` is refused, and failed at the call (a TypeError), after every effect the script had
+ * made before it. Else null: a value the code does not show (a call's, a parameter's) is left
+ * to the call. Answered once per variable (`answers`), and no deeper than ALIAS_DEPTH_LIMIT names.
+ */
+function heldUnsendable(variable: Variable, capabilityBlocks: ReadonlySet<unknown>, index: ReferenceIndex, answers: Map<Variable, Unsendable | null>, depth = 0): Unsendable | null {
+  const known = answers.get(variable);
+  if (known !== undefined) return known;
+  if (depth > ALIAS_DEPTH_LIMIT) return null;
+  // Unknown while it is worked out: a name met again on the way (a cycle) holds nothing found.
+  answers.set(variable, null);
+  let held: Unsendable | null = null;
+  const declared = soleDeclarator(variable);
+  if (declared === null) {
+    // `const { access } = fs`: a part of a capability (its methods are functions of the host's stub).
+    const definition = variable.defs.length === 1 ? variable.defs[0] : undefined;
+    const declarator = definition?.type === "Variable" ? (definition.node as unknown as AstNode) : null;
+    const init = declarator?.init ? unwrapExpression(declarator.init as AstNode) : null;
+    const source = init?.type === "Identifier" ? index.variableOf(init) : null;
+    if (source !== null && isCapabilityParameter(source, capabilityBlocks) && !assignedAgain(variable)) {
+      held = { what: `a part of the capability \`${init!.name as string}\``, kind: "capability" };
+    }
+  } else {
+    const init = constInit(variable);
+    if (init !== null) held = unsendableIn(init, capabilityBlocks, index, answers, depth);
+  }
+  answers.set(variable, held);
+  return held;
+}
+
+/** What an initializer gives that the pure evaluator cannot receive, or null (see heldUnsendable); literals walked without recursion. */
+function unsendableIn(init: AstNode, capabilityBlocks: ReadonlySet<unknown>, index: ReferenceIndex, answers: Map<Variable, Unsendable | null>, depth: number): Unsendable | null {
+  const pending: AstNode[] = [init];
+  while (pending.length > 0) {
+    const node = unwrapExpression(pending.pop()!);
+    if (isInlineFunction(node)) return { what: "a function", kind: "function" };
+    if (node.type === "ClassExpression") return { what: "a class", kind: "function" };
+    if (node.type === "ObjectExpression") {
+      for (const property of node.properties as AstNode[]) {
+        // A getter gives its value, which may well be data; a spread, what it spreads.
+        if (property.type === "SpreadElement") pending.push(property.argument as AstNode);
+        else if (property.type === "Property" && property.kind === "init") pending.push(property.value as AstNode);
+      }
+      continue;
+    }
+    if (node.type === "ArrayExpression") {
+      for (const element of node.elements as Array<AstNode | null>) {
+        if (element !== null) pending.push(element.type === "SpreadElement" ? (element.argument as AstNode) : element);
+      }
+      continue;
+    }
+    if (node.type !== "Identifier") continue;
+    const name = node.name as string;
+    const variable = index.variableOf(node);
+    if (variable === null) {
+      if (identifierSets().tacitGlobals.has(name) && !PURE_EVALUATOR_GLOBALS.has(name)) return { what: `\`${name}\``, kind: "tacit" };
+      continue;
+    }
+    if (isCapabilityParameter(variable, capabilityBlocks)) return { what: `the capability \`${name}\``, kind: "capability" };
+    const kind = variable.defs[0]?.type;
+    if (kind === "FunctionName") return { what: `the function \`${name}\``, kind: "function" };
+    if (kind === "ClassName") return { what: `the class \`${name}\``, kind: "function" };
+    const held = heldUnsendable(variable, capabilityBlocks, index, answers, depth + 1);
+    if (held !== null) return held;
+  }
+  return null;
+}
+
+/** The problem with a captured variable that holds what the pure evaluator cannot receive (see heldUnsendable). */
+function heldProblem(name: string, held: Unsendable): { message: string; hint: string } {
+  if (held.kind === "capability") {
+    return { message: `the map function captures \`${name}\`, which holds ${held.what}; capabilities cannot enter the pure evaluator`, hint: HINT };
+  }
+  if (held.kind === "tacit") {
+    return { message: `the map function captures \`${name}\`, which holds ${held.what}; the pure evaluator does not have it (no printing, input or capabilities there)`, hint: HINT };
+  }
+  return {
+    message: `the map function captures \`${name}\`, which holds ${held.what}; only data can be sent to the pure evaluator`,
+    hint: "Define the helper inside the map function. " + HINT,
+  };
+}
+
 /** What a classified map function may not use, by the variable (or global name) it uses: a problem to report, or null. */
-function impurity(name: string, variable: Variable | null, capabilityBlocks: ReadonlySet<unknown>): { message: string; hint: string } | null {
+function impurity(
+  name: string,
+  variable: Variable | null,
+  capabilityBlocks: ReadonlySet<unknown>,
+  held: (variable: Variable) => Unsendable | null,
+): { message: string; hint: string } | null {
   if (!variable) {
     if (identifierSets().tacitGlobals.has(name) && !PURE_EVALUATOR_GLOBALS.has(name)) {
       return { message: `the map function uses \`${name}\`, which the pure evaluator does not have (no printing, input or capabilities there)`, hint: HINT };
@@ -457,7 +556,8 @@ function impurity(name: string, variable: Variable | null, capabilityBlocks: Rea
       hint: "Define the helper inside the map function. " + HINT,
     };
   }
-  return null;
+  const unsendable = kind === "Variable" ? held(variable) : null;
+  return unsendable === null ? null : heldProblem(name, unsendable);
 }
 
 /**
@@ -585,6 +685,8 @@ export function analyzePureFunctions(
   const checked = new Map<Scope, Set<string>>();
   const namesIn = (map: Map<Scope, Set<string>>, scope: Scope) => map.get(scope) ?? map.set(scope, new Set()).get(scope)!;
 
+  const heldAnswers = new Map<Variable, Unsendable | null>();
+  const held = (variable: Variable): Unsendable | null => heldUnsendable(variable, capabilityBlocks, index, heldAnswers);
   const references = scopes.scopes.flatMap((scope) => scope.references);
   references.sort((a, b) => (a.identifier as unknown as AstNode).start - (b.identifier as unknown as AstNode).start);
   for (const ref of references) {
@@ -611,13 +713,15 @@ export function analyzePureFunctions(
     }
     // What a classified map function may not use: at its first use in each such function (a use
     // inside several nested ones reported once, not once for each).
-    const problem = impurity(name, variable, capabilityBlocks) ?? classifiedAsText(ref, index, textOperands);
+    // Worked out at the first classified map function it is checked for (most references are in none).
+    let problem: { message: string; hint: string } | null | undefined;
     let reported = false;
     for (let fn = innermostClassified.get(ref.from) ?? null; fn !== null && passesThrough(variable, fn); fn = outerOf(fn, innermostClassified)) {
       if (variable !== null && ownNames.size > 0 && ownNames.get(fn) === variable) continue;
       const names = namesIn(checked, fn);
       if (names.has(name)) break;
       names.add(name);
+      problem ??= impurity(name, variable, capabilityBlocks, held) ?? classifiedAsText(ref, index, textOperands);
       if (problem && !reported) report(identifier.start, problem.message, problem.hint);
       reported = true;
     }
