@@ -34,7 +34,7 @@ export interface PureJob {
   /** The classified value's plaintext (JSON data). */
   value: unknown;
   /** Captured values by name: plain data, or the index in `classifiedValues` of a Classified one's plaintext. */
-  captures: Record<string, { plain: unknown } | { classified: number }>;
+  captures: Record<string, { plain: unknown } | { classified: number } | { undefined: true }>;
   /**
    * The plaintexts of the Classified values the function captures, each once however many
    * names capture it: written once per name, one value captured under 100 names made a job a
@@ -141,7 +141,12 @@ export interface GrepMatch {
 export type PrintPart = string | { classified: string };
 
 /** A value captured by a map/flatMap function, as the sandbox sends it. */
-export type Capture = { plain: unknown } | { classified: string };
+/**
+ * A captured value as the sandbox sends it: plain data, a Classified value's handle, or
+ * `undefined`, which JSON cannot hold (sent as null, the function read null for it: `typeof`,
+ * `=== undefined` and `String()` of it were other than in the script).
+ */
+export type Capture = { plain: unknown } | { classified: string } | { undefined: true };
 
 /** The sandbox global a REPL snippet's final expression is passed to, to be shown. */
 export const ECHO_GLOBAL = "__tacitEcho";

@@ -50,7 +50,7 @@ const ACTION_SCHEMAS = {
         kind: z.literal("ClassifiedMap"),
         handle: handle(),
         source: z.string().max(L.mapSourceChars),
-        captures: boundedRecord(L.captures, "captured names", z.string(), z.union([z.object({ plain: z.unknown() }).strict(), z.object({ classified: handle() }).strict()])),
+        captures: boundedRecord(L.captures, "captured names", z.string(), z.union([z.object({ plain: z.unknown() }).strict(), z.object({ classified: handle() }).strict(), z.object({ undefined: z.literal(true) }).strict()])),
         flat: z.boolean(),
       })
       .strict(),

@@ -265,7 +265,7 @@ function jobRealm(readAsText: string, unreadableThrow: string, capturesGlobal: s
     const classified = job.classifiedValues.map((value) => new PureClassified(value));
     const captured = names.map((name) => {
       const capture = job.captures[name]!;
-      return "plain" in capture ? capture.plain : classified[capture.classified];
+      return "plain" in capture ? capture.plain : "classified" in capture ? classified[capture.classified] : undefined;
     });
     const fn = functionOf(names, job.source)(...captured);
     if (typeof fn !== "function") throw new TypeErrorClass("map/flatMap: not a function");

@@ -133,8 +133,10 @@ export function createClassifiedApi(channel: Channel) {
   function captureOf(name: string, value: unknown): Capture {
     const handle = typeof value === "object" && value !== null ? handles.get(value) : undefined;
     if (handle) return { classified: handle };
-    const not = value === undefined ? null : notPlainData(value);
-    if (not === null) return { plain: value === undefined ? null : value };
+    // As itself: sent as null (JSON has no undefined), the function read null where the script reads undefined.
+    if (value === undefined) return { undefined: true };
+    const not = notPlainData(value);
+    if (not === null) return { plain: value };
     // A Classified value crosses by a name of its own; one inside an array or object did not,
     // and the message said only that the evaluator takes "plain data … and Classified values".
     if (not === A_CLASSIFIED) {

@@ -315,7 +315,7 @@ export class ClassifiedStore {
       const indexOf = new Map<StoredValue, number>();
       for (const [name, capture, value] of captured) {
         if (value === null) {
-          jobCaptures[name] = { plain: (capture as { plain: unknown }).plain };
+          jobCaptures[name] = "plain" in capture ? { plain: capture.plain } : { undefined: true };
           continue;
         }
         let index = indexOf.get(value);
