@@ -210,7 +210,7 @@ interface Classified<T> {
   toString(): string;
 }
 
-/** Wraps plain data (acyclic, at most 990 levels deep, up to 4 Mi characters as JSON) as a Classified value. */
+/** Wraps plain data (acyclic, at most 990 levels deep, up to 4 Mi characters as JSON; no NaN or Infinity, which JSON cannot hold) as a Classified value. */
 declare function classify<T>(value: T): Classified<T>;
 
 /**

@@ -78,7 +78,7 @@ export function createClassifiedApi(channel: Channel) {
   let formatting = 0;
 
   /**
-   * Why `value` is not plain data (strings, numbers, booleans, null, and arrays and plain objects
+   * Why `value` is not plain data (strings, finite numbers, booleans, null, and arrays and plain objects
    * of them, acyclic, at most PLAIN_DEPTH_LIMIT deep), or null when it is. Walked with a stack of
    * its own: recursion overflowed Deno's stack at 5,000 levels, and the script got a bare
    * RangeError. An object met twice on different branches is plain data (JSON repeats it), not
@@ -96,6 +96,9 @@ export function createClassifiedApi(channel: Channel) {
         continue;
       }
       const item = next.value;
+      // NaN and ±Infinity are numbers JSON has no place for: they reached the evaluator and the
+      // store as null, and a value computed with one was another than the script's, without a word.
+      if (typeof item === "number" && !Number.isFinite(item)) return `${String(item)}, a number JSON cannot hold (pass it as a string, String(x), or as null)`;
       if (item === null || typeof item === "string" || typeof item === "number" || typeof item === "boolean") continue;
       if (typeof item !== "object") return describeKind(item);
       if (finished.has(item)) continue;

@@ -43,3 +43,30 @@ requestFileSystem(".", (fs) => {
     expect(readFileSync(path.join(work, ".env.out"), "utf8")).toBe("undefined-canary-7e2b:undefined");
   });
 });
+
+// NaN and ±Infinity are numbers JSON cannot hold either: captured, or given to classify(), they
+// reached the pure evaluator (and the store) as null, and `v + ":" + limit` with `const limit =
+// Infinity` kept "…:null" without a word. They are refused at the call, saying what to pass.
+describe("a number JSON cannot hold, captured or classified", () => {
+  it.each([
+    { what: "NaN captured", declare: "const limit = NaN;", use: "secret.map((v) => v + limit)", name: "limit" },
+    { what: "Infinity captured", declare: "const limit = Infinity;", use: "secret.map((v) => v + limit)", name: "limit" },
+    { what: "-Infinity inside a captured array", declare: "const bounds = [0, -Infinity];", use: "secret.map((v) => v + bounds.join())", name: "bounds" },
+    { what: "NaN given to classify()", declare: "", use: "classify({ rate: NaN })", name: "classify" },
+  ])("$what is refused at the call, naming it, and nothing is kept as null", async ({ declare, use, name }) => {
+    const sink = path.join(root, `sink-${name}-${declare.length}.txt`);
+    const script = `requestFileSystem(".", (fs) => {
+  const secret = fs.readClassified(".env");
+  ${declare}
+  println(${use});
+});
+`;
+    const r = await tacit(work, script, ["--secure-output", sink]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("TypeError");
+    expect(r.stderr).toContain(name === "classify" ? "classify(value)" : `\`${name}\``);
+    expect(r.stderr).toMatch(/NaN|Infinity/);
+    expect(r.stderr).not.toContain("undefined-canary");
+  });
+});
