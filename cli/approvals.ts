@@ -9,7 +9,7 @@ import { ApprovalStore } from "../runner/approval/store.js";
 import { RULE_ACTIONS } from "../runner/approval/policy.js";
 import { closestName } from "../runner/closest-name.js";
 import { printable } from "../runner/printable.js";
-import { writeShown } from "./terminal-output.js";
+import { writeJsonShown } from "./terminal-output.js";
 import { UsageError } from "./usage.js";
 
 function store(): ApprovalStore {
@@ -35,7 +35,7 @@ export function listApprovals(json: boolean): number {
       const untrusted = approvalStore.untrusted(a);
       return { ...a, expired: Date.parse(a.expiresAt) <= now, ...(untrusted === null ? {} : { notUsed: untrusted }) };
     });
-    writeShown(process.stdout, JSON.stringify(shown) + "\n");
+    writeJsonShown(process.stdout, JSON.stringify(shown) + "\n");
     return 0;
   }
   if (approvals.length === 0) {

@@ -16,7 +16,7 @@ import { ReadingDigest } from "../runner/audit/log-lines.js";
 import { reportReplacedWhileRead, verifyAuditLogFile, type VerifyReport } from "../runner/audit/verify.js";
 import { printable } from "../runner/printable.js";
 import { endAtOnceOnStopSignals } from "./stop-signals.js";
-import { writeShown } from "./terminal-output.js";
+import { writeJsonShown, writeShown } from "./terminal-output.js";
 import { UsageError } from "./usage.js";
 
 export interface VerifyFlags {
@@ -27,7 +27,7 @@ export interface VerifyFlags {
 export function auditVerifyCommand(file: string, flags: VerifyFlags): Promise<number> {
   return withOpenLog(file, (fd, copied) => {
     const { report, verified } = verifyOpenLog(file, fd, copied, flags.publicKey);
-    if (flags.json) writeShown(process.stdout, JSON.stringify({ file, verified, ...report }, null, 2) + "\n");
+    if (flags.json) writeJsonShown(process.stdout, JSON.stringify({ file, verified, ...report }, null, 2) + "\n");
     else writeShown(process.stdout, renderReport(file, report, verified));
     return verified ? 0 : 1;
   });
@@ -134,7 +134,7 @@ const SHOW_PROBLEMS_LISTED = 20;
  * an edited or forged line read as true. Exit codes as verify's: 0 verified, 1 not.
  */
 export async function auditShowCommand(file: string, flags: ShowFlags): Promise<number> {
-  const output = new ShownOutput(process.stdout);
+  const output = new ShownOutput(process.stdout, flags.json === true);
   const verified = await withOpenLog(file, async (fd, copied) => {
     const checked = new ReadingDigest();
     const verification = verifyOpenLog(file, fd, copied, flags.publicKey, checked);
@@ -193,7 +193,11 @@ class ShownOutput {
   private pieces: string[] = [];
   private length = 0;
 
-  constructor(private readonly stream: NodeJS.WriteStream) {}
+  /** `json`: what is shown is JSON (see writeJsonShown). */
+  constructor(
+    private readonly stream: NodeJS.WriteStream,
+    private readonly json: boolean,
+  ) {}
 
   write(text: string): Promise<void> | null {
     this.pieces.push(text);
@@ -206,7 +210,7 @@ class ShownOutput {
     const text = this.pieces.join("");
     this.pieces = [];
     this.length = 0;
-    if (writeShown(this.stream, text)) return null;
+    if ((this.json ? writeJsonShown : writeShown)(this.stream, text)) return null;
     return new Promise((resolve) => {
       // A reader gone (EPIPE, closed) ends the wait too: there is nothing more to show it.
       const done = () => {

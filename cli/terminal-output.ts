@@ -8,12 +8,20 @@
 // on them. On a terminal they become \u009d-style escapes, which inside a JSON string are the
 // same character to a parser, so the JSON still reads as the same value.
 
-import { scriptTextOnStderr, terminalSafe } from "../runner/printable.js";
+import { jsonOnTerminal, scriptTextOnStderr, terminalSafe } from "../runner/printable.js";
 import type { Outcome } from "../runner/exit-codes.js";
 
 /** Writes `text` as shown; false when the stream holds it (and more should wait for "drain"), as stream.write. */
 export function writeShown(stream: NodeJS.WriteStream, text: string): boolean {
   return stream.write(stream.isTTY ? terminalSafe(text) : text);
+}
+
+/**
+ * Writes JSON tacit made (its audit log's and approvals' --json) as shown: on a terminal, also with
+ * what JSON leaves raw that reorders or hides text there escaped (see jsonOnTerminal); the same value.
+ */
+export function writeJsonShown(stream: NodeJS.WriteStream, json: string): boolean {
+  return stream.write(stream.isTTY ? jsonOnTerminal(json) : json);
 }
 
 /** A warning about a script's answers (see OutputBuffer.warn), on stderr, as grep -r says what it could not read. */

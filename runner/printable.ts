@@ -42,6 +42,29 @@ export function terminalSafe(text: string): string {
   return text.replace(TERMINAL_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
+/** What jsonOnTerminal escapes beyond terminalSafe: printable()'s set but for the C0 controls (made on first use, as printable's). */
+let hiddenInJson: RegExp | undefined;
+
+/**
+ * JSON that tacit prints (--json of audit show and verify, approvals list), on its way to a
+ * terminal: terminalSafe, and every other character printable() escapes (bidirectional controls,
+ * zero-width and other format characters, line and paragraph separators, spaces other than the
+ * ordinary one, private-use characters, characters drawn as nothing) as JSON's own \uXXXX escapes,
+ * a surrogate pair for one past U+FFFF. JSON.stringify leaves all of them raw, and an audit log's
+ * path "report\u202etxt.sh" read "reporths.txt" in `tacit audit show --json` on a terminal that
+ * lays out bidirectional text (the text form shows it escaped). Such characters stand only inside
+ * JSON strings (the rest of JSON is ASCII), where the escape is the same character to a parser:
+ * the document reads as the same value.
+ */
+export function jsonOnTerminal(json: string): string {
+  hiddenInJson ??= /[\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Default_Ignorable_Code_Point}\u2800]|(?! )\p{Zs}/gu;
+  return terminalSafe(json).replace(hiddenInJson, (c) => {
+    let escaped = "";
+    for (let i = 0; i < c.length; i++) escaped += `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`;
+    return escaped;
+  });
+}
+
 /**
  * Whether terminalSafe writes the UTF-16 unit `code` as an escape: the same set as TERMINAL_CONTROLS,
  * as comparisons, for code that weighs text a unit at a time (serve's answer size, mcp-server.ts).
