@@ -12,6 +12,16 @@ import { printable } from "../runner/printable.js";
 import { writeJsonShown } from "./terminal-output.js";
 import { UsageError } from "./usage.js";
 
+/**
+ * A pattern (or directory) as list shows it: printable()'s escapes, and a backslash as \\. Shown
+ * as itself, a backslash made escapes ambiguous: a file the script named "a\nb" and one named
+ * "a\\u000ab" (a backslash, then "u000a") were two approvals listed as the same line, and revoke
+ * given that line removed both. With the backslash doubled, each line names one pattern.
+ */
+export function shownPattern(text: string): string {
+  return printable(text.replace(/\\/g, "\\\\"));
+}
+
 function store(): ApprovalStore {
   return new ApprovalStore();
 }
@@ -49,7 +59,7 @@ export function listApprovals(json: boolean): number {
       untrusted !== null ? `not used: ${untrusted}; tacit never writes such an entry (revoke it, and approve again if you meant to)`
       : Date.parse(approval.expiresAt) <= now ? "expired"
       : `until ${approval.expiresAt}`;
-    process.stdout.write(`${printable(approval.pattern)}\tin ${printable(approval.directory)}\t${state}\tgranted ${approval.grantedAt} via ${printable(approval.via)}\n`);
+    process.stdout.write(`${shownPattern(approval.pattern)}\tin ${shownPattern(approval.directory)}\t${state}\tgranted ${approval.grantedAt} via ${printable(approval.via)}\n`);
   }
   return 0;
 }
@@ -106,7 +116,7 @@ export function grantApprovals(patterns: readonly string[], directory: string): 
   const approvals = store();
   for (const pattern of patterns) {
     const approval = approvals.remember(pattern, "tacit approvals grant", directory);
-    process.stderr.write(`approved ${printable(approval.pattern)} in ${printable(approval.directory)} until ${approval.expiresAt}\n`);
+    process.stderr.write(`approved ${shownPattern(approval.pattern)} in ${shownPattern(approval.directory)} until ${approval.expiresAt}\n`);
   }
   return 0;
 }
@@ -119,14 +129,15 @@ export function revokeApprovals(patterns: readonly string[], all: boolean, direc
     return 0;
   }
   if (patterns.length === 0) throw new UsageError("name the patterns to revoke (as tacit approvals list prints them), or pass --all");
-  // A pattern named as list prints it (escaped) stands for the stored pattern it was printed from.
-  const named = (a: { pattern: string }, pattern: string) => a.pattern === pattern || printable(a.pattern) === pattern;
+  // A pattern named as list prints it (escaped) stands for the stored pattern it was printed from; as an
+  // earlier tacit printed it (a backslash as itself), for each stored pattern it could have been printed from.
+  const named = (a: { pattern: string }, pattern: string) => a.pattern === pattern || shownPattern(a.pattern) === pattern || printable(a.pattern) === pattern;
   const stored = approvals.all().filter((a) => patterns.some((pattern) => named(a, pattern))).map((a) => a.pattern);
   const removed = approvals.revoke([...new Set([...patterns, ...stored])], directory);
-  for (const approval of removed) process.stderr.write(`revoked ${printable(approval.pattern)} in ${printable(approval.directory)}\n`);
+  for (const approval of removed) process.stderr.write(`revoked ${shownPattern(approval.pattern)} in ${shownPattern(approval.directory)}\n`);
   const missing = patterns.filter((pattern) => !removed.some((a) => named(a, pattern)));
   if (missing.length > 0) {
-    process.stderr.write(`no remembered approval for: ${missing.map(printable).join(", ")} (see tacit approvals list)\n`);
+    process.stderr.write(`no remembered approval for: ${missing.map(shownPattern).join(", ")} (see tacit approvals list)\n`);
     return 1;
   }
   return 0;
