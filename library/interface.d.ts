@@ -58,7 +58,13 @@ interface FileSystem {
    * directory it cannot read is left out, with a warning, as grepRecursive does.
    */
   find(dir: string, glob: string): string[];
-  /** A classified file's content as a Classified value (refused on an ordinary path). */
+  /**
+   * A classified file's content as a Classified value (refused on an ordinary path). The file
+   * must be UTF-8 text (a leading BOM, NUL bytes and CRLF are kept as they are, so a copy
+   * written with writeClassified is the same bytes): one that is not (a binary file such as a
+   * .p12 key store or a DER key) throws an Error, and nothing is read, since a Classified value
+   * is text and its bytes would have changed. Copy or move such a file outside tacit.
+   */
   readClassified(path: string): Classified<string>;
   /** Writes a Classified value to a classified path (refused on an ordinary path). */
   writeClassified(path: string, content: Classified<string>): void;
@@ -98,6 +104,7 @@ interface FileEntry {
    * directory it cannot read (or a link that loops) is left out, with a warning, as find does.
    */
   walk(): FileEntry[];
+  /** As FileSystem.readClassified: a classified file's UTF-8 text; a file that is not UTF-8 throws an Error. */
   readClassified(): Classified<string>;
   writeClassified(content: Classified<string>): void;
 }

@@ -167,7 +167,9 @@ function decide(action: Action, context: EvaluationContext, beforeEffect: Before
       return granted(action.kind, context.classified.map(action.handle, action.source, action.captures, action.flat, context.abandoned));
     // No answer to the script waits for a classified value: how long one takes to compute, or
     // whether it could be, would otherwise show in the time a later call takes. A classified
-    // read is read after the classified writes still pending, for the store only.
+    // read of a file a classified write still pending will fill is read after the writes
+    // still pending, for the store only; any other is read at once, and refused if it is not
+    // UTF-8 (see FileSystemExecutor.openClassifiedRead).
     case "FsReadClassified": {
       context.classified.reserve(`readClassified(${action.path})`);
       const read = files.openClassifiedRead(action.scope, action.path);

@@ -3,6 +3,7 @@
 // to the scope's root, `..` collapsed, symlinks followed (dead ones too), and then required
 // to lie inside the scope by whole path components.
 
+import { isUtf8 } from "node:buffer";
 import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readSync, rmdirSync, type Stats, statSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import type { FileInfo, GrepMatch } from "../../library/protocol.js";
@@ -83,6 +84,49 @@ interface Resolved {
  */
 function relatedToScope(scope: FileSystemScope, place: string): boolean {
   return [scope.root, scope.realRoot].some((root) => isWithinInAnyCase(place, root) || isWithinInAnyCase(root, place));
+}
+
+/**
+ * A classified file that is not UTF-8 text (a key store, a DER key): readClassified() carries
+ * text, and decoded it lossily (each invalid sequence became U+FFFD), so a copy made with
+ * writeClassified held other bytes and one written back to the same path destroyed the file,
+ * without a word. Its message says nothing else of the content: no offset, byte or length.
+ */
+class NotUtf8Text extends EffectFailure {
+  constructor(requested: string) {
+    super(
+      `${requested}: is not UTF-8 text (a binary file, such as a key store?); readClassified() reads a classified file as text and ` +
+        "would have changed its bytes, so nothing was read. tacit cannot carry a binary classified file's bytes as a Classified value: " +
+        "copy or move it with a command outside tacit.",
+    );
+  }
+}
+
+/**
+ * The files (device and inode) that classified writes still pending will fill, with how many
+ * such writes each: a classified read of one of them is read once they have landed (after the
+ * evaluation's pending writes, see the monitor), a read of any other file at once, so that one
+ * that is not UTF-8 is refused to the script then (see openClassifiedRead). Of the whole
+ * process: a session's later snippets and a server's later calls read what earlier ones write.
+ */
+const pendingClassifiedWrites = new Map<string, number>();
+
+function fileIdentity(stats: Stats): string {
+  return `${stats.dev}:${stats.ino}`;
+}
+
+/** Counts a classified write pending on the file open at `fd`; the function returned takes it back, once. */
+function notePendingClassifiedWrite(fd: number): () => void {
+  const identity = fileIdentity(fstatSync(fd));
+  pendingClassifiedWrites.set(identity, (pendingClassifiedWrites.get(identity) ?? 0) + 1);
+  let landed = false;
+  return () => {
+    if (landed) return;
+    landed = true;
+    const left = (pendingClassifiedWrites.get(identity) ?? 1) - 1;
+    if (left === 0) pendingClassifiedWrites.delete(identity);
+    else pendingClassifiedWrites.set(identity, left);
+  };
 }
 
 /** A write tried with its final name as it is must resolve it first (see FileSystemExecutor.writeNow); never leaves the executor. */
@@ -524,9 +568,9 @@ export class FileSystemExecutor {
         throw failure(requested, error);
       }
     };
-    const read = (fd: number): string => {
+    const read = (fd: number, stats: Stats = fstatSync(fd)): string => {
       try {
-        return readWhole(fd, fstatSync(fd).size, requested, "utf8", true);
+        return readWhole(fd, stats.size, requested, "utf8", true);
       } catch (error) {
         throw failure(requested, error);
       } finally {
@@ -534,6 +578,33 @@ export class FileSystemExecutor {
       }
     };
     const fd = open();
+    let stats: Stats;
+    try {
+      stats = fstatSync(fd);
+    } catch (error) {
+      closeSync(fd);
+      throw failure(requested, error);
+    }
+    // No classified write pending on this file: what it holds now is what a read after the
+    // pending writes would find, so it is read now, and one that is not UTF-8 is refused now,
+    // visibly (only tacit's writes, always UTF-8, could make that depend on a secret). Any
+    // other failure of the read (the file too large, an I/O error) stays out of sight, as it
+    // was: it tells of the content (its size).
+    if (!pendingClassifiedWrites.has(fileIdentity(stats))) {
+      let text: string;
+      try {
+        text = read(fd, stats);
+      } catch (error) {
+        if (error instanceof NotUtf8Text) throw error;
+        return () => {
+          throw error;
+        };
+      }
+      return () => text;
+    }
+    // A write pending on it: read once the writes before this read have landed, as any read
+    // was; a content that is not UTF-8 then (only a writer outside tacit could put it there)
+    // fails the value out of sight, never decoded lossily.
     const held = this.holdDescriptor(fd);
     // Past the limit it is opened again, with every check, when the store reads it; a failure
     // then is the store's, out of sight, as for any value.
@@ -607,14 +678,34 @@ export class FileSystemExecutor {
           "telling you something about it. Write the secret to another classified path.",
       );
     }
-    const held = this.holdDescriptor(this.openForWriting(target, requested, false, true, beforeEffect));
-    if (held) return (content) => writeAndClose(held.release(), content, requested, true);
+    const fd = this.openForWriting(target, requested, false, true, beforeEffect);
+    let landed: () => void;
+    try {
+      landed = notePendingClassifiedWrite(fd);
+    } catch (error) {
+      closeSync(fd);
+      throw failure(requested, error);
+    }
+    const held = this.holdDescriptor(fd);
+    if (held) {
+      return (content) => {
+        try {
+          writeAndClose(held.release(), content, requested, true);
+        } finally {
+          landed();
+        }
+      };
+    }
     // Created (or emptied) now; filled through a descriptor opened, with every check, then,
     // and never created again: a file the script deleted meanwhile stays deleted whether or
     // not the value could be computed (its coming back would tell).
     return (content) => {
-      // Filled as part of the write decided (and logged) when the file was created.
-      if (content !== null) writeAndClose(this.openForWriting(target, requested, false, true, NOTHING_TO_LOG, false), content, requested, true);
+      try {
+        // Filled as part of the write decided (and logged) when the file was created.
+        if (content !== null) writeAndClose(this.openForWriting(target, requested, false, true, NOTHING_TO_LOG, false), content, requested, true);
+      } finally {
+        landed();
+      }
     };
   }
 
@@ -1104,7 +1195,8 @@ function searchFailure(requested: string, pattern: string, reply: GrepReply): Er
 /**
  * The whole content of an open file of `size` bytes (read on if it grows), within READ_LIMIT_BYTES.
  * `classified`: for readClassified(), which has no stream to point to (forEachLine refuses a
- * classified file, so its advice sent the reader of the secure output nowhere).
+ * classified file, so its advice sent the reader of the secure output nowhere), and which takes
+ * UTF-8 alone (NotUtf8Text): a Classified value is text, and a lossy decode changed the bytes.
  */
 function readWhole(fd: number, size: number, requested: string, encoding: "utf8" | "base64", classified = false): string {
   if (size > READ_LIMIT_BYTES) {
@@ -1123,7 +1215,10 @@ function readWhole(fd: number, size: number, requested: string, encoding: "utf8"
     const n = readSync(fd, buffer, 0, buffer.length, null);
     // The usual case: the first read came back short, with the whole file (at most `size` bytes,
     // within the limit), decoded where it lies, without a piece cut from it or a list to hold it.
-    if (chunks.length === 0 && n < buffer.length) return buffer.toString(encoding, 0, n);
+    if (chunks.length === 0 && n < buffer.length) {
+      if (classified && !isUtf8(buffer.subarray(0, n))) throw new NotUtf8Text(requested);
+      return buffer.toString(encoding, 0, n);
+    }
     total += n;
     if (total > READ_LIMIT_BYTES) {
       throw new EffectFailure(`${requested}: grew past ${READ_LIMIT_BYTES} bytes while being read${classified ? "" : "; use forEachLine()"}.`);
@@ -1131,7 +1226,9 @@ function readWhole(fd: number, size: number, requested: string, encoding: "utf8"
     chunks.push(buffer.subarray(0, n));
     if (n < buffer.length) break;
   }
-  return (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)).toString(encoding);
+  const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+  if (classified && !isUtf8(whole)) throw new NotUtf8Text(requested);
+  return whole.toString(encoding);
 }
 
 /**
