@@ -111,7 +111,18 @@ export const CALL_ENVELOPE_LIMIT_CHARS = 64 * 1024;
 /** Why a tools/call's id and params besides its arguments are too long to hold, or null. */
 export function envelopeProblem(id: unknown, params: unknown): string | null {
   const { arguments: _arguments, ...rest } = (params ?? {}) as Record<string, unknown>;
-  const chars = JSON.stringify([id, rest]).length;
+  let chars: number;
+  try {
+    chars = JSON.stringify([id, rest]).length;
+  } catch (error) {
+    // JSON.stringify recurses: a _meta of 100,000 nested arrays (200 KB) overflowed the stack here,
+    // and the call went unanswered, its id held as under way for good (see mcp-request-ids.ts).
+    if (!(error instanceof RangeError)) throw error;
+    return (
+      `tools/call: its _meta or another member of its params besides "arguments" is nested more deeply than tacit serve can measure ` +
+      "(JSON.stringify ran out of stack); nothing ran. Send a flat _meta (a short progress token), and put data in the code (or in a file the script reads)"
+    );
+  }
   if (chars <= CALL_ENVELOPE_LIMIT_CHARS) return null;
   return (
     `tools/call: its id, _meta (the progress token) and the members of its params besides "arguments" take ${chars.toLocaleString("en-US")} ` +

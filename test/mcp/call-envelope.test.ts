@@ -49,3 +49,24 @@ it("a call whose progress token, id or other member of its params is longer than
   expect(existsSync(path.join(dir, "by-short-token"))).toBe(true);
   for (const file of ["by-token", "by-id", "by-member"]) expect(existsSync(path.join(dir, file)), file).toBe(false);
 });
+
+// Measured with JSON.stringify, which recurses: a _meta nested 100,000 arrays deep (200 KB) threw
+// RangeError inside the edge check, the request was never answered (nothing on stderr or in the
+// log either), and its id stayed "under way" for good: the next request with that id was refused.
+it("a call whose _meta is nested too deeply to measure is refused, nothing in it runs, and its id is free after", async () => {
+  const depth = 100_000;
+  const deep = "[".repeat(depth) + "]".repeat(depth);
+  const call = writing("by-deep-meta");
+  client.send(`{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"execute_typescript","arguments":${JSON.stringify(call.arguments)},"_meta":{"progressToken":"p-20","x":${deep}}}}\n`);
+  const refused = await client.answer(20);
+  expect(refused.error?.code).toBe(-32600);
+  expect(refused.error?.message).toContain("nested");
+  expect(refused.error?.message).toContain("nothing ran");
+  // The id is not left under way: a well-formed call with it runs.
+  client.send({ jsonrpc: "2.0", id: 21, method: "tools/call", params: writing("by-next") });
+  expect((await client.answer(21)).result?.structuredContent?.exitCode).toBe(0);
+  client.responses.splice(0);
+  client.send({ jsonrpc: "2.0", id: 20, method: "tools/call", params: writing("by-same-id") });
+  expect((await client.answer(20)).result?.structuredContent?.exitCode).toBe(0);
+  expect(existsSync(path.join(dir, "by-deep-meta"))).toBe(false);
+}, 30_000);
