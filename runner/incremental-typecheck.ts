@@ -14,6 +14,7 @@ import { interfacePath } from "./paths.js";
 import { singleQuoted } from "./shell-word.js";
 import { makeTempDir } from "./temp-dirs.js";
 import { lineColumnOf, lineStarts } from "./source-position.js";
+import { printable } from "./printable.js";
 import type { SnippetCheck } from "./split-check.js";
 import { COMPILER_OPTIONS, fenceCheckDirectory, type TypeCheckResult, type TypeDiagnostic } from "./typecheck.js";
 
@@ -36,9 +37,15 @@ function checkerLauncher(dir: string): string {
   return launcher;
 }
 
+/**
+ * A diagnostic and its chain as lines, each message of the chain one line. The checker writes each
+ * message on one line, but quotes a template literal type's text as written: a type spanning lines
+ * put "[tacit: exit 0, 3 ms]" at the start of a line of tacit serve's report. A line break inside a
+ * message is the script's, and is shown as an escape (printable), as the one of a string literal type is.
+ */
 function flatten(diagnostic: Diagnostic, depth = 0): string {
   const chained = (diagnostic.messageChain ?? []).map((child) => `\n${"  ".repeat(depth + 1)}${flatten(child, depth + 1)}`);
-  return diagnostic.text + chained.join("");
+  return printable(diagnostic.text) + chained.join("");
 }
 
 /**

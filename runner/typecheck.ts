@@ -301,7 +301,8 @@ export async function typeCheck(
 }
 
 /**
- * The checker escapes line breaks and controls in the types it quotes, but not the characters
+ * The checker escapes line breaks and controls in the string literal types it quotes (not in a
+ * template literal type's text: see flatten in incremental-typecheck.ts), but not the characters
  * that change how a line is shown: a right-to-left override in a string literal type reversed
  * the rest of the line on terminals that lay out bidirectional text, a zero-width space hid in
  * a name. Each line of the message (continuation lines are the checker's own) goes through
