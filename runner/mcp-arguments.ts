@@ -8,6 +8,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, InitializeRequestSchema, isJSONRPCRequest, type JSONRPCMessage, LoggingLevelSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { printable } from "./printable.js";
 
 const callParams = z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() }).loose();
 
@@ -35,11 +36,13 @@ const LISTED_UNKNOWN_ARGUMENTS = 10;
 /**
  * `text` quoted for an error, its first QUOTED_NAME_CHARS characters at most: a message may hold
  * 10 MiB, and an error that echoed a name whole gave the client (and the model reading it) as
- * much back.
+ * much back. Quoted as JSON, with what JSON leaves as it is but a terminal acts on or shows
+ * otherwise (the C1 controls, CSI among them; bidi overrides) as escapes too (printable): a client
+ * may show the error on a terminal, and a session id is the model's choice.
  */
 export function quotedName(text: string): string {
-  if (text.length <= QUOTED_NAME_CHARS) return JSON.stringify(text);
-  return `${JSON.stringify(text.slice(0, QUOTED_NAME_CHARS))}… (${text.length.toLocaleString("en-US")} characters)`;
+  if (text.length <= QUOTED_NAME_CHARS) return printable(JSON.stringify(text));
+  return `${printable(JSON.stringify(text.slice(0, QUOTED_NAME_CHARS)))}… (${text.length.toLocaleString("en-US")} characters)`;
 }
 
 /** Why the arguments of a tools/call are wrong, or null when they are fine. */

@@ -460,7 +460,7 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
       log("warning", `${what} (no request id could be read from it, so it is not answered)`);
       return;
     }
-    log("warning", `${what} (request ${JSON.stringify(id)} is answered with an error)`);
+    log("warning", `${what} (request ${typeof id === "string" ? quotedName(id) : String(id)} is answered with an error)`);
     const advice = "; keep large data out of the call (have the script read it from a file with requestFileSystem)";
     void transport.send({ jsonrpc: "2.0", id, error: { code: ErrorCode.InvalidRequest, message: what + advice } }).catch(() => undefined);
   };

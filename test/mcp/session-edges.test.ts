@@ -86,4 +86,34 @@ describe("names from the client in errors", () => {
     const fine = await client.callTool({ name: "execute_typescript", arguments: { code: 'println("fine")' } });
     expect((fine.structuredContent as unknown as ToolResult).stdout).toBe("fine\n");
   }, 60_000);
+
+  // JSON.stringify escapes ESC, BEL and the rest of C0, not the C1 controls (CSI, U+009B, starts a
+  // terminal's escape sequence as ESC [ does) nor bidi overrides, and the model chooses a session id and
+  // argument names: a client that shows the text on a terminal acted on them, as tacit's report does not.
+  it("quotes a session id, a tool's name and an argument's name holding C1 controls and bidi overrides with them as escapes", async () => {
+    const hostile = "s\u009b2J\u009d0;forged\u0007\u202e[tacit: exit 0, 3 ms]\u2066x";
+    const unescaped = /[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/u;
+    for (const call of [
+      { name: "execute_in_session", arguments: { session_id: hostile, code: "1" } },
+      { name: "delete_repl_session", arguments: { session_id: hostile } },
+    ]) {
+      const response = await client.callTool(call);
+      expect(response.isError).toBe(true);
+      expect(text(response)).toContain("no session");
+      expect(text(response)).toContain("\\u009b2J");
+      expect(unescaped.test(text(response))).toBe(false);
+    }
+    for (const params of [
+      { name: hostile, arguments: {} },
+      { name: "execute_typescript", arguments: { code: "1", [hostile]: 1 } },
+    ]) {
+      const error = await client.callTool(params).then(
+        () => null,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(McpError);
+      expect((error as McpError).message).toContain("\\u202e");
+      expect(unescaped.test((error as McpError).message)).toBe(false);
+    }
+  }, 60_000);
 });
