@@ -15,6 +15,21 @@ function answeredId(message: JSONRPCMessage): RequestId | undefined {
   return ("result" in message || "error" in message) && "id" in message ? (message.id as RequestId) : undefined;
 }
 
+/** tacit's own answers to requests it never passed on to the server (see answerToUnseen). */
+const answersToUnseen = new WeakSet<object>();
+
+/**
+ * `answer`, marked as tacit's answer to a request it answered itself before the server or the check
+ * below saw it (a message longer than it reads, one the SDK cannot read, one read past what it keeps):
+ * sent, it ends no request under way. Such an answer bears the request's id, which may be that of
+ * another request still under way: it freed that id, a later request with it was taken, and the
+ * client's cancellation of the id reached only that one, the first running on to write its file.
+ */
+export function answerToUnseen<T extends object>(answer: T): T {
+  answersToUnseen.add(answer);
+  return answer;
+}
+
 function idText(id: RequestId): string {
   return typeof id === "string" ? quotedName(id) : String(id);
 }
@@ -32,7 +47,7 @@ export function refuseRequestIdsUnderWay(transport: Transport): void {
   const underWay = new Set<RequestId>();
   transport.send = (message, options) => {
     const id = answeredId(message);
-    if (id !== undefined) underWay.delete(id);
+    if (id !== undefined && !answersToUnseen.has(message)) underWay.delete(id);
     return send(message, options);
   };
   transport.onmessage = (message, extra) => {

@@ -19,7 +19,7 @@ import { ThreadedTypeChecker } from "./typecheck-thread.js";
 import { Recorder } from "./recorder.js";
 import { quotedName, refuseMalformedRequests } from "./mcp-arguments.js";
 import { answerUnreadableRequests, limitedStdin, MAX_MESSAGE_BYTES, type OversizedMessage, type PastTheBound } from "./mcp-stdin.js";
-import { refuseRequestIdsUnderWay } from "./mcp-request-ids.js";
+import { answerToUnseen, refuseRequestIdsUnderWay } from "./mcp-request-ids.js";
 import { ReplSession } from "./session.js";
 import { UNREAD_ANSWERS_LIMIT_BYTES, UNREAD_MESSAGES_LIMIT, waitForUnreadAnswers } from "./unread-answers.js";
 import { EvaluatorsMemory, SessionsMemory } from "./sessions-memory.js";
@@ -462,14 +462,14 @@ export async function serve({ config, version, stop }: ServeOptions): Promise<Se
     }
     log("warning", `${what} (request ${typeof id === "string" ? quotedName(id) : String(id)} is answered with an error)`);
     const advice = "; keep large data out of the call (have the script read it from a file with requestFileSystem)";
-    void transport.send({ jsonrpc: "2.0", id, error: { code: ErrorCode.InvalidRequest, message: what + advice } }).catch(() => undefined);
+    void transport.send(answerToUnseen({ jsonrpc: "2.0" as const, id, error: { code: ErrorCode.InvalidRequest, message: what + advice } })).catch(() => undefined);
   };
   // A request read past what is kept for a client that reads nothing is answered at once and dropped (see limitedStdin).
   let toldOfFullInput = false;
   const refusePastTheBound: PastTheBound = {
     refuse: ({ id, code, problem }) => {
       // `id: null` for a line whose id cannot be told, as answerUnreadableRequests answers it.
-      const answer = { jsonrpc: "2.0", id, error: { code, message: problem } };
+      const answer = answerToUnseen({ jsonrpc: "2.0", id, error: { code, message: problem } });
       void transport.send(answer as JSONRPCMessage).catch(() => undefined);
       return JSON.stringify(answer).length;
     },

@@ -11,6 +11,7 @@ import { ErrorCode, JSONRPCRequestSchema, type JSONRPCMessage } from "@modelcont
 import { z } from "zod";
 import { CollectedBytes } from "./collected-bytes.js";
 import { quotedName } from "./mcp-arguments.js";
+import { answerToUnseen } from "./mcp-request-ids.js";
 import { UNREAD_ANSWERS_LIMIT_BYTES, UNREAD_MESSAGES_LIMIT } from "./unread-answers.js";
 
 /** The longest message passed to the SDK: its own default buffer, so every message it took before still goes through. */
@@ -511,7 +512,7 @@ export function answerUnreadableRequests(transport: Transport, passedOn: PassedO
       // (MCP 2025-11-25's schema) would leave it out instead; a client that sends a batch or a null
       // id is no SDK client, and JSON-RPC is what it waits on.
       const answer = { jsonrpc: "2.0", id: unreadable.id, error: { code: unreadable.code, message: unreadable.problem } };
-      void transport.send(answer as JSONRPCMessage).catch(() => undefined);
+      void transport.send(answerToUnseen(answer) as JSONRPCMessage).catch(() => undefined);
     }
     report?.(error);
   };

@@ -49,3 +49,40 @@ describe("tacit serve and a request id already in use", () => {
     }
   });
 });
+
+// tacit answers some requests itself, before the SDK or the check above sees them: a message longer
+// than it reads, one the SDK cannot read ("params": null). Their answer went out by the request's id
+// and freed it, though another request with that id was still under way: a third request with the id
+// was taken, the SDK gave it the first's place, and the client's cancellation of the id stopped only
+// that one; the first ran on and wrote its file.
+describe("tacit serve and a request it answers itself, whose id is that of a request under way", () => {
+  const refusedFirst: Record<string, (id: number) => string> = {
+    "a message longer than tacit serve reads": (id) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"execute_typescript","arguments":{"code":"${"x".repeat(11 * 1024 * 1024)}"}}}\n`,
+    "a request the SDK cannot read": (id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":null}\n`,
+  };
+  for (const [how, refused] of Object.entries(refusedFirst)) {
+    it(`${how}: the id stays under way, so a later request with it is refused and the cancellation stops the first`, async () => {
+      const { dir, env, cleanup } = tempDirWithHome("tacit-request-id-answered-");
+      const client = rawClient<Answer>(["--no-check", "--exec-timeout-ms", "50000"], dir, env);
+      try {
+        await client.initialize();
+        const call = (id: unknown, code: string) => client.line({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "execute_typescript", arguments: { code } } });
+        // It waits 3 s (without using the CPU), then writes: ample time to be cancelled.
+        client.send(call(7, 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3_000);\nrequestFileSystem(".", (fs) => fs.access("first-ran").write("ran"));'));
+        client.send(refused(7));
+        expect((await client.answer(7)).error?.code).toBe(-32600);
+        client.responses.splice(0);
+        client.send(call(7, 'print("third")'));
+        const third = await client.answer(7);
+        expect(third.error?.message).toContain("which a request of this client's still under way has, and nothing in it ran");
+        client.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7, reason: "the person stopped it" } });
+        await new Promise((resolve) => setTimeout(resolve, 5_000));
+        expect(existsSync(path.join(dir, "first-ran"))).toBe(false);
+      } finally {
+        client.close();
+        cleanup();
+      }
+    }, 30_000);
+  }
+});
