@@ -17,7 +17,7 @@ import { CommandConfinement } from "./exec/confinement.js";
 import { ExecExecutor } from "./exec/executor.js";
 import { NetworkExecutor } from "./net/executor.js";
 import { parseHostPattern } from "./net/host-policy.js";
-import { type ParseRefusal, parseRefusalAsync } from "./nesting.js";
+import { type ParseRefusal, parseRefusalAsync, ProbeCancelled } from "./nesting.js";
 import { FileSystemExecutor } from "./fs/file-system.js";
 import { GrepRunner, mayRunRecursiveSearch } from "./fs/grep-runner.js";
 import { protectedPathsOf } from "./fs/protected-paths.js";
@@ -420,6 +420,8 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   // A type check started here is awaited once the run is prepared (below): the preparation,
   // which has no effect outside this evaluation, overlaps the checker's work.
   let typesChecked: Promise<CheckResult> | null = null;
+  /** The call was cancelled while its script's parse probe ran or waited: it is not checked, and never runs. */
+  let probeCancelled = false;
   if (!options.unsafeSkipValidation) {
     const check = await checked(async () => {
       const early = options.precheck;
@@ -436,7 +438,15 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
       const fresh = session?.snippet ?? options.code;
       // A long script's parse probe (a child process: nesting.ts) is awaited here, with the host
       // free meanwhile; run by the validator it held every other call of tacit serve for it.
-      const probed = session?.probed !== undefined ? session.probed : await parseRefusalAsync(fresh);
+      // A cancellation ends the probe (see ProbeCancelled): the call is answered as cancelled below.
+      let probed: ParseRefusal | null;
+      try {
+        probed = session?.probed !== undefined ? session.probed : await parseRefusalAsync(fresh, options.signal);
+      } catch (error) {
+        if (!(error instanceof ProbeCancelled)) throw error;
+        probeCancelled = true;
+        return { ok: false, errors: [], tacitImports: [], pureFunctions: [] };
+      }
       let stages: ReturnType<typeof checkInStages>;
       try {
         stages = checkInStages(options.code, options.displayName, config.typeCheck, checker, fresh, session?.parsed, session?.typeCheck, probed);
@@ -450,6 +460,10 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
       typesChecked?.catch(() => undefined);
       return stages.validation;
     });
+    if (probeCancelled && options.signal?.aborted) {
+      await unused("cancelled before it ran");
+      return cancelled(options.signal.reason, output, `cancelled: ${cancelledBecause(options.signal.reason)} before it ran (while its script was measured for its checks); nothing of it ran`, startedAt);
+    }
     if (!check.ok) return refused(check);
     tacitImports = check.tacitImports;
     pureFunctions = check.pureFunctions;

@@ -199,16 +199,28 @@ export function parseRefusal(code: string): ParseRefusal | null {
  * each MiB of dense code, and a spawnSync held every other call of tacit serve (its sessions,
  * cancellations and time limits) for all of it.
  */
-export async function parseRefusalAsync(code: string): Promise<ParseRefusal | null> {
-  return safeToParse(code) ? null : (await probed(code)).refusal;
+export async function parseRefusalAsync(code: string, signal?: AbortSignal): Promise<ParseRefusal | null> {
+  return safeToParse(code) ? null : (await probed(code, signal)).refusal;
 }
 
 /**
  * parseRefusalAsync, and the size of the script's tree: from the probe, or, for a script short
  * enough not to need one, measured here (a parse of at most SAFE_LENGTH: a millisecond or so).
  */
-export async function probeTree(code: string): Promise<TreeProbe> {
-  return safeToParse(code) ? { refusal: null, size: programSize("script.ts", code, PROGRAM_OPTIONS) } : probed(code);
+export async function probeTree(code: string, signal?: AbortSignal): Promise<TreeProbe> {
+  return safeToParse(code) ? { refusal: null, size: programSize("script.ts", code, PROGRAM_OPTIONS) } : probed(code, signal);
+}
+
+/**
+ * A probe given up on: its caller's signal was aborted (a cancelled call) while the probe ran, which
+ * ends it, or waited for its turn, which it then never takes. Ran to its end, a cancelled call's probe
+ * (up to 30 s and 1.5 GB) held the probes of every later call behind it, and the call its evaluation slot.
+ */
+export class ProbeCancelled extends Error {
+  constructor() {
+    super("tacit: the parse probe was stopped: its call was cancelled");
+    this.name = "ProbeCancelled";
+  }
 }
 
 /**
@@ -218,15 +230,19 @@ export async function probeTree(code: string): Promise<TreeProbe> {
  */
 const probes = new ConcurrencyLimit(1);
 
-/** The probe, in a child process, with the host free meanwhile. */
-async function probed(code: string): Promise<TreeProbe> {
-  const probe = await probes.run(() => spawnProbe(code), undefined, () => new Error("tacit: a parse probe was cancelled"));
+/** The probe, in a child process, with the host free meanwhile; rejects with ProbeCancelled once `signal` aborts. */
+async function probed(code: string, signal?: AbortSignal): Promise<TreeProbe> {
+  const probe = await probes.run(() => (signal?.aborted ? Promise.reject(new ProbeCancelled()) : spawnProbe(code, signal)), signal, () => new ProbeCancelled());
+  if (signal?.aborted) throw new ProbeCancelled();
   return judged(probe, code);
 }
 
-function spawnProbe(code: string): Promise<ProbeOutcome> {
+function spawnProbe(code: string, signal?: AbortSignal): Promise<ProbeOutcome> {
   return new Promise<ProbeOutcome>((resolve) => {
     const child = spawn(process.execPath, PROBE_ARGS, { stdio: ["pipe", "pipe", "pipe"] });
+    const stop = (): void => void child.kill("SIGKILL");
+    signal?.addEventListener("abort", stop, { once: true });
+    if (signal?.aborted) stop();
     let stdout = "";
     let stderr = "";
     let error: Error | undefined;
@@ -240,9 +256,10 @@ function spawnProbe(code: string): Promise<ProbeOutcome> {
     child.on("error", (failure) => (error ??= failure));
     // A child that dies before it has read everything closes the pipe: its exit says why.
     child.stdin.on("error", () => undefined);
-    child.on("close", (status, signal) => {
+    child.on("close", (status, endedBy) => {
       clearTimeout(timer);
-      resolve({ status: error ? null : status, signal, error, timedOut, stdout, stderr });
+      signal?.removeEventListener("abort", stop);
+      resolve({ status: error ? null : status, signal: endedBy, error, timedOut, stdout, stderr });
     });
     child.stdin.end(code);
   });

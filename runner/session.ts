@@ -30,7 +30,7 @@ import { FailureNotes, SecureSink } from "./secure-sink.js";
 import { lineStarts } from "./source-position.js";
 import { cancelledExitCode } from "./stop-reason.js";
 import type { ParsedProgram } from "./parser.js";
-import { checkedTreeLimit, millions, probeTree, treeLimitText } from "./nesting.js";
+import { checkedTreeLimit, millions, ProbeCancelled, probeTree, treeLimitText } from "./nesting.js";
 import { SessionParse } from "./session-parse.js";
 import { type SnippetShape, snippetShape, SplitState } from "./split-check.js";
 import { snippetForSandbox } from "./snippet-module.js";
@@ -255,7 +255,15 @@ export class ReplSession {
         return { outcome: "cancelled", exitCode: cancelledExitCode(extra.signal.reason), stdout: "", error, durationMs: 0, truncated: false, warnings: [] };
       }
       // The checks read the whole program's tree: measured a snippet at a time, bounded in all.
-      const probe = extra.unsafeSkipValidation ? null : await probeTree(code);
+      let probe: Awaited<ReturnType<typeof probeTree>> | null;
+      try {
+        probe = extra.unsafeSkipValidation ? null : await probeTree(code, extra.signal);
+      } catch (error) {
+        if (!(error instanceof ProbeCancelled) || !extra.signal?.aborted) throw error;
+        // Cancelled while its probe ran or waited (see ProbeCancelled): it never reached the sandbox, left as it is.
+        const stopped = "cancelled: the snippet was cancelled before it ran (while it was measured for its checks); the session is as it was";
+        return { outcome: "cancelled", exitCode: cancelledExitCode(extra.signal.reason), stdout: "", error: stopped, durationMs: 0, truncated: false, warnings: [] };
+      }
       const treeLimit = checkedTreeLimit();
       if (probe !== null && probe.refusal === null && this.treeSize + probe.size > treeLimit) {
         return { outcome: "rejected", exitCode: EXIT_CODES.rejected, stdout: "", error: tooLargeTree(this.treeSize, probe.size, treeLimit), durationMs: 0, truncated: false, warnings: [] };
