@@ -442,6 +442,16 @@ export function unreadableRequest(line: Buffer): { id: RequestId | null; code: E
   return unreadableValue(value);
 }
 
+/**
+ * An id that is neither a string nor a number, named by its kind. Written out by JSON.stringify, an
+ * array id nested 100,000 deep overflowed the stack in the transport's error handler, which closed
+ * the transport and stopped the server, and an object id of megabytes was quoted whole.
+ */
+function idKind(id: unknown): string {
+  if (id === null || typeof id === "boolean") return String(id);
+  return Array.isArray(id) ? "an array" : typeof id === "object" ? "an object" : `a ${typeof id}`;
+}
+
 /** unreadableRequest for a line that is JSON, parsed. */
 function unreadableValue(value: unknown): { id: RequestId | null; code: ErrorCode; problem: string } | null {
   if (Array.isArray(value)) {
@@ -473,7 +483,7 @@ function unreadableValue(value: unknown): { id: RequestId | null; code: ErrorCod
       id: null,
       code: ErrorCode.InvalidRequest,
       problem:
-        `request ${quotedName(method)} has the id ${JSON.stringify(id) ?? String(id)}, and nothing in it ran: an MCP request's id is a string or a number, ` +
+        `request ${quotedName(method)} has the id ${idKind(id)}, and nothing in it ran: an MCP request's id is a string or a number, ` +
         "never null (a message without an id is a notification, which gets no answer). Send it again with an id of its own, one not used before in this session",
     };
   }

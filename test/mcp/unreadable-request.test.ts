@@ -127,3 +127,34 @@ describe("a batch, and a request whose id is null", () => {
     }
   }, 60_000);
 });
+
+// The id that is no id was quoted as JSON.stringify wrote it: an array id nested 100,000 deep (200 KB)
+// overflowed the stack while the line was answered, inside the transport's error handler, and the
+// transport closed: the server stopped (exit 1), every session and call with it. An object id of
+// 5 MB was quoted whole in the answer.
+describe("a request whose id is an array or object", () => {
+  it("is answered with InvalidRequest by the id null, naming the id's kind, however deep or long; the server goes on", async () => {
+    const client = rawClient<Response>(["--no-check", "--allowed-roots", dir], dir, { TACIT_HOME: path.join(dir, "home") });
+    const { send, answer, responses } = client;
+    try {
+      await client.initialize();
+      const depth = 100_000;
+      send(`{"jsonrpc":"2.0","id":${"[".repeat(depth)}${"]".repeat(depth)},"method":"ping"}\n`);
+      const wide: Record<string, number> = {};
+      for (let i = 0; i < 400_000; i++) wide[`k${i}`] = i;
+      send({ jsonrpc: "2.0", id: wide, method: "ping" });
+      send({ jsonrpc: "2.0", id: 5, method: "ping" });
+      await answer(5);
+      const unanswerable = responses.filter((r) => r.id === null);
+      expect(unanswerable.map((r) => r.error?.code)).toEqual([-32600, -32600]);
+      const [deep, long] = unanswerable.map((r) => r.error?.message ?? "");
+      expect(deep).toContain('request "ping" has the id an array, and nothing in it ran');
+      expect(long).toContain('request "ping" has the id an object, and nothing in it ran');
+      expect((long ?? "").length).toBeLessThan(1_000);
+      send({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "execute_typescript", arguments: { code: 'println("fine")' } } });
+      expect(JSON.stringify((await answer(6)).result)).toContain("fine");
+    } finally {
+      client.close();
+    }
+  }, 60_000);
+});
