@@ -575,8 +575,9 @@ function isErasedAtRunTime(variable: { defs: ReadonlyArray<{ type: string; node:
  * (a module name, an export name, the parser's view of a token), so it is escaped with
  * printable(): a carriage return in a module name brought the cursor back over
  * "script.ts:1:1 error …" to write "script.ts: ok" there, what `tacit check` says of a script
- * that passed, and a line feed began a line of the script's choosing.
+ * that passed, and a line feed began a line of the script's choosing. The hint too: its "Did
+ * you mean" names a name of the script's (a zero-width joiner in it was shown raw).
  */
 export function formatDiagnostic(fileName: string, d: Diagnostic): string {
-  return `${fileName}:${d.line}:${d.column} error [${d.rule}] ${printable(d.message)}\n  hint: ${d.hint}`;
+  return `${fileName}:${d.line}:${d.column} error [${d.rule}] ${printable(d.message)}\n  hint: ${printable(d.hint)}`;
 }

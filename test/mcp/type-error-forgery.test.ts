@@ -66,3 +66,16 @@ describe("tacit serve's report: a type error's quoted type cannot start lines of
     }, 60_000);
   }
 });
+
+// The validator's hint names the declared name a misspelt one most likely stands for, as the script wrote it: a
+// zero-width joiner in it (the one invisible character an identifier may hold) was shown raw, "Did you mean `a‍b`?"
+// reading as `ab`, while the message beside it showed the same character as an escape.
+describe("the validator's hint", () => {
+  it("shows an invisible character of the name it suggests as an escape, as its message does", async () => {
+    const response = await client.callTool({ name: "execute_typescript", arguments: { code: "const a\u200db = 1;\na\u200dc;\n" } });
+    const { report } = answerTexts(response);
+    expect((response.structuredContent as unknown as ToolResult).exitCode).toBe(3);
+    expect(report).toContain("Did you mean `a\\u200db`?");
+    expect(/\p{Cf}/u.test(report)).toBe(false);
+  }, 60_000);
+});
