@@ -68,8 +68,8 @@ describe("tacit serve and a request it answers itself, whose id is that of a req
       try {
         await client.initialize();
         const call = (id: unknown, code: string) => client.line({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "execute_typescript", arguments: { code } } });
-        // It waits 3 s (without using the CPU), then writes: ample time to be cancelled.
-        client.send(call(7, 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3_000);\nrequestFileSystem(".", (fs) => fs.access("first-ran").write("ran"));'));
+        // It waits 10 s (without using the CPU), then writes: ample time to be cancelled.
+        client.send(call(7, 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10_000);\nrequestFileSystem(".", (fs) => fs.access("first-ran").write("ran"));'));
         client.send(refused(7));
         expect((await client.answer(7)).error?.code).toBe(-32600);
         client.responses.splice(0);
@@ -77,12 +77,17 @@ describe("tacit serve and a request it answers itself, whose id is that of a req
         const third = await client.answer(7);
         expect(third.error?.message).toContain("which a request of this client's still under way has, and nothing in it ran");
         client.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7, reason: "the person stopped it" } });
-        await new Promise((resolve) => setTimeout(resolve, 5_000));
+        // The first call's end, as the server logs it: cancelled, not run on to its write.
+        const logged = (): string[] => client.responses.filter((r) => r.method === "notifications/message").map((r) => String(r.params?.data));
+        const cancelled = (): boolean => logged().some((line) => line.startsWith("execute_typescript: cancelled (exit 1)"));
+        const until = Date.now() + 20_000;
+        while (!cancelled() && !existsSync(path.join(dir, "first-ran")) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
         expect(existsSync(path.join(dir, "first-ran"))).toBe(false);
+        expect(cancelled()).toBe(true);
       } finally {
         client.close();
         cleanup();
       }
-    }, 30_000);
+    }, 60_000);
   }
 });
