@@ -107,19 +107,20 @@ function denoMainModule(input, dir) {
 }
 
 /**
- * tacit serve's memory watch thread (runner/memory-backstop.ts), a build of its own: as an entry of
- * the CLI's, the modules it shares with the sandbox's (/proc readers) went into chunks of their own,
- * files every `tacit run` loaded one more of, for a thread only tacit serve starts.
+ * tacit serve's thread that holds its sandboxes' memory and time limits (runner/sandbox-backstop.ts),
+ * a build of its own: as an entry of the CLI's, the modules it shares with the sandbox's (/proc
+ * readers) went into chunks of their own, files every `tacit run` loaded one more of, for a thread
+ * only tacit serve starts.
  */
-const memoryBackstopWorker = {
-  input: { worker: "dist/runner/memory-backstop-worker.js" },
+const sandboxBackstopWorker = {
+  input: { worker: "dist/runner/sandbox-backstop-worker.js" },
   platform: "node",
-  output: { dir: "dist/memory-backstop", cleanDir: true, format: "cjs", minify: true, sourcemap: true, entryFileNames: "[name].cjs" },
+  output: { dir: "dist/sandbox-backstop", cleanDir: true, format: "cjs", minify: true, sourcemap: true, entryFileNames: "[name].cjs" },
 };
 
 export default defineConfig([
   cliBundle,
-  memoryBackstopWorker,
+  sandboxBackstopWorker,
   denoMainModule({ bootstrap: "dist/library/sandbox/bootstrap.js" }, "dist/sandbox"),
   denoMainModule({ evaluator: "dist/library/pure/evaluator.js" }, "dist/pure"),
 ]);

@@ -45,7 +45,6 @@ import { digestOf, sha256Base64 } from "./audit/digest.js";
 import type { HeapShare } from "./heap-share.js";
 import type { EvaluatorsMemory } from "./sessions-memory.js";
 import { HostSecrets } from "./host-secrets.js";
-import { PausableTimer } from "./pausable-timer.js";
 import { randomToken } from "./random-token.js";
 import { monotonicMs } from "./monotonic.js";
 import { namespaceFailureAtStart } from "./network-namespace.js";
@@ -537,7 +536,9 @@ async function runEvaluation(options: EvaluateOptions, oversight: Oversight, eva
   sandbox.scrubReplies(context.hostSecrets);
   // Whether a readInput() is under way: a limit reached then is one spent waiting for the pipe to end.
   let readingInput = false;
-  const clock = new PausableTimer(config.executionTimeoutMs, () => {
+  // Held off the main thread too under tacit serve (see SandboxProcess.timeLimit): a kill made
+  // there is said here all the same, so the end below is the time limit's either way.
+  const clock = sandbox.timeLimit(config.executionTimeoutMs, () => {
     if (conversation.unreadAfterReport()) return sandbox.kill("protocol", UNREAD_AFTER_REPORT);
     if (conversation.writingAfterReport()) return sandbox.kill("protocol", WRITING_AFTER_REPORT);
     // The action under way, if any, is logged as having run out of the evaluation's time (see RanOutOfTime).

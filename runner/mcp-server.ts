@@ -11,8 +11,8 @@ import { ErrorCode, type JSONRPCMessage, type ServerNotification, type ServerReq
 import { z } from "zod";
 import type { RunnerConfig } from "./config.js";
 import { AuditLogFailedAfterRun, auditLogFailedText, evaluate, type EvaluationResult, EXIT_CODES, noPendingClassifiedWork } from "./evaluate.js";
-import { watchMemoryOffThread } from "./memory-backstop.js";
 import { interfacePath } from "./paths.js";
+import { watchSandboxesOffThread } from "./sandbox-backstop.js";
 import type { SandboxProcess } from "./sandbox-process.js";
 import type { TypeChecker } from "./checks.js";
 import { ThreadedTypeChecker } from "./typecheck-thread.js";
@@ -329,8 +329,8 @@ export type ServeEnd = "stdin ended" | "transport closed" | "stdout closed" | "t
 
 export async function serve({ config, version, stop }: ServeOptions): Promise<ServeEnd> {
   // Many calls share this thread, and one can keep it busy for seconds (a large script's
-  // validation): each sandbox's memory limit is held by a thread of its own too.
-  watchMemoryOffThread();
+  // validation): each sandbox's memory and time limits are held by a thread of its own too.
+  watchSandboxesOffThread();
   const server = new McpServer({ name: "tacit", version }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
   // The server's first request to the client is a ping, so that no question is ever request 0:
   // the SDK's client drops a cancellation of request id 0 (its check is "if (!requestId)"), and

@@ -97,7 +97,7 @@ export class NamespacedProgram {
  * What NamespacedProgram.processDirs lists for `pid`, a PID namespace's first process: its /proc
  * directory, then those of the others in its namespace once the namespace's own /proc is mounted
  * (`ownProcMounted`: seen mounted before; returned as it is now). Apart from the class so that
- * tacit serve's off-thread memory watch (memory-backstop-worker.ts) counts the same processes.
+ * tacit serve's off-thread watch (sandbox-backstop-worker.ts) counts the same processes.
  */
 export function namespaceProcessDirs(pid: number, ownProcMounted: boolean): { dirs: string[]; ownProcMounted: boolean } {
   const own = `/proc/${pid}`;

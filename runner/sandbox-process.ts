@@ -9,7 +9,9 @@ import { executable } from "./exec/program-path.js";
 import type { Readable } from "node:stream";
 import { cleanUpAtExit } from "./exit-cleanup.js";
 import { RSS_ALLOWANCE_MB } from "./limits.js";
-import { MemoryBackstop } from "./memory-backstop.js";
+import { PausableTimer } from "./pausable-timer.js";
+import { SandboxBackstop } from "./sandbox-backstop.js";
+import { SPAWNED_KILL_GRACE_MS } from "./sandbox-backstop-protocol.js";
 import { type ConfinedLaunch, confinedSandbox } from "./network-namespace.js";
 import { NamespacedProgram } from "./namespaced-program.js";
 import { diesWithTacit } from "./parent-death.js";
@@ -30,8 +32,6 @@ const IDLE_WATCH_INTERVAL_MS = 250;
  * something the snippet started still runs.
  */
 const IDLE_CPU_ALLOWANCE_MS = 500;
-/** How long the process spawned may take to reap its killed program in a PID namespace and end (see kill). */
-const SPAWNED_KILL_GRACE_MS = 1000;
 /**
  * Processes a sandbox's PID namespace may hold while a snippet runs before it is ended: Deno may
  * start none (see checkIdle), but the mount setup that runs before it, whose memory is watched
@@ -40,10 +40,11 @@ const SPAWNED_KILL_GRACE_MS = 1000;
 const MAX_NAMESPACE_PROCESSES = 16;
 /** /proc/PID/stat counts CPU time in clock ticks of 1/100 s (USER_HZ on Linux). */
 const MS_PER_CLOCK_TICK = 10;
-/** What tacit serve's off-thread watch (memory-backstop.ts) stores as it kills: which of the watches below it was. */
+/** What tacit serve's off-thread watch (sandbox-backstop.ts) stores as it kills: which of the watches below it was, or its time limit (see timeLimit). */
 const BACKSTOP_RUNNING = 1;
 const BACKSTOP_IDLE = 2;
 const BACKSTOP_IDLE_ASKED = 3;
+const BACKSTOP_TIME = 4;
 const STDERR_KEEP_CHARS = 16 * 1024;
 
 export interface SandboxOptions {
@@ -226,11 +227,13 @@ export class SandboxProcess {
   /** Stopped by hold(true): a terminal's continue leaves it stopped (see stoppedWithTacit). */
   private held = false;
   /**
-   * tacit serve: its memory watched off the main thread too, by the same limit (see
-   * memory-backstop.ts), so that the main thread being busy does not stretch it; null otherwise.
+   * tacit serve: its memory and time limits held off the main thread too (see sandbox-backstop.ts),
+   * so that the main thread being busy does not stretch them; null otherwise.
    */
-  private readonly backstop: MemoryBackstop | null;
+  private readonly backstop: SandboxBackstop | null;
   private readonly forksInit: boolean;
+  /** The time limit of the program it runs now (see timeLimit): what says a kill the backstop made for time. */
+  private timeLimitNow: PausableTimer | null = null;
 
   constructor(options: SandboxOptions) {
     this.options = options;
@@ -252,8 +255,8 @@ export class SandboxProcess {
     });
     this.program = new NamespacedProgram(this.child, forksInit);
     this.forksInit = forksInit;
-    // Its kill, as the main thread learns of it: said as the main thread's watchdog says it.
-    this.backstop = MemoryBackstop.forSandbox(() => this.takeBackstopKill());
+    // Its kill, as the main thread learns of it: said as the main thread's watchdog (or time limit) says it.
+    this.backstop = SandboxBackstop.forSandbox(() => this.takeBackstopKill());
     this.mainThread = new MainThreadLook(() => this.program.pid());
     this.input.attach(this.child, (detail) => this.kill("protocol", detail));
     alive.add(this);
@@ -444,6 +447,21 @@ export class SandboxProcess {
     this.child.kill(signal);
   }
 
+  /**
+   * The wall-clock limit of the program sent next (see PausableTimer): `onExpire` ends the sandbox,
+   * with the caller's reason. Under tacit serve the off-thread backstop holds it too: the limit
+   * tells it each deadline (paused while a person is asked, moved on as the clock resumes), and it
+   * kills the sandbox a grace past one the main thread has been too busy to act on; the main
+   * thread, once it sees that kill, ends the limit with `onExpire` all the same, so the end is said
+   * as the timer's would be.
+   */
+  timeLimit(limitMs: number, onExpire: () => void): PausableTimer {
+    const backstop = this.backstop;
+    const limit = new PausableTimer(limitMs, onExpire, backstop === null ? undefined : (atMs) => backstop.setDeadline(atMs));
+    this.timeLimitNow = limit;
+    return limit;
+  }
+
   /** Starts or stops the resident-memory watchdog, for a program running in the sandbox. */
   watchMemory(on: boolean): void {
     this.stopWatching();
@@ -458,7 +476,7 @@ export class SandboxProcess {
   private watchOffThread(intervalMs: number, code: number): void {
     const spawned = this.child.pid;
     if (this.backstop === null || spawned === undefined || this.hasEnded) return;
-    this.backstop.watch(spawned, this.forksInit, this.rssLimitKb, intervalMs, code);
+    this.backstop.watch(spawned, this.forksInit, this.rssLimitKb, intervalMs, code, BACKSTOP_TIME);
   }
 
   /** A kill the backstop made, once the main thread sees it (its message, or a look of the main thread's watchdog): said as that watchdog says it. */
@@ -469,8 +487,14 @@ export class SandboxProcess {
     this.kill(reason, detail);
   }
 
-  /** The reason for the backstop's kill `code`: the main thread's own for the same watch. */
+  /** The reason for the backstop's kill `code`: the main thread's own for the same watch, or time limit. */
   private backstopKill(code: number): Extract<SandboxEnd, { kind: "killed" }> {
+    if (code === BACKSTOP_TIME) {
+      // Said by the time limit itself, as its timer says it (the words are its owner's: evaluate.ts,
+      // a session's replay), which ends the sandbox (this.kill) before this returns.
+      this.timeLimitNow?.expireNow();
+      return this.killedFor ?? { kind: "killed", reason: "timeout", detail: "it ran longer than its time limit" };
+    }
     const [reason, detail] = code === BACKSTOP_RUNNING ? this.overMemory() : this.overMemoryIdle(code === BACKSTOP_IDLE_ASKED);
     return { kind: "killed", reason, detail };
   }

@@ -4,6 +4,7 @@
 import { encodeFrame, type HostFrame, type SandboxFrame } from "../library/protocol.js";
 import { FrameSplitter, parseSandboxFrame, ProtocolError } from "./frames.js";
 import type { HostSecrets } from "./host-secrets.js";
+import type { PausableTimer } from "./pausable-timer.js";
 import { type KillReason, type SandboxEnd, SandboxProcess, type SandboxOptions } from "./sandbox-process.js";
 import type { SessionMemoryAccount } from "./sessions-memory.js";
 import { answerTook } from "./spin-read.js";
@@ -204,6 +205,11 @@ export class Sandbox {
   /** See SandboxProcess.countIn. */
   countIn(account: SessionMemoryAccount): void {
     this.proc.countIn(account);
+  }
+
+  /** See SandboxProcess.timeLimit. */
+  timeLimit(limitMs: number, onExpire: () => void): PausableTimer {
+    return this.proc.timeLimit(limitMs, onExpire);
   }
 
   /** See SandboxProcess.watchMemory. */

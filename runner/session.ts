@@ -23,7 +23,6 @@ import type { Slot } from "./concurrency-limit.js";
 import { HostSecrets } from "./host-secrets.js";
 import { SESSION_CODE_LIMIT_CHARS } from "./limits.js";
 import { LiveSandbox } from "./live-sandbox.js";
-import { PausableTimer } from "./pausable-timer.js";
 import { randomToken, randomUint32 } from "./random-token.js";
 import type { SandboxProcess } from "./sandbox-process.js";
 import { FailureNotes, SecureSink } from "./secure-sink.js";
@@ -488,7 +487,7 @@ export class ReplSession {
 async function replay(live: LiveSandbox, snippet: Snippet, config: RunnerConfig): Promise<string | null> {
   const { sandbox } = live;
   sandbox.scrubReplies(HostSecrets.of(config));
-  const clock = new PausableTimer(config.executionTimeoutMs, () => sandbox.kill("timeout", `it ran longer than ${config.executionTimeoutMs} ms`));
+  const clock = sandbox.timeLimit(config.executionTimeoutMs, () => sandbox.kill("timeout", `it ran longer than ${config.executionTimeoutMs} ms`));
   let next = 0;
   const conversation = converse(sandbox, live.programFrame(snippet.sandboxCode, DISPLAY_NAME), true, async (action) => {
     const expected = snippet.recording[next++];

@@ -13,7 +13,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BackstopWatch, SLOT_ENDED, startTimeOf } from "../../runner/memory-backstop-protocol.js";
+import { type BackstopWatch, newBackstopSlot, SLOT_ENDED, startTimeOf } from "../../runner/sandbox-backstop-protocol.js";
 import { bootstrapPath, packageRoot } from "../../runner/paths.js";
 import { residentKb } from "../../runner/resident-memory.js";
 import { answerTexts, connectServeProcess, tempDirWithHome } from "../helpers.js";
@@ -83,7 +83,7 @@ describe("tacit serve: a sandbox's memory limit while the main thread is busy", 
   }, 180_000);
 });
 
-describe("the memory watch thread on its own", () => {
+describe("the sandbox watch thread on its own, for memory", () => {
   /** A process that holds some 200 MiB resident, once it says so. */
   async function bigProcess(): Promise<ReturnType<typeof spawn>> {
     const child = spawn(process.execPath, ["-e", "globalThis.kept = Buffer.alloc(200 * 1024 * 1024, 1); console.log('held'); setInterval(() => {}, 1000);"], { stdio: ["ignore", "pipe", "ignore"] });
@@ -92,16 +92,16 @@ describe("the memory watch thread on its own", () => {
   }
 
   it("kills only a process that is still the one it was told of (its start time), past the limit, recording the kill first; never one whose end was seen", async () => {
-    const worker = new Worker(path.join(packageRoot, "dist", "memory-backstop", "worker.cjs"));
+    const worker = new Worker(path.join(packageRoot, "dist", "sandbox-backstop", "worker.cjs"));
     const killed: unknown[] = [];
     worker.on("message", (message: unknown) => killed.push(message));
     const children = await Promise.all([bigProcess(), bigProcess(), bigProcess()]);
     try {
       const [reused, ended, watched] = children.map((child) => child.pid!) as [number, number, number];
       const watch = (id: number, pid: number, startTime: number): Int32Array => {
-        const slot = new SharedArrayBuffer(4);
-        worker.postMessage({ kind: "watch", id, spawned: pid, startTime, forksInit: false, limitKb: 100 * 1024, intervalMs: 50, code: 7, slot } satisfies BackstopWatch);
-        return new Int32Array(slot);
+        const slot = newBackstopSlot();
+        worker.postMessage({ kind: "watch", id, spawned: pid, startTime, forksInit: false, limitKb: 100 * 1024, intervalMs: 50, code: 7, timeCode: 8, slot: slot.buffer } satisfies BackstopWatch);
+        return slot.state;
       };
       // Another process that took the pid: its start time is not the one recorded.
       const reusedSlot = watch(1, reused, startTimeOf(reused)! - 1);
