@@ -150,12 +150,17 @@ export class PureEvaluator {
   /** The start and job limits running now, paused while a person is asked. */
   private readonly limits = new Set<PausableTimer>();
 
-  /** A limit that stops while a person is asked (see whileAsked); `stop()` it once it no longer applies. */
-  private limit(ms: number, onExpire: () => void): { stop(): void } {
-    const timer = new PausableTimer(ms, () => {
+  /**
+   * A limit that stops while a person is asked (see whileAsked); `stop()` it once it no longer
+   * applies. `of`: the process whose time limit it is (see SandboxProcess.timeLimit: under tacit
+   * serve, held off the main thread too), where it is one that ends the process.
+   */
+  private limit(ms: number, onExpire: () => void, of?: SandboxProcess): { stop(): void } {
+    const expire = (): void => {
       this.limits.delete(timer);
       onExpire();
-    });
+    };
+    const timer = of === undefined ? new PausableTimer(ms, expire) : of.timeLimit(ms, expire);
     this.limits.add(timer);
     if (this.asking > 0) void timer.whilePaused(this.answered);
     return {
@@ -421,7 +426,7 @@ export class PureEvaluator {
       let timer: { stop(): void } | undefined;
       let settled = false;
       void ready.then(() => {
-        if (!settled) timer = this.limit(this.jobTimeoutMs, () => proc.kill("timeout", `the function ran longer than ${this.jobTimeoutMs} ms`));
+        if (!settled) timer = this.limit(this.jobTimeoutMs, () => proc.kill("timeout", `the function ran longer than ${this.jobTimeoutMs} ms`), proc);
       });
       // The process is killed (the next job starts a fresh one); its end resolves the job.
       const stop = (): void => proc.kill("cancelled", "the evaluation ended before this value was computed");

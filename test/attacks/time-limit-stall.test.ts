@@ -1,14 +1,17 @@
-// A sandbox's time limit holds while tacit serve's main thread is busy. The limit was a timer on
-// that thread alone, and the validator holds it: a session's snippet is validated together with
-// every earlier one, on that thread, with no parse probe first for a short one, so a one-line
-// snippet in a session holding 24,000 declarations (just under the syntax-tree limit) holds it
-// about half a second, and such snippets sent to several sessions at once are validated one after
-// another. Here, through the MCP SDK's client and a real tacit serve: call A holds some memory, by
-// which it is found from outside, and loops forever under a short limit; once it runs, a one-line
-// snippet is sent to each of the large sessions. A's sandbox, polled from outside the server, is
-// gone within its limit and a bound, and A reports the time limit as the main thread's timer does.
-// Before the backstop thread held time limits too, A's sandbox ran until the validations were over:
-// 3,084 and 8,187 ms after it was seen running, under a 500 ms limit; with it, 643 and 691 ms.
+// Time limits hold while tacit serve's main thread is busy. They were timers on that thread alone,
+// and the validator holds it: a session's snippet is validated together with every earlier one,
+// on that thread, with no parse probe first for a short one, so a one-line snippet in a session
+// holding 24,000 declarations (just under the syntax-tree limit) holds it about half a second, and
+// such snippets sent to several sessions at once are validated one after another. Here, through
+// the MCP SDK's client and a real tacit serve: a call's code holds some memory, by which its
+// process is found from outside, and loops forever under a short limit (a script's, or a map
+// function's in the pure evaluator); once it runs, a one-line snippet is sent to each of the large
+// sessions. The process, polled from outside the server, is gone within its limit and a bound, and
+// the call reports the limit as the main thread's timer does. Before the backstop thread held time
+// limits too, the process ran until the validations were over: a script 3,084 and 8,187 ms after
+// it was seen running, a map function 3,321 and 3,382 ms, under 500 ms limits; with it, 643-713 ms
+// and 728 ms. Then: a person who answers slowly does not have the sandbox killed, and the thread on
+// its own kills by the deadline alone, and only a process still the one it was told of.
 
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -19,10 +22,10 @@ import { Worker } from "node:worker_threads";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monotonicMs } from "../../runner/monotonic.js";
-import { bootstrapPath, packageRoot } from "../../runner/paths.js";
+import { bootstrapPath, packageRoot, pureEvaluatorPath } from "../../runner/paths.js";
 import { type BackstopWatch, deadlineAt, newBackstopSlot, SLOT_WATCHED, startTimeOf, TIME_LIMIT_GRACE_MS } from "../../runner/sandbox-backstop-protocol.js";
 import { residentKb } from "../../runner/resident-memory.js";
-import { answerTexts, connectServeProcess, createSession, runInSession, tempDirWithHome } from "../helpers.js";
+import { answerTexts, connectServeProcess, createSession, fileOnce, runInSession, tempDir, tempDirWithHome } from "../helpers.js";
 import { denoProcessesRunning, isRunning, killAndWait } from "../processes.js";
 
 const LIMIT_MS = 500;
@@ -34,11 +37,12 @@ const BOUND_MS = LIMIT_MS + 1_000;
 
 /** What A holds (resident) before it loops: no sandbox of the server holds as much otherwise. */
 const HELD_MIB = 160;
-const LOOPER = [
-  `const held = new Uint8Array(${HELD_MIB} * 1024 * 1024);`,
-  "for (let page = 0; page < held.length; page += 4096) held[page] = 1;",
-  "for (;;) {}",
+const HOLD_AND_LOOP = [
+  `  const held = new Uint8Array(${HELD_MIB} * 1024 * 1024);`,
+  "  for (let page = 0; page < held.length; page += 4096) held[page] = 1;",
+  "  for (;;) {}",
 ].join("\n");
+const LOOPER = HOLD_AND_LOOP + "\n";
 
 /**
  * A session's snippets, together just under the syntax-tree limit: each snippet after them is
@@ -54,10 +58,16 @@ const snippet = (n: number): string =>
 const LARGE_SESSIONS = 4;
 
 let temp: ReturnType<typeof tempDirWithHome>;
+/** Where the secure output goes: outside the allowed root (the temp directory). */
+let sinkDir: ReturnType<typeof tempDir>;
 beforeAll(() => {
   temp = tempDirWithHome("tacit-time-stall-");
+  sinkDir = tempDir("tacit-time-stall-sink-");
 });
-afterAll(() => temp?.cleanup());
+afterAll(() => {
+  temp?.cleanup();
+  sinkDir?.cleanup();
+});
 
 /** What `send` has the SDK's client send, written to the server's stdin in one write (corked until the next tick). */
 function inOneWrite<T>(client: Client, send: () => T): T {
@@ -74,48 +84,77 @@ function inOneWrite<T>(client: Client, send: () => T): T {
 
 const holdsAsMuch = (pid: number): boolean => (residentKb(pid) ?? 0) > (HELD_MIB - 8) * 1024;
 
-/** The server's agent sandbox that holds A's memory, once it runs (its loop comes next): none of `before`, which held as much already. */
-async function looperRunning(serverPid: number, before: readonly number[]): Promise<number> {
+/** The server's Deno process running `entry` that holds `held`'s memory, once it runs (its loop comes next): none of `before`, which held as much already. */
+async function holderRunning(serverPid: number, entry: string, before: readonly number[]): Promise<number> {
   for (let tries = 0; tries < 6_000; tries++) {
-    const found = denoProcessesRunning(serverPid, bootstrapPath).find((pid) => !before.includes(pid) && holdsAsMuch(pid));
+    const found = denoProcessesRunning(serverPid, entry).find((pid) => !before.includes(pid) && holdsAsMuch(pid));
     if (found !== undefined) return found;
     await sleep(5);
   }
-  throw new Error("call A's sandbox was never seen holding its memory");
+  throw new Error(`no process running ${entry} was seen holding the memory the call's code holds`);
 }
 
-describe("tacit serve: a sandbox's time limit while the main thread is busy", () => {
-  it("kills a sandbox looping past its limit while large sessions' snippets are validated, near the limit, as a time-limit kill", async () => {
-    const { client, pid } = await connectServeProcess(["--no-check", "--exec-timeout-ms", String(LIMIT_MS)], temp.dir, { env: temp.env });
-    try {
-      const sessions: string[] = [];
-      for (let n = 0; n < LARGE_SESSIONS; n++) {
-        const session = await createSession(client);
-        for (let part = 0; part < SNIPPETS_PER_SESSION; part++) {
-          const built = await runInSession(client, session, snippet(part), 120_000);
-          expect(built.error, `snippet ${part} ran`).toBeNull();
-        }
-        sessions.push(session);
+describe("tacit serve: time limits while the main thread is busy", () => {
+  let client: Client;
+  let serverPid: number;
+  let sink: string;
+  const sessions: string[] = [];
+
+  beforeAll(async () => {
+    const config = path.join(temp.dir, "busy.json");
+    // The map functions' own limit, as short as the calls': each is held off the main thread.
+    writeFileSync(config, JSON.stringify({ pureJobTimeoutMs: LIMIT_MS }));
+    sink = path.join(sinkDir.dir, "secure-output");
+    const args = ["--no-check", "--exec-timeout-ms", String(LIMIT_MS), "--config", config, "--secure-output", sink];
+    ({ client, pid: serverPid } = await connectServeProcess(args, temp.dir, { env: temp.env }));
+    for (let n = 0; n < LARGE_SESSIONS; n++) {
+      const session = await createSession(client);
+      for (let part = 0; part < SNIPPETS_PER_SESSION; part++) {
+        const built = await runInSession(client, session, snippet(part), 120_000);
+        expect(built.error, `snippet ${part} ran`).toBeNull();
       }
-      const before = denoProcessesRunning(pid, bootstrapPath).filter(holdsAsMuch);
-      const looper = client.callTool({ name: "execute_typescript", arguments: { code: LOOPER } }, undefined, { timeout: 120_000 });
-      const sandbox = await looperRunning(pid, before);
-      const seenAt = performance.now();
-      // Written to the server in one write, so that it reads them in one chunk and validates them
-      // one after another, its event loop (the time limit's timer with it) held for all of them.
-      const validated = inOneWrite(client, () => sessions.map((session) => runInSession(client, session, "console.log(typeof unused0);", 120_000)));
-      while (isRunning(sandbox) && performance.now() - seenAt < 60_000) await sleep(5);
-      const ranMs = performance.now() - seenAt;
-      const [looped, ...snippets] = await Promise.all([looper, ...validated]);
-      for (const answered of snippets) expect(answered.stdout, answered.error ?? "").toBe("function\n");
-      const { report } = answerTexts(looped);
-      console.log(`call A's sandbox ran ${Math.round(ranMs)} ms after it was seen running (limit ${LIMIT_MS} ms)`);
-      expect((looped.structuredContent as { exitCode?: number } | undefined)?.exitCode, report).toBe(124);
-      expect(report, JSON.stringify(looped)).toContain(`the script ran longer than ${LIMIT_MS} ms`);
-      expect(ranMs, `ran ${Math.round(ranMs)} ms after it was seen running`).toBeLessThan(BOUND_MS);
-    } finally {
-      await client.close();
+      sessions.push(session);
     }
+  }, 180_000);
+  afterAll(() => client?.close());
+
+  /**
+   * Sends `code` as a call; once the process running `entry` that holds its memory is seen, holds
+   * the server's main thread (a one-line snippet to each large session, written at once, so that it
+   * reads them in one chunk and validates them one after another, its event loop, and the time
+   * limits' timers with it, held for all of them). How long the process ran after it was seen, and the call's answer.
+   */
+  async function runWhileBusy(code: string, entry: string): Promise<{ ranMs: number; answer: Awaited<ReturnType<Client["callTool"]>> }> {
+    const before = denoProcessesRunning(serverPid, entry).filter(holdsAsMuch);
+    const call = client.callTool({ name: "execute_typescript", arguments: { code } }, undefined, { timeout: 120_000 });
+    const looping = await holderRunning(serverPid, entry, before);
+    const seenAt = performance.now();
+    const validated = inOneWrite(client, () => sessions.map((session) => runInSession(client, session, "console.log(typeof unused0);", 120_000)));
+    while (isRunning(looping) && performance.now() - seenAt < 60_000) await sleep(5);
+    const ranMs = performance.now() - seenAt;
+    const [answer, ...snippets] = await Promise.all([call, ...validated]);
+    for (const answered of snippets) expect(answered.stdout, answered.error ?? "").toBe("function\n");
+    return { ranMs, answer };
+  }
+
+  it("kills a sandbox looping past its limit, near the limit, as a time-limit kill", async () => {
+    const { ranMs, answer } = await runWhileBusy(LOOPER, bootstrapPath);
+    const { report } = answerTexts(answer);
+    console.log(`the call's sandbox ran ${Math.round(ranMs)} ms after it was seen running (limit ${LIMIT_MS} ms)`);
+    expect((answer.structuredContent as { exitCode?: number } | undefined)?.exitCode, report).toBe(124);
+    expect(report, JSON.stringify(answer)).toContain(`the script ran longer than ${LIMIT_MS} ms`);
+    expect(ranMs, `ran ${Math.round(ranMs)} ms after it was seen running`).toBeLessThan(BOUND_MS);
+  }, 180_000);
+
+  it("kills a pure evaluator whose map function loops past its own limit, near the limit, its value unavailable for a limit's reason", async () => {
+    const { ranMs, answer } = await runWhileBusy(`println(classify("x").map((s) => {\n${HOLD_AND_LOOP}\n  return s;\n}));\n`, pureEvaluatorPath);
+    console.log(`the call's pure evaluator ran ${Math.round(ranMs)} ms after it was seen running (limit ${LIMIT_MS} ms)`);
+    expect(answerTexts(answer).output, JSON.stringify(answer)).toContain("Classified(***)");
+    // Said as one of the limits on the main thread says it: the function's own, or the call's (whose
+    // timer, overdue as well once the thread is free, may come first and stop the work left).
+    const written = await fileOnce(sink, (text) => text.includes("<classified value unavailable"));
+    expect(written).toMatch(new RegExp(`<classified value unavailable: (the function ran longer than ${LIMIT_MS} ms|the evaluation ended before this value was computed)>`));
+    expect(ranMs, `ran ${Math.round(ranMs)} ms after it was seen running`).toBeLessThan(BOUND_MS);
   }, 180_000);
 });
 
