@@ -32,7 +32,7 @@
 //     what its hooks name), where they exist; a link on the way to any of these cannot be a
 //     mount point (mount follows it), so the directory holding it is made read-only instead, and a
 //     command is refused where that directory is a root (see keep in masks, linkInRoot);
-//   - /proc is the namespace's own.
+//   - /proc is the namespace's own, its kernel settings read-only (see PROC_SETTINGS).
 // What of these a command makes where there was none cannot be covered: it is undone once the
 // command has ended (see afterwards: a commondir, hooks, launch files, package.json, and a git
 // repository of its own, new-repositories.ts), and the command's stderr says so.
@@ -59,7 +59,7 @@
 
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { accessSync, type BigIntStats, constants, type Dirent, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from "node:fs";
+import { accessSync, type BigIntStats, constants, type Dirent, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { RECORD_DIRECTORY_WHAT } from "../client-settings.js";
 import { agentHookFiles } from "../fs/agent-hooks.js";
@@ -143,6 +143,18 @@ export const SETUP_ATTEMPTS = 3;
  * user's own are their terminals in /dev/pts.
  */
 const KEPT_DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"];
+/**
+ * The places of the namespace's own /proc that hold the kernel's settings, made read-only (as a
+ * container runtime does). The command's user namespace was taken to refuse them, but as root it
+ * maps root to root, and the kernel lets the global root user write /proc/sys from any namespace:
+ * a confined `sh` of tacit run as root changed fs.lease-break-time on the host, and
+ * kernel.core_pattern or kernel.modprobe name a program the kernel runs as root, unconfined. The
+ * same user changed IRQ affinities (/proc/irq), PCI devices (/proc/bus) and file systems'
+ * settings (/proc/fs). Each where it exists.
+ */
+const PROC_SETTINGS = ["/proc/sys", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/sysrq-trigger"];
+/** The flags `unshare --mount-proc` gives the namespace's /proc, repeated by a remount of a place in it. */
+const PROC_FLAGS = "nosuid,nodev,noexec,relatime";
 /**
  * Where a confined command gets terminals of its own, for programs that make one (script, expect,
  * ssh -t): a new instance of devpts, whose ptmx is bound over /dev/ptmx; the host's /dev/pts, which
@@ -872,6 +884,11 @@ export class CommandConfinement {
     }
     const readOnlyMounts = this.readOnlyMounts(points);
     for (const point of readOnlyMounts) lines.push(readOnlyNoDevicesLine(point, kept));
+    // The kernel's settings in the namespace's own /proc (see PROC_SETTINGS), bound on themselves there.
+    for (const place of PROC_SETTINGS.filter((p) => existsSync(p))) {
+      lines.push(`${tableField(place)} ${tableField(place)} none bind 0 0`);
+      lines.push(`${REMOUNT_SOURCE} ${tableField(place)} none remount,bind,ro,${PROC_FLAGS} 0 0`);
+    }
     for (const pin of this.pins([...readOnly, ...pinned])) bindItself(pin, "rbind");
     for (const file of readOnly) {
       bindItself(file, "bind");
@@ -921,7 +938,8 @@ export class CommandConfinement {
         !this.grants(point),
     );
     // Not /proc, the namespace's own: the nested user namespace is made through it (uid_map), and
-    // what it would refuse there (sysctls, other processes' files) the nested namespace refuses.
+    // other processes' files there the nested namespace refuses; its kernel settings are made
+    // read-only apart (see PROC_SETTINGS), which root's nested namespace does not refuse.
     return [...new Set(points)];
   }
 
