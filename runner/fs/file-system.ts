@@ -129,6 +129,24 @@ function notePendingClassifiedWrite(fd: number): () => void {
   };
 }
 
+/** Half of a UTF-16 surrogate pair standing alone (with the u flag, a pair is one character and does not match). */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * Refuses a classified value holding a lone surrogate, which has no UTF-8 form: encoded, it
+ * became U+FFFD, so the file held other text than the value, without a word. Thrown when the
+ * value lands, so the write fails out of sight (its reason in the secure output), the file left
+ * empty, as for a value that could not be computed.
+ */
+function refuseLoneSurrogates(content: string | null, requested: string): void {
+  if (content === null || !LONE_SURROGATE.test(content)) return;
+  throw new EffectFailure(
+    `${requested}: writeClassified() wrote nothing: the value holds a lone surrogate (half of a UTF-16 pair), which has no UTF-8 form; ` +
+      "written, it would have become U+FFFD, other text than the value. Return well-formed text from the map function " +
+      "(String.prototype.toWellFormed() replaces lone surrogates with U+FFFD, where that is what you want).",
+  );
+}
+
 /** A write tried with its final name as it is must resolve it first (see FileSystemExecutor.writeNow); never leaves the executor. */
 class FinalNeedsResolving extends Error {
   override name = "FinalNeedsResolving";
@@ -690,7 +708,14 @@ export class FileSystemExecutor {
     if (held) {
       return (content) => {
         try {
-          writeAndClose(held.release(), content, requested, true);
+          const heldFd = held.release();
+          try {
+            refuseLoneSurrogates(content, requested);
+          } catch (error) {
+            closeSync(heldFd);
+            throw error;
+          }
+          writeAndClose(heldFd, content, requested, true);
         } finally {
           landed();
         }
@@ -701,6 +726,7 @@ export class FileSystemExecutor {
     // not the value could be computed (its coming back would tell).
     return (content) => {
       try {
+        refuseLoneSurrogates(content, requested);
         // Filled as part of the write decided (and logged) when the file was created.
         if (content !== null) writeAndClose(this.openForWriting(target, requested, false, true, NOTHING_TO_LOG, false), content, requested, true);
       } finally {
