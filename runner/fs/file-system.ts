@@ -115,9 +115,8 @@ function fileIdentity(stats: Stats): string {
   return `${stats.dev}:${stats.ino}`;
 }
 
-/** Counts a classified write pending on the file open at `fd`; the function returned takes it back, once. */
-function notePendingClassifiedWrite(fd: number): () => void {
-  const identity = fileIdentity(fstatSync(fd));
+/** Counts a classified write pending on the file of `identity`; the function returned takes it back, once. */
+function notePendingClassifiedWrite(identity: string): () => void {
   pendingClassifiedWrites.set(identity, (pendingClassifiedWrites.get(identity) ?? 0) + 1);
   let landed = false;
   return () => {
@@ -697,13 +696,14 @@ export class FileSystemExecutor {
       );
     }
     const fd = this.openForWriting(target, requested, false, true, beforeEffect);
-    let landed: () => void;
+    let identity: string;
     try {
-      landed = notePendingClassifiedWrite(fd);
+      identity = fileIdentity(fstatSync(fd));
     } catch (error) {
       closeSync(fd);
       throw failure(requested, error);
     }
+    const landed = notePendingClassifiedWrite(identity);
     const held = this.holdDescriptor(fd);
     if (held) {
       return (content) => {
@@ -723,12 +723,13 @@ export class FileSystemExecutor {
     }
     // Created (or emptied) now; filled through a descriptor opened, with every check, then,
     // and never created again: a file the script deleted meanwhile stays deleted whether or
-    // not the value could be computed (its coming back would tell).
+    // not the value could be computed (its coming back would tell). Nor is another file put at
+    // its name meanwhile filled (see openForWriting's sameFileAs).
     return (content) => {
       try {
         refuseLoneSurrogates(content, requested);
         // Filled as part of the write decided (and logged) when the file was created.
-        if (content !== null) writeAndClose(this.openForWriting(target, requested, false, true, NOTHING_TO_LOG, false), content, requested, true);
+        if (content !== null) writeAndClose(this.openForWriting(target, requested, false, true, NOTHING_TO_LOG, false, false, identity), content, requested, true);
       } finally {
         landed();
       }
@@ -891,6 +892,13 @@ export class FileSystemExecutor {
     beforeEffect: BeforeEffect,
     create = true,
     finalUnresolved = false,
+    /**
+     * The file (fileIdentity) a classified write past the held descriptors created or emptied when
+     * asked: any other found at its name when the value lands is left as it is. A file a confined
+     * command put there got the secret (its 0644 mode, not 0600), and whether it had yet, by the
+     * time a secret's map took, showed in a readClassified refused there as not UTF-8.
+     */
+    sameFileAs: string | null = null,
   ): number {
     // The root is a directory; its parent, where the open below starts, is outside the scope, and
     // a write to "." was refused as a path that "changed while it was being used".
@@ -931,6 +939,12 @@ export class FileSystemExecutor {
           if (!stats.isFile()) throw new EffectFailure(`${requested}: not a regular file`);
           refuseHardLinked(stats, requested);
           refuseSetId(stats, requested);
+          if (sameFileAs !== null && fileIdentity(stats) !== sameFileAs) {
+            throw new EffectFailure(
+              `${requested}: writeClassified() wrote nothing: the file it created or emptied when asked was replaced (deleted, and another put ` +
+                "at its name) before the value was computed, and the value goes to that file alone. Write it again to the file there now.",
+            );
+          }
           if (!append) ftruncateSync(fd, 0);
           return fd;
         } catch (error) {
