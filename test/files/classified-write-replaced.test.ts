@@ -8,9 +8,10 @@
 // write created or emptied when asked: a file put in its place is left as it is, the write failing
 // out of sight (its reason in the secure output).
 
-import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, type TestContext } from "vitest";
+import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
 import { HELD_DESCRIPTORS_LIMIT } from "../../runner/fs/file-system.js";
 import { makeCanary, realTempDir, tacit } from "./fixtures.js";
 
@@ -47,7 +48,6 @@ requestFileSystem(".", (fs) => {
 
 async function runWith(secret: string): Promise<{ stdout: string; replaced: Buffer; mode: number; sink: string }> {
   const work = path.join(root, secret);
-  const { mkdirSync } = await import("node:fs");
   mkdirSync(work);
   writeFileSync(path.join(work, ".env"), `${secret}-${canary}`);
   writeFileSync(path.join(work, "image.bin"), binary);
@@ -64,7 +64,15 @@ async function runWith(secret: string): Promise<{ stdout: string; replaced: Buff
   };
 }
 
-it("the value of a write past the held descriptors never lands in a file put at its name meanwhile: the script's output is the same for a slow and a fast secret", async () => {
+/** Skips the test where this host gives commands no mount namespace (confinement refuses every command there), as test/exec/confinement.test.ts does. */
+function skipWithoutMountNamespace(ctx: TestContext): void {
+  const reasons: string[] = [];
+  const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], (r) => reasons.push(r), (r) => reasons.push(r));
+  ctx.skip(wrapper?.ownProc !== true, `this host cannot give commands a mount namespace (${reasons.join("; ") || "no reason given"}); confinement refuses every command there`);
+}
+
+it("the value of a write past the held descriptors never lands in a file put at its name meanwhile: the script's output is the same for a slow and a fast secret", async (ctx) => {
+  skipWithoutMountNamespace(ctx);
   const fast = await runWith("fast");
   const slow = await runWith("slow");
   for (const run of [fast, slow]) {
