@@ -3,10 +3,11 @@
 // InvalidParams (-32602) naming what is wrong, before the SDK sees it. (The SDK 1.32 would
 // answer both with an isError tool result, as the 2025-11-25 spec prefers; the issue asks for
 // InvalidParams, which keeps "your call was malformed" apart from "your script failed".)
-// A logging/setLevel with a level that is none of MCP's is answered the same way.
+// A logging/setLevel with a level that is none of MCP's is answered the same way, and so is a
+// tools/list whose cursor is no string.
 
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, InitializeRequestSchema, isJSONRPCRequest, type JSONRPCMessage, LoggingLevelSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, InitializeRequestSchema, isJSONRPCRequest, type JSONRPCMessage, ListToolsRequestSchema, LoggingLevelSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { printable } from "./printable.js";
 
@@ -103,6 +104,19 @@ export function initializeProblem(params: unknown): string | null {
 }
 
 /**
+ * Why a tools/list request's params are not MCP's (a cursor that is no string), or null. The SDK
+ * answered them with InternalError (-32603), as if the server had failed, its validator's issues a
+ * multi-line JSON dump for a message.
+ */
+export function listToolsProblem(params: unknown): string | null {
+  const checked = ListToolsRequestSchema.shape.params.safeParse(params);
+  if (checked.success) return null;
+  const problems = checked.error.issues.map((issue) => `${issue.path.length > 0 ? `"${issue.path.join(".")}"` : "params"}: ${issue.message}`);
+  // The server lists every tool on one page, so it never gives a cursor to send back.
+  return `tools/list: ${problems.join("; ")}; nothing was listed. Send no params, or a cursor string a previous tools/list gave (this server lists all its tools at once)`;
+}
+
+/**
  * What a tools/call may hold besides its arguments (its id, `_meta` with its progress token, any
  * other member of its params), as JSON. A call is held, all of it, until it is answered, and only
  * its code counts towards what the server holds of calls at once (InFlightBound): 30 calls waiting
@@ -134,14 +148,20 @@ export function envelopeProblem(id: unknown, params: unknown): string | null {
   );
 }
 
-/** Answers malformed tool calls, initialize and logging/setLevel requests on `transport` with InvalidParams; everything else goes on to the server. */
+/** Answers malformed tool calls, initialize, tools/list and logging/setLevel requests on `transport` with InvalidParams; everything else goes on to the server. */
 export function refuseMalformedRequests(transport: Transport, tools: ReadonlyMap<string, z.ZodRawShape>): void {
   const deliver = transport.onmessage;
   if (!deliver) throw new Error("tacit: connect the server to the transport before checking its requests");
   transport.onmessage = (message: JSONRPCMessage, extra) => {
-    if (isJSONRPCRequest(message) && (message.method === "tools/call" || message.method === "logging/setLevel" || message.method === "initialize")) {
+    if (isJSONRPCRequest(message) && (message.method === "tools/call" || message.method === "logging/setLevel" || message.method === "initialize" || message.method === "tools/list")) {
       const problem =
-        message.method === "tools/call" ? argumentProblem(tools, message.params) : message.method === "initialize" ? initializeProblem(message.params) : logLevelProblem(message.params);
+        message.method === "tools/call"
+          ? argumentProblem(tools, message.params)
+          : message.method === "initialize"
+            ? initializeProblem(message.params)
+            : message.method === "tools/list"
+              ? listToolsProblem(message.params)
+              : logLevelProblem(message.params);
       if (problem !== null) {
         void transport.send({ jsonrpc: "2.0", id: message.id, error: { code: ErrorCode.InvalidParams, message: problem } }).catch(() => undefined);
         return;
