@@ -1229,7 +1229,7 @@ function undoneOrNoted(undo: () => string): string {
   try {
     return undo();
   } catch (error) {
-    return `\n[tacit: a check of what the command left failed (${(error as Error).message}): look for what it made in the allowed roots (a .git, an .npmrc, a hook's script) before you run git, npx or an AI client there]\n`;
+    return `\n[tacit: a check of what the command left failed (${printable((error as Error).message)}): look for what it made in the allowed roots (a .git, an .npmrc, a hook's script) before you run git, npx or an AI client there]\n`;
   }
 }
 
@@ -1317,7 +1317,7 @@ function madeRemover(paths: readonly string[], why: string): () => string {
             removeMade(made.path);
             removed.push(`${shown} (through ${printable(made.path)}, which it made and tacit removed)`);
           } catch (error) {
-            removed.push(`${shown} (could not be removed: ${(error as Error).message}; remove ${printable(made.path)} yourself)`);
+            removed.push(`${shown} (could not be removed: ${printable((error as Error).message)}; remove ${printable(made.path)} yourself)`);
           }
           continue;
         }
@@ -1328,7 +1328,7 @@ function madeRemover(paths: readonly string[], why: string): () => string {
         removeMade(p);
         removed.push(shown);
       } catch (error) {
-        removed.push(`${shown} (could not be removed: ${(error as Error).message}; remove it yourself)`);
+        removed.push(`${shown} (could not be removed: ${printable((error as Error).message)}; remove it yourself)`);
       }
     }
     return removed.length === 0 ? "" : `\n[tacit: the command made ${removed.join(", ")}, ${why}]\n`;

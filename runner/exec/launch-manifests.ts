@@ -93,6 +93,6 @@ function putBack(file: string, realDir: string, before: ManifestText): string {
     }
     return `${shown} (tacit put back what it held before the command)`;
   } catch (error) {
-    return `${shown} (tacit could not put it back: ${(error as Error).message}; remove it before you run npx there)`;
+    return `${shown} (tacit could not put it back: ${printable((error as Error).message)}; remove it before you run npx there)`;
   }
 }

@@ -173,7 +173,7 @@ function entriesOf(dir: string, notes: string[], opened: Array<{ dir: string; mo
     const code = (error as NodeJS.ErrnoException).code;
     // Gone since (the command removed it, or this check set it aside): nothing in it to set aside.
     if (code === "ENOENT" || code === "ENOTDIR") return [];
-    notes.push(`${printable(dir)} (tacit could not look in it for one: ${(error as Error).message}; look for a .git in it before you run git there)`);
+    notes.push(`${printable(dir)} (tacit could not look in it for one: ${printable((error as Error).message)}; look for a .git in it before you run git there)`);
     return [];
   }
 }
@@ -191,7 +191,7 @@ function renameNotUtf8Directories(dir: string, renamed: string[]): boolean {
       renamed.push(`${shown} (renamed ${printable(aside)})`);
       any = true;
     } catch (error) {
-      renamed.push(`${shown} (tacit could not rename it: ${(error as Error).message}; look for a .git in it before you run git there)`);
+      renamed.push(`${shown} (tacit could not rename it: ${printable((error as Error).message)}; look for a .git in it before you run git there)`);
     }
   }
   return any;
@@ -207,7 +207,7 @@ function setAside(made: string, notes: string[]): string | null {
     notes.push(`${shown} (set aside as ${printable(aside)})`);
     return aside;
   } catch (error) {
-    notes.push(`${shown} (tacit could not set it aside: ${(error as Error).message}; remove it before you run git there)`);
+    notes.push(`${shown} (tacit could not set it aside: ${printable((error as Error).message)}; remove it before you run git there)`);
     return null;
   }
 }
