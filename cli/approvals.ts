@@ -5,22 +5,13 @@
 
 import { realpathSync } from "node:fs";
 import path from "node:path";
+import { shownPattern } from "../runner/approval/shown-text.js";
 import { ApprovalStore } from "../runner/approval/store.js";
 import { RULE_ACTIONS } from "../runner/approval/policy.js";
 import { closestName } from "../runner/closest-name.js";
 import { printable } from "../runner/printable.js";
 import { writeJsonShown } from "./terminal-output.js";
 import { UsageError } from "./usage.js";
-
-/**
- * A pattern (or directory) as list shows it: printable()'s escapes, and a backslash as \\. Shown
- * as itself, a backslash made escapes ambiguous: a file the script named "a\nb" and one named
- * "a\\u000ab" (a backslash, then "u000a") were two approvals listed as the same line, and revoke
- * given that line removed both. With the backslash doubled, each line names one pattern.
- */
-export function shownPattern(text: string): string {
-  return printable(text.replace(/\\/g, "\\\\"));
-}
 
 function store(): ApprovalStore {
   return new ApprovalStore();

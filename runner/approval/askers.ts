@@ -7,6 +7,7 @@ import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from "
 import { createRequire } from "node:module";
 import type { Tier } from "../audit/events.js";
 import { printable } from "../printable.js";
+import { shownPattern } from "./shown-text.js";
 
 export interface ApprovalQuestion {
   /** The canonical pattern, e.g. "exec git push *". */
@@ -14,7 +15,7 @@ export interface ApprovalQuestion {
   tier: Exclude<Tier, "allow">;
   /** True when the static allowlists refuse the action and the policy lets a person extend them. */
   beyondAllowlist: boolean;
-  /** The action in full, for the person: the exact command line, URL or path. */
+  /** The action in full, for the person: the exact command line, URL or path (a backslash outside a JSON string doubled, as in the pattern line). */
   detail: string;
 }
 
@@ -52,7 +53,8 @@ export function questionText(question: ApprovalQuestion): string {
       ? `tacit: a script asks for something the allowlists do not permit; the policy lets you allow it ${remembered ? "for this run and later runs here (see below)" : "for this run"}:`
       : `tacit: a script asks to do something the policy says a person must approve (${question.tier}):`,
     `  ${printable(question.detail)}`,
-    `  pattern: ${printable(question.pattern)}`,
+    // As `tacit approvals list` shows it (a backslash as \\), so a person can find there what they were asked.
+    `  pattern: ${shownPattern(question.pattern)}`,
   ];
   if (remembered) lines.push(`  ${rememberedNote(question)}`);
   return lines.join("\n");

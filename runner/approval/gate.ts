@@ -20,7 +20,7 @@ import { type HostPattern, parseHostPattern } from "../net/host-policy.js";
 import { type ActionRequest, approvalPattern, describeAction, fsPathUse, isFsPathAction, isSingleFileRead, type PathSubject, pathSubject, type ScopeLookup, type SingleFileRead } from "./action-request.js";
 import type { HostSecrets } from "../host-secrets.js";
 import { printable } from "../printable.js";
-import { headThenShown } from "./shown-text.js";
+import { backslashesDoubled, headThenShown, shownPattern } from "./shown-text.js";
 import { shownWord, singleQuoted } from "../shell-word.js";
 import type { Answer, Asker } from "./askers.js";
 import type { RunGrants } from "./grants.js";
@@ -567,7 +567,7 @@ export class ApprovalGate {
       }
       if (remembered) return { answer: "yes", via: `remembered (approved ${remembered.grantedAt} via ${remembered.via})`, fromPerson: true, remembered: true };
     }
-    const shownChars = printable(detail).length + printable(request.pattern).length;
+    const shownChars = printable(detail).length + shownPattern(request.pattern).length;
     if (shownChars > QUESTION_LIMIT_CHARS) {
       return {
         answer: "no",
@@ -689,7 +689,7 @@ export class ApprovalGate {
             const request: ActionRequest = { category: "exec", pattern: `extend exec ${command}`, subject: { kind: "command", command, args: [] } };
             return {
               request,
-              detail: `let scripts run the command "${command}" (not permitted by --command-permissions / --strict)`,
+              detail: `let scripts run the command "${backslashesDoubled(command)}" (not permitted by --command-permissions / --strict)`,
               grant: () => grants.grantCommand(command, request),
             };
           });
@@ -731,7 +731,7 @@ export class ApprovalGate {
         const request: ActionRequest = { category: "fs.open", pattern: `extend fs.open ${real}`, subject: pathSubject(named) };
         return [{
           request,
-          detail: `let scripts open ${real} with requestFileSystem (outside --allowed-roots)`,
+          detail: `let scripts open ${backslashesDoubled(real)} with requestFileSystem (outside --allowed-roots)`,
           grant: () => grants.grantRoot(real, request),
         }];
       }
@@ -779,7 +779,9 @@ function execCwdOf(action: Action, cwd: string): { named: string; real: string }
 /**
  * What a question shows of an action. `room`: the characters (as shown) a question has left for
  * it; what an action carries (a file's content, a request's body) is cut to fit, the question
- * saying so. An action longer than that on its own is refused without asking (see approve).
+ * saying so. An action longer than that on its own is refused without asking (see approve). A
+ * pattern, path or URL is shown with its backslashes doubled, as the question's pattern line and
+ * `tacit approvals list` show them (see backslashesDoubled); a JSON string escapes its own.
  */
 function detailOf(action: Action, request: ActionRequest, cwd: { named: string; real: string } | null, room: number): string {
   switch (action.kind) {
@@ -800,20 +802,20 @@ function detailOf(action: Action, request: ActionRequest, cwd: { named: string; 
       // approve "POST https://myteаm.pages.example/upload" (a Cyrillic "а") and
       // "https://docs∕evil.pages.example/" (a division slash, which reads as "/"), both of which
       // went to other names under the allowed domain than the one the question seemed to show.
-      return httpDetail(action, `${action.method.toUpperCase()} ${request.subject.kind === "url" ? request.subject.url.href : action.url}`, room);
+      return httpDetail(action, backslashesDoubled(`${action.method.toUpperCase()} ${request.subject.kind === "url" ? request.subject.url.href : action.url}`), room);
     case "FsWrite":
       // What is written decides as much as where: a security review's question read
       // "fs.write /work/app/.bashrc" and the yes wrote a line that fetches and runs a script.
-      return headThenShown(request.pattern, action.append ? "appending" : "writing", action.content, room);
+      return headThenShown(backslashesDoubled(request.pattern), action.append ? "appending" : "writing", action.content, room);
     case "FsWriteClassified":
-      return `${request.pattern}, writing classified content (a secret: not shown)`;
+      return `${backslashesDoubled(request.pattern)}, writing classified content (a secret: not shown)`;
     // What is sent to the model is the point of asking about it (the eleventh review: "chat" alone).
     case "Chat":
-      return headThenShown(request.pattern, "asking", action.message, room);
+      return headThenShown(backslashesDoubled(request.pattern), "asking", action.message, room);
     case "ChatClassified":
-      return `${request.pattern}, asking with a classified message (a secret: not shown)`;
+      return `${backslashesDoubled(request.pattern)}, asking with a classified message (a secret: not shown)`;
     default:
-      return request.pattern;
+      return backslashesDoubled(request.pattern);
   }
 }
 

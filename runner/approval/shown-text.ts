@@ -4,6 +4,26 @@
 
 import { printable } from "../printable.js";
 
+/**
+ * `text` with each backslash written twice, for what a question or `tacit approvals list` shows
+ * as it is (a pattern, a path; not a JSON string, which escapes its backslashes itself). Shown as
+ * itself, a backslash made printable()'s escapes ambiguous: a file named "a\nb" and one named
+ * "a\\u000ab" (a backslash, then "u000a") both read "a\u000ab".
+ */
+export function backslashesDoubled(text: string): string {
+  return text.replace(/\\/g, "\\\\");
+}
+
+/**
+ * A pattern (or directory) as a question and `tacit approvals list` show it: printable()'s escapes,
+ * and a backslash as \\ (see backslashesDoubled), so that each shown line names one pattern and a
+ * person can find the one they were asked about in the list. Listed with a backslash as itself,
+ * approvals for "a\nb" and "a\\u000ab" were the same line, and revoke given that line removed both.
+ */
+export function shownPattern(text: string): string {
+  return printable(backslashesDoubled(text));
+}
+
 /** A text as the question shows it: a JSON string (line breaks as \n), with printable()'s escapes. */
 function shownLength(text: string): number {
   return printable(JSON.stringify(text)).length;
