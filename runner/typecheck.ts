@@ -14,6 +14,7 @@ import { interfaceFile } from "./interface-file.js";
 import { monotonicMs } from "./monotonic.js";
 import { namespaceFailureAtStart, NamespaceUnavailableError } from "./network-namespace.js";
 import { printable } from "./printable.js";
+import { randomBytes } from "./random-token.js";
 import { interfacePath, typescriptVersion } from "./paths.js";
 import { DEFAULT_MEMORY_LIMIT_MB, RSS_ALLOWANCE_MB } from "./limits.js";
 import { watchResidentMemory } from "./resident-memory.js";
@@ -73,17 +74,36 @@ export function fenceCheckDirectory(dir: string): string[] {
 /** What the one-shot checker may write on each of stdout and stderr (its diagnostics) before it is stopped. */
 const CHECKER_OUTPUT_LIMIT = 16 * 1024 * 1024;
 
-// tsc prints `script.ts(3,7): error TS2322: message`, continuation lines indented.
-const DIAGNOSTIC_LINE = /^script\.ts\((\d+),(\d+)\): error (TS\d+): (.*)$/;
+/**
+ * The name the one-shot check gives the script: random, so that no line the script makes the
+ * checker print can start like one of its diagnostics. The checker quotes a template literal type's
+ * text as written, line breaks and all, and a type spanning lines put a line
+ * "script.ts(1,1): error TS0000: …" of the script's choosing in the report, read as a type error.
+ */
+export function checkedScriptName(): string {
+  return `script-${randomBytes(12).toString("hex")}.ts`;
+}
 
-export function parseTscOutput(output: string): TypeDiagnostic[] {
+/**
+ * The diagnostics in tsc's report on `fileName` (see checkedScriptName): each starts a line
+ * `<fileName>(3,7): error TS2322: message`, the lines of its message chain indented. Any other line
+ * follows a line break the checker quoted from a type (see flatten in incremental-typecheck.ts), and
+ * is the message's own, that line break shown as an escape (printable), as tacit serve shows it.
+ */
+export function parseTscOutput(output: string, fileName: string): TypeDiagnostic[] {
+  const header = `${fileName}(`;
   const diagnostics: TypeDiagnostic[] = [];
-  for (const line of output.split("\n")) {
-    const match = DIAGNOSTIC_LINE.exec(line);
+  for (const line of output.replace(/\n$/, "").split("\n")) {
+    const match = line.startsWith(header) ? /^\((\d+),(\d+)\): error (TS\d+): (.*)$/.exec(line.slice(fileName.length)) : null;
+    const last = diagnostics[diagnostics.length - 1];
     if (match) {
       diagnostics.push({ line: Number(match[1]), column: Number(match[2]), code: match[3]!, message: match[4]! });
-    } else if (/^\s+\S/.test(line) && diagnostics.length > 0) {
-      diagnostics[diagnostics.length - 1]!.message += "\n" + line.trimEnd();
+    } else if (last === undefined) {
+      continue;
+    } else if (/^\s+\S/.test(line)) {
+      last.message += "\n" + line.trimEnd();
+    } else {
+      last.message += printable("\n") + line;
     }
   }
   return diagnostics;
@@ -217,10 +237,11 @@ export async function typeCheck(
   if (cache?.passed(code)) return { ok: true, diagnostics: [] };
   const dir = makeTempDir("tacit-check-");
   try {
-    const script = path.join(dir, "script.ts");
+    const scriptName = checkedScriptName();
+    const script = path.join(dir, scriptName);
     const tsconfig = path.join(dir, "tsconfig.json");
     writeFileSync(script, code);
-    writeFileSync(tsconfig, JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ["script.ts", interfacePath] }));
+    writeFileSync(tsconfig, JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: [scriptName, interfacePath] }));
     const fence = fenceCheckDirectory(dir);
     // Readable by the unprivileged user the checker runs as when tacit is root (checker-process.ts).
     shareWithChecker(dir, [script, tsconfig, ...fence]);
@@ -287,7 +308,7 @@ export async function typeCheck(
     });
     if (exitCode === "timeout") return typeCheckTimedOut(deadline.limitMs);
     if (exitCode === "memory") return typeCheckOverMemory(memoryLimit);
-    const diagnostics = parseTscOutput(stdout);
+    const diagnostics = parseTscOutput(stdout, scriptName);
     if (exitCode !== 0 && diagnostics.length === 0) {
       const noNamespace = namespaceFailureAtStart({ code: exitCode, signal: null, stderr }, "type checker");
       if (noNamespace !== null) throw new NamespaceUnavailableError(noNamespace);
