@@ -3,10 +3,11 @@
 // (a backslash, then "u000a") were asked about in the same words, and a person could not tell which
 // a yes was for, nor match the question with `tacit approvals list`, which lists a backslash as \\
 // (see list-escapes.test.ts). A question now shows a backslash as \\ too, in the pattern and in the
-// path the detail names, as the list does. Through tacit serve, the person answering by elicitation.
+// path the detail names, as the list does. Through tacit serve, the person answering by elicitation,
+// and through tacit run on a terminal.
 
 import { afterEach, expect, it } from "vitest";
-import { approvals, serveAsking, worlds } from "./fixtures.js";
+import { approvals, onTerminal, serveAsking, worlds } from "./fixtures.js";
 
 const world = worlds("tacit-question-backslash-");
 let closing: Array<() => Promise<void>> = [];
@@ -43,4 +44,18 @@ it("writes to a file with a line feed and to one with a backslash and its escape
   expect(list.code, list.stderr).toBe(0);
   const listed = list.stdout.trimEnd().split("\n").map((line) => line.split("\t")[0]!);
   expect(listed.sort()).toEqual([lineOf(control, "pattern: "), lineOf(spelled, "pattern: ")].sort());
+});
+
+it("on a terminal, the question about a file with a backslash in its name shows its pattern as approvals list shows it", async () => {
+  const w = world();
+  const config = w.config([{ action: "fs.write", tier: "approve-once" }]);
+  const script = w.script(`requestFileSystem(".", (fs) => fs.access("a\\\\u000ab").write("two"));\n`);
+  const run = await onTerminal(w, ["run", "--config", config, script], { answers: ["y"] });
+  expect(run.code, run.all).toBe(0);
+  expect(run.prompts).toBe(1);
+  const shown = `fs.write ${w.at("a\\\\u000ab")}`;
+  expect(lineOf(run.stdout, "pattern: ")).toBe(shown);
+  expect(lineOf(run.stdout, "fs.write ")).toBe(`${w.at("a\\\\u000ab")}, writing (3 characters): "two"`);
+  const list = await approvals(w, ["list"]);
+  expect(list.stdout.split("\t")[0]).toBe(shown);
 });
