@@ -165,9 +165,12 @@ describe("tacit serve: a sandbox's time limit while a person is asked", () => {
     writeFileSync(path.join(work, "a.txt"), "delete me\n");
     const config = path.join(temp.dir, "asked.json");
     writeFileSync(config, JSON.stringify({ policy: { rules: [{ action: "fs.delete", tier: "always-ask" }] } }));
+    // A limit well above the script's own time (its waits, and its sandbox's start on a loaded
+    // machine: at a load of 12 on 2 CPUs, 1,000 ms ran out before the second wait was over).
+    const limitMs = 2_500;
     // Longer than the limit and the grace together: a deadline not paused while asked passes meanwhile.
-    const thinkMs = 2 * (1_000 + TIME_LIMIT_GRACE_MS);
-    const { client } = await connectServeProcess(["--no-check", "--exec-timeout-ms", "1000", "--config", config], work, {
+    const thinkMs = 2 * (limitMs + TIME_LIMIT_GRACE_MS);
+    const { client } = await connectServeProcess(["--no-check", "--exec-timeout-ms", String(limitMs), "--config", config], work, {
       env: temp.env,
       onElicit: async () => {
         await sleep(thinkMs);
@@ -176,7 +179,7 @@ describe("tacit serve: a sandbox's time limit while a person is asked", () => {
     });
     try {
       // Some of the script's own time before the question and after it: the limit counts both, not the person's.
-      const wait = "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);";
+      const wait = "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 150);";
       const code = `${wait}\nrequestFileSystem(".", (fs) => fs.access("a.txt").delete());\n${wait}\nprintln("deleted");\n`;
       const response = await client.callTool({ name: "execute_typescript", arguments: { code } }, undefined, { timeout: 120_000 });
       const result = response.structuredContent as { stdout: string; error: string | null };
