@@ -8,14 +8,13 @@
 // memory, polled from outside the server, stays near its limit, and A reports the memory kill
 // as a kill by the main thread's watchdog does.
 
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BackstopWatch, newBackstopSlot, SLOT_ENDED, startTimeOf } from "../../runner/sandbox-backstop-protocol.js";
-import { bootstrapPath, packageRoot } from "../../runner/paths.js";
+import { bootstrapPath } from "../../runner/paths.js";
 import { residentKb } from "../../runner/resident-memory.js";
+import { backstopThread, nodeProcessReady } from "./backstop-thread.js";
 import { answerTexts, connectServeProcess, tempDirWithHome } from "../helpers.js";
 import { commandLineOf, descendantsOf, isRunning, killAndWait, runsDeno } from "../processes.js";
 
@@ -85,16 +84,10 @@ describe("tacit serve: a sandbox's memory limit while the main thread is busy", 
 
 describe("the sandbox watch thread on its own, for memory", () => {
   /** A process that holds some 200 MiB resident, once it says so. */
-  async function bigProcess(): Promise<ReturnType<typeof spawn>> {
-    const child = spawn(process.execPath, ["-e", "globalThis.kept = Buffer.alloc(200 * 1024 * 1024, 1); console.log('held'); setInterval(() => {}, 1000);"], { stdio: ["ignore", "pipe", "ignore"] });
-    await new Promise<void>((resolve) => child.stdout!.once("data", () => resolve()));
-    return child;
-  }
+  const bigProcess = () => nodeProcessReady("globalThis.kept = Buffer.alloc(200 * 1024 * 1024, 1); console.log('held'); setInterval(() => {}, 1000);");
 
   it("kills only a process that is still the one it was told of (its start time), past the limit, recording the kill first; never one whose end was seen", async () => {
-    const worker = new Worker(path.join(packageRoot, "dist", "sandbox-backstop", "worker.cjs"));
-    const killed: unknown[] = [];
-    worker.on("message", (message: unknown) => killed.push(message));
+    const { worker, killed } = backstopThread();
     const children = await Promise.all([bigProcess(), bigProcess(), bigProcess()]);
     try {
       const [reused, ended, watched] = children.map((child) => child.pid!) as [number, number, number];

@@ -13,18 +13,17 @@
 // and 728 ms. Then: a person who answers slowly does not have the sandbox killed, and the thread on
 // its own kills by the deadline alone, and only a process still the one it was told of.
 
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Worker } from "node:worker_threads";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monotonicMs } from "../../runner/monotonic.js";
-import { bootstrapPath, packageRoot, pureEvaluatorPath } from "../../runner/paths.js";
+import { bootstrapPath, pureEvaluatorPath } from "../../runner/paths.js";
 import { type BackstopWatch, deadlineAt, newBackstopSlot, SLOT_WATCHED, startTimeOf, TIME_LIMIT_GRACE_MS } from "../../runner/sandbox-backstop-protocol.js";
 import { residentKb } from "../../runner/resident-memory.js";
+import { backstopThread, nodeProcessReady } from "./backstop-thread.js";
 import { answerTexts, connectServeProcess, createSession, fileOnce, runInSession, tempDir, tempDirWithHome } from "../helpers.js";
 import { denoProcessesRunning, isRunning, killAndWait } from "../processes.js";
 
@@ -194,16 +193,10 @@ describe("tacit serve: a sandbox's time limit while a person is asked", () => {
 
 describe("the sandbox watch thread on its own, for time", () => {
   /** A process that sleeps, once it has started. */
-  async function sleeper(): Promise<ReturnType<typeof spawn>> {
-    const child = spawn(process.execPath, ["-e", "console.log('started'); setInterval(() => {}, 1000);"], { stdio: ["ignore", "pipe", "ignore"] });
-    await new Promise<void>((resolve) => child.stdout!.once("data", () => resolve()));
-    return child;
-  }
+  const sleeper = () => nodeProcessReady("console.log('started'); setInterval(() => {}, 1000);");
 
   it("kills a process a grace past its deadline, recording the kill first; never one with no deadline (paused), one not due, or one whose pid is another's", async () => {
-    const worker = new Worker(path.join(packageRoot, "dist", "sandbox-backstop", "worker.cjs"));
-    const killed: unknown[] = [];
-    worker.on("message", (message: unknown) => killed.push(message));
+    const { worker, killed } = backstopThread();
     const children = await Promise.all([sleeper(), sleeper(), sleeper(), sleeper()]);
     try {
       const [paused, notDue, reused, due] = children.map((child) => child.pid!) as [number, number, number, number];
