@@ -8,7 +8,6 @@
 // memory, polled from outside the server, stays near its limit, and A reports the memory kill
 // as a kill by the main thread's watchdog does.
 
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BackstopWatch, newBackstopSlot, SLOT_ENDED, startTimeOf } from "../../runner/sandbox-backstop-protocol.js";
