@@ -101,7 +101,8 @@ const ZLIB_TRIAL_OUTPUT_BYTES = 64 * 1024;
  * few KiB twice, never the stream. The inflaters are the ones zlib-wrapped and raw deflate get
  * on their own, so the size limit holds the same way: it counts the decoded bytes passed on,
  * and destroying this destroys the inflater, which stops inflating what it was given (a bomb's
- * first chunk included).
+ * first chunk included). The text ends where the stream does: bytes after it (a line break, the
+ * stream again) are left, as Node's own inflateSync and gunzip leave them.
  */
 class DeflateEitherWay extends Transform {
   private inflater: zlib.Inflate | zlib.InflateRaw | null = null;
@@ -113,6 +114,12 @@ class DeflateEitherWay extends Transform {
   private flushed: TransformCallback | null = null;
   /** _transform's callback for the chunk the inflater is given, until it took it. */
   private pending: TransformCallback | null = null;
+  /**
+   * The inflater in use came to its stream's end. Given bytes past it, an inflater ends its output
+   * there and then, before the answer's end came: waited for after that, the end never came, and a
+   * server that sent a line break after its stream held the request past its time limit.
+   */
+  private ended = false;
 
   private start(kind: "zlib" | "raw"): void {
     const inflater = kind === "zlib" ? zlib.createInflate() : zlib.createInflateRaw();
@@ -129,6 +136,13 @@ class DeflateEitherWay extends Transform {
       if (this.inflater !== inflater) return;
       if (this.trial !== null) return this.readAsRaw();
       this.destroy(error);
+    });
+    // The stream's end (a zlib one's checksum checked): a zlib reading on trial is the answer, and a waiting _flush is done.
+    inflater.on("end", () => {
+      if (this.inflater !== inflater) return;
+      this.ended = true;
+      if (this.trial !== null) this.holdToZlib();
+      this.flushed?.();
     });
   }
 
@@ -160,15 +174,10 @@ class DeflateEitherWay extends Transform {
     pending?.();
   }
 
-  /** Ends the inflater in use; _flush's callback once it ended (a zlib one on trial ending is the answer). */
+  /** Ends the inflater in use: _flush's callback is called as it ends (see start), or now if it has. */
   private endInflater(): void {
-    const inflater = this.inflater!;
-    inflater.once("end", () => {
-      if (this.inflater !== inflater) return;
-      if (this.trial !== null) this.holdToZlib();
-      this.flushed!();
-    });
-    inflater.end();
+    if (this.ended) return void this.flushed!();
+    this.inflater!.end();
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
@@ -183,6 +192,8 @@ class DeflateEitherWay extends Transform {
         this.start("raw");
       }
     }
+    // Past the stream's end: not the answer's text.
+    if (this.ended) return callback();
     if (this.trial !== null) {
       this.trial.input.push(chunk);
       this.trial.inputBytes += chunk.length;
@@ -539,6 +550,8 @@ function once(
   // Decided: the exchange (its address looked up, connected to, checked again then) starts now.
   sending();
   return new Promise(throwsWorded(hop, (resolve, reject) => {
+    /** The answer's text as it is read (decoded, if it came in a content coding), once it began. */
+    let decoding: Readable | null = null;
     const request = transport.request(
       url,
       {
@@ -600,6 +613,7 @@ function once(
         let encodedBytes = 0;
         response.on("data", (chunk: Buffer) => (encodedBytes += chunk.length));
         const text: Readable = decoder === "none" ? response : response.pipe(decoder);
+        decoding = text;
         text.on("data", (chunk: Buffer) => {
           if (truncated || collected.append(chunk)) return;
           truncated = true;
@@ -620,7 +634,15 @@ function once(
         }
       },
     );
-    const overall = setTimeout(() => request.destroy(timedOut()), left);
+    // The request's time ends the exchange, whatever it waits on: destroying the request alone
+    // ended nothing once the answer's last byte had come, and a decoding that never ended (see
+    // DeflateEitherWay) held the script past the limit, to the evaluation's.
+    const overall = setTimeout(() => {
+      const error = timedOut();
+      decoding?.destroy();
+      request.destroy(error);
+      reject(error);
+    }, left);
     request.on("timeout", () => request.destroy(new EffectFailure(say`${at}: no answer within ${limits.timeoutMs} ms${TIMEOUT_HINT}`, outOfTime)));
     // A tunnel (an answer to CONNECT) or a switch of protocol (101, which a server may send
     // unasked) hands the connection to a listener; with none, the request never settled and
