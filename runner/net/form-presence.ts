@@ -156,7 +156,7 @@ export function escapesFor(units: readonly number[]): string {
   const least = any(ascii.map((unit) => anyCase(unit.toString(16))));
   const chars = new Set(ascii.map((unit) => String.fromCharCode(unit)));
   const names = Object.keys(NAMED_REFERENCES).filter((name) => chars.has(NAMED_REFERENCES[name]!));
-  const shorts = Object.keys(JSON_SHORT).filter((letter) => chars.has(JSON_SHORT[letter]!));
+  const shorts = [...new Set([...Object.keys(JSON_SHORT).filter((letter) => chars.has(JSON_SHORT[letter]!)), ...[...chars].filter((c) => IDENTITY_ESCAPED.test(c))])];
   const ways =
     ascii.length === 0
       ? []
@@ -171,8 +171,8 @@ export function escapesFor(units: readonly number[]): string {
           // BACKSLASH_ESCAPE: JavaScript's \xXX; CSS's \ and up to six hex digits (a white space after is the next character's business).
           `\\\\[xX]${two}`,
           `\\\\0*${least}`,
-          // JSON_ESCAPE: a short escape, or \u and four hex digits (\u00XX, as above, for these).
-          ...(shorts.length === 0 ? [] : [`\\\\${any(shorts.map((letter) => anyCase(letter).replace(/[\\"/]/g, "\\$&")))}`]),
+          // JSON_ESCAPE: a short escape (a letter, or the punctuation or space a backslash stands before), or \u and four hex digits (\u00XX, as above, for these).
+          ...(shorts.length === 0 ? [] : [`\\\\${any(shorts.map((short) => (/[a-z]/i.test(short) ? anyCase(short) : patternOf(short))))}`]),
         ];
   if (units.some((unit) => unit >= 0x80)) ways.push("[%&\\\\]");
   return ways.length === 0 ? "(?!)" : ways.join("|");
@@ -182,6 +182,9 @@ export function escapesFor(units: readonly number[]): string {
 function patternOf(unit: string): string {
   return unit.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&").replace(/[\0-\x1f\x7f-\uffff]/g, (c) => `\\u${hex(c.charCodeAt(0), 4)}`);
 }
+
+/** The characters a backslash before them stands for, besides JSON's short escapes (as redaction.ts's JSON_ESCAPE): ASCII punctuation and the space. */
+const IDENTITY_ESCAPED = /^[\x20-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]$/;
 
 /** JSON's short escapes, by the character after the backslash (as redaction.ts's JSON_SHORT_UNESCAPES). */
 const JSON_SHORT: Readonly<Record<string, string>> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };

@@ -844,14 +844,22 @@ function backslashUnescaped(match: RegExpExecArray): string | null {
   return value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff) ? null : String.fromCodePoint(value);
 }
 
-/** A JSON string escape: a short one (\", \\, \/, \n…) or \u and four hex digits. */
-const JSON_ESCAPE = /\\(["\\/bfnrt])|\\u([0-9a-f]{4})/gi;
+/**
+ * A JSON string escape: a short one (\", \\, \/, \n…) or \u and four hex digits; and a backslash
+ * before any other ASCII punctuation or a space, which stands for that character, as JavaScript
+ * and Ruby read it: Ruby's inspect writes "#{", "#$" and "#@" as "\#{", "\#$" and "\#@", PHP's
+ * var_export (and Perl's Data::Dumper, Python's repr of a string with both quotes) "'" as "\'", a
+ * shell's `printf %q` "\ " and "\$", Lucene's query escaping "\+" and "\!". A security review's
+ * Ruby echo gave "Xk9\#$vQ2\#{mZ7…}" back for a secret header "Xk9#$vQ2#{mZ7…}", whole, and a
+ * var_export a passphrase of short words between quotes, none of them a form.
+ */
+const JSON_ESCAPE = /\\([\x20-\x2f\x3a-\x40\x5b-\x60\x7b-\x7ebfnrt])|\\u([0-9a-f]{4})/gi;
 const JSON_SHORT_UNESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
 
-/** The character a JSON_ESCAPE match stands for. */
+/** The character a JSON_ESCAPE match stands for (a backslash before punctuation: that punctuation). */
 function jsonUnescaped(match: RegExpExecArray): string | null {
   const [, short, unit] = match;
-  return short !== undefined ? (JSON_SHORT_UNESCAPES[short.toLowerCase()] ?? null) : String.fromCharCode(parseInt(unit!, 16));
+  return short !== undefined ? (JSON_SHORT_UNESCAPES[short.toLowerCase()] ?? short) : String.fromCharCode(parseInt(unit!, 16));
 }
 
 /** An escape syntax: its pattern, and what a match of it stands for (null: left as it is). */

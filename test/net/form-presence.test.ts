@@ -34,6 +34,8 @@ function spellings(code: number): string[] {
     for (const h of cases(least)) for (const space of ["", " ", "\t", "\n", "\r", "\f", "\r\n"]) out.push(`\\${"0".repeat(zeros)}${h}${space}`);
   }
   for (const [letter, stands] of Object.entries(JSON_SHORT)) if (stands === char) for (const spelled of cases(letter)) out.push(`\\${spelled}`);
+  // A backslash before punctuation or a space stands for it (Ruby's "\#", PHP's "\'").
+  if (/[\x20-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]/.test(char)) out.push(`\\${char}`);
   return out;
 }
 
@@ -71,7 +73,7 @@ describe("the escapes the search looks for", () => {
   });
 
   it("hold every string of up to five escape characters that the masking's decodings read as an ASCII character", () => {
-    const alphabet = [..."%&#;\\/xuU07aF3 n"];
+    const alphabet = [..."%&#;\\/xuU07aF3 n'$"];
     let checked = 0;
     const tryAll = (text: string): void => {
       for (const { decoded } of escapesAt(text, 0)) {
