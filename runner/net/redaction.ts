@@ -887,12 +887,14 @@ const REFERENCE_DECODING: EscapeDecoding = { pattern: ESCAPE, decode: unescaped 
  */
 const BACKSLASH_DECODING: EscapeDecoding = { pattern: BACKSLASH_ESCAPE, decode: backslashUnescaped };
 /**
- * JSON's string escapes, once: JSON kept as a string inside JSON (a log line's message, a queued
+ * JSON's string escapes: JSON kept as a string inside JSON (a log line's message, a queued
  * or relayed request) escapes a value twice, and undone once, the text holds the value's JSON
  * form, which redaction looks for. A security review read a password with backslashes (as a
  * Windows account's "CORP\svc-backup" has) or quotes from such an echo, each of its words
  * escaped twice and none of them a form. Its own pass: it reads "\\" as one character, and so
- * the escapes the other passes find after a backslash another way.
+ * the escapes the other passes find after a backslash another way. Undone twice (see
+ * JSON_LEVELS): a string another encoder escaped with a backslash (Ruby's inspect, PHP's
+ * var_export) kept inside JSON has escapes of escapes ("\\#{", "\\'"), which no form holds once undone.
  */
 const JSON_DECODING: EscapeDecoding = { pattern: JSON_ESCAPE, decode: jsonUnescaped };
 
@@ -1144,6 +1146,8 @@ function madeSearch(secrets: readonly string[], text: string, room: number): For
  * came back whole in plaintext between such escapes.
  */
 const REFERENCE_LEVELS = 3;
+/** How many times JSON's escapes are undone, each pass over what the one before left (see JSON_DECODING). */
+const JSON_LEVELS = 2;
 
 /** Where `matcher` finds its forms in `text`: as it is, and with each decoding's escapes undone (see DECODINGS). */
 function matcherRanges(matcher: FormMatcher, text: string, cut: boolean): Array<[number, number]> {
@@ -1152,7 +1156,7 @@ function matcherRanges(matcher: FormMatcher, text: string, cut: boolean): Array<
     let current = text;
     /** Where each character of `current` starts in `text` (null: `current` is `text`). */
     let places: Int32Array | null = null;
-    for (let level = 0; level < (decoding === REFERENCE_DECODING ? REFERENCE_LEVELS : 1); level++) {
+    for (let level = 0; level < (decoding === REFERENCE_DECODING ? REFERENCE_LEVELS : decoding === JSON_DECODING ? JSON_LEVELS : 1); level++) {
       const decoded = escapesDecoded(current, decoding);
       if (decoded === null) break;
       const starts: Int32Array = places === null ? decoded.starts : decoded.starts.map((at) => places![at]!);

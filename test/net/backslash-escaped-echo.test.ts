@@ -6,7 +6,8 @@
 // looked for: a security review's echo gave "Xk9\#$vQ2\#{mZ7…}" back for the secret header
 // "Xk9#$vQ2#{mZ7…}", whole, and "correct\'horse\'battery\'staple" for a passphrase whose words are
 // each too short to be masked on their own. JavaScript and Ruby read any such escape as the
-// character after the backslash, and so does redaction now, in its pass over JSON's escapes.
+// character after the backslash, and so does redaction now, in its pass over JSON's escapes,
+// which it makes twice: such an echo kept in a JSON log line has each of its escapes escaped again.
 
 import path from "node:path";
 import { randomBytes } from "node:crypto";
@@ -41,6 +42,13 @@ const showing: Handler = (request, response) => {
     case "/python":
       response.end(`{'Authorization': ${pythonRepr(secret)}}`);
       return;
+    case "/ruby-in-json":
+      // A JSON log line whose message is the inspected headers: each escape escaped again.
+      response.end(JSON.stringify({ level: "info", message: `headers: {"HTTP_AUTHORIZATION"=>${rubyInspect(secret)}}` }));
+      return;
+    case "/php-in-json":
+      response.end(JSON.stringify({ level: "info", message: `'Authorization' => ${phpVarExport(secret)}` }));
+      return;
     case "/printf-q":
       response.end(`curl -H Authorization:${printfQ(secret)} https://example/`);
       return;
@@ -72,6 +80,8 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   attempt("ruby", () => page("/ruby", 0));
   attempt("ruby-quoted", () => page("/ruby", 1));
   attempt("php", () => page("/php", 1));
+  attempt("ruby-in-json", () => page("/ruby-in-json", 0));
+  attempt("php-in-json", () => page("/php-in-json", 1));
   attempt("python", () => page("/python", 1));
   attempt("printf-q", () => page("/printf-q", 1));
   attempt("printf-q-interpolating", () => page("/printf-q", 0));
@@ -85,12 +95,14 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
     expect(attemptOf(found, "ruby")).toEqual({ status: "ok", value: '{"HTTP_AUTHORIZATION"=>"[redacted]", "HTTP_HOST"=>"example"}' });
     expect(attemptOf(found, "ruby-quoted")).toEqual({ status: "ok", value: '{"HTTP_AUTHORIZATION"=>"[redacted]", "HTTP_HOST"=>"example"}' });
     expect(attemptOf(found, "php")).toEqual({ status: "ok", value: "array (\n  'Authorization' => '[redacted]',\n)" });
+    expect(attemptOf(found, "ruby-in-json")).toEqual({ status: "ok", value: '{"level":"info","message":"headers: {\\"HTTP_AUTHORIZATION\\"=>\\"[redacted]\\"}"}' });
+    expect(attemptOf(found, "php-in-json")).toEqual({ status: "ok", value: `{"level":"info","message":"'Authorization' => '[redacted]'"}` });
     expect(attemptOf(found, "python")).toEqual({ status: "ok", value: "{'Authorization': '[redacted]'}" });
     expect(attemptOf(found, "printf-q")).toEqual({ status: "ok", value: "curl -H Authorization:[redacted] https://example/" });
     expect(attemptOf(found, "printf-q-interpolating")).toEqual({ status: "ok", value: "curl -H Authorization:[redacted] https://example/" });
     expect(attemptOf(found, "lucene")).toEqual({ status: "ok", value: "token:[redacted]" });
     // The server had each secret as it is.
-    expect(a.received.map((r) => r.headers.authorization)).toEqual([interpolating, quoted, quoted, quoted, quoted, interpolating, lucene]);
+    expect(a.received.map((r) => r.headers.authorization)).toEqual([interpolating, quoted, quoted, interpolating, quoted, quoted, quoted, interpolating, lucene]);
     // Nothing of them in what the script printed, its backslashes taken out or not.
     const unescaped = result.stdout.replace(/\\/g, "");
     for (const secret of [interpolating, quoted, lucene]) expect(unescaped).not.toContain(secret);
