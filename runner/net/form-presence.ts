@@ -16,7 +16,7 @@
 // over. Some are read where no pass would be, and then the text is masked the slow way for
 // nothing: never the other way round.
 
-import { escapesAt, NAMED_REFERENCES } from "./redaction.js";
+import { escapesAt, NAMED_REFERENCES, STANDS_FOR_ITSELF } from "./redaction.js";
 
 /**
  * How many characters into a form the walk goes before it hands the text to the whole masking:
@@ -184,7 +184,7 @@ function patternOf(unit: string): string {
 }
 
 /** The characters a backslash before them stands for, besides JSON's short escapes (as redaction.ts's JSON_ESCAPE): ASCII punctuation and the space. */
-const IDENTITY_ESCAPED = /^[\x20-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]$/;
+const IDENTITY_ESCAPED = new RegExp(`^[${STANDS_FOR_ITSELF}]$`);
 
 /** JSON's short escapes, by the character after the backslash (as redaction.ts's JSON_SHORT_UNESCAPES). */
 const JSON_SHORT: Readonly<Record<string, string>> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };

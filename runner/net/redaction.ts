@@ -844,6 +844,9 @@ function backslashUnescaped(match: RegExpExecArray): string | null {
   return value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff) ? null : String.fromCodePoint(value);
 }
 
+/** ASCII punctuation and the space, as a character class's ranges: a backslash before one stands for it (see JSON_ESCAPE). */
+export const STANDS_FOR_ITSELF = "\\x20-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7e";
+
 /**
  * A JSON string escape: a short one (\", \\, \/, \n…) or \u and four hex digits; and a backslash
  * before any other ASCII punctuation or a space, which stands for that character, as JavaScript
@@ -853,7 +856,7 @@ function backslashUnescaped(match: RegExpExecArray): string | null {
  * Ruby echo gave "Xk9\#$vQ2\#{mZ7…}" back for a secret header "Xk9#$vQ2#{mZ7…}", whole, and a
  * var_export a passphrase of short words between quotes, none of them a form.
  */
-const JSON_ESCAPE = /\\([\x20-\x2f\x3a-\x40\x5b-\x60\x7b-\x7ebfnrt])|\\u([0-9a-f]{4})/gi;
+const JSON_ESCAPE = new RegExp(`\\\\([${STANDS_FOR_ITSELF}bfnrt])|\\\\u([0-9a-f]{4})`, "gi");
 const JSON_SHORT_UNESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
 
 /** The character a JSON_ESCAPE match stands for (a backslash before punctuation: that punctuation). */
@@ -866,7 +869,18 @@ function jsonUnescaped(match: RegExpExecArray): string | null {
 interface EscapeDecoding {
   pattern: RegExp;
   decode: (match: RegExpExecArray) => string | null;
+  /** How many times its escapes are undone, each pass over what the one before left. */
+  levels: number;
 }
+
+/**
+ * How many times references and percent-escapes are undone, each pass over what the one before
+ * left: a text escaped twice ("&amp;#x2F;" for "/", an html_attr escape HTML-escaped again, as a
+ * page that escapes what it was handed escaped does; "\u0026#x2F;", one JSON-escaped by ASP.NET
+ * Core) held "&#x2F;" once decoded, no form, and a secret with a "/" or "+" (an AWS secret key)
+ * came back whole in plaintext between such escapes.
+ */
+const REFERENCE_LEVELS = 3;
 
 /**
  * Percent-escapes and character references, JSON \u escapes. Encoders differ in which
@@ -878,25 +892,24 @@ interface EscapeDecoding {
  * secret access key ("…/…+…="): the answers held it as ".../...%2B...%3D" and
  * "...&#x2F;...&#x2B;...&#x3D;", no form redaction knew, and the script decoded and printed it.
  */
-const REFERENCE_DECODING: EscapeDecoding = { pattern: ESCAPE, decode: unescaped };
+const REFERENCE_DECODING: EscapeDecoding = { pattern: ESCAPE, decode: unescaped, levels: REFERENCE_LEVELS };
 /**
  * JavaScript's and CSS's backslash escapes, as Laminas (Zend) Escaper's escapeJs ("\x2F") and
  * escapeCss ("\2F "), Twig's css strategy and OWASP ESAPI's encodeForCSS write every character
  * but letters and digits: a security review read a secret header from a page that put it in a
  * script or a style that way.
  */
-const BACKSLASH_DECODING: EscapeDecoding = { pattern: BACKSLASH_ESCAPE, decode: backslashUnescaped };
+const BACKSLASH_DECODING: EscapeDecoding = { pattern: BACKSLASH_ESCAPE, decode: backslashUnescaped, levels: 1 };
 /**
  * JSON's string escapes: JSON kept as a string inside JSON (a log line's message, a queued
  * or relayed request) escapes a value twice, and undone once, the text holds the value's JSON
  * form, which redaction looks for. A security review read a password with backslashes (as a
  * Windows account's "CORP\svc-backup" has) or quotes from such an echo, each of its words
  * escaped twice and none of them a form. Its own pass: it reads "\\" as one character, and so
- * the escapes the other passes find after a backslash another way. Undone twice (see
- * JSON_LEVELS): a string another encoder escaped with a backslash (Ruby's inspect, PHP's
+ * the escapes the other passes find after a backslash another way. Undone twice: a string another encoder escaped with a backslash (Ruby's inspect, PHP's
  * var_export) kept inside JSON has escapes of escapes ("\\#{", "\\'"), which no form holds once undone.
  */
-const JSON_DECODING: EscapeDecoding = { pattern: JSON_ESCAPE, decode: jsonUnescaped };
+const JSON_DECODING: EscapeDecoding = { pattern: JSON_ESCAPE, decode: jsonUnescaped, levels: 2 };
 
 /**
  * The text with each escape of an ASCII character that `decoding` knows decoded ("%2B", "%2b",
@@ -1138,17 +1151,6 @@ function madeSearch(secrets: readonly string[], text: string, room: number): For
   return { matcher, longest };
 }
 
-/**
- * How many times references and percent-escapes are undone, each pass over what the one before
- * left: a text escaped twice ("&amp;#x2F;" for "/", an html_attr escape HTML-escaped again, as a
- * page that escapes what it was handed escaped does; "\u0026#x2F;", one JSON-escaped by ASP.NET
- * Core) held "&#x2F;" once decoded, no form, and a secret with a "/" or "+" (an AWS secret key)
- * came back whole in plaintext between such escapes.
- */
-const REFERENCE_LEVELS = 3;
-/** How many times JSON's escapes are undone, each pass over what the one before left (see JSON_DECODING). */
-const JSON_LEVELS = 2;
-
 /** Where `matcher` finds its forms in `text`: as it is, and with each decoding's escapes undone (see DECODINGS). */
 function matcherRanges(matcher: FormMatcher, text: string, cut: boolean): Array<[number, number]> {
   let ranges = matcher.ranges(text, cut);
@@ -1156,7 +1158,7 @@ function matcherRanges(matcher: FormMatcher, text: string, cut: boolean): Array<
     let current = text;
     /** Where each character of `current` starts in `text` (null: `current` is `text`). */
     let places: Int32Array | null = null;
-    for (let level = 0; level < (decoding === REFERENCE_DECODING ? REFERENCE_LEVELS : decoding === JSON_DECODING ? JSON_LEVELS : 1); level++) {
+    for (let level = 0; level < decoding.levels; level++) {
       const decoded = escapesDecoded(current, decoding);
       if (decoded === null) break;
       const starts: Int32Array = places === null ? decoded.starts : decoded.starts.map((at) => places![at]!);
