@@ -5,8 +5,9 @@
 // keeps a file's mode, so a script could rewrite an existing executable there: shown through the
 // real CLI, with tacit started in a home directory whose bin/ is on PATH, a script rewrote
 // bin/deploy to `touch PWNED`, and the user's next `deploy` made PWNED. So an existing executable
-// file directly in a PATH directory (absolute entries only, as named and where it leads) may be
-// read but not changed or deleted. A file a script creates is never executable, so new files
+// file directly in a PATH directory (as named and where it leads; a relative entry, an empty one
+// and a "~/" one as the user's shell finds them from where tacit was started) may be read but
+// not changed or deleted. A file a script creates is never executable, so new files
 // there, and files that are not executable, stay writable (as for the directories an .envrc
 // puts on PATH, direnv.ts). So is the file a link directly in a PATH directory leads to, wherever
 // it lies: `npm link` makes /usr/local/bin/<tool> a link, through the global node_modules, to the
@@ -16,33 +17,60 @@
 // programs run in turn.
 
 import { type Dirent, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { resolveRealOrSelf } from "./containment.js";
 import type { ProtectedPath } from "./protected-paths.js";
 
 interface PathDirectories {
+  /** PATH, the working directory and the home directory these were worked out for. */
   value: string;
   /** Absolute directories, as named and where each leads. */
   dirs: ReadonlySet<string>;
   /** Where each leads, once each (a directory named two ways holds the same links). */
   realDirs: ReadonlySet<string>;
+  /** The entries as PATH writes them, for those that are not absolute: by the directory each names now, as named and where it leads. */
+  writtenAs: ReadonlyMap<string, string>;
 }
 let known: PathDirectories | undefined;
 
-/** PATH's absolute directories, worked out again only when PATH changes. */
+/**
+ * The directory a PATH entry names for the user's shell standing where tacit was started, or null
+ * for one no shell finds programs in. Not only absolute entries: an empty one (a stray ":") and
+ * "." are the working directory, and a relative one (`./bin`, which Rails' and rbenv's binstubs
+ * advice puts first; `node_modules/.bin`) lies in it; bash expands a leading "~" (`~/tools`) at each
+ * lookup. Absolute entries alone were kept: a script rewrote ./bin/deploy, and the user's next
+ * `deploy` there ran its code.
+ */
+function entryDirectory(entry: string, cwd: string, home: string): string | null {
+  if (entry === "~" || entry.startsWith("~/")) return path.join(home, entry.slice(1));
+  // "~user/…": another user's home, which the roots seldom hold; left out, as before.
+  if (entry.startsWith("~")) return null;
+  return path.resolve(cwd, entry);
+}
+
+/** PATH's directories, worked out again only when PATH, the working directory or the home directory changes. */
 function pathDirectories(): PathDirectories {
-  const value = process.env.PATH ?? "";
+  const cwd = process.cwd();
+  const home = os.homedir();
+  const value = `${process.env.PATH ?? ""}\0${cwd}\0${home}`;
   if (known?.value !== value) {
     const dirs = new Set<string>();
     const realDirs = new Set<string>();
-    for (const entry of value.split(path.delimiter)) {
-      if (!path.isAbsolute(entry)) continue;
-      dirs.add(path.resolve(entry));
-      const real = resolveRealOrSelf(entry);
+    const writtenAs = new Map<string, string>();
+    for (const entry of (process.env.PATH ?? "").split(path.delimiter)) {
+      const dir = entryDirectory(entry, cwd, home);
+      if (dir === null) continue;
+      dirs.add(dir);
+      const real = resolveRealOrSelf(dir);
       dirs.add(real);
       realDirs.add(real);
+      if (!path.isAbsolute(entry)) {
+        if (!writtenAs.has(dir)) writtenAs.set(dir, entry);
+        if (!writtenAs.has(real)) writtenAs.set(real, entry);
+      }
     }
-    known = { value, dirs, realDirs };
+    known = { value, dirs, realDirs, writtenAs };
   }
   return known;
 }
@@ -105,7 +133,8 @@ export function pathProgramChangeOf(changed: string): ProtectedPath | null {
   }
   if (!stats?.isFile() || (stats.mode & 0o111) === 0) return null;
   const dir = path.dirname(changed);
-  if (!pathDirectories().dirs.has(dir)) {
+  const directories = pathDirectories();
+  if (!directories.dirs.has(dir)) {
     const link = pathLinkTo(changed);
     if (link === null) return null;
     return {
@@ -119,11 +148,18 @@ export function pathProgramChangeOf(changed: string): ProtectedPath | null {
   }
   return {
     path: changed,
-    what: `an executable program in ${dir}, a directory on the user's PATH`,
+    what: `an executable program in ${dir}, a directory on the user's PATH${entryNote(directories.writtenAs.get(dir))}`,
     readable: true,
     refusal:
       "scripts may read it but not change it (nor delete it): the user runs it, outside the sandbox and with their full authority, " +
       "whenever they type its name (and so do their scripts). Files there that are not executable stay writable, and a file a script " +
       "creates is never executable. Ask the user to change it",
   };
+}
+
+/** How PATH names a directory it does not name absolutely, for a refusal. */
+function entryNote(entry: string | undefined): string {
+  if (entry === undefined) return "";
+  const written = entry === "" ? "an empty entry" : `the entry ${JSON.stringify(entry)}`;
+  return ` (${written}, which the user's shell finds programs in when they stand where tacit was started)`;
 }
