@@ -75,43 +75,62 @@ function pathDirectories(): PathDirectories {
   return known;
 }
 
-/** Per PATH directory, as last listed: its identity and change time then, and the real file each of its links to an executable file leads to. */
-const linksListed = new Map<string, { stamp: string; targets: ReadonlyMap<string, string> }>();
+/**
+ * Per PATH directory, as last listed: its identity and change time then, the real file each of its
+ * links to an executable file leads to, and its other links (leading nowhere yet, or to a file not
+ * executable), looked at again at each check: what such a link leads to changes with no change to
+ * the directory. `npm link` points /usr/local/bin/<tool> into the project's dist/, which the user's
+ * build makes again while tacit runs: listed once the link led nowhere, the file built there later
+ * was no program to tacit, and a script rewrote it.
+ */
+const linksListed = new Map<string, { stamp: string; targets: ReadonlyMap<string, string>; unsettled: readonly string[] }>();
 
-/** The executable files the links directly in `dir` lead to (their real paths), each with a link's path; listed again only when `dir` changed. */
-function linkedPrograms(dir: string): ReadonlyMap<string, string> {
+/** The real executable file `link` leads to, or null (it leads nowhere, or to something else). */
+function programBehind(link: string): string | null {
+  try {
+    const real = realpathSync.native(link);
+    const target = statSync(real);
+    return target.isFile() && (target.mode & 0o111) !== 0 ? real : null;
+  } catch {
+    // A link that leads nowhere runs nothing.
+    return null;
+  }
+}
+
+/** The links directly in `dir` (see linksListed); listed again only when `dir` changed. */
+function linkedPrograms(dir: string): { targets: ReadonlyMap<string, string>; unsettled: readonly string[] } {
+  const none = { targets: new Map<string, string>(), unsettled: [] };
   const stats = statSync(dir, { bigint: true, throwIfNoEntry: false });
-  if (stats === undefined || !stats.isDirectory()) return new Map();
+  if (stats === undefined || !stats.isDirectory()) return none;
   // A link made, removed or renamed there changes the directory's times.
   const stamp = `${stats.dev}:${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`;
   const kept = linksListed.get(dir);
-  if (kept?.stamp === stamp) return kept.targets;
+  if (kept?.stamp === stamp) return kept;
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {
-    return new Map();
+    return none;
   }
   const targets = new Map<string, string>();
+  const unsettled: string[] = [];
   for (const entry of entries) {
     if (!entry.isSymbolicLink()) continue;
     const link = path.join(dir, entry.name);
-    try {
-      const real = realpathSync.native(link);
-      const target = statSync(real);
-      if (target.isFile() && (target.mode & 0o111) !== 0) targets.set(real, link);
-    } catch {
-      // A link that leads nowhere runs nothing.
-    }
+    const real = programBehind(link);
+    if (real === null) unsettled.push(link);
+    else targets.set(real, link);
   }
-  linksListed.set(dir, { stamp, targets });
-  return targets;
+  const listed = { stamp, targets, unsettled };
+  linksListed.set(dir, listed);
+  return listed;
 }
 
 /** The link directly in a PATH directory that leads to `changed`, an executable file, or null. */
 function pathLinkTo(changed: string): string | null {
   for (const dir of pathDirectories().realDirs) {
-    const link = linkedPrograms(dir).get(changed);
+    const { targets, unsettled } = linkedPrograms(dir);
+    const link = targets.get(changed) ?? unsettled.find((other) => programBehind(other) === changed);
     if (link !== undefined) return link;
   }
   return null;
