@@ -76,14 +76,16 @@ function pathDirectories(): PathDirectories {
 }
 
 /**
- * Per PATH directory, as last listed: its identity and change time then, the real file each of its
- * links to an executable file leads to, and its other links (leading nowhere yet, or to a file not
- * executable), looked at again at each check: what such a link leads to changes with no change to
- * the directory. `npm link` points /usr/local/bin/<tool> into the project's dist/, which the user's
- * build makes again while tacit runs: listed once the link led nowhere, the file built there later
- * was no program to tacit, and a script rewrote it.
+ * Per PATH directory, as last listed: its identity and change time then, its links that led to an
+ * executable file by that file's name, and its other links (leading nowhere yet, or to a file not
+ * executable). What a link leads to changes with no change to the directory, so a check resolves
+ * again the links that may lead to the file changed: those whose program had its name, and the
+ * others. `npm link` points /usr/local/bin/<tool> into the project's dist/, which the user's build
+ * makes again while tacit runs, and `npm link` in another project re-points the global
+ * node_modules/<tool> and leaves the link on PATH as it is: listed once, the file built later, or
+ * the other project's, was no program to tacit, and a script rewrote it.
  */
-const linksListed = new Map<string, { stamp: string; targets: ReadonlyMap<string, string>; unsettled: readonly string[] }>();
+const linksListed = new Map<string, { stamp: string; byName: ReadonlyMap<string, readonly string[]>; unsettled: readonly string[] }>();
 
 /** The real executable file `link` leads to, or null (it leads nowhere, or to something else). */
 function programBehind(link: string): string | null {
@@ -98,8 +100,8 @@ function programBehind(link: string): string | null {
 }
 
 /** The links directly in `dir` (see linksListed); listed again only when `dir` changed. */
-function linkedPrograms(dir: string): { targets: ReadonlyMap<string, string>; unsettled: readonly string[] } {
-  const none = { targets: new Map<string, string>(), unsettled: [] };
+function linkedPrograms(dir: string): { byName: ReadonlyMap<string, readonly string[]>; unsettled: readonly string[] } {
+  const none = { byName: new Map<string, string[]>(), unsettled: [] };
   const stats = statSync(dir, { bigint: true, throwIfNoEntry: false });
   if (stats === undefined || !stats.isDirectory()) return none;
   // A link made, removed or renamed there changes the directory's times.
@@ -112,16 +114,16 @@ function linkedPrograms(dir: string): { targets: ReadonlyMap<string, string>; un
   } catch {
     return none;
   }
-  const targets = new Map<string, string>();
+  const byName = new Map<string, string[]>();
   const unsettled: string[] = [];
   for (const entry of entries) {
     if (!entry.isSymbolicLink()) continue;
     const link = path.join(dir, entry.name);
     const real = programBehind(link);
     if (real === null) unsettled.push(link);
-    else targets.set(real, link);
+    else byName.set(path.basename(real), [...(byName.get(path.basename(real)) ?? []), link]);
   }
-  const listed = { stamp, targets, unsettled };
+  const listed = { stamp, byName, unsettled };
   linksListed.set(dir, listed);
   return listed;
 }
@@ -129,8 +131,8 @@ function linkedPrograms(dir: string): { targets: ReadonlyMap<string, string>; un
 /** The link directly in a PATH directory that leads to `changed`, an executable file, or null. */
 function pathLinkTo(changed: string): string | null {
   for (const dir of pathDirectories().realDirs) {
-    const { targets, unsettled } = linkedPrograms(dir);
-    const link = targets.get(changed) ?? unsettled.find((other) => programBehind(other) === changed);
+    const { byName, unsettled } = linkedPrograms(dir);
+    const link = [...(byName.get(path.basename(changed)) ?? []), ...unsettled].find((other) => programBehind(other) === changed);
     if (link !== undefined) return link;
   }
   return null;
