@@ -45,9 +45,10 @@ function commaList(value: string): string[] {
  * ("\\,", kept for the glob, which reads it as a comma): split at every comma,
  * `--classified-paths '*.{pem,key}'` became the patterns "*.{pem" and "key}", which classify no
  * .pem or .key file, and a script read them as plain text, where the same pattern in a config
- * file classified both. A brace never closed is refused: where its list ends cannot be told.
+ * file classified both. A brace never closed is refused: where its list ends cannot be told. A
+ * comma or brace in a class (`[,_]`) is the class's (see classEnd), unless `classesKept` is false.
  */
-function patternItems(value: string): string[] {
+function patternItems(value: string, classesKept = true): string[] {
   const items: string[] = [];
   let item = "";
   let depth = 0;
@@ -55,6 +56,14 @@ function patternItems(value: string): string[] {
     const c = value[i]!;
     if (c === "\\" && i + 1 < value.length) {
       item += c + value[++i]!;
+      continue;
+    }
+    // A class is one character of the pattern, whatever it holds: a comma or brace in it neither
+    // splits the list nor opens or closes a brace (`secret[,_]txt` was split into "secret[" and "_]txt").
+    const end = c === "[" && classesKept ? classEnd(value, i) : -1;
+    if (end !== -1) {
+      item += value.slice(i, end + 1);
+      i = end;
       continue;
     }
     if (c === "{") depth++;
@@ -77,6 +86,36 @@ function patternItems(value: string): string[] {
 }
 
 /**
+ * The list split at commas in classes too, as before classes were kept whole, where that reads it
+ * otherwise; nothing where it leaves a brace open. Either reading classifies: a "[" meant as a
+ * character of one pattern and a "]" of a later one read as a class would join the patterns
+ * between (`data[,.env,x]`), which the split at every comma classifies.
+ */
+function itemsSplitInClasses(value: string): string[] {
+  try {
+    return patternItems(value, false);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Where the class that opens at `value[start]` ("[") ends (its "]"), or -1 where none does (then the
+ * "[" is a character of the name). As gitignore reads a class: a leading "!" or "^" negates it, a "]"
+ * first in it (after that) is one of its characters, and a backslash escapes the next.
+ */
+function classEnd(value: string, start: number): number {
+  let i = start + 1;
+  if (value[i] === "!" || value[i] === "^") i++;
+  if (value[i] === "]") i++;
+  for (; i < value.length; i++) {
+    if (value[i] === "\\") i++;
+    else if (value[i] === "]") return i;
+  }
+  return -1;
+}
+
+/**
  * --classified-paths' list, which may not be empty: it replaces the defaults, so an empty value
  * (`--classified-paths "$EXTRA"`, the variable unset) classified nothing, .env and .ssh included,
  * with only a warning that --quiet silenced.
@@ -84,7 +123,7 @@ function patternItems(value: string): string[] {
 function classifiedPatternList(value: string): string[] {
   // Its end untrimmed: a trailing space escaped is gitignore's way to name one (`credentials\ ` is "credentials "); trimmed, only
   // "credentials\" was classified. ClassifiedPaths matches each pattern trimmed too.
-  const patterns = patternItems(value)
+  const patterns = [...new Set([...patternItems(value), ...itemsSplitInClasses(value)])]
     .map((item) => item.trimStart())
     .filter((item) => item.trim() !== "");
   if (patterns.length === 0) {
