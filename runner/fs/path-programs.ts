@@ -5,9 +5,9 @@
 // keeps a file's mode, so a script could rewrite an existing executable there: shown through the
 // real CLI, with tacit started in a home directory whose bin/ is on PATH, a script rewrote
 // bin/deploy to `touch PWNED`, and the user's next `deploy` made PWNED. So an existing executable
-// file directly in a PATH directory (as named and where it leads; a relative entry, an empty one
-// and a "~/" one as the user's shell finds them from where tacit was started) may be read but
-// not changed or deleted. A file a script creates is never executable, so new files
+// file directly in a PATH directory (as named and where it leads; a relative entry and an empty
+// one as the user's shell finds them from any directory they may stand in, a "~/" one in the home
+// directory) may be read but not changed or deleted. A file a script creates is never executable, so new files
 // there, and files that are not executable, stay writable (as for the directories an .envrc
 // puts on PATH, direnv.ts). So is the file a link directly in a PATH directory leads to, wherever
 // it lies: `npm link` makes /usr/local/bin/<tool> a link, through the global node_modules, to the
@@ -31,12 +31,21 @@ interface PathDirectories {
   realDirs: ReadonlySet<string>;
   /** The entries as PATH writes them, for those that are not absolute: by the directory each names now, as named and where it leads. */
   writtenAs: ReadonlyMap<string, string>;
+  /**
+   * The relative entries (an empty one, ".", "./bin", "node_modules/.bin", "../bin"), each with the
+   * end of the path of every directory it names from one the user may stand in: "" for any
+   * directory (an empty entry, ".", "..": every directory is one of those of another), "bin" for
+   * "./bin" and "../bin". The user's shell looks there from wherever they stand, not only where
+   * tacit was started: in project/sub, `./bin` is project/sub/bin.
+   */
+  relative: ReadonlyArray<{ entry: string; tail: string }>;
 }
 let known: PathDirectories | undefined;
 
 /**
  * The directory a PATH entry names for the user's shell standing where tacit was started, or null
- * for one no shell finds programs in. Not only absolute entries: an empty one (a stray ":") and
+ * for one no shell finds programs in (a relative entry names others too, from wherever the user
+ * stands: see PathDirectories.relative). Not only absolute entries: an empty one (a stray ":") and
  * "." are the working directory, and a relative one (`./bin`, which Rails' and rbenv's binstubs
  * advice puts first; `node_modules/.bin`) lies in it; bash expands a leading "~" (`~/tools`) at each
  * lookup. Absolute entries alone were kept: a script rewrote ./bin/deploy, and the user's next
@@ -49,6 +58,19 @@ function entryDirectory(entry: string, cwd: string, home: string): string | null
   return path.resolve(cwd, entry);
 }
 
+/** What a relative entry names the end of (see PathDirectories.relative): its leading "./" and "../" steps left out. */
+function relativeTail(entry: string): string {
+  const steps = path.normalize(entry === "" ? "." : entry).split(path.sep).filter((step) => step !== "" && step !== ".");
+  while (steps[0] === "..") steps.shift();
+  // A ".." later on ("bin/../tools"): normalize left none but leading ones.
+  return steps.join(path.sep);
+}
+
+/** The relative PATH entry (as written) under which the user's shell, standing somewhere, finds programs in `dir`, if any. */
+function relativeEntryFor(directories: PathDirectories, dir: string): string | undefined {
+  return directories.relative.find(({ tail }) => tail === "" || dir.endsWith(path.sep + tail))?.entry;
+}
+
 /** PATH's directories, worked out again only when PATH, the working directory or the home directory changes. */
 function pathDirectories(): PathDirectories {
   const cwd = process.cwd();
@@ -58,7 +80,9 @@ function pathDirectories(): PathDirectories {
     const dirs = new Set<string>();
     const realDirs = new Set<string>();
     const writtenAs = new Map<string, string>();
+    const relative: Array<{ entry: string; tail: string }> = [];
     for (const entry of (process.env.PATH ?? "").split(path.delimiter)) {
+      if (!path.isAbsolute(entry) && !entry.startsWith("~")) relative.push({ entry, tail: relativeTail(entry) });
       const dir = entryDirectory(entry, cwd, home);
       if (dir === null) continue;
       dirs.add(dir);
@@ -70,7 +94,7 @@ function pathDirectories(): PathDirectories {
         if (!writtenAs.has(real)) writtenAs.set(real, entry);
       }
     }
-    known = { value, dirs, realDirs, writtenAs };
+    known = { value, dirs, realDirs, writtenAs, relative };
   }
   return known;
 }
@@ -155,7 +179,8 @@ export function pathProgramChangeOf(changed: string): ProtectedPath | null {
   if (!stats?.isFile() || (stats.mode & 0o111) === 0) return null;
   const dir = path.dirname(changed);
   const directories = pathDirectories();
-  if (!directories.dirs.has(dir)) {
+  const relativeEntry = directories.dirs.has(dir) ? directories.writtenAs.get(dir) : relativeEntryFor(directories, dir);
+  if (!directories.dirs.has(dir) && relativeEntry === undefined) {
     const link = pathLinkTo(changed);
     if (link === null) return null;
     return {
@@ -169,7 +194,7 @@ export function pathProgramChangeOf(changed: string): ProtectedPath | null {
   }
   return {
     path: changed,
-    what: `an executable program in ${dir}, a directory on the user's PATH${entryNote(directories.writtenAs.get(dir))}`,
+    what: `an executable program in ${dir}, a directory on the user's PATH${entryNote(relativeEntry)}`,
     readable: true,
     refusal:
       "scripts may read it but not change it (nor delete it): the user runs it, outside the sandbox and with their full authority, " +
@@ -182,5 +207,5 @@ export function pathProgramChangeOf(changed: string): ProtectedPath | null {
 function entryNote(entry: string | undefined): string {
   if (entry === undefined) return "";
   const written = entry === "" ? "an empty entry" : `the entry ${JSON.stringify(entry)}`;
-  return ` (${written}, which the user's shell finds programs in when they stand where tacit was started)`;
+  return ` (${written}, which the user's shell finds programs in from the directory they stand in)`;
 }

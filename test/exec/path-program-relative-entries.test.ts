@@ -53,4 +53,30 @@ requestFileSystem(".", (fs) => {
     execFileSync("bash", ["-c", "deploy; lint; publish; release"], { cwd: dir, env: { ...process.env, PATH, HOME: home }, stdio: "ignore" });
     expect(existsSync(marker)).toBe(false);
   });
+
+  it("hold programs in each directory the user may stand in, not only where tacit was started", async (ctx) => {
+    const { dir, cleanup } = realTempDir("tacit-exec-path-relative-sub-");
+    ctx.onTestFinished(cleanup);
+    const program = "#!/bin/sh\necho the real tool\n";
+    writeTree(dir, { "sub/bin/tool": program, "sub/scripts/build.sh": "#!/bin/sh\necho build\n", "home/.keep": "" });
+    for (const file of ["sub/bin/tool", "sub/scripts/build.sh"]) makeExecutable(path.join(dir, file));
+    const marker = path.join(dir, "PWNED");
+    const PATH = ["./bin", process.env.PATH ?? ""].join(path.delimiter);
+    const r = await tacit(dir, `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("rewrite tool", () => fs.access("sub/bin/tool").write(${lit(`#!/bin/sh\ntouch ${marker}\n`)}));
+  attempt("rewrite build", () => fs.access("sub/scripts/build.sh").write("#!/bin/sh\\necho changed\\n"));
 });
+`, [], { PATH, HOME: path.join(dir, "home") });
+    expect(r.code, r.stderr).toBe(0);
+    const found = attempts(r.stdout);
+    expectRefused(found, ["rewrite tool"], /a directory on the user's PATH \(the entry "\.\/bin".*Ask the user to change it/);
+    // Not on PATH from anywhere: a script may change it, as before.
+    expect(attemptOf(found, "rewrite build").status).toBe("ok");
+    expect(readFileSync(path.join(dir, "sub", "bin", "tool"), "utf8")).toBe(program);
+    // The user, in sub/, types its name.
+    execFileSync("bash", ["-c", "tool"], { cwd: path.join(dir, "sub"), env: { ...process.env, PATH }, stdio: "ignore" });
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
