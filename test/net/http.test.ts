@@ -187,12 +187,13 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
   });
 
   it("an answer sent one byte a chunk is kept in the memory its bytes take, not an object a chunk: tacit's host survives a 64 MiB heap", async ({ onTestFinished }) => {
-    // 1.5 MiB in chunks of one byte ("1\r\nx\r\n" each), past a 1 MiB limit. Kept chunk by
+    // 768 KiB in chunks of one byte ("1\r\nx\r\n" each), past a 512 KiB limit. Kept chunk by
     // chunk, 2 Mi one-byte chunks took tacit's host past its heap (it aborted out of memory
     // at 128 MiB; 3.3 GB of memory for the 8 MiB of the default limit, some 400 bytes a chunk):
-    // 1 Mi of them are some 400 MiB, as far past 64 MiB. Half the chunks and heap of what this
-    // test used before (3 MiB past a 2 MiB limit, at 128 MiB), for less CPU.
-    const limit = 1024 * 1024;
+    // 512 Ki of them are some 200 MiB, three times past 64 MiB (with each chunk kept again, the
+    // host aborts out of memory at this size). A quarter of the chunks of what this test sent
+    // before (3 MiB past a 2 MiB limit, at 128 MiB; then 1.5 MiB past 1 MiB, at 64), for less CPU.
+    const limit = 512 * 1024;
     const byteChunks = net.createServer((socket) => {
       socket.on("error", () => undefined);
       socket.once("data", () => {
@@ -200,7 +201,7 @@ requestNetwork([${lit(`127.0.0.1:${a.port}`)}], (net) => {
         const block = Buffer.from("1\r\nx\r\n".repeat(64 * 1024));
         let sent = 0;
         const pump = (): void => {
-          while (sent < 1.5 * 1024 * 1024) {
+          while (sent < 1.5 * limit) {
             if (socket.destroyed) return;
             sent += 64 * 1024;
             if (!socket.write(block)) return void socket.once("drain", pump);
