@@ -23,6 +23,10 @@ describe.skipIf(!asRoot)("a confined command run as root and the kernel's settin
     const look = [
       // The command's own attempts to lift the cover first (its user namespace locks the mount).
       "umount -l /proc/sys 2>/dev/null; mount -o remount,bind,rw /proc/sys 2>/dev/null",
+      // Or a fresh proc, whose sys would not be covered: in a mount (and PID) namespace of its own,
+      // and beside its /proc. The kernel refuses both, /proc not being fully visible to it.
+      "unshare --mount --pid --fork sh -c 'mount -t proc proc /proc && v=$(cat /proc/sys/fs/lease-break-time) && echo \"$v\" > /proc/sys/fs/lease-break-time && echo wrote-sysctl-fresh-proc' 2>/dev/null",
+      "mkdir -p /tmp/fresh-proc && mount -t proc proc /tmp/fresh-proc 2>/dev/null && echo mounted-fresh-proc",
       // The value as it is, written back: the write fails, or changes nothing.
       "v=$(cat /proc/sys/fs/lease-break-time) && echo \"$v\" > /proc/sys/fs/lease-break-time && echo wrote-sysctl",
       ...places.map((p) => `[ -e ${p} ] && [ -w ${p} ] && echo writable:${p}`),
@@ -36,6 +40,7 @@ describe.skipIf(!asRoot)("a confined command run as root and the kernel's settin
     expect(run.code, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout) as { exitCode: number; stdout: string; stderr: string };
     expect(result.stdout).not.toContain("wrote-sysctl");
+    expect(result.stdout).not.toContain("mounted-fresh-proc");
     expect(result.stdout).not.toContain("writable:");
     expect(result.stderr).toContain("Read-only file system");
   });
