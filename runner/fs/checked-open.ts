@@ -79,9 +79,10 @@ export function opensWithEffect(stats: Stats | undefined): boolean {
  * is refused before it is opened, on an lstat of the name: opening one is an effect of its own (it
  * woke a process blocked opening the FIFO's other end, and a device's open can reset or arm the
  * hardware). One swapped in between the look and the open is still refused on what was opened.
- * `verify` gets the real opened path and throws if it is not acceptable.
+ * `verify` gets the real opened path and throws if it is not acceptable. Returns the descriptor
+ * and what fstat told of it (its size; its device and inode, for a caller that tells files apart).
  */
-export function openForReading(real: string, verify: (actual: string) => void): { fd: number; size: number } {
+export function openForReading(real: string, verify: (actual: string) => void): { fd: number; stats: Stats } {
   // Missing: the open below fails with its own error, as it did.
   if (opensWithEffect(lstatSync(real, { throwIfNoEntry: false }))) throw new NotRegularFileError(NOT_REGULAR);
   const fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -90,7 +91,7 @@ export function openForReading(real: string, verify: (actual: string) => void): 
     const stats = fstatSync(fd);
     if (stats.isDirectory()) throw new NotRegularFileError("is a directory");
     if (!stats.isFile()) throw new NotRegularFileError("not a regular file (a FIFO, socket or device); nothing was read. Read a regular file");
-    return { fd, size: stats.size };
+    return { fd, stats };
   } catch (error) {
     closeSync(fd);
     throw error;

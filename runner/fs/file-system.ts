@@ -465,14 +465,14 @@ export class FileSystemExecutor {
       return null;
     }
     if (target.classified || target.real === target.scope.realRoot) return null;
-    let opened: { fd: number; size: number };
+    let opened: { fd: number; stats: Stats };
     try {
       opened = openForReading(target.real, this.afterOpen(target, requested, false));
     } catch {
       return null;
     }
     try {
-      return readWhole(opened.fd, opened.size, requested, encoding);
+      return readWhole(opened.fd, opened.stats.size, requested, encoding);
     } catch (error) {
       throw failure(requested, error);
     } finally {
@@ -526,14 +526,14 @@ export class FileSystemExecutor {
     use: (fd: number, size: number) => T,
   ): T {
     let fd: number;
-    let size: number;
+    let stats: Stats;
     try {
-      ({ fd, size } = openForReading(target.real, this.afterOpen(target, requested, mayBeClassified)));
+      ({ fd, stats } = openForReading(target.real, this.afterOpen(target, requested, mayBeClassified)));
     } catch (error) {
       throw failure(requested, error);
     }
     try {
-      return use(fd, size);
+      return use(fd, stats.size);
     } catch (error) {
       throw failure(requested, error);
     } finally {
@@ -578,30 +578,24 @@ export class FileSystemExecutor {
     if (!target.classified) {
       throw new EffectFailure(`${requested}: readClassified() is for classified paths, and this one is not; use read().`);
     }
-    const open = (): number => {
+    const open = (): { fd: number; stats: Stats } => {
       try {
-        return openForReading(target.real, this.afterOpen(target, requested, true)).fd;
+        return openForReading(target.real, this.afterOpen(target, requested, true));
       } catch (error) {
         throw failure(requested, error);
       }
     };
-    const read = (fd: number, stats: Stats = fstatSync(fd)): string => {
+    // `stats` as of the open, if just opened: a descriptor held while writes land is looked at again.
+    const read = (fd: number, stats?: Stats): string => {
       try {
-        return readWhole(fd, stats.size, requested, "utf8", true);
+        return readWhole(fd, (stats ?? fstatSync(fd)).size, requested, "utf8", true);
       } catch (error) {
         throw failure(requested, error);
       } finally {
         closeSync(fd);
       }
     };
-    const fd = open();
-    let stats: Stats;
-    try {
-      stats = fstatSync(fd);
-    } catch (error) {
-      closeSync(fd);
-      throw failure(requested, error);
-    }
+    const { fd, stats } = open();
     // No classified write pending on this file: what it holds now is what a read after the
     // pending writes would find, so it is read now, and one that is not UTF-8 is refused now,
     // visibly (only tacit's writes, always UTF-8, could make that depend on a secret). Any
@@ -625,7 +619,12 @@ export class FileSystemExecutor {
     const held = this.holdDescriptor(fd);
     // Past the limit it is opened again, with every check, when the store reads it; a failure
     // then is the store's, out of sight, as for any value.
-    return held ? () => read(held.release()) : () => read(open());
+    return held
+      ? () => read(held.release())
+      : () => {
+          const reopened = open();
+          return read(reopened.fd, reopened.stats);
+        };
   }
 
   /** Descriptors kept open for classified work still pending (see holdDescriptor). */
