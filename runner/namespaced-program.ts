@@ -31,7 +31,7 @@ export class NamespacedProgram {
    */
   constructor(
     private readonly spawned: ChildProcess,
-    private readonly forksInit: boolean,
+    readonly forksInit: boolean,
   ) {}
 
   /**

@@ -231,7 +231,6 @@ export class SandboxProcess {
    * so that the main thread being busy does not stretch them; null otherwise.
    */
   private readonly backstop: SandboxBackstop | null;
-  private readonly forksInit: boolean;
   /** The time limit of the program it runs now (see timeLimit): what says a kill the backstop made for time. */
   private timeLimitNow: PausableTimer | null = null;
 
@@ -254,7 +253,6 @@ export class SandboxProcess {
       detached: true,
     });
     this.program = new NamespacedProgram(this.child, forksInit);
-    this.forksInit = forksInit;
     // Its kill, as the main thread learns of it: said as the main thread's watchdog (or time limit) says it.
     this.backstop = SandboxBackstop.forSandbox(() => this.takeBackstopKill());
     this.mainThread = new MainThreadLook(() => this.program.pid());
@@ -476,7 +474,7 @@ export class SandboxProcess {
   private watchOffThread(intervalMs: number, code: number): void {
     const spawned = this.child.pid;
     if (this.backstop === null || spawned === undefined || this.hasEnded) return;
-    this.backstop.watch(spawned, this.forksInit, this.rssLimitKb, intervalMs, code, BACKSTOP_TIME);
+    this.backstop.watch(spawned, this.program.forksInit, this.rssLimitKb, intervalMs, code, BACKSTOP_TIME);
   }
 
   /** A kill the backstop made, once the main thread sees it (its message, or a look of the main thread's watchdog): said as that watchdog says it. */
