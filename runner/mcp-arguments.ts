@@ -85,6 +85,15 @@ export function logLevelProblem(params: unknown): string | null {
   return `logging/setLevel: the level is ${given}; it takes one of ${LoggingLevelSchema.options.join(", ")}`;
 }
 
+/** What is wrong with a request's params as the SDK's schema found it, on one line: each member by its path, a member left out as missing. */
+function paramsIssues(error: z.ZodError): string {
+  const problems = error.issues.map((issue) => {
+    const where = issue.path.length > 0 ? `"${issue.path.join(".")}"` : "params";
+    return issue.code === "invalid_type" && issue.path.length > 0 && issue.message.endsWith("received undefined") ? `${where} is missing` : `${where}: ${issue.message}`;
+  });
+  return problems.join("; ");
+}
+
 /**
  * Why an initialize request's params are not MCP's, or null. The SDK answered them with
  * InternalError (-32603), as if the server had failed, its validator's issues a multi-line JSON
@@ -93,12 +102,8 @@ export function logLevelProblem(params: unknown): string | null {
 export function initializeProblem(params: unknown): string | null {
   const checked = InitializeRequestSchema.shape.params.safeParse(params);
   if (checked.success) return null;
-  const problems = checked.error.issues.map((issue) => {
-    const where = issue.path.length > 0 ? `"${issue.path.join(".")}"` : "params";
-    return issue.code === "invalid_type" && issue.path.length > 0 && issue.message.endsWith("received undefined") ? `${where} is missing` : `${where}: ${issue.message}`;
-  });
   return (
-    `initialize: ${problems.join("; ")}; nothing was set up. It takes {"protocolVersion": the MCP version the client speaks, such as "2025-06-18", ` +
+    `initialize: ${paramsIssues(checked.error)}; nothing was set up. It takes {"protocolVersion": the MCP version the client speaks, such as "2025-06-18", ` +
     `"capabilities": an object (elicitation: {} to be asked for approvals), "clientInfo": {"name": a string, "version": a string}}`
   );
 }
@@ -111,9 +116,8 @@ export function initializeProblem(params: unknown): string | null {
 export function listToolsProblem(params: unknown): string | null {
   const checked = ListToolsRequestSchema.shape.params.safeParse(params);
   if (checked.success) return null;
-  const problems = checked.error.issues.map((issue) => `${issue.path.length > 0 ? `"${issue.path.join(".")}"` : "params"}: ${issue.message}`);
   // The server lists every tool on one page, so it never gives a cursor to send back.
-  return `tools/list: ${problems.join("; ")}; nothing was listed. Send no params, or a cursor string a previous tools/list gave (this server lists all its tools at once)`;
+  return `tools/list: ${paramsIssues(checked.error)}; nothing was listed. Send no params, or a cursor string a previous tools/list gave (this server lists all its tools at once)`;
 }
 
 /**
@@ -152,16 +156,16 @@ export function envelopeProblem(id: unknown, params: unknown): string | null {
 export function refuseMalformedRequests(transport: Transport, tools: ReadonlyMap<string, z.ZodRawShape>): void {
   const deliver = transport.onmessage;
   if (!deliver) throw new Error("tacit: connect the server to the transport before checking its requests");
+  /** The requests whose params are checked here, each with its check. */
+  const checks = {
+    "tools/call": (params: unknown) => argumentProblem(tools, params),
+    initialize: initializeProblem,
+    "tools/list": listToolsProblem,
+    "logging/setLevel": logLevelProblem,
+  };
   transport.onmessage = (message: JSONRPCMessage, extra) => {
-    if (isJSONRPCRequest(message) && (message.method === "tools/call" || message.method === "logging/setLevel" || message.method === "initialize" || message.method === "tools/list")) {
-      const problem =
-        message.method === "tools/call"
-          ? argumentProblem(tools, message.params)
-          : message.method === "initialize"
-            ? initializeProblem(message.params)
-            : message.method === "tools/list"
-              ? listToolsProblem(message.params)
-              : logLevelProblem(message.params);
+    if (isJSONRPCRequest(message) && Object.hasOwn(checks, message.method)) {
+      const problem = checks[message.method as keyof typeof checks](message.params);
       if (problem !== null) {
         void transport.send({ jsonrpc: "2.0", id: message.id, error: { code: ErrorCode.InvalidParams, message: problem } }).catch(() => undefined);
         return;
