@@ -36,7 +36,7 @@ const ANCHORS_DIR_NAME = "audit-anchors";
 /**
  * A record's hashes, counts and time are checked by the log's own schemas (line.ts), built already by
  * the import of its modules: made here again, with z.string().datetime() for the time, they cost a
- * writer's opening about 1 ms more. Its time is the writer's (timeText, Date#toISOString), and only that
+ * writer's opening about 1 ms more. Its time is the writer's (timeText, in Date#toISOString's form), and only that
  * form is taken, as on a line.
  */
 function buildAnchorSchema() {

@@ -46,7 +46,7 @@ import { signBytes } from "./ed25519.js";
 import type { AuditEvent, EventJson } from "./events.js";
 import { FileLock } from "../file-lock.js";
 import { loadOrCreateSigningKey, type SigningKey } from "./keys.js";
-import { chainOf, describeIssues, eventHash, headEventSchema, type HeadEvent, headMessage, headMessageV1, type LoggedEvent, type ParsedLine, parseLine, ZERO_CHAIN } from "./line.js";
+import { chainOf, describeIssues, eventHash, headEventSchema, type HeadEvent, headMessage, headMessageV1, IsoTimes, isoTime, type LoggedEvent, type ParsedLine, parseLine, ZERO_CHAIN } from "./line.js";
 import { LineBytes } from "./line-bytes.js";
 import { PARSED_ONCE } from "../parse-once.js";
 import { printable } from "../printable.js";
@@ -352,11 +352,13 @@ export class AuditLog {
 
   /** The last time written, as text and as JSON: an action's events mostly fall in one millisecond. */
   private lastTime = { at: Number.NaN, text: "", json: "" };
+  private readonly times = new IsoTimes();
 
   private timeText(at: number): string {
     if (at !== this.lastTime.at) {
-      const text = new Date(at).toISOString();
-      this.lastTime = { at, text, json: JSON.stringify(text) };
+      const text = this.times.text(at);
+      // JSON.stringify's, written out: the text is digits, '-', ':', 'T', '.', 'Z' (and a year's sign), nothing it escapes.
+      this.lastTime = { at, text, json: `"${text}"` };
     }
     return this.lastTime.text;
   }
@@ -430,7 +432,7 @@ export class AuditLog {
   }
 
   /** `event`: as an object, or as its canonical JSON made by an encoder of events.ts. */
-  private write(event: LoggedEvent | EventJson, time = new Date().toISOString()): void {
+  private write(event: LoggedEvent | EventJson, time = isoTime(Date.now())): void {
     if (this.fd === null) throw new AuditLogError(`the audit log ${this.path} is closed`);
     this.throwIfFailed();
     const seq = this.seq + 1;
