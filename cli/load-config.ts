@@ -7,10 +7,12 @@ import { ConfigError, type ConfigFile, environmentKey, loadConfigFile, parseFlag
 import { blankInProcessInfo } from "../runner/hidden-key.js";
 import { declineNetworkNamespace, sandboxNetworkFinding } from "../runner/network-namespace.js";
 import { rememberRunFiles } from "../runner/remembered-files.js";
+import { withStopSignalsAtDefault } from "./stop-signals.js";
 import type { CommonFlags } from "./usage.js";
 
 export function loadConfig(flags: CommonFlags, command: Command): RunnerConfig {
-  const file: ConfigFile = flags.config ? loadConfigFile(flags.config) : {};
+  // A FIFO there waits for a writer: a stop signal ends tacit meanwhile (see withStopSignalsAtDefault).
+  const file: ConfigFile = flags.config ? withStopSignalsAtDefault(() => loadConfigFile(flags.config!)) : {};
   // `--no-check` only counts when given; otherwise the file's typeCheck applies.
   const checkGiven = command.getOptionValueSource("check") === "cli";
   const fromFlags = parseFlagConfig({

@@ -6,6 +6,7 @@ import path from "node:path";
 import { readOpenedFile, UnreadableFileError, withNamedFile } from "../runner/bounded-file.js";
 import { originOfDescriptor, type ScriptOrigin } from "./script-origin.js";
 import { InputTooLargeError, readStdin, STDIN_DESCRIPTOR } from "./stdin.js";
+import { withStopSignalsAtDefault } from "./stop-signals.js";
 import { UsageError } from "./usage.js";
 
 /**
@@ -75,7 +76,10 @@ function readScriptFile(target: string): { code: string; origin: ScriptOrigin } 
   let code: Buffer | null;
   let origin: ScriptOrigin;
   try {
-    [code, origin] = withNamedFile(target, (fd) => [readOpenedFile(fd, SCRIPT_LIMIT_BYTES), originOfDescriptor(fd, path.resolve(target))] as const);
+    // A FIFO there waits for a writer: a stop signal ends tacit meanwhile (see withStopSignalsAtDefault).
+    [code, origin] = withStopSignalsAtDefault(() =>
+      withNamedFile(target, (fd) => [readOpenedFile(fd, SCRIPT_LIMIT_BYTES), originOfDescriptor(fd, path.resolve(target))] as const),
+    );
   } catch (error) {
     if (!(error instanceof UnreadableFileError)) throw error;
     if (error.code === "ENOENT" && INHERITED_DESCRIPTOR.test(target)) {

@@ -59,6 +59,25 @@ export function endAtOnceOnStopSignals(): void {
 }
 
 /**
+ * `read()` with the stop signals at the system's defaults, then tacit's handlers put back: for the
+ * read of a file a person named (a script, a --config), which may wait in the kernel as long as
+ * the file's other end likes. A handler runs only when the event loop does, so a FIFO nobody
+ * writes (one a permitted `mkfifo` of an earlier script put at the script's name) held tacit in
+ * open() for ever, and neither Ctrl-C nor SIGTERM (a CI job's timeout) ended it, only SIGKILL.
+ * Nothing tacit must end first is under way yet: the sandbox bin/tacit.js may have prestarted ends
+ * with it (its parent-death signal).
+ */
+export function withStopSignalsAtDefault<T>(read: () => T): T {
+  const handlers = (Object.keys(EXIT_CODE_OF) as StopSignal[]).map((signal) => [signal, process.rawListeners(signal)] as const);
+  endAtOnceOnStopSignals();
+  try {
+    return read();
+  } finally {
+    for (const [signal, listeners] of handlers) for (const listener of listeners) process.on(signal, listener as NodeJS.SignalsListener);
+  }
+}
+
+/**
  * A command's stop: until `release()`, the first stop signal aborts `signal` (and calls `onStop`)
  * instead of exiting; the command ends what is under way and returns `exitCode(…)`.
  */
