@@ -20,7 +20,7 @@
 // plugin always loads (zsh-dotenv.ts), and the programs of a trusted .shadowenv.d (shadowenv.ts),
 // and the .vimrc and .exrc files Vim runs where its configuration sets 'exrc' (vim-exrc.ts), and the
 // .gdbinit files GDB runs where its configuration puts their directory on its safe path (gdb-init.ts),
-// and the modules a site-packages .pth file imports at every start of Python (python-startup.ts),
+// and the modules a site-packages .pth file imports at every start of Python and a venv's pyvenv.cfg (python-startup.ts),
 // and the scripts Claude Code's hooks, status line and key helper run (agent-hooks.ts), and the
 // executables in the directories on the user's PATH (path-programs.ts), and the launch files of
 // every other directory, which a client or `npx tacit` started there reads (launch-files.ts).
@@ -39,7 +39,7 @@ import { isWithin, isWithinInAnyCase, namedAndReal, withinTest, withinTestInAnyC
 import { direnvLoadChangeOf, direnvProgramChangeOf } from "./direnv.js";
 import { direnvTrustedChangeOf } from "./direnv-trust.js";
 import { gdbInitChangeOf } from "./gdb-init.js";
-import { pythonStartupModuleChangeOf } from "./python-startup.js";
+import { pythonStartupModuleChangeOf, pyvenvConfigChangeOf } from "./python-startup.js";
 import { gitRepositoryChangeOf } from "./git-repository.js";
 import { miseChangeOf } from "./mise.js";
 import { pathProgramChangeOf } from "./path-programs.js";
@@ -270,6 +270,7 @@ export function protectedPathOf(
         either(vimExrcChangeOf) ??
         either(gdbInitChangeOf) ??
         either(pythonStartupModuleChangeOf) ??
+        either(pyvenvConfigChangeOf) ??
         either(agentHookChangeOf) ??
         either(launchFileElsewhereOf) ??
         either(tacitBinElsewhereOf) ??

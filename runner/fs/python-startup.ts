@@ -19,6 +19,13 @@
 // one of its .pth files names (`import x`, `from x import`, `__import__('x')`, `import_module('x')`;
 // one given by a variable counts as every module there) may be read but not changed, created or
 // deleted.
+// And a virtual environment's pyvenv.cfg, whose `home` names the directory of the interpreter the
+// venv was made from: Python looks for its standard library from there (the landmark
+// lib/python3.X/os.py) at every start of the venv's interpreter. Shown through the real CLI and
+// Python 3.11: a script with requestFileSystem(".") alone pointed `home` at a directory of its own
+// holding an os.py and an encodings package, and the next `.venv/bin/python -c pass` ran that
+// package's code. Python reads pyvenv.cfg beside the interpreter or one directory up, so no file of
+// that name may be changed, created or deleted, wherever it is (in any case).
 // Not covered: the other packages installed there, which run when the user runs them (they are the
 // project's dependencies, as node_modules is), and a venv's activate scripts, which the user sources.
 
@@ -118,4 +125,22 @@ export function pythonStartupModuleChangeOf(changed: string): ProtectedPath | nu
     };
   }
   return null;
+}
+
+/** The file a virtual environment's interpreter reads its base installation from, `home` among it. */
+const VENV_CONFIG_NAME = "pyvenv.cfg";
+
+/** `changed` (a path a script would change) where it is a pyvenv.cfg, with why it may not be changed; or null. */
+export function pyvenvConfigChangeOf(changed: string): ProtectedPath | null {
+  if (path.basename(changed).toLowerCase() !== VENV_CONFIG_NAME) return null;
+  return {
+    path: changed,
+    what: "a Python virtual environment's pyvenv.cfg",
+    readable: true,
+    refusal:
+      "scripts may read it but not change it (nor create or delete it): its `home` says where the interpreter of that environment loads " +
+      "Python's standard library from at every start (its pip, the tools installed there, the interpreter an editor runs as soon as it " +
+      "opens the folder), so pointed at a directory of the script's making it runs that code with the user's full authority, outside the " +
+      "sandbox. Ask the user to change it, or to make the environment again (python3 -m venv)",
+  };
 }

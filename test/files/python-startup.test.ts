@@ -111,4 +111,47 @@ requestFileSystem(".", (fs) => {
       cleanup();
     }
   }, 60_000);
+  // pyvenv.cfg's `home` names the directory of the interpreter a venv is made from, and Python
+  // looks for its standard library from there (the landmark lib/python3.X/os.py) at every start
+  // of the venv's interpreter: a script that pointed it at a directory of its own, holding an
+  // os.py and an encodings package, ran that package's code at the next `.venv/bin/python -c pass`
+  // (before Python's own startup failed). Python reads pyvenv.cfg beside the interpreter or one
+  // directory up, so a new one in .venv/bin counts too.
+  it.skipIf(!HAS_PYTHON)("a venv's pyvenv.cfg may be read but not changed, created or deleted", async () => {
+    const { dir, cleanup } = realTempDir("tacit-python-pyvenv-");
+    try {
+      const marker = path.join(dir, "PWNED");
+      expect(spawnSync("python3", ["-m", "venv", "--without-pip", path.join(dir, ".venv")]).status).toBe(0);
+      const version = readdirSync(path.join(dir, ".venv", "lib"))[0]!;
+      const config = readFileSync(path.join(dir, ".venv", "pyvenv.cfg"), "utf8");
+      const stdlib = `evil/lib/${version}`;
+      writeTree(dir, { [`${stdlib}/os.py`]: "", [`${stdlib}/encodings/__init__.py`]: `import posix; posix.system(${JSON.stringify(`touch ${marker}`)})\n`, "evil/bin/.keep": "" });
+      const pointed = config.replace(/^home = .*$/m, `home = ${path.join(dir, "evil", "bin")}`);
+      const script = `${ATTEMPT_PRELUDE}
+requestFileSystem(".", (fs) => {
+  attempt("read", () => fs.access(".venv/pyvenv.cfg").read());
+  attempt("home rewritten", () => fs.access(".venv/pyvenv.cfg").write(${lit(pointed)}));
+  attempt("home appended", () => fs.access(".venv/pyvenv.cfg").append(${lit(`home = ${path.join(dir, "evil", "bin")}\n`)}));
+  attempt("beside the interpreter", () => fs.access(".venv/bin/pyvenv.cfg").write(${lit(pointed)}));
+  attempt("in another case", () => fs.access(".venv/bin/PyVenv.CFG").write(${lit(pointed)}));
+  attempt("deleted", () => fs.access(".venv/pyvenv.cfg").delete());
+});
+`;
+      const r = await tacit(dir, script, ["--quiet"]);
+      expect(r.code, r.stderr).toBe(0);
+      const found = attempts(r.stdout);
+      expectRefused(
+        found,
+        ["home rewritten", "home appended", "beside the interpreter", "in another case", "deleted"],
+        /refused: this is a Python virtual environment's pyvenv\.cfg.*standard library.*Ask the user/,
+      );
+      expect(attemptOf(found, "read")).toEqual({ status: "ok", value: config });
+      expect(readFileSync(path.join(dir, ".venv", "pyvenv.cfg"), "utf8")).toBe(config);
+      const started = spawnSync(path.join(dir, ".venv", "bin", "python"), ["-c", "pass"], { cwd: dir, encoding: "utf8" });
+      expect(existsSync(marker)).toBe(false);
+      expect(started.status, started.stderr).toBe(0);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
 });
