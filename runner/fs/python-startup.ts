@@ -25,7 +25,9 @@
 // Python 3.11: a script with requestFileSystem(".") alone pointed `home` at a directory of its own
 // holding an os.py and an encodings package, and the next `.venv/bin/python -c pass` ran that
 // package's code. Python reads pyvenv.cfg beside the interpreter or one directory up, so no file of
-// that name may be changed, created or deleted, wherever it is (in any case).
+// that name may be changed, created or deleted, wherever it is (in any case). Nor a `._pth` file
+// (`python._pth` beside .venv/bin/python, on Linux too since 3.11): it replaces the interpreter's
+// whole module path, and one listing a directory of the script's first ran its encodings package the same way.
 // Not covered: the other packages installed there, which run when the user runs them (they are the
 // project's dependencies, as node_modules is), and a venv's activate scripts, which the user sources.
 
@@ -130,17 +132,24 @@ export function pythonStartupModuleChangeOf(changed: string): ProtectedPath | nu
 /** The file a virtual environment's interpreter reads its base installation from, `home` among it. */
 const VENV_CONFIG_NAME = "pyvenv.cfg";
 
-/** `changed` (a path a script would change) where it is a pyvenv.cfg, with why it may not be changed; or null. */
+/** The suffix of the file beside an interpreter (`python._pth`) that gives its whole module path. */
+const PATH_FILE_SUFFIX = "._pth";
+
+/** `changed` (a path a script would change) where it is a pyvenv.cfg or a ._pth file, with why it may not be changed; or null. */
 export function pyvenvConfigChangeOf(changed: string): ProtectedPath | null {
-  if (path.basename(changed).toLowerCase() !== VENV_CONFIG_NAME) return null;
+  const name = path.basename(changed).toLowerCase();
+  const isConfig = name === VENV_CONFIG_NAME;
+  if (!isConfig && !name.endsWith(PATH_FILE_SUFFIX)) return null;
+  const says = isConfig
+    ? "its `home` says where the interpreter of that environment loads Python's standard library from"
+    : "beside an interpreter, it gives the whole path that interpreter loads Python's standard library and every module from";
   return {
     path: changed,
-    what: "a Python virtual environment's pyvenv.cfg",
+    what: isConfig ? "a Python virtual environment's pyvenv.cfg" : "a Python ._pth file",
     readable: true,
     refusal:
-      "scripts may read it but not change it (nor create or delete it): its `home` says where the interpreter of that environment loads " +
-      "Python's standard library from at every start (its pip, the tools installed there, the interpreter an editor runs as soon as it " +
-      "opens the folder), so pointed at a directory of the script's making it runs that code with the user's full authority, outside the " +
-      "sandbox. Ask the user to change it, or to make the environment again (python3 -m venv)",
+      `scripts may read it but not change it (nor create or delete it): ${says} at every start (its pip, the tools installed there, the ` +
+      "interpreter an editor runs as soon as it opens the folder), so pointed at a directory of the script's making it runs that code with " +
+      "the user's full authority, outside the sandbox. Ask the user to change it, or to make the environment again (python3 -m venv)",
   };
 }

@@ -116,7 +116,8 @@ requestFileSystem(".", (fs) => {
   // of the venv's interpreter: a script that pointed it at a directory of its own, holding an
   // os.py and an encodings package, ran that package's code at the next `.venv/bin/python -c pass`
   // (before Python's own startup failed). Python reads pyvenv.cfg beside the interpreter or one
-  // directory up, so a new one in .venv/bin counts too.
+  // directory up, so a new one in .venv/bin counts too; and a python._pth beside it (Linux too,
+  // since 3.11) replaces its whole module path, a directory of the script's first.
   it.skipIf(!HAS_PYTHON)("a venv's pyvenv.cfg may be read but not changed, created or deleted", async () => {
     const { dir, cleanup } = realTempDir("tacit-python-pyvenv-");
     try {
@@ -125,7 +126,8 @@ requestFileSystem(".", (fs) => {
       const version = readdirSync(path.join(dir, ".venv", "lib"))[0]!;
       const config = readFileSync(path.join(dir, ".venv", "pyvenv.cfg"), "utf8");
       const stdlib = `evil/lib/${version}`;
-      writeTree(dir, { [`${stdlib}/os.py`]: "", [`${stdlib}/encodings/__init__.py`]: `import posix; posix.system(${JSON.stringify(`touch ${marker}`)})\n`, "evil/bin/.keep": "" });
+      const payload = `import posix; posix.system(${JSON.stringify(`touch ${marker}`)})\n`;
+      writeTree(dir, { [`${stdlib}/os.py`]: "", [`${stdlib}/encodings/__init__.py`]: payload, "evil/bin/.keep": "", "evil2/encodings/__init__.py": payload });
       const pointed = config.replace(/^home = .*$/m, `home = ${path.join(dir, "evil", "bin")}`);
       const script = `${ATTEMPT_PRELUDE}
 requestFileSystem(".", (fs) => {
@@ -135,6 +137,7 @@ requestFileSystem(".", (fs) => {
   attempt("beside the interpreter", () => fs.access(".venv/bin/pyvenv.cfg").write(${lit(pointed)}));
   attempt("in another case", () => fs.access(".venv/bin/PyVenv.CFG").write(${lit(pointed)}));
   attempt("deleted", () => fs.access(".venv/pyvenv.cfg").delete());
+  attempt("a ._pth beside the interpreter", () => fs.access(".venv/bin/python._pth").write(${lit(`${path.join(dir, "evil2")}\n`)}));
 });
 `;
       const r = await tacit(dir, script, ["--quiet"]);
@@ -145,6 +148,7 @@ requestFileSystem(".", (fs) => {
         ["home rewritten", "home appended", "beside the interpreter", "in another case", "deleted"],
         /refused: this is a Python virtual environment's pyvenv\.cfg.*standard library.*Ask the user/,
       );
+      expectRefused(found, ["a ._pth beside the interpreter"], /refused: this is a Python \._pth file.*whole path.*Ask the user/);
       expect(attemptOf(found, "read")).toEqual({ status: "ok", value: config });
       expect(readFileSync(path.join(dir, ".venv", "pyvenv.cfg"), "utf8")).toBe(config);
       const started = spawnSync(path.join(dir, ".venv", "bin", "python"), ["-c", "pass"], { cwd: dir, encoding: "utf8" });
