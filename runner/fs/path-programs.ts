@@ -58,12 +58,29 @@ function entryDirectory(entry: string, cwd: string, home: string): string | null
   return path.resolve(cwd, entry);
 }
 
-/** What a relative entry names the end of (see PathDirectories.relative): its leading "./" and "../" steps left out. */
+/**
+ * What a relative entry names the end of (see PathDirectories.relative): its steps after the last
+ * "..". The kernel takes a ".." from where the steps before it lead, a link's target: "tools/lib/.."
+ * is the directory holding where tools/lib leads, any directory, not "tools" as the text reads.
+ */
 function relativeTail(entry: string): string {
-  const steps = path.normalize(entry === "" ? "." : entry).split(path.sep).filter((step) => step !== "" && step !== ".");
-  while (steps[0] === "..") steps.shift();
-  // A ".." later on ("bin/../tools"): normalize left none but leading ones.
-  return steps.join(path.sep);
+  const steps = entry.split(path.sep).filter((step) => step !== "" && step !== ".");
+  return steps.slice(steps.lastIndexOf("..") + 1).join(path.sep);
+}
+
+/**
+ * Where the user's shell finds the directory a PATH entry names (standing where tacit was started):
+ * the kernel resolves the entry as written, a ".." from where a link before it leads ("proj/../bin",
+ * with proj a link to deep/x, is deep/bin), where `dir`, worked out as text, dropped "proj/.." first.
+ */
+function kernelDirectory(entry: string, cwd: string, home: string, dir: string): string {
+  const written = entry === "~" || entry.startsWith("~/") ? home + entry.slice(1) : path.isAbsolute(entry) ? entry : `${cwd}${path.sep}${entry}`;
+  try {
+    return realpathSync.native(written);
+  } catch {
+    // Nowhere yet: where the text leads, as before.
+    return resolveRealOrSelf(dir);
+  }
 }
 
 /** The relative PATH entry (as written) under which the user's shell, standing somewhere, finds programs in `dir`, if any. */
@@ -86,12 +103,13 @@ function pathDirectories(): PathDirectories {
       const dir = entryDirectory(entry, cwd, home);
       if (dir === null) continue;
       dirs.add(dir);
-      const real = resolveRealOrSelf(dir);
-      dirs.add(real);
-      realDirs.add(real);
+      const reals = new Set([resolveRealOrSelf(dir), kernelDirectory(entry, cwd, home, dir)]);
+      for (const real of reals) {
+        dirs.add(real);
+        realDirs.add(real);
+      }
       if (!path.isAbsolute(entry)) {
-        if (!writtenAs.has(dir)) writtenAs.set(dir, entry);
-        if (!writtenAs.has(real)) writtenAs.set(real, entry);
+        for (const named of [dir, ...reals]) if (!writtenAs.has(named)) writtenAs.set(named, entry);
       }
     }
     known = { value, dirs, realDirs, writtenAs, relative };
