@@ -1441,22 +1441,44 @@ class TooDeepToList extends Error {
   }
 }
 
-/** The confined commands running in this process: the command and its allowed roots (see confinedCommandOver). */
-const running = new Set<{ command: string; roots: readonly string[] }>();
+/**
+ * The confined commands running in this process: the command, its allowed roots, and when it was
+ * about to start (Date.now(), before its view was made; see confinedCommandOver).
+ */
+const running = new Set<{ command: string; roots: readonly string[]; startedAtMs: number }>();
 
 /**
  * Marks a confined command as running in `roots` until the returned function is called. Its
  * view was made when it started: a classified file made since, in its roots, is not covered there.
+ * `startedAtMs`: Date.now() taken before it was spawned.
  */
-export function confinedCommandRunning(command: string, roots: readonly string[]): () => void {
-  const entry = { command, roots };
+export function confinedCommandRunning(command: string, roots: readonly string[], startedAtMs: number): () => void {
+  const entry = { command, roots, startedAtMs };
   running.add(entry);
   return () => running.delete(entry);
 }
 
-/** A confined command running in this process whose roots hold `real`, or null (see confinedCommandRunning). */
-export function confinedCommandOver(real: string): string | null {
-  for (const entry of running) if (entry.roots.some((root) => isWithin(real, root))) return entry.command;
+/**
+ * How long before a command's start a file's change time counts as after it: the kernel stamps
+ * files from a clock read at its last tick (some milliseconds behind Date.now()), and a second
+ * more refuses little.
+ */
+const CHANGE_TIME_SLACK_MS = 1000;
+
+/**
+ * A confined command running in this process whose roots hold `real` and whose view may show the
+ * file there, or null (see confinedCommandRunning). `existing`: the file at `real` now, or
+ * undefined. Its view covers the classified files there were when it started; a file made since
+ * (by anyone, the command included) it is not covered from, and neither is one put at its name
+ * since, renamed or linked there (each changes the file's change time): a confined `sh` made
+ * src/.env.copy, another session's writeClassified filled it (a classified file "that exists"),
+ * and the command printed the secret.
+ */
+export function confinedCommandOver(real: string, existing?: { ctimeMs: number }): string | null {
+  for (const entry of running) {
+    if (!entry.roots.some((root) => isWithin(real, root))) continue;
+    if (existing === undefined || existing.ctimeMs >= entry.startedAtMs - CHANGE_TIME_SLACK_MS) return entry.command;
+  }
   return null;
 }
 

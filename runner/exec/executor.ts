@@ -338,6 +338,8 @@ export class ExecExecutor {
       const lifelineFd = walked === null ? COMMAND_LIFELINE_FD : CONFINED_LIFELINE_FD;
       // Killed by the kernel when tacit ends in a way that runs no exit hook (see parent-death.ts).
       const { file, args } = diesWithTacit(command, argv);
+      // Before the command can make any file (see confinedCommandOver).
+      const startedAtMs = Date.now();
       // Decided: every check has passed. Thrown here, its error rejects the command unstarted.
       beforeEffect();
       let child: ChildProcess;
@@ -361,7 +363,7 @@ export class ExecExecutor {
       answerLifeline(streams[lifelineFd] as Readable & Writable);
       child.once("spawn", () => this.progress.set(request, "started"));
       // While it runs, no classified file is made in its roots (see FileSystem.openClassifiedWrite).
-      const confinedEnds = this.confinement === null ? () => undefined : confinedCommandRunning(request.command, this.confinement.allowedRoots);
+      const confinedEnds = this.confinement === null ? () => undefined : confinedCommandRunning(request.command, this.confinement.allowedRoots, startedAtMs);
       // Ended by a signal, tacit runs its exit hooks: the command and its group go with it. And
       // what the command left that must not outlive it is undone then too (see afterwards): the
       // script's time limit ended tacit while a confined command that had made a .git with a

@@ -677,13 +677,23 @@ export class FileSystemExecutor {
     this.denyClassifiedWrite(target, requested, "writeClassified");
     // A confined command's view covers the classified files there were when it started: one made
     // now it could read (a confined `sh` in one session printed the .env another session's
-    // writeClassified copied to src/.env.copy meanwhile).
-    const confined = lstatSync(target.real, { throwIfNoEntry: false }) === undefined ? confinedCommandOver(target.real) : null;
-    if (confined !== null) {
+    // writeClassified copied to src/.env.copy meanwhile), and so one made, renamed or linked there
+    // since (by the command itself: it made src/.env.copy, and another session's copy filled it).
+    const existing = lstatSync(target.real, { throwIfNoEntry: false });
+    const confined = confinedCommandOver(target.real, existing);
+    if (confined !== null && existing === undefined) {
       throw new PolicyDenial(
         `${requested}: writeClassified() refused: it would make a new classified file while a confined command (exec("${confined}"), ` +
           "--confine-commands) runs in this allowed root, and that command's view, made when it started, does not cover a file made since: " +
           "it could read the secret. Write it once that command has ended, or to a classified file that exists already.",
+      );
+    }
+    if (confined !== null) {
+      throw new PolicyDenial(
+        `${requested}: writeClassified() refused: the file was made, renamed or changed there since a confined command (exec("${confined}"), ` +
+          "--confine-commands) that runs in this allowed root started, and that command's view, made when it started, covers only the " +
+          "classified files there were then, unchanged (the command may have made this one): it could read the secret. Write it once that " +
+          "command has ended, or to a classified file that has not changed since it started.",
       );
     }
     // Files whose writes are judged by what they would hold: a secret's could not be judged unseen.
