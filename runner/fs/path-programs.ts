@@ -12,11 +12,13 @@
 // puts on PATH, direnv.ts). So is the file a link directly in a PATH directory leads to, wherever
 // it lies: `npm link` makes /usr/local/bin/<tool> a link, through the global node_modules, to the
 // project's own bin file, and a script rewrote that file in the roots (its mode kept), so that the
-// permitted command <tool> and the user's next <tool> ran the script's code. Not covered: a PATH
-// set only in the user's shell startup files and not in tacit's environment, and what those
-// programs run in turn.
+// permitted command <tool> and the user's next <tool> ran the script's code. So is the interpreter
+// a program there names in its "#!" line (and the one that names in turn), which the kernel runs
+// when the user types the program's name: a script rewrote tools/interp, named by bin/deploy's
+// "#!", and the user's next `deploy` ran its code. Not covered: a PATH set only in the user's shell
+// startup files and not in tacit's environment, and what those programs run or load in turn.
 
-import { type Dirent, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
+import { closeSync, constants, type Dirent, fstatSync, openSync, readdirSync, readSync, realpathSync, type Stats, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { resolveRealOrSelf } from "./containment.js";
@@ -180,6 +182,90 @@ function pathLinkTo(changed: string): string | null {
   return null;
 }
 
+/** The most bytes of a program read for its "#!" line (Linux reads 256). */
+const SHEBANG_BYTES = 256;
+/** How many interpreters deep a "#!" line leads: Linux follows an interpreter that is a script itself, four levels at most. */
+const INTERPRETER_LEVELS = 4;
+
+/**
+ * The interpreter the "#!" line of `file` names, as written (absolute), if `file` is an executable
+ * file; else null. One open and read of each file (most are none: ELF programs).
+ */
+function shebangOf(file: string): string | null {
+  let fd: number;
+  try {
+    // O_NONBLOCK: a FIFO there does not hold the check.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const head = Buffer.alloc(SHEBANG_BYTES);
+    const n = readSync(fd, head, 0, SHEBANG_BYTES, 0);
+    if (n < 3 || head[0] !== 0x23 || head[1] !== 0x21) return null;
+    const line = /^#![ \t]*([^ \t\n]+)/.exec(head.subarray(0, n).toString("latin1"));
+    if (line === null || !path.isAbsolute(line[1]!)) return null;
+    const stats = fstatSync(fd);
+    return stats.isFile() && (stats.mode & 0o111) !== 0 ? line[1]! : null;
+  } catch {
+    // A directory (EISDIR), or unreadable: no "#!" line the check can see.
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Per PATH directory, as last listed: the interpreters its programs' "#!" lines name, where each
+ * leads, with the program that names it (see pathInterpreterOf). Listed again when the directory changed.
+ */
+const interpretersListed = new Map<string, { stamp: string; byInterpreter: ReadonlyMap<string, string> }>();
+
+/** The interpreters the programs directly in `dir` name (see interpretersListed), and theirs in turn. */
+function interpretersIn(dir: string): ReadonlyMap<string, string> {
+  const stats = statSync(dir, { bigint: true, throwIfNoEntry: false });
+  if (stats === undefined || !stats.isDirectory()) return new Map();
+  const stamp = `${stats.dev}:${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`;
+  const kept = interpretersListed.get(dir);
+  if (kept?.stamp === stamp) return kept.byInterpreter;
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return new Map();
+  }
+  const byInterpreter = new Map<string, string>();
+  // Most programs there name one of a few interpreters (/bin/sh, /usr/bin/perl): each resolved once.
+  const resolved = new Map<string, string | null>();
+  const resolve = (written: string): string | null => {
+    if (!resolved.has(written)) resolved.set(written, programBehind(written));
+    return resolved.get(written)!;
+  };
+  for (const entry of entries) {
+    // Not a device or socket there: opening one may act.
+    if (!entry.isFile() && !(entry.isSymbolicLink() && statSync(path.join(dir, entry.name), { throwIfNoEntry: false })?.isFile() === true)) continue;
+    const program = path.join(dir, entry.name);
+    // The interpreter's own "#!" line too: the kernel runs what that names in turn.
+    let at: string | null = program;
+    for (let level = 0; at !== null && level < INTERPRETER_LEVELS; level++) {
+      const written = shebangOf(at);
+      at = written === null ? null : resolve(written);
+      if (at !== null && !byInterpreter.has(at)) byInterpreter.set(at, program);
+    }
+  }
+  interpretersListed.set(dir, { stamp, byInterpreter });
+  return byInterpreter;
+}
+
+/** The program directly in a PATH directory whose "#!" line (or its interpreter's) names `changed`, an executable file, or null. */
+function pathInterpreterOf(changed: string): string | null {
+  for (const dir of pathDirectories().realDirs) {
+    const program = interpretersIn(dir).get(changed);
+    if (program !== undefined) return program;
+  }
+  return null;
+}
+
 /**
  * The program `changed` (a path a script would change) is, if it is an existing executable file
  * directly in a directory on PATH, or the file a link directly there leads to; or null.
@@ -200,7 +286,19 @@ export function pathProgramChangeOf(changed: string): ProtectedPath | null {
   const relativeEntry = directories.dirs.has(dir) ? directories.writtenAs.get(dir) : relativeEntryFor(directories, dir);
   if (!directories.dirs.has(dir) && relativeEntry === undefined) {
     const link = pathLinkTo(changed);
-    if (link === null) return null;
+    if (link === null) {
+      // The interpreter a program there names: the kernel runs it whenever the user types the program's name.
+      const program = pathInterpreterOf(changed);
+      if (program === null) return null;
+      return {
+        path: changed,
+        what: `the interpreter the "#!" line of the program ${path.basename(program)} in ${path.dirname(program)}, a directory on the user's PATH, names`,
+        readable: true,
+        refusal:
+          "scripts may read it but not change it (nor delete it): the system runs it, with the user's full authority and outside the " +
+          "sandbox, whenever the user types that program's name (and so does a permitted command of that name). Ask the user to change it",
+      };
+    }
     return {
       path: changed,
       what: `the program ${path.basename(link)} in ${path.dirname(link)}, a directory on the user's PATH, whose link ${link} leads to it`,
