@@ -23,17 +23,21 @@ describe("a classified file a confined command made while it runs", () => {
     const [waiter, writer] = [await createSession(client), await createSession(client)];
     // Session one's command makes the file at a classified name, says it runs, and once told, reads it.
     const waiting = runInSession(client, waiter, `requestExecPermission(["sh"], (proc) => {
-  println(JSON.stringify(proc.exec("sh", ["-c", ": > src/.env.copy; : > started; until [ -e go ]; do sleep 0.05; done; " +
-    "i=0; until [ -s src/.env.copy ] || [ $i -ge 20 ]; do sleep 0.05; i=$((i+1)); done; cat src/.env.copy"], { timeoutMs: 30000 })));
+  println(JSON.stringify(proc.exec("sh", ["-c", ": > src/.env.copy; mv src/index.ts src/.env.moved; : > started; until [ -e go ]; do sleep 0.05; done; " +
+    "i=0; until [ -s src/.env.copy ] || [ $i -ge 20 ]; do sleep 0.05; i=$((i+1)); done; cat src/.env.copy src/.env.moved"], { timeoutMs: 30000 })));
 });`);
     while (!existsSync(path.join(project, "started"))) await new Promise((r) => setTimeout(r, 50));
     const copy = await runInSession(client, writer, `${ATTEMPT_PRELUDE}
-requestFileSystem(".", (fs) => { attempt("copy", () => fs.writeClassified("src/.env.copy", fs.readClassified(".env"))); });`);
+requestFileSystem(".", (fs) => {
+  attempt("copy", () => fs.writeClassified("src/.env.copy", fs.readClassified(".env")));
+  // A file there before the command started, renamed to a classified name by it: not covered either.
+  attempt("moved", () => fs.writeClassified("src/.env.moved", fs.readClassified(".env")));
+});`);
     writeFileSync(path.join(project, "go"), "");
     const read = await waiting;
     expect(read.stdout).not.toContain(canary);
     expect(read.error ?? "").not.toContain(canary);
-    expectRefused(attempts(copy.stdout), ["copy"], /writeClassified\(\) refused: .*confined command \(exec\("sh"\).*--confine-commands/);
-    expect(readFileSync(path.join(project, "src/.env.copy"), "utf8")).not.toContain(canary);
+    expectRefused(attempts(copy.stdout), ["copy", "moved"], /writeClassified\(\) refused: .*confined command \(exec\("sh"\).*--confine-commands/);
+    for (const file of ["src/.env.copy", "src/.env.moved"]) expect(readFileSync(path.join(project, file), "utf8")).not.toContain(canary);
   });
 });
