@@ -111,8 +111,16 @@ class NotUtf8Text extends EffectFailure {
  */
 const pendingClassifiedWrites = new Map<string, number>();
 
+/**
+ * A file, told apart from every other: its device and inode number, and its birth time. The number
+ * alone is not: a file system gives a freed number to the next file made (ext4 does, at once), so
+ * a script deleted the files its pending writes had made, a confined command made files at their
+ * names that got the same numbers, and the secrets landed there, in files the command read. A
+ * file made later is born later. (Where the file system keeps no birth time, Node gives 0: the
+ * number alone, as before.)
+ */
 function fileIdentity(stats: Stats): string {
-  return `${stats.dev}:${stats.ino}`;
+  return `${stats.dev}:${stats.ino}:${stats.birthtimeMs}`;
 }
 
 /** Counts a classified write pending on the file of `identity`; the function returned takes it back, once. */
