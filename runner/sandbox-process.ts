@@ -363,6 +363,11 @@ export class SandboxProcess {
     this.input.spin(on);
   }
 
+  /** Whether spin(true) left it spinning (see SandboxInput.spinning): spin(false) has nothing to stop otherwise. */
+  get spinning(): boolean {
+    return this.input.spinning;
+  }
+
   /**
    * What the sandbox writes next, if it does within a few µs, read by the host spinning (see
    * spin-read.ts SpinningReader); null otherwise, and the event loop delivers it. Only while the sandbox spins

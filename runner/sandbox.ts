@@ -222,6 +222,11 @@ export class Sandbox {
     this.proc.spin(on);
   }
 
+  /** See SandboxProcess.spinning. */
+  get spinning(): boolean {
+    return this.proc.spinning;
+  }
+
   /**
    * Waits a few µs, spinning, for the sandbox's next frame (see SandboxProcess.nextOutputSpinning),
    * and hands what came to the frame handler as the event loop would have.
