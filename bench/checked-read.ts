@@ -1,6 +1,7 @@
 // What tacit's host must do for one read, whatever the protocol costs: open the file without
-// following a final link (runner/fs/checked-open.ts openForReading: open, readlink of its
-// /proc/self/fd entry to see where it leads, fstat), read it as readWhole does (one read of
+// following a final link (runner/fs/checked-open.ts openForReading: an lstat of the name, as a
+// FIFO, socket or device is refused before it is opened, open, readlink of its /proc/self/fd
+// entry to see where it leads, fstat, whose stats it returns), read it as readWhole does (one read of
 // size + 1 bytes), decode it and close it. Timed in a bare Node loop in a process of its own,
 // with no sandbox, no path resolution, no policy and no reply: less than the host does.
 // With the bare round trip (round-trip.ts), the least a read checked by a separate process
@@ -20,7 +21,7 @@ import(checkedOpen).then(({ openForReading }) => {
   let chars = 0;
   const started = process.hrtime.bigint();
   for (let i = 0; i < Number(count); i++) {
-    const { fd, size } = openForReading(dir + "/f" + i + ".txt", accept);
+    const { fd, stats: { size } } = openForReading(dir + "/f" + i + ".txt", accept);
     try {
       const buffer = Buffer.allocUnsafe(size + 1);
       chars += buffer.toString("utf8", 0, readSync(fd, buffer, 0, buffer.length, null)).length;
