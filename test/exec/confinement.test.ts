@@ -20,17 +20,9 @@ import { CommandConfinement, RootsChangedDuringSetup, SYSTEM_PLACES, setupFailur
 import { ClassifiedPaths, DEFAULT_CLASSIFIED_PATHS } from "../../runner/fs/classified-paths.js";
 import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
 import { childEnv, connectServe, createSession, fileOnce, installTacitIn, repoRoot, runCli, runInSession, runScript } from "../helpers.js";
-import { answeredLifeline, ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, makeExecutable, realTempDir, tacit, writeTree } from "./fixtures.js";
+import { answeredLifeline, ATTEMPT_PRELUDE, skipWithoutMountNamespace, attemptOf, attempts, expectRefused, lit, makeCanary, makeExecutable, realTempDir, tacit, writeTree } from "./fixtures.js";
 
 type ExecResult = { exitCode: number; stdout: string; stderr: string };
-
-/** Skips the test where this host gives commands no mount namespace with its own /proc (confinement refuses every command there). */
-function skipWithoutMountNamespace(ctx: TestContext): void {
-  const reasons: string[] = [];
-  const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], (r) => reasons.push(r), (r) => reasons.push(r));
-  const reason = reasons.join("; ") || "no reason given";
-  ctx.skip(wrapper?.ownProc !== true, `this host cannot give commands a mount namespace (${reason}); confinement refuses every command there`);
-}
 
 const COMMANDS = ["cat", "grep", "tee", "cp", "ls", "git", "node", "sh"];
 

@@ -14,15 +14,19 @@ import { type CliResult, collectedRun, runCli, tacitBin, unchecked } from "../he
 export { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, makeCanary, realTempDir, writeTree } from "../files/fixtures.js";
 export type { CliResult };
 
-/**
- * A fresh directory under /var/tmp (confined commands get a private /tmp), named `prefix…` and removed
- * with the test; the test is skipped where commands get no mount namespace (--confine-commands
- * refuses every command there).
- */
-export function confinementDir(ctx: TestContext, prefix: string): string {
+/** Skips the test where this host gives commands no mount namespace: --confine-commands refuses every command there. */
+export function skipWithoutMountNamespace(ctx: TestContext): void {
   const reasons: string[] = [];
   const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], (r) => reasons.push(r), (r) => reasons.push(r));
-  ctx.skip(wrapper?.ownProc !== true, `this host cannot give commands a mount namespace (${reasons.join("; ")}); confinement refuses every command there`);
+  ctx.skip(wrapper?.ownProc !== true, `this host cannot give commands a mount namespace (${reasons.join("; ") || "no reason given"}); confinement refuses every command there`);
+}
+
+/**
+ * A fresh directory under /var/tmp (confined commands get a private /tmp), named `prefix…` and removed
+ * with the test; the test is skipped where commands get no mount namespace (skipWithoutMountNamespace).
+ */
+export function confinementDir(ctx: TestContext, prefix: string): string {
+  skipWithoutMountNamespace(ctx);
   const { dir, cleanup } = realTempDir(prefix, "/var/tmp");
   ctx.onTestFinished(cleanup);
   return dir;

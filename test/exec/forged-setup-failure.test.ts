@@ -8,17 +8,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect, it, type TestContext } from "vitest";
-import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
-import { realTempDir, tacit } from "./fixtures.js";
+import { confinementDir, tacit } from "./fixtures.js";
 
-function confinedDir(ctx: TestContext): string {
-  const reasons: string[] = [];
-  const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], (r) => reasons.push(r), (r) => reasons.push(r));
-  ctx.skip(wrapper?.ownProc !== true, `this host cannot give commands a mount namespace (${reasons.join("; ") || "no reason given"})`);
-  const { dir, cleanup } = realTempDir("tacit-forged-setup-", "/var/tmp");
-  ctx.onTestFinished(cleanup);
-  return dir;
-}
+const confinedDir = (ctx: TestContext): string => confinementDir(ctx, "tacit-forged-setup-");
 
 const REASONS: Array<[string, string]> = [
   ["the roots-changed reason (which made tacit run it again)", "the allowed roots changed while it was set up"],

@@ -11,9 +11,9 @@
 
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, expect, it, type TestContext } from "vitest";
-import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { HELD_DESCRIPTORS_LIMIT } from "../../runner/fs/file-system.js";
+import { skipWithoutMountNamespace } from "../exec/fixtures.js";
 import { makeCanary, realTempDir, tacit } from "./fixtures.js";
 
 let root: string;
@@ -39,13 +39,6 @@ const SCRIPT = `requestFileSystem(".", (fs) => {
   });
 });
 `;
-
-/** Skips the test where this host gives commands no mount namespace (confinement refuses every command there). */
-function skipWithoutMountNamespace(ctx: TestContext): void {
-  const reasons: string[] = [];
-  const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], (r) => reasons.push(r), (r) => reasons.push(r));
-  ctx.skip(wrapper?.ownProc !== true, `this host cannot give commands a mount namespace (${reasons.join("; ") || "no reason given"}); confinement refuses every command there`);
-}
 
 it("the value of a write past the held descriptors never lands in a file made at its name that got its inode number", async (ctx) => {
   skipWithoutMountNamespace(ctx);

@@ -10,9 +10,9 @@
 
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, expect, it, type TestContext } from "vitest";
-import { probeNamespaceWrapper } from "../../runner/exec/pid-namespace.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { HELD_DESCRIPTORS_LIMIT } from "../../runner/fs/file-system.js";
+import { skipWithoutMountNamespace } from "../exec/fixtures.js";
 import { makeCanary, realTempDir, tacit } from "./fixtures.js";
 
 let root: string;
@@ -62,13 +62,6 @@ async function runWith(secret: string): Promise<{ stdout: string; replaced: Buff
     mode: statSync(path.join(work, ".env.out")).mode & 0o777,
     sink: readFileSync(sink, "utf8").replaceAll(work, "<work>"),
   };
-}
-
-/** Skips the test where this host gives commands no mount namespace (confinement refuses every command there), as test/exec/confinement.test.ts does. */
-function skipWithoutMountNamespace(ctx: TestContext): void {
-  const reasons: string[] = [];
-  const wrapper = probeNamespaceWrapper(["/usr/bin/unshare", "/bin/unshare"], (r) => reasons.push(r), (r) => reasons.push(r));
-  ctx.skip(wrapper?.ownProc !== true, `this host cannot give commands a mount namespace (${reasons.join("; ") || "no reason given"}); confinement refuses every command there`);
 }
 
 it("the value of a write past the held descriptors never lands in a file put at its name meanwhile: the script's output is the same for a slow and a fast secret", async (ctx) => {
