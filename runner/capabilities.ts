@@ -49,10 +49,49 @@ export const REVOKED_TOKENS_KEPT = 10_000;
  */
 export const LIVE_CAPABILITIES_LIMIT = 10_000;
 
+/**
+ * What live capabilities may hold together, in bytes as heldBytes counts them. The count above
+ * bounds how many are live, not what each holds: a network scope keeps every host pattern it
+ * names (up to 1,000 of 1,024 characters), and a security review kept such scopes open in a
+ * never-settling block each, 1.6 MB of tacit's memory a scope: one run grew tacit to 4.3 GB, at
+ * its heap limit (a session keeps its scopes from snippet to snippet, and tacit serve holds all
+ * sessions in one heap). 10,000 scopes of a root or a host each fit within.
+ */
+export const LIVE_CAPABILITIES_HELD_BYTES = 8 * 1024 * 1024;
+
+/** Bytes counted for each capability, and for each host pattern and command it names, besides their text (two bytes a character). */
+const CAPABILITY_BYTES = 200;
+/** Measured: some 500 bytes of tacit's memory a host pattern of a few characters (its matcher and labels). */
+const HOST_PATTERN_BYTES = 512;
+const COMMAND_BYTES = 64;
+
+/** What the host holds for `capability`, roughly, in bytes. */
+function heldBytes(capability: Capability): number {
+  const textBytes = (text: string): number => 2 * text.length;
+  switch (capability.kind) {
+    case "fs":
+      return CAPABILITY_BYTES + textBytes(capability.root) + textBytes(capability.realRoot);
+    case "exec": {
+      let bytes = CAPABILITY_BYTES;
+      for (const command of capability.commands) bytes += COMMAND_BYTES + textBytes(command);
+      return bytes;
+    }
+    case "net": {
+      let bytes = CAPABILITY_BYTES;
+      for (const pattern of capability.hosts) bytes += HOST_PATTERN_BYTES + textBytes(pattern.source) + textBytes(pattern.literalHost ?? "");
+      return bytes;
+    }
+  }
+}
+
+const megabytes = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
+
 export class CapabilityTable {
   private readonly live = new Map<string, Capability>();
   /** In the order they were revoked: the oldest is forgotten first. */
   private readonly revoked = new Map<string, Capability["kind"]>();
+  /** What the live capabilities hold together (see heldBytes). */
+  private liveBytes = 0;
 
   issue(capability: Capability): string {
     if (this.live.size >= LIVE_CAPABILITIES_LIMIT) {
@@ -63,8 +102,19 @@ export class CapabilityTable {
           "until its promise settles). Do many operations in one block instead of a block each, and let blocks settle before opening more",
       );
     }
+    const bytes = heldBytes(capability);
+    if (this.liveBytes + bytes > LIVE_CAPABILITIES_HELD_BYTES) {
+      const scope = SCOPE_FUNCTION[capability.kind];
+      const named = capability.kind === "net" ? `${capability.hosts.length} host patterns` : capability.kind === "exec" ? `${capability.commands.size} commands` : "its root";
+      throw new EffectFailure(
+        `${scope}(): refused: the capabilities open at once would hold ${megabytes(this.liveBytes + bytes)} MB together in the host with this one ` +
+          `(${megabytes(bytes)} MB: ${named} and their text), more than the ${megabytes(LIVE_CAPABILITIES_HELD_BYTES)} MB it keeps for them. ` +
+          "Name only the hosts or commands the block uses, each once, and let blocks that are still open (an async block's promise) settle before opening more",
+      );
+    }
     const token = randomToken(24);
     this.live.set(token, capability);
+    this.liveBytes += bytes;
     return token;
   }
 
@@ -72,6 +122,7 @@ export class CapabilityTable {
     const capability = this.live.get(token);
     if (!capability) return;
     this.live.delete(token);
+    this.liveBytes -= heldBytes(capability);
     this.revoked.set(token, capability.kind);
     if (this.revoked.size > REVOKED_TOKENS_KEPT) this.revoked.delete(this.revoked.keys().next().value!);
   }
