@@ -73,7 +73,10 @@ export const ACTION_LIMITS = {
   captures: 10_000,
   hosts: 1000,
   hostChars: 1024,
-  commands: 1000,
+  // Each command named is looked for on PATH (a stat a PATH entry) and matched against --strict's
+  // families before the scope opens, on the host's main thread: 1,000 names of 250 characters held
+  // it ~100 ms a scope, every other session of a tacit serve waiting. No block runs 100 programs.
+  commands: 100,
   commandChars: 4096,
   args: 100_000,
 } as const;
