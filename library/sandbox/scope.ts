@@ -16,7 +16,16 @@ export function withScope<C, T>(name: string, open: () => C, close: () => void, 
     close();
     throw error;
   }
-  if (!isThenable(result)) {
+  // Looking at the result runs the block's code (a `then` getter): one that threw left the scope
+  // open after the call had ended, and the capability the block kept went on working.
+  let thenable: boolean;
+  try {
+    thenable = isThenable(result);
+  } catch (error) {
+    close();
+    throw error;
+  }
+  if (!thenable) {
     close();
     return result;
   }
