@@ -1472,12 +1472,22 @@ const CHANGE_TIME_SLACK_MS = 1000;
  * (by anyone, the command included) it is not covered from, and neither is one put at its name
  * since, renamed or linked there (each changes the file's change time): a confined `sh` made
  * src/.env.copy, another session's writeClassified filled it (a classified file "that exists"),
- * and the command printed the secret.
+ * and the command printed the secret. Nor one below a directory made or renamed there since, up to
+ * the root (renaming a directory changes its change time, not its files'): a confined `sh` renamed
+ * src/data, not classified when it started and so not covered, to src/.aws, another session's
+ * writeClassified filled src/.aws/credentials (changed long before), and the command printed it.
  */
 export function confinedCommandOver(real: string, existing?: { ctimeMs: number }): string | null {
   for (const entry of running) {
-    if (!entry.roots.some((root) => isWithin(real, root))) continue;
-    if (existing === undefined || existing.ctimeMs >= entry.startedAtMs - CHANGE_TIME_SLACK_MS) return entry.command;
+    const root = entry.roots.find((candidate) => isWithin(real, candidate));
+    if (root === undefined) continue;
+    const since = entry.startedAtMs - CHANGE_TIME_SLACK_MS;
+    if (existing === undefined || existing.ctimeMs >= since) return entry.command;
+    // The directories between the root and the file: one renamed (or made) since changed then.
+    for (let dir = path.dirname(real); dir !== root && isWithin(dir, root); dir = path.dirname(dir)) {
+      const stats = lstatSync(dir, { throwIfNoEntry: false });
+      if (stats === undefined || stats.ctimeMs >= since) return entry.command;
+    }
   }
   return null;
 }

@@ -698,7 +698,7 @@ export class FileSystemExecutor {
     }
     if (confined !== null) {
       throw new PolicyDenial(
-        `${requested}: writeClassified() refused: the file was made, renamed or changed there since a confined command (exec("${confined}"), ` +
+        `${requested}: writeClassified() refused: the file (or a directory it is in) was made, renamed or changed there since a confined command (exec("${confined}"), ` +
           "--confine-commands) that runs in this allowed root started, and that command's view, made when it started, covers only the " +
           "classified files there were then, unchanged (the command may have made this one): it could read the secret. Write it once that " +
           "command has ended, or to a classified file that has not changed since it started.",
