@@ -13,7 +13,8 @@
 // it lies: `npm link` makes /usr/local/bin/<tool> a link, through the global node_modules, to the
 // project's own bin file, and a script rewrote that file in the roots (its mode kept), so that the
 // permitted command <tool> and the user's next <tool> ran the script's code. So is the interpreter
-// a program there names in its "#!" line (and the one that names in turn), which the kernel runs
+// a program there names in its "#!" line (and the one that names in turn, and the program env runs
+// for "#!/usr/bin/env -S /abs/interp"), which the kernel runs
 // when the user types the program's name: a script rewrote tools/interp, named by bin/deploy's
 // "#!", and the user's next `deploy` ran its code. Not covered: a PATH set only in the user's shell
 // startup files and not in tacit's environment, and what those programs run or load in turn.
@@ -188,31 +189,60 @@ const SHEBANG_BYTES = 256;
 const INTERPRETER_LEVELS = 4;
 
 /**
- * The interpreter the "#!" line of `file` names, as written (absolute), if `file` is an executable
- * file; else null. One open and read of each file (most are none: ELF programs).
+ * The interpreters the "#!" line of `file` names, as written (absolute), if `file` is an executable
+ * file; else none. The first is the one the kernel runs; where that is env, the second is the
+ * program env runs in turn ("#!/usr/bin/env -S <dir>/tools/interp": a script rewrote tools/interp,
+ * and the user's next `deploy` ran its code). One open and read of each file (most are none: ELF programs).
  */
-function shebangOf(file: string): string | null {
+function shebangOf(file: string): string[] {
   let fd: number;
   try {
     // O_NONBLOCK: a FIFO there does not hold the check.
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
-    return null;
+    return [];
   }
   try {
     const head = Buffer.alloc(SHEBANG_BYTES);
     const n = readSync(fd, head, 0, SHEBANG_BYTES, 0);
-    if (n < 3 || head[0] !== 0x23 || head[1] !== 0x21) return null;
-    const line = /^#![ \t]*([^ \t\n]+)/.exec(head.subarray(0, n).toString("latin1"));
-    if (line === null || !path.isAbsolute(line[1]!)) return null;
+    if (n < 3 || head[0] !== 0x23 || head[1] !== 0x21) return [];
+    const line = /^#![ \t]*([^ \t\n]+)([^\n]*)/.exec(head.subarray(0, n).toString("latin1"));
+    if (line === null || !path.isAbsolute(line[1]!)) return [];
     const stats = fstatSync(fd);
-    return stats.isFile() && (stats.mode & 0o111) !== 0 ? line[1]! : null;
+    if (!stats.isFile() || (stats.mode & 0o111) === 0) return [];
+    const envRuns = path.basename(line[1]!) === "env" ? envProgramOf(line[2]!) : null;
+    return envRuns === null ? [line[1]!] : [line[1]!, envRuns];
   } catch {
     // A directory (EISDIR), or unreadable: no "#!" line the check can see.
-    return null;
+    return [];
   } finally {
     closeSync(fd);
   }
+}
+
+/** env's options that take the next word as their value. */
+const ENV_VALUE_OPTIONS = new Set(["-u", "--unset", "-C", "--chdir"]);
+
+/**
+ * The program env runs given `args` (the rest of a "#!" line after env), if named absolutely; else
+ * null (a bare name env finds on PATH, whose programs are kept already; a relative one it finds
+ * from wherever the user stands). Options and NAME=value words are passed over, -S's string split.
+ */
+function envProgramOf(args: string): string | null {
+  const words = args.split(/[ \t]+/).filter((word) => word !== "");
+  for (let i = 0; i < words.length; i++) {
+    let word = words[i]!;
+    if (word.startsWith("--split-string=")) word = word.slice("--split-string=".length);
+    else if (word.startsWith("-S")) word = word.slice(2);
+    if (word === "" || word === "--split-string") continue;
+    if (ENV_VALUE_OPTIONS.has(word)) {
+      i++;
+      continue;
+    }
+    if (word.startsWith("-") || /^[^=/]+=/.test(word)) continue;
+    return path.isAbsolute(word) ? word : null;
+  }
+  return null;
 }
 
 /**
@@ -249,8 +279,12 @@ function interpretersIn(dir: string): ReadonlyMap<string, string> {
     let at: string | null = program;
     for (let level = 0; at !== null && level < INTERPRETER_LEVELS; level++) {
       const written = shebangOf(at);
-      at = written === null ? null : resolve(written);
-      if (at !== null && !byInterpreter.has(at)) byInterpreter.set(at, program);
+      at = null;
+      // The next level is the last one named: env's program, not env.
+      for (const interpreter of written) {
+        at = resolve(interpreter);
+        if (at !== null && !byInterpreter.has(at)) byInterpreter.set(at, program);
+      }
     }
   }
   interpretersListed.set(dir, { stamp, byInterpreter });
