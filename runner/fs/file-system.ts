@@ -1393,7 +1393,7 @@ function contentJudgedFileAt(files: readonly string[]): string | null {
   if (isTaskFileAt(files)) return "a file VS Code reads tasks from, which tacit reads to check that no task there runs when the folder is opened,";
   if (isDevContainerConfigAt(files)) return "a Dev Container configuration, which tacit reads to check that it runs no command on the host (initializeCommand),";
   if (isEditorSettingsAt(files)) return "VS Code's settings (a folder's, or a workspace file's), which tacit reads to check that they start no other program,";
-  if (pythonStartupFileAt(files) !== null) return "a Python start file in a site-packages directory, which tacit reads to check that it holds no code Python runs at every start,";
+  if (pythonStartupFileAt(files) !== null) return "a Python start file (a .pth file or a sitecustomize module), which tacit reads to check that it holds no code Python runs at every start,";
   if (isCargoConfigAt(files)) return "a cargo configuration, which tacit reads to check that it names no program cargo runs (build.rustc, its wrappers, credential providers),";
   if (envrcRecordsAt(files).length > 0) {
     return "an .envrc the user allowed before, which tacit reads to check that direnv has not allowed that content already (it would run it without asking),";

@@ -28,6 +28,9 @@
 // that name may be changed, created or deleted, wherever it is (in any case). Nor a `._pth` file
 // (`python._pth` beside .venv/bin/python, on Linux too since 3.11): it replaces the interpreter's
 // whole module path, and one listing a directory of the script's first ran its encodings package the same way.
+// And a sitecustomize or usercustomize module anywhere (or a file directly in a package of that
+// name): site.py imports it from any directory on the path it has built, the directories a .pth file
+// lists among them; a script wrote a .pth listing src, then src/sitecustomize.py, and the next start ran it.
 // Not covered: the other packages installed there, which run when the user runs them (they are the
 // project's dependencies, as node_modules is), and a venv's activate scripts, which the user sources.
 
@@ -46,28 +49,52 @@ const isImportLine = (line: string): boolean => /^[\s\uFEFF]*import/.test(line);
 /** The modules site.py imports at every start, from any directory on the path it has built. */
 const CUSTOMIZE_MODULES: ReadonlySet<string> = new Set(["sitecustomize.py", "usercustomize.py"]);
 
-/** The kind of start file one of `files` (a path as named and where it leads) is in a site directory: a `.pth` file, a customize module, or null. */
-export function pythonStartupFileAt(files: readonly string[]): "pth" | "customize" | null {
+/** The packages site.py imports at every start (a directory of that name with an __init__.py), from any directory on its path. */
+const CUSTOMIZE_PACKAGES: ReadonlySet<string> = new Set(["sitecustomize", "usercustomize"]);
+
+/**
+ * The kind of start file one of `files` (a path as named and where it leads) is: a `.pth` file or a
+ * customize module in a site directory, a customize module (or a file of such a package) elsewhere,
+ * or null. Elsewhere too: site.py imports sitecustomize from any directory on the path it has built,
+ * the directories a .pth file lists among them (which a script may write), and as a package as well:
+ * a script wrote a .pth listing src and then src/sitecustomize.py (or site-packages/sitecustomize/__init__.py),
+ * and the next `.venv/bin/python -c pass` ran it.
+ */
+export function pythonStartupFileAt(files: readonly string[]): "pth" | "customize" | "customize-on-path" | null {
+  let elsewhere = false;
   for (const file of files) {
     // In lower case: on a case-insensitive file system `Site-Packages/X.PTH` is read as well.
-    if (!SITE_DIRECTORIES.has(path.basename(path.dirname(file)).toLowerCase())) continue;
     const name = path.basename(file).toLowerCase();
+    const parent = path.basename(path.dirname(file)).toLowerCase();
+    if (CUSTOMIZE_PACKAGES.has(parent)) elsewhere = true;
+    if (!SITE_DIRECTORIES.has(parent)) {
+      if (CUSTOMIZE_MODULES.has(name)) elsewhere = true;
+      continue;
+    }
     if (name.endsWith(".pth")) return "pth";
     if (CUSTOMIZE_MODULES.has(name)) return "customize";
   }
-  return null;
+  return elsewhere ? "customize-on-path" : null;
 }
 
 /**
  * Why a write leaving `after` in a Python start file of `kind` (see pythonStartupFileAt) is
  * refused, or null. One past LAUNCH_MANIFEST_LIMIT_BYTES is refused: it is read whole to judge it.
  */
-export function pythonStartupChange(kind: "pth" | "customize", after: string | typeof TOO_LONG): string | null {
+export function pythonStartupChange(kind: "pth" | "customize" | "customize-on-path", after: string | typeof TOO_LONG): string | null {
   const why =
     "at every start of that interpreter (its pip, the tools installed there, the interpreter an editor runs as soon as it opens " +
     "the folder), with the user's full authority, outside the sandbox";
   if (kind === "customize") {
     return `it would write a sitecustomize or usercustomize module in a site-packages directory: Python imports it ${why}. Put the code in a module of the project, which the project imports, or ask the user`;
+  }
+  if (kind === "customize-on-path") {
+    return (
+      "it would write a sitecustomize or usercustomize module (or a file of such a package): Python imports it at every start from any " +
+      "directory on its path (a site-packages directory, or one a .pth file there lists): its pip, the tools installed there, the interpreter " +
+      "an editor runs as soon as it opens the folder run it, with the user's full authority, outside the sandbox. " +
+      "Give the module another name and import it from the project, or ask the user"
+    );
   }
   if (after === TOO_LONG || Buffer.byteLength(after) > LAUNCH_MANIFEST_LIMIT_BYTES) {
     return `it would leave this .pth file larger than ${LAUNCH_MANIFEST_LIMIT_BYTES} bytes, and tacit reads all of it to check that it holds no line Python executes`;
