@@ -15,7 +15,7 @@ import { type BeforeEffect, NOTHING_TO_LOG } from "../before-effect.js";
 import { automaticTaskChange, devContainerInitializeChange, isDevContainerConfigAt, isTaskFileAt } from "./automatic-tasks.js";
 import { cargoProgramChange, isCargoConfigAt } from "./cargo-config.js";
 import { editorProgramChange, isEditorSettingsAt } from "./editor-settings.js";
-import { pythonStartupChange, pythonStartupFileAt } from "./python-startup.js";
+import { pythonStartupChange, pythonStartupFileAt, pythonZipArchiveChange } from "./python-startup.js";
 import { envrcRecordChange, envrcRecordsAt } from "./direnv-trust.js";
 import { husky4RunnerFor } from "./git-repository.js";
 import { fileOperation, operationUnderWay } from "./operation-memo.js";
@@ -846,7 +846,9 @@ export class FileSystemExecutor {
       (isDevContainerConfigAt(files) ? devContainerInitializeChange(after()) : null) ??
       (isCargoConfigAt(files) ? cargoProgramChange(after()) : null) ??
       (isEditorSettingsAt(files) ? editorProgramChange(held(), textAfter(held(), content, append)) : null) ??
-      (pythonStart !== null ? pythonStartupChange(pythonStart, after()) : null);
+      (pythonStart !== null ? pythonStartupChange(pythonStart, after()) : null) ??
+      // Any file: a .pth line may name it (see pythonZipArchiveChange).
+      pythonZipArchiveChange(content, append);
     if (refusal) throw new PolicyDenial(`${requested}: ${append ? "append" : "write"} refused: ${refusal}; nothing was written.`);
   }
 

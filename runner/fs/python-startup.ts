@@ -31,6 +31,7 @@
 // And a sitecustomize or usercustomize module anywhere (or a file directly in a package of that
 // name): site.py imports it from any directory on the path it has built, the directories a .pth file
 // lists among them; a script wrote a .pth listing src, then src/sitecustomize.py, and the next start ran it.
+// And a zip archive, which a .pth line may name as well (see pythonZipArchiveChange).
 // Not covered: the other packages installed there, which run when the user runs them (they are the
 // project's dependencies, as node_modules is), and a venv's activate scripts, which the user sources.
 
@@ -103,6 +104,29 @@ export function pythonStartupChange(kind: "pth" | "customize" | "customize-on-pa
   return (
     `it would leave a .pth file in a site-packages directory holding a line that starts with import: Python executes such a line ${why}. List directories ` +
     "in it (one a line), and put the code in a module of the project, or ask the user"
+  );
+}
+
+/** The signature of a zip archive's end record, which Python's zipimport looks for at a file's end. */
+const ZIP_END_RECORD = "PK\x05\x06";
+
+/**
+ * Why a write of `content` (appended, or the whole file) is refused as one that would make a zip
+ * archive Python could import from, or null. A .pth file may list directories, and Python puts any
+ * existing file a line names on its path as well: a zip archive, whose sitecustomize.py it imports at
+ * every start. A stored zip whose bytes are all below 0x80 is text: a script wrote src/lib.zip and a
+ * .pth listing it, and the next `.venv/bin/python -c pass` ran its code. Which .pth lists a file is
+ * not known where it is written, so no write may hold the end record's signature, and no append may
+ * start with the end of it (the start of it may end the file: its end is not read).
+ */
+export function pythonZipArchiveChange(content: string, append: boolean): string | null {
+  const completes = append && [1, 2, 3].some((cut) => content.startsWith(ZIP_END_RECORD.slice(cut)));
+  if (!content.includes(ZIP_END_RECORD) && !completes) return null;
+  return (
+    "it would write the end record of a zip archive (the characters P, K, \\x05, \\x06): Python imports modules from a zip archive a .pth " +
+    "file lists, its sitecustomize at every start of that interpreter (its pip, the tools installed there, the interpreter an editor runs " +
+    "as soon as it opens the folder), with the user's full authority, outside the sandbox, and tacit cannot tell which files a .pth lists. " +
+    "Write text without those four characters, or ask the user"
   );
 }
 
