@@ -154,6 +154,20 @@ function refuseLoneSurrogates(content: string | null, requested: string): void {
   );
 }
 
+/**
+ * Refuses to fill a classified file with a value holding a zip archive's end record: a .pth file may
+ * list the file, and Python imports sitecustomize from a zip there (see pythonZipArchiveChange); a
+ * script wrote classify(<a zip that is text>) to .env.zip, listed in a .pth, and the next start ran
+ * it. Told where every failure of a fill goes (the secure output), out of the script's sight.
+ */
+function refuseZipArchive(content: string | null, requested: string): void {
+  if (content === null || pythonZipArchiveChange(content, false) === null) return;
+  throw new EffectFailure(
+    `${requested}: writeClassified() wrote nothing: the value holds a zip archive's end record (PK\\x05\\x06), and Python imports ` +
+      "modules from a zip archive a .pth file lists, a sitecustomize in it at every start. Write the value in another form (base64, say).",
+  );
+}
+
 /** A write tried with its final name as it is must resolve it first (see FileSystemExecutor.writeNow); never leaves the executor. */
 class FinalNeedsResolving extends Error {
   override name = "FinalNeedsResolving";
@@ -728,6 +742,7 @@ export class FileSystemExecutor {
           const heldFd = held.release();
           try {
             refuseLoneSurrogates(content, requested);
+            refuseZipArchive(content, requested);
           } catch (error) {
             closeSync(heldFd);
             throw error;
@@ -745,6 +760,7 @@ export class FileSystemExecutor {
     return (content) => {
       try {
         refuseLoneSurrogates(content, requested);
+        refuseZipArchive(content, requested);
         // Filled as part of the write decided (and logged) when the file was created.
         if (content !== null) writeAndClose(this.openForWriting(target, requested, false, true, NOTHING_TO_LOG, false, false, identity), content, requested, true);
       } finally {

@@ -3,10 +3,10 @@
 // names as well: a zip archive, whose sitecustomize.py it imports at every start. A script can write
 // one: a stored zip whose bytes are all below 0x80 is text (a comment pads its CRC). Shown through
 // the real CLI and Python 3.11: a script with requestFileSystem(".") alone wrote src/lib.zip (in one
-// write, or in two appends) and a .pth listing it, and the next `.venv/bin/python -c pass` ran its code.
+// write, in two appends, or with writeClassified at .env.zip) and a .pth listing it, and the next `.venv/bin/python -c pass` ran its code.
 
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ATTEMPT_PRELUDE, attemptOf, attempts, expectRefused, lit, realTempDir, tacit, writeTree } from "./fixtures.js";
@@ -47,10 +47,12 @@ describe("a zip archive a .pth file lists", () => {
     const r = await tacit(dir, `${ATTEMPT_PRELUDE}
 const site = ${lit(site)};
 requestFileSystem(".", (fs) => {
-  attempt("listing", () => fs.access(site + "/project.pth").write(${lit(`${path.join(dir, "src/lib.zip")}\n${path.join(dir, "src/parts.zip")}\n`)}));
+  attempt("listing", () => fs.access(site + "/project.pth").write(${lit(`${path.join(dir, "src/lib.zip")}\n${path.join(dir, "src/parts.zip")}\n${path.join(dir, ".env.zip")}\n`)}));
   attempt("whole", () => fs.access("src/lib.zip").write(${lit(zip)}));
   attempt("first part", () => fs.access("src/parts.zip").write(${lit(zip.slice(0, split))}));
   attempt("second part", () => fs.access("src/parts.zip").append(${lit(zip.slice(split))}));
+  // A classified path (.env.*) takes a classified value, which the script makes of its own text.
+  attempt("classified", () => fs.writeClassified(".env.zip", classify(${lit(zip)})));
   attempt("text", () => fs.access("src/notes.txt").write("PK is a name\\n"));
 });
 `, ["--quiet"], { HOME: path.join(dir, "home") });
@@ -58,6 +60,8 @@ requestFileSystem(".", (fs) => {
     const found = attempts(r.stdout);
     expectRefused(found, ["whole", "second part"], /refused: .*zip archive.*Python.*every start/);
     for (const label of ["listing", "first part", "text"]) expect(attemptOf(found, label).status, label).toBe("ok");
+    // Its value is written later, out of the script's sight: nothing is written, and the secure output would say why.
+    expect(readFileSync(path.join(dir, ".env.zip"), "latin1")).not.toContain("PK\x05\x06");
     const started = spawnSync(path.join(dir, ".venv", "bin", "python"), ["-c", "pass"], { cwd: dir, encoding: "utf8" });
     expect(started.status, started.stderr).toBe(0);
     expect(existsSync(marker)).toBe(false);
