@@ -221,7 +221,7 @@ function shebangOf(file: string): string[] {
 }
 
 /** env's options that take the next word as their value. */
-const ENV_VALUE_OPTIONS = new Set(["-u", "--unset", "-C", "--chdir"]);
+const ENV_VALUE_OPTIONS = new Set(["--unset", "--chdir"]);
 
 /**
  * The program env runs given `args` (the rest of a "#!" line after env), if named absolutely; else
@@ -233,7 +233,17 @@ function envProgramOf(args: string): string | null {
   for (let i = 0; i < words.length; i++) {
     let word = words[i]!;
     if (word.startsWith("--split-string=")) word = word.slice("--split-string=".length);
-    else if (word.startsWith("-S")) word = word.slice(2);
+    else if (/^-[^-]/.test(word)) {
+      // Short options in one word ("-iS/abs/interp"): -u and -C take the rest (or the next word)
+      // as their value; -S starts its string with the rest.
+      const cluster = /^-([^SuC]*)([SuC]?)(.*)$/.exec(word)!;
+      if (cluster[2] === "") continue;
+      if (cluster[2] !== "S") {
+        if (cluster[3] === "") i++;
+        continue;
+      }
+      word = cluster[3]!;
+    }
     if (word === "" || word === "--split-string") continue;
     if (ENV_VALUE_OPTIONS.has(word)) {
       i++;
