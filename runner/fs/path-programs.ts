@@ -230,6 +230,13 @@ const ENV_VALUE_OPTIONS = new Set(["--unset", "--chdir"]);
  */
 function envProgramOf(args: string): string | null {
   const words = args.split(/[ \t]+/).filter((word) => word !== "");
+  // Where -C (--chdir) changes into first: a relative program is found from there ("-C <dir>/tools ./interp").
+  let chdir: string | null = null;
+  const valueOf = (option: string, rest: string, at: number): string | undefined => {
+    const value = rest !== "" ? rest : words[at + 1];
+    if ((option === "C" || option === "--chdir") && value !== undefined) chdir = value;
+    return value;
+  };
   for (let i = 0; i < words.length; i++) {
     let word = words[i]!;
     if (word.startsWith("--split-string=")) word = word.slice("--split-string=".length);
@@ -239,6 +246,7 @@ function envProgramOf(args: string): string | null {
       const cluster = /^-([^SuC]*)([SuC]?)(.*)$/.exec(word)!;
       if (cluster[2] === "") continue;
       if (cluster[2] !== "S") {
+        valueOf(cluster[2]!, cluster[3]!, i);
         if (cluster[3] === "") i++;
         continue;
       }
@@ -246,11 +254,16 @@ function envProgramOf(args: string): string | null {
     }
     if (word === "" || word === "--split-string") continue;
     if (ENV_VALUE_OPTIONS.has(word)) {
+      valueOf(word, "", i);
       i++;
       continue;
     }
+    if (word.startsWith("--chdir=")) chdir = word.slice("--chdir=".length);
     if (word.startsWith("-") || /^[^=/]+=/.test(word)) continue;
-    return path.isAbsolute(word) ? word : null;
+    if (path.isAbsolute(word)) return word;
+    // A bare name env finds on PATH; one with a slash from the directory -C named, if absolute.
+    const from: string | null = chdir;
+    return word.includes("/") && from !== null && path.isAbsolute(from) ? path.resolve(from, word) : null;
   }
   return null;
 }

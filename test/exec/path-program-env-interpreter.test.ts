@@ -21,13 +21,16 @@ describe("the interpreter a PATH program's '#!' line names through env", () => {
       "bin/release": `#!/usr/bin/env ${dir}/tools/interp2\necho releasing\n`,
       // Options in one word with -S, its string joined to it.
       "bin/ship": `#!/usr/bin/env -iS${dir}/tools/interp3\necho shipping\n`,
+      // A program named from the directory env changes into first.
+      "bin/land": `#!/usr/bin/env -S -C ${dir}/tools ./interp4\necho landing\n`,
       "tools/interp": interpreter,
+      "tools/interp4": interpreter,
       "tools/interp3": interpreter,
       "tools/interp2": interpreter,
       "tools/other": "#!/bin/sh\necho other\n",
       "home/.keep": "",
     });
-    for (const file of ["bin/deploy", "bin/release", "bin/ship", "tools/interp", "tools/interp2", "tools/interp3", "tools/other"]) makeExecutable(path.join(dir, file));
+    for (const file of ["bin/deploy", "bin/release", "bin/ship", "bin/land", "tools/interp", "tools/interp2", "tools/interp3", "tools/interp4", "tools/other"]) makeExecutable(path.join(dir, file));
     const marker = path.join(dir, "PWNED");
     const evil = `#!/bin/sh\ntouch ${marker}\n`;
     const PATH = [path.join(dir, "bin"), process.env.PATH ?? ""].join(path.delimiter);
@@ -37,16 +40,17 @@ requestFileSystem(".", (fs) => {
   attempt("rewrite interp", () => fs.access("tools/interp").write(${lit(evil)}));
   attempt("rewrite interp2", () => fs.access("tools/interp2").write(${lit(evil)}));
   attempt("rewrite interp3", () => fs.access("tools/interp3").write(${lit(evil)}));
+  attempt("rewrite interp4", () => fs.access("tools/interp4").write(${lit(evil)}));
   attempt("read interp", () => fs.access("tools/interp").read().length > 0);
 });
 `, [], { PATH, HOME: path.join(dir, "home") });
     expect(r.code, r.stderr).toBe(0);
     const found = attempts(r.stdout);
-    expectRefused(found, ["rewrite interp", "rewrite interp2", "rewrite interp3"], /#!.*(deploy|release|ship).*a directory on the user's PATH.*Ask the user to change it/);
+    expectRefused(found, ["rewrite interp", "rewrite interp2", "rewrite interp3", "rewrite interp4"], /#!.*(deploy|release|ship|land).*a directory on the user's PATH.*Ask the user to change it/);
     expect(attemptOf(found, "read interp")).toEqual({ status: "ok", value: true });
     expect(attemptOf(found, "rewrite other").status).toBe("ok");
     // The user types the names.
-    execFileSync("bash", ["-c", "deploy; release; ship"], { cwd: dir, env: { ...process.env, PATH }, stdio: "ignore" });
+    execFileSync("bash", ["-c", "deploy; release; ship; land"], { cwd: dir, env: { ...process.env, PATH }, stdio: "ignore" });
     expect(existsSync(marker)).toBe(false);
     expect(readFileSync(path.join(dir, "tools/interp"), "utf8")).toBe(interpreter);
   });
