@@ -224,9 +224,10 @@ function shebangOf(file: string): string[] {
 const ENV_VALUE_OPTIONS = new Set(["--unset", "--chdir"]);
 
 /**
- * The program env runs given `args` (the rest of a "#!" line after env), if named absolutely; else
- * null (a bare name env finds on PATH, whose programs are kept already; a relative one it finds
- * from wherever the user stands). Options and NAME=value words are passed over, -S's string split.
+ * The program env runs given `args` (the rest of a "#!" line after env), if named absolutely or from
+ * an absolute -C directory; else null (a bare name env finds on PATH, whose programs are kept
+ * already; a relative one it finds from wherever the user stands). Options and NAME=value words are
+ * passed over, -S's string split.
  */
 function envProgramOf(args: string): string | null {
   const words = args.split(/[ \t]+/).filter((word) => word !== "");
